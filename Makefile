@@ -1,0 +1,115 @@
+# collviz - plain Makefile. `make` builds build/collviz; `make run`, `make test`,
+# `make bench`, `make screenshots`, `make gpu-test`, `make install PREFIX=...`.
+#
+# Backends: the CPU ranks are always built. The NCCL backend and kernels/ are built when
+# $(NVCC) and $(CUDA_HOME)/include/nccl.h exist (HAVE_NCCL); `make HAVE_NCCL=` forces it off.
+# The build prints one line saying which backends it built.
+
+CC        ?= cc
+CFLAGS    ?= -O2 -g
+PREFIX    ?= /usr/local
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+NVCC_GENCODE ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+                -gencode arch=compute_90,code=compute_90
+BUILD     ?= build
+
+PKG_CONFIG ?= pkg-config
+NCURSES_CFLAGS := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
+NCURSES_LIBS   := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw)
+BLAS_CFLAGS    := $(shell $(PKG_CONFIG) --cflags openblas 2>/dev/null)
+BLAS_LIBS      := $(shell $(PKG_CONFIG) --libs openblas 2>/dev/null)
+HAVE_OPENBLAS  ?= $(if $(BLAS_LIBS),1,)
+HAVE_NCCL      ?= $(shell test -x $(NVCC) && test -f $(CUDA_HOME)/include/nccl.h && echo 1)
+
+WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+CPPFLAGS += -D_GNU_SOURCE -Isrc $(NCURSES_CFLAGS)
+ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
+LDLIBS   := $(NCURSES_LIBS) -lpthread -lm
+
+SRC_LIB := $(wildcard src/core/*.c) src/backend/backend.c $(wildcard src/backend/cpu/*.c) \
+           $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/cli/*.c) \
+           $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)
+CU_SRC  :=
+ifeq ($(HAVE_OPENBLAS),1)
+  CPPFLAGS += -DHAVE_OPENBLAS $(BLAS_CFLAGS)
+  LDLIBS   += $(BLAS_LIBS)
+endif
+ifeq ($(HAVE_NCCL),1)
+  CPPFLAGS += -DHAVE_NCCL -I$(CUDA_HOME)/include
+  SRC_LIB  += $(wildcard src/backend/nccl/*.c)
+  CU_SRC   := $(wildcard kernels/*.cu)
+  LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnccl -lcublas -lcudart -lstdc++
+  BACKENDS := cpu nccl
+else
+  BACKENDS := cpu
+endif
+
+OBJ_LIB := $(SRC_LIB:%.c=$(BUILD)/obj/%.o) $(CU_SRC:%.cu=$(BUILD)/obj/%.o)
+LIB     := $(BUILD)/libcollviz.a
+BIN     := $(BUILD)/collviz
+TEST_SRC := $(wildcard tests/unit/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all run test unit-test asan-test bench screenshots gpu-test install clean format backends
+all: $(BIN) backends
+
+backends:
+	@echo "collviz: built backends: $(BACKENDS)$(if $(HAVE_NCCL),, (nccl skipped: no nvcc/nccl.h under CUDA_HOME=$(CUDA_HOME)))$(if $(HAVE_OPENBLAS),, (no OpenBLAS: training uses plain C matmul))"
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -O2 $(NVCC_GENCODE) -Isrc -Ikernels -c $< -o $@
+
+$(LIB): $(OBJ_LIB)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(BUILD)/obj/src/main.o $(LIB)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB) -lcmocka $(LDLIBS)
+
+run: $(BIN)
+	./$(BIN)
+
+# The whole test suite: unit tests (cmocka), the same under ASan+UBSan, CLI tests and
+# screen tests in tmux. tests/run.sh prints the closing "N passed, N failed" line.
+test: $(BIN) $(TEST_BIN)
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan HAVE_NCCL= \
+	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	    LDFLAGS="-fsanitize=address,undefined" asan-build
+	BUILD=$(BUILD) bash tests/run.sh
+
+asan-build: $(BIN) $(TEST_BIN)
+
+unit-test: $(TEST_BIN)
+	@for t in $(TEST_BIN); do $$t || exit 1; done
+
+bench: $(BIN)
+	bash bench/run.sh $(BIN)
+
+screenshots: $(BIN)
+	bash tests/screen/screenshots.sh $(BIN) screenshots
+
+gpu-test: $(BIN)
+	bash tests/gpu/run.sh $(BIN)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/collviz/lessons
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/collviz
+	cp -r lessons/. $(DESTDIR)$(PREFIX)/share/collviz/lessons/
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

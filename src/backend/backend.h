@@ -1,0 +1,83 @@
+/* backend.h - what every backend provides: a table of operations (struct backend_ops)
+ * filled with designated initializers, one per backend folder. The CPU backend is always
+ * built; NCCL is added when the CUDA toolkit is found. A backend whose open fails reports
+ * "unavailable: <reason>" and the program carries on with the others.
+ *
+ * Only the worker thread (worker/) calls a backend, one call at a time. */
+#ifndef COLLVIZ_BACKEND_H
+#define COLLVIZ_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../core/coll.h"
+#include "../core/plan.h"
+
+/* One measurement: the collective at `bytes` (S, nccl-tests' size) on nranks ranks. */
+struct bench_params {
+    enum coll coll;
+    enum algo algo;   /* ignored by backends that choose their own (NCCL) */
+    bool algo_auto;   /* let the backend pick its fastest algorithm */
+    enum redop op;
+    int nranks;
+    size_t bytes;
+    int root;
+    int iters;        /* timed iterations (default 20) */
+    int warmup;       /* untimed iterations first (default 5) */
+    bool check;       /* verify the result (#wrong) after the timed loop */
+    double timeout_s; /* a collective still running after this is aborted (CV_ETIMEOUT) */
+};
+
+/* One row of nccl-tests' table. */
+struct bench_result {
+    size_t bytes;      /* S */
+    size_t count;      /* elements of S (bytes / 4), nccl-tests' "count" column */
+    double time_us;    /* per operation, averaged over the timed iterations */
+    double algbw;      /* GB/s, 10^9 bytes: S / time */
+    double busbw;      /* GB/s: algbw * coll_busbw_factor() */
+    long wrong;        /* elements that differ from the expected result; -1 = not checked */
+    int nranks;
+    char algo[16];     /* the algorithm that ran ("ring", "tree", "direct", "nccl") */
+    char how[120];     /* how it was timed, for the UI's "measured how?" line */
+};
+
+struct backend;
+
+struct backend_ops {
+    const char *name; /* "cpu", "nccl" */
+    /* Open for up to max_ranks ranks. On failure fill err with the reason. */
+    int (*open)(struct backend *b, char *err, size_t errlen);
+    void (*close)(struct backend *b);
+    /* Largest nranks this backend can run (CPU: CV_MAX_RANKS; NCCL: the GPU count). */
+    int (*max_ranks)(struct backend *b);
+    /* Measure one size. `cancel` is polled between iterations; set means stop with
+     * CV_ECANCELLED. Refuses sizes that would not fit in memory (CV_ENOMEM) before
+     * allocating anything. */
+    int (*measure)(struct backend *b, const struct bench_params *p, struct bench_result *r,
+                   volatile int *cancel, char *err, size_t errlen);
+    /* Display-scale run: the collective described by plan (coll, op, count, root, nranks)
+     * on the given send buffers; fills recv[r] (coll_recv_count elements each). The CPU
+     * backend executes the plan itself on its rank threads; NCCL runs its own algorithm. */
+    int (*run_small)(struct backend *b, const struct plan *p, float *const *send,
+                     float **recv, char *err, size_t errlen);
+    /* One line saying what the ranks are: "4 ranks = 4 CPU threads on 2 cores". */
+    void (*describe)(struct backend *b, int nranks, char *buf, size_t n);
+    /* What one rank is, for a box label: "cpu thread", "GPU 3 H200". */
+    void (*rank_label)(struct backend *b, int rank, char *buf, size_t n);
+};
+
+struct backend {
+    const struct backend_ops *ops;
+    void *priv;
+};
+
+/* Names of the backends compiled in, NULL-terminated ({"cpu", "nccl", NULL}). */
+const char *const *backend_names(void);
+/* Open by name: "cpu", "nccl", or "auto" (NCCL when at least 2 GPUs can be used, else
+ * CPU). On failure *out is NULL and err says why ("nccl: unavailable - <reason>"). For
+ * "auto", `why_not` (may be NULL) receives the reason NCCL was not chosen. */
+int backend_open(const char *name, struct backend **out, char *err, size_t errlen,
+                 char *why_not, size_t why_not_len);
+void backend_close(struct backend *b);
+
+#endif

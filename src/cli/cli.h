@@ -1,0 +1,14 @@
+/* cli.h - the non-interactive subcommands. Each takes the argv after the subcommand name
+ * (argv[0] is the subcommand), prints text or JSON, and returns the process exit status:
+ * 0 success, 1 a failed check (e.g. #wrong > 0), 2 bad input (one line on stderr). */
+#ifndef COLLVIZ_CLI_H
+#define COLLVIZ_CLI_H
+
+int cli_trace_main(int argc, char **argv);
+int cli_bench_main(int argc, char **argv);
+int cli_train_main(int argc, char **argv);
+
+/* Print "collviz: <msg>" on stderr and return 2: `return cli_usage_error("...", ...)`. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,75 @@
+/* coll.h - the eight collectives, the reduction ops and the algorithms: names, count
+ * semantics, buffer layout and nccl-tests' byte accounting. Pure C, no I/O.
+ *
+ * `count` always means what NCCL's API count argument means for that collective:
+ *   broadcast, reduce, all_reduce:  elements of the (whole) buffer;
+ *   all_gather:                     elements each rank sends (receives W*count);
+ *   reduce_scatter:                 elements each rank receives (sends W*count);
+ *   scatter, gather:                elements per rank (the root holds W*count);
+ *   all_to_all:                     elements sent to each peer (W*count in, W*count out).
+ *
+ * The working buffer. Every rank owns one array of coll_work_len() floats. Its send buffer
+ * is copied in at coll_in_off() before the first step, the plan's transfers move data
+ * between working buffers, and its receive buffer is read back at coll_out_off(). This
+ * mirrors NCCL's in-place conventions (recvbuff = sendbuff + rank*count for reduce_scatter
+ * and scatter, sendbuff = recvbuff + rank*count for all_gather and gather); all_to_all
+ * cannot run in place, so its working buffer is [send W*count | recv W*count]. */
+#ifndef COLLVIZ_COLL_H
+#define COLLVIZ_COLL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define CV_MAX_RANKS 16
+
+enum coll {
+    COLL_BROADCAST,
+    COLL_SCATTER,
+    COLL_GATHER,
+    COLL_REDUCE,
+    COLL_ALL_GATHER,
+    COLL_REDUCE_SCATTER,
+    COLL_ALL_REDUCE,
+    COLL_ALL_TO_ALL,
+    COLL_COUNT
+};
+
+enum redop { OP_SUM, OP_PROD, OP_MIN, OP_MAX, OP_AVG, OP_COUNT };
+
+enum algo { ALGO_RING, ALGO_TREE, ALGO_DIRECT, ALGO_COUNT };
+
+const char *coll_name(enum coll c);  /* "all_reduce" (nccl-tests / CLI spelling) */
+const char *coll_title(enum coll c); /* "all-reduce" (the lecture's spelling, for screens) */
+/* Accepts "all_reduce", "all-reduce", "allreduce" (any case). */
+int coll_parse(const char *s, enum coll *out);
+
+const char *redop_name(enum redop op); /* "sum" */
+int redop_parse(const char *s, enum redop *out);
+
+const char *algo_name(enum algo a); /* "ring" */
+int algo_parse(const char *s, enum algo *out);
+
+bool coll_is_rooted(enum coll c);  /* broadcast, scatter, gather, reduce */
+bool coll_reduces(enum coll c);    /* reduce, reduce_scatter, all_reduce */
+
+size_t coll_send_count(enum coll c, int nranks, size_t count, int rank, int root);
+size_t coll_recv_count(enum coll c, int nranks, size_t count, int rank, int root);
+size_t coll_work_len(enum coll c, int nranks, size_t count);
+size_t coll_in_off(enum coll c, int nranks, size_t count, int rank);
+size_t coll_out_off(enum coll c, int nranks, size_t count, int rank);
+
+/* nccl-tests accounting (doc/PERFORMANCE.md): S, the bytes of the operation, and the
+ * busbw factor. See coll.c for the derivations. */
+size_t coll_bytes(enum coll c, int nranks, size_t count, size_t elsize);
+/* Inverse of coll_bytes: the API count for a measurement of `bytes` (rounded down, >= 0). */
+size_t coll_count_for_bytes(enum coll c, int nranks, size_t bytes, size_t elsize);
+double coll_busbw_factor(enum coll c, int nranks);
+
+/* The count the lecture's demo uses at this world size (display scale). */
+size_t coll_default_count(enum coll c, int nranks);
+
+bool algo_supported(enum coll c, enum algo a);
+/* The algorithm a screen shows first: ring where it exists, otherwise direct. */
+enum algo coll_default_algo(enum coll c);
+
+#endif

@@ -1,0 +1,32 @@
+/* trace.h - the trace executor: runs a plan on small host buffers and keeps a snapshot of
+ * every rank's working buffer after every step, plus, per element, the set of ranks whose
+ * input it already contains (a bit mask; 0 = the element holds no data yet). This is what
+ * the UI animates and `collviz trace` prints. */
+#ifndef COLLVIZ_TRACE_H
+#define COLLVIZ_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+struct trace {
+    const struct plan *plan;
+    size_t nsnap;   /* plan->nsteps + 1: snapshot 0 is before the first step */
+    float *val;     /* [nsnap][nranks][work_len] */
+    uint32_t *mask; /* same shape; bit r set = contains rank r's input */
+};
+
+/* send[r]: rank r's send buffer (coll_send_count elements). Refuses traces larger than
+ * TRACE_MAX_ELEMS values in all with CV_ENOMEM and a message. */
+#define TRACE_MAX_ELEMS ((size_t)1 << 24)
+int trace_run(struct trace *t, const struct plan *p, float *const *send, char *err,
+              size_t errlen);
+void trace_free(struct trace *t);
+
+const float *trace_buf(const struct trace *t, size_t snap, int rank);
+const uint32_t *trace_mask(const struct trace *t, size_t snap, int rank);
+/* Rank's receive buffer after the last step (coll_recv_count elements). */
+void trace_output(const struct trace *t, int rank, float *out);
+
+#endif

@@ -1,0 +1,59 @@
+/* util.h - allocation wrappers that never return NULL, error codes, small helpers.
+ *
+ * Every module returns an `int` status from this enum and, where a caller needs words,
+ * writes a one-line message into a caller-supplied buffer (err, errlen). Nothing below
+ * main() calls exit(): the one fatal path (out of memory) restores the terminal first
+ * through the hook installed with util_set_fatal_hook(). */
+#ifndef COLLVIZ_UTIL_H
+#define COLLVIZ_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum cv_status {
+    CV_OK = 0,
+    CV_EINVAL,       /* a bad argument: the message names it */
+    CV_ENOMEM,       /* would not fit in memory (checked before allocating) */
+    CV_EUNSUPPORTED, /* e.g. an algorithm that does not exist for a collective */
+    CV_EUNAVAIL,     /* a backend that cannot run here (no GPU, no driver) */
+    CV_ETIMEOUT,     /* a wait passed its deadline; the operation was aborted */
+    CV_EBACKEND,     /* the backend reported an error */
+    CV_ECANCELLED,   /* the user cancelled */
+};
+
+const char *cv_status_name(int status);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+
+/* Called (once) before the process dies of an allocation failure, so the UI can end
+ * curses mode and the message is readable. */
+void util_set_fatal_hook(void (*hook)(void));
+void util_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/* snprintf into err (if non-NULL) and return status: `return cv_err(err, n, CV_EINVAL, ...)`. */
+int cv_err(char *err, size_t errlen, int status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Monotonic clock in seconds. */
+double now_s(void);
+
+/* Parse a byte size with optional K/M/G suffix (powers of 1024, as nccl-tests), e.g. "64M".
+ * Returns CV_OK or CV_EINVAL. */
+int parse_size(const char *s, size_t *out);
+/* Format bytes as nccl-tests-style short text: "64 MiB", "1 KiB", "12 B". */
+void format_size(size_t bytes, char *buf, size_t n);
+
+/* Strict integer parsing: the whole string must be a number in [lo, hi]. */
+int parse_long(const char *s, long lo, long hi, long *out);
+int parse_u64(const char *s, uint64_t *out);
+
+/* Bytes of memory currently available to this process (MemAvailable), or 0 if unknown. */
+size_t mem_available_bytes(void);
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

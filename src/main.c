@@ -1,0 +1,51 @@
+/* main.c - dispatch: `collviz` alone starts the interactive visualizer; a first argument
+ * that names a subcommand runs it non-interactively. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "ui/ui.h"
+#include "version.h"
+
+struct subcommand {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help;
+};
+
+static const struct subcommand subcommands[] = {
+    {"trace", cli_trace_main, "print a collective's plan step by step, every rank's buffer"},
+    {"bench", cli_bench_main, "measure collectives on a backend (nccl-tests columns)"},
+    {"train", cli_train_main, "train the lecture's MLP: single, ddp, tp or pp"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: collviz [--ranks N] [--backend auto|cpu|nccl] [--no-color] [--ascii]\n"
+            "       collviz SUBCOMMAND [options]   (SUBCOMMAND --help for its options)\n\n"
+            "With no subcommand, collviz opens the interactive visualizer.\n\nSubcommands:\n");
+    for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+        fprintf(f, "  %-7s %s\n", subcommands[i].name, subcommands[i].help);
+    fprintf(f, "\nOptions:\n  -h, --help     this text\n  -V, --version  print the version\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && argv[1][0] != '-') {
+        for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
+            if (strcmp(argv[1], subcommands[i].name) == 0)
+                return subcommands[i].run(argc - 1, argv + 1);
+        fprintf(stderr, "collviz: unknown subcommand '%s' (try --help)\n", argv[1]);
+        return 2;
+    }
+    if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage(stdout);
+        return 0;
+    }
+    if (argc > 1 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
+        printf("collviz %s\n", COLLVIZ_VERSION);
+        return 0;
+    }
+    return ui_main(argc, argv);
+}

@@ -1,0 +1,4 @@
+#ifndef COLLVIZ_VERSION_H
+#define COLLVIZ_VERSION_H
+#define COLLVIZ_VERSION "0.1.0"
+#endif

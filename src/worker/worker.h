@@ -1,0 +1,69 @@
+/* worker.h - the backend thread. One worker owns one backend; the UI posts jobs to a
+ * mutex+condvar queue and is woken by one byte on a pipe when a result is ready (redis
+ * bio.c's shape). Jobs and results are plain data (no pointers into UI state), so the same
+ * protocol can later travel between MPI processes. The UI never waits on a measurement. */
+#ifndef COLLVIZ_WORKER_H
+#define COLLVIZ_WORKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../backend/backend.h"
+#include "../core/init.h"
+
+enum job_kind {
+    JOB_MEASURE, /* one size: params */
+    JOB_SWEEP,   /* sizes from sweep_min to sweep_max (x sweep_factor); one result per size */
+    JOB_CHECK,   /* display scale: trace vs backend on the same small input */
+};
+
+struct job {
+    enum job_kind kind;
+    uint64_t id; /* set by worker_post */
+    struct bench_params params;
+    size_t sweep_min, sweep_max;
+    double sweep_factor;
+    /* JOB_CHECK: the display-scale scene */
+    enum coll coll;
+    enum algo algo;
+    enum redop op;
+    int nranks;
+    size_t count;
+    int root;
+    enum init_kind init;
+    uint64_t seed;
+};
+
+struct result {
+    uint64_t job_id;
+    enum job_kind kind;
+    int status;        /* CV_OK or an error */
+    char err[200];
+    struct bench_result row; /* MEASURE, SWEEP */
+    int index, total;  /* SWEEP progress: this is row index of total */
+    bool last;         /* the job's final result */
+    long mismatches;   /* CHECK: elements where backend != trace (0 = equal) */
+    char backend[16];
+};
+
+struct worker;
+
+/* Start the thread with an opened backend (ownership passes to the worker). */
+struct worker *worker_start(struct backend *b, char *err, size_t errlen);
+/* The read end of the wake pipe, for poll(). */
+int worker_fd(const struct worker *w);
+/* Queue a job; returns its id. */
+uint64_t worker_post(struct worker *w, const struct job *j);
+/* Drop queued jobs and ask the running one to stop at its next iteration. */
+void worker_cancel(struct worker *w);
+/* Pop one result if any (drains the wake pipe as needed): 1 popped, 0 none. */
+int worker_poll(struct worker *w, struct result *out);
+/* True while a job is queued or running. */
+bool worker_busy(struct worker *w);
+/* Cancel everything, join the thread, close the backend. */
+void worker_stop(struct worker *w);
+const char *worker_backend_name(const struct worker *w);
+struct backend *worker_backend(struct worker *w); /* for describe/rank_label only */
+
+#endif
