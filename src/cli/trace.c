@@ -1,0 +1,634 @@
+/* trace.c - `collviz trace`: print a collective's plan step by step with every rank's
+ * buffer after each step, as a readable handout (text) or as one JSON object for scripts.
+ * It is the same plan and the same trace executor the interactive screens animate, and
+ * it checks the final buffers against the plain reference (ref_compute); exit status 1
+ * says they differ. */
+#include "cli.h"
+
+#include <float.h>
+#include <getopt.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/init.h"
+#include "core/plan.h"
+#include "core/trace.h"
+#include "core/util.h"
+
+struct trace_opts {
+    enum coll coll;
+    int nranks;
+    size_t count;
+    bool count_set;
+    int root;
+    enum redop op;
+    enum algo algo;
+    bool algo_set;
+    enum init_kind init;
+    uint64_t seed;
+    bool json;
+};
+
+static void trace_usage(FILE *f)
+{
+    fprintf(
+        f,
+        "usage: collviz trace COLLECTIVE [options]\n"
+        "\n"
+        "Print the plan of a collective step by step: which rank sends which chunk to whom,\n"
+        "and every rank's buffer after each step (display scale: a few elements per rank).\n"
+        "The result is checked against a plain reference implementation.\n"
+        "\n"
+        "COLLECTIVE: broadcast scatter gather reduce all_gather reduce_scatter all_reduce\n"
+        "            all_to_all (all-gather etc. are accepted too)\n"
+        "\n"
+        "Options:\n"
+        "  --ranks N            number of ranks, 1..%d (default 4)\n"
+        "  --count C            the NCCL count argument (default: the lecture's demo size)\n"
+        "  --root R             root rank of broadcast/scatter/gather/reduce (default 0)\n"
+        "  --op OP              sum, prod, min, max or avg (default sum)\n"
+        "  --algo ALGO          ring, tree or direct (default ring where it exists)\n"
+        "  --init KIND          lecture, seq (10*rank+i), rank, random (default lecture)\n"
+        "  --seed S             seed for --init random (default 1)\n"
+        "  --format FMT         text or json (default text)\n"
+        "  -h, --help           this text\n"
+        "\n"
+        "Exit status: 0 the trace matches the reference, 1 it does not, 2 bad input.\n",
+        CV_MAX_RANKS);
+}
+
+static void coll_list(char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int c = 0; c < COLL_COUNT && len < n; c++) {
+        int k = snprintf(buf + len, n - len, "%s%s", c ? ", " : "", coll_name((enum coll)c));
+        if (k < 0) break;
+        len += (size_t)k;
+    }
+}
+
+/* Parse argv into o; on bad input print one line and return 2, on --help return 0 with
+ * *help set, else return -1 (go on). */
+static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
+{
+    enum {
+        OPT_RANKS = 256,
+        OPT_COUNT,
+        OPT_ROOT,
+        OPT_OP,
+        OPT_ALGO,
+        OPT_INIT,
+        OPT_SEED,
+        OPT_FORMAT
+    };
+    static const struct option longopts[] = {
+        {"ranks", required_argument, NULL, OPT_RANKS},
+        {"count", required_argument, NULL, OPT_COUNT},
+        {"root", required_argument, NULL, OPT_ROOT},
+        {"op", required_argument, NULL, OPT_OP},
+        {"algo", required_argument, NULL, OPT_ALGO},
+        {"init", required_argument, NULL, OPT_INIT},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    const char *root_arg = NULL;
+    *o = (struct trace_opts){.nranks = 4, .op = OP_SUM, .init = INIT_LECTURE, .seed = 1};
+    *help = false;
+    optind = 1;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        long v;
+        switch (ch) {
+        case 'h':
+            *help = true;
+            return 0;
+        case OPT_RANKS:
+            if (parse_long(optarg, 1, CV_MAX_RANKS, &v) != CV_OK)
+                return cli_usage_error("--ranks %s: must be 1..%d", optarg, CV_MAX_RANKS);
+            o->nranks = (int)v;
+            break;
+        case OPT_COUNT:
+            if (parse_long(optarg, 0, (long)TRACE_MAX_ELEMS, &v) != CV_OK)
+                return cli_usage_error("--count %s: must be a whole number 1..%zu", optarg,
+                                       (size_t)TRACE_MAX_ELEMS);
+            if (v == 0) return cli_usage_error("--count 0: must be at least 1");
+            o->count = (size_t)v;
+            o->count_set = true;
+            break;
+        case OPT_ROOT:
+            root_arg = optarg;
+            break;
+        case OPT_OP:
+            if (redop_parse(optarg, &o->op) != 0)
+                return cli_usage_error("--op %s: must be sum, prod, min, max or avg", optarg);
+            break;
+        case OPT_ALGO:
+            if (algo_parse(optarg, &o->algo) != 0)
+                return cli_usage_error("--algo %s: must be ring, tree or direct", optarg);
+            o->algo_set = true;
+            break;
+        case OPT_INIT:
+            if (init_parse(optarg, &o->init) != 0)
+                return cli_usage_error("--init %s: must be lecture, seq, rank or random",
+                                       optarg);
+            break;
+        case OPT_SEED:
+            if (parse_u64(optarg, &o->seed) != CV_OK)
+                return cli_usage_error("--seed %s: must be a non-negative integer", optarg);
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "json") == 0)
+                o->json = true;
+            else if (strcmp(optarg, "text") == 0)
+                o->json = false;
+            else
+                return cli_usage_error("--format %s: must be text or json", optarg);
+            break;
+        case ':':
+            return cli_usage_error("%s: needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("%s: unknown option (try --help)", argv[optind - 1]);
+        }
+    }
+    char names[160];
+    coll_list(names, sizeof names);
+    if (optind >= argc) return cli_usage_error("trace: which collective? (one of: %s)", names);
+    if (optind + 1 < argc) return cli_usage_error("%s: unexpected argument", argv[optind + 1]);
+    if (coll_parse(argv[optind], &o->coll) != 0)
+        return cli_usage_error("%s: unknown collective (one of: %s)", argv[optind], names);
+    if (root_arg) {
+        long v;
+        if (parse_long(root_arg, 0, o->nranks - 1, &v) != CV_OK)
+            return cli_usage_error("--root %s: must be 0..%d", root_arg, o->nranks - 1);
+        o->root = (int)v;
+    }
+    if (!o->algo_set)
+        o->algo = coll_default_algo(o->coll);
+    else if (!algo_supported(o->coll, o->algo)) {
+        char err[160];
+        struct plan p;
+        plan_build(&p, o->coll, o->algo, o->op, o->nranks, 1, 0, err, sizeof err);
+        return cli_usage_error("--algo %s: %s", algo_name(o->algo), err);
+    }
+    if (!o->count_set) o->count = coll_default_count(o->coll, o->nranks);
+    return -1;
+}
+
+/* ---- a tiny JSON writer ------------------------------------------------------------------ */
+
+struct jw {
+    FILE *f;
+    int depth;
+    bool need_comma[32];
+};
+
+static void jw_sep(struct jw *w, const char *key)
+{
+    if (w->depth > 0) {
+        if (w->need_comma[w->depth]) fputc(',', w->f);
+        w->need_comma[w->depth] = true;
+    }
+    if (key) fprintf(w->f, "\"%s\":", key); /* keys are ours: plain ASCII, no escaping needed */
+}
+
+static void jw_open(struct jw *w, const char *key, char bracket)
+{
+    jw_sep(w, key);
+    fputc(bracket, w->f);
+    w->depth++;
+    w->need_comma[w->depth] = false;
+}
+
+static void jw_close(struct jw *w, char bracket)
+{
+    w->depth--;
+    fputc(bracket, w->f);
+}
+
+static void jw_str(struct jw *w, const char *key, const char *s)
+{
+    jw_sep(w, key);
+    fputc('"', w->f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(w->f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(w->f, "\\u%04x", *p);
+        else
+            fputc(*p, w->f);
+    }
+    fputc('"', w->f);
+}
+
+static void jw_num(struct jw *w, const char *key, double v)
+{
+    jw_sep(w, key);
+    if (isfinite(v))
+        fprintf(w->f, "%.9g", v);
+    else
+        fputs("null", w->f);
+}
+
+static void jw_bool(struct jw *w, const char *key, bool v)
+{
+    jw_sep(w, key);
+    fputs(v ? "true" : "false", w->f);
+}
+
+static void jw_null(struct jw *w, const char *key)
+{
+    jw_sep(w, key);
+    fputs("null", w->f);
+}
+
+/* ---- shared by both formats ---------------------------------------------------------- */
+
+struct run {
+    struct trace_opts o;
+    struct plan plan;
+    struct trace trace;
+    float *send[CV_MAX_RANKS];
+    float *ref[CV_MAX_RANKS];
+    float *out[CV_MAX_RANKS];
+    bool equal;       /* every output element within tolerance of the reference */
+    size_t exact;     /* output elements bitwise equal to the reference */
+    size_t total;     /* output elements */
+    double tolerance; /* relative; 0 = exact */
+};
+
+static const char *kind_name(enum xfer_kind k)
+{
+    switch (k) {
+    case XFER_COPY:
+        return "copy";
+    case XFER_REDUCE:
+        return "reduce";
+    case XFER_SCALE:
+        return "scale";
+    }
+    return "?";
+}
+
+/* Reductions in a different order than the reference round differently once values
+ * leave the range where float arithmetic is exact (big products, huge counts). Each of
+ * the two orders is within (W-1) roundings of the true value, so they differ by at most
+ * 2(W-1) * 2^-24 < W * FLT_EPSILON relative. Copies must match exactly. */
+static void run_check(struct run *R)
+{
+    const struct plan *p = &R->plan;
+    R->tolerance = coll_reduces(p->coll) ? p->nranks * (double)FLT_EPSILON : 0.0;
+    R->equal = true;
+    R->exact = R->total = 0;
+    for (int r = 0; r < p->nranks; r++) {
+        size_t n = coll_recv_count(p->coll, p->nranks, p->count, r, p->root);
+        for (size_t j = 0; j < n; j++) {
+            float a = R->out[r][j], b = R->ref[r][j];
+            R->total++;
+            if (memcmp(&a, &b, sizeof a) == 0 || a == b) {
+                R->exact++;
+                continue;
+            }
+            if (!(fabs((double)a - b) <= R->tolerance * fabs((double)b))) R->equal = false;
+        }
+    }
+}
+
+static void emit_json(struct run *R)
+{
+    const struct plan *p = &R->plan;
+    const struct trace *t = &R->trace;
+    struct jw w = {.f = stdout};
+    jw_open(&w, NULL, '{');
+    jw_str(&w, "collective", coll_name(p->coll));
+    jw_str(&w, "algorithm", algo_name(p->algo));
+    jw_num(&w, "ranks", p->nranks);
+    jw_num(&w, "count", (double)p->count);
+    jw_num(&w, "root", p->root);
+    jw_str(&w, "op", redop_name(p->op));
+    jw_str(&w, "init", init_name(R->o.init));
+    jw_num(&w, "seed", (double)R->o.seed);
+    jw_num(&w, "work_len", (double)p->work_len);
+    jw_str(&w, "summary", p->summary);
+    jw_open(&w, "input", '[');
+    for (int r = 0; r < p->nranks; r++) {
+        jw_open(&w, NULL, '[');
+        size_t n = coll_send_count(p->coll, p->nranks, p->count, r, p->root);
+        for (size_t i = 0; i < n; i++)
+            jw_num(&w, NULL, R->send[r][i]);
+        jw_close(&w, ']');
+    }
+    jw_close(&w, ']');
+    jw_open(&w, "steps", '[');
+    for (size_t s = 0; s < p->nsteps; s++) {
+        const struct step *st = &p->steps[s];
+        jw_open(&w, NULL, '{');
+        jw_num(&w, "index", (double)(s + 1));
+        jw_str(&w, "phase", st->phase);
+        jw_str(&w, "what", st->what);
+        jw_open(&w, "transfers", '[');
+        for (size_t i = st->first; i < st->first + st->n; i++) {
+            const struct xfer *x = &p->x[i];
+            jw_open(&w, NULL, '{');
+            jw_num(&w, "src", x->src);
+            jw_num(&w, "dst", x->dst);
+            jw_num(&w, "src_offset", (double)x->src_off);
+            jw_num(&w, "dst_offset", (double)x->dst_off);
+            jw_num(&w, "count", (double)x->count);
+            jw_bool(&w, "reduce", x->kind == XFER_REDUCE);
+            jw_str(&w, "kind", kind_name(x->kind));
+            jw_num(&w, "chunk", x->chunk);
+            jw_close(&w, '}');
+        }
+        jw_close(&w, ']');
+        jw_open(&w, "buffers", '[');
+        for (int r = 0; r < p->nranks; r++) {
+            const float *v = trace_buf(t, s + 1, r);
+            const uint32_t *m = trace_mask(t, s + 1, r);
+            jw_open(&w, NULL, '[');
+            for (size_t i = 0; i < p->work_len; i++) {
+                if (m[i])
+                    jw_num(&w, NULL, v[i]);
+                else
+                    jw_null(&w, NULL);
+            }
+            jw_close(&w, ']');
+        }
+        jw_close(&w, ']');
+        jw_close(&w, '}');
+    }
+    jw_close(&w, ']');
+    jw_open(&w, "output", '[');
+    for (int r = 0; r < p->nranks; r++) {
+        jw_open(&w, NULL, '[');
+        size_t n = coll_recv_count(p->coll, p->nranks, p->count, r, p->root);
+        for (size_t i = 0; i < n; i++)
+            jw_num(&w, NULL, R->out[r][i]);
+        jw_close(&w, ']');
+    }
+    jw_close(&w, ']');
+    jw_open(&w, "check", '{');
+    jw_bool(&w, "reference_equal", R->equal);
+    jw_num(&w, "exact_elements", (double)R->exact);
+    jw_num(&w, "elements", (double)R->total);
+    jw_num(&w, "tolerance", R->tolerance);
+    jw_close(&w, '}');
+    jw_close(&w, '}');
+    fputc('\n', stdout);
+}
+
+/* ---- text ------------------------------------------------------------------------------ */
+
+/* Where the printed buffer gets a '|': between the two halves of all_to_all's buffer, and,
+ * where pieces hold more than one element, between the slots of a W*count layout or the
+ * chunks a ring or chain cuts the buffer into. */
+static bool text_boundary(const struct plan *p, size_t i)
+{
+    if (i == 0) return false;
+    switch (p->coll) {
+    case COLL_ALL_TO_ALL:
+        return i == p->work_len / 2 || (p->count > 1 && i % p->count == 0);
+    case COLL_SCATTER:
+    case COLL_GATHER:
+    case COLL_ALL_GATHER:
+    case COLL_REDUCE_SCATTER:
+        return p->count > 1 && i % p->count == 0;
+    default:
+        break;
+    }
+    if (p->algo == ALGO_TREE || p->count <= (size_t)p->nranks) return false;
+    if (p->algo == ALGO_DIRECT && p->coll != COLL_ALL_REDUCE) return false;
+    for (int k = 1; k < p->nranks; k++) {
+        size_t s, e;
+        chunk_range(p->count, p->nranks, k, &s, &e);
+        if (s == i) return true;
+    }
+    return false;
+}
+
+struct text_style {
+    const char *empty; /* the glyph for an element that holds nothing yet */
+    int width;         /* columns per element */
+};
+
+static void text_value(char *buf, size_t n, float v)
+{
+    snprintf(buf, n, "%.6g", v);
+}
+
+static void text_row(const struct plan *p, const struct text_style *ts, const float *v,
+                     const uint32_t *m, size_t start, size_t n, bool boundaries)
+{
+    fputs("[", stdout);
+    for (size_t i = 0; i < n; i++) {
+        if (boundaries && text_boundary(p, start + i)) fputs(" |", stdout);
+        char cell[32];
+        if (m && !m[i]) {
+            /* The glyph may be several bytes but is one column wide. */
+            printf(" %*s%s", ts->width - 1, "", ts->empty);
+        } else {
+            text_value(cell, sizeof cell, v[i]);
+            printf(" %*s", ts->width, cell);
+        }
+    }
+    fputs(" ]\n", stdout);
+}
+
+static void text_layout(const struct plan *p)
+{
+    size_t n = p->count, L = p->work_len;
+    int W = p->nranks;
+    printf("working buffer: %zu element%s per rank", L, L == 1 ? "" : "s");
+    switch (p->coll) {
+    case COLL_BROADCAST:
+    case COLL_REDUCE:
+    case COLL_ALL_REDUCE:
+        printf(", used in place (send = receive buffer)\n");
+        break;
+    case COLL_SCATTER:
+        printf(" = %d slots of %zu; the root sends all of it, rank r receives slot r\n", W, n);
+        break;
+    case COLL_GATHER:
+        printf(" = %d slots of %zu; rank r sends slot r, the root receives all of it\n", W, n);
+        break;
+    case COLL_ALL_GATHER:
+        printf(" = %d slots of %zu; rank r sends slot r, every rank receives all of it\n", W,
+               n);
+        break;
+    case COLL_REDUCE_SCATTER:
+        printf(" = %d slots of %zu; every rank sends all of it, rank r receives slot r\n", W,
+               n);
+        break;
+    case COLL_ALL_TO_ALL:
+        printf(" = send half (%d blocks of %zu; block p goes to rank p) | receive half "
+               "(block q came from rank q)\n",
+               W, n);
+        break;
+    case COLL_COUNT:
+        printf("\n");
+        break;
+    }
+}
+
+static void text_xfer(const struct plan *p, const struct xfer *x)
+{
+    char chunk[24] = "", range[64], action[40];
+    if (x->chunk >= 0) snprintf(chunk, sizeof chunk, "chunk %d", x->chunk);
+    if (x->src_off == x->dst_off)
+        snprintf(range, sizeof range, "[%zu..%zu)", x->dst_off, x->dst_off + x->count);
+    else
+        snprintf(range, sizeof range, "[%zu..%zu) -> [%zu..%zu)", x->src_off,
+                 x->src_off + x->count, x->dst_off, x->dst_off + x->count);
+    switch (x->kind) {
+    case XFER_COPY:
+        snprintf(action, sizeof action, "copy");
+        break;
+    case XFER_REDUCE:
+        snprintf(action, sizeof action, "%s",
+                 p->op == OP_PROD  ? "multiply"
+                 : p->op == OP_MIN ? "min"
+                 : p->op == OP_MAX ? "max"
+                                   : "add");
+        break;
+    case XFER_SCALE:
+        snprintf(action, sizeof action, "divide by %d", p->nranks);
+        break;
+    }
+    if (x->kind == XFER_SCALE)
+        printf("    rank %d              %-9s %-14s %s\n", x->dst, chunk, range, action);
+    else
+        printf("    rank %d -> rank %-3d  %-9s %-14s %s\n", x->src, x->dst, chunk, range,
+               action);
+}
+
+static void emit_text(struct run *R, bool utf8)
+{
+    const struct plan *p = &R->plan;
+    const struct trace *t = &R->trace;
+    int W = p->nranks;
+    struct text_style ts = {.empty = utf8 ? "\xc2\xb7" : ".", .width = 1};
+    /* Column width: the widest value anywhere in the trace. */
+    for (size_t s = 0; s < t->nsnap; s++)
+        for (int r = 0; r < W; r++) {
+            const float *v = trace_buf(t, s, r);
+            for (size_t i = 0; i < p->work_len; i++) {
+                char cell[32];
+                text_value(cell, sizeof cell, v[i]);
+                int len = (int)strlen(cell);
+                ts.width = len > ts.width ? len : ts.width;
+            }
+        }
+
+    printf("%s on %d rank%s, count %zu", coll_title(p->coll), W, W == 1 ? "" : "s", p->count);
+    if (coll_is_rooted(p->coll)) printf(", root %d", p->root);
+    if (coll_reduces(p->coll)) printf(", op %s", redop_name(p->op));
+    printf(", algorithm %s\n", algo_name(p->algo));
+    printf("%s\n", p->summary);
+    text_layout(p);
+    printf("inputs: %s", init_name(R->o.init));
+    if (R->o.init == INIT_RANDOM) printf(" (seed %llu)", (unsigned long long)R->o.seed);
+    printf("; '%s' marks an element that holds no data yet\n\n", ts.empty);
+
+    printf("before step 1 (send buffers copied in):\n");
+    for (int r = 0; r < W; r++) {
+        printf("  rank %-2d ", r);
+        text_row(p, &ts, trace_buf(t, 0, r), trace_mask(t, 0, r), 0, p->work_len, true);
+    }
+    for (size_t s = 0; s < p->nsteps; s++) {
+        const struct step *st = &p->steps[s];
+        printf("\nstep %zu/%zu  %s\n  %s\n", s + 1, p->nsteps, st->phase, st->what);
+        for (size_t i = st->first; i < st->first + st->n; i++)
+            text_xfer(p, &p->x[i]);
+        for (int r = 0; r < W; r++) {
+            printf("  rank %-2d ", r);
+            text_row(p, &ts, trace_buf(t, s + 1, r), trace_mask(t, s + 1, r), 0, p->work_len,
+                     true);
+        }
+    }
+    if (p->nsteps == 0) printf("\n(no steps: nothing has to move)\n");
+    printf("\noutput (receive buffers):\n");
+    for (int r = 0; r < W; r++) {
+        size_t n = coll_recv_count(p->coll, W, p->count, r, p->root);
+        printf("  rank %-2d ", r);
+        if (n == 0)
+            printf("(receives nothing)\n");
+        else
+            text_row(p, &ts, R->out[r], NULL, coll_out_off(p->coll, W, p->count, r), n, false);
+    }
+    printf("\nmatches the plain reference: %s", R->equal ? "yes" : "no");
+    if (R->exact == R->total)
+        printf(" (exactly)\n");
+    else
+        printf(" (%zu of %zu elements exact, the rest within %.2g relative: a different "
+               "reduction order rounds differently)\n",
+               R->exact, R->total, R->tolerance);
+}
+
+int cli_trace_main(int argc, char **argv)
+{
+    struct run R;
+    memset(&R, 0, sizeof R);
+    bool help;
+    int rc = trace_parse(argc, argv, &R.o, &help);
+    if (help) {
+        trace_usage(stdout);
+        return 0;
+    }
+    if (rc >= 0) return rc;
+
+    bool utf8 = false;
+    if (!R.o.json) {
+        if (setlocale(LC_ALL, "")) utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+        setlocale(LC_NUMERIC, "C"); /* numbers always with a '.' */
+    }
+
+    char err[200];
+    struct trace_opts *o = &R.o;
+    rc = plan_build(&R.plan, o->coll, o->algo, o->op, o->nranks, o->count, o->root, err,
+                    sizeof err);
+    if (rc != CV_OK) return cli_usage_error("%s", err);
+    int W = o->nranks;
+    for (int r = 0; r < W; r++) {
+        size_t ns = coll_send_count(o->coll, W, o->count, r, o->root);
+        size_t nr = coll_recv_count(o->coll, W, o->count, r, o->root);
+        R.send[r] = xcalloc(ns ? ns : 1, sizeof(float));
+        R.ref[r] = xcalloc(nr ? nr : 1, sizeof(float));
+        R.out[r] = xcalloc(nr ? nr : 1, sizeof(float));
+        init_fill(o->init, o->coll, W, o->count, o->root, o->seed, r, R.send[r]);
+    }
+    int status = 0;
+    rc = trace_run(&R.trace, &R.plan, R.send, err, sizeof err);
+    if (rc != CV_OK) {
+        status = cli_usage_error("--count %zu: %s", o->count, err);
+    } else {
+        ref_compute(o->coll, o->op, W, o->count, o->root, R.send, R.ref);
+        for (int r = 0; r < W; r++)
+            trace_output(&R.trace, r, R.out[r]);
+        run_check(&R);
+        if (o->json)
+            emit_json(&R);
+        else
+            emit_text(&R, utf8);
+        status = R.equal ? 0 : 1;
+        if (fflush(stdout) != 0) {
+            fprintf(stderr, "collviz: trace: cannot write the output\n");
+            status = 1;
+        }
+    }
+    trace_free(&R.trace);
+    plan_free(&R.plan);
+    for (int r = 0; r < W; r++) {
+        free(R.send[r]);
+        free(R.ref[r]);
+        free(R.out[r]);
+    }
+    return status;
+}

@@ -1,0 +1,214 @@
+/* init.c - the numbers a student reads (display-scale inputs), the measurement-scale
+ * pattern with its closed-form expected result, and the plain reference implementation of
+ * every collective, written straight from the definitions with no plan involved.
+ *
+ * INIT_LECTURE reproduces the lecture's demo at W=4 (shared/reference/README.md) and
+ * generalises it to any W and count:
+ *   broadcast       root sends [0, 1, .., count-1]                 -> [0,1,2,3] everywhere
+ *   scatter         root sends [0, 1, .., W*count-1]               -> rank i gets [i]
+ *   gather/all_gather  rank r's piece is [r*count .. r*count+count) -> [0,1,2,3]
+ *   reduce          rank r sends [r, r+1, ..]                      -> [0+1+2+3] = [6] on root
+ *   reduce_scatter  rank r sends [r, r+1, .., r+W*count-1]         -> 6, 10, 14, 18
+ *   all_reduce      rank r sends [r, r+1, .., r+count-1]           -> [6,10,14,18]
+ *   all_to_all      rank r sends [r*W*count, ..] (rows of a matrix) -> a transpose: rank 0
+ *                   ends with [0,4,8,12]. */
+#include "init.h"
+
+#include <string.h>
+#include <strings.h>
+
+static const char *const init_names[] = {
+    [INIT_LECTURE] = "lecture",
+    [INIT_SEQ] = "seq",
+    [INIT_RANK] = "rank",
+    [INIT_RANDOM] = "random",
+};
+
+const char *init_name(enum init_kind k)
+{
+    return (unsigned)k < sizeof init_names / sizeof init_names[0] ? init_names[k] : "?";
+}
+
+int init_parse(const char *s, enum init_kind *out)
+{
+    if (!s) return -1;
+    for (size_t i = 0; i < sizeof init_names / sizeof init_names[0]; i++) {
+        if (strcasecmp(s, init_names[i]) == 0) {
+            *out = (enum init_kind)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* splitmix64 (Steele, Lea, Flood 2014): tiny, and good enough to scatter small integers. */
+static uint64_t splitmix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static float lecture_value(enum coll c, int nranks, size_t count, int rank, size_t i)
+{
+    switch (c) {
+    case COLL_BROADCAST:
+    case COLL_SCATTER:
+        return (float)i;
+    case COLL_GATHER:
+    case COLL_ALL_GATHER:
+        return (float)((size_t)rank * count + i);
+    case COLL_REDUCE:
+    case COLL_REDUCE_SCATTER:
+    case COLL_ALL_REDUCE:
+        return (float)(i + (size_t)rank);
+    case COLL_ALL_TO_ALL:
+        return (float)((size_t)rank * (size_t)nranks * count + i);
+    case COLL_COUNT:
+        break;
+    }
+    return 0.0f;
+}
+
+void init_fill(enum init_kind k, enum coll c, int nranks, size_t count, int root, uint64_t seed,
+               int rank, float *send)
+{
+    size_t n = coll_send_count(c, nranks, count, rank, root);
+    /* Mixing the rank in through a second splitmix round keeps (seed, rank) streams apart
+     * even for neighbouring seeds. */
+    uint64_t st = seed;
+    uint64_t mix = splitmix64(&st) ^ ((uint64_t)rank * 0xD1B54A32D192ED03ull);
+    st = mix;
+    for (size_t i = 0; i < n; i++) {
+        switch (k) {
+        case INIT_LECTURE:
+            send[i] = lecture_value(c, nranks, count, rank, i);
+            break;
+        case INIT_SEQ:
+            send[i] = (float)(10 * (size_t)rank + i);
+            break;
+        case INIT_RANK:
+            send[i] = (float)rank;
+            break;
+        case INIT_RANDOM:
+            send[i] = (float)((int)(splitmix64(&st) % 19) - 9);
+            break;
+        }
+    }
+}
+
+float redop_apply(enum redop op, float a, float b)
+{
+    switch (op) {
+    case OP_PROD:
+        return a * b;
+    case OP_MIN:
+        return b < a ? b : a;
+    case OP_MAX:
+        return b > a ? b : a;
+    default:
+        return a + b;
+    }
+}
+
+/* Small integers for sum/avg/min/max: a sum over 16 ranks stays below 2^24, so it is
+ * exact in any order. Powers of two for prod: a product of 16 of them is exact too. */
+float pattern_value(enum redop op, int rank, size_t i)
+{
+    unsigned v = (unsigned)(((size_t)rank * 7 + (i % 11) * 3) % 11);
+    if (op == OP_PROD) {
+        static const float pow2[3] = {0.5f, 1.0f, 2.0f};
+        return pow2[v % 3];
+    }
+    return (float)((int)v - 5);
+}
+
+/* Reduce pattern_value(op, q, i) over q in rank order; avg divides the sum by W, in
+ * float, as the plans do. */
+static float pattern_reduced(enum redop op, int nranks, size_t i)
+{
+    float acc = pattern_value(op, 0, i);
+    for (int q = 1; q < nranks; q++)
+        acc = redop_apply(op, acc, pattern_value(op, q, i));
+    if (op == OP_AVG) acc = acc / (float)nranks;
+    return acc;
+}
+
+float pattern_expected(enum coll c, enum redop op, int nranks, size_t count, int root, int rank,
+                       size_t j)
+{
+    if (j >= coll_recv_count(c, nranks, count, rank, root) || count == 0) return 0.0f;
+    switch (c) {
+    case COLL_BROADCAST:
+        return pattern_value(op, root, j);
+    case COLL_SCATTER:
+        return pattern_value(op, root, (size_t)rank * count + j);
+    case COLL_GATHER:
+    case COLL_ALL_GATHER:
+        return pattern_value(op, (int)(j / count), j % count);
+    case COLL_REDUCE:
+    case COLL_ALL_REDUCE:
+        return pattern_reduced(op, nranks, j);
+    case COLL_REDUCE_SCATTER:
+        return pattern_reduced(op, nranks, (size_t)rank * count + j);
+    case COLL_ALL_TO_ALL:
+        return pattern_value(op, (int)(j / count), (size_t)rank * count + j % count);
+    case COLL_COUNT:
+        break;
+    }
+    return 0.0f;
+}
+
+/* recv[r][j] = reduction over q (in rank order) of send[q][off + j]. */
+static void ref_reduce_into(enum redop op, int nranks, float *const *send, size_t off, size_t n,
+                            float *out)
+{
+    for (size_t j = 0; j < n; j++) {
+        float acc = send[0][off + j];
+        for (int q = 1; q < nranks; q++)
+            acc = redop_apply(op, acc, send[q][off + j]);
+        if (op == OP_AVG) acc = acc / (float)nranks;
+        out[j] = acc;
+    }
+}
+
+void ref_compute(enum coll c, enum redop op, int nranks, size_t count, int root,
+                 float *const *send, float **recv)
+{
+    size_t n = count;
+    for (int r = 0; r < nranks; r++) {
+        switch (c) {
+        case COLL_BROADCAST:
+            memcpy(recv[r], send[root], n * sizeof(float));
+            break;
+        case COLL_SCATTER:
+            memcpy(recv[r], send[root] + (size_t)r * n, n * sizeof(float));
+            break;
+        case COLL_GATHER:
+            if (r == root)
+                for (int q = 0; q < nranks; q++)
+                    memcpy(recv[r] + (size_t)q * n, send[q], n * sizeof(float));
+            break;
+        case COLL_REDUCE:
+            if (r == root) ref_reduce_into(op, nranks, send, 0, n, recv[r]);
+            break;
+        case COLL_ALL_GATHER:
+            for (int q = 0; q < nranks; q++)
+                memcpy(recv[r] + (size_t)q * n, send[q], n * sizeof(float));
+            break;
+        case COLL_REDUCE_SCATTER:
+            ref_reduce_into(op, nranks, send, (size_t)r * n, n, recv[r]);
+            break;
+        case COLL_ALL_REDUCE:
+            ref_reduce_into(op, nranks, send, 0, n, recv[r]);
+            break;
+        case COLL_ALL_TO_ALL:
+            for (int q = 0; q < nranks; q++)
+                memcpy(recv[r] + (size_t)q * n, send[q] + (size_t)r * n, n * sizeof(float));
+            break;
+        case COLL_COUNT:
+            break;
+        }
+    }
+}

@@ -1,0 +1,733 @@
+/* plan.c - the algorithms. Each one emits a plan: an ordered list of steps, each a set of
+ * transfers between the ranks' working buffers (layout in coll.h), with a phase label, a
+ * one-sentence description for the screen, and a summary of the whole algorithm. The UI
+ * animates these plans (through trace.c) and the CPU backend executes them (through
+ * exec.c), so this file is the single statement of how each algorithm moves data.
+ *
+ * Every plan obeys the execution rule of plan.h: within a step no transfer reads a range
+ * that a transfer with a different destination writes. Rings and chains get it by moving
+ * different chunks on neighbouring links, trees by having one tree level talk to the next,
+ * direct algorithms by reading only ranges that nobody writes in that step.
+ *
+ * Numbering: ring all-reduce and reduce-scatter follow NCCL (src/device/all_reduce.h,
+ * runRing): at step 0 rank r sends chunk (r-1) mod W, so chunk c starts on rank c+1 and is
+ * completed on rank c, which is where reduce-scatter's output for rank c must end up. */
+#include "plan.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* ---- building a plan ---------------------------------------------------------------- */
+
+struct pb {
+    struct plan *p;
+    size_t cap_steps, cap_x;
+};
+
+static void pb_begin(struct pb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void pb_begin(struct pb *b, const char *fmt, ...)
+{
+    struct plan *p = b->p;
+    if (p->nsteps == b->cap_steps) {
+        b->cap_steps = b->cap_steps ? 2 * b->cap_steps : 8;
+        p->steps = xrealloc(p->steps, b->cap_steps * sizeof *p->steps);
+    }
+    struct step *st = &p->steps[p->nsteps++];
+    memset(st, 0, sizeof *st);
+    st->first = p->nx;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->phase, sizeof st->phase, fmt, ap);
+    va_end(ap);
+}
+
+static struct step *pb_cur(struct pb *b)
+{
+    return &b->p->steps[b->p->nsteps - 1];
+}
+
+static void pb_add(struct pb *b, int src, int dst, size_t src_off, size_t dst_off, size_t count,
+                   enum xfer_kind kind, int chunk)
+{
+    struct plan *p = b->p;
+    if (count == 0) return;
+    if (p->nx == b->cap_x) {
+        b->cap_x = b->cap_x ? 2 * b->cap_x : 32;
+        p->x = xrealloc(p->x, b->cap_x * sizeof *p->x);
+    }
+    p->x[p->nx++] = (struct xfer){
+        .src = src,
+        .dst = dst,
+        .src_off = src_off,
+        .dst_off = dst_off,
+        .count = count,
+        .kind = kind,
+        .chunk = chunk,
+    };
+    pb_cur(b)->n++;
+}
+
+/* Close the current step; a step that ended up with no transfers (only empty chunks) is
+ * dropped, so every step on screen moves something. */
+static void pb_end(struct pb *b)
+{
+    if (pb_cur(b)->n == 0) b->p->nsteps--;
+}
+
+/* A bounded string appender for the step sentences: lists of transfers can outgrow
+ * step.what at 16 ranks, and the caller then falls back to a general sentence. */
+struct sbuf {
+    char s[512];
+    size_t len;
+};
+
+static void sb_printf(struct sbuf *sb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *sb, const char *fmt, ...)
+{
+    if (sb->len >= sizeof sb->s - 1) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(sb->s + sb->len, sizeof sb->s - sb->len, fmt, ap);
+    va_end(ap);
+    if (n > 0) sb->len += (size_t)n;
+    if (sb->len > sizeof sb->s - 1) sb->len = sizeof sb->s - 1;
+}
+
+/* Set the current step's sentence: `detailed` if it fits, else `general`. */
+static void pb_what(struct pb *b, const struct sbuf *detailed, const char *general)
+{
+    struct step *st = pb_cur(b);
+    if (detailed && detailed->len < sizeof st->what)
+        memcpy(st->what, detailed->s, detailed->len + 1);
+    else
+        snprintf(st->what, sizeof st->what, "%s", general);
+}
+
+static void pb_whatf(struct pb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void pb_whatf(struct pb *b, const char *fmt, ...)
+{
+    struct step *st = pb_cur(b);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(st->what, sizeof st->what, fmt, ap);
+    va_end(ap);
+}
+
+static void pb_summary(struct pb *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void pb_summary(struct pb *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->p->summary, sizeof b->p->summary, fmt, ap);
+    va_end(ap);
+}
+
+static int mod(int a, int w)
+{
+    return ((a % w) + w) % w;
+}
+
+/* "rank r+1" is read modulo W in every sentence below. */
+static const char *op_into(enum redop op)
+{
+    switch (op) {
+    case OP_PROD:
+        return "multiplies";
+    case OP_MIN:
+        return "min-reduces";
+    case OP_MAX:
+        return "max-reduces";
+    default:
+        return "adds";
+    }
+}
+
+static const char *op_combine_chunk(enum redop op)
+{
+    switch (op) {
+    case OP_PROD:
+        return "multiplies it into its own copy of that chunk";
+    case OP_MIN:
+        return "keeps the element-wise minimum of it and its own copy of that chunk";
+    case OP_MAX:
+        return "keeps the element-wise maximum of it and its own copy of that chunk";
+    default:
+        return "adds it to its own copy of that chunk";
+    }
+}
+
+void chunk_range(size_t n, int parts, int k, size_t *start, size_t *end)
+{
+    size_t P = parts > 0 ? (size_t)parts : 1, K = (size_t)k;
+    size_t base = n / P, rem = n % P;
+    *start = K * base + (K < rem ? K : rem);
+    *end = *start + base + (K < rem ? 1 : 0);
+}
+
+/* ---- rings ----------------------------------------------------------------------------- */
+
+/* The reduce-scatter half of a ring over W chunks (start[c], len[c]): at step s rank r
+ * sends chunk (r-1-s) mod W to rank r+1, which reduces it into the same chunk. After W-1
+ * steps rank r holds chunk r reduced over all ranks. */
+static void ring_reduce_scatter(struct pb *b, const size_t *start, const size_t *len)
+{
+    int W = b->p->nranks;
+    for (int s = 0; s < W - 1; s++) {
+        pb_begin(b, "reduce-scatter %d/%d", s + 1, W - 1);
+        for (int r = 0; r < W; r++) {
+            int c = mod(r - 1 - s, W);
+            pb_add(b, r, (r + 1) % W, start[c], start[c], len[c], XFER_REDUCE, c);
+        }
+        pb_whatf(b, "Every rank r sends chunk (r-%d) mod %d to rank r+1, which %s%s.", s + 1, W,
+                 op_combine_chunk(b->p->op),
+                 s == W - 2 ? "; now rank r holds chunk r fully reduced" : "");
+        pb_end(b);
+    }
+}
+
+/* The all-gather half: rank r starts with its finished chunk r; at step t it sends chunk
+ * (r-t) mod W to rank r+1, which stores it. */
+static void ring_all_gather(struct pb *b, const size_t *start, const size_t *len,
+                            const char *own)
+{
+    int W = b->p->nranks;
+    for (int t = 0; t < W - 1; t++) {
+        pb_begin(b, "all-gather %d/%d", t + 1, W - 1);
+        for (int r = 0; r < W; r++) {
+            int c = mod(r - t, W);
+            pb_add(b, r, (r + 1) % W, start[c], start[c], len[c], XFER_COPY, c);
+        }
+        if (t == 0)
+            pb_whatf(b, "Every rank r sends its %s chunk r to rank r+1, which stores it.", own);
+        else
+            pb_whatf(
+                b,
+                "Every rank r forwards chunk (r-%d) mod %d, received in the previous step, "
+                "to rank r+1, which stores it.",
+                t, W);
+        pb_end(b);
+    }
+}
+
+/* A pipelined chain (NCCL's ring broadcast and reduce): the buffer is cut into
+ * nch = min(count, W) chunks; at step s the link from chain position i to i+1 carries
+ * chunk s-i, so chunks follow each other down the chain one hop per step.
+ * chain[i] is the rank at position i; `reduce` makes every hop a reduction. */
+static void chain(struct pb *b, const int *chain_ranks, bool reduce)
+{
+    struct plan *p = b->p;
+    int W = p->nranks;
+    int nch = p->count < (size_t)W ? (int)p->count : W;
+    size_t start[CV_MAX_RANKS], len[CV_MAX_RANKS];
+    for (int k = 0; k < nch; k++) {
+        size_t e;
+        chunk_range(p->count, W, k, &start[k], &e);
+        len[k] = e - start[k];
+    }
+    int total = nch + W - 2;
+    for (int s = 0; s < total; s++) {
+        pb_begin(b, "%s %d/%d", reduce ? "reduce" : "broadcast", s + 1, total);
+        struct sbuf sb = {0};
+        sb_printf(&sb, "%s: ", reduce ? "Up the chain" : "Down the chain");
+        int n = 0;
+        for (int i = 0; i < W - 1; i++) {
+            int k = s - i;
+            if (k < 0 || k >= nch) continue;
+            int from = chain_ranks[i], to = chain_ranks[i + 1];
+            pb_add(b, from, to, start[k], start[k], len[k], reduce ? XFER_REDUCE : XFER_COPY,
+                   k);
+            if (reduce)
+                sb_printf(&sb, "%srank %d %s chunk %d into rank %d", n ? ", " : "", from,
+                          op_into(p->op), k, to);
+            else
+                sb_printf(&sb, "%srank %d copies chunk %d to rank %d", n ? ", " : "", from, k,
+                          to);
+            n++;
+        }
+        sb_printf(&sb, ".");
+        pb_what(b, &sb,
+                reduce ? "Each rank in the chain reduces the chunk it finished last step into "
+                         "the next rank, one hop closer to the root."
+                       : "Each rank in the chain forwards the chunk it received last step to "
+                         "the next rank.");
+        pb_end(b);
+    }
+}
+
+/* ---- binary trees ---------------------------------------------------------------------- */
+
+static int tree_depth(int v)
+{
+    int d = 0;
+    while (v > 0) {
+        v = (v - 1) / 2;
+        d++;
+    }
+    return d;
+}
+
+/* Broadcast down a binary tree over relative ranks v = (r - root) mod W: parent (v-1)/2,
+ * children 2v+1 and 2v+2. One step per level; a parent copies the whole buffer. */
+static void tree_broadcast(struct pb *b, int root)
+{
+    struct plan *p = b->p;
+    int W = p->nranks, D = tree_depth(W - 1);
+    for (int d = 0; d < D; d++) {
+        pb_begin(b, "broadcast %d/%d", d + 1, D);
+        struct sbuf sb = {0};
+        sb_printf(&sb, "Depth %d copies the whole buffer one level down: ", d);
+        int n = 0;
+        for (int v = 0; v < W; v++) {
+            if (tree_depth(v) != d) continue;
+            for (int c = 2 * v + 1; c <= 2 * v + 2 && c < W; c++) {
+                int from = (v + root) % W, to = (c + root) % W;
+                pb_add(b, from, to, 0, 0, p->count, XFER_COPY, -1);
+                sb_printf(&sb, "%srank %d -> rank %d", n ? ", " : "", from, to);
+                n++;
+            }
+        }
+        sb_printf(&sb, ".");
+        char general[120];
+        snprintf(
+            general, sizeof general,
+            "The ranks at depth %d copy the whole buffer to their children (%d transfers).", d,
+            n);
+        pb_what(b, &sb, general);
+        pb_end(b);
+    }
+}
+
+/* Reduce up the same tree, deepest level first: children reduce their whole buffer into
+ * their parent (first child, then second, in plan order). */
+static void tree_reduce(struct pb *b, int root)
+{
+    struct plan *p = b->p;
+    int W = p->nranks, D = tree_depth(W - 1);
+    for (int d = D; d >= 1; d--) {
+        pb_begin(b, "reduce %d/%d", D - d + 1, D);
+        struct sbuf sb = {0};
+        sb_printf(&sb, "Depth %d sends its partial results up: ", d);
+        int n = 0;
+        for (int u = 0; u < W; u++) {
+            if (tree_depth(u) != d - 1) continue;
+            for (int c = 2 * u + 1; c <= 2 * u + 2 && c < W; c++) {
+                int from = (c + root) % W, to = (u + root) % W;
+                pb_add(b, from, to, 0, 0, p->count, XFER_REDUCE, -1);
+                sb_printf(&sb, "%srank %d %s its buffer into rank %d", n ? ", " : "", from,
+                          op_into(p->op), to);
+                n++;
+            }
+        }
+        sb_printf(&sb, ".");
+        char general[120];
+        snprintf(general, sizeof general,
+                 "The ranks at depth %d reduce their whole buffer into their parents (%d "
+                 "transfers).",
+                 d, n);
+        pb_what(b, &sb, general);
+        pb_end(b);
+    }
+}
+
+/* ---- the collectives ------------------------------------------------------------------- */
+
+static void build_all_reduce(struct pb *b)
+{
+    struct plan *p = b->p;
+    int W = p->nranks;
+    size_t start[CV_MAX_RANKS], len[CV_MAX_RANKS];
+    for (int c = 0; c < W; c++) {
+        size_t e;
+        chunk_range(p->count, W, c, &start[c], &e);
+        len[c] = e - start[c];
+    }
+    switch (p->algo) {
+    case ALGO_RING:
+        ring_reduce_scatter(b, start, len);
+        ring_all_gather(b, start, len, "fully reduced");
+        pb_summary(b,
+                   "ring: reduce-scatter (%d steps) then all-gather (%d steps) over %d chunks; "
+                   "chunk c is completed on rank c; NCCL's numbering",
+                   W - 1, W - 1, W);
+        break;
+    case ALGO_TREE: {
+        int D = tree_depth(W - 1);
+        tree_reduce(b, 0);
+        tree_broadcast(b, 0);
+        pb_summary(
+            b,
+            "tree: reduce up a binary tree to rank 0, then broadcast down it (%d steps); "
+            "NCCL runs two complementary trees at once (double binary tree)",
+            2 * D);
+        break;
+    }
+    case ALGO_DIRECT:
+        pb_begin(b, "reduce-scatter");
+        for (int dst = 0; dst < W; dst++)
+            for (int src = 0; src < W; src++)
+                if (src != dst)
+                    pb_add(b, src, dst, start[dst], start[dst], len[dst], XFER_REDUCE, dst);
+        pb_whatf(b,
+                 "Every rank r fetches chunk r from every other rank and %s them into its own "
+                 "chunk r, in rank order.",
+                 op_into(p->op));
+        pb_end(b);
+        pb_begin(b, "all-gather");
+        for (int dst = 0; dst < W; dst++)
+            for (int src = 0; src < W; src++)
+                if (src != dst)
+                    pb_add(b, src, dst, start[src], start[src], len[src], XFER_COPY, src);
+        pb_whatf(b, "Every rank r fetches every other chunk c, fully reduced, from rank c.");
+        pb_end(b);
+        pb_summary(
+            b,
+            "direct: every rank reduces its own chunk from all others, then fetches every "
+            "other chunk (2 steps, %d chunks)",
+            W);
+        break;
+    case ALGO_COUNT:
+        break;
+    }
+}
+
+static void build_reduce_scatter(struct pb *b)
+{
+    struct plan *p = b->p;
+    int W = p->nranks;
+    size_t start[CV_MAX_RANKS], len[CV_MAX_RANKS];
+    for (int c = 0; c < W; c++) {
+        start[c] = (size_t)c * p->count;
+        len[c] = p->count;
+    }
+    if (p->algo == ALGO_RING) {
+        ring_reduce_scatter(b, start, len);
+        pb_summary(
+            b,
+            "ring: %d steps; chunk c starts on rank c+1, picks up one rank's data per hop "
+            "and is completed on rank c; NCCL's numbering",
+            W - 1);
+        return;
+    }
+    pb_begin(b, "reduce-scatter");
+    for (int dst = 0; dst < W; dst++)
+        for (int src = 0; src < W; src++)
+            if (src != dst)
+                pb_add(b, src, dst, start[dst], start[dst], len[dst], XFER_REDUCE, dst);
+    pb_whatf(
+        b,
+        "Every rank r fetches chunk r from every other rank and %s them into its own chunk "
+        "r, in rank order.",
+        op_into(p->op));
+    pb_end(b);
+    pb_summary(b, "direct: in one step every rank reduces its own chunk r from all %d ranks",
+               W);
+}
+
+static void build_all_gather(struct pb *b)
+{
+    struct plan *p = b->p;
+    int W = p->nranks;
+    size_t start[CV_MAX_RANKS], len[CV_MAX_RANKS];
+    for (int c = 0; c < W; c++) {
+        start[c] = (size_t)c * p->count;
+        len[c] = p->count;
+    }
+    if (p->algo == ALGO_RING) {
+        ring_all_gather(b, start, len, "own");
+        pb_summary(
+            b,
+            "ring: %d steps; rank r starts with chunk r and passes each chunk on to rank "
+            "r+1 (at step t it sends chunk (r-t) mod %d)",
+            W - 1, W);
+        return;
+    }
+    pb_begin(b, "all-gather");
+    for (int src = 0; src < W; src++)
+        for (int dst = 0; dst < W; dst++)
+            if (src != dst)
+                pb_add(b, src, dst, start[src], start[src], len[src], XFER_COPY, src);
+    pb_whatf(b, "Every rank r copies its piece into slot r of every other rank (%d transfers).",
+             W * (W - 1));
+    pb_end(b);
+    pb_summary(b, "direct: in one step every rank copies its piece to all %d others", W - 1);
+}
+
+static void build_broadcast(struct pb *b)
+{
+    struct plan *p = b->p;
+    int W = p->nranks, root = p->root;
+    switch (p->algo) {
+    case ALGO_RING: {
+        int ranks[CV_MAX_RANKS];
+        for (int i = 0; i < W; i++)
+            ranks[i] = (root + i) % W;
+        chain(b, ranks, false);
+        int nch = p->count < (size_t)W ? (int)p->count : W;
+        pb_summary(b,
+                   "ring: a pipelined chain from rank %d (%d -> %d -> ...); %d chunks follow "
+                   "each other one hop per step (%d steps)",
+                   root, root, (root + 1) % W, nch, W > 1 ? nch + W - 2 : 0);
+        break;
+    }
+    case ALGO_TREE:
+        tree_broadcast(b, root);
+        pb_summary(b,
+                   "tree: rank %d sends down a binary tree, one level per step (%d steps); "
+                   "children of relative rank v are 2v+1 and 2v+2",
+                   root, tree_depth(W - 1));
+        break;
+    case ALGO_DIRECT:
+        pb_begin(b, "broadcast");
+        for (int r = 0; r < W; r++)
+            if (r != root) pb_add(b, root, r, 0, 0, p->count, XFER_COPY, -1);
+        pb_whatf(b, "Rank %d copies the whole buffer to every other rank at once.", root);
+        pb_end(b);
+        pb_summary(b, "direct: rank %d copies the buffer to all %d other ranks in one step",
+                   root, W - 1);
+        break;
+    case ALGO_COUNT:
+        break;
+    }
+}
+
+static void build_reduce(struct pb *b)
+{
+    struct plan *p = b->p;
+    int W = p->nranks, root = p->root;
+    switch (p->algo) {
+    case ALGO_RING: {
+        int ranks[CV_MAX_RANKS];
+        for (int i = 0; i < W; i++)
+            ranks[i] = (root + 1 + i) % W;
+        chain(b, ranks, true);
+        int nch = p->count < (size_t)W ? (int)p->count : W;
+        pb_summary(b,
+                   "ring: a pipelined chain ending at rank %d (%d -> ... -> %d); %d chunks, "
+                   "each rank reducing in its data (%d steps)",
+                   root, (root + 1) % W, root, nch, W > 1 ? nch + W - 2 : 0);
+        break;
+    }
+    case ALGO_TREE:
+        tree_reduce(b, root);
+        pb_summary(b,
+                   "tree: children reduce into parents up a binary tree to rank %d, deepest "
+                   "level first (%d steps)",
+                   root, tree_depth(W - 1));
+        break;
+    case ALGO_DIRECT:
+        pb_begin(b, "reduce");
+        for (int r = 0; r < W; r++)
+            if (r != root) pb_add(b, r, root, 0, 0, p->count, XFER_REDUCE, -1);
+        pb_whatf(b,
+                 "Every other rank sends its buffer to rank %d, which %s them in rank order.",
+                 root, op_into(p->op));
+        pb_end(b);
+        pb_summary(b, "direct: all %d other ranks send to rank %d, which reduces in rank order",
+                   W - 1, root);
+        break;
+    case ALGO_COUNT:
+        break;
+    }
+}
+
+static void build_scatter(struct pb *b)
+{
+    struct plan *p = b->p;
+    int W = p->nranks, root = p->root;
+    size_t n = p->count;
+    pb_begin(b, "scatter");
+    for (int r = 0; r < W; r++)
+        if (r != root) pb_add(b, root, r, (size_t)r * n, (size_t)r * n, n, XFER_COPY, r);
+    pb_whatf(b,
+             "Rank %d copies chunk r of its buffer to each rank r; chunk %d stays where it is.",
+             root, root);
+    pb_end(b);
+    pb_summary(b, "direct: rank %d sends chunk r to rank r, all in one step", root);
+}
+
+static void build_gather(struct pb *b)
+{
+    struct plan *p = b->p;
+    int W = p->nranks, root = p->root;
+    size_t n = p->count;
+    pb_begin(b, "gather");
+    for (int r = 0; r < W; r++)
+        if (r != root) pb_add(b, r, root, (size_t)r * n, (size_t)r * n, n, XFER_COPY, r);
+    pb_whatf(b, "Every rank r copies its piece into slot r of rank %d's buffer.", root);
+    pb_end(b);
+    pb_summary(b, "direct: every rank r sends its piece to slot r on rank %d in one step",
+               root);
+}
+
+/* Pairwise exchange: at step k rank r sends the block meant for (r+k) mod W, which lands
+ * in block r of that rank's receive half. Each rank sends one block and receives one per
+ * step, like NCCL's send/recv-based all-to-all. */
+static void build_all_to_all(struct pb *b)
+{
+    struct plan *p = b->p;
+    int W = p->nranks;
+    size_t n = p->count, recv = (size_t)W * n;
+    int nsteps = W > 1 ? W - 1 : 1;
+    for (int k = 1; k <= nsteps; k++) {
+        if (W == 1)
+            pb_begin(b, "local copy");
+        else
+            pb_begin(b, "exchange %d/%d", k, W - 1);
+        for (int r = 0; r < W; r++) {
+            if (k == 1) pb_add(b, r, r, (size_t)r * n, recv + (size_t)r * n, n, XFER_COPY, -1);
+            if (W > 1) {
+                int peer = (r + k) % W;
+                pb_add(b, r, peer, (size_t)peer * n, recv + (size_t)r * n, n, XFER_COPY, -1);
+            }
+        }
+        if (W == 1)
+            pb_whatf(b, "The only rank copies its block into its receive buffer.");
+        else if (k == 1)
+            pb_whatf(
+                b, "Every rank r copies its own block r into its receive buffer and sends the "
+                   "block meant for rank r+1 there, into slot r.");
+        else
+            pb_whatf(b,
+                     "Every rank r sends the block meant for rank r+%d to that rank, which "
+                     "stores it in slot r of its receive buffer.",
+                     k);
+        pb_end(b);
+    }
+    pb_summary(
+        b,
+        "direct: pairwise exchange, at step k rank r sends block (r+k) mod %d to that rank "
+        "(%d steps); a transpose of the blocks",
+        W, nsteps);
+}
+
+/* AVG reduces with SUM and then divides once by W on every rank that holds a result;
+ * with one rank there is nothing to divide (x/1 == x). */
+static void build_average(struct pb *b)
+{
+    struct plan *p = b->p;
+    int W = p->nranks;
+    if (p->op != OP_AVG || !coll_reduces(p->coll) || W == 1) return;
+    pb_begin(b, "average");
+    switch (p->coll) {
+    case COLL_ALL_REDUCE:
+        for (int r = 0; r < W; r++)
+            pb_add(b, r, r, 0, 0, p->count, XFER_SCALE, -1);
+        pb_whatf(b, "Every rank divides its sum by %d, which makes it the average.", W);
+        break;
+    case COLL_REDUCE:
+        pb_add(b, p->root, p->root, 0, 0, p->count, XFER_SCALE, -1);
+        pb_whatf(b, "Rank %d divides its sum by %d, which makes it the average.", p->root, W);
+        break;
+    case COLL_REDUCE_SCATTER:
+        for (int r = 0; r < W; r++)
+            pb_add(b, r, r, (size_t)r * p->count, (size_t)r * p->count, p->count, XFER_SCALE,
+                   r);
+        pb_whatf(b, "Every rank r divides its chunk r by %d, which makes it the average.", W);
+        break;
+    default:
+        break;
+    }
+    pb_end(b);
+    size_t l = strlen(p->summary);
+    if (l + 40 < sizeof p->summary)
+        snprintf(p->summary + l, sizeof p->summary - l, "; avg = sum, then divide by %d", W);
+}
+
+static void algo_list(enum coll c, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int a = 0; a < ALGO_COUNT; a++) {
+        if (!algo_supported(c, (enum algo)a)) continue;
+        int k = snprintf(buf + len, n - len, "%s%s", len ? ", " : "", algo_name((enum algo)a));
+        if (k < 0 || (size_t)k >= n - len) break;
+        len += (size_t)k;
+    }
+}
+
+int plan_build(struct plan *p, enum coll c, enum algo a, enum redop op, int nranks,
+               size_t count, int root, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    if ((unsigned)c >= COLL_COUNT)
+        return cv_err(err, errlen, CV_EINVAL, "collective %d: unknown", (int)c);
+    if ((unsigned)a >= ALGO_COUNT)
+        return cv_err(err, errlen, CV_EINVAL, "algorithm %d: unknown", (int)a);
+    if ((unsigned)op >= OP_COUNT)
+        return cv_err(err, errlen, CV_EINVAL, "op %d: unknown", (int)op);
+    if (nranks < 1 || nranks > CV_MAX_RANKS)
+        return cv_err(err, errlen, CV_EINVAL, "ranks %d: must be 1..%d", nranks, CV_MAX_RANKS);
+    if (count < 1) return cv_err(err, errlen, CV_EINVAL, "count 0: must be at least 1");
+    /* Offsets reach 2*W*count elements; keep them and their byte sizes far from overflow. */
+    if (count > SIZE_MAX / (4 * 2 * CV_MAX_RANKS))
+        return cv_err(err, errlen, CV_EINVAL, "count %zu: too large", count);
+    if (coll_is_rooted(c) && (root < 0 || root >= nranks))
+        return cv_err(err, errlen, CV_EINVAL, "root %d: must be 0..%d", root, nranks - 1);
+    if (!algo_supported(c, a)) {
+        char list[64];
+        algo_list(c, list, sizeof list);
+        return cv_err(err, errlen, CV_EUNSUPPORTED,
+                      "algorithm %s is not available for %s (available: %s)", algo_name(a),
+                      coll_name(c), list);
+    }
+    p->coll = c;
+    p->algo = a;
+    p->op = op;
+    p->nranks = nranks;
+    p->count = count;
+    p->root = coll_is_rooted(c) ? root : 0;
+    p->work_len = coll_work_len(c, nranks, count);
+
+    struct pb b = {.p = p};
+    switch (c) {
+    case COLL_BROADCAST:
+        build_broadcast(&b);
+        break;
+    case COLL_SCATTER:
+        build_scatter(&b);
+        break;
+    case COLL_GATHER:
+        build_gather(&b);
+        break;
+    case COLL_REDUCE:
+        build_reduce(&b);
+        break;
+    case COLL_ALL_GATHER:
+        build_all_gather(&b);
+        break;
+    case COLL_REDUCE_SCATTER:
+        build_reduce_scatter(&b);
+        break;
+    case COLL_ALL_REDUCE:
+        build_all_reduce(&b);
+        break;
+    case COLL_ALL_TO_ALL:
+        build_all_to_all(&b);
+        break;
+    case COLL_COUNT:
+        break;
+    }
+    build_average(&b);
+    if (nranks == 1 && p->nsteps == 0)
+        pb_summary(&b, "%s: with one rank the input already is the output; nothing moves",
+                   algo_name(a));
+    return CV_OK;
+}
+
+void plan_free(struct plan *p)
+{
+    if (!p) return;
+    free(p->steps);
+    free(p->x);
+    p->steps = NULL;
+    p->x = NULL;
+    p->nsteps = p->nx = 0;
+}

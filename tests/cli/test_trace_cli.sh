@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# test_trace_cli.sh - `collviz trace`: the lecture's values in JSON, the text handout, every
+# collective and algorithm against the reference, and bad input (exit 2, one line on
+# stderr). Usage: test_trace_cli.sh BIN [ASAN_BIN]; the bad-input cases also run against
+# the ASan+UBSan binary when it exists.
+set -u
+BIN=${1:?usage: test_trace_cli.sh BIN [ASAN_BIN]}
+ASAN_BIN=${2:-}
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+# json_check NAME PYTHON_EXPR ARGS... : run trace --format json now; the expression (with
+# d = the parsed object) is evaluated later, all in one python3 run (python starts slowly).
+njson=0
+json_check() {
+    local name=$1 expr=$2
+    shift 2
+    njson=$((njson + 1))
+    if ! "$BIN" trace "$@" --format json >"$tmp/$njson.json" 2>"$tmp/err"; then
+        fail "$name: exit status $? ($(head -1 "$tmp/err"))"
+        return
+    fi
+    printf '%s\t%s\t%s\n' "$tmp/$njson.json" "$name" "$expr" >>"$tmp/checks"
+}
+
+# The lecture's demo at four ranks (shared/reference/README.md).
+json_check "all_reduce lecture" 'd["output"] == [[6, 10, 14, 18]] * 4 and d["check"]["reference_equal"]' all_reduce
+json_check "all_reduce ring steps" 'len(d["steps"]) == 6 and d["steps"][0]["phase"] == "reduce-scatter 1/3" and d["steps"][0]["transfers"][0] == {"src": 0, "dst": 1, "src_offset": 3, "dst_offset": 3, "count": 1, "reduce": True, "kind": "reduce", "chunk": 3} and d["steps"][0]["buffers"][1] == [1, 2, 3, 7]' all_reduce
+json_check "all_reduce tree" 'd["output"] == [[6, 10, 14, 18]] * 4 and d["algorithm"] == "tree"' all-reduce --algo tree
+json_check "all_reduce direct" 'd["output"] == [[6, 10, 14, 18]] * 4' allreduce --algo direct
+json_check "reduce_scatter lecture" 'd["output"] == [[6], [10], [14], [18]]' reduce_scatter
+json_check "all_to_all lecture" 'd["output"][0] == [0, 4, 8, 12] and d["output"][3] == [3, 7, 11, 15]' all_to_all
+json_check "scatter lecture" 'd["output"] == [[0], [1], [2], [3]]' scatter
+json_check "reduce lecture" 'd["output"] == [[6], [], [], []]' reduce
+json_check "broadcast lecture" 'd["output"] == [[0, 1, 2, 3]] * 4 and d["input"] == [[0, 1, 2, 3], [], [], []]' broadcast
+json_check "all_gather lecture" 'd["output"] == [[0, 1, 2, 3]] * 4' all_gather
+json_check "gather lecture" 'd["output"] == [[0, 1, 2, 3], [], [], []]' gather
+# Elements that hold nothing yet are null: after the first tree level, rank 3 (relative 3
+# of root 0) is still empty.
+json_check "tree broadcast nulls" 'd["steps"][0]["buffers"][3] == [None] * 4 and d["steps"][0]["buffers"][1] == [0, 1, 2, 3]' broadcast --algo tree
+json_check "avg" 'd["output"] == [[1.5], [2.5], [3.5], [4.5]] and d["steps"][-1]["phase"] == "average"' reduce_scatter --op avg --count 1
+json_check "root" 'd["root"] == 2 and d["output"][2] == [6] and d["output"][0] == []' reduce --root 2 --algo tree
+json_check "seq init" 'd["input"][2] == [20, 21, 22] and d["count"] == 3' all_gather --init seq --count 3
+
+# Every collective and algorithm, a few world sizes, random inputs: matches the reference.
+for coll in broadcast scatter gather reduce all_gather reduce_scatter all_reduce all_to_all; do
+    for algo in ring tree direct; do
+        for ranks in 1 3 8; do
+            args=($coll --algo $algo --ranks $ranks --count 5 --init random --seed 7 --op max
+                --root $((ranks - 1)))
+            njson=$((njson + 1))
+            "$BIN" trace "${args[@]}" --format json >"$tmp/$njson.json" 2>"$tmp/err"
+            rc=$?
+            if [ $rc -eq 2 ] && grep -q "is not available for $coll" "$tmp/err"; then
+                continue
+            elif [ $rc -ne 0 ]; then
+                fail "${args[*]}: exit status $rc ($(head -1 "$tmp/err"))"
+                continue
+            fi
+            printf '%s\t%s\t%s\n' "$tmp/$njson.json" "${args[*]}" \
+                'd["check"]["reference_equal"] and len(d["output"]) == d["ranks"] == '$ranks \
+                >>"$tmp/checks"
+        done
+    done
+done
+
+# Evaluate every JSON check at once.
+if [ -s "$tmp/checks" ]; then
+    python3 - "$tmp/checks" <<'PY' || fail "JSON checks"
+import json, sys
+bad = 0
+n = 0
+for line in open(sys.argv[1]):
+    path, name, expr = line.rstrip("\n").split("\t", 2)
+    d = json.load(open(path))
+    n += 1
+    if not eval(expr):
+        bad += 1
+        print("FAIL: %s: %s\n  got output: %s" % (name, expr, d["output"]))
+print("%d JSON checks, %d failed" % (n, bad))
+sys.exit(1 if bad else 0)
+PY
+fi
+
+# The text handout.
+text=$(LC_ALL=C.UTF-8 "$BIN" trace all_reduce)
+rc=$?
+[ $rc -eq 0 ] || fail "text all_reduce: exit $rc"
+for want in "all-reduce on 4 ranks, count 4, op sum, algorithm ring" "NCCL's numbering" \
+    "step 1/6  reduce-scatter 1/3" "step 6/6  all-gather 3/3" \
+    "Every rank r sends chunk (r-1) mod 4 to rank r+1" \
+    "matches the plain reference: yes"; do
+    grep -qF -- "$want" <<<"$text" || fail "text all_reduce lacks '$want'"
+done
+grep -qE 'rank 0 -> rank 1 +chunk 3 +\[3\.\.4\) +add' <<<"$text" || fail "text lacks the transfer line"
+grep -qE '^  rank 2 +\[ +6 +10 +14 +18 \]$' <<<"$text" || fail "text lacks rank 2's output"
+# Empty elements: a middle dot in UTF-8, a plain dot otherwise.
+text=$(LC_ALL=C.UTF-8 "$BIN" trace broadcast --algo tree)
+grep -qF '[ · · · · ]' <<<"$text" || fail "UTF-8 text lacks the empty glyph"
+text=$(LC_ALL=C "$BIN" trace broadcast --algo tree)
+grep -qF '[ . . . . ]' <<<"$text" || fail "ASCII text lacks the empty dot"
+if LC_ALL=C "$BIN" trace broadcast --algo tree | LC_ALL=C grep -q $'\xc2'; then
+    fail "ASCII text contains UTF-8"
+fi
+"$BIN" trace --help | grep -q "usage: collviz trace" || fail "--help"
+
+# Bad input: exit 2, exactly one line on stderr naming the value, nothing on stdout.
+bad_inputs() { # bin
+    local bin=$1 args want
+    while IFS='|' read -r args want; do
+        # shellcheck disable=SC2086
+        "$bin" trace $args >"$tmp/bad.out" 2>"$tmp/bad.err"
+        rc=$?
+        lines=$(wc -l <"$tmp/bad.err")
+        if [ $rc -ne 2 ] || [ "$lines" -ne 1 ] || [ -s "$tmp/bad.out" ] ||
+            ! grep -qF -- "$want" "$tmp/bad.err"; then
+            fail "${bin##*/} trace $args: rc=$rc, $lines stderr lines: $(head -3 "$tmp/bad.err")"
+        fi
+    done <<'EOF'
+all_reduce --ranks 0|--ranks 0
+all_reduce --ranks 17|--ranks 17
+all_reduce --count 0|--count 0
+all_reduce --count abc|--count abc
+all_gather --algo tree|algorithm tree is not available for all_gather (available: ring, direct)
+all_reduce --algo pat|--algo pat
+allgatherv|allgatherv
+reduce --root 9|--root 9
+all_reduce --root 9 --ranks 4|--root 9
+all_reduce --op bogus|--op bogus
+all_reduce --format xml|--format xml
+all_reduce --init foo|--init foo
+all_reduce --seed x|--seed x
+all_reduce --frobnicate|--frobnicate
+all_reduce --ranks|--ranks
+all_reduce extra|extra
+|which collective
+all_reduce --count 20000000|--count 20000000
+EOF
+}
+bad_inputs "$BIN"
+if [ -n "$ASAN_BIN" ] && [ -x "$ASAN_BIN" ]; then
+    bad_inputs "$ASAN_BIN"
+    ASAN_OPTIONS=detect_leaks=1 "$ASAN_BIN" trace all_reduce --format json >/dev/null ||
+        fail "asan: trace all_reduce"
+    ASAN_OPTIONS=detect_leaks=1 "$ASAN_BIN" trace all_to_all --ranks 16 --count 3 >/dev/null ||
+        fail "asan: trace all_to_all 16 ranks"
+fi
+
+if [ $fails -ne 0 ]; then
+    echo "test_trace_cli: $fails failure(s)"
+    exit 1
+fi
+echo "test_trace_cli: all passed"
