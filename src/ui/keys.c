@@ -1,0 +1,156 @@
+/* keys.c - expands UI_KEY_TABLE (keys.h) into the table the dispatch, help overlay and
+ * bottom bar are generated from, and names keys for people. */
+#include "keys.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct key_row key_rows[ACT_COUNT] = {
+#define KEYS_X_ROW(id, bk, bl, help, ...) {ACT_##id, bk, bl, help, {__VA_ARGS__, 0}},
+    UI_KEY_TABLE(KEYS_X_ROW)
+#undef KEYS_X_ROW
+};
+
+const struct key_row *keys_table(void)
+{
+    return key_rows;
+}
+
+enum ui_action keys_action(int ch)
+{
+    if (ch == 0)
+        return ACT_NONE;
+    for (int a = 0; a < ACT_COUNT; a++)
+        for (const int *k = key_rows[a].keys; *k; k++)
+            if (*k == ch)
+                return key_rows[a].action;
+    return ACT_NONE;
+}
+
+const char *keys_name(int ch, bool utf8, char *buf, int n)
+{
+    const char *s = NULL;
+    switch (ch) {
+    case KEY_RIGHT: s = utf8 ? "\u2192" : "Right"; break;
+    case KEY_LEFT: s = utf8 ? "\u2190" : "Left"; break;
+    case KEY_UP: s = utf8 ? "\u2191" : "Up"; break;
+    case KEY_DOWN: s = utf8 ? "\u2193" : "Down"; break;
+    case KEY_NPAGE: s = "PgDn"; break;
+    case KEY_PPAGE: s = "PgUp"; break;
+    case KEY_HOME: s = "Home"; break;
+    case KEY_END: s = "End"; break;
+    case ' ': s = "Space"; break;
+    case '\t': s = "Tab"; break;
+    case 27: s = "Esc"; break;
+    default: break;
+    }
+    if (s)
+        snprintf(buf, (size_t)n, "%s", s);
+    else if (ch >= KEY_F(1) && ch <= KEY_F(12))
+        snprintf(buf, (size_t)n, "F%d", ch - KEY_F(0));
+    else if (ch > 32 && ch < 127)
+        snprintf(buf, (size_t)n, "%c", ch);
+    else
+        snprintf(buf, (size_t)n, "#%d", ch);
+    return buf;
+}
+
+void keys_row_names(const struct key_row *row, bool utf8, char *buf, int n)
+{
+    buf[0] = '\0';
+    for (const int *k = row->keys; *k; k++) {
+        char one[16];
+        size_t l = strlen(buf);
+        snprintf(buf + l, (size_t)n - l, "%s%s", l ? " " : "",
+                 keys_name(*k, utf8, one, sizeof one));
+    }
+}
+
+/* "<-" and "->" as arrows in UTF-8 mode. */
+static void keys_bar_text(const char *s, bool utf8, char *out, size_t n)
+{
+    size_t o = 0;
+    while (*s && o + 4 < n) {
+        if (utf8 && s[0] == '<' && s[1] == '-') {
+            memcpy(out + o, "\u2190", 3);
+            o += 3;
+            s += 2;
+        } else if (utf8 && s[0] == '-' && s[1] == '>') {
+            memcpy(out + o, "\u2192", 3);
+            o += 3;
+            s += 2;
+        } else if (utf8 && s[0] == ' ' && o > 0) {
+            s++; /* "← →" reads better as "←→" */
+        } else {
+            out[o++] = *s++;
+        }
+    }
+    out[o] = '\0';
+}
+
+static int keys_cols(const char *s)
+{
+    int w = 0;
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xC0) != 0x80)
+            w++;
+    return w;
+}
+
+/* The bar text of one row. */
+static void keys_bar_item(const struct key_row *row, bool utf8, struct bar_item *it)
+{
+    *it = (struct bar_item){.action = row->action, .label = row->bar_label};
+    if (row->bar_keys) {
+        keys_bar_text(row->bar_keys, utf8, it->keys, sizeof it->keys);
+    } else {
+        char one[16];
+        keys_name(row->keys[0], utf8, one, sizeof one);
+        snprintf(it->keys, sizeof it->keys, "%s", row->keys[0] == ' ' ? "Spc" : one);
+    }
+    it->w = keys_cols(it->keys) + 1 + keys_cols(it->label);
+}
+
+/* Help and quit must always be reachable, so they are placed first; the others follow in
+ * table order while they fit. Items are then laid out in table order. */
+static bool keys_bar_essential(enum ui_action a)
+{
+    return a == ACT_HELP || a == ACT_QUIT;
+}
+
+int keys_bar(int width, bool utf8, struct bar_item *items, int max)
+{
+    bool take[ACT_COUNT] = {false};
+    int used = -2;
+    for (int pass = 0; pass < 2; pass++)
+        for (int a = 0; a < ACT_COUNT; a++) {
+            const struct key_row *row = &key_rows[a];
+            if (!row->bar_label || take[a] || keys_bar_essential(row->action) != (pass == 0))
+                continue;
+            struct bar_item it;
+            keys_bar_item(row, utf8, &it);
+            if (used + 2 + it.w > width)
+                continue;
+            take[a] = true;
+            used += 2 + it.w;
+        }
+    int n = 0, x = 0;
+    for (int a = 0; a < ACT_COUNT && n < max; a++) {
+        if (!take[a])
+            continue;
+        keys_bar_item(&key_rows[a], utf8, &items[n]);
+        items[n].x = x;
+        x += items[n].w + 2;
+        n++;
+    }
+    return n;
+}
+
+enum ui_action keys_bar_hit(const struct bar_item *items, int n, int x)
+{
+    for (int i = 0; i < n; i++)
+        if (x >= items[i].x && x < items[i].x + items[i].w + 1)
+            return items[i].action;
+    return ACT_NONE;
+}

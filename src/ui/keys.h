@@ -1,0 +1,89 @@
+/* keys.h - the one table of actions: each row names an action, the keys bound to it, its
+ * help text and (optionally) its entry in the bottom bar. The key dispatch, the `?` help
+ * overlay and the bar are all generated from UI_KEY_TABLE, so they cannot drift apart
+ * (tig's request.h habit). Mouse clicks on the bar become the same actions. */
+#ifndef COLLVIZ_UI_KEYS_H
+#define COLLVIZ_UI_KEYS_H
+
+#include <stdbool.h>
+
+/* X(id, bar keys text or NULL, bar label or NULL, help text, key codes...).
+ * "bar keys text" is what the bar prints before the label; "<-" and "->" become arrows in
+ * UTF-8 mode; NULL means the name of the first key. Key codes are ncurses codes (KEY_*),
+ * which is why the table is expanded in keys.c, where <curses.h> is included. */
+#define UI_KEY_TABLE(X)                                                                      \
+    X(COLL_1, NULL, NULL, "broadcast", '1')                                                  \
+    X(COLL_2, NULL, NULL, "scatter", '2')                                                    \
+    X(COLL_3, NULL, NULL, "gather", '3')                                                     \
+    X(COLL_4, NULL, NULL, "reduce", '4')                                                     \
+    X(COLL_5, NULL, NULL, "all-gather", '5')                                                 \
+    X(COLL_6, NULL, NULL, "reduce-scatter", '6')                                             \
+    X(COLL_7, NULL, NULL, "all-reduce", '7')                                                 \
+    X(COLL_8, NULL, NULL, "all-to-all", '8')                                                 \
+    X(COLL_NEXT, "1-8", "coll", "next collective", '\t')                                     \
+    X(NEXT, "<- ->", "step", "next step", KEY_RIGHT, 'l', KEY_NPAGE)                         \
+    X(PREV, NULL, NULL, "previous step", KEY_LEFT, 'h', KEY_PPAGE)                           \
+    X(FIRST, NULL, NULL, "first step", KEY_HOME)                                             \
+    X(LAST, NULL, NULL, "last step", KEY_END)                                                \
+    X(PLAY, NULL, "play", "play / pause (one step a second)", ' ')                           \
+    X(ALGO, NULL, "algo", "next algorithm", 'a')                                             \
+    X(RANKS_UP, "+/-", "ranks", "more ranks", '+', '=')                                      \
+    X(RANKS_DOWN, NULL, NULL, "fewer ranks", '-', '_')                                       \
+    X(OP, NULL, "op", "next reduction op", 'o')                                              \
+    X(ROOT, NULL, "root", "next root (rooted collectives)", 'r')                             \
+    X(COUNT_UP, "c/C", "count", "more elements", 'c')                                        \
+    X(COUNT_DOWN, NULL, NULL, "fewer elements", 'C')                                         \
+    X(INIT, NULL, "input", "next input pattern", 'i')                                        \
+    X(MEASURE, NULL, "measure", "measure now", 'm')                                          \
+    X(SWEEP, NULL, "sweep", "sweep sizes (busbw vs size)", 's')                              \
+    X(CANCEL, NULL, NULL, "cancel measurement", 'x')                                         \
+    X(SIZE_DOWN, NULL, NULL, "halve measurement size", '[')                                  \
+    X(SIZE_UP, "[/]", "size", "double measurement size", ']')                                \
+    X(HELP, NULL, "help", "help on/off", '?', KEY_F(1))                                      \
+    X(CLOSE, NULL, NULL, "close help", 27)                                                   \
+    X(QUIT, NULL, "quit", "quit", 'q')
+
+enum ui_action {
+    ACT_NONE = -1,
+#define KEYS_X_ENUM(id, ...) ACT_##id,
+    UI_KEY_TABLE(KEYS_X_ENUM)
+#undef KEYS_X_ENUM
+    ACT_COUNT
+};
+
+#define KEYS_MAX_PER_ACTION 4
+
+struct key_row {
+    enum ui_action action;
+    const char *bar_keys;
+    const char *bar_label;
+    const char *help;
+    int keys[KEYS_MAX_PER_ACTION + 1]; /* 0-terminated */
+};
+
+/* The table, in UI_KEY_TABLE order (ACT_COUNT rows). */
+const struct key_row *keys_table(void);
+
+/* The action bound to ncurses key code ch, or ACT_NONE. */
+enum ui_action keys_action(int ch);
+
+/* A key's name as the help shows it: "→" / "Right", "PgDn", "Space", "Esc", "F1", "q". */
+const char *keys_name(int ch, bool utf8, char *buf, int n);
+
+/* All keys of a row joined for the help: "→ l PgDn". */
+void keys_row_names(const struct key_row *row, bool utf8, char *buf, int n);
+
+/* The bottom bar laid out in `width` columns: the rows that have a bar label, in table
+ * order, as many as fit. Each item is drawn at [x, x+w): its key text then its label. */
+struct bar_item {
+    enum ui_action action;
+    int x, w;
+    char keys[24];
+    const char *label;
+};
+int keys_bar(int width, bool utf8, struct bar_item *items, int max);
+
+/* The action under column x of the bar (a mouse click), or ACT_NONE. */
+enum ui_action keys_bar_hit(const struct bar_item *items, int n, int x);
+
+#endif

@@ -1,0 +1,186 @@
+/* scene.c - parse and format scene descriptions (see scene.h). Kept free of curses so
+ * lessons, tests and the UI share one reading of "collective=all_reduce step=end". */
+#include "scene.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/util.h"
+
+static const char *const screen_names[SCREEN_KIND_COUNT] = {
+    [SCREEN_COLLECTIVES] = "collectives",
+};
+
+const char *screen_kind_name(enum screen_kind k)
+{
+    return (unsigned)k < SCREEN_KIND_COUNT ? screen_names[k] : "?";
+}
+
+int screen_kind_parse(const char *name, enum screen_kind *out)
+{
+    for (int k = 0; k < SCREEN_KIND_COUNT; k++)
+        if (strcmp(name, screen_names[k]) == 0) {
+            *out = (enum screen_kind)k;
+            return CV_OK;
+        }
+    return CV_EINVAL;
+}
+
+void scene_default(struct scene *s)
+{
+    *s = (struct scene){
+        .screen = SCREEN_COLLECTIVES,
+        .coll = COLL_ALL_REDUCE,
+        .algo = ALGO_RING,
+        .op = OP_SUM,
+        .nranks = 4,
+        .count = 0,
+        .root = 0,
+        .init = INIT_LECTURE,
+        .seed = 1,
+        .step = 0,
+    };
+}
+
+size_t scene_count(const struct scene *s)
+{
+    return s->count ? s->count : coll_default_count(s->coll, s->nranks);
+}
+
+int scene_check(const struct scene *s, char *err, size_t errlen)
+{
+    if (s->nranks < 1 || s->nranks > CV_MAX_RANKS)
+        return cv_err(err, errlen, CV_EINVAL, "ranks %d out of range (1..%d)", s->nranks,
+                      CV_MAX_RANKS);
+    if (s->count > SCENE_MAX_COUNT)
+        return cv_err(err, errlen, CV_EINVAL, "count %zu too large to show (1..%d)", s->count,
+                      SCENE_MAX_COUNT);
+    if (coll_is_rooted(s->coll) && (s->root < 0 || s->root >= s->nranks))
+        return cv_err(err, errlen, CV_EINVAL, "root %d out of range (0..%d)", s->root,
+                      s->nranks - 1);
+    if (!algo_supported(s->coll, s->algo)) {
+        char have[64] = "";
+        for (int a = 0; a < ALGO_COUNT; a++)
+            if (algo_supported(s->coll, (enum algo)a)) {
+                size_t l = strlen(have);
+                snprintf(have + l, sizeof have - l, "%s%s", l ? ", " : "",
+                         algo_name((enum algo)a));
+            }
+        return cv_err(err, errlen, CV_EUNSUPPORTED, "algorithm %s does not exist for %s (%s)",
+                      algo_name(s->algo), coll_title(s->coll), have);
+    }
+    if (s->step < SCENE_STEP_END)
+        return cv_err(err, errlen, CV_EINVAL, "step %ld out of range", s->step);
+    return CV_OK;
+}
+
+/* One "key=value" word applied to *s. */
+static int scene_apply(struct scene *s, const char *key, const char *val, char *err,
+                       size_t errlen)
+{
+    long l;
+    if (strcmp(key, "screen") == 0) {
+        if (screen_kind_parse(val, &s->screen) != CV_OK)
+            return cv_err(err, errlen, CV_EINVAL, "scene: unknown screen '%s'", val);
+    } else if (strcmp(key, "collective") == 0 || strcmp(key, "coll") == 0) {
+        if (coll_parse(val, &s->coll) != CV_OK)
+            return cv_err(err, errlen, CV_EINVAL, "scene: unknown collective '%s'", val);
+    } else if (strcmp(key, "algo") == 0) {
+        if (algo_parse(val, &s->algo) != CV_OK)
+            return cv_err(err, errlen, CV_EINVAL, "scene: unknown algorithm '%s'", val);
+    } else if (strcmp(key, "op") == 0) {
+        if (redop_parse(val, &s->op) != CV_OK)
+            return cv_err(err, errlen, CV_EINVAL, "scene: unknown op '%s'", val);
+    } else if (strcmp(key, "ranks") == 0) {
+        if (parse_long(val, 1, CV_MAX_RANKS, &l) != CV_OK)
+            return cv_err(err, errlen, CV_EINVAL, "scene: bad ranks '%s' (1..%d)", val,
+                          CV_MAX_RANKS);
+        s->nranks = (int)l;
+    } else if (strcmp(key, "count") == 0) {
+        if (strcmp(val, "auto") == 0)
+            s->count = 0;
+        else if (parse_long(val, 1, SCENE_MAX_COUNT, &l) == CV_OK)
+            s->count = (size_t)l;
+        else
+            return cv_err(err, errlen, CV_EINVAL, "scene: bad count '%s' (1..%d or auto)", val,
+                          SCENE_MAX_COUNT);
+    } else if (strcmp(key, "root") == 0) {
+        if (parse_long(val, 0, CV_MAX_RANKS - 1, &l) != CV_OK)
+            return cv_err(err, errlen, CV_EINVAL, "scene: bad root '%s'", val);
+        s->root = (int)l;
+    } else if (strcmp(key, "init") == 0) {
+        if (init_parse(val, &s->init) != CV_OK)
+            return cv_err(err, errlen, CV_EINVAL, "scene: unknown init '%s'", val);
+    } else if (strcmp(key, "seed") == 0) {
+        if (parse_u64(val, &s->seed) != CV_OK)
+            return cv_err(err, errlen, CV_EINVAL, "scene: bad seed '%s'", val);
+    } else if (strcmp(key, "step") == 0) {
+        if (strcmp(val, "end") == 0)
+            s->step = SCENE_STEP_END;
+        else if (parse_long(val, 0, 1L << 20, &l) == CV_OK)
+            s->step = l;
+        else
+            return cv_err(err, errlen, CV_EINVAL, "scene: bad step '%s' (a number or end)",
+                          val);
+    } else {
+        return cv_err(err, errlen, CV_EINVAL, "scene: unknown key '%s'", key);
+    }
+    return CV_OK;
+}
+
+int scene_parse(struct scene *s, const char *text, char *err, size_t errlen)
+{
+    struct scene t = *s;
+    const char *p = text;
+    bool algo_set = false;
+    for (;;) {
+        p += strspn(p, " \t\n");
+        if (!*p)
+            break;
+        size_t len = strcspn(p, " \t\n");
+        char word[128];
+        if (len >= sizeof word)
+            return cv_err(err, errlen, CV_EINVAL, "scene: word too long '%.20s...'", p);
+        memcpy(word, p, len);
+        word[len] = '\0';
+        p += len;
+        char *eq = strchr(word, '=');
+        if (!eq || eq == word || !eq[1])
+            return cv_err(err, errlen, CV_EINVAL, "scene: expected key=value, got '%s'", word);
+        *eq = '\0';
+        int rc = scene_apply(&t, word, eq + 1, err, errlen);
+        if (rc != CV_OK)
+            return rc;
+        if (strcmp(word, "algo") == 0)
+            algo_set = true;
+    }
+    /* "collective=all_to_all" alone means its default algorithm, not an error about the
+     * algorithm the previous scene happened to use. */
+    if (!algo_set && !algo_supported(t.coll, t.algo))
+        t.algo = coll_default_algo(t.coll);
+    int rc = scene_check(&t, err, errlen);
+    if (rc != CV_OK)
+        return rc;
+    *s = t;
+    return CV_OK;
+}
+
+void scene_format(const struct scene *s, char *buf, size_t n)
+{
+    char count[24], step[24];
+    if (s->count)
+        snprintf(count, sizeof count, "%zu", s->count);
+    else
+        snprintf(count, sizeof count, "auto");
+    if (s->step == SCENE_STEP_END)
+        snprintf(step, sizeof step, "end");
+    else
+        snprintf(step, sizeof step, "%ld", s->step);
+    snprintf(buf, n,
+             "screen=%s collective=%s algo=%s op=%s ranks=%d count=%s root=%d init=%s "
+             "seed=%llu step=%s",
+             screen_kind_name(s->screen), coll_name(s->coll), algo_name(s->algo),
+             redop_name(s->op), s->nranks, count, s->root, init_name(s->init),
+             (unsigned long long)s->seed, step);
+}

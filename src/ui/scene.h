@@ -1,0 +1,60 @@
+/* scene.h - everything a screen shows, as plain data: which screen, which collective and
+ * algorithm, the world size, the display-scale inputs and the step. The UI's state is a scene
+ * plus data derived from it (plan and trace, rebuilt when the scene changes), so a lesson can
+ * set any screen from a small text description:
+ *
+ *     collective=all_reduce algo=ring ranks=4 step=end
+ *
+ * scene_parse applies such a description on top of a scene; scene_format writes one back. */
+#ifndef COLLVIZ_UI_SCENE_H
+#define COLLVIZ_UI_SCENE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/coll.h"
+#include "../core/init.h"
+
+enum screen_kind { SCREEN_COLLECTIVES, SCREEN_KIND_COUNT };
+
+#define SCENE_STEP_END (-1) /* "step=end": the last step of the plan */
+
+struct scene {
+    enum screen_kind screen;
+    enum coll coll;
+    enum algo algo;
+    enum redop op;
+    int nranks;        /* 1..CV_MAX_RANKS */
+    size_t count;      /* NCCL API count; 0 = the lecture's default for coll and nranks */
+    int root;          /* rooted collectives; 0..nranks-1 */
+    enum init_kind init;
+    uint64_t seed;     /* INIT_RANDOM */
+    long step;         /* 0..nsteps, or SCENE_STEP_END */
+};
+
+/* The lecture's opening scene: all-reduce, ring, 4 ranks, sum, lecture inputs, step 0. */
+void scene_default(struct scene *s);
+
+const char *screen_kind_name(enum screen_kind k); /* "collectives" */
+int screen_kind_parse(const char *name, enum screen_kind *out);
+
+/* Apply "key=value key=value ..." to *s. Keys: screen, collective (or coll), algo, op, ranks,
+ * count (a number or "auto"), root, init, seed, step (a number or "end"). A collective
+ * given without an algorithm that it lacks gets its default algorithm. On error *s is
+ * unchanged and err names the bad word: "scene: ..." for a word that does not parse, the
+ * scene_check message for a combination that does not hold. */
+int scene_parse(struct scene *s, const char *text, char *err, size_t errlen);
+
+/* Check the combination: algorithm supported by the collective, root < ranks, count >= 0 and
+ * small enough to show. CV_OK, or CV_EINVAL / CV_EUNSUPPORTED with a message. */
+int scene_check(const struct scene *s, char *err, size_t errlen);
+
+/* Write every field as "key=value" words; scene_parse of the result gives back *s. */
+void scene_format(const struct scene *s, char *buf, size_t n);
+
+/* The count the screen uses: s->count, or the lecture's default when 0. */
+size_t scene_count(const struct scene *s);
+
+#define SCENE_MAX_COUNT 64 /* display scale: every number must stay readable */
+
+#endif

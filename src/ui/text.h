@@ -1,0 +1,35 @@
+/* text.h - small text helpers for the screens, with no curses in them so they can be unit
+ * tested: display width of UTF-8 text (every glyph collviz draws is one column wide), fitting
+ * text into a width, word wrapping, and the compact number format used inside rank boxes. */
+#ifndef COLLVIZ_UI_TEXT_H
+#define COLLVIZ_UI_TEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Columns the UTF-8 string takes (one per code point). */
+int text_width(const char *s);
+
+/* Copy at most `width` columns of src into dst (size n). When src is longer, the last
+ * column becomes an ellipsis ("…" in UTF-8 mode, "~" otherwise). Returns the columns used. */
+int text_fit(char *dst, size_t n, const char *src, int width, bool utf8);
+
+/* Byte offset of the first `cols` columns of s (stops at the end of s). */
+size_t text_prefix_bytes(const char *s, int cols);
+
+/* Word-wrap src to `width` columns. Writes at most max_lines lines, each NUL-terminated, into
+ * lines[i] (each of size line_size); a last line that cannot hold the rest ends in an
+ * ellipsis. Returns the number of lines the whole text needs (may exceed max_lines; pass
+ * max_lines 0 to count only). */
+int text_wrap(const char *src, int width, char lines[][256], int max_lines, bool utf8);
+
+/* A value as a student reads it: integers without decimals ("14", "-3"), others "%.3g". */
+void text_value(char *buf, size_t n, float v);
+
+/* Time in microseconds as "812 us", "12.3 ms", "1.23 s". */
+void text_time_us(char *buf, size_t n, double us);
+
+/* A bandwidth in GB/s (1e9 B/s) with three significant digits: "8.18", "0.0412", "412". */
+void text_gbps(char *buf, size_t n, double gbps);
+
+#endif

@@ -1,0 +1,421 @@
+/* ui.c - the interactive program: options, the terminal's lifetime, and the event loop.
+ *
+ * Only this thread calls curses. It sleeps in ppoll() on the keyboard and the worker's wake
+ * pipe, with a timeout only while something is timed (play, a running measurement's clock),
+ * so an idle screen costs no CPU. Signal handlers only set a flag. SIGINT, SIGTERM, SIGHUP
+ * and SIGWINCH are blocked everywhere except inside that ppoll (which unblocks them
+ * atomically), so a signal can never slip in between checking the flag and going to sleep;
+ * the worker and the backend's rank threads inherit the blocked mask. The loop then
+ * restores the terminal and lets the signal take its usual effect. SIGWINCH runs ncurses'
+ * own handler and arrives as KEY_RESIZE. */
+#include "ui.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <getopt.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <poll.h>
+#include <time.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../backend/backend.h"
+#include "../core/util.h"
+#include "app.h"
+
+static volatile sig_atomic_t ui_signal;
+static bool ui_curses_on;
+
+static void ui_on_signal(int sig)
+{
+    ui_signal = sig;
+}
+
+/* The one fatal path (util_fatal) ends curses mode first so its message is readable. */
+static void ui_fatal_hook(void)
+{
+    if (ui_curses_on) {
+        endwin();
+        ui_curses_on = false;
+    }
+}
+
+static void ui_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: collviz [options]   (the interactive visualizer)\n"
+            "  --ranks N            world size shown, 1..%d (default 4)\n"
+            "  --backend NAME       auto, cpu or nccl (default auto)\n"
+            "  --size BYTES         measurement size, K/M/G suffixes (default 64M)\n"
+            "  --collective NAME    start on this collective (default all_reduce)\n"
+            "  --algo ALGO          ring, tree or direct\n"
+            "  --op OP              sum, prod, min, max, avg\n"
+            "  --root R             root rank of broadcast, scatter, gather, reduce\n"
+            "  --count N            display-scale count (default: the lecture's)\n"
+            "  --init KIND          lecture, seq, rank or random\n"
+            "  --step K             start at step K (a number or end)\n"
+            "  --scene TEXT         a scene, e.g. \"collective=all_to_all step=2\"\n"
+            "  --no-measure         measure only on m / s, not on every scene change\n"
+            "  --no-color           monochrome (also when NO_COLOR is set)\n"
+            "  --ascii              ASCII drawing characters\n"
+            "  -h, --help           this text\n"
+            "Keys: press ? inside for the list.\n",
+            CV_MAX_RANKS);
+}
+
+struct ui_opts {
+    const char *backend;
+    size_t size;
+    bool no_color, ascii, no_measure;
+};
+
+/* Parse options into the scene and opts. Returns -1 to go on, else an exit status.
+ * Scene options become scene words ("--ranks 8" is "ranks=8"), applied in order with any
+ * --scene text, and the combination is checked once at the end, so option order does not
+ * matter ("--root 5 --ranks 8" is fine). */
+static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
+{
+    enum { O_RANKS = 256, O_BACKEND, O_SIZE, O_NOCOLOR, O_ASCII, O_COLL, O_ALGO, O_STEP,
+           O_SCENE, O_OP, O_ROOT, O_COUNT, O_INIT, O_NOMEASURE };
+    static const struct option longopts[] = {
+        {"ranks", required_argument, NULL, O_RANKS},
+        {"backend", required_argument, NULL, O_BACKEND},
+        {"size", required_argument, NULL, O_SIZE},
+        {"no-color", no_argument, NULL, O_NOCOLOR},
+        {"no-colour", no_argument, NULL, O_NOCOLOR},
+        {"ascii", no_argument, NULL, O_ASCII},
+        {"collective", required_argument, NULL, O_COLL},
+        {"algo", required_argument, NULL, O_ALGO},
+        {"step", required_argument, NULL, O_STEP},
+        {"scene", required_argument, NULL, O_SCENE},
+        {"op", required_argument, NULL, O_OP},
+        {"root", required_argument, NULL, O_ROOT},
+        {"count", required_argument, NULL, O_COUNT},
+        {"init", required_argument, NULL, O_INIT},
+        {"no-measure", no_argument, NULL, O_NOMEASURE},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    char words[2048] = "";
+    char err[240];
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        const char *key = NULL;
+        switch (c) {
+        case 'h': ui_usage(stdout); return 0;
+        case O_RANKS: key = "ranks"; break;
+        case O_COLL: key = "collective"; break;
+        case O_ALGO: key = "algo"; break;
+        case O_STEP: key = "step"; break;
+        case O_OP: key = "op"; break;
+        case O_ROOT: key = "root"; break;
+        case O_COUNT: key = "count"; break;
+        case O_INIT: key = "init"; break;
+        case O_SCENE: key = "scene"; break;
+        case O_BACKEND: {
+            bool ok = strcmp(optarg, "auto") == 0 || strcmp(optarg, "nccl") == 0;
+            for (const char *const *n = backend_names(); *n && !ok; n++)
+                ok = strcmp(optarg, *n) == 0;
+            if (!ok) {
+                fprintf(stderr, "collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
+                        optarg);
+                return 2;
+            }
+            o->backend = optarg;
+            break;
+        }
+        case O_SIZE:
+            if (parse_size(optarg, &o->size) != CV_OK || o->size < 4) {
+                fprintf(stderr, "collviz: --size: bad size '%s' (bytes >= 4, K/M/G suffix)\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case O_NOCOLOR: o->no_color = true; break;
+        case O_ASCII: o->ascii = true; break;
+        case O_NOMEASURE: o->no_measure = true; break;
+        case ':':
+            fprintf(stderr, "collviz: option '%s' needs a value\n", argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "collviz: unknown option '%s' (try --help)\n", argv[optind - 1]);
+            return 2;
+        }
+        if (!key)
+            continue;
+        char one[600];
+        if (strcmp(key, "scene") == 0)
+            snprintf(one, sizeof one, "%s", optarg);
+        else if (strchr(optarg, ' ') || strchr(optarg, '=')) {
+            fprintf(stderr, "collviz: --%s: bad value '%s'\n", key, optarg);
+            return 2;
+        } else
+            snprintf(one, sizeof one, "%s=%s", key, optarg);
+        /* Words that do not parse are reported against their option right away. */
+        struct scene scratch;
+        scene_default(&scratch);
+        if (scene_parse(&scratch, one, err, sizeof err) != CV_OK &&
+            strncmp(err, "scene: ", 7) == 0) {
+            fprintf(stderr, "collviz: --%s: %s\n", key, err + 7);
+            return 2;
+        }
+        if (strlen(words) + strlen(one) + 2 >= sizeof words) {
+            fprintf(stderr, "collviz: --%s: too many scene words\n", key);
+            return 2;
+        }
+        strcat(words, " ");
+        strcat(words, one);
+    }
+    if (optind < argc) {
+        fprintf(stderr, "collviz: unexpected argument '%s' (try --help)\n", argv[optind]);
+        return 2;
+    }
+    if (scene_parse(sc, words, err, sizeof err) != CV_OK) {
+        fprintf(stderr, "collviz: %s\n", strncmp(err, "scene: ", 7) == 0 ? err + 7 : err);
+        return 2;
+    }
+    return -1;
+}
+
+/* Open the backend and start the worker, with the UI's signals blocked so every thread
+ * created here inherits a mask that leaves them to the main thread. */
+static int ui_open_backend(struct app *a, const char *name)
+{
+    char err[200] = "", why[200] = "";
+    struct backend *b = NULL;
+    int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
+    if (rc != CV_OK && strcmp(name, "nccl") == 0) {
+        const char *reason = err;
+        if (strncmp(reason, "nccl: ", 6) == 0)
+            reason += 6;
+        if (strncmp(reason, "unavailable - ", 14) == 0)
+            reason += 14;
+        fprintf(stderr, "collviz: --backend nccl: unavailable - %s\n", reason);
+        return 2;
+    }
+    if (rc != CV_OK && strcmp(name, "auto") == 0) {
+        snprintf(why, sizeof why, "%s", err);
+        rc = backend_open("cpu", &b, err, sizeof err, NULL, 0);
+    }
+    if (why[0])
+        snprintf(a->backend_note, sizeof a->backend_note, "%s; using cpu", why);
+    if (rc != CV_OK) {
+        snprintf(a->backend_note, sizeof a->backend_note, "no backend: %s (animation only)",
+                 err);
+        return -1;
+    }
+    snprintf(a->backend_name, sizeof a->backend_name, "%s", b->ops->name);
+    a->max_ranks = b->ops->max_ranks(b);
+    a->w = worker_start(b, err, sizeof err);
+    if (!a->w) {
+        backend_close(b);
+        a->max_ranks = 0;
+        snprintf(a->backend_note, sizeof a->backend_note, "no worker: %s (animation only)",
+                 err);
+    }
+    return -1;
+}
+
+static bool ui_start_curses(struct app *a, bool want_color)
+{
+    SCREEN *scr = newterm(NULL, stdout, stdin);
+    if (!scr)
+        return false;
+    set_term(scr);
+    ui_curses_on = true;
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    set_escdelay(50);
+    curs_set(0);
+    mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
+    mouseinterval(0);
+    theme_init(&a->th, want_color);
+    a->color = a->th.color;
+    return true;
+}
+
+static void ui_handle_key(struct app *a, int ch, bool *quit)
+{
+    if (ch == KEY_RESIZE) {
+        clearok(stdscr, TRUE);
+        return;
+    }
+    enum ui_action act;
+    if (ch == KEY_MOUSE) {
+        MEVENT ev;
+        if (getmouse(&ev) != OK || a->lay.mode == LAYOUT_TOO_SMALL || ev.y != a->lay.bar.y)
+            return;
+        act = keys_bar_hit(a->bar, a->nbar, ev.x - a->lay.bar.x);
+    } else {
+        act = keys_action(ch);
+    }
+    if (act == ACT_NONE)
+        return;
+    a->msg[0] = '\0';
+    if (a->help && act != ACT_HELP && act != ACT_CLOSE && act != ACT_QUIT)
+        return; /* the help overlay takes no other actions: Esc or ? closes it */
+    if (!app_do(a, act, now_s()))
+        *quit = true;
+}
+
+/* Stop the worker after the terminal is restored. A backend checks the cancel flag only
+ * between iterations, and one iteration at GiB sizes on a small machine can take many
+ * seconds; quitting must not wait for that. Returns false when the worker was still busy
+ * after UI_STOP_WAIT_S: the caller then ends the process without joining it. */
+#define UI_STOP_WAIT_S 3.0
+static bool ui_stop_worker(struct app *a)
+{
+    if (!a->w)
+        return true;
+    worker_cancel(a->w);
+    double until = now_s() + UI_STOP_WAIT_S;
+    while (worker_busy(a->w) && now_s() < until) {
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    if (worker_busy(a->w))
+        return false;
+    worker_stop(a->w);
+    a->w = NULL;
+    return true;
+}
+
+static void ui_loop(struct app *a, const sigset_t *waitmask)
+{
+    bool quit = false, dirty = true;
+    while (!quit && !ui_signal) {
+        if (dirty) {
+            draw_screen(a);
+            dirty = false;
+        }
+        int timeout = app_timeout_ms(a, now_s());
+        struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
+                                {.fd = a->w ? worker_fd(a->w) : -1, .events = POLLIN}};
+        struct timespec ts = {timeout / 1000, (long)(timeout % 1000) * 1000000L};
+        int rc = ppoll(fds, a->w ? 2 : 1, timeout >= 0 ? &ts : NULL, waitmask);
+        if (rc < 0 && errno != EINTR)
+            break;
+        if (ui_signal)
+            break;
+        if (rc < 0 || (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+            int ch;
+            while (!quit && (ch = getch()) != ERR) {
+                ui_handle_key(a, ch, &quit);
+                dirty = true;
+            }
+            if (fds[0].revents & (POLLHUP | POLLERR) && !(fds[0].revents & POLLIN))
+                break; /* the terminal went away */
+        }
+        if (a->w) {
+            struct result r;
+            while (worker_poll(a->w, &r))
+                if (meas_apply(&a->m, &r))
+                    dirty = true;
+        }
+        if (app_tick(a, now_s()))
+            dirty = true;
+        if (rc == 0)
+            dirty = true; /* a timed refresh: the running job's clock */
+    }
+}
+
+int ui_main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    struct app *a = xcalloc(1, sizeof *a);
+    app_init(a);
+    struct ui_opts o = {.backend = "auto", .size = (size_t)64 << 20};
+    int rc = ui_parse(argc, argv, &a->sc, &o);
+    if (rc >= 0) {
+        app_free(a);
+        free(a);
+        return rc;
+    }
+    a->meas_bytes = o.size;
+    a->auto_measure = !o.no_measure;
+    const char *nc = getenv("NO_COLOR");
+    bool want_color = !o.no_color && !(nc && nc[0]);
+    a->utf8 = !o.ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    a->g = glyphs_get(a->utf8);
+
+    /* Blocked from here on (threads started below inherit it); waitmask is what ppoll
+     * waits with. */
+    sigset_t block, waitmask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGWINCH);
+    pthread_sigmask(SIG_BLOCK, &block, &waitmask);
+    sigdelset(&waitmask, SIGINT);
+    sigdelset(&waitmask, SIGTERM);
+    sigdelset(&waitmask, SIGHUP);
+    sigdelset(&waitmask, SIGWINCH);
+    rc = ui_open_backend(a, o.backend);
+    if (rc >= 0) {
+        pthread_sigmask(SIG_UNBLOCK, &block, NULL);
+        app_free(a);
+        free(a);
+        return rc;
+    }
+
+    util_set_fatal_hook(ui_fatal_hook);
+    if (!ui_start_curses(a, want_color)) {
+        fprintf(stderr, "collviz: cannot start the terminal UI (TERM=%s)\n",
+                getenv("TERM") ? getenv("TERM") : "unset");
+        if (a->w)
+            worker_stop(a->w);
+        pthread_sigmask(SIG_UNBLOCK, &block, NULL);
+        app_free(a);
+        free(a);
+        return 1;
+    }
+    struct sigaction sa = {.sa_handler = ui_on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+
+    app_rebuild(a);
+    app_backend_text(a);
+    if (a->w)
+        app_post_jobs(a, true);
+    ui_loop(a, &waitmask);
+
+    endwin();
+    ui_curses_on = false;
+    util_set_fatal_hook(NULL);
+    int sig = ui_signal;
+    if (!ui_stop_worker(a)) {
+        /* A collective is still running in the worker: end the process without joining
+         * it (and without atexit handlers racing with it). The terminal is already back. */
+        fflush(NULL);
+        if (sig) {
+            signal(sig, SIG_DFL);
+            pthread_sigmask(SIG_UNBLOCK, &block, NULL);
+            raise(sig);
+        }
+        _exit(0);
+    }
+    app_free(a);
+    free(a);
+    if (sig) {
+        /* Terminal restored: now die of the signal as the shell expects (status 128+sig). */
+        signal(sig, SIG_DFL);
+        pthread_sigmask(SIG_UNBLOCK, &block, NULL);
+        raise(sig);
+        return 128 + sig;
+    }
+    pthread_sigmask(SIG_UNBLOCK, &block, NULL);
+    return 0;
+}

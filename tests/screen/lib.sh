@@ -1,0 +1,95 @@
+# lib.sh - helpers for the screen tests (sourced, not run): start the real binary in a
+# detached tmux session of a fixed size on a private server (-L, one per test), send keys,
+# capture the pane, and wait for text with a deadline instead of sleeping blindly.
+#
+# usage in a test:  . "$(dirname "$0")/lib.sh" "$1";  tm_start 120 40 "--backend cpu"
+set -u
+if [ $# -lt 1 ] || [ ! -x "$1" ]; then
+    echo "usage: $0 path/to/collviz" >&2
+    exit 2
+fi
+BIN=$(readlink -f "$1")
+TEST=$(basename "$0" .sh)
+SOCK_BASE="collviz-$TEST-$$"
+SOCK_N=0
+SOCK="$SOCK_BASE-0"
+if ! command -v tmux >/dev/null; then
+    echo "FAIL: tmux is not installed"
+    exit 1
+fi
+
+tm() { tmux -L "$SOCK" "$@"; }
+# Kill a server and remove its socket file (kill-server can leave it behind).
+tm_kill() {
+    tmux -L "$1" kill-server 2>/dev/null || true
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1"
+}
+# Ends the current session's server; the next tm_start uses a fresh server name, so it
+# never races with a server that is still shutting down.
+tm_cleanup() {
+    tm_kill "$SOCK"
+    SOCK_N=$((SOCK_N + 1))
+    SOCK="$SOCK_BASE-$SOCK_N"
+}
+tm_cleanup_all() {
+    local i
+    for i in $(seq 0 "$SOCK_N"); do tm_kill "$SOCK_BASE-$i"; done
+}
+trap tm_cleanup_all EXIT
+
+# tm_start COLS ROWS "ARGS" [ENV...]: the program runs under sh; when it exits the pane
+# prints EXITED:<status> and the terminal modes that matter (icanon, echo), then idles.
+tm_start() {
+    local cols=$1 rows=$2 args=$3
+    shift 3
+    local envs="LANG=C.UTF-8 LC_ALL=C.UTF-8 $*"
+    tm -f /dev/null new-session -d -x "$cols" -y "$rows" -s main \
+        "env -u NO_COLOR $envs $BIN $args; echo EXITED:\$?; stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo)\$' | tr '\n' ' '; echo; sleep 600"
+    tm set-option -t main status off >/dev/null
+}
+
+tm_keys() { tm send-keys -t main "$@"; }
+tm_screen() { tm capture-pane -p -t main; }
+tm_screen_ansi() { tm capture-pane -p -e -t main; }
+# The screen with runs of spaces squeezed to one, for matching rows of numbers.
+tm_squeezed() { tm_screen | tr -s ' '; }
+
+# tm_wait TEXT [SECONDS]: until the screen contains TEXT (fixed string).
+tm_wait() {
+    local text=$1 secs=${2:-10}
+    local end=$(($(date +%s) + secs))
+    while [ "$(date +%s)" -le "$end" ]; do
+        tm_screen | grep -qF -- "$text" && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# tm_wait_gone TEXT [SECONDS]: until the screen no longer contains TEXT.
+tm_wait_gone() {
+    local text=$1 secs=${2:-10}
+    local end=$(($(date +%s) + secs))
+    while [ "$(date +%s)" -le "$end" ]; do
+        tm_screen | grep -qF -- "$text" || return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# The pid of collviz itself (the pane's shell is its parent).
+tm_pid() {
+    local sh
+    sh=$(tm display-message -p -t main '#{pane_pid}')
+    pgrep -P "$sh" | head -n 1
+}
+
+fail() {
+    echo "FAIL ($TEST): $*"
+    echo "---- screen ----"
+    tm_screen 2>/dev/null || true
+    echo "----------------"
+    exit 1
+}
+
+# Count the occurrences of a fixed string in the squeezed screen.
+tm_count() { tm_squeezed | grep -oF -- "$1" | wc -l; }

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# screenshots.sh - `make screenshots`: drive the real program in tmux at a fixed size,
+# capture each screen with its colours (capture-pane -e) and render it to PNG with
+# render_png.py (python3-pyte + python3-pil, DejaVu Sans Mono). Screenshots made this way
+# never go stale: they are whatever the program draws today.
+#
+# usage: bash tests/screen/screenshots.sh path/to/collviz OUTDIR
+set -u
+if [ $# -ne 2 ] || [ ! -x "$1" ]; then
+    echo "usage: $0 path/to/collviz OUTDIR" >&2
+    exit 2
+fi
+BIN=$(readlink -f "$1")
+OUT=$2
+HERE=$(cd "$(dirname "$0")" && pwd)
+COLS=120
+ROWS=36
+FONT=/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
+
+# A python3 that has pyte and PIL (Debian's packages live under /usr/bin/python3 even when
+# another python3 comes first in PATH); install the Debian packages when none has them.
+find_python() {
+    local py
+    for py in python3 /usr/bin/python3; do
+        if command -v "$py" >/dev/null && "$py" -c 'import pyte, PIL' 2>/dev/null; then
+            echo "$py"
+            return 0
+        fi
+    done
+    return 1
+}
+apt_install() {
+    local sudo=
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    echo "screenshots: installing $* with apt-get" >&2
+    $sudo apt-get install -y "$@" >&2
+}
+command -v tmux >/dev/null || apt_install tmux
+PY=$(find_python) || { apt_install python3-pyte python3-pil && PY=$(find_python); } || {
+    echo "screenshots: need python3 with pyte and PIL (python3-pyte, python3-pil)" >&2
+    exit 1
+}
+[ -f "$FONT" ] || apt_install fonts-dejavu-core
+[ -f "$FONT" ] || { echo "screenshots: no $FONT (fonts-dejavu-core)" >&2; exit 1; }
+
+mkdir -p "$OUT"
+SOCK="collviz-shots-$$"
+tm() { tmux -L "$SOCK" "$@"; }
+# Kill the current server and remove its socket file (kill-server can leave it behind).
+tm_kill() {
+    tmux -L "$SOCK" kill-server 2>/dev/null || true
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
+}
+trap tm_kill EXIT
+
+wait_for() { # TEXT SECONDS
+    local end=$(($(date +%s) + $2))
+    while [ "$(date +%s)" -le "$end" ]; do
+        tm capture-pane -p -t shot | grep -qF -- "$1" && return 0
+        sleep 0.2
+    done
+    echo "screenshots: '$1' did not appear within $2 s" >&2
+    return 1
+}
+
+# shot NAME "ARGS" "WAIT-FOR TEXT" [KEYS [TEXT AFTER KEYS [SECONDS]]]
+shot() {
+    local name=$1 args=$2 ready=$3 keys=${4:-} after=${5:-} secs=${6:-30}
+    tm_kill
+    SOCK="collviz-shots-$$-$name"
+    tm -f /dev/null new-session -d -x $COLS -y $ROWS -s shot \
+        "env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 $BIN --backend cpu $args; sleep 600"
+    tm set-option -t shot status off >/dev/null
+    wait_for "$ready" 60 || return 1
+    if [ -n "$keys" ]; then
+        local k
+        for k in $keys; do tm send-keys -t shot "$k"; done
+        [ -n "$after" ] && { wait_for "$after" "$secs" || return 1; }
+    fi
+    sleep 0.5
+    tm capture-pane -p -e -N -t shot >"$OUT/$name.ans"
+    "$PY" "$HERE/render_png.py" "$OUT/$name.ans" "$OUT/$name.png" $COLS $ROWS || return 1
+    rm -f "$OUT/$name.ans"
+    tm send-keys -t shot q
+    echo "screenshots: $OUT/$name.png"
+}
+
+fail=0
+shot allreduce_ring_step3 "--collective all_reduce --step 3" "measured on cpu:" || fail=1
+# The plot's title replaces the "sweeping i/n" line once the last size is in.
+shot allreduce_end_measured "--collective all_reduce --step end" "measured on cpu:" s \
+    "busbw GB/s vs size" 180 || fail=1
+shot alltoall "--collective all_to_all --step 2" "measured on cpu:" || fail=1
+shot broadcast_tree "--collective broadcast --algo tree --step 1" "measured on cpu:" || fail=1
+shot help "--collective all_reduce --step 3" "measured on cpu:" "?" "help: keys" || fail=1
+exit $fail

@@ -1,0 +1,120 @@
+/* test_keys.c - the one key table: every action reachable, no key bound twice, the keys
+ * the lecture's order depends on (1-8), and the bottom bar generated from the same table
+ * (help and quit always on it, items inside the width, clicks mapping back to actions). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <curses.h>
+#include <string.h>
+
+#include "core/coll.h"
+#include "ui/keys.h"
+
+static void test_every_action_has_keys_and_help(void **state)
+{
+    (void)state;
+    const struct key_row *t = keys_table();
+    for (int a = 0; a < ACT_COUNT; a++) {
+        assert_int_equal(t[a].action, a);
+        assert_true(t[a].keys[0] != 0);
+        assert_non_null(t[a].help);
+        assert_true(strlen(t[a].help) > 3);
+        for (const int *k = t[a].keys; *k; k++)
+            assert_int_equal(keys_action(*k), a); /* so also: no key is bound twice */
+    }
+}
+
+static void test_bindings(void **state)
+{
+    (void)state;
+    static const struct {
+        int key;
+        enum ui_action act;
+    } want[] = {
+        {'1', ACT_COLL_1},     {'7', ACT_COLL_7},   {'8', ACT_COLL_8},
+        {KEY_RIGHT, ACT_NEXT}, {'l', ACT_NEXT},     {KEY_NPAGE, ACT_NEXT},
+        {KEY_LEFT, ACT_PREV},  {'h', ACT_PREV},     {KEY_PPAGE, ACT_PREV},
+        {KEY_HOME, ACT_FIRST}, {KEY_END, ACT_LAST}, {' ', ACT_PLAY},
+        {'a', ACT_ALGO},       {'+', ACT_RANKS_UP}, {'-', ACT_RANKS_DOWN},
+        {'o', ACT_OP},         {'r', ACT_ROOT},     {'c', ACT_COUNT_UP},
+        {'C', ACT_COUNT_DOWN}, {'i', ACT_INIT},     {'m', ACT_MEASURE},
+        {'s', ACT_SWEEP},      {'x', ACT_CANCEL},   {'[', ACT_SIZE_DOWN},
+        {']', ACT_SIZE_UP},    {'?', ACT_HELP},     {27, ACT_CLOSE},
+        {'q', ACT_QUIT},       {'Z', ACT_NONE},     {0, ACT_NONE},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        assert_int_equal(keys_action(want[i].key), want[i].act);
+}
+
+/* 1-8 follow the lecture's order, which is enum coll's order; the help says which. */
+static void test_collective_keys_in_lecture_order(void **state)
+{
+    (void)state;
+    const struct key_row *t = keys_table();
+    for (int c = 0; c < COLL_COUNT; c++) {
+        assert_int_equal(t[ACT_COLL_1 + c].keys[0], '1' + c);
+        assert_string_equal(t[ACT_COLL_1 + c].help, coll_title((enum coll)c));
+    }
+}
+
+static void test_names(void **state)
+{
+    (void)state;
+    char b[16], names[64];
+    assert_string_equal(keys_name(KEY_RIGHT, true, b, sizeof b), "\u2192");
+    assert_string_equal(keys_name(KEY_RIGHT, false, b, sizeof b), "Right");
+    assert_string_equal(keys_name(KEY_NPAGE, true, b, sizeof b), "PgDn");
+    assert_string_equal(keys_name(' ', true, b, sizeof b), "Space");
+    assert_string_equal(keys_name(KEY_F(1), true, b, sizeof b), "F1");
+    assert_string_equal(keys_name('q', true, b, sizeof b), "q");
+    keys_row_names(&keys_table()[ACT_NEXT], false, names, sizeof names);
+    assert_string_equal(names, "Right l PgDn");
+}
+
+static void test_bar(void **state)
+{
+    (void)state;
+    static const int widths[] = {200, 120, 80, 40, 20};
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
+        for (int utf8 = 0; utf8 < 2; utf8++) {
+            struct bar_item it[32];
+            int n = keys_bar(widths[w], utf8, it, 32);
+            bool help = false, quit = false;
+            for (int i = 0; i < n; i++) {
+                assert_true(it[i].x >= 0 && it[i].x + it[i].w <= widths[w]);
+                if (i) assert_true(it[i].x >= it[i - 1].x + it[i - 1].w + 1);
+                assert_int_equal(keys_bar_hit(it, n, it[i].x), it[i].action);
+                assert_int_equal(keys_bar_hit(it, n, it[i].x + it[i].w - 1), it[i].action);
+                help |= it[i].action == ACT_HELP;
+                quit |= it[i].action == ACT_QUIT;
+                assert_non_null(keys_table()[it[i].action].bar_label);
+            }
+            assert_true(help && quit);
+            assert_int_equal(keys_bar_hit(it, n, widths[w] + 5), ACT_NONE);
+        }
+    struct bar_item it[32];
+    int n = keys_bar(200, true, it, 32);
+    assert_string_equal(it[0].keys, "1-8");
+    bool step = false;
+    for (int i = 0; i < n; i++)
+        if (it[i].action == ACT_NEXT) {
+            assert_string_equal(it[i].keys, "\u2190\u2192");
+            step = true;
+        }
+    assert_true(step);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_action_has_keys_and_help),
+        cmocka_unit_test(test_bindings),
+        cmocka_unit_test(test_collective_keys_in_lecture_order),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_bar),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,160 @@
+/* test_scene.c - scene descriptions: parsing, checking and formatting, the text a lesson
+ * uses to set any screen ("collective=all_reduce algo=ring ranks=4 step=end"). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "ui/scene.h"
+
+/* Field by field: struct padding is not part of a scene. */
+static void assert_scene_equal(const struct scene *a, const struct scene *b)
+{
+    assert_int_equal(a->screen, b->screen);
+    assert_int_equal(a->coll, b->coll);
+    assert_int_equal(a->algo, b->algo);
+    assert_int_equal(a->op, b->op);
+    assert_int_equal(a->nranks, b->nranks);
+    assert_int_equal(a->count, b->count);
+    assert_int_equal(a->root, b->root);
+    assert_int_equal(a->init, b->init);
+    assert_int_equal(a->seed, b->seed);
+    assert_int_equal(a->step, b->step);
+}
+
+static void test_default_format(void **state)
+{
+    (void)state;
+    struct scene s;
+    scene_default(&s);
+    char buf[256];
+    scene_format(&s, buf, sizeof buf);
+    assert_string_equal(buf,
+                        "screen=collectives collective=all_reduce algo=ring op=sum ranks=4 "
+                        "count=auto root=0 init=lecture seed=1 step=0");
+    assert_int_equal(scene_count(&s), 4); /* the lecture's [0,1,2,3] + rank */
+}
+
+static void test_parse_lecture_example(void **state)
+{
+    (void)state;
+    struct scene s;
+    scene_default(&s);
+    s.coll = COLL_BROADCAST;
+    char err[200];
+    assert_int_equal(
+        scene_parse(&s, "collective=all_reduce algo=ring ranks=4 step=end", err, sizeof err),
+        CV_OK);
+    assert_int_equal(s.coll, COLL_ALL_REDUCE);
+    assert_int_equal(s.algo, ALGO_RING);
+    assert_int_equal(s.nranks, 4);
+    assert_int_equal(s.step, SCENE_STEP_END);
+    assert_int_equal(scene_parse(&s, "  ranks=8\tstep=3 count=5 op=max init=random seed=42 ",
+                                 err, sizeof err),
+                     CV_OK);
+    assert_int_equal(s.nranks, 8);
+    assert_int_equal(s.step, 3);
+    assert_int_equal(s.count, 5);
+    assert_int_equal(s.op, OP_MAX);
+    assert_int_equal(s.init, INIT_RANDOM);
+    assert_int_equal(s.seed, 42);
+    assert_int_equal(scene_parse(&s, "count=auto", err, sizeof err), CV_OK);
+    assert_int_equal(s.count, 0);
+    assert_int_equal(scene_count(&s), 8);
+}
+
+static void test_default_algorithm_follows_collective(void **state)
+{
+    (void)state;
+    struct scene s;
+    scene_default(&s); /* ring */
+    char err[200];
+    assert_int_equal(scene_parse(&s, "collective=all_to_all", err, sizeof err), CV_OK);
+    assert_int_equal(s.algo, ALGO_DIRECT);
+    /* Asked for explicitly, an algorithm the collective lacks is an error, and the scene is
+     * left as it was. */
+    assert_int_equal(scene_parse(&s, "collective=all_reduce algo=tree", err, sizeof err),
+                     CV_OK);
+    struct scene before = s;
+    assert_int_equal(scene_parse(&s, "collective=scatter algo=ring", err, sizeof err),
+                     CV_EUNSUPPORTED);
+    assert_non_null(strstr(err, "scatter"));
+    assert_scene_equal(&s, &before);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    struct scene s;
+    scene_default(&s);
+    struct scene before = s;
+    char err[200];
+    static const struct {
+        const char *text, *needle;
+    } bad[] = {
+        {"foo=1", "unknown key 'foo'"},
+        {"ranks=17", "bad ranks '17'"},
+        {"ranks=0", "bad ranks '0'"},
+        {"ranks=4x", "bad ranks '4x'"},
+        {"collective=allfoo", "unknown collective 'allfoo'"},
+        {"step=-2", "bad step '-2'"},
+        {"count=65", "bad count '65'"},
+        {"ranks", "expected key=value"},
+        {"=3", "expected key=value"},
+        {"ranks=", "expected key=value"},
+        {"collective=broadcast ranks=2 root=3", "root 3 out of range"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err[0] = '\0';
+        assert_int_not_equal(scene_parse(&s, bad[i].text, err, sizeof err), CV_OK);
+        if (!strstr(err, bad[i].needle)) {
+            print_error("'%s': message '%s' lacks '%s'\n", bad[i].text, err, bad[i].needle);
+            fail();
+        }
+        assert_scene_equal(&s, &before);
+    }
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    char err[200], buf[256];
+    for (int c = 0; c < COLL_COUNT; c++)
+        for (int a = 0; a < ALGO_COUNT; a++) {
+            if (!algo_supported((enum coll)c, (enum algo)a)) continue;
+            struct scene s;
+            scene_default(&s);
+            s.coll = (enum coll)c;
+            s.algo = (enum algo)a;
+            s.op = (enum redop)((c + a) % OP_COUNT);
+            s.nranks = 1 + (c * 3 + a) % CV_MAX_RANKS;
+            s.root = s.nranks - 1;
+            s.count = (size_t)(c % 3);
+            s.init = (enum init_kind)(a % 4);
+            s.seed = 1000u + (unsigned)c;
+            s.step = c % 2 ? SCENE_STEP_END : c;
+            assert_int_equal(scene_check(&s, err, sizeof err), CV_OK);
+            scene_format(&s, buf, sizeof buf);
+            struct scene t;
+            scene_default(&t);
+            assert_int_equal(scene_parse(&t, buf, err, sizeof err), CV_OK);
+            assert_scene_equal(&s, &t);
+        }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default_format),
+        cmocka_unit_test(test_parse_lecture_example),
+        cmocka_unit_test(test_default_algorithm_follows_collective),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
