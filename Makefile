@@ -36,7 +36,7 @@ ifeq ($(HAVE_OPENBLAS),1)
   LDLIBS   += $(BLAS_LIBS)
 endif
 ifeq ($(HAVE_NCCL),1)
-  CPPFLAGS += -DHAVE_NCCL -I$(CUDA_HOME)/include
+  CPPFLAGS += -DHAVE_NCCL -isystem $(CUDA_HOME)/include
   SRC_LIB  += $(wildcard src/backend/nccl/*.c)
   CU_SRC   := $(wildcard kernels/*.cu)
   LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnccl -lcublas -lcudart -lstdc++
@@ -55,7 +55,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 all: $(BIN) backends
 
 backends:
-	@echo "collviz: built backends: $(BACKENDS)$(if $(HAVE_NCCL),, (nccl skipped: no nvcc/nccl.h under CUDA_HOME=$(CUDA_HOME)))$(if $(HAVE_OPENBLAS),, (no OpenBLAS: training uses plain C matmul))"
+	@echo "collviz: built backends: $(BACKENDS)$(if $(HAVE_NCCL),, (nccl skipped: HAVE_NCCL off; it needs $(NVCC) and $(CUDA_HOME)/include/nccl.h))$(if $(HAVE_OPENBLAS),, (no OpenBLAS: training uses plain C matmul))"
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -98,8 +98,15 @@ bench: $(BIN)
 screenshots: $(BIN)
 	bash tests/screen/screenshots.sh $(BIN) screenshots
 
-gpu-test: $(BIN)
-	bash tests/gpu/run.sh $(BIN)
+# GPU checks (tests/gpu/run.sh): test programs that link the library but not cmocka.
+GPU_TEST_BIN := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.c))
+
+$(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+gpu-test: $(BIN) $(if $(HAVE_NCCL),$(GPU_TEST_BIN))
+	BUILD=$(BUILD) bash tests/gpu/run.sh $(BIN)
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/collviz/lessons

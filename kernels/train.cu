@@ -1,0 +1,111 @@
+/* train.cu - the element-wise and reduction kernels of the lecture's MLP training step on a
+ * GPU: GELU forward and backward, the mean-square loss and its gradient, and AdamW. The
+ * formulas themselves are in trainmath.h, shared with the host references (ref.h); this
+ * file only maps them onto threads. */
+#include "kernels.h"
+
+#define CVK_BLOCK 256
+#define CVK_MAX_GRID 4096
+#define CVK_LOSS_THREADS 1024
+
+/* Enough blocks to cover n once, capped; the kernels stride over the rest. */
+static unsigned cvk_grid(size_t n)
+{
+    size_t blocks = (n + CVK_BLOCK - 1) / CVK_BLOCK;
+    return (unsigned)(blocks < CVK_MAX_GRID ? blocks : CVK_MAX_GRID);
+}
+
+static __global__ void gelu_fwd_kernel(const float *x, float *y, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        y[i] = cvk_gelu(x[i]);
+}
+
+static __global__ void gelu_bwd_kernel(const float *x, const float *dy, float *dx, size_t n)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        dx[i] = dy[i] * cvk_gelu_grad(x[i]);
+}
+
+/* One block: thread t sums x[t], x[t+T], ... in double, then a fixed tree in shared
+ * memory. The order depends only on n, so the loss is bit-for-bit repeatable. */
+static __global__ void mse_loss_kernel(const float *x, size_t n, double n_mean, float *out)
+{
+    __shared__ double part[CVK_LOSS_THREADS];
+    double s = 0.0;
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x)
+        s += (double)x[i] * (double)x[i];
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+        if (threadIdx.x < half) part[threadIdx.x] += part[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) *out = (float)(part[0] / n_mean);
+}
+
+static __global__ void mse_grad_kernel(const float *x, float *dx, size_t n, float scale)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        dx[i] = scale * x[i];
+}
+
+static __global__ void adamw_kernel(float *p, const float *g, float *m, float *v, size_t n,
+                                    struct cvk_adamw h, float bc1, float bc2)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        float pi = p[i], mi = m[i], vi = v[i];
+        cvk_adamw_elem(&pi, g[i], &mi, &vi, h, bc1, bc2);
+        p[i] = pi;
+        m[i] = mi;
+        v[i] = vi;
+    }
+}
+
+extern "C" int cvk_gelu_forward(const float *x, float *y, size_t n, cudaStream_t stream)
+{
+    if (n == 0) return cudaSuccess;
+    gelu_fwd_kernel<<<cvk_grid(n), CVK_BLOCK, 0, stream>>>(x, y, n);
+    return cudaGetLastError();
+}
+
+extern "C" int cvk_gelu_backward(const float *x, const float *dy, float *dx, size_t n,
+                                 cudaStream_t stream)
+{
+    if (n == 0) return cudaSuccess;
+    gelu_bwd_kernel<<<cvk_grid(n), CVK_BLOCK, 0, stream>>>(x, dy, dx, n);
+    return cudaGetLastError();
+}
+
+extern "C" int cvk_mse_loss(const float *x, size_t n, double n_mean, float *loss_dev,
+                            cudaStream_t stream)
+{
+    /* Even n == 0 writes the result (0), so the caller never reads stale memory. */
+    mse_loss_kernel<<<1, CVK_LOSS_THREADS, 0, stream>>>(x, n, n_mean, loss_dev);
+    return cudaGetLastError();
+}
+
+extern "C" int cvk_mse_grad(const float *x, float *dx, size_t n, double n_mean,
+                            cudaStream_t stream)
+{
+    if (n == 0) return cudaSuccess;
+    /* The same float scale as cvk_ref_mse_grad, so both round identically. */
+    float scale = (float)(2.0 / n_mean);
+    mse_grad_kernel<<<cvk_grid(n), CVK_BLOCK, 0, stream>>>(x, dx, n, scale);
+    return cudaGetLastError();
+}
+
+extern "C" int cvk_adamw_step(float *p, const float *g, float *m, float *v, size_t n,
+                              struct cvk_adamw h, int step, cudaStream_t stream)
+{
+    if (step < 1) return cudaErrorInvalidValue;
+    if (n == 0) return cudaSuccess;
+    float bc1, bc2;
+    cvk_adamw_bias(h, step, &bc1, &bc2);
+    adamw_kernel<<<cvk_grid(n), CVK_BLOCK, 0, stream>>>(p, g, m, v, n, h, bc1, bc2);
+    return cudaGetLastError();
+}

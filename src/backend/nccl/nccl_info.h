@@ -1,0 +1,54 @@
+/* nccl_info.h - what the NCCL backend found when it opened: the GPUs (name, memory, PCI
+ * bus id, compute capability), which pairs can reach each other directly (peer access),
+ * the NCCL and CUDA versions and the NCCL_ALGO / NCCL_PROTO settings in force. The UI and
+ * `collviz bench` show this so a student sees what "NCCL on these GPUs" actually means.
+ *
+ * Plain C with no CUDA types, so any module can include it; the functions exist only when
+ * the NCCL backend is compiled in (HAVE_NCCL). */
+#ifndef COLLVIZ_NCCL_INFO_H
+#define COLLVIZ_NCCL_INFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../../core/coll.h"
+
+struct backend;
+
+struct nccl_gpu_info {
+    char name[256];      /* "NVIDIA H200" (cudaDeviceProp.name) */
+    char short_name[32]; /* "H200": the name without vendor and memory suffixes */
+    char pci_bus_id[32]; /* "0000:19:00.0" */
+    size_t mem_total;    /* bytes */
+    int cc_major, cc_minor;
+};
+
+struct nccl_info {
+    int ngpus;        /* devices used: min(visible GPUs, CV_MAX_RANKS) */
+    int visible_gpus; /* cudaGetDeviceCount */
+    struct nccl_gpu_info gpu[CV_MAX_RANKS];
+    bool peer[CV_MAX_RANKS][CV_MAX_RANKS]; /* cudaDeviceCanAccessPeer(i, j); false on i == j */
+    int nccl_version;                      /* ncclGetVersion: 22809 = 2.28.9 */
+    int nccl_header_version; /* NCCL_VERSION_CODE the backend was compiled against */
+    int cuda_runtime;        /* cudaRuntimeGetVersion: 13000 = 13.0 */
+    int cuda_driver;         /* cudaDriverGetVersion: the newest CUDA the driver supports */
+    char nccl_algo[64];      /* $NCCL_ALGO, "" if unset */
+    char nccl_proto[64];     /* $NCCL_PROTO, "" if unset */
+};
+
+/* The information of an opened NCCL backend, or NULL if b is not one. */
+const struct nccl_info *nccl_backend_get_info(const struct backend *b);
+
+/* The same as text, one fact per line (GPUs, peer-access matrix, versions, environment),
+ * for a details panel or `bench --verbose`. Returns the length it wanted (as snprintf), or
+ * -1 if b is not an NCCL backend (buf then holds an empty string). */
+int nccl_backend_info(const struct backend *b, char *buf, size_t n);
+
+/* "2.28.9" from 22809 (and "2.8.4" from the pre-2.9 encoding 2804). */
+void nccl_version_string(int code, char *buf, size_t n);
+
+/* A GPU name short enough for a rank's box: "NVIDIA H100 80GB HBM3" -> "H100",
+ * "Tesla V100-SXM2-32GB" -> "V100", "NVIDIA GeForce RTX 4090" -> "RTX 4090". */
+void nccl_gpu_short_name(const char *name, char *out, size_t n);
+
+#endif

@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh - `make gpu-test`: everything about the NCCL backend and kernels/ that
+# needs a GPU, in one script, for a machine with one or more NVIDIA GPUs.
+#
+#   1. kernels: tests/gpu/test_kernels compares every kernel (fill pattern, count #wrong,
+#      GELU forward/backward, mean-square loss and gradient, AdamW) with its host reference;
+#   2. backend, bypassing `collviz bench`: tests/gpu/test_nccl links build/libcollviz.a and
+#      calls the backend as the worker does - every collective x op x W = 1..GPUs at display
+#      scale against the trace (trace_output), measure() with #wrong == 0, and the refusal,
+#      cancel and deadline/abort/re-init paths; again built with -DNCCL_BACKEND_FORCE_P2P,
+#      so the grouped ncclSend/ncclRecv forms of scatter/gather/all-to-all (NCCL < 2.28.3)
+#      are exercised too;
+#   3. the CLI: `collviz bench all --backend nccl --ranks W --format json` for every W, and
+#      all_reduce with every op at W = GPUs: exit 0, the expected number of rows, every
+#      "wrong":0;
+#   4. a sweep printed for the reader (all_reduce 1 KiB..1 GiB, then every collective at
+#      256 MiB) on all GPUs;
+#   5. if nccl-tests' all_reduce_perf is on PATH: the same all_reduce (256 MiB, 20 iters
+#      after 5 warm-up, all GPUs, one process) through both, and the ratio of collviz's
+#      algbw to nccl-tests' out-of-place algbw. Both call ncclAllReduce on the same GPUs;
+#      nccl-tests times the loop with a host clock around a stream synchronisation, collviz
+#      with CUDA events on each stream (averaged over ranks), so the two should agree within
+#      a few percent. Outside [0.5, 2] means one of the timings is wrong: a failure.
+#
+# Usage: tests/gpu/run.sh BUILD_DIR/collviz. Environment: BUILD (default: the binary's
+# folder), GPU_TEST_NO_BUILD=1 (use what is built), GPU_TEST_P2P=0 (skip step 2's second
+# build), GPU_TEST_MAX_RANKS=N (test at most N GPUs). Prints a summary; exits 1 if anything
+# failed or no GPU is visible (then nothing was tested, which is not a pass).
+set -u
+
+BIN=${1:-build/collviz}
+BUILD=${BUILD:-$(dirname "$BIN")}
+cd "$(dirname "$0")/../.." || exit 1
+
+results=()
+failed=0
+
+step() { # name, status (0 = pass)
+    if [ "$2" -eq 0 ]; then
+        results+=("PASS  $1")
+    else
+        results+=("FAIL  $1")
+        failed=$((failed + 1))
+    fi
+}
+
+summary() {
+    echo
+    echo "==== gpu-test summary ($ngpu GPU(s), ranks 1..$maxw)"
+    local r
+    for r in "${results[@]+"${results[@]}"}"; do echo "$r"; done
+    echo "$(( ${#results[@]} - failed )) passed, $failed failed"
+    [ "$failed" -eq 0 ]
+}
+
+# ---- how many GPUs
+ngpu=0
+if command -v nvidia-smi >/dev/null 2>&1; then
+    ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+fi
+# CUDA sees only CUDA_VISIBLE_DEVICES when it is set; nvidia-smi lists every GPU.
+if [ -n "${CUDA_VISIBLE_DEVICES:-}" ]; then
+    visible=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
+    [ "$visible" -lt "$ngpu" ] && ngpu=$visible
+fi
+if [ "$ngpu" -lt 1 ]; then
+    echo "gpu-test: no GPU visible (nvidia-smi -L lists none): nothing was tested" >&2
+    exit 1
+fi
+maxw=$ngpu
+[ "$maxw" -gt 16 ] && maxw=16 # CV_MAX_RANKS
+if [ -n "${GPU_TEST_MAX_RANKS:-}" ] && [ "$GPU_TEST_MAX_RANKS" -lt "$maxw" ]; then
+    maxw=$GPU_TEST_MAX_RANKS
+fi
+echo "gpu-test: $ngpu GPU(s); testing ranks 1..$maxw with $BIN"
+nvidia-smi -L
+
+# ---- build
+jobs=$(nproc 2>/dev/null || echo 4)
+if ! make -s --no-print-directory BUILD="$BUILD" backends | grep -q 'backends: cpu nccl'; then
+    echo "gpu-test: the Makefile finds no nvcc + nccl.h (HAVE_NCCL off): set CUDA_HOME" >&2
+    step "build with HAVE_NCCL" 1
+    summary
+    exit 1
+fi
+if [ "${GPU_TEST_NO_BUILD:-0}" != 1 ]; then
+    make -s -j"$jobs" BUILD="$BUILD" "$BIN" "$BUILD/tests/gpu/test_kernels" \
+        "$BUILD/tests/gpu/test_nccl"
+    rc=$?
+    step "build ($BUILD)" $rc
+    if [ "$rc" -ne 0 ]; then
+        summary
+        exit 1
+    fi
+fi
+
+# ---- 1. kernels
+echo
+echo "== kernels vs host references"
+"$BUILD/tests/gpu/test_kernels"
+step "kernels vs host references (test_kernels)" $?
+
+# ---- 2. the backend without the CLI
+echo
+echo "== NCCL backend: display scale vs trace, measure #wrong, abort paths (native colls)"
+"$BUILD/tests/gpu/test_nccl" "$maxw"
+step "backend vs trace and #wrong, W=1..$maxw (test_nccl)" $?
+
+if [ "${GPU_TEST_P2P:-1}" != 0 ]; then
+    echo
+    echo "== the same with scatter/gather/all-to-all from grouped ncclSend/ncclRecv"
+    p2p=$BUILD/p2p
+    rc=0
+    if [ "${GPU_TEST_NO_BUILD:-0}" != 1 ]; then
+        # Only nccl.c differs; the kernels are built as PTX alone to save nvcc time.
+        make -s -j"$jobs" BUILD="$p2p" CFLAGS="-O2 -g -DNCCL_BACKEND_FORCE_P2P" \
+            NVCC_GENCODE="-gencode arch=compute_80,code=compute_80" "$p2p/tests/gpu/test_nccl"
+        rc=$?
+    fi
+    if [ "$rc" -eq 0 ] && [ -x "$p2p/tests/gpu/test_nccl" ]; then
+        "$p2p/tests/gpu/test_nccl" "$maxw"
+        step "backend with send/recv scatter/gather/all-to-all (test_nccl, P2P build)" $?
+    else
+        step "build with -DNCCL_BACKEND_FORCE_P2P" 1
+    fi
+fi
+
+# ---- 3. the CLI, JSON
+# Rows, and rows with #wrong == 0, of a `bench --format json` output (one row a line).
+json_rows() { grep -c '"collective":' "$1"; }
+json_right() { grep -c '"wrong":0}' "$1"; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+echo
+echo "== collviz bench --backend nccl --format json"
+sizes_per_coll=4 # -b 4K -e 64M -f 16: 4K 64K 1M 16M
+for ((w = 1; w <= maxw; w++)); do
+    out=$tmp/all_w$w.json
+    "$BIN" bench all --backend nccl --ranks "$w" -b 4K -e 64M -f 16 -n 5 -w 2 --format json \
+        >"$out" 2>"$tmp/err"
+    rc=$?
+    want=$((8 * sizes_per_coll))
+    rows=$(json_rows "$out")
+    right=$(json_right "$out")
+    echo "W=$w: exit $rc, $rows rows, $right with #wrong = 0 (want $want)"
+    [ "$rc" -ne 0 ] && cat "$tmp/err"
+    [ "$rc" -eq 0 ] && [ "$rows" -eq "$want" ] && [ "$right" -eq "$want" ]
+    step "bench all --ranks $w --format json: $right/$want rows right" $?
+done
+for op in prod min max avg; do
+    out=$tmp/ar_$op.json
+    "$BIN" bench all_reduce --backend nccl --ranks "$maxw" -o "$op" -b 1M -e 16M -f 4 -n 5 \
+        -w 2 --format json >"$out" 2>"$tmp/err"
+    rc=$?
+    rows=$(json_rows "$out")
+    right=$(json_right "$out")
+    [ "$rc" -ne 0 ] && cat "$tmp/err"
+    [ "$rc" -eq 0 ] && [ "$rows" -eq 3 ] && [ "$right" -eq 3 ]
+    step "bench all_reduce -o $op --ranks $maxw: $right/3 rows right" $?
+done
+
+# ---- 4. sweeps for the reader
+echo
+echo "== sweep: all_reduce 1 KiB .. 1 GiB on $maxw GPU(s)"
+"$BIN" bench all_reduce --backend nccl --ranks "$maxw" -b 1K -e 1G -f 4
+step "sweep all_reduce 1K..1G" $?
+echo
+echo "== every collective at 256 MiB on $maxw GPU(s)"
+"$BIN" bench all --backend nccl --ranks "$maxw" -b 256M
+step "bench all at 256 MiB" $?
+
+# ---- 5. against nccl-tests, when present
+if command -v all_reduce_perf >/dev/null 2>&1; then
+    echo
+    echo "== collviz vs nccl-tests all_reduce_perf (256 MiB, $maxw GPU(s), 20 iters, 5 warm-up)"
+    size=268435456
+    all_reduce_perf -b "$size" -e "$size" -g "$maxw" -n 20 -w 5 -c 1 >"$tmp/nt.txt" 2>&1
+    rc_nt=$?
+    # Data row: size count type redop root | time algbw busbw #wrong (out-of-place) | ...
+    nt_algbw=$(awk -v s="$size" '$1 == s { print $7; exit }' "$tmp/nt.txt")
+    "$BIN" bench all_reduce --backend nccl --ranks "$maxw" -b 256M -n 20 -w 5 --format json \
+        >"$tmp/cv.json" 2>"$tmp/err"
+    rc_cv=$?
+    cv_algbw=$(sed -n 's/.*"algbw":\([0-9.eE+-]*\),.*/\1/p' "$tmp/cv.json" | head -n 1)
+    if [ "$rc_nt" -eq 0 ] && [ "$rc_cv" -eq 0 ] && [ -n "$nt_algbw" ] && [ -n "$cv_algbw" ]; then
+        ratio=$(awk -v a="$cv_algbw" -v b="$nt_algbw" 'BEGIN { printf "%.3f", a / b }')
+        echo "algbw: collviz $cv_algbw GB/s, nccl-tests $nt_algbw GB/s, ratio $ratio"
+        awk -v r="$ratio" 'BEGIN { exit !(r >= 0.5 && r <= 2.0) }'
+        step "algbw vs nccl-tests all_reduce_perf: ratio $ratio (within [0.5, 2])" $?
+    else
+        cat "$tmp/nt.txt" "$tmp/err"
+        step "comparison with nccl-tests (a run failed or its output was not understood)" 1
+    fi
+else
+    echo
+    echo "(nccl-tests' all_reduce_perf not on PATH: no comparison)"
+fi
+
+summary

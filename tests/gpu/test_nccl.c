@@ -1,0 +1,217 @@
+/* test_nccl.c - the NCCL backend on real GPUs, without going through `collviz bench`: it
+ * links build/libcollviz.a and calls the backend the way the worker does.
+ *
+ *   display scale: for every collective, op, W = 1..max (or argv[1]), a few counts and
+ *     roots, and two inputs, run_small's per-rank output must equal the trace's
+ *     (trace_output), exactly - except op avg at a W that is not a power of two, where
+ *     NCCL multiplies by a rounded 1/W before summing, so 1e-4 relative is allowed (and
+ *     counted in the summary);
+ *   measurement scale: measure() with the GPU-side check, #wrong == 0, for every
+ *     collective and op at two sizes and every W;
+ *   robustness: two ranks on one GPU refused; a cancelled measurement returns
+ *     CV_ECANCELLED; a deadline of 1 us aborts the communicators (CV_ETIMEOUT) and the
+ *     next measurement re-creates them and is right again.
+ *
+ * Prints one line per failure and a summary; exits non-zero on any failure. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "core/init.h"
+#include "core/plan.h"
+#include "core/trace.h"
+#include "core/util.h"
+
+static int failures, checks, tolerated;
+
+static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check(bool ok, const char *fmt, ...)
+{
+    va_list ap;
+    checks++;
+    if (ok) return;
+    failures++;
+    fputs("FAIL: ", stdout);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fputc('\n', stdout);
+}
+
+static bool is_pow2(int w)
+{
+    return (w & (w - 1)) == 0;
+}
+
+/* One display-scale scene: backend vs trace. */
+static void small_case(struct backend *b, enum coll c, enum redop op, int w, size_t count,
+                       int root, enum init_kind init)
+{
+    char err[300] = "";
+    struct plan pl;
+    int rc = plan_build(&pl, c, coll_default_algo(c), op, w, count, root, err, sizeof err);
+    if (rc != CV_OK) {
+        check(false, "plan_build %s W=%d: %s", coll_name(c), w, err);
+        return;
+    }
+    float *send[CV_MAX_RANKS], *want[CV_MAX_RANKS], *got[CV_MAX_RANKS];
+    for (int r = 0; r < w; r++) {
+        size_t ns = coll_send_count(c, w, count, r, root),
+               nr = coll_recv_count(c, w, count, r, root);
+        send[r] = xcalloc(ns ? ns : 1, sizeof(float));
+        want[r] = xcalloc(nr ? nr : 1, sizeof(float));
+        got[r] = xcalloc(nr ? nr : 1, sizeof(float));
+        init_fill(init, c, w, count, root, 42, r, send[r]);
+    }
+    struct trace t;
+    rc = trace_run(&t, &pl, send, err, sizeof err);
+    check(rc == CV_OK, "trace_run %s W=%d: %s", coll_name(c), w, err);
+    if (rc == CV_OK) {
+        for (int r = 0; r < w; r++)
+            trace_output(&t, r, want[r]);
+        trace_free(&t);
+        rc = b->ops->run_small(b, &pl, send, got, err, sizeof err);
+        check(rc == CV_OK, "run_small %s %s W=%d count=%zu root=%d: %s", coll_name(c),
+              redop_name(op), w, count, root, err);
+    }
+    if (rc == CV_OK) {
+        long bad = 0, loose = 0;
+        for (int r = 0; r < w; r++) {
+            size_t nr = coll_recv_count(c, w, count, r, root);
+            for (size_t j = 0; j < nr; j++) {
+                float a = got[r][j], e = want[r][j];
+                if (a == e) continue;
+                if (op == OP_AVG && !is_pow2(w) &&
+                    fabsf(a - e) <= 1e-4f * fmaxf(1.0f, fabsf(e)))
+                    loose++;
+                else {
+                    if (bad == 0)
+                        printf("  %s %s W=%d count=%zu root=%d init=%s: rank %d [%zu] = %.9g, "
+                               "trace %.9g\n",
+                               coll_name(c), redop_name(op), w, count, root, init_name(init), r,
+                               j, a, e);
+                    bad++;
+                }
+            }
+        }
+        tolerated += loose > 0;
+        check(bad == 0,
+              "run_small %s %s W=%d count=%zu root=%d: %ld elements differ from the trace",
+              coll_name(c), redop_name(op), w, count, root, bad);
+    }
+    for (int r = 0; r < w; r++) {
+        free(send[r]);
+        free(want[r]);
+        free(got[r]);
+    }
+    plan_free(&pl);
+}
+
+static int measure(struct backend *b, enum coll c, enum redop op, int w, size_t bytes, int root,
+                   double timeout_s, volatile int *cancel, struct bench_result *r, char *err,
+                   size_t errlen)
+{
+    struct bench_params p = {.coll = c,
+                             .op = op,
+                             .nranks = w,
+                             .bytes = bytes,
+                             .root = root,
+                             .iters = 5,
+                             .warmup = 2,
+                             .check = true,
+                             .timeout_s = timeout_s,
+                             .algo_auto = true};
+    return b->ops->measure(b, &p, r, cancel, err, errlen);
+}
+
+int main(int argc, char **argv)
+{
+    struct backend *b = NULL;
+    char err[300] = "";
+    int rc = backend_open("nccl", &b, err, sizeof err, NULL, 0);
+    if (rc != CV_OK) {
+        printf("FAIL: backend_open(nccl): %s\n", err);
+        return 1;
+    }
+    int maxw = b->ops->max_ranks(b);
+    if (argc > 1) maxw = atoi(argv[1]) < maxw ? atoi(argv[1]) : maxw;
+    char line[200];
+    b->ops->describe(b, maxw, line, sizeof line);
+    printf("test_nccl: %s\n", line);
+
+    static const size_t counts[] = {1, 3, 8};
+    for (int w = 1; w <= maxw; w++) {
+        int before = failures;
+        for (int c = 0; c < COLL_COUNT; c++)
+            for (int op = 0; op < OP_COUNT; op++)
+                for (size_t ci = 0; ci < 3; ci++)
+                    for (int root = 0; root < w; root += (w > 1 ? w - 1 : 1)) {
+                        if (!coll_is_rooted((enum coll)c) && root > 0) continue;
+                        small_case(b, (enum coll)c, (enum redop)op, w, counts[ci], root,
+                                   INIT_RANDOM);
+                        if (ci == 0)
+                            small_case(b, (enum coll)c, (enum redop)op, w,
+                                       coll_default_count((enum coll)c, w), root, INIT_LECTURE);
+                    }
+        printf("display scale W=%d: %s\n", w,
+               failures == before ? "all equal to the trace" : "FAILED");
+
+        before = failures;
+        for (int c = 0; c < COLL_COUNT; c++)
+            for (int op = 0; op < OP_COUNT; op++) {
+                static const size_t sizes[] = {(size_t)64 << 10, ((size_t)32 << 20) + 4096};
+                for (int si = 0; si < 2; si++) {
+                    struct bench_result r;
+                    int root = coll_is_rooted((enum coll)c) ? w - 1 : 0;
+                    rc = measure(b, (enum coll)c, (enum redop)op, w, sizes[si], root, 30, NULL,
+                                 &r, err, sizeof err);
+                    check(rc == CV_OK && r.wrong == 0,
+                          "measure %s %s W=%d %zu B: %s, #wrong %ld", coll_name((enum coll)c),
+                          redop_name((enum redop)op), w, sizes[si], rc == CV_OK ? "ok" : err,
+                          rc == CV_OK ? r.wrong : -1L);
+                }
+            }
+        printf("measurement scale W=%d: %s\n", w,
+               failures == before ? "#wrong = 0 everywhere" : "FAILED");
+    }
+
+    /* Robustness. */
+    struct bench_result r;
+    if (maxw < CV_MAX_RANKS) {
+        rc = measure(b, COLL_ALL_REDUCE, OP_SUM, maxw + 1, 4096, 0, 30, NULL, &r, err,
+                     sizeof err);
+        check(rc == CV_EINVAL && strstr(err, "NCCL cannot put two ranks on one GPU"),
+              "W=%d on %d GPUs: got %s (%s)", maxw + 1, maxw, cv_status_name(rc),
+              rc == CV_OK ? "no error" : err);
+    }
+    volatile int cancel = 1;
+    rc = measure(b, COLL_ALL_REDUCE, OP_SUM, maxw, (size_t)1 << 20, 0, 30, &cancel, &r, err,
+                 sizeof err);
+    check(rc == CV_ECANCELLED, "cancelled measurement: got %s (%s)", cv_status_name(rc),
+          rc == CV_OK ? "no error" : err);
+    rc = measure(b, COLL_ALL_REDUCE, OP_SUM, maxw, (size_t)1 << 30, 0, 1e-6, NULL, &r, err,
+                 sizeof err);
+    check(rc == CV_ETIMEOUT, "1 us deadline on 1 GiB: got %s (%s)", cv_status_name(rc),
+          rc == CV_OK ? "no error" : err);
+    if (rc == CV_ETIMEOUT) printf("deadline path: %s\n", err);
+    rc = measure(b, COLL_ALL_REDUCE, OP_SUM, maxw, (size_t)64 << 20, 0, 30, NULL, &r, err,
+                 sizeof err);
+    check(rc == CV_OK && r.wrong == 0, "after an abort: %s, #wrong %ld",
+          rc == CV_OK ? "ok" : err, rc == CV_OK ? r.wrong : -1L);
+    if (rc == CV_OK)
+        printf("after abort + re-init: all_reduce 64 MiB W=%d: %.1f us, busbw %.1f GB/s, %s\n",
+               maxw, r.time_us, r.busbw, r.how);
+    rc = measure(b, COLL_ALL_REDUCE, OP_SUM, maxw, (size_t)1 << 62, 0, 30, NULL, &r, err,
+                 sizeof err);
+    check(rc == CV_ENOMEM, "4 EiB all_reduce: got %s (%s)", cv_status_name(rc),
+          rc == CV_OK ? "no error" : err);
+
+    backend_close(b);
+    printf("test_nccl: %d checks, %d failed (%d avg scenes within 1e-4 rather than exact)\n",
+           checks, failures, tolerated);
+    return failures ? 1 : 0;
+}

@@ -1,0 +1,200 @@
+/* test_kernels.c - the host side of kernels/: the GPU's copy of the measurement pattern
+ * (kernels/pattern.h) must equal core's pattern_value / pattern_expected bit for bit for
+ * every collective, op, world size, root and rank, or the NCCL backend's #wrong would be
+ * counted against a different answer than the CPU backend's. Also the host references of
+ * the training kernels (kernels/ref.h) against values worked out by hand. Needs no CUDA:
+ * the GPU half of the comparison is tests/gpu/test_kernels.c. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "../../kernels/pattern.h"
+#include "../../kernels/ref.h"
+#include "core/coll.h"
+#include "core/init.h"
+#include "core/util.h"
+
+static bool same_bits(float a, float b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void test_pattern_value_equals_core(void **state)
+{
+    (void)state;
+    for (int op = 0; op < OP_COUNT; op++)
+        for (int r = 0; r < CV_MAX_RANKS; r++)
+            for (size_t i = 0; i < 100; i++) {
+                float want = pattern_value((enum redop)op, r, i);
+                float got = cvk_pattern_value(op, r, i);
+                if (!same_bits(got, want))
+                    fail_msg("op %d rank %d i %zu: kernels %.9g, core %.9g", op, r, i, got,
+                             want);
+            }
+    /* Far indices too: the formula works modulo 11, the index is a size_t. */
+    size_t far = ((size_t)1 << 33) + 5;
+    assert_true(same_bits(cvk_pattern_value(OP_SUM, 3, far), pattern_value(OP_SUM, 3, far)));
+    assert_true(same_bits(cvk_pattern_value(OP_PROD, 9, far), pattern_value(OP_PROD, 9, far)));
+}
+
+static void test_recv_count_equals_core(void **state)
+{
+    (void)state;
+    for (int c = 0; c < COLL_COUNT; c++)
+        for (int w = 1; w <= CV_MAX_RANKS; w++)
+            for (int root = 0; root < w; root++)
+                for (int r = 0; r < w; r++)
+                    for (size_t count = 0; count < 4; count++)
+                        assert_int_equal(cvk_recv_count(c, w, count, r, root),
+                                         coll_recv_count((enum coll)c, w, count, r, root));
+}
+
+/* The whole receive buffer of every rank, for every case: bit-identical. */
+static void test_pattern_expected_equals_core(void **state)
+{
+    (void)state;
+    static const int worlds[] = {1, 2, 3, 4, 5, 7, 8, 16};
+    static const size_t counts[] = {1, 4, 13};
+    long compared = 0;
+    for (int c = 0; c < COLL_COUNT; c++)
+        for (int op = 0; op < OP_COUNT; op++)
+            for (size_t wi = 0; wi < ARRAY_LEN(worlds); wi++)
+                for (size_t ci = 0; ci < ARRAY_LEN(counts); ci++) {
+                    int w = worlds[wi];
+                    int roots[2] = {0, w - 1};
+                    for (int ri = 0; ri < (w > 1 ? 2 : 1); ri++)
+                        for (int r = 0; r < w; r++) {
+                            struct cvk_pattern q = {.coll = c,
+                                                    .op = op,
+                                                    .nranks = w,
+                                                    .root = roots[ri],
+                                                    .rank = r,
+                                                    .count = counts[ci]};
+                            size_t n = coll_recv_count((enum coll)c, w, q.count, r, q.root);
+                            for (size_t j = 0; j < n; j++) {
+                                float want = pattern_expected((enum coll)c, (enum redop)op, w,
+                                                              q.count, q.root, r, j);
+                                float got = cvk_pattern_expected(q, j);
+                                if (!same_bits(got, want))
+                                    fail_msg("%s %s W=%d root %d rank %d count %zu j %zu: "
+                                             "kernels %.9g, core %.9g",
+                                             coll_name((enum coll)c),
+                                             redop_name((enum redop)op), w, q.root, r, q.count,
+                                             j, got, want);
+                                compared++;
+                            }
+                        }
+                }
+    /* Every collective produced output somewhere: the loops really compared elements. */
+    assert_true(compared > 100000);
+}
+
+static void test_pattern_matches(void **state)
+{
+    (void)state;
+    assert_true(cvk_pattern_matches(2.0f, 2.0f, 0.0f));
+    assert_false(cvk_pattern_matches(2.0f, nextafterf(2.0f, 3.0f), 0.0f));
+    assert_false(cvk_pattern_matches(NAN, NAN, 0.0f));
+    assert_false(cvk_pattern_matches(NAN, 1.0f, 1e-4f));
+    /* Relative to max(1, |want|): 1e-4 of 1 near zero, 1e-4 of 10 at 10. */
+    assert_true(cvk_pattern_matches(0.00009f, 0.0f, 1e-4f));
+    assert_false(cvk_pattern_matches(0.00011f, 0.0f, 1e-4f));
+    assert_true(cvk_pattern_matches(10.0009f, 10.0f, 1e-4f));
+    assert_false(cvk_pattern_matches(10.0011f, 10.0f, 1e-4f));
+    /* The smallest real error of these integer patterns (1/16) is never tolerated. */
+    assert_false(cvk_pattern_matches(1.0f + 1.0f / 16, 1.0f, 1e-4f));
+}
+
+static void test_ref_count_wrong(void **state)
+{
+    (void)state;
+    struct cvk_pattern q = {
+        .coll = COLL_ALL_GATHER, .op = OP_SUM, .nranks = 3, .root = 0, .rank = 1, .count = 5};
+    float buf[15];
+    for (size_t j = 0; j < 15; j++)
+        buf[j] = pattern_expected(COLL_ALL_GATHER, OP_SUM, 3, 5, 0, 1, j);
+    assert_int_equal(cvk_ref_count_wrong(buf, 15, q, 0.0f), 0);
+    buf[0] += 1.0f;
+    buf[14] = NAN;
+    assert_int_equal(cvk_ref_count_wrong(buf, 15, q, 0.0f), 2);
+
+    float send[7];
+    cvk_ref_fill_pattern(send, 7, OP_PROD, 4);
+    for (size_t i = 0; i < 7; i++)
+        assert_true(same_bits(send[i], pattern_value(OP_PROD, 4, i)));
+}
+
+static void test_ref_gelu(void **state)
+{
+    (void)state;
+    /* gelu(x) = x * Phi(x): Phi(1) = 0.8413447461, phi(1) = 0.2419707245. */
+    float x[4] = {0.0f, 1.0f, -1.0f, 3.0f}, y[4], dy[4] = {1, 1, 1, 2}, dx[4];
+    cvk_ref_gelu_forward(x, y, 4);
+    assert_float_equal(y[0], 0.0f, 0.0f);
+    assert_float_equal(y[1], 0.8413447f, 1e-6f);
+    assert_float_equal(y[2], -0.1586553f, 1e-6f);
+    assert_float_equal(y[3], 3.0f * 0.9986501f, 1e-5f);
+    cvk_ref_gelu_backward(x, dy, dx, 4);
+    assert_float_equal(dx[0], 0.5f, 1e-7f);
+    assert_float_equal(dx[1], 0.8413447f + 0.2419707f, 1e-6f);
+    assert_float_equal(dx[2], 0.1586553f - 0.2419707f, 1e-6f);
+    /* The derivative agrees with a central difference of the forward formula. */
+    for (double v = -4.0; v <= 4.0; v += 0.37) {
+        double h = 1e-3;
+        double fd = (cvk_gelu((float)(v + h)) - cvk_gelu((float)(v - h))) / (2 * h);
+        assert_float_equal(cvk_gelu_grad((float)v), fd, 2e-3);
+    }
+}
+
+static void test_ref_mse(void **state)
+{
+    (void)state;
+    float x[4] = {1.0f, -2.0f, 3.0f, 0.5f}, dx[4];
+    /* (1 + 4 + 9 + 0.25) / 4 */
+    assert_float_equal(cvk_ref_mse_loss(x, 4, 4.0), 3.5625f, 0.0f);
+    assert_float_equal(cvk_ref_mse_loss(x, 4, 8.0), 1.78125f, 0.0f);
+    cvk_ref_mse_grad(x, dx, 4, 4.0);
+    assert_float_equal(dx[0], 0.5f, 0.0f);
+    assert_float_equal(dx[1], -1.0f, 0.0f);
+    assert_float_equal(dx[3], 0.25f, 0.0f);
+}
+
+static void test_ref_adamw(void **state)
+{
+    (void)state;
+    struct cvk_adamw h = {
+        .lr = 1e-3f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f, .weight_decay = 0.01f};
+    float p[2] = {1.0f, -2.0f}, g[2] = {0.5f, 0.0f}, m[2] = {0, 0}, v[2] = {0, 0};
+    cvk_ref_adamw_step(p, g, m, v, 2, h, 1);
+    /* Step 1: m = 0.05, v = 0.00025, mhat = 0.5, vhat = 0.25: the step is lr * 0.5 / 0.5;
+     * decay first: 1 * (1 - 1e-5). A zero gradient only decays. (1 - beta) in float is
+     * not exactly 0.1 / 0.001, hence the tolerances.) */
+    assert_float_equal(m[0], 0.05f, 1e-7f);
+    assert_float_equal(v[0], 0.00025f, 1e-8f);
+    assert_float_equal(p[0], 1.0f - 1e-5f - 1e-3f, 1e-7f);
+    assert_float_equal(p[1], -2.0f * (1.0f - 1e-5f), 1e-7f);
+    float bc1, bc2;
+    cvk_adamw_bias(h, 2, &bc1, &bc2);
+    assert_float_equal(bc1, 0.19f, 1e-7f);
+    assert_float_equal(bc2, 1.0f - 0.998001f, 1e-7f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pattern_value_equals_core),
+        cmocka_unit_test(test_recv_count_equals_core),
+        cmocka_unit_test(test_pattern_expected_equals_core),
+        cmocka_unit_test(test_pattern_matches),
+        cmocka_unit_test(test_ref_count_wrong),
+        cmocka_unit_test(test_ref_gelu),
+        cmocka_unit_test(test_ref_mse),
+        cmocka_unit_test(test_ref_adamw),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
