@@ -1,0 +1,504 @@
+/* train.c - `collviz train`: train the lecture's MLP with one of the parallel schemes
+ * (single, ddp, tp, pp) on CPU ranks and print per-step loss, step time, communication
+ * time and bytes, memory per rank, the napkin math and the pipeline bubble — as text or
+ * as one JSON object. --check also runs the single-device reference and reports the
+ * largest deviation (exit 1 beyond tolerance). Everything comes from parallel/train.h,
+ * the same API the UI's parallelism screen uses. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "core/util.h"
+#include "parallel/train.h"
+
+struct train_opts {
+    struct train_config cfg;
+    bool ranks_set;
+    const char *backend;
+    bool check;
+    bool json;
+    bool timeline;
+};
+
+static void train_usage(FILE *f)
+{
+    fprintf(
+        f,
+        "usage: collviz train single|ddp|tp|pp [options]\n"
+        "\n"
+        "Train the lecture's MLP (L layers of DxD weights, x = gelu(x @ W), loss = mean(x^2),\n"
+        "AdamW lr 1e-3) with one of the lecture's three cuts on CPU ranks (threads that run\n"
+        "the same collective plans the visualizer animates):\n"
+        "  single  one device, the whole batch (the reference)\n"
+        "  ddp     data parallel: batch split over ranks, gradients all-reduced (AVG)\n"
+        "  tp      tensor parallel: every layer split by columns, activations all-gathered\n"
+        "          forward, input gradients reduce-scattered backward\n"
+        "  pp      pipeline parallel: layers split by depth, micro-batches sent stage to "
+        "stage\n"
+        "\n"
+        "Options:\n"
+        "  --ranks N           ranks (pp: stages), 1..%d (default 4; single: 1)\n"
+        "  --layers L          layers (default 4)\n"
+        "  --dim D             hidden dimension (default 1024)\n"
+        "  --batch B           batch rows (default 128)\n"
+        "  --steps S           training steps (default 5)\n"
+        "  --microbatches M    pp: micro-batches (default 4)\n"
+        "  --schedule S        pp: gpipe or 1f1b (default gpipe)\n"
+        "  --overlap           ddp: all-reduce each gradient as backward produces it\n"
+        "  --backend B         cpu or auto (default cpu; GPU training is not built, so auto\n"
+        "                      runs on cpu ranks and nccl is refused with the reason)\n"
+        "  --seed S            seed of the weights and data (default 0)\n"
+        "  --timeout SEC       deadline of any one communication wait (default 60)\n"
+        "  --check             also run the single-device reference and report the largest\n"
+        "                      deviation; exit 1 beyond tolerance (loss rel %.0e, params abs "
+        "%.0e)\n"
+        "  --timeline          also print every rank's events "
+        "(compute/send/recv/collective/idle)\n"
+        "  --format FMT        text or json (default text)\n"
+        "  -h, --help          this text\n"
+        "\n"
+        "Exit status: 0 ok, 1 --check failed or the run failed, 2 bad input.\n",
+        CV_MAX_RANKS, TRAIN_TOL_LOSS_REL, TRAIN_TOL_PARAM_ABS);
+}
+
+static int parse_int_opt(const char *name, const char *v, long lo, long hi, int *out)
+{
+    long x;
+    if (parse_long(v, lo, hi, &x) != CV_OK)
+        return cli_usage_error("train: --%s '%s': expected an integer %ld..%ld", name, v, lo,
+                               hi);
+    *out = (int)x;
+    return -1;
+}
+
+/* Returns -1 to go on, 0 after --help, 2 on bad input (one line printed). */
+static int train_parse(int argc, char **argv, struct train_opts *o)
+{
+    enum {
+        OPT_RANKS = 256,
+        OPT_LAYERS,
+        OPT_DIM,
+        OPT_BATCH,
+        OPT_STEPS,
+        OPT_MB,
+        OPT_SCHEDULE,
+        OPT_OVERLAP,
+        OPT_BACKEND,
+        OPT_SEED,
+        OPT_TIMEOUT,
+        OPT_CHECK,
+        OPT_TIMELINE,
+        OPT_FORMAT
+    };
+    static const struct option longopts[] = {
+        {"ranks", required_argument, NULL, OPT_RANKS},
+        {"layers", required_argument, NULL, OPT_LAYERS},
+        {"dim", required_argument, NULL, OPT_DIM},
+        {"batch", required_argument, NULL, OPT_BATCH},
+        {"steps", required_argument, NULL, OPT_STEPS},
+        {"microbatches", required_argument, NULL, OPT_MB},
+        {"schedule", required_argument, NULL, OPT_SCHEDULE},
+        {"overlap", no_argument, NULL, OPT_OVERLAP},
+        {"backend", required_argument, NULL, OPT_BACKEND},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"check", no_argument, NULL, OPT_CHECK},
+        {"timeline", no_argument, NULL, OPT_TIMELINE},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    train_config_default(&o->cfg);
+    o->backend = "cpu";
+    optind = 1;
+    opterr = 0;
+    int ch, rc = -1;
+    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case OPT_RANKS:
+            rc = parse_int_opt("ranks", optarg, 1, CV_MAX_RANKS, &o->cfg.nranks);
+            o->ranks_set = true;
+            break;
+        case OPT_LAYERS:
+            rc = parse_int_opt("layers", optarg, 1, 1024, &o->cfg.layers);
+            break;
+        case OPT_DIM:
+            rc = parse_int_opt("dim", optarg, 1, 65536, &o->cfg.dim);
+            break;
+        case OPT_BATCH:
+            rc = parse_int_opt("batch", optarg, 1, 1 << 20, &o->cfg.batch);
+            break;
+        case OPT_STEPS:
+            rc = parse_int_opt("steps", optarg, 1, 1000000, &o->cfg.steps);
+            break;
+        case OPT_MB:
+            rc = parse_int_opt("microbatches", optarg, 1, 1 << 20, &o->cfg.microbatches);
+            break;
+        case OPT_SCHEDULE:
+            if (pp_schedule_parse(optarg, &o->cfg.schedule) != CV_OK)
+                return cli_usage_error("train: --schedule '%s': expected gpipe or 1f1b",
+                                       optarg);
+            break;
+        case OPT_OVERLAP:
+            o->cfg.overlap = true;
+            break;
+        case OPT_BACKEND:
+            if (strcmp(optarg, "cpu") && strcmp(optarg, "auto") && strcmp(optarg, "nccl"))
+                return cli_usage_error("train: --backend '%s': expected cpu, auto or nccl",
+                                       optarg);
+            o->backend = optarg;
+            break;
+        case OPT_SEED:
+            if (parse_u64(optarg, &o->cfg.seed) != CV_OK)
+                return cli_usage_error("train: --seed '%s': expected a non-negative integer",
+                                       optarg);
+            break;
+        case OPT_TIMEOUT: {
+            char *end;
+            double t = strtod(optarg, &end);
+            if (end == optarg || *end || !(t > 0) || t > 86400)
+                return cli_usage_error("train: --timeout '%s': expected seconds in (0, 86400]",
+                                       optarg);
+            o->cfg.timeout_s = t;
+            break;
+        }
+        case OPT_CHECK:
+            o->check = true;
+            break;
+        case OPT_TIMELINE:
+            o->timeline = true;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "text") == 0)
+                o->json = false;
+            else if (strcmp(optarg, "json") == 0)
+                o->json = true;
+            else
+                return cli_usage_error("train: --format '%s': expected text or json", optarg);
+            break;
+        case 'h':
+            train_usage(stdout);
+            return 0;
+        case ':':
+            return cli_usage_error("train: %s needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("train: unknown option '%s' (try --help)", argv[optind - 1]);
+        }
+        if (rc != -1) return rc;
+    }
+    if (optind >= argc)
+        return cli_usage_error("train: which scheme? single, ddp, tp or pp (try --help)");
+    if (optind + 1 < argc)
+        return cli_usage_error("train: unexpected argument '%s'", argv[optind + 1]);
+    if (train_scheme_parse(argv[optind], &o->cfg.scheme) != CV_OK)
+        return cli_usage_error("train: unknown scheme '%s': expected single, ddp, tp or pp",
+                               argv[optind]);
+    if (o->cfg.scheme == TRAIN_SINGLE) {
+        if (o->ranks_set && o->cfg.nranks != 1)
+            return cli_usage_error("train: --ranks %d: single runs on one device",
+                                   o->cfg.nranks);
+        o->cfg.nranks = 1;
+    }
+    return -1;
+}
+
+/* cpu: fine. auto: cpu, saying why not NCCL. nccl: refused with the reason (GPU training
+ * is not part of this build, and without a GPU NCCL cannot open at all). */
+static int train_backend(const struct train_opts *o, char *note, size_t n)
+{
+    note[0] = '\0';
+    if (strcmp(o->backend, "cpu") == 0) return -1;
+    struct backend *b = NULL;
+    char err[256] = "";
+    int rc = backend_open("nccl", &b, err, sizeof err, NULL, 0);
+    if (b) backend_close(b);
+    if (strcmp(o->backend, "nccl") == 0) {
+        if (rc != CV_OK) return cli_usage_error("train: --backend nccl: %s", err);
+        return cli_usage_error("train: --backend nccl: GPU training is not built in this "
+                               "version; use --backend cpu");
+    }
+    if (rc != CV_OK)
+        snprintf(note, n, "auto chose cpu (%s)", err);
+    else
+        snprintf(note, n, "auto chose cpu (NCCL opened, but GPU training is not built)");
+    return -1;
+}
+
+static void json_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.9g", v);
+    else
+        fputs("null", f);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static size_t mem_total(const struct train_memory *m)
+{
+    return m->params + m->grads + m->optimizer + m->activations + m->comm;
+}
+
+static void print_json(FILE *f, const struct train_result *r, const struct train_deviation *dev,
+                       bool timeline, const char *note)
+{
+    const struct train_config *c = &r->cfg;
+    fprintf(f, "{\"scheme\":\"%s\",\"backend\":\"cpu\",", train_scheme_name(c->scheme));
+    fprintf(f, "\"ranks\":%d,\"layers\":%d,\"dim\":%d,\"batch\":%d,\"seed\":%llu,", r->nranks,
+            c->layers, c->dim, c->batch, (unsigned long long)c->seed);
+    if (c->scheme == TRAIN_PP)
+        fprintf(f, "\"microbatches\":%d,\"schedule\":\"%s\",", c->microbatches,
+                pp_schedule_name(c->schedule));
+    if (c->scheme == TRAIN_DDP) fprintf(f, "\"overlap\":%s,", c->overlap ? "true" : "false");
+    fputs("\"description\":", f);
+    json_str(f, r->desc);
+    if (note[0]) {
+        fputs(",\"backend_note\":", f);
+        json_str(f, note);
+    }
+    fputs(",\"steps\":[", f);
+    for (int s = 0; s < r->steps_done; s++) {
+        const struct train_step_stat *st = &r->steps[s];
+        fprintf(f, "%s{\"step\":%d,\"loss\":", s ? "," : "", s);
+        json_num(f, st->loss);
+        fputs(",\"time_s\":", f);
+        json_num(f, st->time_s);
+        fputs(",\"comm_s\":", f);
+        json_num(f, st->comm_s);
+        fputs(",\"comm_async_s\":", f);
+        json_num(f, st->comm_async_s);
+        fprintf(f, ",\"comm_bytes\":%zu,\"comm_bytes_per_rank\":[", st->comm_bytes);
+        for (int k = 0; k < r->nranks; k++)
+            fprintf(f, "%s%zu", k ? "," : "", r->bytes_sent[(size_t)s * r->nranks + k]);
+        fputs("]}", f);
+    }
+    fputs("],\"memory_per_rank\":[", f);
+    for (int k = 0; k < r->nranks; k++) {
+        const struct train_memory *m = &r->mem[k];
+        fprintf(f,
+                "%s{\"rank\":%d,\"params\":%zu,\"grads\":%zu,\"optimizer\":%zu,"
+                "\"activations\":%zu,\"comm\":%zu,\"total\":%zu}",
+                k ? "," : "", k, m->params, m->grads, m->optimizer, m->activations, m->comm,
+                mem_total(m));
+    }
+    fputs("],\"memory_note\":\"bytes allocated per rank, not measured RSS\"", f);
+    if (c->scheme == TRAIN_TP || c->scheme == TRAIN_DDP) {
+        const struct train_napkin *nk = &r->napkin;
+        size_t measured = c->scheme == TRAIN_TP ? nk->all_gather_elems : nk->all_reduce_elems;
+        fprintf(f,
+                ",\"napkin\":{\"tp_model_elements\":%zu,\"ddp_model_elements\":%zu,"
+                "\"ratio_model\":",
+                nk->tp_model_elems, nk->ddp_model_elems);
+        json_num(f, (double)c->dim / c->batch);
+        fprintf(f,
+                ",\"model_elements\":%zu,\"measured_elements\":%zu,"
+                "\"all_gather_elements\":%zu,\"reduce_scatter_elements\":%zu,"
+                "\"all_reduce_elements\":%zu,\"wire_model_bytes_per_rank\":%zu,"
+                "\"wire_measured_bytes_per_rank\":%zu}",
+                c->scheme == TRAIN_TP ? nk->tp_model_elems : nk->ddp_model_elems, measured,
+                nk->all_gather_elems, nk->reduce_scatter_elems, nk->all_reduce_elems,
+                nk->wire_model_bytes, nk->wire_bytes);
+    }
+    if (c->scheme == TRAIN_PP) {
+        fputs(",\"bubble_measured\":", f);
+        json_num(f, r->bubble_measured);
+        fputs(",\"bubble_model\":", f);
+        json_num(f, r->bubble_model);
+        fprintf(f, ",\"wire_model_bytes_per_rank\":%zu,\"wire_measured_bytes_per_rank\":%zu",
+                r->napkin.wire_model_bytes, r->napkin.wire_bytes);
+    }
+    if (dev) {
+        fputs(",\"max_deviation\":{\"loss_rel\":", f);
+        json_num(f, dev->loss_rel);
+        fputs(",\"param_abs\":", f);
+        json_num(f, dev->param_abs);
+        fputs(",\"tolerance_loss_rel\":", f);
+        json_num(f, TRAIN_TOL_LOSS_REL);
+        fputs(",\"tolerance_param_abs\":", f);
+        json_num(f, TRAIN_TOL_PARAM_ABS);
+        fprintf(f, ",\"within\":%s}", dev->within ? "true" : "false");
+    }
+    if (timeline) {
+        fputs(",\"timeline\":[", f);
+        for (size_t i = 0; i < r->nevents; i++) {
+            const struct tl_event *e = &r->events[i];
+            fprintf(f, "%s{\"step\":%d,\"rank\":%d,\"lane\":%d,\"kind\":\"%s\",\"label\":",
+                    i ? "," : "", e->step, e->rank, e->lane, tl_kind_name(e->kind));
+            json_str(f, e->label);
+            fputs(",\"t0\":", f);
+            json_num(f, e->t0);
+            fputs(",\"t1\":", f);
+            json_num(f, e->t1);
+            fprintf(f, ",\"bytes\":%zu,\"peer\":%d,\"mb\":%d}", e->bytes, e->peer, e->mb);
+        }
+        fputc(']', f);
+    }
+    fputs("}\n", f);
+}
+
+static void fmt_time(double s, char *buf, size_t n)
+{
+    if (s < 1e-3)
+        snprintf(buf, n, "%.1f us", s * 1e6);
+    else if (s < 1)
+        snprintf(buf, n, "%.2f ms", s * 1e3);
+    else
+        snprintf(buf, n, "%.3f s", s);
+}
+
+static void print_text(FILE *f, const struct train_result *r, const struct train_deviation *dev,
+                       bool timeline, const char *note)
+{
+    const struct train_config *c = &r->cfg;
+    char a[32], b[32], d[32], e[32];
+    fprintf(f, "collviz train %s: %s", train_scheme_name(c->scheme),
+            train_scheme_title(c->scheme));
+    if (c->scheme == TRAIN_PP)
+        fprintf(f, ", %d stages, %d micro-batches, %s", r->nranks, c->microbatches,
+                pp_schedule_name(c->schedule));
+    if (c->scheme == TRAIN_DDP && c->overlap)
+        fputs(", gradient all-reduce overlapped with backward", f);
+    fprintf(f, "\n  backend cpu: %s%s%s\n", r->desc, note[0] ? "; " : "", note);
+    fprintf(f,
+            "  model: %d layers of %dx%d, batch %d, gelu, loss mean(x^2), AdamW lr %g, seed "
+            "%llu\n\n",
+            c->layers, c->dim, c->dim, c->batch, (double)c->adamw.lr,
+            (unsigned long long)c->seed);
+    bool async = c->scheme == TRAIN_DDP && c->overlap;
+    fprintf(f, "  %4s  %-14s %10s %12s%s %12s\n", "step", "loss", "time", "comm",
+            async ? " comm(overlap)" : "", "sent/rank");
+    for (int s = 0; s < r->steps_done; s++) {
+        const struct train_step_stat *st = &r->steps[s];
+        fmt_time(st->time_s, a, sizeof a);
+        fmt_time(st->comm_s, b, sizeof b);
+        fmt_time(st->comm_async_s, e, sizeof e);
+        format_size(st->comm_bytes, d, sizeof d);
+        fprintf(f, "  %4d  %-14.9g %10s %12s", s, st->loss, a, b);
+        if (async) fprintf(f, " %13s", e);
+        fprintf(f, " %12s\n", d);
+    }
+    fputs(
+        "  (time: first rank's start to last rank's end; comm: mean per rank of time its own\n"
+        "   thread spent in communication calls; sent/rank: the busiest rank's bytes)\n\n",
+        f);
+    fputs("  memory per rank (allocated):\n", f);
+    for (int k = 0; k < r->nranks; k++) {
+        const struct train_memory *m = &r->mem[k];
+        char p[24], g[24], o[24], ac[24], cm[24], t[24];
+        format_size(m->params, p, sizeof p);
+        format_size(m->grads, g, sizeof g);
+        format_size(m->optimizer, o, sizeof o);
+        format_size(m->activations, ac, sizeof ac);
+        format_size(m->comm, cm, sizeof cm);
+        format_size(mem_total(m), t, sizeof t);
+        fprintf(
+            f, "    rank %d: params %s, grads %s, optimizer %s, activations %s, comm %s = %s\n",
+            k, p, g, o, ac, cm, t);
+    }
+    const struct train_napkin *nk = &r->napkin;
+    if (c->scheme == TRAIN_TP || c->scheme == TRAIN_DDP) {
+        fprintf(f, "\n  napkin math per step (elements into the collective):\n");
+        fprintf(f,
+                "    model: tp forward all-gathers L*B*D = %zu, ddp gradient all-reduce L*D^2 "
+                "= %zu,"
+                " ratio D/B = %.3g\n",
+                nk->tp_model_elems, nk->ddp_model_elems, (double)c->dim / c->batch);
+        if (c->scheme == TRAIN_TP)
+            fprintf(f, "    counted: all-gather %zu, reduce-scatter (backward) %zu\n",
+                    nk->all_gather_elems, nk->reduce_scatter_elems);
+        else
+            fprintf(f, "    counted: all-reduce %zu\n", nk->all_reduce_elems);
+    }
+    if (c->scheme != TRAIN_SINGLE) {
+        format_size(nk->wire_model_bytes, a, sizeof a);
+        format_size(nk->wire_bytes, b, sizeof b);
+        fprintf(
+            f,
+            "  bytes sent by the busiest rank per step: model %s (%zu B), counted %s (%zu B)\n",
+            a, nk->wire_model_bytes, b, nk->wire_bytes);
+    }
+    if (c->scheme == TRAIN_PP)
+        fprintf(f,
+                "  bubble: measured %.3f (idle share of the pipeline span, mean over stages), "
+                "model (P-1)/(M+P-1) = %.3f\n",
+                r->bubble_measured, r->bubble_model);
+    if (dev)
+        fprintf(
+            f,
+            "\n  check against the single-device reference: max loss deviation %.3g (relative, "
+            "step %d), max parameter deviation %.3g (absolute); tolerance %.0e / %.0e: %s\n",
+            dev->loss_rel, dev->loss_step, dev->param_abs, TRAIN_TOL_LOSS_REL,
+            TRAIN_TOL_PARAM_ABS, dev->within ? "ok" : "FAILED");
+    if (timeline) {
+        fputs("\n  timeline (seconds from the step's start):\n", f);
+        for (size_t i = 0; i < r->nevents; i++) {
+            const struct tl_event *ev = &r->events[i];
+            fprintf(f, "    step %d rank %d lane %d %-10s %-22s %10.6f %10.6f %10zu B\n",
+                    ev->step, ev->rank, ev->lane, tl_kind_name(ev->kind), ev->label, ev->t0,
+                    ev->t1, ev->bytes);
+        }
+    }
+}
+
+int cli_train_main(int argc, char **argv)
+{
+    struct train_opts o;
+    memset(&o, 0, sizeof o);
+    int rc = train_parse(argc, argv, &o);
+    if (rc != -1) return rc;
+    char err[300];
+    if (train_config_check(&o.cfg, err, sizeof err) != CV_OK)
+        return cli_usage_error("train: %s", err);
+    char note[300];
+    rc = train_backend(&o, note, sizeof note);
+    if (rc != -1) return rc;
+
+    struct train_result res;
+    rc = train_run(&o.cfg, &res, NULL, err, sizeof err);
+    if (rc != CV_OK) {
+        fprintf(stderr, "collviz: train: %s\n", err);
+        return rc == CV_EINVAL || rc == CV_ENOMEM ? 2 : 1;
+    }
+    struct train_deviation dev;
+    bool have_dev = false;
+    if (o.check) {
+        struct train_config rc_cfg = o.cfg;
+        rc_cfg.scheme = TRAIN_SINGLE;
+        rc_cfg.nranks = 1;
+        struct train_result ref;
+        rc = train_run(&rc_cfg, &ref, NULL, err, sizeof err);
+        if (rc != CV_OK) {
+            train_result_free(&res);
+            fprintf(stderr, "collviz: train: reference: %s\n", err);
+            return 1;
+        }
+        train_compare(&res, &ref, &dev);
+        have_dev = true;
+        train_result_free(&ref);
+    }
+    if (o.json)
+        print_json(stdout, &res, have_dev ? &dev : NULL, o.timeline, note);
+    else
+        print_text(stdout, &res, have_dev ? &dev : NULL, o.timeline, note);
+    train_result_free(&res);
+    return have_dev && !dev.within ? 1 : 0;
+}

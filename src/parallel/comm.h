@@ -1,0 +1,88 @@
+/* comm.h - the communicator the training schemes talk to: collectives, point-to-point and
+ * a barrier, as a table of operations (struct comm_ops) so the CPU ranks of this machine
+ * and, later, NCCL on GPUs can sit behind the same calls.
+ *
+ * Calling convention: every call is made by one rank (`rank` argument) from that rank's
+ * own thread; a collective is entered by all ranks with the same arguments, in the same
+ * order, like NCCL and MPI. Buffers are the caller's. Every call records its own event on
+ * the rank's timeline (lane 0; async collectives on lane 1) with `label`, and counts the
+ * bytes it moved. Every wait has a deadline (comm->timeout_s); a wait that passes it, or
+ * any failure, aborts the whole communicator so the other ranks return at once instead
+ * of waiting out their own deadlines. After an abort every call returns CV_EBACKEND and
+ * last_error() says why.
+ *
+ * The CPU communicator (comm_cpu.c) executes the core plans (core/plan.h, exec.h) — the
+ * very plans the visualizer animates — on the ranks' buffers. */
+#ifndef COLLVIZ_COMM_H
+#define COLLVIZ_COMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../core/coll.h"
+#include "timeline.h"
+
+/* What one rank moved, counted as it was moved. */
+struct comm_stats {
+    size_t bytes_sent; /* bytes this rank's data crossed to another rank */
+    size_t bytes_recv; /* bytes that arrived in this rank's buffers from another rank */
+    /* nccl-tests' S (coll_bytes) summed over the collectives this rank entered, per kind:
+     * the "elements moved into the collective" of the lecture's napkin math, times 4. */
+    size_t coll_bytes[COLL_COUNT];
+    size_t p2p_bytes; /* payload bytes this rank sent point-to-point */
+};
+
+struct comm;
+struct comm_req; /* an asynchronous collective in flight */
+
+struct comm_ops {
+    const char *name; /* "cpu" */
+    /* In place on buf (count elements). AVG divides the sum by nranks. */
+    int (*all_reduce)(struct comm *c, int rank, float *buf, size_t count, enum redop op,
+                      const char *label);
+    /* send: count elements; recv: nranks*count, rank r's piece lands at recv + r*count.
+     * send may be recv + rank*count (in place). */
+    int (*all_gather)(struct comm *c, int rank, const float *send, float *recv, size_t count,
+                      const char *label);
+    /* send: nranks*count elements, piece k destined for rank k; recv: count elements, the
+     * reduction of every rank's piece `rank`. send is used as the working buffer: its
+     * contents are unspecified afterwards. recv may be send + rank*count. */
+    int (*reduce_scatter)(struct comm *c, int rank, float *send, float *recv, size_t count,
+                          enum redop op, const char *label);
+    /* Eager (buffered) point-to-point: send copies the message out and returns, so two
+     * stages may send to each other at the same time; recv blocks until the message from
+     * `peer` with this tag arrives. Messages between a pair arrive in send order; a recv
+     * whose tag or count differs from the next message is a protocol error. */
+    int (*send)(struct comm *c, int rank, int peer, int tag, const float *buf, size_t count,
+                const char *label);
+    int (*recv)(struct comm *c, int rank, int peer, int tag, float *buf, size_t count,
+                const char *label);
+    int (*barrier)(struct comm *c, int rank);
+    /* Start an all-reduce on the rank's communication helper (lane 1) and return at once.
+     * Requests run in issue order; buf must stay untouched until wait() returns. */
+    int (*iall_reduce)(struct comm *c, int rank, float *buf, size_t count, enum redop op,
+                       const char *label, struct comm_req **req);
+    /* Block (an "idle" event on lane 0 when it had to wait) until req is done; frees req. */
+    int (*wait)(struct comm *c, int rank, struct comm_req *req);
+    /* Counters of this rank since the last reset (read them only when the rank is idle). */
+    void (*stats)(struct comm *c, int rank, struct comm_stats *out);
+    void (*reset_stats)(struct comm *c, int rank);
+    /* Bytes of memory the communicator holds for this rank (working buffers, mailboxes). */
+    size_t (*mem_bytes)(struct comm *c, int rank);
+    void (*abort)(struct comm *c, const char *why);
+    const char *(*last_error)(struct comm *c);
+    void (*destroy)(struct comm *c);
+};
+
+struct comm {
+    const struct comm_ops *ops;
+    int nranks;
+    double timeout_s;    /* deadline of any one wait */
+    struct timeline *tl; /* where events go (may be NULL: nothing recorded) */
+    /* The timeline step each rank's events are filed under; rank r sets step[r] itself
+     * as it starts a step (its helper reads it only for requests issued after that). */
+    int step[CV_MAX_RANKS];
+    void *priv;
+};
+
+#endif

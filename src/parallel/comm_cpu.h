@@ -1,0 +1,20 @@
+/* comm_cpu.h - the communicator for CPU ranks: W threads of this process over shared
+ * memory. Collectives execute the core plans (plan_build + exec_step_rank) step by step
+ * with a barrier between steps, so training runs the very plans the visualizer animates;
+ * send/recv go through one mailbox per ordered pair of ranks. */
+#ifndef COLLVIZ_COMM_CPU_H
+#define COLLVIZ_COMM_CPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../core/coll.h"
+#include "comm.h"
+
+/* nranks in 1..CV_MAX_RANKS; algo: the plans' algorithm (ALGO_RING for the lecture).
+ * async: start one communication helper thread per rank (needed for iall_reduce).
+ * tl may be NULL. Free with c->ops->destroy(c). */
+int comm_cpu_create(struct comm **out, int nranks, enum algo algo, bool async, double timeout_s,
+                    struct timeline *tl, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,156 @@
+/* ddp.c - data parallel training (the lecture's DDP) on one rank of the communicator.
+ *
+ * Rank r takes rows [r·B/W, (r+1)·B/W) of the batch, holds every layer's full weights and
+ * its own AdamW state, and trains normally on its rows with the loss normalised by its own
+ * rows (mean over (B/W)·D). Averaging the W gradients (all-reduce with AVG) then gives
+ * exactly the gradient of the mean over the whole batch, so every rank applies the same
+ * update and the replicas stay identical (a ring all-reduce hands every rank the same
+ * reduced bytes).
+ *
+ * Without --overlap the gradients are all-reduced after the backward pass, one layer at a
+ * time, as in the lecture's loop. With --overlap each layer's gradient all-reduce is
+ * started on the rank's communication helper as soon as backward has produced it
+ * (last layer first), so it runs while backward computes the earlier layers; the step
+ * waits for all of them before AdamW. */
+#include "schemes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/util.h"
+
+struct ddp {
+    int n;                /* rows of this rank */
+    float *w, *g, *m, *v; /* [L][D][D] */
+    float *x, *z;         /* x: [L+1][n][D] (x[0] = this rank's rows); z: [L][n][D] gelu'(z) */
+    float *da, *dz;       /* [n][D] */
+    struct comm_req **reqs; /* [L] overlapped all-reduces in flight */
+};
+
+static int ddp_setup(struct rank_state *rs)
+{
+    const struct train_config *c = rs->cfg;
+    int L = c->layers, D = c->dim, W = rs->nranks;
+    struct ddp *s = xcalloc(1, sizeof *s);
+    rs->priv = s;
+    s->n = c->batch / W;
+    size_t dd = (size_t)D * D, nd = (size_t)s->n * D;
+    s->w = mlp_alloc((size_t)L * dd);
+    s->g = mlp_alloc((size_t)L * dd);
+    s->m = mlp_alloc((size_t)L * dd);
+    s->v = mlp_alloc((size_t)L * dd);
+    s->x = mlp_alloc((size_t)(L + 1) * nd);
+    s->z = mlp_alloc((size_t)L * nd);
+    s->da = mlp_alloc(nd);
+    s->dz = mlp_alloc(nd);
+    s->reqs = xcalloc((size_t)L, sizeof *s->reqs);
+    for (int l = 0; l < L; l++)
+        mlp_init_weights(c->seed, l, D, s->w + (size_t)l * dd);
+    /* Every rank draws the same batch and keeps its own rows (data[start:end]). */
+    float *data = mlp_alloc((size_t)c->batch * D);
+    mlp_init_data(c->seed, c->batch, D, data);
+    memcpy(s->x, data + (size_t)rs->rank * nd, nd * sizeof(float));
+    free(data);
+    rs->mem.params = (size_t)L * dd * sizeof(float);
+    rs->mem.grads = (size_t)L * dd * sizeof(float);
+    rs->mem.optimizer = 2 * (size_t)L * dd * sizeof(float);
+    rs->mem.activations = ((size_t)(2 * L + 1) + 2) * nd * sizeof(float);
+    return CV_OK;
+}
+
+static int ddp_step(struct rank_state *rs)
+{
+    const struct train_config *c = rs->cfg;
+    struct ddp *s = rs->priv;
+    struct comm *cm = rs->comm;
+    int L = c->layers, D = c->dim, n = s->n, r = rs->rank;
+    size_t dd = (size_t)D * D, nd = (size_t)n * D;
+    char label[32];
+    int rc = CV_OK;
+
+    for (int l = 0; l < L; l++) {
+        double t0 = now_s();
+        mlp_layer_forward(n, D, D, s->x + l * nd, s->w + l * dd, D, s->z + l * nd,
+                          s->x + (l + 1) * nd, D);
+        snprintf(label, sizeof label, "fwd L%d", l);
+        rank_compute_event(rs, label, t0, -1);
+    }
+    double t0 = now_s();
+    rs->loss_sumsq = mlp_loss_grad(s->x + L * nd, nd, (double)nd, s->da);
+    rank_compute_event(rs, "loss", t0, -1);
+
+    int issued = L; /* lowest layer whose all-reduce was started */
+    for (int l = L - 1; l >= 0; l--) {
+        t0 = now_s();
+        mlp_layer_backward(n, D, D, s->x + l * nd, s->w + l * dd, s->z + l * nd, s->da, D,
+                           s->dz, s->g + l * dd, 0.0f, l > 0 ? s->da : NULL);
+        snprintf(label, sizeof label, "bwd L%d", l);
+        rank_compute_event(rs, label, t0, -1);
+        if (c->overlap) {
+            snprintf(label, sizeof label, "all-reduce dW%d", l);
+            rc = cm->ops->iall_reduce(cm, r, s->g + l * dd, dd, OP_AVG, label, &s->reqs[l]);
+            if (rc != CV_OK) break;
+            issued = l;
+        }
+    }
+    if (c->overlap) {
+        /* Wait for every request that was started, even after a failure, so none is left
+         * pointing at our gradients. */
+        for (int l = L - 1; l >= issued; l--) {
+            int wrc = cm->ops->wait(cm, r, s->reqs[l]);
+            s->reqs[l] = NULL;
+            if (rc == CV_OK) rc = wrc;
+        }
+    } else {
+        for (int l = 0; l < L && rc == CV_OK; l++) {
+            snprintf(label, sizeof label, "all-reduce dW%d", l);
+            rc = cm->ops->all_reduce(cm, r, s->g + l * dd, dd, OP_AVG, label);
+        }
+    }
+    if (rc != CV_OK) return rc;
+
+    t0 = now_s();
+    mlp_adamw(&c->adamw, rs->step + 1, s->w, s->g, s->m, s->v, (size_t)L * dd);
+    rank_compute_event(rs, "adamw", t0, -1);
+    return CV_OK;
+}
+
+static void ddp_params(struct rank_state *rs, float *full, double *replica_diff)
+{
+    struct ddp *s = rs->priv;
+    size_t n = (size_t)rs->cfg->layers * rs->cfg->dim * rs->cfg->dim;
+    if (rs->rank == 0) {
+        memcpy(full, s->w, n * sizeof(float));
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)s->w[i] - (double)full[i];
+        if (d < 0) d = -d;
+        if (d > *replica_diff) *replica_diff = d;
+    }
+}
+
+static void ddp_cleanup(struct rank_state *rs)
+{
+    struct ddp *s = rs->priv;
+    if (!s) return;
+    free(s->w);
+    free(s->g);
+    free(s->m);
+    free(s->v);
+    free(s->x);
+    free(s->z);
+    free(s->da);
+    free(s->dz);
+    free(s->reqs);
+    free(s);
+    rs->priv = NULL;
+}
+
+const struct scheme_ops scheme_ddp = {
+    .setup = ddp_setup,
+    .step = ddp_step,
+    .params = ddp_params,
+    .cleanup = ddp_cleanup,
+};

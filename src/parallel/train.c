@@ -1,0 +1,589 @@
+/* train.c - the training driver (see train.h): validates a configuration, opens the CPU
+ * communicator, runs one thread per rank through the scheme's setup and steps, and turns
+ * what the ranks recorded into plain data: losses, step and communication times, bytes,
+ * memory, napkin math, the pipeline bubble and the assembled weights.
+ *
+ * Step protocol on every rank: barrier, note the start time, reset the byte counters,
+ * step(), note the end time and the counters. The loss is only reported, never needed by
+ * training, so it is not communicated: each rank leaves the sum of squares of its share of
+ * the final activations and the driver adds them up afterwards (PyTorch's DDP does not
+ * all-reduce the loss either). */
+#include "train.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "../core/util.h"
+#include "comm_cpu.h"
+#include "schemes.h"
+
+static const char *const scheme_names[TRAIN_SCHEME_COUNT] = {"single", "ddp", "tp", "pp"};
+static const char *const scheme_titles[TRAIN_SCHEME_COUNT] = {
+    "single device (reference)", "data parallel (DDP)", "tensor parallel (columns)",
+    "pipeline parallel (stages)"};
+static const char *const schedule_names[PP_SCHEDULE_COUNT] = {"gpipe", "1f1b"};
+
+const char *train_scheme_name(enum train_scheme s)
+{
+    return (s >= 0 && s < TRAIN_SCHEME_COUNT) ? scheme_names[s] : "?";
+}
+
+const char *train_scheme_title(enum train_scheme s)
+{
+    return (s >= 0 && s < TRAIN_SCHEME_COUNT) ? scheme_titles[s] : "?";
+}
+
+int train_scheme_parse(const char *s, enum train_scheme *out)
+{
+    for (int i = 0; i < TRAIN_SCHEME_COUNT; i++)
+        if (strcasecmp(s, scheme_names[i]) == 0) {
+            *out = (enum train_scheme)i;
+            return CV_OK;
+        }
+    return CV_EINVAL;
+}
+
+const char *pp_schedule_name(enum pp_schedule s)
+{
+    return (s >= 0 && s < PP_SCHEDULE_COUNT) ? schedule_names[s] : "?";
+}
+
+int pp_schedule_parse(const char *s, enum pp_schedule *out)
+{
+    for (int i = 0; i < PP_SCHEDULE_COUNT; i++)
+        if (strcasecmp(s, schedule_names[i]) == 0) {
+            *out = (enum pp_schedule)i;
+            return CV_OK;
+        }
+    return CV_EINVAL;
+}
+
+void train_config_default(struct train_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->scheme = TRAIN_DDP;
+    c->nranks = 4;
+    c->layers = 4;
+    c->dim = 1024;
+    c->batch = 128;
+    c->steps = 5;
+    c->microbatches = 4;
+    c->schedule = PP_GPIPE;
+    c->overlap = false;
+    c->seed = 0;
+    c->timeout_s = 60.0;
+    adamw_default(&c->adamw);
+}
+
+static int ranks_of(const struct train_config *c)
+{
+    return c->scheme == TRAIN_SINGLE ? 1 : c->nranks;
+}
+
+/* Bytes every rank together allocates, an upper bound used to refuse sizes that would
+ * not fit before anything is allocated. */
+static double estimate_bytes(const struct train_config *c)
+{
+    double W = ranks_of(c), L = c->layers, D = c->dim, B = c->batch;
+    double params = 4.0 * L * D * D * 4; /* weights, grads, m, v */
+    double acts = (2 * L + 4) * B * D;
+    switch (c->scheme) {
+    case TRAIN_SINGLE:
+        break;
+    case TRAIN_DDP:
+        params *= W;
+        break;
+    case TRAIN_TP:
+        acts *= W;
+        break;
+    case TRAIN_PP:
+        break;
+    default:
+        break;
+    }
+    /* the weights gathered at the end, the comm's buffers */
+    return params + acts * 4 + L * D * D * 4 + 2 * B * D * 4 * W;
+}
+
+int train_config_check(const struct train_config *c, char *err, size_t errlen)
+{
+    if (c->scheme < 0 || c->scheme >= TRAIN_SCHEME_COUNT)
+        return cv_err(err, errlen, CV_EINVAL, "unknown scheme %d", (int)c->scheme);
+    if (c->nranks < 1 || c->nranks > CV_MAX_RANKS)
+        return cv_err(err, errlen, CV_EINVAL, "--ranks %d: must be 1..%d", c->nranks,
+                      CV_MAX_RANKS);
+    if (c->layers < 1 || c->layers > 1024)
+        return cv_err(err, errlen, CV_EINVAL, "--layers %d: must be 1..1024", c->layers);
+    if (c->dim < 1 || c->dim > 65536)
+        return cv_err(err, errlen, CV_EINVAL, "--dim %d: must be 1..65536", c->dim);
+    if (c->batch < 1 || c->batch > 1 << 20)
+        return cv_err(err, errlen, CV_EINVAL, "--batch %d: must be 1..%d", c->batch, 1 << 20);
+    if (c->steps < 1 || c->steps > 1000000)
+        return cv_err(err, errlen, CV_EINVAL, "--steps %d: must be 1..1000000", c->steps);
+    if (c->timeout_s <= 0)
+        return cv_err(err, errlen, CV_EINVAL, "timeout %g s: must be positive", c->timeout_s);
+    switch (c->scheme) {
+    case TRAIN_DDP:
+        if (c->batch % c->nranks)
+            return cv_err(err, errlen, CV_EINVAL,
+                          "--batch %d is not divisible by --ranks %d (ddp gives every rank "
+                          "batch/ranks rows)",
+                          c->batch, c->nranks);
+        break;
+    case TRAIN_TP:
+        if (c->dim % c->nranks)
+            return cv_err(err, errlen, CV_EINVAL,
+                          "--dim %d is not divisible by --ranks %d (tp splits every layer "
+                          "into dim/ranks columns)",
+                          c->dim, c->nranks);
+        break;
+    case TRAIN_PP:
+        if (c->schedule < 0 || c->schedule >= PP_SCHEDULE_COUNT)
+            return cv_err(err, errlen, CV_EINVAL, "unknown schedule %d", (int)c->schedule);
+        if (c->layers < c->nranks)
+            return cv_err(err, errlen, CV_EINVAL,
+                          "--layers %d is fewer than --ranks %d (pp needs at least one "
+                          "layer per stage)",
+                          c->layers, c->nranks);
+        if (c->microbatches < 1 || c->microbatches > c->batch)
+            return cv_err(err, errlen, CV_EINVAL, "--microbatches %d: must be 1..batch (%d)",
+                          c->microbatches, c->batch);
+        if (c->batch % c->microbatches)
+            return cv_err(err, errlen, CV_EINVAL,
+                          "--batch %d is not divisible by --microbatches %d", c->batch,
+                          c->microbatches);
+        break;
+    default:
+        break;
+    }
+    double need = estimate_bytes(c);
+    size_t avail = mem_available_bytes();
+    if (need > 4e12 || (avail && need > 0.8 * (double)avail))
+        return cv_err(err, errlen, CV_ENOMEM,
+                      "--layers %d --dim %d --batch %d needs about %.0f MiB, more than the "
+                      "%.0f MiB available",
+                      c->layers, c->dim, c->batch, need / 1048576.0, (double)avail / 1048576.0);
+    return CV_OK;
+}
+
+/* ---- the rank threads ---- */
+
+struct run {
+    const struct train_config *cfg;
+    const struct scheme_ops *ops;
+    struct comm *comm;
+    struct timeline tl;
+    struct rank_state *rs;   /* [W] */
+    int *rc;                 /* [W] */
+    double *t_start, *t_end; /* [steps][W] absolute */
+    double *pipe_end;        /* [steps][W] absolute (pp) */
+    double *sumsq;           /* [steps][W] */
+    size_t *sent, *recvd;    /* [steps][W] */
+    struct comm_stats last;  /* rank 0's counters of the last step */
+    volatile int *cancel;
+    atomic_int stop;       /* rank 0 saw the cancel flag */
+    atomic_int steps_done; /* written by rank 0 */
+};
+
+struct rank_arg {
+    struct run *run;
+    int rank;
+};
+
+void rank_compute_event(struct rank_state *rs, const char *label, double t0, int mb)
+{
+    if (!rs->tl) return;
+    struct tl_event *e =
+        timeline_add(rs->tl, rs->step, rs->rank, 0, TL_COMPUTE, label, t0, now_s());
+    e->mb = mb;
+}
+
+static void *rank_main(void *arg)
+{
+    struct rank_arg *ra = arg;
+    struct run *run = ra->run;
+    int r = ra->rank, W = run->comm->nranks;
+    struct rank_state *rs = &run->rs[r];
+    struct comm *cm = run->comm;
+    /* Rank threads are left to the scheduler. Pinned round-robin (rank r on core r mod n)
+     * a 4-rank DDP step took 62-70 ms instead of 38-46 ms on 2 busy cores: ranks move in
+     * lock step, and a pair pinned to a core that another process is using stalls all. */
+    int rc = run->ops->setup(rs);
+    for (int s = 0; rc == CV_OK && s < run->cfg->steps; s++) {
+        if (r == 0 && run->cancel && *run->cancel) atomic_store(&run->stop, 1);
+        rc = cm->ops->barrier(cm, r);
+        if (rc != CV_OK || atomic_load(&run->stop)) break;
+        rs->step = s;
+        cm->step[r] = s;
+        cm->ops->reset_stats(cm, r);
+        size_t k = (size_t)s * W + r;
+        run->t_start[k] = now_s();
+        run->tl.step_start[k] = run->t_start[k];
+        rc = run->ops->step(rs);
+        run->t_end[k] = now_s();
+        if (rc != CV_OK) break;
+        run->pipe_end[k] = rs->pipe_end;
+        run->sumsq[k] = rs->loss_sumsq;
+        struct comm_stats st;
+        cm->ops->stats(cm, r, &st);
+        run->sent[k] = st.bytes_sent;
+        run->recvd[k] = st.bytes_recv;
+        if (r == 0) {
+            run->last = st;
+            atomic_store(&run->steps_done, s + 1);
+        }
+    }
+    if (rc != CV_OK) cm->ops->abort(cm, rs->err[0] ? rs->err : "a rank failed");
+    rs->mem.comm = cm->ops->mem_bytes(cm, r);
+    run->rc[r] = rc;
+    return NULL;
+}
+
+/* ---- the single-device reference as a scheme of its own ---- */
+
+struct ref_hook {
+    struct timeline *tl;
+    int step;
+};
+
+static void ref_phase(void *ctx, const char *label, double t0, double t1)
+{
+    struct ref_hook *h = ctx;
+    timeline_add(h->tl, h->step, 0, 0, TL_COMPUTE, label, t0, t1);
+}
+
+static int run_single(const struct train_config *cfg, struct run *run, float *params)
+{
+    struct mlp_ref ref;
+    mlp_ref_init(&ref, cfg->layers, cfg->dim, cfg->batch, cfg->seed);
+    struct rank_state *rs = &run->rs[0];
+    size_t dd = (size_t)cfg->dim * cfg->dim, bd = (size_t)cfg->batch * cfg->dim;
+    rs->mem.params = (size_t)cfg->layers * dd * sizeof(float);
+    rs->mem.grads = rs->mem.params;
+    rs->mem.optimizer = 2 * rs->mem.params;
+    rs->mem.activations = ((size_t)(2 * cfg->layers + 1) + 2) * bd * sizeof(float);
+    int rc = CV_OK;
+    for (int s = 0; s < cfg->steps; s++) {
+        if (run->cancel && *run->cancel) {
+            rc = CV_ECANCELLED;
+            break;
+        }
+        struct ref_hook h = {&run->tl, s};
+        run->t_start[s] = now_s();
+        run->tl.step_start[s] = run->t_start[s];
+        double loss = mlp_ref_step(&ref, &cfg->adamw, ref_phase, &h);
+        run->t_end[s] = now_s();
+        run->sumsq[s] = loss * (double)bd;
+        atomic_store(&run->steps_done, s + 1);
+    }
+    memcpy(params, ref.w, (size_t)cfg->layers * dd * sizeof(float));
+    mlp_ref_free(&ref);
+    return rc;
+}
+
+/* ---- turning the record into results ---- */
+
+static void fill_step_stats(struct train_result *res, const struct run *run)
+{
+    int W = res->nranks;
+    double norm = (double)res->cfg.batch * res->cfg.dim;
+    for (int s = 0; s < res->steps_done; s++) {
+        struct train_step_stat *st = &res->steps[s];
+        double sum = 0, t0 = 0, t1 = 0;
+        size_t maxb = 0;
+        for (int r = 0; r < W; r++) {
+            size_t k = (size_t)s * W + r;
+            sum += run->sumsq[k];
+            if (r == 0 || run->t_start[k] < t0) t0 = run->t_start[k];
+            if (r == 0 || run->t_end[k] > t1) t1 = run->t_end[k];
+            res->bytes_sent[k] = run->sent[k];
+            res->bytes_recv[k] = run->recvd[k];
+            if (run->sent[k] > maxb) maxb = run->sent[k];
+        }
+        st->loss = sum / norm;
+        st->time_s = t1 - t0;
+        st->comm_bytes = maxb;
+    }
+    for (size_t i = 0; i < res->nevents; i++) {
+        const struct tl_event *e = &res->events[i];
+        if (e->step < 0 || e->step >= res->steps_done || e->kind == TL_COMPUTE) continue;
+        if (e->lane == 0)
+            res->steps[e->step].comm_s += (e->t1 - e->t0) / W;
+        else
+            res->steps[e->step].comm_async_s += (e->t1 - e->t0) / W;
+    }
+}
+
+/* Pipeline bubble from the timeline: per stage, the share of the span from the step's
+ * start to the last stage's last backward in which it was not computing a micro-batch. */
+static void fill_bubble(struct train_result *res, const struct run *run)
+{
+    int P = res->nranks, M = res->cfg.microbatches;
+    res->bubble_model = (double)(P - 1) / (double)(M + P - 1);
+    int first = res->steps_done > 1 ? 1 : 0; /* step 0 warms caches and allocators */
+    double total = 0;
+    int n = 0;
+    for (int s = first; s < res->steps_done; s++) {
+        double start = 0, end = 0;
+        for (int r = 0; r < P; r++) {
+            size_t k = (size_t)s * P + r;
+            if (r == 0 || run->t_start[k] < start) start = run->t_start[k];
+            if (r == 0 || run->pipe_end[k] > end) end = run->pipe_end[k];
+        }
+        double span = end - start;
+        if (span <= 0) continue;
+        for (int r = 0; r < P; r++) {
+            double busy = 0;
+            for (size_t i = 0; i < res->nevents; i++) {
+                const struct tl_event *e = &res->events[i];
+                if (e->step == s && e->rank == r && e->kind == TL_COMPUTE && e->mb >= 0)
+                    busy += e->t1 - e->t0;
+            }
+            total += 1.0 - busy / span;
+            n++;
+        }
+    }
+    res->bubble_measured = n ? total / n : -1;
+}
+
+static void fill_napkin(struct train_result *res, const struct run *run)
+{
+    const struct train_config *c = &res->cfg;
+    size_t L = (size_t)c->layers, D = (size_t)c->dim, B = (size_t)c->batch,
+           W = (size_t)res->nranks;
+    struct train_napkin *nk = &res->napkin;
+    nk->tp_model_elems = L * B * D;
+    nk->ddp_model_elems = L * D * D;
+    nk->all_gather_elems = run->last.coll_bytes[COLL_ALL_GATHER] / sizeof(float);
+    nk->reduce_scatter_elems = run->last.coll_bytes[COLL_REDUCE_SCATTER] / sizeof(float);
+    nk->all_reduce_elems = run->last.coll_bytes[COLL_ALL_REDUCE] / sizeof(float);
+    /* Ring formulas, per rank per step: all-reduce sends 2(W-1)/W of the buffer,
+     * all-gather and reduce-scatter (W-1)/W of the whole output/input; a pipeline stage
+     * sends B·D forward (unless last) and B·D backward (unless first), the busiest stage
+     * both. */
+    switch (c->scheme) {
+    case TRAIN_DDP:
+        nk->wire_model_bytes = 2 * (W - 1) * L * D * D / W * sizeof(float);
+        break;
+    case TRAIN_TP:
+        nk->wire_model_bytes = (2 * L - 1) * (W - 1) * B * D / W * sizeof(float);
+        break;
+    case TRAIN_PP:
+        nk->wire_model_bytes = (W == 1 ? 0 : W == 2 ? 1 : 2) * B * D * sizeof(float);
+        break;
+    default:
+        nk->wire_model_bytes = 0;
+        break;
+    }
+    size_t maxb = 0;
+    if (res->steps_done > 0)
+        for (int r = 0; r < res->nranks; r++) {
+            size_t b = res->bytes_sent[(size_t)(res->steps_done - 1) * res->nranks + r];
+            if (b > maxb) maxb = b;
+        }
+    nk->wire_bytes = maxb;
+}
+
+static void describe(struct train_result *res)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *blas =
+#ifdef HAVE_OPENBLAS
+        "OpenBLAS sgemm, 1 thread per rank";
+#else
+        "plain C matmul";
+#endif
+    if (res->cfg.scheme == TRAIN_SINGLE)
+        snprintf(res->desc, sizeof res->desc, "1 CPU thread on %ld cores; %s", cores, blas);
+    else
+        snprintf(res->desc, sizeof res->desc,
+                 "%d ranks = %d CPU threads on %ld cores; %s plans; %s", res->nranks,
+                 res->nranks, cores, algo_name(ALGO_RING), blas);
+}
+
+void train_result_free(struct train_result *r)
+{
+    free(r->steps);
+    free(r->bytes_sent);
+    free(r->bytes_recv);
+    free(r->mem);
+    free(r->events);
+    free(r->params);
+    memset(r, 0, sizeof *r);
+}
+
+static void run_free(struct run *run)
+{
+    timeline_free(&run->tl);
+    free(run->rs);
+    free(run->rc);
+    free(run->t_start);
+    free(run->t_end);
+    free(run->pipe_end);
+    free(run->sumsq);
+    free(run->sent);
+    free(run->recvd);
+}
+
+int train_run(const struct train_config *cfg, struct train_result *res, volatile int *cancel,
+              char *err, size_t errlen)
+{
+    memset(res, 0, sizeof *res);
+    int rc = train_config_check(cfg, err, errlen);
+    if (rc != CV_OK) return rc;
+    int W = ranks_of(cfg);
+    size_t ns = (size_t)cfg->steps * W;
+    struct run run;
+    memset(&run, 0, sizeof run);
+    run.cfg = cfg;
+    run.cancel = cancel;
+    atomic_init(&run.stop, 0);
+    atomic_init(&run.steps_done, 0);
+    timeline_init(&run.tl, W, cfg->steps);
+    run.rs = xcalloc((size_t)W, sizeof *run.rs);
+    run.rc = xcalloc((size_t)W, sizeof *run.rc);
+    run.t_start = xcalloc(ns, sizeof(double));
+    run.t_end = xcalloc(ns, sizeof(double));
+    run.pipe_end = xcalloc(ns, sizeof(double));
+    run.sumsq = xcalloc(ns, sizeof(double));
+    run.sent = xcalloc(ns, sizeof(size_t));
+    run.recvd = xcalloc(ns, sizeof(size_t));
+    for (int r = 0; r < W; r++) {
+        run.rs[r].cfg = cfg;
+        run.rs[r].rank = r;
+        run.rs[r].nranks = W;
+        run.rs[r].tl = &run.tl;
+    }
+
+    res->cfg = *cfg;
+    res->nranks = W;
+    res->params = xmalloc((size_t)cfg->layers * cfg->dim * cfg->dim * sizeof(float));
+    res->bubble_measured = res->bubble_model = -1;
+    /* Several rank threads each calling a multi-threaded sgemm would oversubscribe the
+     * cores and make timings noisy; one BLAS thread per rank is the fair comparison. */
+    mlp_blas_threads(1);
+
+    if (cfg->scheme == TRAIN_SINGLE) {
+        rc = run_single(cfg, &run, res->params);
+    } else {
+        run.ops = cfg->scheme == TRAIN_DDP  ? &scheme_ddp
+                  : cfg->scheme == TRAIN_TP ? &scheme_tp
+                                            : &scheme_pp;
+        rc = comm_cpu_create(&run.comm, W, ALGO_RING, cfg->scheme == TRAIN_DDP && cfg->overlap,
+                             cfg->timeout_s, &run.tl, err, errlen);
+        if (rc != CV_OK) {
+            run_free(&run);
+            train_result_free(res);
+            return rc;
+        }
+        for (int r = 0; r < W; r++)
+            run.rs[r].comm = run.comm;
+        pthread_t *th = xcalloc((size_t)W, sizeof *th);
+        struct rank_arg *args = xcalloc((size_t)W, sizeof *args);
+        int started = 0;
+        for (int r = 0; r < W; r++) {
+            args[r] = (struct rank_arg){&run, r};
+            if (pthread_create(&th[r], NULL, rank_main, &args[r]) != 0) {
+                run.comm->ops->abort(run.comm, "cannot start a rank thread");
+                rc = cv_err(err, errlen, CV_EBACKEND, "cannot start rank thread %d", r);
+                break;
+            }
+            started++;
+        }
+        for (int r = 0; r < started; r++)
+            pthread_join(th[r], NULL);
+        free(th);
+        free(args);
+        if (rc == CV_OK) {
+            for (int r = 0; r < W && rc == CV_OK; r++)
+                if (run.rc[r] != CV_OK) {
+                    rc = run.rc[r];
+                    const char *why =
+                        run.rs[r].err[0] ? run.rs[r].err : run.comm->ops->last_error(run.comm);
+                    cv_err(err, errlen, rc, "%s on cpu ranks: %s",
+                           train_scheme_name(cfg->scheme), why);
+                }
+        }
+        if (rc == CV_OK && atomic_load(&run.stop)) rc = CV_ECANCELLED;
+        if (rc == CV_OK || rc == CV_ECANCELLED)
+            for (int r = 0; r < W; r++)
+                run.ops->params(&run.rs[r], res->params, &res->replica_max_diff);
+        for (int r = 0; r < W; r++)
+            run.ops->cleanup(&run.rs[r]);
+        run.comm->ops->destroy(run.comm);
+        run.comm = NULL;
+    }
+
+    if (rc != CV_OK && rc != CV_ECANCELLED) {
+        run_free(&run);
+        train_result_free(res);
+        return rc;
+    }
+    res->steps_done = atomic_load(&run.steps_done);
+    res->steps = xcalloc((size_t)cfg->steps, sizeof *res->steps);
+    res->bytes_sent = xcalloc(ns, sizeof(size_t));
+    res->bytes_recv = xcalloc(ns, sizeof(size_t));
+    res->mem = xcalloc((size_t)W, sizeof *res->mem);
+    for (int r = 0; r < W; r++)
+        res->mem[r] = run.rs[r].mem;
+    res->events = timeline_flatten(&run.tl, &res->nevents);
+    fill_step_stats(res, &run);
+    fill_napkin(res, &run);
+    if (cfg->scheme == TRAIN_PP) fill_bubble(res, &run);
+    describe(res);
+    run_free(&run);
+    if (rc == CV_ECANCELLED)
+        cv_err(err, errlen, rc, "cancelled after %d of %d steps", res->steps_done, cfg->steps);
+    return rc;
+}
+
+const struct tl_event *train_step_events(const struct train_result *r, int step, size_t *n)
+{
+    size_t i = 0;
+    while (i < r->nevents && r->events[i].step < step)
+        i++;
+    size_t j = i;
+    while (j < r->nevents && r->events[j].step == step)
+        j++;
+    *n = j - i;
+    return j > i ? &r->events[i] : NULL;
+}
+
+void train_rank_breakdown(const struct train_result *r, int step, int rank, int lane,
+                          double out[TL_KIND_COUNT])
+{
+    for (int k = 0; k < TL_KIND_COUNT; k++)
+        out[k] = 0;
+    size_t n;
+    const struct tl_event *e = train_step_events(r, step, &n);
+    for (size_t i = 0; i < n; i++)
+        if (e[i].rank == rank && e[i].lane == lane) out[e[i].kind] += e[i].t1 - e[i].t0;
+}
+
+void train_compare(const struct train_result *a, const struct train_result *ref,
+                   struct train_deviation *d)
+{
+    memset(d, 0, sizeof *d);
+    int n = a->steps_done < ref->steps_done ? a->steps_done : ref->steps_done;
+    for (int s = 0; s < n; s++) {
+        double den = fabs(ref->steps[s].loss) > 1e-30 ? fabs(ref->steps[s].loss) : 1e-30;
+        double rel = fabs(a->steps[s].loss - ref->steps[s].loss) / den;
+        if (!(rel <= d->loss_rel)) { /* NaN counts as the worst */
+            d->loss_rel = isnan(rel) ? INFINITY : rel;
+            d->loss_step = s;
+        }
+    }
+    size_t np = (size_t)a->cfg.layers * a->cfg.dim * a->cfg.dim;
+    for (size_t i = 0; i < np; i++) {
+        double diff = fabs((double)a->params[i] - (double)ref->params[i]);
+        if (!(diff <= d->param_abs)) d->param_abs = isnan(diff) ? INFINITY : diff;
+    }
+    d->within = n == ref->steps_done && n == a->steps_done &&
+                d->loss_rel <= TRAIN_TOL_LOSS_REL && d->param_abs <= TRAIN_TOL_PARAM_ABS;
+}

@@ -1,0 +1,137 @@
+/* train.h - train the lecture's MLP with one of the parallel schemes and return plain
+ * data: per-step loss and timings, bytes moved per rank, the event timeline of every rank,
+ * memory allocated per rank, the napkin-math figures and the final parameters. The CLI
+ * (`collviz train`) and the UI's parallelism screen both call train_run(); nothing here
+ * prints or draws.
+ *
+ * Schemes (the lecture's three cuts, on W ranks):
+ *   single - the reference: one device, whole batch (mlp.h's mlp_ref);
+ *   ddp    - data parallel: each rank B/W rows, full parameters and its own AdamW state;
+ *            gradients all-reduced with AVG (optionally overlapped with the backward pass);
+ *   tp     - tensor parallel: every rank all rows, a D×D/W column shard of every layer;
+ *            activations all-gathered every layer, input gradients reduce-scattered;
+ *   pp     - pipeline parallel: contiguous layers per stage, M micro-batches, GPipe or
+ *            1F1B, activations and gradients sent point to point between stages.
+ *
+ * Every scheme is checked against the reference (train_compare): the only difference is
+ * the order of float additions (a matmul split over ranks or micro-batches, gradients
+ * summed by a ring), so they agree within TRAIN_TOL_*, not bitwise. */
+#ifndef COLLVIZ_TRAIN_H
+#define COLLVIZ_TRAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mlp.h"
+#include "timeline.h"
+
+enum train_scheme { TRAIN_SINGLE, TRAIN_DDP, TRAIN_TP, TRAIN_PP, TRAIN_SCHEME_COUNT };
+enum pp_schedule { PP_GPIPE, PP_1F1B, PP_SCHEDULE_COUNT };
+
+const char *train_scheme_name(enum train_scheme s);            /* "single", "ddp", "tp", "pp" */
+const char *train_scheme_title(enum train_scheme s);           /* "data parallel (DDP)", ... */
+int train_scheme_parse(const char *s, enum train_scheme *out); /* CV_OK or CV_EINVAL */
+const char *pp_schedule_name(enum pp_schedule s);              /* "gpipe", "1f1b" */
+int pp_schedule_parse(const char *s, enum pp_schedule *out);
+
+/* Agreement with the single-device reference. Float reassociation (a sum over ranks,
+ * micro-batches or column blocks in a different order) changes results by a few ulps per
+ * step; AdamW normalises updates, so parameter differences stay near lr·(relative
+ * gradient error), far below these bounds at every size we test. */
+#define TRAIN_TOL_LOSS_REL 1e-4
+#define TRAIN_TOL_PARAM_ABS 1e-5
+
+struct train_config {
+    enum train_scheme scheme;
+    int nranks; /* W (pp: stages P); single: 1 */
+    int layers, dim, batch, steps;
+    int microbatches; /* pp: M */
+    enum pp_schedule schedule;
+    bool overlap; /* ddp: all-reduce each layer's gradient as backward makes it */
+    uint64_t seed;
+    double timeout_s; /* deadline of any one communication wait */
+    struct adamw_cfg adamw;
+};
+
+/* The lecture's sizes: L=4, D=1024, B=128, W=4, M=4, GPipe, 5 steps, seed 0, AdamW
+ * defaults, 60 s deadline. */
+void train_config_default(struct train_config *c);
+/* CV_OK, or CV_EINVAL / CV_ENOMEM with one line naming the bad value. Uneven layer splits
+ * in pp are handled (stages differ by at most one layer); L < P is refused. */
+int train_config_check(const struct train_config *c, char *err, size_t errlen);
+
+struct train_step_stat {
+    double loss;         /* of this step's forward pass, before the update */
+    double time_s;       /* earliest rank's start to the last rank's end */
+    double comm_s;       /* mean over ranks: time the rank's own thread spent in
+                            communication calls (collectives, send, recv, waiting) */
+    double comm_async_s; /* mean over ranks: time of collectives on the helper lane
+                            (overlapped DDP); 0 otherwise */
+    size_t comm_bytes;   /* max over ranks of bytes sent to other ranks */
+};
+
+/* Bytes allocated for one rank, by purpose ("allocated", not measured RSS). */
+struct train_memory {
+    size_t params, grads, optimizer, activations, comm;
+};
+
+/* The lecture's napkin math next to what was counted. Elements "into the collective" are
+ * nccl-tests' S / 4: an all-gather's whole output, an all-reduce's buffer. */
+struct train_napkin {
+    size_t tp_model_elems;   /* model: L·B·D, tensor parallel's forward all-gathers */
+    size_t ddp_model_elems;  /* model: L·D², DDP's gradient all-reduce */
+    size_t all_gather_elems; /* counted on rank 0 in the last step */
+    size_t reduce_scatter_elems;
+    size_t all_reduce_elems;
+    size_t wire_model_bytes; /* model: bytes one rank sends per step (ring formulas) */
+    size_t wire_bytes;       /* counted: max over ranks, last step */
+};
+
+struct train_result {
+    struct train_config cfg;
+    int nranks; /* ranks that ran (1 for single) */
+    int steps_done;
+    struct train_step_stat *steps; /* [steps_done] */
+    size_t *bytes_sent;            /* [steps_done][nranks] */
+    size_t *bytes_recv;            /* [steps_done][nranks] */
+    struct train_memory *mem;      /* [nranks] */
+    struct tl_event *events;       /* every step, sorted by (step, rank, lane, t0) */
+    size_t nevents;
+    struct train_napkin napkin;
+    /* pp: fraction of the pipeline span (first forward to last backward) a stage is not
+     * computing, mean over stages and over steps after the first; model (P-1)/(M+P-1).
+     * Negative for other schemes. */
+    double bubble_measured, bubble_model;
+    double replica_max_diff; /* ddp: largest |rank r param - rank 0 param| (0 = in sync) */
+    float *params;           /* [L][D][D] final weights, assembled from the ranks */
+    char desc[160];          /* "4 ranks = 4 CPU threads on 2 cores; ring plans" */
+};
+
+/* Run cfg->steps training steps. `cancel` (may be NULL) is polled between steps: set
+ * means stop with CV_ECANCELLED (the result keeps the finished steps). On error err holds
+ * one line and the result is freed. Sets OpenBLAS to one thread per call (process-wide).
+ * Blocking: call it from a worker thread, never from the UI thread. */
+int train_run(const struct train_config *cfg, struct train_result *res, volatile int *cancel,
+              char *err, size_t errlen);
+void train_result_free(struct train_result *r);
+
+/* The events of one step: a contiguous run of r->events (they are sorted by step first);
+ * *n = 0 and NULL when the step has none. */
+const struct tl_event *train_step_events(const struct train_result *r, int step, size_t *n);
+/* Seconds rank spent in each kind of event in one step on lane `lane` (for a per-rank bar
+ * of compute / send / recv / collective / idle). */
+void train_rank_breakdown(const struct train_result *r, int step, int rank, int lane,
+                          double out[TL_KIND_COUNT]);
+
+struct train_deviation {
+    double loss_rel;  /* max over steps of |loss - ref| / |ref| */
+    int loss_step;    /* where */
+    double param_abs; /* max |param - ref param| after the last step */
+    bool within;      /* both under TRAIN_TOL_* */
+};
+/* a and ref must have the same layers, dim and steps. */
+void train_compare(const struct train_result *a, const struct train_result *ref,
+                   struct train_deviation *d);
+
+#endif

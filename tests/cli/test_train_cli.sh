@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# test_train_cli.sh - `collviz train`: --check passes for every scheme at small sizes (both
+# pipeline schedules, overlapped DDP, an uneven pipeline split), the JSON output parses and
+# holds the promised fields with values that agree with the formulas, and bad arguments
+# exit 2 with exactly one line on stderr. $1: the binary; $2 (optional): the ASan+UBSan
+# binary, run on a smaller selection.
+set -u
+BIN=${1:?usage: test_train_cli.sh COLLVIZ [ASAN_COLLVIZ]}
+ASAN=${2:-}
+fail=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+bad() {
+    echo "FAIL: $*"
+    fail=1
+}
+
+SMALL=(--layers 4 --dim 16 --batch 8 --steps 3)
+
+check_ok() { # binary, args...
+    local bin=$1
+    shift
+    if ! "$bin" train "$@" --check >"$tmp/out" 2>"$tmp/err"; then
+        bad "$bin train $* --check exited $?: $(tail -2 "$tmp/out") $(cat "$tmp/err")"
+        return
+    fi
+    grep -q "check against the single-device reference: .*: ok" "$tmp/out" ||
+        bad "$bin train $* --check: no 'ok' line"
+}
+
+for w in 1 2 4; do
+    check_ok "$BIN" ddp --ranks $w "${SMALL[@]}"
+    check_ok "$BIN" ddp --ranks $w --overlap "${SMALL[@]}"
+    check_ok "$BIN" tp --ranks $w "${SMALL[@]}"
+    check_ok "$BIN" pp --ranks $w --schedule gpipe "${SMALL[@]}"
+    check_ok "$BIN" pp --ranks $w --schedule 1f1b --microbatches 8 "${SMALL[@]}"
+done
+check_ok "$BIN" single "${SMALL[@]}"
+check_ok "$BIN" pp --ranks 2 --layers 3 --dim 16 --batch 8 --steps 2
+check_ok "$BIN" pp --ranks 3 --layers 4 --dim 12 --batch 12 --microbatches 3 --steps 2 --schedule 1f1b
+
+# JSON: parses, has the fields, and the numbers agree with the napkin formulas.
+json_check() { # scheme-args..., then a python expression over d that must be true
+    local expr=$1
+    shift
+    if ! "$BIN" train "$@" --format json --check >"$tmp/j" 2>"$tmp/err"; then
+        bad "train $* --format json --check exited $?: $(cat "$tmp/err")"
+        return
+    fi
+    python3 - "$tmp/j" "$expr" <<'EOF' || bad "json of train $*: $(head -c 300 "$tmp/j")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("scheme", "backend", "ranks", "layers", "dim", "batch", "steps", "memory_per_rank",
+          "max_deviation"):
+    assert k in d, k
+for s in d["steps"]:
+    for k in ("step", "loss", "time_s", "comm_s", "comm_bytes"):
+        assert k in s, k
+assert d["max_deviation"]["within"] is True
+ok = eval(sys.argv[2], {"d": d})
+if not ok:
+    print("expression false:", sys.argv[2])
+    sys.exit(1)
+EOF
+}
+L=4 D=16 B=8
+json_check "d['scheme']=='ddp' and d['ranks']==4 and len(d['steps'])==3 and \
+d['napkin']['ddp_model_elements']==$L*$D*$D and d['napkin']['measured_elements']==$L*$D*$D and \
+all(s['comm_bytes']==2*3*$L*$D*$D//4*4 for s in d['steps']) and \
+d['memory_per_rank'][0]['params']==$L*$D*$D*4" ddp --ranks 4 "${SMALL[@]}"
+json_check "d['napkin']['tp_model_elements']==$L*$B*$D and d['napkin']['measured_elements']==$L*$B*$D \
+and d['napkin']['ratio_model']==$D/$B and d['memory_per_rank'][1]['params']==$L*$D*$D" tp --ranks 4 "${SMALL[@]}"
+json_check "abs(d['bubble_model']-3/7)<1e-9 and 0<=d['bubble_measured']<1 and d['schedule']=='1f1b' \
+and d['microbatches']==4" pp --ranks 4 --schedule 1f1b "${SMALL[@]}"
+json_check "d['overlap'] is True and any(s['comm_async_s']>0 for s in d['steps'])" ddp --ranks 2 --overlap "${SMALL[@]}"
+
+# The timeline comes out with --timeline, in both formats.
+"$BIN" train pp --ranks 2 "${SMALL[@]}" --timeline --format json >"$tmp/t" 2>"$tmp/err" &&
+    python3 -c "
+import json,sys
+d=json.load(open('$tmp/t'))
+kinds={e['kind'] for e in d['timeline']}
+assert {'compute','send','recv'} <= kinds, kinds
+" || bad "pp --timeline json: $(cat "$tmp/err")"
+"$BIN" train tp --ranks 2 "${SMALL[@]}" --timeline | grep -q "collective *all-gather L0" ||
+    bad "tp --timeline text lacks the all-gather events"
+
+# --backend: auto runs on cpu here; nccl is refused with the reason (no GPU / not built).
+"$BIN" train ddp --ranks 2 "${SMALL[@]}" --backend auto >"$tmp/out" 2>"$tmp/err" ||
+    bad "--backend auto exited $?: $(cat "$tmp/err")"
+grep -q "auto chose cpu" "$tmp/out" || bad "--backend auto does not say it chose cpu"
+
+# Bad arguments: exit 2, one line on stderr, nothing on stdout.
+expect_bad() { # binary, args...
+    local bin=$1
+    shift
+    "$bin" train "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    local lines
+    lines=$(wc -l <"$tmp/err")
+    if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || [ -s "$tmp/out" ]; then
+        bad "$bin train $*: exit $rc, $lines stderr lines: $(cat "$tmp/err")"
+    fi
+}
+bad_cases() { # binary
+    local bin=$1
+    expect_bad "$bin" zero
+    expect_bad "$bin"
+    expect_bad "$bin" ddp --ranks 0
+    expect_bad "$bin" ddp --ranks 99
+    expect_bad "$bin" ddp --ranks 3 --batch 8 --dim 8
+    expect_bad "$bin" tp --ranks 3 --dim 16 --batch 8
+    expect_bad "$bin" pp --ranks 4 --layers 3 --dim 8 --batch 8
+    expect_bad "$bin" pp --ranks 2 --batch 8 --microbatches 3 --dim 8
+    expect_bad "$bin" pp --schedule zigzag
+    expect_bad "$bin" ddp --steps x
+    expect_bad "$bin" ddp --format xml
+    expect_bad "$bin" ddp --backend tpu
+    expect_bad "$bin" ddp --backend nccl --dim 8 --batch 8
+    expect_bad "$bin" ddp --nonsense
+    expect_bad "$bin" ddp tp
+    expect_bad "$bin" single --ranks 2
+    expect_bad "$bin" ddp --dim 65536 --layers 1024
+}
+bad_cases "$BIN"
+grep -q "nccl" <("$BIN" train ddp --backend nccl --dim 8 --batch 8 2>&1) ||
+    bad "--backend nccl does not give a reason naming nccl"
+
+"$BIN" train --help | grep -q "usage: collviz train" || bad "--help"
+
+if [ -n "$ASAN" ] && [ -x "$ASAN" ]; then
+    check_ok "$ASAN" ddp --ranks 2 --overlap "${SMALL[@]}"
+    check_ok "$ASAN" tp --ranks 4 "${SMALL[@]}"
+    check_ok "$ASAN" pp --ranks 2 --schedule 1f1b "${SMALL[@]}"
+    check_ok "$ASAN" single "${SMALL[@]}"
+    bad_cases "$ASAN"
+fi
+
+[ "$fail" -eq 0 ] && echo "test_train_cli: all passed"
+exit "$fail"

@@ -1,0 +1,343 @@
+/* test_train_comm.c - the CPU ranks' communicator (parallel/comm_cpu.c): every collective
+ * the training schemes use, at W = 1..4, checked element by element against values
+ * computed here; point-to-point order and tags; bytes counted per rank against the ring
+ * formulas; deadlines (a missing rank times out instead of hanging) and abort. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "parallel/comm_cpu.h"
+
+#define N_MAX 64
+
+struct job {
+    struct comm *c;
+    int rank;
+    int (*fn)(struct comm *c, int rank, void *arg);
+    void *arg;
+    int rc;
+};
+
+static void *job_main(void *p)
+{
+    struct job *j = p;
+    j->rc = j->fn(j->c, j->rank, j->arg);
+    return NULL;
+}
+
+/* Run fn on every rank of c in its own thread; rcs[r] gets each return code. */
+static void run_ranks(struct comm *c, int (*fn)(struct comm *, int, void *), void *arg,
+                      int *rcs)
+{
+    pthread_t th[CV_MAX_RANKS];
+    struct job jobs[CV_MAX_RANKS];
+    for (int r = 0; r < c->nranks; r++) {
+        jobs[r] = (struct job){c, r, fn, arg, -1};
+        assert_int_equal(pthread_create(&th[r], NULL, job_main, &jobs[r]), 0);
+    }
+    for (int r = 0; r < c->nranks; r++) {
+        pthread_join(th[r], NULL);
+        rcs[r] = jobs[r].rc;
+    }
+}
+
+struct coll_arg {
+    size_t count;
+    float buf[CV_MAX_RANKS][CV_MAX_RANKS * N_MAX];
+    float out[CV_MAX_RANKS][CV_MAX_RANKS * N_MAX];
+    struct comm_stats st[CV_MAX_RANKS];
+    enum redop op;
+};
+
+static int do_all_reduce(struct comm *c, int rank, void *p)
+{
+    struct coll_arg *a = p;
+    c->ops->reset_stats(c, rank);
+    int rc = c->ops->all_reduce(c, rank, a->buf[rank], a->count, a->op, "test");
+    c->ops->stats(c, rank, &a->st[rank]);
+    return rc;
+}
+
+static int do_all_gather(struct comm *c, int rank, void *p)
+{
+    struct coll_arg *a = p;
+    c->ops->reset_stats(c, rank);
+    int rc = c->ops->all_gather(c, rank, a->buf[rank], a->out[rank], a->count, "test");
+    c->ops->stats(c, rank, &a->st[rank]);
+    return rc;
+}
+
+static int do_reduce_scatter(struct comm *c, int rank, void *p)
+{
+    struct coll_arg *a = p;
+    c->ops->reset_stats(c, rank);
+    int rc =
+        c->ops->reduce_scatter(c, rank, a->buf[rank], a->out[rank], a->count, OP_SUM, "test");
+    c->ops->stats(c, rank, &a->st[rank]);
+    return rc;
+}
+
+static int do_iall_reduce(struct comm *c, int rank, void *p)
+{
+    struct coll_arg *a = p;
+    struct comm_req *req[2];
+    size_t half = a->count / 2;
+    int rc = c->ops->iall_reduce(c, rank, a->buf[rank], half, OP_SUM, "first", &req[0]);
+    if (rc != CV_OK) return rc;
+    rc = c->ops->iall_reduce(c, rank, a->buf[rank] + half, a->count - half, OP_AVG, "second",
+                             &req[1]);
+    if (rc != CV_OK) return rc;
+    int r0 = c->ops->wait(c, rank, req[0]);
+    int r1 = c->ops->wait(c, rank, req[1]);
+    return r0 != CV_OK ? r0 : r1;
+}
+
+static struct comm *make(int w, bool async, double timeout)
+{
+    struct comm *c = NULL;
+    char err[200];
+    assert_int_equal(comm_cpu_create(&c, w, ALGO_RING, async, timeout, NULL, err, sizeof err),
+                     CV_OK);
+    return c;
+}
+
+static void test_all_reduce(void **state)
+{
+    (void)state;
+    static struct coll_arg a;
+    for (int w = 1; w <= 4; w++)
+        for (int opi = 0; opi < 2; opi++) {
+            struct comm *c = make(w, false, 5.0);
+            a.count = 12; /* divisible by 1..4: the ring formula is exact */
+            a.op = opi ? OP_AVG : OP_SUM;
+            for (int r = 0; r < w; r++)
+                for (size_t i = 0; i < a.count; i++)
+                    a.buf[r][i] = (float)(10 * r + i);
+            int rcs[CV_MAX_RANKS];
+            run_ranks(c, do_all_reduce, &a, rcs);
+            for (int r = 0; r < w; r++) {
+                assert_int_equal(rcs[r], CV_OK);
+                for (size_t i = 0; i < a.count; i++) {
+                    /* Σ_r (10r + i) = 10·w(w-1)/2 + w·i */
+                    float sum = (float)(5 * w * (w - 1) + w * (int)i);
+                    assert_float_equal(a.buf[r][i], opi ? sum / w : sum, 1e-5);
+                }
+                assert_int_equal(a.st[r].bytes_sent, 2 * (w - 1) * a.count / w * sizeof(float));
+                assert_int_equal(a.st[r].bytes_recv, 2 * (w - 1) * a.count / w * sizeof(float));
+                assert_int_equal(a.st[r].coll_bytes[COLL_ALL_REDUCE], a.count * sizeof(float));
+            }
+            c->ops->destroy(c);
+        }
+}
+
+static void test_all_gather(void **state)
+{
+    (void)state;
+    static struct coll_arg a;
+    for (int w = 1; w <= 4; w++) {
+        struct comm *c = make(w, false, 5.0);
+        a.count = 5;
+        for (int r = 0; r < w; r++) {
+            for (size_t i = 0; i < a.count; i++)
+                a.buf[r][i] = (float)(100 * r + i);
+            memset(a.out[r], 0xff, sizeof a.out[r]);
+        }
+        int rcs[CV_MAX_RANKS];
+        run_ranks(c, do_all_gather, &a, rcs);
+        for (int r = 0; r < w; r++) {
+            assert_int_equal(rcs[r], CV_OK);
+            for (int k = 0; k < w; k++)
+                for (size_t i = 0; i < a.count; i++)
+                    assert_true(a.out[r][k * a.count + i] == (float)(100 * k + i));
+            assert_int_equal(a.st[r].bytes_sent, (size_t)(w - 1) * a.count * sizeof(float));
+            assert_int_equal(a.st[r].coll_bytes[COLL_ALL_GATHER], w * a.count * sizeof(float));
+        }
+        c->ops->destroy(c);
+    }
+}
+
+static void test_reduce_scatter(void **state)
+{
+    (void)state;
+    static struct coll_arg a;
+    for (int w = 1; w <= 4; w++) {
+        struct comm *c = make(w, false, 5.0);
+        a.count = 3;
+        for (int r = 0; r < w; r++)
+            for (size_t i = 0; i < w * a.count; i++)
+                a.buf[r][i] = (float)(1000 * r + i);
+        int rcs[CV_MAX_RANKS];
+        run_ranks(c, do_reduce_scatter, &a, rcs);
+        for (int r = 0; r < w; r++) {
+            assert_int_equal(rcs[r], CV_OK);
+            for (size_t i = 0; i < a.count; i++) {
+                float want = 0;
+                for (int q = 0; q < w; q++)
+                    want += (float)(1000 * q + r * a.count + i);
+                assert_true(a.out[r][i] == want);
+            }
+            assert_int_equal(a.st[r].bytes_sent, (size_t)(w - 1) * a.count * sizeof(float));
+        }
+        c->ops->destroy(c);
+    }
+}
+
+static void test_iall_reduce(void **state)
+{
+    (void)state;
+    static struct coll_arg a;
+    for (int w = 1; w <= 4; w++) {
+        struct comm *c = make(w, true, 5.0);
+        a.count = 16;
+        for (int r = 0; r < w; r++)
+            for (size_t i = 0; i < a.count; i++)
+                a.buf[r][i] = (float)(r + 1);
+        int rcs[CV_MAX_RANKS];
+        run_ranks(c, do_iall_reduce, &a, rcs);
+        float sum = (float)(w * (w + 1) / 2);
+        for (int r = 0; r < w; r++) {
+            assert_int_equal(rcs[r], CV_OK);
+            for (size_t i = 0; i < 8; i++)
+                assert_true(a.buf[r][i] == sum);
+            for (size_t i = 8; i < 16; i++)
+                assert_float_equal(a.buf[r][i], sum / w, 1e-6);
+        }
+        c->ops->destroy(c);
+    }
+}
+
+/* A ring of messages, two per pair, with tags; every rank checks what it got. */
+static int do_p2p(struct comm *c, int rank, void *p)
+{
+    int w = c->nranks, next = (rank + 1) % w, prev = (rank + w - 1) % w;
+    float msg[4], got[4];
+    for (int k = 0; k < 2; k++) {
+        for (int i = 0; i < 4; i++)
+            msg[i] = (float)(100 * rank + 10 * k + i);
+        int rc = c->ops->send(c, rank, next, k, msg, 4, "send");
+        if (rc != CV_OK) return rc;
+    }
+    for (int k = 0; k < 2; k++) {
+        int rc = c->ops->recv(c, rank, prev, k, got, 4, "recv");
+        if (rc != CV_OK) return rc;
+        for (int i = 0; i < 4; i++)
+            if (got[i] != (float)(100 * prev + 10 * k + i)) return CV_EBACKEND;
+    }
+    struct comm_stats st;
+    c->ops->stats(c, rank, &st);
+    if (st.bytes_sent != 2 * 4 * sizeof(float) || st.bytes_recv != 2 * 4 * sizeof(float))
+        return CV_EBACKEND;
+    return c->ops->barrier(c, rank);
+}
+
+static void test_send_recv(void **state)
+{
+    (void)state;
+    for (int w = 2; w <= 4; w++) {
+        struct comm *c = make(w, false, 5.0);
+        int rcs[CV_MAX_RANKS];
+        run_ranks(c, do_p2p, NULL, rcs);
+        for (int r = 0; r < w; r++)
+            assert_int_equal(rcs[r], CV_OK);
+        c->ops->destroy(c);
+    }
+}
+
+static int do_wrong_tag(struct comm *c, int rank, void *p)
+{
+    float x[2] = {1, 2};
+    if (rank == 0) return c->ops->send(c, rank, 1, 7, x, 2, "send");
+    return c->ops->recv(c, rank, 0, 8, x, 2, "recv");
+}
+
+static void test_tag_mismatch(void **state)
+{
+    (void)state;
+    struct comm *c = make(2, false, 5.0);
+    int rcs[CV_MAX_RANKS];
+    run_ranks(c, do_wrong_tag, NULL, rcs);
+    assert_int_equal(rcs[0], CV_OK);
+    assert_int_equal(rcs[1], CV_EBACKEND);
+    assert_non_null(strstr(c->ops->last_error(c), "expected tag 8"));
+    c->ops->destroy(c);
+}
+
+/* Rank 1 never comes: rank 0's barrier must give up at its deadline. */
+static int do_lonely_barrier(struct comm *c, int rank, void *p)
+{
+    if (rank == 0) return c->ops->barrier(c, rank);
+    return CV_OK;
+}
+
+static int do_lonely_recv(struct comm *c, int rank, void *p)
+{
+    float x;
+    if (rank == 1) return c->ops->recv(c, rank, 0, 0, &x, 1, "recv");
+    return CV_OK;
+}
+
+static void test_deadlines(void **state)
+{
+    (void)state;
+    struct comm *c = make(2, false, 0.2);
+    int rcs[CV_MAX_RANKS];
+    double t0 = now_s();
+    run_ranks(c, do_lonely_barrier, NULL, rcs);
+    double dt = now_s() - t0;
+    assert_int_equal(rcs[0], CV_ETIMEOUT);
+    assert_true(dt >= 0.19 && dt < 3.0);
+    assert_non_null(strstr(c->ops->last_error(c), "rank 0 waited more than"));
+    /* After the abort every call fails at once. */
+    float x = 0;
+    assert_int_equal(c->ops->all_reduce(c, 0, &x, 1, OP_SUM, "after"), CV_EBACKEND);
+    c->ops->destroy(c);
+
+    c = make(2, false, 0.2);
+    run_ranks(c, do_lonely_recv, NULL, rcs);
+    assert_int_equal(rcs[1], CV_ETIMEOUT);
+    assert_non_null(strstr(c->ops->last_error(c), "for tag 0 from rank 0"));
+    c->ops->destroy(c);
+}
+
+/* One rank aborts; the other, waiting in an all-reduce with a long deadline, returns at
+ * once instead of waiting it out. */
+static int do_abort(struct comm *c, int rank, void *p)
+{
+    float x[4] = {0};
+    if (rank == 1) {
+        c->ops->abort(c, "rank 1 gave up");
+        return CV_OK;
+    }
+    return c->ops->all_reduce(c, rank, x, 4, OP_SUM, "stuck");
+}
+
+static void test_abort_wakes(void **state)
+{
+    (void)state;
+    struct comm *c = make(2, false, 30.0);
+    int rcs[CV_MAX_RANKS];
+    double t0 = now_s();
+    run_ranks(c, do_abort, NULL, rcs);
+    assert_true(now_s() - t0 < 5.0);
+    assert_int_equal(rcs[0], CV_EBACKEND);
+    assert_string_equal(c->ops->last_error(c), "rank 1 gave up");
+    c->ops->destroy(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_all_reduce),     cmocka_unit_test(test_all_gather),
+        cmocka_unit_test(test_reduce_scatter), cmocka_unit_test(test_iall_reduce),
+        cmocka_unit_test(test_send_recv),      cmocka_unit_test(test_tag_mismatch),
+        cmocka_unit_test(test_deadlines),      cmocka_unit_test(test_abort_wakes),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
