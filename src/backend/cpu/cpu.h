@@ -1,0 +1,56 @@
+/* cpu.h - private to the CPU backend (and its unit test): the backend's ops table, the
+ * step barrier the rank threads synchronise on, and a probe of the buffer memory held.
+ *
+ * The barrier is its own unit so a test can show that its deadline fires when a rank
+ * never arrives, without needing a rank thread that hangs. */
+#ifndef COLLVIZ_BACKEND_CPU_H
+#define COLLVIZ_BACKEND_CPU_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../backend.h"
+
+extern const struct backend_ops cpu_backend_ops;
+
+/* A reusable barrier for `parties` threads. Waiters spin briefly, then sleep on a futex
+ * until released or until their deadline; a waiter whose deadline passes aborts the
+ * barrier, which wakes everyone, and every later wait returns CV_ETIMEOUT at once until
+ * cpu_barrier_reset().
+ *
+ * Spinning is adaptive, per waiting thread: *spin (the caller's own budget, in pause
+ * instructions, kept between calls) grows when a spin ends in a release and halves when
+ * the waiter had to sleep anyway, always within [0, spin_max]. On a quiet machine with a
+ * core per rank the budget settles where releases are caught spinning; on a loaded or
+ * oversubscribed one it decays to nothing and waiters go straight to the futex. */
+struct cpu_barrier {
+    _Atomic uint32_t gen;  /* futex word: bumped on every release and on abort */
+    _Atomic int arrived;
+    _Atomic int sleepers;  /* threads inside futex_wait; the releaser wakes only if > 0 */
+    _Atomic int aborted;
+    _Atomic int stop;      /* the releaser's reading of `cancel`, shared by all */
+    int parties;
+    int spin_max;
+};
+
+void cpu_barrier_init(struct cpu_barrier *b, int parties, int spin_max);
+/* Called only when no thread is inside cpu_barrier_wait. */
+void cpu_barrier_reset(struct cpu_barrier *b);
+/* Wait for all parties. deadline: absolute now_s() time (INFINITY for none). cancel (may
+ * be NULL) is read once by the last arriver and the decision is shared, so every party
+ * agrees. spin: this thread's spin budget (see above; NULL = do not spin). Returns CV_OK,
+ * CV_ECANCELLED (all parties see it), or CV_ETIMEOUT. */
+int cpu_barrier_wait(struct cpu_barrier *b, double deadline, volatile int *cancel, int *spin);
+/* Mark aborted and wake every waiter (used by the coordinator's own deadline). */
+void cpu_barrier_abort(struct cpu_barrier *b);
+
+/* Bytes of rank buffers the backend currently holds (for tests of "refused before
+ * allocating"). */
+size_t cpu_backend_held_bytes(struct backend *b);
+
+/* Test seam: from now on, rank `rank` sleeps `seconds` before the first step of every
+ * run (rank -1: never), so a test can make one rank late at the barrier on purpose. */
+void cpu_backend_test_stall(struct backend *b, int rank, double seconds);
+
+#endif

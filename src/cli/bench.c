@@ -1,0 +1,561 @@
+/* bench.c - `collviz bench`: measure collectives on a backend with nccl-tests' columns and
+ * accounting (size, count, type, redop, root, time, algbw, busbw, #wrong), as text or as
+ * one JSON object. No UI: it posts one MEASURE job per (collective, size) to the same
+ * worker thread the interactive screens use, so progress, cancel (Ctrl-C) and the
+ * deadlines come from the one implementation.
+ *
+ * Exit status: 0 every result checked out, 1 some #wrong > 0 (or a run failed), 2 bad
+ * input (one line on stderr), 130 interrupted. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "core/coll.h"
+#include "core/util.h"
+#include "worker/worker.h"
+
+#define BENCH_MAX_SIZES 1000
+
+struct bench_opts {
+    const char *backend;
+    int ranks;
+    size_t minb, maxb;
+    bool minb_set, maxb_set;
+    const char *minb_arg, *maxb_arg; /* as typed, for messages */
+    double factor;
+    size_t step; /* -i: additive step; 0 = multiply by factor */
+    bool factor_set;
+    int iters, warmup;
+    bool check;
+    enum redop op;
+    int root;
+    bool algo_auto;
+    enum algo algo;
+    double timeout_s;
+    bool json;
+    bool all;
+    enum coll coll;
+};
+
+/* One measured row, kept for JSON (which is printed whole at the end). */
+struct bench_row {
+    enum coll coll;
+    enum redop op;
+    int root;
+    struct bench_result r;
+};
+
+static volatile sig_atomic_t bench_interrupted;
+
+static void bench_on_sigint(int sig)
+{
+    (void)sig;
+    bench_interrupted = 1;
+}
+
+static void bench_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: collviz bench COLLECTIVE|all [options]\n"
+            "\n"
+            "Measure collectives on a backend and print nccl-tests' columns: size(B) count(elements)\n"
+            "type redop root time(us) algbw(GB/s) busbw(GB/s) #wrong, with GB/s = 1e9 bytes/s,\n"
+            "algbw = size/time and busbw = algbw * the collective's nccl-tests factor.\n"
+            "\n"
+            "COLLECTIVE: broadcast scatter gather reduce all_gather reduce_scatter all_reduce\n"
+            "            all_to_all, or all (one section each)\n"
+            "\n"
+            "Options:\n"
+            "  --backend B          auto, cpu or nccl (default auto: nccl with 2+ GPUs, else cpu)\n"
+            "  --ranks N            ranks, 1..%d (default 4)\n"
+            "  -b, --minbytes SIZE  smallest size S, K/M/G suffixes (powers of 1024; default 64M)\n"
+            "  -e, --maxbytes SIZE  largest size (default: the same as -b)\n"
+            "  -f, --stepfactor F   multiply the size by F between rows (default 2)\n"
+            "  -i, --stepbytes SIZE add SIZE between rows instead\n"
+            "  -n, --iters N        timed iterations (default 20)\n"
+            "  -w, --warmup_iters N untimed iterations first (default 5)\n"
+            "  -c, --check 0|1      check the result and count #wrong (default 1)\n"
+            "  -o, --op OP          sum, prod, min, max or avg (default sum)\n"
+            "  -r, --root R         root of broadcast/scatter/gather/reduce (default 0)\n"
+            "  --algo A             ring, tree, direct or auto (default auto: the backend's fastest)\n"
+            "  -T, --timeout S      abort a collective stuck for S seconds (default 30)\n"
+            "  --format F           text or json (default text)\n"
+            "  -h, --help           this text\n"
+            "\n"
+            "Exit status: 0 all results right, 1 some #wrong > 0 or a run failed, 2 bad input.\n",
+            CV_MAX_RANKS);
+}
+
+static int bench_parse_double(const char *s, double lo, double hi, double *out)
+{
+    if (!s || !*s)
+        return CV_EINVAL;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v) || v < lo || v > hi)
+        return CV_EINVAL;
+    *out = v;
+    return CV_OK;
+}
+
+static void bench_algo_list(enum coll c, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int a = 0; a < ALGO_COUNT; a++)
+        if (algo_supported(c, (enum algo)a) && len < n)
+            len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? ", " : "",
+                                    algo_name((enum algo)a));
+}
+
+/* Parse argv into o. Returns -1 to go on, 0 after --help, 2 on bad input (one line). */
+static int bench_parse(int argc, char **argv, struct bench_opts *o)
+{
+    enum { OPT_BACKEND = 256, OPT_RANKS, OPT_ALGO, OPT_FORMAT };
+    static const struct option longopts[] = {
+        {"backend", required_argument, NULL, OPT_BACKEND},
+        {"ranks", required_argument, NULL, OPT_RANKS},
+        {"minbytes", required_argument, NULL, 'b'},
+        {"maxbytes", required_argument, NULL, 'e'},
+        {"stepfactor", required_argument, NULL, 'f'},
+        {"stepbytes", required_argument, NULL, 'i'},
+        {"iters", required_argument, NULL, 'n'},
+        {"warmup_iters", required_argument, NULL, 'w'},
+        {"check", required_argument, NULL, 'c'},
+        {"op", required_argument, NULL, 'o'},
+        {"root", required_argument, NULL, 'r'},
+        {"algo", required_argument, NULL, OPT_ALGO},
+        {"timeout", required_argument, NULL, 'T'},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (struct bench_opts){
+        .backend = "auto", .ranks = 4, .minb = (size_t)64 << 20, .maxb = (size_t)64 << 20,
+        .factor = 2.0, .iters = 20, .warmup = 5, .check = true, .op = OP_SUM,
+        .algo_auto = true, .timeout_s = 30.0,
+    };
+    long v;
+    int root_given = 0;
+    opterr = 0;
+    optind = 1;
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":b:e:f:i:n:w:c:o:r:T:h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case OPT_BACKEND:
+            o->backend = optarg;
+            break;
+        case OPT_RANKS:
+            if (parse_long(optarg, 1, CV_MAX_RANKS, &v) != CV_OK)
+                return cli_usage_error("--ranks %s: need a whole number 1..%d", optarg,
+                                       CV_MAX_RANKS);
+            o->ranks = (int)v;
+            break;
+        case 'b':
+            if (parse_size(optarg, &o->minb) != CV_OK)
+                return cli_usage_error("-b %s: not a size (bytes, or with K/M/G: 64M)", optarg);
+            o->minb_set = true;
+            o->minb_arg = optarg;
+            break;
+        case 'e':
+            if (parse_size(optarg, &o->maxb) != CV_OK)
+                return cli_usage_error("-e %s: not a size (bytes, or with K/M/G: 64M)", optarg);
+            o->maxb_set = true;
+            o->maxb_arg = optarg;
+            break;
+        case 'f':
+            if (bench_parse_double(optarg, 1.0, 1e6, &o->factor) != CV_OK || o->factor <= 1.0)
+                return cli_usage_error("-f %s: need a factor > 1", optarg);
+            o->factor_set = true;
+            break;
+        case 'i':
+            if (parse_size(optarg, &o->step) != CV_OK || o->step == 0)
+                return cli_usage_error("-i %s: need a step > 0 bytes (K/M/G allowed)", optarg);
+            break;
+        case 'n':
+            if (parse_long(optarg, 1, 1000000, &v) != CV_OK)
+                return cli_usage_error("-n %s: need 1..1000000 iterations", optarg);
+            o->iters = (int)v;
+            break;
+        case 'w':
+            if (parse_long(optarg, 0, 1000000, &v) != CV_OK)
+                return cli_usage_error("-w %s: need 0..1000000 warm-up iterations", optarg);
+            o->warmup = (int)v;
+            break;
+        case 'c':
+            if (parse_long(optarg, 0, 1, &v) != CV_OK)
+                return cli_usage_error("-c %s: need 0 or 1", optarg);
+            o->check = v == 1;
+            break;
+        case 'o':
+            if (redop_parse(optarg, &o->op) != CV_OK)
+                return cli_usage_error("-o %s: need sum, prod, min, max or avg", optarg);
+            break;
+        case 'r':
+            if (parse_long(optarg, 0, CV_MAX_RANKS - 1, &v) != CV_OK)
+                return cli_usage_error("-r %s: need a rank 0..%d", optarg, CV_MAX_RANKS - 1);
+            o->root = (int)v;
+            root_given = 1;
+            break;
+        case OPT_ALGO:
+            if (strcmp(optarg, "auto") == 0) {
+                o->algo_auto = true;
+            } else if (algo_parse(optarg, &o->algo) == CV_OK) {
+                o->algo_auto = false;
+            } else {
+                return cli_usage_error("--algo %s: need ring, tree, direct or auto", optarg);
+            }
+            break;
+        case 'T':
+            if (bench_parse_double(optarg, 0.0, 1e6, &o->timeout_s) != CV_OK || o->timeout_s <= 0)
+                return cli_usage_error("-T %s: need a timeout > 0 seconds", optarg);
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "json") == 0)
+                o->json = true;
+            else if (strcmp(optarg, "text") == 0)
+                o->json = false;
+            else
+                return cli_usage_error("--format %s: need text or json", optarg);
+            break;
+        case 'h':
+            bench_usage(stdout);
+            return 0;
+        case ':':
+            return cli_usage_error("bench: option '%s' needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("bench: unknown option '%s' (try collviz bench --help)",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("bench: name a collective (e.g. all_reduce) or all");
+    if (optind + 1 < argc)
+        return cli_usage_error("bench: one collective only, got '%s' too", argv[optind + 1]);
+    const char *name = argv[optind];
+    if (strcmp(name, "all") == 0)
+        o->all = true;
+    else if (coll_parse(name, &o->coll) != CV_OK)
+        return cli_usage_error("bench: unknown collective '%s' (broadcast, scatter, gather, "
+                               "reduce, all_gather, reduce_scatter, all_reduce, all_to_all, all)",
+                               name);
+    if (o->step && o->factor_set)
+        return cli_usage_error("-i: give -f or -i, not both");
+    if (o->minb_set && !o->maxb_set)
+        o->maxb = o->minb;
+    if (o->maxb_set && !o->minb_set && o->minb > o->maxb)
+        o->minb = o->maxb;
+    if (o->maxb < o->minb)
+        return cli_usage_error("-e %s: smaller than -b %s", o->maxb_arg ? o->maxb_arg : "64M",
+                               o->minb_arg ? o->minb_arg : "64M");
+    if (o->root >= o->ranks && (root_given || o->all || coll_is_rooted(o->coll)))
+        return cli_usage_error("-r %d: no such rank with --ranks %d", o->root, o->ranks);
+    return -1;
+}
+
+static size_t bench_next_size(const struct bench_opts *o, size_t s)
+{
+    if (o->step)
+        return s > SIZE_MAX - o->step ? SIZE_MAX : s + o->step;
+    double n = (double)s * o->factor;
+    if (n >= (double)SIZE_MAX)
+        return SIZE_MAX;
+    return (size_t)n > s ? (size_t)n : s + 1;
+}
+
+static const char *bench_factor_text(enum coll c)
+{
+    switch (c) {
+    case COLL_ALL_REDUCE: return "2(W-1)/W";
+    case COLL_BROADCAST:
+    case COLL_REDUCE: return "1";
+    default: return "(W-1)/W";
+    }
+}
+
+static void bench_json_num(double v)
+{
+    if (isfinite(v))
+        printf("%.6g", v);
+    else
+        printf("null");
+}
+
+static void bench_print_json(const char *backend, int ranks, const struct bench_row *rows,
+                             size_t n)
+{
+    printf("{\"backend\":\"%s\",\"ranks\":%d,\"rows\":[", backend, ranks);
+    for (size_t i = 0; i < n; i++) {
+        const struct bench_result *r = &rows[i].r;
+        enum coll c = rows[i].coll;
+        printf("%s\n  {\"collective\":\"%s\",\"algorithm\":\"%s\",\"size\":%zu,\"count\":%zu,"
+               "\"type\":\"float\",\"redop\":\"%s\",\"root\":%d,\"time_us\":",
+               i ? "," : "", coll_name(c), r->algo, r->bytes, r->count,
+               coll_reduces(c) ? redop_name(rows[i].op) : "none",
+               coll_is_rooted(c) ? rows[i].root : -1);
+        bench_json_num(r->time_us);
+        printf(",\"algbw\":");
+        bench_json_num(r->algbw);
+        printf(",\"busbw\":");
+        bench_json_num(r->busbw);
+        if (r->wrong < 0)
+            printf(",\"wrong\":null}");
+        else
+            printf(",\"wrong\":%ld}", r->wrong);
+    }
+    printf("\n]}\n");
+}
+
+/* Wait for the worker's next result, or the deadline, or Ctrl-C. 1 = got one, 0 = the
+ * deadline passed, -1 = interrupted. */
+static int bench_wait(struct worker *w, struct result *out, double deadline)
+{
+    for (;;) {
+        if (worker_poll(w, out))
+            return 1;
+        if (bench_interrupted)
+            return -1;
+        double left = deadline - now_s();
+        if (left <= 0)
+            return 0;
+        struct pollfd pfd = {.fd = worker_fd(w), .events = POLLIN};
+        poll(&pfd, 1, left > 0.2 ? 200 : (int)(left * 1000) + 1);
+    }
+}
+
+/* Cancel the running job and collect its (cancelled) result, so the worker is idle. */
+static void bench_cancel_and_drain(struct worker *w, double limit_s)
+{
+    worker_cancel(w);
+    struct result r;
+    double deadline = now_s() + limit_s;
+    while (worker_busy(w) && now_s() < deadline) {
+        struct pollfd pfd = {.fd = worker_fd(w), .events = POLLIN};
+        poll(&pfd, 1, 100);
+        while (worker_poll(w, &r)) {
+        }
+    }
+}
+
+static void bench_progress_clear(bool tty)
+{
+    if (tty)
+        fputs("\r\033[K", stderr);
+}
+
+int cli_bench_main(int argc, char **argv)
+{
+    struct bench_opts o;
+    int rc = bench_parse(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+
+    /* The collectives to run, and the sizes. */
+    enum coll colls[COLL_COUNT];
+    int ncoll = 0;
+    char notes[COLL_COUNT][160];
+    int nnotes = 0;
+    for (int c = 0; c < COLL_COUNT; c++) {
+        if (!o.all && (enum coll)c != o.coll)
+            continue;
+        if (!o.algo_auto && !algo_supported((enum coll)c, o.algo)) {
+            char has[64];
+            bench_algo_list((enum coll)c, has, sizeof has);
+            if (!o.all)
+                return cli_usage_error("--algo %s: %s has no %s algorithm (has: %s)",
+                                       algo_name(o.algo), coll_name((enum coll)c),
+                                       algo_name(o.algo), has);
+            snprintf(notes[nnotes++], sizeof notes[0], "%s: skipped, no %s algorithm (has: %s)",
+                     coll_name((enum coll)c), algo_name(o.algo), has);
+            continue;
+        }
+        size_t need = coll_bytes((enum coll)c, o.ranks, 1, sizeof(float));
+        if (o.minb < need)
+            return cli_usage_error("-b %s: %s on %d ranks needs at least %zu B (one float per "
+                                   "rank)", o.minb_arg ? o.minb_arg : "64M",
+                                   coll_name((enum coll)c), o.ranks, need);
+        colls[ncoll++] = (enum coll)c;
+    }
+    size_t sizes[BENCH_MAX_SIZES];
+    int nsizes = 0;
+    for (size_t s = o.minb; s <= o.maxb; s = bench_next_size(&o, s)) {
+        if (nsizes == BENCH_MAX_SIZES)
+            return cli_usage_error("-b %s -e %s: more than %d sizes; use a larger step",
+                                   o.minb_arg ? o.minb_arg : "64M",
+                                   o.maxb_arg ? o.maxb_arg : "64M", BENCH_MAX_SIZES);
+        sizes[nsizes++] = s;
+        if (s == SIZE_MAX)
+            break;
+    }
+
+    struct backend *b;
+    char err[256], why[256];
+    if (backend_open(o.backend, &b, err, sizeof err, why, sizeof why) != CV_OK)
+        return cli_usage_error("--backend %s", err);
+    int maxr = b->ops->max_ranks(b);
+    if (o.ranks > maxr) {
+        rc = cli_usage_error("--ranks %d: the %s backend can run at most %d rank%s here",
+                             o.ranks, b->ops->name, maxr, maxr == 1 ? "" : "s");
+        backend_close(b);
+        return rc;
+    }
+    char describe[200];
+    b->ops->describe(b, o.ranks, describe, sizeof describe);
+    char backend_name[16];
+    snprintf(backend_name, sizeof backend_name, "%s", b->ops->name);
+    struct worker *w = worker_start(b, err, sizeof err);
+    if (!w) {
+        backend_close(b);
+        fprintf(stderr, "collviz: %s\n", err);
+        return 1;
+    }
+
+    bool tty = isatty(STDERR_FILENO);
+    struct sigaction sa = {.sa_handler = bench_on_sigint}, old_int;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    bench_interrupted = 0;
+
+    if (!o.json) {
+        printf("# collviz bench: nccl-tests columns; GB/s = 1e9 bytes/s, algbw = size/time, "
+               "busbw = algbw * factor\n");
+        printf("# backend: %s%s%s%s\n", backend_name, why[0] ? "  (auto: " : "", why,
+               why[0] ? ")" : "");
+        printf("# ranks:   %s\n", describe);
+        printf("# options: %d iters, %d warm-up, check %s, op %s, algo %s, timeout %g s\n",
+               o.iters, o.warmup, o.check ? "on" : "off", redop_name(o.op),
+               o.algo_auto ? "auto (the backend's fastest)" : algo_name(o.algo), o.timeout_s);
+        if (o.ranks == 1)
+            printf("# note: with 1 rank nothing crosses between ranks (most plans have no steps):\n"
+                   "#       algbw and busbw below are not transfer rates\n");
+        for (int i = 0; i < nnotes; i++)
+            printf("# %s\n", notes[i]);
+        fflush(stdout);
+    } else {
+        for (int i = 0; i < nnotes; i++)
+            fprintf(stderr, "collviz: note: %s\n", notes[i]);
+    }
+
+    struct bench_row *rows = xcalloc((size_t)ncoll * (size_t)nsizes + 1, sizeof *rows);
+    size_t nrows = 0;
+    int total = ncoll * nsizes, done = 0, exit_rc = 0;
+    for (int ci = 0; ci < ncoll && exit_rc == 0; ci++) {
+        enum coll c = colls[ci];
+        bool header = false;
+        for (int si = 0; si < nsizes && exit_rc == 0; si++) {
+            char sz[32];
+            format_size(sizes[si], sz, sizeof sz);
+            if (tty) {
+                fprintf(stderr, "\r\033[K[%d/%d] %s %s ...", done + 1, total, coll_name(c), sz);
+                fflush(stderr);
+            }
+            struct job j = {.kind = JOB_MEASURE};
+            j.params = (struct bench_params){
+                .coll = c, .algo = o.algo, .algo_auto = o.algo_auto, .op = o.op,
+                .nranks = o.ranks, .bytes = sizes[si], .root = coll_is_rooted(c) ? o.root : 0,
+                .iters = o.iters, .warmup = o.warmup, .check = o.check,
+                .timeout_s = o.timeout_s,
+            };
+            worker_post(w, &j);
+            /* The backend aborts a collective stuck for -T seconds at any one wait; this
+             * outer deadline only guards against a backend that breaks that promise. */
+            double limit = 60.0 + 4.0 * o.timeout_s * (o.iters + o.warmup + 3);
+            struct result r;
+            int got = bench_wait(w, &r, now_s() + limit);
+            bench_progress_clear(tty);
+            if (got < 0) {
+                bench_cancel_and_drain(w, 2 * o.timeout_s + 5);
+                fprintf(stderr, "collviz: interrupted\n");
+                exit_rc = 130;
+                break;
+            }
+            if (got == 0) {
+                bench_cancel_and_drain(w, 2 * o.timeout_s + 5);
+                fprintf(stderr, "collviz: %s %s: no result after %.0f s; cancelled\n",
+                        coll_name(c), sz, limit);
+                exit_rc = 1;
+                break;
+            }
+            done++;
+            if (r.status != CV_OK) {
+                bool bad_input = r.status == CV_ENOMEM || r.status == CV_EINVAL ||
+                                 r.status == CV_EUNSUPPORTED;
+                fprintf(stderr, "collviz: %s %s: %s\n", coll_name(c), sz, r.err);
+                exit_rc = bad_input ? 2 : 1;
+                break;
+            }
+            rows[nrows] = (struct bench_row){.coll = c, .op = o.op, .root = o.root, .r = r.row};
+            nrows++;
+            if (o.json)
+                continue;
+            if (!header) {
+                char factor[48];
+                if (strcmp(bench_factor_text(c), "1") == 0)
+                    snprintf(factor, sizeof factor, "1");
+                else
+                    snprintf(factor, sizeof factor, "%s = %.4g", bench_factor_text(c),
+                             coll_busbw_factor(c, o.ranks));
+                /* The backend's own auto note is about the first row; the algo column
+                 * says what ran at each size. */
+                char how[sizeof r.row.how];
+                snprintf(how, sizeof how, "%s", r.row.how);
+                char *autonote = strstr(how, "; auto:");
+                if (autonote)
+                    snprintf(autonote, sizeof how - (size_t)(autonote - how),
+                             "; algo auto: the fastest in a trial at each size");
+                printf("#\n# %s: busbw factor %s; measured: %s\n", coll_name(c), factor, how);
+                printf("# %10s %12s %6s %6s %5s %7s %11s %12s %12s %7s\n", "size(B)",
+                       "count", "type", "redop", "root", "algo", "time(us)", "algbw(GB/s)",
+                       "busbw(GB/s)", "#wrong");
+                header = true;
+            }
+            char wrong[24];
+            if (r.row.wrong < 0)
+                snprintf(wrong, sizeof wrong, "N/A");
+            else
+                snprintf(wrong, sizeof wrong, "%ld", r.row.wrong);
+            printf("%12zu %12zu %6s %6s %5d %7s %11.1f %12.3f %12.3f %7s\n", r.row.bytes,
+                   r.row.count, "float", coll_reduces(c) ? redop_name(o.op) : "none",
+                   coll_is_rooted(c) ? o.root : -1, r.row.algo, r.row.time_us, r.row.algbw,
+                   r.row.busbw, wrong);
+            if (c == COLL_ALL_REDUCE && si == nsizes - 1) {
+                int W = o.ranks;
+                double ms = r.row.time_us / 1e3;
+                double gbs = (double)r.row.bytes * 2.0 * (W - 1) / (W * ms * 1e-3) / 1e9;
+                printf("# lecture: size*2(W-1)/(W*duration) = %zu B * 2*%d / (%d * %.4g ms) = "
+                       "%.3g GB/s (= busbw)\n",
+                       r.row.bytes, W - 1, W, ms, gbs);
+            }
+            fflush(stdout);
+        }
+    }
+    bench_progress_clear(tty);
+    sigaction(SIGINT, &old_int, NULL);
+    worker_stop(w);
+
+    long wrong_total = 0;
+    for (size_t i = 0; i < nrows; i++)
+        if (rows[i].r.wrong > 0)
+            wrong_total += rows[i].r.wrong;
+    if (o.json && exit_rc != 2 && exit_rc != 130)
+        bench_print_json(backend_name, o.ranks, rows, nrows);
+    free(rows);
+    if (exit_rc)
+        return exit_rc;
+    if (wrong_total > 0) {
+        fprintf(stderr, "collviz: bench: %ld wrong elements\n", wrong_total);
+        return 1;
+    }
+    return 0;
+}

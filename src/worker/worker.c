@@ -1,0 +1,381 @@
+/* worker.c - the backend thread (redis bio.c's shape): the UI posts jobs to a locked
+ * queue and sleeps in poll(); this thread runs them on the backend it owns and hands each
+ * result back through a second locked queue plus one byte on a wake pipe.
+ *
+ * Results are copied out under the lock, so the UI never sees a half-written one. Jobs
+ * are plain data. Cancelling drops the queued jobs and raises a flag that the backend's
+ * measure() polls between iterations; the running job then ends with CV_ECANCELLED.
+ * Every wait on the backend has a deadline (params.timeout_s, 30 s when 0), which the
+ * backend enforces, so worker_stop() always returns. */
+#include "worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/plan.h"
+#include "../core/trace.h"
+#include "../core/util.h"
+
+#define WORKER_DEFAULT_TIMEOUT_S 30.0
+
+struct worker_job {
+    struct job job;
+    struct worker_job *next;
+};
+
+struct worker_res {
+    struct result res;
+    struct worker_res *next;
+};
+
+struct worker {
+    struct backend *b;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct worker_job *jhead, *jtail;
+    struct worker_res *rhead, *rtail;
+    uint64_t next_id;
+    bool running;
+    bool stopping;
+    volatile int cancel; /* read by the backend between iterations */
+    int wake_rd, wake_wr;
+};
+
+/* ---- results ---------------------------------------------------------------------- */
+
+static void worker_drain_pipe(struct worker *w)
+{
+    char buf[256];
+    while (read(w->wake_rd, buf, sizeof buf) > 0) {
+    }
+}
+
+static void worker_post_result(struct worker *w, const struct result *r)
+{
+    struct worker_res *n = xmalloc(sizeof *n);
+    n->res = *r;
+    n->next = NULL;
+    pthread_mutex_lock(&w->mu);
+    if (w->rtail)
+        w->rtail->next = n;
+    else
+        w->rhead = n;
+    w->rtail = n;
+    if (r->last)
+        w->running = false; /* a reader who sees the last result also sees an idle worker */
+    /* One byte per result. If the pipe is full the reader has bytes pending anyway, so a
+     * failed non-blocking write loses no wake-up. Under the lock, so the reader's drain
+     * when the queue empties cannot race with it. */
+    char one = 1;
+    ssize_t unused = write(w->wake_wr, &one, 1);
+    (void)unused;
+    pthread_mutex_unlock(&w->mu);
+}
+
+static void worker_result_init(struct worker *w, const struct job *j, struct result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->job_id = j->id;
+    r->kind = j->kind;
+    r->status = CV_OK;
+    r->total = 1;
+    r->last = true;
+    r->row.wrong = -1;
+    snprintf(r->backend, sizeof r->backend, "%s", w->b->ops->name);
+}
+
+/* ---- jobs ------------------------------------------------------------------------- */
+
+static void worker_fix_params(struct bench_params *p)
+{
+    if (p->timeout_s <= 0 || !isfinite(p->timeout_s))
+        p->timeout_s = WORKER_DEFAULT_TIMEOUT_S;
+}
+
+static void worker_do_measure(struct worker *w, const struct job *j)
+{
+    struct result r;
+    worker_result_init(w, j, &r);
+    struct bench_params p = j->params;
+    worker_fix_params(&p);
+    r.status = w->b->ops->measure(w->b, &p, &r.row, &w->cancel, r.err, sizeof r.err);
+    worker_post_result(w, &r);
+}
+
+static size_t worker_sweep_next(size_t size, double factor)
+{
+    double next = (double)size * factor;
+    if (next >= (double)SIZE_MAX)
+        return SIZE_MAX;
+    size_t n = (size_t)next;
+    return n > size ? n : size + 1;
+}
+
+static void worker_do_sweep(struct worker *w, const struct job *j)
+{
+    struct result r;
+    worker_result_init(w, j, &r);
+    if (j->sweep_min == 0 || j->sweep_max < j->sweep_min || !(j->sweep_factor > 1.0)) {
+        r.status = cv_err(r.err, sizeof r.err, CV_EINVAL,
+                          "sweep %zu..%zu B by x%g: need 0 < min <= max and factor > 1",
+                          j->sweep_min, j->sweep_max, j->sweep_factor);
+        worker_post_result(w, &r);
+        return;
+    }
+    int total = 0;
+    for (size_t s = j->sweep_min; s <= j->sweep_max && s != SIZE_MAX;
+         s = worker_sweep_next(s, j->sweep_factor))
+        total++;
+    struct bench_params p = j->params;
+    worker_fix_params(&p);
+    int index = 0;
+    for (size_t s = j->sweep_min; index < total; s = worker_sweep_next(s, j->sweep_factor)) {
+        worker_result_init(w, j, &r);
+        r.index = index;
+        r.total = total;
+        p.bytes = s;
+        if (w->cancel)
+            r.status = cv_err(r.err, sizeof r.err, CV_ECANCELLED, "cancelled");
+        else
+            r.status = w->b->ops->measure(w->b, &p, &r.row, &w->cancel, r.err, sizeof r.err);
+        /* A failed size ends the sweep: the larger ones would fail the same way. */
+        r.last = index + 1 == total || r.status != CV_OK;
+        worker_post_result(w, &r);
+        if (r.last)
+            break;
+        index++;
+    }
+}
+
+static long worker_compare(const float *a, const float *b, size_t n)
+{
+    long bad = 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i] && !(isnan(a[i]) && isnan(b[i])))
+            bad++;
+    return bad;
+}
+
+static void worker_do_check(struct worker *w, const struct job *j)
+{
+    struct result r;
+    worker_result_init(w, j, &r);
+    struct plan p;
+    r.status = plan_build(&p, j->coll, j->algo, j->op, j->nranks, j->count, j->root, r.err,
+                          sizeof r.err);
+    if (r.status != CV_OK) {
+        worker_post_result(w, &r);
+        return;
+    }
+    int W = j->nranks;
+    float *send[CV_MAX_RANKS], *want[CV_MAX_RANKS], *got[CV_MAX_RANKS];
+    for (int k = 0; k < W; k++) {
+        size_t ns = coll_send_count(j->coll, W, j->count, k, p.root);
+        size_t nr = coll_recv_count(j->coll, W, j->count, k, p.root);
+        send[k] = xcalloc(ns ? ns : 1, sizeof(float));
+        want[k] = xcalloc(nr ? nr : 1, sizeof(float));
+        got[k] = xcalloc(nr ? nr : 1, sizeof(float));
+        init_fill(j->init, j->coll, W, j->count, p.root, j->seed, k, send[k]);
+    }
+    struct trace t;
+    r.status = trace_run(&t, &p, send, r.err, sizeof r.err);
+    if (r.status == CV_OK) {
+        for (int k = 0; k < W; k++)
+            trace_output(&t, k, want[k]);
+        trace_free(&t);
+        r.status = w->b->ops->run_small(w->b, &p, send, got, r.err, sizeof r.err);
+    }
+    if (r.status == CV_OK)
+        for (int k = 0; k < W; k++)
+            r.mismatches += worker_compare(
+                want[k], got[k], coll_recv_count(j->coll, W, j->count, k, p.root));
+    for (int k = 0; k < W; k++) {
+        free(send[k]);
+        free(want[k]);
+        free(got[k]);
+    }
+    plan_free(&p);
+    worker_post_result(w, &r);
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    pthread_setname_np(pthread_self(), "cv-worker");
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->jhead && !w->stopping)
+            pthread_cond_wait(&w->cv, &w->mu);
+        if (w->stopping)
+            break;
+        struct worker_job *n = w->jhead;
+        w->jhead = n->next;
+        if (!w->jhead)
+            w->jtail = NULL;
+        w->running = true;
+        w->cancel = 0; /* a cancel issued before this job was taken was for older jobs */
+        pthread_mutex_unlock(&w->mu);
+
+        switch (n->job.kind) {
+        case JOB_MEASURE: worker_do_measure(w, &n->job); break;
+        case JOB_SWEEP: worker_do_sweep(w, &n->job); break;
+        case JOB_CHECK: worker_do_check(w, &n->job); break;
+        default: {
+            struct result r;
+            worker_result_init(w, &n->job, &r);
+            r.status = cv_err(r.err, sizeof r.err, CV_EINVAL, "unknown job kind %d",
+                              (int)n->job.kind);
+            worker_post_result(w, &r);
+        }
+        }
+        free(n);
+        pthread_mutex_lock(&w->mu);
+        w->running = false;
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+/* ---- API -------------------------------------------------------------------------- */
+
+/* On failure the backend is not taken: the caller still owns (and closes) it. */
+struct worker *worker_start(struct backend *b, char *err, size_t errlen)
+{
+    int fds[2];
+    if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) {
+        cv_err(err, errlen, CV_EBACKEND, "worker: pipe: %s", strerror(errno));
+        return NULL;
+    }
+    struct worker *w = xcalloc(1, sizeof *w);
+    w->b = b;
+    w->wake_rd = fds[0];
+    w->wake_wr = fds[1];
+    w->next_id = 1;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    int e = pthread_create(&w->th, NULL, worker_main, w);
+    if (e != 0) {
+        cv_err(err, errlen, CV_EBACKEND, "worker: cannot start thread: %s", strerror(e));
+        close(fds[0]);
+        close(fds[1]);
+        pthread_mutex_destroy(&w->mu);
+        pthread_cond_destroy(&w->cv);
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+int worker_fd(const struct worker *w)
+{
+    return w->wake_rd;
+}
+
+uint64_t worker_post(struct worker *w, const struct job *j)
+{
+    struct worker_job *n = xmalloc(sizeof *n);
+    n->job = *j;
+    n->next = NULL;
+    pthread_mutex_lock(&w->mu);
+    uint64_t id = w->next_id++;
+    n->job.id = id;
+    if (w->jtail)
+        w->jtail->next = n;
+    else
+        w->jhead = n;
+    w->jtail = n;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    return id;
+}
+
+static void worker_drop_jobs(struct worker *w)
+{
+    while (w->jhead) {
+        struct worker_job *n = w->jhead;
+        w->jhead = n->next;
+        free(n);
+    }
+    w->jtail = NULL;
+}
+
+void worker_cancel(struct worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    worker_drop_jobs(w);
+    if (w->running)
+        w->cancel = 1;
+    pthread_mutex_unlock(&w->mu);
+}
+
+int worker_poll(struct worker *w, struct result *out)
+{
+    pthread_mutex_lock(&w->mu);
+    struct worker_res *n = w->rhead;
+    if (n) {
+        w->rhead = n->next;
+        if (!w->rhead)
+            w->rtail = NULL;
+        *out = n->res;
+    }
+    if (!w->rhead) {
+        worker_drain_pipe(w);
+    } else {
+        char c;
+        ssize_t unused = read(w->wake_rd, &c, 1);
+        (void)unused;
+    }
+    pthread_mutex_unlock(&w->mu);
+    free(n);
+    return n != NULL;
+}
+
+bool worker_busy(struct worker *w)
+{
+    pthread_mutex_lock(&w->mu);
+    bool busy = w->running || w->jhead != NULL;
+    pthread_mutex_unlock(&w->mu);
+    return busy;
+}
+
+void worker_stop(struct worker *w)
+{
+    if (!w)
+        return;
+    pthread_mutex_lock(&w->mu);
+    w->stopping = true;
+    worker_drop_jobs(w);
+    if (w->running)
+        w->cancel = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->th, NULL);
+    backend_close(w->b);
+    while (w->rhead) {
+        struct worker_res *n = w->rhead;
+        w->rhead = n->next;
+        free(n);
+    }
+    close(w->wake_rd);
+    close(w->wake_wr);
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->cv);
+    free(w);
+}
+
+const char *worker_backend_name(const struct worker *w)
+{
+    return w->b->ops->name;
+}
+
+struct backend *worker_backend(struct worker *w)
+{
+    return w->b;
+}

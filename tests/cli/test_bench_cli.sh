@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# test_bench_cli.sh - `collviz bench` on the CPU backend at small sizes: the JSON parses and
+# has a row per (collective, size) with #wrong == 0 and nccl-tests' accounting; the text
+# table has its header, columns and the lecture's formula line; bad input exits 2 with one
+# line on stderr naming the value (also against the ASan+UBSan binary, when given).
+# Usage: test_bench_cli.sh BIN [ASAN_BIN]
+set -u
+BIN=${1:?usage: test_bench_cli.sh BIN [ASAN_BIN]}
+ASAN_BIN=${2:-}
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+small=(-b 4K -e 64K -f 4 -n 2 -w 1 --backend cpu)
+
+# --- JSON: every collective, every row right -----------------------------------------
+if "$BIN" bench all "${small[@]}" --format json >"$tmp/all.json" 2>"$tmp/err"; then
+    python3 - "$tmp/all.json" <<'EOF' || fail "bench all --format json: content (see above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = True
+def check(cond, what):
+    global ok
+    if not cond:
+        print("  json:", what)
+        ok = False
+check(d["backend"] == "cpu", "backend %r" % d["backend"])
+check(d["ranks"] == 4, "ranks %r" % d["ranks"])
+rows = d["rows"]
+colls = ["broadcast", "scatter", "gather", "reduce", "all_gather", "reduce_scatter",
+         "all_reduce", "all_to_all"]
+check([r["collective"] for r in rows] == [c for c in colls for _ in range(3)],
+      "collectives/sizes %r" % [(r["collective"], r["size"]) for r in rows])
+factor = {"all_reduce": 1.5, "broadcast": 1.0, "reduce": 1.0}
+for r in rows:
+    c = r["collective"]
+    check(set(r) == {"collective", "algorithm", "size", "count", "type", "redop", "root",
+                     "time_us", "algbw", "busbw", "wrong"}, "fields %r" % sorted(r))
+    check(r["wrong"] == 0, "%s %d: wrong %r" % (c, r["size"], r["wrong"]))
+    check(r["size"] in (4096, 16384, 65536), "%s size %r" % (c, r["size"]))
+    check(r["count"] * 4 == r["size"], "%s count %r" % (c, r["count"]))
+    check(r["type"] == "float", "type")
+    check(r["algorithm"] in ("ring", "tree", "direct"), "algorithm %r" % r["algorithm"])
+    check(r["redop"] == ("sum" if c in ("reduce", "reduce_scatter", "all_reduce") else "none"),
+          "%s redop %r" % (c, r["redop"]))
+    check(r["root"] == (0 if c in ("broadcast", "scatter", "gather", "reduce") else -1),
+          "%s root %r" % (c, r["root"]))
+    check(r["time_us"] > 0, "%s time %r" % (c, r["time_us"]))
+    algbw = r["size"] / (r["time_us"] * 1e-6) / 1e9
+    check(abs(r["algbw"] - algbw) <= 1e-4 * algbw, "%s algbw %r vs %r" % (c, r["algbw"], algbw))
+    f = factor.get(c, 0.75)
+    check(abs(r["busbw"] - r["algbw"] * f) <= 1e-4 * r["busbw"] + 1e-9, "%s busbw" % c)
+sys.exit(0 if ok else 1)
+EOF
+else
+    fail "bench all --format json: exit status $? ($(head -1 "$tmp/err"))"
+fi
+
+# Explicit algorithms, ops, roots and rank counts, each checked.
+while read -r args; do
+    # shellcheck disable=SC2086
+    if ! "$BIN" bench $args -n 2 -w 1 --backend cpu --format json >"$tmp/one.json" 2>"$tmp/err"; then
+        fail "bench $args: exit status $? ($(head -1 "$tmp/err"))"
+        continue
+    fi
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["rows"]
+assert rows and all(r["wrong"] == 0 for r in rows), rows
+' "$tmp/one.json" || fail "bench $args: rows wrong"
+done <<'EOF'
+all_reduce --algo ring -b 1M
+all_reduce --algo tree -b 100K -o prod
+all_reduce --algo direct -b 12345 -o avg --ranks 3
+reduce_scatter --algo ring -b 64K -o min --ranks 5
+reduce --algo tree -b 64K -r 2 -o max
+broadcast --algo ring -b 64K -r 3 --ranks 7
+all_to_all -b 64K --ranks 2
+gather -b 4K -i 4K -e 16K -r 1
+all_reduce --ranks 1 -b 4K
+EOF
+
+# -c 0: not checked, so wrong is null.
+if "$BIN" bench all_reduce -b 4K -n 1 -w 0 -c 0 --backend cpu --format json >"$tmp/nc.json" 2>"$tmp/err"; then
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["rows"][0]["wrong"] is None' "$tmp/nc.json" ||
+        fail "-c 0: wrong should be null"
+else
+    fail "-c 0: exit status $?"
+fi
+
+# --- text ------------------------------------------------------------------------------
+if "$BIN" bench all_reduce -b 64K -e 256K -n 2 -w 1 --backend cpu >"$tmp/text" 2>"$tmp/err"; then
+    grep -q '^# backend: cpu' "$tmp/text" || fail "text: no backend line"
+    grep -q '^# ranks: *4 ranks = 4 CPU threads on [0-9]* cores\? (pthreads, shared memory)' "$tmp/text" ||
+        fail "text: no ranks description"
+    grep -q 'GB/s = 1e9 bytes/s' "$tmp/text" || fail "text: units not stated"
+    grep -q 'size(B) *count *type *redop *root *algo *time(us) *algbw(GB/s) *busbw(GB/s) *#wrong' "$tmp/text" ||
+        fail "text: column header"
+    grep -q 'measured: 4 CPU threads, in-place, 2 iters after 1 warm-up, barrier both sides' "$tmp/text" ||
+        fail "text: how it was measured"
+    [ "$(grep -c '^ *[0-9]\+ \+[0-9]\+ \+float \+sum \+-1 \+direct .* 0$' "$tmp/text")" = 3 ] ||
+        fail "text: expected 3 all_reduce rows with #wrong 0: $(cat "$tmp/text")"
+    # The lecture's formula, with this run's own numbers plugged in, equals busbw.
+    python3 - "$tmp/text" <<'EOF' || fail "text: lecture formula line"
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"^# lecture: size\*2\(W-1\)/\(W\*duration\) = (\d+) B \* 2\*3 / \(4 \* ([0-9.e+-]+) ms\) = ([0-9.e+-]+) GB/s \(= busbw\)$", text, re.M)
+assert m, "no lecture line"
+size, ms, gbs = int(m.group(1)), float(m.group(2)), float(m.group(3))
+assert size == 262144
+assert abs(size * 6 / (4 * ms * 1e-3) / 1e9 - gbs) <= 0.01 * gbs
+last = [l for l in text.splitlines() if l.strip() and not l.startswith("#")][-1].split()
+assert abs(float(last[8]) - gbs) <= 0.01 * gbs + 0.001, (last, gbs)
+EOF
+else
+    fail "bench text: exit status $? ($(head -1 "$tmp/err"))"
+fi
+"$BIN" bench --help >"$tmp/help" 2>&1 || fail "--help exit status $?"
+grep -q 'usage: collviz bench' "$tmp/help" || fail "--help text"
+
+# all with an algorithm some collectives lack: those are skipped with a note.
+if "$BIN" bench all --algo tree -b 4K -n 1 -w 0 --backend cpu >"$tmp/tree" 2>"$tmp/err"; then
+    grep -q '^# all_to_all: skipped, no tree algorithm' "$tmp/tree" || fail "all --algo tree: no skip note"
+else
+    fail "bench all --algo tree: exit status $?"
+fi
+
+# --- bad input: exit 2, exactly one line on stderr, naming the value --------------------
+bad() { # BINARY WANT_SUBSTRING ARGS...
+    local bin=$1 want=$2
+    shift 2
+    "$bin" bench "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if [ "$rc" != 2 ]; then
+        fail "$(basename "$bin") bench $*: exit $rc, want 2 ($(head -1 "$tmp/err"))"
+    elif [ "$(wc -l <"$tmp/err")" != 1 ]; then
+        fail "$(basename "$bin") bench $*: stderr is not one line: $(cat "$tmp/err")"
+    elif ! grep -qF -- "$want" "$tmp/err"; then
+        fail "$(basename "$bin") bench $*: stderr '$(cat "$tmp/err")' does not name '$want'"
+    fi
+}
+for bin in "$BIN" ${ASAN_BIN:+"$ASAN_BIN"}; do
+    [ -x "$bin" ] || continue
+    bad "$bin" "-b 12Q" all_reduce -b 12Q
+    bad "$bin" "-e 1K" all_reduce -b 4K -e 1K
+    bad "$bin" "--ranks 0" all_reduce --ranks 0
+    bad "$bin" "--ranks 17" all_reduce --ranks 17
+    bad "$bin" "-n 0" all_reduce -n 0
+    bad "$bin" "-w -1" all_reduce -w -1
+    bad "$bin" "-c 2" all_reduce -c 2
+    bad "$bin" "-o xor" all_reduce -o xor
+    bad "$bin" "-r 4" broadcast -r 4
+    bad "$bin" "-f 1" all_reduce -f 1
+    bad "$bin" "-T 0" all_reduce -T 0
+    bad "$bin" "--format xml" all_reduce --format xml
+    bad "$bin" "--algo spiral" all_reduce --algo spiral
+    bad "$bin" "all_to_all has no ring" all_to_all --algo ring -b 4K
+    bad "$bin" "bogus" all_reduce --backend bogus
+    bad "$bin" "frobnicate" frobnicate
+    bad "$bin" "collective" --backend cpu
+    bad "$bin" "--bogus" all_reduce --bogus
+    bad "$bin" "-b 8" all_gather -b 8 --backend cpu
+    bad "$bin" "1 TiB all_reduce on 4 ranks needs 4 TiB of buffers" all_reduce -b 1T --backend cpu
+    # NCCL: either not built, or unavailable here (no GPU / driver); on a machine with
+    # two GPUs it would run, so only check the message shape when it fails.
+    "$bin" bench all_reduce --backend nccl -b 4K -n 1 -w 0 >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    if [ "$rc" = 2 ]; then
+        [ "$(wc -l <"$tmp/err")" = 1 ] || fail "--backend nccl: stderr not one line"
+        grep -qE '^collviz: --backend nccl: (unavailable - .+|not built \(no CUDA toolkit at build time\))$' "$tmp/err" ||
+            fail "--backend nccl: message '$(cat "$tmp/err")'"
+    elif [ "$rc" != 0 ]; then
+        fail "--backend nccl: exit $rc ($(head -1 "$tmp/err"))"
+    fi
+done
+
+# ASan: one real run through the worker and rank threads as well.
+if [ -n "$ASAN_BIN" ] && [ -x "$ASAN_BIN" ]; then
+    "$ASAN_BIN" bench all -b 4K -e 16K -n 1 -w 1 --backend cpu --format json >"$tmp/asan.json" 2>"$tmp/err" ||
+        fail "asan bench all: exit $? ($(head -3 "$tmp/err"))"
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["rows"]) == 24 and all(r["wrong"] == 0 for r in d["rows"])' "$tmp/asan.json" ||
+        fail "asan bench all: rows"
+fi
+
+if [ "$fails" -gt 0 ]; then
+    echo "test_bench_cli: $fails failure(s)"
+    exit 1
+fi
+echo "test_bench_cli: ok"

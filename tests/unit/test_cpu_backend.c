@@ -1,0 +1,613 @@
+/* test_cpu_backend.c - the CPU backend and the backend registry.
+ *
+ * Every collective with every algorithm it has, W = 1..5, at ~1 MiB and at small odd byte
+ * counts, must measure with #wrong == 0 (the pattern check counts real mismatches); every
+ * op on the reducing collectives; run_small must equal the plain reference on the
+ * lecture's inputs; a size that cannot fit is refused before anything is allocated; the
+ * step barrier's deadline fires when a rank never arrives; a late rank makes measure()
+ * return CV_ETIMEOUT and the backend recovers; cancel stops a run; the rank threads are
+ * created once per world size. Sizes stay small so this runs in seconds under ASan. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "backend/cpu/cpu.h"
+#include "core/init.h"
+#include "core/plan.h"
+#include "core/util.h"
+
+static struct backend *open_cpu(void)
+{
+    struct backend *b = NULL;
+    char err[256];
+    assert_int_equal(backend_open("cpu", &b, err, sizeof err, NULL, 0), CV_OK);
+    assert_non_null(b);
+    assert_string_equal(b->ops->name, "cpu");
+    return b;
+}
+
+static int measure(struct backend *b, enum coll c, enum algo a, bool autoalgo, enum redop op,
+                   int W, size_t bytes, int root, struct bench_result *r, char *err,
+                   size_t errlen)
+{
+    struct bench_params p = {
+        .coll = c, .algo = a, .algo_auto = autoalgo, .op = op, .nranks = W, .bytes = bytes,
+        .root = root, .iters = 2, .warmup = 1, .check = true, .timeout_s = 20,
+    };
+    return b->ops->measure(b, &p, r, NULL, err, errlen);
+}
+
+/* The row must be self-consistent with nccl-tests' accounting. */
+static void assert_row(enum coll c, int W, size_t bytes, const char *algo,
+                       const struct bench_result *r)
+{
+    size_t count = coll_count_for_bytes(c, W, bytes, sizeof(float));
+    assert_int_equal(r->bytes, coll_bytes(c, W, count, sizeof(float)));
+    assert_true(r->bytes <= bytes);
+    assert_int_equal(r->count, r->bytes / sizeof(float));
+    assert_int_equal(r->nranks, W);
+    assert_string_equal(r->algo, algo);
+    assert_true(r->time_us > 0);
+    assert_true(fabs(r->algbw - (double)r->bytes / (r->time_us * 1e-6) / 1e9) <=
+                1e-9 * r->algbw + 1e-12);
+    assert_true(fabs(r->busbw - r->algbw * coll_busbw_factor(c, W)) <= 1e-9 * r->busbw + 1e-12);
+    assert_int_equal(r->wrong, 0);
+    assert_non_null(strstr(r->how, "iters after"));
+}
+
+static void test_every_collective_and_algorithm(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char err[256];
+    /* Rank count outermost: the threads are recreated only when it changes. */
+    for (int W = 1; W <= 5; W++) {
+        for (int c = 0; c < COLL_COUNT; c++) {
+            size_t unit = coll_bytes((enum coll)c, W, 1, sizeof(float));
+            size_t sizes[] = {(size_t)1 << 20, unit, 1003, 4 * unit + 3, 12345};
+            for (int a = 0; a < ALGO_COUNT; a++) {
+                if (!algo_supported((enum coll)c, (enum algo)a))
+                    continue;
+                for (size_t k = 0; k < ARRAY_LEN(sizes); k++) {
+                    if (sizes[k] < unit)
+                        continue;
+                    int root = coll_is_rooted((enum coll)c) ? (int)(k % (size_t)W) : 0;
+                    struct bench_result r;
+                    int rc = measure(b, (enum coll)c, (enum algo)a, false, OP_SUM, W, sizes[k],
+                                     root, &r, err, sizeof err);
+                    if (rc != CV_OK)
+                        fail_msg("%s/%s W=%d %zu B: %s", coll_name((enum coll)c),
+                                 algo_name((enum algo)a), W, sizes[k], err);
+                    assert_row((enum coll)c, W, sizes[k], algo_name((enum algo)a), &r);
+                }
+            }
+        }
+    }
+    backend_close(b);
+}
+
+static void test_every_op(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char err[256];
+    const enum coll colls[] = {COLL_REDUCE, COLL_REDUCE_SCATTER, COLL_ALL_REDUCE};
+    for (int W = 3; W <= 4; W++)
+        for (size_t ci = 0; ci < ARRAY_LEN(colls); ci++)
+            for (int a = 0; a < ALGO_COUNT; a++) {
+                if (!algo_supported(colls[ci], (enum algo)a))
+                    continue;
+                for (int op = 0; op < OP_COUNT; op++) {
+                    struct bench_result r;
+                    int rc = measure(b, colls[ci], (enum algo)a, false, (enum redop)op, W,
+                                     64 * 1024 + 40, 1, &r, err, sizeof err);
+                    if (rc != CV_OK)
+                        fail_msg("%s/%s %s: %s", coll_name(colls[ci]), algo_name((enum algo)a),
+                                 redop_name((enum redop)op), err);
+                    assert_row(colls[ci], W, 64 * 1024 + 40, algo_name((enum algo)a), &r);
+                }
+            }
+    backend_close(b);
+}
+
+/* auto runs a trial of every algorithm the collective has, keeps the winner per size, and
+ * says so; the chosen algorithm's result is checked like any other. */
+static void test_auto_algorithm(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char err[256], want[64];
+    for (int c = 0; c < COLL_COUNT; c++) {
+        int nalgo = 0;
+        for (int a = 0; a < ALGO_COUNT; a++)
+            nalgo += algo_supported((enum coll)c, (enum algo)a);
+        struct bench_result r;
+        assert_int_equal(measure(b, (enum coll)c, ALGO_RING, true, OP_SUM, 4, 256 * 1024, 0,
+                                 &r, err, sizeof err),
+                         CV_OK);
+        enum algo a;
+        assert_int_equal(algo_parse(r.algo, &a), CV_OK);
+        assert_true(algo_supported((enum coll)c, a));
+        assert_row((enum coll)c, 4, 256 * 1024, r.algo, &r);
+        if (nalgo > 1)
+            snprintf(want, sizeof want, "; auto: %s won a trial of %d", r.algo, nalgo);
+        else
+            snprintf(want, sizeof want, "; auto: %s (the only one)", r.algo);
+        if (!strstr(r.how, want))
+            fail_msg("%s: how '%s' lacks '%s'", coll_name((enum coll)c), r.how, want);
+
+        /* Same size bucket (256 KiB .. 512 KiB): the earlier winner, no new trial. */
+        struct bench_result r2;
+        assert_int_equal(measure(b, (enum coll)c, ALGO_RING, true, OP_SUM, 4, 300 * 1024, 0,
+                                 &r2, err, sizeof err),
+                         CV_OK);
+        assert_string_equal(r2.algo, r.algo);
+        assert_int_equal(r2.wrong, 0);
+        if (nalgo > 1) {
+            snprintf(want, sizeof want, "; auto: %s (earlier trial)", r.algo);
+            assert_non_null(strstr(r2.how, want));
+        }
+    }
+    /* Without auto, no note. */
+    struct bench_result r;
+    assert_int_equal(measure(b, COLL_ALL_REDUCE, ALGO_TREE, false, OP_SUM, 4, 4096, 0, &r, err,
+                             sizeof err),
+                     CV_OK);
+    assert_null(strstr(r.how, "auto"));
+    /* A cancelled auto measurement stops before any trial. */
+    struct bench_params p = {
+        .coll = COLL_ALL_REDUCE, .algo_auto = true, .op = OP_SUM, .nranks = 3,
+        .bytes = 64 * 1024, .iters = 5, .warmup = 1, .check = true, .timeout_s = 20,
+    };
+    volatile int cancel = 1;
+    assert_int_equal(b->ops->measure(b, &p, &r, &cancel, err, sizeof err), CV_ECANCELLED);
+    backend_close(b);
+}
+
+/* run_small on the lecture's inputs equals ref_compute, element for element. */
+static void test_run_small_matches_reference(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char err[256];
+    for (int W = 1; W <= 5; W++)
+        for (int c = 0; c < COLL_COUNT; c++)
+            for (int a = 0; a < ALGO_COUNT; a++) {
+                if (!algo_supported((enum coll)c, (enum algo)a))
+                    continue;
+                for (int op = 0; op < OP_COUNT; op++) {
+                    if (op > 0 && !coll_reduces((enum coll)c))
+                        break;
+                    size_t count = coll_default_count((enum coll)c, W);
+                    int root = coll_is_rooted((enum coll)c) ? W - 1 : 0;
+                    struct plan p;
+                    assert_int_equal(plan_build(&p, (enum coll)c, (enum algo)a, (enum redop)op,
+                                                W, count, root, err, sizeof err),
+                                     CV_OK);
+                    float *send[CV_MAX_RANKS], *want[CV_MAX_RANKS], *got[CV_MAX_RANKS];
+                    for (int r = 0; r < W; r++) {
+                        size_t ns = coll_send_count((enum coll)c, W, count, r, root);
+                        size_t nr = coll_recv_count((enum coll)c, W, count, r, root);
+                        send[r] = xcalloc(ns + 1, sizeof(float));
+                        want[r] = xcalloc(nr + 1, sizeof(float));
+                        got[r] = xcalloc(nr + 1, sizeof(float));
+                        for (size_t i = 0; i <= nr; i++)
+                            got[r][i] = -12345.0f; /* must be overwritten, except [nr] */
+                        init_fill(INIT_LECTURE, (enum coll)c, W, count, root, 1, r, send[r]);
+                    }
+                    ref_compute((enum coll)c, (enum redop)op, W, count, root, send, want);
+                    assert_int_equal(b->ops->run_small(b, &p, send, got, err, sizeof err), CV_OK);
+                    for (int r = 0; r < W; r++) {
+                        size_t nr = coll_recv_count((enum coll)c, W, count, r, root);
+                        for (size_t i = 0; i < nr; i++)
+                            if (got[r][i] != want[r][i])
+                                fail_msg("%s/%s %s W=%d rank %d [%zu]: %g, want %g",
+                                         coll_name((enum coll)c), algo_name((enum algo)a),
+                                         redop_name((enum redop)op), W, r, i, got[r][i],
+                                         want[r][i]);
+                        assert_true(got[r][nr] == -12345.0f); /* nothing past the end */
+                        free(send[r]);
+                        free(want[r]);
+                        free(got[r]);
+                    }
+                    plan_free(&p);
+                }
+            }
+    backend_close(b);
+}
+
+/* The lecture's demo, spelled out: all-reduce of [0,1,2,3]+rank on 4 ranks. */
+static void test_run_small_lecture_all_reduce(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char err[256];
+    struct plan p;
+    assert_int_equal(plan_build(&p, COLL_ALL_REDUCE, ALGO_RING, OP_SUM, 4, 4, 0, err, sizeof err),
+                     CV_OK);
+    float in[4][4], out[4][4];
+    float *send[4], *recv[4];
+    for (int r = 0; r < 4; r++) {
+        for (int i = 0; i < 4; i++)
+            in[r][i] = (float)(i + r);
+        send[r] = in[r];
+        recv[r] = out[r];
+    }
+    assert_int_equal(b->ops->run_small(b, &p, send, recv, err, sizeof err), CV_OK);
+    const float want[4] = {6, 10, 14, 18};
+    for (int r = 0; r < 4; r++)
+        for (int i = 0; i < 4; i++)
+            assert_true(out[r][i] == want[i]);
+    plan_free(&p);
+    backend_close(b);
+}
+
+static void test_too_big_is_refused_before_allocating(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char err[256];
+    struct bench_result r;
+    assert_int_equal(measure(b, COLL_ALL_REDUCE, ALGO_RING, false, OP_SUM, 4, 64 * 1024, 0, &r,
+                             err, sizeof err),
+                     CV_OK);
+    size_t held = cpu_backend_held_bytes(b);
+    assert_true(held >= 4 * 64 * 1024);
+    double t0 = now_s();
+    int rc = measure(b, COLL_ALL_REDUCE, ALGO_RING, false, OP_SUM, 4, (size_t)1 << 40, 0, &r,
+                     err, sizeof err);
+    assert_int_equal(rc, CV_ENOMEM);
+    assert_true(now_s() - t0 < 1.0); /* refused, not attempted */
+    assert_non_null(strstr(err, "1 TiB all_reduce on 4 ranks needs 4 TiB of buffers; "));
+    assert_non_null(strstr(err, "available"));
+    assert_int_equal(cpu_backend_held_bytes(b), held); /* nothing freed, nothing allocated */
+    /* Still usable. */
+    assert_int_equal(measure(b, COLL_ALL_REDUCE, ALGO_RING, false, OP_SUM, 4, 64 * 1024, 0, &r,
+                             err, sizeof err),
+                     CV_OK);
+    assert_int_equal(r.wrong, 0);
+    backend_close(b);
+}
+
+static void test_bad_params(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char err[256];
+    struct bench_result r;
+    /* Less than one float per rank. */
+    assert_int_equal(measure(b, COLL_ALL_GATHER, ALGO_RING, false, OP_SUM, 4, 12, 0, &r, err,
+                             sizeof err),
+                     CV_EINVAL);
+    assert_non_null(strstr(err, "all_gather"));
+    assert_int_equal(measure(b, COLL_ALL_REDUCE, ALGO_RING, false, OP_SUM, 0, 1024, 0, &r, err,
+                             sizeof err),
+                     CV_EINVAL);
+    assert_int_equal(measure(b, COLL_ALL_REDUCE, ALGO_RING, false, OP_SUM, CV_MAX_RANKS + 1, 1024,
+                             0, &r, err, sizeof err),
+                     CV_EINVAL);
+    /* An algorithm the collective does not have. */
+    for (int c = 0; c < COLL_COUNT; c++)
+        for (int a = 0; a < ALGO_COUNT; a++)
+            if (!algo_supported((enum coll)c, (enum algo)a))
+                assert_int_equal(measure(b, (enum coll)c, (enum algo)a, false, OP_SUM, 4, 4096,
+                                         0, &r, err, sizeof err),
+                                 CV_EUNSUPPORTED);
+    backend_close(b);
+}
+
+/* ---- the barrier ------------------------------------------------------------------ */
+
+struct bar_arg {
+    struct cpu_barrier *bar;
+    double deadline;
+    volatile int *cancel;
+    int rc;
+    double waited;
+    int spin;
+};
+
+static void *bar_thread(void *p)
+{
+    struct bar_arg *a = p;
+    double t0 = now_s();
+    a->rc = cpu_barrier_wait(a->bar, a->deadline, a->cancel, &a->spin);
+    a->waited = now_s() - t0;
+    return NULL;
+}
+
+static void run_parties(struct cpu_barrier *bar, struct bar_arg *args, int n)
+{
+    pthread_t th[8];
+    for (int i = 0; i < n; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, bar_thread, &args[i]), 0);
+    for (int i = 0; i < n; i++)
+        pthread_join(th[i], NULL);
+}
+
+static void test_barrier_deadline_fires_when_a_rank_never_arrives(void **state)
+{
+    (void)state;
+    struct cpu_barrier bar;
+    cpu_barrier_init(&bar, 3, 100);
+    struct bar_arg args[3];
+    double deadline = now_s() + 0.2;
+    for (int i = 0; i < 2; i++)
+        args[i] = (struct bar_arg){.bar = &bar, .deadline = deadline};
+    run_parties(&bar, args, 2); /* the third party never comes */
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(args[i].rc, CV_ETIMEOUT);
+        assert_true(args[i].waited < 5.0);
+    }
+    assert_true(now_s() >= deadline);
+    /* Aborted stays aborted: a late arrival does not wait at all. */
+    args[2] = (struct bar_arg){.bar = &bar, .deadline = INFINITY};
+    run_parties(&bar, &args[2], 1);
+    assert_int_equal(args[2].rc, CV_ETIMEOUT);
+
+    /* After a reset, three parties pass many rounds; no deadline is needed. */
+    cpu_barrier_reset(&bar);
+    for (int round = 0; round < 200; round++) {
+        for (int i = 0; i < 3; i++)
+            args[i] = (struct bar_arg){.bar = &bar, .deadline = INFINITY, .rc = -1};
+        run_parties(&bar, args, 3);
+        for (int i = 0; i < 3; i++)
+            assert_int_equal(args[i].rc, CV_OK);
+    }
+}
+
+/* A waiter that had to sleep halves its spin budget; the budget never exceeds spin_max. */
+static void test_barrier_spin_budget_adapts(void **state)
+{
+    (void)state;
+    struct cpu_barrier bar;
+    cpu_barrier_init(&bar, 2, 1000);
+    struct bar_arg a = {.bar = &bar, .deadline = now_s() + 10, .spin = 1000};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, bar_thread, &a), 0);
+    /* Arrive only once the waiter has given up spinning and sleeps on the futex. */
+    double give_up = now_s() + 10;
+    while (atomic_load(&bar.sleepers) == 0 && now_s() < give_up) {
+        struct timespec ts = {0, 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(atomic_load(&bar.sleepers), 1);
+    int mine = 0;
+    assert_int_equal(cpu_barrier_wait(&bar, now_s() + 10, NULL, &mine), CV_OK);
+    pthread_join(th, NULL);
+    assert_int_equal(a.rc, CV_OK);
+    assert_int_equal(a.spin, 500);
+    assert_int_equal(mine, 0); /* the last arriver does not wait, so keeps its budget */
+
+    /* No spinning at all when spin_max is 0, however the budget starts. */
+    cpu_barrier_init(&bar, 2, 0);
+    a = (struct bar_arg){.bar = &bar, .deadline = now_s() + 10, .spin = 0};
+    assert_int_equal(pthread_create(&th, NULL, bar_thread, &a), 0);
+    mine = 0;
+    assert_int_equal(cpu_barrier_wait(&bar, now_s() + 10, NULL, &mine), CV_OK);
+    pthread_join(th, NULL);
+    assert_int_equal(a.rc, CV_OK);
+    assert_int_equal(mine, 0);
+    assert_int_equal(a.spin, 0);
+}
+
+static void test_barrier_cancel_is_shared(void **state)
+{
+    (void)state;
+    struct cpu_barrier bar;
+    cpu_barrier_init(&bar, 4, 0);
+    volatile int cancel = 1;
+    struct bar_arg args[4];
+    for (int i = 0; i < 4; i++)
+        args[i] = (struct bar_arg){.bar = &bar, .deadline = now_s() + 10, .cancel = &cancel};
+    run_parties(&bar, args, 4);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(args[i].rc, CV_ECANCELLED);
+    cancel = 0;
+    for (int i = 0; i < 4; i++)
+        args[i] = (struct bar_arg){.bar = &bar, .deadline = now_s() + 10, .cancel = &cancel};
+    run_parties(&bar, args, 4);
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(args[i].rc, CV_OK);
+}
+
+/* A rank that is late at the barrier beyond the timeout aborts the run for everyone. */
+static void test_measure_times_out_on_a_late_rank(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char err[256];
+    struct bench_result r;
+    cpu_backend_test_stall(b, 2, 0.6);
+    struct bench_params p = {
+        .coll = COLL_ALL_REDUCE, .algo = ALGO_RING, .op = OP_SUM, .nranks = 4,
+        .bytes = 64 * 1024, .iters = 5, .warmup = 1, .check = true, .timeout_s = 0.1,
+    };
+    double t0 = now_s();
+    int rc = b->ops->measure(b, &p, &r, NULL, err, sizeof err);
+    double took = now_s() - t0;
+    assert_int_equal(rc, CV_ETIMEOUT);
+    assert_non_null(strstr(err, "barrier"));
+    assert_true(took >= 0.1 && took < 5.0);
+    /* Recovered: the same threads run the next measurement correctly. */
+    cpu_backend_test_stall(b, -1, 0);
+    p.timeout_s = 20;
+    assert_int_equal(b->ops->measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+    assert_int_equal(r.wrong, 0);
+    backend_close(b);
+}
+
+struct cancel_arg {
+    volatile int *flag;
+    double after_s;
+};
+
+static void *cancel_later(void *p)
+{
+    struct cancel_arg *a = p;
+    struct timespec ts = {0, (long)(a->after_s * 1e9)};
+    nanosleep(&ts, NULL);
+    *a->flag = 1;
+    return NULL;
+}
+
+static void test_cancel(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char err[256];
+    struct bench_result r;
+    struct bench_params p = {
+        .coll = COLL_ALL_REDUCE, .algo = ALGO_RING, .op = OP_SUM, .nranks = 4,
+        .bytes = 16 * 1024, .iters = 1000000, .warmup = 0, .check = true, .timeout_s = 20,
+    };
+    volatile int cancel = 1;
+    assert_int_equal(b->ops->measure(b, &p, &r, &cancel, err, sizeof err), CV_ECANCELLED);
+    /* Cancel while a million iterations run: stops at the next iteration boundary. */
+    cancel = 0;
+    struct cancel_arg ca = {.flag = &cancel, .after_s = 0.1};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, cancel_later, &ca), 0);
+    double t0 = now_s();
+    int rc = b->ops->measure(b, &p, &r, &cancel, err, sizeof err);
+    double took = now_s() - t0;
+    pthread_join(th, NULL);
+    assert_int_equal(rc, CV_ECANCELLED);
+    assert_true(took < 5.0);
+    /* And the backend is fine afterwards. */
+    p.iters = 3;
+    assert_int_equal(b->ops->measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+    assert_int_equal(r.wrong, 0);
+    backend_close(b);
+}
+
+static int count_threads(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void test_threads_created_once_per_world_size(void **state)
+{
+    (void)state;
+    int base = count_threads();
+    struct backend *b = open_cpu();
+    char err[256];
+    struct bench_result r;
+    assert_int_equal(count_threads(), base); /* none before the first run */
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(measure(b, COLL_ALL_REDUCE, ALGO_DIRECT, false, OP_SUM, 4, 4096, 0, &r,
+                                 err, sizeof err),
+                         CV_OK);
+        assert_int_equal(count_threads(), base + 4);
+    }
+    assert_int_equal(measure(b, COLL_ALL_REDUCE, ALGO_DIRECT, false, OP_SUM, 3, 4096, 0, &r, err,
+                             sizeof err),
+                     CV_OK);
+    assert_int_equal(count_threads(), base + 3);
+    backend_close(b);
+    assert_int_equal(count_threads(), base);
+}
+
+static void test_describe_and_label(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char buf[200], want[200];
+    cpu_set_t set;
+    assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+    int n = CPU_COUNT(&set);
+    b->ops->describe(b, 4, buf, sizeof buf);
+    snprintf(want, sizeof want, "4 ranks = 4 CPU threads on %d core%s (pthreads, shared memory)",
+             n, n == 1 ? "" : "s");
+    assert_string_equal(buf, want);
+    b->ops->rank_label(b, 2, buf, sizeof buf);
+    assert_string_equal(buf, "cpu thread");
+    assert_int_equal(b->ops->max_ranks(b), CV_MAX_RANKS);
+    backend_close(b);
+}
+
+static void test_registry(void **state)
+{
+    (void)state;
+    const char *const *names = backend_names();
+    assert_string_equal(names[0], "cpu");
+#ifdef HAVE_NCCL
+    assert_string_equal(names[1], "nccl");
+    assert_null(names[2]);
+#else
+    assert_null(names[1]);
+#endif
+    struct backend *b = (struct backend *)1;
+    char err[256], why[256];
+    assert_int_equal(backend_open("bogus", &b, err, sizeof err, NULL, 0), CV_EINVAL);
+    assert_null(b);
+    assert_non_null(strstr(err, "bogus: unknown backend"));
+
+    int rc = backend_open("nccl", &b, err, sizeof err, NULL, 0);
+#ifdef HAVE_NCCL
+    if (rc != CV_OK) {
+        assert_null(b);
+        assert_true(strncmp(err, "nccl: unavailable - ", 20) == 0);
+        assert_true(strlen(err) > 20);
+    } else {
+        backend_close(b);
+    }
+#else
+    assert_int_equal(rc, CV_EUNAVAIL);
+    assert_null(b);
+    assert_string_equal(err, "nccl: not built (no CUDA toolkit at build time)");
+#endif
+
+    assert_int_equal(backend_open("auto", &b, err, sizeof err, why, sizeof why), CV_OK);
+    assert_non_null(b);
+    if (strcmp(b->ops->name, "cpu") == 0)
+        assert_true(strncmp(why, "nccl: ", 6) == 0); /* says why NCCL was passed over */
+    else
+        assert_string_equal(why, "");
+    backend_close(b);
+    backend_close(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_describe_and_label),
+        cmocka_unit_test(test_every_collective_and_algorithm),
+        cmocka_unit_test(test_every_op),
+        cmocka_unit_test(test_auto_algorithm),
+        cmocka_unit_test(test_run_small_matches_reference),
+        cmocka_unit_test(test_run_small_lecture_all_reduce),
+        cmocka_unit_test(test_too_big_is_refused_before_allocating),
+        cmocka_unit_test(test_bad_params),
+        cmocka_unit_test(test_barrier_deadline_fires_when_a_rank_never_arrives),
+        cmocka_unit_test(test_barrier_spin_budget_adapts),
+        cmocka_unit_test(test_barrier_cancel_is_shared),
+        cmocka_unit_test(test_measure_times_out_on_a_late_rank),
+        cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_threads_created_once_per_world_size),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
