@@ -19,15 +19,14 @@ static const struct subcommand subcommands[] = {
     {"train", cli_train_main, "train the lecture's MLP: single, ddp, tp or pp"},
 };
 
-static void usage(FILE *f)
+/* The visualizer's own options come from ui_main's --help; this adds the subcommands. */
+static void usage_subcommands(FILE *f)
 {
-    fprintf(f,
-            "usage: collviz [--ranks N] [--backend auto|cpu|nccl] [--no-color] [--ascii]\n"
-            "       collviz SUBCOMMAND [options]   (SUBCOMMAND --help for its options)\n\n"
-            "With no subcommand, collviz opens the interactive visualizer.\n\nSubcommands:\n");
+    fprintf(f, "\nusage: collviz SUBCOMMAND [options]   (SUBCOMMAND --help for its options)\n"
+               "Subcommands:\n");
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
         fprintf(f, "  %-7s %s\n", subcommands[i].name, subcommands[i].help);
-    fprintf(f, "\nOptions:\n  -h, --help     this text\n  -V, --version  print the version\n");
+    fprintf(f, "  -V, --version  print the version\n");
 }
 
 int main(int argc, char **argv)
@@ -40,8 +39,9 @@ int main(int argc, char **argv)
         return 2;
     }
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        usage(stdout);
-        return 0;
+        int rc = ui_main(argc, argv);
+        usage_subcommands(stdout);
+        return rc;
     }
     if (argc > 1 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0)) {
         printf("collviz %s\n", COLLVIZ_VERSION);
