@@ -59,6 +59,81 @@ static int ddp_setup(struct rank_state *rs)
     return CV_OK;
 }
 
+/* ---- display-scale probe (probe.h): a no-op unless the run records this step ---- */
+
+static void ddp_probe_forward(struct rank_state *rs, const struct ddp *s, int l)
+{
+    int D = rs->cfg->dim, n = s->n, r = rs->rank;
+    size_t dd = (size_t)D * D, nd = (size_t)n * D;
+    struct probe_rec *pr =
+        probe_begin(rs->probe, rs->step, r, PROBE_COMPUTE,
+                    "layer %d forward on each rank's own %d rows: x%d = gelu(x%d @ W%d) with "
+                    "its full copy of W%d; no communication",
+                    l, n, l + 1, l, l, l);
+    if (!pr) return;
+    pr->layer = l;
+    pr->fwd = true;
+    char nm[24];
+    snprintf(nm, sizeof nm, "x%d", l);
+    probe_add(pr, nm, n, D, s->x + l * nd, D, PROBE_REF_X, l, r * n, 0);
+    snprintf(nm, sizeof nm, "W%d", l);
+    probe_add(pr, nm, D, D, s->w + l * dd, D, PROBE_REF_W, l, 0, 0);
+    snprintf(nm, sizeof nm, "x%d", l + 1);
+    probe_mat_key(probe_add(pr, nm, n, D, s->x + (l + 1) * nd, D, PROBE_REF_X, l + 1, r * n, 0));
+    probe_commit(rs->probe, pr);
+}
+
+/* After layer l's backward: the gradient from this rank's rows only (normalised by them),
+ * so it is not yet the batch's gradient. */
+static void ddp_probe_backward(struct rank_state *rs, const struct ddp *s, int l)
+{
+    int D = rs->cfg->dim, n = s->n, r = rs->rank;
+    size_t dd = (size_t)D * D;
+    struct probe_rec *pr = probe_begin(
+        rs->probe, rs->step, r, PROBE_COMPUTE,
+        "layer %d backward: each rank gets dW%d from its own %d rows only, so the ranks' "
+        "dW%d differ%s",
+        l, l, n, l, rs->cfg->overlap ? "; its all-reduce starts now on the helper lane" : "");
+    if (!pr) return;
+    pr->layer = l;
+    char nm[24];
+    snprintf(nm, sizeof nm, "dW%d", l);
+    probe_mat_key(probe_add(pr, nm, D, D, s->g + l * dd, D, PROBE_REF_NONE, l, 0, 0));
+    if (l > 0) {
+        snprintf(nm, sizeof nm, "dx%d", l);
+        probe_add(pr, nm, n, D, s->da, D, PROBE_REF_NONE, l, r * n, 0);
+    }
+    probe_commit(rs->probe, pr);
+}
+
+static int ddp_probe_coll_begin(struct rank_state *rs, const struct ddp *s, int l, bool async)
+{
+    int D = rs->cfg->dim;
+    size_t dd = (size_t)D * D;
+    if (!rs->probe || rs->step != probe_step(rs->probe)) return -1;
+    char lab[160];
+    snprintf(lab, sizeof lab,
+             "all-reduce dW%d with AVG%s: every rank ends with the mean of the %d ranks' "
+             "gradients, the gradient of the whole batch",
+             l, async ? " (overlapped with backward)" : "", rs->nranks);
+    return probe_coll_begin(rs->probe, rs->step, rs->rank, COLL_ALL_REDUCE, OP_AVG, dd,
+                            s->g + l * dd, dd, D, D, D, async, lab);
+}
+
+static void ddp_probe_coll_end(struct rank_state *rs, const struct ddp *s, int l, int slot)
+{
+    int D = rs->cfg->dim;
+    size_t dd = (size_t)D * D;
+    struct probe_rec *pr =
+        probe_coll_end(rs->probe, rs->step, rs->rank, slot, s->g + l * dd, dd);
+    if (!pr) return;
+    pr->layer = l;
+    char nm[24];
+    snprintf(nm, sizeof nm, "dW%d", l);
+    probe_mat_key(probe_add(pr, nm, D, D, s->g + l * dd, D, PROBE_REF_DW, l, 0, 0));
+    probe_commit(rs->probe, pr);
+}
+
 static int ddp_step(struct rank_state *rs)
 {
     const struct train_config *c = rs->cfg;
@@ -69,26 +144,55 @@ static int ddp_step(struct rank_state *rs)
     char label[32];
     int rc = CV_OK;
 
+    struct probe_rec *pr = probe_begin(rs->probe, rs->step, r, PROBE_START,
+                                       "before the step: every rank holds all %d layers (a "
+                                       "replica) and its own %d rows of the batch",
+                                       L, n);
+    for (int l = 0; pr && l < L; l++) {
+        snprintf(label, sizeof label, "W%d", l);
+        probe_add(pr, label, D, D, s->w + l * dd, D, PROBE_REF_W, l, 0, 0);
+    }
+    probe_mat_key(probe_add(pr, "x0", n, D, s->x, D, PROBE_REF_X, 0, r * n, 0));
+    probe_commit(rs->probe, pr);
+
     for (int l = 0; l < L; l++) {
         double t0 = now_s();
         mlp_layer_forward(n, D, D, s->x + l * nd, s->w + l * dd, D, s->z + l * nd,
                           s->x + (l + 1) * nd, D);
         snprintf(label, sizeof label, "fwd L%d", l);
         rank_compute_event(rs, label, t0, -1);
+        ddp_probe_forward(rs, s, l);
     }
     double t0 = now_s();
     rs->loss_sumsq = mlp_loss_grad(s->x + L * nd, nd, (double)nd, s->da);
     rank_compute_event(rs, "loss", t0, -1);
+    pr = probe_begin(rs->probe, rs->step, r, PROBE_COMPUTE,
+                     "loss: mean of x%d squared over each rank's %d rows; the gradient dx%d = "
+                     "2*x%d/(%d*%d) starts backward",
+                     L, n, L, L, n, D);
+    if (pr) {
+        char nm[24];
+        snprintf(nm, sizeof nm, "x%d", L);
+        probe_add(pr, nm, n, D, s->x + L * nd, D, PROBE_REF_X, L, r * n, 0);
+        /* Normalised by this rank's rows, not the batch: W times the single-device
+         * gradient until the all-reduce averages. */
+        snprintf(nm, sizeof nm, "dx%d", L);
+        probe_mat_key(probe_add(pr, nm, n, D, s->da, D, PROBE_REF_NONE, L, r * n, 0));
+        probe_commit(rs->probe, pr);
+    }
 
     int issued = L; /* lowest layer whose all-reduce was started */
+    int slot[PROBE_MAX_LAYERS];
     for (int l = L - 1; l >= 0; l--) {
         t0 = now_s();
         mlp_layer_backward(n, D, D, s->x + l * nd, s->w + l * dd, s->z + l * nd, s->da, D,
                            s->dz, s->g + l * dd, 0.0f, l > 0 ? s->da : NULL);
         snprintf(label, sizeof label, "bwd L%d", l);
         rank_compute_event(rs, label, t0, -1);
+        ddp_probe_backward(rs, s, l);
         if (c->overlap) {
             snprintf(label, sizeof label, "all-reduce dW%d", l);
+            if (l < PROBE_MAX_LAYERS) slot[l] = ddp_probe_coll_begin(rs, s, l, true);
             rc = cm->ops->iall_reduce(cm, r, s->g + l * dd, dd, OP_AVG, label, &s->reqs[l]);
             if (rc != CV_OK) break;
             issued = l;
@@ -101,11 +205,14 @@ static int ddp_step(struct rank_state *rs)
             int wrc = cm->ops->wait(cm, r, s->reqs[l]);
             s->reqs[l] = NULL;
             if (rc == CV_OK) rc = wrc;
+            if (rc == CV_OK && l < PROBE_MAX_LAYERS) ddp_probe_coll_end(rs, s, l, slot[l]);
         }
     } else {
         for (int l = 0; l < L && rc == CV_OK; l++) {
             snprintf(label, sizeof label, "all-reduce dW%d", l);
+            int sl = ddp_probe_coll_begin(rs, s, l, false);
             rc = cm->ops->all_reduce(cm, r, s->g + l * dd, dd, OP_AVG, label);
+            if (rc == CV_OK) ddp_probe_coll_end(rs, s, l, sl);
         }
     }
     if (rc != CV_OK) return rc;
@@ -113,6 +220,15 @@ static int ddp_step(struct rank_state *rs)
     t0 = now_s();
     mlp_adamw(&c->adamw, rs->step + 1, s->w, s->g, s->m, s->v, (size_t)L * dd);
     rank_compute_event(rs, "adamw", t0, -1);
+    pr = probe_begin(rs->probe, rs->step, r, PROBE_OPTIM,
+                     "AdamW: every rank applies the same averaged gradients to its own "
+                     "replica, so the replicas stay identical");
+    for (int l = 0; pr && l < L; l++) {
+        snprintf(label, sizeof label, "W%d", l);
+        struct probe_mat *m = probe_add(pr, label, D, D, s->w + l * dd, D, PROBE_REF_WNEW, l, 0, 0);
+        if (l == 0) probe_mat_key(m);
+    }
+    probe_commit(rs->probe, pr);
     return CV_OK;
 }
 

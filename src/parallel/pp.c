@@ -50,6 +50,7 @@ struct pp {
     struct pp_op *ops; /* [2M] the schedule of this stage */
     int nops;
     bool *grad_started; /* [nl]: accumulate (beta 1) after the first micro-batch */
+    int bwd_done;       /* backward micro-batches finished in this step (for the probe) */
 };
 
 static void pp_schedule_build(struct pp *s, enum pp_schedule sched, int stage, int P, int M)
@@ -130,6 +131,152 @@ static int pp_tag(const struct rank_state *rs, int dir, int mb)
     return (2 * rs->step + dir) * rs->cfg->microbatches + mb;
 }
 
+/* ---- display-scale probe (probe.h): a no-op unless the run records this step ---- */
+
+static void pp_probe_layers(const struct pp *s, char *buf, size_t n)
+{
+    if (s->nl == 1)
+        snprintf(buf, n, "layer %d", s->l0);
+    else
+        snprintf(buf, n, "layers %d-%d", s->l0, s->l0 + s->nl - 1);
+}
+
+/* Before the step (what the stage holds) or after AdamW (its updated layers). */
+static void pp_probe_weights(struct rank_state *rs, const struct pp *s, enum probe_kind kind)
+{
+    const struct train_config *c = rs->cfg;
+    int D = c->dim, st = rs->rank;
+    size_t dd = (size_t)D * D;
+    char layers[32];
+    pp_probe_layers(s, layers, sizeof layers);
+    struct probe_rec *pr =
+        kind == PROBE_START
+            ? probe_begin(rs->probe, rs->step, st, kind,
+                          "before the step: stage %d holds %s%s", st, layers,
+                          st == 0 ? " and the batch" : "; it waits for micro-batches")
+            : probe_begin(rs->probe, rs->step, st, kind,
+                          "AdamW: stage %d updates only its own %s with gradients summed "
+                          "over the %d micro-batches",
+                          st, layers, c->microbatches);
+    if (!pr) return;
+    for (int j = 0; j < s->nl; j++) {
+        char nm[24];
+        snprintf(nm, sizeof nm, "W%d", s->l0 + j);
+        struct probe_mat *m = probe_add(pr, nm, D, D, s->w + j * dd, D,
+                                        kind == PROBE_START ? PROBE_REF_W : PROBE_REF_WNEW,
+                                        s->l0 + j, 0, 0);
+        if (j == 0) probe_mat_key(m);
+    }
+    if (kind == PROBE_START && st == 0)
+        probe_add(pr, "x0", c->batch, D, s->data, D, PROBE_REF_X, 0, 0, 0);
+    probe_commit(rs->probe, pr);
+}
+
+/* After a micro-batch's forward (before the last stage turns its output into the loss
+ * gradient); the caller commits. */
+static struct probe_rec *pp_probe_forward(struct rank_state *rs, const struct pp *s, int mb,
+                                          const float *in, const float *out)
+{
+    const struct train_config *c = rs->cfg;
+    int D = c->dim, st = rs->rank, P = rs->nranks, b = s->b;
+    bool last = st == P - 1;
+    char layers[32], from[32], to[40];
+    pp_probe_layers(s, layers, sizeof layers);
+    if (st == 0)
+        snprintf(from, sizeof from, "read from the batch");
+    else
+        snprintf(from, sizeof from, "received from stage %d", st - 1);
+    if (last)
+        snprintf(to, sizeof to, "the loss gradient starts its backward");
+    else
+        snprintf(to, sizeof to, "sent on to stage %d", st + 1);
+    struct probe_rec *pr = probe_begin(rs->probe, rs->step, st, PROBE_COMPUTE,
+                                       "forward of micro-batch %d (rows %d-%d) through %s: "
+                                       "input %s, output %s",
+                                       mb, mb * b, mb * b + b - 1, layers, from, to);
+    if (!pr) return NULL;
+    pr->fwd = true;
+    pr->mb = mb;
+    pr->layer = s->l0;
+    if (st > 0) {
+        pr->recv_from = st - 1;
+        pr->recv_tag = pp_tag(rs, 0, mb);
+    }
+    if (!last) {
+        pr->send_to = st + 1;
+        pr->send_tag = pp_tag(rs, 0, mb);
+    }
+    char nm[24];
+    snprintf(nm, sizeof nm, "x%d", s->l0);
+    probe_add(pr, nm, b, D, in, D, PROBE_REF_X, s->l0, mb * b, 0);
+    snprintf(nm, sizeof nm, "x%d", s->l0 + s->nl);
+    probe_mat_key(probe_add(pr, nm, b, D, out, D, PROBE_REF_X, s->l0 + s->nl, mb * b, 0));
+    return pr;
+}
+
+/* Before a micro-batch's backward: the incoming gradient (the buffer is overwritten by the
+ * outgoing one). */
+static struct probe_rec *pp_probe_backward_begin(struct rank_state *rs, const struct pp *s,
+                                                 int mb, const float *dout)
+{
+    const struct train_config *c = rs->cfg;
+    int D = c->dim, st = rs->rank, P = rs->nranks, b = s->b;
+    char layers[32], from[40], to[40];
+    pp_probe_layers(s, layers, sizeof layers);
+    if (st == P - 1)
+        snprintf(from, sizeof from, "from the loss");
+    else
+        snprintf(from, sizeof from, "received from stage %d", st + 1);
+    if (st == 0)
+        snprintf(to, sizeof to, "the data needs no gradient");
+    else
+        snprintf(to, sizeof to, "dx%d sent back to stage %d", s->l0, st - 1);
+    struct probe_rec *pr = probe_begin(rs->probe, rs->step, st, PROBE_COMPUTE,
+                                       "backward of micro-batch %d through %s: gradient %s; "
+                                       "weight gradients accumulate; %s",
+                                       mb, layers, from, to);
+    if (!pr) return NULL;
+    pr->mb = mb;
+    pr->layer = s->l0;
+    if (st < P - 1) {
+        pr->recv_from = st + 1;
+        pr->recv_tag = pp_tag(rs, 1, mb);
+    }
+    if (st > 0) {
+        pr->send_to = st - 1;
+        pr->send_tag = pp_tag(rs, 1, mb);
+    }
+    char nm[24];
+    snprintf(nm, sizeof nm, "dx%d", s->l0 + s->nl);
+    probe_add(pr, nm, b, D, dout, D, PROBE_REF_DX, s->l0 + s->nl, mb * b, 0);
+    return pr;
+}
+
+static void pp_probe_backward_end(struct rank_state *rs, const struct pp *s,
+                                  struct probe_rec *pr, int mb, const float *dx)
+{
+    if (!pr) return;
+    const struct train_config *c = rs->cfg;
+    int D = c->dim, M = c->microbatches, b = s->b;
+    size_t dd = (size_t)D * D;
+    /* Summed over the micro-batches so far: the batch's gradient once all M are in. */
+    bool done = s->bwd_done == M;
+    for (int j = 0; j < s->nl; j++) {
+        char nm[24];
+        snprintf(nm, sizeof nm, "dW%d (%d/%d)", s->l0 + j, s->bwd_done, M);
+        struct probe_mat *m = probe_add(pr, nm, D, D, s->g + j * dd, D,
+                                        done ? PROBE_REF_DW : PROBE_REF_NONE, s->l0 + j, 0, 0);
+        if (j == 0 && !dx) probe_mat_key(m); /* stage 0 sends nothing back */
+    }
+    if (dx) {
+        char nm[24];
+        snprintf(nm, sizeof nm, "dx%d", s->l0);
+        /* what the stage sends back: the key of a pipeline frame */
+        probe_mat_key(probe_add(pr, nm, b, D, dx, D, PROBE_REF_DX, s->l0, mb * b, 0));
+    }
+    probe_commit(rs->probe, pr);
+}
+
 static int pp_forward(struct rank_state *rs, struct pp *s, int mb)
 {
     const struct train_config *c = rs->cfg;
@@ -154,10 +301,19 @@ static int pp_forward(struct rank_state *rs, struct pp *s, int mb)
         float *a = j + 1 < s->nl ? sl->x + (j + 1) * bd : last ? sl->dout : s->out;
         mlp_layer_forward(b, D, D, xj, s->w + j * dd, D, sl->z + j * bd, a, D);
     }
+    struct probe_rec *pr = pp_probe_forward(rs, s, mb, in, last ? sl->dout : s->out);
     if (last) /* the output becomes its own loss gradient in place */
         rs->loss_sumsq += mlp_loss_grad(sl->dout, bd, (double)c->batch * D, sl->dout);
     snprintf(label, sizeof label, "F mb%d", mb);
     rank_compute_event(rs, label, t0, mb);
+    if (pr) {
+        if (last) {
+            char nm[24];
+            snprintf(nm, sizeof nm, "dx%d", c->layers);
+            probe_add(pr, nm, b, D, sl->dout, D, PROBE_REF_DX, c->layers, mb * b, 0);
+        }
+        probe_commit(rs->probe, pr);
+    }
     if (!last) {
         snprintf(label, sizeof label, "send act mb%d", mb);
         return cm->ops->send(cm, st, st + 1, pp_tag(rs, 0, mb), s->out, bd, label);
@@ -182,6 +338,7 @@ static int pp_backward(struct rank_state *rs, struct pp *s, int mb)
         if (rc != CV_OK) return rc;
         da = s->da;
     }
+    struct probe_rec *pr = pp_probe_backward_begin(rs, s, mb, da);
     double t0 = now_s();
     const float *in0 = st == 0 ? s->data + (size_t)mb * bd : sl->x;
     for (int j = s->nl - 1; j >= 0; j--) {
@@ -195,6 +352,8 @@ static int pp_backward(struct rank_state *rs, struct pp *s, int mb)
     }
     snprintf(label, sizeof label, "B mb%d", mb);
     rank_compute_event(rs, label, t0, mb);
+    s->bwd_done++;
+    pp_probe_backward_end(rs, s, pr, mb, st > 0 ? da : NULL);
     if (st > 0) {
         snprintf(label, sizeof label, "send grad mb%d", mb);
         return cm->ops->send(cm, st, st - 1, pp_tag(rs, 1, mb), da, bd, label);
@@ -208,6 +367,8 @@ static int pp_step(struct rank_state *rs)
     struct pp *s = rs->priv;
     memset(s->grad_started, 0, (size_t)s->nl * sizeof *s->grad_started);
     rs->loss_sumsq = 0;
+    s->bwd_done = 0;
+    pp_probe_weights(rs, s, PROBE_START);
     for (int i = 0; i < s->nops; i++) {
         int rc =
             s->ops[i].fwd ? pp_forward(rs, s, s->ops[i].mb) : pp_backward(rs, s, s->ops[i].mb);
@@ -217,6 +378,7 @@ static int pp_step(struct rank_state *rs)
     double t0 = now_s();
     mlp_adamw(&c->adamw, rs->step + 1, s->w, s->g, s->m, s->v, (size_t)s->nl * c->dim * c->dim);
     rank_compute_event(rs, "adamw", t0, -1);
+    pp_probe_weights(rs, s, PROBE_OPTIM);
     return CV_OK;
 }
 

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "comm.h"
+#include "probe.h"
 #include "train.h"
 
 struct rank_state {
@@ -21,6 +22,7 @@ struct rank_state {
     double loss_sumsq;       /* step(): sum of squares of this rank's share of the final
                                 activations (0 if it holds none); loss = Σ / (B·D) */
     double pipe_end;         /* pp: when this stage finished its last backward (absolute) */
+    struct train_probe *probe; /* display-scale recorder (probe.h), usually NULL */
     void *priv;              /* the scheme's own state */
     char err[200];           /* a scheme's own error (not a communicator's) */
 };

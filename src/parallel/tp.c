@@ -65,6 +65,77 @@ static int tp_setup(struct rank_state *rs)
     return CV_OK;
 }
 
+/* ---- display-scale probe (probe.h): a no-op unless the run records this step ---- */
+
+static void tp_probe_start(struct rank_state *rs, const struct tp *s)
+{
+    int L = rs->cfg->layers, D = rs->cfg->dim, B = rs->cfg->batch, d = s->d, r = rs->rank;
+    size_t dd = (size_t)D * d;
+    struct probe_rec *pr =
+        d == 1 ? probe_begin(rs->probe, rs->step, r, PROBE_START,
+                             "before the step: rank r holds column r of every layer's weights, "
+                             "and every rank the whole batch")
+               : probe_begin(rs->probe, rs->step, r, PROBE_START,
+                             "before the step: rank r holds columns %d*r to %d*r+%d of every "
+                             "layer's weights, and every rank the whole batch",
+                             d, d, d - 1);
+    if (!pr) return;
+    char nm[24];
+    for (int l = 0; l < L; l++) {
+        snprintf(nm, sizeof nm, "W%d[:,%d:%d]", l, r * d, r * d + d);
+        struct probe_mat *m = probe_add(pr, nm, D, d, s->w + l * dd, d, PROBE_REF_W, l, 0, r * d);
+        if (l == 0) probe_mat_key(m);
+    }
+    probe_add(pr, "x0", B, D, s->x, D, PROBE_REF_X, 0, 0, 0);
+    probe_commit(rs->probe, pr);
+}
+
+static void tp_probe_forward(struct rank_state *rs, const struct tp *s, int l)
+{
+    int D = rs->cfg->dim, B = rs->cfg->batch, d = s->d, r = rs->rank;
+    size_t dd = (size_t)D * d, bd = (size_t)B * D, bdl = (size_t)B * d;
+    struct probe_rec *pr =
+        probe_begin(rs->probe, rs->step, r, PROBE_COMPUTE,
+                    "layer %d forward: each rank computes its %d columns of x%d = gelu(x%d @ "
+                    "its columns of W%d); gelu is elementwise, so a column shard suffices",
+                    l, d, l + 1, l, l);
+    if (!pr) return;
+    pr->layer = l;
+    pr->fwd = true;
+    char nm[24];
+    snprintf(nm, sizeof nm, "x%d", l);
+    probe_add(pr, nm, B, D, s->x + l * bd, D, PROBE_REF_X, l, 0, 0);
+    snprintf(nm, sizeof nm, "W%d[:,%d:%d]", l, r * d, r * d + d);
+    probe_add(pr, nm, D, d, s->w + l * dd, d, PROBE_REF_W, l, 0, r * d);
+    snprintf(nm, sizeof nm, "x%d[:,%d:%d]", l + 1, r * d, r * d + d);
+    probe_mat_key(probe_add(pr, nm, B, d, s->gather + (size_t)r * bdl, d, PROBE_REF_X, l + 1,
+                            0, r * d));
+    probe_commit(rs->probe, pr);
+}
+
+static void tp_probe_backward(struct rank_state *rs, const struct tp *s, int l)
+{
+    int D = rs->cfg->dim, B = rs->cfg->batch, W = rs->nranks, d = s->d, r = rs->rank;
+    size_t dd = (size_t)D * d;
+    struct probe_rec *pr = probe_begin(
+        rs->probe, rs->step, r, PROBE_COMPUTE,
+        l > 0 ? "layer %d backward: each rank's columns of dW%d are complete (it saw all "
+                "rows); its share of dx%d = dz @ (its columns of W%d)^T needs the others'"
+              : "layer %d backward: each rank's columns of dW%d are complete (it saw all "
+                "rows); the data needs no gradient",
+        l, l, l, l);
+    if (!pr) return;
+    pr->layer = l;
+    char nm[24];
+    snprintf(nm, sizeof nm, "dW%d[:,%d:%d]", l, r * d, r * d + d);
+    probe_mat_key(probe_add(pr, nm, D, d, s->g + l * dd, d, PROBE_REF_DW, l, 0, r * d));
+    if (l > 0) {
+        snprintf(nm, sizeof nm, "dx%d (my share)", l);
+        probe_add_pieces(pr, nm, B, d, W, s->part, PROBE_REF_NONE, l, 0, 0);
+    }
+    probe_commit(rs->probe, pr);
+}
+
 static int tp_step(struct rank_state *rs)
 {
     const struct train_config *c = rs->cfg;
@@ -75,16 +146,30 @@ static int tp_step(struct rank_state *rs)
     char label[32];
     int rc;
 
+    tp_probe_start(rs, s);
     for (int l = 0; l < L; l++) {
         double t0 = now_s();
         float *mine = s->gather + (size_t)r * bdl;
         mlp_layer_forward(B, D, d, s->x + l * bd, s->w + l * dd, d, s->z + l * bdl, mine, d);
         snprintf(label, sizeof label, "fwd L%d", l);
         rank_compute_event(rs, label, t0, -1);
+        tp_probe_forward(rs, s, l);
 
         snprintf(label, sizeof label, "all-gather L%d", l);
+        int slot = -1;
+        if (rs->probe) {
+            char lab[160];
+            snprintf(lab, sizeof lab,
+                     "all-gather x%d: every rank sends its %d columns and receives the "
+                     "others', then concatenates them into the full x%d",
+                     l + 1, d, l + 1);
+            slot = probe_coll_begin(rs->probe, rs->step, r, COLL_ALL_GATHER, OP_SUM, bdl, mine,
+                                    bdl, B, D, d, false, lab);
+        }
         rc = cm->ops->all_gather(cm, r, mine, s->gather, bdl, label);
         if (rc != CV_OK) return rc;
+        struct probe_rec *pr =
+            probe_coll_end(rs->probe, rs->step, r, slot, s->gather, (size_t)W * bdl);
 
         t0 = now_s();
         float *next = s->x + (size_t)(l + 1) * bd;
@@ -94,6 +179,13 @@ static int tp_step(struct rank_state *rs)
                        s->gather + k * bdl + (size_t)i * d, (size_t)d * sizeof(float));
         snprintf(label, sizeof label, "concat L%d", l);
         rank_compute_event(rs, label, t0, -1);
+        if (pr) {
+            pr->layer = l;
+            char nm[24];
+            snprintf(nm, sizeof nm, "x%d", l + 1);
+            probe_mat_key(probe_add(pr, nm, B, D, next, D, PROBE_REF_X, l + 1, 0, 0));
+            probe_commit(rs->probe, pr);
+        }
     }
 
     double t0 = now_s();
@@ -105,6 +197,17 @@ static int tp_step(struct rank_state *rs)
     for (size_t i = 0; i < bdl; i++)
         s->da[i] = scale * own[i];
     rank_compute_event(rs, "loss", t0, -1);
+    struct probe_rec *pr =
+        probe_begin(rs->probe, rs->step, r, PROBE_COMPUTE,
+                    "loss: mean of x%d squared; each rank takes the gradient 2*x/(%d*%d) of "
+                    "its own %d columns, no communication",
+                    L, B, D, d);
+    if (pr) {
+        char nm[24];
+        snprintf(nm, sizeof nm, "dx%d[:,%d:%d]", L, r * d, r * d + d);
+        probe_mat_key(probe_add(pr, nm, B, d, s->da, d, PROBE_REF_DX, L, 0, r * d));
+        probe_commit(rs->probe, pr);
+    }
 
     for (int l = L - 1; l >= 0; l--) {
         t0 = now_s();
@@ -117,16 +220,47 @@ static int tp_step(struct rank_state *rs)
                          s->part + k * bdl, d);
         snprintf(label, sizeof label, "bwd L%d", l);
         rank_compute_event(rs, label, t0, -1);
+        tp_probe_backward(rs, s, l);
         if (l > 0) {
             snprintf(label, sizeof label, "reduce-scatter dX%d", l);
+            int slot = -1;
+            if (rs->probe) {
+                char lab[160];
+                snprintf(lab, sizeof lab,
+                         "reduce-scatter dx%d: the sum over ranks of their shares, each rank "
+                         "keeping its own %d columns (all-gather's dual)",
+                         l, d);
+                slot = probe_coll_begin(rs->probe, rs->step, r, COLL_REDUCE_SCATTER, OP_SUM,
+                                        bdl, s->part, (size_t)W * bdl, B, D, d, false, lab);
+            }
             rc = cm->ops->reduce_scatter(cm, r, s->part, s->da, bdl, OP_SUM, label);
             if (rc != CV_OK) return rc;
+            pr = probe_coll_end(rs->probe, rs->step, r, slot, s->da, bdl);
+            if (pr) {
+                pr->layer = l;
+                char nm[24];
+                snprintf(nm, sizeof nm, "dx%d[:,%d:%d]", l, r * d, r * d + d);
+                probe_mat_key(probe_add(pr, nm, B, d, s->da, d, PROBE_REF_DX, l, 0, r * d));
+                probe_commit(rs->probe, pr);
+            }
         }
     }
 
     t0 = now_s();
     mlp_adamw(&c->adamw, rs->step + 1, s->w, s->g, s->m, s->v, (size_t)L * dd);
     rank_compute_event(rs, "adamw", t0, -1);
+    pr = probe_begin(rs->probe, rs->step, r, PROBE_OPTIM,
+                     "AdamW on each rank's shard only: it updates its columns and keeps only "
+                     "their optimizer state, 1/%d of the whole",
+                     W);
+    for (int l = 0; pr && l < L; l++) {
+        char nm[24];
+        snprintf(nm, sizeof nm, "W%d[:,%d:%d]", l, r * d, r * d + d);
+        struct probe_mat *m =
+            probe_add(pr, nm, D, d, s->w + l * dd, d, PROBE_REF_WNEW, l, 0, r * d);
+        if (l == 0) probe_mat_key(m);
+    }
+    probe_commit(rs->probe, pr);
     return CV_OK;
 }
 

@@ -434,9 +434,16 @@ static void run_free(struct run *run)
 int train_run(const struct train_config *cfg, struct train_result *res, volatile int *cancel,
               char *err, size_t errlen)
 {
+    return train_run_probe(cfg, NULL, res, cancel, err, errlen);
+}
+
+int train_run_probe(const struct train_config *cfg, struct train_probe *probe,
+                    struct train_result *res, volatile int *cancel, char *err, size_t errlen)
+{
     memset(res, 0, sizeof *res);
     int rc = train_config_check(cfg, err, errlen);
     if (rc != CV_OK) return rc;
+    if (probe && (rc = probe_check_config(cfg, err, errlen)) != CV_OK) return rc;
     int W = ranks_of(cfg);
     size_t ns = (size_t)cfg->steps * W;
     struct run run;
@@ -459,6 +466,7 @@ int train_run(const struct train_config *cfg, struct train_result *res, volatile
         run.rs[r].rank = r;
         run.rs[r].nranks = W;
         run.rs[r].tl = &run.tl;
+        run.rs[r].probe = probe;
     }
 
     res->cfg = *cfg;
@@ -498,6 +506,7 @@ int train_run(const struct train_config *cfg, struct train_result *res, volatile
         }
         for (int r = 0; r < started; r++)
             pthread_join(th[r], NULL);
+        probe_finish(probe);
         free(th);
         free(args);
         if (rc == CV_OK) {

@@ -116,6 +116,13 @@ int train_run(const struct train_config *cfg, struct train_result *res, volatile
               char *err, size_t errlen);
 void train_result_free(struct train_result *r);
 
+/* The same with a display-scale probe (probe.h) recording one step of every rank; the
+ * configuration must pass probe_check_config. probe NULL is train_run. Within the probe's
+ * limits a run takes milliseconds, so the parallelism screen calls it on the UI thread. */
+struct train_probe;
+int train_run_probe(const struct train_config *cfg, struct train_probe *probe,
+                    struct train_result *res, volatile int *cancel, char *err, size_t errlen);
+
 /* The events of one step: a contiguous run of r->events (they are sorted by step first);
  * *n = 0 and NULL when the step has none. */
 const struct tl_event *train_step_events(const struct train_result *r, int step, size_t *n);

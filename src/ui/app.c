@@ -1,6 +1,10 @@
 /* app.c - what the actions do to the state: scene changes rebuild the plan and trace and
  * post fresh jobs to the worker; steps and play only move through the trace (see app.h).
  *
+ * The parallelism screen (par.h) shares the steps, play, ranks and measure actions; its
+ * own actions (scheme, schedule, overlap) rebuild its display-scale view and post a
+ * lecture-scale training run (JOB_TRAIN) unless one for that configuration is at hand.
+ *
  * Jobs: a scene change (collective, algorithm, ranks, op, root) cancels whatever the worker
  * is doing and posts a display-scale JOB_CHECK (trace vs backend on the same input) and a
  * JOB_MEASURE at the measurement size. Changing only the display inputs (count, pattern)
@@ -55,6 +59,7 @@ static void app_free_derived(struct app *a)
 void app_free(struct app *a)
 {
     app_free_derived(a);
+    par_free(a);
 }
 
 static int app_root(const struct app *a)
@@ -64,6 +69,8 @@ static int app_root(const struct app *a)
 
 size_t app_nsteps(const struct app *a)
 {
+    if (a->sc.screen == SCREEN_PARALLEL)
+        return par_nsteps(a);
     return a->have_trace ? a->plan.nsteps : 0;
 }
 
@@ -167,6 +174,10 @@ static void app_metrics(struct app *a)
 
 void app_rebuild(struct app *a)
 {
+    if (a->sc.screen == SCREEN_PARALLEL) {
+        par_rebuild(a);
+        return;
+    }
     app_free_derived(a);
     a->scene_err[0] = '\0';
     struct scene *s = &a->sc;
@@ -295,12 +306,18 @@ void app_cancel(struct app *a)
     if (a->w)
         worker_cancel(a->w);
     meas_cancelled(&a->m);
+    par_cancelled(a);
 }
 
 void app_post_jobs(struct app *a, bool measure)
 {
     if (!a->w)
         return;
+    if (a->sc.screen == SCREEN_PARALLEL) {
+        if (measure && a->auto_measure)
+            par_train_if_needed(a);
+        return;
+    }
     app_cancel(a);
     a->m.measure_err[0] = '\0';
     a->m.sweep_err[0] = '\0';
@@ -316,10 +333,93 @@ static void app_scene_changed(struct app *a, long step, bool measure)
     a->playing = false;
     app_rebuild(a);
     app_backend_text(a);
-    if (measure)
+    if (a->sc.screen == SCREEN_PARALLEL)
+        app_post_jobs(a, measure);
+    else if (measure)
         app_post_jobs(a, true);
     else
         app_post_check(a);
+}
+
+/* Between the collectives and the parallelism screen. The parallelism screen shows 2..4
+ * ranks at display scale; a world size outside that becomes 4. */
+static void app_toggle_parallel(struct app *a)
+{
+    struct scene *s = &a->sc;
+    if (s->screen == SCREEN_PARALLEL) {
+        s->screen = SCREEN_COLLECTIVES;
+        app_cancel(a);
+        app_scene_changed(a, 0, true);
+        return;
+    }
+    app_cancel(a);
+    s->screen = SCREEN_PARALLEL;
+    if (s->nranks < SCENE_PAR_MIN_RANKS || s->nranks > SCENE_PAR_MAX_RANKS) {
+        snprintf(a->msg, sizeof a->msg, "the parallelism screen shows %d..%d ranks: W=4",
+                 SCENE_PAR_MIN_RANKS, SCENE_PAR_MAX_RANKS);
+        s->nranks = 4;
+    }
+    if (s->root >= s->nranks)
+        s->root = 0;
+    app_scene_changed(a, 0, true);
+}
+
+/* Actions of the collectives screen that mean nothing on the parallelism screen. */
+static bool app_par_refuses(struct app *a, enum ui_action act)
+{
+    switch (act) {
+    case ACT_ALGO:
+    case ACT_OP:
+    case ACT_ROOT:
+    case ACT_COUNT_UP:
+    case ACT_COUNT_DOWN:
+    case ACT_INIT:
+    case ACT_SWEEP:
+    case ACT_SIZE_UP:
+    case ACT_SIZE_DOWN:
+        snprintf(a->msg, sizeof a->msg,
+                 "that key is for the collectives screen (p goes back to it)");
+        return true;
+    default: return false;
+    }
+}
+
+/* The parallelism screen's own actions; false when act is not one of them. */
+static bool app_par_do(struct app *a, enum ui_action act)
+{
+    struct scene *s = &a->sc;
+    switch (act) {
+    case ACT_SCHEME:
+        if (s->screen != SCREEN_PARALLEL) {
+            app_toggle_parallel(a);
+            return true;
+        }
+        /* ddp -> tp -> pp -> ddp (single is the reference, not a screen) */
+        s->scheme = (enum train_scheme)(s->scheme % (TRAIN_SCHEME_COUNT - 1) + 1);
+        app_scene_changed(a, 0, true);
+        return true;
+    case ACT_SCHEDULE:
+        if (s->screen != SCREEN_PARALLEL || s->scheme != TRAIN_PP) {
+            snprintf(a->msg, sizeof a->msg, "the schedule applies to pp (%s)",
+                     s->screen != SCREEN_PARALLEL ? "p opens the parallelism screen"
+                                                  : "n switches scheme");
+            return true;
+        }
+        s->schedule = (enum pp_schedule)((s->schedule + 1) % PP_SCHEDULE_COUNT);
+        app_scene_changed(a, 0, true);
+        return true;
+    case ACT_OVERLAP:
+        if (s->screen != SCREEN_PARALLEL || s->scheme != TRAIN_DDP) {
+            snprintf(a->msg, sizeof a->msg, "overlap applies to ddp (%s)",
+                     s->screen != SCREEN_PARALLEL ? "p opens the parallelism screen"
+                                                  : "n switches scheme");
+            return true;
+        }
+        s->overlap = !s->overlap;
+        app_scene_changed(a, 0, true);
+        return true;
+    default: return false;
+    }
 }
 
 static void app_set_coll(struct app *a, enum coll c)
@@ -343,7 +443,15 @@ static void app_set_step(struct app *a, long step)
 bool app_do(struct app *a, enum ui_action act, double now)
 {
     struct scene *s = &a->sc;
+    if (app_par_do(a, act))
+        return true;
+    if (s->screen == SCREEN_PARALLEL && app_par_refuses(a, act))
+        return true;
     switch (act) {
+    case ACT_PARALLEL: app_toggle_parallel(a); break;
+    case ACT_SCHEME:
+    case ACT_SCHEDULE:
+    case ACT_OVERLAP: break; /* app_par_do */
     case ACT_COLL_1:
     case ACT_COLL_2:
     case ACT_COLL_3:
@@ -402,8 +510,12 @@ bool app_do(struct app *a, enum ui_action act, double now)
     case ACT_RANKS_UP:
     case ACT_RANKS_DOWN: {
         int W = s->nranks + (act == ACT_RANKS_UP ? 1 : -1);
-        if (W < 1 || W > CV_MAX_RANKS) {
-            snprintf(a->msg, sizeof a->msg, "ranks stay within 1..%d", CV_MAX_RANKS);
+        int lo = 1, hi = CV_MAX_RANKS;
+        if (s->screen == SCREEN_PARALLEL)
+            lo = SCENE_PAR_MIN_RANKS, hi = SCENE_PAR_MAX_RANKS;
+        if (W < lo || W > hi) {
+            snprintf(a->msg, sizeof a->msg, "ranks stay within %d..%d%s", lo, hi,
+                     s->screen == SCREEN_PARALLEL ? " on the parallelism screen" : "");
             break;
         }
         s->nranks = W;
@@ -446,7 +558,14 @@ bool app_do(struct app *a, enum ui_action act, double now)
         app_scene_changed(a, (long)app_step(a), false);
         break;
     case ACT_MEASURE:
-        if (!a->w)
+        if (s->screen == SCREEN_PARALLEL) {
+            if (!a->w)
+                snprintf(a->msg, sizeof a->msg, "no worker to train on");
+            else if (par_training(a))
+                snprintf(a->msg, sizeof a->msg, "already training (x cancels)");
+            else
+                par_train(a);
+        } else if (!a->w)
             snprintf(a->msg, sizeof a->msg, "no backend to measure on");
         else if (meas_measuring(&a->m))
             snprintf(a->msg, sizeof a->msg, "already measuring (x cancels)");
@@ -462,7 +581,10 @@ bool app_do(struct app *a, enum ui_action act, double now)
             app_sweep(a);
         break;
     case ACT_CANCEL:
-        if (a->w && (worker_busy(a->w) || meas_measuring(&a->m) || meas_sweeping(&a->m))) {
+        if (a->w && par_training(a)) {
+            app_cancel(a);
+            snprintf(a->msg, sizeof a->msg, "training cancelled");
+        } else if (a->w && (worker_busy(a->w) || meas_measuring(&a->m) || meas_sweeping(&a->m))) {
             app_cancel(a);
             snprintf(a->msg, sizeof a->msg, "measurement cancelled");
         }
@@ -489,6 +611,13 @@ bool app_do(struct app *a, enum ui_action act, double now)
     return true;
 }
 
+bool app_result(struct app *a, const struct result *r)
+{
+    if (r->kind == JOB_TRAIN)
+        return par_apply(a, r);
+    return meas_apply(&a->m, r);
+}
+
 bool app_tick(struct app *a, double now)
 {
     if (!a->playing || now < a->next_tick)
@@ -507,7 +636,8 @@ int app_timeout_ms(const struct app *a, double now)
         double d = (a->next_tick - now) * 1000.0;
         t = d < 0 ? 0 : (int)d + 1;
     }
-    bool busy = meas_measuring(&a->m) || meas_sweeping(&a->m) || a->m.check == CHECK_PENDING;
+    bool busy = meas_measuring(&a->m) || meas_sweeping(&a->m) || a->m.check == CHECK_PENDING ||
+                par_training(a);
     if (busy && (t < 0 || t > APP_REFRESH_MS))
         t = APP_REFRESH_MS;
     return t;

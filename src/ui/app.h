@@ -1,5 +1,6 @@
 /* app.h - the interactive program's state, shared by ui.c (options, terminal, event loop),
- * app.c (scene changes, actions, jobs for the worker) and draw.c (everything on screen).
+ * app.c (scene changes, actions, jobs for the worker) and draw.c (everything on screen);
+ * the parallelism screen keeps its own part in par.h (par.c, pardraw.c).
  *
  * The state is a scene (scene.h) plus what is derived from it: the plan, the trace of every
  * step, and the display metrics the layout needs. Measured figures live in `meas` and come
@@ -16,6 +17,7 @@
 #include "keys.h"
 #include "layout.h"
 #include "meas.h"
+#include "par.h"
 #include "scene.h"
 #include "theme.h"
 
@@ -46,6 +48,7 @@ struct app {
     size_t meas_bytes;      /* measurement size (S) */
     bool auto_measure;      /* measure whenever the scene changes */
     struct meas m;
+    struct par_screen *par; /* the parallelism screen, allocated when first shown */
 
     /* view */
     bool playing;
@@ -77,6 +80,9 @@ void app_backend_text(struct app *a);
 /* Perform one action from the key table. Returns false when the program should quit. */
 bool app_do(struct app *a, enum ui_action act, double now);
 
+/* Apply one worker result (a measurement or a training run); true when the screen changed. */
+bool app_result(struct app *a, const struct result *r);
+
 /* Advance one step if playing and the tick is due; returns true if the screen changed. */
 bool app_tick(struct app *a, double now);
 /* Milliseconds until the next timed event (play tick, elapsed-time refresh), -1 = none. */
@@ -93,5 +99,41 @@ const char *app_what(const struct app *a, size_t step);
 
 /* Draw the whole screen (draw.c). */
 void draw_screen(struct app *a);
+
+/* Drawing primitives of draw.c, shared with the parallelism screen (pardraw.c). */
+int draw_put(int y, int x, int maxw, attr_t attr, const char *s);
+int draw_putf(int y, int x, int maxw, attr_t attr, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void draw_fill(struct rect r, attr_t attr);
+/* A border around r with an optional title in its top edge. */
+void draw_frame(const struct app *a, struct rect r, attr_t attr, const char *title,
+                attr_t title_attr);
+/* The key bar of the screen `screen` (KEYS_ON_*), the help overlay, the too-small notice. */
+void draw_key_bar(struct app *a, struct rect r, unsigned screen);
+void draw_help_overlay(const struct app *a, int rows, int cols);
+void draw_too_small_notice(const struct app *a, int rows, int cols);
+
+/* A line of differently styled pieces (panels, legends). */
+struct seg {
+    attr_t attr;
+    char text[200];
+};
+struct pline {
+    struct seg seg[16];
+    int n;
+};
+struct plines {
+    struct pline l[48];
+    int n;
+};
+struct pline *pl_new(struct plines *p);
+void pl_add(struct pline *l, attr_t attr, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Word-wrapped text in one style, at most max lines. */
+void pl_wrapped_max(struct plines *p, attr_t attr, int width, const char *text, int max);
+int pl_width(const struct pline *l);
+void pl_draw_line(const struct pline *l, int y, int x, int w);
+/* Lines [from, from+r.h) of p into r; returns the lines drawn. */
+int pl_draw(const struct plines *p, int from, struct rect r);
 
 #endif

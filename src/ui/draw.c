@@ -1,5 +1,7 @@
 /* draw.c - everything the collectives screen puts on the terminal, from the state in app.h
- * and the geometry layout_compute() decides. Drawing is a pure function of the state: the
+ * and the geometry layout_compute() decides. Its primitives (draw_put, draw_frame, the
+ * pl_* styled lines, the key bar and help) are shared with the parallelism screen
+ * (pardraw.c) through app.h. Drawing is a pure function of the state: the
  * loop erases and redraws everything, and ncurses sends only what changed.
  *
  * Reading a rank box: each value is coloured by whose input it contains (one colour per
@@ -20,7 +22,7 @@
 /* ---- primitives --------------------------------------------------------------------- */
 
 /* Draw UTF-8 text at (y, x), at most maxw columns. Returns the columns drawn. */
-static int put(int y, int x, int maxw, attr_t attr, const char *s)
+int draw_put(int y, int x, int maxw, attr_t attr, const char *s)
 {
     if (maxw <= 0 || y < 0 || x < 0)
         return 0;
@@ -32,19 +34,17 @@ static int put(int y, int x, int maxw, attr_t attr, const char *s)
     return w < maxw ? w : maxw;
 }
 
-static int putf(int y, int x, int maxw, attr_t attr, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int putf(int y, int x, int maxw, attr_t attr, const char *fmt, ...)
+int draw_putf(int y, int x, int maxw, attr_t attr, const char *fmt, ...)
 {
     char buf[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    return put(y, x, maxw, attr, buf);
+    return draw_put(y, x, maxw, attr, buf);
 }
 
-static void fill(struct rect r, attr_t attr)
+void draw_fill(struct rect r, attr_t attr)
 {
     attrset(attr);
     for (int y = r.y; y < r.y + r.h; y++)
@@ -53,7 +53,7 @@ static void fill(struct rect r, attr_t attr)
 }
 
 /* A border around r, with an optional title in the top edge. */
-static void frame(const struct app *a, struct rect r, attr_t attr, const char *title,
+void draw_frame(const struct app *a, struct rect r, attr_t attr, const char *title,
                   attr_t title_attr)
 {
     const struct glyphs *g = a->g;
@@ -78,25 +78,11 @@ static void frame(const struct app *a, struct rect r, attr_t attr, const char *t
         snprintf(t, sizeof t, " %s ", title);
         char fit[256];
         text_fit(fit, sizeof fit, t, r.w - 2, a->utf8);
-        put(r.y, r.x + 1, r.w - 2, title_attr, fit);
+        draw_put(r.y, r.x + 1, r.w - 2, title_attr, fit);
     }
 }
 
-/* A line of differently styled pieces, for the panel and the legend. */
-struct seg {
-    attr_t attr;
-    char text[200];
-};
-struct pline {
-    struct seg seg[16];
-    int n;
-};
-struct plines {
-    struct pline l[48];
-    int n;
-};
-
-static struct pline *pl_new(struct plines *p)
+struct pline *pl_new(struct plines *p)
 {
     if (p->n >= (int)ARRAY_LEN(p->l))
         return &p->l[p->n - 1];
@@ -105,9 +91,7 @@ static struct pline *pl_new(struct plines *p)
     return l;
 }
 
-static void pl_add(struct pline *l, attr_t attr, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void pl_add(struct pline *l, attr_t attr, const char *fmt, ...)
+void pl_add(struct pline *l, attr_t attr, const char *fmt, ...)
 {
     if (l->n >= (int)ARRAY_LEN(l->seg))
         return;
@@ -124,7 +108,7 @@ static void pl_add(struct pline *l, attr_t attr, const char *fmt, ...)
  * draw_screen; drawing happens on one thread). */
 static bool draw_utf8 = true;
 
-static void pl_wrapped_max(struct plines *p, attr_t attr, int width, const char *text, int max)
+void pl_wrapped_max(struct plines *p, attr_t attr, int width, const char *text, int max)
 {
     char lines[6][256];
     if (max > 6)
@@ -139,7 +123,7 @@ static void pl_wrapped(struct plines *p, attr_t attr, int width, const char *tex
     pl_wrapped_max(p, attr, width, text, 6);
 }
 
-static int pl_width(const struct pline *l)
+int pl_width(const struct pline *l)
 {
     int w = 0;
     for (int i = 0; i < l->n; i++)
@@ -147,15 +131,15 @@ static int pl_width(const struct pline *l)
     return w;
 }
 
-static void pl_draw_line(const struct pline *l, int y, int x, int w)
+void pl_draw_line(const struct pline *l, int y, int x, int w)
 {
     int used = 0;
     for (int i = 0; i < l->n && used < w; i++)
-        used += put(y, x + used, w - used, l->seg[i].attr, l->seg[i].text);
+        used += draw_put(y, x + used, w - used, l->seg[i].attr, l->seg[i].text);
 }
 
 /* Lines [from, from+h) of p into the rectangle; returns the lines drawn. */
-static int pl_draw(const struct plines *p, int from, struct rect r)
+int pl_draw(const struct plines *p, int from, struct rect r)
 {
     int k = 0;
     for (; k < r.h && from + k < p->n; k++)
@@ -169,7 +153,7 @@ static void draw_title(const struct app *a, struct rect r)
 {
     const struct scene *s = &a->sc;
     attr_t t = a->th.role[TH_TITLE];
-    fill(r, t);
+    draw_fill(r, t);
     char root[16], op[16];
     snprintf(root, sizeof root, coll_is_rooted(s->coll) ? "%d" : "-", s->root);
     snprintf(op, sizeof op, "%s", coll_reduces(s->coll) ? redop_name(s->op) : "-");
@@ -180,27 +164,27 @@ static void draw_title(const struct app *a, struct rect r)
     char right[64];
     snprintf(right, sizeof right, "backend: %s ", a->w ? a->backend_name : "none");
     int rw = text_width(right);
-    int lw = put(r.y, r.x, r.w, t, left);
+    int lw = draw_put(r.y, r.x, r.w, t, left);
     if (lw + rw + 2 <= r.w)
-        put(r.y, r.x + r.w - rw, rw, t, right);
+        draw_put(r.y, r.x + r.w - rw, rw, t, right);
 }
 
 static void draw_status(const struct app *a, struct rect r)
 {
     size_t step = app_step(a), n = app_nsteps(a);
     int x = r.x + 1, end = r.x + r.w;
-    x += putf(r.y, x, end - x, a->th.role[TH_STEP], "step %zu/%zu", step, n);
+    x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "step %zu/%zu", step, n);
     if (a->have_trace && step > 0)
-        x += putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s", a->plan.steps[step - 1].phase);
+        x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s", a->plan.steps[step - 1].phase);
     if (a->playing)
-        x += putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
+        x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
     char fit[512];
     if (a->msg[0]) {
         text_fit(fit, sizeof fit, a->msg, end - x - 2, a->utf8);
-        put(r.y, x + 2, end - x - 2, a->th.role[TH_WARN], fit);
+        draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_WARN], fit);
     } else if (a->have_plan && a->lay.what.h <= a->lay.what_lines) {
         text_fit(fit, sizeof fit, a->plan.summary, end - x - 2, a->utf8);
-        put(r.y, x + 2, end - x - 2, a->th.role[TH_DIM], fit);
+        draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_DIM], fit);
     }
 }
 
@@ -257,7 +241,7 @@ static void draw_value(const struct app *a, int y, int x, float v, unsigned mask
     int cw = a->lay.cell_w;
     int pad = cw - text_width(t);
     snprintf(cell, sizeof cell, "%*s%s", pad > 0 ? pad : 0, "", t);
-    put(y, x, cw, at, cell);
+    draw_put(y, x, cw, at, cell);
 }
 
 /* The marker row: runs of cells with the same in/out tag drawn as "╰─in─╯". A run owns its
@@ -297,11 +281,11 @@ static void draw_marks(const struct app *a, int r, int y)
                 for (int k = 0; k < right; k++)
                     o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", a->g->mark_h);
                 snprintf(buf + o, sizeof buf - o, "%s", a->g->mark_r);
-                put(y, x0, w, at, buf);
+                draw_put(y, x0, w, at, buf);
             } else {
                 if (w < lw)
                     lab = (int)strlen(shrt[tag]) <= w ? shrt[tag] : one[tag];
-                put(y, x0 + (w - text_width(lab)) / 2, w, at, lab);
+                draw_put(y, x0 + (w - text_width(lab)) / 2, w, at, lab);
             }
         }
         i = j + 1;
@@ -324,9 +308,9 @@ static void draw_brackets(const struct app *a, int r)
                     ((i + 1) % (size_t)l->per_line) == 0;
         layout_cell_pos(l, r, i, &y, &x);
         if (first)
-            put(y, x - 1, 1, at, "[");
+            draw_put(y, x - 1, 1, at, "[");
         if (last)
-            put(y, x + l->cell_w, 1, at, "]");
+            draw_put(y, x + l->cell_w, 1, at, "]");
     }
 }
 
@@ -379,10 +363,10 @@ static void draw_ranks(const struct app *a)
             char label[512];
             draw_box_label(a, r, b.w - 4, label, sizeof label);
             attr_t fa = hot ? a->th.role[TH_BORDER_HOT] : a->th.role[TH_BORDER];
-            frame(a, b, fa, label, a->th.rank[r] | A_BOLD);
+            draw_frame(a, b, fa, label, a->th.rank[r] | A_BOLD);
         } else {
-            putf(b.y, b.x, 4, a->th.rank[r] | A_BOLD, "r%d", r);
-            put(b.y, b.x + 4, 1, hot ? a->th.role[TH_BORDER_HOT] : a->th.role[TH_BORDER],
+            draw_putf(b.y, b.x, 4, a->th.rank[r] | A_BOLD, "r%d", r);
+            draw_put(b.y, b.x + 4, 1, hot ? a->th.role[TH_BORDER_HOT] : a->th.role[TH_BORDER],
                 a->g->v);
         }
         for (size_t i = 0; i < l->shown; i++) {
@@ -393,7 +377,7 @@ static void draw_ranks(const struct app *a)
         if (l->shown < L) {
             int y, x;
             layout_cell_pos(l, r, l->shown, &y, &x);
-            put(y, x, l->cell_w, a->th.role[TH_DIM], a->g->ell);
+            draw_put(y, x, l->cell_w, a->th.role[TH_DIM], a->g->ell);
         }
         if (l->marks)
             draw_marks(a, r, b.y + 1 + l->value_lines);
@@ -442,7 +426,7 @@ static void draw_xfers(const struct app *a, struct rect r)
                                       : "no transfers";
         if (!a->utf8 && app_nsteps(a))
             t = "no transfers yet: press Right (or l) to run step 1";
-        put(r.y, r.x + 1, r.w - 1, a->th.role[TH_DIM], t);
+        draw_put(r.y, r.x + 1, r.w - 1, a->th.role[TH_DIM], t);
         return;
     }
     const struct step *st = &a->plan.steps[step - 1];
@@ -459,20 +443,20 @@ static void draw_xfers(const struct app *a, struct rect r)
         char t[APP_XFER_TEXT];
         app_xfer_text(a, x, step, t, sizeof t);
         if (x->kind == XFER_SCALE) {
-            put(y, cx, a->xfer_w, a->th.rank[x->dst] | A_BOLD, t);
+            draw_put(y, cx, a->xfer_w, a->th.rank[x->dst] | A_BOLD, t);
             continue;
         }
         char head[32];
         snprintf(head, sizeof head, "r%d %s r%d", x->src, a->g->arrow, x->dst);
         int cxx = cx;
-        cxx += putf(y, cxx, 4, a->th.rank[x->src] | A_BOLD, "r%d", x->src);
-        cxx += putf(y, cxx, 4, a->th.role[TH_DIM], " %s ", a->g->arrow);
-        cxx += putf(y, cxx, 4, a->th.rank[x->dst] | A_BOLD, "r%d", x->dst);
-        put(y, cxx, a->xfer_w - (cxx - cx), A_NORMAL, t + strlen(head));
+        cxx += draw_putf(y, cxx, 4, a->th.rank[x->src] | A_BOLD, "r%d", x->src);
+        cxx += draw_putf(y, cxx, 4, a->th.role[TH_DIM], " %s ", a->g->arrow);
+        cxx += draw_putf(y, cxx, 4, a->th.rank[x->dst] | A_BOLD, "r%d", x->dst);
+        draw_put(y, cxx, a->xfer_w - (cxx - cx), A_NORMAL, t + strlen(head));
     }
     if (show < n) {
         int y = r.y + show / l->xfer_cols, cx = x0 + (show % l->xfer_cols) * colw;
-        putf(y, cx, colw, a->th.role[TH_DIM], "+%d more", n - show);
+        draw_putf(y, cx, colw, a->th.role[TH_DIM], "+%d more", n - show);
     }
 }
 
@@ -484,12 +468,12 @@ static void draw_what(const struct app *a, struct rect r)
     int max = wl < 4 ? wl : 4;
     int n = text_wrap(app_what(a, app_step(a)), r.w - 2, lines, max, a->utf8);
     for (int i = 0; i < n && i < max; i++)
-        put(r.y + i, r.x + 1, r.w - 2, A_BOLD, lines[i]);
+        draw_put(r.y + i, r.x + 1, r.w - 2, A_BOLD, lines[i]);
     int sh = r.h - wl;
     if (sh > 0 && a->have_plan) {
         n = text_wrap(a->plan.summary, r.w - 2, lines, sh < 4 ? sh : 4, a->utf8);
         for (int i = 0; i < n && i < sh && i < 4; i++)
-            put(r.y + wl + i, r.x + 1, r.w - 2, a->th.role[TH_DIM], lines[i]);
+            draw_put(r.y + wl + i, r.x + 1, r.w - 2, a->th.role[TH_DIM], lines[i]);
     }
 }
 
@@ -610,16 +594,16 @@ static void panel_plot(const struct app *a, struct rect r)
     meas_size_label(4096, lo, sizeof lo);
     meas_size_label(a->meas_bytes, hi, sizeof hi);
     if (meas_sweeping(m)) {
-        putf(r.y, r.x, r.w, th->role[TH_WARN], "sweeping %d/%d %s %.1f s  (x cancels)",
+        draw_putf(r.y, r.x, r.w, th->role[TH_WARN], "sweeping %d/%d %s %.1f s  (x cancels)",
              m->nsweep + 1 > m->sweep_total ? m->sweep_total : m->nsweep + 1, m->sweep_total,
              a->g->ell, now_s() - m->sweep_started);
     } else if (m->nsweep == 0) {
-        putf(r.y, r.x, r.w, th->role[TH_DIM], "busbw vs size: press s to sweep %s..%s", lo, hi);
+        draw_putf(r.y, r.x, r.w, th->role[TH_DIM], "busbw vs size: press s to sweep %s..%s", lo, hi);
         if (m->sweep_err[0] && r.h > 1)
-            putf(r.y + 1, r.x, r.w, th->role[TH_BAD], "sweep: %s", m->sweep_err);
+            draw_putf(r.y + 1, r.x, r.w, th->role[TH_BAD], "sweep: %s", m->sweep_err);
         return;
     } else {
-        putf(r.y, r.x, r.w, th->role[TH_LABEL], "busbw GB/s vs size: %s, W=%d",
+        draw_putf(r.y, r.x, r.w, th->role[TH_LABEL], "busbw GB/s vs size: %s, W=%d",
              coll_title(m->sweep_params.coll), m->sweep[0].nranks);
     }
     if (m->nsweep == 0 || r.h < 4)
@@ -646,8 +630,8 @@ static void panel_plot(const struct app *a, struct rect r)
     }
     int rows = r.h - 2; /* title above, size labels below */
     int base = r.y + 1 + rows - 1;
-    put(r.y + 1, r.x, gut, th->role[TH_DIM], maxs);
-    put(base, r.x + gut - 2, 2, th->role[TH_DIM], "0");
+    draw_put(r.y + 1, r.x, gut, th->role[TH_DIM], maxs);
+    draw_put(base, r.x + gut - 2, 2, th->role[TH_DIM], "0");
     for (int i = 0; i < total; i++) {
         int cx = r.x + gut + i * colw;
         if (i < m->nsweep) {
@@ -656,7 +640,7 @@ static void panel_plot(const struct app *a, struct rect r)
                 int fillv = e - k * 8;
                 fillv = fillv < 0 ? 0 : fillv > 8 ? 8 : fillv;
                 for (int c = 0; c < colw - 1; c++)
-                    put(base - k, cx + c, 1, th->role[TH_PLOT], a->g->blocks[fillv]);
+                    draw_put(base - k, cx + c, 1, th->role[TH_PLOT], a->g->blocks[fillv]);
             }
         }
         char lab[16];
@@ -667,10 +651,10 @@ static void panel_plot(const struct app *a, struct rect r)
             snprintf(lab, sizeof lab, "%s", a->g->dot);
         /* Labels wider than a column: every other one, each using two columns. */
         if (!wide || i % 2 == 0)
-            put(base + 1, cx, wide ? 2 * colw : colw, th->role[TH_DIM], lab);
+            draw_put(base + 1, cx, wide ? 2 * colw : colw, th->role[TH_DIM], lab);
     }
     if (m->sweep_err[0] && !meas_sweeping(m))
-        putf(r.y, r.x + r.w - 12 > r.x ? r.x + r.w - 12 : r.x, 12, th->role[TH_BAD],
+        draw_putf(r.y, r.x + r.w - 12 > r.x ? r.x + r.w - 12 : r.x, 12, th->role[TH_BAD],
              "(%.10s)", m->sweep_err);
 }
 
@@ -707,7 +691,7 @@ static void draw_panel(const struct app *a, struct rect r)
     char title[64];
     snprintf(title, sizeof title, "measured%s%s", a->g->sep,
              a->w ? a->backend_name : "no backend");
-    frame(a, r, a->th.role[TH_BORDER], title, th->role[TH_LABEL] | A_BOLD);
+    draw_frame(a, r, a->th.role[TH_BORDER], title, th->role[TH_LABEL] | A_BOLD);
     struct rect in = {r.y + 1, r.x + 2, r.h - 2, r.w - 4};
     /* Why the preferred backend is not used (e.g. no GPU) comes last: it matters once. */
     struct plines note = {.n = 0};
@@ -748,15 +732,18 @@ static void draw_panel(const struct app *a, struct rect r)
 
 /* ---- help overlay, bar, too-small --------------------------------------------------- */
 
-/* The help overlay: every row of the key table (in as many columns as the height needs),
- * then the colour legend. */
-static void draw_help(const struct app *a)
+/* The help overlay: every row of the key table that belongs to this screen (in as many
+ * columns as the height needs), then the colour legend. */
+void draw_help_overlay(const struct app *a, int H, int Wd)
 {
     const struct theme *th = &a->th;
-    const struct key_row *rows = keys_table();
-    int rows_n = ACT_COUNT;
-    int H = a->lay.rows, Wd = a->lay.cols;
-    enum { LEGEND_H = 4 };
+    unsigned screen = a->sc.screen == SCREEN_PARALLEL ? KEYS_ON_PAR : KEYS_ON_COLL;
+    const struct key_row *rows[ACT_COUNT];
+    int rows_n = 0;
+    for (int i = 0; i < ACT_COUNT; i++)
+        if (keys_table()[i].screens & screen)
+            rows[rows_n++] = &keys_table()[i];
+    int LEGEND_H = a->sc.screen == SCREEN_PARALLEL ? 5 : 4;
     int avail = H - 1 - 2 - 1 - LEGEND_H; /* bar, border, gap above the legend */
     if (avail < 1)
         avail = 1;
@@ -770,18 +757,18 @@ static void draw_help(const struct app *a)
     if (h > H - 1)
         h = H - 1;
     struct rect r = {(H - 1 - h) / 2, (Wd - w) / 2, h, w};
-    fill(r, A_NORMAL);
-    frame(a, r, th->role[TH_LABEL] | A_BOLD, "help: keys (? or Esc closes)", A_BOLD);
+    draw_fill(r, A_NORMAL);
+    draw_frame(a, r, th->role[TH_LABEL] | A_BOLD, "help: keys (? or Esc closes)", A_BOLD);
     int kw = 11;
     for (int i = 0; i < rows_n; i++) {
         int c = i / per_col, k = i % per_col;
         int y = r.y + 1 + k, x = r.x + 2 + c * colw;
         char names[64];
-        keys_row_names(&rows[i], a->utf8, names, sizeof names);
-        put(y, x, kw - 1, th->role[TH_BAR_KEY] | th->role[TH_LABEL], names);
+        keys_row_names(rows[i], a->utf8, names, sizeof names);
+        draw_put(y, x, kw - 1, th->role[TH_BAR_KEY] | th->role[TH_LABEL], names);
         char fit[128];
-        text_fit(fit, sizeof fit, rows[i].help, colw - kw - 1, a->utf8);
-        put(y, x + kw, colw - kw - 1, A_NORMAL, fit);
+        text_fit(fit, sizeof fit, rows[i]->help, colw - kw - 1, a->utf8);
+        draw_put(y, x + kw, colw - kw - 1, A_NORMAL, fit);
     }
     int y = r.y + 2 + per_col;
     struct rect lr = {y, r.x + 2, r.y + r.h - 1 - y, r.w - 4};
@@ -802,35 +789,48 @@ static void draw_help(const struct app *a)
     pl_add(l, th->role[TH_DST], "written");
     pl_add(l, A_NORMAL, "/");
     pl_add(l, th->role[TH_SRC], "sent");
-    pl_add(l, A_NORMAL, " by this step  %s no data  in/out: send/receive buffer", a->g->dot);
+    if (a->sc.screen == SCREEN_PARALLEL) {
+        pl_add(l, A_NORMAL, " by this step  %s no data", a->g->dot);
+        l = pl_new(&p);
+        pl_add(l, A_BOLD, "values  ");
+        pl_add(l, A_NORMAL, "83 under %s is 0.83; ", a->utf8 ? "\u00d710\u207b\u00b2" : "x1e-2");
+        pl_add(l, th->role[TH_OK], "%s", a->g->ok);
+        pl_add(l, A_NORMAL, " equals the single-device value");
+    } else {
+        pl_add(l, A_NORMAL, " by this step  %s no data  in/out: send/receive buffer",
+               a->g->dot);
+    }
     l = pl_new(&p);
     pl_add(l, A_BOLD, "panel   ");
-    pl_add(l, A_NORMAL, "figures measured by the backend; GB/s = 10^9 B/s");
+    if (a->sc.screen == SCREEN_PARALLEL)
+        pl_add(l, A_NORMAL, "measured on cpu ranks at lecture scale; \"model\" marks formulas");
+    else
+        pl_add(l, A_NORMAL, "figures measured by the backend; GB/s = 10^9 B/s");
     pl_draw(&p, 0, lr);
 }
 
-static void draw_bar(struct app *a, struct rect r)
+void draw_key_bar(struct app *a, struct rect r, unsigned screen)
 {
-    a->nbar = keys_bar(r.w - 1, a->utf8, a->bar, APP_BAR_MAX);
+    a->nbar = keys_bar_for(r.w - 1, a->utf8, screen, a->bar, APP_BAR_MAX);
     for (int i = 0; i < a->nbar; i++) {
         const struct bar_item *b = &a->bar[i];
-        int kw = put(r.y, r.x + b->x, b->w, a->th.role[TH_BAR_KEY], b->keys);
-        put(r.y, r.x + b->x + kw, b->w - kw, a->th.role[TH_BAR_LABEL], " ");
-        put(r.y, r.x + b->x + kw + 1, b->w - kw - 1, a->th.role[TH_BAR_LABEL], b->label);
+        int kw = draw_put(r.y, r.x + b->x, b->w, a->th.role[TH_BAR_KEY], b->keys);
+        draw_put(r.y, r.x + b->x + kw, b->w - kw, a->th.role[TH_BAR_LABEL], " ");
+        draw_put(r.y, r.x + b->x + kw + 1, b->w - kw - 1, a->th.role[TH_BAR_LABEL], b->label);
     }
 }
 
-static void draw_too_small(const struct app *a, int rows, int cols)
+void draw_too_small_notice(const struct app *a, int rows, int cols)
 {
     char t[96];
     snprintf(t, sizeof t, "terminal too small: %dx%d, need %dx%d", cols, rows, LAYOUT_MIN_COLS,
              LAYOUT_MIN_ROWS);
     int w = text_width(t);
     int x = w < cols ? (cols - w) / 2 : 0;
-    put(rows / 2, x, cols, A_BOLD, t);
+    draw_put(rows / 2, x, cols, A_BOLD, t);
     if (rows > 2) {
         const char *q = "q quits";
-        put(rows / 2 + 1, (cols - 7) / 2 > 0 ? (cols - 7) / 2 : 0, cols, A_NORMAL, q);
+        draw_put(rows / 2 + 1, (cols - 7) / 2 > 0 ? (cols - 7) / 2 : 0, cols, A_NORMAL, q);
     }
 }
 
@@ -854,7 +854,7 @@ static void draw_collectives(struct app *a, int rows, int cols)
     layout_compute(rows, cols, a->sc.nranks, L, &c, &a->lay);
     if (a->lay.mode == LAYOUT_TOO_SMALL) {
         a->nbar = 0;
-        draw_too_small(a, rows, cols);
+        draw_too_small_notice(a, rows, cols);
         return;
     }
     draw_title(a, a->lay.title);
@@ -864,13 +864,13 @@ static void draw_collectives(struct app *a, int rows, int cols)
         draw_legend(a, a->lay.legend);
         draw_xfers(a, a->lay.xfers);
     } else {
-        put(a->lay.anim.y + 1, 2, a->lay.anim.w - 2, a->th.role[TH_BAD], a->scene_err);
+        draw_put(a->lay.anim.y + 1, 2, a->lay.anim.w - 2, a->th.role[TH_BAD], a->scene_err);
     }
     draw_what(a, a->lay.what);
     draw_panel(a, a->lay.panel);
-    draw_bar(a, a->lay.bar);
+    draw_key_bar(a, a->lay.bar, KEYS_ON_COLL);
     if (a->help)
-        draw_help(a);
+        draw_help_overlay(a, rows, cols);
 }
 
 /* One function per screen kind (scene.h); later screens add their case here. */
@@ -881,6 +881,7 @@ void draw_screen(struct app *a)
     draw_utf8 = a->utf8;
     erase();
     switch (a->sc.screen) {
+    case SCREEN_PARALLEL: par_draw(a, rows, cols); break;
     case SCREEN_COLLECTIVES:
     case SCREEN_KIND_COUNT: draw_collectives(a, rows, cols); break;
     }

@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const struct key_row key_rows[ACT_COUNT] = {
-#define KEYS_X_ROW(id, bk, bl, help, ...) {ACT_##id, bk, bl, help, {__VA_ARGS__, 0}},
+#define KEYS_X_ROW(id, scr, bk, bl, help, ...) {ACT_##id, scr, bk, bl, help, {__VA_ARGS__, 0}},
     UI_KEY_TABLE(KEYS_X_ROW)
 #undef KEYS_X_ROW
 };
@@ -121,12 +121,18 @@ static bool keys_bar_essential(enum ui_action a)
 
 int keys_bar(int width, bool utf8, struct bar_item *items, int max)
 {
+    return keys_bar_for(width, utf8, KEYS_ON_COLL, items, max);
+}
+
+int keys_bar_for(int width, bool utf8, unsigned screen, struct bar_item *items, int max)
+{
     bool take[ACT_COUNT] = {false};
     int used = -2;
     for (int pass = 0; pass < 2; pass++)
         for (int a = 0; a < ACT_COUNT; a++) {
             const struct key_row *row = &key_rows[a];
-            if (!row->bar_label || take[a] || keys_bar_essential(row->action) != (pass == 0))
+            if (!row->bar_label || !(row->screens & screen) || take[a] ||
+                keys_bar_essential(row->action) != (pass == 0))
                 continue;
             struct bar_item it;
             keys_bar_item(row, utf8, &it);

@@ -10,6 +10,7 @@
 
 static const char *const screen_names[SCREEN_KIND_COUNT] = {
     [SCREEN_COLLECTIVES] = "collectives",
+    [SCREEN_PARALLEL] = "parallel",
 };
 
 const char *screen_kind_name(enum screen_kind k)
@@ -40,6 +41,9 @@ void scene_default(struct scene *s)
         .init = INIT_LECTURE,
         .seed = 1,
         .step = 0,
+        .scheme = TRAIN_DDP,
+        .schedule = PP_GPIPE,
+        .overlap = false,
     };
 }
 
@@ -72,6 +76,14 @@ int scene_check(const struct scene *s, char *err, size_t errlen)
     }
     if (s->step < SCENE_STEP_END)
         return cv_err(err, errlen, CV_EINVAL, "step %ld out of range", s->step);
+    if (s->scheme == TRAIN_SINGLE || s->scheme < 0 || s->scheme >= TRAIN_SCHEME_COUNT)
+        return cv_err(err, errlen, CV_EINVAL, "scheme %s: the parallelism screen shows ddp, tp "
+                      "or pp", train_scheme_name(s->scheme));
+    if (s->screen == SCREEN_PARALLEL &&
+        (s->nranks < SCENE_PAR_MIN_RANKS || s->nranks > SCENE_PAR_MAX_RANKS))
+        return cv_err(err, errlen, CV_EINVAL,
+                      "ranks %d: the parallelism screen shows %d..%d ranks at display scale",
+                      s->nranks, SCENE_PAR_MIN_RANKS, SCENE_PAR_MAX_RANKS);
     return CV_OK;
 }
 
@@ -123,6 +135,21 @@ static int scene_apply(struct scene *s, const char *key, const char *val, char *
         else
             return cv_err(err, errlen, CV_EINVAL, "scene: bad step '%s' (a number or end)",
                           val);
+    } else if (strcmp(key, "scheme") == 0) {
+        if (train_scheme_parse(val, &s->scheme) != CV_OK || s->scheme == TRAIN_SINGLE)
+            return cv_err(err, errlen, CV_EINVAL, "scene: unknown scheme '%s' (ddp, tp, pp)",
+                          val);
+    } else if (strcmp(key, "schedule") == 0) {
+        if (pp_schedule_parse(val, &s->schedule) != CV_OK)
+            return cv_err(err, errlen, CV_EINVAL,
+                          "scene: unknown schedule '%s' (gpipe, 1f1b)", val);
+    } else if (strcmp(key, "overlap") == 0) {
+        if (strcmp(val, "on") == 0 || strcmp(val, "1") == 0 || strcmp(val, "yes") == 0)
+            s->overlap = true;
+        else if (strcmp(val, "off") == 0 || strcmp(val, "0") == 0 || strcmp(val, "no") == 0)
+            s->overlap = false;
+        else
+            return cv_err(err, errlen, CV_EINVAL, "scene: bad overlap '%s' (on, off)", val);
     } else {
         return cv_err(err, errlen, CV_EINVAL, "scene: unknown key '%s'", key);
     }
@@ -183,4 +210,11 @@ void scene_format(const struct scene *s, char *buf, size_t n)
              screen_kind_name(s->screen), coll_name(s->coll), algo_name(s->algo),
              redop_name(s->op), s->nranks, count, s->root, init_name(s->init),
              (unsigned long long)s->seed, step);
+    if (s->screen == SCREEN_PARALLEL || s->scheme != TRAIN_DDP || s->schedule != PP_GPIPE ||
+        s->overlap) {
+        size_t l = strlen(buf);
+        snprintf(buf + l, n > l ? n - l : 0, " scheme=%s schedule=%s overlap=%s",
+                 train_scheme_name(s->scheme), pp_schedule_name(s->schedule),
+                 s->overlap ? "on" : "off");
+    }
 }

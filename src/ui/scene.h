@@ -5,6 +5,9 @@
  *
  *     collective=all_reduce algo=ring ranks=4 step=end
  *
+ * The parallelism screen is a scene too ("screen=parallel scheme=tp ranks=4 step=5"): its
+ * step is the frame of the display-scale training step.
+ *
  * scene_parse applies such a description on top of a scene; scene_format writes one back. */
 #ifndef COLLVIZ_UI_SCENE_H
 #define COLLVIZ_UI_SCENE_H
@@ -14,8 +17,9 @@
 
 #include "../core/coll.h"
 #include "../core/init.h"
+#include "../parallel/train.h"
 
-enum screen_kind { SCREEN_COLLECTIVES, SCREEN_KIND_COUNT };
+enum screen_kind { SCREEN_COLLECTIVES, SCREEN_PARALLEL, SCREEN_KIND_COUNT };
 
 #define SCENE_STEP_END (-1) /* "step=end": the last step of the plan */
 
@@ -30,31 +34,40 @@ struct scene {
     enum init_kind init;
     uint64_t seed;     /* INIT_RANDOM */
     long step;         /* 0..nsteps, or SCENE_STEP_END */
+    /* the parallelism screen */
+    enum train_scheme scheme;  /* ddp, tp or pp */
+    enum pp_schedule schedule; /* pp */
+    bool overlap;              /* ddp: all-reduce overlapped with backward */
 };
 
 /* The lecture's opening scene: all-reduce, ring, 4 ranks, sum, lecture inputs, step 0. */
 void scene_default(struct scene *s);
 
-const char *screen_kind_name(enum screen_kind k); /* "collectives" */
+const char *screen_kind_name(enum screen_kind k); /* "collectives", "parallel" */
 int screen_kind_parse(const char *name, enum screen_kind *out);
 
 /* Apply "key=value key=value ..." to *s. Keys: screen, collective (or coll), algo, op, ranks,
- * count (a number or "auto"), root, init, seed, step (a number or "end"). A collective
+ * count (a number or "auto"), root, init, seed, step (a number or "end"), scheme (ddp, tp,
+ * pp), schedule (gpipe, 1f1b), overlap (on, off). A collective
  * given without an algorithm that it lacks gets its default algorithm. On error *s is
  * unchanged and err names the bad word: "scene: ..." for a word that does not parse, the
  * scene_check message for a combination that does not hold. */
 int scene_parse(struct scene *s, const char *text, char *err, size_t errlen);
 
 /* Check the combination: algorithm supported by the collective, root < ranks, count >= 0 and
- * small enough to show. CV_OK, or CV_EINVAL / CV_EUNSUPPORTED with a message. */
+ * small enough to show; on the parallelism screen 2..SCENE_PAR_MAX_RANKS ranks and a
+ * parallel scheme. CV_OK, or CV_EINVAL / CV_EUNSUPPORTED with a message. */
 int scene_check(const struct scene *s, char *err, size_t errlen);
 
-/* Write every field as "key=value" words; scene_parse of the result gives back *s. */
+/* Write every field as "key=value" words; scene_parse of the result gives back *s. The
+ * parallelism fields are written on that screen or when they differ from the defaults. */
 void scene_format(const struct scene *s, char *buf, size_t n);
 
 /* The count the screen uses: s->count, or the lecture's default when 0. */
 size_t scene_count(const struct scene *s);
 
 #define SCENE_MAX_COUNT 64 /* display scale: every number must stay readable */
+#define SCENE_PAR_MIN_RANKS 2
+#define SCENE_PAR_MAX_RANKS 4 /* the parallelism screen's display scale */
 
 #endif

@@ -59,7 +59,9 @@ static void ui_usage(FILE *f)
             "  --count N            display-scale count (default: the lecture's)\n"
             "  --init KIND          lecture, seq, rank or random\n"
             "  --step K             start at step K (a number or end)\n"
-            "  --scene TEXT         a scene, e.g. \"collective=all_to_all step=2\"\n"
+            "  --scene TEXT         a scene, e.g. \"collective=all_to_all step=2\" or\n"
+            "                       \"screen=parallel scheme=tp step=3\" (schemes ddp, tp, pp;\n"
+            "                       schedule=gpipe|1f1b, overlap=on|off)\n"
             "  --no-measure         measure only on m / s, not on every scene change\n"
             "  --no-color           monochrome (also when NO_COLOR is set)\n"
             "  --ascii              ASCII drawing characters\n"
@@ -253,9 +255,12 @@ static void ui_handle_key(struct app *a, int ch, bool *quit)
     enum ui_action act;
     if (ch == KEY_MOUSE) {
         MEVENT ev;
-        if (getmouse(&ev) != OK || a->lay.mode == LAYOUT_TOO_SMALL || ev.y != a->lay.bar.y)
+        bool par = a->sc.screen == SCREEN_PARALLEL && a->par;
+        bool small = par ? a->par->lay.too_small : a->lay.mode == LAYOUT_TOO_SMALL;
+        struct rect bar = par ? a->par->lay.bar : a->lay.bar;
+        if (getmouse(&ev) != OK || small || ev.y != bar.y)
             return;
-        act = keys_bar_hit(a->bar, a->nbar, ev.x - a->lay.bar.x);
+        act = keys_bar_hit(a->bar, a->nbar, ev.x - bar.x);
     } else {
         act = keys_action(ch);
     }
@@ -319,7 +324,7 @@ static void ui_loop(struct app *a, const sigset_t *waitmask)
         if (a->w) {
             struct result r;
             while (worker_poll(a->w, &r))
-                if (meas_apply(&a->m, &r))
+                if (app_result(a, &r))
                     dirty = true;
         }
         if (app_tick(a, now_s()))

@@ -205,6 +205,18 @@ static void worker_do_check(struct worker *w, const struct job *j)
     worker_post_result(w, &r);
 }
 
+/* Training runs on rank threads of its own; the backend is not involved. It polls the same
+ * cancel flag between steps. */
+static void worker_do_train(struct worker *w, const struct job *j)
+{
+    struct result *r = xmalloc(sizeof *r); /* ~50 KB: not on this thread's stack twice */
+    worker_result_init(w, j, r);
+    snprintf(r->backend, sizeof r->backend, "cpu");
+    r->status = train_summary_run(&j->train, &r->train, &w->cancel, r->err, sizeof r->err);
+    worker_post_result(w, r);
+    free(r);
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -227,6 +239,7 @@ static void *worker_main(void *arg)
         case JOB_MEASURE: worker_do_measure(w, &n->job); break;
         case JOB_SWEEP: worker_do_sweep(w, &n->job); break;
         case JOB_CHECK: worker_do_check(w, &n->job); break;
+        case JOB_TRAIN: worker_do_train(w, &n->job); break;
         default: {
             struct result r;
             worker_result_init(w, &n->job, &r);

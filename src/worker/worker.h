@@ -11,11 +11,13 @@
 
 #include "../backend/backend.h"
 #include "../core/init.h"
+#include "../parallel/summary.h"
 
 enum job_kind {
     JOB_MEASURE, /* one size: params */
     JOB_SWEEP,   /* sizes from sweep_min to sweep_max (x sweep_factor); one result per size */
     JOB_CHECK,   /* display scale: trace vs backend on the same small input */
+    JOB_TRAIN,   /* train the lecture's MLP (train) and the single device: result.train */
 };
 
 struct job {
@@ -33,6 +35,8 @@ struct job {
     int root;
     enum init_kind init;
     uint64_t seed;
+    /* JOB_TRAIN: runs on CPU ranks of its own (parallel/comm_cpu.h), not on the backend */
+    struct train_config train;
 };
 
 struct result {
@@ -45,6 +49,7 @@ struct result {
     bool last;         /* the job's final result */
     long mismatches;   /* CHECK: elements where backend != trace (0 = equal) */
     char backend[16];
+    struct train_summary train; /* TRAIN */
 };
 
 struct worker;

@@ -93,4 +93,11 @@ shot allreduce_end_measured "--collective all_reduce --step end" "measured on cp
 shot alltoall "--collective all_to_all --step 2" "measured on cpu:" || fail=1
 shot broadcast_tree "--collective broadcast --algo tree --step 1" "measured on cpu:" || fail=1
 shot help "--collective all_reduce --step 3" "measured on cpu:" "?" "help: keys" || fail=1
+# The parallelism screen: each waits for the lecture-scale run's panel.
+shot parallel_tp_forward "--scene 'screen=parallel scheme=tp step=5'" "same loss as 1 device" ||
+    fail=1
+shot parallel_pp_gantt "--scene 'screen=parallel scheme=pp step=9'" "measured, step 5 of 5" ||
+    fail=1
+shot parallel_ddp_measured "--scene 'screen=parallel scheme=ddp step=13'" \
+    "same loss as 1 device" || fail=1
 exit $fail
