@@ -46,6 +46,20 @@ int cvk_mse_grad(const float *x, float *dx, size_t n, double n_mean, cudaStream_
 int cvk_adamw_step(float *p, const float *g, float *m, float *v, size_t n, struct cvk_adamw h,
                    int step, cudaStream_t stream);
 
+/* ---- for the GPU training path (src/parallel/dev_cuda.c) ---- */
+
+/* One layer's activation, fused as in mlp_layer_forward: on entry gz (rows x cols,
+ * contiguous) holds z = x @ W; on return a[i*lda + j] = gelu(z) and gz = gelu'(z), the
+ * only thing backward needs of z. */
+int cvk_gelu_fwd_keep_grad(float *gz, float *a, int rows, int cols, int lda,
+                           cudaStream_t stream);
+/* dz[i*cols + j] = da[i*ldda + j] * gz[i*cols + j]: the gradient through the GELU. */
+int cvk_mul_rows(const float *da, int ldda, const float *gz, float *dz, int rows, int cols,
+                 cudaStream_t stream);
+/* *sumsq_dev = sum of x[i]^2, accumulated in double in one block with a fixed order (the
+ * loss's numerator, kept in double so the host divides exactly as the CPU path does). */
+int cvk_sumsq(const float *x, size_t n, double *sumsq_dev, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,7 @@
 /* train.cu - the element-wise and reduction kernels of the lecture's MLP training step on a
- * GPU: GELU forward and backward, the mean-square loss and its gradient, and AdamW. The
+ * GPU: GELU forward and backward, the mean-square loss and its gradient, and AdamW; and the
+ * fused forms the GPU training path (src/parallel/dev_cuda.c) calls: GELU keeping its
+ * derivative, the gradient through it, and the loss's sum of squares in double. The
  * formulas themselves are in trainmath.h, shared with the host references (ref.h); this
  * file only maps them onto threads. */
 #include "kernels.h"
@@ -107,5 +109,72 @@ extern "C" int cvk_adamw_step(float *p, const float *g, float *m, float *v, size
     float bc1, bc2;
     cvk_adamw_bias(h, step, &bc1, &bc2);
     adamw_kernel<<<cvk_grid(n), CVK_BLOCK, 0, stream>>>(p, g, m, v, n, h, bc1, bc2);
+    return cudaGetLastError();
+}
+
+/* ---- the GPU training path (dev_cuda.c) ---- */
+
+static __global__ void gelu_keep_grad_kernel(float *gz, float *a, size_t rows, size_t cols,
+                                             size_t lda)
+{
+    size_t n = rows * cols;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        float z = gz[i];
+        a[(i / cols) * lda + i % cols] = cvk_gelu(z);
+        gz[i] = cvk_gelu_grad(z);
+    }
+}
+
+static __global__ void mul_rows_kernel(const float *da, size_t ldda, const float *gz, float *dz,
+                                       size_t rows, size_t cols)
+{
+    size_t n = rows * cols;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        dz[i] = da[(i / cols) * ldda + i % cols] * gz[i];
+}
+
+/* The same fixed-order block reduction as mse_loss_kernel, kept in double. */
+static __global__ void sumsq_kernel(const float *x, size_t n, double *out)
+{
+    __shared__ double part[CVK_LOSS_THREADS];
+    double s = 0.0;
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x)
+        s += (double)x[i] * (double)x[i];
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+        if (threadIdx.x < half) part[threadIdx.x] += part[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) *out = part[0];
+}
+
+extern "C" int cvk_gelu_fwd_keep_grad(float *gz, float *a, int rows, int cols, int lda,
+                                      cudaStream_t stream)
+{
+    if (rows < 0 || cols < 0 || lda < cols) return cudaErrorInvalidValue;
+    size_t n = (size_t)rows * (size_t)cols;
+    if (n == 0) return cudaSuccess;
+    gelu_keep_grad_kernel<<<cvk_grid(n), CVK_BLOCK, 0, stream>>>(gz, a, (size_t)rows,
+                                                                 (size_t)cols, (size_t)lda);
+    return cudaGetLastError();
+}
+
+extern "C" int cvk_mul_rows(const float *da, int ldda, const float *gz, float *dz, int rows,
+                            int cols, cudaStream_t stream)
+{
+    if (rows < 0 || cols < 0 || ldda < cols) return cudaErrorInvalidValue;
+    size_t n = (size_t)rows * (size_t)cols;
+    if (n == 0) return cudaSuccess;
+    mul_rows_kernel<<<cvk_grid(n), CVK_BLOCK, 0, stream>>>(da, (size_t)ldda, gz, dz,
+                                                           (size_t)rows, (size_t)cols);
+    return cudaGetLastError();
+}
+
+extern "C" int cvk_sumsq(const float *x, size_t n, double *sumsq_dev, cudaStream_t stream)
+{
+    sumsq_kernel<<<1, CVK_LOSS_THREADS, 0, stream>>>(x, n, sumsq_dev);
     return cudaGetLastError();
 }

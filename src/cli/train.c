@@ -1,9 +1,10 @@
 /* train.c - `collviz train`: train the lecture's MLP with one of the parallel schemes
- * (single, ddp, tp, pp) on CPU ranks and print per-step loss, step time, communication
- * time and bytes, memory per rank, the napkin math and the pipeline bubble — as text or
- * as one JSON object. --check also runs the single-device reference and reports the
- * largest deviation (exit 1 beyond tolerance). Everything comes from parallel/train.h,
- * the same API the UI's parallelism screen uses. */
+ * (single, ddp, tp, pp) on CPU ranks or, with --backend nccl, on one GPU per rank (NCCL;
+ * built with HAVE_NCCL, not yet run on a GPU - `make gpu-test` checks it) and print per-step
+ * loss, step time, communication time and bytes, memory per rank, the napkin math and the
+ * pipeline bubble — as text or as one JSON object. --check also runs the single-device
+ * reference and reports the largest deviation (exit 1 beyond tolerance). Everything comes from
+ * parallel/train.h, the same API the UI's parallelism screen uses. */
 #include "cli.h"
 
 #include <getopt.h>
@@ -51,20 +52,23 @@ static void train_usage(FILE *f)
         "  --microbatches M    pp: micro-batches (default 4)\n"
         "  --schedule S        pp: gpipe or 1f1b (default gpipe)\n"
         "  --overlap           ddp: all-reduce each gradient as backward produces it\n"
-        "  --backend B         cpu or auto (default cpu; GPU training is not built, so auto\n"
-        "                      runs on cpu ranks and nccl is refused with the reason)\n"
+        "  --backend B         cpu, nccl or auto (default cpu). nccl: one GPU per rank with\n"
+        "                      NCCL and cuBLAS (needs --ranks GPUs; single stays the CPU\n"
+        "                      reference); auto: nccl when --ranks GPUs are usable, else cpu,\n"
+        "                      saying why\n"
         "  --seed S            seed of the weights and data (default 0)\n"
         "  --timeout SEC       deadline of any one communication wait (default 60)\n"
-        "  --check             also run the single-device reference and report the largest\n"
-        "                      deviation; exit 1 beyond tolerance (loss rel %.0e, params abs "
-        "%.0e)\n"
+        "  --check             also run the single-device reference (on the CPU) and report\n"
+        "                      the largest deviation; exit 1 beyond tolerance (loss rel %.0e,\n"
+        "                      params abs %.0e; on GPUs %.0e and %.0e)\n"
         "  --timeline          also print every rank's events "
         "(compute/send/recv/collective/idle)\n"
         "  --format FMT        text or json (default text)\n"
         "  -h, --help          this text\n"
         "\n"
         "Exit status: 0 ok, 1 --check failed or the run failed, 2 bad input.\n",
-        CV_MAX_RANKS, TRAIN_TOL_LOSS_REL, TRAIN_TOL_PARAM_ABS);
+        CV_MAX_RANKS, TRAIN_TOL_LOSS_REL, TRAIN_TOL_PARAM_ABS, TRAIN_TOL_GPU_LOSS_REL,
+        TRAIN_TOL_GPU_PARAM_ABS);
 }
 
 static int parse_int_opt(const char *name, const char *v, long lo, long hi, int *out)
@@ -208,25 +212,53 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
     return -1;
 }
 
-/* cpu: fine. auto: cpu, saying why not NCCL. nccl: refused with the reason (GPU training
- * is not part of this build, and without a GPU NCCL cannot open at all). */
-static int train_backend(const struct train_opts *o, char *note, size_t n)
+/* cpu: CPU ranks. nccl: one GPU per rank, refused (exit 2, one line) with the reason
+ * when NCCL cannot open - the CUDA error without a usable GPU, "not built" without
+ * HAVE_NCCL - or when there are fewer GPUs than ranks. auto: nccl when it could run,
+ * else cpu with the reason in the note. Sets o->cfg.backend. */
+static int train_backend(struct train_opts *o, char *note, size_t n)
 {
     note[0] = '\0';
+    o->cfg.backend = TRAIN_BACKEND_CPU;
     if (strcmp(o->backend, "cpu") == 0) return -1;
+    bool want_nccl = strcmp(o->backend, "nccl") == 0;
+    if (o->cfg.scheme == TRAIN_SINGLE) {
+        if (want_nccl)
+            return cli_usage_error("train: --backend nccl: single is the CPU reference "
+                                   "trainer; on one GPU use ddp --ranks 1");
+        snprintf(note, n, "auto chose cpu (single is the CPU reference trainer)");
+        return -1;
+    }
     struct backend *b = NULL;
     char err[256] = "";
     int rc = backend_open("nccl", &b, err, sizeof err, NULL, 0);
-    if (b) backend_close(b);
-    if (strcmp(o->backend, "nccl") == 0) {
-        if (rc != CV_OK) return cli_usage_error("train: --backend nccl: %s", err);
-        return cli_usage_error("train: --backend nccl: GPU training is not built in this "
-                               "version; use --backend cpu");
+    int gpus = 0;
+    if (b) {
+        gpus = b->ops->max_ranks(b);
+        backend_close(b);
     }
-    if (rc != CV_OK)
-        snprintf(note, n, "auto chose cpu (%s)", err);
-    else
-        snprintf(note, n, "auto chose cpu (NCCL opened, but GPU training is not built)");
+    if (rc == CV_OK && gpus < o->cfg.nranks) {
+        snprintf(err, sizeof err, "--ranks %d needs %d GPUs (one per rank), %d usable",
+                 o->cfg.nranks, o->cfg.nranks, gpus);
+        rc = CV_EUNAVAIL;
+    }
+#ifndef HAVE_NCCL
+    if (rc == CV_OK) {
+        snprintf(err, sizeof err, "GPU training is not built (HAVE_NCCL was off)");
+        rc = CV_EUNAVAIL;
+    }
+#endif
+    if (want_nccl) {
+        if (rc != CV_OK) return cli_usage_error("train: --backend nccl: %s", err);
+        o->cfg.backend = TRAIN_BACKEND_NCCL;
+        return -1;
+    }
+    if (rc != CV_OK) {
+        snprintf(note, n, "auto chose cpu (%.200s)", err);
+        return -1;
+    }
+    o->cfg.backend = TRAIN_BACKEND_NCCL;
+    snprintf(note, n, "auto chose nccl (%d GPUs usable)", gpus);
     return -1;
 }
 
@@ -262,7 +294,8 @@ static void print_json(FILE *f, const struct train_result *r, const struct train
                        bool timeline, const char *note)
 {
     const struct train_config *c = &r->cfg;
-    fprintf(f, "{\"scheme\":\"%s\",\"backend\":\"cpu\",", train_scheme_name(c->scheme));
+    fprintf(f, "{\"scheme\":\"%s\",\"backend\":\"%s\",", train_scheme_name(c->scheme),
+            train_backend_name(c->backend));
     fprintf(f, "\"ranks\":%d,\"layers\":%d,\"dim\":%d,\"batch\":%d,\"seed\":%llu,", r->nranks,
             c->layers, c->dim, c->batch, (unsigned long long)c->seed);
     if (c->scheme == TRAIN_PP)
@@ -332,9 +365,9 @@ static void print_json(FILE *f, const struct train_result *r, const struct train
         fputs(",\"param_abs\":", f);
         json_num(f, dev->param_abs);
         fputs(",\"tolerance_loss_rel\":", f);
-        json_num(f, TRAIN_TOL_LOSS_REL);
+        json_num(f, dev->tol_loss_rel);
         fputs(",\"tolerance_param_abs\":", f);
-        json_num(f, TRAIN_TOL_PARAM_ABS);
+        json_num(f, dev->tol_param_abs);
         fprintf(f, ",\"within\":%s}", dev->within ? "true" : "false");
     }
     if (timeline) {
@@ -377,7 +410,8 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
                 pp_schedule_name(c->schedule));
     if (c->scheme == TRAIN_DDP && c->overlap)
         fputs(", gradient all-reduce overlapped with backward", f);
-    fprintf(f, "\n  backend cpu: %s%s%s\n", r->desc, note[0] ? "; " : "", note);
+    fprintf(f, "\n  backend %s: %s%s%s\n", train_backend_name(c->backend), r->desc,
+            note[0] ? "; " : "", note);
     fprintf(f,
             "  model: %d layers of %dx%d, batch %d, gelu, loss mean(x^2), AdamW lr %g, seed "
             "%llu\n\n",
@@ -398,8 +432,14 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
     }
     fputs(
         "  (time: first rank's start to last rank's end; comm: mean per rank of time its own\n"
-        "   thread spent in communication calls; sent/rank: the busiest rank's bytes)\n\n",
+        "   thread spent in communication calls; sent/rank: the busiest rank's bytes)\n",
         f);
+    if (c->backend == TRAIN_BACKEND_NCCL)
+        fputs(
+            "  (GPU: times are host clocks around calls that waited for the GPU; a\n"
+            "   collective's sent bytes are the ring model's, NCCL does not report its own)\n",
+            f);
+    fputc('\n', f);
     fputs("  memory per rank (allocated):\n", f);
     for (int k = 0; k < r->nranks; k++) {
         const struct train_memory *m = &r->mem[k];
@@ -431,10 +471,12 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
     if (c->scheme != TRAIN_SINGLE) {
         format_size(nk->wire_model_bytes, a, sizeof a);
         format_size(nk->wire_bytes, b, sizeof b);
-        fprintf(
-            f,
-            "  bytes sent by the busiest rank per step: model %s (%zu B), counted %s (%zu B)\n",
-            a, nk->wire_model_bytes, b, nk->wire_bytes);
+        /* On GPUs only point-to-point bytes are counted; collectives' are the ring model. */
+        bool counted = c->backend != TRAIN_BACKEND_NCCL || c->scheme == TRAIN_PP;
+        fprintf(f,
+                "  bytes sent by the busiest rank per step: model %s (%zu B), %s %s (%zu B)\n",
+                a, nk->wire_model_bytes, counted ? "counted" : "ring model per NCCL call", b,
+                nk->wire_bytes);
     }
     if (c->scheme == TRAIN_PP)
         fprintf(f,
@@ -446,8 +488,8 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
             f,
             "\n  check against the single-device reference: max loss deviation %.3g (relative, "
             "step %d), max parameter deviation %.3g (absolute); tolerance %.0e / %.0e: %s\n",
-            dev->loss_rel, dev->loss_step, dev->param_abs, TRAIN_TOL_LOSS_REL,
-            TRAIN_TOL_PARAM_ABS, dev->within ? "ok" : "FAILED");
+            dev->loss_rel, dev->loss_step, dev->param_abs, dev->tol_loss_rel,
+            dev->tol_param_abs, dev->within ? "ok" : "FAILED");
     if (timeline) {
         fputs("\n  timeline (seconds from the step's start):\n", f);
         for (size_t i = 0; i < r->nevents; i++) {

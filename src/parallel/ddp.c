@@ -36,22 +36,20 @@ static int ddp_setup(struct rank_state *rs)
     rs->priv = s;
     s->n = c->batch / W;
     size_t dd = (size_t)D * D, nd = (size_t)s->n * D;
-    s->w = mlp_alloc((size_t)L * dd);
-    s->g = mlp_alloc((size_t)L * dd);
-    s->m = mlp_alloc((size_t)L * dd);
-    s->v = mlp_alloc((size_t)L * dd);
-    s->x = mlp_alloc((size_t)(L + 1) * nd);
-    s->z = mlp_alloc((size_t)L * nd);
-    s->da = mlp_alloc(nd);
-    s->dz = mlp_alloc(nd);
+    struct dev *dv = rs->dev;
+    s->w = dev_alloc(dv, (size_t)L * dd);
+    s->g = dev_alloc(dv, (size_t)L * dd);
+    s->m = dev_alloc(dv, (size_t)L * dd);
+    s->v = dev_alloc(dv, (size_t)L * dd);
+    s->x = dev_alloc(dv, (size_t)(L + 1) * nd);
+    s->z = dev_alloc(dv, (size_t)L * nd);
+    s->da = dev_alloc(dv, nd);
+    s->dz = dev_alloc(dv, nd);
     s->reqs = xcalloc((size_t)L, sizeof *s->reqs);
     for (int l = 0; l < L; l++)
-        mlp_init_weights(c->seed, l, D, s->w + (size_t)l * dd);
+        dev_init_weight_cols(dv, c->seed, l, D, 0, D, s->w + (size_t)l * dd);
     /* Every rank draws the same batch and keeps its own rows (data[start:end]). */
-    float *data = mlp_alloc((size_t)c->batch * D);
-    mlp_init_data(c->seed, c->batch, D, data);
-    memcpy(s->x, data + (size_t)rs->rank * nd, nd * sizeof(float));
-    free(data);
+    dev_init_data_rows(dv, c->seed, c->batch, D, rs->rank * s->n, s->n, s->x);
     rs->mem.params = (size_t)L * dd * sizeof(float);
     rs->mem.grads = (size_t)L * dd * sizeof(float);
     rs->mem.optimizer = 2 * (size_t)L * dd * sizeof(float);
@@ -157,14 +155,14 @@ static int ddp_step(struct rank_state *rs)
 
     for (int l = 0; l < L; l++) {
         double t0 = now_s();
-        mlp_layer_forward(n, D, D, s->x + l * nd, s->w + l * dd, D, s->z + l * nd,
+        dev_layer_forward(rs->dev, n, D, D, s->x + l * nd, s->w + l * dd, D, s->z + l * nd,
                           s->x + (l + 1) * nd, D);
         snprintf(label, sizeof label, "fwd L%d", l);
         rank_compute_event(rs, label, t0, -1);
         ddp_probe_forward(rs, s, l);
     }
     double t0 = now_s();
-    rs->loss_sumsq = mlp_loss_grad(s->x + L * nd, nd, (double)nd, s->da);
+    dev_loss_grad(rs->dev, s->x + L * nd, nd, (double)nd, s->da, &rs->loss_sumsq);
     rank_compute_event(rs, "loss", t0, -1);
     pr = probe_begin(rs->probe, rs->step, r, PROBE_COMPUTE,
                      "loss: mean of x%d squared over each rank's %d rows; the gradient dx%d = "
@@ -185,8 +183,8 @@ static int ddp_step(struct rank_state *rs)
     int slot[PROBE_MAX_LAYERS];
     for (int l = L - 1; l >= 0; l--) {
         t0 = now_s();
-        mlp_layer_backward(n, D, D, s->x + l * nd, s->w + l * dd, s->z + l * nd, s->da, D,
-                           s->dz, s->g + l * dd, 0.0f, l > 0 ? s->da : NULL);
+        dev_layer_backward(rs->dev, n, D, D, s->x + l * nd, s->w + l * dd, s->z + l * nd, s->da,
+                           D, s->dz, s->g + l * dd, 0.0f, l > 0 ? s->da : NULL);
         snprintf(label, sizeof label, "bwd L%d", l);
         rank_compute_event(rs, label, t0, -1);
         ddp_probe_backward(rs, s, l);
@@ -218,7 +216,7 @@ static int ddp_step(struct rank_state *rs)
     if (rc != CV_OK) return rc;
 
     t0 = now_s();
-    mlp_adamw(&c->adamw, rs->step + 1, s->w, s->g, s->m, s->v, (size_t)L * dd);
+    dev_adamw(rs->dev, &c->adamw, rs->step + 1, s->w, s->g, s->m, s->v, (size_t)L * dd);
     rank_compute_event(rs, "adamw", t0, -1);
     pr = probe_begin(rs->probe, rs->step, r, PROBE_OPTIM,
                      "AdamW: every rank applies the same averaged gradients to its own "
@@ -236,29 +234,32 @@ static void ddp_params(struct rank_state *rs, float *full, double *replica_diff)
 {
     struct ddp *s = rs->priv;
     size_t n = (size_t)rs->cfg->layers * rs->cfg->dim * rs->cfg->dim;
+    const float *w = dev_host_view(rs->dev, s->w, n);
     if (rs->rank == 0) {
-        memcpy(full, s->w, n * sizeof(float));
-        return;
+        memcpy(full, w, n * sizeof(float));
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            double d = (double)w[i] - (double)full[i];
+            if (d < 0) d = -d;
+            if (d > *replica_diff) *replica_diff = d;
+        }
     }
-    for (size_t i = 0; i < n; i++) {
-        double d = (double)s->w[i] - (double)full[i];
-        if (d < 0) d = -d;
-        if (d > *replica_diff) *replica_diff = d;
-    }
+    dev_host_view_done(rs->dev, w, s->w);
 }
 
 static void ddp_cleanup(struct rank_state *rs)
 {
     struct ddp *s = rs->priv;
     if (!s) return;
-    free(s->w);
-    free(s->g);
-    free(s->m);
-    free(s->v);
-    free(s->x);
-    free(s->z);
-    free(s->da);
-    free(s->dz);
+    struct dev *dv = rs->dev;
+    dev_free(dv, s->w);
+    dev_free(dv, s->g);
+    dev_free(dv, s->m);
+    dev_free(dv, s->v);
+    dev_free(dv, s->x);
+    dev_free(dv, s->z);
+    dev_free(dv, s->da);
+    dev_free(dv, s->dz);
     free(s->reqs);
     free(s);
     rs->priv = NULL;

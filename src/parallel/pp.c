@@ -89,32 +89,33 @@ static int pp_setup(struct rank_state *rs)
     int warm_cap = P - st < M ? P - st : M;
     s->nslots = c->schedule == PP_GPIPE ? M : warm_cap;
     size_t dd = (size_t)D * D, bd = (size_t)s->b * D;
-    s->w = mlp_alloc((size_t)s->nl * dd);
-    s->g = mlp_alloc((size_t)s->nl * dd);
-    s->m = mlp_alloc((size_t)s->nl * dd);
-    s->v = mlp_alloc((size_t)s->nl * dd);
+    struct dev *dv = rs->dev;
+    s->w = dev_alloc(dv, (size_t)s->nl * dd);
+    s->g = dev_alloc(dv, (size_t)s->nl * dd);
+    s->m = dev_alloc(dv, (size_t)s->nl * dd);
+    s->v = dev_alloc(dv, (size_t)s->nl * dd);
     for (int j = 0; j < s->nl; j++)
-        mlp_init_weights(c->seed, s->l0 + j, D, s->w + (size_t)j * dd);
+        dev_init_weight_cols(dv, c->seed, s->l0 + j, D, 0, D, s->w + (size_t)j * dd);
     bool last = st == P - 1;
     size_t act = 0;
     if (st == 0) {
-        s->data = mlp_alloc((size_t)c->batch * D);
-        mlp_init_data(c->seed, c->batch, D, s->data);
+        s->data = dev_alloc(dv, (size_t)c->batch * D);
+        dev_init_data_rows(dv, c->seed, c->batch, D, 0, c->batch, s->data);
         act += (size_t)c->batch * D;
     }
     s->slots = xcalloc((size_t)s->nslots, sizeof *s->slots);
     for (int k = 0; k < s->nslots; k++) {
-        s->slots[k].x = mlp_alloc((size_t)s->nl * bd);
-        s->slots[k].z = mlp_alloc((size_t)s->nl * bd);
+        s->slots[k].x = dev_alloc(dv, (size_t)s->nl * bd);
+        s->slots[k].z = dev_alloc(dv, (size_t)s->nl * bd);
         act += 2 * (size_t)s->nl * bd;
         if (last) {
-            s->slots[k].dout = mlp_alloc(bd);
+            s->slots[k].dout = dev_alloc(dv, bd);
             act += bd;
         }
     }
-    s->out = mlp_alloc(bd);
-    s->da = mlp_alloc(bd);
-    s->dz = mlp_alloc(bd);
+    s->out = dev_alloc(dv, bd);
+    s->da = dev_alloc(dv, bd);
+    s->dz = dev_alloc(dv, bd);
     act += 3 * bd;
     s->ops = xmalloc(2 * (size_t)M * sizeof *s->ops);
     s->grad_started = xcalloc((size_t)s->nl, sizeof *s->grad_started);
@@ -299,11 +300,14 @@ static int pp_forward(struct rank_state *rs, struct pp *s, int mb)
     for (int j = 0; j < s->nl; j++) {
         const float *xj = j == 0 ? in : sl->x + j * bd;
         float *a = j + 1 < s->nl ? sl->x + (j + 1) * bd : last ? sl->dout : s->out;
-        mlp_layer_forward(b, D, D, xj, s->w + j * dd, D, sl->z + j * bd, a, D);
+        dev_layer_forward(rs->dev, b, D, D, xj, s->w + j * dd, D, sl->z + j * bd, a, D);
     }
     struct probe_rec *pr = pp_probe_forward(rs, s, mb, in, last ? sl->dout : s->out);
-    if (last) /* the output becomes its own loss gradient in place */
-        rs->loss_sumsq += mlp_loss_grad(sl->dout, bd, (double)c->batch * D, sl->dout);
+    if (last) { /* the output becomes its own loss gradient in place */
+        double sumsq = 0;
+        dev_loss_grad(rs->dev, sl->dout, bd, (double)c->batch * D, sl->dout, &sumsq);
+        rs->loss_sumsq += sumsq;
+    }
     snprintf(label, sizeof label, "F mb%d", mb);
     rank_compute_event(rs, label, t0, mb);
     if (pr) {
@@ -345,7 +349,7 @@ static int pp_backward(struct rank_state *rs, struct pp *s, int mb)
         const float *xj = j == 0 ? in0 : sl->x + j * bd;
         /* The data needs no gradient; every other input gradient is needed. */
         bool need_dx = j > 0 || st > 0;
-        mlp_layer_backward(b, D, D, xj, s->w + j * dd, sl->z + j * bd, da, D, s->dz,
+        dev_layer_backward(rs->dev, b, D, D, xj, s->w + j * dd, sl->z + j * bd, da, D, s->dz,
                            s->g + j * dd, s->grad_started[j] ? 1.0f : 0.0f,
                            need_dx ? da : NULL);
         s->grad_started[j] = true;
@@ -376,7 +380,8 @@ static int pp_step(struct rank_state *rs)
     }
     rs->pipe_end = now_s();
     double t0 = now_s();
-    mlp_adamw(&c->adamw, rs->step + 1, s->w, s->g, s->m, s->v, (size_t)s->nl * c->dim * c->dim);
+    dev_adamw(rs->dev, &c->adamw, rs->step + 1, s->w, s->g, s->m, s->v,
+              (size_t)s->nl * c->dim * c->dim);
     rank_compute_event(rs, "adamw", t0, -1);
     pp_probe_weights(rs, s, PROBE_OPTIM);
     return CV_OK;
@@ -387,27 +392,28 @@ static void pp_params(struct rank_state *rs, float *full, double *replica_diff)
     struct pp *s = rs->priv;
     size_t dd = (size_t)rs->cfg->dim * rs->cfg->dim;
     (void)replica_diff;
-    memcpy(full + (size_t)s->l0 * dd, s->w, (size_t)s->nl * dd * sizeof(float));
+    rs->dev->ops->download(rs->dev, full + (size_t)s->l0 * dd, s->w, (size_t)s->nl * dd);
 }
 
 static void pp_cleanup(struct rank_state *rs)
 {
     struct pp *s = rs->priv;
     if (!s) return;
+    struct dev *dv = rs->dev;
     for (int k = 0; k < s->nslots; k++) {
-        free(s->slots[k].x);
-        free(s->slots[k].z);
-        free(s->slots[k].dout);
+        dev_free(dv, s->slots[k].x);
+        dev_free(dv, s->slots[k].z);
+        dev_free(dv, s->slots[k].dout);
     }
     free(s->slots);
-    free(s->w);
-    free(s->g);
-    free(s->m);
-    free(s->v);
-    free(s->data);
-    free(s->out);
-    free(s->da);
-    free(s->dz);
+    dev_free(dv, s->w);
+    dev_free(dv, s->g);
+    dev_free(dv, s->m);
+    dev_free(dv, s->v);
+    dev_free(dv, s->data);
+    dev_free(dv, s->out);
+    dev_free(dv, s->da);
+    dev_free(dv, s->dz);
     free(s->ops);
     free(s->grad_started);
     free(s);

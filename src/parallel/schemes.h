@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "comm.h"
+#include "dev.h"
 #include "probe.h"
 #include "train.h"
 
@@ -17,6 +18,7 @@ struct rank_state {
     int rank, nranks;
     int step; /* the step being run */
     struct comm *comm;
+    struct dev *dev; /* where the rank's buffers live and its math runs (dev.h) */
     struct timeline *tl;
     struct train_memory mem; /* filled by setup (comm is added by the driver) */
     double loss_sumsq;       /* step(): sum of squares of this rank's share of the final

@@ -44,19 +44,20 @@ static int tp_setup(struct rank_state *rs)
     rs->priv = s;
     s->d = D / W;
     size_t dd = (size_t)D * s->d, bd = (size_t)B * D, bdl = (size_t)B * s->d;
-    s->w = mlp_alloc((size_t)L * dd);
-    s->g = mlp_alloc((size_t)L * dd);
-    s->m = mlp_alloc((size_t)L * dd);
-    s->v = mlp_alloc((size_t)L * dd);
-    s->x = mlp_alloc((size_t)(L + 1) * bd);
-    s->z = mlp_alloc((size_t)L * bdl);
-    s->gather = mlp_alloc(bd);
-    s->part = mlp_alloc(bd);
-    s->da = mlp_alloc(bdl);
-    s->dz = mlp_alloc(bdl);
+    struct dev *dv = rs->dev;
+    s->w = dev_alloc(dv, (size_t)L * dd);
+    s->g = dev_alloc(dv, (size_t)L * dd);
+    s->m = dev_alloc(dv, (size_t)L * dd);
+    s->v = dev_alloc(dv, (size_t)L * dd);
+    s->x = dev_alloc(dv, (size_t)(L + 1) * bd);
+    s->z = dev_alloc(dv, (size_t)L * bdl);
+    s->gather = dev_alloc(dv, bd);
+    s->part = dev_alloc(dv, bd);
+    s->da = dev_alloc(dv, bdl);
+    s->dz = dev_alloc(dv, bdl);
     for (int l = 0; l < L; l++)
-        mlp_init_weight_cols(c->seed, l, D, rs->rank * s->d, s->d, s->w + (size_t)l * dd);
-    mlp_init_data(c->seed, B, D, s->x);
+        dev_init_weight_cols(dv, c->seed, l, D, rs->rank * s->d, s->d, s->w + (size_t)l * dd);
+    dev_init_data_rows(dv, c->seed, B, D, 0, B, s->x);
     rs->mem.params = (size_t)L * dd * sizeof(float);
     rs->mem.grads = (size_t)L * dd * sizeof(float);
     rs->mem.optimizer = 2 * (size_t)L * dd * sizeof(float);
@@ -150,7 +151,8 @@ static int tp_step(struct rank_state *rs)
     for (int l = 0; l < L; l++) {
         double t0 = now_s();
         float *mine = s->gather + (size_t)r * bdl;
-        mlp_layer_forward(B, D, d, s->x + l * bd, s->w + l * dd, d, s->z + l * bdl, mine, d);
+        dev_layer_forward(rs->dev, B, D, d, s->x + l * bd, s->w + l * dd, d, s->z + l * bdl,
+                          mine, d);
         snprintf(label, sizeof label, "fwd L%d", l);
         rank_compute_event(rs, label, t0, -1);
         tp_probe_forward(rs, s, l);
@@ -174,9 +176,7 @@ static int tp_step(struct rank_state *rs)
         t0 = now_s();
         float *next = s->x + (size_t)(l + 1) * bd;
         for (int k = 0; k < W; k++)
-            for (int i = 0; i < B; i++)
-                memcpy(next + (size_t)i * D + (size_t)k * d,
-                       s->gather + k * bdl + (size_t)i * d, (size_t)d * sizeof(float));
+            dev_copy_rows(rs->dev, next + (size_t)k * d, D, s->gather + k * bdl, d, B, d);
         snprintf(label, sizeof label, "concat L%d", l);
         rank_compute_event(rs, label, t0, -1);
         if (pr) {
@@ -191,11 +191,9 @@ static int tp_step(struct rank_state *rs)
     double t0 = now_s();
     /* Every rank holds the same full output; rank 0 reports the loss, each rank takes the
      * gradient of its own columns (still in the gather buffer's piece r). */
-    rs->loss_sumsq = r == 0 ? mlp_loss_grad(s->x + L * bd, bd, (double)bd, NULL) : 0.0;
-    float scale = (float)(2.0 / (double)bd);
-    const float *own = s->gather + (size_t)r * bdl;
-    for (size_t i = 0; i < bdl; i++)
-        s->da[i] = scale * own[i];
+    rs->loss_sumsq = 0.0;
+    if (r == 0) dev_loss_grad(rs->dev, s->x + L * bd, bd, (double)bd, NULL, &rs->loss_sumsq);
+    dev_loss_grad(rs->dev, s->gather + (size_t)r * bdl, bdl, (double)bd, s->da, NULL);
     rank_compute_event(rs, "loss", t0, -1);
     struct probe_rec *pr =
         probe_begin(rs->probe, rs->step, r, PROBE_COMPUTE,
@@ -212,12 +210,12 @@ static int tp_step(struct rank_state *rs)
     for (int l = L - 1; l >= 0; l--) {
         t0 = now_s();
         const float *wl = s->w + l * dd;
-        mlp_layer_backward(B, D, d, s->x + l * bd, wl, s->z + l * bdl, s->da, d, s->dz,
+        dev_layer_backward(rs->dev, B, D, d, s->x + l * bd, wl, s->z + l * bdl, s->da, d, s->dz,
                            s->g + l * dd, 0.0f, NULL);
         if (l > 0)
             for (int k = 0; k < W; k++)
-                mlp_gemm(false, true, B, d, d, s->dz, d, wl + (size_t)k * d * d, d, 0.0f,
-                         s->part + k * bdl, d);
+                dev_gemm(rs->dev, false, true, B, d, d, s->dz, d, wl + (size_t)k * d * d, d,
+                         0.0f, s->part + k * bdl, d);
         snprintf(label, sizeof label, "bwd L%d", l);
         rank_compute_event(rs, label, t0, -1);
         tp_probe_backward(rs, s, l);
@@ -247,7 +245,7 @@ static int tp_step(struct rank_state *rs)
     }
 
     t0 = now_s();
-    mlp_adamw(&c->adamw, rs->step + 1, s->w, s->g, s->m, s->v, (size_t)L * dd);
+    dev_adamw(rs->dev, &c->adamw, rs->step + 1, s->w, s->g, s->m, s->v, (size_t)L * dd);
     rank_compute_event(rs, "adamw", t0, -1);
     pr = probe_begin(rs->probe, rs->step, r, PROBE_OPTIM,
                      "AdamW on each rank's shard only: it updates its columns and keeps only "
@@ -269,26 +267,29 @@ static void tp_params(struct rank_state *rs, float *full, double *replica_diff)
     struct tp *s = rs->priv;
     int L = rs->cfg->layers, D = rs->cfg->dim, d = s->d;
     (void)replica_diff;
+    const float *w = dev_host_view(rs->dev, s->w, (size_t)L * D * d);
     for (int l = 0; l < L; l++)
         for (int i = 0; i < D; i++)
             memcpy(full + ((size_t)l * D + i) * D + (size_t)rs->rank * d,
-                   s->w + ((size_t)l * D + i) * d, (size_t)d * sizeof(float));
+                   w + ((size_t)l * D + i) * d, (size_t)d * sizeof(float));
+    dev_host_view_done(rs->dev, w, s->w);
 }
 
 static void tp_cleanup(struct rank_state *rs)
 {
     struct tp *s = rs->priv;
     if (!s) return;
-    free(s->w);
-    free(s->g);
-    free(s->m);
-    free(s->v);
-    free(s->x);
-    free(s->z);
-    free(s->gather);
-    free(s->part);
-    free(s->da);
-    free(s->dz);
+    struct dev *dv = rs->dev;
+    dev_free(dv, s->w);
+    dev_free(dv, s->g);
+    dev_free(dv, s->m);
+    dev_free(dv, s->v);
+    dev_free(dv, s->x);
+    dev_free(dv, s->z);
+    dev_free(dv, s->gather);
+    dev_free(dv, s->part);
+    dev_free(dv, s->da);
+    dev_free(dv, s->dz);
     free(s);
     rs->priv = NULL;
 }

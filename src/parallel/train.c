@@ -1,7 +1,13 @@
-/* train.c - the training driver (see train.h): validates a configuration, opens the CPU
- * communicator, runs one thread per rank through the scheme's setup and steps, and turns
- * what the ranks recorded into plain data: losses, step and communication times, bytes,
- * memory, napkin math, the pipeline bubble and the assembled weights.
+/* train.c - the training driver (see train.h): validates a configuration, opens the
+ * communicator and the ranks' devices (CPU threads over shared memory, or - with HAVE_NCCL
+ * and backend nccl - one GPU per rank with NCCL: comm_nccl.h, dev_cuda.h), runs one thread
+ * per rank through the scheme's setup and steps, and turns what the ranks recorded into
+ * plain data: losses, step and communication times, bytes, memory, napkin math, the
+ * pipeline bubble and the assembled weights. The schemes see only comm_ops and dev_ops,
+ * so the same ddp.c / tp.c / pp.c run on either backend.
+ *
+ * The GPU path has NOT been run on a GPU: it was written and compiled on a machine
+ * without one; `make gpu-test` (tests/gpu/run.sh) is how it gets verified.
  *
  * Step protocol on every rank: barrier, note the start time, reset the byte counters,
  * step(), note the end time and the counters. The loss is only reported, never needed by
@@ -22,12 +28,22 @@
 #include "../core/util.h"
 #include "comm_cpu.h"
 #include "schemes.h"
+#ifdef HAVE_NCCL
+#include "comm_nccl.h"
+#include "dev_cuda.h"
+#endif
 
 static const char *const scheme_names[TRAIN_SCHEME_COUNT] = {"single", "ddp", "tp", "pp"};
 static const char *const scheme_titles[TRAIN_SCHEME_COUNT] = {
     "single device (reference)", "data parallel (DDP)", "tensor parallel (columns)",
     "pipeline parallel (stages)"};
 static const char *const schedule_names[PP_SCHEDULE_COUNT] = {"gpipe", "1f1b"};
+static const char *const backend_names[TRAIN_BACKEND_COUNT] = {"cpu", "nccl"};
+
+const char *train_backend_name(enum train_backend b)
+{
+    return (b >= 0 && b < TRAIN_BACKEND_COUNT) ? backend_names[b] : "?";
+}
 
 const char *train_scheme_name(enum train_scheme s)
 {
@@ -128,6 +144,11 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
         return cv_err(err, errlen, CV_EINVAL, "--steps %d: must be 1..1000000", c->steps);
     if (c->timeout_s <= 0)
         return cv_err(err, errlen, CV_EINVAL, "timeout %g s: must be positive", c->timeout_s);
+    if (c->backend < 0 || c->backend >= TRAIN_BACKEND_COUNT)
+        return cv_err(err, errlen, CV_EINVAL, "unknown backend %d", (int)c->backend);
+    if (c->backend == TRAIN_BACKEND_NCCL && c->scheme == TRAIN_SINGLE)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "single is the CPU reference trainer; on one GPU use ddp --ranks 1");
     switch (c->scheme) {
     case TRAIN_DDP:
         if (c->batch % c->nranks)
@@ -162,7 +183,11 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
     default:
         break;
     }
-    double need = estimate_bytes(c);
+    /* On GPUs the ranks' buffers are device memory (a cudaMalloc that fails is reported
+     * as such); the host holds only the assembled weights. */
+    double need = c->backend == TRAIN_BACKEND_NCCL
+                      ? 2.0 * c->layers * (double)c->dim * c->dim * sizeof(float)
+                      : estimate_bytes(c);
     size_t avail = mem_available_bytes();
     if (need > 4e12 || (avail && need > 0.8 * (double)avail))
         return cv_err(err, errlen, CV_ENOMEM,
@@ -187,8 +212,10 @@ struct run {
     size_t *sent, *recvd;    /* [steps][W] */
     struct comm_stats last;  /* rank 0's counters of the last step */
     volatile int *cancel;
-    atomic_int stop;       /* rank 0 saw the cancel flag */
-    atomic_int steps_done; /* written by rank 0 */
+    atomic_int stop;                /* rank 0 saw the cancel flag */
+    atomic_int steps_done;          /* written by rank 0 */
+    struct dev *devs[CV_MAX_RANKS]; /* GPU devices (backend nccl); NULL on CPU ranks */
+    char gpu_desc[64];
 };
 
 struct rank_arg {
@@ -199,6 +226,9 @@ struct rank_arg {
 void rank_compute_event(struct rank_state *rs, const char *label, double t0, int mb)
 {
     if (!rs->tl) return;
+    /* On a GPU the work is only queued: wait for it, so the event ends when the compute
+     * did (a no-op on the CPU). */
+    rs->dev->ops->sync(rs->dev);
     struct tl_event *e =
         timeline_add(rs->tl, rs->step, rs->rank, 0, TL_COMPUTE, label, t0, now_s());
     e->mb = mb;
@@ -215,6 +245,9 @@ static void *rank_main(void *arg)
      * a 4-rank DDP step took 62-70 ms instead of 38-46 ms on 2 busy cores: ranks move in
      * lock step, and a pair pinned to a core that another process is using stalls all. */
     int rc = run->ops->setup(rs);
+    /* Device math reports errors only through its sticky status (dev.h). */
+    if (rc == CV_OK && dev_status(rs->dev, rs->err, sizeof rs->err) != CV_OK)
+        rc = rs->dev->status;
     for (int s = 0; rc == CV_OK && s < run->cfg->steps; s++) {
         if (r == 0 && run->cancel && *run->cancel) atomic_store(&run->stop, 1);
         rc = cm->ops->barrier(cm, r);
@@ -226,6 +259,8 @@ static void *rank_main(void *arg)
         run->t_start[k] = now_s();
         run->tl.step_start[k] = run->t_start[k];
         rc = run->ops->step(rs);
+        /* A device error comes first: a communication failure after it is its consequence. */
+        if (dev_status(rs->dev, rs->err, sizeof rs->err) != CV_OK) rc = rs->dev->status;
         run->t_end[k] = now_s();
         if (rc != CV_OK) break;
         run->pipe_end[k] = rs->pipe_end;
@@ -390,9 +425,16 @@ static void fill_napkin(struct train_result *res, const struct run *run)
     nk->wire_bytes = maxb;
 }
 
-static void describe(struct train_result *res)
+static void describe(struct train_result *res, const char *gpu_desc)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (res->cfg.backend == TRAIN_BACKEND_NCCL) {
+        snprintf(res->desc, sizeof res->desc,
+                 "%d ranks = %d GPUs (%s); NCCL; cuBLAS fp32 (no TF32); collective bytes: "
+                 "ring model",
+                 res->nranks, res->nranks, gpu_desc);
+        return;
+    }
     const char *blas =
 #ifdef HAVE_OPENBLAS
         "OpenBLAS sgemm, 1 thread per rank";
@@ -416,6 +458,54 @@ void train_result_free(struct train_result *r)
     free(r->events);
     free(r->params);
     memset(r, 0, sizeof *r);
+}
+
+/* ---- GPUs (backend nccl) ---- */
+
+static void close_gpus(struct run *run)
+{
+    for (int r = 0; r < CV_MAX_RANKS; r++)
+        if (run->devs[r]) {
+            run->devs[r]->ops->destroy(run->devs[r]);
+            run->devs[r] = NULL;
+        }
+}
+
+/* One device per rank on GPUs 0..W-1, then the NCCL communicators (made here, in the
+ * driver thread, before any rank thread starts). */
+static int open_gpus(const struct train_config *cfg, struct run *run, int W, bool async,
+                     char *err, size_t errlen)
+{
+#ifdef HAVE_NCCL
+    int n = dev_cuda_count(err, errlen);
+    if (n < 0) return -n;
+    if (n < W)
+        return cv_err(err, errlen, CV_EUNAVAIL,
+                      "--ranks %d needs %d GPUs (one per rank), %d usable", W, W, n);
+    int rc = CV_OK;
+    for (int r = 0; r < W && rc == CV_OK; r++)
+        rc = dev_cuda_create(&run->devs[r], r, err, errlen);
+    if (rc == CV_OK)
+        rc = comm_nccl_create(&run->comm, W, run->devs, async, cfg->scheme == TRAIN_PP,
+                              cfg->timeout_s, &run->tl, err, errlen);
+    if (rc != CV_OK) {
+        close_gpus(run);
+        return rc;
+    }
+    struct cudaDeviceProp prop;
+    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+        snprintf(run->gpu_desc, sizeof run->gpu_desc, "%.63s", prop.name);
+    else
+        snprintf(run->gpu_desc, sizeof run->gpu_desc, "GPU name unknown");
+    return CV_OK;
+#else
+    (void)cfg;
+    (void)run;
+    (void)W;
+    (void)async;
+    return cv_err(err, errlen, CV_EUNAVAIL,
+                  "GPU training is not built (no CUDA toolkit and NCCL found at build time)");
+#endif
 }
 
 static void run_free(struct run *run)
@@ -467,6 +557,7 @@ int train_run_probe(const struct train_config *cfg, struct train_probe *probe,
         run.rs[r].nranks = W;
         run.rs[r].tl = &run.tl;
         run.rs[r].probe = probe;
+        run.rs[r].dev = dev_cpu();
     }
 
     res->cfg = *cfg;
@@ -483,15 +574,26 @@ int train_run_probe(const struct train_config *cfg, struct train_probe *probe,
         run.ops = cfg->scheme == TRAIN_DDP  ? &scheme_ddp
                   : cfg->scheme == TRAIN_TP ? &scheme_tp
                                             : &scheme_pp;
-        rc = comm_cpu_create(&run.comm, W, ALGO_RING, cfg->scheme == TRAIN_DDP && cfg->overlap,
-                             cfg->timeout_s, &run.tl, err, errlen);
+        bool async = cfg->scheme == TRAIN_DDP && cfg->overlap;
+        if (cfg->backend == TRAIN_BACKEND_NCCL) {
+            if (probe)
+                rc = cv_err(err, errlen, CV_EINVAL,
+                            "the display-scale probe reads host memory: CPU ranks only");
+            else
+                rc = open_gpus(cfg, &run, W, async, err, errlen);
+        } else {
+            rc = comm_cpu_create(&run.comm, W, ALGO_RING, async, cfg->timeout_s, &run.tl, err,
+                                 errlen);
+        }
         if (rc != CV_OK) {
             run_free(&run);
             train_result_free(res);
             return rc;
         }
-        for (int r = 0; r < W; r++)
+        for (int r = 0; r < W; r++) {
             run.rs[r].comm = run.comm;
+            if (run.devs[r]) run.rs[r].dev = run.devs[r];
+        }
         pthread_t *th = xcalloc((size_t)W, sizeof *th);
         struct rank_arg *args = xcalloc((size_t)W, sizeof *args);
         int started = 0;
@@ -515,8 +617,9 @@ int train_run_probe(const struct train_config *cfg, struct train_probe *probe,
                     rc = run.rc[r];
                     const char *why =
                         run.rs[r].err[0] ? run.rs[r].err : run.comm->ops->last_error(run.comm);
-                    cv_err(err, errlen, rc, "%s on cpu ranks: %s",
-                           train_scheme_name(cfg->scheme), why);
+                    cv_err(err, errlen, rc, "%s on %s: %s", train_scheme_name(cfg->scheme),
+                           cfg->backend == TRAIN_BACKEND_NCCL ? "GPUs (nccl)" : "cpu ranks",
+                           why);
                 }
         }
         if (rc == CV_OK && atomic_load(&run.stop)) rc = CV_ECANCELLED;
@@ -527,6 +630,7 @@ int train_run_probe(const struct train_config *cfg, struct train_probe *probe,
             run.ops->cleanup(&run.rs[r]);
         run.comm->ops->destroy(run.comm);
         run.comm = NULL;
+        close_gpus(&run);
     }
 
     if (rc != CV_OK && rc != CV_ECANCELLED) {
@@ -545,7 +649,7 @@ int train_run_probe(const struct train_config *cfg, struct train_probe *probe,
     fill_step_stats(res, &run);
     fill_napkin(res, &run);
     if (cfg->scheme == TRAIN_PP) fill_bubble(res, &run);
-    describe(res);
+    describe(res, run.gpu_desc);
     run_free(&run);
     if (rc == CV_ECANCELLED)
         cv_err(err, errlen, rc, "cancelled after %d of %d steps", res->steps_done, cfg->steps);
@@ -593,6 +697,9 @@ void train_compare(const struct train_result *a, const struct train_result *ref,
         double diff = fabs((double)a->params[i] - (double)ref->params[i]);
         if (!(diff <= d->param_abs)) d->param_abs = isnan(diff) ? INFINITY : diff;
     }
-    d->within = n == ref->steps_done && n == a->steps_done &&
-                d->loss_rel <= TRAIN_TOL_LOSS_REL && d->param_abs <= TRAIN_TOL_PARAM_ABS;
+    bool gpu = a->cfg.backend == TRAIN_BACKEND_NCCL;
+    d->tol_loss_rel = gpu ? TRAIN_TOL_GPU_LOSS_REL : TRAIN_TOL_LOSS_REL;
+    d->tol_param_abs = gpu ? TRAIN_TOL_GPU_PARAM_ABS : TRAIN_TOL_PARAM_ABS;
+    d->within = n == ref->steps_done && n == a->steps_done && d->loss_rel <= d->tol_loss_rel &&
+                d->param_abs <= d->tol_param_abs;
 }

@@ -86,10 +86,27 @@ assert {'compute','send','recv'} <= kinds, kinds
 "$BIN" train tp --ranks 2 "${SMALL[@]}" --timeline | grep -q "collective *all-gather L0" ||
     bad "tp --timeline text lacks the all-gather events"
 
-# --backend: auto runs on cpu here; nccl is refused with the reason (no GPU / not built).
+# --backend: auto says what it chose (cpu here, nccl on a machine with 2 GPUs); the JSON
+# names the backend that ran.
 "$BIN" train ddp --ranks 2 "${SMALL[@]}" --backend auto >"$tmp/out" 2>"$tmp/err" ||
     bad "--backend auto exited $?: $(cat "$tmp/err")"
-grep -q "auto chose cpu" "$tmp/out" || bad "--backend auto does not say it chose cpu"
+grep -Eq "auto chose (cpu|nccl)" "$tmp/out" || bad "--backend auto does not say what it chose"
+"$BIN" train tp --ranks 2 "${SMALL[@]}" --format json >"$tmp/j" 2>"$tmp/err" &&
+    python3 -c "import json; assert json.load(open('$tmp/j'))['backend'] == 'cpu'" ||
+    bad "tp --format json does not say backend cpu: $(head -c 200 "$tmp/j")"
+
+# --backend nccl without a usable GPU: exit 2, one line, naming the CUDA error (or saying
+# NCCL was not built). Skipped where nvidia-smi lists a GPU: there tests/gpu/run.sh trains.
+if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; }; then
+    for scheme in ddp tp pp; do
+        "$BIN" train $scheme --backend nccl --ranks 2 "${SMALL[@]}" --check >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        if [ "$rc" -ne 2 ] || [ "$(wc -l <"$tmp/err")" -ne 1 ] || [ -s "$tmp/out" ] ||
+            ! grep -Eq "nccl: .*(cuda[A-Za-z]*Error|not built)" "$tmp/err"; then
+            bad "$scheme --backend nccl without a GPU: exit $rc, stderr: $(cat "$tmp/err")"
+        fi
+    done
+fi
 
 # Bad arguments: exit 2, one line on stderr, nothing on stdout.
 expect_bad() { # binary, args...
@@ -118,6 +135,7 @@ bad_cases() { # binary
     expect_bad "$bin" ddp --format xml
     expect_bad "$bin" ddp --backend tpu
     expect_bad "$bin" ddp --backend nccl --dim 8 --batch 8
+    expect_bad "$bin" single --backend nccl --dim 8 --batch 8
     expect_bad "$bin" ddp --nonsense
     expect_bad "$bin" ddp tp
     expect_bad "$bin" single --ranks 2

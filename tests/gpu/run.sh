@@ -21,6 +21,13 @@
 #      nccl-tests times the loop with a host clock around a stream synchronisation, collviz
 #      with CUDA events on each stream (averaged over ranks), so the two should agree within
 #      a few percent. Outside [0.5, 2] means one of the timings is wrong: a failure.
+#   6. training on GPUs (src/parallel: dev_cuda.c, comm_nccl.c - written without a GPU, so
+#      this is their first real check): `collviz train ddp|tp|pp --backend nccl --check`
+#      for W = 1..min(GPUs, 4) at small sizes (L=4, D=64, B=16, 3 steps; W=3 uses D=48,
+#      B=12 so every split is even), plus overlapped DDP and 1F1B at the largest W: each
+#      must exit 0, i.e. agree with the single-device reference computed on the CPU within
+#      the GPU tolerances (parallel/train.h); then one lecture-scale run (DDP, L=4,
+#      D=1024, B=128, on the largest power-of-two W <= GPUs) printed with its step times.
 #
 # Usage: tests/gpu/run.sh BUILD_DIR/collviz. Environment: BUILD (default: the binary's
 # folder), GPU_TEST_NO_BUILD=1 (use what is built), GPU_TEST_P2P=0 (skip step 2's second
@@ -197,5 +204,39 @@ else
     echo
     echo "(nccl-tests' all_reduce_perf not on PATH: no comparison)"
 fi
+
+# ---- 6. training on GPUs against the CPU reference
+echo
+tw=$maxw
+[ "$tw" -gt 4 ] && tw=4
+echo "== collviz train --backend nccl --check (W = 1..$tw)"
+train_check() { # scheme, W, extra args...
+    local scheme=$1 w=$2
+    shift 2
+    local size=(--layers 4 --dim 64 --batch 16 --steps 3)
+    [ "$w" -eq 3 ] && size=(--layers 4 --dim 48 --batch 12 --steps 3 --microbatches 3)
+    "$BIN" train "$scheme" --backend nccl --check --ranks "$w" "${size[@]}" "$@" \
+        >"$tmp/train.txt" 2>"$tmp/err"
+    local rc=$?
+    local line
+    line=$(grep "check against the single-device reference" "$tmp/train.txt")
+    echo "train $scheme W=$w $*: exit $rc; ${line#  }"
+    [ "$rc" -ne 0 ] && cat "$tmp/err" "$tmp/train.txt"
+    step "train $scheme --backend nccl --ranks $w $* --check" "$rc"
+}
+for scheme in ddp tp pp; do
+    for ((w = 1; w <= tw; w++)); do
+        train_check "$scheme" "$w"
+    done
+done
+train_check ddp "$tw" --overlap
+train_check pp "$tw" --schedule 1f1b
+
+lw=1
+while [ $((lw * 2)) -le "$maxw" ] && [ $((lw * 2)) -le 16 ]; do lw=$((lw * 2)); done
+echo
+echo "== lecture scale: train ddp --backend nccl --ranks $lw (L=4, D=1024, B=128, 5 steps)"
+"$BIN" train ddp --backend nccl --ranks "$lw" --check
+step "train ddp lecture scale on $lw GPU(s) --check" $?
 
 summary
