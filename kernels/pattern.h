@@ -1,9 +1,10 @@
-/* pattern.h - the measurement-scale input pattern and its closed-form expected result,
- * written once for the host and the GPU (CVK_HD). The CPU backend uses pattern_value and
- * pattern_expected from core/init.c; these are the same formulas ported to code a kernel
- * can run, and tests/unit/test_kernels.c compares the two element by element for every
- * collective, op, W and root, so they cannot drift apart unnoticed. The kernels in
- * pattern.cu fill send buffers and count #wrong with them, as nccl-tests does on the GPU.
+/* pattern.h - the measurement-scale pattern for the kernels: the input pattern and its
+ * closed-form expected result, as the CUDA kernels in pattern.cu use them to fill send
+ * buffers and count #wrong on the GPU (as nccl-tests does). The formulas themselves are
+ * not here: they are written once in src/core/pattern_formula.h, which core/init.c's
+ * pattern_value / pattern_expected (the CPU backend's) call too, so the two backends
+ * cannot check against different answers. This header adds the plain-data struct a
+ * kernel takes and the tolerance comparison.
  *
  * `coll` and `op` are enum coll / enum redop values (core/coll.h), passed as int so the
  * struct is the same plain data on both sides. */
@@ -14,6 +15,7 @@
 #include <stddef.h>
 
 #include "core/coll.h"
+#include "core/pattern_formula.h"
 #include "hd.h"
 
 /* What one rank's receive buffer should hold. */
@@ -23,34 +25,17 @@ struct cvk_pattern {
     size_t count; /* the API count (core/coll.h) */
 };
 
-/* pattern_value(): small integers in [-5, 5] (sums over 16 ranks stay exact), powers of two
- * for prod (products stay exact). */
 static inline CVK_HD float cvk_pattern_value(int op, int rank, size_t i)
 {
-    unsigned v = (unsigned)(((size_t)rank * 7 + (i % 11) * 3) % 11);
-    if (op == OP_PROD) {
-        unsigned k = v % 3;
-        return k == 0 ? 0.5f : k == 1 ? 1.0f : 2.0f;
-    }
-    return (float)((int)v - 5);
+    return pattern_formula_value(op, rank, i);
 }
 
-/* redop_apply(): AVG reduces with SUM, the division by W comes after. */
 static inline CVK_HD float cvk_redop_apply(int op, float a, float b)
 {
-    switch (op) {
-    case OP_PROD:
-        return a * b;
-    case OP_MIN:
-        return b < a ? b : a;
-    case OP_MAX:
-        return b > a ? b : a;
-    default:
-        return a + b;
-    }
+    return pattern_formula_redop(op, a, b);
 }
 
-/* coll_recv_count(). */
+/* coll_recv_count() (core/coll.c) for device code; test_kernels.c holds the two equal. */
 static inline CVK_HD size_t cvk_recv_count(int coll, int nranks, size_t count, int rank,
                                            int root)
 {
@@ -73,39 +58,17 @@ static inline CVK_HD size_t cvk_recv_count(int coll, int nranks, size_t count, i
     }
 }
 
-/* Element i reduced over the ranks in rank order; avg divides the float sum by W. */
 static inline CVK_HD float cvk_pattern_reduced(int op, int nranks, size_t i)
 {
-    float acc = cvk_pattern_value(op, 0, i);
-    for (int q = 1; q < nranks; q++)
-        acc = cvk_redop_apply(op, acc, cvk_pattern_value(op, q, i));
-    if (op == OP_AVG) acc = acc / (float)nranks;
-    return acc;
+    return pattern_formula_reduced(op, nranks, i);
 }
 
-/* pattern_expected(): element j of rank q.rank's receive buffer. */
+/* pattern_expected(): element j of rank q.rank's receive buffer (0 past its end). */
 static inline CVK_HD float cvk_pattern_expected(struct cvk_pattern q, size_t j)
 {
-    size_t n = q.count;
-    if (n == 0 || j >= cvk_recv_count(q.coll, q.nranks, n, q.rank, q.root)) return 0.0f;
-    switch (q.coll) {
-    case COLL_BROADCAST:
-        return cvk_pattern_value(q.op, q.root, j);
-    case COLL_SCATTER:
-        return cvk_pattern_value(q.op, q.root, (size_t)q.rank * n + j);
-    case COLL_GATHER:
-    case COLL_ALL_GATHER:
-        return cvk_pattern_value(q.op, (int)(j / n), j % n);
-    case COLL_REDUCE:
-    case COLL_ALL_REDUCE:
-        return cvk_pattern_reduced(q.op, q.nranks, j);
-    case COLL_REDUCE_SCATTER:
-        return cvk_pattern_reduced(q.op, q.nranks, (size_t)q.rank * n + j);
-    case COLL_ALL_TO_ALL:
-        return cvk_pattern_value(q.op, (int)(j / n), (size_t)q.rank * n + j % n);
-    default:
+    if (q.count == 0 || j >= cvk_recv_count(q.coll, q.nranks, q.count, q.rank, q.root))
         return 0.0f;
-    }
+    return pattern_formula_expected(q.coll, q.op, q.nranks, q.count, q.root, q.rank, j);
 }
 
 /* tol == 0: bit-exact equality (what sum/prod/min/max of these patterns give in any

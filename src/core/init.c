@@ -11,11 +11,15 @@
  *   reduce_scatter  rank r sends [r, r+1, .., r+W*count-1]         -> 6, 10, 14, 18
  *   all_reduce      rank r sends [r, r+1, .., r+count-1]           -> [6,10,14,18]
  *   all_to_all      rank r sends [r*W*count, ..] (rows of a matrix) -> a transpose: rank 0
- *                   ends with [0,4,8,12]. */
+ *                   ends with [0,4,8,12].
+ *
+ * The measurement pattern's formulas live in pattern_formula.h, shared with the kernels. */
 #include "init.h"
 
 #include <string.h>
 #include <strings.h>
+
+#include "pattern_formula.h"
 
 static const char *const init_names[] = {
     [INIT_LECTURE] = "lecture",
@@ -98,66 +102,23 @@ void init_fill(enum init_kind k, enum coll c, int nranks, size_t count, int root
     }
 }
 
+/* The op, the pattern and its expected result are written once, in pattern_formula.h,
+ * which the CUDA kernels compile too (kernels/pattern.h): these are the host's names. */
 float redop_apply(enum redop op, float a, float b)
 {
-    switch (op) {
-    case OP_PROD:
-        return a * b;
-    case OP_MIN:
-        return b < a ? b : a;
-    case OP_MAX:
-        return b > a ? b : a;
-    default:
-        return a + b;
-    }
+    return pattern_formula_redop((int)op, a, b);
 }
 
-/* Small integers for sum/avg/min/max: a sum over 16 ranks stays below 2^24, so it is
- * exact in any order. Powers of two for prod: a product of 16 of them is exact too. */
 float pattern_value(enum redop op, int rank, size_t i)
 {
-    unsigned v = (unsigned)(((size_t)rank * 7 + (i % 11) * 3) % 11);
-    if (op == OP_PROD) {
-        static const float pow2[3] = {0.5f, 1.0f, 2.0f};
-        return pow2[v % 3];
-    }
-    return (float)((int)v - 5);
-}
-
-/* Reduce pattern_value(op, q, i) over q in rank order; avg divides the sum by W, in
- * float, as the plans do. */
-static float pattern_reduced(enum redop op, int nranks, size_t i)
-{
-    float acc = pattern_value(op, 0, i);
-    for (int q = 1; q < nranks; q++)
-        acc = redop_apply(op, acc, pattern_value(op, q, i));
-    if (op == OP_AVG) acc = acc / (float)nranks;
-    return acc;
+    return pattern_formula_value((int)op, rank, i);
 }
 
 float pattern_expected(enum coll c, enum redop op, int nranks, size_t count, int root, int rank,
                        size_t j)
 {
-    if (j >= coll_recv_count(c, nranks, count, rank, root) || count == 0) return 0.0f;
-    switch (c) {
-    case COLL_BROADCAST:
-        return pattern_value(op, root, j);
-    case COLL_SCATTER:
-        return pattern_value(op, root, (size_t)rank * count + j);
-    case COLL_GATHER:
-    case COLL_ALL_GATHER:
-        return pattern_value(op, (int)(j / count), j % count);
-    case COLL_REDUCE:
-    case COLL_ALL_REDUCE:
-        return pattern_reduced(op, nranks, j);
-    case COLL_REDUCE_SCATTER:
-        return pattern_reduced(op, nranks, (size_t)rank * count + j);
-    case COLL_ALL_TO_ALL:
-        return pattern_value(op, (int)(j / count), (size_t)rank * count + j % count);
-    case COLL_COUNT:
-        break;
-    }
-    return 0.0f;
+    if (count == 0 || j >= coll_recv_count(c, nranks, count, rank, root)) return 0.0f;
+    return pattern_formula_expected((int)c, (int)op, nranks, count, root, rank, j);
 }
 
 /* recv[r][j] = reduction over q (in rank order) of send[q][off + j]. */

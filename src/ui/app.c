@@ -602,8 +602,15 @@ bool app_do(struct app *a, enum ui_action act, double now)
             app_measure(a);
         break;
     }
-    case ACT_HELP: a->help = !a->help; break;
-    case ACT_CLOSE: a->help = false; break;
+    case ACT_BACKENDS:
+        a->hw_open = !a->hw_open;
+        a->help = false;
+        break;
+    case ACT_HELP:
+        a->help = !a->help;
+        a->hw_open = false;
+        break;
+    case ACT_CLOSE: a->help = a->hw_open = false; break;
     case ACT_QUIT: return false;
     case ACT_NONE:
     case ACT_COUNT: break;

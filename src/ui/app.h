@@ -14,6 +14,7 @@
 #include "../core/plan.h"
 #include "../core/trace.h"
 #include "../worker/worker.h"
+#include "hw.h"
 #include "keys.h"
 #include "layout.h"
 #include "meas.h"
@@ -42,7 +43,8 @@ struct app {
     struct worker *w;
     char backend_name[16];
     char backend_desc[200]; /* "4 ranks = 4 CPU threads on 2 cores ..." */
-    char backend_note[240]; /* why NCCL is not used, or why there is no backend */
+    char backend_note[240]; /* why there is no backend or worker */
+    struct hw_info hw;      /* the machine and every backend's status (the b overlay) */
     int max_ranks;          /* of the backend; 0 = none */
     char rank_label[CV_MAX_RANKS][64];
     size_t meas_bytes;      /* measurement size (S) */
@@ -54,6 +56,7 @@ struct app {
     bool playing;
     double next_tick; /* now_s() of the next auto-advance */
     bool help;
+    bool hw_open; /* the backends and hardware overlay (b) */
     bool utf8, color;
     struct theme th;
     const struct glyphs *g;
@@ -111,6 +114,7 @@ void draw_frame(const struct app *a, struct rect r, attr_t attr, const char *tit
 /* The key bar of the screen `screen` (KEYS_ON_*), the help overlay, the too-small notice. */
 void draw_key_bar(struct app *a, struct rect r, unsigned screen);
 void draw_help_overlay(const struct app *a, int rows, int cols);
+void draw_hw_overlay(const struct app *a, int rows, int cols);
 void draw_too_small_notice(const struct app *a, int rows, int cols);
 
 /* A line of differently styled pieces (panels, legends). */

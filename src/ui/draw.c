@@ -485,7 +485,12 @@ static void panel_badge(const struct app *a, struct pline *l)
     const struct theme *th = &a->th;
     switch (m->check) {
     case CHECK_PASS:
-        pl_add(l, th->role[TH_OK], "%s animation = %s ranks", a->g->ok, a->backend_name);
+        /* "cpu ranks" executed the drawn plan itself; another backend ran its own
+         * algorithm, and a reduction in its own order may differ in the last bits. */
+        pl_add(l, th->role[TH_OK], "%s animation = %s%s", a->g->ok, a->backend_name,
+               strcmp(a->backend_name, "cpu") == 0 ? " ranks" : "");
+        pl_add(l, th->role[TH_DIM], " (%s)",
+               m->inexact ? "within float rounding" : "bit for bit");
         break;
     case CHECK_FAIL:
         pl_add(l, th->role[TH_BAD], "%s %ld element%s differ", a->g->bad, m->mismatches,
@@ -558,6 +563,11 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
     else
         pl_add(l, row->wrong ? th->role[TH_BAD] : num, "%ld", row->wrong);
     pl_add(l, th->role[TH_DIM], "  algo %s", row->algo);
+    /* NCCL_ALGO / NCCL_PROTO steer what NCCL measured: say so next to the figures. */
+    char env[160];
+    hw_nccl_env_text(&a->hw, env, sizeof env);
+    if (env[0] && strcmp(m->row_backend, "nccl") == 0)
+        pl_wrapped(p, th->role[TH_WARN], width, env);
     if (row->nranks != a->sc.nranks)
         pl_wrapped(p, th->role[TH_WARN], width,
                    row->nranks < a->sc.nranks && a->max_ranks < a->sc.nranks
@@ -568,8 +578,10 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
         pl_wrapped(p, th->role[TH_DIM], width, row->how);
 }
 
-/* What the backend's ranks are, and the measurement size. */
-static void panel_backend(const struct app *a, struct plines *p, int width)
+/* What the backend's ranks are, and the measurement size; then, in at most note_lines
+ * lines, why NCCL is not the backend ("nccl: unavailable — no usable GPU: ..."): a student
+ * with no GPU sees at a glance why the CPU ranks run (b shows the whole reason). */
+static void panel_backend(const struct app *a, struct plines *p, int width, int note_lines)
 {
     const struct theme *th = &a->th;
     char t[320];
@@ -581,6 +593,10 @@ static void panel_backend(const struct app *a, struct plines *p, int width)
     pl_add(l, th->role[TH_DIM], "size ");
     pl_add(l, A_BOLD, "%s", size);
     pl_add(l, th->role[TH_DIM], " ([ ] halve/double)");
+    char note[300];
+    hw_panel_note(&a->hw, a->utf8, note, sizeof note);
+    if (note[0] && note_lines > 0)
+        pl_wrapped_max(p, th->role[TH_WARN], width, note, note_lines);
 }
 
 /* busbw vs size from the last sweep: one bar per size, heights in eighths of a row. */
@@ -700,7 +716,7 @@ static void draw_panel(const struct app *a, struct rect r)
                        a->backend_note, l->panel_side ? 6 : 2);
     if (l->panel_side) {
         struct plines p = {.n = 0};
-        panel_backend(a, &p, in.w);
+        panel_backend(a, &p, in.w, 3);
         panel_badge(a, pl_new(&p));
         pl_new(&p);
         panel_numbers(a, &p, in.w, false);
@@ -721,7 +737,9 @@ static void draw_panel(const struct app *a, struct rect r)
         struct plines left = {.n = 0}, right = {.n = 0};
         panel_numbers(a, &left, lw - 1, true);
         pl_draw(&left, 0, (struct rect){in.y, in.x, in.h, lw - 1});
-        panel_backend(a, &right, in.w - lw - 1);
+        /* The nccl line gets two lines until a sweep's plot needs the room. */
+        bool plot = a->m.nsweep > 0 || meas_sweeping(&a->m);
+        panel_backend(a, &right, in.w - lw - 1, plot ? 1 : 2);
         struct rect rr = {in.y, in.x + lw + 1, in.h, in.w - lw - 1};
         int used = pl_draw(&right, 0, rr);
         if (a->m.nsweep == 0 && !meas_sweeping(&a->m))
@@ -809,6 +827,49 @@ void draw_help_overlay(const struct app *a, int H, int Wd)
     pl_draw(&p, 0, lr);
 }
 
+/* The backends and hardware overlay (b): every backend compiled in with its status, the
+ * machine the CPU ranks run on, and for NCCL the GPUs, their peer access and the versions,
+ * or why NCCL is not there (hw.h builds the lines). */
+void draw_hw_overlay(const struct app *a, int H, int Wd)
+{
+    const struct theme *th = &a->th;
+    const char *title = "backends and hardware (b or Esc closes)";
+    int maxw = Wd - 2 < 104 ? Wd - 2 : 104;
+    if (maxw < 24 || H < 6)
+        return;
+    struct hw_line lines[96];
+    int n = hw_lines(&a->hw, a->w ? a->backend_desc : "", a->utf8, maxw - 4, lines,
+                     (int)ARRAY_LEN(lines));
+    int w = text_width(title) + 4;
+    for (int i = 0; i < n; i++)
+        if (text_width(lines[i].text) + 4 > w)
+            w = text_width(lines[i].text) + 4;
+    if (w > maxw)
+        w = maxw;
+    int h = n + 2 < H - 1 ? n + 2 : H - 1;
+    struct rect r = {(H - 1 - h) / 2, (Wd - w) / 2, h, w};
+    draw_fill(r, A_NORMAL);
+    draw_frame(a, r, th->role[TH_LABEL] | A_BOLD, title, A_BOLD);
+    int rows = h - 2;
+    for (int i = 0; i < n && i < rows; i++) {
+        int y = r.y + 1 + i;
+        if (i == rows - 1 && n > rows) {
+            draw_putf(y, r.x + 2, w - 4, th->role[TH_DIM], "%s %d more line%s (a taller terminal "
+                      "shows them)", a->g->ell, n - rows + 1, n - rows + 1 == 1 ? "" : "s");
+            break;
+        }
+        attr_t at = A_NORMAL;
+        switch (lines[i].style) {
+        case HW_HEAD_OK: at = th->role[TH_OK] | A_BOLD; break;
+        case HW_HEAD: at = A_BOLD; break;
+        case HW_HEAD_WARN: at = th->role[TH_WARN] | A_BOLD; break;
+        case HW_TEXT: at = A_NORMAL; break;
+        case HW_DIM: at = th->role[TH_DIM]; break;
+        }
+        draw_put(y, r.x + 2, w - 4, at, lines[i].text);
+    }
+}
+
 void draw_key_bar(struct app *a, struct rect r, unsigned screen)
 {
     a->nbar = keys_bar_for(r.w - 1, a->utf8, screen, a->bar, APP_BAR_MAX);
@@ -871,6 +932,8 @@ static void draw_collectives(struct app *a, int rows, int cols)
     draw_key_bar(a, a->lay.bar, KEYS_ON_COLL);
     if (a->help)
         draw_help_overlay(a, rows, cols);
+    if (a->hw_open)
+        draw_hw_overlay(a, rows, cols);
 }
 
 /* One function per screen kind (scene.h); later screens add their case here. */

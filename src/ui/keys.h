@@ -48,8 +48,9 @@
     X(CANCEL, KEYS_ON_ALL, NULL, NULL, "cancel measurement/training", 'x')                   \
     X(SIZE_DOWN, KEYS_ON_COLL, NULL, NULL, "halve measurement size", '[')                    \
     X(SIZE_UP, KEYS_ON_COLL, "[/]", "size", "double measurement size", ']')                  \
+    X(BACKENDS, KEYS_ON_ALL, NULL, "backends", "backends, GPUs, NCCL", 'b')                  \
     X(HELP, KEYS_ON_ALL, NULL, "help", "help on/off", '?', KEY_F(1))                         \
-    X(CLOSE, KEYS_ON_ALL, NULL, NULL, "close help", 27)                                      \
+    X(CLOSE, KEYS_ON_ALL, NULL, NULL, "close help / backends", 27)                           \
     X(QUIT, KEYS_ON_ALL, NULL, "quit", "quit", 'q')
 
 enum ui_action {

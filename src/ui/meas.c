@@ -83,6 +83,7 @@ bool meas_apply(struct meas *m, const struct result *r)
         } else {
             m->check = r->mismatches == 0 ? CHECK_PASS : CHECK_FAIL;
             m->mismatches = r->mismatches;
+            m->inexact = r->inexact;
         }
         return true;
     }

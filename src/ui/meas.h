@@ -29,6 +29,7 @@ struct meas {
     uint64_t check_id;
     enum meas_check check;
     long mismatches;
+    long inexact;        /* elements equal only within float rounding (result.inexact) */
     char check_msg[200];
 
     /* one measurement */

@@ -924,4 +924,5 @@ void par_draw(struct app *a, int rows, int cols)
     par_panel(a, l->panel);
     draw_key_bar(a, l->bar, KEYS_ON_PAR);
     if (a->help) draw_help_overlay(a, rows, cols);
+    if (a->hw_open) draw_hw_overlay(a, rows, cols);
 }

@@ -206,8 +206,8 @@ static int ui_open_backend(struct app *a, const char *name)
         snprintf(why, sizeof why, "%s", err);
         rc = backend_open("cpu", &b, err, sizeof err, NULL, 0);
     }
-    if (why[0])
-        snprintf(a->backend_note, sizeof a->backend_note, "%s; using cpu", why);
+    /* Why NCCL was passed over is shown by the panel's nccl line and the b overlay. */
+    hw_record_backend(&a->hw, name, rc == CV_OK ? b : NULL, why);
     if (rc != CV_OK) {
         snprintf(a->backend_note, sizeof a->backend_note, "no backend: %s (animation only)",
                  err);
@@ -219,6 +219,7 @@ static int ui_open_backend(struct app *a, const char *name)
     if (!a->w) {
         backend_close(b);
         a->max_ranks = 0;
+        a->hw.in_use[0] = '\0';
         snprintf(a->backend_note, sizeof a->backend_note, "no worker: %s (animation only)",
                  err);
     }
@@ -267,8 +268,9 @@ static void ui_handle_key(struct app *a, int ch, bool *quit)
     if (act == ACT_NONE)
         return;
     a->msg[0] = '\0';
-    if (a->help && act != ACT_HELP && act != ACT_CLOSE && act != ACT_QUIT)
-        return; /* the help overlay takes no other actions: Esc or ? closes it */
+    if ((a->help || a->hw_open) && act != ACT_HELP && act != ACT_BACKENDS &&
+        act != ACT_CLOSE && act != ACT_QUIT)
+        return; /* an overlay takes no other actions: Esc, ? or b closes it */
     if (!app_do(a, act, now_s()))
         *quit = true;
 }
@@ -366,6 +368,7 @@ int ui_main(int argc, char **argv)
     sigdelset(&waitmask, SIGTERM);
     sigdelset(&waitmask, SIGHUP);
     sigdelset(&waitmask, SIGWINCH);
+    hw_probe_machine(&a->hw);
     rc = ui_open_backend(a, o.backend);
     if (rc >= 0) {
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);

@@ -6,11 +6,16 @@
  * are plain data. Cancelling drops the queued jobs and raises a flag that the backend's
  * measure() polls between iterations; the running job then ends with CV_ECANCELLED.
  * Every wait on the backend has a deadline (params.timeout_s, 30 s when 0), which the
- * backend enforces, so worker_stop() always returns. */
+ * backend enforces, so worker_stop() always returns.
+ *
+ * JOB_CHECK holds the backend's display-scale output against the trace: bit for bit where
+ * the backend runs the same plan in the same order (CPU), within float rounding where it
+ * reduces in an order of its own (NCCL), and the result says which of the two it was. */
 #include "worker.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <float.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -154,13 +159,47 @@ static void worker_do_sweep(struct worker *w, const struct job *j)
     }
 }
 
-static long worker_compare(const float *a, const float *b, size_t n)
+bool worker_check_exact(const char *backend, enum coll c, enum redop op)
+{
+    if (backend && strcmp(backend, "cpu") == 0)
+        return true;
+    if (!coll_reduces(c))
+        return true;
+    return op == OP_MIN || op == OP_MAX;
+}
+
+long worker_compare_outputs(const float *want, const float *got, const float *mag, size_t n,
+                            int nranks, bool exact, long *inexact)
 {
     long bad = 0;
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i] && !(isnan(a[i]) && isnan(b[i])))
-            bad++;
+    /* The rounding of W-1 additions (or multiplications) in any order, plus avg's scaling,
+     * stays below W units in the last place of the largest magnitude involved. */
+    double tol = (double)(nranks > 1 ? nranks : 1) * FLT_EPSILON;
+    for (size_t i = 0; i < n; i++) {
+        float a = want[i], b = got[i];
+        if (a == b || (isnan(a) && isnan(b)))
+            continue;
+        if (!exact && isfinite(a) && isfinite(b)) {
+            double scale = fmax(fmax(fabs((double)a), fabs((double)b)), 1.0);
+            if (mag && isfinite(mag[i]))
+                scale = fmax(scale, fabs((double)mag[i]));
+            if (fabs((double)a - (double)b) <= tol * scale) {
+                if (inexact)
+                    (*inexact)++;
+                continue;
+            }
+        }
+        bad++;
+    }
     return bad;
+}
+
+static void worker_free_bufs(float **bufs, int n)
+{
+    for (int k = 0; k < n; k++) {
+        free(bufs[k]);
+        bufs[k] = NULL;
+    }
 }
 
 static void worker_do_check(struct worker *w, const struct job *j)
@@ -175,7 +214,9 @@ static void worker_do_check(struct worker *w, const struct job *j)
         return;
     }
     int W = j->nranks;
+    bool exact = worker_check_exact(w->b->ops->name, j->coll, j->op);
     float *send[CV_MAX_RANKS], *want[CV_MAX_RANKS], *got[CV_MAX_RANKS];
+    float *absin[CV_MAX_RANKS] = {NULL}, *mag[CV_MAX_RANKS] = {NULL};
     for (int k = 0; k < W; k++) {
         size_t ns = coll_send_count(j->coll, W, j->count, k, p.root);
         size_t nr = coll_recv_count(j->coll, W, j->count, k, p.root);
@@ -183,7 +224,16 @@ static void worker_do_check(struct worker *w, const struct job *j)
         want[k] = xcalloc(nr ? nr : 1, sizeof(float));
         got[k] = xcalloc(nr ? nr : 1, sizeof(float));
         init_fill(j->init, j->coll, W, j->count, p.root, j->seed, k, send[k]);
+        if (!exact) {
+            absin[k] = xcalloc(ns ? ns : 1, sizeof(float));
+            mag[k] = xcalloc(nr ? nr : 1, sizeof(float));
+            for (size_t i = 0; i < ns; i++)
+                absin[k][i] = fabsf(send[k][i]);
+        }
     }
+    /* The tolerance's scale: the same reduction over the inputs' magnitudes. */
+    if (!exact)
+        ref_compute(j->coll, j->op, W, j->count, p.root, absin, mag);
     struct trace t;
     r.status = trace_run(&t, &p, send, r.err, sizeof r.err);
     if (r.status == CV_OK) {
@@ -194,13 +244,14 @@ static void worker_do_check(struct worker *w, const struct job *j)
     }
     if (r.status == CV_OK)
         for (int k = 0; k < W; k++)
-            r.mismatches += worker_compare(
-                want[k], got[k], coll_recv_count(j->coll, W, j->count, k, p.root));
-    for (int k = 0; k < W; k++) {
-        free(send[k]);
-        free(want[k]);
-        free(got[k]);
-    }
+            r.mismatches += worker_compare_outputs(
+                want[k], got[k], mag[k], coll_recv_count(j->coll, W, j->count, k, p.root), W,
+                exact, &r.inexact);
+    worker_free_bufs(send, W);
+    worker_free_bufs(want, W);
+    worker_free_bufs(got, W);
+    worker_free_bufs(absin, W);
+    worker_free_bufs(mag, W);
     plan_free(&p);
     worker_post_result(w, &r);
 }

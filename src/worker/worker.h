@@ -48,6 +48,8 @@ struct result {
     int index, total;  /* SWEEP progress: this is row index of total */
     bool last;         /* the job's final result */
     long mismatches;   /* CHECK: elements where backend != trace (0 = equal) */
+    long inexact;      /* CHECK: elements that differ only by float rounding, allowed where
+                        * worker_check_exact() is false; 0 = bit for bit */
     char backend[16];
     struct train_summary train; /* TRAIN */
 };
@@ -69,6 +71,24 @@ bool worker_busy(struct worker *w);
 /* Cancel everything, join the thread, close the backend. */
 void worker_stop(struct worker *w);
 const char *worker_backend_name(const struct worker *w);
+
+/* JOB_CHECK's rule: must the backend's display-scale output equal the trace bit for bit?
+ * Yes on the CPU backend (it executes the very plan the trace ran, in the same order), for
+ * collectives that only move data, and for min/max (exact in any order). No for sum, avg
+ * and prod on any other backend: NCCL reduces in its own order, and its avg multiplies
+ * each input by 1/W before summing, so the last bits may differ. */
+bool worker_check_exact(const char *backend, enum coll c, enum redop op);
+
+/* Compare n elements of the trace's output (want) with the backend's (got). exact: every
+ * element must be the same float (two NaNs count as equal). Otherwise an element may also
+ * differ by float rounding: |want - got| <= nranks * FLT_EPSILON * max(|want|, |got|,
+ * mag, 1), where mag[i] (NULL = 0) is the size of what was reduced into element i: the
+ * same reduction over |inputs| (sum of |x| for sum, that / W for avg, product of |x| for
+ * prod), so a sum that cancels to near 0 still gets the rounding its terms carry. Returns
+ * the elements that differ by more; *inexact (may be NULL) is increased by those that
+ * differ within the tolerance. */
+long worker_compare_outputs(const float *want, const float *got, const float *mag, size_t n,
+                            int nranks, bool exact, long *inexact);
 struct backend *worker_backend(struct worker *w); /* for describe/rank_label only */
 
 #endif

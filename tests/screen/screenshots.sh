@@ -93,6 +93,9 @@ shot allreduce_end_measured "--collective all_reduce --step end" "measured on cp
 shot alltoall "--collective all_to_all --step 2" "measured on cpu:" || fail=1
 shot broadcast_tree "--collective broadcast --algo tree --step 1" "measured on cpu:" || fail=1
 shot help "--collective all_reduce --step 3" "measured on cpu:" "?" "help: keys" || fail=1
+# The backends overlay as this machine sees it (auto: NCCL where it can run, else why not).
+shot backends "--backend auto --collective all_reduce --step 3" "measured on " b \
+    "backends and hardware" || fail=1
 # The parallelism screen: each waits for the lecture-scale run's panel.
 shot parallel_tp_forward "--scene 'screen=parallel scheme=tp step=5'" "same loss as 1 device" ||
     fail=1

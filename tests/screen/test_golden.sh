@@ -55,7 +55,7 @@ check() { # name cols rows args keys...
     grep -qF "<masked>" "$file" || fail "$name: the backend line was not found to mask"
 }
 
-check allreduce_end_100x32 100 32 "--collective all_reduce --step end" "✓ animation = cpu ranks"
-check alltoall_step2_80x24_ascii 80 24 "--collective all_to_all --step 2 --ascii" "OK animation = cpu ranks"
-check broadcast_tree_120x36 120 36 "--collective broadcast --algo tree --step 1" "✓ animation = cpu ranks"
+check allreduce_end_100x32 100 32 "--collective all_reduce --step end" "✓ animation = cpu ranks (bit for bit)"
+check alltoall_step2_80x24_ascii 80 24 "--collective all_to_all --step 2 --ascii" "OK animation = cpu ranks (bit for bit)"
+check broadcast_tree_120x36 120 36 "--collective broadcast --algo tree --step 1" "✓ animation = cpu ranks (bit for bit)"
 echo "ok: golden screens match"

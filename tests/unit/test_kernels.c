@@ -1,9 +1,13 @@
-/* test_kernels.c - the host side of kernels/: the GPU's copy of the measurement pattern
- * (kernels/pattern.h) must equal core's pattern_value / pattern_expected bit for bit for
- * every collective, op, world size, root and rank, or the NCCL backend's #wrong would be
- * counted against a different answer than the CPU backend's. Also the host references of
- * the training kernels (kernels/ref.h) against values worked out by hand. Needs no CUDA:
- * the GPU half of the comparison is tests/gpu/test_kernels.c. */
+/* test_kernels.c - the host side of kernels/. The measurement pattern is written once, in
+ * src/core/pattern_formula.h, and both core (pattern_value / pattern_expected, what the
+ * CPU backend checks with) and the kernels (kernels/pattern.h, what the NCCL backend
+ * checks with on the GPU) call it; this file checks that the kernels' header really takes
+ * its formulas from there (at compile time), that its wrappers (the plain-data struct, the
+ * receive-count bound) give core's answers bit for bit for every collective, op, world
+ * size, root and rank, and that the closed form itself equals a plain reduction of the
+ * pattern's inputs (ref_compute), so the one formula is also the right one. Also the host
+ * references of the training kernels (kernels/ref.h) against values worked out by hand.
+ * Needs no CUDA: the GPU half is tests/gpu/test_kernels.c. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +18,10 @@
 #include <string.h>
 
 #include "../../kernels/pattern.h"
+/* The kernels' pattern must come from core's one definition, not from a copy. */
+#ifndef COLLVIZ_PATTERN_FORMULA_H
+#error "kernels/pattern.h no longer includes core/pattern_formula.h"
+#endif
 #include "../../kernels/ref.h"
 #include "core/coll.h"
 #include "core/init.h"
@@ -92,6 +100,79 @@ static void test_pattern_expected_equals_core(void **state)
                 }
     /* Every collective produced output somewhere: the loops really compared elements. */
     assert_true(compared > 100000);
+}
+
+/* The formula's values worked out by hand: v = (7*rank + 3*(i mod 11)) mod 11, then v - 5,
+ * or for prod 1/2, 1, 2 by v mod 3. */
+static void test_pattern_value_by_hand(void **state)
+{
+    (void)state;
+    assert_true(same_bits(pattern_value(OP_SUM, 0, 0), -5.0f));  /* v = 0 */
+    assert_true(same_bits(pattern_value(OP_SUM, 1, 0), 2.0f));   /* v = 7 */
+    assert_true(same_bits(pattern_value(OP_SUM, 0, 1), -2.0f));  /* v = 3 */
+    assert_true(same_bits(pattern_value(OP_MAX, 2, 5), 2.0f));   /* v = 29 mod 11 = 7 */
+    assert_true(same_bits(pattern_value(OP_AVG, 0, 13), 1.0f));  /* i mod 11 = 2: v = 6 */
+    assert_true(same_bits(pattern_value(OP_PROD, 0, 0), 0.5f));  /* v = 0 */
+    assert_true(same_bits(pattern_value(OP_PROD, 1, 0), 1.0f));  /* v = 7 */
+    assert_true(same_bits(pattern_value(OP_PROD, 0, 8), 2.0f));  /* v = 24 mod 11 = 2 */
+    /* all-reduce sum of element 0 over 2 ranks: -5 + 2; avg: / 2 */
+    assert_true(same_bits(pattern_expected(COLL_ALL_REDUCE, OP_SUM, 2, 4, 0, 1, 0), -3.0f));
+    assert_true(same_bits(pattern_expected(COLL_ALL_REDUCE, OP_AVG, 2, 4, 0, 0, 0), -1.5f));
+    /* past the receive buffer (a non-root of reduce has none): 0 */
+    assert_true(same_bits(pattern_expected(COLL_REDUCE, OP_SUM, 4, 4, 0, 1, 0), 0.0f));
+    assert_true(same_bits(cvk_pattern_expected((struct cvk_pattern){.coll = COLL_REDUCE,
+                                                                    .op = OP_SUM,
+                                                                    .nranks = 4,
+                                                                    .root = 0,
+                                                                    .rank = 1,
+                                                                    .count = 4},
+                                               0),
+                          0.0f));
+}
+
+/* The closed form against a plain reduction of the inputs, written from the definitions
+ * with no formula (core's ref_compute on send buffers filled with pattern_value). */
+static void test_pattern_expected_equals_reference(void **state)
+{
+    (void)state;
+    static const int worlds[] = {1, 2, 3, 5, 8, 16};
+    static const size_t counts[] = {1, 6, 13};
+    long compared = 0;
+    for (int c = 0; c < COLL_COUNT; c++)
+        for (int op = 0; op < OP_COUNT; op++)
+            for (size_t wi = 0; wi < ARRAY_LEN(worlds); wi++)
+                for (size_t ci = 0; ci < ARRAY_LEN(counts); ci++) {
+                    int w = worlds[wi];
+                    size_t n = counts[ci];
+                    int root = w - 1;
+                    float *send[CV_MAX_RANKS], *recv[CV_MAX_RANKS];
+                    for (int r = 0; r < w; r++) {
+                        size_t ns = coll_send_count((enum coll)c, w, n, r, root);
+                        size_t nr = coll_recv_count((enum coll)c, w, n, r, root);
+                        send[r] = test_malloc((ns ? ns : 1) * sizeof(float));
+                        recv[r] = test_malloc((nr ? nr : 1) * sizeof(float));
+                        for (size_t i = 0; i < ns; i++)
+                            send[r][i] = pattern_value((enum redop)op, r, i);
+                    }
+                    ref_compute((enum coll)c, (enum redop)op, w, n, root, send, recv);
+                    for (int r = 0; r < w; r++) {
+                        size_t nr = coll_recv_count((enum coll)c, w, n, r, root);
+                        for (size_t j = 0; j < nr; j++) {
+                            float want = recv[r][j];
+                            float got = pattern_expected((enum coll)c, (enum redop)op, w, n,
+                                                         root, r, j);
+                            if (!same_bits(got, want))
+                                fail_msg("%s %s W=%d count %zu rank %d j %zu: closed form "
+                                         "%.9g, reference %.9g",
+                                         coll_name((enum coll)c), redop_name((enum redop)op),
+                                         w, n, r, j, got, want);
+                            compared++;
+                        }
+                        test_free(send[r]);
+                        test_free(recv[r]);
+                    }
+                }
+    assert_true(compared > 10000);
 }
 
 static void test_pattern_matches(void **state)
@@ -190,6 +271,8 @@ int main(void)
         cmocka_unit_test(test_pattern_value_equals_core),
         cmocka_unit_test(test_recv_count_equals_core),
         cmocka_unit_test(test_pattern_expected_equals_core),
+        cmocka_unit_test(test_pattern_value_by_hand),
+        cmocka_unit_test(test_pattern_expected_equals_reference),
         cmocka_unit_test(test_pattern_matches),
         cmocka_unit_test(test_ref_count_wrong),
         cmocka_unit_test(test_ref_gelu),

@@ -3,7 +3,10 @@
  * SWEEP one row per size with index/total and `last` only on the final one; CHECK
  * compares the backend against the trace (0 mismatches for every collective and
  * algorithm); cancel drops queued jobs and stops the running one; stop joins cleanly
- * (ASan's leak check covers what it frees). */
+ * (ASan's leak check covers what it frees). The check's comparison rule: bit for bit on
+ * the CPU backend, within float rounding for a reduction on another backend, shown on
+ * worker_compare_outputs directly and end to end with a fake backend whose results are
+ * one unit in the last place off. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +14,8 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <float.h>
+#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -170,6 +175,7 @@ static void test_check_every_collective(void **state)
         if (r.status != CV_OK)
             fail_msg("check job %d: %s", i, r.err);
         assert_int_equal(r.mismatches, 0);
+        assert_int_equal(r.inexact, 0); /* the CPU ranks: bit for bit */
         assert_true(r.last);
     }
     /* An unsupported pair is reported, not run. */
@@ -262,6 +268,145 @@ static void test_many_results_before_polling(void **state)
     worker_stop(w);
 }
 
+static void test_check_rule(void **state)
+{
+    (void)state;
+    for (int c = 0; c < COLL_COUNT; c++)
+        for (int op = 0; op < OP_COUNT; op++) {
+            /* The CPU backend runs the trace's own plan: always exact. */
+            assert_true(worker_check_exact("cpu", (enum coll)c, (enum redop)op));
+            bool loose = coll_reduces((enum coll)c) &&
+                         (op == OP_SUM || op == OP_AVG || op == OP_PROD);
+            assert_int_equal(worker_check_exact("nccl", (enum coll)c, (enum redop)op), !loose);
+        }
+}
+
+static void test_compare_outputs(void **state)
+{
+    (void)state;
+    float want[4] = {6.0f, 0.0f, -3.0f, NAN};
+    float got[4] = {nextafterf(6.0f, INFINITY), nextafterf(0.0f, 1.0f),
+                    nextafterf(-3.0f, -INFINITY), NAN};
+    long inexact = 0;
+    /* Exact: three elements one ulp off are three mismatches; two NaNs are equal. */
+    assert_int_equal(worker_compare_outputs(want, got, NULL, 4, 4, true, &inexact), 3);
+    assert_int_equal(inexact, 0);
+    /* Within rounding: none is a mismatch, three are counted as inexact. */
+    assert_int_equal(worker_compare_outputs(want, got, NULL, 4, 4, false, &inexact), 0);
+    assert_int_equal(inexact, 3);
+    /* A real error is never rounding: 1/16 off at 1, 1 off at 6, a NaN, an infinity. */
+    float w2[4] = {1.0f, 6.0f, 2.0f, 5.0f};
+    float g2[4] = {1.0f + 1.0f / 16, 7.0f, NAN, INFINITY};
+    inexact = 0;
+    assert_int_equal(worker_compare_outputs(w2, g2, NULL, 4, 16, false, &inexact), 4);
+    assert_int_equal(inexact, 0);
+    /* The bound is W * FLT_EPSILON * max(|want|, |got|, mag, 1): at 1000 and W = 4, 3 ulp
+     * (3 * 2^-14) pass and 40 ulp do not. */
+    float w3[2] = {1000.0f, 1000.0f};
+    float g3[2] = {1000.0f + 3 * 0x1p-14f, 1000.0f + 40 * 0x1p-14f};
+    assert_int_equal(worker_compare_outputs(w3, g3, NULL, 2, 4, false, NULL), 1);
+    /* A sum that cancels to 0 carries the rounding of its terms: 1e-5 off 0 is beyond
+     * 4 * FLT_EPSILON on its own, within it when the terms summed to 100 in magnitude. */
+    float w4[1] = {0.0f}, g4[1] = {1e-5f}, m4[1] = {100.0f};
+    assert_int_equal(worker_compare_outputs(w4, g4, NULL, 1, 4, false, NULL), 1);
+    assert_int_equal(worker_compare_outputs(w4, g4, m4, 1, 4, false, NULL), 0);
+    /* The magnitude never loosens an exact comparison. */
+    assert_int_equal(worker_compare_outputs(w4, g4, m4, 1, 4, true, NULL), 1);
+}
+
+/* A test-only backend: run_small computes the right answer from the definitions and then
+ * moves every element `fake_ulps` units in the last place up (or adds fake_add), the way
+ * a backend that reduces in another order may end a bit off. */
+static int fake_ulps;
+static float fake_add;
+
+static int fake_open(struct backend *b, char *err, size_t errlen)
+{
+    return CV_OK;
+}
+
+static int fake_max_ranks(struct backend *b)
+{
+    return CV_MAX_RANKS;
+}
+
+static int fake_run_small(struct backend *b, const struct plan *p, float *const *send,
+                          float **recv, char *err, size_t errlen)
+{
+    ref_compute(p->coll, p->op, p->nranks, p->count, p->root, send, recv);
+    for (int r = 0; r < p->nranks; r++) {
+        size_t n = coll_recv_count(p->coll, p->nranks, p->count, r, p->root);
+        for (size_t i = 0; i < n; i++) {
+            for (int k = 0; k < fake_ulps; k++)
+                recv[r][i] = nextafterf(recv[r][i], INFINITY);
+            recv[r][i] += fake_add;
+        }
+    }
+    return CV_OK;
+}
+
+static const struct backend_ops fake_gpu_ops = {
+    .name = "fakegpu", .open = fake_open, .max_ranks = fake_max_ranks,
+    .run_small = fake_run_small,
+};
+/* The same backend under the CPU's name: held to the CPU's bit-for-bit rule. */
+static const struct backend_ops fake_cpu_ops = {
+    .name = "cpu", .open = fake_open, .max_ranks = fake_max_ranks,
+    .run_small = fake_run_small,
+};
+
+static struct result check_on(const struct backend_ops *ops, enum coll c, enum redop op)
+{
+    struct backend *b = xcalloc(1, sizeof *b);
+    b->ops = ops;
+    char err[200];
+    struct worker *w = worker_start(b, err, sizeof err);
+    assert_non_null(w);
+    struct job j = {.kind = JOB_CHECK, .coll = c, .algo = ALGO_RING, .op = op, .nranks = 4,
+                    .count = 7, .init = INIT_RANDOM, .seed = 7};
+    worker_post(w, &j);
+    struct result r;
+    assert_int_equal(next_result(w, &r, 30), 1);
+    worker_stop(w); /* closes (frees) b */
+    assert_int_equal(r.status, CV_OK);
+    return r;
+}
+
+static void test_check_with_fake_backend(void **state)
+{
+    (void)state;
+    /* One ulp off everywhere: all-reduce (4 ranks x 7 elements) passes within rounding on
+     * the non-CPU backend, and fails element by element under the CPU's exact rule. */
+    fake_ulps = 1;
+    fake_add = 0.0f;
+    struct result r = check_on(&fake_gpu_ops, COLL_ALL_REDUCE, OP_SUM);
+    assert_string_equal(r.backend, "fakegpu");
+    assert_int_equal(r.mismatches, 0);
+    assert_int_equal(r.inexact, 28);
+    r = check_on(&fake_gpu_ops, COLL_REDUCE_SCATTER, OP_AVG);
+    assert_int_equal(r.mismatches, 0);
+    assert_int_equal(r.inexact, 28);
+    r = check_on(&fake_cpu_ops, COLL_ALL_REDUCE, OP_SUM);
+    assert_int_equal(r.mismatches, 28);
+    assert_int_equal(r.inexact, 0);
+    /* Moving data and min/max have no rounding to excuse: exact on any backend. */
+    r = check_on(&fake_gpu_ops, COLL_ALL_GATHER, OP_SUM);
+    assert_int_equal(r.mismatches, 4 * 4 * 7);
+    r = check_on(&fake_gpu_ops, COLL_ALL_REDUCE, OP_MAX);
+    assert_int_equal(r.mismatches, 28);
+    /* Bit for bit from the fake too: exact and not inexact. */
+    fake_ulps = 0;
+    r = check_on(&fake_gpu_ops, COLL_ALL_REDUCE, OP_SUM);
+    assert_int_equal(r.mismatches, 0);
+    assert_int_equal(r.inexact, 0);
+    /* A real error (a quarter off) is a mismatch under the tolerance too. */
+    fake_add = 0.25f;
+    r = check_on(&fake_gpu_ops, COLL_ALL_REDUCE, OP_SUM);
+    assert_int_equal(r.mismatches, 28);
+    assert_int_equal(r.inexact, 0);
+    fake_add = 0.0f;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -271,6 +416,9 @@ int main(void)
         cmocka_unit_test(test_cancel_drops_queue_and_stops_running),
         cmocka_unit_test(test_stop_while_running),
         cmocka_unit_test(test_many_results_before_polling),
+        cmocka_unit_test(test_check_rule),
+        cmocka_unit_test(test_compare_outputs),
+        cmocka_unit_test(test_check_with_fake_backend),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
