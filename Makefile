@@ -63,7 +63,7 @@ $(BUILD)/obj/%.o: %.c
 
 $(BUILD)/obj/%.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) -O2 $(NVCC_GENCODE) -Isrc -Ikernels -c $< -o $@
+	$(NVCC) -O2 $(NVCC_GENCODE) -Isrc -Ikernels -MMD -MP -c $< -o $@
 
 $(LIB): $(OBJ_LIB)
 	@rm -f $@
