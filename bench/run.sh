@@ -6,8 +6,11 @@
 #  2. Interleaved rounds of: memcpy bandwidth with 1 and 2 threads (bench/memcpy_bw.c),
 #     all_reduce 64 MiB with the ring, and with the backend's fastest algorithm (auto).
 #  3. Open MPI's MPI_Allreduce of the same 64 MiB on 4 processes (bench/mpi_allreduce.c),
-#     installing Open MPI with apt-get if mpicc is missing.
+#     installing Open MPI with apt-get if mpicc is missing; the exact mpirun command is
+#     printed, and one run with glibc's default malloc settings is shown beside it.
 #  4. The ratios against their targets, and the memory-traffic bound with its derivation.
+#  5. Training step time (bench/train_bench.sh, when present): collviz train's schemes
+#     next to PyTorch DDP.
 #
 # Every 64 MiB figure is the best of $REPEAT rounds/runs (each run the mean of 20 timed
 # iterations after 5 warm-up), the same rule for collviz, memcpy and MPI: these are shared,
@@ -39,8 +42,37 @@ if ! command -v mpicc >/dev/null; then
 fi
 mpicc -O2 -o "$out/mpi_allreduce" "$here/mpi_allreduce.c" || die "building mpi_allreduce failed"
 ${CC:-cc} -O2 -pthread -o "$out/memcpy_bw" "$here/memcpy_bw.c" || die "building memcpy_bw failed"
-MPIRUN=(mpirun -np "$RANKS" --oversubscribe)
+# How MPI is run, and why. Open MPI's in-place MPI_Allreduce of 64 MiB allocates a 64 MiB
+# scratch buffer on every call. glibc serves that from a fresh mmap and returns it on
+# free, so every call first-touches 64 MiB of new pages; page faults on these VMs run at
+# a few hundred MB/s, and that, not the collective, set MPI's figure: 0.14-0.25 GB/s
+# busbw. collviz allocates its buffers once and touches them before timing, and asks for
+# transparent huge pages (madvise); giving MPI the same is the fair comparison:
+#   glibc.malloc.mmap_threshold / trim_threshold = 4 GiB: big blocks come from the heap
+#       and stay there after free, so the scratch buffer is reused, not re-faulted
+#       (mallopt cannot do it inside the program: it caps the threshold at 32 MiB);
+#   glibc.malloc.hugetlb=1: glibc asks for transparent huge pages (madvise), as collviz.
+# Measured on the 2-core AMD EPYC VM (64 MiB, 4 processes, 20 iters after 5, busbw GB/s,
+# 2-4 interleaved runs each, machine shared with other jobs):
+#   default malloc                                   0.14 0.20 0.22
+#   huge pages only                                  1.19 1.26 1.90 2.05
+#   thresholds only                                  1.49 1.50 1.79 1.89
+#   thresholds + huge pages  (chosen)                2.02 2.52 3.43 3.63
+#   ... + --mca mpi_yield_when_idle 1                1.99 2.40 2.82 3.74
+#   ... + --bind-to none                             2.10 3.40 3.55 4.30
+#   ... + --mca btl self,vader, single copy none     1.10 1.19 1.97 1.99
+#   thresholds only + btl self,vader (cma / none)    1.44-1.82 / 1.59-1.87
+#   thresholds only + coll_tuned allreduce ring/segmented ring/rabenseifner: no better
+# mpi_yield_when_idle is already on when Open MPI sees it is oversubscribed, and with
+# 4 processes on 2 cores it binds nothing (--report-bindings), so --bind-to none changes
+# nothing here; it is kept so that on a bigger machine MPI's processes float like
+# collviz's unpinned threads. CMA single copy (the default) beat copying through the
+# shared segment.
+MPI_TUNABLES="glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=4294967296:glibc.malloc.hugetlb=1"
+MPIRUN=(mpirun -np "$RANKS" --oversubscribe --bind-to none -x GLIBC_TUNABLES)
 [ "$(id -u)" = 0 ] && MPIRUN+=(--allow-run-as-root)
+MPIRUN_PLAIN=(mpirun -np "$RANKS" --oversubscribe --bind-to none)
+[ "$(id -u)" = 0 ] && MPIRUN_PLAIN+=(--allow-run-as-root)
 
 echo "== machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -82,9 +114,10 @@ done
 echo
 echo "== 3. Open MPI MPI_Allreduce 64 MiB fp32 sum, $RANKS processes (best of $REPEAT runs)"
 echo "   $(mpirun --version 2>&1 | head -1)"
+echo "   command: GLIBC_TUNABLES=$MPI_TUNABLES ${MPIRUN[*]} $out/mpi_allreduce $BYTES 20 5"
 mpi=0
 for i in $(seq "$REPEAT"); do
-    line=$("${MPIRUN[@]}" "$out/mpi_allreduce" "$BYTES" 20 5 2>"$out/mpi.err")
+    line=$(GLIBC_TUNABLES=$MPI_TUNABLES "${MPIRUN[@]}" "$out/mpi_allreduce" "$BYTES" 20 5 2>"$out/mpi.err")
     if [ $? -ne 0 ]; then
         echo "   mpirun failed: $(head -2 "$out/mpi.err")"
         continue
@@ -93,6 +126,15 @@ for i in $(seq "$REPEAT"); do
     v=$(echo "$line" | sed -n 's/^mpi_busbw_gbs=//p')
     mpi=$(python3 -c 'import sys; print(max(float(sys.argv[1]), float(sys.argv[2] or 0)))' "$mpi" "$v")
 done
+# For the record, not used below: the same with glibc's default malloc settings.
+echo "   with glibc's default malloc (scratch buffer re-faulted every call; not used below):"
+echo "   command: ${MPIRUN_PLAIN[*]} $out/mpi_allreduce $BYTES 20 5"
+line=$(env -u GLIBC_TUNABLES "${MPIRUN_PLAIN[@]}" "$out/mpi_allreduce" "$BYTES" 20 5 2>"$out/mpi.err")
+if [ $? -eq 0 ]; then
+    echo "   run: $(echo "$line" | head -1)"
+else
+    echo "   mpirun failed: $(head -2 "$out/mpi.err")"
+fi
 
 # --- 4. ratios -----------------------------------------------------------------------------
 echo
@@ -137,4 +179,11 @@ line("ring busbw / MPI busbw", ring, mpi, 4)
 line("best busbw / MPI busbw", best, mpi, 5)
 line("best busbw / memcpy-implied bound", best, bound, 0.6)
 EOF
+
+# --- 5. training ---------------------------------------------------------------------------
+if [ -f "$here/train_bench.sh" ]; then
+    echo
+    echo "== 5. training step time (collviz train vs PyTorch DDP)"
+    bash "$here/train_bench.sh" "$BIN" || echo "bench: train_bench.sh exited with $?"
+fi
 exit 0

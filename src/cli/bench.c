@@ -4,6 +4,12 @@
  * worker thread the interactive screens use, so progress, cancel (Ctrl-C) and the
  * deadlines come from the one implementation.
  *
+ * On NCCL the header also carries the hardware block (nccl_info.h: GPUs, memory, PCI ids,
+ * peer access, versions, NCCL_ALGO / NCCL_PROTO), in JSON as the "hardware" string (null
+ * for backends without one), because a figure means little without the machine it
+ * came from; NCCL_ALGO / NCCL_PROTO, when set, are repeated on each section's header,
+ * since they change which algorithm produced the rows below it.
+ *
  * Exit status: 0 every result checked out, 1 some #wrong > 0 (or a run failed), 2 bad
  * input (one line on stderr), 130 interrupted. */
 #include "cli.h"
@@ -23,6 +29,9 @@
 #include "core/coll.h"
 #include "core/util.h"
 #include "worker/worker.h"
+#ifdef HAVE_NCCL
+#include "backend/nccl/nccl_info.h"
+#endif
 
 #define BENCH_MAX_SIZES 1000
 
@@ -292,10 +301,85 @@ static void bench_json_num(double v)
         printf("null");
 }
 
-static void bench_print_json(const char *backend, int ranks, const struct bench_row *rows,
-                             size_t n)
+/* s as a JSON string literal, or null. */
+static void bench_json_str(const char *s)
 {
-    printf("{\"backend\":\"%s\",\"ranks\":%d,\"rows\":[", backend, ranks);
+    if (!s) {
+        printf("null");
+        return;
+    }
+    putchar('"');
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            printf("\\%c", *c);
+        else if (*c == '\n')
+            printf("\\n");
+        else if (*c == '\t')
+            printf("\\t");
+        else if (*c < 0x20)
+            printf("\\u%04x", *c);
+        else
+            putchar(*c);
+    }
+    putchar('"');
+}
+
+/* The backend's hardware block, one fact a line, or NULL when it has none (the CPU
+ * backend's one line is its `ranks:` description). Read before the worker thread takes
+ * the backend over. Caller frees. */
+static char *bench_hardware(const struct backend *b)
+{
+#ifdef HAVE_NCCL
+    int len = nccl_backend_info(b, NULL, 0);
+    if (len > 0) {
+        char *text = xmalloc((size_t)len + 1);
+        nccl_backend_info(b, text, (size_t)len + 1);
+        return text;
+    }
+#else
+    (void)b;
+#endif
+    return NULL;
+}
+
+/* "NCCL_ALGO=Ring NCCL_PROTO=Simple" for the settings that are set, "" when none is. */
+static void bench_nccl_env(const struct backend *b, char *buf, size_t n)
+{
+    buf[0] = '\0';
+#ifdef HAVE_NCCL
+    const struct nccl_info *in = nccl_backend_get_info(b);
+    if (in && in->nccl_algo[0] && in->nccl_proto[0])
+        snprintf(buf, n, "NCCL_ALGO=%s NCCL_PROTO=%s", in->nccl_algo, in->nccl_proto);
+    else if (in && in->nccl_algo[0])
+        snprintf(buf, n, "NCCL_ALGO=%s", in->nccl_algo);
+    else if (in && in->nccl_proto[0])
+        snprintf(buf, n, "NCCL_PROTO=%s", in->nccl_proto);
+#else
+    (void)b;
+    (void)n;
+#endif
+}
+
+/* The hardware block in the text header: "# hardware: " on the first line, aligned below. */
+static void bench_print_hardware(const char *hw)
+{
+    const char *line = hw;
+    bool first = true;
+    while (*line) {
+        const char *nl = strchr(line, '\n');
+        int len = nl ? (int)(nl - line) : (int)strlen(line);
+        printf("# %s%.*s\n", first ? "hardware: " : "          ", len, line);
+        first = false;
+        line += len + (nl ? 1 : 0);
+    }
+}
+
+static void bench_print_json(const char *backend, int ranks, const char *hardware,
+                             const struct bench_row *rows, size_t n)
+{
+    printf("{\"backend\":\"%s\",\"ranks\":%d,\"hardware\":", backend, ranks);
+    bench_json_str(hardware);
+    printf(",\"rows\":[");
     for (size_t i = 0; i < n; i++) {
         const struct bench_result *r = &rows[i].r;
         enum coll c = rows[i].coll;
@@ -414,8 +498,12 @@ int cli_bench_main(int argc, char **argv)
     b->ops->describe(b, o.ranks, describe, sizeof describe);
     char backend_name[16];
     snprintf(backend_name, sizeof backend_name, "%s", b->ops->name);
+    char *hardware = bench_hardware(b);
+    char nccl_env[160];
+    bench_nccl_env(b, nccl_env, sizeof nccl_env);
     struct worker *w = worker_start(b, err, sizeof err);
     if (!w) {
+        free(hardware);
         backend_close(b);
         fprintf(stderr, "collviz: %s\n", err);
         return 1;
@@ -433,6 +521,8 @@ int cli_bench_main(int argc, char **argv)
         printf("# backend: %s%s%s%s\n", backend_name, why[0] ? "  (auto: " : "", why,
                why[0] ? ")" : "");
         printf("# ranks:   %s\n", describe);
+        if (hardware)
+            bench_print_hardware(hardware);
         printf("# options: %d iters, %d warm-up, check %s, op %s, algo %s, timeout %g s\n",
                o.iters, o.warmup, o.check ? "on" : "off", redop_name(o.op),
                o.algo_auto ? "auto (the backend's fastest)" : algo_name(o.algo), o.timeout_s);
@@ -515,6 +605,9 @@ int cli_bench_main(int argc, char **argv)
                     snprintf(autonote, sizeof how - (size_t)(autonote - how),
                              "; algo auto: the fastest in a trial at each size");
                 printf("#\n# %s: busbw factor %s; measured: %s\n", coll_name(c), factor, how);
+                if (nccl_env[0])
+                    printf("# %s: %s set in the environment: NCCL's choice of algorithm / "
+                           "protocol is forced for these rows\n", coll_name(c), nccl_env);
                 printf("# %10s %12s %6s %6s %5s %7s %11s %12s %12s %7s\n", "size(B)",
                        "count", "type", "redop", "root", "algo", "time(us)", "algbw(GB/s)",
                        "busbw(GB/s)", "#wrong");
@@ -549,8 +642,9 @@ int cli_bench_main(int argc, char **argv)
         if (rows[i].r.wrong > 0)
             wrong_total += rows[i].r.wrong;
     if (o.json && exit_rc != 2 && exit_rc != 130)
-        bench_print_json(backend_name, o.ranks, rows, nrows);
+        bench_print_json(backend_name, o.ranks, hardware, rows, nrows);
     free(rows);
+    free(hardware);
     if (exit_rc)
         return exit_rc;
     if (wrong_total > 0) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_bench_cli.sh - `collviz bench` on the CPU backend at small sizes: the JSON parses and
-# has a row per (collective, size) with #wrong == 0 and nccl-tests' accounting; the text
+# has a row per (collective, size) with #wrong == 0 and nccl-tests' accounting ("hardware"
+# is null on CPU; on a machine where NCCL runs, the hardware block is checked); the text
 # table has its header, columns and the lecture's formula line; bad input exits 2 with one
 # line on stderr naming the value (also against the ASan+UBSan binary, when given).
 # Usage: test_bench_cli.sh BIN [ASAN_BIN]
@@ -31,6 +32,7 @@ def check(cond, what):
         ok = False
 check(d["backend"] == "cpu", "backend %r" % d["backend"])
 check(d["ranks"] == 4, "ranks %r" % d["ranks"])
+check("hardware" in d and d["hardware"] is None, "cpu hardware %r" % d.get("hardware"))
 rows = d["rows"]
 colls = ["broadcast", "scatter", "gather", "reduce", "all_gather", "reduce_scatter",
          "all_reduce", "all_to_all"]
@@ -177,6 +179,26 @@ for bin in "$BIN" ${ASAN_BIN:+"$ASAN_BIN"}; do
             fail "--backend nccl: message '$(cat "$tmp/err")'"
     elif [ "$rc" != 0 ]; then
         fail "--backend nccl: exit $rc ($(head -1 "$tmp/err"))"
+    else
+        # NCCL ran (a machine with 2+ GPUs): the hardware block in the text header and
+        # in JSON, with the versions, every GPU and the NCCL_ALGO line.
+        grep -q '^# hardware: NCCL [0-9.]* (built against' "$tmp/out" ||
+            fail "--backend nccl: no hardware line: $(head -8 "$tmp/out")"
+        grep -q '^#  *GPU 0: .*, sm_[0-9]*, PCI ' "$tmp/out" || fail "--backend nccl: no GPU 0 line"
+        grep -q '^#  *NCCL_ALGO=' "$tmp/out" || fail "--backend nccl: no NCCL_ALGO line"
+        NCCL_ALGO=Ring "$bin" bench all_reduce --backend nccl -b 4K -n 1 -w 0 >"$tmp/ring" 2>"$tmp/err" &&
+            grep -q '^# all_reduce: NCCL_ALGO=Ring set in the environment' "$tmp/ring" ||
+            fail "--backend nccl with NCCL_ALGO=Ring: no section note ($(head -1 "$tmp/err"))"
+        "$bin" bench all_reduce --backend nccl -b 4K -n 1 -w 0 --format json >"$tmp/nccl.json" 2>"$tmp/err" ||
+            fail "--backend nccl --format json: exit $?"
+        python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+hw = d["hardware"]
+assert d["backend"] == "nccl" and isinstance(hw, str), d
+assert hw.startswith("NCCL ") and "GPU 0: " in hw and "NCCL_ALGO=" in hw, hw
+assert hw.count("GPU ") >= d["ranks"], hw
+' "$tmp/nccl.json" || fail "--backend nccl --format json: hardware field"
     fi
 done
 

@@ -5,8 +5,10 @@
  * op on the reducing collectives; run_small must equal the plain reference on the
  * lecture's inputs; a size that cannot fit is refused before anything is allocated; the
  * step barrier's deadline fires when a rank never arrives; a late rank makes measure()
- * return CV_ETIMEOUT and the backend recovers; cancel stops a run; the rank threads are
- * created once per world size. Sizes stay small so this runs in seconds under ASan. */
+ * return CV_ETIMEOUT and the backend recovers; cancel stops a run within a few steps'
+ * time (measured in the test, as a ratio), also while a rank is late; the rank threads
+ * are created once per world size. Sizes stay small (one 128 MiB case) so this runs in
+ * seconds under ASan. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -494,6 +496,160 @@ static void test_cancel(void **state)
     backend_close(b);
 }
 
+struct cancel_run {
+    struct backend *b;
+    struct bench_params p;
+    volatile int *cancel;
+    int rc;
+    double returned; /* now_s() when measure() came back */
+    char err[256];
+};
+
+static void *measure_thread(void *p)
+{
+    struct cancel_run *a = p;
+    struct bench_result r;
+    a->rc = a->b->ops->measure(a->b, &a->p, &r, a->cancel, a->err, sizeof a->err);
+    a->returned = now_s();
+    return NULL;
+}
+
+/* Start `run` on a thread, set the flag after `after_s`; returns the seconds from setting
+ * the flag to measure() coming back. */
+static double cancel_after(struct cancel_run *run, double after_s)
+{
+    *run->cancel = 0;
+    pthread_t th;
+    double t0 = now_s();
+    assert_int_equal(pthread_create(&th, NULL, measure_thread, run), 0);
+    while (now_s() < t0 + after_s) {
+        struct timespec ts = {0, 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    double t_cancel = now_s();
+    *run->cancel = 1;
+    pthread_join(th, NULL);
+    return run->returned - t_cancel;
+}
+
+/* A cancel lands within a step, not at the end of an iteration: a ring all-gather on 8
+ * ranks has 7 steps per iteration, and the flag is read at every step barrier. The bound
+ * is a ratio to one step's time measured here, on this machine, under this build (ASan
+ * included): at most 3 steps, where reading the flag only between iterations would take
+ * up to 7 (reading the flag that way, this test measured 5.7-7.3 steps). */
+static void test_cancel_lands_within_a_step(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char err[256];
+    struct bench_result r;
+    const int W = 8;
+    struct bench_params p = {
+        .coll = COLL_ALL_GATHER, .algo = ALGO_RING, .op = OP_SUM, .nranks = W,
+        .bytes = (size_t)128 << 20, .iters = 2, .warmup = 1, .check = false, .timeout_s = 20,
+    };
+    /* One step's time: the slower of two short measurements. The first also allocates
+     * and touches the buffers, which the cancelled run then reuses. The whole call's
+     * duration (fill + warm-up + timed) says when the cancelled run is past its fill and
+     * into its iterations. */
+    double t_step = 0, t_call = 0;
+    for (int k = 0; k < 2; k++) {
+        double t0 = now_s();
+        assert_int_equal(b->ops->measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+        t_call = now_s() - t0;
+        double ts = r.time_us * 1e-6 / (W - 1);
+        if (ts > t_step)
+            t_step = ts;
+    }
+
+    volatile int cancel = 0;
+    struct cancel_run run = {.b = b, .p = p, .cancel = &cancel};
+    run.p.iters = 100000;
+    run.p.check = true;
+    double after = t_call > 0.1 ? t_call : 0.1;
+    double worst = 0;
+    for (int k = 0; k < 3; k++) {
+        double lat = cancel_after(&run, after);
+        assert_int_equal(run.rc, CV_ECANCELLED);
+        assert_string_equal(run.err, "cancelled");
+        if (lat > worst)
+            worst = lat;
+    }
+    print_message("     cancel: one step %.2f ms, worst of 3 cancels %.2f ms = %.2f steps\n",
+                  t_step * 1e3, worst * 1e3, worst / t_step);
+    assert_true(worst <= 3 * t_step);
+
+    /* The backend still works, on the same threads, at a size of its own. */
+    p.check = true;
+    p.bytes = 1 << 20;
+    assert_int_equal(b->ops->measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+    assert_int_equal(r.wrong, 0);
+    assert_string_equal(r.algo, "ring");
+    backend_close(b);
+}
+
+/* A rank that does not come to the barrier (here: held back 10 s by the test seam) cannot
+ * read the flag; the coordinator sees the cancel and aborts the barrier, so the ranks
+ * waiting there leave at once. Without that, the run would end only when the late rank
+ * arrived. */
+static void test_cancel_while_a_rank_is_late(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char err[256];
+    struct bench_result r;
+    const double stall = 10.0;
+    cpu_backend_test_stall(b, 1, stall);
+    volatile int cancel = 0;
+    struct cancel_run run = {
+        .b = b, .cancel = &cancel,
+        .p = {.coll = COLL_ALL_REDUCE, .algo = ALGO_RING, .op = OP_SUM, .nranks = 4,
+              .bytes = 64 * 1024, .iters = 5, .warmup = 1, .check = true, .timeout_s = 30},
+    };
+    double lat = cancel_after(&run, 0.1);
+    assert_int_equal(run.rc, CV_ECANCELLED);
+    print_message("     cancel with a rank %.0f s late: returned after %.3f s\n", stall, lat);
+    assert_true(lat < stall / 5);
+    cpu_backend_test_stall(b, -1, 0);
+    assert_int_equal(measure(b, COLL_ALL_REDUCE, ALGO_RING, false, OP_SUM, 4, 64 * 1024, 0, &r,
+                             err, sizeof err),
+                     CV_OK);
+    assert_int_equal(r.wrong, 0);
+    backend_close(b);
+}
+
+/* The barrier's own cancel: waiters leave with CV_ECANCELLED, a deadline abort that comes
+ * after does not change the reason, and a reset clears it. */
+static void test_barrier_cancel_by_coordinator(void **state)
+{
+    (void)state;
+    struct cpu_barrier bar;
+    cpu_barrier_init(&bar, 3, 0);
+    struct bar_arg args[2];
+    for (int i = 0; i < 2; i++)
+        args[i] = (struct bar_arg){.bar = &bar, .deadline = now_s() + 10};
+    pthread_t th[2];
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, bar_thread, &args[i]), 0);
+    struct timespec ts = {0, 50 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    assert_int_equal(cpu_barrier_aborted(&bar), CV_OK);
+    cpu_barrier_cancel(&bar);
+    for (int i = 0; i < 2; i++)
+        pthread_join(th[i], NULL);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(args[i].rc, CV_ECANCELLED);
+        assert_true(args[i].waited < 5.0);
+    }
+    cpu_barrier_abort(&bar);
+    assert_int_equal(cpu_barrier_aborted(&bar), CV_ECANCELLED);
+    assert_int_equal(cpu_barrier_wait(&bar, INFINITY, NULL, NULL), CV_ECANCELLED);
+    cpu_barrier_reset(&bar);
+    assert_int_equal(cpu_barrier_aborted(&bar), CV_OK);
+    cpu_barrier_abort(&bar);
+    assert_int_equal(cpu_barrier_wait(&bar, INFINITY, NULL, NULL), CV_ETIMEOUT);
+}
+
 static int count_threads(void)
 {
     DIR *d = opendir("/proc/self/task");
@@ -508,10 +664,31 @@ static int count_threads(void)
     return n;
 }
 
+/* A thread that pthread_join() has returned for can stay listed in /proc/self/task for a
+ * moment (the kernel wakes the joiner before it has reaped the thread), so a count taken
+ * right after joins waits, up to 2 s, for the expected number; it fails if the number
+ * never comes. */
+static int count_threads_settled(int want)
+{
+    int n = count_threads();
+    for (double until = now_s() + 2.0; n != want && now_s() < until; n = count_threads()) {
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return n;
+}
+
 static void test_threads_created_once_per_world_size(void **state)
 {
     (void)state;
-    int base = count_threads();
+    /* The earlier tests' threads are joined; wait until the last of them is gone. */
+    int base = count_threads(), prev = -1;
+    for (double until = now_s() + 2.0; base != prev && now_s() < until;) {
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+        prev = base;
+        base = count_threads();
+    }
     struct backend *b = open_cpu();
     char err[256];
     struct bench_result r;
@@ -525,9 +702,9 @@ static void test_threads_created_once_per_world_size(void **state)
     assert_int_equal(measure(b, COLL_ALL_REDUCE, ALGO_DIRECT, false, OP_SUM, 3, 4096, 0, &r, err,
                              sizeof err),
                      CV_OK);
-    assert_int_equal(count_threads(), base + 3);
+    assert_int_equal(count_threads_settled(base + 3), base + 3);
     backend_close(b);
-    assert_int_equal(count_threads(), base);
+    assert_int_equal(count_threads_settled(base), base);
 }
 
 static void test_describe_and_label(void **state)
@@ -607,6 +784,9 @@ int main(void)
         cmocka_unit_test(test_barrier_cancel_is_shared),
         cmocka_unit_test(test_measure_times_out_on_a_late_rank),
         cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_cancel_lands_within_a_step),
+        cmocka_unit_test(test_cancel_while_a_rank_is_late),
+        cmocka_unit_test(test_barrier_cancel_by_coordinator),
         cmocka_unit_test(test_threads_created_once_per_world_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -421,9 +421,55 @@ static float naive_apply(enum redop op, float d, float s)
     return redop_apply(op, d, s);
 }
 
-/* exec_step_rank's tiled reductions against the naive loop: one transfer at a time, one
- * element at a time, in plan order. Random non-integer floats make any reordering of the
- * additions visible in the bits. */
+/* Run plan p both ways from the same random inputs - naively (one transfer at a time, one
+ * element at a time, in plan order) and through exec_step_rank - and require the buffers
+ * to be bitwise equal after every step. Random non-integer floats make any reordering of
+ * the additions visible in the bits. Sources are never written in the same step (plan.h),
+ * so one copy of the buffers serves both. */
+static void exec_vs_naive(const struct plan *p, uint64_t *st)
+{
+    size_t L = p->work_len;
+    float *a[CV_MAX_RANKS], *n[CV_MAX_RANKS];
+    for (int r = 0; r < p->nranks; r++) {
+        a[r] = xmalloc(L * sizeof(float));
+        n[r] = xmalloc(L * sizeof(float));
+        for (size_t i = 0; i < L; i++) {
+            *st = *st * 6364136223846793005ull + 1442695040888963407ull;
+            float v = (float)((double)(*st >> 11) / 9007199254740992.0 * 4.0 - 2.0);
+            if (p->op == OP_PROD) v = 0.9f + v * 0.05f;
+            a[r][i] = n[r][i] = v;
+        }
+    }
+    for (size_t s = 0; s < p->nsteps; s++) {
+        for (int r = 0; r < p->nranks; r++) {
+            for (size_t i = p->steps[s].first; i < p->steps[s].first + p->steps[s].n; i++) {
+                const struct xfer *x = &p->x[i];
+                if (x->dst != r) continue;
+                float *d = n[r] + x->dst_off;
+                const float *src = n[x->src] + x->src_off;
+                for (size_t j = 0; j < x->count; j++) {
+                    if (x->kind == XFER_COPY)
+                        d[j] = src[j];
+                    else if (x->kind == XFER_REDUCE)
+                        d[j] = naive_apply(p->op, d[j], src[j]);
+                    else
+                        d[j] = d[j] / (float)p->nranks;
+                }
+            }
+            exec_step_rank(p, s, r, a);
+        }
+        for (int r = 0; r < p->nranks; r++)
+            if (memcmp(a[r], n[r], L * sizeof(float)) != 0)
+                fail_msg("%s %s W=%d count=%zu op=%s step %zu rank %d: fused != naive",
+                         coll_name(p->coll), algo_name(p->algo), p->nranks, p->count,
+                         redop_name(p->op), s, r);
+    }
+    for (int r = 0; r < p->nranks; r++) {
+        free(a[r]);
+        free(n[r]);
+    }
+}
+
 static void test_exec_tiled_equals_naive(void **state)
 {
     (void)state;
@@ -445,50 +491,72 @@ static void test_exec_tiled_equals_naive(void **state)
             assert_int_equal(plan_build(&p, cases[ci].c, ALGO_DIRECT, (enum redop)op,
                                         cases[ci].W, cases[ci].count, cases[ci].root, NULL, 0),
                              CV_OK);
-            size_t L = p.work_len;
-            float *a[CV_MAX_RANKS], *n[CV_MAX_RANKS];
-            for (int r = 0; r < p.nranks; r++) {
-                a[r] = xmalloc(L * sizeof(float));
-                n[r] = xmalloc(L * sizeof(float));
-                for (size_t i = 0; i < L; i++) {
-                    st = st * 6364136223846793005ull + 1442695040888963407ull;
-                    float v = (float)((double)(st >> 11) / 9007199254740992.0 * 4.0 - 2.0);
-                    if (op == OP_PROD) v = 0.9f + v * 0.05f;
-                    a[r][i] = n[r][i] = v;
-                }
-            }
-            /* Each destination's transfers, naively; then exec_step_rank on the copy.
-             * Sources are never written in the same step, so one copy serves both. */
-            for (size_t s = 0; s < p.nsteps; s++) {
-                for (int r = 0; r < p.nranks; r++) {
-                    for (size_t i = p.steps[s].first; i < p.steps[s].first + p.steps[s].n;
-                         i++) {
-                        const struct xfer *x = &p.x[i];
-                        if (x->dst != r) continue;
-                        float *d = n[r] + x->dst_off;
-                        const float *src = n[x->src] + x->src_off;
-                        for (size_t j = 0; j < x->count; j++) {
-                            if (x->kind == XFER_COPY)
-                                d[j] = src[j];
-                            else if (x->kind == XFER_REDUCE)
-                                d[j] = naive_apply(p.op, d[j], src[j]);
-                            else
-                                d[j] = d[j] / (float)p.nranks;
-                        }
-                    }
-                    exec_step_rank(&p, s, r, a);
-                }
-                for (int r = 0; r < p.nranks; r++)
-                    if (memcmp(a[r], n[r], L * sizeof(float)) != 0)
-                        fail_msg("%s W=%d op=%s step %zu rank %d: tiled != naive",
-                                 coll_name(p.coll), p.nranks, redop_name(p.op), s, r);
-            }
-            for (int r = 0; r < p.nranks; r++) {
-                free(a[r]);
-                free(n[r]);
-            }
+            exec_vs_naive(&p, &st);
             plan_free(&p);
         }
+}
+
+/* The largest run of consecutive reductions into one destination range in any step of p:
+ * what exec_step_rank fuses into one pass. */
+static int longest_reduce_group(const struct plan *p)
+{
+    int best = 0;
+    for (size_t s = 0; s < p->nsteps; s++)
+        for (int r = 0; r < p->nranks; r++) {
+            int run = 0;
+            const struct xfer *head = NULL;
+            for (size_t i = p->steps[s].first; i < p->steps[s].first + p->steps[s].n; i++) {
+                const struct xfer *x = &p->x[i];
+                if (x->dst != r) continue;
+                if (x->kind == XFER_REDUCE && head && x->dst_off == head->dst_off &&
+                    x->count == head->count) {
+                    run++;
+                } else if (x->kind == XFER_REDUCE) {
+                    head = x;
+                    run = 1;
+                } else {
+                    head = NULL;
+                    run = 0;
+                }
+                if (run > best) best = run;
+            }
+        }
+    return best;
+}
+
+/* The fused kernels for every number of sources a plan can have (1..15: a direct reduce
+ * on W = 2..16 ranks folds W-1 sources into the root), every op, and lengths that end
+ * mid-block (not a multiple of 16), straddle tiles, or are shorter than one block; the
+ * reduce-scatter and all-reduce plans add source and destination offsets that are not
+ * multiples of the vector width. */
+static void test_exec_fused_sources(void **state)
+{
+    (void)state;
+    const size_t counts[] = {1, 7, 17, 33, 2048 + 5, 3 * 2048 + 13};
+    uint64_t st = 777;
+    for (int W = 2; W <= CV_MAX_RANKS; W++)
+        for (size_t ci = 0; ci < ARRAY_LEN(counts); ci++)
+            for (int op = 0; op < OP_COUNT; op++) {
+                struct plan p;
+                size_t count = counts[ci];
+                assert_int_equal(plan_build(&p, COLL_REDUCE, ALGO_DIRECT, (enum redop)op, W,
+                                            count, W / 2, NULL, 0),
+                                 CV_OK);
+                /* The test is about W-1 sources in one pass: make sure the plan has them. */
+                assert_int_equal(longest_reduce_group(&p), W - 1);
+                exec_vs_naive(&p, &st);
+                plan_free(&p);
+                /* Odd per-rank chunks: offsets like 3*(count/W)+1 inside the buffers. */
+                enum coll more[] = {COLL_REDUCE_SCATTER, COLL_ALL_REDUCE};
+                for (size_t k = 0; k < ARRAY_LEN(more); k++) {
+                    size_t c = more[k] == COLL_REDUCE_SCATTER ? count : count * (size_t)W + 3;
+                    assert_int_equal(
+                        plan_build(&p, more[k], ALGO_DIRECT, (enum redop)op, W, c, 0, NULL, 0),
+                        CV_OK);
+                    exec_vs_naive(&p, &st);
+                    plan_free(&p);
+                }
+            }
 }
 
 /* The comparison above can fail: the same seven reductions applied in reverse order give
@@ -532,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_pattern_expected),
         cmocka_unit_test(test_init_fill),
         cmocka_unit_test(test_exec_tiled_equals_naive),
+        cmocka_unit_test(test_exec_fused_sources),
         cmocka_unit_test(test_order_is_visible),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

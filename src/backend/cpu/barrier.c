@@ -77,17 +77,36 @@ void cpu_barrier_reset(struct cpu_barrier *b)
     atomic_store(&b->stop, 0);
 }
 
-void cpu_barrier_abort(struct cpu_barrier *b)
+/* The first reason wins: a cancel that lands after a deadline abort (or the other way
+ * round) does not change what the ranks already returned. */
+static void cpu_barrier_abort_with(struct cpu_barrier *b, int status)
 {
-    atomic_store(&b->aborted, 1);
+    int none = CV_OK;
+    atomic_compare_exchange_strong(&b->aborted, &none, status);
     atomic_fetch_add(&b->gen, 1);
     cpu_futex_wake_all(&b->gen);
 }
 
+void cpu_barrier_abort(struct cpu_barrier *b)
+{
+    cpu_barrier_abort_with(b, CV_ETIMEOUT);
+}
+
+void cpu_barrier_cancel(struct cpu_barrier *b)
+{
+    cpu_barrier_abort_with(b, CV_ECANCELLED);
+}
+
+int cpu_barrier_aborted(struct cpu_barrier *b)
+{
+    return atomic_load(&b->aborted);
+}
+
 int cpu_barrier_wait(struct cpu_barrier *b, double deadline, volatile int *cancel, int *spin)
 {
-    if (atomic_load(&b->aborted))
-        return CV_ETIMEOUT;
+    int why = atomic_load(&b->aborted);
+    if (why != CV_OK)
+        return why;
     uint32_t g = atomic_load(&b->gen);
     if (atomic_fetch_add(&b->arrived, 1) + 1 == b->parties) {
         /* Last to arrive: decide for everyone, then release. */
@@ -106,7 +125,7 @@ int cpu_barrier_wait(struct cpu_barrier *b, double deadline, volatile int *cance
         while (atomic_load(&b->gen) == g) {
             if (now_s() >= deadline) {
                 cpu_barrier_abort(b);
-                return CV_ETIMEOUT;
+                return atomic_load(&b->aborted);
             }
             slept = true;
             atomic_fetch_add(&b->sleepers, 1);
@@ -121,7 +140,7 @@ int cpu_barrier_wait(struct cpu_barrier *b, double deadline, volatile int *cance
             *spin = next < b->spin_max ? next : b->spin_max;
         }
     }
-    if (atomic_load(&b->aborted))
-        return CV_ETIMEOUT;
+    if ((why = atomic_load(&b->aborted)) != CV_OK)
+        return why;
     return atomic_load(&b->stop) ? CV_ECANCELLED : CV_OK;
 }

@@ -28,7 +28,7 @@ struct cpu_barrier {
     _Atomic uint32_t gen;  /* futex word: bumped on every release and on abort */
     _Atomic int arrived;
     _Atomic int sleepers;  /* threads inside futex_wait; the releaser wakes only if > 0 */
-    _Atomic int aborted;
+    _Atomic int aborted;   /* CV_OK, or why: CV_ETIMEOUT (deadline) or CV_ECANCELLED */
     _Atomic int stop;      /* the releaser's reading of `cancel`, shared by all */
     int parties;
     int spin_max;
@@ -42,8 +42,15 @@ void cpu_barrier_reset(struct cpu_barrier *b);
  * agrees. spin: this thread's spin budget (see above; NULL = do not spin). Returns CV_OK,
  * CV_ECANCELLED (all parties see it), or CV_ETIMEOUT. */
 int cpu_barrier_wait(struct cpu_barrier *b, double deadline, volatile int *cancel, int *spin);
-/* Mark aborted and wake every waiter (used by the coordinator's own deadline). */
+/* Mark aborted and wake every waiter (used by the coordinator's own deadline); every wait
+ * then returns CV_ETIMEOUT until cpu_barrier_reset(). */
 void cpu_barrier_abort(struct cpu_barrier *b);
+/* The same, for a cancel the coordinator saw: every wait returns CV_ECANCELLED. The first
+ * of the two to land decides what the waits return. */
+void cpu_barrier_cancel(struct cpu_barrier *b);
+/* CV_OK, or what every wait returns now (CV_ETIMEOUT / CV_ECANCELLED): lets a rank skip a
+ * step whose run is already over. */
+int cpu_barrier_aborted(struct cpu_barrier *b);
 
 /* Bytes of rank buffers the backend currently holds (for tests of "refused before
  * allocating"). */
