@@ -50,8 +50,8 @@ struct backend_ops {
     void (*close)(struct backend *b);
     /* Largest nranks this backend can run (CPU: CV_MAX_RANKS; NCCL: the GPU count). */
     int (*max_ranks)(struct backend *b);
-    /* Measure one size. `cancel` is polled between iterations; set means stop with
-     * CV_ECANCELLED. Refuses sizes that would not fit in memory (CV_ENOMEM) before
+    /* Measure one size. `cancel` is polled while it runs (CPU: at every step barrier;
+     * NCCL: between iterations); set means stop with CV_ECANCELLED. Refuses sizes that would not fit in memory (CV_ENOMEM) before
      * allocating anything. */
     int (*measure)(struct backend *b, const struct bench_params *p, struct bench_result *r,
                    volatile int *cancel, char *err, size_t errlen);

@@ -7,9 +7,10 @@
 #include "plan.h"
 
 /* Execute every transfer of step `s` whose destination is `rank`, in plan order.
- * bufs[r] is rank r's working buffer (plan->work_len floats). Reductions of a step that
- * target the same destination range are applied tile by tile so the destination stays in
- * cache; the per-element order of operations is exactly plan order. */
+ * bufs[r] is rank r's working buffer (plan->work_len floats). Consecutive reductions of a
+ * step into the same destination range are fused: up to three sources in one pass, more
+ * in cache-sized tiles; the per-element order of operations is exactly plan order, so the
+ * result is bit-identical to applying the transfers one by one. */
 void exec_step_rank(const struct plan *p, size_t s, int rank, float *const *bufs);
 
 /* Apply one transfer (any destination). */

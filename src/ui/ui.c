@@ -275,8 +275,8 @@ static void ui_handle_key(struct app *a, int ch, bool *quit)
         *quit = true;
 }
 
-/* Stop the worker after the terminal is restored. A backend checks the cancel flag only
- * between iterations, and one iteration at GiB sizes on a small machine can take many
+/* Stop the worker after the terminal is restored. The CPU ranks notice a cancel within a
+ * step, but NCCL only between iterations, and one iteration at GiB sizes can take
  * seconds; quitting must not wait for that. Returns false when the worker was still busy
  * after UI_STOP_WAIT_S: the caller then ends the process without joining it. */
 #define UI_STOP_WAIT_S 3.0

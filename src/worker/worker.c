@@ -4,7 +4,8 @@
  *
  * Results are copied out under the lock, so the UI never sees a half-written one. Jobs
  * are plain data. Cancelling drops the queued jobs and raises a flag that the backend's
- * measure() polls between iterations; the running job then ends with CV_ECANCELLED.
+ * measure() polls (the CPU ranks at every step, NCCL between iterations); the running job
+ * then ends with CV_ECANCELLED.
  * Every wait on the backend has a deadline (params.timeout_s, 30 s when 0), which the
  * backend enforces, so worker_stop() always returns.
  *
@@ -49,7 +50,7 @@ struct worker {
     uint64_t next_id;
     bool running;
     bool stopping;
-    volatile int cancel; /* read by the backend between iterations */
+    volatile int cancel; /* polled by the backend while it measures */
     int wake_rd, wake_wr;
 };
 
