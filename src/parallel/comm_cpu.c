@@ -34,6 +34,7 @@
 #include "../core/exec.h"
 #include "../core/plan.h"
 #include "../core/util.h"
+#include "wait.h"
 
 #define MBOX_SLOTS 64
 
@@ -118,29 +119,6 @@ static struct cpu_comm *to_cc(struct comm *c)
     return (struct cpu_comm *)c;
 }
 
-static void cond_init_mono(pthread_cond_t *cv)
-{
-    pthread_condattr_t a;
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    pthread_cond_init(cv, &a);
-    pthread_condattr_destroy(&a);
-}
-
-static struct timespec deadline_after(double s)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double whole = (double)(long)s;
-    ts.tv_sec += (time_t)whole;
-    ts.tv_nsec += (long)((s - whole) * 1e9);
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
-
 static bool is_aborted(struct cpu_comm *cc)
 {
     return atomic_load_explicit(&cc->aborted, memory_order_acquire) != 0;
@@ -206,7 +184,7 @@ static int bar_wait(struct cpu_comm *cc, struct cpu_barrier *b, int rank, const 
         pthread_mutex_unlock(&b->mu);
         return CV_OK;
     }
-    struct timespec dl = deadline_after(cc->pub.timeout_s);
+    struct timespec dl = wait_deadline_after(cc->pub.timeout_s);
     while (gen == b->gen && !is_aborted(cc)) {
         if (pthread_cond_timedwait(&b->cv, &b->mu, &dl) == ETIMEDOUT && gen == b->gen) {
             pthread_mutex_unlock(&b->mu);
@@ -223,7 +201,7 @@ static int bar_wait(struct cpu_comm *cc, struct cpu_barrier *b, int rank, const 
 static void bar_init(struct cpu_barrier *b, int n)
 {
     pthread_mutex_init(&b->mu, NULL);
-    cond_init_mono(&b->cv);
+    wait_cond_init_monotonic(&b->cv);
     b->n = n;
     b->arrived = 0;
     b->gen = 0;
@@ -389,7 +367,7 @@ static int cpu_send(struct comm *c, int rank, int peer, int tag, const float *bu
     double t0 = now_s();
     bool waited = false;
     pthread_mutex_lock(&mb->mu);
-    struct timespec dl = deadline_after(c->timeout_s);
+    struct timespec dl = wait_deadline_after(c->timeout_s);
     while (mb->n == MBOX_SLOTS && !is_aborted(cc)) {
         waited = true;
         if (pthread_cond_timedwait(&mb->cv, &mb->mu, &dl) == ETIMEDOUT && mb->n == MBOX_SLOTS) {
@@ -444,7 +422,7 @@ static int cpu_recv(struct comm *c, int rank, int peer, int tag, float *buf, siz
     double t0 = now_s();
     bool waited = false;
     pthread_mutex_lock(&mb->mu);
-    struct timespec dl = deadline_after(c->timeout_s);
+    struct timespec dl = wait_deadline_after(c->timeout_s);
     while (mb->n == 0 && !is_aborted(cc)) {
         waited = true;
         if (pthread_cond_timedwait(&mb->cv, &mb->mu, &dl) == ETIMEDOUT && mb->n == 0) {
@@ -504,7 +482,7 @@ static void *helper_main(void *arg)
         /* Idle waiting for work is not a wait on a collective; it wakes each second to
          * notice shutdown even if a broadcast was missed. */
         while (!h->head && !h->stop) {
-            struct timespec dl = deadline_after(1.0);
+            struct timespec dl = wait_deadline_after(1.0);
             pthread_cond_timedwait(&h->cv, &h->mu, &dl);
         }
         if (!h->head) {
@@ -567,7 +545,7 @@ static int cpu_wait(struct comm *c, int rank, struct comm_req *r)
     bool waited = false;
     int rc = CV_OK;
     pthread_mutex_lock(&h->mu);
-    struct timespec dl = deadline_after(c->timeout_s);
+    struct timespec dl = wait_deadline_after(c->timeout_s);
     while (!r->done) {
         waited = true;
         if (pthread_cond_timedwait(&h->cv, &h->mu, &dl) == ETIMEDOUT && !r->done) {
@@ -576,7 +554,7 @@ static int cpu_wait(struct comm *c, int rank, struct comm_req *r)
                       c->timeout_s);
             /* The helper still owns the request; the abort makes it finish quickly. */
             pthread_mutex_lock(&h->mu);
-            dl = deadline_after(c->timeout_s);
+            dl = wait_deadline_after(c->timeout_s);
             while (!r->done)
                 if (pthread_cond_timedwait(&h->cv, &h->mu, &dl) == ETIMEDOUT) break;
             bool done = r->done;
@@ -723,14 +701,14 @@ int comm_cpu_create(struct comm **out, int nranks, enum algo algo, bool async, d
     cc->mbox = xcalloc((size_t)nranks * nranks, sizeof *cc->mbox);
     for (int i = 0; i < nranks * nranks; i++) {
         pthread_mutex_init(&cc->mbox[i].mu, NULL);
-        cond_init_mono(&cc->mbox[i].cv);
+        wait_cond_init_monotonic(&cc->mbox[i].cv);
     }
     for (int r = 0; r < nranks; r++) {
         struct helper *h = &cc->helpers[r];
         h->cc = cc;
         h->rank = r;
         pthread_mutex_init(&h->mu, NULL);
-        cond_init_mono(&h->cv);
+        wait_cond_init_monotonic(&h->cv);
     }
     if (async) {
         for (int r = 0; r < nranks; r++) {

@@ -69,6 +69,7 @@
 
 #include "../core/util.h"
 #include "dev_cuda.h"
+#include "wait.h"
 
 #define NCCL_DRAIN_S 5.0
 
@@ -132,29 +133,6 @@ struct nccl_comm {
 static struct nccl_comm *to_nc(struct comm *c)
 {
     return (struct nccl_comm *)c;
-}
-
-static void cond_init_mono(pthread_cond_t *cv)
-{
-    pthread_condattr_t a;
-    pthread_condattr_init(&a);
-    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-    pthread_cond_init(cv, &a);
-    pthread_condattr_destroy(&a);
-}
-
-static struct timespec deadline_after(double s)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double whole = (double)(long)s;
-    ts.tv_sec += (time_t)whole;
-    ts.tv_nsec += (long)((s - whole) * 1e9);
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
 }
 
 /* ---- errors and aborting ---- */
@@ -544,7 +522,7 @@ static int nc_recv(struct comm *c, int rank, int peer, int tag, float *buf, size
     /* The sender's (tag, count) first: it says the message was sent, and lets us check it. */
     struct meta_q *q = &nc->mq[peer * c->nranks + rank];
     pthread_mutex_lock(&q->mu);
-    struct timespec dl = deadline_after(c->timeout_s);
+    struct timespec dl = wait_deadline_after(c->timeout_s);
     while (q->n == 0 && !is_aborted(nc)) {
         if (pthread_cond_timedwait(&q->cv, &q->mu, &dl) == ETIMEDOUT && q->n == 0) {
             pthread_mutex_unlock(&q->mu);
@@ -612,7 +590,7 @@ static int nc_barrier(struct comm *c, int rank)
         pthread_mutex_unlock(&nc->bar_mu);
         return CV_OK;
     }
-    struct timespec dl = deadline_after(c->timeout_s);
+    struct timespec dl = wait_deadline_after(c->timeout_s);
     while (gen == nc->bar_gen && !is_aborted(nc)) {
         if (pthread_cond_timedwait(&nc->bar_cv, &nc->bar_mu, &dl) == ETIMEDOUT &&
             gen == nc->bar_gen) {
@@ -854,12 +832,12 @@ int comm_nccl_create(struct comm **out, int nranks, struct dev *const *devs, boo
     nc->p2p = p2p && nranks > 1;
     atomic_init(&nc->aborted, 0);
     pthread_mutex_init(&nc->bar_mu, NULL);
-    cond_init_mono(&nc->bar_cv);
+    wait_cond_init_monotonic(&nc->bar_cv);
     pthread_mutex_init(&nc->err_mu, NULL);
     nc->mq = xcalloc((size_t)nranks * nranks, sizeof *nc->mq);
     for (int i = 0; i < nranks * nranks; i++) {
         pthread_mutex_init(&nc->mq[i].mu, NULL);
-        cond_init_mono(&nc->mq[i].cv);
+        wait_cond_init_monotonic(&nc->mq[i].cv);
     }
     int gpus[CV_MAX_RANKS];
     for (int r = 0; r < nranks; r++) {
