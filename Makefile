@@ -109,9 +109,11 @@ gpu-test: $(BIN) $(if $(HAVE_NCCL),$(GPU_TEST_BIN))
 	BUILD=$(BUILD) bash tests/gpu/run.sh $(BIN)
 
 install: $(BIN)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/collviz/lessons
+	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/collviz
-	cp -r lessons/. $(DESTDIR)$(PREFIX)/share/collviz/lessons/
+	if [ -n "$$(ls -A lessons 2>/dev/null)" ]; then \
+	    install -d $(DESTDIR)$(PREFIX)/share/collviz/lessons && \
+	    cp -r lessons/. $(DESTDIR)$(PREFIX)/share/collviz/lessons/; fi
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
