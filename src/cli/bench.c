@@ -231,12 +231,8 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o)
                 return cli_usage_error("-T %s: need a timeout > 0 seconds", optarg);
             break;
         case OPT_FORMAT:
-            if (strcmp(optarg, "json") == 0)
-                o->json = true;
-            else if (strcmp(optarg, "text") == 0)
-                o->json = false;
-            else
-                return cli_usage_error("--format %s: need text or json", optarg);
+            if (cli_parse_format(optarg, &o->json) != 0)
+                return 2;
             break;
         case 'h':
             bench_usage(stdout);

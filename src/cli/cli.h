@@ -4,9 +4,14 @@
 #ifndef COLLVIZ_CLI_H
 #define COLLVIZ_CLI_H
 
+#include <stdbool.h>
+
 int cli_trace_main(int argc, char **argv);
 int cli_bench_main(int argc, char **argv);
 int cli_train_main(int argc, char **argv);
+
+/* Parse --format's value into *json: 0 on success, else the usage error's exit status 2. */
+int cli_parse_format(const char *arg, bool *json);
 
 /* Print "collviz: <msg>" on stderr and return 2: `return cli_usage_error("...", ...)`. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int cli_usage_error(const char *fmt, ...)
 {
@@ -13,4 +14,15 @@ int cli_usage_error(const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
     return 2;
+}
+
+int cli_parse_format(const char *arg, bool *json)
+{
+    if (strcmp(arg, "json") == 0)
+        *json = true;
+    else if (strcmp(arg, "text") == 0)
+        *json = false;
+    else
+        return cli_usage_error("--format %s: must be text or json", arg);
+    return 0;
 }

@@ -146,12 +146,8 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
                 return cli_usage_error("--seed %s: must be a non-negative integer", optarg);
             break;
         case OPT_FORMAT:
-            if (strcmp(optarg, "json") == 0)
-                o->json = true;
-            else if (strcmp(optarg, "text") == 0)
-                o->json = false;
-            else
-                return cli_usage_error("--format %s: must be text or json", optarg);
+            if (cli_parse_format(optarg, &o->json) != 0)
+                return 2;
             break;
         case ':':
             return cli_usage_error("%s: needs a value", argv[optind - 1]);

@@ -179,12 +179,8 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
             o->timeline = true;
             break;
         case OPT_FORMAT:
-            if (strcmp(optarg, "text") == 0)
-                o->json = false;
-            else if (strcmp(optarg, "json") == 0)
-                o->json = true;
-            else
-                return cli_usage_error("train: --format '%s': expected text or json", optarg);
+            if (cli_parse_format(optarg, &o->json) != 0)
+                return 2;
             break;
         case 'h':
             train_usage(stdout);

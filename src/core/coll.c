@@ -88,16 +88,21 @@ const char *redop_name(enum redop op)
     return (unsigned)op < OP_COUNT ? redop_names[op] : "?";
 }
 
-int redop_parse(const char *s, enum redop *out)
+/* Index of s in names[0..n) ignoring case, or -1. */
+static int name_index(const char *const *names, int n, const char *s)
 {
     if (!s) return -1;
-    for (int i = 0; i < OP_COUNT; i++) {
-        if (strcasecmp(s, redop_names[i]) == 0) {
-            *out = (enum redop)i;
-            return 0;
-        }
-    }
+    for (int i = 0; i < n; i++)
+        if (strcasecmp(s, names[i]) == 0) return i;
     return -1;
+}
+
+int redop_parse(const char *s, enum redop *out)
+{
+    int i = name_index(redop_names, OP_COUNT, s);
+    if (i < 0) return -1;
+    *out = (enum redop)i;
+    return 0;
 }
 
 const char *algo_name(enum algo a)
@@ -107,14 +112,10 @@ const char *algo_name(enum algo a)
 
 int algo_parse(const char *s, enum algo *out)
 {
-    if (!s) return -1;
-    for (int i = 0; i < ALGO_COUNT; i++) {
-        if (strcasecmp(s, algo_names[i]) == 0) {
-            *out = (enum algo)i;
-            return 0;
-        }
-    }
-    return -1;
+    int i = name_index(algo_names, ALGO_COUNT, s);
+    if (i < 0) return -1;
+    *out = (enum algo)i;
+    return 0;
 }
 
 bool coll_is_rooted(enum coll c)

@@ -398,15 +398,22 @@ static void build_all_reduce(struct pb *b)
     }
 }
 
+/* The layout of reduce-scatter and all-gather: W chunks of `count`, chunk c at c*count
+ * (rank c's piece). */
+static void per_rank_chunks(const struct plan *p, size_t *start, size_t *len)
+{
+    for (int c = 0; c < p->nranks; c++) {
+        start[c] = (size_t)c * p->count;
+        len[c] = p->count;
+    }
+}
+
 static void build_reduce_scatter(struct pb *b)
 {
     struct plan *p = b->p;
     int W = p->nranks;
     size_t start[CV_MAX_RANKS], len[CV_MAX_RANKS];
-    for (int c = 0; c < W; c++) {
-        start[c] = (size_t)c * p->count;
-        len[c] = p->count;
-    }
+    per_rank_chunks(p, start, len);
     if (p->algo == ALGO_RING) {
         ring_reduce_scatter(b, start, len);
         pb_summary(
@@ -436,10 +443,7 @@ static void build_all_gather(struct pb *b)
     struct plan *p = b->p;
     int W = p->nranks;
     size_t start[CV_MAX_RANKS], len[CV_MAX_RANKS];
-    for (int c = 0; c < W; c++) {
-        start[c] = (size_t)c * p->count;
-        len[c] = p->count;
-    }
+    per_rank_chunks(p, start, len);
     if (p->algo == ALGO_RING) {
         ring_all_gather(b, start, len, "own");
         pb_summary(
