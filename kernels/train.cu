@@ -32,8 +32,9 @@ static __global__ void gelu_bwd_kernel(const float *x, const float *dy, float *d
 }
 
 /* One block: thread t sums x[t], x[t+T], ... in double, then a fixed tree in shared
- * memory. The order depends only on n, so the loss is bit-for-bit repeatable. */
-static __global__ void mse_loss_kernel(const float *x, size_t n, double n_mean, float *out)
+ * memory. The order depends only on n, so the sum is bit-for-bit repeatable. The result
+ * is valid in thread 0. */
+static __device__ double block_sumsq(const float *x, size_t n)
 {
     __shared__ double part[CVK_LOSS_THREADS];
     double s = 0.0;
@@ -45,7 +46,13 @@ static __global__ void mse_loss_kernel(const float *x, size_t n, double n_mean, 
         if (threadIdx.x < half) part[threadIdx.x] += part[threadIdx.x + half];
         __syncthreads();
     }
-    if (threadIdx.x == 0) *out = (float)(part[0] / n_mean);
+    return part[0];
+}
+
+static __global__ void mse_loss_kernel(const float *x, size_t n, double n_mean, float *out)
+{
+    double s = block_sumsq(x, n);
+    if (threadIdx.x == 0) *out = (float)(s / n_mean);
 }
 
 static __global__ void mse_grad_kernel(const float *x, float *dx, size_t n, float scale)
@@ -138,17 +145,8 @@ static __global__ void mul_rows_kernel(const float *da, size_t ldda, const float
 /* The same fixed-order block reduction as mse_loss_kernel, kept in double. */
 static __global__ void sumsq_kernel(const float *x, size_t n, double *out)
 {
-    __shared__ double part[CVK_LOSS_THREADS];
-    double s = 0.0;
-    for (size_t i = threadIdx.x; i < n; i += blockDim.x)
-        s += (double)x[i] * (double)x[i];
-    part[threadIdx.x] = s;
-    __syncthreads();
-    for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
-        if (threadIdx.x < half) part[threadIdx.x] += part[threadIdx.x + half];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) *out = part[0];
+    double s = block_sumsq(x, n);
+    if (threadIdx.x == 0) *out = s;
 }
 
 extern "C" int cvk_gelu_fwd_keep_grad(float *gz, float *a, int rows, int cols, int lda,
