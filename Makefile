@@ -35,12 +35,25 @@ ifeq ($(HAVE_OPENBLAS),1)
   CPPFLAGS += -DHAVE_OPENBLAS $(BLAS_CFLAGS)
   LDLIBS   += $(BLAS_LIBS)
 endif
+# FAKEGPU=1 (tests only, see tests/fakegpu/fakegpu.h): the GPU host code built against the
+# toolkit's headers but linked with a host emulation of CUDA, NCCL and cuBLAS instead of
+# the libraries, so CI runs it without a GPU. Never installed, never shown as a GPU.
+FAKEGPU_OK := $(shell test -f $(CUDA_HOME)/include/nccl.h && \
+                test -f $(CUDA_HOME)/include/cublas_v2.h && echo 1)
+ifeq ($(FAKEGPU),1)
+  HAVE_NCCL := 1
+endif
 ifeq ($(HAVE_NCCL),1)
   CPPFLAGS += -DHAVE_NCCL -isystem $(CUDA_HOME)/include
   SRC_LIB  += $(wildcard src/backend/nccl/*.c)
-  CU_SRC   := $(wildcard kernels/*.cu)
-  LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnccl -lcublas -lcudart -lstdc++
-  BACKENDS := cpu nccl
+  ifeq ($(FAKEGPU),1)
+    SRC_LIB  += $(wildcard tests/fakegpu/*.c)
+    BACKENDS := cpu nccl (on fakegpu, the host emulation: not a GPU)
+  else
+    CU_SRC   := $(wildcard kernels/*.cu)
+    LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnccl -lcublas -lcudart -lstdc++
+    BACKENDS := cpu nccl
+  endif
 else
   BACKENDS := cpu
 endif
@@ -50,8 +63,10 @@ LIB     := $(BUILD)/libcollviz.a
 BIN     := $(BUILD)/collviz
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+# GPU checks (tests/gpu/run.sh): test programs that link the library but not cmocka.
+GPU_TEST_BIN := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.c))
 
-.PHONY: all run test unit-test asan-test bench screenshots gpu-test install clean format backends
+.PHONY: all run test unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends
 all: $(BIN) backends
 
 backends:
@@ -81,13 +96,24 @@ run: $(BIN)
 
 # The whole test suite: unit tests (cmocka), the same under ASan+UBSan, CLI tests and
 # screen tests in tmux. tests/run.sh prints the closing "N passed, N failed" line.
+ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+               -fno-sanitize-recover=undefined
 test: $(BIN) $(TEST_BIN)
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan HAVE_NCCL= \
-	    CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-	    LDFLAGS="-fsanitize=address,undefined" asan-build
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan HAVE_NCCL= CFLAGS="$(ASAN_CFLAGS)" \
+	    asan-build
+ifeq ($(FAKEGPU_OK),1)
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fakegpu FAKEGPU=1 CFLAGS="$(ASAN_CFLAGS)" \
+	    fakegpu-build
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fakegpu/p2p FAKEGPU=1 \
+	    CFLAGS="$(ASAN_CFLAGS) -DNCCL_BACKEND_FORCE_P2P" $(BUILD)/fakegpu/p2p/tests/gpu/test_nccl
+else
+	@echo "collviz: no $(CUDA_HOME)/include/nccl.h and cublas_v2.h: the fakegpu tests are skipped"
+endif
 	BUILD=$(BUILD) bash tests/run.sh
 
 asan-build: $(BIN) $(TEST_BIN)
+
+fakegpu-build: $(BIN) $(GPU_TEST_BIN)
 
 unit-test: $(TEST_BIN)
 	@for t in $(TEST_BIN); do $$t || exit 1; done
@@ -97,9 +123,6 @@ bench: $(BIN)
 
 screenshots: $(BIN)
 	bash tests/screen/screenshots.sh $(BIN) screenshots
-
-# GPU checks (tests/gpu/run.sh): test programs that link the library but not cmocka.
-GPU_TEST_BIN := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.c))
 
 $(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIB)
 	@mkdir -p $(dir $@)

@@ -731,7 +731,7 @@ static void par_panel_memory(const struct app *a, const struct train_summary *s,
         while (same_to + 1 < W && memcmp(&s->mem[same_to + 1], m, sizeof *m) == 0)
             same_to++;
         l = pl_new(p);
-        char who[16];
+        char who[32];
         if (same_to > r)
             snprintf(who, sizeof who, "r%d-%d", r, same_to);
         else

@@ -128,8 +128,21 @@ static int measure(struct backend *b, enum coll c, enum redop op, int w, size_t 
     return b->ops->measure(b, &p, r, cancel, err, errlen);
 }
 
+/* A size in bytes from the environment, or dflt. The fakegpu build (tests/fakegpu) runs
+ * this program on the host, where GiB-sized buffers would only cost time. */
+static size_t env_bytes(const char *name, size_t dflt)
+{
+    const char *s = getenv(name);
+    return s && *s ? (size_t)strtoull(s, NULL, 10) : dflt;
+}
+
 int main(int argc, char **argv)
 {
+    /* TEST_NCCL_MEASURE_BYTES: the larger measurement size (and the size measured after
+     * the abort); TEST_NCCL_ABORT_BYTES: the all-reduce given a 1 us deadline. */
+    const size_t big = env_bytes("TEST_NCCL_MEASURE_BYTES", ((size_t)32 << 20) + 4096);
+    const size_t after = env_bytes("TEST_NCCL_MEASURE_BYTES", (size_t)64 << 20);
+    const size_t abort_bytes = env_bytes("TEST_NCCL_ABORT_BYTES", (size_t)1 << 30);
     struct backend *b = NULL;
     char err[300] = "";
     int rc = backend_open("nccl", &b, err, sizeof err, NULL, 0);
@@ -163,7 +176,7 @@ int main(int argc, char **argv)
         before = failures;
         for (int c = 0; c < COLL_COUNT; c++)
             for (int op = 0; op < OP_COUNT; op++) {
-                static const size_t sizes[] = {(size_t)64 << 10, ((size_t)32 << 20) + 4096};
+                const size_t sizes[] = {(size_t)64 << 10, big};
                 for (int si = 0; si < 2; si++) {
                     struct bench_result r;
                     int root = coll_is_rooted((enum coll)c) ? w - 1 : 0;
@@ -193,18 +206,17 @@ int main(int argc, char **argv)
                  sizeof err);
     check(rc == CV_ECANCELLED, "cancelled measurement: got %s (%s)", cv_status_name(rc),
           rc == CV_OK ? "no error" : err);
-    rc = measure(b, COLL_ALL_REDUCE, OP_SUM, maxw, (size_t)1 << 30, 0, 1e-6, NULL, &r, err,
+    rc = measure(b, COLL_ALL_REDUCE, OP_SUM, maxw, abort_bytes, 0, 1e-6, NULL, &r, err,
                  sizeof err);
-    check(rc == CV_ETIMEOUT, "1 us deadline on 1 GiB: got %s (%s)", cv_status_name(rc),
-          rc == CV_OK ? "no error" : err);
+    check(rc == CV_ETIMEOUT, "1 us deadline on %zu B: got %s (%s)", abort_bytes,
+          cv_status_name(rc), rc == CV_OK ? "no error" : err);
     if (rc == CV_ETIMEOUT) printf("deadline path: %s\n", err);
-    rc = measure(b, COLL_ALL_REDUCE, OP_SUM, maxw, (size_t)64 << 20, 0, 30, NULL, &r, err,
-                 sizeof err);
+    rc = measure(b, COLL_ALL_REDUCE, OP_SUM, maxw, after, 0, 30, NULL, &r, err, sizeof err);
     check(rc == CV_OK && r.wrong == 0, "after an abort: %s, #wrong %ld",
           rc == CV_OK ? "ok" : err, rc == CV_OK ? r.wrong : -1L);
     if (rc == CV_OK)
-        printf("after abort + re-init: all_reduce 64 MiB W=%d: %.1f us, busbw %.1f GB/s, %s\n",
-               maxw, r.time_us, r.busbw, r.how);
+        printf("after abort + re-init: all_reduce %zu B W=%d: %.1f us, busbw %.1f GB/s, %s\n",
+               after, maxw, r.time_us, r.busbw, r.how);
     rc = measure(b, COLL_ALL_REDUCE, OP_SUM, maxw, (size_t)1 << 62, 0, 30, NULL, &r, err,
                  sizeof err);
     check(rc == CV_ENOMEM, "4 EiB all_reduce: got %s (%s)", cv_status_name(rc),

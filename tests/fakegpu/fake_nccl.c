@@ -1,0 +1,663 @@
+/* fake_nccl.c - the NCCL calls collviz makes, emulated on the host (see fakegpu.h).
+ *
+ * Each call is a "part". Parts a thread posts to one communicator between ncclGroupStart
+ * and ncclGroupEnd are fused into one group, queued on the stream as one op (outside a
+ * group every call is its own group). A group at the head of its stream runs when every
+ * part has its partners - the same collective, by sequence number, on every other rank of
+ * the clique; the matching ncclRecv for an ncclSend - in groups that are themselves at the
+ * heads of their streams; all those groups then complete together. That is NCCL's
+ * contract: a collective finishes when all ranks have called it, a send when its receive
+ * is posted, and one thread driving several ranks must group the calls. Only floats are
+ * supported (all collviz moves). Reductions run in rank order. */
+#include "fakegpu.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <nccl.h>
+
+enum fk_pkind { P_COLL, P_SEND, P_RECV };
+enum fk_coll { C_ALL_REDUCE, C_BROADCAST, C_REDUCE, C_ALL_GATHER, C_REDUCE_SCATTER,
+               C_ALL_TO_ALL, C_GATHER, C_SCATTER };
+static const char *const fk_coll_name[] = {"ncclAllReduce",   "ncclBroadcast",
+                                           "ncclReduce",      "ncclAllGather",
+                                           "ncclReduceScatter", "ncclAlltoAll",
+                                           "ncclGather",      "ncclScatter"};
+
+struct fk_clique;
+struct fk_group;
+
+struct ncclComm {
+    int rank, dev;
+    struct fk_clique *cl;
+    bool aborted, destroyed;
+    unsigned long coll_seq;
+    unsigned long send_seq[FK_MAX_DEVICES], recv_seq[FK_MAX_DEVICES];
+};
+
+struct fk_clique {
+    int n;
+    struct ncclComm *comm[FK_MAX_DEVICES];
+    struct fk_clique *next;
+};
+
+struct fk_part {
+    enum fk_pkind kind;
+    enum fk_coll coll;
+    const float *sbuf;
+    float *rbuf;
+    size_t count;
+    int op, root, peer;
+    unsigned long seq;
+    bool grouped, done;
+    pthread_t poster;
+    struct fk_group *g;
+    struct fk_part *next; /* in its group */
+};
+
+struct fk_group {
+    struct ncclComm *comm;
+    struct fk_stream *st;
+    struct fk_op *op;
+    struct fk_part *parts, *last;
+    bool in_set;
+    struct fk_group *next_live; /* every queued group not yet done */
+};
+
+static struct fk_clique *fk_cliques; /* kept for the process's life */
+static struct fk_group *fk_live;
+static size_t fk_hang_bytes;
+static bool fk_hang_read;
+static char fk_last_err[256];
+
+/* Groups a thread is building between ncclGroupStart and ncclGroupEnd. */
+static _Thread_local int fk_depth;
+static _Thread_local struct fk_group *fk_open[FK_MAX_DEVICES * 8];
+static _Thread_local int fk_nopen;
+
+static ncclResult_t fk_fail(ncclResult_t r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static ncclResult_t fk_fail(ncclResult_t r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(fk_last_err, sizeof fk_last_err, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "fakegpu: %s\n", fk_last_err);
+    return r;
+}
+
+/* ---- elements a part reads and writes on its rank ---- */
+
+static size_t fk_send_elems(const struct fk_part *p, int w)
+{
+    if (p->kind == P_SEND) return p->count;
+    if (p->kind == P_RECV) return 0;
+    switch (p->coll) {
+    case C_ALL_REDUCE:
+    case C_REDUCE:
+    case C_ALL_GATHER:
+    case C_GATHER: return p->count;
+    case C_BROADCAST: return p->g->comm->rank == p->root ? p->count : 0;
+    case C_REDUCE_SCATTER:
+    case C_ALL_TO_ALL: return (size_t)w * p->count;
+    case C_SCATTER: return p->g->comm->rank == p->root ? (size_t)w * p->count : 0;
+    }
+    return 0;
+}
+
+static size_t fk_recv_elems(const struct fk_part *p, int w)
+{
+    if (p->kind == P_RECV) return p->count;
+    if (p->kind == P_SEND) return 0;
+    bool root = p->g->comm->rank == p->root;
+    switch (p->coll) {
+    case C_ALL_REDUCE:
+    case C_BROADCAST:
+    case C_REDUCE_SCATTER:
+    case C_SCATTER: return p->count;
+    case C_REDUCE: return root ? p->count : 0;
+    case C_ALL_GATHER:
+    case C_ALL_TO_ALL: return (size_t)w * p->count;
+    case C_GATHER: return root ? (size_t)w * p->count : 0;
+    }
+    return 0;
+}
+
+/* ---- matching ---- */
+
+static struct fk_part *fk_find(struct ncclComm *c, enum fk_pkind kind, int peer,
+                               unsigned long seq)
+{
+    for (struct fk_group *g = fk_live; g; g = g->next_live) {
+        if (g->comm != c) continue;
+        for (struct fk_part *p = g->parts; p; p = p->next)
+            if (p->kind == kind && p->seq == seq && (kind == P_COLL || p->peer == peer))
+                return p;
+    }
+    return NULL;
+}
+
+/* The partner parts of p (for a collective, one per other rank); false if one is missing
+ * or its group cannot run yet. Adds their groups to the set. */
+static bool fk_partners(struct fk_part *p, struct fk_group **set, int *nset, int cap)
+{
+    struct ncclComm *me = p->g->comm;
+    struct fk_clique *cl = me->cl;
+    for (int r = 0; r < cl->n; r++) {
+        struct fk_part *q;
+        if (p->kind == P_COLL) {
+            if (r == me->rank) continue;
+            q = fk_find(cl->comm[r], P_COLL, 0, p->seq);
+        } else {
+            if (r != p->peer) continue;
+            q = fk_find(cl->comm[r], p->kind == P_SEND ? P_RECV : P_SEND, me->rank, p->seq);
+        }
+        if (!q || q->g->comm->aborted || !fk_stream_head_is(q->g->st, q->g->op)) return false;
+        if (!q->g->in_set) {
+            if (*nset == cap) fk_die("too many fused NCCL groups");
+            q->g->in_set = true;
+            set[(*nset)++] = q->g;
+        }
+    }
+    return true;
+}
+
+/* ---- execution ---- */
+
+static float fk_apply(int op, float a, float b)
+{
+    switch (op) {
+    case ncclSum:
+    case ncclAvg: return a + b;
+    case ncclProd: return a * b;
+    case ncclMax: return a > b ? a : b;
+    case ncclMin: return a < b ? a : b;
+    }
+    return a;
+}
+
+static float *fk_tmp(size_t n)
+{
+    float *t = malloc((n ? n : 1) * sizeof *t);
+    if (!t) fk_die("out of host memory");
+    return t;
+}
+
+/* reduce the `count` elements at offset `off` of every rank's send buffer */
+static float *fk_reduce(struct fk_part **pr, int w, size_t off, size_t count)
+{
+    float *acc = fk_tmp(count);
+    memcpy(acc, pr[0]->sbuf + off, count * sizeof *acc);
+    for (int r = 1; r < w; r++)
+        for (size_t i = 0; i < count; i++)
+            acc[i] = fk_apply(pr[0]->op, acc[i], pr[r]->sbuf[off + i]);
+    if (pr[0]->op == ncclAvg)
+        for (size_t i = 0; i < count; i++)
+            acc[i] /= (float)w;
+    return acc;
+}
+
+static void fk_run_coll(struct fk_part *p0)
+{
+    struct fk_clique *cl = p0->g->comm->cl;
+    int w = cl->n;
+    struct fk_part *pr[FK_MAX_DEVICES];
+    for (int r = 0; r < w; r++) {
+        pr[r] = r == p0->g->comm->rank ? p0 : fk_find(cl->comm[r], P_COLL, 0, p0->seq);
+        struct fk_part *a = pr[0], *b = pr[r];
+        if (b->coll != a->coll || b->count != a->count || b->op != a->op ||
+            b->root != a->root)
+            fk_die("collective #%lu of a clique does not match across ranks: rank 0 called "
+                   "%s(count %zu, op %d, root %d), rank %d %s(count %zu, op %d, root %d) - "
+                   "NCCL would hang or corrupt memory",
+                   p0->seq, fk_coll_name[a->coll], a->count, a->op, a->root, r,
+                   fk_coll_name[b->coll], b->count, b->op, b->root);
+    }
+    size_t n = p0->count, wn = (size_t)w * n, sz = sizeof(float);
+    int root = p0->root;
+    float *t = NULL;
+    switch (p0->coll) {
+    case C_ALL_REDUCE:
+        t = fk_reduce(pr, w, 0, n);
+        for (int r = 0; r < w; r++)
+            memcpy(pr[r]->rbuf, t, n * sz);
+        break;
+    case C_REDUCE:
+        t = fk_reduce(pr, w, 0, n);
+        memcpy(pr[root]->rbuf, t, n * sz);
+        break;
+    case C_BROADCAST:
+        t = fk_tmp(n);
+        memcpy(t, pr[root]->sbuf, n * sz);
+        for (int r = 0; r < w; r++)
+            memcpy(pr[r]->rbuf, t, n * sz);
+        break;
+    case C_REDUCE_SCATTER:
+        t = fk_reduce(pr, w, 0, wn);
+        for (int r = 0; r < w; r++)
+            memcpy(pr[r]->rbuf, t + (size_t)r * n, n * sz);
+        break;
+    case C_ALL_GATHER:
+    case C_GATHER:
+        t = fk_tmp(wn);
+        for (int r = 0; r < w; r++)
+            memcpy(t + (size_t)r * n, pr[r]->sbuf, n * sz);
+        for (int r = 0; r < w; r++)
+            if (p0->coll == C_ALL_GATHER || r == root) memcpy(pr[r]->rbuf, t, wn * sz);
+        break;
+    case C_SCATTER:
+        t = fk_tmp(wn);
+        memcpy(t, pr[root]->sbuf, wn * sz);
+        for (int r = 0; r < w; r++)
+            memcpy(pr[r]->rbuf, t + (size_t)r * n, n * sz);
+        break;
+    case C_ALL_TO_ALL:
+        t = fk_tmp((size_t)w * wn);
+        for (int r = 0; r < w; r++)
+            memcpy(t + (size_t)r * wn, pr[r]->sbuf, wn * sz);
+        for (int r = 0; r < w; r++)
+            for (int j = 0; j < w; j++)
+                memcpy(pr[r]->rbuf + (size_t)j * n, t + (size_t)j * wn + (size_t)r * n, n * sz);
+        break;
+    }
+    free(t);
+    for (int r = 0; r < w; r++)
+        pr[r]->done = true;
+}
+
+static void fk_run_p2p(struct fk_part *p)
+{
+    struct ncclComm *me = p->g->comm;
+    struct fk_part *s = p, *r;
+    if (p->kind == P_SEND)
+        r = fk_find(me->cl->comm[p->peer], P_RECV, me->rank, p->seq);
+    else {
+        r = p;
+        s = fk_find(me->cl->comm[p->peer], P_SEND, me->rank, p->seq);
+    }
+    if (s->count != r->count)
+        fk_die("rank %d sends %zu floats to rank %d, which receives %zu (message #%lu): NCCL "
+               "requires the same count",
+               r->peer, s->count, s->peer, r->count, s->seq);
+    float *t = fk_tmp(s->count);
+    memcpy(t, s->sbuf, s->count * sizeof *t);
+    memcpy(r->rbuf, t, r->count * sizeof *t);
+    free(t);
+    s->done = r->done = true;
+}
+
+static void fk_group_finish(struct fk_group *g)
+{
+    for (struct fk_group **pp = &fk_live; *pp; pp = &(*pp)->next_live)
+        if (*pp == g) {
+            *pp = g->next_live;
+            break;
+        }
+    for (struct fk_part *p = g->parts, *nx; p; p = nx) {
+        nx = p->next;
+        free(p);
+    }
+    g->op->done = true;
+    g->op->group = NULL;
+    free(g);
+}
+
+static bool fk_too_big(const struct fk_group *g)
+{
+    if (!fk_hang_read) {
+        const char *s = getenv("FAKEGPU_HANG_BYTES");
+        fk_hang_bytes = s && *s ? strtoull(s, NULL, 10) : 0;
+        fk_hang_read = true;
+    }
+    if (!fk_hang_bytes) return false;
+    for (const struct fk_part *p = g->parts; p; p = p->next) {
+        int w = g->comm->cl->n;
+        size_t e = fk_send_elems(p, w) > fk_recv_elems(p, w) ? fk_send_elems(p, w)
+                                                             : fk_recv_elems(p, w);
+        if (e * sizeof(float) >= fk_hang_bytes) return true;
+    }
+    return false;
+}
+
+bool fk_nccl_try(struct fk_op *op)
+{
+    struct fk_group *g = op->group;
+    if (g->comm->aborted) { /* an aborted communicator's kernels exit without finishing */
+        fk_group_finish(g);
+        return true;
+    }
+    struct fk_group *set[FK_MAX_DEVICES * 8];
+    int nset = 1;
+    set[0] = g;
+    g->in_set = true;
+    bool ok = true;
+    for (int i = 0; ok && i < nset; i++) {
+        if (fk_too_big(set[i])) ok = false;
+        for (struct fk_part *p = set[i]->parts; ok && p; p = p->next)
+            ok = fk_partners(p, set, &nset, (int)(sizeof set / sizeof set[0]));
+    }
+    for (int i = 0; i < nset; i++)
+        set[i]->in_set = false;
+    if (!ok) return false;
+    for (int i = 0; i < nset; i++)
+        for (struct fk_part *p = set[i]->parts; p; p = p->next)
+            if (!p->done) {
+                if (p->kind == P_COLL)
+                    fk_run_coll(p);
+                else
+                    fk_run_p2p(p);
+            }
+    for (int i = 0; i < nset; i++)
+        fk_group_finish(set[i]);
+    return true;
+}
+
+/* ---- posting ---- */
+
+static void fk_queue(struct fk_group *g)
+{
+    g->op = fk_op_new(FK_NCCL, "an NCCL call");
+    g->op->group = g;
+    g->next_live = fk_live;
+    fk_live = g;
+    fk_enqueue(g->st, g->op);
+}
+
+static ncclResult_t fk_post(struct ncclComm *c, cudaStream_t stream, struct fk_part tpl,
+                            const char *what)
+{
+    if (!c) return fk_fail(ncclInvalidArgument, "%s: NULL communicator", what);
+    fk_lock();
+    if (c->destroyed) fk_die("%s on a destroyed communicator", what);
+    if (c->aborted) {
+        fk_unlock();
+        return fk_fail(ncclInvalidUsage, "%s on an aborted communicator", what);
+    }
+    struct fk_stream *st = fk_stream_of(stream);
+    if (fk_stream_device(st) != c->dev) {
+        fk_unlock();
+        return fk_fail(ncclUnhandledCudaError,
+                       "%s: the stream is not on the communicator's device %d", what,
+                       c->dev);
+    }
+    int w = c->cl->n;
+    if (tpl.kind != P_COLL && (tpl.peer < 0 || tpl.peer >= w)) {
+        fk_unlock();
+        return fk_fail(ncclInvalidArgument, "%s: peer %d out of range", what, tpl.peer);
+    }
+    if (tpl.root < 0 || tpl.root >= w) {
+        fk_unlock();
+        return fk_fail(ncclInvalidArgument, "%s: root %d out of range", what, tpl.root);
+    }
+    if (tpl.op < ncclSum || tpl.op > ncclAvg) {
+        fk_unlock();
+        return fk_fail(ncclInvalidArgument, "%s: reduction op %d", what, tpl.op);
+    }
+    struct fk_part *p = calloc(1, sizeof *p);
+    if (!p) fk_die("out of host memory");
+    *p = tpl;
+    p->poster = pthread_self();
+    p->grouped = fk_depth > 0;
+    if (p->kind == P_COLL)
+        p->seq = c->coll_seq++;
+    else if (p->kind == P_SEND)
+        p->seq = c->send_seq[p->peer]++;
+    else
+        p->seq = c->recv_seq[p->peer]++;
+
+    struct fk_group *g = NULL;
+    if (fk_depth > 0)
+        for (int i = 0; i < fk_nopen; i++)
+            if (fk_open[i]->comm == c) g = fk_open[i];
+    if (g && g->st != st)
+        fk_die("%s: one communicator on two streams inside one group (not supported here)",
+               what);
+    if (!g) {
+        g = calloc(1, sizeof *g);
+        if (!g) fk_die("out of host memory");
+        g->comm = c;
+        g->st = st;
+        if (fk_depth > 0) {
+            if (fk_nopen == (int)(sizeof fk_open / sizeof fk_open[0]))
+                fk_die("too many communicators in one group");
+            fk_open[fk_nopen++] = g;
+        }
+    }
+    p->g = g;
+    if (g->last)
+        g->last->next = p;
+    else
+        g->parts = p;
+    g->last = p;
+
+    char whatbuf[96];
+    snprintf(whatbuf, sizeof whatbuf, "%s rank %d send buffer", what, c->rank);
+    fk_check_device_range(p->sbuf, fk_send_elems(p, w) * sizeof(float), c->dev, whatbuf);
+    snprintf(whatbuf, sizeof whatbuf, "%s rank %d receive buffer", what, c->rank);
+    fk_check_device_range(p->rbuf, fk_recv_elems(p, w) * sizeof(float), c->dev, whatbuf);
+
+    if (fk_depth == 0) {
+        /* One thread posting for two ranks of a clique without a group: NCCL may block
+         * the first call until its peers join, so the second never comes. */
+        for (struct fk_group *o = fk_live; o; o = o->next_live)
+            for (struct fk_part *q = o->parts; q; q = q->next)
+                if (!q->grouped && o->comm->cl == c->cl && o->comm != c &&
+                    pthread_equal(q->poster, p->poster))
+                    fk_die("%s: one thread called NCCL for ranks %d and %d of one clique "
+                           "outside ncclGroupStart/ncclGroupEnd, and the first call has not "
+                           "completed: NCCL requires a group here",
+                           what, o->comm->rank, c->rank);
+        fk_queue(g);
+    }
+    fk_unlock();
+    return ncclSuccess;
+}
+
+static struct fk_part fk_coll(enum fk_coll k, const void *s, void *r, size_t count,
+                              ncclRedOp_t op, int root)
+{
+    return (struct fk_part){.kind = P_COLL, .coll = k, .sbuf = s, .rbuf = r, .count = count,
+                            .op = (int)op, .root = root};
+}
+
+static ncclResult_t fk_type(ncclDataType_t t, const char *what)
+{
+    if (t != ncclFloat)
+        fk_die("%s: datatype %d (the fake supports ncclFloat only)", what, (int)t);
+    return ncclSuccess;
+}
+
+ncclResult_t ncclAllReduce(const void *s, void *r, size_t count, ncclDataType_t t,
+                           ncclRedOp_t op, ncclComm_t c, cudaStream_t st)
+{
+    fk_type(t, "ncclAllReduce");
+    return fk_post(c, st, fk_coll(C_ALL_REDUCE, s, r, count, op, 0), "ncclAllReduce");
+}
+
+ncclResult_t ncclBroadcast(const void *s, void *r, size_t count, ncclDataType_t t, int root,
+                           ncclComm_t c, cudaStream_t st)
+{
+    fk_type(t, "ncclBroadcast");
+    return fk_post(c, st, fk_coll(C_BROADCAST, s, r, count, ncclSum, root), "ncclBroadcast");
+}
+
+ncclResult_t ncclReduce(const void *s, void *r, size_t count, ncclDataType_t t, ncclRedOp_t op,
+                        int root, ncclComm_t c, cudaStream_t st)
+{
+    fk_type(t, "ncclReduce");
+    return fk_post(c, st, fk_coll(C_REDUCE, s, r, count, op, root), "ncclReduce");
+}
+
+ncclResult_t ncclAllGather(const void *s, void *r, size_t count, ncclDataType_t t,
+                           ncclComm_t c, cudaStream_t st)
+{
+    fk_type(t, "ncclAllGather");
+    return fk_post(c, st, fk_coll(C_ALL_GATHER, s, r, count, ncclSum, 0), "ncclAllGather");
+}
+
+ncclResult_t ncclReduceScatter(const void *s, void *r, size_t count, ncclDataType_t t,
+                               ncclRedOp_t op, ncclComm_t c, cudaStream_t st)
+{
+    fk_type(t, "ncclReduceScatter");
+    return fk_post(c, st, fk_coll(C_REDUCE_SCATTER, s, r, count, op, 0), "ncclReduceScatter");
+}
+
+ncclResult_t ncclAlltoAll(const void *s, void *r, size_t count, ncclDataType_t t, ncclComm_t c,
+                          cudaStream_t st)
+{
+    fk_type(t, "ncclAlltoAll");
+    return fk_post(c, st, fk_coll(C_ALL_TO_ALL, s, r, count, ncclSum, 0), "ncclAlltoAll");
+}
+
+ncclResult_t ncclGather(const void *s, void *r, size_t count, ncclDataType_t t, int root,
+                        ncclComm_t c, cudaStream_t st)
+{
+    fk_type(t, "ncclGather");
+    return fk_post(c, st, fk_coll(C_GATHER, s, r, count, ncclSum, root), "ncclGather");
+}
+
+ncclResult_t ncclScatter(const void *s, void *r, size_t count, ncclDataType_t t, int root,
+                         ncclComm_t c, cudaStream_t st)
+{
+    fk_type(t, "ncclScatter");
+    return fk_post(c, st, fk_coll(C_SCATTER, s, r, count, ncclSum, root), "ncclScatter");
+}
+
+ncclResult_t ncclSend(const void *s, size_t count, ncclDataType_t t, int peer, ncclComm_t c,
+                      cudaStream_t st)
+{
+    fk_type(t, "ncclSend");
+    return fk_post(c, st,
+                   (struct fk_part){.kind = P_SEND, .sbuf = s, .count = count, .peer = peer},
+                   "ncclSend");
+}
+
+ncclResult_t ncclRecv(void *r, size_t count, ncclDataType_t t, int peer, ncclComm_t c,
+                      cudaStream_t st)
+{
+    fk_type(t, "ncclRecv");
+    return fk_post(c, st,
+                   (struct fk_part){.kind = P_RECV, .rbuf = r, .count = count, .peer = peer},
+                   "ncclRecv");
+}
+
+/* nccl.h declares these without (void) */
+ncclResult_t ncclGroupStart(void);
+ncclResult_t ncclGroupEnd(void);
+
+ncclResult_t ncclGroupStart(void)
+{
+    fk_depth++;
+    return ncclSuccess;
+}
+
+ncclResult_t ncclGroupEnd(void)
+{
+    if (fk_depth == 0)
+        return fk_fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
+    if (--fk_depth > 0) return ncclSuccess;
+    fk_lock();
+    for (int i = 0; i < fk_nopen; i++)
+        fk_queue(fk_open[i]);
+    fk_nopen = 0;
+    fk_unlock();
+    return ncclSuccess;
+}
+
+/* ---- communicators ---- */
+
+ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
+{
+    if (!comms || ndev < 1 || ndev > FK_MAX_DEVICES)
+        return fk_fail(ncclInvalidArgument, "ncclCommInitAll: ndev %d", ndev);
+    int n = fk_device_count();
+    for (int i = 0; i < ndev; i++) {
+        int d = devlist ? devlist[i] : i;
+        if (d < 0 || d >= n)
+            return fk_fail(ncclUnhandledCudaError, "ncclCommInitAll: device %d does not exist", d);
+        for (int j = 0; j < i; j++)
+            if ((devlist ? devlist[j] : j) == d)
+                return fk_fail(ncclInvalidUsage,
+                               "ncclCommInitAll: duplicate GPU detected: device %d twice", d);
+    }
+    struct fk_clique *cl = calloc(1, sizeof *cl);
+    if (!cl) return ncclSystemError;
+    cl->n = ndev;
+    for (int i = 0; i < ndev; i++) {
+        struct ncclComm *c = calloc(1, sizeof *c);
+        if (!c) fk_die("out of host memory");
+        c->rank = i;
+        c->dev = devlist ? devlist[i] : i;
+        c->cl = cl;
+        cl->comm[i] = comms[i] = c;
+    }
+    fk_lock();
+    cl->next = fk_cliques;
+    fk_cliques = cl;
+    fk_unlock();
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommAbort(ncclComm_t c)
+{
+    if (!c) return ncclSuccess;
+    fk_lock();
+    c->aborted = true;
+    c->destroyed = true;
+    fk_progress();
+    fk_unlock();
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommDestroy(ncclComm_t c)
+{
+    if (!c) return ncclSuccess;
+    fk_lock();
+    if (c->destroyed) fk_die("ncclCommDestroy on a destroyed communicator");
+    for (struct fk_group *g = fk_live; g; g = g->next_live)
+        if (g->comm == c)
+            fk_die("ncclCommDestroy with work still queued on rank %d (NCCL would wait for "
+                   "it forever if its peers never come: abort instead)",
+                   c->rank);
+    c->destroyed = true;
+    fk_unlock();
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommGetAsyncError(ncclComm_t c, ncclResult_t *e)
+{
+    if (!c || !e) return ncclInvalidArgument;
+    *e = ncclSuccess;
+    return ncclSuccess;
+}
+
+const char *ncclGetLastError(ncclComm_t c)
+{
+    return fk_last_err;
+}
+
+const char *ncclGetErrorString(ncclResult_t r)
+{
+    switch (r) {
+    case ncclSuccess: return "no error";
+    case ncclUnhandledCudaError: return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
+    case ncclSystemError: return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
+    case ncclInternalError: return "internal error - please report this issue to the NCCL developers";
+    case ncclInvalidArgument: return "invalid argument (run with NCCL_DEBUG=WARN for details)";
+    case ncclInvalidUsage: return "invalid usage (run with NCCL_DEBUG=WARN for details)";
+    case ncclRemoteError: return "remote process exited or there was a network error";
+    case ncclInProgress: return "NCCL operation in progress";
+    default: return "unknown result code";
+    }
+}
+
+ncclResult_t ncclGetVersion(int *v)
+{
+    if (!v) return ncclInvalidArgument;
+    *v = NCCL_VERSION_CODE;
+    return ncclSuccess;
+}
