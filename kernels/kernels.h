@@ -3,7 +3,11 @@
  *
  * Every launcher enqueues its work on `stream` of the current device (the caller does
  * cudaSetDevice) and returns the launch status as a cudaError_t value (0 = cudaSuccess);
- * execution errors surface at the caller's next stream query, as usual in CUDA. n == 0
+ * execution errors surface at the caller's next stream query, as usual in CUDA. The status
+ * is the launch's own: a launcher clears the thread's last error before launching, since
+ * cudaGetLastError also reports what earlier calls left there (a cudaStreamQuery that
+ * found work pending leaves cudaErrorNotReady), and the callers poll streams between
+ * launches. Sticky errors survive the clearing and fail the launch itself. n == 0
  * launches nothing. Each kernel has a host reference (kernels/ref.h) and a test comparing
  * the two on a GPU (tests/gpu/test_kernels.c). */
 #ifndef COLLVIZ_KERNELS_H
@@ -19,6 +23,12 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Called by every launcher right before its <<<>>>: see above. */
+static inline void cvk_launch_begin(void)
+{
+    (void)cudaGetLastError();
+}
 
 /* buf[i] = cvk_pattern_value(op, rank, i) for i in [0, n): a rank's send buffer at
  * measurement scale, the same values the CPU backend uses (pattern_value in core/init.h). */

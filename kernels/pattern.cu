@@ -42,6 +42,7 @@ static __global__ void count_wrong_kernel(const float *buf, size_t n, struct cvk
 extern "C" int cvk_fill_pattern(float *buf, size_t n, int op, int rank, cudaStream_t stream)
 {
     if (n == 0) return cudaSuccess;
+    cvk_launch_begin();
     fill_kernel<<<cvk_pattern_grid(n), CVK_BLOCK, 0, stream>>>(buf, n, op, rank);
     return cudaGetLastError();
 }
@@ -51,6 +52,7 @@ extern "C" int cvk_count_wrong(const float *buf, size_t n, struct cvk_pattern q,
 {
     cudaError_t e = cudaMemsetAsync(wrong_dev, 0, sizeof *wrong_dev, stream);
     if (e != cudaSuccess || n == 0) return e;
+    cvk_launch_begin();
     count_wrong_kernel<<<cvk_pattern_grid(n), CVK_BLOCK, 0, stream>>>(buf, n, q, tol,
                                                                       wrong_dev);
     return cudaGetLastError();

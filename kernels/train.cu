@@ -78,6 +78,7 @@ static __global__ void adamw_kernel(float *p, const float *g, float *m, float *v
 extern "C" int cvk_gelu_forward(const float *x, float *y, size_t n, cudaStream_t stream)
 {
     if (n == 0) return cudaSuccess;
+    cvk_launch_begin();
     gelu_fwd_kernel<<<cvk_grid(n), CVK_BLOCK, 0, stream>>>(x, y, n);
     return cudaGetLastError();
 }
@@ -86,6 +87,7 @@ extern "C" int cvk_gelu_backward(const float *x, const float *dy, float *dx, siz
                                  cudaStream_t stream)
 {
     if (n == 0) return cudaSuccess;
+    cvk_launch_begin();
     gelu_bwd_kernel<<<cvk_grid(n), CVK_BLOCK, 0, stream>>>(x, dy, dx, n);
     return cudaGetLastError();
 }
@@ -94,6 +96,7 @@ extern "C" int cvk_mse_loss(const float *x, size_t n, double n_mean, float *loss
                             cudaStream_t stream)
 {
     /* Even n == 0 writes the result (0), so the caller never reads stale memory. */
+    cvk_launch_begin();
     mse_loss_kernel<<<1, CVK_LOSS_THREADS, 0, stream>>>(x, n, n_mean, loss_dev);
     return cudaGetLastError();
 }
@@ -104,6 +107,7 @@ extern "C" int cvk_mse_grad(const float *x, float *dx, size_t n, double n_mean,
     if (n == 0) return cudaSuccess;
     /* The same float scale as cvk_ref_mse_grad, so both round identically. */
     float scale = (float)(2.0 / n_mean);
+    cvk_launch_begin();
     mse_grad_kernel<<<cvk_grid(n), CVK_BLOCK, 0, stream>>>(x, dx, n, scale);
     return cudaGetLastError();
 }
@@ -115,6 +119,7 @@ extern "C" int cvk_adamw_step(float *p, const float *g, float *m, float *v, size
     if (n == 0) return cudaSuccess;
     float bc1, bc2;
     cvk_adamw_bias(h, step, &bc1, &bc2);
+    cvk_launch_begin();
     adamw_kernel<<<cvk_grid(n), CVK_BLOCK, 0, stream>>>(p, g, m, v, n, h, bc1, bc2);
     return cudaGetLastError();
 }
@@ -155,6 +160,7 @@ extern "C" int cvk_gelu_fwd_keep_grad(float *gz, float *a, int rows, int cols, i
     if (rows < 0 || cols < 0 || lda < cols) return cudaErrorInvalidValue;
     size_t n = (size_t)rows * (size_t)cols;
     if (n == 0) return cudaSuccess;
+    cvk_launch_begin();
     gelu_keep_grad_kernel<<<cvk_grid(n), CVK_BLOCK, 0, stream>>>(gz, a, (size_t)rows,
                                                                  (size_t)cols, (size_t)lda);
     return cudaGetLastError();
@@ -166,6 +172,7 @@ extern "C" int cvk_mul_rows(const float *da, int ldda, const float *gz, float *d
     if (rows < 0 || cols < 0 || ldda < cols) return cudaErrorInvalidValue;
     size_t n = (size_t)rows * (size_t)cols;
     if (n == 0) return cudaSuccess;
+    cvk_launch_begin();
     mul_rows_kernel<<<cvk_grid(n), CVK_BLOCK, 0, stream>>>(da, (size_t)ldda, gz, dz,
                                                            (size_t)rows, (size_t)cols);
     return cudaGetLastError();
@@ -173,6 +180,7 @@ extern "C" int cvk_mul_rows(const float *da, int ldda, const float *gz, float *d
 
 extern "C" int cvk_sumsq(const float *x, size_t n, double *sumsq_dev, cudaStream_t stream)
 {
+    cvk_launch_begin();
     sumsq_kernel<<<1, CVK_LOSS_THREADS, 0, stream>>>(x, n, sumsq_dev);
     return cudaGetLastError();
 }
