@@ -493,8 +493,12 @@ static ncclResult_t nccl_enqueue(struct nccl_state *st, enum coll c, enum redop 
     for (int r = 0; r < n; r++) {
         ncclComm_t cm = st->comm[r];
         cudaStream_t s = st->stream[r];
-        const float *sb = bf->send[r];
-        float *rb = bf->recv[r];
+        /* A buffer the rank does not use (a non-root's for scatter, gather, broadcast,
+         * reduce) has no allocation; NCCL ignores it, but with NCCL_CHECK_POINTERS=1 it
+         * rejects NULL for all but broadcast's send and reduce's receive buffer, so such a
+         * rank passes its other buffer. */
+        const float *sb = bf->send[r] ? bf->send[r] : bf->recv[r];
+        float *rb = bf->recv[r] ? bf->recv[r] : bf->send[r];
         ncclResult_t x = ncclSuccess;
         switch (c) {
         case COLL_BROADCAST:
