@@ -814,6 +814,94 @@ static int make_stream(cudaStream_t *s, char *err, size_t errlen)
                   cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
+/* ---- connecting (main thread, at creation) ----
+ *
+ * NCCL connects lazily: the first collective on a communicator, and the first send or
+ * receive between two of its ranks, set the connection up inside the call, and the calling
+ * thread blocks there until the peers enter the same setup. The rank threads issue their
+ * calls independently, and a receiver waits for the sender's (tag, count) before it calls
+ * ncclRecv, so a first ncclSend would block its thread for good. Every communicator is
+ * therefore connected here, before any rank thread starts: this one thread, one group per
+ * clique, a one-element call on each connection the run uses, waited for with the
+ * deadline. */
+static int connect_clique(struct nccl_comm *nc, enum clique k, float *const *scratch,
+                          char *err, size_t errlen)
+{
+    int w = nc->pub.nranks;
+    bool up = k == CL_UP0 || k == CL_UP1;
+    int parity = k == CL_UP1 || k == CL_DOWN1;
+    cudaStream_t used[CV_MAX_RANKS] = {0};
+    ncclResult_t r = ncclGroupStart();
+    for (int i = 0; r == ncclSuccess && i < w; i++) {
+        struct nccl_rank *rk = &nc->rk[i];
+        ncclComm_t cm = rk->comm[k];
+        if (k == CL_COLL || k == CL_ASYNC) {
+            used[i] = k == CL_COLL ? rk->compute : rk->side;
+            r = ncclAllReduce(scratch[i], scratch[i], 1, ncclFloat, ncclSum, cm, used[i]);
+            continue;
+        }
+        /* The roles nc_send and nc_recv give this clique: ranks of its parity send (up or
+         * down), their neighbours in that direction receive. */
+        int to = up ? i + 1 : i - 1, from = up ? i - 1 : i + 1;
+        if (i % 2 == parity && to >= 0 && to < w) {
+            used[i] = up ? rk->send_up : rk->send_down;
+            r = ncclSend(scratch[i], 1, ncclFloat, to, cm, used[i]);
+        } else if (from >= 0 && from < w && from % 2 == parity) {
+            used[i] = up ? rk->recv_up : rk->recv_down;
+            r = ncclRecv(scratch[i] + 1, 1, ncclFloat, from, cm, used[i]);
+        }
+    }
+    ncclResult_t end = ncclGroupEnd();
+    if (r == ncclSuccess) r = end;
+    if (r != ncclSuccess)
+        return cv_err(err, errlen, CV_EBACKEND, "connecting the NCCL communicators: %s%s%s",
+                      ncclGetErrorString(r), *ncclGetLastError(NULL) ? ": " : "",
+                      ncclGetLastError(NULL));
+    double deadline = now_s() + nc->pub.timeout_s;
+    for (int i = 0; i < w; i++)
+        for (;;) {
+            cudaError_t e = used[i] ? cudaStreamQuery(used[i]) : cudaSuccess;
+            if (e == cudaSuccess) break;
+            if (e != cudaErrorNotReady)
+                return cv_err(err, errlen, CV_EBACKEND,
+                              "connecting the NCCL communicators on GPU %d: %s (%s)",
+                              nc->rk[i].gpu, cudaGetErrorName(e), cudaGetErrorString(e));
+            if (now_s() > deadline)
+                return cv_err(err, errlen, CV_ETIMEOUT,
+                              "connecting the NCCL communicators took more than %g s",
+                              nc->pub.timeout_s);
+            struct timespec ts = {0, 50 * 1000};
+            nanosleep(&ts, NULL);
+        }
+    return CV_OK;
+}
+
+static int connect_all(struct nccl_comm *nc, char *err, size_t errlen)
+{
+    int w = nc->pub.nranks, rc = CV_OK;
+    float *scratch[CV_MAX_RANKS] = {0};
+    for (int i = 0; rc == CV_OK && i < w; i++) {
+        cudaError_t e = cudaSetDevice(nc->rk[i].gpu);
+        if (e == cudaSuccess) e = cudaMalloc((void **)&scratch[i], 2 * sizeof(float));
+        if (e == cudaSuccess) e = cudaMemsetAsync(scratch[i], 0, 2 * sizeof(float),
+                                                  nc->rk[i].compute);
+        if (e != cudaSuccess)
+            rc = cv_err(err, errlen, CV_EBACKEND, "connecting on GPU %d: %s (%s)",
+                        nc->rk[i].gpu, cudaGetErrorName(e), cudaGetErrorString(e));
+    }
+    for (int k = 0; rc == CV_OK && k < CL_COUNT; k++)
+        if (nc->rk[0].comm[k]) rc = connect_clique(nc, (enum clique)k, scratch, err, errlen);
+    if (rc != CV_OK) {
+        /* A half-made connection may have kernels waiting: abort them all first. */
+        for (int i = 0; i < w; i++)
+            abort_own(nc, i);
+    }
+    for (int i = 0; i < w; i++)
+        if (scratch[i] && !nc->rk[i].wedged && cudaSetDevice(nc->rk[i].gpu) == cudaSuccess)
+            cudaFree(scratch[i]);
+    return rc;
+}
+
 int comm_nccl_create(struct comm **out, int nranks, struct dev *const *devs, bool async,
                      bool p2p, double timeout_s, struct timeline *tl, char *err, size_t errlen)
 {
@@ -871,6 +959,7 @@ int comm_nccl_create(struct comm **out, int nranks, struct dev *const *devs, boo
                             cudaGetErrorName(e), cudaGetErrorString(e));
         }
     }
+    if (rc == CV_OK) rc = connect_all(nc, err, errlen);
     if (rc != CV_OK) {
         nc_destroy(&nc->pub);
         return rc;

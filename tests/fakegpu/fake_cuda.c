@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-#define FK_WATCHDOG_S 60.0
 
 struct fk_stream {
     int id, dev;
@@ -44,6 +43,7 @@ static pthread_once_t fk_once = PTHREAD_ONCE_INIT;
 
 static int fk_ndev;
 static size_t fk_mem_per_dev;
+static double fk_watchdog_s;
 static size_t fk_used[FK_MAX_DEVICES];
 static struct fk_stream *fk_legacy[FK_MAX_DEVICES];
 static struct fk_stream *fk_streams; /* every stream ever made, for progress */
@@ -79,6 +79,7 @@ static void fk_init(void)
     if (n > FK_MAX_DEVICES) fk_die("FAKEGPU_DEVICES=%ld: at most %d", n, FK_MAX_DEVICES);
     fk_ndev = (int)n;
     fk_mem_per_dev = (size_t)fk_env_long("FAKEGPU_MEM_MIB", 4096) << 20;
+    fk_watchdog_s = (double)fk_env_long("FAKEGPU_WATCHDOG_S", 60);
 }
 
 void fk_lock(void)
@@ -290,18 +291,16 @@ void fk_enqueue(struct fk_stream *s, struct fk_op *op)
     fk_progress();
 }
 
-/* Block (lock held) until done(arg), running work meanwhile; other threads may be the
- * ones whose calls let it finish. A wait that outlasts the watchdog is a deadlock. */
-static void fk_wait(bool (*done)(void *), void *arg, const char *what)
+void fk_wait_for(bool (*done)(void *), void *arg, const char *what)
 {
-    double deadline = fk_now() + FK_WATCHDOG_S;
+    double deadline = fk_now() + fk_watchdog_s;
     for (;;) {
         fk_progress();
         if (done(arg)) return;
         if (fk_now() > deadline)
             fk_die("%s has waited %.0f s for work that cannot run: a deadlock (a GPU would "
                    "hang here)",
-                   what, FK_WATCHDOG_S);
+                   what, fk_watchdog_s);
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += 2000000;
@@ -523,7 +522,7 @@ cudaError_t cudaFree(void *p)
     }
     /* cudaFree synchronises: it waits for the work queued on the device. */
     int dev = fk_allocs[i].dev;
-    fk_wait(fk_device_idle, &dev, "cudaFree");
+    fk_wait_for(fk_device_idle, &dev, "cudaFree");
     i = 0;
     while (fk_allocs[i].base != p)
         i++;
@@ -635,7 +634,7 @@ static cudaError_t fk_copy(void *dst, size_t dpitch, const void *src, size_t spi
         }
     fk_enqueue(s, op);
     struct fk_until u = {s, s->queued};
-    if (sync || !dd) fk_wait(fk_ran_until, &u, what);
+    if (sync || !dd) fk_wait_for(fk_ran_until, &u, what);
     fk_unlock();
     return cudaSuccess;
 }
@@ -724,7 +723,7 @@ cudaError_t cudaDeviceSynchronize(void)
 {
     fk_lock();
     int dev = fk_cur;
-    fk_wait(fk_device_idle, &dev, "cudaDeviceSynchronize");
+    fk_wait_for(fk_device_idle, &dev, "cudaDeviceSynchronize");
     fk_unlock();
     return cudaSuccess;
 }
@@ -733,7 +732,7 @@ cudaError_t cudaStreamSynchronize(cudaStream_t h)
 {
     fk_lock();
     struct fk_stream *s = fk_stream_of(h);
-    fk_wait(fk_stream_empty, s, "cudaStreamSynchronize");
+    fk_wait_for(fk_stream_empty, s, "cudaStreamSynchronize");
     fk_unlock();
     return cudaSuccess;
 }

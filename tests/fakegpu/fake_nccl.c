@@ -7,8 +7,17 @@
  * the clique; the matching ncclRecv for an ncclSend - in groups that are themselves at the
  * heads of their streams; all those groups then complete together. That is NCCL's
  * contract: a collective finishes when all ranks have called it, a send when its receive
- * is posted, and one thread driving several ranks must group the calls. Only floats are
- * supported (all collviz moves). Reductions run in rank order. */
+ * is posted, and one thread driving several ranks must group the calls.
+ *
+ * Connections. NCCL connects lazily: the first collective on a communicator, and the first
+ * send or receive between two ranks of it, set up the connection inside the call (at the
+ * group's end), and the calling thread blocks there until the peers reach the same setup.
+ * So the emulation blocks the posting thread too, until every rank of the clique has posted
+ * a collective (for the first collective) or the peer has posted the matching direction
+ * (for the first send/recv of a pair). A first send whose receiver waits for the send to
+ * return before receiving is then the deadlock it is on a GPU, reported by the watchdog.
+ *
+ * Only floats are supported (all collviz moves). Reductions run in rank order. */
 #include "fakegpu.h"
 
 #include <pthread.h>
@@ -36,6 +45,8 @@ struct ncclComm {
     bool aborted, destroyed;
     unsigned long coll_seq;
     unsigned long send_seq[FK_MAX_DEVICES], recv_seq[FK_MAX_DEVICES];
+    /* connection setups this rank has entered (see the top of the file) */
+    bool conn_coll, conn_send[FK_MAX_DEVICES], conn_recv[FK_MAX_DEVICES];
 };
 
 struct fk_clique {
@@ -356,6 +367,70 @@ bool fk_nccl_try(struct fk_op *op)
     return true;
 }
 
+/* ---- connections ---- */
+
+/* Is the connection part p needs set up, i.e. have its peers entered the setup too? */
+static bool fk_connected(const struct fk_part *p)
+{
+    const struct ncclComm *me = p->g->comm;
+    const struct fk_clique *cl = me->cl;
+    if (p->kind == P_COLL) {
+        for (int r = 0; r < cl->n; r++)
+            if (!cl->comm[r]->conn_coll) return false;
+        return true;
+    }
+    const struct ncclComm *peer = cl->comm[p->peer];
+    return p->kind == P_SEND ? peer->conn_recv[me->rank] : peer->conn_send[me->rank];
+}
+
+struct fk_conn_wait {
+    struct fk_part *part[FK_MAX_DEVICES * 8];
+    struct ncclComm *comm[FK_MAX_DEVICES * 8];
+    int n;
+};
+
+static bool fk_conn_done(void *arg)
+{
+    struct fk_conn_wait *w = arg;
+    for (int i = 0; i < w->n; i++)
+        if (!w->comm[i]->aborted && !fk_connected(w->part[i])) return false;
+    return true;
+}
+
+/* Enter the setup of every connection the groups' parts need for the first time, then
+ * block (lock held, released while waiting) until the peers have entered it too. */
+static void fk_connect(struct fk_group **gs, int ng)
+{
+    struct fk_conn_wait w = {.n = 0};
+    for (int i = 0; i < ng; i++)
+        for (struct fk_part *p = gs[i]->parts; p; p = p->next) {
+            struct ncclComm *c = gs[i]->comm;
+            bool *flag = p->kind == P_COLL   ? &c->conn_coll
+                         : p->kind == P_SEND ? &c->conn_send[p->peer]
+                                             : &c->conn_recv[p->peer];
+            if (*flag) continue; /* set up before (or earlier in this batch) */
+            *flag = true;
+            if (w.n == (int)(sizeof w.part / sizeof w.part[0])) fk_die("too many connections");
+            w.part[w.n] = p;
+            w.comm[w.n++] = c;
+        }
+    if (w.n == 0) return;
+    char what[256];
+    const struct fk_part *p0 = w.part[0];
+    if (p0->kind == P_COLL)
+        snprintf(what, sizeof what,
+                 "the first collective on rank %d's communicator (NCCL connects the clique "
+                 "inside it; some rank never called its own)",
+                 p0->g->comm->rank);
+    else
+        snprintf(what, sizeof what,
+                 "the first %s between ranks %d and %d of a communicator (NCCL connects the "
+                 "pair inside the call, so the peer must post its matching call while this "
+                 "one blocks)",
+                 p0->kind == P_SEND ? "ncclSend" : "ncclRecv", p0->g->comm->rank, p0->peer);
+    fk_wait_for(fk_conn_done, &w, what);
+}
+
 /* ---- posting ---- */
 
 static void fk_queue(struct fk_group *g)
@@ -451,6 +526,7 @@ static ncclResult_t fk_post(struct ncclComm *c, cudaStream_t stream, struct fk_p
                            "outside ncclGroupStart/ncclGroupEnd, and the first call has not "
                            "completed: NCCL requires a group here",
                            what, o->comm->rank, c->rank);
+        fk_connect(&g, 1);
         fk_queue(g);
     }
     fk_unlock();
@@ -561,9 +637,11 @@ ncclResult_t ncclGroupEnd(void)
         return fk_fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
     if (--fk_depth > 0) return ncclSuccess;
     fk_lock();
-    for (int i = 0; i < fk_nopen; i++)
-        fk_queue(fk_open[i]);
+    int n = fk_nopen;
     fk_nopen = 0;
+    fk_connect(fk_open, n);
+    for (int i = 0; i < n; i++)
+        fk_queue(fk_open[i]);
     fk_unlock();
     return ncclSuccess;
 }

@@ -23,6 +23,8 @@
  *   FAKEGPU_MEM_MIB=N      memory per device (default 4096)
  *   FAKEGPU_HANG_BYTES=N   an NCCL call moving >= N bytes per rank never completes until
  *                          its communicator is aborted: how the deadline paths get tested
+ *   FAKEGPU_WATCHDOG_S=N   how long a blocking call may wait before it is called a
+ *                          deadlock (default 60)
  *
  * A use the real API would reject returns the same error code the real one documents;
  * a use that would corrupt memory or hang a real GPU (a bad device pointer, a deadlock)
@@ -90,6 +92,11 @@ const char *fk_stream_name(const struct fk_stream *s, char *buf, size_t n);
 void fk_check_device_range(const void *p, size_t bytes, int dev, const char *what);
 /* True when p points into any device allocation. Lock held. */
 bool fk_is_device_ptr(const void *p);
+
+/* Block (lock held; released while waiting) until done(arg), running work meanwhile;
+ * other threads may be the ones whose calls let it finish. A wait longer than the
+ * watchdog (FAKEGPU_WATCHDOG_S, default 60) is a deadlock: it dies naming `what`. */
+void fk_wait_for(bool (*done)(void *), void *arg, const char *what);
 
 /* A zeroed op of `kind`; the caller fills it in. */
 struct fk_op *fk_op_new(enum fk_kind kind, const char *what);
