@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, run by `make test`: every cmocka unit-test binary (normal build and
-# the ASan+UBSan build), then every CLI and screen test script. Each script gets the path
+# the ASan+UBSan build), the GPU checks on emulated devices (ASan+UBSan too), then every
+# CLI and screen test script. Each script gets the path
 # of the binary to test as $1 and exits 0 (pass) or non-zero (fail). Ends with the closing
 # line "N passed, N failed".
 set -u
@@ -31,6 +32,11 @@ done
 for t in "$BUILD"/asan/tests/test_*; do
     [ -x "$t" ] && run "asan+ubsan: ${t##*/}" "$t"
 done
+# The GPU host code on emulated devices (tests/fakegpu), when `make test` could build it.
+if [ -x "$BUILD/fakegpu/collviz" ]; then
+    run "fakegpu: tests/gpu/run.sh on emulated devices" \
+        env GPU_TEST_FAKE=1 BUILD="$BUILD/fakegpu" bash tests/gpu/run.sh "$BUILD/fakegpu/collviz"
+fi
 for s in tests/cli/*.sh; do
     [ -f "$s" ] && run "cli: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
 done

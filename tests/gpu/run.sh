@@ -33,7 +33,24 @@
 # folder), GPU_TEST_NO_BUILD=1 (use what is built), GPU_TEST_P2P=0 (skip step 2's second
 # build), GPU_TEST_MAX_RANKS=N (test at most N GPUs). Prints a summary; exits 1 if anything
 # failed or no GPU is visible (then nothing was tested, which is not a pass).
+#
+# GPU_TEST_FAKE=1: the binaries were built with FAKEGPU=1 (tests/fakegpu: CUDA, NCCL and
+# cuBLAS emulated on the host, FAKEGPU_DEVICES devices, default 4) - how `make test` runs
+# this script without a GPU. Then nothing is built, step 1 is skipped (the emulation's
+# kernels are host loops over the same formulas, so comparing them with the host
+# references would prove nothing), steps 2, 3 and 6 run at sizes a host can move quickly,
+# an NCCL call of 8 MiB or more never completes (FAKEGPU_HANG_BYTES) so step 2's deadline
+# test has something to abort, and steps 4, 5 and the lecture-scale run are skipped: their
+# figures would be host timings, not a GPU's.
 set -u
+fake=${GPU_TEST_FAKE:-0}
+if [ "$fake" = 1 ]; then
+    export FAKEGPU_DEVICES=${FAKEGPU_DEVICES:-4}
+    export FAKEGPU_HANG_BYTES=${FAKEGPU_HANG_BYTES:-8388608}
+    export TEST_NCCL_MEASURE_BYTES=${TEST_NCCL_MEASURE_BYTES:-1052672}
+    export TEST_NCCL_ABORT_BYTES=${TEST_NCCL_ABORT_BYTES:-16777216}
+    GPU_TEST_NO_BUILD=1
+fi
 
 BIN=${1:-build/collviz}
 BUILD=${BUILD:-$(dirname "$BIN")}
@@ -53,7 +70,7 @@ step() { # name, status (0 = pass)
 
 summary() {
     echo
-    echo "==== gpu-test summary ($ngpu GPU(s), ranks 1..$maxw)"
+    echo "==== gpu-test summary ($ngpu $([ "$fake" = 1 ] && echo "EMULATED device(s)" || echo "GPU(s)"), ranks 1..$maxw)"
     local r
     for r in "${results[@]+"${results[@]}"}"; do echo "$r"; done
     echo "$(( ${#results[@]} - failed )) passed, $failed failed"
@@ -62,7 +79,9 @@ summary() {
 
 # ---- how many GPUs
 ngpu=0
-if command -v nvidia-smi >/dev/null 2>&1; then
+if [ "$fake" = 1 ]; then
+    ngpu=$FAKEGPU_DEVICES
+elif command -v nvidia-smi >/dev/null 2>&1; then
     ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 fi
 # CUDA sees only CUDA_VISIBLE_DEVICES when it is set; nvidia-smi lists every GPU.
@@ -79,12 +98,16 @@ maxw=$ngpu
 if [ -n "${GPU_TEST_MAX_RANKS:-}" ] && [ "$GPU_TEST_MAX_RANKS" -lt "$maxw" ]; then
     maxw=$GPU_TEST_MAX_RANKS
 fi
-echo "gpu-test: $ngpu GPU(s); testing ranks 1..$maxw with $BIN"
-nvidia-smi -L
+if [ "$fake" = 1 ]; then
+    echo "gpu-test: $ngpu EMULATED devices (tests/fakegpu, no GPU); testing ranks 1..$maxw with $BIN"
+else
+    echo "gpu-test: $ngpu GPU(s); testing ranks 1..$maxw with $BIN"
+    nvidia-smi -L
+fi
 
 # ---- build
 jobs=$(nproc 2>/dev/null || echo 4)
-if ! make -s --no-print-directory BUILD="$BUILD" backends | grep -q 'backends: cpu nccl'; then
+if [ "$fake" != 1 ] && ! make -s --no-print-directory BUILD="$BUILD" backends | grep -q 'backends: cpu nccl'; then
     echo "gpu-test: the Makefile finds no nvcc + nccl.h (HAVE_NCCL off): set CUDA_HOME" >&2
     step "build with HAVE_NCCL" 1
     summary
@@ -103,9 +126,13 @@ fi
 
 # ---- 1. kernels
 echo
-echo "== kernels vs host references"
-"$BUILD/tests/gpu/test_kernels"
-step "kernels vs host references (test_kernels)" $?
+if [ "$fake" = 1 ]; then
+    echo "== kernels vs host references: skipped (emulated devices run host loops, not kernels/)"
+else
+    echo "== kernels vs host references"
+    "$BUILD/tests/gpu/test_kernels"
+    step "kernels vs host references (test_kernels)" $?
+fi
 
 # ---- 2. the backend without the CLI
 echo
@@ -143,9 +170,14 @@ trap 'rm -rf "$tmp"' EXIT
 echo
 echo "== collviz bench --backend nccl --format json"
 sizes_per_coll=4 # -b 4K -e 64M -f 16: 4K 64K 1M 16M
+top=64M
+if [ "$fake" = 1 ]; then
+    sizes_per_coll=3 # 4K 64K 1M
+    top=1M
+fi
 for ((w = 1; w <= maxw; w++)); do
     out=$tmp/all_w$w.json
-    "$BIN" bench all --backend nccl --ranks "$w" -b 4K -e 64M -f 16 -n 5 -w 2 --format json \
+    "$BIN" bench all --backend nccl --ranks "$w" -b 4K -e "$top" -f 16 -n 5 -w 2 --format json \
         >"$out" 2>"$tmp/err"
     rc=$?
     want=$((8 * sizes_per_coll))
@@ -156,9 +188,11 @@ for ((w = 1; w <= maxw; w++)); do
     [ "$rc" -eq 0 ] && [ "$rows" -eq "$want" ] && [ "$right" -eq "$want" ]
     step "bench all --ranks $w --format json: $right/$want rows right" $?
 done
+op_sizes=(-b 1M -e 16M -f 4) # 3 sizes
+[ "$fake" = 1 ] && op_sizes=(-b 64K -e 1M -f 4)
 for op in prod min max avg; do
     out=$tmp/ar_$op.json
-    "$BIN" bench all_reduce --backend nccl --ranks "$maxw" -o "$op" -b 1M -e 16M -f 4 -n 5 \
+    "$BIN" bench all_reduce --backend nccl --ranks "$maxw" -o "$op" "${op_sizes[@]}" -n 5 \
         -w 2 --format json >"$out" 2>"$tmp/err"
     rc=$?
     rows=$(json_rows "$out")
@@ -169,6 +203,11 @@ for op in prod min max avg; do
 done
 
 # ---- 4. sweeps for the reader
+if [ "$fake" = 1 ]; then
+    echo
+    echo "== sweeps and the nccl-tests comparison: skipped (emulated devices: host timings)"
+fi
+if [ "$fake" != 1 ]; then
 echo
 echo "== sweep: all_reduce 1 KiB .. 1 GiB on $maxw GPU(s)"
 "$BIN" bench all_reduce --backend nccl --ranks "$maxw" -b 1K -e 1G -f 4
@@ -204,6 +243,7 @@ else
     echo
     echo "(nccl-tests' all_reduce_perf not on PATH: no comparison)"
 fi
+fi # not fake
 
 # ---- 6. training on GPUs against the CPU reference
 echo
@@ -232,6 +272,10 @@ done
 train_check ddp "$tw" --overlap
 train_check pp "$tw" --schedule 1f1b
 
+if [ "$fake" = 1 ]; then
+    summary
+    exit
+fi
 lw=1
 while [ $((lw * 2)) -le "$maxw" ] && [ $((lw * 2)) -le 16 ]; do lw=$((lw * 2)); done
 echo
