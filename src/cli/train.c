@@ -1,6 +1,6 @@
 /* train.c - `collviz train`: train the lecture's MLP with one of the parallel schemes
  * (single, ddp, tp, pp) on CPU ranks or, with --backend nccl, on one GPU per rank (NCCL;
- * built with HAVE_NCCL, not yet run on a GPU - `make gpu-test` checks it) and print per-step
+ * built with HAVE_NCCL, not yet run on a real GPU - `make gpu-test` checks it) and print per-step
  * loss, step time, communication time and bytes, memory per rank, the napkin math and the
  * pipeline bubble — as text or as one JSON object. --check also runs the single-device
  * reference and reports the largest deviation (exit 1 beyond tolerance). Everything comes from

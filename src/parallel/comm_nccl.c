@@ -1,9 +1,9 @@
 /* comm_nccl.c - comm.h's communicator on NCCL (see comm_nccl.h), built only with HAVE_NCCL.
  *
- * NOT YET RUN ON A GPU: this file was written and compiled on a machine without one
- * (there every CUDA call fails with cudaErrorInsufficientDriver before a communicator is
- * made). Nothing here is claimed to work beyond compiling; tests/gpu/run.sh's training
- * section (`make gpu-test`) is how it gets checked against the CPU reference.
+ * NOT YET RUN ON A GPU: written on machines without one. `make test` runs it on emulated
+ * devices (tests/fakegpu: NCCL's documented semantics, lazy connection included), where
+ * every scheme matches the CPU reference; nothing about real NCCL timing or its kernels is
+ * claimed until tests/gpu/run.sh's training section (`make gpu-test`) has run on GPUs.
  *
  * Communicators. All made by ncclCommInitAll from the creating (main) thread, before the
  * rank threads start; after that each rank's handles are used only by its own thread

@@ -3,8 +3,8 @@
  * its device's stream (dev_cuda.h), right behind its compute, and waited for with the
  * communicator's deadline.
  *
- * NOT YET RUN ON A GPU: written and compiled on a machine without one; `make gpu-test`
- * (tests/gpu/run.sh, training section) is how it gets verified. */
+ * NOT YET RUN ON A GPU: written on machines without one and run in `make test` on emulated
+ * devices (tests/fakegpu); `make gpu-test` (tests/gpu/run.sh) verifies it on GPUs. */
 #ifndef COLLVIZ_COMM_NCCL_H
 #define COLLVIZ_COMM_NCCL_H
 

@@ -1,8 +1,8 @@
 /* dev_cuda.c - the GPU device of dev.h (see dev_cuda.h), built only with HAVE_NCCL.
  *
- * NOT YET RUN ON A GPU: written and compiled on a machine without one (every CUDA call
- * fails there with cudaErrorInsufficientDriver, which is the only path the unit tests
- * exercise). tests/gpu/run.sh's training section checks it against the CPU reference.
+ * NOT YET RUN ON A GPU: written on machines without one. `make test` runs it on emulated
+ * devices (tests/fakegpu: cuBLAS's column-major contract, stream order, pointer checks);
+ * tests/gpu/run.sh's training section (`make gpu-test`) checks it on GPUs.
  *
  * Matmuls: the schemes' matrices are row-major; cuBLAS is column-major. A row-major m x n
  * matrix is the column-major n x m matrix of the same bytes, so C = op(A) op(B) is

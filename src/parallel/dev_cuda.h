@@ -2,8 +2,8 @@
  * that rank's GPU, CUDA stream and cuBLAS handle. The NCCL communicator (comm_nccl.h)
  * queues its calls on the same stream, so compute and communication stay in order.
  *
- * NOT YET RUN ON A GPU: this code was written and compiled on a machine without one;
- * `make gpu-test` (tests/gpu/run.sh, training section) is how it gets verified. */
+ * NOT YET RUN ON A GPU: written on machines without one and run in `make test` on emulated
+ * devices (tests/fakegpu); `make gpu-test` (tests/gpu/run.sh) verifies it on GPUs. */
 #ifndef COLLVIZ_DEV_CUDA_H
 #define COLLVIZ_DEV_CUDA_H
 
