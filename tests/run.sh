@@ -36,6 +36,7 @@ done
 if [ -x "$BUILD/fakegpu/collviz" ]; then
     run "fakegpu: tests/gpu/run.sh on emulated devices" \
         env GPU_TEST_FAKE=1 BUILD="$BUILD/fakegpu" bash tests/gpu/run.sh "$BUILD/fakegpu/collviz"
+    run "fakegpu: screen: fake_nccl_ui.sh" bash tests/screen/fake_nccl_ui.sh "$BUILD/fakegpu/collviz"
 fi
 for s in tests/cli/*.sh; do
     [ -f "$s" ] && run "cli: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"

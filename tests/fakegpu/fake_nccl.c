@@ -212,6 +212,18 @@ static float *fk_reduce(struct fk_part **pr, int w, size_t off, size_t count)
     return acc;
 }
 
+/* FAKEGPU_CORRUPT=1: every NCCL call delivers one wrong element (the last one written on
+ * the lowest rank that receives anything), so tests can show the checks catch it. */
+static void fk_corrupt(float *buf, size_t n)
+{
+    static int on = -1;
+    if (on < 0) {
+        const char *s = getenv("FAKEGPU_CORRUPT");
+        on = s && *s && strcmp(s, "0") != 0;
+    }
+    if (on && buf && n) buf[n - 1] += 1.0f;
+}
+
 static void fk_run_coll(struct fk_part *p0)
 {
     struct fk_clique *cl = p0->g->comm->cl;
@@ -276,6 +288,13 @@ static void fk_run_coll(struct fk_part *p0)
         break;
     }
     free(t);
+    for (int r = 0; r < w; r++) {
+        size_t got = fk_recv_elems(pr[r], w);
+        if (got) {
+            fk_corrupt(pr[r]->rbuf, got);
+            break;
+        }
+    }
     for (int r = 0; r < w; r++)
         pr[r]->done = true;
 }
@@ -297,6 +316,7 @@ static void fk_run_p2p(struct fk_part *p)
     float *t = fk_tmp(s->count);
     memcpy(t, s->sbuf, s->count * sizeof *t);
     memcpy(r->rbuf, t, r->count * sizeof *t);
+    fk_corrupt(r->rbuf, r->count);
     free(t);
     s->done = r->done = true;
 }

@@ -23,6 +23,8 @@
  *   FAKEGPU_MEM_MIB=N      memory per device (default 4096)
  *   FAKEGPU_HANG_BYTES=N   an NCCL call moving >= N bytes per rank never completes until
  *                          its communicator is aborted: how the deadline paths get tested
+ *   FAKEGPU_CORRUPT=1      every NCCL call delivers one wrong element: the checks built
+ *                          on NCCL's results must then fail
  *   FAKEGPU_WATCHDOG_S=N   how long a blocking call may wait before it is called a
  *                          deadlock (default 60)
  *

@@ -202,6 +202,27 @@ for op in prod min max avg; do
     step "bench all_reduce -o $op --ranks $maxw: $right/3 rows right" $?
 done
 
+# ---- 3b. (emulated devices only) the checks fail when NCCL's results are wrong
+if [ "$fake" = 1 ]; then
+    echo
+    echo "== with FAKEGPU_CORRUPT=1 (one wrong element per NCCL call) the checks must fail"
+    out=$tmp/corrupt.json
+    FAKEGPU_CORRUPT=1 "$BIN" bench all --backend nccl --ranks "$maxw" -b 64K -e 64K \
+        --format json >"$out" 2>"$tmp/err"
+    rc=$?
+    rows=$(json_rows "$out")
+    bad=$(grep -c '"wrong":[1-9]' "$out")
+    echo "bench all: exit $rc, $bad of $rows rows with #wrong > 0"
+    [ "$rc" -eq 1 ] && [ "$rows" -eq 8 ] && [ "$bad" -eq 8 ]
+    step "corrupted NCCL results: bench reports #wrong > 0 on all 8 rows and exits 1" $?
+    FAKEGPU_CORRUPT=1 "$BIN" train ddp --backend nccl --ranks 2 --layers 2 --dim 32 \
+        --batch 8 --steps 2 --check >"$tmp/train.txt" 2>&1
+    rc=$?
+    grep "check against" "$tmp/train.txt"
+    [ "$rc" -eq 1 ] && grep -q "FAILED" "$tmp/train.txt"
+    step "corrupted NCCL results: train ddp --check fails (exit 1)" $?
+fi
+
 # ---- 4. sweeps for the reader
 if [ "$fake" = 1 ]; then
     echo

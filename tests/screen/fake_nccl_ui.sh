@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The TUI on the NCCL backend, with the binary of the fakegpu build (tests/fakegpu: CUDA and
+# NCCL emulated on the host) and 4 emulated devices - run by tests/run.sh when `make test`
+# built it, since no GPU is at hand. With the default --backend auto the program picks NCCL
+# (2+ devices), checks the animation against NCCL's display-scale result (✓), measures the
+# lecture's all-reduce with #wrong 0, and b lists the devices with their peer matrix. With
+# FAKEGPU_CORRUPT=1 (one wrong element per NCCL call) the same screen must show the
+# mismatch and a #wrong above 0: the checks are able to fail. Timings here are host time
+# and are not asserted.
+. "$(dirname "$0")/lib.sh" "$1"
+
+tm_start 150 44 "" FAKEGPU_DEVICES=4
+tm_wait "step 0/6" 20 || fail "the screen never came up"
+tm_screen | grep -qF "backend: nccl" || fail "auto did not pick nccl with 4 devices"
+tm_wait "✓ animation = nccl" 30 || fail "the animation was not checked against NCCL"
+tm_wait "#wrong 0" 120 || fail "no measurement with #wrong 0"
+tm_screen | grep -qF "CUDA events" || fail "the panel does not say the times are CUDA events"
+tm_keys b
+tm_wait "peer access" 5 || fail "b did not list the devices' peer access"
+[ "$(tm_screen | grep -cF "fakegpu (host emulation, not a GPU)")" -ge 4 ] ||
+    fail "the overlay does not name the 4 emulated devices as such"
+tm_keys Escape q
+tm_wait "EXITED:0" 10 || fail "q did not quit with status 0"
+tm_cleanup
+
+tm_start 150 44 "" FAKEGPU_DEVICES=4 FAKEGPU_CORRUPT=1
+tm_wait "step 0/6" 20 || fail "the corrupted run never came up"
+tm_wait "1 element differ" 30 || fail "a wrong NCCL result was not shown as a mismatch"
+end=$(($(date +%s) + 120))
+until tm_screen | grep -qE "#wrong [1-9]"; do
+    tm_screen | grep -qF "#wrong 0" && fail "a corrupted all-reduce measured #wrong 0"
+    [ "$(date +%s)" -le "$end" ] || fail "no #wrong above 0 on the corrupted run"
+    sleep 0.2
+done
+tm_keys q
+tm_wait "EXITED:0" 10 || fail "q did not quit"
+echo "ok: the TUI on emulated NCCL devices: ✓ check, #wrong 0, device list; corrupted results shown as wrong"
