@@ -27,6 +27,21 @@ void par_lecture_of(const struct app *a, struct train_config *c)
     c->overlap = a->sc.overlap;
     c->steps = PAR_LECTURE_STEPS;
     c->timeout_s = PAR_TIMEOUT_S;
+    /* On the GPUs when the collectives run there (NCCL, 2+ GPUs) and there is one GPU per
+     * rank; otherwise on CPU ranks (par_backend_note says why). */
+    if (par_on_gpus(a)) c->backend = TRAIN_BACKEND_NCCL;
+}
+
+bool par_on_gpus(const struct app *a)
+{
+    return strcmp(a->backend_name, "nccl") == 0 && a->sc.nranks <= a->max_ranks;
+}
+
+const char *par_backend_note(const struct app *a)
+{
+    if (par_on_gpus(a)) return "nccl";
+    if (strcmp(a->backend_name, "nccl") == 0) return "cpu ranks (more ranks than GPUs)";
+    return "cpu ranks";
 }
 
 static bool par_same_config(const struct train_config *x, const struct train_config *y)
@@ -34,7 +49,7 @@ static bool par_same_config(const struct train_config *x, const struct train_con
     return x->scheme == y->scheme && x->nranks == y->nranks && x->layers == y->layers &&
            x->dim == y->dim && x->batch == y->batch && x->steps == y->steps &&
            x->microbatches == y->microbatches && x->schedule == y->schedule &&
-           x->overlap == y->overlap && x->seed == y->seed;
+           x->overlap == y->overlap && x->seed == y->seed && x->backend == y->backend;
 }
 
 /* Shapes of every frame of every rank, and the longest sentence, for the layout. */

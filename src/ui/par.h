@@ -45,6 +45,11 @@ struct par_screen {
 /* The display and lecture-scale configurations of the scene's scheme. */
 void par_display_of(const struct app *a, struct train_config *c);
 void par_lecture_of(const struct app *a, struct train_config *c);
+/* Whether the lecture-scale run goes to the GPUs (the collectives' backend is NCCL and
+ * there is a GPU per rank), and the words for where it runs: "nccl", "cpu ranks", or
+ * "cpu ranks (more ranks than GPUs)". */
+bool par_on_gpus(const struct app *a);
+const char *par_backend_note(const struct app *a);
 
 /* Allocate the state on first use; build the view for the scene when it changed. */
 void par_rebuild(struct app *a);

@@ -627,16 +627,28 @@ static void par_panel_loss(const struct app *a, const struct train_summary *s, s
     char d[32], pd[32];
     par_dev_text(s->dev.loss_rel, d, sizeof d);
     par_dev_text(s->dev.param_abs, pd, sizeof pd);
-    bool lok = s->dev.loss_rel <= TRAIN_TOL_LOSS_REL,
-         pok = s->dev.param_abs <= TRAIN_TOL_PARAM_ABS;
+    /* The tolerances the comparison used: wider on GPUs (cuBLAS and NCCL sum in their
+     * own orders), see train.h. */
+    bool lok = s->dev.loss_rel <= s->dev.tol_loss_rel,
+         pok = s->dev.param_abs <= s->dev.tol_param_abs;
     l = pl_new(p);
     pl_add(l, th->role[lok ? TH_OK : TH_BAD] | A_BOLD,
            "%s same loss as 1 device: ", lok ? a->g->ok : a->g->bad);
-    pl_add(l, A_NORMAL, "rel. %s %s %s %.0e", par_delta(a), d, par_le(a), TRAIN_TOL_LOSS_REL);
+    pl_add(l, A_NORMAL, "rel. %s %s %s %.0e", par_delta(a), d, par_le(a), s->dev.tol_loss_rel);
     l = pl_new(p);
     pl_add(l, th->role[pok ? TH_OK : TH_BAD],
            "%s same weights after %d steps: ", pok ? a->g->ok : a->g->bad, s->steps_done);
-    pl_add(l, A_NORMAL, "|%s| %s %s %.0e", par_delta(a), pd, par_le(a), TRAIN_TOL_PARAM_ABS);
+    pl_add(l, A_NORMAL, "|%s| %s %s %.0e", par_delta(a), pd, par_le(a), s->dev.tol_param_abs);
+}
+
+/* How the bytes sent were obtained: counted at each send on CPU ranks and for the
+ * pipeline's NCCL sends; for NCCL collectives, which report no bytes, the ring model's
+ * (the run's description line says so too). */
+static const char *par_bytes_how(const struct train_summary *s)
+{
+    return s->cfg.backend == TRAIN_BACKEND_NCCL && s->cfg.scheme != TRAIN_PP
+               ? "ring model"
+               : "measured";
 }
 
 /* Bytes per step, the napkin math, communication time. */
@@ -655,7 +667,7 @@ static void par_panel_traffic(const struct app *a, const struct train_summary *s
     struct pline *l = pl_new(p);
     pl_add(l, lab, "sent per step, busiest rank: ");
     pl_add(l, num | A_BOLD, "%s", mb);
-    pl_add(l, A_NORMAL, " measured");
+    pl_add(l, A_NORMAL, " %s", par_bytes_how(s));
     l = pl_new(p);
     if (s->cfg.scheme == TRAIN_PP)
         pl_add(l, mod, "  %s model (B%sD floats each way per stage boundary)", mm,
@@ -781,10 +793,10 @@ static void par_panel_summary(const struct app *a, const struct train_summary *s
     pl_add(l, th->role[s->dev.within ? TH_OK : TH_BAD] | A_BOLD, "%s same loss as one device",
            s->dev.within ? a->g->ok : a->g->bad);
     pl_add(l, A_NORMAL, " (rel. %s %s %s %.0e), weights |%s| %s", par_delta(a), d, par_le(a),
-           TRAIN_TOL_LOSS_REL, par_delta(a), pd);
+           s->dev.tol_loss_rel, par_delta(a), pd);
     l = pl_new(p);
     pl_add(l, A_NORMAL, "sent/step ");
-    pl_add(l, num | A_BOLD, "%s measured", mb);
+    pl_add(l, num | A_BOLD, "%s %s", mb, par_bytes_how(s));
     pl_add(l, mod, ", %s model", mm);
     int last = s->steps_done - 1;
     if (last >= 0) {
@@ -845,7 +857,8 @@ static void par_panel(const struct app *a, struct rect r)
         return;
     }
     char title[192];
-    snprintf(title, sizeof title, "measured on cpu ranks%slecture scale: %s", a->g->sep, cfg);
+    snprintf(title, sizeof title, "measured on %s%slecture scale: %s", par_backend_note(a),
+             a->g->sep, cfg);
     draw_frame(a, r, th->role[TH_BORDER], title, th->role[TH_LABEL] | A_BOLD);
     struct rect in = {r.y + 1, r.x + 2, r.h - 2, r.w - 4};
     if (l->panel_side) {

@@ -257,13 +257,14 @@ static void worker_do_check(struct worker *w, const struct job *j)
     worker_post_result(w, &r);
 }
 
-/* Training runs on rank threads of its own; the backend is not involved. It polls the same
- * cancel flag between steps. */
+/* Training runs on rank threads of its own (CPU ranks, or one per GPU with its own NCCL
+ * communicators); the collectives' backend is not involved. It polls the same cancel flag
+ * between steps. */
 static void worker_do_train(struct worker *w, const struct job *j)
 {
     struct result *r = xmalloc(sizeof *r); /* ~50 KB: not on this thread's stack twice */
     worker_result_init(w, j, r);
-    snprintf(r->backend, sizeof r->backend, "cpu");
+    snprintf(r->backend, sizeof r->backend, "%s", train_backend_name(j->train.backend));
     r->status = train_summary_run(&j->train, &r->train, &w->cancel, r->err, sizeof r->err);
     worker_post_result(w, r);
     free(r);

@@ -3,7 +3,9 @@
 # NCCL emulated on the host) and 4 emulated devices - run by tests/run.sh when `make test`
 # built it, since no GPU is at hand. With the default --backend auto the program picks NCCL
 # (2+ devices), checks the animation against NCCL's display-scale result (✓), measures the
-# lecture's all-reduce with #wrong 0, and b lists the devices with their peer matrix. With
+# lecture's all-reduce with #wrong 0, and b lists the devices with their peer matrix; the
+# parallelism screen trains at lecture scale on the devices, with NCCL's bytes labelled as
+# the ring model's, and falls back to CPU ranks (saying why) with more ranks than devices. With
 # FAKEGPU_CORRUPT=1 (one wrong element per NCCL call) the same screen must show the
 # mismatch and a #wrong above 0: the checks are able to fail. Timings here are host time
 # and are not asserted.
@@ -19,7 +21,26 @@ tm_keys b
 tm_wait "peer access" 5 || fail "b did not list the devices' peer access"
 [ "$(tm_screen | grep -cF "fakegpu (host emulation, not a GPU)")" -ge 4 ] ||
     fail "the overlay does not name the 4 emulated devices as such"
-tm_keys Escape q
+tm_keys Escape p
+tm_wait "measured on nccl" 10 || fail "the parallelism screen does not train on the devices"
+tm_wait "same loss as 1 device" 120 || fail "no lecture-scale run on the devices"
+tm_screen | grep -qF "✓ same loss as 1 device" || fail "the NCCL run's loss differs from one device"
+tm_screen | grep -qF "busiest rank: 24 MiB ring model" ||
+    fail "NCCL's collective bytes are not labelled as the ring model's"
+tm_keys q
+tm_wait "EXITED:0" 10 || fail "q did not quit with status 0"
+tm_cleanup
+
+# 2 devices: the parallelism screen's 4 ranks train on CPU ranks, saying why; at 2 ranks
+# they go to the devices.
+tm_start 150 44 "" FAKEGPU_DEVICES=2
+tm_wait "step 0/6" 20 || fail "the 2-device run never came up"
+tm_keys p
+tm_wait "measured on cpu ranks (more ranks than GPUs)" 10 ||
+    fail "4 ranks on 2 devices did not fall back to CPU ranks, saying why"
+tm_keys - -
+tm_wait "measured on nccl" 10 || fail "2 ranks on 2 devices did not train on the devices"
+tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit with status 0"
 tm_cleanup
 
