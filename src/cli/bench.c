@@ -38,6 +38,7 @@
 struct bench_opts {
     const char *backend;
     int ranks;
+    bool ranks_given;
     size_t minb, maxb;
     bool minb_set, maxb_set;
     const char *minb_arg, *maxb_arg; /* as typed, for messages */
@@ -85,8 +86,10 @@ static void bench_usage(FILE *f)
             "            all_to_all, or all (one section each)\n"
             "\n"
             "Options:\n"
-            "  --backend B          auto, cpu or nccl (default auto: nccl with 2+ GPUs, else cpu)\n"
-            "  --ranks N            ranks, 1..%d (default 4)\n"
+            "  --backend B          auto, cpu or nccl (default auto: nccl with 2+ GPUs, else cpu;\n"
+            "                       with --ranks above the GPU count, cpu)\n"
+            "  --ranks N            ranks, 1..%d (default 4; auto on NCCL: the GPU count if\n"
+            "                       fewer)\n"
             "  -b, --minbytes SIZE  smallest size S, K/M/G suffixes (powers of 1024; default 64M)\n"
             "  -e, --maxbytes SIZE  largest size (default: the same as -b)\n"
             "  -f, --stepfactor F   multiply the size by F between rows (default 2)\n"
@@ -170,6 +173,7 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o)
                 return cli_usage_error("--ranks %s: need a whole number 1..%d", optarg,
                                        CV_MAX_RANKS);
             o->ranks = (int)v;
+            o->ranks_given = true;
             break;
         case 'b':
             if (parse_size(optarg, &o->minb) != CV_OK)
@@ -484,6 +488,28 @@ int cli_bench_main(int argc, char **argv)
     if (backend_open(o.backend, &b, err, sizeof err, why, sizeof why) != CV_OK)
         return cli_usage_error("--backend %s", err);
     int maxr = b->ops->max_ranks(b);
+    if (o.ranks > maxr && strcmp(o.backend, "auto") == 0 && strcmp(b->ops->name, "nccl") == 0) {
+        /* NCCL puts one rank on each GPU. Ranks asked for run on CPU ranks; the default
+         * world size (meant for CPU ranks) shrinks to the GPUs. */
+        if (o.ranks_given) {
+            snprintf(why, sizeof why, "nccl: %d GPU%s for %d ranks (one rank per GPU)", maxr,
+                     maxr == 1 ? "" : "s", o.ranks);
+            backend_close(b);
+            if (backend_open("cpu", &b, err, sizeof err, NULL, 0) != CV_OK)
+                return cli_usage_error("--backend %s", err);
+            maxr = b->ops->max_ranks(b);
+        } else {
+            snprintf(why, sizeof why, "nccl on its %d GPUs: %d ranks, not the default %d", maxr,
+                     maxr, o.ranks);
+            o.ranks = maxr;
+            if (o.root >= o.ranks) {
+                backend_close(b);
+                return cli_usage_error("-r %d: no such rank with %d GPUs (give --ranks to use "
+                                       "CPU ranks)",
+                                       o.root, o.ranks);
+            }
+        }
+    }
     if (o.ranks > maxr) {
         rc = cli_usage_error("--ranks %d: the %s backend can run at most %d rank%s here",
                              o.ranks, b->ops->name, maxr, maxr == 1 ? "" : "s");

@@ -21,6 +21,8 @@
 #      nccl-tests times the loop with a host clock around a stream synchronisation, collviz
 #      with CUDA events on each stream (averaged over ranks), so the two should agree within
 #      a few percent. Outside [0.5, 2] means one of the timings is wrong: a failure.
+#      (With GPU_TEST_FAKE=1 two other groups replace 4 and 5: the checks must fail on
+#      corrupted NCCL results, and the backend choice with 0, 1 and 2 devices.)
 #   6. training on GPUs (src/parallel: dev_cuda.c, comm_nccl.c - written without a GPU, so
 #      this is their first real check): `collviz train ddp|tp|pp --backend nccl --check`
 #      for W = 1..min(GPUs, 4) at small sizes (L=4, D=64, B=16, 3 steps; W=3 uses D=48,
@@ -221,6 +223,42 @@ if [ "$fake" = 1 ]; then
     grep "check against" "$tmp/train.txt"
     [ "$rc" -eq 1 ] && grep -q "FAILED" "$tmp/train.txt"
     step "corrupted NCCL results: train ddp --check fails (exit 1)" $?
+fi
+
+# ---- 3c. (emulated devices only) choosing the backend with 0, 1 and 2 devices
+if [ "$fake" = 1 ]; then
+    echo
+    echo "== backend choice with 0, 1 and 2 emulated devices"
+    expect() { # name, want-exit, grep-pattern (on stdout+stderr), command...
+        local name=$1 want=$2 pat=$3
+        shift 3
+        "$@" >"$tmp/choice.txt" 2>&1
+        local rc=$?
+        local ok=1
+        [ "$rc" -eq "$want" ] && grep -qE -- "$pat" "$tmp/choice.txt" && ok=0
+        [ "$ok" -ne 0 ] && { echo "exit $rc (want $want), output:"; head -5 "$tmp/choice.txt"; }
+        step "$name" $ok
+    }
+    b4=(bench all_reduce -b 4K -e 4K -n 2 -w 1)
+    expect "0 devices, --backend nccl: exit 2 naming the CUDA error" 2 \
+        "^collviz: .*cudaErrorNoDevice" env FAKEGPU_DEVICES=0 "$BIN" "${b4[@]}" --backend nccl
+    expect "0 devices, auto: CPU ranks, saying why" 0 \
+        "backend: cpu .*cudaErrorNoDevice" env FAKEGPU_DEVICES=0 "$BIN" "${b4[@]}"
+    expect "1 device, auto: CPU ranks (a collective needs 2 GPUs)" 0 \
+        "backend: cpu .*only 1 GPU usable" env FAKEGPU_DEVICES=1 "$BIN" "${b4[@]}"
+    expect "2 devices, auto, default ranks: NCCL on both GPUs" 0 \
+        '"backend":"nccl","ranks":2' env FAKEGPU_DEVICES=2 "$BIN" "${b4[@]}" --format json
+    expect "2 devices, auto, --ranks 4: CPU ranks, saying why" 0 \
+        "backend: cpu .*2 GPUs for 4 ranks" env FAKEGPU_DEVICES=2 "$BIN" "${b4[@]}" --ranks 4
+    expect "2 devices, --backend nccl --ranks 4: exit 2, one line" 2 \
+        "^collviz: --ranks 4: the nccl backend can run at most 2 ranks here$" \
+        env FAKEGPU_DEVICES=2 "$BIN" "${b4[@]}" --backend nccl --ranks 4
+    expect "NCCL_ALGO set: shown next to the rows it affects" 0 \
+        "all_reduce: NCCL_ALGO=Ring set in the environment" \
+        env FAKEGPU_DEVICES=2 NCCL_ALGO=Ring "$BIN" "${b4[@]}"
+    expect "2 devices, train ddp --ranks 4, auto: CPU ranks, saying why" 0 \
+        "auto chose cpu .--ranks 4 needs 4 GPUs" env FAKEGPU_DEVICES=2 "$BIN" train ddp \
+        --backend auto --ranks 4 --layers 2 --dim 16 --batch 8 --steps 1
 fi
 
 # ---- 4. sweeps for the reader
