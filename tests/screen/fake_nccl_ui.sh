@@ -31,10 +31,17 @@ tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit with status 0"
 tm_cleanup
 
-# 2 devices: the parallelism screen's 4 ranks train on CPU ranks, saying why; at 2 ranks
-# they go to the devices.
+# 2 devices: the collectives screen animates 4 ranks but measures 2, labelling the other
+# boxes and saying why the animation is not checked; the parallelism screen's 4 ranks
+# train on CPU ranks, saying why; at 2 ranks they go to the devices.
 tm_start 150 44 "" FAKEGPU_DEVICES=2
 tm_wait "step 0/6" 20 || fail "the 2-device run never came up"
+tm_wait "W=2" 60 || fail "the measured world size was not capped at the 2 devices"
+tm_screen | grep -qF "measured on nccl: all-reduce 64 MiB, W=2" || fail "no W=2 measurement"
+[ "$(tm_screen | grep -oF "(animation only)" | wc -l)" -eq 2 ] ||
+    fail "ranks 2 and 3 are not labelled as animation only"
+tm_screen | grep -qF "not checked: W=4 but nccl runs 2 ranks" ||
+    fail "the badge does not say why the 4-rank animation is not checked"
 tm_keys p
 tm_wait "measured on cpu ranks (more ranks than GPUs)" 10 ||
     fail "4 ranks on 2 devices did not fall back to CPU ranks, saying why"
