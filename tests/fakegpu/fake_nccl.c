@@ -405,7 +405,6 @@ static bool fk_connected(const struct fk_part *p)
 
 struct fk_conn_wait {
     struct fk_part *part[FK_MAX_DEVICES * 8];
-    struct ncclComm *comm[FK_MAX_DEVICES * 8];
     int n;
 };
 
@@ -413,7 +412,7 @@ static bool fk_conn_done(void *arg)
 {
     struct fk_conn_wait *w = arg;
     for (int i = 0; i < w->n; i++)
-        if (!w->comm[i]->aborted && !fk_connected(w->part[i])) return false;
+        if (!w->part[i]->g->comm->aborted && !fk_connected(w->part[i])) return false;
     return true;
 }
 
@@ -431,8 +430,7 @@ static void fk_connect(struct fk_group **gs, int ng)
             if (*flag) continue; /* set up before (or earlier in this batch) */
             *flag = true;
             if (w.n == (int)(sizeof w.part / sizeof w.part[0])) fk_die("too many connections");
-            w.part[w.n] = p;
-            w.comm[w.n++] = c;
+            w.part[w.n++] = p;
         }
     if (w.n == 0) return;
     char what[256];
