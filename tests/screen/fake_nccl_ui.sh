@@ -3,7 +3,8 @@
 # NCCL emulated on the host) and 4 emulated devices - run by tests/run.sh when `make test`
 # built it, since no GPU is at hand. With the default --backend auto the program picks NCCL
 # (2+ devices), checks the animation against NCCL's display-scale result (✓), measures the
-# lecture's all-reduce with #wrong 0, and b lists the devices with their peer matrix; the
+# lecture's all-reduce with #wrong 0 (with the user's NCCL_ALGO shown beside the figures),
+# and b lists the devices with their peer matrix; the
 # parallelism screen trains at lecture scale on the devices, with NCCL's bytes labelled as
 # the ring model's, and falls back to CPU ranks (saying why) with more ranks than devices. With
 # FAKEGPU_CORRUPT=1 (one wrong element per NCCL call) the same screen must show the
@@ -11,12 +12,14 @@
 # and are not asserted.
 . "$(dirname "$0")/lib.sh" "$1"
 
-tm_start 150 44 "" FAKEGPU_DEVICES=4
+tm_start 150 44 "" FAKEGPU_DEVICES=4 NCCL_ALGO=Ring
 tm_wait "step 0/6" 20 || fail "the screen never came up"
 tm_screen | grep -qF "backend: nccl" || fail "auto did not pick nccl with 4 devices"
 tm_wait "✓ animation = nccl" 30 || fail "the animation was not checked against NCCL"
 tm_wait "#wrong 0" 120 || fail "no measurement with #wrong 0"
 tm_screen | grep -qF "CUDA events" || fail "the panel does not say the times are CUDA events"
+tm_screen | grep -qF "NCCL_ALGO=Ring (user-set)" ||
+    fail "the user's NCCL_ALGO is not shown next to the figures"
 tm_keys b
 tm_wait "peer access" 5 || fail "b did not list the devices' peer access"
 [ "$(tm_screen | grep -cF "fakegpu (host emulation, not a GPU)")" -ge 4 ] ||
