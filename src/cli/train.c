@@ -519,10 +519,7 @@ int cli_train_main(int argc, char **argv)
     struct train_deviation dev;
     bool have_dev = false;
     if (o.check) {
-        struct train_config rc_cfg = o.cfg;
-        rc_cfg.scheme = TRAIN_SINGLE;
-        rc_cfg.nranks = 1;
-        rc_cfg.backend = TRAIN_BACKEND_CPU; /* the reference is always the CPU trainer */
+        struct train_config rc_cfg = train_reference_of(&o.cfg);
         struct train_result ref;
         rc = train_run(&rc_cfg, &ref, NULL, err, sizeof err);
         if (rc != CV_OK) {

@@ -22,10 +22,7 @@ int train_summary_run(const struct train_config *cfg, struct train_summary *out,
     if (rc != CV_OK) return rc;
     double t0 = now_s();
 
-    struct train_config rc_cfg = *cfg;
-    rc_cfg.scheme = TRAIN_SINGLE;
-    rc_cfg.nranks = 1;
-    rc_cfg.backend = TRAIN_BACKEND_CPU; /* the reference is always the CPU trainer */
+    struct train_config rc_cfg = train_reference_of(cfg);
     struct train_result ref, res;
     rc = train_run(&rc_cfg, &ref, cancel, err, errlen);
     if (rc != CV_OK) {

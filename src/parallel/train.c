@@ -40,6 +40,15 @@ static const char *const scheme_titles[TRAIN_SCHEME_COUNT] = {
 static const char *const schedule_names[PP_SCHEDULE_COUNT] = {"gpipe", "1f1b"};
 static const char *const backend_names[TRAIN_BACKEND_COUNT] = {"cpu", "nccl"};
 
+struct train_config train_reference_of(const struct train_config *c)
+{
+    struct train_config ref = *c;
+    ref.scheme = TRAIN_SINGLE;
+    ref.nranks = 1;
+    ref.backend = TRAIN_BACKEND_CPU;
+    return ref;
+}
+
 const char *train_backend_name(enum train_backend b)
 {
     return (b >= 0 && b < TRAIN_BACKEND_COUNT) ? backend_names[b] : "?";

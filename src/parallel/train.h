@@ -79,6 +79,9 @@ void train_config_default(struct train_config *c);
 /* CV_OK, or CV_EINVAL / CV_ENOMEM with one line naming the bad value. Uneven layer splits
  * in pp are handled (stages differ by at most one layer); L < P is refused. */
 int train_config_check(const struct train_config *c, char *err, size_t errlen);
+/* The single-device reference of a run: the same model, data and steps, scheme single on
+ * one CPU rank (whatever backend the run itself uses). */
+struct train_config train_reference_of(const struct train_config *c);
 
 struct train_step_stat {
     double loss;         /* of this step's forward pass, before the update */
