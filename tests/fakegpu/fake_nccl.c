@@ -29,12 +29,19 @@
 #include <nccl.h>
 
 enum fk_pkind { P_COLL, P_SEND, P_RECV };
-enum fk_coll { C_ALL_REDUCE, C_BROADCAST, C_REDUCE, C_ALL_GATHER, C_REDUCE_SCATTER,
-               C_ALL_TO_ALL, C_GATHER, C_SCATTER };
-static const char *const fk_coll_name[] = {"ncclAllReduce",   "ncclBroadcast",
-                                           "ncclReduce",      "ncclAllGather",
-                                           "ncclReduceScatter", "ncclAlltoAll",
-                                           "ncclGather",      "ncclScatter"};
+enum fk_coll {
+    C_ALL_REDUCE,
+    C_BROADCAST,
+    C_REDUCE,
+    C_ALL_GATHER,
+    C_REDUCE_SCATTER,
+    C_ALL_TO_ALL,
+    C_GATHER,
+    C_SCATTER
+};
+static const char *const fk_coll_name[] = {"ncclAllReduce", "ncclBroadcast",     "ncclReduce",
+                                           "ncclAllGather", "ncclReduceScatter", "ncclAlltoAll",
+                                           "ncclGather",    "ncclScatter"};
 
 struct fk_clique;
 struct fk_group;
@@ -111,11 +118,15 @@ static size_t fk_send_elems(const struct fk_part *p, int w)
     case C_ALL_REDUCE:
     case C_REDUCE:
     case C_ALL_GATHER:
-    case C_GATHER: return p->count;
-    case C_BROADCAST: return p->g->comm->rank == p->root ? p->count : 0;
+    case C_GATHER:
+        return p->count;
+    case C_BROADCAST:
+        return p->g->comm->rank == p->root ? p->count : 0;
     case C_REDUCE_SCATTER:
-    case C_ALL_TO_ALL: return (size_t)w * p->count;
-    case C_SCATTER: return p->g->comm->rank == p->root ? (size_t)w * p->count : 0;
+    case C_ALL_TO_ALL:
+        return (size_t)w * p->count;
+    case C_SCATTER:
+        return p->g->comm->rank == p->root ? (size_t)w * p->count : 0;
     }
     return 0;
 }
@@ -129,11 +140,15 @@ static size_t fk_recv_elems(const struct fk_part *p, int w)
     case C_ALL_REDUCE:
     case C_BROADCAST:
     case C_REDUCE_SCATTER:
-    case C_SCATTER: return p->count;
-    case C_REDUCE: return root ? p->count : 0;
+    case C_SCATTER:
+        return p->count;
+    case C_REDUCE:
+        return root ? p->count : 0;
     case C_ALL_GATHER:
-    case C_ALL_TO_ALL: return (size_t)w * p->count;
-    case C_GATHER: return root ? (size_t)w * p->count : 0;
+    case C_ALL_TO_ALL:
+        return (size_t)w * p->count;
+    case C_GATHER:
+        return root ? (size_t)w * p->count : 0;
     }
     return 0;
 }
@@ -183,10 +198,14 @@ static float fk_apply(int op, float a, float b)
 {
     switch (op) {
     case ncclSum:
-    case ncclAvg: return a + b;
-    case ncclProd: return a * b;
-    case ncclMax: return a > b ? a : b;
-    case ncclMin: return a < b ? a : b;
+    case ncclAvg:
+        return a + b;
+    case ncclProd:
+        return a * b;
+    case ncclMax:
+        return a > b ? a : b;
+    case ncclMin:
+        return a < b ? a : b;
     }
     return a;
 }
@@ -232,8 +251,7 @@ static void fk_run_coll(struct fk_part *p0)
     for (int r = 0; r < w; r++) {
         pr[r] = r == p0->g->comm->rank ? p0 : fk_find(cl->comm[r], P_COLL, 0, p0->seq);
         struct fk_part *a = pr[0], *b = pr[r];
-        if (b->coll != a->coll || b->count != a->count || b->op != a->op ||
-            b->root != a->root)
+        if (b->coll != a->coll || b->count != a->count || b->op != a->op || b->root != a->root)
             fk_die("collective #%lu of a clique does not match across ranks: rank 0 called "
                    "%s(count %zu, op %d, root %d), rank %d %s(count %zu, op %d, root %d) - "
                    "NCCL would hang or corrupt memory",
@@ -460,9 +478,11 @@ static void fk_queue(struct fk_group *g)
     fk_enqueue(g->st, g->op);
 }
 
-static ncclResult_t fk_post(struct ncclComm *c, cudaStream_t stream, struct fk_part tpl,
-                            const char *what)
+static ncclResult_t fk_post(struct ncclComm *c, cudaStream_t stream, ncclDataType_t type,
+                            struct fk_part tpl, const char *what)
 {
+    if (type != ncclFloat)
+        fk_die("%s: datatype %d (the fake supports ncclFloat only)", what, (int)type);
     if (!c) return fk_fail(ncclInvalidArgument, "%s: NULL communicator", what);
     fk_lock();
     if (c->destroyed) fk_die("%s on a destroyed communicator", what);
@@ -474,8 +494,7 @@ static ncclResult_t fk_post(struct ncclComm *c, cudaStream_t stream, struct fk_p
     if (fk_stream_device(st) != c->dev) {
         fk_unlock();
         return fk_fail(ncclUnhandledCudaError,
-                       "%s: the stream is not on the communicator's device %d", what,
-                       c->dev);
+                       "%s: the stream is not on the communicator's device %d", what, c->dev);
     }
     int w = c->cl->n;
     if (tpl.kind != P_COLL && (tpl.peer < 0 || tpl.peer >= w)) {
@@ -554,78 +573,68 @@ static ncclResult_t fk_post(struct ncclComm *c, cudaStream_t stream, struct fk_p
 static struct fk_part fk_coll(enum fk_coll k, const void *s, void *r, size_t count,
                               ncclRedOp_t op, int root)
 {
-    return (struct fk_part){.kind = P_COLL, .coll = k, .sbuf = s, .rbuf = r, .count = count,
-                            .op = (int)op, .root = root};
-}
-
-static ncclResult_t fk_type(ncclDataType_t t, const char *what)
-{
-    if (t != ncclFloat)
-        fk_die("%s: datatype %d (the fake supports ncclFloat only)", what, (int)t);
-    return ncclSuccess;
+    return (struct fk_part){.kind = P_COLL,
+                            .coll = k,
+                            .sbuf = s,
+                            .rbuf = r,
+                            .count = count,
+                            .op = (int)op,
+                            .root = root};
 }
 
 ncclResult_t ncclAllReduce(const void *s, void *r, size_t count, ncclDataType_t t,
                            ncclRedOp_t op, ncclComm_t c, cudaStream_t st)
 {
-    fk_type(t, "ncclAllReduce");
-    return fk_post(c, st, fk_coll(C_ALL_REDUCE, s, r, count, op, 0), "ncclAllReduce");
+    return fk_post(c, st, t, fk_coll(C_ALL_REDUCE, s, r, count, op, 0), "ncclAllReduce");
 }
 
 ncclResult_t ncclBroadcast(const void *s, void *r, size_t count, ncclDataType_t t, int root,
                            ncclComm_t c, cudaStream_t st)
 {
-    fk_type(t, "ncclBroadcast");
-    return fk_post(c, st, fk_coll(C_BROADCAST, s, r, count, ncclSum, root), "ncclBroadcast");
+    return fk_post(c, st, t, fk_coll(C_BROADCAST, s, r, count, ncclSum, root), "ncclBroadcast");
 }
 
 ncclResult_t ncclReduce(const void *s, void *r, size_t count, ncclDataType_t t, ncclRedOp_t op,
                         int root, ncclComm_t c, cudaStream_t st)
 {
-    fk_type(t, "ncclReduce");
-    return fk_post(c, st, fk_coll(C_REDUCE, s, r, count, op, root), "ncclReduce");
+    return fk_post(c, st, t, fk_coll(C_REDUCE, s, r, count, op, root), "ncclReduce");
 }
 
-ncclResult_t ncclAllGather(const void *s, void *r, size_t count, ncclDataType_t t,
-                           ncclComm_t c, cudaStream_t st)
+ncclResult_t ncclAllGather(const void *s, void *r, size_t count, ncclDataType_t t, ncclComm_t c,
+                           cudaStream_t st)
 {
-    fk_type(t, "ncclAllGather");
-    return fk_post(c, st, fk_coll(C_ALL_GATHER, s, r, count, ncclSum, 0), "ncclAllGather");
+    return fk_post(c, st, t, fk_coll(C_ALL_GATHER, s, r, count, ncclSum, 0), "ncclAllGather");
 }
 
 ncclResult_t ncclReduceScatter(const void *s, void *r, size_t count, ncclDataType_t t,
                                ncclRedOp_t op, ncclComm_t c, cudaStream_t st)
 {
-    fk_type(t, "ncclReduceScatter");
-    return fk_post(c, st, fk_coll(C_REDUCE_SCATTER, s, r, count, op, 0), "ncclReduceScatter");
+    return fk_post(c, st, t, fk_coll(C_REDUCE_SCATTER, s, r, count, op, 0),
+                   "ncclReduceScatter");
 }
 
 ncclResult_t ncclAlltoAll(const void *s, void *r, size_t count, ncclDataType_t t, ncclComm_t c,
                           cudaStream_t st)
 {
-    fk_type(t, "ncclAlltoAll");
-    return fk_post(c, st, fk_coll(C_ALL_TO_ALL, s, r, count, ncclSum, 0), "ncclAlltoAll");
+    return fk_post(c, st, t, fk_coll(C_ALL_TO_ALL, s, r, count, ncclSum, 0), "ncclAlltoAll");
 }
 
 ncclResult_t ncclGather(const void *s, void *r, size_t count, ncclDataType_t t, int root,
                         ncclComm_t c, cudaStream_t st)
 {
-    fk_type(t, "ncclGather");
-    return fk_post(c, st, fk_coll(C_GATHER, s, r, count, ncclSum, root), "ncclGather");
+    return fk_post(c, st, t, fk_coll(C_GATHER, s, r, count, ncclSum, root), "ncclGather");
 }
 
 ncclResult_t ncclScatter(const void *s, void *r, size_t count, ncclDataType_t t, int root,
                          ncclComm_t c, cudaStream_t st)
 {
-    fk_type(t, "ncclScatter");
-    return fk_post(c, st, fk_coll(C_SCATTER, s, r, count, ncclSum, root), "ncclScatter");
+    return fk_post(c, st, t, fk_coll(C_SCATTER, s, r, count, ncclSum, root), "ncclScatter");
 }
 
 ncclResult_t ncclSend(const void *s, size_t count, ncclDataType_t t, int peer, ncclComm_t c,
                       cudaStream_t st)
 {
-    fk_type(t, "ncclSend");
-    return fk_post(c, st,
+    return fk_post(c, st, t,
                    (struct fk_part){.kind = P_SEND, .sbuf = s, .count = count, .peer = peer},
                    "ncclSend");
 }
@@ -633,8 +642,7 @@ ncclResult_t ncclSend(const void *s, size_t count, ncclDataType_t t, int peer, n
 ncclResult_t ncclRecv(void *r, size_t count, ncclDataType_t t, int peer, ncclComm_t c,
                       cudaStream_t st)
 {
-    fk_type(t, "ncclRecv");
-    return fk_post(c, st,
+    return fk_post(c, st, t,
                    (struct fk_part){.kind = P_RECV, .rbuf = r, .count = count, .peer = peer},
                    "ncclRecv");
 }
@@ -651,8 +659,7 @@ ncclResult_t ncclGroupStart(void)
 
 ncclResult_t ncclGroupEnd(void)
 {
-    if (fk_depth == 0)
-        return fk_fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
+    if (fk_depth == 0) return fk_fail(ncclInvalidUsage, "ncclGroupEnd without ncclGroupStart");
     if (--fk_depth > 0) return ncclSuccess;
     fk_lock();
     int n = fk_nopen;
@@ -674,7 +681,8 @@ ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
     for (int i = 0; i < ndev; i++) {
         int d = devlist ? devlist[i] : i;
         if (d < 0 || d >= n)
-            return fk_fail(ncclUnhandledCudaError, "ncclCommInitAll: device %d does not exist", d);
+            return fk_fail(ncclUnhandledCudaError, "ncclCommInitAll: device %d does not exist",
+                           d);
         for (int j = 0; j < i; j++)
             if ((devlist ? devlist[j] : j) == d)
                 return fk_fail(ncclInvalidUsage,
@@ -739,15 +747,24 @@ const char *ncclGetLastError(ncclComm_t c)
 const char *ncclGetErrorString(ncclResult_t r)
 {
     switch (r) {
-    case ncclSuccess: return "no error";
-    case ncclUnhandledCudaError: return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
-    case ncclSystemError: return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
-    case ncclInternalError: return "internal error - please report this issue to the NCCL developers";
-    case ncclInvalidArgument: return "invalid argument (run with NCCL_DEBUG=WARN for details)";
-    case ncclInvalidUsage: return "invalid usage (run with NCCL_DEBUG=WARN for details)";
-    case ncclRemoteError: return "remote process exited or there was a network error";
-    case ncclInProgress: return "NCCL operation in progress";
-    default: return "unknown result code";
+    case ncclSuccess:
+        return "no error";
+    case ncclUnhandledCudaError:
+        return "unhandled cuda error (run with NCCL_DEBUG=INFO for details)";
+    case ncclSystemError:
+        return "unhandled system error (run with NCCL_DEBUG=INFO for details)";
+    case ncclInternalError:
+        return "internal error - please report this issue to the NCCL developers";
+    case ncclInvalidArgument:
+        return "invalid argument (run with NCCL_DEBUG=WARN for details)";
+    case ncclInvalidUsage:
+        return "invalid usage (run with NCCL_DEBUG=WARN for details)";
+    case ncclRemoteError:
+        return "remote process exited or there was a network error";
+    case ncclInProgress:
+        return "NCCL operation in progress";
+    default:
+        return "unknown result code";
     }
 }
 
