@@ -84,8 +84,7 @@ static double measure(int nt, size_t bytes, int reps)
             t1 = c[i].t1 > t1 ? c[i].t1 : t1;
         }
         double rate = (double)bytes * nt / (t1 - t0);
-        if (rate > best)
-            best = rate;
+        if (rate > best) best = rate;
     }
     for (int i = 0; i < nt; i++) {
         free(c[i].src);
@@ -106,7 +105,8 @@ int main(int argc, char **argv)
     double one = measure(1, bytes, reps);
     double two = measure(2, bytes, reps);
     printf("memcpy: %zu MiB per thread, best of %d: 1 thread %.2f GB/s, 2 threads %.2f GB/s "
-           "(bytes copied per second)\n", mib, reps, one / 1e9, two / 1e9);
+           "(bytes copied per second)\n",
+           mib, reps, one / 1e9, two / 1e9);
     printf("memcpy_1t_gbs=%.6f\nmemcpy_2t_gbs=%.6f\n", one / 1e9, two / 1e9);
     return 0;
 }

@@ -27,13 +27,11 @@ int main(int argc, char **argv)
     int warmup = argc > 3 ? atoi(argv[3]) : 5;
     size_t count = bytes / sizeof(float);
     if (count == 0 || count > (size_t)2147483647 || iters < 1 || warmup < 0) {
-        if (rank == 0)
-            fprintf(stderr, "mpi_allreduce: bad arguments\n");
+        if (rank == 0) fprintf(stderr, "mpi_allreduce: bad arguments\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     float *buf = malloc(count * sizeof(float));
-    if (!buf)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+    if (!buf) MPI_Abort(MPI_COMM_WORLD, 1);
     fill(buf, count, rank);
 
     for (int i = 0; i < warmup; i++)
@@ -57,8 +55,7 @@ int main(int argc, char **argv)
         float want = 0;
         for (int r = 0; r < n; r++)
             want += (float)((r + (int)(i % 7)) % 5);
-        if (buf[i] != want)
-            wrong++;
+        if (buf[i] != want) wrong++;
     }
     MPI_Reduce(&wrong, &all_wrong, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
 

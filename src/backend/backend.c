@@ -66,14 +66,10 @@ int backend_open(const char *name, struct backend **out, char *err, size_t errle
                  char *why_not, size_t why_not_len)
 {
     *out = NULL;
-    if (why_not && why_not_len)
-        why_not[0] = '\0';
-    if (!name)
-        name = "auto";
-    if (strcmp(name, "cpu") == 0)
-        return backend_try(&cpu_backend_ops, out, err, errlen);
-    if (strcmp(name, "nccl") == 0)
-        return backend_open_nccl(out, err, errlen);
+    if (why_not && why_not_len) why_not[0] = '\0';
+    if (!name) name = "auto";
+    if (strcmp(name, "cpu") == 0) return backend_try(&cpu_backend_ops, out, err, errlen);
+    if (strcmp(name, "nccl") == 0) return backend_open_nccl(out, err, errlen);
     if (strcmp(name, "auto") != 0) {
         char have[64] = "";
         for (const char *const *n = backend_names(); *n; n++) {
@@ -96,16 +92,13 @@ int backend_open(const char *name, struct backend **out, char *err, size_t errle
         snprintf(why, sizeof why, "nccl: only %d GPU usable (a collective needs 2)", n);
         backend_close(b);
     }
-    if (why_not && why_not_len)
-        snprintf(why_not, why_not_len, "%s", why);
+    if (why_not && why_not_len) snprintf(why_not, why_not_len, "%s", why);
     return backend_try(&cpu_backend_ops, out, err, errlen);
 }
 
 void backend_close(struct backend *b)
 {
-    if (!b)
-        return;
-    if (b->ops && b->ops->close)
-        b->ops->close(b);
+    if (!b) return;
+    if (b->ops && b->ops->close) b->ops->close(b);
     free(b);
 }

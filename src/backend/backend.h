@@ -16,8 +16,8 @@
 /* One measurement: the collective at `bytes` (S, nccl-tests' size) on nranks ranks. */
 struct bench_params {
     enum coll coll;
-    enum algo algo;   /* ignored by backends that choose their own (NCCL) */
-    bool algo_auto;   /* let the backend pick its fastest algorithm */
+    enum algo algo; /* ignored by backends that choose their own (NCCL) */
+    bool algo_auto; /* let the backend pick its fastest algorithm */
     enum redop op;
     int nranks;
     size_t bytes;
@@ -30,15 +30,15 @@ struct bench_params {
 
 /* One row of nccl-tests' table. */
 struct bench_result {
-    size_t bytes;      /* S */
-    size_t count;      /* elements of S (bytes / 4), nccl-tests' "count" column */
-    double time_us;    /* per operation, averaged over the timed iterations */
-    double algbw;      /* GB/s, 10^9 bytes: S / time */
-    double busbw;      /* GB/s: algbw * coll_busbw_factor() */
-    long wrong;        /* elements that differ from the expected result; -1 = not checked */
+    size_t bytes;   /* S */
+    size_t count;   /* elements of S (bytes / 4), nccl-tests' "count" column */
+    double time_us; /* per operation, averaged over the timed iterations */
+    double algbw;   /* GB/s, 10^9 bytes: S / time */
+    double busbw;   /* GB/s: algbw * coll_busbw_factor() */
+    long wrong;     /* elements that differ from the expected result; -1 = not checked */
     int nranks;
-    char algo[16];     /* the algorithm that ran ("ring", "tree", "direct", "nccl") */
-    char how[120];     /* how it was timed, for the UI's "measured how?" line */
+    char algo[16]; /* the algorithm that ran ("ring", "tree", "direct", "nccl") */
+    char how[120]; /* how it was timed, for the UI's "measured how?" line */
 };
 
 struct backend;
@@ -51,15 +51,15 @@ struct backend_ops {
     /* Largest nranks this backend can run (CPU: CV_MAX_RANKS; NCCL: the GPU count). */
     int (*max_ranks)(struct backend *b);
     /* Measure one size. `cancel` is polled while it runs (CPU: at every step barrier;
-     * NCCL: between iterations); set means stop with CV_ECANCELLED. Refuses sizes that would not fit in memory (CV_ENOMEM) before
-     * allocating anything. */
+     * NCCL: between iterations); set means stop with CV_ECANCELLED. Refuses sizes that would
+     * not fit in memory (CV_ENOMEM) before allocating anything. */
     int (*measure)(struct backend *b, const struct bench_params *p, struct bench_result *r,
                    volatile int *cancel, char *err, size_t errlen);
     /* Display-scale run: the collective described by plan (coll, op, count, root, nranks)
      * on the given send buffers; fills recv[r] (coll_recv_count elements each). The CPU
      * backend executes the plan itself on its rank threads; NCCL runs its own algorithm. */
-    int (*run_small)(struct backend *b, const struct plan *p, float *const *send,
-                     float **recv, char *err, size_t errlen);
+    int (*run_small)(struct backend *b, const struct plan *p, float *const *send, float **recv,
+                     char *err, size_t errlen);
     /* One line saying what the ranks are: "4 ranks = 4 CPU threads on 2 cores". */
     void (*describe)(struct backend *b, int nranks, char *buf, size_t n);
     /* What one rank is, for a box label: "cpu thread", "GPU 3 H200". */

@@ -75,48 +75,49 @@ static void bench_on_sigint(int sig)
 
 static void bench_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: collviz bench COLLECTIVE|all [options]\n"
-            "\n"
-            "Measure collectives on a backend and print nccl-tests' columns: size(B) count(elements)\n"
-            "type redop root time(us) algbw(GB/s) busbw(GB/s) #wrong, with GB/s = 1e9 bytes/s,\n"
-            "algbw = size/time and busbw = algbw * the collective's nccl-tests factor.\n"
-            "\n"
-            "COLLECTIVE: broadcast scatter gather reduce all_gather reduce_scatter all_reduce\n"
-            "            all_to_all, or all (one section each)\n"
-            "\n"
-            "Options:\n"
-            "  --backend B          auto, cpu or nccl (default auto: nccl with 2+ GPUs, else cpu;\n"
-            "                       with --ranks above the GPU count, cpu)\n"
-            "  --ranks N            ranks, 1..%d (default 4; auto on NCCL: the GPU count if\n"
-            "                       fewer)\n"
-            "  -b, --minbytes SIZE  smallest size S, K/M/G suffixes (powers of 1024; default 64M)\n"
-            "  -e, --maxbytes SIZE  largest size (default: the same as -b)\n"
-            "  -f, --stepfactor F   multiply the size by F between rows (default 2)\n"
-            "  -i, --stepbytes SIZE add SIZE between rows instead\n"
-            "  -n, --iters N        timed iterations (default 20)\n"
-            "  -w, --warmup_iters N untimed iterations first (default 5)\n"
-            "  -c, --check 0|1      check the result and count #wrong (default 1)\n"
-            "  -o, --op OP          sum, prod, min, max or avg (default sum)\n"
-            "  -r, --root R         root of broadcast/scatter/gather/reduce (default 0)\n"
-            "  --algo A             ring, tree, direct or auto (default auto: the backend's fastest)\n"
-            "  -T, --timeout S      abort a collective stuck for S seconds (default 30)\n"
-            "  --format F           text or json (default text)\n"
-            "  -h, --help           this text\n"
-            "\n"
-            "Exit status: 0 all results right, 1 some #wrong > 0 or a run failed, 2 bad input.\n",
-            CV_MAX_RANKS);
+    fprintf(
+        f,
+        "usage: collviz bench COLLECTIVE|all [options]\n"
+        "\n"
+        "Measure collectives on a backend and print nccl-tests' columns: size(B) "
+        "count(elements)\n"
+        "type redop root time(us) algbw(GB/s) busbw(GB/s) #wrong, with GB/s = 1e9 bytes/s,\n"
+        "algbw = size/time and busbw = algbw * the collective's nccl-tests factor.\n"
+        "\n"
+        "COLLECTIVE: broadcast scatter gather reduce all_gather reduce_scatter all_reduce\n"
+        "            all_to_all, or all (one section each)\n"
+        "\n"
+        "Options:\n"
+        "  --backend B          auto, cpu or nccl (default auto: nccl with 2+ GPUs, else cpu;\n"
+        "                       with --ranks above the GPU count, cpu)\n"
+        "  --ranks N            ranks, 1..%d (default 4; auto on NCCL: the GPU count if\n"
+        "                       fewer)\n"
+        "  -b, --minbytes SIZE  smallest size S, K/M/G suffixes (powers of 1024; default 64M)\n"
+        "  -e, --maxbytes SIZE  largest size (default: the same as -b)\n"
+        "  -f, --stepfactor F   multiply the size by F between rows (default 2)\n"
+        "  -i, --stepbytes SIZE add SIZE between rows instead\n"
+        "  -n, --iters N        timed iterations (default 20)\n"
+        "  -w, --warmup_iters N untimed iterations first (default 5)\n"
+        "  -c, --check 0|1      check the result and count #wrong (default 1)\n"
+        "  -o, --op OP          sum, prod, min, max or avg (default sum)\n"
+        "  -r, --root R         root of broadcast/scatter/gather/reduce (default 0)\n"
+        "  --algo A             ring, tree, direct or auto (default auto: the backend's "
+        "fastest)\n"
+        "  -T, --timeout S      abort a collective stuck for S seconds (default 30)\n"
+        "  --format F           text or json (default text)\n"
+        "  -h, --help           this text\n"
+        "\n"
+        "Exit status: 0 all results right, 1 some #wrong > 0 or a run failed, 2 bad input.\n",
+        CV_MAX_RANKS);
 }
 
 static int bench_parse_double(const char *s, double lo, double hi, double *out)
 {
-    if (!s || !*s)
-        return CV_EINVAL;
+    if (!s || !*s) return CV_EINVAL;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || *end || !isfinite(v) || v < lo || v > hi)
-        return CV_EINVAL;
+    if (errno || *end || !isfinite(v) || v < lo || v > hi) return CV_EINVAL;
     *out = v;
     return CV_OK;
 }
@@ -154,9 +155,17 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o)
         {NULL, 0, NULL, 0},
     };
     *o = (struct bench_opts){
-        .backend = "auto", .ranks = 4, .minb = (size_t)64 << 20, .maxb = (size_t)64 << 20,
-        .factor = 2.0, .iters = 20, .warmup = 5, .check = true, .op = OP_SUM,
-        .algo_auto = true, .timeout_s = 30.0,
+        .backend = "auto",
+        .ranks = 4,
+        .minb = (size_t)64 << 20,
+        .maxb = (size_t)64 << 20,
+        .factor = 2.0,
+        .iters = 20,
+        .warmup = 5,
+        .check = true,
+        .op = OP_SUM,
+        .algo_auto = true,
+        .timeout_s = 30.0,
     };
     long v;
     int root_given = 0;
@@ -231,12 +240,12 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o)
             }
             break;
         case 'T':
-            if (bench_parse_double(optarg, 0.0, 1e6, &o->timeout_s) != CV_OK || o->timeout_s <= 0)
+            if (bench_parse_double(optarg, 0.0, 1e6, &o->timeout_s) != CV_OK ||
+                o->timeout_s <= 0)
                 return cli_usage_error("-T %s: need a timeout > 0 seconds", optarg);
             break;
         case OPT_FORMAT:
-            if (cli_parse_format(optarg, &o->json) != 0)
-                return 2;
+            if (cli_parse_format(optarg, &o->json) != 0) return 2;
             break;
         case 'h':
             bench_usage(stdout);
@@ -256,15 +265,13 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o)
     if (strcmp(name, "all") == 0)
         o->all = true;
     else if (coll_parse(name, &o->coll) != CV_OK)
-        return cli_usage_error("bench: unknown collective '%s' (broadcast, scatter, gather, "
-                               "reduce, all_gather, reduce_scatter, all_reduce, all_to_all, all)",
-                               name);
-    if (o->step && o->factor_set)
-        return cli_usage_error("-i: give -f or -i, not both");
-    if (o->minb_set && !o->maxb_set)
-        o->maxb = o->minb;
-    if (o->maxb_set && !o->minb_set && o->minb > o->maxb)
-        o->minb = o->maxb;
+        return cli_usage_error(
+            "bench: unknown collective '%s' (broadcast, scatter, gather, "
+            "reduce, all_gather, reduce_scatter, all_reduce, all_to_all, all)",
+            name);
+    if (o->step && o->factor_set) return cli_usage_error("-i: give -f or -i, not both");
+    if (o->minb_set && !o->maxb_set) o->maxb = o->minb;
+    if (o->maxb_set && !o->minb_set && o->minb > o->maxb) o->minb = o->maxb;
     if (o->maxb < o->minb)
         return cli_usage_error("-e %s: smaller than -b %s", o->maxb_arg ? o->maxb_arg : "64M",
                                o->minb_arg ? o->minb_arg : "64M");
@@ -275,21 +282,22 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o)
 
 static size_t bench_next_size(const struct bench_opts *o, size_t s)
 {
-    if (o->step)
-        return s > SIZE_MAX - o->step ? SIZE_MAX : s + o->step;
+    if (o->step) return s > SIZE_MAX - o->step ? SIZE_MAX : s + o->step;
     double n = (double)s * o->factor;
-    if (n >= (double)SIZE_MAX)
-        return SIZE_MAX;
+    if (n >= (double)SIZE_MAX) return SIZE_MAX;
     return (size_t)n > s ? (size_t)n : s + 1;
 }
 
 static const char *bench_factor_text(enum coll c)
 {
     switch (c) {
-    case COLL_ALL_REDUCE: return "2(W-1)/W";
+    case COLL_ALL_REDUCE:
+        return "2(W-1)/W";
     case COLL_BROADCAST:
-    case COLL_REDUCE: return "1";
-    default: return "(W-1)/W";
+    case COLL_REDUCE:
+        return "1";
+    default:
+        return "(W-1)/W";
     }
 }
 
@@ -406,13 +414,10 @@ static void bench_print_json(const char *backend, int ranks, const char *hardwar
 static int bench_wait(struct worker *w, struct result *out, double deadline)
 {
     for (;;) {
-        if (worker_poll(w, out))
-            return 1;
-        if (bench_interrupted)
-            return -1;
+        if (worker_poll(w, out)) return 1;
+        if (bench_interrupted) return -1;
         double left = deadline - now_s();
-        if (left <= 0)
-            return 0;
+        if (left <= 0) return 0;
         struct pollfd pfd = {.fd = worker_fd(w), .events = POLLIN};
         poll(&pfd, 1, left > 0.2 ? 200 : (int)(left * 1000) + 1);
     }
@@ -434,16 +439,14 @@ static void bench_cancel_and_drain(struct worker *w, double limit_s)
 
 static void bench_progress_clear(bool tty)
 {
-    if (tty)
-        fputs("\r\033[K", stderr);
+    if (tty) fputs("\r\033[K", stderr);
 }
 
 int cli_bench_main(int argc, char **argv)
 {
     struct bench_opts o;
     int rc = bench_parse(argc, argv, &o);
-    if (rc >= 0)
-        return rc;
+    if (rc >= 0) return rc;
 
     /* The collectives to run, and the sizes. */
     enum coll colls[COLL_COUNT];
@@ -451,8 +454,7 @@ int cli_bench_main(int argc, char **argv)
     char notes[COLL_COUNT][160];
     int nnotes = 0;
     for (int c = 0; c < COLL_COUNT; c++) {
-        if (!o.all && (enum coll)c != o.coll)
-            continue;
+        if (!o.all && (enum coll)c != o.coll) continue;
         if (!o.algo_auto && !algo_supported((enum coll)c, o.algo)) {
             char has[64];
             bench_algo_list((enum coll)c, has, sizeof has);
@@ -467,8 +469,9 @@ int cli_bench_main(int argc, char **argv)
         size_t need = coll_bytes((enum coll)c, o.ranks, 1, sizeof(float));
         if (o.minb < need)
             return cli_usage_error("-b %s: %s on %d ranks needs at least %zu B (one float per "
-                                   "rank)", o.minb_arg ? o.minb_arg : "64M",
-                                   coll_name((enum coll)c), o.ranks, need);
+                                   "rank)",
+                                   o.minb_arg ? o.minb_arg : "64M", coll_name((enum coll)c),
+                                   o.ranks, need);
         colls[ncoll++] = (enum coll)c;
     }
     size_t sizes[BENCH_MAX_SIZES];
@@ -479,8 +482,7 @@ int cli_bench_main(int argc, char **argv)
                                    o.minb_arg ? o.minb_arg : "64M",
                                    o.maxb_arg ? o.maxb_arg : "64M", BENCH_MAX_SIZES);
         sizes[nsizes++] = s;
-        if (s == SIZE_MAX)
-            break;
+        if (s == SIZE_MAX) break;
     }
 
     struct backend *b;
@@ -543,13 +545,13 @@ int cli_bench_main(int argc, char **argv)
         printf("# backend: %s%s%s%s\n", backend_name, why[0] ? "  (auto: " : "", why,
                why[0] ? ")" : "");
         printf("# ranks:   %s\n", describe);
-        if (hardware)
-            bench_print_hardware(hardware);
+        if (hardware) bench_print_hardware(hardware);
         printf("# options: %d iters, %d warm-up, check %s, op %s, algo %s, timeout %g s\n",
                o.iters, o.warmup, o.check ? "on" : "off", redop_name(o.op),
                o.algo_auto ? "auto (the backend's fastest)" : algo_name(o.algo), o.timeout_s);
         if (o.ranks == 1)
-            printf("# note: with 1 rank nothing crosses between ranks (most plans have no steps):\n"
+            printf("# note: with 1 rank nothing crosses between ranks (most plans have no "
+                   "steps):\n"
                    "#       algbw and busbw below are not transfer rates\n");
         for (int i = 0; i < nnotes; i++)
             printf("# %s\n", notes[i]);
@@ -574,9 +576,16 @@ int cli_bench_main(int argc, char **argv)
             }
             struct job j = {.kind = JOB_MEASURE};
             j.params = (struct bench_params){
-                .coll = c, .algo = o.algo, .algo_auto = o.algo_auto, .op = o.op,
-                .nranks = o.ranks, .bytes = sizes[si], .root = coll_is_rooted(c) ? o.root : 0,
-                .iters = o.iters, .warmup = o.warmup, .check = o.check,
+                .coll = c,
+                .algo = o.algo,
+                .algo_auto = o.algo_auto,
+                .op = o.op,
+                .nranks = o.ranks,
+                .bytes = sizes[si],
+                .root = coll_is_rooted(c) ? o.root : 0,
+                .iters = o.iters,
+                .warmup = o.warmup,
+                .check = o.check,
                 .timeout_s = o.timeout_s,
             };
             worker_post(w, &j);
@@ -609,8 +618,7 @@ int cli_bench_main(int argc, char **argv)
             }
             rows[nrows] = (struct bench_row){.coll = c, .op = o.op, .root = o.root, .r = r.row};
             nrows++;
-            if (o.json)
-                continue;
+            if (o.json) continue;
             if (!header) {
                 char factor[48];
                 if (strcmp(bench_factor_text(c), "1") == 0)
@@ -629,9 +637,10 @@ int cli_bench_main(int argc, char **argv)
                 printf("#\n# %s: busbw factor %s; measured: %s\n", coll_name(c), factor, how);
                 if (nccl_env[0])
                     printf("# %s: %s set in the environment: NCCL's choice of algorithm / "
-                           "protocol is forced for these rows\n", coll_name(c), nccl_env);
-                printf("# %10s %12s %6s %6s %5s %7s %11s %12s %12s %7s\n", "size(B)",
-                       "count", "type", "redop", "root", "algo", "time(us)", "algbw(GB/s)",
+                           "protocol is forced for these rows\n",
+                           coll_name(c), nccl_env);
+                printf("# %10s %12s %6s %6s %5s %7s %11s %12s %12s %7s\n", "size(B)", "count",
+                       "type", "redop", "root", "algo", "time(us)", "algbw(GB/s)",
                        "busbw(GB/s)", "#wrong");
                 header = true;
             }
@@ -661,14 +670,12 @@ int cli_bench_main(int argc, char **argv)
 
     long wrong_total = 0;
     for (size_t i = 0; i < nrows; i++)
-        if (rows[i].r.wrong > 0)
-            wrong_total += rows[i].r.wrong;
+        if (rows[i].r.wrong > 0) wrong_total += rows[i].r.wrong;
     if (o.json && exit_rc != 2 && exit_rc != 130)
         bench_print_json(backend_name, o.ranks, hardware, rows, nrows);
     free(rows);
     free(hardware);
-    if (exit_rc)
-        return exit_rc;
+    if (exit_rc) return exit_rc;
     if (wrong_total > 0) {
         fprintf(stderr, "collviz: bench: %ld wrong elements\n", wrong_total);
         return 1;

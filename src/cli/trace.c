@@ -146,8 +146,7 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
                 return cli_usage_error("--seed %s: must be a non-negative integer", optarg);
             break;
         case OPT_FORMAT:
-            if (cli_parse_format(optarg, &o->json) != 0)
-                return 2;
+            if (cli_parse_format(optarg, &o->json) != 0) return 2;
             break;
         case ':':
             return cli_usage_error("%s: needs a value", argv[optind - 1]);

@@ -1,8 +1,8 @@
 /* train.c - `collviz train`: train the lecture's MLP with one of the parallel schemes
  * (single, ddp, tp, pp) on CPU ranks or, with --backend nccl, on one GPU per rank (NCCL;
- * built with HAVE_NCCL, not yet run on a real GPU - `make gpu-test` checks it) and print per-step
- * loss, step time, communication time and bytes, memory per rank, the napkin math and the
- * pipeline bubble — as text or as one JSON object. --check also runs the single-device
+ * built with HAVE_NCCL, not yet run on a real GPU - `make gpu-test` checks it) and print
+ * per-step loss, step time, communication time and bytes, memory per rank, the napkin math and
+ * the pipeline bubble — as text or as one JSON object. --check also runs the single-device
  * reference and reports the largest deviation (exit 1 beyond tolerance). Everything comes from
  * parallel/train.h, the same API the UI's parallelism screen uses. */
 #include "cli.h"
@@ -179,8 +179,7 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
             o->timeline = true;
             break;
         case OPT_FORMAT:
-            if (cli_parse_format(optarg, &o->json) != 0)
-                return 2;
+            if (cli_parse_format(optarg, &o->json) != 0) return 2;
             break;
         case 'h':
             train_usage(stdout);

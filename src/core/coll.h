@@ -49,8 +49,8 @@ int redop_parse(const char *s, enum redop *out);
 const char *algo_name(enum algo a); /* "ring" */
 int algo_parse(const char *s, enum algo *out);
 
-bool coll_is_rooted(enum coll c);  /* broadcast, scatter, gather, reduce */
-bool coll_reduces(enum coll c);    /* reduce, reduce_scatter, all_reduce */
+bool coll_is_rooted(enum coll c); /* broadcast, scatter, gather, reduce */
+bool coll_reduces(enum coll c);   /* reduce, reduce_scatter, all_reduce */
 
 size_t coll_send_count(enum coll c, int nranks, size_t count, int rank, int root);
 size_t coll_recv_count(enum coll c, int nranks, size_t count, int rank, int root);

@@ -14,6 +14,7 @@
 void exec_step_rank(const struct plan *p, size_t s, int rank, float *const *bufs);
 
 /* Apply one transfer (any destination). */
-void exec_xfer(const struct plan *p, const struct xfer *x, float *dst_buf, const float *src_buf);
+void exec_xfer(const struct plan *p, const struct xfer *x, float *dst_buf,
+               const float *src_buf);
 
 #endif

@@ -20,16 +20,16 @@ const char *init_name(enum init_kind k);
 int init_parse(const char *s, enum init_kind *out);
 
 /* Fill rank's send buffer (coll_send_count elements; nothing if 0). */
-void init_fill(enum init_kind k, enum coll c, int nranks, size_t count, int root,
-               uint64_t seed, int rank, float *send);
+void init_fill(enum init_kind k, enum coll c, int nranks, size_t count, int root, uint64_t seed,
+               int rank, float *send);
 
 /* Measurement-scale input: element i of rank's send buffer for reduction op `op`. Values
  * are small integers (sum/avg/min/max) or powers of two (prod) so every result is exact. */
 float pattern_value(enum redop op, int rank, size_t i);
 /* Expected element j of rank's receive buffer when every rank's send buffer holds
  * pattern_value(). Reductions are summed in rank order; avg divides by nranks. */
-float pattern_expected(enum coll c, enum redop op, int nranks, size_t count, int root,
-                       int rank, size_t j);
+float pattern_expected(enum coll c, enum redop op, int nranks, size_t count, int root, int rank,
+                       size_t j);
 
 /* Plain reference: what every rank's receive buffer must hold, computed directly from the
  * definition (no plan). send[r] has coll_send_count elements, recv[r] coll_recv_count. */

@@ -30,9 +30,9 @@ struct xfer {
 };
 
 struct step {
-    size_t first, n;  /* transfers plan->x[first .. first+n) */
-    char phase[40];   /* "reduce-scatter 2/3", "broadcast", "average" */
-    char what[200];   /* one sentence saying what this step does, for the screen */
+    size_t first, n; /* transfers plan->x[first .. first+n) */
+    char phase[40];  /* "reduce-scatter 2/3", "broadcast", "average" */
+    char what[200];  /* one sentence saying what this step does, for the screen */
 };
 
 struct plan {
@@ -47,7 +47,8 @@ struct plan {
     size_t nsteps;
     struct xfer *x;
     size_t nx;
-    char summary[160]; /* "ring: reduce-scatter (3 steps) then all-gather (3 steps); chunk c starts on rank c+1" */
+    char summary[160]; /* "ring: reduce-scatter (3 steps) then all-gather (3 steps); chunk c
+                          starts on rank c+1" */
 };
 
 /* Build the plan. nranks in 1..CV_MAX_RANKS, count >= 1, root in 0..nranks-1 (ignored for

@@ -13,14 +13,22 @@ static void (*fatal_hook)(void);
 const char *cv_status_name(int status)
 {
     switch (status) {
-    case CV_OK: return "ok";
-    case CV_EINVAL: return "invalid argument";
-    case CV_ENOMEM: return "out of memory";
-    case CV_EUNSUPPORTED: return "unsupported";
-    case CV_EUNAVAIL: return "unavailable";
-    case CV_ETIMEOUT: return "timed out";
-    case CV_EBACKEND: return "backend error";
-    case CV_ECANCELLED: return "cancelled";
+    case CV_OK:
+        return "ok";
+    case CV_EINVAL:
+        return "invalid argument";
+    case CV_ENOMEM:
+        return "out of memory";
+    case CV_EUNSUPPORTED:
+        return "unsupported";
+    case CV_EUNAVAIL:
+        return "unavailable";
+    case CV_ETIMEOUT:
+        return "timed out";
+    case CV_EBACKEND:
+        return "backend error";
+    case CV_ECANCELLED:
+        return "cancelled";
     }
     return "unknown error";
 }
@@ -34,8 +42,7 @@ void util_fatal(const char *fmt, ...)
 {
     void (*hook)(void) = fatal_hook;
     fatal_hook = NULL;
-    if (hook)
-        hook();
+    if (hook) hook();
     va_list ap;
     fputs("collviz: fatal: ", stderr);
     va_start(ap, fmt);
@@ -48,24 +55,21 @@ void util_fatal(const char *fmt, ...)
 void *xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
-    if (!p)
-        util_fatal("out of memory allocating %zu bytes", n);
+    if (!p) util_fatal("out of memory allocating %zu bytes", n);
     return p;
 }
 
 void *xcalloc(size_t nmemb, size_t size)
 {
     void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
-    if (!p)
-        util_fatal("out of memory allocating %zu x %zu bytes", nmemb, size);
+    if (!p) util_fatal("out of memory allocating %zu x %zu bytes", nmemb, size);
     return p;
 }
 
 void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
-    if (!q)
-        util_fatal("out of memory reallocating to %zu bytes", n);
+    if (!q) util_fatal("out of memory reallocating to %zu bytes", n);
     return q;
 }
 
@@ -95,30 +99,40 @@ double now_s(void)
 
 int parse_size(const char *s, size_t *out)
 {
-    if (!s || !isdigit((unsigned char)s[0]))
-        return CV_EINVAL;
+    if (!s || !isdigit((unsigned char)s[0])) return CV_EINVAL;
     errno = 0;
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno)
-        return CV_EINVAL;
+    if (errno) return CV_EINVAL;
     unsigned shift = 0;
     switch (toupper((unsigned char)*end)) {
-    case '\0': break;
-    case 'K': shift = 10; end++; break;
-    case 'M': shift = 20; end++; break;
-    case 'G': shift = 30; end++; break;
-    case 'T': shift = 40; end++; break;
-    default: return CV_EINVAL;
+    case '\0':
+        break;
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'G':
+        shift = 30;
+        end++;
+        break;
+    case 'T':
+        shift = 40;
+        end++;
+        break;
+    default:
+        return CV_EINVAL;
     }
     if (shift && (*end == 'B' || *end == 'b'))
         end++; /* accept "64MB" / "64MiB"-ish spellings as the same power of 1024 */
     else if (shift && *end == 'i' && (end[1] == 'B' || end[1] == 'b'))
         end += 2;
-    if (*end != '\0')
-        return CV_EINVAL;
-    if (shift && v > (~0ULL >> shift))
-        return CV_EINVAL;
+    if (*end != '\0') return CV_EINVAL;
+    if (shift && v > (~0ULL >> shift)) return CV_EINVAL;
     *out = (size_t)(v << shift);
     return CV_OK;
 }
@@ -140,26 +154,22 @@ void format_size(size_t bytes, char *buf, size_t n)
 
 int parse_long(const char *s, long lo, long hi, long *out)
 {
-    if (!s || !*s)
-        return CV_EINVAL;
+    if (!s || !*s) return CV_EINVAL;
     errno = 0;
     char *end;
     long v = strtol(s, &end, 10);
-    if (errno || *end != '\0' || v < lo || v > hi)
-        return CV_EINVAL;
+    if (errno || *end != '\0' || v < lo || v > hi) return CV_EINVAL;
     *out = v;
     return CV_OK;
 }
 
 int parse_u64(const char *s, uint64_t *out)
 {
-    if (!s || !isdigit((unsigned char)s[0]))
-        return CV_EINVAL;
+    if (!s || !isdigit((unsigned char)s[0])) return CV_EINVAL;
     errno = 0;
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end != '\0')
-        return CV_EINVAL;
+    if (errno || *end != '\0') return CV_EINVAL;
     *out = v;
     return CV_OK;
 }
@@ -167,13 +177,11 @@ int parse_u64(const char *s, uint64_t *out)
 size_t mem_available_bytes(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
-    if (!f)
-        return 0;
+    if (!f) return 0;
     char line[256];
     size_t kib = 0;
     while (fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %zu kB", &kib) == 1)
-            break;
+        if (sscanf(line, "MemAvailable: %zu kB", &kib) == 1) break;
     fclose(f);
     return kib * 1024;
 }

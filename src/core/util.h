@@ -34,7 +34,8 @@ char *xstrdup(const char *s);
 void util_set_fatal_hook(void (*hook)(void));
 void util_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 
-/* snprintf into err (if non-NULL) and return status: `return cv_err(err, n, CV_EINVAL, ...)`. */
+/* snprintf into err (if non-NULL) and return status: `return cv_err(err, n, CV_EINVAL, ...)`.
+ */
 int cv_err(char *err, size_t errlen, int status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 

@@ -824,8 +824,8 @@ static int make_stream(cudaStream_t *s, char *err, size_t errlen)
  * therefore connected here, before any rank thread starts: this one thread, one group per
  * clique, a one-element call on each connection the run uses, waited for with the
  * deadline. */
-static int connect_clique(struct nccl_comm *nc, enum clique k, float *const *scratch,
-                          char *err, size_t errlen)
+static int connect_clique(struct nccl_comm *nc, enum clique k, float *const *scratch, char *err,
+                          size_t errlen)
 {
     int w = nc->pub.nranks;
     bool up = k == CL_UP0 || k == CL_UP1;
@@ -883,8 +883,8 @@ static int connect_all(struct nccl_comm *nc, char *err, size_t errlen)
     for (int i = 0; rc == CV_OK && i < w; i++) {
         cudaError_t e = cudaSetDevice(nc->rk[i].gpu);
         if (e == cudaSuccess) e = cudaMalloc((void **)&scratch[i], 2 * sizeof(float));
-        if (e == cudaSuccess) e = cudaMemsetAsync(scratch[i], 0, 2 * sizeof(float),
-                                                  nc->rk[i].compute);
+        if (e == cudaSuccess)
+            e = cudaMemsetAsync(scratch[i], 0, 2 * sizeof(float), nc->rk[i].compute);
         if (e != cudaSuccess)
             rc = cv_err(err, errlen, CV_EBACKEND, "connecting on GPU %d: %s (%s)",
                         nc->rk[i].gpu, cudaGetErrorName(e), cudaGetErrorString(e));

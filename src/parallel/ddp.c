@@ -77,7 +77,8 @@ static void ddp_probe_forward(struct rank_state *rs, const struct ddp *s, int l)
     snprintf(nm, sizeof nm, "W%d", l);
     probe_add(pr, nm, D, D, s->w + l * dd, D, PROBE_REF_W, l, 0, 0);
     snprintf(nm, sizeof nm, "x%d", l + 1);
-    probe_mat_key(probe_add(pr, nm, n, D, s->x + (l + 1) * nd, D, PROBE_REF_X, l + 1, r * n, 0));
+    probe_mat_key(
+        probe_add(pr, nm, n, D, s->x + (l + 1) * nd, D, PROBE_REF_X, l + 1, r * n, 0));
     probe_commit(rs->probe, pr);
 }
 
@@ -223,7 +224,8 @@ static int ddp_step(struct rank_state *rs)
                      "replica, so the replicas stay identical");
     for (int l = 0; pr && l < L; l++) {
         snprintf(label, sizeof label, "W%d", l);
-        struct probe_mat *m = probe_add(pr, label, D, D, s->w + l * dd, D, PROBE_REF_WNEW, l, 0, 0);
+        struct probe_mat *m =
+            probe_add(pr, label, D, D, s->w + l * dd, D, PROBE_REF_WNEW, l, 0, 0);
         if (l == 0) probe_mat_key(m);
     }
     probe_commit(rs->probe, pr);

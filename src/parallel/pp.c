@@ -152,8 +152,8 @@ static void pp_probe_weights(struct rank_state *rs, const struct pp *s, enum pro
     pp_probe_layers(s, layers, sizeof layers);
     struct probe_rec *pr =
         kind == PROBE_START
-            ? probe_begin(rs->probe, rs->step, st, kind,
-                          "before the step: stage %d holds %s%s", st, layers,
+            ? probe_begin(rs->probe, rs->step, st, kind, "before the step: stage %d holds %s%s",
+                          st, layers,
                           st == 0 ? " and the batch" : "; it waits for micro-batches")
             : probe_begin(rs->probe, rs->step, st, kind,
                           "AdamW: stage %d updates only its own %s with gradients summed "
@@ -163,9 +163,9 @@ static void pp_probe_weights(struct rank_state *rs, const struct pp *s, enum pro
     for (int j = 0; j < s->nl; j++) {
         char nm[24];
         snprintf(nm, sizeof nm, "W%d", s->l0 + j);
-        struct probe_mat *m = probe_add(pr, nm, D, D, s->w + j * dd, D,
-                                        kind == PROBE_START ? PROBE_REF_W : PROBE_REF_WNEW,
-                                        s->l0 + j, 0, 0);
+        struct probe_mat *m =
+            probe_add(pr, nm, D, D, s->w + j * dd, D,
+                      kind == PROBE_START ? PROBE_REF_W : PROBE_REF_WNEW, s->l0 + j, 0, 0);
         if (j == 0) probe_mat_key(m);
     }
     if (kind == PROBE_START && st == 0)

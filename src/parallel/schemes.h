@@ -20,13 +20,13 @@ struct rank_state {
     struct comm *comm;
     struct dev *dev; /* where the rank's buffers live and its math runs (dev.h) */
     struct timeline *tl;
-    struct train_memory mem; /* filled by setup (comm is added by the driver) */
-    double loss_sumsq;       /* step(): sum of squares of this rank's share of the final
-                                activations (0 if it holds none); loss = Σ / (B·D) */
-    double pipe_end;         /* pp: when this stage finished its last backward (absolute) */
+    struct train_memory mem;   /* filled by setup (comm is added by the driver) */
+    double loss_sumsq;         /* step(): sum of squares of this rank's share of the final
+                                  activations (0 if it holds none); loss = Σ / (B·D) */
+    double pipe_end;           /* pp: when this stage finished its last backward (absolute) */
     struct train_probe *probe; /* display-scale recorder (probe.h), usually NULL */
-    void *priv;              /* the scheme's own state */
-    char err[200];           /* a scheme's own error (not a communicator's) */
+    void *priv;                /* the scheme's own state */
+    char err[200];             /* a scheme's own error (not a communicator's) */
 };
 
 struct scheme_ops {

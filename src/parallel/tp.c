@@ -84,7 +84,8 @@ static void tp_probe_start(struct rank_state *rs, const struct tp *s)
     char nm[24];
     for (int l = 0; l < L; l++) {
         snprintf(nm, sizeof nm, "W%d[:,%d:%d]", l, r * d, r * d + d);
-        struct probe_mat *m = probe_add(pr, nm, D, d, s->w + l * dd, d, PROBE_REF_W, l, 0, r * d);
+        struct probe_mat *m =
+            probe_add(pr, nm, D, d, s->w + l * dd, d, PROBE_REF_W, l, 0, r * d);
         if (l == 0) probe_mat_key(m);
     }
     probe_add(pr, "x0", B, D, s->x, D, PROBE_REF_X, 0, 0, 0);
@@ -109,8 +110,8 @@ static void tp_probe_forward(struct rank_state *rs, const struct tp *s, int l)
     snprintf(nm, sizeof nm, "W%d[:,%d:%d]", l, r * d, r * d + d);
     probe_add(pr, nm, D, d, s->w + l * dd, d, PROBE_REF_W, l, 0, r * d);
     snprintf(nm, sizeof nm, "x%d[:,%d:%d]", l + 1, r * d, r * d + d);
-    probe_mat_key(probe_add(pr, nm, B, d, s->gather + (size_t)r * bdl, d, PROBE_REF_X, l + 1,
-                            0, r * d));
+    probe_mat_key(
+        probe_add(pr, nm, B, d, s->gather + (size_t)r * bdl, d, PROBE_REF_X, l + 1, 0, r * d));
     probe_commit(rs->probe, pr);
 }
 

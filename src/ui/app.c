@@ -45,10 +45,8 @@ void app_init(struct app *a)
 
 static void app_free_derived(struct app *a)
 {
-    if (a->have_trace)
-        trace_free(&a->trace);
-    if (a->have_plan)
-        plan_free(&a->plan);
+    if (a->have_trace) trace_free(&a->trace);
+    if (a->have_plan) plan_free(&a->plan);
     for (int r = 0; r < CV_MAX_RANKS; r++) {
         free(a->send[r]);
         a->send[r] = NULL;
@@ -69,27 +67,22 @@ static int app_root(const struct app *a)
 
 size_t app_nsteps(const struct app *a)
 {
-    if (a->sc.screen == SCREEN_PARALLEL)
-        return par_nsteps(a);
+    if (a->sc.screen == SCREEN_PARALLEL) return par_nsteps(a);
     return a->have_trace ? a->plan.nsteps : 0;
 }
 
 size_t app_step(const struct app *a)
 {
     size_t n = app_nsteps(a);
-    if (a->sc.step < 0 || (size_t)a->sc.step > n)
-        return n;
+    if (a->sc.step < 0 || (size_t)a->sc.step > n) return n;
     return (size_t)a->sc.step;
 }
 
 const char *app_what(const struct app *a, size_t step)
 {
-    if (!a->have_trace)
-        return a->scene_err;
-    if (a->plan.nsteps == 0)
-        return app_single_what;
-    if (step == 0)
-        return app_step0_what;
+    if (!a->have_trace) return a->scene_err;
+    if (a->plan.nsteps == 0) return app_single_what;
+    if (step == 0) return app_step0_what;
     return a->plan.steps[step - 1].what;
 }
 
@@ -97,11 +90,16 @@ static const char *app_op_symbol(const struct app *a)
 {
     switch (a->sc.op) {
     case OP_SUM:
-    case OP_AVG: return "+";
-    case OP_PROD: return a->utf8 ? "\u00d7" : "*";
-    case OP_MIN: return "min";
-    case OP_MAX: return "max";
-    default: return "?";
+    case OP_AVG:
+        return "+";
+    case OP_PROD:
+        return a->utf8 ? "\u00d7" : "*";
+    case OP_MIN:
+        return "min";
+    case OP_MAX:
+        return "max";
+    default:
+        return "?";
     }
 }
 
@@ -139,36 +137,30 @@ static void app_metrics(struct app *a)
     a->max_xfers = 0;
     a->xfer_w = 10;
     a->longest_what = app_what(a, 0);
-    if (!a->have_trace)
-        return;
+    if (!a->have_trace) return;
     size_t L = a->plan.work_len;
     for (size_t s = 0; s < a->trace.nsnap; s++)
         for (int r = 0; r < a->plan.nranks; r++) {
             const float *v = trace_buf(&a->trace, s, r);
             const uint32_t *m = trace_mask(&a->trace, s, r);
             for (size_t i = 0; i < L; i++) {
-                if (!m[i])
-                    continue;
+                if (!m[i]) continue;
                 char t[32];
                 text_value(t, sizeof t, v[i]);
                 int w = text_width(t);
-                if (w > a->cell_w)
-                    a->cell_w = w;
+                if (w > a->cell_w) a->cell_w = w;
             }
         }
     for (size_t s = 0; s < a->plan.nsteps; s++) {
         const struct step *st = &a->plan.steps[s];
-        if ((int)st->n > a->max_xfers)
-            a->max_xfers = (int)st->n;
+        if ((int)st->n > a->max_xfers) a->max_xfers = (int)st->n;
         for (size_t k = 0; k < st->n; k++) {
             char t[APP_XFER_TEXT];
             app_xfer_text(a, &a->plan.x[st->first + k], s + 1, t, sizeof t);
             int w = text_width(t);
-            if (w > a->xfer_w)
-                a->xfer_w = w;
+            if (w > a->xfer_w) a->xfer_w = w;
         }
-        if (strlen(st->what) > strlen(a->longest_what))
-            a->longest_what = st->what;
+        if (strlen(st->what) > strlen(a->longest_what)) a->longest_what = st->what;
     }
 }
 
@@ -247,8 +239,7 @@ static struct bench_params app_params(const struct app *a, int iters, int warmup
 
 static void app_post_check(struct app *a)
 {
-    if (!a->w || !a->have_plan)
-        return;
+    if (!a->w || !a->have_plan) return;
     if (a->sc.nranks > a->max_ranks) {
         char why[200];
         snprintf(why, sizeof why, "not checked: W=%d but %s runs %d rank%s", a->sc.nranks,
@@ -272,8 +263,7 @@ static void app_post_check(struct app *a)
 
 void app_measure(struct app *a)
 {
-    if (!a->w)
-        return;
+    if (!a->w) return;
     struct job j = {.kind = JOB_MEASURE, .params = app_params(a, 10, 2)};
     meas_measure_posted(&a->m, worker_post(a->w, &j), &j.params, now_s());
 }
@@ -289,8 +279,7 @@ static int app_sweep_total(size_t lo, size_t hi, double f)
 
 void app_sweep(struct app *a)
 {
-    if (!a->w)
-        return;
+    if (!a->w) return;
     size_t lo = a->meas_bytes < APP_SWEEP_MIN ? a->meas_bytes : APP_SWEEP_MIN;
     struct job j = {.kind = JOB_SWEEP,
                     .params = app_params(a, 10, 2),
@@ -303,27 +292,23 @@ void app_sweep(struct app *a)
 
 void app_cancel(struct app *a)
 {
-    if (a->w)
-        worker_cancel(a->w);
+    if (a->w) worker_cancel(a->w);
     meas_cancelled(&a->m);
     par_cancelled(a);
 }
 
 void app_post_jobs(struct app *a, bool measure)
 {
-    if (!a->w)
-        return;
+    if (!a->w) return;
     if (a->sc.screen == SCREEN_PARALLEL) {
-        if (measure && a->auto_measure)
-            par_train_if_needed(a);
+        if (measure && a->auto_measure) par_train_if_needed(a);
         return;
     }
     app_cancel(a);
     a->m.measure_err[0] = '\0';
     a->m.sweep_err[0] = '\0';
     app_post_check(a);
-    if (measure && a->auto_measure)
-        app_measure(a);
+    if (measure && a->auto_measure) app_measure(a);
 }
 
 /* A new scene: rebuild, start at `step`, and check/measure it. */
@@ -359,8 +344,7 @@ static void app_toggle_parallel(struct app *a)
                  SCENE_PAR_MIN_RANKS, SCENE_PAR_MAX_RANKS);
         s->nranks = 4;
     }
-    if (s->root >= s->nranks)
-        s->root = 0;
+    if (s->root >= s->nranks) s->root = 0;
     app_scene_changed(a, 0, true);
 }
 
@@ -380,7 +364,8 @@ static bool app_par_refuses(struct app *a, enum ui_action act)
         snprintf(a->msg, sizeof a->msg,
                  "that key is for the collectives screen (p goes back to it)");
         return true;
-    default: return false;
+    default:
+        return false;
     }
 }
 
@@ -418,7 +403,8 @@ static bool app_par_do(struct app *a, enum ui_action act)
         s->overlap = !s->overlap;
         app_scene_changed(a, 0, true);
         return true;
-    default: return false;
+    default:
+        return false;
     }
 }
 
@@ -426,11 +412,9 @@ static void app_set_coll(struct app *a, enum coll c)
 {
     a->sc.screen = SCREEN_COLLECTIVES;
     a->sc.coll = c;
-    if (!algo_supported(c, a->sc.algo))
-        a->sc.algo = coll_default_algo(c);
+    if (!algo_supported(c, a->sc.algo)) a->sc.algo = coll_default_algo(c);
     a->sc.count = 0;
-    if (a->sc.root >= a->sc.nranks)
-        a->sc.root = 0;
+    if (a->sc.root >= a->sc.nranks) a->sc.root = 0;
     app_scene_changed(a, 0, true);
 }
 
@@ -443,15 +427,16 @@ static void app_set_step(struct app *a, long step)
 bool app_do(struct app *a, enum ui_action act, double now)
 {
     struct scene *s = &a->sc;
-    if (app_par_do(a, act))
-        return true;
-    if (s->screen == SCREEN_PARALLEL && app_par_refuses(a, act))
-        return true;
+    if (app_par_do(a, act)) return true;
+    if (s->screen == SCREEN_PARALLEL && app_par_refuses(a, act)) return true;
     switch (act) {
-    case ACT_PARALLEL: app_toggle_parallel(a); break;
+    case ACT_PARALLEL:
+        app_toggle_parallel(a);
+        break;
     case ACT_SCHEME:
     case ACT_SCHEDULE:
-    case ACT_OVERLAP: break; /* app_par_do */
+    case ACT_OVERLAP:
+        break; /* app_par_do */
     case ACT_COLL_1:
     case ACT_COLL_2:
     case ACT_COLL_3:
@@ -463,7 +448,9 @@ bool app_do(struct app *a, enum ui_action act, double now)
         /* The key table lists them in the lecture's order, which is enum coll's order. */
         app_set_coll(a, (enum coll)(act - ACT_COLL_1));
         break;
-    case ACT_COLL_NEXT: app_set_coll(a, (enum coll)((s->coll + 1) % COLL_COUNT)); break;
+    case ACT_COLL_NEXT:
+        app_set_coll(a, (enum coll)((s->coll + 1) % COLL_COUNT));
+        break;
     case ACT_NEXT:
         a->playing = false;
         app_set_step(a, (long)app_step(a) + 1);
@@ -483,8 +470,7 @@ bool app_do(struct app *a, enum ui_action act, double now)
     case ACT_PLAY:
         a->playing = !a->playing;
         if (a->playing) {
-            if (app_step(a) >= app_nsteps(a))
-                app_set_step(a, 0);
+            if (app_step(a) >= app_nsteps(a)) app_set_step(a, 0);
             a->next_tick = now + APP_PLAY_PERIOD_S;
         }
         break;
@@ -511,23 +497,23 @@ bool app_do(struct app *a, enum ui_action act, double now)
     case ACT_RANKS_DOWN: {
         int W = s->nranks + (act == ACT_RANKS_UP ? 1 : -1);
         int lo = 1, hi = CV_MAX_RANKS;
-        if (s->screen == SCREEN_PARALLEL)
-            lo = SCENE_PAR_MIN_RANKS, hi = SCENE_PAR_MAX_RANKS;
+        if (s->screen == SCREEN_PARALLEL) lo = SCENE_PAR_MIN_RANKS, hi = SCENE_PAR_MAX_RANKS;
         if (W < lo || W > hi) {
             snprintf(a->msg, sizeof a->msg, "ranks stay within %d..%d%s", lo, hi,
                      s->screen == SCREEN_PARALLEL ? " on the parallelism screen" : "");
             break;
         }
         s->nranks = W;
-        if (s->root >= W)
-            s->root = W - 1;
+        if (s->root >= W) s->root = W - 1;
         app_scene_changed(a, 0, true);
         break;
     }
     case ACT_OP:
         if (!coll_reduces(s->coll)) {
-            snprintf(a->msg, sizeof a->msg, "%s does not reduce: the op applies to reduce, "
-                     "reduce-scatter and all-reduce", coll_title(s->coll));
+            snprintf(a->msg, sizeof a->msg,
+                     "%s does not reduce: the op applies to reduce, "
+                     "reduce-scatter and all-reduce",
+                     coll_title(s->coll));
             break;
         }
         s->op = (enum redop)((s->op + 1) % OP_COUNT);
@@ -584,7 +570,8 @@ bool app_do(struct app *a, enum ui_action act, double now)
         if (a->w && par_training(a)) {
             app_cancel(a);
             snprintf(a->msg, sizeof a->msg, "training cancelled");
-        } else if (a->w && (worker_busy(a->w) || meas_measuring(&a->m) || meas_sweeping(&a->m))) {
+        } else if (a->w &&
+                   (worker_busy(a->w) || meas_measuring(&a->m) || meas_sweeping(&a->m))) {
             app_cancel(a);
             snprintf(a->msg, sizeof a->msg, "measurement cancelled");
         }
@@ -598,8 +585,7 @@ bool app_do(struct app *a, enum ui_action act, double now)
         }
         a->meas_bytes = b;
         app_post_jobs(a, true);
-        if (!a->auto_measure)
-            app_measure(a);
+        if (!a->auto_measure) app_measure(a);
         break;
     }
     case ACT_BACKENDS:
@@ -610,28 +596,29 @@ bool app_do(struct app *a, enum ui_action act, double now)
         a->help = !a->help;
         a->hw_open = false;
         break;
-    case ACT_CLOSE: a->help = a->hw_open = false; break;
-    case ACT_QUIT: return false;
+    case ACT_CLOSE:
+        a->help = a->hw_open = false;
+        break;
+    case ACT_QUIT:
+        return false;
     case ACT_NONE:
-    case ACT_COUNT: break;
+    case ACT_COUNT:
+        break;
     }
     return true;
 }
 
 bool app_result(struct app *a, const struct result *r)
 {
-    if (r->kind == JOB_TRAIN)
-        return par_apply(a, r);
+    if (r->kind == JOB_TRAIN) return par_apply(a, r);
     return meas_apply(&a->m, r);
 }
 
 bool app_tick(struct app *a, double now)
 {
-    if (!a->playing || now < a->next_tick)
-        return false;
+    if (!a->playing || now < a->next_tick) return false;
     app_set_step(a, (long)app_step(a) + 1);
-    if (app_step(a) >= app_nsteps(a))
-        a->playing = false;
+    if (app_step(a) >= app_nsteps(a)) a->playing = false;
     a->next_tick = now + APP_PLAY_PERIOD_S;
     return true;
 }
@@ -645,7 +632,6 @@ int app_timeout_ms(const struct app *a, double now)
     }
     bool busy = meas_measuring(&a->m) || meas_sweeping(&a->m) || a->m.check == CHECK_PENDING ||
                 par_training(a);
-    if (busy && (t < 0 || t > APP_REFRESH_MS))
-        t = APP_REFRESH_MS;
+    if (busy && (t < 0 || t > APP_REFRESH_MS)) t = APP_REFRESH_MS;
     return t;
 }

@@ -24,8 +24,7 @@
 /* Draw UTF-8 text at (y, x), at most maxw columns. Returns the columns drawn. */
 int draw_put(int y, int x, int maxw, attr_t attr, const char *s)
 {
-    if (maxw <= 0 || y < 0 || x < 0)
-        return 0;
+    if (maxw <= 0 || y < 0 || x < 0) return 0;
     size_t nb = text_prefix_bytes(s, maxw);
     attrset(attr);
     mvaddnstr(y, x, s, (int)nb);
@@ -54,11 +53,10 @@ void draw_fill(struct rect r, attr_t attr)
 
 /* A border around r, with an optional title in the top edge. */
 void draw_frame(const struct app *a, struct rect r, attr_t attr, const char *title,
-                  attr_t title_attr)
+                attr_t title_attr)
 {
     const struct glyphs *g = a->g;
-    if (r.w < 2 || r.h < 2)
-        return;
+    if (r.w < 2 || r.h < 2) return;
     attrset(attr);
     for (int x = r.x + 1; x < r.x + r.w - 1; x++) {
         mvaddstr(r.y, x, g->h);
@@ -84,8 +82,7 @@ void draw_frame(const struct app *a, struct rect r, attr_t attr, const char *tit
 
 struct pline *pl_new(struct plines *p)
 {
-    if (p->n >= (int)ARRAY_LEN(p->l))
-        return &p->l[p->n - 1];
+    if (p->n >= (int)ARRAY_LEN(p->l)) return &p->l[p->n - 1];
     struct pline *l = &p->l[p->n++];
     l->n = 0;
     return l;
@@ -93,8 +90,7 @@ struct pline *pl_new(struct plines *p)
 
 void pl_add(struct pline *l, attr_t attr, const char *fmt, ...)
 {
-    if (l->n >= (int)ARRAY_LEN(l->seg))
-        return;
+    if (l->n >= (int)ARRAY_LEN(l->seg)) return;
     struct seg *s = &l->seg[l->n++];
     s->attr = attr;
     va_list ap;
@@ -111,8 +107,7 @@ static bool draw_utf8 = true;
 void pl_wrapped_max(struct plines *p, attr_t attr, int width, const char *text, int max)
 {
     char lines[6][256];
-    if (max > 6)
-        max = 6;
+    if (max > 6) max = 6;
     int n = text_wrap(text, width, lines, max, draw_utf8);
     for (int i = 0; i < n && i < max; i++)
         pl_add(pl_new(p), attr, "%s", lines[i]);
@@ -165,8 +160,7 @@ static void draw_title(const struct app *a, struct rect r)
     snprintf(right, sizeof right, "backend: %s ", a->w ? a->backend_name : "none");
     int rw = text_width(right);
     int lw = draw_put(r.y, r.x, r.w, t, left);
-    if (lw + rw + 2 <= r.w)
-        draw_put(r.y, r.x + r.w - rw, rw, t, right);
+    if (lw + rw + 2 <= r.w) draw_put(r.y, r.x + r.w - rw, rw, t, right);
 }
 
 static void draw_status(const struct app *a, struct rect r)
@@ -175,7 +169,8 @@ static void draw_status(const struct app *a, struct rect r)
     int x = r.x + 1, end = r.x + r.w;
     x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "step %zu/%zu", step, n);
     if (a->have_trace && step > 0)
-        x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s", a->plan.steps[step - 1].phase);
+        x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s",
+                       a->plan.steps[step - 1].phase);
     if (a->playing)
         x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
     char fit[512];
@@ -197,16 +192,14 @@ static unsigned char *draw_highlights(const struct app *a, size_t step)
 {
     size_t L = a->plan.work_len;
     unsigned char *hl = xcalloc((size_t)a->plan.nranks * (L ? L : 1), 1);
-    if (step == 0)
-        return hl;
+    if (step == 0) return hl;
     const struct step *st = &a->plan.steps[step - 1];
     for (size_t k = 0; k < st->n; k++) {
         const struct xfer *x = &a->plan.x[st->first + k];
         for (size_t i = 0; i < x->count; i++) {
             if (x->kind != XFER_SCALE && x->src_off + i < L)
                 hl[(size_t)x->src * L + x->src_off + i] |= HL_SRC;
-            if (x->dst_off + i < L)
-                hl[(size_t)x->dst * L + x->dst_off + i] |= HL_DST;
+            if (x->dst_off + i < L) hl[(size_t)x->dst * L + x->dst_off + i] |= HL_DST;
         }
     }
     return hl;
@@ -283,8 +276,7 @@ static void draw_marks(const struct app *a, int r, int y)
                 snprintf(buf + o, sizeof buf - o, "%s", a->g->mark_r);
                 draw_put(y, x0, w, at, buf);
             } else {
-                if (w < lw)
-                    lab = (int)strlen(shrt[tag]) <= w ? shrt[tag] : one[tag];
+                if (w < lw) lab = (int)strlen(shrt[tag]) <= w ? shrt[tag] : one[tag];
                 draw_put(y, x0 + (w - text_width(lab)) / 2, w, at, lab);
             }
         }
@@ -299,18 +291,14 @@ static void draw_brackets(const struct app *a, int r)
     attr_t at = a->th.role[TH_LABEL];
     for (size_t i = 0; i < l->shown; i++) {
         bool out = draw_tag(a, r, i) & 2;
-        if (!out)
-            continue;
+        if (!out) continue;
         int y, x;
-        bool first = i == 0 || !(draw_tag(a, r, i - 1) & 2) ||
-                     (i % (size_t)l->per_line) == 0;
+        bool first = i == 0 || !(draw_tag(a, r, i - 1) & 2) || (i % (size_t)l->per_line) == 0;
         bool last = i + 1 == l->shown || !(draw_tag(a, r, i + 1) & 2) ||
                     ((i + 1) % (size_t)l->per_line) == 0;
         layout_cell_pos(l, r, i, &y, &x);
-        if (first)
-            draw_put(y, x - 1, 1, at, "[");
-        if (last)
-            draw_put(y, x + l->cell_w, 1, at, "]");
+        if (first) draw_put(y, x - 1, 1, at, "[");
+        if (last) draw_put(y, x + l->cell_w, 1, at, "]");
     }
 }
 
@@ -322,8 +310,7 @@ static void draw_box_label(const struct app *a, int r, int width, char *buf, siz
     const char *rest = a->rank_label[r];
     char head[24];
     snprintf(head, sizeof head, "rank %d", r);
-    if (strncmp(rest, head, strlen(head)) == 0)
-        rest += strlen(head);
+    if (strncmp(rest, head, strlen(head)) == 0) rest += strlen(head);
     snprintf(forms[0], sizeof forms[0], "rank %d%s", r, rest);
     snprintf(forms[1], sizeof forms[1], "r%d%s", r, rest);
     snprintf(forms[2], sizeof forms[2], "rank %d", r);
@@ -334,8 +321,7 @@ static void draw_box_label(const struct app *a, int r, int width, char *buf, siz
             snprintf(buf, n, "%s (%zu of %zu)", forms[k], a->lay.shown, L);
         else
             snprintf(buf, n, "%s", forms[k]);
-        if (text_width(buf) <= width)
-            return;
+        if (text_width(buf) <= width) return;
     }
     snprintf(buf, n, "%s", forms[3]);
 }
@@ -343,8 +329,7 @@ static void draw_box_label(const struct app *a, int r, int width, char *buf, siz
 static bool draw_rank_hot(const unsigned char *hl, int r, size_t L)
 {
     for (size_t i = 0; i < L; i++)
-        if (hl[(size_t)r * L + i])
-            return true;
+        if (hl[(size_t)r * L + i]) return true;
     return false;
 }
 
@@ -367,7 +352,7 @@ static void draw_ranks(const struct app *a)
         } else {
             draw_putf(b.y, b.x, 4, a->th.rank[r] | A_BOLD, "r%d", r);
             draw_put(b.y, b.x + 4, 1, hot ? a->th.role[TH_BORDER_HOT] : a->th.role[TH_BORDER],
-                a->g->v);
+                     a->g->v);
         }
         for (size_t i = 0; i < l->shown; i++) {
             int y, x;
@@ -389,8 +374,7 @@ static void draw_ranks(const struct app *a)
 
 static void draw_legend(const struct app *a, struct rect r)
 {
-    if (r.h < 1)
-        return;
+    if (r.h < 1) return;
     struct pline pl = {.n = 0};
     const struct theme *th = &a->th;
     int W = a->sc.nranks;
@@ -411,8 +395,7 @@ static void draw_legend(const struct app *a, struct rect r)
     pl_add(&pl, th->role[TH_DST], "written");
     pl_add(&pl, A_NORMAL, " ");
     pl_add(&pl, th->role[TH_SRC], "sent");
-    if (!a->lay.marks)
-        pl_add(&pl, th->role[TH_LABEL], "  [ ] output");
+    if (!a->lay.marks) pl_add(&pl, th->role[TH_LABEL], "  [ ] output");
     int w = pl_width(&pl);
     pl_draw_line(&pl, r.y, r.x + (w < r.w ? (r.w - w) / 2 : 0), r.w);
 }
@@ -424,8 +407,7 @@ static void draw_xfers(const struct app *a, struct rect r)
     if (step == 0 || !a->have_trace) {
         const char *t = app_nsteps(a) ? "no transfers yet: press \u2192 (or l) to run step 1"
                                       : "no transfers";
-        if (!a->utf8 && app_nsteps(a))
-            t = "no transfers yet: press Right (or l) to run step 1";
+        if (!a->utf8 && app_nsteps(a)) t = "no transfers yet: press Right (or l) to run step 1";
         draw_put(r.y, r.x + 1, r.w - 1, a->th.role[TH_DIM], t);
         return;
     }
@@ -435,8 +417,7 @@ static void draw_xfers(const struct app *a, struct rect r)
     int show = n <= slots ? n : slots - 1;
     int colw = a->xfer_w + 2;
     int x0 = r.x + (r.w - (l->xfer_cols * colw - 2)) / 2;
-    if (x0 < r.x)
-        x0 = r.x;
+    if (x0 < r.x) x0 = r.x;
     for (int k = 0; k < show; k++) {
         const struct xfer *x = &a->plan.x[st->first + (size_t)k];
         int y = r.y + k / l->xfer_cols, cx = x0 + (k % l->xfer_cols) * colw;
@@ -504,8 +485,12 @@ static void panel_badge(const struct app *a, struct pline *l)
     case CHECK_ERROR:
         pl_add(l, th->role[TH_BAD], "%s check failed: %s", a->g->bad, m->check_msg);
         break;
-    case CHECK_SKIPPED: pl_add(l, th->role[TH_WARN], "%s", m->check_msg); break;
-    case CHECK_NONE: pl_add(l, th->role[TH_DIM], "animation not checked yet"); break;
+    case CHECK_SKIPPED:
+        pl_add(l, th->role[TH_WARN], "%s", m->check_msg);
+        break;
+    case CHECK_NONE:
+        pl_add(l, th->role[TH_DIM], "animation not checked yet");
+        break;
     }
 }
 
@@ -515,8 +500,7 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
     const struct meas *m = &a->m;
     const struct theme *th = &a->th;
     attr_t lab = th->role[TH_LABEL], num = th->role[TH_MEASURED];
-    if (with_badge)
-        panel_badge(a, pl_new(p));
+    if (with_badge) panel_badge(a, pl_new(p));
     char size[32];
     if (meas_measuring(m)) {
         format_size(m->measure_params.bytes, size, sizeof size);
@@ -574,8 +558,7 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
                        ? "measured on fewer ranks than the animation shows (the backend has "
                          "no more)"
                        : "measured at a different world size than the animation shows");
-    if (row->how[0])
-        pl_wrapped(p, th->role[TH_DIM], width, row->how);
+    if (row->how[0]) pl_wrapped(p, th->role[TH_DIM], width, row->how);
 }
 
 /* What the backend's ranks are, and the measurement size; then, in at most note_lines
@@ -604,45 +587,40 @@ static void panel_plot(const struct app *a, struct rect r)
 {
     const struct meas *m = &a->m;
     const struct theme *th = &a->th;
-    if (r.h < 1 || r.w < 10)
-        return;
+    if (r.h < 1 || r.w < 10) return;
     char lo[16], hi[16];
     meas_size_label(4096, lo, sizeof lo);
     meas_size_label(a->meas_bytes, hi, sizeof hi);
     if (meas_sweeping(m)) {
         draw_putf(r.y, r.x, r.w, th->role[TH_WARN], "sweeping %d/%d %s %.1f s  (x cancels)",
-             m->nsweep + 1 > m->sweep_total ? m->sweep_total : m->nsweep + 1, m->sweep_total,
-             a->g->ell, now_s() - m->sweep_started);
+                  m->nsweep + 1 > m->sweep_total ? m->sweep_total : m->nsweep + 1,
+                  m->sweep_total, a->g->ell, now_s() - m->sweep_started);
     } else if (m->nsweep == 0) {
-        draw_putf(r.y, r.x, r.w, th->role[TH_DIM], "busbw vs size: press s to sweep %s..%s", lo, hi);
+        draw_putf(r.y, r.x, r.w, th->role[TH_DIM], "busbw vs size: press s to sweep %s..%s", lo,
+                  hi);
         if (m->sweep_err[0] && r.h > 1)
             draw_putf(r.y + 1, r.x, r.w, th->role[TH_BAD], "sweep: %s", m->sweep_err);
         return;
     } else {
         draw_putf(r.y, r.x, r.w, th->role[TH_LABEL], "busbw GB/s vs size: %s, W=%d",
-             coll_title(m->sweep_params.coll), m->sweep[0].nranks);
+                  coll_title(m->sweep_params.coll), m->sweep[0].nranks);
     }
-    if (m->nsweep == 0 || r.h < 4)
-        return;
+    if (m->nsweep == 0 || r.h < 4) return;
     double max = 0;
     for (int i = 0; i < m->nsweep; i++)
-        if (m->sweep[i].busbw > max)
-            max = m->sweep[i].busbw;
+        if (m->sweep[i].busbw > max) max = m->sweep[i].busbw;
     int total = m->sweep_total > m->nsweep ? m->sweep_total : m->nsweep;
     char maxs[16];
     text_gbps(maxs, sizeof maxs, max);
     int gut = text_width(maxs) + 1;
     int colw = (r.w - gut) / total;
-    if (colw > 6)
-        colw = 6;
-    if (colw < 2)
-        return;
+    if (colw > 6) colw = 6;
+    if (colw < 2) return;
     bool wide = false;
     for (int i = 0; i < m->nsweep; i++) {
         char lab[16];
         meas_size_label(m->sweep[i].bytes, lab, sizeof lab);
-        if (text_width(lab) >= colw)
-            wide = true;
+        if (text_width(lab) >= colw) wide = true;
     }
     int rows = r.h - 2; /* title above, size labels below */
     int base = r.y + 1 + rows - 1;
@@ -671,15 +649,14 @@ static void panel_plot(const struct app *a, struct rect r)
     }
     if (m->sweep_err[0] && !meas_sweeping(m))
         draw_putf(r.y, r.x + r.w - 12 > r.x ? r.x + r.w - 12 : r.x, 12, th->role[TH_BAD],
-             "(%.10s)", m->sweep_err);
+                  "(%.10s)", m->sweep_err);
 }
 
 static void draw_panel(const struct app *a, struct rect r)
 {
     const struct theme *th = &a->th;
     const struct layout *l = &a->lay;
-    if (r.h < 1)
-        return;
+    if (r.h < 1) return;
     if (l->panel_compact) {
         /* A line or two: the badge and the headline figure. */
         struct plines p = {.n = 0};
@@ -723,13 +700,11 @@ static void draw_panel(const struct app *a, struct rect r)
         int used = pl_draw(&p, 0, in);
         struct rect pr = {in.y + used + 1, in.x, in.h - used - 1 - (note.n ? note.n + 1 : 0),
                           in.w};
-        if (pr.h > 8)
-            pr.h = 8 + (pr.h - 8) / 3; /* a taller plot reads no better */
+        if (pr.h > 8) pr.h = 8 + (pr.h - 8) / 3; /* a taller plot reads no better */
         panel_plot(a, pr);
-        if (pr.h < 0)
-            pr.h = 0;
-        pl_draw(&note, 0, (struct rect){pr.y + pr.h + 1, in.x, in.y + in.h - pr.y - pr.h - 1,
-                                        in.w});
+        if (pr.h < 0) pr.h = 0;
+        pl_draw(&note, 0,
+                (struct rect){pr.y + pr.h + 1, in.x, in.y + in.h - pr.y - pr.h - 1, in.w});
     } else {
         /* Two columns: figures on the left; backend, then the plot (or the note while
          * there is no sweep) on the right. */
@@ -759,21 +734,17 @@ void draw_help_overlay(const struct app *a, int H, int Wd)
     const struct key_row *rows[ACT_COUNT];
     int rows_n = 0;
     for (int i = 0; i < ACT_COUNT; i++)
-        if (keys_table()[i].screens & screen)
-            rows[rows_n++] = &keys_table()[i];
+        if (keys_table()[i].screens & screen) rows[rows_n++] = &keys_table()[i];
     int LEGEND_H = a->sc.screen == SCREEN_PARALLEL ? 5 : 4;
     int avail = H - 1 - 2 - 1 - LEGEND_H; /* bar, border, gap above the legend */
-    if (avail < 1)
-        avail = 1;
+    if (avail < 1) avail = 1;
     int ncol = (rows_n + avail - 1) / avail;
     int per_col = (rows_n + ncol - 1) / ncol;
     int colw = (Wd - 6) / ncol;
-    if (colw > 40)
-        colw = 40;
+    if (colw > 40) colw = 40;
     int w = ncol * colw + 4;
     int h = per_col + LEGEND_H + 3;
-    if (h > H - 1)
-        h = H - 1;
+    if (h > H - 1) h = H - 1;
     struct rect r = {(H - 1 - h) / 2, (Wd - w) / 2, h, w};
     draw_fill(r, A_NORMAL);
     draw_frame(a, r, th->role[TH_LABEL] | A_BOLD, "help: keys (? or Esc closes)", A_BOLD);
@@ -811,7 +782,8 @@ void draw_help_overlay(const struct app *a, int H, int Wd)
         pl_add(l, A_NORMAL, " by this step  %s no data", a->g->dot);
         l = pl_new(&p);
         pl_add(l, A_BOLD, "values  ");
-        pl_add(l, A_NORMAL, "83 under %s is 0.83; ", a->utf8 ? "\u00d710\u207b\u00b2" : "x1e-2");
+        pl_add(l, A_NORMAL, "83 under %s is 0.83; ",
+               a->utf8 ? "\u00d710\u207b\u00b2" : "x1e-2");
         pl_add(l, th->role[TH_OK], "%s", a->g->ok);
         pl_add(l, A_NORMAL, " equals the single-device value");
     } else {
@@ -835,17 +807,14 @@ void draw_hw_overlay(const struct app *a, int H, int Wd)
     const struct theme *th = &a->th;
     const char *title = "backends and hardware (b or Esc closes)";
     int maxw = Wd - 2 < 104 ? Wd - 2 : 104;
-    if (maxw < 24 || H < 6)
-        return;
+    if (maxw < 24 || H < 6) return;
     struct hw_line lines[96];
     int n = hw_lines(&a->hw, a->w ? a->backend_desc : "", a->utf8, maxw - 4, lines,
                      (int)ARRAY_LEN(lines));
     int w = text_width(title) + 4;
     for (int i = 0; i < n; i++)
-        if (text_width(lines[i].text) + 4 > w)
-            w = text_width(lines[i].text) + 4;
-    if (w > maxw)
-        w = maxw;
+        if (text_width(lines[i].text) + 4 > w) w = text_width(lines[i].text) + 4;
+    if (w > maxw) w = maxw;
     int h = n + 2 < H - 1 ? n + 2 : H - 1;
     struct rect r = {(H - 1 - h) / 2, (Wd - w) / 2, h, w};
     draw_fill(r, A_NORMAL);
@@ -854,17 +823,29 @@ void draw_hw_overlay(const struct app *a, int H, int Wd)
     for (int i = 0; i < n && i < rows; i++) {
         int y = r.y + 1 + i;
         if (i == rows - 1 && n > rows) {
-            draw_putf(y, r.x + 2, w - 4, th->role[TH_DIM], "%s %d more line%s (a taller terminal "
-                      "shows them)", a->g->ell, n - rows + 1, n - rows + 1 == 1 ? "" : "s");
+            draw_putf(y, r.x + 2, w - 4, th->role[TH_DIM],
+                      "%s %d more line%s (a taller terminal "
+                      "shows them)",
+                      a->g->ell, n - rows + 1, n - rows + 1 == 1 ? "" : "s");
             break;
         }
         attr_t at = A_NORMAL;
         switch (lines[i].style) {
-        case HW_HEAD_OK: at = th->role[TH_OK] | A_BOLD; break;
-        case HW_HEAD: at = A_BOLD; break;
-        case HW_HEAD_WARN: at = th->role[TH_WARN] | A_BOLD; break;
-        case HW_TEXT: at = A_NORMAL; break;
-        case HW_DIM: at = th->role[TH_DIM]; break;
+        case HW_HEAD_OK:
+            at = th->role[TH_OK] | A_BOLD;
+            break;
+        case HW_HEAD:
+            at = A_BOLD;
+            break;
+        case HW_HEAD_WARN:
+            at = th->role[TH_WARN] | A_BOLD;
+            break;
+        case HW_TEXT:
+            at = A_NORMAL;
+            break;
+        case HW_DIM:
+            at = th->role[TH_DIM];
+            break;
         }
         draw_put(y, r.x + 2, w - 4, at, lines[i].text);
     }
@@ -908,8 +889,7 @@ static void draw_collectives(struct app *a, int rows, int cols)
     };
     for (int r = 0; r < a->sc.nranks; r++) {
         int w = text_width(a->rank_label[r]);
-        if (w > c.label_w)
-            c.label_w = w;
+        if (w > c.label_w) c.label_w = w;
     }
     size_t L = a->have_trace ? a->plan.work_len : 1;
     layout_compute(rows, cols, a->sc.nranks, L, &c, &a->lay);
@@ -930,10 +910,8 @@ static void draw_collectives(struct app *a, int rows, int cols)
     draw_what(a, a->lay.what);
     draw_panel(a, a->lay.panel);
     draw_key_bar(a, a->lay.bar, KEYS_ON_COLL);
-    if (a->help)
-        draw_help_overlay(a, rows, cols);
-    if (a->hw_open)
-        draw_hw_overlay(a, rows, cols);
+    if (a->help) draw_help_overlay(a, rows, cols);
+    if (a->hw_open) draw_hw_overlay(a, rows, cols);
 }
 
 /* One function per screen kind (scene.h); later screens add their case here. */
@@ -944,9 +922,13 @@ void draw_screen(struct app *a)
     draw_utf8 = a->utf8;
     erase();
     switch (a->sc.screen) {
-    case SCREEN_PARALLEL: par_draw(a, rows, cols); break;
+    case SCREEN_PARALLEL:
+        par_draw(a, rows, cols);
+        break;
     case SCREEN_COLLECTIVES:
-    case SCREEN_KIND_COUNT: draw_collectives(a, rows, cols); break;
+    case SCREEN_KIND_COUNT:
+        draw_collectives(a, rows, cols);
+        break;
     }
     refresh();
 }

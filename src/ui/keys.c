@@ -19,12 +19,10 @@ const struct key_row *keys_table(void)
 
 enum ui_action keys_action(int ch)
 {
-    if (ch == 0)
-        return ACT_NONE;
+    if (ch == 0) return ACT_NONE;
     for (int a = 0; a < ACT_COUNT; a++)
         for (const int *k = key_rows[a].keys; *k; k++)
-            if (*k == ch)
-                return key_rows[a].action;
+            if (*k == ch) return key_rows[a].action;
     return ACT_NONE;
 }
 
@@ -32,18 +30,41 @@ const char *keys_name(int ch, bool utf8, char *buf, int n)
 {
     const char *s = NULL;
     switch (ch) {
-    case KEY_RIGHT: s = utf8 ? "\u2192" : "Right"; break;
-    case KEY_LEFT: s = utf8 ? "\u2190" : "Left"; break;
-    case KEY_UP: s = utf8 ? "\u2191" : "Up"; break;
-    case KEY_DOWN: s = utf8 ? "\u2193" : "Down"; break;
-    case KEY_NPAGE: s = "PgDn"; break;
-    case KEY_PPAGE: s = "PgUp"; break;
-    case KEY_HOME: s = "Home"; break;
-    case KEY_END: s = "End"; break;
-    case ' ': s = "Space"; break;
-    case '\t': s = "Tab"; break;
-    case 27: s = "Esc"; break;
-    default: break;
+    case KEY_RIGHT:
+        s = utf8 ? "\u2192" : "Right";
+        break;
+    case KEY_LEFT:
+        s = utf8 ? "\u2190" : "Left";
+        break;
+    case KEY_UP:
+        s = utf8 ? "\u2191" : "Up";
+        break;
+    case KEY_DOWN:
+        s = utf8 ? "\u2193" : "Down";
+        break;
+    case KEY_NPAGE:
+        s = "PgDn";
+        break;
+    case KEY_PPAGE:
+        s = "PgUp";
+        break;
+    case KEY_HOME:
+        s = "Home";
+        break;
+    case KEY_END:
+        s = "End";
+        break;
+    case ' ':
+        s = "Space";
+        break;
+    case '\t':
+        s = "Tab";
+        break;
+    case 27:
+        s = "Esc";
+        break;
+    default:
+        break;
     }
     if (s)
         snprintf(buf, (size_t)n, "%s", s);
@@ -93,8 +114,7 @@ static int keys_cols(const char *s)
 {
     int w = 0;
     for (; *s; s++)
-        if (((unsigned char)*s & 0xC0) != 0x80)
-            w++;
+        if (((unsigned char)*s & 0xC0) != 0x80) w++;
     return w;
 }
 
@@ -136,15 +156,13 @@ int keys_bar_for(int width, bool utf8, unsigned screen, struct bar_item *items, 
                 continue;
             struct bar_item it;
             keys_bar_item(row, utf8, &it);
-            if (used + 2 + it.w > width)
-                continue;
+            if (used + 2 + it.w > width) continue;
             take[a] = true;
             used += 2 + it.w;
         }
     int n = 0, x = 0;
     for (int a = 0; a < ACT_COUNT && n < max; a++) {
-        if (!take[a])
-            continue;
+        if (!take[a]) continue;
         keys_bar_item(&key_rows[a], utf8, &items[n]);
         items[n].x = x;
         x += items[n].w + 2;
@@ -156,7 +174,6 @@ int keys_bar_for(int width, bool utf8, unsigned screen, struct bar_item *items, 
 enum ui_action keys_bar_hit(const struct bar_item *items, int n, int x)
 {
     for (int i = 0; i < n; i++)
-        if (x >= items[i].x && x < items[i].x + items[i].w + 1)
-            return items[i].action;
+        if (x >= items[i].x && x < items[i].x + items[i].w + 1) return items[i].action;
     return ACT_NONE;
 }

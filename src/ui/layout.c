@@ -19,19 +19,18 @@
 /* One arrangement of the rank buffers inside the animation region. */
 struct fit {
     enum layout_mode mode;
-    int gc, gr;      /* grid of boxes (ROWS: 1 column, n rows) */
-    int bw, bh;      /* one box (ROWS: width, lines per rank) */
+    int gc, gr; /* grid of boxes (ROWS: 1 column, n rows) */
+    int bw, bh; /* one box (ROWS: width, lines per rank) */
     int per_line, lines;
     size_t shown;
     bool marks;
-    bool full;       /* every value of every rank visible */
-    int gap;         /* columns between values */
+    bool full; /* every value of every rank visible */
+    int gap;   /* columns between values */
 };
 
 bool rect_overlap(struct rect a, struct rect b)
 {
-    if (a.w <= 0 || a.h <= 0 || b.w <= 0 || b.h <= 0)
-        return false;
+    if (a.w <= 0 || a.h <= 0 || b.w <= 0 || b.h <= 0) return false;
     return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
 }
 
@@ -48,8 +47,7 @@ static int clampi(int v, int lo, int hi)
 /* Values shown when `cap` cells are available: all of them, or cap-1 and an ellipsis cell. */
 static size_t layout_shown(size_t work_len, size_t cap)
 {
-    if (cap >= work_len)
-        return work_len;
+    if (cap >= work_len) return work_len;
     return cap > 1 ? cap - 1 : 0;
 }
 
@@ -63,14 +61,12 @@ static bool fit_boxes(int aw, int bh, int n, size_t L, int cw, int label_w, bool
     int prev_gc = 0;
     for (int gr = 1; gr <= n; gr++) {
         int gc = div_up((size_t)n, (size_t)gr);
-        if (gc == prev_gc)
-            continue;
+        if (gc == prev_gc) continue;
         prev_gc = gc;
         gr = div_up((size_t)n, (size_t)gc);
         int bw_max = (aw - (gc - 1)) / gc;
         int min_w = cw + 4 > BOX_MIN_W ? cw + 4 : BOX_MIN_W;
-        if (bw_max < min_w)
-            continue;
+        if (bw_max < min_w) continue;
         int per_line = (bw_max - 3) / (cw + 1);
         int lines = div_up(L, (size_t)per_line);
         if (marks && lines > 1)
@@ -82,14 +78,11 @@ static bool fit_boxes(int aw, int bh, int n, size_t L, int cw, int label_w, bool
             f.lines = lines;
             f.shown = L;
         } else {
-            if (!truncate)
-                continue;
+            if (!truncate) continue;
             f.lines = bh / gr - 2 - (marks ? 1 : 0);
-            if (f.lines < 1)
-                continue;
+            if (f.lines < 1) continue;
             f.shown = layout_shown(L, (size_t)f.lines * (size_t)per_line);
-            if (f.shown == 0)
-                continue;
+            if (f.shown == 0) continue;
         }
         /* As wide as the values (or the label) need, not wider: big terminals get
          * compact boxes, centred, rather than long empty ones. */
@@ -101,14 +94,12 @@ static bool fit_boxes(int aw, int bh, int n, size_t L, int cw, int label_w, bool
             f.gap = 2;
         int step = cw + f.gap;
         size_t in_line = L < (size_t)per_line ? L : (size_t)per_line;
-        if (f.gap == 2 && in_line > (size_t)per2)
-            in_line = (size_t)per2;
+        if (f.gap == 2 && in_line > (size_t)per2) in_line = (size_t)per2;
         int natural = 4 + (int)in_line * step - f.gap;
         int want = label_w + 4 > natural ? label_w + 4 : natural;
         f.bw = want < bw_max ? want : bw_max;
         f.per_line = (f.bw - 4 + f.gap) / step;
-        if (f.full)
-            f.lines = div_up(L, (size_t)f.per_line);
+        if (f.full) f.lines = div_up(L, (size_t)f.per_line);
         f.bh = 2 + f.lines + (marks ? 1 : 0);
         if (f.full) {
             /* Fewest value lines per box (rows of numbers read best), then fewest rows
@@ -119,8 +110,7 @@ static bool fit_boxes(int aw, int bh, int n, size_t L, int cw, int label_w, bool
             found = true;
             continue;
         }
-        if (found && best->full)
-            continue;
+        if (found && best->full) continue;
         if (!found || f.shown > best->shown) {
             *best = f;
             found = true;
@@ -133,8 +123,7 @@ static bool fit_boxes(int aw, int bh, int n, size_t L, int cw, int label_w, bool
 static bool fit_rows(int aw, int bh, int n, size_t L, int cw, bool truncate, struct fit *f)
 {
     int per_line = (aw - ROW_LABEL_W - 1 + 1) / (cw + 1); /* -1: the closing ']' slot */
-    if (per_line < 1 || bh < n)
-        return false;
+    if (per_line < 1 || bh < n) return false;
     int lines = div_up(L, (size_t)per_line);
     *f = (struct fit){
         .mode = LAYOUT_ROWS, .gc = 1, .gr = n, .bw = aw, .per_line = per_line, .gap = 1};
@@ -143,12 +132,10 @@ static bool fit_rows(int aw, int bh, int n, size_t L, int cw, bool truncate, str
         f->lines = lines;
         f->shown = L;
     } else {
-        if (!truncate)
-            return false;
+        if (!truncate) return false;
         f->lines = bh / n;
         f->shown = layout_shown(L, (size_t)f->lines * (size_t)per_line);
-        if (f->shown == 0)
-            return false;
+        if (f->shown == 0) return false;
     }
     f->bh = f->lines;
     return true;
@@ -173,8 +160,7 @@ static bool fit_anim(enum stage st, int aw, int ah, int n, size_t L,
     int xr_want = st == STAGE_TRUNCATE ? 1 : clampi(xr_need, 1, XFER_MAX_ROWS);
     for (int xr = xr_want; xr >= 1; xr--) {
         int bh = ah - xr - (legend ? 1 : 0);
-        if (bh < 1)
-            continue;
+        if (bh < 1) continue;
         bool ok = false;
         switch (st) {
         case STAGE_BOXES_MARKS:
@@ -211,8 +197,7 @@ static bool fit_anim(enum stage st, int aw, int ah, int n, size_t L,
 
 static int what_lines(const char *what, int width)
 {
-    if (!what || !*what)
-        return 1;
+    if (!what || !*what) return 1;
     int n = text_wrap(what, width - 2, NULL, 0, true);
     return clampi(n, 1, WHAT_MAX_LINES);
 }
@@ -247,8 +232,7 @@ int layout_compute(int rows, int cols, int nranks, size_t work_len,
     }
     struct layout_content cc = *c;
     cc.cell_w = out->cell_w;
-    if (cc.xfer_w < 1)
-        cc.xfer_w = 1;
+    if (cc.xfer_w < 1) cc.xfer_w = 1;
     size_t L = work_len ? work_len : 1;
 
     out->title = (struct rect){0, 0, 1, cols};
@@ -268,8 +252,7 @@ int layout_compute(int rows, int cols, int nranks, size_t work_len,
     bool legend = true, done = false;
     int wh_full = what_lines(c->what, aw);
     int sum_full = c->summary && *c->summary ? what_lines(c->summary, aw) : 0;
-    if (sum_full > 2)
-        sum_full = 2;
+    if (sum_full > 2) sum_full = 2;
     for (int st = STAGE_BOXES_MARKS; st <= STAGE_TRUNCATE && !done; st++) {
         bool squeeze = st >= STAGE_SQUEEZE;
         wh = squeeze ? 1 : wh_full + sum_full;
@@ -282,8 +265,7 @@ int layout_compute(int rows, int cols, int nranks, size_t work_len,
             if (ah >= 1 && fit_anim((enum stage)st, aw, ah, nranks, L, &cc, legend, &f, &xr))
                 done = true;
         }
-        if (done)
-            ph++; /* the loop stepped past the height that fitted */
+        if (done) ph++; /* the loop stepped past the height that fitted */
     }
     if (!done) { /* not even one value per rank fits: treat as too small */
         out->mode = LAYOUT_TOO_SMALL;

@@ -31,11 +31,11 @@ enum layout_mode {
 
 /* What there is to show, beyond the terminal size and the buffers' shape. */
 struct layout_content {
-    int cell_w;       /* columns of the widest value in any snapshot (at least 2 are used) */
-    int label_w;      /* columns of the widest box label ("rank 2 · cpu thread") */
-    int nxfers;       /* transfers in the current step */
-    int xfer_w;       /* columns of one transfer entry */
-    const char *what; /* the step's sentence (wrapped into the sentence region) */
+    int cell_w;          /* columns of the widest value in any snapshot (at least 2 are used) */
+    int label_w;         /* columns of the widest box label ("rank 2 · cpu thread") */
+    int nxfers;          /* transfers in the current step */
+    int xfer_w;          /* columns of one transfer entry */
+    const char *what;    /* the step's sentence (wrapped into the sentence region) */
     const char *summary; /* the plan's summary, shown under the sentence when there is room */
 };
 
@@ -43,18 +43,18 @@ struct layout {
     enum layout_mode mode;
     int rows, cols;
     struct rect title, status, anim, legend, xfers, what, panel, bar;
-    bool panel_side;           /* panel beside the animation (else below it) */
-    bool panel_compact;        /* panel too short for a border: plain lines */
-    int grid_cols, grid_rows;  /* boxes */
+    bool panel_side;               /* panel beside the animation (else below it) */
+    bool panel_compact;            /* panel too short for a border: plain lines */
+    int grid_cols, grid_rows;      /* boxes */
     struct rect box[CV_MAX_RANKS]; /* per rank: a box (BOXES) or its lines (ROWS) */
-    int per_line;              /* values per line inside a box / row */
-    int value_lines;           /* lines of values per rank */
-    size_t shown;              /* values shown per rank (< work_len: the rest is elided) */
-    bool marks;                /* BOXES: a marker row saying which cells are in / out */
+    int per_line;                  /* values per line inside a box / row */
+    int value_lines;               /* lines of values per rank */
+    size_t shown;                  /* values shown per rank (< work_len: the rest is elided) */
+    bool marks;                    /* BOXES: a marker row saying which cells are in / out */
     int cell_w;
-    int cell_gap;              /* columns between values: 2 where there is room, else 1 */
-    int xfer_cols, xfer_rows;  /* transfer entries per row, rows of entries */
-    int what_lines;            /* lines of `what` for the sentence; the rest of it: summary */
+    int cell_gap;             /* columns between values: 2 where there is room, else 1 */
+    int xfer_cols, xfer_rows; /* transfer entries per row, rows of entries */
+    int what_lines;           /* lines of `what` for the sentence; the rest of it: summary */
 };
 
 /* Fill *out. Returns out->mode. work_len = coll_work_len() (values per rank). */

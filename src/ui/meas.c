@@ -49,15 +49,13 @@ void meas_sweep_posted(struct meas *m, uint64_t id, const struct bench_params *p
 
 void meas_cancelled(struct meas *m)
 {
-    if (m->check == CHECK_PENDING)
-        m->check = CHECK_NONE;
+    if (m->check == CHECK_PENDING) m->check = CHECK_NONE;
     m->check_id = 0;
-    if (m->measure_id)
-        snprintf(m->measure_err, sizeof m->measure_err, "cancelled");
+    if (m->measure_id) snprintf(m->measure_err, sizeof m->measure_err, "cancelled");
     m->measure_id = 0;
     if (m->sweep_id)
-        snprintf(m->sweep_err, sizeof m->sweep_err, "cancelled after %d of %d sizes",
-                 m->nsweep, m->sweep_total);
+        snprintf(m->sweep_err, sizeof m->sweep_err, "cancelled after %d of %d sizes", m->nsweep,
+                 m->sweep_total);
     m->sweep_id = 0;
 }
 
@@ -73,8 +71,7 @@ bool meas_sweeping(const struct meas *m)
 
 bool meas_apply(struct meas *m, const struct result *r)
 {
-    if (r->job_id == 0)
-        return false;
+    if (r->job_id == 0) return false;
     if (r->job_id == m->check_id) {
         m->check_id = 0;
         if (r->status != CV_OK) {
@@ -107,10 +104,8 @@ bool meas_apply(struct meas *m, const struct result *r)
         } else if (m->nsweep < MEAS_SWEEP_MAX) {
             m->sweep[m->nsweep++] = r->row;
         }
-        if (r->total > 0)
-            m->sweep_total = r->total;
-        if (r->last)
-            m->sweep_id = 0;
+        if (r->total > 0) m->sweep_total = r->total;
+        if (r->last) m->sweep_id = 0;
         return true;
     }
     return false;
@@ -118,8 +113,7 @@ bool meas_apply(struct meas *m, const struct result *r)
 
 double meas_busbw(enum coll c, int nranks, size_t bytes, double time_us)
 {
-    if (time_us <= 0)
-        return 0.0;
+    if (time_us <= 0) return 0.0;
     double algbw = (double)bytes / (time_us * 1e-6) / 1e9;
     return algbw * coll_busbw_factor(c, nranks);
 }
@@ -188,12 +182,9 @@ void meas_size_label(size_t bytes, char *buf, size_t n)
 
 int meas_bar_eighths(double value, double max, int rows)
 {
-    if (!(value > 0) || !(max > 0) || rows < 1)
-        return 0;
+    if (!(value > 0) || !(max > 0) || rows < 1) return 0;
     int e = (int)lround(value / max * rows * 8);
-    if (e < 1)
-        e = 1;
-    if (e > rows * 8)
-        e = rows * 8;
+    if (e < 1) e = 1;
+    if (e > rows * 8) e = rows * 8;
     return e;
 }

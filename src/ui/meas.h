@@ -29,7 +29,7 @@ struct meas {
     uint64_t check_id;
     enum meas_check check;
     long mismatches;
-    long inexact;        /* elements equal only within float rounding (result.inexact) */
+    long inexact; /* elements equal only within float rounding (result.inexact) */
     char check_msg[200];
 
     /* one measurement */
@@ -37,10 +37,10 @@ struct meas {
     struct bench_params measure_params; /* what was asked (coll, op, nranks, bytes) */
     double measure_started;             /* now_s() when posted */
     bool have_row;
-    struct bench_params row_params;     /* what the shown row was asked as */
+    struct bench_params row_params; /* what the shown row was asked as */
     struct bench_result row;
     char row_backend[16];
-    char measure_err[200];              /* last measurement's error, "" if none */
+    char measure_err[200]; /* last measurement's error, "" if none */
 
     /* sweep: busbw vs size */
     uint64_t sweep_id;

@@ -77,8 +77,10 @@ int scene_check(const struct scene *s, char *err, size_t errlen)
     if (s->step < SCENE_STEP_END)
         return cv_err(err, errlen, CV_EINVAL, "step %ld out of range", s->step);
     if (s->scheme == TRAIN_SINGLE || s->scheme < 0 || s->scheme >= TRAIN_SCHEME_COUNT)
-        return cv_err(err, errlen, CV_EINVAL, "scheme %s: the parallelism screen shows ddp, tp "
-                      "or pp", train_scheme_name(s->scheme));
+        return cv_err(err, errlen, CV_EINVAL,
+                      "scheme %s: the parallelism screen shows ddp, tp "
+                      "or pp",
+                      train_scheme_name(s->scheme));
     if (s->screen == SCREEN_PARALLEL &&
         (s->nranks < SCENE_PAR_MIN_RANKS || s->nranks > SCENE_PAR_MAX_RANKS))
         return cv_err(err, errlen, CV_EINVAL,
@@ -141,8 +143,8 @@ static int scene_apply(struct scene *s, const char *key, const char *val, char *
                           val);
     } else if (strcmp(key, "schedule") == 0) {
         if (pp_schedule_parse(val, &s->schedule) != CV_OK)
-            return cv_err(err, errlen, CV_EINVAL,
-                          "scene: unknown schedule '%s' (gpipe, 1f1b)", val);
+            return cv_err(err, errlen, CV_EINVAL, "scene: unknown schedule '%s' (gpipe, 1f1b)",
+                          val);
     } else if (strcmp(key, "overlap") == 0) {
         if (strcmp(val, "on") == 0 || strcmp(val, "1") == 0 || strcmp(val, "yes") == 0)
             s->overlap = true;
@@ -163,8 +165,7 @@ int scene_parse(struct scene *s, const char *text, char *err, size_t errlen)
     bool algo_set = false;
     for (;;) {
         p += strspn(p, " \t\n");
-        if (!*p)
-            break;
+        if (!*p) break;
         size_t len = strcspn(p, " \t\n");
         char word[128];
         if (len >= sizeof word)
@@ -177,18 +178,14 @@ int scene_parse(struct scene *s, const char *text, char *err, size_t errlen)
             return cv_err(err, errlen, CV_EINVAL, "scene: expected key=value, got '%s'", word);
         *eq = '\0';
         int rc = scene_apply(&t, word, eq + 1, err, errlen);
-        if (rc != CV_OK)
-            return rc;
-        if (strcmp(word, "algo") == 0)
-            algo_set = true;
+        if (rc != CV_OK) return rc;
+        if (strcmp(word, "algo") == 0) algo_set = true;
     }
     /* "collective=all_to_all" alone means its default algorithm, not an error about the
      * algorithm the previous scene happened to use. */
-    if (!algo_set && !algo_supported(t.coll, t.algo))
-        t.algo = coll_default_algo(t.coll);
+    if (!algo_set && !algo_supported(t.coll, t.algo)) t.algo = coll_default_algo(t.coll);
     int rc = scene_check(&t, err, errlen);
-    if (rc != CV_OK)
-        return rc;
+    if (rc != CV_OK) return rc;
     *s = t;
     return CV_OK;
 }

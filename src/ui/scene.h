@@ -28,12 +28,12 @@ struct scene {
     enum coll coll;
     enum algo algo;
     enum redop op;
-    int nranks;        /* 1..CV_MAX_RANKS */
-    size_t count;      /* NCCL API count; 0 = the lecture's default for coll and nranks */
-    int root;          /* rooted collectives; 0..nranks-1 */
+    int nranks;   /* 1..CV_MAX_RANKS */
+    size_t count; /* NCCL API count; 0 = the lecture's default for coll and nranks */
+    int root;     /* rooted collectives; 0..nranks-1 */
     enum init_kind init;
-    uint64_t seed;     /* INIT_RANDOM */
-    long step;         /* 0..nsteps, or SCENE_STEP_END */
+    uint64_t seed; /* INIT_RANDOM */
+    long step;     /* 0..nsteps, or SCENE_STEP_END */
     /* the parallelism screen */
     enum train_scheme scheme;  /* ddp, tp or pp */
     enum pp_schedule schedule; /* pp */

@@ -17,8 +17,7 @@ int text_width(const char *s)
 {
     int w = 0;
     for (; *s; s++)
-        if (!text_is_cont((unsigned char)*s))
-            w++;
+        if (!text_is_cont((unsigned char)*s)) w++;
     return w;
 }
 
@@ -28,8 +27,7 @@ size_t text_prefix_bytes(const char *s, int cols)
     int w = 0;
     while (s[i]) {
         if (!text_is_cont((unsigned char)s[i])) {
-            if (w == cols)
-                break;
+            if (w == cols) break;
             w++;
         }
         i++;
@@ -39,8 +37,7 @@ size_t text_prefix_bytes(const char *s, int cols)
 
 int text_fit(char *dst, size_t n, const char *src, int width, bool utf8)
 {
-    if (n == 0)
-        return 0;
+    if (n == 0) return 0;
     if (width <= 0) {
         dst[0] = '\0';
         return 0;
@@ -53,8 +50,7 @@ int text_fit(char *dst, size_t n, const char *src, int width, bool utf8)
     const char *ell = utf8 ? "\u2026" : "~";
     size_t keep = text_prefix_bytes(src, width - 1);
     size_t ell_len = strlen(ell);
-    if (keep + ell_len + 1 > n)
-        keep = n > ell_len + 1 ? n - ell_len - 1 : 0;
+    if (keep + ell_len + 1 > n) keep = n > ell_len + 1 ? n - ell_len - 1 : 0;
     while (keep > 0 && text_is_cont((unsigned char)src[keep]))
         keep--;
     memcpy(dst, src, keep);
@@ -64,8 +60,7 @@ int text_fit(char *dst, size_t n, const char *src, int width, bool utf8)
 
 int text_wrap(const char *src, int width, char lines[][256], int max_lines, bool utf8)
 {
-    if (width < 1)
-        width = 1;
+    if (width < 1) width = 1;
     int count = 0;
     const char *p = src;
     while (*p == ' ')
@@ -78,8 +73,7 @@ int text_wrap(const char *src, int width, char lines[][256], int max_lines, bool
             const char *word = end;
             int ww = 0;
             while (*end && *end != ' ') {
-                if (!text_is_cont((unsigned char)*end))
-                    ww++;
+                if (!text_is_cont((unsigned char)*end)) ww++;
                 end++;
             }
             int need = w + (w ? 1 : 0) + ww;
@@ -91,8 +85,7 @@ int text_wrap(const char *src, int width, char lines[][256], int max_lines, bool
             best = end;
             while (*end == ' ')
                 end++;
-            if (!*end)
-                break;
+            if (!*end) break;
         }
         size_t len;
         const char *next;
@@ -108,8 +101,7 @@ int text_wrap(const char *src, int width, char lines[][256], int max_lines, bool
                 /* The last line we may write: end it with an ellipsis over the rest. */
                 text_fit(lines[count], 256, p, width, utf8);
             } else {
-                if (len > 255)
-                    len = 255;
+                if (len > 255) len = 255;
                 memcpy(lines[count], p, len);
                 lines[count][len] = '\0';
             }
@@ -126,8 +118,7 @@ void text_value(char *buf, size_t n, float v)
 {
     if (isfinite(v) && v == nearbyintf(v) && fabsf(v) < 1e7f) {
         double d = v;
-        if (d == 0.0)
-            d = 0.0; /* no "-0" */
+        if (d == 0.0) d = 0.0; /* no "-0" */
         snprintf(buf, n, "%.0f", d);
     } else {
         snprintf(buf, n, "%.3g", (double)v);

@@ -7,16 +7,27 @@
 #include <string.h>
 
 /* Colour pairs. Rank pairs come first: pair 1 + rank. */
-enum { PAIR_RANK0 = 1, PAIR_REDUCED = PAIR_RANK0 + CV_MAX_RANKS, PAIR_COMPLETE, PAIR_TITLE,
-       PAIR_OK, PAIR_BAD, PAIR_WARN, PAIR_LABEL, PAIR_MEASURED, PAIR_BAR_LABEL, PAIR_PLOT,
-       PAIR_BORDER_HOT, PAIR_STEP };
+enum {
+    PAIR_RANK0 = 1,
+    PAIR_REDUCED = PAIR_RANK0 + CV_MAX_RANKS,
+    PAIR_COMPLETE,
+    PAIR_TITLE,
+    PAIR_OK,
+    PAIR_BAD,
+    PAIR_WARN,
+    PAIR_LABEL,
+    PAIR_MEASURED,
+    PAIR_BAR_LABEL,
+    PAIR_PLOT,
+    PAIR_BORDER_HOT,
+    PAIR_STEP
+};
 
 void theme_init(struct theme *t, bool want_color)
 {
     memset(t, 0, sizeof *t);
     t->color = want_color && has_colors() && start_color() == OK;
-    if (t->color)
-        use_default_colors();
+    if (t->color) use_default_colors();
 
     if (!t->color) {
         /* Monochrome: every meaning survives as an attribute. */
@@ -52,8 +63,7 @@ void theme_init(struct theme *t, bool want_color)
         attr_t a = A_NORMAL;
         if (r < 6) {
             fg = base[r];
-            if (fg == COLOR_BLUE)
-                a = A_BOLD;
+            if (fg == COLOR_BLUE) a = A_BOLD;
         } else if (r < 12) {
             fg = base[r - 6];
             if (COLORS >= 16)
@@ -103,8 +113,7 @@ void theme_init(struct theme *t, bool want_color)
 
 attr_t theme_mask_attr(const struct theme *t, unsigned mask, int nranks)
 {
-    if (mask == 0)
-        return t->role[TH_EMPTY];
+    if (mask == 0) return t->role[TH_EMPTY];
     if ((mask & (mask - 1)) == 0) {
         int r = __builtin_ctz(mask);
         return r < CV_MAX_RANKS ? t->rank[r] : A_NORMAL;
@@ -114,18 +123,47 @@ attr_t theme_mask_attr(const struct theme *t, unsigned mask, int nranks)
 }
 
 static const struct glyphs glyphs_utf8 = {
-    .h = "\u2500", .v = "\u2502", .tl = "\u250c", .tr = "\u2510", .bl = "\u2514",
-    .br = "\u2518", .mark_l = "\u2570", .mark_h = "\u2500", .mark_r = "\u256f",
-    .arrow = "\u2500\u25b6", .dot = "\u00b7", .sep = " \u00b7 ", .ok = "\u2713",
-    .bad = "\u2717", .busy = "\u2026", .ell = "\u2026", .play = "\u25b6", .sigma = "\u03a3",
+    .h = "\u2500",
+    .v = "\u2502",
+    .tl = "\u250c",
+    .tr = "\u2510",
+    .bl = "\u2514",
+    .br = "\u2518",
+    .mark_l = "\u2570",
+    .mark_h = "\u2500",
+    .mark_r = "\u256f",
+    .arrow = "\u2500\u25b6",
+    .dot = "\u00b7",
+    .sep = " \u00b7 ",
+    .ok = "\u2713",
+    .bad = "\u2717",
+    .busy = "\u2026",
+    .ell = "\u2026",
+    .play = "\u25b6",
+    .sigma = "\u03a3",
     .blocks = {" ", "\u2581", "\u2582", "\u2583", "\u2584", "\u2585", "\u2586", "\u2587",
                "\u2588"},
 };
 
 static const struct glyphs glyphs_ascii = {
-    .h = "-", .v = "|", .tl = "+", .tr = "+", .bl = "+", .br = "+", .mark_l = "`",
-    .mark_h = "-", .mark_r = "'", .arrow = "->", .dot = ".", .sep = " | ", .ok = "OK",
-    .bad = "XX", .busy = "..", .ell = "~", .play = ">", .sigma = "S",
+    .h = "-",
+    .v = "|",
+    .tl = "+",
+    .tr = "+",
+    .bl = "+",
+    .br = "+",
+    .mark_l = "`",
+    .mark_h = "-",
+    .mark_r = "'",
+    .arrow = "->",
+    .dot = ".",
+    .sep = " | ",
+    .ok = "OK",
+    .bad = "XX",
+    .busy = "..",
+    .ell = "~",
+    .play = ">",
+    .sigma = "S",
     .blocks = {" ", ".", ".", "_", "_", "=", "=", "#", "#"},
 };
 

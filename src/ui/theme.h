@@ -14,21 +14,21 @@
 
 enum theme_role {
     TH_NORMAL,
-    TH_TITLE,     /* the title bar */
-    TH_STEP,      /* "step 3/6" */
-    TH_LABEL,     /* field names, box labels */
-    TH_DIM,       /* secondary text */
+    TH_TITLE, /* the title bar */
+    TH_STEP,  /* "step 3/6" */
+    TH_LABEL, /* field names, box labels */
+    TH_DIM,   /* secondary text */
     TH_BORDER,
     TH_BORDER_HOT, /* a box taking part in the current step */
-    TH_EMPTY,     /* an element holding no data yet */
-    TH_REDUCED,   /* a partial reduction: several ranks mixed, not all */
-    TH_COMPLETE,  /* the full reduction of every rank */
-    TH_SRC,       /* added to an element being sent this step */
-    TH_DST,       /* added to an element written this step */
+    TH_EMPTY,      /* an element holding no data yet */
+    TH_REDUCED,    /* a partial reduction: several ranks mixed, not all */
+    TH_COMPLETE,   /* the full reduction of every rank */
+    TH_SRC,        /* added to an element being sent this step */
+    TH_DST,        /* added to an element written this step */
     TH_OK,
     TH_BAD,
     TH_WARN,
-    TH_MEASURED,  /* measured numbers */
+    TH_MEASURED, /* measured numbers */
     TH_BAR_KEY,
     TH_BAR_LABEL,
     TH_PLOT,
@@ -57,7 +57,7 @@ struct glyphs {
     const char *ell;
     const char *play;
     const char *sigma;
-    const char *blocks[9];                 /* bar heights in eighths, 0..8 */
+    const char *blocks[9]; /* bar heights in eighths, 0..8 */
 };
 
 const struct glyphs *glyphs_get(bool utf8);

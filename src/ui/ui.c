@@ -47,27 +47,28 @@ static void ui_fatal_hook(void)
 
 static void ui_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: collviz [options]   (the interactive visualizer)\n"
-            "  --ranks N            world size shown, 1..%d (default 4)\n"
-            "  --backend NAME       auto, cpu or nccl (default auto)\n"
-            "  --size BYTES         measurement size, K/M/G suffixes (default 64M)\n"
-            "  --collective NAME    start on this collective (default all_reduce)\n"
-            "  --algo ALGO          ring, tree or direct\n"
-            "  --op OP              sum, prod, min, max, avg\n"
-            "  --root R             root rank of broadcast, scatter, gather, reduce\n"
-            "  --count N            display-scale count (default: the lecture's)\n"
-            "  --init KIND          lecture, seq, rank or random\n"
-            "  --step K             start at step K (a number or end)\n"
-            "  --scene TEXT         a scene, e.g. \"collective=all_to_all step=2\" or\n"
-            "                       \"screen=parallel scheme=tp step=3\" (schemes ddp, tp, pp;\n"
-            "                       schedule=gpipe|1f1b, overlap=on|off)\n"
-            "  --no-measure         measure only on m / s, not on every scene change\n"
-            "  --no-color           monochrome (also when NO_COLOR is set)\n"
-            "  --ascii              ASCII drawing characters\n"
-            "  -h, --help           this text\n"
-            "Keys: press ? inside for the list.\n",
-            CV_MAX_RANKS);
+    fprintf(
+        f,
+        "usage: collviz [options]   (the interactive visualizer)\n"
+        "  --ranks N            world size shown, 1..%d (default 4)\n"
+        "  --backend NAME       auto, cpu or nccl (default auto)\n"
+        "  --size BYTES         measurement size, K/M/G suffixes (default 64M)\n"
+        "  --collective NAME    start on this collective (default all_reduce)\n"
+        "  --algo ALGO          ring, tree or direct\n"
+        "  --op OP              sum, prod, min, max, avg\n"
+        "  --root R             root rank of broadcast, scatter, gather, reduce\n"
+        "  --count N            display-scale count (default: the lecture's)\n"
+        "  --init KIND          lecture, seq, rank or random\n"
+        "  --step K             start at step K (a number or end)\n"
+        "  --scene TEXT         a scene, e.g. \"collective=all_to_all step=2\" or\n"
+        "                       \"screen=parallel scheme=tp step=3\" (schemes ddp, tp, pp;\n"
+        "                       schedule=gpipe|1f1b, overlap=on|off)\n"
+        "  --no-measure         measure only on m / s, not on every scene change\n"
+        "  --no-color           monochrome (also when NO_COLOR is set)\n"
+        "  --ascii              ASCII drawing characters\n"
+        "  -h, --help           this text\n"
+        "Keys: press ? inside for the list.\n",
+        CV_MAX_RANKS);
 }
 
 struct ui_opts {
@@ -82,8 +83,22 @@ struct ui_opts {
  * matter ("--root 5 --ranks 8" is fine). */
 static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
 {
-    enum { O_RANKS = 256, O_BACKEND, O_SIZE, O_NOCOLOR, O_ASCII, O_COLL, O_ALGO, O_STEP,
-           O_SCENE, O_OP, O_ROOT, O_COUNT, O_INIT, O_NOMEASURE };
+    enum {
+        O_RANKS = 256,
+        O_BACKEND,
+        O_SIZE,
+        O_NOCOLOR,
+        O_ASCII,
+        O_COLL,
+        O_ALGO,
+        O_STEP,
+        O_SCENE,
+        O_OP,
+        O_ROOT,
+        O_COUNT,
+        O_INIT,
+        O_NOMEASURE
+    };
     static const struct option longopts[] = {
         {"ranks", required_argument, NULL, O_RANKS},
         {"backend", required_argument, NULL, O_BACKEND},
@@ -111,16 +126,36 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         const char *key = NULL;
         switch (c) {
-        case 'h': ui_usage(stdout); return 0;
-        case O_RANKS: key = "ranks"; break;
-        case O_COLL: key = "collective"; break;
-        case O_ALGO: key = "algo"; break;
-        case O_STEP: key = "step"; break;
-        case O_OP: key = "op"; break;
-        case O_ROOT: key = "root"; break;
-        case O_COUNT: key = "count"; break;
-        case O_INIT: key = "init"; break;
-        case O_SCENE: key = "scene"; break;
+        case 'h':
+            ui_usage(stdout);
+            return 0;
+        case O_RANKS:
+            key = "ranks";
+            break;
+        case O_COLL:
+            key = "collective";
+            break;
+        case O_ALGO:
+            key = "algo";
+            break;
+        case O_STEP:
+            key = "step";
+            break;
+        case O_OP:
+            key = "op";
+            break;
+        case O_ROOT:
+            key = "root";
+            break;
+        case O_COUNT:
+            key = "count";
+            break;
+        case O_INIT:
+            key = "init";
+            break;
+        case O_SCENE:
+            key = "scene";
+            break;
         case O_BACKEND: {
             bool ok = strcmp(optarg, "auto") == 0 || strcmp(optarg, "nccl") == 0;
             for (const char *const *n = backend_names(); *n && !ok; n++)
@@ -140,9 +175,15 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
                 return 2;
             }
             break;
-        case O_NOCOLOR: o->no_color = true; break;
-        case O_ASCII: o->ascii = true; break;
-        case O_NOMEASURE: o->no_measure = true; break;
+        case O_NOCOLOR:
+            o->no_color = true;
+            break;
+        case O_ASCII:
+            o->ascii = true;
+            break;
+        case O_NOMEASURE:
+            o->no_measure = true;
+            break;
         case ':':
             fprintf(stderr, "collviz: option '%s' needs a value\n", argv[optind - 1]);
             return 2;
@@ -150,8 +191,7 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
             fprintf(stderr, "collviz: unknown option '%s' (try --help)\n", argv[optind - 1]);
             return 2;
         }
-        if (!key)
-            continue;
+        if (!key) continue;
         char one[600];
         if (strcmp(key, "scene") == 0)
             snprintf(one, sizeof one, "%s", optarg);
@@ -195,10 +235,8 @@ static int ui_open_backend(struct app *a, const char *name)
     int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
     if (rc != CV_OK && strcmp(name, "nccl") == 0) {
         const char *reason = err;
-        if (strncmp(reason, "nccl: ", 6) == 0)
-            reason += 6;
-        if (strncmp(reason, "unavailable - ", 14) == 0)
-            reason += 14;
+        if (strncmp(reason, "nccl: ", 6) == 0) reason += 6;
+        if (strncmp(reason, "unavailable - ", 14) == 0) reason += 14;
         fprintf(stderr, "collviz: --backend nccl: unavailable - %s\n", reason);
         return 2;
     }
@@ -229,8 +267,7 @@ static int ui_open_backend(struct app *a, const char *name)
 static bool ui_start_curses(struct app *a, bool want_color)
 {
     SCREEN *scr = newterm(NULL, stdout, stdin);
-    if (!scr)
-        return false;
+    if (!scr) return false;
     set_term(scr);
     ui_curses_on = true;
     cbreak();
@@ -259,20 +296,17 @@ static void ui_handle_key(struct app *a, int ch, bool *quit)
         bool par = a->sc.screen == SCREEN_PARALLEL && a->par;
         bool small = par ? a->par->lay.too_small : a->lay.mode == LAYOUT_TOO_SMALL;
         struct rect bar = par ? a->par->lay.bar : a->lay.bar;
-        if (getmouse(&ev) != OK || small || ev.y != bar.y)
-            return;
+        if (getmouse(&ev) != OK || small || ev.y != bar.y) return;
         act = keys_bar_hit(a->bar, a->nbar, ev.x - bar.x);
     } else {
         act = keys_action(ch);
     }
-    if (act == ACT_NONE)
-        return;
+    if (act == ACT_NONE) return;
     a->msg[0] = '\0';
-    if ((a->help || a->hw_open) && act != ACT_HELP && act != ACT_BACKENDS &&
-        act != ACT_CLOSE && act != ACT_QUIT)
+    if ((a->help || a->hw_open) && act != ACT_HELP && act != ACT_BACKENDS && act != ACT_CLOSE &&
+        act != ACT_QUIT)
         return; /* an overlay takes no other actions: Esc, ? or b closes it */
-    if (!app_do(a, act, now_s()))
-        *quit = true;
+    if (!app_do(a, act, now_s())) *quit = true;
 }
 
 /* Stop the worker after the terminal is restored. The CPU ranks notice a cancel within a
@@ -282,16 +316,14 @@ static void ui_handle_key(struct app *a, int ch, bool *quit)
 #define UI_STOP_WAIT_S 3.0
 static bool ui_stop_worker(struct app *a)
 {
-    if (!a->w)
-        return true;
+    if (!a->w) return true;
     worker_cancel(a->w);
     double until = now_s() + UI_STOP_WAIT_S;
     while (worker_busy(a->w) && now_s() < until) {
         struct timespec ts = {0, 20 * 1000000L};
         nanosleep(&ts, NULL);
     }
-    if (worker_busy(a->w))
-        return false;
+    if (worker_busy(a->w)) return false;
     worker_stop(a->w);
     a->w = NULL;
     return true;
@@ -310,10 +342,8 @@ static void ui_loop(struct app *a, const sigset_t *waitmask)
                                 {.fd = a->w ? worker_fd(a->w) : -1, .events = POLLIN}};
         struct timespec ts = {timeout / 1000, (long)(timeout % 1000) * 1000000L};
         int rc = ppoll(fds, a->w ? 2 : 1, timeout >= 0 ? &ts : NULL, waitmask);
-        if (rc < 0 && errno != EINTR)
-            break;
-        if (ui_signal)
-            break;
+        if (rc < 0 && errno != EINTR) break;
+        if (ui_signal) break;
         if (rc < 0 || (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             int ch;
             while (!quit && (ch = getch()) != ERR) {
@@ -326,13 +356,10 @@ static void ui_loop(struct app *a, const sigset_t *waitmask)
         if (a->w) {
             struct result r;
             while (worker_poll(a->w, &r))
-                if (app_result(a, &r))
-                    dirty = true;
+                if (app_result(a, &r)) dirty = true;
         }
-        if (app_tick(a, now_s()))
-            dirty = true;
-        if (rc == 0)
-            dirty = true; /* a timed refresh: the running job's clock */
+        if (app_tick(a, now_s())) dirty = true;
+        if (rc == 0) dirty = true; /* a timed refresh: the running job's clock */
     }
 }
 
@@ -381,8 +408,7 @@ int ui_main(int argc, char **argv)
     if (!ui_start_curses(a, want_color)) {
         fprintf(stderr, "collviz: cannot start the terminal UI (TERM=%s)\n",
                 getenv("TERM") ? getenv("TERM") : "unset");
-        if (a->w)
-            worker_stop(a->w);
+        if (a->w) worker_stop(a->w);
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
         app_free(a);
         free(a);
@@ -396,8 +422,7 @@ int ui_main(int argc, char **argv)
 
     app_rebuild(a);
     app_backend_text(a);
-    if (a->w)
-        app_post_jobs(a, true);
+    if (a->w) app_post_jobs(a, true);
     ui_loop(a, &waitmask);
 
     endwin();

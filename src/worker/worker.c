@@ -101,8 +101,7 @@ static void worker_result_init(struct worker *w, const struct job *j, struct res
 
 static void worker_fix_params(struct bench_params *p)
 {
-    if (p->timeout_s <= 0 || !isfinite(p->timeout_s))
-        p->timeout_s = WORKER_DEFAULT_TIMEOUT_S;
+    if (p->timeout_s <= 0 || !isfinite(p->timeout_s)) p->timeout_s = WORKER_DEFAULT_TIMEOUT_S;
 }
 
 static void worker_do_measure(struct worker *w, const struct job *j)
@@ -118,8 +117,7 @@ static void worker_do_measure(struct worker *w, const struct job *j)
 static size_t worker_sweep_next(size_t size, double factor)
 {
     double next = (double)size * factor;
-    if (next >= (double)SIZE_MAX)
-        return SIZE_MAX;
+    if (next >= (double)SIZE_MAX) return SIZE_MAX;
     size_t n = (size_t)next;
     return n > size ? n : size + 1;
 }
@@ -154,18 +152,15 @@ static void worker_do_sweep(struct worker *w, const struct job *j)
         /* A failed size ends the sweep: the larger ones would fail the same way. */
         r.last = index + 1 == total || r.status != CV_OK;
         worker_post_result(w, &r);
-        if (r.last)
-            break;
+        if (r.last) break;
         index++;
     }
 }
 
 bool worker_check_exact(const char *backend, enum coll c, enum redop op)
 {
-    if (backend && strcmp(backend, "cpu") == 0)
-        return true;
-    if (!coll_reduces(c))
-        return true;
+    if (backend && strcmp(backend, "cpu") == 0) return true;
+    if (!coll_reduces(c)) return true;
     return op == OP_MIN || op == OP_MAX;
 }
 
@@ -178,15 +173,12 @@ long worker_compare_outputs(const float *want, const float *got, const float *ma
     double tol = (double)(nranks > 1 ? nranks : 1) * FLT_EPSILON;
     for (size_t i = 0; i < n; i++) {
         float a = want[i], b = got[i];
-        if (a == b || (isnan(a) && isnan(b)))
-            continue;
+        if (a == b || (isnan(a) && isnan(b))) continue;
         if (!exact && isfinite(a) && isfinite(b)) {
             double scale = fmax(fmax(fabs((double)a), fabs((double)b)), 1.0);
-            if (mag && isfinite(mag[i]))
-                scale = fmax(scale, fabs((double)mag[i]));
+            if (mag && isfinite(mag[i])) scale = fmax(scale, fabs((double)mag[i]));
             if (fabs((double)a - (double)b) <= tol * scale) {
-                if (inexact)
-                    (*inexact)++;
+                if (inexact) (*inexact)++;
                 continue;
             }
         }
@@ -233,8 +225,7 @@ static void worker_do_check(struct worker *w, const struct job *j)
         }
     }
     /* The tolerance's scale: the same reduction over the inputs' magnitudes. */
-    if (!exact)
-        ref_compute(j->coll, j->op, W, j->count, p.root, absin, mag);
+    if (!exact) ref_compute(j->coll, j->op, W, j->count, p.root, absin, mag);
     struct trace t;
     r.status = trace_run(&t, &p, send, r.err, sizeof r.err);
     if (r.status == CV_OK) {
@@ -278,26 +269,32 @@ static void *worker_main(void *arg)
     for (;;) {
         while (!w->jhead && !w->stopping)
             pthread_cond_wait(&w->cv, &w->mu);
-        if (w->stopping)
-            break;
+        if (w->stopping) break;
         struct worker_job *n = w->jhead;
         w->jhead = n->next;
-        if (!w->jhead)
-            w->jtail = NULL;
+        if (!w->jhead) w->jtail = NULL;
         w->running = true;
         w->cancel = 0; /* a cancel issued before this job was taken was for older jobs */
         pthread_mutex_unlock(&w->mu);
 
         switch (n->job.kind) {
-        case JOB_MEASURE: worker_do_measure(w, &n->job); break;
-        case JOB_SWEEP: worker_do_sweep(w, &n->job); break;
-        case JOB_CHECK: worker_do_check(w, &n->job); break;
-        case JOB_TRAIN: worker_do_train(w, &n->job); break;
+        case JOB_MEASURE:
+            worker_do_measure(w, &n->job);
+            break;
+        case JOB_SWEEP:
+            worker_do_sweep(w, &n->job);
+            break;
+        case JOB_CHECK:
+            worker_do_check(w, &n->job);
+            break;
+        case JOB_TRAIN:
+            worker_do_train(w, &n->job);
+            break;
         default: {
             struct result r;
             worker_result_init(w, &n->job, &r);
-            r.status = cv_err(r.err, sizeof r.err, CV_EINVAL, "unknown job kind %d",
-                              (int)n->job.kind);
+            r.status =
+                cv_err(r.err, sizeof r.err, CV_EINVAL, "unknown job kind %d", (int)n->job.kind);
             worker_post_result(w, &r);
         }
         }
@@ -376,8 +373,7 @@ void worker_cancel(struct worker *w)
 {
     pthread_mutex_lock(&w->mu);
     worker_drop_jobs(w);
-    if (w->running)
-        w->cancel = 1;
+    if (w->running) w->cancel = 1;
     pthread_mutex_unlock(&w->mu);
 }
 
@@ -387,8 +383,7 @@ int worker_poll(struct worker *w, struct result *out)
     struct worker_res *n = w->rhead;
     if (n) {
         w->rhead = n->next;
-        if (!w->rhead)
-            w->rtail = NULL;
+        if (!w->rhead) w->rtail = NULL;
         *out = n->res;
     }
     if (!w->rhead) {
@@ -413,13 +408,11 @@ bool worker_busy(struct worker *w)
 
 void worker_stop(struct worker *w)
 {
-    if (!w)
-        return;
+    if (!w) return;
     pthread_mutex_lock(&w->mu);
     w->stopping = true;
     worker_drop_jobs(w);
-    if (w->running)
-        w->cancel = 1;
+    if (w->running) w->cancel = 1;
     pthread_cond_signal(&w->cv);
     pthread_mutex_unlock(&w->mu);
     pthread_join(w->th, NULL);

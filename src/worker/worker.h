@@ -42,14 +42,14 @@ struct job {
 struct result {
     uint64_t job_id;
     enum job_kind kind;
-    int status;        /* CV_OK or an error */
+    int status; /* CV_OK or an error */
     char err[200];
     struct bench_result row; /* MEASURE, SWEEP */
-    int index, total;  /* SWEEP progress: this is row index of total */
-    bool last;         /* the job's final result */
-    long mismatches;   /* CHECK: elements where backend != trace (0 = equal) */
-    long inexact;      /* CHECK: elements that differ only by float rounding, allowed where
-                        * worker_check_exact() is false; 0 = bit for bit */
+    int index, total;        /* SWEEP progress: this is row index of total */
+    bool last;               /* the job's final result */
+    long mismatches;         /* CHECK: elements where backend != trace (0 = equal) */
+    long inexact; /* CHECK: elements that differ only by float rounding, allowed where
+                   * worker_check_exact() is false; 0 = bit for bit */
     char backend[16];
     struct train_summary train; /* TRAIN */
 };

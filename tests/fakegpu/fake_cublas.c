@@ -52,12 +52,18 @@ cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t mode)
 const char *cublasGetStatusString(cublasStatus_t s)
 {
     switch (s) {
-    case CUBLAS_STATUS_SUCCESS: return "the operation completed successfully";
-    case CUBLAS_STATUS_NOT_INITIALIZED: return "the library was not initialized";
-    case CUBLAS_STATUS_ALLOC_FAILED: return "the resource allocation failed";
-    case CUBLAS_STATUS_INVALID_VALUE: return "an invalid numeric value was used as an argument";
-    case CUBLAS_STATUS_EXECUTION_FAILED: return "the GPU program failed to execute";
-    default: return "unknown cuBLAS status";
+    case CUBLAS_STATUS_SUCCESS:
+        return "the operation completed successfully";
+    case CUBLAS_STATUS_NOT_INITIALIZED:
+        return "the library was not initialized";
+    case CUBLAS_STATUS_ALLOC_FAILED:
+        return "the resource allocation failed";
+    case CUBLAS_STATUS_INVALID_VALUE:
+        return "an invalid numeric value was used as an argument";
+    case CUBLAS_STATUS_EXECUTION_FAILED:
+        return "the GPU program failed to execute";
+    default:
+        return "unknown cuBLAS status";
     }
 }
 

@@ -12,7 +12,6 @@
 #include <string.h>
 #include <time.h>
 
-
 struct fk_stream {
     int id, dev;
     unsigned flags;
@@ -142,8 +141,7 @@ void fk_check_device_range(const void *p, size_t bytes, int dev, const char *wha
     if (bytes == 0) return;
     if (!p) fk_die("%s: NULL device pointer for %zu bytes", what, bytes);
     struct fk_alloc *a = fk_find_alloc(p);
-    if (!a)
-        fk_die("%s: %p is not device memory (an illegal address on a GPU)", what, p);
+    if (!a) fk_die("%s: %p is not device memory (an illegal address on a GPU)", what, p);
     if (a->dev != dev)
         fk_die("%s: %p lives on device %d, but the work runs on device %d", what, p, a->dev,
                dev);
@@ -577,17 +575,26 @@ static cudaError_t fk_copy(void *dst, size_t dpitch, const void *src, size_t spi
     if (width > dpitch || width > spitch) return fk_ret(cudaErrorInvalidPitchValue);
     bool dd, sd;
     switch (kind) {
-    case cudaMemcpyHostToHost: dd = false, sd = false; break;
-    case cudaMemcpyHostToDevice: dd = true, sd = false; break;
-    case cudaMemcpyDeviceToHost: dd = false, sd = true; break;
-    case cudaMemcpyDeviceToDevice: dd = true, sd = true; break;
+    case cudaMemcpyHostToHost:
+        dd = false, sd = false;
+        break;
+    case cudaMemcpyHostToDevice:
+        dd = true, sd = false;
+        break;
+    case cudaMemcpyDeviceToHost:
+        dd = false, sd = true;
+        break;
+    case cudaMemcpyDeviceToDevice:
+        dd = true, sd = true;
+        break;
     case cudaMemcpyDefault:
         fk_lock();
         dd = fk_is_device_ptr(dst);
         sd = fk_is_device_ptr(src);
         fk_unlock();
         break;
-    default: return fk_ret(cudaErrorInvalidMemcpyDirection);
+    default:
+        return fk_ret(cudaErrorInvalidMemcpyDirection);
     }
     size_t dext = height ? dpitch * (height - 1) + width : 0;
     size_t sext = height ? spitch * (height - 1) + width : 0;

@@ -32,7 +32,11 @@ static void *fk_args(const void *a, size_t n)
 
 /* ---- pattern ---- */
 
-struct fill_a { float *buf; size_t n; int op, rank; };
+struct fill_a {
+    float *buf;
+    size_t n;
+    int op, rank;
+};
 static void fill_run(void *p)
 {
     struct fill_a *a = p;
@@ -46,8 +50,13 @@ int cvk_fill_pattern(float *buf, size_t n, int op, int rank, cudaStream_t stream
     FK_LAUNCH(stream, "fill_kernel", fill_run, a, {buf, F(n), true});
 }
 
-struct wrong_a { const float *buf; size_t n; struct cvk_pattern q; float tol;
-                 unsigned long long *wrong; };
+struct wrong_a {
+    const float *buf;
+    size_t n;
+    struct cvk_pattern q;
+    float tol;
+    unsigned long long *wrong;
+};
 static void wrong_run(void *p)
 {
     struct wrong_a *a = p;
@@ -68,7 +77,11 @@ int cvk_count_wrong(const float *buf, size_t n, struct cvk_pattern q, float tol,
 
 /* ---- training ---- */
 
-struct gelu_a { const float *x, *dy; float *y; size_t n; };
+struct gelu_a {
+    const float *x, *dy;
+    float *y;
+    size_t n;
+};
 static void gelu_fwd_run(void *p)
 {
     struct gelu_a *a = p;
@@ -111,7 +124,13 @@ static double fk_block_sumsq(const float *x, size_t n)
     return part[0];
 }
 
-struct loss_a { const float *x; size_t n; double n_mean; float *out; double *dout; };
+struct loss_a {
+    const float *x;
+    size_t n;
+    double n_mean;
+    float *out;
+    double *dout;
+};
 static void loss_run(void *p)
 {
     struct loss_a *a = p;
@@ -132,7 +151,12 @@ int cvk_sumsq(const float *x, size_t n, double *sumsq_dev, cudaStream_t stream)
               {sumsq_dev, sizeof(double), true});
 }
 
-struct grad_a { const float *x; float *dx; size_t n; float scale; };
+struct grad_a {
+    const float *x;
+    float *dx;
+    size_t n;
+    float scale;
+};
 static void grad_run(void *p)
 {
     struct grad_a *a = p;
@@ -146,8 +170,13 @@ int cvk_mse_grad(const float *x, float *dx, size_t n, double n_mean, cudaStream_
     FK_LAUNCH(stream, "mse_grad_kernel", grad_run, a, {x, F(n), false}, {dx, F(n), true});
 }
 
-struct adamw_a { float *p, *m, *v; const float *g; size_t n; struct cvk_adamw h;
-                 float bc1, bc2; };
+struct adamw_a {
+    float *p, *m, *v;
+    const float *g;
+    size_t n;
+    struct cvk_adamw h;
+    float bc1, bc2;
+};
 static void adamw_run(void *p)
 {
     struct adamw_a *a = p;
@@ -165,7 +194,11 @@ int cvk_adamw_step(float *p, const float *g, float *m, float *v, size_t n, struc
               {m, F(n), true}, {v, F(n), true});
 }
 
-struct rows_a { float *gz, *a, *dz; const float *da; size_t rows, cols, ld; };
+struct rows_a {
+    float *gz, *a, *dz;
+    const float *da;
+    size_t rows, cols, ld;
+};
 static void keep_grad_run(void *p)
 {
     struct rows_a *a = p;
@@ -175,7 +208,8 @@ static void keep_grad_run(void *p)
         a->gz[i] = cvk_gelu_grad(z);
     }
 }
-int cvk_gelu_fwd_keep_grad(float *gz, float *a, int rows, int cols, int lda, cudaStream_t stream)
+int cvk_gelu_fwd_keep_grad(float *gz, float *a, int rows, int cols, int lda,
+                           cudaStream_t stream)
 {
     if (rows < 0 || cols < 0 || lda < cols) return cudaErrorInvalidValue;
     size_t n = (size_t)rows * (size_t)cols;

@@ -46,8 +46,17 @@ static int measure(struct backend *b, enum coll c, enum algo a, bool autoalgo, e
                    size_t errlen)
 {
     struct bench_params p = {
-        .coll = c, .algo = a, .algo_auto = autoalgo, .op = op, .nranks = W, .bytes = bytes,
-        .root = root, .iters = 2, .warmup = 1, .check = true, .timeout_s = 20,
+        .coll = c,
+        .algo = a,
+        .algo_auto = autoalgo,
+        .op = op,
+        .nranks = W,
+        .bytes = bytes,
+        .root = root,
+        .iters = 2,
+        .warmup = 1,
+        .check = true,
+        .timeout_s = 20,
     };
     return b->ops->measure(b, &p, r, NULL, err, errlen);
 }
@@ -81,11 +90,9 @@ static void test_every_collective_and_algorithm(void **state)
             size_t unit = coll_bytes((enum coll)c, W, 1, sizeof(float));
             size_t sizes[] = {(size_t)1 << 20, unit, 1003, 4 * unit + 3, 12345};
             for (int a = 0; a < ALGO_COUNT; a++) {
-                if (!algo_supported((enum coll)c, (enum algo)a))
-                    continue;
+                if (!algo_supported((enum coll)c, (enum algo)a)) continue;
                 for (size_t k = 0; k < ARRAY_LEN(sizes); k++) {
-                    if (sizes[k] < unit)
-                        continue;
+                    if (sizes[k] < unit) continue;
                     int root = coll_is_rooted((enum coll)c) ? (int)(k % (size_t)W) : 0;
                     struct bench_result r;
                     int rc = measure(b, (enum coll)c, (enum algo)a, false, OP_SUM, W, sizes[k],
@@ -110,8 +117,7 @@ static void test_every_op(void **state)
     for (int W = 3; W <= 4; W++)
         for (size_t ci = 0; ci < ARRAY_LEN(colls); ci++)
             for (int a = 0; a < ALGO_COUNT; a++) {
-                if (!algo_supported(colls[ci], (enum algo)a))
-                    continue;
+                if (!algo_supported(colls[ci], (enum algo)a)) continue;
                 for (int op = 0; op < OP_COUNT; op++) {
                     struct bench_result r;
                     int rc = measure(b, colls[ci], (enum algo)a, false, (enum redop)op, W,
@@ -137,8 +143,8 @@ static void test_auto_algorithm(void **state)
         for (int a = 0; a < ALGO_COUNT; a++)
             nalgo += algo_supported((enum coll)c, (enum algo)a);
         struct bench_result r;
-        assert_int_equal(measure(b, (enum coll)c, ALGO_RING, true, OP_SUM, 4, 256 * 1024, 0,
-                                 &r, err, sizeof err),
+        assert_int_equal(measure(b, (enum coll)c, ALGO_RING, true, OP_SUM, 4, 256 * 1024, 0, &r,
+                                 err, sizeof err),
                          CV_OK);
         enum algo a;
         assert_int_equal(algo_parse(r.algo, &a), CV_OK);
@@ -165,14 +171,21 @@ static void test_auto_algorithm(void **state)
     }
     /* Without auto, no note. */
     struct bench_result r;
-    assert_int_equal(measure(b, COLL_ALL_REDUCE, ALGO_TREE, false, OP_SUM, 4, 4096, 0, &r, err,
-                             sizeof err),
-                     CV_OK);
+    assert_int_equal(
+        measure(b, COLL_ALL_REDUCE, ALGO_TREE, false, OP_SUM, 4, 4096, 0, &r, err, sizeof err),
+        CV_OK);
     assert_null(strstr(r.how, "auto"));
     /* A cancelled auto measurement stops before any trial. */
     struct bench_params p = {
-        .coll = COLL_ALL_REDUCE, .algo_auto = true, .op = OP_SUM, .nranks = 3,
-        .bytes = 64 * 1024, .iters = 5, .warmup = 1, .check = true, .timeout_s = 20,
+        .coll = COLL_ALL_REDUCE,
+        .algo_auto = true,
+        .op = OP_SUM,
+        .nranks = 3,
+        .bytes = 64 * 1024,
+        .iters = 5,
+        .warmup = 1,
+        .check = true,
+        .timeout_s = 20,
     };
     volatile int cancel = 1;
     assert_int_equal(b->ops->measure(b, &p, &r, &cancel, err, sizeof err), CV_ECANCELLED);
@@ -188,11 +201,9 @@ static void test_run_small_matches_reference(void **state)
     for (int W = 1; W <= 5; W++)
         for (int c = 0; c < COLL_COUNT; c++)
             for (int a = 0; a < ALGO_COUNT; a++) {
-                if (!algo_supported((enum coll)c, (enum algo)a))
-                    continue;
+                if (!algo_supported((enum coll)c, (enum algo)a)) continue;
                 for (int op = 0; op < OP_COUNT; op++) {
-                    if (op > 0 && !coll_reduces((enum coll)c))
-                        break;
+                    if (op > 0 && !coll_reduces((enum coll)c)) break;
                     size_t count = coll_default_count((enum coll)c, W);
                     int root = coll_is_rooted((enum coll)c) ? W - 1 : 0;
                     struct plan p;
@@ -211,7 +222,8 @@ static void test_run_small_matches_reference(void **state)
                         init_fill(INIT_LECTURE, (enum coll)c, W, count, root, 1, r, send[r]);
                     }
                     ref_compute((enum coll)c, (enum redop)op, W, count, root, send, want);
-                    assert_int_equal(b->ops->run_small(b, &p, send, got, err, sizeof err), CV_OK);
+                    assert_int_equal(b->ops->run_small(b, &p, send, got, err, sizeof err),
+                                     CV_OK);
                     for (int r = 0; r < W; r++) {
                         size_t nr = coll_recv_count((enum coll)c, W, count, r, root);
                         for (size_t i = 0; i < nr; i++)
@@ -238,8 +250,8 @@ static void test_run_small_lecture_all_reduce(void **state)
     struct backend *b = open_cpu();
     char err[256];
     struct plan p;
-    assert_int_equal(plan_build(&p, COLL_ALL_REDUCE, ALGO_RING, OP_SUM, 4, 4, 0, err, sizeof err),
-                     CV_OK);
+    assert_int_equal(
+        plan_build(&p, COLL_ALL_REDUCE, ALGO_RING, OP_SUM, 4, 4, 0, err, sizeof err), CV_OK);
     float in[4][4], out[4][4];
     float *send[4], *recv[4];
     for (int r = 0; r < 4; r++) {
@@ -291,15 +303,15 @@ static void test_bad_params(void **state)
     char err[256];
     struct bench_result r;
     /* Less than one float per rank. */
-    assert_int_equal(measure(b, COLL_ALL_GATHER, ALGO_RING, false, OP_SUM, 4, 12, 0, &r, err,
-                             sizeof err),
-                     CV_EINVAL);
+    assert_int_equal(
+        measure(b, COLL_ALL_GATHER, ALGO_RING, false, OP_SUM, 4, 12, 0, &r, err, sizeof err),
+        CV_EINVAL);
     assert_non_null(strstr(err, "all_gather"));
-    assert_int_equal(measure(b, COLL_ALL_REDUCE, ALGO_RING, false, OP_SUM, 0, 1024, 0, &r, err,
-                             sizeof err),
-                     CV_EINVAL);
-    assert_int_equal(measure(b, COLL_ALL_REDUCE, ALGO_RING, false, OP_SUM, CV_MAX_RANKS + 1, 1024,
-                             0, &r, err, sizeof err),
+    assert_int_equal(
+        measure(b, COLL_ALL_REDUCE, ALGO_RING, false, OP_SUM, 0, 1024, 0, &r, err, sizeof err),
+        CV_EINVAL);
+    assert_int_equal(measure(b, COLL_ALL_REDUCE, ALGO_RING, false, OP_SUM, CV_MAX_RANKS + 1,
+                             1024, 0, &r, err, sizeof err),
                      CV_EINVAL);
     /* An algorithm the collective does not have. */
     for (int c = 0; c < COLL_COUNT; c++)
@@ -435,8 +447,15 @@ static void test_measure_times_out_on_a_late_rank(void **state)
     struct bench_result r;
     cpu_backend_test_stall(b, 2, 0.6);
     struct bench_params p = {
-        .coll = COLL_ALL_REDUCE, .algo = ALGO_RING, .op = OP_SUM, .nranks = 4,
-        .bytes = 64 * 1024, .iters = 5, .warmup = 1, .check = true, .timeout_s = 0.1,
+        .coll = COLL_ALL_REDUCE,
+        .algo = ALGO_RING,
+        .op = OP_SUM,
+        .nranks = 4,
+        .bytes = 64 * 1024,
+        .iters = 5,
+        .warmup = 1,
+        .check = true,
+        .timeout_s = 0.1,
     };
     double t0 = now_s();
     int rc = b->ops->measure(b, &p, &r, NULL, err, sizeof err);
@@ -473,8 +492,15 @@ static void test_cancel(void **state)
     char err[256];
     struct bench_result r;
     struct bench_params p = {
-        .coll = COLL_ALL_REDUCE, .algo = ALGO_RING, .op = OP_SUM, .nranks = 4,
-        .bytes = 16 * 1024, .iters = 1000000, .warmup = 0, .check = true, .timeout_s = 20,
+        .coll = COLL_ALL_REDUCE,
+        .algo = ALGO_RING,
+        .op = OP_SUM,
+        .nranks = 4,
+        .bytes = 16 * 1024,
+        .iters = 1000000,
+        .warmup = 0,
+        .check = true,
+        .timeout_s = 20,
     };
     volatile int cancel = 1;
     assert_int_equal(b->ops->measure(b, &p, &r, &cancel, err, sizeof err), CV_ECANCELLED);
@@ -545,8 +571,15 @@ static void test_cancel_lands_within_a_step(void **state)
     struct bench_result r;
     const int W = 8;
     struct bench_params p = {
-        .coll = COLL_ALL_GATHER, .algo = ALGO_RING, .op = OP_SUM, .nranks = W,
-        .bytes = (size_t)128 << 20, .iters = 2, .warmup = 1, .check = false, .timeout_s = 20,
+        .coll = COLL_ALL_GATHER,
+        .algo = ALGO_RING,
+        .op = OP_SUM,
+        .nranks = W,
+        .bytes = (size_t)128 << 20,
+        .iters = 2,
+        .warmup = 1,
+        .check = false,
+        .timeout_s = 20,
     };
     /* One step's time: the slower of two short measurements. The first also allocates
      * and touches the buffers, which the cancelled run then reuses. The whole call's
@@ -558,8 +591,7 @@ static void test_cancel_lands_within_a_step(void **state)
         assert_int_equal(b->ops->measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
         t_call = now_s() - t0;
         double ts = r.time_us * 1e-6 / (W - 1);
-        if (ts > t_step)
-            t_step = ts;
+        if (ts > t_step) t_step = ts;
     }
 
     volatile int cancel = 0;
@@ -572,8 +604,7 @@ static void test_cancel_lands_within_a_step(void **state)
         double lat = cancel_after(&run, after);
         assert_int_equal(run.rc, CV_ECANCELLED);
         assert_string_equal(run.err, "cancelled");
-        if (lat > worst)
-            worst = lat;
+        if (lat > worst) worst = lat;
     }
     print_message("     cancel: one step %.2f ms, worst of 3 cancels %.2f ms = %.2f steps\n",
                   t_step * 1e3, worst * 1e3, worst / t_step);
@@ -602,9 +633,17 @@ static void test_cancel_while_a_rank_is_late(void **state)
     cpu_backend_test_stall(b, 1, stall);
     volatile int cancel = 0;
     struct cancel_run run = {
-        .b = b, .cancel = &cancel,
-        .p = {.coll = COLL_ALL_REDUCE, .algo = ALGO_RING, .op = OP_SUM, .nranks = 4,
-              .bytes = 64 * 1024, .iters = 5, .warmup = 1, .check = true, .timeout_s = 30},
+        .b = b,
+        .cancel = &cancel,
+        .p = {.coll = COLL_ALL_REDUCE,
+              .algo = ALGO_RING,
+              .op = OP_SUM,
+              .nranks = 4,
+              .bytes = 64 * 1024,
+              .iters = 5,
+              .warmup = 1,
+              .check = true,
+              .timeout_s = 30},
     };
     double lat = cancel_after(&run, 0.1);
     assert_int_equal(run.rc, CV_ECANCELLED);
@@ -653,13 +692,11 @@ static void test_barrier_cancel_by_coordinator(void **state)
 static int count_threads(void)
 {
     DIR *d = opendir("/proc/self/task");
-    if (!d)
-        return -1;
+    if (!d) return -1;
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d)))
-        if (e->d_name[0] != '.')
-            n++;
+        if (e->d_name[0] != '.') n++;
     closedir(d);
     return n;
 }
@@ -699,8 +736,8 @@ static void test_threads_created_once_per_world_size(void **state)
                          CV_OK);
         assert_int_equal(count_threads(), base + 4);
     }
-    assert_int_equal(measure(b, COLL_ALL_REDUCE, ALGO_DIRECT, false, OP_SUM, 3, 4096, 0, &r, err,
-                             sizeof err),
+    assert_int_equal(measure(b, COLL_ALL_REDUCE, ALGO_DIRECT, false, OP_SUM, 3, 4096, 0, &r,
+                             err, sizeof err),
                      CV_OK);
     assert_int_equal(count_threads_settled(base + 3), base + 3);
     backend_close(b);
@@ -716,8 +753,9 @@ static void test_describe_and_label(void **state)
     assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
     int n = CPU_COUNT(&set);
     b->ops->describe(b, 4, buf, sizeof buf);
-    snprintf(want, sizeof want, "4 ranks = 4 CPU threads on %d core%s (pthreads, shared memory)",
-             n, n == 1 ? "" : "s");
+    snprintf(want, sizeof want,
+             "4 ranks = 4 CPU threads on %d core%s (pthreads, shared memory)", n,
+             n == 1 ? "" : "s");
     assert_string_equal(buf, want);
     b->ops->rank_label(b, 2, buf, sizeof buf);
     assert_string_equal(buf, "cpu thread");

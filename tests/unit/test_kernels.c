@@ -107,14 +107,14 @@ static void test_pattern_expected_equals_core(void **state)
 static void test_pattern_value_by_hand(void **state)
 {
     (void)state;
-    assert_true(same_bits(pattern_value(OP_SUM, 0, 0), -5.0f));  /* v = 0 */
-    assert_true(same_bits(pattern_value(OP_SUM, 1, 0), 2.0f));   /* v = 7 */
-    assert_true(same_bits(pattern_value(OP_SUM, 0, 1), -2.0f));  /* v = 3 */
-    assert_true(same_bits(pattern_value(OP_MAX, 2, 5), 2.0f));   /* v = 29 mod 11 = 7 */
-    assert_true(same_bits(pattern_value(OP_AVG, 0, 13), 1.0f));  /* i mod 11 = 2: v = 6 */
-    assert_true(same_bits(pattern_value(OP_PROD, 0, 0), 0.5f));  /* v = 0 */
-    assert_true(same_bits(pattern_value(OP_PROD, 1, 0), 1.0f));  /* v = 7 */
-    assert_true(same_bits(pattern_value(OP_PROD, 0, 8), 2.0f));  /* v = 24 mod 11 = 2 */
+    assert_true(same_bits(pattern_value(OP_SUM, 0, 0), -5.0f)); /* v = 0 */
+    assert_true(same_bits(pattern_value(OP_SUM, 1, 0), 2.0f));  /* v = 7 */
+    assert_true(same_bits(pattern_value(OP_SUM, 0, 1), -2.0f)); /* v = 3 */
+    assert_true(same_bits(pattern_value(OP_MAX, 2, 5), 2.0f));  /* v = 29 mod 11 = 7 */
+    assert_true(same_bits(pattern_value(OP_AVG, 0, 13), 1.0f)); /* i mod 11 = 2: v = 6 */
+    assert_true(same_bits(pattern_value(OP_PROD, 0, 0), 0.5f)); /* v = 0 */
+    assert_true(same_bits(pattern_value(OP_PROD, 1, 0), 1.0f)); /* v = 7 */
+    assert_true(same_bits(pattern_value(OP_PROD, 0, 8), 2.0f)); /* v = 24 mod 11 = 2 */
     /* all-reduce sum of element 0 over 2 ranks: -5 + 2; avg: / 2 */
     assert_true(same_bits(pattern_expected(COLL_ALL_REDUCE, OP_SUM, 2, 4, 0, 1, 0), -3.0f));
     assert_true(same_bits(pattern_expected(COLL_ALL_REDUCE, OP_AVG, 2, 4, 0, 0, 0), -1.5f));
@@ -164,8 +164,8 @@ static void test_pattern_expected_equals_reference(void **state)
                             if (!same_bits(got, want))
                                 fail_msg("%s %s W=%d count %zu rank %d j %zu: closed form "
                                          "%.9g, reference %.9g",
-                                         coll_name((enum coll)c), redop_name((enum redop)op),
-                                         w, n, r, j, got, want);
+                                         coll_name((enum coll)c), redop_name((enum redop)op), w,
+                                         n, r, j, got, want);
                             compared++;
                         }
                         test_free(send[r]);

@@ -43,11 +43,9 @@ static int next_result(struct worker *w, struct result *r, double timeout_s)
 {
     double deadline = now_s() + timeout_s;
     for (;;) {
-        if (worker_poll(w, r))
-            return 1;
+        if (worker_poll(w, r)) return 1;
         double left = deadline - now_s();
-        if (left <= 0)
-            return 0;
+        if (left <= 0) return 0;
         struct pollfd pfd = {.fd = worker_fd(w), .events = POLLIN};
         poll(&pfd, 1, (int)(left * 1000) + 1);
     }
@@ -57,8 +55,15 @@ static struct job measure_job(enum coll c, size_t bytes, int iters)
 {
     struct job j = {.kind = JOB_MEASURE};
     j.params = (struct bench_params){
-        .coll = c, .algo = ALGO_RING, .op = OP_SUM, .nranks = 4, .bytes = bytes,
-        .iters = iters, .warmup = 1, .check = true, .timeout_s = 0, /* worker: 30 s */
+        .coll = c,
+        .algo = ALGO_RING,
+        .op = OP_SUM,
+        .nranks = 4,
+        .bytes = bytes,
+        .iters = iters,
+        .warmup = 1,
+        .check = true,
+        .timeout_s = 0, /* worker: 30 s */
     };
     return j;
 }
@@ -158,13 +163,16 @@ static void test_check_every_collective(void **state)
     for (int W = 1; W <= 5; W++)
         for (int c = 0; c < COLL_COUNT; c++)
             for (int a = 0; a < ALGO_COUNT; a++) {
-                if (!algo_supported((enum coll)c, (enum algo)a))
-                    continue;
-                struct job j = {.kind = JOB_CHECK, .coll = (enum coll)c, .algo = (enum algo)a,
+                if (!algo_supported((enum coll)c, (enum algo)a)) continue;
+                struct job j = {.kind = JOB_CHECK,
+                                .coll = (enum coll)c,
+                                .algo = (enum algo)a,
                                 .op = coll_reduces((enum coll)c) ? OP_AVG : OP_SUM,
-                                .nranks = W, .count = 7,
+                                .nranks = W,
+                                .count = 7,
                                 .root = coll_is_rooted((enum coll)c) ? W / 2 : 0,
-                                .init = INIT_RANDOM, .seed = 42};
+                                .init = INIT_RANDOM,
+                                .seed = 42};
                 worker_post(w, &j);
                 posted++;
             }
@@ -172,8 +180,7 @@ static void test_check_every_collective(void **state)
         struct result r;
         assert_int_equal(next_result(w, &r, 30), 1);
         assert_int_equal(r.kind, JOB_CHECK);
-        if (r.status != CV_OK)
-            fail_msg("check job %d: %s", i, r.err);
+        if (r.status != CV_OK) fail_msg("check job %d: %s", i, r.err);
         assert_int_equal(r.mismatches, 0);
         assert_int_equal(r.inexact, 0); /* the CPU ranks: bit for bit */
         assert_true(r.last);
@@ -182,8 +189,12 @@ static void test_check_every_collective(void **state)
     for (int c = 0; c < COLL_COUNT; c++)
         for (int a = 0; a < ALGO_COUNT; a++)
             if (!algo_supported((enum coll)c, (enum algo)a)) {
-                struct job j = {.kind = JOB_CHECK, .coll = (enum coll)c, .algo = (enum algo)a,
-                                .nranks = 4, .count = 4, .init = INIT_LECTURE};
+                struct job j = {.kind = JOB_CHECK,
+                                .coll = (enum coll)c,
+                                .algo = (enum algo)a,
+                                .nranks = 4,
+                                .count = 4,
+                                .init = INIT_LECTURE};
                 worker_post(w, &j);
                 struct result r;
                 assert_int_equal(next_result(w, &r, 30), 1);
@@ -275,8 +286,8 @@ static void test_check_rule(void **state)
         for (int op = 0; op < OP_COUNT; op++) {
             /* The CPU backend runs the trace's own plan: always exact. */
             assert_true(worker_check_exact("cpu", (enum coll)c, (enum redop)op));
-            bool loose = coll_reduces((enum coll)c) &&
-                         (op == OP_SUM || op == OP_AVG || op == OP_PROD);
+            bool loose =
+                coll_reduces((enum coll)c) && (op == OP_SUM || op == OP_AVG || op == OP_PROD);
             assert_int_equal(worker_check_exact("nccl", (enum coll)c, (enum redop)op), !loose);
         }
 }
@@ -346,12 +357,16 @@ static int fake_run_small(struct backend *b, const struct plan *p, float *const 
 }
 
 static const struct backend_ops fake_gpu_ops = {
-    .name = "fakegpu", .open = fake_open, .max_ranks = fake_max_ranks,
+    .name = "fakegpu",
+    .open = fake_open,
+    .max_ranks = fake_max_ranks,
     .run_small = fake_run_small,
 };
 /* The same backend under the CPU's name: held to the CPU's bit-for-bit rule. */
 static const struct backend_ops fake_cpu_ops = {
-    .name = "cpu", .open = fake_open, .max_ranks = fake_max_ranks,
+    .name = "cpu",
+    .open = fake_open,
+    .max_ranks = fake_max_ranks,
     .run_small = fake_run_small,
 };
 
@@ -362,8 +377,14 @@ static struct result check_on(const struct backend_ops *ops, enum coll c, enum r
     char err[200];
     struct worker *w = worker_start(b, err, sizeof err);
     assert_non_null(w);
-    struct job j = {.kind = JOB_CHECK, .coll = c, .algo = ALGO_RING, .op = op, .nranks = 4,
-                    .count = 7, .init = INIT_RANDOM, .seed = 7};
+    struct job j = {.kind = JOB_CHECK,
+                    .coll = c,
+                    .algo = ALGO_RING,
+                    .op = op,
+                    .nranks = 4,
+                    .count = 7,
+                    .init = INIT_RANDOM,
+                    .seed = 7};
     worker_post(w, &j);
     struct result r;
     assert_int_equal(next_result(w, &r, 30), 1);

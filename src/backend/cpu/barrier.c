@@ -105,16 +105,14 @@ int cpu_barrier_aborted(struct cpu_barrier *b)
 int cpu_barrier_wait(struct cpu_barrier *b, double deadline, volatile int *cancel, int *spin)
 {
     int why = atomic_load(&b->aborted);
-    if (why != CV_OK)
-        return why;
+    if (why != CV_OK) return why;
     uint32_t g = atomic_load(&b->gen);
     if (atomic_fetch_add(&b->arrived, 1) + 1 == b->parties) {
         /* Last to arrive: decide for everyone, then release. */
         atomic_store(&b->stop, cancel && *cancel ? 1 : 0);
         atomic_store(&b->arrived, 0);
         atomic_fetch_add(&b->gen, 1);
-        if (atomic_load(&b->sleepers) > 0)
-            cpu_futex_wake_all(&b->gen);
+        if (atomic_load(&b->sleepers) > 0) cpu_futex_wake_all(&b->gen);
     } else {
         int budget = spin ? *spin : 0, spun = 0;
         while (spun < budget && atomic_load(&b->gen) == g) {
@@ -140,7 +138,6 @@ int cpu_barrier_wait(struct cpu_barrier *b, double deadline, volatile int *cance
             *spin = next < b->spin_max ? next : b->spin_max;
         }
     }
-    if ((why = atomic_load(&b->aborted)) != CV_OK)
-        return why;
+    if ((why = atomic_load(&b->aborted)) != CV_OK) return why;
     return atomic_load(&b->stop) ? CV_ECANCELLED : CV_OK;
 }

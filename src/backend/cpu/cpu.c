@@ -159,8 +159,7 @@ static int cpu_rank_alloc(struct cpu_pool *pl, int r, size_t len, volatile int *
 {
     /* Keep a buffer that is big enough unless it is more than 4x too big (a sweep that
      * went down in size should not hold on to GiBs). */
-    if (pl->buf[r] && pl->cap[r] >= len && pl->cap[r] / 4 <= len)
-        return CV_OK;
+    if (pl->buf[r] && pl->cap[r] >= len && pl->cap[r] / 4 <= len) return CV_OK;
     free(pl->buf[r]);
     pl->buf[r] = NULL;
     pl->cap[r] = 0;
@@ -171,8 +170,7 @@ static int cpu_rank_alloc(struct cpu_pool *pl, int r, size_t len, volatile int *
      * (first touch of 256 MiB measured 1.4-2.1 s instead of 2.8-3.3 s on these VMs) and
      * fewer TLB misses while the timed loop streams through them. */
     size_t align = bytes >= CPU_HUGE ? CPU_HUGE : 64;
-    if (posix_memalign(&p, align, bytes) != 0)
-        return CV_ENOMEM;
+    if (posix_memalign(&p, align, bytes) != 0) return CV_ENOMEM;
 #ifdef MADV_HUGEPAGE
     if (align == CPU_HUGE)
         madvise(p, bytes - bytes % CPU_HUGE, MADV_HUGEPAGE); /* a hint: failure is fine */
@@ -201,12 +199,10 @@ static int cpu_rank_fill(struct cpu_pool *pl, int r, const struct plan *p, float
     size_t n = coll_send_count(p->coll, p->nranks, p->count, r, p->root);
     memset(b, 0, in * sizeof(float));
     if (send) {
-        if (n)
-            memcpy(b + in, send[r], n * sizeof(float));
+        if (n) memcpy(b + in, send[r], n * sizeof(float));
     } else {
         for (size_t i0 = 0; i0 < n; i0 += CPU_POLL_FLOATS) {
-            if (cpu_cancelled(cancel))
-                return CV_ECANCELLED;
+            if (cpu_cancelled(cancel)) return CV_ECANCELLED;
             size_t i1 = n - i0 < CPU_POLL_FLOATS ? n : i0 + CPU_POLL_FLOATS;
             for (size_t i = i0; i < i1; i++)
                 b[in + i] = pattern_value(p->op, r, i);
@@ -236,36 +232,30 @@ static int cpu_rank_run(struct cpu_pool *pl, int r, const struct cpu_cmd *c)
      * the last rank to arrive, for everyone), so a cancel lands within a step. A rank
      * skips a step once the run was aborted (cancel or deadline, seen by the coordinator).
      * A plan without steps (W = 1) still passes one barrier. */
-#define CPU_RUN_ONCE()                                                                    \
-    do {                                                                                   \
-        for (size_t s = 0; s < p->nsteps; s++) {                                           \
-            if ((rc = cpu_barrier_aborted(&pl->bar)) != CV_OK)                             \
-                return rc;                                                                 \
-            exec_step_rank(p, s, r, bufs);                                                 \
-            rc = cpu_barrier_wait(&pl->bar, now_s() + tmo, c->cancel, spin);               \
-            if (rc != CV_OK)                                                               \
-                return rc;                                                                 \
-        }                                                                                  \
-        if (p->nsteps == 0 &&                                                              \
-            (rc = cpu_barrier_wait(&pl->bar, now_s() + tmo, c->cancel, spin)) != CV_OK)    \
-            return rc;                                                                     \
+#define CPU_RUN_ONCE()                                                                         \
+    do {                                                                                       \
+        for (size_t s = 0; s < p->nsteps; s++) {                                               \
+            if ((rc = cpu_barrier_aborted(&pl->bar)) != CV_OK) return rc;                      \
+            exec_step_rank(p, s, r, bufs);                                                     \
+            rc = cpu_barrier_wait(&pl->bar, now_s() + tmo, c->cancel, spin);                   \
+            if (rc != CV_OK) return rc;                                                        \
+        }                                                                                      \
+        if (p->nsteps == 0 &&                                                                  \
+            (rc = cpu_barrier_wait(&pl->bar, now_s() + tmo, c->cancel, spin)) != CV_OK)        \
+            return rc;                                                                         \
     } while (0)
 
     for (int it = 0; it < c->warmup; it++)
         CPU_RUN_ONCE();
-    if (c->iters <= 0)
-        return CV_OK;
+    if (c->iters <= 0) return CV_OK;
     /* The lecture's method: everyone arrives, start the clock, run, everyone arrives,
      * stop the clock. */
-    if ((rc = cpu_barrier_wait(&pl->bar, now_s() + tmo, c->cancel, spin)) != CV_OK)
-        return rc;
+    if ((rc = cpu_barrier_wait(&pl->bar, now_s() + tmo, c->cancel, spin)) != CV_OK) return rc;
     double t0 = now_s();
     for (int it = 0; it < c->iters; it++)
         CPU_RUN_ONCE();
-    if ((rc = cpu_barrier_wait(&pl->bar, now_s() + tmo, NULL, spin)) != CV_OK)
-        return rc;
-    if (r == 0)
-        pl->elapsed = now_s() - t0;
+    if ((rc = cpu_barrier_wait(&pl->bar, now_s() + tmo, NULL, spin)) != CV_OK) return rc;
+    if (r == 0) pl->elapsed = now_s() - t0;
     return CV_OK;
 #undef CPU_RUN_ONCE
 }
@@ -277,8 +267,7 @@ static int cpu_rank_count(struct cpu_pool *pl, int r, const struct plan *p,
     size_t n = coll_recv_count(p->coll, p->nranks, p->count, r, p->root);
     long wrong = 0;
     for (size_t j0 = 0; j0 < n; j0 += CPU_POLL_FLOATS) {
-        if (cpu_cancelled(cancel))
-            return CV_ECANCELLED;
+        if (cpu_cancelled(cancel)) return CV_ECANCELLED;
         size_t j1 = n - j0 < CPU_POLL_FLOATS ? n : j0 + CPU_POLL_FLOATS;
         for (size_t j = j0; j < j1; j++)
             if (b[j] != pattern_expected(p->coll, p->op, p->nranks, p->count, p->root, r, j))
@@ -309,11 +298,21 @@ static void *cpu_rank_main(void *arg)
         int rc = CV_OK;
         long wrong = 0;
         switch (c.kind) {
-        case CPU_CMD_ALLOC: rc = cpu_rank_alloc(pl, r, c.len, c.cancel); break;
-        case CPU_CMD_FILL: rc = cpu_rank_fill(pl, r, c.plan, NULL, c.cancel); break;
-        case CPU_CMD_LOAD: rc = cpu_rank_fill(pl, r, c.plan, c.send, NULL); break;
-        case CPU_CMD_RUN: rc = cpu_rank_run(pl, r, &c); break;
-        case CPU_CMD_COUNT: rc = cpu_rank_count(pl, r, c.plan, c.cancel, &wrong); break;
+        case CPU_CMD_ALLOC:
+            rc = cpu_rank_alloc(pl, r, c.len, c.cancel);
+            break;
+        case CPU_CMD_FILL:
+            rc = cpu_rank_fill(pl, r, c.plan, NULL, c.cancel);
+            break;
+        case CPU_CMD_LOAD:
+            rc = cpu_rank_fill(pl, r, c.plan, c.send, NULL);
+            break;
+        case CPU_CMD_RUN:
+            rc = cpu_rank_run(pl, r, &c);
+            break;
+        case CPU_CMD_COUNT:
+            rc = cpu_rank_count(pl, r, c.plan, c.cancel, &wrong);
+            break;
         case CPU_CMD_STORE: {
             const struct plan *p = c.plan;
             size_t n = coll_recv_count(p->coll, p->nranks, p->count, r, p->root);
@@ -332,11 +331,9 @@ static void *cpu_rank_main(void *arg)
         pthread_mutex_lock(&pl->mu);
         pl->rc[r] = rc;
         pl->wrong[r] = wrong;
-        if (++pl->ndone == pl->nranks)
-            pthread_cond_signal(&pl->done_cv);
+        if (++pl->ndone == pl->nranks) pthread_cond_signal(&pl->done_cv);
         pthread_mutex_unlock(&pl->mu);
-        if (c.kind == CPU_CMD_EXIT)
-            return NULL;
+        if (c.kind == CPU_CMD_EXIT) return NULL;
     }
 }
 
@@ -371,8 +368,7 @@ static void cpu_pool_abandon(struct cpu_state *st)
  * slow; they get the default plus a worst case of 10 MB/s (a swapping machine). */
 static double cpu_cmd_limit(const struct cpu_cmd *c)
 {
-    if (c->kind == CPU_CMD_RUN)
-        return c->timeout_s + CPU_COORD_GRACE_S;
+    if (c->kind == CPU_CMD_RUN) return c->timeout_s + CPU_COORD_GRACE_S;
     size_t len = c->plan ? c->plan->work_len : c->len;
     return CPU_DEFAULT_TIMEOUT_S + (double)len * sizeof(float) / 10e6;
 }
@@ -419,32 +415,29 @@ static int cpu_pool_do(struct cpu_state *st, const struct cpu_cmd *c, char *err,
         } else if (aborted && now - last_progress > limit) {
             pthread_mutex_unlock(&pl->mu);
             cpu_pool_abandon(st);
-            return cv_err(err, errlen, CV_ETIMEOUT,
-                          "a CPU rank thread made no progress for %.1f s and did not answer the "
-                          "abort; its threads were abandoned",
-                          2 * limit);
+            return cv_err(
+                err, errlen, CV_ETIMEOUT,
+                "a CPU rank thread made no progress for %.1f s and did not answer the "
+                "abort; its threads were abandoned",
+                2 * limit);
         }
     }
     int rc = CV_OK;
     for (int r = 0; r < pl->nranks; r++)
-        if (pl->rc[r] != CV_OK && (rc == CV_OK || pl->rc[r] == CV_ETIMEOUT))
-            rc = pl->rc[r];
+        if (pl->rc[r] != CV_OK && (rc == CV_OK || pl->rc[r] == CV_ETIMEOUT)) rc = pl->rc[r];
     pthread_mutex_unlock(&pl->mu);
     if (rc == CV_ETIMEOUT || rc == CV_ECANCELLED || aborted || cancel_sent)
         cpu_barrier_reset(&pl->bar); /* every rank is idle again */
-    if (aborted && rc == CV_OK)
-        rc = CV_ETIMEOUT;
+    if (aborted && rc == CV_OK) rc = CV_ETIMEOUT;
     return rc;
 }
 
 static void cpu_pool_destroy(struct cpu_state *st)
 {
     struct cpu_pool *pl = st->pool;
-    if (!pl)
-        return;
+    if (!pl) return;
     struct cpu_cmd c = {.kind = CPU_CMD_EXIT};
-    if (cpu_pool_do(st, &c, NULL, 0) != CV_OK && !st->pool)
-        return; /* abandoned */
+    if (cpu_pool_do(st, &c, NULL, 0) != CV_OK && !st->pool) return; /* abandoned */
     for (int r = 0; r < pl->nranks; r++)
         pthread_join(pl->ranks[r].th, NULL);
     pthread_mutex_destroy(&pl->mu);
@@ -456,8 +449,7 @@ static void cpu_pool_destroy(struct cpu_state *st)
 
 static int cpu_pool_ensure(struct cpu_state *st, int nranks, char *err, size_t errlen)
 {
-    if (st->pool && st->pool->nranks == nranks)
-        return CV_OK;
+    if (st->pool && st->pool->nranks == nranks) return CV_OK;
     cpu_pool_destroy(st);
     struct cpu_pool *pl = xcalloc(1, sizeof *pl);
     pl->nranks = nranks;
@@ -518,8 +510,7 @@ static int cpu_prepare(struct cpu_state *st, const struct plan *p, size_t bytes,
                       coll_name(p->coll), W, n, a);
     }
     int rc = cpu_pool_ensure(st, W, err, errlen);
-    if (rc != CV_OK)
-        return rc;
+    if (rc != CV_OK) return rc;
     struct cpu_cmd c = {.kind = CPU_CMD_ALLOC, .len = len, .cancel = cancel};
     rc = cpu_pool_do(st, &c, err, errlen);
     if (rc == CV_ENOMEM) {
@@ -577,7 +568,7 @@ static int cpu_pick_algo(struct cpu_state *st, const struct bench_params *bp, si
     signed char *cached = &st->auto_pick[bp->coll][bp->nranks][cpu_size_bucket(bp->bytes)];
     *ntried = 0;
     if (*cached >= 0) {
-        *out = (enum algo)*cached;
+        *out = (enum algo) * cached;
         return CV_OK;
     }
     struct plan plans[ALGO_COUNT];
@@ -587,8 +578,7 @@ static int cpu_pick_algo(struct cpu_state *st, const struct bench_params *bp, si
         if (algo_supported(bp->coll, (enum algo)a)) {
             rc = plan_build(&plans[n], bp->coll, (enum algo)a, bp->op, bp->nranks, count, root,
                             err, errlen);
-            if (rc != CV_OK)
-                goto out;
+            if (rc != CV_OK) goto out;
             algos[n++] = (enum algo)a;
         }
     if (n == 0) {
@@ -601,30 +591,28 @@ static int cpu_pick_algo(struct cpu_state *st, const struct bench_params *bp, si
     if (n > 1) {
         size_t S = coll_bytes(bp->coll, bp->nranks, count, sizeof(float));
         /* Every algorithm of a collective has the same working buffer (coll_work_len). */
-        if ((rc = cpu_prepare(st, &plans[0], S, cancel, err, errlen)) != CV_OK)
-            goto out;
+        if ((rc = cpu_prepare(st, &plans[0], S, cancel, err, errlen)) != CV_OK) goto out;
         struct cpu_cmd c = {.kind = CPU_CMD_FILL, .plan = &plans[0], .cancel = cancel};
-        if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK)
-            goto out;
+        if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto out;
         int iters = bp->iters < CPU_TRIAL_ITERS ? bp->iters : CPU_TRIAL_ITERS;
         for (int round = 0; round < CPU_TRIAL_ROUNDS; round++)
             for (int i = 0; i < n; i++) {
-                c = (struct cpu_cmd){.kind = CPU_CMD_RUN, .plan = &plans[i], .warmup = 1,
-                                     .iters = iters, .timeout_s = tmo, .cancel = cancel};
-                if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK)
-                    goto out;
-                if (st->pool->elapsed < best[i])
-                    best[i] = st->pool->elapsed;
+                c = (struct cpu_cmd){.kind = CPU_CMD_RUN,
+                                     .plan = &plans[i],
+                                     .warmup = 1,
+                                     .iters = iters,
+                                     .timeout_s = tmo,
+                                     .cancel = cancel};
+                if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto out;
+                if (st->pool->elapsed < best[i]) best[i] = st->pool->elapsed;
             }
     }
     int win = 0;
     for (int i = 1; i < n; i++)
-        if (best[i] < best[win])
-            win = i;
+        if (best[i] < best[win]) win = i;
     *out = algos[win];
     *ntried = n;
-    if (n > 1)
-        *cached = (signed char)algos[win];
+    if (n > 1) *cached = (signed char)algos[win];
 out:
     for (int i = 0; i < n; i++)
         plan_free(&plans[i]);
@@ -656,8 +644,7 @@ static int cpu_open(struct backend *b, char *err, size_t errlen)
 static void cpu_close(struct backend *b)
 {
     struct cpu_state *st = b->priv;
-    if (!st)
-        return;
+    if (!st) return;
     cpu_pool_destroy(st);
     free(st);
     b->priv = NULL;
@@ -668,8 +655,8 @@ static int cpu_max_ranks(struct backend *b)
     return CV_MAX_RANKS;
 }
 
-static int cpu_measure(struct backend *b, const struct bench_params *bp, struct bench_result *res,
-                       volatile int *cancel, char *err, size_t errlen)
+static int cpu_measure(struct backend *b, const struct bench_params *bp,
+                       struct bench_result *res, volatile int *cancel, char *err, size_t errlen)
 {
     struct cpu_state *st = b->priv;
     int W = bp->nranks;
@@ -679,8 +666,7 @@ static int cpu_measure(struct backend *b, const struct bench_params *bp, struct 
     if (bp->iters < 1 || bp->warmup < 0)
         return cv_err(err, errlen, CV_EINVAL, "iterations %d / warm-up %d: need >= 1 / >= 0",
                       bp->iters, bp->warmup);
-    if (cancel && *cancel)
-        return cv_err(err, errlen, CV_ECANCELLED, "cancelled");
+    if (cancel && *cancel) return cv_err(err, errlen, CV_ECANCELLED, "cancelled");
     size_t count = coll_count_for_bytes(bp->coll, W, bp->bytes, sizeof(float));
     if (count == 0)
         return cv_err(err, errlen, CV_EINVAL,
@@ -690,45 +676,42 @@ static int cpu_measure(struct backend *b, const struct bench_params *bp, struct 
     int root = coll_is_rooted(bp->coll) ? bp->root : 0;
     enum algo a = bp->algo;
     int ntried = 0, rc;
-    if (bp->algo_auto &&
-        (rc = cpu_pick_algo(st, bp, count, root, tmo, cancel, &a, &ntried, err, errlen)) != CV_OK)
+    if (bp->algo_auto && (rc = cpu_pick_algo(st, bp, count, root, tmo, cancel, &a, &ntried, err,
+                                             errlen)) != CV_OK)
         return rc == CV_ECANCELLED ? cv_err(err, errlen, rc, "cancelled") : rc;
 
     struct plan p;
     rc = plan_build(&p, bp->coll, a, bp->op, W, count, root, err, errlen);
-    if (rc != CV_OK)
-        return rc;
+    if (rc != CV_OK) return rc;
     unsigned abandoned_before = st->abandoned;
     size_t S = coll_bytes(bp->coll, W, count, sizeof(float));
     rc = cpu_prepare(st, &p, S, cancel, err, errlen);
-    if (rc == CV_ECANCELLED)
-        goto fail;
-    if (rc != CV_OK)
-        goto out;
+    if (rc == CV_ECANCELLED) goto fail;
+    if (rc != CV_OK) goto out;
 
     struct cpu_cmd c = {.kind = CPU_CMD_FILL, .plan = &p, .cancel = cancel};
-    if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK)
-        goto fail;
-    c = (struct cpu_cmd){.kind = CPU_CMD_RUN, .plan = &p, .warmup = bp->warmup,
-                         .iters = bp->iters, .timeout_s = tmo, .cancel = cancel,
-                         .stall_rank = st->stall_rank, .stall_s = st->stall_s};
-    if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK)
-        goto fail;
+    if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto fail;
+    c = (struct cpu_cmd){.kind = CPU_CMD_RUN,
+                         .plan = &p,
+                         .warmup = bp->warmup,
+                         .iters = bp->iters,
+                         .timeout_s = tmo,
+                         .cancel = cancel,
+                         .stall_rank = st->stall_rank,
+                         .stall_s = st->stall_s};
+    if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto fail;
     double t = st->pool->elapsed / bp->iters;
 
     long wrong = -1;
     if (bp->check) {
         /* In-place iterations changed the values; check one run from fresh inputs. */
         c = (struct cpu_cmd){.kind = CPU_CMD_FILL, .plan = &p, .cancel = cancel};
-        if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK)
-            goto fail;
-        c = (struct cpu_cmd){.kind = CPU_CMD_RUN, .plan = &p, .warmup = 1, .timeout_s = tmo,
-                             .cancel = cancel};
-        if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK)
-            goto fail;
+        if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto fail;
+        c = (struct cpu_cmd){
+            .kind = CPU_CMD_RUN, .plan = &p, .warmup = 1, .timeout_s = tmo, .cancel = cancel};
+        if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto fail;
         c = (struct cpu_cmd){.kind = CPU_CMD_COUNT, .plan = &p, .cancel = cancel};
-        if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK)
-            goto fail;
+        if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto fail;
         wrong = 0;
         for (int r = 0; r < W; r++)
             wrong += st->pool->wrong[r];
@@ -744,12 +727,12 @@ static int cpu_measure(struct backend *b, const struct bench_params *bp, struct 
     res->nranks = W;
     snprintf(res->algo, sizeof res->algo, "%s", algo_name(a));
     char autohow[48] = "", how[256];
-    if (bp->algo_auto)
-        cpu_auto_how(autohow, sizeof autohow, a, ntried);
-    snprintf(how, sizeof how, "%d CPU thread%s, %s, %d iters after %d warm-up, "
-             "barrier both sides%s", W, W == 1 ? "" : "s",
-             bp->coll == COLL_ALL_TO_ALL ? "out-of-place" : "in-place", bp->iters, bp->warmup,
-             autohow);
+    if (bp->algo_auto) cpu_auto_how(autohow, sizeof autohow, a, ntried);
+    snprintf(how, sizeof how,
+             "%d CPU thread%s, %s, %d iters after %d warm-up, "
+             "barrier both sides%s",
+             W, W == 1 ? "" : "s", bp->coll == COLL_ALL_TO_ALL ? "out-of-place" : "in-place",
+             bp->iters, bp->warmup, autohow);
     /* Fits unless the iteration counts run to millions; then the tail is cut. */
     size_t hl = strlen(how) < sizeof res->how ? strlen(how) : sizeof res->how - 1;
     memcpy(res->how, how, hl);
@@ -758,14 +741,15 @@ static int cpu_measure(struct backend *b, const struct bench_params *bp, struct 
 
 fail:
     if (rc == CV_ETIMEOUT && st->pool)
-        cv_err(err, errlen, rc, "%s on %d CPU threads: a rank waited more than %.3g s at a "
-               "step barrier; run aborted", coll_name(bp->coll), W, tmo);
+        cv_err(err, errlen, rc,
+               "%s on %d CPU threads: a rank waited more than %.3g s at a "
+               "step barrier; run aborted",
+               coll_name(bp->coll), W, tmo);
     else if (rc == CV_ECANCELLED)
         cv_err(err, errlen, rc, "cancelled");
 out:
     /* An abandoned pool's stuck rank may still read the plan: leak it with the pool. */
-    if (st->abandoned == abandoned_before)
-        plan_free(&p);
+    if (st->abandoned == abandoned_before) plan_free(&p);
     return rc;
 }
 
@@ -774,20 +758,19 @@ static int cpu_run_small(struct backend *b, const struct plan *p, float *const *
 {
     struct cpu_state *st = b->priv;
     if (p->nranks < 1 || p->nranks > CV_MAX_RANKS)
-        return cv_err(err, errlen, CV_EINVAL, "ranks %d: the CPU backend runs 1..%d",
-                      p->nranks, CV_MAX_RANKS);
+        return cv_err(err, errlen, CV_EINVAL, "ranks %d: the CPU backend runs 1..%d", p->nranks,
+                      CV_MAX_RANKS);
     double tmo = CPU_DEFAULT_TIMEOUT_S;
     int rc = cpu_prepare(st, p, coll_bytes(p->coll, p->nranks, p->count, sizeof(float)), NULL,
                          err, errlen);
-    if (rc != CV_OK)
-        return rc;
+    if (rc != CV_OK) return rc;
     struct cpu_cmd c = {.kind = CPU_CMD_LOAD, .plan = p, .send = send};
-    if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK)
-        return rc;
+    if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) return rc;
     c = (struct cpu_cmd){.kind = CPU_CMD_RUN, .plan = p, .warmup = 1, .timeout_s = tmo};
     if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) {
         if (rc == CV_ETIMEOUT && st->pool)
-            cv_err(err, errlen, rc, "a CPU rank waited more than %.0f s at a step barrier", tmo);
+            cv_err(err, errlen, rc, "a CPU rank waited more than %.0f s at a step barrier",
+                   tmo);
         return rc;
     }
     c = (struct cpu_cmd){.kind = CPU_CMD_STORE, .plan = p, .recv = recv};

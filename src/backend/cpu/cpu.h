@@ -25,11 +25,11 @@ extern const struct backend_ops cpu_backend_ops;
  * core per rank the budget settles where releases are caught spinning; on a loaded or
  * oversubscribed one it decays to nothing and waiters go straight to the futex. */
 struct cpu_barrier {
-    _Atomic uint32_t gen;  /* futex word: bumped on every release and on abort */
+    _Atomic uint32_t gen; /* futex word: bumped on every release and on abort */
     _Atomic int arrived;
-    _Atomic int sleepers;  /* threads inside futex_wait; the releaser wakes only if > 0 */
-    _Atomic int aborted;   /* CV_OK, or why: CV_ETIMEOUT (deadline) or CV_ECANCELLED */
-    _Atomic int stop;      /* the releaser's reading of `cancel`, shared by all */
+    _Atomic int sleepers; /* threads inside futex_wait; the releaser wakes only if > 0 */
+    _Atomic int aborted;  /* CV_OK, or why: CV_ETIMEOUT (deadline) or CV_ECANCELLED */
+    _Atomic int stop;     /* the releaser's reading of `cancel`, shared by all */
     int parties;
     int spin_max;
 };
