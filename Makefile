@@ -27,7 +27,7 @@ CPPFLAGS += -D_GNU_SOURCE -Isrc $(NCURSES_CFLAGS)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
 LDLIBS   := $(NCURSES_LIBS) -lpthread -lm
 
-SRC_LIB := $(wildcard src/core/*.c) src/backend/backend.c $(wildcard src/backend/cpu/*.c) \
+SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backend.c $(wildcard src/backend/cpu/*.c) \
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/cli/*.c) \
            $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)
 CU_SRC  :=

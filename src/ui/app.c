@@ -24,8 +24,8 @@
 #define APP_REFRESH_MS 250 /* while a job runs: the elapsed-time display */
 #define APP_SWEEP_MIN ((size_t)4 << 10)
 #define APP_SWEEP_FACTOR 4.0
-#define APP_MEAS_MIN ((size_t)4 << 10)
-#define APP_MEAS_MAX ((size_t)16 << 30)
+#define APP_MEAS_MIN SCENE_MEAS_MIN
+#define APP_MEAS_MAX SCENE_MEAS_MAX
 #define APP_TIMEOUT_S 60.0
 
 static const char *const app_step0_what =
@@ -38,7 +38,6 @@ void app_init(struct app *a)
     memset(a, 0, sizeof *a);
     scene_default(&a->sc);
     meas_init(&a->m);
-    a->meas_bytes = (size_t)64 << 20;
     a->auto_measure = true;
     a->cell_w = 1;
 }
@@ -228,7 +227,7 @@ static struct bench_params app_params(const struct app *a, int iters, int warmup
         .algo_auto = false,
         .op = a->sc.op,
         .nranks = nr,
-        .bytes = a->meas_bytes,
+        .bytes = a->sc.meas_bytes,
         .root = root < nr ? root : 0,
         .iters = iters,
         .warmup = warmup,
@@ -280,14 +279,14 @@ static int app_sweep_total(size_t lo, size_t hi, double f)
 void app_sweep(struct app *a)
 {
     if (!a->w) return;
-    size_t lo = a->meas_bytes < APP_SWEEP_MIN ? a->meas_bytes : APP_SWEEP_MIN;
+    size_t lo = a->sc.meas_bytes < APP_SWEEP_MIN ? a->sc.meas_bytes : APP_SWEEP_MIN;
     struct job j = {.kind = JOB_SWEEP,
                     .params = app_params(a, 10, 2),
                     .sweep_min = lo,
-                    .sweep_max = a->meas_bytes,
+                    .sweep_max = a->sc.meas_bytes,
                     .sweep_factor = APP_SWEEP_FACTOR};
     meas_sweep_posted(&a->m, worker_post(a->w, &j), &j.params,
-                      app_sweep_total(lo, a->meas_bytes, APP_SWEEP_FACTOR), now_s());
+                      app_sweep_total(lo, a->sc.meas_bytes, APP_SWEEP_FACTOR), now_s());
 }
 
 void app_cancel(struct app *a)
@@ -578,12 +577,12 @@ bool app_do(struct app *a, enum ui_action act, double now)
         break;
     case ACT_SIZE_DOWN:
     case ACT_SIZE_UP: {
-        size_t b = act == ACT_SIZE_UP ? a->meas_bytes * 2 : a->meas_bytes / 2;
+        size_t b = act == ACT_SIZE_UP ? a->sc.meas_bytes * 2 : a->sc.meas_bytes / 2;
         if (b < APP_MEAS_MIN || b > APP_MEAS_MAX) {
             snprintf(a->msg, sizeof a->msg, "measurement size stays within 4 KiB..16 GiB");
             break;
         }
-        a->meas_bytes = b;
+        a->sc.meas_bytes = b;
         app_post_jobs(a, true);
         if (!a->auto_measure) app_measure(a);
         break;

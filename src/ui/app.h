@@ -19,7 +19,7 @@
 #include "layout.h"
 #include "meas.h"
 #include "par.h"
-#include "scene.h"
+#include "../scene/scene.h"
 #include "theme.h"
 
 #define APP_BAR_MAX 32
@@ -47,7 +47,6 @@ struct app {
     struct hw_info hw;      /* the machine and every backend's status (the b overlay) */
     int max_ranks;          /* of the backend; 0 = none */
     char rank_label[CV_MAX_RANKS][64];
-    size_t meas_bytes; /* measurement size (S) */
     bool auto_measure; /* measure whenever the scene changes */
     struct meas m;
     struct par_screen *par; /* the parallelism screen, allocated when first shown */

@@ -571,7 +571,7 @@ static void panel_backend(const struct app *a, struct plines *p, int width, int 
     snprintf(t, sizeof t, "backend %s: %s", a->w ? a->backend_name : "none", a->backend_desc);
     pl_wrapped_max(p, th->role[TH_LABEL], width, t, a->lay.panel_side ? 6 : 2);
     char size[32];
-    format_size(a->meas_bytes, size, sizeof size);
+    format_size(a->sc.meas_bytes, size, sizeof size);
     struct pline *l = pl_new(p);
     pl_add(l, th->role[TH_DIM], "size ");
     pl_add(l, A_BOLD, "%s", size);
@@ -590,7 +590,7 @@ static void panel_plot(const struct app *a, struct rect r)
     if (r.h < 1 || r.w < 10) return;
     char lo[16], hi[16];
     meas_size_label(4096, lo, sizeof lo);
-    meas_size_label(a->meas_bytes, hi, sizeof hi);
+    meas_size_label(a->sc.meas_bytes, hi, sizeof hi);
     if (meas_sweeping(m)) {
         draw_putf(r.y, r.x, r.w, th->role[TH_WARN], "sweeping %d/%d %s %.1f s  (x cancels)",
                   m->nsweep + 1 > m->sweep_total ? m->sweep_total : m->nsweep + 1,
@@ -926,6 +926,7 @@ void draw_screen(struct app *a)
         par_draw(a, rows, cols);
         break;
     case SCREEN_COLLECTIVES:
+    case SCREEN_HIERARCHY: /* its own screen is still to come: the collectives meanwhile */
     case SCREEN_KIND_COUNT:
         draw_collectives(a, rows, cols);
         break;

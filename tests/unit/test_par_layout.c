@@ -16,7 +16,7 @@
 #include "core/util.h"
 #include "ui/keys.h"
 #include "ui/parlayout.h"
-#include "ui/scene.h"
+#include "scene/scene.h"
 
 static bool inside(struct rect r, int rows, int cols)
 {

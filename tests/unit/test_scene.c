@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "ui/scene.h"
+#include "scene/scene.h"
 
 /* Field by field: struct padding is not part of a scene. */
 static void assert_scene_equal(const struct scene *a, const struct scene *b)
@@ -36,8 +36,52 @@ static void test_default_format(void **state)
     scene_format(&s, buf, sizeof buf);
     assert_string_equal(buf,
                         "screen=collectives collective=all_reduce algo=ring op=sum ranks=4 "
-                        "count=auto root=0 init=lecture seed=1 step=0");
+                        "count=auto root=0 init=lecture seed=1 step=0 size=67108864");
     assert_int_equal(scene_count(&s), 4); /* the lecture's [0,1,2,3] + rank */
+}
+
+/* The fields a lesson slide sets beyond the picture: measurement size, autoplay, highlight. */
+static void test_size_autoplay_highlight(void **state)
+{
+    (void)state;
+    struct scene s;
+    scene_default(&s);
+    char err[200], buf[400];
+    assert_int_equal(scene_parse(&s, "size=1M autoplay=0.5 highlight=rank:2", err, sizeof err),
+                     CV_OK);
+    assert_int_equal(s.meas_bytes, 1048576);
+    assert_true(s.autoplay == 0.5);
+    assert_int_equal(s.hl, HL_RANK);
+    assert_int_equal(s.hl_index, 2);
+    scene_format(&s, buf, sizeof buf);
+    assert_non_null(strstr(buf, " size=1048576 autoplay=0.5 highlight=rank:2"));
+    struct scene t;
+    scene_default(&t);
+    assert_int_equal(scene_parse(&t, buf, err, sizeof err), CV_OK);
+    char buf2[400];
+    scene_format(&t, buf2, sizeof buf2);
+    assert_string_equal(buf, buf2);
+    assert_int_equal(t.meas_bytes, s.meas_bytes);
+    assert_int_equal(t.hl, s.hl);
+    assert_int_equal(scene_parse(&s, "autoplay=on highlight=chunk:3", err, sizeof err), CV_OK);
+    assert_true(s.autoplay == 1.0);
+    assert_int_equal(s.hl, HL_CHUNK);
+    assert_int_equal(scene_parse(&s, "autoplay=off highlight=none", err, sizeof err), CV_OK);
+    assert_true(s.autoplay == 0.0);
+    assert_int_equal(s.hl, HL_NONE);
+    /* bad values name themselves; the scene is unchanged */
+    assert_int_equal(scene_parse(&s, "size=2", err, sizeof err), CV_EINVAL);
+    assert_string_equal(err, "scene: bad size '2' (4K..16G)");
+    assert_int_equal(scene_parse(&s, "size=17G", err, sizeof err), CV_EINVAL);
+    assert_int_equal(scene_parse(&s, "autoplay=-1", err, sizeof err), CV_EINVAL);
+    assert_non_null(strstr(err, "'-1'"));
+    assert_int_equal(scene_parse(&s, "highlight=rank:x", err, sizeof err), CV_EINVAL);
+    assert_int_equal(scene_parse(&s, "highlight=lane:1", err, sizeof err), CV_EINVAL);
+    assert_int_equal(scene_parse(&s, "ranks=4 highlight=rank:4", err, sizeof err), CV_EINVAL);
+    assert_string_equal(err, "highlight rank:4 out of range (0..3)");
+    assert_int_equal(s.meas_bytes, 1048576); /* the refused words changed nothing */
+    assert_int_equal(scene_parse(&s, "screen=hierarchy", err, sizeof err), CV_OK);
+    assert_int_equal(s.screen, SCREEN_HIERARCHY);
 }
 
 static void test_parse_lecture_example(void **state)
@@ -152,6 +196,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_format),
         cmocka_unit_test(test_parse_lecture_example),
+        cmocka_unit_test(test_size_autoplay_highlight),
         cmocka_unit_test(test_default_algorithm_follows_collective),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_round_trip),

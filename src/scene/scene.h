@@ -9,8 +9,8 @@
  * step is the frame of the display-scale training step.
  *
  * scene_parse applies such a description on top of a scene; scene_format writes one back. */
-#ifndef COLLVIZ_UI_SCENE_H
-#define COLLVIZ_UI_SCENE_H
+#ifndef COLLVIZ_SCENE_SCENE_H
+#define COLLVIZ_SCENE_SCENE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,7 +19,16 @@
 #include "../core/init.h"
 #include "../parallel/train.h"
 
-enum screen_kind { SCREEN_COLLECTIVES, SCREEN_PARALLEL, SCREEN_KIND_COUNT };
+enum screen_kind { SCREEN_COLLECTIVES, SCREEN_PARALLEL, SCREEN_HIERARCHY, SCREEN_KIND_COUNT };
+
+/* What a scene asks the screen to point at (a lesson slide's "look here"). */
+enum highlight_kind {
+    HL_NONE,
+    HL_RANK,     /* one rank's box */
+    HL_CHUNK,    /* one chunk on every rank */
+    HL_TRANSFER, /* one transfer of the current step (its index in the step's list) */
+    HL_KIND_COUNT
+};
 
 #define SCENE_STEP_END (-1) /* "step=end": the last step of the plan */
 
@@ -38,6 +47,11 @@ struct scene {
     enum train_scheme scheme;  /* ddp, tp or pp */
     enum pp_schedule schedule; /* pp */
     bool overlap;              /* ddp: all-reduce overlapped with backward */
+    /* what is measured and how the animation moves */
+    size_t meas_bytes; /* measurement size S of the backend run (bytes) */
+    double autoplay;   /* seconds per step when playing on its own; 0 = no autoplay */
+    enum highlight_kind hl;
+    int hl_index; /* the rank, chunk or transfer index of hl */
 };
 
 /* The lecture's opening scene: all-reduce, ring, 4 ranks, sum, lecture inputs, step 0. */
@@ -48,7 +62,9 @@ int screen_kind_parse(const char *name, enum screen_kind *out);
 
 /* Apply "key=value key=value ..." to *s. Keys: screen, collective (or coll), algo, op, ranks,
  * count (a number or "auto"), root, init, seed, step (a number or "end"), scheme (ddp, tp,
- * pp), schedule (gpipe, 1f1b), overlap (on, off). A collective
+ * pp), schedule (gpipe, 1f1b), overlap (on, off), size (measurement size: 64M, 1G, 4096),
+ * autoplay (seconds per step, "on" = 1, "off" = 0), highlight (none, rank:N, chunk:N,
+ * transfer:N). A collective
  * given without an algorithm that it lacks gets its default algorithm. On error *s is
  * unchanged and err names the bad word: "scene: ..." for a word that does not parse, the
  * scene_check message for a combination that does not hold. */
@@ -68,6 +84,12 @@ size_t scene_count(const struct scene *s);
 
 #define SCENE_MAX_COUNT 64 /* display scale: every number must stay readable */
 #define SCENE_PAR_MIN_RANKS 2
-#define SCENE_PAR_MAX_RANKS 4 /* the parallelism screen's display scale */
+#define SCENE_PAR_MAX_RANKS 4            /* the parallelism screen's display scale */
+#define SCENE_MEAS_MIN ((size_t)4 << 10) /* measurement size bounds */
+#define SCENE_MEAS_MAX ((size_t)16 << 30)
+#define SCENE_MEAS_DEFAULT ((size_t)64 << 20)
+#define SCENE_AUTOPLAY_MAX 60.0 /* seconds per step */
+
+const char *highlight_kind_name(enum highlight_kind k); /* "none", "rank", "chunk", ... */
 
 #endif

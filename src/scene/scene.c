@@ -1,9 +1,11 @@
-/* scene.c - parse and format scene descriptions (see scene.h). Kept free of curses so
- * lessons, tests and the UI share one reading of "collective=all_reduce step=end". */
+/* scene.c - parse and format scene descriptions (see scene.h). Pure data: no curses, no
+ * threads, so lessons, tests and the UI share one reading of "collective=all_reduce step=end".
+ */
 #include "scene.h"
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/util.h"
@@ -11,7 +13,20 @@
 static const char *const screen_names[SCREEN_KIND_COUNT] = {
     [SCREEN_COLLECTIVES] = "collectives",
     [SCREEN_PARALLEL] = "parallel",
+    [SCREEN_HIERARCHY] = "hierarchy",
 };
+
+static const char *const hl_names[HL_KIND_COUNT] = {
+    [HL_NONE] = "none",
+    [HL_RANK] = "rank",
+    [HL_CHUNK] = "chunk",
+    [HL_TRANSFER] = "transfer",
+};
+
+const char *highlight_kind_name(enum highlight_kind k)
+{
+    return (unsigned)k < HL_KIND_COUNT ? hl_names[k] : "?";
+}
 
 const char *screen_kind_name(enum screen_kind k)
 {
@@ -44,6 +59,10 @@ void scene_default(struct scene *s)
         .scheme = TRAIN_DDP,
         .schedule = PP_GPIPE,
         .overlap = false,
+        .meas_bytes = SCENE_MEAS_DEFAULT,
+        .autoplay = 0,
+        .hl = HL_NONE,
+        .hl_index = 0,
     };
 }
 
@@ -76,6 +95,18 @@ int scene_check(const struct scene *s, char *err, size_t errlen)
     }
     if (s->step < SCENE_STEP_END)
         return cv_err(err, errlen, CV_EINVAL, "step %ld out of range", s->step);
+    if (s->meas_bytes < SCENE_MEAS_MIN || s->meas_bytes > SCENE_MEAS_MAX)
+        return cv_err(err, errlen, CV_EINVAL, "size %zu bytes out of range (4K..16G)",
+                      s->meas_bytes);
+    if (!(s->autoplay >= 0 && s->autoplay <= SCENE_AUTOPLAY_MAX))
+        return cv_err(err, errlen, CV_EINVAL, "autoplay %g out of range (0..%g seconds a step)",
+                      s->autoplay, SCENE_AUTOPLAY_MAX);
+    if (s->hl == HL_RANK && (s->hl_index < 0 || s->hl_index >= s->nranks))
+        return cv_err(err, errlen, CV_EINVAL, "highlight rank:%d out of range (0..%d)",
+                      s->hl_index, s->nranks - 1);
+    if ((s->hl == HL_CHUNK || s->hl == HL_TRANSFER) && (s->hl_index < 0 || s->hl_index >= 256))
+        return cv_err(err, errlen, CV_EINVAL, "highlight %s:%d out of range (0..255)",
+                      highlight_kind_name(s->hl), s->hl_index);
     if (s->scheme == TRAIN_SINGLE || s->scheme < 0 || s->scheme >= TRAIN_SCHEME_COUNT)
         return cv_err(err, errlen, CV_EINVAL,
                       "scheme %s: the parallelism screen shows ddp, tp "
@@ -152,6 +183,43 @@ static int scene_apply(struct scene *s, const char *key, const char *val, char *
             s->overlap = false;
         else
             return cv_err(err, errlen, CV_EINVAL, "scene: bad overlap '%s' (on, off)", val);
+    } else if (strcmp(key, "size") == 0) {
+        size_t b;
+        if (parse_size(val, &b) != CV_OK || b < SCENE_MEAS_MIN || b > SCENE_MEAS_MAX)
+            return cv_err(err, errlen, CV_EINVAL, "scene: bad size '%s' (4K..16G)", val);
+        s->meas_bytes = b;
+    } else if (strcmp(key, "autoplay") == 0) {
+        char *end;
+        double d;
+        if (strcmp(val, "on") == 0)
+            d = 1.0;
+        else if (strcmp(val, "off") == 0)
+            d = 0.0;
+        else {
+            d = strtod(val, &end);
+            if (end == val || *end || !(d >= 0 && d <= SCENE_AUTOPLAY_MAX))
+                return cv_err(err, errlen, CV_EINVAL,
+                              "scene: bad autoplay '%s' (seconds a step 0..%g, on, off)", val,
+                              SCENE_AUTOPLAY_MAX);
+        }
+        s->autoplay = d;
+    } else if (strcmp(key, "highlight") == 0) {
+        if (strcmp(val, "none") == 0) {
+            s->hl = HL_NONE;
+            s->hl_index = 0;
+            return CV_OK;
+        }
+        const char *colon = strchr(val, ':');
+        int k = -1;
+        for (int i = HL_RANK; colon && i < HL_KIND_COUNT; i++)
+            if (strlen(hl_names[i]) == (size_t)(colon - val) &&
+                strncmp(val, hl_names[i], (size_t)(colon - val)) == 0)
+                k = i;
+        if (k < 0 || parse_long(colon + 1, 0, 255, &l) != CV_OK)
+            return cv_err(err, errlen, CV_EINVAL,
+                          "scene: bad highlight '%s' (none, rank:N, chunk:N, transfer:N)", val);
+        s->hl = (enum highlight_kind)k;
+        s->hl_index = (int)l;
     } else {
         return cv_err(err, errlen, CV_EINVAL, "scene: unknown key '%s'", key);
     }
@@ -213,5 +281,17 @@ void scene_format(const struct scene *s, char *buf, size_t n)
         snprintf(buf + l, n > l ? n - l : 0, " scheme=%s schedule=%s overlap=%s",
                  train_scheme_name(s->scheme), pp_schedule_name(s->schedule),
                  s->overlap ? "on" : "off");
+    }
+    /* size in bytes, exact; the optional fields only when set */
+    size_t l = strlen(buf);
+    snprintf(buf + l, n > l ? n - l : 0, " size=%zu", s->meas_bytes);
+    if (s->autoplay > 0) {
+        l = strlen(buf);
+        snprintf(buf + l, n > l ? n - l : 0, " autoplay=%g", s->autoplay);
+    }
+    if (s->hl != HL_NONE) {
+        l = strlen(buf);
+        snprintf(buf + l, n > l ? n - l : 0, " highlight=%s:%d", highlight_kind_name(s->hl),
+                 s->hl_index);
     }
 }
