@@ -30,6 +30,10 @@ LDLIBS   := $(NCURSES_LIBS) -lpthread -lm
 SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backend.c $(wildcard src/backend/cpu/*.c) \
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/cli/*.c) \
            $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)
+# Presenter mode (src/present) and the drawing kit's files (src/ui/kit); $^ drops the
+# duplicates should the kit already be listed above.
+SRC_LIB += $(wildcard src/ui/kit/*.c) $(wildcard src/present/*.c)
+LDLIBS  += -lcjson -lmd4c-html -lmd4c
 CU_SRC  :=
 ifeq ($(HAVE_OPENBLAS),1)
   CPPFLAGS += -DHAVE_OPENBLAS $(BLAS_CFLAGS)
