@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "present/notes_view.h"
 #include "ui/ui.h"
 #include "version.h"
 
@@ -17,6 +18,7 @@ static const struct subcommand subcommands[] = {
     {"trace", cli_trace_main, "print a collective's plan step by step, every rank's buffer"},
     {"bench", cli_bench_main, "measure collectives on a backend (nccl-tests columns)"},
     {"train", cli_train_main, "train the lecture's MLP: single, ddp, tp or pp"},
+    {"notes", notes_view_main, "speaker notes of a running --present, on a second terminal"},
 };
 
 /* The visualizer's own options come from ui_main's --help; this adds the subcommands. */

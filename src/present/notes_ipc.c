@@ -73,8 +73,7 @@ static int notes_get_str(const cJSON *o, const char *key, char *dst, size_t n, c
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!cJSON_IsString(v) || !v->valuestring)
-        return cv_err(err, errlen, CV_EINVAL, "notes: field '%s' missing or not a string",
-                      key);
+        return cv_err(err, errlen, CV_EINVAL, "notes: field '%s' missing or not a string", key);
     if (strlen(v->valuestring) >= n)
         return cv_err(err, errlen, CV_EINVAL, "notes: field '%s' longer than %zu bytes", key,
                       n - 1);
@@ -87,12 +86,11 @@ static int notes_get_int(const cJSON *o, const char *key, long lo, long hi, long
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!cJSON_IsNumber(v))
-        return cv_err(err, errlen, CV_EINVAL, "notes: field '%s' missing or not a number",
-                      key);
+        return cv_err(err, errlen, CV_EINVAL, "notes: field '%s' missing or not a number", key);
     double d = v->valuedouble;
     if (!(d >= (double)lo && d <= (double)hi) || d != (double)(long)d)
-        return cv_err(err, errlen, CV_EINVAL, "notes: field '%s' = %g is not an integer in %ld..%ld",
-                      key, d, lo, hi);
+        return cv_err(err, errlen, CV_EINVAL,
+                      "notes: field '%s' = %g is not an integer in %ld..%ld", key, d, lo, hi);
     *out = (long)d;
     return CV_OK;
 }
@@ -121,8 +119,8 @@ int notes_decode(const char *payload, size_t len, struct notes_state *st, char *
     }
     if ((rc = notes_get_int(o, "v", 0, 1000, &v, err, errlen)) != CV_OK) goto out;
     if (v != 1) {
-        rc = cv_err(err, errlen, CV_EINVAL, "notes: message version %ld (this is version 1)",
-                    v);
+        rc =
+            cv_err(err, errlen, CV_EINVAL, "notes: message version %ld (this is version 1)", v);
         goto out;
     }
     if ((rc = notes_get_int(o, "nslides", 0, NOTES_SLIDES_MAX, &nslides, err, errlen)) ||
@@ -254,8 +252,8 @@ static int notes_dir_private(const char *dir, char *err, size_t errlen)
     if (lstat(dir, &st) != 0)
         return cv_err(err, errlen, CV_EINVAL, "notes: %s: %s", dir, strerror(errno));
     if (!S_ISDIR(st.st_mode))
-        return cv_err(err, errlen, CV_EINVAL, "notes: %s is not a directory: refusing to use it",
-                      dir);
+        return cv_err(err, errlen, CV_EINVAL,
+                      "notes: %s is not a directory: refusing to use it", dir);
     if (st.st_uid != getuid() || (st.st_mode & 077) != 0)
         return cv_err(err, errlen, CV_EINVAL,
                       "notes: %s is not private (owner %u, mode %03o; need owner %u, mode "

@@ -27,7 +27,8 @@ static void sample(struct notes_state *st)
     st->slide = 3;
     st->nslides = 7;
     snprintf(st->title, sizeof st->title, "The ring's reduce-scatter");
-    snprintf(st->note, sizeof st->note, "Ask: who holds chunk 2 now?\nThen press \u2192 \"twice\".");
+    snprintf(st->note, sizeof st->note,
+             "Ask: who holds chunk 2 now?\nThen press \u2192 \"twice\".");
     snprintf(st->next, sizeof st->next, "All-gather");
     st->elapsed_s = 754;
     st->blanked = true;
@@ -113,14 +114,14 @@ static int feed_raw(const char *magic, uint32_t declared, const char *payload, s
 }
 
 #define GOOD_FIELDS                                                                            \
-    "\"lesson\":\"L\",\"title\":\"T\",\"note\":\"N\",\"next\":\"X\",\"elapsed\":5,"          \
+    "\"lesson\":\"L\",\"title\":\"T\",\"note\":\"N\",\"next\":\"X\",\"elapsed\":5,"            \
     "\"blanked\":false"
 
 static void expect_refused(const char *payload, const char *words)
 {
     char err[200];
-    int rc = feed_raw("CVN1", (uint32_t)strlen(payload), payload, strlen(payload), err,
-                      sizeof err);
+    int rc =
+        feed_raw("CVN1", (uint32_t)strlen(payload), payload, strlen(payload), err, sizeof err);
     if (rc != CV_EINVAL || !strstr(err, words))
         fail_msg("payload %s: rc %d, err '%s' (wanted '%s')", payload, rc, err, words);
 }
@@ -138,36 +139,41 @@ static void test_malformed_refused(void **state)
                      CV_EINVAL);
     assert_non_null(strstr(err, "bad magic"));
     /* A length over the limit is refused from the header alone, before any payload. */
-    assert_int_equal(feed_raw("CVN1", NOTES_PAYLOAD_MAX + 1, "", 0, err, sizeof err), CV_EINVAL);
+    assert_int_equal(feed_raw("CVN1", NOTES_PAYLOAD_MAX + 1, "", 0, err, sizeof err),
+                     CV_EINVAL);
     assert_non_null(strstr(err, "over 65536"));
     assert_int_equal(feed_raw("CVN1", 0xFFFFFFFFu, "", 0, err, sizeof err), CV_EINVAL);
     /* Declared longer than sent: incomplete, not accepted. */
-    assert_int_equal(feed_raw("CVN1", (uint32_t)strlen(ok) + 5, ok, strlen(ok), err, sizeof err),
-                     -1);
+    assert_int_equal(
+        feed_raw("CVN1", (uint32_t)strlen(ok) + 5, ok, strlen(ok), err, sizeof err), -1);
 
     expect_refused("", "not valid JSON");
     expect_refused("{\"v\":1,", "not valid JSON");
     expect_refused("[1,2]", "not a JSON object");
     expect_refused("{\"v\":2,\"slide\":1,\"nslides\":2," GOOD_FIELDS "}", "version 2");
     expect_refused("{\"v\":1,\"nslides\":2," GOOD_FIELDS "}", "'slide' missing");
-    expect_refused("{\"v\":1,\"slide\":\"3\",\"nslides\":5," GOOD_FIELDS "}", "'slide' missing or not a number");
+    expect_refused("{\"v\":1,\"slide\":\"3\",\"nslides\":5," GOOD_FIELDS "}",
+                   "'slide' missing or not a number");
     expect_refused("{\"v\":1,\"slide\":1.5,\"nslides\":5," GOOD_FIELDS "}", "not an integer");
     expect_refused("{\"v\":1,\"slide\":6,\"nslides\":5," GOOD_FIELDS "}", "slide 6 of 5");
     expect_refused("{\"v\":1,\"slide\":-1,\"nslides\":5," GOOD_FIELDS "}", "'slide' = -1");
     expect_refused("{\"v\":1,\"slide\":1,\"nslides\":5,\"lesson\":7,\"title\":\"T\",\"note\":"
                    "\"N\",\"next\":\"X\",\"elapsed\":5,\"blanked\":false}",
                    "'lesson' missing or not a string");
-    expect_refused("{\"v\":1,\"slide\":1,\"nslides\":5,\"lesson\":\"L\",\"title\":\"T\",\"note\":"
-                   "\"N\",\"next\":\"X\",\"elapsed\":5,\"blanked\":1}",
-                   "'blanked' missing or not a boolean");
+    expect_refused(
+        "{\"v\":1,\"slide\":1,\"nslides\":5,\"lesson\":\"L\",\"title\":\"T\",\"note\":"
+        "\"N\",\"next\":\"X\",\"elapsed\":5,\"blanked\":1}",
+        "'blanked' missing or not a boolean");
     expect_refused("{\"v\":1,\"slide\":1,\"nslides\":2," GOOD_FIELDS "} {}", "after the JSON");
 
     /* A title longer than its field. */
     char *big = xmalloc(NOTES_TEXT_MAX + 200);
-    int n = snprintf(big, NOTES_TEXT_MAX + 200, "{\"v\":1,\"slide\":1,\"nslides\":1,\"lesson\":\"");
+    int n =
+        snprintf(big, NOTES_TEXT_MAX + 200, "{\"v\":1,\"slide\":1,\"nslides\":1,\"lesson\":\"");
     memset(big + n, 'a', NOTES_TEXT_MAX);
-    snprintf(big + n + NOTES_TEXT_MAX, 200,
-             "\",\"title\":\"T\",\"note\":\"N\",\"next\":\"\",\"elapsed\":0,\"blanked\":false}");
+    snprintf(
+        big + n + NOTES_TEXT_MAX, 200,
+        "\",\"title\":\"T\",\"note\":\"N\",\"next\":\"\",\"elapsed\":0,\"blanked\":false}");
     expect_refused(big, "'lesson' longer than 255 bytes");
     free(big);
 

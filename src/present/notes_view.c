@@ -1,0 +1,401 @@
+/* notes_view.c - `collviz notes` (see notes_view.h).
+ *
+ * One thread: it sleeps in ppoll() on the keyboard and the presenter's socket, waking at
+ * least at every wall-clock second (the clock) and every half second while it waits for a
+ * presenter (to try connecting again). As in the main program, SIGINT, SIGTERM and SIGHUP
+ * are blocked except inside that ppoll and only set a flag; the loop then restores the
+ * terminal and lets the signal take its usual effect. */
+#include "notes_view.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <getopt.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/util.h"
+#include "../ui/text.h"
+#include "../ui/theme.h"
+#include "notes_ipc.h"
+
+#define NOTES_MIN_COLS 30
+#define NOTES_MIN_ROWS 10
+#define NOTES_RETRY_MS 500
+
+static volatile sig_atomic_t nv_signal;
+static bool nv_curses_on;
+
+static void nv_on_signal(int sig)
+{
+    nv_signal = sig;
+}
+
+static void nv_fatal_hook(void)
+{
+    if (nv_curses_on) {
+        endwin();
+        nv_curses_on = false;
+    }
+}
+
+struct nv {
+    const char *name;
+    bool utf8;
+    struct theme th;
+    int fd; /* -1 while waiting for the presenter */
+    struct notes_reader rd;
+    bool have; /* st holds a state from the current connection */
+    struct notes_state st;
+    char why[300]; /* why we are not connected */
+};
+
+static void nv_usage(FILE *f)
+{
+    fprintf(f, "usage: collviz notes [--name NAME] [--no-color] [--ascii]\n"
+               "  Follows `collviz --present` on this machine: the current slide's speaker\n"
+               "  note, the next slide, the slide number, the elapsed time and a clock.\n"
+               "  --name NAME   the presenter to follow (its --name; default \"default\")\n"
+               "  --no-color    monochrome (also when NO_COLOR is set)\n"
+               "  --ascii       ASCII drawing characters\n"
+               "  Keys: q quits.\n");
+}
+
+/* Control characters (other than newlines) are never sent to the terminal. */
+static void nv_clean(char *s)
+{
+    for (; *s; s++)
+        if (((unsigned char)*s < 0x20 && *s != '\n') || *s == 0x7f) *s = ' ';
+}
+
+static void nv_put(int y, int x, int maxw, attr_t a, const char *s)
+{
+    if (maxw <= 0) return;
+    char buf[1024];
+    text_fit(buf, sizeof buf, s, maxw, true);
+    attrset(a);
+    mvaddstr(y, x, buf);
+    attrset(A_NORMAL);
+}
+
+static void nv_hline(const struct nv *v, int y, int cols)
+{
+    const char *h = glyphs_get(v->utf8)->h;
+    attrset(v->th.role[TH_DIM]);
+    move(y, 0);
+    for (int x = 0; x < cols; x++)
+        addstr(h);
+    attrset(A_NORMAL);
+}
+
+static void nv_time(char *buf, size_t n, long s)
+{
+    if (s >= 3600)
+        snprintf(buf, n, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+    else
+        snprintf(buf, n, "%02ld:%02ld", s / 60, s % 60);
+}
+
+/* The note, paragraph by paragraph (its own newlines), word-wrapped into rows [y0, y1). */
+static void nv_note(const struct nv *v, int y0, int y1, int cols)
+{
+    int y = y0, w = cols - 4;
+    if (!v->st.note[0]) {
+        nv_put(y, 2, w, v->th.role[TH_DIM], "(no speaker note on this slide)");
+        return;
+    }
+    char(*lines)[256] = xcalloc((size_t)(y1 - y0 + 1), sizeof *lines);
+    const char *p = v->st.note;
+    while (*p && y < y1) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char *para = xmalloc(len + 1);
+        memcpy(para, p, len);
+        para[len] = '\0';
+        int n = text_wrap(para, w, lines, y1 - y, v->utf8);
+        if (n == 0) n = 1, lines[0][0] = '\0'; /* an empty line stays a blank row */
+        for (int i = 0; i < n && y < y1; i++)
+            nv_put(y++, 2, w, A_BOLD, lines[i]);
+        free(para);
+        p += len + (e ? 1 : 0);
+    }
+    free(lines);
+}
+
+static void nv_draw(struct nv *v)
+{
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    erase();
+    if (rows < NOTES_MIN_ROWS || cols < NOTES_MIN_COLS) {
+        char m[80];
+        snprintf(m, sizeof m, "terminal too small: %dx%d, need %dx%d", cols, rows,
+                 NOTES_MIN_COLS, NOTES_MIN_ROWS);
+        int w = text_width(m);
+        nv_put(rows / 2, w < cols ? (cols - w) / 2 : 0, cols, A_BOLD, m);
+        refresh();
+        return;
+    }
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    char clock[16], top[120];
+    strftime(clock, sizeof clock, "%H:%M:%S", &tm);
+    attrset(v->th.role[TH_TITLE]);
+    mvhline(0, 0, ' ', cols);
+    snprintf(top, sizeof top, " collviz notes%s%s", glyphs_get(v->utf8)->sep, v->name);
+    nv_put(0, 0, cols - 10, v->th.role[TH_TITLE], top);
+    nv_put(0, cols - 9, 9, v->th.role[TH_TITLE], clock);
+
+    if (v->fd < 0 || !v->have) {
+        char m[160];
+        snprintf(m, sizeof m, "waiting for presenter %s%s", v->name,
+                 v->utf8 ? "\u2026" : "...");
+        int w = text_width(m);
+        nv_put(rows / 2 - 1, w < cols ? (cols - w) / 2 : 0, cols, A_BOLD, m);
+        const char *hint = v->fd < 0 ? v->why : "connected, waiting for the first slide";
+        w = text_width(hint);
+        nv_put(rows / 2 + 1, w < cols ? (cols - w) / 2 : 0, cols, v->th.role[TH_DIM], hint);
+        nv_put(rows - 1, 1, cols - 2, v->th.role[TH_DIM], "q quit");
+        refresh();
+        return;
+    }
+
+    char line[600], el[32];
+    snprintf(line, sizeof line, "slide %d/%d%s%s", v->st.slide, v->st.nslides,
+             glyphs_get(v->utf8)->sep, v->st.lesson);
+    nv_time(el, sizeof el, v->st.elapsed_s);
+    char elapsed[48];
+    snprintf(elapsed, sizeof elapsed, "elapsed %s", el);
+    int ew = text_width(elapsed);
+    nv_put(1, 1, cols - ew - 4, v->th.role[TH_STEP], line);
+    nv_put(1, cols - ew - 1, ew, v->th.role[TH_MEASURED], elapsed);
+    if (v->st.blanked)
+        nv_put(2, 1, cols - 2, v->th.role[TH_WARN],
+               "SCREEN BLANKED: the audience sees black (any key on the presenter restores)");
+    nv_put(3, 1, 5, v->th.role[TH_LABEL], "Now:");
+    nv_put(3, 6, cols - 7, A_BOLD, v->st.title);
+    nv_hline(v, 4, cols);
+    nv_note(v, 5, rows - 3, cols);
+    nv_hline(v, rows - 3, cols);
+    nv_put(rows - 2, 1, 6, v->th.role[TH_LABEL], "Next:");
+    if (v->st.next[0])
+        nv_put(rows - 2, 7, cols - 8, A_BOLD, v->st.next);
+    else
+        nv_put(rows - 2, 7, cols - 8, v->th.role[TH_DIM], "(this is the last slide)");
+    nv_put(rows - 1, 1, cols - 2, v->th.role[TH_DIM], "q quit");
+    refresh();
+}
+
+static void nv_disconnect(struct nv *v, const char *why)
+{
+    if (v->fd >= 0) close(v->fd);
+    v->fd = -1;
+    v->have = false;
+    notes_reader_reset(&v->rd);
+    snprintf(v->why, sizeof v->why, "%s", why);
+}
+
+static void nv_try_connect(struct nv *v)
+{
+    char err[300];
+    if (notes_client_connect(v->name, &v->fd, err, sizeof err) != CV_OK) {
+        v->fd = -1;
+        snprintf(v->why, sizeof v->why, "%s", err);
+        return;
+    }
+    v->have = false;
+    notes_reader_reset(&v->rd);
+}
+
+/* Read what the presenter sent; false when the screen need not change. */
+static bool nv_read(struct nv *v)
+{
+    char buf[8192];
+    bool changed = false;
+    for (;;) {
+        ssize_t n = read(v->fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return changed;
+        if (n <= 0) {
+            nv_disconnect(v, "the presenter went away; waiting for it to come back");
+            return true;
+        }
+        struct notes_state st;
+        bool got = false;
+        char err[300];
+        if (notes_reader_feed(&v->rd, buf, (size_t)n, &st, &got, err, sizeof err) != CV_OK) {
+            nv_disconnect(v, err);
+            return true;
+        }
+        if (got) {
+            nv_clean(st.lesson);
+            nv_clean(st.title);
+            nv_clean(st.note);
+            nv_clean(st.next);
+            v->st = st;
+            v->have = true;
+            changed = true;
+        }
+    }
+}
+
+/* Milliseconds to the next wall-clock second (at least 1). */
+static int nv_ms_to_second(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    int ms = 1000 - (int)(tv.tv_usec / 1000);
+    return ms < 1 ? 1 : ms;
+}
+
+static void nv_loop(struct nv *v, const sigset_t *waitmask)
+{
+    bool quit = false;
+    double next_try = 0;
+    while (!quit && !nv_signal) {
+        if (v->fd < 0 && now_s() >= next_try) {
+            nv_try_connect(v);
+            next_try = now_s() + NOTES_RETRY_MS / 1000.0;
+            if (v->fd >= 0) nv_read(v);
+        }
+        nv_draw(v);
+        int timeout = nv_ms_to_second();
+        if (v->fd < 0 && timeout > NOTES_RETRY_MS) timeout = NOTES_RETRY_MS;
+        struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
+                                {.fd = v->fd, .events = POLLIN}};
+        struct timespec ts = {timeout / 1000, (long)(timeout % 1000) * 1000000L};
+        int rc = ppoll(fds, v->fd >= 0 ? 2 : 1, &ts, waitmask);
+        if (nv_signal) break;
+        if (rc < 0 && errno != EINTR) break;
+        if (rc > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+            int ch;
+            while ((ch = getch()) != ERR)
+                if (ch == 'q' || ch == 'Q') quit = true;
+            if ((fds[0].revents & (POLLHUP | POLLERR)) && !(fds[0].revents & POLLIN)) break;
+        }
+        if (rc > 0 && v->fd >= 0 && fds[1].revents) nv_read(v);
+    }
+}
+
+int notes_view_main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    static const struct option opts[] = {{"name", required_argument, NULL, 'n'},
+                                         {"no-color", no_argument, NULL, 'C'},
+                                         {"ascii", no_argument, NULL, 'A'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    struct nv v = {.name = "default", .fd = -1};
+    bool no_color = false, ascii = false;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'n':
+            v.name = optarg;
+            break;
+        case 'C':
+            no_color = true;
+            break;
+        case 'A':
+            ascii = true;
+            break;
+        case 'h':
+            nv_usage(stdout);
+            return 0;
+        case ':':
+            fprintf(stderr, "collviz notes: option '%s' needs a value\n", argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "collviz notes: unknown option '%s' (try --help)\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "collviz notes: unexpected argument '%s' (try --help)\n", argv[optind]);
+        return 2;
+    }
+    char err[300], path[200];
+    if (notes_name_check(v.name, err, sizeof err) != CV_OK) {
+        fprintf(stderr, "collviz notes: %s\n", err);
+        return 2;
+    }
+    /* A socket directory that exists but is not private is refused before the screen
+     * starts; one that does not exist yet only means no presenter has run. */
+    if (notes_socket_path(v.name, false, path, sizeof path, err, sizeof err) == CV_EINVAL) {
+        fprintf(stderr, "collviz notes: %s\n", err);
+        return 2;
+    }
+    const char *nc = getenv("NO_COLOR");
+    bool want_color = !no_color && !(nc && nc[0]);
+    v.utf8 = !ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+
+    sigset_t block, waitmask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    sigaddset(&block, SIGWINCH);
+    sigprocmask(SIG_BLOCK, &block, &waitmask);
+    sigdelset(&waitmask, SIGINT);
+    sigdelset(&waitmask, SIGTERM);
+    sigdelset(&waitmask, SIGHUP);
+    sigdelset(&waitmask, SIGWINCH);
+
+    util_set_fatal_hook(nv_fatal_hook);
+    SCREEN *scr = newterm(NULL, stdout, stdin);
+    if (!scr) {
+        fprintf(stderr, "collviz notes: cannot start the terminal UI (TERM=%s)\n",
+                getenv("TERM") ? getenv("TERM") : "unset");
+        sigprocmask(SIG_UNBLOCK, &block, NULL);
+        return 1;
+    }
+    set_term(scr);
+    nv_curses_on = true;
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    set_escdelay(50);
+    curs_set(0);
+    theme_init(&v.th, want_color);
+    struct sigaction sa = {.sa_handler = nv_on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    notes_reader_init(&v.rd);
+    snprintf(v.why, sizeof v.why, "start `collviz --present%s%s LESSON` on this machine",
+             strcmp(v.name, "default") ? " --name " : "",
+             strcmp(v.name, "default") ? v.name : "");
+
+    nv_loop(&v, &waitmask);
+
+    endwin();
+    delscreen(scr);
+    nv_curses_on = false;
+    util_set_fatal_hook(NULL);
+    if (v.fd >= 0) close(v.fd);
+    notes_reader_free(&v.rd);
+    int sig = nv_signal;
+    if (sig) {
+        signal(sig, SIG_DFL);
+        sigprocmask(SIG_UNBLOCK, &block, NULL);
+        raise(sig);
+        return 128 + sig;
+    }
+    sigprocmask(SIG_UNBLOCK, &block, NULL);
+    return 0;
+}

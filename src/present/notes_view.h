@@ -1,0 +1,11 @@
+/* notes_view.h - `collviz notes`: the speaker's own terminal. It follows a running presenter
+ * over notes_ipc (reading only) and shows the current slide's speaker note, the next
+ * slide's title, the slide number, the elapsed time and a wall clock; it waits for (and
+ * reconnects to) the presenter, and restores the terminal on every exit. */
+#ifndef COLLVIZ_PRESENT_NOTES_VIEW_H
+#define COLLVIZ_PRESENT_NOTES_VIEW_H
+
+/* argv[0] is "notes". Returns the exit status (2 for a bad option). */
+int notes_view_main(int argc, char **argv);
+
+#endif

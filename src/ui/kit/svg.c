@@ -1,0 +1,354 @@
+/* svg.c - the screen as SVG and text (see svg.h). Cells are read back with win_wch and
+ * getcchar, so the picture is exactly what the screen shows, colour pairs included. */
+#include "svg.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <wchar.h>
+
+#include "../../core/util.h"
+
+/* The first 16 match tests/screen/render_png.py, so an SVG and a PNG screenshot of the same
+ * screen have the same colours. */
+static const unsigned svg_base16[16] = {
+    0x282a36, 0xe05858, 0x6abe6a, 0xd7ba5a, 0x568ce6, 0xc878dc, 0x50becd, 0xdcdfe4,
+    0x6e727e, 0xff7878, 0x8ce18c, 0xf5d778, 0x78aaff, 0xe696f5, 0x78e1eb, 0xffffff,
+};
+
+unsigned svg_rgb(int c, unsigned deflt)
+{
+    if (c < 0 || c > 255) return deflt;
+    if (c < 16) return svg_base16[c];
+    if (c < 232) {
+        static const unsigned lv[6] = {0, 95, 135, 175, 215, 255};
+        int i = c - 16;
+        return lv[i / 36] << 16 | lv[i / 6 % 6] << 8 | lv[i % 6];
+    }
+    unsigned g = 8 + 10 * (unsigned)(c - 232);
+    return g << 16 | g << 8 | g;
+}
+
+/* One code point as UTF-8 (invalid ones as U+FFFD). */
+static size_t svg_utf8(uint32_t cp, char *out)
+{
+    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | cp >> 6);
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | cp >> 12);
+        out[1] = (char)(0x80 | (cp >> 6 & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | cp >> 18);
+    out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
+    out[2] = (char)(0x80 | (cp >> 6 & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+void svg_xml_escape(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        case '\'':
+            fputs("&#39;", f);
+            break;
+        default:
+            fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+        }
+    }
+}
+
+/* One cell as the picture needs it. */
+struct svg_cell {
+    char ch[8]; /* UTF-8, NUL-terminated; " " for blank */
+    unsigned fg, bg;
+    bool bold, underline;
+};
+
+/* The line-drawing set of A_ALTCHARSET cells, as Unicode. */
+static uint32_t svg_acs(uint32_t c)
+{
+    switch (c) {
+    case 'q':
+        return 0x2500;
+    case 'x':
+        return 0x2502;
+    case 'l':
+        return 0x250C;
+    case 'k':
+        return 0x2510;
+    case 'm':
+        return 0x2514;
+    case 'j':
+        return 0x2518;
+    case 't':
+        return 0x251C;
+    case 'u':
+        return 0x2524;
+    case 'n':
+        return 0x253C;
+    case 'a':
+        return 0x2592;
+    case '~':
+        return 0x00B7;
+    default:
+        return c;
+    }
+}
+
+static void svg_cell_at(WINDOW *w, int y, int x, struct svg_cell *c)
+{
+    cchar_t cc;
+    wchar_t wch[CCHARW_MAX + 1] = {0};
+    attr_t attrs = 0;
+    short pair = 0;
+    memset(c, 0, sizeof *c);
+    if (mvwin_wch(w, y, x, &cc) == ERR || getcchar(&cc, wch, &attrs, &pair, NULL) == ERR) {
+        wch[0] = L' ';
+        attrs = 0;
+        pair = 0;
+    }
+    if (pair == 0) pair = (short)PAIR_NUMBER(attrs);
+    size_t o = 0;
+    for (int i = 0; i < CCHARW_MAX && wch[i] && o + 4 < sizeof c->ch; i++) {
+        uint32_t cp = (uint32_t)wch[i];
+        if (attrs & A_ALTCHARSET) cp = svg_acs(cp);
+        if (cp < 0x20 || cp == 0x7f) cp = ' ';
+        o += svg_utf8(cp, c->ch + o);
+    }
+    if (o == 0) c->ch[o++] = ' ';
+    c->ch[o] = '\0';
+
+    short f = -1, b = -1;
+    if (pair > 0 && pair_content(pair, &f, &b) == ERR) f = b = -1;
+    c->bold = (attrs & A_BOLD) != 0;
+    /* As terminals (and render_png.py) do: bold brightens the eight basic colours. */
+    if (c->bold && f >= 0 && f < 8) f = (short)(f + 8);
+    c->fg = svg_rgb(f, SVG_DEFAULT_FG);
+    c->bg = svg_rgb(b, SVG_DEFAULT_BG);
+    if (attrs & A_REVERSE) {
+        unsigned t = c->fg;
+        c->fg = c->bg;
+        c->bg = t;
+    }
+    if (attrs & A_DIM) { /* halfway to the background */
+        unsigned r = ((c->fg >> 16 & 255) + (c->bg >> 16 & 255)) / 2;
+        unsigned g = ((c->fg >> 8 & 255) + (c->bg >> 8 & 255)) / 2;
+        unsigned bl = ((c->fg & 255) + (c->bg & 255)) / 2;
+        c->fg = r << 16 | g << 8 | bl;
+    }
+    c->underline = (attrs & A_UNDERLINE) != 0;
+}
+
+static bool svg_same_style(const struct svg_cell *a, const struct svg_cell *b)
+{
+    return a->fg == b->fg && a->bold == b->bold && a->underline == b->underline;
+}
+
+void svg_write(WINDOW *w, FILE *f, const char *title, bool standalone)
+{
+    int rows, cols;
+    getmaxyx(w, rows, cols);
+    int W = cols * SVG_CELL_W, H = rows * SVG_CELL_H;
+    if (standalone) fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+    fprintf(f,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans Mono, Menlo, Consolas, "
+            "monospace\" font-size=\"%d\">\n",
+            W, H, W, H, SVG_FONT_PX);
+    if (title) {
+        fputs("<title>", f);
+        svg_xml_escape(f, title);
+        fputs("</title>\n", f);
+    }
+    fprintf(f, "<rect width=\"%d\" height=\"%d\" fill=\"#%06x\"/>\n", W, H, SVG_DEFAULT_BG);
+    struct svg_cell *row = xcalloc((size_t)cols, sizeof *row);
+    for (int y = 0; y < rows; y++) {
+        for (int x = 0; x < cols; x++)
+            svg_cell_at(w, y, x, &row[x]);
+        /* Backgrounds: runs of one colour other than the default. */
+        for (int x = 0; x < cols;) {
+            int e = x + 1;
+            while (e < cols && row[e].bg == row[x].bg)
+                e++;
+            if (row[x].bg != SVG_DEFAULT_BG)
+                fprintf(f,
+                        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#%06x\"/>\n",
+                        x * SVG_CELL_W, y * SVG_CELL_H, (e - x) * SVG_CELL_W, SVG_CELL_H,
+                        row[x].bg);
+            x = e;
+        }
+        /* Text: runs of one style, without leading/trailing blanks. */
+        for (int x = 0; x < cols;) {
+            if (strcmp(row[x].ch, " ") == 0) {
+                x++;
+                continue;
+            }
+            int e = x + 1;
+            while (e < cols && svg_same_style(&row[e], &row[x]))
+                e++;
+            while (e > x + 1 && strcmp(row[e - 1].ch, " ") == 0)
+                e--;
+            /* The baseline sits about a quarter of the cell above its bottom edge. */
+            fprintf(
+                f,
+                "<text x=\"%d\" y=\"%d\" textLength=\"%d\" lengthAdjust=\"spacingAndGlyphs\" "
+                "xml:space=\"preserve\" fill=\"#%06x\"%s%s>",
+                x * SVG_CELL_W, y * SVG_CELL_H + SVG_CELL_H * 3 / 4 + 1, (e - x) * SVG_CELL_W,
+                row[x].fg, row[x].bold ? " font-weight=\"bold\"" : "",
+                row[x].underline ? " text-decoration=\"underline\"" : "");
+            for (int i = x; i < e; i++)
+                svg_xml_escape(f, row[i].ch);
+            fputs("</text>\n", f);
+            x = e;
+        }
+    }
+    free(row);
+    fputs("</svg>\n", f);
+}
+
+void svg_write_text(WINDOW *w, FILE *f)
+{
+    int rows, cols;
+    getmaxyx(w, rows, cols);
+    struct svg_cell c;
+    char *line = xmalloc((size_t)cols * 8 + 1);
+    for (int y = 0; y < rows; y++) {
+        size_t len = 0, keep = 0;
+        for (int x = 0; x < cols; x++) {
+            svg_cell_at(w, y, x, &c);
+            size_t k = strlen(c.ch);
+            memcpy(line + len, c.ch, k);
+            len += k;
+            if (strcmp(c.ch, " ") != 0) keep = len;
+        }
+        line[keep] = '\0';
+        fprintf(f, "%s\n", line);
+    }
+    free(line);
+}
+
+/* Create path exclusively (never following or replacing anything). */
+static FILE *svg_create(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) return NULL;
+    FILE *f = fdopen(fd, "w");
+    if (!f) close(fd);
+    return f;
+}
+
+int svg_export_files(WINDOW *w, const char *screen, char *name, size_t n, char *err,
+                     size_t errlen)
+{
+    const char *dir = getenv("COLLVIZ_EXPORT_DIR");
+    if (!dir || !dir[0]) dir = ".";
+    time_t t = time(NULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    char base[512], svgp[540], txtp[540];
+    for (int i = 1; i < 100; i++) {
+        if (i == 1)
+            snprintf(base, sizeof base, "%s/collviz-%s-%s", dir, screen, stamp);
+        else
+            snprintf(base, sizeof base, "%s/collviz-%s-%s-%d", dir, screen, stamp, i);
+        snprintf(svgp, sizeof svgp, "%s.svg", base);
+        snprintf(txtp, sizeof txtp, "%s.txt", base);
+        FILE *fs = svg_create(svgp);
+        if (!fs) {
+            if (errno == EEXIST) continue;
+            return cv_err(err, errlen, CV_EINVAL, "export: cannot create %s: %s", svgp,
+                          strerror(errno));
+        }
+        FILE *ft = svg_create(txtp);
+        if (!ft) {
+            int e = errno;
+            fclose(fs);
+            unlink(svgp);
+            if (e == EEXIST) continue;
+            return cv_err(err, errlen, CV_EINVAL, "export: cannot create %s: %s", txtp,
+                          strerror(e));
+        }
+        char title[200];
+        snprintf(title, sizeof title, "collviz: %s screen", screen);
+        svg_write(w, fs, title, true);
+        svg_write_text(w, ft);
+        bool bad = ferror(fs) || ferror(ft);
+        bad |= fclose(fs) != 0;
+        bad |= fclose(ft) != 0;
+        if (bad) {
+            unlink(svgp);
+            unlink(txtp);
+            return cv_err(err, errlen, CV_EINVAL, "export: writing %s failed", svgp);
+        }
+        snprintf(name, n, "%s", svgp);
+        return CV_OK;
+    }
+    return cv_err(err, errlen, CV_EINVAL, "export: too many exports named %s", base);
+}
+
+int svg_offscreen_open(struct svg_offscreen *o, int cols, int rows, char *err, size_t errlen)
+{
+    memset(o, 0, sizeof *o);
+    o->out = fopen("/dev/null", "w");
+    o->in = fopen("/dev/null", "r");
+    if (!o->out || !o->in) {
+        if (o->out) fclose(o->out);
+        if (o->in) fclose(o->in);
+        return cv_err(err, errlen, CV_EUNAVAIL, "offscreen: cannot open /dev/null");
+    }
+    o->prev = set_term(NULL); /* the current screen (NULL when none); restored on close */
+    if (o->prev) set_term(o->prev);
+    static const char *const types[] = {"xterm-256color", "xterm", "ansi"};
+    for (size_t i = 0; i < ARRAY_LEN(types) && !o->scr; i++)
+        o->scr = newterm(types[i], o->out, o->in);
+    if (!o->scr) {
+        fclose(o->out);
+        fclose(o->in);
+        return cv_err(err, errlen, CV_EUNAVAIL,
+                      "offscreen: no terminfo for xterm-256color, xterm or ansi");
+    }
+    set_term(o->scr);
+    resizeterm(rows, cols);
+    return CV_OK;
+}
+
+void svg_offscreen_close(struct svg_offscreen *o)
+{
+    if (!o->scr) return;
+    endwin();
+    delscreen(o->scr);
+    if (o->prev) set_term(o->prev);
+    fclose(o->out);
+    fclose(o->in);
+    memset(o, 0, sizeof *o);
+}
