@@ -1,0 +1,25 @@
+/* scene_svg.h - a scene drawn by collviz's own screen on an off-screen curses screen of a
+ * fixed size and written as SVG (or text): the pictures of the lesson HTML export, and
+ * `collviz svg --scene TEXT` for teachers who build their own slides. No backend runs: the
+ * measured panel says so. */
+#ifndef COLLVIZ_PRESENT_SCENE_SVG_H
+#define COLLVIZ_PRESENT_SCENE_SVG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../scene/scene.h"
+
+#define SCENE_SVG_COLS 120
+#define SCENE_SVG_ROWS 40
+
+/* Draw *sc (its step as given; SCENE_STEP_END is the last) at cols x rows and write it to f
+ * as SVG (inline: no XML declaration, for HTML) or as text. CV_OK or an error. */
+int scene_svg_write(const struct scene *sc, int cols, int rows, bool text, bool inline_svg,
+                    const char *title, FILE *f, char *err, size_t errlen);
+
+/* `collviz svg --scene TEXT [--text] [--size COLSxROWS] [-o FILE]`. */
+int scene_svg_main(int argc, char **argv);
+
+#endif
