@@ -1,0 +1,131 @@
+/* test_deck.c - the presenter's clicker: walking a three-slide talk forward and back through
+ * scene steps and slides, whole-slide moves, the ends, resolving entry steps, and the
+ * "g N Enter" prompt. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <curses.h>
+
+#include "present/deck.h"
+
+/* Slide 0: no scene; slide 1: a 6-step scene starting at step 0; slide 2: a 2-step scene
+ * starting at its end (-1). */
+static const long nsteps_of[3] = {0, 6, 2};
+static const long start_of[3] = {0, 0, -1};
+
+static struct deck_pos walk(struct deck_pos p, enum deck_move m, bool *moved)
+{
+    struct deck_pos q;
+    *moved = deck_move(p, nsteps_of[p.slide], 3, m, 0, &q);
+    q.step = deck_resolve(q.step, start_of[q.slide], nsteps_of[q.slide]);
+    return q;
+}
+
+static void test_forward_and_back(void **state)
+{
+    (void)state;
+    /* Forward from the start: slide 0, then slide 1's steps 0..6, then slide 2 at its end. */
+    const struct deck_pos fwd[] = {{1, 0}, {1, 1}, {1, 2}, {1, 3},
+                                   {1, 4}, {1, 5}, {1, 6}, {2, 2}};
+    struct deck_pos p = {0, 0};
+    bool moved;
+    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++) {
+        p = walk(p, DECK_NEXT, &moved);
+        assert_true(moved);
+        assert_int_equal(p.slide, fwd[i].slide);
+        assert_int_equal(p.step, fwd[i].step);
+    }
+    p = walk(p, DECK_NEXT, &moved); /* past the end: nothing moves */
+    assert_false(moved);
+    assert_int_equal(p.slide, 2);
+    assert_int_equal(p.step, 2);
+    /* Back: slide 2's steps down to 0, then slide 1 at its last step, down, then slide 0. */
+    const struct deck_pos back[] = {{2, 1}, {2, 0}, {1, 6}, {1, 5}, {1, 4},
+                                    {1, 3}, {1, 2}, {1, 1}, {1, 0}, {0, 0}};
+    for (size_t i = 0; i < sizeof back / sizeof back[0]; i++) {
+        p = walk(p, DECK_PREV, &moved);
+        assert_true(moved);
+        assert_int_equal(p.slide, back[i].slide);
+        assert_int_equal(p.step, back[i].step);
+    }
+    p = walk(p, DECK_PREV, &moved);
+    assert_false(moved);
+    assert_int_equal(p.slide, 0);
+}
+
+static void test_whole_slides(void **state)
+{
+    (void)state;
+    struct deck_pos p = {1, 3}, q;
+    assert_true(deck_move(p, 6, 3, DECK_NEXT_SLIDE, 0, &q));
+    assert_int_equal(q.slide, 2);
+    assert_int_equal(q.step, DECK_STEP_START);
+    assert_true(deck_move(p, 6, 3, DECK_PREV_SLIDE, 0, &q));
+    assert_int_equal(q.slide, 0);
+    assert_int_equal(q.step, DECK_STEP_START);
+    assert_true(deck_move(p, 6, 3, DECK_LAST, 0, &q));
+    assert_int_equal(q.slide, 2);
+    assert_true(deck_move(p, 6, 3, DECK_FIRST, 0, &q));
+    assert_int_equal(q.slide, 0);
+    assert_true(deck_move(p, 6, 3, DECK_GOTO, 3, &q));
+    assert_int_equal(q.slide, 2);
+    assert_false(deck_move(p, 6, 3, DECK_GOTO, 4, &q));
+    assert_int_equal(q.slide, 1);
+    assert_int_equal(q.step, 3);
+    assert_false(deck_move(p, 6, 3, DECK_GOTO, 0, &q));
+    assert_false(deck_move((struct deck_pos){2, 0}, 2, 3, DECK_NEXT_SLIDE, 0, &q));
+    assert_false(deck_move((struct deck_pos){0, 0}, 0, 3, DECK_PREV_SLIDE, 0, &q));
+    assert_false(deck_move((struct deck_pos){0, 0}, 0, 0, DECK_NEXT, 0, &q));
+}
+
+static void test_resolve(void **state)
+{
+    (void)state;
+    assert_int_equal(deck_resolve(DECK_STEP_START, 2, 6), 2);
+    assert_int_equal(deck_resolve(DECK_STEP_START, -1, 6), 6); /* the scene's step=end */
+    assert_int_equal(deck_resolve(DECK_STEP_END, 2, 6), 6);
+    assert_int_equal(deck_resolve(DECK_STEP_START, 9, 6), 6); /* clamped after a reload */
+    assert_int_equal(deck_resolve(4, 0, 3), 3);
+    assert_int_equal(deck_resolve(DECK_STEP_END, 0, 0), 0);
+}
+
+static void test_goto_prompt(void **state)
+{
+    (void)state;
+    struct deck_goto g = {.active = true};
+    long n = -1;
+    assert_int_equal(deck_goto_key(&g, '1', &n), DECK_GOTO_MORE);
+    assert_int_equal(deck_goto_key(&g, '9', &n), DECK_GOTO_MORE);
+    assert_int_equal(deck_goto_key(&g, KEY_BACKSPACE, &n), DECK_GOTO_MORE);
+    assert_int_equal(deck_goto_key(&g, '2', &n), DECK_GOTO_MORE);
+    assert_string_equal(g.digits, "12");
+    assert_int_equal(deck_goto_key(&g, '\r', &n), DECK_GOTO_DONE);
+    assert_int_equal(n, 12);
+    assert_false(g.active);
+    g.active = true;
+    assert_int_equal(deck_goto_key(&g, '3', &n), DECK_GOTO_MORE);
+    assert_int_equal(deck_goto_key(&g, 27, &n), DECK_GOTO_CANCEL);
+    assert_string_equal(g.digits, "");
+    g.active = true;
+    assert_int_equal(deck_goto_key(&g, KEY_ENTER, &n), DECK_GOTO_DONE);
+    assert_int_equal(n, 0);
+    /* At most 7 digits are kept. */
+    g.active = true;
+    for (int i = 0; i < 12; i++)
+        deck_goto_key(&g, '9', &n);
+    assert_string_equal(g.digits, "9999999");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_forward_and_back),
+        cmocka_unit_test(test_whole_slides),
+        cmocka_unit_test(test_resolve),
+        cmocka_unit_test(test_goto_prompt),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
