@@ -19,6 +19,7 @@ static const struct subcommand subcommands[] = {
     {"trace", cli_trace_main, "print a collective's plan step by step, every rank's buffer"},
     {"bench", cli_bench_main, "measure collectives on a backend (nccl-tests columns)"},
     {"train", cli_train_main, "train the lecture's MLP: single, ddp, tp or pp"},
+    {"lesson", cli_lesson_main, "lessons: check, show, variant, list (lessons/README.md)"},
     {"svg", scene_svg_main, "draw a scene off-screen as SVG or text (pictures for slides)"},
     {"notes", notes_view_main, "speaker notes of a running --present, on a second terminal"},
 };
