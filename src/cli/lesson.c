@@ -5,7 +5,8 @@
  *   collviz lesson check PATH...                 every error as file:line: message
  *   collviz lesson show FILE [--format json] [--notes]
  *   collviz lesson variant ID [--seed S] [--format json]
- *   collviz lesson list */
+ *   collviz lesson list
+ *   collviz lesson export PATH --format html -o OUT.html   (src/present/export_html.c) */
 #include "cli.h"
 
 #include <cjson/cJSON.h>
@@ -19,21 +20,24 @@
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
 #include "lesson/progress.h"
+#include "present/export_html.h"
 
 static void lesson_usage(FILE *f)
 {
-    fprintf(f, "usage: collviz lesson VERB [options]   (VERB --help for its options)\n"
-               "\n"
-               "Verbs:\n"
-               "  check PATH...      check lesson files or folders; every error as "
-               "file:line: message\n"
-               "  show FILE          the parsed lesson (--format json for scripts)\n"
-               "  variant ID         an exercise's numbers for a seed (--seed S)\n"
-               "  list               the lessons (./lessons or $COLLVIZ_LESSONS) with your "
-               "progress\n"
-               "\n"
-               "The lesson format is described in lessons/README.md.\n"
-               "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
+    fprintf(f,
+            "usage: collviz lesson VERB [options]   (VERB --help for its options)\n"
+            "\n"
+            "Verbs:\n"
+            "  check PATH...      check lesson files or folders; every error as "
+            "file:line: message\n"
+            "  show FILE          the parsed lesson (--format json for scripts)\n"
+            "  variant ID         an exercise's numbers for a seed (--seed S)\n"
+            "  list               the lessons (./lessons or $COLLVIZ_LESSONS) with your "
+            "progress\n"
+            "  export PATH        a self-contained HTML handout (--format html -o OUT.html)\n"
+            "\n"
+            "The lesson format is described in lessons/README.md.\n"
+            "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
 }
 
 static void print_errors(const struct lesson_errors *e)
@@ -527,6 +531,7 @@ int cli_lesson_main(int argc, char **argv)
         if (strcmp(argv[1], "show") == 0) return lesson_show(argc - 1, argv + 1);
         if (strcmp(argv[1], "variant") == 0) return lesson_variant(argc - 1, argv + 1);
         if (strcmp(argv[1], "list") == 0) return lesson_list(argc - 1, argv + 1);
+        if (strcmp(argv[1], "export") == 0) return export_html_main(argc - 1, argv + 1);
         if (argv[1][0] == '-')
             return cli_usage_error("%s: unknown option (try --help)", argv[1]);
     }

@@ -8,7 +8,6 @@ usage: svg_text.py FILE.svg|FILE.html [INDEX]   prints the grid of the INDEX-th 
 import sys
 import xml.etree.ElementTree as ET
 
-NS = "{http://www.w3.org/2000/svg}"
 CELL_W, CELL_H = 10, 20
 
 
@@ -16,7 +15,8 @@ def grid(svg):
     w = int(svg.get("width")) // CELL_W
     h = int(svg.get("height")) // CELL_H
     rows = [[" "] * w for _ in range(h)]
-    for t in svg.iter(NS + "text"):
+    # Standalone SVGs carry the SVG namespace, inline ones (HTML5) do not.
+    for t in (e for e in svg.iter() if e.tag.rsplit("}", 1)[-1] == "text"):
         x, y, n = int(t.get("x")), int(t.get("y")), int(t.get("textLength"))
         if x % CELL_W or n % CELL_W:
             raise ValueError("run at x=%d length %d is not on the cell grid" % (x, n))

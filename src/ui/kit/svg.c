@@ -178,11 +178,12 @@ void svg_write(WINDOW *w, FILE *f, const char *title, bool standalone)
     getmaxyx(w, rows, cols);
     int W = cols * SVG_CELL_W, H = rows * SVG_CELL_H;
     if (standalone) fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
+    /* Inline in HTML5 an <svg> needs no namespace (and the handout names no URL at all). */
     fprintf(f,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+            "<svg%s width=\"%d\" height=\"%d\" "
             "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans Mono, Menlo, Consolas, "
             "monospace\" font-size=\"%d\">\n",
-            W, H, W, H, SVG_FONT_PX);
+            standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "", W, H, W, H, SVG_FONT_PX);
     if (title) {
         fputs("<title>", f);
         svg_xml_escape(f, title);

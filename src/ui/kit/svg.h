@@ -32,7 +32,8 @@ unsigned svg_rgb(int color, unsigned deflt);
 void svg_xml_escape(FILE *f, const char *s);
 
 /* Write window w (every cell) as an SVG document. `title` (may be NULL) becomes its <title>.
- * An XML declaration is written only when `standalone` (not when inlined into HTML). */
+ * `standalone`: a file of its own, with an XML declaration and the SVG namespace; otherwise
+ * an element to inline into HTML5, which needs neither. */
 void svg_write(WINDOW *w, FILE *f, const char *title, bool standalone);
 /* Write w's cells as text, one line per row, trailing spaces removed. */
 void svg_write_text(WINDOW *w, FILE *f);

@@ -1,0 +1,265 @@
+/* export_html.c - the lesson handout (see export_html.h). Narration HTML comes from md4c-html
+ * with MD_FLAG_NOHTML, so a lesson's raw HTML is escaped, never interpreted; images would be
+ * the only remote references md4c emits, so each <img> it writes becomes its alt text. */
+#include "export_html.h"
+
+#include <getopt.h>
+#include <locale.h>
+#include <md4c-html.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/util.h"
+#include "../lesson/exercise.h"
+#include "../ui/kit/svg.h"
+#include "scene_svg.h"
+
+static const char *const export_css =
+    "body{font-family:system-ui,sans-serif;max-width:1240px;margin:2em auto;padding:0 1em;"
+    "color:#1d1f24;line-height:1.5}"
+    "section.slide{border-top:1px solid #ccd;padding:1em 0;page-break-inside:avoid}"
+    "h2 .n{color:#778;font-weight:normal;margin-right:.4em}"
+    "code{background:#eef;padding:0 .2em}"
+    "figure{margin:1em 0}figure svg{max-width:100%;height:auto;border-radius:4px}"
+    "figcaption{color:#556;font-size:.9em}svg text{white-space:pre}"
+    "div.exercise{background:#f4f6fa;border-left:4px solid #568ce6;padding:.5em 1em;"
+    "margin:1em 0}"
+    "footer{color:#778;font-size:.85em;border-top:1px solid #ccd;padding-top:1em}";
+
+struct export_buf {
+    char *s;
+    size_t n, cap;
+};
+
+static void export_append(const MD_CHAR *text, MD_SIZE size, void *user)
+{
+    struct export_buf *b = user;
+    if (b->n + size + 1 > b->cap) {
+        b->cap = (b->n + size + 1) * 2;
+        b->s = xrealloc(b->s, b->cap);
+    }
+    memcpy(b->s + b->n, text, size);
+    b->n += size;
+    b->s[b->n] = '\0';
+}
+
+/* Write html to f with every <img ...> tag replaced by "[image: ALT]" (ALT is already
+ * escaped by md4c). */
+static void export_without_images(FILE *f, const char *html)
+{
+    const char *p = html;
+    for (;;) {
+        const char *img = strstr(p, "<img ");
+        if (!img) {
+            fputs(p, f);
+            return;
+        }
+        fwrite(p, 1, (size_t)(img - p), f);
+        const char *end = strchr(img, '>');
+        if (!end) return; /* cannot happen with md4c's output; drop the rest */
+        const char *alt = strstr(img, " alt=\"");
+        fputs("[image", f);
+        if (alt && alt < end) {
+            alt += 6;
+            const char *q = strchr(alt, '"');
+            if (q && q < end && q > alt) {
+                fputs(": ", f);
+                fwrite(alt, 1, (size_t)(q - alt), f);
+            }
+        }
+        fputs("]", f);
+        p = end + 1;
+    }
+}
+
+static int export_markdown(FILE *f, const char *md, char *err, size_t errlen)
+{
+    struct export_buf b = {0};
+    unsigned flags = MD_FLAG_NOHTML | MD_FLAG_TABLES | MD_FLAG_STRIKETHROUGH;
+    if (md_html(md, (MD_SIZE)strlen(md), export_append, &b, flags, 0) != 0) {
+        free(b.s);
+        return cv_err(err, errlen, CV_EINVAL, "export: md4c could not render a slide");
+    }
+    if (b.s) export_without_images(f, b.s);
+    free(b.s);
+    return CV_OK;
+}
+
+static void export_esc(FILE *f, const char *s)
+{
+    svg_xml_escape(f, s ? s : "");
+}
+
+static void export_exercise(FILE *f, const struct lesson_exercise *ex)
+{
+    char prompt[2048];
+    ex_prompt_format(ex, NULL, prompt, sizeof prompt);
+    fputs("<div class=\"exercise\"><strong>Exercise</strong> <code>", f);
+    export_esc(f, ex->id);
+    fputs("</code>: ", f);
+    export_esc(f, prompt);
+    if (ex->type == LEX_NUMBER && ex->units[0]) {
+        fputs(" <em>(answer in ", f);
+        export_esc(f, ex->units);
+        fputs(")</em>", f);
+    }
+    if (ex->type == LEX_CHOICE) {
+        fputs("<ol>", f);
+        for (size_t i = 0; i < ex->noptions; i++) {
+            fputs("<li>", f);
+            export_esc(f, ex->options[i]);
+            fputs("</li>", f);
+        }
+        fputs("</ol>", f);
+    }
+    if (ex->type == LEX_HOLDS) {
+        char t[120];
+        if (ex->step == SCENE_STEP_END)
+            snprintf(t, sizeof t, " <em>(rank %d, at the end)</em>", ex->rank);
+        else
+            snprintf(t, sizeof t, " <em>(rank %d, after step %ld)</em>", ex->rank, ex->step);
+        fputs(t, f);
+    }
+    fputs("</div>\n", f);
+}
+
+static int export_slide(FILE *f, const struct lesson *l, size_t i, char *err, size_t errlen)
+{
+    const struct lesson_slide *s = &l->slides[i];
+    fprintf(f, "<section class=\"slide\" id=\"%s-%zu\">\n<h2><span class=\"n\">%zu</span>",
+            l->id, i + 1, i + 1);
+    export_esc(f, s->title);
+    fputs("</h2>\n", f);
+    int rc = export_markdown(f, s->markdown ? s->markdown : "", err, errlen);
+    if (rc != CV_OK) return rc;
+    if (s->has_scene) {
+        struct scene sc = s->scene;
+        sc.step = SCENE_STEP_END;
+        sc.autoplay = 0;
+        fputs("<figure>\n", f);
+        rc = scene_svg_write(&sc, SCENE_SVG_COLS, SCENE_SVG_ROWS, false, true, s->title, f, err,
+                             errlen);
+        if (rc != CV_OK) return rc;
+        char words[600];
+        scene_format(&sc, words, sizeof words);
+        fputs("<figcaption>The scene at its last step, drawn by collviz: <code>", f);
+        export_esc(f, words);
+        fputs("</code></figcaption>\n</figure>\n", f);
+    }
+    for (size_t k = 0; k < s->nex; k++)
+        export_exercise(f, &s->ex[k]);
+    fputs("</section>\n", f);
+    return CV_OK;
+}
+
+int export_html_write(const struct lesson_set *set, FILE *f, char *err, size_t errlen)
+{
+    const char *title = set->n == 1 && set->v[0].title ? set->v[0].title : "collviz lessons";
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
+    export_esc(f, title);
+    fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", export_css);
+    for (size_t k = 0; k < set->n; k++) {
+        const struct lesson *l = &set->v[k];
+        fprintf(f, "<article id=\"%s\">\n<h1>", l->id);
+        export_esc(f, l->title);
+        fputs("</h1>\n", f);
+        if (l->minutes > 0) fprintf(f, "<p><em>About %d minutes.</em></p>\n", l->minutes);
+        for (size_t i = 0; i < l->nslides; i++) {
+            int rc = export_slide(f, l, i, err, errlen);
+            if (rc != CV_OK) return rc;
+        }
+        fputs("</article>\n", f);
+    }
+    fputs("<footer>Handout written by <code>collviz lesson export</code>; the pictures are "
+          "collviz's own screen, drawn from the trace of each "
+          "scene.</footer>\n</body>\n</html>\n",
+          f);
+    return ferror(f) ? cv_err(err, errlen, CV_EINVAL, "export: write failed") : CV_OK;
+}
+
+static void export_usage(FILE *f)
+{
+    fprintf(f, "usage: collviz lesson export PATH --format html [-o OUT.html]\n"
+               "  A self-contained HTML handout of a lesson file (or of a folder of lessons,\n"
+               "  in order): every slide's title and narration, the exercises' prompts, and a\n"
+               "  picture (inline SVG) of every slide's scene at its last step. Speaker notes\n"
+               "  are never included. Without -o the HTML goes to standard output.\n");
+}
+
+int export_html_main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    const char *out = NULL, *path = NULL;
+    int c;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (strcmp(optarg, "html") != 0) {
+                fprintf(stderr, "collviz lesson export: --format: bad value '%s' (html)\n",
+                        optarg);
+                return 2;
+            }
+            break;
+        case 'o':
+            out = optarg;
+            break;
+        case 'h':
+            export_usage(stdout);
+            return 0;
+        case ':':
+            fprintf(stderr, "collviz lesson export: option '%s' needs a value\n",
+                    argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(stderr, "collviz lesson export: unknown option '%s' (try --help)\n",
+                    argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) path = argv[optind++];
+    if (!path) {
+        fprintf(stderr, "collviz lesson export: which lesson? (collviz lesson export FILE "
+                        "--format html -o OUT.html)\n");
+        return 2;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "collviz lesson export: unexpected argument '%s' (try --help)\n",
+                argv[optind]);
+        return 2;
+    }
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    if (lesson_set_add(&set, path, &errs) != CV_OK || set.n == 0) {
+        for (size_t i = 0; i < errs.n; i++)
+            fprintf(stderr, "%s\n", errs.msg[i]);
+        if (errs.n == 0) fprintf(stderr, "collviz lesson export: %s: no lessons\n", path);
+        lesson_errors_free(&errs);
+        lesson_set_free(&set);
+        return 2;
+    }
+    lesson_errors_free(&errs);
+    FILE *f = out ? fopen(out, "w") : stdout;
+    if (!f) {
+        fprintf(stderr, "collviz lesson export: cannot write %s\n", out);
+        lesson_set_free(&set);
+        return 1;
+    }
+    char err[300] = "";
+    int rc = export_html_write(&set, f, err, sizeof err);
+    if (out && fclose(f) != 0 && rc == CV_OK)
+        rc = cv_err(err, sizeof err, CV_EINVAL, "cannot write %s", out);
+    lesson_set_free(&set);
+    if (rc != CV_OK) {
+        fprintf(stderr, "collviz lesson export: %s\n", err);
+        if (out) remove(out);
+        return 1;
+    }
+    return 0;
+}

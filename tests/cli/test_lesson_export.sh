@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# test_lesson_export.sh - `collviz lesson export FILE --format html -o OUT.html` on the test
+# fixture (tests/lessons/01-present.md): the HTML parses with balanced tags, has every slide
+# title and one inline <svg> per slide with a scene, no script and no remote reference, never
+# a speaker note; the all-reduce picture, read back into its cells, shows 6 10 14 18 on each
+# of the 4 ranks at the last step. Bad input: exit 2 with the reason.
+# Usage: test_lesson_export.sh BIN [ASAN_BIN]
+set -u
+BIN=${1:?usage: test_lesson_export.sh BIN [ASAN_BIN]}
+ASAN_BIN=${2:-}
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIX=$HERE/../lessons/01-present.md
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+
+"$BIN" lesson export "$FIX" --format html -o "$tmp/out.html" 2>"$tmp/err" ||
+    fail "export exit $? ($(head -1 "$tmp/err"))"
+"$BIN" lesson show "$FIX" --format json >"$tmp/show.json" || fail "lesson show failed"
+
+python3 - "$tmp/out.html" "$tmp/show.json" <<'PY' || fail "HTML checks (above)"
+import json, re, sys
+from html.parser import HTMLParser
+
+html = open(sys.argv[1], encoding="utf-8").read()
+lesson = json.load(open(sys.argv[2], encoding="utf-8"))
+VOID = {"meta", "br", "hr", "img", "input", "link", "wbr", "col", "area", "base", "source"}
+bad = []
+
+class Balance(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.h2, self.in_h2, self.svgs = [], [], False, 0
+    def handle_starttag(self, tag, attrs):
+        if tag == "svg":
+            self.svgs += 1
+        for k, v in attrs:
+            if k in ("src", "href") or k.startswith("on"):
+                bad.append("attribute %s=%r on <%s>" % (k, v, tag))
+        if tag == "script":
+            bad.append("a <script>")
+        if tag not in VOID:
+            self.stack.append(tag)
+        if tag == "h2":
+            self.in_h2, self.cur = True, ""
+    def handle_startendtag(self, tag, attrs):
+        pass
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        if not self.stack or self.stack[-1] != tag:
+            bad.append("</%s> closes <%s>" % (tag, self.stack[-1] if self.stack else "nothing"))
+        else:
+            self.stack.pop()
+        if tag == "h2":
+            self.in_h2 = False
+            self.h2.append(self.cur)
+    def handle_data(self, data):
+        if self.in_h2:
+            self.cur += data
+
+p = Balance()
+p.feed(html)
+p.close()
+if p.stack:
+    bad.append("unclosed: %s" % p.stack)
+titles = [s["title"] for s in lesson["slides"]]
+for i, t in enumerate(titles):
+    if "%d%s" % (i + 1, t) not in p.h2:
+        bad.append("slide title %r not among the <h2>s %r" % (t, p.h2))
+nscene = sum(1 for s in lesson["slides"] if s.get("scene"))
+if nscene != 2 or p.svgs != nscene:
+    bad.append("%d <svg> for %d scene slides (the fixture has 2)" % (p.svgs, nscene))
+for word in ("http://", "https://", "src=", "<script", "<link", "@import", "url("):
+    if word in html:
+        bad.append("remote reference or script: %r" % word)
+for note in ("NOTE-ONE", "NOTE-TWO", "NOTE-THREE", "greet the room"):
+    if note in html:
+        bad.append("a speaker note is in the handout: %r" % note)
+if "Raw &lt;b&gt;markup&lt;/b&gt; &amp; friends" not in html:
+    bad.append("raw HTML in the narration was not escaped")
+if "<strong>four numbers</strong>" not in html:
+    bad.append("narration Markdown not rendered")
+if "How many steps does the ring reduce-scatter take" not in html or "<li>3</li>" not in html:
+    bad.append("exercise prompt or options missing")
+for b in bad:
+    print("  " + b)
+sys.exit(1 if bad else 0)
+PY
+
+# The all-reduce slide's picture: the last step, every rank holding the full sums.
+python3 "$HERE/../tools/svg_text.py" "$tmp/out.html" 0 >"$tmp/ar.grid" || fail "svg 0 does not read back"
+grep -q "step 6/6" "$tmp/ar.grid" || fail "the all-reduce picture is not at its last step"
+n=$(grep -o "│  6  10  14  18 │" "$tmp/ar.grid" | wc -l)
+[ "$n" -eq 4 ] || fail "expected 4 ranks with 6 10 14 18 in the all-reduce picture, found $n"
+# It is the same picture `collviz svg --text` draws for that scene.
+"$BIN" svg --scene "collective=all_reduce algo=ring ranks=4 step=end" --text >"$tmp/ar.txt"
+cmp -s "$tmp/ar.grid" "$tmp/ar.txt" || fail "the handout's picture differs from collviz svg's"
+python3 "$HERE/../tools/svg_text.py" "$tmp/out.html" 1 >"$tmp/rs.grid" || fail "svg 1 does not read back"
+grep -q "reduce-scatter" "$tmp/rs.grid" && grep -q "step 3/3" "$tmp/rs.grid" ||
+    fail "the reduce-scatter picture is not at its last step"
+
+# An image in the narration would load a remote file: it becomes its alt text.
+cat >"$tmp/01-img.md" <<'MD'
+# Pictures
+
+Here is ![the ring diagram](https://example.com/ring.png) inline.
+MD
+"$BIN" lesson export "$tmp/01-img.md" --format html -o "$tmp/img.html" || fail "image lesson exit $?"
+grep -q "\[image: the ring diagram\]" "$tmp/img.html" || fail "image not replaced by its alt text"
+grep -qE "src=|example.com" "$tmp/img.html" && fail "the image's remote address is in the handout"
+
+# A folder: its lessons in order. Standard output without -o.
+"$BIN" lesson export "$HERE/../lessons" --format html >"$tmp/dir.html" || fail "folder export exit $?"
+grep -q "<h1>Presenter fixture</h1>" "$tmp/dir.html" || fail "folder export lacks the fixture"
+
+# Bad input: exit 2 and the reason.
+bad() { # expected-text args...
+    local want=$1 b
+    shift
+    for b in "$BIN" ${ASAN_BIN:+"$ASAN_BIN"}; do
+        [ -x "$b" ] || continue
+        "$b" lesson export "$@" >"$tmp/out" 2>"$tmp/err"
+        local rc=$?
+        [ $rc -eq 2 ] || fail "export $*: exit $rc, wanted 2"
+        grep -qF -- "$want" "$tmp/err" || fail "export $*: stderr '$(cat "$tmp/err")' lacks '$want'"
+    done
+}
+bad "bad value 'pdf'" "$FIX" --format pdf
+bad "which lesson" --format html
+bad "unexpected argument 'extra'" "$FIX" extra
+bad "no-such.md" "$tmp/no-such.md" --format html
+printf '# A\n\n```scene\ncollective: nope\n```\n' >"$tmp/01-bad.md"
+bad "01-bad.md:4:" "$tmp/01-bad.md" --format html
+
+[ $fails -eq 0 ] && echo "ok: lesson export (balanced HTML, titles, one SVG per scene, no remote reference, no notes, 6 10 14 18 x4)"
+[ $fails -eq 0 ]
