@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "../../../core/util.h"
 
 void par_display_config(enum train_scheme s, int W, enum pp_schedule sched, bool overlap,
                         struct train_config *c)

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "text.h"
+#include "../../kit/text.h"
 
 #define BOX_MIN_W 12    /* "┌ rank 15 ┐" and a little room */
 #define ROW_LABEL_W 6   /* "r15 │ " in LAYOUT_ROWS */
@@ -27,12 +27,6 @@ struct fit {
     bool full; /* every value of every rank visible */
     int gap;   /* columns between values */
 };
-
-bool rect_overlap(struct rect a, struct rect b)
-{
-    if (a.w <= 0 || a.h <= 0 || b.w <= 0 || b.h <= 0) return false;
-    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
-}
 
 static int div_up(size_t a, size_t b)
 {
@@ -314,4 +308,14 @@ int layout_compute(int rows, int cols, int nranks, size_t work_len,
     }
     out->panel_compact = out->panel.h < PANEL_COMPACT_BELOW;
     return out->mode;
+}
+
+void layout_shift(struct layout *l, int dy, int dx)
+{
+    struct rect *all[] = {&l->title, &l->status, &l->anim,  &l->legend,
+                          &l->xfers, &l->what,   &l->panel, &l->bar};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        *all[i] = rect_shift(*all[i], dy, dx);
+    for (int r = 0; r < CV_MAX_RANKS; r++)
+        l->box[r] = rect_shift(l->box[r], dy, dx);
 }

@@ -10,7 +10,7 @@
 
 #include <curses.h>
 
-#include "../core/coll.h"
+#include "../../core/coll.h"
 
 enum theme_role {
     TH_NORMAL,
@@ -32,6 +32,7 @@ enum theme_role {
     TH_BAR_KEY,
     TH_BAR_LABEL,
     TH_PLOT,
+    TH_HL, /* what the scene points at (highlight=rank:N, chunk:N, transfer:N) */
     TH_ROLE_COUNT
 };
 

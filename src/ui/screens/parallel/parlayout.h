@@ -16,7 +16,7 @@
 
 #include <stdbool.h>
 
-#include "layout.h"
+#include "../../kit/rect.h"
 #include "parview.h"
 
 #define PAR_CELL_W 3   /* "-83" */
@@ -66,6 +66,9 @@ struct par_layout {
 /* Fill *out; returns false (out->too_small) when not even the tightest form fits. */
 bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
                         struct par_layout *out);
+
+/* Move every rectangle of l by (dy, dx) (the layout is computed at the origin). */
+void par_layout_shift(struct par_layout *l, int dy, int dx);
 
 /* Lay out shape s in width inner_w: positions (x, y) of each shown matrix relative to the
  * box's inside (x = -1 for matrices not shown); returns the height, *width the columns

@@ -20,7 +20,8 @@ enum {
     PAIR_BAR_LABEL,
     PAIR_PLOT,
     PAIR_BORDER_HOT,
-    PAIR_STEP
+    PAIR_STEP,
+    PAIR_HL
 };
 
 void theme_init(struct theme *t, bool want_color)
@@ -47,6 +48,7 @@ void theme_init(struct theme *t, bool want_color)
         t->role[TH_BAR_KEY] = A_BOLD;
         t->role[TH_BAR_LABEL] = A_REVERSE;
         t->role[TH_PLOT] = A_NORMAL;
+        t->role[TH_HL] = A_BOLD | A_ITALIC;
         for (int r = 0; r < CV_MAX_RANKS; r++)
             t->rank[r] = A_NORMAL;
         return;
@@ -109,6 +111,8 @@ void theme_init(struct theme *t, bool want_color)
     t->role[TH_BAR_KEY] = A_BOLD;
     t->role[TH_BAR_LABEL] = COLOR_PAIR(PAIR_BAR_LABEL);
     t->role[TH_PLOT] = COLOR_PAIR(PAIR_PLOT);
+    init_pair(PAIR_HL, COLOR_BLACK, COLOR_YELLOW);
+    t->role[TH_HL] = COLOR_PAIR(PAIR_HL) | A_BOLD;
 }
 
 attr_t theme_mask_attr(const struct theme *t, unsigned mask, int nranks)

@@ -1,6 +1,6 @@
-/* par.h - the parallelism screen inside the interactive program: its state (the display-
- * scale view of parview.h and the lecture-scale run the worker trains), what the actions
- * do on it (par.c) and how it is drawn (pardraw.c).
+/* par.h - the parallelism screen (screens.h entry `screen_parallel`): its state (the
+ * display-scale view of parview.h and the lecture-scale run the worker trains), what the
+ * actions do on it (par.c) and how it is drawn (pardraw.c).
  *
  * Two scales, both real. Display scale: the scheme trains the lecture's MLP at a size
  * whose every number fits in a box, on the UI thread (milliseconds), and the screen steps
@@ -14,12 +14,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../parallel/summary.h"
-#include "../worker/worker.h"
+#include "../../../parallel/summary.h"
+#include "../../../worker/worker.h"
+#include "../screens.h"
 #include "parlayout.h"
 #include "parview.h"
 
 struct app;
+
+extern const struct screen_ops screen_parallel;
+
+/* The screen's state, kept in a->screen_state[SCREEN_PARALLEL] (NULL until first shown). */
+#define PAR(a) ((struct par_screen *)(a)->screen_state[SCREEN_PARALLEL])
 
 #define PAR_LECTURE_STEPS 5
 
@@ -47,7 +53,9 @@ void par_display_of(const struct app *a, struct train_config *c);
 void par_lecture_of(const struct app *a, struct train_config *c);
 /* Whether the lecture-scale run goes to the GPUs (the collectives' backend is NCCL and
  * there is a GPU per rank), and the words for where it runs: "nccl", "cpu ranks", or
- * "cpu ranks (more ranks than GPUs)". */
+ * "cpu ranks (more ranks than GPUs)". A finished run is shown only for the configuration
+ * it ran (backend included), so these words are also where the shown figures came from:
+ * every label of the screen that says where something ran uses them. */
 bool par_on_gpus(const struct app *a);
 const char *par_backend_note(const struct app *a);
 
@@ -68,8 +76,5 @@ void par_cancelled(struct app *a);
 bool par_training(const struct app *a);
 /* Apply a worker result; true when it belonged to the outstanding training job. */
 bool par_apply(struct app *a, const struct result *r);
-
-/* Draw the whole screen (pardraw.c). */
-void par_draw(struct app *a, int rows, int cols);
 
 #endif

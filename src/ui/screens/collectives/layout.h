@@ -13,15 +13,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/coll.h"
+#include "../../../core/coll.h"
+#include "../../kit/rect.h"
 
-#define LAYOUT_MIN_COLS 80
-#define LAYOUT_MIN_ROWS 24
 #define LAYOUT_SIDE_COLS 120 /* from this width the measured panel goes beside */
-
-struct rect {
-    int y, x, h, w;
-};
 
 enum layout_mode {
     LAYOUT_TOO_SMALL, /* below 80x24: the screen shows only a message */
@@ -64,7 +59,8 @@ int layout_compute(int rows, int cols, int nranks, size_t work_len,
 /* The x of value cell i of rank r's box/row, and its line (for drawing highlights). */
 void layout_cell_pos(const struct layout *l, int r, size_t i, int *y, int *x);
 
-/* Whether two rectangles share a cell (for tests and assertions). */
-bool rect_overlap(struct rect a, struct rect b);
+/* Move every rectangle of l by (dy, dx): layout_compute works at the origin, the screen
+ * draws wherever its rect is. */
+void layout_shift(struct layout *l, int dy, int dx);
 
 #endif

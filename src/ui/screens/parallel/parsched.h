@@ -10,8 +10,8 @@
 
 #include <stdbool.h>
 
-#include "../core/coll.h"
-#include "../parallel/train.h"
+#include "../../../core/coll.h"
+#include "../../../parallel/train.h"
 
 #define PSCHED_MAX_MICRO 16
 #define PSCHED_MAX_TICKS (2 * (PSCHED_MAX_MICRO + CV_MAX_RANKS))

@@ -10,16 +10,19 @@
  * as on the collectives screen, with this plan step's writes reversed and sends
  * underlined. The pipeline adds its ideal schedule (model) beside the measured timeline.
  * The panel holds the lecture-scale run, everything labelled measured or model. */
-#include "par.h"
-
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
-#include "app.h"
-#include "text.h"
+#include "../../../core/util.h"
+#include "pardraw.h"
+
+#include "../../app.h"
+#include "../../frame.h"
+#include "../../overlays/overlays.h"
+#include "../../kit/text.h"
+#include "par.h"
 
 /* ---- small helpers ---- */
 
@@ -52,7 +55,7 @@ static void par_time(double s, char *buf, size_t n)
 
 static void par_title(const struct app *a, struct rect r)
 {
-    const struct par_view *v = &a->par->view;
+    const struct par_view *v = &PAR(a)->view;
     const struct train_config *c = &v->cfg;
     attr_t t = a->th.role[TH_TITLE];
     draw_fill(r, t);
@@ -75,7 +78,7 @@ static void par_title(const struct app *a, struct rect r)
 
 static void par_status(const struct app *a, struct rect r)
 {
-    const struct par_view *v = &a->par->view;
+    const struct par_view *v = &PAR(a)->view;
     int f = par_frame_of(a);
     int x = r.x + 1, end = r.x + r.w;
     x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "frame %d/%d", v->ok ? f + 1 : 0,
@@ -108,7 +111,7 @@ static void par_status(const struct app *a, struct rect r)
 static void par_box_label(const struct app *a, int r, int f, bool idle, int width, char *buf,
                           size_t n)
 {
-    const struct par_view *v = &a->par->view;
+    const struct par_view *v = &PAR(a)->view;
     const struct train_config *c = &v->cfg;
     char forms[8][96];
     int nf = 0;
@@ -259,7 +262,7 @@ static void par_matrix(const struct app *a, const struct par_cells *c, int y, in
 
 static void par_boxes(const struct app *a)
 {
-    const struct par_screen *p = a->par;
+    const struct par_screen *p = PAR(a);
     const struct par_view *v = &p->view;
     const struct par_layout *l = &p->lay;
     int f = par_frame_of(a);
@@ -269,17 +272,24 @@ static void par_boxes(const struct app *a)
         bool idle = false;
         int n = par_frame_cells(v, f, r, l->key_only, c, PROBE_MAX_MATS, &idle);
         bool hot = par_rank_hot(v, f, r, idle);
+        bool pointed = a->sc.hl == HL_RANK && a->sc.hl_index == r;
         char label[128];
         int iy, ix;
         if (l->borders) {
             par_box_label(a, r, f, idle, b.w - 4, label, sizeof label);
-            draw_frame(a, b, hot ? a->th.role[TH_BORDER_HOT] : a->th.role[TH_BORDER], label,
-                       a->th.rank[r] | A_BOLD);
+            draw_frame(b,
+                       pointed ? a->th.role[TH_HL]
+                       : hot   ? a->th.role[TH_BORDER_HOT]
+                               : a->th.role[TH_BORDER],
+                       label, a->th.rank[r] | A_BOLD);
             iy = b.y + 1;
             ix = b.x + 2;
         } else {
             par_box_label(a, r, f, idle, b.w, label, sizeof label);
-            draw_put(b.y, b.x, b.w, a->th.rank[r] | A_BOLD | (hot ? A_UNDERLINE : 0), label);
+            draw_put(b.y, b.x, b.w,
+                     pointed ? a->th.role[TH_HL]
+                             : a->th.rank[r] | A_BOLD | (hot ? A_UNDERLINE : 0),
+                     label);
             iy = b.y + 1;
             ix = b.x;
         }
@@ -334,7 +344,7 @@ static void par_entries(const struct app *a, struct rect r, char (*items)[96], i
 
 static void par_xfers(const struct app *a, struct rect r)
 {
-    const struct par_view *v = &a->par->view;
+    const struct par_view *v = &PAR(a)->view;
     int f = par_frame_of(a);
     const struct par_tick *t = par_frame_tick(v, f);
     if (!t || r.h < 1) return;
@@ -404,7 +414,7 @@ static void par_xfers(const struct app *a, struct rect r)
 
 static void par_gantt_ideal(const struct app *a, struct rect r, int tw)
 {
-    const struct par_view *v = &a->par->view;
+    const struct par_view *v = &PAR(a)->view;
     const struct psched *s = &v->sched;
     const struct theme *th = &a->th;
     int col = par_frame_sched_col(v, par_frame_of(a));
@@ -513,7 +523,7 @@ static void par_gantt_measured(const struct app *a, struct rect r)
 
 static void par_gantt(const struct app *a, struct rect r)
 {
-    const struct par_view *v = &a->par->view;
+    const struct par_view *v = &PAR(a)->view;
     if (r.h < 3 || !v->have_sched) return;
     const struct psched *s = &v->sched;
     int tw = 3;
@@ -539,7 +549,8 @@ static void par_gantt(const struct app *a, struct rect r)
         x += draw_putf(y, x, r.x + r.w - x, th->role[TH_MEASURED] | A_BOLD, "measured %.2f",
                        sum->bubble_measured);
         draw_putf(y, x, r.x + r.w - x, th->role[TH_DIM],
-                  " (idle share of the span, cpu ranks, steps 2-%d)", sum->steps_done);
+                  " (idle share of the span, %s, steps 2-%d)", par_backend_note(a),
+                  sum->steps_done);
     }
 }
 
@@ -547,7 +558,7 @@ static void par_gantt(const struct app *a, struct rect r)
 
 static void par_what(const struct app *a, struct rect r)
 {
-    const struct par_view *v = &a->par->view;
+    const struct par_view *v = &PAR(a)->view;
     char text[800];
     par_frame_text(v, par_frame_of(a), text, sizeof text);
     char lines[4][256];
@@ -561,7 +572,7 @@ static void par_what(const struct app *a, struct rect r)
 
 static void par_panel_state(const struct app *a, struct plines *p, int width)
 {
-    const struct par_screen *ps = a->par;
+    const struct par_screen *ps = PAR(a);
     const struct theme *th = &a->th;
     struct train_config want;
     par_lecture_of(a, &want);
@@ -839,7 +850,7 @@ static void par_panel_summary(const struct app *a, const struct train_summary *s
 
 static void par_panel(const struct app *a, struct rect r)
 {
-    const struct par_layout *l = &a->par->lay;
+    const struct par_layout *l = &PAR(a)->lay;
     const struct theme *th = &a->th;
     const struct train_summary *s = par_summary(a);
     char cfg[128];
@@ -858,7 +869,7 @@ static void par_panel(const struct app *a, struct rect r)
     char title[192];
     snprintf(title, sizeof title, "measured on %s%slecture scale: %s", par_backend_note(a),
              a->g->sep, cfg);
-    draw_frame(a, r, th->role[TH_BORDER], title, th->role[TH_LABEL] | A_BOLD);
+    draw_frame(r, th->role[TH_BORDER], title, th->role[TH_LABEL] | A_BOLD);
     struct rect in = {r.y + 1, r.x + 2, r.h - 2, r.w - 4};
     if (l->panel_side) {
         struct plines p = {.n = 0};
@@ -901,10 +912,10 @@ static void par_panel(const struct app *a, struct rect r)
 
 /* ---- the screen ---- */
 
-void par_draw(struct app *a, int rows, int cols)
+void par_draw(struct app *a, struct rect area)
 {
-    if (!a->par || a->par->shapes_utf8 != a->utf8) par_rebuild(a);
-    struct par_screen *p = a->par;
+    if (!PAR(a) || PAR(a)->shapes_utf8 != a->utf8) par_rebuild(a);
+    struct par_screen *p = PAR(a);
     const struct par_view *v = &p->view;
     int W = v->cfg.nranks;
     struct par_layout_content c = {
@@ -919,11 +930,12 @@ void par_draw(struct app *a, int rows, int cols)
         c.gantt_rows = v->sched.stages + 3;
         c.gantt_w = 4 + v->sched.ticks * 2 + 3 + 4 + 24;
     }
-    if (!par_layout_compute(rows, cols, &c, &p->lay)) {
+    if (!par_layout_compute(area.h, area.w, &c, &p->lay)) {
         a->nbar = 0;
-        draw_too_small_notice(a, rows, cols);
+        overlay_too_small(a, area, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
         return;
     }
+    par_layout_shift(&p->lay, area.y, area.x);
     const struct par_layout *l = &p->lay;
     par_title(a, l->title);
     par_status(a, l->status);
@@ -934,7 +946,39 @@ void par_draw(struct app *a, int rows, int cols)
     }
     par_what(a, l->what);
     par_panel(a, l->panel);
-    draw_key_bar(a, l->bar, KEYS_ON_PAR);
-    if (a->help) draw_help_overlay(a, rows, cols);
-    if (a->hw_open) draw_hw_overlay(a, rows, cols);
+    frame_bar(a, l->bar, KEYS_ON_PAR);
+}
+
+/* The help overlay's legend for this screen: colours, how values are written, where the
+ * panel's figures come from. */
+void par_help(const struct app *a, struct plines *p, int width)
+{
+    const struct theme *th = &a->th;
+    struct pline *l = pl_new(p);
+    pl_add(l, A_BOLD, "colours ");
+    for (int k = 0; k < 4 && k < CV_MAX_RANKS; k++)
+        pl_add(l, th->rank[k] | A_BOLD, "r%d ", k);
+    pl_add(l, A_NORMAL, "%s a value holding that rank's input only", a->g->ell);
+    l = pl_new(p);
+    pl_add(l, A_NORMAL, "        ");
+    pl_add(l, th->role[TH_REDUCED], " %s ", a->g->sigma);
+    pl_add(l, A_NORMAL, " partial reduction (several ranks)  ");
+    pl_add(l, th->role[TH_COMPLETE], " %s ", a->g->sigma);
+    pl_add(l, A_NORMAL, " all ranks reduced");
+    l = pl_new(p);
+    pl_add(l, A_NORMAL, "        ");
+    pl_add(l, th->role[TH_DST], "written");
+    pl_add(l, A_NORMAL, "/");
+    pl_add(l, th->role[TH_SRC], "sent");
+    pl_add(l, A_NORMAL, " by this step  %s no data", a->g->dot);
+    l = pl_new(p);
+    pl_add(l, A_BOLD, "values  ");
+    pl_add(l, A_NORMAL, "83 under %s is 0.83; ", a->utf8 ? "\u00d710\u207b\u00b2" : "x1e-2");
+    pl_add(l, th->role[TH_OK], "%s", a->g->ok);
+    pl_add(l, A_NORMAL, " equals the single-device value");
+    const struct train_summary *s = par_summary(a);
+    char t[200];
+    snprintf(t, sizeof t, "panel   %s on %s at lecture scale; \"model\" marks formulas",
+             s ? "measured" : "to be measured", par_backend_note(a));
+    pl_wrapped_max(p, A_NORMAL, width, t, 2);
 }

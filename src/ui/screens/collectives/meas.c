@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/util.h"
-#include "text.h"
+#include "../../../core/util.h"
+#include "../../kit/text.h"
 
 void meas_init(struct meas *m)
 {
@@ -187,4 +187,10 @@ int meas_bar_eighths(double value, double max, int rows)
     if (e < 1) e = 1;
     if (e > rows * 8) e = rows * 8;
     return e;
+}
+
+const char *meas_single_rank_note(void)
+{
+    return "W=1: nothing crosses between ranks, so no algbw or busbw: size/time of a "
+           "one-rank call is not a transfer rate";
 }

@@ -16,15 +16,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../backend/backend.h"
-#include "../core/util.h"
-#include "text.h"
+#include "../../backend/backend.h"
+#include "../../core/util.h"
+#include "../kit/text.h"
 
 #ifdef HAVE_NCCL
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "../backend/nccl/nccl_info.h"
+#include "../../backend/nccl/nccl_info.h"
 #endif
 
 #define HW_PROC_MAX ((size_t)8 << 20) /* /proc/cpuinfo of a very large machine */

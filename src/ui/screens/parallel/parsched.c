@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "../core/util.h"
+#include "../../../core/util.h"
 
 struct psched_op {
     bool fwd;

@@ -20,10 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/plan.h"
-#include "../core/trace.h"
-#include "../parallel/probe.h"
-#include "../parallel/train.h"
+#include "../../../core/plan.h"
+#include "../../../core/trace.h"
+#include "../../../parallel/probe.h"
+#include "../../../parallel/train.h"
 #include "parsched.h"
 
 #define PAR_MIN_RANKS 2

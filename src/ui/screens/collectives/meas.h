@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../worker/worker.h"
+#include "../../../worker/worker.h"
 
 #define MEAS_SWEEP_MAX 24
 
@@ -80,6 +80,11 @@ void meas_formula(enum coll c, int nranks, size_t bytes, double time_us, bool ut
                   size_t symlen, char *num, size_t numlen);
 /* busbw from S, t and W by the formula above (GB/s, 1e9 B/s). */
 double meas_busbw(enum coll c, int nranks, size_t bytes, double time_us);
+
+/* What the panel says instead of algbw and busbw when the run had one rank: nothing
+ * crosses between ranks, so size/time is not a transfer rate (the CLI's bench prints the
+ * same warning). */
+const char *meas_single_rank_note(void);
 
 /* Short size label for the sweep axis: "4K", "256K", "64M", "1G". */
 void meas_size_label(size_t bytes, char *buf, size_t n);

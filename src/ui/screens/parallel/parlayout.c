@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "text.h"
+#include "../../kit/text.h"
 
 #define PANEL_SIDE_MIN_COLS 150 /* the panel's loss table and napkin lines need ~56 columns */
 #define PANEL_SIDE_W_MIN 58
@@ -237,4 +237,14 @@ bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
         }
     }
     return false;
+}
+
+void par_layout_shift(struct par_layout *l, int dy, int dx)
+{
+    struct rect *all[] = {&l->title, &l->status, &l->anim,  &l->xfers,
+                          &l->gantt, &l->what,   &l->panel, &l->bar};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        *all[i] = rect_shift(*all[i], dy, dx);
+    for (int r = 0; r < PAR_MAX_RANKS; r++)
+        l->box[r] = rect_shift(l->box[r], dy, dx);
 }
