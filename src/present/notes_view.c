@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "../core/util.h"
-#include "../ui/text.h"
-#include "../ui/theme.h"
+#include "../ui/kit/text.h"
+#include "../ui/kit/theme.h"
 #include "notes_ipc.h"
 
 #define NOTES_MIN_COLS 30

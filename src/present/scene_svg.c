@@ -11,6 +11,7 @@
 #include "../core/util.h"
 #include "../ui/app.h"
 #include "../ui/kit/svg.h"
+#include "../ui/screens/screens.h"
 
 int scene_svg_write(const struct scene *sc, int cols, int rows, bool text, bool inline_svg,
                     const char *title, FILE *f, char *err, size_t errlen)
@@ -22,22 +23,27 @@ int scene_svg_write(const struct scene *sc, int cols, int rows, bool text, bool 
     if (rc != CV_OK) return rc;
     struct app *a = xcalloc(1, sizeof *a);
     app_init(a);
-    a->sc = *sc;
     a->auto_measure = false;
+    a->embedded = true; /* a picture of the scene: no key bar */
     a->utf8 = true;
     a->g = glyphs_get(true);
     theme_init(&a->th, true);
     a->color = a->th.color;
-    app_rebuild(a);
-    app_backend_text(a);
-    draw_screen(a);
-    if (text)
-        svg_write_text(stdscr, f);
-    else
-        svg_write(stdscr, f, title, !inline_svg);
+    rc = app_set_scene(a, sc, err, errlen);
+    if (rc == CV_OK) {
+        app_backend_text(a);
+        draw_begin(a->g, a->utf8);
+        erase();
+        app_screen(a)->draw(a, (struct rect){0, 0, rows, cols});
+        if (text)
+            svg_write_text(stdscr, f);
+        else
+            svg_write(stdscr, f, title, !inline_svg);
+    }
     app_free(a);
     free(a);
     svg_offscreen_close(&o);
+    if (rc != CV_OK) return rc;
     return ferror(f) ? cv_err(err, errlen, CV_EINVAL, "svg: write failed") : CV_OK;
 }
 
