@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../core/util.h"
+#include "kit/svg.h"
 #include "screens/screens.h"
 
 #define APP_PLAY_PERIOD_S 1.0
@@ -228,6 +229,16 @@ static void app_common(struct app *a, enum ui_action act, struct scene *next, do
         a->help = !a->help;
         a->hw_open = false;
         break;
+    case ACT_EXPORT: {
+        /* The screen as last drawn (this key has not redrawn it yet). */
+        char name[600], err[300];
+        if (svg_export_files(stdscr, o->name, name, sizeof name, err, sizeof err) == CV_OK)
+            snprintf(a->msg, sizeof a->msg, "wrote %.180s and .txt",
+                     strncmp(name, "./", 2) == 0 ? name + 2 : name);
+        else
+            snprintf(a->msg, sizeof a->msg, "%.199s", err);
+        break;
+    }
     case ACT_CLOSE:
         a->help = a->hw_open = false;
         break;
