@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "present/notes_view.h"
+#include "present/present.h"
 #include "present/scene_svg.h"
 #include "ui/ui.h"
 #include "version.h"
@@ -31,7 +32,11 @@ static void usage_subcommands(FILE *f)
                "Subcommands:\n");
     for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
         fprintf(f, "  %-7s %s\n", subcommands[i].name, subcommands[i].help);
-    fprintf(f, "  -V, --version  print the version\n");
+    fprintf(
+        f,
+        "  -V, --version  print the version\n"
+        "\nusage: collviz --present PATH [options]   (a lesson file or folder, full screen;\n"
+        "       --present x --help for its options and keys)\n");
 }
 
 int main(int argc, char **argv)
@@ -43,6 +48,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "collviz: unknown subcommand '%s' (try --help)\n", argv[1]);
         return 2;
     }
+    if (argc > 1 && argv[1][0] == '-' && present_wanted(argc, argv))
+        return present_main(argc, argv);
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         int rc = ui_main(argc, argv);
         usage_subcommands(stdout);

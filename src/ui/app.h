@@ -79,8 +79,9 @@ struct app {
     bool playing;
     double next_tick; /* now_s() of the next auto-advance */
     bool help;
-    bool hw_open;  /* the backends and hardware overlay (b) */
-    bool embedded; /* the screen is drawn inside a frame (a lesson): no key bar of its own */
+    bool hw_open;    /* the backends and hardware overlay (b) */
+    bool embedded;   /* the screen is drawn inside a frame (a lesson): no key bar of its own */
+    bool big_digits; /* per-rank values in block digits where they fit (the presenter) */
     bool utf8, color;
     struct theme th;
     const struct glyphs *g;
