@@ -18,6 +18,7 @@
 #include "../../../core/util.h"
 #include "../../app.h"
 #include "../../frame.h"
+#include "../../kit/bigdigits.h"
 #include "../../kit/text.h"
 #include "../../overlays/overlays.h"
 #include "collectives.h"
@@ -115,9 +116,40 @@ static void draw_value(const struct app *a, int y, int x, float v, unsigned mask
     else if (hl & HL_SRC)
         at |= a->th.role[TH_SRC];
     int cw = a->lay.cell_w;
+    if (a->lay.cell_h == BIG_H) {
+        /* Block digits: a tile of the value's colours, the digits right-aligned in it. */
+        draw_fill((struct rect){y, x, BIG_H, cw}, at);
+        if (mask == 0)
+            draw_put(y + BIG_H / 2, x + cw - 1, 1, at, t);
+        else
+            big_draw(stdscr, y, x + cw - big_width(t), t, at, a->utf8);
+        return;
+    }
     int pad = cw - text_width(t);
     snprintf(cell, sizeof cell, "%*s%s", pad > 0 ? pad : 0, "", t);
     draw_put(y, x, cw, at, cell);
+}
+
+/* Columns of the widest value of any snapshot in block digits, or -1 when one has no block
+ * glyphs (an exponent, a NaN): then the screen keeps plain numbers. */
+static int coll_big_cell_w(const struct app *a)
+{
+    int w = 1;
+    size_t L = a->plan.work_len;
+    for (size_t s = 0; s < a->trace.nsnap; s++)
+        for (int r = 0; r < a->plan.nranks; r++) {
+            const float *v = trace_buf(&a->trace, s, r);
+            const uint32_t *m = trace_mask(&a->trace, s, r);
+            for (size_t i = 0; i < L; i++) {
+                if (!m[i]) continue;
+                char t[32];
+                text_value(t, sizeof t, v[i]);
+                int bw = big_width(t);
+                if (bw < 0) return -1;
+                if (bw > w) w = bw;
+            }
+        }
+    return w;
 }
 
 /* The marker row: runs of cells with the same in/out tag drawn as "╰─in─╯". A run owns its
@@ -257,7 +289,7 @@ static void draw_ranks(const struct app *a)
             draw_put(y, x, l->cell_w, a->th.role[TH_DIM], a->g->ell);
         }
         if (l->marks)
-            draw_marks(a, r, b.y + 1 + l->value_lines);
+            draw_marks(a, r, b.y + 1 + l->value_lines * l->cell_h);
         else
             draw_brackets(a, r);
     }
@@ -371,7 +403,18 @@ void coll_draw(struct app *a, struct rect r)
         if (w > c.label_w) c.label_w = w;
     }
     size_t L = a->have_trace ? a->plan.work_len : 1;
-    layout_compute(r.h, r.w, a->sc.nranks, L, &c, &a->lay);
+    /* Block digits (the presenter's back row) when every value of every rank still shows
+     * in boxes; otherwise the plain layout. */
+    bool big = false;
+    if (a->big_digits && a->have_trace) {
+        struct layout_content bc = c;
+        bc.cell_w = coll_big_cell_w(a);
+        bc.cell_h = BIG_H;
+        big = bc.cell_w > 0 &&
+              layout_compute(r.h, r.w, a->sc.nranks, L, &bc, &a->lay) == LAYOUT_BOXES &&
+              a->lay.shown == L;
+    }
+    if (!big) layout_compute(r.h, r.w, a->sc.nranks, L, &c, &a->lay);
     if (a->lay.mode == LAYOUT_TOO_SMALL) {
         a->nbar = 0;
         overlay_too_small(a, r, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);

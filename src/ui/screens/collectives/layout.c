@@ -48,7 +48,7 @@ static size_t layout_shown(size_t work_len, size_t cap)
 /* The best grid of boxes in aw x bh. Arrangements that show every value win (the one with
  * the fewest lines of values per box, then the fewest rows of boxes); with truncate=true
  * and no such arrangement, the one that shows the most values. */
-static bool fit_boxes(int aw, int bh, int n, size_t L, int cw, int label_w, bool marks,
+static bool fit_boxes(int aw, int bh, int n, size_t L, int cw, int ch, int label_w, bool marks,
                       bool truncate, struct fit *best)
 {
     bool found = false;
@@ -65,7 +65,7 @@ static bool fit_boxes(int aw, int bh, int n, size_t L, int cw, int label_w, bool
         int lines = div_up(L, (size_t)per_line);
         if (marks && lines > 1)
             continue; /* a marker row only reads unambiguously under a single line */
-        int h = 2 + lines + (marks ? 1 : 0);
+        int h = 2 + lines * ch + (marks ? 1 : 0);
         struct fit f = {.mode = LAYOUT_BOXES, .gc = gc, .gr = gr, .marks = marks};
         if (gr * h <= bh) {
             f.full = true;
@@ -73,7 +73,7 @@ static bool fit_boxes(int aw, int bh, int n, size_t L, int cw, int label_w, bool
             f.shown = L;
         } else {
             if (!truncate) continue;
-            f.lines = bh / gr - 2 - (marks ? 1 : 0);
+            f.lines = (bh / gr - 2 - (marks ? 1 : 0)) / ch;
             if (f.lines < 1) continue;
             f.shown = layout_shown(L, (size_t)f.lines * (size_t)per_line);
             if (f.shown == 0) continue;
@@ -94,7 +94,7 @@ static bool fit_boxes(int aw, int bh, int n, size_t L, int cw, int label_w, bool
         f.bw = want < bw_max ? want : bw_max;
         f.per_line = (f.bw - 4 + f.gap) / step;
         if (f.full) f.lines = div_up(L, (size_t)f.per_line);
-        f.bh = 2 + f.lines + (marks ? 1 : 0);
+        f.bh = 2 + f.lines * ch + (marks ? 1 : 0);
         if (f.full) {
             /* Fewest value lines per box (rows of numbers read best), then fewest rows
              * of boxes. A truncating candidate never beats a full one. */
@@ -114,24 +114,25 @@ static bool fit_boxes(int aw, int bh, int n, size_t L, int cw, int label_w, bool
 }
 
 /* One line (or a few) per rank: "r3 │ 6 10 14 18". */
-static bool fit_rows(int aw, int bh, int n, size_t L, int cw, bool truncate, struct fit *f)
+static bool fit_rows(int aw, int bh, int n, size_t L, int cw, int ch, bool truncate,
+                     struct fit *f)
 {
     int per_line = (aw - ROW_LABEL_W - 1 + 1) / (cw + 1); /* -1: the closing ']' slot */
-    if (per_line < 1 || bh < n) return false;
+    if (per_line < 1 || bh < n * ch) return false;
     int lines = div_up(L, (size_t)per_line);
     *f = (struct fit){
         .mode = LAYOUT_ROWS, .gc = 1, .gr = n, .bw = aw, .per_line = per_line, .gap = 1};
-    if (n * lines <= bh) {
+    if (n * lines * ch <= bh) {
         f->full = true;
         f->lines = lines;
         f->shown = L;
     } else {
         if (!truncate) return false;
-        f->lines = bh / n;
+        f->lines = bh / (n * ch);
         f->shown = layout_shown(L, (size_t)f->lines * (size_t)per_line);
         if (f->shown == 0) return false;
     }
-    f->bh = f->lines;
+    f->bh = f->lines * ch;
     return true;
 }
 
@@ -149,6 +150,7 @@ enum stage { STAGE_BOXES_MARKS, STAGE_BOXES, STAGE_ROWS, STAGE_SQUEEZE, STAGE_TR
 static bool fit_anim(enum stage st, int aw, int ah, int n, size_t L,
                      const struct layout_content *c, bool legend, struct fit *f, int *xr_out)
 {
+    int ch = c->cell_h > 1 ? c->cell_h : 1;
     int xper = xfer_per_row(aw, c->xfer_w);
     int xr_need = c->nxfers > 0 ? div_up((size_t)c->nxfers, (size_t)xper) : 1;
     int xr_want = st == STAGE_TRUNCATE ? 1 : clampi(xr_need, 1, XFER_MAX_ROWS);
@@ -158,21 +160,21 @@ static bool fit_anim(enum stage st, int aw, int ah, int n, size_t L,
         bool ok = false;
         switch (st) {
         case STAGE_BOXES_MARKS:
-            ok = fit_boxes(aw, bh, n, L, c->cell_w, c->label_w, true, false, f);
+            ok = fit_boxes(aw, bh, n, L, c->cell_w, ch, c->label_w, true, false, f);
             break;
         case STAGE_BOXES:
-            ok = fit_boxes(aw, bh, n, L, c->cell_w, c->label_w, false, false, f);
+            ok = fit_boxes(aw, bh, n, L, c->cell_w, ch, c->label_w, false, false, f);
             break;
         case STAGE_ROWS:
         case STAGE_SQUEEZE:
-            ok = fit_boxes(aw, bh, n, L, c->cell_w, c->label_w, true, false, f) ||
-                 fit_boxes(aw, bh, n, L, c->cell_w, c->label_w, false, false, f) ||
-                 fit_rows(aw, bh, n, L, c->cell_w, false, f);
+            ok = fit_boxes(aw, bh, n, L, c->cell_w, ch, c->label_w, true, false, f) ||
+                 fit_boxes(aw, bh, n, L, c->cell_w, ch, c->label_w, false, false, f) ||
+                 fit_rows(aw, bh, n, L, c->cell_w, ch, false, f);
             break;
         case STAGE_TRUNCATE: {
             struct fit a, b;
-            bool ha = fit_boxes(aw, bh, n, L, c->cell_w, c->label_w, false, true, &a);
-            bool hb = fit_rows(aw, bh, n, L, c->cell_w, true, &b);
+            bool ha = fit_boxes(aw, bh, n, L, c->cell_w, ch, c->label_w, false, true, &a);
+            bool hb = fit_rows(aw, bh, n, L, c->cell_w, ch, true, &b);
             if (ha && (!hb || a.shown >= b.shown))
                 *f = a;
             else if (hb)
@@ -201,6 +203,7 @@ void layout_cell_pos(const struct layout *l, int r, size_t i, int *y, int *x)
     const struct rect *b = &l->box[r];
     int line = (int)(i / (size_t)l->per_line), col = (int)(i % (size_t)l->per_line);
     int step = l->cell_w + (l->cell_gap > 0 ? l->cell_gap : 1);
+    line *= l->cell_h > 1 ? l->cell_h : 1;
     if (l->mode == LAYOUT_ROWS) {
         *y = b->y + line;
         *x = b->x + ROW_LABEL_W + col * step;
@@ -219,6 +222,7 @@ int layout_compute(int rows, int cols, int nranks, size_t work_len,
     /* Cells at least two wide: single digits stay apart and a one-cell run of the in/out
      * marker row still has room for "out" or "i/o". */
     out->cell_w = c->cell_w < 2 ? 2 : c->cell_w;
+    out->cell_h = c->cell_h > 1 ? c->cell_h : 1;
     if (rows < LAYOUT_MIN_ROWS || cols < LAYOUT_MIN_COLS || nranks < 1 ||
         nranks > CV_MAX_RANKS) {
         out->mode = LAYOUT_TOO_SMALL;

@@ -27,6 +27,7 @@ enum layout_mode {
 /* What there is to show, beyond the terminal size and the buffers' shape. */
 struct layout_content {
     int cell_w;          /* columns of the widest value in any snapshot (at least 2 are used) */
+    int cell_h;          /* rows of one value: 0 or 1 = text, BIG_H = block digits */
     int label_w;         /* columns of the widest box label ("rank 2 · cpu thread") */
     int nxfers;          /* transfers in the current step */
     int xfer_w;          /* columns of one transfer entry */
@@ -47,6 +48,7 @@ struct layout {
     size_t shown;                  /* values shown per rank (< work_len: the rest is elided) */
     bool marks;                    /* BOXES: a marker row saying which cells are in / out */
     int cell_w;
+    int cell_h;               /* rows of one value (1, or BIG_H for block digits) */
     int cell_gap;             /* columns between values: 2 where there is room, else 1 */
     int xfer_cols, xfer_rows; /* transfer entries per row, rows of entries */
     int what_lines;           /* lines of `what` for the sentence; the rest of it: summary */
