@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# collviz --present on the fixture lesson (tests/lessons/01-present.md, 4 slides: text,
+# all-reduce from step 0, reduce-scatter from step 1, text): PageDown/PageUp walk the scene
+# steps and then the slides, Esc and F5 do nothing, '.' blanks and the next key only
+# unblanks, g N Enter / Home / End / n / p jump, --auto advances and a key pauses it, block
+# digits toggle, the speaker notes never reach the presenter's pane, a too-small terminal
+# gets a centred message, q and SIGTERM restore the terminal.
+. "$(dirname "$0")/lib.sh" "$1"
+HERE=$(cd "$(dirname "$0")" && pwd)
+FIX=$HERE/../lessons/01-present.md
+xdg=$(mktemp -d)
+chmod 700 "$xdg"
+trap 'tm_cleanup_all; rm -rf "$xdg"' EXIT
+ARGS="--present $FIX --backend cpu --no-measure"
+
+# The presenter's pane must never show a speaker note.
+no_notes() {
+    tm_screen | grep -qE "NOTE-|greet the room" && fail "a speaker note is on the presenter's screen ($1)"
+    return 0
+}
+# The pane's shell reports the terminal modes after the program: canonical and echo again.
+restored() {
+    tm_wait "icanon" 5 || fail "no stty report ($1)"
+    tm_screen | grep -qE "(^| )-icanon|(^| )-echo( |$)" && fail "terminal left raw after $1"
+    tm_screen | grep -qE "(^| )icanon echo( |$)" || fail "icanon echo not reported after $1"
+}
+# at "slide X/N..." TEXT: wait for the footer and a text of the slide.
+at() {
+    tm_wait "$1" 5 || fail "expected '$1'"
+    [ -z "${2:-}" ] || tm_wait "$2" 5 || fail "expected '$2' with '$1'"
+    no_notes "$1"
+}
+
+tm_start 120 40 "$ARGS" "XDG_RUNTIME_DIR=$xdg"
+at "slide 1/4 · Presenter fixture" "Welcome to the ring"
+tm_screen | grep -qF "• one chunk moves per step" || fail "narration list not drawn"
+tm_keys NPage
+at "slide 2/4 · step 0/6" "All-reduce on four ranks"
+tm_screen | grep -q "collviz · all-reduce" || fail "the slide's scene is not drawn"
+for s in 1 2 3 4 5 6; do
+    tm_keys NPage
+    at "slide 2/4 · step $s/6"
+done
+tm_keys Space
+at "slide 3/4 · step 1/3" "Reduce-scatter alone" # its scene starts at step 1
+tm_keys PPage
+at "slide 3/4 · step 0/3"
+tm_keys PPage
+at "slide 2/4 · step 6/6" # back into the previous slide at its last step
+tm_keys Left
+at "slide 2/4 · step 5/6"
+tm_keys Right
+at "slide 2/4 · step 6/6"
+
+# Clickers send Esc and F5: neither quits nor moves.
+tm_keys Escape
+tm_keys F5
+sleep 0.5
+tm_screen | grep -q "EXITED" && fail "Esc or F5 quit the presenter"
+at "slide 2/4 · step 6/6"
+
+# Blank: everything goes; the next key only brings it back (it does not also move).
+tm_keys .
+tm_wait_gone "slide 2/4" 3 || fail "'.' did not blank the screen"
+[ -z "$(tm_screen | tr -d ' \n')" ] || fail "the blank screen is not empty"
+tm_keys n
+at "slide 2/4 · step 6/6"
+tm_keys b
+tm_wait_gone "slide 2/4" 3 || fail "'b' did not blank the screen"
+tm_keys NPage
+at "slide 2/4 · step 6/6"
+
+# Whole slides and jumps.
+tm_keys g 4 Enter
+at "slide 4/4" "Wrap-up"
+tm_screen | grep -qF "Raw <b>markup</b> & friends stay text." || fail "raw HTML not shown as text"
+tm_keys NPage
+at "this is the last slide"
+tm_keys Home
+at "slide 1/4" "Welcome to the ring"
+tm_keys End
+at "slide 4/4"
+tm_keys p
+at "slide 3/4 · step 1/3"
+tm_keys g 9 Enter
+at "no slide 9 (1..4)"
+tm_keys n
+at "slide 4/4"
+
+# Block digits: on by default where they fit (the reduce-scatter's values at 120x40), d
+# toggles them.
+tm_keys p
+at "slide 3/4 · step 1/3"
+tm_screen | grep -q "███" || fail "no block digits at 120x40"
+tm_keys d
+at "block digits off"
+tm_wait_gone "███" 3 || fail "d did not turn block digits off"
+tm_squeezed | grep -q "│ 0 1 7 3 " || fail "plain values of rank 0 at step 1 not shown"
+tm_keys d
+at "block digits on"
+tm_wait "███" 3 || fail "d did not turn block digits on"
+
+# Too small, then back.
+tm resize-window -t main -x 70 -y 20
+tm_wait "terminal too small: 70x20, need 80x30" 5 || fail "no too-small message"
+tm_screen | grep -q "slide 3/4" && fail "a half-drawn screen below the minimum"
+tm resize-window -t main -x 120 -y 40
+at "slide 3/4 · step 1/3"
+
+tm_keys q
+tm_wait "EXITED:0" 5 || fail "q did not quit"
+restored "q"
+
+# --auto: slides advance on their own; any key pauses; a resumes.
+tm_cleanup
+tm_start 120 40 "$ARGS --auto 1" "XDG_RUNTIME_DIR=$xdg"
+at "slide 1/4"
+tm_wait "slide 2/4" 4 || fail "--auto 1 did not advance"
+tm_keys x
+at "auto-advance paused"
+sleep 2.2
+tm_screen | grep -q "slide 2/4" || fail "--auto went on after a key"
+tm_keys a
+tm_wait "slide 3/4" 4 || fail "a did not resume --auto"
+
+# SIGTERM: the terminal comes back, the status is 128+15.
+pid=$(tm_pid)
+kill -TERM "$pid"
+tm_wait "EXITED:143" 5 || fail "SIGTERM: no exit 143"
+restored "SIGTERM"
+
+# Bad input: one line, exit 2, before the screen starts.
+"$BIN" --present /nonexistent.md >/dev/null 2>"$xdg/err"
+[ $? -eq 2 ] || fail "missing lesson: exit status not 2"
+[ "$(wc -l <"$xdg/err")" -eq 1 ] && grep -q "nonexistent.md" "$xdg/err" || fail "missing lesson: $(cat "$xdg/err")"
+"$BIN" --present "$FIX" --auto 0 >/dev/null 2>"$xdg/err"
+[ $? -eq 2 ] && grep -q "auto: bad value '0'" "$xdg/err" || fail "--auto 0 accepted: $(cat "$xdg/err")"
+"$BIN" --present "$FIX" --name ../x >/dev/null 2>"$xdg/err"
+[ $? -eq 2 ] && grep -q "bad name '../x'" "$xdg/err" || fail "--name ../x accepted"
+echo "ok: --present walks steps and slides, Esc/F5 harmless, blank, jumps, --auto, block digits, too small, q and SIGTERM restore"
