@@ -276,10 +276,7 @@ static void pres_reload(struct pres *p)
     struct lesson_set fresh;
     char err[400];
     if (pres_load(p->path, &fresh, err, sizeof err) != CV_OK) {
-        snprintf(p->reload_err, sizeof p->reload_err,
-                 "reload failed, showing the last good "
-                 "version: %.340s",
-                 err);
+        snprintf(p->reload_err, sizeof p->reload_err, "%s", err);
         return;
     }
     lesson_set_free(&p->set);
@@ -332,6 +329,16 @@ static void pres_elapsed(char *buf, size_t n, long s)
         snprintf(buf, n, "%02ld:%02ld", s / 60, s % 60);
 }
 
+/* An error "path/to/01-x.md:12: message" with only the file's name: the footer is short. */
+static const char *pres_short_path(const char *msg)
+{
+    const char *colon = strchr(msg, ':');
+    const char *slash = NULL;
+    for (const char *q = msg; colon && q < colon; q++)
+        if (*q == '/') slash = q;
+    return slash ? slash + 1 : msg;
+}
+
 static void pres_footer(struct pres *p, struct rect r, double now)
 {
     const struct theme *th = &p->a->th;
@@ -341,27 +348,31 @@ static void pres_footer(struct pres *p, struct rect r, double now)
     if (pres_slide(p)->has_scene && p->scene_ok && pres_nsteps(p) > 0)
         n += snprintf(left + n, sizeof left - (size_t)n, "%sstep %ld/%ld", sep, p->pos.step,
                       pres_nsteps(p));
+    size_t short_len = (size_t)n;
     snprintf(left + n, sizeof left - (size_t)n, "%s%s", sep,
              pres_lesson(p)->title ? pres_lesson(p)->title : "");
     pres_elapsed(el, sizeof el, (long)(now - p->t0));
     snprintf(right, sizeof right, "%s%s ",
              p->auto_s > 0 ? (p->auto_on ? "auto  " : "auto paused  ") : "", el);
-    int rw = text_width(right);
-    attr_t dim = th->role[TH_DIM];
-    int lw = draw_put(r.y, r.x, r.w / 2 > 20 ? r.w / 2 : 20, dim, left);
-    draw_put(r.y, r.x + r.w - rw, rw, th->role[TH_STEP], right);
-    /* The middle: the g prompt, an error, or a notice. */
+    /* The middle: the g prompt, a reload error, or a notice. */
     char mid[480] = "";
     attr_t mat = th->role[TH_WARN];
-    if (p->go.active)
+    if (p->go.active) {
         snprintf(mid, sizeof mid, "go to slide: %s_ (Enter)", p->go.digits);
-    else if (p->reload_err[0]) {
-        snprintf(mid, sizeof mid, "%s", p->reload_err);
+    } else if (p->reload_err[0]) {
+        snprintf(mid, sizeof mid, "reload failed (last good version shown): %s",
+                 pres_short_path(p->reload_err));
         mat = th->role[TH_BAD];
-    } else if (p->msg[0])
+    } else if (p->msg[0]) {
         snprintf(mid, sizeof mid, "%s", p->msg);
-    int mx = r.x + lw + 2, mw = r.w - lw - rw - 4;
-    if (mid[0] && mw > 4) draw_put(r.y, mx, mw, mat, mid);
+    }
+    int rw = text_width(right), mw = text_width(mid);
+    /* The lesson's title gives way to a message. */
+    if (mid[0] && text_width(left) + 2 + mw + rw > r.w) left[short_len] = '\0';
+    int lw = draw_put(r.y, r.x, r.w - rw - 1, th->role[TH_DIM], left);
+    draw_put(r.y, r.x + r.w - rw, rw, th->role[TH_STEP], right);
+    int mx = r.x + lw + 2, room = r.w - lw - rw - 3;
+    if (mid[0] && room > 4) draw_put(r.y, mx, room, mat, mid);
 }
 
 static void pres_blank(struct pres *p, int rows, int cols)
