@@ -103,4 +103,41 @@ shot parallel_pp_gantt "--scene 'screen=parallel scheme=pp step=9'" "measured, s
     fail=1
 shot parallel_ddp_measured "--scene 'screen=parallel scheme=ddp step=13'" \
     "same loss as 1 device" || fail=1
+# Presenter mode on the test fixture, and the speaker's notes terminal following it.
+# Both run with a private XDG_RUNTIME_DIR so the notes socket is theirs alone.
+shot_present() {
+    local xdg
+    xdg=$(mktemp -d) && chmod 700 "$xdg" || return 1
+    local fix="$HERE/../lessons/01-present.md" envs="env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 XDG_RUNTIME_DIR=$xdg"
+    tm_kill
+    SOCK="collviz-shots-$$-present"
+    tm -f /dev/null new-session -d -x $COLS -y $ROWS -s shot \
+        "$envs $BIN --present $fix --backend cpu --no-measure; sleep 600"
+    tm set-option -t shot status off >/dev/null
+    tm new-session -d -x 100 -y 24 -s notes "$envs $BIN notes; sleep 600"
+    tm set-option -t notes status off >/dev/null
+    wait_for "slide 1/4" 30 || return 1
+    local k
+    for k in NPage NPage NPage NPage; do tm send-keys -t shot "$k"; done
+    wait_for "slide 2/4 · step 3/6" 10 || return 1
+    sleep 0.5
+    tm capture-pane -p -e -N -t shot >"$OUT/present_allreduce.ans"
+    "$PY" "$HERE/render_png.py" "$OUT/present_allreduce.ans" "$OUT/present_allreduce.png" $COLS $ROWS || return 1
+    rm -f "$OUT/present_allreduce.ans"
+    echo "screenshots: $OUT/present_allreduce.png"
+    local end=$(($(date +%s) + 10))
+    until tm capture-pane -p -t notes | grep -qF "NOTE-TWO"; do
+        [ "$(date +%s)" -le $end ] || { echo "screenshots: notes did not follow" >&2; return 1; }
+        sleep 0.2
+    done
+    tm capture-pane -p -e -N -t notes >"$OUT/present_notes.ans"
+    "$PY" "$HERE/render_png.py" "$OUT/present_notes.ans" "$OUT/present_notes.png" 100 24 || return 1
+    rm -f "$OUT/present_notes.ans"
+    echo "screenshots: $OUT/present_notes.png"
+    tm send-keys -t notes q
+    tm send-keys -t shot q
+    sleep 0.3
+    rm -rf "$xdg"
+}
+shot_present || fail=1
 exit $fail

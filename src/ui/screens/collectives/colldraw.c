@@ -101,6 +101,33 @@ static int draw_tag(const struct app *a, int r, size_t i)
     return (i >= in0 && i < in0 + inn ? 1 : 0) | (i >= out0 && i < out0 + outn ? 2 : 0);
 }
 
+/* A value in block digits, right-aligned in its cell_w x BIG_H tile. The digits always show
+ * in the value's colour on the terminal's background: a colour pair with a background of its
+ * own (partial and full reductions) is drawn reversed, so its background colour becomes the
+ * ink. What the step does to the value shades the rest of the tile: written (reverse) with
+ * "░", sent (underline) with "·". */
+static void draw_big_value(const struct app *a, int y, int x, const char *t, unsigned mask,
+                           attr_t at)
+{
+    int cw = a->lay.cell_w;
+    short f = -1, b = -1;
+    if (PAIR_NUMBER(at) > 0) pair_content((short)PAIR_NUMBER(at), &f, &b);
+    attr_t ink = (at & ~(A_REVERSE | A_UNDERLINE)) ^ (b >= 0 ? A_REVERSE : 0);
+    const char *shade = NULL;
+    if (at & A_REVERSE)
+        shade = a->utf8 ? "\u2591" : ":";
+    else if (at & A_UNDERLINE)
+        shade = a->utf8 ? "\u00b7" : ".";
+    if (shade)
+        for (int r = 0; r < BIG_H; r++)
+            for (int k = 0; k < cw; k++)
+                draw_put(y + r, x + k, 1, ink, shade);
+    if (mask == 0)
+        draw_put(y + BIG_H / 2, x + cw - 1, 1, at, t);
+    else
+        big_draw(stdscr, y, x + cw - big_width(t), t, ink, a->utf8);
+}
+
 static void draw_value(const struct app *a, int y, int x, float v, unsigned mask,
                        unsigned char hl)
 {
@@ -117,12 +144,7 @@ static void draw_value(const struct app *a, int y, int x, float v, unsigned mask
         at |= a->th.role[TH_SRC];
     int cw = a->lay.cell_w;
     if (a->lay.cell_h == BIG_H) {
-        /* Block digits: a tile of the value's colours, the digits right-aligned in it. */
-        draw_fill((struct rect){y, x, BIG_H, cw}, at);
-        if (mask == 0)
-            draw_put(y + BIG_H / 2, x + cw - 1, 1, at, t);
-        else
-            big_draw(stdscr, y, x + cw - big_width(t), t, at, a->utf8);
+        draw_big_value(a, y, x, t, mask, at);
         return;
     }
     int pad = cw - text_width(t);
