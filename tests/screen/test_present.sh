@@ -123,6 +123,16 @@ tm_screen | grep -q "slide 2/4" || fail "--auto went on after a key"
 tm_keys a
 tm_wait "slide 3/4" 4 || fail "a did not resume --auto"
 
+# A scene with autoplay steps on its own, and stops at its last step.
+printf '# Auto\n\nIt moves.\n\n```scene\ncollective: all_gather\nautoplay: 0.5\n```\n' >"$xdg/01-auto.md"
+tm_cleanup
+tm_start 120 40 "--present $xdg/01-auto.md --backend cpu --no-measure" "XDG_RUNTIME_DIR=$xdg"
+at "slide 1/1 · step 0/3"
+tm_wait "step 1/3" 3 || fail "autoplay did not step"
+tm_wait "step 3/3" 4 || fail "autoplay did not reach the last step"
+sleep 1
+tm_screen | grep -qF "step 3/3" || fail "autoplay went past the end"
+
 # SIGTERM: the terminal comes back, the status is 128+15.
 pid=$(tm_pid)
 kill -TERM "$pid"
