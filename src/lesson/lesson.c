@@ -634,18 +634,6 @@ static bool parse_param(struct ctx *c, int line, const char *v, struct lesson_pa
     return true;
 }
 
-/* Formula characters: names, numbers, + - * / ^ ( ) , and blanks. No assignment,
- * comparison, ternary or strings. */
-static bool formula_chars_ok(const char *f, char *bad)
-{
-    for (const char *p = f; *p; p++)
-        if (!(isalnum((unsigned char)*p) || strchr("_.+-*/^(), \t", *p))) {
-            *bad = *p;
-            return false;
-        }
-    return true;
-}
-
 /* Evaluate e's formula at vals; on failure or a non-finite value, an error naming them. */
 static bool formula_at(struct ctx *c, struct lesson_exercise *e, const double *vals, double *r)
 {
@@ -811,20 +799,15 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
                 }
             if (!dup) e.nparams++;
             break;
-        case K_ANSWER: {
-            char badc;
+        case K_ANSWER:
             e.answer_line = l.no;
             if (vn > LESSON_MAX_FORMULA) {
                 perr(c, l.no, "answer: formula too long (%zu characters; at most %d)", vn,
                      LESSON_MAX_FORMULA);
                 bad = true;
-            } else if (!formula_chars_ok(val, &badc)) {
-                perr(c, l.no, "answer: character '%c' is not allowed in a formula", badc);
-                bad = true;
             } else
-                snprintf(e.formula, sizeof e.formula, "%s", val);
+                memcpy(e.formula, val, vn + 1); /* checked and evaluated in check_formula */
             break;
-        }
         case K_UNITS: {
             enum ex_dim dim;
             double scale;
