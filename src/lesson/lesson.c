@@ -628,7 +628,7 @@ static bool parse_param(struct ctx *c, int line, const char *v, struct lesson_pa
         }
         p->ranged = true;
     }
-    snprintf(p->name, sizeof p->name, "%s", name);
+    memcpy(p->name, name, strlen(name) + 1); /* shorter than p->name: checked above */
     p->integer = is_integer(p->value) && is_integer(p->lo) && is_integer(p->hi);
     p->line = line;
     return true;
@@ -768,7 +768,7 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
                 perr(c, l.no, "exercise: bad id '%s' (letters a-z, digits, '-')", val);
                 bad = true;
             } else
-                snprintf(e.id, sizeof e.id, "%s", val);
+                memcpy(e.id, val, strlen(val) + 1); /* valid_id: shorter than e.id */
             break;
         case K_TYPE:
             if (e.type == LEX_TYPE_COUNT) {
@@ -1883,16 +1883,32 @@ int lesson_set_add(struct lesson_set *set, const char *path, struct lesson_error
     closedir(d);
     qsort(names, n, sizeof *names, cmp_names);
     int rc = CV_OK;
+    char *real_dir = realpath(path, NULL);
     for (size_t i = 0; i < n; i++) {
         size_t pl = strlen(path);
         char *full = xmalloc(pl + strlen(names[i]) + 2);
         sprintf(full, "%s%s%s", path, pl && path[pl - 1] == '/' ? "" : "/", names[i]);
-        struct lesson L;
-        if (lesson_load_file(full, &L, errs) != CV_OK || set_add_lesson(set, &L, errs) != CV_OK)
+        /* a link that leads out of the folder is not read: a lesson folder cannot make
+         * collviz open another file */
+        char *real = realpath(full, NULL);
+        size_t dl = real_dir ? strlen(real_dir) : 0;
+        if (!real || !real_dir || strncmp(real, real_dir, dl) != 0 || real[dl] != '/') {
+            struct ctx fc = {.path = full, .errs = errs};
+            perr(&fc, 0, "%s",
+                 real ? "leads outside the lessons folder: not read"
+                      : "cannot resolve the file name");
             rc = CV_EINVAL;
+        } else {
+            struct lesson L;
+            if (lesson_load_file(full, &L, errs) != CV_OK ||
+                set_add_lesson(set, &L, errs) != CV_OK)
+                rc = CV_EINVAL;
+        }
+        free(real);
         free(full);
         free(names[i]);
     }
+    free(real_dir);
     free(names);
     return rc;
 }

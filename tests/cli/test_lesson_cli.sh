@@ -94,6 +94,14 @@ n = d["slides"][2]["exercises"][0]
 assert abs(n["answer"] - 60.0) < 1e-12, n   # 2*3/4 * 1e9 B / 0.025 s = 60e9 B/s
 ' "$tmp/out" || fail "README example answers"
 
+# a link in a lessons folder that leads outside it is not read
+mkdir -p "$tmp/linked"
+cp ok/02-bandwidth.md "$tmp/linked/01-fine.md"
+ln -s /etc/passwd "$tmp/linked/02-escape.md"
+run "check link out" 2 lesson check "$tmp/linked"
+same "check link out" "$tmp/err" "$tmp/linked/02-escape.md: leads outside the lessons folder: not read"
+same "check link out (ok)" "$tmp/out" "$tmp/linked/01-fine.md: ok (lesson bandwidth, 1 slide, 1 exercise)"
+
 # ---- show --------------------------------------------------------------------------------
 run "show json" 0 lesson show ok/01-ring.md --format json
 python3 - "$tmp/out" <<'EOF' || fail "show json: contents"

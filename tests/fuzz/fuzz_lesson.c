@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
 
