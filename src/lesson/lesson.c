@@ -586,11 +586,14 @@ static bool parse_param(struct ctx *c, int line, const char *v, struct lesson_pa
         perr(c, line, "param: bad name");
         return false;
     }
-    bool ok = (name[0] >= 'a' && name[0] <= 'z') || name[0] == '_';
+    /* lower case as the format says, and upper case too: the lecture names its sizes
+     * L, B and D */
+    bool ok = isalpha((unsigned char)name[0]) || name[0] == '_';
     for (const char *q = name; *q; q++)
-        if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_')) ok = false;
+        if (!(isalnum((unsigned char)*q) || *q == '_') || (unsigned char)*q >= 0x80) ok = false;
     if (!ok) {
-        perr(c, line, "param: bad name '%s' (a-z, 0-9, '_', not starting with a digit)", name);
+        perr(c, line, "param: bad name '%s' (letters, digits, '_', not starting with a digit)",
+             name);
         return false;
     }
     char *rest = eq + 1;
@@ -625,21 +628,9 @@ static bool parse_param(struct ctx *c, int line, const char *v, struct lesson_pa
         }
         p->ranged = true;
     }
-    snprintf(p->name, sizeof p->name, "%s", name);
+    memcpy(p->name, name, strlen(name) + 1); /* shorter than p->name: checked above */
     p->integer = is_integer(p->value) && is_integer(p->lo) && is_integer(p->hi);
     p->line = line;
-    return true;
-}
-
-/* Formula characters: names, numbers, + - * / ^ ( ) , and blanks. No assignment,
- * comparison, ternary or strings. */
-static bool formula_chars_ok(const char *f, char *bad)
-{
-    for (const char *p = f; *p; p++)
-        if (!(isalnum((unsigned char)*p) || strchr("_.+-*/^(), \t", *p))) {
-            *bad = *p;
-            return false;
-        }
     return true;
 }
 
@@ -777,7 +768,7 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
                 perr(c, l.no, "exercise: bad id '%s' (letters a-z, digits, '-')", val);
                 bad = true;
             } else
-                snprintf(e.id, sizeof e.id, "%s", val);
+                memcpy(e.id, val, strlen(val) + 1); /* valid_id: shorter than e.id */
             break;
         case K_TYPE:
             if (e.type == LEX_TYPE_COUNT) {
@@ -808,20 +799,15 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
                 }
             if (!dup) e.nparams++;
             break;
-        case K_ANSWER: {
-            char badc;
+        case K_ANSWER:
             e.answer_line = l.no;
             if (vn > LESSON_MAX_FORMULA) {
                 perr(c, l.no, "answer: formula too long (%zu characters; at most %d)", vn,
                      LESSON_MAX_FORMULA);
                 bad = true;
-            } else if (!formula_chars_ok(val, &badc)) {
-                perr(c, l.no, "answer: character '%c' is not allowed in a formula", badc);
-                bad = true;
             } else
-                snprintf(e.formula, sizeof e.formula, "%s", val);
+                memcpy(e.formula, val, vn + 1); /* checked and evaluated in check_formula */
             break;
-        }
         case K_UNITS: {
             enum ex_dim dim;
             double scale;
@@ -841,7 +827,8 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
             size_t n = strlen(val);
             if (n < 2 || val[n - 1] != '%' ||
                 (val[n - 1] = '\0', !parse_plain_number(val, &t)) || !(t > 0 && t <= 100)) {
-                perr(c, l.no, "tolerance: bad value '%s' (a percentage, e.g. 1%%)", v);
+                perr(c, l.no, "tolerance: bad value '%.*s' (a percentage, e.g. 1%%)", (int)vn,
+                     v);
                 bad = true;
             } else
                 e.tolerance = t / 100.0;
@@ -1896,16 +1883,32 @@ int lesson_set_add(struct lesson_set *set, const char *path, struct lesson_error
     closedir(d);
     qsort(names, n, sizeof *names, cmp_names);
     int rc = CV_OK;
+    char *real_dir = realpath(path, NULL);
     for (size_t i = 0; i < n; i++) {
         size_t pl = strlen(path);
         char *full = xmalloc(pl + strlen(names[i]) + 2);
         sprintf(full, "%s%s%s", path, pl && path[pl - 1] == '/' ? "" : "/", names[i]);
-        struct lesson L;
-        if (lesson_load_file(full, &L, errs) != CV_OK || set_add_lesson(set, &L, errs) != CV_OK)
+        /* a link that leads out of the folder is not read: a lesson folder cannot make
+         * collviz open another file */
+        char *real = realpath(full, NULL);
+        size_t dl = real_dir ? strlen(real_dir) : 0;
+        if (!real || !real_dir || strncmp(real, real_dir, dl) != 0 || real[dl] != '/') {
+            struct ctx fc = {.path = full, .errs = errs};
+            perr(&fc, 0, "%s",
+                 real ? "leads outside the lessons folder: not read"
+                      : "cannot resolve the file name");
             rc = CV_EINVAL;
+        } else {
+            struct lesson L;
+            if (lesson_load_file(full, &L, errs) != CV_OK ||
+                set_add_lesson(set, &L, errs) != CV_OK)
+                rc = CV_EINVAL;
+        }
+        free(real);
         free(full);
         free(names[i]);
     }
+    free(real_dir);
     free(names);
     return rc;
 }
