@@ -21,11 +21,17 @@ BLAS_CFLAGS    := $(shell $(PKG_CONFIG) --cflags openblas 2>/dev/null)
 BLAS_LIBS      := $(shell $(PKG_CONFIG) --libs openblas 2>/dev/null)
 HAVE_OPENBLAS  ?= $(if $(BLAS_LIBS),1,)
 HAVE_NCCL      ?= $(shell test -x $(NVCC) && test -f $(CUDA_HOME)/include/nccl.h && echo 1)
+# Lessons (src/lesson): md4c reads Markdown, muParser evaluates answer formulas (C++ inside,
+# hence -lstdc++), cJSON writes `collviz lesson ... --format json`. Required.
+LESSON_CFLAGS  := $(shell $(PKG_CONFIG) --cflags md4c muparser 2>/dev/null)
+LESSON_LIBS    := $(shell $(PKG_CONFIG) --libs md4c 2>/dev/null || echo -lmd4c) \
+                  $(shell $(PKG_CONFIG) --libs muparser 2>/dev/null || echo -lmuparser) \
+                  $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null || echo -lcjson) -lstdc++
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-CPPFLAGS += -D_GNU_SOURCE -Isrc $(NCURSES_CFLAGS)
+CPPFLAGS += -D_GNU_SOURCE -Isrc $(NCURSES_CFLAGS) $(LESSON_CFLAGS)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
-LDLIBS   := $(NCURSES_LIBS) -lpthread -lm
+LDLIBS   := $(NCURSES_LIBS) $(LESSON_LIBS) -lpthread -lm
 
 SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backend.c $(wildcard src/backend/cpu/*.c) \
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/cli/*.c) \
