@@ -307,7 +307,9 @@ static void show_text(const struct lesson *L, bool notes)
                 continue;
             }
             printf("  ");
-            if (B->kind == LBLOCK_ITEM)
+            if (B->kind == LBLOCK_ITEM && B->first && B->ordinal)
+                printf("%*s%d. ", (B->depth - 1) * 2, "", B->ordinal);
+            else if (B->kind == LBLOCK_ITEM)
                 printf("%*s%s", (B->depth - 1) * 2, "", B->first ? "- " : "  ");
             if (B->kind == LBLOCK_QUOTE) printf("> ");
             for (size_t k = 0; k < B->nspans; k++) {

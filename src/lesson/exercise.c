@@ -65,6 +65,16 @@ int ex_formula_eval(const char *formula, const char *const *names, const double 
                       LESSON_MAX_FORMULA);
     if (n > LESSON_MAX_PARAMS)
         return cv_err(err, errlen, CV_EINVAL, "more than %d variables", LESSON_MAX_PARAMS);
+    /* names, numbers, + - * / ^ ( ) , and blanks: no assignment, comparison, ternary or
+     * string reaches muParser */
+    for (const char *p = formula; *p; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch < 0x80 && (isalnum(ch) || strchr("_.+-*/^(), \t", ch))) continue;
+        if (ch >= 0x20 && ch < 0x7f)
+            return cv_err(err, errlen, CV_EINVAL, "character '%c' is not allowed in a formula",
+                          ch);
+        return cv_err(err, errlen, CV_EINVAL, "byte 0x%02x is not allowed in a formula", ch);
+    }
     muParserHandle_t h = mupCreate(muBASETYPE_FLOAT);
     if (!h) return cv_err(err, errlen, CV_ENOMEM, "formula parser could not start");
     mupClearConst(h);

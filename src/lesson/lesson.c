@@ -586,11 +586,14 @@ static bool parse_param(struct ctx *c, int line, const char *v, struct lesson_pa
         perr(c, line, "param: bad name");
         return false;
     }
-    bool ok = (name[0] >= 'a' && name[0] <= 'z') || name[0] == '_';
+    /* lower case as the format says, and upper case too: the lecture names its sizes
+     * L, B and D */
+    bool ok = isalpha((unsigned char)name[0]) || name[0] == '_';
     for (const char *q = name; *q; q++)
-        if (!((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_')) ok = false;
+        if (!(isalnum((unsigned char)*q) || *q == '_') || (unsigned char)*q >= 0x80) ok = false;
     if (!ok) {
-        perr(c, line, "param: bad name '%s' (a-z, 0-9, '_', not starting with a digit)", name);
+        perr(c, line, "param: bad name '%s' (letters, digits, '_', not starting with a digit)",
+             name);
         return false;
     }
     char *rest = eq + 1;
@@ -628,18 +631,6 @@ static bool parse_param(struct ctx *c, int line, const char *v, struct lesson_pa
     snprintf(p->name, sizeof p->name, "%s", name);
     p->integer = is_integer(p->value) && is_integer(p->lo) && is_integer(p->hi);
     p->line = line;
-    return true;
-}
-
-/* Formula characters: names, numbers, + - * / ^ ( ) , and blanks. No assignment,
- * comparison, ternary or strings. */
-static bool formula_chars_ok(const char *f, char *bad)
-{
-    for (const char *p = f; *p; p++)
-        if (!(isalnum((unsigned char)*p) || strchr("_.+-*/^(), \t", *p))) {
-            *bad = *p;
-            return false;
-        }
     return true;
 }
 
@@ -808,20 +799,15 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
                 }
             if (!dup) e.nparams++;
             break;
-        case K_ANSWER: {
-            char badc;
+        case K_ANSWER:
             e.answer_line = l.no;
             if (vn > LESSON_MAX_FORMULA) {
                 perr(c, l.no, "answer: formula too long (%zu characters; at most %d)", vn,
                      LESSON_MAX_FORMULA);
                 bad = true;
-            } else if (!formula_chars_ok(val, &badc)) {
-                perr(c, l.no, "answer: character '%c' is not allowed in a formula", badc);
-                bad = true;
             } else
-                snprintf(e.formula, sizeof e.formula, "%s", val);
+                memcpy(e.formula, val, vn + 1); /* checked and evaluated in check_formula */
             break;
-        }
         case K_UNITS: {
             enum ex_dim dim;
             double scale;
@@ -841,7 +827,8 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
             size_t n = strlen(val);
             if (n < 2 || val[n - 1] != '%' ||
                 (val[n - 1] = '\0', !parse_plain_number(val, &t)) || !(t > 0 && t <= 100)) {
-                perr(c, l.no, "tolerance: bad value '%s' (a percentage, e.g. 1%%)", v);
+                perr(c, l.no, "tolerance: bad value '%.*s' (a percentage, e.g. 1%%)", (int)vn,
+                     v);
                 bad = true;
             } else
                 e.tolerance = t / 100.0;
