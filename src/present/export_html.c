@@ -137,9 +137,14 @@ static int export_slide(FILE *f, const struct lesson *l, size_t i, char *err, si
         sc.step = SCENE_STEP_END;
         sc.autoplay = 0;
         fputs("<figure>\n", f);
-        rc = scene_svg_write(&sc, SCENE_SVG_COLS, SCENE_SVG_ROWS, false, true, s->title, f, err,
-                             errlen);
-        if (rc != CV_OK) return rc;
+        char why[300];
+        if (scene_svg_write(&sc, SCENE_SVG_COLS, SCENE_SVG_ROWS, false, true, s->title, f, why,
+                            sizeof why) != CV_OK) {
+            /* A scene this build cannot draw (a screen still to come): say so, go on. */
+            fputs("<p class=\"noscene\"><em>No picture of this slide's scene: ", f);
+            export_esc(f, why);
+            fputs("</em></p>\n", f);
+        }
         char words[600];
         scene_format(&sc, words, sizeof words);
         fputs("<figcaption>The scene at its last step, drawn by collviz: <code>", f);

@@ -115,6 +115,17 @@ MD
 grep -q "\[image: the ring diagram\]" "$tmp/img.html" || fail "image not replaced by its alt text"
 grep -qE "src=|example.com" "$tmp/img.html" && fail "the image's remote address is in the handout"
 
+# A scene this build cannot draw (a screen still to come) does not stop the handout: the
+# slide says why it has no picture. Once the screen exists, it gets its picture.
+printf '# Tiers\n\nFrom HBM to ethernet.\n\n```scene\nscreen: hierarchy\n```\n' >"$tmp/01-h.md"
+"$BIN" lesson export "$tmp/01-h.md" --format html -o "$tmp/h.html" || fail "hierarchy lesson exit $?"
+if "$BIN" svg --scene "screen=hierarchy" >/dev/null 2>&1; then
+    grep -q "<svg" "$tmp/h.html" || fail "the hierarchy scene has no picture"
+else
+    grep -q "No picture of this slide's scene: screen hierarchy is not in this build" "$tmp/h.html" ||
+        fail "a scene without a screen is not explained"
+fi
+
 # A folder: its lessons in order. Standard output without -o.
 "$BIN" lesson export "$HERE/../lessons" --format html >"$tmp/dir.html" || fail "folder export exit $?"
 grep -q "<h1>Presenter fixture</h1>" "$tmp/dir.html" || fail "folder export lacks the fixture"
