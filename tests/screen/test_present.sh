@@ -31,9 +31,15 @@ at() {
     no_notes "$1"
 }
 
-tm_start 120 40 "$ARGS" "XDG_RUNTIME_DIR=$xdg"
+mkdir "$xdg/exp"
+tm_start 120 40 "$ARGS" "XDG_RUNTIME_DIR=$xdg" "COLLVIZ_EXPORT_DIR=$xdg/exp"
 at "slide 1/4 · Presenter fixture" "Welcome to the ring"
 tm_screen | grep -qF "• one chunk moves per step" || fail "narration list not drawn"
+# e: the presenter's screen as SVG and text, as the audience sees it (no note in it).
+tm_keys e
+at "wrote $xdg/exp/collviz-present-"
+grep -q "Welcome to the ring" "$xdg"/exp/collviz-present-*.txt || fail "exported text lacks the slide"
+grep -q "NOTE-" "$xdg"/exp/collviz-present-*.svg && fail "a note in the exported SVG"
 tm_keys NPage
 at "slide 2/4 · step 0/6" "All-reduce on four ranks"
 tm_screen | grep -q "collviz · all-reduce" || fail "the slide's scene is not drawn"
@@ -133,7 +139,23 @@ tm_wait "step 3/3" 4 || fail "autoplay did not reach the last step"
 sleep 1
 tm_screen | grep -qF "step 3/3" || fail "autoplay went past the end"
 
+# A backend that cannot run here: the panel gives the reason and the talk goes on (where
+# NCCL does run, the panel is NCCL's).
+tm_cleanup
+tm_start 120 40 "--present $FIX --backend nccl" "XDG_RUNTIME_DIR=$xdg"
+at "slide 1/4"
+tm_keys n
+at "slide 2/4 · step 0/6"
+tm_wait "no backend: nccl:" 5 || tm_wait "measured · nccl" 5 || fail "no reason for the missing backend"
+tm_keys NPage
+at "slide 2/4 · step 1/6"
+tm_keys q
+tm_wait "EXITED:0" 5 || fail "q did not quit (nccl)"
+
 # SIGTERM: the terminal comes back, the status is 128+15.
+tm_cleanup
+tm_start 120 40 "$ARGS" "XDG_RUNTIME_DIR=$xdg"
+at "slide 1/4"
 pid=$(tm_pid)
 kill -TERM "$pid"
 tm_wait "EXITED:143" 5 || fail "SIGTERM: no exit 143"
