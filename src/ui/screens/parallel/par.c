@@ -130,7 +130,14 @@ void par_train(struct app *a)
 
 void par_train_if_needed(struct app *a)
 {
-    if (!par_summary(a) && !par_training(a)) par_train(a);
+    if (par_summary(a)) return;
+    if (par_training(a)) {
+        /* A run of another configuration (switching schemes quickly) gives way. */
+        struct train_config want;
+        par_lecture_of(a, &want);
+        if (par_same_config(&PAR(a)->train_cfg, &want)) return;
+    }
+    par_train(a);
 }
 
 const struct train_summary *par_summary(const struct app *a)

@@ -66,7 +66,8 @@ void par_free(struct app *a);
 size_t par_nsteps(const struct app *a);
 
 /* Post a JOB_TRAIN for the scene (cancelling what the worker runs); no-op without one.
- * par_train_if_needed posts only when no finished run matches the scene. */
+ * par_train_if_needed posts only when no finished or running run matches the scene (a run
+ * for another configuration is cancelled). */
 void par_train(struct app *a);
 void par_train_if_needed(struct app *a);
 /* The finished lecture-scale run of the scene's configuration, or NULL. */
