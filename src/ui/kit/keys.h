@@ -49,7 +49,7 @@
     X(SIZE_DOWN, KEYS_ON_COLL, NULL, NULL, "halve measurement size", '[')                      \
     X(SIZE_UP, KEYS_ON_COLL, "[/]", "size", "double measurement size", ']')                    \
     X(BACKENDS, KEYS_ON_ALL, NULL, "backends", "backends, GPUs, NCCL", 'b')                    \
-    X(EXPORT, KEYS_ON_ALL, NULL, NULL, "write the screen as collviz-*.svg and .txt", 'e')      \
+    X(EXPORT, KEYS_ON_ALL, NULL, NULL, "screen to SVG and text", 'e')                          \
     X(HELP, KEYS_ON_ALL, NULL, "help", "help on/off", '?', KEY_F(1))                           \
     X(CLOSE, KEYS_ON_ALL, NULL, NULL, "close help / backends", 27)                             \
     X(QUIT, KEYS_ON_ALL, NULL, "quit", "quit", 'q')

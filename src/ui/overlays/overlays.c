@@ -37,6 +37,15 @@ void overlay_help(const struct app *a, struct rect t)
         avail = avail0;
         ncol = (rows_n + avail - 1) / avail;
     }
+    /* Still a column short: the box may cover the key bar too (the bar's keys, other than
+     * these, wait while the help is open anyway). */
+    int bar = 1, avail1 = H - 2 - LEGEND_H;
+    if (avail1 >= 1 && (rows_n + avail1 - 1) / avail1 < ncol) {
+        gap = 0;
+        bar = 0;
+        avail = avail1;
+        ncol = (rows_n + avail - 1) / avail;
+    }
     int per_col = (rows_n + ncol - 1) / ncol;
     int colw = (Wd - 6) / ncol;
     if (colw > 40) colw = 40;
@@ -46,8 +55,8 @@ void overlay_help(const struct app *a, struct rect t)
         if (pl_width(&p.l[i]) + 4 > lw) lw = pl_width(&p.l[i]) + 4;
     if (lw > w) w = lw;
     int h = per_col + LEGEND_H + 2 + gap;
-    if (h > H - 1) h = H - 1;
-    struct rect r = {t.y + (H - 1 - h) / 2, t.x + (Wd - w) / 2, h, w};
+    if (h > H - bar) h = H - bar;
+    struct rect r = {t.y + (H - bar - h) / 2, t.x + (Wd - w) / 2, h, w};
     draw_fill(r, A_NORMAL);
     draw_frame(r, th->role[TH_LABEL] | A_BOLD, "help: keys (? or Esc closes)", A_BOLD);
     int kw = 11;
