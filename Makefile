@@ -37,9 +37,9 @@ SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backen
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/ui/*/*.c) \
            $(wildcard src/ui/screens/*/*.c) $(wildcard src/cli/*.c) \
            $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)
-# Presenter mode (src/present) and the drawing kit's files (src/ui/kit); $^ drops the
-# duplicates should the kit already be listed above.
-SRC_LIB += $(wildcard src/ui/kit/*.c) $(wildcard src/present/*.c)
+# Presenter mode, speaker notes and handouts (src/present); md4c-html renders the handout's
+# narration.
+SRC_LIB += $(wildcard src/present/*.c)
 LDLIBS  += -lmd4c-html
 CU_SRC  :=
 ifeq ($(HAVE_OPENBLAS),1)
