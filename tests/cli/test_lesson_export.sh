@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_lesson_export.sh - `collviz lesson export FILE --format html -o OUT.html` on the test
-# fixture (tests/lessons/01-present.md): the HTML parses with balanced tags, has every slide
+# fixture (tests/lesson/present/01-present.md): the HTML parses with balanced tags, has every slide
 # title and one inline <svg> per slide with a scene, no script and no remote reference, never
 # a speaker note; the all-reduce picture, read back into its cells, shows 6 10 14 18 on each
 # of the 4 ranks at the last step. Bad input: exit 2 with the reason.
@@ -9,7 +9,7 @@ set -u
 BIN=${1:?usage: test_lesson_export.sh BIN [ASAN_BIN]}
 ASAN_BIN=${2:-}
 HERE=$(cd "$(dirname "$0")" && pwd)
-FIX=$HERE/../lessons/01-present.md
+FIX=$HERE/../lesson/present/01-present.md
 fails=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -127,7 +127,7 @@ else
 fi
 
 # A folder: its lessons in order. Standard output without -o.
-"$BIN" lesson export "$HERE/../lessons" --format html >"$tmp/dir.html" || fail "folder export exit $?"
+"$BIN" lesson export "$HERE/../lesson/present" --format html >"$tmp/dir.html" || fail "folder export exit $?"
 grep -q "<h1>Presenter fixture</h1>" "$tmp/dir.html" || fail "folder export lacks the fixture"
 
 # Bad input: exit 2 and the reason.

@@ -108,7 +108,7 @@ shot parallel_ddp_measured "--scene 'screen=parallel scheme=ddp step=13'" \
 shot_present() {
     local xdg
     xdg=$(mktemp -d) && chmod 700 "$xdg" || return 1
-    local fix="$HERE/../lessons/01-present.md" envs="env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 XDG_RUNTIME_DIR=$xdg"
+    local fix="$HERE/../lesson/present/01-present.md" envs="env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 XDG_RUNTIME_DIR=$xdg"
     tm_kill
     SOCK="collviz-shots-$$-present"
     tm -f /dev/null new-session -d -x $COLS -y $ROWS -s shot \

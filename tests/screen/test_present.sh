@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# collviz --present on the fixture lesson (tests/lessons/01-present.md, 4 slides: text,
+# collviz --present on the fixture lesson (tests/lesson/present/01-present.md, 4 slides: text,
 # all-reduce from step 0, reduce-scatter from step 1, text): PageDown/PageUp walk the scene
 # steps and then the slides, Esc and F5 do nothing, '.' blanks and the next key only
 # unblanks, g N Enter / Home / End / n / p jump, --auto advances and a key pauses it, block
@@ -7,7 +7,7 @@
 # gets a centred message, q and SIGTERM restore the terminal.
 . "$(dirname "$0")/lib.sh" "$1"
 HERE=$(cd "$(dirname "$0")" && pwd)
-FIX=$HERE/../lessons/01-present.md
+FIX=$HERE/../lesson/present/01-present.md
 xdg=$(mktemp -d)
 chmod 700 "$xdg"
 trap 'tm_cleanup_all; rm -rf "$xdg"' EXIT

@@ -6,7 +6,7 @@
 # a presenter that went away and follows the next one; q restores its terminal.
 . "$(dirname "$0")/lib.sh" "$1"
 HERE=$(cd "$(dirname "$0")" && pwd)
-FIX=$HERE/../lessons/01-present.md
+FIX=$HERE/../lesson/present/01-present.md
 xdg=$(mktemp -d)
 chmod 700 "$xdg"
 trap 'tm_cleanup_all; rm -rf "$xdg"' EXIT

@@ -9,7 +9,7 @@ chmod 700 "$dir"
 trap 'tm_cleanup_all; rm -rf "$dir"' EXIT
 mkdir "$dir/run" "$dir/talk"
 chmod 700 "$dir/run"
-cp "$HERE/../lessons/01-present.md" "$dir/talk/01-present.md"
+cp "$HERE/../lesson/present/01-present.md" "$dir/talk/01-present.md"
 L=$dir/talk/01-present.md
 
 tm_start 120 40 "--present $dir/talk --backend cpu --no-measure" "XDG_RUNTIME_DIR=$dir/run"
