@@ -17,6 +17,7 @@ BUILD     ?= build
 PKG_CONFIG ?= pkg-config
 NCURSES_CFLAGS := $(shell $(PKG_CONFIG) --cflags ncursesw 2>/dev/null)
 NCURSES_LIBS   := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lncursesw)
+CJSON_LIBS     := $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null || echo -lcjson)
 BLAS_CFLAGS    := $(shell $(PKG_CONFIG) --cflags openblas 2>/dev/null)
 BLAS_LIBS      := $(shell $(PKG_CONFIG) --libs openblas 2>/dev/null)
 HAVE_OPENBLAS  ?= $(if $(BLAS_LIBS),1,)
@@ -25,7 +26,7 @@ HAVE_NCCL      ?= $(shell test -x $(NVCC) && test -f $(CUDA_HOME)/include/nccl.h
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
 CPPFLAGS += -D_GNU_SOURCE -Isrc $(NCURSES_CFLAGS)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
-LDLIBS   := $(NCURSES_LIBS) -lpthread -lm
+LDLIBS   := $(NCURSES_LIBS) $(CJSON_LIBS) -lpthread -lm
 
 SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backend.c $(wildcard src/backend/cpu/*.c) \
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/cli/*.c) \

@@ -3,7 +3,7 @@
  * and β the cost model (model.h) uses on it. Pure data, no I/O.
  *
  * Two kinds of number live here and are never mixed up on screen:
- *   - bw_Bps / bw_text: the lecture's (or the named spec's) figure as it states it;
+ *   - bw_Bps / bw_text / bw_note: the lecture's figure as it states it;
  *   - model_alpha_s / model_beta_Bps: what the α-β model assumes for one message on the link,
  *     labelled "model assumption" with the reason in alpha_note / beta_note. */
 #ifndef COLLVIZ_TIERS_H
@@ -27,8 +27,9 @@ struct tier {
     const char *name;       /* "NVLink 5 + NVSwitch" */
     const char *connects;   /* what it connects: "8 GPUs in a node (NVL72 rack: 72)" */
     double bw_Bps;          /* the stated figure in bytes/s (1e9 = GB/s); 0 = none stated */
-    const char *bw_text;    /* "1.8 TB/s per GPU (both directions)" or "no figure given" */
-    const char *source;     /* "lecture" or "lecture; spec" : where bw_text comes from */
+    const char *bw_text;    /* the figure as stated, short: "1.8 TB/s", "none given" */
+    const char *bw_note;    /* what the figure means: "per GPU, both directions together" */
+    const char *source;     /* "lecture": where bw_text comes from */
     bool link;              /* a link between ranks: the α-β model applies */
     double model_alpha_s;   /* model assumption: per message / step latency (links only) */
     double model_beta_Bps;  /* model assumption: bytes/s each direction (links only) */
