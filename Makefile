@@ -29,7 +29,8 @@ ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
 LDLIBS   := $(NCURSES_LIBS) $(CJSON_LIBS) -lpthread -lm
 
 SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backend.c $(wildcard src/backend/cpu/*.c) \
-           $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/cli/*.c) \
+           $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/ui/*/*.c) \
+           $(wildcard src/ui/screens/*/*.c) $(wildcard src/cli/*.c) \
            $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)
 CU_SRC  :=
 ifeq ($(HAVE_OPENBLAS),1)
