@@ -10,7 +10,7 @@
 #include "../../../core/model.h"
 #include "../../../core/napkin.h"
 #include "../../../core/util.h"
-#include "../../text.h"
+#include "../../kit/text.h"
 
 /* ---- lines ------------------------------------------------------------------------------ */
 
