@@ -57,58 +57,60 @@ static void test_ladder(void **state)
     struct hier_measured m;
     measured_init(&m);
     m.nccl.state = HM_NA;
-    snprintf(m.nccl.how, sizeof m.nccl.how, "no GPU here");
+    snprintf(m.nccl.how, sizeof m.nccl.how, "no GPU in use here");
     m.mpi.state = HM_NA;
-    snprintf(m.mpi.how, sizeof m.mpi.how, "this collviz has no MPI backend");
-    hier_ladder(&m, false, &p);
+    snprintf(m.mpi.how, sizeof m.mpi.how, "this build has no MPI backend");
+    hier_ladder(&m, false, true, &p);
 
-    int i =
-        find(&p, "HBM (B200)                  ~8 TB/s     lecture: 192 GB of HBM on a B200");
+    int i = find(&p, "HBM (B200)                  ~8 TB/s    lecture  v 4.44x slower: nvlink");
     assert_int_equal(style_of(&p, i, "~8 TB/s"), HS_LECTURE);
     assert_int_equal(style_of(&p, i, "HBM (B200)"), HS_TIER);
-    find(&p, "SM: L1 / shared memory, L2  none given  lecture: the fastest tier; the lecture "
-             "states no figure");
-    find(&p, "NVLink 5 + NVSwitch         1.8 TB/s    lecture: per GPU, both directions");
-    find(&p, "PCIe 7.0 x16 (home)         242 GB/s    lecture");
-    find(&p, "InfiniBand                  ~50 GB/s    lecture");
-    find(&p, "Ethernet                    ~200 MB/s   lecture");
-    find(&p, "connects 8 GPUs in a node, any to any (NVL72 rack: 72 GPUs in one domain)");
-    i = find(&p, "  v 4.44x slower: NVLink 5 + NVSwitch");
     assert_int_equal(style_of(&p, i, "4.44x"), HS_LECTURE);
-    find(&p, "  v 7.44x slower: PCIe 7.0 x16 (home)");
-    find(&p, "  v 4.84x slower: InfiniBand");
-    find(&p, "  v 250x slower: Ethernet");
-    find(&p, "  v no figure to compare");
-    /* Not measured yet: says how; cannot: says why. */
-    i = find(&p,
-             "    this machine: memory copy not measured yet: press m (memcpy on the backend "
-             "thread)");
+    find(&p, "SM: L1 / shared memory, L2  none given lecture  v no figure to compare");
+    find(&p,
+         "    the streaming multiprocessors of one GPU to their on-chip memory; the fastest "
+         "tier; the lecture states no figure for it");
+    find(&p, "NVLink 5 + NVSwitch         1.8 TB/s   lecture  v 7.44x slower: pcie");
+    find(&p, "    8 GPUs in a node, any to any (NVL72 rack: 72 GPUs in one domain); per GPU, "
+             "both directions together");
+    find(&p, "PCIe 7.0 x16 (home)         242 GB/s   lecture  v 4.84x slower: ib");
+    find(&p, "InfiniBand                  ~50 GB/s   lecture  v 250x slower: ethernet");
+    find(&p, "Ethernet                    ~200 MB/s  lecture");
+    /* Not measured yet: says how; cannot: says why; each beside its tier. */
+    i = find(&p, "    this machine, memcpy: not measured yet; m measures it");
     assert_int_equal(style_of(&p, i, "not measured yet"), HS_WARN);
     int hbm = find(&p, "HBM (B200)"), nv = find(&p, "NVLink 5 + NVSwitch   ");
-    assert_true(i > hbm && i < nv); /* beside its tier */
-    find(&p, "this machine: CPU ranks' all-reduce busbw (shared memory) not measured yet: "
-             "press m");
-    i = find(&p, "this machine: NCCL all-reduce busbw between GPUs not measured: no GPU here");
-    assert_int_equal(style_of(&p, i, "no GPU here"), HS_WARN);
+    assert_true(i > hbm && i < nv);
     i = find(&p,
-             "this machine: MPI between hosts not measured: this collviz has no MPI backend");
+             "    this machine, CPU ranks' all-reduce busbw: not measured yet; m measures it");
+    assert_true(i > nv && i < find(&p, "PCIe 7.0 x16 (home)   "));
+    i = find(&p, "    this machine, NCCL all-reduce busbw: not measured: no GPU in use here");
+    assert_int_equal(style_of(&p, i, "no GPU in use here"), HS_WARN);
+    i = find(
+        &p, "    this machine, MPI between hosts: not measured: this build has no MPI backend");
     assert_true(i > find(&p, "Ethernet   "));
+    int detailed = p.n;
+
+    /* Without detail: one line per tier, the figures still beside their tiers. */
+    hier_ladder(&m, false, false, &p);
+    assert_int_equal(p.n, detailed - TIER_COUNT);
+    assert_int_equal(find(&p, "this machine, memcpy"), find(&p, "HBM (B200)") + 1);
 
     /* Measured: the value, "measured", the ratio to the lecture's tier, the method. */
     m.copy.state = HM_DONE;
     m.copy.gbs = 16;
     snprintf(m.copy.how, sizeof m.copy.how, "memcpy of 64 MiB, best of 5");
     m.cpu_ar.state = HM_RUNNING;
-    hier_ladder(&m, true, &p);
-    i = find(&p, "this machine: memory copy 16 GB/s measured; the lecture's hbm is 500× that");
+    hier_ladder(&m, true, false, &p);
+    i = find(&p, "    this machine, memcpy: 16 GB/s measured; the lecture's hbm is 500× that");
     assert_int_equal(style_of(&p, i, "16 GB/s"), HS_MEASURED);
     assert_int_equal(find(&p, "      how: memcpy of 64 MiB, best of 5"), i + 1);
-    find(&p, "CPU ranks' all-reduce busbw (shared memory) measuring\u2026");
-    find(&p, "  \u2193 4.44\u00d7 slower");
+    find(&p, "this machine, CPU ranks' all-reduce busbw: measuring\u2026");
+    find(&p, "  \u2193 4.44\u00d7 slower: nvlink");
     m.cpu_ar.state = HM_FAILED;
     snprintf(m.cpu_ar.how, sizeof m.cpu_ar.how, "cancelled");
-    hier_ladder(&m, false, &p);
-    find(&p, "CPU ranks' all-reduce busbw (shared memory) measurement failed: cancelled");
+    hier_ladder(&m, false, false, &p);
+    find(&p, "this machine, CPU ranks' all-reduce busbw: measurement failed: cancelled");
 
     assert_int_equal(hier_tier_for_link("P2P/NVL"), TIER_NVLINK);
     assert_int_equal(hier_tier_for_link("P2P/PCI"), TIER_PCIE);

@@ -119,36 +119,24 @@ enum tier_id hier_tier_for_link(const char *link)
 static const char *figure_label(int which)
 {
     static const char *const labels[] = {
-        "memory copy",
-        "CPU ranks' all-reduce busbw (shared memory)",
-        "NCCL all-reduce busbw between GPUs",
+        "memcpy",
+        "CPU ranks' all-reduce busbw",
+        "NCCL all-reduce busbw",
         "MPI between hosts",
     };
     return labels[which];
-}
-
-/* What a figure not yet measured would be measured with. */
-static const char *figure_method(int which)
-{
-    static const char *const methods[] = {
-        "memcpy on the backend thread",
-        "all-reduce on the CPU ranks",
-        "all-reduce with NCCL",
-        "",
-    };
-    return methods[which];
 }
 
 static void ladder_figure(const struct hier_figure *f, int which, const struct hier_measured *m,
                           bool utf8, struct hier_lines *out)
 {
     struct hier_line *l = hier_line_new(out);
-    hier_add(l, HS_DIM, "    this machine: %s ", figure_label(which));
+    hier_add(l, HS_DIM, "    this machine, %s: ", figure_label(which));
     char v[32];
     switch (f->state) {
     case HM_NONE:
         hier_add(l, HS_WARN, "not measured yet");
-        hier_add(l, HS_DIM, ": press %s (%s)", m->measure_key, figure_method(which));
+        hier_add(l, HS_DIM, "; %s measures it", m->measure_key);
         break;
     case HM_RUNNING:
         hier_add(l, HS_DIM, "measuring%s", utf8 ? "\u2026" : "...");
@@ -179,7 +167,7 @@ static void ladder_figure(const struct hier_figure *f, int which, const struct h
     }
 }
 
-void hier_ladder(const struct hier_measured *m, bool utf8, struct hier_lines *out)
+void hier_ladder(const struct hier_measured *m, bool utf8, bool detail, struct hier_lines *out)
 {
     out->n = 0;
     struct hier_line *l = hier_line_new(out);
@@ -193,24 +181,24 @@ void hier_ladder(const struct hier_measured *m, bool utf8, struct hier_lines *ou
     for (int t = 0; t < TIER_COUNT; t++) {
         const struct tier *x = tier_get((enum tier_id)t);
         l = hier_line_new(out);
-        hier_add(l, HS_TIER, "%-28s", x->name);
-        hier_add(l, HS_LECTURE, "%-11s", x->bw_text);
-        hier_add(l, HS_DIM, " %s: %s", x->source, x->bw_note);
-        l = hier_line_new(out);
-        hier_add(l, HS_DIM, "    connects %s", x->connects);
-        for (int k = 0; k < 4; k++)
-            if (figs[k]->at == (enum tier_id)t) ladder_figure(figs[k], k, m, utf8, out);
+        hier_add(l, HS_TIER, "%-27s", x->name);
+        hier_add(l, HS_LECTURE, " %-10s", x->bw_text);
+        hier_add(l, HS_DIM, " %s", x->source);
         enum tier_id next;
         double r = tier_ratio_to_next((enum tier_id)t, &next);
         if (r > 0) {
-            l = hier_line_new(out);
             hier_add(l, HS_DIM, "  %s ", g_down(utf8));
             hier_add(l, HS_LECTURE, "%.3g%s", r, g_times(utf8));
-            hier_add(l, HS_DIM, " slower: %s", tier_get(next)->name);
+            hier_add(l, HS_DIM, " slower: %s", tier_get(next)->key);
         } else if (t + 1 < TIER_COUNT) {
-            l = hier_line_new(out);
             hier_add(l, HS_DIM, "  %s no figure to compare", g_down(utf8));
         }
+        if (detail) {
+            l = hier_line_new(out);
+            hier_add(l, HS_DIM, "    %s; %s", x->connects, x->bw_note);
+        }
+        for (int k = 0; k < 4; k++)
+            if (figs[k]->at == (enum tier_id)t) ladder_figure(figs[k], k, m, utf8, out);
     }
 }
 
@@ -383,11 +371,11 @@ void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *o
     hier_add(l, HS_DIM, ", forward, W ranks,");
     napkin_field(l, in, NF_M);
     l = hier_line_new(out);
-    hier_add(l, HS_DIM, "  %-9s %-18s %-20s %s", "link", "DDP 1 all-reduce",
-             "TP L all-gathers", "PP one boundary");
+    hier_add(l, HS_DIM, "  %-9s %-18s %-20s %s", "link", "DDP 1 all-reduce", "TP L all-gathers",
+             "PP one boundary");
     l = hier_line_new(out);
-    hier_add(l, HS_DIM, "  %-9s %-18s %-20s %s", "", "overlaps backward",
-             "blocks every layer", "overlaps compute");
+    hier_add(l, HS_DIM, "  %-9s %-18s %-20s %s", "", "overlaps backward", "blocks every layer",
+             "overlaps compute");
     enum tier_id links[TIER_COUNT];
     int nl = link_tiers(links);
     for (int i = 0; i < nl; i++) {

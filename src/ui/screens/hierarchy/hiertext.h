@@ -77,8 +77,10 @@ struct hier_measured {
  * "NET"/"IB" -> TIER_IB; anything else (or NULL) -> TIER_NVLINK's neighbour TIER_PCIE. */
 enum tier_id hier_tier_for_link(const char *link);
 
-/* The ladder with this machine's figures beside their tiers. */
-void hier_ladder(const struct hier_measured *m, bool utf8, struct hier_lines *out);
+/* The ladder: one line per tier (name, the lecture's figure, how many times slower the next
+ * tier is), with `detail` a second line saying what it connects and what the figure means,
+ * and this machine's figures under the tier they belong to. */
+void hier_ladder(const struct hier_measured *m, bool utf8, bool detail, struct hier_lines *out);
 
 /* ---- napkin math ------------------------------------------------------------------------ */
 
