@@ -152,6 +152,10 @@ static void app_common(struct app *a, enum ui_action act, struct scene *next, do
         }
         app_fit_ranks(next);
         break;
+    case ACT_HIERARCHY: /* y: the hierarchy screen, and back to the collectives */
+        next->step = 0;
+        next->screen = a->sc.screen == SCREEN_HIERARCHY ? SCREEN_COLLECTIVES : SCREEN_HIERARCHY;
+        break;
     case ACT_COLL_1:
     case ACT_COLL_2:
     case ACT_COLL_3:

@@ -112,6 +112,28 @@ static void test_ladder(void **state)
     hier_ladder(&m, false, false, &p);
     find(&p, "this machine, CPU ranks' all-reduce busbw: measurement failed: cancelled");
 
+    /* The method line wraps at a narrow width, indented under itself; the rest clip. */
+    m.copy.state = HM_DONE;
+    snprintf(m.copy.how, sizeof m.copy.how,
+             "memcpy of 64 MiB on the backend thread, best of 5, bytes copied per second");
+    hier_ladder(&m, false, false, &p);
+    static struct hier_lines w;
+    hier_wrap(&p, 60, false, &w);
+    assert_int_equal(w.n, p.n + 1);
+    /* 60 columns less the indent and two for the continuation: 52 for the text */
+    i = find(&w, "      how: memcpy of 64 MiB on the backend thread, best of");
+    char buf[256];
+    hier_line_text(&w.l[i + 1], buf, sizeof buf);
+    assert_string_equal(buf, "        5, bytes copied per second");
+    i = find(&w, "HBM (B200)                  ~8 TB/s    lecture  v 4.44x slower: nvlink");
+    assert_int_equal(w.l[i].n, p.l[find(&p, "HBM (B200)")].n); /* several pieces: as is */
+    /* Ratios of a thousand and more are written out whole. */
+    m.cpu_ar.state = HM_DONE;
+    m.cpu_ar.gbs = 1.45;
+    hier_ladder(&m, false, false, &p);
+    find(&p, "this machine, CPU ranks' all-reduce busbw: 1.45 GB/s measured; the lecture's "
+             "nvlink is 1241x that");
+
     assert_int_equal(hier_tier_for_link("P2P/NVL"), TIER_NVLINK);
     assert_int_equal(hier_tier_for_link("P2P/PCI"), TIER_PCIE);
     assert_int_equal(hier_tier_for_link("NET/IB"), TIER_IB);

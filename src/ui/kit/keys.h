@@ -15,7 +15,9 @@
  * expanded in keys.c, where <curses.h> is included. */
 #define KEYS_ON_COLL 1u /* the collectives screen */
 #define KEYS_ON_PAR 2u  /* the parallelism screen */
+#define KEYS_ON_HIER 4u /* the hierarchy screen */
 #define KEYS_ON_ALL (KEYS_ON_COLL | KEYS_ON_PAR)
+#define KEYS_ON_EVERY (KEYS_ON_ALL | KEYS_ON_HIER)
 #define UI_KEY_TABLE(X)                                                                        \
     X(COLL_1, KEYS_ON_COLL, NULL, NULL, "broadcast", '1')                                      \
     X(COLL_2, KEYS_ON_COLL, NULL, NULL, "scatter", '2')                                        \
@@ -26,16 +28,21 @@
     X(COLL_7, KEYS_ON_COLL, NULL, NULL, "all-reduce", '7')                                     \
     X(COLL_8, KEYS_ON_COLL, NULL, NULL, "all-to-all", '8')                                     \
     X(COLL_NEXT, KEYS_ON_COLL, "1-8", "coll", "next collective", '\t')                         \
-    X(PARALLEL, KEYS_ON_ALL, NULL, "parallel", "parallelism screen on/off", 'p')               \
+    X(PARALLEL, KEYS_ON_EVERY, NULL, "parallel", "parallelism screen on/off", 'p')             \
+    X(HIERARCHY, KEYS_ON_EVERY, NULL, NULL, "hierarchy screen on/off", 'y')                    \
     X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp", 'n')                    \
-    X(NEXT, KEYS_ON_ALL, "<- ->", "step", "next step", KEY_RIGHT, 'l', KEY_NPAGE)              \
-    X(PREV, KEYS_ON_ALL, NULL, NULL, "previous step", KEY_LEFT, 'h', KEY_PPAGE)                \
+    X(NEXT, KEYS_ON_EVERY, "<- ->", "step", "next step", KEY_RIGHT, 'l', KEY_NPAGE)            \
+    X(PREV, KEYS_ON_EVERY, NULL, NULL, "previous step", KEY_LEFT, 'h', KEY_PPAGE)              \
+    X(FIELD_NEXT, KEYS_ON_HIER, "up/dn", "field", "napkin math: next field", KEY_DOWN, 'j')    \
+    X(FIELD_PREV, KEYS_ON_HIER, NULL, NULL, "napkin math: previous field", KEY_UP, 'k')        \
+    X(VALUE_UP, KEYS_ON_HIER, "</>", "value", "napkin math: raise the value", '>', '.')        \
+    X(VALUE_DOWN, KEYS_ON_HIER, NULL, NULL, "napkin math: lower the value", '<', ',')          \
     X(FIRST, KEYS_ON_ALL, NULL, NULL, "first step", KEY_HOME)                                  \
     X(LAST, KEYS_ON_ALL, NULL, NULL, "last step", KEY_END)                                     \
     X(PLAY, KEYS_ON_ALL, NULL, "play", "play / pause (one step a second)", ' ')                \
     X(ALGO, KEYS_ON_COLL, NULL, "algo", "next algorithm", 'a')                                 \
-    X(RANKS_UP, KEYS_ON_ALL, "+/-", "ranks", "more ranks", '+', '=')                           \
-    X(RANKS_DOWN, KEYS_ON_ALL, NULL, NULL, "fewer ranks", '-', '_')                            \
+    X(RANKS_UP, KEYS_ON_EVERY, "+/-", "ranks", "more ranks", '+', '=')                         \
+    X(RANKS_DOWN, KEYS_ON_EVERY, NULL, NULL, "fewer ranks", '-', '_')                          \
     X(SCHEDULE, KEYS_ON_PAR, NULL, "sched", "pp schedule: GPipe / 1F1B", 'g')                  \
     X(OVERLAP, KEYS_ON_PAR, NULL, "overlap", "ddp: all-reduce during backward", 'O')           \
     X(OP, KEYS_ON_COLL, NULL, "op", "next reduction op", 'o')                                  \
@@ -43,15 +50,15 @@
     X(COUNT_UP, KEYS_ON_COLL, "c/C", "count", "more elements", 'c')                            \
     X(COUNT_DOWN, KEYS_ON_COLL, NULL, NULL, "fewer elements", 'C')                             \
     X(INIT, KEYS_ON_COLL, NULL, "input", "next input pattern", 'i')                            \
-    X(MEASURE, KEYS_ON_ALL, NULL, "measure", "measure now / train again", 'm')                 \
+    X(MEASURE, KEYS_ON_EVERY, NULL, "measure", "measure now / train again", 'm')               \
     X(SWEEP, KEYS_ON_COLL, NULL, "sweep", "sweep sizes (busbw vs size)", 's')                  \
-    X(CANCEL, KEYS_ON_ALL, NULL, NULL, "cancel measurement/training", 'x')                     \
-    X(SIZE_DOWN, KEYS_ON_COLL, NULL, NULL, "halve measurement size", '[')                      \
-    X(SIZE_UP, KEYS_ON_COLL, "[/]", "size", "double measurement size", ']')                    \
-    X(BACKENDS, KEYS_ON_ALL, NULL, "backends", "backends, GPUs, NCCL", 'b')                    \
-    X(HELP, KEYS_ON_ALL, NULL, "help", "help on/off", '?', KEY_F(1))                           \
-    X(CLOSE, KEYS_ON_ALL, NULL, NULL, "close help / backends", 27)                             \
-    X(QUIT, KEYS_ON_ALL, NULL, "quit", "quit", 'q')
+    X(CANCEL, KEYS_ON_EVERY, NULL, NULL, "cancel measurement/training", 'x')                   \
+    X(SIZE_DOWN, KEYS_ON_COLL | KEYS_ON_HIER, NULL, NULL, "halve measurement size", '[')       \
+    X(SIZE_UP, KEYS_ON_COLL | KEYS_ON_HIER, "[/]", "size", "double measurement size", ']')     \
+    X(BACKENDS, KEYS_ON_EVERY, NULL, "backends", "backends, GPUs, NCCL", 'b')                  \
+    X(HELP, KEYS_ON_EVERY, NULL, "help", "help on/off", '?', KEY_F(1))                         \
+    X(CLOSE, KEYS_ON_EVERY, NULL, NULL, "close help / backends", 27)                           \
+    X(QUIT, KEYS_ON_EVERY, NULL, "quit", "quit", 'q')
 
 enum ui_action {
     ACT_NONE = -1,

@@ -19,6 +19,7 @@ struct hier_line *hier_line_new(struct hier_lines *p)
     if (p->n >= (int)ARRAY_LEN(p->l)) return NULL;
     struct hier_line *l = &p->l[p->n++];
     l->n = 0;
+    l->wrap = false;
     return l;
 }
 
@@ -43,6 +44,31 @@ void hier_line_text(const struct hier_line *l, char *buf, size_t n)
         if (k < 0) break;
         len += (size_t)k;
         if (len >= n) len = n - 1;
+    }
+}
+
+void hier_wrap(const struct hier_lines *in, int width, bool utf8, struct hier_lines *out)
+{
+    out->n = 0;
+    for (int i = 0; i < in->n; i++) {
+        const struct hier_line *l = &in->l[i];
+        if (!l->wrap || l->n != 1 || width < 20 || text_width(l->seg[0].text) <= width) {
+            struct hier_line *o = hier_line_new(out);
+            if (!o) return;
+            *o = *l;
+            continue;
+        }
+        const char *t = l->seg[0].text;
+        int indent = 0;
+        while (t[indent] == ' ')
+            indent++;
+        char rows[8][256];
+        int n = text_wrap(t + indent, width - indent - 2, rows, 8, utf8);
+        for (int k = 0; k < n && k < 8; k++) {
+            struct hier_line *o = hier_line_new(out);
+            if (!o) return;
+            hier_add(o, l->seg[0].style, "%*s%s", indent + (k ? 2 : 0), "", rows[k]);
+        }
     }
 }
 
@@ -148,7 +174,10 @@ static void ladder_figure(const struct hier_figure *f, int which, const struct h
         const struct tier *t = tier_get(f->at);
         if (t && t->bw_Bps > 0 && f->gbs > 0) {
             double r = t->bw_Bps / (f->gbs * 1e9);
-            if (r >= 1)
+            if (r >= 1000)
+                hier_add(l, HS_DIM, "; the lecture's %s is %.0f%s that", t->key, r,
+                         g_times(utf8));
+            else if (r >= 1)
                 hier_add(l, HS_DIM, "; the lecture's %s is %.3g%s that", t->key, r,
                          g_times(utf8));
             else
@@ -156,6 +185,7 @@ static void ladder_figure(const struct hier_figure *f, int which, const struct h
         }
         struct hier_line *h = hier_line_new(out);
         hier_add(h, HS_DIM, "      how: %s", f->how);
+        if (h) h->wrap = true;
         break;
     }
     case HM_FAILED:

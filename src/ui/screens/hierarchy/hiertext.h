@@ -35,12 +35,13 @@ enum hier_style {
 
 struct hier_seg {
     enum hier_style style;
-    char text[200];
+    char text[400];
 };
 
 struct hier_line {
     struct hier_seg seg[HIER_SEGS];
     int n;
+    bool wrap; /* one piece that may be word-wrapped (hier_wrap) rather than clipped */
 };
 
 struct hier_lines {
@@ -60,7 +61,7 @@ enum hier_state {
 struct hier_figure {
     enum hier_state state;
     double gbs;      /* GB/s (1e9 B/s) when HM_DONE */
-    char how[200];   /* HM_DONE: how it was measured; HM_FAILED / HM_NA: why not */
+    char how[320];   /* HM_DONE: how it was measured; HM_FAILED / HM_NA: why not */
     enum tier_id at; /* the tier it stands beside */
 };
 
@@ -132,6 +133,10 @@ void hier_whatif(enum coll c, enum algo a, int W, size_t bytes, bool utf8,
 struct hier_line *hier_line_new(struct hier_lines *p);
 void hier_add(struct hier_line *l, enum hier_style st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Copy `in` to `out` for a width: a line marked `wrap` that is wider is word-wrapped, its
+ * continuation indented two more columns (the methods under measured figures); other lines
+ * are left for the drawing to clip. */
+void hier_wrap(const struct hier_lines *in, int width, bool utf8, struct hier_lines *out);
 /* The plain text of a line (segments joined), for tests and the golden screen. */
 void hier_line_text(const struct hier_line *l, char *buf, size_t n);
 
