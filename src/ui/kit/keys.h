@@ -29,7 +29,7 @@
     X(COLL_8, KEYS_ON_COLL, NULL, NULL, "all-to-all", '8')                                     \
     X(COLL_NEXT, KEYS_ON_COLL, "1-8", "coll", "next collective", '\t')                         \
     X(PARALLEL, KEYS_ON_EVERY, NULL, "parallel", "parallelism screen on/off", 'p')             \
-    X(HIERARCHY, KEYS_ON_EVERY, NULL, NULL, "hierarchy screen on/off", 'y')                    \
+    X(HIERARCHY, KEYS_ON_PAR | KEYS_ON_HIER, NULL, NULL, "hierarchy screen on/off", 'y')       \
     X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp", 'n')                    \
     X(NEXT, KEYS_ON_EVERY, "<- ->", "step", "next step", KEY_RIGHT, 'l', KEY_NPAGE)            \
     X(PREV, KEYS_ON_EVERY, NULL, NULL, "previous step", KEY_LEFT, 'h', KEY_PPAGE)              \

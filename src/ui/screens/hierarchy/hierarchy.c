@@ -400,24 +400,27 @@ static void hier_draw(struct app *a, struct rect area)
     if (bar) frame_bar(a, (struct rect){area.y + area.h - 1, area.x, 1, area.w}, KEYS_ON_HIER);
 }
 
+/* The help's legend: what the three labels mean, and the pages. Every line fits in `width`
+ * (the overlay sizes itself to its widest line). */
 static void hier_help(const struct app *a, struct plines *p, int width)
 {
     const struct theme *th = &a->th;
-    struct pline *l = pl_new(p);
-    pl_add(l, A_BOLD, "lecture ");
-    pl_add(l, A_NORMAL, "a figure the lecture states (not measured here)");
-    l = pl_new(p);
-    pl_add(l, th->role[TH_MEASURED] | A_BOLD, "measured ");
-    pl_add(l, A_NORMAL, "on this machine, with how (m measures: memcpy, all-reduce)");
-    l = pl_new(p);
-    pl_add(l, th->role[TH_PLOT], "model ");
-    pl_add(l, A_NORMAL,
-           "the alpha-beta model of the plans: alpha per link assumed, beta the "
-           "lecture's figure each way");
-    pl_wrapped_max(p, A_NORMAL, width,
-                   "pages: the ladder and what-if (step 0), the napkin math (step 1); y goes "
-                   "back to the collectives",
-                   2);
+    static const char *const words[][2] = {
+        {"lecture  ", "a figure the lecture states, not measured here"},
+        {"measured ", "on this machine, with how (m: memcpy, all-reduce)"},
+        {"model    ", "the alpha-beta model of the plans: alpha assumed per link,"},
+        {"         ", "beta the lecture's figure each way"},
+        {"pages    ", "step 0: ladder and what-if; step 1: napkin math"},
+    };
+    const attr_t at[] = {A_BOLD, th->role[TH_MEASURED] | A_BOLD, th->role[TH_PLOT], A_NORMAL,
+                         A_BOLD};
+    for (size_t i = 0; i < ARRAY_LEN(words); i++) {
+        struct pline *l = pl_new(p);
+        char fit[128];
+        pl_add(l, at[i], "%s", words[i][0]);
+        text_fit(fit, sizeof fit, words[i][1], width - 9, a->utf8);
+        pl_add(l, A_NORMAL, "%s", fit);
+    }
 }
 
 const struct screen_ops screen_hierarchy = {
