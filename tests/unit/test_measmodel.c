@@ -26,18 +26,19 @@ static void test_choose(void **state)
                           .r2 = 0.998,
                           .npoints = 8,
                           .physical = true};
-    mm_choose(&f, 16, 4, false, &p);
+    mm_choose(&f, 16, 4, false, false, &p);
     assert_int_equal(p.source, MM_FIT);
     assert_true(p.alpha_s == 7e-6 && p.beta_Bps == 3e9);
-    assert_string_equal(p.text, "alpha, beta fitted to the sweep: R^2 0.9980 over 8 sizes");
+    assert_string_equal(p.text,
+                        "alpha 7 us, beta 3 GB/s: fit of the sweep, R^2 0.998 over 8 sizes");
     /* A fit that is not physical is not used: the measured memcpy, shared by W ranks. */
     f.physical = false;
-    mm_choose(&f, 16, 4, false, &p);
+    mm_choose(&f, 16, 4, false, false, &p);
     assert_int_equal(p.source, MM_MEMCPY);
     assert_true(p.beta_Bps == 4e9 && p.alpha_s == MM_DEFAULT_ALPHA_S);
     assert_string_equal(p.text,
                         "beta = measured memcpy 16 GB/s shared by 4 ranks; alpha 5 us assumed");
-    mm_choose(NULL, 0, 4, true, &p);
+    mm_choose(NULL, 0, 4, false, true, &p);
     assert_int_equal(p.source, MM_STATED);
     assert_true(p.beta_Bps == MM_DEFAULT_BETA_BPS);
     assert_string_equal(p.text,

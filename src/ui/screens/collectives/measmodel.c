@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../../core/tiers.h"
 #include "../../../core/util.h"
 
-void mm_choose(const struct model_fit *fit, double memcpy_gbs, int W, bool utf8,
+void mm_choose(const struct model_fit *fit, double memcpy_gbs, int W, bool gpu, bool utf8,
                struct mm_params *out)
 {
     memset(out, 0, sizeof *out);
@@ -17,8 +18,21 @@ void mm_choose(const struct model_fit *fit, double memcpy_gbs, int W, bool utf8,
         out->alpha_s = fit->alpha_s;
         out->beta_Bps = fit->beta_Bps;
         snprintf(out->text, sizeof out->text,
-                 "%s, %s fitted to the sweep: R%s %.4f over %d sizes", a, b,
-                 utf8 ? "\u00b2" : "^2", fit->r2, fit->npoints);
+                 "%s %.3g us, %s %.3g GB/s: fit of the sweep, R%s %.3f over %d sizes", a,
+                 fit->alpha_s * 1e6, b, fit->beta_Bps / 1e9, utf8 ? "\u00b2" : "^2", fit->r2,
+                 fit->npoints);
+        return;
+    }
+    if (gpu) {
+        const struct tier *t = tier_get(TIER_NVLINK);
+        out->source = MM_TIER;
+        out->alpha_s = t->model_alpha_s;
+        out->beta_Bps = t->model_beta_Bps;
+        snprintf(
+            out->text, sizeof out->text,
+            "%s, %s of the nvlink tier: %.3g us assumed, %.3g GB/s each way (the lecture's "
+            "%s, halved)",
+            a, b, t->model_alpha_s * 1e6, t->model_beta_Bps / 1e9, t->bw_text);
         return;
     }
     if (memcpy_gbs > 0 && W > 0) {

@@ -22,6 +22,7 @@
 enum mm_source {
     MM_STATED, /* the stated defaults above */
     MM_MEMCPY, /* α stated, β = measured memcpy bandwidth / W (the ranks share it) */
+    MM_TIER,   /* GPUs: the NVLink tier's α and β (core/tiers.h) */
     MM_FIT,    /* both fitted to the last sweep */
 };
 
@@ -31,9 +32,10 @@ struct mm_params {
     char text[160]; /* says which: "fit of the sweep: R² 0.998 over 8 sizes", ... */
 };
 
-/* Choose α and β: the fit when fit != NULL and physical, else memcpy_gbs > 0 (measured on
- * this machine) shared by W ranks, else the stated defaults. */
-void mm_choose(const struct model_fit *fit, double memcpy_gbs, int W, bool utf8,
+/* Choose α and β: the fit when fit != NULL and physical; else for GPUs (gpu) the NVLink
+ * tier's; else memcpy_gbs > 0 (measured on this machine) shared by W ranks; else the stated
+ * defaults. */
+void mm_choose(const struct model_fit *fit, double memcpy_gbs, int W, bool gpu, bool utf8,
                struct mm_params *out);
 
 /* Fit α and β to the n sweep rows of collective c on W ranks: each row's n and c from the
