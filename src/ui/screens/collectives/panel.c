@@ -245,14 +245,9 @@ static void panel_plot(const struct app *a, struct rect r)
             draw_putf(r.y + 1, r.x, r.w, th->role[TH_BAD], "sweep: %s", m->sweep_err);
         return;
     } else {
-        /* With the model's points the title makes room for their legend. */
-        int w = draw_putf(r.y, r.x, r.w, th->role[TH_LABEL], "busbw GB/s %s%s, W=%d%s",
-                          curve ? "" : "vs size: ", coll_title(m->sweep_params.coll),
-                          m->sweep[0].nranks,
-                          m->sweep[0].nranks < 2 ? " (no transfer: not a rate)" : "");
-        if (curve)
-            draw_putf(r.y, r.x + w, r.w - w, th->role[TH_HL] | A_BOLD, "  %s model",
-                      a->utf8 ? "\u25cf" : "*");
+        draw_putf(r.y, r.x, r.w, th->role[TH_LABEL], "busbw GB/s vs size: %s, W=%d%s",
+                  coll_title(m->sweep_params.coll), m->sweep[0].nranks,
+                  m->sweep[0].nranks < 2 ? " (no transfer: not a rate)" : "");
     }
     if (m->nsweep == 0 || r.h < 4) return;
     double max = 0;
@@ -273,7 +268,8 @@ static void panel_plot(const struct app *a, struct rect r)
         meas_size_label(m->sweep[i].bytes, lab, sizeof lab);
         if (text_width(lab) >= colw) wide = true;
     }
-    int rows = r.h - 2; /* title above, size labels below */
+    int rows = r.h - 2 - (curve ? 1 : 0); /* title above, size labels (and legend) below */
+    if (rows < 2) return;
     int base = r.y + 1 + rows - 1;
     draw_put(r.y + 1, r.x, gut, th->role[TH_DIM], maxs);
     draw_put(base, r.x + gut - 2, 2, th->role[TH_DIM], "0");
@@ -305,6 +301,13 @@ static void panel_plot(const struct app *a, struct rect r)
         /* Labels wider than a column: every other one, each using two columns. */
         if (!wide || i % 2 == 0)
             draw_put(base + 1, cx, wide ? 2 * colw : colw, th->role[TH_DIM], lab);
+    }
+    /* The model's legend under the size labels. */
+    if (curve) {
+        int w = draw_putf(base + 2, r.x, r.w, th->role[TH_HL] | A_BOLD, "%s",
+                          a->utf8 ? "\u25cf" : "*");
+        draw_put(base + 2, r.x + w, r.w - w, th->role[TH_DIM],
+                 " model: the fitted alpha-beta model at each size");
     }
     if (m->sweep_err[0] && !meas_sweeping(m))
         draw_putf(r.y, r.x + r.w - 12 > r.x ? r.x + r.w - 12 : r.x, 12, th->role[TH_BAD],
