@@ -148,7 +148,7 @@ fi
 if "$BIN" model --tier list >"$tmp/list" 2>"$tmp/err"; then
     grep -qE '^  nvlink +NVLink 5 \+ NVSwitch +1.8 TB/s +1 +900 +7.44x pcie' "$tmp/list" ||
         fail "tier list: nvlink row"
-    grep -q 'lecture states no figure' "$tmp/list" || fail "tier list: on-chip note"
+    grep -q 'the lecture gives no figure' "$tmp/list" || fail "tier list: on-chip note"
 else
     fail "tier list: exit status $?"
 fi

@@ -59,7 +59,7 @@ static void test_ladder(void **state)
     m.nccl.state = HM_NA;
     snprintf(m.nccl.how, sizeof m.nccl.how, "no GPU in use here");
     m.mpi.state = HM_NA;
-    snprintf(m.mpi.how, sizeof m.mpi.how, "this build has no MPI backend");
+    snprintf(m.mpi.how, sizeof m.mpi.how, "no MPI backend built");
     hier_ladder(&m, false, true, &p);
 
     int i = find(&p, "HBM (B200)                  ~8 TB/s    lecture  v 4.44x slower: nvlink");
@@ -68,11 +68,11 @@ static void test_ladder(void **state)
     assert_int_equal(style_of(&p, i, "4.44x"), HS_LECTURE);
     find(&p, "SM: L1 / shared memory, L2  none given lecture  v no figure to compare");
     find(&p,
-         "    the streaming multiprocessors of one GPU to their on-chip memory; the fastest "
-         "tier; the lecture states no figure for it");
+         "    the SMs of one GPU to their on-chip memory; the fastest; the lecture gives no "
+         "figure");
     find(&p, "NVLink 5 + NVSwitch         1.8 TB/s   lecture  v 7.44x slower: pcie");
-    find(&p, "    8 GPUs in a node, any to any (NVL72 rack: 72 GPUs in one domain); per GPU, "
-             "both directions together");
+    find(&p, "    8 GPUs in a node, any to any (NVL72: 72 GPUs in one rack); per GPU, both "
+             "directions together");
     find(&p, "PCIe 7.0 x16 (home)         242 GB/s   lecture  v 4.84x slower: ib");
     find(&p, "InfiniBand                  ~50 GB/s   lecture  v 250x slower: ethernet");
     find(&p, "Ethernet                    ~200 MB/s  lecture");
@@ -86,15 +86,26 @@ static void test_ladder(void **state)
     assert_true(i > nv && i < find(&p, "PCIe 7.0 x16 (home)   "));
     i = find(&p, "    this machine, NCCL all-reduce busbw: not measured: no GPU in use here");
     assert_int_equal(style_of(&p, i, "no GPU in use here"), HS_WARN);
-    i = find(
-        &p, "    this machine, MPI between hosts: not measured: this build has no MPI backend");
+    i = find(&p, "    this machine, MPI between hosts: not measured: no MPI backend built");
     assert_true(i > find(&p, "Ethernet   "));
     int detailed = p.n;
+    for (int k = 1; k < p.n; k++) { /* the detail lines fit a 100-column terminal */
+        char buf[1024];
+        hier_line_text(&p.l[k], buf, sizeof buf);
+        if (strlen(buf) > 98) fail_msg("line %d is %zu columns: %s", k, strlen(buf), buf);
+    }
+    find(&p, "The hierarchy, fastest first  (lecture: its figures, measured: this machine)");
 
     /* Without detail: one line per tier, the figures still beside their tiers. */
     hier_ladder(&m, false, false, &p);
     assert_int_equal(p.n, detailed - TIER_COUNT);
     assert_int_equal(find(&p, "this machine, memcpy"), find(&p, "HBM (B200)") + 1);
+    /* Without detail every line fits 80 columns. */
+    for (int k = 0; k < p.n; k++) {
+        char buf[1024];
+        hier_line_text(&p.l[k], buf, sizeof buf);
+        if (strlen(buf) > 78) fail_msg("line %d is %zu columns: %s", k, strlen(buf), buf);
+    }
 
     /* Measured: the value, "measured", the ratio to the lecture's tier, the method. */
     m.copy.state = HM_DONE;
@@ -157,15 +168,22 @@ static void test_napkin(void **state)
     int i = find(&p, "effective bandwidth  size [800 MiB] W [8] duration [3.5 ms]");
     assert_int_equal(style_of(&p, i, "[800 MiB]"), HS_FIELD_SEL); /* the first field */
     assert_int_equal(style_of(&p, i, "[8]"), HS_FIELD);
-    find(&p, "  = size*2(W-1)/(W*duration) = 419 GB/s   (large W: 2*size/duration = 479 GB/s)");
+    find(&p, "  = size*2(W-1)/(W*duration) = 419 GB/s; large W: 2*size/duration = 479 GB/s");
     find(&p, "  = 2(W-1)/W*params*bytes/bandwidth = 17.5 ms on 8 ranks   (large W: 20 ms)");
     find(&p, "params [1B] bytes each [4] bandwidth [400 GB/s]");
-    find(&p, "  TP all-gathers L*B*D = 524,288 per forward; DDP all-reduces L*D^2 = 4,194,304");
+    find(&p, "  TP: L*B*D = 524,288 per forward   DDP: L*D^2 = 4,194,304 per step");
     find(&p, "  DDP moves D/B = 8x the elements");
     i = find(&p, "  nvlink    46.6 us            30 us                4.58 us");
     assert_int_equal(style_of(&p, i, "46.6 us"), HS_MODEL);
     find(&p, "  ethernet  148 ms             10.6 ms              2.82 ms");
     find(&p, "per step on each link (model)");
+    find(&p, "  alpha assumed per link, beta the lecture's figure each way (see the ladder)");
+    /* Every line of the panel fits 80 columns (the smallest terminal), so nothing is cut. */
+    for (int k = 0; k < p.n; k++) {
+        char buf[1024];
+        hier_line_text(&p.l[k], buf, sizeof buf);
+        if (strlen(buf) > 78) fail_msg("line %d is %zu columns: %s", k, strlen(buf), buf);
+    }
 
     /* Editing: the selected field moves and changes within its limits. */
     napkin_change(&in, +1);

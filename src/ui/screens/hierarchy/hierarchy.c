@@ -59,21 +59,21 @@ void hier_figures(const struct app *a, struct hier_measured *m)
     m->cpu_ar.at = TIER_NVLINK; /* ranks inside one machine */
     m->nccl.at = TIER_NVLINK;
     m->mpi.at = TIER_ETHERNET;
-    hier_fig_na(&m->mpi, "this build has no MPI backend");
+    hier_fig_na(&m->mpi, "no MPI backend built");
     const struct hier_screen *h = HIER(a);
     if (!a->w) {
         hier_fig_na(&m->copy, "no backend thread (the animation runs alone)");
         hier_fig_na(&m->cpu_ar, "no backend (the animation runs alone)");
-        hier_fig_na(&m->nccl, "no GPU in use here (b shows why)");
+        hier_fig_na(&m->nccl, "no GPU in use here (b says why)");
         return;
     }
     if (h) hier_fig_from(&m->copy, &h->copy);
     bool nccl = strcmp(a->backend_name, "nccl") == 0;
     struct hier_figure *ar = nccl ? &m->nccl : &m->cpu_ar;
     if (nccl)
-        hier_fig_na(&m->cpu_ar, "the backend is NCCL (collviz --backend cpu measures them)");
+        hier_fig_na(&m->cpu_ar, "the backend is NCCL (--backend cpu)");
     else
-        hier_fig_na(&m->nccl, "no GPU in use here (b shows why)");
+        hier_fig_na(&m->nccl, "no GPU in use here (b says why)");
     ar->state = HM_NONE;
     if (h && h->ar.state != HM_NONE) {
         hier_fig_from(ar, &h->ar);

@@ -204,9 +204,9 @@ void hier_ladder(const struct hier_measured *m, bool utf8, bool detail, struct h
     hier_add(l, HS_TITLE, "The hierarchy, fastest first");
     hier_add(l, HS_DIM, "  (");
     hier_add(l, HS_LECTURE, "lecture");
-    hier_add(l, HS_DIM, " = the lecture's figure, ");
+    hier_add(l, HS_DIM, ": its figures, ");
     hier_add(l, HS_MEASURED, "measured");
-    hier_add(l, HS_DIM, " = on this machine)");
+    hier_add(l, HS_DIM, ": this machine)");
     const struct hier_figure *figs[4] = {&m->copy, &m->cpu_ar, &m->nccl, &m->mpi};
     for (int t = 0; t < TIER_COUNT; t++) {
         const struct tier *x = tier_get((enum tier_id)t);
@@ -352,7 +352,7 @@ void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *o
     hier_add(l, HS_DIM, "  = size%s2(W%s1)/(W%sduration) = ", g_dot(utf8), g_minus(utf8),
              g_dot(utf8));
     hier_add(l, HS_TEXT, "%s", a);
-    hier_add(l, HS_DIM, "   (large W: 2%ssize/duration = %s)", g_dot(utf8), b);
+    hier_add(l, HS_DIM, "; large W: 2%ssize/duration = %s", g_dot(utf8), b);
 
     /* DDP sync time. */
     l = hier_line_new(out);
@@ -379,10 +379,11 @@ void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *o
     double dp = napkin_ddp_elements(v[NF_L], v[NF_D]);
     fmt_count(tp, a, sizeof a);
     fmt_count(dp, b, sizeof b);
-    hier_add(l, HS_DIM, "  TP all-gathers L%sB%sD = ", g_dot(utf8), g_dot(utf8));
+    hier_add(l, HS_DIM, "  TP: L%sB%sD = ", g_dot(utf8), g_dot(utf8));
     hier_add(l, HS_TEXT, "%s", a);
-    hier_add(l, HS_DIM, " per forward; DDP all-reduces L%sD%s = ", g_dot(utf8), g_sq(utf8));
+    hier_add(l, HS_DIM, " per forward   DDP: L%sD%s = ", g_dot(utf8), g_sq(utf8));
     hier_add(l, HS_TEXT, "%s", b);
+    hier_add(l, HS_DIM, " per step");
     l = hier_line_new(out);
     if (dp >= tp)
         hier_add(l, HS_DIM,
@@ -433,9 +434,8 @@ void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *o
              "  DDP's hides behind backward, PP's behind other micro-batches' work.");
     l = hier_line_new(out);
     hier_add(l, HS_DIM,
-             "  %s, %s: per link as in the ladder (%s assumed, %s the lecture's figure "
-             "each way)",
-             g_alpha(utf8), g_beta(utf8), g_alpha(utf8), g_beta(utf8));
+             "  %s assumed per link, %s the lecture's figure each way (see the ladder)",
+             g_alpha(utf8), g_beta(utf8));
 }
 
 /* ---- what-if ---------------------------------------------------------------------------- */
