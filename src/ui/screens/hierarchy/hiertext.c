@@ -338,7 +338,7 @@ void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *o
     char a[32], b[32], c[32];
     struct hier_line *l = hier_line_new(out);
     hier_add(l, HS_TITLE, "Napkin math");
-    hier_add(l, HS_DIM, "  (the lecture's calculations; pick a field, change it)");
+    hier_add(l, HS_DIM, "  (the lecture's calculations; the inputs start at its numbers)");
 
     /* Effective bandwidth. */
     l = hier_line_new(out);
