@@ -51,6 +51,8 @@ static void hier_fig_na(struct hier_figure *f, const char *why)
     snprintf(f->how, sizeof f->how, "%s", why);
 }
 
+static void hier_collectives_row(const struct app *a, struct hier_figure *ar);
+
 void hier_figures(const struct app *a, struct hier_measured *m)
 {
     memset(m, 0, sizeof *m);
@@ -77,12 +79,24 @@ void hier_figures(const struct app *a, struct hier_measured *m)
     ar->state = HM_NONE;
     if (h && h->ar.state != HM_NONE) {
         hier_fig_from(ar, &h->ar);
-        return;
+    } else {
+        hier_collectives_row(a, ar);
     }
-    /* The collectives screen's last all-reduce, where this screen measured none. */
+    /* NCCL picks NVLink or PCIe paths itself; collviz does not ask which, so the figure
+     * stands beside NVLink with that said. */
+    if (nccl && ar->state == HM_DONE) {
+        size_t len = strlen(ar->how);
+        snprintf(ar->how + len, sizeof ar->how - len,
+                 "; link type not queried (NVLink or PCIe; b shows peer access)");
+    }
+}
+
+/* The collectives screen's last all-reduce, where this screen measured none. */
+static void hier_collectives_row(const struct app *a, struct hier_figure *ar)
+{
     const struct meas *cm = &a->m;
     if (cm->have_row && cm->row_params.coll == COLL_ALL_REDUCE && cm->row.nranks >= 2 &&
-        strcmp(cm->row_backend, a->backend_name) == 0) {
+        cm->row.wrong <= 0 && strcmp(cm->row_backend, a->backend_name) == 0) {
         char sz[32];
         format_size(cm->row.bytes, sz, sizeof sz);
         ar->state = HM_DONE;
