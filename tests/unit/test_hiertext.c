@@ -231,7 +231,7 @@ static void test_whatif(void **state)
 {
     (void)state;
     static struct hier_lines p;
-    hier_whatif(COLL_ALL_REDUCE, ALGO_RING, 4, (size_t)64 << 20, false, &p);
+    hier_whatif(COLL_ALL_REDUCE, ALGO_RING, 4, (size_t)64 << 20, false, false, &p);
     find(&p, "What if: all-reduce, ring, 4 ranks, 64 MiB on each link (model)");
     int i = find(&p, "  nvlink        1 us   900 GB/s     118 us   854 GB/s");
     assert_int_equal(style_of(&p, i, "118 us"), HS_MODEL);
@@ -239,9 +239,20 @@ static void test_whatif(void **state)
     find(&p, "  ib            2 us    50 GB/s    2.03 ms  49.7 GB/s");
     find(&p, "  ethernet     50 us   200 MB/s     504 ms   200 MB/s");
     assert_int_equal(p.n, 6);
-    hier_whatif(COLL_SCATTER, ALGO_RING, 4, 4096, false, &p);
+    hier_whatif(COLL_SCATTER, ALGO_RING, 4, 4096, false, false, &p);
     assert_int_equal(p.n, 2);
     assert_int_equal(style_of(&p, 1, "not available"), HS_WARN);
+    /* Narrow, for the collectives panel: time and busbw in 36 columns. */
+    hier_whatif(COLL_ALL_REDUCE, ALGO_RING, 4, (size_t)64 << 20, false, true, &p);
+    assert_int_equal(p.n, 5);
+    find(&p, "What if: the same on each link (model)");
+    find(&p, "  nvlink      118 us  busbw 854 GB/s");
+    find(&p, "  ethernet    504 ms  busbw 200 MB/s");
+    for (int k = 0; k < p.n; k++) {
+        char buf[256];
+        hier_line_text(&p.l[k], buf, sizeof buf);
+        assert_true(strlen(buf) <= 38);
+    }
 }
 
 int main(void)

@@ -373,8 +373,19 @@ void coll_panel(const struct app *a, struct rect r)
         if (pr.h > 8) pr.h = 8 + (pr.h - 8) / 3; /* a taller plot reads no better */
         panel_plot(a, pr);
         if (pr.h < 0) pr.h = 0;
-        pl_draw(&note, 0,
-                (struct rect){pr.y + pr.h + 1, in.x, in.y + in.h - pr.y - pr.h - 1, in.w});
+        int below = pr.y + pr.h + 1;
+        /* The what-if table of the measured collective on every link (model), where the
+         * rows below the plot leave room for it and the note. */
+        if (a->m.have_row && a->m.row.nranks >= 2) {
+            static struct hier_lines w;
+            enum algo al;
+            if (algo_parse(a->m.row.algo, &al) != 0) al = a->m.row_params.algo;
+            hier_whatif(a->m.row_params.coll, al, a->m.row.nranks, a->m.row.bytes, a->utf8,
+                        true, &w);
+            if (in.y + in.h - below - (note.n ? note.n + 1 : 0) >= w.n)
+                below += hier_lines_draw(a, &w, (struct rect){below, in.x, w.n, in.w}) + 1;
+        }
+        pl_draw(&note, 0, (struct rect){below, in.x, in.y + in.h - below, in.w});
     } else {
         /* Two columns: figures on the left; backend, then the plot (or the note while
          * there is no sweep) on the right. */

@@ -307,9 +307,7 @@ static attr_t hier_attr(const struct app *a, enum hier_style s)
     return A_NORMAL;
 }
 
-/* Lines [0, r.h) of p into r, each segment in its style, clipped at r's right edge.
- * Returns the rows used. */
-static int hier_draw_lines(const struct app *a, const struct hier_lines *p, struct rect r)
+int hier_lines_draw(const struct app *a, const struct hier_lines *p, struct rect r)
 {
     int y = 0;
     for (; y < p->n && y < r.h; y++) {
@@ -370,11 +368,11 @@ static void hier_page_ladder(const struct app *a, struct rect r)
         hier_ladder(&m, a->utf8, false, &raw);
         hier_wrap(&raw, r.w, a->utf8, &p);
     }
-    int used = hier_draw_lines(a, &p, r);
-    hier_whatif(a->sc.coll, a->sc.algo, a->sc.nranks, a->sc.meas_bytes, a->utf8, &w);
+    int used = hier_lines_draw(a, &p, r);
+    hier_whatif(a->sc.coll, a->sc.algo, a->sc.nranks, a->sc.meas_bytes, a->utf8, false, &w);
     if (used + 1 + w.n <= r.h) {
         struct rect wr = {r.y + used + 1, r.x, r.h - used - 1, r.w};
-        hier_draw_lines(a, &w, wr);
+        hier_lines_draw(a, &w, wr);
     }
 }
 
@@ -382,7 +380,7 @@ static void hier_page_napkin(const struct app *a, struct rect r)
 {
     static struct hier_lines p;
     hier_napkin(&HIER(a)->napkin, a->utf8, &p);
-    hier_draw_lines(a, &p, r);
+    hier_lines_draw(a, &p, r);
 }
 
 static void hier_draw(struct app *a, struct rect area)

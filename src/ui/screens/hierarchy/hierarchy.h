@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../../kit/rect.h"
 #include "../screens.h"
 #include "hiertext.h"
 
@@ -39,6 +40,11 @@ struct hier_screen {
 /* This machine's memcpy bandwidth as measured on the hierarchy screen (GB/s), 0 if not yet:
  * the collectives screen's model takes its default β from it. */
 double hier_memcpy_gbs(const struct app *a);
+
+/* Draw lines into r (clipped at its right edge), each piece in its style (the theme's
+ * colours for lecture, measured and model figures); returns the rows used. For the
+ * collectives panel's what-if table too. */
+int hier_lines_draw(const struct app *a, const struct hier_lines *p, struct rect r);
 
 /* The figures as the ladder shows them: the screen's own measurements, the collectives
  * screen's last all-reduce row where this screen has none, and why the others cannot be

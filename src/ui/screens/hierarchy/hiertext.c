@@ -440,20 +440,26 @@ void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *o
 
 /* ---- what-if ---------------------------------------------------------------------------- */
 
-void hier_whatif(enum coll c, enum algo a, int W, size_t bytes, bool utf8,
+void hier_whatif(enum coll c, enum algo a, int W, size_t bytes, bool utf8, bool narrow,
                  struct hier_lines *out)
 {
     out->n = 0;
     char sz[32];
     format_size(bytes, sz, sizeof sz);
     struct hier_line *l = hier_line_new(out);
-    hier_add(l, HS_TITLE, "What if");
-    hier_add(l, HS_DIM, ": %s, %s, %d ranks, %s on each link ", coll_title(c), algo_name(a), W,
-             sz);
-    hier_add(l, HS_MODEL, "(model)");
-    l = hier_line_new(out);
-    hier_add(l, HS_DIM, "  %-9s %8s %10s %10s %10s", "link", g_alpha(utf8), g_beta(utf8),
-             "time", "busbw");
+    if (narrow) {
+        hier_add(l, HS_TITLE, "What if");
+        hier_add(l, HS_DIM, ": the same on each link ");
+        hier_add(l, HS_MODEL, "(model)");
+    } else {
+        hier_add(l, HS_TITLE, "What if");
+        hier_add(l, HS_DIM, ": %s, %s, %d ranks, %s on each link ", coll_title(c), algo_name(a),
+                 W, sz);
+        hier_add(l, HS_MODEL, "(model)");
+        l = hier_line_new(out);
+        hier_add(l, HS_DIM, "  %-9s %8s %10s %10s %10s", "link", g_alpha(utf8), g_beta(utf8),
+                 "time", "busbw");
+    }
     enum tier_id links[TIER_COUNT];
     int nl = link_tiers(links);
     for (int i = 0; i < nl; i++) {
@@ -477,7 +483,11 @@ void hier_whatif(enum coll c, enum algo a, int W, size_t bytes, bool utf8,
             snprintf(bb, sizeof bb, "-");
         l = hier_line_new(out);
         hier_add(l, HS_TIER, "  %-9s ", t->key);
-        hier_add(l, HS_DIM, "%8s %10s ", al, be);
-        hier_add(l, HS_MODEL, "%10s %10s", tm, bb);
+        if (narrow) {
+            hier_add(l, HS_MODEL, "%8s  busbw %s", tm, bb);
+        } else {
+            hier_add(l, HS_DIM, "%8s %10s ", al, be);
+            hier_add(l, HS_MODEL, "%10s %10s", tm, bb);
+        }
     }
 }

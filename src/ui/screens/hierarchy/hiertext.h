@@ -123,9 +123,11 @@ void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *o
 
 /* ---- what-if ---------------------------------------------------------------------------- */
 
-/* Collective c with algorithm a on W ranks at S = bytes on every link (model): time, busbw.
- * A first line names it; a plan the model refuses gives one HS_WARN line saying why. */
-void hier_whatif(enum coll c, enum algo a, int W, size_t bytes, bool utf8,
+/* Collective c with algorithm a on W ranks at S = bytes on every link (model): α, β, time,
+ * busbw; `narrow` (a panel beside the figures that name the collective): time and busbw
+ * only, in about 36 columns. A first line names it; a plan the model refuses gives one
+ * HS_WARN line saying why. */
+void hier_whatif(enum coll c, enum algo a, int W, size_t bytes, bool utf8, bool narrow,
                  struct hier_lines *out);
 
 /* Helpers for the screens: a new line (NULL when full, and then further text is dropped)
