@@ -306,8 +306,9 @@ int worker_memcpy_measure(size_t bytes, int reps, volatile int *cancel,
     out->best_s = best;
     out->gbs = (double)bytes / best / 1e9;
     snprintf(out->how, sizeof out->how,
-             "memcpy of %s on the backend thread, best of %d, bytes copied per second", sz,
-             reps);
+             "memcpy of %s in host memory on the backend thread, best of %d, bytes copied per "
+             "second",
+             sz, reps);
     return CV_OK;
 }
 

@@ -27,8 +27,8 @@ static void test_direct(void **state)
     assert_int_equal(m.reps, 3);
     assert_true(m.best_s > 0 && m.gbs > 0);
     assert_true(fabs(m.gbs - (double)m.bytes / m.best_s / 1e9) <= 1e-12 * m.gbs);
-    assert_string_equal(m.how, "memcpy of 4 MiB on the backend thread, best of 3, bytes "
-                               "copied per second");
+    assert_string_equal(m.how, "memcpy of 4 MiB in host memory on the backend thread, best of "
+                               "3, bytes copied per second");
 
     assert_int_equal(worker_memcpy_measure(0, 3, NULL, &m, err, sizeof err), CV_EINVAL);
     assert_int_equal(worker_memcpy_measure(4096, 0, NULL, &m, err, sizeof err), CV_EINVAL);
