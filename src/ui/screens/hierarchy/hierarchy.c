@@ -110,7 +110,9 @@ static void hier_collectives_row(const struct app *a, struct hier_figure *ar)
 
 /* ---- measuring ------------------------------------------------------------------------- */
 
-static void hier_measure(struct app *a)
+/* Post the measurements: the memory copy (when `copy`, or while it has no figure) and the
+ * all-reduce at the scene's world size and size. */
+static void hier_measure(struct app *a, bool copy)
 {
     struct hier_screen *h = hier_state(a);
     if (!a->w) {
@@ -118,10 +120,12 @@ static void hier_measure(struct app *a)
         return;
     }
     app_cancel(a); /* whatever another screen had asked gives way */
-    struct job j = {
-        .kind = JOB_MEMCPY, .copy_bytes = HIER_COPY_BYTES, .copy_reps = HIER_COPY_REPS};
-    h->copy_id = worker_post(a->w, &j);
-    h->copy.state = HM_RUNNING;
+    if (copy || h->copy.state != HM_DONE) {
+        struct job j = {
+            .kind = JOB_MEMCPY, .copy_bytes = HIER_COPY_BYTES, .copy_reps = HIER_COPY_REPS};
+        h->copy_id = worker_post(a->w, &j);
+        h->copy.state = HM_RUNNING;
+    }
     int W = a->sc.nranks < a->max_ranks ? a->sc.nranks : a->max_ranks;
     if (W < 2) {
         h->ar.state = HM_FAILED;
@@ -222,7 +226,11 @@ static void hier_apply(struct app *a, unsigned changed)
     /* On entry, measure what was never measured; a new world size or size measures the
      * all-reduce again (the memory copy does not depend on them). */
     bool never = h->copy.state == HM_NONE && h->ar.state == HM_NONE;
-    if ((changed & SF_SCREEN) ? never : (changed & (SF_RANKS | SF_MEAS)) != 0) hier_measure(a);
+    if (changed & SF_SCREEN) {
+        if (never) hier_measure(a, true);
+    } else if (changed & (SF_RANKS | SF_MEAS)) {
+        hier_measure(a, false);
+    }
 }
 
 static size_t hier_nsteps(const struct app *a)
@@ -249,7 +257,7 @@ static bool hier_action(struct app *a, enum ui_action act, struct scene *next)
         if (hier_busy(a))
             snprintf(a->msg, sizeof a->msg, "already measuring (x cancels)");
         else
-            hier_measure(a);
+            hier_measure(a, true);
         return true;
     case ACT_SIZE_UP:
     case ACT_SIZE_DOWN: {
