@@ -61,7 +61,7 @@ tm_keys s
 # The panel wraps its lines where the numbers' widths put the breaks: look for pieces. A
 # busy machine can time a sweep the model does not fit (alpha < 0): then it must say so.
 end=$(($(date +%s) + 120))
-until tm_screen | grep -qE "model: the fitted alpha-beta model|not physical"; do
+until tm_screen | grep -qE "model: the fit through these points|not physical"; do
     [ "$(date +%s)" -le "$end" ] || fail "no fit after the sweep"
     sleep 0.2
 done

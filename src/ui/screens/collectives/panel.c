@@ -307,7 +307,7 @@ static void panel_plot(const struct app *a, struct rect r)
         int w = draw_putf(base + 2, r.x, r.w, th->role[TH_HL] | A_BOLD, "%s",
                           a->utf8 ? "\u25cf" : "*");
         draw_put(base + 2, r.x + w, r.w - w, th->role[TH_DIM],
-                 " model: the fitted alpha-beta model at each size");
+                 " model: the fit through these points");
     }
     if (m->sweep_err[0] && !meas_sweeping(m))
         draw_putf(r.y, r.x + r.w - 12 > r.x ? r.x + r.w - 12 : r.x, 12, th->role[TH_BAD],
