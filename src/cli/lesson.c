@@ -19,10 +19,15 @@
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
 #include "lesson/progress.h"
+#include "ui/ui.h"
 
 static void lesson_usage(FILE *f)
 {
     fprintf(f, "usage: collviz lesson VERB [options]   (VERB --help for its options)\n"
+               "       collviz lesson [FILE|ID] [--backend B] [--no-measure] [--no-color] "
+               "[--ascii]\n"
+               "                          the interactive player: the list of lessons, or one\n"
+               "                          lesson at its saved slide (keys: ? inside)\n"
                "\n"
                "Verbs:\n"
                "  check PATH...      check lesson files or folders; every error as "
@@ -529,10 +534,7 @@ int cli_lesson_main(int argc, char **argv)
         if (strcmp(argv[1], "show") == 0) return lesson_show(argc - 1, argv + 1);
         if (strcmp(argv[1], "variant") == 0) return lesson_variant(argc - 1, argv + 1);
         if (strcmp(argv[1], "list") == 0) return lesson_list(argc - 1, argv + 1);
-        if (argv[1][0] == '-')
-            return cli_usage_error("%s: unknown option (try --help)", argv[1]);
     }
-    /* no verb, or a FILE/ID: the interactive player */
-    fprintf(stderr, "collviz lesson: the interactive player is not wired in this build\n");
-    return 2;
+    /* no verb, or a FILE/ID: the interactive player (src/ui/screens/lesson/) */
+    return ui_lesson_main(argc, argv);
 }
