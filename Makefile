@@ -22,7 +22,8 @@ BLAS_LIBS      := $(shell $(PKG_CONFIG) --libs openblas 2>/dev/null)
 HAVE_OPENBLAS  ?= $(if $(BLAS_LIBS),1,)
 HAVE_NCCL      ?= $(shell test -x $(NVCC) && test -f $(CUDA_HOME)/include/nccl.h && echo 1)
 # Lessons (src/lesson): md4c reads Markdown, muParser evaluates answer formulas (C++ inside,
-# hence -lstdc++), cJSON writes `collviz lesson ... --format json`. Required.
+# hence -lstdc++), cJSON writes `collviz lesson ... --format json` and `collviz model`'s
+# JSON. Required.
 LESSON_CFLAGS  := $(shell $(PKG_CONFIG) --cflags md4c muparser 2>/dev/null)
 LESSON_LIBS    := $(shell $(PKG_CONFIG) --libs md4c 2>/dev/null || echo -lmd4c) \
                   $(shell $(PKG_CONFIG) --libs muparser 2>/dev/null || echo -lmuparser) \

@@ -12,6 +12,8 @@
  *
  * Exit status: 0 every result checked out, 1 some #wrong > 0 (or a run failed), 2 bad
  * input (one line on stderr), 130 interrupted. */
+#include "bench.h"
+
 #include "cli.h"
 
 #include <errno.h>
@@ -34,36 +36,6 @@
 #endif
 
 #define BENCH_MAX_SIZES 1000
-
-struct bench_opts {
-    const char *backend;
-    int ranks;
-    bool ranks_given;
-    size_t minb, maxb;
-    bool minb_set, maxb_set;
-    const char *minb_arg, *maxb_arg; /* as typed, for messages */
-    double factor;
-    size_t step; /* -i: additive step; 0 = multiply by factor */
-    bool factor_set;
-    int iters, warmup;
-    bool check;
-    enum redop op;
-    int root;
-    bool algo_auto;
-    enum algo algo;
-    double timeout_s;
-    bool json;
-    bool all;
-    enum coll coll;
-};
-
-/* One measured row, kept for JSON (which is printed whole at the end). */
-struct bench_row {
-    enum coll coll;
-    enum redop op;
-    int root;
-    struct bench_result r;
-};
 
 static volatile sig_atomic_t bench_interrupted;
 
@@ -132,8 +104,7 @@ static void bench_algo_list(enum coll c, char *buf, size_t n)
                                     algo_name((enum algo)a));
 }
 
-/* Parse argv into o. Returns -1 to go on, 0 after --help, 2 on bad input (one line). */
-static int bench_parse(int argc, char **argv, struct bench_opts *o)
+int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
 {
     enum { OPT_BACKEND = 256, OPT_RANKS, OPT_ALGO, OPT_FORMAT };
     static const struct option longopts[] = {
@@ -231,6 +202,7 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o)
             root_given = 1;
             break;
         case OPT_ALGO:
+            o->algo_given = true;
             if (strcmp(optarg, "auto") == 0) {
                 o->algo_auto = true;
             } else if (algo_parse(optarg, &o->algo) == CV_OK) {
@@ -251,24 +223,24 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o)
             bench_usage(stdout);
             return 0;
         case ':':
-            return cli_usage_error("bench: option '%s' needs a value", argv[optind - 1]);
+            return cli_usage_error("%s: option '%s' needs a value", prog, argv[optind - 1]);
         default:
-            return cli_usage_error("bench: unknown option '%s' (try collviz bench --help)",
-                                   argv[optind - 1]);
+            return cli_usage_error("%s: unknown option '%s' (try collviz %s --help)", prog,
+                                   argv[optind - 1], prog);
         }
     }
     if (optind >= argc)
-        return cli_usage_error("bench: name a collective (e.g. all_reduce) or all");
+        return cli_usage_error("%s: name a collective (e.g. all_reduce) or all", prog);
     if (optind + 1 < argc)
-        return cli_usage_error("bench: one collective only, got '%s' too", argv[optind + 1]);
+        return cli_usage_error("%s: one collective only, got '%s' too", prog, argv[optind + 1]);
     const char *name = argv[optind];
     if (strcmp(name, "all") == 0)
         o->all = true;
     else if (coll_parse(name, &o->coll) != CV_OK)
         return cli_usage_error(
-            "bench: unknown collective '%s' (broadcast, scatter, gather, "
+            "%s: unknown collective '%s' (broadcast, scatter, gather, "
             "reduce, all_gather, reduce_scatter, all_reduce, all_to_all, all)",
-            name);
+            prog, name);
     if (o->step && o->factor_set) return cli_usage_error("-i: give -f or -i, not both");
     if (o->minb_set && !o->maxb_set) o->maxb = o->minb;
     if (o->maxb_set && !o->minb_set && o->minb > o->maxb) o->minb = o->maxb;
@@ -442,11 +414,11 @@ static void bench_progress_clear(bool tty)
     if (tty) fputs("\r\033[K", stderr);
 }
 
-int cli_bench_main(int argc, char **argv)
+int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
 {
-    struct bench_opts o;
-    int rc = bench_parse(argc, argv, &o);
-    if (rc >= 0) return rc;
+    struct bench_opts o = *op;
+    int rc;
+    memset(out, 0, sizeof *out);
 
     /* The collectives to run, and the sizes. */
     enum coll colls[COLL_COUNT];
@@ -668,13 +640,36 @@ int cli_bench_main(int argc, char **argv)
     sigaction(SIGINT, &old_int, NULL);
     worker_stop(w);
 
+    out->rows = rows;
+    out->nrows = nrows;
+    out->hardware = hardware;
+    out->ranks = o.ranks;
+    snprintf(out->backend, sizeof out->backend, "%s", backend_name);
+    *op = o;
+    return exit_rc;
+}
+
+void bench_sweep_free(struct bench_sweep *s)
+{
+    free(s->rows);
+    free(s->hardware);
+    memset(s, 0, sizeof *s);
+}
+
+int cli_bench_main(int argc, char **argv)
+{
+    struct bench_opts o;
+    int rc = bench_parse(argc, argv, &o, "bench");
+    if (rc >= 0) return rc;
+    struct bench_sweep sw;
+    int exit_rc = bench_sweep(&o, &sw);
+
     long wrong_total = 0;
-    for (size_t i = 0; i < nrows; i++)
-        if (rows[i].r.wrong > 0) wrong_total += rows[i].r.wrong;
+    for (size_t i = 0; i < sw.nrows; i++)
+        if (sw.rows[i].r.wrong > 0) wrong_total += sw.rows[i].r.wrong;
     if (o.json && exit_rc != 2 && exit_rc != 130)
-        bench_print_json(backend_name, o.ranks, hardware, rows, nrows);
-    free(rows);
-    free(hardware);
+        bench_print_json(sw.backend, sw.ranks, sw.hardware, sw.rows, sw.nrows);
+    bench_sweep_free(&sw);
     if (exit_rc) return exit_rc;
     if (wrong_total > 0) {
         fprintf(stderr, "collviz: bench: %ld wrong elements\n", wrong_total);

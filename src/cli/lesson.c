@@ -21,23 +21,26 @@
 #include "lesson/lesson.h"
 #include "lesson/progress.h"
 #include "present/export_html.h"
+#include "ui/ui.h"
 
 static void lesson_usage(FILE *f)
 {
-    fprintf(f,
-            "usage: collviz lesson VERB [options]   (VERB --help for its options)\n"
-            "\n"
-            "Verbs:\n"
-            "  check PATH...      check lesson files or folders; every error as "
-            "file:line: message\n"
-            "  show FILE          the parsed lesson (--format json for scripts)\n"
-            "  variant ID         an exercise's numbers for a seed (--seed S)\n"
-            "  list               the lessons (./lessons or $COLLVIZ_LESSONS) with your "
-            "progress\n"
-            "  export PATH        a self-contained HTML handout (--format html -o OUT.html)\n"
-            "\n"
-            "The lesson format is described in lessons/README.md.\n"
-            "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
+    fprintf(f, "usage: collviz lesson VERB [options]   (VERB --help for its options)\n"
+               "       collviz lesson [FILE|ID] [--backend B] [--no-measure] [--no-color] "
+               "[--ascii]\n"
+               "                          the interactive player: the list of lessons, or one\n"
+               "                          lesson at its saved slide (keys: ? inside)\n"
+               "\n"
+               "Verbs:\n"
+               "  check PATH...      check lesson files or folders; every error as "
+               "file:line: message\n"
+               "  show FILE          the parsed lesson (--format json for scripts)\n"
+               "  variant ID         an exercise's numbers for a seed (--seed S)\n"
+               "  list               the lessons (./lessons or $COLLVIZ_LESSONS) with your "
+               "progress\n"
+               "\n"
+               "The lesson format is described in lessons/README.md.\n"
+               "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
 }
 
 static void print_errors(const struct lesson_errors *e)
@@ -537,7 +540,6 @@ int cli_lesson_main(int argc, char **argv)
         if (argv[1][0] == '-')
             return cli_usage_error("%s: unknown option (try --help)", argv[1]);
     }
-    /* no verb, or a FILE/ID: the interactive player */
-    fprintf(stderr, "collviz lesson: the interactive player is not wired in this build\n");
-    return 2;
+    /* no verb, or a FILE/ID: the interactive player (src/ui/screens/lesson/) */
+    return ui_lesson_main(argc, argv);
 }

@@ -30,6 +30,7 @@ void app_init(struct app *a)
 
 void app_free(struct app *a)
 {
+    if (a->frame && a->frame->free_state) a->frame->free_state(a);
     for (int k = 0; k < SCREEN_KIND_COUNT; k++) {
         const struct screen_ops *o = screen_ops_of((enum screen_kind)k);
         if (o && o->free_state) o->free_state(a);
@@ -153,6 +154,10 @@ static void app_common(struct app *a, enum ui_action act, struct scene *next, do
         }
         app_fit_ranks(next);
         break;
+    case ACT_HIERARCHY: /* y: the hierarchy screen, and back to the collectives */
+        next->step = 0;
+        next->screen = a->sc.screen == SCREEN_HIERARCHY ? SCREEN_COLLECTIVES : SCREEN_HIERARCHY;
+        break;
     case ACT_COLL_1:
     case ACT_COLL_2:
     case ACT_COLL_3:
@@ -254,10 +259,16 @@ bool app_do(struct app *a, enum ui_action act, double now)
 {
     if (act == ACT_QUIT) return false;
     if (act == ACT_NONE || act == ACT_COUNT) return true;
+    /* Actions edit `next`; one that went through the door itself (a lesson's slide) has
+     * left next as it was, so only a change against `before` is passed on. */
+    const struct scene before = a->sc;
     struct scene next = a->sc;
     const struct screen_ops *o = app_screen(a);
-    if (!o->action || !o->action(a, act, &next)) app_common(a, act, &next, now);
-    if (screen_scene_diff(&a->sc, &next)) {
+    if (a->frame && a->frame->action && a->frame->action(a, act, &next))
+        ; /* the frame (the lesson player) took it */
+    else if (!o->action || !o->action(a, act, &next))
+        app_common(a, act, &next, now);
+    if (screen_scene_diff(&before, &next)) {
         char err[200];
         if (app_set_scene(a, &next, err, sizeof err) != CV_OK)
             snprintf(a->msg, sizeof a->msg, "%s", err);

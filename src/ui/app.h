@@ -16,6 +16,9 @@
  *   screens/parallel/       the parallelism screen: state and jobs (par.c), drawing
  *                           (pardraw.c), layout (parlayout.c), the display-scale view
  *                           (parview.c), the pipeline's ideal schedule (parsched.c)
+ *   screens/lesson/         the lesson player: a frame with the narration beside a slide's
+ *                           scene drawn by that scene's own screen, exercises, the list of
+ *                           lessons (lesson_ui.c: state and keys, lesson_draw.c: drawing)
  *   overlays/               help (?), backends and hardware (b; hw.c gathers its lines),
  *                           the too-small notice
  *
@@ -63,6 +66,11 @@ struct app {
 
     /* each screen's own derived state (screens.h), NULL until it is first shown */
     void *screen_state[SCREEN_KIND_COUNT];
+    /* A frame around the scene's screen (the lesson player, screens/lesson/): it draws the
+     * whole terminal, embedding the screen in a rect, and has the first word on keys. NULL =
+     * the scene's screen alone. */
+    const struct screen_ops *frame;
+    void *frame_state;
 
     /* backend, through the worker only */
     struct worker *w;

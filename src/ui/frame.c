@@ -24,7 +24,10 @@ void frame_draw(struct app *a)
     erase();
     struct rect all = {0, 0, rows, cols};
     a->nbar = 0;
-    app_screen(a)->draw(a, all);
+    if (a->frame)
+        a->frame->draw(a, all);
+    else
+        app_screen(a)->draw(a, all);
     if (rows >= LAYOUT_MIN_ROWS && cols >= LAYOUT_MIN_COLS) {
         if (a->help) overlay_help(a, all);
         if (a->hw_open) overlay_hw(a, all);

@@ -28,6 +28,7 @@
 #include "../core/util.h"
 #include "app.h"
 #include "frame.h"
+#include "screens/lesson/lesson_ui.h"
 #include "screens/screens.h"
 
 static volatile sig_atomic_t ui_signal;
@@ -64,7 +65,8 @@ static void ui_usage(FILE *f)
         "  --step K             start at step K (a number or end)\n"
         "  --scene TEXT         a scene, e.g. \"collective=all_to_all step=2\" or\n"
         "                       \"screen=parallel scheme=tp step=3\" (schemes ddp, tp, pp;\n"
-        "                       schedule=gpipe|1f1b, overlap=on|off)\n"
+        "                       schedule=gpipe|1f1b, overlap=on|off) or \"screen=hierarchy\"\n"
+        "                       (the lecture's tiers; step=1: its napkin math)\n"
         "  --no-measure         measure only on m / s, not on every scene change\n"
         "  --no-color           monochrome (also when NO_COLOR is set)\n"
         "  --ascii              ASCII drawing characters\n"
@@ -293,7 +295,9 @@ static void ui_handle_key(struct app *a, int ch, bool *quit)
         if (getmouse(&ev) != OK || a->nbar == 0 || ev.y != a->bar_at.y) return;
         act = keys_bar_hit(a->bar, a->nbar, ev.x - a->bar_at.x);
     } else {
-        act = keys_action(ch);
+        if (a->frame && a->frame->key && !a->help && !a->hw_open && a->frame->key(a, ch))
+            return;
+        act = keys_action_on(ch, a->frame ? a->frame->keys_on : app_screen(a)->keys_on);
     }
     if (act == ACT_NONE) return;
     a->msg[0] = '\0';
@@ -357,31 +361,16 @@ static void ui_loop(struct app *a, const sigset_t *waitmask)
     }
 }
 
-int ui_main(int argc, char **argv)
+/* Everything after the options: the backend, the terminal, the first scene (or the frame's
+ * start), the loop, and putting the terminal back. start = NULL: a frame (a->frame) is set
+ * and starts itself (its apply). Frees a. */
+static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *start)
 {
-    setlocale(LC_ALL, "");
-    struct app *a = xcalloc(1, sizeof *a);
-    app_init(a);
-    struct ui_opts o = {.backend = "auto"};
-    struct scene start;
-    scene_default(&start);
-    int rc = ui_parse(argc, argv, &start, &o);
-    if (rc >= 0) {
-        app_free(a);
-        free(a);
-        return rc;
-    }
-    if (!screen_ops_of(start.screen)) {
-        fprintf(stderr, "collviz: screen %s is not in this build\n",
-                screen_kind_name(start.screen));
-        app_free(a);
-        free(a);
-        return 2;
-    }
-    a->auto_measure = !o.no_measure;
+    int rc;
+    a->auto_measure = !o->no_measure;
     const char *nc = getenv("NO_COLOR");
-    bool want_color = !o.no_color && !(nc && nc[0]);
-    a->utf8 = !o.ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    bool want_color = !o->no_color && !(nc && nc[0]);
+    a->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     a->g = glyphs_get(a->utf8);
 
     /* Blocked from here on (threads started below inherit it); waitmask is what ppoll
@@ -398,7 +387,7 @@ int ui_main(int argc, char **argv)
     sigdelset(&waitmask, SIGHUP);
     sigdelset(&waitmask, SIGWINCH);
     hw_probe_machine(&a->hw);
-    rc = ui_open_backend(a, o.backend);
+    rc = ui_open_backend(a, o->backend);
     if (rc >= 0) {
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
         app_free(a);
@@ -406,6 +395,18 @@ int ui_main(int argc, char **argv)
         return rc;
     }
 
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        /* Without a terminal the screen cannot be drawn nor keys read (and a loop on a
+         * closed input would spin): say so instead. */
+        fprintf(stderr,
+                "collviz: the interactive program needs a terminal on stdin and stdout "
+                "(collviz trace, bench, train and lesson show|list work without one)\n");
+        if (a->w) worker_stop(a->w);
+        pthread_sigmask(SIG_UNBLOCK, &block, NULL);
+        app_free(a);
+        free(a);
+        return 2;
+    }
     util_set_fatal_hook(ui_fatal_hook);
     if (!ui_start_curses(a, want_color)) {
         fprintf(stderr, "collviz: cannot start the terminal UI (TERM=%s)\n",
@@ -424,7 +425,7 @@ int ui_main(int argc, char **argv)
 
     /* The options' scene goes through the same door as every later change. */
     char err[240];
-    if (app_set_scene(a, &start, err, sizeof err) != CV_OK) {
+    if (start && app_set_scene(a, start, err, sizeof err) != CV_OK) {
         endwin();
         ui_curses_on = false;
         util_set_fatal_hook(NULL);
@@ -435,6 +436,7 @@ int ui_main(int argc, char **argv)
         free(a);
         return 2;
     }
+    if (!start && a->frame && a->frame->apply) a->frame->apply(a, SF_ALL);
     ui_loop(a, &waitmask);
 
     endwin();
@@ -463,4 +465,90 @@ int ui_main(int argc, char **argv)
     }
     pthread_sigmask(SIG_UNBLOCK, &block, NULL);
     return 0;
+}
+
+int ui_main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    struct app *a = xcalloc(1, sizeof *a);
+    app_init(a);
+    struct ui_opts o = {.backend = "auto"};
+    struct scene start;
+    scene_default(&start);
+    int rc = ui_parse(argc, argv, &start, &o);
+    if (rc >= 0) {
+        app_free(a);
+        free(a);
+        return rc;
+    }
+    if (!screen_ops_of(start.screen)) {
+        fprintf(stderr, "collviz: screen %s is not in this build\n",
+                screen_kind_name(start.screen));
+        app_free(a);
+        free(a);
+        return 2;
+    }
+    return ui_run(a, &o, &start);
+}
+
+static void ui_lesson_usage(FILE *f)
+{
+    fprintf(f, "usage: collviz lesson [FILE|ID] [options]   (the lesson player)\n"
+               "  without FILE|ID: the list of lessons ($COLLVIZ_LESSONS, ./lessons or\n"
+               "  " LESSON_UI_SHARE_DIR "); with one: that lesson, at the saved slide\n"
+               "  --backend NAME       auto, cpu or nccl (default auto)\n"
+               "  --no-measure         measure only on m, not on every slide\n"
+               "  --no-color           monochrome (also when NO_COLOR is set)\n"
+               "  --ascii              ASCII drawing characters\n"
+               "  verbs: collviz lesson check|show|variant|list (collviz lesson --help)\n"
+               "Keys: press ? inside for the list.\n");
+}
+
+int ui_lesson_main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    struct ui_opts o = {.backend = "auto"};
+    const char *target = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *s = argv[i];
+        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
+            ui_lesson_usage(stdout);
+            return 0;
+        } else if (strcmp(s, "--backend") == 0 && i + 1 < argc) {
+            o.backend = argv[++i];
+            bool ok = strcmp(o.backend, "auto") == 0 || strcmp(o.backend, "nccl") == 0;
+            for (const char *const *n = backend_names(); *n && !ok; n++)
+                ok = strcmp(o.backend, *n) == 0;
+            if (!ok) {
+                fprintf(stderr, "collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
+                        o.backend);
+                return 2;
+            }
+        } else if (strcmp(s, "--no-measure") == 0) {
+            o.no_measure = true;
+        } else if (strcmp(s, "--no-color") == 0 || strcmp(s, "--no-colour") == 0) {
+            o.no_color = true;
+        } else if (strcmp(s, "--ascii") == 0) {
+            o.ascii = true;
+        } else if (s[0] == '-') {
+            fprintf(stderr, "collviz lesson: unknown option '%s' (try --help)\n", s);
+            return 2;
+        } else if (target) {
+            fprintf(stderr, "collviz lesson: unexpected argument '%s' (one lesson at a time)\n",
+                    s);
+            return 2;
+        } else {
+            target = s;
+        }
+    }
+    struct app *a = xcalloc(1, sizeof *a);
+    app_init(a);
+    char err[600];
+    if (lesson_ui_open(a, target, err, sizeof err) != CV_OK) {
+        fprintf(stderr, "collviz lesson: %s\n", err);
+        app_free(a);
+        free(a);
+        return 2;
+    }
+    return ui_run(a, &o, NULL);
 }

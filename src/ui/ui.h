@@ -6,4 +6,8 @@
  * --no-color, --ascii, ...). Returns the exit status. */
 int ui_main(int argc, char **argv);
 
+/* `collviz lesson [FILE|ID] [options]` without a verb: the interactive lesson player (the
+ * list of lessons, or one lesson at its saved slide). argv[0] is "lesson". */
+int ui_lesson_main(int argc, char **argv);
+
 #endif

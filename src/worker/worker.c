@@ -261,6 +261,67 @@ static void worker_do_train(struct worker *w, const struct job *j)
     free(r);
 }
 
+int worker_memcpy_measure(size_t bytes, int reps, volatile int *cancel,
+                          struct memcpy_result *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (bytes == 0 || reps < 1)
+        return cv_err(err, errlen, CV_EINVAL, "memcpy: %zu B x %d: need bytes and reps > 0",
+                      bytes, reps);
+    size_t avail = mem_available_bytes();
+    if (bytes > SIZE_MAX / 4 || (avail && 2 * bytes > avail / 2))
+        return cv_err(err, errlen, CV_ENOMEM,
+                      "memcpy: 2 x %zu B would not fit in half the memory available", bytes);
+    char *src = xmalloc(bytes), *dst = xmalloc(bytes);
+    /* First touch on this thread, so page faults are not timed. */
+    memset(src, 1, bytes);
+    memset(dst, 2, bytes);
+    double best = 0;
+    int rc = CV_OK;
+    for (int i = 0; i < reps; i++) {
+        if (cancel && *cancel) {
+            rc = cv_err(err, errlen, CV_ECANCELLED, "cancelled");
+            break;
+        }
+        double t0 = now_s();
+        memcpy(dst, src, bytes);
+        double t = now_s() - t0;
+        /* Read one byte back, so the copy cannot be dropped as dead. */
+        if (((volatile char *)dst)[bytes - 1] != 1) {
+            rc = cv_err(err, errlen, CV_EBACKEND, "memcpy: the copy came out wrong");
+            break;
+        }
+        if (t > 0 && (best == 0 || t < best)) best = t;
+    }
+    free(src);
+    free(dst);
+    if (rc != CV_OK) return rc;
+    if (!(best > 0))
+        return cv_err(err, errlen, CV_EBACKEND, "memcpy: too fast for the clock at %zu B",
+                      bytes);
+    char sz[32];
+    format_size(bytes, sz, sizeof sz);
+    out->bytes = bytes;
+    out->reps = reps;
+    out->best_s = best;
+    out->gbs = (double)bytes / best / 1e9;
+    snprintf(out->how, sizeof out->how,
+             "memcpy of %s in host memory on the backend thread, best of %d, bytes copied per "
+             "second",
+             sz, reps);
+    return CV_OK;
+}
+
+static void worker_do_memcpy(struct worker *w, const struct job *j)
+{
+    struct result r;
+    worker_result_init(w, j, &r);
+    size_t bytes = j->copy_bytes ? j->copy_bytes : (size_t)64 << 20;
+    int reps = j->copy_reps ? j->copy_reps : 5;
+    r.status = worker_memcpy_measure(bytes, reps, &w->cancel, &r.copy, r.err, sizeof r.err);
+    worker_post_result(w, &r);
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -289,6 +350,9 @@ static void *worker_main(void *arg)
             break;
         case JOB_TRAIN:
             worker_do_train(w, &n->job);
+            break;
+        case JOB_MEMCPY:
+            worker_do_memcpy(w, &n->job);
             break;
         default: {
             struct result r;

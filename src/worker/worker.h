@@ -18,6 +18,17 @@ enum job_kind {
     JOB_SWEEP,   /* sizes from sweep_min to sweep_max (x sweep_factor); one result per size */
     JOB_CHECK,   /* display scale: trace vs backend on the same small input */
     JOB_TRAIN,   /* train the lecture's MLP (train) and the single device: result.train */
+    JOB_MEMCPY,  /* this host's memory copy bandwidth on the worker thread: result.copy */
+};
+
+/* JOB_MEMCPY's result: the best of `reps` memcpy calls of `bytes` between two buffers that
+ * this thread first touched, timed around each call alone. */
+struct memcpy_result {
+    size_t bytes;
+    int reps;
+    double best_s;
+    double gbs;    /* bytes copied per second / 1e9 (a copy reads and writes each byte) */
+    char how[160]; /* how it was measured, for the screen */
 };
 
 struct job {
@@ -37,6 +48,9 @@ struct job {
     uint64_t seed;
     /* JOB_TRAIN: runs on CPU ranks of its own (parallel/comm_cpu.h), not on the backend */
     struct train_config train;
+    /* JOB_MEMCPY: bytes per copy (0 = 64 MiB) and repetitions (0 = 5) */
+    size_t copy_bytes;
+    int copy_reps;
 };
 
 struct result {
@@ -52,6 +66,7 @@ struct result {
                    * worker_check_exact() is false; 0 = bit for bit */
     char backend[16];
     struct train_summary train; /* TRAIN */
+    struct memcpy_result copy;  /* MEMCPY */
 };
 
 struct worker;
@@ -90,5 +105,12 @@ bool worker_check_exact(const char *backend, enum coll c, enum redop op);
 long worker_compare_outputs(const float *want, const float *got, const float *mag, size_t n,
                             int nranks, bool exact, long *inexact);
 struct backend *worker_backend(struct worker *w); /* for describe/rank_label only */
+
+/* JOB_MEMCPY's measurement, callable directly: copy `bytes` from one buffer to another
+ * `reps` times on the calling thread and keep the best. CV_ENOMEM (before allocating) when
+ * the two buffers would not fit in the memory available; CV_EINVAL for bytes or reps of 0;
+ * CV_ECANCELLED when *cancel is set between copies. */
+int worker_memcpy_measure(size_t bytes, int reps, volatile int *cancel,
+                          struct memcpy_result *out, char *err, size_t errlen);
 
 #endif

@@ -103,6 +103,10 @@ shot parallel_pp_gantt "--scene 'screen=parallel scheme=pp step=9'" "measured, s
     fail=1
 shot parallel_ddp_measured "--scene 'screen=parallel scheme=ddp step=13'" \
     "same loss as 1 device" || fail=1
+# The hierarchy screen after its measurements (memcpy, all-reduce on the CPU ranks), and its
+# napkin-math page.
+shot hierarchy_measured "--scene 'screen=hierarchy'" "how: all-reduce of" || fail=1
+shot hierarchy_napkin "--scene 'screen=hierarchy step=1'" "Napkin math" || fail=1
 # Presenter mode on the test fixture, and the speaker's notes terminal following it.
 # Both run with a private XDG_RUNTIME_DIR so the notes socket is theirs alone.
 shot_present() {

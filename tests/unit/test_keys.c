@@ -22,8 +22,15 @@ static void test_every_action_has_keys_and_help(void **state)
         assert_true(t[a].keys[0] != 0);
         assert_non_null(t[a].help);
         assert_true(strlen(t[a].help) > 3);
-        for (const int *k = t[a].keys; *k; k++)
-            assert_int_equal(keys_action(*k), a); /* so also: no key is bound twice */
+        /* On every screen the row is shown, its keys lead to it: so also no key is bound
+         * twice on one screen. */
+        for (unsigned on = 1; on <= KEYS_ON_LESSON; on <<= 1)
+            if (t[a].screens & on)
+                for (const int *k = t[a].keys; *k; k++)
+                    assert_int_equal(keys_action_on(*k, on), a);
+        if (t[a].screens & KEYS_ON_SCENES)
+            for (const int *k = t[a].keys; *k; k++)
+                assert_int_equal(keys_action(*k), a);
     }
 }
 
@@ -47,6 +54,16 @@ static void test_bindings(void **state)
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         assert_int_equal(keys_action(want[i].key), want[i].act);
+    /* the lesson player: n/p are slides there, the scene keys of the screens are not its */
+    assert_int_equal(keys_action('n'), ACT_SCHEME);
+    assert_int_equal(keys_action('p'), ACT_PARALLEL);
+    assert_int_equal(keys_action_on('n', KEYS_ON_LESSON), ACT_SLIDE_NEXT);
+    assert_int_equal(keys_action_on('p', KEYS_ON_LESSON), ACT_SLIDE_PREV);
+    assert_int_equal(keys_action_on('\r', KEYS_ON_LESSON), ACT_ANSWER);
+    assert_int_equal(keys_action_on(KEY_RIGHT, KEYS_ON_LESSON), ACT_NEXT);
+    assert_int_equal(keys_action_on('a', KEYS_ON_LESSON), ACT_NONE);
+    assert_int_equal(keys_action_on('H', KEYS_ON_LESSON), ACT_HINT);
+    assert_int_equal(keys_action_on('q', KEYS_ON_LESSON), ACT_QUIT);
 }
 
 /* 1-8 follow the lecture's order, which is enum coll's order; the help says which. */

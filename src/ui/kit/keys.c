@@ -17,13 +17,26 @@ const struct key_row *keys_table(void)
     return key_rows;
 }
 
-enum ui_action keys_action(int ch)
+static enum ui_action keys_find(int ch, unsigned on)
 {
     if (ch == 0) return ACT_NONE;
     for (int a = 0; a < ACT_COUNT; a++)
-        for (const int *k = key_rows[a].keys; *k; k++)
-            if (*k == ch) return key_rows[a].action;
+        if (key_rows[a].screens & on)
+            for (const int *k = key_rows[a].keys; *k; k++)
+                if (*k == ch) return key_rows[a].action;
     return ACT_NONE;
+}
+
+enum ui_action keys_action_on(int ch, unsigned on)
+{
+    enum ui_action a = keys_find(ch, on);
+    if (a == ACT_NONE && (on & KEYS_ON_SCENES)) a = keys_find(ch, KEYS_ON_SCENES);
+    return a;
+}
+
+enum ui_action keys_action(int ch)
+{
+    return keys_action_on(ch, KEYS_ON_SCENES);
 }
 
 const char *keys_name(int ch, bool utf8, char *buf, int n)

@@ -8,14 +8,22 @@
 #include <stdbool.h>
 
 /* X(id, screens, bar keys text or NULL, bar label or NULL, help text, key codes...).
- * "screens" says on which screens the row appears in the bar (KEYS_ON_*); every key works
- * everywhere (an action that does not apply says so). "bar keys text" is what the bar
+ * "screens" says on which screens the row appears in the bar and the help (KEYS_ON_*).
+ * Dispatch (keys_action_on): on a scene screen every scene key works (an action that does
+ * not apply there says so), a row of that screen winning over another screen's row with
+ * the same key; the lesson player has only its own rows (KEYS_ON_LESSON), so its n/p
+ * (slides) do not clash with the scene screens' n/p. "bar keys text" is what the bar
  * prints before the label; "<-" and "->" become arrows in UTF-8 mode; NULL means the name
  * of the first key. Key codes are ncurses codes (KEY_*), which is why the table is
  * expanded in keys.c, where <curses.h> is included. */
-#define KEYS_ON_COLL 1u /* the collectives screen */
-#define KEYS_ON_PAR 2u  /* the parallelism screen */
+#define KEYS_ON_COLL 1u   /* the collectives screen */
+#define KEYS_ON_PAR 2u    /* the parallelism screen */
+#define KEYS_ON_LESSON 4u /* the lesson player and its list of lessons */
+#define KEYS_ON_HIER 8u   /* the hierarchy screen */
 #define KEYS_ON_ALL (KEYS_ON_COLL | KEYS_ON_PAR)
+#define KEYS_ON_SCENES                                                                         \
+    (KEYS_ON_COLL | KEYS_ON_PAR | KEYS_ON_HIER) /* every screen a scene can name */
+#define KEYS_ON_EVERY (KEYS_ON_SCENES | KEYS_ON_LESSON)
 #define UI_KEY_TABLE(X)                                                                        \
     X(COLL_1, KEYS_ON_COLL, NULL, NULL, "broadcast", '1')                                      \
     X(COLL_2, KEYS_ON_COLL, NULL, NULL, "scatter", '2')                                        \
@@ -26,16 +34,32 @@
     X(COLL_7, KEYS_ON_COLL, NULL, NULL, "all-reduce", '7')                                     \
     X(COLL_8, KEYS_ON_COLL, NULL, NULL, "all-to-all", '8')                                     \
     X(COLL_NEXT, KEYS_ON_COLL, "1-8", "coll", "next collective", '\t')                         \
-    X(PARALLEL, KEYS_ON_ALL, NULL, "parallel", "parallelism screen on/off", 'p')               \
+    X(PARALLEL, KEYS_ON_SCENES, NULL, "parallel", "parallelism screen on/off", 'p')            \
+    X(HIERARCHY, KEYS_ON_PAR | KEYS_ON_HIER, NULL, NULL, "hierarchy screen on/off", 'y')       \
     X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp", 'n')                    \
-    X(NEXT, KEYS_ON_ALL, "<- ->", "step", "next step", KEY_RIGHT, 'l', KEY_NPAGE)              \
-    X(PREV, KEYS_ON_ALL, NULL, NULL, "previous step", KEY_LEFT, 'h', KEY_PPAGE)                \
-    X(FIRST, KEYS_ON_ALL, NULL, NULL, "first step", KEY_HOME)                                  \
-    X(LAST, KEYS_ON_ALL, NULL, NULL, "last step", KEY_END)                                     \
-    X(PLAY, KEYS_ON_ALL, NULL, "play", "play / pause (one step a second)", ' ')                \
+    X(SLIDE_NEXT, KEYS_ON_LESSON, "n/p", "slide", "next slide", 'n')                           \
+    X(SLIDE_PREV, KEYS_ON_LESSON, NULL, NULL, "previous slide", 'p')                           \
+    X(NEXT, KEYS_ON_EVERY, "<- ->", "step", "next step", KEY_RIGHT, 'l', KEY_NPAGE)            \
+    X(PREV, KEYS_ON_EVERY, NULL, NULL, "previous step", KEY_LEFT, 'h', KEY_PPAGE)              \
+    X(FIELD_NEXT, KEYS_ON_HIER, "up/dn", "field", "napkin math: next field", KEY_DOWN, 'j')    \
+    X(FIELD_PREV, KEYS_ON_HIER, NULL, NULL, "napkin math: previous field", KEY_UP, 'k')        \
+    X(VALUE_UP, KEYS_ON_HIER, "</>", "value", "napkin math: raise the value", '>', '.')        \
+    X(VALUE_DOWN, KEYS_ON_HIER, NULL, NULL, "napkin math: lower the value", '<', ',')          \
+    X(FIRST, KEYS_ON_EVERY, NULL, NULL, "first step", KEY_HOME)                                \
+    X(LAST, KEYS_ON_EVERY, NULL, NULL, "last step", KEY_END)                                   \
+    X(PLAY, KEYS_ON_ALL | KEYS_ON_LESSON, NULL, "play", "play / pause (one step a second)",    \
+      ' ')                                                                                     \
+    X(ANSWER, KEYS_ON_LESSON, "Enter", "answer", "answer (list: open the lesson)", '\r', '\n', \
+      KEY_ENTER)                                                                               \
+    X(EX_NEXT, KEYS_ON_LESSON, NULL, NULL, "next exercise on the slide", '\t')                 \
+    X(HINT, KEYS_ON_LESSON, NULL, "hint", "next hint", 'H')                                    \
+    X(VARIANT, KEYS_ON_LESSON, NULL, "variant", "new numbers (ranged exercises)", 'v')         \
+    X(SOLUTION, KEYS_ON_LESSON, NULL, "solution", "give up: answer and solution", 'S')         \
+    X(SCROLL_DOWN, KEYS_ON_LESSON, NULL, NULL, "scroll text down (list: next)", KEY_DOWN, 'j') \
+    X(SCROLL_UP, KEYS_ON_LESSON, NULL, NULL, "scroll text up (list: previous)", KEY_UP, 'k')   \
     X(ALGO, KEYS_ON_COLL, NULL, "algo", "next algorithm", 'a')                                 \
-    X(RANKS_UP, KEYS_ON_ALL, "+/-", "ranks", "more ranks", '+', '=')                           \
-    X(RANKS_DOWN, KEYS_ON_ALL, NULL, NULL, "fewer ranks", '-', '_')                            \
+    X(RANKS_UP, KEYS_ON_SCENES, "+/-", "ranks", "more ranks", '+', '=')                        \
+    X(RANKS_DOWN, KEYS_ON_SCENES, NULL, NULL, "fewer ranks", '-', '_')                         \
     X(SCHEDULE, KEYS_ON_PAR, NULL, "sched", "pp schedule: GPipe / 1F1B", 'g')                  \
     X(OVERLAP, KEYS_ON_PAR, NULL, "overlap", "ddp: all-reduce during backward", 'O')           \
     X(OP, KEYS_ON_COLL, NULL, "op", "next reduction op", 'o')                                  \
@@ -43,16 +67,16 @@
     X(COUNT_UP, KEYS_ON_COLL, "c/C", "count", "more elements", 'c')                            \
     X(COUNT_DOWN, KEYS_ON_COLL, NULL, NULL, "fewer elements", 'C')                             \
     X(INIT, KEYS_ON_COLL, NULL, "input", "next input pattern", 'i')                            \
-    X(MEASURE, KEYS_ON_ALL, NULL, "measure", "measure now / train again", 'm')                 \
+    X(MEASURE, KEYS_ON_EVERY, NULL, "measure", "measure now / train again", 'm')               \
     X(SWEEP, KEYS_ON_COLL, NULL, "sweep", "sweep sizes (busbw vs size)", 's')                  \
-    X(CANCEL, KEYS_ON_ALL, NULL, NULL, "cancel measurement/training", 'x')                     \
-    X(SIZE_DOWN, KEYS_ON_COLL, NULL, NULL, "halve measurement size", '[')                      \
-    X(SIZE_UP, KEYS_ON_COLL, "[/]", "size", "double measurement size", ']')                    \
-    X(BACKENDS, KEYS_ON_ALL, NULL, "backends", "backends, GPUs, NCCL", 'b')                    \
-    X(EXPORT, KEYS_ON_ALL, NULL, NULL, "screen to SVG and text", 'e')                          \
-    X(HELP, KEYS_ON_ALL, NULL, "help", "help on/off", '?', KEY_F(1))                           \
-    X(CLOSE, KEYS_ON_ALL, NULL, NULL, "close help / backends", 27)                             \
-    X(QUIT, KEYS_ON_ALL, NULL, "quit", "quit", 'q')
+    X(CANCEL, KEYS_ON_EVERY, NULL, NULL, "cancel measurement/training", 'x')                   \
+    X(SIZE_DOWN, KEYS_ON_COLL | KEYS_ON_HIER, NULL, NULL, "halve measurement size", '[')       \
+    X(SIZE_UP, KEYS_ON_COLL | KEYS_ON_HIER, "[/]", "size", "double measurement size", ']')     \
+    X(BACKENDS, KEYS_ON_EVERY, NULL, "backends", "backends, GPUs, NCCL", 'b')                  \
+    X(EXPORT, KEYS_ON_EVERY, NULL, NULL, "screen to SVG and text", 'e')                        \
+    X(HELP, KEYS_ON_EVERY, NULL, "help", "help on/off", '?', KEY_F(1))                         \
+    X(CLOSE, KEYS_ON_EVERY, NULL, NULL, "close help / backends", 27)                           \
+    X(QUIT, KEYS_ON_EVERY, NULL, "quit", "quit", 'q')
 
 enum ui_action {
     ACT_NONE = -1,
@@ -76,8 +100,11 @@ struct key_row {
 /* The table, in UI_KEY_TABLE order (ACT_COUNT rows). */
 const struct key_row *keys_table(void);
 
-/* The action bound to ncurses key code ch, or ACT_NONE. */
+/* The action bound to ncurses key code ch on the scene screens, or ACT_NONE. */
 enum ui_action keys_action(int ch);
+/* The action of key ch where `on` (a KEYS_ON_* bit) is shown: its own rows first, then (on a
+ * scene screen) any scene row; ACT_NONE when none. */
+enum ui_action keys_action_on(int ch, unsigned on);
 
 /* A key's name as the help shows it: "→" / "Right", "PgDn", "Space", "Esc", "F1", "q". */
 const char *keys_name(int ch, bool utf8, char *buf, int n);

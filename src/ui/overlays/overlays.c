@@ -16,7 +16,7 @@
 void overlay_help(const struct app *a, struct rect t)
 {
     const struct theme *th = &a->th;
-    const struct screen_ops *o = app_screen(a);
+    const struct screen_ops *o = a->frame ? a->frame : app_screen(a);
     int H = t.h, Wd = t.w;
     const struct key_row *rows[ACT_COUNT];
     int rows_n = 0;

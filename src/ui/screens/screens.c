@@ -2,11 +2,13 @@
 #include "screens.h"
 
 #include "collectives/collectives.h"
+#include "hierarchy/hierarchy.h"
 #include "parallel/par.h"
 
 static const struct screen_ops *const screens[SCREEN_KIND_COUNT] = {
     [SCREEN_COLLECTIVES] = &screen_collectives,
     [SCREEN_PARALLEL] = &screen_parallel,
+    [SCREEN_HIERARCHY] = &screen_hierarchy,
 };
 
 const struct screen_ops *screen_ops_of(enum screen_kind k)

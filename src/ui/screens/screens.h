@@ -64,6 +64,9 @@ struct screen_ops {
     /* The help's legend lines under the key list, at most `width` columns each. */
     void (*help)(const struct app *a, struct plines *p, int width);
     void (*free_state)(struct app *a);
+    /* Frames only (a->frame): a raw key (curses code) before it becomes an action, for a
+     * line of text input; true = taken. */
+    bool (*key)(struct app *a, int ch);
 };
 
 /* The entry of a screen kind, or NULL when this build has none. */

@@ -10,6 +10,8 @@
 #include "../../../core/util.h"
 #include "../../app.h"
 #include "../../kit/text.h"
+#include "../hierarchy/hierarchy.h"
+#include "measmodel.h"
 
 static void panel_badge(const struct app *a, struct pline *l)
 {
@@ -43,6 +45,73 @@ static void panel_badge(const struct app *a, struct pline *l)
         pl_add(l, th->role[TH_DIM], "animation not checked yet");
         break;
     }
+}
+
+/* The fit of the last finished sweep (the α-β model through its points): CV_OK with *f, or
+ * an error in err (fewer than two sizes, a degenerate fit). */
+static int panel_fit(const struct app *a, struct model_fit *f, char *err, size_t errlen)
+{
+    const struct meas *m = &a->m;
+    if (meas_sweeping(m) || m->nsweep < 2)
+        return cv_err(err, errlen, CV_EINVAL, "no finished sweep of 2 sizes or more");
+    return mm_fit_rows(m->sweep_params.coll, m->sweep_params.algo, m->sweep[0].nranks, m->sweep,
+                       m->nsweep, f, err, errlen);
+}
+
+/* α and β for the model beside the figures: the sweep's fit where there is one of the same
+ * collective and world size, else the defaults mm_choose states. */
+static void panel_model_params(const struct app *a, enum coll c, int W, struct mm_params *mp)
+{
+    struct model_fit f;
+    char err[160];
+    const struct meas *m = &a->m;
+    bool fit = panel_fit(a, &f, err, sizeof err) == CV_OK && m->sweep_params.coll == c &&
+               m->sweep[0].nranks == W;
+    mm_choose(fit ? &f : NULL, hier_memcpy_gbs(a), W, strcmp(a->backend_name, "nccl") == 0,
+              a->utf8, mp);
+}
+
+/* The model's time and busbw for the measured collective, size and W, labelled "model",
+ * with where its α and β came from; after a sweep, the fit itself. */
+static void panel_model(const struct app *a, struct plines *p, int width)
+{
+    const struct meas *m = &a->m;
+    const struct theme *th = &a->th;
+    const struct bench_result *row = &m->row;
+    if (row->nranks < 2) return;
+    enum coll c = m->row_params.coll;
+    enum algo al;
+    if (algo_parse(row->algo, &al) != 0) al = m->row_params.algo;
+    struct mm_params mp;
+    panel_model_params(a, c, row->nranks, &mp);
+    struct model_cost mc;
+    char err[200];
+    struct pline *l = pl_new(p);
+    pl_add(l, th->role[TH_PLOT] | A_BOLD, "model ");
+    if (model_collective(c, al, row->nranks, row->bytes, mp.alpha_s, mp.beta_Bps, &mc, err,
+                         sizeof err) != CV_OK) {
+        pl_add(l, th->role[TH_WARN], "%s", err);
+        return;
+    }
+    char t[32], bus[32];
+    text_time_us(t, sizeof t, mc.time_s * 1e6);
+    text_gbps(bus, sizeof bus, mc.busbw / 1e9);
+    pl_add(l, th->role[TH_PLOT], "time %s  busbw %s GB/s", t, bus);
+    pl_wrapped_max(p, th->role[TH_DIM], width, mp.text, 2);
+    /* A sweep whose fit cannot be used says why (the defaults above stand in). */
+    if (m->nsweep >= 2 && !meas_sweeping(m) && mp.source != MM_FIT) {
+        struct model_fit f;
+        if (panel_fit(a, &f, err, sizeof err) != CV_OK) {
+            pl_wrapped_max(p, th->role[TH_WARN], width, err, 2);
+        } else if (!f.physical) {
+            char t2[160];
+            snprintf(t2, sizeof t2, "fit of the sweep not physical: %s %.3g us, 1/%s %.3g s/B",
+                     a->utf8 ? "\u03b1" : "alpha", f.alpha_s * 1e6, a->utf8 ? "\u03b2" : "beta",
+                     f.inv_beta);
+            pl_wrapped_max(p, th->role[TH_WARN], width, t2, 2);
+        }
+    }
+    pl_add(pl_new(p), th->role[TH_DIM], "what if on other links (model): y");
 }
 
 /* The figures of the last measurement, each saying what it is and where it came from. */
@@ -115,6 +184,7 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
                          "no more)"
                        : "measured at a different world size than the animation shows");
     if (row->how[0]) pl_wrapped(p, th->role[TH_DIM], width, row->how);
+    panel_model(a, p, width);
 }
 
 /* What the backend's ranks are, and the measurement size; then, in at most note_lines
@@ -144,6 +214,23 @@ static void panel_plot(const struct app *a, struct rect r)
     const struct meas *m = &a->m;
     const struct theme *th = &a->th;
     if (r.h < 1 || r.w < 10) return;
+    /* The model's curve through the points: busbw of the fitted α-β model at each size. */
+    double model_bus[MEAS_SWEEP_MAX] = {0};
+    bool curve = false;
+    struct model_fit f;
+    char err[160];
+    if (panel_fit(a, &f, err, sizeof err) == CV_OK && f.physical) {
+        struct mm_params mp;
+        mm_choose(&f, 0, m->sweep[0].nranks, false, a->utf8, &mp);
+        size_t sizes[MEAS_SWEEP_MAX];
+        for (int i = 0; i < m->nsweep; i++)
+            sizes[i] = m->sweep[i].bytes;
+        enum algo al;
+        if (algo_parse(m->sweep[0].algo, &al) != 0) al = m->sweep_params.algo;
+        mm_curve(m->sweep_params.coll, al, m->sweep[0].nranks, &mp, sizes, m->nsweep,
+                 model_bus);
+        curve = true;
+    }
     char lo[16], hi[16];
     meas_size_label(4096, lo, sizeof lo);
     meas_size_label(a->sc.meas_bytes, hi, sizeof hi);
@@ -164,8 +251,10 @@ static void panel_plot(const struct app *a, struct rect r)
     }
     if (m->nsweep == 0 || r.h < 4) return;
     double max = 0;
-    for (int i = 0; i < m->nsweep; i++)
+    for (int i = 0; i < m->nsweep; i++) {
         if (m->sweep[i].busbw > max) max = m->sweep[i].busbw;
+        if (curve && model_bus[i] > max) max = model_bus[i];
+    }
     int total = m->sweep_total > m->nsweep ? m->sweep_total : m->nsweep;
     char maxs[16];
     text_gbps(maxs, sizeof maxs, max);
@@ -179,7 +268,8 @@ static void panel_plot(const struct app *a, struct rect r)
         meas_size_label(m->sweep[i].bytes, lab, sizeof lab);
         if (text_width(lab) >= colw) wide = true;
     }
-    int rows = r.h - 2; /* title above, size labels below */
+    int rows = r.h - 2 - (curve ? 1 : 0); /* title above, size labels (and legend) below */
+    if (rows < 2) return;
     int base = r.y + 1 + rows - 1;
     draw_put(r.y + 1, r.x, gut, th->role[TH_DIM], maxs);
     draw_put(base, r.x + gut - 2, 2, th->role[TH_DIM], "0");
@@ -193,6 +283,14 @@ static void panel_plot(const struct app *a, struct rect r)
                 for (int c = 0; c < colw - 1; c++)
                     draw_put(base - k, cx + c, 1, th->role[TH_PLOT], a->g->blocks[fillv]);
             }
+            if (curve && model_bus[i] > 0) {
+                /* The model's point: the row its busbw reaches, on the bar's middle. */
+                int k = (meas_bar_eighths(model_bus[i], max, rows) + 7) / 8 - 1;
+                if (k < 0) k = 0;
+                if (k > rows - 1) k = rows - 1;
+                draw_put(base - k, cx + (colw - 1) / 2, 1, th->role[TH_HL] | A_BOLD,
+                         a->utf8 ? "\u25cf" : "*");
+            }
         }
         char lab[16];
         size_t b = i < m->nsweep ? m->sweep[i].bytes : 0;
@@ -203,6 +301,13 @@ static void panel_plot(const struct app *a, struct rect r)
         /* Labels wider than a column: every other one, each using two columns. */
         if (!wide || i % 2 == 0)
             draw_put(base + 1, cx, wide ? 2 * colw : colw, th->role[TH_DIM], lab);
+    }
+    /* The model's legend under the size labels. */
+    if (curve) {
+        int w = draw_putf(base + 2, r.x, r.w, th->role[TH_HL] | A_BOLD, "%s",
+                          a->utf8 ? "\u25cf" : "*");
+        draw_put(base + 2, r.x + w, r.w - w, th->role[TH_DIM],
+                 " model: the fit through these points");
     }
     if (m->sweep_err[0] && !meas_sweeping(m))
         draw_putf(r.y, r.x + r.w - 12 > r.x ? r.x + r.w - 12 : r.x, 12, th->role[TH_BAD],
@@ -268,8 +373,19 @@ void coll_panel(const struct app *a, struct rect r)
         if (pr.h > 8) pr.h = 8 + (pr.h - 8) / 3; /* a taller plot reads no better */
         panel_plot(a, pr);
         if (pr.h < 0) pr.h = 0;
-        pl_draw(&note, 0,
-                (struct rect){pr.y + pr.h + 1, in.x, in.y + in.h - pr.y - pr.h - 1, in.w});
+        int below = pr.y + pr.h + 1;
+        /* The what-if table of the measured collective on every link (model), where the
+         * rows below the plot leave room for it and the note. */
+        if (a->m.have_row && a->m.row.nranks >= 2) {
+            static struct hier_lines w;
+            enum algo al;
+            if (algo_parse(a->m.row.algo, &al) != 0) al = a->m.row_params.algo;
+            hier_whatif(a->m.row_params.coll, al, a->m.row.nranks, a->m.row.bytes, a->utf8,
+                        true, &w);
+            if (in.y + in.h - below - (note.n ? note.n + 1 : 0) >= w.n)
+                below += hier_lines_draw(a, &w, (struct rect){below, in.x, w.n, in.w}) + 1;
+        }
+        pl_draw(&note, 0, (struct rect){below, in.x, in.y + in.h - below, in.w});
     } else {
         /* Two columns: figures on the left; backend, then the plot (or the note while
          * there is no sweep) on the right. */

@@ -1,0 +1,64 @@
+/* bench.h - the measuring half of `collviz bench`, shared with `collviz model --fit`: parse
+ * bench's options, then run the sweep (one MEASURE job per collective and size on the
+ * worker thread, printing nccl-tests' text table as it goes unless JSON was asked for) and
+ * keep the rows. One bench loop, whoever prints the result. */
+#ifndef COLLVIZ_CLI_BENCH_H
+#define COLLVIZ_CLI_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "backend/backend.h"
+#include "core/coll.h"
+
+struct bench_opts {
+    const char *backend;
+    int ranks;
+    bool ranks_given;
+    size_t minb, maxb;
+    bool minb_set, maxb_set;
+    const char *minb_arg, *maxb_arg; /* as typed, for messages */
+    double factor;
+    size_t step; /* -i: additive step; 0 = multiply by factor */
+    bool factor_set;
+    int iters, warmup;
+    bool check;
+    enum redop op;
+    int root;
+    bool algo_auto;
+    enum algo algo;
+    bool algo_given; /* --algo was on the command line */
+    double timeout_s;
+    bool json;
+    bool all;
+    enum coll coll;
+};
+
+/* One measured row, kept for JSON (which is printed whole at the end). */
+struct bench_row {
+    enum coll coll;
+    enum redop op;
+    int root;
+    struct bench_result r;
+};
+
+/* What a sweep produced. */
+struct bench_sweep {
+    struct bench_row *rows;
+    size_t nrows;
+    char backend[16]; /* the backend that ran: "cpu", "nccl" */
+    int ranks;        /* the ranks that ran (auto on NCCL may shrink the default) */
+    char *hardware;   /* the backend's hardware block, or NULL (see bench.c) */
+};
+
+/* Parse bench's options (argv[0] is the subcommand; `prog` names it in messages). Returns -1
+ * to go on, 0 after --help (bench's usage printed), 2 on bad input (one line on stderr). */
+int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog);
+
+/* Run the sweep o describes; the text table goes to stdout unless o->json. Returns bench's
+ * exit status (0 ran, 1 a run failed, 2 bad input, 130 interrupted); the rows measured so far
+ * are in *out either way (free with bench_sweep_free). o->ranks is updated to what ran. */
+int bench_sweep(struct bench_opts *o, struct bench_sweep *out);
+void bench_sweep_free(struct bench_sweep *s);
+
+#endif

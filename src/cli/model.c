@@ -1,0 +1,645 @@
+/* model.c - `collviz model`: the α-β cost model (core/model.h) of one collective, read off
+ * the same plan `collviz trace` prints and the screens animate, on a tier of the lecture's
+ * hierarchy (core/tiers.h) or with α and β given; `--tier list` prints the hierarchy;
+ * `--fit` measures a sweep with bench's own loop (cli/bench.h) and fits α and β to it.
+ *
+ * Everything this prints is labelled: "model" for the model's figures, "lecture" for the
+ * tiers' stated bandwidths, "model assumption" for the per-tier α, "measured" for the
+ * sweep's rows. Text or JSON (cJSON). Exit status: 0 done, 1 a sweep failed or its fit is
+ * not physical, 2 bad input (one line on stderr naming the value). */
+#include "cli.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "core/coll.h"
+#include "core/model.h"
+#include "core/plan.h"
+#include "core/tiers.h"
+#include "core/util.h"
+
+struct model_opts {
+    enum coll coll;
+    bool coll_given;
+    enum algo algo;
+    bool algo_given;
+    int ranks;
+    size_t bytes;
+    double alpha_s, beta_Bps;
+    bool alpha_given, beta_given;
+    enum tier_id tier;
+    bool tier_given, tier_all, tier_list;
+    bool json;
+};
+
+static void model_usage(FILE *f)
+{
+    char keys[80];
+    tier_keys(keys, sizeof keys);
+    fprintf(
+        f,
+        "usage: collviz model COLLECTIVE [--algo A] [--ranks W] [--size S]\n"
+        "                     [--alpha-us A --beta-gbs B | --tier NAME|all] [--format F]\n"
+        "       collviz model --tier list [--format F]\n"
+        "       collviz model --fit COLLECTIVE [bench options]\n"
+        "\n"
+        "The alpha-beta cost model of a collective, read off the plan that `collviz trace`\n"
+        "prints and the screens animate (a model, not a measurement):\n"
+        "  T = sum over the plan's steps of (alpha + the bytes the busiest rank sends or\n"
+        "      receives in that step / beta)\n"
+        "with nccl-tests' size S, algbw = S/T and busbw = algbw * the collective's factor.\n"
+        "\n"
+        "Options:\n"
+        "  --algo A          ring, tree or direct (default: ring where it exists, else "
+        "direct)\n"
+        "  --ranks W         ranks, 1..%d (default 4)\n"
+        "  --size S          nccl-tests' size in bytes, K/M/G/T suffixes (default 64M)\n"
+        "  --alpha-us A      alpha, microseconds per step (with --beta-gbs)\n"
+        "  --beta-gbs B      beta, GB/s (1e9 bytes/s) each way per rank (with --alpha-us)\n"
+        "  --tier NAME       alpha and beta of a tier of the lecture's hierarchy (default\n"
+        "                    nvlink); all: one row per link; list: the hierarchy itself\n"
+        "                    tiers: %s\n"
+        "  --fit             measure a sweep with bench's options (collviz bench --help;\n"
+        "                    default -b 4K -e 4M -f 4 and the ring) and fit alpha and beta\n"
+        "  --format F        text or json (default text)\n"
+        "  -h, --help        this text\n"
+        "\n"
+        "Exit status: 0 done, 1 a sweep failed or its fit is not physical, 2 bad input.\n",
+        CV_MAX_RANKS, keys);
+}
+
+static int model_parse_double(const char *s, double *out)
+{
+    if (!s || !*s) return CV_EINVAL;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v)) return CV_EINVAL;
+    *out = v;
+    return CV_OK;
+}
+
+static void model_link_keys(char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int t = 0; t < TIER_COUNT; t++) {
+        const struct tier *x = tier_get((enum tier_id)t);
+        if (!x->link) continue;
+        int k = snprintf(buf + len, n - len, "%s%s", len ? ", " : "", x->key);
+        if (k < 0 || (size_t)k >= n - len) break;
+        len += (size_t)k;
+    }
+}
+
+/* Returns -1 to go on, 0 after --help, 2 on bad input. */
+static int model_parse(int argc, char **argv, struct model_opts *o)
+{
+    enum { OPT_ALGO = 256, OPT_RANKS, OPT_SIZE, OPT_ALPHA, OPT_BETA, OPT_TIER, OPT_FORMAT };
+    static const struct option longopts[] = {
+        {"algo", required_argument, NULL, OPT_ALGO},
+        {"ranks", required_argument, NULL, OPT_RANKS},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"alpha-us", required_argument, NULL, OPT_ALPHA},
+        {"beta-gbs", required_argument, NULL, OPT_BETA},
+        {"tier", required_argument, NULL, OPT_TIER},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (struct model_opts){.ranks = 4, .bytes = (size_t)64 << 20, .tier = TIER_NVLINK};
+    opterr = 0;
+    optind = 1;
+    int ch;
+    long v;
+    double d;
+    char keys[80];
+    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case OPT_ALGO:
+            if (algo_parse(optarg, &o->algo) != CV_OK)
+                return cli_usage_error("--algo %s: need ring, tree or direct", optarg);
+            o->algo_given = true;
+            break;
+        case OPT_RANKS:
+            if (parse_long(optarg, 1, CV_MAX_RANKS, &v) != CV_OK)
+                return cli_usage_error("--ranks %s: need a whole number 1..%d", optarg,
+                                       CV_MAX_RANKS);
+            o->ranks = (int)v;
+            break;
+        case OPT_SIZE:
+            if (parse_size(optarg, &o->bytes) != CV_OK || o->bytes == 0)
+                return cli_usage_error(
+                    "--size %s: not a size > 0 (bytes, or with K/M/G/T: 64M)", optarg);
+            if (o->bytes > MODEL_MAX_BYTES)
+                return cli_usage_error("--size %s: above the model's limit of 1 PiB", optarg);
+            break;
+        case OPT_ALPHA:
+            if (model_parse_double(optarg, &d) != CV_OK || d < 0 || d > 1e9)
+                return cli_usage_error("--alpha-us %s: need microseconds >= 0", optarg);
+            o->alpha_s = d * 1e-6;
+            o->alpha_given = true;
+            break;
+        case OPT_BETA:
+            if (model_parse_double(optarg, &d) != CV_OK || d <= 0 || d > 1e9)
+                return cli_usage_error("--beta-gbs %s: need GB/s > 0", optarg);
+            o->beta_Bps = d * 1e9;
+            o->beta_given = true;
+            break;
+        case OPT_TIER:
+            o->tier_given = true;
+            if (strcmp(optarg, "list") == 0) {
+                o->tier_list = true;
+            } else if (strcmp(optarg, "all") == 0) {
+                o->tier_all = true;
+            } else if (tier_parse(optarg, &o->tier) != 0) {
+                tier_keys(keys, sizeof keys);
+                return cli_usage_error("--tier %s: unknown (tiers: %s; or all, list)", optarg,
+                                       keys);
+            } else if (!tier_get(o->tier)->link) {
+                model_link_keys(keys, sizeof keys);
+                return cli_usage_error("--tier %s: %s is memory, not a link between ranks; "
+                                       "the model needs a link (%s)",
+                                       optarg, tier_get(o->tier)->name, keys);
+            }
+            break;
+        case OPT_FORMAT:
+            if (cli_parse_format(optarg, &o->json) != 0) return 2;
+            break;
+        case 'h':
+            model_usage(stdout);
+            return 0;
+        case ':':
+            return cli_usage_error("model: option '%s' needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("model: unknown option '%s' (try collviz model --help)",
+                                   argv[optind - 1]);
+        }
+    }
+    if (o->alpha_given != o->beta_given)
+        return cli_usage_error("%s: give --alpha-us and --beta-gbs together",
+                               o->alpha_given ? "--alpha-us" : "--beta-gbs");
+    if (o->alpha_given && o->tier_given)
+        return cli_usage_error("--tier: give a tier or --alpha-us/--beta-gbs, not both");
+    if (o->tier_list) {
+        if (optind < argc)
+            return cli_usage_error("--tier list: takes no collective, got '%s'", argv[optind]);
+        return -1;
+    }
+    if (optind >= argc) return cli_usage_error("model: name a collective (e.g. all_reduce)");
+    if (optind + 1 < argc)
+        return cli_usage_error("model: one collective only, got '%s' too", argv[optind + 1]);
+    if (coll_parse(argv[optind], &o->coll) != CV_OK)
+        return cli_usage_error("model: unknown collective '%s' (broadcast, scatter, gather, "
+                               "reduce, all_gather, reduce_scatter, all_reduce, all_to_all)",
+                               argv[optind]);
+    o->coll_given = true;
+    if (!o->algo_given) o->algo = coll_default_algo(o->coll);
+    return -1;
+}
+
+/* ---- output helpers ------------------------------------------------------------------ */
+
+static void json_print(cJSON *root)
+{
+    char *s = cJSON_Print(root);
+    if (s) {
+        puts(s);
+        cJSON_free(s);
+    }
+    cJSON_Delete(root);
+}
+
+/* A number, or null where it is not finite (NAN marks "not meaningful", e.g. no time). */
+static void json_num(cJSON *o, const char *key, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static const char *model_factor_text(enum coll c)
+{
+    switch (c) {
+    case COLL_ALL_REDUCE:
+        return "2(W-1)/W";
+    case COLL_BROADCAST:
+    case COLL_REDUCE:
+        return "1";
+    default:
+        return "(W-1)/W";
+    }
+}
+
+/* ---- the model of one collective ------------------------------------------------------ */
+
+struct model_source {
+    double alpha_s, beta_Bps;
+    const char *tier_key; /* NULL when α and β were given */
+    char alpha_text[160], beta_text[160];
+};
+
+static void model_source_for(const struct model_opts *o, enum tier_id t, struct model_source *s)
+{
+    memset(s, 0, sizeof *s);
+    if (o->alpha_given) {
+        s->alpha_s = o->alpha_s;
+        s->beta_Bps = o->beta_Bps;
+        snprintf(s->alpha_text, sizeof s->alpha_text, "given (--alpha-us)");
+        snprintf(s->beta_text, sizeof s->beta_text, "given (--beta-gbs)");
+        return;
+    }
+    const struct tier *x = tier_get(t);
+    s->alpha_s = x->model_alpha_s;
+    s->beta_Bps = x->model_beta_Bps;
+    s->tier_key = x->key;
+    snprintf(s->alpha_text, sizeof s->alpha_text, "tier %s, %s", x->key, x->alpha_note);
+    snprintf(s->beta_text, sizeof s->beta_text, "tier %s, %s", x->key, x->beta_note);
+}
+
+/* The model plus its per-step breakdown; CV_* with err on failure. */
+static int model_one(const struct model_opts *o, const struct model_source *src,
+                     struct model_cost *m, struct plan *p, char *err, size_t errlen)
+{
+    int rc = model_collective(o->coll, o->algo, o->ranks, o->bytes, src->alpha_s, src->beta_Bps,
+                              m, err, errlen);
+    if (rc != CV_OK) return rc;
+    return plan_build(p, o->coll, o->algo, OP_SUM, o->ranks, m->count, 0, err, errlen);
+}
+
+static cJSON *model_json_one(const struct model_cost *m, const struct plan *p,
+                             const struct model_source *src)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "collective", coll_name(m->coll));
+    cJSON_AddStringToObject(o, "algo", algo_name(m->algo));
+    cJSON_AddNumberToObject(o, "ranks", m->nranks);
+    cJSON_AddNumberToObject(o, "bytes", (double)m->bytes);
+    cJSON_AddNumberToObject(o, "count", (double)m->count);
+    if (src->tier_key)
+        cJSON_AddStringToObject(o, "tier", src->tier_key);
+    else
+        cJSON_AddNullToObject(o, "tier");
+    cJSON_AddNumberToObject(o, "alpha_us", m->alpha_s * 1e6);
+    cJSON_AddNumberToObject(o, "beta_gbs", m->beta_Bps / 1e9);
+    cJSON_AddStringToObject(o, "alpha_source", src->alpha_text);
+    cJSON_AddStringToObject(o, "beta_source", src->beta_text);
+    cJSON_AddNumberToObject(o, "steps", m->steps);
+    cJSON_AddNumberToObject(o, "wire_bytes", (double)m->wire_bytes);
+    cJSON_AddNumberToObject(o, "time_us", m->time_s * 1e6);
+    json_num(o, "algbw_gbs", m->time_s > 0 ? m->algbw / 1e9 : NAN);
+    json_num(o, "busbw_gbs", m->time_s > 0 ? m->busbw / 1e9 : NAN);
+    cJSON_AddNumberToObject(o, "busbw_factor", coll_busbw_factor(m->coll, m->nranks));
+    cJSON *steps = cJSON_AddArrayToObject(o, "per_step");
+    for (size_t s = 0; s < p->nsteps; s++) {
+        size_t b = model_step_bytes(p, s, sizeof(float));
+        cJSON *st = cJSON_CreateObject();
+        cJSON_AddStringToObject(st, "phase", p->steps[s].phase);
+        cJSON_AddNumberToObject(st, "bytes", (double)b);
+        cJSON_AddNumberToObject(st, "time_us",
+                                b ? (m->alpha_s + (double)b / m->beta_Bps) * 1e6 : 0.0);
+        cJSON_AddItemToArray(steps, st);
+    }
+    cJSON_AddStringToObject(o, "source", "model");
+    return o;
+}
+
+static void model_print_text(const struct model_cost *m, const struct plan *p,
+                             const struct model_source *src)
+{
+    char sz[32];
+    format_size(m->bytes, sz, sizeof sz);
+    printf("# collviz model: the alpha-beta model of the plan `collviz trace` shows; "
+           "source: model, not measured\n");
+    printf("# T = sum over steps of (alpha + bytes of the busiest rank's port in the step / "
+           "beta)\n");
+    printf("collective   %s\n", coll_name(m->coll));
+    printf("algo         %s\n", algo_name(m->algo));
+    printf("ranks        %d\n", m->nranks);
+    printf("bytes        %zu  (%s, count %zu: nccl-tests' size S)\n", m->bytes, sz, m->count);
+    printf("alpha_us     %.6g  (%s)\n", m->alpha_s * 1e6, src->alpha_text);
+    printf("beta_gbs     %.6g  (%s)\n", m->beta_Bps / 1e9, src->beta_text);
+    printf("steps        %d  (steps that cross between ranks; a local step such as avg's "
+           "divide costs nothing)\n",
+           m->steps);
+    printf("wire_bytes   %zu  (the busiest port's bytes, summed over the steps)\n",
+           m->wire_bytes);
+    printf("time_us      %.6g  (model)\n", m->time_s * 1e6);
+    if (m->time_s > 0) {
+        printf("algbw_gbs    %.6g  (model: S / T)\n", m->algbw / 1e9);
+        printf("busbw_gbs    %.6g  (model: algbw * %s = %.4g)\n", m->busbw / 1e9,
+               model_factor_text(m->coll), coll_busbw_factor(m->coll, m->nranks));
+    } else {
+        printf("# with %d rank nothing crosses between ranks: no bandwidth to speak of\n",
+               m->nranks);
+    }
+    if (p->nsteps == 0) return;
+    printf("#\n# %4s  %-22s %14s %12s\n", "step", "phase", "port bytes", "time(us)");
+    for (size_t s = 0; s < p->nsteps; s++) {
+        size_t b = model_step_bytes(p, s, sizeof(float));
+        printf("  %4zu  %-22s %14zu %12.6g%s\n", s + 1, p->steps[s].phase, b,
+               b ? (m->alpha_s + (double)b / m->beta_Bps) * 1e6 : 0.0,
+               b ? "" : "  (local: costs nothing)");
+    }
+}
+
+static int model_run_one(const struct model_opts *o)
+{
+    struct model_source src;
+    model_source_for(o, o->tier, &src);
+    struct model_cost m;
+    struct plan p;
+    char err[256];
+    int rc = model_one(o, &src, &m, &p, err, sizeof err);
+    if (rc != CV_OK) return cli_usage_error("%s", err);
+    if (o->json)
+        json_print(model_json_one(&m, &p, &src));
+    else
+        model_print_text(&m, &p, &src);
+    plan_free(&p);
+    return 0;
+}
+
+/* --tier all: the same collective on every link of the hierarchy. */
+static int model_run_tiers(const struct model_opts *o)
+{
+    cJSON *root = o->json ? cJSON_CreateObject() : NULL, *rows = NULL;
+    if (root) {
+        cJSON_AddStringToObject(root, "source", "model");
+        rows = cJSON_AddArrayToObject(root, "rows");
+    }
+    bool header = false;
+    for (int t = 0; t < TIER_COUNT; t++) {
+        if (!tier_get((enum tier_id)t)->link) continue;
+        struct model_source src;
+        model_source_for(o, (enum tier_id)t, &src);
+        struct model_cost m;
+        struct plan p;
+        char err[256];
+        int rc = model_one(o, &src, &m, &p, err, sizeof err);
+        if (rc != CV_OK) {
+            cJSON_Delete(root);
+            return cli_usage_error("%s", err);
+        }
+        if (root) {
+            cJSON_AddItemToArray(rows, model_json_one(&m, &p, &src));
+        } else {
+            if (!header) {
+                char sz[32];
+                format_size(m.bytes, sz, sizeof sz);
+                printf("# collviz model: %s, %s, %d ranks, S = %zu B (%s) on each link of the "
+                       "lecture's hierarchy\n",
+                       coll_name(m.coll), algo_name(m.algo), m.nranks, m.bytes, sz);
+                printf("# source: model (alpha: model assumption per tier; beta: the lecture's "
+                       "figure each way)\n");
+                printf("# %-9s %10s %10s %6s %14s %12s %12s\n", "tier", "alpha(us)",
+                       "beta(GB/s)", "steps", "time(us)", "algbw(GB/s)", "busbw(GB/s)");
+                header = true;
+            }
+            printf("  %-9s %10.4g %10.4g %6d %14.6g %12.6g %12.6g\n", src.tier_key,
+                   m.alpha_s * 1e6, m.beta_Bps / 1e9, m.steps, m.time_s * 1e6, m.algbw / 1e9,
+                   m.busbw / 1e9);
+        }
+        plan_free(&p);
+    }
+    if (root) json_print(root);
+    return 0;
+}
+
+/* --tier list: the hierarchy itself. */
+static int model_list_tiers(bool json)
+{
+    cJSON *root = json ? cJSON_CreateObject() : NULL, *arr = NULL;
+    if (root) arr = cJSON_AddArrayToObject(root, "tiers");
+    if (!json) {
+        printf("# The lecture's hierarchy, fastest first. Bandwidths: the lecture's figures "
+               "(not measured here).\n"
+               "# alpha, beta: what `collviz model` assumes on each link (model).\n");
+        printf("# %-8s %-28s %-11s %10s %10s  %s\n", "tier", "name", "bandwidth", "alpha(us)",
+               "beta(GB/s)", "ratio to the next tier down");
+    }
+    for (int t = 0; t < TIER_COUNT; t++) {
+        const struct tier *x = tier_get((enum tier_id)t);
+        enum tier_id next = TIER_COUNT;
+        double ratio = tier_ratio_to_next((enum tier_id)t, &next);
+        if (root) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "key", x->key);
+            cJSON_AddStringToObject(o, "name", x->name);
+            cJSON_AddStringToObject(o, "connects", x->connects);
+            if (x->bw_Bps > 0)
+                cJSON_AddNumberToObject(o, "bw_bytes_per_s", x->bw_Bps);
+            else
+                cJSON_AddNullToObject(o, "bw_bytes_per_s");
+            cJSON_AddStringToObject(o, "bw_text", x->bw_text);
+            cJSON_AddStringToObject(o, "bw_note", x->bw_note);
+            cJSON_AddStringToObject(o, "source", x->source);
+            cJSON_AddBoolToObject(o, "link", x->link);
+            if (x->link) {
+                cJSON_AddNumberToObject(o, "model_alpha_us", x->model_alpha_s * 1e6);
+                cJSON_AddNumberToObject(o, "model_beta_gbs", x->model_beta_Bps / 1e9);
+                cJSON_AddStringToObject(o, "alpha_note", x->alpha_note);
+                cJSON_AddStringToObject(o, "beta_note", x->beta_note);
+            }
+            if (ratio > 0) {
+                cJSON_AddNumberToObject(o, "ratio_to_next", ratio);
+                cJSON_AddStringToObject(o, "next", tier_get(next)->key);
+            } else {
+                cJSON_AddNullToObject(o, "ratio_to_next");
+            }
+            cJSON_AddItemToArray(arr, o);
+            continue;
+        }
+        char a[16] = "-", b[16] = "-", r[64] = "";
+        if (x->link) {
+            snprintf(a, sizeof a, "%.3g", x->model_alpha_s * 1e6);
+            snprintf(b, sizeof b, "%.4g", x->model_beta_Bps / 1e9);
+        }
+        if (ratio > 0) snprintf(r, sizeof r, "%.3gx %s", ratio, tier_get(next)->key);
+        printf("  %-8s %-28s %-11s %10s %10s  %s\n", x->key, x->name, x->bw_text, a, b, r);
+    }
+    if (root) {
+        json_print(root);
+        return 0;
+    }
+    printf("#\n");
+    for (int t = 0; t < TIER_COUNT; t++) {
+        const struct tier *x = tier_get((enum tier_id)t);
+        printf("# %-8s connects %s; %s: %s (%s)\n", x->key, x->connects, x->source, x->bw_text,
+               x->bw_note);
+        if (x->link) printf("# %-8s %s; %s\n", "", x->alpha_note, x->beta_note);
+    }
+    return 0;
+}
+
+/* ---- --fit: a measured sweep, and α and β fitted to it --------------------------------- */
+
+static int model_fit_main(int argc, char **argv)
+{
+    /* bench's parser sees the command line without --fit. */
+    char **args = xcalloc((size_t)argc + 1, sizeof *args);
+    int n = 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--fit") == 0) continue;
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+            free(args);
+            model_usage(stdout);
+            return 0;
+        }
+        args[n++] = argv[i];
+    }
+    struct bench_opts o;
+    int rc = bench_parse(n, args, &o, "model --fit");
+    free(args);
+    if (rc >= 0) return rc;
+    if (o.all)
+        return cli_usage_error("model --fit all: fit one collective at a time (e.g. "
+                               "all_reduce)");
+    if (!o.algo_given) {
+        o.algo_auto = false;
+        o.algo = coll_default_algo(o.coll);
+    }
+    if (!o.minb_set && !o.maxb_set) {
+        o.minb = 4096;
+        o.maxb = (size_t)4 << 20;
+        if (!o.factor_set && !o.step) o.factor = 4.0;
+        size_t need = coll_bytes(o.coll, o.ranks, 1, sizeof(float));
+        if (o.minb < need) o.minb = need;
+    }
+    if (o.minb == o.maxb)
+        return cli_usage_error("model --fit: one size (%zu B); a fit needs at least 2: give -b "
+                               "and a larger -e",
+                               o.minb);
+    struct bench_sweep sw;
+    int exit_rc = bench_sweep(&o, &sw);
+    if (exit_rc != 0) {
+        bench_sweep_free(&sw);
+        return exit_rc;
+    }
+    long wrong = 0;
+    struct model_point *pts = xcalloc(sw.nrows + 1, sizeof *pts);
+    enum algo *algos = xcalloc(sw.nrows + 1, sizeof *algos);
+    bool nccl_note = false;
+    char err[256];
+    for (size_t i = 0; i < sw.nrows; i++) {
+        const struct bench_result *r = &sw.rows[i].r;
+        if (r->wrong > 0) wrong += r->wrong;
+        if (algo_parse(r->algo, &algos[i]) != CV_OK) {
+            /* NCCL picks its own algorithm: the model counts the ring's steps and bytes. */
+            algos[i] = coll_default_algo(o.coll);
+            nccl_note = true;
+        }
+        rc = model_point_for(o.coll, algos[i], sw.ranks, r->bytes, r->time_us * 1e-6, &pts[i],
+                             err, sizeof err);
+        if (rc != CV_OK) {
+            fprintf(stderr, "collviz: model --fit: %s\n", err);
+            free(pts);
+            free(algos);
+            bench_sweep_free(&sw);
+            return 1;
+        }
+    }
+    struct model_fit f;
+    rc = model_fit(pts, sw.nrows, &f, err, sizeof err);
+    if (rc != CV_OK) {
+        fprintf(stderr, "collviz: model --%s\n", err);
+        free(pts);
+        free(algos);
+        bench_sweep_free(&sw);
+        return 1;
+    }
+    double factor = coll_busbw_factor(o.coll, sw.ranks);
+    cJSON *root = NULL, *arr = NULL;
+    if (o.json) {
+        root = cJSON_CreateObject();
+        cJSON_AddStringToObject(root, "collective", coll_name(o.coll));
+        cJSON_AddStringToObject(root, "algo", o.algo_auto ? "auto" : algo_name(o.algo));
+        cJSON_AddStringToObject(root, "backend", sw.backend);
+        cJSON_AddNumberToObject(root, "ranks", sw.ranks);
+        cJSON_AddNumberToObject(root, "alpha_us", f.alpha_s * 1e6);
+        if (f.inv_beta > 0)
+            cJSON_AddNumberToObject(root, "beta_gbs", f.beta_Bps / 1e9);
+        else
+            cJSON_AddNullToObject(root, "beta_gbs");
+        cJSON_AddNumberToObject(root, "inv_beta_s_per_byte", f.inv_beta);
+        cJSON_AddNumberToObject(root, "r2", f.r2);
+        cJSON_AddNumberToObject(root, "rel_rms", f.rel_rms);
+        cJSON_AddBoolToObject(root, "physical", f.physical);
+        cJSON_AddStringToObject(root, "source", "fit of measured points (model)");
+        arr = cJSON_AddArrayToObject(root, "points");
+    } else {
+        printf("#\n# fit: t = steps*alpha + port bytes/beta over the %zu measured sizes above "
+               "(least squares in relative error)%s\n",
+               sw.nrows,
+               nccl_note ? "; NCCL chose its own algorithms, the model counts the ring's" : "");
+        printf("# %10s %7s %6s %14s %13s %12s %13s %12s\n", "size(B)", "algo", "steps",
+               "port bytes", "measured(us)", "model(us)", "meas busbw", "model busbw");
+    }
+    for (size_t i = 0; i < sw.nrows; i++) {
+        const struct bench_result *r = &sw.rows[i].r;
+        double mt = f.alpha_s * pts[i].steps + f.inv_beta * (double)pts[i].wire_bytes;
+        double mbus = mt > 0 ? (double)r->bytes / mt * factor / 1e9 : NAN;
+        if (root) {
+            cJSON *p = cJSON_CreateObject();
+            cJSON_AddNumberToObject(p, "bytes", (double)r->bytes);
+            cJSON_AddStringToObject(p, "algo", algo_name(algos[i]));
+            cJSON_AddNumberToObject(p, "steps", pts[i].steps);
+            cJSON_AddNumberToObject(p, "wire_bytes", (double)pts[i].wire_bytes);
+            cJSON_AddNumberToObject(p, "time_us", r->time_us);
+            cJSON_AddNumberToObject(p, "busbw_gbs", r->busbw);
+            cJSON_AddNumberToObject(p, "model_time_us", mt * 1e6);
+            json_num(p, "model_busbw_gbs", mbus);
+            cJSON_AddItemToArray(arr, p);
+        } else {
+            printf("  %10zu %7s %6d %14zu %13.6g %12.6g %13.4g %12.4g\n", r->bytes,
+                   algo_name(algos[i]), pts[i].steps, pts[i].wire_bytes, r->time_us, mt * 1e6,
+                   r->busbw, mbus);
+        }
+    }
+    if (root) {
+        json_print(root);
+    } else {
+        printf("alpha_us     %.6g  (fitted, per step)\n", f.alpha_s * 1e6);
+        if (f.inv_beta > 0)
+            printf("beta_gbs     %.6g  (fitted, each way per rank)\n", f.beta_Bps / 1e9);
+        else
+            printf("beta_gbs     none  (fitted 1/beta = %.6g s/B <= 0)\n", f.inv_beta);
+        printf("r2           %.6f\n", f.r2);
+        printf("rel_rms      %.4g  (root mean square of (measured - model) / measured)\n",
+               f.rel_rms);
+    }
+    free(pts);
+    free(algos);
+    bench_sweep_free(&sw);
+    if (!f.physical) {
+        fprintf(stderr,
+                "collviz: model --fit: fit not physical: alpha = %.6g us, 1/beta = %.6g s/B "
+                "(need alpha >= 0 and beta > 0); the timings do not follow the model here\n",
+                f.alpha_s * 1e6, f.inv_beta);
+        return 1;
+    }
+    if (wrong > 0) {
+        fprintf(stderr, "collviz: model --fit: %ld wrong elements in the sweep\n", wrong);
+        return 1;
+    }
+    return 0;
+}
+
+int cli_model_main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--fit") == 0) return model_fit_main(argc, argv);
+    struct model_opts o;
+    int rc = model_parse(argc, argv, &o);
+    if (rc >= 0) return rc;
+    if (o.tier_list) return model_list_tiers(o.json);
+    if (o.tier_all) return model_run_tiers(&o);
+    return model_run_one(&o);
+}

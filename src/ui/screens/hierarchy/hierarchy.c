@@ -1,0 +1,462 @@
+/* hierarchy.c - the hierarchy screen (see hierarchy.h): its entry in the table of screens,
+ * its state, the measurements it posts to the worker (JOB_MEMCPY and an all-reduce
+ * JOB_MEASURE, matched by job id) and its drawing. Every figure on it is the lecture's,
+ * measured here (with how), or the model's; hiertext.c words them. */
+#include "hierarchy.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../core/util.h"
+#include "../../app.h"
+#include "../../frame.h"
+#include "../../kit/text.h"
+#include "../../overlays/overlays.h"
+
+#define HIER(a) ((struct hier_screen *)(a)->screen_state[SCREEN_HIERARCHY])
+#define HIER_TIMEOUT_S 60.0
+#define HIER_COPY_BYTES ((size_t)64 << 20)
+#define HIER_COPY_REPS 5
+#define HIER_WIDE 176 /* at least this many columns: both pages side by side */
+
+static struct hier_screen *hier_state(struct app *a)
+{
+    if (!HIER(a)) {
+        struct hier_screen *h = xcalloc(1, sizeof *h);
+        napkin_defaults(&h->napkin);
+        a->screen_state[SCREEN_HIERARCHY] = h;
+    }
+    return HIER(a);
+}
+
+double hier_memcpy_gbs(const struct app *a)
+{
+    const struct hier_screen *h = HIER(a);
+    return h && h->copy.state == HM_DONE ? h->copy.gbs : 0.0;
+}
+
+/* ---- the figures ------------------------------------------------------------------------ */
+
+static void hier_fig_from(struct hier_figure *f, const struct hier_result *r)
+{
+    f->state = r->state;
+    f->gbs = r->gbs;
+    snprintf(f->how, sizeof f->how, "%s", r->how);
+}
+
+static void hier_fig_na(struct hier_figure *f, const char *why)
+{
+    f->state = HM_NA;
+    snprintf(f->how, sizeof f->how, "%s", why);
+}
+
+static void hier_collectives_row(const struct app *a, struct hier_figure *ar);
+
+void hier_figures(const struct app *a, struct hier_measured *m)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->measure_key, sizeof m->measure_key, "m");
+    m->copy.at = TIER_HBM;
+    m->cpu_ar.at = TIER_NVLINK; /* ranks inside one machine */
+    m->nccl.at = TIER_NVLINK;
+    m->mpi.at = TIER_ETHERNET;
+    hier_fig_na(&m->mpi, "no MPI backend built");
+    const struct hier_screen *h = HIER(a);
+    if (!a->w) {
+        hier_fig_na(&m->copy, "no backend thread (the animation runs alone)");
+        hier_fig_na(&m->cpu_ar, "no backend (the animation runs alone)");
+        hier_fig_na(&m->nccl, "no GPU in use here (b says why)");
+        return;
+    }
+    if (h) hier_fig_from(&m->copy, &h->copy);
+    bool nccl = strcmp(a->backend_name, "nccl") == 0;
+    struct hier_figure *ar = nccl ? &m->nccl : &m->cpu_ar;
+    if (nccl)
+        hier_fig_na(&m->cpu_ar, "the backend is NCCL (--backend cpu)");
+    else
+        hier_fig_na(&m->nccl, "no GPU in use here (b says why)");
+    ar->state = HM_NONE;
+    if (h && h->ar.state != HM_NONE) {
+        hier_fig_from(ar, &h->ar);
+    } else {
+        hier_collectives_row(a, ar);
+    }
+    /* NCCL picks NVLink or PCIe paths itself; collviz does not ask which, so the figure
+     * stands beside NVLink with that said. */
+    if (nccl && ar->state == HM_DONE) {
+        size_t len = strlen(ar->how);
+        snprintf(ar->how + len, sizeof ar->how - len,
+                 "; link type not queried (NVLink or PCIe; b shows peer access)");
+    }
+}
+
+/* The collectives screen's last all-reduce, where this screen measured none. */
+static void hier_collectives_row(const struct app *a, struct hier_figure *ar)
+{
+    const struct meas *cm = &a->m;
+    if (cm->have_row && cm->row_params.coll == COLL_ALL_REDUCE && cm->row.nranks >= 2 &&
+        cm->row.wrong <= 0 && strcmp(cm->row_backend, a->backend_name) == 0) {
+        char sz[32];
+        format_size(cm->row.bytes, sz, sizeof sz);
+        ar->state = HM_DONE;
+        ar->gbs = cm->row.busbw;
+        snprintf(ar->how, sizeof ar->how,
+                 "all-reduce of %s on %d ranks (%s), on the collectives "
+                 "screen: %s",
+                 sz, cm->row.nranks, cm->row.algo, cm->row.how);
+    }
+}
+
+/* ---- measuring ------------------------------------------------------------------------- */
+
+/* Post the measurements: the memory copy (when `copy`, or while it has no figure) and the
+ * all-reduce at the scene's world size and size. */
+static void hier_measure(struct app *a, bool copy)
+{
+    struct hier_screen *h = hier_state(a);
+    if (!a->w) {
+        snprintf(a->msg, sizeof a->msg, "no backend to measure on");
+        return;
+    }
+    app_cancel(a); /* whatever another screen had asked gives way */
+    if (copy || h->copy.state != HM_DONE) {
+        struct job j = {
+            .kind = JOB_MEMCPY, .copy_bytes = HIER_COPY_BYTES, .copy_reps = HIER_COPY_REPS};
+        h->copy_id = worker_post(a->w, &j);
+        h->copy.state = HM_RUNNING;
+    }
+    int W = a->sc.nranks < a->max_ranks ? a->sc.nranks : a->max_ranks;
+    if (W < 2) {
+        h->ar.state = HM_FAILED;
+        snprintf(h->ar.how, sizeof h->ar.how, "an all-reduce needs 2 ranks (+ adds ranks)");
+        return;
+    }
+    struct job m = {.kind = JOB_MEASURE};
+    m.params = (struct bench_params){
+        .coll = COLL_ALL_REDUCE,
+        .algo_auto = true,
+        .op = OP_SUM,
+        .nranks = W,
+        .bytes = a->sc.meas_bytes,
+        .iters = 10,
+        .warmup = 2,
+        .check = true,
+        .timeout_s = HIER_TIMEOUT_S,
+    };
+    h->ar_id = worker_post(a->w, &m);
+    h->ar.state = HM_RUNNING;
+}
+
+static bool hier_result(struct app *a, const struct result *r)
+{
+    struct hier_screen *h = HIER(a);
+    if (!h) return false;
+    if (r->kind == JOB_MEMCPY && r->job_id == h->copy_id && h->copy_id) {
+        h->copy_id = 0;
+        snprintf(h->copy.backend, sizeof h->copy.backend, "%s", r->backend);
+        if (r->status == CV_OK) {
+            h->copy.state = HM_DONE;
+            h->copy.gbs = r->copy.gbs;
+            snprintf(h->copy.how, sizeof h->copy.how, "%s", r->copy.how);
+        } else {
+            h->copy.state = HM_FAILED;
+            snprintf(h->copy.how, sizeof h->copy.how, "%s",
+                     r->err[0] ? r->err : cv_status_name(r->status));
+        }
+        return true;
+    }
+    if (r->kind == JOB_MEASURE && r->job_id == h->ar_id && h->ar_id) {
+        h->ar_id = 0;
+        snprintf(h->ar.backend, sizeof h->ar.backend, "%s", r->backend);
+        if (r->status == CV_OK && r->row.wrong <= 0) {
+            char sz[32];
+            format_size(r->row.bytes, sz, sizeof sz);
+            h->ar.state = HM_DONE;
+            h->ar.gbs = r->row.busbw;
+            snprintf(h->ar.how, sizeof h->ar.how, "all-reduce of %s on %d ranks (%s), %s", sz,
+                     r->row.nranks, r->row.algo, r->row.how);
+        } else {
+            h->ar.state = HM_FAILED;
+            if (r->status == CV_OK)
+                snprintf(h->ar.how, sizeof h->ar.how, "%ld wrong elements", r->row.wrong);
+            else
+                snprintf(h->ar.how, sizeof h->ar.how, "%s",
+                         r->err[0] ? r->err : cv_status_name(r->status));
+        }
+        return true;
+    }
+    return false;
+}
+
+static void hier_cancelled(struct app *a)
+{
+    struct hier_screen *h = HIER(a);
+    if (!h) return;
+    if (h->copy_id) {
+        h->copy_id = 0;
+        h->copy.state = HM_FAILED;
+        snprintf(h->copy.how, sizeof h->copy.how, "cancelled (m measures again)");
+    }
+    if (h->ar_id) {
+        h->ar_id = 0;
+        h->ar.state = HM_FAILED;
+        snprintf(h->ar.how, sizeof h->ar.how, "cancelled (m measures again)");
+    }
+}
+
+static bool hier_busy(const struct app *a)
+{
+    const struct hier_screen *h = HIER(a);
+    return h && (h->copy_id || h->ar_id);
+}
+
+static void hier_free(struct app *a)
+{
+    free(HIER(a));
+    a->screen_state[SCREEN_HIERARCHY] = NULL;
+}
+
+/* ---- the screen's entry ------------------------------------------------------------------ */
+
+static void hier_apply(struct app *a, unsigned changed)
+{
+    struct hier_screen *h = hier_state(a);
+    if (!a->w || !a->auto_measure) return;
+    /* On entry, measure what was never measured; a new world size or size measures the
+     * all-reduce again (the memory copy does not depend on them). */
+    bool never = h->copy.state == HM_NONE && h->ar.state == HM_NONE;
+    if (changed & SF_SCREEN) {
+        if (never) hier_measure(a, true);
+    } else if (changed & (SF_RANKS | SF_MEAS)) {
+        hier_measure(a, false);
+    }
+}
+
+static size_t hier_nsteps(const struct app *a)
+{
+    (void)a;
+    return 1; /* step 0: the ladder, step 1: the napkin math */
+}
+
+static bool hier_action(struct app *a, enum ui_action act, struct scene *next)
+{
+    struct hier_screen *h = hier_state(a);
+    switch (act) {
+    case ACT_FIELD_NEXT:
+    case ACT_FIELD_PREV:
+        napkin_select(&h->napkin, act == ACT_FIELD_NEXT ? 1 : -1);
+        next->step = 1; /* show the napkin page */
+        return true;
+    case ACT_VALUE_UP:
+    case ACT_VALUE_DOWN:
+        napkin_change(&h->napkin, act == ACT_VALUE_UP ? 1 : -1);
+        next->step = 1;
+        return true;
+    case ACT_MEASURE:
+        if (hier_busy(a))
+            snprintf(a->msg, sizeof a->msg, "already measuring (x cancels)");
+        else
+            hier_measure(a, true);
+        return true;
+    case ACT_SIZE_UP:
+    case ACT_SIZE_DOWN: {
+        size_t s = a->sc.meas_bytes;
+        s = act == ACT_SIZE_UP ? s * 2 : s / 2;
+        if (s < SCENE_MEAS_MIN || s > SCENE_MEAS_MAX) {
+            snprintf(a->msg, sizeof a->msg, "the measurement size stays within 4 KiB..16 GiB");
+            return true;
+        }
+        next->meas_bytes = s;
+        return true;
+    }
+    case ACT_ALGO:
+    case ACT_OP:
+    case ACT_ROOT:
+    case ACT_COUNT_UP:
+    case ACT_COUNT_DOWN:
+    case ACT_INIT:
+    case ACT_SWEEP:
+        snprintf(a->msg, sizeof a->msg,
+                 "that key is for the collectives screen (y goes back to it)");
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* ---- drawing ----------------------------------------------------------------------------- */
+
+static attr_t hier_attr(const struct app *a, enum hier_style s)
+{
+    const struct theme *th = &a->th;
+    switch (s) {
+    case HS_TITLE:
+        return A_BOLD;
+    case HS_TIER:
+        return th->role[TH_LABEL] | A_BOLD;
+    case HS_LECTURE:
+        return A_BOLD;
+    case HS_MODEL:
+        return th->role[TH_PLOT];
+    case HS_MEASURED:
+        return th->role[TH_MEASURED] | A_BOLD;
+    case HS_DIM:
+        return th->role[TH_DIM];
+    case HS_WARN:
+        return th->role[TH_WARN];
+    case HS_FIELD:
+        return A_UNDERLINE;
+    case HS_FIELD_SEL:
+        return A_REVERSE | A_BOLD;
+    case HS_TEXT:
+        break;
+    }
+    return A_NORMAL;
+}
+
+int hier_lines_draw(const struct app *a, const struct hier_lines *p, struct rect r)
+{
+    int y = 0;
+    for (; y < p->n && y < r.h; y++) {
+        const struct hier_line *l = &p->l[y];
+        int x = 0;
+        for (int k = 0; k < l->n && x < r.w; k++)
+            x += draw_put(r.y + y, r.x + x, r.w - x, hier_attr(a, l->seg[k].style),
+                          l->seg[k].text);
+    }
+    return y;
+}
+
+static void hier_title(const struct app *a, struct rect r)
+{
+    attr_t t = a->th.role[TH_TITLE];
+    draw_fill(r, t);
+    char left[200], right[64];
+    snprintf(left, sizeof left,
+             " collviz%shierarchy%sthe lecture's tiers, this machine measured, napkin math",
+             a->g->sep, a->g->sep);
+    snprintf(right, sizeof right, "backend: %s ", a->w ? a->backend_name : "none");
+    int rw = text_width(right);
+    int lw = draw_put(r.y, r.x, r.w, t, left);
+    if (lw + rw + 2 <= r.w) draw_put(r.y, r.x + r.w - rw, rw, t, right);
+}
+
+static void hier_status(const struct app *a, struct rect r, bool both)
+{
+    const struct theme *th = &a->th;
+    size_t step = app_step(a);
+    if (a->msg[0]) {
+        draw_put(r.y, r.x, r.w, th->role[TH_WARN], a->msg);
+        return;
+    }
+    const char *arrow = a->utf8 ? "\u2192" : "->", *back = a->utf8 ? "\u2190" : "<-";
+    if (both)
+        draw_putf(r.y, r.x, r.w, th->role[TH_STEP], "step %zu/1: both pages side by side",
+                  step);
+    else if (step == 0)
+        draw_putf(r.y, r.x, r.w, th->role[TH_STEP],
+                  "step 0/1: the ladder and what if (%s napkin math)", arrow);
+    else
+        draw_putf(r.y, r.x, r.w, th->role[TH_STEP],
+                  "step 1/1: napkin math, up/down picks a field, < > changes it (%s ladder)",
+                  back);
+}
+
+/* The ladder page: the ladder (with detail lines when they fit), then the what-if table
+ * of the scene's collective when there is room. */
+static void hier_page_ladder(const struct app *a, struct rect r)
+{
+    static struct hier_lines raw, p, w;
+    struct hier_measured m;
+    hier_figures(a, &m);
+    hier_ladder(&m, a->utf8, true, &raw);
+    hier_wrap(&raw, r.w, a->utf8, &p);
+    if (p.n > r.h) {
+        hier_ladder(&m, a->utf8, false, &raw);
+        hier_wrap(&raw, r.w, a->utf8, &p);
+    }
+    int used = hier_lines_draw(a, &p, r);
+    hier_whatif(a->sc.coll, a->sc.algo, a->sc.nranks, a->sc.meas_bytes, a->utf8, false, &w);
+    if (used + 1 + w.n <= r.h) {
+        struct rect wr = {r.y + used + 1, r.x, r.h - used - 1, r.w};
+        hier_lines_draw(a, &w, wr);
+    }
+}
+
+static void hier_page_napkin(const struct app *a, struct rect r)
+{
+    static struct hier_lines p;
+    hier_napkin(&HIER(a)->napkin, a->utf8, &p);
+    hier_lines_draw(a, &p, r);
+}
+
+static void hier_draw(struct app *a, struct rect area)
+{
+    hier_state(a);
+    int bar = a->embedded ? 0 : 1;
+    if (area.h < LAYOUT_MIN_ROWS || area.w < LAYOUT_MIN_COLS) {
+        a->nbar = 0;
+        overlay_too_small(a, area, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
+        return;
+    }
+    struct rect title = {area.y, area.x, 1, area.w};
+    struct rect status = {area.y + 1, area.x + 1, 1, area.w - 2};
+    struct rect body = {area.y + 3, area.x + 1, area.h - 3 - bar, area.w - 2};
+    bool both = area.w >= HIER_WIDE;
+    hier_title(a, title);
+    hier_status(a, status, both);
+    if (both) {
+        int lw = body.w / 2 - 1;
+        struct rect left = {body.y, body.x, body.h, lw};
+        struct rect right = {body.y, body.x + lw + 2, body.h, body.w - lw - 2};
+        hier_page_ladder(a, left);
+        hier_page_napkin(a, right);
+    } else if (app_step(a) == 0) {
+        hier_page_ladder(a, body);
+    } else {
+        hier_page_napkin(a, body);
+    }
+    if (bar) frame_bar(a, (struct rect){area.y + area.h - 1, area.x, 1, area.w}, KEYS_ON_HIER);
+}
+
+/* The help's legend: what the three labels mean, and the pages. Every line fits in `width`
+ * (the overlay sizes itself to its widest line). */
+static void hier_help(const struct app *a, struct plines *p, int width)
+{
+    const struct theme *th = &a->th;
+    static const char *const words[][2] = {
+        {"lecture  ", "a figure the lecture states, not measured here"},
+        {"measured ", "on this machine, with how (m: memcpy, all-reduce)"},
+        {"model    ", "the alpha-beta model of the plans: alpha assumed per link,"},
+        {"         ", "beta the lecture's figure each way"},
+        {"pages    ", "step 0: ladder and what-if; step 1: napkin math"},
+    };
+    const attr_t at[] = {A_BOLD, th->role[TH_MEASURED] | A_BOLD, th->role[TH_PLOT], A_NORMAL,
+                         A_BOLD};
+    for (size_t i = 0; i < ARRAY_LEN(words); i++) {
+        struct pline *l = pl_new(p);
+        char fit[128];
+        pl_add(l, at[i], "%s", words[i][0]);
+        text_fit(fit, sizeof fit, words[i][1], width - 9, a->utf8);
+        pl_add(l, A_NORMAL, "%s", fit);
+    }
+}
+
+const struct screen_ops screen_hierarchy = {
+    .name = "hierarchy",
+    .kind = SCREEN_HIERARCHY,
+    .scene_fields = SF_RANKS | SF_MEAS | SF_STEP | SF_COLL,
+    .keys_on = KEYS_ON_HIER,
+    .min_ranks = 1,
+    .max_ranks = CV_MAX_RANKS,
+    .apply = hier_apply,
+    .nsteps = hier_nsteps,
+    .action = hier_action,
+    .draw = hier_draw,
+    .result = hier_result,
+    .busy = hier_busy,
+    .cancelled = hier_cancelled,
+    .help = hier_help,
+    .free_state = hier_free,
+};

@@ -1,0 +1,493 @@
+/* hiertext.c - the hierarchy screen's text (see hiertext.h): the ladder of tiers with this
+ * machine's measured figures, the napkin panel and the what-if table, as styled lines. */
+#include "hiertext.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../../core/model.h"
+#include "../../../core/napkin.h"
+#include "../../../core/util.h"
+#include "../../kit/text.h"
+
+/* ---- lines ------------------------------------------------------------------------------ */
+
+struct hier_line *hier_line_new(struct hier_lines *p)
+{
+    if (p->n >= (int)ARRAY_LEN(p->l)) return NULL;
+    struct hier_line *l = &p->l[p->n++];
+    l->n = 0;
+    l->wrap = false;
+    return l;
+}
+
+void hier_add(struct hier_line *l, enum hier_style st, const char *fmt, ...)
+{
+    if (!l || l->n >= HIER_SEGS) return;
+    struct hier_seg *s = &l->seg[l->n++];
+    s->style = st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->text, sizeof s->text, fmt, ap);
+    va_end(ap);
+}
+
+void hier_line_text(const struct hier_line *l, char *buf, size_t n)
+{
+    size_t len = 0;
+    if (n == 0) return;
+    buf[0] = '\0';
+    for (int i = 0; i < l->n && len + 1 < n; i++) {
+        int k = snprintf(buf + len, n - len, "%s", l->seg[i].text);
+        if (k < 0) break;
+        len += (size_t)k;
+        if (len >= n) len = n - 1;
+    }
+}
+
+void hier_wrap(const struct hier_lines *in, int width, bool utf8, struct hier_lines *out)
+{
+    out->n = 0;
+    for (int i = 0; i < in->n; i++) {
+        const struct hier_line *l = &in->l[i];
+        if (!l->wrap || l->n != 1 || width < 20 || text_width(l->seg[0].text) <= width) {
+            struct hier_line *o = hier_line_new(out);
+            if (!o) return;
+            *o = *l;
+            continue;
+        }
+        const char *t = l->seg[0].text;
+        int indent = 0;
+        while (t[indent] == ' ')
+            indent++;
+        char rows[8][256];
+        int n = text_wrap(t + indent, width - indent - 2, rows, 8, utf8);
+        for (int k = 0; k < n && k < 8; k++) {
+            struct hier_line *o = hier_line_new(out);
+            if (!o) return;
+            hier_add(o, l->seg[0].style, "%*s%s", indent + (k ? 2 : 0), "", rows[k]);
+        }
+    }
+}
+
+/* ---- formatting ------------------------------------------------------------------------- */
+
+static void fmt_bw(double Bps, char *buf, size_t n)
+{
+    tier_format_bw(Bps, buf, n);
+}
+
+static void fmt_time(double s, char *buf, size_t n)
+{
+    text_time_us(buf, n, s * 1e6);
+}
+
+/* 524288 -> "524,288"; values from 1e15 up in %.3g. */
+static void fmt_count(double v, char *buf, size_t n)
+{
+    if (!(v < 1e15) || v < 0) {
+        snprintf(buf, n, "%.3g", v);
+        return;
+    }
+    char digits[32];
+    snprintf(digits, sizeof digits, "%.0f", v);
+    size_t nd = strlen(digits), o = 0;
+    for (size_t i = 0; i < nd && o + 2 < n; i++) {
+        if (i && (nd - i) % 3 == 0) buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+}
+
+/* "×" or "x", "·" or "*", "−" or "-", "↓" or "v", "²" or "^2", "α" or "alpha", "β" or "beta" */
+static const char *g_times(bool u)
+{
+    return u ? "\u00d7" : "x";
+}
+static const char *g_dot(bool u)
+{
+    return u ? "\u00b7" : "*";
+}
+static const char *g_minus(bool u)
+{
+    return u ? "\u2212" : "-";
+}
+static const char *g_down(bool u)
+{
+    return u ? "\u2193" : "v";
+}
+static const char *g_sq(bool u)
+{
+    return u ? "\u00b2" : "^2";
+}
+static const char *g_alpha(bool u)
+{
+    return u ? "\u03b1" : "alpha";
+}
+static const char *g_beta(bool u)
+{
+    return u ? "\u03b2" : "beta";
+}
+
+/* ---- the ladder -------------------------------------------------------------------------- */
+
+enum tier_id hier_tier_for_link(const char *link)
+{
+    if (!link) return TIER_PCIE;
+    if (strstr(link, "NVL") || strstr(link, "NVLink") || strstr(link, "nvlink"))
+        return TIER_NVLINK;
+    if (strstr(link, "NET") || strstr(link, "IB") || strstr(link, "InfiniBand")) return TIER_IB;
+    return TIER_PCIE;
+}
+
+static const char *figure_label(int which)
+{
+    static const char *const labels[] = {
+        "memcpy",
+        "CPU ranks' all-reduce busbw",
+        "NCCL all-reduce busbw",
+        "MPI between hosts",
+    };
+    return labels[which];
+}
+
+static void ladder_figure(const struct hier_figure *f, int which, const struct hier_measured *m,
+                          bool utf8, struct hier_lines *out)
+{
+    struct hier_line *l = hier_line_new(out);
+    hier_add(l, HS_DIM, "    this machine, %s: ", figure_label(which));
+    char v[32];
+    switch (f->state) {
+    case HM_NONE:
+        hier_add(l, HS_WARN, "not measured yet");
+        hier_add(l, HS_DIM, "; %s measures it", m->measure_key);
+        break;
+    case HM_RUNNING:
+        hier_add(l, HS_DIM, "measuring%s", utf8 ? "\u2026" : "...");
+        break;
+    case HM_DONE: {
+        fmt_bw(f->gbs * 1e9, v, sizeof v);
+        hier_add(l, HS_MEASURED, "%s", v);
+        hier_add(l, HS_DIM, " measured");
+        const struct tier *t = tier_get(f->at);
+        if (t && t->bw_Bps > 0 && f->gbs > 0) {
+            double r = t->bw_Bps / (f->gbs * 1e9);
+            if (r >= 1000)
+                hier_add(l, HS_DIM, "; the lecture's %s is %.0f%s that", t->key, r,
+                         g_times(utf8));
+            else if (r >= 1)
+                hier_add(l, HS_DIM, "; the lecture's %s is %.3g%s that", t->key, r,
+                         g_times(utf8));
+            else
+                hier_add(l, HS_DIM, "; %.3g%s the lecture's %s", 1 / r, g_times(utf8), t->key);
+        }
+        struct hier_line *h = hier_line_new(out);
+        hier_add(h, HS_DIM, "      how: %s", f->how);
+        if (h) h->wrap = true;
+        break;
+    }
+    case HM_FAILED:
+        hier_add(l, HS_WARN, "measurement failed: %s", f->how);
+        break;
+    case HM_NA:
+        hier_add(l, HS_WARN, "not measured: %s", f->how);
+        break;
+    }
+}
+
+void hier_ladder(const struct hier_measured *m, bool utf8, bool detail, struct hier_lines *out)
+{
+    out->n = 0;
+    struct hier_line *l = hier_line_new(out);
+    hier_add(l, HS_TITLE, "The hierarchy, fastest first");
+    hier_add(l, HS_DIM, "  (");
+    hier_add(l, HS_LECTURE, "lecture");
+    hier_add(l, HS_DIM, ": its figures, ");
+    hier_add(l, HS_MEASURED, "measured");
+    hier_add(l, HS_DIM, ": this machine)");
+    const struct hier_figure *figs[4] = {&m->copy, &m->cpu_ar, &m->nccl, &m->mpi};
+    for (int t = 0; t < TIER_COUNT; t++) {
+        const struct tier *x = tier_get((enum tier_id)t);
+        l = hier_line_new(out);
+        hier_add(l, HS_TIER, "%-27s", x->name);
+        hier_add(l, HS_LECTURE, " %-10s", x->bw_text);
+        hier_add(l, HS_DIM, " %s", x->source);
+        enum tier_id next;
+        double r = tier_ratio_to_next((enum tier_id)t, &next);
+        if (r > 0) {
+            hier_add(l, HS_DIM, "  %s ", g_down(utf8));
+            hier_add(l, HS_LECTURE, "%.3g%s", r, g_times(utf8));
+            hier_add(l, HS_DIM, " slower: %s", tier_get(next)->key);
+        } else if (t + 1 < TIER_COUNT) {
+            hier_add(l, HS_DIM, "  %s no figure to compare", g_down(utf8));
+        }
+        if (detail) {
+            l = hier_line_new(out);
+            hier_add(l, HS_DIM, "    %s; %s", x->connects, x->bw_note);
+        }
+        for (int k = 0; k < 4; k++)
+            if (figs[k]->at == (enum tier_id)t) ladder_figure(figs[k], k, m, utf8, out);
+    }
+}
+
+/* ---- napkin math ------------------------------------------------------------------------ */
+
+static const struct {
+    const char *name;
+    double lo, hi, def;
+    bool doubles; /* double / halve, else step by one */
+} fields[NF_COUNT] = {
+    [NF_SIZE] = {"size", 4, 1099511627776.0, 200.0 * 1024 * 1024 * 4, true},
+    [NF_W] = {"W", 2, CV_MAX_RANKS, 8, false},
+    [NF_DURATION] = {"duration", 1e-6, 100, 3.5e-3, true},
+    [NF_PARAMS] = {"params", 1e3, 1e13, 1e9, true},
+    [NF_BYTES] = {"bytes each", 1, 8, 4, true},
+    [NF_BW] = {"bandwidth", 1e6, 1e13, 400e9, true},
+    [NF_L] = {"L", 1, 1024, 4, true},
+    [NF_B] = {"B", 1, 65536, 128, true},
+    [NF_D] = {"D", 1, 65536, 1024, true},
+    [NF_M] = {"micro-batches", 1, 65536, 4, false},
+};
+
+void napkin_defaults(struct napkin_inputs *in)
+{
+    for (int f = 0; f < NF_COUNT; f++)
+        in->v[f] = fields[f].def;
+    in->sel = 0;
+}
+
+void napkin_change(struct napkin_inputs *in, int dir)
+{
+    int f = in->sel;
+    if (f < 0 || f >= NF_COUNT || dir == 0) return;
+    double v = in->v[f];
+    if (fields[f].doubles)
+        v = dir > 0 ? v * 2 : v / 2;
+    else
+        v = dir > 0 ? v + 1 : v - 1;
+    if (v < fields[f].lo) v = fields[f].lo;
+    if (v > fields[f].hi) v = fields[f].hi;
+    if (f == NF_M && v > in->v[NF_B]) v = in->v[NF_B];
+    in->v[f] = v;
+    if (in->v[NF_M] > in->v[NF_B]) in->v[NF_M] = in->v[NF_B];
+}
+
+void napkin_select(struct napkin_inputs *in, int dir)
+{
+    in->sel = ((in->sel + (dir > 0 ? 1 : -1)) % NF_COUNT + NF_COUNT) % NF_COUNT;
+}
+
+const char *napkin_field_name(enum napkin_field f)
+{
+    return (unsigned)f < NF_COUNT ? fields[f].name : "?";
+}
+
+void napkin_field_value(const struct napkin_inputs *in, enum napkin_field f, char *buf,
+                        size_t n)
+{
+    double v = (unsigned)f < NF_COUNT ? in->v[f] : 0;
+    switch (f) {
+    case NF_SIZE:
+        format_size((size_t)v, buf, n);
+        break;
+    case NF_DURATION:
+        fmt_time(v, buf, n);
+        break;
+    case NF_BW:
+        fmt_bw(v, buf, n);
+        break;
+    case NF_PARAMS:
+        if (v >= 1e9)
+            snprintf(buf, n, "%.4gB", v / 1e9);
+        else if (v >= 1e6)
+            snprintf(buf, n, "%.4gM", v / 1e6);
+        else
+            snprintf(buf, n, "%.4gK", v / 1e3);
+        break;
+    default:
+        snprintf(buf, n, "%.0f", v);
+        break;
+    }
+}
+
+static void napkin_field(struct hier_line *l, const struct napkin_inputs *in,
+                         enum napkin_field f)
+{
+    char v[32];
+    napkin_field_value(in, f, v, sizeof v);
+    hier_add(l, HS_DIM, " %s ", fields[f].name);
+    hier_add(l, in->sel == (int)f ? HS_FIELD_SEL : HS_FIELD, "[%s]", v);
+}
+
+/* The links of the hierarchy, for the per-link tables. */
+static int link_tiers(enum tier_id *out)
+{
+    int n = 0;
+    for (int t = 0; t < TIER_COUNT; t++)
+        if (tier_get((enum tier_id)t)->link) out[n++] = (enum tier_id)t;
+    return n;
+}
+
+void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *out)
+{
+    out->n = 0;
+    const double *v = in->v;
+    int W = (int)v[NF_W];
+    char a[32], b[32], c[32];
+    struct hier_line *l = hier_line_new(out);
+    hier_add(l, HS_TITLE, "Napkin math");
+    hier_add(l, HS_DIM, "  (the lecture's calculations; the inputs start at its numbers)");
+
+    /* Effective bandwidth. */
+    l = hier_line_new(out);
+    hier_add(l, HS_TEXT, "effective bandwidth ");
+    napkin_field(l, in, NF_SIZE);
+    napkin_field(l, in, NF_W);
+    napkin_field(l, in, NF_DURATION);
+    l = hier_line_new(out);
+    fmt_bw(napkin_effective_bw(v[NF_SIZE], W, v[NF_DURATION]), a, sizeof a);
+    fmt_bw(2 * v[NF_SIZE] / v[NF_DURATION], b, sizeof b);
+    hier_add(l, HS_DIM, "  = size%s2(W%s1)/(W%sduration) = ", g_dot(utf8), g_minus(utf8),
+             g_dot(utf8));
+    hier_add(l, HS_TEXT, "%s", a);
+    hier_add(l, HS_DIM, "; large W: 2%ssize/duration = %s", g_dot(utf8), b);
+
+    /* DDP sync time. */
+    l = hier_line_new(out);
+    hier_add(l, HS_TEXT, "DDP sync per step   ");
+    napkin_field(l, in, NF_PARAMS);
+    napkin_field(l, in, NF_BYTES);
+    napkin_field(l, in, NF_BW);
+    l = hier_line_new(out);
+    fmt_time(napkin_ddp_sync_s(v[NF_PARAMS], v[NF_BYTES], v[NF_BW], W), a, sizeof a);
+    fmt_time(napkin_ddp_sync_s(v[NF_PARAMS], v[NF_BYTES], v[NF_BW], 0), b, sizeof b);
+    hier_add(l, HS_DIM, "  = 2(W%s1)/W%sparams%sbytes/bandwidth = ", g_minus(utf8), g_dot(utf8),
+             g_dot(utf8));
+    hier_add(l, HS_TEXT, "%s", a);
+    hier_add(l, HS_DIM, " on %d ranks   (large W: %s)", W, b);
+
+    /* TP vs DDP elements. */
+    l = hier_line_new(out);
+    hier_add(l, HS_TEXT, "TP vs DDP elements  ");
+    napkin_field(l, in, NF_L);
+    napkin_field(l, in, NF_B);
+    napkin_field(l, in, NF_D);
+    l = hier_line_new(out);
+    double tp = napkin_tp_elements(v[NF_L], v[NF_B], v[NF_D]);
+    double dp = napkin_ddp_elements(v[NF_L], v[NF_D]);
+    fmt_count(tp, a, sizeof a);
+    fmt_count(dp, b, sizeof b);
+    hier_add(l, HS_DIM, "  TP: L%sB%sD = ", g_dot(utf8), g_dot(utf8));
+    hier_add(l, HS_TEXT, "%s", a);
+    hier_add(l, HS_DIM, " per forward   DDP: L%sD%s = ", g_dot(utf8), g_sq(utf8));
+    hier_add(l, HS_TEXT, "%s", b);
+    hier_add(l, HS_DIM, " per step");
+    l = hier_line_new(out);
+    if (dp >= tp)
+        hier_add(l, HS_DIM,
+                 "  DDP moves D/B = %.3g%s the elements, yet TP waits on its own "
+                 "every layer",
+                 dp / tp, g_times(utf8));
+    else
+        hier_add(l, HS_DIM,
+                 "  TP moves B/D = %.3g%s the elements, and waits on them every layer", tp / dp,
+                 g_times(utf8));
+
+    /* The schemes on every link. */
+    l = hier_line_new(out);
+    hier_add(l, HS_TEXT, "per step on each link ");
+    hier_add(l, HS_MODEL, "(model)");
+    hier_add(l, HS_DIM, ", forward, W ranks,");
+    napkin_field(l, in, NF_M);
+    l = hier_line_new(out);
+    hier_add(l, HS_DIM, "  %-9s %-18s %-20s %s", "link", "DDP 1 all-reduce", "TP L all-gathers",
+             "PP one boundary");
+    l = hier_line_new(out);
+    hier_add(l, HS_DIM, "  %-9s %-18s %-20s %s", "", "overlaps backward", "blocks every layer",
+             "overlaps compute");
+    enum tier_id links[TIER_COUNT];
+    int nl = link_tiers(links);
+    for (int i = 0; i < nl; i++) {
+        const struct tier *t = tier_get(links[i]);
+        struct napkin_schemes s;
+        char err[160];
+        l = hier_line_new(out);
+        hier_add(l, HS_TIER, "  %-9s ", t->key);
+        if (napkin_schemes((int)v[NF_L], (int)v[NF_B], (int)v[NF_D], W, (int)v[NF_M],
+                           t->model_alpha_s, t->model_beta_Bps, &s, err, sizeof err) != CV_OK) {
+            hier_add(l, HS_WARN, "%s", err);
+            continue;
+        }
+        fmt_time(s.ddp.time_s, a, sizeof a);
+        fmt_time(s.tp.time_s, b, sizeof b);
+        fmt_time(s.pp.time_s, c, sizeof c);
+        hier_add(l, HS_MODEL, "%-18s %-20s %s", a, b, c);
+    }
+    l = hier_line_new(out);
+    hier_add(l, HS_DIM,
+             "  TP's time sits on the critical path of every layer: it needs the fast "
+             "links;");
+    l = hier_line_new(out);
+    hier_add(l, HS_DIM,
+             "  DDP's hides behind backward, PP's behind other micro-batches' work.");
+    l = hier_line_new(out);
+    hier_add(l, HS_DIM,
+             "  %s assumed per link, %s the lecture's figure each way (see the ladder)",
+             g_alpha(utf8), g_beta(utf8));
+}
+
+/* ---- what-if ---------------------------------------------------------------------------- */
+
+void hier_whatif(enum coll c, enum algo a, int W, size_t bytes, bool utf8, bool narrow,
+                 struct hier_lines *out)
+{
+    out->n = 0;
+    char sz[32];
+    format_size(bytes, sz, sizeof sz);
+    struct hier_line *l = hier_line_new(out);
+    if (narrow) {
+        hier_add(l, HS_TITLE, "What if");
+        hier_add(l, HS_DIM, ": the same on each link ");
+        hier_add(l, HS_MODEL, "(model)");
+    } else {
+        hier_add(l, HS_TITLE, "What if");
+        hier_add(l, HS_DIM, ": %s, %s, %d ranks, %s on each link ", coll_title(c), algo_name(a),
+                 W, sz);
+        hier_add(l, HS_MODEL, "(model)");
+        l = hier_line_new(out);
+        hier_add(l, HS_DIM, "  %-9s %8s %10s %10s %10s", "link", g_alpha(utf8), g_beta(utf8),
+                 "time", "busbw");
+    }
+    enum tier_id links[TIER_COUNT];
+    int nl = link_tiers(links);
+    for (int i = 0; i < nl; i++) {
+        const struct tier *t = tier_get(links[i]);
+        struct model_cost m;
+        char err[160];
+        if (model_collective(c, a, W, bytes, t->model_alpha_s, t->model_beta_Bps, &m, err,
+                             sizeof err) != CV_OK) {
+            out->n = 1;
+            l = hier_line_new(out);
+            hier_add(l, HS_WARN, "  %s", err);
+            return;
+        }
+        char al[16], be[16], tm[24], bb[24];
+        fmt_time(t->model_alpha_s, al, sizeof al);
+        fmt_bw(t->model_beta_Bps, be, sizeof be);
+        fmt_time(m.time_s, tm, sizeof tm);
+        if (m.time_s > 0)
+            fmt_bw(m.busbw, bb, sizeof bb);
+        else
+            snprintf(bb, sizeof bb, "-");
+        l = hier_line_new(out);
+        hier_add(l, HS_TIER, "  %-9s ", t->key);
+        if (narrow) {
+            hier_add(l, HS_MODEL, "%8s  busbw %s", tm, bb);
+        } else {
+            hier_add(l, HS_DIM, "%8s %10s ", al, be);
+            hier_add(l, HS_MODEL, "%10s %10s", tm, bb);
+        }
+    }
+}

@@ -1,0 +1,145 @@
+/* hiertext.h - what the hierarchy screen says, as lines of styled text built by plain
+ * functions (no curses, unit-tested in tests/unit/test_hiertext.c); hierarchy.c only draws
+ * them. Three parts:
+ *   - the ladder: the lecture's tiers fastest first with their figures (labelled "lecture"),
+ *     the ratio to the next tier down, and beside each tier this machine's measured figures
+ *     that belong there (labelled "measured", with how), or how to measure them;
+ *   - the napkin panel: the lecture's calculations on editable inputs, and each training
+ *     scheme's communication per step on every link (labelled "model");
+ *   - the what-if table: one collective at one size on every link (model), which the
+ *     collectives screen shows too.
+ * Every number is either the lecture's, measured here (with its method), or the model's. */
+#ifndef COLLVIZ_UI_HIERTEXT_H
+#define COLLVIZ_UI_HIERTEXT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../../../core/coll.h"
+#include "../../../core/tiers.h"
+
+enum hier_style {
+    HS_TITLE,    /* a heading */
+    HS_TEXT,     /* plain words */
+    HS_TIER,     /* a tier's name */
+    HS_LECTURE,  /* a figure the lecture states */
+    HS_MODEL,    /* a figure of the α-β model */
+    HS_MEASURED, /* a figure measured on this machine */
+    HS_DIM,      /* labels, methods, notes */
+    HS_WARN,     /* not measured / not available, and why */
+    HS_FIELD,    /* an editable napkin input */
+    HS_FIELD_SEL /* the napkin input the keys change */
+};
+
+#define HIER_SEGS 8
+
+struct hier_seg {
+    enum hier_style style;
+    char text[400];
+};
+
+struct hier_line {
+    struct hier_seg seg[HIER_SEGS];
+    int n;
+    bool wrap; /* one piece that may be word-wrapped (hier_wrap) rather than clipped */
+};
+
+struct hier_lines {
+    struct hier_line l[64];
+    int n;
+};
+
+/* Where a figure measured here stands. */
+enum hier_state {
+    HM_NONE,    /* not measured yet: say how */
+    HM_RUNNING, /* a measurement is on its way */
+    HM_DONE,    /* measured: value and how */
+    HM_FAILED,  /* the measurement failed: why */
+    HM_NA,      /* cannot be measured here: why */
+};
+
+struct hier_figure {
+    enum hier_state state;
+    double gbs;      /* GB/s (1e9 B/s) when HM_DONE */
+    char how[320];   /* HM_DONE: how it was measured; HM_FAILED / HM_NA: why not */
+    enum tier_id at; /* the tier it stands beside */
+};
+
+/* This machine's figures, as the screen knows them (from worker results only). */
+struct hier_measured {
+    struct hier_figure copy;   /* memcpy bandwidth of this host's memory */
+    struct hier_figure cpu_ar; /* the CPU ranks' all-reduce busbw (shared memory) */
+    struct hier_figure nccl;   /* NCCL's all-reduce busbw between GPUs */
+    struct hier_figure mpi;    /* MPI between hosts */
+    char measure_key[8];       /* the key that measures: "m" */
+};
+
+/* The tier a link NCCL reports stands at: "NVL" or "NVLink" -> TIER_NVLINK, "PCI" -> TIER_PCIE,
+ * "NET"/"IB" -> TIER_IB; anything else (or NULL) -> TIER_NVLINK's neighbour TIER_PCIE. */
+enum tier_id hier_tier_for_link(const char *link);
+
+/* The ladder: one line per tier (name, the lecture's figure, how many times slower the next
+ * tier is), with `detail` a second line saying what it connects and what the figure means,
+ * and this machine's figures under the tier they belong to. */
+void hier_ladder(const struct hier_measured *m, bool utf8, bool detail, struct hier_lines *out);
+
+/* ---- napkin math ------------------------------------------------------------------------ */
+
+enum napkin_field {
+    NF_SIZE,     /* all-reduce size, bytes */
+    NF_W,        /* ranks */
+    NF_DURATION, /* measured duration, seconds */
+    NF_PARAMS,   /* parameters */
+    NF_BYTES,    /* bytes per parameter */
+    NF_BW,       /* effective bandwidth, bytes/s */
+    NF_L,        /* layers */
+    NF_B,        /* batch rows */
+    NF_D,        /* width */
+    NF_M,        /* micro-batches */
+    NF_COUNT
+};
+
+struct napkin_inputs {
+    double v[NF_COUNT];
+    int sel; /* the selected field */
+};
+
+/* The lecture's numbers: 200·1024² fp32 on 8 ranks in 3.5 ms; 1e9 fp32 parameters at
+ * 400 GB/s; L = 4, B = 128, D = 1024 (its MLP), 4 micro-batches. */
+void napkin_defaults(struct napkin_inputs *in);
+/* Change the selected field one notch up (dir > 0) or down: sizes, parameters, bandwidth and
+ * duration double or halve, counts step by one (B, D, L double and halve too), each within
+ * its limits (W 2..CV_MAX_RANKS ... ). */
+void napkin_change(struct napkin_inputs *in, int dir);
+/* Select the next (dir > 0) or previous field, wrapping. */
+void napkin_select(struct napkin_inputs *in, int dir);
+/* A field's name and its value as shown: ("size", "800 MiB"). */
+const char *napkin_field_name(enum napkin_field f);
+void napkin_field_value(const struct napkin_inputs *in, enum napkin_field f, char *buf,
+                        size_t n);
+
+/* The napkin panel: the three calculations and the schemes-per-link table. */
+void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *out);
+
+/* ---- what-if ---------------------------------------------------------------------------- */
+
+/* Collective c with algorithm a on W ranks at S = bytes on every link (model): α, β, time,
+ * busbw; `narrow` (a panel beside the figures that name the collective): time and busbw
+ * only, in about 36 columns. A first line names it; a plan the model refuses gives one
+ * HS_WARN line saying why. */
+void hier_whatif(enum coll c, enum algo a, int W, size_t bytes, bool utf8, bool narrow,
+                 struct hier_lines *out);
+
+/* Helpers for the screens: a new line (NULL when full, and then further text is dropped)
+ * and a styled piece of it. */
+struct hier_line *hier_line_new(struct hier_lines *p);
+void hier_add(struct hier_line *l, enum hier_style st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Copy `in` to `out` for a width: a line marked `wrap` that is wider is word-wrapped, its
+ * continuation indented two more columns (the methods under measured figures); other lines
+ * are left for the drawing to clip. */
+void hier_wrap(const struct hier_lines *in, int width, bool utf8, struct hier_lines *out);
+/* The plain text of a line (segments joined), for tests and the golden screen. */
+void hier_line_text(const struct hier_line *l, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,522 @@
+/* lesson_draw.c - what the lesson player puts on the terminal (see lesson_ui.h): the list
+ * of lessons with progress, or a slide: a title row, the narration (styled paragraphs,
+ * lists, quotes and code wrapped to the pane, scrollable) with the slide's exercises under
+ * it, beside (or, on a narrow terminal, above) the slide's scene drawn by that scene's own
+ * screen into its rect, and the key bar. Speaker notes are never drawn. */
+#include "lesson_draw.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../core/util.h"
+#include "../../app.h"
+#include "../../kit/draw.h"
+#include "../../kit/text.h"
+#include "../../overlays/overlays.h"
+#include "lesson_ui.h"
+
+#define NARR_MIN_W 32 /* narration beside the scene from this width on */
+#define NARR_MAX_W 72
+#define NARR_STACK_MIN_H 6 /* narration above the scene: at least this many rows */
+
+/* ---- styled lines that grow ---- */
+
+struct llines {
+    struct pline *l;
+    int n, cap;
+};
+
+static struct pline *ll_new(struct llines *v)
+{
+    if (v->n == v->cap) {
+        v->cap = v->cap ? v->cap * 2 : 64;
+        struct pline *nl = xcalloc((size_t)v->cap, sizeof *nl);
+        if (v->l) memcpy(nl, v->l, (size_t)v->n * sizeof *nl);
+        free(v->l);
+        v->l = nl;
+    }
+    struct pline *l = &v->l[v->n++];
+    l->n = 0;
+    return l;
+}
+
+/* Append text to the line in attr, merging with the last piece when the style is the same
+ * (and when the line has no room for another piece). */
+static void ll_put(struct pline *l, attr_t attr, const char *text, size_t len)
+{
+    struct seg *s = l->n ? &l->seg[l->n - 1] : NULL;
+    if (!s || (s->attr != attr && l->n < (int)ARRAY_LEN(l->seg))) {
+        s = &l->seg[l->n++];
+        s->attr = attr;
+        s->text[0] = '\0';
+    }
+    size_t have = strlen(s->text);
+    if (have + len >= sizeof s->text) len = sizeof s->text - 1 - have;
+    memcpy(s->text + have, text, len);
+    s->text[have + len] = '\0';
+}
+
+/* A word-wrapping writer: words of any style flow into lines of `width` columns, each line
+ * starting with `lead` (first line) or `indent` (the rest). */
+struct flow {
+    struct llines *v;
+    struct pline *cur;
+    int width, col;
+    const char *indent;
+    attr_t indent_attr;
+    bool pending_space;
+};
+
+static void flow_line(struct flow *f, const char *lead)
+{
+    f->cur = ll_new(f->v);
+    f->col = 0;
+    f->pending_space = false;
+    const char *p = lead ? lead : f->indent;
+    if (p && p[0]) {
+        ll_put(f->cur, f->indent_attr, p, strlen(p));
+        f->col = text_width(p);
+    }
+}
+
+static void flow_word(struct flow *f, attr_t attr, const char *w, size_t len)
+{
+    char buf[256];
+    if (len >= sizeof buf) len = sizeof buf - 1;
+    memcpy(buf, w, len);
+    buf[len] = '\0';
+    int ww = text_width(buf);
+    int lead = f->indent ? text_width(f->indent) : 0;
+    if (f->col + (f->pending_space ? 1 : 0) + ww > f->width && f->col > lead)
+        flow_line(f, NULL);
+    if (f->pending_space && f->col > lead) {
+        ll_put(f->cur, attr, " ", 1);
+        f->col++;
+    }
+    f->pending_space = false;
+    /* a word wider than the line is cut into line-long pieces */
+    const char *p = buf;
+    while (text_width(p) > f->width - f->col && f->width - f->col > 0) {
+        size_t nb = text_prefix_bytes(p, f->width - f->col);
+        if (nb == 0) break;
+        ll_put(f->cur, attr, p, nb);
+        p += nb;
+        flow_line(f, NULL);
+    }
+    ll_put(f->cur, attr, p, strlen(p));
+    f->col += text_width(p);
+}
+
+static void flow_text(struct flow *f, attr_t attr, const char *t)
+{
+    while (*t) {
+        if (*t == ' ' || *t == '\t' || *t == '\n') {
+            f->pending_space = true;
+            t++;
+            continue;
+        }
+        size_t n = strcspn(t, " \t\n");
+        flow_word(f, attr, t, n);
+        t += n;
+    }
+}
+
+static attr_t span_attr(const struct app *a, unsigned style, attr_t base)
+{
+    attr_t at = base;
+    if (style & LSPAN_BOLD) at |= A_BOLD;
+    if (style & LSPAN_ITALIC) at |= A_ITALIC;
+    if (style & LSPAN_CODE) at = a->th.role[TH_LABEL] | (base & A_BOLD);
+    return at;
+}
+
+static void flow_spans(struct flow *f, const struct app *a, const struct lesson_block *b,
+                       attr_t base)
+{
+    for (size_t i = 0; i < b->nspans; i++) {
+        const struct lesson_span *s = &b->spans[i];
+        if (s->hard_break) flow_line(f, NULL);
+        /* a leading space of a span separates it from the previous word */
+        if (s->text[0] == ' ') f->pending_space = true;
+        flow_text(f, span_attr(a, s->style, base), s->text);
+        size_t l = strlen(s->text);
+        if (l && s->text[l - 1] == ' ') f->pending_space = true;
+    }
+}
+
+static void ll_text(struct llines *v, attr_t attr, int width, const char *lead,
+                    const char *indent, const char *text)
+{
+    struct flow f = {.v = v, .width = width, .indent = indent, .indent_attr = attr};
+    flow_line(&f, lead);
+    flow_text(&f, attr, text);
+}
+
+/* ---- the narration ---- */
+
+static void narr_blocks(const struct app *a, const struct lesson_slide *s, struct llines *v,
+                        int width)
+{
+    const struct theme *th = &a->th;
+    for (size_t i = 0; i < s->nblocks; i++) {
+        const struct lesson_block *b = &s->blocks[i];
+        const struct lesson_block *nb = i + 1 < s->nblocks ? &s->blocks[i + 1] : NULL;
+        char lead[64], indent[64];
+        struct flow f = {.v = v, .width = width, .indent_attr = A_NORMAL};
+        switch (b->kind) {
+        case LBLOCK_PARAGRAPH:
+            f.indent = "";
+            flow_line(&f, "");
+            flow_spans(&f, a, b, A_NORMAL);
+            ll_new(v);
+            break;
+        case LBLOCK_HEADING:
+            f.indent = "";
+            flow_line(&f, "");
+            flow_spans(&f, a, b, A_BOLD);
+            ll_new(v);
+            break;
+        case LBLOCK_ITEM: {
+            int d = b->depth > 0 ? b->depth - 1 : 0;
+            if (d > 6) d = 6;
+            char bullet[16];
+            if (b->ordinal > 0)
+                snprintf(bullet, sizeof bullet, "%d. ", b->ordinal);
+            else
+                snprintf(bullet, sizeof bullet, "%s ", a->utf8 ? "\u2022" : "*");
+            snprintf(indent, sizeof indent, "%*s", 2 * d + text_width(bullet), "");
+            snprintf(lead, sizeof lead, "%*s%s", 2 * d, "", b->first ? bullet : "");
+            if (!b->first) snprintf(lead, sizeof lead, "%s", indent);
+            f.indent = indent;
+            flow_line(&f, lead);
+            flow_spans(&f, a, b, A_NORMAL);
+            if (!nb || nb->kind != LBLOCK_ITEM) ll_new(v);
+            break;
+        }
+        case LBLOCK_QUOTE: {
+            int d = b->depth > 0 ? b->depth : 1;
+            if (d > 4) d = 4;
+            size_t o = 0;
+            for (int k = 0; k < d; k++)
+                o += (size_t)snprintf(indent + o, sizeof indent - o, "%s ",
+                                      a->utf8 ? "\u2502" : "|");
+            f.indent = indent;
+            f.indent_attr = th->role[TH_DIM];
+            flow_line(&f, indent);
+            flow_spans(&f, a, b, th->role[TH_DIM]);
+            if (!nb || nb->kind != LBLOCK_QUOTE) ll_new(v);
+            break;
+        }
+        case LBLOCK_CODE:
+            for (size_t k = 0; k < b->nspans; k++) {
+                struct pline *l = ll_new(v);
+                char fit[256];
+                text_fit(fit, sizeof fit, b->spans[k].text, width - 2, a->utf8);
+                ll_put(l, A_NORMAL, "  ", 2);
+                ll_put(l, th->role[TH_LABEL], fit, strlen(fit));
+            }
+            ll_new(v);
+            break;
+        case LBLOCK_RULE: {
+            struct pline *l = ll_new(v);
+            for (int k = 0; k < width && k < 60; k++)
+                ll_put(l, th->role[TH_DIM], a->g->h, strlen(a->g->h));
+            ll_new(v);
+            break;
+        }
+        }
+    }
+}
+
+static const char *verdict_glyph(const struct app *a, enum ex_verdict k)
+{
+    return k == EX_RIGHT ? a->g->ok : k == EX_WRONG ? a->g->bad : "!";
+}
+
+/* The current exercise: prompt (with this variant's numbers), options, hints revealed,
+ * the input line, the verdict, and after a right answer or giving up the answer and the
+ * solution. */
+static void narr_exercise(const struct app *a, const struct lesson_ui *u,
+                          const struct lesson_slide *s, struct llines *v, int width)
+{
+    const struct theme *th = &a->th;
+    const struct lesson_exercise *e = &s->ex[u->cur];
+    const struct lesson_ex_state *st = &u->ex[u->cur];
+    char t[1200];
+    struct pline *l = ll_new(v);
+    snprintf(t, sizeof t, "exercise %zu of %zu", u->cur + 1, s->nex);
+    ll_put(l, th->role[TH_STEP], t, strlen(t));
+    snprintf(t, sizeof t, "  %s", lesson_ex_type_name(e->type));
+    ll_put(l, th->role[TH_DIM], t, strlen(t));
+    if (!st->right && u->have_prog && progress_solved(&u->prog, e->id)) {
+        snprintf(t, sizeof t, "  %s solved before", a->g->ok);
+        ll_put(l, th->role[TH_OK], t, strlen(t));
+    }
+    ex_prompt_format(e, st->seed ? &st->var : NULL, t, sizeof t);
+    ll_text(v, A_BOLD, width, "", "", t);
+    if (e->type == LEX_CHOICE)
+        for (size_t k = 0; k < e->noptions; k++) {
+            char lead[32];
+            snprintf(lead, sizeof lead, "  %zu) ", k + 1);
+            ll_text(v, A_NORMAL, width, lead, "     ", e->options[k]);
+        }
+    if (e->type == LEX_NUMBER) {
+        if (e->units[0])
+            snprintf(t, sizeof t, "answer in %s (or another unit of the same kind)", e->units);
+        else
+            snprintf(t, sizeof t, "answer with a number");
+        if (ex_has_variants(e)) {
+            size_t o = strlen(t);
+            if (st->seed)
+                snprintf(t + o, sizeof t - o, "; variant %llu (v: other numbers)",
+                         (unsigned long long)st->seed);
+            else
+                snprintf(t + o, sizeof t - o, "; the lecture's numbers (v: other numbers)");
+        }
+        ll_text(v, th->role[TH_DIM], width, "", "", t);
+    } else if (e->type == LEX_CHOICE) {
+        ll_text(v, th->role[TH_DIM], width, "", "", "answer with the option's number");
+    } else if (e->type == LEX_HOLDS) {
+        ll_text(v, th->role[TH_DIM], width, "", "",
+                "answer with the values, separated by spaces (. for an empty element)");
+    }
+    for (int k = 0; k < st->hints_shown && (size_t)k < e->nhints; k++) {
+        char lead[24];
+        snprintf(lead, sizeof lead, "hint %d: ", k + 1);
+        ll_text(v, th->role[TH_WARN], width, lead, "        ", e->hints[k]);
+    }
+    if (u->editing) {
+        l = ll_new(v);
+        ll_put(l, th->role[TH_LABEL] | A_BOLD, "> ", 2);
+        char fit[300];
+        /* the end of what is typed stays visible */
+        const char *in = u->input;
+        while (text_width(in) > width - 4 && *in)
+            in += text_prefix_bytes(in, 1) ? text_prefix_bytes(in, 1) : 1;
+        snprintf(fit, sizeof fit, "%s", in);
+        ll_put(l, A_BOLD, fit, strlen(fit));
+        ll_put(l, A_REVERSE, " ", 1);
+        ll_text(v, th->role[TH_DIM], width, "", "", "Enter submits, Esc cancels");
+    } else if (!st->graded && !st->gave_up) {
+        ll_text(v, th->role[TH_DIM], width, "", "",
+                "Enter: answer   H: hint   S: give up and see the answer");
+    }
+    if (st->graded) {
+        attr_t at = st->verdict_kind == EX_RIGHT   ? th->role[TH_OK]
+                    : st->verdict_kind == EX_WRONG ? th->role[TH_BAD]
+                                                   : th->role[TH_WARN];
+        char lead[16];
+        snprintf(lead, sizeof lead, "%s ", verdict_glyph(a, st->verdict_kind));
+        ll_text(v, at, width, lead, "  ", st->verdict);
+        if (!st->right && !st->gave_up)
+            ll_text(v, th->role[TH_DIM], width, "", "",
+                    "Enter: try again   H: hint   S: give up");
+    }
+    if (st->right || st->gave_up) {
+        char exp[600];
+        lesson_ui_expected(e, st, exp, sizeof exp);
+        snprintf(t, sizeof t, "%s%s",
+                 st->right ? "the answer: " : "gave up; the answer: ", exp);
+        ll_text(v, th->role[TH_LABEL] | A_BOLD, width, "", "", t);
+        if (e->solution) {
+            char *sol = xstrdup(e->solution);
+            char *save = NULL;
+            bool first = true;
+            for (char *line = strtok_r(sol, "\n", &save); line;
+                 line = strtok_r(NULL, "\n", &save)) {
+                ll_text(v, A_NORMAL, width, first ? "solution: " : "          ", "          ",
+                        line);
+                first = false;
+            }
+            free(sol);
+        }
+    }
+    if (s->nex > 1) ll_text(v, th->role[TH_DIM], width, "", "", "Tab: the next exercise");
+}
+
+/* Every line of the slide's narration pane; *ex_line: where the exercise starts. */
+static void narr_lines(const struct app *a, const struct lesson_ui *u, struct llines *v,
+                       int width, int *ex_line)
+{
+    const struct lesson_slide *s = &u->L->slides[u->slide];
+    struct pline *l = ll_new(v);
+    ll_put(l, A_BOLD | A_UNDERLINE, s->title, strlen(s->title));
+    ll_new(v);
+    narr_blocks(a, s, v, width);
+    if (u->scene_err[0]) {
+        ll_text(v, a->th.role[TH_WARN], width, "", "", u->scene_err);
+        ll_new(v);
+    }
+    *ex_line = v->n;
+    if (s->nex) narr_exercise(a, u, s, v, width);
+}
+
+/* ---- the list ---- */
+
+static void draw_list(struct app *a, struct rect r)
+{
+    struct lesson_ui *u = lesson_ui_of(a);
+    const struct theme *th = &a->th;
+    draw_fill((struct rect){r.y, r.x, 1, r.w}, th->role[TH_TITLE]);
+    char t[1200];
+    snprintf(t, sizeof t, " collviz lessons%s%s", a->g->sep, u->dir);
+    draw_put(r.y, r.x, r.w, th->role[TH_TITLE], t);
+    int y = r.y + 2;
+    if (u->warn[0]) {
+        char lines[3][256];
+        int n = text_wrap(u->warn, r.w - 2, lines, 3, a->utf8);
+        for (int i = 0; i < n; i++)
+            draw_put(y++, r.x + 1, r.w - 2, th->role[TH_WARN], lines[i]);
+        y++;
+    }
+    int rows = r.y + r.h - 2 - y;
+    if (rows < 1) return;
+    size_t top = u->sel >= (size_t)rows ? u->sel - (size_t)rows + 1 : 0;
+    for (size_t i = top; i < u->set.n && (int)(i - top) < rows; i++) {
+        const struct lesson *L = &u->set.v[i];
+        size_t nex = 0, solved = 0, seen = 0;
+        for (size_t s = 0; s < L->nslides; s++)
+            for (size_t e = 0; e < L->slides[s].nex; e++) {
+                nex++;
+                if (u->have_prog && progress_solved(&u->prog, L->slides[s].ex[e].id)) solved++;
+            }
+        const struct progress_lesson *pl =
+            u->have_prog ? progress_lesson(&u->prog, L->id, false) : NULL;
+        if (pl) seen = progress_seen_count(pl);
+        char mins[16] = "";
+        if (L->minutes) snprintf(mins, sizeof mins, "%d min", L->minutes);
+        char right[96];
+        snprintf(right, sizeof right, "%7s  %2zu/%zu slides seen  %zu/%zu solved", mins, seen,
+                 L->nslides, solved, nex);
+        bool sel = i == u->sel;
+        attr_t at = sel ? A_REVERSE | A_BOLD : A_NORMAL;
+        int yy = y + (int)(i - top);
+        if (sel) draw_fill((struct rect){yy, r.x + 1, 1, r.w - 2}, A_REVERSE);
+        int rw = text_width(right);
+        char title[400];
+        snprintf(title, sizeof title, "%s %s", sel ? a->g->play : " ",
+                 L->title ? L->title : L->id);
+        char fit[400];
+        text_fit(fit, sizeof fit, title, r.w - rw - 5, a->utf8);
+        draw_put(yy, r.x + 1, r.w - rw - 4, at, fit);
+        draw_put(yy, r.x + r.w - rw - 2, rw, sel ? at : th->role[TH_DIM], right);
+    }
+    if (a->msg[0]) draw_put(r.y + r.h - 2, r.x + 1, r.w - 2, th->role[TH_WARN], a->msg);
+    const char *keys = a->utf8 ? "\u2191\u2193 choose   Enter open   ? help   q quit"
+                               : "Up/Down choose   Enter open   ? help   q quit";
+    draw_fill((struct rect){r.y + r.h - 1, r.x, 1, r.w}, th->role[TH_BAR_LABEL]);
+    draw_put(r.y + r.h - 1, r.x + 1, r.w - 2, th->role[TH_BAR_LABEL], keys);
+    a->nbar = 0;
+}
+
+/* ---- a slide ---- */
+
+static void draw_slide(struct app *a, struct rect r)
+{
+    struct lesson_ui *u = lesson_ui_of(a);
+    const struct theme *th = &a->th;
+    const struct lesson_slide *s = &u->L->slides[u->slide];
+    /* title row: lesson, slide, progress; the status message at its right */
+    draw_fill((struct rect){r.y, r.x, 1, r.w}, th->role[TH_TITLE]);
+    char t[600];
+    size_t nex = 0, solved = 0;
+    for (size_t k = 0; k < u->L->nslides; k++)
+        for (size_t e = 0; e < u->L->slides[k].nex; e++) {
+            nex++;
+            if (u->have_prog && progress_solved(&u->prog, u->L->slides[k].ex[e].id)) solved++;
+        }
+    snprintf(t, sizeof t, " %s%sslide %zu/%zu%s%zu/%zu solved",
+             u->L->title ? u->L->title : u->L->id, a->g->sep, u->slide + 1, u->L->nslides,
+             a->g->sep, solved, nex);
+    int used = draw_put(r.y, r.x, r.w, th->role[TH_TITLE], t);
+    const char *note = a->msg[0] ? a->msg : u->warn;
+    if (note[0] && used + 4 < r.w) {
+        char fit[400];
+        text_fit(fit, sizeof fit, note, r.w - used - 3, a->utf8);
+        draw_put(r.y, r.x + used + 2, r.w - used - 3, th->role[TH_TITLE] | A_BOLD, fit);
+    }
+    /* where the narration and the scene go */
+    struct rect narr, scene = {0, 0, 0, 0};
+    bool has_scene = u->scene_ok;
+    int body_h = r.h - 2; /* between the title row and the bar */
+    if (has_scene && r.w - LAYOUT_MIN_COLS >= NARR_MIN_W && r.h - 1 >= LAYOUT_MIN_ROWS) {
+        int nw = r.w - LAYOUT_MIN_COLS;
+        if (nw > NARR_MAX_W) nw = NARR_MAX_W;
+        narr = (struct rect){r.y + 1, r.x + 1, body_h, nw - 3};
+        scene = (struct rect){r.y + 1, r.x + nw, r.h - 1, r.w - nw};
+        for (int y = r.y + 1; y < r.y + r.h - 1; y++)
+            draw_put(y, r.x + nw - 1, 1, th->role[TH_BORDER], a->g->v);
+    } else if (has_scene && r.h - 1 - LAYOUT_MIN_ROWS >= NARR_STACK_MIN_H &&
+               r.w >= LAYOUT_MIN_COLS) {
+        int sh = LAYOUT_MIN_ROWS;
+        narr = (struct rect){r.y + 1, r.x + 1, r.h - 1 - sh, r.w - 2};
+        scene = (struct rect){r.y + r.h - sh, r.x, sh, r.w};
+    } else {
+        int w = r.w - 2 > 100 ? 100 : r.w - 2;
+        narr = (struct rect){r.y + 1, r.x + (r.w - w) / 2, body_h, w};
+        if (has_scene) {
+            narr.h--;
+            char m[200];
+            snprintf(m, sizeof m, "(the scene needs %dx%d beside the text or %dx%d below it)",
+                     LAYOUT_MIN_COLS + NARR_MIN_W, LAYOUT_MIN_ROWS + 1, LAYOUT_MIN_COLS,
+                     LAYOUT_MIN_ROWS + 1 + NARR_STACK_MIN_H);
+            draw_put(narr.y + narr.h, narr.x, narr.w, th->role[TH_WARN], m);
+        }
+    }
+    if (scene.w > 0) app_screen(a)->draw(a, scene);
+    /* the narration, scrolled */
+    struct llines v = {0};
+    int ex_line = 0;
+    narr_lines(a, u, &v, narr.w, &ex_line);
+    int max = v.n - narr.h;
+    if (max < 0) max = 0;
+    if (u->show_ex && s->nex) {
+        /* what the student just did (answer, hint, solution) is at the end: in view */
+        u->scroll = max;
+        u->show_ex = false;
+    }
+    if (u->scroll > max) u->scroll = max;
+    if (u->scroll < 0) u->scroll = 0;
+    u->ex_line = ex_line;
+    for (int k = 0; k < narr.h && u->scroll + k < v.n; k++)
+        pl_draw_line(&v.l[u->scroll + k], narr.y + k, narr.x, narr.w);
+    if (u->scroll > 0)
+        draw_put(narr.y, narr.x + narr.w - 1, 1, th->role[TH_DIM], a->utf8 ? "\u2191" : "^");
+    if (u->scroll < max)
+        draw_put(narr.y + narr.h - 1, narr.x + narr.w - 1, 1, th->role[TH_DIM],
+                 a->utf8 ? "\u2193" : "v");
+    free(v.l);
+    /* the key bar over the whole width */
+    struct rect bar = {r.y + r.h - 1, r.x, 1, r.w};
+    draw_fill(bar, A_NORMAL);
+    a->bar_at = bar;
+    a->nbar = draw_key_bar(th, a->utf8, bar, KEYS_ON_LESSON, a->bar, APP_BAR_MAX);
+}
+
+void lesson_draw(struct app *a, struct rect r)
+{
+    struct lesson_ui *u = lesson_ui_of(a);
+    if (r.w < 40 || r.h < 10) {
+        a->nbar = 0;
+        overlay_too_small(a, r, 10, 40);
+        return;
+    }
+    if (u->in_list || !u->L)
+        draw_list(a, r);
+    else
+        draw_slide(a, r);
+}
+
+void lesson_help(const struct app *a, struct plines *p, int width)
+{
+    pl_wrapped_max(p, A_NORMAL, width,
+                   "lesson  the slide's scene is drawn by its own screen; Enter answers the "
+                   "current exercise (Enter submits, Esc cancels the input line)",
+                   3);
+    char t[300];
+    const struct lesson_ui *u = lesson_ui_of(a);
+    snprintf(t, sizeof t, "progress  saved after every slide and answer%s",
+             u && u->have_prog ? " in $XDG_STATE_HOME/collviz/progress" : " (not kept here)");
+    pl_wrapped_max(p, A_NORMAL, width, t, 2);
+}

@@ -1,0 +1,441 @@
+/* lesson_ui.c - the lesson player's state and keys (see lesson_ui.h). A slide is its
+ * narration plus a scene: going to a slide passes the slide's scene through app_set_scene,
+ * so the scene is shown by its own screen, checked and measured like any other. Exercises
+ * are graded by lesson/exercise.h (number answers from the formula, holds answers from
+ * the trace engine); every visit and every graded attempt is saved at once. */
+#include "lesson_ui.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <curses.h>
+
+#include "../../../core/util.h"
+#include "../../app.h"
+#include "../../kit/text.h"
+
+struct lesson_ui *lesson_ui_of(const struct app *a)
+{
+    return (struct lesson_ui *)a->frame_state;
+}
+
+static bool is_dir(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* $COLLVIZ_LESSONS, else ./lessons, else the installed folder. */
+static void lesson_ui_dir(char *buf, size_t n)
+{
+    lesson_default_dir(buf, n);
+    const char *env = getenv("COLLVIZ_LESSONS");
+    if ((!env || !env[0]) && !is_dir(buf) && is_dir(LESSON_UI_SHARE_DIR))
+        snprintf(buf, n, "%s", LESSON_UI_SHARE_DIR);
+}
+
+static void lesson_ui_save(struct app *a)
+{
+    struct lesson_ui *u = lesson_ui_of(a);
+    if (!u->have_prog) return;
+    char err[240];
+    if (progress_save(&u->prog, err, sizeof err) != CV_OK)
+        snprintf(a->msg, sizeof a->msg, "progress not saved: %.160s", err);
+}
+
+static const struct lesson_slide *lesson_ui_slide(const struct lesson_ui *u)
+{
+    return u->L && u->slide < u->L->nslides ? &u->L->slides[u->slide] : NULL;
+}
+
+/* Go to slide k of the open lesson: its scene through the door, progress saved. */
+static void lesson_ui_goto(struct app *a, size_t k)
+{
+    struct lesson_ui *u = lesson_ui_of(a);
+    if (!u->L || u->L->nslides == 0) return;
+    if (k >= u->L->nslides) k = u->L->nslides - 1;
+    u->slide = k;
+    const struct lesson_slide *s = &u->L->slides[k];
+    free(u->ex);
+    u->ex = xcalloc(s->nex ? s->nex : 1, sizeof *u->ex);
+    u->cur = 0;
+    u->editing = false;
+    u->input[0] = '\0';
+    u->scroll = 0;
+    u->show_ex = false;
+    u->scene_err[0] = '\0';
+    u->scene_ok = false;
+    a->embedded = true;
+    if (s->has_scene) {
+        char err[200];
+        if (app_set_scene(a, &s->scene, err, sizeof err) == CV_OK)
+            u->scene_ok = true;
+        else
+            snprintf(u->scene_err, sizeof u->scene_err,
+                     "this slide's scene cannot be shown: %s", err);
+    }
+    if (!u->scene_ok) a->playing = false;
+    if (u->have_prog) {
+        progress_visit(&u->prog, u->L->id, k);
+        lesson_ui_save(a);
+    }
+}
+
+static void lesson_ui_open_lesson(struct app *a, const struct lesson *L)
+{
+    struct lesson_ui *u = lesson_ui_of(a);
+    u->L = L;
+    u->in_list = false;
+    size_t at = 0;
+    if (u->have_prog) {
+        const struct progress_lesson *pl = progress_lesson(&u->prog, L->id, false);
+        if (pl && pl->current >= 0 && (size_t)pl->current < L->nslides)
+            at = (size_t)pl->current;
+    }
+    lesson_ui_goto(a, at);
+}
+
+void lesson_ui_expected(const struct lesson_exercise *e, const struct lesson_ex_state *st,
+                        char *buf, size_t n)
+{
+    buf[0] = '\0';
+    switch (e->type) {
+    case LEX_NUMBER: {
+        char num[48];
+        ex_format_number(st && st->seed ? st->var.answer : e->answer, num, sizeof num);
+        snprintf(buf, n, "%s%s%s", num, e->units[0] ? " " : "", e->units);
+        break;
+    }
+    case LEX_CHOICE:
+        if (e->correct >= 1 && (size_t)e->correct <= e->noptions)
+            snprintf(buf, n, "option %d: %s", e->correct, e->options[e->correct - 1]);
+        break;
+    case LEX_HOLDS: {
+        float v[SCENE_MAX_COUNT * CV_MAX_RANKS];
+        bool has[SCENE_MAX_COUNT * CV_MAX_RANKS];
+        size_t len = 0;
+        char err[160];
+        if (ex_holds_expected(e, v, has, ARRAY_LEN(v), &len, err, sizeof err) != CV_OK) {
+            snprintf(buf, n, "(%s)", err);
+            break;
+        }
+        size_t o = 0;
+        for (size_t i = 0; i < len && o + 1 < n; i++) {
+            char num[48];
+            if (has[i])
+                ex_format_number(v[i], num, sizeof num);
+            else
+                snprintf(num, sizeof num, ".");
+            o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? " " : "", num);
+            if (o >= n) break;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* Grade the input line against the current exercise; graded attempts are saved. */
+static void lesson_ui_submit(struct app *a)
+{
+    struct lesson_ui *u = lesson_ui_of(a);
+    const struct lesson_slide *s = lesson_ui_slide(u);
+    if (!s || u->cur >= s->nex) return;
+    const struct lesson_exercise *e = &s->ex[u->cur];
+    struct lesson_ex_state *st = &u->ex[u->cur];
+    struct ex_grade g;
+    ex_grade(e, st->seed ? &st->var : NULL, u->input, &g);
+    st->graded = true;
+    st->verdict_kind = g.verdict;
+    snprintf(st->verdict, sizeof st->verdict, "%s", g.msg);
+    u->editing = false;
+    u->show_ex = true;
+    if (g.verdict == EX_RIGHT || g.verdict == EX_WRONG) {
+        if (g.verdict == EX_RIGHT) st->right = true;
+        if (u->have_prog) {
+            progress_attempt(&u->prog, u->L->id, e->id, g.verdict == EX_RIGHT);
+            lesson_ui_save(a);
+        }
+    }
+}
+
+static bool lesson_ui_key(struct app *a, int ch)
+{
+    struct lesson_ui *u = lesson_ui_of(a);
+    if (!u->editing) return false;
+    size_t len = strlen(u->input);
+    if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+        lesson_ui_submit(a);
+    } else if (ch == 27) {
+        u->editing = false;
+    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+        /* one character back, not one byte */
+        while (len > 0 && ((unsigned char)u->input[len - 1] & 0xC0) == 0x80)
+            len--;
+        if (len > 0) len--;
+        u->input[len] = '\0';
+    } else if (ch == 21) { /* Ctrl-U */
+        u->input[0] = '\0';
+    } else if (ch >= 32 && ch < 256 && ch != 127 && len + 1 < sizeof u->input - 4) {
+        u->input[len] = (char)ch;
+        u->input[len + 1] = '\0';
+    }
+    return true; /* while typing, every key belongs to the line */
+}
+
+static bool lesson_ui_list_action(struct app *a, enum ui_action act)
+{
+    struct lesson_ui *u = lesson_ui_of(a);
+    switch (act) {
+    case ACT_SCROLL_DOWN:
+        if (u->sel + 1 < u->set.n) u->sel++;
+        return true;
+    case ACT_SCROLL_UP:
+        if (u->sel > 0) u->sel--;
+        return true;
+    case ACT_ANSWER:
+        if (u->sel < u->set.n) lesson_ui_open_lesson(a, &u->set.v[u->sel]);
+        return true;
+    case ACT_HELP:
+    case ACT_BACKENDS:
+    case ACT_CLOSE:
+    case ACT_QUIT:
+        return false;
+    default:
+        snprintf(a->msg, sizeof a->msg, "Enter opens the chosen lesson (\u2191 \u2193 choose)");
+        return true;
+    }
+}
+
+static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *next)
+{
+    (void)next;
+    struct lesson_ui *u = lesson_ui_of(a);
+    if (u->in_list) return lesson_ui_list_action(a, act);
+    const struct lesson_slide *s = lesson_ui_slide(u);
+    const struct lesson_exercise *e = s && u->cur < s->nex ? &s->ex[u->cur] : NULL;
+    struct lesson_ex_state *st = e ? &u->ex[u->cur] : NULL;
+    switch (act) {
+    case ACT_SLIDE_NEXT:
+        if (u->slide + 1 >= u->L->nslides)
+            snprintf(a->msg, sizeof a->msg, "the last slide%s",
+                     u->from_list ? " (Esc: the list of lessons)" : "");
+        else
+            lesson_ui_goto(a, u->slide + 1);
+        return true;
+    case ACT_SLIDE_PREV:
+        if (u->slide == 0)
+            snprintf(a->msg, sizeof a->msg, "the first slide");
+        else
+            lesson_ui_goto(a, u->slide - 1);
+        return true;
+    case ACT_ANSWER:
+        if (!e) {
+            snprintf(a->msg, sizeof a->msg, "no exercise on this slide");
+            return true;
+        }
+        u->editing = true;
+        u->input[0] = '\0';
+        u->show_ex = true;
+        return true;
+    case ACT_EX_NEXT:
+        if (s && s->nex > 1) {
+            u->cur = (u->cur + 1) % s->nex;
+            u->show_ex = true;
+        } else {
+            snprintf(a->msg, sizeof a->msg, "%s exercise on this slide",
+                     s && s->nex ? "only one" : "no");
+        }
+        return true;
+    case ACT_HINT:
+        if (!e || st->hints_shown >= (int)e->nhints)
+            snprintf(a->msg, sizeof a->msg, "%s",
+                     !e          ? "no exercise on this slide"
+                     : e->nhints ? "no more hints"
+                                 : "this exercise has no hints");
+        else
+            st->hints_shown++;
+        u->show_ex = true;
+        return true;
+    case ACT_VARIANT:
+        if (!e || !ex_has_variants(e)) {
+            snprintf(a->msg, sizeof a->msg,
+                     "only number exercises with ranged parameters have variants");
+            return true;
+        } else {
+            char err[200];
+            struct ex_variant v;
+            uint64_t seed = st->seed + 1;
+            if (ex_variant(e, seed, &v, err, sizeof err) != CV_OK) {
+                snprintf(a->msg, sizeof a->msg, "no variant: %.160s", err);
+                return true;
+            }
+            memset(st, 0, sizeof *st); /* new numbers: a fresh question */
+            st->seed = seed;
+            st->var = v;
+            u->show_ex = true;
+        }
+        return true;
+    case ACT_SOLUTION:
+        if (!e) {
+            snprintf(a->msg, sizeof a->msg, "no exercise on this slide");
+            return true;
+        }
+        st->gave_up = true;
+        u->show_ex = true;
+        return true;
+    case ACT_SCROLL_DOWN:
+        u->scroll++;
+        return true;
+    case ACT_SCROLL_UP:
+        if (u->scroll > 0) u->scroll--;
+        return true;
+    case ACT_CLOSE:
+        if (a->help || a->hw_open) return false;
+        if (u->from_list) {
+            u->in_list = true;
+            u->L = NULL;
+            a->playing = false;
+        }
+        return true;
+    case ACT_NEXT:
+    case ACT_PREV:
+    case ACT_FIRST:
+    case ACT_LAST:
+    case ACT_PLAY:
+    case ACT_MEASURE:
+    case ACT_CANCEL:
+        if (!u->scene_ok) {
+            snprintf(a->msg, sizeof a->msg, "this slide has no scene to step through");
+            return true;
+        }
+        return false;
+    case ACT_HELP:
+    case ACT_BACKENDS:
+    case ACT_QUIT:
+        return false;
+    default:
+        snprintf(a->msg, sizeof a->msg,
+                 "in a lesson the slide sets the scene (? lists the keys)");
+        return true;
+    }
+}
+
+/* The frame's start (ui.c, once the backend and the terminal are up): a lesson opened by
+ * name goes to its saved slide. */
+static void lesson_ui_start(struct app *a, unsigned changed)
+{
+    (void)changed;
+    struct lesson_ui *u = lesson_ui_of(a);
+    a->embedded = true;
+    if (!u->in_list && u->L) lesson_ui_open_lesson(a, u->L);
+}
+
+static void lesson_ui_free(struct app *a)
+{
+    struct lesson_ui *u = lesson_ui_of(a);
+    if (!u) return;
+    free(u->ex);
+    if (u->have_prog) progress_free(&u->prog);
+    lesson_set_free(&u->set);
+    free(u);
+    a->frame_state = NULL;
+}
+
+static size_t lesson_ui_nsteps(const struct app *a)
+{
+    return app_nsteps(a);
+}
+
+const struct screen_ops screen_lesson = {
+    .name = "lesson",
+    .kind = SCREEN_KIND_COUNT, /* a frame, not a kind a scene can name */
+    .keys_on = KEYS_ON_LESSON,
+    .min_ranks = 1,
+    .max_ranks = CV_MAX_RANKS,
+    .apply = lesson_ui_start,
+    .nsteps = lesson_ui_nsteps,
+    .action = lesson_ui_action,
+    .draw = lesson_draw,
+    .help = lesson_help,
+    .free_state = lesson_ui_free,
+    .key = lesson_ui_key,
+};
+
+int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen)
+{
+    struct lesson_ui *u = xcalloc(1, sizeof *u);
+    lesson_set_init(&u->set);
+    struct lesson_errors errs = {0};
+    int rc = CV_OK;
+    lesson_ui_dir(u->dir, sizeof u->dir);
+    if (target && is_file(target)) {
+        if (lesson_set_add(&u->set, target, &errs) != CV_OK || u->set.n == 0) {
+            rc = cv_err(err, errlen, CV_EINVAL, "%s%s",
+                        errs.n ? errs.msg[0] : "cannot read the lesson",
+                        errs.n > 1 ? " (and more: collviz lesson check)" : "");
+            goto fail;
+        }
+        u->L = &u->set.v[0];
+    } else {
+        if (!is_dir(u->dir)) {
+            rc = cv_err(err, errlen, CV_EINVAL,
+                        "no lessons folder: %s (set COLLVIZ_LESSONS or run where lessons/ is)",
+                        u->dir);
+            goto fail;
+        }
+        lesson_set_add(&u->set, u->dir, &errs);
+        if (errs.n)
+            snprintf(u->warn, sizeof u->warn,
+                     "%zu problem%s in %.150s: some lessons are not listed (collviz lesson "
+                     "check %.150s)",
+                     errs.n, errs.n == 1 ? "" : "s", u->dir, u->dir);
+        if (u->set.n == 0) {
+            rc = cv_err(err, errlen, CV_EINVAL, "no lessons in %s%s%s", u->dir,
+                        errs.n ? ": " : "", errs.n ? errs.msg[0] : "");
+            goto fail;
+        }
+        if (target) {
+            u->L = lesson_set_find(&u->set, target);
+            if (!u->L) {
+                rc = cv_err(err, errlen, CV_EINVAL,
+                            "no lesson file or id '%s' in %s (collviz lesson list shows them)",
+                            target, u->dir);
+                goto fail;
+            }
+        } else {
+            u->from_list = true;
+            u->in_list = true;
+        }
+    }
+    lesson_errors_free(&errs);
+    char path[4096], why[240] = "its path is too long", warn[300] = "";
+    if (progress_default_path(path, sizeof path, why, sizeof why) == CV_OK &&
+        progress_load(&u->prog, path, warn, sizeof warn) == CV_OK) {
+        u->have_prog = true;
+    } else {
+        snprintf(warn, sizeof warn, "progress is not kept: %s", why);
+    }
+    if (warn[0]) {
+        size_t l = strlen(u->warn);
+        snprintf(u->warn + l, sizeof u->warn - l, "%s%s", l ? "; " : "", warn);
+    }
+    a->frame = &screen_lesson;
+    a->frame_state = u;
+    a->embedded = true;
+    return CV_OK;
+fail:
+    lesson_errors_free(&errs);
+    lesson_set_free(&u->set);
+    free(u);
+    return rc;
+}

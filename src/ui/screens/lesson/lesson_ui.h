@@ -1,0 +1,87 @@
+/* lesson_ui.h - the lesson player: a frame (struct screen_ops, a->frame) that draws a
+ * slide's narration beside the slide's scene, the scene drawn by its own screen into a rect
+ * through the one door (app_set_scene), with the slide's exercises under the narration;
+ * and the list of lessons with the student's progress. Speaker notes are never shown.
+ *
+ * Keys (KEYS_ON_LESSON rows of kit/keys.h): n / p slides, → ← PgDn PgUp Home End the
+ * scene's steps, Space play, Enter answers the current exercise (a line of input: Enter
+ * submits, Esc cancels), Tab the next exercise of the slide, H the next hint, v new
+ * numbers (number exercises with ranges), S gives up and shows the answer and solution,
+ * ↑ ↓ (k j) scroll the narration, Esc back to the list, q quits. Progress (slides seen,
+ * the slide to resume at, exercises solved) is saved after every change, atomically,
+ * through lesson/progress.h. lesson_ui.c: state and keys; lesson_draw.c: drawing. */
+#ifndef COLLVIZ_UI_SCREENS_LESSON_UI_H
+#define COLLVIZ_UI_SCREENS_LESSON_UI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../../lesson/exercise.h"
+#include "../../../lesson/lesson.h"
+#include "../../../lesson/progress.h"
+#include "../screens.h"
+
+struct app;
+
+/* The installed lessons, the last place looked for them. */
+#ifndef LESSON_UI_SHARE_DIR
+#define LESSON_UI_SHARE_DIR "/usr/local/share/collviz/lessons"
+#endif
+
+extern const struct screen_ops screen_lesson;
+
+/* What a student did with one exercise of the current slide (not kept across slides; the
+ * progress file keeps attempts and solved). */
+struct lesson_ex_state {
+    uint64_t seed; /* variant: 0 = the lecture's numbers */
+    struct ex_variant var;
+    int hints_shown;
+    bool gave_up; /* S: answer and solution shown */
+    bool right;   /* answered right on this visit */
+    bool graded;  /* verdict holds a grade */
+    enum ex_verdict verdict_kind;
+    char verdict[240];
+};
+
+struct lesson_ui {
+    struct lesson_set set;
+    char dir[1024]; /* the lessons folder (list mode) */
+    bool from_list; /* opened without FILE|ID: Esc goes back to the list */
+    bool in_list;   /* showing the list */
+    size_t sel;     /* the list's selection */
+    const struct lesson *L;
+    size_t slide;
+    bool scene_ok;       /* the slide's scene is shown */
+    char scene_err[240]; /* why a slide's scene is not shown ("" when it has none) */
+    struct lesson_ex_state *ex;
+    size_t cur;   /* current exercise of the slide */
+    bool editing; /* the input line takes the keys */
+    char input[256];
+    int scroll;   /* first narration line shown */
+    int ex_line;  /* where the exercise section starts in the narration (last draw) */
+    bool show_ex; /* scroll so the exercise section shows (after Enter, H, S, v) */
+    struct progress prog;
+    bool have_prog;
+    char warn[400]; /* lessons with errors, progress not saved: shown in the list/title */
+};
+
+/* Load the lessons and make the player a's frame: target NULL = the list of the lessons
+ * folder ($COLLVIZ_LESSONS, else ./lessons, else LESSON_UI_SHARE_DIR); a path to a lesson
+ * file, or a lesson id in that folder = that lesson, resuming at its saved slide. CV_OK, or
+ * CV_EINVAL with one line in err (a bad file: its first error, "file:line: message"). */
+int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen);
+
+/* The player's state (a->frame_state). */
+struct lesson_ui *lesson_ui_of(const struct app *a);
+
+/* Expected answer of exercise e of the slide as the student would type it, for "right"
+ * and "gave up" ("419.43 GB/s", "option 2: ...", "60 64 68 72"). */
+void lesson_ui_expected(const struct lesson_exercise *e, const struct lesson_ex_state *st,
+                        char *buf, size_t n);
+
+/* Draw the frame into r (lesson_draw.c). */
+void lesson_draw(struct app *a, struct rect r);
+void lesson_help(const struct app *a, struct plines *p, int width);
+
+#endif

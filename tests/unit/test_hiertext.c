@@ -1,0 +1,266 @@
+/* test_hiertext.c - the hierarchy screen's text (ui/screens/hierarchy/hiertext.h): the ladder
+ * carries the lecture's figures and ratios, labelled, and this machine's figures beside their
+ * tiers in each state (not yet measured: how to; measured: value, method, ratio to the
+ * lecture's tier; cannot: why); the napkin panel reproduces the lecture's worked answers and
+ * the per-link scheme costs (model), worked by hand below; field editing clamps; the what-if
+ * table's rows equal the ring closed form. Expected strings are literal, not recomputed. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ui/screens/hierarchy/hiertext.h"
+
+/* The index of the first line whose text contains `want`, or fail. */
+static int find(const struct hier_lines *p, const char *want)
+{
+    char buf[1024];
+    for (int i = 0; i < p->n; i++) {
+        hier_line_text(&p->l[i], buf, sizeof buf);
+        if (strstr(buf, want)) return i;
+    }
+    for (int i = 0; i < p->n; i++) {
+        hier_line_text(&p->l[i], buf, sizeof buf);
+        print_message("  | %s\n", buf);
+    }
+    fail_msg("no line contains '%s'", want);
+    return -1;
+}
+
+/* The style of the segment of line i whose text contains `piece`. */
+static enum hier_style style_of(const struct hier_lines *p, int i, const char *piece)
+{
+    for (int k = 0; k < p->l[i].n; k++)
+        if (strstr(p->l[i].seg[k].text, piece)) return p->l[i].seg[k].style;
+    fail_msg("line %d has no segment '%s'", i, piece);
+    return HS_TEXT;
+}
+
+static void measured_init(struct hier_measured *m)
+{
+    memset(m, 0, sizeof *m);
+    snprintf(m->measure_key, sizeof m->measure_key, "m");
+    m->copy.at = TIER_HBM;
+    m->cpu_ar.at = TIER_NVLINK;
+    m->nccl.at = TIER_NVLINK;
+    m->mpi.at = TIER_ETHERNET;
+}
+
+static void test_ladder(void **state)
+{
+    (void)state;
+    static struct hier_lines p;
+    struct hier_measured m;
+    measured_init(&m);
+    m.nccl.state = HM_NA;
+    snprintf(m.nccl.how, sizeof m.nccl.how, "no GPU in use here");
+    m.mpi.state = HM_NA;
+    snprintf(m.mpi.how, sizeof m.mpi.how, "no MPI backend built");
+    hier_ladder(&m, false, true, &p);
+
+    int i = find(&p, "HBM (B200)                  ~8 TB/s    lecture  v 4.44x slower: nvlink");
+    assert_int_equal(style_of(&p, i, "~8 TB/s"), HS_LECTURE);
+    assert_int_equal(style_of(&p, i, "HBM (B200)"), HS_TIER);
+    assert_int_equal(style_of(&p, i, "4.44x"), HS_LECTURE);
+    find(&p, "SM: L1 / shared memory, L2  none given lecture  v no figure to compare");
+    find(&p,
+         "    the SMs of one GPU to their on-chip memory; the fastest; the lecture gives no "
+         "figure");
+    find(&p, "NVLink 5 + NVSwitch         1.8 TB/s   lecture  v 7.44x slower: pcie");
+    find(&p, "    8 GPUs in a node, any to any (NVL72: 72 GPUs in one rack); per GPU, both "
+             "directions together");
+    find(&p, "PCIe 7.0 x16 (home)         242 GB/s   lecture  v 4.84x slower: ib");
+    find(&p, "InfiniBand                  ~50 GB/s   lecture  v 250x slower: ethernet");
+    find(&p, "Ethernet                    ~200 MB/s  lecture");
+    /* Not measured yet: says how; cannot: says why; each beside its tier. */
+    i = find(&p, "    this machine, memcpy: not measured yet; m measures it");
+    assert_int_equal(style_of(&p, i, "not measured yet"), HS_WARN);
+    int hbm = find(&p, "HBM (B200)"), nv = find(&p, "NVLink 5 + NVSwitch   ");
+    assert_true(i > hbm && i < nv);
+    i = find(&p,
+             "    this machine, CPU ranks' all-reduce busbw: not measured yet; m measures it");
+    assert_true(i > nv && i < find(&p, "PCIe 7.0 x16 (home)   "));
+    i = find(&p, "    this machine, NCCL all-reduce busbw: not measured: no GPU in use here");
+    assert_int_equal(style_of(&p, i, "no GPU in use here"), HS_WARN);
+    i = find(&p, "    this machine, MPI between hosts: not measured: no MPI backend built");
+    assert_true(i > find(&p, "Ethernet   "));
+    int detailed = p.n;
+    for (int k = 1; k < p.n; k++) { /* the detail lines fit a 100-column terminal */
+        char buf[1024];
+        hier_line_text(&p.l[k], buf, sizeof buf);
+        if (strlen(buf) > 98) fail_msg("line %d is %zu columns: %s", k, strlen(buf), buf);
+    }
+    find(&p, "The hierarchy, fastest first  (lecture: its figures, measured: this machine)");
+
+    /* Without detail: one line per tier, the figures still beside their tiers. */
+    hier_ladder(&m, false, false, &p);
+    assert_int_equal(p.n, detailed - TIER_COUNT);
+    assert_int_equal(find(&p, "this machine, memcpy"), find(&p, "HBM (B200)") + 1);
+    /* Without detail every line fits 80 columns. */
+    for (int k = 0; k < p.n; k++) {
+        char buf[1024];
+        hier_line_text(&p.l[k], buf, sizeof buf);
+        if (strlen(buf) > 78) fail_msg("line %d is %zu columns: %s", k, strlen(buf), buf);
+    }
+
+    /* Measured: the value, "measured", the ratio to the lecture's tier, the method. */
+    m.copy.state = HM_DONE;
+    m.copy.gbs = 16;
+    snprintf(m.copy.how, sizeof m.copy.how, "memcpy of 64 MiB, best of 5");
+    m.cpu_ar.state = HM_RUNNING;
+    hier_ladder(&m, true, false, &p);
+    i = find(&p, "    this machine, memcpy: 16 GB/s measured; the lecture's hbm is 500× that");
+    assert_int_equal(style_of(&p, i, "16 GB/s"), HS_MEASURED);
+    assert_int_equal(find(&p, "      how: memcpy of 64 MiB, best of 5"), i + 1);
+    find(&p, "this machine, CPU ranks' all-reduce busbw: measuring\u2026");
+    find(&p, "  \u2193 4.44\u00d7 slower: nvlink");
+    m.cpu_ar.state = HM_FAILED;
+    snprintf(m.cpu_ar.how, sizeof m.cpu_ar.how, "cancelled");
+    hier_ladder(&m, false, false, &p);
+    find(&p, "this machine, CPU ranks' all-reduce busbw: measurement failed: cancelled");
+
+    /* The method line wraps at a narrow width, indented under itself; the rest clip. */
+    m.copy.state = HM_DONE;
+    snprintf(m.copy.how, sizeof m.copy.how,
+             "memcpy of 64 MiB on the backend thread, best of 5, bytes copied per second");
+    hier_ladder(&m, false, false, &p);
+    static struct hier_lines w;
+    hier_wrap(&p, 60, false, &w);
+    assert_int_equal(w.n, p.n + 1);
+    /* 60 columns less the indent and two for the continuation: 52 for the text */
+    i = find(&w, "      how: memcpy of 64 MiB on the backend thread, best of");
+    char buf[256];
+    hier_line_text(&w.l[i + 1], buf, sizeof buf);
+    assert_string_equal(buf, "        5, bytes copied per second");
+    i = find(&w, "HBM (B200)                  ~8 TB/s    lecture  v 4.44x slower: nvlink");
+    assert_int_equal(w.l[i].n, p.l[find(&p, "HBM (B200)")].n); /* several pieces: as is */
+    /* Ratios of a thousand and more are written out whole. */
+    m.cpu_ar.state = HM_DONE;
+    m.cpu_ar.gbs = 1.45;
+    hier_ladder(&m, false, false, &p);
+    find(&p, "this machine, CPU ranks' all-reduce busbw: 1.45 GB/s measured; the lecture's "
+             "nvlink is 1241x that");
+
+    assert_int_equal(hier_tier_for_link("P2P/NVL"), TIER_NVLINK);
+    assert_int_equal(hier_tier_for_link("P2P/PCI"), TIER_PCIE);
+    assert_int_equal(hier_tier_for_link("NET/IB"), TIER_IB);
+    assert_int_equal(hier_tier_for_link(NULL), TIER_PCIE);
+}
+
+/* The lecture's answers: 7.1 ≈ 420 GB/s (419 exactly), 7.3 20 ms at large W (17.5 ms on 8
+ * ranks: 2·7/8·4 GB/400 GB/s), 7.4 D/B = 8. Per link (W = 8, L = 4, B = 128, D = 1024, M = 4):
+ *   nvlink (1 us, 900 GB/s): DDP all-reduce of 16 MiB on 8 ranks: 14·(1 us + 2 MiB/900 GB/s)
+ *     = 14·3.330 us = 46.6 us; TP 4 all-gathers of 512 KiB: 4·7·(1 us + 64 KiB/900 GB/s) =
+ *     28·1.0728 us = 30.0 us; PP 4·1 us + 512 KiB/900 GB/s = 4.58 us.
+ *   ethernet (50 us, 200 MB/s): DDP 14·(50 us + 10.486 ms) = 148 ms; TP 28·(50 us + 0.328 ms)
+ *     = 10.6 ms; PP 200 us + 2.62 ms = 2.82 ms. */
+static void test_napkin(void **state)
+{
+    (void)state;
+    static struct hier_lines p;
+    struct napkin_inputs in;
+    napkin_defaults(&in);
+    hier_napkin(&in, false, &p);
+    int i = find(&p, "effective bandwidth  size [800 MiB] W [8] duration [3.5 ms]");
+    assert_int_equal(style_of(&p, i, "[800 MiB]"), HS_FIELD_SEL); /* the first field */
+    assert_int_equal(style_of(&p, i, "[8]"), HS_FIELD);
+    find(&p, "  = size*2(W-1)/(W*duration) = 419 GB/s; large W: 2*size/duration = 479 GB/s");
+    find(&p, "  = 2(W-1)/W*params*bytes/bandwidth = 17.5 ms on 8 ranks   (large W: 20 ms)");
+    find(&p, "params [1B] bytes each [4] bandwidth [400 GB/s]");
+    find(&p, "  TP: L*B*D = 524,288 per forward   DDP: L*D^2 = 4,194,304 per step");
+    find(&p, "  DDP moves D/B = 8x the elements");
+    i = find(&p, "  nvlink    46.6 us            30 us                4.58 us");
+    assert_int_equal(style_of(&p, i, "46.6 us"), HS_MODEL);
+    find(&p, "  ethernet  148 ms             10.6 ms              2.82 ms");
+    find(&p, "per step on each link (model)");
+    find(&p, "  alpha assumed per link, beta the lecture's figure each way (see the ladder)");
+    /* Every line of the panel fits 80 columns (the smallest terminal), so nothing is cut. */
+    for (int k = 0; k < p.n; k++) {
+        char buf[1024];
+        hier_line_text(&p.l[k], buf, sizeof buf);
+        if (strlen(buf) > 78) fail_msg("line %d is %zu columns: %s", k, strlen(buf), buf);
+    }
+
+    /* Editing: the selected field moves and changes within its limits. */
+    napkin_change(&in, +1);
+    assert_true(in.v[NF_SIZE] == 2.0 * 200 * 1024 * 1024 * 4);
+    napkin_select(&in, -1);
+    assert_int_equal(in.sel, NF_M);
+    napkin_select(&in, +1);
+    napkin_select(&in, +1);
+    assert_int_equal(in.sel, NF_W);
+    for (int k = 0; k < 20; k++)
+        napkin_change(&in, +1);
+    assert_true(in.v[NF_W] == 16);
+    for (int k = 0; k < 20; k++)
+        napkin_change(&in, -1);
+    assert_true(in.v[NF_W] == 2);
+    in.sel = NF_M;
+    for (int k = 0; k < 200; k++)
+        napkin_change(&in, +1);
+    assert_true(in.v[NF_M] == 128); /* no more micro-batches than rows */
+    in.sel = NF_B;
+    napkin_change(&in, -1);
+    assert_true(in.v[NF_B] == 64 && in.v[NF_M] == 64);
+    in.sel = NF_BYTES;
+    for (int k = 0; k < 5; k++)
+        napkin_change(&in, +1);
+    assert_true(in.v[NF_BYTES] == 8);
+    char v[32];
+    napkin_field_value(&in, NF_DURATION, v, sizeof v);
+    assert_string_equal(v, "3.5 ms");
+    assert_string_equal(napkin_field_name(NF_D), "D");
+
+    /* A configuration the model refuses says why on its row. */
+    napkin_defaults(&in);
+    in.v[NF_B] = 1;
+    in.v[NF_D] = 2;
+    in.v[NF_M] = 1;
+    hier_napkin(&in, false, &p);
+    i = find(&p, "  nvlink    size 8 B: all_gather on 8 ranks needs at least 32 B");
+    assert_int_equal(style_of(&p, i, "needs at least"), HS_WARN);
+}
+
+/* Ring all-reduce, W = 4, 64 MiB: 6·(α + 16 MiB/β); nvlink 6·(1 us + 18.64 us) = 118 us,
+ * busbw 67108864 B/117.85 us·1.5 = 854 GB/s; ethernet 6·(50 us + 83.9 ms) = 504 ms. */
+static void test_whatif(void **state)
+{
+    (void)state;
+    static struct hier_lines p;
+    hier_whatif(COLL_ALL_REDUCE, ALGO_RING, 4, (size_t)64 << 20, false, false, &p);
+    find(&p, "What if: all-reduce, ring, 4 ranks, 64 MiB on each link (model)");
+    int i = find(&p, "  nvlink        1 us   900 GB/s     118 us   854 GB/s");
+    assert_int_equal(style_of(&p, i, "118 us"), HS_MODEL);
+    find(&p, "  pcie          1 us   242 GB/s     422 us   239 GB/s");
+    find(&p, "  ib            2 us    50 GB/s    2.03 ms  49.7 GB/s");
+    find(&p, "  ethernet     50 us   200 MB/s     504 ms   200 MB/s");
+    assert_int_equal(p.n, 6);
+    hier_whatif(COLL_SCATTER, ALGO_RING, 4, 4096, false, false, &p);
+    assert_int_equal(p.n, 2);
+    assert_int_equal(style_of(&p, 1, "not available"), HS_WARN);
+    /* Narrow, for the collectives panel: time and busbw in 36 columns. */
+    hier_whatif(COLL_ALL_REDUCE, ALGO_RING, 4, (size_t)64 << 20, false, true, &p);
+    assert_int_equal(p.n, 5);
+    find(&p, "What if: the same on each link (model)");
+    find(&p, "  nvlink      118 us  busbw 854 GB/s");
+    find(&p, "  ethernet    504 ms  busbw 200 MB/s");
+    for (int k = 0; k < p.n; k++) {
+        char buf[256];
+        hier_line_text(&p.l[k], buf, sizeof buf);
+        assert_true(strlen(buf) <= 38);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ladder),
+        cmocka_unit_test(test_napkin),
+        cmocka_unit_test(test_whatif),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
