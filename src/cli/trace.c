@@ -24,6 +24,7 @@
 #include "core/exec.h"
 #include "core/init.h"
 #include "core/plan.h"
+#include "core/slicetl.h"
 #include "core/trace.h"
 #include "core/util.h"
 
@@ -433,6 +434,57 @@ static void emit_json(struct run *R)
     fputc('\n', stdout);
 }
 
+/* The slice view as text: one row per link, one column per tick (up to TEXT_MAX_TICKS). */
+#define TEXT_MAX_TICKS 48
+static void text_slice_view(const struct plan *p)
+{
+    struct slice_tl t;
+    if (slice_tl_build(&t, p, NULL, 0) != CV_OK) return;
+    int shown = t.nticks < TEXT_MAX_TICKS ? t.nticks : TEXT_MAX_TICKS, w = 3;
+    for (long i = 0; i < (long)p->nx; i++) {
+        char cell[16];
+        slice_tl_label(p, i, cell, sizeof cell);
+        if ((int)strlen(cell) > w) w = (int)strlen(cell);
+    }
+    printf("\nslice view (a model: each link carries one slice per tick, and a slice leaves "
+           "one tick after what it needs; cell = chunk.slice, /k = division of slice k):\n");
+    printf("  %-14s", "tick");
+    for (int k = 0; k < shown; k++)
+        printf(" %*d", w, k);
+    printf("\n");
+    for (int l = 0; l < t.nlinks; l++) {
+        const struct slice_link *L = &t.links[l];
+        char name[40];
+        if (L->src == L->dst)
+            snprintf(name, sizeof name, "rank %d", L->src);
+        else
+            snprintf(name, sizeof name, "%d -> %d", L->src, L->dst);
+        if (p->nchannels > 1) {
+            size_t len = strlen(name);
+            snprintf(name + len, sizeof name - len, " ch%d", L->channel);
+        }
+        printf("  %-14s", name);
+        for (int k = 0; k < shown; k++) {
+            char cell[16];
+            slice_tl_label(p, t.cells[(size_t)l * (size_t)t.nticks + (size_t)k].x, cell,
+                           sizeof cell);
+            printf(" %*s", w, cell[0] ? cell : ".");
+        }
+        printf("\n");
+    }
+    printf("  %-14s", "links busy");
+    for (int k = 0; k < shown; k++)
+        printf(" %*d", w, t.busy[k]);
+    printf("\n");
+    if (shown < t.nticks)
+        printf("  (ticks %d..%d not shown; --format json lists every transfer's tick)\n", shown,
+               t.nticks - 1);
+    printf("  %d ticks of one slice each; fill %d, drain %d (ticks with fewer links busy than "
+           "the busiest); the chunk view has %zu steps of one chunk each\n",
+           t.nticks, t.fill, t.drain, p->nsteps);
+    slice_tl_free(&t);
+}
+
 /* Refined plans: the unrefined plan's outputs (trace) against the refined one's, step by
  * step (R->out) and by dependencies alone, bit for bit. */
 static int run_refined_checks(struct run *R, char *err, size_t errlen)
@@ -650,6 +702,7 @@ static void emit_text(struct run *R, bool utf8)
         }
     }
     if (p->nsteps == 0) printf("\n(no steps: nothing has to move)\n");
+    if (R->refined && p->nx > 0) text_slice_view(p);
     printf("\noutput (receive buffers):\n");
     for (int r = 0; r < W; r++) {
         size_t n = coll_recv_count(p->coll, W, p->count, r, p->root);

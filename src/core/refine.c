@@ -23,6 +23,7 @@
  * among the ones not yet run always has what it needs: no deadlock. For a ring it means
  * slice 0 goes through every step, then slice 1, ... (NCCL's loop); for the owner
  * all-reduce, slice k is reduced and written out before slice k+1 is read. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,15 +183,29 @@ static void plan_schedule(struct plan *p)
      * link carries its slices in the order its sender runs them. */
     size_t nlinks = (size_t)W * (size_t)W * (size_t)p->nchannels;
     int *link_free = xcalloc(nlinks, sizeof *link_free);
+    size_t last[CV_MAX_RANKS];
+    for (int r = 0; r < W; r++)
+        last[r] = SIZE_MAX;
     p->nticks = 0;
     for (size_t k = 0; k < nx; k++) {
         size_t i = p->order[k];
         struct xfer *x = &p->x[i];
         size_t l = ((size_t)x->src * (size_t)W + (size_t)x->dst) * (size_t)p->nchannels +
                    (size_t)x->channel;
+        /* Reductions into one range that its rank runs back to back arrive together, on
+         * their own links, and are folded in one pass (exec_xfers): one tick, not one
+         * each. */
+        const struct xfer *prev = last[x->by] == SIZE_MAX ? NULL : &p->x[last[x->by]];
+        bool fused = prev && x->kind == XFER_REDUCE && prev->kind == XFER_REDUCE &&
+                     prev->dst == x->dst && prev->dst_off == x->dst_off &&
+                     prev->count == x->count;
+        last[x->by] = i;
         int t = link_free[l];
-        for (size_t d = p->dep_first[i]; d < p->dep_first[i + 1]; d++)
-            if (p->x[p->dep[d]].tick + 1 > t) t = p->x[p->dep[d]].tick + 1;
+        for (size_t d = p->dep_first[i]; d < p->dep_first[i + 1]; d++) {
+            const struct xfer *y = &p->x[p->dep[d]];
+            int after = fused && y == prev ? y->tick : y->tick + 1;
+            if (after > t) t = after;
+        }
         x->tick = t;
         link_free[l] = t + 1;
         if (t + 1 > p->nticks) p->nticks = t + 1;

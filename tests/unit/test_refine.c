@@ -18,6 +18,7 @@
 
 #include "core/exec.h"
 #include "core/plan.h"
+#include "core/slicetl.h"
 #include "core/trace.h"
 #include "core/util.h"
 
@@ -359,9 +360,53 @@ static void test_chain_ticks_fill_and_drain(void **state)
                 if (q.x[i].dst == W - 1 && (first_at_end < 0 || q.x[i].tick < first_at_end))
                     first_at_end = q.x[i].tick;
             assert_int_equal(first_at_end, W - 2);
+            /* The picture: W-1 links; the pipeline fills for W-2 ticks (tick t has t+1
+             * links busy) and drains as long; the first slice on the first link is chunk
+             * 0, slice 0. */
+            struct slice_tl t;
+            assert_int_equal(slice_tl_build(&t, &q, NULL, 0), CV_OK);
+            assert_int_equal(t.nlinks, W - 1);
+            assert_int_equal(t.nticks, q.nticks);
+            assert_int_equal(t.fill, W - 2);
+            assert_int_equal(t.drain, W - 2);
+            int total = 0;
+            for (int k = 0; k < t.nticks; k++) {
+                total += t.busy[k];
+                if (k < W - 2) assert_int_equal(t.busy[k], k + 1);
+            }
+            assert_int_equal(total, (int)q.nx);
+            assert_int_equal(t.links[0].src, 0);
+            assert_int_equal(t.links[0].dst, 1);
+            char cell[16];
+            slice_tl_label(&q, t.cells[0].x, cell, sizeof cell);
+            assert_string_equal(cell, "0.0");
+            slice_tl_free(&t);
             plan_free(&q);
             plan_free(&p);
         }
+}
+
+/* Reductions one rank folds into one range back to back share a tick (they arrive on their
+ * own links and are folded in one pass): a direct reduce-scatter is one tick, a tree
+ * reduce one tick per level. */
+static void test_fused_reductions_share_a_tick(void **state)
+{
+    (void)state;
+    struct plan p, q;
+    assert_int_equal(plan_build(&p, COLL_REDUCE_SCATTER, ALGO_DIRECT, OP_SUM, 4, 3, 0, NULL, 0),
+                     CV_OK);
+    assert_int_equal(plan_refine(&p, 1, 1, &q, NULL, 0), CV_OK);
+    assert_int_equal(q.nticks, 1);
+    plan_free(&q);
+    assert_int_equal(plan_refine(&p, 3, 1, &q, NULL, 0), CV_OK);
+    assert_int_equal(q.nticks, 3);
+    plan_free(&q);
+    plan_free(&p);
+    assert_int_equal(plan_build(&p, COLL_REDUCE, ALGO_TREE, OP_SUM, 7, 5, 0, NULL, 0), CV_OK);
+    assert_int_equal(plan_refine(&p, 1, 1, &q, NULL, 0), CV_OK);
+    assert_int_equal(q.nticks, 2);
+    plan_free(&q);
+    plan_free(&p);
 }
 
 static void test_pieces_and_channels(void **state)
@@ -421,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_ring_slice_waits_for_same_slice_of_previous_step),
         cmocka_unit_test(test_owner_has_no_cross_rank_dependencies),
         cmocka_unit_test(test_chain_ticks_fill_and_drain),
+        cmocka_unit_test(test_fused_reductions_share_a_tick),
         cmocka_unit_test(test_pieces_and_channels),
         cmocka_unit_test(test_refine_errors),
     };
