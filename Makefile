@@ -21,14 +21,21 @@ BLAS_CFLAGS    := $(shell $(PKG_CONFIG) --cflags openblas 2>/dev/null)
 BLAS_LIBS      := $(shell $(PKG_CONFIG) --libs openblas 2>/dev/null)
 HAVE_OPENBLAS  ?= $(if $(BLAS_LIBS),1,)
 HAVE_NCCL      ?= $(shell test -x $(NVCC) && test -f $(CUDA_HOME)/include/nccl.h && echo 1)
+# Lessons (src/lesson): md4c reads Markdown, muParser evaluates answer formulas (C++ inside,
+# hence -lstdc++), cJSON writes `collviz lesson ... --format json`. Required.
+LESSON_CFLAGS  := $(shell $(PKG_CONFIG) --cflags md4c muparser 2>/dev/null)
+LESSON_LIBS    := $(shell $(PKG_CONFIG) --libs md4c 2>/dev/null || echo -lmd4c) \
+                  $(shell $(PKG_CONFIG) --libs muparser 2>/dev/null || echo -lmuparser) \
+                  $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null || echo -lcjson) -lstdc++
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-CPPFLAGS += -D_GNU_SOURCE -Isrc $(NCURSES_CFLAGS)
+CPPFLAGS += -D_GNU_SOURCE -Isrc $(NCURSES_CFLAGS) $(LESSON_CFLAGS)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
-LDLIBS   := $(NCURSES_LIBS) -lpthread -lm
+LDLIBS   := $(NCURSES_LIBS) $(LESSON_LIBS) -lpthread -lm
 
 SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backend.c $(wildcard src/backend/cpu/*.c) \
-           $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/cli/*.c) \
+           $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/ui/*/*.c) \
+           $(wildcard src/ui/screens/*/*.c) $(wildcard src/cli/*.c) \
            $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)
 CU_SRC  :=
 ifeq ($(HAVE_OPENBLAS),1)
@@ -66,7 +73,8 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # GPU checks (tests/gpu/run.sh): test programs that link the library but not cmocka.
 GPU_TEST_BIN := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.c))
 
-.PHONY: all run test unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends
+.PHONY: all run test unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
+        fuzz fuzz-build
 all: $(BIN) backends
 
 backends:
@@ -130,6 +138,27 @@ $(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIB)
 
 gpu-test: $(BIN) $(if $(HAVE_NCCL),$(GPU_TEST_BIN))
 	BUILD=$(BUILD) bash tests/gpu/run.sh $(BIN)
+
+# libFuzzer on the lesson parser and formulas (tests/fuzz/fuzz_lesson.c): the library is
+# built again with clang and -fsanitize=fuzzer-no-link,address,undefined in $(BUILD)/fuzz.
+# `make fuzz` runs it for FUZZ_SECONDS (default 600) on a copy of tests/fuzz/corpus;
+# tests/fuzz/run.sh (part of `make test`) runs it briefly.
+FUZZ_CC      ?= clang
+FUZZ_CFLAGS  := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+                -fno-sanitize-recover=undefined
+FUZZ_SECONDS ?= 600
+fuzz-build:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz HAVE_NCCL= CC=$(FUZZ_CC) \
+	    CFLAGS="$(FUZZ_CFLAGS)" $(BUILD)/fuzz/fuzz_lesson
+
+$(BUILD)/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(LIB)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+
+fuzz: fuzz-build
+	@mkdir -p $(BUILD)/fuzz/corpus
+	cp -n tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/ 2>/dev/null || true
+	$(BUILD)/fuzz/fuzz_lesson -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 \
+	    -rss_limit_mb=2048 $(BUILD)/fuzz/corpus
 
 install: $(BIN)
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -17,6 +17,7 @@ static const struct subcommand subcommands[] = {
     {"trace", cli_trace_main, "print a collective's plan step by step, every rank's buffer"},
     {"bench", cli_bench_main, "measure collectives on a backend (nccl-tests columns)"},
     {"train", cli_train_main, "train the lecture's MLP: single, ddp, tp or pp"},
+    {"lesson", cli_lesson_main, "lessons: check, show, variant, list (lessons/README.md)"},
 };
 
 /* The visualizer's own options come from ui_main's --help; this adds the subcommands. */

@@ -38,6 +38,8 @@ if [ -x "$BUILD/fakegpu/collviz" ]; then
         env GPU_TEST_FAKE=1 BUILD="$BUILD/fakegpu" bash tests/gpu/run.sh "$BUILD/fakegpu/collviz"
     run "fakegpu: screen: fake_nccl_ui.sh" bash tests/screen/fake_nccl_ui.sh "$BUILD/fakegpu/collviz"
 fi
+# The lesson parser under libFuzzer for a few seconds (SKIP without clang).
+run "fuzz: lesson parser (short run)" env BUILD="$BUILD" bash tests/fuzz/run.sh
 for s in tests/cli/*.sh; do
     [ -f "$s" ] && run "cli: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
 done

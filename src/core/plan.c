@@ -406,7 +406,7 @@ static void build_all_reduce(struct pb *b)
         ring_all_gather(b, start, len, "fully reduced");
         pb_summary(b,
                    "ring: reduce-scatter (%d steps) then all-gather (%d steps) over %d chunks; "
-                   "chunk c is completed on rank c; NCCL's numbering",
+                   "chunk c is completed on rank c (numbered as in NCCL; a teaching model)",
                    W - 1, W - 1, W);
         break;
     case ALGO_TREE: {
@@ -473,7 +473,7 @@ static void build_reduce_scatter(struct pb *b)
         pb_summary(
             b,
             "ring: %d steps; chunk c starts on rank c+1, picks up one rank's data per hop "
-            "and is completed on rank c; NCCL's numbering",
+            "and is completed on rank c (numbered as in NCCL; a teaching model)",
             W - 1);
         return;
     }

@@ -27,6 +27,8 @@
 #include "../backend/backend.h"
 #include "../core/util.h"
 #include "app.h"
+#include "frame.h"
+#include "screens/screens.h"
 
 static volatile sig_atomic_t ui_signal;
 static bool ui_curses_on;
@@ -288,11 +290,8 @@ static void ui_handle_key(struct app *a, int ch, bool *quit)
     enum ui_action act;
     if (ch == KEY_MOUSE) {
         MEVENT ev;
-        bool par = a->sc.screen == SCREEN_PARALLEL && a->par;
-        bool small = par ? a->par->lay.too_small : a->lay.mode == LAYOUT_TOO_SMALL;
-        struct rect bar = par ? a->par->lay.bar : a->lay.bar;
-        if (getmouse(&ev) != OK || small || ev.y != bar.y) return;
-        act = keys_bar_hit(a->bar, a->nbar, ev.x - bar.x);
+        if (getmouse(&ev) != OK || a->nbar == 0 || ev.y != a->bar_at.y) return;
+        act = keys_bar_hit(a->bar, a->nbar, ev.x - a->bar_at.x);
     } else {
         act = keys_action(ch);
     }
@@ -329,7 +328,7 @@ static void ui_loop(struct app *a, const sigset_t *waitmask)
     bool quit = false, dirty = true;
     while (!quit && !ui_signal) {
         if (dirty) {
-            draw_screen(a);
+            frame_draw(a);
             dirty = false;
         }
         int timeout = app_timeout_ms(a, now_s());
@@ -364,11 +363,20 @@ int ui_main(int argc, char **argv)
     struct app *a = xcalloc(1, sizeof *a);
     app_init(a);
     struct ui_opts o = {.backend = "auto"};
-    int rc = ui_parse(argc, argv, &a->sc, &o);
+    struct scene start;
+    scene_default(&start);
+    int rc = ui_parse(argc, argv, &start, &o);
     if (rc >= 0) {
         app_free(a);
         free(a);
         return rc;
+    }
+    if (!screen_ops_of(start.screen)) {
+        fprintf(stderr, "collviz: screen %s is not in this build\n",
+                screen_kind_name(start.screen));
+        app_free(a);
+        free(a);
+        return 2;
     }
     a->auto_measure = !o.no_measure;
     const char *nc = getenv("NO_COLOR");
@@ -414,9 +422,19 @@ int ui_main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
 
-    app_rebuild(a);
-    app_backend_text(a);
-    if (a->w) app_post_jobs(a, true);
+    /* The options' scene goes through the same door as every later change. */
+    char err[240];
+    if (app_set_scene(a, &start, err, sizeof err) != CV_OK) {
+        endwin();
+        ui_curses_on = false;
+        util_set_fatal_hook(NULL);
+        fprintf(stderr, "collviz: %s\n", err);
+        ui_stop_worker(a);
+        pthread_sigmask(SIG_UNBLOCK, &block, NULL);
+        app_free(a);
+        free(a);
+        return 2;
+    }
     ui_loop(a, &waitmask);
 
     endwin();

@@ -111,7 +111,7 @@ fi
 text=$(LC_ALL=C.UTF-8 "$BIN" trace all_reduce)
 rc=$?
 [ $rc -eq 0 ] || fail "text all_reduce: exit $rc"
-for want in "all-reduce on 4 ranks, count 4, op sum, algorithm ring" "NCCL's numbering" \
+for want in "all-reduce on 4 ranks, count 4, op sum, algorithm ring" "(numbered as in NCCL; a teaching model)" \
     "step 1/6  reduce-scatter 1/3" "step 6/6  all-gather 3/3" \
     "Every rank r sends chunk (r-1) mod 4 to rank r+1" \
     "matches the plain reference: yes"; do

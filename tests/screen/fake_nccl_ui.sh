@@ -30,6 +30,15 @@ tm_wait "same loss as 1 device" 120 || fail "no lecture-scale run on the devices
 tm_screen | grep -qF "✓ same loss as 1 device" || fail "the NCCL run's loss differs from one device"
 tm_screen | grep -qF "busiest rank: 24 MiB ring model" ||
     fail "NCCL's collective bytes are not labelled as the ring model's"
+# Where the run happened is said where it ran (issue 12: "cpu ranks" was hard-coded in the
+# help and the pipeline's bubble footnote): the help, then the pipeline on the devices.
+tm_keys '?'
+tm_wait "help: keys" 5 || fail "? did not open the help"
+tm_screen | grep -qF "measured on nccl at lecture scale" || fail "the help does not say the run was on nccl"
+tm_screen | grep -qF "cpu ranks" && fail "the help says cpu ranks for a run on nccl"
+tm_keys Escape n n
+tm_wait "(idle share of the span, nccl" 120 ||
+    fail "the pipeline's measured bubble does not say it ran on nccl"
 tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit with status 0"
 tm_cleanup

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/coll.h"
-#include "ui/keys.h"
+#include "ui/kit/keys.h"
 
 static void test_every_action_has_keys_and_help(void **state)
 {

@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "ui/layout.h"
+#include "ui/screens/collectives/layout.h"
 
 static const char *what_ring =
     "Each rank sends one chunk to the next rank on the ring, which adds it to its own copy.";

@@ -14,8 +14,8 @@
 
 #include "core/coll.h"
 #include "core/util.h"
-#include "ui/meas.h"
-#include "ui/text.h"
+#include "ui/screens/collectives/meas.h"
+#include "ui/kit/text.h"
 
 static void test_formula_all_reduce(void **state)
 {

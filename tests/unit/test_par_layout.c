@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "ui/keys.h"
-#include "ui/parlayout.h"
+#include "ui/kit/keys.h"
+#include "ui/screens/parallel/parlayout.h"
 #include "scene/scene.h"
 
 static bool inside(struct rect r, int rows, int cols)

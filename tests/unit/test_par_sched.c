@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "ui/parsched.h"
+#include "ui/screens/parallel/parsched.h"
 
 /* Stage rows as text: F0 F1 .. B3 and "." for idle, e.g. "0123....3210" with F as digits
  * and B as letters a.. (B0 = 'a'). */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "ui/parview.h"
+#include "ui/screens/parallel/parview.h"
 
 static void test_numbers(void **state)
 {

@@ -1,0 +1,538 @@
+/* lesson.c - `collviz lesson`: check lesson files, show one as JSON, compute an exercise's
+ * variant, list the lessons with the student's progress. The interactive player is the
+ * UI's; this file only reads lessons through src/lesson (the same parser the player uses).
+ *
+ *   collviz lesson check PATH...                 every error as file:line: message
+ *   collviz lesson show FILE [--format json] [--notes]
+ *   collviz lesson variant ID [--seed S] [--format json]
+ *   collviz lesson list */
+#include "cli.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "lesson/exercise.h"
+#include "lesson/lesson.h"
+#include "lesson/progress.h"
+
+static void lesson_usage(FILE *f)
+{
+    fprintf(f, "usage: collviz lesson VERB [options]   (VERB --help for its options)\n"
+               "\n"
+               "Verbs:\n"
+               "  check PATH...      check lesson files or folders; every error as "
+               "file:line: message\n"
+               "  show FILE          the parsed lesson (--format json for scripts)\n"
+               "  variant ID         an exercise's numbers for a seed (--seed S)\n"
+               "  list               the lessons (./lessons or $COLLVIZ_LESSONS) with your "
+               "progress\n"
+               "\n"
+               "The lesson format is described in lessons/README.md.\n"
+               "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
+}
+
+static void print_errors(const struct lesson_errors *e)
+{
+    for (size_t i = 0; i < e->n; i++)
+        fprintf(stderr, "%s\n", e->msg[i]);
+}
+
+/* Parse the options shared by the verbs. Returns -1 to go on, else an exit status. */
+struct verb_opts {
+    bool json, notes, help;
+    uint64_t seed;
+    bool seed_set;
+};
+
+static int verb_parse(int argc, char **argv, struct verb_opts *o, bool allow_format,
+                      bool allow_notes, bool allow_seed)
+{
+    enum { OPT_FORMAT = 256, OPT_NOTES, OPT_SEED };
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"notes", no_argument, NULL, OPT_NOTES},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (struct verb_opts){0};
+    optind = 1;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'h':
+            o->help = true;
+            return 0;
+        case OPT_FORMAT:
+            if (!allow_format) goto unknown;
+            if (cli_parse_format(optarg, &o->json) != 0) return 2;
+            break;
+        case OPT_NOTES:
+            if (!allow_notes) goto unknown;
+            o->notes = true;
+            break;
+        case OPT_SEED:
+            if (!allow_seed) goto unknown;
+            if (parse_u64(optarg, &o->seed) != CV_OK)
+                return cli_usage_error("--seed %s: must be a non-negative integer", optarg);
+            o->seed_set = true;
+            break;
+        case ':':
+            return cli_usage_error("%s: needs a value", argv[optind - 1]);
+        default:
+        unknown:
+            return cli_usage_error("%s: unknown option (try --help)", argv[optind - 1]);
+        }
+    }
+    return -1;
+}
+
+/* ---- check ------------------------------------------------------------------------------ */
+
+static int lesson_check(int argc, char **argv)
+{
+    struct verb_opts o;
+    int rc = verb_parse(argc, argv, &o, false, false, false);
+    if (o.help) {
+        printf(
+            "usage: collviz lesson check PATH...\n"
+            "\n"
+            "Check lesson files, or every NN-*.md lesson of a folder: front matter, slides,\n"
+            "scenes, exercises (formulas evaluated at their defaults and range ends, holds\n"
+            "exercises run on their scene), and ids unique across all the lessons named.\n"
+            "Prints every error as file:line: message (on stderr) and one ok line per\n"
+            "valid lesson (on stdout).\n"
+            "\n"
+            "Exit status: 0 all valid, 2 any error.\n");
+        return 0;
+    }
+    if (rc >= 0) return rc;
+    if (optind >= argc) return cli_usage_error("lesson check: which files or folders?");
+    struct lesson_set set;
+    lesson_set_init(&set);
+    struct lesson_errors errs = {0};
+    for (int i = optind; i < argc; i++) {
+        size_t before = set.n, nerr = errs.n;
+        lesson_set_add(&set, argv[i], &errs);
+        if (set.n == before && errs.n == nerr) {
+            char msg[600];
+            snprintf(msg, sizeof msg, "%s: no lessons here (lesson files are named NN-*.md)",
+                     argv[i]);
+            errs.msg = xrealloc(errs.msg, (errs.n + 1) * sizeof *errs.msg);
+            errs.msg[errs.n++] = xstrdup(msg);
+        }
+        for (size_t k = before; k < set.n; k++) {
+            const struct lesson *L = &set.v[k];
+            size_t nex = 0;
+            for (size_t s = 0; s < L->nslides; s++)
+                nex += L->slides[s].nex;
+            printf("%s: ok (lesson %s, %zu slide%s, %zu exercise%s)\n", L->path, L->id,
+                   L->nslides, L->nslides == 1 ? "" : "s", nex, nex == 1 ? "" : "s");
+        }
+    }
+    fflush(stdout);
+    print_errors(&errs);
+    rc = errs.n ? 2 : 0;
+    lesson_errors_free(&errs);
+    lesson_set_free(&set);
+    return rc;
+}
+
+/* ---- show ------------------------------------------------------------------------------- */
+
+static const char *block_kind_name(enum lesson_block_kind k)
+{
+    switch (k) {
+    case LBLOCK_PARAGRAPH:
+        return "paragraph";
+    case LBLOCK_ITEM:
+        return "item";
+    case LBLOCK_QUOTE:
+        return "quote";
+    case LBLOCK_CODE:
+        return "code";
+    case LBLOCK_HEADING:
+        return "heading";
+    case LBLOCK_RULE:
+        return "rule";
+    }
+    return "?";
+}
+
+static cJSON *exercise_json(const struct lesson_exercise *e)
+{
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "id", e->id);
+    cJSON_AddStringToObject(x, "type", lesson_ex_type_name(e->type));
+    cJSON_AddNumberToObject(x, "line", e->line);
+    char prompt[2048];
+    ex_prompt_format(e, NULL, prompt, sizeof prompt);
+    cJSON_AddStringToObject(x, "prompt", prompt);
+    if (e->type == LEX_NUMBER) {
+        cJSON *ps = cJSON_AddArrayToObject(x, "params");
+        for (size_t i = 0; i < e->nparams; i++) {
+            const struct lesson_param *p = &e->params[i];
+            cJSON *pj = cJSON_CreateObject();
+            cJSON_AddStringToObject(pj, "name", p->name);
+            cJSON_AddNumberToObject(pj, "value", p->value);
+            if (p->ranged) {
+                cJSON_AddNumberToObject(pj, "lo", p->lo);
+                cJSON_AddNumberToObject(pj, "hi", p->hi);
+            }
+            cJSON_AddBoolToObject(pj, "integer", p->integer);
+            cJSON_AddItemToArray(ps, pj);
+        }
+        cJSON_AddStringToObject(x, "formula", e->formula);
+        cJSON_AddNumberToObject(x, "answer", e->answer);
+        cJSON_AddStringToObject(x, "units", e->units);
+        cJSON_AddNumberToObject(x, "tolerance", e->tolerance);
+        cJSON_AddBoolToObject(x, "variants", ex_has_variants(e));
+    } else if (e->type == LEX_CHOICE) {
+        cJSON *os = cJSON_AddArrayToObject(x, "options");
+        for (size_t i = 0; i < e->noptions; i++)
+            cJSON_AddItemToArray(os, cJSON_CreateString(e->options[i]));
+        cJSON_AddNumberToObject(x, "correct", e->correct);
+    } else if (e->type == LEX_HOLDS) {
+        cJSON_AddNumberToObject(x, "rank", e->rank);
+        if (e->step == SCENE_STEP_END)
+            cJSON_AddStringToObject(x, "step", "end");
+        else
+            cJSON_AddNumberToObject(x, "step", (double)e->step);
+        float vals[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+        bool has[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+        size_t n;
+        char err[200];
+        if (ex_holds_expected(e, vals, has, ARRAY_LEN(vals), &n, err, sizeof err) == CV_OK) {
+            cJSON *a = cJSON_AddArrayToObject(x, "answer");
+            for (size_t i = 0; i < n; i++)
+                cJSON_AddItemToArray(a,
+                                     has[i] ? cJSON_CreateNumber(vals[i]) : cJSON_CreateNull());
+        } else {
+            cJSON_AddStringToObject(x, "answer_error", err);
+        }
+    }
+    cJSON *hs = cJSON_AddArrayToObject(x, "hints");
+    for (size_t i = 0; i < e->nhints; i++)
+        cJSON_AddItemToArray(hs, cJSON_CreateString(e->hints[i]));
+    if (e->solution)
+        cJSON_AddStringToObject(x, "solution", e->solution);
+    else
+        cJSON_AddNullToObject(x, "solution");
+    return x;
+}
+
+static cJSON *lesson_json(const struct lesson *L, bool notes)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "id", L->id);
+    cJSON_AddStringToObject(root, "title", L->title ? L->title : "");
+    if (L->minutes)
+        cJSON_AddNumberToObject(root, "minutes", L->minutes);
+    else
+        cJSON_AddNullToObject(root, "minutes");
+    cJSON_AddStringToObject(root, "path", L->path);
+    cJSON *slides = cJSON_AddArrayToObject(root, "slides");
+    for (size_t i = 0; i < L->nslides; i++) {
+        const struct lesson_slide *S = &L->slides[i];
+        cJSON *sj = cJSON_CreateObject();
+        cJSON_AddNumberToObject(sj, "index", (double)i);
+        cJSON_AddNumberToObject(sj, "line", S->line);
+        cJSON_AddStringToObject(sj, "title", S->title);
+        cJSON *nar = cJSON_AddArrayToObject(sj, "narration");
+        for (size_t b = 0; b < S->nblocks; b++) {
+            const struct lesson_block *B = &S->blocks[b];
+            cJSON *bj = cJSON_CreateObject();
+            cJSON_AddStringToObject(bj, "kind", block_kind_name(B->kind));
+            cJSON_AddNumberToObject(bj, "line", B->line);
+            if (B->kind == LBLOCK_ITEM || B->kind == LBLOCK_QUOTE)
+                cJSON_AddNumberToObject(bj, "depth", B->depth);
+            if (B->kind == LBLOCK_ITEM) {
+                cJSON_AddNumberToObject(bj, "ordinal", B->ordinal);
+                cJSON_AddBoolToObject(bj, "first", B->first);
+            }
+            if (B->kind == LBLOCK_HEADING) cJSON_AddNumberToObject(bj, "level", B->ordinal);
+            cJSON *spans = cJSON_AddArrayToObject(bj, "spans");
+            for (size_t k = 0; k < B->nspans; k++) {
+                const struct lesson_span *sp = &B->spans[k];
+                cJSON *spj = cJSON_CreateObject();
+                cJSON_AddStringToObject(spj, "text", sp->text);
+                if (sp->style & LSPAN_BOLD) cJSON_AddTrueToObject(spj, "bold");
+                if (sp->style & LSPAN_ITALIC) cJSON_AddTrueToObject(spj, "italic");
+                if (sp->style & LSPAN_CODE) cJSON_AddTrueToObject(spj, "code");
+                if (sp->hard_break) cJSON_AddTrueToObject(spj, "break");
+                cJSON_AddItemToArray(spans, spj);
+            }
+            cJSON_AddItemToArray(nar, bj);
+        }
+        cJSON_AddStringToObject(sj, "markdown", S->markdown);
+        if (S->has_scene) {
+            char sc[512];
+            scene_format(&S->scene, sc, sizeof sc);
+            cJSON_AddStringToObject(sj, "scene", sc);
+        } else {
+            cJSON_AddNullToObject(sj, "scene");
+        }
+        if (notes) {
+            if (S->notes)
+                cJSON_AddStringToObject(sj, "notes", S->notes);
+            else
+                cJSON_AddNullToObject(sj, "notes");
+        }
+        cJSON *ex = cJSON_AddArrayToObject(sj, "exercises");
+        for (size_t e = 0; e < S->nex; e++)
+            cJSON_AddItemToArray(ex, exercise_json(&S->ex[e]));
+        cJSON_AddItemToArray(slides, sj);
+    }
+    return root;
+}
+
+static void show_text(const struct lesson *L, bool notes)
+{
+    printf("%s  (lesson %s", L->title ? L->title : "", L->id);
+    if (L->minutes) printf(", %d minutes", L->minutes);
+    printf(")\n");
+    for (size_t i = 0; i < L->nslides; i++) {
+        const struct lesson_slide *S = &L->slides[i];
+        printf("\n[%zu] %s\n", i + 1, S->title);
+        for (size_t b = 0; b < S->nblocks; b++) {
+            const struct lesson_block *B = &S->blocks[b];
+            if (B->kind == LBLOCK_RULE) {
+                printf("  ----\n");
+                continue;
+            }
+            printf("  ");
+            if (B->kind == LBLOCK_ITEM && B->first && B->ordinal)
+                printf("%*s%d. ", (B->depth - 1) * 2, "", B->ordinal);
+            else if (B->kind == LBLOCK_ITEM)
+                printf("%*s%s", (B->depth - 1) * 2, "", B->first ? "- " : "  ");
+            if (B->kind == LBLOCK_QUOTE) printf("> ");
+            for (size_t k = 0; k < B->nspans; k++) {
+                if (B->spans[k].hard_break) printf("\n  ");
+                printf("%s", B->spans[k].text);
+            }
+            printf("\n");
+        }
+        if (S->has_scene) {
+            char sc[512];
+            scene_format(&S->scene, sc, sizeof sc);
+            printf("  scene: %s\n", sc);
+        }
+        if (notes && S->notes) printf("  notes: %s\n", S->notes);
+        for (size_t e = 0; e < S->nex; e++) {
+            const struct lesson_exercise *x = &S->ex[e];
+            char prompt[2048], num[40];
+            ex_prompt_format(x, NULL, prompt, sizeof prompt);
+            printf("  exercise %s (%s): %s\n", x->id, lesson_ex_type_name(x->type), prompt);
+            if (x->type == LEX_NUMBER) {
+                ex_format_number(x->answer, num, sizeof num);
+                printf("    answer: %s %s\n", num, x->units);
+            }
+        }
+    }
+}
+
+static int lesson_show(int argc, char **argv)
+{
+    struct verb_opts o;
+    int rc = verb_parse(argc, argv, &o, true, true, false);
+    if (o.help) {
+        printf("usage: collviz lesson show FILE [--format text|json] [--notes]\n"
+               "\n"
+               "Print the parsed lesson: slides, titles, narration, scenes (as scene words),\n"
+               "exercises with their answers computed. Speaker notes only with --notes\n"
+               "(they are for the teacher, never for the audience's screen).\n"
+               "\n"
+               "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
+        return 0;
+    }
+    if (rc >= 0) return rc;
+    if (optind >= argc) return cli_usage_error("lesson show: which file?");
+    if (optind + 1 < argc) return cli_usage_error("%s: unexpected argument", argv[optind + 1]);
+    struct lesson L;
+    struct lesson_errors errs = {0};
+    if (lesson_load_file(argv[optind], &L, &errs) != CV_OK) {
+        print_errors(&errs);
+        lesson_errors_free(&errs);
+        return 2;
+    }
+    if (o.json) {
+        cJSON *j = lesson_json(&L, o.notes);
+        char *s = cJSON_Print(j);
+        printf("%s\n", s);
+        cJSON_free(s);
+        cJSON_Delete(j);
+    } else {
+        show_text(&L, o.notes);
+    }
+    lesson_free(&L);
+    return 0;
+}
+
+/* ---- variant ---------------------------------------------------------------------------- */
+
+static int lesson_variant(int argc, char **argv)
+{
+    struct verb_opts o;
+    int rc = verb_parse(argc, argv, &o, true, false, true);
+    if (o.help) {
+        printf("usage: collviz lesson variant ID [--seed S] [--format text|json]\n"
+               "\n"
+               "The numbers of exercise ID for seed S: S = 0 (the default) gives the\n"
+               "lecture's own numbers; another seed draws every param that has a range.\n"
+               "Lessons are read from ./lessons or $COLLVIZ_LESSONS.\n"
+               "JSON: {\"id\", \"prompt\", \"params\": {name: value}, \"answer\", \"units\"}.\n"
+               "\n"
+               "Exit status: 0 success, 2 bad input.\n");
+        return 0;
+    }
+    if (rc >= 0) return rc;
+    if (optind >= argc) return cli_usage_error("lesson variant: which exercise id?");
+    if (optind + 1 < argc) return cli_usage_error("%s: unexpected argument", argv[optind + 1]);
+    const char *id = argv[optind];
+    char dir[4096];
+    lesson_default_dir(dir, sizeof dir);
+    struct lesson_set set;
+    lesson_set_init(&set);
+    struct lesson_errors errs = {0};
+    lesson_set_add(&set, dir, &errs);
+    const struct lesson *L = NULL;
+    const struct lesson_exercise *e = lesson_set_find_exercise(&set, id, &L);
+    rc = 0;
+    if (!e) {
+        rc = cli_usage_error("no exercise '%s' in the lessons of %s%s", id, dir,
+                             errs.n ? " (some have errors: collviz lesson check)" : "");
+    } else if (e->type != LEX_NUMBER) {
+        rc =
+            cli_usage_error("exercise %s is a %s exercise: only number exercises have variants",
+                            id, lesson_ex_type_name(e->type));
+    } else {
+        struct ex_variant v;
+        char err[200];
+        if (ex_variant(e, o.seed, &v, err, sizeof err) != CV_OK) {
+            rc = cli_usage_error("%s --seed %llu: %s", id, (unsigned long long)o.seed, err);
+        } else {
+            char prompt[2048];
+            ex_prompt_format(e, &v, prompt, sizeof prompt);
+            if (o.json) {
+                cJSON *j = cJSON_CreateObject();
+                cJSON_AddStringToObject(j, "id", e->id);
+                cJSON_AddStringToObject(j, "lesson", L->id);
+                cJSON_AddNumberToObject(j, "seed", (double)o.seed);
+                cJSON_AddStringToObject(j, "prompt", prompt);
+                cJSON *ps = cJSON_AddObjectToObject(j, "params");
+                for (size_t i = 0; i < e->nparams; i++)
+                    cJSON_AddNumberToObject(ps, e->params[i].name, v.param[i]);
+                cJSON_AddNumberToObject(j, "answer", v.answer);
+                cJSON_AddStringToObject(j, "units", e->units);
+                char *s = cJSON_Print(j);
+                printf("%s\n", s);
+                cJSON_free(s);
+                cJSON_Delete(j);
+            } else {
+                char num[40];
+                printf("%s\n", prompt);
+                for (size_t i = 0; i < e->nparams; i++) {
+                    ex_format_number(v.param[i], num, sizeof num);
+                    printf("  %s = %s\n", e->params[i].name, num);
+                }
+                ex_format_number(v.answer, num, sizeof num);
+                printf("answer: %s %s\n", num, e->units);
+            }
+        }
+    }
+    lesson_errors_free(&errs);
+    lesson_set_free(&set);
+    return rc;
+}
+
+/* ---- list ------------------------------------------------------------------------------- */
+
+static int lesson_list(int argc, char **argv)
+{
+    struct verb_opts o;
+    int rc = verb_parse(argc, argv, &o, false, false, false);
+    if (o.help) {
+        printf("usage: collviz lesson list\n"
+               "\n"
+               "The lessons of ./lessons (or $COLLVIZ_LESSONS) in order, with your progress\n"
+               "from $XDG_STATE_HOME/collviz/progress (default ~/.local/state/collviz/).\n"
+               "\n"
+               "Exit status: 0 success, 2 bad input or no lessons.\n");
+        return 0;
+    }
+    if (rc >= 0) return rc;
+    if (optind < argc) return cli_usage_error("%s: unexpected argument", argv[optind]);
+    char dir[4096];
+    lesson_default_dir(dir, sizeof dir);
+    struct lesson_set set;
+    lesson_set_init(&set);
+    struct lesson_errors errs = {0};
+    lesson_set_add(&set, dir, &errs);
+    if (set.n == 0) {
+        print_errors(&errs);
+        lesson_errors_free(&errs);
+        lesson_set_free(&set);
+        return cli_usage_error("no lessons in %s", dir);
+    }
+    struct progress pr = {0};
+    char path[4096], warn[600] = "";
+    bool have_progress = progress_default_path(path, sizeof path, NULL, 0) == CV_OK;
+    if (have_progress) progress_load(&pr, path, warn, sizeof warn);
+    if (warn[0]) fprintf(stderr, "collviz: %s\n", warn);
+    for (size_t i = 0; i < set.n; i++) {
+        const struct lesson *L = &set.v[i];
+        const char *base = strrchr(L->path, '/');
+        base = base ? base + 1 : L->path;
+        size_t nex = 0;
+        for (size_t s = 0; s < L->nslides; s++)
+            nex += L->slides[s].nex;
+        const struct progress_lesson *pl =
+            have_progress ? progress_lesson(&pr, L->id, false) : NULL;
+        size_t seen = 0, solved = 0;
+        for (size_t s = 0; s < L->nslides; s++)
+            seen += progress_seen(pl, s);
+        for (size_t s = 0; s < L->nslides; s++)
+            for (size_t e = 0; e < L->slides[s].nex; e++)
+                solved += have_progress && progress_solved(&pr, L->slides[s].ex[e].id);
+        char minutes[24] = "";
+        if (L->minutes) snprintf(minutes, sizeof minutes, "%d min", L->minutes);
+        printf("%-28s %-40s %7s  seen %zu/%zu slides, solved %zu/%zu exercises\n", base,
+               L->title ? L->title : L->id, minutes, seen, L->nslides, solved, nex);
+    }
+    if (errs.n) {
+        fflush(stdout);
+        fprintf(stderr, "collviz: %zu problem%s in %s (not listed): collviz lesson check %s\n",
+                errs.n, errs.n == 1 ? "" : "s", dir, dir);
+    }
+    progress_free(&pr);
+    lesson_errors_free(&errs);
+    lesson_set_free(&set);
+    return 0;
+}
+
+/* ---- dispatch --------------------------------------------------------------------------- */
+
+int cli_lesson_main(int argc, char **argv)
+{
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        lesson_usage(stdout);
+        return 0;
+    }
+    if (argc >= 2) {
+        if (strcmp(argv[1], "check") == 0) return lesson_check(argc - 1, argv + 1);
+        if (strcmp(argv[1], "show") == 0) return lesson_show(argc - 1, argv + 1);
+        if (strcmp(argv[1], "variant") == 0) return lesson_variant(argc - 1, argv + 1);
+        if (strcmp(argv[1], "list") == 0) return lesson_list(argc - 1, argv + 1);
+        if (argv[1][0] == '-')
+            return cli_usage_error("%s: unknown option (try --help)", argv[1]);
+    }
+    /* no verb, or a FILE/ID: the interactive player */
+    fprintf(stderr, "collviz lesson: the interactive player is not wired in this build\n");
+    return 2;
+}

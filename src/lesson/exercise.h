@@ -1,0 +1,90 @@
+/* exercise.h - exercises of a lesson: answer formulas (muParser), units, variants and
+ * grading. Pure C. Number answers come from the exercise's formula, holds answers from
+ * running the slide's scene through the plan and the trace engine: nothing here trusts an
+ * answer key written in the lesson. */
+#ifndef COLLVIZ_LESSON_EXERCISE_H
+#define COLLVIZ_LESSON_EXERCISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lesson.h"
+
+/* ---- formulas --------------------------------------------------------------------------- */
+
+/* Evaluate `formula` with the variables names[i] = vals[i] (only those; functions sqrt,
+ * log2, ln, exp, abs, min, max; operators + - * / ^ and parentheses). CV_OK and *out (which
+ * may be non-finite: the caller decides), or CV_EINVAL with muParser's message. The formula
+ * is at most LESSON_MAX_FORMULA characters. */
+int ex_formula_eval(const char *formula, const char *const *names, const double *vals, size_t n,
+                    double *out, char *err, size_t errlen);
+
+/* ---- units ------------------------------------------------------------------------------ */
+
+enum ex_dim { DIM_NONE, DIM_BANDWIDTH, DIM_TIME, DIM_BYTES, DIM_COUNT };
+
+/* Look up a unit spelling ("GB/s", "GiB/s", "ms", "us", "µs", "MiB", "x", "times", "").
+ * *dim and *scale (the unit in its dimension's base: bytes/s, s, bytes, 1) and the
+ * canonical spelling. CV_EINVAL for an unknown unit. */
+int ex_unit_lookup(const char *unit, enum ex_dim *dim, double *scale, const char **canon);
+
+/* Convert value from one unit to another of the same dimension. CV_EINVAL (message) for an
+ * unknown unit or different dimensions. */
+int ex_unit_convert(double value, const char *from, const char *to, double *out, char *err,
+                    size_t errlen);
+
+/* ---- variants --------------------------------------------------------------------------- */
+
+/* The numbers of one variant of a number exercise. seed 0 = the defaults (the lecture's
+ * numbers). seed > 0: every ranged param is drawn from [lo, hi] by a PRNG seeded with the
+ * seed and the exercise id; integer params stay integers, others are rounded to 3
+ * significant digits; unranged params keep their default. */
+struct ex_variant {
+    uint64_t seed;
+    double param[LESSON_MAX_PARAMS]; /* in the order of ex->params */
+    double answer;                   /* the formula at these params */
+};
+bool ex_has_variants(const struct lesson_exercise *ex); /* number with >= 1 ranged param */
+/* CV_OK, or CV_EINVAL (message) when the formula is not finite at the drawn params. */
+int ex_variant(const struct lesson_exercise *ex, uint64_t seed, struct ex_variant *v, char *err,
+               size_t errlen);
+
+/* The prompt with every {name} of a param replaced by its value in v (NULL = defaults),
+ * written like a student would (209715200, 3.5, 1e+09 as 1000000000). */
+void ex_prompt_format(const struct lesson_exercise *ex, const struct ex_variant *v, char *buf,
+                      size_t n);
+/* A number as the player and JSON show it: integers in full, others with up to 6
+ * significant digits. */
+void ex_format_number(double x, char *buf, size_t n);
+
+/* ---- holds ------------------------------------------------------------------------------ */
+
+/* What rank ex->rank holds after step ex->step of ex->scene: the rank's working buffer as
+ * the screen shows it. vals[i] and has[i] (false = the element holds no data yet, shown
+ * "."); *len elements, at most cap. Built from plan_build + trace_run every time. */
+int ex_holds_expected(const struct lesson_exercise *ex, float *vals, bool *has, size_t cap,
+                      size_t *len, char *err, size_t errlen);
+
+/* ---- grading ---------------------------------------------------------------------------- */
+
+enum ex_verdict {
+    EX_RIGHT,
+    EX_WRONG,
+    EX_WRONG_UNIT, /* a number in a unit of another dimension */
+    EX_BAD_INPUT,  /* not an answer at all (empty, not a number, unknown unit, ...) */
+};
+const char *ex_verdict_name(enum ex_verdict v); /* "right", "wrong", "wrong unit", ... */
+
+struct ex_grade {
+    enum ex_verdict verdict;
+    char msg[240]; /* one line for the student, e.g. "right: 419.4 GB/s" */
+};
+
+/* Grade a student's answer. number: "419", "419.4 GB/s", "390 GiB/s", "0.02 s";
+ * choice: "2" (1-based); holds: "60 64 68 72" or "60, 64, ., ." ("." or "·" for an empty
+ * element). v: the variant asked (NULL = defaults; ignored for choice and holds). */
+int ex_grade(const struct lesson_exercise *ex, const struct ex_variant *v, const char *input,
+             struct ex_grade *g);
+
+#endif

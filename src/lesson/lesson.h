@@ -1,0 +1,189 @@
+/* lesson.h - lesson files (lessons/NN-slug.md, see lessons/README.md) read into plain data:
+ * a lesson is a list of slides; a slide is a title, narration (styled blocks a terminal can
+ * wrap, and the slide's Markdown for HTML), speaker notes, an optional scene and exercises.
+ *
+ * Pure C, no curses: the interactive player, the presenter, the HTML export and
+ * `collviz lesson` all read lessons through this header. Lesson files are untrusted: every
+ * limit below is checked, every problem becomes one "file:line: message" error (all of them
+ * are collected, parsing does not stop at the first), and nothing in a lesson can run a
+ * command or name a file to read.
+ *
+ * Exercises (grading, variants) are in exercise.h; progress (what a student has seen and
+ * solved) in progress.h. */
+#ifndef COLLVIZ_LESSON_LESSON_H
+#define COLLVIZ_LESSON_LESSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../scene/scene.h"
+
+/* Limits (a file over one is refused with an error at the offending line). */
+#define LESSON_MAX_FILE_BYTES ((size_t)256 << 10)
+#define LESSON_MAX_SLIDES 200
+#define LESSON_MAX_LINE_BYTES 1000
+#define LESSON_MAX_EXERCISES 32 /* per slide */
+#define LESSON_MAX_FORMULA 256  /* characters of an answer formula */
+#define LESSON_MAX_PARAMS 16
+#define LESSON_MIN_OPTIONS 2
+#define LESSON_MAX_OPTIONS 8
+#define LESSON_MAX_HINTS 16
+#define LESSON_ID_MAX 64 /* bytes of a lesson or exercise id, with the NUL */
+#define LESSON_MAX_MINUTES 240
+
+/* ---- narration -------------------------------------------------------------------------- */
+
+/* Style bits of a span (combined: bold italic is LSPAN_BOLD | LSPAN_ITALIC). */
+enum {
+    LSPAN_BOLD = 1,   /* **strong** */
+    LSPAN_ITALIC = 2, /* *emphasis* */
+    LSPAN_CODE = 4,   /* `inline code` */
+};
+
+/* A run of text in one style. Text is UTF-8, never contains '\n' (soft line breaks become
+ * one space; a hard break is a span with hard_break set and empty text). */
+struct lesson_span {
+    char *text;
+    unsigned style;  /* LSPAN_* bits */
+    bool hard_break; /* a forced line break before this span's text */
+};
+
+enum lesson_block_kind {
+    LBLOCK_PARAGRAPH,
+    LBLOCK_ITEM,    /* a list item's paragraph (depth = list nesting, 1 = top level) */
+    LBLOCK_QUOTE,   /* a paragraph inside a block quote */
+    LBLOCK_CODE,    /* a code block (not scene/exercise): one span per line, LSPAN_CODE */
+    LBLOCK_HEADING, /* a heading after the slide's title (sub-heading) */
+    LBLOCK_RULE,    /* a thematic break that is not a slide separator (no spans) */
+};
+
+/* One block of narration, to be wrapped to the screen's width by the renderer. */
+struct lesson_block {
+    enum lesson_block_kind kind;
+    int depth;   /* list nesting for ITEM (1..), quote nesting for QUOTE (1..), else 0 */
+    int ordinal; /* ITEM: its number in an ordered list, 0 for a bullet; HEADING: level */
+    bool first;  /* ITEM: the item's first paragraph (draw the bullet/number only there) */
+    struct lesson_span *spans;
+    size_t nspans;
+    int line; /* source line of the block's first text */
+};
+
+/* ---- exercises -------------------------------------------------------------------------- */
+
+enum lesson_ex_type { LEX_NUMBER, LEX_CHOICE, LEX_HOLDS, LEX_TYPE_COUNT };
+
+struct lesson_param {
+    char name[32]; /* [a-z_][a-z0-9_]* */
+    double value;  /* the default (the lecture's number) */
+    double lo, hi; /* range for variants; lo == hi == value when not ranged */
+    bool ranged;
+    bool integer; /* default and both ends are integers: variants stay integers */
+    int line;
+};
+
+struct lesson_exercise {
+    char id[LESSON_ID_MAX]; /* [a-z0-9-]+, unique across all lessons of a set */
+    enum lesson_ex_type type;
+    char *prompt; /* prompt: lines joined with single spaces; may name params as {name} */
+    int line;     /* the ```exercise fence's line */
+    size_t slide; /* index of the slide it is on */
+
+    /* number */
+    struct lesson_param params[LESSON_MAX_PARAMS];
+    size_t nparams;
+    char formula[LESSON_MAX_FORMULA + 1]; /* muParser syntax over the params */
+    int answer_line;
+    double answer;    /* the formula at the defaults (checked finite at load time) */
+    char units[16];   /* canonical spelling: "GB/s", "ms", "x", "" ... */
+    double tolerance; /* relative, e.g. 0.01 for "1%" */
+
+    /* every type */
+    char **hints; /* revealed one at a time */
+    size_t nhints;
+    char *solution; /* solution: lines joined with '\n', or NULL */
+
+    /* choice */
+    char **options;
+    size_t noptions; /* 2..8 */
+    int correct;     /* 1-based */
+
+    /* holds: "what does rank `rank` hold after step `step`?" on the slide's scene */
+    int rank;
+    long step;          /* 0..nsteps, or SCENE_STEP_END */
+    struct scene scene; /* a copy of the slide's scene (holds only) */
+};
+
+/* ---- slides and lessons ----------------------------------------------------------------- */
+
+struct lesson_slide {
+    char *title; /* the first heading's text, plain (styles dropped) */
+    int line;    /* the slide's first line */
+    int title_line;
+    struct lesson_block *blocks; /* narration, without title, notes, scene and exercises */
+    size_t nblocks;
+    /* The slide's Markdown without the title heading, the ```scene and ```exercise blocks
+     * and the speaker notes: render with md4c-html and MD_FLAG_NOHTML (raw HTML is shown as
+     * text, never interpreted). */
+    char *markdown;
+    char *notes; /* speaker notes (every <!-- note: --> joined by "\n"), or NULL. Never shown
+                    to a student or an audience. */
+    int notes_line;
+    bool has_scene;
+    struct scene scene; /* from the default scene, not the previous slide's */
+    int scene_line;
+    struct lesson_exercise *ex;
+    size_t nex;
+};
+
+struct lesson {
+    char id[LESSON_ID_MAX]; /* front matter lesson:, default the file's slug */
+    char *title;            /* front matter title:, default the first slide's title */
+    int minutes;            /* 0 = not given */
+    char *path;             /* the source file as given to the loader */
+    struct lesson_slide *slides;
+    size_t nslides;
+};
+
+/* Errors: each one line "file:line: message" (or "file: message" without a line). */
+struct lesson_errors {
+    char **msg;
+    size_t n;
+};
+void lesson_errors_free(struct lesson_errors *e);
+
+/* Parse a lesson from memory; `path` names it in errors and its slug gives the default id.
+ * Appends every error found to *errs. CV_OK and a filled *out, or CV_EINVAL (at least one
+ * error appended) with *out empty. Never reads a file. */
+int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *out,
+                 struct lesson_errors *errs);
+/* Read and parse one file (refused when over LESSON_MAX_FILE_BYTES). */
+int lesson_load_file(const char *path, struct lesson *out, struct lesson_errors *errs);
+void lesson_free(struct lesson *l);
+
+/* A set of lessons: one folder, ordered by their NN- prefix, or files named one by one. Ids
+ * (lesson and exercise) are unique across the set. */
+struct lesson_set {
+    struct lesson *v;
+    size_t n;
+};
+void lesson_set_init(struct lesson_set *set);
+/* Add a file, or every `[0-9][0-9]-*.md` of a folder in NN order (README.md and others are
+ * skipped). A lesson with errors is not added; its errors (and duplicate ids, at the line of
+ * the second) go to *errs. CV_OK when nothing was added to *errs. */
+int lesson_set_add(struct lesson_set *set, const char *path, struct lesson_errors *errs);
+void lesson_set_free(struct lesson_set *set);
+const struct lesson *lesson_set_find(const struct lesson_set *set, const char *lesson_id);
+/* The exercise with this id, and the lesson it is in (lesson_out may be NULL). */
+const struct lesson_exercise *lesson_set_find_exercise(const struct lesson_set *set,
+                                                       const char *ex_id,
+                                                       const struct lesson **lesson_out);
+
+/* The lessons folder: $COLLVIZ_LESSONS, else ./lessons. */
+void lesson_default_dir(char *buf, size_t n);
+
+/* True for a file name of the form NN-*.md (a lesson in a folder). */
+bool lesson_is_lesson_name(const char *name);
+
+const char *lesson_ex_type_name(enum lesson_ex_type t); /* "number", "choice", "holds" */
+
+#endif

@@ -1,0 +1,382 @@
+/* progress.c - a student's progress through the lessons, in a small text file (progress.h).
+ *
+ * The file, one record a line, keyed by ids only:
+ *
+ *     collviz-progress 1
+ *     lesson allreduce current 3 seen 0,1,2,3
+ *     exercise effective-bandwidth lesson allreduce attempts 2 solved 1
+ *
+ * Anything else (a bad line, a bad number, an unknown record, a file too large) makes the
+ * whole file corrupt: it is renamed aside and the student starts afresh, with one line
+ * saying where the old file went. */
+#include "progress.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/util.h"
+
+#define PROGRESS_MAGIC "collviz-progress 1"
+#define PROGRESS_MAX_BYTES ((size_t)1 << 20)
+#define PROGRESS_MAX_RECORDS 20000
+
+int progress_default_path(char *buf, size_t n, char *err, size_t errlen)
+{
+    const char *state = getenv("XDG_STATE_HOME");
+    const char *home = getenv("HOME");
+    int k;
+    if (state && state[0] == '/')
+        k = snprintf(buf, n, "%s/collviz/progress", state);
+    else if (home && *home)
+        k = snprintf(buf, n, "%s/.local/state/collviz/progress", home);
+    else
+        return cv_err(err, errlen, CV_EINVAL, "neither XDG_STATE_HOME nor HOME is set");
+    if (k < 0 || (size_t)k >= n)
+        return cv_err(err, errlen, CV_EINVAL, "progress path too long");
+    return CV_OK;
+}
+
+void progress_free(struct progress *p)
+{
+    free(p->lessons);
+    free(p->ex);
+    p->lessons = NULL;
+    p->ex = NULL;
+    p->nlessons = p->nex = 0;
+}
+
+struct progress_lesson *progress_lesson(struct progress *p, const char *lesson_id, bool create)
+{
+    for (size_t i = 0; i < p->nlessons; i++)
+        if (strcmp(p->lessons[i].id, lesson_id) == 0) return &p->lessons[i];
+    if (!create || strlen(lesson_id) >= LESSON_ID_MAX) return NULL;
+    p->lessons = xrealloc(p->lessons, (p->nlessons + 1) * sizeof *p->lessons);
+    struct progress_lesson *pl = &p->lessons[p->nlessons++];
+    memset(pl, 0, sizeof *pl);
+    memcpy(pl->id, lesson_id, strlen(lesson_id) + 1);
+    return pl;
+}
+
+static struct progress_ex *progress_ex_get(struct progress *p, const char *ex_id, bool create)
+{
+    for (size_t i = 0; i < p->nex; i++)
+        if (strcmp(p->ex[i].id, ex_id) == 0) return &p->ex[i];
+    if (!create || strlen(ex_id) >= LESSON_ID_MAX) return NULL;
+    p->ex = xrealloc(p->ex, (p->nex + 1) * sizeof *p->ex);
+    struct progress_ex *e = &p->ex[p->nex++];
+    memset(e, 0, sizeof *e);
+    memcpy(e->id, ex_id, strlen(ex_id) + 1);
+    return e;
+}
+
+void progress_visit(struct progress *p, const char *lesson_id, size_t slide)
+{
+    struct progress_lesson *pl = progress_lesson(p, lesson_id, true);
+    if (!pl || slide >= LESSON_MAX_SLIDES) return;
+    pl->current = (int)slide;
+    pl->seen[slide / 8] |= (unsigned char)(1u << (slide % 8));
+}
+
+bool progress_seen(const struct progress_lesson *pl, size_t slide)
+{
+    return pl && slide < LESSON_MAX_SLIDES && (pl->seen[slide / 8] >> (slide % 8)) & 1u;
+}
+
+size_t progress_seen_count(const struct progress_lesson *pl)
+{
+    size_t n = 0;
+    for (size_t i = 0; pl && i < LESSON_MAX_SLIDES; i++)
+        n += progress_seen(pl, i);
+    return n;
+}
+
+void progress_attempt(struct progress *p, const char *lesson_id, const char *ex_id, bool right)
+{
+    struct progress_ex *e = progress_ex_get(p, ex_id, true);
+    if (!e) return;
+    if (lesson_id && strlen(lesson_id) < LESSON_ID_MAX)
+        memcpy(e->lesson, lesson_id, strlen(lesson_id) + 1);
+    if (e->attempts < 1000000) e->attempts++;
+    if (right) e->solved = true;
+}
+
+const struct progress_ex *progress_exercise(const struct progress *p, const char *ex_id)
+{
+    for (size_t i = 0; i < p->nex; i++)
+        if (strcmp(p->ex[i].id, ex_id) == 0) return &p->ex[i];
+    return NULL;
+}
+
+bool progress_solved(const struct progress *p, const char *ex_id)
+{
+    const struct progress_ex *e = progress_exercise(p, ex_id);
+    return e && e->solved;
+}
+
+size_t progress_solved_count(const struct progress *p, const char *lesson_id)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->nex; i++)
+        if (p->ex[i].solved && strcmp(p->ex[i].lesson, lesson_id) == 0) n++;
+    return n;
+}
+
+/* ---- reading ---------------------------------------------------------------------------- */
+
+static bool id_ok(const char *s)
+{
+    if (!*s || strlen(s) >= LESSON_ID_MAX) return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-')) return false;
+    return true;
+}
+
+/* One line into p; false (with why) when it does not parse. */
+static bool parse_record(struct progress *p, char *line, char *why, size_t whylen)
+{
+    char *save = NULL;
+    char *w[10];
+    int n = 0;
+    for (char *t = strtok_r(line, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+        if (n == 10) {
+            snprintf(why, whylen, "too many fields");
+            return false;
+        }
+        w[n++] = t;
+    }
+    long v;
+    if (n == 6 && strcmp(w[0], "lesson") == 0 && strcmp(w[2], "current") == 0 &&
+        strcmp(w[4], "seen") == 0) {
+        if (!id_ok(w[1]) || progress_lesson(p, w[1], false)) {
+            snprintf(why, whylen, "bad or repeated lesson id");
+            return false;
+        }
+        if (parse_long(w[3], 0, LESSON_MAX_SLIDES - 1, &v) != CV_OK) {
+            snprintf(why, whylen, "bad current slide '%.20s'", w[3]);
+            return false;
+        }
+        struct progress_lesson *pl = progress_lesson(p, w[1], true);
+        pl->current = (int)v;
+        if (strcmp(w[5], "-") != 0) {
+            char *s2 = NULL;
+            for (char *t = strtok_r(w[5], ",", &s2); t; t = strtok_r(NULL, ",", &s2)) {
+                if (parse_long(t, 0, LESSON_MAX_SLIDES - 1, &v) != CV_OK) {
+                    snprintf(why, whylen, "bad slide number '%.20s'", t);
+                    return false;
+                }
+                pl->seen[v / 8] |= (unsigned char)(1u << (v % 8));
+            }
+        }
+        return true;
+    }
+    if (n == 8 && strcmp(w[0], "exercise") == 0 && strcmp(w[2], "lesson") == 0 &&
+        strcmp(w[4], "attempts") == 0 && strcmp(w[6], "solved") == 0) {
+        if (!id_ok(w[1]) || !id_ok(w[3]) || progress_exercise(p, w[1])) {
+            snprintf(why, whylen, "bad or repeated exercise id");
+            return false;
+        }
+        long a, s;
+        if (parse_long(w[5], 0, 1000000, &a) != CV_OK || parse_long(w[7], 0, 1, &s) != CV_OK) {
+            snprintf(why, whylen, "bad attempts or solved");
+            return false;
+        }
+        struct progress_ex *e = progress_ex_get(p, w[1], true);
+        memcpy(e->lesson, w[3], strlen(w[3]) + 1);
+        e->attempts = (int)a;
+        e->solved = s == 1;
+        return true;
+    }
+    snprintf(why, whylen, "not a progress record");
+    return false;
+}
+
+/* Parse buf (NUL-terminated, n bytes); false with the line and why. */
+static bool parse_file(struct progress *p, char *buf, size_t n, int *bad_line, char *why,
+                       size_t whylen)
+{
+    if (strlen(buf) != n) {
+        *bad_line = 1;
+        snprintf(why, whylen, "NUL byte");
+        return false;
+    }
+    char *line = buf;
+    int no = 0;
+    size_t records = 0;
+    while (line && *line) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        no++;
+        *bad_line = no;
+        if (no == 1) {
+            if (strcmp(line, PROGRESS_MAGIC) != 0) {
+                snprintf(why, whylen, "first line is not '%s'", PROGRESS_MAGIC);
+                return false;
+            }
+        } else if (*line) {
+            if (++records > PROGRESS_MAX_RECORDS) {
+                snprintf(why, whylen, "too many records");
+                return false;
+            }
+            if (!parse_record(p, line, why, whylen)) return false;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    if (no == 0) {
+        *bad_line = 1;
+        snprintf(why, whylen, "empty file");
+        return false;
+    }
+    return true;
+}
+
+int progress_load(struct progress *p, const char *path, char *warn, size_t warnlen)
+{
+    memset(p, 0, sizeof *p);
+    if (warn && warnlen) warn[0] = '\0';
+    if (strlen(path) >= sizeof p->path)
+        return cv_err(warn, warnlen, CV_EINVAL, "progress path too long");
+    memcpy(p->path, path, strlen(path) + 1);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return CV_OK; /* no file yet: nothing done */
+    struct stat st;
+    char why[120] = "";
+    int bad_line = 0;
+    bool ok = false;
+    char *buf = NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, sizeof why, "not a regular file");
+    } else if ((size_t)st.st_size > PROGRESS_MAX_BYTES) {
+        snprintf(why, sizeof why, "larger than %zu bytes", PROGRESS_MAX_BYTES);
+    } else {
+        buf = xmalloc(PROGRESS_MAX_BYTES + 1);
+        size_t n = 0;
+        for (;;) {
+            ssize_t k = read(fd, buf + n, PROGRESS_MAX_BYTES - n);
+            if (k < 0 && errno == EINTR) continue;
+            if (k <= 0) break;
+            n += (size_t)k;
+            if (n == PROGRESS_MAX_BYTES) break;
+        }
+        buf[n] = '\0';
+        ok = parse_file(p, buf, n, &bad_line, why, sizeof why);
+    }
+    close(fd);
+    free(buf);
+    if (ok) return CV_OK;
+    progress_free(p);
+    char aside[4096 + 40];
+    snprintf(aside, sizeof aside, "%s.corrupt-%lld", path, (long long)time(NULL));
+    if (rename(path, aside) == 0) {
+        if (warn)
+            snprintf(warn, warnlen,
+                     "progress file %s is corrupt (line %d: %s); moved to %s, starting afresh",
+                     path, bad_line, why, aside);
+    } else if (warn) {
+        snprintf(warn, warnlen,
+                 "progress file %s is corrupt (line %d: %s) and could not be moved aside (%s); "
+                 "starting afresh",
+                 path, bad_line, why, strerror(errno));
+    }
+    return CV_OK;
+}
+
+/* ---- writing ---------------------------------------------------------------------------- */
+
+/* mkdir -p of the folder part of path (mode 0700 for the folders it makes). */
+static int mkdir_parents(const char *path, char *err, size_t errlen)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return CV_OK;
+    *slash = '\0';
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+            return cv_err(err, errlen, CV_EINVAL, "cannot create %s: %s", dir, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return cv_err(err, errlen, CV_EINVAL, "cannot create %s: %s", dir, strerror(errno));
+    return CV_OK;
+}
+
+static bool write_all(int fd, const char *s, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, s, n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        s += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+int progress_save(const struct progress *p, char *err, size_t errlen)
+{
+    if (!p->path[0]) return cv_err(err, errlen, CV_EINVAL, "no progress path");
+    int rc = mkdir_parents(p->path, err, errlen);
+    if (rc != CV_OK) return rc;
+    /* the text, built in memory first */
+    size_t cap = 256 + p->nlessons * 1024 + p->nex * 200, n = 0;
+    char *buf = xmalloc(cap);
+    n += (size_t)snprintf(buf, cap, "%s\n", PROGRESS_MAGIC);
+    for (size_t i = 0; i < p->nlessons; i++) {
+        const struct progress_lesson *pl = &p->lessons[i];
+        n += (size_t)snprintf(buf + n, cap - n, "lesson %s current %d seen ", pl->id,
+                              pl->current);
+        bool any = false;
+        for (size_t s = 0; s < LESSON_MAX_SLIDES; s++)
+            if (progress_seen(pl, s)) {
+                n += (size_t)snprintf(buf + n, cap - n, "%s%zu", any ? "," : "", s);
+                any = true;
+            }
+        n += (size_t)snprintf(buf + n, cap - n, "%s\n", any ? "" : "-");
+    }
+    for (size_t i = 0; i < p->nex; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "exercise %s lesson %s attempts %d solved %d\n",
+                              p->ex[i].id, p->ex[i].lesson[0] ? p->ex[i].lesson : "unknown",
+                              p->ex[i].attempts, p->ex[i].solved ? 1 : 0);
+    char tmp[4096 + 32];
+    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", p->path, (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        free(buf);
+        return cv_err(err, errlen, CV_EINVAL, "cannot write %s: %s", tmp, strerror(errno));
+    }
+    bool ok = write_all(fd, buf, n) && fsync(fd) == 0;
+    int saved = errno;
+    free(buf);
+    if (close(fd) != 0) ok = false;
+    if (!ok) {
+        unlink(tmp);
+        return cv_err(err, errlen, CV_EINVAL, "cannot write %s: %s", tmp, strerror(saved));
+    }
+    if (rename(tmp, p->path) != 0) {
+        saved = errno;
+        unlink(tmp);
+        return cv_err(err, errlen, CV_EINVAL, "cannot replace %s: %s", p->path,
+                      strerror(saved));
+    }
+    /* the rename itself reaches the disk with the folder */
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", p->path);
+    char *slash = strrchr(dir, '/');
+    if (slash) {
+        *slash = '\0';
+        int dfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0) {
+            fsync(dfd);
+            close(dfd);
+        }
+    }
+    return CV_OK;
+}

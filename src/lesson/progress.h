@@ -1,0 +1,64 @@
+/* progress.h - what a student has done: per lesson, the current slide, the slides seen and
+ * the exercises solved; per exercise, the attempts. Kept in a small text file keyed by
+ * lesson id and exercise id (never by line numbers, so editing a lesson keeps progress):
+ * $XDG_STATE_HOME/collviz/progress, by default ~/.local/state/collviz/progress.
+ *
+ * Saving writes a temporary file in the same folder, fsyncs it and renames it over the old
+ * one, so a crash leaves either the old or the new file. A file that does not parse is
+ * renamed aside (progress.corrupt-<time>) with one line of warning; loading never fails
+ * because of its contents. */
+#ifndef COLLVIZ_LESSON_PROGRESS_H
+#define COLLVIZ_LESSON_PROGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lesson.h"
+
+struct progress_lesson {
+    char id[LESSON_ID_MAX];
+    int current;                                     /* slide index the student was on */
+    unsigned char seen[(LESSON_MAX_SLIDES + 7) / 8]; /* bit i = slide i seen */
+};
+
+struct progress_ex {
+    char id[LESSON_ID_MAX];
+    char lesson[LESSON_ID_MAX];
+    int attempts;
+    bool solved;
+};
+
+struct progress {
+    char path[4096]; /* the file it is loaded from and saved to */
+    struct progress_lesson *lessons;
+    size_t nlessons;
+    struct progress_ex *ex;
+    size_t nex;
+};
+
+/* $XDG_STATE_HOME/collviz/progress (or $HOME/.local/state/collviz/progress). CV_EINVAL
+ * when neither variable is set. */
+int progress_default_path(char *buf, size_t n, char *err, size_t errlen);
+
+/* Load from path (a missing file is an empty progress). A corrupt file is renamed aside and
+ * *warn (if non-NULL) gets one line saying so; *warn is "" otherwise. Always CV_OK unless
+ * the path is too long. */
+int progress_load(struct progress *p, const char *path, char *warn, size_t warnlen);
+/* Write atomically, creating the folder (0700) when missing. */
+int progress_save(const struct progress *p, char *err, size_t errlen);
+void progress_free(struct progress *p);
+
+/* The lesson's entry, created when missing (create) or NULL. */
+struct progress_lesson *progress_lesson(struct progress *p, const char *lesson_id, bool create);
+void progress_visit(struct progress *p, const char *lesson_id, size_t slide); /* current+seen */
+size_t progress_seen_count(const struct progress_lesson *pl);
+bool progress_seen(const struct progress_lesson *pl, size_t slide);
+
+/* An attempt at an exercise: attempts + 1, solved when right (solved stays solved). */
+void progress_attempt(struct progress *p, const char *lesson_id, const char *ex_id, bool right);
+const struct progress_ex *progress_exercise(const struct progress *p, const char *ex_id);
+bool progress_solved(const struct progress *p, const char *ex_id);
+/* Exercises of lesson_id solved (as recorded). */
+size_t progress_solved_count(const struct progress *p, const char *lesson_id);
+
+#endif

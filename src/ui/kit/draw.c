@@ -1,0 +1,147 @@
+/* draw.c - the drawing kit (see draw.h): clipped text, frames, styled lines, the key bar. */
+#include "draw.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../core/util.h"
+#include "text.h"
+
+/* The glyph mode of the frame being drawn (draw_begin; drawing happens on one thread). */
+static bool draw_utf8 = true;
+static const struct glyphs *draw_glyphs;
+
+void draw_begin(const struct glyphs *g, bool utf8)
+{
+    draw_glyphs = g;
+    draw_utf8 = utf8;
+}
+
+/* Draw UTF-8 text at (y, x), at most maxw columns. Returns the columns drawn. */
+int draw_put(int y, int x, int maxw, attr_t attr, const char *s)
+{
+    if (maxw <= 0 || y < 0 || x < 0) return 0;
+    size_t nb = text_prefix_bytes(s, maxw);
+    attrset(attr);
+    mvaddnstr(y, x, s, (int)nb);
+    attrset(A_NORMAL);
+    int w = text_width(s);
+    return w < maxw ? w : maxw;
+}
+
+int draw_putf(int y, int x, int maxw, attr_t attr, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return draw_put(y, x, maxw, attr, buf);
+}
+
+void draw_fill(struct rect r, attr_t attr)
+{
+    attrset(attr);
+    for (int y = r.y; y < r.y + r.h; y++)
+        mvhline(y, r.x, ' ', r.w);
+    attrset(A_NORMAL);
+}
+
+/* A border around r, with an optional title in the top edge. */
+void draw_frame(struct rect r, attr_t attr, const char *title, attr_t title_attr)
+{
+    const struct glyphs *g = draw_glyphs;
+    if (r.w < 2 || r.h < 2) return;
+    attrset(attr);
+    for (int x = r.x + 1; x < r.x + r.w - 1; x++) {
+        mvaddstr(r.y, x, g->h);
+        mvaddstr(r.y + r.h - 1, x, g->h);
+    }
+    for (int y = r.y + 1; y < r.y + r.h - 1; y++) {
+        mvaddstr(y, r.x, g->v);
+        mvaddstr(y, r.x + r.w - 1, g->v);
+    }
+    mvaddstr(r.y, r.x, g->tl);
+    mvaddstr(r.y, r.x + r.w - 1, g->tr);
+    mvaddstr(r.y + r.h - 1, r.x, g->bl);
+    mvaddstr(r.y + r.h - 1, r.x + r.w - 1, g->br);
+    attrset(A_NORMAL);
+    if (title && r.w > 4) {
+        char t[256];
+        snprintf(t, sizeof t, " %s ", title);
+        char fit[256];
+        text_fit(fit, sizeof fit, t, r.w - 2, draw_utf8);
+        draw_put(r.y, r.x + 1, r.w - 2, title_attr, fit);
+    }
+}
+
+struct pline *pl_new(struct plines *p)
+{
+    if (p->n >= (int)ARRAY_LEN(p->l)) return &p->l[p->n - 1];
+    struct pline *l = &p->l[p->n++];
+    l->n = 0;
+    return l;
+}
+
+void pl_add(struct pline *l, attr_t attr, const char *fmt, ...)
+{
+    if (l->n >= (int)ARRAY_LEN(l->seg)) return;
+    struct seg *s = &l->seg[l->n++];
+    s->attr = attr;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(s->text, sizeof s->text, fmt, ap);
+    va_end(ap);
+}
+
+void pl_wrapped_max(struct plines *p, attr_t attr, int width, const char *text, int max)
+{
+    char lines[6][256];
+    if (max > 6) max = 6;
+    int n = text_wrap(text, width, lines, max, draw_utf8);
+    for (int i = 0; i < n && i < max; i++)
+        pl_add(pl_new(p), attr, "%s", lines[i]);
+}
+
+void pl_wrapped(struct plines *p, attr_t attr, int width, const char *text)
+{
+    pl_wrapped_max(p, attr, width, text, 6);
+}
+
+int pl_width(const struct pline *l)
+{
+    int w = 0;
+    for (int i = 0; i < l->n; i++)
+        w += text_width(l->seg[i].text);
+    return w;
+}
+
+void pl_draw_line(const struct pline *l, int y, int x, int w)
+{
+    int used = 0;
+    for (int i = 0; i < l->n && used < w; i++)
+        used += draw_put(y, x + used, w - used, l->seg[i].attr, l->seg[i].text);
+}
+
+/* Lines [from, from+h) of p into the rectangle; returns the lines drawn. */
+int pl_draw(const struct plines *p, int from, struct rect r)
+{
+    int k = 0;
+    for (; k < r.h && from + k < p->n; k++)
+        pl_draw_line(&p->l[from + k], r.y + k, r.x, r.w);
+    return k;
+}
+
+int draw_key_bar(const struct theme *th, bool utf8, struct rect r, unsigned keys_on,
+                 struct bar_item *bar, int max)
+{
+    int n = keys_bar_for(r.w - 1, utf8, keys_on, bar, max);
+    for (int i = 0; i < n; i++) {
+        const struct bar_item *b = &bar[i];
+        int kw = draw_put(r.y, r.x + b->x, b->w, th->role[TH_BAR_KEY], b->keys);
+        draw_put(r.y, r.x + b->x + kw, b->w - kw, th->role[TH_BAR_LABEL], " ");
+        draw_put(r.y, r.x + b->x + kw + 1, b->w - kw - 1, th->role[TH_BAR_LABEL], b->label);
+    }
+    return n;
+}

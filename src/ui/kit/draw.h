@@ -1,0 +1,56 @@
+/* draw.h - the drawing kit every screen and overlay uses: text clipped to a width, filled
+ * and framed rectangles, and "plines" (lines of differently styled pieces, word-wrapped
+ * text) drawn into a rect. Only the main thread draws; draw_begin sets the glyph set of
+ * the frame being drawn. */
+#ifndef COLLVIZ_UI_KIT_DRAW_H
+#define COLLVIZ_UI_KIT_DRAW_H
+
+#include <stdbool.h>
+
+#include <curses.h>
+
+#include "keys.h"
+#include "rect.h"
+#include "theme.h"
+
+/* The glyphs (box drawing, ellipsis) of the frame about to be drawn. */
+void draw_begin(const struct glyphs *g, bool utf8);
+
+/* UTF-8 text at (y, x), at most maxw columns. Returns the columns drawn. */
+int draw_put(int y, int x, int maxw, attr_t attr, const char *s);
+int draw_putf(int y, int x, int maxw, attr_t attr, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void draw_fill(struct rect r, attr_t attr);
+/* A border around r with an optional title in its top edge. */
+void draw_frame(struct rect r, attr_t attr, const char *title, attr_t title_attr);
+
+/* The bottom key bar of the rows whose screens include `keys_on` (KEYS_ON_*), laid out in
+ * r; the items (for mouse clicks) go to bar[0..max). Returns the number of items. */
+int draw_key_bar(const struct theme *th, bool utf8, struct rect r, unsigned keys_on,
+                 struct bar_item *bar, int max);
+
+/* A line of differently styled pieces (panels, legends). */
+struct seg {
+    attr_t attr;
+    char text[200];
+};
+struct pline {
+    struct seg seg[16];
+    int n;
+};
+struct plines {
+    struct pline l[48];
+    int n;
+};
+struct pline *pl_new(struct plines *p);
+void pl_add(struct pline *l, attr_t attr, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Word-wrapped text in one style, at most max lines (6 at most). */
+void pl_wrapped_max(struct plines *p, attr_t attr, int width, const char *text, int max);
+void pl_wrapped(struct plines *p, attr_t attr, int width, const char *text);
+int pl_width(const struct pline *l);
+void pl_draw_line(const struct pline *l, int y, int x, int w);
+/* Lines [from, from+r.h) of p into r; returns the lines drawn. */
+int pl_draw(const struct plines *p, int from, struct rect r);
+
+#endif

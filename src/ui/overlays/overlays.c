@@ -1,0 +1,138 @@
+/* overlays.c - what is drawn over or instead of a screen: the help (?), the backends and
+ * hardware overlay (b; hw.c gathers its lines) and the notice for a rect too small for the
+ * screen. */
+#include "overlays.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../../core/util.h"
+#include "../app.h"
+#include "../kit/text.h"
+#include "../screens/screens.h"
+
+/* The help overlay: every row of the key table that belongs to this screen (in as many
+ * columns as the height needs), then the screen's legend (screen_ops.help). */
+void overlay_help(const struct app *a, struct rect t)
+{
+    const struct theme *th = &a->th;
+    const struct screen_ops *o = app_screen(a);
+    int H = t.h, Wd = t.w;
+    const struct key_row *rows[ACT_COUNT];
+    int rows_n = 0;
+    for (int i = 0; i < ACT_COUNT; i++)
+        if (keys_table()[i].screens & o->keys_on) rows[rows_n++] = &keys_table()[i];
+    struct plines p = {.n = 0};
+    int legend_w = Wd - 6 < 76 ? Wd - 6 : 76;
+    if (o->help) o->help(a, &p, legend_w);
+    int LEGEND_H = p.n;
+    /* bar, border, a gap above the legend unless dropping it saves a column of keys */
+    int gap = 1;
+    int avail = H - 1 - 2 - gap - LEGEND_H;
+    if (avail < 1) avail = 1;
+    int ncol = (rows_n + avail - 1) / avail;
+    int avail0 = H - 1 - 2 - LEGEND_H;
+    if (avail0 >= 1 && (rows_n + avail0 - 1) / avail0 < ncol) {
+        gap = 0;
+        avail = avail0;
+        ncol = (rows_n + avail - 1) / avail;
+    }
+    int per_col = (rows_n + ncol - 1) / ncol;
+    int colw = (Wd - 6) / ncol;
+    if (colw > 40) colw = 40;
+    int w = ncol * colw + 4;
+    int lw = 0;
+    for (int i = 0; i < p.n; i++)
+        if (pl_width(&p.l[i]) + 4 > lw) lw = pl_width(&p.l[i]) + 4;
+    if (lw > w) w = lw;
+    int h = per_col + LEGEND_H + 2 + gap;
+    if (h > H - 1) h = H - 1;
+    struct rect r = {t.y + (H - 1 - h) / 2, t.x + (Wd - w) / 2, h, w};
+    draw_fill(r, A_NORMAL);
+    draw_frame(r, th->role[TH_LABEL] | A_BOLD, "help: keys (? or Esc closes)", A_BOLD);
+    int kw = 11;
+    for (int i = 0; i < rows_n; i++) {
+        int c = i / per_col, k = i % per_col;
+        int y = r.y + 1 + k, x = r.x + 2 + c * colw;
+        char names[64];
+        keys_row_names(rows[i], a->utf8, names, sizeof names);
+        draw_put(y, x, kw - 1, th->role[TH_BAR_KEY] | th->role[TH_LABEL], names);
+        char fit[128];
+        text_fit(fit, sizeof fit, rows[i]->help, colw - kw - 1, a->utf8);
+        draw_put(y, x + kw, colw - kw - 1, A_NORMAL, fit);
+    }
+    int y = r.y + 1 + gap + per_col;
+    struct rect lr = {y, r.x + 2, r.y + r.h - 1 - y, r.w - 4};
+    pl_draw(&p, 0, lr);
+}
+
+/* The backends and hardware overlay (b): every backend compiled in with its status, the
+ * machine the CPU ranks run on, and for NCCL the GPUs, their peer access and the versions,
+ * or why NCCL is not there (hw.h builds the lines). */
+void overlay_hw(const struct app *a, struct rect t)
+{
+    int H = t.h, Wd = t.w;
+    const struct theme *th = &a->th;
+    const char *title = "backends and hardware (b or Esc closes)";
+    int maxw = Wd - 2 < 104 ? Wd - 2 : 104;
+    if (maxw < 24 || H < 6) return;
+    struct hw_line lines[96];
+    int n = hw_lines(&a->hw, a->w ? a->backend_desc : "", a->utf8, maxw - 4, lines,
+                     (int)ARRAY_LEN(lines));
+    int w = text_width(title) + 4;
+    for (int i = 0; i < n; i++)
+        if (text_width(lines[i].text) + 4 > w) w = text_width(lines[i].text) + 4;
+    if (w > maxw) w = maxw;
+    int h = n + 2 < H - 1 ? n + 2 : H - 1;
+    struct rect r = {t.y + (H - 1 - h) / 2, t.x + (Wd - w) / 2, h, w};
+    draw_fill(r, A_NORMAL);
+    draw_frame(r, th->role[TH_LABEL] | A_BOLD, title, A_BOLD);
+    int rows = h - 2;
+    for (int i = 0; i < n && i < rows; i++) {
+        int y = r.y + 1 + i;
+        if (i == rows - 1 && n > rows) {
+            draw_putf(y, r.x + 2, w - 4, th->role[TH_DIM],
+                      "%s %d more line%s (a taller terminal "
+                      "shows them)",
+                      a->g->ell, n - rows + 1, n - rows + 1 == 1 ? "" : "s");
+            break;
+        }
+        attr_t at = A_NORMAL;
+        switch (lines[i].style) {
+        case HW_HEAD_OK:
+            at = th->role[TH_OK] | A_BOLD;
+            break;
+        case HW_HEAD:
+            at = A_BOLD;
+            break;
+        case HW_HEAD_WARN:
+            at = th->role[TH_WARN] | A_BOLD;
+            break;
+        case HW_TEXT:
+            at = A_NORMAL;
+            break;
+        case HW_DIM:
+            at = th->role[TH_DIM];
+            break;
+        }
+        draw_put(y, r.x + 2, w - 4, at, lines[i].text);
+    }
+}
+
+void overlay_too_small(const struct app *a, struct rect r, int need_rows, int need_cols)
+{
+    char t[96];
+    snprintf(t, sizeof t, "terminal too small: %dx%d, need %dx%d", r.w, r.h, need_cols,
+             need_rows);
+    if (a->embedded)
+        snprintf(t, sizeof t, "too small for this scene: %dx%d, needs %dx%d", r.w, r.h,
+                 need_cols, need_rows);
+    int w = text_width(t);
+    int x = w < r.w ? (r.w - w) / 2 : 0;
+    draw_put(r.y + r.h / 2, r.x + x, r.w, A_BOLD, t);
+    if (r.h > 2 && !a->embedded) {
+        const char *q = "q quits";
+        draw_put(r.y + r.h / 2 + 1, r.x + ((r.w - 7) / 2 > 0 ? (r.w - 7) / 2 : 0), r.w,
+                 A_NORMAL, q);
+    }
+}

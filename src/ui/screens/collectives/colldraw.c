@@ -1,0 +1,421 @@
+/* colldraw.c - everything the collectives screen draws into its rect, from the state in
+ * app.h and the geometry layout_compute() decides (the measured panel is panel.c). Drawing
+ * is a pure function of the state: the loop erases and redraws everything, and ncurses
+ * sends only what changed.
+ *
+ * Reading a rank box: each value is coloured by whose input it contains (one colour per
+ * rank; a partial reduction and the full reduction have their own styles), values written
+ * by the current step are in reverse video and values sent by it are underlined, and the
+ * marker row under the values says which cells are the send buffer ("in") and the receive
+ * buffer ("out") of the collective. */
+#include "colldraw.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../core/util.h"
+#include "../../app.h"
+#include "../../frame.h"
+#include "../../kit/text.h"
+#include "../../overlays/overlays.h"
+#include "collectives.h"
+#include "panel.h"
+
+/* ---- title and status --------------------------------------------------------------- */
+
+static void draw_title(const struct app *a, struct rect r)
+{
+    const struct scene *s = &a->sc;
+    attr_t t = a->th.role[TH_TITLE];
+    draw_fill(r, t);
+    char root[16], op[16];
+    snprintf(root, sizeof root, coll_is_rooted(s->coll) ? "%d" : "-", s->root);
+    snprintf(op, sizeof op, "%s", coll_reduces(s->coll) ? redop_name(s->op) : "-");
+    char left[256];
+    snprintf(left, sizeof left, " collviz%s%s%salgo=%s%sW=%d%scount=%zu%sop=%s%sroot=%s",
+             a->g->sep, coll_title(s->coll), a->g->sep, algo_name(s->algo), a->g->sep,
+             s->nranks, a->g->sep, scene_count(s), a->g->sep, op, a->g->sep, root);
+    char right[64];
+    snprintf(right, sizeof right, "backend: %s ", a->w ? a->backend_name : "none");
+    int rw = text_width(right);
+    int lw = draw_put(r.y, r.x, r.w, t, left);
+    if (lw + rw + 2 <= r.w) draw_put(r.y, r.x + r.w - rw, rw, t, right);
+}
+
+static void draw_status(const struct app *a, struct rect r)
+{
+    size_t step = app_step(a), n = app_nsteps(a);
+    int x = r.x + 1, end = r.x + r.w;
+    x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "step %zu/%zu", step, n);
+    if (a->have_trace && step > 0)
+        x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s",
+                       a->plan.steps[step - 1].phase);
+    if (a->playing)
+        x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
+    char fit[512], missing[160];
+    coll_hl_missing(a, step, missing, sizeof missing);
+    if (a->msg[0] || missing[0]) {
+        text_fit(fit, sizeof fit, a->msg[0] ? a->msg : missing, end - x - 2, a->utf8);
+        draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_WARN], fit);
+    } else if (a->have_plan && a->lay.what.h <= a->lay.what_lines) {
+        text_fit(fit, sizeof fit, a->plan.summary, end - x - 2, a->utf8);
+        draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_DIM], fit);
+    }
+}
+
+/* ---- rank boxes --------------------------------------------------------------------- */
+
+enum { HL_SRC = 1, HL_DST = 2, HL_POINTED = 4 };
+
+/* Which elements the current step reads and writes, per rank. */
+static unsigned char *draw_highlights(const struct app *a, size_t step)
+{
+    size_t L = a->plan.work_len;
+    unsigned char *hl = xcalloc((size_t)a->plan.nranks * (L ? L : 1), 1);
+    if (step == 0) return hl;
+    const struct step *st = &a->plan.steps[step - 1];
+    for (size_t k = 0; k < st->n; k++) {
+        const struct xfer *x = &a->plan.x[st->first + k];
+        for (size_t i = 0; i < x->count; i++) {
+            if (x->kind != XFER_SCALE && x->src_off + i < L)
+                hl[(size_t)x->src * L + x->src_off + i] |= HL_SRC;
+            if (x->dst_off + i < L) hl[(size_t)x->dst * L + x->dst_off + i] |= HL_DST;
+        }
+    }
+    return hl;
+}
+
+/* 1 = in the send buffer, 2 = in the receive buffer (3 = both). */
+static int draw_tag(const struct app *a, int r, size_t i)
+{
+    const struct scene *s = &a->sc;
+    size_t count = scene_count(s);
+    int root = coll_is_rooted(s->coll) ? s->root : 0;
+    size_t in0 = coll_in_off(s->coll, s->nranks, count, r);
+    size_t inn = coll_send_count(s->coll, s->nranks, count, r, root);
+    size_t out0 = coll_out_off(s->coll, s->nranks, count, r);
+    size_t outn = coll_recv_count(s->coll, s->nranks, count, r, root);
+    return (i >= in0 && i < in0 + inn ? 1 : 0) | (i >= out0 && i < out0 + outn ? 2 : 0);
+}
+
+static void draw_value(const struct app *a, int y, int x, float v, unsigned mask,
+                       unsigned char hl)
+{
+    char t[32], cell[40];
+    attr_t at = theme_mask_attr(&a->th, mask, a->plan.nranks);
+    if (mask == 0)
+        snprintf(t, sizeof t, "%s", a->g->dot);
+    else
+        text_value(t, sizeof t, v);
+    if (hl & HL_POINTED) at = a->th.role[TH_HL];
+    if (hl & HL_DST)
+        at |= a->th.role[TH_DST];
+    else if (hl & HL_SRC)
+        at |= a->th.role[TH_SRC];
+    int cw = a->lay.cell_w;
+    int pad = cw - text_width(t);
+    snprintf(cell, sizeof cell, "%*s%s", pad > 0 ? pad : 0, "", t);
+    draw_put(y, x, cw, at, cell);
+}
+
+/* The marker row: runs of cells with the same in/out tag drawn as "╰─in─╯". A run owns its
+ * cells and half of the gaps around them, so neighbouring runs never touch; a run too
+ * narrow for its bracketed label gets the bare label, then a short one ("i/o"). */
+static void draw_marks(const struct app *a, int r, int y)
+{
+    const struct layout *l = &a->lay;
+    static const char *const full[] = {"", "in", "out", "in=out"};
+    static const char *const shrt[] = {"", "in", "out", "i/o"};
+    static const char *const one[] = {"", "i", "o", "*"};
+    int gap = l->cell_gap > 0 ? l->cell_gap : 1;
+    size_t n = l->shown;
+    size_t i = 0;
+    while (i < n) {
+        int tag = draw_tag(a, r, i);
+        size_t j = i;
+        while (j + 1 < n && draw_tag(a, r, j + 1) == tag)
+            j++;
+        if (tag) {
+            int y0, x0, y1, x1;
+            layout_cell_pos(l, r, i, &y0, &x0);
+            layout_cell_pos(l, r, j, &y1, &x1);
+            x0 -= gap / 2;
+            int w = x1 + l->cell_w + (gap - gap / 2) - x0;
+            attr_t at = tag == 1 ? a->th.role[TH_DIM] : a->th.role[TH_LABEL];
+            const char *lab = full[tag];
+            int lw = text_width(lab);
+            if (w >= lw + 2) {
+                char buf[512] = "";
+                size_t o = 0;
+                int left = (w - 2 - lw) / 2, right = w - 2 - lw - left;
+                o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", a->g->mark_l);
+                for (int k = 0; k < left; k++)
+                    o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", a->g->mark_h);
+                o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", lab);
+                for (int k = 0; k < right; k++)
+                    o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", a->g->mark_h);
+                snprintf(buf + o, sizeof buf - o, "%s", a->g->mark_r);
+                draw_put(y, x0, w, at, buf);
+            } else {
+                if (w < lw) lab = (int)strlen(shrt[tag]) <= w ? shrt[tag] : one[tag];
+                draw_put(y, x0 + (w - text_width(lab)) / 2, w, at, lab);
+            }
+        }
+        i = j + 1;
+    }
+}
+
+/* Without a marker row: brackets around the receive buffer, "[6 10 14 18]". */
+static void draw_brackets(const struct app *a, int r)
+{
+    const struct layout *l = &a->lay;
+    attr_t at = a->th.role[TH_LABEL];
+    for (size_t i = 0; i < l->shown; i++) {
+        bool out = draw_tag(a, r, i) & 2;
+        if (!out) continue;
+        int y, x;
+        bool first = i == 0 || !(draw_tag(a, r, i - 1) & 2) || (i % (size_t)l->per_line) == 0;
+        bool last = i + 1 == l->shown || !(draw_tag(a, r, i + 1) & 2) ||
+                    ((i + 1) % (size_t)l->per_line) == 0;
+        layout_cell_pos(l, r, i, &y, &x);
+        if (first) draw_put(y, x - 1, 1, at, "[");
+        if (last) draw_put(y, x + l->cell_w, 1, at, "]");
+    }
+}
+
+/* The longest form of a rank's label that fits: "rank 2 · cpu thread", "r2 · cpu thread",
+ * "rank 2", "r2"; a truncated buffer adds "(12 of 32)". */
+static void draw_box_label(const struct app *a, int r, int width, char *buf, size_t n)
+{
+    char forms[4][96];
+    const char *rest = a->rank_label[r];
+    char head[24];
+    snprintf(head, sizeof head, "rank %d", r);
+    if (strncmp(rest, head, strlen(head)) == 0) rest += strlen(head);
+    snprintf(forms[0], sizeof forms[0], "rank %d%s", r, rest);
+    snprintf(forms[1], sizeof forms[1], "r%d%s", r, rest);
+    snprintf(forms[2], sizeof forms[2], "rank %d", r);
+    snprintf(forms[3], sizeof forms[3], "r%d", r);
+    size_t L = a->plan.work_len;
+    for (int k = 0; k < 4; k++) {
+        if (a->lay.shown < L)
+            snprintf(buf, n, "%s (%zu of %zu)", forms[k], a->lay.shown, L);
+        else
+            snprintf(buf, n, "%s", forms[k]);
+        if (text_width(buf) <= width) return;
+    }
+    snprintf(buf, n, "%s", forms[3]);
+}
+
+static bool draw_rank_hot(const unsigned char *hl, int r, size_t L)
+{
+    for (size_t i = 0; i < L; i++)
+        if (hl[(size_t)r * L + i]) return true;
+    return false;
+}
+
+static void draw_ranks(const struct app *a)
+{
+    const struct layout *l = &a->lay;
+    size_t step = app_step(a);
+    size_t L = a->plan.work_len;
+    unsigned char *hl = draw_highlights(a, step);
+    /* what the scene points at (highlight=...) */
+    unsigned char *pt = xcalloc((size_t)a->plan.nranks * (L ? L : 1), 1);
+    coll_hl_cells(a, step, pt);
+    for (size_t k = 0; k < (size_t)a->plan.nranks * L; k++)
+        if (pt[k]) hl[k] |= HL_POINTED;
+    free(pt);
+    for (int r = 0; r < a->plan.nranks; r++) {
+        struct rect b = l->box[r];
+        const float *v = trace_buf(&a->trace, step, r);
+        const uint32_t *m = trace_mask(&a->trace, step, r);
+        bool hot = draw_rank_hot(hl, r, L);
+        bool pointed = a->sc.hl == HL_RANK && a->sc.hl_index == r;
+        attr_t fa = pointed ? a->th.role[TH_HL]
+                    : hot   ? a->th.role[TH_BORDER_HOT]
+                            : a->th.role[TH_BORDER];
+        if (l->mode == LAYOUT_BOXES) {
+            char label[512];
+            draw_box_label(a, r, b.w - 4, label, sizeof label);
+            draw_frame(b, fa, label, pointed ? a->th.role[TH_HL] : a->th.rank[r] | A_BOLD);
+        } else {
+            draw_putf(b.y, b.x, 4, pointed ? a->th.role[TH_HL] : a->th.rank[r] | A_BOLD, "r%d",
+                      r);
+            draw_put(b.y, b.x + 4, 1, fa, a->g->v);
+        }
+        for (size_t i = 0; i < l->shown; i++) {
+            int y, x;
+            layout_cell_pos(l, r, i, &y, &x);
+            draw_value(a, y, x, v[i], m[i], hl[(size_t)r * L + i]);
+        }
+        if (l->shown < L) {
+            int y, x;
+            layout_cell_pos(l, r, l->shown, &y, &x);
+            draw_put(y, x, l->cell_w, a->th.role[TH_DIM], a->g->ell);
+        }
+        if (l->marks)
+            draw_marks(a, r, b.y + 1 + l->value_lines);
+        else
+            draw_brackets(a, r);
+    }
+    free(hl);
+}
+
+static void draw_legend(const struct app *a, struct rect r)
+{
+    if (r.h < 1) return;
+    struct pline pl = {.n = 0};
+    const struct theme *th = &a->th;
+    int W = a->sc.nranks;
+    pl_add(&pl, th->role[TH_DIM], "data of ");
+    if (W <= 8) {
+        for (int k = 0; k < W; k++)
+            pl_add(&pl, th->rank[k] | A_BOLD, "r%d ", k);
+    } else {
+        pl_add(&pl, th->rank[0] | A_BOLD, "r0");
+        pl_add(&pl, th->role[TH_DIM], "%s", a->g->ell);
+        pl_add(&pl, th->rank[W - 1] | A_BOLD, "r%d ", W - 1);
+    }
+    if (coll_reduces(a->sc.coll)) {
+        pl_add(&pl, th->role[TH_REDUCED], "%s partial", a->g->sigma);
+        pl_add(&pl, th->role[TH_COMPLETE], " %s all %d ", a->g->sigma, W);
+    }
+    pl_add(&pl, A_NORMAL, " %s empty  ", a->g->dot);
+    pl_add(&pl, th->role[TH_DST], "written");
+    pl_add(&pl, A_NORMAL, " ");
+    pl_add(&pl, th->role[TH_SRC], "sent");
+    if (!a->lay.marks) pl_add(&pl, th->role[TH_LABEL], "  [ ] output");
+    int w = pl_width(&pl);
+    pl_draw_line(&pl, r.y, r.x + (w < r.w ? (r.w - w) / 2 : 0), r.w);
+}
+
+static void draw_xfers(const struct app *a, struct rect r)
+{
+    size_t step = app_step(a);
+    const struct layout *l = &a->lay;
+    if (step == 0 || !a->have_trace) {
+        const char *t = app_nsteps(a) ? "no transfers yet: press \u2192 (or l) to run step 1"
+                                      : "no transfers";
+        if (!a->utf8 && app_nsteps(a)) t = "no transfers yet: press Right (or l) to run step 1";
+        draw_put(r.y, r.x + 1, r.w - 1, a->th.role[TH_DIM], t);
+        return;
+    }
+    const struct step *st = &a->plan.steps[step - 1];
+    int slots = l->xfer_rows * l->xfer_cols;
+    int n = (int)st->n;
+    int show = n <= slots ? n : slots - 1;
+    int colw = a->xfer_w + 2;
+    int x0 = r.x + (r.w - (l->xfer_cols * colw - 2)) / 2;
+    if (x0 < r.x) x0 = r.x;
+    for (int k = 0; k < show; k++) {
+        const struct xfer *x = &a->plan.x[st->first + (size_t)k];
+        int y = r.y + k / l->xfer_cols, cx = x0 + (k % l->xfer_cols) * colw;
+        char t[APP_XFER_TEXT];
+        coll_xfer_text(a, x, step, t, sizeof t);
+        if (a->sc.hl == HL_TRANSFER && a->sc.hl_index == k) {
+            /* the entry the scene points at, arrow and all, in one emphasis */
+            draw_put(y, cx, a->xfer_w, a->th.role[TH_HL], t);
+            continue;
+        }
+        if (x->kind == XFER_SCALE) {
+            draw_put(y, cx, a->xfer_w, a->th.rank[x->dst] | A_BOLD, t);
+            continue;
+        }
+        char head[32];
+        snprintf(head, sizeof head, "r%d %s r%d", x->src, a->g->arrow, x->dst);
+        int cxx = cx;
+        cxx += draw_putf(y, cxx, 4, a->th.rank[x->src] | A_BOLD, "r%d", x->src);
+        cxx += draw_putf(y, cxx, 4, a->th.role[TH_DIM], " %s ", a->g->arrow);
+        cxx += draw_putf(y, cxx, 4, a->th.rank[x->dst] | A_BOLD, "r%d", x->dst);
+        draw_put(y, cxx, a->xfer_w - (cxx - cx), A_NORMAL, t + strlen(head));
+    }
+    if (show < n) {
+        int y = r.y + show / l->xfer_cols, cx = x0 + (show % l->xfer_cols) * colw;
+        draw_putf(y, cx, colw, a->th.role[TH_DIM], "+%d more", n - show);
+    }
+}
+
+/* The step's sentence, then (room permitting) the plan's summary. */
+static void draw_what(const struct app *a, struct rect r)
+{
+    char lines[4][256];
+    int wl = a->lay.what_lines < r.h ? a->lay.what_lines : r.h;
+    int max = wl < 4 ? wl : 4;
+    int n = text_wrap(coll_what(a, app_step(a)), r.w - 2, lines, max, a->utf8);
+    for (int i = 0; i < n && i < max; i++)
+        draw_put(r.y + i, r.x + 1, r.w - 2, A_BOLD, lines[i]);
+    int sh = r.h - wl;
+    if (sh > 0 && a->have_plan) {
+        n = text_wrap(a->plan.summary, r.w - 2, lines, sh < 4 ? sh : 4, a->utf8);
+        for (int i = 0; i < n && i < sh && i < 4; i++)
+            draw_put(r.y + wl + i, r.x + 1, r.w - 2, a->th.role[TH_DIM], lines[i]);
+    }
+}
+
+/* The collectives screen: rank boxes, transfers, sentence, measured panel. */
+void coll_draw(struct app *a, struct rect r)
+{
+    struct layout_content c = {
+        .cell_w = a->cell_w,
+        .label_w = 0,
+        .nxfers = a->max_xfers,
+        .xfer_w = a->xfer_w,
+        .what = a->longest_what,
+        .summary = a->have_plan ? a->plan.summary : NULL,
+    };
+    for (int k = 0; k < a->sc.nranks; k++) {
+        int w = text_width(a->rank_label[k]);
+        if (w > c.label_w) c.label_w = w;
+    }
+    size_t L = a->have_trace ? a->plan.work_len : 1;
+    layout_compute(r.h, r.w, a->sc.nranks, L, &c, &a->lay);
+    if (a->lay.mode == LAYOUT_TOO_SMALL) {
+        a->nbar = 0;
+        overlay_too_small(a, r, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
+        return;
+    }
+    layout_shift(&a->lay, r.y, r.x);
+    draw_title(a, a->lay.title);
+    draw_status(a, a->lay.status);
+    if (a->have_trace) {
+        draw_ranks(a);
+        draw_legend(a, a->lay.legend);
+        draw_xfers(a, a->lay.xfers);
+    } else {
+        draw_put(a->lay.anim.y + 1, a->lay.anim.x + 2, a->lay.anim.w - 2, a->th.role[TH_BAD],
+                 a->scene_err);
+    }
+    draw_what(a, a->lay.what);
+    coll_panel(a, a->lay.panel);
+    frame_bar(a, a->lay.bar, KEYS_ON_COLL);
+}
+
+/* The help overlay's legend for this screen: colours, marks, what the panel holds, and
+ * what the animation simplifies. */
+void coll_help(const struct app *a, struct plines *p, int width)
+{
+    const struct theme *th = &a->th;
+    struct pline *l = pl_new(p);
+    pl_add(l, A_BOLD, "colours ");
+    for (int k = 0; k < 4 && k < CV_MAX_RANKS; k++)
+        pl_add(l, th->rank[k] | A_BOLD, "r%d ", k);
+    pl_add(l, A_NORMAL, "%s that rank's input only  in/out: send/receive buffer", a->g->ell);
+    l = pl_new(p);
+    pl_add(l, A_NORMAL, "        ");
+    pl_add(l, th->role[TH_REDUCED], " %s ", a->g->sigma);
+    pl_add(l, A_NORMAL, " partial reduction (several ranks)  ");
+    pl_add(l, th->role[TH_COMPLETE], " %s ", a->g->sigma);
+    pl_add(l, A_NORMAL, " all ranks reduced");
+    l = pl_new(p);
+    pl_add(l, A_NORMAL, "        ");
+    pl_add(l, th->role[TH_DST], "written");
+    pl_add(l, A_NORMAL, "/");
+    pl_add(l, th->role[TH_SRC], "sent");
+    pl_add(l, A_NORMAL, " this step  %s no data  panel: measured; GB/s = 10^9 B/s", a->g->dot);
+    char note[300];
+    snprintf(note, sizeof note, "model   %s", coll_model_note());
+    pl_wrapped_max(p, A_NORMAL, width, note, 2);
+}

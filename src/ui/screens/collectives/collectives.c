@@ -1,0 +1,464 @@
+/* collectives.c - the collectives screen's part of a scene change: the plan and trace of
+ * the display-scale run (rebuilt when the collective or its input changes), the layout's
+ * metrics, and the worker's jobs. A new collective, algorithm, op, root, world size or
+ * measurement size cancels what the worker does and posts a display-scale JOB_CHECK
+ * (trace vs backend on the same input) and (auto_measure) a JOB_MEASURE; new display
+ * inputs (count, pattern) post only a new check. Results are matched by job id in meas.c.
+ * Its own key actions (algorithm, op, root, count, input, measure, sweep, size) edit the
+ * next scene, which app.c passes through the door. */
+#include "collectives.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../core/init.h"
+#include "../../../core/util.h"
+#include "../../app.h"
+#include "../../kit/text.h"
+
+#define COLL_SWEEP_MIN ((size_t)4 << 10)
+#define COLL_SWEEP_FACTOR 4.0
+#define COLL_TIMEOUT_S 60.0
+
+static const char *const coll_step0_what =
+    "Before the first step: every rank's buffer holds its own input (the send buffer).";
+static const char *const coll_single_what =
+    "With one rank nothing has to move: the output is the input.";
+
+const char *coll_model_note(void)
+{
+    return "one chunk per rank per step is the teaching model; NCCL splits the work over "
+           "channels and pipelines each chunk in slices";
+}
+
+static void coll_free_derived(struct app *a)
+{
+    if (a->have_trace) trace_free(&a->trace);
+    if (a->have_plan) plan_free(&a->plan);
+    for (int r = 0; r < CV_MAX_RANKS; r++) {
+        free(a->send[r]);
+        a->send[r] = NULL;
+    }
+    a->have_trace = a->have_plan = false;
+}
+
+void coll_folded_text(enum redop op, int n, bool utf8, char *buf, size_t len)
+{
+    switch (op) {
+    case OP_SUM:
+    case OP_AVG:
+        snprintf(buf, len, "%s%d", utf8 ? "\u03a3" : "S", n);
+        break;
+    case OP_PROD:
+        if (utf8)
+            snprintf(buf, len, "\u220f%d", n);
+        else
+            snprintf(buf, len, "prod of %d", n);
+        break;
+    case OP_MIN:
+        snprintf(buf, len, "min of %d", n);
+        break;
+    case OP_MAX:
+        snprintf(buf, len, "max of %d", n);
+        break;
+    default:
+        snprintf(buf, len, "%d ranks", n);
+        break;
+    }
+}
+
+int coll_root(const struct app *a)
+{
+    return coll_is_rooted(a->sc.coll) ? a->sc.root : 0;
+}
+
+const char *coll_what(const struct app *a, size_t step)
+{
+    if (!a->have_trace) return a->scene_err;
+    if (a->plan.nsteps == 0) return coll_single_what;
+    if (step == 0) return coll_step0_what;
+    return a->plan.steps[step - 1].what;
+}
+
+static const char *coll_op_symbol(const struct app *a)
+{
+    switch (a->sc.op) {
+    case OP_SUM:
+    case OP_AVG:
+        return "+";
+    case OP_PROD:
+        return a->utf8 ? "\u00d7" : "*";
+    case OP_MIN:
+        return "min";
+    case OP_MAX:
+        return "max";
+    default:
+        return "?";
+    }
+}
+
+void coll_xfer_text(const struct app *a, const struct xfer *x, size_t snap, char *buf, size_t n)
+{
+    const char *arrow = a->utf8 ? "\u2500\u25b6" : "->";
+    if (x->kind == XFER_SCALE) {
+        snprintf(buf, n, "r%d  %s%d (avg)", x->dst, a->utf8 ? "\u00f7" : "/", a->plan.nranks);
+        return;
+    }
+    char what[32];
+    if (x->chunk >= 0)
+        snprintf(what, sizeof what, "chunk %d", x->chunk);
+    else if (x->count == 1)
+        snprintf(what, sizeof what, "el %zu", x->dst_off);
+    else
+        snprintf(what, sizeof what, "el %zu-%zu", x->dst_off, x->dst_off + x->count - 1);
+    if (x->kind == XFER_REDUCE) {
+        /* How many ranks the destination now folds in: the trace's mask after this step. */
+        unsigned mask = 0;
+        if (a->have_trace && snap < a->trace.nsnap)
+            mask = trace_mask(&a->trace, snap, x->dst)[x->dst_off];
+        char folded[32];
+        coll_folded_text(a->sc.op, __builtin_popcount(mask), a->utf8, folded, sizeof folded);
+        snprintf(buf, n, "r%d %s r%d  %s (%s) %s", x->src, arrow, x->dst, what,
+                 coll_op_symbol(a), folded);
+    } else {
+        snprintf(buf, n, "r%d %s r%d  %s", x->src, arrow, x->dst, what);
+    }
+}
+
+/* The widest value of every snapshot, and the transfer list's widest entry, so the layout
+ * does not move while stepping. */
+static void coll_metrics(struct app *a)
+{
+    a->cell_w = 1;
+    a->max_xfers = 0;
+    a->xfer_w = 10;
+    a->longest_what = coll_what(a, 0);
+    if (!a->have_trace) return;
+    size_t L = a->plan.work_len;
+    for (size_t s = 0; s < a->trace.nsnap; s++)
+        for (int r = 0; r < a->plan.nranks; r++) {
+            const float *v = trace_buf(&a->trace, s, r);
+            const uint32_t *m = trace_mask(&a->trace, s, r);
+            for (size_t i = 0; i < L; i++) {
+                if (!m[i]) continue;
+                char t[32];
+                text_value(t, sizeof t, v[i]);
+                int w = text_width(t);
+                if (w > a->cell_w) a->cell_w = w;
+            }
+        }
+    for (size_t s = 0; s < a->plan.nsteps; s++) {
+        const struct step *st = &a->plan.steps[s];
+        if ((int)st->n > a->max_xfers) a->max_xfers = (int)st->n;
+        for (size_t k = 0; k < st->n; k++) {
+            char t[APP_XFER_TEXT];
+            coll_xfer_text(a, &a->plan.x[st->first + k], s + 1, t, sizeof t);
+            int w = text_width(t);
+            if (w > a->xfer_w) a->xfer_w = w;
+        }
+        if (strlen(st->what) > strlen(a->longest_what)) a->longest_what = st->what;
+    }
+}
+
+static void coll_rebuild(struct app *a)
+{
+    coll_free_derived(a);
+    a->scene_err[0] = '\0';
+    struct scene *s = &a->sc;
+    int root = coll_root(a);
+    size_t count = scene_count(s);
+    int rc = plan_build(&a->plan, s->coll, s->algo, s->op, s->nranks, count, root, a->scene_err,
+                        sizeof a->scene_err);
+    if (rc == CV_OK) {
+        a->have_plan = true;
+        for (int r = 0; r < s->nranks; r++) {
+            size_t ns = coll_send_count(s->coll, s->nranks, count, r, root);
+            a->send[r] = xcalloc(ns ? ns : 1, sizeof(float));
+            init_fill(s->init, s->coll, s->nranks, count, root, s->seed, r, a->send[r]);
+        }
+        rc = trace_run(&a->trace, &a->plan, a->send, a->scene_err, sizeof a->scene_err);
+        a->have_trace = rc == CV_OK;
+    }
+    if (!a->have_trace && !a->scene_err[0])
+        snprintf(a->scene_err, sizeof a->scene_err, "%s", cv_status_name(rc));
+    coll_metrics(a);
+}
+
+static struct bench_params coll_params(const struct app *a, int iters, int warmup)
+{
+    int nr = a->sc.nranks < a->max_ranks ? a->sc.nranks : a->max_ranks;
+    int root = coll_root(a);
+    return (struct bench_params){
+        .coll = a->sc.coll,
+        .algo = a->sc.algo,
+        .algo_auto = false,
+        .op = a->sc.op,
+        .nranks = nr,
+        .bytes = a->sc.meas_bytes,
+        .root = root < nr ? root : 0,
+        .iters = iters,
+        .warmup = warmup,
+        .check = true,
+        .timeout_s = COLL_TIMEOUT_S,
+    };
+}
+
+static void coll_post_check(struct app *a)
+{
+    if (!a->w || !a->have_plan) return;
+    if (a->sc.nranks > a->max_ranks) {
+        char why[200];
+        snprintf(why, sizeof why, "not checked: W=%d but %s runs %d rank%s", a->sc.nranks,
+                 a->backend_name, a->max_ranks, a->max_ranks == 1 ? "" : "s");
+        meas_check_skipped(&a->m, why);
+        return;
+    }
+    struct job j = {
+        .kind = JOB_CHECK,
+        .coll = a->sc.coll,
+        .algo = a->sc.algo,
+        .op = a->sc.op,
+        .nranks = a->sc.nranks,
+        .count = scene_count(&a->sc),
+        .root = coll_root(a),
+        .init = a->sc.init,
+        .seed = a->sc.seed,
+    };
+    meas_check_posted(&a->m, worker_post(a->w, &j));
+}
+
+static void coll_measure(struct app *a)
+{
+    if (!a->w) return;
+    struct job j = {.kind = JOB_MEASURE, .params = coll_params(a, 10, 2)};
+    meas_measure_posted(&a->m, worker_post(a->w, &j), &j.params, now_s());
+}
+
+/* The sizes a sweep visits, as the worker counts them. */
+static int coll_sweep_total(size_t lo, size_t hi, double f)
+{
+    int n = 0;
+    for (double s = (double)lo; s <= (double)hi; s *= f)
+        n++;
+    return n;
+}
+
+static void coll_sweep(struct app *a)
+{
+    if (!a->w) return;
+    size_t lo = a->sc.meas_bytes < COLL_SWEEP_MIN ? a->sc.meas_bytes : COLL_SWEEP_MIN;
+    struct job j = {.kind = JOB_SWEEP,
+                    .params = coll_params(a, 10, 2),
+                    .sweep_min = lo,
+                    .sweep_max = a->sc.meas_bytes,
+                    .sweep_factor = COLL_SWEEP_FACTOR};
+    meas_sweep_posted(&a->m, worker_post(a->w, &j), &j.params,
+                      coll_sweep_total(lo, a->sc.meas_bytes, COLL_SWEEP_FACTOR), now_s());
+}
+
+void coll_hl_cells(const struct app *a, size_t step, unsigned char *out)
+{
+    const struct scene *s = &a->sc;
+    if (!a->have_trace) return;
+    size_t L = a->plan.work_len;
+    int W = a->plan.nranks;
+    memset(out, 0, (size_t)W * (L ? L : 1));
+    if (s->hl == HL_CHUNK) {
+        for (size_t k = 0; k < a->plan.nx; k++) {
+            const struct xfer *x = &a->plan.x[k];
+            if (x->chunk != s->hl_index) continue;
+            for (size_t i = 0; i < x->count; i++) {
+                if (x->kind != XFER_SCALE && x->src_off + i < L)
+                    out[(size_t)x->src * L + x->src_off + i] = 1;
+                if (x->dst_off + i < L) out[(size_t)x->dst * L + x->dst_off + i] = 1;
+            }
+        }
+    } else if (s->hl == HL_TRANSFER && step > 0 && step <= a->plan.nsteps) {
+        const struct step *st = &a->plan.steps[step - 1];
+        if ((size_t)s->hl_index >= st->n) return;
+        const struct xfer *x = &a->plan.x[st->first + (size_t)s->hl_index];
+        for (size_t i = 0; i < x->count; i++) {
+            if (x->kind != XFER_SCALE && x->src_off + i < L)
+                out[(size_t)x->src * L + x->src_off + i] = 1;
+            if (x->dst_off + i < L) out[(size_t)x->dst * L + x->dst_off + i] = 1;
+        }
+    }
+}
+
+const char *coll_hl_missing(const struct app *a, size_t step, char *buf, size_t n)
+{
+    const struct scene *s = &a->sc;
+    buf[0] = '\0';
+    if (!a->have_trace) return buf;
+    if (s->hl == HL_CHUNK) {
+        for (size_t k = 0; k < a->plan.nx; k++)
+            if (a->plan.x[k].chunk == s->hl_index) return buf;
+        snprintf(buf, n, "highlight chunk:%d: this plan has no chunk %d", s->hl_index,
+                 s->hl_index);
+    } else if (s->hl == HL_TRANSFER && step > 0 && step <= a->plan.nsteps &&
+               (size_t)s->hl_index >= a->plan.steps[step - 1].n) {
+        snprintf(buf, n, "highlight transfer:%d: this step has %zu transfers", s->hl_index,
+                 a->plan.steps[step - 1].n);
+    }
+    return buf;
+}
+
+static size_t coll_nsteps(const struct app *a)
+{
+    return a->have_trace ? a->plan.nsteps : 0;
+}
+
+static void coll_apply(struct app *a, unsigned changed)
+{
+    if (changed & (SF_SCREEN | SF_COLL | SF_RANKS | SF_INPUT)) coll_rebuild(a);
+    if (!a->w) return;
+    if (changed & (SF_SCREEN | SF_COLL | SF_RANKS | SF_MEAS)) {
+        app_cancel(a);
+        a->m.measure_err[0] = '\0';
+        a->m.sweep_err[0] = '\0';
+        coll_post_check(a);
+        if (a->auto_measure) coll_measure(a);
+    } else if (changed & SF_INPUT) {
+        coll_post_check(a);
+    }
+}
+
+static bool coll_action(struct app *a, enum ui_action act, struct scene *next)
+{
+    const struct scene *s = &a->sc;
+    switch (act) {
+    case ACT_SCHEDULE:
+        snprintf(a->msg, sizeof a->msg,
+                 "the schedule applies to pp (p opens the "
+                 "parallelism screen)");
+        return true;
+    case ACT_OVERLAP:
+        snprintf(a->msg, sizeof a->msg,
+                 "overlap applies to ddp (p opens the parallelism "
+                 "screen)");
+        return true;
+    case ACT_ALGO: {
+        for (int k = 1; k <= ALGO_COUNT; k++) {
+            enum algo x = (enum algo)((s->algo + k) % ALGO_COUNT);
+            if (algo_supported(s->coll, x)) {
+                if (x != s->algo) {
+                    next->algo = x;
+                    next->step = 0;
+                    return true;
+                }
+                break;
+            }
+        }
+        snprintf(a->msg, sizeof a->msg, "%s has only the %s algorithm here",
+                 coll_title(s->coll), algo_name(s->algo));
+        return true;
+    }
+    case ACT_OP:
+        if (!coll_reduces(s->coll)) {
+            snprintf(a->msg, sizeof a->msg,
+                     "%s does not reduce: the op applies to reduce, "
+                     "reduce-scatter and all-reduce",
+                     coll_title(s->coll));
+            return true;
+        }
+        next->op = (enum redop)((s->op + 1) % OP_COUNT);
+        return true; /* the step stays */
+    case ACT_ROOT:
+        if (!coll_is_rooted(s->coll)) {
+            snprintf(a->msg, sizeof a->msg, "%s has no root", coll_title(s->coll));
+            return true;
+        }
+        next->root = (s->root + 1) % s->nranks;
+        next->step = 0;
+        return true;
+    case ACT_COUNT_UP:
+    case ACT_COUNT_DOWN: {
+        long c = (long)scene_count(s) + (act == ACT_COUNT_UP ? 1 : -1);
+        if (c < 1 || c > SCENE_MAX_COUNT) {
+            snprintf(a->msg, sizeof a->msg, "count stays within 1..%d at display scale",
+                     SCENE_MAX_COUNT);
+            return true;
+        }
+        next->count = (size_t)c;
+        next->step = 0;
+        return true;
+    }
+    case ACT_INIT:
+        next->init = (enum init_kind)((s->init + 1) % (INIT_RANDOM + 1));
+        return true; /* the step stays */
+    case ACT_MEASURE:
+        if (!a->w)
+            snprintf(a->msg, sizeof a->msg, "no backend to measure on");
+        else if (meas_measuring(&a->m))
+            snprintf(a->msg, sizeof a->msg, "already measuring (x cancels)");
+        else
+            coll_measure(a);
+        return true;
+    case ACT_SWEEP:
+        if (!a->w)
+            snprintf(a->msg, sizeof a->msg, "no backend to measure on");
+        else if (meas_sweeping(&a->m))
+            snprintf(a->msg, sizeof a->msg, "already sweeping (x cancels)");
+        else
+            coll_sweep(a);
+        return true;
+    case ACT_SIZE_DOWN:
+    case ACT_SIZE_UP: {
+        size_t b = act == ACT_SIZE_UP ? s->meas_bytes * 2 : s->meas_bytes / 2;
+        if (b < SCENE_MEAS_MIN || b > SCENE_MEAS_MAX) {
+            snprintf(a->msg, sizeof a->msg, "measurement size stays within 4 KiB..16 GiB");
+            return true;
+        }
+        next->meas_bytes = b;
+        /* Through the door now, so that a new size is measured even with --no-measure
+         * (the key asks for it). */
+        char err[200];
+        if (app_set_scene(a, next, err, sizeof err) != CV_OK)
+            snprintf(a->msg, sizeof a->msg, "%s", err);
+        else if (!a->auto_measure)
+            coll_measure(a);
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+static bool coll_result(struct app *a, const struct result *r)
+{
+    return meas_apply(&a->m, r);
+}
+
+static bool coll_busy(const struct app *a)
+{
+    return meas_measuring(&a->m) || meas_sweeping(&a->m) || a->m.check == CHECK_PENDING;
+}
+
+static void coll_cancelled(struct app *a)
+{
+    meas_cancelled(&a->m);
+}
+
+static void coll_free_state(struct app *a)
+{
+    coll_free_derived(a);
+}
+
+const struct screen_ops screen_collectives = {
+    .name = "collectives",
+    .kind = SCREEN_COLLECTIVES,
+    .scene_fields = SF_COLL | SF_RANKS | SF_INPUT | SF_STEP | SF_MEAS | SF_AUTOPLAY | SF_HL,
+    .keys_on = KEYS_ON_COLL,
+    .min_ranks = 1,
+    .max_ranks = CV_MAX_RANKS,
+    .apply = coll_apply,
+    .nsteps = coll_nsteps,
+    .action = coll_action,
+    .draw = coll_draw,
+    .result = coll_result,
+    .busy = coll_busy,
+    .cancelled = coll_cancelled,
+    .help = coll_help,
+    .free_state = coll_free_state,
+};

@@ -1,0 +1,50 @@
+/* collectives.h - the collectives screen (screens.h entry `screen_collectives`): one box per
+ * rank stepping through a collective's plan, its transfers and sentence, and the measured
+ * panel. collectives.c: what the scene change rebuilds (plan, trace, display metrics), the
+ * jobs it posts (check, measure, sweep) and the screen's own actions; colldraw.c draws it,
+ * panel.c the measured panel. */
+#ifndef COLLVIZ_UI_SCREENS_COLLECTIVES_H
+#define COLLVIZ_UI_SCREENS_COLLECTIVES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../../../core/coll.h"
+#include "../../../core/plan.h"
+#include "../screens.h"
+
+struct app;
+
+extern const struct screen_ops screen_collectives;
+
+/* Text of transfer x as the list shows it: "r3 ─▶ r0  chunk 0 (+) Σ4". */
+void coll_xfer_text(const struct app *a, const struct xfer *x, size_t snap, char *buf,
+                    size_t n);
+/* How many ranks' inputs a reduced value holds, named by the op: "Σ3" (sum, avg: a sum of
+ * 3 ranks' values, avg divides only at the end), "∏3" / "prod of 3", "max of 3",
+ * "min of 3". ASCII mode writes "S3". */
+void coll_folded_text(enum redop op, int n, bool utf8, char *buf, size_t len);
+/* The sentence for a step of the current plan (step 0 and a plan without steps have their
+ * own). */
+const char *coll_what(const struct app *a, size_t step);
+/* What the animation simplifies, for the help: one chunk per rank per step is the teaching
+ * model; NCCL splits a collective over several channels and pipelines each chunk in
+ * slices. */
+const char *coll_model_note(void);
+/* The rank whose root-ness matters: the scene's root for rooted collectives, else 0. */
+int coll_root(const struct app *a);
+
+/* Which cells the scene's highlight points at in snapshot `step`: out[r * work_len + i] = 1
+ * (out has nranks * work_len bytes). HL_CHUNK: every cell any transfer of that chunk reads
+ * or writes, on every rank that holds it; HL_TRANSFER: the cells that transfer of this step
+ * reads and writes; HL_RANK is drawn on the box frame, not on cells. */
+void coll_hl_cells(const struct app *a, size_t step, unsigned char *out);
+/* "" when the highlight exists in this plan/step, else a sentence saying it does not. */
+const char *coll_hl_missing(const struct app *a, size_t step, char *buf, size_t n);
+
+/* Draw the screen into r (colldraw.c). */
+void coll_draw(struct app *a, struct rect r);
+/* The help overlay's legend lines for this screen (colldraw.c). */
+void coll_help(const struct app *a, struct plines *p, int width);
+
+#endif

@@ -1,0 +1,289 @@
+/* panel.c - the collectives screen's measured panel: the backend, the check badge
+ * (animation = backend), the last measurement's figures each saying what it is and where it
+ * came from, the lecture's busbw formula with the numbers plugged in, and the busbw-vs-size
+ * plot of a sweep. */
+#include "panel.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../../../core/util.h"
+#include "../../app.h"
+#include "../../kit/text.h"
+
+static void panel_badge(const struct app *a, struct pline *l)
+{
+    const struct meas *m = &a->m;
+    const struct theme *th = &a->th;
+    switch (m->check) {
+    case CHECK_PASS:
+        /* "cpu ranks" executed the drawn plan itself; another backend ran its own
+         * algorithm, and a reduction in its own order may differ in the last bits. */
+        pl_add(l, th->role[TH_OK], "%s animation = %s%s", a->g->ok, a->backend_name,
+               strcmp(a->backend_name, "cpu") == 0 ? " ranks" : "");
+        pl_add(l, th->role[TH_DIM], " (%s)",
+               m->inexact ? "within float rounding" : "bit for bit");
+        break;
+    case CHECK_FAIL:
+        pl_add(l, th->role[TH_BAD], "%s %ld element%s differ", a->g->bad, m->mismatches,
+               m->mismatches == 1 ? "" : "s");
+        pl_add(l, th->role[TH_DIM], " (animation vs %s)", a->backend_name);
+        break;
+    case CHECK_PENDING:
+        pl_add(l, th->role[TH_WARN], "%s checking animation vs %s", a->g->busy,
+               a->backend_name);
+        break;
+    case CHECK_ERROR:
+        pl_add(l, th->role[TH_BAD], "%s check failed: %s", a->g->bad, m->check_msg);
+        break;
+    case CHECK_SKIPPED:
+        pl_add(l, th->role[TH_WARN], "%s", m->check_msg);
+        break;
+    case CHECK_NONE:
+        pl_add(l, th->role[TH_DIM], "animation not checked yet");
+        break;
+    }
+}
+
+/* The figures of the last measurement, each saying what it is and where it came from. */
+static void panel_numbers(const struct app *a, struct plines *p, int width, bool with_badge)
+{
+    const struct meas *m = &a->m;
+    const struct theme *th = &a->th;
+    attr_t lab = th->role[TH_LABEL], num = th->role[TH_MEASURED];
+    if (with_badge) panel_badge(a, pl_new(p));
+    char size[32];
+    if (meas_measuring(m)) {
+        format_size(m->measure_params.bytes, size, sizeof size);
+        struct pline *l = pl_new(p);
+        pl_add(l, th->role[TH_WARN], "measuring %s%s %.1f s", size, a->g->ell,
+               now_s() - m->measure_started);
+        pl_add(l, th->role[TH_DIM], " (x cancels)");
+    } else if (m->measure_err[0]) {
+        struct pline *l = pl_new(p);
+        pl_add(l, th->role[TH_BAD], "measurement: %s", m->measure_err);
+    }
+    if (!m->have_row) {
+        if (!meas_measuring(m))
+            pl_add(pl_new(p), th->role[TH_DIM], "not measured yet (m measures)");
+        return;
+    }
+    const struct bench_result *row = &m->row;
+    format_size(row->bytes, size, sizeof size);
+    struct pline *l = pl_new(p);
+    pl_add(l, lab, "measured on %s: ", m->row_backend);
+    pl_add(l, A_BOLD, "%s %s, W=%d", coll_title(m->row_params.coll), size, row->nranks);
+    char t[32], alg[32], bus[32];
+    text_time_us(t, sizeof t, row->time_us);
+    text_gbps(alg, sizeof alg, row->algbw);
+    text_gbps(bus, sizeof bus, row->busbw);
+    l = pl_new(p);
+    pl_add(l, lab, "time  ");
+    pl_add(l, num, "%-10s", t);
+    if (row->nranks < 2) {
+        /* Nothing crosses between ranks: size/time is not a transfer rate (as the CLI says). */
+        pl_wrapped_max(p, th->role[TH_WARN], width, meas_single_rank_note(), 3);
+    } else {
+        pl_add(l, lab, "algbw ");
+        pl_add(l, num, "%s GB/s", alg);
+        l = pl_new(p);
+        pl_add(l, lab, "busbw ");
+        pl_add(l, num | A_BOLD, "%s GB/s", bus);
+        pl_add(l, th->role[TH_DIM], "  (GB = 10^9 B)");
+        char sym[96], nums[160];
+        meas_formula(m->row_params.coll, row->nranks, row->bytes, row->time_us, a->utf8, sym,
+                     sizeof sym, nums, sizeof nums);
+        pl_add(pl_new(p), A_NORMAL, "%s", sym);
+        pl_add(pl_new(p), A_NORMAL, "  %s", nums);
+    }
+    l = pl_new(p);
+    pl_add(l, lab, "#wrong ");
+    if (row->wrong < 0)
+        pl_add(l, th->role[TH_DIM], "not checked");
+    else
+        pl_add(l, row->wrong ? th->role[TH_BAD] : num, "%ld", row->wrong);
+    pl_add(l, th->role[TH_DIM], "  algo %s", row->algo);
+    /* NCCL_ALGO / NCCL_PROTO steer what NCCL measured: say so next to the figures. */
+    char env[160];
+    hw_nccl_env_text(&a->hw, env, sizeof env);
+    if (env[0] && strcmp(m->row_backend, "nccl") == 0)
+        pl_wrapped(p, th->role[TH_WARN], width, env);
+    if (row->nranks != a->sc.nranks)
+        pl_wrapped(p, th->role[TH_WARN], width,
+                   row->nranks < a->sc.nranks && a->max_ranks < a->sc.nranks
+                       ? "measured on fewer ranks than the animation shows (the backend has "
+                         "no more)"
+                       : "measured at a different world size than the animation shows");
+    if (row->how[0]) pl_wrapped(p, th->role[TH_DIM], width, row->how);
+}
+
+/* What the backend's ranks are, and the measurement size; then, in at most note_lines
+ * lines, why NCCL is not the backend ("nccl: unavailable — no usable GPU: ..."): a student
+ * with no GPU sees at a glance why the CPU ranks run (b shows the whole reason). */
+static void panel_backend(const struct app *a, struct plines *p, int width, int note_lines)
+{
+    const struct theme *th = &a->th;
+    char t[320];
+    snprintf(t, sizeof t, "backend %s: %s", a->w ? a->backend_name : "none", a->backend_desc);
+    pl_wrapped_max(p, th->role[TH_LABEL], width, t, a->lay.panel_side ? 6 : 2);
+    char size[32];
+    format_size(a->sc.meas_bytes, size, sizeof size);
+    struct pline *l = pl_new(p);
+    pl_add(l, th->role[TH_DIM], "size ");
+    pl_add(l, A_BOLD, "%s", size);
+    pl_add(l, th->role[TH_DIM], " ([ ] halve/double)");
+    char note[300];
+    hw_panel_note(&a->hw, a->utf8, note, sizeof note);
+    if (note[0] && note_lines > 0)
+        pl_wrapped_max(p, th->role[TH_WARN], width, note, note_lines);
+}
+
+/* busbw vs size from the last sweep: one bar per size, heights in eighths of a row. */
+static void panel_plot(const struct app *a, struct rect r)
+{
+    const struct meas *m = &a->m;
+    const struct theme *th = &a->th;
+    if (r.h < 1 || r.w < 10) return;
+    char lo[16], hi[16];
+    meas_size_label(4096, lo, sizeof lo);
+    meas_size_label(a->sc.meas_bytes, hi, sizeof hi);
+    if (meas_sweeping(m)) {
+        draw_putf(r.y, r.x, r.w, th->role[TH_WARN], "sweeping %d/%d %s %.1f s  (x cancels)",
+                  m->nsweep + 1 > m->sweep_total ? m->sweep_total : m->nsweep + 1,
+                  m->sweep_total, a->g->ell, now_s() - m->sweep_started);
+    } else if (m->nsweep == 0) {
+        draw_putf(r.y, r.x, r.w, th->role[TH_DIM], "busbw vs size: press s to sweep %s..%s", lo,
+                  hi);
+        if (m->sweep_err[0] && r.h > 1)
+            draw_putf(r.y + 1, r.x, r.w, th->role[TH_BAD], "sweep: %s", m->sweep_err);
+        return;
+    } else {
+        draw_putf(r.y, r.x, r.w, th->role[TH_LABEL], "busbw GB/s vs size: %s, W=%d%s",
+                  coll_title(m->sweep_params.coll), m->sweep[0].nranks,
+                  m->sweep[0].nranks < 2 ? " (no transfer: not a rate)" : "");
+    }
+    if (m->nsweep == 0 || r.h < 4) return;
+    double max = 0;
+    for (int i = 0; i < m->nsweep; i++)
+        if (m->sweep[i].busbw > max) max = m->sweep[i].busbw;
+    int total = m->sweep_total > m->nsweep ? m->sweep_total : m->nsweep;
+    char maxs[16];
+    text_gbps(maxs, sizeof maxs, max);
+    int gut = text_width(maxs) + 1;
+    int colw = (r.w - gut) / total;
+    if (colw > 6) colw = 6;
+    if (colw < 2) return;
+    bool wide = false;
+    for (int i = 0; i < m->nsweep; i++) {
+        char lab[16];
+        meas_size_label(m->sweep[i].bytes, lab, sizeof lab);
+        if (text_width(lab) >= colw) wide = true;
+    }
+    int rows = r.h - 2; /* title above, size labels below */
+    int base = r.y + 1 + rows - 1;
+    draw_put(r.y + 1, r.x, gut, th->role[TH_DIM], maxs);
+    draw_put(base, r.x + gut - 2, 2, th->role[TH_DIM], "0");
+    for (int i = 0; i < total; i++) {
+        int cx = r.x + gut + i * colw;
+        if (i < m->nsweep) {
+            int e = meas_bar_eighths(m->sweep[i].busbw, max, rows);
+            for (int k = 0; k < rows; k++) {
+                int fillv = e - k * 8;
+                fillv = fillv < 0 ? 0 : fillv > 8 ? 8 : fillv;
+                for (int c = 0; c < colw - 1; c++)
+                    draw_put(base - k, cx + c, 1, th->role[TH_PLOT], a->g->blocks[fillv]);
+            }
+        }
+        char lab[16];
+        size_t b = i < m->nsweep ? m->sweep[i].bytes : 0;
+        if (b)
+            meas_size_label(b, lab, sizeof lab);
+        else
+            snprintf(lab, sizeof lab, "%s", a->g->dot);
+        /* Labels wider than a column: every other one, each using two columns. */
+        if (!wide || i % 2 == 0)
+            draw_put(base + 1, cx, wide ? 2 * colw : colw, th->role[TH_DIM], lab);
+    }
+    if (m->sweep_err[0] && !meas_sweeping(m))
+        draw_putf(r.y, r.x + r.w - 12 > r.x ? r.x + r.w - 12 : r.x, 12, th->role[TH_BAD],
+                  "(%.10s)", m->sweep_err);
+}
+
+void coll_panel(const struct app *a, struct rect r)
+{
+    const struct theme *th = &a->th;
+    const struct layout *l = &a->lay;
+    if (r.h < 1) return;
+    if (l->panel_compact) {
+        /* A line or two: the badge and the headline figure. */
+        struct plines p = {.n = 0};
+        struct pline *ln = pl_new(&p);
+        panel_badge(a, ln);
+        if (a->m.have_row) {
+            char bus[32], size[32];
+            text_gbps(bus, sizeof bus, a->m.row.busbw);
+            format_size(a->m.row.bytes, size, sizeof size);
+            if (a->m.row.nranks < 2) {
+                char t[32];
+                text_time_us(t, sizeof t, a->m.row.time_us);
+                pl_add(ln, th->role[TH_LABEL], "  time ");
+                pl_add(ln, th->role[TH_MEASURED], "%s", t);
+                pl_add(ln, th->role[TH_WARN], " (W=1: no transfer)");
+            } else {
+                pl_add(ln, th->role[TH_LABEL], "  busbw ");
+                pl_add(ln, th->role[TH_MEASURED], "%s GB/s", bus);
+            }
+            pl_add(ln, th->role[TH_DIM], " measured on %s, %s, W=%d", a->m.row_backend, size,
+                   a->m.row.nranks);
+        } else {
+            pl_add(ln, th->role[TH_DIM], "  %s",
+                   meas_measuring(&a->m) ? "measuring" : "not measured yet");
+        }
+        char t[320];
+        snprintf(t, sizeof t, "backend %s: %s", a->w ? a->backend_name : "none",
+                 a->backend_desc);
+        pl_add(pl_new(&p), th->role[TH_DIM], "%s", t);
+        pl_draw(&p, 0, (struct rect){r.y, r.x + 1, r.h, r.w - 2});
+        return;
+    }
+    char title[64];
+    snprintf(title, sizeof title, "measured%s%s", a->g->sep,
+             a->w ? a->backend_name : "no backend");
+    draw_frame(r, a->th.role[TH_BORDER], title, th->role[TH_LABEL] | A_BOLD);
+    struct rect in = {r.y + 1, r.x + 2, r.h - 2, r.w - 4};
+    /* Why the preferred backend is not used (e.g. no GPU) comes last: it matters once. */
+    struct plines note = {.n = 0};
+    if (a->backend_note[0])
+        pl_wrapped_max(&note, th->role[TH_WARN], l->panel_side ? in.w : in.w / 2 - 3,
+                       a->backend_note, l->panel_side ? 6 : 2);
+    if (l->panel_side) {
+        struct plines p = {.n = 0};
+        panel_backend(a, &p, in.w, 3);
+        panel_badge(a, pl_new(&p));
+        pl_new(&p);
+        panel_numbers(a, &p, in.w, false);
+        int used = pl_draw(&p, 0, in);
+        struct rect pr = {in.y + used + 1, in.x, in.h - used - 1 - (note.n ? note.n + 1 : 0),
+                          in.w};
+        if (pr.h > 8) pr.h = 8 + (pr.h - 8) / 3; /* a taller plot reads no better */
+        panel_plot(a, pr);
+        if (pr.h < 0) pr.h = 0;
+        pl_draw(&note, 0,
+                (struct rect){pr.y + pr.h + 1, in.x, in.y + in.h - pr.y - pr.h - 1, in.w});
+    } else {
+        /* Two columns: figures on the left; backend, then the plot (or the note while
+         * there is no sweep) on the right. */
+        int lw = in.w / 2 + 2;
+        struct plines left = {.n = 0}, right = {.n = 0};
+        panel_numbers(a, &left, lw - 1, true);
+        pl_draw(&left, 0, (struct rect){in.y, in.x, in.h, lw - 1});
+        /* The nccl line gets two lines until a sweep's plot needs the room. */
+        bool plot = a->m.nsweep > 0 || meas_sweeping(&a->m);
+        panel_backend(a, &right, in.w - lw - 1, plot ? 1 : 2);
+        struct rect rr = {in.y, in.x + lw + 1, in.h, in.w - lw - 1};
+        int used = pl_draw(&right, 0, rr);
+        if (a->m.nsweep == 0 && !meas_sweeping(&a->m))
+            used += pl_draw(&note, 0, (struct rect){rr.y + used, rr.x, rr.h - used, rr.w});
+        panel_plot(a, (struct rect){rr.y + used, rr.x, rr.h - used, rr.w});
+    }
+}

@@ -1,0 +1,272 @@
+/* par.c - the parallelism screen's entry in the table of screens and its state: the
+ * display-scale view rebuilt when the scheme, world size, schedule or overlap change, the
+ * lecture-scale training posted to the worker, and its own key actions (see par.h). Results are
+ * matched by job id, so a late result for an old scheme is never shown as the new one's. */
+#include "par.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../core/util.h"
+#include "../../app.h"
+#include "pardraw.h"
+
+#define PAR_TIMEOUT_S 60.0
+
+void par_display_of(const struct app *a, struct train_config *c)
+{
+    par_display_config(a->sc.scheme, a->sc.nranks, a->sc.schedule, a->sc.overlap, c);
+}
+
+void par_lecture_of(const struct app *a, struct train_config *c)
+{
+    train_config_default(c);
+    c->scheme = a->sc.scheme;
+    c->nranks = a->sc.nranks;
+    c->schedule = a->sc.schedule;
+    c->overlap = a->sc.overlap;
+    c->steps = PAR_LECTURE_STEPS;
+    c->timeout_s = PAR_TIMEOUT_S;
+    /* On the GPUs when the collectives run there (NCCL, 2+ GPUs) and there is one GPU per
+     * rank; otherwise on CPU ranks (par_backend_note says why). */
+    if (par_on_gpus(a)) c->backend = TRAIN_BACKEND_NCCL;
+}
+
+bool par_on_gpus(const struct app *a)
+{
+    return strcmp(a->backend_name, "nccl") == 0 && a->sc.nranks <= a->max_ranks;
+}
+
+const char *par_backend_note(const struct app *a)
+{
+    if (par_on_gpus(a)) return "nccl";
+    if (strcmp(a->backend_name, "nccl") == 0) return "cpu ranks (more ranks than GPUs)";
+    return "cpu ranks";
+}
+
+static bool par_same_config(const struct train_config *x, const struct train_config *y)
+{
+    return x->scheme == y->scheme && x->nranks == y->nranks && x->layers == y->layers &&
+           x->dim == y->dim && x->batch == y->batch && x->steps == y->steps &&
+           x->microbatches == y->microbatches && x->schedule == y->schedule &&
+           x->overlap == y->overlap && x->seed == y->seed && x->backend == y->backend;
+}
+
+/* Shapes of every frame of every rank, and the longest sentence, for the layout. */
+static void par_metrics(struct app *a)
+{
+    struct par_screen *p = PAR(a);
+    const struct par_view *v = &p->view;
+    int W = v->cfg.nranks;
+    free(p->shapes);
+    p->shapes = NULL;
+    p->longest_what[0] = '\0';
+    p->shapes_utf8 = a->utf8;
+    if (!v->ok) return;
+    p->shapes = xcalloc((size_t)v->nframes * W, sizeof *p->shapes);
+    size_t longest = 0;
+    for (int f = 0; f < v->nframes; f++) {
+        for (int r = 0; r < W; r++) {
+            struct par_cells c[PROBE_MAX_MATS];
+            bool idle;
+            int n = par_frame_cells(v, f, r, false, c, PROBE_MAX_MATS, &idle);
+            par_shape_of(c, n, a->utf8, &p->shapes[(size_t)f * W + r]);
+        }
+        char text[sizeof p->longest_what];
+        par_frame_text(v, f, text, sizeof text);
+        if (strlen(text) > longest) {
+            longest = strlen(text);
+            snprintf(p->longest_what, sizeof p->longest_what, "%s", text);
+        }
+    }
+}
+
+void par_rebuild(struct app *a)
+{
+    if (!PAR(a)) a->screen_state[SCREEN_PARALLEL] = xcalloc(1, sizeof(struct par_screen));
+    struct par_screen *p = PAR(a);
+    struct train_config want;
+    par_display_of(a, &want);
+    if (!p->built || !par_same_config(&want, &p->built_for)) {
+        if (p->built) par_view_free(&p->view);
+        par_view_build(&p->view, &want);
+        p->built = true;
+        p->built_for = want;
+        par_metrics(a);
+    } else if (p->shapes_utf8 != a->utf8) {
+        par_metrics(a);
+    }
+}
+
+void par_free(struct app *a)
+{
+    if (!PAR(a)) return;
+    if (PAR(a)->built) par_view_free(&PAR(a)->view);
+    free(PAR(a)->shapes);
+    free(PAR(a));
+    a->screen_state[SCREEN_PARALLEL] = NULL;
+}
+
+size_t par_nsteps(const struct app *a)
+{
+    if (!PAR(a) || !PAR(a)->view.ok) return 0;
+    return (size_t)PAR(a)->view.nframes - 1;
+}
+
+void par_train(struct app *a)
+{
+    if (!PAR(a)) a->screen_state[SCREEN_PARALLEL] = xcalloc(1, sizeof(struct par_screen));
+    struct par_screen *p = PAR(a);
+    if (!a->w) return;
+    app_cancel(a); /* also whatever the collectives screen had asked */
+    struct job j = {.kind = JOB_TRAIN};
+    par_lecture_of(a, &j.train);
+    p->train_cfg = j.train;
+    p->train_err[0] = '\0';
+    p->train_started = now_s();
+    p->train_id = worker_post(a->w, &j);
+}
+
+void par_train_if_needed(struct app *a)
+{
+    if (par_summary(a)) return;
+    if (par_training(a)) {
+        /* A run of another configuration (switching schemes quickly) gives way. */
+        struct train_config want;
+        par_lecture_of(a, &want);
+        if (par_same_config(&PAR(a)->train_cfg, &want)) return;
+    }
+    par_train(a);
+}
+
+const struct train_summary *par_summary(const struct app *a)
+{
+    if (!PAR(a)) return NULL;
+    struct train_config want;
+    par_lecture_of(a, &want);
+    int s = want.scheme;
+    if (s < 0 || s >= TRAIN_SCHEME_COUNT || !PAR(a)->have[s] ||
+        !par_same_config(&PAR(a)->sum[s].cfg, &want))
+        return NULL;
+    return &PAR(a)->sum[s];
+}
+
+void par_cancelled(struct app *a)
+{
+    if (PAR(a)) PAR(a)->train_id = 0;
+}
+
+bool par_training(const struct app *a)
+{
+    return PAR(a) && PAR(a)->train_id != 0;
+}
+
+bool par_apply(struct app *a, const struct result *r)
+{
+    struct par_screen *p = PAR(a);
+    if (!p || r->kind != JOB_TRAIN || r->job_id != p->train_id) return false;
+    p->train_id = 0;
+    int s = r->train.cfg.scheme;
+    if (r->status == CV_OK && s >= 0 && s < TRAIN_SCHEME_COUNT) {
+        p->sum[s] = r->train;
+        p->have[s] = true;
+        p->train_err[0] = '\0';
+    } else {
+        snprintf(p->train_err, sizeof p->train_err, "%s",
+                 r->err[0] ? r->err : cv_status_name(r->status));
+    }
+    return true;
+}
+
+/* ---- the screen's entry ---- */
+
+static void par_apply_scene(struct app *a, unsigned changed)
+{
+    if (!(changed & (SF_SCREEN | SF_RANKS | SF_PAR))) return;
+    par_rebuild(a);
+    if (a->w && a->auto_measure) par_train_if_needed(a);
+}
+
+static bool par_action(struct app *a, enum ui_action act, struct scene *next)
+{
+    const struct scene *s = &a->sc;
+    switch (act) {
+    case ACT_SCHEME:
+        /* ddp -> tp -> pp -> ddp (single is the reference, not a screen) */
+        next->scheme = (enum train_scheme)(s->scheme % (TRAIN_SCHEME_COUNT - 1) + 1);
+        next->step = 0;
+        return true;
+    case ACT_SCHEDULE:
+        if (s->scheme != TRAIN_PP) {
+            snprintf(a->msg, sizeof a->msg, "the schedule applies to pp (n switches scheme)");
+            return true;
+        }
+        next->schedule = (enum pp_schedule)((s->schedule + 1) % PP_SCHEDULE_COUNT);
+        next->step = 0;
+        return true;
+    case ACT_OVERLAP:
+        if (s->scheme != TRAIN_DDP) {
+            snprintf(a->msg, sizeof a->msg, "overlap applies to ddp (n switches scheme)");
+            return true;
+        }
+        next->overlap = !s->overlap;
+        next->step = 0;
+        return true;
+    case ACT_MEASURE:
+        if (!a->w)
+            snprintf(a->msg, sizeof a->msg, "no worker to train on");
+        else if (par_training(a))
+            snprintf(a->msg, sizeof a->msg, "already training (x cancels)");
+        else
+            par_train(a);
+        return true;
+    case ACT_CANCEL:
+        if (!(a->w && par_training(a))) return false;
+        app_cancel(a);
+        snprintf(a->msg, sizeof a->msg, "training cancelled");
+        return true;
+    case ACT_ALGO:
+    case ACT_OP:
+    case ACT_ROOT:
+    case ACT_COUNT_UP:
+    case ACT_COUNT_DOWN:
+    case ACT_INIT:
+    case ACT_SWEEP:
+    case ACT_SIZE_UP:
+    case ACT_SIZE_DOWN:
+        snprintf(a->msg, sizeof a->msg,
+                 "that key is for the collectives screen (p goes back to it)");
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool par_result(struct app *a, const struct result *r)
+{
+    return par_apply(a, r);
+}
+
+static bool par_busy(const struct app *a)
+{
+    return par_training(a);
+}
+
+const struct screen_ops screen_parallel = {
+    .name = "parallelism",
+    .kind = SCREEN_PARALLEL,
+    .scene_fields = SF_RANKS | SF_PAR | SF_STEP | SF_AUTOPLAY | SF_HL,
+    .keys_on = KEYS_ON_PAR,
+    .min_ranks = SCENE_PAR_MIN_RANKS,
+    .max_ranks = SCENE_PAR_MAX_RANKS,
+    .apply = par_apply_scene,
+    .nsteps = par_nsteps,
+    .action = par_action,
+    .draw = par_draw,
+    .result = par_result,
+    .busy = par_busy,
+    .cancelled = par_cancelled,
+    .help = par_help,
+    .free_state = par_free,
+};

@@ -1,0 +1,984 @@
+/* pardraw.c - everything the parallelism screen puts on the terminal, from par.h's state
+ * and the geometry par_layout_compute() decides.
+ *
+ * Reading the screen. Each rank (pipeline: stage) has a box with the matrices it holds in
+ * this frame of a real display-scale training step: names like x2 (layer 2's input), W1,
+ * dW0, dx1, a column shard as W1[:,2:4]; under the name the shape and the power of ten
+ * the integers are shown in ("83" under ×10⁻² is 0.83). A check mark after a name says
+ * the matrix equals the single-device computation's (within PAR_DEV_TOL). In a
+ * collective the box shows its working buffer coloured by whose input each value holds,
+ * as on the collectives screen, with this plan step's writes reversed and sends
+ * underlined. The pipeline adds its ideal schedule (model) beside the measured timeline.
+ * The panel holds the lecture-scale run, everything labelled measured or model. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../core/util.h"
+#include "pardraw.h"
+
+#include "../../app.h"
+#include "../../frame.h"
+#include "../../overlays/overlays.h"
+#include "../../kit/text.h"
+#include "par.h"
+
+/* ---- small helpers ---- */
+
+static int par_frame_of(const struct app *a)
+{
+    return (int)app_step(a);
+}
+
+static const char *par_delta(const struct app *a)
+{
+    return a->utf8 ? "\u0394" : "d";
+}
+
+static const char *par_le(const struct app *a)
+{
+    return a->utf8 ? "\u2264" : "<=";
+}
+
+static void par_size(size_t b, char *buf, size_t n)
+{
+    format_size(b, buf, n);
+}
+
+static void par_time(double s, char *buf, size_t n)
+{
+    text_time_us(buf, n, s * 1e6);
+}
+
+/* ---- title and status ---- */
+
+static void par_title(const struct app *a, struct rect r)
+{
+    const struct par_view *v = &PAR(a)->view;
+    const struct train_config *c = &v->cfg;
+    attr_t t = a->th.role[TH_TITLE];
+    draw_fill(r, t);
+    char extra[64] = "";
+    if (a->sc.scheme == TRAIN_PP)
+        snprintf(extra, sizeof extra, " M=%d%s%s", c->microbatches, a->g->sep,
+                 pp_schedule_name(a->sc.schedule));
+    else if (a->sc.scheme == TRAIN_DDP && a->sc.overlap)
+        snprintf(extra, sizeof extra, "%soverlap on", a->g->sep);
+    char left[320];
+    snprintf(left, sizeof left, " collviz%sparallelism%s%s%sW=%d%sdisplay L=%d D=%d B=%d%s",
+             a->g->sep, a->g->sep, train_scheme_title(a->sc.scheme), a->g->sep, a->sc.nranks,
+             a->g->sep, c->layers, c->dim, c->batch, extra);
+    char right[64];
+    snprintf(right, sizeof right, "backend: %s ", a->w ? a->backend_name : "none");
+    int rw = text_width(right);
+    int lw = draw_put(r.y, r.x, r.w, t, left);
+    if (lw + rw + 2 <= r.w) draw_put(r.y, r.x + r.w - rw, rw, t, right);
+}
+
+static void par_status(const struct app *a, struct rect r)
+{
+    const struct par_view *v = &PAR(a)->view;
+    int f = par_frame_of(a);
+    int x = r.x + 1, end = r.x + r.w;
+    x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "frame %d/%d", v->ok ? f + 1 : 0,
+                   v->ok ? v->nframes : 0);
+    if (v->ok) {
+        char title[96];
+        par_frame_title(v, f, title, sizeof title);
+        x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s", title);
+        double dev = par_frame_dev(v, f);
+        if (dev >= 0) {
+            char d[32];
+            par_dev_text(dev, d, sizeof d);
+            bool ok = dev <= PAR_DEV_TOL;
+            x += draw_putf(r.y, x, end - x, a->th.role[ok ? TH_OK : TH_BAD],
+                           "  %s = one device (max |%s| %s)", ok ? a->g->ok : a->g->bad,
+                           par_delta(a), d);
+        }
+    }
+    if (a->playing)
+        x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
+    if (a->msg[0]) {
+        char fit[512];
+        text_fit(fit, sizeof fit, a->msg, end - x - 2, a->utf8);
+        draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_WARN], fit);
+    }
+}
+
+/* ---- rank boxes ---- */
+
+static void par_box_label(const struct app *a, int r, int f, bool idle, int width, char *buf,
+                          size_t n)
+{
+    const struct par_view *v = &PAR(a)->view;
+    const struct train_config *c = &v->cfg;
+    char forms[8][96];
+    int nf = 0;
+    const char *sep = a->g->sep;
+    if (c->scheme == TRAIN_PP) {
+        size_t s0, s1;
+        chunk_range((size_t)c->layers, c->nranks, r, &s0, &s1);
+        char layers[24];
+        if (s1 - s0 == 1)
+            snprintf(layers, sizeof layers, "L%zu", s0);
+        else
+            snprintf(layers, sizeof layers, "L%zu-%zu", s0, s1 - 1);
+        const struct probe_rec *rec = par_frame_rec(v, f, r, NULL);
+        char act[40] = "";
+        int col = par_frame_sched_col(v, f);
+        if (idle)
+            snprintf(act, sizeof act, "%s", col >= 0 ? "idle (bubble)" : "done");
+        else if (rec && rec->kind == PROBE_COMPUTE)
+            snprintf(act, sizeof act, "%s mb%d", rec->fwd ? "F" : "B", rec->mb);
+        else if (rec && rec->kind == PROBE_OPTIM)
+            snprintf(act, sizeof act, "AdamW");
+        else
+            snprintf(act, sizeof act, "holds");
+        snprintf(forms[nf++], sizeof forms[0], "stage %d%s%s%s%s", r, sep, layers, sep, act);
+        snprintf(forms[nf++], sizeof forms[0], "s%d%s%s", r, sep, act);
+        if (idle)
+            snprintf(forms[nf++], sizeof forms[0], "s%d%s%s", r, sep,
+                     col >= 0 ? "idle" : "done");
+        snprintf(forms[nf++], sizeof forms[0], "stage %d", r);
+        snprintf(forms[nf++], sizeof forms[0], "s%d", r);
+    } else if (c->scheme == TRAIN_TP) {
+        int d = c->dim / c->nranks;
+        if (d == 1) {
+            snprintf(forms[nf++], sizeof forms[0], "rank %d%scolumn %d", r, sep, r);
+            snprintf(forms[nf++], sizeof forms[0], "r%d%scol %d", r, sep, r);
+        } else {
+            snprintf(forms[nf++], sizeof forms[0], "rank %d%scolumns %d-%d", r, sep, r * d,
+                     r * d + d - 1);
+            snprintf(forms[nf++], sizeof forms[0], "r%d%scols %d-%d", r, sep, r * d,
+                     r * d + d - 1);
+        }
+    } else {
+        int b = c->batch / c->nranks;
+        snprintf(forms[nf++], sizeof forms[0], "rank %d%srows %d-%d", r, sep, r * b,
+                 r * b + b - 1);
+        snprintf(forms[nf++], sizeof forms[0], "r%d%srows %d-%d", r, sep, r * b, r * b + b - 1);
+    }
+    if (c->scheme != TRAIN_PP) {
+        snprintf(forms[nf++], sizeof forms[0], "rank %d", r);
+        snprintf(forms[nf++], sizeof forms[0], "r%d", r);
+    }
+    for (int k = 0; k < nf; k++)
+        if (text_width(forms[k]) <= width) {
+            snprintf(buf, n, "%.95s", forms[k]);
+            return;
+        }
+    snprintf(buf, n, "r%d", r);
+}
+
+/* Whether rank r takes part in frame f: a transfer of the collective step touches it, or
+ * it computes. */
+static bool par_rank_hot(const struct par_view *v, int f, int r, bool idle)
+{
+    if (idle) return false;
+    const struct step *st = par_frame_step(v, f);
+    const struct par_tick *t = par_frame_tick(v, f);
+    if (!t) return false;
+    if (!t->coll) return t->rec[r] && t->rec[r]->kind != PROBE_START;
+    if (!st) return false;
+    for (size_t k = 0; k < st->n; k++) {
+        const struct xfer *x = &t->plan.x[st->first + k];
+        if (x->src == r || x->dst == r) return true;
+    }
+    return false;
+}
+
+/* The marker row under a collective buffer: "╰─in─╯" over this rank's piece. */
+static void par_mark(const struct app *a, const struct par_cells *c, int y, int x)
+{
+    int x0 = x + c->mark_c0 * (PAR_CELL_W + 1);
+    int w = (c->mark_c1 - c->mark_c0) * (PAR_CELL_W + 1) - 1;
+    int lw = text_width(c->mark);
+    attr_t at = a->th.role[TH_LABEL];
+    if (w < lw + 2) {
+        draw_put(y, x0 + (w - lw > 0 ? (w - lw) / 2 : 0), w > lw ? w : lw, at, c->mark);
+        return;
+    }
+    char buf[256] = "";
+    size_t o = 0;
+    int left = (w - 2 - lw) / 2, right = w - 2 - lw - left;
+    o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", a->g->mark_l);
+    for (int k = 0; k < left && o < sizeof buf; k++)
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", a->g->mark_h);
+    o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", c->mark);
+    for (int k = 0; k < right && o < sizeof buf; k++)
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", a->g->mark_h);
+    if (o < sizeof buf) snprintf(buf + o, sizeof buf - o, "%s", a->g->mark_r);
+    draw_put(y, x0, w, at, buf);
+}
+
+/* One matrix at (y, x): name and badge, shape and scale, the values. */
+static void par_matrix(const struct app *a, const struct par_cells *c, int y, int x, int w,
+                       int row_cap, bool dim)
+{
+    const struct theme *th = &a->th;
+    char name[64], shape[64];
+    par_cells_head(c, a->utf8, name, sizeof name, shape, sizeof shape);
+    size_t nl = strlen(c->name);
+    attr_t dimat = dim ? A_DIM : 0;
+    int used = draw_put(y, x, w, th->role[TH_LABEL] | A_BOLD | dimat, c->name);
+    if (name[nl])
+        draw_put(y, x + used, w - used,
+                 th->role[c->dev <= PAR_DEV_TOL ? TH_OK : TH_BAD] | dimat, name + nl);
+    draw_put(y + 1, x, w, th->role[TH_DIM], shape);
+    int shown = par_rows_shown(c->rows, row_cap);
+    bool cut = shown < c->rows;
+    int W = a->sc.nranks;
+    for (int i = 0; i < shown; i++) {
+        int yy = y + PAR_MAT_HEAD + i;
+        if (cut && i == shown - 1) {
+            draw_putf(yy, x, w, th->role[TH_DIM], "%*s %s %d more row%s", PAR_CELL_W - 1,
+                      a->utf8 ? "\u22ee" : ":", a->g->ell, c->rows - i,
+                      c->rows - i == 1 ? "" : "s");
+            break;
+        }
+        for (int j = 0; j < c->cols; j++) {
+            int k = i * c->cols + j;
+            char t[24], cell[32];
+            attr_t at = dimat;
+            if (c->masked && c->mask[k] == 0) {
+                snprintf(t, sizeof t, "%s", a->g->dot);
+                at |= th->role[TH_EMPTY];
+            } else {
+                par_cell_text(c->v[k], c->exp, t, sizeof t);
+                if (c->masked) at |= theme_mask_attr(th, c->mask[k], W);
+            }
+            if (c->masked && (c->hl[k] & PAR_HL_DST))
+                at |= th->role[TH_DST];
+            else if (c->masked && (c->hl[k] & PAR_HL_SRC))
+                at |= th->role[TH_SRC];
+            int pad = PAR_CELL_W - text_width(t);
+            snprintf(cell, sizeof cell, "%*s%s", pad > 0 ? pad : 0, "", t);
+            draw_put(yy, x + j * (PAR_CELL_W + 1), PAR_CELL_W, at, cell);
+        }
+    }
+    if (c->mark && c->mark_c1 > c->mark_c0) par_mark(a, c, y + PAR_MAT_HEAD + shown, x);
+}
+
+static void par_boxes(const struct app *a)
+{
+    const struct par_screen *p = PAR(a);
+    const struct par_view *v = &p->view;
+    const struct par_layout *l = &p->lay;
+    int f = par_frame_of(a);
+    for (int r = 0; r < v->cfg.nranks; r++) {
+        struct rect b = l->box[r];
+        struct par_cells c[PROBE_MAX_MATS];
+        bool idle = false;
+        int n = par_frame_cells(v, f, r, l->key_only, c, PROBE_MAX_MATS, &idle);
+        bool hot = par_rank_hot(v, f, r, idle);
+        bool pointed = a->sc.hl == HL_RANK && a->sc.hl_index == r;
+        char label[128];
+        int iy, ix;
+        if (l->borders) {
+            par_box_label(a, r, f, idle, b.w - 4, label, sizeof label);
+            draw_frame(b,
+                       pointed ? a->th.role[TH_HL]
+                       : hot   ? a->th.role[TH_BORDER_HOT]
+                               : a->th.role[TH_BORDER],
+                       label, a->th.rank[r] | A_BOLD);
+            iy = b.y + 1;
+            ix = b.x + 2;
+        } else {
+            par_box_label(a, r, f, idle, b.w, label, sizeof label);
+            draw_put(b.y, b.x, b.w,
+                     pointed ? a->th.role[TH_HL]
+                             : a->th.rank[r] | A_BOLD | (hot ? A_UNDERLINE : 0),
+                     label);
+            iy = b.y + 1;
+            ix = b.x;
+        }
+        struct par_shape s;
+        par_shape_of(c, n, a->utf8, &s);
+        int xs[PROBE_MAX_MATS], ys[PROBE_MAX_MATS], used;
+        par_flow(&s, l->inner_w, false, l->row_cap, xs, ys, &used);
+        for (int k = 0; k < n; k++)
+            if (xs[k] >= 0)
+                par_matrix(a, &c[k], iy + ys[k], ix + xs[k], s.w[k], l->row_cap, idle);
+        if (n == 0)
+            draw_put(iy, ix, l->inner_w, a->th.role[TH_DIM], idle ? "idle" : "nothing yet");
+    }
+}
+
+/* ---- transfers and messages ---- */
+
+static void par_xfer_text(const struct app *a, const struct par_tick *t, const struct xfer *x,
+                          char *buf, size_t n)
+{
+    if (x->kind == XFER_SCALE) {
+        snprintf(buf, n, "r%d %s%d (avg)", x->dst, a->utf8 ? "\u00f7" : "/", t->plan.nranks);
+        return;
+    }
+    char what[32];
+    if (x->chunk >= 0)
+        snprintf(what, sizeof what, "chunk %d", x->chunk);
+    else
+        snprintf(what, sizeof what, "%zu values", x->count);
+    snprintf(buf, n, "r%d %s r%d %s%s", x->src, a->g->arrow, x->dst, what,
+             x->kind == XFER_REDUCE ? " (+)" : "");
+}
+
+/* Entries laid out in columns, "+N more" when they do not fit. */
+static void par_entries(const struct app *a, struct rect r, char (*items)[96], int n, int row0)
+{
+    int w = 10;
+    for (int k = 0; k < n; k++)
+        if (text_width(items[k]) > w) w = text_width(items[k]);
+    int colw = w + 3;
+    int per = r.w / colw > 0 ? r.w / colw : 1;
+    int slots = per * (r.h - row0);
+    int show = n <= slots ? n : slots - 1;
+    int x0 = r.x + (r.w - (n < per ? n : per) * colw) / 2;
+    if (x0 < r.x) x0 = r.x;
+    for (int k = 0; k < show; k++)
+        draw_put(r.y + row0 + k / per, x0 + (k % per) * colw, colw - 1, A_NORMAL, items[k]);
+    if (show < n && show >= 0)
+        draw_putf(r.y + row0 + show / per, x0 + (show % per) * colw, colw, a->th.role[TH_DIM],
+                  "+%d more", n - show);
+}
+
+static void par_xfers(const struct app *a, struct rect r)
+{
+    const struct par_view *v = &PAR(a)->view;
+    int f = par_frame_of(a);
+    const struct par_tick *t = par_frame_tick(v, f);
+    if (!t || r.h < 1) return;
+    const struct theme *th = &a->th;
+    char items[64][96];
+    int n = 0;
+    int row0 = 0;
+    if (t->coll) {
+        const struct step *st = par_frame_step(v, f);
+        int sub = v->frames[f].sub;
+        if (!st) {
+            draw_putf(r.y, r.x + 1, r.w - 1, th->role[TH_DIM],
+                      "each rank's input is in place; %s runs step 1 of the ring plan",
+                      a->utf8 ? "\u2192" : "Right");
+            return;
+        }
+        if ((size_t)sub == t->plan.nsteps && r.h >= 2) {
+            if (t->engine_mismatch == 0)
+                draw_putf(
+                    r.y, r.x + 1, r.w - 1, th->role[TH_OK],
+                    "%s the engine's own result: the cpu ranks ran this ring plan on these "
+                    "inputs, bit for bit",
+                    a->g->ok);
+            else
+                draw_putf(r.y, r.x + 1, r.w - 1, th->role[TH_BAD],
+                          "%s %ld values differ from the engine's result", a->g->bad,
+                          t->engine_mismatch);
+            row0 = 1;
+        }
+        for (size_t k = 0; k < st->n && n < 64; k++)
+            par_xfer_text(a, t, &t->plan.x[st->first + k], items[n++], sizeof items[0]);
+        par_entries(a, r, items, n, row0);
+        return;
+    }
+    for (int s = 0; s < v->cfg.nranks && n < 64; s++) {
+        const struct probe_rec *rec = t->rec[s];
+        if (!rec || rec->send_to < 0) continue;
+        const char *what = "";
+        for (int k = 0; k < rec->nmats; k++)
+            if (rec->mats[k].key && rec->fwd) what = rec->mats[k].name;
+        char nm[24];
+        if (!rec->fwd) {
+            snprintf(nm, sizeof nm, "dx%d", rec->layer);
+            what = nm;
+        }
+        snprintf(items[n++], sizeof items[0], "s%d %s s%d %s mb%d", s, a->g->arrow,
+                 rec->send_to, what, rec->mb);
+    }
+    if (n) {
+        par_entries(a, r, items, n, 0);
+        return;
+    }
+    const struct probe_rec *r0 = t->rec[0];
+    const char *msg = "no messages this tick";
+    if (v->cfg.scheme != TRAIN_PP) {
+        if (r0 && r0->kind == PROBE_START)
+            msg = "no communication yet";
+        else if (r0 && r0->kind == PROBE_OPTIM)
+            msg = "no communication: every rank updates what it holds";
+        else
+            msg = "no communication: every rank computes on what it holds";
+    }
+    draw_put(r.y, r.x + 1, r.w - 1, th->role[TH_DIM], msg);
+}
+
+/* ---- the pipeline: ideal schedule beside the measured timeline ---- */
+
+static void par_gantt_ideal(const struct app *a, struct rect r, int tw)
+{
+    const struct par_view *v = &PAR(a)->view;
+    const struct psched *s = &v->sched;
+    const struct theme *th = &a->th;
+    int col = par_frame_sched_col(v, par_frame_of(a));
+    char title[96];
+    if (col >= 0)
+        snprintf(title, sizeof title, "ideal schedule (model), tick %d/%d", col + 1, s->ticks);
+    else
+        snprintf(title, sizeof title, "ideal schedule (model), %d ticks", s->ticks);
+    draw_put(r.y, r.x, r.w, th->role[TH_LABEL] | A_BOLD, title);
+    for (int st = 0; st < s->stages; st++) {
+        int y = r.y + 1 + st;
+        draw_putf(y, r.x, 4, a->th.rank[st] | A_BOLD, "s%d", st);
+        for (int t = 0; t < s->ticks; t++) {
+            const struct psched_cell *c = &s->cell[st][t];
+            char txt[8];
+            attr_t at;
+            if (c->kind == PSCHED_IDLE) {
+                snprintf(txt, sizeof txt, "%s", tw >= 3 ? " \u00b7 " : "\u00b7 ");
+                if (!a->utf8) snprintf(txt, sizeof txt, "%s", tw >= 3 ? " . " : ". ");
+                at = th->role[TH_DIM];
+            } else {
+                snprintf(txt, sizeof txt, tw >= 3 ? "%c%-2d" : "%c%d",
+                         c->kind == PSCHED_FWD ? 'F' : 'B', c->mb);
+                at = (c->kind == PSCHED_FWD ? A_REVERSE : A_REVERSE | A_BOLD);
+            }
+            if (t == col) at = (at & ~A_DIM) | th->role[TH_DST] | A_UNDERLINE;
+            draw_put(y, r.x + 4 + t * tw, tw, at, txt);
+        }
+    }
+    char leg[160];
+    snprintf(leg, sizeof leg, "F/B: fwd/bwd of a micro-batch, %s idle (bubble)",
+             a->utf8 ? "\u00b7" : ".");
+    draw_put(r.y + 1 + s->stages, r.x, r.w, th->role[TH_DIM], leg);
+}
+
+/* What stage `st` did at time t of the measured step: the event covering it on lane 0. */
+static const struct tl_event *par_event_at(const struct train_summary *sum, int st, double t)
+{
+    for (int i = 0; i < sum->nevents; i++) {
+        const struct tl_event *e = &sum->events[i];
+        if (e->rank == st && e->lane == 0 && e->t0 <= t && t < e->t1) return e;
+    }
+    return NULL;
+}
+
+static void par_gantt_measured(const struct app *a, struct rect r)
+{
+    const struct theme *th = &a->th;
+    const struct train_summary *sum = par_summary(a);
+    int P = a->sc.nranks;
+    if (!sum) {
+        draw_put(r.y, r.x, r.w, th->role[TH_LABEL] | A_BOLD, "measured timeline");
+        draw_put(r.y + 1, r.x, r.w, th->role[TH_DIM],
+                 par_training(a) ? "training at lecture scale..."
+                                 : "not trained yet (m trains)");
+        return;
+    }
+    double span = 0;
+    for (int i = 0; i < sum->nevents; i++)
+        if (sum->events[i].lane == 0 && sum->events[i].t1 > span) span = sum->events[i].t1;
+    char t[32];
+    par_time(span, t, sizeof t);
+    draw_putf(r.y, r.x, r.w, th->role[TH_LABEL] | A_BOLD, "measured, step %d of %d: %s",
+              sum->ev_step + 1, sum->steps_done, t);
+    int cw = r.w - 4;
+    if (cw < 4 || span <= 0) return;
+    for (int st = 0; st < P && st < sum->nranks; st++) {
+        int y = r.y + 1 + st;
+        draw_putf(y, r.x, 4, a->th.rank[st] | A_BOLD, "s%d", st);
+        const struct tl_event *prev = NULL;
+        for (int k = 0; k < cw; k++) {
+            double tm = (k + 0.5) * span / cw;
+            const struct tl_event *e = par_event_at(sum, st, tm);
+            char txt[8] = " ";
+            attr_t at = A_NORMAL;
+            if (!e) {
+                snprintf(txt, sizeof txt, "%s", a->utf8 ? "\u00b7" : ".");
+                at = th->role[TH_DIM];
+            } else if (e->kind == TL_COMPUTE && e->mb >= 0) {
+                bool fwd = e->label[0] == 'F';
+                /* the micro-batch at the start of each event, its letter elsewhere */
+                if (e != prev)
+                    snprintf(txt, sizeof txt, "%d", e->mb % 10);
+                else
+                    snprintf(txt, sizeof txt, "%c", fwd ? 'F' : 'B');
+                at = fwd ? A_REVERSE : A_REVERSE | A_BOLD;
+            } else if (e->kind == TL_COMPUTE) {
+                snprintf(txt, sizeof txt, "A"); /* AdamW */
+                at = th->role[TH_LABEL];
+            } else if (e->kind == TL_RECV || e->kind == TL_IDLE) {
+                snprintf(txt, sizeof txt, "%s", a->utf8 ? "\u00b7" : ".");
+                at = th->role[TH_WARN];
+            } else {
+                snprintf(txt, sizeof txt, ">");
+                at = th->role[TH_DIM];
+            }
+            draw_put(y, r.x + 4 + k, 1, at, txt);
+            prev = e;
+        }
+    }
+    char leg[160];
+    snprintf(leg, sizeof leg, "F/B computing (digit: micro-batch), %s waiting in recv, A AdamW",
+             a->utf8 ? "\u00b7" : ".");
+    draw_put(r.y + 1 + P, r.x, r.w, th->role[TH_DIM], leg);
+}
+
+static void par_gantt(const struct app *a, struct rect r)
+{
+    const struct par_view *v = &PAR(a)->view;
+    if (r.h < 3 || !v->have_sched) return;
+    const struct psched *s = &v->sched;
+    int tw = 3;
+    int iw = 4 + s->ticks * tw;
+    if (iw + 3 + 28 > r.w) {
+        tw = 2;
+        iw = 4 + s->ticks * tw;
+    }
+    struct rect left = {r.y, r.x + 1, r.h - 1, iw};
+    struct rect right = {r.y, r.x + 1 + iw + 3, r.h - 1, r.w - iw - 4};
+    par_gantt_ideal(a, left, tw);
+    par_gantt_measured(a, right);
+    /* the bubble: model, counted in the ideal chart, measured */
+    const struct theme *th = &a->th;
+    int P = s->stages, M = s->micro;
+    int y = r.y + r.h - 1, x = r.x + 1;
+    x += draw_putf(y, x, r.x + r.w - x, th->role[TH_LABEL], "bubble ");
+    x += draw_putf(y, x, r.x + r.w - x, A_NORMAL, "model (P-1)/(M+P-1) = %d/%d = %.2f", P - 1,
+                   M + P - 1, psched_bubble_formula(P, M));
+    const struct train_summary *sum = par_summary(a);
+    if (sum && sum->bubble_measured >= 0) {
+        x += draw_putf(y, x, r.x + r.w - x, th->role[TH_DIM], "   ");
+        x += draw_putf(y, x, r.x + r.w - x, th->role[TH_MEASURED] | A_BOLD, "measured %.2f",
+                       sum->bubble_measured);
+        draw_putf(y, x, r.x + r.w - x, th->role[TH_DIM],
+                  " (idle share of the span, %s, steps 2-%d)", par_backend_note(a),
+                  sum->steps_done);
+    }
+}
+
+/* ---- the sentence ---- */
+
+static void par_what(const struct app *a, struct rect r)
+{
+    const struct par_view *v = &PAR(a)->view;
+    char text[800];
+    par_frame_text(v, par_frame_of(a), text, sizeof text);
+    char lines[4][256];
+    int max = r.h < 4 ? r.h : 4;
+    int n = text_wrap(text, r.w - 2, lines, max, a->utf8);
+    for (int i = 0; i < n && i < max; i++)
+        draw_put(r.y + i, r.x + 1, r.w - 2, v->ok ? A_BOLD : a->th.role[TH_BAD], lines[i]);
+}
+
+/* ---- the measured panel ---- */
+
+static void par_panel_state(const struct app *a, struct plines *p, int width)
+{
+    const struct par_screen *ps = PAR(a);
+    const struct theme *th = &a->th;
+    struct train_config want;
+    par_lecture_of(a, &want);
+    if (!a->w) {
+        pl_wrapped_max(p, th->role[TH_WARN], width,
+                       "no worker thread: only the display-scale run is shown", 2);
+        return;
+    }
+    if (par_training(a)) {
+        struct pline *l = pl_new(p);
+        pl_add(l, th->role[TH_WARN], "%s training %s at lecture scale%s %.1f s", a->g->busy,
+               train_scheme_name(ps->train_cfg.scheme), a->g->ell, now_s() - ps->train_started);
+        pl_add(l, th->role[TH_DIM], " (x cancels)");
+    } else if (ps->train_err[0] && ps->train_cfg.scheme == want.scheme &&
+               ps->train_cfg.nranks == want.nranks) {
+        char t[260];
+        snprintf(t, sizeof t, "training: %s", ps->train_err);
+        pl_wrapped_max(p, th->role[TH_BAD], width, t, 3);
+    } else if (!par_summary(a)) {
+        pl_add(pl_new(p), th->role[TH_DIM], "not trained yet (m trains)");
+    }
+    if (par_summary(a)) return;
+    /* Before a run: the napkin math, which needs no measurement. */
+    const char *dot = a->utf8 ? "\u00b7" : "*";
+    size_t L = (size_t)want.layers, D = (size_t)want.dim, B = (size_t)want.batch;
+    int P = want.nranks, M = want.microbatches;
+    struct pline *l = pl_new(p);
+    if (want.scheme == TRAIN_PP)
+        pl_add(l, th->role[TH_DIM], "model: bubble (P-1)/(M+P-1) = %d/%d = %.2f", P - 1,
+               M + P - 1, (double)(P - 1) / (M + P - 1));
+    else {
+        pl_add(l, th->role[TH_DIM], "model: TP all-gathers L%sB%sD = %zu per step", dot, dot,
+               L * B * D);
+        pl_add(pl_new(p), th->role[TH_DIM], "model: DDP all-reduces L%sD%s = %zu per step", dot,
+               a->utf8 ? "\u00b2" : "^2", L * D * D);
+    }
+    (void)width;
+}
+
+/* Loss per step against one device, and the deviation. */
+static void par_panel_loss(const struct app *a, const struct train_summary *s, struct plines *p,
+                           int width)
+{
+    const struct theme *th = &a->th;
+    attr_t lab = th->role[TH_LABEL], num = th->role[TH_MEASURED];
+    const char *name = train_scheme_name(s->cfg.scheme);
+    bool comm = width >= 56, time = width >= 46;
+    struct pline *l = pl_new(p);
+    pl_add(l, lab, "step  loss %-10s loss 1 device", name);
+    if (time) pl_add(l, lab, "  time");
+    if (comm) pl_add(l, lab, "     comm");
+    for (int k = 0; k < s->steps_done; k++) {
+        char t[32], c[32];
+        par_time(s->time_s[k], t, sizeof t);
+        par_time(s->comm_s[k], c, sizeof c);
+        l = pl_new(p);
+        pl_add(l, A_NORMAL, "%4d  ", k);
+        pl_add(l, num, "%-15.8g", s->loss[k]);
+        pl_add(l, num, "%-15.8g", s->ref_loss[k]);
+        if (time) pl_add(l, num, "%-9s", t);
+        if (comm) pl_add(l, num, "%s", c);
+    }
+    char d[32], pd[32];
+    par_dev_text(s->dev.loss_rel, d, sizeof d);
+    par_dev_text(s->dev.param_abs, pd, sizeof pd);
+    /* The tolerances the comparison used: wider on GPUs (cuBLAS and NCCL sum in their
+     * own orders), see train.h. */
+    bool lok = s->dev.loss_rel <= s->dev.tol_loss_rel,
+         pok = s->dev.param_abs <= s->dev.tol_param_abs;
+    l = pl_new(p);
+    pl_add(l, th->role[lok ? TH_OK : TH_BAD] | A_BOLD,
+           "%s same loss as 1 device: ", lok ? a->g->ok : a->g->bad);
+    pl_add(l, A_NORMAL, "rel. %s %s %s %.0e", par_delta(a), d, par_le(a), s->dev.tol_loss_rel);
+    l = pl_new(p);
+    pl_add(l, th->role[pok ? TH_OK : TH_BAD],
+           "%s same weights after %d steps: ", pok ? a->g->ok : a->g->bad, s->steps_done);
+    pl_add(l, A_NORMAL, "|%s| %s %s %.0e", par_delta(a), pd, par_le(a), s->dev.tol_param_abs);
+}
+
+/* How the bytes sent were obtained: counted at each send on CPU ranks and for the
+ * pipeline's NCCL sends; for NCCL collectives, which report no bytes, the ring model's
+ * (the run's description line says so too). */
+static const char *par_bytes_how(const struct train_summary *s)
+{
+    return s->cfg.backend == TRAIN_BACKEND_NCCL && s->cfg.scheme != TRAIN_PP ? "ring model"
+                                                                             : "measured";
+}
+
+/* Bytes per step, the napkin math, communication time. */
+static void par_panel_traffic(const struct app *a, const struct train_summary *s,
+                              struct plines *p, int width)
+{
+    const struct theme *th = &a->th;
+    attr_t lab = th->role[TH_LABEL], num = th->role[TH_MEASURED], mod = th->role[TH_DIM];
+    const struct train_napkin *nk = &s->napkin;
+    const char *dot = a->utf8 ? "\u00b7" : "*";
+    const char *sq = a->utf8 ? "\u00b2" : "^2";
+    int last = s->steps_done - 1;
+    char mb[32], mm[32];
+    par_size(nk->wire_bytes, mb, sizeof mb);
+    par_size(nk->wire_model_bytes, mm, sizeof mm);
+    struct pline *l = pl_new(p);
+    pl_add(l, lab, "sent per step, busiest rank: ");
+    pl_add(l, num | A_BOLD, "%s", mb);
+    pl_add(l, A_NORMAL, " %s", par_bytes_how(s));
+    l = pl_new(p);
+    if (s->cfg.scheme == TRAIN_PP)
+        pl_add(l, mod, "  %s model (B%sD floats each way per stage boundary)", mm,
+               a->utf8 ? "\u00b7" : "*");
+    else
+        pl_add(l, mod, "  %s model (ring formulas)", mm);
+    size_t L = (size_t)s->cfg.layers, D = (size_t)s->cfg.dim, B = (size_t)s->cfg.batch;
+    if (s->cfg.scheme == TRAIN_TP || s->cfg.scheme == TRAIN_DDP) {
+        bool tp = s->cfg.scheme == TRAIN_TP;
+        l = pl_new(p);
+        pl_add(l, lab, "into %s per step: ", tp ? "all-gathers" : "all-reduces");
+        pl_add(l, num | A_BOLD, "%zu", tp ? nk->all_gather_elems : nk->all_reduce_elems);
+        pl_add(l, A_NORMAL, " measured");
+        l = pl_new(p);
+        if (tp)
+            pl_add(l, mod, "  L%sB%sD = %zu%s%zu%s%zu = %zu model", dot, dot, L, dot, B, dot, D,
+                   nk->tp_model_elems);
+        else
+            pl_add(l, mod, "  L%sD%s = %zu%s%zu%s = %zu model", dot, sq, L, dot, D, sq,
+                   nk->ddp_model_elems);
+        l = pl_new(p);
+        if (tp)
+            pl_add(l, mod, "  DDP: L%sD%s = %zu, D/B = %g%s more (model)", dot, sq,
+                   nk->ddp_model_elems, (double)D / (double)B, a->utf8 ? "\u00d7" : "x");
+        else
+            pl_add(l, mod, "  TP: L%sB%sD = %zu, D/B = %g%s less (model)", dot, dot,
+                   nk->tp_model_elems, (double)D / (double)B, a->utf8 ? "\u00d7" : "x");
+    }
+    if (last >= 0) {
+        char c[32], st[32];
+        par_time(s->comm_s[last], c, sizeof c);
+        par_time(s->time_s[last], st, sizeof st);
+        l = pl_new(p);
+        pl_add(l, lab, "comm ");
+        pl_add(l, num, "%s", c);
+        pl_add(l, A_NORMAL, " of ");
+        pl_add(l, num, "%s", st);
+        pl_add(l, mod, "/step (measured, mean)");
+        if (s->comm_async_s[last] > 0) {
+            par_time(s->comm_async_s[last], c, sizeof c);
+            l = pl_new(p);
+            pl_add(l, mod, "  + ");
+            pl_add(l, num, "%s", c);
+            pl_add(l, mod, " overlapped on the helper lane");
+        }
+    }
+    (void)width;
+}
+
+/* Memory per rank, by purpose, next to one device's. */
+static void par_mem_row(struct pline *l, attr_t attr, const struct train_memory *m, bool comm)
+{
+    char v[4][24];
+    par_size(m->params, v[0], sizeof v[0]);
+    par_size(m->grads, v[1], sizeof v[1]);
+    par_size(m->optimizer, v[2], sizeof v[2]);
+    par_size(m->activations + (comm ? m->comm : 0), v[3], sizeof v[3]);
+    pl_add(l, attr, "%-9s%-9s%-9s%s", v[0], v[1], v[2], v[3]);
+}
+
+static void par_panel_memory(const struct app *a, const struct train_summary *s,
+                             struct plines *p, int width)
+{
+    const struct theme *th = &a->th;
+    struct pline *l = pl_new(p);
+    pl_add(l, th->role[TH_LABEL], "memory (allocated)");
+    l = pl_new(p);
+    pl_add(l, th->role[TH_DIM], "            params   grads    optim    act");
+    int W = s->nranks;
+    for (int r = 0; r < W && r < CV_MAX_RANKS; r++) {
+        const struct train_memory *m = &s->mem[r];
+        int same_to = r;
+        while (same_to + 1 < W && memcmp(&s->mem[same_to + 1], m, sizeof *m) == 0)
+            same_to++;
+        l = pl_new(p);
+        char who[32];
+        if (same_to > r)
+            snprintf(who, sizeof who, "r%d-%d", r, same_to);
+        else
+            snprintf(who, sizeof who, "r%d", r);
+        pl_add(l, A_BOLD, "  %-10s", who);
+        par_mem_row(l, A_NORMAL, m, true);
+        r = same_to;
+    }
+    l = pl_new(p);
+    pl_add(l, th->role[TH_DIM], "  1 device  ");
+    par_mem_row(l, th->role[TH_DIM], &s->ref_mem, false);
+    (void)width;
+}
+
+/* "ddp W=4 L=4 D=1024 B=128, 5 steps" */
+static void par_panel_config(const struct app *a, char *t, size_t n)
+{
+    struct train_config c;
+    par_lecture_of(a, &c);
+    char pp[32] = "";
+    if (c.scheme == TRAIN_PP)
+        snprintf(pp, sizeof pp, " M=%d %s", c.microbatches,
+                 c.schedule == PP_GPIPE ? "GPipe" : "1F1B");
+    snprintf(t, n, "%s W=%d L=%d D=%d B=%d%s, %d steps", train_scheme_name(c.scheme), c.nranks,
+             c.layers, c.dim, c.batch, pp, c.steps);
+}
+
+static void par_panel_desc(const struct app *a, struct plines *p, int width)
+{
+    const struct train_summary *s = par_summary(a);
+    if (s) pl_wrapped_max(p, a->th.role[TH_DIM], width, s->desc, 2);
+}
+
+/* The panel in a few lines, most important first, for short panels. */
+static void par_panel_summary(const struct app *a, const struct train_summary *s,
+                              struct plines *p)
+{
+    const struct theme *th = &a->th;
+    attr_t num = th->role[TH_MEASURED], mod = th->role[TH_DIM];
+    const char *dot = a->utf8 ? "\u00b7" : "*";
+    char d[32], pd[32], mb[32], mm[32];
+    par_dev_text(s->dev.loss_rel, d, sizeof d);
+    par_dev_text(s->dev.param_abs, pd, sizeof pd);
+    par_size(s->napkin.wire_bytes, mb, sizeof mb);
+    par_size(s->napkin.wire_model_bytes, mm, sizeof mm);
+    struct pline *l = pl_new(p);
+    pl_add(l, th->role[s->dev.within ? TH_OK : TH_BAD] | A_BOLD, "%s same loss as one device",
+           s->dev.within ? a->g->ok : a->g->bad);
+    pl_add(l, A_NORMAL, " (rel. %s %s %s %.0e), weights |%s| %s", par_delta(a), d, par_le(a),
+           s->dev.tol_loss_rel, par_delta(a), pd);
+    l = pl_new(p);
+    pl_add(l, A_NORMAL, "sent/step ");
+    pl_add(l, num | A_BOLD, "%s %s", mb, par_bytes_how(s));
+    pl_add(l, mod, ", %s model", mm);
+    int last = s->steps_done - 1;
+    if (last >= 0) {
+        char t[32], c[32];
+        par_time(s->time_s[last], t, sizeof t);
+        par_time(s->comm_s[last], c, sizeof c);
+        pl_add(l, A_NORMAL, "   step ");
+        pl_add(l, num, "%s", t);
+        pl_add(l, A_NORMAL, ", comm ");
+        pl_add(l, num, "%s", c);
+    }
+    const struct train_napkin *nk = &s->napkin;
+    size_t D = (size_t)s->cfg.dim, B = (size_t)s->cfg.batch;
+    if (s->cfg.scheme == TRAIN_TP || s->cfg.scheme == TRAIN_DDP) {
+        bool tp = s->cfg.scheme == TRAIN_TP;
+        l = pl_new(p);
+        pl_add(l, A_NORMAL, "%s ", tp ? "all-gather" : "all-reduce");
+        pl_add(l, num | A_BOLD, "%zu", tp ? nk->all_gather_elems : nk->all_reduce_elems);
+        pl_add(l, A_NORMAL, " el/step measured");
+        if (tp)
+            pl_add(l, mod, ", L%sB%sD = %zu model; DDP: L%sD%s, D/B = %g%s more", dot, dot,
+                   nk->tp_model_elems, dot, a->utf8 ? "\u00b2" : "^2", (double)D / (double)B,
+                   a->utf8 ? "\u00d7" : "x");
+        else
+            pl_add(l, mod, ", L%sD%s = %zu model; TP: L%sB%sD, D/B = %g%s less", dot,
+                   a->utf8 ? "\u00b2" : "^2", nk->ddp_model_elems, dot, dot,
+                   (double)D / (double)B, a->utf8 ? "\u00d7" : "x");
+    }
+    const struct train_memory *m = &s->mem[0];
+    char v[4][24];
+    par_size(m->params, v[0], sizeof v[0]);
+    par_size(m->grads, v[1], sizeof v[1]);
+    par_size(m->optimizer, v[2], sizeof v[2]);
+    par_size(m->activations + m->comm, v[3], sizeof v[3]);
+    l = pl_new(p);
+    pl_add(l, A_NORMAL, "memory r0: params %s grads %s optim %s act %s", v[0], v[1], v[2],
+           v[3]);
+    par_size(s->ref_mem.params, v[0], sizeof v[0]);
+    pl_add(l, mod, " (allocated; 1 device: params %s)", v[0]);
+}
+
+static void par_panel(const struct app *a, struct rect r)
+{
+    const struct par_layout *l = &PAR(a)->lay;
+    const struct theme *th = &a->th;
+    const struct train_summary *s = par_summary(a);
+    char cfg[128];
+    par_panel_config(a, cfg, sizeof cfg);
+    if (r.h < 1) return;
+    if (l->panel_compact) {
+        struct plines p = {.n = 0};
+        par_panel_state(a, &p, r.w - 2);
+        if (s)
+            par_panel_summary(a, s, &p);
+        else
+            pl_add(pl_new(&p), th->role[TH_DIM], "lecture scale: %s", cfg);
+        pl_draw(&p, 0, (struct rect){r.y, r.x + 1, r.h, r.w - 2});
+        return;
+    }
+    char title[192];
+    snprintf(title, sizeof title, "measured on %s%slecture scale: %s", par_backend_note(a),
+             a->g->sep, cfg);
+    draw_frame(r, th->role[TH_BORDER], title, th->role[TH_LABEL] | A_BOLD);
+    struct rect in = {r.y + 1, r.x + 2, r.h - 2, r.w - 4};
+    if (l->panel_side) {
+        struct plines p = {.n = 0};
+        par_panel_state(a, &p, in.w);
+        if (s) {
+            par_panel_loss(a, s, &p, in.w);
+            pl_new(&p);
+            par_panel_traffic(a, s, &p, in.w);
+            pl_new(&p);
+            par_panel_memory(a, s, &p, in.w);
+            pl_new(&p);
+            par_panel_desc(a, &p, in.w);
+        }
+        pl_draw(&p, 0, in);
+        return;
+    }
+    /* Below the animation: a few summary lines when short, else columns. */
+    if (in.h < 9 || in.w < 90) {
+        struct plines p = {.n = 0};
+        par_panel_state(a, &p, in.w);
+        if (s) par_panel_summary(a, s, &p);
+        pl_draw(&p, 0, in);
+        return;
+    }
+    struct plines c1 = {.n = 0}, c2 = {.n = 0}, c3 = {.n = 0};
+    int ncol = in.w >= 150 ? 3 : 2;
+    int cw = (in.w - 2 * (ncol - 1)) / ncol;
+    par_panel_state(a, &c1, cw);
+    if (s) {
+        par_panel_loss(a, s, &c1, cw);
+        par_panel_traffic(a, s, &c2, cw);
+        struct plines *mem = ncol == 3 ? &c3 : &c2;
+        par_panel_memory(a, s, mem, cw);
+        if (ncol == 3 || c2.n + 2 < in.h) par_panel_desc(a, mem, cw);
+    }
+    pl_draw(&c1, 0, (struct rect){in.y, in.x, in.h, cw});
+    pl_draw(&c2, 0, (struct rect){in.y, in.x + cw + 2, in.h, cw});
+    if (ncol == 3) pl_draw(&c3, 0, (struct rect){in.y, in.x + 2 * (cw + 2), in.h, cw});
+}
+
+/* ---- the screen ---- */
+
+void par_draw(struct app *a, struct rect area)
+{
+    if (!PAR(a) || PAR(a)->shapes_utf8 != a->utf8) par_rebuild(a);
+    struct par_screen *p = PAR(a);
+    const struct par_view *v = &p->view;
+    int W = v->cfg.nranks;
+    struct par_layout_content c = {
+        .nranks = W,
+        .shapes = p->shapes,
+        .nshapes = v->ok ? v->nframes * W : 0,
+        .label_w = 2,
+        .xfer_rows = 2,
+        .what = v->ok ? p->longest_what : v->err,
+    };
+    if (v->have_sched) {
+        c.gantt_rows = v->sched.stages + 3;
+        c.gantt_w = 4 + v->sched.ticks * 2 + 3 + 4 + 24;
+    }
+    if (!par_layout_compute(area.h, area.w, &c, &p->lay)) {
+        a->nbar = 0;
+        overlay_too_small(a, area, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
+        return;
+    }
+    par_layout_shift(&p->lay, area.y, area.x);
+    const struct par_layout *l = &p->lay;
+    par_title(a, l->title);
+    par_status(a, l->status);
+    if (v->ok) {
+        par_boxes(a);
+        par_xfers(a, l->xfers);
+        if (l->gantt.h > 0) par_gantt(a, l->gantt);
+    }
+    par_what(a, l->what);
+    par_panel(a, l->panel);
+    frame_bar(a, l->bar, KEYS_ON_PAR);
+}
+
+/* The help overlay's legend for this screen: colours, how values are written, where the
+ * panel's figures come from. */
+void par_help(const struct app *a, struct plines *p, int width)
+{
+    const struct theme *th = &a->th;
+    struct pline *l = pl_new(p);
+    pl_add(l, A_BOLD, "colours ");
+    for (int k = 0; k < 4 && k < CV_MAX_RANKS; k++)
+        pl_add(l, th->rank[k] | A_BOLD, "r%d ", k);
+    pl_add(l, A_NORMAL, "%s a value holding that rank's input only", a->g->ell);
+    l = pl_new(p);
+    pl_add(l, A_NORMAL, "        ");
+    pl_add(l, th->role[TH_REDUCED], " %s ", a->g->sigma);
+    pl_add(l, A_NORMAL, " partial reduction (several ranks)  ");
+    pl_add(l, th->role[TH_COMPLETE], " %s ", a->g->sigma);
+    pl_add(l, A_NORMAL, " all ranks reduced");
+    l = pl_new(p);
+    pl_add(l, A_NORMAL, "        ");
+    pl_add(l, th->role[TH_DST], "written");
+    pl_add(l, A_NORMAL, "/");
+    pl_add(l, th->role[TH_SRC], "sent");
+    pl_add(l, A_NORMAL, " by this step  %s no data", a->g->dot);
+    l = pl_new(p);
+    pl_add(l, A_BOLD, "values  ");
+    pl_add(l, A_NORMAL, "83 under %s is 0.83; ", a->utf8 ? "\u00d710\u207b\u00b2" : "x1e-2");
+    pl_add(l, th->role[TH_OK], "%s", a->g->ok);
+    pl_add(l, A_NORMAL, " equals the single-device value");
+    const struct train_summary *s = par_summary(a);
+    char t[200];
+    snprintf(t, sizeof t, "panel   %s on %s at lecture scale; \"model\" marks formulas",
+             s ? "measured" : "to be measured", par_backend_note(a));
+    pl_wrapped_max(p, A_NORMAL, width, t, 2);
+}

@@ -1,0 +1,15 @@
+/* pardraw.h - drawing the parallelism screen (pardraw.c). */
+#ifndef COLLVIZ_UI_SCREENS_PARDRAW_H
+#define COLLVIZ_UI_SCREENS_PARDRAW_H
+
+#include "../../kit/draw.h"
+
+struct app;
+
+/* The screen in r: title, status, rank boxes, transfers, the pipeline's charts, the
+ * sentence, the lecture-scale panel and (standalone) the key bar. */
+void par_draw(struct app *a, struct rect r);
+/* The help overlay's legend lines for this screen. */
+void par_help(const struct app *a, struct plines *p, int width);
+
+#endif

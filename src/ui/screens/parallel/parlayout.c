@@ -1,0 +1,250 @@
+/* parlayout.c - the parallelism screen's geometry as a pure function (see parlayout.h). */
+#include "parlayout.h"
+
+#include <string.h>
+
+#include "../../kit/text.h"
+
+#define PANEL_SIDE_MIN_COLS 150 /* the panel's loss table and napkin lines need ~56 columns */
+#define PANEL_SIDE_W_MIN 58
+#define PANEL_SIDE_W_MAX 70
+#define PANEL_H_MAX 12
+#define PANEL_H_MIN 6
+#define PANEL_COMPACT_H 2
+#define WHAT_MAX_LINES 3
+
+int par_values_width(int cols)
+{
+    return cols * (PAR_CELL_W + 1) - 1;
+}
+
+void par_shape_of(const struct par_cells *c, int n, bool utf8, struct par_shape *s)
+{
+    memset(s, 0, sizeof *s);
+    for (int k = 0; k < n && k < PROBE_MAX_MATS; k++) {
+        char name[64], shape[64];
+        par_cells_head(&c[k], utf8, name, sizeof name, shape, sizeof shape);
+        int w = par_values_width(c[k].cols);
+        if (text_width(name) > w) w = text_width(name);
+        if (text_width(shape) > w) w = text_width(shape);
+        s->w[k] = w;
+        s->rows[k] = c[k].rows;
+        s->extra[k] = PAR_MAT_HEAD + (c[k].mark && c[k].mark_c1 > c[k].mark_c0 ? 1 : 0);
+        s->key[k] = c[k].key;
+        s->n = k + 1;
+    }
+}
+
+int par_rows_shown(int rows, int row_cap)
+{
+    return row_cap <= 0 || rows <= row_cap ? rows : row_cap;
+}
+
+int par_flow(const struct par_shape *s, int inner_w, bool key_only, int row_cap, int *xs,
+             int *ys, int *width)
+{
+    int x = 0, y = 0, lineh = 0, maxw = 0;
+    for (int k = 0; k < s->n; k++) {
+        if (key_only && !s->key[k]) {
+            if (xs) xs[k] = ys[k] = -1;
+            continue;
+        }
+        int w = s->w[k], h = s->extra[k] + par_rows_shown(s->rows[k], row_cap);
+        if (x > 0 && x + w > inner_w) {
+            y += lineh + 1;
+            x = 0;
+            lineh = 0;
+        }
+        if (xs) {
+            xs[k] = x;
+            ys[k] = y;
+        }
+        if (x + w > maxw) maxw = x + w;
+        x += w + PAR_MAT_GAP;
+        if (h > lineh) lineh = h;
+    }
+    if (width) *width = maxw;
+    return y + lineh;
+}
+
+/* The widest single matrix and the natural (unwrapped) width over every shape. */
+static void par_widths(const struct par_layout_content *c, bool key_only, int *widest,
+                       int *natural)
+{
+    *widest = *natural = 1;
+    for (int i = 0; i < c->nshapes; i++) {
+        const struct par_shape *s = &c->shapes[i];
+        int w;
+        par_flow(s, 1 << 20, key_only, 0, NULL, NULL, &w);
+        if (w > *natural) *natural = w;
+        for (int k = 0; k < s->n; k++)
+            if ((!key_only || s->key[k]) && s->w[k] > *widest) *widest = s->w[k];
+    }
+}
+
+static int par_flow_height(const struct par_layout_content *c, int inner_w, bool key_only,
+                           int row_cap)
+{
+    int h = 0;
+    for (int i = 0; i < c->nshapes; i++) {
+        int hi = par_flow(&c->shapes[i], inner_w, key_only, row_cap, NULL, NULL, NULL);
+        if (hi > h) h = hi;
+    }
+    return h;
+}
+
+static int par_tallest(const struct par_layout_content *c, bool key_only)
+{
+    int t = 1;
+    for (int i = 0; i < c->nshapes; i++)
+        for (int k = 0; k < c->shapes[i].n; k++)
+            if ((!key_only || c->shapes[i].key[k]) && c->shapes[i].rows[k] > t)
+                t = c->shapes[i].rows[k];
+    return t;
+}
+
+struct par_try {
+    bool side, key_only, borders, squeeze;
+    int row_cap;
+};
+
+/* Place the boxes in aw × ah; fills grid and box size. */
+static bool par_fit_boxes(const struct par_layout_content *c, const struct par_try *t, int aw,
+                          int ah, int *gc_out, int *bw_out, int *bh_out, int *inner_out)
+{
+    int W = c->nranks;
+    int widest, natural;
+    par_widths(c, t->key_only, &widest, &natural);
+    int pad = t->borders ? 4 : 1; /* "│ " and " │", or one column apart */
+    /* The grid that takes the fewest rows in all (wide boxes wrap their matrices less);
+     * on a tie the one with fewer rows of boxes. For a number of rows of boxes, the fewest
+     * columns that hold every rank (2x2 rather than 3+1). */
+    bool found = false;
+    int best_h = 0, prev_gc = 0;
+    for (int gr = 1; gr <= W; gr++) {
+        int gc = (W + gr - 1) / gr;
+        if (gc == prev_gc) continue;
+        prev_gc = gc;
+        int bw_max = (aw - (gc - 1)) / gc;
+        int inner = bw_max - pad;
+        if (inner < widest || bw_max < c->label_w + (t->borders ? 4 : 0)) continue;
+        if (inner > natural) inner = natural;
+        int bw = inner + pad;
+        int lw = c->label_w + (t->borders ? 4 : 0);
+        if (bw < lw) bw = lw;
+        int h = par_flow_height(c, inner, t->key_only, t->row_cap);
+        int bh = h + (t->borders ? 2 : 1);
+        if (gr * bh > ah || (found && gr * bh >= best_h)) continue;
+        found = true;
+        best_h = gr * bh;
+        *gc_out = gc;
+        *bw_out = bw;
+        *bh_out = bh;
+        *inner_out = inner;
+    }
+    return found;
+}
+
+static int par_what_lines(const char *what, int width, int max)
+{
+    if (!what || !*what) return 1;
+    int n = text_wrap(what, width - 2, NULL, 0, true);
+    return n < 1 ? 1 : n > max ? max : n;
+}
+
+bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
+                        struct par_layout *out)
+{
+    memset(out, 0, sizeof *out);
+    out->rows = rows;
+    out->cols = cols;
+    out->too_small = true;
+    int W = c->nranks;
+    if (rows < LAYOUT_MIN_ROWS || cols < LAYOUT_MIN_COLS || W < 1 || W > PAR_MAX_RANKS)
+        return false;
+    out->title = (struct rect){0, 0, 1, cols};
+    out->status = (struct rect){1, 0, 1, cols};
+    out->bar = (struct rect){rows - 1, 0, 1, cols};
+    int top = 2, bottom = rows - 1;
+    int xr = c->xfer_rows < 1 ? 1 : c->xfer_rows;
+
+    int tallest = par_tallest(c, true);
+    struct par_try tries[8 + 16];
+    int nt = 0;
+    tries[nt++] = (struct par_try){true, false, true, false, 0};
+    tries[nt++] = (struct par_try){false, false, true, false, 0};
+    tries[nt++] = (struct par_try){false, true, true, false, 0};
+    tries[nt++] = (struct par_try){false, true, true, true, 0};
+    tries[nt++] = (struct par_try){false, true, false, true, 0};
+    for (int cap = tallest - 1; cap >= 2 && nt < (int)(sizeof tries / sizeof tries[0]); cap--)
+        tries[nt++] = (struct par_try){false, true, false, true, cap};
+
+    for (int i = 0; i < nt; i++) {
+        const struct par_try *t = &tries[i];
+        if (t->side && cols < PANEL_SIDE_MIN_COLS) continue;
+        int pw = 0, aw = cols;
+        if (t->side) {
+            pw = cols * 36 / 100;
+            pw = pw < PANEL_SIDE_W_MIN   ? PANEL_SIDE_W_MIN
+                 : pw > PANEL_SIDE_W_MAX ? PANEL_SIDE_W_MAX
+                                         : pw;
+            aw = cols - pw - 1;
+        }
+        if (c->gantt_rows > 0 && c->gantt_w > aw) continue;
+        int wl = t->squeeze ? 1 : par_what_lines(c->what, aw, WHAT_MAX_LINES);
+        int xrows = t->squeeze ? 1 : xr;
+        int ph_hi = t->side ? 0 : t->squeeze ? PANEL_COMPACT_H : PANEL_H_MAX;
+        int ph_lo = t->side ? 0 : t->squeeze ? PANEL_COMPACT_H : PANEL_H_MIN;
+        for (int ph = ph_hi; ph >= ph_lo; ph--) {
+            int ah = bottom - top - ph - c->gantt_rows - xrows - wl;
+            int gc = 1, bw = 0, bh = 0, inner = 0;
+            if (ah < 1 || !par_fit_boxes(c, t, aw, ah, &gc, &bw, &bh, &inner)) continue;
+            int gr = (W + gc - 1) / gc;
+            out->too_small = false;
+            out->grid_cols = gc;
+            out->grid_rows = gr;
+            out->inner_w = inner;
+            out->row_cap = t->row_cap;
+            out->key_only = t->key_only;
+            out->borders = t->borders;
+            out->panel_side = t->side;
+            out->panel_compact = !t->side && ph < PANEL_H_MIN;
+            out->what_lines = wl;
+            /* Spare rows: one above the boxes, one under them, one before the sentence. */
+            int spare = ah - gr * bh;
+            int g1 = spare >= 1, g2 = spare >= 2, g3 = spare >= 3;
+            int y = top + g1;
+            int grid_w = gc * bw + (gc - 1);
+            int x0 = (aw - grid_w) / 2;
+            for (int r = 0; r < W; r++)
+                out->box[r] =
+                    (struct rect){y + (r / gc) * bh, x0 + (r % gc) * (bw + 1), bh, bw};
+            out->anim = (struct rect){top, 0, g1 + gr * bh, aw};
+            y += gr * bh + g2;
+            out->xfers = (struct rect){y, 0, xrows, aw};
+            y += xrows;
+            if (c->gantt_rows > 0) {
+                out->gantt = (struct rect){y, 0, c->gantt_rows, aw};
+                y += c->gantt_rows;
+            }
+            y += g3;
+            out->what = (struct rect){y, 0, wl, aw};
+            if (t->side)
+                out->panel = (struct rect){top, cols - pw, bottom - top, pw};
+            else
+                out->panel = (struct rect){bottom - ph, 0, ph, cols};
+            return true;
+        }
+    }
+    return false;
+}
+
+void par_layout_shift(struct par_layout *l, int dy, int dx)
+{
+    struct rect *all[] = {&l->title, &l->status, &l->anim,  &l->xfers,
+                          &l->gantt, &l->what,   &l->panel, &l->bar};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        *all[i] = rect_shift(*all[i], dy, dx);
+    for (int r = 0; r < PAR_MAX_RANKS; r++)
+        l->box[r] = rect_shift(l->box[r], dy, dx);
+}

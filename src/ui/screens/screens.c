@@ -1,0 +1,32 @@
+/* screens.c - the table of screens (see screens.h for how to add one). */
+#include "screens.h"
+
+#include "collectives/collectives.h"
+#include "parallel/par.h"
+
+static const struct screen_ops *const screens[SCREEN_KIND_COUNT] = {
+    [SCREEN_COLLECTIVES] = &screen_collectives,
+    [SCREEN_PARALLEL] = &screen_parallel,
+};
+
+const struct screen_ops *screen_ops_of(enum screen_kind k)
+{
+    return (unsigned)k < SCREEN_KIND_COUNT ? screens[k] : NULL;
+}
+
+unsigned screen_scene_diff(const struct scene *a, const struct scene *b)
+{
+    unsigned d = 0;
+    if (a->screen != b->screen) d |= SF_SCREEN;
+    if (a->coll != b->coll || a->algo != b->algo || a->op != b->op || a->root != b->root)
+        d |= SF_COLL;
+    if (a->nranks != b->nranks) d |= SF_RANKS;
+    if (a->count != b->count || a->init != b->init || a->seed != b->seed) d |= SF_INPUT;
+    if (a->step != b->step) d |= SF_STEP;
+    if (a->scheme != b->scheme || a->schedule != b->schedule || a->overlap != b->overlap)
+        d |= SF_PAR;
+    if (a->meas_bytes != b->meas_bytes) d |= SF_MEAS;
+    if (a->autoplay != b->autoplay) d |= SF_AUTOPLAY;
+    if (a->hl != b->hl || a->hl_index != b->hl_index) d |= SF_HL;
+    return d;
+}

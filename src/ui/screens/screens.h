@@ -1,0 +1,75 @@
+/* screens.h - the table of screens. A screen is one `struct screen_ops` entry: what it
+ * shows of the scene, which keys it lists, how it applies a new scene, its own actions, how
+ * it draws into a rectangle and which worker results are its own. app.c knows screens only
+ * through this table, and a screen knows the program only through app.h.
+ *
+ * Adding a screen (e.g. the hierarchy screen, SCREEN_HIERARCHY in scene.h):
+ *   1. a folder src/ui/screens/NAME/ with NAME.c/NAME.h defining
+ *      `const struct screen_ops screen_NAME = {...}` (look at collectives/collectives.c);
+ *      its derived state goes in a->screen_state[kind] (allocated in apply, released in
+ *      free_state);
+ *   2. one line in screens.c's table: [SCREEN_KIND] = &screen_NAME;
+ *   3. its key rows in kit/keys.h (a KEYS_ON_* bit of its own, set in keys_on) and the
+ *      README's key table; the Makefile's SRC_LIB wildcard covers src/ui/screens/<any>/.
+ * A scene naming a screen kind that has no entry is refused by app_set_scene with a message
+ * ("not in this build"), never drawn as another screen. */
+#ifndef COLLVIZ_UI_SCREENS_SCREENS_H
+#define COLLVIZ_UI_SCREENS_SCREENS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../../scene/scene.h"
+#include "../../worker/worker.h"
+#include "../kit/draw.h"
+#include "../kit/keys.h"
+#include "../kit/rect.h"
+
+struct app;
+
+/* Groups of scene fields, for "what changed" (screen_scene_diff) and what a screen uses. */
+#define SF_SCREEN (1u << 0)
+#define SF_COLL (1u << 1)  /* collective, algorithm, op, root */
+#define SF_RANKS (1u << 2) /* nranks */
+#define SF_INPUT (1u << 3) /* count, init, seed: the display-scale input */
+#define SF_STEP (1u << 4)
+#define SF_PAR (1u << 5)  /* scheme, schedule, overlap */
+#define SF_MEAS (1u << 6) /* meas_bytes */
+#define SF_AUTOPLAY (1u << 7)
+#define SF_HL (1u << 8) /* highlight kind and index */
+#define SF_ALL 0x1ffu
+
+struct screen_ops {
+    const char *name;
+    enum screen_kind kind;
+    unsigned scene_fields; /* SF_* this screen shows; changes elsewhere need nothing */
+    unsigned keys_on;      /* KEYS_ON_*: its rows in the key bar and the help */
+    int min_ranks, max_ranks;
+    /* a->sc was just set by app_set_scene; `changed` (SF_*) says what differs from the
+     * scene before (SF_ALL when the screen was entered): rebuild what is derived, post or
+     * cancel jobs. The step is resolved (step=end, clamping) after this returns. */
+    void (*apply)(struct app *a, unsigned changed);
+    size_t (*nsteps)(const struct app *a); /* steps 0..nsteps */
+    /* A key action of this screen: change *next (a copy of a->sc; the caller passes it
+     * through app_set_scene) and/or set a->msg. false: not this screen's action (the
+     * common actions of app.c take it). */
+    bool (*action)(struct app *a, enum ui_action act, struct scene *next);
+    /* Draw into r only (a terminal, or a lesson's scene pane). With a->embedded the key
+     * bar row is left to the frame around. */
+    void (*draw)(struct app *a, struct rect r);
+    /* A worker result: true when it was this screen's and the screen changed. */
+    bool (*result)(struct app *a, const struct result *r);
+    bool (*busy)(const struct app *a); /* a job of this screen runs (timed refresh) */
+    void (*cancelled)(struct app *a);  /* the worker was told to drop everything */
+    /* The help's legend lines under the key list, at most `width` columns each. */
+    void (*help)(const struct app *a, struct plines *p, int width);
+    void (*free_state)(struct app *a);
+};
+
+/* The entry of a screen kind, or NULL when this build has none. */
+const struct screen_ops *screen_ops_of(enum screen_kind k);
+
+/* SF_* bits of the fields in which a and b differ. */
+unsigned screen_scene_diff(const struct scene *a, const struct scene *b);
+
+#endif

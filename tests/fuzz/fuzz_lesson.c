@@ -1,0 +1,62 @@
+/* fuzz_lesson.c - libFuzzer target for what reads untrusted lesson files: the parser (bytes,
+ * front matter, slides, md4c narration, scene and exercise blocks), the formula evaluator
+ * (muParser behind our whitelist), variants, grading and holds answers. Any crash, leak,
+ * sanitizer report or hang is a bug. Built and run by `make fuzz` (long) and
+ * tests/fuzz/run.sh (short, part of `make test`). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "lesson/exercise.h"
+#include "lesson/lesson.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* the whole input as a lesson file (not NUL-terminated: the parser must not need it) */
+    struct lesson L;
+    struct lesson_errors errs = {0};
+    if (lesson_parse("fuzz.md", (const char *)data, size, &L, &errs) == CV_OK) {
+        /* the last line of the input doubles as a student's answer */
+        char answer[128] = "";
+        size_t k = size;
+        while (k > 0 && data[k - 1] != '\n' && size - k < sizeof answer - 1)
+            k--;
+        memcpy(answer, data + k, size - k);
+        answer[size - k] = '\0';
+        uint64_t seed = size ? data[0] * 131u + data[size / 2] : 1;
+        for (size_t s = 0; s < L.nslides; s++)
+            for (size_t e = 0; e < L.slides[s].nex; e++) {
+                const struct lesson_exercise *x = &L.slides[s].ex[e];
+                struct ex_grade g;
+                ex_grade(x, NULL, answer, &g);
+                char buf[512];
+                ex_prompt_format(x, NULL, buf, sizeof buf);
+                if (ex_has_variants(x)) {
+                    struct ex_variant v;
+                    char err[200];
+                    if (ex_variant(x, seed, &v, err, sizeof err) == CV_OK) {
+                        ex_grade(x, &v, answer, &g);
+                        ex_prompt_format(x, &v, buf, sizeof buf);
+                    }
+                }
+            }
+        lesson_free(&L);
+    }
+    lesson_errors_free(&errs);
+
+    /* a short input as a formula over two variables, straight to the evaluator */
+    if (size <= LESSON_MAX_FORMULA) {
+        char f[LESSON_MAX_FORMULA + 1];
+        memcpy(f, data, size);
+        f[size] = '\0';
+        const char *names[] = {"x", "y"};
+        double vals[] = {3.5, 8}, r;
+        char err[200];
+        ex_formula_eval(f, names, vals, 2, &r, err, sizeof err);
+    }
+    return 0;
+}

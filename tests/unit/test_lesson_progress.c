@@ -1,0 +1,198 @@
+/* test_lesson_progress.c - the progress file: default path from XDG_STATE_HOME / HOME, a
+ * round trip through the file (exact text), folders created, atomic replace (no temp file
+ * left), and a corrupt file renamed aside with one line of warning instead of a failure. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "lesson/progress.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/test_progress_XXXXXX");
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char buf[4096];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void test_default_path(void **state)
+{
+    (void)state;
+    char p[512], err[120];
+    setenv("XDG_STATE_HOME", "/x/state", 1);
+    assert_int_equal(progress_default_path(p, sizeof p, err, sizeof err), CV_OK);
+    assert_string_equal(p, "/x/state/collviz/progress");
+    unsetenv("XDG_STATE_HOME");
+    setenv("HOME", "/home/student", 1);
+    assert_int_equal(progress_default_path(p, sizeof p, err, sizeof err), CV_OK);
+    assert_string_equal(p, "/home/student/.local/state/collviz/progress");
+    setenv("XDG_STATE_HOME", "relative/not/allowed", 1); /* the spec: absolute only */
+    assert_int_equal(progress_default_path(p, sizeof p, err, sizeof err), CV_OK);
+    assert_string_equal(p, "/home/student/.local/state/collviz/progress");
+    unsetenv("XDG_STATE_HOME");
+    unsetenv("HOME");
+    assert_int_equal(progress_default_path(p, sizeof p, err, sizeof err), CV_EINVAL);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    char path[256], warn[400], err[200];
+    snprintf(path, sizeof path, "%s/state/collviz/progress", dir); /* folders do not exist */
+    struct progress p;
+    assert_int_equal(progress_load(&p, path, warn, sizeof warn), CV_OK);
+    assert_string_equal(warn, "");
+    assert_int_equal(p.nlessons, 0);
+    progress_visit(&p, "allreduce", 0);
+    progress_visit(&p, "allreduce", 1);
+    progress_visit(&p, "allreduce", 3);
+    progress_visit(&p, "parallelism", 0);
+    progress_visit(&p, "allreduce", 2); /* current: the last visited */
+    progress_attempt(&p, "allreduce", "effective-bandwidth", false);
+    progress_attempt(&p, "allreduce", "effective-bandwidth", true);
+    progress_attempt(&p, "allreduce", "effective-bandwidth", false); /* solved stays */
+    progress_attempt(&p, "allreduce", "rs-then-ag", false);
+    assert_int_equal(progress_save(&p, err, sizeof err), CV_OK);
+    progress_free(&p);
+    assert_string_equal(slurp(path),
+                        "collviz-progress 1\n"
+                        "lesson allreduce current 2 seen 0,1,2,3\n"
+                        "lesson parallelism current 0 seen 0\n"
+                        "exercise effective-bandwidth lesson allreduce attempts 3 "
+                        "solved 1\n"
+                        "exercise rs-then-ag lesson allreduce attempts 1 solved 0\n");
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    char sub[256];
+    snprintf(sub, sizeof sub, "%s/state/collviz", dir);
+    assert_int_equal(stat(sub, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+
+    struct progress q;
+    assert_int_equal(progress_load(&q, path, warn, sizeof warn), CV_OK);
+    assert_string_equal(warn, "");
+    struct progress_lesson *pl = progress_lesson(&q, "allreduce", false);
+    assert_non_null(pl);
+    assert_int_equal(pl->current, 2);
+    assert_int_equal(progress_seen_count(pl), 4);
+    assert_true(progress_seen(pl, 3));
+    assert_false(progress_seen(pl, 4));
+    assert_null(progress_lesson(&q, "nothing", false));
+    assert_true(progress_solved(&q, "effective-bandwidth"));
+    assert_false(progress_solved(&q, "rs-then-ag"));
+    assert_int_equal(progress_exercise(&q, "effective-bandwidth")->attempts, 3);
+    assert_int_equal(progress_solved_count(&q, "allreduce"), 1);
+    assert_int_equal(progress_solved_count(&q, "parallelism"), 0);
+    /* saving again replaces the file; no temporary file is left beside it */
+    progress_visit(&q, "parallelism", 5);
+    assert_int_equal(progress_save(&q, err, sizeof err), CV_OK);
+    progress_free(&q);
+    DIR *d = opendir(sub);
+    assert_non_null(d);
+    int files = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL)
+        if (de->d_name[0] != '.') {
+            files++;
+            assert_string_equal(de->d_name, "progress");
+        }
+    closedir(d);
+    assert_int_equal(files, 1);
+    assert_non_null(strstr(slurp(path), "lesson parallelism current 5 seen 0,5\n"));
+}
+
+static void corrupt_case(const char *content, const char *why)
+{
+    char path[256], warn[600];
+    snprintf(path, sizeof path, "%s/progress", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(content, f);
+    fclose(f);
+    struct progress p;
+    assert_int_equal(progress_load(&p, path, warn, sizeof warn), CV_OK);
+    assert_int_equal(p.nlessons, 0);
+    assert_int_equal(p.nex, 0);
+    assert_non_null(strstr(warn, why));
+    assert_non_null(strstr(warn, "moved to"));
+    assert_null(strchr(warn, '\n')); /* one line */
+    /* the file is gone from its place and kept aside as progress.corrupt-<time> */
+    assert_int_not_equal(access(path, F_OK), 0);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int aside = 0;
+    struct dirent *de;
+    char aside_path[512] = "";
+    while ((de = readdir(d)) != NULL)
+        if (strncmp(de->d_name, "progress.corrupt-", 17) == 0) {
+            aside++;
+            snprintf(aside_path, sizeof aside_path, "%s/%s", dir, de->d_name);
+        }
+    closedir(d);
+    assert_int_equal(aside, 1);
+    assert_string_equal(slurp(aside_path), content);
+    unlink(aside_path);
+    /* the student carries on: saving works */
+    char err[200];
+    progress_visit(&p, "allreduce", 1);
+    assert_int_equal(progress_save(&p, err, sizeof err), CV_OK);
+    progress_free(&p);
+    unlink(path);
+}
+
+static void test_corrupt_set_aside(void **state)
+{
+    (void)state;
+    corrupt_case("garbage\n", "line 1: first line is not 'collviz-progress 1'");
+    corrupt_case("collviz-progress 1\nlesson allreduce current x seen 0\n",
+                 "line 2: bad current slide 'x'");
+    corrupt_case("collviz-progress 1\nlesson a current 0 seen 0,999\n",
+                 "line 2: bad slide number '999'");
+    corrupt_case("collviz-progress 1\nexercise e lesson a attempts 1 solved 2\n",
+                 "line 2: bad attempts or solved");
+    corrupt_case("collviz-progress 1\nlesson a current 0 seen -\nlesson a current 1 seen -\n",
+                 "line 3: bad or repeated lesson id");
+    corrupt_case("collviz-progress 1\nsomething else\n", "line 2: not a progress record");
+    corrupt_case("", "line 1: empty file");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default_path),
+        cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_corrupt_set_aside, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
