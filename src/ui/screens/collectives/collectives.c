@@ -32,6 +32,102 @@ const char *coll_model_note(void)
            "channels and pipelines each chunk in slices";
 }
 
+#define SLICES(a) ((struct coll_slices *)(a)->screen_state[SCREEN_COLLECTIVES])
+
+static void coll_free_slices(struct app *a)
+{
+    struct coll_slices *st = SLICES(a);
+    if (!st) return;
+    if (st->have) {
+        slice_tl_free(&st->tl);
+        plan_free(&st->plan);
+    }
+    st->have = false;
+}
+
+const struct coll_slices *coll_slices(const struct app *a)
+{
+    const struct coll_slices *st = SLICES(a);
+    return a->sc.slice_view && st && st->have ? st : NULL;
+}
+
+/* The slice view's plan: the scene's collective refined into its slices and channels. It
+ * shows which slice is where, not values, so it is built at a count where every chunk
+ * holds at least one element per slice and channel (the display count is often one element
+ * per chunk, which cannot be cut). */
+static void coll_rebuild_slices(struct app *a)
+{
+    coll_free_slices(a);
+    if (!a->sc.slice_view || !a->have_trace) return;
+    if (!SLICES(a))
+        a->screen_state[SCREEN_COLLECTIVES] = xcalloc(1, sizeof(struct coll_slices));
+    struct coll_slices *st = SLICES(a);
+    const struct scene *s = &a->sc;
+    size_t count = scene_count(s), pieces = (size_t)s->slices * (size_t)s->channels;
+    bool whole =
+        s->coll == COLL_BROADCAST || s->coll == COLL_REDUCE || s->coll == COLL_ALL_REDUCE;
+    size_t per = whole ? (size_t)s->nranks * pieces : pieces;
+    if (count < per) count = per;
+    st->count = count;
+    struct plan base;
+    if (plan_build(&base, s->coll, s->algo, s->op, s->nranks, count, coll_root(a), a->scene_err,
+                   sizeof a->scene_err) != CV_OK)
+        return;
+    int rc = plan_refine(&base, s->slices, s->channels, &st->plan, a->scene_err,
+                         sizeof a->scene_err);
+    plan_free(&base);
+    if (rc != CV_OK) return;
+    if (slice_tl_build(&st->tl, &st->plan, a->scene_err, sizeof a->scene_err) != CV_OK) {
+        plan_free(&st->plan);
+        return;
+    }
+    st->have = true;
+}
+
+void coll_slice_summary(const struct app *a, char *buf, size_t n)
+{
+    char env[160];
+    hw_nccl_env_text(&a->hw, env, sizeof env);
+    snprintf(buf, n,
+             "Chunk view (v): the teaching model. Slice view: how NCCL runs it; NCCL's chunk "
+             "and slice sizes depend on its protocol (LL, LL128, Simple)%s%s.",
+             env[0] ? ": " : "", env);
+}
+
+/* The slice view's narration for step k: before the first tick, or tick k of T. */
+static const char *coll_slice_what(const struct app *a, size_t k)
+{
+    struct coll_slices *st = SLICES(a);
+    const struct slice_tl *t = &st->tl;
+    const struct plan *p = &st->plan;
+    char pieces[80];
+    if (p->nchannels > 1)
+        snprintf(pieces, sizeof pieces, "%d channels, each cutting its part into %d slices",
+                 p->nchannels, p->nslices);
+    else
+        snprintf(pieces, sizeof pieces, "%d slices", p->nslices);
+    if (k == 0 || t->nticks == 0) {
+        snprintf(
+            st->what, sizeof st->what,
+            "Slice view (count %zu): every transfer is cut into %s; a slice moves on as soon "
+            "as the slice it needs has arrived, not after the whole step (%d ticks, %zu chunk "
+            "steps).",
+            st->count, pieces, t->nticks, p->nsteps);
+        return st->what;
+    }
+    int tick = (int)k - 1, busy = t->busy[tick];
+    const char *phase =
+        tick < t->fill ? "the pipeline is filling: the first slices are still "
+                         "on their way, so some links wait"
+        : tick >= t->nticks - t->drain
+            ? "the pipeline drains: the last slices are finishing, links go idle"
+            : "every link that will carry data is busy";
+    snprintf(st->what, sizeof st->what,
+             "Slice view, tick %d of %d: %d of %d links carry a slice; %s.", tick + 1,
+             t->nticks, busy, t->nlinks, phase);
+    return st->what;
+}
+
 static void coll_free_derived(struct app *a)
 {
     if (a->have_trace) trace_free(&a->trace);
@@ -76,6 +172,7 @@ int coll_root(const struct app *a)
 const char *coll_what(const struct app *a, size_t step)
 {
     if (!a->have_trace) return a->scene_err;
+    if (coll_slices(a)) return coll_slice_what(a, step);
     if (a->plan.nsteps == 0) return coll_single_what;
     if (step == 0) return coll_step0_what;
     return a->plan.steps[step - 1].what;
@@ -306,12 +403,14 @@ const char *coll_hl_missing(const struct app *a, size_t step, char *buf, size_t 
 
 static size_t coll_nsteps(const struct app *a)
 {
+    if (coll_slices(a)) return (size_t)coll_slices(a)->tl.nticks;
     return a->have_trace ? a->plan.nsteps : 0;
 }
 
 static void coll_apply(struct app *a, unsigned changed)
 {
     if (changed & (SF_SCREEN | SF_COLL | SF_RANKS | SF_INPUT)) coll_rebuild(a);
+    if (changed & (SF_SCREEN | SF_COLL | SF_RANKS | SF_INPUT | SF_VIEW)) coll_rebuild_slices(a);
     if (!a->w) return;
     if (changed & (SF_SCREEN | SF_COLL | SF_RANKS | SF_MEAS)) {
         app_cancel(a);
@@ -387,6 +486,31 @@ static bool coll_action(struct app *a, enum ui_action act, struct scene *next)
     case ACT_INIT:
         next->init = (enum init_kind)((s->init + 1) % (INIT_RANDOM + 1));
         return true; /* the step stays */
+    case ACT_VIEW:
+        next->slice_view = !s->slice_view;
+        next->step = 0;
+        return true;
+    case ACT_SLICES_UP:
+    case ACT_SLICES_DOWN: {
+        int k = s->slices + (act == ACT_SLICES_UP ? 1 : -1);
+        if (k < 1 || k > SCENE_MAX_SLICES) {
+            snprintf(a->msg, sizeof a->msg, "slices stay within 1..%d at display scale",
+                     SCENE_MAX_SLICES);
+            return true;
+        }
+        next->slices = k;
+        next->step = 0;
+        if (!s->slice_view)
+            snprintf(a->msg, sizeof a->msg, "%d slices per chunk: v shows the slice view", k);
+        return true;
+    }
+    case ACT_CHANNELS:
+        next->channels = s->channels >= SCENE_MAX_CHANNELS ? 1 : s->channels * 2;
+        next->step = 0;
+        if (!s->slice_view)
+            snprintf(a->msg, sizeof a->msg, "%d channel%s: v shows the slice view",
+                     next->channels, next->channels == 1 ? "" : "s");
+        return true;
     case ACT_MEASURE:
         if (!a->w)
             snprintf(a->msg, sizeof a->msg, "no backend to measure on");
@@ -443,12 +567,16 @@ static void coll_cancelled(struct app *a)
 static void coll_free_state(struct app *a)
 {
     coll_free_derived(a);
+    coll_free_slices(a);
+    free(a->screen_state[SCREEN_COLLECTIVES]);
+    a->screen_state[SCREEN_COLLECTIVES] = NULL;
 }
 
 const struct screen_ops screen_collectives = {
     .name = "collectives",
     .kind = SCREEN_COLLECTIVES,
-    .scene_fields = SF_COLL | SF_RANKS | SF_INPUT | SF_STEP | SF_MEAS | SF_AUTOPLAY | SF_HL,
+    .scene_fields =
+        SF_COLL | SF_RANKS | SF_INPUT | SF_STEP | SF_MEAS | SF_AUTOPLAY | SF_HL | SF_VIEW,
     .keys_on = KEYS_ON_COLL,
     .min_ranks = 1,
     .max_ranks = CV_MAX_RANKS,
