@@ -352,6 +352,13 @@ static void coll_sweep(struct app *a)
                     .sweep_factor = COLL_SWEEP_FACTOR};
     meas_sweep_posted(&a->m, worker_post(a->w, &j), &j.params,
                       coll_sweep_total(lo, a->sc.meas_bytes, COLL_SWEEP_FACTOR), now_s());
+    /* The CPU ranks run sliced by default; the same sweep in whole chunks goes beside it
+     * (latency-bound sizes on the left, bandwidth-bound on the right). NCCL slices by its
+     * own protocol: one sweep. */
+    if (strcmp(a->backend_name, "cpu") == 0) {
+        j.params.slices = 1;
+        meas_whole_posted(&a->m, worker_post(a->w, &j));
+    }
 }
 
 void coll_hl_cells(const struct app *a, size_t step, unsigned char *out)
