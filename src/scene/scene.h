@@ -89,7 +89,7 @@ size_t scene_count(const struct scene *s);
 #define SCENE_MAX_COUNT 64 /* display scale: every number must stay readable */
 #define SCENE_MAX_SLICES 16
 #define SCENE_MAX_CHANNELS 4
-#define SCENE_DEFAULT_SLICES 4
+#define SCENE_DEFAULT_SLICES 2
 #define SCENE_PAR_MIN_RANKS 2
 #define SCENE_PAR_MAX_RANKS 4            /* the parallelism screen's display scale */
 #define SCENE_MEAS_MIN ((size_t)4 << 10) /* measurement size bounds */

@@ -2,8 +2,8 @@
 # The slice view (v): a broadcast chain cut into 2 slices per chunk becomes links x ticks;
 # the pipeline fills (ticks 1-2: fewer links busy) and drains; the status line and the
 # sentence say which view is shown, the summary says which view is the teaching model and
-# which is how NCCL runs it. Golden screen at tick 3, then the keys: < > change the slices,
-# w the channels, v goes back to the chunk view. Regenerate the golden file with
+# which is how NCCL runs it. Golden screen at tick 3; then v steps through 4 and 8 slices
+# and 4 slices x 2 channels, and back to the chunk view. Regenerate the golden file with
 #   UPDATE_GOLDEN=1 bash tests/screen/test_slice_view.sh build/collviz
 . "$(dirname "$0")/lib.sh" "$1"
 GOLDEN="$(dirname "$0")/golden/slice_broadcast_120x36.txt"
@@ -30,10 +30,7 @@ for y, line in enumerate(lines):
 tm_start 120 36 "--backend cpu --no-measure --collective broadcast"
 tm_wait "step 0/" || fail "the screen never came up"
 tm_keys v
-tm_wait "slice view: 4 slices x 1 channel" || fail "v did not open the slice view"
-tm_wait "tick 0/" || fail "the slice view should count ticks from 0"
-tm_keys '<' '<'
-tm_wait "slice view: 2 slices x 1 channel" || fail "< did not reduce the slices to 2"
+tm_wait "slice view: 2 slices x 1 channel" || fail "v did not open the slice view"
 tm_wait "tick 0/10" || fail "2 slices x 4 chunks on a chain of 4: 8 + 2 ticks"
 tm_keys Right Right Right
 tm_wait "tick 3/10" || fail "Right did not advance the ticks"
@@ -56,10 +53,13 @@ tm_wait "filling: the first slices are still on their way" || fail "tick 1 shoul
 tm_keys End
 tm_wait "tick 10 of 10: 1 of 3 links carry a slice" || fail "tick 10: one link busy"
 tm_wait "drains: the last slices are finishing" || fail "the last tick should show the drain"
-tm_keys w
-tm_wait "slice view: 2 slices x 2 channels" || fail "w did not double the channels"
-tm_keys '>'
-tm_wait "slice view: 3 slices x 2 channels" || fail "> did not add a slice"
+tm_keys v
+tm_wait "slice view: 4 slices x 1 channel" || fail "v did not go on to 4 slices"
+tm_wait "tick 0/18" || fail "4 slices x 4 chunks on a chain of 4: 16 + 2 ticks"
+tm_keys v
+tm_wait "slice view: 8 slices x 1 channel" || fail "v did not go on to 8 slices"
+tm_keys v
+tm_wait "slice view: 4 slices x 2 channels" || fail "v did not go on to 2 channels"
 tm_keys v
 tm_wait "step 0/" || fail "v did not go back to the chunk view"
 tm_wait_gone "slice view" || fail "the chunk view still says slice view"

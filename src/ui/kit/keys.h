@@ -43,10 +43,7 @@
     X(COUNT_UP, KEYS_ON_COLL, "c/C", "count", "more elements", 'c')                            \
     X(COUNT_DOWN, KEYS_ON_COLL, NULL, NULL, "fewer elements", 'C')                             \
     X(INIT, KEYS_ON_COLL, NULL, "input", "next input pattern", 'i')                            \
-    X(VIEW, KEYS_ON_COLL, NULL, NULL, "chunk view / slice view (how NCCL runs it)", 'v')       \
-    X(SLICES_UP, KEYS_ON_COLL, NULL, NULL, "more slices per chunk (slice view)", '>')          \
-    X(SLICES_DOWN, KEYS_ON_COLL, NULL, NULL, "fewer slices per chunk (slice view)", '<')       \
-    X(CHANNELS, KEYS_ON_COLL, NULL, NULL, "channels 1, 2, 4 (slice view)", 'w')                \
+    X(VIEW, KEYS_ON_COLL, NULL, NULL, "view: chunk, slices 2 4 8, 4x2 channels", 'v')          \
     X(MEASURE, KEYS_ON_ALL, NULL, "measure", "measure now / train again", 'm')                 \
     X(SWEEP, KEYS_ON_COLL, NULL, "sweep", "sweep sizes (busbw vs size)", 's')                  \
     X(CANCEL, KEYS_ON_ALL, NULL, NULL, "cancel measurement/training", 'x')                     \

@@ -28,8 +28,7 @@ static const char *const coll_single_what =
 
 const char *coll_model_note(void)
 {
-    return "one chunk per rank per step is the teaching model; NCCL splits the work over "
-           "channels and pipelines each chunk in slices";
+    return "one chunk a step is the teaching model; NCCL pipelines slices (v)";
 }
 
 #define SLICES(a) ((struct coll_slices *)(a)->screen_state[SCREEN_COLLECTIVES])
@@ -493,31 +492,26 @@ static bool coll_action(struct app *a, enum ui_action act, struct scene *next)
     case ACT_INIT:
         next->init = (enum init_kind)((s->init + 1) % (INIT_RANDOM + 1));
         return true; /* the step stays */
-    case ACT_VIEW:
-        next->slice_view = !s->slice_view;
+    case ACT_VIEW: {
+        /* chunk view -> 2, 4, 8 slices -> 4 slices x 2 channels -> chunk view; a slice
+         * view the scene set to other numbers goes back to the chunk view. */
+        static const int preset[][2] = {{2, 1}, {4, 1}, {8, 1}, {4, 2}};
+        int n = (int)ARRAY_LEN(preset), k = -1;
+        for (int i = 0; i < n; i++)
+            if (s->slices == preset[i][0] && s->channels == preset[i][1]) k = i;
         next->step = 0;
-        return true;
-    case ACT_SLICES_UP:
-    case ACT_SLICES_DOWN: {
-        int k = s->slices + (act == ACT_SLICES_UP ? 1 : -1);
-        if (k < 1 || k > SCENE_MAX_SLICES) {
-            snprintf(a->msg, sizeof a->msg, "slices stay within 1..%d at display scale",
-                     SCENE_MAX_SLICES);
-            return true;
+        if (!s->slice_view) {
+            next->slice_view = true;
+        } else if (k >= 0 && k + 1 < n) {
+            next->slices = preset[k + 1][0];
+            next->channels = preset[k + 1][1];
+        } else {
+            next->slice_view = false;
+            next->slices = SCENE_DEFAULT_SLICES;
+            next->channels = 1;
         }
-        next->slices = k;
-        next->step = 0;
-        if (!s->slice_view)
-            snprintf(a->msg, sizeof a->msg, "%d slices per chunk: v shows the slice view", k);
         return true;
     }
-    case ACT_CHANNELS:
-        next->channels = s->channels >= SCENE_MAX_CHANNELS ? 1 : s->channels * 2;
-        next->step = 0;
-        if (!s->slice_view)
-            snprintf(a->msg, sizeof a->msg, "%d channel%s: v shows the slice view",
-                     next->channels, next->channels == 1 ? "" : "s");
-        return true;
     case ACT_MEASURE:
         if (!a->w)
             snprintf(a->msg, sizeof a->msg, "no backend to measure on");

@@ -28,9 +28,9 @@ void coll_folded_text(enum redop op, int n, bool utf8, char *buf, size_t len);
 /* The sentence for a step of the current plan (step 0 and a plan without steps have their
  * own). */
 const char *coll_what(const struct app *a, size_t step);
-/* What the animation simplifies, for the help: one chunk per rank per step is the teaching
- * model; NCCL splits a collective over several channels and pipelines each chunk in
- * slices. */
+/* What the animation simplifies, for the help (one line at 80 columns): one chunk per rank
+ * per step is the teaching model; NCCL pipelines slices over channels, which the slice view
+ * (v) shows. */
 const char *coll_model_note(void);
 /* The slice view's summary: the chunk view is the teaching model, the slice/channel view is
  * how NCCL runs it, NCCL's chunk and slice sizes depend on its protocol, and NCCL_PROTO /
