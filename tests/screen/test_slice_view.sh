@@ -65,4 +65,11 @@ tm_wait "step 0/" || fail "v did not go back to the chunk view"
 tm_wait_gone "slice view" || fail "the chunk view still says slice view"
 tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not exit with status 0"
-echo "ok: slice view (fill, drain, keys, golden)"
+tm_cleanup
+# The picture stands for NCCL: what forces NCCL's protocol or algorithm is shown beside it.
+tm_start 120 36 "--backend cpu --no-measure --scene 'view=slice'" NCCL_PROTO=LL128
+tm_wait "tick 0/" || fail "the slice scene never came up"
+tm_wait "NCCL_PROTO=LL128" || fail "NCCL_PROTO is not shown in the slice view"
+tm_screen | grep -qF "depend on its protocol (LL, LL128, Simple)" ||
+    fail "the summary does not say NCCL's sizes depend on the protocol"
+echo "ok: slice view (fill, drain, keys, golden, NCCL_PROTO)"

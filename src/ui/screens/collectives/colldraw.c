@@ -62,6 +62,11 @@ static void draw_status(const struct app *a, struct rect r)
                        sl->plan.nchannels == 1 ? "" : "s");
         if (a->playing)
             x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
+        /* What forces NCCL's algorithm or protocol, since the picture stands for NCCL. */
+        char env[160];
+        hw_nccl_env_text(&a->hw, env, sizeof env);
+        if (env[0] && !a->msg[0])
+            x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s", env);
         if (a->msg[0]) {
             char fit[512];
             text_fit(fit, sizeof fit, a->msg, end - x - 2, a->utf8);

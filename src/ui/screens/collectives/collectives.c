@@ -85,12 +85,11 @@ static void coll_rebuild_slices(struct app *a)
 
 void coll_slice_summary(const struct app *a, char *buf, size_t n)
 {
-    char env[160];
-    hw_nccl_env_text(&a->hw, env, sizeof env);
-    snprintf(buf, n,
-             "Chunk view (v): the teaching model. Slice view: how NCCL runs it; NCCL's chunk "
-             "and slice sizes depend on its protocol (LL, LL128, Simple)%s%s.",
-             env[0] ? ": " : "", env);
+    (void)a;
+    snprintf(
+        buf, n,
+        "Chunk view (v): the teaching model. Slice view: how NCCL runs it; NCCL's chunk and "
+        "slice sizes depend on its protocol (LL, LL128, Simple).");
 }
 
 /* The slice view's narration for step k: before the first tick, or tick k of T. */

@@ -33,8 +33,8 @@ const char *coll_what(const struct app *a, size_t step);
  * (v) shows. */
 const char *coll_model_note(void);
 /* The slice view's summary: the chunk view is the teaching model, the slice/channel view is
- * how NCCL runs it, NCCL's chunk and slice sizes depend on its protocol, and NCCL_PROTO /
- * NCCL_ALGO when set. */
+ * how NCCL runs it, NCCL's chunk and slice sizes depend on its protocol. (NCCL_PROTO /
+ * NCCL_ALGO, when set, are shown on the status line.) */
 void coll_slice_summary(const struct app *a, char *buf, size_t n);
 /* The rank whose root-ness matters: the scene's root for rooted collectives, else 0. */
 int coll_root(const struct app *a);
