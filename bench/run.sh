@@ -253,7 +253,9 @@ EOF
 # --- 4b. sliced vs unsliced, by size -----------------------------------------------------------
 echo
 echo "== 4b. all_reduce busbw by size, $RANKS ranks: whole chunks (--slices 1) vs sliced (default)"
-echo "   (small sizes are latency-bound: every slice costs a wait; large ones bandwidth-bound)"
+echo "   (small sizes are latency-bound: every slice costs a wait; large ones bandwidth-bound;"
+echo "   where every transfer is under the default 64 KiB slice, both columns run one slice and"
+echo "   differ only by noise: each column is its own sweep, minutes apart on a shared machine)"
 for a in ring owner; do
     for sl in 1 0; do
         "$BIN" bench all_reduce --backend cpu --ranks "$RANKS" -b 4K -e 64M -f 4 -n 20 -w 5 \
