@@ -3,12 +3,18 @@
 # and memory can do? Usage: bash bench/run.sh build/collviz   (REPEAT=N for more rounds)
 #
 #  1. collviz bench all: a sweep of every collective on the CPU backend (4 ranks).
-#  2. Interleaved rounds of: memcpy bandwidth with 1 and 2 threads (bench/memcpy_bw.c),
-#     all_reduce 64 MiB with the ring, and with the backend's fastest algorithm (auto).
+#  2. Interleaved rounds of: memcpy bandwidth with 1, 2 and 4 threads (bench/memcpy_bw.c),
+#     and all_reduce 64 MiB with every algorithm the CPU backend has (ring, tree, direct,
+#     owner), each run sliced the backend's default way.
 #  3. Open MPI's MPI_Allreduce of the same 64 MiB on 4 processes (bench/mpi_allreduce.c),
 #     installing Open MPI with apt-get if mpicc is missing; the exact mpirun command is
 #     printed, and one run with glibc's default malloc settings is shown beside it.
-#  4. The ratios against their targets, and the memory-traffic bound with its derivation.
+#  4. The ratios against their targets, and the memory-traffic bounds with their
+#     derivations: the best all-reduce against M*2(W-1)/W^2, the ring against its own
+#     4M/(5W), M = memcpy rate (the better of 2 and 4 threads) measured in the same run.
+#  4b. Sliced against unsliced: the busbw-vs-size sweep of all_reduce (ring and owner) with
+#     --slices 1 (whole chunks, a barrier-free run of the chunk picture) and with the
+#     default slices.
 #  5. Training step time (bench/train_bench.sh, when present): collviz train's schemes
 #     next to PyTorch DDP.
 #
@@ -86,28 +92,38 @@ echo "== 1. collviz bench all (CPU backend, $RANKS ranks, 1 MiB .. 64 MiB)"
 # Memory bandwidth on these shared VMs moves with the neighbours' load, so each round runs
 # memcpy, the ring and auto back to back: the bound and the figure it is compared with are
 # measured minutes apart at most, and the paired per-round ratio is printed too.
-# run_ar ALGO: print "busbw algorithm time_us wrong" of one 64 MiB all_reduce.
+# run_ar ALGO: print "busbw algorithm time_us wrong slices" of one 64 MiB all_reduce.
 run_ar() {
     "$BIN" bench all_reduce --backend cpu --ranks "$RANKS" -b "$BYTES" -n 20 -w 5 \
         --algo "$1" --format json 2>"$out/err" |
-        python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"][0]; print(r["busbw"], r["algorithm"], r["time_us"], r["wrong"])' ||
-        echo "0 failed 0 -1 ($(head -1 "$out/err"))"
+        python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"][0]; print(r["busbw"], r["algorithm"], r["time_us"], r["wrong"], r["slices"])' ||
+        echo "0 failed 0 -1 0 ($(head -1 "$out/err"))"
 }
+ALGOS="ring tree direct owner"
 echo
-echo "== 2. collviz all_reduce 64 MiB, $RANKS ranks, and memcpy ($REPEAT interleaved rounds)"
+echo "== 2. collviz all_reduce 64 MiB, $RANKS ranks, every algorithm, and memcpy ($REPEAT interleaved rounds)"
 rounds=()
 for i in $(seq "$REPEAT"); do
-    mc=$("$out/memcpy_bw" 256 3) || die "memcpy_bw failed"
+    # M: memcpy over the collective's own footprint (W buffers of S bytes = source plus
+    # destination of all threads), so both fit in (or spill out of) the caches alike; and,
+    # for reference, 256 MiB per thread, far beyond any cache.
+    mc=$("$out/memcpy_bw" $((RANKS * BYTES >> 20)) 3 total) || die "memcpy_bw failed"
     m1=$(echo "$mc" | sed -n 's/^memcpy_1t_gbs=//p')
     m2=$(echo "$mc" | sed -n 's/^memcpy_2t_gbs=//p')
-    read -r rb ra rt rw < <(run_ar ring)
-    read -r ab aa at aw < <(run_ar auto)
-    printf '   round %d: memcpy %6.2f / %6.2f GB/s (1 / 2 threads) | ring %6.3f GB/s (%8.1f us, #wrong %s) | auto=%s %6.3f GB/s (%8.1f us, #wrong %s)\n' \
-        "$i" "$m1" "$m2" "$rb" "$rt" "$rw" "$aa" "$ab" "$at" "$aw"
-    # A result with #wrong != 0 does not count.
-    [ "$rw" = 0 ] || rb=0
-    [ "$aw" = 0 ] || ab=0
-    rounds+=("$m1 $m2 $rb $ab $aa")
+    m4=$(echo "$mc" | sed -n 's/^memcpy_4t_gbs=//p')
+    mc=$("$out/memcpy_bw" 256 3) || die "memcpy_bw failed"
+    d2=$(echo "$mc" | sed -n 's/^memcpy_2t_gbs=//p')
+    d4=$(echo "$mc" | sed -n 's/^memcpy_4t_gbs=//p')
+    printf '   round %d: memcpy %6.2f / %6.2f / %6.2f GB/s (1 / 2 / 4 threads, %d MiB in all); %6.2f / %6.2f GB/s (2 / 4 threads, 256 MiB each)\n' \
+        "$i" "$m1" "$m2" "$m4" $((RANKS * BYTES >> 20)) "$d2" "$d4"
+    line="$m1 $m2 $m4 $d2 $d4"
+    for a in $ALGOS; do
+        read -r b _ t w sl < <(run_ar "$a")
+        printf '            %-6s %6.3f GB/s busbw (%8.1f us, %s slices, #wrong %s)\n' "$a" "$b" "$t" "$sl" "$w"
+        [ "$w" = 0 ] || b=0 # a result with #wrong != 0 does not count
+        line="$line $b"
+    done
+    rounds+=("$line")
 done
 
 # --- 3. MPI_Allreduce ----------------------------------------------------------------------
@@ -143,53 +159,84 @@ fi
 echo
 echo "== 4. ratios (GB/s = 1e9 bytes/s; busbw as nccl-tests: algbw * 2(W-1)/W)"
 printf '%s\n' "${rounds[@]}" >"$out/rounds.txt"
-python3 - "$RANKS" "$mpi" "$out/rounds.txt" "${mpi_default:-0}" <<'EOF'
-import sys
+python3 - "$RANKS" "$mpi" "$out/rounds.txt" "${mpi_default:-0}" $ALGOS <<'EOF'
+import subprocess, sys
 W, mpi = int(sys.argv[1]), float(sys.argv[2])
+try:
+    l3 = [l.split(":", 1)[1].strip() for l in subprocess.run(["lscpu"], capture_output=True, text=True).stdout.splitlines() if l.startswith("L3")][0]
+except Exception:
+    l3 = "unknown"
+
 mpi_default = float(sys.argv[4] or 0)
-rounds = [l.split() for l in open(sys.argv[3]) if l.strip()]
-m1 = max(float(r[0]) for r in rounds)
-m2 = max(float(r[1]) for r in rounds)
-ring = max(float(r[2]) for r in rounds)
-best = max(float(r[3]) for r in rounds)
-algo = rounds[[float(r[3]) for r in rounds].index(best)][4]
+algos = sys.argv[5:]
+rounds = [[float(v) for v in l.split()] for l in open(sys.argv[3]) if l.strip()]
+# a round: m1 m2 m4 (footprint-sized), d2 d4 (256 MiB per thread), then one busbw per
+# algorithm in `algos` order
+A0 = 5
+m1 = max(r[0] for r in rounds)
+m2 = max(r[1] for r in rounds)
+m4 = max(r[2] for r in rounds)
+M = max(m2, m4)
+D = max(max(r[3], r[4]) for r in rounds)
+per = {a: max(r[A0 + i] for r in rounds) for i, a in enumerate(algos)}
+ring = per["ring"]
+algo = max(per, key=per.get)
+best = per[algo]
 f = 2 * (W - 1) / W**2
-bound = m2 * f
+bound = M * f
 print(f"""
  Memory-traffic bound for an in-place all-reduce of S bytes on W ranks sharing one memory:
    every rank's S-byte input must be read at least once      -> W*S bytes read
    every rank's S-byte buffer must end up holding the result  -> W*S bytes written
    so at least 2*W*S bytes cross the memory bus (partial sums kept in cache cost nothing
    extra; anything more - a ring's partial sums written back and re-read - only adds).
-   memcpy of M bytes/s moves 2*M bytes/s of traffic (each byte read once, written once),
-   so with the 2-thread memcpy rate M2 (the machine's 2 cores):
-     t >= 2*W*S / (2*M2) = W*S/M2
-     busbw = (S/t) * 2(W-1)/W <= M2 * 2(W-1)/W^2
-           = {m2:.2f} * 2*{W-1}/{W}^2 = {bound:.2f} GB/s   (W = {W}, best M2 = {m2:.2f} GB/s)
+   memcpy of M bytes/s moves 2*M bytes/s of traffic (each byte read once, written once);
+   M = the better of the 2- and 4-thread memcpy rates of this run, copying the same
+   footprint as the collective (W*S = {W * 64} MiB, source + destination), so that memcpy
+   and collective fit in this machine's caches (L3: {l3}) or spill out of them alike
+     = max({m2:.2f}, {m4:.2f}) = {M:.2f} GB/s
+     t >= 2*W*S / (2*M) = W*S/M
+     busbw = (S/t) * 2(W-1)/W <= M * 2(W-1)/W^2
+           = {M:.2f} * 2*{W-1}/{W}^2 = {bound:.2f} GB/s   (W = {W})
+   The owner algorithm moves exactly that: rank r reads chunk r of every rank once (slice
+   by slice, W sources folded in one pass) and writes the result into chunk r of every
+   rank while the slice is still in cache: W*S read + W*S written.
+   Two-pass direct reads the reduced chunks again: (3W-1)*S, at most 2W/(3W-1) of the bound.
 """)
-print(f"   collviz ring all_reduce busbw      {ring:7.3f} GB/s  (best round)")
-print(f"   collviz best all_reduce busbw      {best:7.3f} GB/s  (best round; auto chose {algo})")
+for a in algos:
+    print(f"   collviz {a:<6s} all_reduce busbw     {per[a]:7.3f} GB/s  (best round) = {per[a] / bound if bound else 0:5.2f} of the bound")
 print(f"   MPI_Allreduce busbw                {mpi:7.3f} GB/s  (best run)")
-print(f"   memcpy 1 thread / 2 threads        {m1:7.3f} / {m2:.3f} GB/s copied (best round)")
-paired = [float(r[3]) / (float(r[1]) * f) for r in rounds if float(r[1]) > 0]
-print("   paired, each round's best busbw / that round's bound: "
+print(f"   memcpy 1 / 2 / 4 threads           {m1:7.3f} / {m2:.3f} / {m4:.3f} GB/s copied (best round)")
+print(f"   memcpy, 256 MiB per thread         {D:7.3f} GB/s (better of 2 and 4 threads): the bound")
+print(f"     with it would be {D * f:.2f} GB/s, and the best algorithm {best / (D * f) if D else 0:.2f} of it")
+ib = A0 + algos.index(algo)
+paired = [r[ib] / (max(r[1], r[2]) * f) for r in rounds if max(r[1], r[2]) > 0]
+
+print(f"   paired, each round's {algo} busbw / that round's bound: "
       + ", ".join(f"{p:.2f}" for p in paired))
 print()
 def line(name, num, den, target):
     r = num / den if den > 0 else float("nan")
     verdict = "PASS" if r >= target else "MISS"
-    print(f"   {name:<36s} {num:7.3f} / {den:7.3f} = {r:6.2f}   target >= {target:<4}  {verdict}")
+    print(f"   {name:<40s} {num:7.3f} / {den:7.3f} = {r:6.2f}   target >= {target:<4}  {verdict}")
+line(f"best ({algo}) busbw / memory bound", best, bound, 0.9)
+if bound and best > bound:
+    print("   (above 1: the collective beat the memcpy it is measured against; on a machine"
+          " shared with\n    other jobs the two run minutes apart, and a busy neighbour"
+          " slows one more than the other)")
+ring_bound = 4 * M / (5 * W)
+print(f"""
+   the ring's own traffic bound: per rank, W-1 reduce-scatter steps each read its chunk
+   and the neighbour's and write its chunk (3*S/W), W-1 all-gather steps each read the
+   neighbour's chunk and write its own (2*S/W): 5(W-1)*S bytes for W ranks, so
+     t >= 5(W-1)*S / (2*M),  busbw <= 2(W-1)/W * 2*M / (5(W-1)) = 4*M/(5W)
+     = 4*{M:.2f}/(5*{W}) = {ring_bound:.2f} GB/s
+   (sliced, a partial sum can still be in cache when the next rank reads it, so the ring
+   may beat this bound; it cannot beat the all-reduce bound above)""")
+line("ring busbw / ring's own traffic bound", ring, ring_bound, 0.9)
+print()
 line("ring busbw / MPI busbw", ring, mpi, 4)
 line("best busbw / MPI busbw", best, mpi, 5)
-line("best busbw / memcpy-implied bound", best, bound, 0.6)
-# The ring cannot reach the bound: each of its 2(W-1) steps writes a chunk back to memory
-# and the next step reads it again. Per rank: W-1 reduce steps of 3 S/W (read own chunk,
-# read the neighbour's, write) and W-1 copy steps of 2 S/W, so 5(W-1)S in all for W ranks;
-# t >= 5(W-1)S / (2*M2), busbw <= 2(W-1)/W * 2*M2 / (5(W-1)) = 4*M2/(5W).
-ring_bound = 4 * m2 / (5 * W)
-print(f"""
-   the ring's own traffic bound: 5(W-1)*S bytes cross memory -> busbw <= 4*M2/(5W)
-     = 4*{m2:.2f}/(5*{W}) = {ring_bound:.2f} GB/s; ring busbw / that = {ring / ring_bound:.2f}""")
 for name, k in (("ring", 4), ("best", 5)):
     need = k * mpi
     if need > (ring_bound if name == "ring" else bound):
@@ -201,6 +248,42 @@ if mpi_default > 0:
     print("   against Open MPI with glibc's default malloc (as installed, not tuned):")
     line("ring busbw / default MPI busbw", ring, mpi_default, 4)
     line("best busbw / default MPI busbw", best, mpi_default, 5)
+EOF
+
+# --- 4b. sliced vs unsliced, by size -----------------------------------------------------------
+echo
+echo "== 4b. all_reduce busbw by size, $RANKS ranks: whole chunks (--slices 1) vs sliced (default)"
+echo "   (small sizes are latency-bound: every slice costs a wait; large ones bandwidth-bound;"
+echo "   where every transfer is under the default 64 KiB slice, both columns run one slice and"
+echo "   differ only by noise: each column is its own sweep, minutes apart on a shared machine)"
+for a in ring owner; do
+    for sl in 1 0; do
+        "$BIN" bench all_reduce --backend cpu --ranks "$RANKS" -b 4K -e 64M -f 4 -n 20 -w 5 \
+            --algo "$a" --slices "$sl" --format json >"$out/sweep_${a}_$sl.json" 2>"$out/err" ||
+            echo "   $a --slices $sl failed: $(head -1 "$out/err")"
+    done
+done
+python3 - "$out" <<'EOF'
+import json, os, sys
+out = sys.argv[1]
+def load(a, sl):
+    try:
+        rows = json.load(open(os.path.join(out, f"sweep_{a}_{sl}.json")))["rows"]
+        return {r["size"]: r for r in rows}
+    except (OSError, ValueError, KeyError):
+        return {}
+data = {a: (load(a, 1), load(a, 0)) for a in ("ring", "owner")}
+print("   %10s  %-30s %-30s" % ("size(B)", "ring busbw GB/s (slices)", "owner busbw GB/s (slices)"))
+print("   %10s  %-30s %-30s" % ("", "whole chunks | sliced", "whole chunks | sliced"))
+sizes = sorted(set(data["ring"][0]) | set(data["owner"][0]))
+for s in sizes:
+    cells = []
+    for a in ("ring", "owner"):
+        u, v = data[a]
+        cu = "%7.3f (%d)" % (u[s]["busbw"], u[s]["slices"]) if s in u else "      -"
+        cv = "%7.3f (%d)" % (v[s]["busbw"], v[s]["slices"]) if s in v else "      -"
+        cells.append("%s | %s" % (cu, cv))
+    print("   %10d  %-30s %-30s" % (s, cells[0], cells[1]))
 EOF
 
 # --- 5. training ---------------------------------------------------------------------------

@@ -26,6 +26,10 @@ struct bench_params {
     int warmup;       /* untimed iterations first (default 5) */
     bool check;       /* verify the result (#wrong) after the timed loop */
     double timeout_s; /* a collective still running after this is aborted (CV_ETIMEOUT) */
+    /* CPU: the plan refined into slices per transfer (0 = the backend's default slice
+     * size, 1 = whole chunks) and channels (0 or 1 = one); ignored by NCCL, which slices
+     * by its own protocol. */
+    int slices, channels;
 };
 
 /* One row of nccl-tests' table. */
@@ -37,8 +41,9 @@ struct bench_result {
     double busbw;   /* GB/s: algbw * coll_busbw_factor() */
     long wrong;     /* elements that differ from the expected result; -1 = not checked */
     int nranks;
-    char algo[16]; /* the algorithm that ran ("ring", "tree", "direct", "nccl") */
-    char how[120]; /* how it was timed, for the UI's "measured how?" line */
+    char algo[16];        /* the algorithm that ran ("ring", "tree", "direct", "nccl") */
+    char how[120];        /* how it was timed, for the UI's "measured how?" line */
+    int slices, channels; /* CPU: how the plan was refined; 0 = not sliced by us (NCCL) */
 };
 
 struct backend;

@@ -73,8 +73,13 @@ static void bench_usage(FILE *f)
         "  -c, --check 0|1      check the result and count #wrong (default 1)\n"
         "  -o, --op OP          sum, prod, min, max or avg (default sum)\n"
         "  -r, --root R         root of broadcast/scatter/gather/reduce (default 0)\n"
-        "  --algo A             ring, tree, direct or auto (default auto: the backend's "
-        "fastest)\n"
+        "  --algo A             ring, tree, direct, owner or auto (default auto: the "
+        "backend's\n"
+        "                       fastest)\n"
+        "  --slices N           CPU: cut every transfer into N slices, each rank waiting only\n"
+        "                       for the slices it needs (default 0: slices of about 64 KiB;\n"
+        "                       1: whole chunks, as the chunk picture shows)\n"
+        "  --channels C         CPU: split every transfer over C channels (default 1)\n"
         "  -T, --timeout S      abort a collective stuck for S seconds (default 30)\n"
         "  --format F           text or json (default text)\n"
         "  -h, --help           this text\n"
@@ -106,7 +111,7 @@ static void bench_algo_list(enum coll c, char *buf, size_t n)
 
 int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
 {
-    enum { OPT_BACKEND = 256, OPT_RANKS, OPT_ALGO, OPT_FORMAT };
+    enum { OPT_BACKEND = 256, OPT_RANKS, OPT_ALGO, OPT_FORMAT, OPT_SLICES, OPT_CHANNELS };
     static const struct option longopts[] = {
         {"backend", required_argument, NULL, OPT_BACKEND},
         {"ranks", required_argument, NULL, OPT_RANKS},
@@ -122,6 +127,8 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
         {"algo", required_argument, NULL, OPT_ALGO},
         {"timeout", required_argument, NULL, 'T'},
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"slices", required_argument, NULL, OPT_SLICES},
+        {"channels", required_argument, NULL, OPT_CHANNELS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -208,8 +215,20 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
             } else if (algo_parse(optarg, &o->algo) == CV_OK) {
                 o->algo_auto = false;
             } else {
-                return cli_usage_error("--algo %s: need ring, tree, direct or auto", optarg);
+                return cli_usage_error("--algo %s: need ring, tree, direct, owner or auto",
+                                       optarg);
             }
+            break;
+        case OPT_SLICES:
+            if (parse_long(optarg, 0, PLAN_MAX_SLICES, &v) != CV_OK)
+                return cli_usage_error("--slices %s: need 0..%d (0: the default)", optarg,
+                                       PLAN_MAX_SLICES);
+            o->slices = (int)v;
+            break;
+        case OPT_CHANNELS:
+            if (parse_long(optarg, 1, 64, &v) != CV_OK)
+                return cli_usage_error("--channels %s: need 1..64", optarg);
+            o->channels = (int)v;
             break;
         case 'T':
             if (bench_parse_double(optarg, 0.0, 1e6, &o->timeout_s) != CV_OK ||
@@ -374,9 +393,13 @@ static void bench_print_json(const char *backend, int ranks, const char *hardwar
         printf(",\"busbw\":");
         bench_json_num(r->busbw);
         if (r->wrong < 0)
-            printf(",\"wrong\":null}");
+            printf(",\"wrong\":null");
         else
-            printf(",\"wrong\":%ld}", r->wrong);
+            printf(",\"wrong\":%ld", r->wrong);
+        if (r->slices > 0)
+            printf(",\"slices\":%d,\"channels\":%d}", r->slices, r->channels);
+        else
+            printf(",\"slices\":null,\"channels\":null}");
     }
     printf("\n]}\n");
 }
@@ -559,6 +582,8 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                 .warmup = o.warmup,
                 .check = o.check,
                 .timeout_s = o.timeout_s,
+                .slices = o.slices,
+                .channels = o.channels,
             };
             worker_post(w, &j);
             /* The backend aborts a collective stuck for -T seconds at any one wait; this

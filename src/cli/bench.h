@@ -29,6 +29,7 @@ struct bench_opts {
     enum algo algo;
     bool algo_given; /* --algo was on the command line */
     double timeout_s;
+    int slices, channels; /* CPU: 0 = the backend's default */
     bool json;
     bool all;
     enum coll coll;

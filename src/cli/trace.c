@@ -2,7 +2,13 @@
  * buffer after each step, as a readable handout (text) or as one JSON object for scripts.
  * It is the same plan and the same trace executor the interactive screens animate, and
  * it checks the final buffers against the plain reference (ref_compute); exit status 1
- * says they differ. */
+ * says they differ.
+ *
+ * With --slices/--channels it prints the refined plan (core/refine.c) instead: every
+ * transfer with its slice, channel, the rank that runs it, its tick in the slice view and
+ * the transfers it waits for, and it checks that the refined plan's result is the
+ * unrefined plan's, bit for bit, both step by step and run by its dependencies alone
+ * (exec_plan_deps, what the CPU rank threads do). */
 #include "cli.h"
 
 #include <float.h>
@@ -15,8 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/exec.h"
 #include "core/init.h"
 #include "core/plan.h"
+#include "core/slicetl.h"
 #include "core/trace.h"
 #include "core/util.h"
 
@@ -32,6 +40,7 @@ struct trace_opts {
     enum init_kind init;
     uint64_t seed;
     bool json;
+    int slices, channels; /* 0 = not given: the plan as plan_build makes it */
 };
 
 static void trace_usage(FILE *f)
@@ -52,13 +61,17 @@ static void trace_usage(FILE *f)
         "  --count C            the NCCL count argument (default: the lecture's demo size)\n"
         "  --root R             root rank of broadcast/scatter/gather/reduce (default 0)\n"
         "  --op OP              sum, prod, min, max or avg (default sum)\n"
-        "  --algo ALGO          ring, tree or direct (default ring where it exists)\n"
+        "  --algo ALGO          ring, tree, direct or owner (default ring where it exists)\n"
         "  --init KIND          lecture, seq (10*rank+i), rank, random (default lecture)\n"
         "  --seed S             seed for --init random (default 1)\n"
+        "  --slices N           refine: cut every transfer into N slices, with the\n"
+        "                       dependencies that let ranks run without a step barrier\n"
+        "  --channels C         refine: split every transfer over C channels (1..64)\n"
         "  --format FMT         text or json (default text)\n"
         "  -h, --help           this text\n"
         "\n"
-        "Exit status: 0 the trace matches the reference, 1 it does not, 2 bad input.\n",
+        "Exit status: 0 the trace matches the reference (and, refined, the unrefined plan\n"
+        "bit for bit), 1 it does not, 2 bad input.\n",
         CV_MAX_RANKS);
 }
 
@@ -85,7 +98,9 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
         OPT_ALGO,
         OPT_INIT,
         OPT_SEED,
-        OPT_FORMAT
+        OPT_FORMAT,
+        OPT_SLICES,
+        OPT_CHANNELS
     };
     static const struct option longopts[] = {
         {"ranks", required_argument, NULL, OPT_RANKS},
@@ -96,6 +111,8 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
         {"init", required_argument, NULL, OPT_INIT},
         {"seed", required_argument, NULL, OPT_SEED},
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"slices", required_argument, NULL, OPT_SLICES},
+        {"channels", required_argument, NULL, OPT_CHANNELS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -133,7 +150,8 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
             break;
         case OPT_ALGO:
             if (algo_parse(optarg, &o->algo) != 0)
-                return cli_usage_error("--algo %s: must be ring, tree or direct", optarg);
+                return cli_usage_error("--algo %s: must be ring, tree, direct or owner",
+                                       optarg);
             o->algo_set = true;
             break;
         case OPT_INIT:
@@ -147,6 +165,16 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
             break;
         case OPT_FORMAT:
             if (cli_parse_format(optarg, &o->json) != 0) return 2;
+            break;
+        case OPT_SLICES:
+            if (parse_long(optarg, 1, PLAN_MAX_SLICES, &v) != CV_OK)
+                return cli_usage_error("--slices %s: must be 1..%d", optarg, PLAN_MAX_SLICES);
+            o->slices = (int)v;
+            break;
+        case OPT_CHANNELS:
+            if (parse_long(optarg, 1, 64, &v) != CV_OK)
+                return cli_usage_error("--channels %s: must be 1..64", optarg);
+            o->channels = (int)v;
             break;
         case ':':
             return cli_usage_error("%s: needs a value", argv[optind - 1]);
@@ -249,7 +277,11 @@ static void jw_null(struct jw *w, const char *key)
 
 struct run {
     struct trace_opts o;
-    struct plan plan;
+    struct plan plan; /* what is printed: refined when --slices/--channels */
+    struct plan base; /* plan_build's plan, when refined */
+    bool refined;
+    bool same_as_unrefined; /* refined: every output bit equals the unrefined plan's */
+    bool deps_same;         /* refined: run by dependencies alone, the same bits */
     struct trace trace;
     float *send[CV_MAX_RANKS];
     float *ref[CV_MAX_RANKS];
@@ -313,6 +345,12 @@ static void emit_json(struct run *R)
     jw_num(&w, "seed", (double)R->o.seed);
     jw_num(&w, "work_len", (double)p->work_len);
     jw_str(&w, "summary", p->summary);
+    if (R->refined) {
+        jw_num(&w, "slices", p->nslices);
+        jw_num(&w, "channels", p->nchannels);
+        jw_num(&w, "ticks", p->nticks);
+        jw_num(&w, "transfers", (double)p->nx);
+    }
     jw_open(&w, "input", '[');
     for (int r = 0; r < p->nranks; r++) {
         jw_open(&w, NULL, '[');
@@ -341,6 +379,18 @@ static void emit_json(struct run *R)
             jw_bool(&w, "reduce", x->kind == XFER_REDUCE);
             jw_str(&w, "kind", kind_name(x->kind));
             jw_num(&w, "chunk", x->chunk);
+            if (R->refined) {
+                jw_num(&w, "index", (double)i);
+                jw_num(&w, "slice", x->slice);
+                jw_num(&w, "channel", x->channel);
+                jw_num(&w, "by", x->by);
+                jw_num(&w, "tick", x->tick);
+                jw_num(&w, "order", (double)x->seq);
+                jw_open(&w, "depends_on", '[');
+                for (size_t d = p->dep_first[i]; d < p->dep_first[i + 1]; d++)
+                    jw_num(&w, NULL, (double)p->dep[d]);
+                jw_close(&w, ']');
+            }
             jw_close(&w, '}');
         }
         jw_close(&w, ']');
@@ -375,9 +425,96 @@ static void emit_json(struct run *R)
     jw_num(&w, "exact_elements", (double)R->exact);
     jw_num(&w, "elements", (double)R->total);
     jw_num(&w, "tolerance", R->tolerance);
+    if (R->refined) {
+        jw_bool(&w, "unrefined_equal", R->same_as_unrefined);
+        jw_bool(&w, "dependency_order_equal", R->deps_same);
+    }
     jw_close(&w, '}');
     jw_close(&w, '}');
     fputc('\n', stdout);
+}
+
+/* The slice view as text: one row per link, one column per tick (up to TEXT_MAX_TICKS). */
+#define TEXT_MAX_TICKS 48
+static void text_slice_view(const struct plan *p)
+{
+    struct slice_tl t;
+    if (slice_tl_build(&t, p, NULL, 0) != CV_OK) return;
+    int shown = t.nticks < TEXT_MAX_TICKS ? t.nticks : TEXT_MAX_TICKS, w = 3;
+    for (long i = 0; i < (long)p->nx; i++) {
+        char cell[16];
+        slice_tl_label(p, i, cell, sizeof cell);
+        if ((int)strlen(cell) > w) w = (int)strlen(cell);
+    }
+    printf("\nslice view (a model: each link carries one slice per tick, and a slice leaves "
+           "one tick after what it needs; cell = chunk.slice, /k = division of slice k):\n");
+    printf("  %-14s", "tick");
+    for (int k = 0; k < shown; k++)
+        printf(" %*d", w, k);
+    printf("\n");
+    for (int l = 0; l < t.nlinks; l++) {
+        const struct slice_link *L = &t.links[l];
+        char name[40];
+        if (L->src == L->dst)
+            snprintf(name, sizeof name, "rank %d", L->src);
+        else
+            snprintf(name, sizeof name, "%d -> %d", L->src, L->dst);
+        if (p->nchannels > 1) {
+            size_t len = strlen(name);
+            snprintf(name + len, sizeof name - len, " ch%d", L->channel);
+        }
+        printf("  %-14s", name);
+        for (int k = 0; k < shown; k++) {
+            char cell[16];
+            slice_tl_label(p, t.cells[(size_t)l * (size_t)t.nticks + (size_t)k].x, cell,
+                           sizeof cell);
+            printf(" %*s", w, cell[0] ? cell : ".");
+        }
+        printf("\n");
+    }
+    printf("  %-14s", "links busy");
+    for (int k = 0; k < shown; k++)
+        printf(" %*d", w, t.busy[k]);
+    printf("\n");
+    if (shown < t.nticks)
+        printf("  (ticks %d..%d not shown; --format json lists every transfer's tick)\n", shown,
+               t.nticks - 1);
+    printf("  %d ticks of one slice each; fill %d, drain %d (ticks with fewer links busy than "
+           "the busiest); the chunk view has %zu steps of one chunk each\n",
+           t.nticks, t.fill, t.drain, p->nsteps);
+    slice_tl_free(&t);
+}
+
+/* Refined plans: the unrefined plan's outputs (trace) against the refined one's, step by
+ * step (R->out) and by dependencies alone, bit for bit. */
+static int run_refined_checks(struct run *R, char *err, size_t errlen)
+{
+    const struct plan *p = &R->plan;
+    int W = p->nranks;
+    struct trace t;
+    int rc = trace_run(&t, &R->base, R->send, err, errlen);
+    if (rc != CV_OK) return rc;
+    float *work[CV_MAX_RANKS];
+    for (int r = 0; r < W; r++) {
+        work[r] = xcalloc(p->work_len + 1, sizeof(float));
+        size_t n = coll_send_count(p->coll, W, p->count, r, p->root);
+        memcpy(work[r] + coll_in_off(p->coll, W, p->count, r), R->send[r], n * sizeof(float));
+    }
+    R->deps_same = exec_plan_deps(p, work, 0) == CV_OK;
+    R->same_as_unrefined = true;
+    for (int r = 0; r < W; r++) {
+        size_t n = coll_recv_count(p->coll, W, p->count, r, p->root);
+        float *want = xcalloc(n + 1, sizeof(float));
+        trace_output(&t, r, want);
+        if (n && memcmp(want, R->out[r], n * sizeof(float)) != 0) R->same_as_unrefined = false;
+        if (n && memcmp(want, work[r] + coll_out_off(p->coll, W, p->count, r),
+                        n * sizeof(float)) != 0)
+            R->deps_same = false;
+        free(want);
+        free(work[r]);
+    }
+    trace_free(&t);
+    return CV_OK;
 }
 
 /* ---- text ------------------------------------------------------------------------------ */
@@ -498,10 +635,20 @@ static void text_xfer(const struct plan *p, const struct xfer *x)
         break;
     }
     if (x->kind == XFER_SCALE)
-        printf("    rank %d              %-9s %-14s %s\n", x->dst, chunk, range, action);
+        printf("    rank %d              %-9s %-14s %s", x->dst, chunk, range, action);
     else
-        printf("    rank %d -> rank %-3d  %-9s %-14s %s\n", x->src, x->dst, chunk, range,
-               action);
+        printf("    rank %d -> rank %-3d  %-9s %-14s %s", x->src, x->dst, chunk, range, action);
+    if (p->order) {
+        size_t i = (size_t)(x - p->x);
+        printf("  #%zu slice %d", i, x->slice);
+        if (p->nchannels > 1) printf(" ch %d", x->channel);
+        if (x->by != x->dst) printf(" run by %d", x->by);
+        printf(" tick %d", x->tick);
+        if (p->dep_first[i] == p->dep_first[i + 1]) printf(", waits for nothing");
+        for (size_t d = p->dep_first[i]; d < p->dep_first[i + 1]; d++)
+            printf("%s#%zu", d == p->dep_first[i] ? ", waits for " : " ", p->dep[d]);
+    }
+    printf("\n");
 }
 
 static void emit_text(struct run *R, bool utf8)
@@ -527,6 +674,12 @@ static void emit_text(struct run *R, bool utf8)
     if (coll_reduces(p->coll)) printf(", op %s", redop_name(p->op));
     printf(", algorithm %s\n", algo_name(p->algo));
     printf("%s\n", p->summary);
+    if (R->refined)
+        printf("refined into %d slice%s x %d channel%s: %zu transfers; each waits only for "
+               "the transfers listed (#index), not for the whole step; slice view: %d ticks, "
+               "one slice per link per tick (a model)\n",
+               p->nslices, p->nslices == 1 ? "" : "s", p->nchannels,
+               p->nchannels == 1 ? "" : "s", p->nx, p->nticks);
     text_layout(p);
     printf("inputs: %s", init_name(R->o.init));
     if (R->o.init == INIT_RANDOM) printf(" (seed %llu)", (unsigned long long)R->o.seed);
@@ -549,6 +702,7 @@ static void emit_text(struct run *R, bool utf8)
         }
     }
     if (p->nsteps == 0) printf("\n(no steps: nothing has to move)\n");
+    if (R->refined && p->nx > 0) text_slice_view(p);
     printf("\noutput (receive buffers):\n");
     for (int r = 0; r < W; r++) {
         size_t n = coll_recv_count(p->coll, W, p->count, r, p->root);
@@ -557,6 +711,12 @@ static void emit_text(struct run *R, bool utf8)
             printf("(receives nothing)\n");
         else
             text_row(p, &ts, R->out[r], NULL, coll_out_off(p->coll, W, p->count, r), n, false);
+    }
+    if (R->refined) {
+        printf("\nsame as the unrefined plan, bit for bit: %s\n",
+               R->same_as_unrefined ? "yes" : "no");
+        printf("run by dependencies alone (no step barrier), the same bits: %s\n",
+               R->deps_same ? "yes" : "no");
     }
     printf("\nmatches the plain reference: %s", R->equal ? "yes" : "no");
     if (R->exact == R->total)
@@ -590,6 +750,16 @@ int cli_trace_main(int argc, char **argv)
     rc = plan_build(&R.plan, o->coll, o->algo, o->op, o->nranks, o->count, o->root, err,
                     sizeof err);
     if (rc != CV_OK) return cli_usage_error("%s", err);
+    if (o->slices || o->channels) {
+        R.base = R.plan;
+        rc = plan_refine(&R.base, o->slices ? o->slices : 1, o->channels ? o->channels : 1,
+                         &R.plan, err, sizeof err);
+        if (rc != CV_OK) {
+            plan_free(&R.base);
+            return cli_usage_error("%s", err);
+        }
+        R.refined = true;
+    }
     int W = o->nranks;
     for (int r = 0; r < W; r++) {
         size_t ns = coll_send_count(o->coll, W, o->count, r, o->root);
@@ -608,18 +778,24 @@ int cli_trace_main(int argc, char **argv)
         for (int r = 0; r < W; r++)
             trace_output(&R.trace, r, R.out[r]);
         run_check(&R);
+        if (R.refined && run_refined_checks(&R, err, sizeof err) != CV_OK) {
+            status = cli_usage_error("--count %zu: %s", o->count, err);
+            goto done;
+        }
         if (o->json)
             emit_json(&R);
         else
             emit_text(&R, utf8);
-        status = R.equal ? 0 : 1;
+        status = R.equal && (!R.refined || (R.same_as_unrefined && R.deps_same)) ? 0 : 1;
         if (fflush(stdout) != 0) {
             fprintf(stderr, "collviz: trace: cannot write the output\n");
             status = 1;
         }
     }
+done:
     trace_free(&R.trace);
     plan_free(&R.plan);
+    plan_free(&R.base);
     for (int r = 0; r < W; r++) {
         free(R.send[r]);
         free(R.ref[r]);

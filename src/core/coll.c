@@ -29,6 +29,7 @@ static const char *const algo_names[ALGO_COUNT] = {
     [ALGO_RING] = "ring",
     [ALGO_TREE] = "tree",
     [ALGO_DIRECT] = "direct",
+    [ALGO_OWNER] = "owner",
 };
 
 /* Which algorithms each collective has (see plan.c). NCCL itself uses rings (chains) for
@@ -41,7 +42,8 @@ static const bool algo_table[COLL_COUNT][ALGO_COUNT] = {
     [COLL_REDUCE] = {[ALGO_RING] = true, [ALGO_TREE] = true, [ALGO_DIRECT] = true},
     [COLL_ALL_GATHER] = {[ALGO_RING] = true, [ALGO_DIRECT] = true},
     [COLL_REDUCE_SCATTER] = {[ALGO_RING] = true, [ALGO_DIRECT] = true},
-    [COLL_ALL_REDUCE] = {[ALGO_RING] = true, [ALGO_TREE] = true, [ALGO_DIRECT] = true},
+    [COLL_ALL_REDUCE] =
+        {[ALGO_RING] = true, [ALGO_TREE] = true, [ALGO_DIRECT] = true, [ALGO_OWNER] = true},
     [COLL_ALL_TO_ALL] = {[ALGO_DIRECT] = true},
 };
 

@@ -36,7 +36,11 @@ enum coll {
 
 enum redop { OP_SUM, OP_PROD, OP_MIN, OP_MAX, OP_AVG, OP_COUNT };
 
-enum algo { ALGO_RING, ALGO_TREE, ALGO_DIRECT, ALGO_COUNT };
+/* ALGO_OWNER (all-reduce only): rank r alone handles chunk r - it reduces chunk r from
+ * every rank and writes the result straight back into chunk r of every rank, so each
+ * buffer is read once and written once (the least memory traffic an all-reduce can have
+ * on ranks that share one memory). */
+enum algo { ALGO_RING, ALGO_TREE, ALGO_DIRECT, ALGO_OWNER, ALGO_COUNT };
 
 const char *coll_name(enum coll c);  /* "all_reduce" (nccl-tests / CLI spelling) */
 const char *coll_title(enum coll c); /* "all-reduce" (the lecture's spelling, for screens) */

@@ -26,7 +26,11 @@
  * two were within noise of each other. */
 #include "exec.h"
 
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 #define EXEC_VEC 16       /* one block = one or more vector registers at every ISA level */
 #define EXEC_TILE 2048    /* floats: 8 KiB of destination, well inside L1 */
@@ -195,4 +199,88 @@ void exec_step_rank(const struct plan *p, size_t s, int rank, float *const *bufs
         fn(mine + x->dst_off, src, ng, x->count);
         i = j;
     }
+}
+
+void exec_xfers(const struct plan *p, const size_t *idx, size_t n, float *const *bufs)
+{
+    fused_fn fn = fused_kernel(p->op);
+    size_t i = 0;
+    while (i < n) {
+        const struct xfer *x = &p->x[idx[i]];
+        if (x->kind != XFER_REDUCE) {
+            exec_xfer(p, x, bufs[x->dst], bufs[x->src]);
+            i++;
+            continue;
+        }
+        const float *src[EXEC_GROUP_MAX];
+        int ng = 0;
+        size_t j = i;
+        while (j < n && ng < EXEC_GROUP_MAX) {
+            const struct xfer *y = &p->x[idx[j]];
+            if (y->kind != XFER_REDUCE || y->dst != x->dst || y->dst_off != x->dst_off ||
+                y->count != x->count)
+                break;
+            src[ng++] = bufs[y->src] + y->src_off;
+            j++;
+        }
+        fn(bufs[x->dst] + x->dst_off, src, ng, x->count);
+        i = j;
+    }
+}
+
+/* xorshift64*: a small, fixed generator, so a failing interleaving can be replayed. */
+static uint64_t exec_rand(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 0x2545F4914F6CDD1DULL;
+}
+
+int exec_plan_deps(const struct plan *p, float *const *bufs, uint64_t seed)
+{
+    int W = p->nranks;
+    size_t nx = p->nx;
+    if (nx == 0) return CV_OK;
+    if (!p->order || !p->dep_first) return CV_EINVAL;
+    /* Each rank's transfers in execution order. */
+    size_t *mine = xmalloc(nx * sizeof *mine), first[CV_MAX_RANKS + 1] = {0};
+    size_t fill[CV_MAX_RANKS] = {0}, done[CV_MAX_RANKS] = {0};
+    for (size_t i = 0; i < nx; i++)
+        first[p->x[i].by + 1]++;
+    for (int r = 0; r < W; r++)
+        first[r + 1] += first[r];
+    for (size_t k = 0; k < nx; k++) {
+        size_t i = p->order[k];
+        int r = p->x[i].by;
+        mine[first[r] + fill[r]++] = i;
+    }
+    uint64_t rng = seed ? seed : 1;
+    int rc = CV_OK, turn = 0;
+    for (size_t ran = 0; ran < nx;) {
+        int start = seed ? (int)(exec_rand(&rng) % (uint64_t)W) : turn;
+        bool moved = false;
+        for (int t = 0; t < W && !moved; t++) {
+            int r = (start + t) % W;
+            if (first[r] + done[r] == first[r + 1]) continue;
+            size_t i = mine[first[r] + done[r]];
+            bool ready = true;
+            for (size_t d = p->dep_first[i]; d < p->dep_first[i + 1] && ready; d++) {
+                const struct xfer *y = &p->x[p->dep[d]];
+                if (y->by != r && done[y->by] <= y->seq) ready = false;
+            }
+            if (!ready) continue;
+            exec_xfers(p, &i, 1, bufs);
+            done[r]++;
+            ran++;
+            moved = true;
+            turn = (r + 1) % W;
+        }
+        if (!moved) {
+            rc = CV_EINVAL;
+            break;
+        }
+    }
+    free(mine);
+    return rc;
 }

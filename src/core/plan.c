@@ -69,8 +69,18 @@ static void pb_add(struct pb *b, int src, int dst, size_t src_off, size_t dst_of
         .count = count,
         .kind = kind,
         .chunk = chunk,
+        .by = dst,
     };
     pb_cur(b)->n++;
+}
+
+/* A transfer run by rank `by` rather than by its destination (the owner all-reduce). */
+static void pb_add_by(struct pb *b, int by, int src, int dst, size_t off, size_t count,
+                      enum xfer_kind kind, int chunk)
+{
+    size_t before = b->p->nx;
+    pb_add(b, src, dst, off, off, count, kind, chunk);
+    if (b->p->nx > before) b->p->x[before].by = by;
 }
 
 /* Close the current step; a step that ended up with no transfers (only empty chunks) is
@@ -339,6 +349,47 @@ static void tree_reduce(struct pb *b, int root)
 
 /* ---- the collectives ------------------------------------------------------------------- */
 
+/* The owner all-reduce: rank r alone touches chunk r, in every buffer. It reads chunk r of
+ * every rank, reduces them (its own copy first, then the others in rank order), and writes
+ * the result straight into chunk r of every other rank. No other rank reads or writes chunk
+ * r, so nothing but rank r's own order has to be waited for: refined into slices, rank r
+ * runs slice k through reduce, (average) and write-out while it is still in cache. Every
+ * buffer is read once and written once, the least traffic an all-reduce can have on ranks
+ * that share one memory. Its average (op avg) divides chunk r once, before it is written
+ * out, instead of dividing every rank's whole buffer afterwards. */
+static void build_owner(struct pb *b, const size_t *start, const size_t *len)
+{
+    struct plan *p = b->p;
+    int W = p->nranks;
+    pb_begin(b, "reduce");
+    for (int r = 0; r < W; r++)
+        for (int q = 0; q < W; q++)
+            if (q != r) pb_add_by(b, r, q, r, start[r], len[r], XFER_REDUCE, r);
+    pb_whatf(b,
+             "Every rank r reads chunk r of every other rank and %s them into its own chunk r, "
+             "in rank order; rank r is the only one that touches chunk r.",
+             op_into(p->op));
+    pb_end(b);
+    if (p->op == OP_AVG && W > 1) {
+        pb_begin(b, "average");
+        for (int r = 0; r < W; r++)
+            pb_add_by(b, r, r, r, start[r], len[r], XFER_SCALE, r);
+        pb_whatf(b, "Every rank r divides its chunk r by %d, which makes it the average.", W);
+        pb_end(b);
+    }
+    pb_begin(b, "write out");
+    for (int r = 0; r < W; r++)
+        for (int q = 0; q < W; q++)
+            if (q != r) pb_add_by(b, r, r, q, start[r], len[r], XFER_COPY, r);
+    pb_whatf(b, "Every rank r writes its finished chunk r straight into chunk r of every other "
+                "rank (it pushes; the receivers do nothing).");
+    pb_end(b);
+    pb_summary(b,
+               "owner: rank r alone reduces chunk r from all %d ranks and writes it into "
+               "every rank; each buffer is read once and written once",
+               W);
+}
+
 static void build_all_reduce(struct pb *b)
 {
     struct plan *p = b->p;
@@ -392,6 +443,9 @@ static void build_all_reduce(struct pb *b)
             "direct: every rank reduces its own chunk from all others, then fetches every "
             "other chunk (2 steps, %d chunks)",
             W);
+        break;
+    case ALGO_OWNER:
+        build_owner(b, start, len);
         break;
     case ALGO_COUNT:
         break;
@@ -497,6 +551,7 @@ static void build_broadcast(struct pb *b)
         pb_summary(b, "direct: rank %d copies the buffer to all %d other ranks in one step",
                    root, W - 1);
         break;
+    case ALGO_OWNER: /* all-reduce only (algo_supported) */
     case ALGO_COUNT:
         break;
     }
@@ -537,6 +592,7 @@ static void build_reduce(struct pb *b)
         pb_summary(b, "direct: all %d other ranks send to rank %d, which reduces in rank order",
                    W - 1, root);
         break;
+    case ALGO_OWNER: /* all-reduce only (algo_supported) */
     case ALGO_COUNT:
         break;
     }
@@ -619,6 +675,7 @@ static void build_average(struct pb *b)
     struct plan *p = b->p;
     int W = p->nranks;
     if (p->op != OP_AVG || !coll_reduces(p->coll) || W == 1) return;
+    if (p->algo == ALGO_OWNER) return; /* averages each chunk before writing it out */
     pb_begin(b, "average");
     switch (p->coll) {
     case COLL_ALL_REDUCE:
@@ -689,6 +746,7 @@ int plan_build(struct plan *p, enum coll c, enum algo a, enum redop op, int nran
     p->count = count;
     p->root = coll_is_rooted(c) ? root : 0;
     p->work_len = coll_work_len(c, nranks, count);
+    p->nslices = p->nchannels = 1;
 
     struct pb b = {.p = p};
     switch (c) {
@@ -731,7 +789,11 @@ void plan_free(struct plan *p)
     if (!p) return;
     free(p->steps);
     free(p->x);
+    free(p->dep_first);
+    free(p->dep);
+    free(p->order);
     p->steps = NULL;
     p->x = NULL;
+    p->dep_first = p->dep = p->order = NULL;
     p->nsteps = p->nx = 0;
 }

@@ -5,9 +5,17 @@
  * ranks' working buffers (see coll.h).
  *
  * Execution rule (what makes a plan safe to run with one thread per rank): within a step,
- * every transfer is executed by its destination rank, in plan order; no transfer of a step
- * reads a range that a transfer of another destination writes in that same step. Between
- * steps all ranks synchronise. Unit tests check this property for every plan. */
+ * no transfer reads a range that a transfer of another destination writes in that same
+ * step, and no two transfers run by different ranks touch the same range (one writing it).
+ * Unit tests check this for every plan. A transfer is run by the rank in x.by: its
+ * destination (the rank pulls), except in the owner all-reduce, where rank r runs every
+ * transfer of chunk r, including the writes into the other ranks' buffers (it pushes).
+ *
+ * Two ways to run a plan give the same result. Step by step (the trace executor): every
+ * transfer of step s reads what the other ranks held after step s-1. By dependencies (the
+ * CPU backend, plan_refine below): every transfer waits only for the transfers of other
+ * ranks that wrote what it reads, or read or wrote what it overwrites - no barrier between
+ * steps. */
 #ifndef COLLVIZ_PLAN_H
 #define COLLVIZ_PLAN_H
 
@@ -27,6 +35,11 @@ struct xfer {
     size_t src_off, dst_off, count;
     enum xfer_kind kind;
     int chunk; /* chunk label for display (ring chunk number), or -1 */
+    int by;    /* the rank that runs it: dst, except in the owner all-reduce (see above) */
+    /* Filled by plan_refine (0 in a plan straight from plan_build): */
+    int slice, channel; /* which slice of which channel this piece is */
+    int tick;           /* slice view (a model): the time step it is on its link */
+    size_t seq;         /* its place in rank `by`'s execution order */
 };
 
 struct step {
@@ -49,6 +62,13 @@ struct plan {
     size_t nx;
     char summary[160]; /* "ring: reduce-scatter (3 steps) then all-gather (3 steps); chunk c
                           starts on rank c+1" */
+    /* Filled by plan_refine (1, 1, 0 and NULL in a plan straight from plan_build): */
+    int nslices, nchannels;
+    int nticks;        /* slice view: ticks from the first slice sent to the last received */
+    size_t *dep_first; /* nx + 1 entries: x[i] depends on dep[dep_first[i] .. dep_first[i+1]) */
+    size_t *dep;       /* transfer indices, each earlier in plan order, one per rank at most */
+    size_t *order;     /* nx entries: every transfer in execution order (a topological order
+                          of the dependencies; rank r runs the ones with by == r in it) */
 };
 
 /* Build the plan. nranks in 1..CV_MAX_RANKS, count >= 1, root in 0..nranks-1 (ignored for
@@ -58,6 +78,25 @@ struct plan {
 int plan_build(struct plan *p, enum coll c, enum algo a, enum redop op, int nranks,
                size_t count, int root, char *err, size_t errlen);
 void plan_free(struct plan *p);
+
+/* Refine a plan into slices and channels. Every transfer's elements are split into
+ * `channels` parts (independent rings or trees, one per channel) and each part into `slices`
+ * slice transfers; empty pieces (count < channels * slices) are left out. A step keeps its
+ * transfers, now in (channel, slice, original order). Then every transfer gets its
+ * dependencies (for each rank, the last earlier transfer run by that rank that wrote what it
+ * reads, or read or wrote what it writes), an execution order that runs the slices
+ * depth-first (slice 0 through every step, then slice 1, ... as far as the dependencies let
+ * it: while a slice's data is still in cache), and a tick for the slice view: a model in
+ * which each link carries one slice per tick and a slice leaves as soon as what it needs
+ * has arrived. slices = channels = 1 gives the same transfers with their dependencies.
+ * `out` is a new plan (plan_free it); `in` is not changed. The result of the refined plan,
+ * run either way, is bit for bit the result of `in`: every element sees the same
+ * operations in the same order. Refuses (CV_EINVAL) slices or channels outside
+ * 1..PLAN_MAX_SLICES or more than PLAN_MAX_XFERS transfers. */
+#define PLAN_MAX_SLICES 65536
+#define PLAN_MAX_XFERS ((size_t)1 << 20)
+int plan_refine(const struct plan *in, int slices, int channels, struct plan *out, char *err,
+                size_t errlen);
 
 /* Element range [start, end) of chunk k when n elements are split into `parts` balanced
  * chunks (sizes differ by at most one; some are empty when n < parts). */

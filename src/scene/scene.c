@@ -63,6 +63,9 @@ void scene_default(struct scene *s)
         .autoplay = 0,
         .hl = HL_NONE,
         .hl_index = 0,
+        .slice_view = false,
+        .slices = SCENE_DEFAULT_SLICES,
+        .channels = 1,
     };
 }
 
@@ -107,6 +110,12 @@ int scene_check(const struct scene *s, char *err, size_t errlen)
     if ((s->hl == HL_CHUNK || s->hl == HL_TRANSFER) && (s->hl_index < 0 || s->hl_index >= 256))
         return cv_err(err, errlen, CV_EINVAL, "highlight %s:%d out of range (0..255)",
                       highlight_kind_name(s->hl), s->hl_index);
+    if (s->slices < 1 || s->slices > SCENE_MAX_SLICES)
+        return cv_err(err, errlen, CV_EINVAL, "slices %d out of range (1..%d)", s->slices,
+                      SCENE_MAX_SLICES);
+    if (s->channels < 1 || s->channels > SCENE_MAX_CHANNELS)
+        return cv_err(err, errlen, CV_EINVAL, "channels %d out of range (1..%d)", s->channels,
+                      SCENE_MAX_CHANNELS);
     if (s->scheme == TRAIN_SINGLE || s->scheme < 0 || s->scheme >= TRAIN_SCHEME_COUNT)
         return cv_err(err, errlen, CV_EINVAL,
                       "scheme %s: the parallelism screen shows ddp, tp "
@@ -220,6 +229,23 @@ static int scene_apply(struct scene *s, const char *key, const char *val, char *
                           "scene: bad highlight '%s' (none, rank:N, chunk:N, transfer:N)", val);
         s->hl = (enum highlight_kind)k;
         s->hl_index = (int)l;
+    } else if (strcmp(key, "view") == 0) {
+        if (strcmp(val, "chunk") == 0)
+            s->slice_view = false;
+        else if (strcmp(val, "slice") == 0)
+            s->slice_view = true;
+        else
+            return cv_err(err, errlen, CV_EINVAL, "scene: bad view '%s' (chunk, slice)", val);
+    } else if (strcmp(key, "slices") == 0) {
+        if (parse_long(val, 1, SCENE_MAX_SLICES, &l) != CV_OK)
+            return cv_err(err, errlen, CV_EINVAL, "scene: bad slices '%s' (1..%d)", val,
+                          SCENE_MAX_SLICES);
+        s->slices = (int)l;
+    } else if (strcmp(key, "channels") == 0) {
+        if (parse_long(val, 1, SCENE_MAX_CHANNELS, &l) != CV_OK)
+            return cv_err(err, errlen, CV_EINVAL, "scene: bad channels '%s' (1..%d)", val,
+                          SCENE_MAX_CHANNELS);
+        s->channels = (int)l;
     } else {
         return cv_err(err, errlen, CV_EINVAL, "scene: unknown key '%s'", key);
     }
@@ -293,5 +319,10 @@ void scene_format(const struct scene *s, char *buf, size_t n)
         l = strlen(buf);
         snprintf(buf + l, n > l ? n - l : 0, " highlight=%s:%d", highlight_kind_name(s->hl),
                  s->hl_index);
+    }
+    if (s->slice_view || s->slices != SCENE_DEFAULT_SLICES || s->channels != 1) {
+        l = strlen(buf);
+        snprintf(buf + l, n > l ? n - l : 0, " view=%s slices=%d channels=%d",
+                 s->slice_view ? "slice" : "chunk", s->slices, s->channels);
     }
 }

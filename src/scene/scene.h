@@ -52,6 +52,10 @@ struct scene {
     double autoplay;   /* seconds per step when playing on its own; 0 = no autoplay */
     enum highlight_kind hl;
     int hl_index; /* the rank, chunk or transfer index of hl */
+    /* the slice view: the plan refined into slices and channels (core/refine.c), drawn as
+     * which slice is on which link at each tick; step then counts ticks */
+    bool slice_view;      /* view=slice; view=chunk (the default) is the teaching model */
+    int slices, channels; /* 1..SCENE_MAX_SLICES, 1..SCENE_MAX_CHANNELS */
 };
 
 /* The lecture's opening scene: all-reduce, ring, 4 ranks, sum, lecture inputs, step 0. */
@@ -64,7 +68,7 @@ int screen_kind_parse(const char *name, enum screen_kind *out);
  * count (a number or "auto"), root, init, seed, step (a number or "end"), scheme (ddp, tp,
  * pp), schedule (gpipe, 1f1b), overlap (on, off), size (measurement size: 64M, 1G, 4096),
  * autoplay (seconds per step, "on" = 1, "off" = 0), highlight (none, rank:N, chunk:N,
- * transfer:N). A collective
+ * transfer:N), view (chunk, slice), slices (1..16), channels (1..4). A collective
  * given without an algorithm that it lacks gets its default algorithm. On error *s is
  * unchanged and err names the bad word: "scene: ..." for a word that does not parse, the
  * scene_check message for a combination that does not hold. */
@@ -83,6 +87,9 @@ void scene_format(const struct scene *s, char *buf, size_t n);
 size_t scene_count(const struct scene *s);
 
 #define SCENE_MAX_COUNT 64 /* display scale: every number must stay readable */
+#define SCENE_MAX_SLICES 16
+#define SCENE_MAX_CHANNELS 4
+#define SCENE_DEFAULT_SLICES 2
 #define SCENE_PAR_MIN_RANKS 2
 #define SCENE_PAR_MAX_RANKS 4            /* the parallelism screen's display scale */
 #define SCENE_MEAS_MIN ((size_t)4 << 10) /* measurement size bounds */

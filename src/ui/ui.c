@@ -57,7 +57,7 @@ static void ui_usage(FILE *f)
         "  --backend NAME       auto, cpu or nccl (default auto)\n"
         "  --size BYTES         measurement size, 4K..16G, K/M/G suffixes (default 64M)\n"
         "  --collective NAME    start on this collective (default all_reduce)\n"
-        "  --algo ALGO          ring, tree or direct\n"
+        "  --algo ALGO          ring, tree, direct or owner\n"
         "  --op OP              sum, prod, min, max, avg\n"
         "  --root R             root rank of broadcast, scatter, gather, reduce\n"
         "  --count N            display-scale count (default: the lecture's)\n"

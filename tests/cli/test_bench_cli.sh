@@ -42,12 +42,15 @@ factor = {"all_reduce": 1.5, "broadcast": 1.0, "reduce": 1.0}
 for r in rows:
     c = r["collective"]
     check(set(r) == {"collective", "algorithm", "size", "count", "type", "redop", "root",
-                     "time_us", "algbw", "busbw", "wrong"}, "fields %r" % sorted(r))
+                     "time_us", "algbw", "busbw", "wrong", "slices", "channels"},
+          "fields %r" % sorted(r))
+    # 4..64 KiB: every transfer is under the default 64 KiB slice, so one slice.
+    check(r["slices"] == 1 and r["channels"] == 1, "slices %r" % r["slices"])
     check(r["wrong"] == 0, "%s %d: wrong %r" % (c, r["size"], r["wrong"]))
     check(r["size"] in (4096, 16384, 65536), "%s size %r" % (c, r["size"]))
     check(r["count"] * 4 == r["size"], "%s count %r" % (c, r["count"]))
     check(r["type"] == "float", "type")
-    check(r["algorithm"] in ("ring", "tree", "direct"), "algorithm %r" % r["algorithm"])
+    check(r["algorithm"] in ("ring", "tree", "direct", "owner"), "algorithm %r" % r["algorithm"])
     check(r["redop"] == ("sum" if c in ("reduce", "reduce_scatter", "all_reduce") else "none"),
           "%s redop %r" % (c, r["redop"]))
     check(r["root"] == (0 if c in ("broadcast", "scatter", "gather", "reduce") else -1),
@@ -104,10 +107,10 @@ if "$BIN" bench all_reduce -b 64K -e 256K -n 2 -w 1 --backend cpu >"$tmp/text" 2
     grep -q 'GB/s = 1e9 bytes/s' "$tmp/text" || fail "text: units not stated"
     grep -q 'size(B) *count *type *redop *root *algo *time(us) *algbw(GB/s) *busbw(GB/s) *#wrong' "$tmp/text" ||
         fail "text: column header"
-    grep -q 'measured: 4 CPU threads, in-place, 2 iters after 1 warm-up, barrier both sides' "$tmp/text" ||
+    grep -q 'measured: 4 CPU threads, in-place, 2 iters after 1 warm-up, 1 slice' "$tmp/text" ||
         fail "text: how it was measured"
     # auto picks its algorithm by a timing trial, so any of them may appear in a row.
-    [ "$(grep -c '^ *[0-9]\+ \+[0-9]\+ \+float \+sum \+-1 \+\(ring\|tree\|direct\) .* 0$' "$tmp/text")" = 3 ] ||
+    [ "$(grep -c '^ *[0-9]\+ \+[0-9]\+ \+float \+sum \+-1 \+\(ring\|tree\|direct\|owner\) .* 0$' "$tmp/text")" = 3 ] ||
         fail "text: expected 3 all_reduce rows with #wrong 0: $(cat "$tmp/text")"
     # The lecture's formula, with this run's own numbers plugged in, equals busbw.
     python3 - "$tmp/text" <<'EOF' || fail "text: lecture formula line"

@@ -48,9 +48,20 @@ json_check "avg" 'd["output"] == [[1.5], [2.5], [3.5], [4.5]] and d["steps"][-1]
 json_check "root" 'd["root"] == 2 and d["output"][2] == [6] and d["output"][0] == []' reduce --root 2 --algo tree
 json_check "seq init" 'd["input"][2] == [20, 21, 22] and d["count"] == 3' all_gather --init seq --count 3
 
+# Refined: slices and channels, each transfer with what it waits for. Rank 1's first
+# transfer of step 2, slice 0, waits only for rank 3's slice 0 of step 1 (#3), which wrote
+# chunk 2 on rank 0; the refined result is the unrefined one bit for bit, run step by step
+# and by dependencies alone.
+json_check "refined ring" 'd["slices"] == 2 and d["channels"] == 1 and d["transfers"] == 48 and len(d["steps"][0]["transfers"]) == 8 and d["steps"][1]["transfers"][0] == {"src": 0, "dst": 1, "src_offset": 4, "dst_offset": 4, "count": 1, "reduce": True, "kind": "reduce", "chunk": 2, "index": 8, "slice": 0, "channel": 0, "by": 1, "tick": 1, "order": 1, "depends_on": [3]} and d["check"]["unrefined_equal"] and d["check"]["dependency_order_equal"] and d["output"] == [[6, 10, 14, 18, 22, 26, 30, 34]] * 4' all_reduce --slices 2 --count 8
+# A broadcast chain in 3 slices per chunk on 4 ranks: 12 slices per link plus 2 ticks of
+# fill, where the chunk view has 6 steps.
+json_check "refined chain ticks" 'd["ticks"] == 14 and max(x["tick"] for s in d["steps"] for x in s["transfers"]) == 13' broadcast --slices 3 --count 12
+# The owner all-reduce: rank r runs every transfer of chunk r, pushing it to the others.
+json_check "owner" 'd["output"] == [[6, 10, 14, 18]] * 4 and all(x["by"] == x["chunk"] for s in d["steps"] for x in s["transfers"]) and d["steps"][-1]["phase"] == "write out"' all_reduce --algo owner --slices 1
+
 # Every collective and algorithm, a few world sizes, random inputs: matches the reference.
 for coll in broadcast scatter gather reduce all_gather reduce_scatter all_reduce all_to_all; do
-    for algo in ring tree direct; do
+    for algo in ring tree direct owner; do
         for ranks in 1 3 8; do
             args=($coll --algo $algo --ranks $ranks --count 5 --init random --seed 7 --op max
                 --root $((ranks - 1)))
@@ -65,6 +76,14 @@ for coll in broadcast scatter gather reduce all_gather reduce_scatter all_reduce
             fi
             printf '%s\t%s\t%s\n' "$tmp/$njson.json" "${args[*]}" \
                 'd["check"]["reference_equal"] and len(d["output"]) == d["ranks"] == '$ranks \
+                >>"$tmp/checks"
+            # The same, refined into uneven slices over two channels.
+            njson=$((njson + 1))
+            "$BIN" trace "${args[@]}" --slices 3 --channels 2 --op sum --format json \
+                >"$tmp/$njson.json" 2>"$tmp/err" ||
+                fail "${args[*]} --slices 3 --channels 2: exit status $? ($(head -1 "$tmp/err"))"
+            printf '%s\t%s\t%s\n' "$tmp/$njson.json" "${args[*]} --slices 3 --channels 2" \
+                'd["check"]["unrefined_equal"] and d["check"]["dependency_order_equal"] and d["check"]["reference_equal"]' \
                 >>"$tmp/checks"
         done
     done
@@ -141,6 +160,10 @@ all_reduce --ranks|--ranks
 all_reduce extra|extra
 |which collective
 all_reduce --count 20000000|--count 20000000
+all_reduce --slices 0|--slices 0
+all_reduce --slices 70000|--slices 70000
+all_reduce --channels 65|--channels 65
+all_reduce --channels x|--channels x
 EOF
 }
 bad_inputs "$BIN"

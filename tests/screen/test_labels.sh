@@ -20,8 +20,8 @@ tm_screen | grep -qF "chunk 0 (max) max of 4" || fail "a max transfer does not n
 tm_screen | grep -qF "Σ4" && fail "a max transfer still shows Σ4"
 tm_keys '?'
 tm_wait "help: keys" 5 || fail "? did not open the help"
-tm_screen | grep -qF "teaching model; NCCL splits the" || fail "the help does not call it a teaching model"
-tm_screen | grep -qF "pipelines each chunk in slices" || fail "the help does not say NCCL slices chunks"
+tm_screen | grep -qF "one chunk a step is the teaching model" || fail "the help does not call it a teaching model"
+tm_screen | grep -qF "NCCL pipelines slices (v)" || fail "the help does not say NCCL slices chunks"
 tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit"
 tm_cleanup

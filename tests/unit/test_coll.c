@@ -57,7 +57,7 @@ static void test_names_and_parse(void **state)
     assert_int_equal(redop_parse("", &op), -1);
 
     enum algo a;
-    static const char *algos[ALGO_COUNT] = {"ring", "tree", "direct"};
+    static const char *algos[ALGO_COUNT] = {"ring", "tree", "direct", "owner"};
     for (int i = 0; i < ALGO_COUNT; i++) {
         assert_string_equal(algo_name((enum algo)i), algos[i]);
         assert_int_equal(algo_parse(algos[i], &a), 0);
@@ -153,10 +153,14 @@ static void test_algorithms_and_defaults(void **state)
 {
     (void)state;
     bool have[COLL_COUNT][ALGO_COUNT] = {
-        [COLL_BROADCAST] = {true, true, true},   [COLL_SCATTER] = {false, false, true},
-        [COLL_GATHER] = {false, false, true},    [COLL_REDUCE] = {true, true, true},
-        [COLL_ALL_GATHER] = {true, false, true}, [COLL_REDUCE_SCATTER] = {true, false, true},
-        [COLL_ALL_REDUCE] = {true, true, true},  [COLL_ALL_TO_ALL] = {false, false, true},
+        [COLL_BROADCAST] = {true, true, true},
+        [COLL_SCATTER] = {false, false, true},
+        [COLL_GATHER] = {false, false, true},
+        [COLL_REDUCE] = {true, true, true},
+        [COLL_ALL_GATHER] = {true, false, true},
+        [COLL_REDUCE_SCATTER] = {true, false, true},
+        [COLL_ALL_REDUCE] = {true, true, true, true},
+        [COLL_ALL_TO_ALL] = {false, false, true},
     };
     for (int c = 0; c < COLL_COUNT; c++) {
         for (int a = 0; a < ALGO_COUNT; a++)

@@ -7,8 +7,11 @@
  * step barrier's deadline fires when a rank never arrives; a late rank makes measure()
  * return CV_ETIMEOUT and the backend recovers; cancel stops a run within a few steps'
  * time (measured in the test, as a ratio), also while a rank is late; the rank threads
- * are created once per world size. Sizes stay small (one 128 MiB case) so this runs in
- * seconds under ASan. */
+ * are created once per world size. Refined plans (slices, channels) run on 16 rank threads
+ * (more than this machine's cores) with slices of one or two elements and must give the
+ * unrefined plan's result bit for bit, without deadlock; a sliced run cancels within a
+ * fraction of a step. Sizes stay small (two 128 MiB cases) so this runs in seconds under
+ * ASan. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +32,7 @@
 #include "backend/cpu/cpu.h"
 #include "core/init.h"
 #include "core/plan.h"
+#include "core/trace.h"
 #include "core/util.h"
 
 static struct backend *open_cpu(void)
@@ -240,6 +244,80 @@ static void test_run_small_matches_reference(void **state)
                     plan_free(&p);
                 }
             }
+    backend_close(b);
+}
+
+/* 16 rank threads on however few cores, slices of one or two elements over two channels:
+ * every rank waits on other ranks' counters hundreds of times per run. Each result must be
+ * bit for bit the unrefined plan's (trace executor; non-integer inputs, so a changed
+ * reduction order would show), and a deadlock would end in CV_ETIMEOUT, not CV_OK. Then
+ * measure() with 64 slices at a small size, checked. */
+static void test_sixteen_ranks_tiny_slices(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char err[256];
+    const int W = 16;
+    for (int c = 0; c < COLL_COUNT; c++)
+        for (int a = 0; a < ALGO_COUNT; a++) {
+            if (!algo_supported((enum coll)c, (enum algo)a)) continue;
+            enum redop op = coll_reduces((enum coll)c) ? OP_AVG : OP_SUM;
+            size_t count = (size_t)W * 3 + 5;
+            int root = coll_is_rooted((enum coll)c) ? 5 : 0;
+            struct plan p, q;
+            assert_int_equal(
+                plan_build(&p, (enum coll)c, (enum algo)a, op, W, count, root, err, sizeof err),
+                CV_OK);
+            assert_int_equal(plan_refine(&p, 5, 2, &q, err, sizeof err), CV_OK);
+            float *send[CV_MAX_RANKS], *want[CV_MAX_RANKS], *got[CV_MAX_RANKS];
+            for (int r = 0; r < W; r++) {
+                size_t ns = coll_send_count((enum coll)c, W, count, r, root);
+                size_t nr = coll_recv_count((enum coll)c, W, count, r, root);
+                send[r] = xcalloc(ns + 1, sizeof(float));
+                want[r] = xcalloc(nr + 1, sizeof(float));
+                got[r] = xcalloc(nr + 1, sizeof(float));
+                for (size_t i = 0; i < ns; i++)
+                    send[r][i] = 0.1f * (float)(r + 1) + 0.013f * (float)i;
+            }
+            struct trace t;
+            assert_int_equal(trace_run(&t, &p, send, err, sizeof err), CV_OK);
+            for (int r = 0; r < W; r++)
+                trace_output(&t, r, want[r]);
+            trace_free(&t);
+            int rc = b->ops->run_small(b, &q, send, got, err, sizeof err);
+            if (rc != CV_OK)
+                fail_msg("%s/%s: %s", coll_name((enum coll)c), algo_name((enum algo)a), err);
+            for (int r = 0; r < W; r++) {
+                size_t nr = coll_recv_count((enum coll)c, W, count, r, root);
+                if (nr && memcmp(got[r], want[r], nr * sizeof(float)) != 0)
+                    fail_msg("%s/%s rank %d differs from the unrefined plan",
+                             coll_name((enum coll)c), algo_name((enum algo)a), r);
+                free(send[r]);
+                free(want[r]);
+                free(got[r]);
+            }
+            plan_free(&q);
+            plan_free(&p);
+        }
+    for (int a = 0; a < ALGO_COUNT; a++) {
+        if (!algo_supported(COLL_ALL_REDUCE, (enum algo)a)) continue;
+        struct bench_params bp = {.coll = COLL_ALL_REDUCE,
+                                  .algo = (enum algo)a,
+                                  .op = OP_SUM,
+                                  .nranks = W,
+                                  .bytes = 256 << 10,
+                                  .iters = 2,
+                                  .warmup = 1,
+                                  .check = true,
+                                  .timeout_s = 20,
+                                  .slices = 64};
+        struct bench_result r;
+        assert_int_equal(b->ops->measure(b, &bp, &r, NULL, err, sizeof err), CV_OK);
+        assert_int_equal(r.wrong, 0);
+        assert_int_equal(r.slices, 64);
+        assert_int_equal(r.channels, 1);
+        assert_non_null(strstr(r.how, "64 slices"));
+    }
     backend_close(b);
 }
 
@@ -619,6 +697,53 @@ static void test_cancel_lands_within_a_step(void **state)
     backend_close(b);
 }
 
+/* Sliced, a cancel lands within a few slices, far inside one step: each rank reads the flag
+ * before every slice, and the first to see it wakes the others. A ring all-gather on 8
+ * ranks in 256 slices per step; the bound is one step (256 slices), measured here. */
+static void test_cancel_lands_within_a_slice(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char err[256];
+    struct bench_result r;
+    const int W = 8, N = 256;
+    struct bench_params p = {
+        .coll = COLL_ALL_GATHER,
+        .algo = ALGO_RING,
+        .op = OP_SUM,
+        .nranks = W,
+        .bytes = (size_t)128 << 20,
+        .iters = 2,
+        .warmup = 1,
+        .timeout_s = 20,
+        .slices = N,
+    };
+    double t_step = 0, t_call = 0;
+    for (int k = 0; k < 2; k++) {
+        double t0 = now_s();
+        assert_int_equal(b->ops->measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+        t_call = now_s() - t0;
+        double ts = r.time_us * 1e-6 / (W - 1);
+        if (ts > t_step) t_step = ts;
+    }
+    volatile int cancel = 0;
+    struct cancel_run run = {.b = b, .p = p, .cancel = &cancel};
+    run.p.iters = 100000;
+    double worst = 0;
+    for (int k = 0; k < 3; k++) {
+        double lat = cancel_after(&run, t_call > 0.1 ? t_call : 0.1);
+        assert_int_equal(run.rc, CV_ECANCELLED);
+        assert_string_equal(run.err, "cancelled");
+        if (lat > worst) worst = lat;
+    }
+    print_message(
+        "     sliced cancel: one step %.2f ms = %d slices, worst of 3 cancels %.3f ms "
+        "= %.1f slices\n",
+        t_step * 1e3, N, worst * 1e3, worst / (t_step / N));
+    assert_true(worst <= t_step);
+    backend_close(b);
+}
+
 /* A rank that does not come to the barrier (here: held back 10 s by the test seam) cannot
  * read the flag; the coordinator sees the cancel and aborts the barrier, so the ranks
  * waiting there leave at once. Without that, the run would end only when the late rank
@@ -824,6 +949,8 @@ int main(void)
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_cancel_lands_within_a_step),
         cmocka_unit_test(test_cancel_while_a_rank_is_late),
+        cmocka_unit_test(test_sixteen_ranks_tiny_slices),
+        cmocka_unit_test(test_cancel_lands_within_a_slice),
         cmocka_unit_test(test_barrier_cancel_by_coordinator),
         cmocka_unit_test(test_threads_created_once_per_world_size),
     };

@@ -163,6 +163,41 @@ static void test_sweep_and_cancel(void **state)
     assert_int_equal(m.nsweep, 2);
 }
 
+/* A sweep and its whole-chunk companion (CPU: --slices 1): each result goes to its own
+ * series by job id; sweeping lasts until both are done; a cancel ends both. */
+static void test_sweep_with_whole_chunks(void **state)
+{
+    (void)state;
+    struct meas m;
+    meas_init(&m);
+    struct bench_params p = {.coll = COLL_ALL_REDUCE, .nranks = 4};
+    meas_sweep_posted(&m, 5, &p, 2, 0.0);
+    meas_whole_posted(&m, 6);
+    for (int i = 0; i < 2; i++) {
+        struct result r = res(5, JOB_SWEEP, CV_OK);
+        r.total = 2;
+        r.last = i == 1;
+        r.row.busbw = 2.0 + i;
+        assert_true(meas_apply(&m, &r));
+    }
+    assert_true(meas_sweeping(&m)); /* the whole-chunk sweep is still out */
+    struct result r = res(6, JOB_SWEEP, CV_OK);
+    r.last = false;
+    r.row.busbw = 0.5;
+    assert_true(meas_apply(&m, &r));
+    assert_int_equal(m.nsweep, 2);
+    assert_int_equal(m.nwhole, 1);
+    assert_true(m.whole[0].busbw == 0.5);
+    assert_true(m.sweep[1].busbw == 3.0);
+    meas_cancelled(&m);
+    assert_false(meas_sweeping(&m));
+    r = res(6, JOB_SWEEP, CV_OK);
+    assert_false(meas_apply(&m, &r));
+    /* A new sweep starts with no whole-chunk series. */
+    meas_sweep_posted(&m, 7, &p, 2, 0.0);
+    assert_int_equal(m.nwhole, 0);
+}
+
 static void test_text_formats(void **state)
 {
     (void)state;
@@ -239,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_formula_matches_busbw_factor),
         cmocka_unit_test(test_results_by_job_id),
         cmocka_unit_test(test_sweep_and_cancel),
+        cmocka_unit_test(test_sweep_with_whole_chunks),
         cmocka_unit_test(test_text_formats),
         cmocka_unit_test(test_text_fit_and_wrap),
     };

@@ -66,6 +66,22 @@ static void check_plan(const struct plan *p)
                              what, s, i, x->src, x->dst, x->src_off, x->count, j, y->src,
                              y->dst, y->dst_off);
             }
+            /* Transfers run by different ranks (x.by) never touch a range one of them
+             * writes, so they need no order between them within the step. */
+            if (x->by < 0 || x->by >= W || (x->by != x->dst && p->algo != ALGO_OWNER))
+                fail_msg("%s: step %zu xfer %zu run by rank %d", what, s, i, x->by);
+            for (size_t j = st->first; j < st->first + st->n; j++) {
+                const struct xfer *y = &p->x[j];
+                if (y->by == x->by) continue;
+                bool ww = x->dst == y->dst &&
+                          ranges_overlap(x->dst_off, x->count, y->dst_off, y->count);
+                bool wr = x->dst == y->src &&
+                          ranges_overlap(x->dst_off, x->count, y->src_off, y->count);
+                if (ww || wr)
+                    fail_msg("%s: step %zu: xfer %zu (run by %d) writes what xfer %zu (run by "
+                             "%d) touches",
+                             what, s, i, x->by, j, y->by);
+            }
         }
         if (p->algo == ALGO_RING)
             for (int r = 0; r < W; r++)
@@ -327,6 +343,45 @@ static void test_direct_shapes(void **state)
     plan_free(&p);
 }
 
+/* The owner all-reduce: reduce (rank r pulls chunk r from the others, in rank order), then
+ * rank r pushes chunk r into every other rank; rank r runs every transfer of chunk r. With
+ * avg, chunk r is divided once, between the two. */
+static void test_owner_shape(void **state)
+{
+    (void)state;
+    struct plan p;
+    for (int avg = 0; avg <= 1; avg++) {
+        assert_int_equal(plan_build(&p, COLL_ALL_REDUCE, ALGO_OWNER, avg ? OP_AVG : OP_SUM, 4,
+                                    10, 0, NULL, 0),
+                         CV_OK);
+        assert_int_equal(p.nsteps, avg ? 3 : 2);
+        assert_string_equal(p.steps[0].phase, "reduce");
+        assert_string_equal(p.steps[p.nsteps - 1].phase, "write out");
+        assert_int_equal(p.steps[0].n, 12);
+        assert_int_equal(p.steps[p.nsteps - 1].n, 12);
+        static const size_t start[] = {0, 3, 6, 8}, len[] = {3, 3, 2, 2};
+        for (size_t i = 0; i < p.nx; i++) {
+            const struct xfer *x = &p.x[i];
+            assert_int_equal(x->by, x->chunk);
+            assert_int_equal(x->dst_off, start[x->chunk]);
+            assert_int_equal(x->count, len[x->chunk]);
+            if (x->kind == XFER_REDUCE) assert_int_equal(x->dst, x->by);
+            if (x->kind == XFER_COPY) assert_int_equal(x->src, x->by);
+        }
+        /* Rank 1's reductions: from ranks 0, 2, 3 in that order. */
+        assert_int_equal(p.x[3].src, 0);
+        assert_int_equal(p.x[4].src, 2);
+        assert_int_equal(p.x[5].src, 3);
+        if (avg) {
+            assert_string_equal(p.steps[1].phase, "average");
+            assert_int_equal(p.steps[1].n, 4);
+        }
+        plan_free(&p);
+    }
+    assert_int_equal(plan_build(&p, COLL_REDUCE_SCATTER, ALGO_OWNER, OP_SUM, 4, 10, 0, NULL, 0),
+                     CV_EUNSUPPORTED);
+}
+
 static void test_one_rank_plans_are_empty(void **state)
 {
     (void)state;
@@ -418,6 +473,7 @@ int main(void)
         cmocka_unit_test(test_chain_pipelining),
         cmocka_unit_test(test_tree_levels),
         cmocka_unit_test(test_direct_shapes),
+        cmocka_unit_test(test_owner_shape),
         cmocka_unit_test(test_one_rank_plans_are_empty),
         cmocka_unit_test(test_unsupported_and_bad_arguments),
         cmocka_unit_test(test_chunk_range_balanced),

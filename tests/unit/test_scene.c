@@ -84,6 +84,40 @@ static void test_size_autoplay_highlight(void **state)
     assert_int_equal(s.screen, SCREEN_HIERARCHY);
 }
 
+/* The slice view's fields: view, slices, channels; written back only when not the
+ * defaults, so every older scene string stays as it was. */
+static void test_slice_view_fields(void **state)
+{
+    (void)state;
+    struct scene s;
+    scene_default(&s);
+    assert_false(s.slice_view);
+    assert_int_equal(s.slices, SCENE_DEFAULT_SLICES);
+    assert_int_equal(s.channels, 1);
+    char buf[512], err[200];
+    scene_format(&s, buf, sizeof buf);
+    assert_null(strstr(buf, "view="));
+    assert_int_equal(scene_parse(&s, "view=slice slices=3 channels=2", err, sizeof err), CV_OK);
+    assert_true(s.slice_view);
+    assert_int_equal(s.slices, 3);
+    assert_int_equal(s.channels, 2);
+    scene_format(&s, buf, sizeof buf);
+    assert_non_null(strstr(buf, " view=slice slices=3 channels=2"));
+    struct scene t;
+    scene_default(&t);
+    assert_int_equal(scene_parse(&t, buf, err, sizeof err), CV_OK);
+    assert_true(t.slice_view);
+    assert_int_equal(t.slices, 3);
+    assert_int_equal(t.channels, 2);
+    assert_int_equal(scene_parse(&s, "view=tiles", err, sizeof err), CV_EINVAL);
+    assert_string_equal(err, "scene: bad view 'tiles' (chunk, slice)");
+    assert_int_equal(scene_parse(&s, "slices=17", err, sizeof err), CV_EINVAL);
+    assert_string_equal(err, "scene: bad slices '17' (1..16)");
+    assert_int_equal(scene_parse(&s, "channels=0", err, sizeof err), CV_EINVAL);
+    assert_string_equal(err, "scene: bad channels '0' (1..4)");
+    assert_int_equal(s.slices, 3); /* unchanged by the errors */
+}
+
 static void test_parse_lecture_example(void **state)
 {
     (void)state;
@@ -196,6 +230,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_format),
         cmocka_unit_test(test_parse_lecture_example),
+        cmocka_unit_test(test_slice_view_fields),
         cmocka_unit_test(test_size_autoplay_highlight),
         cmocka_unit_test(test_default_algorithm_follows_collective),
         cmocka_unit_test(test_errors),

@@ -1,4 +1,6 @@
-/* barrier.c - the step barrier of the CPU backend's rank threads.
+/* barrier.c - the CPU backend's waits: the barrier its rank threads pass once per
+ * iteration of a plan, and the futex wait and wake that rank threads also use to wait for
+ * each other's slices (cpu.c).
  *
  * Why not pthread_barrier_t: it has no deadline, and a rank that never arrives would hang
  * the run. Why not pure spinning: the backend runs W rank threads on however many cores
@@ -25,7 +27,7 @@
 
 #include "../../core/util.h"
 
-static void cpu_pause(void)
+void cpu_pause(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -34,8 +36,7 @@ static void cpu_pause(void)
 #endif
 }
 
-/* Sleep while *word == expected, until woken or the absolute deadline. */
-static void cpu_futex_wait(_Atomic uint32_t *word, uint32_t expected, double deadline)
+void cpu_futex_wait(_Atomic uint32_t *word, uint32_t expected, double deadline)
 {
     struct timespec ts, *tsp = NULL;
     if (isfinite(deadline)) {
@@ -53,7 +54,7 @@ static void cpu_futex_wait(_Atomic uint32_t *word, uint32_t expected, double dea
             NULL, FUTEX_BITSET_MATCH_ANY);
 }
 
-static void cpu_futex_wake_all(_Atomic uint32_t *word)
+void cpu_futex_wake_all(_Atomic uint32_t *word)
 {
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX, NULL, NULL,
             0);

@@ -1,5 +1,6 @@
 /* cpu.c - the CPU backend: W persistent rank threads on shared memory, executing the
- * very plan the UI animates (core/plan.h), step by step, with a barrier between steps.
+ * very plan the UI animates (core/plan.h), refined into slices (core/refine.c), each rank
+ * waiting only for the slices it depends on - no barrier between steps.
  *
  * Threads. The rank threads are created once per world size and reused for every
  * measurement; they are recreated only when nranks changes, never inside a timed loop.
@@ -8,26 +9,31 @@
  * allocates its own working buffer (64-byte aligned) and touches it first, so on a
  * multi-socket machine its pages land on that thread's node.
  *
- * Execution. In step s rank r calls exec_step_rank(p, s, r, bufs) - the same arithmetic the
- * trace executor uses, so what is animated is what runs - then waits on the step barrier
- * (barrier.c). Plans obey the rule that a transfer is executed by its destination and no
- * transfer of a step reads what another destination writes in that step (plan.h), so one
- * barrier per step is all the synchronisation needed.
+ * Execution. The plan is refined into slices (bench_params.slices; by default slices of
+ * about CPU_SLICE_BYTES) and every rank r runs the transfers it owns (x.by == r) in the
+ * plan's execution order, a group at a time (one slice's reductions into one range are
+ * fused, as in exec_step_rank), through exec_xfers - the same arithmetic the trace
+ * executor uses, so what is animated is what runs. Before a group it waits until every
+ * rank it depends on has finished the transfers listed in the plan's dependencies; each
+ * rank publishes how many of its transfers it has finished in a counter of its own
+ * (struct cpu_flag), and a waiter spins briefly on it, then sleeps on it with a futex
+ * (barrier.c) with a short timeout, so waiting does not hold a core that a rank still
+ * working needs (4 or 16 ranks on 2 cores is the usual case here). The one barrier is
+ * between iterations: an in-place iteration overwrites what the previous one's slowest
+ * rank may still be reading.
  *
- * Cancel. A cancel lands within about one step's time, whatever the size: the flag is
- * read at every step barrier (by the last rank to arrive, for everyone), the coordinator
- * polls it while it waits and aborts the barrier so ranks already waiting leave at once,
- * a rank skips the steps of a run that is over, and the per-rank loops outside a run
- * (first touch of a new buffer, fill, check) poll it every CPU_POLL_FLOATS elements.
- * Measured on the 2-core VM, 1 GiB all-gather on 5 ranks: 0.02-0.2 s from cancel to
- * return; when the flag was read only between iterations (and not in the fill and check
- * loops), 0.1-5.5 s, and the run sometimes finished regardless (~36 s was reported once).
+ * Cancel. A cancel lands within a slice: each rank reads the flag before every group; the
+ * first rank that sees it stops the run for everyone (marks the barrier cancelled and
+ * wakes every waiter), the coordinator does the same when it sees the flag while it waits,
+ * and the per-rank loops outside a run (first touch of a new buffer, fill, check) poll it
+ * every CPU_POLL_FLOATS elements.
  *
- * Deadlines. A rank waiting on the barrier past params->timeout_s aborts the run (every
- * rank then returns CV_ETIMEOUT). The coordinator waits for each command with its own
- * progress deadline (no barrier generation and no rank finishing for timeout_s + a grace),
- * after which it aborts the barrier; if a rank still does not come back, the pool is
- * abandoned (threads detached, memory leaked) rather than letting the caller hang. */
+ * Deadlines. A rank waiting for a slice or at the barrier past params->timeout_s aborts the
+ * run (every rank then returns CV_ETIMEOUT). The coordinator waits for each command with
+ * its own progress deadline (no slice finished, no barrier passed and no rank done for
+ * timeout_s + a grace), after which it aborts the run; if a rank still does not come back,
+ * the pool is abandoned (threads detached, memory leaked) rather than letting the caller
+ * hang. */
 #include "cpu.h"
 
 #include <errno.h>
@@ -66,6 +72,22 @@
 #define CPU_SPIN_SHARED 0 /* W = 4 on 2 cores, 64 KiB: best 35 us/op, vs 75 us spinning */
 #endif
 
+/* The default slice: small enough that a slice's reductions (W sources) and its copies run
+ * in L2, large enough that waiting for and publishing it costs little next to moving it.
+ * Measured on the 2-core Xeon VM (2 MiB L2 per core, machine shared with other jobs), owner
+ * all-reduce 64 MiB on 4 ranks, busbw GB/s over three rounds: 1 MiB slices 1.6-4.6,
+ * 256 KiB 2.0-7.0, 64 KiB 2.7-7.3, 16 KiB 2.3-2.9: the noise of the neighbours' load is
+ * larger than the differences between 64 and 256 KiB. */
+#ifndef CPU_SLICE_BYTES
+#define CPU_SLICE_BYTES ((size_t)64 << 10)
+#endif
+/* The most transfers an auto-sliced plan may have (planning and dependency lists grow
+ * with it; slices stay at least this many times fewer than PLAN_MAX_XFERS allows). */
+#define CPU_AUTO_MAX_XFERS ((size_t)1 << 17)
+/* A rank asleep on another rank's counter wakes at least this often to look for an abort
+ * it may have missed (the abort also wakes it; this only closes the race). */
+#define CPU_FLAG_POLL_S 0.05
+
 #define CPU_AUTO_BUCKETS 64
 #define CPU_HUGE ((size_t)2 << 20) /* transparent huge page size on x86-64 */
 
@@ -88,9 +110,40 @@ enum cpu_cmd_kind {
     CPU_CMD_EXIT,
 };
 
+/* A refined plan, laid out for the rank threads: rank r's groups are
+ * items[item_first[r] .. item_first[r+1]); a group runs transfers idx[first .. first+n)
+ * after waiting for needs[need_first .. +nneed): rank `rank` has finished `need` of its
+ * transfers in this iteration. */
+struct cpu_need {
+    int rank;
+    uint32_t need;
+};
+
+struct cpu_item {
+    size_t first, n, need_first, nneed;
+};
+
+struct cpu_sched {
+    const struct plan *p;
+    size_t *idx;
+    struct cpu_item *items;
+    size_t item_first[CV_MAX_RANKS + 1];
+    struct cpu_need *needs;
+    uint32_t nown[CV_MAX_RANKS]; /* transfers per rank per iteration */
+};
+
+/* Rank r's progress counter: transfers finished in this command (all iterations). Padded
+ * to a cache line so ranks publishing do not share one. */
+struct cpu_flag {
+    _Atomic uint32_t done;
+    _Atomic int sleepers; /* ranks inside cpu_futex_wait on `done` */
+    char pad[64 - sizeof(uint32_t) - sizeof(int)];
+};
+
 struct cpu_cmd {
     enum cpu_cmd_kind kind;
     const struct plan *plan;
+    const struct cpu_sched *sched; /* CPU_CMD_RUN */
     size_t len;
     int warmup, iters;
     double timeout_s;
@@ -116,6 +169,7 @@ struct cpu_pool {
     float *buf[CV_MAX_RANKS]; /* each written only by its owner thread between commands */
     size_t cap[CV_MAX_RANKS]; /* floats allocated */
     struct cpu_barrier bar;
+    struct cpu_flag flag[CV_MAX_RANKS];
 
     pthread_mutex_t mu;
     pthread_cond_t cmd_cv;  /* rank threads wait here for the next command */
@@ -212,52 +266,107 @@ static int cpu_rank_fill(struct cpu_pool *pl, int r, const struct plan *p, float
     return CV_OK;
 }
 
+/* Stop the run for every rank: the barrier answers `why` from now on, and every rank
+ * asleep on a counter is woken to see it. */
+static void cpu_pool_stop(struct cpu_pool *pl, int why)
+{
+    if (why == CV_ECANCELLED)
+        cpu_barrier_cancel(&pl->bar);
+    else
+        cpu_barrier_abort(&pl->bar);
+    for (int e = 0; e < pl->nranks; e++)
+        cpu_futex_wake_all(&pl->flag[e].done);
+}
+
+static bool cpu_flag_reached(struct cpu_flag *f, uint32_t want)
+{
+    return (int32_t)(atomic_load(&f->done) - want) >= 0; /* wrap-safe */
+}
+
+/* Wait until rank e has finished `want` transfers, or the run is stopped, or `tmo`
+ * seconds pass (then stop it: CV_ETIMEOUT). */
+static int cpu_wait_flag(struct cpu_pool *pl, int e, uint32_t want, double tmo)
+{
+    struct cpu_flag *f = &pl->flag[e];
+    if (cpu_flag_reached(f, want)) return CV_OK;
+    for (int i = 0; i < pl->bar.spin_max; i++) {
+        cpu_pause();
+        if (cpu_flag_reached(f, want)) return CV_OK;
+    }
+    double deadline = now_s() + tmo;
+    for (;;) {
+        int why = cpu_barrier_aborted(&pl->bar);
+        if (why != CV_OK) return why;
+        uint32_t v = atomic_load(&f->done);
+        if ((int32_t)(v - want) >= 0) return CV_OK;
+        double now = now_s();
+        if (now >= deadline) {
+            cpu_pool_stop(pl, CV_ETIMEOUT);
+            return cpu_barrier_aborted(&pl->bar);
+        }
+        /* Announce, then sleep only if the counter is still v: the publisher adds before
+         * it reads `sleepers` (both sequentially consistent), so one of the two sees the
+         * other. */
+        atomic_fetch_add(&f->sleepers, 1);
+        double until = now + CPU_FLAG_POLL_S < deadline ? now + CPU_FLAG_POLL_S : deadline;
+        cpu_futex_wait(&f->done, v, until);
+        atomic_fetch_sub(&f->sleepers, 1);
+    }
+}
+
+/* One execution of the plan by rank r (iteration `it` of this command), then the barrier
+ * between iterations. */
+static int cpu_rank_run_plan(struct cpu_pool *pl, int r, const struct cpu_cmd *c, uint32_t it,
+                             int *spin)
+{
+    const struct cpu_sched *sc = c->sched;
+    struct cpu_flag *mine = &pl->flag[r];
+    int rc;
+    for (size_t k = sc->item_first[r]; k < sc->item_first[r + 1]; k++) {
+        const struct cpu_item *item = &sc->items[k];
+        if (cpu_cancelled(c->cancel)) {
+            cpu_pool_stop(pl, CV_ECANCELLED);
+            return cpu_barrier_aborted(&pl->bar);
+        }
+        if ((rc = cpu_barrier_aborted(&pl->bar)) != CV_OK) return rc;
+        for (size_t d = item->need_first; d < item->need_first + item->nneed; d++) {
+            const struct cpu_need *nd = &sc->needs[d];
+            rc = cpu_wait_flag(pl, nd->rank, it * sc->nown[nd->rank] + nd->need, c->timeout_s);
+            if (rc != CV_OK) return rc;
+        }
+        exec_xfers(sc->p, &sc->idx[item->first], item->n, pl->buf);
+        atomic_fetch_add(&mine->done, (uint32_t)item->n);
+        if (atomic_load(&mine->sleepers) > 0) cpu_futex_wake_all(&mine->done);
+    }
+    return cpu_barrier_wait(&pl->bar, now_s() + c->timeout_s, c->cancel, spin);
+}
+
 static int cpu_rank_run(struct cpu_pool *pl, int r, const struct cpu_cmd *c)
 {
-    const struct plan *p = c->plan;
-    float *const *bufs = pl->buf;
     double tmo = c->timeout_s;
     int *spin = &pl->ranks[r].spin;
     int rc;
     if (r == c->stall_rank && c->stall_s > 0) {
         /* A late rank, in slices: it still comes back once the run is aborted, the way a
-         * rank in a long step comes back at its next barrier. */
+         * rank in a long wait comes back when it is woken. */
         double until = now_s() + c->stall_s;
         while (now_s() < until && cpu_barrier_aborted(&pl->bar) == CV_OK) {
             struct timespec ts = {0, 10 * 1000 * 1000};
             nanosleep(&ts, NULL);
         }
     }
-    /* One execution of the plan. Every step barrier is where the cancel flag is read (by
-     * the last rank to arrive, for everyone), so a cancel lands within a step. A rank
-     * skips a step once the run was aborted (cancel or deadline, seen by the coordinator).
-     * A plan without steps (W = 1) still passes one barrier. */
-#define CPU_RUN_ONCE()                                                                         \
-    do {                                                                                       \
-        for (size_t s = 0; s < p->nsteps; s++) {                                               \
-            if ((rc = cpu_barrier_aborted(&pl->bar)) != CV_OK) return rc;                      \
-            exec_step_rank(p, s, r, bufs);                                                     \
-            rc = cpu_barrier_wait(&pl->bar, now_s() + tmo, c->cancel, spin);                   \
-            if (rc != CV_OK) return rc;                                                        \
-        }                                                                                      \
-        if (p->nsteps == 0 &&                                                                  \
-            (rc = cpu_barrier_wait(&pl->bar, now_s() + tmo, c->cancel, spin)) != CV_OK)        \
-            return rc;                                                                         \
-    } while (0)
-
-    for (int it = 0; it < c->warmup; it++)
-        CPU_RUN_ONCE();
+    uint32_t it = 0;
+    for (int k = 0; k < c->warmup; k++)
+        if ((rc = cpu_rank_run_plan(pl, r, c, it++, spin)) != CV_OK) return rc;
     if (c->iters <= 0) return CV_OK;
-    /* The lecture's method: everyone arrives, start the clock, run, everyone arrives,
-     * stop the clock. */
+    /* The lecture's method: everyone arrives, start the clock, run, everyone arrives (the
+     * barrier that ends each iteration), stop the clock. */
     if ((rc = cpu_barrier_wait(&pl->bar, now_s() + tmo, c->cancel, spin)) != CV_OK) return rc;
     double t0 = now_s();
-    for (int it = 0; it < c->iters; it++)
-        CPU_RUN_ONCE();
-    if ((rc = cpu_barrier_wait(&pl->bar, now_s() + tmo, NULL, spin)) != CV_OK) return rc;
+    for (int k = 0; k < c->iters; k++)
+        if ((rc = cpu_rank_run_plan(pl, r, c, it++, spin)) != CV_OK) return rc;
     if (r == 0) pl->elapsed = now_s() - t0;
     return CV_OK;
-#undef CPU_RUN_ONCE
 }
 
 static int cpu_rank_count(struct cpu_pool *pl, int r, const struct plan *p,
@@ -363,7 +472,7 @@ static void cpu_pool_abandon(struct cpu_state *st)
 }
 
 /* How long the coordinator lets a command go without progress before it acts. A run is a
- * collective: the ranks abort it themselves after timeout_s at a barrier. The other
+ * collective: the ranks abort it themselves after timeout_s waiting. The other
  * commands are each rank's own loops over its buffer, which cannot deadlock, only be
  * slow; they get the default plus a worst case of 10 MB/s (a swapping machine). */
 static double cpu_cmd_limit(const struct cpu_cmd *c)
@@ -371,6 +480,15 @@ static double cpu_cmd_limit(const struct cpu_cmd *c)
     if (c->kind == CPU_CMD_RUN) return c->timeout_s + CPU_COORD_GRACE_S;
     size_t len = c->plan ? c->plan->work_len : c->len;
     return CPU_DEFAULT_TIMEOUT_S + (double)len * sizeof(float) / 10e6;
+}
+
+/* Anything that moves while a run makes progress: barriers passed, transfers finished. */
+static uint64_t cpu_pool_progress(struct cpu_pool *pl)
+{
+    uint64_t n = atomic_load(&pl->bar.gen);
+    for (int e = 0; e < pl->nranks; e++)
+        n += atomic_load(&pl->flag[e].done);
+    return n;
 }
 
 /* Post a command to every rank and wait until all are done. Returns the first non-OK
@@ -382,11 +500,14 @@ static int cpu_pool_do(struct cpu_state *st, const struct cpu_cmd *c, char *err,
     pl->cmd = *c;
     pl->ndone = 0;
     pl->seq++;
+    if (c->kind == CPU_CMD_RUN) /* every rank is idle: counters start from 0 */
+        for (int e = 0; e < pl->nranks; e++)
+            atomic_store(&pl->flag[e].done, 0);
     pthread_cond_broadcast(&pl->cmd_cv);
 
     double limit = cpu_cmd_limit(c);
     double last_progress = now_s();
-    uint32_t last_gen = atomic_load(&pl->bar.gen);
+    uint64_t last_gen = cpu_pool_progress(pl);
     int last_done = 0;
     bool aborted = false, cancel_sent = false;
     /* Only a run has ranks waiting on each other; the other commands poll the flag in
@@ -398,18 +519,18 @@ static int cpu_pool_do(struct cpu_state *st, const struct cpu_cmd *c, char *err,
         cpu_abs_time(&ts, now + (watch_cancel && !cancel_sent ? CPU_COORD_POLL_S : 0.25));
         pthread_cond_timedwait(&pl->done_cv, &pl->mu, &ts);
         if (watch_cancel && !cancel_sent && *c->cancel) {
-            /* Ranks already at a barrier leave now; the others at their next one. */
-            cpu_barrier_cancel(&pl->bar);
+            /* Ranks waiting leave now; the others before their next slice. */
+            cpu_pool_stop(pl, CV_ECANCELLED);
             cancel_sent = true;
         }
-        uint32_t gen = atomic_load(&pl->bar.gen);
+        uint64_t gen = cpu_pool_progress(pl);
         now = now_s();
         if (gen != last_gen || pl->ndone != last_done) {
             last_gen = gen;
             last_done = pl->ndone;
             last_progress = now;
         } else if (!aborted && now - last_progress > limit) {
-            cpu_barrier_abort(&pl->bar);
+            cpu_pool_stop(pl, CV_ETIMEOUT);
             aborted = true;
             last_progress = now;
         } else if (aborted && now - last_progress > limit) {
@@ -521,6 +642,129 @@ static int cpu_prepare(struct cpu_state *st, const struct plan *p, size_t bytes,
     return rc;
 }
 
+/* ---- a plan ready to run: built, refined, laid out per rank ----------------------- */
+
+struct cpu_prog {
+    struct plan base, plan; /* plan_build's, and its refinement (what runs) */
+    struct cpu_sched sched;
+};
+
+/* Group rank r's transfers (in execution order) into runs of reductions into one range
+ * (fused by exec_xfers), and merge their waits: per other rank, the most of its
+ * transfers any member needs finished. */
+static void cpu_sched_build(struct cpu_sched *sc, const struct plan *p)
+{
+    int W = p->nranks;
+    size_t nx = p->nx, first[CV_MAX_RANKS + 1] = {0}, fill[CV_MAX_RANKS] = {0};
+    memset(sc, 0, sizeof *sc);
+    sc->p = p;
+    sc->idx = xmalloc((nx ? nx : 1) * sizeof *sc->idx);
+    sc->items = xmalloc((nx ? nx : 1) * sizeof *sc->items);
+    size_t capneed = nx + 16, nneed = 0, nitems = 0;
+    sc->needs = xmalloc(capneed * sizeof *sc->needs);
+    for (size_t i = 0; i < nx; i++)
+        first[p->x[i].by + 1]++;
+    for (int r = 0; r < W; r++) {
+        sc->nown[r] = (uint32_t)first[r + 1];
+        first[r + 1] += first[r];
+    }
+    for (size_t k = 0; k < nx; k++) {
+        int r = p->x[p->order[k]].by;
+        sc->idx[first[r] + fill[r]++] = p->order[k];
+    }
+    for (int r = 0; r < W; r++) {
+        sc->item_first[r] = nitems;
+        size_t j = first[r];
+        while (j < first[r + 1]) {
+            const struct xfer *x = &p->x[sc->idx[j]];
+            size_t e = j + 1;
+            while (e < first[r + 1] && x->kind == XFER_REDUCE) {
+                const struct xfer *y = &p->x[sc->idx[e]];
+                if (y->kind != XFER_REDUCE || y->dst != x->dst || y->dst_off != x->dst_off ||
+                    y->count != x->count)
+                    break;
+                e++;
+            }
+            uint32_t need[CV_MAX_RANKS] = {0};
+            for (size_t m = j; m < e; m++) {
+                size_t i = sc->idx[m];
+                for (size_t d = p->dep_first[i]; d < p->dep_first[i + 1]; d++) {
+                    const struct xfer *y = &p->x[p->dep[d]];
+                    if (y->by != r && y->seq + 1 > need[y->by])
+                        need[y->by] = (uint32_t)y->seq + 1;
+                }
+            }
+            struct cpu_item *it = &sc->items[nitems++];
+            *it = (struct cpu_item){.first = j, .n = e - j, .need_first = nneed};
+            for (int q = 0; q < W; q++) {
+                if (!need[q]) continue;
+                if (nneed == capneed) {
+                    capneed *= 2;
+                    sc->needs = xrealloc(sc->needs, capneed * sizeof *sc->needs);
+                }
+                sc->needs[nneed++] = (struct cpu_need){q, need[q]};
+                it->nneed++;
+            }
+            j = e;
+        }
+    }
+    sc->item_first[W] = nitems;
+}
+
+static void cpu_sched_free(struct cpu_sched *sc)
+{
+    free(sc->idx);
+    free(sc->items);
+    free(sc->needs);
+    memset(sc, 0, sizeof *sc);
+}
+
+/* The default number of slices: the largest transfer cut into pieces of about
+ * CPU_SLICE_BYTES, as long as the plan stays within CPU_AUTO_MAX_XFERS transfers. */
+static int cpu_auto_slices(const struct plan *p)
+{
+    size_t most = 0;
+    for (size_t i = 0; i < p->nx; i++)
+        if (p->x[i].count > most) most = p->x[i].count;
+    size_t per = CPU_SLICE_BYTES / sizeof(float);
+    size_t n = (most + per - 1) / per;
+    size_t cap = p->nx ? CPU_AUTO_MAX_XFERS / p->nx : 1;
+    if (n > cap) n = cap;
+    if (n > PLAN_MAX_SLICES) n = PLAN_MAX_SLICES;
+    return n < 1 ? 1 : (int)n;
+}
+
+/* Refine `base` (taken over: freed by cpu_prog_free) and lay it out for the ranks. */
+static int cpu_prog_from(struct cpu_prog *g, int slices, int channels, char *err, size_t errlen)
+{
+    if (slices <= 0) slices = cpu_auto_slices(&g->base);
+    if (channels <= 0) channels = 1;
+    int rc = plan_refine(&g->base, slices, channels, &g->plan, err, errlen);
+    if (rc != CV_OK) {
+        plan_free(&g->base);
+        return rc;
+    }
+    cpu_sched_build(&g->sched, &g->plan);
+    return CV_OK;
+}
+
+static int cpu_prog_make(struct cpu_prog *g, enum coll c, enum algo a, enum redop op, int W,
+                         size_t count, int root, int slices, int channels, char *err,
+                         size_t errlen)
+{
+    memset(g, 0, sizeof *g);
+    int rc = plan_build(&g->base, c, a, op, W, count, root, err, errlen);
+    if (rc != CV_OK) return rc;
+    return cpu_prog_from(g, slices, channels, err, errlen);
+}
+
+static void cpu_prog_free(struct cpu_prog *g)
+{
+    cpu_sched_free(&g->sched);
+    plan_free(&g->plan);
+    plan_free(&g->base);
+}
+
 /* ---- the algorithm the CPU runs fastest (algo_auto) ------------------------------- */
 
 /* Why measure instead of a table. On shared memory a transfer is a pass over memory, so
@@ -571,13 +815,13 @@ static int cpu_pick_algo(struct cpu_state *st, const struct bench_params *bp, si
         *out = (enum algo) * cached;
         return CV_OK;
     }
-    struct plan plans[ALGO_COUNT];
+    struct cpu_prog *progs = xcalloc(ALGO_COUNT, sizeof *progs);
     enum algo algos[ALGO_COUNT];
     int n = 0, rc = CV_OK;
     for (int a = 0; a < ALGO_COUNT; a++)
         if (algo_supported(bp->coll, (enum algo)a)) {
-            rc = plan_build(&plans[n], bp->coll, (enum algo)a, bp->op, bp->nranks, count, root,
-                            err, errlen);
+            rc = cpu_prog_make(&progs[n], bp->coll, (enum algo)a, bp->op, bp->nranks, count,
+                               root, bp->slices, bp->channels, err, errlen);
             if (rc != CV_OK) goto out;
             algos[n++] = (enum algo)a;
         }
@@ -591,14 +835,15 @@ static int cpu_pick_algo(struct cpu_state *st, const struct bench_params *bp, si
     if (n > 1) {
         size_t S = coll_bytes(bp->coll, bp->nranks, count, sizeof(float));
         /* Every algorithm of a collective has the same working buffer (coll_work_len). */
-        if ((rc = cpu_prepare(st, &plans[0], S, cancel, err, errlen)) != CV_OK) goto out;
-        struct cpu_cmd c = {.kind = CPU_CMD_FILL, .plan = &plans[0], .cancel = cancel};
+        if ((rc = cpu_prepare(st, &progs[0].plan, S, cancel, err, errlen)) != CV_OK) goto out;
+        struct cpu_cmd c = {.kind = CPU_CMD_FILL, .plan = &progs[0].plan, .cancel = cancel};
         if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto out;
         int iters = bp->iters < CPU_TRIAL_ITERS ? bp->iters : CPU_TRIAL_ITERS;
         for (int round = 0; round < CPU_TRIAL_ROUNDS; round++)
             for (int i = 0; i < n; i++) {
                 c = (struct cpu_cmd){.kind = CPU_CMD_RUN,
-                                     .plan = &plans[i],
+                                     .plan = &progs[i].plan,
+                                     .sched = &progs[i].sched,
                                      .warmup = 1,
                                      .iters = iters,
                                      .timeout_s = tmo,
@@ -615,7 +860,8 @@ static int cpu_pick_algo(struct cpu_state *st, const struct bench_params *bp, si
     if (n > 1) *cached = (signed char)algos[win];
 out:
     for (int i = 0; i < n; i++)
-        plan_free(&plans[i]);
+        cpu_prog_free(&progs[i]);
+    free(progs);
     return rc;
 }
 
@@ -680,19 +926,25 @@ static int cpu_measure(struct backend *b, const struct bench_params *bp,
                                              errlen)) != CV_OK)
         return rc == CV_ECANCELLED ? cv_err(err, errlen, rc, "cancelled") : rc;
 
-    struct plan p;
-    rc = plan_build(&p, bp->coll, a, bp->op, W, count, root, err, errlen);
-    if (rc != CV_OK) return rc;
+    struct cpu_prog *g = xcalloc(1, sizeof *g); /* leaked with an abandoned pool */
+    rc = cpu_prog_make(g, bp->coll, a, bp->op, W, count, root, bp->slices, bp->channels, err,
+                       errlen);
+    if (rc != CV_OK) {
+        free(g);
+        return rc;
+    }
+    const struct plan *pp = &g->plan;
     unsigned abandoned_before = st->abandoned;
     size_t S = coll_bytes(bp->coll, W, count, sizeof(float));
-    rc = cpu_prepare(st, &p, S, cancel, err, errlen);
+    rc = cpu_prepare(st, pp, S, cancel, err, errlen);
     if (rc == CV_ECANCELLED) goto fail;
     if (rc != CV_OK) goto out;
 
-    struct cpu_cmd c = {.kind = CPU_CMD_FILL, .plan = &p, .cancel = cancel};
+    struct cpu_cmd c = {.kind = CPU_CMD_FILL, .plan = pp, .cancel = cancel};
     if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto fail;
     c = (struct cpu_cmd){.kind = CPU_CMD_RUN,
-                         .plan = &p,
+                         .plan = pp,
+                         .sched = &g->sched,
                          .warmup = bp->warmup,
                          .iters = bp->iters,
                          .timeout_s = tmo,
@@ -705,12 +957,16 @@ static int cpu_measure(struct backend *b, const struct bench_params *bp,
     long wrong = -1;
     if (bp->check) {
         /* In-place iterations changed the values; check one run from fresh inputs. */
-        c = (struct cpu_cmd){.kind = CPU_CMD_FILL, .plan = &p, .cancel = cancel};
+        c = (struct cpu_cmd){.kind = CPU_CMD_FILL, .plan = pp, .cancel = cancel};
         if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto fail;
-        c = (struct cpu_cmd){
-            .kind = CPU_CMD_RUN, .plan = &p, .warmup = 1, .timeout_s = tmo, .cancel = cancel};
+        c = (struct cpu_cmd){.kind = CPU_CMD_RUN,
+                             .plan = pp,
+                             .sched = &g->sched,
+                             .warmup = 1,
+                             .timeout_s = tmo,
+                             .cancel = cancel};
         if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto fail;
-        c = (struct cpu_cmd){.kind = CPU_CMD_COUNT, .plan = &p, .cancel = cancel};
+        c = (struct cpu_cmd){.kind = CPU_CMD_COUNT, .plan = pp, .cancel = cancel};
         if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto fail;
         wrong = 0;
         for (int r = 0; r < W; r++)
@@ -726,13 +982,18 @@ static int cpu_measure(struct backend *b, const struct bench_params *bp,
     res->wrong = wrong;
     res->nranks = W;
     snprintf(res->algo, sizeof res->algo, "%s", algo_name(a));
+    res->slices = pp->nslices;
+    res->channels = pp->nchannels;
     char autohow[48] = "", how[256];
     if (bp->algo_auto) cpu_auto_how(autohow, sizeof autohow, a, ntried);
-    snprintf(how, sizeof how,
-             "%d CPU thread%s, %s, %d iters after %d warm-up, "
-             "barrier both sides%s",
-             W, W == 1 ? "" : "s", bp->coll == COLL_ALL_TO_ALL ? "out-of-place" : "in-place",
-             bp->iters, bp->warmup, autohow);
+    char pieces[40];
+    if (pp->nchannels > 1)
+        snprintf(pieces, sizeof pieces, "%d slices x %d channels", pp->nslices, pp->nchannels);
+    else
+        snprintf(pieces, sizeof pieces, "%d slice%s", pp->nslices, pp->nslices == 1 ? "" : "s");
+    snprintf(how, sizeof how, "%d CPU thread%s, %s, %d iters after %d warm-up, %s%s", W,
+             W == 1 ? "" : "s", bp->coll == COLL_ALL_TO_ALL ? "out-of-place" : "in-place",
+             bp->iters, bp->warmup, pieces, autohow);
     /* Fits unless the iteration counts run to millions; then the tail is cut. */
     size_t hl = strlen(how) < sizeof res->how ? strlen(how) : sizeof res->how - 1;
     memcpy(res->how, how, hl);
@@ -742,14 +1003,17 @@ static int cpu_measure(struct backend *b, const struct bench_params *bp,
 fail:
     if (rc == CV_ETIMEOUT && st->pool)
         cv_err(err, errlen, rc,
-               "%s on %d CPU threads: a rank waited more than %.3g s at a "
-               "step barrier; run aborted",
+               "%s on %d CPU threads: a rank waited more than %.3g s for a "
+               "slice or at the barrier; run aborted",
                coll_name(bp->coll), W, tmo);
     else if (rc == CV_ECANCELLED)
         cv_err(err, errlen, rc, "cancelled");
 out:
     /* An abandoned pool's stuck rank may still read the plan: leak it with the pool. */
-    if (st->abandoned == abandoned_before) plan_free(&p);
+    if (st->abandoned == abandoned_before) {
+        cpu_prog_free(g);
+        free(g);
+    }
     return rc;
 }
 
@@ -761,20 +1025,45 @@ static int cpu_run_small(struct backend *b, const struct plan *p, float *const *
         return cv_err(err, errlen, CV_EINVAL, "ranks %d: the CPU backend runs 1..%d", p->nranks,
                       CV_MAX_RANKS);
     double tmo = CPU_DEFAULT_TIMEOUT_S;
-    int rc = cpu_prepare(st, p, coll_bytes(p->coll, p->nranks, p->count, sizeof(float)), NULL,
-                         err, errlen);
-    if (rc != CV_OK) return rc;
-    struct cpu_cmd c = {.kind = CPU_CMD_LOAD, .plan = p, .send = send};
-    if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) return rc;
-    c = (struct cpu_cmd){.kind = CPU_CMD_RUN, .plan = p, .warmup = 1, .timeout_s = tmo};
+    /* A plan that is refined already (slices, channels, dependencies) runs as it is;
+     * a plain one as whole chunks. */
+    struct cpu_prog *g = xcalloc(1, sizeof *g); /* leaked with an abandoned pool */
+    const struct plan *pp = p;
+    int rc = CV_OK;
+    if (p->order) {
+        cpu_sched_build(&g->sched, p);
+    } else {
+        rc = plan_refine(p, 1, 1, &g->plan, err, errlen);
+        if (rc != CV_OK) {
+            free(g);
+            return rc;
+        }
+        cpu_sched_build(&g->sched, &g->plan);
+        pp = &g->plan;
+    }
+    unsigned abandoned_before = st->abandoned;
+    rc = cpu_prepare(st, pp, coll_bytes(pp->coll, pp->nranks, pp->count, sizeof(float)), NULL,
+                     err, errlen);
+    if (rc != CV_OK) goto out;
+    struct cpu_cmd c = {.kind = CPU_CMD_LOAD, .plan = pp, .send = send};
+    if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto out;
+    c = (struct cpu_cmd){
+        .kind = CPU_CMD_RUN, .plan = pp, .sched = &g->sched, .warmup = 1, .timeout_s = tmo};
     if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) {
         if (rc == CV_ETIMEOUT && st->pool)
-            cv_err(err, errlen, rc, "a CPU rank waited more than %.0f s at a step barrier",
-                   tmo);
-        return rc;
+            cv_err(err, errlen, rc,
+                   "a CPU rank waited more than %.0f s for a slice or at the barrier", tmo);
+        goto out;
     }
-    c = (struct cpu_cmd){.kind = CPU_CMD_STORE, .plan = p, .recv = recv};
-    return cpu_pool_do(st, &c, err, errlen);
+    c = (struct cpu_cmd){.kind = CPU_CMD_STORE, .plan = pp, .recv = recv};
+    rc = cpu_pool_do(st, &c, err, errlen);
+out:
+    if (st->abandoned == abandoned_before) {
+        cpu_sched_free(&g->sched);
+        plan_free(&g->plan);
+        free(g);
+    }
+    return rc;
 }
 
 static void cpu_describe(struct backend *b, int nranks, char *buf, size_t n)

@@ -1,5 +1,6 @@
 /* cpu.h - private to the CPU backend (and its unit test): the backend's ops table, the
- * step barrier the rank threads synchronise on, and a probe of the buffer memory held.
+ * futex waits and the barrier the rank threads synchronise on, and a probe of the buffer
+ * memory held.
  *
  * The barrier is its own unit so a test can show that its deadline fires when a rank
  * never arrives, without needing a rank thread that hangs. */
@@ -13,6 +14,13 @@
 #include "../backend.h"
 
 extern const struct backend_ops cpu_backend_ops;
+
+/* Sleep while *word == expected, until woken, a spurious wake-up, or the absolute
+ * CLOCK_MONOTONIC deadline (now_s() time; INFINITY for none): callers re-check. */
+void cpu_futex_wait(_Atomic uint32_t *word, uint32_t expected, double deadline);
+void cpu_futex_wake_all(_Atomic uint32_t *word);
+/* One spin-wait pause instruction (where the ISA has one). */
+void cpu_pause(void);
 
 /* A reusable barrier for `parties` threads. Waiters spin briefly, then sleep on a futex
  * until released or until their deadline; a waiter whose deadline passes aborts the

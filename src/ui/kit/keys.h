@@ -67,6 +67,7 @@
     X(COUNT_UP, KEYS_ON_COLL, "c/C", "count", "more elements", 'c')                            \
     X(COUNT_DOWN, KEYS_ON_COLL, NULL, NULL, "fewer elements", 'C')                             \
     X(INIT, KEYS_ON_COLL, NULL, "input", "next input pattern", 'i')                            \
+    X(VIEW, KEYS_ON_COLL, NULL, NULL, "view: chunk, slices 2 4 8, 4x2 channels", 'v')          \
     X(MEASURE, KEYS_ON_EVERY, NULL, "measure", "measure now / train again", 'm')               \
     X(SWEEP, KEYS_ON_COLL, NULL, "sweep", "sweep sizes (busbw vs size)", 's')                  \
     X(CANCEL, KEYS_ON_EVERY, NULL, NULL, "cancel measurement/training", 'x')                   \

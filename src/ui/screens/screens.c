@@ -30,5 +30,7 @@ unsigned screen_scene_diff(const struct scene *a, const struct scene *b)
     if (a->meas_bytes != b->meas_bytes) d |= SF_MEAS;
     if (a->autoplay != b->autoplay) d |= SF_AUTOPLAY;
     if (a->hl != b->hl || a->hl_index != b->hl_index) d |= SF_HL;
+    if (a->slice_view != b->slice_view || a->slices != b->slices || a->channels != b->channels)
+        d |= SF_VIEW;
     return d;
 }

@@ -36,8 +36,9 @@ struct app;
 #define SF_PAR (1u << 5)  /* scheme, schedule, overlap */
 #define SF_MEAS (1u << 6) /* meas_bytes */
 #define SF_AUTOPLAY (1u << 7)
-#define SF_HL (1u << 8) /* highlight kind and index */
-#define SF_ALL 0x1ffu
+#define SF_HL (1u << 8)   /* highlight kind and index */
+#define SF_VIEW (1u << 9) /* chunk or slice view, slices, channels */
+#define SF_ALL 0x3ffu
 
 struct screen_ops {
     const char *name;

@@ -7,7 +7,12 @@
  * rank; a partial reduction and the full reduction have their own styles), values written
  * by the current step are in reverse video and values sent by it are underlined, and the
  * marker row under the values says which cells are the send buffer ("in") and the receive
- * buffer ("out") of the collective. */
+ * buffer ("out") of the collective.
+ *
+ * The slice view (v) replaces the rank boxes with a time-step picture of the refined plan:
+ * one row per link, one column per tick, in each cell the slice on that link then
+ * ("chunk.slice", coloured by chunk); the current tick's column is marked, later ticks are
+ * dim, so stepping shows the pipeline fill, run and drain. */
 #include "colldraw.h"
 
 #include <stdarg.h>
@@ -49,6 +54,27 @@ static void draw_status(const struct app *a, struct rect r)
 {
     size_t step = app_step(a), n = app_nsteps(a);
     int x = r.x + 1, end = r.x + r.w;
+    const struct coll_slices *sl = coll_slices(a);
+    if (sl) {
+        x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "tick %zu/%zu", step, n);
+        x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL],
+                       "  slice view: %d slice%s x %d channel%s (v: chunk view)",
+                       sl->plan.nslices, sl->plan.nslices == 1 ? "" : "s", sl->plan.nchannels,
+                       sl->plan.nchannels == 1 ? "" : "s");
+        if (a->playing)
+            x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
+        /* What forces NCCL's algorithm or protocol, since the picture stands for NCCL. */
+        char env[160];
+        hw_nccl_env_text(&a->hw, env, sizeof env);
+        if (env[0] && !a->msg[0])
+            x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s", env);
+        if (a->msg[0]) {
+            char fit[512];
+            text_fit(fit, sizeof fit, a->msg, end - x - 2, a->utf8);
+            draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_WARN], fit);
+        }
+        return;
+    }
     x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "step %zu/%zu", step, n);
     if (a->have_trace && step > 0)
         x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s",
@@ -392,7 +418,118 @@ static void draw_xfers(const struct app *a, struct rect r)
     }
 }
 
-/* The step's sentence, then (room permitting) the plan's summary. */
+/* ---- the slice view ----------------------------------------------------------------- */
+
+/* Links x ticks in rect r: a header of tick numbers, one row per link, the current tick's
+ * column (step k shows tick k-1 as the one running) in reverse video. Too many ticks for
+ * the width: a window of them that keeps the current one in view; too many links: the
+ * first rows and "+n more links". */
+static void draw_slices(const struct app *a, const struct coll_slices *sl, struct rect r)
+{
+    const struct slice_tl *t = &sl->tl;
+    const struct plan *p = &sl->plan;
+    if (r.h < 3 || r.w < 20) return;
+    int cur = (int)app_step(a) - 1; /* -1: before the first tick */
+    int cw = 3;
+    for (long i = 0; i < (long)p->nx; i++) {
+        char c[16];
+        slice_tl_label(p, i, c, sizeof c);
+        if ((int)strlen(c) > cw) cw = (int)strlen(c);
+    }
+    int labw = p->nchannels > 1 ? 13 : 9;
+    int fit = (r.w - labw - 1) / (cw + 1);
+    if (fit < 1) return;
+    int first = 0;
+    if (t->nticks > fit && cur >= fit / 2) first = cur - fit / 2;
+    if (first > t->nticks - fit) first = t->nticks - fit > 0 ? t->nticks - fit : 0;
+    int last = first + fit < t->nticks ? first + fit : t->nticks;
+    int x0 = r.x + 1 + labw;
+    draw_put(r.y, r.x + 1, labw, a->th.role[TH_DIM], "tick");
+    for (int k = first; k < last; k++) {
+        attr_t at = k == cur ? a->th.role[TH_STEP] | A_REVERSE : a->th.role[TH_DIM];
+        draw_putf(r.y, x0 + (k - first) * (cw + 1), cw + 1, at, "%*d", cw, k + 1);
+    }
+    int rows = r.h - 1;
+    int shown = t->nlinks <= rows ? t->nlinks : rows - 1;
+    for (int l = 0; l < shown; l++) {
+        const struct slice_link *L = &t->links[l];
+        int y = r.y + 1 + l;
+        char name[40];
+        if (L->src == L->dst)
+            snprintf(name, sizeof name, "r%d", L->src);
+        else
+            snprintf(name, sizeof name, "r%d%sr%d", L->src, a->g->arrow, L->dst);
+        int nx = draw_putf(y, r.x + 1, labw, a->th.rank[L->src] | A_BOLD, "%s", name);
+        if (p->nchannels > 1)
+            draw_putf(y, r.x + 1 + nx, labw - nx, a->th.role[TH_DIM], " c%d", L->channel);
+        for (int k = first; k < last; k++) {
+            long x = t->cells[(size_t)l * (size_t)t->nticks + (size_t)k].x;
+            char c[16];
+            slice_tl_label(p, x, c, sizeof c);
+            attr_t at;
+            if (x < 0) {
+                at = a->th.role[TH_DIM];
+                snprintf(c, sizeof c, "%s", a->g->dot);
+            } else {
+                int chunk = p->x[x].chunk;
+                at = chunk >= 0 ? a->th.rank[chunk % CV_MAX_RANKS] : a->th.rank[p->x[x].dst];
+                if (k == cur)
+                    at |= A_REVERSE | A_BOLD;
+                else if (k > cur)
+                    at = a->th.role[TH_DIM];
+            }
+            int cx = x0 + (k - first) * (cw + 1);
+            int pad = cw - text_width(c);
+            draw_putf(y, cx + (pad > 0 ? pad : 0), cw, at, "%s", c);
+        }
+    }
+    if (shown < t->nlinks)
+        draw_putf(r.y + 1 + shown, r.x + 1, r.w - 2, a->th.role[TH_DIM], "+%d more links",
+                  t->nlinks - shown);
+}
+
+/* The legend line of the slice view, and what the current tick moves. */
+static void draw_slices_legend(const struct app *a, const struct coll_slices *sl,
+                               struct rect lg, struct rect xr)
+{
+    const struct slice_tl *t = &sl->tl;
+    if (lg.h >= 1)
+        draw_putf(lg.y, lg.x + 1, lg.w - 2, a->th.role[TH_DIM],
+                  "cell = chunk.slice; model: 1 slice per link per tick; fill %d, drain %d",
+                  t->fill, t->drain);
+    int cur = (int)app_step(a) - 1;
+    if (xr.h < 1) return;
+    if (cur < 0) {
+        draw_put(xr.y, xr.x + 1, xr.w - 1, a->th.role[TH_DIM],
+                 a->utf8 ? "no slice has moved yet: press \u2192 (or l) for tick 1"
+                         : "no slice has moved yet: press Right (or l) for tick 1");
+        return;
+    }
+    char line[512];
+    size_t o = (size_t)snprintf(line, sizeof line, "tick %d moves:", cur + 1);
+    int n = 0;
+    for (int l = 0; l < t->nlinks && o + 24 < sizeof line; l++) {
+        long x = t->cells[(size_t)l * (size_t)t->nticks + (size_t)cur].x;
+        if (x < 0) continue;
+        const struct xfer *y = &sl->plan.x[x];
+        char c[16];
+        slice_tl_label(&sl->plan, x, c, sizeof c);
+        if (y->kind == XFER_SCALE)
+            o += (size_t)snprintf(line + o, sizeof line - o, " r%d %s", y->dst, c);
+        else
+            o += (size_t)snprintf(line + o, sizeof line - o, " r%d>r%d %s%s", y->src, y->dst, c,
+                                  y->kind == XFER_REDUCE ? "(+)" : "");
+        n++;
+    }
+    if (n == 0) snprintf(line + o, sizeof line - o, " nothing (every link waits)");
+    char lines[4][256];
+    int k = text_wrap(line, xr.w - 2, lines, xr.h < 4 ? xr.h : 4, a->utf8);
+    for (int i = 0; i < k; i++)
+        draw_put(xr.y + i, xr.x + 1, xr.w - 2, A_NORMAL, lines[i]);
+}
+
+/* The step's sentence, then (room permitting) the plan's summary; in the slice view the
+ * summary says which view is the teaching model and which is how NCCL runs it. */
 static void draw_what(const struct app *a, struct rect r)
 {
     char lines[4][256];
@@ -402,6 +539,14 @@ static void draw_what(const struct app *a, struct rect r)
     for (int i = 0; i < n && i < max; i++)
         draw_put(r.y + i, r.x + 1, r.w - 2, A_BOLD, lines[i]);
     int sh = r.h - wl;
+    char summary[400];
+    if (coll_slices(a)) {
+        coll_slice_summary(a, summary, sizeof summary);
+        n = text_wrap(summary, r.w - 2, lines, sh < 4 ? sh : 4, a->utf8);
+        for (int i = 0; i < n && i < sh && i < 4; i++)
+            draw_put(r.y + wl + i, r.x + 1, r.w - 2, a->th.role[TH_LABEL], lines[i]);
+        return;
+    }
     if (sh > 0 && a->have_plan) {
         n = text_wrap(a->plan.summary, r.w - 2, lines, sh < 4 ? sh : 4, a->utf8);
         for (int i = 0; i < n && i < sh && i < 4; i++)
@@ -445,7 +590,20 @@ void coll_draw(struct app *a, struct rect r)
     layout_shift(&a->lay, r.y, r.x);
     draw_title(a, a->lay.title);
     draw_status(a, a->lay.status);
-    if (a->have_trace) {
+    const struct coll_slices *sl = coll_slices(a);
+    if (sl) {
+        /* The grid takes the whole band of the rank boxes, legend and transfers, with the
+         * legend line and two lines of what moves at its foot. */
+        struct rect band = a->lay.anim;
+        int end = a->lay.what.y > band.y ? a->lay.what.y : band.y + band.h;
+        band.h = end - band.y;
+        int foot = band.h >= 8 ? 3 : 2;
+        struct rect g = {band.y, band.x, band.h - foot, band.w};
+        struct rect lg = {band.y + band.h - foot, band.x, 1, band.w};
+        struct rect mv = {lg.y + 1, band.x, foot - 1, band.w};
+        draw_slices(a, sl, g);
+        draw_slices_legend(a, sl, lg, mv);
+    } else if (a->have_trace) {
         draw_ranks(a);
         draw_legend(a, a->lay.legend);
         draw_xfers(a, a->lay.xfers);

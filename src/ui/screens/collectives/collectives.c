@@ -28,8 +28,102 @@ static const char *const coll_single_what =
 
 const char *coll_model_note(void)
 {
-    return "one chunk per rank per step is the teaching model; NCCL splits the work over "
-           "channels and pipelines each chunk in slices";
+    return "one chunk a step is the teaching model; NCCL pipelines slices (v)";
+}
+
+#define SLICES(a) ((struct coll_slices *)(a)->screen_state[SCREEN_COLLECTIVES])
+
+static void coll_free_slices(struct app *a)
+{
+    struct coll_slices *st = SLICES(a);
+    if (!st) return;
+    if (st->have) {
+        slice_tl_free(&st->tl);
+        plan_free(&st->plan);
+    }
+    st->have = false;
+}
+
+const struct coll_slices *coll_slices(const struct app *a)
+{
+    const struct coll_slices *st = SLICES(a);
+    return a->sc.slice_view && st && st->have ? st : NULL;
+}
+
+/* The slice view's plan: the scene's collective refined into its slices and channels. It
+ * shows which slice is where, not values, so it is built at a count where every chunk
+ * holds at least one element per slice and channel (the display count is often one element
+ * per chunk, which cannot be cut). */
+static void coll_rebuild_slices(struct app *a)
+{
+    coll_free_slices(a);
+    if (!a->sc.slice_view || !a->have_trace) return;
+    if (!SLICES(a))
+        a->screen_state[SCREEN_COLLECTIVES] = xcalloc(1, sizeof(struct coll_slices));
+    struct coll_slices *st = SLICES(a);
+    const struct scene *s = &a->sc;
+    size_t count = scene_count(s), pieces = (size_t)s->slices * (size_t)s->channels;
+    bool whole =
+        s->coll == COLL_BROADCAST || s->coll == COLL_REDUCE || s->coll == COLL_ALL_REDUCE;
+    size_t per = whole ? (size_t)s->nranks * pieces : pieces;
+    if (count < per) count = per;
+    st->count = count;
+    struct plan base;
+    if (plan_build(&base, s->coll, s->algo, s->op, s->nranks, count, coll_root(a), a->scene_err,
+                   sizeof a->scene_err) != CV_OK)
+        return;
+    int rc = plan_refine(&base, s->slices, s->channels, &st->plan, a->scene_err,
+                         sizeof a->scene_err);
+    plan_free(&base);
+    if (rc != CV_OK) return;
+    if (slice_tl_build(&st->tl, &st->plan, a->scene_err, sizeof a->scene_err) != CV_OK) {
+        plan_free(&st->plan);
+        return;
+    }
+    st->have = true;
+}
+
+void coll_slice_summary(const struct app *a, char *buf, size_t n)
+{
+    (void)a;
+    snprintf(
+        buf, n,
+        "Chunk view (v): the teaching model. Slice view: how NCCL runs it; NCCL's chunk and "
+        "slice sizes depend on its protocol (LL, LL128, Simple).");
+}
+
+/* The slice view's narration for step k: before the first tick, or tick k of T. */
+static const char *coll_slice_what(const struct app *a, size_t k)
+{
+    struct coll_slices *st = SLICES(a);
+    const struct slice_tl *t = &st->tl;
+    const struct plan *p = &st->plan;
+    char pieces[80];
+    if (p->nchannels > 1)
+        snprintf(pieces, sizeof pieces, "%d channels, each cutting its part into %d slices",
+                 p->nchannels, p->nslices);
+    else
+        snprintf(pieces, sizeof pieces, "%d slices", p->nslices);
+    if (k == 0 || t->nticks == 0) {
+        snprintf(
+            st->what, sizeof st->what,
+            "Slice view (count %zu): every transfer is cut into %s; a slice moves on as soon "
+            "as the slice it needs has arrived, not after the whole step (%d ticks, %zu chunk "
+            "steps).",
+            st->count, pieces, t->nticks, p->nsteps);
+        return st->what;
+    }
+    int tick = (int)k - 1, busy = t->busy[tick];
+    const char *phase =
+        tick < t->fill ? "the pipeline is filling: the first slices are still "
+                         "on their way, so some links wait"
+        : tick >= t->nticks - t->drain
+            ? "the pipeline drains: the last slices are finishing, links go idle"
+            : "every link that will carry data is busy";
+    snprintf(st->what, sizeof st->what,
+             "Slice view, tick %d of %d: %d of %d links carry a slice; %s.", tick + 1,
+             t->nticks, busy, t->nlinks, phase);
+    return st->what;
 }
 
 static void coll_free_derived(struct app *a)
@@ -76,6 +170,7 @@ int coll_root(const struct app *a)
 const char *coll_what(const struct app *a, size_t step)
 {
     if (!a->have_trace) return a->scene_err;
+    if (coll_slices(a)) return coll_slice_what(a, step);
     if (a->plan.nsteps == 0) return coll_single_what;
     if (step == 0) return coll_step0_what;
     return a->plan.steps[step - 1].what;
@@ -255,6 +350,13 @@ static void coll_sweep(struct app *a)
                     .sweep_factor = COLL_SWEEP_FACTOR};
     meas_sweep_posted(&a->m, worker_post(a->w, &j), &j.params,
                       coll_sweep_total(lo, a->sc.meas_bytes, COLL_SWEEP_FACTOR), now_s());
+    /* The CPU ranks run sliced by default; the same sweep in whole chunks goes beside it
+     * (latency-bound sizes on the left, bandwidth-bound on the right). NCCL slices by its
+     * own protocol: one sweep. */
+    if (strcmp(a->backend_name, "cpu") == 0) {
+        j.params.slices = 1;
+        meas_whole_posted(&a->m, worker_post(a->w, &j));
+    }
 }
 
 void coll_hl_cells(const struct app *a, size_t step, unsigned char *out)
@@ -306,12 +408,14 @@ const char *coll_hl_missing(const struct app *a, size_t step, char *buf, size_t 
 
 static size_t coll_nsteps(const struct app *a)
 {
+    if (coll_slices(a)) return (size_t)coll_slices(a)->tl.nticks;
     return a->have_trace ? a->plan.nsteps : 0;
 }
 
 static void coll_apply(struct app *a, unsigned changed)
 {
     if (changed & (SF_SCREEN | SF_COLL | SF_RANKS | SF_INPUT)) coll_rebuild(a);
+    if (changed & (SF_SCREEN | SF_COLL | SF_RANKS | SF_INPUT | SF_VIEW)) coll_rebuild_slices(a);
     if (!a->w) return;
     if (changed & (SF_SCREEN | SF_COLL | SF_RANKS | SF_MEAS)) {
         app_cancel(a);
@@ -387,6 +491,26 @@ static bool coll_action(struct app *a, enum ui_action act, struct scene *next)
     case ACT_INIT:
         next->init = (enum init_kind)((s->init + 1) % (INIT_RANDOM + 1));
         return true; /* the step stays */
+    case ACT_VIEW: {
+        /* chunk view -> 2, 4, 8 slices -> 4 slices x 2 channels -> chunk view; a slice
+         * view the scene set to other numbers goes back to the chunk view. */
+        static const int preset[][2] = {{2, 1}, {4, 1}, {8, 1}, {4, 2}};
+        int n = (int)ARRAY_LEN(preset), k = -1;
+        for (int i = 0; i < n; i++)
+            if (s->slices == preset[i][0] && s->channels == preset[i][1]) k = i;
+        next->step = 0;
+        if (!s->slice_view) {
+            next->slice_view = true;
+        } else if (k >= 0 && k + 1 < n) {
+            next->slices = preset[k + 1][0];
+            next->channels = preset[k + 1][1];
+        } else {
+            next->slice_view = false;
+            next->slices = SCENE_DEFAULT_SLICES;
+            next->channels = 1;
+        }
+        return true;
+    }
     case ACT_MEASURE:
         if (!a->w)
             snprintf(a->msg, sizeof a->msg, "no backend to measure on");
@@ -443,12 +567,16 @@ static void coll_cancelled(struct app *a)
 static void coll_free_state(struct app *a)
 {
     coll_free_derived(a);
+    coll_free_slices(a);
+    free(a->screen_state[SCREEN_COLLECTIVES]);
+    a->screen_state[SCREEN_COLLECTIVES] = NULL;
 }
 
 const struct screen_ops screen_collectives = {
     .name = "collectives",
     .kind = SCREEN_COLLECTIVES,
-    .scene_fields = SF_COLL | SF_RANKS | SF_INPUT | SF_STEP | SF_MEAS | SF_AUTOPLAY | SF_HL,
+    .scene_fields =
+        SF_COLL | SF_RANKS | SF_INPUT | SF_STEP | SF_MEAS | SF_AUTOPLAY | SF_HL | SF_VIEW,
     .keys_on = KEYS_ON_COLL,
     .min_ranks = 1,
     .max_ranks = CV_MAX_RANKS,

@@ -11,6 +11,7 @@
 
 #include "../../../core/coll.h"
 #include "../../../core/plan.h"
+#include "../../../core/slicetl.h"
 #include "../screens.h"
 
 struct app;
@@ -27,10 +28,14 @@ void coll_folded_text(enum redop op, int n, bool utf8, char *buf, size_t len);
 /* The sentence for a step of the current plan (step 0 and a plan without steps have their
  * own). */
 const char *coll_what(const struct app *a, size_t step);
-/* What the animation simplifies, for the help: one chunk per rank per step is the teaching
- * model; NCCL splits a collective over several channels and pipelines each chunk in
- * slices. */
+/* What the animation simplifies, for the help (one line at 80 columns): one chunk per rank
+ * per step is the teaching model; NCCL pipelines slices over channels, which the slice view
+ * (v) shows. */
 const char *coll_model_note(void);
+/* The slice view's summary: the chunk view is the teaching model, the slice/channel view is
+ * how NCCL runs it, NCCL's chunk and slice sizes depend on its protocol. (NCCL_PROTO /
+ * NCCL_ALGO, when set, are shown on the status line.) */
+void coll_slice_summary(const struct app *a, char *buf, size_t n);
 /* The rank whose root-ness matters: the scene's root for rooted collectives, else 0. */
 int coll_root(const struct app *a);
 
@@ -41,6 +46,18 @@ int coll_root(const struct app *a);
 void coll_hl_cells(const struct app *a, size_t step, unsigned char *out);
 /* "" when the highlight exists in this plan/step, else a sentence saying it does not. */
 const char *coll_hl_missing(const struct app *a, size_t step, char *buf, size_t n);
+
+/* The slice view's state (screen_state[SCREEN_COLLECTIVES]): the plan refined into the
+ * scene's slices and channels, and its picture (core/slicetl.h). */
+struct coll_slices {
+    bool have;
+    struct plan plan;
+    struct slice_tl tl;
+    size_t count; /* the count the picture is built at (see coll_rebuild_slices) */
+    char what[400];
+};
+/* The slice view's state when the scene shows it and it could be built, else NULL. */
+const struct coll_slices *coll_slices(const struct app *a);
 
 /* Draw the screen into r (colldraw.c). */
 void coll_draw(struct app *a, struct rect r);

@@ -45,6 +45,14 @@ void meas_sweep_posted(struct meas *m, uint64_t id, const struct bench_params *p
     m->nsweep = 0;
     m->sweep_total = total;
     m->sweep_err[0] = '\0';
+    m->whole_id = 0;
+    m->nwhole = 0;
+}
+
+void meas_whole_posted(struct meas *m, uint64_t id)
+{
+    m->whole_id = id;
+    m->nwhole = 0;
 }
 
 void meas_cancelled(struct meas *m)
@@ -57,6 +65,7 @@ void meas_cancelled(struct meas *m)
         snprintf(m->sweep_err, sizeof m->sweep_err, "cancelled after %d of %d sizes", m->nsweep,
                  m->sweep_total);
     m->sweep_id = 0;
+    m->whole_id = 0;
 }
 
 bool meas_measuring(const struct meas *m)
@@ -66,7 +75,7 @@ bool meas_measuring(const struct meas *m)
 
 bool meas_sweeping(const struct meas *m)
 {
-    return m->sweep_id != 0;
+    return m->sweep_id != 0 || m->whole_id != 0;
 }
 
 bool meas_apply(struct meas *m, const struct result *r)
@@ -106,6 +115,15 @@ bool meas_apply(struct meas *m, const struct result *r)
         }
         if (r->total > 0) m->sweep_total = r->total;
         if (r->last) m->sweep_id = 0;
+        return true;
+    }
+    if (r->job_id == m->whole_id) {
+        if (r->status != CV_OK)
+            snprintf(m->sweep_err, sizeof m->sweep_err, "whole chunks: %.180s",
+                     r->err[0] ? r->err : cv_status_name(r->status));
+        else if (m->nwhole < MEAS_SWEEP_MAX)
+            m->whole[m->nwhole++] = r->row;
+        if (r->last) m->whole_id = 0;
         return true;
     }
     return false;

@@ -49,6 +49,11 @@ struct meas {
     int nsweep, sweep_total;
     struct bench_result sweep[MEAS_SWEEP_MAX];
     char sweep_err[200];
+    /* the same sweep in whole chunks (CPU: --slices 1), beside the sliced one above, so the
+     * plot compares the two; 0 sizes when the backend does not slice (NCCL) */
+    uint64_t whole_id;
+    int nwhole;
+    struct bench_result whole[MEAS_SWEEP_MAX];
 };
 
 void meas_init(struct meas *m);
@@ -59,6 +64,8 @@ void meas_check_skipped(struct meas *m, const char *why);
 void meas_measure_posted(struct meas *m, uint64_t id, const struct bench_params *p, double now);
 void meas_sweep_posted(struct meas *m, uint64_t id, const struct bench_params *p, int total,
                        double now);
+/* The whole-chunk companion of the sweep just posted. */
+void meas_whole_posted(struct meas *m, uint64_t id);
 /* Everything outstanding was cancelled (by the user or a scene change). */
 void meas_cancelled(struct meas *m);
 
@@ -66,7 +73,7 @@ void meas_cancelled(struct meas *m);
 bool meas_apply(struct meas *m, const struct result *r);
 
 bool meas_measuring(const struct meas *m); /* a MEASURE is outstanding */
-bool meas_sweeping(const struct meas *m);  /* a SWEEP is outstanding */
+bool meas_sweeping(const struct meas *m);  /* a SWEEP (or its whole-chunk one) is outstanding */
 
 /* The lecture's busbw formula for collective c, in two lines:
  *   sym: "busbw = S·2(W−1)/(W·t)"                    (all-reduce)

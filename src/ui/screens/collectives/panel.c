@@ -234,10 +234,17 @@ static void panel_plot(const struct app *a, struct rect r)
     char lo[16], hi[16];
     meas_size_label(4096, lo, sizeof lo);
     meas_size_label(a->sc.meas_bytes, hi, sizeof hi);
+    bool pair = m->nwhole > 0 || m->whole_id != 0;
     if (meas_sweeping(m)) {
-        draw_putf(r.y, r.x, r.w, th->role[TH_WARN], "sweeping %d/%d %s %.1f s  (x cancels)",
-                  m->nsweep + 1 > m->sweep_total ? m->sweep_total : m->nsweep + 1,
-                  m->sweep_total, a->g->ell, now_s() - m->sweep_started);
+        if (m->sweep_id || !pair)
+            draw_putf(r.y, r.x, r.w, th->role[TH_WARN], "sweeping %d/%d %s %.1f s  (x cancels)",
+                      m->nsweep + 1 > m->sweep_total ? m->sweep_total : m->nsweep + 1,
+                      m->sweep_total, a->g->ell, now_s() - m->sweep_started);
+        else
+            draw_putf(r.y, r.x, r.w, th->role[TH_WARN],
+                      "sweeping whole chunks %d/%d %s %.1f s  (x cancels)",
+                      m->nwhole + 1 > m->sweep_total ? m->sweep_total : m->nwhole + 1,
+                      m->sweep_total, a->g->ell, now_s() - m->sweep_started);
     } else if (m->nsweep == 0) {
         draw_putf(r.y, r.x, r.w, th->role[TH_DIM], "busbw vs size: press s to sweep %s..%s", lo,
                   hi);
@@ -249,19 +256,33 @@ static void panel_plot(const struct app *a, struct rect r)
                   coll_title(m->sweep_params.coll), m->sweep[0].nranks,
                   m->sweep[0].nranks < 2 ? " (no transfer: not a rate)" : "");
     }
+    /* The two series' legend on its own line, the plot below it. */
+    if (pair && m->nsweep > 0 && r.h >= 5) {
+        int x = r.x;
+        x += draw_putf(r.y + 1, x, r.w, th->role[TH_PLOT], "%s", a->g->blocks[8]);
+        x += draw_putf(r.y + 1, x, r.x + r.w - x, th->role[TH_DIM], " sliced (default)  ");
+        x += draw_putf(r.y + 1, x, r.x + r.w - x, th->role[TH_LABEL], "%s", a->g->blocks[8]);
+        draw_putf(r.y + 1, x, r.x + r.w - x, th->role[TH_DIM], " whole chunks");
+        r.y++;
+        r.h--;
+    }
     if (m->nsweep == 0 || r.h < 4) return;
     double max = 0;
     for (int i = 0; i < m->nsweep; i++) {
         if (m->sweep[i].busbw > max) max = m->sweep[i].busbw;
         if (curve && model_bus[i] > max) max = model_bus[i];
     }
+    for (int i = 0; i < m->nwhole; i++)
+        if (m->whole[i].busbw > max) max = m->whole[i].busbw;
     int total = m->sweep_total > m->nsweep ? m->sweep_total : m->nsweep;
     char maxs[16];
     text_gbps(maxs, sizeof maxs, max);
     int gut = text_width(maxs) + 1;
     int colw = (r.w - gut) / total;
-    if (colw > 6) colw = 6;
-    if (colw < 2) return;
+    if (colw > (pair ? 8 : 6)) colw = pair ? 8 : 6;
+    if (colw < (pair ? 3 : 2)) return;
+    /* With the whole-chunk sweep beside it: two bars per size, sliced then whole. */
+    int barw = pair ? (colw - 1) / 2 : colw - 1;
     bool wide = false;
     for (int i = 0; i < m->nsweep; i++) {
         char lab[16];
@@ -280,7 +301,7 @@ static void panel_plot(const struct app *a, struct rect r)
             for (int k = 0; k < rows; k++) {
                 int fillv = e - k * 8;
                 fillv = fillv < 0 ? 0 : fillv > 8 ? 8 : fillv;
-                for (int c = 0; c < colw - 1; c++)
+                for (int c = 0; c < barw; c++)
                     draw_put(base - k, cx + c, 1, th->role[TH_PLOT], a->g->blocks[fillv]);
             }
             if (curve && model_bus[i] > 0) {
@@ -290,6 +311,16 @@ static void panel_plot(const struct app *a, struct rect r)
                 if (k > rows - 1) k = rows - 1;
                 draw_put(base - k, cx + (colw - 1) / 2, 1, th->role[TH_HL] | A_BOLD,
                          a->utf8 ? "\u25cf" : "*");
+            }
+        }
+        if (pair && i < m->nwhole) {
+            int e = meas_bar_eighths(m->whole[i].busbw, max, rows);
+            for (int k = 0; k < rows; k++) {
+                int fillv = e - k * 8;
+                fillv = fillv < 0 ? 0 : fillv > 8 ? 8 : fillv;
+                for (int c = 0; c < barw; c++)
+                    draw_put(base - k, cx + barw + c, 1, th->role[TH_LABEL],
+                             a->g->blocks[fillv]);
             }
         }
         char lab[16];
