@@ -1,5 +1,8 @@
 # collviz - plain Makefile. `make` builds build/collviz; `make run`, `make test`,
 # `make bench`, `make screenshots`, `make gpu-test`, `make install PREFIX=...`.
+# `make run` and `make test` first run `make deps` (tools/deps.sh: installs the missing
+# Debian packages, or says which command to run), then build in a fresh make so pkg-config
+# sees what was just installed.
 #
 # Backends: the CPU ranks are always built. The NCCL backend and kernels/ are built when
 # $(NVCC) and $(CUDA_HOME)/include/nccl.h exist (HAVE_NCCL); `make HAVE_NCCL=` forces it off.
@@ -66,7 +69,7 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # GPU checks (tests/gpu/run.sh): test programs that link the library but not cmocka.
 GPU_TEST_BIN := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.c))
 
-.PHONY: all run test unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends
+.PHONY: all deps run run-built test test-built unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends
 all: $(BIN) backends
 
 backends:
@@ -91,14 +94,23 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB) -lcmocka $(LDLIBS)
 
-run: $(BIN)
+deps:
+	@bash tools/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory run-built
+
+run-built: $(BIN) backends
 	./$(BIN)
 
 # The whole test suite: unit tests (cmocka), the same under ASan+UBSan, CLI tests and
-# screen tests in tmux. tests/run.sh prints the closing "N passed, N failed" line.
+# screen tests in tmux. tests/run.sh prints the closing "N passed, N failed, N skipped" line.
 ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
                -fno-sanitize-recover=undefined
-test: $(BIN) $(TEST_BIN)
+test: deps
+	@$(MAKE) --no-print-directory test-built
+
+test-built: $(BIN) $(TEST_BIN)
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan HAVE_NCCL= CFLAGS="$(ASAN_CFLAGS)" \
 	    asan-build
 ifeq ($(FAKEGPU_OK),1)
