@@ -40,10 +40,18 @@ ifeq ($(HAVE_OPENBLAS),1)
 endif
 # FAKEGPU=1 (tests only, see tests/fakegpu/fakegpu.h): the GPU host code built against the
 # toolkit's headers but linked with a host emulation of CUDA, NCCL and cuBLAS instead of
-# the libraries, so CI runs it without a GPU. Never installed, never shown as a GPU.
+# the libraries, so CI runs it without a GPU. Never installed, never shown as a GPU: it is
+# built only into a folder with a "fakegpu" component (BUILD defaults to build/fakegpu then;
+# any other BUILD is refused), and `make install` refuses a binary that carries it.
 FAKEGPU_OK := $(shell test -f $(CUDA_HOME)/include/nccl.h && \
                 test -f $(CUDA_HOME)/include/cublas_v2.h && echo 1)
 ifeq ($(FAKEGPU),1)
+  ifeq ($(origin BUILD),file)
+    BUILD := build/fakegpu
+  endif
+  ifeq ($(filter fakegpu,$(subst /, ,$(BUILD))),)
+    $(error FAKEGPU=1 builds the test-only GPU emulation, which lives only in a folder named fakegpu: BUILD=$(BUILD) refused (use BUILD=build/fakegpu))
+  endif
   HAVE_NCCL := 1
 endif
 ifeq ($(HAVE_NCCL),1)
@@ -69,17 +77,45 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # GPU checks (tests/gpu/run.sh): test programs that link the library but not cmocka.
 GPU_TEST_BIN := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.c))
 
+# The configuration this build folder was built with. $(CONFIG) is rewritten only when the
+# text changes, and every object and program depends on it, so `make HAVE_NCCL=` after a
+# NCCL build (or a new CFLAGS) recompiles and relinks: the "built backends" line printed
+# below is then always what the binary holds.
+CONFIG := $(BUILD)/config.mk
+define CONFIG_TEXT
+# collviz build configuration (written by the Makefile; do not edit)
+CC = $(CC)
+CFLAGS = $(CFLAGS)
+CPPFLAGS = $(CPPFLAGS)
+LDLIBS = $(LDLIBS)
+NVCC = $(if $(CU_SRC),$(NVCC) $(NVCC_GENCODE))
+HAVE_NCCL = $(HAVE_NCCL)
+HAVE_OPENBLAS = $(HAVE_OPENBLAS)
+FAKEGPU = $(FAKEGPU)
+BACKENDS = $(BACKENDS)
+endef
+ifneq ($(filter-out clean deps format format-check,$(or $(MAKECMDGOALS),all)),)
+  ifneq ($(file <$(CONFIG)),$(CONFIG_TEXT))
+    $(shell mkdir -p $(BUILD))
+    $(file >$(CONFIG),$(CONFIG_TEXT))
+  endif
+endif
+
 .PHONY: all deps run run-built test test-built unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends
 all: $(BIN) backends
 
 backends:
 	@echo "collviz: built backends: $(BACKENDS)$(if $(HAVE_NCCL),, (nccl skipped: HAVE_NCCL off; it needs $(NVCC) and $(CUDA_HOME)/include/nccl.h))$(if $(HAVE_OPENBLAS),, (no OpenBLAS: training uses plain C matmul))"
 
-$(BUILD)/obj/%.o: %.c
+$(CONFIG):
+	@mkdir -p $(dir $@)
+	$(file >$(CONFIG),$(CONFIG_TEXT))
+
+$(BUILD)/obj/%.o: %.c $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: %.cu
+$(BUILD)/obj/%.o: %.cu $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(NVCC) -O2 $(NVCC_GENCODE) -Isrc -Ikernels -MMD -MP -c $< -o $@
 
@@ -87,10 +123,10 @@ $(LIB): $(OBJ_LIB)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/obj/src/main.o $(LIB)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+$(BIN): $(BUILD)/obj/src/main.o $(LIB) $(CONFIG)
+	$(CC) $(ALL_CFLAGS) -o $@ $(BUILD)/obj/src/main.o $(LIB) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+$(BUILD)/tests/%: tests/unit/%.c $(LIB) $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB) -lcmocka $(LDLIBS)
 
@@ -136,14 +172,18 @@ bench: $(BIN)
 screenshots: $(BIN)
 	bash tests/screen/screenshots.sh $(BIN) screenshots
 
-$(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIB)
+$(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIB) $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 gpu-test: $(BIN) $(if $(HAVE_NCCL),$(GPU_TEST_BIN))
 	BUILD=$(BUILD) bash tests/gpu/run.sh $(BIN)
 
+# The emulation's marker (tests/fakegpu/fake_cuda.c) must not be in an installed program.
 install: $(BIN)
+	@if grep -aq 'collviz-fakegpu:''host-emulation' $(BIN); then \
+	    echo "collviz: $(BIN) carries the GPU emulation (tests/fakegpu): refusing to install it" >&2; \
+	    exit 2; fi
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/collviz
 	if [ -n "$$(ls -A lessons 2>/dev/null)" ]; then \

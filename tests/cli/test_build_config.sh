@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# test_build_config.sh - the Makefile's promises about build folders, in throw-away ones:
+# the GPU emulation (FAKEGPU=1) is refused outside a folder named fakegpu and `make install`
+# refuses a binary that carries it; a build folder remembers its configuration, so building
+# it again with HAVE_NCCL= after a NCCL (emulated, and real when nvcc exists) build relinks
+# without NCCL (checked with nm and ldd), prints "built backends: cpu", and a new CFLAGS
+# recompiles. Usage: test_build_config.sh [BIN [ASAN_BIN]] (the binaries are not used)
+set -u
+cd "$(dirname "$0")/../.."
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+# Fast builds: no optimisation; the library and the program only (no tests).
+M=(make --no-print-directory -j2 CFLAGS=-O0 CUDA_HOME="$CUDA_HOME")
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+nccl_syms() { nm "$1" 2>/dev/null | grep -c ' [TtU] ncclAllReduce$'; }
+
+# --- FAKEGPU=1 outside a fakegpu folder: refused before anything is built ------------------
+"${M[@]}" BUILD="$tmp/plain" FAKEGPU=1 >"$tmp/out" 2>&1 && fail "FAKEGPU=1 BUILD=$tmp/plain accepted"
+grep -q "FAKEGPU=1 builds the test-only GPU emulation.*BUILD=$tmp/plain refused" "$tmp/out" ||
+    fail "FAKEGPU=1 in a plain folder: message: $(tail -2 "$tmp/out")"
+[ ! -e "$tmp/plain/collviz" ] || fail "FAKEGPU=1 in a plain folder built a binary"
+
+if [ -f "$CUDA_HOME/include/nccl.h" ] && [ -f "$CUDA_HOME/include/cublas_v2.h" ]; then
+    B=$tmp/fakegpu
+    # --- the emulated build: NCCL inside, install refused --------------------------------
+    if "${M[@]}" BUILD="$B" FAKEGPU=1 >"$tmp/out" 2>&1; then
+        [ "$(nccl_syms "$B/collviz")" -ge 1 ] || fail "FAKEGPU build: no ncclAllReduce in nm"
+        grep -q "built backends: cpu nccl (on fakegpu" "$tmp/out" ||
+            fail "FAKEGPU build: backends line: $(grep 'built backends' "$tmp/out")"
+        "${M[@]}" BUILD="$B" FAKEGPU=1 install DESTDIR="$tmp/dest" PREFIX=/usr >"$tmp/out" 2>&1 &&
+            fail "make install of an emulated build succeeded"
+        grep -q "carries the GPU emulation (tests/fakegpu): refusing to install it" "$tmp/out" ||
+            fail "install refusal message: $(tail -2 "$tmp/out")"
+        [ ! -e "$tmp/dest/usr/bin/collviz" ] || fail "the emulated binary was installed"
+
+        # --- the same folder without NCCL: rebuilt, relinked, nothing of NCCL left -----------
+        if "${M[@]}" BUILD="$B" HAVE_NCCL= >"$tmp/out" 2>&1; then
+            grep -q "built backends: cpu (nccl skipped" "$tmp/out" ||
+                fail "HAVE_NCCL= rebuild: backends line: $(grep 'built backends' "$tmp/out")"
+            [ "$(nccl_syms "$B/collviz")" -eq 0 ] || fail "HAVE_NCCL= rebuild: ncclAllReduce still in nm"
+            grep -aq 'collviz-fakegpu:''host-emulation' "$B/collviz" &&
+                fail "HAVE_NCCL= rebuild: the emulation is still linked in"
+            grep -q "^HAVE_NCCL = $" "$B/config.mk" || fail "config.mk: $(grep HAVE_NCCL "$B/config.mk")"
+            "${M[@]}" BUILD="$B" HAVE_NCCL= install DESTDIR="$tmp/dest" PREFIX=/usr >"$tmp/out" 2>&1 ||
+                fail "install of the rebuilt CPU binary: $(tail -2 "$tmp/out")"
+            [ -x "$tmp/dest/usr/bin/collviz" ] || fail "install: no $tmp/dest/usr/bin/collviz"
+            # Unchanged configuration: nothing to do. New CFLAGS: everything recompiles.
+            [ "$("${M[@]}" BUILD="$B" HAVE_NCCL= -n "$B/collviz" | grep -c -- '-c ')" -eq 0 ] ||
+                fail "same configuration recompiles"
+            [ "$(make -n BUILD="$B" HAVE_NCCL= CFLAGS=-O1 "$B/collviz" | grep -c -- '-c src/main.c')" -eq 1 ] ||
+                fail "a new CFLAGS does not recompile src/main.c"
+        else
+            fail "HAVE_NCCL= rebuild failed: $(tail -3 "$tmp/out")"
+        fi
+    else
+        fail "FAKEGPU build failed: $(tail -3 "$tmp/out")"
+    fi
+fi
+
+# --- the real NCCL build (nvcc, one GPU architecture to keep it short) then HAVE_NCCL= ------
+if [ -x "$CUDA_HOME/bin/nvcc" ] && [ -f "$CUDA_HOME/include/nccl.h" ]; then
+    B=$tmp/real
+    G="NVCC_GENCODE=-gencode arch=compute_90,code=sm_90"
+    if "${M[@]}" BUILD="$B" HAVE_NCCL=1 "$G" >"$tmp/out" 2>&1; then
+        ldd "$B/collviz" | grep -q libnccl || fail "NCCL build: libnccl not in ldd"
+        if "${M[@]}" BUILD="$B" HAVE_NCCL= "$G" >"$tmp/out" 2>&1; then
+            ldd "$B/collviz" | grep -q libnccl && fail "HAVE_NCCL= after a NCCL build: libnccl still in ldd"
+            [ "$(nccl_syms "$B/collviz")" -eq 0 ] || fail "HAVE_NCCL= after a NCCL build: ncclAllReduce in nm"
+            grep -q "built backends: cpu (nccl skipped" "$tmp/out" ||
+                fail "HAVE_NCCL= after a NCCL build: $(grep 'built backends' "$tmp/out")"
+        else
+            fail "HAVE_NCCL= after a NCCL build failed: $(tail -3 "$tmp/out")"
+        fi
+    else
+        fail "NCCL build failed: $(tail -3 "$tmp/out")"
+    fi
+else
+    echo "test_build_config: no nvcc: the real NCCL rebuild is not checked"
+fi
+
+[ "$fails" -eq 0 ] && echo "test_build_config: ok"
+[ "$fails" -eq 0 ]
