@@ -101,7 +101,7 @@ ifneq ($(filter-out clean deps format format-check,$(or $(MAKECMDGOALS),all)),)
   endif
 endif
 
-.PHONY: all deps run run-built test test-built unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends
+.PHONY: format-check all deps run run-built test test-built unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends
 all: $(BIN) backends
 
 backends:
@@ -192,6 +192,14 @@ install: $(BIN)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
+
+# Fails naming every C/CUDA file that .clang-format would change (run by tests/run.sh).
+format-check:
+	@bad=""; for f in $$(git ls-files '*.c' '*.h' '*.cu'); do \
+	    [ -f "$$f" ] || continue; \
+	    clang-format --dry-run --Werror "$$f" >/dev/null 2>&1 || bad="$$bad $$f"; done; \
+	if [ -n "$$bad" ]; then echo "collviz: not clang-formatted (run make format):$$bad" >&2; exit 1; fi; \
+	echo "collviz: every C/CUDA file is clang-formatted"
 
 clean:
 	rm -rf $(BUILD)

@@ -129,7 +129,7 @@ fi
 # ---- 1. kernels
 echo
 if [ "$fake" = 1 ]; then
-    echo "== kernels vs host references: skipped (emulated devices run host loops, not kernels/)"
+    echo "SKIP: kernels vs host references (emulated devices run host loops, not kernels/)"
 else
     echo "== kernels vs host references"
     "$BUILD/tests/gpu/test_kernels"
@@ -264,7 +264,7 @@ fi
 # ---- 4. sweeps for the reader
 if [ "$fake" = 1 ]; then
     echo
-    echo "== sweeps and the nccl-tests comparison: skipped (emulated devices: host timings)"
+    echo "SKIP: sweeps and the nccl-tests comparison (emulated devices: host timings)"
 fi
 if [ "$fake" != 1 ]; then
 echo
@@ -284,23 +284,26 @@ if command -v all_reduce_perf >/dev/null 2>&1; then
     all_reduce_perf -b "$size" -e "$size" -g "$maxw" -n 20 -w 5 -c 1 >"$tmp/nt.txt" 2>&1
     rc_nt=$?
     # Data row: size count type redop root | time algbw busbw #wrong (out-of-place) | ...
-    nt_algbw=$(awk -v s="$size" '$1 == s { print $7; exit }' "$tmp/nt.txt")
+    # The README's promise: collviz's busbw is at least 0.97 of nccl-tests' out-of-place
+    # busbw (field 8) at the same size, iterations and warm-up.
+    nt_busbw=$(awk -v s="$size" '$1 == s { print $8; exit }' "$tmp/nt.txt")
     "$BIN" bench all_reduce --backend nccl --ranks "$maxw" -b 256M -n 20 -w 5 --format json \
         >"$tmp/cv.json" 2>"$tmp/err"
     rc_cv=$?
-    cv_algbw=$(sed -n 's/.*"algbw":\([0-9.eE+-]*\),.*/\1/p' "$tmp/cv.json" | head -n 1)
-    if [ "$rc_nt" -eq 0 ] && [ "$rc_cv" -eq 0 ] && [ -n "$nt_algbw" ] && [ -n "$cv_algbw" ]; then
-        ratio=$(awk -v a="$cv_algbw" -v b="$nt_algbw" 'BEGIN { printf "%.3f", a / b }')
-        echo "algbw: collviz $cv_algbw GB/s, nccl-tests $nt_algbw GB/s, ratio $ratio"
-        awk -v r="$ratio" 'BEGIN { exit !(r >= 0.5 && r <= 2.0) }'
-        step "algbw vs nccl-tests all_reduce_perf: ratio $ratio (within [0.5, 2])" $?
+    cv_busbw=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rows"][0]["busbw"])' \
+        "$tmp/cv.json" 2>/dev/null)
+    if [ "$rc_nt" -eq 0 ] && [ "$rc_cv" -eq 0 ] && [ -n "$nt_busbw" ] && [ -n "$cv_busbw" ]; then
+        ratio=$(awk -v a="$cv_busbw" -v b="$nt_busbw" 'BEGIN { printf "%.3f", a / b }')
+        echo "busbw: collviz $cv_busbw GB/s, nccl-tests $nt_busbw GB/s (out-of-place), ratio $ratio"
+        awk -v a="$cv_busbw" -v b="$nt_busbw" 'BEGIN { exit !(b > 0 && a >= 0.97 * b) }'
+        step "busbw vs nccl-tests all_reduce_perf out-of-place: ratio $ratio (at least 0.97)" $?
     else
         cat "$tmp/nt.txt" "$tmp/err"
         step "comparison with nccl-tests (a run failed or its output was not understood)" 1
     fi
 else
     echo
-    echo "(nccl-tests' all_reduce_perf not on PATH: no comparison)"
+    echo "SKIP: the comparison with nccl-tests (all_reduce_perf not on PATH)"
 fi
 fi # not fake
 
@@ -332,6 +335,7 @@ train_check ddp "$tw" --overlap
 train_check pp "$tw" --schedule 1f1b
 
 if [ "$fake" = 1 ]; then
+    echo "SKIP: train at lecture scale (emulated devices)"
     summary
     exit
 fi
