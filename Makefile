@@ -141,8 +141,10 @@ run-built: $(BIN) backends
 
 # The whole test suite: unit tests (cmocka), the same under ASan+UBSan, CLI tests and
 # screen tests in tmux. tests/run.sh prints the closing "N passed, N failed, N skipped" line.
+# -DCV_TEST_HOOKS: the test-only hooks (e.g. CV_TEST_CORRUPT in src/backend/cpu/cpu.c), in
+# these test builds only; `make install` refuses a binary that has them.
 ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
-               -fno-sanitize-recover=undefined
+               -fno-sanitize-recover=undefined -DCV_TEST_HOOKS
 test: deps
 	@$(MAKE) --no-print-directory test-built
 
@@ -179,10 +181,14 @@ $(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIB) $(CONFIG)
 gpu-test: $(BIN) $(if $(HAVE_NCCL),$(GPU_TEST_BIN))
 	BUILD=$(BUILD) bash tests/gpu/run.sh $(BIN)
 
-# The emulation's marker (tests/fakegpu/fake_cuda.c) must not be in an installed program.
+# The emulation's marker (tests/fakegpu/fake_cuda.c) and the test hooks' (CV_TEST_HOOKS)
+# must not be in an installed program.
 install: $(BIN)
 	@if grep -aq 'collviz-fakegpu:''host-emulation' $(BIN); then \
 	    echo "collviz: $(BIN) carries the GPU emulation (tests/fakegpu): refusing to install it" >&2; \
+	    exit 2; fi
+	@if grep -aq 'collviz-test-hooks:''built-in' $(BIN); then \
+	    echo "collviz: $(BIN) has the test hooks (CV_TEST_HOOKS): refusing to install it" >&2; \
 	    exit 2; fi
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/collviz

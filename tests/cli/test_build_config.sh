@@ -4,7 +4,7 @@
 # refuses a binary that carries it; a build folder remembers its configuration, so building
 # it again with HAVE_NCCL= after a NCCL (emulated, and real when nvcc exists) build relinks
 # without NCCL (checked with nm and ldd), prints "built backends: cpu", and a new CFLAGS
-# recompiles. Usage: test_build_config.sh [BIN [ASAN_BIN]] (the binaries are not used)
+# recompiles; a binary with the test hooks (CV_TEST_HOOKS) is not installed either. Usage: test_build_config.sh [BIN [ASAN_BIN]] (the binaries are not used)
 set -u
 cd "$(dirname "$0")/../.."
 fails=0
@@ -63,6 +63,18 @@ else
     else
         fail "FAKEGPU build failed: $(tail -3 "$tmp/out")"
     fi
+fi
+
+# --- a build with the test hooks (-DCV_TEST_HOOKS, as make test's ASan one): not installed --
+B=$tmp/hooks
+if "${M[@]}" BUILD="$B" HAVE_NCCL= CFLAGS="-O0 -DCV_TEST_HOOKS" >"$tmp/out" 2>&1; then
+    "${M[@]}" BUILD="$B" HAVE_NCCL= CFLAGS="-O0 -DCV_TEST_HOOKS" install DESTDIR="$tmp/dest2" \
+        >"$tmp/out" 2>&1 && fail "make install of a build with the test hooks succeeded"
+    grep -q "has the test hooks (CV_TEST_HOOKS): refusing to install it" "$tmp/out" ||
+        fail "install refusal (hooks): $(tail -2 "$tmp/out")"
+    [ ! -e "$tmp/dest2" ] || fail "the test-hooks binary was installed"
+else
+    fail "the test-hooks build failed: $(tail -3 "$tmp/out")"
 fi
 
 # --- the real NCCL build (nvcc, one GPU architecture to keep it short) then HAVE_NCCL= ------

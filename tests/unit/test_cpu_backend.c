@@ -7,8 +7,10 @@
  * step barrier's deadline fires when a rank never arrives; a late rank makes measure()
  * return CV_ETIMEOUT and the backend recovers; cancel stops a run within a few steps'
  * time (measured in the test, as a ratio), also while a rank is late; the rank threads
- * are created once per world size. Sizes stay small (one 128 MiB case) so this runs in
- * seconds under ASan. */
+ * are created once per world size. The #wrong count can fail: in the test builds
+ * (CV_TEST_HOOKS) one corrupted element of one rank's result gives #wrong == 1, and in the
+ * normal build the hook's variable is ignored. Sizes stay small (one 128 MiB case) so this runs
+ * in seconds under ASan. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -438,6 +440,50 @@ static void test_barrier_cancel_is_shared(void **state)
         assert_int_equal(args[i].rc, CV_OK);
 }
 
+/* The check is seen failing: CV_TEST_CORRUPT=RANK:ELEM changes one element of one rank's
+ * receive buffer before the count, in the test builds only (-DCV_TEST_HOOKS, see cpu.c);
+ * the normal build must ignore the variable. */
+static void test_corrupt_one_element_counts_one_wrong(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char err[256];
+    struct {
+        enum coll c;
+        enum algo a;
+        int root;
+        const char *corrupt;
+    } cases[] = {
+        {COLL_ALL_REDUCE, ALGO_RING, 0, "1:3"},     {COLL_ALL_REDUCE, ALGO_TREE, 0, "0:0"},
+        {COLL_REDUCE_SCATTER, ALGO_RING, 0, "3:5"}, {COLL_BROADCAST, ALGO_RING, 2, "2:7"},
+        {COLL_REDUCE, ALGO_DIRECT, 1, "1:100"},     {COLL_ALL_TO_ALL, ALGO_DIRECT, 0, "2:1"},
+    };
+#ifdef CV_TEST_HOOKS
+    const long want = 1;
+#else
+    const long want = 0; /* the hook is not compiled in: the variable must not matter */
+#endif
+    for (size_t k = 0; k < ARRAY_LEN(cases); k++) {
+        struct bench_result r;
+        setenv("CV_TEST_CORRUPT", cases[k].corrupt, 1);
+        int rc = measure(b, cases[k].c, cases[k].a, false, OP_SUM, 4, 64 * 1024, cases[k].root,
+                         &r, err, sizeof err);
+        if (rc != CV_OK) fail_msg("%s: %s", coll_name(cases[k].c), err);
+        if (r.wrong != want)
+            fail_msg("%s CV_TEST_CORRUPT=%s: #wrong %ld, want %ld", coll_name(cases[k].c),
+                     cases[k].corrupt, r.wrong, want);
+        /* A rank that receives nothing (reduce's non-root) or an element past the receive
+         * buffer: nothing to corrupt, #wrong stays 0. */
+        setenv("CV_TEST_CORRUPT", "0:999999", 1);
+        assert_int_equal(measure(b, cases[k].c, cases[k].a, false, OP_SUM, 4, 64 * 1024,
+                                 cases[k].root, &r, err, sizeof err),
+                         CV_OK);
+        assert_int_equal(r.wrong, 0);
+    }
+    unsetenv("CV_TEST_CORRUPT");
+    backend_close(b);
+}
+
 /* A rank that is late at the barrier beyond the timeout aborts the run for everyone. */
 static void test_measure_times_out_on_a_late_rank(void **state)
 {
@@ -820,6 +866,7 @@ int main(void)
         cmocka_unit_test(test_barrier_deadline_fires_when_a_rank_never_arrives),
         cmocka_unit_test(test_barrier_spin_budget_adapts),
         cmocka_unit_test(test_barrier_cancel_is_shared),
+        cmocka_unit_test(test_corrupt_one_element_counts_one_wrong),
         cmocka_unit_test(test_measure_times_out_on_a_late_rank),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_cancel_lands_within_a_step),

@@ -655,6 +655,29 @@ static int cpu_max_ranks(struct backend *b)
     return CV_MAX_RANKS;
 }
 
+#ifdef CV_TEST_HOOKS
+/* Test hook, compiled only into the test builds (`make test` adds -DCV_TEST_HOOKS to the
+ * ASan+UBSan build, build/asan; the program `make` builds and `make install` installs never
+ * has it, and install refuses a binary carrying the marker below). It exists so the tests
+ * can see the #wrong count fail: with CV_TEST_CORRUPT=RANK:ELEM in the environment, the
+ * check run's result on rank RANK gets element ELEM of its receive buffer changed (+1)
+ * before it is counted, so #wrong must come out as exactly 1. An environment variable
+ * rather than an API call so that the same hook reaches the backend through `collviz
+ * bench` and through the visualizer's measured panel. Without the define the variable is
+ * never read (tests/unit/test_cpu_backend.c checks that too). */
+__attribute__((used)) static const char cv_test_hooks_marker[] = "collviz-test-hooks:built-in";
+
+static void cpu_test_corrupt(struct cpu_pool *pl, const struct plan *p)
+{
+    const char *e = getenv("CV_TEST_CORRUPT");
+    int r;
+    size_t j;
+    if (!e || sscanf(e, "%d:%zu", &r, &j) != 2 || r < 0 || r >= p->nranks) return;
+    if (j >= coll_recv_count(p->coll, p->nranks, p->count, r, p->root)) return;
+    pl->buf[r][coll_out_off(p->coll, p->nranks, p->count, r) + j] += 1.0f;
+}
+#endif
+
 static int cpu_measure(struct backend *b, const struct bench_params *bp,
                        struct bench_result *res, volatile int *cancel, char *err, size_t errlen)
 {
@@ -710,6 +733,9 @@ static int cpu_measure(struct backend *b, const struct bench_params *bp,
         c = (struct cpu_cmd){
             .kind = CPU_CMD_RUN, .plan = &p, .warmup = 1, .timeout_s = tmo, .cancel = cancel};
         if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto fail;
+#ifdef CV_TEST_HOOKS
+        cpu_test_corrupt(st->pool, &p); /* every rank is idle between commands */
+#endif
         c = (struct cpu_cmd){.kind = CPU_CMD_COUNT, .plan = &p, .cancel = cancel};
         if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto fail;
         wrong = 0;
