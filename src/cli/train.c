@@ -17,6 +17,9 @@
 #include "backend/backend.h"
 #include "core/util.h"
 #include "parallel/train.h"
+#ifdef HAVE_NCCL
+#include "backend/nccl/nccl_info.h"
+#endif
 
 struct train_opts {
     struct train_config cfg;
@@ -289,6 +292,10 @@ static void print_json(FILE *f, const struct train_result *r, const struct train
                        bool timeline, const char *note)
 {
     const struct train_config *c = &r->cfg;
+    /* On NCCL a collective's bytes are not counted (NCCL reports none): they are the ring
+     * model's, and their keys say so ("_model"); point-to-point bytes (pp) are counted. */
+    bool bytes_model = c->backend == TRAIN_BACKEND_NCCL && c->scheme != TRAIN_PP;
+    const char *bsuf = bytes_model ? "_model" : "";
     fprintf(f, "{\"scheme\":\"%s\",\"backend\":\"%s\",", train_scheme_name(c->scheme),
             train_backend_name(c->backend));
     fprintf(f, "\"ranks\":%d,\"layers\":%d,\"dim\":%d,\"batch\":%d,\"seed\":%llu,", r->nranks,
@@ -314,7 +321,8 @@ static void print_json(FILE *f, const struct train_result *r, const struct train
         json_num(f, st->comm_s);
         fputs(",\"comm_async_s\":", f);
         json_num(f, st->comm_async_s);
-        fprintf(f, ",\"comm_bytes\":%zu,\"comm_bytes_per_rank\":[", st->comm_bytes);
+        fprintf(f, ",\"comm_bytes%s\":%zu,\"comm_bytes_per_rank%s\":[", bsuf, st->comm_bytes,
+                bsuf);
         for (int k = 0; k < r->nranks; k++)
             fprintf(f, "%s%zu", k ? "," : "", r->bytes_sent[(size_t)s * r->nranks + k]);
         fputs("]}", f);
@@ -341,10 +349,12 @@ static void print_json(FILE *f, const struct train_result *r, const struct train
                 ",\"model_elements\":%zu,\"measured_elements\":%zu,"
                 "\"all_gather_elements\":%zu,\"reduce_scatter_elements\":%zu,"
                 "\"all_reduce_elements\":%zu,\"wire_model_bytes_per_rank\":%zu,"
-                "\"wire_measured_bytes_per_rank\":%zu}",
+                "\"%s\":%zu}",
                 c->scheme == TRAIN_TP ? nk->tp_model_elems : nk->ddp_model_elems, measured,
                 nk->all_gather_elems, nk->reduce_scatter_elems, nk->all_reduce_elems,
-                nk->wire_model_bytes, nk->wire_bytes);
+                nk->wire_model_bytes,
+                bytes_model ? "wire_ring_model_bytes_per_rank" : "wire_measured_bytes_per_rank",
+                nk->wire_bytes);
     }
     if (c->scheme == TRAIN_PP) {
         fputs(",\"bubble_measured\":", f);
@@ -429,7 +439,16 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
         "  (time: first rank's start to last rank's end; comm: mean per rank of time its own\n"
         "   thread spent in communication calls; sent/rank: the busiest rank's bytes)\n",
         f);
-    if (c->backend == TRAIN_BACKEND_NCCL)
+    bool emu = false;
+#ifdef HAVE_NCCL
+    emu = nccl_emulated();
+#endif
+    if (c->backend == TRAIN_BACKEND_NCCL && emu)
+        fputs(
+            "  (emulated devices (tests/fakegpu): times are host clocks of the emulation, not\n"
+            "   GPU time; a collective's sent bytes are the ring model's)\n",
+            f);
+    else if (c->backend == TRAIN_BACKEND_NCCL)
         fputs(
             "  (GPU: times are host clocks around calls that waited for the GPU; a\n"
             "   collective's sent bytes are the ring model's, NCCL does not report its own)\n",

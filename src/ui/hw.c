@@ -278,10 +278,9 @@ static void hw_machine_lines(const struct hw_info *h, struct hw_out *o)
 static void hw_nccl_build_line(struct hw_out *o)
 {
 #ifdef HAVE_NCCL
-    char ver[24];
-    nccl_version_string(NCCL_VERSION_CODE, ver, sizeof ver);
-    hw_emitf(o, HW_DIM, 2, "compiled against NCCL %s and the CUDA %d.%d runtime", ver,
-             CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    char line[200];
+    nccl_build_text(line, sizeof line);
+    hw_emit(o, HW_DIM, 2, line);
 #else
     (void)o;
 #endif

@@ -211,6 +211,17 @@ if [ -n "$ASAN_BIN" ] && [ -x "$ASAN_BIN" ]; then
         fail "asan bench all: rows"
 fi
 
+# A deadline missed: the message says it timed out and names the deadline (it was empty when
+# the auto trial timed out), with the algorithm chosen and by auto.
+for algo in "" "--algo ring"; do
+    # shellcheck disable=SC2086
+    "$BIN" bench all_reduce -b 32M -T 0.00001 $algo --backend cpu -n 1 -w 0 >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 1 ] || fail "-T 0.00001 ${algo:-auto}: exit $rc (want 1)"
+    grep -qx "collviz: all_reduce 32 MiB: timed out: all_reduce on 4 CPU threads, a rank waited longer than the deadline of 1e-05 s at a step barrier; run aborted" "$tmp/err" ||
+        fail "-T 0.00001 ${algo:-auto}: message: $(cat "$tmp/err")"
+done
+
 # The check seen failing: CV_TEST_CORRUPT=RANK:ELEM (honoured only by the test build,
 # -DCV_TEST_HOOKS, which is the ASan one) corrupts one element of one rank's result: #wrong
 # 1 in the row, exit 1 and "1 wrong elements" on stderr. The normal build ignores it.

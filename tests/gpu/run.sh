@@ -225,6 +225,46 @@ if [ "$fake" = 1 ]; then
     step "corrupted NCCL results: train ddp --check fails (exit 1)" $?
 fi
 
+# ---- 3b'. labels: on emulated devices every GPU fact says "emulated" (and on GPUs none
+# does); train's JSON names NCCL's collective bytes as the ring model's
+echo
+echo "== labels: GPU facts on $([ "$fake" = 1 ] && echo "emulated devices" || echo "GPUs"), train JSON model fields"
+"$BIN" bench all_reduce --backend nccl --ranks 2 -b 4K -n 1 -w 0 >"$tmp/hdr.txt" 2>&1
+rc=$?
+facts=$(grep -E '^# (ranks|hardware|  +GPU [0-9]+:|  +peer access)|measured: ' "$tmp/hdr.txt")
+n=$(grep -c . <<<"$facts")
+emu=$(grep -c ' emulated' <<<"$facts")
+echo "$facts"
+if [ "$fake" = 1 ]; then
+    # ranks, hardware, a line per device, peer access, the section's "measured:" line
+    [ "$rc" -eq 0 ] && [ "$n" -eq $((FAKEGPU_DEVICES + 4)) ] && [ "$emu" -eq "$n" ] &&
+        grep -q 'driver supports CUDA [0-9.]* emulated' <<<"$facts" &&
+        grep -q 'sm_[0-9]* emulated' <<<"$facts" &&
+        grep -q 'measured: emulated CUDA events (host time' <<<"$facts"
+    step "bench --backend nccl header: all $n GPU fact lines say emulated" $?
+else
+    [ "$rc" -eq 0 ] && [ "$n" -ge 4 ] && [ "$emu" -eq 0 ]
+    step "bench --backend nccl header on GPUs: no line says emulated" $?
+fi
+for scheme in ddp tp pp; do
+    "$BIN" train "$scheme" --backend nccl --ranks 2 --layers 2 --dim 16 --batch 8 --steps 1 \
+        --format json >"$tmp/tj.json" 2>"$tmp/err"
+    python3 - "$tmp/tj.json" "$scheme" "$fake" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+scheme, fake = sys.argv[2], sys.argv[3] == "1"
+st = d["steps"][0]
+model = scheme != "pp"   # NCCL counts no collective bytes; pp's send/recv are counted
+wire = d["napkin"] if scheme != "pp" else d
+assert ("comm_bytes_model" in st) == model and ("comm_bytes" in st) == (not model), st
+assert ("comm_bytes_per_rank_model" in st) == model, st
+assert ("wire_ring_model_bytes_per_rank" in wire) == model, wire
+assert ("wire_measured_bytes_per_rank" in wire) == (not model), wire
+assert ("NCCL emulated" in d["description"]) == fake, d["description"]
+PY
+    step "train $scheme --backend nccl JSON: model figures named model, emulation named" $?
+done
+
 # ---- 3c. (emulated devices only) choosing the backend with 0, 1 and 2 devices
 if [ "$fake" = 1 ]; then
     echo

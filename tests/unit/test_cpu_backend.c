@@ -507,8 +507,17 @@ static void test_measure_times_out_on_a_late_rank(void **state)
     int rc = b->ops->measure(b, &p, &r, NULL, err, sizeof err);
     double took = now_s() - t0;
     assert_int_equal(rc, CV_ETIMEOUT);
-    assert_non_null(strstr(err, "barrier"));
+    assert_string_equal(err,
+                        "timed out: all_reduce on 4 CPU threads, a rank waited longer than "
+                        "the deadline of 0.1 s at a step barrier; run aborted");
     assert_true(took >= 0.1 && took < 5.0);
+    /* The same through the auto trial, which used to return an empty message. */
+    p.algo_auto = true;
+    err[0] = '\0';
+    assert_int_equal(b->ops->measure(b, &p, &r, NULL, err, sizeof err), CV_ETIMEOUT);
+    assert_non_null(strstr(err, "timed out: all_reduce"));
+    assert_non_null(strstr(err, "deadline of 0.1 s"));
+    p.algo_auto = false;
     /* Recovered: the same threads run the next measurement correctly. */
     cpu_backend_test_stall(b, -1, 0);
     p.timeout_s = 20;

@@ -429,6 +429,13 @@ static int cpu_pool_do(struct cpu_state *st, const struct cpu_cmd *c, char *err,
     if (rc == CV_ETIMEOUT || rc == CV_ECANCELLED || aborted || cancel_sent)
         cpu_barrier_reset(&pl->bar); /* every rank is idle again */
     if (aborted && rc == CV_OK) rc = CV_ETIMEOUT;
+    /* Said here, once, for every caller (measure, its auto trial, run_small): a timeout
+     * names itself and the deadline it missed. */
+    if (rc == CV_ETIMEOUT && c->kind == CPU_CMD_RUN && c->plan)
+        cv_err(err, errlen, rc,
+               "timed out: %s on %d CPU threads, a rank waited longer than the deadline of "
+               "%.3g s at a step barrier; run aborted",
+               coll_name(c->plan->coll), pl->nranks, c->timeout_s);
     return rc;
 }
 
@@ -766,13 +773,7 @@ static int cpu_measure(struct backend *b, const struct bench_params *bp,
     goto out;
 
 fail:
-    if (rc == CV_ETIMEOUT && st->pool)
-        cv_err(err, errlen, rc,
-               "%s on %d CPU threads: a rank waited more than %.3g s at a "
-               "step barrier; run aborted",
-               coll_name(bp->coll), W, tmo);
-    else if (rc == CV_ECANCELLED)
-        cv_err(err, errlen, rc, "cancelled");
+    if (rc == CV_ECANCELLED) cv_err(err, errlen, rc, "cancelled");
 out:
     /* An abandoned pool's stuck rank may still read the plan: leak it with the pool. */
     if (st->abandoned == abandoned_before) plan_free(&p);
@@ -793,12 +794,7 @@ static int cpu_run_small(struct backend *b, const struct plan *p, float *const *
     struct cpu_cmd c = {.kind = CPU_CMD_LOAD, .plan = p, .send = send};
     if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) return rc;
     c = (struct cpu_cmd){.kind = CPU_CMD_RUN, .plan = p, .warmup = 1, .timeout_s = tmo};
-    if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) {
-        if (rc == CV_ETIMEOUT && st->pool)
-            cv_err(err, errlen, rc, "a CPU rank waited more than %.0f s at a step barrier",
-                   tmo);
-        return rc;
-    }
+    if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) return rc;
     c = (struct cpu_cmd){.kind = CPU_CMD_STORE, .plan = p, .recv = recv};
     return cpu_pool_do(st, &c, err, errlen);
 }
