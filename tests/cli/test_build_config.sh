@@ -65,6 +65,18 @@ else
     fi
 fi
 
+# --- NCCL older than README's minimum (2.13): the backend refuses to build, saying so ------
+if [ -f "$CUDA_HOME/include/cuda_runtime_api.h" ]; then
+    mkdir -p "$tmp/oldnccl"
+    printf '#define NCCL_VERSION(X, Y, Z) ((X)*10000 + (Y)*100 + (Z))\n#define NCCL_VERSION_CODE 21205\n' \
+        >"$tmp/oldnccl/nccl.h"
+    cc -fsyntax-only -DHAVE_NCCL -I"$tmp/oldnccl" -isystem "$CUDA_HOME/include" -Isrc \
+        src/backend/nccl/nccl.c >"$tmp/out" 2>&1 && fail "nccl.c built against NCCL 2.12.5"
+    grep -q "needs NCCL >= 2.13" "$tmp/out" || fail "NCCL 2.12: no version message: $(head -3 "$tmp/out")"
+else
+    echo "SKIP: the NCCL minimum-version check (no CUDA runtime headers)"
+fi
+
 # --- a build with the test hooks (-DCV_TEST_HOOKS, as make test's ASan one): not installed --
 B=$tmp/hooks
 if "${M[@]}" BUILD="$B" HAVE_NCCL= CFLAGS="-O0 -DCV_TEST_HOOKS" >"$tmp/out" 2>&1; then

@@ -32,6 +32,13 @@
 #include "../../core/util.h"
 #include "../backend.h"
 
+/* The oldest NCCL this backend builds against: ncclGetLastError is from 2.13 (ncclAvg from
+ * 2.10, ncclSend/ncclRecv from 2.7). README.md's Backends table says the same. */
+#if NCCL_VERSION_CODE < NCCL_VERSION(2, 13, 0)
+#error                                                                                         \
+    "collviz's NCCL backend needs NCCL >= 2.13 (ncclGetLastError); build with HAVE_NCCL= or a newer NCCL"
+#endif
+
 /* ncclScatter, ncclGather and ncclAlltoAll exist from NCCL 2.28.3; before that (or when
  * NCCL_BACKEND_FORCE_P2P is defined, so tests/gpu can exercise this path on a new NCCL
  * too) they are built from grouped ncclSend/ncclRecv. */
