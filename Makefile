@@ -23,12 +23,15 @@ NCURSES_LIBS   := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lnc
 BLAS_CFLAGS    := $(shell $(PKG_CONFIG) --cflags openblas 2>/dev/null)
 BLAS_LIBS      := $(shell $(PKG_CONFIG) --libs openblas 2>/dev/null)
 HAVE_OPENBLAS  ?= $(if $(BLAS_LIBS),1,)
+# cJSON: the CLI's JSON writer (src/cli/json.c).
+CJSON_CFLAGS   := $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null)
+CJSON_LIBS     := $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null || echo -lcjson)
 HAVE_NCCL      ?= $(shell test -x $(NVCC) && test -f $(CUDA_HOME)/include/nccl.h && echo 1)
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-CPPFLAGS += -D_GNU_SOURCE -Isrc $(NCURSES_CFLAGS)
+CPPFLAGS += -D_GNU_SOURCE -Isrc $(NCURSES_CFLAGS) $(CJSON_CFLAGS)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
-LDLIBS   := $(NCURSES_LIBS) -lpthread -lm
+LDLIBS   := $(NCURSES_LIBS) $(CJSON_LIBS) -lpthread -lm
 
 SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backend.c $(wildcard src/backend/cpu/*.c) \
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/cli/*.c) \

@@ -28,6 +28,7 @@
 #include "backend/backend.h"
 #include "core/coll.h"
 #include "core/util.h"
+#include "json.h"
 #include "worker/worker.h"
 #ifdef HAVE_NCCL
 #include "backend/nccl/nccl_info.h"
@@ -301,37 +302,6 @@ static const char *bench_factor_text(enum coll c)
     }
 }
 
-static void bench_json_num(double v)
-{
-    if (isfinite(v))
-        printf("%.6g", v);
-    else
-        printf("null");
-}
-
-/* s as a JSON string literal, or null. */
-static void bench_json_str(const char *s)
-{
-    if (!s) {
-        printf("null");
-        return;
-    }
-    putchar('"');
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            printf("\\%c", *c);
-        else if (*c == '\n')
-            printf("\\n");
-        else if (*c == '\t')
-            printf("\\t");
-        else if (*c < 0x20)
-            printf("\\u%04x", *c);
-        else
-            putchar(*c);
-    }
-    putchar('"');
-}
-
 /* The backend's hardware block, one fact a line, or NULL when it has none (the CPU
  * backend's one line is its `ranks:` description). Read before the worker thread takes
  * the backend over. Caller frees. */
@@ -382,31 +352,35 @@ static void bench_print_hardware(const char *hw)
     }
 }
 
+/* time and bandwidths to 6 significant digits, as nccl-tests prints them. */
 static void bench_print_json(const char *backend, int ranks, const char *hardware,
                              const struct bench_row *rows, size_t n)
 {
-    printf("{\"backend\":\"%s\",\"ranks\":%d,\"hardware\":", backend, ranks);
-    bench_json_str(hardware);
-    printf(",\"rows\":[");
+    cJSON *d = cli_json_object();
+    cli_json_str(d, "backend", backend);
+    cli_json_num(d, "ranks", ranks);
+    cli_json_str(d, "hardware", hardware);
+    cJSON *arr = cli_json_add_array(d, "rows");
     for (size_t i = 0; i < n; i++) {
         const struct bench_result *r = &rows[i].r;
         enum coll c = rows[i].coll;
-        printf("%s\n  {\"collective\":\"%s\",\"algorithm\":\"%s\",\"size\":%zu,\"count\":%zu,"
-               "\"type\":\"float\",\"redop\":\"%s\",\"root\":%d,\"time_us\":",
-               i ? "," : "", coll_name(c), r->algo, r->bytes, r->count,
-               coll_reduces(c) ? redop_name(rows[i].op) : "none",
-               coll_is_rooted(c) ? rows[i].root : -1);
-        bench_json_num(r->time_us);
-        printf(",\"algbw\":");
-        bench_json_num(r->algbw);
-        printf(",\"busbw\":");
-        bench_json_num(r->busbw);
+        cJSON *o = cli_json_add_object(arr, NULL);
+        cli_json_str(o, "collective", coll_name(c));
+        cli_json_str(o, "algorithm", r->algo);
+        cli_json_num(o, "size", (double)r->bytes);
+        cli_json_num(o, "count", (double)r->count);
+        cli_json_str(o, "type", "float");
+        cli_json_str(o, "redop", coll_reduces(c) ? redop_name(rows[i].op) : "none");
+        cli_json_num(o, "root", coll_is_rooted(c) ? rows[i].root : -1);
+        cli_json_real(o, "time_us", r->time_us, 6);
+        cli_json_real(o, "algbw", r->algbw, 6);
+        cli_json_real(o, "busbw", r->busbw, 6);
         if (r->wrong < 0)
-            printf(",\"wrong\":null}");
+            cli_json_null(o, "wrong");
         else
-            printf(",\"wrong\":%ld}", r->wrong);
+            cli_json_num(o, "wrong", (double)r->wrong);
     }
-    printf("\n]}\n");
+    cli_json_print(stdout, d);
 }
 
 /* Wait for the worker's next result, or the deadline, or Ctrl-C. 1 = got one, 0 = the

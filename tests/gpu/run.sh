@@ -163,8 +163,9 @@ fi
 
 # ---- 3. the CLI, JSON
 # Rows, and rows with #wrong == 0, of a `bench --format json` output (one row a line).
-json_rows() { grep -c '"collective":' "$1"; }
-json_right() { grep -c '"wrong":0}' "$1"; }
+json_rows() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rows"]))' "$1" 2>/dev/null || echo 0; }
+json_right() { python3 -c 'import json,sys; print(sum(r["wrong"] == 0 for r in json.load(open(sys.argv[1]))["rows"]))' "$1" 2>/dev/null || echo 0; }
+json_bad() { python3 -c 'import json,sys; print(sum((r["wrong"] or 0) > 0 for r in json.load(open(sys.argv[1]))["rows"]))' "$1" 2>/dev/null || echo 0; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -213,7 +214,7 @@ if [ "$fake" = 1 ]; then
         --format json >"$out" 2>"$tmp/err"
     rc=$?
     rows=$(json_rows "$out")
-    bad=$(grep -c '"wrong":[1-9]' "$out")
+    bad=$(json_bad "$out")
     echo "bench all: exit $rc, $bad of $rows rows with #wrong > 0"
     [ "$rc" -eq 1 ] && [ "$rows" -eq 8 ] && [ "$bad" -eq 8 ]
     step "corrupted NCCL results: bench reports #wrong > 0 on all 8 rows and exits 1" $?
