@@ -289,19 +289,6 @@ static size_t bench_next_size(const struct bench_opts *o, size_t s)
     return (size_t)n > s ? (size_t)n : s + 1;
 }
 
-static const char *bench_factor_text(enum coll c)
-{
-    switch (c) {
-    case COLL_ALL_REDUCE:
-        return "2(W-1)/W";
-    case COLL_BROADCAST:
-    case COLL_REDUCE:
-        return "1";
-    default:
-        return "(W-1)/W";
-    }
-}
-
 /* The backend's hardware block, one fact a line, or NULL when it has none (the CPU
  * backend's one line is its `ranks:` description). Read before the worker thread takes
  * the backend over. Caller frees. */
@@ -595,10 +582,10 @@ int cli_bench_main(int argc, char **argv)
             if (o.json) continue;
             if (!header) {
                 char factor[48];
-                if (strcmp(bench_factor_text(c), "1") == 0)
+                if (strcmp(coll_info(c)->busbw_text, "1") == 0)
                     snprintf(factor, sizeof factor, "1");
                 else
-                    snprintf(factor, sizeof factor, "%s = %.4g", bench_factor_text(c),
+                    snprintf(factor, sizeof factor, "%s = %.4g", coll_info(c)->busbw_text,
                              coll_busbw_factor(c, o.ranks));
                 /* The backend's own auto note is about the first row; the algo column
                  * says what ran at each size. */
