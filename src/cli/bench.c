@@ -27,6 +27,7 @@
 
 #include "backend/backend.h"
 #include "core/coll.h"
+#include "core/sweep.h"
 #include "core/util.h"
 #include "json.h"
 #include "worker/worker.h"
@@ -281,14 +282,6 @@ static int bench_parse(int argc, char **argv, struct bench_opts *o)
     return -1;
 }
 
-static size_t bench_next_size(const struct bench_opts *o, size_t s)
-{
-    if (o->step) return s > SIZE_MAX - o->step ? SIZE_MAX : s + o->step;
-    double n = (double)s * o->factor;
-    if (n >= (double)SIZE_MAX) return SIZE_MAX;
-    return (size_t)n > s ? (size_t)n : s + 1;
-}
-
 /* The backend's hardware block, one fact a line, or NULL when it has none (the CPU
  * backend's one line is its `ranks:` description). Read before the worker thread takes
  * the backend over. Caller frees. */
@@ -437,13 +430,14 @@ int cli_bench_main(int argc, char **argv)
     }
     size_t sizes[BENCH_MAX_SIZES];
     int nsizes = 0;
-    for (size_t s = o.minb; s <= o.maxb; s = bench_next_size(&o, s)) {
+    struct sweep sw = {.min = o.minb, .max = o.maxb, .factor = o.factor, .step = o.step};
+    size_t s;
+    for (bool more = sweep_first(&sw, &s); more; more = sweep_next(&sw, &s)) {
         if (nsizes == BENCH_MAX_SIZES)
             return cli_usage_error("-b %s -e %s: more than %d sizes; use a larger step",
                                    o.minb_arg ? o.minb_arg : "64M",
                                    o.maxb_arg ? o.maxb_arg : "64M", BENCH_MAX_SIZES);
         sizes[nsizes++] = s;
-        if (s == SIZE_MAX) break;
     }
 
     struct backend *b;

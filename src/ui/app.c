@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../core/init.h"
+#include "../core/sweep.h"
 #include "../core/util.h"
 #include "text.h"
 
@@ -267,13 +268,10 @@ void app_measure(struct app *a)
     meas_measure_posted(&a->m, worker_post(a->w, &j), &j.params, now_s());
 }
 
-/* The sizes a sweep visits, as the worker counts them. */
+/* The sizes a sweep visits: the worker's own count (core/sweep.h). */
 static int app_sweep_total(size_t lo, size_t hi, double f)
 {
-    int n = 0;
-    for (double s = (double)lo; s <= (double)hi; s *= f)
-        n++;
-    return n;
+    return (int)sweep_count(&(struct sweep){.min = lo, .max = hi, .factor = f});
 }
 
 void app_sweep(struct app *a)
