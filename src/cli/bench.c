@@ -445,7 +445,7 @@ int cli_bench_main(int argc, char **argv)
     if (backend_open(o.backend, &b, err, sizeof err, why, sizeof why) != CV_OK)
         return cli_usage_error("--backend %s", err);
     int maxr = b->ops->max_ranks(b);
-    if (o.ranks > maxr && strcmp(o.backend, "auto") == 0 && strcmp(b->ops->name, "nccl") == 0) {
+    if (o.ranks > maxr && strcmp(o.backend, "auto") == 0 && (b->ops->caps & BACKEND_CAP_GPU)) {
         /* NCCL puts one rank on each GPU. Ranks asked for run on CPU ranks; the default
          * world size (meant for CPU ranks) shrinks to the GPUs. */
         if (o.ranks_given) {

@@ -157,7 +157,7 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
             o->cfg.overlap = true;
             break;
         case OPT_BACKEND:
-            if (strcmp(optarg, "cpu") && strcmp(optarg, "auto") && strcmp(optarg, "nccl"))
+            if (strcmp(optarg, "auto") != 0 && backend_kind_of(optarg) < 0)
                 return cli_usage_error("train: --backend '%s': expected cpu, auto or nccl",
                                        optarg);
             o->backend = optarg;
@@ -219,8 +219,8 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
 {
     note[0] = '\0';
     o->cfg.backend = TRAIN_BACKEND_CPU;
-    if (strcmp(o->backend, "cpu") == 0) return -1;
-    bool want_nccl = strcmp(o->backend, "nccl") == 0;
+    if (backend_kind_of(o->backend) == BACKEND_CPU) return -1;
+    bool want_nccl = backend_kind_of(o->backend) == BACKEND_NCCL;
     if (o->cfg.scheme == TRAIN_SINGLE) {
         if (want_nccl)
             return cli_usage_error("train: --backend nccl: single is the CPU reference "

@@ -156,9 +156,7 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
             key = "scene";
             break;
         case O_BACKEND: {
-            bool ok = strcmp(optarg, "auto") == 0 || strcmp(optarg, "nccl") == 0;
-            for (const char *const *n = backend_names(); *n && !ok; n++)
-                ok = strcmp(optarg, *n) == 0;
+            bool ok = strcmp(optarg, "auto") == 0 || backend_kind_of(optarg) >= 0;
             if (!ok) {
                 fprintf(stderr, "collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
                         optarg);
@@ -228,7 +226,7 @@ static int ui_open_backend(struct app *a, const char *name)
     char err[200] = "", why[200] = "";
     struct backend *b = NULL;
     int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
-    if (rc != CV_OK && strcmp(name, "nccl") == 0) {
+    if (rc != CV_OK && backend_kind_of(name) == BACKEND_NCCL) {
         const char *reason = err;
         if (strncmp(reason, "nccl: ", 6) == 0) reason += 6;
         if (strncmp(reason, "unavailable - ", 14) == 0) reason += 14;

@@ -151,7 +151,7 @@ static void worker_do_sweep(struct worker *w, const struct job *j)
 
 bool worker_check_exact(const char *backend, enum coll c, enum redop op)
 {
-    if (backend && strcmp(backend, "cpu") == 0) return true;
+    if (backend_caps_of(backend) & BACKEND_CAP_EXACT_REDUCTION) return true;
     if (!coll_reduces(c)) return true;
     return op == OP_MIN || op == OP_MAX;
 }

@@ -32,6 +32,7 @@
 #include "core/init.h"
 #include "core/plan.h"
 #include "core/util.h"
+#include "worker/worker.h"
 
 static struct backend *open_cpu(void)
 {
@@ -858,6 +859,27 @@ static void test_registry(void **state)
         assert_string_equal(why, "");
     backend_close(b);
     backend_close(NULL);
+
+    /* Kinds and capabilities: what callers compare instead of the name strings. */
+    assert_int_equal(backend_kind_of("cpu"), BACKEND_CPU);
+    assert_int_equal(backend_kind_of("nccl"), BACKEND_NCCL); /* built or not */
+    assert_int_equal(backend_kind_of("auto"), -1);
+    assert_int_equal(backend_kind_of("CPU"), -1);
+    assert_int_equal(backend_kind_of(NULL), -1);
+    assert_string_equal(backend_kind_name(BACKEND_NCCL), "nccl");
+    assert_int_equal(backend_caps_of("cpu"), BACKEND_CAP_EXACT_REDUCTION);
+    assert_int_equal(backend_caps_of("nccl"),
+                     BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_NCCL_ENV);
+    assert_int_equal(backend_caps_of("bogus"), 0);
+    b = open_cpu();
+    assert_int_equal(b->ops->kind, BACKEND_CPU);
+    assert_int_equal(b->ops->caps, backend_caps_of("cpu"));
+    backend_close(b);
+    /* The worker's "bit for bit" promise follows the capability. */
+    assert_true(worker_check_exact("cpu", COLL_ALL_REDUCE, OP_SUM));
+    assert_false(worker_check_exact("nccl", COLL_ALL_REDUCE, OP_SUM));
+    assert_true(worker_check_exact("nccl", COLL_ALL_REDUCE, OP_MAX));
+    assert_true(worker_check_exact("nccl", COLL_ALL_GATHER, OP_SUM));
 }
 
 int main(void)

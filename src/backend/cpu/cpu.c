@@ -826,6 +826,8 @@ void cpu_backend_test_stall(struct backend *b, int rank, double seconds)
 
 const struct backend_ops cpu_backend_ops = {
     .name = "cpu",
+    .kind = BACKEND_CPU,
+    .caps = BACKEND_CAP_EXACT_REDUCTION,
     .open = cpu_open,
     .close = cpu_close,
     .max_ranks = cpu_max_ranks,

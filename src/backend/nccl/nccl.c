@@ -849,6 +849,8 @@ static void nccl_rank_label(struct backend *b, int rank, char *buf, size_t n)
 
 const struct backend_ops nccl_backend_ops = {
     .name = "nccl",
+    .kind = BACKEND_NCCL,
+    .caps = BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_NCCL_ENV,
     .open = nccl_open,
     .close = nccl_close,
     .max_ranks = nccl_max_ranks,
