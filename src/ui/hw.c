@@ -21,9 +21,6 @@
 #include "text.h"
 
 #ifdef HAVE_NCCL
-#include <cuda_runtime_api.h>
-#include <nccl.h>
-
 #include "../backend/nccl/nccl_info.h"
 #endif
 

@@ -105,6 +105,17 @@ grep -qx "  sudo apt-get install -y --no-install-recommends tmux" "$tmp/err" ||
     fail "no sudo: command not printed: $(cat "$tmp/err")"
 [ ! -e "$tmp/apt.log" ] || fail "no sudo, yet apt-get ran: $(cat "$tmp/apt.log")"
 
+# --- no dpkg (not Debian): says it cannot check, names the packages, lets the build go on --
+b=$tmp/b4
+mkbin "$b"
+stub_id "$b" 0
+run_deps "$b"
+[ "$rc" -eq 0 ] || fail "no dpkg-query: exit $rc (want 0: the build says what is missing)"
+grep -q "no dpkg-query (not Debian?): not checked;.* libcjson-dev" "$tmp/err" ||
+    fail "no dpkg-query: message: $(cat "$tmp/err")"
+run_deps "$b" --check
+[ "$rc" -eq 1 ] || fail "no dpkg-query, --check: exit $rc (want 1)"
+
 # --- bad option: one line, exit 2 --------------------------------------------------------
 bash "$DEPS" --bogus >"$tmp/out" 2>"$tmp/err"
 rc=$?
