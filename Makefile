@@ -1,5 +1,8 @@
 # collviz - plain Makefile. `make` builds build/collviz; `make run`, `make test`,
 # `make bench`, `make screenshots`, `make gpu-test`, `make install PREFIX=...`.
+# `make run` and `make test` first run `make deps` (tools/deps.sh: installs the missing
+# Debian packages, or says which command to run), then build in a fresh make so pkg-config
+# sees what was just installed.
 #
 # Backends: the CPU ranks are always built. The NCCL backend and kernels/ are built when
 # $(NVCC) and $(CUDA_HOME)/include/nccl.h exist (HAVE_NCCL); `make HAVE_NCCL=` forces it off.
@@ -20,6 +23,9 @@ NCURSES_LIBS   := $(shell $(PKG_CONFIG) --libs ncursesw 2>/dev/null || echo -lnc
 BLAS_CFLAGS    := $(shell $(PKG_CONFIG) --cflags openblas 2>/dev/null)
 BLAS_LIBS      := $(shell $(PKG_CONFIG) --libs openblas 2>/dev/null)
 HAVE_OPENBLAS  ?= $(if $(BLAS_LIBS),1,)
+# cJSON: the CLI's JSON writer (src/cli/json.c).
+CJSON_CFLAGS   := $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null)
+# (its -lcjson is in LESSON_LIBS below)
 HAVE_NCCL      ?= $(shell test -x $(NVCC) && test -f $(CUDA_HOME)/include/nccl.h && echo 1)
 # Lessons (src/lesson): md4c reads Markdown, muParser evaluates answer formulas (C++ inside,
 # hence -lstdc++), cJSON writes `collviz lesson ... --format json` and `collviz model`'s
@@ -30,7 +36,7 @@ LESSON_LIBS    := $(shell $(PKG_CONFIG) --libs md4c 2>/dev/null || echo -lmd4c) 
                   $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null || echo -lcjson) -lstdc++
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-CPPFLAGS += -D_GNU_SOURCE -Isrc $(NCURSES_CFLAGS) $(LESSON_CFLAGS)
+CPPFLAGS += -D_GNU_SOURCE -Isrc $(NCURSES_CFLAGS) $(LESSON_CFLAGS) $(CJSON_CFLAGS)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
 LDLIBS   := $(NCURSES_LIBS) $(LESSON_LIBS) -lpthread -lm
 
@@ -49,10 +55,18 @@ ifeq ($(HAVE_OPENBLAS),1)
 endif
 # FAKEGPU=1 (tests only, see tests/fakegpu/fakegpu.h): the GPU host code built against the
 # toolkit's headers but linked with a host emulation of CUDA, NCCL and cuBLAS instead of
-# the libraries, so CI runs it without a GPU. Never installed, never shown as a GPU.
+# the libraries, so CI runs it without a GPU. Never installed, never shown as a GPU: it is
+# built only into a folder with a "fakegpu" component (BUILD defaults to build/fakegpu then;
+# any other BUILD is refused), and `make install` refuses a binary that carries it.
 FAKEGPU_OK := $(shell test -f $(CUDA_HOME)/include/nccl.h && \
                 test -f $(CUDA_HOME)/include/cublas_v2.h && echo 1)
 ifeq ($(FAKEGPU),1)
+  ifeq ($(origin BUILD),file)
+    BUILD := build/fakegpu
+  endif
+  ifeq ($(filter fakegpu,$(subst /, ,$(BUILD))),)
+    $(error FAKEGPU=1 builds the test-only GPU emulation, which lives only in a folder named fakegpu: BUILD=$(BUILD) refused (use BUILD=build/fakegpu))
+  endif
   HAVE_NCCL := 1
 endif
 ifeq ($(HAVE_NCCL),1)
@@ -78,18 +92,46 @@ TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # GPU checks (tests/gpu/run.sh): test programs that link the library but not cmocka.
 GPU_TEST_BIN := $(patsubst tests/gpu/%.c,$(BUILD)/tests/gpu/%,$(wildcard tests/gpu/*.c))
 
-.PHONY: all run test unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
+# The configuration this build folder was built with. $(CONFIG) is rewritten only when the
+# text changes, and every object and program depends on it, so `make HAVE_NCCL=` after a
+# NCCL build (or a new CFLAGS) recompiles and relinks: the "built backends" line printed
+# below is then always what the binary holds.
+CONFIG := $(BUILD)/config.mk
+define CONFIG_TEXT
+# collviz build configuration (written by the Makefile; do not edit)
+CC = $(CC)
+CFLAGS = $(CFLAGS)
+CPPFLAGS = $(CPPFLAGS)
+LDLIBS = $(LDLIBS)
+NVCC = $(if $(CU_SRC),$(NVCC) $(NVCC_GENCODE))
+HAVE_NCCL = $(HAVE_NCCL)
+HAVE_OPENBLAS = $(HAVE_OPENBLAS)
+FAKEGPU = $(FAKEGPU)
+BACKENDS = $(BACKENDS)
+endef
+ifneq ($(filter-out clean deps format format-check,$(or $(MAKECMDGOALS),all)),)
+  ifneq ($(file <$(CONFIG)),$(CONFIG_TEXT))
+    $(shell mkdir -p $(BUILD))
+    $(file >$(CONFIG),$(CONFIG_TEXT))
+  endif
+endif
+
+.PHONY: format-check all deps run run-built test test-built unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
         fuzz fuzz-build
 all: $(BIN) backends
 
 backends:
 	@echo "collviz: built backends: $(BACKENDS)$(if $(HAVE_NCCL),, (nccl skipped: HAVE_NCCL off; it needs $(NVCC) and $(CUDA_HOME)/include/nccl.h))$(if $(HAVE_OPENBLAS),, (no OpenBLAS: training uses plain C matmul))"
 
-$(BUILD)/obj/%.o: %.c
+$(CONFIG):
+	@mkdir -p $(dir $@)
+	$(file >$(CONFIG),$(CONFIG_TEXT))
+
+$(BUILD)/obj/%.o: %.c $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.o: %.cu
+$(BUILD)/obj/%.o: %.cu $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(NVCC) -O2 $(NVCC_GENCODE) -Isrc -Ikernels -MMD -MP -c $< -o $@
 
@@ -97,21 +139,32 @@ $(LIB): $(OBJ_LIB)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/obj/src/main.o $(LIB)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LDLIBS)
+$(BIN): $(BUILD)/obj/src/main.o $(LIB) $(CONFIG)
+	$(CC) $(ALL_CFLAGS) -o $@ $(BUILD)/obj/src/main.o $(LIB) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+$(BUILD)/tests/%: tests/unit/%.c $(LIB) $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB) -lcmocka $(LDLIBS)
 
-run: $(BIN)
+deps:
+	@bash tools/deps.sh
+
+run: deps
+	@$(MAKE) --no-print-directory run-built
+
+run-built: $(BIN) backends
 	./$(BIN)
 
 # The whole test suite: unit tests (cmocka), the same under ASan+UBSan, CLI tests and
-# screen tests in tmux. tests/run.sh prints the closing "N passed, N failed" line.
+# screen tests in tmux. tests/run.sh prints the closing "N passed, N failed, N skipped" line.
+# -DCV_TEST_HOOKS: the test-only hooks (e.g. CV_TEST_CORRUPT in src/backend/cpu/cpu.c), in
+# these test builds only; `make install` refuses a binary that has them.
 ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
-               -fno-sanitize-recover=undefined
-test: $(BIN) $(TEST_BIN)
+               -fno-sanitize-recover=undefined -DCV_TEST_HOOKS
+test: deps
+	@$(MAKE) --no-print-directory test-built
+
+test-built: $(BIN) $(TEST_BIN)
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan HAVE_NCCL= CFLAGS="$(ASAN_CFLAGS)" \
 	    asan-build
 ifeq ($(FAKEGPU_OK),1)
@@ -137,7 +190,7 @@ bench: $(BIN)
 screenshots: $(BIN)
 	bash tests/screen/screenshots.sh $(BIN) screenshots
 
-$(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIB)
+$(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIB) $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
@@ -156,7 +209,7 @@ fuzz-build:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz HAVE_NCCL= CC=$(FUZZ_CC) \
 	    CFLAGS="$(FUZZ_CFLAGS)" $(BUILD)/fuzz/fuzz_lesson
 
-$(BUILD)/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(LIB)
+$(BUILD)/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(LIB) $(CONFIG)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
 
 fuzz: fuzz-build
@@ -165,7 +218,15 @@ fuzz: fuzz-build
 	$(BUILD)/fuzz/fuzz_lesson -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 \
 	    -rss_limit_mb=2048 $(BUILD)/fuzz/corpus
 
+# The emulation's marker (tests/fakegpu/fake_cuda.c) and the test hooks' (CV_TEST_HOOKS)
+# must not be in an installed program.
 install: $(BIN)
+	@if grep -aq 'collviz-fakegpu:''host-emulation' $(BIN); then \
+	    echo "collviz: $(BIN) carries the GPU emulation (tests/fakegpu): refusing to install it" >&2; \
+	    exit 2; fi
+	@if grep -aq 'collviz-test-hooks:''built-in' $(BIN); then \
+	    echo "collviz: $(BIN) has the test hooks (CV_TEST_HOOKS): refusing to install it" >&2; \
+	    exit 2; fi
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/collviz
 	if [ -n "$$(ls -A lessons 2>/dev/null)" ]; then \
@@ -174,6 +235,14 @@ install: $(BIN)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
+
+# Fails naming every C/CUDA file that .clang-format would change (run by tests/run.sh).
+format-check:
+	@bad=""; for f in $$(git ls-files '*.c' '*.h' '*.cu'); do \
+	    [ -f "$$f" ] || continue; \
+	    clang-format --dry-run --Werror "$$f" >/dev/null 2>&1 || bad="$$bad $$f"; done; \
+	if [ -n "$$bad" ]; then echo "collviz: not clang-formatted (run make format):$$bad" >&2; exit 1; fi; \
+	echo "collviz: every C/CUDA file is clang-formatted"
 
 clean:
 	rm -rf $(BUILD)

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite, run by `make test`: every cmocka unit-test binary (normal build and
 # the ASan+UBSan build), the GPU checks on emulated devices (ASan+UBSan too), then every
-# CLI and screen test script. Each script gets the path
-# of the binary to test as $1 and exits 0 (pass) or non-zero (fail). Ends with the closing
-# line "N passed, N failed".
+# CLI and screen test script, and `make format-check`. Each script gets the path of the
+# binary to test as $1 (and the ASan+UBSan one as $2) and exits 0 (pass), 77 (skipped: it
+# could not run here, and says why) or anything else (fail). Ends with the closing line
+# "N passed, N failed, N skipped": a skip is never counted as a pass. A script that runs
+# but leaves a section out prints "SKIP: <section> (why)" for it, counted as one skip more.
 set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/collviz
@@ -12,42 +14,75 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 passed=0
 failed=0
+skipped=0
 failures=()
+skips=()
+skiplist=$(mktemp)
+trap 'rm -f "$skiplist"' EXIT
 
 run() { # name, command...
     local name=$1
     shift
     echo "=== $name"
-    if "$@"; then
+    local out rc
+    out=$(mktemp)
+    "$@" 2>&1 | tee "$out"
+    rc=${PIPESTATUS[0]}
+    local n
+    n=$(grep -c '^SKIP: ' "$out")
+    skipped=$((skipped + n))
+    grep '^SKIP: ' "$out" | sed "s|^SKIP: |$name: |" >>"$skiplist"
+    rm -f "$out"
+    if [ "$rc" -eq 0 ]; then
         passed=$((passed + 1))
+    elif [ "$rc" -eq 77 ]; then
+        if [ "$n" -eq 0 ]; then
+            skipped=$((skipped + 1))
+            skips+=("$name")
+        fi
     else
         failed=$((failed + 1))
         failures+=("$name")
     fi
 }
 
-for t in "$BUILD"/tests/test_*; do
-    [ -x "$t" ] && run "unit: ${t##*/}" "$t"
-done
-for t in "$BUILD"/asan/tests/test_*; do
-    [ -x "$t" ] && run "asan+ubsan: ${t##*/}" "$t"
-done
-# The GPU host code on emulated devices (tests/fakegpu), when `make test` could build it.
-if [ -x "$BUILD/fakegpu/collviz" ]; then
-    run "fakegpu: tests/gpu/run.sh on emulated devices" \
-        env GPU_TEST_FAKE=1 BUILD="$BUILD/fakegpu" bash tests/gpu/run.sh "$BUILD/fakegpu/collviz"
-    run "fakegpu: screen: fake_nccl_ui.sh" bash tests/screen/fake_nccl_ui.sh "$BUILD/fakegpu/collviz"
+# RUN_SH_SUITES=DIR (tests/cli/test_run_count.sh): run the executables in DIR instead, to
+# check this script's own counting.
+if [ -n "${RUN_SH_SUITES:-}" ]; then
+    for t in "$RUN_SH_SUITES"/*; do
+        run "suite: ${t##*/}" "$t"
+    done
+else
+    for t in "$BUILD"/tests/test_*; do
+        [ -x "$t" ] && run "unit: ${t##*/}" "$t"
+    done
+    for t in "$BUILD"/asan/tests/test_*; do
+        [ -x "$t" ] && run "asan+ubsan: ${t##*/}" "$t"
+    done
+    # The GPU host code on emulated devices (tests/fakegpu), when `make test` could build it.
+    if [ -x "$BUILD/fakegpu/collviz" ]; then
+        run "fakegpu: tests/gpu/run.sh on emulated devices" \
+            env GPU_TEST_FAKE=1 BUILD="$BUILD/fakegpu" bash tests/gpu/run.sh "$BUILD/fakegpu/collviz"
+        run "fakegpu: screen: fake_nccl_ui.sh" bash tests/screen/fake_nccl_ui.sh "$BUILD/fakegpu/collviz"
+    else
+        echo "SKIP: the GPU code on emulated devices (no CUDA toolkit headers: not built)"
+        echo "fakegpu: the GPU code on emulated devices (no CUDA toolkit headers: not built)" >>"$skiplist"
+        skipped=$((skipped + 1))
+    fi
+    # The lesson parser under libFuzzer for a few seconds (SKIP without clang).
+    run "fuzz: lesson parser (short run)" env BUILD="$BUILD" bash tests/fuzz/run.sh
+    for s in tests/cli/*.sh; do
+        [ -f "$s" ] && run "cli: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
+    done
+    for s in tests/screen/test_*.sh; do
+        [ -f "$s" ] && run "screen: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
+    done
+    run "format: make format-check" make --no-print-directory -s format-check
 fi
-# The lesson parser under libFuzzer for a few seconds (SKIP without clang).
-run "fuzz: lesson parser (short run)" env BUILD="$BUILD" bash tests/fuzz/run.sh
-for s in tests/cli/*.sh; do
-    [ -f "$s" ] && run "cli: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
-done
-for s in tests/screen/test_*.sh; do
-    [ -f "$s" ] && run "screen: ${s##*/}" bash "$s" "$BIN"
-done
 
 echo
+for f in "${skips[@]+"${skips[@]}"}"; do echo "SKIPPED: $f"; done
+while read -r f; do echo "SKIPPED: $f"; done <"$skiplist"
 for f in "${failures[@]+"${failures[@]}"}"; do echo "FAILED: $f"; done
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

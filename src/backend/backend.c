@@ -5,6 +5,7 @@
  * passed over (redis ae.c's "always have a fallback" habit). */
 #include "backend.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,17 +18,59 @@
 extern const struct backend_ops nccl_backend_ops;
 #endif
 
-static const char *const backend_name_list[] = {
-    "cpu",
+/* The registry: one row per backend this program knows, built or not. ops is NULL when
+ * the backend was not compiled in, and not_built says why. */
+static const struct backend_entry {
+    const char *name;
+    enum backend_kind kind;
+    unsigned caps; /* the same as ops->caps; here too for a backend that was not built */
+    const struct backend_ops *ops;
+    const char *not_built;
+} backend_table[BACKEND_KIND_COUNT] = {
+    [BACKEND_CPU] = {"cpu", BACKEND_CPU, BACKEND_CAP_EXACT_REDUCTION, &cpu_backend_ops, NULL},
+    [BACKEND_NCCL] = {"nccl", BACKEND_NCCL,
+                      BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_NCCL_ENV,
 #ifdef HAVE_NCCL
-    "nccl",
+                      &nccl_backend_ops,
+#else
+                      NULL,
 #endif
-    NULL,
+                      "not built (no CUDA toolkit at build time)"},
 };
+
+static const char *backend_name_list[BACKEND_KIND_COUNT + 1];
+static pthread_once_t backend_names_once = PTHREAD_ONCE_INIT;
+
+static void backend_names_init(void)
+{
+    int n = 0;
+    for (int k = 0; k < BACKEND_KIND_COUNT; k++)
+        if (backend_table[k].ops) backend_name_list[n++] = backend_table[k].name;
+    backend_name_list[n] = NULL;
+}
 
 const char *const *backend_names(void)
 {
+    pthread_once(&backend_names_once, backend_names_init);
     return backend_name_list;
+}
+
+int backend_kind_of(const char *name)
+{
+    for (int k = 0; name && k < BACKEND_KIND_COUNT; k++)
+        if (strcmp(name, backend_table[k].name) == 0) return k;
+    return -1;
+}
+
+const char *backend_kind_name(enum backend_kind k)
+{
+    return (unsigned)k < BACKEND_KIND_COUNT ? backend_table[k].name : "?";
+}
+
+unsigned backend_caps_of(const char *name)
+{
+    int k = backend_kind_of(name);
+    return k < 0 ? 0u : backend_table[k].caps;
 }
 
 /* Open one backend; on failure err gets "<name>: unavailable - <reason>". */
@@ -52,14 +95,15 @@ static int backend_try(const struct backend_ops *ops, struct backend **out, char
     return CV_OK;
 }
 
-static int backend_open_nccl(struct backend **out, char *err, size_t errlen)
+static int backend_open_kind(enum backend_kind k, struct backend **out, char *err,
+                             size_t errlen)
 {
-#ifdef HAVE_NCCL
-    return backend_try(&nccl_backend_ops, out, err, errlen);
-#else
-    *out = NULL;
-    return cv_err(err, errlen, CV_EUNAVAIL, "nccl: not built (no CUDA toolkit at build time)");
-#endif
+    const struct backend_entry *e = &backend_table[k];
+    if (!e->ops) {
+        *out = NULL;
+        return cv_err(err, errlen, CV_EUNAVAIL, "%s: %s", e->name, e->not_built);
+    }
+    return backend_try(e->ops, out, err, errlen);
 }
 
 int backend_open(const char *name, struct backend **out, char *err, size_t errlen,
@@ -68,8 +112,8 @@ int backend_open(const char *name, struct backend **out, char *err, size_t errle
     *out = NULL;
     if (why_not && why_not_len) why_not[0] = '\0';
     if (!name) name = "auto";
-    if (strcmp(name, "cpu") == 0) return backend_try(&cpu_backend_ops, out, err, errlen);
-    if (strcmp(name, "nccl") == 0) return backend_open_nccl(out, err, errlen);
+    int kind = backend_kind_of(name);
+    if (kind >= 0) return backend_open_kind((enum backend_kind)kind, out, err, errlen);
     if (strcmp(name, "auto") != 0) {
         char have[64] = "";
         for (const char *const *n = backend_names(); *n; n++) {
@@ -82,7 +126,7 @@ int backend_open(const char *name, struct backend **out, char *err, size_t errle
 
     struct backend *b = NULL;
     char why[200];
-    int rc = backend_open_nccl(&b, why, sizeof why);
+    int rc = backend_open_kind(BACKEND_NCCL, &b, why, sizeof why);
     if (rc == CV_OK) {
         int n = b->ops->max_ranks(b);
         if (n >= 2) {
@@ -93,7 +137,7 @@ int backend_open(const char *name, struct backend **out, char *err, size_t errle
         backend_close(b);
     }
     if (why_not && why_not_len) snprintf(why_not, why_not_len, "%s", why);
-    return backend_try(&cpu_backend_ops, out, err, errlen);
+    return backend_open_kind(BACKEND_CPU, out, err, errlen);
 }
 
 void backend_close(struct backend *b)

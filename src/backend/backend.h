@@ -48,8 +48,26 @@ struct bench_result {
 
 struct backend;
 
+/* Which backend, for code that must tell them apart: compare kinds or ask for a
+ * capability, never the name string. */
+enum backend_kind { BACKEND_CPU, BACKEND_NCCL, BACKEND_KIND_COUNT };
+
+/* What a backend can do or is (struct backend_ops.caps). */
+enum backend_cap {
+    /* Reduces in the plan's own order, so its results equal the trace's bit for bit. */
+    BACKEND_CAP_EXACT_REDUCTION = 1u << 0,
+    /* A rank is a GPU: one rank per device, so the world size is capped at the GPU count. */
+    BACKEND_CAP_GPU = 1u << 1,
+    /* Chooses its own algorithm (bench_params.algo is ignored). */
+    BACKEND_CAP_OWN_ALGO = 1u << 2,
+    /* Its behaviour is steered by NCCL_ALGO / NCCL_PROTO (shown next to its figures). */
+    BACKEND_CAP_NCCL_ENV = 1u << 3,
+};
+
 struct backend_ops {
     const char *name; /* "cpu", "nccl" */
+    enum backend_kind kind;
+    unsigned caps; /* enum backend_cap bits */
     /* Open for up to max_ranks ranks. On failure fill err with the reason. */
     int (*open)(struct backend *b, char *err, size_t errlen);
     void (*close)(struct backend *b);
@@ -78,6 +96,14 @@ struct backend {
 
 /* Names of the backends compiled in, NULL-terminated ({"cpu", "nccl", NULL}). */
 const char *const *backend_names(void);
+/* The kind a backend name ("cpu", "nccl") stands for, built or not; -1 for any other
+ * string ("auto", "", NULL). */
+int backend_kind_of(const char *name);
+/* The name of a kind ("cpu"). */
+const char *backend_kind_name(enum backend_kind k);
+/* The capabilities of the backend called name, built or not (0 for an unknown name): for
+ * code that holds a backend's name, such as a result row, rather than the backend. */
+unsigned backend_caps_of(const char *name);
 /* Open by name: "cpu", "nccl", or "auto" (NCCL when at least 2 GPUs can be used, else
  * CPU). On failure *out is NULL and err says why ("nccl: unavailable - <reason>"). For
  * "auto", `why_not` (may be NULL) receives the reason NCCL was not chosen. */

@@ -29,7 +29,9 @@
 
 #include "backend/backend.h"
 #include "core/coll.h"
+#include "core/sweep.h"
 #include "core/util.h"
+#include "json.h"
 #include "worker/worker.h"
 #ifdef HAVE_NCCL
 #include "backend/nccl/nccl_info.h"
@@ -271,58 +273,6 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
     return -1;
 }
 
-static size_t bench_next_size(const struct bench_opts *o, size_t s)
-{
-    if (o->step) return s > SIZE_MAX - o->step ? SIZE_MAX : s + o->step;
-    double n = (double)s * o->factor;
-    if (n >= (double)SIZE_MAX) return SIZE_MAX;
-    return (size_t)n > s ? (size_t)n : s + 1;
-}
-
-static const char *bench_factor_text(enum coll c)
-{
-    switch (c) {
-    case COLL_ALL_REDUCE:
-        return "2(W-1)/W";
-    case COLL_BROADCAST:
-    case COLL_REDUCE:
-        return "1";
-    default:
-        return "(W-1)/W";
-    }
-}
-
-static void bench_json_num(double v)
-{
-    if (isfinite(v))
-        printf("%.6g", v);
-    else
-        printf("null");
-}
-
-/* s as a JSON string literal, or null. */
-static void bench_json_str(const char *s)
-{
-    if (!s) {
-        printf("null");
-        return;
-    }
-    putchar('"');
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            printf("\\%c", *c);
-        else if (*c == '\n')
-            printf("\\n");
-        else if (*c == '\t')
-            printf("\\t");
-        else if (*c < 0x20)
-            printf("\\u%04x", *c);
-        else
-            putchar(*c);
-    }
-    putchar('"');
-}
-
 /* The backend's hardware block, one fact a line, or NULL when it has none (the CPU
  * backend's one line is its `ranks:` description). Read before the worker thread takes
  * the backend over. Caller frees. */
@@ -373,35 +323,42 @@ static void bench_print_hardware(const char *hw)
     }
 }
 
+/* time and bandwidths to 6 significant digits, as nccl-tests prints them. */
 static void bench_print_json(const char *backend, int ranks, const char *hardware,
                              const struct bench_row *rows, size_t n)
 {
-    printf("{\"backend\":\"%s\",\"ranks\":%d,\"hardware\":", backend, ranks);
-    bench_json_str(hardware);
-    printf(",\"rows\":[");
+    cJSON *d = cli_json_object();
+    cli_json_str(d, "backend", backend);
+    cli_json_num(d, "ranks", ranks);
+    cli_json_str(d, "hardware", hardware);
+    cJSON *arr = cli_json_add_array(d, "rows");
     for (size_t i = 0; i < n; i++) {
         const struct bench_result *r = &rows[i].r;
         enum coll c = rows[i].coll;
-        printf("%s\n  {\"collective\":\"%s\",\"algorithm\":\"%s\",\"size\":%zu,\"count\":%zu,"
-               "\"type\":\"float\",\"redop\":\"%s\",\"root\":%d,\"time_us\":",
-               i ? "," : "", coll_name(c), r->algo, r->bytes, r->count,
-               coll_reduces(c) ? redop_name(rows[i].op) : "none",
-               coll_is_rooted(c) ? rows[i].root : -1);
-        bench_json_num(r->time_us);
-        printf(",\"algbw\":");
-        bench_json_num(r->algbw);
-        printf(",\"busbw\":");
-        bench_json_num(r->busbw);
+        cJSON *o = cli_json_add_object(arr, NULL);
+        cli_json_str(o, "collective", coll_name(c));
+        cli_json_str(o, "algorithm", r->algo);
+        cli_json_num(o, "size", (double)r->bytes);
+        cli_json_num(o, "count", (double)r->count);
+        cli_json_str(o, "type", "float");
+        cli_json_str(o, "redop", coll_reduces(c) ? redop_name(rows[i].op) : "none");
+        cli_json_num(o, "root", coll_is_rooted(c) ? rows[i].root : -1);
+        cli_json_real(o, "time_us", r->time_us, 6);
+        cli_json_real(o, "algbw", r->algbw, 6);
+        cli_json_real(o, "busbw", r->busbw, 6);
         if (r->wrong < 0)
-            printf(",\"wrong\":null");
+            cli_json_null(o, "wrong");
         else
-            printf(",\"wrong\":%ld", r->wrong);
-        if (r->slices > 0)
-            printf(",\"slices\":%d,\"channels\":%d}", r->slices, r->channels);
-        else
-            printf(",\"slices\":null,\"channels\":null}");
+            cli_json_num(o, "wrong", (double)r->wrong);
+        if (r->slices > 0) {
+            cli_json_num(o, "slices", r->slices);
+            cli_json_num(o, "channels", r->channels);
+        } else {
+            cli_json_null(o, "slices");
+            cli_json_null(o, "channels");
+        }
     }
-    printf("\n]}\n");
+    cli_json_print(stdout, d);
 }
 
 /* Wait for the worker's next result, or the deadline, or Ctrl-C. 1 = got one, 0 = the
@@ -471,13 +428,14 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
     }
     size_t sizes[BENCH_MAX_SIZES];
     int nsizes = 0;
-    for (size_t s = o.minb; s <= o.maxb; s = bench_next_size(&o, s)) {
+    struct sweep sw = {.min = o.minb, .max = o.maxb, .factor = o.factor, .step = o.step};
+    size_t s;
+    for (bool more = sweep_first(&sw, &s); more; more = sweep_next(&sw, &s)) {
         if (nsizes == BENCH_MAX_SIZES)
             return cli_usage_error("-b %s -e %s: more than %d sizes; use a larger step",
                                    o.minb_arg ? o.minb_arg : "64M",
                                    o.maxb_arg ? o.maxb_arg : "64M", BENCH_MAX_SIZES);
         sizes[nsizes++] = s;
-        if (s == SIZE_MAX) break;
     }
 
     struct backend *b;
@@ -485,7 +443,7 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
     if (backend_open(o.backend, &b, err, sizeof err, why, sizeof why) != CV_OK)
         return cli_usage_error("--backend %s", err);
     int maxr = b->ops->max_ranks(b);
-    if (o.ranks > maxr && strcmp(o.backend, "auto") == 0 && strcmp(b->ops->name, "nccl") == 0) {
+    if (o.ranks > maxr && strcmp(o.backend, "auto") == 0 && (b->ops->caps & BACKEND_CAP_GPU)) {
         /* NCCL puts one rank on each GPU. Ranks asked for run on CPU ranks; the default
          * world size (meant for CPU ranks) shrinks to the GPUs. */
         if (o.ranks_given) {
@@ -618,10 +576,10 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
             if (o.json) continue;
             if (!header) {
                 char factor[48];
-                if (strcmp(bench_factor_text(c), "1") == 0)
+                if (strcmp(coll_info(c)->busbw_text, "1") == 0)
                     snprintf(factor, sizeof factor, "1");
                 else
-                    snprintf(factor, sizeof factor, "%s = %.4g", bench_factor_text(c),
+                    snprintf(factor, sizeof factor, "%s = %.4g", coll_info(c)->busbw_text,
                              coll_busbw_factor(c, o.ranks));
                 /* The backend's own auto note is about the first row; the algo column
                  * says what ran at each size. */

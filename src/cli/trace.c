@@ -27,6 +27,7 @@
 #include "core/slicetl.h"
 #include "core/trace.h"
 #include "core/util.h"
+#include "json.h"
 
 struct trace_opts {
     enum coll coll;
@@ -206,73 +207,6 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
     return -1;
 }
 
-/* ---- a tiny JSON writer ------------------------------------------------------------------ */
-
-struct jw {
-    FILE *f;
-    int depth;
-    bool need_comma[32];
-};
-
-static void jw_sep(struct jw *w, const char *key)
-{
-    if (w->depth > 0) {
-        if (w->need_comma[w->depth]) fputc(',', w->f);
-        w->need_comma[w->depth] = true;
-    }
-    if (key) fprintf(w->f, "\"%s\":", key); /* keys are ours: plain ASCII, no escaping needed */
-}
-
-static void jw_open(struct jw *w, const char *key, char bracket)
-{
-    jw_sep(w, key);
-    fputc(bracket, w->f);
-    w->depth++;
-    w->need_comma[w->depth] = false;
-}
-
-static void jw_close(struct jw *w, char bracket)
-{
-    w->depth--;
-    fputc(bracket, w->f);
-}
-
-static void jw_str(struct jw *w, const char *key, const char *s)
-{
-    jw_sep(w, key);
-    fputc('"', w->f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(w->f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(w->f, "\\u%04x", *p);
-        else
-            fputc(*p, w->f);
-    }
-    fputc('"', w->f);
-}
-
-static void jw_num(struct jw *w, const char *key, double v)
-{
-    jw_sep(w, key);
-    if (isfinite(v))
-        fprintf(w->f, "%.9g", v);
-    else
-        fputs("null", w->f);
-}
-
-static void jw_bool(struct jw *w, const char *key, bool v)
-{
-    jw_sep(w, key);
-    fputs(v ? "true" : "false", w->f);
-}
-
-static void jw_null(struct jw *w, const char *key)
-{
-    jw_sep(w, key);
-    fputs("null", w->f);
-}
-
 /* ---- shared by both formats ---------------------------------------------------------- */
 
 struct run {
@@ -329,109 +263,96 @@ static void run_check(struct run *R)
     }
 }
 
+/* Element values are floats: 9 significant digits print each one exactly. */
 static void emit_json(struct run *R)
 {
     const struct plan *p = &R->plan;
     const struct trace *t = &R->trace;
-    struct jw w = {.f = stdout};
-    jw_open(&w, NULL, '{');
-    jw_str(&w, "collective", coll_name(p->coll));
-    jw_str(&w, "algorithm", algo_name(p->algo));
-    jw_num(&w, "ranks", p->nranks);
-    jw_num(&w, "count", (double)p->count);
-    jw_num(&w, "root", p->root);
-    jw_str(&w, "op", redop_name(p->op));
-    jw_str(&w, "init", init_name(R->o.init));
-    jw_num(&w, "seed", (double)R->o.seed);
-    jw_num(&w, "work_len", (double)p->work_len);
-    jw_str(&w, "summary", p->summary);
+    cJSON *d = cli_json_object();
+    cli_json_str(d, "collective", coll_name(p->coll));
+    cli_json_str(d, "algorithm", algo_name(p->algo));
+    cli_json_num(d, "ranks", p->nranks);
+    cli_json_num(d, "count", (double)p->count);
+    cli_json_num(d, "root", p->root);
+    cli_json_str(d, "op", redop_name(p->op));
+    cli_json_str(d, "init", init_name(R->o.init));
+    cli_json_num(d, "seed", (double)R->o.seed);
+    cli_json_num(d, "work_len", (double)p->work_len);
+    cli_json_str(d, "summary", p->summary);
     if (R->refined) {
-        jw_num(&w, "slices", p->nslices);
-        jw_num(&w, "channels", p->nchannels);
-        jw_num(&w, "ticks", p->nticks);
-        jw_num(&w, "transfers", (double)p->nx);
+        cli_json_num(d, "slices", p->nslices);
+        cli_json_num(d, "channels", p->nchannels);
+        cli_json_num(d, "ticks", p->nticks);
+        cli_json_num(d, "transfers", (double)p->nx);
     }
-    jw_open(&w, "input", '[');
+    cJSON *input = cli_json_add_array(d, "input");
     for (int r = 0; r < p->nranks; r++) {
-        jw_open(&w, NULL, '[');
+        cJSON *a = cli_json_add_array(input, NULL);
         size_t n = coll_send_count(p->coll, p->nranks, p->count, r, p->root);
         for (size_t i = 0; i < n; i++)
-            jw_num(&w, NULL, R->send[r][i]);
-        jw_close(&w, ']');
+            cli_json_real(a, NULL, R->send[r][i], 9);
     }
-    jw_close(&w, ']');
-    jw_open(&w, "steps", '[');
+    cJSON *steps = cli_json_add_array(d, "steps");
     for (size_t s = 0; s < p->nsteps; s++) {
         const struct step *st = &p->steps[s];
-        jw_open(&w, NULL, '{');
-        jw_num(&w, "index", (double)(s + 1));
-        jw_str(&w, "phase", st->phase);
-        jw_str(&w, "what", st->what);
-        jw_open(&w, "transfers", '[');
+        cJSON *o = cli_json_add_object(steps, NULL);
+        cli_json_num(o, "index", (double)(s + 1));
+        cli_json_str(o, "phase", st->phase);
+        cli_json_str(o, "what", st->what);
+        cJSON *xs = cli_json_add_array(o, "transfers");
         for (size_t i = st->first; i < st->first + st->n; i++) {
             const struct xfer *x = &p->x[i];
-            jw_open(&w, NULL, '{');
-            jw_num(&w, "src", x->src);
-            jw_num(&w, "dst", x->dst);
-            jw_num(&w, "src_offset", (double)x->src_off);
-            jw_num(&w, "dst_offset", (double)x->dst_off);
-            jw_num(&w, "count", (double)x->count);
-            jw_bool(&w, "reduce", x->kind == XFER_REDUCE);
-            jw_str(&w, "kind", kind_name(x->kind));
-            jw_num(&w, "chunk", x->chunk);
+            cJSON *xo = cli_json_add_object(xs, NULL);
+            cli_json_num(xo, "src", x->src);
+            cli_json_num(xo, "dst", x->dst);
+            cli_json_num(xo, "src_offset", (double)x->src_off);
+            cli_json_num(xo, "dst_offset", (double)x->dst_off);
+            cli_json_num(xo, "count", (double)x->count);
+            cli_json_bool(xo, "reduce", x->kind == XFER_REDUCE);
+            cli_json_str(xo, "kind", kind_name(x->kind));
+            cli_json_num(xo, "chunk", x->chunk);
             if (R->refined) {
-                jw_num(&w, "index", (double)i);
-                jw_num(&w, "slice", x->slice);
-                jw_num(&w, "channel", x->channel);
-                jw_num(&w, "by", x->by);
-                jw_num(&w, "tick", x->tick);
-                jw_num(&w, "order", (double)x->seq);
-                jw_open(&w, "depends_on", '[');
-                for (size_t d = p->dep_first[i]; d < p->dep_first[i + 1]; d++)
-                    jw_num(&w, NULL, (double)p->dep[d]);
-                jw_close(&w, ']');
+                cli_json_num(xo, "index", (double)i);
+                cli_json_num(xo, "slice", x->slice);
+                cli_json_num(xo, "channel", x->channel);
+                cli_json_num(xo, "by", x->by);
+                cli_json_num(xo, "tick", x->tick);
+                cli_json_num(xo, "order", (double)x->seq);
+                cJSON *deps = cli_json_add_array(xo, "depends_on");
+                for (size_t k = p->dep_first[i]; k < p->dep_first[i + 1]; k++)
+                    cli_json_num(deps, NULL, (double)p->dep[k]);
             }
-            jw_close(&w, '}');
         }
-        jw_close(&w, ']');
-        jw_open(&w, "buffers", '[');
+        cJSON *bufs = cli_json_add_array(o, "buffers");
         for (int r = 0; r < p->nranks; r++) {
             const float *v = trace_buf(t, s + 1, r);
             const uint32_t *m = trace_mask(t, s + 1, r);
-            jw_open(&w, NULL, '[');
+            cJSON *a = cli_json_add_array(bufs, NULL);
             for (size_t i = 0; i < p->work_len; i++) {
                 if (m[i])
-                    jw_num(&w, NULL, v[i]);
+                    cli_json_real(a, NULL, v[i], 9);
                 else
-                    jw_null(&w, NULL);
+                    cli_json_null(a, NULL);
             }
-            jw_close(&w, ']');
         }
-        jw_close(&w, ']');
-        jw_close(&w, '}');
     }
-    jw_close(&w, ']');
-    jw_open(&w, "output", '[');
+    cJSON *output = cli_json_add_array(d, "output");
     for (int r = 0; r < p->nranks; r++) {
-        jw_open(&w, NULL, '[');
+        cJSON *a = cli_json_add_array(output, NULL);
         size_t n = coll_recv_count(p->coll, p->nranks, p->count, r, p->root);
         for (size_t i = 0; i < n; i++)
-            jw_num(&w, NULL, R->out[r][i]);
-        jw_close(&w, ']');
+            cli_json_real(a, NULL, R->out[r][i], 9);
     }
-    jw_close(&w, ']');
-    jw_open(&w, "check", '{');
-    jw_bool(&w, "reference_equal", R->equal);
-    jw_num(&w, "exact_elements", (double)R->exact);
-    jw_num(&w, "elements", (double)R->total);
-    jw_num(&w, "tolerance", R->tolerance);
+    cJSON *check = cli_json_add_object(d, "check");
+    cli_json_bool(check, "reference_equal", R->equal);
+    cli_json_num(check, "exact_elements", (double)R->exact);
+    cli_json_num(check, "elements", (double)R->total);
+    cli_json_real(check, "tolerance", R->tolerance, 9);
     if (R->refined) {
-        jw_bool(&w, "unrefined_equal", R->same_as_unrefined);
-        jw_bool(&w, "dependency_order_equal", R->deps_same);
+        cli_json_bool(check, "unrefined_equal", R->same_as_unrefined);
+        cli_json_bool(check, "dependency_order_equal", R->deps_same);
     }
-    jw_close(&w, '}');
-    jw_close(&w, '}');
-    fputc('\n', stdout);
+    cli_json_print(stdout, d);
 }
 
 /* The slice view as text: one row per link, one column per tick (up to TEXT_MAX_TICKS). */

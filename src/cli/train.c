@@ -16,7 +16,11 @@
 
 #include "backend/backend.h"
 #include "core/util.h"
+#include "json.h"
 #include "parallel/train.h"
+#ifdef HAVE_NCCL
+#include "backend/nccl/nccl_info.h"
+#endif
 
 struct train_opts {
     struct train_config cfg;
@@ -153,7 +157,7 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
             o->cfg.overlap = true;
             break;
         case OPT_BACKEND:
-            if (strcmp(optarg, "cpu") && strcmp(optarg, "auto") && strcmp(optarg, "nccl"))
+            if (strcmp(optarg, "auto") != 0 && backend_kind_of(optarg) < 0)
                 return cli_usage_error("train: --backend '%s': expected cpu, auto or nccl",
                                        optarg);
             o->backend = optarg;
@@ -215,8 +219,8 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
 {
     note[0] = '\0';
     o->cfg.backend = TRAIN_BACKEND_CPU;
-    if (strcmp(o->backend, "cpu") == 0) return -1;
-    bool want_nccl = strcmp(o->backend, "nccl") == 0;
+    if (backend_kind_of(o->backend) == BACKEND_CPU) return -1;
+    bool want_nccl = backend_kind_of(o->backend) == BACKEND_NCCL;
     if (o->cfg.scheme == TRAIN_SINGLE) {
         if (want_nccl)
             return cli_usage_error("train: --backend nccl: single is the CPU reference "
@@ -257,130 +261,114 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
     return -1;
 }
 
-static void json_num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, "%.9g", v);
-    else
-        fputs("null", f);
-}
-
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static size_t mem_total(const struct train_memory *m)
 {
     return m->params + m->grads + m->optimizer + m->activations + m->comm;
 }
 
+/* Times, losses and ratios to 9 significant digits; byte and element counts exact. */
 static void print_json(FILE *f, const struct train_result *r, const struct train_deviation *dev,
                        bool timeline, const char *note)
 {
     const struct train_config *c = &r->cfg;
-    fprintf(f, "{\"scheme\":\"%s\",\"backend\":\"%s\",", train_scheme_name(c->scheme),
-            train_backend_name(c->backend));
-    fprintf(f, "\"ranks\":%d,\"layers\":%d,\"dim\":%d,\"batch\":%d,\"seed\":%llu,", r->nranks,
-            c->layers, c->dim, c->batch, (unsigned long long)c->seed);
-    if (c->scheme == TRAIN_PP)
-        fprintf(f, "\"microbatches\":%d,\"schedule\":\"%s\",", c->microbatches,
-                pp_schedule_name(c->schedule));
-    if (c->scheme == TRAIN_DDP) fprintf(f, "\"overlap\":%s,", c->overlap ? "true" : "false");
-    fputs("\"description\":", f);
-    json_str(f, r->desc);
-    if (note[0]) {
-        fputs(",\"backend_note\":", f);
-        json_str(f, note);
+    /* On NCCL a collective's bytes are not counted (NCCL reports none): they are the ring
+     * model's, and their keys say so ("_model"); point-to-point bytes (pp) are counted. */
+    bool bytes_model = c->backend == TRAIN_BACKEND_NCCL && c->scheme != TRAIN_PP;
+    cJSON *d = cli_json_object();
+    cli_json_str(d, "scheme", train_scheme_name(c->scheme));
+    cli_json_str(d, "backend", train_backend_name(c->backend));
+    cli_json_num(d, "ranks", r->nranks);
+    cli_json_num(d, "layers", c->layers);
+    cli_json_num(d, "dim", c->dim);
+    cli_json_num(d, "batch", c->batch);
+    cli_json_num(d, "seed", (double)c->seed);
+    if (c->scheme == TRAIN_PP) {
+        cli_json_num(d, "microbatches", c->microbatches);
+        cli_json_str(d, "schedule", pp_schedule_name(c->schedule));
     }
-    fputs(",\"steps\":[", f);
+    if (c->scheme == TRAIN_DDP) cli_json_bool(d, "overlap", c->overlap);
+    cli_json_str(d, "description", r->desc);
+    if (note[0]) cli_json_str(d, "backend_note", note);
+    cJSON *steps = cli_json_add_array(d, "steps");
     for (int s = 0; s < r->steps_done; s++) {
         const struct train_step_stat *st = &r->steps[s];
-        fprintf(f, "%s{\"step\":%d,\"loss\":", s ? "," : "", s);
-        json_num(f, st->loss);
-        fputs(",\"time_s\":", f);
-        json_num(f, st->time_s);
-        fputs(",\"comm_s\":", f);
-        json_num(f, st->comm_s);
-        fputs(",\"comm_async_s\":", f);
-        json_num(f, st->comm_async_s);
-        fprintf(f, ",\"comm_bytes\":%zu,\"comm_bytes_per_rank\":[", st->comm_bytes);
+        cJSON *o = cli_json_add_object(steps, NULL);
+        cli_json_num(o, "step", s);
+        cli_json_real(o, "loss", st->loss, 9);
+        cli_json_real(o, "time_s", st->time_s, 9);
+        cli_json_real(o, "comm_s", st->comm_s, 9);
+        cli_json_real(o, "comm_async_s", st->comm_async_s, 9);
+        cli_json_num(o, bytes_model ? "comm_bytes_model" : "comm_bytes",
+                     (double)st->comm_bytes);
+        cJSON *per = cli_json_add_array(o, bytes_model ? "comm_bytes_per_rank_model"
+                                                       : "comm_bytes_per_rank");
         for (int k = 0; k < r->nranks; k++)
-            fprintf(f, "%s%zu", k ? "," : "", r->bytes_sent[(size_t)s * r->nranks + k]);
-        fputs("]}", f);
+            cli_json_num(per, NULL, (double)r->bytes_sent[(size_t)s * r->nranks + k]);
     }
-    fputs("],\"memory_per_rank\":[", f);
+    cJSON *mem = cli_json_add_array(d, "memory_per_rank");
     for (int k = 0; k < r->nranks; k++) {
         const struct train_memory *m = &r->mem[k];
-        fprintf(f,
-                "%s{\"rank\":%d,\"params\":%zu,\"grads\":%zu,\"optimizer\":%zu,"
-                "\"activations\":%zu,\"comm\":%zu,\"total\":%zu}",
-                k ? "," : "", k, m->params, m->grads, m->optimizer, m->activations, m->comm,
-                mem_total(m));
+        cJSON *o = cli_json_add_object(mem, NULL);
+        cli_json_num(o, "rank", k);
+        cli_json_num(o, "params", (double)m->params);
+        cli_json_num(o, "grads", (double)m->grads);
+        cli_json_num(o, "optimizer", (double)m->optimizer);
+        cli_json_num(o, "activations", (double)m->activations);
+        cli_json_num(o, "comm", (double)m->comm);
+        cli_json_num(o, "total", (double)mem_total(m));
     }
-    fputs("],\"memory_note\":\"bytes allocated per rank, not measured RSS\"", f);
+    cli_json_str(d, "memory_note", "bytes allocated per rank, not measured RSS");
+    const char *wire_key =
+        bytes_model ? "wire_ring_model_bytes_per_rank" : "wire_measured_bytes_per_rank";
     if (c->scheme == TRAIN_TP || c->scheme == TRAIN_DDP) {
         const struct train_napkin *nk = &r->napkin;
         size_t measured = c->scheme == TRAIN_TP ? nk->all_gather_elems : nk->all_reduce_elems;
-        fprintf(f,
-                ",\"napkin\":{\"tp_model_elements\":%zu,\"ddp_model_elements\":%zu,"
-                "\"ratio_model\":",
-                nk->tp_model_elems, nk->ddp_model_elems);
-        json_num(f, (double)c->dim / c->batch);
-        fprintf(f,
-                ",\"model_elements\":%zu,\"measured_elements\":%zu,"
-                "\"all_gather_elements\":%zu,\"reduce_scatter_elements\":%zu,"
-                "\"all_reduce_elements\":%zu,\"wire_model_bytes_per_rank\":%zu,"
-                "\"wire_measured_bytes_per_rank\":%zu}",
-                c->scheme == TRAIN_TP ? nk->tp_model_elems : nk->ddp_model_elems, measured,
-                nk->all_gather_elems, nk->reduce_scatter_elems, nk->all_reduce_elems,
-                nk->wire_model_bytes, nk->wire_bytes);
+        cJSON *o = cli_json_add_object(d, "napkin");
+        cli_json_num(o, "tp_model_elements", (double)nk->tp_model_elems);
+        cli_json_num(o, "ddp_model_elements", (double)nk->ddp_model_elems);
+        cli_json_real(o, "ratio_model", (double)c->dim / c->batch, 9);
+        cli_json_num(
+            o, "model_elements",
+            (double)(c->scheme == TRAIN_TP ? nk->tp_model_elems : nk->ddp_model_elems));
+        cli_json_num(o, "measured_elements", (double)measured);
+        cli_json_num(o, "all_gather_elements", (double)nk->all_gather_elems);
+        cli_json_num(o, "reduce_scatter_elements", (double)nk->reduce_scatter_elems);
+        cli_json_num(o, "all_reduce_elements", (double)nk->all_reduce_elems);
+        cli_json_num(o, "wire_model_bytes_per_rank", (double)nk->wire_model_bytes);
+        cli_json_num(o, wire_key, (double)nk->wire_bytes);
     }
     if (c->scheme == TRAIN_PP) {
-        fputs(",\"bubble_measured\":", f);
-        json_num(f, r->bubble_measured);
-        fputs(",\"bubble_model\":", f);
-        json_num(f, r->bubble_model);
-        fprintf(f, ",\"wire_model_bytes_per_rank\":%zu,\"wire_measured_bytes_per_rank\":%zu",
-                r->napkin.wire_model_bytes, r->napkin.wire_bytes);
+        cli_json_real(d, "bubble_measured", r->bubble_measured, 9);
+        cli_json_real(d, "bubble_model", r->bubble_model, 9);
+        cli_json_num(d, "wire_model_bytes_per_rank", (double)r->napkin.wire_model_bytes);
+        cli_json_num(d, wire_key, (double)r->napkin.wire_bytes);
     }
     if (dev) {
-        fputs(",\"max_deviation\":{\"loss_rel\":", f);
-        json_num(f, dev->loss_rel);
-        fputs(",\"param_abs\":", f);
-        json_num(f, dev->param_abs);
-        fputs(",\"tolerance_loss_rel\":", f);
-        json_num(f, dev->tol_loss_rel);
-        fputs(",\"tolerance_param_abs\":", f);
-        json_num(f, dev->tol_param_abs);
-        fprintf(f, ",\"within\":%s}", dev->within ? "true" : "false");
+        cJSON *o = cli_json_add_object(d, "max_deviation");
+        cli_json_real(o, "loss_rel", dev->loss_rel, 9);
+        cli_json_real(o, "param_abs", dev->param_abs, 9);
+        cli_json_real(o, "tolerance_loss_rel", dev->tol_loss_rel, 9);
+        cli_json_real(o, "tolerance_param_abs", dev->tol_param_abs, 9);
+        cli_json_bool(o, "within", dev->within);
     }
     if (timeline) {
-        fputs(",\"timeline\":[", f);
+        cJSON *tl = cli_json_add_array(d, "timeline");
         for (size_t i = 0; i < r->nevents; i++) {
             const struct tl_event *e = &r->events[i];
-            fprintf(f, "%s{\"step\":%d,\"rank\":%d,\"lane\":%d,\"kind\":\"%s\",\"label\":",
-                    i ? "," : "", e->step, e->rank, e->lane, tl_kind_name(e->kind));
-            json_str(f, e->label);
-            fputs(",\"t0\":", f);
-            json_num(f, e->t0);
-            fputs(",\"t1\":", f);
-            json_num(f, e->t1);
-            fprintf(f, ",\"bytes\":%zu,\"peer\":%d,\"mb\":%d}", e->bytes, e->peer, e->mb);
+            cJSON *o = cli_json_add_object(tl, NULL);
+            cli_json_num(o, "step", e->step);
+            cli_json_num(o, "rank", e->rank);
+            cli_json_num(o, "lane", e->lane);
+            cli_json_str(o, "kind", tl_kind_name(e->kind));
+            cli_json_str(o, "label", e->label);
+            cli_json_real(o, "t0", e->t0, 9);
+            cli_json_real(o, "t1", e->t1, 9);
+            cli_json_num(o, "bytes", (double)e->bytes);
+            cli_json_num(o, "peer", e->peer);
+            cli_json_num(o, "mb", e->mb);
         }
-        fputc(']', f);
     }
-    fputs("}\n", f);
+    cli_json_print(f, d);
 }
 
 static void fmt_time(double s, char *buf, size_t n)
@@ -429,7 +417,16 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
         "  (time: first rank's start to last rank's end; comm: mean per rank of time its own\n"
         "   thread spent in communication calls; sent/rank: the busiest rank's bytes)\n",
         f);
-    if (c->backend == TRAIN_BACKEND_NCCL)
+    bool emu = false;
+#ifdef HAVE_NCCL
+    emu = nccl_emulated();
+#endif
+    if (c->backend == TRAIN_BACKEND_NCCL && emu)
+        fputs(
+            "  (emulated devices (tests/fakegpu): times are host clocks of the emulation, not\n"
+            "   GPU time; a collective's sent bytes are the ring model's)\n",
+            f);
+    else if (c->backend == TRAIN_BACKEND_NCCL)
         fputs(
             "  (GPU: times are host clocks around calls that waited for the GPU; a\n"
             "   collective's sent bytes are the ring model's, NCCL does not report its own)\n",

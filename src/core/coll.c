@@ -7,19 +7,44 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const coll_names[COLL_COUNT] = {
-    [COLL_BROADCAST] = "broadcast",   [COLL_SCATTER] = "scatter",
-    [COLL_GATHER] = "gather",         [COLL_REDUCE] = "reduce",
-    [COLL_ALL_GATHER] = "all_gather", [COLL_REDUCE_SCATTER] = "reduce_scatter",
-    [COLL_ALL_REDUCE] = "all_reduce", [COLL_ALL_TO_ALL] = "all_to_all",
+/* The busbw factors turn algbw = S/t into a figure comparable with one link's bandwidth
+ * B, whatever the algorithm (nccl-tests doc/PERFORMANCE.md); the derivations are the
+ * busbw_why lines below. With one rank nothing crosses a link: the (W-1) factors give 0. */
+static const struct coll_info coll_table[COLL_COUNT] = {
+    [COLL_BROADCAST] = {"broadcast", "broadcast", true, false, COLL_COUNT_WHOLE,
+                        "elements of the buffer", 1.0, false, "1",
+                        "with a pipelined chain every link carries the whole S once: t = S/B"},
+    [COLL_SCATTER] = {"scatter", "scatter", true, false, COLL_COUNT_PER_RANK,
+                      "elements per rank (the root sends W*count)", 1.0, true, "(W-1)/W",
+                      "the root sends (W-1)/W of S to the others, its own block stays"},
+    [COLL_GATHER] = {"gather", "gather", true, false, COLL_COUNT_PER_RANK,
+                     "elements per rank (the root receives W*count)", 1.0, true, "(W-1)/W",
+                     "the root receives (W-1)/W of S from the others, its own block stays"},
+    [COLL_REDUCE] = {"reduce", "reduce", true, true, COLL_COUNT_WHOLE, "elements of the buffer",
+                     1.0, false, "1",
+                     "with a pipelined chain every link carries the whole S once: t = S/B"},
+    [COLL_ALL_GATHER] = {"all_gather", "all-gather", false, false, COLL_COUNT_PER_RANK,
+                         "elements each rank sends (it receives W*count)", 1.0, true, "(W-1)/W",
+                         "each rank receives the other ranks' (W-1)/W of S"},
+    [COLL_REDUCE_SCATTER] = {"reduce_scatter", "reduce-scatter", false, true,
+                             COLL_COUNT_PER_RANK,
+                             "elements each rank receives (it sends W*count)", 1.0, true,
+                             "(W-1)/W",
+                             "each rank receives the other ranks' contributions to its block: "
+                             "(W-1)/W of S"},
+    [COLL_ALL_REDUCE] = {"all_reduce", "all-reduce", false, true, COLL_COUNT_WHOLE,
+                         "elements of the buffer", 2.0, true, "2(W-1)/W",
+                         "a reduce-scatter then an all-gather: (W-1)/W of S received twice, "
+                         "t = 2(W-1)/W * S/B"},
+    [COLL_ALL_TO_ALL] = {"all_to_all", "all-to-all", false, false, COLL_COUNT_PER_RANK,
+                         "elements sent to each peer (W*count in, W*count out)", 1.0, true,
+                         "(W-1)/W", "each rank exchanges (W-1)/W of S, its own block stays"},
 };
 
-static const char *const coll_titles[COLL_COUNT] = {
-    [COLL_BROADCAST] = "broadcast",   [COLL_SCATTER] = "scatter",
-    [COLL_GATHER] = "gather",         [COLL_REDUCE] = "reduce",
-    [COLL_ALL_GATHER] = "all-gather", [COLL_REDUCE_SCATTER] = "reduce-scatter",
-    [COLL_ALL_REDUCE] = "all-reduce", [COLL_ALL_TO_ALL] = "all-to-all",
-};
+const struct coll_info *coll_info(enum coll c)
+{
+    return (unsigned)c < COLL_COUNT ? &coll_table[c] : NULL;
+}
 
 static const char *const redop_names[OP_COUNT] = {
     [OP_SUM] = "sum", [OP_PROD] = "prod", [OP_MIN] = "min", [OP_MAX] = "max", [OP_AVG] = "avg",
@@ -49,12 +74,12 @@ static const bool algo_table[COLL_COUNT][ALGO_COUNT] = {
 
 const char *coll_name(enum coll c)
 {
-    return (unsigned)c < COLL_COUNT ? coll_names[c] : "?";
+    return (unsigned)c < COLL_COUNT ? coll_table[c].name : "?";
 }
 
 const char *coll_title(enum coll c)
 {
-    return (unsigned)c < COLL_COUNT ? coll_titles[c] : "?";
+    return (unsigned)c < COLL_COUNT ? coll_table[c].title : "?";
 }
 
 /* Compare ignoring case and the separators '_' and '-', so "All-Reduce", "all_reduce"
@@ -77,7 +102,7 @@ int coll_parse(const char *s, enum coll *out)
 {
     if (!s || !*s) return -1;
     for (int c = 0; c < COLL_COUNT; c++) {
-        if (coll_loose_equal(s, coll_names[c])) {
+        if (coll_loose_equal(s, coll_table[c].name)) {
             *out = (enum coll)c;
             return 0;
         }
@@ -122,12 +147,12 @@ int algo_parse(const char *s, enum algo *out)
 
 bool coll_is_rooted(enum coll c)
 {
-    return c == COLL_BROADCAST || c == COLL_SCATTER || c == COLL_GATHER || c == COLL_REDUCE;
+    return (unsigned)c < COLL_COUNT && coll_table[c].rooted;
 }
 
 bool coll_reduces(enum coll c)
 {
-    return c == COLL_REDUCE || c == COLL_REDUCE_SCATTER || c == COLL_ALL_REDUCE;
+    return (unsigned)c < COLL_COUNT && coll_table[c].reduces;
 }
 
 size_t coll_send_count(enum coll c, int nranks, size_t count, int rank, int root)
@@ -230,72 +255,27 @@ size_t coll_out_off(enum coll c, int nranks, size_t count, int rank)
 
 /* S, the bytes of the operation, as nccl-tests reports it in its "size" column
  * (doc/PERFORMANCE.md): the size of the largest of the send and receive buffers of one
- * rank. all_reduce, broadcast, reduce: count elements. all_gather and reduce_scatter: the
- * W*count-element side (received resp. sent). all_to_all, gather, scatter: W*count too. */
+ * rank: count elements for the COLL_COUNT_WHOLE collectives, W*count for the others. */
 size_t coll_bytes(enum coll c, int nranks, size_t count, size_t elsize)
 {
-    size_t w = (size_t)nranks;
-    switch (c) {
-    case COLL_ALL_REDUCE:
-    case COLL_BROADCAST:
-    case COLL_REDUCE:
-        return count * elsize;
-    case COLL_ALL_GATHER:
-    case COLL_REDUCE_SCATTER:
-    case COLL_ALL_TO_ALL:
-    case COLL_GATHER:
-    case COLL_SCATTER:
-        return count * elsize * w;
-    case COLL_COUNT:
-        break;
-    }
-    return 0;
+    if ((unsigned)c >= COLL_COUNT) return 0;
+    size_t w = coll_table[c].count_kind == COLL_COUNT_PER_RANK ? (size_t)nranks : 1;
+    return count * elsize * w;
 }
 
 size_t coll_count_for_bytes(enum coll c, int nranks, size_t bytes, size_t elsize)
 {
-    if (elsize == 0 || nranks < 1) return 0;
-    switch (c) {
-    case COLL_ALL_REDUCE:
-    case COLL_BROADCAST:
-    case COLL_REDUCE:
-        return bytes / elsize;
-    default:
-        return bytes / elsize / (size_t)nranks;
-    }
+    if (elsize == 0 || nranks < 1 || (unsigned)c >= COLL_COUNT) return 0;
+    if (coll_table[c].count_kind == COLL_COUNT_WHOLE) return bytes / elsize;
+    return bytes / elsize / (size_t)nranks;
 }
 
-/* The busbw factor turns algbw = S/t into a figure comparable with one link's bandwidth
- * B, whatever the algorithm (nccl-tests doc/PERFORMANCE.md):
- *   all_reduce: each rank has to receive the other ranks' contributions to its 1/n of the
- *     result ((n-1)/n of S) and then the other n-1 finished pieces ((n-1)/n of S again), so
- *     at best t = 2(n-1)/n * S/B, and busbw = algbw * 2(n-1)/n;
- *   all_gather, reduce_scatter: only one of those two halves, (n-1)/n * S per rank;
- *   all_to_all, gather, scatter: every rank (or the root) exchanges (n-1)/n of S with
- *     others, its own block stays local: (n-1)/n;
- *   broadcast, reduce: with a pipelined chain every link carries the whole S once, so
- *     t = S/B and the factor is 1.
- * With one rank nothing crosses a link: the (n-1) factors give 0. */
 double coll_busbw_factor(enum coll c, int nranks)
 {
+    if (nranks < 1 || (unsigned)c >= COLL_COUNT) return 0.0;
+    const struct coll_info *ci = &coll_table[c];
     double n = nranks;
-    if (nranks < 1) return 0.0;
-    switch (c) {
-    case COLL_ALL_REDUCE:
-        return 2.0 * (n - 1.0) / n;
-    case COLL_ALL_GATHER:
-    case COLL_REDUCE_SCATTER:
-    case COLL_ALL_TO_ALL:
-    case COLL_GATHER:
-    case COLL_SCATTER:
-        return (n - 1.0) / n;
-    case COLL_BROADCAST:
-    case COLL_REDUCE:
-        return 1.0;
-    case COLL_COUNT:
-        break;
-    }
-    return 0.0;
+    return ci->busbw_mult * (ci->busbw_share ? (n - 1.0) / n : 1.0);
 }
 
 /* The lecture's demo at W=4: broadcast and all-reduce of a 4-element vector, one element

@@ -42,6 +42,30 @@ enum redop { OP_SUM, OP_PROD, OP_MIN, OP_MAX, OP_AVG, OP_COUNT };
  * on ranks that share one memory). */
 enum algo { ALGO_RING, ALGO_TREE, ALGO_DIRECT, ALGO_OWNER, ALGO_COUNT };
 
+/* How the API count turns into S, nccl-tests' size: the whole buffer (broadcast, reduce,
+ * all_reduce: S = count elements) or one rank's block of W (the others: S = W*count). */
+enum coll_count_kind { COLL_COUNT_WHOLE, COLL_COUNT_PER_RANK };
+
+/* Everything that says what one collective is, in one table entry per collective (the
+ * habit of nccl-tests' struct testColl): names, root, reduction, count semantics and the
+ * busbw factor with its text and its derivation. Every other module asks here. */
+struct coll_info {
+    const char *name;  /* "all_reduce" (nccl-tests / CLI spelling) */
+    const char *title; /* "all-reduce" (the lecture's spelling, for screens) */
+    bool rooted;       /* broadcast, scatter, gather, reduce */
+    bool reduces;      /* reduce, reduce_scatter, all_reduce */
+    enum coll_count_kind count_kind;
+    const char *count_text; /* what NCCL's count argument counts */
+    /* busbw = algbw * busbw_mult * ((W-1)/W when busbw_share, else 1). */
+    double busbw_mult;
+    bool busbw_share;
+    const char *busbw_text; /* the factor as written: "2(W-1)/W", "(W-1)/W", "1" */
+    const char *busbw_why;  /* its derivation, one sentence */
+};
+
+/* The entry of c; NULL when c is not a collective. */
+const struct coll_info *coll_info(enum coll c);
+
 const char *coll_name(enum coll c);  /* "all_reduce" (nccl-tests / CLI spelling) */
 const char *coll_title(enum coll c); /* "all-reduce" (the lecture's spelling, for screens) */
 /* Accepts "all_reduce", "all-reduce", "allreduce" (any case). */

@@ -25,6 +25,10 @@
 #include <strings.h>
 #include <unistd.h>
 
+#ifdef HAVE_NCCL
+#include "../backend/nccl/nccl_info.h"
+#endif
+
 #include "../core/util.h"
 #include "comm_cpu.h"
 #include "schemes.h"
@@ -438,10 +442,15 @@ static void describe(struct train_result *res, const char *gpu_desc)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (res->cfg.backend == TRAIN_BACKEND_NCCL) {
+        bool emu = false;
+#ifdef HAVE_NCCL
+        emu = nccl_emulated();
+#endif
         snprintf(res->desc, sizeof res->desc,
-                 "%d ranks = %d GPUs (%s); NCCL; cuBLAS fp32 (no TF32); collective bytes: "
+                 "%d ranks = %d GPUs (%s); NCCL%s; cuBLAS fp32 (no TF32)%s; collective bytes: "
                  "ring model",
-                 res->nranks, res->nranks, gpu_desc);
+                 res->nranks, res->nranks, gpu_desc, emu ? " emulated" : "",
+                 emu ? " emulated" : "");
         return;
     }
     const char *blas =

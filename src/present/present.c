@@ -741,7 +741,7 @@ int present_main(int argc, char **argv)
             break;
         }
         case O_BACKEND:
-            if (strcmp(optarg, "auto") && strcmp(optarg, "cpu") && strcmp(optarg, "nccl")) {
+            if (strcmp(optarg, "auto") != 0 && backend_kind_of(optarg) < 0) {
                 fprintf(stderr, "collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
                         optarg);
                 return 2;

@@ -160,9 +160,7 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
             key = "scene";
             break;
         case O_BACKEND: {
-            bool ok = strcmp(optarg, "auto") == 0 || strcmp(optarg, "nccl") == 0;
-            for (const char *const *n = backend_names(); *n && !ok; n++)
-                ok = strcmp(optarg, *n) == 0;
+            bool ok = strcmp(optarg, "auto") == 0 || backend_kind_of(optarg) >= 0;
             if (!ok) {
                 fprintf(stderr, "collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
                         optarg);
@@ -232,7 +230,7 @@ static int ui_open_backend(struct app *a, const char *name)
     char err[200] = "", why[200] = "";
     struct backend *b = NULL;
     int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
-    if (rc != CV_OK && strcmp(name, "nccl") == 0) {
+    if (rc != CV_OK && backend_kind_of(name) == BACKEND_NCCL) {
         const char *reason = err;
         if (strncmp(reason, "nccl: ", 6) == 0) reason += 6;
         if (strncmp(reason, "unavailable - ", 14) == 0) reason += 14;
@@ -516,9 +514,7 @@ int ui_lesson_main(int argc, char **argv)
             return 0;
         } else if (strcmp(s, "--backend") == 0 && i + 1 < argc) {
             o.backend = argv[++i];
-            bool ok = strcmp(o.backend, "auto") == 0 || strcmp(o.backend, "nccl") == 0;
-            for (const char *const *n = backend_names(); *n && !ok; n++)
-                ok = strcmp(o.backend, *n) == 0;
+            bool ok = strcmp(o.backend, "auto") == 0 || backend_kind_of(o.backend) >= 0;
             if (!ok) {
                 fprintf(stderr, "collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
                         o.backend);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "../core/plan.h"
+#include "../core/sweep.h"
 #include "../core/trace.h"
 #include "../core/util.h"
 
@@ -114,33 +115,24 @@ static void worker_do_measure(struct worker *w, const struct job *j)
     worker_post_result(w, &r);
 }
 
-static size_t worker_sweep_next(size_t size, double factor)
-{
-    double next = (double)size * factor;
-    if (next >= (double)SIZE_MAX) return SIZE_MAX;
-    size_t n = (size_t)next;
-    return n > size ? n : size + 1;
-}
-
 static void worker_do_sweep(struct worker *w, const struct job *j)
 {
     struct result r;
     worker_result_init(w, j, &r);
-    if (j->sweep_min == 0 || j->sweep_max < j->sweep_min || !(j->sweep_factor > 1.0)) {
+    struct sweep sw = {.min = j->sweep_min, .max = j->sweep_max, .factor = j->sweep_factor};
+    if (!sweep_valid(&sw)) {
         r.status = cv_err(r.err, sizeof r.err, CV_EINVAL,
                           "sweep %zu..%zu B by x%g: need 0 < min <= max and factor > 1",
                           j->sweep_min, j->sweep_max, j->sweep_factor);
         worker_post_result(w, &r);
         return;
     }
-    int total = 0;
-    for (size_t s = j->sweep_min; s <= j->sweep_max && s != SIZE_MAX;
-         s = worker_sweep_next(s, j->sweep_factor))
-        total++;
+    int total = (int)sweep_count(&sw);
     struct bench_params p = j->params;
     worker_fix_params(&p);
     int index = 0;
-    for (size_t s = j->sweep_min; index < total; s = worker_sweep_next(s, j->sweep_factor)) {
+    size_t s;
+    for (bool more = sweep_first(&sw, &s); more; more = sweep_next(&sw, &s)) {
         worker_result_init(w, j, &r);
         r.index = index;
         r.total = total;
@@ -159,7 +151,7 @@ static void worker_do_sweep(struct worker *w, const struct job *j)
 
 bool worker_check_exact(const char *backend, enum coll c, enum redop op)
 {
-    if (backend && strcmp(backend, "cpu") == 0) return true;
+    if (backend_caps_of(backend) & BACKEND_CAP_EXACT_REDUCTION) return true;
     if (!coll_reduces(c)) return true;
     return op == OP_MIN || op == OP_MAX;
 }

@@ -214,6 +214,45 @@ if [ -n "$ASAN_BIN" ] && [ -x "$ASAN_BIN" ]; then
         fail "asan bench all: rows"
 fi
 
+# A deadline missed: the message says it timed out and names the deadline (it was empty when
+# the auto trial timed out), with the algorithm chosen and by auto.
+for algo in "" "--algo ring"; do
+    # shellcheck disable=SC2086
+    "$BIN" bench all_reduce -b 32M -T 0.00001 $algo --backend cpu -n 1 -w 0 >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 1 ] || fail "-T 0.00001 ${algo:-auto}: exit $rc (want 1)"
+    grep -qx "collviz: all_reduce 32 MiB: timed out: all_reduce on 4 CPU threads, a rank waited longer than the deadline of 1e-05 s for a slice or at the barrier; run aborted" "$tmp/err" ||
+        fail "-T 0.00001 ${algo:-auto}: message: $(cat "$tmp/err")"
+done
+
+# The check seen failing: CV_TEST_CORRUPT=RANK:ELEM (honoured only by the test build,
+# -DCV_TEST_HOOKS, which is the ASan one) corrupts one element of one rank's result: #wrong
+# 1 in the row, exit 1 and "1 wrong elements" on stderr. The normal build ignores it.
+CV_TEST_CORRUPT=1:3 "$BIN" bench all_reduce -b 64K -n 1 -w 0 --backend cpu --format json \
+    >"$tmp/nohook.json" 2>"$tmp/err" || fail "CV_TEST_CORRUPT reached the normal build: exit $?"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["rows"][0]["wrong"] == 0' \
+    "$tmp/nohook.json" || fail "CV_TEST_CORRUPT changed #wrong in the normal build"
+if [ -n "$ASAN_BIN" ] && [ -x "$ASAN_BIN" ]; then
+    grep -aq 'collviz-test-hooks:''built-in' "$ASAN_BIN" ||
+        fail "$ASAN_BIN has no test hooks (make test builds it with -DCV_TEST_HOOKS)"
+    for args in "all_reduce --algo ring" "reduce_scatter --algo ring" "broadcast -r 1"; do
+        # shellcheck disable=SC2086
+        CV_TEST_CORRUPT=1:3 "$ASAN_BIN" bench $args -b 64K -n 1 -w 0 --backend cpu --format json \
+            >"$tmp/corrupt.json" 2>"$tmp/err"
+        rc=$?
+        [ "$rc" -eq 1 ] || fail "bench $args, one element corrupted: exit $rc (want 1)"
+        grep -qx "collviz: bench: 1 wrong elements" "$tmp/err" ||
+            fail "bench $args, one element corrupted: stderr $(cat "$tmp/err")"
+        python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["rows"][0]["wrong"] == 1' \
+            "$tmp/corrupt.json" || fail "bench $args, one element corrupted: #wrong is not 1"
+    done
+    CV_TEST_CORRUPT=1:3 "$ASAN_BIN" bench all_reduce -b 64K -n 1 -w 0 --backend cpu >"$tmp/corrupt" 2>&1
+    grep -q '^ *65536 \+16384 \+float \+sum \+-1 .* 1$' "$tmp/corrupt" ||
+        fail "text table, one element corrupted: no row with #wrong 1: $(cat "$tmp/corrupt")"
+else
+    echo "SKIP: #wrong seen failing through bench (no ASan+UBSan test build given)"
+fi
+
 if [ "$fails" -gt 0 ]; then
     echo "test_bench_cli: $fails failure(s)"
     exit 1

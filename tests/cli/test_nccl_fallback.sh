@@ -7,7 +7,7 @@
 #   - `collviz --backend nccl` (the interactive UI) exits 2 with one line, before it writes
 #     anything to the terminal (stdout stays empty: no curses start-up sequences).
 # A binary built without NCCL must still refuse --backend nccl with one line and exit 2.
-# On a machine whose nvidia-smi lists GPUs there is nothing to test: skip (exit 0).
+# On a machine whose nvidia-smi lists GPUs there is nothing to test: skip (exit 77).
 # $1 = the binary, $2 = the ASan binary (optional; built without NCCL).
 set -u
 BIN=$1
@@ -22,8 +22,8 @@ fail() {
 }
 
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
-    echo "skip: this machine has a GPU (nvidia-smi -L); the fallback cannot be tested here"
-    exit 0
+    echo "SKIP: this machine has a GPU (nvidia-smi -L); the fallback cannot be tested here"
+    exit 77
 fi
 
 # run NAME BIN ARGS...: stdout, stderr and status into $tmp/NAME.{out,err,rc}

@@ -36,6 +36,11 @@ struct fk_alloc {
     int dev;
 };
 
+/* The emulation's marker. `make install` refuses a binary that contains this string, and
+ * the GPU code (src/backend/nccl/nccl_info.h, cv_gpu_emulated) finds it through a weak
+ * reference to label every GPU fact it prints "emulated". */
+__attribute__((used)) const char cv_fakegpu_marker[] = "collviz-fakegpu:host-emulation";
+
 static pthread_mutex_t fk_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t fk_cv = PTHREAD_COND_INITIALIZER;
 static pthread_once_t fk_once = PTHREAD_ONCE_INIT;

@@ -39,6 +39,9 @@
 
 #include <cuda_runtime_api.h>
 
+/* In every binary that carries the emulation (see fake_cuda.c); never in one that does not. */
+extern const char cv_fakegpu_marker[];
+
 #define FK_MAX_DEVICES 64
 #define FK_MAX_RANGES 4
 

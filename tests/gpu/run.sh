@@ -129,7 +129,7 @@ fi
 # ---- 1. kernels
 echo
 if [ "$fake" = 1 ]; then
-    echo "== kernels vs host references: skipped (emulated devices run host loops, not kernels/)"
+    echo "SKIP: kernels vs host references (emulated devices run host loops, not kernels/)"
 else
     echo "== kernels vs host references"
     "$BUILD/tests/gpu/test_kernels"
@@ -163,8 +163,9 @@ fi
 
 # ---- 3. the CLI, JSON
 # Rows, and rows with #wrong == 0, of a `bench --format json` output (one row a line).
-json_rows() { grep -c '"collective":' "$1"; }
-json_right() { grep -c '"wrong":0}' "$1"; }
+json_rows() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rows"]))' "$1" 2>/dev/null || echo 0; }
+json_right() { python3 -c 'import json,sys; print(sum(r["wrong"] == 0 for r in json.load(open(sys.argv[1]))["rows"]))' "$1" 2>/dev/null || echo 0; }
+json_bad() { python3 -c 'import json,sys; print(sum((r["wrong"] or 0) > 0 for r in json.load(open(sys.argv[1]))["rows"]))' "$1" 2>/dev/null || echo 0; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -213,7 +214,7 @@ if [ "$fake" = 1 ]; then
         --format json >"$out" 2>"$tmp/err"
     rc=$?
     rows=$(json_rows "$out")
-    bad=$(grep -c '"wrong":[1-9]' "$out")
+    bad=$(json_bad "$out")
     echo "bench all: exit $rc, $bad of $rows rows with #wrong > 0"
     [ "$rc" -eq 1 ] && [ "$rows" -eq 8 ] && [ "$bad" -eq 8 ]
     step "corrupted NCCL results: bench reports #wrong > 0 on all 8 rows and exits 1" $?
@@ -224,6 +225,46 @@ if [ "$fake" = 1 ]; then
     [ "$rc" -eq 1 ] && grep -q "FAILED" "$tmp/train.txt"
     step "corrupted NCCL results: train ddp --check fails (exit 1)" $?
 fi
+
+# ---- 3b'. labels: on emulated devices every GPU fact says "emulated" (and on GPUs none
+# does); train's JSON names NCCL's collective bytes as the ring model's
+echo
+echo "== labels: GPU facts on $([ "$fake" = 1 ] && echo "emulated devices" || echo "GPUs"), train JSON model fields"
+"$BIN" bench all_reduce --backend nccl --ranks 2 -b 4K -n 1 -w 0 >"$tmp/hdr.txt" 2>&1
+rc=$?
+facts=$(grep -E '^# (ranks|hardware|  +GPU [0-9]+:|  +peer access)|measured: ' "$tmp/hdr.txt")
+n=$(grep -c . <<<"$facts")
+emu=$(grep -c ' emulated' <<<"$facts")
+echo "$facts"
+if [ "$fake" = 1 ]; then
+    # ranks, hardware, a line per device, peer access, the section's "measured:" line
+    [ "$rc" -eq 0 ] && [ "$n" -eq $((FAKEGPU_DEVICES + 4)) ] && [ "$emu" -eq "$n" ] &&
+        grep -q 'driver supports CUDA [0-9.]* emulated' <<<"$facts" &&
+        grep -q 'sm_[0-9]* emulated' <<<"$facts" &&
+        grep -q 'measured: emulated CUDA events (host time' <<<"$facts"
+    step "bench --backend nccl header: all $n GPU fact lines say emulated" $?
+else
+    [ "$rc" -eq 0 ] && [ "$n" -ge 4 ] && [ "$emu" -eq 0 ]
+    step "bench --backend nccl header on GPUs: no line says emulated" $?
+fi
+for scheme in ddp tp pp; do
+    "$BIN" train "$scheme" --backend nccl --ranks 2 --layers 2 --dim 16 --batch 8 --steps 1 \
+        --format json >"$tmp/tj.json" 2>"$tmp/err"
+    python3 - "$tmp/tj.json" "$scheme" "$fake" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+scheme, fake = sys.argv[2], sys.argv[3] == "1"
+st = d["steps"][0]
+model = scheme != "pp"   # NCCL counts no collective bytes; pp's send/recv are counted
+wire = d["napkin"] if scheme != "pp" else d
+assert ("comm_bytes_model" in st) == model and ("comm_bytes" in st) == (not model), st
+assert ("comm_bytes_per_rank_model" in st) == model, st
+assert ("wire_ring_model_bytes_per_rank" in wire) == model, wire
+assert ("wire_measured_bytes_per_rank" in wire) == (not model), wire
+assert ("NCCL emulated" in d["description"]) == fake, d["description"]
+PY
+    step "train $scheme --backend nccl JSON: model figures named model, emulation named" $?
+done
 
 # ---- 3c. (emulated devices only) choosing the backend with 0, 1 and 2 devices
 if [ "$fake" = 1 ]; then
@@ -264,7 +305,7 @@ fi
 # ---- 4. sweeps for the reader
 if [ "$fake" = 1 ]; then
     echo
-    echo "== sweeps and the nccl-tests comparison: skipped (emulated devices: host timings)"
+    echo "SKIP: sweeps and the nccl-tests comparison (emulated devices: host timings)"
 fi
 if [ "$fake" != 1 ]; then
 echo
@@ -284,23 +325,26 @@ if command -v all_reduce_perf >/dev/null 2>&1; then
     all_reduce_perf -b "$size" -e "$size" -g "$maxw" -n 20 -w 5 -c 1 >"$tmp/nt.txt" 2>&1
     rc_nt=$?
     # Data row: size count type redop root | time algbw busbw #wrong (out-of-place) | ...
-    nt_algbw=$(awk -v s="$size" '$1 == s { print $7; exit }' "$tmp/nt.txt")
+    # The README's promise: collviz's busbw is at least 0.97 of nccl-tests' out-of-place
+    # busbw (field 8) at the same size, iterations and warm-up.
+    nt_busbw=$(awk -v s="$size" '$1 == s { print $8; exit }' "$tmp/nt.txt")
     "$BIN" bench all_reduce --backend nccl --ranks "$maxw" -b 256M -n 20 -w 5 --format json \
         >"$tmp/cv.json" 2>"$tmp/err"
     rc_cv=$?
-    cv_algbw=$(sed -n 's/.*"algbw":\([0-9.eE+-]*\),.*/\1/p' "$tmp/cv.json" | head -n 1)
-    if [ "$rc_nt" -eq 0 ] && [ "$rc_cv" -eq 0 ] && [ -n "$nt_algbw" ] && [ -n "$cv_algbw" ]; then
-        ratio=$(awk -v a="$cv_algbw" -v b="$nt_algbw" 'BEGIN { printf "%.3f", a / b }')
-        echo "algbw: collviz $cv_algbw GB/s, nccl-tests $nt_algbw GB/s, ratio $ratio"
-        awk -v r="$ratio" 'BEGIN { exit !(r >= 0.5 && r <= 2.0) }'
-        step "algbw vs nccl-tests all_reduce_perf: ratio $ratio (within [0.5, 2])" $?
+    cv_busbw=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rows"][0]["busbw"])' \
+        "$tmp/cv.json" 2>/dev/null)
+    if [ "$rc_nt" -eq 0 ] && [ "$rc_cv" -eq 0 ] && [ -n "$nt_busbw" ] && [ -n "$cv_busbw" ]; then
+        ratio=$(awk -v a="$cv_busbw" -v b="$nt_busbw" 'BEGIN { printf "%.3f", a / b }')
+        echo "busbw: collviz $cv_busbw GB/s, nccl-tests $nt_busbw GB/s (out-of-place), ratio $ratio"
+        awk -v a="$cv_busbw" -v b="$nt_busbw" 'BEGIN { exit !(b > 0 && a >= 0.97 * b) }'
+        step "busbw vs nccl-tests all_reduce_perf out-of-place: ratio $ratio (at least 0.97)" $?
     else
         cat "$tmp/nt.txt" "$tmp/err"
         step "comparison with nccl-tests (a run failed or its output was not understood)" 1
     fi
 else
     echo
-    echo "(nccl-tests' all_reduce_perf not on PATH: no comparison)"
+    echo "SKIP: the comparison with nccl-tests (all_reduce_perf not on PATH)"
 fi
 fi # not fake
 
@@ -332,6 +376,7 @@ train_check ddp "$tw" --overlap
 train_check pp "$tw" --schedule 1f1b
 
 if [ "$fake" = 1 ]; then
+    echo "SKIP: train at lecture scale (emulated devices)"
     summary
     exit
 fi

@@ -4,7 +4,9 @@
  *
  * What "equal" means, kernel by kernel:
  *   fill pattern, count-wrong's notion of the expected value, mse gradient: bit-identical
- *     (integer arithmetic, one IEEE division or multiplication: no room to differ);
+ *     (integer arithmetic, one IEEE division or multiplication: no room to differ); the
+ *     pattern's expected values come from the tests' own oracle
+ *     (tests/oracle/pattern_oracle.h), not from the formula the kernels share with core;
  *   GELU, its derivative, AdamW: within 4 float ulps-worth (2e-6 relative), since the
  *     device's erff/expf may differ from glibc's by an ulp or two and nvcc contracts a*b+c
  *     into FMAs where gcc does not;
@@ -22,6 +24,7 @@
 #include "../../kernels/ref.h"
 #include "core/coll.h"
 #include "core/init.h"
+#include "../oracle/pattern_oracle.h"
 
 static int failures, checks;
 
@@ -99,11 +102,11 @@ static void test_fill(void)
                 CK(cvk_fill_pattern(d, n, op, rank, 0));
                 CK(cudaDeviceSynchronize());
                 to_host(h, d, n);
-                /* Against core's pattern_value itself, not only the shared header. */
+                /* Against the tests' oracle, which shares no code with the kernels. */
                 size_t bad = 0;
                 for (size_t i = 0; i < n; i++)
-                    bad += memcmp(&h[i], &(float){pattern_value((enum redop)op, rank, i)},
-                                  sizeof(float)) != 0;
+                    bad +=
+                        memcmp(&h[i], &(float){oracle_value(op, rank, i)}, sizeof(float)) != 0;
                 cvk_ref_fill_pattern(want, n, op, rank);
                 check(bad == 0 && memcmp(h, want, n * sizeof *h) == 0,
                       "fill_pattern n=%zu op=%s rank=%d: %zu elements differ", n,
@@ -115,9 +118,10 @@ static void test_fill(void)
     }
 }
 
-/* Upload the host's expected receive buffer: the kernel must find 0 wrong (so its device
- * formula equals the host's bit for bit, tol = 0 even for avg); then break k elements
- * (one of them NaN) and it must find exactly k. */
+/* Upload the oracle's receive buffer (tests/oracle/pattern_oracle.h: the collective done
+ * on real buffers): the kernel must find 0 wrong (so its device formula is right bit for
+ * bit, tol = 0 even for avg); then break k elements (one of them NaN) and it must find
+ * exactly k. */
 static void test_count_wrong(void)
 {
     unsigned long long *wd = NULL, w = 0;
@@ -137,12 +141,25 @@ static void test_count_wrong(void)
                                             .root = root,
                                             .rank = rank,
                                             .count = count};
-                    size_t n = coll_recv_count((enum coll)c, nr, count, rank, root);
+                    float *out[CV_MAX_RANKS];
+                    size_t nrecv[CV_MAX_RANKS];
+                    for (int r = 0; r < nr; r++)
+                        out[r] = malloc((size_t)nr * count * sizeof(float));
+                    oracle_collective(c, op, nr, count, root, out, nrecv);
+                    size_t n = nrecv[rank];
+                    check(n == coll_recv_count((enum coll)c, nr, count, rank, root),
+                          "recv count %s W=%d count=%zu: %zu, oracle %zu",
+                          coll_name((enum coll)c), nr, count,
+                          coll_recv_count((enum coll)c, nr, count, rank, root), n);
+                    float *h = NULL, *d = NULL;
+                    if (n > 0) {
+                        h = malloc(n * sizeof *h);
+                        d = dev_alloc(n);
+                        memcpy(h, out[rank], n * sizeof *h);
+                    }
+                    for (int r = 0; r < nr; r++)
+                        free(out[r]);
                     if (n == 0) continue;
-                    float *h = malloc(n * sizeof *h), *d = dev_alloc(n);
-                    for (size_t j = 0; j < n; j++)
-                        h[j] = pattern_expected((enum coll)c, (enum redop)op, nr, count, root,
-                                                rank, j);
                     to_dev(d, h, n);
                     CK(cvk_count_wrong(d, n, q, 0.0f, wd, 0));
                     CK(cudaMemcpy(&w, wd, sizeof w, cudaMemcpyDeviceToHost));

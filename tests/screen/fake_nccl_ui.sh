@@ -17,13 +17,40 @@ tm_wait "step 0/6" 20 || fail "the screen never came up"
 tm_screen | grep -qF "backend: nccl" || fail "auto did not pick nccl with 4 devices"
 tm_wait "✓ animation = nccl" 30 || fail "the animation was not checked against NCCL"
 tm_wait "#wrong 0" 120 || fail "no measurement with #wrong 0"
-tm_screen | grep -qF "CUDA events" || fail "the panel does not say the times are CUDA events"
+tm_screen | grep -qF "emulated CUDA events (host time" ||
+    fail "the panel does not say the times are the emulation's host-timed CUDA events"
 tm_screen | grep -qF "NCCL_ALGO=Ring (user-set)" ||
     fail "the user's NCCL_ALGO is not shown next to the figures"
 tm_keys b
 tm_wait "peer access" 5 || fail "b did not list the devices' peer access"
 [ "$(tm_screen | grep -cF "fakegpu (host emulation, not a GPU)")" -ge 4 ] ||
     fail "the overlay does not name the 4 emulated devices as such"
+# Every GPU fact there says it is the emulation's: versions, driver, compute capability.
+# The overlay's lines wrap: join them (a continuation is indented deeper) before matching.
+tm_screen | python3 -c '
+import re, sys
+lines = sys.stdin.read().splitlines()
+top = next(i for i, l in enumerate(lines) if "┌ backends and hardware" in l)
+s = lines[top].index("┌")
+e = lines[top].index("┐", s)
+facts = []
+for l in lines[top + 1:]:
+    if l[s:s + 1] == "└":
+        break
+    inner = l[s + 1:e]
+    if inner.startswith("     ") and facts:
+        facts[-1] += " " + inner.strip()
+    else:
+        facts.append(inner.strip())
+need = [r"NCCL [0-9.]+ emulated \(built against [0-9.]+\), CUDA runtime [0-9.]+ emulated, "
+        r"driver supports CUDA [0-9.]+ emulated$", r"peer access emulated "]
+need += [r"GPU %d: fakegpu .*, [0-9]+ GiB emulated, sm_[0-9]+ emulated, PCI \S+ emulated$" % g
+         for g in range(4)]
+bad = [n for n in need if not any(re.search(n, f) for f in facts)]
+for n in bad:
+    print("overlay: no line matching", n)
+sys.exit(1 if bad else 0)
+' || fail "the overlay's GPU facts (versions, driver, sm_, PCI, peer access) do not all say emulated"
 tm_keys Escape p
 tm_wait "measured on nccl" 10 || fail "the parallelism screen does not train on the devices"
 tm_wait "same loss as 1 device" 120 || fail "no lecture-scale run on the devices"

@@ -66,7 +66,7 @@ if [ "$have_gpu" = 0 ]; then
     fi
     grep -qi "cuda" <<<"$line" || fail "the nccl line does not name the CUDA reason: $line"
 else
-    echo "note: nvidia-smi lists a GPU: the nccl assertions are skipped"
+    echo "SKIP: the nccl assertions (nvidia-smi lists a GPU)"
 fi
 # While open it takes no other keys; Esc closes it.
 tm_keys 5

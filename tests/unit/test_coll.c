@@ -149,6 +149,37 @@ static void test_bytes_and_busbw(void **state)
     assert_true(coll_busbw_factor(COLL_ALL_GATHER, 8) == 0.875);
 }
 
+/* The one table entry per collective: its fields agree with the functions built on it,
+ * and the factor's text says what the factor is (checked by hand values at W = 4). */
+static void test_table(void **state)
+{
+    (void)state;
+    const char *text[COLL_COUNT] = {
+        [COLL_BROADCAST] = "1",         [COLL_SCATTER] = "(W-1)/W",
+        [COLL_GATHER] = "(W-1)/W",      [COLL_REDUCE] = "1",
+        [COLL_ALL_GATHER] = "(W-1)/W",  [COLL_REDUCE_SCATTER] = "(W-1)/W",
+        [COLL_ALL_REDUCE] = "2(W-1)/W", [COLL_ALL_TO_ALL] = "(W-1)/W",
+    };
+    const double at4[] = {[0] = 1.0, [1] = 0.75, [2] = 1.5}; /* "1", "(W-1)/W", "2(W-1)/W" */
+    for (int c = 0; c < COLL_COUNT; c++) {
+        enum coll k = (enum coll)c;
+        const struct coll_info *ci = coll_info(k);
+        assert_non_null(ci);
+        assert_string_equal(ci->name, coll_name(k));
+        assert_string_equal(ci->title, coll_title(k));
+        assert_true(ci->rooted == coll_is_rooted(k));
+        assert_true(ci->reduces == coll_reduces(k));
+        assert_string_equal(ci->busbw_text, text[c]);
+        int which = strcmp(text[c], "1") == 0 ? 0 : strcmp(text[c], "(W-1)/W") == 0 ? 1 : 2;
+        assert_true(coll_busbw_factor(k, 4) == at4[which]);
+        assert_true(ci->busbw_why && strlen(ci->busbw_why) > 20);
+        assert_true(ci->count_text && ci->count_text[0]);
+        assert_int_equal(coll_bytes(k, 4, 10, 4),
+                         ci->count_kind == COLL_COUNT_WHOLE ? 40u : 160u);
+    }
+    assert_null(coll_info(COLL_COUNT));
+}
+
 static void test_algorithms_and_defaults(void **state)
 {
     (void)state;
@@ -188,9 +219,10 @@ static void test_redop_apply(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_names_and_parse),         cmocka_unit_test(test_classification),
-        cmocka_unit_test(test_counts_and_layout),       cmocka_unit_test(test_bytes_and_busbw),
-        cmocka_unit_test(test_algorithms_and_defaults), cmocka_unit_test(test_redop_apply),
+        cmocka_unit_test(test_table),           cmocka_unit_test(test_names_and_parse),
+        cmocka_unit_test(test_classification),  cmocka_unit_test(test_counts_and_layout),
+        cmocka_unit_test(test_bytes_and_busbw), cmocka_unit_test(test_algorithms_and_defaults),
+        cmocka_unit_test(test_redop_apply),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,8 +10,10 @@
  * are created once per world size. Refined plans (slices, channels) run on 16 rank threads
  * (more than this machine's cores) with slices of one or two elements and must give the
  * unrefined plan's result bit for bit, without deadlock; a sliced run cancels within a
- * fraction of a step. Sizes stay small (two 128 MiB cases) so this runs in seconds under
- * ASan. */
+ * fraction of a step. The #wrong count can fail: in the test builds (CV_TEST_HOOKS) one
+ * corrupted element of one rank's result gives #wrong == 1, and in the normal build the
+ * hook's variable is ignored. Sizes stay small (two 128 MiB cases) so this runs in seconds
+ * under ASan. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +36,7 @@
 #include "core/plan.h"
 #include "core/trace.h"
 #include "core/util.h"
+#include "worker/worker.h"
 
 static struct backend *open_cpu(void)
 {
@@ -516,6 +519,50 @@ static void test_barrier_cancel_is_shared(void **state)
         assert_int_equal(args[i].rc, CV_OK);
 }
 
+/* The check is seen failing: CV_TEST_CORRUPT=RANK:ELEM changes one element of one rank's
+ * receive buffer before the count, in the test builds only (-DCV_TEST_HOOKS, see cpu.c);
+ * the normal build must ignore the variable. */
+static void test_corrupt_one_element_counts_one_wrong(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    char err[256];
+    struct {
+        enum coll c;
+        enum algo a;
+        int root;
+        const char *corrupt;
+    } cases[] = {
+        {COLL_ALL_REDUCE, ALGO_RING, 0, "1:3"},     {COLL_ALL_REDUCE, ALGO_TREE, 0, "0:0"},
+        {COLL_REDUCE_SCATTER, ALGO_RING, 0, "3:5"}, {COLL_BROADCAST, ALGO_RING, 2, "2:7"},
+        {COLL_REDUCE, ALGO_DIRECT, 1, "1:100"},     {COLL_ALL_TO_ALL, ALGO_DIRECT, 0, "2:1"},
+    };
+#ifdef CV_TEST_HOOKS
+    const long want = 1;
+#else
+    const long want = 0; /* the hook is not compiled in: the variable must not matter */
+#endif
+    for (size_t k = 0; k < ARRAY_LEN(cases); k++) {
+        struct bench_result r;
+        setenv("CV_TEST_CORRUPT", cases[k].corrupt, 1);
+        int rc = measure(b, cases[k].c, cases[k].a, false, OP_SUM, 4, 64 * 1024, cases[k].root,
+                         &r, err, sizeof err);
+        if (rc != CV_OK) fail_msg("%s: %s", coll_name(cases[k].c), err);
+        if (r.wrong != want)
+            fail_msg("%s CV_TEST_CORRUPT=%s: #wrong %ld, want %ld", coll_name(cases[k].c),
+                     cases[k].corrupt, r.wrong, want);
+        /* A rank that receives nothing (reduce's non-root) or an element past the receive
+         * buffer: nothing to corrupt, #wrong stays 0. */
+        setenv("CV_TEST_CORRUPT", "0:999999", 1);
+        assert_int_equal(measure(b, cases[k].c, cases[k].a, false, OP_SUM, 4, 64 * 1024,
+                                 cases[k].root, &r, err, sizeof err),
+                         CV_OK);
+        assert_int_equal(r.wrong, 0);
+    }
+    unsetenv("CV_TEST_CORRUPT");
+    backend_close(b);
+}
+
 /* A rank that is late at the barrier beyond the timeout aborts the run for everyone. */
 static void test_measure_times_out_on_a_late_rank(void **state)
 {
@@ -539,8 +586,17 @@ static void test_measure_times_out_on_a_late_rank(void **state)
     int rc = b->ops->measure(b, &p, &r, NULL, err, sizeof err);
     double took = now_s() - t0;
     assert_int_equal(rc, CV_ETIMEOUT);
-    assert_non_null(strstr(err, "barrier"));
+    assert_string_equal(err,
+                        "timed out: all_reduce on 4 CPU threads, a rank waited longer than "
+                        "the deadline of 0.1 s for a slice or at the barrier; run aborted");
     assert_true(took >= 0.1 && took < 5.0);
+    /* The same through the auto trial, which used to return an empty message. */
+    p.algo_auto = true;
+    err[0] = '\0';
+    assert_int_equal(b->ops->measure(b, &p, &r, NULL, err, sizeof err), CV_ETIMEOUT);
+    assert_non_null(strstr(err, "timed out: all_reduce"));
+    assert_non_null(strstr(err, "deadline of 0.1 s"));
+    p.algo_auto = false;
     /* Recovered: the same threads run the next measurement correctly. */
     cpu_backend_test_stall(b, -1, 0);
     p.timeout_s = 20;
@@ -928,6 +984,27 @@ static void test_registry(void **state)
         assert_string_equal(why, "");
     backend_close(b);
     backend_close(NULL);
+
+    /* Kinds and capabilities: what callers compare instead of the name strings. */
+    assert_int_equal(backend_kind_of("cpu"), BACKEND_CPU);
+    assert_int_equal(backend_kind_of("nccl"), BACKEND_NCCL); /* built or not */
+    assert_int_equal(backend_kind_of("auto"), -1);
+    assert_int_equal(backend_kind_of("CPU"), -1);
+    assert_int_equal(backend_kind_of(NULL), -1);
+    assert_string_equal(backend_kind_name(BACKEND_NCCL), "nccl");
+    assert_int_equal(backend_caps_of("cpu"), BACKEND_CAP_EXACT_REDUCTION);
+    assert_int_equal(backend_caps_of("nccl"),
+                     BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_NCCL_ENV);
+    assert_int_equal(backend_caps_of("bogus"), 0);
+    b = open_cpu();
+    assert_int_equal(b->ops->kind, BACKEND_CPU);
+    assert_int_equal(b->ops->caps, backend_caps_of("cpu"));
+    backend_close(b);
+    /* The worker's "bit for bit" promise follows the capability. */
+    assert_true(worker_check_exact("cpu", COLL_ALL_REDUCE, OP_SUM));
+    assert_false(worker_check_exact("nccl", COLL_ALL_REDUCE, OP_SUM));
+    assert_true(worker_check_exact("nccl", COLL_ALL_REDUCE, OP_MAX));
+    assert_true(worker_check_exact("nccl", COLL_ALL_GATHER, OP_SUM));
 }
 
 int main(void)
@@ -945,6 +1022,7 @@ int main(void)
         cmocka_unit_test(test_barrier_deadline_fires_when_a_rank_never_arrives),
         cmocka_unit_test(test_barrier_spin_budget_adapts),
         cmocka_unit_test(test_barrier_cancel_is_shared),
+        cmocka_unit_test(test_corrupt_one_element_counts_one_wrong),
         cmocka_unit_test(test_measure_times_out_on_a_late_rank),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_cancel_lands_within_a_step),

@@ -2,10 +2,12 @@
  * src/core/pattern_formula.h, and both core (pattern_value / pattern_expected, what the
  * CPU backend checks with) and the kernels (kernels/pattern.h, what the NCCL backend
  * checks with on the GPU) call it; this file checks that the kernels' header really takes
- * its formulas from there (at compile time), that its wrappers (the plain-data struct, the
- * receive-count bound) give core's answers bit for bit for every collective, op, world
- * size, root and rank, and that the closed form itself equals a plain reduction of the
- * pattern's inputs (ref_compute), so the one formula is also the right one. Also the host
+ * its formulas from there (at compile time), and that both core's functions and the
+ * kernels' wrappers (the plain-data struct, the receive-count bound) give the answer of an
+ * independent oracle (tests/oracle/pattern_oracle.h: the pattern rule stepped by hand and
+ * every collective done on real buffers by its definition) bit for bit for every
+ * collective, op, world size, root and rank, plus values worked out by hand; the closed
+ * form is also checked against core's plain reduction (ref_compute). Also the host
  * references of the training kernels (kernels/ref.h) against values worked out by hand.
  * Needs no CUDA: the GPU half is tests/gpu/test_kernels.c. */
 #include <stdarg.h>
@@ -26,80 +28,121 @@
 #include "core/coll.h"
 #include "core/init.h"
 #include "core/util.h"
+#include "../oracle/pattern_oracle.h"
 
 static bool same_bits(float a, float b)
 {
     return memcmp(&a, &b, sizeof a) == 0;
 }
 
-static void test_pattern_value_equals_core(void **state)
+/* Core's and the kernels' input pattern against the oracle's. */
+static void test_pattern_value_equals_oracle(void **state)
 {
     (void)state;
     for (int op = 0; op < OP_COUNT; op++)
         for (int r = 0; r < CV_MAX_RANKS; r++)
             for (size_t i = 0; i < 100; i++) {
-                float want = pattern_value((enum redop)op, r, i);
-                float got = cvk_pattern_value(op, r, i);
-                if (!same_bits(got, want))
-                    fail_msg("op %d rank %d i %zu: kernels %.9g, core %.9g", op, r, i, got,
-                             want);
+                float want = oracle_value(op, r, i);
+                float core = pattern_value((enum redop)op, r, i);
+                float kern = cvk_pattern_value(op, r, i);
+                if (!same_bits(core, want) || !same_bits(kern, want))
+                    fail_msg("op %d rank %d i %zu: core %.9g, kernels %.9g, oracle %.9g", op, r,
+                             i, core, kern, want);
             }
-    /* Far indices too: the formula works modulo 11, the index is a size_t. */
+    /* Far indices too: the rule works modulo 11, the index is a size_t. */
     size_t far = ((size_t)1 << 33) + 5;
-    assert_true(same_bits(cvk_pattern_value(OP_SUM, 3, far), pattern_value(OP_SUM, 3, far)));
-    assert_true(same_bits(cvk_pattern_value(OP_PROD, 9, far), pattern_value(OP_PROD, 9, far)));
+    assert_true(same_bits(cvk_pattern_value(OP_SUM, 3, far), oracle_value(OP_SUM, 3, far)));
+    assert_true(same_bits(pattern_value(OP_PROD, 9, far), oracle_value(OP_PROD, 9, far)));
 }
 
-static void test_recv_count_equals_core(void **state)
-{
-    (void)state;
-    for (int c = 0; c < COLL_COUNT; c++)
-        for (int w = 1; w <= CV_MAX_RANKS; w++)
-            for (int root = 0; root < w; root++)
-                for (int r = 0; r < w; r++)
-                    for (size_t count = 0; count < 4; count++)
-                        assert_int_equal(cvk_recv_count(c, w, count, r, root),
-                                         coll_recv_count((enum coll)c, w, count, r, root));
-}
-
-/* The whole receive buffer of every rank, for every case: bit-identical. */
-static void test_pattern_expected_equals_core(void **state)
+/* The whole receive buffer of every rank, for every case: core's closed form and the
+ * kernels' wrapper both equal the oracle bit for bit, and both receive counts equal the
+ * oracle's. */
+static void test_pattern_expected_equals_oracle(void **state)
 {
     (void)state;
     static const int worlds[] = {1, 2, 3, 4, 5, 7, 8, 16};
     static const size_t counts[] = {1, 4, 13};
     long compared = 0;
+    float *out[CV_MAX_RANKS];
+    size_t nrecv[CV_MAX_RANKS];
+    for (int r = 0; r < CV_MAX_RANKS; r++)
+        out[r] = test_malloc(CV_MAX_RANKS * 13 * sizeof(float));
     for (int c = 0; c < COLL_COUNT; c++)
         for (int op = 0; op < OP_COUNT; op++)
             for (size_t wi = 0; wi < ARRAY_LEN(worlds); wi++)
                 for (size_t ci = 0; ci < ARRAY_LEN(counts); ci++) {
                     int w = worlds[wi];
                     int roots[2] = {0, w - 1};
-                    for (int ri = 0; ri < (w > 1 ? 2 : 1); ri++)
+                    for (int ri = 0; ri < (w > 1 ? 2 : 1); ri++) {
+                        size_t count = counts[ci];
+                        oracle_collective(c, op, w, count, roots[ri], out, nrecv);
                         for (int r = 0; r < w; r++) {
                             struct cvk_pattern q = {.coll = c,
                                                     .op = op,
                                                     .nranks = w,
                                                     .root = roots[ri],
                                                     .rank = r,
-                                                    .count = counts[ci]};
-                            size_t n = coll_recv_count((enum coll)c, w, q.count, r, q.root);
-                            for (size_t j = 0; j < n; j++) {
-                                float want = pattern_expected((enum coll)c, (enum redop)op, w,
-                                                              q.count, q.root, r, j);
-                                float got = cvk_pattern_expected(q, j);
-                                if (!same_bits(got, want))
+                                                    .count = count};
+                            assert_int_equal(coll_recv_count((enum coll)c, w, count, r, q.root),
+                                             nrecv[r]);
+                            assert_int_equal(cvk_recv_count(c, w, count, r, q.root), nrecv[r]);
+                            for (size_t j = 0; j < nrecv[r]; j++) {
+                                float want = out[r][j];
+                                float core = pattern_expected((enum coll)c, (enum redop)op, w,
+                                                              count, q.root, r, j);
+                                float kern = cvk_pattern_expected(q, j);
+                                if (!same_bits(core, want) || !same_bits(kern, want))
                                     fail_msg("%s %s W=%d root %d rank %d count %zu j %zu: "
-                                             "kernels %.9g, core %.9g",
+                                             "core %.9g, kernels %.9g, oracle %.9g",
                                              coll_name((enum coll)c),
-                                             redop_name((enum redop)op), w, q.root, r, q.count,
-                                             j, got, want);
+                                             redop_name((enum redop)op), w, q.root, r, count, j,
+                                             core, kern, want);
                                 compared++;
                             }
                         }
+                    }
                 }
+    for (int r = 0; r < CV_MAX_RANKS; r++)
+        test_free(out[r]);
     /* Every collective produced output somewhere: the loops really compared elements. */
     assert_true(compared > 100000);
+}
+
+/* The oracle itself, on values worked out by hand (so a slip in it cannot hide one in
+ * the code): W = 3, count = 2, sum. Rank q's inputs: q=0: -5 -2 1 4 -4 -1; q=1: 2 -6+11..
+ * v(q, i) = (7q + 3i) mod 11: q=0: 0 3 6 9 1 4 -> -5 -2 1 4 -4 -1; q=1: 7 10 2 5 8 0 ->
+ * 2 5 -3 0 3 -5; q=2: 3 6 9 1 4 7 -> -2 1 4 -4 -1 2. */
+static void test_oracle_by_hand(void **state)
+{
+    (void)state;
+    float b0[6], b1[6], b2[6], *out[3] = {b0, b1, b2};
+    size_t nrecv[3];
+    oracle_collective(COLL_ALL_REDUCE, OP_SUM, 3, 2, 0, out, nrecv);
+    assert_int_equal(nrecv[2], 2);
+    assert_true(same_bits(b2[0], -5.0f + 2.0f - 2.0f) && same_bits(b2[1], -2.0f + 5.0f + 1.0f));
+    oracle_collective(COLL_REDUCE_SCATTER, OP_MAX, 3, 2, 0, out, nrecv);
+    assert_true(same_bits(b1[0], 4.0f) &&
+                same_bits(b1[1], 4.0f)); /* max(1,-3,4), max(4,0,-4) */
+    oracle_collective(COLL_ALL_TO_ALL, OP_SUM, 3, 2, 0, out, nrecv);
+    assert_int_equal(nrecv[0], 6);
+    /* rank 2 gets block 2 of ranks 0, 1, 2: (-4 -1) (3 -5) (-1 2) */
+    const float a2a[6] = {-4, -1, 3, -5, -1, 2};
+    for (int j = 0; j < 6; j++)
+        assert_true(same_bits(b2[j], a2a[j]));
+    oracle_collective(COLL_GATHER, OP_SUM, 3, 2, 1, out, nrecv);
+    assert_int_equal(nrecv[0], 0);
+    assert_int_equal(nrecv[1], 6);
+    const float g[6] = {-5, -2, 2, 5, -2, 1};
+    for (int j = 0; j < 6; j++)
+        assert_true(same_bits(b1[j], g[j]));
+    oracle_collective(COLL_SCATTER, OP_SUM, 3, 2, 2, out, nrecv);
+    assert_true(same_bits(b1[0], 4.0f) && same_bits(b1[1], -4.0f)); /* root 2's block 1 */
+    oracle_collective(COLL_ALL_REDUCE, OP_AVG, 3, 2, 0, out, nrecv);
+    assert_true(same_bits(b0[1], 4.0f / 3.0f));
+    oracle_collective(COLL_ALL_REDUCE, OP_PROD, 3, 2, 0, out, nrecv);
+    /* v mod 3 for i = 0: 0, 7 -> 1, 3 -> 0: 0.5 * 1 * 0.5 */
+    assert_true(same_bits(b0[0], 0.25f));
 }
 
 /* The formula's values worked out by hand: v = (7*rank + 3*(i mod 11)) mod 11, then v - 5,
@@ -268,9 +311,9 @@ static void test_ref_adamw(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pattern_value_equals_core),
-        cmocka_unit_test(test_recv_count_equals_core),
-        cmocka_unit_test(test_pattern_expected_equals_core),
+        cmocka_unit_test(test_oracle_by_hand),
+        cmocka_unit_test(test_pattern_value_equals_oracle),
+        cmocka_unit_test(test_pattern_expected_equals_oracle),
         cmocka_unit_test(test_pattern_value_by_hand),
         cmocka_unit_test(test_pattern_expected_equals_reference),
         cmocka_unit_test(test_pattern_matches),

@@ -550,6 +550,13 @@ static int cpu_pool_do(struct cpu_state *st, const struct cpu_cmd *c, char *err,
     if (rc == CV_ETIMEOUT || rc == CV_ECANCELLED || aborted || cancel_sent)
         cpu_barrier_reset(&pl->bar); /* every rank is idle again */
     if (aborted && rc == CV_OK) rc = CV_ETIMEOUT;
+    /* Said here, once, for every caller (measure, its auto trial, run_small): a timeout
+     * names itself and the deadline it missed. */
+    if (rc == CV_ETIMEOUT && c->kind == CPU_CMD_RUN && c->plan)
+        cv_err(err, errlen, rc,
+               "timed out: %s on %d CPU threads, a rank waited longer than the deadline of "
+               "%.3g s for a slice or at the barrier; run aborted",
+               coll_name(c->plan->coll), pl->nranks, c->timeout_s);
     return rc;
 }
 
@@ -901,6 +908,29 @@ static int cpu_max_ranks(struct backend *b)
     return CV_MAX_RANKS;
 }
 
+#ifdef CV_TEST_HOOKS
+/* Test hook, compiled only into the test builds (`make test` adds -DCV_TEST_HOOKS to the
+ * ASan+UBSan build, build/asan; the program `make` builds and `make install` installs never
+ * has it, and install refuses a binary carrying the marker below). It exists so the tests
+ * can see the #wrong count fail: with CV_TEST_CORRUPT=RANK:ELEM in the environment, the
+ * check run's result on rank RANK gets element ELEM of its receive buffer changed (+1)
+ * before it is counted, so #wrong must come out as exactly 1. An environment variable
+ * rather than an API call so that the same hook reaches the backend through `collviz
+ * bench` and through the visualizer's measured panel. Without the define the variable is
+ * never read (tests/unit/test_cpu_backend.c checks that too). */
+__attribute__((used)) static const char cv_test_hooks_marker[] = "collviz-test-hooks:built-in";
+
+static void cpu_test_corrupt(struct cpu_pool *pl, const struct plan *p)
+{
+    const char *e = getenv("CV_TEST_CORRUPT");
+    int r;
+    size_t j;
+    if (!e || sscanf(e, "%d:%zu", &r, &j) != 2 || r < 0 || r >= p->nranks) return;
+    if (j >= coll_recv_count(p->coll, p->nranks, p->count, r, p->root)) return;
+    pl->buf[r][coll_out_off(p->coll, p->nranks, p->count, r) + j] += 1.0f;
+}
+#endif
+
 static int cpu_measure(struct backend *b, const struct bench_params *bp,
                        struct bench_result *res, volatile int *cancel, char *err, size_t errlen)
 {
@@ -966,6 +996,9 @@ static int cpu_measure(struct backend *b, const struct bench_params *bp,
                              .timeout_s = tmo,
                              .cancel = cancel};
         if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto fail;
+#ifdef CV_TEST_HOOKS
+        cpu_test_corrupt(st->pool, pp); /* every rank is idle between commands */
+#endif
         c = (struct cpu_cmd){.kind = CPU_CMD_COUNT, .plan = pp, .cancel = cancel};
         if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto fail;
         wrong = 0;
@@ -1001,13 +1034,7 @@ static int cpu_measure(struct backend *b, const struct bench_params *bp,
     goto out;
 
 fail:
-    if (rc == CV_ETIMEOUT && st->pool)
-        cv_err(err, errlen, rc,
-               "%s on %d CPU threads: a rank waited more than %.3g s for a "
-               "slice or at the barrier; run aborted",
-               coll_name(bp->coll), W, tmo);
-    else if (rc == CV_ECANCELLED)
-        cv_err(err, errlen, rc, "cancelled");
+    if (rc == CV_ECANCELLED) cv_err(err, errlen, rc, "cancelled");
 out:
     /* An abandoned pool's stuck rank may still read the plan: leak it with the pool. */
     if (st->abandoned == abandoned_before) {
@@ -1049,12 +1076,7 @@ static int cpu_run_small(struct backend *b, const struct plan *p, float *const *
     if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto out;
     c = (struct cpu_cmd){
         .kind = CPU_CMD_RUN, .plan = pp, .sched = &g->sched, .warmup = 1, .timeout_s = tmo};
-    if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) {
-        if (rc == CV_ETIMEOUT && st->pool)
-            cv_err(err, errlen, rc,
-                   "a CPU rank waited more than %.0f s for a slice or at the barrier", tmo);
-        goto out;
-    }
+    if ((rc = cpu_pool_do(st, &c, err, errlen)) != CV_OK) goto out;
     c = (struct cpu_cmd){.kind = CPU_CMD_STORE, .plan = pp, .recv = recv};
     rc = cpu_pool_do(st, &c, err, errlen);
 out:
@@ -1093,6 +1115,8 @@ void cpu_backend_test_stall(struct backend *b, int rank, double seconds)
 
 const struct backend_ops cpu_backend_ops = {
     .name = "cpu",
+    .kind = BACKEND_CPU,
+    .caps = BACKEND_CAP_EXACT_REDUCTION,
     .open = cpu_open,
     .close = cpu_close,
     .max_ranks = cpu_max_ranks,

@@ -32,6 +32,13 @@
 #include "../../core/util.h"
 #include "../backend.h"
 
+/* The oldest NCCL this backend builds against: ncclGetLastError is from 2.13 (ncclAvg from
+ * 2.10, ncclSend/ncclRecv from 2.7). README.md's Backends table says the same. */
+#if NCCL_VERSION_CODE < NCCL_VERSION(2, 13, 0)
+#error                                                                                         \
+    "collviz's NCCL backend needs NCCL >= 2.13 (ncclGetLastError); build with HAVE_NCCL= or a newer NCCL"
+#endif
+
 /* ncclScatter, ncclGather and ncclAlltoAll exist from NCCL 2.28.3; before that (or when
  * NCCL_BACKEND_FORCE_P2P is defined, so tests/gpu can exercise this path on a new NCCL
  * too) they are built from grouped ncclSend/ncclRecv. */
@@ -118,6 +125,30 @@ void nccl_version_string(int code, char *buf, size_t n)
         patch = code % 100;
     }
     snprintf(buf, n, "%d.%d.%d", major, minor, patch);
+}
+
+/* tests/fakegpu/fake_cuda.c defines it; a real build links no such symbol (weak: NULL). */
+extern const char cv_fakegpu_marker[] __attribute__((weak));
+
+bool nccl_emulated(void)
+{
+    return cv_fakegpu_marker != NULL;
+}
+
+/* " emulated" after each fact the emulation made up, "" on a real GPU. */
+static const char *nccl_emu(void)
+{
+    return nccl_emulated() ? " emulated" : "";
+}
+
+void nccl_build_text(char *buf, size_t n)
+{
+    char ver[24];
+    nccl_version_string(NCCL_VERSION_CODE, ver, sizeof ver);
+    snprintf(buf, n, "compiled against NCCL %s and the CUDA %d.%d runtime%s", ver,
+             CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10,
+             nccl_emulated() ? "; linked with the host emulation (tests/fakegpu), not NCCL"
+                             : "");
 }
 
 static void nccl_cuda_version_string(int v, char *buf, size_t n)
@@ -611,8 +642,9 @@ static void nccl_fill_result(const struct nccl_state *st, const struct bench_par
         r->algo[o + (len < room ? len : room)] = '\0';
     }
     nccl_version_string(st->info.nccl_version, ver, sizeof ver);
-    snprintf(r->how, sizeof r->how, "CUDA events, %d iters after %d warm-up, NCCL %s", p->iters,
-             p->warmup, ver);
+    snprintf(r->how, sizeof r->how, "%s, %d iters after %d warm-up, NCCL %s%s",
+             nccl_emulated() ? "emulated CUDA events (host time, not GPU time)" : "CUDA events",
+             p->iters, p->warmup, ver, nccl_emu());
 }
 
 static int nccl_measure(struct backend *b, const struct bench_params *p,
@@ -788,8 +820,8 @@ static void nccl_describe(struct backend *b, int nranks, char *buf, size_t n)
     nccl_version_string(in->nccl_version, ver, sizeof ver);
     nccl_cuda_version_string(in->cuda_runtime, cuda, sizeof cuda);
     if (nranks < 1 || nranks > in->ngpus) {
-        snprintf(buf, n, "%d ranks requested, only %d GPU%s (NCCL %s, CUDA %s)", nranks,
-                 in->ngpus, in->ngpus == 1 ? "" : "s", ver, cuda);
+        snprintf(buf, n, "%d ranks requested, only %d GPU%s (NCCL %s%s, CUDA %s%s)", nranks,
+                 in->ngpus, in->ngpus == 1 ? "" : "s", ver, nccl_emu(), cuda, nccl_emu());
         return;
     }
     /* "2 ranks = 2 × NVIDIA H200"; mixed GPUs as runs: "1 × NVIDIA A100 + 2 × NVIDIA H100" */
@@ -802,7 +834,8 @@ static void nccl_describe(struct backend *b, int nranks, char *buf, size_t n)
                               in->gpu[g].name);
         g += run;
     }
-    if (o < n) snprintf(buf + o, n - o, " (NCCL %s, CUDA %s)", ver, cuda);
+    if (o < n)
+        snprintf(buf + o, n - o, " (NCCL %s%s, CUDA %s%s)", ver, nccl_emu(), cuda, nccl_emu());
 }
 
 static void nccl_rank_label(struct backend *b, int rank, char *buf, size_t n)
@@ -816,6 +849,8 @@ static void nccl_rank_label(struct backend *b, int rank, char *buf, size_t n)
 
 const struct backend_ops nccl_backend_ops = {
     .name = "nccl",
+    .kind = BACKEND_NCCL,
+    .caps = BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_NCCL_ENV,
     .open = nccl_open,
     .close = nccl_close,
     .max_ranks = nccl_max_ranks,
@@ -856,19 +891,21 @@ int nccl_backend_info(const struct backend *b, char *buf, size_t n)
     nccl_cuda_version_string(in->cuda_runtime, rt, sizeof rt);
     nccl_cuda_version_string(in->cuda_driver, drv, sizeof drv);
     size_t o = 0;
+    const char *emu = nccl_emu();
     o = nccl_cat(buf, n, o,
-                 "NCCL %s (built against %s), CUDA runtime %s, driver supports CUDA %s\n", ver,
-                 hver, rt, drv);
+                 "NCCL %s%s (built against %s), CUDA runtime %s%s, driver supports CUDA %s%s\n",
+                 ver, emu, hver, rt, emu, drv, emu);
     if (in->visible_gpus > in->ngpus)
         o = nccl_cat(buf, n, o, "%d GPUs visible, the first %d used\n", in->visible_gpus,
                      in->ngpus);
     for (int g = 0; g < in->ngpus; g++) {
         format_size(in->gpu[g].mem_total, mem, sizeof mem);
-        o = nccl_cat(buf, n, o, "GPU %d: %s, %s, sm_%d%d, PCI %s\n", g, in->gpu[g].name, mem,
-                     in->gpu[g].cc_major, in->gpu[g].cc_minor, in->gpu[g].pci_bus_id);
+        o = nccl_cat(buf, n, o, "GPU %d: %s, %s%s, sm_%d%d%s, PCI %s%s\n", g, in->gpu[g].name,
+                     mem, emu, in->gpu[g].cc_major, in->gpu[g].cc_minor, emu,
+                     in->gpu[g].pci_bus_id, emu);
     }
     if (in->ngpus > 1) {
-        o = nccl_cat(buf, n, o, "peer access (row reads column directly):\n     ");
+        o = nccl_cat(buf, n, o, "peer access%s (row reads column directly):\n     ", emu);
         for (int h = 0; h < in->ngpus; h++)
             o = nccl_cat(buf, n, o, " %3d", h);
         o = nccl_cat(buf, n, o, "\n");

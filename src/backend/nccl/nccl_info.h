@@ -44,6 +44,17 @@ const struct nccl_info *nccl_backend_get_info(const struct backend *b);
  * -1 if b is not an NCCL backend (buf then holds an empty string). */
 int nccl_backend_info(const struct backend *b, char *buf, size_t n);
 
+/* True when this program runs on tests/fakegpu's host emulation of CUDA and NCCL (a test
+ * build, `make FAKEGPU=1`), not on a GPU: every GPU fact printed (versions, driver,
+ * compute capability, timing method) then says "emulated". Found through a weak reference
+ * to the emulation's marker, so a real build has no link to it at all. */
+bool nccl_emulated(void);
+
+/* What this build was compiled against, for when the running NCCL cannot be asked:
+ * "compiled against NCCL 2.28.9 and the CUDA 13.0 runtime" (plus "; linked with the host
+ * emulation" in an emulated build). */
+void nccl_build_text(char *buf, size_t n);
+
 /* "2.28.9" from 22809 (and "2.8.4" from the pre-2.9 encoding 2804). */
 void nccl_version_string(int code, char *buf, size_t n);
 

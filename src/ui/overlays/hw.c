@@ -21,9 +21,6 @@
 #include "../kit/text.h"
 
 #ifdef HAVE_NCCL
-#include <cuda_runtime_api.h>
-#include <nccl.h>
-
 #include "../../backend/nccl/nccl_info.h"
 #endif
 
@@ -186,7 +183,7 @@ static bool hw_why_unavailable(const char *why)
 void hw_panel_note(const struct hw_info *h, bool utf8, char *out, size_t n)
 {
     if (n) out[0] = '\0';
-    if (strcmp(h->in_use, "nccl") == 0 || !h->nccl_why[0]) return;
+    if (backend_kind_of(h->in_use) == BACKEND_NCCL || !h->nccl_why[0]) return;
     char r[240];
     /* Unavailable: the error's name is the point, its explanation is in the overlay. */
     hw_reason(h->nccl_why, hw_why_unavailable(h->nccl_why), r, sizeof r);
@@ -278,10 +275,9 @@ static void hw_machine_lines(const struct hw_info *h, struct hw_out *o)
 static void hw_nccl_build_line(struct hw_out *o)
 {
 #ifdef HAVE_NCCL
-    char ver[24];
-    nccl_version_string(NCCL_VERSION_CODE, ver, sizeof ver);
-    hw_emitf(o, HW_DIM, 2, "compiled against NCCL %s and the CUDA %d.%d runtime", ver,
-             CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    char line[200];
+    nccl_build_text(line, sizeof line);
+    hw_emit(o, HW_DIM, 2, line);
 #else
     (void)o;
 #endif
@@ -290,7 +286,7 @@ static void hw_nccl_build_line(struct hw_out *o)
 static void hw_nccl_lines(const struct hw_info *h, const char *desc, struct hw_out *o)
 {
     const char *dash = o->utf8 ? "\u2014" : "-";
-    if (strcmp(h->in_use, "nccl") == 0) {
+    if (backend_kind_of(h->in_use) == BACKEND_NCCL) {
         hw_emitf(o, HW_HEAD_OK, 0, "nccl: in use %s NCCL runs the collectives on GPUs", dash);
         if (desc && desc[0]) hw_emit(o, HW_TEXT, 2, desc);
         /* nccl_backend_info's lines: versions, GPUs, the peer-access matrix, NCCL_*. */
@@ -316,7 +312,7 @@ static void hw_nccl_lines(const struct hw_info *h, const char *desc, struct hw_o
         hw_nccl_build_line(o);
         hw_emit(o, HW_DIM, 2, "--backend nccl runs it on the GPUs there are");
     } else {
-        if (strcmp(h->requested, "cpu") == 0)
+        if (backend_kind_of(h->requested) == BACKEND_CPU)
             hw_emitf(o, HW_HEAD, 0,
                      "nccl: built, not opened %s --backend cpu asked for the "
                      "CPU ranks",
@@ -341,13 +337,13 @@ int hw_lines(const struct hw_info *h, const char *desc, bool utf8, int width,
     bool nccl_built = false;
     for (const char *const *name = backend_names(); *name; name++) {
         if (name != backend_names()) hw_emit(&o, HW_TEXT, 0, "");
-        if (strcmp(*name, "nccl") == 0) {
+        if (backend_kind_of(*name) == BACKEND_NCCL) {
             nccl_built = true;
             hw_nccl_lines(h, desc, &o);
             continue;
         }
         bool used = strcmp(*name, h->in_use) == 0;
-        if (strcmp(*name, "cpu") == 0) {
+        if (backend_kind_of(*name) == BACKEND_CPU) {
             if (used) {
                 hw_emitf(&o, HW_HEAD_OK, 0, "cpu: in use %s rank threads in this process",
                          dash);

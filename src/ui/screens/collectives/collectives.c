@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../../../core/init.h"
+#include "../../../core/sweep.h"
 #include "../../../core/util.h"
 #include "../../app.h"
 #include "../../kit/text.h"
@@ -330,13 +331,10 @@ static void coll_measure(struct app *a)
     meas_measure_posted(&a->m, worker_post(a->w, &j), &j.params, now_s());
 }
 
-/* The sizes a sweep visits, as the worker counts them. */
+/* The sizes a sweep visits: the worker's own count (core/sweep.h). */
 static int coll_sweep_total(size_t lo, size_t hi, double f)
 {
-    int n = 0;
-    for (double s = (double)lo; s <= (double)hi; s *= f)
-        n++;
-    return n;
+    return (int)sweep_count(&(struct sweep){.min = lo, .max = hi, .factor = f});
 }
 
 static void coll_sweep(struct app *a)
@@ -353,7 +351,7 @@ static void coll_sweep(struct app *a)
     /* The CPU ranks run sliced by default; the same sweep in whole chunks goes beside it
      * (latency-bound sizes on the left, bandwidth-bound on the right). NCCL slices by its
      * own protocol: one sweep. */
-    if (strcmp(a->backend_name, "cpu") == 0) {
+    if (backend_kind_of(a->backend_name) == BACKEND_CPU) {
         j.params.slices = 1;
         meas_whole_posted(&a->m, worker_post(a->w, &j));
     }

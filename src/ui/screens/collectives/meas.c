@@ -162,24 +162,21 @@ void meas_formula(enum coll c, int nranks, size_t bytes, double time_us, bool ut
     char a[32];
     text_gbps(a, sizeof a, algbw);
     int W = nranks;
-    switch (c) {
-    case COLL_ALL_REDUCE:
-        /* The lecture's own accounting: every rank sends and receives 2(W-1)/W of S. */
+    /* The factor's shape comes from the collective's table entry (core/coll.h). */
+    const struct coll_info *ci = coll_info(c);
+    if (ci && ci->busbw_share && ci->busbw_mult == 2.0) {
+        /* all-reduce, the lecture's own accounting: each rank moves 2(W-1)/W of S. */
         snprintf(sym, symlen, "busbw = S%s2(W%s1)/(W%st)", dot, minus, dot);
         snprintf(num, numlen, "= %s%s2%s%d/(%d%s%s) = %s GB/s", s, dot, dot, W - 1, W, dot, t,
                  bw);
-        break;
-    case COLL_BROADCAST:
-    case COLL_REDUCE:
+    } else if (ci && !ci->busbw_share) {
         /* Every byte crosses one link once: no correction. */
         snprintf(sym, symlen, "busbw = algbw%s1", dot);
         snprintf(num, numlen, "= %s GB/s", bw);
-        break;
-    default:
+    } else {
         /* Each rank sends or receives (W-1)/W of S (nccl-tests PERFORMANCE.md). */
         snprintf(sym, symlen, "busbw = algbw%s(W%s1)/W", dot, minus);
         snprintf(num, numlen, "= %s%s%d/%d = %s GB/s", a, dot, W - 1, W, bw);
-        break;
     }
 }
 

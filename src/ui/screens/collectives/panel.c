@@ -22,7 +22,7 @@ static void panel_badge(const struct app *a, struct pline *l)
         /* "cpu ranks" executed the drawn plan itself; another backend ran its own
          * algorithm, and a reduction in its own order may differ in the last bits. */
         pl_add(l, th->role[TH_OK], "%s animation = %s%s", a->g->ok, a->backend_name,
-               strcmp(a->backend_name, "cpu") == 0 ? " ranks" : "");
+               backend_kind_of(a->backend_name) == BACKEND_CPU ? " ranks" : "");
         pl_add(l, th->role[TH_DIM], " (%s)",
                m->inexact ? "within float rounding" : "bit for bit");
         break;
@@ -67,8 +67,8 @@ static void panel_model_params(const struct app *a, enum coll c, int W, struct m
     const struct meas *m = &a->m;
     bool fit = panel_fit(a, &f, err, sizeof err) == CV_OK && m->sweep_params.coll == c &&
                m->sweep[0].nranks == W;
-    mm_choose(fit ? &f : NULL, hier_memcpy_gbs(a), W, strcmp(a->backend_name, "nccl") == 0,
-              a->utf8, mp);
+    mm_choose(fit ? &f : NULL, hier_memcpy_gbs(a), W,
+              (backend_caps_of(a->backend_name) & BACKEND_CAP_GPU) != 0, a->utf8, mp);
 }
 
 /* The model's time and busbw for the measured collective, size and W, labelled "model",
@@ -175,7 +175,7 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
     /* NCCL_ALGO / NCCL_PROTO steer what NCCL measured: say so next to the figures. */
     char env[160];
     hw_nccl_env_text(&a->hw, env, sizeof env);
-    if (env[0] && strcmp(m->row_backend, "nccl") == 0)
+    if (env[0] && (backend_caps_of(m->row_backend) & BACKEND_CAP_NCCL_ENV))
         pl_wrapped(p, th->role[TH_WARN], width, env);
     if (row->nranks != a->sc.nranks)
         pl_wrapped(p, th->role[TH_WARN], width,

@@ -70,7 +70,7 @@ void hier_figures(const struct app *a, struct hier_measured *m)
         return;
     }
     if (h) hier_fig_from(&m->copy, &h->copy);
-    bool nccl = strcmp(a->backend_name, "nccl") == 0;
+    bool nccl = (backend_caps_of(a->backend_name) & BACKEND_CAP_GPU) != 0;
     struct hier_figure *ar = nccl ? &m->nccl : &m->cpu_ar;
     if (nccl)
         hier_fig_na(&m->cpu_ar, "the backend is NCCL (--backend cpu)");

@@ -35,13 +35,14 @@ void par_lecture_of(const struct app *a, struct train_config *c)
 
 bool par_on_gpus(const struct app *a)
 {
-    return strcmp(a->backend_name, "nccl") == 0 && a->sc.nranks <= a->max_ranks;
+    return (backend_caps_of(a->backend_name) & BACKEND_CAP_GPU) && a->sc.nranks <= a->max_ranks;
 }
 
 const char *par_backend_note(const struct app *a)
 {
     if (par_on_gpus(a)) return "nccl";
-    if (strcmp(a->backend_name, "nccl") == 0) return "cpu ranks (more ranks than GPUs)";
+    if (backend_caps_of(a->backend_name) & BACKEND_CAP_GPU)
+        return "cpu ranks (more ranks than GPUs)";
     return "cpu ranks";
 }
 

@@ -1,0 +1,93 @@
+/* json.c - the CLI's JSON writer on top of cJSON (see json.h). */
+#include "json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "core/util.h"
+
+static void cli_json_hooks(void)
+{
+    static bool done;
+    if (done) return;
+    cJSON_Hooks h = {.malloc_fn = xmalloc, .free_fn = free};
+    cJSON_InitHooks(&h);
+    done = true;
+}
+
+/* cJSON returns NULL only when an allocation failed, and xmalloc aborts first; a NULL
+ * here would be a cJSON misuse of ours. */
+static cJSON *cli_json_must(cJSON *item)
+{
+    if (!item) util_fatal("cJSON: could not create an item");
+    return item;
+}
+
+static void cli_json_put(cJSON *parent, const char *key, cJSON *item)
+{
+    cli_json_must(item);
+    cJSON_bool ok =
+        key ? cJSON_AddItemToObject(parent, key, item) : cJSON_AddItemToArray(parent, item);
+    if (!ok) util_fatal("cJSON: could not add '%s'", key ? key : "(array element)");
+}
+
+cJSON *cli_json_object(void)
+{
+    cli_json_hooks();
+    return cli_json_must(cJSON_CreateObject());
+}
+
+cJSON *cli_json_add_object(cJSON *parent, const char *key)
+{
+    cJSON *o = cJSON_CreateObject();
+    cli_json_put(parent, key, o);
+    return o;
+}
+
+cJSON *cli_json_add_array(cJSON *parent, const char *key)
+{
+    cJSON *a = cJSON_CreateArray();
+    cli_json_put(parent, key, a);
+    return a;
+}
+
+void cli_json_num(cJSON *parent, const char *key, double v)
+{
+    cli_json_put(parent, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+void cli_json_real(cJSON *parent, const char *key, double v, int digits)
+{
+    char buf[64];
+    if (isfinite(v)) {
+        snprintf(buf, sizeof buf, "%.*g", digits, v);
+        v = strtod(buf, NULL);
+    }
+    cli_json_num(parent, key, v);
+}
+
+void cli_json_str(cJSON *parent, const char *key, const char *s)
+{
+    cli_json_put(parent, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+void cli_json_bool(cJSON *parent, const char *key, bool v)
+{
+    cli_json_put(parent, key, cJSON_CreateBool(v));
+}
+
+void cli_json_null(cJSON *parent, const char *key)
+{
+    cli_json_put(parent, key, cJSON_CreateNull());
+}
+
+int cli_json_print(FILE *f, cJSON *root)
+{
+    char *text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    if (!text) util_fatal("cJSON: could not print the document");
+    int rc = fputs(text, f) < 0 || fputc('\n', f) == EOF ? -1 : 0;
+    free(text);
+    return rc;
+}
