@@ -397,8 +397,9 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
         /* Without a terminal the screen cannot be drawn nor keys read (and a loop on a
          * closed input would spin): say so instead. */
-        fprintf(stderr, "collviz: the interactive program needs a terminal on stdin and stdout "
-                        "(collviz trace, bench, train and lesson show|list work without one)\n");
+        fprintf(stderr,
+                "collviz: the interactive program needs a terminal on stdin and stdout "
+                "(collviz trace, bench, train and lesson show|list work without one)\n");
         if (a->w) worker_stop(a->w);
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
         app_free(a);

@@ -300,7 +300,7 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
         ll_text(v, th->role[TH_DIM], width, "", "", "Enter submits, Esc cancels");
     } else if (!st->graded && !st->gave_up) {
         ll_text(v, th->role[TH_DIM], width, "", "",
-                "Enter: answer   H: hint   S: give up and see the answer");
+                "Enter: answer, H: hint, S: give up (shows the answer)");
     }
     if (st->graded) {
         attr_t at = st->verdict_kind == EX_RIGHT   ? th->role[TH_OK]
@@ -311,7 +311,7 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
         ll_text(v, at, width, lead, "  ", st->verdict);
         if (!st->right && !st->gave_up)
             ll_text(v, th->role[TH_DIM], width, "", "",
-                    "Enter: try again   H: hint   S: give up");
+                    "Enter: try again, H: hint, S: give up");
     }
     if (st->right || st->gave_up) {
         char exp[600];
@@ -516,7 +516,10 @@ void lesson_help(const struct app *a, struct plines *p, int width)
                    3);
     char t[300];
     const struct lesson_ui *u = lesson_ui_of(a);
-    snprintf(t, sizeof t, "progress  saved after every slide and answer%s",
-             u && u->have_prog ? " in $XDG_STATE_HOME/collviz/progress" : " (not kept here)");
+    if (u && u->have_prog)
+        snprintf(t, sizeof t, "progress  saved after every slide and answer in %.200s",
+                 u->prog.path);
+    else
+        snprintf(t, sizeof t, "progress  not kept here (no $XDG_STATE_HOME or $HOME)");
     pl_wrapped_max(p, A_NORMAL, width, t, 2);
 }
