@@ -502,7 +502,7 @@ void lesson_draw(struct app *a, struct rect r)
         overlay_too_small(a, r, 10, 40);
         return;
     }
-    if (u->in_list || !u->L)
+    if (u->in_list || !u->L || u->L->nslides == 0)
         draw_list(a, r);
     else
         draw_slide(a, r);
