@@ -394,6 +394,10 @@ static void draw_list(struct app *a, struct rect r)
         int yy = y + (int)(i - top);
         if (sel) draw_fill((struct rect){yy, r.x + 1, 1, r.w - 2}, A_REVERSE);
         int rw = text_width(right);
+        if (r.w - rw - 5 < 16) { /* narrow: the progress in short */
+            snprintf(right, sizeof right, "%zu/%zu %zu/%zu", seen, L->nslides, solved, nex);
+            rw = text_width(right);
+        }
         char title[400];
         snprintf(title, sizeof title, "%s %s", sel ? a->g->play : " ",
                  L->title ? L->title : L->id);
