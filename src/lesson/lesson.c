@@ -998,6 +998,7 @@ struct md {
     int title_first_line, title_last_line;
     struct sbuf html; /* raw HTML being collected (a comment may come in pieces) */
     size_t html_off;
+    const char *html_end; /* end of the last raw HTML piece in the source */
     struct sbuf notes;
     /* byte ranges (in text) to delete from the slide's Markdown: notes */
     size_t (*cut)[2];
@@ -1061,6 +1062,13 @@ static void md_add_span(struct md *m, const char *s, size_t n, unsigned style, b
         hard = true;
         m->pending_break = false;
     }
+    /* a space where a cut comment met a space: one is enough */
+    if (!hard && n && s[0] == ' ' && b->nspans) {
+        const char *prev = b->spans[b->nspans - 1].text;
+        size_t pl = strlen(prev);
+        if (pl && prev[pl - 1] == ' ') s++, n--;
+    }
+    if (!n && !hard) return;
     /* merge with the previous span of the same style */
     if (!hard && b->nspans && b->spans[b->nspans - 1].style == style) {
         struct lesson_span *sp = &b->spans[b->nspans - 1];
@@ -1104,7 +1112,8 @@ static void md_html_flush(struct md *m, bool final)
                     n--;
                 if (m->notes.n) sb_add(&m->notes, "\n");
                 if (!m->S->notes_line) m->S->notes_line = line_of(m->c, m->base + m->html_off);
-                sb_addn(&m->notes, body, n);
+                for (size_t i = 0; i < n; i++) /* CRLF files: notes end lines with '\n' */
+                    if (body[i] != '\r') sb_addn(&m->notes, body + i, 1);
             }
             size_t used = (size_t)(end - h) + (*end ? 3 : 0);
             GROW(m->cut, m->ncut, m->cutcap);
@@ -1336,19 +1345,23 @@ static size_t decode_entity(const char *s, size_t n, char *out)
 static int md_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size, void *ud)
 {
     struct md *m = ud;
+    bool in_src = text >= m->text && text + size <= m->text + m->len;
     if (type == MD_TEXT_HTML) {
+        /* the buffer is always the exact source from html_off on (line ends, quote marks
+         * and all), so the byte ranges cut from the Markdown are exact */
+        if (!in_src && m->html.n && m->html_end)
+            return 0; /* md4c's own "\n" between lines: the source's line end comes next */
         if (!m->html.n)
-            m->html_off =
-                (text >= m->text && text <= m->text + m->len) ? (size_t)(text - m->text) : 0;
+            m->html_off = in_src ? (size_t)(text - m->text) : 0;
+        else if (in_src && m->html_end && text > m->html_end)
+            sb_addn(&m->html, m->html_end, (size_t)(text - m->html_end));
         sb_addn(&m->html, text, size);
+        m->html_end = in_src ? text + size : NULL;
         md_html_flush(m, false);
         return 0;
     }
-    /* a comment may be open across a soft break: keep it whole */
-    if (m->html.n && type == MD_TEXT_SOFTBR) {
-        sb_add(&m->html, "\n");
-        return 0;
-    }
+    /* a comment may be open across a soft break: the next piece brings the line end */
+    if (m->html.n && type == MD_TEXT_SOFTBR) return 0;
     md_html_flush(m, true);
     char ent[8];
     const char *s = text;
@@ -1489,7 +1502,8 @@ static void parse_narration(struct ctx *c, struct lesson_slide *S, char *text, s
                 sb_add(&md, "\n");
         } else {
             for (size_t k = i; k < j; k++)
-                if (text[k] != '\x01') sb_addn(&md, text + k, 1);
+                if (text[k] != '\x01' && !(text[k] == '\r' && k + 1 == j))
+                    sb_addn(&md, text + k, 1);
             sb_add(&md, "\n");
         }
         i = j + 1;

@@ -44,6 +44,7 @@ PY=$(find_python) || { apt_install python3-pyte python3-pil && PY=$(find_python)
 [ -f "$FONT" ] || { echo "screenshots: no $FONT (fonts-dejavu-core)" >&2; exit 1; }
 
 mkdir -p "$OUT"
+STATE=$(mktemp -d)
 SOCK="collviz-shots-$$"
 tm() { tmux -L "$SOCK" "$@"; }
 # Kill the current server and remove its socket file (kill-server can leave it behind).
@@ -51,7 +52,7 @@ tm_kill() {
     tmux -L "$SOCK" kill-server 2>/dev/null || true
     rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$SOCK"
 }
-trap tm_kill EXIT
+trap 'tm_kill; rm -rf "$STATE"' EXIT
 
 wait_for() { # TEXT SECONDS
     local end=$(($(date +%s) + $2))
@@ -68,8 +69,12 @@ shot() {
     local name=$1 args=$2 ready=$3 keys=${4:-} after=${5:-} secs=${6:-30}
     tm_kill
     SOCK="collviz-shots-$$-$name"
+    # the lesson player takes its options after "lesson"; its progress goes to a
+    # throw-away folder, so a shot never resumes where a student left off
+    local cmd="$BIN --backend cpu $args"
+    case $args in lesson*) cmd="$BIN $args --backend cpu" ;; esac
     tm -f /dev/null new-session -d -x $COLS -y $ROWS -s shot \
-        "env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 $BIN --backend cpu $args; sleep 600"
+        "env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 XDG_STATE_HOME=$STATE $cmd; sleep 600"
     tm set-option -t shot status off >/dev/null
     wait_for "$ready" 60 || return 1
     if [ -n "$keys" ]; then
@@ -144,4 +149,10 @@ shot_present() {
     rm -rf "$xdg"
 }
 shot_present || fail=1
+# The lesson player: a slide beside its scene, and an exercise graded (the lecture's
+# problem 1 from lessons/13, answered right).
+shot lesson_slide "lesson $HERE/../../lessons/05-allreduce-is-rs-plus-ag.md" "slide 1/" n \
+    "slide 2/" || fail=1
+shot lesson_exercise "lesson $HERE/../../lessons/13-check-yourself.md" "slide 1/" \
+    "n Enter 4 1 9 . 4 Space G B / s Enter" "right: 419.4" || fail=1
 exit $fail

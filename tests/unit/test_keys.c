@@ -89,6 +89,8 @@ static void test_names(void **state)
     assert_string_equal(keys_name('q', true, b, sizeof b), "q");
     keys_row_names(&keys_table()[ACT_NEXT], false, names, sizeof names);
     assert_string_equal(names, "Right l PgDn");
+    keys_row_names(&keys_table()[ACT_ANSWER], true, names, sizeof names);
+    assert_string_equal(names, "Enter"); /* three key codes, one name */
 }
 
 static void test_bar(void **state)

@@ -298,6 +298,53 @@ static void test_defaults_without_front_matter(void **state)
     lesson_errors_free(&e);
 }
 
+/* A file with CRLF line ends reads exactly like the same file with LF. */
+static void test_crlf(void **state)
+{
+    (void)state;
+    char *crlf = xmalloc(2 * sizeof example);
+    size_t n = 0;
+    for (const char *p = example; *p; p++) {
+        if (*p == '\n') crlf[n++] = '\r';
+        crlf[n++] = *p;
+    }
+    crlf[n] = '\0';
+    struct lesson A, B;
+    parse_ok(example, &A);
+    parse_ok(crlf, &B);
+    assert_int_equal(A.nslides, B.nslides);
+    for (size_t s = 0; s < A.nslides; s++) {
+        const struct lesson_slide *a = &A.slides[s], *b = &B.slides[s];
+        assert_string_equal(a->title, b->title);
+        assert_int_equal(a->title_line, b->title_line);
+        assert_string_equal(a->markdown, b->markdown);
+        if (a->notes) assert_string_equal(a->notes, b->notes);
+        assert_int_equal(a->nblocks, b->nblocks);
+        for (size_t k = 0; k < a->nblocks; k++) {
+            char ta[300], tb[300];
+            block_text(&a->blocks[k], ta, sizeof ta);
+            block_text(&b->blocks[k], tb, sizeof tb);
+            assert_string_equal(ta, tb);
+            assert_int_equal(a->blocks[k].line, b->blocks[k].line);
+        }
+        assert_int_equal(a->nex, b->nex);
+        for (size_t e = 0; e < a->nex; e++) {
+            assert_string_equal(a->ex[e].id, b->ex[e].id);
+            assert_int_equal(a->ex[e].line, b->ex[e].line);
+            assert_true(a->ex[e].answer == b->ex[e].answer);
+            if (a->ex[e].prompt) assert_string_equal(a->ex[e].prompt, b->ex[e].prompt);
+        }
+        char sa[512], sb[512];
+        scene_format(&a->scene, sa, sizeof sa);
+        scene_format(&b->scene, sb, sizeof sb);
+        assert_string_equal(sa, sb);
+        assert_int_equal(a->has_scene, b->has_scene);
+    }
+    lesson_free(&A);
+    lesson_free(&B);
+    free(crlf);
+}
+
 /* ---- errors at their lines -------------------------------------------------------------- */
 
 #define EX_HEAD "```exercise\nid: q\ntype: number\nprompt: p\n"
@@ -621,6 +668,7 @@ int main(void)
         cmocka_unit_test(test_example_scene),
         cmocka_unit_test(test_example_exercises),
         cmocka_unit_test(test_defaults_without_front_matter),
+        cmocka_unit_test(test_crlf),
         cmocka_unit_test(test_errors_at_their_lines),
         cmocka_unit_test(test_all_errors_collected),
         cmocka_unit_test(test_nul_and_limits),

@@ -76,6 +76,11 @@ const char *keys_name(int ch, bool utf8, char *buf, int n)
     case 27:
         s = "Esc";
         break;
+    case '\r':
+    case '\n':
+    case KEY_ENTER:
+        s = "Enter";
+        break;
     default:
         break;
     }
@@ -93,8 +98,12 @@ const char *keys_name(int ch, bool utf8, char *buf, int n)
 void keys_row_names(const struct key_row *row, bool utf8, char *buf, int n)
 {
     buf[0] = '\0';
+    char prev[16] = "";
     for (const int *k = row->keys; *k; k++) {
         char one[16];
+        keys_name(*k, utf8, one, sizeof one);
+        if (strcmp(one, prev) == 0) continue; /* Enter is three codes, one name */
+        snprintf(prev, sizeof prev, "%s", one);
         size_t l = strlen(buf);
         snprintf(buf + l, (size_t)n - l, "%s%s", l ? " " : "",
                  keys_name(*k, utf8, one, sizeof one));

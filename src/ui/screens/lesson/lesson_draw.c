@@ -300,7 +300,7 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
         ll_text(v, th->role[TH_DIM], width, "", "", "Enter submits, Esc cancels");
     } else if (!st->graded && !st->gave_up) {
         ll_text(v, th->role[TH_DIM], width, "", "",
-                "Enter: answer   H: hint   S: give up and see the answer");
+                "Enter: answer, H: hint, S: give up (shows the answer)");
     }
     if (st->graded) {
         attr_t at = st->verdict_kind == EX_RIGHT   ? th->role[TH_OK]
@@ -311,7 +311,7 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
         ll_text(v, at, width, lead, "  ", st->verdict);
         if (!st->right && !st->gave_up)
             ll_text(v, th->role[TH_DIM], width, "", "",
-                    "Enter: try again   H: hint   S: give up");
+                    "Enter: try again, H: hint, S: give up");
     }
     if (st->right || st->gave_up) {
         char exp[600];
@@ -394,6 +394,10 @@ static void draw_list(struct app *a, struct rect r)
         int yy = y + (int)(i - top);
         if (sel) draw_fill((struct rect){yy, r.x + 1, 1, r.w - 2}, A_REVERSE);
         int rw = text_width(right);
+        if (r.w - rw - 5 < 16) { /* narrow: the progress in short */
+            snprintf(right, sizeof right, "%zu/%zu %zu/%zu", seen, L->nslides, solved, nex);
+            rw = text_width(right);
+        }
         char title[400];
         snprintf(title, sizeof title, "%s %s", sel ? a->g->play : " ",
                  L->title ? L->title : L->id);
@@ -502,7 +506,7 @@ void lesson_draw(struct app *a, struct rect r)
         overlay_too_small(a, r, 10, 40);
         return;
     }
-    if (u->in_list || !u->L)
+    if (u->in_list || !u->L || u->L->nslides == 0)
         draw_list(a, r);
     else
         draw_slide(a, r);
@@ -516,7 +520,10 @@ void lesson_help(const struct app *a, struct plines *p, int width)
                    3);
     char t[300];
     const struct lesson_ui *u = lesson_ui_of(a);
-    snprintf(t, sizeof t, "progress  saved after every slide and answer%s",
-             u && u->have_prog ? " in $XDG_STATE_HOME/collviz/progress" : " (not kept here)");
+    if (u && u->have_prog)
+        snprintf(t, sizeof t, "progress  saved after every slide and answer in %.200s",
+                 u->prog.path);
+    else
+        snprintf(t, sizeof t, "progress  not kept here (no $XDG_STATE_HOME or $HOME)");
     pl_wrapped_max(p, A_NORMAL, width, t, 2);
 }
