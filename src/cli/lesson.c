@@ -537,8 +537,6 @@ int cli_lesson_main(int argc, char **argv)
         if (strcmp(argv[1], "variant") == 0) return lesson_variant(argc - 1, argv + 1);
         if (strcmp(argv[1], "list") == 0) return lesson_list(argc - 1, argv + 1);
         if (strcmp(argv[1], "export") == 0) return export_html_main(argc - 1, argv + 1);
-        if (argv[1][0] == '-')
-            return cli_usage_error("%s: unknown option (try --help)", argv[1]);
     }
     /* no verb, or a FILE/ID: the interactive player (src/ui/screens/lesson/) */
     return ui_lesson_main(argc, argv);
