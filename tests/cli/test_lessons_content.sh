@@ -118,7 +118,8 @@ v = variant("ddp-sync")
 check(v["params"] == {"params": 1e9, "bytes_per_param": 4, "gbs": 400}, "ddp-sync params %r" % v["params"])
 check(abs(v["answer"] - 20) < 1e-9 and v["units"] == "ms", "ddp-sync answer %r %r" % (v["answer"], v["units"]))
 v = variant("tp-vs-ddp")
-check(v["params"]["b"] == 128 and v["params"]["d"] == 1024, "tp-vs-ddp params %r" % v["params"])
+check(v["params"]["L"] == 4 and v["params"]["B"] == 128 and v["params"]["D"] == 1024,
+      "tp-vs-ddp params %r" % v["params"])
 check(abs(v["answer"] - 8) < 1e-9 and v["units"] == "x", "tp-vs-ddp answer %r %r" % (v["answer"], v["units"]))
 if "rs-then-ag" in exercises:
     f, s, e = exercises["rs-then-ag"]
