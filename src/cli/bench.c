@@ -528,7 +528,7 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                 fflush(stderr);
             }
             struct job j = {.kind = JOB_MEASURE};
-            j.params = (struct bench_params){
+            j.measure.params = (struct bench_params){
                 .coll = c,
                 .algo = o.algo,
                 .algo_auto = o.algo_auto,
@@ -571,7 +571,8 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                 exit_rc = bad_input ? 2 : 1;
                 break;
             }
-            rows[nrows] = (struct bench_row){.coll = c, .op = o.op, .root = o.root, .r = r.row};
+            rows[nrows] =
+                (struct bench_row){.coll = c, .op = o.op, .root = o.root, .r = r.measure};
             nrows++;
             if (o.json) continue;
             if (!header) {
@@ -583,8 +584,8 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                              coll_busbw_factor(c, o.ranks));
                 /* The backend's own auto note is about the first row; the algo column
                  * says what ran at each size. */
-                char how[sizeof r.row.how];
-                snprintf(how, sizeof how, "%s", r.row.how);
+                char how[sizeof r.measure.how];
+                snprintf(how, sizeof how, "%s", r.measure.how);
                 char *autonote = strstr(how, "; auto:");
                 if (autonote)
                     snprintf(autonote, sizeof how - (size_t)(autonote - how),
@@ -600,21 +601,21 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                 header = true;
             }
             char wrong[24];
-            if (r.row.wrong < 0)
+            if (r.measure.wrong < 0)
                 snprintf(wrong, sizeof wrong, "N/A");
             else
-                snprintf(wrong, sizeof wrong, "%ld", r.row.wrong);
-            printf("%12zu %12zu %6s %6s %5d %7s %11.1f %12.3f %12.3f %7s\n", r.row.bytes,
-                   r.row.count, "float", coll_reduces(c) ? redop_name(o.op) : "none",
-                   coll_is_rooted(c) ? o.root : -1, r.row.algo, r.row.time_us, r.row.algbw,
-                   r.row.busbw, wrong);
+                snprintf(wrong, sizeof wrong, "%ld", r.measure.wrong);
+            printf("%12zu %12zu %6s %6s %5d %7s %11.1f %12.3f %12.3f %7s\n", r.measure.bytes,
+                   r.measure.count, "float", coll_reduces(c) ? redop_name(o.op) : "none",
+                   coll_is_rooted(c) ? o.root : -1, r.measure.algo, r.measure.time_us,
+                   r.measure.algbw, r.measure.busbw, wrong);
             if (c == COLL_ALL_REDUCE && si == nsizes - 1) {
                 int W = o.ranks;
-                double ms = r.row.time_us / 1e3;
-                double gbs = (double)r.row.bytes * 2.0 * (W - 1) / (W * ms * 1e-3) / 1e9;
+                double ms = r.measure.time_us / 1e3;
+                double gbs = (double)r.measure.bytes * 2.0 * (W - 1) / (W * ms * 1e-3) / 1e9;
                 printf("# lecture: size*2(W-1)/(W*duration) = %zu B * 2*%d / (%d * %.4g ms) = "
                        "%.3g GB/s (= busbw)\n",
-                       r.row.bytes, W - 1, W, ms, gbs);
+                       r.measure.bytes, W - 1, W, ms, gbs);
             }
             fflush(stdout);
         }

@@ -242,21 +242,20 @@ static int ui_open_backend(struct app *a, const char *name)
         rc = backend_open("cpu", &b, err, sizeof err, NULL, 0);
     }
     /* Why NCCL was passed over is shown by the panel's nccl line and the b overlay. */
-    hw_record_backend(&a->hw, name, rc == CV_OK ? b : NULL, why);
     if (rc != CV_OK) {
+        hw_record_backend(&a->hw, name, NULL, why);
         snprintf(a->backend_note, sizeof a->backend_note, "no backend: %s (animation only)",
                  err);
         return -1;
     }
-    snprintf(a->backend_name, sizeof a->backend_name, "%s", b->ops->name);
-    a->max_ranks = b->ops->max_ranks(b);
-    a->w = worker_start(b, err, sizeof err);
-    if (!a->w) {
+    struct worker *w = worker_start(b, err, sizeof err);
+    if (!w) {
         backend_close(b);
-        a->max_ranks = 0;
-        a->hw.in_use[0] = '\0';
+        hw_record_backend(&a->hw, name, NULL, why);
         snprintf(a->backend_note, sizeof a->backend_note, "no worker: %s (animation only)",
                  err);
+    } else {
+        app_use_worker(a, w, name, why);
     }
     return -1;
 }
@@ -351,8 +350,10 @@ static void ui_loop(struct app *a, const sigset_t *waitmask)
         }
         if (a->w) {
             struct result r;
-            while (worker_poll(a->w, &r))
+            while (worker_poll(a->w, &r)) {
                 if (app_result(a, &r)) dirty = true;
+                result_free(&r);
+            }
         }
         if (app_tick(a, now_s())) dirty = true;
         if (rc == 0) dirty = true; /* a timed refresh: the running job's clock */
