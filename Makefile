@@ -197,26 +197,34 @@ $(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIB) $(CONFIG)
 gpu-test: $(BIN) $(if $(HAVE_NCCL),$(GPU_TEST_BIN))
 	BUILD=$(BUILD) bash tests/gpu/run.sh $(BIN)
 
-# libFuzzer on the lesson parser and formulas (tests/fuzz/fuzz_lesson.c): the library is
-# built again with clang and -fsanitize=fuzzer-no-link,address,undefined in $(BUILD)/fuzz.
-# `make fuzz` runs it for FUZZ_SECONDS (default 600) on a copy of tests/fuzz/corpus;
-# tests/fuzz/run.sh (part of `make test`) runs it briefly.
+# libFuzzer on the lesson parser and formulas (tests/fuzz/fuzz_lesson.c) and on the job
+# protocol's decoder (tests/fuzz/fuzz_proto.c): the library is built again with clang and
+# -fsanitize=fuzzer-no-link,address,undefined in $(BUILD)/fuzz. `make fuzz` runs each for
+# FUZZ_SECONDS (default 600) on a copy of its corpus (tests/fuzz/corpus, corpus_proto);
+# tests/fuzz/run.sh (part of `make test`) runs them briefly.
 FUZZ_CC      ?= clang
 FUZZ_CFLAGS  := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
                 -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
 fuzz-build:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz HAVE_NCCL= CC=$(FUZZ_CC) \
-	    CFLAGS="$(FUZZ_CFLAGS)" $(BUILD)/fuzz/fuzz_lesson
+	    CFLAGS="$(FUZZ_CFLAGS)" $(BUILD)/fuzz/fuzz_lesson $(BUILD)/fuzz/fuzz_proto
 
 $(BUILD)/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(LIB) $(CONFIG)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
 
+# The job protocol's decoder (src/worker/proto.c), seeded with tests/fuzz/corpus_proto.
+$(BUILD)/fuzz_proto: tests/fuzz/fuzz_proto.c $(LIB) $(CONFIG)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+
 fuzz: fuzz-build
-	@mkdir -p $(BUILD)/fuzz/corpus
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus_proto
 	cp -n tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/ 2>/dev/null || true
+	cp -n tests/fuzz/corpus_proto/* $(BUILD)/fuzz/corpus_proto/ 2>/dev/null || true
 	$(BUILD)/fuzz/fuzz_lesson -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 \
 	    -rss_limit_mb=2048 $(BUILD)/fuzz/corpus
+	$(BUILD)/fuzz/fuzz_proto -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    -rss_limit_mb=2048 $(BUILD)/fuzz/corpus_proto
 
 # The emulation's marker (tests/fakegpu/fake_cuda.c) and the test hooks' (CV_TEST_HOOKS)
 # must not be in an installed program.

@@ -70,7 +70,7 @@ else
         skipped=$((skipped + 1))
     fi
     # The lesson parser under libFuzzer for a few seconds (SKIP without clang).
-    run "fuzz: lesson parser (short run)" env BUILD="$BUILD" bash tests/fuzz/run.sh
+    run "fuzz: lesson parser and job protocol (short run)" env BUILD="$BUILD" bash tests/fuzz/run.sh
     for s in tests/cli/*.sh; do
         [ -f "$s" ] && run "cli: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
     done

@@ -464,6 +464,13 @@ static void worker_set_lost(struct worker *w, const char *why)
     pthread_mutex_unlock(&w->mu);
 }
 
+static uint64_t worker_enqueue(struct worker *w, const struct job *j, uint64_t id);
+
+void worker_post_id(struct worker *w, const struct job *j)
+{
+    worker_enqueue(w, j, j->id ? j->id : (uint64_t)-1);
+}
+
 uint64_t worker_post(struct worker *w, const struct job *j)
 {
     if (w->remote) {
@@ -480,11 +487,17 @@ uint64_t worker_post(struct worker *w, const struct job *j)
         free(m);
         return id;
     }
+    return worker_enqueue(w, j, 0);
+}
+
+/* Local workers: queue j under id (0: the next of this worker's own). */
+static uint64_t worker_enqueue(struct worker *w, const struct job *j, uint64_t id)
+{
     struct worker_job *n = xmalloc(sizeof *n);
     n->job = *j;
     n->next = NULL;
     pthread_mutex_lock(&w->mu);
-    uint64_t id = w->next_id++;
+    if (!id) id = w->next_id++;
     n->job.id = id;
     if (w->jtail)
         w->jtail->next = n;
@@ -586,6 +599,11 @@ void worker_stop(struct worker *w)
 const char *worker_backend_name(const struct worker *w)
 {
     return w->facts.name;
+}
+
+bool worker_remote(const struct worker *w)
+{
+    return w->remote;
 }
 
 const struct backend_facts *worker_facts(const struct worker *w)

@@ -141,6 +141,8 @@ struct worker *worker_start(struct backend *b, char *err, size_t errlen);
 int worker_fd(const struct worker *w);
 /* Queue a job; returns its id. */
 uint64_t worker_post(struct worker *w, const struct job *j);
+/* serve: queue a job that keeps the id it came with (the remote UI's). */
+void worker_post_id(struct worker *w, const struct job *j);
 /* Drop queued jobs and ask the running one to stop at its next iteration. */
 void worker_cancel(struct worker *w);
 /* Pop one result if any (drains the wake pipe as needed): 1 popped, 0 none. */
@@ -159,6 +161,8 @@ const struct backend_facts *worker_facts(const struct worker *w);
  * closed). */
 struct worker *worker_connect(int fd, const char *token, double timeout_s, char *err,
                               size_t errlen);
+/* True for a worker made by worker_connect. */
+bool worker_remote(const struct worker *w);
 /* Remote workers: true once the job is gone (a rank lost, the connection closed, a
  * malformed message); why says so in one line ("rank 2 lost: ..."). Local: always false. */
 bool worker_lost(struct worker *w, char *why, size_t n);
