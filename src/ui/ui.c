@@ -438,10 +438,12 @@ static bool ui_job_lost(struct app *a)
     launch_stop(ui_launch, 0);
     ui_launch = NULL;
     char lost[240];
-    if (rank >= 0 && !strstr(why, "lost"))
-        snprintf(lost, sizeof lost, "rank %d lost", rank);
-    else
+    if (strstr(why, "lost")) /* the job said which rank itself */
         snprintf(lost, sizeof lost, "%s", why);
+    else if (rank >= 0) /* the launcher's words (mpirun: "process rank 2 ... exited") */
+        snprintf(lost, sizeof lost, "rank %d lost (%.150s)", rank, said);
+    else
+        snprintf(lost, sizeof lost, "job lost (%.200s)", why);
     char err[200];
     struct backend *b = NULL;
     struct worker *w = NULL;

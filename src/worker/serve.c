@@ -181,6 +181,7 @@ struct serve {
     char token[PROTO_TOKEN_MAX]; /* "" on a Unix socket: the socket's mode is the check */
     double hello_timeout_s;
     bool served_one;
+    char shown[300]; /* the address it listens on */
 };
 
 static void serve_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -253,6 +254,8 @@ static bool serve_read(struct serve *s)
             struct proto_msg *f = xcalloc(1, sizeof *f);
             f->type = PROTO_FACTS;
             f->facts = *worker_facts(s->w);
+            snprintf(f->facts.where, sizeof f->facts.where, "collviz serve on %.100s, pid %d",
+                     s->shown, (int)getpid());
             if (proto_send(s->cfd, f, err, sizeof err) != CV_OK)
                 serve_drop(s, err);
             else
@@ -354,6 +357,7 @@ int serve_run(struct backend *b, const struct serve_opts *o)
     sigaction(SIGHUP, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 
+    snprintf(s.shown, sizeof s.shown, "%s", shown);
     printf("collviz serve: listening on %s (backend %s)\n", shown, worker_backend_name(s.w));
     if (s.token[0]) printf("collviz serve: token %s\n", s.token);
     fflush(stdout);
