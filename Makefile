@@ -27,6 +27,12 @@ HAVE_OPENBLAS  ?= $(if $(BLAS_LIBS),1,)
 CJSON_CFLAGS   := $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null)
 # (its -lcjson is in LESSON_LIBS below)
 HAVE_NCCL      ?= $(shell test -x $(NVCC) && test -f $(CUDA_HOME)/include/nccl.h && echo 1)
+# MPI (the mpi backend, src/backend/mpi): built when mpicc answers --showme (Open MPI) or
+# pkg-config knows ompi-c, like nccl-tests' MPI=1; `make HAVE_MPI=` forces it off.
+MPICC          ?= mpicc
+MPI_CFLAGS     := $(shell $(MPICC) --showme:compile 2>/dev/null || $(PKG_CONFIG) --cflags ompi-c 2>/dev/null)
+MPI_LIBS       := $(shell $(MPICC) --showme:link 2>/dev/null || $(PKG_CONFIG) --libs ompi-c 2>/dev/null)
+HAVE_MPI       ?= $(if $(MPI_LIBS),1,)
 # Lessons (src/lesson): md4c reads Markdown, muParser evaluates answer formulas (C++ inside,
 # hence -lstdc++), cJSON writes `collviz lesson ... --format json` and `collviz model`'s
 # JSON. Required.
@@ -83,6 +89,12 @@ ifeq ($(HAVE_NCCL),1)
 else
   BACKENDS := cpu
 endif
+ifeq ($(HAVE_MPI),1)
+  CPPFLAGS += -DHAVE_MPI $(MPI_CFLAGS)
+  SRC_LIB  += $(wildcard src/backend/mpi/*.c)
+  LDLIBS   += $(MPI_LIBS)
+  BACKENDS += mpi
+endif
 
 OBJ_LIB := $(SRC_LIB:%.c=$(BUILD)/obj/%.o) $(CU_SRC:%.cu=$(BUILD)/obj/%.o)
 LIB     := $(BUILD)/libcollviz.a
@@ -105,6 +117,7 @@ CPPFLAGS = $(CPPFLAGS)
 LDLIBS = $(LDLIBS)
 NVCC = $(if $(CU_SRC),$(NVCC) $(NVCC_GENCODE))
 HAVE_NCCL = $(HAVE_NCCL)
+HAVE_MPI = $(HAVE_MPI)
 HAVE_OPENBLAS = $(HAVE_OPENBLAS)
 FAKEGPU = $(FAKEGPU)
 BACKENDS = $(BACKENDS)
@@ -121,7 +134,7 @@ endif
 all: $(BIN) backends
 
 backends:
-	@echo "collviz: built backends: $(BACKENDS)$(if $(HAVE_NCCL),, (nccl skipped: HAVE_NCCL off; it needs $(NVCC) and $(CUDA_HOME)/include/nccl.h))$(if $(HAVE_OPENBLAS),, (no OpenBLAS: training uses plain C matmul))"
+	@echo "collviz: built backends: $(BACKENDS)$(if $(HAVE_NCCL),, (nccl skipped: HAVE_NCCL off; it needs $(NVCC) and $(CUDA_HOME)/include/nccl.h))$(if $(HAVE_MPI),, (mpi skipped: HAVE_MPI off; it needs $(MPICC) or pkg-config ompi-c: libopenmpi-dev))$(if $(HAVE_OPENBLAS),, (no OpenBLAS: training uses plain C matmul))"
 
 $(CONFIG):
 	@mkdir -p $(dir $@)

@@ -1,0 +1,25 @@
+/* mpi_backend.h - the MPI backend (built with HAVE_MPI): every rank is an MPI process started
+ * by a launcher (mpirun, srun). It runs the animated plans' transfers with MPI point-to-point
+ * (so the ring drawn is the ring that ran) and, for comparison, MPI's own collectives
+ * (`--algo mpi`). Every process runs the same command; results are agreed over MPI, so every
+ * process returns the same row and only rank 0 prints. */
+#ifndef COLLVIZ_BACKEND_MPI_H
+#define COLLVIZ_BACKEND_MPI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../backend.h"
+
+extern const struct backend_ops mpi_backend_ops;
+
+/* True when this process was started by an MPI launcher (Open MPI's, a PMI/PMIx one such as
+ * srun or MPICH's hydra): the environment says so before MPI is initialised. */
+bool mpi_launched(void);
+
+/* The line printed when --backend mpi runs without a launcher. */
+#define MPI_LAUNCH_HINT                                                                        \
+    "not started by an MPI launcher; run it as: mpirun -np N collviz bench|trace|train ... "   \
+    "--backend mpi"
+
+#endif
