@@ -16,7 +16,9 @@ static void serve_usage(FILE *f)
             "usage: collviz serve [options]\n"
             "Run the measurements for one UI that connects (collviz --connect ADDRESS, or\n"
             "started for you by collviz --mpi \"LAUNCH\"). Prints the address it listens on.\n"
-            "  --backend NAME   cpu or nccl (default cpu)\n"
+            "  --backend NAME   cpu, nccl or mpi (default cpu); mpi: run it under a launcher,\n"
+            "                   e.g. mpirun -np 4 collviz serve --backend mpi: rank 0\n"
+            "                   listens and hands each job to the other ranks\n"
             "  --socket PATH    the Unix socket (default: a private directory,\n"
             "                   $XDG_RUNTIME_DIR/collviz or /tmp/collviz-UID, mode 0700;\n"
             "                   the socket is 0600)\n"
@@ -85,5 +87,6 @@ int cli_serve_main(int argc, char **argv)
         fprintf(stderr, "collviz serve: --backend %s: %s\n", backend, err);
         return 2;
     }
+    if (backend_proc_rank(b) != 0) return serve_follow(b); /* rank 0 talks to the UI */
     return serve_run(b, &o);
 }

@@ -434,16 +434,19 @@ static bool ui_job_lost(struct app *a)
     worker_stop(a->w);
     a->w = NULL;
     char said[300] = "";
+    if (ui_launch) launch_wait(ui_launch, UI_STOP_WAIT_S); /* its last words name the rank */
     int rank = ui_launch ? launch_blame(ui_launch, said, sizeof said) : -1;
     launch_stop(ui_launch, 0);
     ui_launch = NULL;
-    char lost[240];
+    char lost[240], note[240];
     if (strstr(why, "lost")) /* the job said which rank itself */
         snprintf(lost, sizeof lost, "%s", why);
     else if (rank >= 0) /* the launcher's words (mpirun: "process rank 2 ... exited") */
-        snprintf(lost, sizeof lost, "rank %d lost (%.150s)", rank, said);
+        snprintf(lost, sizeof lost, "rank %d lost", rank);
     else
         snprintf(lost, sizeof lost, "job lost (%.200s)", why);
+    snprintf(note, sizeof note, "%s%s%.200s", lost, rank >= 0 ? " - " : "",
+             rank >= 0 ? said : "");
     char err[200];
     struct backend *b = NULL;
     struct worker *w = NULL;
@@ -460,7 +463,7 @@ static bool ui_job_lost(struct app *a)
         a->backend_name[0] = '\0';
         snprintf(a->msg, sizeof a->msg, "%.120s: the job is over (no local backend)", lost);
     }
-    snprintf(a->backend_note, sizeof a->backend_note, "%s", lost);
+    snprintf(a->backend_note, sizeof a->backend_note, "%s", note);
     app_backend_text(a);
     return true;
 }

@@ -180,6 +180,16 @@ int launch_start(const char *cmd, const char *backend, double timeout_s, struct 
     return CV_OK;
 }
 
+bool launch_wait(struct launch *l, double s)
+{
+    double until = now_s() + s;
+    while (!launch_reap(l, NULL)) {
+        if (now_s() >= until) return false;
+        launch_sleep_ms(20);
+    }
+    return true;
+}
+
 pid_t launch_pid(const struct launch *l)
 {
     return l->pid;
@@ -195,9 +205,11 @@ int launch_blame(const struct launch *l, char *last, size_t n)
     while (fgets(line, sizeof line, f)) {
         size_t k = strcspn(line, "\r\n");
         line[k] = '\0';
-        if (k > 0 && last) snprintf(last, n, "%s", line);
         const char *p = strstr(line, "rank ");
-        if (rank < 0 && p && p[5] >= '0' && p[5] <= '9') rank = atoi(p + 5);
+        bool names = p && p[5] >= '0' && p[5] <= '9';
+        if (rank < 0 && names) rank = atoi(p + 5);
+        /* the line that names the rank, else the last one */
+        if (k > 0 && last && (names || rank < 0)) snprintf(last, n, "%s", line);
     }
     fclose(f);
     return rank;

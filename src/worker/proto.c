@@ -254,6 +254,8 @@ static void wr_params(struct wr *w, const struct bench_params *p)
     wr_f64(w, p->timeout_s);
     wr_i32(w, p->slices);
     wr_i32(w, p->channels);
+    wr_bool(w, p->native);
+    wr_bool(w, p->within_node);
 }
 
 static void rd_params(struct rd *r, struct bench_params *p)
@@ -271,6 +273,8 @@ static void rd_params(struct rd *r, struct bench_params *p)
     p->timeout_s = rd_f64(r, "params.timeout_s");
     p->slices = rd_int(r, "params.slices", 0, 1 << 20);
     p->channels = rd_int(r, "params.channels", 0, 1024);
+    p->native = rd_bool(r, "params.native");
+    p->within_node = rd_bool(r, "params.within_node");
 }
 
 static void wr_row(struct wr *w, const struct bench_result *b)

@@ -20,6 +20,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
+
 #include "../backend/backend.h"
 #include "../core/usock.h"
 #include "../core/util.h"
@@ -170,6 +174,85 @@ int serve_dial(const char *address, int *fd, bool *is_tcp, char *err, size_t err
     return rc;
 }
 
+static inline void serve_log_line(const char *s)
+{
+    fprintf(stderr, "collviz serve: %s\n", s);
+}
+
+/* ---- the other processes of an MPI job ---------------------------------------------- */
+
+/* Rank 0 listens to the UI; its worker thread hands every job that calls the backend to
+ * the other ranks (a broadcast of the encoded job over MPI_COMM_WORLD: its length, then its
+ * bytes), so all of them run it together, and a shutdown message when it ends. The other
+ * ranks run the jobs on their main thread: every MPI call of a process is on one thread.
+ * MEMCPY and TRAIN do not call the backend and run on rank 0 alone. */
+static inline bool serve_fans_out(const struct job *j)
+{
+    return j->kind == JOB_MEASURE || j->kind == JOB_SWEEP || j->kind == JOB_CHECK;
+}
+
+#ifdef HAVE_MPI
+static void serve_fanout(void *ctx, const struct job *j)
+{
+    (void)ctx;
+    if (j && !serve_fans_out(j)) return;
+    struct proto_msg *m = xcalloc(1, sizeof *m);
+    m->type = j ? PROTO_JOB : PROTO_SHUTDOWN;
+    if (j) m->job = *j;
+    unsigned char *f = NULL;
+    size_t n = 0;
+    char err[200];
+    if (proto_encode(m, &f, &n, err, sizeof err) != CV_OK) {
+        serve_log_line(err); /* cannot happen for a job that decoded */
+        m->type = PROTO_SHUTDOWN;
+        proto_encode(m, &f, &n, NULL, 0);
+    }
+    unsigned long long len = n;
+    MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    MPI_Bcast(f, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(f);
+    free(m);
+}
+
+int serve_follow(struct backend *b)
+{
+    int me = backend_proc_rank(b);
+    int status = 0;
+    struct proto_msg *m = xmalloc(sizeof *m);
+    for (;;) {
+        unsigned long long len = 0;
+        if (MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+            len > PROTO_HDR + PROTO_PAYLOAD_MAX) {
+            fprintf(stderr, "collviz serve: rank %d: lost rank 0's jobs\n", me);
+            status = 1;
+            break;
+        }
+        unsigned char *f = xmalloc(len ? len : 1);
+        MPI_Bcast(f, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
+        char err[240];
+        int rc = proto_decode(f, len, m, err, sizeof err);
+        free(f);
+        if (rc != CV_OK || m->type != PROTO_JOB) {
+            if (rc != CV_OK) fprintf(stderr, "collviz serve: rank %d: %s\n", me, err);
+            break; /* a shutdown (or rank 0's jobs no longer readable) */
+        }
+        if (worker_run_here(b, &m->job, err, sizeof err) != CV_OK)
+            fprintf(stderr, "collviz serve: rank %d: %s\n", me, err);
+        proto_msg_free(m);
+    }
+    free(m);
+    backend_close(b);
+    return status;
+}
+#else
+int serve_follow(struct backend *b)
+{
+    backend_close(b);
+    fprintf(stderr, "collviz serve: this build has no MPI\n");
+    return 2;
+}
+#endif
+
 /* ---- the loop --------------------------------------------------------------------- */
 
 struct serve {
@@ -185,6 +268,7 @@ struct serve {
 };
 
 static void serve_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 static void serve_log(const char *fmt, ...)
 {
     va_list ap;
@@ -340,6 +424,10 @@ int serve_run(struct backend *b, const struct serve_opts *o)
         return 2;
     }
     worker_report_dropped(s.w);
+#ifdef HAVE_MPI
+    if (worker_facts(s.w)->caps & BACKEND_CAP_PROCESSES)
+        worker_set_job_hook(s.w, serve_fanout, NULL);
+#endif
 
     sigset_t block, waitmask;
     sigemptyset(&block);

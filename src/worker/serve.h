@@ -27,6 +27,10 @@ struct serve_opts {
  * line on stderr). */
 int serve_run(struct backend *b, const struct serve_opts *o);
 
+/* The other processes of an MPI job (rank > 0 of backend b, taken): run the jobs rank 0's
+ * serve_run hands them until it ends. Returns the exit status. */
+int serve_follow(struct backend *b);
+
 /* Connect to ADDRESS: "unix:PATH" or a PATH containing '/', or "tcp:HOST:PORT" /
  * "HOST:PORT". A Unix socket must be ours and private (usock_connect). CV_OK with a
  * blocking descriptor in *fd; CV_EINVAL (bad address, a socket not ours) or CV_EUNAVAIL

@@ -58,6 +58,8 @@ struct worker {
     bool lost;
     char lost_why[240];
     bool report_dropped; /* serve: a cancel answers each dropped job with a result */
+    worker_job_hook hook;
+    void *hook_ctx;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct worker_job *jhead, *jtail;
@@ -161,7 +163,9 @@ static void worker_do_sweep(struct worker *w, const struct job *j)
         r.sweep.total = total;
         r.sweep.row.wrong = -1;
         p.bytes = s;
-        if (w->cancel)
+        /* A job of several processes runs every size on every process: one that skipped a
+         * size would leave the others waiting in it. */
+        if (w->cancel && !(w->facts.caps & BACKEND_CAP_PROCESSES))
             r.status = cv_err(r.err, sizeof r.err, CV_ECANCELLED, "cancelled");
         else
             r.status =
@@ -341,6 +345,8 @@ static void worker_do_memcpy(struct worker *w, const struct job *j)
     worker_post_result(w, &r);
 }
 
+static void worker_run_job(struct worker *w, const struct job *j);
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -357,36 +363,45 @@ static void *worker_main(void *arg)
         w->cancel = 0; /* a cancel issued before this job was taken was for older jobs */
         pthread_mutex_unlock(&w->mu);
 
-        switch (n->job.kind) {
-        case JOB_MEASURE:
-            worker_do_measure(w, &n->job);
-            break;
-        case JOB_SWEEP:
-            worker_do_sweep(w, &n->job);
-            break;
-        case JOB_CHECK:
-            worker_do_check(w, &n->job);
-            break;
-        case JOB_TRAIN:
-            worker_do_train(w, &n->job);
-            break;
-        case JOB_MEMCPY:
-            worker_do_memcpy(w, &n->job);
-            break;
-        default: {
-            struct result r;
-            worker_result_init(w, &n->job, &r);
-            r.status =
-                cv_err(r.err, sizeof r.err, CV_EINVAL, "unknown job kind %d", (int)n->job.kind);
-            worker_post_result(w, &r);
-        }
-        }
+        if (w->hook) w->hook(w->hook_ctx, &n->job);
+        worker_run_job(w, &n->job);
         free(n);
         pthread_mutex_lock(&w->mu);
         w->running = false;
     }
     pthread_mutex_unlock(&w->mu);
+    if (w->hook) w->hook(w->hook_ctx, NULL);
     return NULL;
+}
+
+static void worker_run_job(struct worker *w, const struct job *j)
+{
+    {
+        switch (j->kind) {
+        case JOB_MEASURE:
+            worker_do_measure(w, j);
+            break;
+        case JOB_SWEEP:
+            worker_do_sweep(w, j);
+            break;
+        case JOB_CHECK:
+            worker_do_check(w, j);
+            break;
+        case JOB_TRAIN:
+            worker_do_train(w, j);
+            break;
+        case JOB_MEMCPY:
+            worker_do_memcpy(w, j);
+            break;
+        default: {
+            struct result r;
+            worker_result_init(w, j, &r);
+            r.status =
+                cv_err(r.err, sizeof r.err, CV_EINVAL, "unknown job kind %d", (int)j->kind);
+            worker_post_result(w, &r);
+        }
+        }
+    }
 }
 
 /* ---- API -------------------------------------------------------------------------- */
@@ -439,6 +454,31 @@ struct worker *worker_start(struct backend *b, char *err, size_t errlen)
         return NULL;
     }
     return w;
+}
+
+void worker_set_job_hook(struct worker *w, worker_job_hook fn, void *ctx)
+{
+    pthread_mutex_lock(&w->mu);
+    w->hook = fn;
+    w->hook_ctx = ctx;
+    pthread_mutex_unlock(&w->mu);
+}
+
+int worker_run_here(struct backend *b, const struct job *j, char *err, size_t errlen)
+{
+    struct worker *w = worker_new(err, errlen);
+    if (!w) return CV_EBACKEND;
+    w->b = b;
+    backend_facts_fill(b, &w->facts);
+    worker_run_job(w, j);
+    int rc = CV_OK;
+    struct result r;
+    while (worker_poll(w, &r)) {
+        if (rc == CV_OK && r.status != CV_OK) rc = cv_err(err, errlen, r.status, "%s", r.err);
+        result_free(&r);
+    }
+    worker_free(w); /* not the backend: the caller's */
+    return rc;
 }
 
 void worker_report_dropped(struct worker *w)

@@ -141,6 +141,15 @@ struct worker *worker_start(struct backend *b, char *err, size_t errlen);
 int worker_fd(const struct worker *w);
 /* Queue a job; returns its id. */
 uint64_t worker_post(struct worker *w, const struct job *j);
+/* Called on the worker thread before each job (j) and once as the thread ends (j NULL),
+ * before the backend is closed. serve hands each job to the other processes of an MPI job
+ * this way, so that every process calls the backend together. Set before the first post. */
+typedef void (*worker_job_hook)(void *ctx, const struct job *j);
+void worker_set_job_hook(struct worker *w, worker_job_hook fn, void *ctx);
+/* Run one job on b on the calling thread, as a worker would (the other processes of an MPI
+ * job, serve.c); the results are dropped, the first failure is returned with its err. */
+int worker_run_here(struct backend *b, const struct job *j, char *err, size_t errlen);
+
 /* serve: queue a job that keeps the id it came with (the remote UI's). */
 void worker_post_id(struct worker *w, const struct job *j);
 /* Drop queued jobs and ask the running one to stop at its next iteration. */
