@@ -26,16 +26,20 @@ static void serve_usage(FILE *f)
             "                   a random token is printed and the UI must present it\n"
             "                   (--connect tcp:HOST:PORT --token TOKEN)\n"
             "  --once           end when the first UI disconnects\n"
+            "  --stall S        mpi: a job of the ranks with no result for S s means a rank\n"
+            "                   died or stalls: tell the UI and end (default 60, or twice\n"
+            "                   the job's own timeout when longer)\n"
             "  -h, --help       this text\n");
 }
 
 int cli_serve_main(int argc, char **argv)
 {
-    enum { O_BACKEND = 1000, O_SOCKET, O_TCP, O_ONCE };
+    enum { O_BACKEND = 1000, O_SOCKET, O_TCP, O_ONCE, O_STALL };
     static const struct option opts[] = {{"backend", required_argument, NULL, O_BACKEND},
                                          {"socket", required_argument, NULL, O_SOCKET},
                                          {"tcp", required_argument, NULL, O_TCP},
                                          {"once", no_argument, NULL, O_ONCE},
+                                         {"stall", required_argument, NULL, O_STALL},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     struct serve_opts o = {0};
@@ -59,6 +63,13 @@ int cli_serve_main(int argc, char **argv)
         case O_ONCE:
             o.once = true;
             break;
+        case O_STALL: {
+            char *end;
+            o.stall_s = strtod(optarg, &end);
+            if (*end || !(o.stall_s >= 1 && o.stall_s <= 86400))
+                return cli_usage_error("serve --stall: bad value '%s' (1..86400 s)", optarg);
+            break;
+        }
         case 'h':
             serve_usage(stdout);
             return 0;

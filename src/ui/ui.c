@@ -438,7 +438,7 @@ static bool ui_job_lost(struct app *a)
     int rank = ui_launch ? launch_blame(ui_launch, said, sizeof said) : -1;
     launch_stop(ui_launch, 0);
     ui_launch = NULL;
-    char lost[240], note[240];
+    char lost[240], note[480];
     if (strstr(why, "lost")) /* the job said which rank itself */
         snprintf(lost, sizeof lost, "%s", why);
     else if (rank >= 0) /* the launcher's words (mpirun: "process rank 2 ... exited") */
@@ -463,7 +463,7 @@ static bool ui_job_lost(struct app *a)
         a->backend_name[0] = '\0';
         snprintf(a->msg, sizeof a->msg, "%.120s: the job is over (no local backend)", lost);
     }
-    snprintf(a->backend_note, sizeof a->backend_note, "%s", note);
+    snprintf(a->backend_note, sizeof a->backend_note, "%.239s", note);
     app_backend_text(a);
     return true;
 }

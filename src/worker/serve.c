@@ -32,6 +32,7 @@
 
 #define SERVE_HELLO_TIMEOUT_S 10.0
 #define SERVE_MSG_TIMEOUT_S 10.0 /* a message that stops half way */
+#define SERVE_STALL_S 60.0       /* at least; twice a job's own timeout_s when longer */
 
 static volatile sig_atomic_t serve_signal;
 
@@ -186,9 +187,14 @@ static inline void serve_log_line(const char *s)
  * bytes), so all of them run it together, and a shutdown message when it ends. The other
  * ranks run the jobs on their main thread: every MPI call of a process is on one thread.
  * MEMCPY and TRAIN do not call the backend and run on rank 0 alone. */
+static inline bool serve_fans_out_kind(enum job_kind k)
+{
+    return k == JOB_MEASURE || k == JOB_SWEEP || k == JOB_CHECK;
+}
+
 static inline bool serve_fans_out(const struct job *j)
 {
-    return j->kind == JOB_MEASURE || j->kind == JOB_SWEEP || j->kind == JOB_CHECK;
+    return serve_fans_out_kind(j->kind);
 }
 
 #ifdef HAVE_MPI
@@ -265,6 +271,14 @@ struct serve {
     double hello_timeout_s;
     bool served_one;
     char shown[300]; /* the address it listens on */
+    /* Processes backends: a rank that stops answering leaves rank 0's worker waiting in
+     * MPI for ever. The loop notices no result for stall_s while a backend job runs. */
+    bool processes;
+    double stall_s;
+    bool stall_fixed; /* --stall: as given */
+    double progress;  /* now_s() of the last result, or of a post onto an idle worker */
+    int in_flight;    /* backend jobs posted and not finished */
+    const char *path; /* the Unix socket to remove, or NULL */
 };
 
 static void serve_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -349,6 +363,13 @@ static bool serve_read(struct serve *s)
     } else {
         switch (m->type) {
         case PROTO_JOB:
+            if (s->processes && serve_fans_out(&m->job)) {
+                if (s->in_flight++ == 0) s->progress = now_s();
+                double t = m->job.kind == JOB_MEASURE ? m->job.measure.params.timeout_s
+                           : m->job.kind == JOB_SWEEP ? m->job.sweep.params.timeout_s
+                                                      : 0;
+                if (!s->stall_fixed && s->stall_s < 2 * t) s->stall_s = 2 * t;
+            }
             worker_post_id(s->w, &m->job);
             break;
         case PROTO_CANCEL:
@@ -375,6 +396,10 @@ static void serve_results(struct serve *s)
     m->type = PROTO_RESULT;
     while (worker_poll(s->w, &m->result)) {
         char err[240];
+        s->progress = now_s();
+        if (s->processes && m->result.last && serve_fans_out_kind(m->result.kind) &&
+            s->in_flight > 0)
+            s->in_flight--;
         if (s->cfd >= 0 && s->hello && proto_send(s->cfd, m, err, sizeof err) != CV_OK)
             serve_drop(s, err);
         result_free(&m->result);
@@ -450,7 +475,10 @@ int serve_run(struct backend *b, const struct serve_opts *o)
     if (s.token[0]) printf("collviz serve: token %s\n", s.token);
     fflush(stdout);
 
-    bool go_on = true;
+    s.processes = (worker_facts(s.w)->caps & BACKEND_CAP_PROCESSES) != 0;
+    s.stall_s = o->stall_s > 0 ? o->stall_s : SERVE_STALL_S;
+    s.stall_fixed = o->stall_s > 0;
+    bool go_on = true, stalled = false;
     while (go_on && !serve_signal) {
         struct pollfd fds[3] = {{.fd = s.lfd, .events = POLLIN},
                                 {.fd = worker_fd(s.w), .events = POLLIN},
@@ -467,9 +495,31 @@ int serve_run(struct backend *b, const struct serve_opts *o)
             serve_drop(&s, "no hello in time");
         }
         serve_results(&s);
+        if (s.processes && s.in_flight > 0 && now_s() - s.progress > s.stall_s) {
+            stalled = true;
+            break;
+        }
         if (o->once && s.served_one && s.cfd < 0) break;
     }
     if (serve_signal) serve_log("ended by signal %d", (int)serve_signal);
+    if (stalled) {
+        /* The worker thread waits in MPI for a rank that does not answer: it cannot be
+         * joined. Say so, and end this process: the launcher then ends the others. */
+        char why[200];
+        snprintf(why, sizeof why,
+                 "rank lost: the job's ranks stopped answering (no result for %.0f s)",
+                 s.stall_s);
+        serve_log_line(why);
+        if (s.cfd >= 0) {
+            struct proto_msg lm = {.type = PROTO_LOST};
+            lm.lost.rank = -1;
+            snprintf(lm.lost.why, sizeof lm.lost.why, "%s", why);
+            proto_send(s.cfd, &lm, NULL, 0);
+        }
+        if (path[0] && !o->tcp) unlink(path);
+        fflush(NULL);
+        _exit(1);
+    }
     if (s.cfd >= 0) close(s.cfd);
     close(s.lfd);
     if (path[0] && !o->tcp) unlink(path);

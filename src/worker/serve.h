@@ -19,6 +19,8 @@ struct serve_opts {
     const char *tcp;        /* "PORT" or "HOST:PORT": listen on TCP instead (with a token) */
     bool once;              /* end the job when its first UI disconnects (--mpi's child) */
     double hello_timeout_s; /* a client must say hello within this (0 = 10 s) */
+    double stall_s; /* MPI: no result for this long while ranks run a job = a rank is lost
+                     * (0 = 60 s, or twice the job's timeout_s when longer; given: as given) */
 };
 
 /* Serve jobs on backend b (taken: closed at the end) until a shutdown message, a signal
