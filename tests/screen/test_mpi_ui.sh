@@ -31,10 +31,13 @@ cleanup() {
 trap cleanup EXIT
 
 LAUNCH='mpirun --oversubscribe -np 4'
-tm_start 120 40 "--mpi '$LAUNCH' --size 1M" $envs
+tm_start 200 50 "--mpi '$LAUNCH' --size 1M" $envs
 tm_wait "measured on mpi: all-reduce 1 MiB, W=4" 120 || fail "no measurement on the MPI job: $(tm_screen | head -5)"
 tm_wait "✓ animation = mpi" 30 || fail "no display-scale check on the MPI job"
 tm_screen | grep -q "mpi: 4 processes on 1 host" || fail "the panel does not say what the ranks are"
+# every rank box is labelled by its host (the facts rank 0 sent)
+[ "$(tm_screen | grep -o "rank [0-3] · $(hostname) process" | sort -u | wc -l)" -eq 4 ] ||
+    fail "rank boxes not labelled by host: $(tm_screen | grep -m1 'rank 0')"
 tm_screen | grep -qE "#wrong 0 +algo ring" || fail "no #wrong 0 on the MPI job"
 n=$(job_procs | wc -l)
 [ "$n" -eq 4 ] || fail "expected 4 serve processes, found $n"
