@@ -487,9 +487,10 @@ int serve_run(struct backend *b, const struct serve_opts *o)
         int pr = ppoll(fds, s.cfd >= 0 ? 3 : 2, &ts, &waitmask);
         if (pr < 0 && errno != EINTR) break;
         if (serve_signal) break;
-        if (pr > 0 && (fds[0].revents & POLLIN)) serve_accept(&s);
+        /* The UI's socket first: a UI that just left is gone before the next is accepted. */
         if (pr > 0 && s.cfd >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR)))
             go_on = serve_read(&s);
+        if (pr > 0 && (fds[0].revents & POLLIN)) serve_accept(&s);
         if (s.cfd >= 0 && !s.hello && now_s() > s.hello_by) {
             serve_refuse(s.cfd, "no hello in time");
             serve_drop(&s, "no hello in time");

@@ -728,14 +728,20 @@ struct worker *worker_connect(int fd, const char *token, double timeout_s, char 
         goto fail;
     }
     snprintf(m->hello.token, sizeof m->hello.token, "%s", token ? token : "");
-    if (proto_send(fd, m, err, errlen) != CV_OK) goto fail;
+    /* A job that refuses us may close before reading the hello: its refusal is still
+     * there to read, and says more than the failed send. */
+    char send_err[240] = "";
+    int sent = proto_send(fd, m, send_err, sizeof send_err);
     struct pollfd p = {.fd = fd, .events = POLLIN};
     if (poll(&p, 1, (int)(timeout_s * 1000)) <= 0) {
         cv_err(err, errlen, CV_ETIMEOUT, "the job did not answer within %.0f s", timeout_s);
         goto fail;
     }
     int rc = proto_recv(fd, m, timeout_s, err, errlen);
-    if (rc != CV_OK) goto fail;
+    if (rc != CV_OK) {
+        if (sent != CV_OK) cv_err(err, errlen, sent, "%s", send_err);
+        goto fail;
+    }
     if (m->type == PROTO_REFUSED) {
         cv_err(err, errlen, CV_EINVAL, "the job refused the connection: %s", m->refused.why);
         goto fail;
