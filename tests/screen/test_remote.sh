@@ -2,7 +2,7 @@
 # The UI on a job it does not run itself: --connect to a `collviz serve` started beside it
 # (CPU backend, private Unix socket) measures and checks as the in-process worker does;
 # q ends that job too (shutdown message). --mpi "LAUNCH" starts the job as its child
-# (here plainly, LAUNCH = "env": no MPI needed), and q leaves no process behind. A job
+# (here plainly, LAUNCH = "env" with --backend cpu: no MPI needed), and q leaves no process behind. A job
 # that dies under the UI is reported and the UI goes on with local CPU ranks.
 . "$(dirname "$0")/lib.sh" "$1"
 run=$(mktemp -d)
@@ -31,7 +31,7 @@ tm_cleanup
 # --mpi: the UI starts the job itself; q ends it and every process of it
 export XDG_RUNTIME_DIR="$run/xdg"
 mkdir -m 700 "$XDG_RUNTIME_DIR"
-tm_start 120 40 "--mpi env --size 1M" "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR"
+tm_start 120 40 "--mpi env --backend cpu --size 1M" "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR"
 tm_wait "measured on cpu: all-reduce 1 MiB, W=4" 60 || fail "no measurement through --mpi"
 pane=$(tm display -p -t main '#{pane_pid}')
 jobs=$(pgrep -f "collviz serve --backend cpu --socket $XDG_RUNTIME_DIR/collviz/" | wc -l)
@@ -44,7 +44,7 @@ ls "$XDG_RUNTIME_DIR/collviz" | grep -q . && fail "socket or log left behind: $(
 tm_cleanup
 
 # The job dies under the UI: one line says so, and m measures on local CPU ranks.
-tm_start 120 40 "--mpi env --size 1M" "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR"
+tm_start 120 40 "--mpi env --backend cpu --size 1M" "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR"
 tm_wait "measured on cpu: all-reduce 1 MiB, W=4" 60 || fail "no measurement before the kill"
 pkill -KILL -f "serve --backend cpu --socket $XDG_RUNTIME_DIR/collviz/" || fail "no job to kill"
 tm_wait "the job is over; on local CPU ranks now" 15 || fail "the lost job was not reported"
