@@ -6,6 +6,11 @@
  * are plain data. Cancelling drops the queued jobs and raises a flag that the backend's
  * measure() polls (the CPU ranks at every step, NCCL between iterations); the running job
  * then ends with CV_ECANCELLED.
+ *
+ * A remote worker (worker_connect) has no backend: posting sends a job message, cancelling
+ * a cancel message, and a reader thread turns the job's result messages into the same
+ * result queue and wake-up; a lost job (a lost message, the end of the stream, a malformed
+ * frame) marks it lost. It counts the jobs it sent and not yet finished for worker_busy().
  * Every wait on the backend has a deadline (params.timeout_s, 30 s when 0), which the
  * backend enforces, so worker_stop() always returns.
  *
@@ -374,33 +379,31 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
+/* One job on this thread; its results go to the result queue. */
 static void worker_run_job(struct worker *w, const struct job *j)
 {
-    {
-        switch (j->kind) {
-        case JOB_MEASURE:
-            worker_do_measure(w, j);
-            break;
-        case JOB_SWEEP:
-            worker_do_sweep(w, j);
-            break;
-        case JOB_CHECK:
-            worker_do_check(w, j);
-            break;
-        case JOB_TRAIN:
-            worker_do_train(w, j);
-            break;
-        case JOB_MEMCPY:
-            worker_do_memcpy(w, j);
-            break;
-        default: {
-            struct result r;
-            worker_result_init(w, j, &r);
-            r.status =
-                cv_err(r.err, sizeof r.err, CV_EINVAL, "unknown job kind %d", (int)j->kind);
-            worker_post_result(w, &r);
-        }
-        }
+    switch (j->kind) {
+    case JOB_MEASURE:
+        worker_do_measure(w, j);
+        break;
+    case JOB_SWEEP:
+        worker_do_sweep(w, j);
+        break;
+    case JOB_CHECK:
+        worker_do_check(w, j);
+        break;
+    case JOB_TRAIN:
+        worker_do_train(w, j);
+        break;
+    case JOB_MEMCPY:
+        worker_do_memcpy(w, j);
+        break;
+    default: {
+        struct result r;
+        worker_result_init(w, j, &r);
+        r.status = cv_err(r.err, sizeof r.err, CV_EINVAL, "unknown job kind %d", (int)j->kind);
+        worker_post_result(w, &r);
+    }
     }
 }
 

@@ -1,6 +1,7 @@
 /* test_serve.c - `collviz serve` and its client without MPI: a job on the CPU backend in a
  * child process, reached through its private Unix socket with worker_connect(). A client
- * measures (rows with #wrong 0), sweeps, checks and cancels through the messages; a
+ * measures (rows with #wrong 0), sweeps, checks, trains (the whole summary, equal to a run
+ * in this process) and cancels through the messages; a
  * malformed frame, a job before hello and a second UI are refused and the job keeps
  * serving; over TCP a wrong or missing token is refused in one line and the right one
  * works; a socket directory that is not private (mode 0777, a symlink) or a socket that is
@@ -193,6 +194,33 @@ static void test_measure_sweep_check(void **state)
     assert_int_equal(next_result(w, &r, 30), 1);
     assert_int_equal(r.status, CV_OK);
     assert_int_equal(r.check.mismatches, 0);
+
+    /* TRAIN: the whole summary comes back, equal to a run in this process */
+    struct job t = {.kind = JOB_TRAIN};
+    train_config_default(&t.train.cfg);
+    t.train.cfg.scheme = TRAIN_DDP;
+    t.train.cfg.nranks = 2;
+    t.train.cfg.layers = 2;
+    t.train.cfg.dim = 32;
+    t.train.cfg.batch = 8;
+    t.train.cfg.steps = 2;
+    id = worker_post(w, &t);
+    assert_int_equal(next_result(w, &r, 60), 1);
+    assert_int_equal(r.job_id, id);
+    if (r.status != CV_OK) fail_msg("train: %s", r.err);
+    assert_non_null(r.train.summary);
+    struct train_summary *here = xcalloc(1, sizeof *here);
+    assert_int_equal(train_summary_run(&t.train.cfg, here, NULL, err, sizeof err), CV_OK);
+    assert_int_equal(r.train.summary->steps_done, 2);
+    assert_int_equal(r.train.summary->nranks, here->nranks);
+    for (int k = 0; k < 2; k++) {
+        assert_true(r.train.summary->loss[k] == here->loss[k]);
+        assert_true(r.train.summary->ref_loss[k] == here->ref_loss[k]);
+    }
+    assert_int_equal(r.train.summary->nevents, here->nevents);
+    assert_true(r.train.summary->dev.within);
+    free(here);
+    result_free(&r);
 
     /* cancel: a long sweep queued behind another is dropped without a word, the running
      * one ends cancelled, and the worker goes idle */
