@@ -264,6 +264,11 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         fprintf(stderr, "collviz: --backend: the job at --connect has its own backend\n");
         return 2;
     }
+    if (o->backend_set && !o->mpi && backend_kind_of(o->backend) == BACKEND_MPI) {
+        fprintf(stderr, "collviz: --backend mpi: the visualizer runs outside the job; start "
+                        "one with --mpi \"mpirun -np 4\" (or --connect to one)\n");
+        return 2;
+    }
     if (o->token && !o->connect) {
         fprintf(stderr, "collviz: --token goes with --connect tcp:HOST:PORT\n");
         return 2;

@@ -76,6 +76,9 @@ one_line "exclude each other" "$BIN" --connect "$tmp/priv/job.sock" --mpi "mpiru
 one_line "--token goes with --connect" "$BIN" --token abc
 one_line "has its own backend" "$BIN" --connect "$tmp/priv/job.sock" --backend cpu
 one_line "empty launch command" "$BIN" --mpi ""
+if "$BIN" serve --help | grep -q "cpu, nccl or mpi"; then
+    one_line "--backend mpi: the visualizer runs outside the job" "$BIN" --backend mpi
+fi
 one_line "serve --stall: bad value 'x'" "$BIN" serve --stall x
 one_line "exclude each other" "$BIN" serve --socket "$tmp/priv/x.sock" --tcp 0
 one_line "bad address" "$BIN" --connect "tcp:nowhere"
