@@ -53,6 +53,8 @@ struct bench_result {
 };
 
 struct backend;
+struct comm;
+struct comm_params;
 
 /* Which backend, for code that must tell them apart: compare kinds or ask for a
  * capability, never the name string. */
@@ -103,6 +105,10 @@ struct backend_ops {
     int (*proc_rank)(struct backend *b);
     /* Optional: how many ranks share this process's node (--within-node); NULL = all. */
     int (*node_ranks)(struct backend *b);
+    /* Optional: the communicator training runs on (parallel/comm.h), for cp->nranks ranks;
+     * NULL where training makes its own (NCCL, with its devices). */
+    int (*comm_create)(struct backend *b, const struct comm_params *cp, struct comm **out,
+                       char *err, size_t errlen);
 };
 
 struct backend {

@@ -913,6 +913,7 @@ int comm_nccl_create(struct comm **out, int nranks, struct dev *const *devs, boo
     struct nccl_comm *nc = xcalloc(1, sizeof *nc);
     nc->pub.ops = &nccl_comm_ops;
     nc->pub.nranks = nranks;
+    nc->pub.self = -1;
     nc->pub.timeout_s = timeout_s;
     nc->pub.tl = tl;
     nc->pub.priv = nc;

@@ -247,7 +247,7 @@ static void worker_do_train(struct worker *w, const struct job *j)
 {
     struct result *r = xmalloc(sizeof *r); /* ~50 KB: not on this thread's stack twice */
     worker_result_init(w, j, r);
-    snprintf(r->backend, sizeof r->backend, "%s", train_backend_name(j->train.backend));
+    snprintf(r->backend, sizeof r->backend, "%s", backend_kind_name(j->train.backend));
     r->status = train_summary_run(&j->train, &r->train, &w->cancel, r->err, sizeof r->err);
     worker_post_result(w, r);
     free(r);

@@ -18,6 +18,7 @@
 #include "mpi_backend.h"
 
 #include <mpi.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,8 +153,26 @@ static int mpi_reserve(float **p, size_t *cap, size_t n)
     return *p ? CV_OK : CV_ENOMEM;
 }
 
+int mpi_wait_all(int n, MPI_Request *reqs, double timeout_s, const char *what, char *err,
+                 size_t errlen)
+{
+    double deadline = now_s() + (timeout_s > 0 ? timeout_s : 1e9);
+    for (unsigned spins = 0;; spins++) {
+        int done = 0;
+        int mrc = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
+        if (mrc != MPI_SUCCESS) return mpi_fail(err, errlen, mrc, what);
+        if (done) return CV_OK;
+        /* Poll hard for a while (shared memory answers in microseconds), then give the
+         * core away between polls: ranks may outnumber cores (--oversubscribe). */
+        if (spins > 64) sched_yield();
+        if ((spins & 255) == 0 && now_s() > deadline)
+            return cv_err(err, errlen, CV_ETIMEOUT, "mpi: %s: no answer after %g s", what,
+                          timeout_s);
+    }
+}
+
 /* The most floats this rank receives in any one step of p (its scratch for a step). */
-static size_t mpi_step_recv_max(const struct plan *p, int me)
+size_t mpi_plan_recv_max(const struct plan *p, int me)
 {
     size_t most = 0;
     for (size_t s = 0; s < p->nsteps; s++) {
@@ -165,10 +184,8 @@ static size_t mpi_step_recv_max(const struct plan *p, int me)
     return most;
 }
 
-/* Run plan p once on this rank's working buffer `buf` (p->work_len floats), step by step.
- * tmp holds mpi_step_recv_max floats; reqs room for every transfer of a step, twice. */
-static int mpi_run_plan(const struct plan *p, int me, MPI_Comm comm, float *buf, float *tmp,
-                        MPI_Request *reqs, char *err, size_t errlen)
+int mpi_plan_run(const struct plan *p, int me, MPI_Comm comm, float *buf, float *tmp,
+                 MPI_Request *reqs, double timeout_s, char *err, size_t errlen)
 {
     for (size_t s = 0; s < p->nsteps; s++) {
         const struct step *st = &p->steps[s];
@@ -189,8 +206,8 @@ static int mpi_run_plan(const struct plan *p, int me, MPI_Comm comm, float *buf,
                             &reqs[nreq++]);
             if (mrc != MPI_SUCCESS) return mpi_fail(err, errlen, mrc, "MPI_Isend");
         }
-        mrc = MPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
-        if (mrc != MPI_SUCCESS) return mpi_fail(err, errlen, mrc, "MPI_Waitall");
+        int rc = mpi_wait_all(nreq, reqs, timeout_s, st->phase, err, errlen);
+        if (rc != CV_OK) return rc;
         off = 0;
         for (size_t i = st->first; i < st->first + st->n; i++) {
             const struct xfer *x = &p->x[i];
@@ -286,12 +303,14 @@ struct mpi_run {
     MPI_Comm comm;
     float *buf, *tmp, *out;
     MPI_Request *reqs;
+    double timeout_s;
 };
 
 static int mpi_run_once(const struct mpi_run *r, char *err, size_t errlen)
 {
     if (r->plan)
-        return mpi_run_plan(r->plan, r->me, r->comm, r->buf, r->tmp, r->reqs, err, errlen);
+        return mpi_plan_run(r->plan, r->me, r->comm, r->buf, r->tmp, r->reqs, r->timeout_s, err,
+                            errlen);
     return mpi_run_native(r->coll, r->op, r->W, r->count, r->root, r->me, r->comm, r->buf,
                           r->out, err, errlen);
 }
@@ -369,7 +388,7 @@ static int mpi_measure(struct backend *b, const struct bench_params *bp,
         }
     }
     /* Every buffer the run needs, before its first message. */
-    size_t tmp_len = p ? mpi_step_recv_max(p, me) : 0;
+    size_t tmp_len = p ? mpi_plan_recv_max(p, me) : 0;
     size_t out_len = p ? 0 : coll_recv_count(bp->coll, W, count, me, root);
     size_t nreq = 2;
     for (size_t s = 0; p && s < p->nsteps; s++)
@@ -398,7 +417,8 @@ static int mpi_measure(struct backend *b, const struct bench_params *bp,
                         .buf = st->buf,
                         .tmp = st->tmp,
                         .out = st->out,
-                        .reqs = reqs};
+                        .reqs = reqs,
+                        .timeout_s = bp->timeout_s};
     (void)cancel; /* every process must run the same iterations: a cancel is a signal the
                      launcher forwards to all of them */
     mpi_fill(&r, work_len);
@@ -466,14 +486,14 @@ static int mpi_run_small(struct backend *b, const struct plan *p, float *const *
                       "(-np)",
                       W, st->size, st->size == 1 ? "" : "es");
     float *buf = xcalloc(p->work_len ? p->work_len : 1, sizeof(float));
-    float *tmp = xcalloc(mpi_step_recv_max(p, me) + 1, sizeof(float));
+    float *tmp = xcalloc(mpi_plan_recv_max(p, me) + 1, sizeof(float));
     size_t nreq = 2;
     for (size_t s = 0; s < p->nsteps; s++)
         nreq = 2 * p->steps[s].n > nreq ? 2 * p->steps[s].n : nreq;
     MPI_Request *reqs = xcalloc(nreq, sizeof *reqs);
     size_t ns = coll_send_count(p->coll, W, p->count, me, p->root);
     if (ns) memcpy(buf + coll_in_off(p->coll, W, p->count, me), send[me], ns * sizeof(float));
-    int rc = mpi_run_plan(p, me, MPI_COMM_WORLD, buf, tmp, reqs, err, errlen);
+    int rc = mpi_plan_run(p, me, MPI_COMM_WORLD, buf, tmp, reqs, 60.0, err, errlen);
     int mine = rc, worst = rc;
     MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD); /* errors are > 0 */
     if (rc == CV_OK && worst != CV_OK)
@@ -526,4 +546,5 @@ const struct backend_ops mpi_backend_ops = {
     .rank_label = mpi_rank_label,
     .proc_rank = mpi_proc_rank,
     .node_ranks = mpi_node_ranks,
+    .comm_create = mpi_comm_create,
 };
