@@ -16,6 +16,7 @@
  * Timing: MPI_Barrier before and after the timed loop, MPI_Wtime, the maximum over ranks.
  * #wrong is summed over ranks. Every process returns the same result row. */
 #include "mpi_backend.h"
+#include "mpi_boot.h"
 
 #include <mpi.h>
 #include <sched.h>
@@ -36,7 +37,6 @@ struct mpi_state {
     int rank, size;
     int local_rank, local_size; /* within this node (MPI_COMM_TYPE_SHARED) */
     int nhosts;
-    bool we_initialised;
     MPI_Comm node;               /* the ranks of this process's node */
     char (*hosts)[MPI_HOST_LEN]; /* [size]: every rank's host name */
     char version[64];
@@ -66,26 +66,11 @@ static int mpi_fail(char *err, size_t errlen, int mrc, const char *what)
 static int mpi_open(struct backend *b, char *err, size_t errlen)
 {
     if (!mpi_launched()) return cv_err(err, errlen, CV_EINVAL, "mpi: %s", MPI_LAUNCH_HINT);
+    struct mpi_where where;
+    char why[200];
+    if (mpi_boot_start(&where, why, sizeof why) != CV_OK)
+        return cv_err(err, errlen, CV_EUNAVAIL, "mpi: %s", why);
     struct mpi_state *st = xcalloc(1, sizeof *st);
-    int inited = 0;
-    MPI_Initialized(&inited);
-    if (!inited) {
-        int provided = 0;
-        /* The bench and the UI call the backend from their worker thread, never two
-         * threads at once: serialised calls are enough. */
-        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
-            free(st);
-            return cv_err(err, errlen, CV_EUNAVAIL, "mpi: MPI_Init_thread failed");
-        }
-        st->we_initialised = true;
-        if (provided < MPI_THREAD_SERIALIZED) {
-            MPI_Finalize();
-            free(st);
-            return cv_err(err, errlen, CV_EUNAVAIL,
-                          "mpi: the MPI library cannot be called from a worker thread "
-                          "(MPI_THREAD_SERIALIZED not provided)");
-        }
-    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &st->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &st->size);
@@ -120,7 +105,7 @@ static void mpi_close(struct backend *b)
     free(st->out);
     free(st->hosts);
     MPI_Comm_free(&st->node);
-    if (st->we_initialised) MPI_Finalize();
+    mpi_boot_stop();
     free(st);
     b->priv = NULL;
 }
