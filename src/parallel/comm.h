@@ -78,6 +78,10 @@ struct comm_ops {
                        const char *label, struct comm_req **req);
     /* Block (an "idle" event on lane 0 when it had to wait) until req is done; frees req. */
     int (*wait)(struct comm *c, int rank, struct comm_req *req);
+    /* Optional (NULL: nothing to do): make, before the first message, what `nbufs` sends of
+     * up to `count` elements in flight at once need (NCCL: device staging buffers, so no
+     * cudaMalloc runs while other ranks' kernels may be in flight). */
+    int (*reserve_send)(struct comm *c, int rank, size_t count, int nbufs);
     /* Counters of this rank since the last reset (read them only when the rank is idle). */
     void (*stats)(struct comm *c, int rank, struct comm_stats *out);
     void (*reset_stats)(struct comm *c, int rank);

@@ -51,6 +51,7 @@ struct mpi_comm {
     struct comm_stats stats;
     size_t held; /* bytes of scratch and in-flight messages */
     size_t peak; /* the most `held` has been */
+    int tag_ub;  /* MPI_TAG_UB: the largest tag this MPI carries */
     char err[256];
 };
 
@@ -221,7 +222,7 @@ static int mc_send(struct comm *c, int rank, int peer, int tag, const float *buf
     struct mpi_comm *mc = to_mc(c);
     if (rank != mc->me || peer < 0 || peer >= c->nranks || peer == rank)
         return mc_fail(mc, "rank %d: bad send to %d", rank, peer);
-    if (tag < 0 || tag > 32767 || count > INT32_MAX)
+    if (tag < 0 || tag > mc->tag_ub || count > INT32_MAX)
         return mc_fail(mc, "rank %d: tag %d / %zu elements out of MPI's range", rank, tag,
                        count);
     double t0 = now_s();
@@ -481,6 +482,9 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
     MPI_Comm_dup(MPI_COMM_WORLD, &mc->p2p);
     MPI_Comm_set_errhandler(mc->coll, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(mc->p2p, MPI_ERRORS_RETURN);
+    int *ub = NULL, flag = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+    mc->tag_ub = flag && ub ? *ub : 32767; /* the standard's minimum */
     *out = &mc->pub;
     return CV_OK;
 }
