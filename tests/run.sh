@@ -64,6 +64,8 @@ else
         run "fakegpu: tests/gpu/run.sh on emulated devices" \
             env GPU_TEST_FAKE=1 BUILD="$BUILD/fakegpu" bash tests/gpu/run.sh "$BUILD/fakegpu/collviz"
         run "fakegpu: screen: fake_nccl_ui.sh" bash tests/screen/fake_nccl_ui.sh "$BUILD/fakegpu/collviz"
+        run "fakegpu: NCCL across processes (mpirun): fake_nccl_mpi.sh" \
+            bash tests/gpu/fake_nccl_mpi.sh "$BUILD/fakegpu/collviz"
     else
         echo "SKIP: the GPU code on emulated devices (no CUDA toolkit headers: not built)"
         echo "fakegpu: the GPU code on emulated devices (no CUDA toolkit headers: not built)" >>"$skiplist"

@@ -157,6 +157,13 @@ int backend_proc_rank(const struct backend *b)
     return b && b->ops->proc_rank ? b->ops->proc_rank((struct backend *)b) : 0;
 }
 
+bool backend_multiprocess(const struct backend *b)
+{
+    if (!b) return false;
+    if (b->ops->caps & BACKEND_CAP_PROCESSES) return true;
+    return b->ops->proc_count && b->ops->proc_count((struct backend *)b) > 1;
+}
+
 void backend_close(struct backend *b)
 {
     if (!b) return;

@@ -53,6 +53,8 @@ struct bench_result {
 };
 
 struct backend;
+struct comm;
+struct comm_params;
 
 /* Which backend, for code that must tell them apart: compare kinds or ask for a
  * capability, never the name string. */
@@ -101,8 +103,15 @@ struct backend_ops {
     /* Optional (NULL = 0): this process's rank in a job of several processes. Only rank 0
      * prints results; the others print only their own failures. */
     int (*proc_rank)(struct backend *b);
+    /* Optional (NULL = 1): processes in the job when they vary at run time (NCCL is one
+     * process for every GPU, or one per GPU under an MPI launcher). */
+    int (*proc_count)(struct backend *b);
     /* Optional: how many ranks share this process's node (--within-node); NULL = all. */
     int (*node_ranks)(struct backend *b);
+    /* Optional: the communicator training runs on (parallel/comm.h), for cp->nranks ranks;
+     * NULL where training makes its own (NCCL, with its devices). */
+    int (*comm_create)(struct backend *b, const struct comm_params *cp, struct comm **out,
+                       char *err, size_t errlen);
 };
 
 struct backend {
@@ -128,5 +137,8 @@ int backend_open(const char *name, struct backend **out, char *err, size_t errle
 void backend_close(struct backend *b);
 /* This process's rank in a job of processes (BACKEND_CAP_PROCESSES); 0 otherwise. */
 int backend_proc_rank(const struct backend *b);
+/* True when the ranks are processes of a job (BACKEND_CAP_PROCESSES, or NCCL under an MPI
+ * launcher): the world size is the launcher's and only rank 0 prints. */
+bool backend_multiprocess(const struct backend *b);
 
 #endif

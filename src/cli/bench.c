@@ -466,14 +466,21 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
     if (backend_open(o.backend, &b, err, sizeof err, why, sizeof why) != CV_OK)
         return cli_usage_error("--backend %s", err);
     int maxr = b->ops->max_ranks(b);
-    if (b->ops->caps & BACKEND_CAP_PROCESSES) {
+    if (backend_multiprocess(b)) {
         /* Every process runs this same command; only rank 0 prints results. */
         if (backend_proc_rank(b) != 0 && !freopen("/dev/null", "w", stdout)) {
             backend_close(b);
             return cli_usage_error("--backend %s: cannot silence rank %d's output", o.backend,
                                    backend_proc_rank(b));
         }
-        if (o.within_node && b->ops->node_ranks) maxr = b->ops->node_ranks(b);
+        if (o.within_node && b->ops->node_ranks) {
+            maxr = b->ops->node_ranks(b);
+        } else if (o.within_node) {
+            rc =
+                cli_usage_error("--within-node: the %s backend cannot (mpi can)", b->ops->name);
+            backend_close(b);
+            return rc;
+        }
         if (o.ranks_given && o.ranks != maxr) {
             /* Every rank finds the same: rank 0 says it. */
             rc = backend_proc_rank(b)

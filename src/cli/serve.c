@@ -82,21 +82,24 @@ int cli_serve_main(int argc, char **argv)
     if (optind < argc) return cli_usage_error("serve: unexpected argument '%s'", argv[optind]);
     if (o.socket && o.tcp)
         return cli_usage_error("serve: --socket and --tcp exclude each other");
-    /* Under a launcher every process runs this; only an MPI backend makes them one job. */
-    static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
-                                            "SLURM_NTASKS"};
-    for (size_t i = 0; i < sizeof size_vars / sizeof size_vars[0]; i++) {
-        const char *v = getenv(size_vars[i]);
-        if (v && atoi(v) > 1 && strcmp(backend, "mpi") != 0)
-            return cli_usage_error("serve: %s processes were launched (%s=%s) but backend "
-                                   "%s runs in one: use --backend mpi",
-                                   v, size_vars[i], v, backend);
-    }
     struct backend *b;
     char err[300];
     if (backend_open(backend, &b, err, sizeof err, NULL, 0) != CV_OK) {
         fprintf(stderr, "collviz serve: --backend %s: %s\n", backend, err);
         return 2;
+    }
+    /* Under a launcher every process runs this; only a backend whose ranks are the
+     * launcher's processes (mpi, nccl under MPI) makes them one job. */
+    static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
+                                            "SLURM_NTASKS"};
+    for (size_t i = 0; i < sizeof size_vars / sizeof size_vars[0]; i++) {
+        const char *v = getenv(size_vars[i]);
+        if (v && atoi(v) > 1 && !backend_multiprocess(b)) {
+            backend_close(b);
+            return cli_usage_error("serve: %s processes were launched (%s=%s) but backend "
+                                   "%s runs in one: use --backend mpi (or nccl)",
+                                   v, size_vars[i], v, backend);
+        }
     }
     if (backend_proc_rank(b) != 0) return serve_follow(b); /* rank 0 talks to the UI */
     return serve_run(b, &o);

@@ -711,7 +711,7 @@ static int trace_open_backend(struct run *R)
         return cli_usage_error("--backend %s", err);
     struct backend *b = R->b;
     int maxr = b->ops->max_ranks(b);
-    if (b->ops->caps & BACKEND_CAP_PROCESSES) {
+    if (backend_multiprocess(b)) {
         if (backend_proc_rank(b) != 0 && !freopen("/dev/null", "w", stdout))
             return cli_usage_error("--backend %s: cannot silence rank %d's output", o->backend,
                                    backend_proc_rank(b));

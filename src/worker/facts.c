@@ -16,6 +16,7 @@ void backend_facts_fill(struct backend *b, struct backend_facts *f)
     snprintf(f->name, sizeof f->name, "%s", b->ops->name);
     f->kind = (int)b->ops->kind;
     f->caps = b->ops->caps;
+    f->multiprocess = backend_multiprocess(b);
     int m = b->ops->max_ranks ? b->ops->max_ranks(b) : CV_MAX_RANKS;
     f->max_ranks = m < 1 ? 1 : m > CV_MAX_RANKS ? CV_MAX_RANKS : m;
     for (int n = 1; n <= f->max_ranks && b->ops->describe; n++)

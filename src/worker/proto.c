@@ -347,7 +347,7 @@ static void rd_train_cfg(struct rd *r, struct train_config *c)
     c->adamw.beta2 = rd_f32(r, "train.beta2");
     c->adamw.eps = rd_f32(r, "train.eps");
     c->adamw.weight_decay = rd_f32(r, "train.weight_decay");
-    c->backend = (enum train_backend)rd_enum(r, "train.backend", TRAIN_BACKEND_COUNT);
+    c->backend = (enum backend_kind)rd_enum(r, "train.backend", BACKEND_KIND_COUNT);
 }
 
 static void wr_mem(struct wr *w, const struct train_memory *m)
@@ -642,6 +642,7 @@ static void wr_facts(struct wr *w, const struct backend_facts *f)
     wr_i32(w, f->kind);
     wr_u32(w, f->caps);
     wr_i32(w, f->max_ranks);
+    wr_bool(w, f->multiprocess);
     int m = f->max_ranks < 0 ? 0 : f->max_ranks > CV_MAX_RANKS ? CV_MAX_RANKS : f->max_ranks;
     for (int n = 1; n <= m; n++)
         WR_STR(w, "facts.desc", f->desc[n]);
@@ -663,6 +664,7 @@ static void rd_facts(struct rd *r, struct backend_facts *f)
     f->kind = rd_int(r, "facts.kind", 0, FACTS_KIND_MAX);
     f->caps = (unsigned)rd_uint(r, "facts.caps", 4);
     f->max_ranks = rd_int(r, "facts.max_ranks", 1, CV_MAX_RANKS);
+    f->multiprocess = rd_bool(r, "facts.multiprocess");
     for (int n = 1; n <= f->max_ranks && !r->bad; n++)
         RD_STR(r, "facts.desc", f->desc[n]);
     for (int k = 0; k < f->max_ranks && !r->bad; k++)

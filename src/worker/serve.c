@@ -450,8 +450,7 @@ int serve_run(struct backend *b, const struct serve_opts *o)
     }
     worker_report_dropped(s.w);
 #ifdef HAVE_MPI
-    if (worker_facts(s.w)->caps & BACKEND_CAP_PROCESSES)
-        worker_set_job_hook(s.w, serve_fanout, NULL);
+    if (worker_facts(s.w)->multiprocess) worker_set_job_hook(s.w, serve_fanout, NULL);
 #endif
 
     sigset_t block, waitmask;
@@ -475,7 +474,7 @@ int serve_run(struct backend *b, const struct serve_opts *o)
     if (s.token[0]) printf("collviz serve: token %s\n", s.token);
     fflush(stdout);
 
-    s.processes = (worker_facts(s.w)->caps & BACKEND_CAP_PROCESSES) != 0;
+    s.processes = worker_facts(s.w)->multiprocess;
     s.stall_s = o->stall_s > 0 ? o->stall_s : SERVE_STALL_S;
     s.stall_fixed = o->stall_s > 0;
     bool go_on = true, stalled = false;

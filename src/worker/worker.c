@@ -170,7 +170,7 @@ static void worker_do_sweep(struct worker *w, const struct job *j)
         p.bytes = s;
         /* A job of several processes runs every size on every process: one that skipped a
          * size would leave the others waiting in it. */
-        if (w->cancel && !(w->facts.caps & BACKEND_CAP_PROCESSES))
+        if (w->cancel && !w->facts.multiprocess)
             r.status = cv_err(r.err, sizeof r.err, CV_ECANCELLED, "cancelled");
         else
             r.status =
@@ -282,7 +282,7 @@ static void worker_do_train(struct worker *w, const struct job *j)
 {
     struct result r;
     worker_result_init(w, j, &r);
-    snprintf(r.backend, sizeof r.backend, "%s", train_backend_name(j->train.cfg.backend));
+    snprintf(r.backend, sizeof r.backend, "%s", backend_kind_name(j->train.cfg.backend));
     r.train.summary = xcalloc(1, sizeof *r.train.summary); /* ~47 KB: on the heap */
     r.status =
         train_summary_run(&j->train.cfg, r.train.summary, &w->cancel, r.err, sizeof r.err);

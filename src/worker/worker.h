@@ -118,10 +118,11 @@ void result_free(struct result *r);
 #define FACTS_TEXT_MAX 4096
 #define FACTS_WHERE_MAX 160
 struct backend_facts {
-    char name[16];                               /* "cpu", "nccl", "mpi" */
-    int kind;                                    /* enum backend_kind */
-    unsigned caps;                               /* enum backend_cap bits */
-    int max_ranks;                               /* 1..CV_MAX_RANKS */
+    char name[16];     /* "cpu", "nccl", "mpi" */
+    int kind;          /* enum backend_kind */
+    unsigned caps;     /* enum backend_cap bits */
+    int max_ranks;     /* 1..CV_MAX_RANKS */
+    bool multiprocess; /* the ranks are processes of a launcher's job (mpi; nccl under MPI) */
     char desc[CV_MAX_RANKS + 1][FACTS_DESC_MAX]; /* describe() for n ranks, n = 1..max_ranks */
     char label[CV_MAX_RANKS][FACTS_LABEL_MAX];   /* rank_label() of rank r < max_ranks */
     bool have_nccl_info;                         /* the NCCL fields below are filled */

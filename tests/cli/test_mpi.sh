@@ -7,6 +7,7 @@
 #   - `bench --backend mpi` gives the CPU ranks' rows (collectives, sizes, counts, algorithms,
 #     #wrong 0), MPI's own collectives (--algo mpi) with #wrong 0, --within-node on one host;
 #     only rank 0 prints; a corrupted element (test hook, ASan binary) is counted as 1 wrong;
+#   - `train ddp|tp|pp --backend mpi --check` equals one device, as on the CPU ranks.
 # Skips (77) when mpirun is missing or the binary was built without MPI.
 # Usage: test_mpi.sh BIN [ASAN_BIN]
 set -u
@@ -36,7 +37,7 @@ if ! command -v mpirun >/dev/null; then
     echo "SKIP: no mpirun (apt-get install openmpi-bin)"
     exit 77
 fi
-for cmd in "bench all_reduce" "trace all_reduce"; do
+for cmd in "bench all_reduce" "trace all_reduce" "train ddp --steps 1"; do
     # shellcheck disable=SC2086
     nolaunch "$BIN" $cmd --backend mpi >"$tmp/out" 2>"$tmp/err"
     rc=$?
@@ -152,6 +153,37 @@ if [ -n "$ASAN_BIN" ]; then
     python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; sys.exit(0 if [x["wrong"] for x in r]==[1] else 1)' \
         "$tmp/corrupt.json" 2>/dev/null || fail "corrupted element: #wrong not 1: $(cat "$tmp/corrupt.json")"
 fi
+
+# --- training across processes equals one device --------------------------------------
+for scheme in ddp tp pp; do
+    "${MPIRUN[@]}" -np 4 "$BIN" train $scheme --backend mpi --check --layers 4 --dim 64 \
+        --batch 16 --steps 2 >"$tmp/train" 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 0 ] || fail "train $scheme --backend mpi --check: exit $rc: $(tail -5 "$tmp/err")"
+    grep -Eq "check against the single-device reference: .*: ok$" "$tmp/train" ||
+        fail "train $scheme: no check line: $(tail -3 "$tmp/train")"
+    [ "$(grep -c '^collviz train' "$tmp/train")" -eq 1 ] || fail "train $scheme: not printed by rank 0 alone"
+    grep -q "backend mpi: mpi: 4 processes on 1 host" "$tmp/train" || fail "train $scheme: backend line: $(grep backend "$tmp/train")"
+    [ -s "$tmp/err" ] && fail "train $scheme: stderr: $(cat "$tmp/err")"
+done
+# Across processes the run is the CPU ranks' run: same losses, bit for bit (same plans,
+# same order of additions).
+"$BIN" train tp --check --layers 4 --dim 64 --batch 16 --steps 2 --format json >"$tmp/tcpu.json" 2>"$tmp/err" ||
+    fail "train tp on cpu: $(cat "$tmp/err")"
+"${MPIRUN[@]}" -np 4 "$BIN" train tp --backend mpi --check --layers 4 --dim 64 --batch 16 \
+    --steps 2 --format json >"$tmp/tmpi.json" 2>"$tmp/err" || fail "train tp json on mpi: $(cat "$tmp/err")"
+python3 - "$tmp/tcpu.json" "$tmp/tmpi.json" <<'EOF' || fail "train tp: mpi differs from cpu ranks (see above)"
+import json, sys
+c, m = (json.load(open(f)) for f in sys.argv[1:3])
+ok = m["backend"] == "mpi" and c["backend"] == "cpu"
+def losses(d): return [s["loss"] for s in d["steps"]]
+if losses(c) != losses(m): print("  losses", losses(c), losses(m)); ok = False
+if len(m["steps"]) != 2: ok = False
+sys.exit(0 if ok else 1)
+EOF
+# Refused across processes: --overlap (one line, from rank 0).
+"${MPIRUN[@]}" -np 2 "$BIN" train ddp --backend mpi --overlap --dim 64 --batch 16 >"$tmp/out" 2>"$tmp/err"
+[ "$(grep -c 'overlap: not on the mpi backend' "$tmp/err")" -eq 1 ] || fail "train --overlap on mpi: $(cat "$tmp/err")"
 
 [ "$fails" -eq 0 ] && echo "PASS: test_mpi.sh" || echo "FAIL: test_mpi.sh ($fails failures)"
 [ "$fails" -eq 0 ]

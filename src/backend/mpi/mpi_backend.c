@@ -16,8 +16,10 @@
  * Timing: MPI_Barrier before and after the timed loop, MPI_Wtime, the maximum over ranks.
  * #wrong is summed over ranks. Every process returns the same result row. */
 #include "mpi_backend.h"
+#include "mpi_boot.h"
 
 #include <mpi.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +37,6 @@ struct mpi_state {
     int rank, size;
     int local_rank, local_size; /* within this node (MPI_COMM_TYPE_SHARED) */
     int nhosts;
-    bool we_initialised;
     MPI_Comm node;               /* the ranks of this process's node */
     char (*hosts)[MPI_HOST_LEN]; /* [size]: every rank's host name */
     char version[64];
@@ -65,26 +66,11 @@ static int mpi_fail(char *err, size_t errlen, int mrc, const char *what)
 static int mpi_open(struct backend *b, char *err, size_t errlen)
 {
     if (!mpi_launched()) return cv_err(err, errlen, CV_EINVAL, "mpi: %s", MPI_LAUNCH_HINT);
+    struct mpi_where where;
+    char why[200];
+    if (mpi_boot_start(&where, why, sizeof why) != CV_OK)
+        return cv_err(err, errlen, CV_EUNAVAIL, "mpi: %s", why);
     struct mpi_state *st = xcalloc(1, sizeof *st);
-    int inited = 0;
-    MPI_Initialized(&inited);
-    if (!inited) {
-        int provided = 0;
-        /* The bench and the UI call the backend from their worker thread, never two
-         * threads at once: serialised calls are enough. */
-        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
-            free(st);
-            return cv_err(err, errlen, CV_EUNAVAIL, "mpi: MPI_Init_thread failed");
-        }
-        st->we_initialised = true;
-        if (provided < MPI_THREAD_SERIALIZED) {
-            MPI_Finalize();
-            free(st);
-            return cv_err(err, errlen, CV_EUNAVAIL,
-                          "mpi: the MPI library cannot be called from a worker thread "
-                          "(MPI_THREAD_SERIALIZED not provided)");
-        }
-    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &st->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &st->size);
@@ -119,7 +105,7 @@ static void mpi_close(struct backend *b)
     free(st->out);
     free(st->hosts);
     MPI_Comm_free(&st->node);
-    if (st->we_initialised) MPI_Finalize();
+    mpi_boot_stop();
     free(st);
     b->priv = NULL;
 }
@@ -152,8 +138,26 @@ static int mpi_reserve(float **p, size_t *cap, size_t n)
     return *p ? CV_OK : CV_ENOMEM;
 }
 
+int mpi_wait_all(int n, MPI_Request *reqs, double timeout_s, const char *what, char *err,
+                 size_t errlen)
+{
+    double deadline = now_s() + (timeout_s > 0 ? timeout_s : 1e9);
+    for (unsigned spins = 0;; spins++) {
+        int done = 0;
+        int mrc = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
+        if (mrc != MPI_SUCCESS) return mpi_fail(err, errlen, mrc, what);
+        if (done) return CV_OK;
+        /* Poll hard for a while (shared memory answers in microseconds), then give the
+         * core away between polls: ranks may outnumber cores (--oversubscribe). */
+        if (spins > 64) sched_yield();
+        if ((spins & 255) == 0 && now_s() > deadline)
+            return cv_err(err, errlen, CV_ETIMEOUT, "mpi: %s: no answer after %g s", what,
+                          timeout_s);
+    }
+}
+
 /* The most floats this rank receives in any one step of p (its scratch for a step). */
-static size_t mpi_step_recv_max(const struct plan *p, int me)
+size_t mpi_plan_recv_max(const struct plan *p, int me)
 {
     size_t most = 0;
     for (size_t s = 0; s < p->nsteps; s++) {
@@ -165,10 +169,8 @@ static size_t mpi_step_recv_max(const struct plan *p, int me)
     return most;
 }
 
-/* Run plan p once on this rank's working buffer `buf` (p->work_len floats), step by step.
- * tmp holds mpi_step_recv_max floats; reqs room for every transfer of a step, twice. */
-static int mpi_run_plan(const struct plan *p, int me, MPI_Comm comm, float *buf, float *tmp,
-                        MPI_Request *reqs, char *err, size_t errlen)
+int mpi_plan_run(const struct plan *p, int me, MPI_Comm comm, float *buf, float *tmp,
+                 MPI_Request *reqs, double timeout_s, char *err, size_t errlen)
 {
     for (size_t s = 0; s < p->nsteps; s++) {
         const struct step *st = &p->steps[s];
@@ -189,8 +191,8 @@ static int mpi_run_plan(const struct plan *p, int me, MPI_Comm comm, float *buf,
                             &reqs[nreq++]);
             if (mrc != MPI_SUCCESS) return mpi_fail(err, errlen, mrc, "MPI_Isend");
         }
-        mrc = MPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
-        if (mrc != MPI_SUCCESS) return mpi_fail(err, errlen, mrc, "MPI_Waitall");
+        int rc = mpi_wait_all(nreq, reqs, timeout_s, st->phase, err, errlen);
+        if (rc != CV_OK) return rc;
         off = 0;
         for (size_t i = st->first; i < st->first + st->n; i++) {
             const struct xfer *x = &p->x[i];
@@ -286,12 +288,14 @@ struct mpi_run {
     MPI_Comm comm;
     float *buf, *tmp, *out;
     MPI_Request *reqs;
+    double timeout_s;
 };
 
 static int mpi_run_once(const struct mpi_run *r, char *err, size_t errlen)
 {
     if (r->plan)
-        return mpi_run_plan(r->plan, r->me, r->comm, r->buf, r->tmp, r->reqs, err, errlen);
+        return mpi_plan_run(r->plan, r->me, r->comm, r->buf, r->tmp, r->reqs, r->timeout_s, err,
+                            errlen);
     return mpi_run_native(r->coll, r->op, r->W, r->count, r->root, r->me, r->comm, r->buf,
                           r->out, err, errlen);
 }
@@ -369,7 +373,7 @@ static int mpi_measure(struct backend *b, const struct bench_params *bp,
         }
     }
     /* Every buffer the run needs, before its first message. */
-    size_t tmp_len = p ? mpi_step_recv_max(p, me) : 0;
+    size_t tmp_len = p ? mpi_plan_recv_max(p, me) : 0;
     size_t out_len = p ? 0 : coll_recv_count(bp->coll, W, count, me, root);
     size_t nreq = 2;
     for (size_t s = 0; p && s < p->nsteps; s++)
@@ -398,7 +402,8 @@ static int mpi_measure(struct backend *b, const struct bench_params *bp,
                         .buf = st->buf,
                         .tmp = st->tmp,
                         .out = st->out,
-                        .reqs = reqs};
+                        .reqs = reqs,
+                        .timeout_s = bp->timeout_s};
     (void)cancel; /* every process must run the same iterations: a cancel is a signal the
                      launcher forwards to all of them */
     mpi_fill(&r, work_len);
@@ -466,14 +471,14 @@ static int mpi_run_small(struct backend *b, const struct plan *p, float *const *
                       "(-np)",
                       W, st->size, st->size == 1 ? "" : "es");
     float *buf = xcalloc(p->work_len ? p->work_len : 1, sizeof(float));
-    float *tmp = xcalloc(mpi_step_recv_max(p, me) + 1, sizeof(float));
+    float *tmp = xcalloc(mpi_plan_recv_max(p, me) + 1, sizeof(float));
     size_t nreq = 2;
     for (size_t s = 0; s < p->nsteps; s++)
         nreq = 2 * p->steps[s].n > nreq ? 2 * p->steps[s].n : nreq;
     MPI_Request *reqs = xcalloc(nreq, sizeof *reqs);
     size_t ns = coll_send_count(p->coll, W, p->count, me, p->root);
     if (ns) memcpy(buf + coll_in_off(p->coll, W, p->count, me), send[me], ns * sizeof(float));
-    int rc = mpi_run_plan(p, me, MPI_COMM_WORLD, buf, tmp, reqs, err, errlen);
+    int rc = mpi_plan_run(p, me, MPI_COMM_WORLD, buf, tmp, reqs, 60.0, err, errlen);
     int mine = rc, worst = rc;
     MPI_Allreduce(&mine, &worst, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD); /* errors are > 0 */
     if (rc == CV_OK && worst != CV_OK)
@@ -526,4 +531,5 @@ const struct backend_ops mpi_backend_ops = {
     .rank_label = mpi_rank_label,
     .proc_rank = mpi_proc_rank,
     .node_ranks = mpi_node_ranks,
+    .comm_create = mpi_comm_create,
 };

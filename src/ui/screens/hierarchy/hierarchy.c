@@ -60,8 +60,10 @@ void hier_figures(const struct app *a, struct hier_measured *m)
     m->copy.at = TIER_HBM;
     m->cpu_ar.at = TIER_NVLINK; /* ranks inside one machine */
     m->nccl.at = TIER_NVLINK;
-    m->mpi.at = TIER_ETHERNET;
-    hier_fig_na(&m->mpi, "no MPI backend built");
+    m->mpi_node.at = hier_tier_for_mpi(false, NULL);
+    m->mpi_net.at = hier_tier_for_mpi(true, NULL);
+    hier_fig_na(&m->mpi_node, "mpirun ... bench --within-node");
+    hier_fig_na(&m->mpi_net, "needs MPI ranks on 2+ hosts");
     const struct hier_screen *h = HIER(a);
     if (!a->w) {
         hier_fig_na(&m->copy, "no backend thread (the animation runs alone)");

@@ -30,7 +30,7 @@ void par_lecture_of(const struct app *a, struct train_config *c)
     c->timeout_s = PAR_TIMEOUT_S;
     /* On the GPUs when the collectives run there (NCCL, 2+ GPUs) and there is one GPU per
      * rank; otherwise on CPU ranks (par_backend_note says why). */
-    if (par_on_gpus(a)) c->backend = TRAIN_BACKEND_NCCL;
+    if (par_on_gpus(a)) c->backend = BACKEND_NCCL;
 }
 
 bool par_on_gpus(const struct app *a)
