@@ -205,7 +205,9 @@ int launch_blame(const struct launch *l, char *last, size_t n)
     while (fgets(line, sizeof line, f)) {
         size_t k = strcspn(line, "\r\n");
         line[k] = '\0';
+        /* mpirun: "process rank 2 with PID ..."; srun: "task 2: Killed" */
         const char *p = strstr(line, "rank ");
+        if (!p || p[5] < '0' || p[5] > '9') p = strstr(line, "task ");
         bool names = p && p[5] >= '0' && p[5] <= '9';
         if (rank < 0 && names) rank = atoi(p + 5);
         /* the line that names the rank, else the last one */

@@ -23,8 +23,8 @@ pid_t launch_pid(const struct launch *l);
 /* Wait up to s seconds for the launcher to end (after a loss it reports the rank that
  * died as it ends). True when it has. */
 bool launch_wait(struct launch *l, double s);
-/* After the job is lost: which rank the launcher's output blames ("process rank 2" or
- * "rank 2", as mpirun and srun say it), or -1; in last the line that says so (else the
+/* After the job is lost: which rank the launcher's output blames ("process rank 2" as
+ * mpirun says it, "task 2" as srun does), or -1; in last the line that says so (else the
  * last non-empty line). */
 int launch_blame(const struct launch *l, char *last, size_t n);
 /* End the job: wait up to grace_s for it to end by itself (after a shutdown message), then
