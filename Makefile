@@ -27,6 +27,12 @@ HAVE_OPENBLAS  ?= $(if $(BLAS_LIBS),1,)
 CJSON_CFLAGS   := $(shell $(PKG_CONFIG) --cflags libcjson 2>/dev/null)
 # (its -lcjson is in LESSON_LIBS below)
 HAVE_NCCL      ?= $(shell test -x $(NVCC) && test -f $(CUDA_HOME)/include/nccl.h && echo 1)
+# MPI (the mpi backend, src/backend/mpi): built when mpicc answers --showme (Open MPI) or
+# pkg-config knows ompi-c, like nccl-tests' MPI=1; `make HAVE_MPI=` forces it off.
+MPICC          ?= mpicc
+MPI_CFLAGS     := $(shell $(MPICC) --showme:compile 2>/dev/null || $(PKG_CONFIG) --cflags ompi-c 2>/dev/null)
+MPI_LIBS       := $(shell $(MPICC) --showme:link 2>/dev/null || $(PKG_CONFIG) --libs ompi-c 2>/dev/null)
+HAVE_MPI       ?= $(if $(MPI_LIBS),1,)
 # Lessons (src/lesson): md4c reads Markdown, muParser evaluates answer formulas (C++ inside,
 # hence -lstdc++), cJSON writes `collviz lesson ... --format json` and `collviz model`'s
 # JSON. Required.
@@ -83,6 +89,12 @@ ifeq ($(HAVE_NCCL),1)
 else
   BACKENDS := cpu
 endif
+ifeq ($(HAVE_MPI),1)
+  CPPFLAGS += -DHAVE_MPI $(MPI_CFLAGS)
+  SRC_LIB  += $(wildcard src/backend/mpi/*.c)
+  LDLIBS   += $(MPI_LIBS)
+  BACKENDS += mpi
+endif
 
 OBJ_LIB := $(SRC_LIB:%.c=$(BUILD)/obj/%.o) $(CU_SRC:%.cu=$(BUILD)/obj/%.o)
 LIB     := $(BUILD)/libcollviz.a
@@ -105,6 +117,7 @@ CPPFLAGS = $(CPPFLAGS)
 LDLIBS = $(LDLIBS)
 NVCC = $(if $(CU_SRC),$(NVCC) $(NVCC_GENCODE))
 HAVE_NCCL = $(HAVE_NCCL)
+HAVE_MPI = $(HAVE_MPI)
 HAVE_OPENBLAS = $(HAVE_OPENBLAS)
 FAKEGPU = $(FAKEGPU)
 BACKENDS = $(BACKENDS)
@@ -121,7 +134,7 @@ endif
 all: $(BIN) backends
 
 backends:
-	@echo "collviz: built backends: $(BACKENDS)$(if $(HAVE_NCCL),, (nccl skipped: HAVE_NCCL off; it needs $(NVCC) and $(CUDA_HOME)/include/nccl.h))$(if $(HAVE_OPENBLAS),, (no OpenBLAS: training uses plain C matmul))"
+	@echo "collviz: built backends: $(BACKENDS)$(if $(HAVE_NCCL),, (nccl skipped: HAVE_NCCL off; it needs $(NVCC) and $(CUDA_HOME)/include/nccl.h))$(if $(HAVE_MPI),, (mpi skipped: HAVE_MPI off; it needs $(MPICC) or pkg-config ompi-c: libopenmpi-dev))$(if $(HAVE_OPENBLAS),, (no OpenBLAS: training uses plain C matmul))"
 
 $(CONFIG):
 	@mkdir -p $(dir $@)
@@ -197,26 +210,34 @@ $(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIB) $(CONFIG)
 gpu-test: $(BIN) $(if $(HAVE_NCCL),$(GPU_TEST_BIN))
 	BUILD=$(BUILD) bash tests/gpu/run.sh $(BIN)
 
-# libFuzzer on the lesson parser and formulas (tests/fuzz/fuzz_lesson.c): the library is
-# built again with clang and -fsanitize=fuzzer-no-link,address,undefined in $(BUILD)/fuzz.
-# `make fuzz` runs it for FUZZ_SECONDS (default 600) on a copy of tests/fuzz/corpus;
-# tests/fuzz/run.sh (part of `make test`) runs it briefly.
+# libFuzzer on the lesson parser and formulas (tests/fuzz/fuzz_lesson.c) and on the job
+# protocol's decoder (tests/fuzz/fuzz_proto.c): the library is built again with clang and
+# -fsanitize=fuzzer-no-link,address,undefined in $(BUILD)/fuzz. `make fuzz` runs each for
+# FUZZ_SECONDS (default 600) on a copy of its corpus (tests/fuzz/corpus, corpus_proto);
+# tests/fuzz/run.sh (part of `make test`) runs them briefly.
 FUZZ_CC      ?= clang
 FUZZ_CFLAGS  := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
                 -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
 fuzz-build:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz HAVE_NCCL= CC=$(FUZZ_CC) \
-	    CFLAGS="$(FUZZ_CFLAGS)" $(BUILD)/fuzz/fuzz_lesson
+	    CFLAGS="$(FUZZ_CFLAGS)" $(BUILD)/fuzz/fuzz_lesson $(BUILD)/fuzz/fuzz_proto
 
 $(BUILD)/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(LIB) $(CONFIG)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
 
+# The job protocol's decoder (src/worker/proto.c), seeded with tests/fuzz/corpus_proto.
+$(BUILD)/fuzz_proto: tests/fuzz/fuzz_proto.c $(LIB) $(CONFIG)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+
 fuzz: fuzz-build
-	@mkdir -p $(BUILD)/fuzz/corpus
+	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus_proto
 	cp -n tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/ 2>/dev/null || true
+	cp -n tests/fuzz/corpus_proto/* $(BUILD)/fuzz/corpus_proto/ 2>/dev/null || true
 	$(BUILD)/fuzz/fuzz_lesson -max_total_time=$(FUZZ_SECONDS) -max_len=16384 -timeout=10 \
 	    -rss_limit_mb=2048 $(BUILD)/fuzz/corpus
+	$(BUILD)/fuzz/fuzz_proto -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    -rss_limit_mb=2048 $(BUILD)/fuzz/corpus_proto
 
 # The emulation's marker (tests/fakegpu/fake_cuda.c) and the test hooks' (CV_TEST_HOOKS)
 # must not be in an installed program.

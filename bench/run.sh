@@ -9,6 +9,9 @@
 #  3. Open MPI's MPI_Allreduce of the same 64 MiB on 4 processes (bench/mpi_allreduce.c),
 #     installing Open MPI with apt-get if mpicc is missing; the exact mpirun command is
 #     printed, and one run with glibc's default malloc settings is shown beside it.
+#  3b. collviz --backend mpi: the ring plan executed with MPI point-to-point between 4
+#     processes next to MPI_Allreduce (--algo mpi) in the same program, interleaved runs;
+#     target: ring >= 0.8 x MPI_Allreduce's busbw at 64 MiB.
 #  4. The ratios against their targets, and the memory-traffic bounds with their
 #     derivations: the best all-reduce against M*2(W-1)/W^2, the ring against its own
 #     4M/(5W), M = memcpy rate (the better of 2 and 4 threads) measured in the same run.
@@ -153,6 +156,49 @@ if [ $rc -eq 0 ]; then
     mpi_default=$(echo "$line" | sed -n 's/^mpi_busbw_gbs=//p')
 else
     echo "   mpirun failed: $(head -2 "$out/mpi.err")"
+fi
+
+# --- 3b. collviz's ring over MPI point-to-point vs MPI's own MPI_Allreduce -------------------
+# The mpi backend runs the ring plan the screens animate with MPI_Isend/Irecv between the
+# processes; --algo mpi runs MPI_Allreduce in the same program. Interleaved runs, the same
+# mpirun command and malloc settings; best of $REPEAT each. Target: ring >= 0.8 x MPI.
+if "$BIN" bench all_reduce --backend mpi 2>&1 | grep -q "not built"; then
+    echo
+    echo "== 3b. skipped: $BIN was built without the mpi backend (HAVE_MPI)"
+else
+    echo
+    echo "== 3b. collviz --backend mpi: ring over MPI_Isend/Irecv vs MPI_Allreduce, 64 MiB, $RANKS processes (best of $REPEAT runs each)"
+    echo "   command: GLIBC_TUNABLES=$MPI_TUNABLES ${MPIRUN[*]} $BIN bench all_reduce --backend mpi -b 64M --algo ring|mpi --format json"
+    best_ring=0
+    best_mpi=0
+    for i in $(seq "$REPEAT"); do
+        for a in ring mpi; do
+            GLIBC_TUNABLES=$MPI_TUNABLES "${MPIRUN[@]}" "$BIN" bench all_reduce --backend mpi \
+                -b 64M -n 20 -w 5 --algo $a --format json >"$out/mpib_$a.json" 2>"$out/mpib.err" || {
+                echo "   $a run failed: $(head -2 "$out/mpib.err")"
+                continue
+            }
+            v=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"][0]; assert r["wrong"]==0; print(r["busbw"])' "$out/mpib_$a.json") || {
+                echo "   $a run: no row or #wrong != 0"
+                continue
+            }
+            echo "   run $i: --algo $a busbw $v GB/s"
+            if [ $a = ring ]; then
+                best_ring=$(python3 -c 'import sys; print(max(float(sys.argv[1]), float(sys.argv[2])))' "$best_ring" "$v")
+            else
+                best_mpi=$(python3 -c 'import sys; print(max(float(sys.argv[1]), float(sys.argv[2])))' "$best_mpi" "$v")
+            fi
+        done
+    done
+    python3 - "$best_ring" "$best_mpi" <<'EOF'
+import sys
+ring, mpi = float(sys.argv[1]), float(sys.argv[2])
+print(f"   collviz ring over MPI point-to-point  {ring:7.3f} GB/s busbw")
+print(f"   Open MPI MPI_Allreduce (--algo mpi)    {mpi:7.3f} GB/s busbw")
+if mpi > 0:
+    r = ring / mpi
+    print(f"   ratio ring / MPI_Allreduce             {r:7.3f}   target >= 0.8: {'ok' if r >= 0.8 else 'MISS'}")
+EOF
 fi
 
 # --- 4. ratios -----------------------------------------------------------------------------

@@ -64,13 +64,15 @@ else
         run "fakegpu: tests/gpu/run.sh on emulated devices" \
             env GPU_TEST_FAKE=1 BUILD="$BUILD/fakegpu" bash tests/gpu/run.sh "$BUILD/fakegpu/collviz"
         run "fakegpu: screen: fake_nccl_ui.sh" bash tests/screen/fake_nccl_ui.sh "$BUILD/fakegpu/collviz"
+        run "fakegpu: NCCL across processes (mpirun): fake_nccl_mpi.sh" \
+            bash tests/gpu/fake_nccl_mpi.sh "$BUILD/fakegpu/collviz"
     else
         echo "SKIP: the GPU code on emulated devices (no CUDA toolkit headers: not built)"
         echo "fakegpu: the GPU code on emulated devices (no CUDA toolkit headers: not built)" >>"$skiplist"
         skipped=$((skipped + 1))
     fi
     # The lesson parser under libFuzzer for a few seconds (SKIP without clang).
-    run "fuzz: lesson parser (short run)" env BUILD="$BUILD" bash tests/fuzz/run.sh
+    run "fuzz: lesson parser and job protocol (short run)" env BUILD="$BUILD" bash tests/fuzz/run.sh
     for s in tests/cli/*.sh; do
         [ -f "$s" ] && run "cli: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
     done

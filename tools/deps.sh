@@ -2,7 +2,8 @@
 # tools/deps.sh - the one list of Debian packages collviz needs to build and test, and the
 # step `make run`, `make test` (through `make deps`) and .ci/run take first: it installs only
 # the packages that are missing, says in one line what it installs, and reports the optional
-# parts (CUDA toolkit, NCCL, MPI) in one line without installing them.
+# parts (CUDA toolkit, NCCL) in one line without installing them. MPI (libopenmpi-dev,
+# openmpi-bin) is required, so that every CI run tests the mpi backend across processes.
 #
 #   tools/deps.sh           install what is missing (apt-get, through `sudo -n` when not root)
 #   tools/deps.sh --check   only list what is missing; exit 0 when nothing is, 1 otherwise
@@ -11,10 +12,11 @@
 # the exact command to run and exits 2.
 set -u
 
-# clang: the libFuzzer target (needs libclang-rt-14-dev); clang-format: `make format-check`.
+# clang: the libFuzzer target (needs libclang-rt-14-dev); clang-format: `make format-check`;
+# libopenmpi-dev openmpi-bin: the mpi backend (mpicc, mpirun).
 REQUIRED="build-essential pkg-config libncurses-dev libcmocka-dev libopenblas-dev tmux python3
 locales libmd4c-dev libmd4c-html0-dev libmuparser-dev libcjson-dev clang libclang-rt-14-dev
-clang-format"
+clang-format libopenmpi-dev openmpi-bin"
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
 check=0
@@ -44,11 +46,10 @@ done
 missing=${missing# }
 
 optional() { # one line: what the optional parts are, found or not (never installed)
-    local cuda nccl mpi
+    local cuda nccl
     if [ -x "$CUDA_HOME/bin/nvcc" ]; then cuda="CUDA toolkit: $CUDA_HOME"; else cuda="CUDA toolkit: no"; fi
     if [ -f "$CUDA_HOME/include/nccl.h" ]; then nccl="NCCL: yes"; else nccl="NCCL: no"; fi
-    if command -v mpirun >/dev/null 2>&1; then mpi="MPI: yes"; else mpi="MPI: no"; fi
-    echo "collviz deps: optional (not installed by this step): $cuda, $nccl, $mpi"
+    echo "collviz deps: optional (not installed by this step): $cuda, $nccl"
 }
 
 if [ "$check" -eq 1 ]; then

@@ -17,6 +17,9 @@
 #ifdef HAVE_NCCL
 extern const struct backend_ops nccl_backend_ops;
 #endif
+#ifdef HAVE_MPI
+#include "mpi/mpi_backend.h"
+#endif
 
 /* The registry: one row per backend this program knows, built or not. ops is NULL when
  * the backend was not compiled in, and not_built says why. */
@@ -36,6 +39,15 @@ static const struct backend_entry {
                       NULL,
 #endif
                       "not built (no CUDA toolkit at build time)"},
+    [BACKEND_MPI] = {"mpi", BACKEND_MPI,
+                     BACKEND_CAP_EXACT_REDUCTION | BACKEND_CAP_PROCESSES |
+                         BACKEND_CAP_NATIVE_COLL,
+#ifdef HAVE_MPI
+                     &mpi_backend_ops,
+#else
+                     NULL,
+#endif
+                     "not built (no MPI: mpicc / libopenmpi-dev at build time)"},
 };
 
 static const char *backend_name_list[BACKEND_KIND_COUNT + 1];
@@ -138,6 +150,18 @@ int backend_open(const char *name, struct backend **out, char *err, size_t errle
     }
     if (why_not && why_not_len) snprintf(why_not, why_not_len, "%s", why);
     return backend_open_kind(BACKEND_CPU, out, err, errlen);
+}
+
+int backend_proc_rank(const struct backend *b)
+{
+    return b && b->ops->proc_rank ? b->ops->proc_rank((struct backend *)b) : 0;
+}
+
+bool backend_multiprocess(const struct backend *b)
+{
+    if (!b) return false;
+    if (b->ops->caps & BACKEND_CAP_PROCESSES) return true;
+    return b->ops->proc_count && b->ops->proc_count((struct backend *)b) > 1;
 }
 
 void backend_close(struct backend *b)

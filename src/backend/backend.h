@@ -30,6 +30,12 @@ struct bench_params {
      * size, 1 = whole chunks) and channels (0 or 1 = one); ignored by NCCL, which slices
      * by its own protocol. */
     int slices, channels;
+    /* Run the library's own collective (MPI_Allreduce, ...: `--algo mpi`) instead of the
+     * plan; only for backends with BACKEND_CAP_NATIVE_COLL. */
+    bool native;
+    /* Processes backend: run on the ranks of this process's node only (a sub-communicator
+     * of the ranks sharing its memory), not on every rank of the job. */
+    bool within_node;
 };
 
 /* One row of nccl-tests' table. */
@@ -47,10 +53,12 @@ struct bench_result {
 };
 
 struct backend;
+struct comm;
+struct comm_params;
 
 /* Which backend, for code that must tell them apart: compare kinds or ask for a
  * capability, never the name string. */
-enum backend_kind { BACKEND_CPU, BACKEND_NCCL, BACKEND_KIND_COUNT };
+enum backend_kind { BACKEND_CPU, BACKEND_NCCL, BACKEND_MPI, BACKEND_KIND_COUNT };
 
 /* What a backend can do or is (struct backend_ops.caps). */
 enum backend_cap {
@@ -62,6 +70,11 @@ enum backend_cap {
     BACKEND_CAP_OWN_ALGO = 1u << 2,
     /* Its behaviour is steered by NCCL_ALGO / NCCL_PROTO (shown next to its figures). */
     BACKEND_CAP_NCCL_ENV = 1u << 3,
+    /* A rank is a process started by a launcher (mpirun, srun): the world size is the
+     * launcher's, every process runs the same command, and only rank 0 prints. */
+    BACKEND_CAP_PROCESSES = 1u << 4,
+    /* Can also measure the library's own collectives (bench_params.native: `--algo mpi`). */
+    BACKEND_CAP_NATIVE_COLL = 1u << 5,
 };
 
 struct backend_ops {
@@ -87,6 +100,18 @@ struct backend_ops {
     void (*describe)(struct backend *b, int nranks, char *buf, size_t n);
     /* What one rank is, for a box label: "cpu thread", "GPU 3 H200". */
     void (*rank_label)(struct backend *b, int rank, char *buf, size_t n);
+    /* Optional (NULL = 0): this process's rank in a job of several processes. Only rank 0
+     * prints results; the others print only their own failures. */
+    int (*proc_rank)(struct backend *b);
+    /* Optional (NULL = 1): processes in the job when they vary at run time (NCCL is one
+     * process for every GPU, or one per GPU under an MPI launcher). */
+    int (*proc_count)(struct backend *b);
+    /* Optional: how many ranks share this process's node (--within-node); NULL = all. */
+    int (*node_ranks)(struct backend *b);
+    /* Optional: the communicator training runs on (parallel/comm.h), for cp->nranks ranks;
+     * NULL where training makes its own (NCCL, with its devices). */
+    int (*comm_create)(struct backend *b, const struct comm_params *cp, struct comm **out,
+                       char *err, size_t errlen);
 };
 
 struct backend {
@@ -110,5 +135,10 @@ unsigned backend_caps_of(const char *name);
 int backend_open(const char *name, struct backend **out, char *err, size_t errlen,
                  char *why_not, size_t why_not_len);
 void backend_close(struct backend *b);
+/* This process's rank in a job of processes (BACKEND_CAP_PROCESSES); 0 otherwise. */
+int backend_proc_rank(const struct backend *b);
+/* True when the ranks are processes of a job (BACKEND_CAP_PROCESSES, or NCCL under an MPI
+ * launcher): the world size is the launcher's and only rank 0 prints. */
+bool backend_multiprocess(const struct backend *b);
 
 #endif

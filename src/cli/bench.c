@@ -62,8 +62,11 @@ static void bench_usage(FILE *f)
         "            all_to_all, or all (one section each)\n"
         "\n"
         "Options:\n"
-        "  --backend B          auto, cpu or nccl (default auto: nccl with 2+ GPUs, else cpu;\n"
-        "                       with --ranks above the GPU count, cpu)\n"
+        "  --backend B          auto, cpu, nccl or mpi (default auto: nccl with 2+ GPUs, else\n"
+        "                       cpu; with --ranks above the GPU count, cpu). mpi: one rank "
+        "per\n"
+        "                       process, run as  mpirun -np N collviz bench ... --backend mpi\n"
+        "                       (rank 0 prints)\n"
         "  --ranks N            ranks, 1..%d (default 4; auto on NCCL: the GPU count if\n"
         "                       fewer)\n"
         "  -b, --minbytes SIZE  smallest size S, K/M/G suffixes (powers of 1024; default 64M)\n"
@@ -77,7 +80,9 @@ static void bench_usage(FILE *f)
         "  -r, --root R         root of broadcast/scatter/gather/reduce (default 0)\n"
         "  --algo A             ring, tree, direct, owner or auto (default auto: the "
         "backend's\n"
-        "                       fastest)\n"
+        "                       fastest); mpi: MPI's own collective (MPI_Allreduce, ...)\n"
+        "  --within-node        mpi: run on the ranks of one node only (a sub-communicator),\n"
+        "                       not across nodes\n"
         "  --slices N           CPU: cut every transfer into N slices, each rank waiting only\n"
         "                       for the slices it needs (default 0: slices of about 64 KiB;\n"
         "                       1: whole chunks, as the chunk picture shows)\n"
@@ -113,7 +118,15 @@ static void bench_algo_list(enum coll c, char *buf, size_t n)
 
 int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
 {
-    enum { OPT_BACKEND = 256, OPT_RANKS, OPT_ALGO, OPT_FORMAT, OPT_SLICES, OPT_CHANNELS };
+    enum {
+        OPT_BACKEND = 256,
+        OPT_RANKS,
+        OPT_ALGO,
+        OPT_FORMAT,
+        OPT_SLICES,
+        OPT_CHANNELS,
+        OPT_WITHIN_NODE
+    };
     static const struct option longopts[] = {
         {"backend", required_argument, NULL, OPT_BACKEND},
         {"ranks", required_argument, NULL, OPT_RANKS},
@@ -131,6 +144,7 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
         {"format", required_argument, NULL, OPT_FORMAT},
         {"slices", required_argument, NULL, OPT_SLICES},
         {"channels", required_argument, NULL, OPT_CHANNELS},
+        {"within-node", no_argument, NULL, OPT_WITHIN_NODE},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -212,12 +226,16 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
             break;
         case OPT_ALGO:
             o->algo_given = true;
+            o->native = false;
             if (strcmp(optarg, "auto") == 0) {
                 o->algo_auto = true;
+            } else if (strcmp(optarg, "mpi") == 0) {
+                o->algo_auto = false;
+                o->native = true;
             } else if (algo_parse(optarg, &o->algo) == CV_OK) {
                 o->algo_auto = false;
             } else {
-                return cli_usage_error("--algo %s: need ring, tree, direct, owner or auto",
+                return cli_usage_error("--algo %s: need ring, tree, direct, owner, auto or mpi",
                                        optarg);
             }
             break;
@@ -231,6 +249,9 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
             if (parse_long(optarg, 1, 64, &v) != CV_OK)
                 return cli_usage_error("--channels %s: need 1..64", optarg);
             o->channels = (int)v;
+            break;
+        case OPT_WITHIN_NODE:
+            o->within_node = true;
             break;
         case 'T':
             if (bench_parse_double(optarg, 0.0, 1e6, &o->timeout_s) != CV_OK ||
@@ -268,7 +289,9 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
     if (o->maxb < o->minb)
         return cli_usage_error("-e %s: smaller than -b %s", o->maxb_arg ? o->maxb_arg : "64M",
                                o->minb_arg ? o->minb_arg : "64M");
-    if (o->root >= o->ranks && (root_given || o->all || coll_is_rooted(o->coll)))
+    /* A processes backend's world size is known once it is open (bench_sweep checks). */
+    bool processes = backend_caps_of(o->backend) & BACKEND_CAP_PROCESSES;
+    if (!processes && o->root >= o->ranks && (root_given || o->all || coll_is_rooted(o->coll)))
         return cli_usage_error("-r %d: no such rank with --ranks %d", o->root, o->ranks);
     return -1;
 }
@@ -407,7 +430,7 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
     int nnotes = 0;
     for (int c = 0; c < COLL_COUNT; c++) {
         if (!o.all && (enum coll)c != o.coll) continue;
-        if (!o.algo_auto && !algo_supported((enum coll)c, o.algo)) {
+        if (!o.algo_auto && !o.native && !algo_supported((enum coll)c, o.algo)) {
             char has[64];
             bench_algo_list((enum coll)c, has, sizeof has);
             if (!o.all)
@@ -443,6 +466,53 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
     if (backend_open(o.backend, &b, err, sizeof err, why, sizeof why) != CV_OK)
         return cli_usage_error("--backend %s", err);
     int maxr = b->ops->max_ranks(b);
+    if (backend_multiprocess(b)) {
+        /* Every process runs this same command; only rank 0 prints results. */
+        if (backend_proc_rank(b) != 0 && !freopen("/dev/null", "w", stdout)) {
+            backend_close(b);
+            return cli_usage_error("--backend %s: cannot silence rank %d's output", o.backend,
+                                   backend_proc_rank(b));
+        }
+        if (o.within_node && b->ops->node_ranks) {
+            maxr = b->ops->node_ranks(b);
+        } else if (o.within_node) {
+            rc =
+                cli_usage_error("--within-node: the %s backend cannot (mpi can)", b->ops->name);
+            backend_close(b);
+            return rc;
+        }
+        if (o.ranks_given && o.ranks != maxr) {
+            /* Every rank finds the same: rank 0 says it. */
+            rc = backend_proc_rank(b)
+                     ? 2
+                     : cli_usage_error("--ranks %d: the %s backend runs on the %d process%s %s",
+                                       o.ranks, b->ops->name, maxr, maxr == 1 ? "" : "es",
+                                       o.within_node ? "of this node"
+                                                     : "the launcher started (-np)");
+            backend_close(b);
+            return rc;
+        }
+        o.ranks = maxr;
+        if (o.root >= o.ranks) {
+            rc = backend_proc_rank(b)
+                     ? 2
+                     : cli_usage_error("-r %d: no such rank of %d", o.root, o.ranks);
+            backend_close(b);
+            return rc;
+        }
+    } else if (o.within_node) {
+        rc = cli_usage_error("--within-node: the %s backend has no nodes (mpi has)",
+                             b->ops->name);
+        backend_close(b);
+        return rc;
+    }
+    if (o.native && !(b->ops->caps & BACKEND_CAP_NATIVE_COLL)) {
+        rc = cli_usage_error("--algo mpi: the %s backend cannot run MPI's own collectives "
+                             "(--backend mpi can)",
+                             b->ops->name);
+        backend_close(b);
+        return rc;
+    }
     if (o.ranks > maxr && strcmp(o.backend, "auto") == 0 && (b->ops->caps & BACKEND_CAP_GPU)) {
         /* NCCL puts one rank on each GPU. Ranks asked for run on CPU ranks; the default
          * world size (meant for CPU ranks) shrinks to the GPUs. */
@@ -501,7 +571,10 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
         if (hardware) bench_print_hardware(hardware);
         printf("# options: %d iters, %d warm-up, check %s, op %s, algo %s, timeout %g s\n",
                o.iters, o.warmup, o.check ? "on" : "off", redop_name(o.op),
-               o.algo_auto ? "auto (the backend's fastest)" : algo_name(o.algo), o.timeout_s);
+               o.algo_auto ? "auto (the backend's fastest)"
+               : o.native  ? "mpi (MPI's own collectives)"
+                           : algo_name(o.algo),
+               o.timeout_s);
         if (o.ranks == 1)
             printf("# note: with 1 rank nothing crosses between ranks (most plans have no "
                    "steps):\n"
@@ -528,7 +601,7 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                 fflush(stderr);
             }
             struct job j = {.kind = JOB_MEASURE};
-            j.params = (struct bench_params){
+            j.measure.params = (struct bench_params){
                 .coll = c,
                 .algo = o.algo,
                 .algo_auto = o.algo_auto,
@@ -542,6 +615,8 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                 .timeout_s = o.timeout_s,
                 .slices = o.slices,
                 .channels = o.channels,
+                .native = o.native,
+                .within_node = o.within_node,
             };
             worker_post(w, &j);
             /* The backend aborts a collective stuck for -T seconds at any one wait; this
@@ -571,7 +646,8 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                 exit_rc = bad_input ? 2 : 1;
                 break;
             }
-            rows[nrows] = (struct bench_row){.coll = c, .op = o.op, .root = o.root, .r = r.row};
+            rows[nrows] =
+                (struct bench_row){.coll = c, .op = o.op, .root = o.root, .r = r.measure};
             nrows++;
             if (o.json) continue;
             if (!header) {
@@ -583,8 +659,8 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                              coll_busbw_factor(c, o.ranks));
                 /* The backend's own auto note is about the first row; the algo column
                  * says what ran at each size. */
-                char how[sizeof r.row.how];
-                snprintf(how, sizeof how, "%s", r.row.how);
+                char how[sizeof r.measure.how];
+                snprintf(how, sizeof how, "%s", r.measure.how);
                 char *autonote = strstr(how, "; auto:");
                 if (autonote)
                     snprintf(autonote, sizeof how - (size_t)(autonote - how),
@@ -600,21 +676,21 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                 header = true;
             }
             char wrong[24];
-            if (r.row.wrong < 0)
+            if (r.measure.wrong < 0)
                 snprintf(wrong, sizeof wrong, "N/A");
             else
-                snprintf(wrong, sizeof wrong, "%ld", r.row.wrong);
-            printf("%12zu %12zu %6s %6s %5d %7s %11.1f %12.3f %12.3f %7s\n", r.row.bytes,
-                   r.row.count, "float", coll_reduces(c) ? redop_name(o.op) : "none",
-                   coll_is_rooted(c) ? o.root : -1, r.row.algo, r.row.time_us, r.row.algbw,
-                   r.row.busbw, wrong);
+                snprintf(wrong, sizeof wrong, "%ld", r.measure.wrong);
+            printf("%12zu %12zu %6s %6s %5d %7s %11.1f %12.3f %12.3f %7s\n", r.measure.bytes,
+                   r.measure.count, "float", coll_reduces(c) ? redop_name(o.op) : "none",
+                   coll_is_rooted(c) ? o.root : -1, r.measure.algo, r.measure.time_us,
+                   r.measure.algbw, r.measure.busbw, wrong);
             if (c == COLL_ALL_REDUCE && si == nsizes - 1) {
                 int W = o.ranks;
-                double ms = r.row.time_us / 1e3;
-                double gbs = (double)r.row.bytes * 2.0 * (W - 1) / (W * ms * 1e-3) / 1e9;
+                double ms = r.measure.time_us / 1e3;
+                double gbs = (double)r.measure.bytes * 2.0 * (W - 1) / (W * ms * 1e-3) / 1e9;
                 printf("# lecture: size*2(W-1)/(W*duration) = %zu B * 2*%d / (%d * %.4g ms) = "
                        "%.3g GB/s (= busbw)\n",
-                       r.row.bytes, W - 1, W, ms, gbs);
+                       r.measure.bytes, W - 1, W, ms, gbs);
             }
             fflush(stdout);
         }

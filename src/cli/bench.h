@@ -27,7 +27,9 @@ struct bench_opts {
     int root;
     bool algo_auto;
     enum algo algo;
-    bool algo_given; /* --algo was on the command line */
+    bool algo_given;  /* --algo was on the command line */
+    bool native;      /* --algo mpi: the library's own collectives (MPI_Allreduce, ...) */
+    bool within_node; /* --within-node: only the ranks of this process's node */
     double timeout_s;
     int slices, channels; /* CPU: 0 = the backend's default */
     bool json;

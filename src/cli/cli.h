@@ -11,6 +11,7 @@ int cli_bench_main(int argc, char **argv);
 int cli_train_main(int argc, char **argv);
 int cli_lesson_main(int argc, char **argv);
 int cli_model_main(int argc, char **argv);
+int cli_serve_main(int argc, char **argv);
 
 /* Parse --format's value into *json: 0 on success, else the usage error's exit status 2. */
 int cli_parse_format(const char *arg, bool *json);

@@ -26,6 +26,7 @@
 #include "core/plan.h"
 #include "core/slicetl.h"
 #include "core/trace.h"
+#include "backend/backend.h"
 #include "core/util.h"
 #include "json.h"
 
@@ -42,6 +43,9 @@ struct trace_opts {
     uint64_t seed;
     bool json;
     int slices, channels; /* 0 = not given: the plan as plan_build makes it */
+    bool ranks_set;
+    const char *root_arg;
+    const char *backend; /* --backend: also run the plan there (NULL: only the trace) */
 };
 
 static void trace_usage(FILE *f)
@@ -69,6 +73,9 @@ static void trace_usage(FILE *f)
         "                       dependencies that let ranks run without a step barrier\n"
         "  --channels C         refine: split every transfer over C channels (1..64)\n"
         "  --format FMT         text or json (default text)\n"
+        "  --backend B          also run the collective on backend B (cpu, nccl, mpi) and\n"
+        "                       compare its receive buffers with the trace's (mpi: run as\n"
+        "                       mpirun -np N collviz trace ... --backend mpi; rank 0 prints)\n"
         "  -h, --help           this text\n"
         "\n"
         "Exit status: 0 the trace matches the reference (and, refined, the unrefined plan\n"
@@ -101,7 +108,8 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
         OPT_SEED,
         OPT_FORMAT,
         OPT_SLICES,
-        OPT_CHANNELS
+        OPT_CHANNELS,
+        OPT_BACKEND
     };
     static const struct option longopts[] = {
         {"ranks", required_argument, NULL, OPT_RANKS},
@@ -114,10 +122,10 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
         {"format", required_argument, NULL, OPT_FORMAT},
         {"slices", required_argument, NULL, OPT_SLICES},
         {"channels", required_argument, NULL, OPT_CHANNELS},
+        {"backend", required_argument, NULL, OPT_BACKEND},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *root_arg = NULL;
     *o = (struct trace_opts){.nranks = 4, .op = OP_SUM, .init = INIT_LECTURE, .seed = 1};
     *help = false;
     optind = 1;
@@ -133,6 +141,7 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
             if (parse_long(optarg, 1, CV_MAX_RANKS, &v) != CV_OK)
                 return cli_usage_error("--ranks %s: must be 1..%d", optarg, CV_MAX_RANKS);
             o->nranks = (int)v;
+            o->ranks_set = true;
             break;
         case OPT_COUNT:
             if (parse_long(optarg, 0, (long)TRACE_MAX_ELEMS, &v) != CV_OK)
@@ -143,7 +152,7 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
             o->count_set = true;
             break;
         case OPT_ROOT:
-            root_arg = optarg;
+            o->root_arg = optarg;
             break;
         case OPT_OP:
             if (redop_parse(optarg, &o->op) != 0)
@@ -177,6 +186,9 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
                 return cli_usage_error("--channels %s: must be 1..64", optarg);
             o->channels = (int)v;
             break;
+        case OPT_BACKEND:
+            o->backend = optarg;
+            break;
         case ':':
             return cli_usage_error("%s: needs a value", argv[optind - 1]);
         default:
@@ -189,6 +201,14 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
     if (optind + 1 < argc) return cli_usage_error("%s: unexpected argument", argv[optind + 1]);
     if (coll_parse(argv[optind], &o->coll) != 0)
         return cli_usage_error("%s: unknown collective (one of: %s)", argv[optind], names);
+    return -1;
+}
+
+/* What depends on the number of ranks, checked once it is known (a processes backend sets
+ * it to its world size): the root, the algorithm, the default count. */
+static int trace_finish_opts(struct trace_opts *o)
+{
+    const char *root_arg = o->root_arg;
     if (root_arg) {
         long v;
         if (parse_long(root_arg, 0, o->nranks - 1, &v) != CV_OK)
@@ -224,6 +244,14 @@ struct run {
     size_t exact;     /* output elements bitwise equal to the reference */
     size_t total;     /* output elements */
     double tolerance; /* relative; 0 = exact */
+    /* --backend: the same collective run there. */
+    struct backend *b;
+    char bdesc[200];
+    float *bout[CV_MAX_RANKS];
+    bool bexact;  /* the backend reduces in plan order: bits must equal the trace's */
+    bool bequal;  /* its output equals the trace's (bitwise when bexact, else within
+                     the reference tolerance) */
+    size_t bsame; /* elements bitwise equal to the trace's */
 };
 
 static const char *kind_name(enum xfer_kind k)
@@ -351,6 +379,21 @@ static void emit_json(struct run *R)
     if (R->refined) {
         cli_json_bool(check, "unrefined_equal", R->same_as_unrefined);
         cli_json_bool(check, "dependency_order_equal", R->deps_same);
+    }
+    if (R->b) {
+        cJSON *bo = cli_json_add_object(d, "backend");
+        cli_json_str(bo, "name", R->b->ops->name);
+        cli_json_str(bo, "ranks", R->bdesc);
+        cJSON *bout = cli_json_add_array(bo, "output");
+        for (int r = 0; r < p->nranks; r++) {
+            cJSON *a = cli_json_add_array(bout, NULL);
+            size_t n = coll_recv_count(p->coll, p->nranks, p->count, r, p->root);
+            for (size_t i = 0; i < n; i++)
+                cli_json_real(a, NULL, R->bout[r][i], 9);
+        }
+        cli_json_bool(bo, "bitwise_expected", R->bexact);
+        cli_json_num(bo, "same_bits_elements", (double)R->bsame);
+        cli_json_bool(bo, "trace_equal", R->bequal);
     }
     cli_json_print(stdout, d);
 }
@@ -639,6 +682,16 @@ static void emit_text(struct run *R, bool utf8)
         printf("run by dependencies alone (no step barrier), the same bits: %s\n",
                R->deps_same ? "yes" : "no");
     }
+    if (R->b) {
+        printf("\nran on the %s backend (%s):\n", R->b->ops->name, R->bdesc);
+        if (R->bexact)
+            printf("  the same bits as the trace, every rank: %s (%zu of %zu elements)\n",
+                   R->bequal ? "yes" : "no", R->bsame, R->total);
+        else
+            printf("  equal to the trace within %.2g relative: %s (%zu of %zu elements the "
+                   "same bits; this backend reduces in its own order)\n",
+                   R->tolerance, R->bequal ? "yes" : "no", R->bsame, R->total);
+    }
     printf("\nmatches the plain reference: %s", R->equal ? "yes" : "no");
     if (R->exact == R->total)
         printf(" (exactly)\n");
@@ -647,6 +700,71 @@ static void emit_text(struct run *R, bool utf8)
                "reduction order rounds differently)\n",
                R->exact, R->total, R->tolerance);
 }
+
+/* --backend: open it; a processes backend (mpi) sets the number of ranks to its world size
+ * and silences every rank but 0. Returns -1 to go on, or the exit status. */
+static int trace_open_backend(struct run *R)
+{
+    struct trace_opts *o = &R->o;
+    char err[256], why[256];
+    if (backend_open(o->backend, &R->b, err, sizeof err, why, sizeof why) != CV_OK)
+        return cli_usage_error("--backend %s", err);
+    struct backend *b = R->b;
+    int maxr = b->ops->max_ranks(b);
+    if (backend_multiprocess(b)) {
+        if (backend_proc_rank(b) != 0 && !freopen("/dev/null", "w", stdout))
+            return cli_usage_error("--backend %s: cannot silence rank %d's output", o->backend,
+                                   backend_proc_rank(b));
+        if (o->ranks_set && o->nranks != maxr)
+            return backend_proc_rank(b)
+                       ? 2
+                       : cli_usage_error(
+                             "--ranks %d: the %s backend runs on the %d process%s the "
+                             "launcher started (-np)",
+                             o->nranks, b->ops->name, maxr, maxr == 1 ? "" : "es");
+        if (maxr > CV_MAX_RANKS)
+            return cli_usage_error("--backend %s: %d processes; trace shows at most %d ranks",
+                                   o->backend, maxr, CV_MAX_RANKS);
+        o->nranks = maxr;
+    } else if (o->nranks > maxr) {
+        return cli_usage_error("--ranks %d: the %s backend can run at most %d rank%s here",
+                               o->nranks, b->ops->name, maxr, maxr == 1 ? "" : "s");
+    }
+    R->bexact = b->ops->caps & BACKEND_CAP_EXACT_REDUCTION;
+    b->ops->describe(b, o->nranks, R->bdesc, sizeof R->bdesc);
+    return -1;
+}
+
+/* Run the plan (or, on a backend with its own algorithm, the collective) on the backend
+ * and compare its receive buffers with the trace's. */
+static int trace_on_backend(struct run *R, char *err, size_t errlen)
+{
+    const struct plan *p = &R->plan;
+    int W = p->nranks;
+    for (int r = 0; r < W; r++) {
+        size_t nr = coll_recv_count(p->coll, W, p->count, r, p->root);
+        R->bout[r] = xcalloc(nr ? nr : 1, sizeof(float));
+    }
+    int rc = R->b->ops->run_small(R->b, p, R->send, R->bout, err, errlen);
+    if (rc != CV_OK) return rc;
+    R->bequal = true;
+    R->bsame = 0;
+    for (int r = 0; r < W; r++) {
+        size_t n = coll_recv_count(p->coll, W, p->count, r, p->root);
+        for (size_t j = 0; j < n; j++) {
+            float a = R->bout[r][j], t = R->out[r][j];
+            if (memcmp(&a, &t, sizeof a) == 0) {
+                R->bsame++;
+                continue;
+            }
+            if (R->bexact || !(fabs((double)a - t) <= R->tolerance * fabs((double)t)))
+                R->bequal = false;
+        }
+    }
+    return CV_OK;
+}
+
+static int trace_main(struct run *R);
 
 int cli_trace_main(int argc, char **argv)
 {
@@ -659,6 +777,20 @@ int cli_trace_main(int argc, char **argv)
         return 0;
     }
     if (rc >= 0) return rc;
+    if (R.o.backend && (rc = trace_open_backend(&R)) >= 0) {
+        backend_close(R.b);
+        return rc;
+    }
+    rc = trace_finish_opts(&R.o);
+    if (rc < 0) rc = trace_main(&R);
+    backend_close(R.b);
+    return rc;
+}
+
+static int trace_main(struct run *RP)
+{
+    struct run R = *RP;
+    int rc;
 
     bool utf8 = false;
     if (!R.o.json) {
@@ -703,11 +835,19 @@ int cli_trace_main(int argc, char **argv)
             status = cli_usage_error("--count %zu: %s", o->count, err);
             goto done;
         }
+        if (R.b && (rc = trace_on_backend(&R, err, sizeof err)) != CV_OK) {
+            fprintf(stderr, "collviz: trace: on the %s backend: %s\n", R.b->ops->name, err);
+            status = rc == CV_EINVAL ? 2 : 1;
+            goto done;
+        }
         if (o->json)
             emit_json(&R);
         else
             emit_text(&R, utf8);
-        status = R.equal && (!R.refined || (R.same_as_unrefined && R.deps_same)) ? 0 : 1;
+        status = R.equal && (!R.refined || (R.same_as_unrefined && R.deps_same)) &&
+                         (!R.b || R.bequal)
+                     ? 0
+                     : 1;
         if (fflush(stdout) != 0) {
             fprintf(stderr, "collviz: trace: cannot write the output\n");
             status = 1;
@@ -721,6 +861,7 @@ done:
         free(R.send[r]);
         free(R.ref[r]);
         free(R.out[r]);
+        free(R.bout[r]);
     }
     return status;
 }

@@ -26,6 +26,7 @@ struct train_opts {
     struct train_config cfg;
     bool ranks_set;
     const char *backend;
+    struct backend *b; /* opened for --backend mpi (the ranks are its processes) */
     bool check;
     bool json;
     bool timeline;
@@ -59,7 +60,9 @@ static void train_usage(FILE *f)
         "  --backend B         cpu, nccl or auto (default cpu). nccl: one GPU per rank with\n"
         "                      NCCL and cuBLAS (needs --ranks GPUs; single stays the CPU\n"
         "                      reference); auto: nccl when --ranks GPUs are usable, else cpu,\n"
-        "                      saying why\n"
+        "                      saying why. mpi: one rank per MPI process, run as\n"
+        "                      mpirun -np N collviz train ... --backend mpi (rank 0 prints;\n"
+        "                      --ranks defaults to N)\n"
         "  --seed S            seed of the weights and data (default 0)\n"
         "  --timeout SEC       deadline of any one communication wait (default 60)\n"
         "  --check             also run the single-device reference (on the CPU) and report\n"
@@ -158,7 +161,7 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
             break;
         case OPT_BACKEND:
             if (strcmp(optarg, "auto") != 0 && backend_kind_of(optarg) < 0)
-                return cli_usage_error("train: --backend '%s': expected cpu, auto or nccl",
+                return cli_usage_error("train: --backend '%s': expected cpu, auto, nccl or mpi",
                                        optarg);
             o->backend = optarg;
             break;
@@ -218,8 +221,32 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
 static int train_backend(struct train_opts *o, char *note, size_t n)
 {
     note[0] = '\0';
-    o->cfg.backend = TRAIN_BACKEND_CPU;
+    o->cfg.backend = BACKEND_CPU;
     if (backend_kind_of(o->backend) == BACKEND_CPU) return -1;
+    if (backend_kind_of(o->backend) == BACKEND_MPI) {
+        char err[256];
+        if (backend_open(o->backend, &o->b, err, sizeof err, NULL, 0) != CV_OK)
+            return cli_usage_error("train: --backend %s", err);
+        int world = o->b->ops->max_ranks(o->b), me = backend_proc_rank(o->b);
+        /* Every process runs this command; rank 0 prints, and says what every rank finds. */
+        if (me != 0 && !freopen("/dev/null", "w", stdout))
+            return cli_usage_error("train: cannot silence rank %d's output", me);
+        if (o->ranks_set && o->cfg.nranks != world)
+            return me ? 2
+                      : cli_usage_error("train: --ranks %d: the mpi backend runs on the %d "
+                                        "process%s the launcher started (-np)",
+                                        o->cfg.nranks, world, world == 1 ? "" : "es");
+        if (o->cfg.overlap)
+            return me ? 2
+                      : cli_usage_error("train: --overlap: not on the mpi backend (its MPI "
+                                        "calls are serialised: no helper thread beside the "
+                                        "rank)");
+        o->cfg.nranks = world;
+        o->cfg.backend = BACKEND_MPI;
+        if (train_config_check(&o->cfg, err, sizeof err) != CV_OK)
+            return me ? 2 : cli_usage_error("train: %s", err);
+        return -1;
+    }
     bool want_nccl = backend_kind_of(o->backend) == BACKEND_NCCL;
     if (o->cfg.scheme == TRAIN_SINGLE) {
         if (want_nccl)
@@ -249,14 +276,14 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
 #endif
     if (want_nccl) {
         if (rc != CV_OK) return cli_usage_error("train: --backend nccl: %s", err);
-        o->cfg.backend = TRAIN_BACKEND_NCCL;
+        o->cfg.backend = BACKEND_NCCL;
         return -1;
     }
     if (rc != CV_OK) {
         snprintf(note, n, "auto chose cpu (%.200s)", err);
         return -1;
     }
-    o->cfg.backend = TRAIN_BACKEND_NCCL;
+    o->cfg.backend = BACKEND_NCCL;
     snprintf(note, n, "auto chose nccl (%d GPUs usable)", gpus);
     return -1;
 }
@@ -273,10 +300,10 @@ static void print_json(FILE *f, const struct train_result *r, const struct train
     const struct train_config *c = &r->cfg;
     /* On NCCL a collective's bytes are not counted (NCCL reports none): they are the ring
      * model's, and their keys say so ("_model"); point-to-point bytes (pp) are counted. */
-    bool bytes_model = c->backend == TRAIN_BACKEND_NCCL && c->scheme != TRAIN_PP;
+    bool bytes_model = c->backend == BACKEND_NCCL && c->scheme != TRAIN_PP;
     cJSON *d = cli_json_object();
     cli_json_str(d, "scheme", train_scheme_name(c->scheme));
-    cli_json_str(d, "backend", train_backend_name(c->backend));
+    cli_json_str(d, "backend", backend_kind_name(c->backend));
     cli_json_num(d, "ranks", r->nranks);
     cli_json_num(d, "layers", c->layers);
     cli_json_num(d, "dim", c->dim);
@@ -393,7 +420,7 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
                 pp_schedule_name(c->schedule));
     if (c->scheme == TRAIN_DDP && c->overlap)
         fputs(", gradient all-reduce overlapped with backward", f);
-    fprintf(f, "\n  backend %s: %s%s%s\n", train_backend_name(c->backend), r->desc,
+    fprintf(f, "\n  backend %s: %s%s%s\n", backend_kind_name(c->backend), r->desc,
             note[0] ? "; " : "", note);
     fprintf(f,
             "  model: %d layers of %dx%d, batch %d, gelu, loss mean(x^2), AdamW lr %g, seed "
@@ -421,12 +448,12 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
 #ifdef HAVE_NCCL
     emu = nccl_emulated();
 #endif
-    if (c->backend == TRAIN_BACKEND_NCCL && emu)
+    if (c->backend == BACKEND_NCCL && emu)
         fputs(
             "  (emulated devices (tests/fakegpu): times are host clocks of the emulation, not\n"
             "   GPU time; a collective's sent bytes are the ring model's)\n",
             f);
-    else if (c->backend == TRAIN_BACKEND_NCCL)
+    else if (c->backend == BACKEND_NCCL)
         fputs(
             "  (GPU: times are host clocks around calls that waited for the GPU; a\n"
             "   collective's sent bytes are the ring model's, NCCL does not report its own)\n",
@@ -464,7 +491,7 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
         format_size(nk->wire_model_bytes, a, sizeof a);
         format_size(nk->wire_bytes, b, sizeof b);
         /* On GPUs only point-to-point bytes are counted; collectives' are the ring model. */
-        bool counted = c->backend != TRAIN_BACKEND_NCCL || c->scheme == TRAIN_PP;
+        bool counted = c->backend != BACKEND_NCCL || c->scheme == TRAIN_PP;
         fprintf(f,
                 "  bytes sent by the busiest rank per step: model %s (%zu B), %s %s (%zu B)\n",
                 a, nk->wire_model_bytes, counted ? "counted" : "ring model per NCCL call", b,
@@ -493,6 +520,8 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
     }
 }
 
+static int train_main(struct train_opts *op, const char *note);
+
 int cli_train_main(int argc, char **argv)
 {
     struct train_opts o;
@@ -504,17 +533,30 @@ int cli_train_main(int argc, char **argv)
         return cli_usage_error("train: %s", err);
     char note[300];
     rc = train_backend(&o, note, sizeof note);
-    if (rc != -1) return rc;
+    if (rc != -1) {
+        backend_close(o.b);
+        return rc;
+    }
+    rc = train_main(&o, note);
+    backend_close(o.b);
+    return rc;
+}
 
+static int train_main(struct train_opts *op, const char *note)
+{
+    struct train_opts o = *op;
+    char err[300];
+    int rc;
     struct train_result res;
-    rc = train_run(&o.cfg, &res, NULL, err, sizeof err);
+    rc = train_run_on(o.b, &o.cfg, &res, NULL, err, sizeof err);
     if (rc != CV_OK) {
         fprintf(stderr, "collviz: train: %s\n", err);
         return rc == CV_EINVAL || rc == CV_ENOMEM ? 2 : 1;
     }
     struct train_deviation dev;
     bool have_dev = false;
-    if (o.check) {
+    /* Across processes every one holds the whole result; rank 0 checks and prints. */
+    if (o.check && backend_proc_rank(o.b) == 0) {
         struct train_config rc_cfg = train_reference_of(&o.cfg);
         struct train_result ref;
         rc = train_run(&rc_cfg, &ref, NULL, err, sizeof err);

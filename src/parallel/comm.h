@@ -12,7 +12,9 @@
  * last_error() says why.
  *
  * The CPU communicator (comm_cpu.c) executes the core plans (core/plan.h, exec.h) — the
- * very plans the visualizer animates — on the ranks' buffers. */
+ * very plans the visualizer animates — on the ranks' buffers; the MPI one
+ * (backend/mpi/mpi_comm.c) runs the same plans with MPI point-to-point, one rank per
+ * process. */
 #ifndef COLLVIZ_COMM_H
 #define COLLVIZ_COMM_H
 
@@ -34,6 +36,18 @@ struct comm_stats {
 
 struct comm;
 struct comm_req; /* an asynchronous collective in flight */
+
+/* Element types of the proc_* operations. */
+enum comm_proc_type { COMM_PROC_F32, COMM_PROC_F64, COMM_PROC_U64, COMM_PROC_INT };
+
+/* What a backend's communicator for training is asked for (backend_ops.comm_create). */
+struct comm_params {
+    int nranks;
+    bool async; /* iall_reduce needed (DDP overlap) */
+    bool p2p;   /* send/recv needed (pipeline stages) */
+    double timeout_s;
+    struct timeline *tl; /* may be NULL */
+};
 
 struct comm_ops {
     const char *name; /* "cpu" */
@@ -64,6 +78,10 @@ struct comm_ops {
                        const char *label, struct comm_req **req);
     /* Block (an "idle" event on lane 0 when it had to wait) until req is done; frees req. */
     int (*wait)(struct comm *c, int rank, struct comm_req *req);
+    /* Optional (NULL: nothing to do): make, before the first message, what `nbufs` sends of
+     * up to `count` elements in flight at once need (NCCL: device staging buffers, so no
+     * cudaMalloc runs while other ranks' kernels may be in flight). */
+    int (*reserve_send)(struct comm *c, int rank, size_t count, int nbufs);
     /* Counters of this rank since the last reset (read them only when the rank is idle). */
     void (*stats)(struct comm *c, int rank, struct comm_stats *out);
     void (*reset_stats)(struct comm *c, int rank);
@@ -72,6 +90,18 @@ struct comm_ops {
     void (*abort)(struct comm *c, const char *why);
     const char *(*last_error)(struct comm *c);
     void (*destroy)(struct comm *c);
+    /* Only where ranks are processes (comm.self >= 0; NULL otherwise): combine what every
+     * process recorded, called by every process at the same point. proc_sum: element-wise
+     * sum over processes, in place (a record each process filled only in its own rank's
+     * places, zeros elsewhere, becomes the whole record, exactly). proc_max: the largest
+     * *v. proc_bcast: bytes from the process of rank `root`. proc_allgather: every
+     * process's `bytes` bytes, concatenated in rank order into *all (caller frees),
+     * counts[r] = rank r's bytes. */
+    int (*proc_sum)(struct comm *c, void *buf, size_t n, enum comm_proc_type t);
+    int (*proc_max)(struct comm *c, double *v);
+    int (*proc_bcast)(struct comm *c, void *buf, size_t bytes, int root);
+    int (*proc_allgather)(struct comm *c, const void *mine, size_t bytes, void **all,
+                          size_t *counts);
 };
 
 struct comm {
@@ -82,6 +112,9 @@ struct comm {
     /* The timeline step each rank's events are filed under; rank r sets step[r] itself
      * as it starts a step (its helper reads it only for requests issued after that). */
     int step[CV_MAX_RANKS];
+    /* The one rank this process runs when ranks are processes (MPI); -1 when every rank is
+     * a thread of this process (CPU, NCCL in one process). */
+    int self;
     void *priv;
 };
 

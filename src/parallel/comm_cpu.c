@@ -688,6 +688,7 @@ int comm_cpu_create(struct comm **out, int nranks, enum algo algo, bool async, d
     struct cpu_comm *cc = xcalloc(1, sizeof *cc);
     cc->pub.ops = &cpu_comm_ops;
     cc->pub.nranks = nranks;
+    cc->pub.self = -1;
     cc->pub.timeout_s = timeout_s;
     cc->pub.tl = tl;
     cc->pub.priv = cc;

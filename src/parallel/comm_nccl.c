@@ -416,6 +416,8 @@ static int check_peer(struct nccl_comm *nc, int rank, int peer)
     return CV_OK;
 }
 
+static int stage_new(struct nccl_comm *nc, int rank, size_t n, struct stage_buf **out);
+
 /* A staging buffer of at least n floats whose last send has completed. */
 static int stage_get(struct nccl_comm *nc, int rank, size_t n, struct stage_buf **out)
 {
@@ -427,6 +429,14 @@ static int stage_get(struct nccl_comm *nc, int rank, size_t n, struct stage_buf 
             return CV_OK;
         }
     }
+    return stage_new(nc, rank, n, out);
+}
+
+/* A new staging buffer of n floats (the rank's array of them grows: earlier pointers into
+ * it are stale afterwards). */
+static int stage_new(struct nccl_comm *nc, int rank, size_t n, struct stage_buf **out)
+{
+    struct nccl_rank *rk = &nc->rk[rank];
     rk->stage = xrealloc(rk->stage, (rk->nstage + 1) * sizeof *rk->stage);
     struct stage_buf *b = &rk->stage[rk->nstage];
     memset(b, 0, sizeof *b);
@@ -444,6 +454,18 @@ static int stage_get(struct nccl_comm *nc, int rank, size_t n, struct stage_buf 
     rk->stage_bytes += b->cap * sizeof(float);
     *out = b;
     return CV_OK;
+}
+
+/* Every staging buffer the rank's sends will need, made before its first send. */
+static int nc_reserve_send(struct comm *c, int rank, size_t count, int nbufs)
+{
+    struct nccl_comm *nc = to_nc(c);
+    int rc = enter(nc, rank);
+    if (rc != CV_OK) return rc;
+    struct stage_buf *b;
+    while (rc == CV_OK && nc->rk[rank].nstage < (size_t)nbufs)
+        rc = stage_new(nc, rank, count, &b);
+    return rc;
 }
 
 static void meta_push(struct meta_q *q, int tag, size_t count)
@@ -783,6 +805,7 @@ static const struct comm_ops nccl_comm_ops = {
     .stats = nc_stats,
     .reset_stats = nc_reset_stats,
     .mem_bytes = nc_mem_bytes,
+    .reserve_send = nc_reserve_send,
     .abort = nc_abort,
     .last_error = nc_last_error,
     .destroy = nc_destroy,
@@ -913,6 +936,7 @@ int comm_nccl_create(struct comm **out, int nranks, struct dev *const *devs, boo
     struct nccl_comm *nc = xcalloc(1, sizeof *nc);
     nc->pub.ops = &nccl_comm_ops;
     nc->pub.nranks = nranks;
+    nc->pub.self = -1;
     nc->pub.timeout_s = timeout_s;
     nc->pub.tl = tl;
     nc->pub.priv = nc;

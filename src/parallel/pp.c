@@ -124,6 +124,9 @@ static int pp_setup(struct rank_state *rs)
     rs->mem.grads = (size_t)s->nl * dd * sizeof(float);
     rs->mem.optimizer = 2 * (size_t)s->nl * dd * sizeof(float);
     rs->mem.activations = act * sizeof(float);
+    /* Sends in flight: at most M activations up and M gradients down, each B/M x D. */
+    if (P > 1 && rs->comm->ops->reserve_send)
+        return rs->comm->ops->reserve_send(rs->comm, st, bd, 2 * M);
     return CV_OK;
 }
 

@@ -42,20 +42,14 @@ static const char *const scheme_titles[TRAIN_SCHEME_COUNT] = {
     "single device (reference)", "data parallel (DDP)", "tensor parallel (columns)",
     "pipeline parallel (stages)"};
 static const char *const schedule_names[PP_SCHEDULE_COUNT] = {"gpipe", "1f1b"};
-static const char *const backend_names[TRAIN_BACKEND_COUNT] = {"cpu", "nccl"};
 
 struct train_config train_reference_of(const struct train_config *c)
 {
     struct train_config ref = *c;
     ref.scheme = TRAIN_SINGLE;
     ref.nranks = 1;
-    ref.backend = TRAIN_BACKEND_CPU;
+    ref.backend = BACKEND_CPU;
     return ref;
-}
-
-const char *train_backend_name(enum train_backend b)
-{
-    return (b >= 0 && b < TRAIN_BACKEND_COUNT) ? backend_names[b] : "?";
 }
 
 const char *train_scheme_name(enum train_scheme s)
@@ -157,11 +151,14 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
         return cv_err(err, errlen, CV_EINVAL, "--steps %d: must be 1..1000000", c->steps);
     if (c->timeout_s <= 0)
         return cv_err(err, errlen, CV_EINVAL, "timeout %g s: must be positive", c->timeout_s);
-    if (c->backend < 0 || c->backend >= TRAIN_BACKEND_COUNT)
+    if (c->backend < 0 || c->backend >= BACKEND_KIND_COUNT)
         return cv_err(err, errlen, CV_EINVAL, "unknown backend %d", (int)c->backend);
-    if (c->backend == TRAIN_BACKEND_NCCL && c->scheme == TRAIN_SINGLE)
+    if (c->backend == BACKEND_NCCL && c->scheme == TRAIN_SINGLE)
         return cv_err(err, errlen, CV_EINVAL,
                       "single is the CPU reference trainer; on one GPU use ddp --ranks 1");
+    if (c->backend == BACKEND_MPI && c->scheme == TRAIN_SINGLE)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "single is the CPU reference trainer; on one process use ddp with -np 1");
     switch (c->scheme) {
     case TRAIN_DDP:
         if (c->batch % c->nranks)
@@ -198,7 +195,7 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
     }
     /* On GPUs the ranks' buffers are device memory (a cudaMalloc that fails is reported
      * as such); the host holds only the assembled weights. */
-    double need = c->backend == TRAIN_BACKEND_NCCL
+    double need = c->backend == BACKEND_NCCL
                       ? 2.0 * c->layers * (double)c->dim * c->dim * sizeof(float)
                       : estimate_bytes(c);
     size_t avail = mem_available_bytes();
@@ -438,10 +435,17 @@ static void fill_napkin(struct train_result *res, const struct run *run)
     nk->wire_bytes = maxb;
 }
 
-static void describe(struct train_result *res, const char *gpu_desc)
+static void describe(struct train_result *res, const char *gpu_desc, struct backend *b)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (res->cfg.backend == TRAIN_BACKEND_NCCL) {
+    if (res->cfg.backend == BACKEND_MPI && b) {
+        char d[100];
+        b->ops->describe(b, res->nranks, d, sizeof d);
+        snprintf(res->desc, sizeof res->desc, "%s; %s plans over MPI_Isend/Irecv", d,
+                 algo_name(ALGO_RING));
+        return;
+    }
+    if (res->cfg.backend == BACKEND_NCCL) {
         bool emu = false;
 #ifdef HAVE_NCCL
         emu = nccl_emulated();
@@ -539,14 +543,117 @@ static void run_free(struct run *run)
     free(run->recvd);
 }
 
+static int train_run_impl(struct backend *b, const struct train_config *cfg,
+                          struct train_probe *probe, struct train_result *res,
+                          volatile int *cancel, char *err, size_t errlen);
+
 int train_run(const struct train_config *cfg, struct train_result *res, volatile int *cancel,
               char *err, size_t errlen)
 {
-    return train_run_probe(cfg, NULL, res, cancel, err, errlen);
+    return train_run_impl(NULL, cfg, NULL, res, cancel, err, errlen);
+}
+
+int train_run_on(struct backend *b, const struct train_config *cfg, struct train_result *res,
+                 volatile int *cancel, char *err, size_t errlen)
+{
+    if (b && b->ops->kind != cfg->backend)
+        return cv_err(err, errlen, CV_EINVAL, "the configuration asks for backend %s, not %s",
+                      backend_kind_name(cfg->backend), b->ops->name);
+    return train_run_impl(b, cfg, NULL, res, cancel, err, errlen);
 }
 
 int train_run_probe(const struct train_config *cfg, struct train_probe *probe,
                     struct train_result *res, volatile int *cancel, char *err, size_t errlen)
+{
+    return train_run_impl(NULL, cfg, probe, res, cancel, err, errlen);
+}
+
+/* Ranks that are processes: every process ran its own rank; combine the records so that
+ * every process holds the whole run's (see comm.h's proc_* operations). */
+static int combine_processes(struct run *run, const struct train_config *cfg, int W,
+                             struct train_result *res)
+{
+    struct comm *c = run->comm;
+    const struct comm_ops *o = c->ops;
+    int me = c->self, rc = CV_OK;
+    size_t ns = (size_t)cfg->steps * W;
+    _Static_assert(sizeof(size_t) == 8, "size_t records are summed as 64-bit integers");
+    int done = atomic_load(&run->steps_done);
+    if (rc == CV_OK) rc = o->proc_bcast(c, &done, sizeof done, 0);
+    atomic_store(&run->steps_done, done);
+    if (rc == CV_OK) rc = o->proc_sum(c, run->t_start, ns, COMM_PROC_F64);
+    if (rc == CV_OK) rc = o->proc_sum(c, run->t_end, ns, COMM_PROC_F64);
+    if (rc == CV_OK) rc = o->proc_sum(c, run->pipe_end, ns, COMM_PROC_F64);
+    if (rc == CV_OK) rc = o->proc_sum(c, run->sumsq, ns, COMM_PROC_F64);
+    if (rc == CV_OK) rc = o->proc_sum(c, run->sent, ns, COMM_PROC_U64);
+    if (rc == CV_OK) rc = o->proc_sum(c, run->recvd, ns, COMM_PROC_U64);
+    if (rc == CV_OK) rc = o->proc_sum(c, run->tl.step_start, ns, COMM_PROC_F64);
+    if (rc == CV_OK) rc = o->proc_bcast(c, &run->last, sizeof run->last, 0);
+    size_t *mem = xcalloc((size_t)W * 5, sizeof *mem);
+    const struct train_memory *m = &run->rs[me].mem;
+    size_t mine[5] = {m->params, m->grads, m->optimizer, m->activations, m->comm};
+    memcpy(mem + (size_t)me * 5, mine, sizeof mine);
+    if (rc == CV_OK) rc = o->proc_sum(c, mem, (size_t)W * 5, COMM_PROC_U64);
+    for (int r = 0; r < W; r++)
+        run->rs[r].mem = (struct train_memory){mem[r * 5], mem[r * 5 + 1], mem[r * 5 + 2],
+                                               mem[r * 5 + 3], mem[r * 5 + 4]};
+    free(mem);
+
+    /* Events: this rank's lanes to every process. */
+    size_t nmine = 0;
+    for (int l = 0; l < TL_LANES; l++)
+        nmine += run->tl.lanes[me * TL_LANES + l].n;
+    struct tl_event *ev = xcalloc(nmine + 1, sizeof *ev), *all = NULL;
+    size_t k = 0;
+    for (int l = 0; l < TL_LANES; l++) {
+        const struct tl_lane *ln = &run->tl.lanes[me * TL_LANES + l];
+        if (ln->n) memcpy(ev + k, ln->ev, ln->n * sizeof *ev);
+        k += ln->n;
+    }
+    size_t counts[CV_MAX_RANKS];
+    if (rc == CV_OK) rc = o->proc_allgather(c, ev, nmine * sizeof *ev, (void **)&all, counts);
+    if (rc == CV_OK) {
+        size_t at = 0;
+        for (int r = 0; r < W; r++) {
+            size_t n = counts[r] / sizeof *ev;
+            for (size_t i = 0; r != me && i < n; i++) {
+                const struct tl_event *e = &all[at + i];
+                if (e->rank != r || e->lane < 0 || e->lane >= TL_LANES) continue;
+                struct tl_event *d = timeline_add(&run->tl, e->step, r, e->lane, e->kind,
+                                                  e->label, e->t0, e->t1);
+                *d = *e;
+            }
+            at += n;
+        }
+    }
+    free(all);
+    free(ev);
+
+    /* Parameters: rank 0's to everyone, then each rank's own part added (the parts are
+     * disjoint, so the sum is exact); DDP's replicas are compared with rank 0's. */
+    size_t np = (size_t)cfg->layers * cfg->dim * cfg->dim;
+    float *p = res->params;
+    memset(p, 0, np * sizeof(float));
+    double diff = 0;
+    if (me == 0) run->ops->params(&run->rs[0], p, &diff);
+    if (rc == CV_OK) rc = o->proc_bcast(c, p, np * sizeof(float), 0);
+    if (rc == CV_OK && me != 0) {
+        float *p0 = xmalloc(np * sizeof(float));
+        memcpy(p0, p, np * sizeof(float));
+        run->ops->params(&run->rs[me], p, &diff);
+        for (size_t i = 0; i < np; i++)
+            p[i] -= p0[i];
+        free(p0);
+    }
+    if (rc == CV_OK) rc = o->proc_sum(c, p, np, COMM_PROC_F32);
+    if (rc == CV_OK) rc = o->proc_max(c, &diff);
+    res->replica_max_diff = diff;
+    return rc;
+}
+
+static int train_run_impl(struct backend *b, const struct train_config *cfg,
+                          struct train_probe *probe, struct train_result *res,
+                          volatile int *cancel, char *err, size_t errlen)
 {
     memset(res, 0, sizeof *res);
     int rc = train_config_check(cfg, err, errlen);
@@ -593,12 +700,22 @@ int train_run_probe(const struct train_config *cfg, struct train_probe *probe,
                   : cfg->scheme == TRAIN_TP ? &scheme_tp
                                             : &scheme_pp;
         bool async = cfg->scheme == TRAIN_DDP && cfg->overlap;
-        if (cfg->backend == TRAIN_BACKEND_NCCL) {
-            if (probe)
-                rc = cv_err(err, errlen, CV_EINVAL,
-                            "the display-scale probe reads host memory: CPU ranks only");
-            else
-                rc = open_gpus(cfg, &run, W, async, err, errlen);
+        struct comm_params cp = {.nranks = W,
+                                 .async = async,
+                                 .p2p = cfg->scheme == TRAIN_PP,
+                                 .timeout_s = cfg->timeout_s,
+                                 .tl = &run.tl};
+        if (probe && cfg->backend != BACKEND_CPU) {
+            rc = cv_err(err, errlen, CV_EINVAL,
+                        "the display-scale probe reads host memory: CPU ranks only");
+        } else if (cfg->backend == BACKEND_NCCL) {
+            rc = open_gpus(cfg, &run, W, async, err, errlen);
+        } else if (b && b->ops->comm_create) {
+            rc = b->ops->comm_create(b, &cp, &run.comm, err, errlen);
+        } else if (cfg->backend != BACKEND_CPU) {
+            rc = cv_err(err, errlen, CV_EINVAL,
+                        "training on %s needs the opened backend (train_run_on)",
+                        backend_kind_name(cfg->backend));
         } else {
             rc = comm_cpu_create(&run.comm, W, ALGO_RING, async, cfg->timeout_s, &run.tl, err,
                                  errlen);
@@ -612,10 +729,13 @@ int train_run_probe(const struct train_config *cfg, struct train_probe *probe,
             run.rs[r].comm = run.comm;
             if (run.devs[r]) run.rs[r].dev = run.devs[r];
         }
+        /* The ranks this process runs: all of them, or its own when ranks are processes. */
+        int lo = run.comm->self >= 0 ? run.comm->self : 0;
+        int hi = run.comm->self >= 0 ? run.comm->self + 1 : W;
         pthread_t *th = xcalloc((size_t)W, sizeof *th);
         struct rank_arg *args = xcalloc((size_t)W, sizeof *args);
-        int started = 0;
-        for (int r = 0; r < W; r++) {
+        int started = lo;
+        for (int r = lo; r < hi; r++) {
             args[r] = (struct rank_arg){&run, r};
             if (pthread_create(&th[r], NULL, rank_main, &args[r]) != 0) {
                 run.comm->ops->abort(run.comm, "cannot start a rank thread");
@@ -624,27 +744,35 @@ int train_run_probe(const struct train_config *cfg, struct train_probe *probe,
             }
             started++;
         }
-        for (int r = 0; r < started; r++)
+        for (int r = lo; r < started; r++)
             pthread_join(th[r], NULL);
         probe_finish(probe);
         free(th);
         free(args);
         if (rc == CV_OK) {
-            for (int r = 0; r < W && rc == CV_OK; r++)
+            for (int r = lo; r < hi && rc == CV_OK; r++)
                 if (run.rc[r] != CV_OK) {
                     rc = run.rc[r];
                     const char *why =
                         run.rs[r].err[0] ? run.rs[r].err : run.comm->ops->last_error(run.comm);
                     cv_err(err, errlen, rc, "%s on %s: %s", train_scheme_name(cfg->scheme),
-                           cfg->backend == TRAIN_BACKEND_NCCL ? "GPUs (nccl)" : "cpu ranks",
+                           cfg->backend == BACKEND_NCCL  ? "GPUs (nccl)"
+                           : cfg->backend == BACKEND_MPI ? "mpi processes"
+                                                         : "cpu ranks",
                            why);
                 }
         }
         if (rc == CV_OK && atomic_load(&run.stop)) rc = CV_ECANCELLED;
-        if (rc == CV_OK || rc == CV_ECANCELLED)
+        if (rc == CV_OK && run.comm->self >= 0) {
+            rc = combine_processes(&run, cfg, W, res);
+            if (rc != CV_OK)
+                cv_err(err, errlen, rc, "combining the ranks' records: %s",
+                       run.comm->ops->last_error(run.comm));
+        } else if (rc == CV_OK || rc == CV_ECANCELLED) {
             for (int r = 0; r < W; r++)
                 run.ops->params(&run.rs[r], res->params, &res->replica_max_diff);
-        for (int r = 0; r < W; r++)
+        }
+        for (int r = lo; r < hi; r++)
             run.ops->cleanup(&run.rs[r]);
         run.comm->ops->destroy(run.comm);
         run.comm = NULL;
@@ -667,7 +795,7 @@ int train_run_probe(const struct train_config *cfg, struct train_probe *probe,
     fill_step_stats(res, &run);
     fill_napkin(res, &run);
     if (cfg->scheme == TRAIN_PP) fill_bubble(res, &run);
-    describe(res, run.gpu_desc);
+    describe(res, run.gpu_desc, b);
     run_free(&run);
     if (rc == CV_ECANCELLED)
         cv_err(err, errlen, rc, "cancelled after %d of %d steps", res->steps_done, cfg->steps);
@@ -715,7 +843,7 @@ void train_compare(const struct train_result *a, const struct train_result *ref,
         double diff = fabs((double)a->params[i] - (double)ref->params[i]);
         if (!(diff <= d->param_abs)) d->param_abs = isnan(diff) ? INFINITY : diff;
     }
-    bool gpu = a->cfg.backend == TRAIN_BACKEND_NCCL;
+    bool gpu = a->cfg.backend == BACKEND_NCCL;
     d->tol_loss_rel = gpu ? TRAIN_TOL_GPU_LOSS_REL : TRAIN_TOL_LOSS_REL;
     d->tol_param_abs = gpu ? TRAIN_TOL_GPU_PARAM_ABS : TRAIN_TOL_PARAM_ABS;
     d->within = n == ref->steps_done && n == a->steps_done && d->loss_rel <= d->tol_loss_rel &&

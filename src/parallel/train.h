@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../backend/backend.h"
 #include "mlp.h"
 #include "timeline.h"
 
@@ -54,12 +55,10 @@ int pp_schedule_parse(const char *s, enum pp_schedule *out);
 #define TRAIN_TOL_GPU_LOSS_REL 1e-3
 #define TRAIN_TOL_GPU_PARAM_ABS 1e-4
 
-/* Where the ranks run: CPU threads (comm_cpu.h), or one GPU each with NCCL (comm_nccl.h,
- * dev_cuda.h; only in builds with HAVE_NCCL). The single-device reference always runs on
- * the CPU. */
-enum train_backend { TRAIN_BACKEND_CPU, TRAIN_BACKEND_NCCL, TRAIN_BACKEND_COUNT };
-const char *train_backend_name(enum train_backend b); /* "cpu", "nccl" */
-
+/* Where the ranks run is a backend kind (backend/backend.h): BACKEND_CPU, threads of this
+ * process (comm_cpu.h); BACKEND_NCCL, one GPU each (comm_nccl.h, dev_cuda.h; only with
+ * HAVE_NCCL); BACKEND_MPI, one process each (backend/mpi, run with train_run_on and the
+ * opened backend). The single-device reference always runs on the CPU. */
 struct train_config {
     enum train_scheme scheme;
     int nranks; /* W (pp: stages P); single: 1 */
@@ -70,7 +69,7 @@ struct train_config {
     uint64_t seed;
     double timeout_s; /* deadline of any one communication wait */
     struct adamw_cfg adamw;
-    enum train_backend backend; /* default (zero) TRAIN_BACKEND_CPU */
+    enum backend_kind backend; /* default (zero) BACKEND_CPU */
 };
 
 /* The lecture's sizes: L=4, D=1024, B=128, W=4, M=4, GPipe, 5 steps, seed 0, AdamW
@@ -137,6 +136,13 @@ struct train_result {
 int train_run(const struct train_config *cfg, struct train_result *res, volatile int *cancel,
               char *err, size_t errlen);
 void train_result_free(struct train_result *r);
+
+/* The same on an opened backend whose ranks are processes (BACKEND_MPI: cfg->backend must be
+ * its kind): every process calls it with the same configuration, runs its own rank, and all
+ * end with the whole run's result (the ranks' records combined over the backend). b NULL is
+ * train_run. */
+int train_run_on(struct backend *b, const struct train_config *cfg, struct train_result *res,
+                 volatile int *cancel, char *err, size_t errlen);
 
 /* The same with a display-scale probe (probe.h) recording one step of every rank; the
  * configuration must pass probe_check_config. probe NULL is train_run. Within the probe's

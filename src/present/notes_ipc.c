@@ -14,6 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "../core/usock.h"
 #include "../core/util.h"
 
 void notes_copy(char *dst, size_t n, const char *src)
@@ -245,59 +246,23 @@ int notes_name_check(const char *name, char *err, size_t errlen)
     return CV_OK;
 }
 
-/* dir must be a real directory (not a link), owned by us, with no group/other access. */
-static int notes_dir_private(const char *dir, char *err, size_t errlen)
-{
-    struct stat st;
-    if (lstat(dir, &st) != 0)
-        return cv_err(err, errlen, CV_EINVAL, "notes: %s: %s", dir, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return cv_err(err, errlen, CV_EINVAL,
-                      "notes: %s is not a directory: refusing to use it", dir);
-    if (st.st_uid != getuid() || (st.st_mode & 077) != 0)
-        return cv_err(err, errlen, CV_EINVAL,
-                      "notes: %s is not private (owner %u, mode %03o; need owner %u, mode "
-                      "700): refusing to use it",
-                      dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 0777),
-                      (unsigned)getuid());
-    return CV_OK;
-}
-
 int notes_socket_path(const char *name, bool create, char *path, size_t n, char *err,
                       size_t errlen)
 {
     int rc = notes_name_check(name, err, errlen);
     if (rc != CV_OK) return rc;
     char dir[sizeof(((struct sockaddr_un *)0)->sun_path) + 64];
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    if (xdg && xdg[0] == '/') {
-        snprintf(dir, sizeof dir, "%s/collviz", xdg);
-    } else {
-        const char *tmp = getenv("TMPDIR");
-        if (!tmp || tmp[0] != '/') tmp = "/tmp";
-        snprintf(dir, sizeof dir, "%s/collviz-%u", tmp, (unsigned)getuid());
-    }
-    if (create && mkdir(dir, 0700) != 0 && errno != EEXIST)
-        return cv_err(err, errlen, CV_EINVAL, "notes: cannot create %s: %s", dir,
-                      strerror(errno));
-    if (!create && access(dir, F_OK) != 0)
+    rc = usock_dir("notes", create, dir, sizeof dir, err, errlen);
+    if (rc == CV_EUNAVAIL)
         return cv_err(err, errlen, CV_EUNAVAIL, "notes: no presenter has run here yet (%s)",
                       dir);
-    if ((rc = notes_dir_private(dir, err, errlen)) != CV_OK) return rc;
+    if (rc != CV_OK) return rc;
     size_t need = strlen(dir) + 1 + strlen(name) + 5 + 1;
     if (need > sizeof(((struct sockaddr_un *)0)->sun_path) || need > n)
         return cv_err(err, errlen, CV_EINVAL, "notes: socket path %s/%s.sock is too long", dir,
                       name);
     snprintf(path, n, "%s/%s.sock", dir, name);
     return CV_OK;
-}
-
-static int notes_addr(const char *path, struct sockaddr_un *a)
-{
-    memset(a, 0, sizeof *a);
-    a->sun_family = AF_UNIX;
-    snprintf(a->sun_path, sizeof a->sun_path, "%s", path);
-    return 0;
 }
 
 struct notes_server {
@@ -315,41 +280,15 @@ int notes_server_open(struct notes_server **out, const char *name, char *err, si
     char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     int rc = notes_socket_path(name, true, path, sizeof path, err, errlen);
     if (rc != CV_OK) return rc;
-    struct sockaddr_un a;
-    notes_addr(path, &a);
-
-    struct stat st;
-    if (lstat(path, &st) == 0) {
-        if (!S_ISSOCK(st.st_mode) || st.st_uid != getuid())
-            return cv_err(err, errlen, CV_EINVAL, "notes: %s exists and is not our socket",
-                          path);
-        /* A presenter that answers still owns the name; a socket nobody answers is left
-         * over from one that died. */
-        int probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (probe >= 0 && connect(probe, (struct sockaddr *)&a, sizeof a) == 0) {
-            close(probe);
-            return cv_err(err, errlen, CV_EINVAL,
-                          "notes: a presenter named '%s' is already running (--name picks "
-                          "another)",
-                          name);
-        }
-        if (probe >= 0) close(probe);
-        unlink(path);
-    }
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0) return cv_err(err, errlen, CV_EINVAL, "notes: socket: %s", strerror(errno));
-    /* The socket file is created 0600 by bind under this umask (and chmod'ed again: the
-     * directory is private anyway, so no other user can reach it in between). */
-    mode_t old = umask(0177);
-    int b = bind(fd, (struct sockaddr *)&a, sizeof a);
-    umask(old);
-    if (b != 0 || chmod(path, 0600) != 0 || listen(fd, NOTES_CLIENTS_MAX) != 0) {
-        rc = cv_err(err, errlen, CV_EINVAL, "notes: cannot listen on %s: %s", path,
-                    strerror(errno));
-        close(fd);
-        if (b == 0) unlink(path);
-        return rc;
-    }
+    bool busy;
+    int fd;
+    rc = usock_listen("notes", path, &fd, &busy, err, errlen);
+    if (busy)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "notes: a presenter named '%s' is already running (--name picks "
+                      "another)",
+                      name);
+    if (rc != CV_OK) return rc;
     struct notes_server *s = xcalloc(1, sizeof *s);
     s->fd = fd;
     snprintf(s->path, sizeof s->path, "%s", path);
@@ -443,16 +382,11 @@ int notes_client_connect(const char *name, int *fd, char *err, size_t errlen)
     char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     int rc = notes_socket_path(name, false, path, sizeof path, err, errlen);
     if (rc != CV_OK) return rc;
-    struct sockaddr_un a;
-    notes_addr(path, &a);
-    int c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (c < 0) return cv_err(err, errlen, CV_EUNAVAIL, "notes: socket: %s", strerror(errno));
-    if (connect(c, (struct sockaddr *)&a, sizeof a) != 0) {
-        rc = cv_err(err, errlen, CV_EUNAVAIL, "notes: no presenter on %s (%s)", path,
-                    strerror(errno));
-        close(c);
-        return rc;
-    }
+    int c;
+    rc = usock_connect("notes", path, &c, err, errlen);
+    if (rc == CV_EUNAVAIL)
+        return cv_err(err, errlen, CV_EUNAVAIL, "notes: no presenter on %s", path);
+    if (rc != CV_OK) return rc;
     int fl = fcntl(c, F_GETFL);
     if (fl >= 0) fcntl(c, F_SETFL, fl | O_NONBLOCK);
     *fd = c;

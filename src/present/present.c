@@ -599,8 +599,10 @@ static void pres_loop(struct pres *p, const sigset_t *waitmask)
         if (rc > 0 && (fds[1].revents & POLLIN)) notes_server_accept(p->ns);
         if (p->a->w) {
             struct result r;
-            while (worker_poll(p->a->w, &r))
+            while (worker_poll(p->a->w, &r)) {
                 app_result(p->a, &r);
+                result_free(&r);
+            }
         }
     }
 }
@@ -646,21 +648,20 @@ static void pres_open_backend(struct app *a, const char *name)
         snprintf(why, sizeof why, "%s", err);
         rc = backend_open("cpu", &b, err, sizeof err, NULL, 0);
     }
-    hw_record_backend(&a->hw, name, rc == CV_OK ? b : NULL, why);
     if (rc != CV_OK) {
+        hw_record_backend(&a->hw, name, NULL, why);
         snprintf(a->backend_note, sizeof a->backend_note, "no backend: %s (animation only)",
                  err);
         return;
     }
-    snprintf(a->backend_name, sizeof a->backend_name, "%s", b->ops->name);
-    a->max_ranks = b->ops->max_ranks(b);
-    a->w = worker_start(b, err, sizeof err);
-    if (!a->w) {
+    struct worker *w = worker_start(b, err, sizeof err);
+    if (!w) {
         backend_close(b);
-        a->max_ranks = 0;
-        a->hw.in_use[0] = '\0';
+        hw_record_backend(&a->hw, name, NULL, why);
         snprintf(a->backend_note, sizeof a->backend_note, "no worker: %s (animation only)",
                  err);
+    } else {
+        app_use_worker(a, w, name, why);
     }
 }
 

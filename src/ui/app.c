@@ -69,19 +69,28 @@ void app_backend_text(struct app *a)
             snprintf(a->rank_label[r], sizeof a->rank_label[r], "rank %d", r);
         return;
     }
-    struct backend *b = worker_backend(a->w);
+    const struct backend_facts *f = worker_facts(a->w);
     int nr = W < a->max_ranks ? W : a->max_ranks;
-    b->ops->describe(b, nr, a->backend_desc, sizeof a->backend_desc);
+    if (nr < 1) nr = 1;
+    snprintf(a->backend_desc, sizeof a->backend_desc, "%s", f->desc[nr]);
     for (int r = 0; r < W; r++) {
         if (r < a->max_ranks) {
-            char l[40];
-            b->ops->rank_label(b, r, l, sizeof l);
-            snprintf(a->rank_label[r], sizeof a->rank_label[r], "rank %d%s%s", r,
-                     a->utf8 ? " \u00b7 " : " - ", l);
+            snprintf(a->rank_label[r], sizeof a->rank_label[r], "rank %d%s%.40s", r,
+                     a->utf8 ? " \u00b7 " : " - ", f->label[r]);
         } else {
             snprintf(a->rank_label[r], sizeof a->rank_label[r], "rank %d (animation only)", r);
         }
     }
+}
+
+void app_use_worker(struct app *a, struct worker *w, const char *requested, const char *why)
+{
+    a->w = w;
+    const struct backend_facts *f = worker_facts(w);
+    hw_record_backend(&a->hw, requested, f, why);
+    snprintf(a->backend_name, sizeof a->backend_name, "%s", f->name);
+    a->max_ranks = f->max_ranks;
+    a->backend_note[0] = '\0';
 }
 
 void app_cancel(struct app *a)

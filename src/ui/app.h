@@ -114,6 +114,9 @@ int app_set_scene(struct app *a, const struct scene *next, char *err, size_t err
 
 /* Cancel whatever the worker is doing (every screen is told). */
 void app_cancel(struct app *a);
+/* Take w as the UI's worker: the backend's name, ranks and b-overlay facts come from its
+ * facts (`requested` is --backend, why the reason NCCL was passed over). */
+void app_use_worker(struct app *a, struct worker *w, const char *requested, const char *why);
 /* Refresh backend_desc and rank labels for the current world size. */
 void app_backend_text(struct app *a);
 /* The screen of the current scene (never NULL once a scene is set). */

@@ -25,6 +25,8 @@
 #include <unistd.h>
 
 #include "../backend/backend.h"
+#include "../worker/launch.h"
+#include "../worker/serve.h"
 #include "../core/util.h"
 #include "app.h"
 #include "frame.h"
@@ -68,6 +70,12 @@ static void ui_usage(FILE *f)
         "                       schedule=gpipe|1f1b, overlap=on|off) or \"screen=hierarchy\"\n"
         "                       (the lecture's tiers; step=1: its napkin math)\n"
         "  --no-measure         measure only on m / s, not on every scene change\n"
+        "  --mpi \"LAUNCH\"       run the measurements in a job started as LAUNCH collviz "
+        "serve\n"
+        "                       (e.g. --mpi \"mpirun -np 4\", --mpi \"srun -n 8\"); q ends it\n"
+        "  --connect ADDRESS    use a job started elsewhere with collviz serve\n"
+        "                       (unix:PATH, or tcp:HOST:PORT with --token)\n"
+        "  --token TOKEN        the token a TCP job printed\n"
         "  --no-color           monochrome (also when NO_COLOR is set)\n"
         "  --ascii              ASCII drawing characters\n"
         "  -h, --help           this text\n"
@@ -78,7 +86,18 @@ static void ui_usage(FILE *f)
 struct ui_opts {
     const char *backend;
     bool no_color, ascii, no_measure;
+    const char *mpi;     /* --mpi "LAUNCH": start `LAUNCH collviz serve` and use it */
+    const char *connect; /* --connect ADDRESS: a job started elsewhere */
+    const char *token;   /* --token: what a TCP job printed */
+    bool backend_set;
 };
+
+/* The job the UI started (--mpi), ended with the UI. */
+static struct launch *ui_launch;
+#define UI_CONNECT_TIMEOUT_S 10.0
+#define UI_LAUNCH_TIMEOUT_S 120.0
+/* --mpi's backend unless --backend says: MPI where this build has it. */
+#define UI_MPI_BACKEND (backend_kind_of("mpi") >= 0 ? "mpi" : "cpu")
 
 /* Parse options into the scene and opts. Returns -1 to go on, else an exit status.
  * Scene options become scene words ("--ranks 8" is "ranks=8"), applied in order with any
@@ -100,7 +119,10 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         O_ROOT,
         O_COUNT,
         O_INIT,
-        O_NOMEASURE
+        O_NOMEASURE,
+        O_MPI,
+        O_CONNECT,
+        O_TOKEN
     };
     static const struct option longopts[] = {
         {"ranks", required_argument, NULL, O_RANKS},
@@ -118,6 +140,9 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         {"count", required_argument, NULL, O_COUNT},
         {"init", required_argument, NULL, O_INIT},
         {"no-measure", no_argument, NULL, O_NOMEASURE},
+        {"mpi", required_argument, NULL, O_MPI},
+        {"connect", required_argument, NULL, O_CONNECT},
+        {"token", required_argument, NULL, O_TOKEN},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -167,8 +192,23 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
                 return 2;
             }
             o->backend = optarg;
+            o->backend_set = true;
             break;
         }
+        case O_MPI:
+            if (!optarg[0]) {
+                fprintf(stderr,
+                        "collviz: --mpi: empty launch command (e.g. \"mpirun -np 4\")\n");
+                return 2;
+            }
+            o->mpi = optarg;
+            break;
+        case O_CONNECT:
+            o->connect = optarg;
+            break;
+        case O_TOKEN:
+            o->token = optarg;
+            break;
         case O_SIZE:
             key = "size"; /* a scene word: lessons and --scene set it the same way */
             break;
@@ -216,6 +256,23 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         fprintf(stderr, "collviz: unexpected argument '%s' (try --help)\n", argv[optind]);
         return 2;
     }
+    if (o->mpi && o->connect) {
+        fprintf(stderr, "collviz: --mpi and --connect exclude each other\n");
+        return 2;
+    }
+    if (o->backend_set && o->connect) {
+        fprintf(stderr, "collviz: --backend: the job at --connect has its own backend\n");
+        return 2;
+    }
+    if (o->backend_set && !o->mpi && backend_kind_of(o->backend) == BACKEND_MPI) {
+        fprintf(stderr, "collviz: --backend mpi: the visualizer runs outside the job; start "
+                        "one with --mpi \"mpirun -np 4\" (or --connect to one)\n");
+        return 2;
+    }
+    if (o->token && !o->connect) {
+        fprintf(stderr, "collviz: --token goes with --connect tcp:HOST:PORT\n");
+        return 2;
+    }
     if (scene_parse(sc, words, err, sizeof err) != CV_OK) {
         fprintf(stderr, "collviz: %s\n", strncmp(err, "scene: ", 7) == 0 ? err + 7 : err);
         return 2;
@@ -225,38 +282,75 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
 
 /* Open the backend and start the worker, with the UI's signals blocked so every thread
  * created here inherits a mask that leaves them to the main thread. */
-static int ui_open_backend(struct app *a, const char *name)
+/* --mpi / --connect: the worker talks to a job (worker/serve.h). Fails with one line and
+ * status 2: the user asked for that job, so no silent local fallback at start. */
+static int ui_open_remote(struct app *a, const struct ui_opts *o)
 {
-    char err[200] = "", why[200] = "";
-    struct backend *b = NULL;
-    int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
-    if (rc != CV_OK && backend_kind_of(name) == BACKEND_NCCL) {
-        const char *reason = err;
-        if (strncmp(reason, "nccl: ", 6) == 0) reason += 6;
-        if (strncmp(reason, "unavailable - ", 14) == 0) reason += 14;
-        fprintf(stderr, "collviz: --backend nccl: unavailable - %s\n", reason);
+    char err[300];
+    int fd;
+    int rc;
+    bool tcp = false;
+    if (o->mpi)
+        rc = launch_start(o->mpi, o->backend_set ? o->backend : UI_MPI_BACKEND,
+                          UI_LAUNCH_TIMEOUT_S, &ui_launch, &fd, err, sizeof err);
+    else
+        rc = serve_dial(o->connect, &fd, &tcp, err, sizeof err);
+    if (rc == CV_OK && tcp && !o->token) {
+        close(fd);
+        snprintf(err, sizeof err, "--connect %s: a TCP job needs --token (serve printed it)",
+                 o->connect);
+        rc = CV_EINVAL;
+    }
+    struct worker *w = NULL;
+    if (rc == CV_OK) {
+        w = worker_connect(fd, o->token, UI_CONNECT_TIMEOUT_S, err, sizeof err);
+        if (!w) rc = CV_EUNAVAIL;
+    }
+    if (rc != CV_OK) {
+        fprintf(stderr, "collviz: %s\n", err);
+        launch_stop(ui_launch, 0);
+        ui_launch = NULL;
         return 2;
     }
-    if (rc != CV_OK && strcmp(name, "auto") == 0) {
-        snprintf(why, sizeof why, "%s", err);
-        rc = backend_open("cpu", &b, err, sizeof err, NULL, 0);
-    }
-    /* Why NCCL was passed over is shown by the panel's nccl line and the b overlay. */
-    hw_record_backend(&a->hw, name, rc == CV_OK ? b : NULL, why);
-    if (rc != CV_OK) {
-        snprintf(a->backend_note, sizeof a->backend_note, "no backend: %s (animation only)",
-                 err);
-        return -1;
-    }
-    snprintf(a->backend_name, sizeof a->backend_name, "%s", b->ops->name);
-    a->max_ranks = b->ops->max_ranks(b);
-    a->w = worker_start(b, err, sizeof err);
-    if (!a->w) {
-        backend_close(b);
-        a->max_ranks = 0;
-        a->hw.in_use[0] = '\0';
-        snprintf(a->backend_note, sizeof a->backend_note, "no worker: %s (animation only)",
-                 err);
+    app_use_worker(a, w, worker_facts(w)->name, "");
+    return -1;
+}
+
+static int ui_open_backend(struct app *a, const struct ui_opts *o)
+{
+    if (o->mpi || o->connect) return ui_open_remote(a, o);
+    const char *name = o->backend;
+    {
+        char err[200] = "", why[200] = "";
+        struct backend *b = NULL;
+        int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
+        if (rc != CV_OK && backend_kind_of(name) == BACKEND_NCCL) {
+            const char *reason = err;
+            if (strncmp(reason, "nccl: ", 6) == 0) reason += 6;
+            if (strncmp(reason, "unavailable - ", 14) == 0) reason += 14;
+            fprintf(stderr, "collviz: --backend nccl: unavailable - %s\n", reason);
+            return 2;
+        }
+        if (rc != CV_OK && strcmp(name, "auto") == 0) {
+            snprintf(why, sizeof why, "%s", err);
+            rc = backend_open("cpu", &b, err, sizeof err, NULL, 0);
+        }
+        /* Why NCCL was passed over is shown by the panel's nccl line and the b overlay. */
+        if (rc != CV_OK) {
+            hw_record_backend(&a->hw, name, NULL, why);
+            snprintf(a->backend_note, sizeof a->backend_note, "no backend: %s (animation only)",
+                     err);
+            return -1;
+        }
+        struct worker *w = worker_start(b, err, sizeof err);
+        if (!w) {
+            backend_close(b);
+            hw_record_backend(&a->hw, name, NULL, why);
+            snprintf(a->backend_note, sizeof a->backend_note, "no worker: %s (animation only)",
+                     err);
+        } else {
+            app_use_worker(a, w, name, why);
+        }
     }
     return -1;
 }
@@ -312,6 +406,15 @@ static void ui_handle_key(struct app *a, int ch, bool *quit)
 #define UI_STOP_WAIT_S 3.0
 static bool ui_stop_worker(struct app *a)
 {
+    if (a->w && worker_remote(a->w)) {
+        worker_shutdown_job(a->w); /* q ends the whole job */
+        worker_stop(a->w);
+        a->w = NULL;
+    }
+    if (ui_launch) {
+        launch_stop(ui_launch, UI_STOP_WAIT_S);
+        ui_launch = NULL;
+    }
     if (!a->w) return true;
     worker_cancel(a->w);
     double until = now_s() + UI_STOP_WAIT_S;
@@ -322,6 +425,51 @@ static bool ui_stop_worker(struct app *a)
     if (worker_busy(a->w)) return false;
     worker_stop(a->w);
     a->w = NULL;
+    return true;
+}
+
+/* The job behind a remote worker is gone (a rank died or stalled, the connection broke):
+ * say which rank where the launcher's words tell, end what is left of the job, and go on
+ * with CPU ranks in this process. */
+static bool ui_job_lost(struct app *a)
+{
+    char why[240];
+    if (!worker_remote(a->w) || !worker_lost(a->w, why, sizeof why)) return false;
+    app_cancel(a);
+    worker_stop(a->w);
+    a->w = NULL;
+    char said[300] = "";
+    if (ui_launch) launch_wait(ui_launch, UI_STOP_WAIT_S); /* its last words name the rank */
+    int rank = ui_launch ? launch_blame(ui_launch, said, sizeof said) : -1;
+    launch_stop(ui_launch, 0);
+    ui_launch = NULL;
+    char lost[240], note[480];
+    if (strstr(why, "lost")) /* the job said which rank itself */
+        snprintf(lost, sizeof lost, "%s", why);
+    else if (rank >= 0) /* the launcher's words (mpirun: "process rank 2 ... exited") */
+        snprintf(lost, sizeof lost, "rank %d lost", rank);
+    else
+        snprintf(lost, sizeof lost, "job lost (%.200s)", why);
+    snprintf(note, sizeof note, "%s%s%.200s", lost, rank >= 0 ? " - " : "",
+             rank >= 0 ? said : "");
+    char err[200];
+    struct backend *b = NULL;
+    struct worker *w = NULL;
+    if (backend_open("cpu", &b, err, sizeof err, NULL, 0) == CV_OK) {
+        w = worker_start(b, err, sizeof err);
+        if (!w) backend_close(b);
+    }
+    if (w) {
+        app_use_worker(a, w, "cpu", "");
+        snprintf(a->msg, sizeof a->msg, "%.120s: the job is over; on local CPU ranks now",
+                 lost);
+    } else {
+        a->max_ranks = 0;
+        a->backend_name[0] = '\0';
+        snprintf(a->msg, sizeof a->msg, "%.120s: the job is over (no local backend)", lost);
+    }
+    snprintf(a->backend_note, sizeof a->backend_note, "%.239s", note);
+    app_backend_text(a);
     return true;
 }
 
@@ -351,8 +499,11 @@ static void ui_loop(struct app *a, const sigset_t *waitmask)
         }
         if (a->w) {
             struct result r;
-            while (worker_poll(a->w, &r))
+            while (worker_poll(a->w, &r)) {
                 if (app_result(a, &r)) dirty = true;
+                result_free(&r);
+            }
+            if (ui_job_lost(a)) dirty = true;
         }
         if (app_tick(a, now_s())) dirty = true;
         if (rc == 0) dirty = true; /* a timed refresh: the running job's clock */
@@ -385,7 +536,7 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
     sigdelset(&waitmask, SIGHUP);
     sigdelset(&waitmask, SIGWINCH);
     hw_probe_machine(&a->hw);
-    rc = ui_open_backend(a, o->backend);
+    rc = ui_open_backend(a, o);
     if (rc >= 0) {
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
         app_free(a);
@@ -399,7 +550,7 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
         fprintf(stderr,
                 "collviz: the interactive program needs a terminal on stdin and stdout "
                 "(collviz trace, bench, train and lesson show|list work without one)\n");
-        if (a->w) worker_stop(a->w);
+        ui_stop_worker(a);
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
         app_free(a);
         free(a);
@@ -409,7 +560,7 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
     if (!ui_start_curses(a, want_color)) {
         fprintf(stderr, "collviz: cannot start the terminal UI (TERM=%s)\n",
                 getenv("TERM") ? getenv("TERM") : "unset");
-        if (a->w) worker_stop(a->w);
+        ui_stop_worker(a);
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
         app_free(a);
         free(a);

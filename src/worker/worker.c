@@ -6,6 +6,11 @@
  * are plain data. Cancelling drops the queued jobs and raises a flag that the backend's
  * measure() polls (the CPU ranks at every step, NCCL between iterations); the running job
  * then ends with CV_ECANCELLED.
+ *
+ * A remote worker (worker_connect) has no backend: posting sends a job message, cancelling
+ * a cancel message, and a reader thread turns the job's result messages into the same
+ * result queue and wake-up; a lost job (a lost message, the end of the stream, a malformed
+ * frame) marks it lost. It counts the jobs it sent and not yet finished for worker_busy().
  * Every wait on the backend has a deadline (params.timeout_s, 30 s when 0), which the
  * backend enforces, so worker_stop() always returns.
  *
@@ -24,10 +29,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <poll.h>
+#include <sys/socket.h>
+
 #include "../core/plan.h"
 #include "../core/sweep.h"
 #include "../core/trace.h"
 #include "../core/util.h"
+#include "proto.h"
 
 #define WORKER_DEFAULT_TIMEOUT_S 30.0
 
@@ -42,8 +51,20 @@ struct worker_res {
 };
 
 struct worker {
-    struct backend *b;
-    pthread_t th;
+    struct backend *b; /* local: the backend this thread owns; remote: NULL */
+    struct backend_facts facts;
+    pthread_t th; /* local: runs the jobs; remote: reads the job's messages */
+    /* remote (worker_connect): the socket, jobs sent and not finished, the id below which a
+     * cancel dropped the jobs, and why the job is gone */
+    bool remote;
+    int sock;
+    int outstanding;
+    uint64_t cancel_below;
+    bool lost;
+    char lost_why[240];
+    bool report_dropped; /* serve: a cancel answers each dropped job with a result */
+    worker_job_hook hook;
+    void *hook_ctx;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct worker_job *jhead, *jtail;
@@ -92,10 +113,17 @@ static void worker_result_init(struct worker *w, const struct job *j, struct res
     r->job_id = j->id;
     r->kind = j->kind;
     r->status = CV_OK;
-    r->total = 1;
     r->last = true;
-    r->row.wrong = -1;
-    snprintf(r->backend, sizeof r->backend, "%s", w->b->ops->name);
+    if (j->kind == JOB_MEASURE) r->measure.wrong = -1;
+    snprintf(r->backend, sizeof r->backend, "%s", w->facts.name);
+}
+
+void result_free(struct result *r)
+{
+    if (r->kind == JOB_TRAIN) {
+        free(r->train.summary);
+        r->train.summary = NULL;
+    }
 }
 
 /* ---- jobs ------------------------------------------------------------------------- */
@@ -109,9 +137,9 @@ static void worker_do_measure(struct worker *w, const struct job *j)
 {
     struct result r;
     worker_result_init(w, j, &r);
-    struct bench_params p = j->params;
+    struct bench_params p = j->measure.params;
     worker_fix_params(&p);
-    r.status = w->b->ops->measure(w->b, &p, &r.row, &w->cancel, r.err, sizeof r.err);
+    r.status = w->b->ops->measure(w->b, &p, &r.measure, &w->cancel, r.err, sizeof r.err);
     worker_post_result(w, &r);
 }
 
@@ -119,28 +147,34 @@ static void worker_do_sweep(struct worker *w, const struct job *j)
 {
     struct result r;
     worker_result_init(w, j, &r);
-    struct sweep sw = {.min = j->sweep_min, .max = j->sweep_max, .factor = j->sweep_factor};
+    struct sweep sw = {.min = j->sweep.min, .max = j->sweep.max, .factor = j->sweep.factor};
+    r.sweep.total = 1;
+    r.sweep.row.wrong = -1;
     if (!sweep_valid(&sw)) {
         r.status = cv_err(r.err, sizeof r.err, CV_EINVAL,
                           "sweep %zu..%zu B by x%g: need 0 < min <= max and factor > 1",
-                          j->sweep_min, j->sweep_max, j->sweep_factor);
+                          j->sweep.min, j->sweep.max, j->sweep.factor);
         worker_post_result(w, &r);
         return;
     }
     int total = (int)sweep_count(&sw);
-    struct bench_params p = j->params;
+    struct bench_params p = j->sweep.params;
     worker_fix_params(&p);
     int index = 0;
     size_t s;
     for (bool more = sweep_first(&sw, &s); more; more = sweep_next(&sw, &s)) {
         worker_result_init(w, j, &r);
-        r.index = index;
-        r.total = total;
+        r.sweep.index = index;
+        r.sweep.total = total;
+        r.sweep.row.wrong = -1;
         p.bytes = s;
-        if (w->cancel)
+        /* A job of several processes runs every size on every process: one that skipped a
+         * size would leave the others waiting in it. */
+        if (w->cancel && !w->facts.multiprocess)
             r.status = cv_err(r.err, sizeof r.err, CV_ECANCELLED, "cancelled");
         else
-            r.status = w->b->ops->measure(w->b, &p, &r.row, &w->cancel, r.err, sizeof r.err);
+            r.status =
+                w->b->ops->measure(w->b, &p, &r.sweep.row, &w->cancel, r.err, sizeof r.err);
         /* A failed size ends the sweep: the larger ones would fail the same way. */
         r.last = index + 1 == total || r.status != CV_OK;
         worker_post_result(w, &r);
@@ -187,10 +221,11 @@ static void worker_free_bufs(float **bufs, int n)
     }
 }
 
-static void worker_do_check(struct worker *w, const struct job *j)
+static void worker_do_check(struct worker *w, const struct job *jb)
 {
     struct result r;
-    worker_result_init(w, j, &r);
+    worker_result_init(w, jb, &r);
+    const struct job_check *j = &jb->check;
     struct plan p;
     r.status = plan_build(&p, j->coll, j->algo, j->op, j->nranks, j->count, j->root, r.err,
                           sizeof r.err);
@@ -199,7 +234,7 @@ static void worker_do_check(struct worker *w, const struct job *j)
         return;
     }
     int W = j->nranks;
-    bool exact = worker_check_exact(w->b->ops->name, j->coll, j->op);
+    bool exact = worker_check_exact(w->facts.name, j->coll, j->op);
     float *send[CV_MAX_RANKS], *want[CV_MAX_RANKS], *got[CV_MAX_RANKS];
     float *absin[CV_MAX_RANKS] = {NULL}, *mag[CV_MAX_RANKS] = {NULL};
     for (int k = 0; k < W; k++) {
@@ -228,9 +263,9 @@ static void worker_do_check(struct worker *w, const struct job *j)
     }
     if (r.status == CV_OK)
         for (int k = 0; k < W; k++)
-            r.mismatches += worker_compare_outputs(
+            r.check.mismatches += worker_compare_outputs(
                 want[k], got[k], mag[k], coll_recv_count(j->coll, W, j->count, k, p.root), W,
-                exact, &r.inexact);
+                exact, &r.check.inexact);
     worker_free_bufs(send, W);
     worker_free_bufs(want, W);
     worker_free_bufs(got, W);
@@ -245,12 +280,13 @@ static void worker_do_check(struct worker *w, const struct job *j)
  * between steps. */
 static void worker_do_train(struct worker *w, const struct job *j)
 {
-    struct result *r = xmalloc(sizeof *r); /* ~50 KB: not on this thread's stack twice */
-    worker_result_init(w, j, r);
-    snprintf(r->backend, sizeof r->backend, "%s", train_backend_name(j->train.backend));
-    r->status = train_summary_run(&j->train, &r->train, &w->cancel, r->err, sizeof r->err);
-    worker_post_result(w, r);
-    free(r);
+    struct result r;
+    worker_result_init(w, j, &r);
+    snprintf(r.backend, sizeof r.backend, "%s", backend_kind_name(j->train.cfg.backend));
+    r.train.summary = xcalloc(1, sizeof *r.train.summary); /* ~47 KB: on the heap */
+    r.status =
+        train_summary_run(&j->train.cfg, r.train.summary, &w->cancel, r.err, sizeof r.err);
+    worker_post_result(w, &r); /* the summary goes with it */
 }
 
 int worker_memcpy_measure(size_t bytes, int reps, volatile int *cancel,
@@ -308,11 +344,13 @@ static void worker_do_memcpy(struct worker *w, const struct job *j)
 {
     struct result r;
     worker_result_init(w, j, &r);
-    size_t bytes = j->copy_bytes ? j->copy_bytes : (size_t)64 << 20;
-    int reps = j->copy_reps ? j->copy_reps : 5;
+    size_t bytes = j->copy.bytes ? j->copy.bytes : (size_t)64 << 20;
+    int reps = j->copy.reps ? j->copy.reps : 5;
     r.status = worker_memcpy_measure(bytes, reps, &w->cancel, &r.copy, r.err, sizeof r.err);
     worker_post_result(w, &r);
 }
+
+static void worker_run_job(struct worker *w, const struct job *j);
 
 static void *worker_main(void *arg)
 {
@@ -330,42 +368,48 @@ static void *worker_main(void *arg)
         w->cancel = 0; /* a cancel issued before this job was taken was for older jobs */
         pthread_mutex_unlock(&w->mu);
 
-        switch (n->job.kind) {
-        case JOB_MEASURE:
-            worker_do_measure(w, &n->job);
-            break;
-        case JOB_SWEEP:
-            worker_do_sweep(w, &n->job);
-            break;
-        case JOB_CHECK:
-            worker_do_check(w, &n->job);
-            break;
-        case JOB_TRAIN:
-            worker_do_train(w, &n->job);
-            break;
-        case JOB_MEMCPY:
-            worker_do_memcpy(w, &n->job);
-            break;
-        default: {
-            struct result r;
-            worker_result_init(w, &n->job, &r);
-            r.status =
-                cv_err(r.err, sizeof r.err, CV_EINVAL, "unknown job kind %d", (int)n->job.kind);
-            worker_post_result(w, &r);
-        }
-        }
+        if (w->hook) w->hook(w->hook_ctx, &n->job);
+        worker_run_job(w, &n->job);
         free(n);
         pthread_mutex_lock(&w->mu);
         w->running = false;
     }
     pthread_mutex_unlock(&w->mu);
+    if (w->hook) w->hook(w->hook_ctx, NULL);
     return NULL;
+}
+
+/* One job on this thread; its results go to the result queue. */
+static void worker_run_job(struct worker *w, const struct job *j)
+{
+    switch (j->kind) {
+    case JOB_MEASURE:
+        worker_do_measure(w, j);
+        break;
+    case JOB_SWEEP:
+        worker_do_sweep(w, j);
+        break;
+    case JOB_CHECK:
+        worker_do_check(w, j);
+        break;
+    case JOB_TRAIN:
+        worker_do_train(w, j);
+        break;
+    case JOB_MEMCPY:
+        worker_do_memcpy(w, j);
+        break;
+    default: {
+        struct result r;
+        worker_result_init(w, j, &r);
+        r.status = cv_err(r.err, sizeof r.err, CV_EINVAL, "unknown job kind %d", (int)j->kind);
+        worker_post_result(w, &r);
+    }
+    }
 }
 
 /* ---- API -------------------------------------------------------------------------- */
 
-/* On failure the backend is not taken: the caller still owns (and closes) it. */
-struct worker *worker_start(struct backend *b, char *err, size_t errlen)
+static struct worker *worker_new(char *err, size_t errlen)
 {
     int fds[2];
     if (pipe2(fds, O_NONBLOCK | O_CLOEXEC) != 0) {
@@ -373,23 +417,76 @@ struct worker *worker_start(struct backend *b, char *err, size_t errlen)
         return NULL;
     }
     struct worker *w = xcalloc(1, sizeof *w);
-    w->b = b;
     w->wake_rd = fds[0];
     w->wake_wr = fds[1];
     w->next_id = 1;
+    w->sock = -1;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
+    return w;
+}
+
+static void worker_free(struct worker *w)
+{
+    while (w->rhead) {
+        struct worker_res *n = w->rhead;
+        w->rhead = n->next;
+        result_free(&n->res);
+        free(n);
+    }
+    close(w->wake_rd);
+    close(w->wake_wr);
+    if (w->sock >= 0) close(w->sock);
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->cv);
+    free(w);
+}
+
+/* On failure the backend is not taken: the caller still owns (and closes) it. */
+struct worker *worker_start(struct backend *b, char *err, size_t errlen)
+{
+    struct worker *w = worker_new(err, errlen);
+    if (!w) return NULL;
+    w->b = b;
+    backend_facts_fill(b, &w->facts);
+    snprintf(w->facts.where, sizeof w->facts.where, "this process");
     int e = pthread_create(&w->th, NULL, worker_main, w);
     if (e != 0) {
         cv_err(err, errlen, CV_EBACKEND, "worker: cannot start thread: %s", strerror(e));
-        close(fds[0]);
-        close(fds[1]);
-        pthread_mutex_destroy(&w->mu);
-        pthread_cond_destroy(&w->cv);
-        free(w);
+        worker_free(w);
         return NULL;
     }
     return w;
+}
+
+void worker_set_job_hook(struct worker *w, worker_job_hook fn, void *ctx)
+{
+    pthread_mutex_lock(&w->mu);
+    w->hook = fn;
+    w->hook_ctx = ctx;
+    pthread_mutex_unlock(&w->mu);
+}
+
+int worker_run_here(struct backend *b, const struct job *j, char *err, size_t errlen)
+{
+    struct worker *w = worker_new(err, errlen);
+    if (!w) return CV_EBACKEND;
+    w->b = b;
+    backend_facts_fill(b, &w->facts);
+    worker_run_job(w, j);
+    int rc = CV_OK;
+    struct result r;
+    while (worker_poll(w, &r)) {
+        if (rc == CV_OK && r.status != CV_OK) rc = cv_err(err, errlen, r.status, "%s", r.err);
+        result_free(&r);
+    }
+    worker_free(w); /* not the backend: the caller's */
+    return rc;
+}
+
+void worker_report_dropped(struct worker *w)
+{
+    w->report_dropped = true;
 }
 
 int worker_fd(const struct worker *w)
@@ -397,13 +494,53 @@ int worker_fd(const struct worker *w)
     return w->wake_rd;
 }
 
+static void worker_set_lost(struct worker *w, const char *why)
+{
+    pthread_mutex_lock(&w->mu);
+    if (!w->lost && !w->stopping) {
+        w->lost = true;
+        snprintf(w->lost_why, sizeof w->lost_why, "%s", why);
+        char one = 1;
+        ssize_t unused = write(w->wake_wr, &one, 1);
+        (void)unused;
+    }
+    pthread_mutex_unlock(&w->mu);
+}
+
+static uint64_t worker_enqueue(struct worker *w, const struct job *j, uint64_t id);
+
+void worker_post_id(struct worker *w, const struct job *j)
+{
+    worker_enqueue(w, j, j->id ? j->id : (uint64_t)-1);
+}
+
 uint64_t worker_post(struct worker *w, const struct job *j)
+{
+    if (w->remote) {
+        struct proto_msg *m = xcalloc(1, sizeof *m);
+        m->type = PROTO_JOB;
+        m->job = *j;
+        pthread_mutex_lock(&w->mu);
+        uint64_t id = w->next_id++;
+        m->job.id = id;
+        w->outstanding++;
+        pthread_mutex_unlock(&w->mu);
+        char err[240];
+        if (proto_send(w->sock, m, err, sizeof err) != CV_OK) worker_set_lost(w, err);
+        free(m);
+        return id;
+    }
+    return worker_enqueue(w, j, 0);
+}
+
+/* Local workers: queue j under id (0: the next of this worker's own). */
+static uint64_t worker_enqueue(struct worker *w, const struct job *j, uint64_t id)
 {
     struct worker_job *n = xmalloc(sizeof *n);
     n->job = *j;
     n->next = NULL;
     pthread_mutex_lock(&w->mu);
-    uint64_t id = w->next_id++;
+    if (!id) id = w->next_id++;
     n->job.id = id;
     if (w->jtail)
         w->jtail->next = n;
@@ -415,11 +552,27 @@ uint64_t worker_post(struct worker *w, const struct job *j)
     return id;
 }
 
+/* Under the lock. With report_dropped (serve), each dropped job is answered with a
+ * cancelled result, so the UI on the other side knows it will hear no more of it. */
 static void worker_drop_jobs(struct worker *w)
 {
     while (w->jhead) {
         struct worker_job *n = w->jhead;
         w->jhead = n->next;
+        if (w->report_dropped) {
+            struct worker_res *rn = xcalloc(1, sizeof *rn);
+            worker_result_init(w, &n->job, &rn->res);
+            rn->res.status =
+                cv_err(rn->res.err, sizeof rn->res.err, CV_ECANCELLED, WORKER_DROPPED_TEXT);
+            if (w->rtail)
+                w->rtail->next = rn;
+            else
+                w->rhead = rn;
+            w->rtail = rn;
+            char one = 1;
+            ssize_t unused = write(w->wake_wr, &one, 1);
+            (void)unused;
+        }
         free(n);
     }
     w->jtail = NULL;
@@ -427,6 +580,15 @@ static void worker_drop_jobs(struct worker *w)
 
 void worker_cancel(struct worker *w)
 {
+    if (w->remote) {
+        pthread_mutex_lock(&w->mu);
+        w->cancel_below = w->next_id;
+        pthread_mutex_unlock(&w->mu);
+        struct proto_msg m = {.type = PROTO_CANCEL};
+        char err[240];
+        if (proto_send(w->sock, &m, err, sizeof err) != CV_OK) worker_set_lost(w, err);
+        return;
+    }
     pthread_mutex_lock(&w->mu);
     worker_drop_jobs(w);
     if (w->running) w->cancel = 1;
@@ -457,7 +619,7 @@ int worker_poll(struct worker *w, struct result *out)
 bool worker_busy(struct worker *w)
 {
     pthread_mutex_lock(&w->mu);
-    bool busy = w->running || w->jhead != NULL;
+    bool busy = w->remote ? w->outstanding > 0 && !w->lost : w->running || w->jhead != NULL;
     pthread_mutex_unlock(&w->mu);
     return busy;
 }
@@ -471,26 +633,139 @@ void worker_stop(struct worker *w)
     if (w->running) w->cancel = 1;
     pthread_cond_signal(&w->cv);
     pthread_mutex_unlock(&w->mu);
+    if (w->remote) shutdown(w->sock, SHUT_RDWR); /* wakes the reader */
     pthread_join(w->th, NULL);
-    backend_close(w->b);
-    while (w->rhead) {
-        struct worker_res *n = w->rhead;
-        w->rhead = n->next;
-        free(n);
-    }
-    close(w->wake_rd);
-    close(w->wake_wr);
-    pthread_mutex_destroy(&w->mu);
-    pthread_cond_destroy(&w->cv);
-    free(w);
+    if (w->b) backend_close(w->b);
+    worker_free(w);
 }
 
 const char *worker_backend_name(const struct worker *w)
 {
-    return w->b->ops->name;
+    return w->facts.name;
 }
 
-struct backend *worker_backend(struct worker *w)
+bool worker_remote(const struct worker *w)
 {
-    return w->b;
+    return w->remote;
+}
+
+const struct backend_facts *worker_facts(const struct worker *w)
+{
+    return &w->facts;
+}
+
+bool worker_lost(struct worker *w, char *why, size_t n)
+{
+    pthread_mutex_lock(&w->mu);
+    bool lost = w->lost;
+    if (lost && why) snprintf(why, n, "%s", w->lost_why);
+    pthread_mutex_unlock(&w->mu);
+    return lost;
+}
+
+void worker_shutdown_job(struct worker *w)
+{
+    if (!w || !w->remote) return;
+    struct proto_msg m = {.type = PROTO_SHUTDOWN};
+    proto_send(w->sock, &m, NULL, 0);
+}
+
+/* ---- remote ----------------------------------------------------------------------- */
+
+/* Reads the job's messages until the connection ends: results go to the result queue as a
+ * local worker's would; a lost rank, the end of the stream or a malformed message marks
+ * the worker lost. */
+static void *worker_reader(void *arg)
+{
+    struct worker *w = arg;
+    pthread_setname_np(pthread_self(), "cv-remote");
+    struct proto_msg *m = xmalloc(sizeof *m);
+    for (;;) {
+        char err[240];
+        int rc = proto_recv(w->sock, m, 10.0, err, sizeof err);
+        if (rc != CV_OK) {
+            worker_set_lost(w, rc == CV_EUNAVAIL ? "the job closed the connection" : err);
+            break;
+        }
+        if (m->type == PROTO_RESULT) {
+            struct result *r = &m->result;
+            pthread_mutex_lock(&w->mu);
+            if (r->last && w->outstanding > 0) w->outstanding--;
+            bool dropped = r->job_id < w->cancel_below && r->status == CV_ECANCELLED &&
+                           strcmp(r->err, WORKER_DROPPED_TEXT) == 0;
+            pthread_mutex_unlock(&w->mu);
+            if (dropped)
+                result_free(r); /* as a local cancel, a dropped job says nothing */
+            else
+                worker_post_result(w, r); /* takes what r owns */
+        } else if (m->type == PROTO_LOST) {
+            worker_set_lost(w, m->lost.why);
+            break;
+        } else {
+            snprintf(err, sizeof err, "proto: unexpected %s message from the job",
+                     proto_type_name(m->type));
+            proto_msg_free(m);
+            worker_set_lost(w, err);
+            break;
+        }
+    }
+    free(m);
+    return NULL;
+}
+
+struct worker *worker_connect(int fd, const char *token, double timeout_s, char *err,
+                              size_t errlen)
+{
+    struct worker *w = worker_new(err, errlen);
+    if (!w) {
+        close(fd);
+        return NULL;
+    }
+    w->remote = true;
+    w->sock = fd;
+    struct proto_msg *m = xcalloc(1, sizeof *m);
+    m->type = PROTO_HELLO;
+    if (token && strlen(token) >= sizeof m->hello.token) {
+        cv_err(err, errlen, CV_EINVAL, "--token: longer than %d characters",
+               PROTO_TOKEN_MAX - 1);
+        goto fail;
+    }
+    snprintf(m->hello.token, sizeof m->hello.token, "%s", token ? token : "");
+    /* A job that refuses us may close before reading the hello: its refusal is still
+     * there to read, and says more than the failed send. */
+    char send_err[240] = "";
+    int sent = proto_send(fd, m, send_err, sizeof send_err);
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    if (poll(&p, 1, (int)(timeout_s * 1000)) <= 0) {
+        cv_err(err, errlen, CV_ETIMEOUT, "the job did not answer within %.0f s", timeout_s);
+        goto fail;
+    }
+    int rc = proto_recv(fd, m, timeout_s, err, errlen);
+    if (rc != CV_OK) {
+        if (sent != CV_OK) cv_err(err, errlen, sent, "%s", send_err);
+        goto fail;
+    }
+    if (m->type == PROTO_REFUSED) {
+        cv_err(err, errlen, CV_EINVAL, "the job refused the connection: %s", m->refused.why);
+        goto fail;
+    }
+    if (m->type != PROTO_FACTS) {
+        cv_err(err, errlen, CV_EINVAL, "proto: expected the job's facts, got a %s message",
+               proto_type_name(m->type));
+        proto_msg_free(m);
+        goto fail;
+    }
+    w->facts = m->facts;
+    free(m);
+    int e = pthread_create(&w->th, NULL, worker_reader, w);
+    if (e != 0) {
+        cv_err(err, errlen, CV_EBACKEND, "worker: cannot start thread: %s", strerror(e));
+        worker_free(w);
+        return NULL;
+    }
+    return w;
+fail:
+    free(m);
+    worker_free(w);
+    return NULL;
 }

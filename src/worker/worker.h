@@ -1,7 +1,13 @@
 /* worker.h - the backend thread. One worker owns one backend; the UI posts jobs to a
  * mutex+condvar queue and is woken by one byte on a pipe when a result is ready (redis
- * bio.c's shape). Jobs and results are plain data (no pointers into UI state), so the same
- * protocol can later travel between MPI processes. The UI never waits on a measurement. */
+ * bio.c's shape). Jobs and results are tagged unions of plain data (no pointers into UI
+ * state; proto.h encodes them as messages). The UI never waits on a measurement and never
+ * holds the backend: what it shows about the backend comes from the facts copied out when
+ * the worker starts (struct backend_facts).
+ *
+ * Transport seam: worker_start() runs the jobs on a thread of this process;
+ * worker_connect() sends them over a socket to a job started elsewhere (`collviz serve`,
+ * serve.h), with the same messages both ways. The rest of the API is the same for both. */
 #ifndef COLLVIZ_WORKER_H
 #define COLLVIZ_WORKER_H
 
@@ -31,13 +37,16 @@ struct memcpy_result {
     char how[160]; /* how it was measured, for the screen */
 };
 
-struct job {
-    enum job_kind kind;
-    uint64_t id; /* set by worker_post */
+/* One struct per job kind; struct job is the tagged union of them. */
+struct job_measure {
     struct bench_params params;
-    size_t sweep_min, sweep_max;
-    double sweep_factor;
-    /* JOB_CHECK: the display-scale scene */
+};
+struct job_sweep {
+    struct bench_params params; /* params.bytes is set per size */
+    size_t min, max;            /* sizes from min to max (x factor) */
+    double factor;
+};
+struct job_check { /* the display-scale scene */
     enum coll coll;
     enum algo algo;
     enum redop op;
@@ -46,11 +55,41 @@ struct job {
     int root;
     enum init_kind init;
     uint64_t seed;
-    /* JOB_TRAIN: runs on CPU ranks of its own (parallel/comm_cpu.h), not on the backend */
-    struct train_config train;
-    /* JOB_MEMCPY: bytes per copy (0 = 64 MiB) and repetitions (0 = 5) */
-    size_t copy_bytes;
-    int copy_reps;
+};
+struct job_train { /* runs on CPU ranks of its own (parallel/comm_cpu.h), not on the backend */
+    struct train_config cfg;
+};
+struct job_memcpy { /* bytes per copy (0 = 64 MiB) and repetitions (0 = 5) */
+    size_t bytes;
+    int reps;
+};
+
+struct job {
+    enum job_kind kind;
+    uint64_t id; /* set by worker_post */
+    union {
+        struct job_measure measure;
+        struct job_sweep sweep;
+        struct job_check check;
+        struct job_train train;
+        struct job_memcpy copy;
+    };
+};
+
+/* A result: the fields every kind has, then the kind's own (the job's kind). TRAIN's
+ * summary (~47 KB) lives on the heap, so a result stays small: result_free() releases it,
+ * result_move() hands it to another owner. */
+struct result_sweep {
+    struct bench_result row;
+    int index, total; /* this is row index of total */
+};
+struct result_check {
+    long mismatches; /* elements where backend != trace (0 = equal) */
+    long inexact;    /* elements that differ only by float rounding, allowed where
+                      * worker_check_exact() is false; 0 = bit for bit */
+};
+struct result_train {
+    struct train_summary *summary; /* NULL when the run failed */
 };
 
 struct result {
@@ -58,16 +97,42 @@ struct result {
     enum job_kind kind;
     int status; /* CV_OK or an error */
     char err[200];
-    struct bench_result row; /* MEASURE, SWEEP */
-    int index, total;        /* SWEEP progress: this is row index of total */
-    bool last;               /* the job's final result */
-    long mismatches;         /* CHECK: elements where backend != trace (0 = equal) */
-    long inexact; /* CHECK: elements that differ only by float rounding, allowed where
-                   * worker_check_exact() is false; 0 = bit for bit */
+    bool last; /* the job's final result */
     char backend[16];
-    struct train_summary train; /* TRAIN */
-    struct memcpy_result copy;  /* MEMCPY */
+    union {
+        struct bench_result measure; /* MEASURE */
+        struct result_sweep sweep;   /* SWEEP */
+        struct result_check check;   /* CHECK */
+        struct result_train train;   /* TRAIN */
+        struct memcpy_result copy;   /* MEMCPY */
+    };
 };
+
+/* Release what a result owns (TRAIN's summary) and zero the pointer. */
+void result_free(struct result *r);
+
+/* What the UI may know about the backend, copied out once when the worker starts (and
+ * sent as a message by a remote job). */
+#define FACTS_DESC_MAX 200
+#define FACTS_LABEL_MAX 48
+#define FACTS_TEXT_MAX 4096
+#define FACTS_WHERE_MAX 160
+struct backend_facts {
+    char name[16];     /* "cpu", "nccl", "mpi" */
+    int kind;          /* enum backend_kind */
+    unsigned caps;     /* enum backend_cap bits */
+    int max_ranks;     /* 1..CV_MAX_RANKS */
+    bool multiprocess; /* the ranks are processes of a launcher's job (mpi; nccl under MPI) */
+    char desc[CV_MAX_RANKS + 1][FACTS_DESC_MAX]; /* describe() for n ranks, n = 1..max_ranks */
+    char label[CV_MAX_RANKS][FACTS_LABEL_MAX];   /* rank_label() of rank r < max_ranks */
+    bool have_nccl_info;                         /* the NCCL fields below are filled */
+    char nccl_text[FACTS_TEXT_MAX]; /* nccl_backend_info(): GPUs, peers, versions */
+    char nccl_algo[64], nccl_proto[64];
+    char where[FACTS_WHERE_MAX]; /* where the job runs: "this process", "job on unix:PATH" */
+};
+
+/* Copy b's facts into *f (calls describe/rank_label for every size and rank). */
+void backend_facts_fill(struct backend *b, struct backend_facts *f);
 
 struct worker;
 
@@ -77,6 +142,17 @@ struct worker *worker_start(struct backend *b, char *err, size_t errlen);
 int worker_fd(const struct worker *w);
 /* Queue a job; returns its id. */
 uint64_t worker_post(struct worker *w, const struct job *j);
+/* Called on the worker thread before each job (j) and once as the thread ends (j NULL),
+ * before the backend is closed. serve hands each job to the other processes of an MPI job
+ * this way, so that every process calls the backend together. Set before the first post. */
+typedef void (*worker_job_hook)(void *ctx, const struct job *j);
+void worker_set_job_hook(struct worker *w, worker_job_hook fn, void *ctx);
+/* Run one job on b on the calling thread, as a worker would (the other processes of an MPI
+ * job, serve.c); the results are dropped, the first failure is returned with its err. */
+int worker_run_here(struct backend *b, const struct job *j, char *err, size_t errlen);
+
+/* serve: queue a job that keeps the id it came with (the remote UI's). */
+void worker_post_id(struct worker *w, const struct job *j);
 /* Drop queued jobs and ask the running one to stop at its next iteration. */
 void worker_cancel(struct worker *w);
 /* Pop one result if any (drains the wake pipe as needed): 1 popped, 0 none. */
@@ -86,6 +162,26 @@ bool worker_busy(struct worker *w);
 /* Cancel everything, join the thread, close the backend. */
 void worker_stop(struct worker *w);
 const char *worker_backend_name(const struct worker *w);
+/* The backend's facts (never NULL). */
+const struct backend_facts *worker_facts(const struct worker *w);
+
+/* A worker whose jobs run in a remote job (`collviz serve`) reached through fd, a connected
+ * stream socket (taken over: closed by worker_stop). Sends the hello (token may be "" or
+ * NULL) and waits up to timeout_s for the job's facts. NULL with err on failure (fd is then
+ * closed). */
+struct worker *worker_connect(int fd, const char *token, double timeout_s, char *err,
+                              size_t errlen);
+/* True for a worker made by worker_connect. */
+bool worker_remote(const struct worker *w);
+/* Remote workers: true once the job is gone (a rank lost, the connection closed, a
+ * malformed message); why says so in one line ("rank 2 lost: ..."). Local: always false. */
+bool worker_lost(struct worker *w, char *why, size_t n);
+/* serve: a cancel answers each queued job it drops with a CV_ECANCELLED result whose err is
+ * WORKER_DROPPED_TEXT (a remote UI counts its jobs by their last results). */
+#define WORKER_DROPPED_TEXT "cancelled before it ran"
+void worker_report_dropped(struct worker *w);
+/* Remote workers: ask the job to end (a shutdown message) before worker_stop. */
+void worker_shutdown_job(struct worker *w);
 
 /* JOB_CHECK's rule: must the backend's display-scale output equal the trace bit for bit?
  * Yes on the CPU backend (it executes the very plan the trace ran, in the same order), for
@@ -104,7 +200,6 @@ bool worker_check_exact(const char *backend, enum coll c, enum redop op);
  * differ within the tolerance. */
 long worker_compare_outputs(const float *want, const float *got, const float *mag, size_t n,
                             int nranks, bool exact, long *inexact);
-struct backend *worker_backend(struct worker *w); /* for describe/rank_label only */
 
 /* JOB_MEMCPY's measurement, callable directly: copy `bytes` from one buffer to another
  * `reps` times on the calling thread and keep the best. CV_ENOMEM (before allocating) when

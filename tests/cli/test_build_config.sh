@@ -3,7 +3,7 @@
 # the GPU emulation (FAKEGPU=1) is refused outside a folder named fakegpu and `make install`
 # refuses a binary that carries it; a build folder remembers its configuration, so building
 # it again with HAVE_NCCL= after a NCCL (emulated, and real when nvcc exists) build relinks
-# without NCCL (checked with nm and ldd), prints "built backends: cpu", and a new CFLAGS
+# without NCCL (checked with nm and ldd), prints "built backends: cpu" (and mpi when built), and a new CFLAGS
 # recompiles; a binary with the test hooks (CV_TEST_HOOKS) is not installed either. Usage: test_build_config.sh [BIN [ASAN_BIN]] (the binaries are not used)
 set -u
 cd "$(dirname "$0")/../.."
@@ -43,7 +43,7 @@ else
 
         # --- the same folder without NCCL: rebuilt, relinked, nothing of NCCL left -----------
         if "${M[@]}" BUILD="$B" HAVE_NCCL= >"$tmp/out" 2>&1; then
-            grep -q "built backends: cpu (nccl skipped" "$tmp/out" ||
+            grep -Eq "built backends: cpu( mpi)? \(nccl skipped" "$tmp/out" ||
                 fail "HAVE_NCCL= rebuild: backends line: $(grep 'built backends' "$tmp/out")"
             [ "$(nccl_syms "$B/collviz")" -eq 0 ] || fail "HAVE_NCCL= rebuild: ncclAllReduce still in nm"
             grep -aq 'collviz-fakegpu:''host-emulation' "$B/collviz" &&
@@ -98,7 +98,7 @@ if [ -x "$CUDA_HOME/bin/nvcc" ] && [ -f "$CUDA_HOME/include/nccl.h" ]; then
         if "${M[@]}" BUILD="$B" HAVE_NCCL= "$G" >"$tmp/out" 2>&1; then
             ldd "$B/collviz" | grep -q libnccl && fail "HAVE_NCCL= after a NCCL build: libnccl still in ldd"
             [ "$(nccl_syms "$B/collviz")" -eq 0 ] || fail "HAVE_NCCL= after a NCCL build: ncclAllReduce in nm"
-            grep -q "built backends: cpu (nccl skipped" "$tmp/out" ||
+            grep -Eq "built backends: cpu( mpi)? \(nccl skipped" "$tmp/out" ||
                 fail "HAVE_NCCL= after a NCCL build: $(grep 'built backends' "$tmp/out")"
         else
             fail "HAVE_NCCL= after a NCCL build failed: $(tail -3 "$tmp/out")"

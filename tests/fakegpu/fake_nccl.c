@@ -17,11 +17,26 @@
  * (for the first send/recv of a pair). A first send whose receiver waits for the send to
  * return before receiving is then the deadlock it is on a GPU, reported by the watchdog.
  *
- * Only floats are supported (all collviz moves). Reductions run in rank order. */
+ * Only floats are supported (all collviz moves). Reductions run in rank order.
+ *
+ * Across processes (ncclGetUniqueId + ncclCommInitRank, one rank per process, as collviz
+ * runs under mpirun): the communicator's state lives in a shared-memory segment named from
+ * the unique id (shm_open + mmap, a process-shared mutex and condition variable). A
+ * collective at the head of its stream publishes its arguments and its send buffer (each
+ * rank has a data segment of its own), waits at a barrier for every rank, computes its own
+ * result from every rank's published input with the same code as in one process, and waits
+ * at a second barrier before its data segment may be reused. Collectives only: send/recv
+ * across processes is refused (fk_die). */
 #include "fakegpu.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,9 +60,11 @@ static const char *const fk_coll_name[] = {"ncclAllReduce", "ncclBroadcast",    
 
 struct fk_clique;
 struct fk_group;
+struct fk_mp;
 
 struct ncclComm {
     int rank, dev;
+    struct fk_mp *mp; /* across processes (ncclCommInitRank); NULL within one */
     struct fk_clique *cl;
     bool aborted, destroyed;
     unsigned long coll_seq;
@@ -84,6 +101,10 @@ struct fk_group {
     bool in_set;
     struct fk_group *next_live; /* every queued group not yet done */
 };
+
+static void fk_mp_run(struct fk_part *p);
+static void fk_mp_detach(struct fk_mp *m);
+static int fk_mp_size(const struct fk_mp *m);
 
 static struct fk_clique *fk_cliques; /* kept for the process's life */
 static struct fk_group *fk_live;
@@ -243,6 +264,8 @@ static void fk_corrupt(float *buf, size_t n)
     if (on && buf && n) buf[n - 1] += 1.0f;
 }
 
+static void fk_exec_coll(struct fk_part **pr, int w, struct fk_part *p0);
+
 static void fk_run_coll(struct fk_part *p0)
 {
     struct fk_clique *cl = p0->g->comm->cl;
@@ -258,6 +281,12 @@ static void fk_run_coll(struct fk_part *p0)
                    p0->seq, fk_coll_name[a->coll], a->count, a->op, a->root, r,
                    fk_coll_name[b->coll], b->count, b->op, b->root);
     }
+    fk_exec_coll(pr, w, p0);
+}
+
+/* Run collective p0 given every rank's part pr[0..w-1] (p0 among them). */
+static void fk_exec_coll(struct fk_part **pr, int w, struct fk_part *p0)
+{
     size_t n = p0->count, wn = (size_t)w * n, sz = sizeof(float);
     int root = p0->root;
     float *t = NULL;
@@ -379,6 +408,12 @@ bool fk_nccl_try(struct fk_op *op)
         fk_group_finish(g);
         return true;
     }
+    if (g->comm->mp) {
+        for (struct fk_part *p = g->parts; p; p = p->next)
+            fk_mp_run(p);
+        fk_group_finish(g);
+        return true;
+    }
     struct fk_group *set[FK_MAX_DEVICES * 8];
     int nset = 1;
     set[0] = g;
@@ -442,6 +477,7 @@ static void fk_connect(struct fk_group **gs, int ng)
     for (int i = 0; i < ng; i++)
         for (struct fk_part *p = gs[i]->parts; p; p = p->next) {
             struct ncclComm *c = gs[i]->comm;
+            if (c->mp) continue; /* across processes: joined in ncclCommInitRank */
             bool *flag = p->kind == P_COLL   ? &c->conn_coll
                          : p->kind == P_SEND ? &c->conn_send[p->peer]
                                              : &c->conn_recv[p->peer];
@@ -496,7 +532,7 @@ static ncclResult_t fk_post(struct ncclComm *c, cudaStream_t stream, ncclDataTyp
         return fk_fail(ncclUnhandledCudaError,
                        "%s: the stream is not on the communicator's device %d", what, c->dev);
     }
-    int w = c->cl->n;
+    int w = c->mp ? fk_mp_size(c->mp) : c->cl->n;
     if (tpl.kind != P_COLL && (tpl.peer < 0 || tpl.peer >= w)) {
         fk_unlock();
         return fk_fail(ncclInvalidArgument, "%s: peer %d out of range", what, tpl.peer);
@@ -557,13 +593,13 @@ static ncclResult_t fk_post(struct ncclComm *c, cudaStream_t stream, ncclDataTyp
          * the first call until its peers join, so the second never comes. */
         for (struct fk_group *o = fk_live; o; o = o->next_live)
             for (struct fk_part *q = o->parts; q; q = q->next)
-                if (!q->grouped && o->comm->cl == c->cl && o->comm != c &&
+                if (!q->grouped && !c->mp && o->comm->cl == c->cl && o->comm != c &&
                     pthread_equal(q->poster, p->poster))
                     fk_die("%s: one thread called NCCL for ranks %d and %d of one clique "
                            "outside ncclGroupStart/ncclGroupEnd, and the first call has not "
                            "completed: NCCL requires a group here",
                            what, o->comm->rank, c->rank);
-        fk_connect(&g, 1);
+        if (!c->mp) fk_connect(&g, 1);
         fk_queue(g);
     }
     fk_unlock();
@@ -671,6 +707,257 @@ ncclResult_t ncclGroupEnd(void)
     return ncclSuccess;
 }
 
+/* ---- across processes ---- */
+
+struct fk_mp_slot {
+    int kind, coll, op, root;
+    size_t count;
+    unsigned long seq;
+    size_t bytes; /* of the send buffer published in the rank's data segment */
+};
+
+struct fk_mp_hdr {
+    _Atomic int ready;
+    int nranks;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int arrived;
+    unsigned gen;
+    _Atomic int attached;
+    struct fk_mp_slot slot[FK_MAX_DEVICES];
+};
+
+struct fk_mp {
+    char name[NCCL_UNIQUE_ID_BYTES];
+    struct fk_mp_hdr *h;
+    int n, rank;
+    int data_fd;
+    void *data;
+    size_t data_cap;
+};
+
+static int fk_mp_size(const struct fk_mp *m)
+{
+    return m->n;
+}
+
+static double fk_mp_watchdog(void)
+{
+    const char *s = getenv("FAKEGPU_WATCHDOG_S");
+    double v = s && *s ? atof(s) : 60.0;
+    return v > 0 ? v : 60.0;
+}
+
+static double fk_mp_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Every rank of the communicator arrives (process-shared barrier, watchdog-bounded). */
+static void fk_mp_barrier(struct fk_mp *m, const char *what)
+{
+    struct fk_mp_hdr *h = m->h;
+    double t0 = fk_mp_now(), limit = fk_mp_watchdog();
+    pthread_mutex_lock(&h->mu);
+    unsigned gen = h->gen;
+    if (++h->arrived == h->nranks) {
+        h->arrived = 0;
+        h->gen++;
+        pthread_cond_broadcast(&h->cv);
+    } else {
+        while (h->gen == gen) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_sec += 1;
+            pthread_cond_timedwait(&h->cv, &h->mu, &ts);
+            if (h->gen == gen && fk_mp_now() - t0 > limit) {
+                pthread_mutex_unlock(&h->mu);
+                fk_die("rank %d of a communicator across processes waited %.0f s for the "
+                       "other ranks at %s (a rank never called it: NCCL would hang here)",
+                       m->rank, limit, what);
+            }
+        }
+    }
+    pthread_mutex_unlock(&h->mu);
+}
+
+static void fk_mp_data_name(const struct fk_mp *m, int rank, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s-d%d", m->name, rank);
+}
+
+/* The rank's own data segment, grown to hold `bytes`. */
+static void *fk_mp_data(struct fk_mp *m, size_t bytes)
+{
+    if (bytes <= m->data_cap && m->data) return m->data;
+    if (m->data) munmap(m->data, m->data_cap);
+    size_t cap = bytes < 4096 ? 4096 : bytes;
+    if (ftruncate(m->data_fd, (off_t)cap) != 0) fk_die("ftruncate of a shared segment failed");
+    m->data = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, m->data_fd, 0);
+    if (m->data == MAP_FAILED) fk_die("mmap of a shared segment failed");
+    m->data_cap = cap;
+    return m->data;
+}
+
+static void fk_mp_detach(struct fk_mp *m)
+{
+    char dn[NCCL_UNIQUE_ID_BYTES + 16];
+    if (m->data) munmap(m->data, m->data_cap);
+    if (m->data_fd >= 0) close(m->data_fd);
+    fk_mp_data_name(m, m->rank, dn, sizeof dn);
+    shm_unlink(dn);
+    if (m->rank == 0) shm_unlink(m->name);
+    munmap(m->h, sizeof *m->h);
+    free(m);
+}
+
+/* Run one collective part of a communicator across processes (lock held: this process has
+ * one rank, and its other threads wait for the exchange). */
+static void fk_mp_run(struct fk_part *p)
+{
+    struct ncclComm *c = p->g->comm;
+    struct fk_mp *m = c->mp;
+    int w = m->n;
+    if (p->kind != P_COLL)
+        fk_die("ncclSend/ncclRecv across processes is not emulated (collectives only)");
+    size_t sb = fk_send_elems(p, w) * sizeof(float);
+    float *mine = fk_mp_data(m, sb);
+    if (sb) memcpy(mine, p->sbuf, sb);
+    m->h->slot[m->rank] = (struct fk_mp_slot){.kind = p->kind,
+                                              .coll = p->coll,
+                                              .op = p->op,
+                                              .root = p->root,
+                                              .count = p->count,
+                                              .seq = p->seq,
+                                              .bytes = sb};
+    fk_mp_barrier(m, fk_coll_name[p->coll]);
+    /* Every rank's part: the others read from their data segments. */
+    struct ncclComm peer_comm[FK_MAX_DEVICES];
+    struct fk_group peer_g[FK_MAX_DEVICES];
+    struct fk_part peer[FK_MAX_DEVICES], *pr[FK_MAX_DEVICES];
+    void *map[FK_MAX_DEVICES];
+    size_t maplen[FK_MAX_DEVICES];
+    for (int r = 0; r < w; r++) {
+        map[r] = NULL;
+        maplen[r] = 0;
+        if (r == m->rank) {
+            pr[r] = p;
+            continue;
+        }
+        const struct fk_mp_slot *sl = &m->h->slot[r];
+        if (sl->kind != (int)P_COLL || sl->coll != (int)p->coll || sl->count != p->count ||
+            sl->op != p->op || sl->root != p->root || sl->seq != p->seq)
+            fk_die("collective #%lu across processes does not match: rank %d called %s(count "
+                   "%zu, op %d, root %d), rank %d %s(count %zu, op %d, root %d, #%lu) - NCCL "
+                   "would hang or corrupt memory",
+                   p->seq, m->rank, fk_coll_name[p->coll], p->count, p->op, p->root, r,
+                   fk_coll_name[sl->coll], sl->count, sl->op, sl->root, sl->seq);
+        peer_comm[r] = (struct ncclComm){.rank = r, .dev = -1};
+        peer_g[r] = (struct fk_group){.comm = &peer_comm[r]};
+        peer[r] = *p;
+        peer[r].g = &peer_g[r];
+        peer[r].sbuf = NULL;
+        if (sl->bytes) {
+            char dn[NCCL_UNIQUE_ID_BYTES + 16];
+            fk_mp_data_name(m, r, dn, sizeof dn);
+            int fd = shm_open(dn, O_RDONLY, 0);
+            if (fd < 0) fk_die("rank %d's shared segment %s is gone", r, dn);
+            map[r] = mmap(NULL, sl->bytes, PROT_READ, MAP_SHARED, fd, 0);
+            close(fd);
+            if (map[r] == MAP_FAILED) fk_die("mmap of rank %d's segment failed", r);
+            maplen[r] = sl->bytes;
+            peer[r].sbuf = map[r];
+        }
+        size_t nr = fk_recv_elems(&peer[r], w);
+        peer[r].rbuf = nr ? fk_tmp(nr) : NULL; /* computed, not kept: that rank's own */
+        pr[r] = &peer[r];
+    }
+    fk_exec_coll(pr, w, p);
+    for (int r = 0; r < w; r++) {
+        if (r == m->rank) continue;
+        free(pr[r]->rbuf);
+        if (map[r]) munmap(map[r], maplen[r]);
+    }
+    p->done = true;
+    fk_mp_barrier(m, "the end of a collective");
+}
+
+ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
+{
+    static _Atomic unsigned counter;
+    if (!id) return fk_fail(ncclInvalidArgument, "ncclGetUniqueId: NULL");
+    memset(id, 0, sizeof *id);
+    snprintf(id->internal, sizeof id->internal, "/collviz-fakegpu-%d-%ld-%u", (int)getpid(),
+             (long)time(NULL), atomic_fetch_add(&counter, 1));
+    return ncclSuccess;
+}
+
+ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
+{
+    if (!comm || nranks < 1 || nranks > FK_MAX_DEVICES || rank < 0 || rank >= nranks)
+        return fk_fail(ncclInvalidArgument, "ncclCommInitRank: nranks %d rank %d", nranks,
+                       rank);
+    if (id.internal[0] != '/' || memchr(id.internal, '\0', sizeof id.internal) == NULL)
+        return fk_fail(ncclInvalidArgument, "ncclCommInitRank: not a unique id of this fake");
+    struct fk_mp *m = calloc(1, sizeof *m);
+    if (!m) fk_die("out of host memory");
+    snprintf(m->name, sizeof m->name, "%s", id.internal);
+    m->n = nranks;
+    m->rank = rank;
+    int fd;
+    double t0 = fk_mp_now();
+    if (rank == 0) {
+        fd = shm_open(m->name, O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (fd < 0 || ftruncate(fd, sizeof *m->h) != 0)
+            fk_die("ncclCommInitRank: cannot create the shared segment %s", m->name);
+    } else {
+        /* Rank 0 creates it; wait for it to appear. */
+        while ((fd = shm_open(m->name, O_RDWR, 0)) < 0) {
+            if (fk_mp_now() - t0 > fk_mp_watchdog())
+                fk_die("ncclCommInitRank: rank 0 never created %s", m->name);
+            usleep(1000);
+        }
+    }
+    m->h = mmap(NULL, sizeof *m->h, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m->h == MAP_FAILED) fk_die("ncclCommInitRank: mmap failed");
+    if (rank == 0) {
+        pthread_mutexattr_t ma;
+        pthread_condattr_t ca;
+        pthread_mutexattr_init(&ma);
+        pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+        pthread_condattr_init(&ca);
+        pthread_condattr_setpshared(&ca, PTHREAD_PROCESS_SHARED);
+        pthread_mutex_init(&m->h->mu, &ma);
+        pthread_cond_init(&m->h->cv, &ca);
+        m->h->nranks = nranks;
+        atomic_store(&m->h->ready, 1);
+    }
+    while (!atomic_load(&m->h->ready)) {
+        if (fk_mp_now() - t0 > fk_mp_watchdog())
+            fk_die("ncclCommInitRank: the shared segment %s never became ready", m->name);
+        usleep(1000);
+    }
+    if (m->h->nranks != nranks)
+        fk_die("ncclCommInitRank: rank %d says %d ranks, rank 0 said %d", rank, nranks,
+               m->h->nranks);
+    char dn[NCCL_UNIQUE_ID_BYTES + 16];
+    fk_mp_data_name(m, rank, dn, sizeof dn);
+    m->data_fd = shm_open(dn, O_CREAT | O_RDWR | O_TRUNC, 0600);
+    if (m->data_fd < 0) fk_die("ncclCommInitRank: cannot create %s", dn);
+    struct ncclComm *c = calloc(1, sizeof *c);
+    if (!c) fk_die("out of host memory");
+    c->rank = rank;
+    c->dev = fk_current_device();
+    c->mp = m;
+    /* ncclCommInitRank returns when every rank has joined. */
+    fk_mp_barrier(m, "ncclCommInitRank");
+    *comm = c;
+    return ncclSuccess;
+}
+
 /* ---- communicators ---- */
 
 ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
@@ -713,6 +1000,10 @@ ncclResult_t ncclCommAbort(ncclComm_t c)
     c->aborted = true;
     c->destroyed = true;
     fk_progress();
+    if (c->mp) {
+        fk_mp_detach(c->mp);
+        c->mp = NULL;
+    }
     fk_unlock();
     return ncclSuccess;
 }
@@ -728,6 +1019,10 @@ ncclResult_t ncclCommDestroy(ncclComm_t c)
                    "it forever if its peers never come: abort instead)",
                    c->rank);
     c->destroyed = true;
+    if (c->mp) {
+        fk_mp_detach(c->mp);
+        c->mp = NULL;
+    }
     fk_unlock();
     return ncclSuccess;
 }

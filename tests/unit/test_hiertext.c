@@ -47,7 +47,8 @@ static void measured_init(struct hier_measured *m)
     m->copy.at = TIER_HBM;
     m->cpu_ar.at = TIER_NVLINK;
     m->nccl.at = TIER_NVLINK;
-    m->mpi.at = TIER_ETHERNET;
+    m->mpi_node.at = hier_tier_for_mpi(false, NULL);
+    m->mpi_net.at = hier_tier_for_mpi(true, "tcp");
 }
 
 static void test_ladder(void **state)
@@ -58,8 +59,10 @@ static void test_ladder(void **state)
     measured_init(&m);
     m.nccl.state = HM_NA;
     snprintf(m.nccl.how, sizeof m.nccl.how, "no GPU in use here");
-    m.mpi.state = HM_NA;
-    snprintf(m.mpi.how, sizeof m.mpi.how, "no MPI backend built");
+    m.mpi_net.state = HM_NA;
+    snprintf(m.mpi_net.how, sizeof m.mpi_net.how, "no MPI backend built");
+    m.mpi_node.state = HM_NA;
+    snprintf(m.mpi_node.how, sizeof m.mpi_node.how, "run it under mpirun");
     hier_ladder(&m, false, true, &p);
 
     int i = find(&p, "HBM (B200)                  ~8 TB/s    lecture  v 4.44x slower: nvlink");
@@ -86,8 +89,14 @@ static void test_ladder(void **state)
     assert_true(i > nv && i < find(&p, "PCIe 7.0 x16 (home)   "));
     i = find(&p, "    this machine, NCCL all-reduce busbw: not measured: no GPU in use here");
     assert_int_equal(style_of(&p, i, "no GPU in use here"), HS_WARN);
-    i = find(&p, "    this machine, MPI between hosts: not measured: no MPI backend built");
-    assert_true(i > find(&p, "Ethernet   "));
+    i = find(&p, "    this machine, MPI busbw across nodes: not measured: no MPI "
+                 "backend built");
+    assert_true(i > find(&p, "Ethernet   ")); /* a TCP transport: the ethernet tier */
+    i = find(&p, "    this machine, MPI busbw in one node: not measured: run it under mpirun");
+    assert_true(i > nv && i < find(&p, "PCIe 7.0 x16 (home)   "));
+    assert_int_equal(hier_tier_for_mpi(true, NULL), TIER_IB);
+    assert_int_equal(hier_tier_for_mpi(true, "openib"), TIER_IB);
+    assert_int_equal(hier_tier_for_mpi(false, "tcp"), TIER_NVLINK);
     int detailed = p.n;
     for (int k = 1; k < p.n; k++) { /* the detail lines fit a 100-column terminal */
         char buf[1024];

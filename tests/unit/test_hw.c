@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
@@ -257,7 +258,10 @@ static void test_record_cpu_backend(void **state)
     hw_probe_machine(&h);
     assert_true(h.cpus_online >= 1);
     assert_true(h.mem_total > 0); /* Linux: /proc/meminfo */
-    hw_record_backend(&h, "auto", b, why_driver);
+    struct backend_facts *f = xcalloc(1, sizeof *f);
+    backend_facts_fill(b, f);
+    hw_record_backend(&h, "auto", f, why_driver);
+    free(f);
     assert_string_equal(h.in_use, "cpu");
     assert_string_equal(h.requested, "auto");
     assert_false(h.have_nccl_info);

@@ -77,7 +77,7 @@ static struct result res(uint64_t id, enum job_kind k, int status)
     r.kind = k;
     r.status = status;
     r.last = true;
-    r.total = 1;
+    if (k == JOB_SWEEP) r.sweep.total = 1;
     snprintf(r.backend, sizeof r.backend, "cpu");
     return r;
 }
@@ -98,22 +98,22 @@ static void test_results_by_job_id(void **state)
 
     /* A stale result (an older scene's job) changes nothing. */
     struct result r = res(5, JOB_CHECK, CV_OK);
-    r.mismatches = 3;
+    r.check.mismatches = 3;
     assert_false(meas_apply(&m, &r));
     assert_int_equal(m.check, CHECK_PENDING);
 
     r = res(7, JOB_CHECK, CV_OK);
-    r.mismatches = 2;
+    r.check.mismatches = 2;
     assert_true(meas_apply(&m, &r));
     assert_int_equal(m.check, CHECK_FAIL);
     assert_int_equal(m.mismatches, 2);
 
     r = res(8, JOB_MEASURE, CV_OK);
-    r.row.bytes = 1 << 20;
-    r.row.time_us = 100.0;
-    r.row.busbw = 15.7;
-    r.row.nranks = 4;
-    r.row.wrong = 0;
+    r.measure.bytes = 1 << 20;
+    r.measure.time_us = 100.0;
+    r.measure.busbw = 15.7;
+    r.measure.nranks = 4;
+    r.measure.wrong = 0;
     assert_true(meas_apply(&m, &r));
     assert_false(meas_measuring(&m));
     assert_true(m.have_row);
@@ -145,11 +145,11 @@ static void test_sweep_and_cancel(void **state)
     assert_true(meas_sweeping(&m));
     for (int i = 0; i < 2; i++) {
         struct result r = res(3, JOB_SWEEP, CV_OK);
-        r.index = i;
-        r.total = 3;
+        r.sweep.index = i;
+        r.sweep.total = 3;
         r.last = false;
-        r.row.bytes = (size_t)4096 << (2 * i);
-        r.row.busbw = 1.0 + i;
+        r.sweep.row.bytes = (size_t)4096 << (2 * i);
+        r.sweep.row.busbw = 1.0 + i;
         assert_true(meas_apply(&m, &r));
     }
     assert_int_equal(m.nsweep, 2);
@@ -175,15 +175,15 @@ static void test_sweep_with_whole_chunks(void **state)
     meas_whole_posted(&m, 6);
     for (int i = 0; i < 2; i++) {
         struct result r = res(5, JOB_SWEEP, CV_OK);
-        r.total = 2;
+        r.sweep.total = 2;
         r.last = i == 1;
-        r.row.busbw = 2.0 + i;
+        r.sweep.row.busbw = 2.0 + i;
         assert_true(meas_apply(&m, &r));
     }
     assert_true(meas_sweeping(&m)); /* the whole-chunk sweep is still out */
     struct result r = res(6, JOB_SWEEP, CV_OK);
     r.last = false;
-    r.row.busbw = 0.5;
+    r.sweep.row.busbw = 0.5;
     assert_true(meas_apply(&m, &r));
     assert_int_equal(m.nsweep, 2);
     assert_int_equal(m.nwhole, 1);

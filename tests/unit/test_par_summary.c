@@ -126,25 +126,29 @@ static void test_worker_job(void **state)
     assert_int_equal(backend_open("cpu", &b, err, sizeof err, NULL, 0), CV_OK);
     struct worker *w = worker_start(b, err, sizeof err);
     assert_non_null(w);
-    struct job j = {.kind = JOB_TRAIN, .train = small(TRAIN_TP)};
+    struct job j = {.kind = JOB_TRAIN, .train = {.cfg = small(TRAIN_TP)}};
     uint64_t id = worker_post(w, &j);
-    struct result *r = malloc(sizeof *r);
-    assert_true(next_result(w, r, 60));
-    assert_int_equal(r->job_id, id);
-    assert_int_equal(r->kind, JOB_TRAIN);
-    assert_int_equal(r->status, CV_OK);
-    assert_true(r->last);
-    assert_int_equal(r->train.cfg.scheme, TRAIN_TP);
-    assert_int_equal(r->train.steps_done, 3);
-    assert_true(r->train.dev.within);
+    struct result r;
+    assert_true(next_result(w, &r, 60));
+    assert_int_equal(r.job_id, id);
+    assert_int_equal(r.kind, JOB_TRAIN);
+    assert_int_equal(r.status, CV_OK);
+    assert_true(r.last);
+    assert_non_null(r.train.summary); /* on the heap: the result itself stays small */
+    assert_true(sizeof r < 1024);
+    assert_int_equal(r.train.summary->cfg.scheme, TRAIN_TP);
+    assert_int_equal(r.train.summary->steps_done, 3);
+    assert_true(r.train.summary->dev.within);
+    result_free(&r);
+    assert_null(r.train.summary);
     /* a bad configuration comes back as an error result, not a crash */
-    j.train.batch = 0;
+    j.train.cfg.batch = 0;
     id = worker_post(w, &j);
-    assert_true(next_result(w, r, 60));
-    assert_int_equal(r->job_id, id);
-    assert_int_equal(r->status, CV_EINVAL);
-    assert_non_null(strstr(r->err, "--batch 0"));
-    free(r);
+    assert_true(next_result(w, &r, 60));
+    assert_int_equal(r.job_id, id);
+    assert_int_equal(r.status, CV_EINVAL);
+    assert_non_null(strstr(r.err, "--batch 0"));
+    result_free(&r);
     worker_stop(w);
 }
 

@@ -153,7 +153,7 @@ static void test_tolerance_by_backend(void **state)
     train_compare(&a, &ref, &d);
     assert_false(d.within);
     assert_true(d.param_abs > 4e-5 && d.param_abs < 6e-5);
-    a.cfg.backend = TRAIN_BACKEND_NCCL;
+    a.cfg.backend = BACKEND_NCCL;
     train_compare(&a, &ref, &d);
     assert_true(d.tol_loss_rel == TRAIN_TOL_GPU_LOSS_REL);
     assert_true(d.tol_param_abs == TRAIN_TOL_GPU_PARAM_ABS);
@@ -168,18 +168,18 @@ static void test_backend_refusals(void **state)
     struct train_config c;
     char err[200] = "";
     small_config(&c, TRAIN_SINGLE, 1);
-    c.backend = TRAIN_BACKEND_NCCL;
+    c.backend = BACKEND_NCCL;
     assert_int_equal(train_config_check(&c, err, sizeof err), CV_EINVAL);
     assert_non_null(strstr(err, "CPU reference"));
-    c.backend = (enum train_backend)7;
+    c.backend = (enum backend_kind)7;
     c.scheme = TRAIN_DDP;
     assert_int_equal(train_config_check(&c, err, sizeof err), CV_EINVAL);
-    assert_string_equal(train_backend_name(TRAIN_BACKEND_NCCL), "nccl");
-    assert_string_equal(train_backend_name(TRAIN_BACKEND_CPU), "cpu");
+    assert_string_equal(backend_kind_name(BACKEND_NCCL), "nccl");
+    assert_string_equal(backend_kind_name(BACKEND_CPU), "cpu");
 
     /* The display-scale probe reads host memory: never on GPUs. */
     small_config(&c, TRAIN_DDP, 2);
-    c.backend = TRAIN_BACKEND_NCCL;
+    c.backend = BACKEND_NCCL;
     struct train_probe *p = probe_new(0);
     struct train_result r;
     assert_int_equal(train_run_probe(&c, p, &r, NULL, err, sizeof err), CV_EINVAL);
@@ -195,7 +195,7 @@ static void test_nccl_backend(void **state)
     (void)state;
     struct train_config c;
     small_config(&c, TRAIN_DDP, 1);
-    c.backend = TRAIN_BACKEND_NCCL;
+    c.backend = BACKEND_NCCL;
     struct train_result r;
     char err[300] = "";
     int rc = train_run(&c, &r, NULL, err, sizeof err);
@@ -212,7 +212,7 @@ static void test_nccl_backend(void **state)
     assert_int_equal(rc, CV_OK);
     struct train_config rc_cfg = c;
     rc_cfg.scheme = TRAIN_SINGLE;
-    rc_cfg.backend = TRAIN_BACKEND_CPU;
+    rc_cfg.backend = BACKEND_CPU;
     struct train_result ref;
     assert_int_equal(train_run(&rc_cfg, &ref, NULL, err, sizeof err), CV_OK);
     struct train_deviation d;

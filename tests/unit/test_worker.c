@@ -34,7 +34,14 @@ static struct worker *start(void)
     struct worker *w = worker_start(b, err, sizeof err);
     assert_non_null(w);
     assert_string_equal(worker_backend_name(w), "cpu");
-    assert_ptr_equal(worker_backend(w), b);
+    /* the UI's copy of the backend's facts */
+    const struct backend_facts *f = worker_facts(w);
+    assert_string_equal(f->name, "cpu");
+    assert_int_equal(f->max_ranks, b->ops->max_ranks(b));
+    char d[FACTS_DESC_MAX];
+    b->ops->describe(b, 4, d, sizeof d);
+    assert_string_equal(f->desc[4], d);
+    assert_string_equal(f->where, "this process");
     return w;
 }
 
@@ -54,7 +61,7 @@ static int next_result(struct worker *w, struct result *r, double timeout_s)
 static struct job measure_job(enum coll c, size_t bytes, int iters)
 {
     struct job j = {.kind = JOB_MEASURE};
-    j.params = (struct bench_params){
+    j.measure.params = (struct bench_params){
         .coll = c,
         .algo = ALGO_RING,
         .op = OP_SUM,
@@ -85,11 +92,11 @@ static void test_measure(void **state)
     assert_int_equal(r.status, CV_OK);
     assert_true(r.last);
     assert_string_equal(r.backend, "cpu");
-    assert_int_equal(r.row.bytes, 256 * 1024);
-    assert_int_equal(r.row.count, 64 * 1024);
-    assert_int_equal(r.row.wrong, 0);
-    assert_string_equal(r.row.algo, "ring");
-    assert_true(r.row.time_us > 0 && r.row.busbw > 0);
+    assert_int_equal(r.measure.bytes, 256 * 1024);
+    assert_int_equal(r.measure.count, 64 * 1024);
+    assert_int_equal(r.measure.wrong, 0);
+    assert_string_equal(r.measure.algo, "ring");
+    assert_true(r.measure.time_us > 0 && r.measure.busbw > 0);
     assert_false(worker_busy(w));
     /* One byte per result: nothing left to wake for. */
     assert_int_equal(worker_poll(w, &r), 0);
@@ -112,10 +119,11 @@ static void test_sweep(void **state)
     (void)state;
     struct worker *w = start();
     struct job j = measure_job(COLL_REDUCE_SCATTER, 0, 2);
-    j.kind = JOB_SWEEP;
-    j.sweep_min = 4 * 1024;
-    j.sweep_max = 64 * 1024;
-    j.sweep_factor = 2;
+    j.kind = JOB_SWEEP; /* params as the measure's: the same place in both kinds */
+    j.sweep.params = measure_job(COLL_REDUCE_SCATTER, 0, 2).measure.params;
+    j.sweep.min = 4 * 1024;
+    j.sweep.max = 64 * 1024;
+    j.sweep.factor = 2;
     uint64_t id = worker_post(w, &j);
     size_t want = 4 * 1024;
     for (int i = 0; i < 5; i++, want *= 2) {
@@ -124,30 +132,30 @@ static void test_sweep(void **state)
         assert_int_equal(r.job_id, id);
         assert_int_equal(r.kind, JOB_SWEEP);
         assert_int_equal(r.status, CV_OK);
-        assert_int_equal(r.index, i);
-        assert_int_equal(r.total, 5);
+        assert_int_equal(r.sweep.index, i);
+        assert_int_equal(r.sweep.total, 5);
         assert_int_equal(r.last, i == 4);
-        assert_int_equal(r.row.bytes, want);
-        assert_int_equal(r.row.wrong, 0);
+        assert_int_equal(r.sweep.row.bytes, want);
+        assert_int_equal(r.sweep.row.wrong, 0);
     }
     struct result r;
     assert_int_equal(next_result(w, &r, 0.2), 0);
 
     /* A size that fails ends the sweep there, with last set: 1 TiB .. 1 PiB would be 11
      * sizes, the first cannot fit. */
-    j.sweep_min = (size_t)1 << 40;
-    j.sweep_max = (size_t)1 << 50;
-    j.sweep_factor = 2;
+    j.sweep.min = (size_t)1 << 40;
+    j.sweep.max = (size_t)1 << 50;
+    j.sweep.factor = 2;
     worker_post(w, &j);
     assert_int_equal(next_result(w, &r, 30), 1);
     assert_int_equal(r.status, CV_ENOMEM);
-    assert_int_equal(r.index, 0);
-    assert_int_equal(r.total, 11);
+    assert_int_equal(r.sweep.index, 0);
+    assert_int_equal(r.sweep.total, 11);
     assert_true(r.last);
     assert_int_equal(next_result(w, &r, 0.2), 0);
 
     /* A bad sweep is one error result. */
-    j.sweep_factor = 1.0;
+    j.sweep.factor = 1.0;
     worker_post(w, &j);
     assert_int_equal(next_result(w, &r, 30), 1);
     assert_int_equal(r.status, CV_EINVAL);
@@ -165,14 +173,14 @@ static void test_check_every_collective(void **state)
             for (int a = 0; a < ALGO_COUNT; a++) {
                 if (!algo_supported((enum coll)c, (enum algo)a)) continue;
                 struct job j = {.kind = JOB_CHECK,
-                                .coll = (enum coll)c,
-                                .algo = (enum algo)a,
-                                .op = coll_reduces((enum coll)c) ? OP_AVG : OP_SUM,
-                                .nranks = W,
-                                .count = 7,
-                                .root = coll_is_rooted((enum coll)c) ? W / 2 : 0,
-                                .init = INIT_RANDOM,
-                                .seed = 42};
+                                .check = {.coll = (enum coll)c,
+                                          .algo = (enum algo)a,
+                                          .op = coll_reduces((enum coll)c) ? OP_AVG : OP_SUM,
+                                          .nranks = W,
+                                          .count = 7,
+                                          .root = coll_is_rooted((enum coll)c) ? W / 2 : 0,
+                                          .init = INIT_RANDOM,
+                                          .seed = 42}};
                 worker_post(w, &j);
                 posted++;
             }
@@ -181,8 +189,8 @@ static void test_check_every_collective(void **state)
         assert_int_equal(next_result(w, &r, 30), 1);
         assert_int_equal(r.kind, JOB_CHECK);
         if (r.status != CV_OK) fail_msg("check job %d: %s", i, r.err);
-        assert_int_equal(r.mismatches, 0);
-        assert_int_equal(r.inexact, 0); /* the CPU ranks: bit for bit */
+        assert_int_equal(r.check.mismatches, 0);
+        assert_int_equal(r.check.inexact, 0); /* the CPU ranks: bit for bit */
         assert_true(r.last);
     }
     /* An unsupported pair is reported, not run. */
@@ -190,11 +198,11 @@ static void test_check_every_collective(void **state)
         for (int a = 0; a < ALGO_COUNT; a++)
             if (!algo_supported((enum coll)c, (enum algo)a)) {
                 struct job j = {.kind = JOB_CHECK,
-                                .coll = (enum coll)c,
-                                .algo = (enum algo)a,
-                                .nranks = 4,
-                                .count = 4,
-                                .init = INIT_LECTURE};
+                                .check = {.coll = (enum coll)c,
+                                          .algo = (enum algo)a,
+                                          .nranks = 4,
+                                          .count = 4,
+                                          .init = INIT_LECTURE}};
                 worker_post(w, &j);
                 struct result r;
                 assert_int_equal(next_result(w, &r, 30), 1);
@@ -234,7 +242,7 @@ static void test_cancel_drops_queue_and_stops_running(void **state)
     assert_int_equal(next_result(w, &r, 30), 1);
     assert_int_equal(r.job_id, id2);
     assert_int_equal(r.status, CV_OK);
-    assert_int_equal(r.row.wrong, 0);
+    assert_int_equal(r.measure.wrong, 0);
     worker_stop(w);
 }
 
@@ -378,13 +386,13 @@ static struct result check_on(const struct backend_ops *ops, enum coll c, enum r
     struct worker *w = worker_start(b, err, sizeof err);
     assert_non_null(w);
     struct job j = {.kind = JOB_CHECK,
-                    .coll = c,
-                    .algo = ALGO_RING,
-                    .op = op,
-                    .nranks = 4,
-                    .count = 7,
-                    .init = INIT_RANDOM,
-                    .seed = 7};
+                    .check = {.coll = c,
+                              .algo = ALGO_RING,
+                              .op = op,
+                              .nranks = 4,
+                              .count = 7,
+                              .init = INIT_RANDOM,
+                              .seed = 7}};
     worker_post(w, &j);
     struct result r;
     assert_int_equal(next_result(w, &r, 30), 1);
@@ -402,29 +410,29 @@ static void test_check_with_fake_backend(void **state)
     fake_add = 0.0f;
     struct result r = check_on(&fake_gpu_ops, COLL_ALL_REDUCE, OP_SUM);
     assert_string_equal(r.backend, "fakegpu");
-    assert_int_equal(r.mismatches, 0);
-    assert_int_equal(r.inexact, 28);
+    assert_int_equal(r.check.mismatches, 0);
+    assert_int_equal(r.check.inexact, 28);
     r = check_on(&fake_gpu_ops, COLL_REDUCE_SCATTER, OP_AVG);
-    assert_int_equal(r.mismatches, 0);
-    assert_int_equal(r.inexact, 28);
+    assert_int_equal(r.check.mismatches, 0);
+    assert_int_equal(r.check.inexact, 28);
     r = check_on(&fake_cpu_ops, COLL_ALL_REDUCE, OP_SUM);
-    assert_int_equal(r.mismatches, 28);
-    assert_int_equal(r.inexact, 0);
+    assert_int_equal(r.check.mismatches, 28);
+    assert_int_equal(r.check.inexact, 0);
     /* Moving data and min/max have no rounding to excuse: exact on any backend. */
     r = check_on(&fake_gpu_ops, COLL_ALL_GATHER, OP_SUM);
-    assert_int_equal(r.mismatches, 4 * 4 * 7);
+    assert_int_equal(r.check.mismatches, 4 * 4 * 7);
     r = check_on(&fake_gpu_ops, COLL_ALL_REDUCE, OP_MAX);
-    assert_int_equal(r.mismatches, 28);
+    assert_int_equal(r.check.mismatches, 28);
     /* Bit for bit from the fake too: exact and not inexact. */
     fake_ulps = 0;
     r = check_on(&fake_gpu_ops, COLL_ALL_REDUCE, OP_SUM);
-    assert_int_equal(r.mismatches, 0);
-    assert_int_equal(r.inexact, 0);
+    assert_int_equal(r.check.mismatches, 0);
+    assert_int_equal(r.check.inexact, 0);
     /* A real error (a quarter off) is a mismatch under the tolerance too. */
     fake_add = 0.25f;
     r = check_on(&fake_gpu_ops, COLL_ALL_REDUCE, OP_SUM);
-    assert_int_equal(r.mismatches, 28);
-    assert_int_equal(r.inexact, 0);
+    assert_int_equal(r.check.mismatches, 28);
+    assert_int_equal(r.check.inexact, 0);
     fake_add = 0.0f;
 }
 

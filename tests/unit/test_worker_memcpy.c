@@ -49,7 +49,7 @@ static void test_job(void **state)
     assert_int_equal(backend_open("cpu", &b, err, sizeof err, NULL, 0), CV_OK);
     struct worker *w = worker_start(b, err, sizeof err);
     assert_non_null(w);
-    struct job j = {.kind = JOB_MEMCPY, .copy_bytes = (size_t)1 << 20, .copy_reps = 2};
+    struct job j = {.kind = JOB_MEMCPY, .copy = {.bytes = (size_t)1 << 20, .reps = 2}};
     uint64_t id = worker_post(w, &j);
     struct result r;
     double deadline = now_s() + 30;

@@ -31,6 +31,9 @@
 #include "../../core/init.h"
 #include "../../core/util.h"
 #include "../backend.h"
+#ifdef HAVE_MPI
+#include "../mpi/mpi_boot.h"
+#endif
 
 /* The oldest NCCL this backend builds against: ncclGetLastError is from 2.13 (ncclAvg from
  * 2.10, ncclSend/ncclRecv from 2.7). README.md's Backends table says the same. */
@@ -61,6 +64,12 @@
 
 struct nccl_state {
     struct nccl_info info;
+    /* Across processes (under an MPI launcher, HAVE_MPI): this process is rank `me` of
+     * `world`, on GPU `dev` (its rank among the processes of its node); the arrays below
+     * indexed by rank hold only rank `me`'s entries. */
+    bool mp;
+    int me, world, dev, nhosts;
+    char host[64];
     int ncomm; /* ranks of the live communicators; 0 = none */
     ncclComm_t comm[CV_MAX_RANKS];
     cudaStream_t stream[CV_MAX_RANKS];
@@ -75,6 +84,23 @@ struct nccl_bufs {
     float *send[CV_MAX_RANKS], *recv[CV_MAX_RANKS];
     unsigned long long *wrong[CV_MAX_RANKS];
 };
+
+/* The ranks this process drives: all of 0..n-1, or its own across processes. */
+static int nccl_lo(const struct nccl_state *st)
+{
+    return st->mp ? st->me : 0;
+}
+
+static int nccl_hi(const struct nccl_state *st, int n)
+{
+    return st->mp ? st->me + 1 : n;
+}
+
+/* The GPU of rank r (a rank of this process). */
+static int gpu_of(const struct nccl_state *st, int r)
+{
+    return st->mp ? st->dev : r;
+}
 
 static struct nccl_state *nccl_st(const struct backend *b)
 {
@@ -275,6 +301,35 @@ static int nccl_open(struct backend *b, char *err, size_t errlen)
         CUDA_CK(cudaEventCreate(&st->ev_start[g]));
         CUDA_CK(cudaEventCreate(&st->ev_stop[g]));
     }
+#ifdef HAVE_MPI
+    /* Under a launcher, one rank per process: the process's rank on its node picks its
+     * GPU (as nccl-tests with MPI=1 does). */
+    if (rc == CV_OK && mpi_boot_launched()) {
+        struct mpi_where w;
+        char why[200];
+        if (mpi_boot_start(&w, why, sizeof why) != CV_OK) {
+            rc = cv_err(err, errlen, CV_EUNAVAIL, "under an MPI launcher: %s", why);
+            goto out;
+        }
+        st->mp = true;
+        st->me = w.rank;
+        st->world = w.size;
+        st->dev = w.local_rank;
+        st->nhosts = w.nhosts;
+        snprintf(st->host, sizeof st->host, "%s", w.host);
+        if (w.size > CV_MAX_RANKS || w.local_rank >= in->ngpus) {
+            rc = cv_err(err, errlen, CV_EUNAVAIL,
+                        w.size > CV_MAX_RANKS ? "%d processes: at most %d ranks"
+                                              : "process %d of this node has no GPU of its "
+                                                "own (%d visible)",
+                        w.size > CV_MAX_RANKS ? w.size : w.local_rank,
+                        w.size > CV_MAX_RANKS ? CV_MAX_RANKS : in->ngpus);
+            mpi_boot_stop();
+            st->mp = false;
+            goto out;
+        }
+    }
+#endif
 out:
     if (rc != CV_OK) {
         /* A toolkit that loads but cannot drive the GPUs is "unavailable", not a crash. */
@@ -296,13 +351,27 @@ static void nccl_close(struct backend *b)
     else
         nccl_destroy_comms(st);
     if (!st->wedged) nccl_release(st);
+#ifdef HAVE_MPI
+    if (st->mp) mpi_boot_stop();
+#endif
     free(st);
     b->priv = NULL;
 }
 
 static int nccl_max_ranks(struct backend *b)
 {
-    return nccl_st(b)->info.ngpus;
+    const struct nccl_state *st = nccl_st(b);
+    return st->mp ? st->world : st->info.ngpus;
+}
+
+static int nccl_proc_rank(struct backend *b)
+{
+    return nccl_st(b)->mp ? nccl_st(b)->me : 0;
+}
+
+static int nccl_proc_count(struct backend *b)
+{
+    return nccl_st(b)->mp ? nccl_st(b)->world : 1;
 }
 
 /* ---- communicators, waiting, aborting ---- */
@@ -312,6 +381,12 @@ static int nccl_check_ranks(const struct nccl_state *st, int nranks, char *err, 
     if (st->wedged) return cv_err(err, errlen, CV_EBACKEND, "%s", st->wedged_why);
     if (nranks < 1)
         return cv_err(err, errlen, CV_EINVAL, "nranks %d: need at least 1 rank", nranks);
+    if (st->mp && nranks != st->world)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "ranks %d: across processes NCCL runs on the %d process%s the launcher "
+                      "started, one GPU each",
+                      nranks, st->world, st->world == 1 ? "" : "es");
+    if (st->mp) return CV_OK;
     if (nranks > st->info.ngpus)
         return cv_err(err, errlen, CV_EINVAL,
                       "NCCL cannot put two ranks on one GPU: %d ranks requested, %d GPU%s",
@@ -325,6 +400,31 @@ static int nccl_ensure_comms(struct nccl_state *st, int nranks, char *err, size_
 {
     if (st->ncomm == nranks) return CV_OK;
     nccl_destroy_comms(st);
+#ifdef HAVE_MPI
+    if (st->mp) {
+        /* Rank 0 makes the id, MPI carries it to every process, each joins with its GPU. */
+        ncclUniqueId id;
+        memset(&id, 0, sizeof id);
+        ncclResult_t ir = st->me == 0 ? ncclGetUniqueId(&id) : ncclSuccess;
+        int bad = ir != ncclSuccess;
+        if (mpi_boot_max_int(&bad) != CV_OK || bad)
+            return cv_err(err, errlen, CV_EBACKEND, "ncclGetUniqueId failed on rank 0%s%s",
+                          ir != ncclSuccess ? ": " : "",
+                          ir != ncclSuccess ? ncclGetErrorString(ir) : "");
+        if (mpi_boot_bcast(&id, sizeof id, 0) != CV_OK)
+            return cv_err(err, errlen, CV_EBACKEND, "MPI_Bcast of the ncclUniqueId failed");
+        if (cudaSetDevice(st->dev) != cudaSuccess)
+            return cv_err(err, errlen, CV_EBACKEND, "cudaSetDevice(%d) failed", st->dev);
+        ncclResult_t nr = ncclCommInitRank(&st->comm[st->me], nranks, id, st->me);
+        if (nr != ncclSuccess) {
+            memset(st->comm, 0, sizeof st->comm);
+            return nccl_nccl_fail(nr, NULL, "ncclCommInitRank", __FILE__, __LINE__, err,
+                                  errlen);
+        }
+        st->ncomm = nranks;
+        return CV_OK;
+    }
+#endif
     int devs[CV_MAX_RANKS];
     for (int r = 0; r < nranks; r++)
         devs[r] = r;
@@ -353,8 +453,8 @@ static bool nccl_drain(struct nccl_state *st, int n)
     double t0 = now_s();
     for (;;) {
         bool busy = false;
-        for (int r = 0; r < n; r++)
-            if (cudaStreamQuery(st->stream[r]) == cudaErrorNotReady) busy = true;
+        for (int r = nccl_lo(st); r < nccl_hi(st, n); r++)
+            if (cudaStreamQuery(st->stream[gpu_of(st, r)]) == cudaErrorNotReady) busy = true;
         if (!busy) return true;
         if (now_s() - t0 > NCCL_DRAIN_S) {
             st->wedged = true;
@@ -380,8 +480,8 @@ static int nccl_wait(struct nccl_state *st, int n, double timeout_s, const char 
     int rc = CV_OK;
     for (;;) {
         bool busy = false;
-        for (int r = 0; r < n && rc == CV_OK; r++) {
-            cudaError_t e = cudaStreamQuery(st->stream[r]);
+        for (int r = nccl_lo(st); r < nccl_hi(st, n) && rc == CV_OK; r++) {
+            cudaError_t e = cudaStreamQuery(st->stream[gpu_of(st, r)]);
             if (e == cudaErrorNotReady)
                 busy = true;
             else if (e != cudaSuccess)
@@ -429,8 +529,8 @@ static void nccl_settle(struct nccl_state *st, int n, double timeout_s)
 static void nccl_bufs_free(struct nccl_state *st, struct nccl_bufs *bf)
 {
     if (st->wedged) return; /* cudaFree would wait for the stuck streams */
-    for (int r = 0; r < bf->n; r++) {
-        if (cudaSetDevice(r) != cudaSuccess) continue;
+    for (int r = nccl_lo(st); r < nccl_hi(st, bf->n); r++) {
+        if (cudaSetDevice(gpu_of(st, r)) != cudaSuccess) continue;
         cudaFree(bf->send[r]);
         cudaFree(bf->recv[r]);
         cudaFree(bf->wrong[r]);
@@ -446,14 +546,15 @@ static int nccl_bufs_alloc(struct nccl_state *st, struct nccl_bufs *bf, enum col
     int rc = CV_OK;
     memset(bf, 0, sizeof *bf);
     bf->n = n;
-    for (int r = 0; r < n; r++) {
+    for (int r = nccl_lo(st); r < nccl_hi(st, n); r++) {
         size_t ns = coll_send_count(c, n, count, r, root);
         size_t nr = coll_recv_count(c, n, count, r, root);
-        CUDA_CK(cudaSetDevice(r));
+        CUDA_CK(cudaSetDevice(gpu_of(st, r)));
         if (ns) CUDA_CK(cudaMalloc((void **)&bf->send[r], ns * sizeof(float)));
         if (nr) {
             CUDA_CK(cudaMalloc((void **)&bf->recv[r], nr * sizeof(float)));
-            CUDA_CK(cudaMemsetAsync(bf->recv[r], 0xff, nr * sizeof(float), st->stream[r]));
+            CUDA_CK(cudaMemsetAsync(bf->recv[r], 0xff, nr * sizeof(float),
+                                    st->stream[gpu_of(st, r)]));
         }
         CUDA_CK(cudaMalloc((void **)&bf->wrong[r], sizeof *bf->wrong[r]));
     }
@@ -466,11 +567,11 @@ out:
 }
 
 /* Refuse, before allocating, a size that would not fit in what each GPU has free. */
-static int nccl_check_memory(enum coll c, int n, size_t count, int root, char *err,
-                             size_t errlen)
+static int nccl_check_memory(const struct nccl_state *st, enum coll c, int n, size_t count,
+                             int root, char *err, size_t errlen)
 {
     int rc = CV_OK;
-    for (int r = 0; r < n; r++) {
+    for (int r = nccl_lo(st); r < nccl_hi(st, n); r++) {
         size_t ns = coll_send_count(c, n, count, r, root);
         size_t nr = coll_recv_count(c, n, count, r, root);
         if (ns > SIZE_MAX / 8 - nr)
@@ -478,7 +579,7 @@ static int nccl_check_memory(enum coll c, int n, size_t count, int root, char *e
                           coll_name(c), count);
         size_t need = (ns + nr) * sizeof(float) + 64;
         size_t free_b = 0, total_b = 0;
-        CUDA_CK(cudaSetDevice(r));
+        CUDA_CK(cudaSetDevice(gpu_of(st, r)));
         CUDA_CK(cudaMemGetInfo(&free_b, &total_b));
         if (free_b < NCCL_MEM_HEADROOM || need > free_b - NCCL_MEM_HEADROOM) {
             char s_need[32], s_free[32], s_room[32];
@@ -521,9 +622,9 @@ static ncclResult_t nccl_enqueue(struct nccl_state *st, enum coll c, enum redop 
     ncclResult_t first = ncclGroupStart();
     if (first != ncclSuccess) return first;
     ncclRedOp_t rop = nccl_op(op);
-    for (int r = 0; r < n; r++) {
+    for (int r = nccl_lo(st); r < nccl_hi(st, n); r++) {
         ncclComm_t cm = st->comm[r];
-        cudaStream_t s = st->stream[r];
+        cudaStream_t s = st->stream[gpu_of(st, r)];
         /* A buffer the rank does not use (a non-root's for scatter, gather, broadcast,
          * reduce) has no allocation; NCCL ignores it, but with NCCL_CHECK_POINTERS=1 it
          * rejects NULL for all but broadcast's send and reduce's receive buffer, so such a
@@ -598,7 +699,7 @@ static int nccl_launch(struct nccl_state *st, enum coll c, enum redop op, int n,
 {
     ncclResult_t x = nccl_enqueue(st, c, op, n, count, root, bf);
     if (x == ncclSuccess) return CV_OK;
-    const char *detail = ncclGetLastError(st->comm[0]);
+    const char *detail = ncclGetLastError(st->comm[nccl_lo(st)]);
     int rc = cv_err(err, errlen, x == ncclInvalidArgument ? CV_EINVAL : CV_EBACKEND,
                     "NCCL %s on %d GPUs: %s%s%s", coll_name(c), n, ncclGetErrorString(x),
                     detail && *detail ? ": " : "", detail ? detail : "");
@@ -672,14 +773,15 @@ static int nccl_measure(struct backend *b, const struct bench_params *p,
 
     /* Communicators first: NCCL's own buffers then already count as used memory. */
     if ((rc = nccl_ensure_comms(st, n, err, errlen)) != CV_OK) return rc;
-    if ((rc = nccl_check_memory(p->coll, n, count, p->root, err, errlen)) != CV_OK) return rc;
+    if ((rc = nccl_check_memory(st, p->coll, n, count, p->root, err, errlen)) != CV_OK)
+        return rc;
     if ((rc = nccl_bufs_alloc(st, &bf, p->coll, n, count, p->root, err, errlen)) != CV_OK)
         return rc;
-    for (int r = 0; r < n; r++) {
-        CUDA_CK(cudaSetDevice(r));
+    for (int r = nccl_lo(st); r < nccl_hi(st, n); r++) {
+        CUDA_CK(cudaSetDevice(gpu_of(st, r)));
         CUDA_CK((cudaError_t)cvk_fill_pattern(bf.send[r],
                                               coll_send_count(p->coll, n, count, r, p->root),
-                                              p->op, r, st->stream[r]));
+                                              p->op, r, st->stream[gpu_of(st, r)]));
     }
     if ((rc = nccl_wait(st, n, timeout_s, "filling the send buffers", NULL, 0, err, errlen)))
         goto out;
@@ -698,24 +800,25 @@ static int nccl_measure(struct backend *b, const struct bench_params *p,
     /* The timed loop is enqueued back to back, as nccl-tests does, so the GPUs never wait
      * for the host; the events around it on each stream time it on the GPU. */
     progress = xcalloc((size_t)p->iters, sizeof *progress);
-    CUDA_CK(cudaSetDevice(0));
+    const int r0 = nccl_lo(st); /* progress events go on this process's first rank */
+    CUDA_CK(cudaSetDevice(gpu_of(st, r0)));
     for (nprogress = 0; nprogress < p->iters; nprogress++)
         CUDA_CK(cudaEventCreateWithFlags(&progress[nprogress], cudaEventDisableTiming));
-    for (int r = 0; r < n; r++) {
-        CUDA_CK(cudaSetDevice(r));
-        CUDA_CK(cudaEventRecord(st->ev_start[r], st->stream[r]));
+    for (int r = nccl_lo(st); r < nccl_hi(st, n); r++) {
+        CUDA_CK(cudaSetDevice(gpu_of(st, r)));
+        CUDA_CK(cudaEventRecord(st->ev_start[gpu_of(st, r)], st->stream[gpu_of(st, r)]));
     }
     int launched = 0;
     for (; launched < p->iters; launched++) {
         if (cancel && *cancel) break;
         if ((rc = nccl_launch(st, p->coll, p->op, n, count, p->root, &bf, err, errlen)))
             goto out;
-        CUDA_CK(cudaSetDevice(0));
-        CUDA_CK(cudaEventRecord(progress[launched], st->stream[0]));
+        CUDA_CK(cudaSetDevice(gpu_of(st, r0)));
+        CUDA_CK(cudaEventRecord(progress[launched], st->stream[gpu_of(st, r0)]));
     }
-    for (int r = 0; r < n; r++) {
-        CUDA_CK(cudaSetDevice(r));
-        CUDA_CK(cudaEventRecord(st->ev_stop[r], st->stream[r]));
+    for (int r = nccl_lo(st); r < nccl_hi(st, n); r++) {
+        CUDA_CK(cudaSetDevice(gpu_of(st, r)));
+        CUDA_CK(cudaEventRecord(st->ev_stop[gpu_of(st, r)], st->stream[gpu_of(st, r)]));
     }
     if ((rc = nccl_wait(st, n, timeout_s, what, progress, launched, err, errlen))) goto out;
     if (launched < p->iters) {
@@ -725,17 +828,24 @@ static int nccl_measure(struct backend *b, const struct bench_params *p,
     }
 
     double sum_ms = 0.0;
-    for (int r = 0; r < n; r++) {
+    for (int r = nccl_lo(st); r < nccl_hi(st, n); r++) {
         float ms = 0.0f;
-        CUDA_CK(cudaEventElapsedTime(&ms, st->ev_start[r], st->ev_stop[r]));
+        CUDA_CK(
+            cudaEventElapsedTime(&ms, st->ev_start[gpu_of(st, r)], st->ev_stop[gpu_of(st, r)]));
         sum_ms += ms;
     }
+#ifdef HAVE_MPI
+    if (st->mp && (rc = mpi_boot_sum_double(&sum_ms, 1)) != CV_OK) {
+        rc = cv_err(err, errlen, CV_EBACKEND, "MPI_Allreduce of the times failed");
+        goto out;
+    }
+#endif
     double time_us = sum_ms / n * 1e3 / p->iters; /* averaged over ranks, per operation */
 
     long wrong = -1;
     if (p->check) {
         float tol = p->op == OP_AVG ? NCCL_AVG_TOL : 0.0f;
-        for (int r = 0; r < n; r++) {
+        for (int r = nccl_lo(st); r < nccl_hi(st, n); r++) {
             struct cvk_pattern q = {.coll = p->coll,
                                     .op = p->op,
                                     .nranks = n,
@@ -743,19 +853,25 @@ static int nccl_measure(struct backend *b, const struct bench_params *p,
                                     .rank = r,
                                     .count = count};
             size_t nr = coll_recv_count(p->coll, n, count, r, p->root);
-            CUDA_CK(cudaSetDevice(r));
+            CUDA_CK(cudaSetDevice(gpu_of(st, r)));
             CUDA_CK((cudaError_t)cvk_count_wrong(bf.recv[r], nr, q, tol, bf.wrong[r],
-                                                 st->stream[r]));
+                                                 st->stream[gpu_of(st, r)]));
         }
         if ((rc = nccl_wait(st, n, timeout_s, "checking the result", NULL, 0, err, errlen)))
             goto out;
         wrong = 0;
-        for (int r = 0; r < n; r++) {
+        for (int r = nccl_lo(st); r < nccl_hi(st, n); r++) {
             unsigned long long w = 0;
-            CUDA_CK(cudaSetDevice(r));
+            CUDA_CK(cudaSetDevice(gpu_of(st, r)));
             CUDA_CK(cudaMemcpy(&w, bf.wrong[r], sizeof w, cudaMemcpyDeviceToHost));
             wrong += (long)w;
         }
+#ifdef HAVE_MPI
+        if (st->mp && mpi_boot_sum_long(&wrong, 1) != CV_OK) {
+            rc = cv_err(err, errlen, CV_EBACKEND, "MPI_Allreduce of #wrong failed");
+            goto out;
+        }
+#endif
     }
     nccl_fill_result(st, p, count, time_us, wrong, res);
 out:
@@ -783,28 +899,36 @@ static int nccl_run_small(struct backend *b, const struct plan *pl, float *const
     if (rc == CV_OK && pl->count == 0)
         rc = cv_err(err, errlen, CV_EINVAL, "count 0: nothing to run");
     if (rc == CV_OK) rc = nccl_ensure_comms(st, n, err, errlen);
-    if (rc == CV_OK) rc = nccl_check_memory(c, n, pl->count, pl->root, err, errlen);
+    if (rc == CV_OK) rc = nccl_check_memory(st, c, n, pl->count, pl->root, err, errlen);
     if (rc == CV_OK) rc = nccl_bufs_alloc(st, &bf, c, n, pl->count, pl->root, err, errlen);
     if (rc != CV_OK) return rc;
-    for (int r = 0; r < n; r++) {
+    for (int r = nccl_lo(st); r < nccl_hi(st, n); r++) {
         size_t ns = coll_send_count(c, n, pl->count, r, pl->root);
-        CUDA_CK(cudaSetDevice(r));
+        CUDA_CK(cudaSetDevice(gpu_of(st, r)));
         if (ns)
             CUDA_CK(cudaMemcpyAsync(bf.send[r], send[r], ns * sizeof(float),
-                                    cudaMemcpyHostToDevice, st->stream[r]));
+                                    cudaMemcpyHostToDevice, st->stream[gpu_of(st, r)]));
     }
     /* Wait before copying back: a copy to pageable host memory blocks the calling thread
      * until the stream reaches it, which must never be a stuck collective. */
     if ((rc = nccl_launch(st, c, pl->op, n, pl->count, pl->root, &bf, err, errlen)) ||
         (rc = nccl_wait(st, n, NCCL_DEFAULT_TIMEOUT_S, coll_name(c), NULL, 0, err, errlen)))
         goto out;
-    for (int r = 0; r < n; r++) {
+    for (int r = nccl_lo(st); r < nccl_hi(st, n); r++) {
         size_t nr = coll_recv_count(c, n, pl->count, r, pl->root);
-        CUDA_CK(cudaSetDevice(r));
+        CUDA_CK(cudaSetDevice(gpu_of(st, r)));
         if (nr)
             CUDA_CK(
                 cudaMemcpy(recv[r], bf.recv[r], nr * sizeof(float), cudaMemcpyDeviceToHost));
     }
+#ifdef HAVE_MPI
+    /* Across processes every process gets every rank's receive buffer. */
+    for (int r = 0; st->mp && r < n && rc == CV_OK; r++) {
+        size_t nr = coll_recv_count(c, n, pl->count, r, pl->root);
+        if (nr && mpi_boot_bcast(recv[r], nr * sizeof(float), r) != CV_OK)
+            rc = cv_err(err, errlen, CV_EBACKEND, "MPI_Bcast of rank %d's result failed", r);
+    }
+#endif
 out:
     if (rc != CV_OK) nccl_settle(st, n, NCCL_DEFAULT_TIMEOUT_S);
     nccl_bufs_free(st, &bf);
@@ -819,6 +943,14 @@ static void nccl_describe(struct backend *b, int nranks, char *buf, size_t n)
     char ver[24], cuda[16];
     nccl_version_string(in->nccl_version, ver, sizeof ver);
     nccl_cuda_version_string(in->cuda_runtime, cuda, sizeof cuda);
+    const struct nccl_state *st = nccl_st(b);
+    if (st->mp) {
+        snprintf(buf, n, "nccl: %d process%s on %d host%s, one GPU each (%s, %s%s; NCCL %s%s)",
+                 st->world, st->world == 1 ? "" : "es", st->nhosts, st->nhosts == 1 ? "" : "s",
+                 st->host, in->gpu[st->dev].name, st->nhosts > 1 ? ", ..." : "", ver,
+                 nccl_emu());
+        return;
+    }
     if (nranks < 1 || nranks > in->ngpus) {
         snprintf(buf, n, "%d ranks requested, only %d GPU%s (NCCL %s%s, CUDA %s%s)", nranks,
                  in->ngpus, in->ngpus == 1 ? "" : "s", ver, nccl_emu(), cuda, nccl_emu());
@@ -841,7 +973,10 @@ static void nccl_describe(struct backend *b, int nranks, char *buf, size_t n)
 static void nccl_rank_label(struct backend *b, int rank, char *buf, size_t n)
 {
     const struct nccl_info *in = &nccl_st(b)->info;
-    if (rank < 0 || rank >= in->ngpus)
+    const struct nccl_state *st = nccl_st(b);
+    if (st->mp)
+        snprintf(buf, n, "rank %d \u00b7 process", rank);
+    else if (rank < 0 || rank >= in->ngpus)
         snprintf(buf, n, "GPU %d", rank);
     else
         snprintf(buf, n, "GPU %d \u00b7 %s", rank, in->gpu[rank].short_name);
@@ -858,6 +993,8 @@ const struct backend_ops nccl_backend_ops = {
     .run_small = nccl_run_small,
     .describe = nccl_describe,
     .rank_label = nccl_rank_label,
+    .proc_rank = nccl_proc_rank,
+    .proc_count = nccl_proc_count,
 };
 
 /* ---- nccl_info.h ---- */

@@ -3,11 +3,11 @@
  * string formatting.
  *
  * The NCCL figures come from the NCCL backend's own record of what it found when it opened
- * (nccl_backend_info: GPUs, peer access, versions): they are copied out before the worker
- * thread owns the backend. When NCCL is not in use, the reason is the one backend_open gave
- * when the UI asked for "auto", and the NCCL / CUDA versions shown are those the program was
- * compiled against (the headers' version macros): a student with no GPU still sees which
- * NCCL and CUDA this build would use. */
+ * (nccl_backend_info: GPUs, peer access, versions), as the worker's facts carry them
+ * (struct backend_facts), from this process or a remote job. When NCCL is not in use, the
+ * reason is the one backend_open gave when the UI asked for "auto", and the NCCL / CUDA
+ * versions shown are those the program was compiled against (the headers' version macros): a
+ * student with no GPU still sees which NCCL and CUDA this build would use. */
 #include "hw.h"
 
 #include <stdarg.h>
@@ -141,23 +141,20 @@ void hw_probe_machine(struct hw_info *h)
     hw_env("NCCL_PROTO", h->nccl_proto, sizeof h->nccl_proto);
 }
 
-void hw_record_backend(struct hw_info *h, const char *requested, const struct backend *b,
+void hw_record_backend(struct hw_info *h, const char *requested, const struct backend_facts *f,
                        const char *why_not)
 {
     snprintf(h->requested, sizeof h->requested, "%s", requested ? requested : "auto");
-    snprintf(h->in_use, sizeof h->in_use, "%s", b ? b->ops->name : "");
+    snprintf(h->in_use, sizeof h->in_use, "%s", f ? f->name : "");
     snprintf(h->nccl_why, sizeof h->nccl_why, "%s", why_not ? why_not : "");
     h->have_nccl_info = false;
     h->nccl_text[0] = '\0';
-#ifdef HAVE_NCCL
-    const struct nccl_info *in = b ? nccl_backend_get_info(b) : NULL;
-    if (in) {
-        nccl_backend_info(b, h->nccl_text, sizeof h->nccl_text);
-        snprintf(h->nccl_algo, sizeof h->nccl_algo, "%s", in->nccl_algo);
-        snprintf(h->nccl_proto, sizeof h->nccl_proto, "%s", in->nccl_proto);
+    if (f && f->have_nccl_info) {
+        snprintf(h->nccl_text, sizeof h->nccl_text, "%s", f->nccl_text);
+        snprintf(h->nccl_algo, sizeof h->nccl_algo, "%s", f->nccl_algo);
+        snprintf(h->nccl_proto, sizeof h->nccl_proto, "%s", f->nccl_proto);
         h->have_nccl_info = true;
     }
-#endif
 }
 
 /* ---- text --------------------------------------------------------------------------- */

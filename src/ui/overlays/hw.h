@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../../worker/worker.h"
+
 struct backend;
 
 #define HW_NCCL_TEXT_MAX 4096
@@ -38,10 +40,10 @@ struct hw_info {
 /* Read /proc/cpuinfo, /proc/meminfo, sysconf and the NCCL_* environment into h. */
 void hw_probe_machine(struct hw_info *h);
 
-/* Record how the UI opened its backend: `requested` is --backend, b the opened backend (NULL
- * if none), why_not the reason NCCL was passed over ("" / NULL if it was not). Copies the
- * NCCL information out of b when b is NCCL; call before the worker takes b. */
-void hw_record_backend(struct hw_info *h, const char *requested, const struct backend *b,
+/* Record how the UI opened its backend: `requested` is --backend, f the worker's facts of
+ * the opened backend (NULL if none), why_not the reason NCCL was passed over ("" / NULL if
+ * it was not). Copies the NCCL information out of f. */
+void hw_record_backend(struct hw_info *h, const char *requested, const struct backend_facts *f,
                        const char *why_not);
 
 /* Parsers, exposed for the unit test. The CPU model from /proc/cpuinfo text (x86's "model

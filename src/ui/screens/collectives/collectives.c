@@ -312,14 +312,14 @@ static void coll_post_check(struct app *a)
     }
     struct job j = {
         .kind = JOB_CHECK,
-        .coll = a->sc.coll,
-        .algo = a->sc.algo,
-        .op = a->sc.op,
-        .nranks = a->sc.nranks,
-        .count = scene_count(&a->sc),
-        .root = coll_root(a),
-        .init = a->sc.init,
-        .seed = a->sc.seed,
+        .check = {.coll = a->sc.coll,
+                  .algo = a->sc.algo,
+                  .op = a->sc.op,
+                  .nranks = a->sc.nranks,
+                  .count = scene_count(&a->sc),
+                  .root = coll_root(a),
+                  .init = a->sc.init,
+                  .seed = a->sc.seed},
     };
     meas_check_posted(&a->m, worker_post(a->w, &j));
 }
@@ -327,8 +327,8 @@ static void coll_post_check(struct app *a)
 static void coll_measure(struct app *a)
 {
     if (!a->w) return;
-    struct job j = {.kind = JOB_MEASURE, .params = coll_params(a, 10, 2)};
-    meas_measure_posted(&a->m, worker_post(a->w, &j), &j.params, now_s());
+    struct job j = {.kind = JOB_MEASURE, .measure = {.params = coll_params(a, 10, 2)}};
+    meas_measure_posted(&a->m, worker_post(a->w, &j), &j.measure.params, now_s());
 }
 
 /* The sizes a sweep visits: the worker's own count (core/sweep.h). */
@@ -342,17 +342,17 @@ static void coll_sweep(struct app *a)
     if (!a->w) return;
     size_t lo = a->sc.meas_bytes < COLL_SWEEP_MIN ? a->sc.meas_bytes : COLL_SWEEP_MIN;
     struct job j = {.kind = JOB_SWEEP,
-                    .params = coll_params(a, 10, 2),
-                    .sweep_min = lo,
-                    .sweep_max = a->sc.meas_bytes,
-                    .sweep_factor = COLL_SWEEP_FACTOR};
-    meas_sweep_posted(&a->m, worker_post(a->w, &j), &j.params,
+                    .sweep = {.params = coll_params(a, 10, 2),
+                              .min = lo,
+                              .max = a->sc.meas_bytes,
+                              .factor = COLL_SWEEP_FACTOR}};
+    meas_sweep_posted(&a->m, worker_post(a->w, &j), &j.sweep.params,
                       coll_sweep_total(lo, a->sc.meas_bytes, COLL_SWEEP_FACTOR), now_s());
     /* The CPU ranks run sliced by default; the same sweep in whole chunks goes beside it
      * (latency-bound sizes on the left, bandwidth-bound on the right). NCCL slices by its
      * own protocol: one sweep. */
     if (backend_kind_of(a->backend_name) == BACKEND_CPU) {
-        j.params.slices = 1;
+        j.sweep.params.slices = 1;
         meas_whole_posted(&a->m, worker_post(a->w, &j));
     }
 }

@@ -87,9 +87,9 @@ bool meas_apply(struct meas *m, const struct result *r)
             m->check = CHECK_ERROR;
             snprintf(m->check_msg, sizeof m->check_msg, "%s", r->err);
         } else {
-            m->check = r->mismatches == 0 ? CHECK_PASS : CHECK_FAIL;
-            m->mismatches = r->mismatches;
-            m->inexact = r->inexact;
+            m->check = r->check.mismatches == 0 ? CHECK_PASS : CHECK_FAIL;
+            m->mismatches = r->check.mismatches;
+            m->inexact = r->check.inexact;
         }
         return true;
     }
@@ -100,7 +100,7 @@ bool meas_apply(struct meas *m, const struct result *r)
                      r->err[0] ? r->err : cv_status_name(r->status));
         } else {
             m->have_row = true;
-            m->row = r->row;
+            m->row = r->measure;
             m->row_params = m->measure_params;
             snprintf(m->row_backend, sizeof m->row_backend, "%s", r->backend);
         }
@@ -111,9 +111,9 @@ bool meas_apply(struct meas *m, const struct result *r)
             snprintf(m->sweep_err, sizeof m->sweep_err, "%s",
                      r->err[0] ? r->err : cv_status_name(r->status));
         } else if (m->nsweep < MEAS_SWEEP_MAX) {
-            m->sweep[m->nsweep++] = r->row;
+            m->sweep[m->nsweep++] = r->sweep.row;
         }
-        if (r->total > 0) m->sweep_total = r->total;
+        if (r->sweep.total > 0) m->sweep_total = r->sweep.total;
         if (r->last) m->sweep_id = 0;
         return true;
     }
@@ -122,7 +122,7 @@ bool meas_apply(struct meas *m, const struct result *r)
             snprintf(m->sweep_err, sizeof m->sweep_err, "whole chunks: %.180s",
                      r->err[0] ? r->err : cv_status_name(r->status));
         else if (m->nwhole < MEAS_SWEEP_MAX)
-            m->whole[m->nwhole++] = r->row;
+            m->whole[m->nwhole++] = r->sweep.row;
         if (r->last) m->whole_id = 0;
         return true;
     }

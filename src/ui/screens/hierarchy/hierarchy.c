@@ -60,8 +60,10 @@ void hier_figures(const struct app *a, struct hier_measured *m)
     m->copy.at = TIER_HBM;
     m->cpu_ar.at = TIER_NVLINK; /* ranks inside one machine */
     m->nccl.at = TIER_NVLINK;
-    m->mpi.at = TIER_ETHERNET;
-    hier_fig_na(&m->mpi, "no MPI backend built");
+    m->mpi_node.at = hier_tier_for_mpi(false, NULL);
+    m->mpi_net.at = hier_tier_for_mpi(true, NULL);
+    hier_fig_na(&m->mpi_node, "mpirun ... bench --within-node");
+    hier_fig_na(&m->mpi_net, "needs MPI ranks on 2+ hosts");
     const struct hier_screen *h = HIER(a);
     if (!a->w) {
         hier_fig_na(&m->copy, "no backend thread (the animation runs alone)");
@@ -121,8 +123,8 @@ static void hier_measure(struct app *a, bool copy)
     }
     app_cancel(a); /* whatever another screen had asked gives way */
     if (copy || h->copy.state != HM_DONE) {
-        struct job j = {
-            .kind = JOB_MEMCPY, .copy_bytes = HIER_COPY_BYTES, .copy_reps = HIER_COPY_REPS};
+        struct job j = {.kind = JOB_MEMCPY,
+                        .copy = {.bytes = HIER_COPY_BYTES, .reps = HIER_COPY_REPS}};
         h->copy_id = worker_post(a->w, &j);
         h->copy.state = HM_RUNNING;
     }
@@ -133,7 +135,7 @@ static void hier_measure(struct app *a, bool copy)
         return;
     }
     struct job m = {.kind = JOB_MEASURE};
-    m.params = (struct bench_params){
+    m.measure.params = (struct bench_params){
         .coll = COLL_ALL_REDUCE,
         .algo_auto = true,
         .op = OP_SUM,
@@ -169,17 +171,17 @@ static bool hier_result(struct app *a, const struct result *r)
     if (r->kind == JOB_MEASURE && r->job_id == h->ar_id && h->ar_id) {
         h->ar_id = 0;
         snprintf(h->ar.backend, sizeof h->ar.backend, "%s", r->backend);
-        if (r->status == CV_OK && r->row.wrong <= 0) {
+        if (r->status == CV_OK && r->measure.wrong <= 0) {
             char sz[32];
-            format_size(r->row.bytes, sz, sizeof sz);
+            format_size(r->measure.bytes, sz, sizeof sz);
             h->ar.state = HM_DONE;
-            h->ar.gbs = r->row.busbw;
+            h->ar.gbs = r->measure.busbw;
             snprintf(h->ar.how, sizeof h->ar.how, "all-reduce of %s on %d ranks (%s), %s", sz,
-                     r->row.nranks, r->row.algo, r->row.how);
+                     r->measure.nranks, r->measure.algo, r->measure.how);
         } else {
             h->ar.state = HM_FAILED;
             if (r->status == CV_OK)
-                snprintf(h->ar.how, sizeof h->ar.how, "%ld wrong elements", r->row.wrong);
+                snprintf(h->ar.how, sizeof h->ar.how, "%ld wrong elements", r->measure.wrong);
             else
                 snprintf(h->ar.how, sizeof h->ar.how, "%s",
                          r->err[0] ? r->err : cv_status_name(r->status));

@@ -142,13 +142,22 @@ enum tier_id hier_tier_for_link(const char *link)
     return TIER_PCIE;
 }
 
+enum tier_id hier_tier_for_mpi(bool across_nodes, const char *transport)
+{
+    if (!across_nodes) return TIER_NVLINK;
+    if (transport && (strstr(transport, "tcp") || strstr(transport, "TCP")))
+        return TIER_ETHERNET;
+    return TIER_IB;
+}
+
 static const char *figure_label(int which)
 {
     static const char *const labels[] = {
         "memcpy",
         "CPU ranks' all-reduce busbw",
         "NCCL all-reduce busbw",
-        "MPI between hosts",
+        "MPI busbw in one node",
+        "MPI busbw across nodes",
     };
     return labels[which];
 }
@@ -207,7 +216,8 @@ void hier_ladder(const struct hier_measured *m, bool utf8, bool detail, struct h
     hier_add(l, HS_DIM, ": its figures, ");
     hier_add(l, HS_MEASURED, "measured");
     hier_add(l, HS_DIM, ": this machine)");
-    const struct hier_figure *figs[4] = {&m->copy, &m->cpu_ar, &m->nccl, &m->mpi};
+    const struct hier_figure *figs[5] = {&m->copy, &m->cpu_ar, &m->nccl, &m->mpi_node,
+                                         &m->mpi_net};
     for (int t = 0; t < TIER_COUNT; t++) {
         const struct tier *x = tier_get((enum tier_id)t);
         l = hier_line_new(out);
@@ -227,7 +237,7 @@ void hier_ladder(const struct hier_measured *m, bool utf8, bool detail, struct h
             l = hier_line_new(out);
             hier_add(l, HS_DIM, "    %s; %s", x->connects, x->bw_note);
         }
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < 5; k++)
             if (figs[k]->at == (enum tier_id)t) ladder_figure(figs[k], k, m, utf8, out);
     }
 }

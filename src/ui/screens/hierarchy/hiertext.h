@@ -70,13 +70,22 @@ struct hier_measured {
     struct hier_figure copy;   /* memcpy bandwidth of this host's memory */
     struct hier_figure cpu_ar; /* the CPU ranks' all-reduce busbw (shared memory) */
     struct hier_figure nccl;   /* NCCL's all-reduce busbw between GPUs */
-    struct hier_figure mpi;    /* MPI between hosts */
-    char measure_key[8];       /* the key that measures: "m" */
+    /* The mpi backend's all-reduce busbw on the processes of one node (bench --within-node;
+     * shared memory, beside the CPU ranks) and across nodes (the network between them, the
+     * lecture's InfiniBand tier unless hier_tier_for_mpi says otherwise). */
+    struct hier_figure mpi_node;
+    struct hier_figure mpi_net;
+    char measure_key[8]; /* the key that measures: "m" */
 };
 
 /* The tier a link NCCL reports stands at: "NVL" or "NVLink" -> TIER_NVLINK, "PCI" -> TIER_PCIE,
  * "NET"/"IB" -> TIER_IB; anything else (or NULL) -> TIER_NVLINK's neighbour TIER_PCIE. */
 enum tier_id hier_tier_for_link(const char *link);
+
+/* The tier an MPI figure stands at: within one node beside the CPU ranks (TIER_NVLINK's
+ * row, "ranks inside one machine"); across nodes on the network: TIER_ETHERNET when the
+ * transport says TCP ("tcp", "TCP"), else TIER_IB. */
+enum tier_id hier_tier_for_mpi(bool across_nodes, const char *transport);
 
 /* The ladder: one line per tier (name, the lecture's figure, how many times slower the next
  * tier is), with `detail` a second line saying what it connects and what the figure means,

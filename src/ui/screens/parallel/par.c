@@ -30,7 +30,7 @@ void par_lecture_of(const struct app *a, struct train_config *c)
     c->timeout_s = PAR_TIMEOUT_S;
     /* On the GPUs when the collectives run there (NCCL, 2+ GPUs) and there is one GPU per
      * rank; otherwise on CPU ranks (par_backend_note says why). */
-    if (par_on_gpus(a)) c->backend = TRAIN_BACKEND_NCCL;
+    if (par_on_gpus(a)) c->backend = BACKEND_NCCL;
 }
 
 bool par_on_gpus(const struct app *a)
@@ -122,8 +122,8 @@ void par_train(struct app *a)
     if (!a->w) return;
     app_cancel(a); /* also whatever the collectives screen had asked */
     struct job j = {.kind = JOB_TRAIN};
-    par_lecture_of(a, &j.train);
-    p->train_cfg = j.train;
+    par_lecture_of(a, &j.train.cfg);
+    p->train_cfg = j.train.cfg;
     p->train_err[0] = '\0';
     p->train_started = now_s();
     p->train_id = worker_post(a->w, &j);
@@ -168,9 +168,10 @@ bool par_apply(struct app *a, const struct result *r)
     struct par_screen *p = PAR(a);
     if (!p || r->kind != JOB_TRAIN || r->job_id != p->train_id) return false;
     p->train_id = 0;
-    int s = r->train.cfg.scheme;
+    const struct train_summary *sum = r->train.summary;
+    int s = sum ? (int)sum->cfg.scheme : -1;
     if (r->status == CV_OK && s >= 0 && s < TRAIN_SCHEME_COUNT) {
-        p->sum[s] = r->train;
+        p->sum[s] = *sum;
         p->have[s] = true;
         p->train_err[0] = '\0';
     } else {

@@ -657,8 +657,8 @@ static void par_panel_loss(const struct app *a, const struct train_summary *s, s
  * (the run's description line says so too). */
 static const char *par_bytes_how(const struct train_summary *s)
 {
-    return s->cfg.backend == TRAIN_BACKEND_NCCL && s->cfg.scheme != TRAIN_PP ? "ring model"
-                                                                             : "measured";
+    return s->cfg.backend == BACKEND_NCCL && s->cfg.scheme != TRAIN_PP ? "ring model"
+                                                                       : "measured";
 }
 
 /* Bytes per step, the napkin math, communication time. */

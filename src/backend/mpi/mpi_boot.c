@@ -1,0 +1,115 @@
+/* mpi_boot.c - starting MPI once per process and the few collectives the backends use to
+ * bootstrap (see mpi_boot.h). */
+#include "mpi_boot.h"
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../core/util.h"
+#include "mpi_backend.h"
+
+static pthread_mutex_t boot_mu = PTHREAD_MUTEX_INITIALIZER;
+static int boot_users;
+static bool boot_initialised; /* by us, so we finalise */
+
+bool mpi_boot_launched(void)
+{
+    return mpi_launched();
+}
+
+int mpi_boot_start(struct mpi_where *w, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&boot_mu);
+    int inited = 0, fin = 0;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&fin);
+    if (fin) {
+        pthread_mutex_unlock(&boot_mu);
+        return cv_err(err, errlen, CV_EUNAVAIL, "MPI was finalised already in this process");
+    }
+    if (!inited) {
+        int provided = 0;
+        /* The CLI and the UI call a backend from their worker thread, one call at a time:
+         * serialised calls are enough. */
+        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
+            pthread_mutex_unlock(&boot_mu);
+            return cv_err(err, errlen, CV_EUNAVAIL, "MPI_Init_thread failed");
+        }
+        boot_initialised = true;
+        if (provided < MPI_THREAD_SERIALIZED) {
+            pthread_mutex_unlock(&boot_mu);
+            return cv_err(err, errlen, CV_EUNAVAIL,
+                          "the MPI library cannot be called from a worker thread "
+                          "(MPI_THREAD_SERIALIZED not provided)");
+        }
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    }
+    boot_users++;
+    pthread_mutex_unlock(&boot_mu);
+
+    memset(w, 0, sizeof *w);
+    MPI_Comm_rank(MPI_COMM_WORLD, &w->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &w->size);
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, w->rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &w->local_rank);
+    MPI_Comm_size(node, &w->local_size);
+    MPI_Comm_free(&node);
+    int leader = w->local_rank == 0;
+    MPI_Allreduce(&leader, &w->nhosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (gethostname(w->host, sizeof w->host - 1) != 0) snprintf(w->host, sizeof w->host, "?");
+    w->host[sizeof w->host - 1] = '\0';
+    return CV_OK;
+}
+
+void mpi_boot_stop(void)
+{
+    pthread_mutex_lock(&boot_mu);
+    if (boot_users > 0 && --boot_users == 0 && boot_initialised) {
+        MPI_Finalize();
+        boot_initialised = false;
+    }
+    pthread_mutex_unlock(&boot_mu);
+}
+
+int mpi_boot_bcast(void *buf, size_t bytes, int root)
+{
+    if (bytes > INT32_MAX) return CV_EINVAL;
+    return MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD) == MPI_SUCCESS
+               ? CV_OK
+               : CV_EBACKEND;
+}
+
+int mpi_boot_sum_double(double *v, int n)
+{
+    return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS
+               ? CV_OK
+               : CV_EBACKEND;
+}
+
+int mpi_boot_sum_long(long *v, int n)
+{
+    return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS
+               ? CV_OK
+               : CV_EBACKEND;
+}
+
+int mpi_boot_max_int(int *v)
+{
+    return MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS
+               ? CV_OK
+               : CV_EBACKEND;
+}
+
+int mpi_boot_allgather(const void *mine, void *all, size_t bytes)
+{
+    if (bytes > INT32_MAX) return CV_EINVAL;
+    return MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE,
+                         MPI_COMM_WORLD) == MPI_SUCCESS
+               ? CV_OK
+               : CV_EBACKEND;
+}

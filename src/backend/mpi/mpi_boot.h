@@ -1,0 +1,35 @@
+/* mpi_boot.h - MPI for the backends that need only a little of it (built with HAVE_MPI):
+ * starting MPI once per process however many backends ask (counted; the last to let go
+ * finalises), where this process stands in the job (rank, size, its node), and the few
+ * collectives a backend uses to bootstrap and to agree on results. No <mpi.h> here, so the
+ * NCCL backend can use it without MPI's headers in its own. */
+#ifndef COLLVIZ_BACKEND_MPI_BOOT_H
+#define COLLVIZ_BACKEND_MPI_BOOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct mpi_where {
+    int rank, size;             /* in MPI_COMM_WORLD */
+    int local_rank, local_size; /* among the processes of this node (MPI_COMM_TYPE_SHARED) */
+    int nhosts;
+    char host[64];
+};
+
+/* True when a launcher started this process (see mpi_backend.h). */
+bool mpi_boot_launched(void);
+/* Start MPI (or count one more user of it) and say where this process is. CV_OK or
+ * CV_EUNAVAIL with a message. */
+int mpi_boot_start(struct mpi_where *w, char *err, size_t errlen);
+/* One user fewer; the last one finalises MPI if mpi_boot_start initialised it. */
+void mpi_boot_stop(void);
+
+/* Over MPI_COMM_WORLD (every process calls them at the same point): */
+int mpi_boot_bcast(void *buf, size_t bytes, int root);
+int mpi_boot_sum_double(double *v, int n);
+int mpi_boot_sum_long(long *v, int n);
+int mpi_boot_max_int(int *v);
+/* Every rank's `bytes` bytes, concatenated in rank order (all holds size * bytes). */
+int mpi_boot_allgather(const void *mine, void *all, size_t bytes);
+
+#endif

@@ -1,0 +1,528 @@
+/* serve.c - `collviz serve`'s loop (serve.h): one listening socket, at most one UI, a local
+ * worker on the backend. The loop sleeps in ppoll() on the listener, the UI's socket and
+ * the worker's wake pipe; jobs from the UI are posted to the worker under the UI's ids,
+ * results go back as they come. Anything the UI sends that does not decode, or a hello
+ * with the wrong token, closes that connection with one logged line. */
+#include "serve.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
+
+#include "../backend/backend.h"
+#include "../core/usock.h"
+#include "../core/util.h"
+#include "proto.h"
+#include "worker.h"
+
+#define SERVE_HELLO_TIMEOUT_S 10.0
+#define SERVE_MSG_TIMEOUT_S 10.0 /* a message that stops half way */
+#define SERVE_STALL_S 60.0       /* at least; twice a job's own timeout_s when longer */
+
+static volatile sig_atomic_t serve_signal;
+
+static void serve_on_signal(int sig)
+{
+    serve_signal = sig;
+}
+
+bool serve_token_equal(const char *expected, const char *presented)
+{
+    size_t n = strlen(expected);
+    size_t m = strnlen(presented, PROTO_TOKEN_MAX);
+    unsigned diff = (unsigned)(n ^ m);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char p = i < m ? (unsigned char)presented[i] : 0;
+        diff |= (unsigned)((unsigned char)expected[i] ^ p);
+    }
+    return diff == 0;
+}
+
+int serve_token_new(char *out, size_t n, char *err, size_t errlen)
+{
+    unsigned char raw[32];
+    if (n < 2 * sizeof raw + 1)
+        return cv_err(err, errlen, CV_EINVAL, "serve: token buffer too small");
+    size_t got = 0;
+    while (got < sizeof raw) {
+        ssize_t r = getrandom(raw + got, sizeof raw - got, 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0)
+            return cv_err(err, errlen, CV_EBACKEND, "serve: getrandom: %s", strerror(errno));
+        got += (size_t)r;
+    }
+    for (size_t i = 0; i < sizeof raw; i++)
+        snprintf(out + 2 * i, 3, "%02x", raw[i]);
+    return CV_OK;
+}
+
+/* "HOST:PORT" or "PORT" -> host (default 127.0.0.1) and port. */
+static int serve_split_hostport(const char *s, char *host, size_t hn, char *port, size_t pn,
+                                char *err, size_t errlen)
+{
+    const char *colon = strrchr(s, ':');
+    const char *p = colon ? colon + 1 : s;
+    size_t hl = colon ? (size_t)(colon - s) : 0;
+    bool ok = *p && strlen(p) < pn && hl < hn;
+    for (const char *q = p; ok && *q; q++)
+        ok = *q >= '0' && *q <= '9';
+    if (ok) ok = atol(p) <= 65535;
+    if (!ok)
+        return cv_err(err, errlen, CV_EINVAL, "bad address '%s' (want HOST:PORT or PORT)", s);
+    snprintf(host, hn, "%.*s", (int)hl, hl ? s : "");
+    if (!host[0]) snprintf(host, hn, "127.0.0.1");
+    /* [::1]:PORT */
+    size_t L = strlen(host);
+    if (L >= 2 && host[0] == '[' && host[L - 1] == ']') {
+        memmove(host, host + 1, L - 2);
+        host[L - 2] = '\0';
+    }
+    snprintf(port, pn, "%s", p);
+    return CV_OK;
+}
+
+static int serve_listen_tcp(const char *spec, int *out, char *shown, size_t sn, char *err,
+                            size_t errlen)
+{
+    char host[256], port[16];
+    int rc = serve_split_hostport(spec, host, sizeof host, port, sizeof port, err, errlen);
+    if (rc != CV_OK) return rc;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC,
+                             .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV};
+    struct addrinfo *ai;
+    int g = getaddrinfo(host, port, &hints, &ai);
+    if (g != 0)
+        return cv_err(err, errlen, CV_EINVAL, "serve: --tcp %s: %s", spec, gai_strerror(g));
+    rc = cv_err(err, errlen, CV_EINVAL, "serve: --tcp %s: no address to listen on", spec);
+    for (struct addrinfo *a = ai; a; a = a->ai_next) {
+        int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0) continue;
+        int one = 1;
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, 4) != 0) {
+            rc = cv_err(err, errlen, CV_EINVAL, "serve: --tcp %s: %s", spec, strerror(errno));
+            close(fd);
+            continue;
+        }
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof ss;
+        char h[NI_MAXHOST], p[NI_MAXSERV];
+        getsockname(fd, (struct sockaddr *)&ss, &sl);
+        getnameinfo((struct sockaddr *)&ss, sl, h, sizeof h, p, sizeof p,
+                    NI_NUMERICHOST | NI_NUMERICSERV);
+        snprintf(shown, sn, strchr(h, ':') ? "tcp:[%s]:%s" : "tcp:%s:%s", h, p);
+        *out = fd;
+        rc = CV_OK;
+        break;
+    }
+    freeaddrinfo(ai);
+    return rc;
+}
+
+int serve_dial(const char *address, int *fd, bool *is_tcp, char *err, size_t errlen)
+{
+    *fd = -1;
+    *is_tcp = false;
+    const char *a = address;
+    if (strncmp(a, "unix:", 5) == 0 || (strchr(a, '/') && strncmp(a, "tcp:", 4) != 0)) {
+        if (strncmp(a, "unix:", 5) == 0) a += 5;
+        return usock_connect("connect", a, fd, err, errlen);
+    }
+    if (strncmp(a, "tcp:", 4) == 0) a += 4;
+    *is_tcp = true;
+    char host[256], port[16];
+    int rc = serve_split_hostport(a, host, sizeof host, port, sizeof port, err, errlen);
+    if (rc != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "--connect: bad address '%s' (unix:PATH, PATH or tcp:HOST:PORT)",
+                      address);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    struct addrinfo *ai;
+    int g = getaddrinfo(host, port, &hints, &ai);
+    if (g != 0)
+        return cv_err(err, errlen, CV_EUNAVAIL, "--connect %s: %s", address, gai_strerror(g));
+    rc = cv_err(err, errlen, CV_EUNAVAIL, "--connect %s: nothing listens there", address);
+    for (struct addrinfo *p = ai; p; p = p->ai_next) {
+        int c = socket(p->ai_family, p->ai_socktype | SOCK_CLOEXEC, 0);
+        if (c < 0) continue;
+        if (connect(c, p->ai_addr, p->ai_addrlen) == 0) {
+            int one = 1;
+            setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+            *fd = c;
+            rc = CV_OK;
+            break;
+        }
+        rc = cv_err(err, errlen, CV_EUNAVAIL, "--connect %s: %s", address, strerror(errno));
+        close(c);
+    }
+    freeaddrinfo(ai);
+    return rc;
+}
+
+static inline void serve_log_line(const char *s)
+{
+    fprintf(stderr, "collviz serve: %s\n", s);
+}
+
+/* ---- the other processes of an MPI job ---------------------------------------------- */
+
+/* Rank 0 listens to the UI; its worker thread hands every job that calls the backend to
+ * the other ranks (a broadcast of the encoded job over MPI_COMM_WORLD: its length, then its
+ * bytes), so all of them run it together, and a shutdown message when it ends. The other
+ * ranks run the jobs on their main thread: every MPI call of a process is on one thread.
+ * MEMCPY and TRAIN do not call the backend and run on rank 0 alone. */
+static inline bool serve_fans_out_kind(enum job_kind k)
+{
+    return k == JOB_MEASURE || k == JOB_SWEEP || k == JOB_CHECK;
+}
+
+static inline bool serve_fans_out(const struct job *j)
+{
+    return serve_fans_out_kind(j->kind);
+}
+
+#ifdef HAVE_MPI
+static void serve_fanout(void *ctx, const struct job *j)
+{
+    (void)ctx;
+    if (j && !serve_fans_out(j)) return;
+    struct proto_msg *m = xcalloc(1, sizeof *m);
+    m->type = j ? PROTO_JOB : PROTO_SHUTDOWN;
+    if (j) m->job = *j;
+    unsigned char *f = NULL;
+    size_t n = 0;
+    char err[200];
+    if (proto_encode(m, &f, &n, err, sizeof err) != CV_OK) {
+        serve_log_line(err); /* cannot happen for a job that decoded */
+        m->type = PROTO_SHUTDOWN;
+        proto_encode(m, &f, &n, NULL, 0);
+    }
+    unsigned long long len = n;
+    MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    MPI_Bcast(f, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+    free(f);
+    free(m);
+}
+
+int serve_follow(struct backend *b)
+{
+    int me = backend_proc_rank(b);
+    int status = 0;
+    struct proto_msg *m = xmalloc(sizeof *m);
+    for (;;) {
+        unsigned long long len = 0;
+        if (MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
+            len > PROTO_HDR + PROTO_PAYLOAD_MAX) {
+            fprintf(stderr, "collviz serve: rank %d: lost rank 0's jobs\n", me);
+            status = 1;
+            break;
+        }
+        unsigned char *f = xmalloc(len ? len : 1);
+        MPI_Bcast(f, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
+        char err[240];
+        int rc = proto_decode(f, len, m, err, sizeof err);
+        free(f);
+        if (rc != CV_OK || m->type != PROTO_JOB) {
+            if (rc != CV_OK) fprintf(stderr, "collviz serve: rank %d: %s\n", me, err);
+            break; /* a shutdown (or rank 0's jobs no longer readable) */
+        }
+        if (worker_run_here(b, &m->job, err, sizeof err) != CV_OK)
+            fprintf(stderr, "collviz serve: rank %d: %s\n", me, err);
+        proto_msg_free(m);
+    }
+    free(m);
+    backend_close(b);
+    return status;
+}
+#else
+int serve_follow(struct backend *b)
+{
+    backend_close(b);
+    fprintf(stderr, "collviz serve: this build has no MPI\n");
+    return 2;
+}
+#endif
+
+/* ---- the loop --------------------------------------------------------------------- */
+
+struct serve {
+    struct worker *w;
+    int lfd;                     /* listening */
+    int cfd;                     /* the UI, or -1 */
+    bool hello;                  /* the UI has said hello */
+    double hello_by;             /* its deadline */
+    char token[PROTO_TOKEN_MAX]; /* "" on a Unix socket: the socket's mode is the check */
+    double hello_timeout_s;
+    bool served_one;
+    char shown[300]; /* the address it listens on */
+    /* Processes backends: a rank that stops answering leaves rank 0's worker waiting in
+     * MPI for ever. The loop notices no result for stall_s while a backend job runs. */
+    bool processes;
+    double stall_s;
+    bool stall_fixed; /* --stall: as given */
+    double progress;  /* now_s() of the last result, or of a post onto an idle worker */
+    int in_flight;    /* backend jobs posted and not finished */
+    const char *path; /* the Unix socket to remove, or NULL */
+};
+
+static void serve_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void serve_log(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "collviz serve: ");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static void serve_refuse(int fd, const char *why)
+{
+    struct proto_msg m = {.type = PROTO_REFUSED};
+    m.refused.rank = -1;
+    snprintf(m.refused.why, sizeof m.refused.why, "%s", why);
+    proto_send(fd, &m, NULL, 0);
+}
+
+static void serve_drop(struct serve *s, const char *why)
+{
+    if (s->cfd < 0) return;
+    serve_log("closed the connection: %s", why);
+    close(s->cfd);
+    s->cfd = -1;
+    s->hello = false;
+    worker_cancel(s->w); /* what that UI asked is no one's now */
+}
+
+static void serve_accept(struct serve *s)
+{
+    for (;;) {
+        int c = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (c < 0) return;
+        if (s->cfd >= 0) {
+            serve_refuse(c, "another UI is connected to this job");
+            serve_log("refused a second UI (one at a time)");
+            close(c);
+            continue;
+        }
+        s->cfd = c;
+        s->hello = false;
+        s->hello_by = now_s() + s->hello_timeout_s;
+        s->served_one = true;
+    }
+}
+
+/* One message from the UI. Returns false when the whole job should end (shutdown). */
+static bool serve_read(struct serve *s)
+{
+    struct proto_msg *m = xmalloc(sizeof *m);
+    char err[240];
+    int rc = proto_recv(s->cfd, m, SERVE_MSG_TIMEOUT_S, err, sizeof err);
+    bool go_on = true;
+    if (rc == CV_EUNAVAIL) {
+        serve_drop(s, "the UI disconnected");
+    } else if (rc != CV_OK) {
+        serve_drop(s, err);
+    } else if (!s->hello) {
+        if (m->type != PROTO_HELLO) {
+            snprintf(err, sizeof err, "a %s message before hello", proto_type_name(m->type));
+            serve_refuse(s->cfd, err);
+            serve_drop(s, err);
+        } else if (s->token[0] && !serve_token_equal(s->token, m->hello.token)) {
+            serve_refuse(s->cfd, "wrong token (serve printed the right one: --token)");
+            serve_drop(s, "wrong token");
+        } else {
+            struct proto_msg *f = xcalloc(1, sizeof *f);
+            f->type = PROTO_FACTS;
+            f->facts = *worker_facts(s->w);
+            snprintf(f->facts.where, sizeof f->facts.where, "collviz serve on %.100s, pid %d",
+                     s->shown, (int)getpid());
+            if (proto_send(s->cfd, f, err, sizeof err) != CV_OK)
+                serve_drop(s, err);
+            else
+                s->hello = true;
+            free(f);
+        }
+    } else {
+        switch (m->type) {
+        case PROTO_JOB:
+            if (s->processes && serve_fans_out(&m->job)) {
+                if (s->in_flight++ == 0) s->progress = now_s();
+                double t = m->job.kind == JOB_MEASURE ? m->job.measure.params.timeout_s
+                           : m->job.kind == JOB_SWEEP ? m->job.sweep.params.timeout_s
+                                                      : 0;
+                if (!s->stall_fixed && s->stall_s < 2 * t) s->stall_s = 2 * t;
+            }
+            worker_post_id(s->w, &m->job);
+            break;
+        case PROTO_CANCEL:
+            worker_cancel(s->w);
+            break;
+        case PROTO_SHUTDOWN:
+            serve_log("shutdown asked by the UI");
+            go_on = false;
+            break;
+        default:
+            snprintf(err, sizeof err, "unexpected %s message from the UI",
+                     proto_type_name(m->type));
+            proto_msg_free(m);
+            serve_drop(s, err);
+        }
+    }
+    free(m);
+    return go_on;
+}
+
+static void serve_results(struct serve *s)
+{
+    struct proto_msg *m = xcalloc(1, sizeof *m);
+    m->type = PROTO_RESULT;
+    while (worker_poll(s->w, &m->result)) {
+        char err[240];
+        s->progress = now_s();
+        if (s->processes && m->result.last && serve_fans_out_kind(m->result.kind) &&
+            s->in_flight > 0)
+            s->in_flight--;
+        if (s->cfd >= 0 && s->hello && proto_send(s->cfd, m, err, sizeof err) != CV_OK)
+            serve_drop(s, err);
+        result_free(&m->result);
+    }
+    free(m);
+}
+
+int serve_run(struct backend *b, const struct serve_opts *o)
+{
+    char err[300];
+    struct serve s = {.lfd = -1, .cfd = -1};
+    s.hello_timeout_s = o->hello_timeout_s > 0 ? o->hello_timeout_s : SERVE_HELLO_TIMEOUT_S;
+    char shown[300], path[256] = "";
+    int rc = CV_OK;
+    if (o->tcp) {
+        rc = serve_token_new(s.token, sizeof s.token, err, sizeof err);
+        if (rc == CV_OK)
+            rc = serve_listen_tcp(o->tcp, &s.lfd, shown, sizeof shown, err, sizeof err);
+    } else {
+        if (o->socket) {
+            snprintf(path, sizeof path, "%s", o->socket);
+            char dir[256];
+            snprintf(dir, sizeof dir, "%s", path);
+            char *slash = strrchr(dir, '/');
+            if (slash && slash != dir) *slash = '\0';
+            if (!slash) snprintf(dir, sizeof dir, ".");
+            rc = usock_dir_private("serve", dir, err, sizeof err);
+        } else {
+            char dir[200];
+            rc = usock_dir("serve", true, dir, sizeof dir, err, sizeof err);
+            if (rc == CV_OK) snprintf(path, sizeof path, "%s/job-%d.sock", dir, (int)getpid());
+        }
+        if (rc == CV_OK) rc = usock_listen("serve", path, &s.lfd, NULL, err, sizeof err);
+        snprintf(shown, sizeof shown, "unix:%s", path);
+    }
+    if (rc != CV_OK) {
+        fprintf(stderr, "collviz %s\n", err);
+        backend_close(b);
+        return 2;
+    }
+    s.w = worker_start(b, err, sizeof err);
+    if (!s.w) {
+        fprintf(stderr, "collviz serve: %s\n", err);
+        backend_close(b);
+        close(s.lfd);
+        if (path[0] && !o->tcp) unlink(path);
+        return 2;
+    }
+    worker_report_dropped(s.w);
+#ifdef HAVE_MPI
+    if (worker_facts(s.w)->multiprocess) worker_set_job_hook(s.w, serve_fanout, NULL);
+#endif
+
+    sigset_t block, waitmask;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, &waitmask);
+    sigdelset(&waitmask, SIGINT);
+    sigdelset(&waitmask, SIGTERM);
+    sigdelset(&waitmask, SIGHUP);
+    struct sigaction sa = {.sa_handler = serve_on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    snprintf(s.shown, sizeof s.shown, "%s", shown);
+    printf("collviz serve: listening on %s (backend %s)\n", shown, worker_backend_name(s.w));
+    if (s.token[0]) printf("collviz serve: token %s\n", s.token);
+    fflush(stdout);
+
+    s.processes = worker_facts(s.w)->multiprocess;
+    s.stall_s = o->stall_s > 0 ? o->stall_s : SERVE_STALL_S;
+    s.stall_fixed = o->stall_s > 0;
+    bool go_on = true, stalled = false;
+    while (go_on && !serve_signal) {
+        struct pollfd fds[3] = {{.fd = s.lfd, .events = POLLIN},
+                                {.fd = worker_fd(s.w), .events = POLLIN},
+                                {.fd = s.cfd, .events = POLLIN}};
+        struct timespec ts = {1, 0};
+        int pr = ppoll(fds, s.cfd >= 0 ? 3 : 2, &ts, &waitmask);
+        if (pr < 0 && errno != EINTR) break;
+        if (serve_signal) break;
+        /* The UI's socket first: a UI that just left is gone before the next is accepted. */
+        if (pr > 0 && s.cfd >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR)))
+            go_on = serve_read(&s);
+        if (pr > 0 && (fds[0].revents & POLLIN)) serve_accept(&s);
+        if (s.cfd >= 0 && !s.hello && now_s() > s.hello_by) {
+            serve_refuse(s.cfd, "no hello in time");
+            serve_drop(&s, "no hello in time");
+        }
+        serve_results(&s);
+        if (s.processes && s.in_flight > 0 && now_s() - s.progress > s.stall_s) {
+            stalled = true;
+            break;
+        }
+        if (o->once && s.served_one && s.cfd < 0) break;
+    }
+    if (serve_signal) serve_log("ended by signal %d", (int)serve_signal);
+    if (stalled) {
+        /* The worker thread waits in MPI for a rank that does not answer: it cannot be
+         * joined. Say so, and end this process: the launcher then ends the others. */
+        char why[200];
+        snprintf(why, sizeof why,
+                 "rank lost: the job's ranks stopped answering (no result for %.0f s)",
+                 s.stall_s);
+        serve_log_line(why);
+        if (s.cfd >= 0) {
+            struct proto_msg lm = {.type = PROTO_LOST};
+            lm.lost.rank = -1;
+            snprintf(lm.lost.why, sizeof lm.lost.why, "%s", why);
+            proto_send(s.cfd, &lm, NULL, 0);
+        }
+        if (path[0] && !o->tcp) unlink(path);
+        fflush(NULL);
+        _exit(1);
+    }
+    if (s.cfd >= 0) close(s.cfd);
+    close(s.lfd);
+    if (path[0] && !o->tcp) unlink(path);
+    worker_stop(s.w); /* cancels what runs; closes the backend */
+    return 0;
+}

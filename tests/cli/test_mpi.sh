@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# test_mpi.sh - the mpi backend across processes (mpirun --oversubscribe, small sizes):
+#   - without a launcher, --backend mpi says how to launch it in one line and exits 2;
+#   - `trace --backend mpi` under mpirun gives every rank's receive buffer bit for bit equal
+#     to `trace --backend cpu` (JSON compared), for every collective and algorithm, refined
+#     plans and uneven world sizes too;
+#   - `bench --backend mpi` gives the CPU ranks' rows (collectives, sizes, counts, algorithms,
+#     #wrong 0), MPI's own collectives (--algo mpi) with #wrong 0, --within-node on one host;
+#     only rank 0 prints; a corrupted element (test hook, ASan binary) is counted as 1 wrong;
+#   - `train ddp|tp|pp --backend mpi --check` equals one device, as on the CPU ranks.
+# Skips (77) when mpirun is missing or the binary was built without MPI.
+# Usage: test_mpi.sh BIN [ASAN_BIN]
+set -u
+BIN=${1:?usage: test_mpi.sh BIN [ASAN_BIN]}
+ASAN_BIN=${2:-}
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+# The launcher's own variables must not leak into the "no launcher" checks.
+nolaunch() { env -u OMPI_COMM_WORLD_SIZE -u PMIX_RANK -u PMI_RANK -u PMI_SIZE \
+    -u MPI_LOCALNRANKS "$@"; }
+
+# --- without a launcher: one line, exit 2 ----------------------------------------------
+nolaunch "$BIN" bench all_reduce --backend mpi >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if grep -q "not built" "$tmp/err"; then
+    echo "SKIP: mpi backend not built into $BIN ($(cat "$tmp/err"))"
+    exit 77
+fi
+if ! command -v mpirun >/dev/null; then
+    echo "SKIP: no mpirun (apt-get install openmpi-bin)"
+    exit 77
+fi
+for cmd in "bench all_reduce" "trace all_reduce" "train ddp --steps 1"; do
+    # shellcheck disable=SC2086
+    nolaunch "$BIN" $cmd --backend mpi >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "$cmd --backend mpi without mpirun: exit $rc, want 2"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "$cmd without mpirun: want one line, got: $(cat "$tmp/err")"
+    grep -q "mpirun -np N collviz" "$tmp/err" || fail "$cmd without mpirun: no launch hint: $(cat "$tmp/err")"
+    [ -s "$tmp/out" ] && fail "$cmd without mpirun: printed on stdout"
+done
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
+MPIRUN=(mpirun --oversubscribe --bind-to none)
+
+# --- trace: the MPI ranks hold the CPU ranks' bits -------------------------------------
+# (collective, algorithm, np, extra options)
+cases=(
+    "all_reduce ring 4 --op sum"
+    "all_reduce ring 3 --op avg --count 7"
+    "all_reduce owner 4 --op max"
+    "all_reduce tree 4 --op sum"
+    "all_reduce ring 4 --slices 3 --channels 2"
+    "reduce_scatter ring 4 --op prod"
+    "all_gather ring 3"
+    "broadcast tree 4 --root 2"
+    "reduce ring 4 --root 1 --op min"
+    "gather direct 3 --root 2"
+    "scatter direct 4 --root 3"
+    "all_to_all direct 4"
+)
+for c in "${cases[@]}"; do
+    read -r coll algo np extra <<<"$c"
+    # shellcheck disable=SC2086
+    "$BIN" trace "$coll" --algo "$algo" --ranks "$np" --init random --seed 7 $extra \
+        --backend cpu --format json >"$tmp/cpu.json" 2>"$tmp/err" ||
+        { fail "trace $c on cpu: exit $? $(cat "$tmp/err")"; continue; }
+    # shellcheck disable=SC2086
+    "${MPIRUN[@]}" -np "$np" "$BIN" trace "$coll" --algo "$algo" --init random --seed 7 $extra \
+        --backend mpi --format json >"$tmp/mpi.json" 2>"$tmp/err" ||
+        { fail "trace $c on mpi: exit $? $(cat "$tmp/err")"; continue; }
+    python3 - "$tmp/cpu.json" "$tmp/mpi.json" "$c" <<'EOF' || fail "trace $c: mpi differs from cpu (see above)"
+import json, struct, sys
+cpu, mpi = (json.load(open(f)) for f in sys.argv[1:3])
+bits = lambda rows: [[struct.pack("<f", v).hex() for v in row] for row in rows]
+ok = True
+for k in ("output", "steps", "input", "ranks", "count", "root", "check"):
+    if cpu[k] != mpi[k]:
+        print("  %s: %s differs" % (sys.argv[3], k)); ok = False
+if mpi["backend"]["name"] != "mpi" or cpu["backend"]["name"] != "cpu":
+    print("  backend names", mpi["backend"]["name"], cpu["backend"]["name"]); ok = False
+if not mpi["backend"]["trace_equal"] or not mpi["backend"]["bitwise_expected"]:
+    print("  mpi trace_equal false"); ok = False
+if bits(mpi["backend"]["output"]) != bits(cpu["backend"]["output"]):
+    print("  per-rank outputs differ:", mpi["backend"]["output"], cpu["backend"]["output"]); ok = False
+if bits(mpi["backend"]["output"]) != bits(mpi["output"]):
+    print("  mpi output is not the trace's"); ok = False
+if "processes on 1 host" not in mpi["backend"]["ranks"]:
+    print("  describe:", mpi["backend"]["ranks"]); ok = False
+sys.exit(0 if ok else 1)
+EOF
+done
+
+# --- bench: the CPU ranks' rows, only rank 0 prints ------------------------------------
+small=(-b 4K -e 64K -f 4 -n 2 -w 1)
+"$BIN" bench all "${small[@]}" --backend cpu --algo ring --slices 1 --format json \
+    >"$tmp/bcpu.json" 2>"$tmp/err" || fail "bench all on cpu: $(cat "$tmp/err")"
+"$BIN" bench all "${small[@]}" --backend cpu --algo direct --slices 1 --format json \
+    >"$tmp/bcpud.json" 2>"$tmp/err" || fail "bench all --algo direct on cpu: $(cat "$tmp/err")"
+for algo in ring direct mpi; do
+    "${MPIRUN[@]}" -np 4 "$BIN" bench all "${small[@]}" --backend mpi --algo $algo --format json \
+        >"$tmp/b$algo.json" 2>"$tmp/err" || fail "bench all --algo $algo on mpi: exit $? $(cat "$tmp/err")"
+done
+python3 - "$tmp/bcpu.json" "$tmp/bring.json" "$tmp/bcpud.json" "$tmp/bdirect.json" "$tmp/bmpi.json" <<'EOF' || fail "bench json (see above)"
+import json, sys
+cpu, ring, cpud, direct, native = (json.load(open(f)) for f in sys.argv[1:6])
+ok = True
+def key(r):
+    return (r["collective"], r["size"], r["count"], r["redop"], r["root"], r["algorithm"], r["wrong"])
+for name, c, m in (("ring", cpu, ring), ("direct", cpud, direct)):
+    if m["backend"] != "mpi" or m["ranks"] != 4:
+        print("  %s: backend/ranks %r %r" % (name, m["backend"], m["ranks"])); ok = False
+    if [key(r) for r in c["rows"]] != [key(r) for r in m["rows"]]:
+        print("  %s rows differ:\n   cpu %r\n   mpi %r" % (name, [key(r) for r in c["rows"]], [key(r) for r in m["rows"]])); ok = False
+    if any(r["wrong"] != 0 or not r["busbw"] > 0 for r in m["rows"]):
+        print("  %s: wrong or busbw:" % name, m["rows"]); ok = False
+if len(native["rows"]) != 8 * 3 or any(r["algorithm"] != "mpi" or r["wrong"] != 0 for r in native["rows"]):
+    print("  --algo mpi rows:", [(r["collective"], r["algorithm"], r["wrong"]) for r in native["rows"]]); ok = False
+sys.exit(0 if ok else 1)
+EOF
+
+# Text: one header (rank 0 only), --within-node spans this host's 3 ranks.
+"${MPIRUN[@]}" -np 3 "$BIN" bench all_reduce -b 12K -n 2 -w 1 --backend mpi --within-node \
+    >"$tmp/text" 2>"$tmp/err" || fail "bench --within-node: exit $? $(cat "$tmp/err")"
+[ "$(grep -c '^# collviz bench' "$tmp/text")" -eq 1 ] || fail "bench text: header not printed exactly once: $(cat "$tmp/text")"
+grep -q "ranks:   mpi: 3 processes on 1 host" "$tmp/text" || fail "bench text: ranks line: $(grep ranks: "$tmp/text")"
+grep -q "3 MPI processes of 1 node" "$tmp/text" || fail "bench --within-node: not said: $(cat "$tmp/text")"
+grep -Eq '^ +12288 +3072 +float +sum +-1 +ring .* 0$' "$tmp/text" || fail "bench --within-node row: $(cat "$tmp/text")"
+[ -s "$tmp/err" ] && fail "bench: something on stderr: $(cat "$tmp/err")"
+
+# Bad input under mpirun: one line (rank 0 says it), exit 2.
+"${MPIRUN[@]}" -np 2 "$BIN" bench all_reduce --backend mpi --ranks 3 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -ne 0 ] || fail "bench --ranks 3 under -np 2: exit 0"
+[ "$(grep -c 'collviz: --ranks 3: the mpi backend runs on the 2 processes' "$tmp/err")" -eq 1 ] ||
+    fail "bench --ranks 3 under -np 2: want one line, got: $(cat "$tmp/err")"
+
+# #wrong counts a corrupted element (the test hook is only in the ASan build).
+if [ -n "$ASAN_BIN" ]; then
+    ASAN_OPTIONS=detect_leaks=0 CV_TEST_CORRUPT=2:5 "${MPIRUN[@]}" -x ASAN_OPTIONS -x CV_TEST_CORRUPT \
+        -np 4 "$ASAN_BIN" bench all_reduce -b 64K -n 1 -w 0 --backend mpi --format json \
+        >"$tmp/corrupt.json" 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 1 ] || fail "corrupted element: exit $rc, want 1 ($(tail -3 "$tmp/err"))"
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; sys.exit(0 if [x["wrong"] for x in r]==[1] else 1)' \
+        "$tmp/corrupt.json" 2>/dev/null || fail "corrupted element: #wrong not 1: $(cat "$tmp/corrupt.json")"
+fi
+
+# --- training across processes equals one device --------------------------------------
+for scheme in ddp tp pp; do
+    "${MPIRUN[@]}" -np 4 "$BIN" train $scheme --backend mpi --check --layers 4 --dim 64 \
+        --batch 16 --steps 2 >"$tmp/train" 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 0 ] || fail "train $scheme --backend mpi --check: exit $rc: $(tail -5 "$tmp/err")"
+    grep -Eq "check against the single-device reference: .*: ok$" "$tmp/train" ||
+        fail "train $scheme: no check line: $(tail -3 "$tmp/train")"
+    [ "$(grep -c '^collviz train' "$tmp/train")" -eq 1 ] || fail "train $scheme: not printed by rank 0 alone"
+    grep -q "backend mpi: mpi: 4 processes on 1 host" "$tmp/train" || fail "train $scheme: backend line: $(grep backend "$tmp/train")"
+    [ -s "$tmp/err" ] && fail "train $scheme: stderr: $(cat "$tmp/err")"
+done
+# Across processes the run is the CPU ranks' run: same losses, bit for bit (same plans,
+# same order of additions).
+"$BIN" train tp --check --layers 4 --dim 64 --batch 16 --steps 2 --format json >"$tmp/tcpu.json" 2>"$tmp/err" ||
+    fail "train tp on cpu: $(cat "$tmp/err")"
+"${MPIRUN[@]}" -np 4 "$BIN" train tp --backend mpi --check --layers 4 --dim 64 --batch 16 \
+    --steps 2 --format json >"$tmp/tmpi.json" 2>"$tmp/err" || fail "train tp json on mpi: $(cat "$tmp/err")"
+python3 - "$tmp/tcpu.json" "$tmp/tmpi.json" <<'EOF' || fail "train tp: mpi differs from cpu ranks (see above)"
+import json, sys
+c, m = (json.load(open(f)) for f in sys.argv[1:3])
+ok = m["backend"] == "mpi" and c["backend"] == "cpu"
+def losses(d): return [s["loss"] for s in d["steps"]]
+if losses(c) != losses(m): print("  losses", losses(c), losses(m)); ok = False
+if len(m["steps"]) != 2: ok = False
+sys.exit(0 if ok else 1)
+EOF
+# Refused across processes: --overlap (one line, from rank 0).
+"${MPIRUN[@]}" -np 2 "$BIN" train ddp --backend mpi --overlap --dim 64 --batch 16 >"$tmp/out" 2>"$tmp/err"
+[ "$(grep -c 'overlap: not on the mpi backend' "$tmp/err")" -eq 1 ] || fail "train --overlap on mpi: $(cat "$tmp/err")"
+
+[ "$fails" -eq 0 ] && echo "PASS: test_mpi.sh" || echo "FAIL: test_mpi.sh ($fails failures)"
+[ "$fails" -eq 0 ]

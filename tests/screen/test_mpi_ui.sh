@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The UI on an MPI job it starts itself: --mpi "mpirun --oversubscribe -np 4" runs
+# `collviz serve --backend mpi` as 4 processes; rank 0 talks to the UI. The panel says
+# what the ranks are, a measurement and the display-scale check run on the 4 processes,
+# and q ends the whole job: no process and no socket is left behind. Then a rank killed
+# under the UI is reported ("rank 2 lost") and the UI goes on measuring on local CPU ranks.
+# Skips (77) without mpirun or without the mpi backend in this build.
+. "$(dirname "$0")/lib.sh" "$1"
+if ! command -v mpirun >/dev/null; then
+    echo "SKIP: no mpirun (apt-get install openmpi-bin)"
+    exit 77
+fi
+if ! "$BIN" serve --backend mpi --help >/dev/null 2>&1 ||
+    "$BIN" bench all_reduce --backend mpi 2>&1 | grep -q "not built"; then
+    echo "SKIP: the mpi backend is not built into $BIN"
+    exit 77
+fi
+run=$(mktemp -d)
+chmod 700 "$run"
+export XDG_RUNTIME_DIR="$run"
+# As root, Open MPI's mpirun needs these; harmless otherwise.
+envs="XDG_RUNTIME_DIR=$run OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
+# the serve processes (not mpirun, whose command line holds the same words)
+job_procs() { pgrep -f "^[^ ]*collviz serve --backend mpi --socket $run/collviz/" || true; }
+all_procs() { pgrep -f "serve --backend mpi --socket $run/collviz/" || true; }
+cleanup() {
+    tm_cleanup_all
+    for p in $(all_procs); do kill -9 "$p" 2>/dev/null; done
+    rm -rf "$run"
+}
+trap cleanup EXIT
+
+LAUNCH='mpirun --oversubscribe -np 4'
+tm_start 200 50 "--mpi '$LAUNCH' --size 1M" $envs
+tm_wait "measured on mpi: all-reduce 1 MiB, W=4" 120 || fail "no measurement on the MPI job: $(tm_screen | head -5)"
+tm_wait "✓ animation = mpi" 30 || fail "no display-scale check on the MPI job"
+tm_screen | grep -q "mpi: 4 processes on 1 host" || fail "the panel does not say what the ranks are"
+# every rank box is labelled by its host (the facts rank 0 sent)
+[ "$(tm_screen | grep -o "rank [0-3] · $(hostname) process" | sort -u | wc -l)" -eq 4 ] ||
+    fail "rank boxes not labelled by host: $(tm_screen | grep -m1 'rank 0')"
+tm_screen | grep -qE "#wrong 0 +algo ring" || fail "no #wrong 0 on the MPI job"
+n=$(job_procs | wc -l)
+[ "$n" -eq 4 ] || fail "expected 4 serve processes, found $n"
+tm_keys q
+tm_wait "EXITED:0" 30 || fail "q did not exit"
+sleep 0.5
+left=$(all_procs)
+[ -z "$left" ] || fail "processes left behind after q: $left"
+pgrep -f "mpirun --oversubscribe -np 4 .*collviz serve" >/dev/null && fail "mpirun left behind"
+[ -z "$(ls -A "$run/collviz")" ] || fail "socket or log left behind: $(ls "$run/collviz")"
+tm_cleanup
+
+# A rank dies under the UI.
+tm_start 120 40 "--mpi '$LAUNCH' --size 1M" $envs
+tm_wait "measured on mpi: all-reduce 1 MiB, W=4" 120 || fail "no measurement before the kill"
+victim=""
+for p in $(job_procs); do
+    tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2 && victim=$p
+done
+[ -n "$victim" ] || fail "no rank 2 found"
+kill -9 "$victim"
+tm_wait "rank 2 lost" 20 || fail "the dead rank was not named: $(tm_screen | head -3)"
+tm_wait "on local CPU ranks now" 5 || fail "no word of the fallback"
+tm_keys ']'
+tm_wait "measured on cpu: all-reduce 2 MiB, W=4" 60 || fail "no measurement on local CPU ranks after the loss"
+left=$(all_procs)
+[ -z "$left" ] || fail "processes of the lost job left behind: $left"
+tm_keys q
+tm_wait "EXITED:0" 15 || fail "q did not exit after the loss"
+echo "ok: --mpi with 4 MPI processes measures and checks, q leaves nothing; a killed rank is named and the UI goes on on CPU ranks"

@@ -1,0 +1,438 @@
+/* test_serve.c - `collviz serve` and its client without MPI: a job on the CPU backend in a
+ * child process, reached through its private Unix socket with worker_connect(). A client
+ * measures (rows with #wrong 0), sweeps, checks, trains (the whole summary, equal to a run
+ * in this process) and cancels through the messages; a
+ * malformed frame, a job before hello and a second UI are refused and the job keeps
+ * serving; over TCP a wrong or missing token is refused in one line and the right one
+ * works; a socket directory that is not private (mode 0777, a symlink) or a socket that is
+ * not 0600 is refused before connecting; shutdown ends the job. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "core/util.h"
+#include "worker/proto.h"
+#include "worker/serve.h"
+#include "worker/worker.h"
+
+static char dir[256], sock[300];
+static pid_t job;
+static char tcp_addr[128], token[PROTO_TOKEN_MAX];
+
+/* Start `serve` in a child: Unix socket (tcp NULL) or TCP on an ephemeral port, whose
+ * address and token are read from the child's stdout. */
+static void start_job(const char *tcp)
+{
+    int out[2];
+    assert_int_equal(pipe(out), 0);
+    job = fork();
+    assert_true(job >= 0);
+    if (job == 0) {
+        close(out[0]);
+        dup2(out[1], STDOUT_FILENO);
+        int nul = open("/dev/null", 1);
+        dup2(nul, STDERR_FILENO);
+        struct backend *b;
+        char err[200];
+        if (backend_open("cpu", &b, err, sizeof err, NULL, 0) != CV_OK) _exit(3);
+        struct serve_opts o = {.socket = tcp ? NULL : sock, .tcp = tcp};
+        _exit(serve_run(b, &o));
+    }
+    close(out[1]);
+    FILE *f = fdopen(out[0], "r");
+    char line[300];
+    assert_non_null(fgets(line, sizeof line, f));
+    if (tcp) {
+        assert_int_equal(sscanf(line, "collviz serve: listening on %127s", tcp_addr), 1);
+        assert_non_null(fgets(line, sizeof line, f));
+        assert_int_equal(sscanf(line, "collviz serve: token %64s", token), 1);
+        assert_int_equal(strlen(token), 64);
+    } else {
+        char want[400];
+        snprintf(want, sizeof want, "collviz serve: listening on unix:%s (backend cpu)\n",
+                 sock);
+        assert_string_equal(line, want);
+    }
+    fclose(f);
+}
+
+static void stop_job(void)
+{
+    kill(job, SIGTERM);
+    int st;
+    waitpid(job, &st, 0);
+}
+
+static struct worker *client(const char *addr, const char *tok, char *err, size_t n)
+{
+    int fd;
+    bool tcp;
+    if (serve_dial(addr, &fd, &tcp, err, n) != CV_OK) return NULL;
+    return worker_connect(fd, tok, 10, err, n);
+}
+
+static int next_result(struct worker *w, struct result *r, double timeout_s)
+{
+    double deadline = now_s() + timeout_s;
+    for (;;) {
+        if (worker_poll(w, r)) return 1;
+        double left = deadline - now_s();
+        if (left <= 0) return 0;
+        struct pollfd pfd = {.fd = worker_fd(w), .events = POLLIN};
+        poll(&pfd, 1, (int)(left * 1000) + 1);
+    }
+}
+
+static struct job measure(size_t bytes)
+{
+    struct job j = {.kind = JOB_MEASURE};
+    j.measure.params = (struct bench_params){.coll = COLL_ALL_REDUCE,
+                                             .algo = ALGO_RING,
+                                             .op = OP_SUM,
+                                             .nranks = 4,
+                                             .bytes = bytes,
+                                             .iters = 3,
+                                             .warmup = 1,
+                                             .check = true,
+                                             .timeout_s = 30};
+    return j;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/collviz-test-serve-XXXXXX");
+    assert_non_null(mkdtemp(dir)); /* 0700 */
+    snprintf(sock, sizeof sock, "%s/job.sock", dir);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_measure_sweep_check(void **state)
+{
+    (void)state;
+    start_job(NULL);
+    struct stat st;
+    assert_int_equal(lstat(sock, &st), 0);
+    assert_true(S_ISSOCK(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0600);
+    char err[300];
+    char addr[320];
+    snprintf(addr, sizeof addr, "unix:%s", sock);
+    struct worker *w = client(addr, NULL, err, sizeof err);
+    if (!w) fail_msg("connect: %s", err);
+    assert_true(worker_remote(w));
+    const struct backend_facts *f = worker_facts(w);
+    assert_string_equal(f->name, "cpu");
+    assert_int_equal(f->max_ranks, CV_MAX_RANKS);
+    assert_non_null(strstr(f->desc[4], "4 ranks"));
+    assert_non_null(strstr(f->where, "collviz serve"));
+
+    struct job j = measure(64 * 1024);
+    uint64_t id = worker_post(w, &j);
+    assert_true(worker_busy(w));
+    struct result r;
+    assert_int_equal(next_result(w, &r, 30), 1);
+    assert_int_equal(r.job_id, id);
+    assert_int_equal(r.kind, JOB_MEASURE);
+    if (r.status != CV_OK) fail_msg("measure: %s", r.err);
+    assert_int_equal(r.measure.bytes, 64 * 1024);
+    assert_int_equal(r.measure.count, 16 * 1024);
+    assert_int_equal(r.measure.wrong, 0);
+    assert_int_equal(r.measure.nranks, 4);
+    assert_string_equal(r.measure.algo, "ring");
+    assert_true(r.measure.busbw > 0);
+    assert_string_equal(r.backend, "cpu");
+    assert_false(worker_busy(w));
+
+    struct job s = {.kind = JOB_SWEEP};
+    s.sweep.params = measure(0).measure.params;
+    s.sweep.min = 4096;
+    s.sweep.max = 16384;
+    s.sweep.factor = 2;
+    id = worker_post(w, &s);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(next_result(w, &r, 30), 1);
+        assert_int_equal(r.job_id, id);
+        assert_int_equal(r.status, CV_OK);
+        assert_int_equal(r.sweep.index, i);
+        assert_int_equal(r.sweep.total, 3);
+        assert_int_equal(r.sweep.row.bytes, (size_t)4096 << i);
+        assert_int_equal(r.sweep.row.wrong, 0);
+        assert_int_equal(r.last, i == 2);
+    }
+
+    struct job c = {.kind = JOB_CHECK,
+                    .check = {.coll = COLL_ALL_GATHER,
+                              .algo = ALGO_RING,
+                              .nranks = 5,
+                              .count = 7,
+                              .init = INIT_RANDOM,
+                              .seed = 3}};
+    worker_post(w, &c);
+    assert_int_equal(next_result(w, &r, 30), 1);
+    assert_int_equal(r.status, CV_OK);
+    assert_int_equal(r.check.mismatches, 0);
+
+    /* TRAIN: the whole summary comes back, equal to a run in this process */
+    struct job t = {.kind = JOB_TRAIN};
+    train_config_default(&t.train.cfg);
+    t.train.cfg.scheme = TRAIN_DDP;
+    t.train.cfg.nranks = 2;
+    t.train.cfg.layers = 2;
+    t.train.cfg.dim = 32;
+    t.train.cfg.batch = 8;
+    t.train.cfg.steps = 2;
+    id = worker_post(w, &t);
+    assert_int_equal(next_result(w, &r, 60), 1);
+    assert_int_equal(r.job_id, id);
+    if (r.status != CV_OK) fail_msg("train: %s", r.err);
+    assert_non_null(r.train.summary);
+    struct train_summary *here = xcalloc(1, sizeof *here);
+    assert_int_equal(train_summary_run(&t.train.cfg, here, NULL, err, sizeof err), CV_OK);
+    assert_int_equal(r.train.summary->steps_done, 2);
+    assert_int_equal(r.train.summary->nranks, here->nranks);
+    for (int k = 0; k < 2; k++) {
+        assert_true(r.train.summary->loss[k] == here->loss[k]);
+        assert_true(r.train.summary->ref_loss[k] == here->ref_loss[k]);
+    }
+    assert_int_equal(r.train.summary->nevents, here->nevents);
+    assert_true(r.train.summary->dev.within);
+    free(here);
+    result_free(&r);
+
+    /* cancel: a long sweep queued behind another is dropped without a word, the running
+     * one ends cancelled, and the worker goes idle */
+    s.sweep.min = 1 << 20;
+    s.sweep.max = 1 << 26;
+    s.sweep.params.iters = 50;
+    worker_post(w, &s);
+    uint64_t dropped = worker_post(w, &s);
+    assert_int_equal(next_result(w, &r, 60), 1); /* the first size of the first sweep */
+    worker_cancel(w);
+    double until = now_s() + 30;
+    bool saw_cancel = false;
+    while (now_s() < until && worker_busy(w)) {
+        if (next_result(w, &r, 1)) {
+            assert_true(r.job_id != dropped);
+            if (r.status == CV_ECANCELLED) saw_cancel = true;
+        }
+    }
+    assert_false(worker_busy(w));
+    while (next_result(w, &r, 0.3))
+        assert_true(r.job_id != dropped);
+    (void)saw_cancel; /* the running sweep may have been between sizes */
+
+    /* a second UI is refused while one is connected */
+    struct worker *w2 = client(addr, NULL, err, sizeof err);
+    assert_null(w2);
+    assert_non_null(strstr(err, "another UI is connected"));
+
+    /* shutdown ends the job */
+    worker_shutdown_job(w);
+    int stat;
+    until = now_s() + 10;
+    pid_t got = 0;
+    while (now_s() < until && (got = waitpid(job, &stat, WNOHANG)) == 0)
+        usleep(20000);
+    assert_int_equal(got, job);
+    assert_true(WIFEXITED(stat) && WEXITSTATUS(stat) == 0);
+    assert_int_equal(access(sock, F_OK), -1); /* the socket is removed */
+    char why[200];
+    until = now_s() + 5;
+    while (now_s() < until && !worker_lost(w, why, sizeof why))
+        usleep(20000);
+    assert_true(worker_lost(w, why, sizeof why));
+    worker_stop(w);
+}
+
+/* Raw bytes to the job: returns what comes back before it closes (0 = closed at once). */
+static size_t send_raw(const void *buf, size_t n, unsigned char *back, size_t cap)
+{
+    int fd;
+    bool tcp;
+    char err[200];
+    assert_int_equal(serve_dial(sock, &fd, &tcp, err, sizeof err), CV_OK);
+    assert_int_equal(send(fd, buf, n, MSG_NOSIGNAL), (ssize_t)n);
+    size_t got = 0;
+    for (;;) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        assert_int_equal(poll(&p, 1, 15000), 1); /* it answers or closes, never hangs */
+        ssize_t r = recv(fd, back + got, cap - got, 0);
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    close(fd);
+    return got;
+}
+
+static void measure_once(void)
+{
+    char err[300];
+    struct worker *w = client(sock, NULL, err, sizeof err);
+    if (!w) fail_msg("connect after a refusal: %s", err);
+    struct job j = measure(4096);
+    worker_post(w, &j);
+    struct result r;
+    assert_int_equal(next_result(w, &r, 30), 1);
+    assert_int_equal(r.status, CV_OK);
+    assert_int_equal(r.measure.wrong, 0);
+    worker_stop(w);
+}
+
+static void test_malformed_refused(void **state)
+{
+    (void)state;
+    start_job(NULL);
+    unsigned char back[4096];
+    /* garbage: closed without an answer */
+    assert_int_equal(send_raw("GET / HTTP/1.0\r\n\r\n", 18, back, sizeof back), 0);
+    measure_once();
+    /* a header announcing more than the limit */
+    unsigned char h[PROTO_HDR] = {'C',         'V', 'Z',  'P',  PROTO_VERSION, 0,
+                                  PROTO_HELLO, 0,   0xff, 0xff, 0xff,          0x7f};
+    assert_int_equal(send_raw(h, sizeof h, back, sizeof back), 0);
+    measure_once();
+    /* a job before hello: refused with a reason */
+    struct proto_msg m = {.type = PROTO_JOB};
+    m.job = measure(4096);
+    unsigned char *f;
+    size_t n;
+    assert_int_equal(proto_encode(&m, &f, &n, NULL, 0), CV_OK);
+    size_t got = send_raw(f, n, back, sizeof back);
+    free(f);
+    struct proto_msg ans;
+    assert_int_equal(proto_decode(back, got, &ans, NULL, 0), CV_OK);
+    assert_int_equal(ans.type, PROTO_REFUSED);
+    assert_non_null(strstr(ans.refused.why, "before hello"));
+    /* hello, then a job whose collective is out of range: closed after the facts */
+    struct proto_msg hello = {.type = PROTO_HELLO};
+    unsigned char *fh, *fj;
+    size_t nh, nj;
+    assert_int_equal(proto_encode(&hello, &fh, &nh, NULL, 0), CV_OK);
+    assert_int_equal(proto_encode(&m, &fj, &nj, NULL, 0), CV_OK);
+    fj[PROTO_HDR + 12] = 99; /* params.coll */
+    unsigned char *both = xmalloc(nh + nj);
+    memcpy(both, fh, nh);
+    memcpy(both + nh, fj, nj);
+    got = send_raw(both, nh + nj, back, sizeof back);
+    assert_int_equal(proto_decode(back, got, &ans, NULL, 0), CV_OK); /* only the facts */
+    assert_int_equal(ans.type, PROTO_FACTS);
+    free(both);
+    free(fh);
+    free(fj);
+    /* a header cut short, then the connection ends */
+    assert_int_equal(send_raw("CVZP", 4, back, sizeof back), 0);
+    measure_once(); /* still serving */
+    stop_job();
+}
+
+static void test_tcp_token(void **state)
+{
+    (void)state;
+    start_job("127.0.0.1:0");
+    assert_int_equal(strncmp(tcp_addr, "tcp:127.0.0.1:", 14), 0);
+    char err[300];
+    struct worker *w = client(tcp_addr, "0000", err, sizeof err);
+    assert_null(w);
+    assert_non_null(strstr(err, "wrong token"));
+    assert_null(strchr(err, '\n'));
+    w = client(tcp_addr, "", err, sizeof err);
+    assert_null(w);
+    assert_non_null(strstr(err, "wrong token"));
+    char almost[PROTO_TOKEN_MAX];
+    snprintf(almost, sizeof almost, "%s", token);
+    almost[63] = almost[63] == 'a' ? 'b' : 'a';
+    assert_null(client(tcp_addr, almost, err, sizeof err));
+    w = client(tcp_addr, token, err, sizeof err);
+    if (!w) fail_msg("the right token: %s", err);
+    struct job j = measure(4096);
+    worker_post(w, &j);
+    struct result r;
+    assert_int_equal(next_result(w, &r, 30), 1);
+    assert_int_equal(r.measure.wrong, 0);
+    worker_stop(w);
+    stop_job();
+    /* constant-time compare: equal only when equal */
+    assert_true(serve_token_equal("abc", "abc"));
+    assert_false(serve_token_equal("abc", "abd"));
+    assert_false(serve_token_equal("abc", "ab"));
+    assert_false(serve_token_equal("abc", "abcd"));
+    assert_false(serve_token_equal("abc", ""));
+}
+
+static void test_not_private_refused(void **state)
+{
+    (void)state;
+    char err[300];
+    int fd;
+    bool tcp;
+    start_job(NULL);
+    /* the directory opened to everyone */
+    assert_int_equal(chmod(dir, 0777), 0);
+    assert_int_equal(serve_dial(sock, &fd, &tcp, err, sizeof err), CV_EINVAL);
+    assert_non_null(strstr(err, "is not private"));
+    assert_null(strchr(err, '\n'));
+    assert_int_equal(chmod(dir, 0700), 0);
+    /* the socket itself opened to the group */
+    assert_int_equal(chmod(sock, 0660), 0);
+    assert_int_equal(serve_dial(sock, &fd, &tcp, err, sizeof err), CV_EINVAL);
+    assert_non_null(strstr(err, "not our private socket"));
+    assert_int_equal(chmod(sock, 0600), 0);
+    /* a symlink in place of the directory */
+    char link[300], via[400];
+    snprintf(link, sizeof link, "%s-link", dir);
+    unlink(link);
+    assert_int_equal(symlink(dir, link), 0);
+    snprintf(via, sizeof via, "%s/job.sock", link);
+    assert_int_equal(serve_dial(via, &fd, &tcp, err, sizeof err), CV_EINVAL);
+    assert_non_null(strstr(err, "is not a directory"));
+    unlink(link);
+    /* nothing listening */
+    assert_int_equal(
+        serve_dial("unix:/nonexistent-dir-of-collviz/x.sock", &fd, &tcp, err, sizeof err),
+        CV_EINVAL);
+    assert_int_equal(serve_dial(sock, &fd, &tcp, err, sizeof err), CV_OK); /* all fine again */
+    close(fd);
+    stop_job();
+    /* serve refuses a directory that is not private too */
+    assert_int_equal(chmod(dir, 0755), 0);
+    struct backend *b;
+    assert_int_equal(backend_open("cpu", &b, err, sizeof err, NULL, 0), CV_OK);
+    struct serve_opts o = {.socket = sock};
+    assert_int_equal(serve_run(b, &o), 2);
+    assert_int_equal(chmod(dir, 0700), 0);
+}
+
+int main(void)
+{
+    signal(SIGPIPE, SIG_IGN);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_measure_sweep_check, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_malformed_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tcp_token, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_not_private_refused, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
