@@ -229,6 +229,15 @@ static int ui_open_backend(struct app *a, const char *name)
 {
     char err[200] = "", why[200] = "";
     struct backend *b = NULL;
+    /* Ranks that are processes exist only under a launcher, and the screens never run
+     * there (mpirun gives rank 0 no real terminal). */
+    if (backend_caps_of(name) & BACKEND_CAP_PROCESSES) {
+        fprintf(stderr,
+                "collviz: --backend %s: the screens do not run as MPI ranks; measure with "
+                "mpirun -np N collviz bench|trace|train ... --backend %s\n",
+                name, name);
+        return 2;
+    }
     int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
     if (rc != CV_OK && backend_kind_of(name) == BACKEND_NCCL) {
         const char *reason = err;
