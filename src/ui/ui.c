@@ -265,8 +265,10 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         return 2;
     }
     if (o->backend_set && !o->mpi && backend_kind_of(o->backend) == BACKEND_MPI) {
-        fprintf(stderr, "collviz: --backend mpi: the visualizer runs outside the job; start "
-                        "one with --mpi \"mpirun -np 4\" (or --connect to one)\n");
+        fprintf(stderr,
+                "collviz: --backend mpi: the screens do not run as MPI ranks; start the job "
+                "with --mpi \"mpirun -np 4\" (or measure with mpirun -np N collviz "
+                "bench|trace|train ... --backend mpi)\n");
         return 2;
     }
     if (o->token && !o->connect) {

@@ -77,7 +77,7 @@ one_line "--token goes with --connect" "$BIN" --token abc
 one_line "has its own backend" "$BIN" --connect "$tmp/priv/job.sock" --backend cpu
 one_line "empty launch command" "$BIN" --mpi ""
 if "$BIN" serve --help | grep -q "cpu, nccl or mpi"; then
-    one_line "--backend mpi: the visualizer runs outside the job" "$BIN" --backend mpi
+    one_line "the screens do not run as MPI ranks; start the job with --mpi" "$BIN" --backend mpi
 fi
 one_line "serve --stall: bad value 'x'" "$BIN" serve --stall x
 one_line "exclude each other" "$BIN" serve --socket "$tmp/priv/x.sock" --tcp 0
