@@ -265,8 +265,10 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         return 2;
     }
     if (o->backend_set && !o->mpi && backend_kind_of(o->backend) == BACKEND_MPI) {
-        fprintf(stderr, "collviz: --backend mpi: the visualizer runs outside the job; start "
-                        "one with --mpi \"mpirun -np 4\" (or --connect to one)\n");
+        fprintf(stderr,
+                "collviz: --backend mpi: the screens do not run as MPI ranks; start the job "
+                "with --mpi \"mpirun -np 4\" (or measure with mpirun -np N collviz "
+                "bench|trace|train ... --backend mpi)\n");
         return 2;
     }
     if (o->token && !o->connect) {
@@ -280,8 +282,6 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
     return -1;
 }
 
-/* Open the backend and start the worker, with the UI's signals blocked so every thread
- * created here inherits a mask that leaves them to the main thread. */
 /* --mpi / --connect: the worker talks to a job (worker/serve.h). Fails with one line and
  * status 2: the user asked for that job, so no silent local fallback at start. */
 static int ui_open_remote(struct app *a, const struct ui_opts *o)
@@ -316,41 +316,41 @@ static int ui_open_remote(struct app *a, const struct ui_opts *o)
     return -1;
 }
 
+/* Open the backend and start the worker (or reach the job), with the UI's signals blocked
+ * so every thread created here inherits a mask that leaves them to the main thread. */
 static int ui_open_backend(struct app *a, const struct ui_opts *o)
 {
     if (o->mpi || o->connect) return ui_open_remote(a, o);
     const char *name = o->backend;
-    {
-        char err[200] = "", why[200] = "";
-        struct backend *b = NULL;
-        int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
-        if (rc != CV_OK && backend_kind_of(name) == BACKEND_NCCL) {
-            const char *reason = err;
-            if (strncmp(reason, "nccl: ", 6) == 0) reason += 6;
-            if (strncmp(reason, "unavailable - ", 14) == 0) reason += 14;
-            fprintf(stderr, "collviz: --backend nccl: unavailable - %s\n", reason);
-            return 2;
-        }
-        if (rc != CV_OK && strcmp(name, "auto") == 0) {
-            snprintf(why, sizeof why, "%s", err);
-            rc = backend_open("cpu", &b, err, sizeof err, NULL, 0);
-        }
-        /* Why NCCL was passed over is shown by the panel's nccl line and the b overlay. */
-        if (rc != CV_OK) {
-            hw_record_backend(&a->hw, name, NULL, why);
-            snprintf(a->backend_note, sizeof a->backend_note, "no backend: %s (animation only)",
-                     err);
-            return -1;
-        }
-        struct worker *w = worker_start(b, err, sizeof err);
-        if (!w) {
-            backend_close(b);
-            hw_record_backend(&a->hw, name, NULL, why);
-            snprintf(a->backend_note, sizeof a->backend_note, "no worker: %s (animation only)",
-                     err);
-        } else {
-            app_use_worker(a, w, name, why);
-        }
+    char err[200] = "", why[200] = "";
+    struct backend *b = NULL;
+    int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
+    if (rc != CV_OK && backend_kind_of(name) == BACKEND_NCCL) {
+        const char *reason = err;
+        if (strncmp(reason, "nccl: ", 6) == 0) reason += 6;
+        if (strncmp(reason, "unavailable - ", 14) == 0) reason += 14;
+        fprintf(stderr, "collviz: --backend nccl: unavailable - %s\n", reason);
+        return 2;
+    }
+    if (rc != CV_OK && strcmp(name, "auto") == 0) {
+        snprintf(why, sizeof why, "%s", err);
+        rc = backend_open("cpu", &b, err, sizeof err, NULL, 0);
+    }
+    /* Why NCCL was passed over is shown by the panel's nccl line and the b overlay. */
+    if (rc != CV_OK) {
+        hw_record_backend(&a->hw, name, NULL, why);
+        snprintf(a->backend_note, sizeof a->backend_note, "no backend: %s (animation only)",
+                 err);
+        return -1;
+    }
+    struct worker *w = worker_start(b, err, sizeof err);
+    if (!w) {
+        backend_close(b);
+        hw_record_backend(&a->hw, name, NULL, why);
+        snprintf(a->backend_note, sizeof a->backend_note, "no worker: %s (animation only)",
+                 err);
+    } else {
+        app_use_worker(a, w, name, why);
     }
     return -1;
 }

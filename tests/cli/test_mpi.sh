@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_mpi.sh - the mpi backend across processes (mpirun --oversubscribe, small sizes):
-#   - without a launcher, --backend mpi says how to launch it in one line and exits 2;
+#   - without a launcher, --backend mpi says how to launch it in one line and exits 2 (the
+#     screens refuse it the same way);
 #   - `trace --backend mpi` under mpirun gives every rank's receive buffer bit for bit equal
 #     to `trace --backend cpu` (JSON compared), for every collective and algorithm, refined
 #     plans and uneven world sizes too;
@@ -46,6 +47,13 @@ for cmd in "bench all_reduce" "trace all_reduce" "train ddp --steps 1"; do
     grep -q "mpirun -np N collviz" "$tmp/err" || fail "$cmd without mpirun: no launch hint: $(cat "$tmp/err")"
     [ -s "$tmp/out" ] && fail "$cmd without mpirun: printed on stdout"
 done
+
+# The visualizer never runs as MPI ranks: one line, exit 2, before it touches the terminal.
+nolaunch "$BIN" --backend mpi </dev/null >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "collviz --backend mpi (screens): exit $rc, want 2"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "the screens do not run as MPI ranks" "$tmp/err" ||
+    fail "collviz --backend mpi (screens): $(cat "$tmp/err")"
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none

@@ -56,7 +56,7 @@ one_line "is not private" "$BIN" serve --socket "$tmp/open/job.sock"
 # TCP: localhost, a token, and the token is required
 "$BIN" serve --tcp 127.0.0.1:0 >"$tmp/tcp.out" 2>"$tmp/tcp.err" &
 pids+=($!)
-wait_for_line() { for _ in $(seq 100); do grep -q token "$tmp/tcp.out" && return 0; sleep 0.1; done; return 1; }
+wait_for_line() { for _ in $(seq 100); do grep -q token "$tmp/tcp.out" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
 wait_for_line || fail "TCP serve printed no token: $(cat "$tmp/tcp.err")"
 addr=$(sed -n 's/^collviz serve: listening on \(tcp:[^ ]*\) .*/\1/p' "$tmp/tcp.out")
 token=$(sed -n 's/^collviz serve: token //p' "$tmp/tcp.out")
@@ -64,7 +64,7 @@ case "$addr" in tcp:127.0.0.1:[0-9]*) ;; *) fail "TCP serve not on 127.0.0.1: '$
 echo "$token" | grep -qE '^[0-9a-f]{64}$' || fail "token is not 64 hex digits: '$token'"
 "$BIN" serve --tcp 0 >"$tmp/tcp0.out" 2>&1 &
 pids+=($!)
-for _ in $(seq 50); do grep -q listening "$tmp/tcp0.out" && break; sleep 0.1; done
+for _ in $(seq 50); do grep -q listening "$tmp/tcp0.out" 2>/dev/null && break; sleep 0.1; done
 grep -q "listening on tcp:127.0.0.1:" "$tmp/tcp0.out" || fail "--tcp PORT did not bind localhost: $(cat "$tmp/tcp0.out")"
 one_line "needs --token" "$BIN" --connect "$addr"
 one_line "wrong token" "$BIN" --connect "$addr" --token 0000
@@ -77,7 +77,7 @@ one_line "--token goes with --connect" "$BIN" --token abc
 one_line "has its own backend" "$BIN" --connect "$tmp/priv/job.sock" --backend cpu
 one_line "empty launch command" "$BIN" --mpi ""
 if "$BIN" serve --help | grep -q "cpu, nccl or mpi"; then
-    one_line "--backend mpi: the visualizer runs outside the job" "$BIN" --backend mpi
+    one_line "the screens do not run as MPI ranks; start the job with --mpi" "$BIN" --backend mpi
 fi
 one_line "serve --stall: bad value 'x'" "$BIN" serve --stall x
 one_line "exclude each other" "$BIN" serve --socket "$tmp/priv/x.sock" --tcp 0

@@ -948,13 +948,15 @@ static void test_registry(void **state)
 {
     (void)state;
     const char *const *names = backend_names();
-    assert_string_equal(names[0], "cpu");
+    int k = 0;
+    assert_string_equal(names[k++], "cpu");
 #ifdef HAVE_NCCL
-    assert_string_equal(names[1], "nccl");
-    assert_null(names[2]);
-#else
-    assert_null(names[1]);
+    assert_string_equal(names[k++], "nccl");
 #endif
+#ifdef HAVE_MPI
+    assert_string_equal(names[k++], "mpi");
+#endif
+    assert_null(names[k]);
     struct backend *b = (struct backend *)1;
     char err[256], why[256];
     assert_int_equal(backend_open("bogus", &b, err, sizeof err, NULL, 0), CV_EINVAL);
@@ -996,6 +998,11 @@ static void test_registry(void **state)
     assert_int_equal(backend_caps_of("nccl"),
                      BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_NCCL_ENV);
     assert_int_equal(backend_caps_of("bogus"), 0);
+    /* mpi: ranks are processes; only under a launcher (built or not, the kind is known). */
+    assert_int_equal(backend_kind_of("mpi"), BACKEND_MPI);
+    assert_int_equal(backend_caps_of("mpi"), BACKEND_CAP_EXACT_REDUCTION |
+                                                 BACKEND_CAP_PROCESSES |
+                                                 BACKEND_CAP_NATIVE_COLL);
     b = open_cpu();
     assert_int_equal(b->ops->kind, BACKEND_CPU);
     assert_int_equal(b->ops->caps, backend_caps_of("cpu"));

@@ -70,6 +70,8 @@ struct nccl_state {
     bool mp;
     int me, world, dev, nhosts;
     char host[64];
+    char hosts[CV_MAX_RANKS][64]; /* every rank's host and GPU, for the rank labels */
+    int devs[CV_MAX_RANKS];
     int ncomm; /* ranks of the live communicators; 0 = none */
     ncclComm_t comm[CV_MAX_RANKS];
     cudaStream_t stream[CV_MAX_RANKS];
@@ -324,6 +326,14 @@ static int nccl_open(struct backend *b, char *err, size_t errlen)
                                                 "own (%d visible)",
                         w.size > CV_MAX_RANKS ? w.size : w.local_rank,
                         w.size > CV_MAX_RANKS ? CV_MAX_RANKS : in->ngpus);
+            mpi_boot_stop();
+            st->mp = false;
+            goto out;
+        }
+        int mine[1] = {st->dev};
+        if (mpi_boot_allgather(st->host, st->hosts, sizeof st->host) != CV_OK ||
+            mpi_boot_allgather(mine, st->devs, sizeof mine) != CV_OK) {
+            rc = cv_err(err, errlen, CV_EUNAVAIL, "MPI_Allgather of the hosts failed");
             mpi_boot_stop();
             st->mp = false;
             goto out;
@@ -974,8 +984,10 @@ static void nccl_rank_label(struct backend *b, int rank, char *buf, size_t n)
 {
     const struct nccl_info *in = &nccl_st(b)->info;
     const struct nccl_state *st = nccl_st(b);
-    if (st->mp)
-        snprintf(buf, n, "rank %d \u00b7 process", rank);
+    if (st->mp && rank >= 0 && rank < st->world)
+        snprintf(buf, n, "%s \u00b7 GPU %d", st->hosts[rank], st->devs[rank]);
+    else if (st->mp)
+        snprintf(buf, n, "rank %d", rank);
     else if (rank < 0 || rank >= in->ngpus)
         snprintf(buf, n, "GPU %d", rank);
     else
