@@ -259,9 +259,22 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
     char err[256] = "";
     int rc = backend_open("nccl", &b, err, sizeof err, NULL, 0);
     int gpus = 0;
+    bool across = false;
+    int me = 0;
     if (b) {
         gpus = b->ops->max_ranks(b);
+        across = backend_multiprocess(b);
+        me = backend_proc_rank(b);
         backend_close(b);
+    }
+    /* Under an MPI launcher NCCL is one GPU per process; training does not run that way
+     * yet (it drives every GPU from one process), so it is refused rather than run once
+     * per process. */
+    if (rc == CV_OK && across) {
+        snprintf(err, sizeof err,
+                 "training across processes on NCCL is not there yet (run train without "
+                 "mpirun, or --backend mpi)");
+        rc = CV_EUNAVAIL;
     }
     if (rc == CV_OK && gpus < o->cfg.nranks) {
         snprintf(err, sizeof err, "--ranks %d needs %d GPUs (one per rank), %d usable",
@@ -275,7 +288,7 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
     }
 #endif
     if (want_nccl) {
-        if (rc != CV_OK) return cli_usage_error("train: --backend nccl: %s", err);
+        if (rc != CV_OK) return me ? 2 : cli_usage_error("train: --backend nccl: %s", err);
         o->cfg.backend = BACKEND_NCCL;
         return -1;
     }
