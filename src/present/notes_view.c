@@ -26,26 +26,11 @@
 #include "../ui/kit/text.h"
 #include "../ui/kit/theme.h"
 #include "notes_ipc.h"
+#include "../ui/kit/term.h"
 
 #define NOTES_MIN_COLS 30
 #define NOTES_MIN_ROWS 10
 #define NOTES_RETRY_MS 500
-
-static volatile sig_atomic_t nv_signal;
-static bool nv_curses_on;
-
-static void nv_on_signal(int sig)
-{
-    nv_signal = sig;
-}
-
-static void nv_fatal_hook(void)
-{
-    if (nv_curses_on) {
-        endwin();
-        nv_curses_on = false;
-    }
-}
 
 struct nv {
     const char *name;
@@ -261,7 +246,7 @@ static void nv_loop(struct nv *v, const sigset_t *waitmask)
 {
     bool quit = false;
     double next_try = 0;
-    while (!quit && !nv_signal) {
+    while (!quit && !term_signal) {
         if (v->fd < 0 && now_s() >= next_try) {
             nv_try_connect(v);
             next_try = now_s() + NOTES_RETRY_MS / 1000.0;
@@ -274,7 +259,7 @@ static void nv_loop(struct nv *v, const sigset_t *waitmask)
                                 {.fd = v->fd, .events = POLLIN}};
         struct timespec ts = {timeout / 1000, (long)(timeout % 1000) * 1000000L};
         int rc = ppoll(fds, v->fd >= 0 ? 2 : 1, &ts, waitmask);
-        if (nv_signal) break;
+        if (term_signal) break;
         if (rc < 0 && errno != EINTR) break;
         if (rc > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             int ch;
@@ -353,7 +338,7 @@ int notes_view_main(int argc, char **argv)
     sigdelset(&waitmask, SIGHUP);
     sigdelset(&waitmask, SIGWINCH);
 
-    util_set_fatal_hook(nv_fatal_hook);
+    util_set_fatal_hook(term_fatal_hook);
     SCREEN *scr = newterm(NULL, stdout, stdin);
     if (!scr) {
         fprintf(stderr, "collviz notes: cannot start the terminal UI (TERM=%s)\n",
@@ -362,7 +347,7 @@ int notes_view_main(int argc, char **argv)
         return 1;
     }
     set_term(scr);
-    nv_curses_on = true;
+    term_curses_on = true;
     cbreak();
     noecho();
     nonl();
@@ -371,7 +356,7 @@ int notes_view_main(int argc, char **argv)
     set_escdelay(50);
     curs_set(0);
     theme_init(&v.th, want_color);
-    struct sigaction sa = {.sa_handler = nv_on_signal};
+    struct sigaction sa = {.sa_handler = term_on_signal};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
@@ -385,11 +370,11 @@ int notes_view_main(int argc, char **argv)
 
     endwin();
     delscreen(scr);
-    nv_curses_on = false;
+    term_curses_on = false;
     util_set_fatal_hook(NULL);
     if (v.fd >= 0) close(v.fd);
     notes_reader_free(&v.rd);
-    int sig = nv_signal;
+    int sig = term_signal;
     if (sig) {
         signal(sig, SIG_DFL);
         sigprocmask(SIG_UNBLOCK, &block, NULL);

@@ -37,25 +37,10 @@
 #include "deck.h"
 #include "notes_ipc.h"
 #include "playout.h"
+#include "../ui/kit/term.h"
 
 #define PRES_POLL_S 1.0 /* lesson files' mtime */
 #define PRES_STOP_WAIT_S 3.0
-
-static volatile sig_atomic_t pres_signal;
-static bool pres_curses_on;
-
-static void pres_on_signal(int sig)
-{
-    pres_signal = sig;
-}
-
-static void pres_fatal_hook(void)
-{
-    if (pres_curses_on) {
-        endwin();
-        pres_curses_on = false;
-    }
-}
 
 /* A watched file: a lesson, or the folder (files added, removed, renamed). */
 struct pres_watch {
@@ -564,7 +549,7 @@ static int pres_timeout_ms(const struct pres *p, double now)
 static void pres_loop(struct pres *p, const sigset_t *waitmask)
 {
     bool quit = false;
-    while (!quit && !pres_signal) {
+    while (!quit && !term_signal) {
         double now = now_s();
         if (now >= p->next_poll) {
             p->next_poll = now + PRES_POLL_S;
@@ -588,7 +573,7 @@ static void pres_loop(struct pres *p, const sigset_t *waitmask)
                                 {.fd = p->a->w ? worker_fd(p->a->w) : -1, .events = POLLIN}};
         struct timespec ts = {timeout / 1000, (long)(timeout % 1000) * 1000000L};
         int rc = ppoll(fds, 3, &ts, waitmask);
-        if (pres_signal) break;
+        if (term_signal) break;
         if (rc < 0 && errno != EINTR) break;
         if (rc > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             int ch;
@@ -823,7 +808,7 @@ int present_main(int argc, char **argv)
     if (notes_server_open(&p->ns, p->name, err, sizeof err) != CV_OK)
         snprintf(p->msg, sizeof p->msg, "no speaker notes: %.200s", err);
 
-    util_set_fatal_hook(pres_fatal_hook);
+    util_set_fatal_hook(term_fatal_hook);
     SCREEN *scr = newterm(NULL, stdout, stdin);
     if (!scr) {
         fprintf(stderr, "collviz: cannot start the terminal UI (TERM=%s)\n",
@@ -834,7 +819,7 @@ int present_main(int argc, char **argv)
         return 1;
     }
     set_term(scr);
-    pres_curses_on = true;
+    term_curses_on = true;
     cbreak();
     noecho();
     nonl();
@@ -848,7 +833,7 @@ int present_main(int argc, char **argv)
         p->black_pair = (short)(COLOR_PAIRS > 255 ? 255 : COLOR_PAIRS - 1);
         init_pair(p->black_pair, COLOR_BLACK, COLOR_BLACK);
     }
-    struct sigaction sa = {.sa_handler = pres_on_signal};
+    struct sigaction sa = {.sa_handler = term_on_signal};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
@@ -864,9 +849,9 @@ int present_main(int argc, char **argv)
 
     endwin();
     delscreen(scr);
-    pres_curses_on = false;
+    term_curses_on = false;
     util_set_fatal_hook(NULL);
-    int sig = pres_signal;
+    int sig = term_signal;
     notes_server_close(p->ns);
     p->ns = NULL;
     if (!pres_stop_worker(a)) {

@@ -32,23 +32,7 @@
 #include "frame.h"
 #include "screens/lesson/lesson_ui.h"
 #include "screens/screens.h"
-
-static volatile sig_atomic_t ui_signal;
-static bool ui_curses_on;
-
-static void ui_on_signal(int sig)
-{
-    ui_signal = sig;
-}
-
-/* The one fatal path (util_fatal) ends curses mode first so its message is readable. */
-static void ui_fatal_hook(void)
-{
-    if (ui_curses_on) {
-        endwin();
-        ui_curses_on = false;
-    }
-}
+#include "kit/term.h"
 
 static void ui_usage(FILE *f)
 {
@@ -360,7 +344,7 @@ static bool ui_start_curses(struct app *a, bool want_color)
     SCREEN *scr = newterm(NULL, stdout, stdin);
     if (!scr) return false;
     set_term(scr);
-    ui_curses_on = true;
+    term_curses_on = true;
     cbreak();
     noecho();
     nonl();
@@ -476,7 +460,7 @@ static bool ui_job_lost(struct app *a)
 static void ui_loop(struct app *a, const sigset_t *waitmask)
 {
     bool quit = false, dirty = true;
-    while (!quit && !ui_signal) {
+    while (!quit && !term_signal) {
         if (dirty) {
             frame_draw(a);
             dirty = false;
@@ -487,7 +471,7 @@ static void ui_loop(struct app *a, const sigset_t *waitmask)
         struct timespec ts = {timeout / 1000, (long)(timeout % 1000) * 1000000L};
         int rc = ppoll(fds, a->w ? 2 : 1, timeout >= 0 ? &ts : NULL, waitmask);
         if (rc < 0 && errno != EINTR) break;
-        if (ui_signal) break;
+        if (term_signal) break;
         if (rc < 0 || (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             int ch;
             while (!quit && (ch = getch()) != ERR) {
@@ -556,7 +540,7 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
         free(a);
         return 2;
     }
-    util_set_fatal_hook(ui_fatal_hook);
+    util_set_fatal_hook(term_fatal_hook);
     if (!ui_start_curses(a, want_color)) {
         fprintf(stderr, "collviz: cannot start the terminal UI (TERM=%s)\n",
                 getenv("TERM") ? getenv("TERM") : "unset");
@@ -566,7 +550,7 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
         free(a);
         return 1;
     }
-    struct sigaction sa = {.sa_handler = ui_on_signal};
+    struct sigaction sa = {.sa_handler = term_on_signal};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
@@ -576,7 +560,7 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
     char err[240];
     if (start && app_set_scene(a, start, err, sizeof err) != CV_OK) {
         endwin();
-        ui_curses_on = false;
+        term_curses_on = false;
         util_set_fatal_hook(NULL);
         fprintf(stderr, "collviz: %s\n", err);
         ui_stop_worker(a);
@@ -589,9 +573,9 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
     ui_loop(a, &waitmask);
 
     endwin();
-    ui_curses_on = false;
+    term_curses_on = false;
     util_set_fatal_hook(NULL);
-    int sig = ui_signal;
+    int sig = term_signal;
     if (!ui_stop_worker(a)) {
         /* A collective is still running in the worker: end the process without joining
          * it (and without atexit handlers racing with it). The terminal is already back. */
