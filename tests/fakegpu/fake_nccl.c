@@ -913,8 +913,13 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
         if (fd < 0 || ftruncate(fd, sizeof *m->h) != 0)
             fk_die("ncclCommInitRank: cannot create the shared segment %s", m->name);
     } else {
-        /* Rank 0 creates it; wait for it to appear. */
-        while ((fd = shm_open(m->name, O_RDWR, 0)) < 0) {
+        /* Rank 0 creates it; wait for it to appear and to have its size: between rank 0's
+         * shm_open and its ftruncate the segment is empty, and touching a mapping past the
+         * end of the file is a SIGBUS. */
+        struct stat st;
+        while ((fd = shm_open(m->name, O_RDWR, 0)) < 0 || fstat(fd, &st) != 0 ||
+               (size_t)st.st_size < sizeof *m->h) {
+            if (fd >= 0) close(fd);
             if (fk_mp_now() - t0 > fk_mp_watchdog())
                 fk_die("ncclCommInitRank: rank 0 never created %s", m->name);
             usleep(1000);

@@ -19,6 +19,11 @@ fail() {
     echo "FAIL: $*"
     fails=$((fails + 1))
 }
+# What went wrong, from a run's stderr: our own and the sanitizers' lines first (mpirun's
+# closing box names only the process and its exit code).
+why() {
+    grep -m8 -E 'collviz|fakegpu|Sanitizer|runtime error|#[0-9]+ 0x' "$1" || tail -3 "$1"
+}
 command -v mpirun >/dev/null || {
     echo "SKIP: no mpirun (apt-get install openmpi-bin)"
     exit 77
@@ -37,7 +42,7 @@ for np in 2 3 4; do
     "${MPIRUN[@]}" -np $np "$BIN" bench all --backend nccl -b 4K -e 16K -f 4 -n 2 -w 1 \
         --format json >"$tmp/b$np.json" 2>"$tmp/err"
     rc=$?
-    [ "$rc" -eq 0 ] || fail "np $np: bench all --backend nccl: exit $rc: $(tail -3 "$tmp/err")"
+    [ "$rc" -eq 0 ] || fail "np $np: bench all --backend nccl: exit $rc: $(why "$tmp/err")"
     python3 - "$tmp/b$np.json" "$np" <<'EOF' || fail "np $np: bench JSON (see above)"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -52,7 +57,7 @@ EOF
 done
 
 "${MPIRUN[@]}" -np 4 "$BIN" bench all_reduce --backend nccl -b 64K -n 2 -w 1 >"$tmp/text" 2>"$tmp/err" ||
-    fail "np 4: bench text: $(tail -3 "$tmp/err")"
+    fail "np 4: bench text: $(why "$tmp/err")"
 grep -q "ranks:   nccl: 4 processes on 1 host, one GPU each" "$tmp/text" ||
     fail "ranks line: $(grep 'ranks:' "$tmp/text")"
 [ "$(grep -c '^# collviz bench' "$tmp/text")" -eq 1 ] || fail "bench text printed by more than rank 0"
@@ -65,7 +70,7 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; sys.exit(0 
     "$tmp/c.json" 2>/dev/null || fail "FAKEGPU_CORRUPT=1: #wrong not > 0: $(cat "$tmp/c.json")"
 
 "${MPIRUN[@]}" -np 4 "$BIN" trace all_reduce --backend nccl --init random --format json \
-    >"$tmp/t.json" 2>"$tmp/err" || fail "trace --backend nccl across processes: exit $?: $(tail -3 "$tmp/err")"
+    >"$tmp/t.json" 2>"$tmp/err" || fail "trace --backend nccl across processes: exit $?: $(why "$tmp/err")"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["backend"]["trace_equal"] and d["backend"]["name"]=="nccl" else 1)' \
     "$tmp/t.json" 2>/dev/null || fail "trace --backend nccl: not equal to the trace"
 
