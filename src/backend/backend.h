@@ -86,7 +86,9 @@ struct backend_ops {
     void (*close)(struct backend *b);
     /* Largest nranks this backend can run (CPU: CV_MAX_RANKS; NCCL: the GPU count). */
     int (*max_ranks)(struct backend *b);
-    /* Measure one size. `cancel` is polled while it runs (CPU: at every step barrier;
+    /* LEGACY, going: a backend whose communicator has run() leaves these NULL and
+     * backend/run.c measures and runs on its communicator instead.
+     * Measure one size. `cancel` is polled while it runs (CPU: at every step barrier;
      * NCCL: between iterations); set means stop with CV_ECANCELLED. Refuses sizes that would
      * not fit in memory (CV_ENOMEM) before allocating anything. */
     int (*measure)(struct backend *b, const struct bench_params *p, struct bench_result *r,
@@ -108,15 +110,18 @@ struct backend_ops {
     int (*proc_count)(struct backend *b);
     /* Optional: how many ranks share this process's node (--within-node); NULL = all. */
     int (*node_ranks)(struct backend *b);
-    /* Optional: the communicator training runs on (parallel/comm.h), for cp->nranks ranks;
-     * NULL where training makes its own (NCCL, with its devices). */
+    /* The backend's runtime (backend/comm.h) for cp->nranks ranks: what training, the
+     * measurement and the display-scale run (backend/run.c) all run on. */
     int (*comm_create)(struct backend *b, const struct comm_params *cp, struct comm **out,
                        char *err, size_t errlen);
 };
 
+struct run_state; /* backend/run.c's: the runtime's communicator, auto-pick cache */
+
 struct backend {
     const struct backend_ops *ops;
     void *priv;
+    struct run_state *run;
 };
 
 /* Names of the backends compiled in, NULL-terminated ({"cpu", "nccl", NULL}). */

@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "comm.h"
+#include "../backend/comm.h"
 #include "dev.h"
 #include "probe.h"
 #include "train.h"

@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "../core/coll.h"
-#include "timeline.h"
+#include "../core/timeline.h"
 #include "train.h"
 
 #define TSUM_MAX_STEPS 16

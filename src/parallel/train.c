@@ -30,10 +30,10 @@
 #endif
 
 #include "../core/util.h"
-#include "comm_cpu.h"
+#include "../backend/cpu/comm_cpu.h"
 #include "schemes.h"
 #ifdef HAVE_NCCL
-#include "comm_nccl.h"
+#include "../backend/nccl/comm_nccl.h"
 #include "dev_cuda.h"
 #endif
 

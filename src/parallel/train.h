@@ -25,7 +25,7 @@
 
 #include "../backend/backend.h"
 #include "mlp.h"
-#include "timeline.h"
+#include "../core/timeline.h"
 
 enum train_scheme { TRAIN_SINGLE, TRAIN_DDP, TRAIN_TP, TRAIN_PP, TRAIN_SCHEME_COUNT };
 enum pp_schedule { PP_GPIPE, PP_1F1B, PP_SCHEDULE_COUNT };

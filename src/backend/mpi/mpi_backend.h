@@ -12,7 +12,7 @@
 #include <mpi.h>
 
 #include "../../core/plan.h"
-#include "../../parallel/comm.h"
+#include "../comm.h"
 #include "../backend.h"
 
 extern const struct backend_ops mpi_backend_ops;

@@ -1,4 +1,4 @@
-/* mpi_comm.c - the training communicator (parallel/comm.h) on MPI: this process is one rank.
+/* mpi_comm.c - the training communicator (backend/comm.h) on MPI: this process is one rank.
  *
  * Collectives run the same ring plans as the CPU ranks' communicator, executed with MPI
  * point-to-point (mpi_plan_run), so training moves its data the way the screens draw it

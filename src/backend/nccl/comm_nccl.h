@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "comm.h"
-#include "dev.h"
+#include "../comm.h"
+#include "../../parallel/dev.h"
 
 /* devs[r]: rank r's GPU device (dev_cuda_create), one GPU each. Makes the communicators
  * with ncclCommInitAll from the calling thread, before any rank thread starts. async:

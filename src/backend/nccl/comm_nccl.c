@@ -67,9 +67,9 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "../core/util.h"
-#include "dev_cuda.h"
-#include "wait.h"
+#include "../../core/util.h"
+#include "../../parallel/dev_cuda.h"
+#include "../../core/wait.h"
 
 #define NCCL_DRAIN_S 5.0
 

@@ -31,10 +31,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/exec.h"
-#include "../core/plan.h"
-#include "../core/util.h"
-#include "wait.h"
+#include "../../core/exec.h"
+#include "../../core/plan.h"
+#include "../../core/util.h"
+#include "../../core/wait.h"
 
 #define MBOX_SLOTS 64
 

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/coll.h"
-#include "comm.h"
+#include "../../core/coll.h"
+#include "../comm.h"
 
 /* nranks in 1..CV_MAX_RANKS; algo: the plans' algorithm (ALGO_RING for the lecture).
  * async: start one communication helper thread per rank (needed for iall_reduce).

@@ -11,10 +11,12 @@
  * of waiting out their own deadlines. After an abort every call returns CV_EBACKEND and
  * last_error() says why.
  *
- * The CPU communicator (comm_cpu.c) executes the core plans (core/plan.h, exec.h) — the
- * very plans the visualizer animates — on the ranks' buffers; the MPI one
- * (backend/mpi/mpi_comm.c) runs the same plans with MPI point-to-point, one rank per
- * process. */
+ * This is the one runtime of each backend: training (parallel/) talks to it, and so do
+ * the measurement and the display-scale run (backend/run.c), through run() below. The CPU
+ * communicator (cpu/comm_cpu.c) executes the core plans (core/plan.h, exec.h) — the very
+ * plans the visualizer animates — on the ranks' buffers; the MPI one (mpi/mpi_comm.c)
+ * runs the same plans with MPI point-to-point, one rank per process; the NCCL one
+ * (nccl/comm_nccl.c) queues NCCL's own collectives on each rank's GPU stream. */
 #ifndef COLLVIZ_COMM_H
 #define COLLVIZ_COMM_H
 
@@ -22,7 +24,7 @@
 #include <stddef.h>
 
 #include "../core/coll.h"
-#include "timeline.h"
+#include "../core/timeline.h"
 
 /* What one rank moved, counted as it was moved. */
 struct comm_stats {
@@ -41,12 +43,37 @@ struct comm_req; /* an asynchronous collective in flight */
 enum comm_proc_type { COMM_PROC_F32, COMM_PROC_F64, COMM_PROC_U64, COMM_PROC_INT };
 
 /* What a backend's communicator for training is asked for (backend_ops.comm_create). */
+struct dev;
+struct plan;
+
 struct comm_params {
     int nranks;
     bool async; /* iall_reduce needed (DDP overlap) */
     bool p2p;   /* send/recv needed (pipeline stages) */
     double timeout_s;
     struct timeline *tl; /* may be NULL */
+    /* The plans' algorithm for the collectives training calls (CPU, MPI; ALGO_RING, the
+     * lecture's, when zero). NCCL picks its own. */
+    enum algo algo;
+    /* Processes backend: only the ranks of this process's node (--within-node). */
+    bool within_node;
+    /* NCCL training: devs[r] is rank r's GPU device (parallel/dev_cuda.h), whose stream
+     * the collectives are queued behind. NULL for measurements: the communicator then
+     * makes its own stream on GPU r (under MPI: on this process's GPU). */
+    struct dev *const *devs;
+};
+
+/* One collective for run(): the plan that is animated, or (plan NULL) the library's own
+ * collective (MPI_Allreduce, ...: BACKEND_CAP_NATIVE_COLL). A backend that chooses its own
+ * algorithm (BACKEND_CAP_OWN_ALGO: NCCL) runs its own for the plan's collective and ignores
+ * the plan's steps. */
+struct comm_job {
+    const struct plan *plan;
+    enum coll coll;
+    enum redop op;
+    size_t count; /* elements per rank, as in core/plan.h */
+    int root;
+    void *prep; /* the communicator's, from prepare() (NULL without one) */
 };
 
 struct comm_ops {
@@ -102,6 +129,37 @@ struct comm_ops {
     int (*proc_bcast)(struct comm *c, void *buf, size_t bytes, int root);
     int (*proc_allgather)(struct comm *c, const void *mine, size_t bytes, void **all,
                           size_t *counts);
+
+    /* ---- The runtime side: what backend/run.c's measure and run_small need. ---- */
+    /* A working buffer of `count` floats for this rank (CPU, MPI: host memory; NCCL:
+     * memory of the rank's GPU). NULL, with last_error() saying why, when it cannot be
+     * had. Sizes are checked against the memory there is before anything is allocated
+     * (CV_ENOMEM is reported by the caller), so a buffer too large for the machine fails
+     * here rather than later. */
+    float *(*buf_alloc)(struct comm *c, int rank, size_t count);
+    void (*buf_free)(struct comm *c, int rank, float *buf);
+    /* Host memory to and from a working buffer: count floats at element offset off. */
+    int (*put)(struct comm *c, int rank, float *buf, size_t off, const float *src,
+               size_t count);
+    int (*get)(struct comm *c, int rank, const float *buf, size_t off, float *dst,
+               size_t count);
+    /* Run one collective on the rank's working buffer `work`, laid out as core/plan.h
+     * says (coll_work_len elements: the rank's input at coll_in_off, its result at
+     * coll_out_off). May return before the work has finished where the backend queues it
+     * (NCCL); sync() waits. */
+    int (*run)(struct comm *c, int rank, const struct comm_job *j, float *work);
+    /* Wait until everything this rank queued has finished (NULL: nothing is queued). */
+    int (*sync)(struct comm *c, int rank);
+    /* Optional: called for a job before any rank run()s it, by one thread of each process
+     * while none of its ranks runs; may set j->prep (the CPU: each rank's schedule of the
+     * refined plan). unprepare() undoes it after the last run. */
+    int (*prepare)(struct comm *c, struct comm_job *j);
+    void (*unprepare)(struct comm *c, struct comm_job *j);
+    /* What a rank is, for "measured how?": "CPU thread", "MPI process", "GPU". */
+    const char *rank_noun;
+    /* The slice size a measurement refines the plan into when bench_params.slices is 0
+     * (0: whole chunks). */
+    size_t slice_bytes;
 };
 
 struct comm {
