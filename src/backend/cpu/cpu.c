@@ -874,16 +874,6 @@ out:
 
 /* ---- backend_ops ----------------------------------------------------------------- */
 
-/* The cores this process may run on (taskset/cgroup cpusets count, offline ones not). */
-static int cpu_count_cores(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
-}
-
 static int cpu_open(struct backend *b, char *err, size_t errlen)
 {
     struct cpu_state *st = xcalloc(1, sizeof *st);
