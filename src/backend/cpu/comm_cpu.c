@@ -103,8 +103,9 @@ struct lane_rank {
     /* Where every rank's counter stood when this rank's current collective began. */
     uint32_t base[CV_MAX_RANKS];
     _Atomic uint32_t bar_in; /* barriers entered: names the ranks a timed-out one waits for */
+    _Atomic int waiting;     /* e + 1 while asleep on rank e's counter, else 0 */
     int spin;                /* adaptive barrier spin budget (barrier.c) */
-    char pad[128 - CV_MAX_RANKS * sizeof(uint32_t) - sizeof(uint32_t) - sizeof(int)];
+    char pad[128 - CV_MAX_RANKS * sizeof(uint32_t) - sizeof(uint32_t) - 2 * sizeof(int)];
 };
 
 struct lane {
@@ -257,6 +258,18 @@ static int fail(struct cpu_comm *cc, int status, const char *fmt, ...)
     return status;
 }
 
+/* The rank that holds up a wait for rank e: e, or, while e itself waits for another
+ * rank's counter, the rank at the end of that chain. */
+static int culprit(struct lane *ln, int e, int nranks)
+{
+    for (int hops = 0; hops < nranks; hops++) {
+        int w = atomic_load(&ln->rk[e].waiting);
+        if (w <= 0) break;
+        e = w - 1;
+    }
+    return e;
+}
+
 /* The lane's barrier for `rank`, ending collective `what` (NULL: the barrier op). A
  * deadline that passes aborts the communicator, naming the ranks that had not come (those
  * that have entered fewer barriers on this lane). */
@@ -274,11 +287,16 @@ static int lane_barrier(struct cpu_comm *cc, struct lane *ln, int rank, const ch
         snprintf(at, sizeof at, "the barrier that ends %s", what);
     else
         snprintf(at, sizeof at, "a barrier");
+    /* Late: not at the barrier yet, or the rank one that is not is waiting for. */
+    bool is_late[CV_MAX_RANKS] = {false};
+    for (int e = 0; e < cc->pub.nranks; e++)
+        if ((int32_t)(atomic_load(&ln->rk[e].bar_in) - mine) < 0)
+            is_late[culprit(ln, e, cc->pub.nranks)] = true;
     char late[160] = "";
     size_t n = 0;
     int nlate = 0;
     for (int e = 0; e < cc->pub.nranks; e++) {
-        if ((int32_t)(atomic_load(&ln->rk[e].bar_in) - mine) >= 0) continue;
+        if (!is_late[e]) continue;
         if (n < sizeof late)
             n += (size_t)snprintf(late + n, sizeof late - n, "%s%d", nlate ? ", " : "", e);
         nlate++;
@@ -307,14 +325,36 @@ static int wait_flag(struct cpu_comm *cc, struct lane *ln, int rank, int e, uint
         if (flag_reached(f, want)) return CV_OK;
     }
     double tmo = cc->pub.timeout_s, deadline = now_s() + tmo;
+    _Atomic int *waiting = &ln->rk[rank].waiting;
+    atomic_store(waiting, e + 1);
     for (;;) {
-        if (is_aborted(cc)) return fail_aborted(cc);
+        int rc = CV_OK;
         uint32_t v = atomic_load(&f->done);
-        if ((int32_t)(v - want) >= 0) return CV_OK;
+        if (is_aborted(cc))
+            rc = fail_aborted(cc);
+        else if ((int32_t)(v - want) >= 0)
+            rc = CV_OK;
+        else if (now_s() >= deadline)
+            rc = CV_ETIMEOUT;
+        else
+            rc = -1; /* sleep on */
+        if (rc == CV_ETIMEOUT) {
+            int who = culprit(ln, e, cc->pub.nranks);
+            atomic_store(waiting, 0);
+            if (who == e)
+                return fail(cc, CV_ETIMEOUT,
+                            "rank %d waited more than %.3g s for rank %d in %s", rank, tmo, e,
+                            what);
+            return fail(cc, CV_ETIMEOUT,
+                        "rank %d waited more than %.3g s for rank %d in %s (through rank %d, "
+                        "which waits for it)",
+                        rank, tmo, who, what, e);
+        }
+        if (rc != -1) {
+            atomic_store(waiting, 0);
+            return rc;
+        }
         double now = now_s();
-        if (now >= deadline)
-            return fail(cc, CV_ETIMEOUT, "rank %d waited more than %.3g s for rank %d in %s",
-                        rank, tmo, e, what);
         /* Announce, then sleep only if the counter is still v: the publisher adds before
          * it reads `sleepers` (both sequentially consistent), so one of the two sees the
          * other. */
