@@ -26,8 +26,7 @@
  * (always, for all_reduce, all_gather and reduce_scatter), otherwise in a per-rank scratch
  * buffer. run() works in a buffer from buf_alloc: 64-byte aligned, buffers of 2 MiB and more
  * aligned to 2 MiB and asked for transparent huge pages, first touched by the rank's own
- * thread (its pages land on that thread's node). A freed buffer is kept for the next
- * buf_alloc of about its size, so a sweep does not fault GiBs in again for every size.
+ * thread (its pages land on that thread's node); run.c keeps it between calls.
  *
  * Point-to-point. One mailbox per ordered pair (src, dst): a bounded FIFO of message
  * slots whose buffers are kept and reused. send copies into a slot (eager, as MPI and
@@ -87,8 +86,6 @@
 /* Loops over a whole buffer (first touch) look for an abort every this many floats
  * (16 MiB: a few ms of memset). */
 #define CPU_POLL_FLOATS ((size_t)4 << 20)
-/* Runtime buffers kept per rank (in use or waiting to be reused). */
-#define CPU_RT_SLOTS 4
 
 /* Rank r's progress counter on a lane. Padded to a cache line so ranks publishing do not
  * share one. */
@@ -172,12 +169,6 @@ struct helper {
     bool stop;
 };
 
-struct rt_slot {
-    float *p;
-    size_t cap; /* floats */
-    bool used;
-};
-
 struct cpu_comm {
     struct comm pub;
     enum algo algo;
@@ -189,8 +180,6 @@ struct cpu_comm {
     struct helper helpers[CV_MAX_RANKS];
     bool async;
     struct comm_stats stats[CV_MAX_RANKS][2];
-    pthread_mutex_t rt_mu;
-    struct rt_slot rt[CV_MAX_RANKS][CPU_RT_SLOTS];
     atomic_int aborted;
     pthread_mutex_t err_mu;
     char err[256];
@@ -282,30 +271,35 @@ static int lane_barrier(struct cpu_comm *cc, struct lane *ln, int rank, const ch
     int rc = cpu_barrier_wait(&ln->bar, now_s() + tmo, NULL, &me->spin);
     if (rc == CV_OK) return CV_OK;
     if (is_aborted(cc)) return fail_aborted(cc);
-    char at[80];
-    if (what)
-        snprintf(at, sizeof at, "the barrier that ends %s", what);
-    else
-        snprintf(at, sizeof at, "a barrier");
     /* Late: not at the barrier yet, or the rank one that is not is waiting for. */
+    int W = cc->pub.nranks;
     bool is_late[CV_MAX_RANKS] = {false};
-    for (int e = 0; e < cc->pub.nranks; e++)
+    for (int e = 0; e < W; e++)
         if ((int32_t)(atomic_load(&ln->rk[e].bar_in) - mine) < 0)
-            is_late[culprit(ln, e, cc->pub.nranks)] = true;
-    char late[160] = "";
+            is_late[culprit(ln, e, W)] = true;
+    char nums[128] = "";
     size_t n = 0;
     int nlate = 0;
-    for (int e = 0; e < cc->pub.nranks; e++) {
+    for (int e = 0; e < W; e++) {
         if (!is_late[e]) continue;
-        if (n < sizeof late)
-            n += (size_t)snprintf(late + n, sizeof late - n, "%s%d", nlate ? ", " : "", e);
+        if (n < sizeof nums)
+            n += (size_t)snprintf(nums + n, sizeof nums - n, "%s%d", nlate ? ", " : "", e);
         nlate++;
     }
+    char late[160];
     if (nlate == 0) /* they came just as the deadline passed */
+        snprintf(late, sizeof late, "the other ranks");
+    else
+        snprintf(late, sizeof late, "rank%s %s", nlate > 1 ? "s" : "", nums);
+    if (!what)
         return fail(cc, CV_ETIMEOUT,
-                    "rank %d waited more than %.3g s for the other ranks at %s", rank, tmo, at);
-    return fail(cc, CV_ETIMEOUT, "rank %d waited more than %.3g s for rank%s %s at %s", rank,
-                tmo, nlate > 1 ? "s" : "", late, at);
+                    "a barrier of %d CPU threads timed out: rank %d waited more than the "
+                    "deadline of %.3g s for %s",
+                    W, rank, tmo, late);
+    return fail(cc, CV_ETIMEOUT,
+                "%s on %d CPU threads timed out: rank %d waited more than the deadline of "
+                "%.3g s for %s at the barrier that ends it",
+                what, W, rank, tmo, late);
 }
 
 static bool flag_reached(struct cpu_flag *f, uint32_t want)
@@ -341,14 +335,13 @@ static int wait_flag(struct cpu_comm *cc, struct lane *ln, int rank, int e, uint
         if (rc == CV_ETIMEOUT) {
             int who = culprit(ln, e, cc->pub.nranks);
             atomic_store(waiting, 0);
-            if (who == e)
-                return fail(cc, CV_ETIMEOUT,
-                            "rank %d waited more than %.3g s for rank %d in %s", rank, tmo, e,
-                            what);
+            char through[48] = "";
+            if (who != e)
+                snprintf(through, sizeof through, " (through rank %d, which waits for it)", e);
             return fail(cc, CV_ETIMEOUT,
-                        "rank %d waited more than %.3g s for rank %d in %s (through rank %d, "
-                        "which waits for it)",
-                        rank, tmo, who, what, e);
+                        "%s on %d CPU threads timed out: rank %d waited more than the deadline "
+                        "of %.3g s for rank %d%s",
+                        what, cc->pub.nranks, rank, tmo, who, through);
         }
         if (rc != -1) {
             atomic_store(waiting, 0);
@@ -786,21 +779,10 @@ static void cpu_reset_stats(struct comm *c, int rank)
 
 /* ---- the runtime side (backend/run.c) --------------------------------------------- */
 
-/* Bytes of runtime buffers rank holds (in use, or kept for reuse). */
-static size_t rt_bytes(struct cpu_comm *cc, int rank)
-{
-    size_t n = 0;
-    pthread_mutex_lock(&cc->rt_mu);
-    for (int k = 0; k < CPU_RT_SLOTS; k++)
-        n += cc->rt[rank][k].cap * sizeof(float);
-    pthread_mutex_unlock(&cc->rt_mu);
-    return n;
-}
-
 static size_t cpu_mem_bytes(struct comm *c, int rank)
 {
     struct cpu_comm *cc = to_cc(c);
-    size_t total = rt_bytes(cc, rank);
+    size_t total = 0;
     for (int l = 0; l < 2; l++)
         total += cc->lanes[l].scratch_len[rank] * sizeof(float);
     /* A mailbox's buffers hold messages for its receiver. */
@@ -813,103 +795,48 @@ static size_t cpu_mem_bytes(struct comm *c, int rank)
     return total;
 }
 
-/* Zero n floats in pieces, looking for an abort between them (first touch of GiBs takes
- * seconds). */
-static bool zero_abortable(struct cpu_comm *cc, float *p, size_t n)
-{
-    for (size_t i = 0; i < n; i += CPU_POLL_FLOATS) {
-        if (is_aborted(cc)) return false;
-        size_t k = n - i < CPU_POLL_FLOATS ? n - i : CPU_POLL_FLOATS;
-        memset(p + i, 0, k * sizeof(float));
-    }
-    return true;
-}
-
-/* A zeroed buffer of count floats: a kept one of about that size (at most 4x larger, so a
- * sweep that went down in size does not hold on to GiBs), or a fresh one, touched first by
- * this thread, after the kept ones that do not fit are given back. */
+/* A zeroed buffer of count floats, touched first by this thread (the rank's), in pieces
+ * with a look for an abort between them: the first touch of GiBs takes seconds. */
 static float *cpu_buf_alloc(struct comm *c, int rank, size_t count)
 {
     struct cpu_comm *cc = to_cc(c);
-    if (check_rank(cc, rank) != CV_OK) return NULL;
-    if (is_aborted(cc)) return NULL;
+    if (check_rank(cc, rank) != CV_OK || is_aborted(cc)) return NULL;
     size_t n = count ? count : 1;
     if (n > SIZE_MAX / sizeof(float)) {
         fail(cc, CV_ENOMEM, "rank %d: a buffer of %zu floats overflows", rank, count);
         return NULL;
     }
-    struct rt_slot *rt = cc->rt[rank], *slot = NULL;
-    pthread_mutex_lock(&cc->rt_mu);
-    for (int k = 0; k < CPU_RT_SLOTS && !slot; k++)
-        if (rt[k].p && !rt[k].used && rt[k].cap >= n && rt[k].cap / 4 <= n) slot = &rt[k];
-    if (slot) {
-        slot->used = true;
-        pthread_mutex_unlock(&cc->rt_mu);
-        if (!zero_abortable(cc, slot->p, n)) {
-            pthread_mutex_lock(&cc->rt_mu);
-            slot->used = false;
-            pthread_mutex_unlock(&cc->rt_mu);
-            return NULL;
-        }
-        return slot->p;
-    }
-    for (int k = 0; k < CPU_RT_SLOTS; k++)
-        if (rt[k].p && !rt[k].used) {
-            free(rt[k].p);
-            rt[k] = (struct rt_slot){0};
-        }
-    for (int k = 0; k < CPU_RT_SLOTS && !slot; k++)
-        if (!rt[k].p) slot = &rt[k];
-    if (!slot) {
-        pthread_mutex_unlock(&cc->rt_mu);
-        fail(cc, CV_EINVAL, "rank %d: more than %d runtime buffers at once", rank,
-             CPU_RT_SLOTS);
-        return NULL;
-    }
-    slot->used = true; /* reserved; p is set once it is touched */
-    pthread_mutex_unlock(&cc->rt_mu);
-
     size_t bytes = n * sizeof(float);
     /* 2 MiB alignment and transparent huge pages for buffers of 2 MiB and more: 512x fewer
      * page faults (first touch of 256 MiB measured 1.4-2.1 s instead of 2.8-3.3 s on these
      * VMs) and fewer TLB misses while the timed loop streams through them. */
     size_t align = bytes >= CPU_HUGE ? CPU_HUGE : 64;
-    void *p = NULL;
-    int e = posix_memalign(&p, align, bytes);
-    if (e == 0) {
-#ifdef MADV_HUGEPAGE
-        if (align == CPU_HUGE)
-            madvise(p, bytes - bytes % CPU_HUGE, MADV_HUGEPAGE); /* a hint: failure is fine */
-#endif
-        if (!zero_abortable(cc, p, n)) { /* touched only in part: give it back */
-            free(p);
-            p = NULL;
-        }
-    }
-    pthread_mutex_lock(&cc->rt_mu);
-    if (p) {
-        slot->p = p;
-        slot->cap = n;
-    } else {
-        slot->used = false;
-    }
-    pthread_mutex_unlock(&cc->rt_mu);
-    if (!p && e != 0) {
+    void *v = NULL;
+    if (posix_memalign(&v, align, bytes) != 0) {
         char s[32];
         format_size(bytes, s, sizeof s);
         fail(cc, CV_ENOMEM, "rank %d: allocating %s failed", rank, s);
+        return NULL;
+    }
+#ifdef MADV_HUGEPAGE
+    if (align == CPU_HUGE)
+        madvise(v, bytes - bytes % CPU_HUGE, MADV_HUGEPAGE); /* a hint: failure is fine */
+#endif
+    float *p = v;
+    for (size_t i = 0; i < n; i += CPU_POLL_FLOATS) {
+        if (is_aborted(cc)) { /* touched only in part: given back */
+            free(p);
+            return NULL;
+        }
+        size_t k = n - i < CPU_POLL_FLOATS ? n - i : CPU_POLL_FLOATS;
+        memset(p + i, 0, k * sizeof(float));
     }
     return p;
 }
 
 static void cpu_buf_free(struct comm *c, int rank, float *buf)
 {
-    struct cpu_comm *cc = to_cc(c);
-    if (!buf || rank < 0 || rank >= c->nranks) return;
-    pthread_mutex_lock(&cc->rt_mu);
-    for (int k = 0; k < CPU_RT_SLOTS; k++)
-        if (cc->rt[rank][k].p == buf) cc->rt[rank][k].used = false; /* kept for reuse */
-    pthread_mutex_unlock(&cc->rt_mu);
+    free(buf);
 }
 
 static int cpu_put(struct comm *c, int rank, float *buf, size_t off, const float *src,
@@ -1028,8 +955,6 @@ static void cpu_destroy(struct comm *c)
     for (int r = 0; r < w; r++) {
         pthread_mutex_destroy(&cc->helpers[r].mu);
         pthread_cond_destroy(&cc->helpers[r].cv);
-        for (int k = 0; k < CPU_RT_SLOTS; k++)
-            free(cc->rt[r][k].p);
     }
     for (int i = 0; i < w * w; i++) {
         for (int k = 0; k < MBOX_SLOTS; k++)
@@ -1049,7 +974,6 @@ static void cpu_destroy(struct comm *c)
     }
     free(cc->plans);
     pthread_mutex_destroy(&cc->plan_mu);
-    pthread_mutex_destroy(&cc->rt_mu);
     pthread_mutex_destroy(&cc->err_mu);
     free(cc);
 }
@@ -1114,7 +1038,6 @@ int comm_cpu_create(struct comm **out, int nranks, enum algo algo, bool async, d
     cc->async = async;
     atomic_init(&cc->aborted, 0);
     pthread_mutex_init(&cc->plan_mu, NULL);
-    pthread_mutex_init(&cc->rt_mu, NULL);
     pthread_mutex_init(&cc->err_mu, NULL);
     int spin_max = nranks <= cpu_count_cores() ? CPU_SPIN_DEDICATED : CPU_SPIN_SHARED;
     for (int l = 0; l < 2; l++) {

@@ -1,6 +1,6 @@
-/* cpu.h - private to the CPU backend (and its unit test): the backend's ops table, the
- * futex waits and the barrier the rank threads synchronise on, and a probe of the buffer
- * memory held.
+/* cpu.h - private to the CPU backend (and its unit tests): the backend's ops table, the
+ * default slice, and the futex waits and the barrier its communicator's ranks synchronise
+ * on (barrier.c).
  *
  * The barrier is its own unit so a test can show that its deadline fires when a rank
  * never arrives, without needing a rank thread that hangs. */
@@ -73,13 +73,5 @@ void cpu_barrier_cancel(struct cpu_barrier *b);
 /* CV_OK, or what every wait returns now (CV_ETIMEOUT / CV_ECANCELLED): lets a rank skip a
  * step whose run is already over. */
 int cpu_barrier_aborted(struct cpu_barrier *b);
-
-/* Bytes of rank buffers the backend currently holds (for tests of "refused before
- * allocating"). */
-size_t cpu_backend_held_bytes(struct backend *b);
-
-/* Test seam: from now on, rank `rank` sleeps `seconds` before the first step of every
- * run (rank -1: never), so a test can make one rank late at the barrier on purpose. */
-void cpu_backend_test_stall(struct backend *b, int rank, double seconds);
 
 #endif
