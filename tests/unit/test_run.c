@@ -238,8 +238,7 @@ static void test_every_collective(void **state)
         for (int a = 0; a < ALGO_COUNT; a++) {
             if (!algo_supported((enum coll)c, (enum algo)a)) continue;
             for (int W = 1; W <= 5; W++) {
-                struct bench_params p =
-                    params((enum coll)c, (enum algo)a, W, 12 * 1024 + 4 * W);
+                struct bench_params p = params((enum coll)c, (enum algo)a, W, 12 * 1024 + 4 * W);
                 struct bench_result r;
                 int rc = backend_measure(b, &p, &r, NULL, err, sizeof err);
                 if (rc != CV_OK) fail_msg("%s %s W=%d: %s", coll_name(c), algo_name(a), W, err);
@@ -295,8 +294,8 @@ static void test_run_small(void **state)
         size_t count = 3;
         int root = coll_is_rooted((enum coll)c) ? 1 : 0;
         struct plan p;
-        assert_int_equal(plan_build(&p, (enum coll)c, coll_default_algo((enum coll)c), OP_SUM,
-                                    W, count, root, err, sizeof err),
+        assert_int_equal(plan_build(&p, (enum coll)c, coll_default_algo((enum coll)c), OP_SUM, W,
+                                    count, root, err, sizeof err),
                          CV_OK);
         float *send[CV_MAX_RANKS], *recv[CV_MAX_RANKS];
         for (int r = 0; r < W; r++) {
@@ -304,8 +303,7 @@ static void test_run_small(void **state)
             send[r] = calloc(ns + 1, sizeof(float));
             for (size_t i = 0; i < ns; i++)
                 send[r][i] = pattern_value(OP_SUM, r, i);
-            recv[r] =
-                calloc(coll_recv_count((enum coll)c, W, count, r, root) + 1, sizeof(float));
+            recv[r] = calloc(coll_recv_count((enum coll)c, W, count, r, root) + 1, sizeof(float));
         }
         if (backend_run_small(b, &p, send, recv, err, sizeof err) != CV_OK)
             fail_msg("%s: %s", coll_name(c), err);
