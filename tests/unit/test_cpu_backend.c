@@ -817,7 +817,8 @@ static void test_cancel_while_a_rank_is_late(void **state)
     struct bench_result r;
     const double stall = 20.0;
     backend_test_stall(b, 1, stall);
-    volatile int cancel = 0;
+    /* Static: the rank given up on still reads the flag when it wakes, after this test. */
+    static volatile int cancel = 0;
     struct cancel_run run = {
         .b = b,
         .cancel = &cancel,

@@ -79,9 +79,11 @@
 #ifndef CPU_SPIN_SHARED
 #define CPU_SPIN_SHARED 0 /* W = 4 on 2 cores, 64 KiB: best 35 us/op, vs 75 us spinning */
 #endif
-/* A rank asleep on another rank's counter wakes at least this often to look for an abort
- * it may have missed (the abort also wakes it; this only closes the race). */
+/* A rank asleep on another rank's counter wakes at least this often to look at the clock
+ * and the abort flag (an abort also moves the counter and wakes it at once). */
 #define CPU_FLAG_POLL_S 0.05
+/* What an abort adds to every counter (see cpu_abort). */
+#define CPU_FLAG_ABORT_JUMP ((uint32_t)1 << 30)
 #define CPU_HUGE ((size_t)2 << 20) /* transparent huge page size on x86-64 */
 /* Loops over a whole buffer (first touch) look for an abort every this many floats
  * (16 MiB: a few ms of memset). */
@@ -208,13 +210,19 @@ static void cpu_abort(struct comm *c, const char *why)
     pthread_mutex_lock(&cc->err_mu);
     if (!cc->err[0]) snprintf(cc->err, sizeof cc->err, "%s", why);
     pthread_mutex_unlock(&cc->err_mu);
-    atomic_store_explicit(&cc->aborted, 1, memory_order_seq_cst);
+    bool first = atomic_exchange_explicit(&cc->aborted, 1, memory_order_seq_cst) == 0;
     int w = c->nranks;
     for (int l = 0; l < 2; l++) {
         struct lane *ln = &cc->lanes[l];
         cpu_barrier_abort(&ln->bar);
-        for (int e = 0; e < w; e++)
+        for (int e = 0; e < w; e++) {
+            /* Move every counter (once: the jump must stay below 2^31 for the wrap-safe
+             * compare), so a waiter between its last look at the abort flag and its futex
+             * sleep finds the word changed and does not sleep through the wake below. The
+             * counters mean nothing after an abort: every waiter looks at the flag first. */
+            if (first) atomic_fetch_add(&ln->flag[e].done, CPU_FLAG_ABORT_JUMP);
             cpu_futex_wake_all(&ln->flag[e].done);
+        }
     }
     for (int i = 0; i < w * w; i++)
         broadcast_locked(&cc->mbox[i].mu, &cc->mbox[i].cv);
@@ -383,6 +391,8 @@ static int exec_sched(struct cpu_comm *cc, struct lane *ln, int rank,
             int rc = wait_flag(cc, ln, rank, nd->rank, me->base[nd->rank] + nd->need, what);
             if (rc != CV_OK) return rc;
         }
+        /* A counter reached by an abort's jump is no reason to run. */
+        if (item->nneed && is_aborted(cc)) return fail_aborted(cc);
         exec_xfers(sc->p, &sc->idx[item->first], item->n, ln->bufs);
         publish(mine, (uint32_t)item->n);
     }
@@ -796,11 +806,13 @@ static size_t cpu_mem_bytes(struct comm *c, int rank)
 }
 
 /* A zeroed buffer of count floats, touched first by this thread (the rank's), in pieces
- * with a look for an abort between them: the first touch of GiBs takes seconds. */
+ * with a look for an abort between them: the first touch of GiBs takes seconds. NULL only
+ * when the memory cannot be had: after an abort the buffer is returned untouched (the
+ * rank's next call fails as aborted, which is the news, not a lack of memory). */
 static float *cpu_buf_alloc(struct comm *c, int rank, size_t count)
 {
     struct cpu_comm *cc = to_cc(c);
-    if (check_rank(cc, rank) != CV_OK || is_aborted(cc)) return NULL;
+    if (check_rank(cc, rank) != CV_OK) return NULL;
     size_t n = count ? count : 1;
     if (n > SIZE_MAX / sizeof(float)) {
         fail(cc, CV_ENOMEM, "rank %d: a buffer of %zu floats overflows", rank, count);
@@ -823,11 +835,7 @@ static float *cpu_buf_alloc(struct comm *c, int rank, size_t count)
         madvise(v, bytes - bytes % CPU_HUGE, MADV_HUGEPAGE); /* a hint: failure is fine */
 #endif
     float *p = v;
-    for (size_t i = 0; i < n; i += CPU_POLL_FLOATS) {
-        if (is_aborted(cc)) { /* touched only in part: given back */
-            free(p);
-            return NULL;
-        }
+    for (size_t i = 0; i < n && !is_aborted(cc); i += CPU_POLL_FLOATS) {
         size_t k = n - i < CPU_POLL_FLOATS ? n - i : CPU_POLL_FLOATS;
         memset(p + i, 0, k * sizeof(float));
     }
