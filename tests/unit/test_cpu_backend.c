@@ -521,8 +521,8 @@ static void test_barrier_cancel_is_shared(void **state)
 }
 
 /* The check is seen failing: CV_TEST_CORRUPT=RANK:ELEM changes one element of one rank's
- * receive buffer before the count, in the test builds only (-DCV_TEST_HOOKS, see cpu.c);
- * the normal build must ignore the variable. */
+ * receive buffer before the count, in the test builds only (-DCV_TEST_HOOKS, see
+ * backend/run.c); the normal build must ignore the variable. */
 static void test_corrupt_one_element_counts_one_wrong(void **state)
 {
     (void)state;
