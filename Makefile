@@ -170,7 +170,7 @@ run-built: $(BIN) backends
 
 # The whole test suite: unit tests (cmocka), the same under ASan+UBSan, CLI tests and
 # screen tests in tmux. tests/run.sh prints the closing "N passed, N failed, N skipped" line.
-# -DCV_TEST_HOOKS: the test-only hooks (e.g. CV_TEST_CORRUPT in src/backend/cpu/cpu.c), in
+# -DCV_TEST_HOOKS: the test-only hooks (e.g. CV_TEST_CORRUPT in src/backend/run.c), in
 # these test builds only; `make install` refuses a binary that has them.
 ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
                -fno-sanitize-recover=undefined -DCV_TEST_HOOKS

@@ -1,7 +1,9 @@
 /* test_train_comm.c - the CPU ranks' communicator (backend/cpu/comm_cpu.c): every collective
  * the training schemes use, at W = 1..4, checked element by element against values
  * computed here; point-to-point order and tags; bytes counted per rank against the ring
- * formulas; deadlines (a missing rank times out instead of hanging) and abort. */
+ * formulas; deadlines (a missing rank times out instead of hanging) and abort. Training's
+ * all_reduce and run() (the measurement's entry) go through the one executor: the same
+ * bits as the trace, and a stalled rank named the same way by both. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,7 +13,10 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "core/plan.h"
+#include "core/trace.h"
 #include "core/util.h"
 #include "backend/cpu/comm_cpu.h"
 
@@ -331,13 +336,162 @@ static void test_abort_wakes(void **state)
     c->ops->destroy(c);
 }
 
+/* ---- one executor for training's collectives and run() -------------------------------- */
+
+#define SAME_W 4
+#define SAME_N 1003 /* not a multiple of 4: uneven chunks */
+
+struct same_arg {
+    struct comm_job job;
+    size_t count;
+    float in[SAME_W][SAME_N], train[SAME_W][SAME_N], run[SAME_W][SAME_N];
+    bool do_train, do_run;
+    int stall_rank; /* comes this many seconds late (-1: nobody) */
+    double stall_s;
+};
+
+static int do_same(struct comm *c, int rank, void *p)
+{
+    struct same_arg *a = p;
+    struct timespec late = {0, rank == a->stall_rank ? (long)(a->stall_s * 1e9) : 0};
+    if (a->do_train) {
+        memcpy(a->train[rank], a->in[rank], a->count * sizeof(float));
+        nanosleep(&late, NULL);
+        int rc = c->ops->all_reduce(c, rank, a->train[rank], a->count, OP_SUM, "grads");
+        if (rc != CV_OK) return rc;
+    }
+    if (a->do_run) {
+        const struct plan *pl = a->job.plan;
+        float *w = c->ops->buf_alloc(c, rank, pl->work_len);
+        if (!w) return CV_ENOMEM;
+        size_t in_off = coll_in_off(pl->coll, SAME_W, a->count, rank);
+        size_t out_off = coll_out_off(pl->coll, SAME_W, a->count, rank);
+        int rc = c->ops->put(c, rank, w, in_off, a->in[rank], a->count);
+        nanosleep(&late, NULL);
+        if (rc == CV_OK) rc = c->ops->run(c, rank, &a->job, w);
+        if (rc == CV_OK) rc = c->ops->get(c, rank, w, out_off, a->run[rank], a->count);
+        c->ops->buf_free(c, rank, w);
+        if (rc != CV_OK) return rc;
+    }
+    return CV_OK;
+}
+
+static void same_setup(struct same_arg *a, struct plan *base, struct plan *refined)
+{
+    char err[200];
+    memset(a, 0, sizeof *a);
+    a->count = SAME_N;
+    a->stall_rank = -1;
+    for (int r = 0; r < SAME_W; r++)
+        for (size_t i = 0; i < SAME_N; i++)
+            a->in[r][i] = 0.1f * (float)(r + 1) + 0.0137f * (float)i; /* not exact sums */
+    assert_int_equal(plan_build(base, COLL_ALL_REDUCE, ALGO_RING, OP_SUM, SAME_W, SAME_N, 0,
+                                err, sizeof err),
+                     CV_OK);
+    /* run() gets the plan a measurement would: refined, here into 7 slices. */
+    assert_int_equal(plan_refine(base, 7, 1, refined, err, sizeof err), CV_OK);
+    a->job = (struct comm_job){
+        .plan = refined, .coll = COLL_ALL_REDUCE, .op = OP_SUM, .count = SAME_N};
+}
+
+static void test_one_executor_same_bits(void **state)
+{
+    (void)state;
+    static struct same_arg a;
+    struct plan base, refined;
+    same_setup(&a, &base, &refined);
+    char err[200];
+    struct trace t;
+    float *send[SAME_W];
+    for (int r = 0; r < SAME_W; r++)
+        send[r] = a.in[r];
+    assert_int_equal(trace_run(&t, &base, send, err, sizeof err), CV_OK);
+    struct comm *c = make(SAME_W, false, 10.0);
+    assert_int_equal(c->ops->prepare(c, &a.job), CV_OK);
+    assert_non_null(a.job.prep);
+    a.do_train = a.do_run = true;
+    int rcs[CV_MAX_RANKS];
+    for (int round = 0; round < 3; round++) { /* the counters carry across collectives */
+        memset(a.train, 0, sizeof a.train);
+        memset(a.run, 0, sizeof a.run);
+        run_ranks(c, do_same, &a, rcs);
+        for (int r = 0; r < SAME_W; r++) {
+            if (rcs[r] != CV_OK) fail_msg("rank %d: %s", r, c->ops->last_error(c));
+            float want[SAME_N];
+            trace_output(&t, r, want);
+            assert_memory_equal(a.train[r], want, sizeof want);
+            assert_memory_equal(a.run[r], want, sizeof want);
+        }
+    }
+    /* all_reduce worked in the caller's buffer, run() in buf_alloc's: no scratch held. */
+    for (int r = 0; r < SAME_W; r++)
+        assert_int_equal(c->ops->mem_bytes(c, r), 0);
+    c->ops->unprepare(c, &a.job);
+    assert_null(a.job.prep);
+    assert_string_equal(c->ops->rank_noun, "CPU thread");
+    assert_int_equal(c->ops->slice_bytes, 64 << 10);
+    assert_null(c->ops->sync);
+    c->ops->destroy(c);
+    trace_free(&t);
+    plan_free(&refined);
+    plan_free(&base);
+}
+
+/* Rank 2 comes 0.6 s late to a ring all-reduce with a deadline of 0.15 s: whichever way
+ * the collective was entered, the ranks give up at their deadline and the message names
+ * rank 2 - also for ranks that were waiting for a neighbour that waits for rank 2. */
+static void test_one_executor_names_a_stalled_rank(void **state)
+{
+    (void)state;
+    static struct same_arg a;
+    struct plan base, refined;
+    for (int way = 0; way < 2; way++) {
+        same_setup(&a, &base, &refined);
+        a.do_train = way == 0;
+        a.do_run = way == 1;
+        a.stall_rank = 2;
+        a.stall_s = 0.6;
+        struct comm *c = make(SAME_W, false, 0.15);
+        assert_int_equal(c->ops->prepare(c, &a.job), CV_OK);
+        int rcs[CV_MAX_RANKS];
+        double t0 = now_s();
+        run_ranks(c, do_same, &a, rcs);
+        double took = now_s() - t0;
+        int timed_out = 0;
+        for (int r = 0; r < SAME_W; r++) {
+            if (r == 2) {
+                assert_int_equal(rcs[r], CV_EBACKEND); /* came after the abort */
+                continue;
+            }
+            assert_true(rcs[r] == CV_ETIMEOUT || rcs[r] == CV_EBACKEND);
+            timed_out += rcs[r] == CV_ETIMEOUT;
+        }
+        assert_true(timed_out >= 1);
+        assert_true(took < 5.0);
+        const char *e = c->ops->last_error(c);
+        if (!strstr(e, "all_reduce (ring) on 4 CPU threads timed out: rank ") ||
+            !strstr(e, " waited more than the deadline of 0.15 s for rank 2"))
+            fail_msg("%s: '%s' does not name rank 2", way ? "run()" : "all_reduce", e);
+        c->ops->unprepare(c, &a.job);
+        c->ops->destroy(c);
+        plan_free(&refined);
+        plan_free(&base);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_all_reduce),     cmocka_unit_test(test_all_gather),
-        cmocka_unit_test(test_reduce_scatter), cmocka_unit_test(test_iall_reduce),
-        cmocka_unit_test(test_send_recv),      cmocka_unit_test(test_tag_mismatch),
-        cmocka_unit_test(test_deadlines),      cmocka_unit_test(test_abort_wakes),
+        cmocka_unit_test(test_all_reduce),
+        cmocka_unit_test(test_all_gather),
+        cmocka_unit_test(test_reduce_scatter),
+        cmocka_unit_test(test_iall_reduce),
+        cmocka_unit_test(test_send_recv),
+        cmocka_unit_test(test_tag_mismatch),
+        cmocka_unit_test(test_deadlines),
+        cmocka_unit_test(test_abort_wakes),
+        cmocka_unit_test(test_one_executor_same_bits),
+        cmocka_unit_test(test_one_executor_names_a_stalled_rank),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,10 @@
 /* comm_cpu.h - the communicator for CPU ranks: W threads of this process over shared
- * memory. Collectives execute the core plans (plan_build + exec_step_rank) step by step
- * with a barrier between steps, so training runs the very plans the visualizer animates;
- * send/recv go through one mailbox per ordered pair of ranks. */
+ * memory, and the CPU backend's one runtime. Training's collectives and run() (the
+ * measurement's and the display-scale run's, backend/run.c) execute refined core plans
+ * through one executor: each rank runs its transfers in the plan's order and waits only
+ * for the ranks it depends on (per-rank progress counters, futex waits; one barrier per
+ * collective), so what runs is what the visualizer animates; send/recv go through one
+ * mailbox per ordered pair of ranks. */
 #ifndef COLLVIZ_COMM_CPU_H
 #define COLLVIZ_COMM_CPU_H
 
