@@ -372,10 +372,14 @@ static void publish(struct cpu_flag *f, uint32_t n)
     if (atomic_load(&f->sleepers) > 0) cpu_futex_wake_all(&f->done);
 }
 
+static void cpu_abort(struct comm *c, const char *why);
+
 /* The executor: rank's part of one collective on lane ln, in `work` (its input in place).
- * Every rank of the lane calls it for the same schedule. */
+ * Every rank of the lane calls it for the same schedule. `cancel` (may be NULL) is read
+ * before every slice: set, the rank stops everyone at once. */
 static int exec_sched(struct cpu_comm *cc, struct lane *ln, int rank,
-                      const struct cpu_sched *sc, float *work, const char *what)
+                      const struct cpu_sched *sc, float *work, const char *what,
+                      const volatile int *cancel)
 {
     if (is_aborted(cc)) return fail_aborted(cc);
     int W = cc->pub.nranks;
@@ -385,6 +389,10 @@ static int exec_sched(struct cpu_comm *cc, struct lane *ln, int rank,
     publish(mine, 1); /* arrived: the buffer is published and holds the input */
     for (size_t k = sc->item_first[rank]; k < sc->item_first[rank + 1]; k++) {
         const struct cpu_item *item = &sc->items[k];
+        if (cancel && *cancel) {
+            cpu_abort(&cc->pub, "cancelled");
+            return CV_ECANCELLED;
+        }
         if (is_aborted(cc)) return fail_aborted(cc);
         for (size_t d = item->need_first; d < item->need_first + item->nneed; d++) {
             const struct cpu_need *nd = &sc->needs[d];
@@ -483,7 +491,7 @@ static int run_coll(struct cpu_comm *cc, int li, int rank, int step, enum coll c
     float *work =
         (cand && cand_len >= p->work_len) ? cand : lane_scratch(ln, rank, p->work_len);
     if (nin && work + in_off != in) memmove(work + in_off, in, nin * sizeof(float));
-    rc = exec_sched(cc, ln, rank, &pe->sched, work, pe->what);
+    rc = exec_sched(cc, ln, rank, &pe->sched, work, pe->what, NULL);
     if (rc != CV_OK) return rc;
     if (nout && work + out_off != out) memmove(out, work + out_off, nout * sizeof(float));
     count_coll(cc, li, rank, &pe->sched);
@@ -933,7 +941,7 @@ static int cpu_run(struct comm *c, int rank, const struct comm_job *j, float *wo
     const struct cpu_prep *g = j->prep;
     if (!g) return fail(cc, CV_EINVAL, "run: the job was not prepared");
     unsigned csr = ftz_enter();
-    rc = exec_sched(cc, &cc->lanes[0], rank, &g->sched, work, g->what);
+    rc = exec_sched(cc, &cc->lanes[0], rank, &g->sched, work, g->what, j->cancel);
     ftz_leave(csr);
     if (rc == CV_OK) count_coll(cc, 0, rank, &g->sched);
     return rc;
