@@ -65,6 +65,8 @@ struct worker {
     bool report_dropped; /* serve: a cancel answers each dropped job with a result */
     worker_job_hook hook;
     void *hook_ctx;
+    worker_agree_fn agree; /* jobs of several processes: a sweep's cancel, agreed */
+    void *agree_ctx;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct worker_job *jhead, *jtail;
@@ -168,10 +170,15 @@ static void worker_do_sweep(struct worker *w, const struct job *j)
         r.sweep.total = total;
         r.sweep.row.wrong = -1;
         p.bytes = s;
-        /* A job of several processes runs every size on every process: one that skipped a
-         * size would leave the others waiting in it. */
-        if (w->cancel && !w->facts.multiprocess)
-            r.status = cv_err(r.err, sizeof r.err, CV_ECANCELLED, "cancelled");
+        /* A job of several processes stops only where every process stops: between two
+         * sizes, on rank 0's word (worker_set_agree); one that skipped a size alone would
+         * leave the others waiting in it. */
+        bool stop = w->facts.multiprocess
+                        ? index > 0 && w->agree && w->agree(w->agree_ctx, w->cancel != 0)
+                        : w->cancel != 0;
+        if (stop)
+            r.status = cv_err(r.err, sizeof r.err, CV_ECANCELLED,
+                              "cancelled after %d of %d sizes", index, total);
         else
             r.status =
                 w->b->ops->measure(w->b, &p, &r.sweep.row, &w->cancel, r.err, sizeof r.err);
@@ -467,11 +474,22 @@ void worker_set_job_hook(struct worker *w, worker_job_hook fn, void *ctx)
     pthread_mutex_unlock(&w->mu);
 }
 
-int worker_run_here(struct backend *b, const struct job *j, char *err, size_t errlen)
+void worker_set_agree(struct worker *w, worker_agree_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&w->mu);
+    w->agree = fn;
+    w->agree_ctx = ctx;
+    pthread_mutex_unlock(&w->mu);
+}
+
+int worker_run_here(struct backend *b, const struct job *j, worker_agree_fn agree, void *ctx,
+                    char *err, size_t errlen)
 {
     struct worker *w = worker_new(err, errlen);
     if (!w) return CV_EBACKEND;
     w->b = b;
+    w->agree = agree;
+    w->agree_ctx = ctx;
     backend_facts_fill(b, &w->facts);
     worker_run_job(w, j);
     int rc = CV_OK;
