@@ -136,13 +136,22 @@ static void worker_fix_params(struct bench_params *p)
     if (p->timeout_s <= 0 || !isfinite(p->timeout_s)) p->timeout_s = WORKER_DEFAULT_TIMEOUT_S;
 }
 
+/* The flag a measurement polls: none for a job of several processes, where one process
+ * cannot stop alone inside a size (the others would wait for it); a sweep of them stops
+ * between sizes instead (worker_set_agree). */
+static volatile int *worker_cancel_flag(struct worker *w)
+{
+    return w->facts.multiprocess ? NULL : &w->cancel;
+}
+
 static void worker_do_measure(struct worker *w, const struct job *j)
 {
     struct result r;
     worker_result_init(w, j, &r);
     struct bench_params p = j->measure.params;
     worker_fix_params(&p);
-    r.status = backend_measure(w->b, &p, &r.measure, &w->cancel, r.err, sizeof r.err);
+    r.status =
+        backend_measure(w->b, &p, &r.measure, worker_cancel_flag(w), r.err, sizeof r.err);
     worker_post_result(w, &r);
 }
 
@@ -181,7 +190,8 @@ static void worker_do_sweep(struct worker *w, const struct job *j)
             r.status = cv_err(r.err, sizeof r.err, CV_ECANCELLED,
                               "cancelled after %d of %d sizes", index, total);
         else
-            r.status = backend_measure(w->b, &p, &r.sweep.row, &w->cancel, r.err, sizeof r.err);
+            r.status = backend_measure(w->b, &p, &r.sweep.row, worker_cancel_flag(w), r.err,
+                                       sizeof r.err);
         /* A failed size ends the sweep: the larger ones would fail the same way. */
         r.last = index + 1 == total || r.status != CV_OK;
         worker_post_result(w, &r);

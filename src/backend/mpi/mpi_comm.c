@@ -74,17 +74,18 @@ struct mpi_comm {
     struct mpi_pending *pend;
     size_t npend, pend_cap;
     struct comm_stats stats;
-    size_t held;   /* bytes of scratch and in-flight messages */
-    size_t peak;   /* the most `held` has been */
-    size_t bufs;   /* bytes of working buffers from buf_alloc */
-    int tag_ub;    /* MPI_TAG_UB: the largest tag this MPI carries */
-    int node_size; /* processes on this node (they share its memory) */
+    size_t held; /* bytes of scratch and in-flight messages */
+    size_t peak; /* the most `held` has been */
+    size_t bufs; /* bytes of working buffers from buf_alloc */
+    int tag_ub;  /* MPI_TAG_UB: the largest tag this MPI carries */
     bool aborted;
 #ifdef CV_TEST_HOOKS
     int stall_rank; /* CV_TEST_STALL=RANK:SECONDS[:TIMEOUT]: this rank sleeps before its */
-    double stall_s; /* first run() */
+    double stall_s; /* first run(), and every wait's deadline is TIMEOUT */
+    double test_timeout_s;
 #endif
     char err[256];
+    char said[256]; /* mc_last_error's copy */
 };
 
 /* What prepare() makes for a job: every buffer a run needs, before its first message. */
@@ -121,9 +122,27 @@ static int mc_mpi_fail(struct mpi_comm *mc, int mrc, const char *what)
     return mc_fail(mc, "mpi: %s failed: %s", what, msg);
 }
 
+/* Why the communicator was aborted; or, once, why the last call failed. A failure that
+ * did not abort (a buffer this process could not have, a refused argument) is this
+ * process's alone: run.c takes a communicator whose last_error() is not "" for a broken
+ * one and makes a new one, which every process must do together, so such a message is
+ * said once and then forgotten. */
 static const char *mc_last_error(struct comm *c)
 {
-    return to_mc(c)->err[0] ? to_mc(c)->err : "no error";
+    struct mpi_comm *mc = to_mc(c);
+    if (mc->aborted) return mc->err;
+    snprintf(mc->said, sizeof mc->said, "%s", mc->err);
+    mc->err[0] = '\0';
+    return mc->said;
+}
+
+/* The deadline of one wait (the test seam may shorten it). */
+static inline double mc_timeout(const struct mpi_comm *mc)
+{
+#ifdef CV_TEST_HOOKS
+    if (mc->test_timeout_s > 0) return mc->test_timeout_s;
+#endif
+    return mc->pub.timeout_s;
 }
 
 /* Every call after an abort fails at once with the reason of the abort. */
@@ -173,7 +192,7 @@ static int mc_stalled(struct mpi_comm *mc, double waited, const char *what)
         MPI_Irecv(&heard[q], 1, MPI_INT, q, MC_TAG_HERE, mc->ctl, &rr[q]);
         MPI_Isend(&here, 1, MPI_INT, q, MC_TAG_HERE, mc->ctl, &sr[q]);
     }
-    double grace = mc->pub.timeout_s / 2;
+    double grace = mc_timeout(mc) / 2;
     grace = grace < MC_GRACE_MIN_S   ? MC_GRACE_MIN_S
             : grace > MC_GRACE_MAX_S ? MC_GRACE_MAX_S
                                      : grace;
@@ -221,6 +240,14 @@ static int mc_stalled(struct mpi_comm *mc, double waited, const char *what)
     return CV_ETIMEOUT;
 }
 
+/* An MPI call failed half way through a collective: the others cannot finish it. */
+static int mc_broken(struct mpi_comm *mc, int mrc, const char *what)
+{
+    mc_mpi_fail(mc, mrc, what);
+    mc_abort(&mc->pub, NULL);
+    return CV_EBACKEND;
+}
+
 /* Wait for n requests until the communicator's deadline (which peer never answered is not
  * asked: in a ring every rank waits on its neighbour; the roll call finds who stalled). Polls
  * hard for a while (shared memory answers in microseconds), then gives the core away between
@@ -228,16 +255,12 @@ static int mc_stalled(struct mpi_comm *mc, double waited, const char *what)
 static int mc_waitall(struct mpi_comm *mc, int n, MPI_Request *reqs, const char *what)
 {
     if (mc->aborted) return mc_dead(mc);
-    double t0 = now_s(), tmo = mc->pub.timeout_s;
+    double t0 = now_s(), tmo = mc_timeout(mc);
     double deadline = t0 + (tmo > 0 ? tmo : 1e9);
     for (unsigned spins = 0;; spins++) {
         int done = 0;
         int mrc = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
-        if (mrc != MPI_SUCCESS) {
-            mc_mpi_fail(mc, mrc, what);
-            mc_abort(&mc->pub, NULL);
-            return CV_EBACKEND;
-        }
+        if (mrc != MPI_SUCCESS) return mc_broken(mc, mrc, what);
         if (done) return CV_OK;
         if (spins > 64) sched_yield();
         if ((spins & 255) == 0 && now_s() > deadline) return mc_stalled(mc, now_s() - t0, what);
@@ -291,7 +314,7 @@ static int mc_plan_exec(struct mpi_comm *mc, const struct plan *p, float *buf, f
             if (x->dst != me || x->src == me) continue;
             mrc = MPI_Irecv(tmp + off, (int)x->count, MPI_FLOAT, x->src, tag, mc->coll,
                             &reqs[nreq++]);
-            if (mrc != MPI_SUCCESS) return mc_mpi_fail(mc, mrc, "MPI_Irecv");
+            if (mrc != MPI_SUCCESS) return mc_broken(mc, mrc, "MPI_Irecv");
             off += x->count;
         }
         for (size_t i = st->first; i < st->first + st->n; i++) {
@@ -299,7 +322,7 @@ static int mc_plan_exec(struct mpi_comm *mc, const struct plan *p, float *buf, f
             if (x->src != me || x->dst == me) continue;
             mrc = MPI_Isend(buf + x->src_off, (int)x->count, MPI_FLOAT, x->dst, tag, mc->coll,
                             &reqs[nreq++]);
-            if (mrc != MPI_SUCCESS) return mc_mpi_fail(mc, mrc, "MPI_Isend");
+            if (mrc != MPI_SUCCESS) return mc_broken(mc, mrc, "MPI_Isend");
         }
         int rc = mc_waitall(mc, nreq, reqs, st->phase);
         if (rc != CV_OK) return rc;
@@ -390,11 +413,7 @@ static int mc_native(struct mpi_comm *mc, const struct comm_job *j, float *work)
     default:
         return mc_fail(mc, "mpi: no such collective");
     }
-    if (mrc != MPI_SUCCESS) {
-        mc_mpi_fail(mc, mrc, what);
-        mc_abort(&mc->pub, NULL);
-        return CV_EBACKEND;
-    }
+    if (mrc != MPI_SUCCESS) return mc_broken(mc, mrc, what);
     if (j->op == OP_AVG && coll_reduces(j->coll)) {
         float *out = work + coll_out_off(j->coll, W, j->count, me);
         size_t nr = coll_recv_count(j->coll, W, j->count, me, root);
@@ -587,7 +606,7 @@ static int mc_recv(struct comm *c, int rank, int peer, int tag, float *buf, size
     /* Wait for the message to be there (with the deadline), then check its size. */
     MPI_Status st;
     int there = 0;
-    double deadline = t0 + c->timeout_s;
+    double deadline = t0 + mc_timeout(mc);
     bool waited = false;
     for (;;) {
         MPI_Iprobe(peer, tag, mc->p2p, &there, &st);
@@ -794,16 +813,14 @@ static float *mc_buf_alloc(struct comm *c, int rank, size_t count)
         return NULL;
     }
     size_t bytes = (count ? count : 1) * sizeof(float);
-    /* Every process of this node holds such a buffer, in the node's memory. */
-    size_t avail = mem_available_bytes(), need = bytes * (size_t)mc->node_size;
-    if (avail && need > avail / 10 * 9) {
+    /* run.c checked the node's processes' buffers against the memory there is; this is the
+     * last word before the pages are touched. */
+    size_t avail = mem_available_bytes();
+    if (avail && bytes > avail) {
         char a[32], b[32];
         format_size(bytes, a, sizeof a);
         format_size(avail, b, sizeof b);
-        mc_fail(mc,
-                "%s for each of the %d processes of this node would not fit in the %s "
-                "available",
-                a, mc->node_size, b);
+        mc_fail(mc, "a working buffer of %s would not fit in the %s available", a, b);
         return NULL;
     }
     float *p = malloc(bytes);
@@ -938,14 +955,13 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
 {
     (void)b;
     *out = NULL;
-    int wme = 0, size = 0, me = 0, node_size = 1;
+    int wme = 0, size = 0, me = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &wme);
     /* Every process calls this together: the node's communicator is agreed first. */
     MPI_Comm node;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, wme, MPI_INFO_NULL, &node) !=
         MPI_SUCCESS)
         return cv_err(err, errlen, CV_EBACKEND, "mpi: MPI_Comm_split_type failed");
-    MPI_Comm_size(node, &node_size);
     MPI_Comm base = cp->within_node ? node : MPI_COMM_WORLD;
     MPI_Comm_size(base, &size);
     MPI_Comm_rank(base, &me);
@@ -970,7 +986,6 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
     mc->pub.tl = cp->tl;
     mc->pub.self = me;
     mc->me = me;
-    mc->node_size = node_size;
     MPI_Comm_dup(base, &mc->coll);
     MPI_Comm_dup(base, &mc->p2p);
     MPI_Comm_dup(base, &mc->ctl);
@@ -988,7 +1003,7 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
     double tmo = 0;
     mc->stall_rank = -1;
     if (e && sscanf(e, "%d:%lf:%lf", &mc->stall_rank, &mc->stall_s, &tmo) >= 2 && tmo > 0)
-        mc->pub.timeout_s = tmo;
+        mc->test_timeout_s = tmo;
 #endif
     *out = &mc->pub;
     return CV_OK;
