@@ -338,7 +338,7 @@ static int rank_sync(struct run_task *t, int r)
     return t->c->ops->sync ? t->c->ops->sync(t->c, r) : CV_OK;
 }
 
-/* warmup runs, then the timed ones between barriers; *secs = this rank's time for them. */
+/* warmup runs, then the timed ones between barriers; *secs = this rank's time per run. */
 static int rank_timed(struct run_task *t, int r, float *buf, const struct comm_job *j, int warmup,
                       int iters, double *secs)
 {
@@ -364,7 +364,7 @@ static int rank_timed(struct run_task *t, int r, float *buf, const struct comm_j
     }
     if (rc == CV_OK) rc = rank_sync(t, r);
     if (rc == CV_OK) rc = c->ops->barrier(c, r);
-    *secs = now_s() - t0;
+    *secs = (now_s() - t0) / iters; /* per operation, as bench_result.time_us says */
     return rc;
 }
 
