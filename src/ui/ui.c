@@ -479,8 +479,10 @@ static void ui_loop(struct app *a, const sigset_t *waitmask)
                 ui_handle_key(a, ch, &quit);
                 dirty = true;
             }
-            if (fds[0].revents & (POLLHUP | POLLERR) && !(fds[0].revents & POLLIN))
-                break; /* the terminal went away */
+            /* The terminal went away (a closed pty reports POLLIN too, with reads of 0
+             * bytes). Break now: ppoll would return at once for ever, and a signal
+             * unblocked only inside a ppoll that returns ready is never delivered. */
+            if (fds[0].revents & (POLLHUP | POLLERR)) break;
         }
         if (a->w) {
             struct result r;
