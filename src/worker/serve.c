@@ -256,8 +256,10 @@ int serve_follow(struct backend *b)
             break; /* a shutdown (or rank 0's jobs no longer readable) */
         }
         rc = worker_run_here(b, &m->job, serve_agree, NULL, err, sizeof err);
-        /* A broken job is rank 0's to report (it tells the UI and ends the job). */
-        if (rc != CV_OK && !mpi_boot_broken(NULL, NULL, 0))
+        /* A broken job is rank 0's to report (it tells the UI and ends the job), unless
+         * rank 0 is the one that stalled. */
+        int blamed = -1;
+        if (rc != CV_OK && (!mpi_boot_broken(&blamed, NULL, 0) || blamed == 0))
             fprintf(stderr, "collviz serve: rank %d: %s\n", me, err);
         proto_msg_free(m);
     }

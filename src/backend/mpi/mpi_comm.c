@@ -69,7 +69,6 @@ struct mpi_comm {
     float *work, *tmp;
     size_t work_cap, tmp_cap;
     MPI_Request *reqs;
-    int *peers; /* peers[i]: the rank at the other end of reqs[i] */
     size_t reqs_cap;
     struct mpi_pending *pend;
     size_t npend, pend_cap;
@@ -92,7 +91,6 @@ struct mpi_comm {
 struct mpi_prep {
     float *tmp; /* the most this rank receives in one step */
     MPI_Request *reqs;
-    int *peers;
     size_t nreq;
 };
 
@@ -220,11 +218,10 @@ static int mc_stalled(struct mpi_comm *mc, double waited, const char *what)
             nmiss++;
             MPI_Cancel(&rr[q]);
             MPI_Request_free(&rr[q]);
-            /* heard[] may still be written by a cancel that came too late: keep it */
         }
         if (sr[q] != MPI_REQUEST_NULL) MPI_Request_free(&sr[q]);
     }
-    if (nmiss == 0) free(heard);
+    if (nmiss == 0) free(heard); /* else a cancel that came too late may still write it */
     free(rr);
     free(sr);
     if (nmiss)
@@ -956,6 +953,11 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
     (void)b;
     *out = NULL;
     int wme = 0, size = 0, me = 0;
+    char why[256];
+    /* After a stall the processes are no longer in step: a new communicator (made by all of
+     * them together) would wait for ever for the ones that stalled. */
+    if (mpi_boot_broken(NULL, why, sizeof why))
+        return cv_err(err, errlen, CV_EBACKEND, "the MPI job cannot go on: %.200s", why);
     MPI_Comm_rank(MPI_COMM_WORLD, &wme);
     /* Every process calls this together: the node's communicator is agreed first. */
     MPI_Comm node;
