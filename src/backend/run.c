@@ -20,9 +20,9 @@
  * come back at once. A rank that still does not come back a grace period after an abort
  * is named in the error and given up on: its thread is left to finish on its own with
  * the communicator, the task and the ranks' buffers, which the last rank to leave frees
- * (the next call makes a new communicator), rather than letting the caller hang. Ranks that are processes cannot
- * stop alone (every process must run the same collectives), so there a cancel takes
- * effect between calls. */
+ * (the next call makes a new communicator), rather than letting the caller hang. Ranks that are
+ * processes cannot stop alone (every process must run the same collectives), so there a cancel
+ * takes effect between calls. */
 #include "run.h"
 
 #include <math.h>
@@ -145,13 +145,15 @@ static int run_comm(struct backend *b, int W, bool within_node, double timeout_s
                     struct comm **out, char *err, size_t errlen)
 {
     struct run_state *rs = run_state_of(b);
-    if (rs->comm && (rs->nranks != W || rs->within_node != within_node || comm_failed(rs->comm)))
+    if (rs->comm &&
+        (rs->nranks != W || rs->within_node != within_node || comm_failed(rs->comm)))
         rs_drop_comm(rs, false);
     if (!rs->comm) {
         if (!b->ops->comm_create)
             return cv_err(err, errlen, CV_EUNSUPPORTED, "the %s backend has no communicator",
                           b->ops->name);
-        struct comm_params cp = {.nranks = W, .timeout_s = timeout_s, .within_node = within_node};
+        struct comm_params cp = {
+            .nranks = W, .timeout_s = timeout_s, .within_node = within_node};
         int rc = b->ops->comm_create(b, &cp, &rs->comm, err, errlen);
         if (rc != CV_OK) {
             rs->comm = NULL;
@@ -160,7 +162,8 @@ static int run_comm(struct backend *b, int W, bool within_node, double timeout_s
         if (!rs->comm->ops->run || !rs->comm->ops->buf_alloc) {
             rs_drop_comm(rs, false);
             return cv_err(err, errlen, CV_EUNSUPPORTED,
-                          "the %s backend's communicator cannot run a measurement", b->ops->name);
+                          "the %s backend's communicator cannot run a measurement",
+                          b->ops->name);
         }
         rs->nranks = W;
         rs->within_node = within_node;
@@ -339,8 +342,8 @@ static int rank_sync(struct run_task *t, int r)
 }
 
 /* warmup runs, then the timed ones between barriers; *secs = this rank's time per run. */
-static int rank_timed(struct run_task *t, int r, float *buf, const struct comm_job *j, int warmup,
-                      int iters, double *secs)
+static int rank_timed(struct run_task *t, int r, float *buf, const struct comm_job *j,
+                      int warmup, int iters, double *secs)
 {
     struct comm *c = t->c;
     int rc = CV_OK;
@@ -388,8 +391,8 @@ static size_t test_corrupt_elem(int rank)
 #endif
 
 /* Elements of rank r's result that differ from the pattern's expected values. */
-static int rank_count_wrong(struct run_task *t, int r, const float *buf, const struct comm_job *j,
-                            long *wrong)
+static int rank_count_wrong(struct run_task *t, int r, const float *buf,
+                            const struct comm_job *j, long *wrong)
 {
     struct comm *c = t->c;
     size_t out = coll_out_off(j->coll, t->W, j->count, r);
@@ -604,7 +607,8 @@ static int task_run(struct run_task *t, char *err, size_t errlen)
         /* Given up on: the stalled threads keep the communicator, the task and their
          * buffers until they return; the next call makes a new communicator. */
         char what[160];
-        snprintf(what, sizeof what, "rank%s %s stalled (no answer %.0f s after the abort; given up on)",
+        snprintf(what, sizeof what,
+                 "rank%s %s stalled (no answer %.0f s after the abort; given up on)",
                  nlost > 1 ? "s" : "", lost, RUN_GRACE_S);
         struct run_state *rs = t->rs;
         rs->abandoned++;
@@ -656,8 +660,7 @@ static int check_memory(struct backend *b, struct run_state *rs, const struct be
 {
     if (b->ops->caps & BACKEND_CAP_GPU) return CV_OK;
     int local = W;
-    if (rs->comm && rs->comm->self >= 0)
-        local = b->ops->node_ranks ? b->ops->node_ranks(b) : 1;
+    if (rs->comm && rs->comm->self >= 0) local = b->ops->node_ranks ? b->ops->node_ranks(b) : 1;
     if (work_len > SIZE_MAX / sizeof(float) / (size_t)(local ? local : 1))
         return cv_err(err, errlen, CV_ENOMEM, "%s on %d ranks: buffer size overflows",
                       coll_name(bp->coll), W);
@@ -671,8 +674,9 @@ static int check_memory(struct backend *b, struct run_state *rs, const struct be
         format_size(bp->bytes, s, sizeof s);
         format_size(need, n, sizeof n);
         format_size(avail + held, a, sizeof a);
-        return cv_err(err, errlen, CV_ENOMEM, "%s %s on %d ranks needs %s of buffers; %s available",
-                      s, coll_name(bp->coll), W, n, a);
+        return cv_err(err, errlen, CV_ENOMEM,
+                      "%s %s on %d ranks needs %s of buffers; %s available", s,
+                      coll_name(bp->coll), W, n, a);
     }
     return CV_OK;
 }
@@ -680,8 +684,9 @@ static int check_memory(struct backend *b, struct run_state *rs, const struct be
 /* algo_auto: a short trial of every algorithm the collective has, at the real size; the
  * winner is kept for the collective, rank count and size (within a power of two). */
 static int pick_algo(struct backend *b, struct run_state *rs, struct comm *c,
-                     const struct bench_params *bp, size_t count, int root, volatile int *cancel,
-                     enum algo *out, int *ntried, char *err, size_t errlen)
+                     const struct bench_params *bp, size_t count, int root,
+                     volatile int *cancel, enum algo *out, int *ntried, char *err,
+                     size_t errlen)
 {
     signed char *cached = &rs->auto_pick[bp->coll][bp->nranks][size_bucket(bp->bytes)];
     *ntried = 0;
@@ -762,8 +767,8 @@ static void fill_result(struct backend *b, const struct comm *c, const struct be
     if (own)
         snprintf(what, sizeof what, "%s's own collective", b->ops->name);
     else if (p->nchannels > 1)
-        snprintf(what, sizeof what, "%s plan, %d slices x %d channels", algo_name(a), p->nslices,
-                 p->nchannels);
+        snprintf(what, sizeof what, "%s plan, %d slices x %d channels", algo_name(a),
+                 p->nslices, p->nchannels);
     else
         snprintf(what, sizeof what, "%s plan, %d slice%s", algo_name(a), p->nslices,
                  p->nslices == 1 ? "" : "s");
@@ -798,8 +803,8 @@ int backend_measure(struct backend *b, const struct bench_params *bp, struct ben
         return cv_err(err, errlen, CV_EINVAL, "iterations %d / warm-up %d: need >= 1 / >= 0",
                       bp->iters, bp->warmup);
     if (bp->native && !(b->ops->caps & BACKEND_CAP_NATIVE_COLL))
-        return cv_err(err, errlen, CV_EUNSUPPORTED, "the %s backend has no collectives of its own",
-                      b->ops->name);
+        return cv_err(err, errlen, CV_EUNSUPPORTED,
+                      "the %s backend has no collectives of its own", b->ops->name);
     if (cancel && *cancel) return cv_err(err, errlen, CV_ECANCELLED, "cancelled");
     size_t count = coll_count_for_bytes(bp->coll, W, bp->bytes, sizeof(float));
     if (count == 0)

@@ -47,7 +47,8 @@ struct step_comm {
     int runs; /* run() calls, all ranks */
 };
 
-static int g_created; /* communicators made */
+static int g_created;   /* communicators made */
+static long g_sleep_ns; /* each run() sleeps this long first (the timing test) */
 
 static struct step_comm *sc_of(struct comm *c)
 {
@@ -140,6 +141,10 @@ static int sc_run(struct comm *c, int rank, const struct comm_job *j, float *wor
 {
     struct step_comm *s = sc_of(c);
     if (!j->plan) return CV_EUNSUPPORTED;
+    if (g_sleep_ns) {
+        struct timespec ts = {0, g_sleep_ns};
+        nanosleep(&ts, NULL);
+    }
     pthread_mutex_lock(&s->mu);
     s->runs++;
     pthread_mutex_unlock(&s->mu);
@@ -238,7 +243,8 @@ static void test_every_collective(void **state)
         for (int a = 0; a < ALGO_COUNT; a++) {
             if (!algo_supported((enum coll)c, (enum algo)a)) continue;
             for (int W = 1; W <= 5; W++) {
-                struct bench_params p = params((enum coll)c, (enum algo)a, W, 12 * 1024 + 4 * W);
+                struct bench_params p =
+                    params((enum coll)c, (enum algo)a, W, 12 * 1024 + 4 * W);
                 struct bench_result r;
                 int rc = backend_measure(b, &p, &r, NULL, err, sizeof err);
                 if (rc != CV_OK) fail_msg("%s %s W=%d: %s", coll_name(c), algo_name(a), W, err);
@@ -285,6 +291,25 @@ static void test_how_and_slices(void **state)
     close_step(b);
 }
 
+/* time_us is per operation: 50 runs of at least 1 ms each give at least 1000 us, and far
+ * less than the 50 ms the whole loop takes (the bound leaves 25x for a loaded machine). */
+static void test_time_per_operation(void **state)
+{
+    struct backend *b = open_step();
+    char err[256];
+    struct bench_params p = params(COLL_ALL_REDUCE, ALGO_RING, 2, 1024);
+    p.iters = 50;
+    p.check = false;
+    g_sleep_ns = 1000 * 1000;
+    struct bench_result r;
+    assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+    g_sleep_ns = 0;
+    assert_true(r.time_us >= 1000.0);
+    assert_true(r.time_us < 25.0 * 1000.0);
+    assert_int_equal(r.wrong, -1); /* not checked */
+    close_step(b);
+}
+
 static void test_run_small(void **state)
 {
     struct backend *b = open_step();
@@ -294,8 +319,8 @@ static void test_run_small(void **state)
         size_t count = 3;
         int root = coll_is_rooted((enum coll)c) ? 1 : 0;
         struct plan p;
-        assert_int_equal(plan_build(&p, (enum coll)c, coll_default_algo((enum coll)c), OP_SUM, W,
-                                    count, root, err, sizeof err),
+        assert_int_equal(plan_build(&p, (enum coll)c, coll_default_algo((enum coll)c), OP_SUM,
+                                    W, count, root, err, sizeof err),
                          CV_OK);
         float *send[CV_MAX_RANKS], *recv[CV_MAX_RANKS];
         for (int r = 0; r < W; r++) {
@@ -303,7 +328,8 @@ static void test_run_small(void **state)
             send[r] = calloc(ns + 1, sizeof(float));
             for (size_t i = 0; i < ns; i++)
                 send[r][i] = pattern_value(OP_SUM, r, i);
-            recv[r] = calloc(coll_recv_count((enum coll)c, W, count, r, root) + 1, sizeof(float));
+            recv[r] =
+                calloc(coll_recv_count((enum coll)c, W, count, r, root) + 1, sizeof(float));
         }
         if (backend_run_small(b, &p, send, recv, err, sizeof err) != CV_OK)
             fail_msg("%s: %s", coll_name(c), err);
@@ -430,10 +456,10 @@ static void test_bad_params(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_collective), cmocka_unit_test(test_how_and_slices),
-        cmocka_unit_test(test_run_small),        cmocka_unit_test(test_auto),
-        cmocka_unit_test(test_cancel),           cmocka_unit_test(test_stalled_rank_named),
-        cmocka_unit_test(test_bad_params),
+        cmocka_unit_test(test_every_collective),   cmocka_unit_test(test_how_and_slices),
+        cmocka_unit_test(test_run_small),          cmocka_unit_test(test_auto),
+        cmocka_unit_test(test_time_per_operation), cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_stalled_rank_named), cmocka_unit_test(test_bad_params),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
