@@ -116,4 +116,4 @@ if [ -n "$ASAN_BIN" ] && [ -x "$ASAN_BIN" ]; then
 else
     echo "SKIP: a stalled rank under the UI (needs the ASan build's test hooks)"
 fi
-echo "ok: --mpi with 4 MPI processes measures and checks, q leaves nothing; a killed rank is named and the UI goes on on CPU ranks"
+echo "ok: --mpi with 4 MPI processes measures and checks, a cancelled sweep stops every process at one size, q leaves nothing; a killed or stalled rank is named and the UI goes on on CPU ranks"
