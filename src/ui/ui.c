@@ -428,14 +428,15 @@ static bool ui_job_lost(struct app *a)
     launch_stop(ui_launch, 0);
     ui_launch = NULL;
     char lost[240], note[480];
-    if (strstr(why, "lost")) /* the job said which rank itself */
+    bool named = strstr(why, "lost") || strstr(why, "stalled");
+    if (named) /* the job said which rank itself */
         snprintf(lost, sizeof lost, "%s", why);
     else if (rank >= 0) /* the launcher's words (mpirun: "process rank 2 ... exited") */
         snprintf(lost, sizeof lost, "rank %d lost", rank);
     else
         snprintf(lost, sizeof lost, "job lost (%.200s)", why);
-    snprintf(note, sizeof note, "%s%s%.200s", lost, rank >= 0 ? " - " : "",
-             rank >= 0 ? said : "");
+    snprintf(note, sizeof note, "%s%s%.200s", lost, rank >= 0 && !named ? " - " : "",
+             rank >= 0 && !named ? said : "");
     char err[200];
     struct backend *b = NULL;
     struct worker *w = NULL;
@@ -478,8 +479,10 @@ static void ui_loop(struct app *a, const sigset_t *waitmask)
                 ui_handle_key(a, ch, &quit);
                 dirty = true;
             }
-            if (fds[0].revents & (POLLHUP | POLLERR) && !(fds[0].revents & POLLIN))
-                break; /* the terminal went away */
+            /* The terminal went away (a closed pty reports POLLIN too, with reads of 0
+             * bytes). Break now: ppoll would return at once for ever, and a signal
+             * unblocked only inside a ppoll that returns ready is never delivered. */
+            if (fds[0].revents & (POLLHUP | POLLERR)) break;
         }
         if (a->w) {
             struct result r;

@@ -22,6 +22,8 @@
 
 #ifdef HAVE_MPI
 #include <mpi.h>
+
+#include "../backend/mpi/mpi_boot.h"
 #endif
 
 #include "../backend/backend.h"
@@ -220,6 +222,17 @@ static void serve_fanout(void *ctx, const struct job *j)
     free(m);
 }
 
+/* Between two sizes of a sweep every process hears rank 0's word: stop (the UI cancelled)
+ * or go on. Called on rank 0's worker thread and on the other ranks' main threads, at the
+ * same point of the same job, after the job's own broadcast. */
+static bool serve_agree(void *ctx, bool stop)
+{
+    (void)ctx;
+    int v = stop;
+    if (MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return true;
+    return v != 0;
+}
+
 int serve_follow(struct backend *b)
 {
     int me = backend_proc_rank(b);
@@ -242,7 +255,11 @@ int serve_follow(struct backend *b)
             if (rc != CV_OK) fprintf(stderr, "collviz serve: rank %d: %s\n", me, err);
             break; /* a shutdown (or rank 0's jobs no longer readable) */
         }
-        if (worker_run_here(b, &m->job, err, sizeof err) != CV_OK)
+        rc = worker_run_here(b, &m->job, serve_agree, NULL, err, sizeof err);
+        /* A broken job is rank 0's to report (it tells the UI and ends the job), unless
+         * rank 0 is the one that stalled. */
+        int blamed = -1;
+        if (rc != CV_OK && (!mpi_boot_broken(&blamed, NULL, 0) || blamed == 0))
             fprintf(stderr, "collviz serve: rank %d: %s\n", me, err);
         proto_msg_free(m);
     }
@@ -251,6 +268,17 @@ int serve_follow(struct backend *b)
     return status;
 }
 #else
+/* Between two sizes of a sweep every process hears rank 0's word: stop (the UI cancelled)
+ * or go on. Called on rank 0's worker thread and on the other ranks' main threads, at the
+ * same point of the same job, after the job's own broadcast. */
+static bool serve_agree(void *ctx, bool stop)
+{
+    (void)ctx;
+    int v = stop;
+    if (MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return true;
+    return v != 0;
+}
+
 int serve_follow(struct backend *b)
 {
     backend_close(b);
@@ -450,7 +478,10 @@ int serve_run(struct backend *b, const struct serve_opts *o)
     }
     worker_report_dropped(s.w);
 #ifdef HAVE_MPI
-    if (worker_facts(s.w)->multiprocess) worker_set_job_hook(s.w, serve_fanout, NULL);
+    if (worker_facts(s.w)->multiprocess) {
+        worker_set_job_hook(s.w, serve_fanout, NULL);
+        worker_set_agree(s.w, serve_agree, NULL);
+    }
 #endif
 
     sigset_t block, waitmask;
@@ -478,6 +509,8 @@ int serve_run(struct backend *b, const struct serve_opts *o)
     s.stall_s = o->stall_s > 0 ? o->stall_s : SERVE_STALL_S;
     s.stall_fixed = o->stall_s > 0;
     bool go_on = true, stalled = false;
+    int lost_rank = -1;
+    char lost_why[256] = "";
     while (go_on && !serve_signal) {
         struct pollfd fds[3] = {{.fd = s.lfd, .events = POLLIN},
                                 {.fd = worker_fd(s.w), .events = POLLIN},
@@ -495,6 +528,13 @@ int serve_run(struct backend *b, const struct serve_opts *o)
             serve_drop(&s, "no hello in time");
         }
         serve_results(&s);
+#ifdef HAVE_MPI
+        /* A rank stalled or the job's communicator was aborted: the job cannot go on. */
+        if (s.processes && mpi_boot_broken(&lost_rank, lost_why, sizeof lost_why)) {
+            stalled = true;
+            break;
+        }
+#endif
         if (s.processes && s.in_flight > 0 && now_s() - s.progress > s.stall_s) {
             stalled = true;
             break;
@@ -503,16 +543,20 @@ int serve_run(struct backend *b, const struct serve_opts *o)
     }
     if (serve_signal) serve_log("ended by signal %d", (int)serve_signal);
     if (stalled) {
-        /* The worker thread waits in MPI for a rank that does not answer: it cannot be
-         * joined. Say so, and end this process: the launcher then ends the others. */
+        /* The worker thread waits in MPI for a rank that does not answer, or the job's
+         * communicator is broken: the job cannot go on. Say so, and end this process: the
+         * launcher then ends the others. */
         char why[200];
-        snprintf(why, sizeof why,
-                 "rank lost: the job's ranks stopped answering (no result for %.0f s)",
-                 s.stall_s);
+        if (lost_why[0])
+            snprintf(why, sizeof why, "%.199s", lost_why);
+        else
+            snprintf(why, sizeof why,
+                     "rank lost: the job's ranks stopped answering (no result for %.0f s)",
+                     s.stall_s);
         serve_log_line(why);
         if (s.cfd >= 0) {
             struct proto_msg lm = {.type = PROTO_LOST};
-            lm.lost.rank = -1;
+            lm.lost.rank = lost_rank;
             snprintf(lm.lost.why, sizeof lm.lost.why, "%s", why);
             proto_send(s.cfd, &lm, NULL, 0);
         }

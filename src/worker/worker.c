@@ -66,6 +66,8 @@ struct worker {
     bool report_dropped; /* serve: a cancel answers each dropped job with a result */
     worker_job_hook hook;
     void *hook_ctx;
+    worker_agree_fn agree; /* jobs of several processes: a sweep's cancel, agreed */
+    void *agree_ctx;
     pthread_mutex_t mu;
     pthread_cond_t cv;
     struct worker_job *jhead, *jtail;
@@ -134,13 +136,22 @@ static void worker_fix_params(struct bench_params *p)
     if (p->timeout_s <= 0 || !isfinite(p->timeout_s)) p->timeout_s = WORKER_DEFAULT_TIMEOUT_S;
 }
 
+/* The flag a measurement polls: none for a job of several processes, where one process
+ * cannot stop alone inside a size (the others would wait for it); a sweep of them stops
+ * between sizes instead (worker_set_agree). */
+static volatile int *worker_cancel_flag(struct worker *w)
+{
+    return w->facts.multiprocess ? NULL : &w->cancel;
+}
+
 static void worker_do_measure(struct worker *w, const struct job *j)
 {
     struct result r;
     worker_result_init(w, j, &r);
     struct bench_params p = j->measure.params;
     worker_fix_params(&p);
-    r.status = backend_measure(w->b, &p, &r.measure, &w->cancel, r.err, sizeof r.err);
+    r.status =
+        backend_measure(w->b, &p, &r.measure, worker_cancel_flag(w), r.err, sizeof r.err);
     worker_post_result(w, &r);
 }
 
@@ -169,12 +180,18 @@ static void worker_do_sweep(struct worker *w, const struct job *j)
         r.sweep.total = total;
         r.sweep.row.wrong = -1;
         p.bytes = s;
-        /* A job of several processes runs every size on every process: one that skipped a
-         * size would leave the others waiting in it. */
-        if (w->cancel && !w->facts.multiprocess)
-            r.status = cv_err(r.err, sizeof r.err, CV_ECANCELLED, "cancelled");
+        /* A job of several processes stops only where every process stops: between two
+         * sizes, on rank 0's word (worker_set_agree); one that skipped a size alone would
+         * leave the others waiting in it. */
+        bool stop = w->facts.multiprocess
+                        ? index > 0 && w->agree && w->agree(w->agree_ctx, w->cancel != 0)
+                        : w->cancel != 0;
+        if (stop)
+            r.status = cv_err(r.err, sizeof r.err, CV_ECANCELLED,
+                              "cancelled after %d of %d sizes", index, total);
         else
-            r.status = backend_measure(w->b, &p, &r.sweep.row, &w->cancel, r.err, sizeof r.err);
+            r.status = backend_measure(w->b, &p, &r.sweep.row, worker_cancel_flag(w), r.err,
+                                       sizeof r.err);
         /* A failed size ends the sweep: the larger ones would fail the same way. */
         r.last = index + 1 == total || r.status != CV_OK;
         worker_post_result(w, &r);
@@ -467,11 +484,22 @@ void worker_set_job_hook(struct worker *w, worker_job_hook fn, void *ctx)
     pthread_mutex_unlock(&w->mu);
 }
 
-int worker_run_here(struct backend *b, const struct job *j, char *err, size_t errlen)
+void worker_set_agree(struct worker *w, worker_agree_fn fn, void *ctx)
+{
+    pthread_mutex_lock(&w->mu);
+    w->agree = fn;
+    w->agree_ctx = ctx;
+    pthread_mutex_unlock(&w->mu);
+}
+
+int worker_run_here(struct backend *b, const struct job *j, worker_agree_fn agree, void *ctx,
+                    char *err, size_t errlen)
 {
     struct worker *w = worker_new(err, errlen);
     if (!w) return CV_EBACKEND;
     w->b = b;
+    w->agree = agree;
+    w->agree_ctx = ctx;
     backend_facts_fill(b, &w->facts);
     worker_run_job(w, j);
     int rc = CV_OK;

@@ -148,9 +148,18 @@ uint64_t worker_post(struct worker *w, const struct job *j);
  * this way, so that every process calls the backend together. Set before the first post. */
 typedef void (*worker_job_hook)(void *ctx, const struct job *j);
 void worker_set_job_hook(struct worker *w, worker_job_hook fn, void *ctx);
+/* Jobs of several processes (serve.c): called by every process of the job between two
+ * sizes of a sweep, with this process's wish to stop (its cancel flag; rank 0's is the
+ * UI's); returns rank 0's wish, the same on every process, so that all of them stop at the
+ * same size (a process that skipped a size would leave the others waiting in it). Without
+ * one, a sweep of several processes runs every size. Set before the first post. */
+typedef bool (*worker_agree_fn)(void *ctx, bool stop);
+void worker_set_agree(struct worker *w, worker_agree_fn fn, void *ctx);
 /* Run one job on b on the calling thread, as a worker would (the other processes of an MPI
- * job, serve.c); the results are dropped, the first failure is returned with its err. */
-int worker_run_here(struct backend *b, const struct job *j, char *err, size_t errlen);
+ * job, serve.c), agreeing on a sweep's cancel with `agree` (may be NULL); the results are
+ * dropped, the first failure is returned with its err. */
+int worker_run_here(struct backend *b, const struct job *j, worker_agree_fn agree, void *ctx,
+                    char *err, size_t errlen);
 
 /* serve: queue a job that keeps the id it came with (the remote UI's). */
 void worker_post_id(struct worker *w, const struct job *j);

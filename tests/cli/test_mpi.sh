@@ -8,6 +8,8 @@
 #   - `bench --backend mpi` gives the CPU ranks' rows (collectives, sizes, counts, algorithms,
 #     #wrong 0), MPI's own collectives (--algo mpi) with #wrong 0, --within-node on one host;
 #     only rank 0 prints; a corrupted element (test hook, ASan binary) is counted as 1 wrong;
+#   - a rank that stalls (test hook, ASan binary) is named by the others within the deadline
+#     ("rank 2 stalled: no answer for 3 s") and the job ends, leaving no process;
 #   - `train ddp|tp|pp --backend mpi --check` equals one device, as on the CPU ranks.
 # Skips (77) when mpirun is missing or the binary was built without MPI.
 # Usage: test_mpi.sh BIN [ASAN_BIN]
@@ -141,7 +143,9 @@ EOF
 [ "$(grep -c '^# collviz bench' "$tmp/text")" -eq 1 ] || fail "bench text: header not printed exactly once: $(cat "$tmp/text")"
 grep -q "ranks:   mpi: 3 processes on 1 host" "$tmp/text" || fail "bench text: ranks line: $(grep ranks: "$tmp/text")"
 grep -q "3 MPI processes of 1 node" "$tmp/text" || fail "bench --within-node: not said: $(cat "$tmp/text")"
-grep -Eq '^ +12288 +3072 +float +sum +-1 +ring .* 0$' "$tmp/text" || fail "bench --within-node row: $(cat "$tmp/text")"
+# algo auto: the fastest of a short trial (backend/run.c), whichever won here
+grep -Eq '^ +12288 +3072 +float +sum +-1 +(ring|tree|direct|owner) .* 0$' "$tmp/text" || fail "bench --within-node row: $(cat "$tmp/text")"
+grep -q "algo auto: the fastest in a trial" "$tmp/text" || fail "bench --within-node: the auto trial not said: $(cat "$tmp/text")"
 [ -s "$tmp/err" ] && fail "bench: something on stderr: $(cat "$tmp/err")"
 
 # Bad input under mpirun: one line (rank 0 says it), exit 2.
@@ -160,6 +164,27 @@ if [ -n "$ASAN_BIN" ]; then
     [ "$rc" -eq 1 ] || fail "corrupted element: exit $rc, want 1 ($(tail -3 "$tmp/err"))"
     python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; sys.exit(0 if [x["wrong"] for x in r]==[1] else 1)' \
         "$tmp/corrupt.json" 2>/dev/null || fail "corrupted element: #wrong not 1: $(cat "$tmp/corrupt.json")"
+fi
+
+# A rank that stalls (alive, not answering; test hook CV_TEST_STALL=RANK:SECONDS:TIMEOUT in
+# the ASan build: rank 2 sleeps 30 s in its first run, every wait's deadline is 3 s) is
+# named by the others within the deadline and a grace, not 30 s later, and the job ends
+# with nothing left behind.
+if [ -n "$ASAN_BIN" ]; then
+    t0=$(date +%s)
+    ASAN_OPTIONS=detect_leaks=0 CV_TEST_STALL=2:30:3 timeout 60 "${MPIRUN[@]}" -x ASAN_OPTIONS \
+        -x CV_TEST_STALL -np 4 "$ASAN_BIN" bench all_reduce -b 64K -n 2 -w 1 --algo ring \
+        --backend mpi >"$tmp/stall.out" 2>"$tmp/stall.err"
+    rc=$?
+    took=$(($(date +%s) - t0))
+    [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "stalled rank: exit $rc, want a failure before the timeout"
+    grep -q "rank 2 stalled: no answer for 3 s" "$tmp/stall.err" ||
+        fail "stalled rank not named: $(head -5 "$tmp/stall.err")"
+    grep -q "rank [013] stalled" "$tmp/stall.err" && fail "a rank that answered was named: $(grep stalled "$tmp/stall.err")"
+    [ "$took" -lt 25 ] || fail "stalled rank: the job took $took s (it waited for the sleeper)"
+    sleep 0.5
+    pgrep -f "$ASAN_BIN bench all_reduce -b 64K -n 2 -w 1 --algo ring" >/dev/null &&
+        fail "processes of the stalled job left behind: $(pgrep -af "$ASAN_BIN bench all_reduce")"
 fi
 
 # --- training across processes equals one device --------------------------------------

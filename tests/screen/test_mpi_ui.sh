@@ -4,7 +4,11 @@
 # what the ranks are, a measurement and the display-scale check run on the 4 processes,
 # and q ends the whole job: no process and no socket is left behind. Then a rank killed
 # under the UI is reported ("rank 2 lost") and the UI goes on measuring on local CPU ranks.
+# A sweep cancelled on the job stops every process at the same size. A rank that stalls
+# (test hook, ASan build) is named ("rank 2 stalled: no answer for 3 s"), and the UI goes
+# on on local CPU ranks, leaving nothing behind.
 # Skips (77) without mpirun or without the mpi backend in this build.
+ASAN_BIN=${2:-}
 . "$(dirname "$0")/lib.sh" "$1"
 if ! command -v mpirun >/dev/null; then
     echo "SKIP: no mpirun (apt-get install openmpi-bin)"
@@ -41,6 +45,30 @@ tm_screen | grep -q "mpi: 4 processes on 1 host" || fail "the panel does not say
 tm_screen | grep -qE "#wrong 0 +algo ring" || fail "no #wrong 0 on the MPI job"
 n=$(job_procs | wc -l)
 [ "$n" -eq 4 ] || fail "expected 4 serve processes, found $n"
+# A sweep cancelled on the job: rank 0 fans the cancel out between two sizes, so every
+# process stops at the same size (the others say so in the job's log), and the job is
+# free at once for the next measurement instead of running the remaining sizes.
+tm_keys ']' ']' ']' ']' ']' ']' ']' ']'
+tm_wait "size 256 MiB" 5 || fail "] did not reach 256 MiB"
+tm_wait "measured on mpi: all-reduce 256 MiB, W=4" 180 || fail "no 256 MiB measurement on the job"
+tm_keys s
+tm_wait "sweeping 7/9" 120 || fail "the sweep never reached its 7th size: $(tm_screen | grep -m1 sweep)"
+tm_keys x
+tm_wait "measurement cancelled" 10 || fail "the UI does not say the sweep was cancelled"
+log=$(ls "$run"/collviz/job-*.log 2>/dev/null | head -1)
+end=$(($(date +%s) + 60))
+until [ "$(grep -c 'cancelled after' "$log" 2>/dev/null)" -ge 3 ]; do
+    [ "$(date +%s)" -le "$end" ] || break
+    sleep 0.2
+done
+stops=$(grep -o "rank [1-3]: cancelled after [0-9]* of 9 sizes" "$log" | sort)
+[ "$(echo "$stops" | grep -c .)" -eq 3 ] || fail "not every other rank stopped the sweep: '$stops' ($(tail -3 "$log"))"
+[ "$(echo "$stops" | sed 's/rank [1-3]: //' | sort -u | wc -l)" -eq 1 ] ||
+    fail "the ranks stopped at different sizes: $stops"
+at=$(echo "$stops" | head -1 | sed -n 's/.*after \([0-9]*\) of 9.*/\1/p')
+[ -n "$at" ] && [ "$at" -ge 7 ] && [ "$at" -lt 9 ] || fail "the sweep stopped after ${at:-?} of 9 sizes, want 7 or 8"
+tm_keys '['
+tm_wait "measured on mpi: all-reduce 128 MiB, W=4" 60 || fail "the job did not measure again after the cancel"
 tm_keys q
 tm_wait "EXITED:0" 30 || fail "q did not exit"
 sleep 0.5
@@ -67,4 +95,25 @@ left=$(all_procs)
 [ -z "$left" ] || fail "processes of the lost job left behind: $left"
 tm_keys q
 tm_wait "EXITED:0" 15 || fail "q did not exit after the loss"
-echo "ok: --mpi with 4 MPI processes measures and checks, q leaves nothing; a killed rank is named and the UI goes on on CPU ranks"
+tm_cleanup
+
+# A rank that stalls (alive, not answering) under the UI: test hook of the ASan build
+# (CV_TEST_STALL=RANK:SECONDS:TIMEOUT: rank 2 sleeps 30 s in its first run, every wait's
+# deadline is 3 s). The job names it, the UI goes on on local CPU ranks, nothing is left.
+if [ -n "$ASAN_BIN" ] && [ -x "$ASAN_BIN" ]; then
+    BIN=$(readlink -f "$ASAN_BIN")
+    tm_start 120 40 "--mpi '$LAUNCH' --size 1M" $envs CV_TEST_STALL=2:30:3 ASAN_OPTIONS=detect_leaks=0
+    tm_wait "rank 2 stalled: no answer for 3 s" 90 || fail "the stalled rank was not named: $(tm_screen | head -3)"
+    tm_wait "on local CPU ranks now" 5 || fail "no word of the fallback after the stall"
+    tm_screen | grep -q "rank [013] stalled" && fail "a rank that answered was named: $(tm_screen | grep stalled)"
+    left=$(all_procs)
+    [ -z "$left" ] || fail "processes of the stalled job left behind: $left"
+    tm_keys ']'
+    tm_wait "measured on cpu: all-reduce 2 MiB, W=4" 60 || fail "no measurement on local CPU ranks after the stall"
+    tm_keys q
+    tm_wait "EXITED:0" 15 || fail "q did not exit after the stall"
+    [ -z "$(ls -A "$run/collviz")" ] || fail "socket or log left behind after the stall: $(ls "$run/collviz")"
+else
+    echo "SKIP: a stalled rank under the UI (needs the ASan build's test hooks)"
+fi
+echo "ok: --mpi with 4 MPI processes measures and checks, a cancelled sweep stops every process at one size, q leaves nothing; a killed or stalled rank is named and the UI goes on on CPU ranks"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SIGTERM, SIGINT and SIGHUP: the program restores the terminal, then dies of the signal
 # (the shell sees 128+N), and the terminal is left sane - also in the middle of a
-# measurement.
+# measurement. A terminal that goes away ends the program too.
 . "$(dirname "$0")/lib.sh" "$1"
 
 for sig in TERM INT HUP; do
@@ -19,4 +19,20 @@ for sig in TERM INT HUP; do
     tm_screen | grep -qF "step 0/" && fail "the program's screen is still shown after SIG$sig"
     kill -0 "$pid" 2>/dev/null && fail "collviz still running after SIG$sig"
 done
-echo "ok: SIGTERM, SIGINT and SIGHUP restore the terminal and exit"
+# The terminal itself goes away (its tmux server killed): the program ends too, rather than
+# spinning on a hung-up terminal whose every poll returns at once.
+tm_cleanup
+tm_start 100 30 "--backend cpu"
+tm_wait "step 0/" || fail "the screen never came up (hangup)"
+pid=$(tm_pid)
+[ -n "$pid" ] || fail "no collviz process found (hangup)"
+tm_kill "$SOCK"
+for _ in $(seq 50); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+done
+if kill -0 "$pid" 2>/dev/null; then
+    kill -9 "$pid"
+    fail "collviz still running 5 s after its terminal went away"
+fi
+echo "ok: SIGTERM, SIGINT and SIGHUP restore the terminal and exit; a closed terminal ends it"

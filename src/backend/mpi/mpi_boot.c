@@ -15,6 +15,9 @@
 static pthread_mutex_t boot_mu = PTHREAD_MUTEX_INITIALIZER;
 static int boot_users;
 static bool boot_initialised; /* by us, so we finalise */
+static bool boot_broken;      /* mpi_boot_set_broken */
+static int boot_broken_rank = -1;
+static char boot_broken_why[256];
 
 bool mpi_boot_launched(void)
 {
@@ -70,10 +73,39 @@ void mpi_boot_stop(void)
 {
     pthread_mutex_lock(&boot_mu);
     if (boot_users > 0 && --boot_users == 0 && boot_initialised) {
+        if (boot_broken) {
+            fflush(NULL);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
         MPI_Finalize();
         boot_initialised = false;
     }
     pthread_mutex_unlock(&boot_mu);
+}
+
+void mpi_boot_set_broken(int rank, const char *why)
+{
+    pthread_mutex_lock(&boot_mu);
+    if (!boot_broken) {
+        boot_broken = true;
+        boot_broken_rank = rank;
+        snprintf(boot_broken_why, sizeof boot_broken_why, "%s", why ? why : "");
+    } else if (boot_broken_rank < 0 && rank >= 0) {
+        /* a named rank says more than an abort without one */
+        boot_broken_rank = rank;
+        snprintf(boot_broken_why, sizeof boot_broken_why, "%s", why ? why : "");
+    }
+    pthread_mutex_unlock(&boot_mu);
+}
+
+bool mpi_boot_broken(int *rank, char *why, size_t n)
+{
+    pthread_mutex_lock(&boot_mu);
+    bool b = boot_broken;
+    if (rank) *rank = boot_broken_rank;
+    if (why && n) snprintf(why, n, "%s", boot_broken_why);
+    pthread_mutex_unlock(&boot_mu);
+    return b;
 }
 
 int mpi_boot_bcast(void *buf, size_t bytes, int root)

@@ -21,8 +21,16 @@ bool mpi_boot_launched(void);
 /* Start MPI (or count one more user of it) and say where this process is. CV_OK or
  * CV_EUNAVAIL with a message. */
 int mpi_boot_start(struct mpi_where *w, char *err, size_t errlen);
-/* One user fewer; the last one finalises MPI if mpi_boot_start initialised it. */
+/* One user fewer; the last one finalises MPI if mpi_boot_start initialised it. When the job
+ * is broken (below), the last one ends the whole job with MPI_Abort instead: MPI_Finalize
+ * would wait for the ranks that stalled. */
 void mpi_boot_stop(void);
+
+/* The job cannot go on: a rank stalled (rank: the first one named, in MPI_COMM_WORLD; -1
+ * when none is) or a communicator was aborted. The first call's words are kept. */
+void mpi_boot_set_broken(int rank, const char *why);
+/* True once the job is broken; *rank and why (may be NULL) say which rank and why. */
+bool mpi_boot_broken(int *rank, char *why, size_t n);
 
 /* Over MPI_COMM_WORLD (every process calls them at the same point): */
 int mpi_boot_bcast(void *buf, size_t bytes, int root);

@@ -1,25 +1,49 @@
-/* mpi_comm.c - the training communicator (backend/comm.h) on MPI: this process is one rank.
+/* mpi_comm.c - the MPI backend's one runtime (backend/comm.h): this process is one rank.
  *
- * Collectives run the same ring plans as the CPU ranks' communicator, executed with MPI
- * point-to-point (mpi_plan_run), so training moves its data the way the screens draw it
- * and reduces in the same order. send/recv are eager: send copies the message, starts an
- * MPI_Isend on a communicator of its own and returns; recv waits for the message with this
- * tag from that peer and refuses one of another size. Every wait has the communicator's
- * deadline; a rank that fails or passes it says why on stderr and ends the whole job
- * (MPI_Abort), since the other processes would otherwise wait for it.
+ * Plans run step by step, the way the trace executor runs them: in step s this process posts
+ * a receive for each transfer into its buffer and a send for each transfer out of it
+ * (MPI_Irecv / MPI_Isend, the whole step at once), waits for all of them, then applies the
+ * received pieces in plan order with the one transfer arithmetic (core/exec.h). The plan's
+ * execution rule (no transfer reads what another destination writes in the same step) makes
+ * sending straight from the working buffer safe, and applying in plan order makes the result
+ * the trace's, bit for bit. A refined plan (--slices/--channels) runs the same way, with one
+ * message per slice. run() with no plan runs MPI's own collective (MPI_Allreduce, ...), in
+ * place on the working buffer where MPI allows it.
+ *
+ * Training's collectives run the same ring plans, so training moves its data the way the
+ * screens draw it. send/recv are eager: send copies the message, starts an MPI_Isend on a
+ * communicator of its own and returns; recv waits for the message with this tag from that
+ * peer and refuses one of another size.
+ *
+ * Every wait has the communicator's deadline. A wait that passes it asks every other rank
+ * "are you there?" on a communicator of its own (a roll call: each rank whose wait timed out
+ * answers); the ranks that do not answer within a grace are the ones that stalled, and
+ * last_error() names them: "rank 2 stalled: no answer for 5 s". The communicator is then
+ * aborted (every call fails at once) and the MPI job is marked broken (mpi_boot.h), so that
+ * closing the backend ends every process instead of waiting in MPI_Finalize for the stalled
+ * one.
  *
  * The proc_* operations combine what each process recorded (times, counters, events,
- * parameters) so that every process ends with the whole run's record. */
+ * parameters) so that every process ends with the whole run's record; they have the same
+ * deadline. */
 #include <sched.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../core/coll.h"
+#include "../../core/exec.h"
 #include "../../core/plan.h"
 #include "../../core/util.h"
 #include "mpi_backend.h"
+#include "mpi_boot.h"
+
+#define MC_TAG_HERE 1      /* the roll call's messages, on mc->ctl */
+#define MC_GRACE_MIN_S 2.0 /* how long a roll call waits for the others' answers */
+#define MC_GRACE_MAX_S 10.0
 
 struct mpi_plan_entry {
     enum coll coll;
@@ -27,7 +51,7 @@ struct mpi_plan_entry {
     size_t count;
     struct plan p;
     size_t sent, recv; /* floats this rank sends / receives per run */
-    size_t tmp;        /* mpi_plan_recv_max */
+    size_t tmp;        /* mc_plan_recv_max */
 };
 
 struct mpi_pending {
@@ -39,7 +63,7 @@ struct mpi_pending {
 struct mpi_comm {
     struct comm pub;
     int me;
-    MPI_Comm coll, p2p;
+    MPI_Comm coll, p2p, ctl; /* plans and proc_*; eager send/recv; the roll call */
     struct mpi_plan_entry **plans;
     size_t nplans, plans_cap;
     float *work, *tmp;
@@ -51,21 +75,28 @@ struct mpi_comm {
     struct comm_stats stats;
     size_t held; /* bytes of scratch and in-flight messages */
     size_t peak; /* the most `held` has been */
+    size_t bufs; /* bytes of working buffers from buf_alloc */
     int tag_ub;  /* MPI_TAG_UB: the largest tag this MPI carries */
+    bool aborted;
+#ifdef CV_TEST_HOOKS
+    int stall_rank; /* CV_TEST_STALL=RANK:SECONDS[:TIMEOUT]: this rank sleeps before its */
+    double stall_s; /* first run(), and every wait's deadline is TIMEOUT */
+    double test_timeout_s;
+#endif
     char err[256];
+    char said[256]; /* mc_last_error's copy */
+};
+
+/* What prepare() makes for a job: every buffer a run needs, before its first message. */
+struct mpi_prep {
+    float *tmp; /* the most this rank receives in one step */
+    MPI_Request *reqs;
+    size_t nreq;
 };
 
 static struct mpi_comm *to_mc(struct comm *c)
 {
     return (struct mpi_comm *)c;
-}
-
-static void mc_abort(struct comm *c, const char *why)
-{
-    struct mpi_comm *mc = to_mc(c);
-    fprintf(stderr, "collviz: mpi rank %d: %s; ending the MPI job\n", mc->me, why);
-    fflush(stderr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 static int mc_fail(struct mpi_comm *mc, const char *fmt, ...)
@@ -79,15 +110,320 @@ static int mc_fail(struct mpi_comm *mc, const char *fmt, ...)
     return CV_EBACKEND;
 }
 
+/* An MPI call returned mrc: say which and why. */
+static int mc_mpi_fail(struct mpi_comm *mc, int mrc, const char *what)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(mrc, msg, &len) != MPI_SUCCESS)
+        snprintf(msg, sizeof msg, "code %d", mrc);
+    return mc_fail(mc, "mpi: %s failed: %s", what, msg);
+}
+
+/* Why the communicator was aborted; or, once, why the last call failed. A failure that
+ * did not abort (a buffer this process could not have, a refused argument) is this
+ * process's alone: run.c takes a communicator whose last_error() is not "" for a broken
+ * one and makes a new one, which every process must do together, so such a message is
+ * said once and then forgotten. */
 static const char *mc_last_error(struct comm *c)
 {
-    return to_mc(c)->err[0] ? to_mc(c)->err : "no error";
+    struct mpi_comm *mc = to_mc(c);
+    if (mc->aborted) return mc->err;
+    snprintf(mc->said, sizeof mc->said, "%s", mc->err);
+    mc->err[0] = '\0';
+    return mc->said;
+}
+
+/* The deadline of one wait (the test seam may shorten it). */
+static inline double mc_timeout(const struct mpi_comm *mc)
+{
+#ifdef CV_TEST_HOOKS
+    if (mc->test_timeout_s > 0) return mc->test_timeout_s;
+#endif
+    return mc->pub.timeout_s;
+}
+
+/* Every call after an abort fails at once with the reason of the abort. */
+static inline int mc_dead(struct mpi_comm *mc)
+{
+    return CV_EBACKEND;
+}
+
+static void mc_abort(struct comm *c, const char *why)
+{
+    struct mpi_comm *mc = to_mc(c);
+    if (mc->aborted) return;
+    mc->aborted = true;
+    if (!mc->err[0]) snprintf(mc->err, sizeof mc->err, "%s", why ? why : "aborted");
+    /* The other processes are still in this communicator's collectives, or will be: the
+     * job cannot go on, and closing MPI must end it rather than wait for them. */
+    mpi_boot_set_broken(-1, mc->err);
+}
+
+/* This communicator's rank r as a rank of MPI_COMM_WORLD (the one the screens show). */
+static int mc_world_rank(struct mpi_comm *mc, int r)
+{
+    MPI_Group g, wg;
+    int out = r;
+    if (MPI_Comm_group(mc->coll, &g) != MPI_SUCCESS) return r;
+    if (MPI_Comm_group(MPI_COMM_WORLD, &wg) == MPI_SUCCESS) {
+        MPI_Group_translate_ranks(g, 1, &r, wg, &out);
+        MPI_Group_free(&wg);
+    }
+    MPI_Group_free(&g);
+    return out == MPI_UNDEFINED ? r : out;
+}
+
+/* A wait passed its deadline after `waited` seconds. Roll call: ask every other rank "are you
+ * there?" on mc->ctl, where only ranks whose own waits timed out answer (they do this
+ * same call), and wait a grace for the answers. The ranks that do not answer stalled (or
+ * died): name them, abort the communicator, mark the job broken. */
+static int mc_stalled(struct mpi_comm *mc, double waited, const char *what)
+{
+    static const int here = 1; /* outlives any send the roll call leaves behind */
+    int W = mc->pub.nranks, me = mc->me;
+    int *heard = xcalloc((size_t)W, sizeof *heard);
+    MPI_Request *rr = xcalloc((size_t)W, sizeof *rr), *sr = xcalloc((size_t)W, sizeof *sr);
+    for (int q = 0; q < W; q++) {
+        rr[q] = sr[q] = MPI_REQUEST_NULL;
+        if (q == me) continue;
+        MPI_Irecv(&heard[q], 1, MPI_INT, q, MC_TAG_HERE, mc->ctl, &rr[q]);
+        MPI_Isend(&here, 1, MPI_INT, q, MC_TAG_HERE, mc->ctl, &sr[q]);
+    }
+    double grace = mc_timeout(mc) / 2;
+    grace = grace < MC_GRACE_MIN_S   ? MC_GRACE_MIN_S
+            : grace > MC_GRACE_MAX_S ? MC_GRACE_MAX_S
+                                     : grace;
+    double until = now_s() + grace;
+    for (;;) {
+        int open = 0;
+        for (int q = 0; q < W; q++) {
+            if (rr[q] == MPI_REQUEST_NULL) continue;
+            int done = 0;
+            MPI_Test(&rr[q], &done, MPI_STATUS_IGNORE);
+            open += !done;
+        }
+        if (open == 0 || now_s() > until) break;
+        struct timespec ts = {0, 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    char who[160] = "";
+    int nmiss = 0, first = -1;
+    for (int q = 0; q < W; q++) {
+        if (rr[q] != MPI_REQUEST_NULL) {
+            int wr = mc_world_rank(mc, q);
+            size_t L = strlen(who);
+            snprintf(who + L, sizeof who - L, "%s%d", nmiss ? ", " : "", wr);
+            if (first < 0) first = wr;
+            nmiss++;
+            MPI_Cancel(&rr[q]);
+            MPI_Request_free(&rr[q]);
+        }
+        if (sr[q] != MPI_REQUEST_NULL) MPI_Request_free(&sr[q]);
+    }
+    if (nmiss == 0) free(heard); /* else a cancel that came too late may still write it */
+    free(rr);
+    free(sr);
+    if (nmiss)
+        snprintf(mc->err, sizeof mc->err, "rank%s %s stalled: no answer for %.0f s (%s)",
+                 nmiss > 1 ? "s" : "", who, waited, what);
+    else
+        snprintf(mc->err, sizeof mc->err,
+                 "%s: no answer for %.0f s, yet every rank answers the roll call (they wait "
+                 "on each other)",
+                 what, waited);
+    mc->aborted = true;
+    mpi_boot_set_broken(first, mc->err);
+    return CV_ETIMEOUT;
+}
+
+/* An MPI call failed half way through a collective: the others cannot finish it. */
+static int mc_broken(struct mpi_comm *mc, int mrc, const char *what)
+{
+    mc_mpi_fail(mc, mrc, what);
+    mc_abort(&mc->pub, NULL);
+    return CV_EBACKEND;
+}
+
+/* Wait for n requests until the communicator's deadline (which peer never answered is not
+ * asked: in a ring every rank waits on its neighbour; the roll call finds who stalled). Polls
+ * hard for a while (shared memory answers in microseconds), then gives the core away between
+ * polls: ranks may outnumber cores (--oversubscribe). */
+static int mc_waitall(struct mpi_comm *mc, int n, MPI_Request *reqs, const char *what)
+{
+    if (mc->aborted) return mc_dead(mc);
+    double t0 = now_s(), tmo = mc_timeout(mc);
+    double deadline = t0 + (tmo > 0 ? tmo : 1e9);
+    for (unsigned spins = 0;; spins++) {
+        int done = 0;
+        int mrc = MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE);
+        if (mrc != MPI_SUCCESS) return mc_broken(mc, mrc, what);
+        if (done) return CV_OK;
+        if (spins > 64) sched_yield();
+        if ((spins & 255) == 0 && now_s() > deadline) return mc_stalled(mc, now_s() - t0, what);
+    }
+}
+
+/* Room for n requests in the communicator's own array (runs without a prepared job). */
+static MPI_Request *mc_reqs(struct mpi_comm *mc, size_t n)
+{
+    if (mc->reqs_cap < n) {
+        mc->reqs = xrealloc(mc->reqs, n * sizeof *mc->reqs);
+        mc->reqs_cap = n;
+    }
+    return mc->reqs;
+}
+
+/* The most floats rank me receives in any one step of p (its scratch for a step). */
+static size_t mc_plan_recv_max(const struct plan *p, int me)
+{
+    size_t most = 0;
+    for (size_t s = 0; s < p->nsteps; s++) {
+        size_t n = 0;
+        for (size_t i = p->steps[s].first; i < p->steps[s].first + p->steps[s].n; i++)
+            if (p->x[i].dst == me && p->x[i].src != me) n += p->x[i].count;
+        most = n > most ? n : most;
+    }
+    return most;
+}
+
+/* Requests one step of p may have in flight: 2 x its most transfers. */
+static size_t mc_plan_nreq(const struct plan *p)
+{
+    size_t nreq = 2;
+    for (size_t s = 0; s < p->nsteps; s++)
+        nreq = 2 * p->steps[s].n > nreq ? 2 * p->steps[s].n : nreq;
+    return nreq;
+}
+
+/* Run plan p once on this rank's working buffer, step by step (see the top of the file).
+ * tmp: mc_plan_recv_max floats; reqs: mc_plan_nreq. */
+static int mc_plan_exec(struct mpi_comm *mc, const struct plan *p, float *buf, float *tmp,
+                        MPI_Request *reqs)
+{
+    int me = mc->me;
+    for (size_t s = 0; s < p->nsteps; s++) {
+        const struct step *st = &p->steps[s];
+        int nreq = 0, tag = (int)(s & 0x7fff), mrc;
+        size_t off = 0;
+        for (size_t i = st->first; i < st->first + st->n; i++) {
+            const struct xfer *x = &p->x[i];
+            if (x->dst != me || x->src == me) continue;
+            mrc = MPI_Irecv(tmp + off, (int)x->count, MPI_FLOAT, x->src, tag, mc->coll,
+                            &reqs[nreq++]);
+            if (mrc != MPI_SUCCESS) return mc_broken(mc, mrc, "MPI_Irecv");
+            off += x->count;
+        }
+        for (size_t i = st->first; i < st->first + st->n; i++) {
+            const struct xfer *x = &p->x[i];
+            if (x->src != me || x->dst == me) continue;
+            mrc = MPI_Isend(buf + x->src_off, (int)x->count, MPI_FLOAT, x->dst, tag, mc->coll,
+                            &reqs[nreq++]);
+            if (mrc != MPI_SUCCESS) return mc_broken(mc, mrc, "MPI_Isend");
+        }
+        int rc = mc_waitall(mc, nreq, reqs, st->phase);
+        if (rc != CV_OK) return rc;
+        off = 0;
+        for (size_t i = st->first; i < st->first + st->n; i++) {
+            const struct xfer *x = &p->x[i];
+            if (x->dst != me) continue;
+            if (x->src == me) {
+                exec_xfer(p, x, buf, buf);
+            } else {
+                struct xfer y = *x;
+                y.src_off = 0;
+                exec_xfer(p, &y, buf, tmp + off);
+                off += x->count;
+            }
+        }
+    }
+    return CV_OK;
+}
+
+static MPI_Op mc_op(enum redop op)
+{
+    switch (op) {
+    case OP_PROD:
+        return MPI_PROD;
+    case OP_MIN:
+        return MPI_MIN;
+    case OP_MAX:
+        return MPI_MAX;
+    default:
+        return MPI_SUM; /* SUM, and AVG before its division */
+    }
+}
+
+/* MPI's own collective on the working buffer (core/plan.h's layout): in place where MPI
+ * allows it, as nccl-tests' in-place runs; all_to_all from its send half into its receive
+ * half. These are MPI's blocking collectives, the ones whose speed is being compared: they
+ * have no deadline of ours. */
+static int mc_native(struct mpi_comm *mc, const struct comm_job *j, float *work)
+{
+    int W = mc->pub.nranks, me = mc->me, root = j->root, n = (int)j->count, mrc;
+    MPI_Comm cm = mc->coll;
+    MPI_Op mop = mc_op(j->op);
+    const char *what;
+    switch (j->coll) {
+    case COLL_ALL_REDUCE:
+        what = "MPI_Allreduce";
+        mrc = MPI_Allreduce(MPI_IN_PLACE, work, n, MPI_FLOAT, mop, cm);
+        break;
+    case COLL_ALL_GATHER:
+        what = "MPI_Allgather";
+        mrc = MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, work, n, MPI_FLOAT, cm);
+        break;
+    case COLL_REDUCE_SCATTER:
+        what = "MPI_Reduce_scatter_block";
+        mrc = MPI_Reduce_scatter_block(MPI_IN_PLACE, work, n, MPI_FLOAT, mop, cm);
+        /* in place, MPI leaves the rank's piece at the front; the layout has it at me*n */
+        if (mrc == MPI_SUCCESS && me > 0)
+            memmove(work + (size_t)me * j->count, work, j->count * sizeof(float));
+        break;
+    case COLL_BROADCAST:
+        what = "MPI_Bcast";
+        mrc = MPI_Bcast(work, n, MPI_FLOAT, root, cm);
+        break;
+    case COLL_REDUCE:
+        what = "MPI_Reduce";
+        mrc = me == root ? MPI_Reduce(MPI_IN_PLACE, work, n, MPI_FLOAT, mop, root, cm)
+                         : MPI_Reduce(work, NULL, n, MPI_FLOAT, mop, root, cm);
+        break;
+    case COLL_GATHER:
+        what = "MPI_Gather";
+        mrc = me == root
+                  ? MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, work, n, MPI_FLOAT, root, cm)
+                  : MPI_Gather(work + (size_t)me * j->count, n, MPI_FLOAT, NULL, 0,
+                               MPI_DATATYPE_NULL, root, cm);
+        break;
+    case COLL_SCATTER:
+        what = "MPI_Scatter";
+        mrc = me == root ? MPI_Scatter(work, n, MPI_FLOAT, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
+                                       root, cm)
+                         : MPI_Scatter(NULL, 0, MPI_DATATYPE_NULL, work + (size_t)me * j->count,
+                                       n, MPI_FLOAT, root, cm);
+        break;
+    case COLL_ALL_TO_ALL:
+        what = "MPI_Alltoall";
+        mrc = MPI_Alltoall(work, n, MPI_FLOAT, work + (size_t)W * j->count, n, MPI_FLOAT, cm);
+        break;
+    default:
+        return mc_fail(mc, "mpi: no such collective");
+    }
+    if (mrc != MPI_SUCCESS) return mc_broken(mc, mrc, what);
+    if (j->op == OP_AVG && coll_reduces(j->coll)) {
+        float *out = work + coll_out_off(j->coll, W, j->count, me);
+        size_t nr = coll_recv_count(j->coll, W, j->count, me, root);
+        for (size_t i = 0; i < nr; i++)
+            out[i] /= (float)W;
+    }
+    return CV_OK;
 }
 
 /* Grow a float scratch to n elements (kept between calls). */
 static float *mc_scratch(struct mpi_comm *mc, float **p, size_t *cap, size_t n)
 {
-    if (*cap < n) {
+    if (*cap < n || !*p) {
         mc->held -= *cap * sizeof(float);
         free(*p);
         *p = xmalloc((n ? n : 1) * sizeof(float));
@@ -97,7 +433,6 @@ static float *mc_scratch(struct mpi_comm *mc, float **p, size_t *cap, size_t n)
     }
     return *p;
 }
-
 static int mc_plan(struct mpi_comm *mc, enum coll c, enum redop op, size_t count,
                    struct mpi_plan_entry **out)
 {
@@ -124,7 +459,7 @@ static int mc_plan(struct mpi_comm *mc, enum coll c, enum redop op, size_t count
         if (x->src == mc->me) e->sent += x->count;
         if (x->dst == mc->me) e->recv += x->count;
     }
-    e->tmp = mpi_plan_recv_max(&e->p, mc->me);
+    e->tmp = mc_plan_recv_max(&e->p, mc->me);
     if (mc->nplans == mc->plans_cap) {
         mc->plans_cap = mc->plans_cap ? 2 * mc->plans_cap : 8;
         mc->plans = xrealloc(mc->plans, mc->plans_cap * sizeof *mc->plans);
@@ -139,6 +474,7 @@ static int mc_plan(struct mpi_comm *mc, enum coll c, enum redop op, size_t count
 static int mc_coll(struct mpi_comm *mc, int rank, enum coll c, enum redop op, size_t count,
                    const float *in, float *out, float *cand, size_t cand_len, const char *label)
 {
+    if (mc->aborted) return mc_dead(mc);
     if (rank != mc->me)
         return mc_fail(mc, "rank %d called on the process of rank %d", rank, mc->me);
     double t0 = now_s();
@@ -154,18 +490,17 @@ static int mc_coll(struct mpi_comm *mc, int rank, enum coll c, enum redop op, si
                       ? cand
                       : mc_scratch(mc, &mc->work, &mc->work_cap, p->work_len);
     float *tmp = mc_scratch(mc, &mc->tmp, &mc->tmp_cap, e->tmp);
-    size_t nreq = 2;
-    for (size_t s = 0; s < p->nsteps; s++)
-        nreq = 2 * p->steps[s].n > nreq ? 2 * p->steps[s].n : nreq;
-    if (mc->reqs_cap < nreq) {
-        mc->reqs = xrealloc(mc->reqs, nreq * sizeof *mc->reqs);
-        mc->reqs_cap = nreq;
-    }
+    MPI_Request *reqs = mc_reqs(mc, mc_plan_nreq(p));
     if (nin && work + in_off != in) memmove(work + in_off, in, nin * sizeof(float));
-    char err[200];
-    rc = mpi_plan_run(p, rank, mc->coll, work, tmp, mc->reqs, mc->pub.timeout_s, err,
-                      sizeof err);
-    if (rc != CV_OK) return mc_fail(mc, "%s: %s", label ? label : coll_name(c), err);
+    rc = mc_plan_exec(mc, p, work, tmp, reqs);
+    if (rc != CV_OK) {
+        if (!mc->aborted) { /* a stall names the rank on its own; else say where */
+            char why[sizeof mc->err];
+            snprintf(why, sizeof why, "%s", mc->err);
+            mc_fail(mc, "%s: %.200s", label ? label : coll_name(c), why);
+        }
+        return rc;
+    }
     if (nout && work + out_off != out) memmove(out, work + out_off, nout * sizeof(float));
     mc->stats.bytes_sent += e->sent * sizeof(float);
     mc->stats.bytes_recv += e->recv * sizeof(float);
@@ -220,6 +555,7 @@ static int mc_send(struct comm *c, int rank, int peer, int tag, const float *buf
                    const char *label)
 {
     struct mpi_comm *mc = to_mc(c);
+    if (mc->aborted) return mc_dead(mc);
     if (rank != mc->me || peer < 0 || peer >= c->nranks || peer == rank)
         return mc_fail(mc, "rank %d: bad send to %d", rank, peer);
     if (tag < 0 || tag > mc->tag_ub || count > INT32_MAX)
@@ -260,21 +596,24 @@ static int mc_recv(struct comm *c, int rank, int peer, int tag, float *buf, size
                    const char *label)
 {
     struct mpi_comm *mc = to_mc(c);
+    if (mc->aborted) return mc_dead(mc);
     if (rank != mc->me || peer < 0 || peer >= c->nranks || peer == rank)
         return mc_fail(mc, "rank %d: bad recv from %d", rank, peer);
     double t0 = now_s();
     /* Wait for the message to be there (with the deadline), then check its size. */
     MPI_Status st;
     int there = 0;
-    double deadline = t0 + c->timeout_s;
+    double deadline = t0 + mc_timeout(mc);
     bool waited = false;
     for (;;) {
         MPI_Iprobe(peer, tag, mc->p2p, &there, &st);
         if (there) break;
         waited = true;
-        if (now_s() > deadline)
-            return mc_fail(mc, "rank %d waited %g s for tag %d from rank %d", rank,
-                           c->timeout_s, tag, peer);
+        if (now_s() > deadline) {
+            char what[80];
+            snprintf(what, sizeof what, "%.40s from rank %d", label ? label : "recv", peer);
+            return mc_stalled(mc, now_s() - t0, what);
+        }
         sched_yield();
     }
     double t1 = now_s();
@@ -308,13 +647,11 @@ static int mc_recv(struct comm *c, int rank, int peer, int tag, float *buf, size
 static int mc_barrier(struct comm *c, int rank)
 {
     struct mpi_comm *mc = to_mc(c);
+    if (mc->aborted) return mc_dead(mc);
     MPI_Request req;
-    if (MPI_Ibarrier(mc->coll, &req) != MPI_SUCCESS)
-        return mc_fail(mc, "rank %d: MPI_Ibarrier failed", rank);
-    char err[200];
-    if (mpi_wait_all(1, &req, c->timeout_s, "barrier", err, sizeof err) != CV_OK)
-        return mc_fail(mc, "rank %d: %s", rank, err);
-    return CV_OK;
+    int mrc = MPI_Ibarrier(mc->coll, &req);
+    if (mrc != MPI_SUCCESS) return mc_mpi_fail(mc, mrc, "MPI_Ibarrier");
+    return mc_waitall(mc, 1, &req, "barrier");
 }
 
 static int mc_iall_reduce(struct comm *c, int rank, float *buf, size_t count, enum redop op,
@@ -355,11 +692,11 @@ static size_t mc_mem_bytes(struct comm *c, int rank)
 static void mc_destroy(struct comm *c)
 {
     struct mpi_comm *mc = to_mc(c);
-    char err[200];
+    /* After an abort the peers may never take what is in flight: leave it to the end of
+     * the job (mpi_boot ends it) rather than wait. */
     for (size_t i = 0; i < mc->npend; i++) {
-        if (mpi_wait_all(1, &mc->pend[i].req, c->timeout_s, "an eager send", err, sizeof err) !=
-            CV_OK)
-            mc_abort(c, err);
+        if (!mc->aborted) mc_waitall(mc, 1, &mc->pend[i].req, "an eager send");
+        if (mc->aborted) continue; /* the buffer may still be read */
         free(mc->pend[i].data);
     }
     free(mc->pend);
@@ -371,36 +708,51 @@ static void mc_destroy(struct comm *c)
     free(mc->work);
     free(mc->tmp);
     free(mc->reqs);
-    MPI_Comm_free(&mc->coll);
-    MPI_Comm_free(&mc->p2p);
+    if (!mc->aborted) {
+        MPI_Comm_free(&mc->coll);
+        MPI_Comm_free(&mc->p2p);
+        MPI_Comm_free(&mc->ctl);
+    }
     free(mc);
 }
 
-/* ---- combining the processes' records ---- */
+/* ---- combining the processes' records (non-blocking, with the deadline) ---- */
 
 static int mc_proc_sum(struct comm *c, void *buf, size_t n, enum comm_proc_type t)
 {
+    struct mpi_comm *mc = to_mc(c);
     MPI_Datatype dt = t == COMM_PROC_F32   ? MPI_FLOAT
                       : t == COMM_PROC_F64 ? MPI_DOUBLE
                       : t == COMM_PROC_INT ? MPI_INT
                                            : MPI_UINT64_T;
-    if (n > INT32_MAX) return mc_fail(to_mc(c), "proc_sum: %zu elements", n);
+    if (mc->aborted) return mc_dead(mc);
+    if (n > INT32_MAX) return mc_fail(mc, "proc_sum: %zu elements", n);
     if (n == 0) return CV_OK;
-    int mrc = MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, dt, MPI_SUM, to_mc(c)->coll);
-    return mrc == MPI_SUCCESS ? CV_OK : mc_fail(to_mc(c), "MPI_Allreduce of the record failed");
+    MPI_Request req;
+    int mrc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, dt, MPI_SUM, mc->coll, &req);
+    if (mrc != MPI_SUCCESS) return mc_mpi_fail(mc, mrc, "MPI_Iallreduce of the record");
+    return mc_waitall(mc, 1, &req, "combining the record");
 }
 
 static int mc_proc_max(struct comm *c, double *v)
 {
-    int mrc = MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_MAX, to_mc(c)->coll);
-    return mrc == MPI_SUCCESS ? CV_OK : mc_fail(to_mc(c), "MPI_Allreduce failed");
+    struct mpi_comm *mc = to_mc(c);
+    if (mc->aborted) return mc_dead(mc);
+    MPI_Request req;
+    int mrc = MPI_Iallreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_MAX, mc->coll, &req);
+    if (mrc != MPI_SUCCESS) return mc_mpi_fail(mc, mrc, "MPI_Iallreduce");
+    return mc_waitall(mc, 1, &req, "the slowest rank's time");
 }
 
 static int mc_proc_bcast(struct comm *c, void *buf, size_t bytes, int root)
 {
-    if (bytes > INT32_MAX) return mc_fail(to_mc(c), "proc_bcast: %zu bytes", bytes);
-    int mrc = MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, to_mc(c)->coll);
-    return mrc == MPI_SUCCESS ? CV_OK : mc_fail(to_mc(c), "MPI_Bcast failed");
+    struct mpi_comm *mc = to_mc(c);
+    if (mc->aborted) return mc_dead(mc);
+    if (bytes > INT32_MAX) return mc_fail(mc, "proc_bcast: %zu bytes", bytes);
+    MPI_Request req;
+    int mrc = MPI_Ibcast(buf, (int)bytes, MPI_BYTE, root, mc->coll, &req);
+    if (mrc != MPI_SUCCESS) return mc_mpi_fail(mc, mrc, "MPI_Ibcast");
+    return mc_waitall(mc, 1, &req, "a broadcast of the record");
 }
 
 static int mc_proc_allgather(struct comm *c, const void *mine, size_t bytes, void **all,
@@ -408,28 +760,159 @@ static int mc_proc_allgather(struct comm *c, const void *mine, size_t bytes, voi
 {
     struct mpi_comm *mc = to_mc(c);
     int W = c->nranks;
+    if (mc->aborted) return mc_dead(mc);
     if (bytes > INT32_MAX) return mc_fail(mc, "proc_allgather: %zu bytes", bytes);
     int my = (int)bytes, *cnt = xcalloc((size_t)W, sizeof *cnt),
         *disp = xcalloc((size_t)W, sizeof *disp);
-    MPI_Allgather(&my, 1, MPI_INT, cnt, 1, MPI_INT, mc->coll);
+    MPI_Request req;
+    int rc = MPI_Iallgather(&my, 1, MPI_INT, cnt, 1, MPI_INT, mc->coll, &req) == MPI_SUCCESS
+                 ? mc_waitall(mc, 1, &req, "gathering the record sizes")
+                 : mc_fail(mc, "MPI_Iallgather of the record sizes failed");
     size_t total = 0;
-    for (int r = 0; r < W; r++) {
+    for (int r = 0; rc == CV_OK && r < W; r++) {
         disp[r] = (int)total;
         total += (size_t)cnt[r];
         counts[r] = (size_t)cnt[r];
     }
-    int rc = CV_OK;
-    if (total > INT32_MAX) {
+    if (rc == CV_OK && total > INT32_MAX)
         rc = mc_fail(mc, "proc_allgather: %zu bytes in all", total);
-    } else {
+    if (rc == CV_OK) {
         *all = xmalloc(total ? total : 1);
-        if (MPI_Allgatherv(mine, my, MPI_BYTE, *all, cnt, disp, MPI_BYTE, mc->coll) !=
-            MPI_SUCCESS)
-            rc = mc_fail(mc, "MPI_Allgatherv of the record failed");
+        rc = MPI_Iallgatherv(mine, my, MPI_BYTE, *all, cnt, disp, MPI_BYTE, mc->coll, &req) ==
+                     MPI_SUCCESS
+                 ? mc_waitall(mc, 1, &req, "gathering the record")
+                 : mc_fail(mc, "MPI_Iallgatherv of the record failed");
+        if (rc != CV_OK) {
+            if (mc->aborted)
+                *all = NULL; /* may still be written: leave it */
+            else {
+                free(*all);
+                *all = NULL;
+            }
+        }
     }
     free(cnt);
     free(disp);
     return rc;
+}
+
+/* ---- the runtime side: backend/run.c's measurement and display-scale run ---- */
+
+static float *mc_buf_alloc(struct comm *c, int rank, size_t count)
+{
+    struct mpi_comm *mc = to_mc(c);
+    if (rank != mc->me) {
+        mc_fail(mc, "rank %d: not this process's rank (%d)", rank, mc->me);
+        return NULL;
+    }
+    if (count > SIZE_MAX / sizeof(float) / CV_MAX_RANKS) {
+        mc_fail(mc, "%zu elements: more than this machine can address", count);
+        return NULL;
+    }
+    size_t bytes = (count ? count : 1) * sizeof(float);
+    /* run.c checked the node's processes' buffers against the memory there is; this is the
+     * last word before the pages are touched. */
+    size_t avail = mem_available_bytes();
+    if (avail && bytes > avail) {
+        char a[32], b[32];
+        format_size(bytes, a, sizeof a);
+        format_size(avail, b, sizeof b);
+        mc_fail(mc, "a working buffer of %s would not fit in the %s available", a, b);
+        return NULL;
+    }
+    float *p = malloc(bytes);
+    if (!p) {
+        mc_fail(mc, "malloc of %zu B failed", bytes);
+        return NULL;
+    }
+    memset(p, 0, bytes); /* first touch here, not in a timed run */
+    return p;
+}
+
+static void mc_buf_free(struct comm *c, int rank, float *buf)
+{
+    (void)c;
+    (void)rank;
+    free(buf);
+}
+
+static int mc_put(struct comm *c, int rank, float *buf, size_t off, const float *src,
+                  size_t count)
+{
+    (void)c;
+    (void)rank;
+    if (count) memcpy(buf + off, src, count * sizeof(float));
+    return CV_OK;
+}
+
+static int mc_get(struct comm *c, int rank, const float *buf, size_t off, float *dst,
+                  size_t count)
+{
+    (void)c;
+    (void)rank;
+    if (count) memcpy(dst, buf + off, count * sizeof(float));
+    return CV_OK;
+}
+
+static int mc_prepare(struct comm *c, struct comm_job *j)
+{
+    struct mpi_comm *mc = to_mc(c);
+    int W = c->nranks;
+    j->prep = NULL;
+    if (j->count > INT32_MAX / (size_t)W)
+        return cv_err(mc->err, sizeof mc->err, CV_ENOMEM,
+                      "%zu elements per rank: more than MPI counts in an int", j->count);
+    if (!j->plan) return CV_OK; /* MPI's own collective needs nothing of ours */
+    if (j->plan->nranks != W)
+        return mc_fail(mc, "a plan for %d ranks on %d processes", j->plan->nranks, W);
+    struct mpi_prep *pp = xcalloc(1, sizeof *pp);
+    size_t tmp = mc_plan_recv_max(j->plan, mc->me);
+    pp->tmp = malloc((tmp ? tmp : 1) * sizeof(float));
+    pp->nreq = mc_plan_nreq(j->plan);
+    pp->reqs = calloc(pp->nreq, sizeof *pp->reqs);
+    if (!pp->tmp || !pp->reqs) {
+        free(pp->tmp);
+        free(pp->reqs);
+        free(pp);
+        return cv_err(mc->err, sizeof mc->err, CV_ENOMEM,
+                      "%zu B of receive scratch: malloc failed", tmp * sizeof(float));
+    }
+    memset(pp->tmp, 0, (tmp ? tmp : 1) * sizeof(float));
+    j->prep = pp;
+    return CV_OK;
+}
+
+static void mc_unprepare(struct comm *c, struct comm_job *j)
+{
+    (void)c;
+    struct mpi_prep *pp = j->prep;
+    if (!pp) return;
+    free(pp->tmp);
+    free(pp->reqs);
+    free(pp);
+    j->prep = NULL;
+}
+
+static int mc_run(struct comm *c, int rank, const struct comm_job *j, float *work)
+{
+    struct mpi_comm *mc = to_mc(c);
+    if (rank != mc->me)
+        return mc_fail(mc, "rank %d: not this process's rank (%d)", rank, mc->me);
+    if (mc->aborted) return mc_dead(mc);
+#ifdef CV_TEST_HOOKS
+    if (mc->stall_s > 0 && mc->me == mc->stall_rank) {
+        double s = mc->stall_s;
+        mc->stall_s = 0;
+        struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+        while (nanosleep(&ts, &ts) != 0) {
+        }
+    }
+#endif
+    if (!j->plan) return mc_native(mc, j, work);
+    const struct mpi_prep *pp = j->prep;
+    if (pp) return mc_plan_exec(mc, j->plan, work, pp->tmp, pp->reqs);
+    float *tmp = mc_scratch(mc, &mc->tmp, &mc->tmp_cap, mc_plan_recv_max(j->plan, mc->me));
+    return mc_plan_exec(mc, j->plan, work, tmp, mc_reqs(mc, mc_plan_nreq(j->plan)));
 }
 
 static const struct comm_ops mpi_comm_ops = {
@@ -452,25 +935,52 @@ static const struct comm_ops mpi_comm_ops = {
     .proc_max = mc_proc_max,
     .proc_bcast = mc_proc_bcast,
     .proc_allgather = mc_proc_allgather,
+    .buf_alloc = mc_buf_alloc,
+    .buf_free = mc_buf_free,
+    .put = mc_put,
+    .get = mc_get,
+    .run = mc_run,
+    .sync = NULL,
+    .prepare = mc_prepare,
+    .unprepare = mc_unprepare,
+    .rank_noun = "MPI process",
+    .slice_bytes = 0,
 };
 
 int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm **out,
                     char *err, size_t errlen)
 {
-    *out = NULL;
-    int size = 0, me = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
     (void)b;
+    *out = NULL;
+    int wme = 0, size = 0, me = 0;
+    char why[256];
+    /* After a stall the processes are no longer in step: a new communicator (made by all of
+     * them together) would wait for ever for the ones that stalled. */
+    if (mpi_boot_broken(NULL, why, sizeof why))
+        return cv_err(err, errlen, CV_EBACKEND, "the MPI job cannot go on: %.200s", why);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wme);
+    /* Every process calls this together: the node's communicator is agreed first. */
+    MPI_Comm node;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, wme, MPI_INFO_NULL, &node) !=
+        MPI_SUCCESS)
+        return cv_err(err, errlen, CV_EBACKEND, "mpi: MPI_Comm_split_type failed");
+    MPI_Comm base = cp->within_node ? node : MPI_COMM_WORLD;
+    MPI_Comm_size(base, &size);
+    MPI_Comm_rank(base, &me);
+    int rc = CV_OK;
     if (cp->nranks != size)
-        return cv_err(err, errlen, CV_EINVAL,
-                      "--ranks %d: the mpi backend runs on the %d process%s the launcher "
-                      "started (-np)",
-                      cp->nranks, size, size == 1 ? "" : "es");
-    if (cp->async)
-        return cv_err(err, errlen, CV_EINVAL,
-                      "--overlap: not on the mpi backend (its calls are serialised; no "
-                      "helper thread may run an all-reduce beside the rank)");
+        rc = cv_err(err, errlen, CV_EINVAL,
+                    "--ranks %d: the mpi backend runs on the %d process%s %s", cp->nranks, size,
+                    size == 1 ? "" : "es",
+                    cp->within_node ? "of this node" : "the launcher started (-np)");
+    else if (cp->async)
+        rc = cv_err(err, errlen, CV_EINVAL,
+                    "--overlap: not on the mpi backend (its calls are serialised; no "
+                    "helper thread may run an all-reduce beside the rank)");
+    if (rc != CV_OK) {
+        MPI_Comm_free(&node);
+        return rc;
+    }
     struct mpi_comm *mc = xcalloc(1, sizeof *mc);
     mc->pub.ops = &mpi_comm_ops;
     mc->pub.nranks = size;
@@ -478,13 +988,25 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
     mc->pub.tl = cp->tl;
     mc->pub.self = me;
     mc->me = me;
-    MPI_Comm_dup(MPI_COMM_WORLD, &mc->coll);
-    MPI_Comm_dup(MPI_COMM_WORLD, &mc->p2p);
+    MPI_Comm_dup(base, &mc->coll);
+    MPI_Comm_dup(base, &mc->p2p);
+    MPI_Comm_dup(base, &mc->ctl);
+    MPI_Comm_free(&node);
     MPI_Comm_set_errhandler(mc->coll, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(mc->p2p, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(mc->ctl, MPI_ERRORS_RETURN);
     int *ub = NULL, flag = 0;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
     mc->tag_ub = flag && ub ? *ub : 32767; /* the standard's minimum */
+#ifdef CV_TEST_HOOKS
+    /* CV_TEST_STALL=RANK:SECONDS[:TIMEOUT]: rank RANK sleeps SECONDS before its first run(),
+     * and every wait's deadline is TIMEOUT s (so a test sees the stall named soon). */
+    const char *e = getenv("CV_TEST_STALL");
+    double tmo = 0;
+    mc->stall_rank = -1;
+    if (e && sscanf(e, "%d:%lf:%lf", &mc->stall_rank, &mc->stall_s, &tmo) >= 2 && tmo > 0)
+        mc->test_timeout_s = tmo;
+#endif
     *out = &mc->pub;
     return CV_OK;
 }
