@@ -101,6 +101,8 @@ until tm_screen | grep -qE "#wrong [1-9]"; do
 done
 tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit"
+tm_cleanup
+
 # The hierarchy screen's NCCL figure names the link NCCL reported in its INFO log - the
 # emulation's copy in host memory, SHM/fakegpu - and so stands beside PCIe. Before a
 # measurement it says when it will know; with the user's own NCCL_DEBUG the log is theirs

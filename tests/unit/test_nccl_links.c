@@ -49,10 +49,11 @@ static void test_p2p_cumem(void **state)
                           "   5   6   7\n");
     for (int c = 0; c < 8; c++)
         for (int ci = 0; ci < 2; ci++)
-            o += (size_t)snprintf(log + o, sizeof log - o,
-                                  "node1:4711:4790 [0] NCCL INFO Channel %02d/%d : 0[0] -> 1[1] "
-                                  "via P2P/CUMEM/read\n",
-                                  c, ci);
+            o +=
+                (size_t)snprintf(log + o, sizeof log - o,
+                                 "node1:4711:4790 [0] NCCL INFO Channel %02d/%d : 0[0] -> 1[1] "
+                                 "via P2P/CUMEM/read\n",
+                                 c, ci);
     snprintf(log + o, sizeof log - o, "node1:4711:4790 [0] NCCL INFO Connected all rings\n");
     assert_int_equal(parse(log, buf, sizeof buf), 16);
     assert_string_equal(buf, "P2P/CUMEM (GPU peer access over NVLink, path NVL), 8 channels; "
@@ -77,8 +78,8 @@ static void test_p2p_ipc(void **state)
                            "12.000000/12.000000, type PHB/PIX, sameChannels 1\n",
                            buf, sizeof buf),
                      1);
-    assert_string_equal(buf,
-                        "P2P/direct (GPU peer access over PCIe through the CPU, path PHB), 1 channel");
+    assert_string_equal(
+        buf, "P2P/direct (GPU peer access over PCIe through the CPU, path PHB), 1 channel");
 }
 
 /* Host shared memory: newer NCCL omits the connection index on SHM lines. */
@@ -97,9 +98,10 @@ static void test_shm(void **state)
     assert_string_equal(buf, "SHM/direct (through host shared memory), 2 channels; SHM/CE "
                              "(through host shared memory), 1 channel");
     /* The host emulation's line (tests/fakegpu). */
-    assert_int_equal(parse("box:12:13 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/fakegpu\n",
-                           buf, sizeof buf),
-                     1);
+    assert_int_equal(
+        parse("box:12:13 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/fakegpu\n", buf,
+              sizeof buf),
+        1);
     assert_string_equal(buf, "SHM/fakegpu (through host shared memory), 1 channel");
 }
 
@@ -110,11 +112,12 @@ static void test_net_ib(void **state)
     (void)state;
     char buf[256];
     assert_int_equal(
-        parse("n1:5:6 [0] NCCL INFO Channel 00/0 : 7[7] -> 8[0] [send] via NET/IB/0/GDRDMA\n"
-              "n1:5:6 [0] NCCL INFO Channel 00/0 : 15[7] -> 0[0] [receive] via NET/IB/0/GDRDMA\n"
-              "n1:5:6 [0] NCCL INFO Channel 01/0 : 7[7] -> 8[0] [send] via NET/IB/3(0)/GDRDMA\n"
-              "n1:5:6 [0] NCCL INFO Channel 02 : 0[1b000] -> 1[1c000] [send] via NET/IB/1\n",
-              buf, sizeof buf),
+        parse(
+            "n1:5:6 [0] NCCL INFO Channel 00/0 : 7[7] -> 8[0] [send] via NET/IB/0/GDRDMA\n"
+            "n1:5:6 [0] NCCL INFO Channel 00/0 : 15[7] -> 0[0] [receive] via NET/IB/0/GDRDMA\n"
+            "n1:5:6 [0] NCCL INFO Channel 01/0 : 7[7] -> 8[0] [send] via NET/IB/3(0)/GDRDMA\n"
+            "n1:5:6 [0] NCCL INFO Channel 02 : 0[1b000] -> 1[1c000] [send] via NET/IB/1\n",
+            buf, sizeof buf),
         4);
     assert_string_equal(buf, "NET/IB (InfiniBand verbs, GPUDirect RDMA), 3 channels");
     assert_int_equal(parse("a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via "
@@ -195,7 +198,8 @@ static void test_garbage(void **state)
     assert_string_equal(buf, "");
     /* A connection line cut at the end of the text (no newline) still counts; a NUL inside
      * the given length is just a byte. */
-    const char cut[] = "junk\0more\nh:1:1 [0] NCCL INFO Channel 03/0 : 0[0] -> 1[1] via SHM/direct";
+    const char cut[] =
+        "junk\0more\nh:1:1 [0] NCCL INFO Channel 03/0 : 0[0] -> 1[1] via SHM/direct";
     assert_int_equal(nccl_links_parse(cut, sizeof cut - 1, buf, sizeof buf), 1);
     assert_string_equal(buf, "SHM/direct (through host shared memory), 1 channel");
     /* A small buffer is cut, never overrun. */
@@ -209,7 +213,8 @@ static void test_garbage(void **state)
     size_t o = 0;
     for (int k = 0; k < 10; k++)
         o += (size_t)snprintf(many + o, sizeof many - o,
-                              "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/X%d/0\n", k);
+                              "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via NET/X%d/0\n",
+                              k);
     char big[1024];
     assert_int_equal(parse(many, big, sizeof big), 8);
     assert_non_null(strstr(big, "NET/X7 (a network plugin), 1 channel"));
@@ -250,7 +255,8 @@ static void test_log_user(void **state)
 
 /* Not set by the user: a private file under $XDG_RUNTIME_DIR that NCCL writes (here, as
  * NCCL does: fopen "w" on the path), read back, removed at the last close and still read
- * after it; one never written is removed with the variables, and the next open makes another. */
+ * after it; one never written is removed with the variables, and the next open makes another.
+ */
 static void test_log_private(void **state)
 {
     (void)state;
@@ -299,7 +305,8 @@ static void test_log_private(void **state)
     fprintf(f, "h:1:2 [0] NCCL INFO NCCL_DEBUG_FILE set\n"
                "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n");
     nccl_links_log_text(buf, sizeof buf);
-    assert_string_equal(buf, "P2P/CUMEM (NVLink or PCIe peer access), 1 channel (NCCL INFO log)");
+    assert_string_equal(buf,
+                        "P2P/CUMEM (NVLink or PCIe peer access), 1 channel (NCCL INFO log)");
 
     nccl_links_log_end();
     assert_true(exists(path)); /* one backend still open */
@@ -310,11 +317,13 @@ static void test_log_private(void **state)
     /* NCCL keeps its file open; what it writes is still read. */
     fprintf(f, "h:1:2 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n");
     nccl_links_log_text(buf, sizeof buf);
-    assert_string_equal(buf, "P2P/CUMEM (NVLink or PCIe peer access), 2 channels (NCCL INFO log)");
+    assert_string_equal(buf,
+                        "P2P/CUMEM (NVLink or PCIe peer access), 2 channels (NCCL INFO log)");
     /* Open again: the same log. */
     nccl_links_log_begin();
     nccl_links_log_text(buf, sizeof buf);
-    assert_string_equal(buf, "P2P/CUMEM (NVLink or PCIe peer access), 2 channels (NCCL INFO log)");
+    assert_string_equal(buf,
+                        "P2P/CUMEM (NVLink or PCIe peer access), 2 channels (NCCL INFO log)");
     nccl_links_log_end();
     fclose(f);
     assert_int_equal(rmdir(tmpdir), 0); /* nothing left behind */
@@ -349,10 +358,10 @@ static void test_log_inherited(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_p2p_cumem),    cmocka_unit_test(test_p2p_ipc),
-        cmocka_unit_test(test_shm),          cmocka_unit_test(test_net_ib),
-        cmocka_unit_test(test_net_socket),   cmocka_unit_test(test_mixed),
-        cmocka_unit_test(test_garbage),      cmocka_unit_test(test_log_user),
+        cmocka_unit_test(test_p2p_cumem),     cmocka_unit_test(test_p2p_ipc),
+        cmocka_unit_test(test_shm),           cmocka_unit_test(test_net_ib),
+        cmocka_unit_test(test_net_socket),    cmocka_unit_test(test_mixed),
+        cmocka_unit_test(test_garbage),       cmocka_unit_test(test_log_user),
         cmocka_unit_test(test_log_inherited), cmocka_unit_test(test_log_private),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -234,10 +234,10 @@ int nccl_links_parse(const char *log, size_t len, char *buf, size_t n)
 static struct {
     pthread_mutex_t mu;
     int refs;
-    bool decided;  /* the first begin looked at the environment */
-    bool user;     /* the user set user_var: their log, not read */
-    bool ours;     /* fd is the log NCCL was pointed at */
-    bool removed;  /* the file and directory are gone (fd still reads it) */
+    bool decided; /* the first begin looked at the environment */
+    bool user;    /* the user set user_var: their log, not read */
+    bool ours;    /* fd is the log NCCL was pointed at */
+    bool removed; /* the file and directory are gone (fd still reads it) */
     int fd;
     char user_var[24];
     char why[160]; /* no log: why */
