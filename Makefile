@@ -47,6 +47,7 @@ ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
 LDLIBS   := $(NCURSES_LIBS) $(LESSON_LIBS) -lpthread -lm
 
 SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backend.c src/backend/run.c $(wildcard src/backend/cpu/*.c) \
+           src/backend/nccl/nccl_links.c \
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/ui/*/*.c) \
            $(wildcard src/ui/screens/*/*.c) $(wildcard src/cli/*.c) \
            $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)
@@ -77,7 +78,8 @@ ifeq ($(FAKEGPU),1)
 endif
 ifeq ($(HAVE_NCCL),1)
   CPPFLAGS += -DHAVE_NCCL -isystem $(CUDA_HOME)/include
-  SRC_LIB  += $(wildcard src/backend/nccl/*.c)
+  # (nccl_links.c, NCCL's log parser, uses no NCCL: it is in every build, above)
+  SRC_LIB  += $(filter-out src/backend/nccl/nccl_links.c,$(wildcard src/backend/nccl/*.c))
   ifeq ($(FAKEGPU),1)
     SRC_LIB  += $(wildcard tests/fakegpu/*.c)
     BACKENDS := cpu nccl (on fakegpu, the host emulation: not a GPU)

@@ -50,6 +50,10 @@ struct bench_result {
     char algo[16];        /* the algorithm that ran ("ring", "tree", "direct", "nccl") */
     char how[120];        /* how it was timed, for the UI's "measured how?" line */
     int slices, channels; /* CPU: how the plan was refined; 0 = not sliced by us (NCCL) */
+    /* The links between the ranks as the library reported them, "" = nothing reported (the
+     * worker fills it: backend_link_text, worker.h). NCCL: "P2P/CUMEM (...), 8 channels
+     * (NCCL INFO log)" or why it was not read. */
+    char link[200];
 };
 
 struct backend;

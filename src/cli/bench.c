@@ -8,7 +8,9 @@
  * peer access, versions, NCCL_ALGO / NCCL_PROTO), in JSON as the "hardware" string (null
  * for backends without one), because a figure means little without the machine it
  * came from; NCCL_ALGO / NCCL_PROTO, when set, are repeated on each section's header,
- * since they change which algorithm produced the rows below it.
+ * since they change which algorithm produced the rows below it. Each section's header also
+ * says which links the library reported the ranks were connected by ("# link: "; NCCL's
+ * INFO log), known only once the section's first row has run.
  *
  * Exit status: 0 every result checked out, 1 some #wrong > 0 (or a run failed), 2 bad
  * input (one line on stderr), 130 interrupted. */
@@ -666,6 +668,9 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                     snprintf(autonote, sizeof how - (size_t)(autonote - how),
                              "; algo auto: the fastest in a trial at each size");
                 printf("#\n# %s: busbw factor %s; measured: %s\n", coll_name(c), factor, how);
+                /* What the library said it connected the ranks with (NCCL: read from its
+                 * INFO log after this first row, since it connects at the first call). */
+                if (r.measure.link[0]) printf("# link: %s\n", r.measure.link);
                 if (nccl_env[0])
                     printf("# %s: %s set in the environment: NCCL's choice of algorithm / "
                            "protocol is forced for these rows\n",

@@ -1,6 +1,7 @@
 /* facts.c - the backend's facts copied out as data (struct backend_facts, worker.h): what
  * the UI shows about the backend (describe() for every world size, rank labels, NCCL's
- * hardware text), so it never calls the backend itself and a remote job can send them. */
+ * hardware text), so it never calls the backend itself and a remote job can send them;
+ * and the links a measurement ran on (backend_link_text), which travel in its result. */
 #include <stdio.h>
 #include <string.h>
 
@@ -8,6 +9,7 @@
 #include "worker.h"
 #ifdef HAVE_NCCL
 #include "../backend/nccl/nccl_info.h"
+#include "../backend/nccl/nccl_links.h"
 #endif
 
 void backend_facts_fill(struct backend *b, struct backend_facts *f)
@@ -31,5 +33,15 @@ void backend_facts_fill(struct backend *b, struct backend_facts *f)
         snprintf(f->nccl_proto, sizeof f->nccl_proto, "%s", in->nccl_proto);
         f->have_nccl_info = true;
     }
+#endif
+}
+
+void backend_link_text(struct backend *b, char *buf, size_t n)
+{
+    if (n) buf[0] = '\0';
+#ifdef HAVE_NCCL
+    if (nccl_backend_get_info(b)) nccl_links_log_text(buf, n);
+#else
+    (void)b;
 #endif
 }

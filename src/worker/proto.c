@@ -290,6 +290,7 @@ static void wr_row(struct wr *w, const struct bench_result *b)
     WR_STR(w, "row.how", b->how);
     wr_i32(w, b->slices);
     wr_i32(w, b->channels);
+    WR_STR(w, "row.link", b->link);
 }
 
 static void rd_row(struct rd *r, struct bench_result *b)
@@ -305,6 +306,7 @@ static void rd_row(struct rd *r, struct bench_result *b)
     RD_STR(r, "row.how", b->how);
     b->slices = rd_int(r, "row.slices", 0, 1 << 20);
     b->channels = rd_int(r, "row.channels", 0, 1024);
+    RD_STR(r, "row.link", b->link);
 }
 
 static void wr_train_cfg(struct wr *w, const struct train_config *c)

@@ -19,7 +19,8 @@
 #include "worker.h"
 
 #define PROTO_MAGIC "CVZP"
-#define PROTO_VERSION 1
+/* 2: a result row carries the link the backend reported (bench_result.link). */
+#define PROTO_VERSION 2
 #define PROTO_HDR 12
 #define PROTO_PAYLOAD_MAX (256 * 1024)
 #define PROTO_TOKEN_MAX 65 /* 64 hex digits and the NUL */

@@ -152,6 +152,7 @@ static void worker_do_measure(struct worker *w, const struct job *j)
     worker_fix_params(&p);
     r.status =
         backend_measure(w->b, &p, &r.measure, worker_cancel_flag(w), r.err, sizeof r.err);
+    if (r.status == CV_OK) backend_link_text(w->b, r.measure.link, sizeof r.measure.link);
     worker_post_result(w, &r);
 }
 
@@ -192,6 +193,8 @@ static void worker_do_sweep(struct worker *w, const struct job *j)
         else
             r.status = backend_measure(w->b, &p, &r.sweep.row, worker_cancel_flag(w), r.err,
                                        sizeof r.err);
+        if (r.status == CV_OK)
+            backend_link_text(w->b, r.sweep.row.link, sizeof r.sweep.row.link);
         /* A failed size ends the sweep: the larger ones would fail the same way. */
         r.last = index + 1 == total || r.status != CV_OK;
         worker_post_result(w, &r);

@@ -35,11 +35,13 @@
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <nccl.h>
 
@@ -440,6 +442,64 @@ bool fk_nccl_try(struct fk_op *op)
     return true;
 }
 
+/* ---- NCCL's INFO log ---- */
+
+/* With NCCL_DEBUG=INFO and NCCL_DEBUG_FILE set, NCCL logs each connection it sets up; so
+ * does the emulation, in NCCL's format, naming its transport as what it is: SHM/fakegpu, a
+ * copy in host memory. Like NCCL it reads the variables once, at its first log line, and
+ * opens the file (%h host, %p pid) with "w", line-buffered. Without NCCL_DEBUG_FILE it
+ * writes nothing (NCCL would write to stdout, under the terminal UI). */
+static FILE *fk_log;
+static bool fk_log_read;
+
+static FILE *fk_log_file(void)
+{
+    if (fk_log_read) return fk_log;
+    fk_log_read = true;
+    const char *lvl = getenv("NCCL_DEBUG"), *fn = getenv("NCCL_DEBUG_FILE");
+    const char *sub = getenv("NCCL_DEBUG_SUBSYS");
+    if (!lvl || (strcasecmp(lvl, "INFO") != 0 && strcasecmp(lvl, "TRACE") != 0)) return NULL;
+    if (!fn || !*fn) return NULL;
+    /* the lines are NCCL's INIT|SHM lines */
+    if (sub && *sub && !strcasestr(sub, "INIT") && !strcasestr(sub, "SHM") &&
+        !strcasestr(sub, "ALL"))
+        return NULL;
+    char path[4096], host[256] = "";
+    gethostname(host, sizeof host - 1);
+    size_t o = 0;
+    for (const char *q = fn; *q && o + 1 < sizeof path; q++) {
+        if (q[0] == '%' && (q[1] == 'h' || q[1] == 'p' || q[1] == '%')) {
+            int k = q[1] == 'h'   ? snprintf(path + o, sizeof path - o, "%s", host)
+                    : q[1] == 'p' ? snprintf(path + o, sizeof path - o, "%d", (int)getpid())
+                                  : snprintf(path + o, sizeof path - o, "%%");
+            o += k > 0 ? (size_t)k : 0;
+            if (o >= sizeof path) o = sizeof path - 1;
+            q++;
+        } else {
+            path[o++] = *q;
+        }
+    }
+    path[o] = '\0';
+    fk_log = fopen(path, "w");
+    if (fk_log) setlinebuf(fk_log);
+    return fk_log;
+}
+
+/* Rank c's connection to the next rank of its ring, set up at its first collective: one
+ * channel, as the emulation runs each collective as one host copy. */
+static void fk_log_connect(const struct ncclComm *c)
+{
+    int n = c->cl->n;
+    FILE *f = n > 1 ? fk_log_file() : NULL;
+    if (!f) return;
+    const struct ncclComm *next = c->cl->comm[(c->rank + 1) % n];
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    fprintf(f, "%s:%d:%d [%d] NCCL INFO Channel 00/0 : %d[%d] -> %d[%d] via SHM/fakegpu\n",
+            host, (int)getpid(), (int)syscall(SYS_gettid), c->dev, c->rank, c->dev, next->rank,
+            next->dev);
+}
+
 /* ---- connections ---- */
 
 /* Is the connection part p needs set up, i.e. have its peers entered the setup too? */
@@ -483,6 +543,7 @@ static void fk_connect(struct fk_group **gs, int ng)
                                              : &c->conn_recv[p->peer];
             if (*flag) continue; /* set up before (or earlier in this batch) */
             *flag = true;
+            if (p->kind == P_COLL) fk_log_connect(c);
             if (w.n == (int)(sizeof w.part / sizeof w.part[0])) fk_die("too many connections");
             w.part[w.n++] = p;
         }

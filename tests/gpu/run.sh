@@ -247,6 +247,27 @@ else
     [ "$rc" -eq 0 ] && [ "$n" -ge 4 ] && [ "$emu" -eq 0 ]
     step "bench --backend nccl header on GPUs: no line says emulated" $?
 fi
+# The link type NCCL reported, read from its INFO log after the section's first row (the
+# emulation names its copy in host memory SHM/fakegpu); NCCL's INFO went to the private
+# log, removed at exit, not to the output; with the user's NCCL_DEBUG the log is theirs.
+xdg="$tmp/xdg"
+mkdir -p "$xdg"
+XDG_RUNTIME_DIR="$xdg" "$BIN" bench all_reduce --backend nccl --ranks 2 -b 4K -n 1 -w 0 \
+    >"$tmp/link.txt" 2>&1
+rc=$?
+link=$(grep '^# link: ' "$tmp/link.txt")
+echo "$link"
+if [ "$fake" = 1 ]; then
+    [ "$link" = "# link: SHM/fakegpu (through host shared memory), 1 channel (NCCL INFO log)" ]
+else
+    grep -qE '^# link: (P2P|SHM|NET)/.* \(NCCL INFO log\)$' <<<"$link"
+fi
+[ $? -eq 0 ] && [ "$rc" -eq 0 ] && ! grep -qE 'NCCL (INFO|WARN) [A-Z]' "$tmp/link.txt" && [ -z "$(ls -A "$xdg")" ]
+step "bench --backend nccl: the link NCCL reported (${link#\# link: }), its log private and removed" $?
+NCCL_DEBUG=VERSION "$BIN" bench all_reduce --backend nccl --ranks 2 -b 4K -n 1 -w 0 \
+    >"$tmp/link.txt" 2>&1
+grep -qx '# link: not read (NCCL_DEBUG is set by you)' "$tmp/link.txt"
+step "bench --backend nccl with the user's NCCL_DEBUG: link not read" $?
 for scheme in ddp tp pp; do
     "$BIN" train "$scheme" --backend nccl --ranks 2 --layers 2 --dim 16 --batch 8 --steps 1 \
         --format json >"$tmp/tj.json" 2>"$tmp/err"

@@ -101,4 +101,51 @@ until tm_screen | grep -qE "#wrong [1-9]"; do
 done
 tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit"
-echo "ok: the TUI on emulated NCCL devices: ✓ check, #wrong 0, device list; corrupted results shown as wrong"
+tm_cleanup
+
+# The hierarchy screen's NCCL figure names the link NCCL reported in its INFO log - the
+# emulation's copy in host memory, SHM/fakegpu - and so stands beside PCIe. Before a
+# measurement it says when it will know; with the user's own NCCL_DEBUG the log is theirs
+# and not read. The private log (under XDG_RUNTIME_DIR here) is gone when the program ends,
+# and nothing of NCCL's INFO reached the terminal.
+xdg=$(mktemp -d)
+joined() { tm_screen | tr -s ' \n' '  '; }
+tm_start 150 44 "--no-measure --scene screen=hierarchy" FAKEGPU_DEVICES=2 XDG_RUNTIME_DIR="$xdg"
+tm_wait "step 0/1" 20 || fail "the hierarchy screen never came up on emulated devices"
+tm_wait "NCCL all-reduce busbw: not measured yet" 10 || fail "the NCCL figure is not waiting"
+joined | grep -qF "link: read after the first NCCL measurement" ||
+    fail "before a measurement the NCCL figure does not say when its link is known"
+[ "$(ls "$xdg")" != "" ] || fail "no private NCCL log under XDG_RUNTIME_DIR"
+tm_keys m
+tm_wait "NCCL all-reduce busbw: " 10 || fail "no NCCL figure"
+end=$(($(date +%s) + 60))
+until joined | grep -qF "link: SHM/fakegpu (through host shared memory), 1 channel (NCCL INFO log)"; do
+    [ "$(date +%s)" -le "$end" ] || fail "the NCCL figure does not name the link NCCL reported"
+    sleep 0.2
+done
+tm_screen | grep -qE "NCCL (INFO|WARN) [A-Z]" && fail "NCCL's INFO log reached the terminal"
+tm_screen | python3 -c '
+import sys
+lines = sys.stdin.read().splitlines()
+at = lambda s: next(i for i, l in enumerate(lines) if s in l)
+fig, pcie, ib = at("this machine, NCCL all-reduce busbw: "), at("PCIe 7.0 x16"), at("InfiniBand ")
+sys.exit(0 if pcie < fig < ib else 1)
+' || fail "the NCCL figure over SHM does not stand beside PCIe"
+tm_keys q
+tm_wait "EXITED:0" 10 || fail "q did not quit"
+[ "$(ls -A "$xdg")" = "" ] || fail "the private NCCL log was left behind: $(ls -A "$xdg")"
+rmdir "$xdg"
+tm_cleanup
+
+tm_start 150 44 "--scene screen=hierarchy" FAKEGPU_DEVICES=2 NCCL_DEBUG=WARN
+tm_wait "step 0/1" 20 || fail "the hierarchy screen never came up with NCCL_DEBUG=WARN"
+end=$(($(date +%s) + 60))
+until joined | grep -qF "link: not read (NCCL_DEBUG is set by you)"; do
+    [ "$(date +%s)" -le "$end" ] || fail "with the user's NCCL_DEBUG the link line does not say it is not read"
+    sleep 0.2
+done
+tm_keys q
+tm_wait "EXITED:0" 10 || fail "q did not quit"
+tm_cleanup
+
+echo "ok: the TUI on emulated NCCL devices: ✓ check, #wrong 0, device list; corrupted results shown as wrong; the link NCCL reported"

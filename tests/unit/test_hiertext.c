@@ -154,6 +154,14 @@ static void test_ladder(void **state)
     find(&p, "this machine, CPU ranks' all-reduce busbw: 1.45 GB/s measured; the lecture's "
              "nvlink is 1241x that");
 
+    /* Not measured yet, with what there will be to see (NCCL's link) under it. */
+    m.nccl.state = HM_NONE;
+    snprintf(m.nccl.how, sizeof m.nccl.how, "link: read after the first NCCL measurement");
+    hier_ladder(&m, false, false, &p);
+    i = find(&p, "    this machine, NCCL all-reduce busbw: not measured yet; m measures it");
+    assert_int_equal(find(&p, "      link: read after the first NCCL measurement"), i + 1);
+    assert_true(p.l[i + 1].wrap);
+
     assert_int_equal(hier_tier_for_link("P2P/NVL"), TIER_NVLINK);
     assert_int_equal(hier_tier_for_link("P2P/PCI"), TIER_PCIE);
     assert_int_equal(hier_tier_for_link("NET/IB"), TIER_IB);

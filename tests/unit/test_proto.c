@@ -157,6 +157,7 @@ static void fill_row(struct bench_result *b)
                                .channels = 1};
     snprintf(b->algo, sizeof b->algo, "ring");
     snprintf(b->how, sizeof b->how, "wall clock around 20 iterations");
+    snprintf(b->link, sizeof b->link, "NET/IB (InfiniBand verbs), 4 channels (NCCL INFO log)");
 }
 
 static void test_roundtrip_results(void **state)
@@ -176,6 +177,8 @@ static void test_roundtrip_results(void **state)
     assert_true(d->result.measure.busbw == 12.75);
     assert_int_equal(d->result.measure.wrong, -1);
     assert_string_equal(d->result.measure.how, "wall clock around 20 iterations");
+    assert_string_equal(d->result.measure.link,
+                        "NET/IB (InfiniBand verbs), 4 channels (NCCL INFO log)");
     done(d);
 
     memset(&m.result, 0, sizeof m.result);

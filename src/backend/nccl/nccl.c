@@ -13,8 +13,11 @@
  * drain after the abort, the device buffers are left allocated (freeing them would block)
  * and the backend refuses further work with a message instead of blocking the worker.
  *
- * NCCL_ALGO / NCCL_PROTO are read by NCCL itself; we only report them. */
+ * NCCL_ALGO / NCCL_PROTO are read by NCCL itself; we only report them. NCCL's INFO log
+ * goes to a private file unless the user asked for it (nccl_links.h): the link type it
+ * reports is read from there. */
 #include "nccl_info.h"
+#include "nccl_links.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -269,6 +272,7 @@ static int nccl_open(struct backend *b, char *err, size_t errlen)
     struct nccl_state *st = xcalloc(1, sizeof *st);
     struct nccl_info *in = &st->info;
     int rc = CV_OK;
+    nccl_links_log_begin(); /* before the first NCCL call: where its INFO log goes */
     in->visible_gpus = ngpu;
     in->ngpus = ngpu < CV_MAX_RANKS ? ngpu : CV_MAX_RANKS;
     in->nccl_header_version = NCCL_VERSION_CODE;
@@ -345,6 +349,7 @@ out:
         /* A toolkit that loads but cannot drive the GPUs is "unavailable", not a crash. */
         if (rc == CV_EBACKEND) rc = CV_EUNAVAIL;
         nccl_release(st);
+        nccl_links_log_end();
         free(st);
         return rc;
     }
@@ -364,6 +369,7 @@ static void nccl_close(struct backend *b)
 #ifdef HAVE_MPI
     if (st->mp) mpi_boot_stop();
 #endif
+    nccl_links_log_end();
     free(st);
     b->priv = NULL;
 }

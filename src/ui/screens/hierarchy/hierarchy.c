@@ -52,6 +52,8 @@ static void hier_fig_na(struct hier_figure *f, const char *why)
 }
 
 static void hier_collectives_row(const struct app *a, struct hier_figure *ar);
+static void hier_nccl_link(const struct app *a, const struct hier_screen *h,
+                           struct hier_figure *f);
 
 void hier_figures(const struct app *a, struct hier_measured *m)
 {
@@ -84,12 +86,29 @@ void hier_figures(const struct app *a, struct hier_measured *m)
     } else {
         hier_collectives_row(a, ar);
     }
-    /* NCCL picks NVLink or PCIe paths itself; collviz does not ask which, so the figure
-     * stands beside NVLink with that said. */
-    if (nccl && ar->state == HM_DONE) {
-        size_t len = strlen(ar->how);
-        snprintf(ar->how + len, sizeof ar->how - len,
-                 "; link type not queried (NVLink or PCIe; b shows peer access)");
+    if (nccl) hier_nccl_link(a, h, ar);
+}
+
+/* NCCL's figure says which links NCCL reported it connected the GPUs with (its INFO log,
+ * read after each measurement: NCCL connects at the first collective) and, when the log
+ * said, stands at their tier: NET/Socket beside ethernet, NET/... beside InfiniBand, a
+ * path over PCIe (or through host memory) beside PCIe; NVLink, or NVLink-or-PCIe peer
+ * access where the log gave no path, stays beside NVLink. */
+static void hier_nccl_link(const struct app *a, const struct hier_screen *h,
+                           struct hier_figure *f)
+{
+    const char *link = "";
+    if (f->state == HM_DONE)
+        link = h && h->ar.state == HM_DONE ? h->ar.link : a->m.row.link;
+    else if (f->state != HM_NONE)
+        return; /* measuring, failed: that is what the line says */
+    size_t len = strlen(f->how);
+    snprintf(f->how + len, sizeof f->how - len, "%slink: %s", len ? "; " : "",
+             link[0] ? link : "read after the first NCCL measurement");
+    if (strstr(link, "(NCCL INFO log)")) {
+        f->at = strstr(link, "NET/Socket") ? TIER_ETHERNET
+                : strstr(link, "NET/")     ? TIER_IB
+                                           : hier_tier_for_link(link);
     }
 }
 
@@ -178,6 +197,7 @@ static bool hier_result(struct app *a, const struct result *r)
             h->ar.gbs = r->measure.busbw;
             snprintf(h->ar.how, sizeof h->ar.how, "all-reduce of %s on %d ranks (%s), %s", sz,
                      r->measure.nranks, r->measure.algo, r->measure.how);
+            snprintf(h->ar.link, sizeof h->ar.link, "%s", r->measure.link);
         } else {
             h->ar.state = HM_FAILED;
             if (r->status == CV_OK)

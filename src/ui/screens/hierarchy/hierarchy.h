@@ -27,6 +27,7 @@ struct hier_result {
     double gbs;
     char how[320];
     char backend[16]; /* the backend that measured it */
+    char link[200];   /* the links the backend reported (bench_result.link), "" = none */
 };
 
 /* The screen's state, kept in a->screen_state[SCREEN_HIERARCHY] (NULL until first shown). */

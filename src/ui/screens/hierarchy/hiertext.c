@@ -172,6 +172,11 @@ static void ladder_figure(const struct hier_figure *f, int which, const struct h
     case HM_NONE:
         hier_add(l, HS_WARN, "not measured yet");
         hier_add(l, HS_DIM, "; %s measures it", m->measure_key);
+        if (f->how[0]) {
+            struct hier_line *h = hier_line_new(out);
+            hier_add(h, HS_DIM, "      %s", f->how);
+            if (h) h->wrap = true;
+        }
         break;
     case HM_RUNNING:
         hier_add(l, HS_DIM, "measuring%s", utf8 ? "\u2026" : "...");

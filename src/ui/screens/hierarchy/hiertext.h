@@ -61,7 +61,8 @@ enum hier_state {
 struct hier_figure {
     enum hier_state state;
     double gbs;      /* GB/s (1e9 B/s) when HM_DONE */
-    char how[320];   /* HM_DONE: how it was measured; HM_FAILED / HM_NA: why not */
+    char how[512];   /* HM_DONE: how it was measured; HM_FAILED / HM_NA: why not;
+                      * HM_NONE: "" or what there will be to see (NCCL's link) */
     enum tier_id at; /* the tier it stands beside */
 };
 

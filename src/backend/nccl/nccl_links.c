@@ -1,0 +1,368 @@
+/* nccl_links.c - the link type NCCL reports (nccl_links.h): a parser of NCCL's INFO log and
+ * the private log file it reads.
+ *
+ * The log file. NCCL reads NCCL_DEBUG, NCCL_DEBUG_SUBSYS and NCCL_DEBUG_FILE once, at its
+ * first log call (inside the first communicator's initialisation), and opens the file
+ * then with fopen(path, "w"), line-buffered, for the rest of the process. So the variables
+ * are set when the backend opens, before any NCCL call, and the file is created here first
+ * (mode 0600, in a directory of mode 0700) and kept open: NCCL's fopen truncates and writes
+ * the same file, and it is read back through this descriptor even after the last close has
+ * removed the file and its directory. The variables go with the file, so that a first log
+ * call after it (a file NCCL had not opened yet) cannot fall back to the terminal for want
+ * of the file; if NCCL never wrote to it, the next open makes a new one.
+ *
+ * A program collviz starts inherits the variables; COLLVIZ_NCCL_DEBUG_FILE, set to the same
+ * path, tells a collviz child that they were set by collviz, not by the user. */
+#include "nccl_links.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- the parser ------------------------------------------------------------------------- */
+
+#define NL_KINDS 8
+#define NL_CHANNELS 256 /* NCCL has at most 64 (MAXCHANNELS), newer builds 128 */
+#define NL_PATHS 4
+
+struct nl_kind {
+    char label[24]; /* the transport's first two words: "P2P/CUMEM", "NET/IB", "SHM/direct" */
+    unsigned char seen[NL_CHANNELS / 8];
+    int nchan;
+    bool gdr; /* a NET line said /GDRDMA */
+};
+
+struct nl_sum {
+    struct nl_kind k[NL_KINDS];
+    int nk;
+    char path[NL_PATHS][8]; /* the graph's intra-node path types: "NVL", "PIX", ... */
+    int npath;
+    bool nvls;
+    int lines;
+};
+
+static bool nl_starts(const char *s, const char *e, const char *lit)
+{
+    size_t n = strlen(lit);
+    return (size_t)(e - s) >= n && memcmp(s, lit, n) == 0;
+}
+
+static const char *nl_find(const char *s, const char *e, const char *lit)
+{
+    return memmem(s, (size_t)(e - s), lit, strlen(lit));
+}
+
+static bool nl_upper_word(const char *s, size_t n)
+{
+    if (n == 0) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9'))) return false;
+    return true;
+}
+
+/* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read", the text after "NCCL INFO ". */
+static void nl_channel_line(struct nl_sum *s, const char *p, const char *e)
+{
+    p += strlen("Channel ");
+    int chan = 0, digits = 0;
+    while (p < e && *p >= '0' && *p <= '9' && digits < 4) {
+        chan = chan * 10 + (*p++ - '0');
+        digits++;
+    }
+    if (digits == 0 || (p < e && *p >= '0' && *p <= '9')) return;
+    if (p < e && *p == '/') { /* the connection index, from NCCL 2.12 */
+        p++;
+        if (p == e || *p < '0' || *p > '9') return;
+        while (p < e && *p >= '0' && *p <= '9')
+            p++;
+    }
+    if (!nl_starts(p, e, " : ")) return;
+    const char *arrow = nl_find(p, e, " -> ");
+    const char *via = nl_find(p, e, " via ");
+    if (!arrow || !via || via < arrow) return;
+    const char *t = via + strlen(" via ");
+    size_t tn = 0;
+    while (t + tn < e && t[tn] != ' ' && t[tn] != '\t' && t[tn] != '\r')
+        tn++;
+    /* The transport: an upper-case word, a slash, then at least one more character. */
+    const char *slash = memchr(t, '/', tn);
+    if (!slash || !nl_upper_word(t, (size_t)(slash - t)) || slash + 1 == t + tn) return;
+    const char *slash2 = memchr(slash + 1, '/', (size_t)(t + tn - slash - 1));
+    size_t ln = (size_t)((slash2 ? slash2 : t + tn) - t);
+    char label[sizeof s->k[0].label];
+    if (ln >= sizeof label) ln = sizeof label - 1;
+    memcpy(label, t, ln);
+    label[ln] = '\0';
+
+    struct nl_kind *k = NULL;
+    for (int i = 0; i < s->nk; i++)
+        if (strcmp(s->k[i].label, label) == 0) k = &s->k[i];
+    if (!k) {
+        if (s->nk == NL_KINDS) return;
+        k = &s->k[s->nk++];
+        memset(k, 0, sizeof *k);
+        memcpy(k->label, label, ln + 1);
+    }
+    if (memmem(t, tn, "/GDRDMA", 7)) k->gdr = true;
+    if (chan < NL_CHANNELS && !(k->seen[chan / 8] & (1u << (chan % 8)))) {
+        k->seen[chan / 8] |= (unsigned char)(1u << (chan % 8));
+        k->nchan++;
+    }
+    s->lines++;
+}
+
+/* "Pattern 4, crossNic 0, nChannels 8, bw 40.000000/40.000000, type NVL/PIX, sameChannels 1" */
+static void nl_pattern_line(struct nl_sum *s, const char *p, const char *e)
+{
+    const char *t = nl_find(p, e, ", type ");
+    if (!t) return;
+    t += strlen(", type ");
+    size_t n = 0;
+    while (t + n < e && t[n] != '/' && t[n] != ',' && t[n] != ' ')
+        n++;
+    if (n == 0 || n >= sizeof s->path[0] || !nl_upper_word(t, n)) return;
+    for (int i = 0; i < s->npath; i++)
+        if (strlen(s->path[i]) == n && memcmp(s->path[i], t, n) == 0) return;
+    if (s->npath == NL_PATHS) return;
+    memcpy(s->path[s->npath], t, n);
+    s->path[s->npath++][n] = '\0';
+}
+
+static void nl_line(struct nl_sum *s, const char *b, const char *e)
+{
+    const char *p = nl_find(b, e, "NCCL INFO ");
+    if (!p) return;
+    p += strlen("NCCL INFO ");
+    if (nl_starts(p, e, "Channel "))
+        nl_channel_line(s, p, e);
+    else if (nl_starts(p, e, "Pattern "))
+        nl_pattern_line(s, p, e);
+    else if (nl_find(p, e, "NVLS multicast support is available"))
+        s->nvls = true;
+}
+
+/* What a path type of NCCL's topology (graph/topo.h's names) is made of. */
+static const char *nl_path_word(const char *t)
+{
+    static const char *const words[][2] = {
+        {"NVL", "NVLink"},
+        {"NVB", "NVLink through another GPU"},
+        {"C2C", "the CPU-GPU C2C link"},
+        {"PIX", "PCIe through one switch"},
+        {"PXB", "PCIe through several switches"},
+        {"PXN", "NVLink to a GPU near the NIC"},
+        {"P2C", "C2C and PCIe"},
+        {"PHB", "PCIe through the CPU"},
+        {"SYS", "PCIe across CPU sockets"},
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcmp(t, words[i][0]) == 0) return words[i][1];
+    return NULL;
+}
+
+/* snprintf that keeps appending after truncation without overflowing. */
+static size_t nl_cat(char *buf, size_t n, size_t o, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static size_t nl_cat(char *buf, size_t n, size_t o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(o < n ? buf + o : NULL, o < n ? n - o : 0, fmt, ap);
+    va_end(ap);
+    return o + (k > 0 ? (size_t)k : 0);
+}
+
+static size_t nl_explain(const struct nl_sum *s, const struct nl_kind *k, char *buf, size_t n,
+                         size_t o)
+{
+    const char *l = k->label;
+    if (strcmp(l, "P2P/MNNVL") == 0) return nl_cat(buf, n, o, " (multi-node NVLink)");
+    if (strncmp(l, "P2P/", 4) == 0) {
+        const char *w = s->npath == 1 ? nl_path_word(s->path[0]) : NULL;
+        if (w) return nl_cat(buf, n, o, " (GPU peer access over %s, path %s)", w, s->path[0]);
+        if (s->npath == 0) return nl_cat(buf, n, o, " (NVLink or PCIe peer access)");
+        o = nl_cat(buf, n, o, " (GPU peer access, path%s ", s->npath > 1 ? "s" : "");
+        for (int i = 0; i < s->npath; i++)
+            o = nl_cat(buf, n, o, "%s%s", i ? "/" : "", s->path[i]);
+        return nl_cat(buf, n, o, ")");
+    }
+    if (strncmp(l, "SHM/", 4) == 0) return nl_cat(buf, n, o, " (through host shared memory)");
+    if (strcmp(l, "NET/IB") == 0)
+        return nl_cat(buf, n, o, " (InfiniBand verbs%s)", k->gdr ? ", GPUDirect RDMA" : "");
+    if (strcmp(l, "NET/Socket") == 0) return nl_cat(buf, n, o, " (TCP sockets)");
+    if (strncmp(l, "NET/", 4) == 0)
+        return nl_cat(buf, n, o, " (a network plugin%s)", k->gdr ? ", GPUDirect RDMA" : "");
+    return o;
+}
+
+int nccl_links_parse(const char *log, size_t len, char *buf, size_t n)
+{
+    struct nl_sum s;
+    memset(&s, 0, sizeof s);
+    if (n) buf[0] = '\0';
+    const char *p = log, *end = log ? log + len : NULL;
+    while (p && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
+        nl_line(&s, p, e);
+        p = nl ? nl + 1 : end;
+    }
+    if (s.lines == 0) return 0;
+    size_t o = 0;
+    for (int i = 0; i < s.nk; i++) {
+        o = nl_cat(buf, n, o, "%s%s", i ? "; " : "", s.k[i].label);
+        o = nl_explain(&s, &s.k[i], buf, n, o);
+        o = nl_cat(buf, n, o, ", %d channel%s", s.k[i].nchan, s.k[i].nchan == 1 ? "" : "s");
+    }
+    if (s.nvls) nl_cat(buf, n, o, "; NVLS multicast available");
+    return s.lines;
+}
+
+/* ---- the log file ----------------------------------------------------------------------- */
+
+#define NL_READ_MAX ((size_t)8 << 20) /* the connections come early: read the first 8 MiB */
+#define NL_MARK "COLLVIZ_NCCL_DEBUG_FILE"
+
+static struct {
+    pthread_mutex_t mu;
+    int refs;
+    bool decided; /* the first begin looked at the environment */
+    bool user;    /* the user set user_var: their log, not read */
+    bool ours;    /* fd is the log NCCL was pointed at */
+    bool removed; /* the file and directory are gone (fd still reads it) */
+    int fd;
+    char user_var[24];
+    char why[160]; /* no log: why */
+    char dir[PATH_MAX - 32], path[PATH_MAX];
+} nl = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+static void nl_unset_env(void)
+{
+    unsetenv("NCCL_DEBUG");
+    unsetenv("NCCL_DEBUG_SUBSYS");
+    unsetenv("NCCL_DEBUG_FILE");
+    unsetenv(NL_MARK);
+}
+
+/* A directory for the private one: absolute, usable, and without the '%' NCCL expands. */
+static bool nl_dir_ok(const char *d)
+{
+    return d && d[0] == '/' && !strchr(d, '%') && strlen(d) < sizeof nl.dir - 32 &&
+           access(d, W_OK | X_OK) == 0;
+}
+
+static void nl_make_log(void)
+{
+    const char *base = getenv("XDG_RUNTIME_DIR");
+    if (!nl_dir_ok(base)) base = getenv("TMPDIR");
+    if (!nl_dir_ok(base)) base = "/tmp";
+    snprintf(nl.dir, sizeof nl.dir, "%s/collviz-nccl-XXXXXX", base);
+    if (!mkdtemp(nl.dir)) {
+        snprintf(nl.why, sizeof nl.why, "not read (no private log: mkdtemp in %.80s: %s)", base,
+                 strerror(errno));
+        return;
+    }
+    snprintf(nl.path, sizeof nl.path, "%s/nccl-info.log", nl.dir);
+    nl.fd = open(nl.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (nl.fd < 0) {
+        snprintf(nl.why, sizeof nl.why, "not read (no private log: %s)", strerror(errno));
+        rmdir(nl.dir);
+        return;
+    }
+    setenv("NCCL_DEBUG", "INFO", 1);
+    /* INIT carries the connection lines (logged as INIT|P2P, INIT|SHM, INIT|NET) and the
+     * NVLS line; GRAPH the topology search's path type. */
+    setenv("NCCL_DEBUG_SUBSYS", "INIT,GRAPH", 1);
+    setenv("NCCL_DEBUG_FILE", nl.path, 1);
+    setenv(NL_MARK, nl.path, 1);
+    nl.ours = true;
+    nl.removed = false;
+}
+
+static off_t nl_size(void)
+{
+    struct stat st;
+    return nl.fd >= 0 && fstat(nl.fd, &st) == 0 ? st.st_size : 0;
+}
+
+void nccl_links_log_begin(void)
+{
+    pthread_mutex_lock(&nl.mu);
+    nl.refs++;
+    /* A removed file NCCL never wrote: start again with a new one (see the top). */
+    if (nl.decided && nl.ours && nl.removed && nl_size() == 0) {
+        close(nl.fd);
+        nl.fd = -1;
+        nl.ours = false;
+        nl.decided = false;
+    }
+    if (!nl.decided) {
+        nl.decided = true;
+        nl.why[0] = '\0';
+        const char *d = getenv("NCCL_DEBUG"), *f = getenv("NCCL_DEBUG_FILE");
+        const char *mark = getenv(NL_MARK);
+        bool inherited = mark && f && strcmp(mark, f) == 0;
+        if (!inherited && ((d && *d) || (f && *f))) {
+            nl.user = true;
+            snprintf(nl.user_var, sizeof nl.user_var, "%s",
+                     d && *d ? "NCCL_DEBUG" : "NCCL_DEBUG_FILE");
+        } else {
+            nl.user = false;
+            nl_make_log();
+        }
+    }
+    pthread_mutex_unlock(&nl.mu);
+}
+
+void nccl_links_log_end(void)
+{
+    pthread_mutex_lock(&nl.mu);
+    if (nl.refs > 0) nl.refs--;
+    if (nl.refs == 0 && nl.ours && !nl.removed) {
+        unlink(nl.path);
+        rmdir(nl.dir);
+        nl.removed = true;
+        nl_unset_env();
+    }
+    pthread_mutex_unlock(&nl.mu);
+}
+
+void nccl_links_log_text(char *buf, size_t n)
+{
+    if (n) buf[0] = '\0';
+    pthread_mutex_lock(&nl.mu);
+    if (!nl.decided) {
+        /* no backend opened yet: nothing to say */
+    } else if (nl.user) {
+        snprintf(buf, n, "not read (%s is set by you)", nl.user_var);
+    } else if (!nl.ours) {
+        snprintf(buf, n, "%s", nl.why[0] ? nl.why : "not read (no private log)");
+    } else {
+        off_t size = nl_size();
+        size_t want = size > 0 ? (size_t)size : 0;
+        if (want > NL_READ_MAX) want = NL_READ_MAX;
+        char *text = malloc(want + 1);
+        size_t got = 0;
+        while (text && got < want) {
+            ssize_t r = pread(nl.fd, text + got, want - got, (off_t)got);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) break;
+            got += (size_t)r;
+        }
+        char sum[256];
+        if (text && nccl_links_parse(text, got, sum, sizeof sum) > 0)
+            snprintf(buf, n, "%s (NCCL INFO log)", sum);
+        else
+            snprintf(buf, n, "no connections in NCCL's INFO log yet");
+        free(text);
+    }
+    pthread_mutex_unlock(&nl.mu);
+}

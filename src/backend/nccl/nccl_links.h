@@ -1,0 +1,42 @@
+/* nccl_links.h - the link type NCCL reports between GPUs, read from its own INFO log.
+ *
+ * NCCL says how it connects each pair of ranks only in its debug log: with NCCL_DEBUG=INFO
+ * every connection it sets up is one line, "NCCL INFO Channel 00/0 : 0[0] -> 1[1] via
+ * P2P/CUMEM/read" (or via P2P/IPC, SHM/direct/direct, NET/IB/0/GDRDMA, NET/Socket/0, ...),
+ * and the topology search (subsystem GRAPH) prints the path type it chose, "Pattern 4,
+ * crossNic 0, nChannels 8, bw ..., type NVL/PIX, ...". NCCL connects lazily, at the first
+ * collective on a communicator, so the lines are there only after the first measurement.
+ *
+ * Two halves. nccl_links_parse() is pure: log text in, one line of summary out (unit-tested
+ * on real-looking logs). The log half points NCCL_DEBUG_FILE at a private file before the
+ * first NCCL call (unless the user set NCCL_DEBUG or NCCL_DEBUG_FILE: then their log is
+ * theirs and nothing is read), so NCCL's INFO never reaches the terminal, and reads it back.
+ * Neither half uses NCCL itself, so this module is built with or without it. */
+#ifndef COLLVIZ_NCCL_LINKS_H
+#define COLLVIZ_NCCL_LINKS_H
+
+#include <stddef.h>
+
+/* Summarise the connections in NCCL INFO log text (len bytes, need not end in NUL) into buf:
+ * each transport NCCL named, with what it is and on how many channels, transports joined by
+ * "; ", e.g. "P2P/CUMEM (GPU peer access over NVLink, path NVL), 8 channels" or
+ * "SHM/direct (through host shared memory), 2 channels; NET/IB (InfiniBand verbs, GPUDirect
+ * RDMA), 2 channels". Lines that are not NCCL INFO lines are ignored. Returns the number of
+ * connection lines recognised; 0 leaves buf empty. */
+int nccl_links_parse(const char *log, size_t len, char *buf, size_t n);
+
+/* The NCCL backend's open: before its first NCCL call, unless the user set NCCL_DEBUG or
+ * NCCL_DEBUG_FILE, set NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,GRAPH and NCCL_DEBUG_FILE to
+ * a new file in a private directory (under $XDG_RUNTIME_DIR, else $TMPDIR or /tmp).
+ * Counted: every begin has its end. Thread-safe. */
+void nccl_links_log_begin(void);
+/* The backend's close: the last one removes the file and its directory (the log stays
+ * readable through the descriptor kept open, as NCCL keeps writing to it). */
+void nccl_links_log_end(void);
+
+/* What NCCL reported so far, as the value of a "link: " line: "<summary> (NCCL INFO log)";
+ * "not read (NCCL_DEBUG is set by you)" (or NCCL_DEBUG_FILE); "no connections in NCCL's
+ * INFO log yet"; or why there is no log. "" before any begin. */
+void nccl_links_log_text(char *buf, size_t n);
+
+#endif
