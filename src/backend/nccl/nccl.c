@@ -31,6 +31,7 @@
 #include "../../core/init.h"
 #include "../../core/util.h"
 #include "../backend.h"
+#include "comm_nccl.h"
 #ifdef HAVE_MPI
 #include "../mpi/mpi_boot.h"
 #endif
@@ -994,6 +995,31 @@ static void nccl_rank_label(struct backend *b, int rank, char *buf, size_t n)
         snprintf(buf, n, "GPU %d \u00b7 %s", rank, in->gpu[rank].short_name);
 }
 
+/* The one runtime (comm_nccl.h): one rank per GPU, every GPU of this process or, under an
+ * MPI launcher, this process's own. */
+static int nccl_comm_create(struct backend *b, const struct comm_params *cp, struct comm **out,
+                            char *err, size_t errlen)
+{
+    struct nccl_state *st = nccl_st(b);
+    *out = NULL;
+    int rc = nccl_check_ranks(st, cp->nranks, err, errlen);
+    if (rc != CV_OK) return rc;
+    int gpus[CV_MAX_RANKS] = {0};
+    for (int r = nccl_lo(st); r < nccl_hi(st, cp->nranks); r++)
+        gpus[r] = gpu_of(st, r);
+    struct comm_nccl_cfg cfg = {
+        .nranks = cp->nranks,
+        .self = st->mp ? st->me : -1,
+        .gpus = gpus,
+        .devs = cp->devs,
+        .async = cp->async,
+        .p2p = cp->p2p,
+        .timeout_s = cp->timeout_s > 0 ? cp->timeout_s : NCCL_DEFAULT_TIMEOUT_S,
+        .tl = cp->tl,
+    };
+    return comm_nccl_create(out, &cfg, err, errlen);
+}
+
 const struct backend_ops nccl_backend_ops = {
     .name = "nccl",
     .kind = BACKEND_NCCL,
@@ -1007,6 +1033,7 @@ const struct backend_ops nccl_backend_ops = {
     .rank_label = nccl_rank_label,
     .proc_rank = nccl_proc_rank,
     .proc_count = nccl_proc_count,
+    .comm_create = nccl_comm_create,
 };
 
 /* ---- nccl_info.h ---- */
@@ -1015,6 +1042,14 @@ const struct nccl_info *nccl_backend_get_info(const struct backend *b)
 {
     if (!b || b->ops != &nccl_backend_ops || !b->priv) return NULL;
     return &nccl_st(b)->info;
+}
+
+int nccl_backend_gpu(const struct backend *b, int rank)
+{
+    if (!nccl_backend_get_info(b)) return -1;
+    const struct nccl_state *st = nccl_st(b);
+    if (st->mp) return rank == st->me ? st->dev : -1;
+    return rank >= 0 && rank < st->info.ngpus ? rank : -1;
 }
 
 /* snprintf that keeps appending after truncation without overflowing. */
