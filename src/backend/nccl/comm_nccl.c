@@ -88,6 +88,7 @@
 #include "../../core/util.h"
 #include "../../parallel/dev_cuda.h"
 #include "../../core/wait.h"
+#include "nccl_info.h"
 #ifdef HAVE_MPI
 #include "../mpi/mpi_boot.h"
 #endif
@@ -160,6 +161,7 @@ struct comm_req {
 
 struct nccl_comm {
     struct comm pub;
+    struct comm_ops ops; /* the table below, rank_noun saying "emulated GPU" where so */
     bool async, p2p;
     bool mp; /* ranks are processes (pub.self is this one's) */
     struct nccl_rank rk[CV_MAX_RANKS];
@@ -173,6 +175,10 @@ struct nccl_comm {
     pthread_mutex_t err_mu;
     char err[256];
 };
+
+/* Set once a rank's streams did not drain after an abort: kernels that never finish hold
+ * that GPU, so no communicator is made again in this process. */
+static atomic_int gpus_wedged;
 
 static struct nccl_comm *to_nc(struct comm *c)
 {
@@ -229,7 +235,8 @@ static void drain_rank(struct nccl_rank *rk)
         if (!busy) return;
         if (now_s() - t0 > NCCL_DRAIN_S) {
             rk->wedged = true;
-            dev_cuda_mark_wedged(rk->dev);
+            if (rk->dev) dev_cuda_mark_wedged(rk->dev);
+            atomic_store(&gpus_wedged, 1);
             return;
         }
         struct timespec ts = {0, 100 * 1000};
@@ -842,10 +849,10 @@ static void nc_abort(struct comm *c, const char *why)
     set_abort(to_nc(c), why ? why : "aborted");
 }
 
+/* "" while nothing has failed (backend/run.c takes a message as a failed communicator). */
 static const char *nc_last_error(struct comm *c)
 {
-    struct nccl_comm *nc = to_nc(c);
-    return nc->err[0] ? nc->err : "no error";
+    return to_nc(c)->err;
 }
 
 static void nc_destroy(struct comm *c)
@@ -1378,16 +1385,23 @@ int comm_nccl_create(struct comm **out, const struct comm_nccl_cfg *cfg, char *e
         return cv_err(err, errlen, CV_EINVAL, "timeout %g s: must be positive", cfg->timeout_s);
     if (cfg->self >= nranks)
         return cv_err(err, errlen, CV_EINVAL, "process rank %d of %d ranks", cfg->self, nranks);
+    if (atomic_load(&gpus_wedged))
+        return cv_err(err, errlen, CV_EBACKEND,
+                      "GPU streams still busy %.0f s after ncclCommAbort; restart collviz",
+                      NCCL_DRAIN_S);
 #ifndef HAVE_MPI
     if (cfg->self >= 0)
         return cv_err(err, errlen, CV_EUNSUPPORTED, "ranks as processes need MPI (not built)");
 #endif
     struct nccl_comm *nc = xcalloc(1, sizeof *nc);
     nc->mp = cfg->self >= 0;
-    nc->pub.ops = &nccl_comm_ops;
+    nc->ops = nccl_comm_ops;
 #ifdef HAVE_MPI
-    if (nc->mp) nc->pub.ops = &nccl_comm_ops_mp;
+    if (nc->mp) nc->ops = nccl_comm_ops_mp;
 #endif
+    /* "measured: 2 emulated GPUs, ..." on tests/fakegpu's devices, never "GPUs" there. */
+    if (nccl_emulated()) nc->ops.rank_noun = "emulated GPU";
+    nc->pub.ops = &nc->ops;
     nc->pub.nranks = nranks;
     nc->pub.self = cfg->self;
     nc->pub.timeout_s = cfg->timeout_s;
