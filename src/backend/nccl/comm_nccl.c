@@ -108,6 +108,10 @@
  * allocate) and the CUDA context's. */
 #define NCCL_MEM_HEADROOM ((size_t)512 << 20)
 
+/* Events recorded after run()'s collectives, so a wait for many queued ones (a timed loop)
+ * has its deadline per collective, not for the whole batch. */
+#define NCCL_PROGRESS_EVENTS 64
+
 enum clique { CL_COLL, CL_UP0, CL_UP1, CL_DOWN0, CL_DOWN1, CL_COUNT };
 
 struct stage_buf {
@@ -146,6 +150,8 @@ struct nccl_rank {
     struct stage_buf *stage;
     size_t nstage;
     size_t stage_bytes;
+    cudaEvent_t prog[NCCL_PROGRESS_EVENTS]; /* after run()'s collectives, in a ring */
+    unsigned long prog_issued, prog_done;
     struct work_buf *work; /* working buffers of buf_alloc held now */
     size_t nwork, work_bytes;
     struct comm_stats stats[2];
@@ -322,7 +328,8 @@ static void nap(double waited_s)
 }
 
 /* Wait until stream `s` is idle (or, when ev is given, until event ev has completed),
- * polling it, the rank's communicators' async errors, the abort flag and the deadline. */
+ * polling it, the rank's communicators' async errors, the abort flag and the deadline. The
+ * deadline is pushed back each time one of run()'s collectives completes. */
 static int wait_until(struct nccl_comm *nc, int rank, cudaStream_t s, cudaEvent_t ev,
                       const char *what)
 {
@@ -333,6 +340,11 @@ static int wait_until(struct nccl_comm *nc, int rank, cudaStream_t s, cudaEvent_
         cudaError_t e = ev ? cudaEventQuery(ev) : cudaStreamQuery(s);
         if (e == cudaSuccess) return CV_OK;
         if (e != cudaErrorNotReady) return cuda_ck(nc, rank, e, what);
+        while (rk->prog_done < rk->prog_issued &&
+               cudaEventQuery(rk->prog[rk->prog_done % NCCL_PROGRESS_EVENTS]) == cudaSuccess) {
+            rk->prog_done++;
+            deadline = now_s() + nc->pub.timeout_s;
+        }
         for (int k = 0; k < CL_COUNT; k++) {
             ncclResult_t ae = ncclSuccess;
             if (rk->comm[k] && ncclCommGetAsyncError(rk->comm[k], &ae) == ncclSuccess &&
@@ -895,6 +907,8 @@ static void nc_destroy(struct comm *c)
             for (int i = 0; i < 5; i++)
                 if (s[i]) cudaStreamDestroy(s[i]);
             if (rk->own_compute && rk->compute) cudaStreamDestroy(rk->compute);
+            for (int i = 0; i < NCCL_PROGRESS_EVENTS; i++)
+                if (rk->prog[i]) cudaEventDestroy(rk->prog[i]);
             if (rk->ev_copy) cudaEventDestroy(rk->ev_copy);
         }
     }
@@ -1104,6 +1118,14 @@ static int nc_run(struct comm *c, int rank, const struct comm_job *j, float *wor
     ncclResult_t x =
         enqueue_coll(j->coll, nop, j->count, j->root, rank, w, sb, rb, cm, coll_stream(rk));
     if ((rc = nccl_ck(nc, rank, x, cm, coll_name(j->coll))) != CV_OK) return rc;
+    /* A progress mark, unless the ring is full (then the next one marks more). */
+    if (rk->prog[0] && rk->prog_issued - rk->prog_done < NCCL_PROGRESS_EVENTS) {
+        cudaEvent_t ev = rk->prog[rk->prog_issued % NCCL_PROGRESS_EVENTS];
+        if ((rc = cuda_ck(nc, rank, cudaEventRecord(ev, coll_stream(rk)), "cudaEventRecord")) !=
+            CV_OK)
+            return rc;
+        rk->prog_issued++;
+    }
     struct comm_stats *st = &rk->stats[0];
     st->coll_bytes[j->coll] += coll_bytes(j->coll, w, j->count, sizeof(float));
     return CV_OK;
@@ -1447,6 +1469,11 @@ int comm_nccl_create(struct comm **out, const struct comm_nccl_cfg *cfg, char *e
             rk->own_compute = rc == CV_OK;
         }
         if (rc == CV_OK && nc->async) rc = make_stream(&rk->side, err, errlen);
+        for (int i = 0; rc == CV_OK && i < NCCL_PROGRESS_EVENTS; i++)
+            if ((e = cudaEventCreateWithFlags(&rk->prog[i], cudaEventDisableTiming)) !=
+                cudaSuccess)
+                rc = cv_err(err, errlen, CV_EBACKEND, "cudaEventCreate: %s (%s)",
+                            cudaGetErrorName(e), cudaGetErrorString(e));
         if (rc == CV_OK && nc->p2p) {
             rc = make_stream(&rk->send_up, err, errlen);
             if (rc == CV_OK) rc = make_stream(&rk->send_down, err, errlen);
