@@ -153,7 +153,7 @@ struct nccl_rank {
     cudaEvent_t prog[NCCL_PROGRESS_EVENTS]; /* after run()'s collectives, in a ring */
     unsigned long prog_issued, prog_done;
     struct work_buf *work; /* working buffers of buf_alloc held now */
-    size_t nwork, work_bytes;
+    size_t nwork;
     struct comm_stats stats[2];
 };
 
@@ -849,11 +849,11 @@ static void nc_reset_stats(struct comm *c, int rank)
     memset(to_nc(c)->rk[rank].stats, 0, sizeof to_nc(c)->rk[rank].stats);
 }
 
-/* Our staging and working buffers only: NCCL's own channel buffers are not reported by
- * NCCL. */
+/* Our staging buffers only (buf_alloc's working buffers are their caller's to count;
+ * NCCL's own channel buffers are not reported by NCCL). */
 static size_t nc_mem_bytes(struct comm *c, int rank)
 {
-    return to_nc(c)->rk[rank].stage_bytes + to_nc(c)->rk[rank].work_bytes;
+    return to_nc(c)->rk[rank].stage_bytes;
 }
 
 static void nc_abort(struct comm *c, const char *why)
@@ -982,7 +982,6 @@ static float *nc_buf_alloc(struct comm *c, int rank, size_t count)
     }
     rk->work = xrealloc(rk->work, (rk->nwork + 1) * sizeof *rk->work);
     rk->work[rk->nwork++] = (struct work_buf){p, need};
-    rk->work_bytes += need;
     if (wait_stream(nc, rank, coll_stream(rk), "filling a new buffer") != CV_OK) return NULL;
     return p;
 }
@@ -996,7 +995,6 @@ static void nc_buf_free(struct comm *c, int rank, float *buf)
     if (cudaSetDevice(rk->gpu) != cudaSuccess) return;
     for (size_t i = 0; i < rk->nwork; i++)
         if (rk->work[i].p == buf) {
-            rk->work_bytes -= rk->work[i].bytes;
             rk->work[i] = rk->work[--rk->nwork];
             break;
         }
