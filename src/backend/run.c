@@ -43,7 +43,7 @@
 /* How long the coordinator waits for ranks after an abort before it gives up on them. */
 #define RUN_GRACE_S 2.0
 /* How often the coordinator looks at the cancel flag and the communicator. */
-#define RUN_POLL_S 0.01
+#define RUN_POLL_S 0.005
 /* Inputs are written and results read in pieces of this many floats (4 MiB), with a look
  * at the cancel flag between pieces. */
 #define RUN_CHUNK ((size_t)1 << 20)
@@ -85,7 +85,12 @@ struct run_task {
     bool check;
     float *const *send; /* TASK_SMALL */
     float **recv;
+    /* The caller's cancel flag: read only by the coordinator, while the call lasts. */
     volatile int *cancel;
+    /* The task's own stop flag, which the ranks and the communicator (comm_job.cancel)
+     * read: the coordinator sets it when it sees the caller's flag, or gives up. A rank
+     * given up on may read it after the caller's flag is gone. */
+    volatile int stop;
     int stall_rank;
     double stall_s;
 
@@ -199,7 +204,8 @@ static int task_add_job(struct run_task *t, const struct bench_params *bp, unsig
 {
     int i = t->njobs;
     struct comm_job *j = &t->jobs[i];
-    *j = (struct comm_job){.coll = bp->coll, .op = bp->op, .count = count, .root = root};
+    *j = (struct comm_job){
+        .coll = bp->coll, .op = bp->op, .count = count, .root = root, .cancel = &t->stop};
     if (bp->native) {
         t->njobs++;
         return CV_OK;
@@ -282,6 +288,12 @@ static void task_unref(struct run_task *t)
 
 /* Ranks that are processes never stop alone (see the top): their task has no cancel. */
 static bool task_cancelled(const struct run_task *t)
+{
+    return t->stop;
+}
+
+/* The caller's flag (coordinator only). */
+static bool caller_cancelled(const struct run_task *t)
 {
     return t->cancel && t->c->self < 0 && *t->cancel;
 }
@@ -428,6 +440,8 @@ static int rank_work(struct run_task *t, int r)
     float *buf;
     int rc = rank_buffer(t, r, &buf);
     if (rc != CV_OK) {
+        /* After another rank's abort the failure is its echo, not a want of memory. */
+        if (comm_failed(c)) return CV_EBACKEND;
         if (c->self < 0) c->ops->abort(c, "a rank could not allocate its working buffer");
         return rc;
     }
@@ -513,7 +527,7 @@ static void abs_time(struct timespec *ts, double s)
  * is not the echo of another's abort. */
 static int task_status(const struct run_task *t, int nr)
 {
-    if (task_cancelled(t)) return CV_ECANCELLED;
+    if (task_cancelled(t) || caller_cancelled(t)) return CV_ECANCELLED;
     int worst = CV_OK;
     for (int r = 0; r < nr; r++) {
         int rc = t->rc[r];
@@ -586,7 +600,8 @@ static int task_run(struct run_task *t, char *err, size_t errlen)
         pthread_cond_timedwait(&t->cv, &t->mu, &ts);
         if (t->ndone == t->W) break;
         pthread_mutex_unlock(&t->mu);
-        if (!cancel_sent && task_cancelled(t)) {
+        if (!cancel_sent && caller_cancelled(t)) {
+            t->stop = 1;
             c->ops->abort(c, "cancelled");
             cancel_sent = true;
         }
@@ -618,7 +633,8 @@ static int task_run(struct run_task *t, char *err, size_t errlen)
             t->orphan[r] = rs->buf[r];
         pthread_mutex_unlock(&t->mu);
         rs_drop_comm(rs, true);
-        rc = task_cancelled(t) ? CV_ECANCELLED : CV_ETIMEOUT;
+        rc = caller_cancelled(t) || task_cancelled(t) ? CV_ECANCELLED : CV_ETIMEOUT;
+        t->stop = 1;
         return task_error(t, rc, what, err, errlen);
     }
     rc = task_status(t, t->W);
@@ -883,7 +899,8 @@ int backend_run_small(struct backend *b, const struct plan *p, float *const *sen
     t->recv = recv;
     t->work_len = coll_work_len(p->coll, W, p->count);
     struct comm_job *j = &t->jobs[0];
-    *j = (struct comm_job){.coll = p->coll, .op = p->op, .count = p->count, .root = p->root};
+    *j = (struct comm_job){
+        .coll = p->coll, .op = p->op, .count = p->count, .root = p->root, .cancel = &t->stop};
     t->njobs = 1;
     /* A plan refined already (slices, channels, dependencies) runs as it is; a plain one
      * as whole chunks. */
