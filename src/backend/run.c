@@ -438,10 +438,13 @@ static int rank_work(struct run_task *t, int r)
 {
     struct comm *c = t->c;
     float *buf;
+    /* Failed before this rank asked: buf_alloc's own refusal (which says why in
+     * last_error) is then not what failed. */
+    bool failed_before = comm_failed(c);
     int rc = rank_buffer(t, r, &buf);
     if (rc != CV_OK) {
         /* After another rank's abort the failure is its echo, not a want of memory. */
-        if (comm_failed(c)) return CV_EBACKEND;
+        if (failed_before) return CV_EBACKEND;
         if (c->self < 0) c->ops->abort(c, "a rank could not allocate its working buffer");
         return rc;
     }

@@ -265,16 +265,24 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
         gpus = b->ops->max_ranks(b);
         across = backend_multiprocess(b);
         me = backend_proc_rank(b);
-        backend_close(b);
     }
-    /* Under an MPI launcher NCCL is one GPU per process; training does not run that way
-     * yet (it drives every GPU from one process), so it is refused rather than run once
-     * per process. */
+    /* Under an MPI launcher NCCL is one GPU per process, every process one rank: the world
+     * is the launcher's, and rank 0 prints. */
     if (rc == CV_OK && across) {
-        snprintf(err, sizeof err,
-                 "training across processes on NCCL is not there yet (run train without "
-                 "mpirun, or --backend mpi)");
-        rc = CV_EUNAVAIL;
+        if (me != 0 && !freopen("/dev/null", "w", stdout)) {
+            backend_close(b);
+            return cli_usage_error("train: cannot silence rank %d's output", me);
+        }
+        if (o->ranks_set && o->cfg.nranks != gpus) {
+            snprintf(err, sizeof err,
+                     "--ranks %d: across processes NCCL trains on the %d process%s the "
+                     "launcher started (-np), one GPU each",
+                     o->cfg.nranks, gpus, gpus == 1 ? "" : "es");
+            rc = CV_EINVAL;
+        } else {
+            o->cfg.nranks = gpus;
+            if (train_config_check(&o->cfg, err, sizeof err) != CV_OK) rc = CV_EINVAL;
+        }
     }
     if (rc == CV_OK && gpus < o->cfg.nranks) {
         snprintf(err, sizeof err, "--ranks %d needs %d GPUs (one per rank), %d usable",
@@ -287,8 +295,10 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
         rc = CV_EUNAVAIL;
     }
 #endif
+    if (rc != CV_OK) backend_close(b);
     if (want_nccl) {
         if (rc != CV_OK) return me ? 2 : cli_usage_error("train: --backend nccl: %s", err);
+        o->b = b; /* training runs on this backend's communicator */
         o->cfg.backend = BACKEND_NCCL;
         return -1;
     }
@@ -296,6 +306,7 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
         snprintf(note, n, "auto chose cpu (%.200s)", err);
         return -1;
     }
+    o->b = b;
     o->cfg.backend = BACKEND_NCCL;
     snprintf(note, n, "auto chose nccl (%d GPUs usable)", gpus);
     return -1;

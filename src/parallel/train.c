@@ -33,7 +33,6 @@
 #include "../backend/cpu/comm_cpu.h"
 #include "schemes.h"
 #ifdef HAVE_NCCL
-#include "../backend/nccl/comm_nccl.h"
 #include "dev_cuda.h"
 #endif
 
@@ -493,38 +492,52 @@ static void close_gpus(struct run *run)
         }
 }
 
-/* One device per rank on GPUs 0..W-1, then the NCCL communicators (made here, in the
- * driver thread, before any rank thread starts). */
-static int open_gpus(const struct train_config *cfg, struct run *run, int W, bool async,
-                     char *err, size_t errlen)
+/* One device per rank this process runs, then the NCCL backend's communicator for them
+ * (its comm_create, made here, in the driver thread, before any rank thread starts). b is
+ * the opened NCCL backend, or NULL: one is opened here (*own, closed by the caller). */
+static int open_gpus(struct backend *b, struct run *run, int W, struct comm_params *cp,
+                     struct backend **own, char *err, size_t errlen)
 {
 #ifdef HAVE_NCCL
-    int n = dev_cuda_count(err, errlen);
-    if (n < 0) return -n;
-    if (n < W)
+    int rc;
+    if (!b) {
+        int n = dev_cuda_count(err, errlen);
+        if (n < 0) return -n;
+        if ((rc = backend_open("nccl", own, err, errlen, NULL, 0)) != CV_OK) return rc;
+        b = *own;
+    }
+    bool mp = backend_multiprocess(b);
+    int usable = b->ops->max_ranks(b);
+    if (mp && W != usable)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "--ranks %d: across processes NCCL trains on the %d process%s the "
+                      "launcher started, one GPU each",
+                      W, usable, usable == 1 ? "" : "es");
+    if (!mp && usable < W)
         return cv_err(err, errlen, CV_EUNAVAIL,
-                      "--ranks %d needs %d GPUs (one per rank), %d usable", W, W, n);
-    int rc = CV_OK;
-    for (int r = 0; r < W && rc == CV_OK; r++)
-        rc = dev_cuda_create(&run->devs[r], r, err, errlen);
-    if (rc == CV_OK)
-        rc = comm_nccl_create(&run->comm, W, run->devs, async, cfg->scheme == TRAIN_PP,
-                              cfg->timeout_s, &run->tl, err, errlen);
+                      "--ranks %d needs %d GPUs (one per rank), %d usable", W, W, usable);
+    int lo = mp ? backend_proc_rank(b) : 0, hi = mp ? lo + 1 : W;
+    rc = CV_OK;
+    for (int r = lo; r < hi && rc == CV_OK; r++)
+        rc = dev_cuda_create(&run->devs[r], nccl_backend_gpu(b, r), err, errlen);
+    cp->devs = run->devs;
+    if (rc == CV_OK) rc = b->ops->comm_create(b, cp, &run->comm, err, errlen);
     if (rc != CV_OK) {
         close_gpus(run);
         return rc;
     }
     struct cudaDeviceProp prop;
-    if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess)
+    if (cudaGetDeviceProperties(&prop, nccl_backend_gpu(b, lo)) == cudaSuccess)
         snprintf(run->gpu_desc, sizeof run->gpu_desc, "%.63s", prop.name);
     else
         snprintf(run->gpu_desc, sizeof run->gpu_desc, "GPU name unknown");
     return CV_OK;
 #else
-    (void)cfg;
+    (void)b;
     (void)run;
     (void)W;
-    (void)async;
+    (void)cp;
+    (void)own;
     return cv_err(err, errlen, CV_EUNAVAIL,
                   "GPU training is not built (no CUDA toolkit and NCCL found at build time)");
 #endif
@@ -700,6 +713,7 @@ static int train_run_impl(struct backend *b, const struct train_config *cfg,
                   : cfg->scheme == TRAIN_TP ? &scheme_tp
                                             : &scheme_pp;
         bool async = cfg->scheme == TRAIN_DDP && cfg->overlap;
+        struct backend *own_b = NULL; /* an NCCL backend opened for this run */
         struct comm_params cp = {.nranks = W,
                                  .async = async,
                                  .p2p = cfg->scheme == TRAIN_PP,
@@ -709,7 +723,7 @@ static int train_run_impl(struct backend *b, const struct train_config *cfg,
             rc = cv_err(err, errlen, CV_EINVAL,
                         "the display-scale probe reads host memory: CPU ranks only");
         } else if (cfg->backend == BACKEND_NCCL) {
-            rc = open_gpus(cfg, &run, W, async, err, errlen);
+            rc = open_gpus(b, &run, W, &cp, &own_b, err, errlen);
         } else if (b && b->ops->comm_create) {
             rc = b->ops->comm_create(b, &cp, &run.comm, err, errlen);
         } else if (cfg->backend != BACKEND_CPU) {
@@ -721,6 +735,7 @@ static int train_run_impl(struct backend *b, const struct train_config *cfg,
                                  errlen);
         }
         if (rc != CV_OK) {
+            backend_close(own_b);
             run_free(&run);
             train_result_free(res);
             return rc;
@@ -777,6 +792,7 @@ static int train_run_impl(struct backend *b, const struct train_config *cfg,
         run.comm->ops->destroy(run.comm);
         run.comm = NULL;
         close_gpus(&run);
+        backend_close(own_b);
     }
 
     if (rc != CV_OK && rc != CV_ECANCELLED) {

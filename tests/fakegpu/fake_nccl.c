@@ -25,8 +25,16 @@
  * collective at the head of its stream publishes its arguments and its send buffer (each
  * rank has a data segment of its own), waits at a barrier for every rank, computes its own
  * result from every rank's published input with the same code as in one process, and waits
- * at a second barrier before its data segment may be reused. Collectives only: send/recv
- * across processes is refused (fk_die). */
+ * at a second barrier before its data segment may be reused. A send across processes, at
+ * the head of its stream, publishes its message in a segment of its own (named from the
+ * id, the pair and the message's number) and counts it posted in the shared header; the
+ * matching receive, at the head of its stream, takes it (the counts must match), removes
+ * the segment and counts it taken; the send completes when its message was taken. Neither
+ * blocks the process: a part that cannot finish yet is tried again, so two processes may
+ * send to each other at once, as on a GPU. A GPU keeps running its streams while the host
+ * does something else (an MPI call, say); so that a queued send is still published then,
+ * a process with a communicator across processes has a thread that runs the streams'
+ * work every half millisecond while any NCCL call is queued. */
 #include "fakegpu.h"
 
 #include <fcntl.h>
@@ -90,6 +98,7 @@ struct fk_part {
     int op, root, peer;
     unsigned long seq;
     bool grouped, done;
+    bool posted; /* a send across processes: its message is published */
     pthread_t poster;
     struct fk_group *g;
     struct fk_part *next; /* in its group */
@@ -105,6 +114,7 @@ struct fk_group {
 };
 
 static void fk_mp_run(struct fk_part *p);
+static void fk_mp_p2p(struct fk_part *p);
 static void fk_mp_detach(struct fk_mp *m);
 static int fk_mp_size(const struct fk_mp *m);
 
@@ -411,8 +421,16 @@ bool fk_nccl_try(struct fk_op *op)
         return true;
     }
     if (g->comm->mp) {
-        for (struct fk_part *p = g->parts; p; p = p->next)
-            fk_mp_run(p);
+        bool all = true;
+        for (struct fk_part *p = g->parts; p; p = p->next) {
+            if (p->done) continue;
+            if (p->kind == P_COLL)
+                fk_mp_run(p); /* blocks until every process has called it */
+            else
+                fk_mp_p2p(p); /* never blocks: done when its partner has come */
+            if (!p->done) all = false;
+        }
+        if (!all) return false;
         fk_group_finish(g);
         return true;
     }
@@ -786,6 +804,10 @@ struct fk_mp_hdr {
     unsigned gen;
     _Atomic int attached;
     struct fk_mp_slot slot[FK_MAX_DEVICES];
+    /* Point-to-point messages [src][dst]: how many src has published for dst, and how
+     * many of them dst has taken. */
+    _Atomic unsigned long posted[FK_MAX_DEVICES][FK_MAX_DEVICES];
+    _Atomic unsigned long taken[FK_MAX_DEVICES][FK_MAX_DEVICES];
 };
 
 struct fk_mp {
@@ -862,9 +884,22 @@ static void *fk_mp_data(struct fk_mp *m, size_t bytes)
     return m->data;
 }
 
+static void fk_mp_msg_name(const struct fk_mp *m, int src, int dst, unsigned long seq,
+                           char *buf, size_t n)
+{
+    snprintf(buf, n, "%s-m%d-%d-%lu", m->name, src, dst, seq);
+}
+
 static void fk_mp_detach(struct fk_mp *m)
 {
-    char dn[NCCL_UNIQUE_ID_BYTES + 16];
+    char dn[NCCL_UNIQUE_ID_BYTES + 48];
+    /* Messages this rank published that nobody took (an aborted run). */
+    for (int d = 0; d < m->n; d++)
+        for (unsigned long q = atomic_load(&m->h->taken[m->rank][d]);
+             q < atomic_load(&m->h->posted[m->rank][d]); q++) {
+            fk_mp_msg_name(m, m->rank, d, q, dn, sizeof dn);
+            shm_unlink(dn);
+        }
     if (m->data) munmap(m->data, m->data_cap);
     if (m->data_fd >= 0) close(m->data_fd);
     fk_mp_data_name(m, m->rank, dn, sizeof dn);
@@ -881,8 +916,7 @@ static void fk_mp_run(struct fk_part *p)
     struct ncclComm *c = p->g->comm;
     struct fk_mp *m = c->mp;
     int w = m->n;
-    if (p->kind != P_COLL)
-        fk_die("ncclSend/ncclRecv across processes is not emulated (collectives only)");
+    if (p->kind != P_COLL) fk_die("fk_mp_run: a send or receive is not a collective");
     size_t sb = fk_send_elems(p, w) * sizeof(float);
     float *mine = fk_mp_data(m, sb);
     if (sb) memcpy(mine, p->sbuf, sb);
@@ -943,6 +977,79 @@ static void fk_mp_run(struct fk_part *p)
     }
     p->done = true;
     fk_mp_barrier(m, "the end of a collective");
+}
+
+/* One send or receive of a communicator across processes (lock held), see the top of the
+ * file: sets p->done when it has finished, returns at once otherwise. */
+static void fk_mp_p2p(struct fk_part *p)
+{
+    struct fk_mp *m = p->g->comm->mp;
+    struct fk_mp_hdr *h = m->h;
+    char dn[NCCL_UNIQUE_ID_BYTES + 48];
+    if (p->kind == P_SEND) {
+        if (!p->posted) {
+            fk_mp_msg_name(m, m->rank, p->peer, p->seq, dn, sizeof dn);
+            size_t bytes = sizeof(size_t) + p->count * sizeof(float);
+            int fd = shm_open(dn, O_CREAT | O_EXCL | O_RDWR, 0600);
+            if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0)
+                fk_die("ncclSend across processes: cannot create %s", dn);
+            char *q = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            close(fd);
+            if (q == MAP_FAILED) fk_die("mmap of %s failed", dn);
+            memcpy(q, &p->count, sizeof p->count);
+            if (p->count) memcpy(q + sizeof p->count, p->sbuf, p->count * sizeof(float));
+            munmap(q, bytes);
+            atomic_store(&h->posted[m->rank][p->peer], p->seq + 1);
+            p->posted = true;
+        }
+        /* NCCL's send completes when the receiver has the data. */
+        if (atomic_load(&h->taken[m->rank][p->peer]) > p->seq) p->done = true;
+        return;
+    }
+    if (atomic_load(&h->posted[p->peer][m->rank]) <= p->seq) return; /* not sent yet */
+    fk_mp_msg_name(m, p->peer, m->rank, p->seq, dn, sizeof dn);
+    int fd = shm_open(dn, O_RDONLY, 0);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(size_t))
+        fk_die("ncclRecv across processes: message %s is missing", dn);
+    char *q = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (q == MAP_FAILED) fk_die("mmap of %s failed", dn);
+    size_t count;
+    memcpy(&count, q, sizeof count);
+    if (count != p->count)
+        fk_die("rank %d sends %zu floats to rank %d, which receives %zu (message #%lu): NCCL "
+               "requires the same count",
+               p->peer, count, m->rank, p->count, p->seq);
+    if (count) memcpy(p->rbuf, q + sizeof count, count * sizeof(float));
+    munmap(q, (size_t)st.st_size);
+    shm_unlink(dn);
+    fk_corrupt(p->rbuf, p->count);
+    atomic_store(&h->taken[p->peer][m->rank], p->seq + 1);
+    p->done = true;
+}
+
+/* The streams' work, run without waiting for the host (see the top of the file). */
+static void *fk_mp_pump(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        usleep(500);
+        fk_lock();
+        if (fk_live) fk_progress();
+        fk_unlock();
+    }
+    return NULL;
+}
+
+static void fk_mp_pump_start(void)
+{
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &a, fk_mp_pump, NULL) != 0) fk_die("cannot start the pump thread");
+    pthread_attr_destroy(&a);
 }
 
 ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
@@ -1018,6 +1125,8 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
     c->rank = rank;
     c->dev = fk_current_device();
     c->mp = m;
+    static pthread_once_t pump_once = PTHREAD_ONCE_INIT;
+    pthread_once(&pump_once, fk_mp_pump_start);
     /* ncclCommInitRank returns when every rank has joined. */
     fk_mp_barrier(m, "ncclCommInitRank");
     *comm = c;

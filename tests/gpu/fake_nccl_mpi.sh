@@ -8,7 +8,10 @@
 #   - the ranks line says "nccl: N processes on 1 host, one GPU each";
 #   - FAKEGPU_CORRUPT=1 (one wrong element per NCCL call): #wrong > 0 and exit 1;
 #   - `trace all_reduce --backend nccl` equals the trace on every rank;
-#   - `train --backend nccl` under mpirun is refused in one line (not there yet).
+#   - `train ddp|tp|pp --backend nccl --check` under mpirun -np 2 and 4 (pp's stages send
+#     and receive across processes; ddp also with --overlap, pp also with 1f1b): within
+#     the tolerance of the single-device reference, rank 0 alone printing;
+#   - `train --backend nccl --ranks N` that is not the process count: one line, exit 2.
 # Usage: fake_nccl_mpi.sh build/fakegpu/collviz   (skips, 77, without mpirun or MPI)
 set -u
 BIN=${1:?usage: fake_nccl_mpi.sh build/fakegpu/collviz}
@@ -74,12 +77,29 @@ python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; sys.exit(0 
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["backend"]["trace_equal"] and d["backend"]["name"]=="nccl" else 1)' \
     "$tmp/t.json" 2>/dev/null || fail "trace --backend nccl: not equal to the trace"
 
-# Training on NCCL across processes is not there yet: refused in one line (rank 0), exit != 0.
-"${MPIRUN[@]}" -np 2 "$BIN" train ddp --backend nccl --dim 64 --batch 16 --steps 1 >"$tmp/out" 2>"$tmp/err"
+# Training on NCCL across processes: one GPU per process, checked against the reference.
+for np in 2 4; do
+    for args in "ddp" "tp" "pp" "ddp --overlap" "pp --schedule 1f1b"; do
+        [ "$np" -eq 2 ] && [ "$args" != "${args% *}" ] && continue # variants at 4 only
+        # shellcheck disable=SC2086
+        "${MPIRUN[@]}" -np $np "$BIN" train $args --backend nccl --check --dim 32 --batch 16 \
+            --steps 2 >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        [ "$rc" -eq 0 ] || fail "np $np: train $args --backend nccl --check: exit $rc: $(why "$tmp/err")"
+        grep -q "tolerance .*: ok" "$tmp/out" ||
+            fail "np $np: train $args: no passing check: $(grep -m1 'check against' "$tmp/out")"
+        [ "$(grep -c 'check against the single-device reference' "$tmp/out")" -eq 1 ] ||
+            fail "np $np: train $args: printed by more than rank 0"
+        grep -q "backend nccl: $np ranks = $np GPUs" "$tmp/out" ||
+            fail "np $np: train $args: not $np ranks: $(head -3 "$tmp/out")"
+    done
+done
+"${MPIRUN[@]}" -np 2 "$BIN" train ddp --backend nccl --ranks 3 --dim 32 --batch 12 --steps 1 \
+    >"$tmp/out" 2>"$tmp/err"
 rc=$?
-[ "$rc" -ne 0 ] || fail "train --backend nccl across processes: exit 0"
-[ "$(grep -c 'training across processes on NCCL is not there yet' "$tmp/err")" -eq 1 ] ||
-    fail "train --backend nccl across processes: $(head -3 "$tmp/err")"
+[ "$rc" -eq 2 ] || fail "train --ranks 3 under -np 2: exit $rc, want 2"
+[ "$(grep -c 'across processes NCCL trains on the 2 processes' "$tmp/err")" -eq 1 ] ||
+    fail "train --ranks 3 under -np 2: $(head -3 "$tmp/err")"
 
 [ "$fails" -eq 0 ] && echo "PASS: fake_nccl_mpi.sh" || echo "FAIL: fake_nccl_mpi.sh ($fails failures)"
 [ "$fails" -eq 0 ]

@@ -18,9 +18,8 @@
 #   5. if nccl-tests' all_reduce_perf is on PATH: the same all_reduce (256 MiB, 20 iters
 #      after 5 warm-up, all GPUs, one process) through both, and the ratio of collviz's
 #      algbw to nccl-tests' out-of-place algbw. Both call ncclAllReduce on the same GPUs;
-#      nccl-tests times the loop with a host clock around a stream synchronisation, collviz
-#      with CUDA events on each stream (averaged over ranks), so the two should agree within
-#      a few percent. Outside [0.5, 2] means one of the timings is wrong: a failure.
+#      both time the loop with a host clock around a stream synchronisation (collviz: after
+#      a barrier, the slowest rank's), so the two should agree within a few percent. Outside [0.5, 2] means one of the timings is wrong: a failure.
 #      (With GPU_TEST_FAKE=1 two other groups replace 4 and 5: the checks must fail on
 #      corrupted NCCL results, and the backend choice with 0, 1 and 2 devices.)
 #   6. training on GPUs (src/parallel: dev_cuda.c, comm_nccl.c - written without a GPU, so
@@ -241,7 +240,7 @@ if [ "$fake" = 1 ]; then
     [ "$rc" -eq 0 ] && [ "$n" -eq $((FAKEGPU_DEVICES + 4)) ] && [ "$emu" -eq "$n" ] &&
         grep -q 'driver supports CUDA [0-9.]* emulated' <<<"$facts" &&
         grep -q 'sm_[0-9]* emulated' <<<"$facts" &&
-        grep -q 'measured: emulated CUDA events (host time' <<<"$facts"
+        grep -q 'measured: 2 emulated GPUs, nccl' <<<"$facts"
     step "bench --backend nccl header: all $n GPU fact lines say emulated" $?
 else
     [ "$rc" -eq 0 ] && [ "$n" -ge 4 ] && [ "$emu" -eq 0 ]

@@ -10,7 +10,8 @@
  *     collective and op at two sizes and every W;
  *   robustness: two ranks on one GPU refused; a cancelled measurement returns
  *     CV_ECANCELLED; a deadline of 1 us aborts the communicators (CV_ETIMEOUT) and the
- *     next measurement re-creates them and is right again.
+ *     next measurement re-creates them and is right again; a size that does not fit is
+ *     refused (CV_ENOMEM) before allocating, and the next measurement is right.
  *
  * Prints one line per failure and a summary; exits non-zero on any failure. */
 #include <math.h>
@@ -21,6 +22,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/nccl/nccl_info.h"
 #include "backend/run.h"
 #include "core/init.h"
 #include "core/plan.h"
@@ -198,7 +200,7 @@ int main(int argc, char **argv)
     if (maxw < CV_MAX_RANKS) {
         rc = measure(b, COLL_ALL_REDUCE, OP_SUM, maxw + 1, 4096, 0, 30, NULL, &r, err,
                      sizeof err);
-        check(rc == CV_EINVAL && strstr(err, "NCCL cannot put two ranks on one GPU"),
+        check(rc == CV_EINVAL && strstr(err, "the nccl backend runs 1.."),
               "W=%d on %d GPUs: got %s (%s)", maxw + 1, maxw, cv_status_name(rc),
               rc == CV_OK ? "no error" : err);
     }
@@ -220,8 +222,21 @@ int main(int argc, char **argv)
                after, maxw, r.time_us, r.busbw, r.how);
     rc = measure(b, COLL_ALL_REDUCE, OP_SUM, maxw, (size_t)1 << 62, 0, 30, NULL, &r, err,
                  sizeof err);
-    check(rc == CV_ENOMEM, "4 EiB all_reduce: got %s (%s)", cv_status_name(rc),
+    /* Refused before anything is allocated: a count no buffer offset can hold is a bad
+     * value; one twice GPU 0's memory does not fit (the communicator's cudaMemGetInfo). */
+    check(rc == CV_ENOMEM || (rc == CV_EINVAL && strstr(err, "too large")),
+          "4 EiB all_reduce: got %s (%s)", cv_status_name(rc), rc == CV_OK ? "no error" : err);
+    const struct nccl_info *ni = nccl_backend_get_info(b);
+    size_t twice = ni ? 2 * ni->gpu[0].mem_total : 0;
+    rc = twice ? measure(b, COLL_ALL_REDUCE, OP_SUM, maxw, twice, 0, 30, NULL, &r, err,
+                         sizeof err)
+               : CV_ENOMEM;
+    check(rc == CV_ENOMEM && (!twice || strstr(err, "free (keeping")),
+          "all_reduce of twice GPU 0's memory: got %s (%s)", cv_status_name(rc),
           rc == CV_OK ? "no error" : err);
+    rc = measure(b, COLL_ALL_REDUCE, OP_SUM, maxw, 4096, 0, 30, NULL, &r, err, sizeof err);
+    check(rc == CV_OK && r.wrong == 0, "all_reduce after a refused size: got %s (%s)",
+          cv_status_name(rc), rc == CV_OK ? "no error" : err);
 
     backend_close(b);
     printf("test_nccl: %d checks, %d failed (%d avg scenes within 1e-4 rather than exact)\n",

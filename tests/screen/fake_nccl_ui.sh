@@ -17,8 +17,8 @@ tm_wait "step 0/6" 20 || fail "the screen never came up"
 tm_screen | grep -qF "backend: nccl" || fail "auto did not pick nccl with 4 devices"
 tm_wait "✓ animation = nccl" 30 || fail "the animation was not checked against NCCL"
 tm_wait "#wrong 0" 120 || fail "no measurement with #wrong 0"
-tm_screen | grep -qF "emulated CUDA events (host time" ||
-    fail "the panel does not say the times are the emulation's host-timed CUDA events"
+tm_screen | grep -qF "emulated GPUs, nccl's own collective" ||
+    fail "the panel does not say the times are of NCCL's own collective on emulated GPUs"
 tm_screen | grep -qF "NCCL_ALGO=Ring (user-set)" ||
     fail "the user's NCCL_ALGO is not shown next to the figures"
 tm_keys b

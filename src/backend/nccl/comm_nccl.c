@@ -5,15 +5,27 @@
  * every scheme matches the CPU reference; nothing about real NCCL timing or its kernels is
  * claimed until tests/gpu/run.sh's training section (`make gpu-test`) has run on GPUs.
  *
- * Communicators. All made by ncclCommInitAll from the creating (main) thread, before the
- * rank threads start; after that each rank's handles are used only by its own thread
- * (NCCL communicators are not thread-safe), except destroy, which runs after the threads
- * have ended. Several cliques, each its own ncclCommInitAll:
- *   COLL   - lane 0 collectives, on the rank's compute stream (the device's stream);
- *   ASYNC  - iall_reduce, on a second stream per rank (lane 1, DDP overlap);
+ * Communicators. In one process all are made by ncclCommInitAll from the creating (main)
+ * thread, before the rank threads start; across processes (under an MPI launcher) each is
+ * joined with ncclCommInitRank, rank 0 making its ncclUniqueId and MPI broadcasting it.
+ * After that each rank's handles are used only by its own thread (NCCL communicators are
+ * not thread-safe), except destroy, which runs after the threads have ended. Cliques,
+ * each its own communicator per GPU:
+ *   COLL   - every collective: lane 0's, and the async lane's iall_reduce (DDP overlap),
+ *            all on one stream per rank (the "coll" stream: the device's own stream, or a
+ *            second one when the async lane is asked for, so iall_reduce runs beside the
+ *            compute). comm.h has every rank enter collectives in the same order, so one
+ *            communicator on one stream keeps them in that order on every rank;
  *   UP0/UP1, DOWN0/DOWN1 - point-to-point, see below.
- * A clique per use keeps every communicator on exactly one stream, so no ordering between
- * streams of one communicator is ever needed.
+ * So 1 communicator per GPU for collectives (measurement, DDP with or without overlap, TP)
+ * and 4 more for a pipeline. NCCL serialises the kernels of one communicator whatever
+ * their streams, so each point-to-point role needs a communicator of its own (below).
+ *
+ * The runtime side (comm.h's buf_alloc .. sync, for backend/run.c): working buffers are
+ * device memory of the rank's GPU (checked against cudaMemGetInfo before allocating),
+ * put/get are cudaMemcpy after the rank's queued work has finished (waited for with the
+ * deadline), and run() queues NCCL's own collective for the job on the coll stream and
+ * returns; sync() waits for it. Every buffer is allocated before the first collective.
  *
  * Point-to-point. comm.h promises eager sends: send returns at once and two neighbours
  * may send to each other at the same moment (1F1B does). ncclSend blocks its stream until
@@ -26,8 +38,10 @@
  * role (send up, receive from below, send down, receive from above) on one stream, and
  * messages of a pair arrive in send order. A recv first waits (host, deadline) for the
  * sender's (tag, count) - a protocol check NCCL itself cannot make - then queues ncclRecv
- * on its own stream and waits for it. Only neighbours (r, r±1) can be connected this way,
- * which is what the pipeline uses; other pairs are refused.
+ * on its own stream and waits for it. Across processes there is no host mailbox between
+ * the ranks: the (tag, count) check is not made, and ncclRecv is queued at once (NCCL
+ * itself requires the counts to match). Only neighbours (r, r±1) can be connected this
+ * way, which is what the pipeline uses; other pairs are refused.
  *
  * Waiting and deadlines (nccl-tests' testStreamSynchronize): every wait polls
  * cudaStreamQuery on the streams and ncclCommGetAsyncError on the rank's communicators
@@ -36,7 +50,9 @@
  * releases NCCL kernels stuck waiting for a peer) and returns CV_EBACKEND. Communicators a
  * rank never got to abort are aborted by destroy. Streams that do not drain within
  * NCCL_DRAIN_S after an abort mark the device wedged, so its buffers are never freed under
- * running kernels.
+ * running kernels. Across processes the abort flag is this process's own: the other
+ * processes see their NCCL waits fail or miss their own deadlines. The barrier across
+ * processes is an MPI collective (no deadline of its own).
  *
  * Timeline. Host timestamps around synchronised calls: a collective's event runs from
  * the moment the rank's earlier compute had finished to the moment the collective had
@@ -56,9 +72,11 @@
 #ifdef HAVE_NCCL
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,16 +88,42 @@
 #include "../../core/util.h"
 #include "../../parallel/dev_cuda.h"
 #include "../../core/wait.h"
+#include "nccl_info.h"
+#ifdef HAVE_MPI
+#include "../mpi/mpi_boot.h"
+#endif
+
+/* ncclScatter, ncclGather and ncclAlltoAll exist from NCCL 2.28.3; before that (or when
+ * NCCL_BACKEND_FORCE_P2P is defined, so tests/gpu can exercise this path on a new NCCL
+ * too) they are built from grouped ncclSend/ncclRecv, as nccl-tests did. */
+#if NCCL_VERSION_CODE >= NCCL_VERSION(2, 28, 3) && !defined(NCCL_BACKEND_FORCE_P2P)
+#define NCCL_HAVE_ROOTED_P2P_COLLS 1
+#else
+#define NCCL_HAVE_ROOTED_P2P_COLLS 0
+#endif
 
 #define NCCL_DRAIN_S 5.0
+/* What stays free on each GPU after a working buffer: NCCL's own allocations (its
+ * connections are made at creation, but a collective of a kind not run before may still
+ * allocate) and the CUDA context's. */
+#define NCCL_MEM_HEADROOM ((size_t)512 << 20)
 
-enum clique { CL_COLL, CL_ASYNC, CL_UP0, CL_UP1, CL_DOWN0, CL_DOWN1, CL_COUNT };
+/* Events recorded after run()'s collectives, so a wait for many queued ones (a timed loop)
+ * has its deadline per collective, not for the whole batch. */
+#define NCCL_PROGRESS_EVENTS 64
+
+enum clique { CL_COLL, CL_UP0, CL_UP1, CL_DOWN0, CL_DOWN1, CL_COUNT };
 
 struct stage_buf {
     float *p;
     size_t cap;       /* floats */
     cudaEvent_t done; /* recorded after the ncclSend that reads it */
     bool used;        /* has carried a send (done is meaningful) */
+};
+
+struct work_buf {
+    float *p;
+    size_t bytes;
 };
 
 /* (tag, count) of the messages of one ordered pair, sent but not yet received. */
@@ -92,18 +136,24 @@ struct meta_q {
 };
 
 struct nccl_rank {
-    struct dev *dev;
+    bool live;       /* a rank this process runs */
+    struct dev *dev; /* NULL when the communicator made its own stream */
     int gpu;
-    cudaStream_t compute; /* the device's stream */
+    cudaStream_t compute; /* the device's stream, or the communicator's own */
+    bool own_compute;     /* compute was made here (destroyed with the communicator) */
     ncclComm_t comm[CL_COUNT];
     bool aborted_own;  /* this rank's communicators were aborted */
     bool wedged;       /* its streams did not drain after the abort */
-    cudaStream_t side; /* ASYNC */
+    cudaStream_t side; /* the async lane's stream (NULL: collectives run on compute) */
     cudaStream_t send_up, send_down, recv_up, recv_down; /* p2p roles */
     cudaEvent_t ev_copy;                                 /* staging copy done */
     struct stage_buf *stage;
     size_t nstage;
     size_t stage_bytes;
+    cudaEvent_t prog[NCCL_PROGRESS_EVENTS]; /* after run()'s collectives, in a ring */
+    unsigned long prog_issued, prog_done;
+    struct work_buf *work; /* working buffers of buf_alloc held now */
+    size_t nwork;
     struct comm_stats stats[2];
 };
 
@@ -117,7 +167,9 @@ struct comm_req {
 
 struct nccl_comm {
     struct comm pub;
+    struct comm_ops ops; /* the table below, rank_noun saying "emulated GPU" where so */
     bool async, p2p;
+    bool mp; /* ranks are processes (pub.self is this one's) */
     struct nccl_rank rk[CV_MAX_RANKS];
     struct meta_q *mq; /* [src * nranks + dst] */
     /* host barrier */
@@ -129,6 +181,10 @@ struct nccl_comm {
     pthread_mutex_t err_mu;
     char err[256];
 };
+
+/* Set once a rank's streams did not drain after an abort: kernels that never finish hold
+ * that GPU, so no communicator is made again in this process. */
+static atomic_int gpus_wedged;
 
 static struct nccl_comm *to_nc(struct comm *c)
 {
@@ -160,6 +216,12 @@ static void set_abort(struct nccl_comm *nc, const char *why)
     }
 }
 
+/* The stream the rank's collectives are queued on. */
+static cudaStream_t coll_stream(const struct nccl_rank *rk)
+{
+    return rk->side ? rk->side : rk->compute;
+}
+
 static bool stream_idle(cudaStream_t s)
 {
     return !s || cudaStreamQuery(s) != cudaErrorNotReady;
@@ -179,9 +241,27 @@ static void drain_rank(struct nccl_rank *rk)
         if (!busy) return;
         if (now_s() - t0 > NCCL_DRAIN_S) {
             rk->wedged = true;
-            dev_cuda_mark_wedged(rk->dev);
+            if (rk->dev) dev_cuda_mark_wedged(rk->dev);
+            atomic_store(&gpus_wedged, 1);
             return;
         }
+        struct timespec ts = {0, 100 * 1000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Whether the rank's streams finish within `limit_s`. */
+static bool drained(struct nccl_rank *rk, double limit_s)
+{
+    cudaStream_t s[6] = {rk->compute,   rk->side,    rk->send_up,
+                         rk->send_down, rk->recv_up, rk->recv_down};
+    double t0 = now_s();
+    for (;;) {
+        bool busy = false;
+        for (int i = 0; i < 6; i++)
+            if (!stream_idle(s[i])) busy = true;
+        if (!busy) return true;
+        if (now_s() - t0 > limit_s) return false;
         struct timespec ts = {0, 100 * 1000};
         nanosleep(&ts, NULL);
     }
@@ -248,7 +328,8 @@ static void nap(double waited_s)
 }
 
 /* Wait until stream `s` is idle (or, when ev is given, until event ev has completed),
- * polling it, the rank's communicators' async errors, the abort flag and the deadline. */
+ * polling it, the rank's communicators' async errors, the abort flag and the deadline. The
+ * deadline is pushed back each time one of run()'s collectives completes. */
 static int wait_until(struct nccl_comm *nc, int rank, cudaStream_t s, cudaEvent_t ev,
                       const char *what)
 {
@@ -259,6 +340,11 @@ static int wait_until(struct nccl_comm *nc, int rank, cudaStream_t s, cudaEvent_
         cudaError_t e = ev ? cudaEventQuery(ev) : cudaStreamQuery(s);
         if (e == cudaSuccess) return CV_OK;
         if (e != cudaErrorNotReady) return cuda_ck(nc, rank, e, what);
+        while (rk->prog_done < rk->prog_issued &&
+               cudaEventQuery(rk->prog[rk->prog_done % NCCL_PROGRESS_EVENTS]) == cudaSuccess) {
+            rk->prog_done++;
+            deadline = now_s() + nc->pub.timeout_s;
+        }
         for (int k = 0; k < CL_COUNT; k++) {
             ncclResult_t ae = ncclSuccess;
             if (rk->comm[k] && ncclCommGetAsyncError(rk->comm[k], &ae) == ncclSuccess &&
@@ -286,6 +372,13 @@ static int enter(struct nccl_comm *nc, int rank)
         /* No rank of ours to abort from this thread: the others see the flag. */
         char msg[64];
         snprintf(msg, sizeof msg, "rank %d out of range 0..%d", rank, nc->pub.nranks - 1);
+        set_abort(nc, msg);
+        return CV_EINVAL;
+    }
+    if (!nc->rk[rank].live) {
+        char msg[80];
+        snprintf(msg, sizeof msg, "rank %d is not run by this process (rank %d is)", rank,
+                 nc->pub.self);
         set_abort(nc, msg);
         return CV_EINVAL;
     }
@@ -347,8 +440,8 @@ static void coll_done(struct nccl_comm *nc, int rank, int lane, int step, enum c
     }
 }
 
-/* Run one collective on the compute stream: wait for the compute before it (so its time
- * is not counted), enqueue, wait. */
+/* Run one collective on the coll stream: wait for the compute before it (so its time is
+ * not counted), enqueue, wait. */
 static int run_coll(struct nccl_comm *nc, int rank, enum coll c, size_t count, enum redop op,
                     const float *send, float *recv, const char *label)
 {
@@ -362,22 +455,23 @@ static int run_coll(struct nccl_comm *nc, int rank, enum coll c, size_t count, e
         return rc;
     double t0 = now_s();
     ncclComm_t cm = rk->comm[CL_COLL];
+    cudaStream_t s = coll_stream(rk);
     ncclResult_t r;
     switch (c) {
     case COLL_ALL_REDUCE:
-        r = ncclAllReduce(send, recv, count, ncclFloat, nop, cm, rk->compute);
+        r = ncclAllReduce(send, recv, count, ncclFloat, nop, cm, s);
         break;
     case COLL_ALL_GATHER:
-        r = ncclAllGather(send, recv, count, ncclFloat, cm, rk->compute);
+        r = ncclAllGather(send, recv, count, ncclFloat, cm, s);
         break;
     case COLL_REDUCE_SCATTER:
-        r = ncclReduceScatter(send, recv, count, ncclFloat, nop, cm, rk->compute);
+        r = ncclReduceScatter(send, recv, count, ncclFloat, nop, cm, s);
         break;
     default:
         return fail(nc, rank, CV_EINVAL, "collective %s is not used by training", coll_name(c));
     }
     if ((rc = nccl_ck(nc, rank, r, cm, coll_name(c))) != CV_OK) return rc;
-    if ((rc = wait_stream(nc, rank, rk->compute, coll_name(c))) != CV_OK) return rc;
+    if ((rc = wait_stream(nc, rank, s, coll_name(c))) != CV_OK) return rc;
     coll_done(nc, rank, 0, nc->pub.step[rank], c, count, label, t0, now_s());
     return CV_OK;
 }
@@ -519,7 +613,7 @@ static int nc_send(struct comm *c, int rank, int peer, int tag, const float *buf
     if ((rc = cuda_ck(nc, rank, cudaEventRecord(b->done, s), "cudaEventRecord")) != CV_OK)
         return rc;
     b->used = true;
-    meta_push(&nc->mq[rank * c->nranks + peer], tag, count);
+    if (!nc->mp) meta_push(&nc->mq[rank * c->nranks + peer], tag, count);
     struct comm_stats *st = &rk->stats[0];
     st->bytes_sent += count * sizeof(float);
     st->p2p_bytes += count * sizeof(float);
@@ -533,15 +627,11 @@ static int nc_send(struct comm *c, int rank, int peer, int tag, const float *buf
     return CV_OK;
 }
 
-static int nc_recv(struct comm *c, int rank, int peer, int tag, float *buf, size_t count,
-                   const char *label)
+/* In one process: wait for the sender's (tag, count) (it says the message was sent) and
+ * check it against what the receiver expects. */
+static int recv_meta(struct nccl_comm *nc, int rank, int peer, int tag, size_t count)
 {
-    struct nccl_comm *nc = to_nc(c);
-    int rc = check_peer(nc, rank, peer);
-    if (rc != CV_OK) return rc;
-    struct nccl_rank *rk = &nc->rk[rank];
-    double t0 = now_s();
-    /* The sender's (tag, count) first: it says the message was sent, and lets us check it. */
+    struct comm *c = &nc->pub;
     struct meta_q *q = &nc->mq[peer * c->nranks + rank];
     pthread_mutex_lock(&q->mu);
     struct timespec dl = wait_deadline_after(c->timeout_s);
@@ -566,6 +656,18 @@ static int nc_recv(struct comm *c, int rank, int peer, int tag, float *buf, size
         return fail(nc, rank, CV_EBACKEND,
                     "rank %d expected tag %d (%zu elements) from rank %d, got tag %d (%zu)",
                     rank, tag, count, peer, mtag, mcount);
+    return CV_OK;
+}
+
+static int nc_recv(struct comm *c, int rank, int peer, int tag, float *buf, size_t count,
+                   const char *label)
+{
+    struct nccl_comm *nc = to_nc(c);
+    int rc = check_peer(nc, rank, peer);
+    if (rc != CV_OK) return rc;
+    struct nccl_rank *rk = &nc->rk[rank];
+    double t0 = now_s();
+    if (!nc->mp && (rc = recv_meta(nc, rank, peer, tag, count)) != CV_OK) return rc;
     bool from_below = peer == rank - 1;
     /* The sender's clique: messages going up from `peer` travel in UP<peer parity>. */
     ncclComm_t cm = rk->comm[(from_below ? CL_UP0 : CL_DOWN0) + peer % 2];
@@ -590,6 +692,25 @@ static int nc_recv(struct comm *c, int rank, int peer, int tag, float *buf, size
 
 /* ---- barrier ---- */
 
+/* Across processes: an MPI collective that also tells every process whether one of them
+ * has aborted (so a failed rank does not leave the others in the barrier). */
+static int mp_barrier(struct nccl_comm *nc, int rank)
+{
+#ifdef HAVE_MPI
+    int bad = is_aborted(nc) ? 1 : 0;
+    if (mpi_boot_max_int(&bad) != CV_OK)
+        return fail(nc, rank, CV_EBACKEND, "rank %d: the MPI barrier failed", rank);
+    if (bad) {
+        if (!is_aborted(nc))
+            return fail(nc, rank, CV_EBACKEND, "another process of the job failed");
+        return fail_aborted(nc, rank);
+    }
+    return CV_OK;
+#else
+    return fail(nc, rank, CV_EUNSUPPORTED, "ranks as processes need MPI (not built)");
+#endif
+}
+
 static int nc_barrier(struct comm *c, int rank)
 {
     struct nccl_comm *nc = to_nc(c);
@@ -603,6 +724,7 @@ static int nc_barrier(struct comm *c, int rank)
     for (int i = 0; i < 6 && rc == CV_OK; i++)
         if (s[i]) rc = wait_stream(nc, rank, s[i], "barrier");
     if (rc != CV_OK) return rc;
+    if (nc->mp) return mp_barrier(nc, rank);
     pthread_mutex_lock(&nc->bar_mu);
     unsigned gen = nc->bar_gen;
     if (++nc->bar_arrived == c->nranks) {
@@ -626,7 +748,7 @@ static int nc_barrier(struct comm *c, int rank)
     return ok ? CV_OK : fail_aborted(nc, rank);
 }
 
-/* ---- async all-reduce (lane 1: its own stream and clique) ---- */
+/* ---- async all-reduce (lane 1: the second stream, the collectives' clique) ---- */
 
 static int nc_iall_reduce(struct comm *c, int rank, float *buf, size_t count, enum redop op,
                           const char *label, struct comm_req **reqp)
@@ -657,7 +779,7 @@ static int nc_iall_reduce(struct comm *c, int rank, float *buf, size_t count, en
             CV_OK)
         goto out;
     q->t_base = now_s();
-    ncclComm_t cm = rk->comm[CL_ASYNC];
+    ncclComm_t cm = rk->comm[CL_COLL];
     if ((rc = cuda_ck(nc, rank, cudaStreamWaitEvent(rk->side, q->base, 0),
                       "cudaStreamWaitEvent")) != CV_OK ||
         (rc = cuda_ck(nc, rank, cudaEventRecord(q->start, rk->side), "cudaEventRecord")) !=
@@ -727,7 +849,8 @@ static void nc_reset_stats(struct comm *c, int rank)
     memset(to_nc(c)->rk[rank].stats, 0, sizeof to_nc(c)->rk[rank].stats);
 }
 
-/* Our staging buffers only: NCCL's own channel buffers are not reported by NCCL. */
+/* Our staging buffers only (buf_alloc's working buffers are their caller's to count;
+ * NCCL's own channel buffers are not reported by NCCL). */
 static size_t nc_mem_bytes(struct comm *c, int rank)
 {
     return to_nc(c)->rk[rank].stage_bytes;
@@ -738,10 +861,10 @@ static void nc_abort(struct comm *c, const char *why)
     set_abort(to_nc(c), why ? why : "aborted");
 }
 
+/* "" while nothing has failed (backend/run.c takes a message as a failed communicator). */
 static const char *nc_last_error(struct comm *c)
 {
-    struct nccl_comm *nc = to_nc(c);
-    return nc->err[0] ? nc->err : "no error";
+    return to_nc(c)->err;
 }
 
 static void nc_destroy(struct comm *c)
@@ -751,8 +874,12 @@ static void nc_destroy(struct comm *c)
     int w = c->nranks;
     for (int r = 0; r < w; r++) {
         struct nccl_rank *rk = &nc->rk[r];
-        if (!rk->dev) continue;
+        if (!rk->live) continue;
         if (cudaSetDevice(rk->gpu) != cudaSuccess) continue;
+        /* Sends may still be in flight (their receivers take them after the sender has
+         * finished its part): let them complete, within the deadline, before destroying. */
+        if (!is_aborted(nc) && !drained(rk, c->timeout_s))
+            set_abort(nc, "NCCL work still running at destroy");
         if (is_aborted(nc)) {
             abort_own(nc, r);
         } else {
@@ -763,7 +890,7 @@ static void nc_destroy(struct comm *c)
     }
     for (int r = 0; r < w; r++) {
         struct nccl_rank *rk = &nc->rk[r];
-        if (!rk->dev || cudaSetDevice(rk->gpu) != cudaSuccess) continue;
+        if (!rk->live || cudaSetDevice(rk->gpu) != cudaSuccess) continue;
         /* After an abort that left kernels running, nothing that synchronises is called. */
         bool wedged = rk->wedged;
         for (size_t i = 0; i < rk->nstage && !wedged; i++) {
@@ -771,11 +898,17 @@ static void nc_destroy(struct comm *c)
             cudaEventDestroy(rk->stage[i].done);
         }
         free(rk->stage);
+        for (size_t i = 0; i < rk->nwork && !wedged; i++)
+            cudaFree(rk->work[i].p);
+        free(rk->work);
         if (!wedged) {
             cudaStream_t s[5] = {rk->side, rk->send_up, rk->send_down, rk->recv_up,
                                  rk->recv_down};
             for (int i = 0; i < 5; i++)
                 if (s[i]) cudaStreamDestroy(s[i]);
+            if (rk->own_compute && rk->compute) cudaStreamDestroy(rk->compute);
+            for (int i = 0; i < NCCL_PROGRESS_EVENTS; i++)
+                if (rk->prog[i]) cudaEventDestroy(rk->prog[i]);
             if (rk->ev_copy) cudaEventDestroy(rk->ev_copy);
         }
     }
@@ -792,37 +925,364 @@ static void nc_destroy(struct comm *c)
     free(nc);
 }
 
-static const struct comm_ops nccl_comm_ops = {
-    .name = "nccl",
-    .all_reduce = nc_all_reduce,
-    .all_gather = nc_all_gather,
-    .reduce_scatter = nc_reduce_scatter,
-    .send = nc_send,
-    .recv = nc_recv,
-    .barrier = nc_barrier,
-    .iall_reduce = nc_iall_reduce,
-    .wait = nc_wait,
-    .stats = nc_stats,
-    .reset_stats = nc_reset_stats,
-    .mem_bytes = nc_mem_bytes,
-    .reserve_send = nc_reserve_send,
-    .abort = nc_abort,
-    .last_error = nc_last_error,
-    .destroy = nc_destroy,
+/* ---- the runtime side (backend/run.c) ---- */
+
+/* Record why a call failed without aborting the communicator (a buffer that does not fit
+ * leaves it usable). */
+static void note_error(struct nccl_comm *nc, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note_error(struct nccl_comm *nc, const char *fmt, ...)
+{
+    if (is_aborted(nc)) return; /* the abort's reason stays */
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&nc->err_mu);
+    vsnprintf(nc->err, sizeof nc->err, fmt, ap);
+    pthread_mutex_unlock(&nc->err_mu);
+    va_end(ap);
+}
+
+/* Device memory of the rank's GPU, refused before allocating when it would not leave
+ * NCCL_MEM_HEADROOM free. Every element starts as NaN (all bits set), so one NCCL never
+ * wrote counts as wrong. */
+static float *nc_buf_alloc(struct comm *c, int rank, size_t count)
+{
+    struct nccl_comm *nc = to_nc(c);
+    if (enter(nc, rank) != CV_OK) return NULL;
+    struct nccl_rank *rk = &nc->rk[rank];
+    size_t n = count ? count : 1;
+    if (n > (SIZE_MAX - NCCL_MEM_HEADROOM) / sizeof(float)) {
+        note_error(nc, "%zu elements on GPU %d overflow memory sizes", count, rk->gpu);
+        return NULL;
+    }
+    size_t need = n * sizeof(float), free_b = 0, total_b = 0;
+    cudaError_t e = cudaMemGetInfo(&free_b, &total_b);
+    if (e != cudaSuccess) {
+        note_error(nc, "cudaMemGetInfo on GPU %d: %s (%s)", rk->gpu, cudaGetErrorName(e),
+                   cudaGetErrorString(e));
+        return NULL;
+    }
+    if (free_b < NCCL_MEM_HEADROOM || need > free_b - NCCL_MEM_HEADROOM) {
+        char s_need[32], s_free[32], s_room[32];
+        format_size(need, s_need, sizeof s_need);
+        format_size(free_b, s_free, sizeof s_free);
+        format_size(NCCL_MEM_HEADROOM, s_room, sizeof s_room);
+        note_error(nc, "rank %d needs %s on GPU %d, which has %s free (keeping %s for NCCL)",
+                   rank, s_need, rk->gpu, s_free, s_room);
+        return NULL;
+    }
+    float *p = NULL;
+    e = cudaMalloc((void **)&p, need);
+    if (e == cudaSuccess) e = cudaMemsetAsync(p, 0xff, need, coll_stream(rk));
+    if (e != cudaSuccess) {
+        if (p) cudaFree(p);
+        note_error(nc, "cudaMalloc of %zu bytes on GPU %d: %s (%s)", need, rk->gpu,
+                   cudaGetErrorName(e), cudaGetErrorString(e));
+        return NULL;
+    }
+    rk->work = xrealloc(rk->work, (rk->nwork + 1) * sizeof *rk->work);
+    rk->work[rk->nwork++] = (struct work_buf){p, need};
+    if (wait_stream(nc, rank, coll_stream(rk), "filling a new buffer") != CV_OK) return NULL;
+    return p;
+}
+
+static void nc_buf_free(struct comm *c, int rank, float *buf)
+{
+    struct nccl_comm *nc = to_nc(c);
+    if (!buf || rank < 0 || rank >= c->nranks || !nc->rk[rank].live) return;
+    struct nccl_rank *rk = &nc->rk[rank];
+    if (rk->wedged) return; /* cudaFree would wait for kernels that never finish */
+    if (cudaSetDevice(rk->gpu) != cudaSuccess) return;
+    for (size_t i = 0; i < rk->nwork; i++)
+        if (rk->work[i].p == buf) {
+            rk->work[i] = rk->work[--rk->nwork];
+            break;
+        }
+    cudaFree(buf);
+}
+
+/* Copies wait for the rank's queued work first (with the deadline), so a copy never
+ * blocks on a collective that is stuck. */
+static int nc_put(struct comm *c, int rank, float *buf, size_t off, const float *src,
+                  size_t count)
+{
+    struct nccl_comm *nc = to_nc(c);
+    int rc = enter(nc, rank);
+    if (rc != CV_OK) return rc;
+    struct nccl_rank *rk = &nc->rk[rank];
+    if ((rc = wait_stream(nc, rank, coll_stream(rk), "work before a copy in")) != CV_OK)
+        return rc;
+    if (!count) return CV_OK;
+    return cuda_ck(nc, rank,
+                   cudaMemcpy(buf + off, src, count * sizeof(float), cudaMemcpyHostToDevice),
+                   "cudaMemcpy (host to device)");
+}
+
+static int nc_get(struct comm *c, int rank, const float *buf, size_t off, float *dst,
+                  size_t count)
+{
+    struct nccl_comm *nc = to_nc(c);
+    int rc = enter(nc, rank);
+    if (rc != CV_OK) return rc;
+    struct nccl_rank *rk = &nc->rk[rank];
+    if ((rc = wait_stream(nc, rank, coll_stream(rk), "work before a copy out")) != CV_OK)
+        return rc;
+    if (!count) return CV_OK;
+    return cuda_ck(nc, rank,
+                   cudaMemcpy(dst, buf + off, count * sizeof(float), cudaMemcpyDeviceToHost),
+                   "cudaMemcpy (device to host)");
+}
+
+/* One rank's part of collective c, queued on stream s (sb: its input, rb: its result,
+ * both inside its working buffer). */
+static ncclResult_t enqueue_coll(enum coll c, ncclRedOp_t rop, size_t count, int root, int rank,
+                                 int w, const float *sb, float *rb, ncclComm_t cm,
+                                 cudaStream_t s)
+{
+    switch (c) {
+    case COLL_BROADCAST:
+        return ncclBroadcast(sb, rb, count, ncclFloat, root, cm, s);
+    case COLL_REDUCE:
+        return ncclReduce(sb, rb, count, ncclFloat, rop, root, cm, s);
+    case COLL_ALL_GATHER:
+        return ncclAllGather(sb, rb, count, ncclFloat, cm, s);
+    case COLL_REDUCE_SCATTER:
+        return ncclReduceScatter(sb, rb, count, ncclFloat, rop, cm, s);
+    case COLL_ALL_REDUCE:
+        return ncclAllReduce(sb, rb, count, ncclFloat, rop, cm, s);
+#if NCCL_HAVE_ROOTED_P2P_COLLS
+    case COLL_SCATTER:
+        (void)rank;
+        (void)w;
+        return ncclScatter(sb, rb, count, ncclFloat, root, cm, s);
+    case COLL_GATHER:
+        return ncclGather(sb, rb, count, ncclFloat, root, cm, s);
+    case COLL_ALL_TO_ALL:
+        return ncclAlltoAll(sb, rb, count, ncclFloat, cm, s);
+#else
+    /* The send/recv forms nccl-tests used before NCCL 2.28.3, in one group: block q of the
+     * root's (scatter) or of every rank's (all-to-all) input goes to rank q, and what comes
+     * from rank q lands at block q of the result. */
+    case COLL_SCATTER:
+    case COLL_GATHER:
+    case COLL_ALL_TO_ALL: {
+        ncclResult_t x = ncclGroupStart();
+        if (x != ncclSuccess) return x;
+        if (c == COLL_SCATTER) {
+            if (rank == root)
+                for (int q = 0; q < w && x == ncclSuccess; q++)
+                    x = ncclSend(sb + (size_t)q * count, count, ncclFloat, q, cm, s);
+            if (x == ncclSuccess) x = ncclRecv(rb, count, ncclFloat, root, cm, s);
+        } else if (c == COLL_GATHER) {
+            x = ncclSend(sb, count, ncclFloat, root, cm, s);
+            if (rank == root)
+                for (int q = 0; q < w && x == ncclSuccess; q++)
+                    x = ncclRecv(rb + (size_t)q * count, count, ncclFloat, q, cm, s);
+        } else {
+            for (int q = 0; q < w && x == ncclSuccess; q++) {
+                x = ncclSend(sb + (size_t)q * count, count, ncclFloat, q, cm, s);
+                if (x == ncclSuccess)
+                    x = ncclRecv(rb + (size_t)q * count, count, ncclFloat, q, cm, s);
+            }
+        }
+        ncclResult_t end = ncclGroupEnd();
+        return x != ncclSuccess ? x : end;
+    }
+#endif
+    default:
+        return ncclInvalidArgument;
+    }
+}
+
+/* NCCL's own collective for the job (it picks its algorithm: the plan's steps are not
+ * run), queued on the rank's coll stream; sync() waits for it. */
+static int nc_run(struct comm *c, int rank, const struct comm_job *j, float *work)
+{
+    struct nccl_comm *nc = to_nc(c);
+    int rc = enter(nc, rank);
+    if (rc != CV_OK) return rc;
+    int w = c->nranks;
+    if ((unsigned)j->coll >= COLL_COUNT)
+        return fail(nc, rank, CV_EINVAL, "unknown collective %d", (int)j->coll);
+    if (coll_is_rooted(j->coll) && (j->root < 0 || j->root >= w))
+        return fail(nc, rank, CV_EINVAL, "root %d is not a rank of %d", j->root, w);
+    ncclRedOp_t nop = ncclSum;
+    if (coll_reduces(j->coll) && to_nccl_op(j->op, &nop) != CV_OK)
+        return fail(nc, rank, CV_EINVAL, "unknown reduction op %d", (int)j->op);
+    struct nccl_rank *rk = &nc->rk[rank];
+    ncclComm_t cm = rk->comm[CL_COLL];
+    const float *sb = work + coll_in_off(j->coll, w, j->count, rank);
+    float *rb = work + coll_out_off(j->coll, w, j->count, rank);
+    ncclResult_t x =
+        enqueue_coll(j->coll, nop, j->count, j->root, rank, w, sb, rb, cm, coll_stream(rk));
+    if ((rc = nccl_ck(nc, rank, x, cm, coll_name(j->coll))) != CV_OK) return rc;
+    /* A progress mark, unless the ring is full (then the next one marks more). */
+    if (rk->prog[0] && rk->prog_issued - rk->prog_done < NCCL_PROGRESS_EVENTS) {
+        cudaEvent_t ev = rk->prog[rk->prog_issued % NCCL_PROGRESS_EVENTS];
+        if ((rc = cuda_ck(nc, rank, cudaEventRecord(ev, coll_stream(rk)), "cudaEventRecord")) !=
+            CV_OK)
+            return rc;
+        rk->prog_issued++;
+    }
+    struct comm_stats *st = &rk->stats[0];
+    st->coll_bytes[j->coll] += coll_bytes(j->coll, w, j->count, sizeof(float));
+    return CV_OK;
+}
+
+static int nc_sync(struct comm *c, int rank)
+{
+    struct nccl_comm *nc = to_nc(c);
+    int rc = enter(nc, rank);
+    if (rc != CV_OK) return rc;
+    return wait_stream(nc, rank, coll_stream(&nc->rk[rank]), "a collective");
+}
+
+/* ---- across processes (comm.h's proc_*): MPI over every process of the job ---- */
+
+#ifdef HAVE_MPI
+static int nc_proc_sum(struct comm *c, void *buf, size_t n, enum comm_proc_type t)
+{
+    (void)c;
+    if (n > (size_t)INT32_MAX) return CV_EINVAL;
+    if (t == COMM_PROC_F64) return mpi_boot_sum_double(buf, (int)n);
+    if (t == COMM_PROC_F32) {
+        /* Through doubles: every float is exact there, and so is a sum of one nonzero. */
+        double *d = xmalloc((n ? n : 1) * sizeof *d);
+        float *f = buf;
+        for (size_t i = 0; i < n; i++)
+            d[i] = f[i];
+        int rc = mpi_boot_sum_double(d, (int)n);
+        for (size_t i = 0; rc == CV_OK && i < n; i++)
+            f[i] = (float)d[i];
+        free(d);
+        return rc;
+    }
+    _Static_assert(sizeof(long) == 8, "u64 records are summed as longs");
+    if (t == COMM_PROC_U64) return mpi_boot_sum_long(buf, (int)n);
+    long *l = xmalloc((n ? n : 1) * sizeof *l);
+    int *v = buf;
+    for (size_t i = 0; i < n; i++)
+        l[i] = v[i];
+    int rc = mpi_boot_sum_long(l, (int)n);
+    for (size_t i = 0; rc == CV_OK && i < n; i++)
+        v[i] = (int)l[i];
+    free(l);
+    return rc;
+}
+
+static int nc_proc_max(struct comm *c, double *v)
+{
+    /* The largest double through the processes' values side by side. */
+    int w = c->nranks;
+    double *all = xcalloc((size_t)w, sizeof *all);
+    int rc = mpi_boot_allgather(v, all, sizeof *v);
+    for (int r = 0; rc == CV_OK && r < w; r++)
+        if (all[r] > *v || isnan(all[r])) *v = all[r];
+    free(all);
+    return rc;
+}
+
+static int nc_proc_bcast(struct comm *c, void *buf, size_t bytes, int root)
+{
+    (void)c;
+    return mpi_boot_bcast(buf, bytes, root);
+}
+
+static int nc_proc_allgather(struct comm *c, const void *mine, size_t bytes, void **all,
+                             size_t *counts)
+{
+    int w = c->nranks;
+    *all = NULL;
+    unsigned long long my = bytes, sizes[CV_MAX_RANKS];
+    int rc = mpi_boot_allgather(&my, sizes, sizeof my);
+    if (rc != CV_OK) return rc;
+    size_t total = 0;
+    for (int r = 0; r < w; r++)
+        total += counts[r] = (size_t)sizes[r];
+    char *out = xmalloc(total ? total : 1);
+    size_t at = 0;
+    for (int r = 0; rc == CV_OK && r < w; r++) {
+        if (r == c->self && bytes) memcpy(out + at, mine, bytes);
+        if (counts[r]) rc = mpi_boot_bcast(out + at, counts[r], r);
+        at += counts[r];
+    }
+    if (rc != CV_OK) {
+        free(out);
+        return rc;
+    }
+    *all = out;
+    return CV_OK;
+}
+#endif
+
+#define NCCL_COMM_OPS                                                                          \
+    .name = "nccl", .all_reduce = nc_all_reduce, .all_gather = nc_all_gather,                  \
+    .reduce_scatter = nc_reduce_scatter, .send = nc_send, .recv = nc_recv,                     \
+    .barrier = nc_barrier, .iall_reduce = nc_iall_reduce, .wait = nc_wait, .stats = nc_stats,  \
+    .reset_stats = nc_reset_stats, .mem_bytes = nc_mem_bytes, .reserve_send = nc_reserve_send, \
+    .abort = nc_abort, .last_error = nc_last_error, .destroy = nc_destroy,                     \
+    .buf_alloc = nc_buf_alloc, .buf_free = nc_buf_free, .put = nc_put, .get = nc_get,          \
+    .run = nc_run, .sync = nc_sync, .rank_noun = "GPU", .slice_bytes = 0
+
+/* Every rank a thread of this process. */
+static const struct comm_ops nccl_comm_ops = {NCCL_COMM_OPS};
+
+#ifdef HAVE_MPI
+/* Every rank a process: the records are combined over MPI. */
+static const struct comm_ops nccl_comm_ops_mp = {
+    NCCL_COMM_OPS,
+    .proc_sum = nc_proc_sum,
+    .proc_max = nc_proc_max,
+    .proc_bcast = nc_proc_bcast,
+    .proc_allgather = nc_proc_allgather,
 };
+#endif
 
 /* ---- creation (main thread) ---- */
 
+static int init_fail(ncclResult_t r, const char *call, int w, char *err, size_t errlen)
+{
+    const char *detail = ncclGetLastError(NULL);
+    return cv_err(err, errlen, CV_EBACKEND, "%s (%d ranks): %s%s%s", call, w,
+                  ncclGetErrorString(r), detail && *detail ? ": " : "", detail ? detail : "");
+}
+
+/* One communicator per GPU for clique k: ncclCommInitAll in one process; across processes
+ * rank 0's ncclUniqueId over MPI and ncclCommInitRank (every process calls this at the
+ * same point, clique by clique in the same order). */
 static int make_clique(struct nccl_comm *nc, enum clique k, const int *gpus, char *err,
                        size_t errlen)
 {
     int w = nc->pub.nranks;
+    if (nc->mp) {
+#ifdef HAVE_MPI
+        int me = nc->pub.self;
+        ncclUniqueId id;
+        memset(&id, 0, sizeof id);
+        ncclResult_t ir = me == 0 ? ncclGetUniqueId(&id) : ncclSuccess;
+        int bad = ir != ncclSuccess;
+        if (mpi_boot_max_int(&bad) != CV_OK || bad)
+            return cv_err(err, errlen, CV_EBACKEND, "ncclGetUniqueId failed on rank 0%s%s",
+                          ir != ncclSuccess ? ": " : "",
+                          ir != ncclSuccess ? ncclGetErrorString(ir) : "");
+        if (mpi_boot_bcast(&id, sizeof id, 0) != CV_OK)
+            return cv_err(err, errlen, CV_EBACKEND, "MPI_Bcast of the ncclUniqueId failed");
+        cudaError_t e = cudaSetDevice(gpus[me]);
+        if (e != cudaSuccess)
+            return cv_err(err, errlen, CV_EBACKEND, "cudaSetDevice(%d): %s (%s)", gpus[me],
+                          cudaGetErrorName(e), cudaGetErrorString(e));
+        ncclComm_t cm = NULL;
+        ncclResult_t r = ncclCommInitRank(&cm, w, id, me);
+        if (r != ncclSuccess) return init_fail(r, "ncclCommInitRank", w, err, errlen);
+        nc->rk[me].comm[k] = cm;
+        return CV_OK;
+#else
+        return cv_err(err, errlen, CV_EUNSUPPORTED, "ranks as processes need MPI (not built)");
+#endif
+    }
     ncclComm_t comms[CV_MAX_RANKS] = {0};
     ncclResult_t r = ncclCommInitAll(comms, w, gpus);
-    if (r != ncclSuccess)
-        return cv_err(err, errlen, CV_EBACKEND, "ncclCommInitAll (%d ranks): %s%s%s", w,
-                      ncclGetErrorString(r), ncclGetLastError(NULL) ? ": " : "",
-                      ncclGetLastError(NULL) ? ncclGetLastError(NULL) : "");
+    if (r != ncclSuccess) return init_fail(r, "ncclCommInitAll", w, err, errlen);
     for (int i = 0; i < w; i++)
         nc->rk[i].comm[k] = comms[i];
     return CV_OK;
@@ -844,9 +1304,9 @@ static int make_stream(cudaStream_t *s, char *err, size_t errlen)
  * thread blocks there until the peers enter the same setup. The rank threads issue their
  * calls independently, and a receiver waits for the sender's (tag, count) before it calls
  * ncclRecv, so a first ncclSend would block its thread for good. Every communicator is
- * therefore connected here, before any rank thread starts: this one thread, one group per
- * clique, a one-element call on each connection the run uses, waited for with the
- * deadline. */
+ * therefore connected here, before any rank thread starts: this one thread (across
+ * processes: every process, for its own rank), one group per clique, a one-element call on
+ * each connection the run uses, waited for with the deadline. */
 static int connect_clique(struct nccl_comm *nc, enum clique k, float *const *scratch, char *err,
                           size_t errlen)
 {
@@ -857,9 +1317,10 @@ static int connect_clique(struct nccl_comm *nc, enum clique k, float *const *scr
     ncclResult_t r = ncclGroupStart();
     for (int i = 0; r == ncclSuccess && i < w; i++) {
         struct nccl_rank *rk = &nc->rk[i];
+        if (!rk->live) continue;
         ncclComm_t cm = rk->comm[k];
-        if (k == CL_COLL || k == CL_ASYNC) {
-            used[i] = k == CL_COLL ? rk->compute : rk->side;
+        if (k == CL_COLL) {
+            used[i] = coll_stream(rk);
             r = ncclAllReduce(scratch[i], scratch[i], 1, ncclFloat, ncclSum, cm, used[i]);
             continue;
         }
@@ -904,20 +1365,22 @@ static int connect_all(struct nccl_comm *nc, char *err, size_t errlen)
     int w = nc->pub.nranks, rc = CV_OK;
     float *scratch[CV_MAX_RANKS] = {0};
     for (int i = 0; rc == CV_OK && i < w; i++) {
+        if (!nc->rk[i].live) continue;
         cudaError_t e = cudaSetDevice(nc->rk[i].gpu);
         if (e == cudaSuccess) e = cudaMalloc((void **)&scratch[i], 2 * sizeof(float));
         if (e == cudaSuccess)
-            e = cudaMemsetAsync(scratch[i], 0, 2 * sizeof(float), nc->rk[i].compute);
+            e = cudaMemsetAsync(scratch[i], 0, 2 * sizeof(float), coll_stream(&nc->rk[i]));
         if (e != cudaSuccess)
             rc = cv_err(err, errlen, CV_EBACKEND, "connecting on GPU %d: %s (%s)",
                         nc->rk[i].gpu, cudaGetErrorName(e), cudaGetErrorString(e));
     }
     for (int k = 0; rc == CV_OK && k < CL_COUNT; k++)
-        if (nc->rk[0].comm[k]) rc = connect_clique(nc, (enum clique)k, scratch, err, errlen);
+        if (k == CL_COLL || nc->p2p)
+            rc = connect_clique(nc, (enum clique)k, scratch, err, errlen);
     if (rc != CV_OK) {
         /* A half-made connection may have kernels waiting: abort them all first. */
         for (int i = 0; i < w; i++)
-            abort_own(nc, i);
+            if (nc->rk[i].live) abort_own(nc, i);
     }
     for (int i = 0; i < w; i++)
         if (scratch[i] && !nc->rk[i].wedged && cudaSetDevice(nc->rk[i].gpu) == cudaSuccess)
@@ -925,23 +1388,47 @@ static int connect_all(struct nccl_comm *nc, char *err, size_t errlen)
     return rc;
 }
 
-int comm_nccl_create(struct comm **out, int nranks, struct dev *const *devs, bool async,
-                     bool p2p, double timeout_s, struct timeline *tl, char *err, size_t errlen)
+int comm_nccl_cliques(bool async, bool p2p)
+{
+    (void)async; /* the async lane shares the collectives' communicator */
+    return 1 + (p2p ? 4 : 0);
+}
+
+int comm_nccl_create(struct comm **out, const struct comm_nccl_cfg *cfg, char *err,
+                     size_t errlen)
 {
     *out = NULL;
+    int nranks = cfg->nranks;
     if (nranks < 1 || nranks > CV_MAX_RANKS)
         return cv_err(err, errlen, CV_EINVAL, "nranks %d: must be 1..%d", nranks, CV_MAX_RANKS);
-    if (!(timeout_s > 0))
-        return cv_err(err, errlen, CV_EINVAL, "timeout %g s: must be positive", timeout_s);
+    if (!(cfg->timeout_s > 0))
+        return cv_err(err, errlen, CV_EINVAL, "timeout %g s: must be positive", cfg->timeout_s);
+    if (cfg->self >= nranks)
+        return cv_err(err, errlen, CV_EINVAL, "process rank %d of %d ranks", cfg->self, nranks);
+    if (atomic_load(&gpus_wedged))
+        return cv_err(err, errlen, CV_EBACKEND,
+                      "GPU streams still busy %.0f s after ncclCommAbort; restart collviz",
+                      NCCL_DRAIN_S);
+#ifndef HAVE_MPI
+    if (cfg->self >= 0)
+        return cv_err(err, errlen, CV_EUNSUPPORTED, "ranks as processes need MPI (not built)");
+#endif
     struct nccl_comm *nc = xcalloc(1, sizeof *nc);
-    nc->pub.ops = &nccl_comm_ops;
+    nc->mp = cfg->self >= 0;
+    nc->ops = nccl_comm_ops;
+#ifdef HAVE_MPI
+    if (nc->mp) nc->ops = nccl_comm_ops_mp;
+#endif
+    /* "measured: 2 emulated GPUs, ..." on tests/fakegpu's devices, never "GPUs" there. */
+    if (nccl_emulated()) nc->ops.rank_noun = "emulated GPU";
+    nc->pub.ops = &nc->ops;
     nc->pub.nranks = nranks;
-    nc->pub.self = -1;
-    nc->pub.timeout_s = timeout_s;
-    nc->pub.tl = tl;
+    nc->pub.self = cfg->self;
+    nc->pub.timeout_s = cfg->timeout_s;
+    nc->pub.tl = cfg->tl;
     nc->pub.priv = nc;
-    nc->async = async;
-    nc->p2p = p2p && nranks > 1;
+    nc->async = cfg->async;
+    nc->p2p = cfg->p2p && nranks > 1;
     atomic_init(&nc->aborted, 0);
     pthread_mutex_init(&nc->bar_mu, NULL);
     wait_cond_init_monotonic(&nc->bar_cv);
@@ -951,19 +1438,23 @@ int comm_nccl_create(struct comm **out, int nranks, struct dev *const *devs, boo
         pthread_mutex_init(&nc->mq[i].mu, NULL);
         wait_cond_init_monotonic(&nc->mq[i].cv);
     }
-    int gpus[CV_MAX_RANKS];
-    for (int r = 0; r < nranks; r++) {
+    int gpus[CV_MAX_RANKS] = {0};
+    int lo = nc->mp ? cfg->self : 0, hi = nc->mp ? cfg->self + 1 : nranks;
+    int rc = CV_OK;
+    for (int r = lo; r < hi; r++) {
         struct nccl_rank *rk = &nc->rk[r];
-        rk->dev = devs[r];
-        rk->gpu = dev_cuda_gpu(devs[r]);
-        rk->compute = dev_cuda_stream(devs[r]);
+        rk->live = true;
+        if (cfg->devs) {
+            rk->dev = cfg->devs[r];
+            rk->gpu = dev_cuda_gpu(rk->dev);
+            rk->compute = dev_cuda_stream(rk->dev);
+        } else {
+            rk->gpu = cfg->gpus ? cfg->gpus[r] : r;
+        }
         gpus[r] = rk->gpu;
     }
-    int rc = make_clique(nc, CL_COLL, gpus, err, errlen);
-    if (rc == CV_OK && nc->async) rc = make_clique(nc, CL_ASYNC, gpus, err, errlen);
-    for (int k = CL_UP0; rc == CV_OK && nc->p2p && k <= CL_DOWN1; k++)
-        rc = make_clique(nc, (enum clique)k, gpus, err, errlen);
-    for (int r = 0; rc == CV_OK && r < nranks; r++) {
+    /* Streams first: connecting queues on them. */
+    for (int r = lo; rc == CV_OK && r < hi; r++) {
         struct nccl_rank *rk = &nc->rk[r];
         cudaError_t e = cudaSetDevice(rk->gpu);
         if (e != cudaSuccess) {
@@ -971,7 +1462,16 @@ int comm_nccl_create(struct comm **out, int nranks, struct dev *const *devs, boo
                         cudaGetErrorName(e), cudaGetErrorString(e));
             break;
         }
-        if (nc->async) rc = make_stream(&rk->side, err, errlen);
+        if (!rk->dev) {
+            rc = make_stream(&rk->compute, err, errlen);
+            rk->own_compute = rc == CV_OK;
+        }
+        if (rc == CV_OK && nc->async) rc = make_stream(&rk->side, err, errlen);
+        for (int i = 0; rc == CV_OK && i < NCCL_PROGRESS_EVENTS; i++)
+            if ((e = cudaEventCreateWithFlags(&rk->prog[i], cudaEventDisableTiming)) !=
+                cudaSuccess)
+                rc = cv_err(err, errlen, CV_EBACKEND, "cudaEventCreate: %s (%s)",
+                            cudaGetErrorName(e), cudaGetErrorString(e));
         if (rc == CV_OK && nc->p2p) {
             rc = make_stream(&rk->send_up, err, errlen);
             if (rc == CV_OK) rc = make_stream(&rk->send_down, err, errlen);
@@ -983,6 +1483,14 @@ int comm_nccl_create(struct comm **out, int nranks, struct dev *const *devs, boo
                             cudaGetErrorName(e), cudaGetErrorString(e));
         }
     }
+    /* Across processes every process must make the same cliques in the same order, even
+     * one whose streams failed: it then reports after the others have joined. */
+    int rc_streams = rc;
+    if (nc->mp) rc = CV_OK;
+    if (rc == CV_OK) rc = make_clique(nc, CL_COLL, gpus, err, errlen);
+    for (int k = CL_UP0; rc == CV_OK && nc->p2p && k <= CL_DOWN1; k++)
+        rc = make_clique(nc, (enum clique)k, gpus, err, errlen);
+    if (rc == CV_OK && rc_streams != CV_OK) rc = rc_streams;
     if (rc == CV_OK) rc = connect_all(nc, err, errlen);
     if (rc != CV_OK) {
         nc_destroy(&nc->pub);

@@ -1,7 +1,13 @@
-/* comm_nccl.h - the communicator of comm.h on NCCL (built only with HAVE_NCCL): one
- * process, one thread per rank, one GPU per rank. Each rank's collectives are queued on
- * its device's stream (dev_cuda.h), right behind its compute, and waited for with the
- * communicator's deadline.
+/* comm_nccl.h - the communicator of comm.h on NCCL (built only with HAVE_NCCL): one GPU per
+ * rank. In one process every rank is a thread of it (comm.self = -1) and the communicators
+ * are made with ncclCommInitAll; under an MPI launcher every rank is a process (comm.self
+ * = its rank) and each communicator is joined with ncclCommInitRank, its ncclUniqueId made
+ * by rank 0 and broadcast over MPI. Each rank's collectives are queued on a stream of its
+ * GPU and waited for with the communicator's deadline.
+ *
+ * This is the NCCL backend's one runtime: nccl.c's comm_create makes it for training
+ * (devs set: the collectives queue behind each rank's compute) and for backend/run.c's
+ * measurement and display-scale run (devs NULL: a stream of its own per rank).
  *
  * NOT YET RUN ON A GPU: written on machines without one and run in `make test` on emulated
  * devices (tests/fakegpu); `make gpu-test` (tests/gpu/run.sh) verifies it on GPUs. */
@@ -16,14 +22,34 @@
 #include "../comm.h"
 #include "../../parallel/dev.h"
 
-/* devs[r]: rank r's GPU device (dev_cuda_create), one GPU each. Makes the communicators
- * with ncclCommInitAll from the calling thread, before any rank thread starts. async:
- * also a second stream and communicator per rank for iall_reduce (DDP overlap). p2p: also
- * the communicators for send/recv (pipeline stages; NCCL send/recv here connect
- * neighbouring ranks only, r and r±1). tl may be NULL. Free with c->ops->destroy(c), after
- * the rank threads have ended and before the devices are destroyed. */
-int comm_nccl_create(struct comm **out, int nranks, struct dev *const *devs, bool async,
-                     bool p2p, double timeout_s, struct timeline *tl, char *err, size_t errlen);
+struct comm_nccl_cfg {
+    int nranks;
+    /* -1: every rank is a thread of this process; otherwise this process's rank (under an
+     * MPI launcher, built with HAVE_MPI), the only one it runs. */
+    int self;
+    /* gpus[r]: rank r's GPU, for the ranks this process runs (only gpus[self] is read
+     * across processes). Ignored where devs is given (the device's GPU). */
+    const int *gpus;
+    /* devs[r]: rank r's device (dev_cuda_create), whose stream the collectives queue
+     * behind; NULL: the communicator makes a stream of its own on each rank's GPU. Across
+     * processes only devs[self] is read. */
+    struct dev *const *devs;
+    bool async; /* iall_reduce (DDP overlap) */
+    bool p2p;   /* send/recv (pipeline stages: neighbouring ranks only, r and r±1) */
+    double timeout_s;
+    struct timeline *tl; /* may be NULL */
+};
+
+/* Makes the communicators (NCCL connects lazily: every connection the run uses is made
+ * here, before any rank runs). Free with c->ops->destroy(c), after the rank threads have
+ * ended and before the devices are destroyed. */
+int comm_nccl_create(struct comm **out, const struct comm_nccl_cfg *cfg, char *err,
+                     size_t errlen);
+
+/* NCCL communicators made per GPU for a communicator with these needs (the report of
+ * "how many cliques": 1 for collectives, which the async lane shares, plus 4 for
+ * point-to-point). */
+int comm_nccl_cliques(bool async, bool p2p);
 
 #endif
 #endif

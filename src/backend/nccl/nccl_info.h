@@ -39,6 +39,11 @@ struct nccl_info {
 /* The information of an opened NCCL backend, or NULL if b is not one. */
 const struct nccl_info *nccl_backend_get_info(const struct backend *b);
 
+/* The GPU of rank `rank` when this process runs that rank (every rank in one process: GPU
+ * `rank`; under an MPI launcher only its own rank, on the GPU its node rank picks), else
+ * -1 (also when b is not an NCCL backend). */
+int nccl_backend_gpu(const struct backend *b, int rank);
+
 /* The same as text, one fact per line (GPUs, peer-access matrix, versions, environment),
  * for a details panel or `bench --verbose`. Returns the length it wanted (as snprintf), or
  * -1 if b is not an NCCL backend (buf then holds an empty string). */
