@@ -49,6 +49,7 @@ struct step_comm {
 
 static int g_created;   /* communicators made */
 static long g_sleep_ns; /* each run() sleeps this long first (the timing test) */
+static float g_nudge;   /* each run() scales its rank's result by 1 + g_nudge */
 
 static struct step_comm *sc_of(struct comm *c)
 {
@@ -153,7 +154,14 @@ static int sc_run(struct comm *c, int rank, const struct comm_job *j, float *wor
         if (rc != CV_OK) return rc;
         exec_step_rank(j->plan, st, rank, s->bufs);
     }
-    return sc_barrier(c, rank);
+    int rc = sc_barrier(c, rank);
+    if (rc == CV_OK && g_nudge != 0.0f) {
+        size_t out = coll_out_off(j->coll, c->nranks, j->count, rank);
+        size_t nr = coll_recv_count(j->coll, c->nranks, j->count, rank, j->root);
+        for (size_t i = 0; i < nr; i++)
+            work[out + i] *= 1.0f + g_nudge;
+    }
+    return rc;
 }
 
 static void sc_destroy(struct comm *c)
@@ -203,6 +211,15 @@ static const struct backend_ops step_backend = {
     .name = "step",
     .kind = BACKEND_CPU,
     .caps = BACKEND_CAP_EXACT_REDUCTION,
+    .max_ranks = sc_max_ranks,
+    .comm_create = sc_create,
+};
+
+/* The same runtime, declared as a library that reduces in an order of its own. */
+static const struct backend_ops step_backend_own_order = {
+    .name = "step",
+    .kind = BACKEND_CPU,
+    .caps = 0,
     .max_ranks = sc_max_ranks,
     .comm_create = sc_create,
 };
@@ -308,6 +325,37 @@ static void test_time_per_operation(void **state)
     assert_true(r.time_us < 25.0 * 1000.0);
     assert_int_equal(r.wrong, -1); /* not checked */
     close_step(b);
+}
+
+/* The check is exact for a backend that reduces in the plan's order, and allows 1e-4
+ * relative on avg for one that does not (NCCL's PreMulSum); a real error (1/16) is wrong
+ * on both. */
+static void test_check_tolerance(void **state)
+{
+    char err[256];
+    struct bench_result r;
+    struct bench_params p = params(COLL_ALL_REDUCE, ALGO_RING, 3, 3 * 1024);
+    p.op = OP_AVG;
+    struct backend *exact = open_step();
+    struct backend *own = open_step();
+    own->ops = &step_backend_own_order;
+    g_nudge = 1e-6f;
+    assert_int_equal(backend_measure(exact, &p, &r, NULL, err, sizeof err), CV_OK);
+    assert_true(r.wrong > 0);
+    assert_int_equal(backend_measure(own, &p, &r, NULL, err, sizeof err), CV_OK);
+    assert_int_equal(r.wrong, 0);
+    p.op = OP_SUM; /* sums of the integer patterns are exact in any order */
+    assert_int_equal(backend_measure(own, &p, &r, NULL, err, sizeof err), CV_OK);
+    assert_true(r.wrong > 0);
+    p.op = OP_AVG;
+    g_nudge = 1.0f / 16.0f;
+    assert_int_equal(backend_measure(own, &p, &r, NULL, err, sizeof err), CV_OK);
+    assert_true(r.wrong > 0);
+    g_nudge = 0.0f;
+    assert_int_equal(backend_measure(own, &p, &r, NULL, err, sizeof err), CV_OK);
+    assert_int_equal(r.wrong, 0);
+    close_step(exact);
+    close_step(own);
 }
 
 static void test_run_small(void **state)
@@ -456,10 +504,15 @@ static void test_bad_params(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_collective),   cmocka_unit_test(test_how_and_slices),
-        cmocka_unit_test(test_run_small),          cmocka_unit_test(test_auto),
-        cmocka_unit_test(test_time_per_operation), cmocka_unit_test(test_cancel),
-        cmocka_unit_test(test_stalled_rank_named), cmocka_unit_test(test_bad_params),
+        cmocka_unit_test(test_every_collective),
+        cmocka_unit_test(test_how_and_slices),
+        cmocka_unit_test(test_run_small),
+        cmocka_unit_test(test_auto),
+        cmocka_unit_test(test_time_per_operation),
+        cmocka_unit_test(test_check_tolerance),
+        cmocka_unit_test(test_cancel),
+        cmocka_unit_test(test_stalled_rank_named),
+        cmocka_unit_test(test_bad_params),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
