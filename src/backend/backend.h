@@ -3,6 +3,11 @@
  * built; NCCL is added when the CUDA toolkit is found. A backend whose open fails reports
  * "unavailable: <reason>" and the program carries on with the others.
  *
+ * A backend's runtime is its communicator (comm.h, made by comm_create): training runs on
+ * it, and backend/run.c measures and runs the display-scale collective on it, so each
+ * backend has one way of moving data, not one per caller. The table below only opens,
+ * describes and makes that communicator.
+ *
  * Only the worker thread (worker/) calls a backend, one call at a time. */
 #ifndef COLLVIZ_BACKEND_H
 #define COLLVIZ_BACKEND_H
@@ -90,18 +95,6 @@ struct backend_ops {
     void (*close)(struct backend *b);
     /* Largest nranks this backend can run (CPU: CV_MAX_RANKS; NCCL: the GPU count). */
     int (*max_ranks)(struct backend *b);
-    /* LEGACY, going: a backend whose communicator has run() leaves these NULL and
-     * backend/run.c measures and runs on its communicator instead.
-     * Measure one size. `cancel` is polled while it runs (CPU: at every step barrier;
-     * NCCL: between iterations); set means stop with CV_ECANCELLED. Refuses sizes that would
-     * not fit in memory (CV_ENOMEM) before allocating anything. */
-    int (*measure)(struct backend *b, const struct bench_params *p, struct bench_result *r,
-                   volatile int *cancel, char *err, size_t errlen);
-    /* Display-scale run: the collective described by plan (coll, op, count, root, nranks)
-     * on the given send buffers; fills recv[r] (coll_recv_count elements each). The CPU
-     * backend executes the plan itself on its rank threads; NCCL runs its own algorithm. */
-    int (*run_small)(struct backend *b, const struct plan *p, float *const *send, float **recv,
-                     char *err, size_t errlen);
     /* One line saying what the ranks are: "4 ranks = 4 CPU threads on 2 cores". */
     void (*describe)(struct backend *b, int nranks, char *buf, size_t n);
     /* What one rank is, for a box label: "cpu thread", "GPU 3 H200". */

@@ -820,7 +820,6 @@ static void fill_result(struct backend *b, const struct comm *c, const struct be
 int backend_measure(struct backend *b, const struct bench_params *bp, struct bench_result *res,
                     volatile int *cancel, char *err, size_t errlen)
 {
-    if (b->ops->measure) return b->ops->measure(b, bp, res, cancel, err, errlen);
     int W = bp->nranks;
     int maxr = b->ops->max_ranks ? b->ops->max_ranks(b) : CV_MAX_RANKS;
     if (!(b->ops->caps & BACKEND_CAP_PROCESSES) && (W < 1 || W > maxr))
@@ -897,7 +896,6 @@ int backend_measure(struct backend *b, const struct bench_params *bp, struct ben
 int backend_run_small(struct backend *b, const struct plan *p, float *const *send, float **recv,
                       char *err, size_t errlen)
 {
-    if (b->ops->run_small) return b->ops->run_small(b, p, send, recv, err, errlen);
     int W = p->nranks;
     int maxr = b->ops->max_ranks ? b->ops->max_ranks(b) : CV_MAX_RANKS;
     if (!(b->ops->caps & BACKEND_CAP_PROCESSES) && (W < 1 || W > maxr))

@@ -30,7 +30,6 @@
 #endif
 
 #include "../core/util.h"
-#include "../backend/cpu/comm_cpu.h"
 #include "schemes.h"
 #ifdef HAVE_NCCL
 #include "dev_cuda.h"
@@ -713,26 +712,28 @@ static int train_run_impl(struct backend *b, const struct train_config *cfg,
                   : cfg->scheme == TRAIN_TP ? &scheme_tp
                                             : &scheme_pp;
         bool async = cfg->scheme == TRAIN_DDP && cfg->overlap;
-        struct backend *own_b = NULL; /* an NCCL backend opened for this run */
+        struct backend *own_b = NULL; /* a backend opened for this run (none was given) */
         struct comm_params cp = {.nranks = W,
                                  .async = async,
                                  .p2p = cfg->scheme == TRAIN_PP,
                                  .timeout_s = cfg->timeout_s,
                                  .tl = &run.tl};
+        /* Every scheme runs on the backend's own runtime, its communicator (comm_create):
+         * the one the measurements use. */
         if (probe && cfg->backend != BACKEND_CPU) {
             rc = cv_err(err, errlen, CV_EINVAL,
                         "the display-scale probe reads host memory: CPU ranks only");
         } else if (cfg->backend == BACKEND_NCCL) {
             rc = open_gpus(b, &run, W, &cp, &own_b, err, errlen);
-        } else if (b && b->ops->comm_create) {
-            rc = b->ops->comm_create(b, &cp, &run.comm, err, errlen);
-        } else if (cfg->backend != BACKEND_CPU) {
+        } else if (!b && cfg->backend == BACKEND_MPI) {
             rc = cv_err(err, errlen, CV_EINVAL,
                         "training on %s needs the opened backend (train_run_on)",
                         backend_kind_name(cfg->backend));
         } else {
-            rc = comm_cpu_create(&run.comm, W, ALGO_RING, async, cfg->timeout_s, &run.tl, err,
-                                 errlen);
+            if (!b && (rc = backend_open(backend_kind_name(cfg->backend), &own_b, err, errlen,
+                                         NULL, 0)) == CV_OK)
+                b = own_b;
+            if (b) rc = b->ops->comm_create(b, &cp, &run.comm, err, errlen);
         }
         if (rc != CV_OK) {
             backend_close(own_b);

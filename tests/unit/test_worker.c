@@ -17,12 +17,15 @@
 #include <float.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/comm.h"
 #include "core/util.h"
 #include "worker/worker.h"
 
@@ -333,11 +336,19 @@ static void test_compare_outputs(void **state)
     assert_int_equal(worker_compare_outputs(w4, g4, m4, 1, 4, true, NULL), 1);
 }
 
-/* A test-only backend: run_small computes the right answer from the definitions and then
- * moves every element `fake_ulps` units in the last place up (or adds fake_add), the way
- * a backend that reduces in another order may end a bit off. */
+/* A test-only backend: its communicator's run() computes the right answer from the
+ * definitions (rank 0 runs the reference on every rank's input, the others wait at a
+ * barrier) and then moves every element `fake_ulps` units in the last place up (or adds
+ * fake_add), the way a backend that reduces in another order may end a bit off. */
 static int fake_ulps;
 static float fake_add;
+
+struct fake_comm {
+    struct comm c;
+    pthread_barrier_t bar;
+    float *work[CV_MAX_RANKS];
+    float *out[CV_MAX_RANKS]; /* the reference's result per rank (rank 0 fills) */
+};
 
 static int fake_open(struct backend *b, char *err, size_t errlen)
 {
@@ -349,18 +360,104 @@ static int fake_max_ranks(struct backend *b)
     return CV_MAX_RANKS;
 }
 
-static int fake_run_small(struct backend *b, const struct plan *p, float *const *send,
-                          float **recv, char *err, size_t errlen)
+static int fake_barrier(struct comm *c, int rank)
 {
-    ref_compute(p->coll, p->op, p->nranks, p->count, p->root, send, recv);
-    for (int r = 0; r < p->nranks; r++) {
-        size_t n = coll_recv_count(p->coll, p->nranks, p->count, r, p->root);
-        for (size_t i = 0; i < n; i++) {
-            for (int k = 0; k < fake_ulps; k++)
-                recv[r][i] = nextafterf(recv[r][i], INFINITY);
-            recv[r][i] += fake_add;
+    pthread_barrier_wait(&((struct fake_comm *)c)->bar);
+    return CV_OK;
+}
+
+static float *fake_buf_alloc(struct comm *c, int rank, size_t count)
+{
+    return calloc(count, sizeof(float));
+}
+
+static void fake_buf_free(struct comm *c, int rank, float *buf)
+{
+    free(buf);
+}
+
+static int fake_put(struct comm *c, int rank, float *buf, size_t off, const float *src,
+                    size_t count)
+{
+    memcpy(buf + off, src, count * sizeof(float));
+    return CV_OK;
+}
+
+static int fake_get(struct comm *c, int rank, const float *buf, size_t off, float *dst,
+                    size_t count)
+{
+    memcpy(dst, buf + off, count * sizeof(float));
+    return CV_OK;
+}
+
+static int fake_run(struct comm *c, int rank, const struct comm_job *j, float *work)
+{
+    struct fake_comm *fc = (struct fake_comm *)c;
+    int W = c->nranks;
+    fc->work[rank] = work;
+    fake_barrier(c, rank);
+    if (rank == 0) {
+        const float *send[CV_MAX_RANKS];
+        for (int r = 0; r < W; r++) {
+            send[r] = fc->work[r] + coll_in_off(j->coll, W, j->count, r);
+            fc->out[r] =
+                calloc(coll_recv_count(j->coll, W, j->count, r, j->root) + 1, sizeof(float));
         }
+        ref_compute(j->coll, j->op, W, j->count, j->root, (float *const *)send, fc->out);
     }
+    fake_barrier(c, rank);
+    size_t n = coll_recv_count(j->coll, W, j->count, rank, j->root);
+    float *mine = work + coll_out_off(j->coll, W, j->count, rank);
+    for (size_t i = 0; i < n; i++) {
+        float v = fc->out[rank][i];
+        for (int k = 0; k < fake_ulps; k++)
+            v = nextafterf(v, INFINITY);
+        mine[i] = v + fake_add;
+    }
+    fake_barrier(c, rank);
+    free(fc->out[rank]);
+    return CV_OK;
+}
+
+static void fake_abort(struct comm *c, const char *why)
+{
+}
+
+static const char *fake_last_error(struct comm *c)
+{
+    return "";
+}
+
+static void fake_destroy(struct comm *c)
+{
+    pthread_barrier_destroy(&((struct fake_comm *)c)->bar);
+    free(c);
+}
+
+static const struct comm_ops fake_comm_ops = {
+    .name = "fake",
+    .barrier = fake_barrier,
+    .abort = fake_abort,
+    .last_error = fake_last_error,
+    .destroy = fake_destroy,
+    .buf_alloc = fake_buf_alloc,
+    .buf_free = fake_buf_free,
+    .put = fake_put,
+    .get = fake_get,
+    .run = fake_run,
+    .rank_noun = "fake rank",
+};
+
+static int fake_comm_create(struct backend *b, const struct comm_params *cp, struct comm **out,
+                            char *err, size_t errlen)
+{
+    struct fake_comm *fc = xcalloc(1, sizeof *fc);
+    fc->c.ops = &fake_comm_ops;
+    fc->c.nranks = cp->nranks;
+    fc->c.timeout_s = cp->timeout_s;
+    fc->c.self = -1;
+    pthread_barrier_init(&fc->bar, NULL, (unsigned)cp->nranks);
+    *out = &fc->c;
     return CV_OK;
 }
 
@@ -368,14 +465,14 @@ static const struct backend_ops fake_gpu_ops = {
     .name = "fakegpu",
     .open = fake_open,
     .max_ranks = fake_max_ranks,
-    .run_small = fake_run_small,
+    .comm_create = fake_comm_create,
 };
 /* The same backend under the CPU's name: held to the CPU's bit-for-bit rule. */
 static const struct backend_ops fake_cpu_ops = {
     .name = "cpu",
     .open = fake_open,
     .max_ranks = fake_max_ranks,
-    .run_small = fake_run_small,
+    .comm_create = fake_comm_create,
 };
 
 static struct result check_on(const struct backend_ops *ops, enum coll c, enum redop op)

@@ -407,7 +407,6 @@ const struct backend_ops nccl_backend_ops = {
     .open = nccl_open,
     .close = nccl_close,
     .max_ranks = nccl_max_ranks,
-    /* measure and run_small: NULL, backend/run.c runs on comm_create's communicator */
     .describe = nccl_describe,
     .rank_label = nccl_rank_label,
     .proc_rank = nccl_proc_rank,
