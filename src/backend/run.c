@@ -14,8 +14,12 @@
  * rank's (nccl-tests' convention); bandwidths follow coll.h (algbw = S / t, busbw = algbw
  * x coll_busbw_factor).
  *
- * Cancel and stalls. The coordinator watches *cancel and aborts the communicator when it
- * is set; ranks also look at it between iterations. Every wait inside a communicator has
+ * Cancel and stalls. The ranks look at the caller's cancel flag between iterations, and
+ * the communicator asks between slices (comm_job.cancelled); the coordinator watches it
+ * too; whoever sees it set aborts the communicator. The flag is the caller's, read only
+ * while the call lasts: before returning, the coordinator withdraws it and waits for any
+ * reader in the middle of a read (task_withdraw_cancel), so a rank given up on never
+ * reads it after the caller has gone. Every wait inside a communicator has
  * its deadline (timeout_s) and aborts the communicator when it passes, so the other ranks
  * come back at once. A rank that still does not come back a grace period after an abort
  * is named in the error and given up on: its thread is left to finish on its own with
@@ -27,6 +31,8 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,9 +51,9 @@
 #define RUN_GRACE_S 2.0
 /* How often the coordinator looks at the cancel flag and the communicator. */
 #define RUN_POLL_S 0.005
-/* Inputs are written and results read in pieces of this many floats (4 MiB), with a look
+/* Inputs are written and results read in pieces of this many floats (256 KiB), with a look
  * at the cancel flag between pieces. */
-#define RUN_CHUNK ((size_t)1 << 20)
+#define RUN_CHUNK ((size_t)1 << 16)
 /* The most transfers an automatically sliced plan may have. */
 #define RUN_AUTO_MAX_XFERS ((size_t)1 << 17)
 #define RUN_AUTO_BUCKETS 64
@@ -93,16 +99,20 @@ struct run_task {
     float tol;          /* the check's, cvk_pattern_matches() */
     float *const *send; /* TASK_SMALL */
     float **recv;
-    /* The caller's cancel flag: read only by the coordinator, while the call lasts. */
-    volatile int *cancel;
-    /* The task's own stop flag, which the ranks and the communicator (comm_job.cancel)
-     * read: the coordinator sets it when it sees the caller's flag, or gives up. A rank
-     * given up on may read it after the caller's flag is gone. */
+    /* The caller's cancel flag while the call lasts, then NULL (task_withdraw_cancel);
+     * `readers` counts ranks in the middle of reading it. */
+    volatile int *_Atomic cancel;
+    atomic_int readers;
+    /* Set once a cancel was seen (by anyone), or the task was given up on. */
     volatile int stop;
     int stall_rank;
     double stall_s;
 
     int rc[CV_MAX_RANKS];
+    /* run() calls each rank has started, and what they were when the communicator
+     * failed: the ranks behind the others then are the ones that held them up. */
+    atomic_int entered[CV_MAX_RANKS];
+    int entered_at_failure[CV_MAX_RANKS];
     double secs[CV_MAX_RANKS][ALGO_COUNT]; /* TASK_MEASURE: [r][0] */
     long wrong[CV_MAX_RANKS];
 
@@ -186,6 +196,35 @@ static int run_comm(struct backend *b, int W, bool within_node, double timeout_s
     return CV_OK;
 }
 
+/* Ranks that are processes never stop alone (see the top): their task has no cancel. */
+static bool task_cancelled(struct run_task *t)
+{
+    if (t->stop) return true;
+    if (t->c->self >= 0) return false;
+    atomic_fetch_add(&t->readers, 1);
+    volatile int *flag = atomic_load(&t->cancel);
+    bool set = flag && *flag;
+    atomic_fetch_sub(&t->readers, 1);
+    if (set) t->stop = 1;
+    return set;
+}
+
+/* comm_job.cancelled */
+static bool job_cancelled(void *ctx)
+{
+    return task_cancelled(ctx);
+}
+
+/* Before the call returns: no rank reads the caller's flag from now on. A reader that
+ * loaded the pointer before it was withdrawn is counted in `readers` until it is done;
+ * one that comes later loads NULL (sequentially consistent atomics). */
+static void task_withdraw_cancel(struct run_task *t)
+{
+    atomic_store(&t->cancel, NULL);
+    while (atomic_load(&t->readers) > 0)
+        sched_yield();
+}
+
 /* ---- plans --------------------------------------------------------------------------- */
 
 /* The default number of slices: the largest transfer cut into pieces of slice_bytes,
@@ -212,8 +251,12 @@ static int task_add_job(struct run_task *t, const struct bench_params *bp, unsig
 {
     int i = t->njobs;
     struct comm_job *j = &t->jobs[i];
-    *j = (struct comm_job){
-        .coll = bp->coll, .op = bp->op, .count = count, .root = root, .cancel = &t->stop};
+    *j = (struct comm_job){.coll = bp->coll,
+                           .op = bp->op,
+                           .count = count,
+                           .root = root,
+                           .cancelled = job_cancelled,
+                           .cancel_ctx = t};
     if (bp->native) {
         t->njobs++;
         return CV_OK;
@@ -294,18 +337,6 @@ static void task_unref(struct run_task *t)
 
 /* ---- one rank ------------------------------------------------------------------------ */
 
-/* Ranks that are processes never stop alone (see the top): their task has no cancel. */
-static bool task_cancelled(const struct run_task *t)
-{
-    return t->stop;
-}
-
-/* The caller's flag (coordinator only). */
-static bool caller_cancelled(const struct run_task *t)
-{
-    return t->cancel && t->c->self < 0 && *t->cancel;
-}
-
 /* A rank that sees the cancel flag stops every rank: the others would wait for it. */
 static int rank_cancel(struct run_task *t)
 {
@@ -369,6 +400,7 @@ static int rank_timed(struct run_task *t, int r, float *buf, const struct comm_j
     int rc = CV_OK;
     for (int i = 0; i < warmup && rc == CV_OK; i++) {
         if (task_cancelled(t)) return rank_cancel(t);
+        atomic_fetch_add(&t->entered[r], 1);
         rc = c->ops->run(c, r, j, buf);
     }
     if (rc == CV_OK) rc = rank_sync(t, r);
@@ -383,6 +415,7 @@ static int rank_timed(struct run_task *t, int r, float *buf, const struct comm_j
     double t0 = now_s();
     for (int i = 0; i < iters && rc == CV_OK; i++) {
         if (task_cancelled(t)) return rank_cancel(t);
+        atomic_fetch_add(&t->entered[r], 1);
         rc = c->ops->run(c, r, j, buf);
     }
     if (rc == CV_OK) rc = rank_sync(t, r);
@@ -536,9 +569,9 @@ static void abs_time(struct timespec *ts, double s)
 
 /* The status of the whole task from the ranks': a cancel wins, then the first failure that
  * is not the echo of another's abort. */
-static int task_status(const struct run_task *t, int nr)
+static int task_status(struct run_task *t, int nr)
 {
-    if (task_cancelled(t) || caller_cancelled(t)) return CV_ECANCELLED;
+    if (task_cancelled(t)) return CV_ECANCELLED;
     int worst = CV_OK;
     for (int r = 0; r < nr; r++) {
         int rc = t->rc[r];
@@ -556,6 +589,29 @@ static int task_error(struct run_task *t, int rc, const char *lost, char *err, s
         return cv_err(err, errlen, rc, "a rank could not allocate its working buffer");
     return cv_err(err, errlen, rc, "%s%s%s", e && *e ? e : "the run failed", *lost ? "; " : "",
                   lost);
+}
+
+/* "rank 2 was behind the others (had started 1 run, they 2)", when the communicator
+ * failed while some ranks had started fewer runs than the rest; "" otherwise. */
+static void task_laggards(const struct run_task *t, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    int lo = INT32_MAX, hi = 0;
+    for (int r = 0; r < t->W; r++) {
+        if (t->entered_at_failure[r] < lo) lo = t->entered_at_failure[r];
+        if (t->entered_at_failure[r] > hi) hi = t->entered_at_failure[r];
+    }
+    if (t->W < 2 || hi == lo) return;
+    char who[64] = "";
+    int k = 0;
+    for (int r = 0; r < t->W; r++)
+        if (t->entered_at_failure[r] == lo) {
+            size_t l = strlen(who);
+            snprintf(who + l, sizeof who - l, "%s%d", k ? ", " : "", r);
+            k++;
+        }
+    snprintf(buf, n, "rank%s %s %s behind the others (had started %d run%s, they up to %d)",
+             k > 1 ? "s" : "", who, k > 1 ? "were" : "was", lo, lo == 1 ? "" : "s", hi);
 }
 
 /* Run task t on its ranks; returns the combined status, err says why on failure. On return
@@ -611,12 +667,15 @@ static int task_run(struct run_task *t, char *err, size_t errlen)
         pthread_cond_timedwait(&t->cv, &t->mu, &ts);
         if (t->ndone == t->W) break;
         pthread_mutex_unlock(&t->mu);
-        if (!cancel_sent && caller_cancelled(t)) {
-            t->stop = 1;
+        if (!cancel_sent && task_cancelled(t)) {
             c->ops->abort(c, "cancelled");
             cancel_sent = true;
         }
-        if (aborted_at == 0 && comm_failed(c)) aborted_at = now_s();
+        if (aborted_at == 0 && comm_failed(c)) {
+            aborted_at = now_s();
+            for (int r = 0; r < t->W; r++)
+                t->entered_at_failure[r] = atomic_load(&t->entered[r]);
+        }
         pthread_mutex_lock(&t->mu);
         if (aborted_at > 0 && now_s() - aborted_at > RUN_GRACE_S) break;
     }
@@ -644,12 +703,16 @@ static int task_run(struct run_task *t, char *err, size_t errlen)
             t->orphan[r] = rs->buf[r];
         pthread_mutex_unlock(&t->mu);
         rs_drop_comm(rs, true);
-        rc = caller_cancelled(t) || task_cancelled(t) ? CV_ECANCELLED : CV_ETIMEOUT;
+        rc = task_cancelled(t) ? CV_ECANCELLED : CV_ETIMEOUT;
+        task_withdraw_cancel(t);
         t->stop = 1;
         return task_error(t, rc, what, err, errlen);
     }
     rc = task_status(t, t->W);
-    return rc == CV_OK ? CV_OK : task_error(t, rc, "", err, errlen);
+    if (rc == CV_OK) return CV_OK;
+    char behind[160] = "";
+    if (rc == CV_ETIMEOUT && aborted_at > 0) task_laggards(t, behind, sizeof behind);
+    return task_error(t, rc, behind, err, errlen);
 }
 
 /* ---- measure ------------------------------------------------------------------------- */
@@ -910,8 +973,12 @@ int backend_run_small(struct backend *b, const struct plan *p, float *const *sen
     t->recv = recv;
     t->work_len = coll_work_len(p->coll, W, p->count);
     struct comm_job *j = &t->jobs[0];
-    *j = (struct comm_job){
-        .coll = p->coll, .op = p->op, .count = p->count, .root = p->root, .cancel = &t->stop};
+    *j = (struct comm_job){.coll = p->coll,
+                           .op = p->op,
+                           .count = p->count,
+                           .root = p->root,
+                           .cancelled = job_cancelled,
+                           .cancel_ctx = t};
     t->njobs = 1;
     /* A plan refined already (slices, channels, dependencies) runs as it is; a plain one
      * as whole chunks. */

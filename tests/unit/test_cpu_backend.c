@@ -587,10 +587,13 @@ static void test_measure_times_out_on_a_late_rank(void **state)
     int rc = backend_measure(b, &p, &r, NULL, err, sizeof err);
     double took = now_s() - t0;
     assert_int_equal(rc, CV_ETIMEOUT);
-    /* What timed out, on how many threads, the deadline, and the late rank by name (also
-     * where the rank that gave up waited for a neighbour that waited for rank 2). */
+    /* What timed out, on how many threads, the deadline, and the late rank by name: the
+     * communicator names the rank at the end of the chain of waits it can see (rank 2, or
+     * under load a neighbour that had not yet started waiting for it), and run.c the rank
+     * that had started fewer runs than the others when the communicator gave up. */
     if (!strstr(err, "all_reduce (ring) on 4 CPU threads timed out: rank ") ||
-        !strstr(err, " waited more than the deadline of 0.1 s for rank 2"))
+        !strstr(err, " waited more than the deadline of 0.1 s for rank ") ||
+        !strstr(err, "rank 2 was behind the others (had started 1 run, they up to 2)"))
         fail_msg("timeout message: '%s'", err);
     assert_true(took >= 0.1 && took < 5.0);
     /* The same through the auto trial, which used to return an empty message. */
@@ -598,7 +601,8 @@ static void test_measure_times_out_on_a_late_rank(void **state)
     err[0] = '\0';
     assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_ETIMEOUT);
     if (!strstr(err, "all_reduce (") || !strstr(err, " on 4 CPU threads timed out: rank ") ||
-        !strstr(err, " waited more than the deadline of 0.1 s for rank 2"))
+        !strstr(err, " waited more than the deadline of 0.1 s for rank ") ||
+        !strstr(err, "rank 2 was behind the others"))
         fail_msg("timeout message through auto: '%s'", err);
     p.algo_auto = false;
     /* Recovered: the same threads run the next measurement correctly. */
@@ -696,11 +700,14 @@ static double cancel_after(struct cancel_run *run, double after_s)
     return run->returned - t_cancel;
 }
 
-/* A cancel lands within a step, not at the end of an iteration: a ring all-gather on 8
- * ranks has 7 steps per iteration, and the flag is read at every step barrier. The bound
- * is a ratio to one step's time measured here, on this machine, under this build (ASan
- * included): at most 3 steps, where reading the flag only between iterations would take
- * up to 7 (reading the flag that way, this test measured 5.7-7.3 steps). */
+/* A cancel lands within an iteration, not at its end: a ring all-gather on 8 ranks has 7
+ * steps per iteration, and the flag is read before every slice. The bound is a ratio to
+ * one step's time measured here, on this machine, under this build (ASan included): at
+ * most 5 steps for the worst of 3 cancels, where reading the flag only between iterations
+ * would take up to 7 (reading the flag that way, this test measured 5.7-7.3 steps). Not
+ * tighter: with 8 busy rank threads on 2 cores, a rank that must see the flag may wait
+ * tens of milliseconds for a core (measured: the ranks of one cancel returning over up to
+ * 47 ms, each having seen the flag itself). */
 static void test_cancel_lands_within_a_step(void **state)
 {
     (void)state;
@@ -746,7 +753,7 @@ static void test_cancel_lands_within_a_step(void **state)
     }
     print_message("     cancel: one step %.2f ms, worst of 3 cancels %.2f ms = %.2f steps\n",
                   t_step * 1e3, worst * 1e3, worst / t_step);
-    assert_true(worst <= 3 * t_step);
+    assert_true(worst <= 5 * t_step);
 
     /* The backend still works, on the same threads, at a size of its own. */
     p.check = true;
@@ -759,7 +766,9 @@ static void test_cancel_lands_within_a_step(void **state)
 
 /* Sliced, a cancel lands within a few slices, far inside one step: each rank reads the flag
  * before every slice, and the first to see it wakes the others. A ring all-gather on 8
- * ranks in 256 slices per step; the bound is one step (256 slices), measured here. */
+ * ranks in 256 slices per step. The best of 3 cancels must land within a quarter of a
+ * step (64 slices; measured 20-60), the worst within 5 steps (see the test above for why
+ * a single cancel may wait for a core). */
 static void test_cancel_lands_within_a_slice(void **state)
 {
     (void)state;
@@ -789,18 +798,20 @@ static void test_cancel_lands_within_a_slice(void **state)
     volatile int cancel = 0;
     struct cancel_run run = {.b = b, .p = p, .cancel = &cancel};
     run.p.iters = 100000;
-    double worst = 0;
+    double worst = 0, best = INFINITY;
     for (int k = 0; k < 3; k++) {
         double lat = cancel_after(&run, t_call > 0.1 ? t_call : 0.1);
         assert_int_equal(run.rc, CV_ECANCELLED);
         assert_string_equal(run.err, "cancelled");
         if (lat > worst) worst = lat;
+        if (lat < best) best = lat;
     }
     print_message(
-        "     sliced cancel: one step %.2f ms = %d slices, worst of 3 cancels %.3f ms "
-        "= %.1f slices\n",
-        t_step * 1e3, N, worst * 1e3, worst / (t_step / N));
-    assert_true(worst <= t_step);
+        "     sliced cancel: one step %.2f ms = %d slices, best and worst of 3 cancels %.3f, "
+        "%.3f ms = %.1f, %.1f slices\n",
+        t_step * 1e3, N, best * 1e3, worst * 1e3, best / (t_step / N), worst / (t_step / N));
+    assert_true(best <= t_step / 4);
+    assert_true(worst <= 5 * t_step);
     backend_close(b);
 }
 

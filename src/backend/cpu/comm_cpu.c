@@ -375,11 +375,12 @@ static void publish(struct cpu_flag *f, uint32_t n)
 static void cpu_abort(struct comm *c, const char *why);
 
 /* The executor: rank's part of one collective on lane ln, in `work` (its input in place).
- * Every rank of the lane calls it for the same schedule. `cancel` (may be NULL) is read
- * before every slice: set, the rank stops everyone at once. */
+ * Every rank of the lane calls it for the same schedule. The job (NULL for training's
+ * collectives) is asked before every slice whether it was cancelled: if so, the rank stops
+ * everyone at once. */
 static int exec_sched(struct cpu_comm *cc, struct lane *ln, int rank,
                       const struct cpu_sched *sc, float *work, const char *what,
-                      const volatile int *cancel)
+                      const struct comm_job *job)
 {
     if (is_aborted(cc)) return fail_aborted(cc);
     int W = cc->pub.nranks;
@@ -389,7 +390,7 @@ static int exec_sched(struct cpu_comm *cc, struct lane *ln, int rank,
     publish(mine, 1); /* arrived: the buffer is published and holds the input */
     for (size_t k = sc->item_first[rank]; k < sc->item_first[rank + 1]; k++) {
         const struct cpu_item *item = &sc->items[k];
-        if (cancel && *cancel) {
+        if (job && job->cancelled && job->cancelled(job->cancel_ctx)) {
             cpu_abort(&cc->pub, "cancelled");
             return CV_ECANCELLED;
         }
@@ -941,7 +942,7 @@ static int cpu_run(struct comm *c, int rank, const struct comm_job *j, float *wo
     const struct cpu_prep *g = j->prep;
     if (!g) return fail(cc, CV_EINVAL, "run: the job was not prepared");
     unsigned csr = ftz_enter();
-    rc = exec_sched(cc, &cc->lanes[0], rank, &g->sched, work, g->what, j->cancel);
+    rc = exec_sched(cc, &cc->lanes[0], rank, &g->sched, work, g->what, j);
     ftz_leave(csr);
     if (rc == CV_OK) count_coll(cc, 0, rank, &g->sched);
     return rc;
