@@ -791,16 +791,7 @@ int present_main(int argc, char **argv)
     a->g = glyphs_get(a->utf8);
 
     sigset_t block, waitmask;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigaddset(&block, SIGWINCH);
-    pthread_sigmask(SIG_BLOCK, &block, &waitmask);
-    sigdelset(&waitmask, SIGINT);
-    sigdelset(&waitmask, SIGTERM);
-    sigdelset(&waitmask, SIGHUP);
-    sigdelset(&waitmask, SIGWINCH);
+    term_block_signals(&block, &waitmask);
     hw_probe_machine(&a->hw);
     pres_open_backend(a, backend);
     /* The talk goes on without a notes terminal: a socket that cannot be opened is said in
@@ -808,8 +799,7 @@ int present_main(int argc, char **argv)
     if (notes_server_open(&p->ns, p->name, err, sizeof err) != CV_OK)
         snprintf(p->msg, sizeof p->msg, "no speaker notes: %.200s", err);
 
-    util_set_fatal_hook(term_fatal_hook);
-    SCREEN *scr = newterm(NULL, stdout, stdin);
+    SCREEN *scr = term_start();
     if (!scr) {
         fprintf(stderr, "collviz: cannot start the terminal UI (TERM=%s)\n",
                 getenv("TERM") ? getenv("TERM") : "unset");
@@ -818,26 +808,13 @@ int present_main(int argc, char **argv)
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
         return 1;
     }
-    set_term(scr);
-    term_curses_on = true;
-    cbreak();
-    noecho();
-    nonl();
-    keypad(stdscr, TRUE);
-    nodelay(stdscr, TRUE);
-    set_escdelay(50);
-    curs_set(0);
     theme_init(&a->th, want_color);
     a->color = a->th.color;
     if (a->color && COLOR_PAIRS > 64) {
         p->black_pair = (short)(COLOR_PAIRS > 255 ? 255 : COLOR_PAIRS - 1);
         init_pair(p->black_pair, COLOR_BLACK, COLOR_BLACK);
     }
-    struct sigaction sa = {.sa_handler = term_on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    term_catch_signals();
 
     p->t0 = now_s();
     p->next_poll = p->t0 + PRES_POLL_S;
@@ -847,29 +824,10 @@ int present_main(int argc, char **argv)
     pres_enter(p);
     pres_loop(p, &waitmask);
 
-    endwin();
-    delscreen(scr);
-    term_curses_on = false;
-    util_set_fatal_hook(NULL);
-    int sig = term_signal;
+    term_end(scr);
     notes_server_close(p->ns);
     p->ns = NULL;
-    if (!pres_stop_worker(a)) {
-        fflush(NULL);
-        if (sig) {
-            signal(sig, SIG_DFL);
-            pthread_sigmask(SIG_UNBLOCK, &block, NULL);
-            raise(sig);
-        }
-        _exit(0);
-    }
+    if (!pres_stop_worker(a)) term_exit_now(&block);
     pres_free(p);
-    if (sig) {
-        signal(sig, SIG_DFL);
-        pthread_sigmask(SIG_UNBLOCK, &block, NULL);
-        raise(sig);
-        return 128 + sig;
-    }
-    pthread_sigmask(SIG_UNBLOCK, &block, NULL);
-    return 0;
+    return term_exit(&block);
 }
