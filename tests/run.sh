@@ -6,10 +6,11 @@
 # could not run here, and says why) or anything else (fail). Ends with the closing line
 # "N passed, N failed, N skipped": a skip is never counted as a pass. A script that runs
 # but leaves a section out prints "SKIP: <section> (why)" for it, counted as one skip more.
-# The CLI and screen scripts run two at a time (RUN_SH_JOBS=N to change, 1 = one by one):
-# each has its own temporary files and tmux server, and its output is printed whole, in
-# the order of the list, when it ends. The scripts named in SERIAL (builds with make -j2,
-# mpirun) run alone.
+# The unit tests, the fuzz run (a fixed time per target) and the CLI and screen scripts run
+# two at a time (RUN_SH_JOBS=N to change, 1 = one by one): each has its own temporary
+# files and tmux server, and its output is printed whole, in the order of the list, when it
+# ends. The fakegpu checks run alone, and so do the scripts named in SERIAL (builds with
+# make -j2, mpirun), after the others.
 set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/collviz
@@ -91,13 +92,11 @@ flush() { # [all]: print the scripts that have ended, in order; with "all" wait 
         bg_next=$((bg_next + 1))
     done
 }
-script() { # kind, script: in the background, or alone where SERIAL names it
+alone=()
+script() { # kind, script: in the background, or (after the others) alone where SERIAL names it
     local name="$1: ${2##*/}"
     case $SERIAL in
-    *" ${2##*/} "*)
-        flush all
-        run "$name" bash "$2" "$BIN" "$ASAN_BIN"
-        ;;
+    *" ${2##*/} "*) alone+=("$name" "$2") ;;
     *) run_bg "$name" bash "$2" "$BIN" "$ASAN_BIN" ;;
     esac
 }
@@ -111,11 +110,12 @@ if [ -n "${RUN_SH_SUITES:-}" ]; then
     flush all
 else
     for t in "$BUILD"/tests/test_*; do
-        [ -x "$t" ] && run "unit: ${t##*/}" "$t"
+        [ -x "$t" ] && run_bg "unit: ${t##*/}" "$t"
     done
     for t in "$BUILD"/asan/tests/test_*; do
-        [ -x "$t" ] && run "asan+ubsan: ${t##*/}" "$t"
+        [ -x "$t" ] && run_bg "asan+ubsan: ${t##*/}" "$t"
     done
+    flush all
     # The GPU host code on emulated devices (tests/fakegpu), when `make test` could build it.
     if [ -x "$BUILD/fakegpu/collviz" ]; then
         run "fakegpu: tests/gpu/run.sh on emulated devices" \
@@ -129,7 +129,7 @@ else
         skipped=$((skipped + 1))
     fi
     # The lesson parser under libFuzzer for a few seconds (SKIP without clang).
-    run "fuzz: lesson parser and job protocol (short run)" env BUILD="$BUILD" bash tests/fuzz/run.sh
+    run_bg "fuzz: lesson parser and job protocol (short run)" env BUILD="$BUILD" bash tests/fuzz/run.sh
     for s in tests/cli/*.sh; do
         [ -f "$s" ] && script cli "$s"
     done
@@ -137,6 +137,9 @@ else
         [ -f "$s" ] && script screen "$s"
     done
     flush all
+    for ((i = 0; i < ${#alone[@]}; i += 2)); do
+        run "${alone[i]}" bash "${alone[i + 1]}" "$BIN" "$ASAN_BIN"
+    done
     run "format: make format-check" make --no-print-directory -s format-check
 fi
 
