@@ -652,17 +652,7 @@ static void pres_open_backend(struct app *a, const char *name)
 
 static bool pres_stop_worker(struct app *a)
 {
-    if (!a->w) return true;
-    worker_cancel(a->w);
-    double until = now_s() + PRES_STOP_WAIT_S;
-    while (worker_busy(a->w) && now_s() < until) {
-        struct timespec ts = {0, 20 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    if (worker_busy(a->w)) return false;
-    worker_stop(a->w);
-    a->w = NULL;
-    return true;
+    return app_stop_worker(a, PRES_STOP_WAIT_S);
 }
 
 static void pres_free(struct pres *p)

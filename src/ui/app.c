@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../core/util.h"
 #include "kit/svg.h"
@@ -81,6 +82,21 @@ void app_backend_text(struct app *a)
             snprintf(a->rank_label[r], sizeof a->rank_label[r], "rank %d (animation only)", r);
         }
     }
+}
+
+bool app_stop_worker(struct app *a, double wait_s)
+{
+    if (!a->w) return true;
+    worker_cancel(a->w);
+    double until = now_s() + wait_s;
+    while (worker_busy(a->w) && now_s() < until) {
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    if (worker_busy(a->w)) return false;
+    worker_stop(a->w);
+    a->w = NULL;
+    return true;
 }
 
 void app_use_worker(struct app *a, struct worker *w, const char *requested, const char *why)

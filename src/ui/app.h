@@ -117,6 +117,12 @@ void app_cancel(struct app *a);
 /* Take w as the UI's worker: the backend's name, ranks and b-overlay facts come from its
  * facts (`requested` is --backend, why the reason NCCL was passed over). */
 void app_use_worker(struct app *a, struct worker *w, const char *requested, const char *why);
+/* Stop the worker (after the terminal is restored): cancel what it runs and wait up to
+ * wait_s seconds for it to notice; the CPU ranks notice within a step, NCCL only between
+ * iterations, and one iteration at GiB sizes can take seconds, so quitting does not wait
+ * for that. Returns false when it was still busy: the caller then ends the process without
+ * joining it. */
+bool app_stop_worker(struct app *a, double wait_s);
 /* Refresh backend_desc and rank labels for the current world size. */
 void app_backend_text(struct app *a);
 /* The screen of the current scene (never NULL once a scene is set). */

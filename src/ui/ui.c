@@ -389,17 +389,7 @@ static bool ui_stop_worker(struct app *a)
         launch_stop(ui_launch, UI_STOP_WAIT_S);
         ui_launch = NULL;
     }
-    if (!a->w) return true;
-    worker_cancel(a->w);
-    double until = now_s() + UI_STOP_WAIT_S;
-    while (worker_busy(a->w) && now_s() < until) {
-        struct timespec ts = {0, 20 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    if (worker_busy(a->w)) return false;
-    worker_stop(a->w);
-    a->w = NULL;
-    return true;
+    return app_stop_worker(a, UI_STOP_WAIT_S);
 }
 
 /* The job behind a remote worker is gone (a rank died or stalled, the connection broke):
