@@ -622,34 +622,6 @@ int present_wanted(int argc, char **argv)
     return 0;
 }
 
-/* The backend for the scenes' measurements, as the interactive program opens it: auto
- * falls back to the CPU ranks; none at all leaves the animation alone (the panel says). */
-static void pres_open_backend(struct app *a, const char *name)
-{
-    char err[200] = "", why[200] = "";
-    struct backend *b = NULL;
-    int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
-    if (rc != CV_OK && strcmp(name, "auto") == 0) {
-        snprintf(why, sizeof why, "%s", err);
-        rc = backend_open("cpu", &b, err, sizeof err, NULL, 0);
-    }
-    if (rc != CV_OK) {
-        hw_record_backend(&a->hw, name, NULL, why);
-        snprintf(a->backend_note, sizeof a->backend_note, "no backend: %s (animation only)",
-                 err);
-        return;
-    }
-    struct worker *w = worker_start(b, err, sizeof err);
-    if (!w) {
-        backend_close(b);
-        hw_record_backend(&a->hw, name, NULL, why);
-        snprintf(a->backend_note, sizeof a->backend_note, "no worker: %s (animation only)",
-                 err);
-    } else {
-        app_use_worker(a, w, name, why);
-    }
-}
-
 static bool pres_stop_worker(struct app *a)
 {
     return app_stop_worker(a, PRES_STOP_WAIT_S);
@@ -783,7 +755,8 @@ int present_main(int argc, char **argv)
     sigset_t block, waitmask;
     term_block_signals(&block, &waitmask);
     hw_probe_machine(&a->hw);
-    pres_open_backend(a, backend);
+    /* A backend that cannot run here: the panel says why and the talk goes on. */
+    app_open_backend(a, backend, false, err, sizeof err);
     /* The talk goes on without a notes terminal: a socket that cannot be opened is said in
      * the footer. */
     if (notes_server_open(&p->ns, p->name, err, sizeof err) != CV_OK)

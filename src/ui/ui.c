@@ -305,36 +305,13 @@ static int ui_open_remote(struct app *a, const struct ui_opts *o)
 static int ui_open_backend(struct app *a, const struct ui_opts *o)
 {
     if (o->mpi || o->connect) return ui_open_remote(a, o);
-    const char *name = o->backend;
-    char err[200] = "", why[200] = "";
-    struct backend *b = NULL;
-    int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
-    if (rc != CV_OK && backend_kind_of(name) == BACKEND_NCCL) {
+    char err[200];
+    if (app_open_backend(a, o->backend, true, err, sizeof err) != CV_OK) {
         const char *reason = err;
         if (strncmp(reason, "nccl: ", 6) == 0) reason += 6;
         if (strncmp(reason, "unavailable - ", 14) == 0) reason += 14;
         fprintf(stderr, "collviz: --backend nccl: unavailable - %s\n", reason);
         return 2;
-    }
-    if (rc != CV_OK && strcmp(name, "auto") == 0) {
-        snprintf(why, sizeof why, "%s", err);
-        rc = backend_open("cpu", &b, err, sizeof err, NULL, 0);
-    }
-    /* Why NCCL was passed over is shown by the panel's nccl line and the b overlay. */
-    if (rc != CV_OK) {
-        hw_record_backend(&a->hw, name, NULL, why);
-        snprintf(a->backend_note, sizeof a->backend_note, "no backend: %s (animation only)",
-                 err);
-        return -1;
-    }
-    struct worker *w = worker_start(b, err, sizeof err);
-    if (!w) {
-        backend_close(b);
-        hw_record_backend(&a->hw, name, NULL, why);
-        snprintf(a->backend_note, sizeof a->backend_note, "no worker: %s (animation only)",
-                 err);
-    } else {
-        app_use_worker(a, w, name, why);
     }
     return -1;
 }
