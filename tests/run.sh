@@ -8,9 +8,8 @@
 # but leaves a section out prints "SKIP: <section> (why)" for it, counted as one skip more.
 # The unit tests, the fuzz run (a fixed time per target) and the CLI and screen scripts run
 # two at a time (RUN_SH_JOBS=N to change, 1 = one by one): each has its own temporary
-# files and tmux server, and its output is printed whole, in the order of the list, when it
-# ends. The fakegpu checks run alone, and so do the scripts named in SERIAL (builds with
-# make -j2, mpirun), after the others.
+# files, tmux server, socket folder and mpirun job, and its output is printed whole, in the
+# order of the list, when it ends. The fakegpu checks run alone.
 set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/collviz
@@ -58,7 +57,6 @@ count() { # name, exit status, file with the output (removed)
 # Scripts started in the background, at most $JOBS at once; printed and counted in the
 # order they were started (flush).
 JOBS=${RUN_SH_JOBS:-2}
-SERIAL=" test_build_config.sh test_mpi.sh test_mpi_ui.sh "
 bgdir=$(mktemp -d)
 trap 'rm -f "$skiplist"; rm -rf "$bgdir"' EXIT
 bg_names=()
@@ -92,14 +90,6 @@ flush() { # [all]: print the scripts that have ended, in order; with "all" wait 
         bg_next=$((bg_next + 1))
     done
 }
-alone=()
-script() { # kind, script: in the background, or (after the others) alone where SERIAL names it
-    local name="$1: ${2##*/}"
-    case $SERIAL in
-    *" ${2##*/} "*) alone+=("$name" "$2") ;;
-    *) run_bg "$name" bash "$2" "$BIN" "$ASAN_BIN" ;;
-    esac
-}
 
 # RUN_SH_SUITES=DIR (tests/cli/test_run_count.sh): run the executables in DIR instead (in
 # the background, as the scripts are), to check this script's own counting.
@@ -131,15 +121,12 @@ else
     # The lesson parser under libFuzzer for a few seconds (SKIP without clang).
     run_bg "fuzz: lesson parser and job protocol (short run)" env BUILD="$BUILD" bash tests/fuzz/run.sh
     for s in tests/cli/*.sh; do
-        [ -f "$s" ] && script cli "$s"
+        [ -f "$s" ] && run_bg "cli: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
     done
     for s in tests/screen/test_*.sh; do
-        [ -f "$s" ] && script screen "$s"
+        [ -f "$s" ] && run_bg "screen: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
     done
     flush all
-    for ((i = 0; i < ${#alone[@]}; i += 2)); do
-        run "${alone[i]}" bash "${alone[i + 1]}" "$BIN" "$ASAN_BIN"
-    done
     run "format: make format-check" make --no-print-directory -s format-check
 fi
 
