@@ -6,8 +6,8 @@
 # could not run here, and says why) or anything else (fail). Ends with the closing line
 # "N passed, N failed, N skipped": a skip is never counted as a pass. A script that runs
 # but leaves a section out prints "SKIP: <section> (why)" for it, counted as one skip more.
-# The unit tests, the fuzz run (a fixed time per target) and the CLI and screen scripts run
-# two at a time (RUN_SH_JOBS=N to change, 1 = one by one): each has its own temporary
+# The fuzz run (a fixed time per target), the unit tests, the CLI and screen scripts and the
+# format check run two at a time (RUN_SH_JOBS=N to change, 1 = one by one): each has its own temporary
 # files, tmux server, socket folder and mpirun job, and its output is printed whole, in the
 # order of the list, when it ends. The fakegpu checks run alone.
 set -u
@@ -99,6 +99,9 @@ if [ -n "${RUN_SH_SUITES:-}" ]; then
     done
     flush all
 else
+    # The lesson parser under libFuzzer for a few seconds (SKIP without clang): started first
+    # (its run takes a fixed time), so it overlaps the unit tests.
+    run_bg "fuzz: lesson parser and job protocol (short run)" env BUILD="$BUILD" bash tests/fuzz/run.sh
     for t in "$BUILD"/tests/test_*; do
         [ -x "$t" ] && run_bg "unit: ${t##*/}" "$t"
     done
@@ -118,16 +121,14 @@ else
         echo "fakegpu: the GPU code on emulated devices (no CUDA toolkit headers: not built)" >>"$skiplist"
         skipped=$((skipped + 1))
     fi
-    # The lesson parser under libFuzzer for a few seconds (SKIP without clang).
-    run_bg "fuzz: lesson parser and job protocol (short run)" env BUILD="$BUILD" bash tests/fuzz/run.sh
     for s in tests/cli/*.sh; do
         [ -f "$s" ] && run_bg "cli: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
     done
     for s in tests/screen/test_*.sh; do
         [ -f "$s" ] && run_bg "screen: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
     done
+    run_bg "format: make format-check" make --no-print-directory -s format-check
     flush all
-    run "format: make format-check" make --no-print-directory -s format-check
 fi
 
 echo
