@@ -46,7 +46,7 @@ CPPFLAGS += -D_GNU_SOURCE -Isrc $(NCURSES_CFLAGS) $(LESSON_CFLAGS) $(CJSON_CFLAG
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
 LDLIBS   := $(NCURSES_LIBS) $(LESSON_LIBS) -lpthread -lm
 
-SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backend.c $(wildcard src/backend/cpu/*.c) \
+SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backend.c src/backend/run.c $(wildcard src/backend/cpu/*.c) \
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/ui/*/*.c) \
            $(wildcard src/ui/screens/*/*.c) $(wildcard src/cli/*.c) \
            $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)

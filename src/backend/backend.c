@@ -4,6 +4,7 @@
  * built, opens, and can run at least two ranks; otherwise CPU, with the reason NCCL was
  * passed over (redis ae.c's "always have a fallback" habit). */
 #include "backend.h"
+#include "run.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -167,6 +168,7 @@ bool backend_multiprocess(const struct backend *b)
 void backend_close(struct backend *b)
 {
     if (!b) return;
+    backend_run_release(b);
     if (b->ops && b->ops->close) b->ops->close(b);
     free(b);
 }

@@ -74,6 +74,10 @@ struct comm_job {
     size_t count; /* elements per rank, as in core/plan.h */
     int root;
     void *prep; /* the communicator's, from prepare() (NULL without one) */
+    /* NULL, or a flag the communicator may read while the job runs (e.g. before each
+     * slice) and stop at once with CV_ECANCELLED when it is set. Whoever sets it also
+     * aborts the communicator, so reading it only makes a cancel land sooner. */
+    const volatile int *cancel;
 };
 
 struct comm_ops {

@@ -27,6 +27,7 @@
 #include "core/slicetl.h"
 #include "core/trace.h"
 #include "backend/backend.h"
+#include "backend/run.h"
 #include "core/util.h"
 #include "json.h"
 
@@ -742,7 +743,7 @@ static int trace_on_backend(struct run *R, char *err, size_t errlen)
         size_t nr = coll_recv_count(p->coll, W, p->count, r, p->root);
         R->bout[r] = xcalloc(nr ? nr : 1, sizeof(float));
     }
-    int rc = R->b->ops->run_small(R->b, p, R->send, R->bout, err, errlen);
+    int rc = backend_run_small(R->b, p, R->send, R->bout, err, errlen);
     if (rc != CV_OK) return rc;
     R->bequal = true;
     R->bsame = 0;

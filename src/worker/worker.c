@@ -32,6 +32,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include "../backend/run.h"
 #include "../core/plan.h"
 #include "../core/sweep.h"
 #include "../core/trace.h"
@@ -139,7 +140,7 @@ static void worker_do_measure(struct worker *w, const struct job *j)
     worker_result_init(w, j, &r);
     struct bench_params p = j->measure.params;
     worker_fix_params(&p);
-    r.status = w->b->ops->measure(w->b, &p, &r.measure, &w->cancel, r.err, sizeof r.err);
+    r.status = backend_measure(w->b, &p, &r.measure, &w->cancel, r.err, sizeof r.err);
     worker_post_result(w, &r);
 }
 
@@ -173,8 +174,7 @@ static void worker_do_sweep(struct worker *w, const struct job *j)
         if (w->cancel && !w->facts.multiprocess)
             r.status = cv_err(r.err, sizeof r.err, CV_ECANCELLED, "cancelled");
         else
-            r.status =
-                w->b->ops->measure(w->b, &p, &r.sweep.row, &w->cancel, r.err, sizeof r.err);
+            r.status = backend_measure(w->b, &p, &r.sweep.row, &w->cancel, r.err, sizeof r.err);
         /* A failed size ends the sweep: the larger ones would fail the same way. */
         r.last = index + 1 == total || r.status != CV_OK;
         worker_post_result(w, &r);
@@ -259,7 +259,7 @@ static void worker_do_check(struct worker *w, const struct job *jb)
         for (int k = 0; k < W; k++)
             trace_output(&t, k, want[k]);
         trace_free(&t);
-        r.status = w->b->ops->run_small(w->b, &p, send, got, r.err, sizeof r.err);
+        r.status = backend_run_small(w->b, &p, send, got, r.err, sizeof r.err);
     }
     if (r.status == CV_OK)
         for (int k = 0; k < W; k++)

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/run.h"
 #include "core/init.h"
 #include "core/plan.h"
 #include "core/trace.h"
@@ -74,7 +75,7 @@ static void small_case(struct backend *b, enum coll c, enum redop op, int w, siz
         for (int r = 0; r < w; r++)
             trace_output(&t, r, want[r]);
         trace_free(&t);
-        rc = b->ops->run_small(b, &pl, send, got, err, sizeof err);
+        rc = backend_run_small(b, &pl, send, got, err, sizeof err);
         check(rc == CV_OK, "run_small %s %s W=%d count=%zu root=%d: %s", coll_name(c),
               redop_name(op), w, count, root, err);
     }
@@ -125,7 +126,7 @@ static int measure(struct backend *b, enum coll c, enum redop op, int w, size_t 
                              .check = true,
                              .timeout_s = timeout_s,
                              .algo_auto = true};
-    return b->ops->measure(b, &p, r, cancel, err, errlen);
+    return backend_measure(b, &p, r, cancel, err, errlen);
 }
 
 /* A size in bytes from the environment, or dflt. The fakegpu build (tests/fakegpu) runs

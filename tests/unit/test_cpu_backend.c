@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/run.h"
 #include "backend/cpu/cpu.h"
 #include "core/init.h"
 #include "core/plan.h"
@@ -65,7 +66,7 @@ static int measure(struct backend *b, enum coll c, enum algo a, bool autoalgo, e
         .check = true,
         .timeout_s = 20,
     };
-    return b->ops->measure(b, &p, r, NULL, err, errlen);
+    return backend_measure(b, &p, r, NULL, err, errlen);
 }
 
 /* The row must be self-consistent with nccl-tests' accounting. */
@@ -195,7 +196,7 @@ static void test_auto_algorithm(void **state)
         .timeout_s = 20,
     };
     volatile int cancel = 1;
-    assert_int_equal(b->ops->measure(b, &p, &r, &cancel, err, sizeof err), CV_ECANCELLED);
+    assert_int_equal(backend_measure(b, &p, &r, &cancel, err, sizeof err), CV_ECANCELLED);
     backend_close(b);
 }
 
@@ -229,7 +230,7 @@ static void test_run_small_matches_reference(void **state)
                         init_fill(INIT_LECTURE, (enum coll)c, W, count, root, 1, r, send[r]);
                     }
                     ref_compute((enum coll)c, (enum redop)op, W, count, root, send, want);
-                    assert_int_equal(b->ops->run_small(b, &p, send, got, err, sizeof err),
+                    assert_int_equal(backend_run_small(b, &p, send, got, err, sizeof err),
                                      CV_OK);
                     for (int r = 0; r < W; r++) {
                         size_t nr = coll_recv_count((enum coll)c, W, count, r, root);
@@ -287,7 +288,7 @@ static void test_sixteen_ranks_tiny_slices(void **state)
             for (int r = 0; r < W; r++)
                 trace_output(&t, r, want[r]);
             trace_free(&t);
-            int rc = b->ops->run_small(b, &q, send, got, err, sizeof err);
+            int rc = backend_run_small(b, &q, send, got, err, sizeof err);
             if (rc != CV_OK)
                 fail_msg("%s/%s: %s", coll_name((enum coll)c), algo_name((enum algo)a), err);
             for (int r = 0; r < W; r++) {
@@ -315,7 +316,7 @@ static void test_sixteen_ranks_tiny_slices(void **state)
                                   .timeout_s = 20,
                                   .slices = 64};
         struct bench_result r;
-        assert_int_equal(b->ops->measure(b, &bp, &r, NULL, err, sizeof err), CV_OK);
+        assert_int_equal(backend_measure(b, &bp, &r, NULL, err, sizeof err), CV_OK);
         assert_int_equal(r.wrong, 0);
         assert_int_equal(r.slices, 64);
         assert_int_equal(r.channels, 1);
@@ -341,7 +342,7 @@ static void test_run_small_lecture_all_reduce(void **state)
         send[r] = in[r];
         recv[r] = out[r];
     }
-    assert_int_equal(b->ops->run_small(b, &p, send, recv, err, sizeof err), CV_OK);
+    assert_int_equal(backend_run_small(b, &p, send, recv, err, sizeof err), CV_OK);
     const float want[4] = {6, 10, 14, 18};
     for (int r = 0; r < 4; r++)
         for (int i = 0; i < 4; i++)
@@ -583,7 +584,7 @@ static void test_measure_times_out_on_a_late_rank(void **state)
         .timeout_s = 0.1,
     };
     double t0 = now_s();
-    int rc = b->ops->measure(b, &p, &r, NULL, err, sizeof err);
+    int rc = backend_measure(b, &p, &r, NULL, err, sizeof err);
     double took = now_s() - t0;
     assert_int_equal(rc, CV_ETIMEOUT);
     assert_string_equal(err,
@@ -593,14 +594,14 @@ static void test_measure_times_out_on_a_late_rank(void **state)
     /* The same through the auto trial, which used to return an empty message. */
     p.algo_auto = true;
     err[0] = '\0';
-    assert_int_equal(b->ops->measure(b, &p, &r, NULL, err, sizeof err), CV_ETIMEOUT);
+    assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_ETIMEOUT);
     assert_non_null(strstr(err, "timed out: all_reduce"));
     assert_non_null(strstr(err, "deadline of 0.1 s"));
     p.algo_auto = false;
     /* Recovered: the same threads run the next measurement correctly. */
     cpu_backend_test_stall(b, -1, 0);
     p.timeout_s = 20;
-    assert_int_equal(b->ops->measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+    assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
     assert_int_equal(r.wrong, 0);
     backend_close(b);
 }
@@ -637,21 +638,21 @@ static void test_cancel(void **state)
         .timeout_s = 20,
     };
     volatile int cancel = 1;
-    assert_int_equal(b->ops->measure(b, &p, &r, &cancel, err, sizeof err), CV_ECANCELLED);
+    assert_int_equal(backend_measure(b, &p, &r, &cancel, err, sizeof err), CV_ECANCELLED);
     /* Cancel while a million iterations run: stops at the next iteration boundary. */
     cancel = 0;
     struct cancel_arg ca = {.flag = &cancel, .after_s = 0.1};
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, cancel_later, &ca), 0);
     double t0 = now_s();
-    int rc = b->ops->measure(b, &p, &r, &cancel, err, sizeof err);
+    int rc = backend_measure(b, &p, &r, &cancel, err, sizeof err);
     double took = now_s() - t0;
     pthread_join(th, NULL);
     assert_int_equal(rc, CV_ECANCELLED);
     assert_true(took < 5.0);
     /* And the backend is fine afterwards. */
     p.iters = 3;
-    assert_int_equal(b->ops->measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+    assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
     assert_int_equal(r.wrong, 0);
     backend_close(b);
 }
@@ -669,7 +670,7 @@ static void *measure_thread(void *p)
 {
     struct cancel_run *a = p;
     struct bench_result r;
-    a->rc = a->b->ops->measure(a->b, &a->p, &r, a->cancel, a->err, sizeof a->err);
+    a->rc = backend_measure(a->b, &a->p, &r, a->cancel, a->err, sizeof a->err);
     a->returned = now_s();
     return NULL;
 }
@@ -722,7 +723,7 @@ static void test_cancel_lands_within_a_step(void **state)
     double t_step = 0, t_call = 0;
     for (int k = 0; k < 2; k++) {
         double t0 = now_s();
-        assert_int_equal(b->ops->measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+        assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
         t_call = now_s() - t0;
         double ts = r.time_us * 1e-6 / (W - 1);
         if (ts > t_step) t_step = ts;
@@ -747,7 +748,7 @@ static void test_cancel_lands_within_a_step(void **state)
     /* The backend still works, on the same threads, at a size of its own. */
     p.check = true;
     p.bytes = 1 << 20;
-    assert_int_equal(b->ops->measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+    assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
     assert_int_equal(r.wrong, 0);
     assert_string_equal(r.algo, "ring");
     backend_close(b);
@@ -777,7 +778,7 @@ static void test_cancel_lands_within_a_slice(void **state)
     double t_step = 0, t_call = 0;
     for (int k = 0; k < 2; k++) {
         double t0 = now_s();
-        assert_int_equal(b->ops->measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+        assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
         t_call = now_s() - t0;
         double ts = r.time_us * 1e-6 / (W - 1);
         if (ts > t_step) t_step = ts;

@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "backend/backend.h"
+#include "backend/run.h"
 #include "core/init.h"
 #include "core/plan.h"
 #include "core/trace.h"
@@ -133,7 +134,7 @@ static void test_gpu_measure_one_rank(void **state)
                                  .check = true,
                                  .timeout_s = 30};
         struct bench_result r;
-        int rc = b->ops->measure(b, &p, &r, NULL, err, sizeof err);
+        int rc = backend_measure(b, &p, &r, NULL, err, sizeof err);
         if (rc != CV_OK) fail_msg("measure: %s", err);
         assert_int_equal(r.wrong, 0);
         assert_int_equal(r.count, ((size_t)1 << 20) / 4);
@@ -151,7 +152,7 @@ static void test_gpu_measure_one_rank(void **state)
                              .timeout_s = 30};
     struct bench_result r;
     if (ngpu < CV_MAX_RANKS) {
-        assert_int_equal(b->ops->measure(b, &p, &r, NULL, err, sizeof err), CV_EINVAL);
+        assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_EINVAL);
         assert_non_null(strstr(err, "NCCL cannot put two ranks on one GPU"));
     }
 
@@ -188,7 +189,7 @@ static void test_gpu_run_small_one_rank(void **state)
         assert_int_equal(trace_run(&t, &pl, sp, err, sizeof err), CV_OK);
         trace_output(&t, 0, want);
         trace_free(&t);
-        int rc = b->ops->run_small(b, &pl, sp, gp, err, sizeof err);
+        int rc = backend_run_small(b, &pl, sp, gp, err, sizeof err);
         if (rc != CV_OK) fail_msg("%s: %s", coll_name((enum coll)c), err);
         assert_memory_equal(got, want, sizeof want);
         plan_free(&pl);

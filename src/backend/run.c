@@ -1,0 +1,952 @@
+/* run.c - measure a collective and run it at display scale on a backend's communicator
+ * (see run.h): one loop for every backend.
+ *
+ * A call is a task. The calling thread is the coordinator: it builds the plan (plan_build,
+ * then plan_refine into slices and channels), lets the communicator prepare it, and then
+ * either starts one thread per rank (ranks that are threads of this process) or runs this
+ * process's own rank itself (ranks that are processes). Each rank keeps its working buffer
+ * between calls (allocated on its own thread, so the first touch puts the pages near it),
+ * fills its input with the test pattern (core/init.h), runs the warm-up, a barrier, the
+ * timed iterations, a barrier again, and for the check one more run from fresh inputs
+ * whose result it compares with pattern_expected().
+ *
+ * Time is the host clock around the timed iterations after sync and barrier, the slowest
+ * rank's (nccl-tests' convention); bandwidths follow coll.h (algbw = S / t, busbw = algbw
+ * x coll_busbw_factor).
+ *
+ * Cancel and stalls. The coordinator watches *cancel and aborts the communicator when it
+ * is set; ranks also look at it between iterations. Every wait inside a communicator has
+ * its deadline (timeout_s) and aborts the communicator when it passes, so the other ranks
+ * come back at once. A rank that still does not come back a grace period after an abort
+ * is named in the error and given up on: its thread is left to finish on its own with
+ * the communicator, the task and the ranks' buffers, which the last rank to leave frees
+ * (the next call makes a new communicator), rather than letting the caller hang. Ranks that are
+ * processes cannot stop alone (every process must run the same collectives), so there a cancel
+ * takes effect between calls. */
+#include "run.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../core/coll.h"
+#include "../core/init.h"
+#include "../core/plan.h"
+#include "../core/util.h"
+#include "comm.h"
+
+#define RUN_DEFAULT_TIMEOUT_S 30.0
+/* How long the coordinator waits for ranks after an abort before it gives up on them. */
+#define RUN_GRACE_S 2.0
+/* How often the coordinator looks at the cancel flag and the communicator. */
+#define RUN_POLL_S 0.005
+/* Inputs are written and results read in pieces of this many floats (4 MiB), with a look
+ * at the cancel flag between pieces. */
+#define RUN_CHUNK ((size_t)1 << 20)
+/* The most transfers an automatically sliced plan may have. */
+#define RUN_AUTO_MAX_XFERS ((size_t)1 << 17)
+#define RUN_AUTO_BUCKETS 64
+/* algo_auto's trial: rounds of up to this many iterations of every algorithm, interleaved;
+ * each algorithm's fastest round counts. */
+#define RUN_TRIAL_ITERS 5
+#define RUN_TRIAL_ROUNDS 2
+
+struct run_state {
+    struct comm *comm;
+    int nranks;
+    bool within_node;
+    float *buf[CV_MAX_RANKS]; /* each rank's working buffer, kept between calls */
+    size_t cap[CV_MAX_RANKS]; /* floats */
+    unsigned abandoned;       /* communicators given up on with a stalled rank */
+    int stall_rank;           /* backend_test_stall() */
+    double stall_s;
+    /* algo_auto's winners by collective, rank count and log2(bytes); -1 = not tried */
+    signed char auto_pick[COLL_COUNT][CV_MAX_RANKS + 1][RUN_AUTO_BUCKETS];
+};
+
+enum task_kind { TASK_MEASURE, TASK_TRIAL, TASK_SMALL };
+
+/* One call, shared by its rank threads. Freed by whoever leaves it last, so a rank given
+ * up on can still finish with it. */
+struct run_task {
+    enum task_kind kind;
+    struct comm *c;
+    struct run_state *rs;
+    int W;
+    struct comm_job jobs[ALGO_COUNT]; /* TASK_TRIAL: one per algorithm; else jobs[0] */
+    struct plan base[ALGO_COUNT], plan[ALGO_COUNT];
+    int njobs;
+    size_t work_len;
+    int warmup, iters;
+    bool check;
+    float *const *send; /* TASK_SMALL */
+    float **recv;
+    /* The caller's cancel flag: read only by the coordinator, while the call lasts. */
+    volatile int *cancel;
+    /* The task's own stop flag, which the ranks and the communicator (comm_job.cancel)
+     * read: the coordinator sets it when it sees the caller's flag, or gives up. A rank
+     * given up on may read it after the caller's flag is gone. */
+    volatile int stop;
+    int stall_rank;
+    double stall_s;
+
+    int rc[CV_MAX_RANKS];
+    double secs[CV_MAX_RANKS][ALGO_COUNT]; /* TASK_MEASURE: [r][0] */
+    long wrong[CV_MAX_RANKS];
+
+    /* Given up on with a stalled rank: the communicator and the ranks' buffers are the
+     * task's now, destroyed when the last rank leaves it. */
+    bool abandoned;
+    float *orphan[CV_MAX_RANKS];
+
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    bool done[CV_MAX_RANKS];
+    int ndone;
+    int refs; /* rank threads still running + the coordinator */
+};
+
+struct rank_arg {
+    struct run_task *t;
+    int rank;
+};
+
+static struct run_state *run_state_of(struct backend *b)
+{
+    if (!b->run) {
+        struct run_state *rs = xcalloc(1, sizeof *rs);
+        rs->stall_rank = -1;
+        memset(rs->auto_pick, -1, sizeof rs->auto_pick);
+        b->run = rs;
+    }
+    return b->run;
+}
+
+static bool comm_failed(struct comm *c)
+{
+    const char *e = c->ops->last_error ? c->ops->last_error(c) : NULL;
+    return e && *e;
+}
+
+static void rs_drop_comm(struct run_state *rs, bool handed_over)
+{
+    if (!rs->comm) return;
+    for (int r = 0; r < CV_MAX_RANKS; r++) {
+        if (rs->buf[r] && !handed_over) rs->comm->ops->buf_free(rs->comm, r, rs->buf[r]);
+        rs->buf[r] = NULL;
+        rs->cap[r] = 0;
+    }
+    if (!handed_over) rs->comm->ops->destroy(rs->comm);
+    rs->comm = NULL;
+    rs->nranks = 0;
+}
+
+/* The backend's communicator for W ranks, made once and kept; a new one after a failure. */
+static int run_comm(struct backend *b, int W, bool within_node, double timeout_s,
+                    struct comm **out, char *err, size_t errlen)
+{
+    struct run_state *rs = run_state_of(b);
+    if (rs->comm &&
+        (rs->nranks != W || rs->within_node != within_node || comm_failed(rs->comm)))
+        rs_drop_comm(rs, false);
+    if (!rs->comm) {
+        if (!b->ops->comm_create)
+            return cv_err(err, errlen, CV_EUNSUPPORTED, "the %s backend has no communicator",
+                          b->ops->name);
+        struct comm_params cp = {
+            .nranks = W, .timeout_s = timeout_s, .within_node = within_node};
+        int rc = b->ops->comm_create(b, &cp, &rs->comm, err, errlen);
+        if (rc != CV_OK) {
+            rs->comm = NULL;
+            return rc;
+        }
+        if (!rs->comm->ops->run || !rs->comm->ops->buf_alloc) {
+            rs_drop_comm(rs, false);
+            return cv_err(err, errlen, CV_EUNSUPPORTED,
+                          "the %s backend's communicator cannot run a measurement",
+                          b->ops->name);
+        }
+        rs->nranks = W;
+        rs->within_node = within_node;
+    }
+    rs->comm->timeout_s = timeout_s;
+    *out = rs->comm;
+    return CV_OK;
+}
+
+/* ---- plans --------------------------------------------------------------------------- */
+
+/* The default number of slices: the largest transfer cut into pieces of slice_bytes,
+ * within RUN_AUTO_MAX_XFERS transfers in all. */
+static int auto_slices(const struct plan *p, size_t slice_bytes)
+{
+    if (slice_bytes == 0) return 1;
+    size_t most = 0;
+    for (size_t i = 0; i < p->nx; i++)
+        if (p->x[i].count > most) most = p->x[i].count;
+    size_t per = slice_bytes / sizeof(float);
+    if (per == 0) per = 1;
+    size_t n = (most + per - 1) / per;
+    size_t cap = p->nx ? RUN_AUTO_MAX_XFERS / p->nx : 1;
+    if (n > cap) n = cap;
+    if (n > PLAN_MAX_SLICES) n = PLAN_MAX_SLICES;
+    return n < 1 ? 1 : (int)n;
+}
+
+/* Job i of task t: the plan of algorithm a, refined as asked; or the library's own
+ * collective (native, or a backend that picks its own algorithm). */
+static int task_add_job(struct run_task *t, const struct bench_params *bp, unsigned caps,
+                        enum algo a, size_t count, int root, char *err, size_t errlen)
+{
+    int i = t->njobs;
+    struct comm_job *j = &t->jobs[i];
+    *j = (struct comm_job){
+        .coll = bp->coll, .op = bp->op, .count = count, .root = root, .cancel = &t->stop};
+    if (bp->native) {
+        t->njobs++;
+        return CV_OK;
+    }
+    int rc = plan_build(&t->base[i], bp->coll, a, bp->op, t->W, count, root, err, errlen);
+    if (rc != CV_OK) return rc;
+    if (caps & BACKEND_CAP_OWN_ALGO) {
+        j->plan = &t->base[i];
+        t->njobs++;
+        return CV_OK;
+    }
+    int slices = bp->slices > 0 ? bp->slices : auto_slices(&t->base[i], t->c->ops->slice_bytes);
+    int channels = bp->channels > 0 ? bp->channels : 1;
+    rc = plan_refine(&t->base[i], slices, channels, &t->plan[i], err, errlen);
+    if (rc != CV_OK) {
+        plan_free(&t->base[i]);
+        return rc;
+    }
+    j->plan = &t->plan[i];
+    t->njobs++;
+    return CV_OK;
+}
+
+static struct run_task *task_new(enum task_kind kind, struct run_state *rs, struct comm *c,
+                                 int W)
+{
+    struct run_task *t = xcalloc(1, sizeof *t);
+    t->kind = kind;
+    t->rs = rs;
+    t->c = c;
+    t->W = W;
+    t->stall_rank = -1;
+    pthread_mutex_init(&t->mu, NULL);
+    pthread_cond_init(&t->cv, NULL);
+    t->refs = 1;
+    return t;
+}
+
+static int task_prepare(struct run_task *t, char *err, size_t errlen)
+{
+    for (int i = 0; i < t->njobs; i++) {
+        if (!t->c->ops->prepare) continue;
+        int rc = t->c->ops->prepare(t->c, &t->jobs[i]);
+        if (rc != CV_OK) {
+            const char *e = t->c->ops->last_error ? t->c->ops->last_error(t->c) : "";
+            return cv_err(err, errlen, rc, "preparing the plan failed%s%s", e && *e ? ": " : "",
+                          e ? e : "");
+        }
+    }
+    return CV_OK;
+}
+
+static void task_free(struct run_task *t)
+{
+    for (int i = 0; i < t->njobs; i++) {
+        if (t->c->ops->unprepare && t->jobs[i].prep) t->c->ops->unprepare(t->c, &t->jobs[i]);
+        plan_free(&t->plan[i]);
+        plan_free(&t->base[i]);
+    }
+    if (t->abandoned) {
+        for (int r = 0; r < CV_MAX_RANKS; r++)
+            if (t->orphan[r]) t->c->ops->buf_free(t->c, r, t->orphan[r]);
+        t->c->ops->destroy(t->c);
+    }
+    pthread_mutex_destroy(&t->mu);
+    pthread_cond_destroy(&t->cv);
+    free(t);
+}
+
+/* Drop one reference; the last one frees the task. */
+static void task_unref(struct run_task *t)
+{
+    pthread_mutex_lock(&t->mu);
+    bool last = --t->refs == 0;
+    pthread_mutex_unlock(&t->mu);
+    if (last) task_free(t);
+}
+
+/* ---- one rank ------------------------------------------------------------------------ */
+
+/* Ranks that are processes never stop alone (see the top): their task has no cancel. */
+static bool task_cancelled(const struct run_task *t)
+{
+    return t->stop;
+}
+
+/* The caller's flag (coordinator only). */
+static bool caller_cancelled(const struct run_task *t)
+{
+    return t->cancel && t->c->self < 0 && *t->cancel;
+}
+
+/* A rank that sees the cancel flag stops every rank: the others would wait for it. */
+static int rank_cancel(struct run_task *t)
+{
+    if (t->c->self < 0) t->c->ops->abort(t->c, "cancelled");
+    return CV_ECANCELLED;
+}
+
+static int rank_buffer(struct run_task *t, int r, float **out)
+{
+    struct run_state *rs = t->rs;
+    struct comm *c = t->c;
+    size_t len = t->work_len ? t->work_len : 1;
+    if (rs->cap[r] < len) {
+        if (rs->buf[r]) c->ops->buf_free(c, r, rs->buf[r]);
+        rs->cap[r] = 0;
+        rs->buf[r] = c->ops->buf_alloc(c, r, len);
+        if (!rs->buf[r]) return CV_ENOMEM;
+        rs->cap[r] = len;
+    }
+    *out = rs->buf[r];
+    return CV_OK;
+}
+
+/* The working buffer: zero, with rank r's input (the test pattern, or send[r]) in place. */
+static int rank_fill(struct run_task *t, int r, float *buf, const struct comm_job *j)
+{
+    struct comm *c = t->c;
+    size_t in = coll_in_off(j->coll, t->W, j->count, r);
+    size_t ns = coll_send_count(j->coll, t->W, j->count, r, j->root);
+    size_t piece = t->work_len < RUN_CHUNK ? t->work_len : RUN_CHUNK;
+    float *host = xmalloc((piece ? piece : 1) * sizeof(float));
+    int rc = CV_OK;
+    for (size_t off = 0; off < t->work_len && rc == CV_OK; off += piece) {
+        size_t n = t->work_len - off < piece ? t->work_len - off : piece;
+        for (size_t i = 0; i < n; i++) {
+            size_t e = off + i;
+            if (e < in || e >= in + ns)
+                host[i] = 0.0f;
+            else if (t->send)
+                host[i] = t->send[r][e - in];
+            else
+                host[i] = pattern_value(j->op, r, e - in);
+        }
+        rc = c->ops->put(c, r, buf, off, host, n);
+        if (rc == CV_OK && task_cancelled(t)) rc = rank_cancel(t);
+    }
+    free(host);
+    return rc;
+}
+
+static int rank_sync(struct run_task *t, int r)
+{
+    return t->c->ops->sync ? t->c->ops->sync(t->c, r) : CV_OK;
+}
+
+/* warmup runs, then the timed ones between barriers; *secs = this rank's time per run. */
+static int rank_timed(struct run_task *t, int r, float *buf, const struct comm_job *j,
+                      int warmup, int iters, double *secs)
+{
+    struct comm *c = t->c;
+    int rc = CV_OK;
+    for (int i = 0; i < warmup && rc == CV_OK; i++) {
+        if (task_cancelled(t)) return rank_cancel(t);
+        rc = c->ops->run(c, r, j, buf);
+    }
+    if (rc == CV_OK) rc = rank_sync(t, r);
+    if (rc == CV_OK && iters > 0) rc = c->ops->barrier(c, r);
+    if (rc != CV_OK || iters == 0) return rc;
+    if (r == t->stall_rank && t->stall_s > 0) {
+        /* Test seam: a rank that stops answering (it does not look at aborts). */
+        struct timespec ts = {(time_t)t->stall_s,
+                              (long)((t->stall_s - (double)(time_t)t->stall_s) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
+    double t0 = now_s();
+    for (int i = 0; i < iters && rc == CV_OK; i++) {
+        if (task_cancelled(t)) return rank_cancel(t);
+        rc = c->ops->run(c, r, j, buf);
+    }
+    if (rc == CV_OK) rc = rank_sync(t, r);
+    if (rc == CV_OK) rc = c->ops->barrier(c, r);
+    *secs = (now_s() - t0) / iters; /* per operation, as bench_result.time_us says */
+    return rc;
+}
+
+#ifdef CV_TEST_HOOKS
+/* Test hook, compiled only into the test builds (`make test` adds -DCV_TEST_HOOKS to its
+ * ASan+UBSan builds; the program `make` builds and `make install` installs never has it,
+ * and install refuses a binary carrying the marker below). With CV_TEST_CORRUPT=RANK:ELEM
+ * in the environment, element ELEM of rank RANK's checked result is changed (+1) before it
+ * is counted, so #wrong must come out as exactly 1: the tests see the check fail, through
+ * `collviz bench` and through the visualizer's panel alike. */
+__attribute__((used)) static const char cv_test_hooks_marker[] = "collviz-test-hooks:built-in";
+
+static size_t test_corrupt_elem(int rank)
+{
+    const char *e = getenv("CV_TEST_CORRUPT");
+    int r;
+    size_t j;
+    if (!e || sscanf(e, "%d:%zu", &r, &j) != 2 || r != rank) return SIZE_MAX;
+    return j;
+}
+#endif
+
+/* Elements of rank r's result that differ from the pattern's expected values. */
+static int rank_count_wrong(struct run_task *t, int r, const float *buf,
+                            const struct comm_job *j, long *wrong)
+{
+    struct comm *c = t->c;
+    size_t out = coll_out_off(j->coll, t->W, j->count, r);
+    size_t nr = coll_recv_count(j->coll, t->W, j->count, r, j->root);
+    size_t piece = nr < RUN_CHUNK ? nr : RUN_CHUNK;
+    float *host = xmalloc((piece ? piece : 1) * sizeof(float));
+#ifdef CV_TEST_HOOKS
+    size_t corrupt = test_corrupt_elem(r);
+#endif
+    long n_wrong = 0;
+    int rc = CV_OK;
+    for (size_t off = 0; off < nr && rc == CV_OK; off += piece) {
+        size_t n = nr - off < piece ? nr - off : piece;
+        rc = c->ops->get(c, r, buf, out + off, host, n);
+        for (size_t i = 0; rc == CV_OK && i < n; i++) {
+            float v = host[i];
+#ifdef CV_TEST_HOOKS
+            if (off + i == corrupt) v += 1.0f;
+#endif
+            if (v != pattern_expected(j->coll, j->op, t->W, j->count, j->root, r, off + i))
+                n_wrong++;
+        }
+        if (rc == CV_OK && task_cancelled(t)) rc = rank_cancel(t);
+    }
+    free(host);
+    *wrong = n_wrong;
+    return rc;
+}
+
+static int rank_work(struct run_task *t, int r)
+{
+    struct comm *c = t->c;
+    float *buf;
+    int rc = rank_buffer(t, r, &buf);
+    if (rc != CV_OK) {
+        /* After another rank's abort the failure is its echo, not a want of memory. */
+        if (comm_failed(c)) return CV_EBACKEND;
+        if (c->self < 0) c->ops->abort(c, "a rank could not allocate its working buffer");
+        return rc;
+    }
+    const struct comm_job *j = &t->jobs[0];
+    switch (t->kind) {
+    case TASK_SMALL: {
+        if ((rc = rank_fill(t, r, buf, j)) != CV_OK) return rc;
+        if ((rc = c->ops->run(c, r, j, buf)) != CV_OK) return rc;
+        if ((rc = rank_sync(t, r)) != CV_OK) return rc;
+        size_t nr = coll_recv_count(j->coll, t->W, j->count, r, j->root);
+        return nr ? c->ops->get(c, r, buf, coll_out_off(j->coll, t->W, j->count, r), t->recv[r],
+                                nr)
+                  : CV_OK;
+    }
+    case TASK_TRIAL: {
+        /* Every algorithm of a collective has the same working buffer (coll_work_len). */
+        if ((rc = rank_fill(t, r, buf, j)) != CV_OK) return rc;
+        for (int i = 0; i < t->njobs; i++)
+            t->secs[r][i] = INFINITY;
+        for (int round = 0; round < RUN_TRIAL_ROUNDS; round++)
+            for (int i = 0; i < t->njobs; i++) {
+                double s = 0;
+                if ((rc = rank_timed(t, r, buf, &t->jobs[i], 1, t->iters, &s)) != CV_OK)
+                    return rc;
+                if (s < t->secs[r][i]) t->secs[r][i] = s;
+            }
+        return CV_OK;
+    }
+    case TASK_MEASURE:
+        if ((rc = rank_fill(t, r, buf, j)) != CV_OK) return rc;
+        if ((rc = rank_timed(t, r, buf, j, t->warmup, t->iters, &t->secs[r][0])) != CV_OK)
+            return rc;
+        t->wrong[r] = -1;
+        if (!t->check) return CV_OK;
+        /* In-place iterations changed the values; check one run from fresh inputs. */
+        if ((rc = rank_fill(t, r, buf, j)) != CV_OK) return rc;
+        if ((rc = c->ops->run(c, r, j, buf)) != CV_OK) return rc;
+        if ((rc = rank_sync(t, r)) != CV_OK) return rc;
+        return rank_count_wrong(t, r, buf, j, &t->wrong[r]);
+    }
+    return CV_EINVAL;
+}
+
+static void *rank_main(void *arg)
+{
+    struct rank_arg *a = arg;
+    struct run_task *t = a->t;
+    int r = a->rank;
+    free(a);
+    int rc = rank_work(t, r);
+    if (rc != CV_OK && !comm_failed(t->c)) {
+        /* The others would wait for this rank at their next exchange. */
+        char why[64];
+        snprintf(why, sizeof why, "rank %d failed (status %d)", r, rc);
+        t->c->ops->abort(t->c, why);
+    }
+    /* Done and the reference dropped at once: once every rank is done, the coordinator
+     * holds the last reference, so the task (and what it prepared on the communicator)
+     * is freed on its thread before the communicator can change. Only a rank given up on
+     * frees it late, on a communicator that is never destroyed. */
+    pthread_mutex_lock(&t->mu);
+    t->rc[r] = rc;
+    t->done[r] = true;
+    t->ndone++;
+    bool last = --t->refs == 0;
+    pthread_cond_broadcast(&t->cv);
+    pthread_mutex_unlock(&t->mu);
+    if (last) task_free(t);
+    return NULL;
+}
+
+/* ---- the coordinator ----------------------------------------------------------------- */
+
+static void abs_time(struct timespec *ts, double s)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    double ns = (double)ts->tv_nsec + s * 1e9;
+    ts->tv_sec += (time_t)(ns / 1e9);
+    ts->tv_nsec = (long)fmod(ns, 1e9);
+}
+
+/* The status of the whole task from the ranks': a cancel wins, then the first failure that
+ * is not the echo of another's abort. */
+static int task_status(const struct run_task *t, int nr)
+{
+    if (task_cancelled(t) || caller_cancelled(t)) return CV_ECANCELLED;
+    int worst = CV_OK;
+    for (int r = 0; r < nr; r++) {
+        int rc = t->rc[r];
+        if (rc == CV_OK) continue;
+        if (worst == CV_OK || worst == CV_EBACKEND) worst = rc;
+    }
+    return worst;
+}
+
+static int task_error(struct run_task *t, int rc, const char *lost, char *err, size_t errlen)
+{
+    if (rc == CV_ECANCELLED) return cv_err(err, errlen, rc, "cancelled");
+    const char *e = t->c->ops->last_error ? t->c->ops->last_error(t->c) : "";
+    if (rc == CV_ENOMEM && !(e && *e))
+        return cv_err(err, errlen, rc, "a rank could not allocate its working buffer");
+    return cv_err(err, errlen, rc, "%s%s%s", e && *e ? e : "the run failed", *lost ? "; " : "",
+                  lost);
+}
+
+/* Run task t on its ranks; returns the combined status, err says why on failure. On return
+ * the task may only be read (not freed) by the caller, who drops its reference. */
+static int task_run(struct run_task *t, char *err, size_t errlen)
+{
+    struct comm *c = t->c;
+    int rc = task_prepare(t, err, errlen);
+    if (rc != CV_OK) return rc;
+    if (c->self >= 0) {
+        /* This process is one rank: every process runs the same calls. */
+        int r = c->self;
+        rc = rank_work(t, r);
+        t->rc[r] = rc;
+        double worst = rc;
+        if (c->ops->proc_max && c->ops->proc_max(c, &worst) != CV_OK && rc == CV_OK)
+            rc = CV_EBACKEND;
+        if (rc == CV_OK && worst != CV_OK)
+            return cv_err(err, errlen, (int)worst, "another rank of the job failed the run");
+        if (rc != CV_OK) return task_error(t, rc, "", err, errlen);
+        return CV_OK;
+    }
+    int started = 0;
+    for (int r = 0; r < t->W; r++) {
+        struct rank_arg *a = xcalloc(1, sizeof *a);
+        a->t = t;
+        a->rank = r;
+        pthread_mutex_lock(&t->mu);
+        t->refs++;
+        pthread_mutex_unlock(&t->mu);
+        pthread_t th;
+        if (pthread_create(&th, NULL, rank_main, a) != 0) {
+            free(a);
+            pthread_mutex_lock(&t->mu);
+            t->refs--;
+            t->rc[r] = CV_EBACKEND;
+            t->done[r] = true;
+            t->ndone++;
+            pthread_mutex_unlock(&t->mu);
+            c->ops->abort(c, "cannot start a rank thread");
+            continue;
+        }
+        pthread_detach(th);
+        started++;
+    }
+    (void)started;
+    bool cancel_sent = false;
+    double aborted_at = 0;
+    pthread_mutex_lock(&t->mu);
+    while (t->ndone < t->W) {
+        struct timespec ts;
+        abs_time(&ts, RUN_POLL_S);
+        pthread_cond_timedwait(&t->cv, &t->mu, &ts);
+        if (t->ndone == t->W) break;
+        pthread_mutex_unlock(&t->mu);
+        if (!cancel_sent && caller_cancelled(t)) {
+            t->stop = 1;
+            c->ops->abort(c, "cancelled");
+            cancel_sent = true;
+        }
+        if (aborted_at == 0 && comm_failed(c)) aborted_at = now_s();
+        pthread_mutex_lock(&t->mu);
+        if (aborted_at > 0 && now_s() - aborted_at > RUN_GRACE_S) break;
+    }
+    char lost[96] = "";
+    int nlost = 0;
+    for (int r = 0; r < t->W; r++)
+        if (!t->done[r]) {
+            size_t l = strlen(lost);
+            snprintf(lost + l, sizeof lost - l, "%s%d", nlost ? ", " : "", r);
+            nlost++;
+        }
+    pthread_mutex_unlock(&t->mu);
+    if (nlost) {
+        /* Given up on: the stalled threads keep the communicator, the task and their
+         * buffers until they return; the next call makes a new communicator. */
+        char what[160];
+        snprintf(what, sizeof what,
+                 "rank%s %s stalled (no answer %.0f s after the abort; given up on)",
+                 nlost > 1 ? "s" : "", lost, RUN_GRACE_S);
+        struct run_state *rs = t->rs;
+        rs->abandoned++;
+        pthread_mutex_lock(&t->mu);
+        t->abandoned = true;
+        for (int r = 0; r < CV_MAX_RANKS; r++)
+            t->orphan[r] = rs->buf[r];
+        pthread_mutex_unlock(&t->mu);
+        rs_drop_comm(rs, true);
+        rc = caller_cancelled(t) || task_cancelled(t) ? CV_ECANCELLED : CV_ETIMEOUT;
+        t->stop = 1;
+        return task_error(t, rc, what, err, errlen);
+    }
+    rc = task_status(t, t->W);
+    return rc == CV_OK ? CV_OK : task_error(t, rc, "", err, errlen);
+}
+
+/* ---- measure ------------------------------------------------------------------------- */
+
+static int size_bucket(size_t bytes)
+{
+    int b = 0;
+    while (bytes > 1 && b < RUN_AUTO_BUCKETS - 1) {
+        bytes >>= 1;
+        b++;
+    }
+    return b;
+}
+
+/* The slowest rank's time (over processes too). */
+static int task_max_secs(struct run_task *t, int i, double *out)
+{
+    struct comm *c = t->c;
+    double worst = 0;
+    if (c->self >= 0) {
+        worst = t->secs[c->self][i];
+        if (c->ops->proc_max && c->ops->proc_max(c, &worst) != CV_OK) return CV_EBACKEND;
+    } else {
+        for (int r = 0; r < t->W; r++)
+            if (t->secs[r][i] > worst) worst = t->secs[r][i];
+    }
+    *out = worst;
+    return CV_OK;
+}
+
+/* Refuse, before allocating, buffers this machine's memory cannot hold (host memory; a GPU
+ * communicator checks its device's in buf_alloc). */
+static int check_memory(struct backend *b, struct run_state *rs, const struct bench_params *bp,
+                        size_t work_len, int W, char *err, size_t errlen)
+{
+    if (b->ops->caps & BACKEND_CAP_GPU) return CV_OK;
+    int local = W;
+    if (rs->comm && rs->comm->self >= 0) local = b->ops->node_ranks ? b->ops->node_ranks(b) : 1;
+    if (work_len > SIZE_MAX / sizeof(float) / (size_t)(local ? local : 1))
+        return cv_err(err, errlen, CV_ENOMEM, "%s on %d ranks: buffer size overflows",
+                      coll_name(bp->coll), W);
+    size_t need = (size_t)local * work_len * sizeof(float);
+    size_t held = 0;
+    for (int r = 0; r < CV_MAX_RANKS; r++)
+        held += rs->cap[r] * sizeof(float); /* freed or reused */
+    size_t avail = mem_available_bytes();
+    if (avail && need > avail + held) {
+        char s[32], n[32], a[32];
+        format_size(bp->bytes, s, sizeof s);
+        format_size(need, n, sizeof n);
+        format_size(avail + held, a, sizeof a);
+        return cv_err(err, errlen, CV_ENOMEM,
+                      "%s %s on %d ranks needs %s of buffers; %s available", s,
+                      coll_name(bp->coll), W, n, a);
+    }
+    return CV_OK;
+}
+
+/* algo_auto: a short trial of every algorithm the collective has, at the real size; the
+ * winner is kept for the collective, rank count and size (within a power of two). */
+static int pick_algo(struct backend *b, struct run_state *rs, struct comm *c,
+                     const struct bench_params *bp, size_t count, int root,
+                     volatile int *cancel, enum algo *out, int *ntried, char *err,
+                     size_t errlen)
+{
+    signed char *cached = &rs->auto_pick[bp->coll][bp->nranks][size_bucket(bp->bytes)];
+    *ntried = 0;
+    if (*cached >= 0) {
+        *out = (enum algo) * cached;
+        return CV_OK;
+    }
+    struct run_task *t = task_new(TASK_TRIAL, rs, c, bp->nranks);
+    t->cancel = cancel;
+    t->iters = bp->iters < RUN_TRIAL_ITERS ? bp->iters : RUN_TRIAL_ITERS;
+    t->work_len = coll_work_len(bp->coll, bp->nranks, count);
+    enum algo algos[ALGO_COUNT];
+    int rc = CV_OK;
+    for (int a = 0; a < ALGO_COUNT && rc == CV_OK; a++)
+        if (algo_supported(bp->coll, (enum algo)a)) {
+            algos[t->njobs] = (enum algo)a;
+            rc = task_add_job(t, bp, b->ops->caps, (enum algo)a, count, root, err, errlen);
+        }
+    if (rc == CV_OK && t->njobs == 0)
+        rc = cv_err(err, errlen, CV_EUNSUPPORTED, "%s has no algorithm", coll_name(bp->coll));
+    if (rc == CV_OK && t->njobs == 1) {
+        *out = algos[0];
+        *ntried = 1;
+        task_unref(t);
+        return CV_OK;
+    }
+    if (rc == CV_OK) rc = task_run(t, err, errlen);
+    int win = 0;
+    double best = INFINITY;
+    for (int i = 0; rc == CV_OK && i < t->njobs; i++) {
+        double s;
+        if ((rc = task_max_secs(t, i, &s)) != CV_OK)
+            cv_err(err, errlen, rc, "combining the trial's times failed");
+        else if (s < best) {
+            best = s;
+            win = i;
+        }
+    }
+    if (rc == CV_OK) {
+        *out = algos[win];
+        *ntried = t->njobs;
+        *cached = (signed char)algos[win];
+    }
+    task_unref(t);
+    return rc;
+}
+
+/* "4 CPU threads" / "4 MPI processes" / "1 GPU". */
+static void ranks_phrase(const struct comm *c, int W, bool within_node, char *buf, size_t n)
+{
+    const char *noun = c->ops->rank_noun ? c->ops->rank_noun : "rank";
+    size_t l = strlen(noun);
+    const char *plural = W == 1 ? "" : (l && noun[l - 1] == 's') ? "es" : "s";
+    snprintf(buf, n, "%d %s%s%s", W, noun, plural, within_node ? " of 1 node" : "");
+}
+
+static void fill_result(struct backend *b, const struct comm *c, const struct bench_params *bp,
+                        const struct comm_job *j, enum algo a, int ntried, size_t count,
+                        double t, long wrong, struct bench_result *res)
+{
+    int W = bp->nranks;
+    size_t S = coll_bytes(bp->coll, W, count, sizeof(float));
+    memset(res, 0, sizeof *res);
+    res->bytes = S;
+    res->count = S / sizeof(float);
+    res->time_us = t * 1e6;
+    res->algbw = t > 0 ? (double)S / t / 1e9 : 0.0;
+    res->busbw = res->algbw * coll_busbw_factor(bp->coll, W);
+    res->wrong = wrong;
+    res->nranks = W;
+    bool own = !j->plan || (b->ops->caps & BACKEND_CAP_OWN_ALGO);
+    snprintf(res->algo, sizeof res->algo, "%s", own ? b->ops->name : algo_name(a));
+    const struct plan *p = j->plan;
+    res->slices = own ? 0 : p->nslices;
+    res->channels = own ? 0 : p->nchannels;
+    char who[48], what[64], autohow[48] = "";
+    ranks_phrase(c, W, bp->within_node, who, sizeof who);
+    if (own)
+        snprintf(what, sizeof what, "%s's own collective", b->ops->name);
+    else if (p->nchannels > 1)
+        snprintf(what, sizeof what, "%s plan, %d slices x %d channels", algo_name(a),
+                 p->nslices, p->nchannels);
+    else
+        snprintf(what, sizeof what, "%s plan, %d slice%s", algo_name(a), p->nslices,
+                 p->nslices == 1 ? "" : "s");
+    if (bp->algo_auto && !own) {
+        if (ntried > 1)
+            snprintf(autohow, sizeof autohow, "; auto: %s won a trial of %d", algo_name(a),
+                     ntried);
+        else if (ntried == 1)
+            snprintf(autohow, sizeof autohow, "; auto: %s (the only one)", algo_name(a));
+        else
+            snprintf(autohow, sizeof autohow, "; auto: %s (earlier trial)", algo_name(a));
+    }
+    char how[256];
+    snprintf(how, sizeof how, "%s, %s, %d iters after %d warm-up%s", who, what, bp->iters,
+             bp->warmup, autohow);
+    /* Fits unless the counts run to millions; then the tail is cut. */
+    size_t hl = strlen(how) < sizeof res->how ? strlen(how) : sizeof res->how - 1;
+    memcpy(res->how, how, hl);
+    res->how[hl] = '\0';
+}
+
+int backend_measure(struct backend *b, const struct bench_params *bp, struct bench_result *res,
+                    volatile int *cancel, char *err, size_t errlen)
+{
+    if (b->ops->measure) return b->ops->measure(b, bp, res, cancel, err, errlen);
+    int W = bp->nranks;
+    int maxr = b->ops->max_ranks ? b->ops->max_ranks(b) : CV_MAX_RANKS;
+    if (!(b->ops->caps & BACKEND_CAP_PROCESSES) && (W < 1 || W > maxr))
+        return cv_err(err, errlen, CV_EINVAL, "ranks %d: the %s backend runs 1..%d", W,
+                      b->ops->name, maxr);
+    if (bp->iters < 1 || bp->warmup < 0)
+        return cv_err(err, errlen, CV_EINVAL, "iterations %d / warm-up %d: need >= 1 / >= 0",
+                      bp->iters, bp->warmup);
+    if (bp->native && !(b->ops->caps & BACKEND_CAP_NATIVE_COLL))
+        return cv_err(err, errlen, CV_EUNSUPPORTED,
+                      "the %s backend has no collectives of its own", b->ops->name);
+    if (cancel && *cancel) return cv_err(err, errlen, CV_ECANCELLED, "cancelled");
+    size_t count = coll_count_for_bytes(bp->coll, W, bp->bytes, sizeof(float));
+    if (count == 0)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "%zu B is less than one float per rank for %s on %d ranks", bp->bytes,
+                      coll_name(bp->coll), W);
+    int root = coll_is_rooted(bp->coll) ? bp->root : 0;
+    if (root < 0 || root >= W)
+        return cv_err(err, errlen, CV_EINVAL, "root %d: no such rank of %d", root, W);
+    double tmo = bp->timeout_s > 0 ? bp->timeout_s : RUN_DEFAULT_TIMEOUT_S;
+    struct run_state *rs = run_state_of(b);
+    size_t work_len = coll_work_len(bp->coll, W, count);
+    int rc = check_memory(b, rs, bp, work_len, W, err, errlen);
+    if (rc != CV_OK) return rc;
+    struct comm *c;
+    if ((rc = run_comm(b, W, bp->within_node, tmo, &c, err, errlen)) != CV_OK) return rc;
+
+    enum algo a = bp->algo;
+    int ntried = 0;
+    bool own = bp->native || (b->ops->caps & BACKEND_CAP_OWN_ALGO);
+    if (bp->algo_auto) a = coll_default_algo(bp->coll);
+    if (bp->algo_auto && !own &&
+        (rc = pick_algo(b, rs, c, bp, count, root, cancel, &a, &ntried, err, errlen)) != CV_OK)
+        return rc;
+    if (rs->comm != c && (rc = run_comm(b, W, bp->within_node, tmo, &c, err, errlen)) != CV_OK)
+        return rc;
+
+    struct run_task *t = task_new(TASK_MEASURE, rs, c, W);
+    t->cancel = cancel;
+    t->warmup = bp->warmup;
+    t->iters = bp->iters;
+    t->check = bp->check;
+    t->work_len = work_len;
+    t->stall_rank = rs->stall_rank;
+    t->stall_s = rs->stall_s;
+    rc = task_add_job(t, bp, b->ops->caps, a, count, root, err, errlen);
+    if (rc == CV_OK) rc = task_run(t, err, errlen);
+    double secs = 0;
+    long wrong = -1;
+    if (rc == CV_OK && (rc = task_max_secs(t, 0, &secs)) != CV_OK)
+        cv_err(err, errlen, rc, "combining the ranks' times failed");
+    if (rc == CV_OK && bp->check) {
+        if (c->self >= 0) {
+            double w = (double)t->wrong[c->self];
+            if (c->ops->proc_sum && c->ops->proc_sum(c, &w, 1, COMM_PROC_F64) != CV_OK)
+                rc = cv_err(err, errlen, CV_EBACKEND, "combining the ranks' checks failed");
+            wrong = (long)w;
+        } else {
+            wrong = 0;
+            for (int r = 0; r < W; r++)
+                wrong += t->wrong[r];
+        }
+    }
+    if (rc == CV_OK) fill_result(b, c, bp, &t->jobs[0], a, ntried, count, secs, wrong, res);
+    task_unref(t);
+    return rc;
+}
+
+/* ---- display scale ------------------------------------------------------------------- */
+
+int backend_run_small(struct backend *b, const struct plan *p, float *const *send, float **recv,
+                      char *err, size_t errlen)
+{
+    if (b->ops->run_small) return b->ops->run_small(b, p, send, recv, err, errlen);
+    int W = p->nranks;
+    int maxr = b->ops->max_ranks ? b->ops->max_ranks(b) : CV_MAX_RANKS;
+    if (!(b->ops->caps & BACKEND_CAP_PROCESSES) && (W < 1 || W > maxr))
+        return cv_err(err, errlen, CV_EINVAL, "ranks %d: the %s backend runs 1..%d", W,
+                      b->ops->name, maxr);
+    struct run_state *rs = run_state_of(b);
+    struct comm *c;
+    int rc = run_comm(b, W, false, RUN_DEFAULT_TIMEOUT_S, &c, err, errlen);
+    if (rc != CV_OK) return rc;
+    struct run_task *t = task_new(TASK_SMALL, rs, c, W);
+    t->send = send;
+    t->recv = recv;
+    t->work_len = coll_work_len(p->coll, W, p->count);
+    struct comm_job *j = &t->jobs[0];
+    *j = (struct comm_job){
+        .coll = p->coll, .op = p->op, .count = p->count, .root = p->root, .cancel = &t->stop};
+    t->njobs = 1;
+    /* A plan refined already (slices, channels, dependencies) runs as it is; a plain one
+     * as whole chunks. */
+    if (p->order || (b->ops->caps & BACKEND_CAP_OWN_ALGO))
+        j->plan = p;
+    else if ((rc = plan_refine(p, 1, 1, &t->plan[0], err, errlen)) == CV_OK)
+        j->plan = &t->plan[0];
+    if (rc == CV_OK) rc = task_run(t, err, errlen);
+    if (rc == CV_OK && c->self >= 0) {
+        /* Every process gets every rank's result (display scale: a few floats). */
+        for (int r = 0; r < W && rc == CV_OK; r++) {
+            size_t n = coll_recv_count(p->coll, W, p->count, r, p->root);
+            if (n && c->ops->proc_bcast(c, recv[r], n * sizeof(float), r) != CV_OK)
+                rc = cv_err(err, errlen, CV_EBACKEND, "gathering rank %d's result failed", r);
+        }
+    }
+    task_unref(t);
+    return rc;
+}
+
+size_t backend_held_bytes(struct backend *b)
+{
+    struct run_state *rs = b->run;
+    if (!rs) return 0;
+    size_t n = 0;
+    for (int r = 0; r < CV_MAX_RANKS; r++)
+        n += rs->cap[r] * sizeof(float);
+    if (rs->comm && rs->comm->ops->mem_bytes)
+        for (int r = 0; r < rs->nranks; r++)
+            if (rs->comm->self < 0 || rs->comm->self == r)
+                n += rs->comm->ops->mem_bytes(rs->comm, r);
+    return n;
+}
+
+void backend_test_stall(struct backend *b, int rank, double seconds)
+{
+    struct run_state *rs = run_state_of(b);
+    rs->stall_rank = rank;
+    rs->stall_s = seconds;
+}
+
+void backend_run_release(struct backend *b)
+{
+    struct run_state *rs = b->run;
+    if (!rs) return;
+    rs_drop_comm(rs, false);
+    free(rs);
+    b->run = NULL;
+}
