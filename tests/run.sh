@@ -6,6 +6,10 @@
 # could not run here, and says why) or anything else (fail). Ends with the closing line
 # "N passed, N failed, N skipped": a skip is never counted as a pass. A script that runs
 # but leaves a section out prints "SKIP: <section> (why)" for it, counted as one skip more.
+# The fuzz run (a fixed time per target), the unit tests, the CLI and screen scripts and the
+# format check run two at a time (RUN_SH_JOBS=N to change, 1 = one by one): each has its own temporary
+# files, tmux server, socket folder and mpirun job, and its output is printed whole, in the
+# order of the list, when it ends. The fakegpu checks run alone.
 set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/collviz
@@ -18,7 +22,6 @@ skipped=0
 failures=()
 skips=()
 skiplist=$(mktemp)
-trap 'rm -f "$skiplist"' EXIT
 
 run() { # name, command...
     local name=$1
@@ -28,6 +31,11 @@ run() { # name, command...
     out=$(mktemp)
     "$@" 2>&1 | tee "$out"
     rc=${PIPESTATUS[0]}
+    count "$name" "$rc" "$out"
+}
+
+count() { # name, exit status, file with the output (removed)
+    local name=$1 rc=$2 out=$3
     local n
     n=$(grep -c '^SKIP: ' "$out")
     skipped=$((skipped + n))
@@ -46,19 +54,61 @@ run() { # name, command...
     fi
 }
 
-# RUN_SH_SUITES=DIR (tests/cli/test_run_count.sh): run the executables in DIR instead, to
-# check this script's own counting.
+# Scripts started in the background, at most $JOBS at once; printed and counted in the
+# order they were started (flush).
+JOBS=${RUN_SH_JOBS:-2}
+bgdir=$(mktemp -d)
+trap 'rm -f "$skiplist"; rm -rf "$bgdir"' EXIT
+bg_names=()
+bg_pids=()
+bg_next=0
+run_bg() { # name, command...
+    local name=$1 i=${#bg_names[@]}
+    shift
+    if [ "$JOBS" -le 1 ]; then
+        run "$name" "$@"
+        return
+    fi
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+        wait -n 2>/dev/null || true
+        flush
+    done
+    ("$@" >"$bgdir/$i.out" 2>&1 </dev/null; echo $? >"$bgdir/$i.rc") &
+    bg_pids+=($!)
+    bg_names+=("$name")
+}
+flush() { # [all]: print the scripts that have ended, in order; with "all" wait for every one
+    while [ "$bg_next" -lt "${#bg_names[@]}" ]; do
+        local i=$bg_next
+        if [ ! -f "$bgdir/$i.rc" ]; then
+            [ "${1:-}" = all ] || return 0
+            wait "${bg_pids[$i]}" 2>/dev/null || true
+        fi
+        echo "=== ${bg_names[$i]}"
+        cat "$bgdir/$i.out"
+        count "${bg_names[$i]}" "$(cat "$bgdir/$i.rc")" "$bgdir/$i.out"
+        bg_next=$((bg_next + 1))
+    done
+}
+
+# RUN_SH_SUITES=DIR (tests/cli/test_run_count.sh): run the executables in DIR instead (in
+# the background, as the scripts are), to check this script's own counting.
 if [ -n "${RUN_SH_SUITES:-}" ]; then
     for t in "$RUN_SH_SUITES"/*; do
-        run "suite: ${t##*/}" "$t"
+        run_bg "suite: ${t##*/}" "$t"
     done
+    flush all
 else
+    # The lesson parser under libFuzzer for a few seconds (SKIP without clang): started first
+    # (its run takes a fixed time), so it overlaps the unit tests.
+    run_bg "fuzz: lesson parser and job protocol (short run)" env BUILD="$BUILD" bash tests/fuzz/run.sh
     for t in "$BUILD"/tests/test_*; do
-        [ -x "$t" ] && run "unit: ${t##*/}" "$t"
+        [ -x "$t" ] && run_bg "unit: ${t##*/}" "$t"
     done
     for t in "$BUILD"/asan/tests/test_*; do
-        [ -x "$t" ] && run "asan+ubsan: ${t##*/}" "$t"
+        [ -x "$t" ] && run_bg "asan+ubsan: ${t##*/}" "$t"
     done
+    flush all
     # The GPU host code on emulated devices (tests/fakegpu), when `make test` could build it.
     if [ -x "$BUILD/fakegpu/collviz" ]; then
         run "fakegpu: tests/gpu/run.sh on emulated devices" \
@@ -71,15 +121,14 @@ else
         echo "fakegpu: the GPU code on emulated devices (no CUDA toolkit headers: not built)" >>"$skiplist"
         skipped=$((skipped + 1))
     fi
-    # The lesson parser under libFuzzer for a few seconds (SKIP without clang).
-    run "fuzz: lesson parser and job protocol (short run)" env BUILD="$BUILD" bash tests/fuzz/run.sh
     for s in tests/cli/*.sh; do
-        [ -f "$s" ] && run "cli: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
+        [ -f "$s" ] && run_bg "cli: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
     done
     for s in tests/screen/test_*.sh; do
-        [ -f "$s" ] && run "screen: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
+        [ -f "$s" ] && run_bg "screen: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
     done
-    run "format: make format-check" make --no-print-directory -s format-check
+    run_bg "format: make format-check" make --no-print-directory -s format-check
+    flush all
 fi
 
 echo

@@ -174,10 +174,7 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
             o->backend = optarg;
             break;
         case OPT_RANKS:
-            if (parse_long(optarg, 1, CV_MAX_RANKS, &v) != CV_OK)
-                return cli_usage_error("--ranks %s: need a whole number 1..%d", optarg,
-                                       CV_MAX_RANKS);
-            o->ranks = (int)v;
+            if (cli_parse_ranks(optarg, &o->ranks) != 0) return 2;
             o->ranks_given = true;
             break;
         case 'b':
@@ -266,11 +263,8 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
         case 'h':
             bench_usage(stdout);
             return 0;
-        case ':':
-            return cli_usage_error("%s: option '%s' needs a value", prog, argv[optind - 1]);
         default:
-            return cli_usage_error("%s: unknown option '%s' (try collviz %s --help)", prog,
-                                   argv[optind - 1], prog);
+            return cli_option_error(ch, argv[optind - 1], prog);
         }
     }
     if (optind >= argc)

@@ -5,6 +5,7 @@
 #define COLLVIZ_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 int cli_trace_main(int argc, char **argv);
 int cli_bench_main(int argc, char **argv);
@@ -15,6 +16,16 @@ int cli_serve_main(int argc, char **argv);
 
 /* Parse --format's value into *json: 0 on success, else the usage error's exit status 2. */
 int cli_parse_format(const char *arg, bool *json);
+
+/* Parse --ranks's value (1..CV_MAX_RANKS) into *ranks: 0, else the usage error's 2. */
+int cli_parse_ranks(const char *arg, int *ranks);
+/* Parse --seed's value (a non-negative integer) into *seed: 0, else the usage error's 2. */
+int cli_parse_seed(const char *arg, uint64_t *seed);
+/* The usage error (status 2) for what getopt_long returned on a bad option: ':' (opt, which
+ * is argv[optind - 1], lacks its value) or anything else (unknown). With prog:
+ * "PROG: option 'OPT' needs a value" / "PROG: unknown option 'OPT' (try collviz PROG
+ * --help)"; with prog NULL: "OPT: needs a value" / "OPT: unknown option (try --help)". */
+int cli_option_error(int ch, const char *opt, const char *prog);
 
 /* Print "collviz: <msg>" on stderr and return 2: `return cli_usage_error("...", ...)`. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

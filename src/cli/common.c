@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/coll.h"
+#include "core/util.h"
+
 int cli_usage_error(const char *fmt, ...)
 {
     va_list ap;
@@ -25,4 +28,30 @@ int cli_parse_format(const char *arg, bool *json)
     else
         return cli_usage_error("--format %s: must be text or json", arg);
     return 0;
+}
+
+int cli_parse_ranks(const char *arg, int *ranks)
+{
+    long v;
+    if (parse_long(arg, 1, CV_MAX_RANKS, &v) != CV_OK)
+        return cli_usage_error("--ranks %s: need a whole number 1..%d", arg, CV_MAX_RANKS);
+    *ranks = (int)v;
+    return 0;
+}
+
+int cli_parse_seed(const char *arg, uint64_t *seed)
+{
+    if (parse_u64(arg, seed) != CV_OK)
+        return cli_usage_error("--seed %s: must be a non-negative integer", arg);
+    return 0;
+}
+
+int cli_option_error(int ch, const char *opt, const char *prog)
+{
+    if (ch == ':')
+        return prog ? cli_usage_error("%s: option '%s' needs a value", prog, opt)
+                    : cli_usage_error("%s: needs a value", opt);
+    return prog ? cli_usage_error("%s: unknown option '%s' (try collviz %s --help)", prog, opt,
+                                  prog)
+                : cli_usage_error("%s: unknown option (try --help)", opt);
 }

@@ -91,3 +91,13 @@ int cli_json_print(FILE *f, cJSON *root)
     free(text);
     return rc;
 }
+
+void cli_json_print_pretty(cJSON *root)
+{
+    char *s = cJSON_Print(root);
+    if (s) {
+        puts(s);
+        cJSON_free(s);
+    }
+    cJSON_Delete(root);
+}

@@ -28,5 +28,8 @@ void cli_json_null(cJSON *parent, const char *key);
 /* Print the document on one line followed by a newline, and free it. Returns 0, or -1 if
  * the write failed. */
 int cli_json_print(FILE *f, cJSON *root);
+/* Print the document indented (cJSON_Print) on stdout followed by a newline, and free it:
+ * the form of `collviz model` and `collviz lesson show|variant`. */
+void cli_json_print_pretty(cJSON *root);
 
 #endif

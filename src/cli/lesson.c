@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "json.h"
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
 #include "lesson/progress.h"
@@ -49,15 +50,16 @@ static void print_errors(const struct lesson_errors *e)
         fprintf(stderr, "%s\n", e->msg[i]);
 }
 
-/* Parse the options shared by the verbs. Returns -1 to go on, else an exit status. */
+/* Parse the options shared by the verbs (--help prints usage). Returns -1 to go on, else
+ * an exit status. */
 struct verb_opts {
-    bool json, notes, help;
+    bool json, notes;
     uint64_t seed;
     bool seed_set;
 };
 
 static int verb_parse(int argc, char **argv, struct verb_opts *o, bool allow_format,
-                      bool allow_notes, bool allow_seed)
+                      bool allow_notes, bool allow_seed, const char *usage)
 {
     enum { OPT_FORMAT = 256, OPT_NOTES, OPT_SEED };
     static const struct option longopts[] = {
@@ -74,7 +76,7 @@ static int verb_parse(int argc, char **argv, struct verb_opts *o, bool allow_for
     while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
         switch (ch) {
         case 'h':
-            o->help = true;
+            fputs(usage, stdout);
             return 0;
         case OPT_FORMAT:
             if (!allow_format) goto unknown;
@@ -86,18 +88,25 @@ static int verb_parse(int argc, char **argv, struct verb_opts *o, bool allow_for
             break;
         case OPT_SEED:
             if (!allow_seed) goto unknown;
-            if (parse_u64(optarg, &o->seed) != CV_OK)
-                return cli_usage_error("--seed %s: must be a non-negative integer", optarg);
+            if (cli_parse_seed(optarg, &o->seed) != 0) return 2;
             o->seed_set = true;
             break;
-        case ':':
-            return cli_usage_error("%s: needs a value", argv[optind - 1]);
         default:
         unknown:
-            return cli_usage_error("%s: unknown option (try --help)", argv[optind - 1]);
+            return cli_option_error(ch, argv[optind - 1], NULL);
         }
     }
     return -1;
+}
+
+/* The lessons of ./lessons or $COLLVIZ_LESSONS (its path in dir) into *set, problems in *errs.
+ */
+static void load_default_set(char *dir, size_t n, struct lesson_set *set,
+                             struct lesson_errors *errs)
+{
+    lesson_default_dir(dir, n);
+    lesson_set_init(set);
+    lesson_set_add(set, dir, errs);
 }
 
 /* ---- check ------------------------------------------------------------------------------ */
@@ -105,20 +114,17 @@ static int verb_parse(int argc, char **argv, struct verb_opts *o, bool allow_for
 static int lesson_check(int argc, char **argv)
 {
     struct verb_opts o;
-    int rc = verb_parse(argc, argv, &o, false, false, false);
-    if (o.help) {
-        printf(
-            "usage: collviz lesson check PATH...\n"
-            "\n"
-            "Check lesson files, or every NN-*.md lesson of a folder: front matter, slides,\n"
-            "scenes, exercises (formulas evaluated at their defaults and range ends, holds\n"
-            "exercises run on their scene), and ids unique across all the lessons named.\n"
-            "Prints every error as file:line: message (on stderr) and one ok line per\n"
-            "valid lesson (on stdout).\n"
-            "\n"
-            "Exit status: 0 all valid, 2 any error.\n");
-        return 0;
-    }
+    int rc = verb_parse(
+        argc, argv, &o, false, false, false,
+        "usage: collviz lesson check PATH...\n"
+        "\n"
+        "Check lesson files, or every NN-*.md lesson of a folder: front matter, slides,\n"
+        "scenes, exercises (formulas evaluated at their defaults and range ends, holds\n"
+        "exercises run on their scene), and ids unique across all the lessons named.\n"
+        "Prints every error as file:line: message (on stderr) and one ok line per\n"
+        "valid lesson (on stdout).\n"
+        "\n"
+        "Exit status: 0 all valid, 2 any error.\n");
     if (rc >= 0) return rc;
     if (optind >= argc) return cli_usage_error("lesson check: which files or folders?");
     struct lesson_set set;
@@ -347,17 +353,15 @@ static void show_text(const struct lesson *L, bool notes)
 static int lesson_show(int argc, char **argv)
 {
     struct verb_opts o;
-    int rc = verb_parse(argc, argv, &o, true, true, false);
-    if (o.help) {
-        printf("usage: collviz lesson show FILE [--format text|json] [--notes]\n"
-               "\n"
-               "Print the parsed lesson: slides, titles, narration, scenes (as scene words),\n"
-               "exercises with their answers computed. Speaker notes only with --notes\n"
-               "(they are for the teacher, never for the audience's screen).\n"
-               "\n"
-               "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
-        return 0;
-    }
+    int rc = verb_parse(
+        argc, argv, &o, true, true, false,
+        "usage: collviz lesson show FILE [--format text|json] [--notes]\n"
+        "\n"
+        "Print the parsed lesson: slides, titles, narration, scenes (as scene words),\n"
+        "exercises with their answers computed. Speaker notes only with --notes\n"
+        "(they are for the teacher, never for the audience's screen).\n"
+        "\n"
+        "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
     if (rc >= 0) return rc;
     if (optind >= argc) return cli_usage_error("lesson show: which file?");
     if (optind + 1 < argc) return cli_usage_error("%s: unexpected argument", argv[optind + 1]);
@@ -369,11 +373,7 @@ static int lesson_show(int argc, char **argv)
         return 2;
     }
     if (o.json) {
-        cJSON *j = lesson_json(&L, o.notes);
-        char *s = cJSON_Print(j);
-        printf("%s\n", s);
-        cJSON_free(s);
-        cJSON_Delete(j);
+        cli_json_print_pretty(lesson_json(&L, o.notes));
     } else {
         show_text(&L, o.notes);
     }
@@ -386,28 +386,24 @@ static int lesson_show(int argc, char **argv)
 static int lesson_variant(int argc, char **argv)
 {
     struct verb_opts o;
-    int rc = verb_parse(argc, argv, &o, true, false, true);
-    if (o.help) {
-        printf("usage: collviz lesson variant ID [--seed S] [--format text|json]\n"
-               "\n"
-               "The numbers of exercise ID for seed S: S = 0 (the default) gives the\n"
-               "lecture's own numbers; another seed draws every param that has a range.\n"
-               "Lessons are read from ./lessons or $COLLVIZ_LESSONS.\n"
-               "JSON: {\"id\", \"prompt\", \"params\": {name: value}, \"answer\", \"units\"}.\n"
-               "\n"
-               "Exit status: 0 success, 2 bad input.\n");
-        return 0;
-    }
+    int rc = verb_parse(
+        argc, argv, &o, true, false, true,
+        "usage: collviz lesson variant ID [--seed S] [--format text|json]\n"
+        "\n"
+        "The numbers of exercise ID for seed S: S = 0 (the default) gives the\n"
+        "lecture's own numbers; another seed draws every param that has a range.\n"
+        "Lessons are read from ./lessons or $COLLVIZ_LESSONS.\n"
+        "JSON: {\"id\", \"prompt\", \"params\": {name: value}, \"answer\", \"units\"}.\n"
+        "\n"
+        "Exit status: 0 success, 2 bad input.\n");
     if (rc >= 0) return rc;
     if (optind >= argc) return cli_usage_error("lesson variant: which exercise id?");
     if (optind + 1 < argc) return cli_usage_error("%s: unexpected argument", argv[optind + 1]);
     const char *id = argv[optind];
     char dir[4096];
-    lesson_default_dir(dir, sizeof dir);
     struct lesson_set set;
-    lesson_set_init(&set);
     struct lesson_errors errs = {0};
-    lesson_set_add(&set, dir, &errs);
+    load_default_set(dir, sizeof dir, &set, &errs);
     const struct lesson *L = NULL;
     const struct lesson_exercise *e = lesson_set_find_exercise(&set, id, &L);
     rc = 0;
@@ -437,10 +433,7 @@ static int lesson_variant(int argc, char **argv)
                     cJSON_AddNumberToObject(ps, e->params[i].name, v.param[i]);
                 cJSON_AddNumberToObject(j, "answer", v.answer);
                 cJSON_AddStringToObject(j, "units", e->units);
-                char *s = cJSON_Print(j);
-                printf("%s\n", s);
-                cJSON_free(s);
-                cJSON_Delete(j);
+                cli_json_print_pretty(j);
             } else {
                 char num[40];
                 printf("%s\n", prompt);
@@ -463,24 +456,20 @@ static int lesson_variant(int argc, char **argv)
 static int lesson_list(int argc, char **argv)
 {
     struct verb_opts o;
-    int rc = verb_parse(argc, argv, &o, false, false, false);
-    if (o.help) {
-        printf("usage: collviz lesson list\n"
-               "\n"
-               "The lessons of ./lessons (or $COLLVIZ_LESSONS) in order, with your progress\n"
-               "from $XDG_STATE_HOME/collviz/progress (default ~/.local/state/collviz/).\n"
-               "\n"
-               "Exit status: 0 success, 2 bad input or no lessons.\n");
-        return 0;
-    }
+    int rc = verb_parse(
+        argc, argv, &o, false, false, false,
+        "usage: collviz lesson list\n"
+        "\n"
+        "The lessons of ./lessons (or $COLLVIZ_LESSONS) in order, with your progress\n"
+        "from $XDG_STATE_HOME/collviz/progress (default ~/.local/state/collviz/).\n"
+        "\n"
+        "Exit status: 0 success, 2 bad input or no lessons.\n");
     if (rc >= 0) return rc;
     if (optind < argc) return cli_usage_error("%s: unexpected argument", argv[optind]);
     char dir[4096];
-    lesson_default_dir(dir, sizeof dir);
     struct lesson_set set;
-    lesson_set_init(&set);
     struct lesson_errors errs = {0};
-    lesson_set_add(&set, dir, &errs);
+    load_default_set(dir, sizeof dir, &set, &errs);
     if (set.n == 0) {
         print_errors(&errs);
         lesson_errors_free(&errs);

@@ -23,6 +23,7 @@
 #include "core/plan.h"
 #include "core/tiers.h"
 #include "core/util.h"
+#include "json.h"
 
 struct model_opts {
     enum coll coll;
@@ -117,7 +118,6 @@ static int model_parse(int argc, char **argv, struct model_opts *o)
     opterr = 0;
     optind = 1;
     int ch;
-    long v;
     double d;
     char keys[80];
     while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -128,10 +128,7 @@ static int model_parse(int argc, char **argv, struct model_opts *o)
             o->algo_given = true;
             break;
         case OPT_RANKS:
-            if (parse_long(optarg, 1, CV_MAX_RANKS, &v) != CV_OK)
-                return cli_usage_error("--ranks %s: need a whole number 1..%d", optarg,
-                                       CV_MAX_RANKS);
-            o->ranks = (int)v;
+            if (cli_parse_ranks(optarg, &o->ranks) != 0) return 2;
             break;
         case OPT_SIZE:
             if (parse_size(optarg, &o->bytes) != CV_OK || o->bytes == 0)
@@ -175,11 +172,8 @@ static int model_parse(int argc, char **argv, struct model_opts *o)
         case 'h':
             model_usage(stdout);
             return 0;
-        case ':':
-            return cli_usage_error("model: option '%s' needs a value", argv[optind - 1]);
         default:
-            return cli_usage_error("model: unknown option '%s' (try collviz model --help)",
-                                   argv[optind - 1]);
+            return cli_option_error(ch, argv[optind - 1], "model");
         }
     }
     if (o->alpha_given != o->beta_given)
@@ -205,16 +199,6 @@ static int model_parse(int argc, char **argv, struct model_opts *o)
 }
 
 /* ---- output helpers ------------------------------------------------------------------ */
-
-static void json_print(cJSON *root)
-{
-    char *s = cJSON_Print(root);
-    if (s) {
-        puts(s);
-        cJSON_free(s);
-    }
-    cJSON_Delete(root);
-}
 
 /* A number, or null where it is not finite (NAN marks "not meaningful", e.g. no time). */
 static void json_num(cJSON *o, const char *key, double v)
@@ -360,7 +344,7 @@ static int model_run_one(const struct model_opts *o)
     int rc = model_one(o, &src, &m, &p, err, sizeof err);
     if (rc != CV_OK) return cli_usage_error("%s", err);
     if (o->json)
-        json_print(model_json_one(&m, &p, &src));
+        cli_json_print_pretty(model_json_one(&m, &p, &src));
     else
         model_print_text(&m, &p, &src);
     plan_free(&p);
@@ -409,7 +393,7 @@ static int model_run_tiers(const struct model_opts *o)
         }
         plan_free(&p);
     }
-    if (root) json_print(root);
+    if (root) cli_json_print_pretty(root);
     return 0;
 }
 
@@ -466,7 +450,7 @@ static int model_list_tiers(bool json)
         printf("  %-8s %-28s %-11s %10s %10s  %s\n", x->key, x->name, x->bw_text, a, b, r);
     }
     if (root) {
-        json_print(root);
+        cli_json_print_pretty(root);
         return 0;
     }
     printf("#\n");
@@ -604,7 +588,7 @@ static int model_fit_main(int argc, char **argv)
         }
     }
     if (root) {
-        json_print(root);
+        cli_json_print_pretty(root);
     } else {
         printf("alpha_us     %.6g  (fitted, per step)\n", f.alpha_s * 1e6);
         if (f.inv_beta > 0)

@@ -171,8 +171,7 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
                                        optarg);
             break;
         case OPT_SEED:
-            if (parse_u64(optarg, &o->seed) != CV_OK)
-                return cli_usage_error("--seed %s: must be a non-negative integer", optarg);
+            if (cli_parse_seed(optarg, &o->seed) != 0) return 2;
             break;
         case OPT_FORMAT:
             if (cli_parse_format(optarg, &o->json) != 0) return 2;
@@ -190,10 +189,8 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
         case OPT_BACKEND:
             o->backend = optarg;
             break;
-        case ':':
-            return cli_usage_error("%s: needs a value", argv[optind - 1]);
         default:
-            return cli_usage_error("%s: unknown option (try --help)", argv[optind - 1]);
+            return cli_option_error(ch, argv[optind - 1], NULL);
         }
     }
     char names[160];

@@ -327,40 +327,17 @@ int notes_view_main(int argc, char **argv)
     v.utf8 = !ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
 
     sigset_t block, waitmask;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigaddset(&block, SIGWINCH);
-    sigprocmask(SIG_BLOCK, &block, &waitmask);
-    sigdelset(&waitmask, SIGINT);
-    sigdelset(&waitmask, SIGTERM);
-    sigdelset(&waitmask, SIGHUP);
-    sigdelset(&waitmask, SIGWINCH);
+    term_block_signals(&block, &waitmask);
 
-    util_set_fatal_hook(term_fatal_hook);
-    SCREEN *scr = newterm(NULL, stdout, stdin);
+    SCREEN *scr = term_start();
     if (!scr) {
         fprintf(stderr, "collviz notes: cannot start the terminal UI (TERM=%s)\n",
                 getenv("TERM") ? getenv("TERM") : "unset");
         sigprocmask(SIG_UNBLOCK, &block, NULL);
         return 1;
     }
-    set_term(scr);
-    term_curses_on = true;
-    cbreak();
-    noecho();
-    nonl();
-    keypad(stdscr, TRUE);
-    nodelay(stdscr, TRUE);
-    set_escdelay(50);
-    curs_set(0);
     theme_init(&v.th, want_color);
-    struct sigaction sa = {.sa_handler = term_on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    term_catch_signals();
     notes_reader_init(&v.rd);
     snprintf(v.why, sizeof v.why, "start `collviz --present%s%s LESSON` on this machine",
              strcmp(v.name, "default") ? " --name " : "",
@@ -368,19 +345,8 @@ int notes_view_main(int argc, char **argv)
 
     nv_loop(&v, &waitmask);
 
-    endwin();
-    delscreen(scr);
-    term_curses_on = false;
-    util_set_fatal_hook(NULL);
+    term_end(scr);
     if (v.fd >= 0) close(v.fd);
     notes_reader_free(&v.rd);
-    int sig = term_signal;
-    if (sig) {
-        signal(sig, SIG_DFL);
-        sigprocmask(SIG_UNBLOCK, &block, NULL);
-        raise(sig);
-        return 128 + sig;
-    }
-    sigprocmask(SIG_UNBLOCK, &block, NULL);
-    return 0;
+    return term_exit(&block);
 }

@@ -622,47 +622,9 @@ int present_wanted(int argc, char **argv)
     return 0;
 }
 
-/* The backend for the scenes' measurements, as the interactive program opens it: auto
- * falls back to the CPU ranks; none at all leaves the animation alone (the panel says). */
-static void pres_open_backend(struct app *a, const char *name)
-{
-    char err[200] = "", why[200] = "";
-    struct backend *b = NULL;
-    int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
-    if (rc != CV_OK && strcmp(name, "auto") == 0) {
-        snprintf(why, sizeof why, "%s", err);
-        rc = backend_open("cpu", &b, err, sizeof err, NULL, 0);
-    }
-    if (rc != CV_OK) {
-        hw_record_backend(&a->hw, name, NULL, why);
-        snprintf(a->backend_note, sizeof a->backend_note, "no backend: %s (animation only)",
-                 err);
-        return;
-    }
-    struct worker *w = worker_start(b, err, sizeof err);
-    if (!w) {
-        backend_close(b);
-        hw_record_backend(&a->hw, name, NULL, why);
-        snprintf(a->backend_note, sizeof a->backend_note, "no worker: %s (animation only)",
-                 err);
-    } else {
-        app_use_worker(a, w, name, why);
-    }
-}
-
 static bool pres_stop_worker(struct app *a)
 {
-    if (!a->w) return true;
-    worker_cancel(a->w);
-    double until = now_s() + PRES_STOP_WAIT_S;
-    while (worker_busy(a->w) && now_s() < until) {
-        struct timespec ts = {0, 20 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    if (worker_busy(a->w)) return false;
-    worker_stop(a->w);
-    a->w = NULL;
-    return true;
+    return app_stop_worker(a, PRES_STOP_WAIT_S);
 }
 
 static void pres_free(struct pres *p)
@@ -791,25 +753,16 @@ int present_main(int argc, char **argv)
     a->g = glyphs_get(a->utf8);
 
     sigset_t block, waitmask;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigaddset(&block, SIGWINCH);
-    pthread_sigmask(SIG_BLOCK, &block, &waitmask);
-    sigdelset(&waitmask, SIGINT);
-    sigdelset(&waitmask, SIGTERM);
-    sigdelset(&waitmask, SIGHUP);
-    sigdelset(&waitmask, SIGWINCH);
+    term_block_signals(&block, &waitmask);
     hw_probe_machine(&a->hw);
-    pres_open_backend(a, backend);
+    /* A backend that cannot run here: the panel says why and the talk goes on. */
+    app_open_backend(a, backend, false, err, sizeof err);
     /* The talk goes on without a notes terminal: a socket that cannot be opened is said in
      * the footer. */
     if (notes_server_open(&p->ns, p->name, err, sizeof err) != CV_OK)
         snprintf(p->msg, sizeof p->msg, "no speaker notes: %.200s", err);
 
-    util_set_fatal_hook(term_fatal_hook);
-    SCREEN *scr = newterm(NULL, stdout, stdin);
+    SCREEN *scr = term_start();
     if (!scr) {
         fprintf(stderr, "collviz: cannot start the terminal UI (TERM=%s)\n",
                 getenv("TERM") ? getenv("TERM") : "unset");
@@ -818,26 +771,13 @@ int present_main(int argc, char **argv)
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
         return 1;
     }
-    set_term(scr);
-    term_curses_on = true;
-    cbreak();
-    noecho();
-    nonl();
-    keypad(stdscr, TRUE);
-    nodelay(stdscr, TRUE);
-    set_escdelay(50);
-    curs_set(0);
     theme_init(&a->th, want_color);
     a->color = a->th.color;
     if (a->color && COLOR_PAIRS > 64) {
         p->black_pair = (short)(COLOR_PAIRS > 255 ? 255 : COLOR_PAIRS - 1);
         init_pair(p->black_pair, COLOR_BLACK, COLOR_BLACK);
     }
-    struct sigaction sa = {.sa_handler = term_on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    term_catch_signals();
 
     p->t0 = now_s();
     p->next_poll = p->t0 + PRES_POLL_S;
@@ -847,29 +787,10 @@ int present_main(int argc, char **argv)
     pres_enter(p);
     pres_loop(p, &waitmask);
 
-    endwin();
-    delscreen(scr);
-    term_curses_on = false;
-    util_set_fatal_hook(NULL);
-    int sig = term_signal;
+    term_end(scr);
     notes_server_close(p->ns);
     p->ns = NULL;
-    if (!pres_stop_worker(a)) {
-        fflush(NULL);
-        if (sig) {
-            signal(sig, SIG_DFL);
-            pthread_sigmask(SIG_UNBLOCK, &block, NULL);
-            raise(sig);
-        }
-        _exit(0);
-    }
+    if (!pres_stop_worker(a)) term_exit_now(&block);
     pres_free(p);
-    if (sig) {
-        signal(sig, SIG_DFL);
-        pthread_sigmask(SIG_UNBLOCK, &block, NULL);
-        raise(sig);
-        return 128 + sig;
-    }
-    pthread_sigmask(SIG_UNBLOCK, &block, NULL);
-    return 0;
+    return term_exit(&block);
 }

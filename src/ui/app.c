@@ -11,9 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "../backend/backend.h"
 #include "../core/util.h"
 #include "kit/svg.h"
+#include "overlays/hw.h"
 #include "screens/screens.h"
 
 #define APP_PLAY_PERIOD_S 1.0
@@ -81,6 +84,53 @@ void app_backend_text(struct app *a)
             snprintf(a->rank_label[r], sizeof a->rank_label[r], "rank %d (animation only)", r);
         }
     }
+}
+
+int app_open_backend(struct app *a, const char *name, bool strict_nccl, char *errbuf,
+                     size_t errlen)
+{
+    char err[200] = "", why[200] = "";
+    struct backend *b = NULL;
+    int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
+    if (rc != CV_OK && strict_nccl && backend_kind_of(name) == BACKEND_NCCL) {
+        snprintf(errbuf, errlen, "%s", err);
+        return rc;
+    }
+    if (rc != CV_OK && strcmp(name, "auto") == 0) {
+        snprintf(why, sizeof why, "%s", err);
+        rc = backend_open("cpu", &b, err, sizeof err, NULL, 0);
+    }
+    if (rc != CV_OK) {
+        hw_record_backend(&a->hw, name, NULL, why);
+        snprintf(a->backend_note, sizeof a->backend_note, "no backend: %s (animation only)",
+                 err);
+        return CV_OK;
+    }
+    struct worker *w = worker_start(b, err, sizeof err);
+    if (!w) {
+        backend_close(b);
+        hw_record_backend(&a->hw, name, NULL, why);
+        snprintf(a->backend_note, sizeof a->backend_note, "no worker: %s (animation only)",
+                 err);
+    } else {
+        app_use_worker(a, w, name, why);
+    }
+    return CV_OK;
+}
+
+bool app_stop_worker(struct app *a, double wait_s)
+{
+    if (!a->w) return true;
+    worker_cancel(a->w);
+    double until = now_s() + wait_s;
+    while (worker_busy(a->w) && now_s() < until) {
+        struct timespec ts = {0, 20 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    if (worker_busy(a->w)) return false;
+    worker_stop(a->w);
+    a->w = NULL;
+    return true;
 }
 
 void app_use_worker(struct app *a, struct worker *w, const char *requested, const char *why)

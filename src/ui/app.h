@@ -117,6 +117,19 @@ void app_cancel(struct app *a);
 /* Take w as the UI's worker: the backend's name, ranks and b-overlay facts come from its
  * facts (`requested` is --backend, why the reason NCCL was passed over). */
 void app_use_worker(struct app *a, struct worker *w, const char *requested, const char *why);
+/* Open backend `name` and start a's worker on it, as the interactive entry points do: auto
+ * falls back to the CPU ranks; without a backend or a worker the animation runs alone
+ * (backend_note says why; the panel's nccl line and the b overlay say why NCCL was passed
+ * over). Returns CV_OK, except with strict_nccl where `name` is an NCCL backend that cannot
+ * open: then its error in err, nothing recorded. */
+int app_open_backend(struct app *a, const char *name, bool strict_nccl, char *err,
+                     size_t errlen);
+/* Stop the worker (after the terminal is restored): cancel what it runs and wait up to
+ * wait_s seconds for it to notice; the CPU ranks notice within a step, NCCL only between
+ * iterations, and one iteration at GiB sizes can take seconds, so quitting does not wait
+ * for that. Returns false when it was still busy: the caller then ends the process without
+ * joining it. */
+bool app_stop_worker(struct app *a, double wait_s);
 /* Refresh backend_desc and rank labels for the current world size. */
 void app_backend_text(struct app *a);
 /* The screen of the current scene (never NULL once a scene is set). */

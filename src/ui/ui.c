@@ -305,53 +305,20 @@ static int ui_open_remote(struct app *a, const struct ui_opts *o)
 static int ui_open_backend(struct app *a, const struct ui_opts *o)
 {
     if (o->mpi || o->connect) return ui_open_remote(a, o);
-    const char *name = o->backend;
-    char err[200] = "", why[200] = "";
-    struct backend *b = NULL;
-    int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
-    if (rc != CV_OK && backend_kind_of(name) == BACKEND_NCCL) {
+    char err[200];
+    if (app_open_backend(a, o->backend, true, err, sizeof err) != CV_OK) {
         const char *reason = err;
         if (strncmp(reason, "nccl: ", 6) == 0) reason += 6;
         if (strncmp(reason, "unavailable - ", 14) == 0) reason += 14;
         fprintf(stderr, "collviz: --backend nccl: unavailable - %s\n", reason);
         return 2;
     }
-    if (rc != CV_OK && strcmp(name, "auto") == 0) {
-        snprintf(why, sizeof why, "%s", err);
-        rc = backend_open("cpu", &b, err, sizeof err, NULL, 0);
-    }
-    /* Why NCCL was passed over is shown by the panel's nccl line and the b overlay. */
-    if (rc != CV_OK) {
-        hw_record_backend(&a->hw, name, NULL, why);
-        snprintf(a->backend_note, sizeof a->backend_note, "no backend: %s (animation only)",
-                 err);
-        return -1;
-    }
-    struct worker *w = worker_start(b, err, sizeof err);
-    if (!w) {
-        backend_close(b);
-        hw_record_backend(&a->hw, name, NULL, why);
-        snprintf(a->backend_note, sizeof a->backend_note, "no worker: %s (animation only)",
-                 err);
-    } else {
-        app_use_worker(a, w, name, why);
-    }
     return -1;
 }
 
 static bool ui_start_curses(struct app *a, bool want_color)
 {
-    SCREEN *scr = newterm(NULL, stdout, stdin);
-    if (!scr) return false;
-    set_term(scr);
-    term_curses_on = true;
-    cbreak();
-    noecho();
-    nonl();
-    keypad(stdscr, TRUE);
-    nodelay(stdscr, TRUE);
-    set_escdelay(50);
-    curs_set(0);
+    if (!term_start()) return false;
     mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
     mouseinterval(0);
     theme_init(&a->th, want_color);
@@ -399,17 +366,7 @@ static bool ui_stop_worker(struct app *a)
         launch_stop(ui_launch, UI_STOP_WAIT_S);
         ui_launch = NULL;
     }
-    if (!a->w) return true;
-    worker_cancel(a->w);
-    double until = now_s() + UI_STOP_WAIT_S;
-    while (worker_busy(a->w) && now_s() < until) {
-        struct timespec ts = {0, 20 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    if (worker_busy(a->w)) return false;
-    worker_stop(a->w);
-    a->w = NULL;
-    return true;
+    return app_stop_worker(a, UI_STOP_WAIT_S);
 }
 
 /* The job behind a remote worker is gone (a rank died or stalled, the connection broke):
@@ -512,16 +469,7 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
     /* Blocked from here on (threads started below inherit it); waitmask is what ppoll
      * waits with. */
     sigset_t block, waitmask;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    sigaddset(&block, SIGWINCH);
-    pthread_sigmask(SIG_BLOCK, &block, &waitmask);
-    sigdelset(&waitmask, SIGINT);
-    sigdelset(&waitmask, SIGTERM);
-    sigdelset(&waitmask, SIGHUP);
-    sigdelset(&waitmask, SIGWINCH);
+    term_block_signals(&block, &waitmask);
     hw_probe_machine(&a->hw);
     rc = ui_open_backend(a, o);
     if (rc >= 0) {
@@ -543,7 +491,6 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
         free(a);
         return 2;
     }
-    util_set_fatal_hook(term_fatal_hook);
     if (!ui_start_curses(a, want_color)) {
         fprintf(stderr, "collviz: cannot start the terminal UI (TERM=%s)\n",
                 getenv("TERM") ? getenv("TERM") : "unset");
@@ -553,18 +500,12 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
         free(a);
         return 1;
     }
-    struct sigaction sa = {.sa_handler = term_on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    term_catch_signals();
 
     /* The options' scene goes through the same door as every later change. */
     char err[240];
     if (start && app_set_scene(a, start, err, sizeof err) != CV_OK) {
-        endwin();
-        term_curses_on = false;
-        util_set_fatal_hook(NULL);
+        term_end(NULL);
         fprintf(stderr, "collviz: %s\n", err);
         ui_stop_worker(a);
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
@@ -575,32 +516,13 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
     if (!start && a->frame && a->frame->apply) a->frame->apply(a, SF_ALL);
     ui_loop(a, &waitmask);
 
-    endwin();
-    term_curses_on = false;
-    util_set_fatal_hook(NULL);
-    int sig = term_signal;
-    if (!ui_stop_worker(a)) {
-        /* A collective is still running in the worker: end the process without joining
-         * it (and without atexit handlers racing with it). The terminal is already back. */
-        fflush(NULL);
-        if (sig) {
-            signal(sig, SIG_DFL);
-            pthread_sigmask(SIG_UNBLOCK, &block, NULL);
-            raise(sig);
-        }
-        _exit(0);
-    }
+    term_end(NULL);
+    /* A collective still running in the worker: end the process without joining it (and
+     * without atexit handlers racing with it). The terminal is already back. */
+    if (!ui_stop_worker(a)) term_exit_now(&block);
     app_free(a);
     free(a);
-    if (sig) {
-        /* Terminal restored: now die of the signal as the shell expects (status 128+sig). */
-        signal(sig, SIG_DFL);
-        pthread_sigmask(SIG_UNBLOCK, &block, NULL);
-        raise(sig);
-        return 128 + sig;
-    }
-    pthread_sigmask(SIG_UNBLOCK, &block, NULL);
-    return 0;
+    return term_exit(&block);
 }
 
 int ui_main(int argc, char **argv)

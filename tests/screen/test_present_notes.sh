@@ -73,7 +73,12 @@ notes_screen | grep -q "SCREEN BLANKED" && fail "notes still say blanked"
 tm new-session -d -x 120 -y 40 -s main2 \
     "env $ENVS LANG=C.UTF-8 LC_ALL=C.UTF-8 $BIN --present $FIX --name room2 --backend cpu --no-measure; sleep 600"
 tm new-session -d -x 100 -y 24 -s notes2 "env $ENVS LANG=C.UTF-8 $BIN notes --name room2; sleep 600"
-sleep 1.5
+# Until room2's notes show its presenter's first slide: both are up and connected.
+end=$(($(date +%s) + 5))
+until tm capture-pane -p -t notes2 | grep -qF "slide 1/4"; do
+    [ "$(date +%s)" -le $end ] || fail "notes --name room2 did not connect to its presenter"
+    sleep 0.1
+done
 tm send-keys -t main2 End
 end=$(($(date +%s) + 3))
 until tm capture-pane -p -t notes2 | grep -qF "slide 4/4"; do

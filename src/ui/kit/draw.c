@@ -145,3 +145,25 @@ int draw_key_bar(const struct theme *th, bool utf8, struct rect r, unsigned keys
     }
     return n;
 }
+
+void pl_colour_legend(struct plines *p, const struct theme *th, const struct glyphs *g,
+                      const char *ranks_note, const char *marks_note)
+{
+    struct pline *l = pl_new(p);
+    pl_add(l, A_BOLD, "colours ");
+    for (int k = 0; k < 4; k++)
+        pl_add(l, th->rank[k] | A_BOLD, "r%d ", k);
+    pl_add(l, A_NORMAL, "%s", ranks_note);
+    l = pl_new(p);
+    pl_add(l, A_NORMAL, "        ");
+    pl_add(l, th->role[TH_REDUCED], " %s ", g->sigma);
+    pl_add(l, A_NORMAL, " partial reduction (several ranks)  ");
+    pl_add(l, th->role[TH_COMPLETE], " %s ", g->sigma);
+    pl_add(l, A_NORMAL, " all ranks reduced");
+    l = pl_new(p);
+    pl_add(l, A_NORMAL, "        ");
+    pl_add(l, th->role[TH_DST], "written");
+    pl_add(l, A_NORMAL, "/");
+    pl_add(l, th->role[TH_SRC], "sent");
+    pl_add(l, A_NORMAL, "%s", marks_note);
+}

@@ -48,6 +48,11 @@ void pl_add(struct pline *l, attr_t attr, const char *fmt, ...)
 /* Word-wrapped text in one style, at most max lines (6 at most). */
 void pl_wrapped_max(struct plines *p, attr_t attr, int width, const char *text, int max);
 void pl_wrapped(struct plines *p, attr_t attr, int width, const char *text);
+/* The colour legend of the scene screens' help overlays: "colours r0 r1 r2 r3 " then
+ * ranks_note; the partial and the complete reduction marks; "written/sent" then
+ * marks_note. */
+void pl_colour_legend(struct plines *p, const struct theme *th, const struct glyphs *g,
+                      const char *ranks_note, const char *marks_note);
 int pl_width(const struct pline *l);
 void pl_draw_line(const struct pline *l, int y, int x, int w);
 /* Lines [from, from+r.h) of p into r; returns the lines drawn. */

@@ -1,8 +1,11 @@
-/* term.c - the signal flag, curses flag and fatal hook the full-screen entry points share
- * (see term.h). */
+/* term.c - the signals, curses start and end, flags, fatal hook and way out the
+ * full-screen entry points share (see term.h). */
 #include "term.h"
 
-#include <curses.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+#include "../../core/util.h"
 
 volatile sig_atomic_t term_signal;
 bool term_curses_on;
@@ -18,4 +21,76 @@ void term_fatal_hook(void)
         endwin();
         term_curses_on = false;
     }
+}
+
+void term_block_signals(sigset_t *block, sigset_t *waitmask)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGWINCH};
+    sigemptyset(block);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigaddset(block, sigs[i]);
+    pthread_sigmask(SIG_BLOCK, block, waitmask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+        sigdelset(waitmask, sigs[i]);
+}
+
+void term_catch_signals(void)
+{
+    struct sigaction sa = {.sa_handler = term_on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+SCREEN *term_start(void)
+{
+    util_set_fatal_hook(term_fatal_hook);
+    SCREEN *scr = newterm(NULL, stdout, stdin);
+    if (!scr) return NULL;
+    set_term(scr);
+    term_curses_on = true;
+    cbreak();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    nodelay(stdscr, TRUE);
+    set_escdelay(50);
+    curs_set(0);
+    return scr;
+}
+
+void term_end(SCREEN *scr)
+{
+    endwin();
+    if (scr) delscreen(scr);
+    term_curses_on = false;
+    util_set_fatal_hook(NULL);
+}
+
+/* Terminal restored: die of the signal as the shell expects. */
+static void term_raise(int sig, const sigset_t *block)
+{
+    signal(sig, SIG_DFL);
+    pthread_sigmask(SIG_UNBLOCK, block, NULL);
+    raise(sig);
+}
+
+int term_exit(const sigset_t *block)
+{
+    int sig = term_signal;
+    if (sig) {
+        term_raise(sig, block);
+        return 128 + sig;
+    }
+    pthread_sigmask(SIG_UNBLOCK, block, NULL);
+    return 0;
+}
+
+_Noreturn void term_exit_now(const sigset_t *block)
+{
+    fflush(NULL);
+    int sig = term_signal;
+    if (sig) term_raise(sig, block);
+    _exit(0);
 }

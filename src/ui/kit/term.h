@@ -1,19 +1,42 @@
 /* term.h - what every full-screen entry point (the visualizer, the presenter, the speaker
- * notes) needs around curses: a signal handler that only records the signal, whether curses
- * mode is on, and the fatal hook (util_set_fatal_hook) that ends curses mode first so the
- * message is readable. One process runs one entry point, so one set of flags serves all. */
+ * notes) needs around curses: the signals it blocks and catches (a handler that only
+ * records the signal), curses started and ended in the same modes, whether curses mode is
+ * on, the fatal hook (util_set_fatal_hook) that ends curses mode first so the message is
+ * readable, and the way out that dies of a caught signal once the terminal is restored.
+ * One process runs one entry point, so one set of flags serves all. */
 #ifndef COLLVIZ_UI_KIT_TERM_H
 #define COLLVIZ_UI_KIT_TERM_H
 
+#include <curses.h>
 #include <signal.h>
 #include <stdbool.h>
 
 extern volatile sig_atomic_t term_signal; /* the last signal received, 0 = none */
-extern bool term_curses_on;               /* set by the entry point around initscr/endwin */
+extern bool term_curses_on;               /* set by term_start / term_end */
 
 /* The handler for SIGINT, SIGTERM, SIGHUP: records the signal, nothing else. */
 void term_on_signal(int sig);
 /* For util_set_fatal_hook: endwin() if curses mode is on. */
 void term_fatal_hook(void);
+
+/* Blocks SIGINT, SIGTERM, SIGHUP and SIGWINCH in the calling thread (threads started
+ * after inherit it) and sets *block to those four and *waitmask to the mask ppoll waits
+ * with (the previous mask less those four). */
+void term_block_signals(sigset_t *block, sigset_t *waitmask);
+/* Installs term_on_signal for SIGINT, SIGTERM and SIGHUP. */
+void term_catch_signals(void);
+/* Installs the fatal hook and starts curses on stdout/stdin: cbreak, no echo, no newline
+ * translation, keypad, non-blocking reads, a 50 ms Esc delay, no cursor. NULL when the
+ * terminal cannot be driven (the fatal hook stays installed; term_end(NULL) removes it). */
+SCREEN *term_start(void);
+/* Ends curses mode (and frees scr when not NULL) and removes the fatal hook. */
+void term_end(SCREEN *scr);
+/* After term_end: with a signal caught, die of it as the shell expects (status 128+sig;
+ * 128+sig is returned only where raising it did not end the process); else unblock the
+ * signals of term_block_signals and return 0. */
+int term_exit(const sigset_t *block);
+/* As term_exit, for when a thread that cannot be joined is still running: flush stdio and
+ * end the process without atexit handlers (status 0 where no signal was caught). */
+_Noreturn void term_exit_now(const sigset_t *block);
 
 #endif

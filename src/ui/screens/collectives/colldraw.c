@@ -620,24 +620,12 @@ void coll_draw(struct app *a, struct rect r)
  * what the animation simplifies. */
 void coll_help(const struct app *a, struct plines *p, int width)
 {
-    const struct theme *th = &a->th;
-    struct pline *l = pl_new(p);
-    pl_add(l, A_BOLD, "colours ");
-    for (int k = 0; k < 4 && k < CV_MAX_RANKS; k++)
-        pl_add(l, th->rank[k] | A_BOLD, "r%d ", k);
-    pl_add(l, A_NORMAL, "%s that rank's input only  in/out: send/receive buffer", a->g->ell);
-    l = pl_new(p);
-    pl_add(l, A_NORMAL, "        ");
-    pl_add(l, th->role[TH_REDUCED], " %s ", a->g->sigma);
-    pl_add(l, A_NORMAL, " partial reduction (several ranks)  ");
-    pl_add(l, th->role[TH_COMPLETE], " %s ", a->g->sigma);
-    pl_add(l, A_NORMAL, " all ranks reduced");
-    l = pl_new(p);
-    pl_add(l, A_NORMAL, "        ");
-    pl_add(l, th->role[TH_DST], "written");
-    pl_add(l, A_NORMAL, "/");
-    pl_add(l, th->role[TH_SRC], "sent");
-    pl_add(l, A_NORMAL, " this step  %s no data  panel: measured; GB/s = 10^9 B/s", a->g->dot);
+    char ranks[200], marks[200];
+    snprintf(ranks, sizeof ranks, "%s that rank's input only  in/out: send/receive buffer",
+             a->g->ell);
+    snprintf(marks, sizeof marks, " this step  %s no data  panel: measured; GB/s = 10^9 B/s",
+             a->g->dot);
+    pl_colour_legend(p, &a->th, a->g, ranks, marks);
     char note[300];
     snprintf(note, sizeof note, "model   %s", coll_model_note());
     pl_wrapped_max(p, A_NORMAL, width, note, 2);

@@ -954,24 +954,11 @@ void par_draw(struct app *a, struct rect area)
 void par_help(const struct app *a, struct plines *p, int width)
 {
     const struct theme *th = &a->th;
+    char ranks[200], marks[200];
+    snprintf(ranks, sizeof ranks, "%s a value holding that rank's input only", a->g->ell);
+    snprintf(marks, sizeof marks, " by this step  %s no data", a->g->dot);
+    pl_colour_legend(p, th, a->g, ranks, marks);
     struct pline *l = pl_new(p);
-    pl_add(l, A_BOLD, "colours ");
-    for (int k = 0; k < 4 && k < CV_MAX_RANKS; k++)
-        pl_add(l, th->rank[k] | A_BOLD, "r%d ", k);
-    pl_add(l, A_NORMAL, "%s a value holding that rank's input only", a->g->ell);
-    l = pl_new(p);
-    pl_add(l, A_NORMAL, "        ");
-    pl_add(l, th->role[TH_REDUCED], " %s ", a->g->sigma);
-    pl_add(l, A_NORMAL, " partial reduction (several ranks)  ");
-    pl_add(l, th->role[TH_COMPLETE], " %s ", a->g->sigma);
-    pl_add(l, A_NORMAL, " all ranks reduced");
-    l = pl_new(p);
-    pl_add(l, A_NORMAL, "        ");
-    pl_add(l, th->role[TH_DST], "written");
-    pl_add(l, A_NORMAL, "/");
-    pl_add(l, th->role[TH_SRC], "sent");
-    pl_add(l, A_NORMAL, " by this step  %s no data", a->g->dot);
-    l = pl_new(p);
     pl_add(l, A_BOLD, "values  ");
     pl_add(l, A_NORMAL, "83 under %s is 0.83; ", a->utf8 ? "\u00d710\u207b\u00b2" : "x1e-2");
     pl_add(l, th->role[TH_OK], "%s", a->g->ok);
