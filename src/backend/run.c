@@ -591,8 +591,9 @@ static int task_error(struct run_task *t, int rc, const char *lost, char *err, s
                   lost);
 }
 
-/* "rank 2 was behind the others (had started 1 run, they 2)", when the communicator
- * failed while some ranks had started fewer runs than the rest; "" otherwise. */
+/* "rank 2 was behind the others (had started 1 run, they up to 2)", when the communicator
+ * failed while fewer than half the ranks had started fewer runs than the rest (a rank
+ * that held the others up); "" otherwise (a deadline too short for anyone, say). */
 static void task_laggards(const struct run_task *t, char *buf, size_t n)
 {
     buf[0] = '\0';
@@ -610,6 +611,7 @@ static void task_laggards(const struct run_task *t, char *buf, size_t n)
             snprintf(who + l, sizeof who - l, "%s%d", k ? ", " : "", r);
             k++;
         }
+    if (2 * k >= t->W) return;
     snprintf(buf, n, "rank%s %s %s behind the others (had started %d run%s, they up to %d)",
              k > 1 ? "s" : "", who, k > 1 ? "were" : "was", lo, lo == 1 ? "" : "s", hi);
 }
