@@ -60,6 +60,26 @@ struct tl_event *timeline_add(struct timeline *tl, int step, int rank, int lane,
     return e;
 }
 
+void timeline_add_p2p(struct timeline *tl, int step, int rank, enum tl_kind kind,
+                      const char *label, int peer, int tag, size_t bytes,
+                      const char *wait_label, double t_wait, double t0, double t1)
+{
+    if (wait_label) {
+        char lab[40];
+        if (!*wait_label) snprintf(lab, sizeof lab, "wait %.26s", label ? label : "");
+        struct tl_event *w = timeline_add(tl, step, rank, 0, TL_IDLE,
+                                          *wait_label ? wait_label : lab, t_wait, t0);
+        if (kind == TL_RECV) {
+            w->peer = peer;
+            w->tag = tag;
+        }
+    }
+    struct tl_event *e = timeline_add(tl, step, rank, 0, kind, label, t0, t1);
+    e->peer = peer;
+    e->tag = tag;
+    e->bytes = bytes;
+}
+
 static int tl_cmp(const void *a, const void *b)
 {
     const struct tl_event *x = a, *y = b;

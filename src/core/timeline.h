@@ -51,6 +51,14 @@ void timeline_free(struct timeline *tl);
 struct tl_event *timeline_add(struct timeline *tl, int step, int rank, int lane,
                               enum tl_kind kind, const char *label, double t0, double t1);
 
+/* A point-to-point message on lane 0, as every communicator records one: when the rank
+ * had to wait first (wait_label non-NULL), an idle event [t_wait, t0) with that label
+ * ("": "wait <label>"; for a receive also the peer and tag it waited for), then the TL_SEND or
+ * TL_RECV event [t0, t1) of `bytes` with its peer and tag. */
+void timeline_add_p2p(struct timeline *tl, int step, int rank, enum tl_kind kind,
+                      const char *label, int peer, int tag, size_t bytes,
+                      const char *wait_label, double t_wait, double t0, double t1);
+
 /* Flatten into one array sorted by (step, rank, lane, t0), with times made relative to
  * each step's start (the earliest rank's step_start). Caller frees. */
 struct tl_event *timeline_flatten(const struct timeline *tl, size_t *n);

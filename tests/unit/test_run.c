@@ -26,6 +26,7 @@
 
 #include "backend/backend.h"
 #include "backend/comm.h"
+#include "host_copies.h"
 #include "backend/run.h"
 #include "core/coll.h"
 #include "core/exec.h"
@@ -124,20 +125,6 @@ static void sc_buf_free(struct comm *c, int rank, float *buf)
     free(buf);
 }
 
-static int sc_put(struct comm *c, int rank, float *buf, size_t off, const float *src,
-                  size_t count)
-{
-    memcpy(buf + off, src, count * sizeof(float));
-    return CV_OK;
-}
-
-static int sc_get(struct comm *c, int rank, const float *buf, size_t off, float *dst,
-                  size_t count)
-{
-    memcpy(dst, buf + off, count * sizeof(float));
-    return CV_OK;
-}
-
 static int sc_run(struct comm *c, int rank, const struct comm_job *j, float *work)
 {
     struct step_comm *s = sc_of(c);
@@ -180,8 +167,8 @@ static const struct comm_ops sc_ops = {
     .destroy = sc_destroy,
     .buf_alloc = sc_buf_alloc,
     .buf_free = sc_buf_free,
-    .put = sc_put,
-    .get = sc_get,
+    .put = host_put,
+    .get = host_get,
     .run = sc_run,
     .rank_noun = "step thread",
     .slice_bytes = 0,

@@ -26,6 +26,7 @@
 
 #include "backend/backend.h"
 #include "backend/comm.h"
+#include "host_copies.h"
 #include "core/util.h"
 #include "worker/worker.h"
 
@@ -376,20 +377,6 @@ static void fake_buf_free(struct comm *c, int rank, float *buf)
     free(buf);
 }
 
-static int fake_put(struct comm *c, int rank, float *buf, size_t off, const float *src,
-                    size_t count)
-{
-    memcpy(buf + off, src, count * sizeof(float));
-    return CV_OK;
-}
-
-static int fake_get(struct comm *c, int rank, const float *buf, size_t off, float *dst,
-                    size_t count)
-{
-    memcpy(dst, buf + off, count * sizeof(float));
-    return CV_OK;
-}
-
 static int fake_run(struct comm *c, int rank, const struct comm_job *j, float *work)
 {
     struct fake_comm *fc = (struct fake_comm *)c;
@@ -442,8 +429,8 @@ static const struct comm_ops fake_comm_ops = {
     .destroy = fake_destroy,
     .buf_alloc = fake_buf_alloc,
     .buf_free = fake_buf_free,
-    .put = fake_put,
-    .get = fake_get,
+    .put = host_put,
+    .get = host_get,
     .run = fake_run,
     .rank_noun = "fake rank",
 };

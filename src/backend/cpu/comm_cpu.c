@@ -601,15 +601,10 @@ static int cpu_send(struct comm *c, int rank, int peer, int tag, const float *bu
     struct comm_stats *st = &cc->stats[rank][0];
     st->bytes_sent += count * sizeof(float);
     st->p2p_bytes += count * sizeof(float);
-    if (c->tl) {
-        if (waited)
-            timeline_add(c->tl, c->step[rank], rank, 0, TL_IDLE, "send: mailbox full", t0, t1);
-        struct tl_event *e = timeline_add(c->tl, c->step[rank], rank, 0, TL_SEND,
-                                          label ? label : "send", t1, t2);
-        e->peer = peer;
-        e->tag = tag;
-        e->bytes = count * sizeof(float);
-    }
+    if (c->tl)
+        timeline_add_p2p(c->tl, c->step[rank], rank, TL_SEND, label ? label : "send", peer, tag,
+                         count * sizeof(float), waited ? "send: mailbox full" : NULL, t0, t1,
+                         t2);
     return CV_OK;
 }
 
@@ -657,21 +652,9 @@ static int cpu_recv(struct comm *c, int rank, int peer, int tag, float *buf, siz
     pthread_mutex_unlock(&mb->mu);
     double t2 = now_s();
     cc->stats[rank][0].bytes_recv += count * sizeof(float);
-    if (c->tl) {
-        if (waited) {
-            char lab[40];
-            snprintf(lab, sizeof lab, "wait %.26s", label ? label : "recv");
-            struct tl_event *e =
-                timeline_add(c->tl, c->step[rank], rank, 0, TL_IDLE, lab, t0, t1);
-            e->peer = peer;
-            e->tag = tag;
-        }
-        struct tl_event *e = timeline_add(c->tl, c->step[rank], rank, 0, TL_RECV,
-                                          label ? label : "recv", t1, t2);
-        e->peer = peer;
-        e->tag = tag;
-        e->bytes = count * sizeof(float);
-    }
+    if (c->tl)
+        timeline_add_p2p(c->tl, c->step[rank], rank, TL_RECV, label ? label : "recv", peer, tag,
+                         count * sizeof(float), waited ? "" : NULL, t0, t1, t2);
     return CV_OK;
 }
 

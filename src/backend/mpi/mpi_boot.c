@@ -116,16 +116,15 @@ int mpi_boot_bcast(void *buf, size_t bytes, int root)
                : CV_EBACKEND;
 }
 
-int mpi_boot_sum_double(double *v, int n)
+int mpi_boot_sum(void *buf, size_t n, enum comm_proc_type t)
 {
-    return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS
-               ? CV_OK
-               : CV_EBACKEND;
-}
-
-int mpi_boot_sum_long(long *v, int n)
-{
-    return MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS
+    if (n > INT32_MAX) return CV_EINVAL;
+    if (n == 0) return CV_OK;
+    MPI_Datatype dt = t == COMM_PROC_F32   ? MPI_FLOAT
+                      : t == COMM_PROC_F64 ? MPI_DOUBLE
+                      : t == COMM_PROC_INT ? MPI_INT
+                                           : MPI_UINT64_T;
+    return MPI_Allreduce(MPI_IN_PLACE, buf, (int)n, dt, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS
                ? CV_OK
                : CV_EBACKEND;
 }

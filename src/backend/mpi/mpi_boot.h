@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../comm.h"
+
 struct mpi_where {
     int rank, size;             /* in MPI_COMM_WORLD */
     int local_rank, local_size; /* among the processes of this node (MPI_COMM_TYPE_SHARED) */
@@ -34,8 +36,8 @@ bool mpi_boot_broken(int *rank, char *why, size_t n);
 
 /* Over MPI_COMM_WORLD (every process calls them at the same point): */
 int mpi_boot_bcast(void *buf, size_t bytes, int root);
-int mpi_boot_sum_double(double *v, int n);
-int mpi_boot_sum_long(long *v, int n);
+/* Element-wise sum over every process of the job, in place (n elements of type t). */
+int mpi_boot_sum(void *buf, size_t n, enum comm_proc_type t);
 int mpi_boot_max_int(int *v);
 /* Every rank's `bytes` bytes, concatenated in rank order (all holds size * bytes). */
 int mpi_boot_allgather(const void *mine, void *all, size_t bytes);

@@ -582,13 +582,9 @@ static int mc_send(struct comm *c, int rank, int peer, int tag, const float *buf
     mc->npend++;
     mc->stats.bytes_sent += count * sizeof(float);
     mc->stats.p2p_bytes += count * sizeof(float);
-    if (c->tl) {
-        struct tl_event *e = timeline_add(c->tl, c->step[rank], rank, 0, TL_SEND,
-                                          label ? label : "send", t0, now_s());
-        e->peer = peer;
-        e->tag = tag;
-        e->bytes = count * sizeof(float);
-    }
+    if (c->tl)
+        timeline_add_p2p(c->tl, c->step[rank], rank, TL_SEND, label ? label : "send", peer, tag,
+                         count * sizeof(float), NULL, t0, t0, now_s());
     return CV_OK;
 }
 
@@ -626,21 +622,9 @@ static int mc_recv(struct comm *c, int rank, int peer, int tag, float *buf, size
         return mc_fail(mc, "rank %d: MPI_Recv from %d failed", rank, peer);
     double t2 = now_s();
     mc->stats.bytes_recv += count * sizeof(float);
-    if (c->tl) {
-        if (waited) {
-            char lab[40];
-            snprintf(lab, sizeof lab, "wait %.26s", label ? label : "recv");
-            struct tl_event *e =
-                timeline_add(c->tl, c->step[rank], rank, 0, TL_IDLE, lab, t0, t1);
-            e->peer = peer;
-            e->tag = tag;
-        }
-        struct tl_event *e = timeline_add(c->tl, c->step[rank], rank, 0, TL_RECV,
-                                          label ? label : "recv", t1, t2);
-        e->peer = peer;
-        e->tag = tag;
-        e->bytes = count * sizeof(float);
-    }
+    if (c->tl)
+        timeline_add_p2p(c->tl, c->step[rank], rank, TL_RECV, label ? label : "recv", peer, tag,
+                         count * sizeof(float), waited ? "" : NULL, t0, t1, t2);
     return CV_OK;
 }
 

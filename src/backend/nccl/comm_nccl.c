@@ -617,13 +617,9 @@ static int nc_send(struct comm *c, int rank, int peer, int tag, const float *buf
     struct comm_stats *st = &rk->stats[0];
     st->bytes_sent += count * sizeof(float);
     st->p2p_bytes += count * sizeof(float);
-    if (c->tl) {
-        struct tl_event *e = timeline_add(c->tl, c->step[rank], rank, 0, TL_SEND,
-                                          label ? label : "send", t0, now_s());
-        e->peer = peer;
-        e->tag = tag;
-        e->bytes = count * sizeof(float);
-    }
+    if (c->tl)
+        timeline_add_p2p(c->tl, c->step[rank], rank, TL_SEND, label ? label : "send", peer, tag,
+                         count * sizeof(float), NULL, t0, t0, now_s());
     return CV_OK;
 }
 
@@ -680,13 +676,9 @@ static int nc_recv(struct comm *c, int rank, int peer, int tag, float *buf, size
     if ((rc = wait_stream(nc, rank, s, label ? label : "recv")) != CV_OK) return rc;
     double t1 = now_s();
     rk->stats[0].bytes_recv += count * sizeof(float);
-    if (c->tl) {
-        struct tl_event *e = timeline_add(c->tl, c->step[rank], rank, 0, TL_RECV,
-                                          label ? label : "recv", t0, t1);
-        e->peer = peer;
-        e->tag = tag;
-        e->bytes = count * sizeof(float);
-    }
+    if (c->tl)
+        timeline_add_p2p(c->tl, c->step[rank], rank, TL_RECV, label ? label : "recv", peer, tag,
+                         count * sizeof(float), NULL, t0, t0, t1);
     return CV_OK;
 }
 
@@ -1003,34 +995,31 @@ static void nc_buf_free(struct comm *c, int rank, float *buf)
 
 /* Copies wait for the rank's queued work first (with the deadline), so a copy never
  * blocks on a collective that is stuck. */
-static int nc_put(struct comm *c, int rank, float *buf, size_t off, const float *src,
-                  size_t count)
+static int nc_copy(struct comm *c, int rank, void *dst, const void *src, size_t count,
+                   enum cudaMemcpyKind kind)
 {
     struct nccl_comm *nc = to_nc(c);
     int rc = enter(nc, rank);
     if (rc != CV_OK) return rc;
-    struct nccl_rank *rk = &nc->rk[rank];
-    if ((rc = wait_stream(nc, rank, coll_stream(rk), "work before a copy in")) != CV_OK)
+    bool in = kind == cudaMemcpyHostToDevice;
+    if ((rc = wait_stream(nc, rank, coll_stream(&nc->rk[rank]),
+                          in ? "work before a copy in" : "work before a copy out")) != CV_OK)
         return rc;
     if (!count) return CV_OK;
-    return cuda_ck(nc, rank,
-                   cudaMemcpy(buf + off, src, count * sizeof(float), cudaMemcpyHostToDevice),
-                   "cudaMemcpy (host to device)");
+    return cuda_ck(nc, rank, cudaMemcpy(dst, src, count * sizeof(float), kind),
+                   in ? "cudaMemcpy (host to device)" : "cudaMemcpy (device to host)");
+}
+
+static int nc_put(struct comm *c, int rank, float *buf, size_t off, const float *src,
+                  size_t count)
+{
+    return nc_copy(c, rank, buf + off, src, count, cudaMemcpyHostToDevice);
 }
 
 static int nc_get(struct comm *c, int rank, const float *buf, size_t off, float *dst,
                   size_t count)
 {
-    struct nccl_comm *nc = to_nc(c);
-    int rc = enter(nc, rank);
-    if (rc != CV_OK) return rc;
-    struct nccl_rank *rk = &nc->rk[rank];
-    if ((rc = wait_stream(nc, rank, coll_stream(rk), "work before a copy out")) != CV_OK)
-        return rc;
-    if (!count) return CV_OK;
-    return cuda_ck(nc, rank,
-                   cudaMemcpy(dst, buf + off, count * sizeof(float), cudaMemcpyDeviceToHost),
-                   "cudaMemcpy (device to host)");
+    return nc_copy(c, rank, dst, buf + off, count, cudaMemcpyDeviceToHost);
 }
 
 /* One rank's part of collective c, queued on stream s (sb: its input, rb: its result,
@@ -1143,31 +1132,7 @@ static int nc_sync(struct comm *c, int rank)
 static int nc_proc_sum(struct comm *c, void *buf, size_t n, enum comm_proc_type t)
 {
     (void)c;
-    if (n > (size_t)INT32_MAX) return CV_EINVAL;
-    if (t == COMM_PROC_F64) return mpi_boot_sum_double(buf, (int)n);
-    if (t == COMM_PROC_F32) {
-        /* Through doubles: every float is exact there, and so is a sum of one nonzero. */
-        double *d = xmalloc((n ? n : 1) * sizeof *d);
-        float *f = buf;
-        for (size_t i = 0; i < n; i++)
-            d[i] = f[i];
-        int rc = mpi_boot_sum_double(d, (int)n);
-        for (size_t i = 0; rc == CV_OK && i < n; i++)
-            f[i] = (float)d[i];
-        free(d);
-        return rc;
-    }
-    _Static_assert(sizeof(long) == 8, "u64 records are summed as longs");
-    if (t == COMM_PROC_U64) return mpi_boot_sum_long(buf, (int)n);
-    long *l = xmalloc((n ? n : 1) * sizeof *l);
-    int *v = buf;
-    for (size_t i = 0; i < n; i++)
-        l[i] = v[i];
-    int rc = mpi_boot_sum_long(l, (int)n);
-    for (size_t i = 0; rc == CV_OK && i < n; i++)
-        v[i] = (int)l[i];
-    free(l);
-    return rc;
+    return mpi_boot_sum(buf, n, t);
 }
 
 static int nc_proc_max(struct comm *c, double *v)
