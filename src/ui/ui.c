@@ -381,13 +381,20 @@ static bool ui_job_lost(struct app *a)
     a->w = NULL;
     char said[300] = "";
     if (ui_launch) launch_wait(ui_launch, UI_STOP_WAIT_S); /* its last words name the rank */
-    int rank = ui_launch ? launch_blame(ui_launch, said, sizeof said) : -1;
+    bool stalled = false;
+    int rank = ui_launch ? launch_blame(ui_launch, said, sizeof said, &stalled) : -1;
     launch_stop(ui_launch, 0);
     ui_launch = NULL;
     char lost[240], note[480];
-    bool named = strstr(why, "lost") || strstr(why, "stalled");
-    if (named) /* the job said which rank itself */
+    /* The job said which rank itself ("rank 2 stalled: ...", "rank 2 lost"); a rank 0
+     * that stalled cannot, and its message names none: then the others' words in the
+     * job's output do. */
+    bool named =
+        launch_rank_named(why, " stalled") >= 0 || launch_rank_named(why, " lost") >= 0;
+    if (named)
         snprintf(lost, sizeof lost, "%s", why);
+    else if (rank >= 0 && stalled) /* "collviz: mpi rank 1: rank 0 stalled: no answer ..." */
+        snprintf(lost, sizeof lost, "rank %d stalled", rank);
     else if (rank >= 0) /* the launcher's words (mpirun: "process rank 2 ... exited") */
         snprintf(lost, sizeof lost, "rank %d lost", rank);
     else

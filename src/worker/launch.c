@@ -195,13 +195,37 @@ pid_t launch_pid(const struct launch *l)
     return l->pid;
 }
 
-int launch_blame(const struct launch *l, char *last, size_t n)
+int launch_rank_named(const char *s, const char *then)
+{
+    size_t tl = strlen(then);
+    for (const char *p = strstr(s, "rank "); p; p = strstr(p + 5, "rank ")) {
+        char *end;
+        long v = strtol(p + 5, &end, 10);
+        if (end > p + 5 && v >= 0 && v < 1000000 && strncmp(end, then, tl) == 0) return (int)v;
+    }
+    return -1;
+}
+
+int launch_blame(const struct launch *l, char *last, size_t n, bool *stalled)
 {
     if (last && n) last[0] = '\0';
+    if (stalled) *stalled = false;
     FILE *f = fopen(l->log, "r");
     if (!f) return -1;
     char line[512];
     int rank = -1;
+    /* A rank the others named as stalled says more than mpirun's word on who ended first
+     * (the ranks that named it end the job themselves). */
+    while (fgets(line, sizeof line, f)) {
+        int s = launch_rank_named(line, " stalled");
+        if (s < 0) continue;
+        line[strcspn(line, "\r\n")] = '\0';
+        if (last) snprintf(last, n, "%s", line);
+        if (stalled) *stalled = true;
+        fclose(f);
+        return s;
+    }
+    rewind(f);
     while (fgets(line, sizeof line, f)) {
         size_t k = strcspn(line, "\r\n");
         line[k] = '\0';

@@ -23,10 +23,13 @@ pid_t launch_pid(const struct launch *l);
 /* Wait up to s seconds for the launcher to end (after a loss it reports the rank that
  * died as it ends). True when it has. */
 bool launch_wait(struct launch *l, double s);
-/* After the job is lost: which rank the launcher's output blames ("process rank 2" as
- * mpirun says it, "task 2" as srun does), or -1; in last the line that says so (else the
- * last non-empty line). */
-int launch_blame(const struct launch *l, char *last, size_t n);
+/* After the job is lost: which rank the job's output blames - first a rank the others
+ * named as stalled ("rank 2 stalled", as the MPI communicator says it; *stalled is then
+ * true), else the rank the launcher names ("process rank 2" as mpirun says it, "task 2"
+ * as srun does) - or -1; in last the line that says so (else the last non-empty line). */
+int launch_blame(const struct launch *l, char *last, size_t n, bool *stalled);
+/* N when s says "rank N" followed by `then` (" stalled"), else -1. */
+int launch_rank_named(const char *s, const char *then);
 /* End the job: wait up to grace_s for it to end by itself (after a shutdown message), then
  * SIGTERM to its group and every process below this one, SIGKILL to what is left 2 s later;
  * reap them all, remove the socket and log. NULL is fine. */

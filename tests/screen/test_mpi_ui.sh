@@ -113,7 +113,18 @@ if [ -n "$ASAN_BIN" ] && [ -x "$ASAN_BIN" ]; then
     tm_keys q
     tm_wait "EXITED:0" 15 || fail "q did not exit after the stall"
     [ -z "$(ls -A "$run/collviz")" ] || fail "socket or log left behind after the stall: $(ls "$run/collviz")"
+    # Rank 0 itself stalls: it cannot say so, the others name it in the job's output and the
+    # UI reads it there.
+    tm_cleanup
+    tm_start 120 40 "--mpi '$LAUNCH' --size 1M" $envs CV_TEST_STALL=0:30:3 ASAN_OPTIONS=detect_leaks=0
+    tm_wait "rank 0 stalled" 120 || fail "a stalled rank 0 was not named: $(tm_screen | head -3)"
+    tm_wait "on local CPU ranks now" 5 || fail "no word of the fallback after rank 0 stalled"
+    tm_screen | grep -q "rank [123] stalled" && fail "a rank that answered was named: $(tm_screen | grep stalled)"
+    tm_keys q
+    tm_wait "EXITED:0" 15 || fail "q did not exit after rank 0 stalled"
+    left=$(all_procs)
+    [ -z "$left" ] || fail "processes of the job whose rank 0 stalled left behind: $left"
 else
     echo "SKIP: a stalled rank under the UI (needs the ASan build's test hooks)"
 fi
-echo "ok: --mpi with 4 MPI processes measures and checks, a cancelled sweep stops every process at one size, q leaves nothing; a killed or stalled rank is named and the UI goes on on CPU ranks"
+echo "ok: --mpi with 4 MPI processes measures and checks, a cancelled sweep stops every process at one size, q leaves nothing; a killed or stalled rank (rank 0 too) is named and the UI goes on on CPU ranks"
