@@ -227,29 +227,6 @@ static bool stream_idle(cudaStream_t s)
     return !s || cudaStreamQuery(s) != cudaErrorNotReady;
 }
 
-/* Give the rank's streams NCCL_DRAIN_S to finish after an abort; otherwise its device is
- * wedged (its memory must not be freed under running kernels). */
-static void drain_rank(struct nccl_rank *rk)
-{
-    cudaStream_t s[6] = {rk->compute,   rk->side,    rk->send_up,
-                         rk->send_down, rk->recv_up, rk->recv_down};
-    double t0 = now_s();
-    for (;;) {
-        bool busy = false;
-        for (int i = 0; i < 6; i++)
-            if (!stream_idle(s[i])) busy = true;
-        if (!busy) return;
-        if (now_s() - t0 > NCCL_DRAIN_S) {
-            rk->wedged = true;
-            if (rk->dev) dev_cuda_mark_wedged(rk->dev);
-            atomic_store(&gpus_wedged, 1);
-            return;
-        }
-        struct timespec ts = {0, 100 * 1000};
-        nanosleep(&ts, NULL);
-    }
-}
-
 /* Whether the rank's streams finish within `limit_s`. */
 static bool drained(struct nccl_rank *rk, double limit_s)
 {
@@ -265,6 +242,16 @@ static bool drained(struct nccl_rank *rk, double limit_s)
         struct timespec ts = {0, 100 * 1000};
         nanosleep(&ts, NULL);
     }
+}
+
+/* Give the rank's streams NCCL_DRAIN_S to finish after an abort; otherwise its device is
+ * wedged (its memory must not be freed under running kernels). */
+static void drain_rank(struct nccl_rank *rk)
+{
+    if (drained(rk, NCCL_DRAIN_S)) return;
+    rk->wedged = true;
+    if (rk->dev) dev_cuda_mark_wedged(rk->dev);
+    atomic_store(&gpus_wedged, 1);
 }
 
 /* Called only by the rank's own thread (or destroy, after the threads ended). */
