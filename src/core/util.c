@@ -90,6 +90,15 @@ int cv_err(char *err, size_t errlen, int status, const char *fmt, ...)
     return status;
 }
 
+size_t cv_cat(char *buf, size_t n, size_t o, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(o < n ? buf + o : NULL, o < n ? n - o : 0, fmt, ap);
+    va_end(ap);
+    return o + (k > 0 ? (size_t)k : 0);
+}
+
 double now_s(void)
 {
     struct timespec ts;

@@ -39,6 +39,11 @@ void util_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1,
 int cv_err(char *err, size_t errlen, int status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Append to buf (n bytes) at offset o, like snprintf; returns the offset after what it
+ * wrote or would have written, so calls chain and a truncated buffer never overflows. */
+size_t cv_cat(char *buf, size_t n, size_t o, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Monotonic clock in seconds. */
 double now_s(void);
 

@@ -430,18 +430,6 @@ int nccl_backend_gpu(const struct backend *b, int rank)
     return rank >= 0 && rank < st->info.ngpus ? rank : -1;
 }
 
-/* snprintf that keeps appending after truncation without overflowing. */
-static size_t nccl_cat(char *buf, size_t n, size_t o, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static size_t nccl_cat(char *buf, size_t n, size_t o, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(o < n ? buf + o : NULL, o < n ? n - o : 0, fmt, ap);
-    va_end(ap);
-    return o + (k > 0 ? (size_t)k : 0);
-}
-
 int nccl_backend_info(const struct backend *b, char *buf, size_t n)
 {
     const struct nccl_info *in = nccl_backend_get_info(b);
@@ -454,32 +442,32 @@ int nccl_backend_info(const struct backend *b, char *buf, size_t n)
     nccl_cuda_version_string(in->cuda_driver, drv, sizeof drv);
     size_t o = 0;
     const char *emu = nccl_emu();
-    o = nccl_cat(buf, n, o,
-                 "NCCL %s%s (built against %s), CUDA runtime %s%s, driver supports CUDA %s%s\n",
-                 ver, emu, hver, rt, emu, drv, emu);
+    o = cv_cat(buf, n, o,
+               "NCCL %s%s (built against %s), CUDA runtime %s%s, driver supports CUDA %s%s\n",
+               ver, emu, hver, rt, emu, drv, emu);
     if (in->visible_gpus > in->ngpus)
-        o = nccl_cat(buf, n, o, "%d GPUs visible, the first %d used\n", in->visible_gpus,
-                     in->ngpus);
+        o = cv_cat(buf, n, o, "%d GPUs visible, the first %d used\n", in->visible_gpus,
+                   in->ngpus);
     for (int g = 0; g < in->ngpus; g++) {
         format_size(in->gpu[g].mem_total, mem, sizeof mem);
-        o = nccl_cat(buf, n, o, "GPU %d: %s, %s%s, sm_%d%d%s, PCI %s%s\n", g, in->gpu[g].name,
-                     mem, emu, in->gpu[g].cc_major, in->gpu[g].cc_minor, emu,
-                     in->gpu[g].pci_bus_id, emu);
+        o = cv_cat(buf, n, o, "GPU %d: %s, %s%s, sm_%d%d%s, PCI %s%s\n", g, in->gpu[g].name,
+                   mem, emu, in->gpu[g].cc_major, in->gpu[g].cc_minor, emu,
+                   in->gpu[g].pci_bus_id, emu);
     }
     if (in->ngpus > 1) {
-        o = nccl_cat(buf, n, o, "peer access%s (row reads column directly):\n     ", emu);
+        o = cv_cat(buf, n, o, "peer access%s (row reads column directly):\n     ", emu);
         for (int h = 0; h < in->ngpus; h++)
-            o = nccl_cat(buf, n, o, " %3d", h);
-        o = nccl_cat(buf, n, o, "\n");
+            o = cv_cat(buf, n, o, " %3d", h);
+        o = cv_cat(buf, n, o, "\n");
         for (int g = 0; g < in->ngpus; g++) {
-            o = nccl_cat(buf, n, o, "  %3d", g);
+            o = cv_cat(buf, n, o, "  %3d", g);
             for (int h = 0; h < in->ngpus; h++)
-                o = nccl_cat(buf, n, o, " %3s", g == h ? "-" : in->peer[g][h] ? "yes" : "no");
-            o = nccl_cat(buf, n, o, "\n");
+                o = cv_cat(buf, n, o, " %3s", g == h ? "-" : in->peer[g][h] ? "yes" : "no");
+            o = cv_cat(buf, n, o, "\n");
         }
     }
-    o = nccl_cat(buf, n, o, "NCCL_ALGO=%s NCCL_PROTO=%s\n",
-                 in->nccl_algo[0] ? in->nccl_algo : "(unset: NCCL chooses)",
-                 in->nccl_proto[0] ? in->nccl_proto : "(unset: NCCL chooses)");
+    o = cv_cat(buf, n, o, "NCCL_ALGO=%s NCCL_PROTO=%s\n",
+               in->nccl_algo[0] ? in->nccl_algo : "(unset: NCCL chooses)",
+               in->nccl_proto[0] ? in->nccl_proto : "(unset: NCCL chooses)");
     return (int)o;
 }

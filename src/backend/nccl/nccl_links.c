@@ -19,13 +19,14 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "../../core/util.h"
 
 /* ---- the parser ------------------------------------------------------------------------- */
 
@@ -168,38 +169,26 @@ static const char *nl_path_word(const char *t)
     return NULL;
 }
 
-/* snprintf that keeps appending after truncation without overflowing. */
-static size_t nl_cat(char *buf, size_t n, size_t o, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static size_t nl_cat(char *buf, size_t n, size_t o, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(o < n ? buf + o : NULL, o < n ? n - o : 0, fmt, ap);
-    va_end(ap);
-    return o + (k > 0 ? (size_t)k : 0);
-}
-
 static size_t nl_explain(const struct nl_sum *s, const struct nl_kind *k, char *buf, size_t n,
                          size_t o)
 {
     const char *l = k->label;
-    if (strcmp(l, "P2P/MNNVL") == 0) return nl_cat(buf, n, o, " (multi-node NVLink)");
+    if (strcmp(l, "P2P/MNNVL") == 0) return cv_cat(buf, n, o, " (multi-node NVLink)");
     if (strncmp(l, "P2P/", 4) == 0) {
         const char *w = s->npath == 1 ? nl_path_word(s->path[0]) : NULL;
-        if (w) return nl_cat(buf, n, o, " (GPU peer access over %s, path %s)", w, s->path[0]);
-        if (s->npath == 0) return nl_cat(buf, n, o, " (NVLink or PCIe peer access)");
-        o = nl_cat(buf, n, o, " (GPU peer access, path%s ", s->npath > 1 ? "s" : "");
+        if (w) return cv_cat(buf, n, o, " (GPU peer access over %s, path %s)", w, s->path[0]);
+        if (s->npath == 0) return cv_cat(buf, n, o, " (NVLink or PCIe peer access)");
+        o = cv_cat(buf, n, o, " (GPU peer access, path%s ", s->npath > 1 ? "s" : "");
         for (int i = 0; i < s->npath; i++)
-            o = nl_cat(buf, n, o, "%s%s", i ? "/" : "", s->path[i]);
-        return nl_cat(buf, n, o, ")");
+            o = cv_cat(buf, n, o, "%s%s", i ? "/" : "", s->path[i]);
+        return cv_cat(buf, n, o, ")");
     }
-    if (strncmp(l, "SHM/", 4) == 0) return nl_cat(buf, n, o, " (through host shared memory)");
+    if (strncmp(l, "SHM/", 4) == 0) return cv_cat(buf, n, o, " (through host shared memory)");
     if (strcmp(l, "NET/IB") == 0)
-        return nl_cat(buf, n, o, " (InfiniBand verbs%s)", k->gdr ? ", GPUDirect RDMA" : "");
-    if (strcmp(l, "NET/Socket") == 0) return nl_cat(buf, n, o, " (TCP sockets)");
+        return cv_cat(buf, n, o, " (InfiniBand verbs%s)", k->gdr ? ", GPUDirect RDMA" : "");
+    if (strcmp(l, "NET/Socket") == 0) return cv_cat(buf, n, o, " (TCP sockets)");
     if (strncmp(l, "NET/", 4) == 0)
-        return nl_cat(buf, n, o, " (a network plugin%s)", k->gdr ? ", GPUDirect RDMA" : "");
+        return cv_cat(buf, n, o, " (a network plugin%s)", k->gdr ? ", GPUDirect RDMA" : "");
     return o;
 }
 
@@ -218,11 +207,11 @@ int nccl_links_parse(const char *log, size_t len, char *buf, size_t n)
     if (s.lines == 0) return 0;
     size_t o = 0;
     for (int i = 0; i < s.nk; i++) {
-        o = nl_cat(buf, n, o, "%s%s", i ? "; " : "", s.k[i].label);
+        o = cv_cat(buf, n, o, "%s%s", i ? "; " : "", s.k[i].label);
         o = nl_explain(&s, &s.k[i], buf, n, o);
-        o = nl_cat(buf, n, o, ", %d channel%s", s.k[i].nchan, s.k[i].nchan == 1 ? "" : "s");
+        o = cv_cat(buf, n, o, ", %d channel%s", s.k[i].nchan, s.k[i].nchan == 1 ? "" : "s");
     }
-    if (s.nvls) nl_cat(buf, n, o, "; NVLS multicast available");
+    if (s.nvls) cv_cat(buf, n, o, "; NVLS multicast available");
     return s.lines;
 }
 
