@@ -16,7 +16,6 @@
 #include "nccl_info.h"
 #include "nccl_links.h"
 
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
