@@ -65,9 +65,12 @@ until tm_screen | grep -qE "model: the fit through these points|not physical"; d
     [ "$(date +%s)" -le "$end" ] || fail "no fit after the sweep"
     sleep 0.2
 done
+# The panel's text as one line (what lies between the last two box edges of each screen
+# line), so a figure the wrap put on the next line still follows its label.
+panel_text() { tm_screen | sed -n 's/.*│\(.*\)│ *$/\1/p' | tr -s ' \n' '  '; }
 if ! tm_screen | grep -qF "not physical"; then
-    tm_screen | grep -qF "fit of the" || fail "the model does not say it is the sweep's fit"
-    tm_screen | grep -qE "R² [0-9.]+" || fail "the fit lacks R²"
+    panel_text | grep -qF "fit of the" || fail "the model does not say it is the sweep's fit"
+    panel_text | grep -qE "R² [0-9.]+" || fail "the fit lacks R²: $(panel_text)"
 fi
 tm_screen | grep -qF "What if: the same on each link (model)" || fail "no what-if in the panel"
 tm_keys q
