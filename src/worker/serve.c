@@ -268,17 +268,6 @@ int serve_follow(struct backend *b)
     return status;
 }
 #else
-/* Between two sizes of a sweep every process hears rank 0's word: stop (the UI cancelled)
- * or go on. Called on rank 0's worker thread and on the other ranks' main threads, at the
- * same point of the same job, after the job's own broadcast. */
-static bool serve_agree(void *ctx, bool stop)
-{
-    (void)ctx;
-    int v = stop;
-    if (MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return true;
-    return v != 0;
-}
-
 int serve_follow(struct backend *b)
 {
     backend_close(b);

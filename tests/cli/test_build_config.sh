@@ -4,7 +4,8 @@
 # refuses a binary that carries it; a build folder remembers its configuration, so building
 # it again with HAVE_NCCL= after a NCCL (emulated, and real when nvcc exists) build relinks
 # without NCCL (checked with nm and ldd), prints "built backends: cpu" (and mpi when built), and a new CFLAGS
-# recompiles; a binary with the test hooks (CV_TEST_HOOKS) is not installed either. Usage: test_build_config.sh [BIN [ASAN_BIN]] (the binaries are not used)
+# recompiles; a binary with the test hooks (CV_TEST_HOOKS) is not installed either; a build
+# with neither NCCL nor MPI succeeds with the CPU ranks alone. Usage: test_build_config.sh [BIN [ASAN_BIN]] (the binaries are not used)
 set -u
 cd "$(dirname "$0")/../.."
 fails=0
@@ -108,6 +109,20 @@ if [ -x "$CUDA_HOME/bin/nvcc" ] && [ -f "$CUDA_HOME/include/nccl.h" ]; then
     fi
 else
     echo "SKIP: the real NCCL build then HAVE_NCCL= (no nvcc or nccl.h)"
+fi
+
+# --- neither CUDA nor MPI (a machine with neither): the build succeeds with the CPU ranks
+# alone, says so, and --backend mpi is refused in one line -------------------------------
+B="$tmp/cpu_only"
+if "${M[@]}" BUILD="$B" HAVE_NCCL= HAVE_MPI= >"$tmp/out" 2>&1; then
+    grep -Eq "built backends: cpu \(" "$tmp/out" ||
+        fail "HAVE_NCCL= HAVE_MPI=: backends line: $(grep 'built backends' "$tmp/out")"
+    "$B/collviz" bench all_reduce --backend mpi >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -q "not built" "$tmp/err" ||
+        fail "HAVE_MPI= build, --backend mpi: exit $rc: $(cat "$tmp/err")"
+else
+    fail "the build without NCCL and MPI failed: $(grep -m3 -E 'error|Error' "$tmp/out")"
 fi
 
 [ "$fails" -eq 0 ] && echo "test_build_config: ok"
