@@ -17,6 +17,7 @@
 #include "core/util.h"
 #include "parallel/summary.h"
 #include "worker/worker.h"
+#include "next_result.h"
 
 static struct train_config small(enum train_scheme s)
 {
@@ -103,18 +104,6 @@ static void test_refusals(void **state)
     c = small(TRAIN_PP);
     assert_int_equal(train_summary_run(&c, s, &cancel, err, sizeof err), CV_ECANCELLED);
     free(s);
-}
-
-static int next_result(struct worker *w, struct result *r, double timeout_s)
-{
-    double deadline = now_s() + timeout_s;
-    for (;;) {
-        if (worker_poll(w, r)) return 1;
-        double left = deadline - now_s();
-        if (left <= 0) return 0;
-        struct pollfd pfd = {.fd = worker_fd(w), .events = POLLIN};
-        poll(&pfd, 1, (int)(left * 1000) + 1);
-    }
 }
 
 /* JOB_TRAIN through the worker's queue, as the parallelism screen posts it. */

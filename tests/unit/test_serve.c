@@ -28,6 +28,7 @@
 #include "worker/proto.h"
 #include "worker/serve.h"
 #include "worker/worker.h"
+#include "next_result.h"
 
 static char dir[256], sock[300];
 static pid_t job;
@@ -83,18 +84,6 @@ static struct worker *client(const char *addr, const char *tok, char *err, size_
     bool tcp;
     if (serve_dial(addr, &fd, &tcp, err, n) != CV_OK) return NULL;
     return worker_connect(fd, tok, 10, err, n);
-}
-
-static int next_result(struct worker *w, struct result *r, double timeout_s)
-{
-    double deadline = now_s() + timeout_s;
-    for (;;) {
-        if (worker_poll(w, r)) return 1;
-        double left = deadline - now_s();
-        if (left <= 0) return 0;
-        struct pollfd pfd = {.fd = worker_fd(w), .events = POLLIN};
-        poll(&pfd, 1, (int)(left * 1000) + 1);
-    }
 }
 
 static struct job measure(size_t bytes)

@@ -29,6 +29,7 @@
 #include "host_copies.h"
 #include "core/util.h"
 #include "worker/worker.h"
+#include "next_result.h"
 
 static struct worker *start(void)
 {
@@ -47,19 +48,6 @@ static struct worker *start(void)
     assert_string_equal(f->desc[4], d);
     assert_string_equal(f->where, "this process");
     return w;
-}
-
-/* Wait in poll() for the next result, at most timeout_s. */
-static int next_result(struct worker *w, struct result *r, double timeout_s)
-{
-    double deadline = now_s() + timeout_s;
-    for (;;) {
-        if (worker_poll(w, r)) return 1;
-        double left = deadline - now_s();
-        if (left <= 0) return 0;
-        struct pollfd pfd = {.fd = worker_fd(w), .events = POLLIN};
-        poll(&pfd, 1, (int)(left * 1000) + 1);
-    }
 }
 
 static struct job measure_job(enum coll c, size_t bytes, int iters)
