@@ -27,8 +27,10 @@
 #      for W = 1..min(GPUs, 4) at small sizes (L=4, D=64, B=16, 3 steps; W=3 uses D=48,
 #      B=12 so every split is even), plus overlapped DDP and 1F1B at the largest W: each
 #      must exit 0, i.e. agree with the single-device reference computed on the CPU within
-#      the GPU tolerances (parallel/train.h); then one lecture-scale run (DDP, L=4,
-#      D=1024, B=128, on the largest power-of-two W <= GPUs) printed with its step times.
+#      the GPU tolerances (parallel/train.h); the NCCL communicators each scheme makes per
+#      GPU, counted from NCCL's INFO log (pp 4, none for collectives; ddp, ddp --overlap
+#      and tp 1); then one lecture-scale run (DDP, L=4, D=1024, B=128, on the largest
+#      power-of-two W <= GPUs) printed with its step times.
 #
 # Usage: tests/gpu/run.sh BUILD_DIR/collviz. Environment: BUILD (default: the binary's
 # folder), GPU_TEST_NO_BUILD=1 (use what is built), GPU_TEST_P2P=0 (skip step 2's second
@@ -394,6 +396,33 @@ for scheme in ddp tp pp; do
 done
 train_check ddp "$tw" --overlap
 train_check pp "$tw" --schedule 1f1b
+
+# NCCL communicators made per GPU, counted from NCCL's own INFO log (one "Init COMPLETE"
+# line per communicator, on GPUs and on emulated devices alike): a pipeline makes only its
+# 4 point-to-point ones (none at 1 rank), DDP (with or without overlap) and TP the one for
+# collectives.
+comms_per_gpu() { # want, scheme args...
+    local want=$1 d n ok=0 counts=""
+    shift
+    rm -f "$tmp/nccl.log"
+    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT NCCL_DEBUG_FILE="$tmp/nccl.log" "$BIN" train "$@" \
+        --backend nccl --ranks "$tw" --layers 4 --dim 16 --batch 8 --steps 1 \
+        >"$tmp/train.txt" 2>"$tmp/err" || ok=1
+    for ((d = 0; d < ngpu; d++)); do
+        n=$(grep -cE "NCCL INFO .*comm 0x[0-9a-f]+ rank [0-9]+ nranks $tw cudaDev $d .*Init COMPLETE" \
+            "$tmp/nccl.log" 2>/dev/null)
+        counts="$counts ${n:-0}"
+        [ "${n:-0}" -eq "$([ "$d" -lt "$tw" ] && echo "$want" || echo 0)" ] || ok=1
+    done
+    echo "train $* W=$tw: NCCL communicators per GPU:$counts (want $want on each of $tw)"
+    [ "$ok" -ne 0 ] && cat "$tmp/err"
+    step "train $* --backend nccl --ranks $tw: $want NCCL communicator(s) per GPU" $ok
+}
+comms_per_gpu "$([ "$tw" -gt 1 ] && echo 4 || echo 0)" pp
+comms_per_gpu "$([ "$tw" -gt 1 ] && echo 4 || echo 0)" pp --schedule 1f1b
+comms_per_gpu 1 ddp
+comms_per_gpu 1 ddp --overlap
+comms_per_gpu 1 tp
 
 if [ "$fake" = 1 ]; then
     echo "SKIP: train at lecture scale (emulated devices)"
