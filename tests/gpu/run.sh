@@ -228,7 +228,8 @@ if [ "$fake" = 1 ]; then
 fi
 
 # ---- 3b'. labels: on emulated devices every GPU fact says "emulated" (and on GPUs none
-# does); train's JSON names NCCL's collective bytes as the ring model's
+# does); the link NCCL reported, in bench's text and JSON; train's JSON names NCCL's
+# collective bytes as the ring model's
 echo
 echo "== labels: GPU facts on $([ "$fake" = 1 ] && echo "emulated devices" || echo "GPUs"), train JSON model fields"
 "$BIN" bench all_reduce --backend nccl --ranks 2 -b 4K -n 1 -w 0 >"$tmp/hdr.txt" 2>&1
@@ -269,6 +270,34 @@ NCCL_DEBUG=VERSION "$BIN" bench all_reduce --backend nccl --ranks 2 -b 4K -n 1 -
     >"$tmp/link.txt" 2>&1
 grep -qx '# link: not read (NCCL_DEBUG is set by you)' "$tmp/link.txt"
 step "bench --backend nccl with the user's NCCL_DEBUG: link not read" $?
+# The same in JSON: every row's "link" is the text line's value (read after that row).
+json_links() { # file, then the wanted link (exact) or, with re:, a pattern
+    python3 - "$@" <<'PY'
+import json, re, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+want = sys.argv[2]
+links = [r.get("link") for r in rows]
+print("JSON links:", sorted(set(map(str, links))))
+ok = len(rows) == 2 and all(
+    isinstance(l, str) and (re.fullmatch(want[3:], l) if want.startswith("re:") else l == want)
+    for l in links)
+sys.exit(0 if ok else 1)
+PY
+}
+XDG_RUNTIME_DIR="$xdg" "$BIN" bench all_reduce --backend nccl --ranks 2 -b 4K -e 8K -n 1 -w 0 \
+    --format json >"$tmp/link.json" 2>"$tmp/err"
+rc=$?
+if [ "$fake" = 1 ]; then
+    json_links "$tmp/link.json" "SHM/fakegpu (through host shared memory), 1 channel (NCCL INFO log)"
+else
+    json_links "$tmp/link.json" 're:(P2P|SHM|NET)/.* \(NCCL INFO log\)'
+fi
+[ $? -eq 0 ] && [ "$rc" -eq 0 ] && [ -z "$(ls -A "$xdg")" ]
+step "bench --backend nccl --format json: each row's \"link\" is the text's" $?
+NCCL_DEBUG=VERSION "$BIN" bench all_reduce --backend nccl --ranks 2 -b 4K -e 8K -n 1 -w 0 \
+    --format json >"$tmp/link.json" 2>"$tmp/err"
+json_links "$tmp/link.json" "not read (NCCL_DEBUG is set by you)"
+step "bench --backend nccl --format json with the user's NCCL_DEBUG: link not read" $?
 for scheme in ddp tp pp; do
     "$BIN" train "$scheme" --backend nccl --ranks 2 --layers 2 --dim 16 --batch 8 --steps 1 \
         --format json >"$tmp/tj.json" 2>"$tmp/err"
