@@ -46,10 +46,22 @@ enum comm_proc_type { COMM_PROC_F32, COMM_PROC_F64, COMM_PROC_U64, COMM_PROC_INT
 struct dev;
 struct plan;
 
+/* The kinds of traffic a run asks its communicator for (comm_params.traffic). The barrier
+ * and the proc_* operations are always there. */
+enum comm_traffic {
+    COMM_TRAFFIC_COLL = 1 << 0, /* collectives: all_reduce, all_gather, reduce_scatter,
+                                 * iall_reduce, and run() (the measurement runtime) */
+    COMM_TRAFFIC_P2P = 1 << 1,  /* send/recv (pipeline stages) */
+};
+
 struct comm_params {
     int nranks;
-    bool async; /* iall_reduce needed (DDP overlap) */
-    bool p2p;   /* send/recv needed (pipeline stages) */
+    /* COMM_TRAFFIC_* bits: what the run will call. A backend may make only what is asked
+     * for (NCCL: no collectives communicator without COMM_TRAFFIC_COLL, none for
+     * point-to-point without COMM_TRAFFIC_P2P); a call of a kind not asked for then fails
+     * with CV_EINVAL and a message saying so. CPU and MPI make everything either way. */
+    unsigned traffic;
+    bool async; /* iall_reduce needed (DDP overlap; with COMM_TRAFFIC_COLL) */
     double timeout_s;
     struct timeline *tl; /* may be NULL */
     /* The plans' algorithm for the collectives training calls (CPU, MPI; ALGO_RING, the

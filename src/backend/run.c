@@ -175,8 +175,10 @@ static int run_comm(struct backend *b, int W, bool within_node, double timeout_s
         if (!b->ops->comm_create)
             return cv_err(err, errlen, CV_EUNSUPPORTED, "the %s backend has no communicator",
                           b->ops->name);
-        struct comm_params cp = {
-            .nranks = W, .timeout_s = timeout_s, .within_node = within_node};
+        struct comm_params cp = {.nranks = W,
+                                 .traffic = COMM_TRAFFIC_COLL, /* run(): collectives */
+                                 .timeout_s = timeout_s,
+                                 .within_node = within_node};
         int rc = b->ops->comm_create(b, &cp, &rs->comm, err, errlen);
         if (rc != CV_OK) {
             rs->comm = NULL;

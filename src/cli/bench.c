@@ -10,7 +10,8 @@
  * came from; NCCL_ALGO / NCCL_PROTO, when set, are repeated on each section's header,
  * since they change which algorithm produced the rows below it. Each section's header also
  * says which links the library reported the ranks were connected by ("# link: "; NCCL's
- * INFO log), known only once the section's first row has run.
+ * INFO log), known only once the section's first row has run; in JSON each row's "link"
+ * (null for backends that report none: CPU, MPI).
  *
  * Exit status: 0 every result checked out, 1 some #wrong > 0 (or a run failed), 2 bad
  * input (one line on stderr), 130 interrupted. */
@@ -376,6 +377,12 @@ static void bench_print_json(const char *backend, int ranks, const char *hardwar
             cli_json_null(o, "slices");
             cli_json_null(o, "channels");
         }
+        /* The text's "# link: " value, as read right after this row ran (the text shows
+         * the section's first row's); null where the backend reports no links. */
+        if (r->link[0])
+            cli_json_str(o, "link", r->link);
+        else
+            cli_json_null(o, "link");
     }
     cli_json_print(stdout, d);
 }

@@ -663,6 +663,26 @@ static int combine_processes(struct run *run, const struct train_config *cfg, in
     return rc;
 }
 
+/* What a scheme's ranks call on the communicator (comm_params.traffic), so a backend makes
+ * only that (NCCL: a pipeline gets no collectives communicator). DDP: all_reduce, or
+ * iall_reduce with --overlap; TP: all_gather and reduce_scatter; PP: send/recv only. None
+ * of them needs more: each step starts at the communicator's barrier (host or MPI, always
+ * there), the loss is summed by the driver from each rank's share, the weights come back
+ * from each rank's device (params), and across processes the records are combined with
+ * the proc_* operations (MPI). */
+static unsigned scheme_traffic(enum train_scheme s)
+{
+    switch (s) {
+    case TRAIN_DDP:
+    case TRAIN_TP:
+        return COMM_TRAFFIC_COLL;
+    case TRAIN_PP:
+        return COMM_TRAFFIC_P2P;
+    default:
+        return 0; /* single: no communicator */
+    }
+}
+
 static int train_run_impl(struct backend *b, const struct train_config *cfg,
                           struct train_probe *probe, struct train_result *res,
                           volatile int *cancel, char *err, size_t errlen)
@@ -714,8 +734,8 @@ static int train_run_impl(struct backend *b, const struct train_config *cfg,
         bool async = cfg->scheme == TRAIN_DDP && cfg->overlap;
         struct backend *own_b = NULL; /* a backend opened for this run (none was given) */
         struct comm_params cp = {.nranks = W,
+                                 .traffic = scheme_traffic(cfg->scheme),
                                  .async = async,
-                                 .p2p = cfg->scheme == TRAIN_PP,
                                  .timeout_s = cfg->timeout_s,
                                  .tl = &run.tl};
         /* Every scheme runs on the backend's own runtime, its communicator (comm_create):

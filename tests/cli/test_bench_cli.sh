@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # test_bench_cli.sh - `collviz bench` on the CPU backend at small sizes: the JSON parses and
 # has a row per (collective, size) with #wrong == 0 and nccl-tests' accounting ("hardware"
-# is null on CPU; on a machine where NCCL runs, the hardware block is checked); the text
-# table has its header, columns and the lecture's formula line; bad input exits 2 with one
-# line on stderr naming the value (also against the ASan+UBSan binary, when given).
+# and each row's "link" are null on CPU, whose text has no "# link:" line; on a machine
+# where NCCL runs, the hardware block is checked); the text table has its header, columns
+# and the lecture's formula line; bad input exits 2 with one line on stderr naming the
+# value (also against the ASan+UBSan binary, when given).
 # Usage: test_bench_cli.sh BIN [ASAN_BIN]
 set -u
 BIN=${1:?usage: test_bench_cli.sh BIN [ASAN_BIN]}
@@ -42,8 +43,10 @@ factor = {"all_reduce": 1.5, "broadcast": 1.0, "reduce": 1.0}
 for r in rows:
     c = r["collective"]
     check(set(r) == {"collective", "algorithm", "size", "count", "type", "redop", "root",
-                     "time_us", "algbw", "busbw", "wrong", "slices", "channels"},
+                     "time_us", "algbw", "busbw", "wrong", "slices", "channels", "link"},
           "fields %r" % sorted(r))
+    # CPU ranks report no links: null, as the text prints no "# link:" line.
+    check(r["link"] is None, "%s link %r" % (c, r["link"]))
     # 4..64 KiB: every transfer is under the default 64 KiB slice, so one slice.
     check(r["slices"] == 1 and r["channels"] == 1, "slices %r" % r["slices"])
     check(r["wrong"] == 0, "%s %d: wrong %r" % (c, r["size"], r["wrong"]))
@@ -109,6 +112,7 @@ if "$BIN" bench all_reduce -b 64K -e 256K -n 2 -w 1 --backend cpu >"$tmp/text" 2
         fail "text: column header"
     grep -q 'measured: 4 CPU threads, [a-z]* plan, 1 slice, 2 iters after 1 warm-up' "$tmp/text" ||
         fail "text: how it was measured"
+    grep -q '^# link:' "$tmp/text" && fail "text: a link line on CPU ranks: $(grep '^# link:' "$tmp/text")"
     # auto picks its algorithm by a timing trial, so any of them may appear in a row.
     [ "$(grep -c '^ *[0-9]\+ \+[0-9]\+ \+float \+sum \+-1 \+\(ring\|tree\|direct\|owner\) .* 0$' "$tmp/text")" = 3 ] ||
         fail "text: expected 3 all_reduce rows with #wrong 0: $(cat "$tmp/text")"

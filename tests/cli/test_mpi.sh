@@ -6,8 +6,9 @@
 #     to `trace --backend cpu` (JSON compared), for every collective and algorithm, refined
 #     plans and uneven world sizes too;
 #   - `bench --backend mpi` gives the CPU ranks' rows (collectives, sizes, counts, algorithms,
-#     #wrong 0), MPI's own collectives (--algo mpi) with #wrong 0, --within-node on one host;
-#     only rank 0 prints; a corrupted element (test hook, ASan binary) is counted as 1 wrong;
+#     #wrong 0, "link" null), MPI's own collectives (--algo mpi) with #wrong 0, --within-node
+#     on one host; only rank 0 prints; a corrupted element (test hook, ASan binary) is
+#     counted as 1 wrong;
 #   - a rank that stalls (test hook, ASan binary) is named by the others within the deadline
 #     ("rank 2 stalled: no answer for 3 s") and the job ends, leaving no process;
 #   - `train ddp|tp|pp --backend mpi --check` equals one device, as on the CPU ranks.
@@ -132,6 +133,9 @@ for name, c, m in (("ring", cpu, ring), ("direct", cpud, direct)):
         print("  %s rows differ:\n   cpu %r\n   mpi %r" % (name, [key(r) for r in c["rows"]], [key(r) for r in m["rows"]])); ok = False
     if any(r["wrong"] != 0 or not r["busbw"] > 0 for r in m["rows"]):
         print("  %s: wrong or busbw:" % name, m["rows"]); ok = False
+# MPI reports no links: every row's "link" is null, as on the CPU ranks.
+if any(r.get("link", "absent") is not None for d in (ring, direct, native) for r in d["rows"]):
+    print("  link not null:", sorted({str(r.get("link", "absent")) for d in (ring, direct, native) for r in d["rows"]})); ok = False
 if len(native["rows"]) != 8 * 3 or any(r["algorithm"] != "mpi" or r["wrong"] != 0 for r in native["rows"]):
     print("  --algo mpi rows:", [(r["collective"], r["algorithm"], r["wrong"]) for r in native["rows"]]); ok = False
 sys.exit(0 if ok else 1)

@@ -41,6 +41,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -462,11 +463,12 @@ bool fk_nccl_try(struct fk_op *op)
 
 /* ---- NCCL's INFO log ---- */
 
-/* With NCCL_DEBUG=INFO and NCCL_DEBUG_FILE set, NCCL logs each connection it sets up; so
- * does the emulation, in NCCL's format, naming its transport as what it is: SHM/fakegpu, a
- * copy in host memory. Like NCCL it reads the variables once, at its first log line, and
- * opens the file (%h host, %p pid) with "w", line-buffered. Without NCCL_DEBUG_FILE it
- * writes nothing (NCCL would write to stdout, under the terminal UI). */
+/* With NCCL_DEBUG=INFO and NCCL_DEBUG_FILE set, NCCL logs each communicator it makes
+ * ("Init COMPLETE") and each connection it sets up; so does the emulation, in NCCL's
+ * format, naming its transport as what it is: SHM/fakegpu, a copy in host memory. Like NCCL it
+ * reads the variables once, at its first log line, and opens the file (%h host, %p pid) with
+ * "w", line-buffered. Without NCCL_DEBUG_FILE it writes nothing (NCCL would write to stdout,
+ * under the terminal UI). */
 static FILE *fk_log;
 static bool fk_log_read;
 
@@ -516,6 +518,34 @@ static void fk_log_connect(const struct ncclComm *c)
     fprintf(f, "%s:%d:%d [%d] NCCL INFO Channel 00/0 : %d[%d] -> %d[%d] via SHM/fakegpu\n",
             host, (int)getpid(), (int)syscall(SYS_gettid), c->dev, c->rank, c->dev, next->rank,
             next->dev);
+}
+
+/* NCCL's commId: a hash of the unique id (here its name), FNV-1a. */
+static unsigned long long fk_hash_name(const char *s)
+{
+    unsigned long long h = 0xcbf29ce484222325ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return h;
+}
+
+/* A communicator made: NCCL's INIT line for it, "<call> comm 0x.. rank R nranks N cudaDev D
+ * nvmlDev D busId B commId 0x.. - Init COMPLETE" (NCCL 2.19+), one per rank, so a test can
+ * count the communicators each device got from the log, as it would on a GPU. busId is
+ * NCCL's integer form of cudaDeviceGetPCIBusId's "00000000:BB:00.0". Logged whatever the
+ * clique's size (NCCL logs a 1-rank communicator too). */
+static void fk_log_init(const struct ncclComm *c, int nranks, const char *call,
+                        unsigned long long comm_id)
+{
+    FILE *f = fk_log_file();
+    if (!f) return;
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    fprintf(f,
+            "%s:%d:%d [%d] NCCL INFO %s comm %p rank %d nranks %d cudaDev %d nvmlDev %d "
+            "busId %x000 commId 0x%llx - Init COMPLETE\n",
+            host, (int)getpid(), (int)syscall(SYS_gettid), c->dev, call, (const void *)c,
+            c->rank, nranks, c->dev, c->dev, 0x10 + c->dev, comm_id);
 }
 
 /* ---- connections ---- */
@@ -1129,6 +1159,9 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
     pthread_once(&pump_once, fk_mp_pump_start);
     /* ncclCommInitRank returns when every rank has joined. */
     fk_mp_barrier(m, "ncclCommInitRank");
+    fk_lock();
+    fk_log_init(c, nranks, "ncclCommInitRank", fk_hash_name(m->name));
+    fk_unlock();
     *comm = c;
     return ncclSuccess;
 }
@@ -1164,6 +1197,8 @@ ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
     fk_lock();
     cl->next = fk_cliques;
     fk_cliques = cl;
+    for (int i = 0; i < ndev; i++)
+        fk_log_init(cl->comm[i], ndev, "ncclCommInitAll", (unsigned long long)(uintptr_t)cl);
     fk_unlock();
     return ncclSuccess;
 }

@@ -10,7 +10,9 @@
 #   - `trace all_reduce --backend nccl` equals the trace on every rank;
 #   - `train ddp|tp|pp --backend nccl --check` under mpirun -np 2 and 4 (pp's stages send
 #     and receive across processes; ddp also with --overlap, pp also with 1f1b): within
-#     the tolerance of the single-device reference, rank 0 alone printing;
+#     the tolerance of the single-device reference, rank 0 alone printing; each process
+#     made the NCCL communicators its scheme needs and no more (NCCL's INFO log, one
+#     "Init COMPLETE" line each: pp 4, ddp and tp 1);
 #   - `train --backend nccl --ranks N` that is not the process count: one line, exit 2.
 # Usage: fake_nccl_mpi.sh build/fakegpu/collviz   (skips, 77, without mpirun or MPI)
 set -u
@@ -81,10 +83,24 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["ba
 for np in 2 4; do
     for args in "ddp" "tp" "pp" "ddp --overlap" "pp --schedule 1f1b"; do
         [ "$np" -eq 2 ] && [ "$args" != "${args% *}" ] && continue # variants at 4 only
+        # NCCL's INFO log, one file per process: an "Init COMPLETE" line per communicator.
+        rm -f "$tmp"/nccl.*.log
         # shellcheck disable=SC2086
-        "${MPIRUN[@]}" -np $np "$BIN" train $args --backend nccl --check --dim 32 --batch 16 \
+        NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT NCCL_DEBUG_FILE="$tmp/nccl.%p.log" \
+            "${MPIRUN[@]}" -x NCCL_DEBUG -x NCCL_DEBUG_SUBSYS -x NCCL_DEBUG_FILE -np $np \
+            "$BIN" train $args --backend nccl --check --dim 32 --batch 16 \
             --steps 2 >"$tmp/out" 2>"$tmp/err"
         rc=$?
+        # A pipeline makes its 4 point-to-point communicators per GPU and none for
+        # collectives; DDP (with or without overlap) and TP the one for collectives.
+        want=1
+        [ "${args%% *}" = pp ] && want=4
+        counts=""
+        for f in "$tmp"/nccl.*.log; do
+            [ -f "$f" ] && counts="$counts $(grep -cE "NCCL INFO ncclCommInitRank comm 0x[0-9a-f]+ rank [0-9]+ nranks $np cudaDev [0-9]+ .*Init COMPLETE" "$f")"
+        done
+        [ "$counts" = "$(for ((i = 0; i < np; i++)); do printf ' %s' "$want"; done)" ] ||
+            fail "np $np: train $args: NCCL communicators per process:${counts:- none}, want $want on each of $np"
         [ "$rc" -eq 0 ] || fail "np $np: train $args --backend nccl --check: exit $rc: $(why "$tmp/err")"
         grep -q "tolerance .*: ok" "$tmp/out" ||
             fail "np $np: train $args: no passing check: $(grep -m1 'check against' "$tmp/out")"

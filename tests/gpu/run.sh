@@ -27,8 +27,10 @@
 #      for W = 1..min(GPUs, 4) at small sizes (L=4, D=64, B=16, 3 steps; W=3 uses D=48,
 #      B=12 so every split is even), plus overlapped DDP and 1F1B at the largest W: each
 #      must exit 0, i.e. agree with the single-device reference computed on the CPU within
-#      the GPU tolerances (parallel/train.h); then one lecture-scale run (DDP, L=4,
-#      D=1024, B=128, on the largest power-of-two W <= GPUs) printed with its step times.
+#      the GPU tolerances (parallel/train.h); the NCCL communicators each scheme makes per
+#      GPU, counted from NCCL's INFO log (pp 4, none for collectives; ddp, ddp --overlap
+#      and tp 1); then one lecture-scale run (DDP, L=4, D=1024, B=128, on the largest
+#      power-of-two W <= GPUs) printed with its step times.
 #
 # Usage: tests/gpu/run.sh BUILD_DIR/collviz. Environment: BUILD (default: the binary's
 # folder), GPU_TEST_NO_BUILD=1 (use what is built), GPU_TEST_P2P=0 (skip step 2's second
@@ -229,8 +231,8 @@ if [ "$fake" = 1 ]; then
 fi
 
 # ---- 3b'. labels: on emulated devices every GPU fact says "emulated" (and on GPUs none
-# does); train's JSON names NCCL's collective bytes as the ring model's. Two ranks, or one
-# on a machine with one GPU.
+# does); the link NCCL reported, in bench's text and JSON; train's JSON names NCCL's
+# collective bytes as the ring model's. Two ranks, or one on a machine with one GPU.
 lw2=2
 [ "$maxw" -lt 2 ] && lw2=1
 echo
@@ -277,6 +279,36 @@ NCCL_DEBUG=VERSION "$BIN" bench all_reduce --backend nccl --ranks "$lw2" -b 4K -
     >"$tmp/link.txt" 2>&1
 grep -qx '# link: not read (NCCL_DEBUG is set by you)' "$tmp/link.txt"
 step "bench --backend nccl with the user's NCCL_DEBUG: link not read" $?
+# The same in JSON: every row's "link" is the text line's value (read after that row).
+json_links() { # file, then the wanted link (exact) or, with re:, a pattern
+    python3 - "$@" <<'PY'
+import json, re, sys
+rows = json.load(open(sys.argv[1]))["rows"]
+want = sys.argv[2]
+links = [r.get("link") for r in rows]
+print("JSON links:", sorted(set(map(str, links))))
+ok = len(rows) == 2 and all(
+    isinstance(l, str) and (re.fullmatch(want[3:], l) if want.startswith("re:") else l == want)
+    for l in links)
+sys.exit(0 if ok else 1)
+PY
+}
+XDG_RUNTIME_DIR="$xdg" "$BIN" bench all_reduce --backend nccl --ranks "$lw2" -b 4K -e 8K -n 1 \
+    -w 0 --format json >"$tmp/link.json" 2>"$tmp/err"
+rc=$?
+if [ "$lw2" -eq 1 ]; then
+    json_links "$tmp/link.json" "no connections in NCCL's INFO log yet"
+elif [ "$fake" = 1 ]; then
+    json_links "$tmp/link.json" "SHM/fakegpu (through host shared memory), 1 channel (NCCL INFO log)"
+else
+    json_links "$tmp/link.json" 're:(P2P|SHM|NET)/.* \(NCCL INFO log\)'
+fi
+[ $? -eq 0 ] && [ "$rc" -eq 0 ] && [ -z "$(ls -A "$xdg")" ]
+step "bench --backend nccl --format json: each row's \"link\" is the text's" $?
+NCCL_DEBUG=VERSION "$BIN" bench all_reduce --backend nccl --ranks "$lw2" -b 4K -e 8K -n 1 \
+    -w 0 --format json >"$tmp/link.json" 2>"$tmp/err"
+json_links "$tmp/link.json" "not read (NCCL_DEBUG is set by you)"
+step "bench --backend nccl --format json with the user's NCCL_DEBUG: link not read" $?
 for scheme in ddp tp pp; do
     "$BIN" train "$scheme" --backend nccl --ranks "$lw2" --layers 2 --dim 16 --batch 8 --steps 1 \
         --format json >"$tmp/tj.json" 2>"$tmp/err"
@@ -404,6 +436,33 @@ for scheme in ddp tp pp; do
 done
 train_check ddp "$tw" --overlap
 train_check pp "$tw" --schedule 1f1b
+
+# NCCL communicators made per GPU, counted from NCCL's own INFO log (one "Init COMPLETE"
+# line per communicator, on GPUs and on emulated devices alike): a pipeline makes only its
+# 4 point-to-point ones (none at 1 rank), DDP (with or without overlap) and TP the one for
+# collectives.
+comms_per_gpu() { # want, scheme args...
+    local want=$1 d n ok=0 counts=""
+    shift
+    rm -f "$tmp/nccl.log"
+    NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT NCCL_DEBUG_FILE="$tmp/nccl.log" "$BIN" train "$@" \
+        --backend nccl --ranks "$tw" --layers 4 --dim 16 --batch 8 --steps 1 \
+        >"$tmp/train.txt" 2>"$tmp/err" || ok=1
+    for ((d = 0; d < ngpu; d++)); do
+        n=$(grep -cE "NCCL INFO .*comm 0x[0-9a-f]+ rank [0-9]+ nranks $tw cudaDev $d .*Init COMPLETE" \
+            "$tmp/nccl.log" 2>/dev/null)
+        counts="$counts ${n:-0}"
+        [ "${n:-0}" -eq "$([ "$d" -lt "$tw" ] && echo "$want" || echo 0)" ] || ok=1
+    done
+    echo "train $* W=$tw: NCCL communicators per GPU:$counts (want $want on each of $tw)"
+    [ "$ok" -ne 0 ] && cat "$tmp/err"
+    step "train $* --backend nccl --ranks $tw: $want NCCL communicator(s) per GPU" $ok
+}
+comms_per_gpu "$([ "$tw" -gt 1 ] && echo 4 || echo 0)" pp
+comms_per_gpu "$([ "$tw" -gt 1 ] && echo 4 || echo 0)" pp --schedule 1f1b
+comms_per_gpu 1 ddp
+comms_per_gpu 1 ddp --overlap
+comms_per_gpu 1 tp
 
 if [ "$fake" = 1 ]; then
     echo "SKIP: train at lecture scale (emulated devices)"

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/comm.h"
 #include "backend/nccl/nccl_info.h"
 #include "backend/run.h"
 #include "core/init.h"
@@ -237,6 +238,34 @@ int main(int argc, char **argv)
     rc = measure(b, COLL_ALL_REDUCE, OP_SUM, maxw, 4096, 0, 30, NULL, &r, err, sizeof err);
     check(rc == CV_OK && r.wrong == 0, "all_reduce after a refused size: got %s (%s)",
           cv_status_name(rc), rc == CV_OK ? "no error" : err);
+
+    /* A communicator asked for point-to-point only (a pipeline's) has no collectives
+     * communicator: a collective on it fails with CV_EINVAL saying so (before any NCCL
+     * call, so no rank waits for the others), and so does run(). */
+    for (int k = 0; k < 2; k++) {
+        struct comm_params cp = {.nranks = maxw, .traffic = COMM_TRAFFIC_P2P, .timeout_s = 30};
+        struct comm *cm = NULL;
+        rc = b->ops->comm_create(b, &cp, &cm, err, sizeof err);
+        check(rc == CV_OK, "comm_create (point-to-point only, W=%d): %s", maxw,
+              rc == CV_OK ? "ok" : err);
+        if (rc != CV_OK) break;
+        float *buf = NULL;
+        if (k == 0) {
+            float x[1] = {1};
+            rc = cm->ops->all_reduce(cm, 0, x, 1, OP_SUM, NULL);
+        } else {
+            buf = cm->ops->buf_alloc(cm, 0, 4);
+            struct comm_job j = {.coll = COLL_ALL_REDUCE, .op = OP_SUM, .count = 1};
+            rc = buf ? cm->ops->run(cm, 0, &j, buf) : CV_ENOMEM;
+        }
+        const char *why = cm->ops->last_error(cm);
+        check(rc == CV_EINVAL && strstr(why, "without collectives"),
+              "%s on a point-to-point-only communicator: got %s (%s)",
+              k == 0 ? "all_reduce" : "run(all_reduce)", cv_status_name(rc), why);
+        if (k == 0) printf("collective without collectives: %s\n", why);
+        cm->ops->buf_free(cm, 0, buf);
+        cm->ops->destroy(cm);
+    }
 
     backend_close(b);
     printf("test_nccl: %d checks, %d failed (%d avg scenes within 1e-4 rather than exact)\n",

@@ -17,9 +17,13 @@
  *            compute). comm.h has every rank enter collectives in the same order, so one
  *            communicator on one stream keeps them in that order on every rank;
  *   UP0/UP1, DOWN0/DOWN1 - point-to-point, see below.
- * So 1 communicator per GPU for collectives (measurement, DDP with or without overlap, TP)
- * and 4 more for a pipeline. NCCL serialises the kernels of one communicator whatever
- * their streams, so each point-to-point role needs a communicator of its own (below).
+ * Only the cliques the run asks for are made (comm_nccl_cfg.coll, .p2p): COLL for a
+ * measurement, DDP with or without overlap and TP (1 communicator per GPU), the four
+ * point-to-point ones alone for a pipeline (4 per GPU: its stages enter no collective; the
+ * barrier is the host's, or MPI's across processes). A collective on a communicator made
+ * without COLL fails with CV_EINVAL saying so, before any NCCL call. NCCL serialises the
+ * kernels of one communicator whatever their streams, so each point-to-point role needs a
+ * communicator of its own (below).
  *
  * The runtime side (comm.h's buf_alloc .. sync, for backend/run.c): working buffers are
  * device memory of the rank's GPU (checked against cudaMemGetInfo before allocating),
@@ -167,9 +171,9 @@ struct comm_req {
 
 struct nccl_comm {
     struct comm pub;
-    struct comm_ops ops; /* the table below, rank_noun saying "emulated GPU" where so */
-    bool async, p2p;
-    bool mp; /* ranks are processes (pub.self is this one's) */
+    struct comm_ops ops;   /* the table below, rank_noun saying "emulated GPU" where so */
+    bool coll, async, p2p; /* the cliques made: COLL, the async lane's stream, UP/DOWN */
+    bool mp;               /* ranks are processes (pub.self is this one's) */
     struct nccl_rank rk[CV_MAX_RANKS];
     struct meta_q *mq; /* [src * nranks + dst] */
     /* host barrier */
@@ -373,6 +377,16 @@ static int enter(struct nccl_comm *nc, int rank)
     return cuda_ck(nc, rank, cudaSetDevice(nc->rk[rank].gpu), "cudaSetDevice");
 }
 
+/* A collective on a communicator made without the COLL clique: refused, naming the call. */
+static int check_coll(struct nccl_comm *nc, int rank, const char *what)
+{
+    if (nc->coll) return CV_OK;
+    return fail(nc, rank, CV_EINVAL,
+                "rank %d: %s on a communicator made without collectives (the run asked for "
+                "point-to-point only)",
+                rank, what);
+}
+
 static int to_nccl_op(enum redop op, ncclRedOp_t *out)
 {
     switch (op) {
@@ -434,6 +448,7 @@ static int run_coll(struct nccl_comm *nc, int rank, enum coll c, size_t count, e
 {
     int rc = enter(nc, rank);
     if (rc != CV_OK) return rc;
+    if ((rc = check_coll(nc, rank, coll_name(c))) != CV_OK) return rc;
     struct nccl_rank *rk = &nc->rk[rank];
     ncclRedOp_t nop = ncclSum;
     if (coll_reduces(c) && to_nccl_op(op, &nop) != CV_OK)
@@ -736,6 +751,7 @@ static int nc_iall_reduce(struct comm *c, int rank, float *buf, size_t count, en
     *reqp = NULL;
     int rc = enter(nc, rank);
     if (rc != CV_OK) return rc;
+    if ((rc = check_coll(nc, rank, "iall_reduce")) != CV_OK) return rc;
     if (!nc->async) return fail(nc, rank, CV_EINVAL, "communicator made without async lane");
     struct nccl_rank *rk = &nc->rk[rank];
     ncclRedOp_t nop;
@@ -1084,6 +1100,7 @@ static int nc_run(struct comm *c, int rank, const struct comm_job *j, float *wor
     int w = c->nranks;
     if ((unsigned)j->coll >= COLL_COUNT)
         return fail(nc, rank, CV_EINVAL, "unknown collective %d", (int)j->coll);
+    if ((rc = check_coll(nc, rank, coll_name(j->coll))) != CV_OK) return rc;
     if (coll_is_rooted(j->coll) && (j->root < 0 || j->root >= w))
         return fail(nc, rank, CV_EINVAL, "root %d is not a rank of %d", j->root, w);
     ncclRedOp_t nop = ncclSum;
@@ -1331,7 +1348,7 @@ static int connect_all(struct nccl_comm *nc, char *err, size_t errlen)
                         nc->rk[i].gpu, cudaGetErrorName(e), cudaGetErrorString(e));
     }
     for (int k = 0; rc == CV_OK && k < CL_COUNT; k++)
-        if (k == CL_COLL || nc->p2p)
+        if (k == CL_COLL ? nc->coll : nc->p2p)
             rc = connect_clique(nc, (enum clique)k, scratch, err, errlen);
     if (rc != CV_OK) {
         /* A half-made connection may have kernels waiting: abort them all first. */
@@ -1344,10 +1361,10 @@ static int connect_all(struct nccl_comm *nc, char *err, size_t errlen)
     return rc;
 }
 
-int comm_nccl_cliques(bool async, bool p2p)
+int comm_nccl_cliques(bool coll, bool p2p, int nranks)
 {
-    (void)async; /* the async lane shares the collectives' communicator */
-    return 1 + (p2p ? 4 : 0);
+    /* The async lane shares the collectives' communicator. */
+    return (coll ? 1 : 0) + (p2p && nranks > 1 ? 4 : 0);
 }
 
 int comm_nccl_create(struct comm **out, const struct comm_nccl_cfg *cfg, char *err,
@@ -1361,6 +1378,9 @@ int comm_nccl_create(struct comm **out, const struct comm_nccl_cfg *cfg, char *e
         return cv_err(err, errlen, CV_EINVAL, "timeout %g s: must be positive", cfg->timeout_s);
     if (cfg->self >= nranks)
         return cv_err(err, errlen, CV_EINVAL, "process rank %d of %d ranks", cfg->self, nranks);
+    if (cfg->async && !cfg->coll)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "an async lane (iall_reduce) asked for without collectives");
     if (atomic_load(&gpus_wedged))
         return cv_err(err, errlen, CV_EBACKEND,
                       "GPU streams still busy %.0f s after ncclCommAbort; restart collviz",
@@ -1383,6 +1403,7 @@ int comm_nccl_create(struct comm **out, const struct comm_nccl_cfg *cfg, char *e
     nc->pub.timeout_s = cfg->timeout_s;
     nc->pub.tl = cfg->tl;
     nc->pub.priv = nc;
+    nc->coll = cfg->coll;
     nc->async = cfg->async;
     nc->p2p = cfg->p2p && nranks > 1;
     atomic_init(&nc->aborted, 0);
@@ -1443,7 +1464,7 @@ int comm_nccl_create(struct comm **out, const struct comm_nccl_cfg *cfg, char *e
      * one whose streams failed: it then reports after the others have joined. */
     int rc_streams = rc;
     if (nc->mp) rc = CV_OK;
-    if (rc == CV_OK) rc = make_clique(nc, CL_COLL, gpus, err, errlen);
+    if (rc == CV_OK && nc->coll) rc = make_clique(nc, CL_COLL, gpus, err, errlen);
     for (int k = CL_UP0; rc == CV_OK && nc->p2p && k <= CL_DOWN1; k++)
         rc = make_clique(nc, (enum clique)k, gpus, err, errlen);
     if (rc == CV_OK && rc_streams != CV_OK) rc = rc_streams;

@@ -34,7 +34,10 @@ struct comm_nccl_cfg {
      * behind; NULL: the communicator makes a stream of its own on each rank's GPU. Across
      * processes only devs[self] is read. */
     struct dev *const *devs;
-    bool async; /* iall_reduce (DDP overlap) */
+    /* What the run calls; only the communicators it needs are made, and a call of a kind
+     * not asked for fails (CV_EINVAL, saying so). */
+    bool coll;  /* collectives: all_reduce .. reduce_scatter, run() */
+    bool async; /* iall_reduce (DDP overlap; needs coll) */
     bool p2p;   /* send/recv (pipeline stages: neighbouring ranks only, r and r±1) */
     double timeout_s;
     struct timeline *tl; /* may be NULL */
@@ -46,10 +49,9 @@ struct comm_nccl_cfg {
 int comm_nccl_create(struct comm **out, const struct comm_nccl_cfg *cfg, char *err,
                      size_t errlen);
 
-/* NCCL communicators made per GPU for a communicator with these needs (the report of
- * "how many cliques": 1 for collectives, which the async lane shares, plus 4 for
- * point-to-point). */
-int comm_nccl_cliques(bool async, bool p2p);
+/* NCCL communicators made per GPU for a communicator with these needs: 1 for
+ * collectives (which the async lane shares), plus 4 for point-to-point at 2 ranks or more. */
+int comm_nccl_cliques(bool coll, bool p2p, int nranks);
 
 #endif
 #endif

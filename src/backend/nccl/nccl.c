@@ -391,8 +391,9 @@ static int nccl_comm_create(struct backend *b, const struct comm_params *cp, str
         .self = st->mp ? st->me : -1,
         .gpus = gpus,
         .devs = cp->devs,
+        .coll = (cp->traffic & COMM_TRAFFIC_COLL) != 0,
         .async = cp->async,
-        .p2p = cp->p2p,
+        .p2p = (cp->traffic & COMM_TRAFFIC_P2P) != 0,
         .timeout_s = cp->timeout_s > 0 ? cp->timeout_s : NCCL_DEFAULT_TIMEOUT_S,
         .tl = cp->tl,
     };
