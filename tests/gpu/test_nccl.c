@@ -254,9 +254,9 @@ int main(int argc, char **argv)
             float x[1] = {1};
             rc = cm->ops->all_reduce(cm, 0, x, 1, OP_SUM, NULL);
         } else {
-            buf = cm->ops->buf_alloc(cm, 0, 4);
             struct comm_job j = {.coll = COLL_ALL_REDUCE, .op = OP_SUM, .count = 1};
-            rc = buf ? cm->ops->run(cm, 0, &j, buf) : CV_ENOMEM;
+            rc = cm->ops->buf_alloc(cm, 0, 4, &buf);
+            if (rc == CV_OK) rc = cm->ops->run(cm, 0, &j, buf);
         }
         const char *why = cm->ops->last_error(cm);
         check(rc == CV_EINVAL && strstr(why, "without collectives"),
