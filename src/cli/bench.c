@@ -384,7 +384,7 @@ static void bench_print_json(const char *backend, int ranks, const char *hardwar
         else
             cli_json_null(o, "link");
     }
-    cli_json_print(stdout, d);
+    cli_json_print(cli_json_stdout(), d);
 }
 
 /* Wait for the worker's next result, or the deadline, or Ctrl-C. 1 = got one, 0 = the
@@ -726,6 +726,7 @@ int cli_bench_main(int argc, char **argv)
     struct bench_opts o;
     int rc = bench_parse(argc, argv, &o, "bench");
     if (rc >= 0) return rc;
+    if (o.json) cli_json_claim_stdout();
     struct bench_sweep sw;
     int exit_rc = bench_sweep(&o, &sw);
 

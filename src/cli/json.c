@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "core/util.h"
 
@@ -82,12 +83,36 @@ void cli_json_null(cJSON *parent, const char *key)
     cli_json_put(parent, key, cJSON_CreateNull());
 }
 
+static FILE *json_out;
+
+void cli_json_claim_stdout(void)
+{
+    if (json_out) return;
+    fflush(stdout);
+    int fd = dup(STDOUT_FILENO);
+    if (fd < 0) return; /* no descriptor to spare: the document stays on stdout */
+    FILE *f = fdopen(fd, "w");
+    if (!f || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        if (f)
+            fclose(f);
+        else
+            close(fd);
+        return;
+    }
+    json_out = f;
+}
+
+FILE *cli_json_stdout(void)
+{
+    return json_out ? json_out : stdout;
+}
+
 int cli_json_print(FILE *f, cJSON *root)
 {
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     if (!text) util_fatal("cJSON: could not print the document");
-    int rc = fputs(text, f) < 0 || fputc('\n', f) == EOF ? -1 : 0;
+    int rc = fputs(text, f) < 0 || fputc('\n', f) == EOF || fflush(f) == EOF ? -1 : 0;
     free(text);
     return rc;
 }

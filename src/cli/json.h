@@ -25,6 +25,15 @@ void cli_json_real(cJSON *parent, const char *key, double v, int digits);
 void cli_json_str(cJSON *parent, const char *key, const char *s);
 void cli_json_bool(cJSON *parent, const char *key, bool v);
 void cli_json_null(cJSON *parent, const char *key);
+/* A command whose standard output is a JSON document calls this once its options are read,
+ * before any backend opens: from then on the process's descriptor 1 is its standard error,
+ * so what a library prints to stdout (NCCL's log when NCCL_DEBUG is set without
+ * NCCL_DEBUG_FILE: "NCCL version ...") goes there, and the document goes to the stream
+ * cli_json_stdout() returns, the original standard output. */
+void cli_json_claim_stdout(void);
+/* The stream for the JSON document: the original standard output once claimed, stdout
+ * otherwise. */
+FILE *cli_json_stdout(void);
 /* Print the document on one line followed by a newline, and free it. Returns 0, or -1 if
  * the write failed. */
 int cli_json_print(FILE *f, cJSON *root);

@@ -393,7 +393,7 @@ static void emit_json(struct run *R)
         cli_json_num(bo, "same_bits_elements", (double)R->bsame);
         cli_json_bool(bo, "trace_equal", R->bequal);
     }
-    cli_json_print(stdout, d);
+    cli_json_print(cli_json_stdout(), d);
 }
 
 /* The slice view as text: one row per link, one column per tick (up to TEXT_MAX_TICKS). */
@@ -775,6 +775,7 @@ int cli_trace_main(int argc, char **argv)
         return 0;
     }
     if (rc >= 0) return rc;
+    if (R.o.json) cli_json_claim_stdout();
     if (R.o.backend && (rc = trace_open_backend(&R)) >= 0) {
         backend_close(R.b);
         return rc;

@@ -552,6 +552,7 @@ int cli_train_main(int argc, char **argv)
     memset(&o, 0, sizeof o);
     int rc = train_parse(argc, argv, &o);
     if (rc != -1) return rc;
+    if (o.json) cli_json_claim_stdout();
     char err[300];
     if (train_config_check(&o.cfg, err, sizeof err) != CV_OK)
         return cli_usage_error("train: %s", err);
@@ -594,7 +595,7 @@ static int train_main(struct train_opts *op, const char *note)
         train_result_free(&ref);
     }
     if (o.json)
-        print_json(stdout, &res, have_dev ? &dev : NULL, o.timeline, note);
+        print_json(cli_json_stdout(), &res, have_dev ? &dev : NULL, o.timeline, note);
     else
         print_text(stdout, &res, have_dev ? &dev : NULL, o.timeline, note);
     train_result_free(&res);

@@ -505,6 +505,19 @@ static FILE *fk_log_file(void)
     return fk_log;
 }
 
+/* NCCL_DEBUG set (VERSION, WARN, INFO, ...) without NCCL_DEBUG_FILE: NCCL prints its
+ * version on standard output when it makes its first communicator, as the emulation does
+ * (so a command whose stdout is a document must keep the library's prints out of it). */
+static void fk_log_version(void)
+{
+    static bool done;
+    const char *lvl = getenv("NCCL_DEBUG"), *fn = getenv("NCCL_DEBUG_FILE");
+    if (done || !lvl || !*lvl || (fn && *fn)) return;
+    done = true;
+    printf("NCCL version %d.%d.%d+cuda13.0 (emulated)\n", NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
+    fflush(stdout);
+}
+
 /* Rank c's connection to the next rank of its ring, set up at its first collective: one
  * channel, as the emulation runs each collective as one host copy. */
 static void fk_log_connect(const struct ncclComm *c)
@@ -1094,6 +1107,7 @@ ncclResult_t ncclGetUniqueId(ncclUniqueId *id)
 
 ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int rank)
 {
+    fk_log_version();
     if (!comm || nranks < 1 || nranks > FK_MAX_DEVICES || rank < 0 || rank >= nranks)
         return fk_fail(ncclInvalidArgument, "ncclCommInitRank: nranks %d rank %d", nranks,
                        rank);
@@ -1170,6 +1184,7 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
 
 ncclResult_t ncclCommInitAll(ncclComm_t *comms, int ndev, const int *devlist)
 {
+    fk_log_version();
     if (!comms || ndev < 1 || ndev > FK_MAX_DEVICES)
         return fk_fail(ncclInvalidArgument, "ncclCommInitAll: ndev %d", ndev);
     int n = fk_device_count();
