@@ -58,10 +58,10 @@
 #include "mpi_backend.h"
 #include "mpi_boot.h"
 
-#define MC_TAG_HERE 1           /* the roll call's messages, on mc->ctl */
-#define MC_TAG_ASK 2            /* the watchdog's roll call, on mc->wd: "where are you?" */
-#define MC_TAG_ANSWER 3         /* and its answer: the asked rank's mc_wd_state */
-#define MC_WD_POLL_NS 50000000L /* the watchdog looks this often (50 ms) */
+#define MC_TAG_HERE 1            /* the roll call's messages, on mc->ctl */
+#define MC_TAG_ASK 2             /* the watchdog's roll call, on mc->wd: "where are you?" */
+#define MC_TAG_ANSWER 3          /* and its answer: the asked rank's mc_wd_state */
+#define MC_WD_POLL_NS 100000000L /* the watchdog looks this often (100 ms) */
 #define MC_WD_BACKUP_S                                                                         \
     5.0                    /* a named stall: how long a rank other than 0 leaves rank 0 to     \
                             * end the job (and tell the UI) before it ends it itself */
@@ -627,7 +627,9 @@ static void *mc_wd_main(void *arg)
 static void mc_wd_start(struct mpi_comm *mc)
 {
     if (mc->wd_on || mc->wd == MPI_COMM_NULL || mc->pub.nranks < 2) return;
-    if (pthread_create(&mc->wd_thread, NULL, mc_wd_main, mc) == 0) mc->wd_on = true;
+    if (pthread_create(&mc->wd_thread, NULL, mc_wd_main, mc) != 0) return;
+    pthread_setname_np(mc->wd_thread, "collviz-mpi-wd");
+    mc->wd_on = true;
 }
 
 static void mc_wd_stop(struct mpi_comm *mc)
