@@ -60,11 +60,11 @@
 
 #define MC_TAG_HERE 1            /* the roll call's messages, on mc->ctl */
 #define MC_TAG_ASK 2             /* the watchdog's roll call, on mc->wd: "where are you?" */
-#define MC_TAG_ANSWER 3          /* and its answer: the asked rank's mc_wd_state */
+#define MC_TAG_ANSWER 3          /* and its answer: the asked rank's wd_state */
 #define MC_WD_POLL_NS 100000000L /* the watchdog looks this often (100 ms) */
-#define MC_WD_BACKUP_S                                                                         \
-    5.0                    /* a named stall: how long a rank other than 0 leaves rank 0 to     \
-                            * end the job (and tell the UI) before it ends it itself */
+/* A named stall: how long a rank other than 0 leaves rank 0 to end the job (and tell the UI)
+ * before it ends the job itself. */
+#define MC_WD_BACKUP_S 5.0
 #define MC_GRACE_MIN_S 2.0 /* how long a roll call waits for the others' answers */
 #define MC_GRACE_MAX_S 10.0
 
@@ -397,13 +397,14 @@ static MPI_Op mc_op(enum redop op)
  * ...) cannot be named by them: they are inside MPI, not in a wait of ours. With
  * MPI_THREAD_MULTIPLE each process runs a watchdog thread on a communicator of its own
  * (mc->wd). The main thread publishes its native call number, whether it is inside that call,
- * the call's name and when it entered (atomics; nothing else is shared). The watchdog wakes
- * every MC_WD_POLL_NS: it answers the other watchdogs' questions ("where are you?": the
- * published state) and, when its own main thread has been inside one call past the deadline,
- * asks every other rank. A rank that does not answer within the grace (mc_stalled's rule) or
- * that answers from behind (it has not begun that call) is named. The main thread is still
- * stuck in MPI, so the watchdog ends the job itself: it marks the job broken (serve's rank 0
- * tells the UI), prints the verdict on stderr, and calls MPI_Abort. */
+ * the call's name and when it entered (atomics; the verdict comes back as text behind the
+ * atomic flag wd_fired). The watchdog wakes every MC_WD_POLL_NS: it answers the other
+ * watchdogs' questions ("where are you?": the published state) and, when its own main thread
+ * has been inside one call past the deadline, asks every other rank. A rank that does not
+ * answer within the grace (mc_stalled's rule) or that answers from behind (it has not begun
+ * that call) is named. The main thread is still stuck in MPI, so the watchdog ends the job
+ * itself: it marks the job broken (serve's rank 0 tells the UI), prints the verdict on
+ * stderr, and calls MPI_Abort. */
 
 static long long mc_wd_now_ns(void)
 {
