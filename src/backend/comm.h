@@ -137,12 +137,13 @@ struct comm_ops {
                           size_t *counts);
 
     /* ---- The runtime side: what backend/run.c's measure and run_small need. ---- */
-    /* A working buffer of `count` floats for this rank (CPU, MPI: host memory; NCCL:
-     * memory of the rank's GPU). NULL, with last_error() saying why, when it cannot be
-     * had. Sizes are checked against the memory there is before anything is allocated
-     * (CV_ENOMEM is reported by the caller), so a buffer too large for the machine fails
-     * here rather than later. */
-    float *(*buf_alloc)(struct comm *c, int rank, size_t count);
+    /* A working buffer of `count` floats for this rank in *out (CPU, MPI: host memory;
+     * NCCL: memory of the rank's GPU). CV_ENOMEM, with last_error() saying why, when the
+     * memory cannot be had: sizes are checked against the memory there is before anything
+     * is allocated, so a buffer too large for the machine fails here rather than later.
+     * Any other failure is the communicator's own (CV_EBACKEND after an abort, say): not a
+     * want of memory. */
+    int (*buf_alloc)(struct comm *c, int rank, size_t count, float **out);
     void (*buf_free)(struct comm *c, int rank, float *buf);
     /* Host memory to and from a working buffer: count floats at element offset off. */
     int (*put)(struct comm *c, int rank, float *buf, size_t off, const float *src,

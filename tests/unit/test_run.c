@@ -112,11 +112,12 @@ static int sc_barrier(struct comm *c, int rank)
     return rc;
 }
 
-static float *sc_buf_alloc(struct comm *c, int rank, size_t count)
+static int sc_buf_alloc(struct comm *c, int rank, size_t count, float **out)
 {
     float *b = calloc(count, sizeof(float));
     sc_of(c)->bufs[rank] = b;
-    return b;
+    *out = b;
+    return b ? CV_OK : CV_ENOMEM;
 }
 
 static void sc_buf_free(struct comm *c, int rank, float *buf)

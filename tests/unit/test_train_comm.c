@@ -362,11 +362,12 @@ static int do_same(struct comm *c, int rank, void *p)
     }
     if (a->do_run) {
         const struct plan *pl = a->job.plan;
-        float *w = c->ops->buf_alloc(c, rank, pl->work_len);
-        if (!w) return CV_ENOMEM;
+        float *w = NULL;
+        int rc = c->ops->buf_alloc(c, rank, pl->work_len, &w);
+        if (rc != CV_OK) return rc;
         size_t in_off = coll_in_off(pl->coll, SAME_W, a->count, rank);
         size_t out_off = coll_out_off(pl->coll, SAME_W, a->count, rank);
-        int rc = c->ops->put(c, rank, w, in_off, a->in[rank], a->count);
+        rc = c->ops->put(c, rank, w, in_off, a->in[rank], a->count);
         nanosleep(&late, NULL);
         if (rc == CV_OK) rc = c->ops->run(c, rank, &a->job, w);
         if (rc == CV_OK) rc = c->ops->get(c, rank, w, out_off, a->run[rank], a->count);

@@ -355,9 +355,10 @@ static int fake_barrier(struct comm *c, int rank)
     return CV_OK;
 }
 
-static float *fake_buf_alloc(struct comm *c, int rank, size_t count)
+static int fake_buf_alloc(struct comm *c, int rank, size_t count, float **out)
 {
-    return calloc(count, sizeof(float));
+    *out = calloc(count, sizeof(float));
+    return *out ? CV_OK : CV_ENOMEM;
 }
 
 static void fake_buf_free(struct comm *c, int rank, float *buf)

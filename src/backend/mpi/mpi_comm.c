@@ -1113,16 +1113,17 @@ static int mc_proc_allgather(struct comm *c, const void *mine, size_t bytes, voi
 
 /* ---- the runtime side: backend/run.c's measurement and display-scale run ---- */
 
-static float *mc_buf_alloc(struct comm *c, int rank, size_t count)
+static int mc_buf_alloc(struct comm *c, int rank, size_t count, float **out)
 {
     struct mpi_comm *mc = to_mc(c);
+    *out = NULL;
     if (rank != mc->me) {
         mc_fail(mc, "rank %d: not this process's rank (%d)", rank, mc->me);
-        return NULL;
+        return CV_EINVAL;
     }
     if (count > SIZE_MAX / sizeof(float) / CV_MAX_RANKS) {
         mc_fail(mc, "%zu elements: more than this machine can address", count);
-        return NULL;
+        return CV_ENOMEM;
     }
     size_t bytes = (count ? count : 1) * sizeof(float);
     /* run.c checked the node's processes' buffers against the memory there is; this is the
@@ -1133,15 +1134,16 @@ static float *mc_buf_alloc(struct comm *c, int rank, size_t count)
         format_size(bytes, a, sizeof a);
         format_size(avail, b, sizeof b);
         mc_fail(mc, "a working buffer of %s would not fit in the %s available", a, b);
-        return NULL;
+        return CV_ENOMEM;
     }
     float *p = malloc(bytes);
     if (!p) {
         mc_fail(mc, "malloc of %zu B failed", bytes);
-        return NULL;
+        return CV_ENOMEM;
     }
     memset(p, 0, bytes); /* first touch here, not in a timed run */
-    return p;
+    *out = p;
+    return CV_OK;
 }
 
 static void mc_buf_free(struct comm *c, int rank, float *buf)

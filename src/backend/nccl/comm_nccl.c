@@ -924,22 +924,24 @@ static void note_error(struct nccl_comm *nc, const char *fmt, ...)
 /* Device memory of the rank's GPU, refused before allocating when it would not leave
  * NCCL_MEM_HEADROOM free. Every element starts as NaN (all bits set), so one NCCL never
  * wrote counts as wrong. */
-static float *nc_buf_alloc(struct comm *c, int rank, size_t count)
+static int nc_buf_alloc(struct comm *c, int rank, size_t count, float **out)
 {
     struct nccl_comm *nc = to_nc(c);
-    if (enter(nc, rank) != CV_OK) return NULL;
+    *out = NULL;
+    int rc = enter(nc, rank);
+    if (rc != CV_OK) return rc; /* an abort's echo, or a rank not ours: no want of memory */
     struct nccl_rank *rk = &nc->rk[rank];
     size_t n = count ? count : 1;
     if (n > (SIZE_MAX - NCCL_MEM_HEADROOM) / sizeof(float)) {
         note_error(nc, "%zu elements on GPU %d overflow memory sizes", count, rk->gpu);
-        return NULL;
+        return CV_ENOMEM;
     }
     size_t need = n * sizeof(float), free_b = 0, total_b = 0;
     cudaError_t e = cudaMemGetInfo(&free_b, &total_b);
     if (e != cudaSuccess) {
         note_error(nc, "cudaMemGetInfo on GPU %d: %s (%s)", rk->gpu, cudaGetErrorName(e),
                    cudaGetErrorString(e));
-        return NULL;
+        return CV_ENOMEM;
     }
     if (free_b < NCCL_MEM_HEADROOM || need > free_b - NCCL_MEM_HEADROOM) {
         char s_need[32], s_free[32], s_room[32];
@@ -948,7 +950,7 @@ static float *nc_buf_alloc(struct comm *c, int rank, size_t count)
         format_size(NCCL_MEM_HEADROOM, s_room, sizeof s_room);
         note_error(nc, "rank %d needs %s on GPU %d, which has %s free (keeping %s for NCCL)",
                    rank, s_need, rk->gpu, s_free, s_room);
-        return NULL;
+        return CV_ENOMEM;
     }
     float *p = NULL;
     e = cudaMalloc((void **)&p, need);
@@ -957,12 +959,14 @@ static float *nc_buf_alloc(struct comm *c, int rank, size_t count)
         if (p) cudaFree(p);
         note_error(nc, "cudaMalloc of %zu bytes on GPU %d: %s (%s)", need, rk->gpu,
                    cudaGetErrorName(e), cudaGetErrorString(e));
-        return NULL;
+        return CV_ENOMEM;
     }
     rk->work = xrealloc(rk->work, (rk->nwork + 1) * sizeof *rk->work);
     rk->work[rk->nwork++] = (struct work_buf){p, need};
-    if (wait_stream(nc, rank, coll_stream(rk), "filling a new buffer") != CV_OK) return NULL;
-    return p;
+    /* No wait for the memset here: put and get wait for this stream first (nc_copy), and a
+     * deadline passed there is reported as one (CV_ETIMEOUT), not as a want of memory. */
+    *out = p;
+    return CV_OK;
 }
 
 static void nc_buf_free(struct comm *c, int rank, float *buf)
