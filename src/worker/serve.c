@@ -424,6 +424,17 @@ static void serve_results(struct serve *s)
     free(m);
 }
 
+/* Why serve's own watchdog, not a rank, noticed the stall: "" when nothing is known. */
+static const char *serve_unnamed_why(void)
+{
+#ifdef HAVE_MPI
+    if (!mpi_boot_thread_multiple())
+        return "; no MPI_THREAD_MULTIPLE: a rank that stalls while the others wait in MPI's "
+               "own collective is not named";
+#endif
+    return "";
+}
+
 int serve_run(struct backend *b, const struct serve_opts *o)
 {
     char err[300];
@@ -470,6 +481,9 @@ int serve_run(struct backend *b, const struct serve_opts *o)
     if (worker_facts(s.w)->multiprocess) {
         worker_set_job_hook(s.w, serve_fanout, NULL);
         worker_set_agree(s.w, serve_agree, NULL);
+        /* The loop below looks at mpi_boot_broken() every second: a watchdog that names a
+         * stalled rank while this process's worker is stuck in MPI leaves the telling to it. */
+        mpi_boot_set_watched(1.0);
     }
 #endif
 
@@ -540,8 +554,8 @@ int serve_run(struct backend *b, const struct serve_opts *o)
             snprintf(why, sizeof why, "%.199s", lost_why);
         else
             snprintf(why, sizeof why,
-                     "rank lost: the job's ranks stopped answering (no result for %.0f s)",
-                     s.stall_s);
+                     "rank lost: the job's ranks stopped answering (no result for %.0f s)%.90s",
+                     s.stall_s, serve_unnamed_why());
         serve_log_line(why);
         if (s.cfd >= 0) {
             struct proto_msg lm = {.type = PROTO_LOST};

@@ -10,7 +10,10 @@
 #     on one host; only rank 0 prints; a corrupted element (test hook, ASan binary) is
 #     counted as 1 wrong;
 #   - a rank that stalls (test hook, ASan binary) is named by the others within the deadline
-#     ("rank 2 stalled: no answer for 3 s") and the job ends, leaving no process;
+#     ("rank 2 stalled: no answer for 3 s") and the job ends, leaving no process; the same
+#     when the others wait inside MPI's own MPI_Allreduce (--algo mpi: "rank 2 stalled: did
+#     not join MPI_Allreduce for 3 s"), rank 0 too; a rank late by less than the deadline is
+#     not named;
 #   - `train ddp|tp|pp --backend mpi --check` equals one device, as on the CPU ranks.
 # Skips (77) when mpirun is missing or the binary was built without MPI.
 # Usage: test_mpi.sh BIN [ASAN_BIN]
@@ -189,6 +192,42 @@ if [ -n "$ASAN_BIN" ]; then
     sleep 0.5
     pgrep -f "$ASAN_BIN bench all_reduce -b 64K -n 2 -w 1 --algo ring" >/dev/null &&
         fail "processes of the stalled job left behind: $(pgrep -af "$ASAN_BIN bench all_reduce")"
+
+    # The same under MPI's own blocking collective (--algo mpi): the others wait inside
+    # MPI_Allreduce, where no wait of ours runs; each process's watchdog thread asks the
+    # others where they are and names the rank that did not join. Rank 2, then rank 0.
+    for who in 2 0; do
+        others=$(echo 0 1 2 3 | tr -d "$who" | tr -d ' ')
+        t0=$(date +%s)
+        ASAN_OPTIONS=detect_leaks=0 CV_TEST_STALL=$who:30:3 timeout 60 "${MPIRUN[@]}" \
+            -x ASAN_OPTIONS -x CV_TEST_STALL -np 4 "$ASAN_BIN" bench all_reduce -b 64K -n 2 -w 1 \
+            --algo mpi --backend mpi >"$tmp/stall.out" 2>"$tmp/stall.err"
+        rc=$?
+        took=$(($(date +%s) - t0))
+        [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] ||
+            fail "rank $who stalled in MPI_Allreduce: exit $rc, want a failure before the timeout"
+        grep -q "rank $who stalled: did not join MPI_Allreduce for 3 s (the others wait in it)" \
+            "$tmp/stall.err" ||
+            fail "rank $who stalled in MPI_Allreduce, not named: $(head -5 "$tmp/stall.err")"
+        grep -q "rank [$others] stalled" "$tmp/stall.err" &&
+            fail "--algo mpi: a rank that answered was named: $(grep stalled "$tmp/stall.err")"
+        [ "$took" -lt 20 ] ||
+            fail "rank $who stalled in MPI_Allreduce: the job took $took s (it waited for the sleeper)"
+        sleep 0.5
+        pgrep -f "$ASAN_BIN bench all_reduce -b 64K -n 2 -w 1 --algo mpi" >/dev/null &&
+            fail "processes of the job stalled in MPI_Allreduce left behind: $(pgrep -af "$ASAN_BIN bench all_reduce")"
+    done
+
+    # A rank late by less than the deadline (1 s of 3) is no stall: every collective of MPI's
+    # own runs to the end with #wrong 0, nobody is named.
+    ASAN_OPTIONS=detect_leaks=0 CV_TEST_STALL=2:1:3 timeout 120 "${MPIRUN[@]}" -x ASAN_OPTIONS \
+        -x CV_TEST_STALL -np 4 "$ASAN_BIN" bench all -b 64K -e 256K -n 2 -w 1 --algo mpi \
+        --backend mpi --format json >"$tmp/late.json" 2>"$tmp/late.err"
+    rc=$?
+    [ "$rc" -eq 0 ] || fail "a rank late by 1 s of a 3 s deadline: exit $rc: $(tail -3 "$tmp/late.err")"
+    grep -q "stalled" "$tmp/late.err" && fail "a late rank was named: $(grep stalled "$tmp/late.err")"
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; sys.exit(0 if len(r)==24 and all(x["wrong"]==0 and x["algorithm"]=="mpi" for x in r) else 1)' \
+        "$tmp/late.json" 2>/dev/null || fail "a late rank: want 24 rows of MPI's own collectives, #wrong 0: $(head -c 300 "$tmp/late.json")"
 fi
 
 # --- training across processes equals one device --------------------------------------

@@ -18,6 +18,8 @@ static bool boot_initialised; /* by us, so we finalise */
 static bool boot_broken;      /* mpi_boot_set_broken */
 static int boot_broken_rank = -1;
 static char boot_broken_why[256];
+static bool boot_multiple;    /* MPI_THREAD_MULTIPLE provided */
+static double boot_watched_s; /* mpi_boot_set_watched */
 
 bool mpi_boot_launched(void)
 {
@@ -37,8 +39,10 @@ int mpi_boot_start(struct mpi_where *w, char *err, size_t errlen)
     if (!inited) {
         int provided = 0;
         /* The CLI and the UI call a backend from their worker thread, one call at a time:
-         * serialised calls are enough. */
-        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
+         * serialised calls are enough for that. MPI_THREAD_MULTIPLE lets a watchdog thread
+         * name a rank that stalls while the others wait in one of MPI's own blocking
+         * collectives (mpi_comm.c); without it those stalls are not named. */
+        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS) {
             pthread_mutex_unlock(&boot_mu);
             return cv_err(err, errlen, CV_EUNAVAIL, "MPI_Init_thread failed");
         }
@@ -49,7 +53,12 @@ int mpi_boot_start(struct mpi_where *w, char *err, size_t errlen)
                           "the MPI library cannot be called from a worker thread "
                           "(MPI_THREAD_SERIALIZED not provided)");
         }
+        boot_multiple = provided >= MPI_THREAD_MULTIPLE;
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    } else {
+        int provided = 0;
+        MPI_Query_thread(&provided);
+        boot_multiple = provided >= MPI_THREAD_MULTIPLE;
     }
     boot_users++;
     pthread_mutex_unlock(&boot_mu);
@@ -81,6 +90,29 @@ void mpi_boot_stop(void)
         boot_initialised = false;
     }
     pthread_mutex_unlock(&boot_mu);
+}
+
+bool mpi_boot_thread_multiple(void)
+{
+    pthread_mutex_lock(&boot_mu);
+    bool m = boot_multiple;
+    pthread_mutex_unlock(&boot_mu);
+    return m;
+}
+
+void mpi_boot_set_watched(double within_s)
+{
+    pthread_mutex_lock(&boot_mu);
+    boot_watched_s = within_s;
+    pthread_mutex_unlock(&boot_mu);
+}
+
+double mpi_boot_watched(void)
+{
+    pthread_mutex_lock(&boot_mu);
+    double w = boot_watched_s;
+    pthread_mutex_unlock(&boot_mu);
+    return w;
 }
 
 void mpi_boot_set_broken(int rank, const char *why)

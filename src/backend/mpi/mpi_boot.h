@@ -28,6 +28,16 @@ int mpi_boot_start(struct mpi_where *w, char *err, size_t errlen);
  * would wait for the ranks that stalled. */
 void mpi_boot_stop(void);
 
+/* True when MPI runs with MPI_THREAD_MULTIPLE (a second thread may call it while the first
+ * waits in a collective): mpi_comm.c's watchdog of MPI's own collectives needs it. */
+bool mpi_boot_thread_multiple(void);
+/* This process has a loop that looks at mpi_boot_broken() at least every within_s seconds
+ * and then ends the job itself, telling whoever listens why (collviz serve's rank 0); 0:
+ * none. A thread that finds the job broken while the process's own thread is stuck in MPI
+ * leaves it that long to do so before it ends the job with MPI_Abort. */
+void mpi_boot_set_watched(double within_s);
+double mpi_boot_watched(void);
+
 /* The job cannot go on: a rank stalled (rank: the first one named, in MPI_COMM_WORLD; -1
  * when none is) or a communicator was aborted. The first call's words are kept. */
 void mpi_boot_set_broken(int rank, const char *why);

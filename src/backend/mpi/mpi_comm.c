@@ -23,16 +23,33 @@
  * closing the backend ends every process instead of waiting in MPI_Finalize for the stalled
  * one.
  *
+ * MPI's own blocking collectives (run() with no plan: MPI_Allreduce, ...) are the figures
+ * being compared, so no wait of ours is in them and they are never swapped for non-blocking
+ * ones (another algorithm in Open MPI). A rank that stalls while the others wait inside one is
+ * named by a watchdog thread instead (mc_wd_*, MPI_THREAD_MULTIPLE only): each process's
+ * watchdog answers the others' "how far are you?" with its main thread's native call number,
+ * and the one whose main thread has been in a call past the deadline asks all of them; the
+ * ranks that have not begun that call, or do not answer within the grace, are named: "rank 2
+ * stalled: did not join MPI_Allreduce for 3 s (the others wait in it)" or "rank 2 stalled: no
+ * answer for 3 s (MPI_Allreduce)"; every rank in the call and answering: MPI made no progress,
+ * nobody is named. The main thread is still stuck in MPI, so the watchdog ends the job itself:
+ * the job is marked broken, the verdict printed on stderr ("collviz: rank 2 stalled: ..."; the
+ * UI reads it from the job's output, or serve's rank 0 tells it), then MPI_Abort. Without
+ * MPI_THREAD_MULTIPLE such a stall is noticed only by serve's watchdog, unnamed.
+ *
  * The proc_* operations combine what each process recorded (times, counters, events,
  * parameters) so that every process ends with the whole run's record; they have the same
  * deadline. */
+#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../core/coll.h"
 #include "../../core/exec.h"
@@ -41,7 +58,13 @@
 #include "mpi_backend.h"
 #include "mpi_boot.h"
 
-#define MC_TAG_HERE 1      /* the roll call's messages, on mc->ctl */
+#define MC_TAG_HERE 1            /* the roll call's messages, on mc->ctl */
+#define MC_TAG_ASK 2             /* the watchdog's roll call, on mc->wd: "where are you?" */
+#define MC_TAG_ANSWER 3          /* and its answer: the asked rank's wd_state */
+#define MC_WD_POLL_NS 100000000L /* the watchdog looks this often (100 ms) */
+/* A named stall: how long a rank other than 0 leaves rank 0 to end the job (and tell the UI)
+ * before it ends the job itself. */
+#define MC_WD_BACKUP_S 5.0
 #define MC_GRACE_MIN_S 2.0 /* how long a roll call waits for the others' answers */
 #define MC_GRACE_MAX_S 10.0
 
@@ -78,6 +101,20 @@ struct mpi_comm {
     size_t bufs; /* bytes of working buffers from buf_alloc */
     int tag_ub;  /* MPI_TAG_UB: the largest tag this MPI carries */
     bool aborted;
+    /* The watchdog of MPI's own blocking collectives (mc_wd_*): a thread of its own on a
+     * communicator of its own (MPI_THREAD_MULTIPLE only). The main thread publishes where
+     * it is; the watchdog reads it, answers the other ranks' watchdogs and, when the main
+     * thread has been in one call past the deadline, finds who did not join it. */
+    MPI_Comm wd;
+    pthread_t wd_thread;
+    bool wd_on;                    /* the thread runs (main thread's word) */
+    atomic_bool wd_stop;           /* main thread -> watchdog: end */
+    atomic_ullong wd_state;        /* native calls begun << 1 | inside one now */
+    atomic_llong wd_entered_ns;    /* when the main thread entered it (CLOCK_MONOTONIC) */
+    atomic_llong wd_deadline_ns;   /* that call's deadline (mc_timeout) */
+    _Atomic(const char *) wd_what; /* its name: "MPI_Allreduce" */
+    atomic_bool wd_fired;          /* the watchdog gave a verdict: wd_err */
+    char wd_err[256];              /* written before wd_fired (release) */
 #ifdef CV_TEST_HOOKS
     int stall_rank; /* CV_TEST_STALL=RANK:SECONDS[:TIMEOUT]: this rank sleeps before its */
     double stall_s; /* first run(), and every wait's deadline is TIMEOUT */
@@ -354,62 +391,354 @@ static MPI_Op mc_op(enum redop op)
     }
 }
 
+/* ---- the watchdog of MPI's own collectives ----
+ *
+ * A rank that stalls while the others wait inside a blocking MPI collective (MPI_Allreduce,
+ * ...) cannot be named by them: they are inside MPI, not in a wait of ours. With
+ * MPI_THREAD_MULTIPLE each process runs a watchdog thread on a communicator of its own
+ * (mc->wd). The main thread publishes its native call number, whether it is inside that call,
+ * the call's name and when it entered (atomics; the verdict comes back as text behind the
+ * atomic flag wd_fired). The watchdog wakes every MC_WD_POLL_NS: it answers the other
+ * watchdogs' questions ("where are you?": the published state) and, when its own main thread
+ * has been inside one call past the deadline, asks every other rank. A rank that does not
+ * answer within the grace (mc_stalled's rule) or that answers from behind (it has not begun
+ * that call) is named. The main thread is still stuck in MPI, so the watchdog ends the job
+ * itself: it marks the job broken (serve's rank 0 tells the UI), prints the verdict on
+ * stderr, and calls MPI_Abort. */
+
+static long long mc_wd_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void mc_wd_nap(long ns)
+{
+    struct timespec ts = {0, ns};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+/* The watchdog's standing questions and the answers it owes. */
+struct mc_wd {
+    struct mpi_comm *mc;
+    unsigned long long ask; /* an asker's state (not used; the message is the question) */
+    MPI_Request askr;
+    unsigned long long *reply; /* per asker: the answer in flight */
+    MPI_Request *replyr;
+};
+
+/* Answer every question that has come: this rank's published state. */
+static void mc_wd_answer(struct mc_wd *d)
+{
+    struct mpi_comm *mc = d->mc;
+    for (;;) {
+        int done = 0;
+        MPI_Status st;
+        if (d->askr == MPI_REQUEST_NULL) return;
+        if (MPI_Test(&d->askr, &done, &st) != MPI_SUCCESS || !done) return;
+        int q = st.MPI_SOURCE;
+        if (q >= 0 && q < mc->pub.nranks) {
+            int sent = 1;
+            if (d->replyr[q] != MPI_REQUEST_NULL)
+                MPI_Test(&d->replyr[q], &sent, MPI_STATUS_IGNORE);
+            if (sent) { /* else the asker has not taken the last answer: it is stuck itself */
+                d->reply[q] = atomic_load(&mc->wd_state);
+                MPI_Isend(&d->reply[q], 1, MPI_UNSIGNED_LONG_LONG, q, MC_TAG_ANSWER, mc->wd,
+                          &d->replyr[q]);
+            }
+        }
+        if (MPI_Irecv(&d->ask, 1, MPI_UNSIGNED_LONG_LONG, MPI_ANY_SOURCE, MC_TAG_ASK, mc->wd,
+                      &d->askr) != MPI_SUCCESS)
+            d->askr = MPI_REQUEST_NULL;
+    }
+}
+
+/* Append rank r to a list "1, 3". */
+static void mc_wd_list(char *who, size_t n, int *count, int r)
+{
+    size_t L = strlen(who);
+    snprintf(who + L, n - L, "%s%d", *count ? ", " : "", r);
+    (*count)++;
+}
+
+/* This rank's main thread has been in native call `state` (state >> 1) since entered_ns, past
+ * the deadline. Ask every other rank where it is; false when the call ended meanwhile (no
+ * verdict), else the verdict is in mc->wd_err and *first is the first rank named (-1). */
+static bool mc_wd_roll_call(struct mc_wd *d, unsigned long long state, long long entered_ns,
+                            int *first, bool *zero_ok)
+{
+    struct mpi_comm *mc = d->mc;
+    int W = mc->pub.nranks, me = mc->me;
+    static const unsigned long long question = 0; /* outlives any send left behind */
+    double waited = (double)(mc_wd_now_ns() - entered_ns) / 1e9;
+    const char *what = atomic_load(&mc->wd_what);
+    unsigned long long *ans = xcalloc((size_t)W, sizeof *ans);
+    MPI_Request *ar = xcalloc((size_t)W, sizeof *ar), *sr = xcalloc((size_t)W, sizeof *sr);
+    for (int q = 0; q < W; q++) {
+        ar[q] = sr[q] = MPI_REQUEST_NULL;
+        if (q == me) continue;
+        MPI_Irecv(&ans[q], 1, MPI_UNSIGNED_LONG_LONG, q, MC_TAG_ANSWER, mc->wd, &ar[q]);
+        MPI_Isend(&question, 1, MPI_UNSIGNED_LONG_LONG, q, MC_TAG_ASK, mc->wd, &sr[q]);
+    }
+    double tmo = (double)atomic_load(&mc->wd_deadline_ns) / 1e9, grace = tmo / 2;
+    grace = grace < MC_GRACE_MIN_S   ? MC_GRACE_MIN_S
+            : grace > MC_GRACE_MAX_S ? MC_GRACE_MAX_S
+                                     : grace;
+    double until = now_s() + grace;
+    for (;;) {
+        mc_wd_answer(d); /* the others ask too, at about the same time */
+        int open = 0;
+        for (int q = 0; q < W; q++) {
+            if (ar[q] == MPI_REQUEST_NULL) continue;
+            int done = 0;
+            MPI_Test(&ar[q], &done, MPI_STATUS_IGNORE);
+            open += !done;
+        }
+        if (open == 0 || now_s() > until) break;
+        mc_wd_nap(5000000L);
+    }
+    char noans[120] = "", behind[120] = "", all[160] = "";
+    int nno = 0, nbehind = 0, nall = 0;
+    unsigned long long mine = state >> 1, stuck = mine;
+    /* The call the job is stuck in is the earliest one a rank is inside: a rank that left
+     * an earlier call (a broadcast's root) and waits in the next is not the one to judge;
+     * the ranks inside the earlier call passed their deadline first and judge it. */
+    for (int q = 0; q < W; q++)
+        if (q != me && ar[q] == MPI_REQUEST_NULL && (ans[q] & 1) && (ans[q] >> 1) < stuck)
+            stuck = ans[q] >> 1;
+    *first = -1;
+    *zero_ok = false;
+    for (int q = 0; q < W; q++) {
+        if (q == me) continue;
+        int wr = mc_world_rank(mc, q);
+        if (wr == 0) *zero_ok = ar[q] == MPI_REQUEST_NULL && (ans[q] >> 1) >= mine;
+        if (ar[q] != MPI_REQUEST_NULL) {
+            mc_wd_list(noans, sizeof noans, &nno, wr);
+            mc_wd_list(all, sizeof all, &nall, wr);
+            if (*first < 0) *first = wr;
+            MPI_Cancel(&ar[q]);
+            MPI_Request_free(&ar[q]);
+        } else if ((ans[q] >> 1) < mine) { /* it has not begun the call the others are in */
+            mc_wd_list(behind, sizeof behind, &nbehind, wr);
+            mc_wd_list(all, sizeof all, &nall, wr);
+            if (*first < 0) *first = wr;
+        }
+        if (sr[q] != MPI_REQUEST_NULL) MPI_Request_free(&sr[q]);
+    }
+    if (nno == 0) free(ans); /* else a cancel that came too late may still write it */
+    free(ar);
+    free(sr);
+    /* The call ended while the others answered (whoever was late joined it), or the job is
+     * stuck in an earlier call than this rank's. */
+    if (atomic_load(&mc->wd_state) != state || stuck < mine) return false;
+    if (nall == 0)
+        snprintf(mc->wd_err, sizeof mc->wd_err,
+                 "%s: no progress for %.0f s, yet every rank is in it and answers (MPI itself "
+                 "is stuck; no rank to name)",
+                 what, waited);
+    else if (nno == 0)
+        snprintf(mc->wd_err, sizeof mc->wd_err,
+                 "rank%s %s stalled: did not join %s for %.0f s (the others wait in it)",
+                 nall > 1 ? "s" : "", all, what, waited);
+    else if (nbehind == 0)
+        snprintf(mc->wd_err, sizeof mc->wd_err, "rank%s %s stalled: no answer for %.0f s (%s)",
+                 nall > 1 ? "s" : "", all, waited, what);
+    else
+        snprintf(mc->wd_err, sizeof mc->wd_err,
+                 "ranks %.60s stalled: %.50s did not join %s, %.50s gave no answer, for %.0f s",
+                 all, behind, what, noans, waited);
+    return true;
+}
+
+/* The verdict is given and the main thread is stuck in MPI: end the job. */
+static void mc_wd_end_job(struct mc_wd *d, int first, bool zero_ok)
+{
+    struct mpi_comm *mc = d->mc;
+    atomic_store(&mc->wd_fired, true); /* the main thread reads wd_err only after this */
+    mpi_boot_set_broken(first, mc->wd_err);
+    fprintf(stderr, "collviz: %s\n", mc->wd_err);
+    fflush(stderr);
+    int wme = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wme);
+    /* Rank 0 says it to the UI when one listens (serve ends the job itself within `watched`
+     * seconds); the others leave rank 0 a while to do so when it answered and is not the one
+     * named: its word reaches the UI straight, not through the job's output. */
+    double wait_s = wme == 0 ? mpi_boot_watched() : zero_ok ? MC_WD_BACKUP_S : 0;
+    if (wait_s > 0) {
+        wait_s += wme == 0 ? 2.0 : 0;
+        for (double t0 = now_s(); now_s() - t0 < wait_s;) {
+            mc_wd_answer(d);
+            mc_wd_nap(MC_WD_POLL_NS);
+        }
+    }
+    fflush(NULL);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    _exit(1);
+}
+
+static void *mc_wd_main(void *arg)
+{
+    struct mpi_comm *mc = arg;
+    int W = mc->pub.nranks;
+    struct mc_wd d = {.mc = mc, .askr = MPI_REQUEST_NULL};
+    d.reply = xcalloc((size_t)W, sizeof *d.reply);
+    d.replyr = xcalloc((size_t)W, sizeof *d.replyr);
+    for (int q = 0; q < W; q++)
+        d.replyr[q] = MPI_REQUEST_NULL;
+    if (MPI_Irecv(&d.ask, 1, MPI_UNSIGNED_LONG_LONG, MPI_ANY_SOURCE, MC_TAG_ASK, mc->wd,
+                  &d.askr) != MPI_SUCCESS)
+        d.askr = MPI_REQUEST_NULL;
+    unsigned long long judged = 0; /* the call last asked about: once per call */
+    while (!atomic_load(&mc->wd_stop)) {
+        mc_wd_answer(&d);
+        unsigned long long st = atomic_load(&mc->wd_state);
+        long long tmo = atomic_load(&mc->wd_deadline_ns);
+        if ((st & 1) && st != judged && tmo > 0 &&
+            mc_wd_now_ns() - atomic_load(&mc->wd_entered_ns) > tmo) {
+            judged = st;
+            int first = -1;
+            bool zero_ok = false;
+            if (mc_wd_roll_call(&d, st, atomic_load(&mc->wd_entered_ns), &first, &zero_ok))
+                mc_wd_end_job(&d, first, zero_ok);
+        }
+        mc_wd_nap(MC_WD_POLL_NS);
+    }
+    if (d.askr != MPI_REQUEST_NULL) {
+        MPI_Cancel(&d.askr);
+        MPI_Wait(&d.askr, MPI_STATUS_IGNORE);
+    }
+    bool left = false;
+    for (int q = 0; q < W; q++) {
+        if (d.replyr[q] == MPI_REQUEST_NULL) continue;
+        int done = 0;
+        MPI_Test(&d.replyr[q], &done, MPI_STATUS_IGNORE);
+        if (!done) {
+            MPI_Request_free(&d.replyr[q]);
+            left = true;
+        }
+    }
+    if (!left) free(d.reply); /* else an answer may still be read from it */
+    free(d.replyr);
+    return NULL;
+}
+
+/* Start the watchdog (main thread; once per communicator, MPI_THREAD_MULTIPLE only). */
+static void mc_wd_start(struct mpi_comm *mc)
+{
+    if (mc->wd_on || mc->wd == MPI_COMM_NULL || mc->pub.nranks < 2) return;
+    if (pthread_create(&mc->wd_thread, NULL, mc_wd_main, mc) != 0) return;
+    pthread_setname_np(mc->wd_thread, "collviz-mpi-wd");
+    mc->wd_on = true;
+}
+
+static void mc_wd_stop(struct mpi_comm *mc)
+{
+    if (!mc->wd_on) return;
+    atomic_store(&mc->wd_stop, true);
+    pthread_join(mc->wd_thread, NULL);
+    mc->wd_on = false;
+}
+
+/* The main thread enters native call `what` / has left it. */
+static void mc_wd_enter(struct mpi_comm *mc, const char *what)
+{
+    double tmo = mc_timeout(mc);
+    atomic_store(&mc->wd_what, what);
+    atomic_store(&mc->wd_deadline_ns, tmo > 0 ? (long long)(tmo * 1e9) : 0);
+    atomic_store(&mc->wd_entered_ns, mc_wd_now_ns());
+    unsigned long long st = atomic_load(&mc->wd_state);
+    atomic_store(&mc->wd_state, ((st >> 1) + 1) << 1 | 1);
+}
+
+/* Left it: CV_OK, or the watchdog's verdict when it gave one (the job is ending). */
+static int mc_wd_leave(struct mpi_comm *mc)
+{
+    atomic_fetch_and(&mc->wd_state, ~1ULL);
+    if (!atomic_load(&mc->wd_fired)) return CV_OK;
+    snprintf(mc->err, sizeof mc->err, "%s", mc->wd_err);
+    mc->aborted = true;
+    return CV_ETIMEOUT;
+}
+
+static const char *mc_native_name(enum coll c)
+{
+    switch (c) {
+    case COLL_ALL_REDUCE:
+        return "MPI_Allreduce";
+    case COLL_ALL_GATHER:
+        return "MPI_Allgather";
+    case COLL_REDUCE_SCATTER:
+        return "MPI_Reduce_scatter_block";
+    case COLL_BROADCAST:
+        return "MPI_Bcast";
+    case COLL_REDUCE:
+        return "MPI_Reduce";
+    case COLL_GATHER:
+        return "MPI_Gather";
+    case COLL_SCATTER:
+        return "MPI_Scatter";
+    case COLL_ALL_TO_ALL:
+        return "MPI_Alltoall";
+    default:
+        return NULL;
+    }
+}
+
 /* MPI's own collective on the working buffer (core/plan.h's layout): in place where MPI
  * allows it, as nccl-tests' in-place runs; all_to_all from its send half into its receive
- * half. These are MPI's blocking collectives, the ones whose speed is being compared: they
- * have no deadline of ours. */
+ * half. These are MPI's blocking collectives, the ones whose speed is being compared: no wait
+ * of ours is in them; the watchdog (above) keeps their deadline from another thread. */
 static int mc_native(struct mpi_comm *mc, const struct comm_job *j, float *work)
 {
     int W = mc->pub.nranks, me = mc->me, root = j->root, n = (int)j->count, mrc;
     MPI_Comm cm = mc->coll;
     MPI_Op mop = mc_op(j->op);
-    const char *what;
+    const char *what = mc_native_name(j->coll);
+    if (!what) return mc_fail(mc, "mpi: no such collective");
+    mc_wd_start(mc);
+    mc_wd_enter(mc, what);
     switch (j->coll) {
     case COLL_ALL_REDUCE:
-        what = "MPI_Allreduce";
         mrc = MPI_Allreduce(MPI_IN_PLACE, work, n, MPI_FLOAT, mop, cm);
         break;
     case COLL_ALL_GATHER:
-        what = "MPI_Allgather";
         mrc = MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, work, n, MPI_FLOAT, cm);
         break;
     case COLL_REDUCE_SCATTER:
-        what = "MPI_Reduce_scatter_block";
         mrc = MPI_Reduce_scatter_block(MPI_IN_PLACE, work, n, MPI_FLOAT, mop, cm);
         /* in place, MPI leaves the rank's piece at the front; the layout has it at me*n */
         if (mrc == MPI_SUCCESS && me > 0)
             memmove(work + (size_t)me * j->count, work, j->count * sizeof(float));
         break;
     case COLL_BROADCAST:
-        what = "MPI_Bcast";
         mrc = MPI_Bcast(work, n, MPI_FLOAT, root, cm);
         break;
     case COLL_REDUCE:
-        what = "MPI_Reduce";
         mrc = me == root ? MPI_Reduce(MPI_IN_PLACE, work, n, MPI_FLOAT, mop, root, cm)
                          : MPI_Reduce(work, NULL, n, MPI_FLOAT, mop, root, cm);
         break;
     case COLL_GATHER:
-        what = "MPI_Gather";
         mrc = me == root
                   ? MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, work, n, MPI_FLOAT, root, cm)
                   : MPI_Gather(work + (size_t)me * j->count, n, MPI_FLOAT, NULL, 0,
                                MPI_DATATYPE_NULL, root, cm);
         break;
     case COLL_SCATTER:
-        what = "MPI_Scatter";
         mrc = me == root ? MPI_Scatter(work, n, MPI_FLOAT, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
                                        root, cm)
                          : MPI_Scatter(NULL, 0, MPI_DATATYPE_NULL, work + (size_t)me * j->count,
                                        n, MPI_FLOAT, root, cm);
         break;
     case COLL_ALL_TO_ALL:
-        what = "MPI_Alltoall";
         mrc = MPI_Alltoall(work, n, MPI_FLOAT, work + (size_t)W * j->count, n, MPI_FLOAT, cm);
         break;
     default:
-        return mc_fail(mc, "mpi: no such collective");
+        mrc = MPI_ERR_OTHER; /* not reached: mc_native_name knows the same ones */
     }
+    int wrc = mc_wd_leave(mc);
+    if (wrc != CV_OK) return wrc;
     if (mrc != MPI_SUCCESS) return mc_broken(mc, mrc, what);
     if (j->op == OP_AVG && coll_reduces(j->coll)) {
         float *out = work + coll_out_off(j->coll, W, j->count, me);
@@ -676,6 +1005,7 @@ static size_t mc_mem_bytes(struct comm *c, int rank)
 static void mc_destroy(struct comm *c)
 {
     struct mpi_comm *mc = to_mc(c);
+    mc_wd_stop(mc);
     /* After an abort the peers may never take what is in flight: leave it to the end of
      * the job (mpi_boot ends it) rather than wait. */
     for (size_t i = 0; i < mc->npend; i++) {
@@ -696,6 +1026,7 @@ static void mc_destroy(struct comm *c)
         MPI_Comm_free(&mc->coll);
         MPI_Comm_free(&mc->p2p);
         MPI_Comm_free(&mc->ctl);
+        if (mc->wd != MPI_COMM_NULL) MPI_Comm_free(&mc->wd);
     }
     free(mc);
 }
@@ -848,7 +1179,10 @@ static int mc_prepare(struct comm *c, struct comm_job *j)
     if (j->count > INT32_MAX / (size_t)W)
         return cv_err(mc->err, sizeof mc->err, CV_ENOMEM,
                       "%zu elements per rank: more than MPI counts in an int", j->count);
-    if (!j->plan) return CV_OK; /* MPI's own collective needs nothing of ours */
+    if (!j->plan) { /* MPI's own collective needs nothing of ours but its watchdog */
+        mc_wd_start(mc);
+        return CV_OK;
+    }
     if (j->plan->nranks != W)
         return mc_fail(mc, "a plan for %d ranks on %d processes", j->plan->nranks, W);
     struct mpi_prep *pp = xcalloc(1, sizeof *pp);
@@ -977,6 +1311,11 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
     MPI_Comm_dup(base, &mc->coll);
     MPI_Comm_dup(base, &mc->p2p);
     MPI_Comm_dup(base, &mc->ctl);
+    mc->wd = MPI_COMM_NULL;
+    if (mpi_boot_thread_multiple()) { /* every process has the same thread level */
+        MPI_Comm_dup(base, &mc->wd);
+        MPI_Comm_set_errhandler(mc->wd, MPI_ERRORS_RETURN);
+    }
     MPI_Comm_free(&node);
     MPI_Comm_set_errhandler(mc->coll, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(mc->p2p, MPI_ERRORS_RETURN);
