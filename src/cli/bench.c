@@ -471,7 +471,7 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
     int maxr = b->ops->max_ranks(b);
     if (backend_multiprocess(b)) {
         /* Every process runs this same command; only rank 0 prints results. */
-        if (backend_proc_rank(b) != 0 && !freopen("/dev/null", "w", stdout)) {
+        if (backend_proc_rank(b) != 0 && cli_quiet_stdout() != 0) {
             backend_close(b);
             return cli_usage_error("--backend %s: cannot silence rank %d's output", o.backend,
                                    backend_proc_rank(b));

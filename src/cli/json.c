@@ -107,6 +107,15 @@ FILE *cli_json_stdout(void)
     return json_out ? json_out : stdout;
 }
 
+int cli_quiet_stdout(void)
+{
+    if (json_out) {
+        fclose(json_out);
+        json_out = NULL;
+    }
+    return freopen("/dev/null", "w", stdout) ? 0 : -1;
+}
+
 int cli_json_print(FILE *f, cJSON *root)
 {
     char *text = cJSON_PrintUnformatted(root);

@@ -34,6 +34,9 @@ void cli_json_claim_stdout(void);
 /* The stream for the JSON document: the original standard output once claimed, stdout
  * otherwise. */
 FILE *cli_json_stdout(void);
+/* A process of a job that is not rank 0 prints nothing: stdout (and a claimed document
+ * stream) go to /dev/null. 0, or -1 when /dev/null cannot be opened. */
+int cli_quiet_stdout(void);
 /* Print the document on one line followed by a newline, and free it. Returns 0, or -1 if
  * the write failed. */
 int cli_json_print(FILE *f, cJSON *root);

@@ -710,7 +710,7 @@ static int trace_open_backend(struct run *R)
     struct backend *b = R->b;
     int maxr = b->ops->max_ranks(b);
     if (backend_multiprocess(b)) {
-        if (backend_proc_rank(b) != 0 && !freopen("/dev/null", "w", stdout))
+        if (backend_proc_rank(b) != 0 && cli_quiet_stdout() != 0)
             return cli_usage_error("--backend %s: cannot silence rank %d's output", o->backend,
                                    backend_proc_rank(b));
         if (o->ranks_set && o->nranks != maxr)

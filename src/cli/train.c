@@ -229,7 +229,7 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
             return cli_usage_error("train: --backend %s", err);
         int world = o->b->ops->max_ranks(o->b), me = backend_proc_rank(o->b);
         /* Every process runs this command; rank 0 prints, and says what every rank finds. */
-        if (me != 0 && !freopen("/dev/null", "w", stdout))
+        if (me != 0 && cli_quiet_stdout() != 0)
             return cli_usage_error("train: cannot silence rank %d's output", me);
         if (o->ranks_set && o->cfg.nranks != world)
             return me ? 2
@@ -269,7 +269,7 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
     /* Under an MPI launcher NCCL is one GPU per process, every process one rank: the world
      * is the launcher's, and rank 0 prints. */
     if (rc == CV_OK && across) {
-        if (me != 0 && !freopen("/dev/null", "w", stdout)) {
+        if (me != 0 && cli_quiet_stdout() != 0) {
             backend_close(b);
             return cli_usage_error("train: cannot silence rank %d's output", me);
         }
