@@ -756,6 +756,7 @@ int present_main(int argc, char **argv)
     term_block_signals(&block, &waitmask);
     hw_probe_machine(&a->hw);
     /* A backend that cannot run here: the panel says why and the talk goes on. */
+    term_nccl_log_off_screen();
     app_open_backend(a, backend, false, err, sizeof err);
     /* The talk goes on without a notes terminal: a socket that cannot be opened is said in
      * the footer. */

@@ -305,6 +305,7 @@ static int ui_open_remote(struct app *a, const struct ui_opts *o)
 static int ui_open_backend(struct app *a, const struct ui_opts *o)
 {
     if (o->mpi || o->connect) return ui_open_remote(a, o);
+    term_nccl_log_off_screen();
     char err[200];
     if (app_open_backend(a, o->backend, true, err, sizeof err) != CV_OK) {
         const char *reason = err;

@@ -463,27 +463,9 @@ bool fk_nccl_try(struct fk_op *op)
 
 /* ---- NCCL's INFO log ---- */
 
-/* With NCCL_DEBUG=INFO and NCCL_DEBUG_FILE set, NCCL logs each communicator it makes
- * ("Init COMPLETE") and each connection it sets up; so does the emulation, in NCCL's
- * format, naming its transport as what it is: SHM/fakegpu, a copy in host memory. Like NCCL it
- * reads the variables once, at its first log line, and opens the file (%h host, %p pid) with
- * "w", line-buffered. Without NCCL_DEBUG_FILE it writes nothing (NCCL would write to stdout,
- * under the terminal UI). */
-static FILE *fk_log;
-static bool fk_log_read;
-
-static FILE *fk_log_file(void)
+/* NCCL_DEBUG_FILE with %h (host) and %p (pid) expanded, opened "w", line-buffered. */
+static FILE *fk_log_open(const char *fn)
 {
-    if (fk_log_read) return fk_log;
-    fk_log_read = true;
-    const char *lvl = getenv("NCCL_DEBUG"), *fn = getenv("NCCL_DEBUG_FILE");
-    const char *sub = getenv("NCCL_DEBUG_SUBSYS");
-    if (!lvl || (strcasecmp(lvl, "INFO") != 0 && strcasecmp(lvl, "TRACE") != 0)) return NULL;
-    if (!fn || !*fn) return NULL;
-    /* the lines are NCCL's INIT|SHM lines */
-    if (sub && *sub && !strcasestr(sub, "INIT") && !strcasestr(sub, "SHM") &&
-        !strcasestr(sub, "ALL"))
-        return NULL;
     char path[4096], host[256] = "";
     gethostname(host, sizeof host - 1);
     size_t o = 0;
@@ -500,22 +482,55 @@ static FILE *fk_log_file(void)
         }
     }
     path[o] = '\0';
-    fk_log = fopen(path, "w");
-    if (fk_log) setlinebuf(fk_log);
-    return fk_log;
+    FILE *f = fopen(path, "w");
+    if (f) setlinebuf(f);
+    return f;
 }
 
-/* NCCL_DEBUG set (VERSION, WARN, INFO, ...) without NCCL_DEBUG_FILE: NCCL prints its
- * version on standard output when it makes its first communicator, as the emulation does
- * (so a command whose stdout is a document must keep the library's prints out of it). */
+/* With NCCL_DEBUG=INFO and NCCL_DEBUG_FILE set, NCCL logs each communicator it makes
+ * ("Init COMPLETE") and each connection it sets up; so does the emulation, in NCCL's
+ * format, naming its transport as what it is: SHM/fakegpu, a copy in host memory. Like NCCL it
+ * reads the variables once, at its first log line, and opens the file (%h host, %p pid) with
+ * "w", line-buffered. Without NCCL_DEBUG_FILE it writes no INFO line (NCCL would write them
+ * to stdout) but the version line (fk_log_version). */
+static FILE *fk_log;
+static bool fk_log_read, fk_log_info;
+
+/* The log file, opened at the first line (VERSION, INFO or TRACE level); with
+ * info_line, only at INFO or TRACE and for the INIT|SHM subsystems. */
+static FILE *fk_log_file(bool info_line)
+{
+    if (!fk_log_read) {
+        fk_log_read = true;
+        const char *lvl = getenv("NCCL_DEBUG"), *fn = getenv("NCCL_DEBUG_FILE");
+        const char *sub = getenv("NCCL_DEBUG_SUBSYS");
+        bool info = lvl && (strcasecmp(lvl, "INFO") == 0 || strcasecmp(lvl, "TRACE") == 0);
+        /* the INFO lines are NCCL's INIT|SHM lines */
+        fk_log_info = info && !(sub && *sub && !strcasestr(sub, "INIT") &&
+                                !strcasestr(sub, "SHM") && !strcasestr(sub, "ALL"));
+        if ((info || (lvl && strcasecmp(lvl, "VERSION") == 0)) && fn && *fn)
+            fk_log = fk_log_open(fn);
+    }
+    return info_line && !fk_log_info ? NULL : fk_log;
+}
+
+/* At NCCL_DEBUG=VERSION, INFO or TRACE, NCCL prints its version when it makes its first
+ * communicator: into NCCL_DEBUG_FILE, or on standard output without one. So does the
+ * emulation (a command whose stdout is a document, or the screen, must keep it out). */
 static void fk_log_version(void)
 {
     static bool done;
     const char *lvl = getenv("NCCL_DEBUG"), *fn = getenv("NCCL_DEBUG_FILE");
-    if (done || !lvl || !*lvl || (fn && *fn)) return;
+    if (done || !lvl ||
+        (strcasecmp(lvl, "VERSION") != 0 && strcasecmp(lvl, "INFO") != 0 &&
+         strcasecmp(lvl, "TRACE") != 0))
+        return;
     done = true;
-    printf("NCCL version %d.%d.%d+cuda13.0 (emulated)\n", NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
-    fflush(stdout);
+    FILE *f = fn && *fn ? fk_log_file(false) : stdout;
+    if (!f) return;
+    fprintf(f, "NCCL version %d.%d.%d+cuda13.0 (emulated)\n", NCCL_MAJOR, NCCL_MINOR,
+            NCCL_PATCH);
+    fflush(f);
 }
 
 /* Rank c's connection to the next rank of its ring, set up at its first collective: one
@@ -523,7 +538,7 @@ static void fk_log_version(void)
 static void fk_log_connect(const struct ncclComm *c)
 {
     int n = c->cl->n;
-    FILE *f = n > 1 ? fk_log_file() : NULL;
+    FILE *f = n > 1 ? fk_log_file(true) : NULL;
     if (!f) return;
     const struct ncclComm *next = c->cl->comm[(c->rank + 1) % n];
     char host[256] = "";
@@ -550,7 +565,7 @@ static unsigned long long fk_hash_name(const char *s)
 static void fk_log_init(const struct ncclComm *c, int nranks, const char *call,
                         unsigned long long comm_id)
 {
-    FILE *f = fk_log_file();
+    FILE *f = fk_log_file(true);
     if (!f) return;
     char host[256] = "";
     gethostname(host, sizeof host - 1);

@@ -137,15 +137,25 @@ tm_wait "EXITED:0" 10 || fail "q did not quit"
 rmdir "$xdg"
 tm_cleanup
 
-tm_start 150 44 "--scene screen=hierarchy" FAKEGPU_DEVICES=2 NCCL_DEBUG=WARN
-tm_wait "step 0/1" 20 || fail "the hierarchy screen never came up with NCCL_DEBUG=WARN"
+# The user's NCCL_DEBUG without NCCL_DEBUG_FILE: NCCL (and the emulation) would print on
+# stdout, over the screen; the UI sends that log to a file of a private folder in $TMPDIR
+# and names it at exit.
+ndbg=$(mktemp -d)
+tm_start 150 44 "--scene screen=hierarchy" FAKEGPU_DEVICES=2 NCCL_DEBUG=VERSION TMPDIR="$ndbg"
+tm_wait "step 0/1" 20 || fail "the hierarchy screen never came up with NCCL_DEBUG=VERSION"
 end=$(($(date +%s) + 60))
 until joined | grep -qF "link: not read (NCCL_DEBUG is set by you)"; do
     [ "$(date +%s)" -le "$end" ] || fail "with the user's NCCL_DEBUG the link line does not say it is not read"
     sleep 0.2
 done
+tm_screen | grep -qF "NCCL version" && fail "NCCL's log was printed over the screen"
 tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit"
+nlog=$(tm_screen | sed -n "s/^collviz: NCCL's log (your NCCL_DEBUG=VERSION) is in //p" | head -1)
+[ -n "$nlog" ] || fail "the exit does not name the file of NCCL's log: $(tm_screen | grep -v '^$' | tail -3)"
+case "$nlog" in "$ndbg"/collviz-nccl-debug-*/nccl.log) ;; *) fail "NCCL's log is not in a private folder of \$TMPDIR: $nlog" ;; esac
+grep -q "^NCCL version" "$nlog" || fail "NCCL's version line is not in $nlog"
+rm -rf "$ndbg"
 tm_cleanup
 
 echo "ok: the TUI on emulated NCCL devices: ✓ check, #wrong 0, device list; corrupted results shown as wrong; the link NCCL reported"

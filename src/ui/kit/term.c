@@ -4,6 +4,8 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "../../core/util.h"
 
@@ -43,6 +45,38 @@ void term_catch_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
+static char nccl_log_dir[512], nccl_log_path[600];
+
+void term_nccl_log_off_screen(void)
+{
+    const char *d = getenv("NCCL_DEBUG"), *f = getenv("NCCL_DEBUG_FILE");
+    if (!d || !*d || (f && *f) || nccl_log_dir[0]) return;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(nccl_log_dir, sizeof nccl_log_dir, "%s/collviz-nccl-debug-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(nccl_log_dir)) {
+        /* No folder: the log stays on stdout, as NCCL would have it. */
+        nccl_log_dir[0] = '\0';
+        return;
+    }
+    snprintf(nccl_log_path, sizeof nccl_log_path, "%s/nccl.log", nccl_log_dir);
+    setenv("NCCL_DEBUG_FILE", nccl_log_path, 1);
+}
+
+/* The user's NCCL log, once the screen is gone: named if NCCL wrote it, else its folder goes.
+ */
+static void term_nccl_log_say(void)
+{
+    if (!nccl_log_dir[0]) return;
+    struct stat st;
+    if (stat(nccl_log_path, &st) == 0)
+        fprintf(stderr, "collviz: NCCL's log (your NCCL_DEBUG=%s) is in %s\n",
+                getenv("NCCL_DEBUG"), nccl_log_path);
+    else
+        rmdir(nccl_log_dir);
+    nccl_log_dir[0] = '\0';
+}
+
 SCREEN *term_start(void)
 {
     util_set_fatal_hook(term_fatal_hook);
@@ -66,6 +100,7 @@ void term_end(SCREEN *scr)
     if (scr) delscreen(scr);
     term_curses_on = false;
     util_set_fatal_hook(NULL);
+    term_nccl_log_say();
 }
 
 /* Terminal restored: die of the signal as the shell expects. */

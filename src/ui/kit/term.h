@@ -25,11 +25,17 @@ void term_fatal_hook(void);
 void term_block_signals(sigset_t *block, sigset_t *waitmask);
 /* Installs term_on_signal for SIGINT, SIGTERM and SIGHUP. */
 void term_catch_signals(void);
+/* NCCL writes its log on stdout unless NCCL_DEBUG_FILE names a file, and under the screen
+ * that scribbles over it. Call before any backend opens: when the user set NCCL_DEBUG
+ * without NCCL_DEBUG_FILE, NCCL_DEBUG_FILE is set to a file in a new private folder under
+ * $TMPDIR (or /tmp), which term_end names on stderr if NCCL wrote it. */
+void term_nccl_log_off_screen(void);
 /* Installs the fatal hook and starts curses on stdout/stdin: cbreak, no echo, no newline
  * translation, keypad, non-blocking reads, a 50 ms Esc delay, no cursor. NULL when the
  * terminal cannot be driven (the fatal hook stays installed; term_end(NULL) removes it). */
 SCREEN *term_start(void);
-/* Ends curses mode (and frees scr when not NULL) and removes the fatal hook. */
+/* Ends curses mode (and frees scr when not NULL) and removes the fatal hook; the first time,
+ * names the file that holds the user's NCCL log (term_nccl_log_off_screen). */
 void term_end(SCREEN *scr);
 /* After term_end: with a signal caught, die of it as the shell expects (status 128+sig;
  * 128+sig is returned only where raising it did not end the process); else unblock the
