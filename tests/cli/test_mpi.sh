@@ -228,6 +228,54 @@ if [ -n "$ASAN_BIN" ]; then
     grep -q "stalled" "$tmp/late.err" && fail "a late rank was named: $(grep stalled "$tmp/late.err")"
     python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; sys.exit(0 if len(r)==24 and all(x["wrong"]==0 and x["algorithm"]=="mpi" for x in r) else 1)' \
         "$tmp/late.json" 2>/dev/null || fail "a late rank: want 24 rows of MPI's own collectives, #wrong 0: $(head -c 300 "$tmp/late.json")"
+
+    # A process that stops outright (SIGSTOP: its watchdog thread stops too) while the
+    # others wait in MPI_Allreduce: it answers nobody, and is named as such. CV_TEST_STALL
+    # names no rank of the job here (9), only the 3 s deadline.
+    ASAN_OPTIONS=detect_leaks=0 CV_TEST_STALL=9:0:3 timeout 90 "${MPIRUN[@]}" -x ASAN_OPTIONS \
+        -x CV_TEST_STALL -np 4 "$ASAN_BIN" bench all_reduce -b 16M -n 2000 -w 1 --algo mpi \
+        --backend mpi >"$tmp/stop.out" 2>"$tmp/stop.err" &
+    job=$!
+    victim=""
+    for _ in $(seq 1 300); do # until every process runs its watchdog (MPI's own calls began)
+        pids=$(pgrep -f "$ASAN_BIN bench all_reduce -b 16M -n 2000")
+        n=0
+        for p in $pids; do
+            grep -qx collviz-mpi-wd /proc/"$p"/task/*/comm 2>/dev/null || continue
+            n=$((n + 1))
+            tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2 && victim=$p
+        done
+        [ "$n" -eq 4 ] && [ -n "$victim" ] && break
+        victim=""
+        sleep 0.1
+    done
+    if [ -z "$victim" ]; then
+        kill "$job" 2>/dev/null
+        wait "$job" 2>/dev/null
+        fail "SIGSTOP case: the 4 processes never all ran MPI's own collective"
+    else
+        sleep 0.5
+        t0=$(date +%s)
+        kill -STOP "$victim"
+        wait "$job"
+        rc=$?
+        took=$(($(date +%s) - t0))
+        kill -CONT "$victim" 2>/dev/null
+        [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "a stopped rank: exit $rc, want a failure before the timeout"
+        grep -q "rank 2 stalled: no answer for [0-9]* s (MPI_Allreduce)" "$tmp/stop.err" ||
+            fail "a stopped rank 2 was not named: $(grep -v '^ *$' "$tmp/stop.err" | head -5)"
+        grep -q "rank [013] stalled" "$tmp/stop.err" &&
+            fail "a stopped rank: a rank that answered was named: $(grep stalled "$tmp/stop.err")"
+        grep -q "no rank to name" "$tmp/stop.err" &&
+            fail "a stopped rank: a rank blamed MPI itself: $(grep "no rank to name" "$tmp/stop.err")"
+        [ "$took" -lt 30 ] || fail "a stopped rank: the job took $took s to end"
+        sleep 0.5
+        if pgrep -f "$ASAN_BIN bench all_reduce -b 16M -n 2000" >/dev/null; then
+            left=$(pgrep -af "$ASAN_BIN bench all_reduce -b 16M -n 2000")
+            pkill -KILL -f "$ASAN_BIN bench all_reduce -b 16M -n 2000"
+            fail "processes of the job with a stopped rank left behind: $left"
+        fi
+    fi
 fi
 
 # --- training across processes equals one device --------------------------------------

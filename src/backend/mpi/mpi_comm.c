@@ -31,11 +31,12 @@
  * and the one whose main thread has been in a call past the deadline asks all of them; the
  * ranks that have not begun that call, or do not answer within the grace, are named: "rank 2
  * stalled: did not join MPI_Allreduce for 3 s (the others wait in it)" or "rank 2 stalled: no
- * answer for 3 s (MPI_Allreduce)"; every rank in the call and answering: MPI made no progress,
- * nobody is named. The main thread is still stuck in MPI, so the watchdog ends the job itself:
- * the job is marked broken, the verdict printed on stderr ("collviz: rank 2 stalled: ..."; the
- * UI reads it from the job's output, or serve's rank 0 tells it), then MPI_Abort. Without
- * MPI_THREAD_MULTIPLE such a stall is noticed only by serve's watchdog, unnamed.
+ * answer for 3 s (MPI_Allreduce)"; every rank in the call and answering, twice a deadline
+ * apart: MPI made no progress, nobody is named. The main thread is still stuck in MPI, so the
+ * watchdog ends the job itself: the job is marked broken, the verdict printed on stderr
+ * ("collviz: rank 2 stalled: ..."; the UI reads it from the job's output, or serve's rank 0
+ * tells it), then MPI_Abort. Without MPI_THREAD_MULTIPLE such a stall is noticed only by
+ * serve's watchdog, unnamed.
  *
  * The proc_* operations combine what each process recorded (times, counters, events,
  * parameters) so that every process ends with the whole run's record; they have the same
@@ -427,6 +428,10 @@ struct mc_wd {
     MPI_Request askr;
     unsigned long long *reply; /* per asker: the answer in flight */
     MPI_Request *replyr;
+    /* The call in which every rank last answered from inside it: asked again one deadline
+     * later before MPI itself is blamed (a job being torn down wakes a stopped process,
+     * which then answers: one such round names nobody wrongly). */
+    unsigned long long all_in;
 };
 
 /* Answer every question that has come: this rank's published state. */
@@ -533,6 +538,10 @@ static bool mc_wd_roll_call(struct mc_wd *d, unsigned long long state, long long
     /* The call ended while the others answered (whoever was late joined it), or the job is
      * stuck in an earlier call than this rank's. */
     if (atomic_load(&mc->wd_state) != state || stuck < mine) return false;
+    if (nall == 0 && d->all_in != state) {
+        d->all_in = state;
+        return false;
+    }
     if (nall == 0)
         snprintf(mc->wd_err, sizeof mc->wd_err,
                  "%s: no progress for %.0f s, yet every rank is in it and answers (MPI itself "
@@ -590,14 +599,17 @@ static void *mc_wd_main(void *arg)
     if (MPI_Irecv(&d.ask, 1, MPI_UNSIGNED_LONG_LONG, MPI_ANY_SOURCE, MC_TAG_ASK, mc->wd,
                   &d.askr) != MPI_SUCCESS)
         d.askr = MPI_REQUEST_NULL;
-    unsigned long long judged = 0; /* the call last asked about: once per call */
+    unsigned long long judged = 0; /* the call last asked about */
+    long long next_ask = 0;        /* and when it may be asked about again */
     while (!atomic_load(&mc->wd_stop)) {
         mc_wd_answer(&d);
         unsigned long long st = atomic_load(&mc->wd_state);
         long long tmo = atomic_load(&mc->wd_deadline_ns);
-        if ((st & 1) && st != judged && tmo > 0 &&
-            mc_wd_now_ns() - atomic_load(&mc->wd_entered_ns) > tmo) {
+        long long now = mc_wd_now_ns();
+        if ((st & 1) && tmo > 0 && now - atomic_load(&mc->wd_entered_ns) > tmo &&
+            (st != judged || now >= next_ask)) {
             judged = st;
+            next_ask = now + tmo;
             int first = -1;
             bool zero_ok = false;
             if (mc_wd_roll_call(&d, st, atomic_load(&mc->wd_entered_ns), &first, &zero_ok))
