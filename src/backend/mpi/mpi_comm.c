@@ -59,10 +59,10 @@
 #include "mpi_backend.h"
 #include "mpi_boot.h"
 
-#define MC_TAG_HERE 1            /* the roll call's messages, on mc->ctl */
-#define MC_TAG_ASK 2             /* the watchdog's roll call, on mc->wd: "where are you?" */
-#define MC_TAG_ANSWER 3          /* and its answer: the asked rank's wd_state */
-#define MC_WD_POLL_NS 100000000L /* the watchdog looks this often (100 ms) */
+#define MC_TAG_HERE 1    /* the roll call's messages, on mc->ctl */
+#define MC_TAG_ASK 2     /* the watchdog's roll call, on mc->wd: "where are you?" */
+#define MC_TAG_ANSWER 3  /* and its answer: the asked rank's wd_state */
+#define MC_WD_POLL_S 0.1 /* the watchdog looks this often */
 /* A named stall: how long a rank other than 0 leaves rank 0 to end the job (and tell the UI)
  * before it ends the job itself. */
 #define MC_WD_BACKUP_S 5.0
@@ -111,8 +111,8 @@ struct mpi_comm {
     bool wd_on;                    /* the thread runs (main thread's word) */
     atomic_bool wd_stop;           /* main thread -> watchdog: end */
     atomic_ullong wd_state;        /* native calls begun << 1 | inside one now */
-    atomic_llong wd_entered_ns;    /* when the main thread entered it (CLOCK_MONOTONIC) */
-    atomic_llong wd_deadline_ns;   /* that call's deadline (mc_timeout) */
+    _Atomic double wd_entered_s;   /* when the main thread entered it (now_s) */
+    _Atomic double wd_deadline_s;  /* that call's deadline (mc_timeout; 0: none) */
     _Atomic(const char *) wd_what; /* its name: "MPI_Allreduce" */
     atomic_bool wd_fired;          /* the watchdog gave a verdict: wd_err */
     char wd_err[256];              /* written before wd_fired (release) */
@@ -212,6 +212,50 @@ static int mc_world_rank(struct mpi_comm *mc, int r)
     return out == MPI_UNDEFINED ? r : out;
 }
 
+/* How long a roll call waits for the others' answers, for a deadline of tmo seconds. */
+static double mc_grace(double tmo)
+{
+    double g = tmo / 2;
+    return g < MC_GRACE_MIN_S ? MC_GRACE_MIN_S : g > MC_GRACE_MAX_S ? MC_GRACE_MAX_S : g;
+}
+
+/* Sleep s seconds, whatever signals come. */
+static void mc_nap_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+}
+
+/* Append rank r to a list "1, 3" (*count ranks so far). */
+static void mc_rank_list(char *who, size_t n, int *count, int r)
+{
+    size_t L = strlen(who);
+    snprintf(who + L, n - L, "%s%d", *count ? ", " : "", r);
+    (*count)++;
+}
+
+struct mc_wd;
+static void mc_wd_answer(struct mc_wd *d);
+
+/* Until every request of r[0..W) is done or `until` (now_s) passes, 1 ms apart; with d, the
+ * watchdog d also answers the others' questions meanwhile. */
+static void mc_await(MPI_Request *r, int W, double until, struct mc_wd *d)
+{
+    for (;;) {
+        if (d) mc_wd_answer(d); /* the others ask too, at about the same time */
+        int open = 0;
+        for (int q = 0; q < W; q++) {
+            if (r[q] == MPI_REQUEST_NULL) continue;
+            int done = 0;
+            MPI_Test(&r[q], &done, MPI_STATUS_IGNORE);
+            open += !done;
+        }
+        if (open == 0 || now_s() > until) return;
+        mc_nap_s(d ? 5e-3 : 1e-3);
+    }
+}
+
 /* A wait passed its deadline after `waited` seconds. Roll call: ask every other rank "are you
  * there?" on mc->ctl, where only ranks whose own waits timed out answer (they do this
  * same call), and wait a grace for the answers. The ranks that do not answer stalled (or
@@ -228,32 +272,14 @@ static int mc_stalled(struct mpi_comm *mc, double waited, const char *what)
         MPI_Irecv(&heard[q], 1, MPI_INT, q, MC_TAG_HERE, mc->ctl, &rr[q]);
         MPI_Isend(&here, 1, MPI_INT, q, MC_TAG_HERE, mc->ctl, &sr[q]);
     }
-    double grace = mc_timeout(mc) / 2;
-    grace = grace < MC_GRACE_MIN_S   ? MC_GRACE_MIN_S
-            : grace > MC_GRACE_MAX_S ? MC_GRACE_MAX_S
-                                     : grace;
-    double until = now_s() + grace;
-    for (;;) {
-        int open = 0;
-        for (int q = 0; q < W; q++) {
-            if (rr[q] == MPI_REQUEST_NULL) continue;
-            int done = 0;
-            MPI_Test(&rr[q], &done, MPI_STATUS_IGNORE);
-            open += !done;
-        }
-        if (open == 0 || now_s() > until) break;
-        struct timespec ts = {0, 1000000L};
-        nanosleep(&ts, NULL);
-    }
+    mc_await(rr, W, now_s() + mc_grace(mc_timeout(mc)), NULL);
     char who[160] = "";
     int nmiss = 0, first = -1;
     for (int q = 0; q < W; q++) {
         if (rr[q] != MPI_REQUEST_NULL) {
             int wr = mc_world_rank(mc, q);
-            size_t L = strlen(who);
-            snprintf(who + L, sizeof who - L, "%s%d", nmiss ? ", " : "", wr);
+            mc_rank_list(who, sizeof who, &nmiss, wr);
             if (first < 0) first = wr;
-            nmiss++;
             MPI_Cancel(&rr[q]);
             MPI_Request_free(&rr[q]);
         }
@@ -399,27 +425,13 @@ static MPI_Op mc_op(enum redop op)
  * MPI_THREAD_MULTIPLE each process runs a watchdog thread on a communicator of its own
  * (mc->wd). The main thread publishes its native call number, whether it is inside that call,
  * the call's name and when it entered (atomics; the verdict comes back as text behind the
- * atomic flag wd_fired). The watchdog wakes every MC_WD_POLL_NS: it answers the other
+ * atomic flag wd_fired). The watchdog wakes every MC_WD_POLL_S: it answers the other
  * watchdogs' questions ("where are you?": the published state) and, when its own main thread
  * has been inside one call past the deadline, asks every other rank. A rank that does not
  * answer within the grace (mc_stalled's rule) or that answers from behind (it has not begun
  * that call) is named. The main thread is still stuck in MPI, so the watchdog ends the job
  * itself: it marks the job broken (serve's rank 0 tells the UI), prints the verdict on
  * stderr, and calls MPI_Abort. */
-
-static long long mc_wd_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static void mc_wd_nap(long ns)
-{
-    struct timespec ts = {0, ns};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
-}
 
 /* The watchdog's standing questions and the answers it owes. */
 struct mc_wd {
@@ -460,24 +472,16 @@ static void mc_wd_answer(struct mc_wd *d)
     }
 }
 
-/* Append rank r to a list "1, 3". */
-static void mc_wd_list(char *who, size_t n, int *count, int r)
-{
-    size_t L = strlen(who);
-    snprintf(who + L, n - L, "%s%d", *count ? ", " : "", r);
-    (*count)++;
-}
-
-/* This rank's main thread has been in native call `state` (state >> 1) since entered_ns, past
- * the deadline. Ask every other rank where it is; false when the call ended meanwhile (no
+/* This rank's main thread has been in native call `state` (state >> 1) since entered_s,
+ * past the deadline. Ask every other rank where it is; false when the call ended meanwhile (no
  * verdict), else the verdict is in mc->wd_err and *first is the first rank named (-1). */
-static bool mc_wd_roll_call(struct mc_wd *d, unsigned long long state, long long entered_ns,
+static bool mc_wd_roll_call(struct mc_wd *d, unsigned long long state, double entered_s,
                             int *first, bool *zero_ok)
 {
     struct mpi_comm *mc = d->mc;
     int W = mc->pub.nranks, me = mc->me;
     static const unsigned long long question = 0; /* outlives any send left behind */
-    double waited = (double)(mc_wd_now_ns() - entered_ns) / 1e9;
+    double waited = now_s() - entered_s;
     const char *what = atomic_load(&mc->wd_what);
     unsigned long long *ans = xcalloc((size_t)W, sizeof *ans);
     MPI_Request *ar = xcalloc((size_t)W, sizeof *ar), *sr = xcalloc((size_t)W, sizeof *sr);
@@ -487,23 +491,7 @@ static bool mc_wd_roll_call(struct mc_wd *d, unsigned long long state, long long
         MPI_Irecv(&ans[q], 1, MPI_UNSIGNED_LONG_LONG, q, MC_TAG_ANSWER, mc->wd, &ar[q]);
         MPI_Isend(&question, 1, MPI_UNSIGNED_LONG_LONG, q, MC_TAG_ASK, mc->wd, &sr[q]);
     }
-    double tmo = (double)atomic_load(&mc->wd_deadline_ns) / 1e9, grace = tmo / 2;
-    grace = grace < MC_GRACE_MIN_S   ? MC_GRACE_MIN_S
-            : grace > MC_GRACE_MAX_S ? MC_GRACE_MAX_S
-                                     : grace;
-    double until = now_s() + grace;
-    for (;;) {
-        mc_wd_answer(d); /* the others ask too, at about the same time */
-        int open = 0;
-        for (int q = 0; q < W; q++) {
-            if (ar[q] == MPI_REQUEST_NULL) continue;
-            int done = 0;
-            MPI_Test(&ar[q], &done, MPI_STATUS_IGNORE);
-            open += !done;
-        }
-        if (open == 0 || now_s() > until) break;
-        mc_wd_nap(5000000L);
-    }
+    mc_await(ar, W, now_s() + mc_grace(atomic_load(&mc->wd_deadline_s)), d);
     char noans[120] = "", behind[120] = "", all[160] = "";
     int nno = 0, nbehind = 0, nall = 0;
     unsigned long long mine = state >> 1, stuck = mine;
@@ -520,14 +508,14 @@ static bool mc_wd_roll_call(struct mc_wd *d, unsigned long long state, long long
         int wr = mc_world_rank(mc, q);
         if (wr == 0) *zero_ok = ar[q] == MPI_REQUEST_NULL && (ans[q] >> 1) >= mine;
         if (ar[q] != MPI_REQUEST_NULL) {
-            mc_wd_list(noans, sizeof noans, &nno, wr);
-            mc_wd_list(all, sizeof all, &nall, wr);
+            mc_rank_list(noans, sizeof noans, &nno, wr);
+            mc_rank_list(all, sizeof all, &nall, wr);
             if (*first < 0) *first = wr;
             MPI_Cancel(&ar[q]);
             MPI_Request_free(&ar[q]);
         } else if ((ans[q] >> 1) < mine) { /* it has not begun the call the others are in */
-            mc_wd_list(behind, sizeof behind, &nbehind, wr);
-            mc_wd_list(all, sizeof all, &nall, wr);
+            mc_rank_list(behind, sizeof behind, &nbehind, wr);
+            mc_rank_list(all, sizeof all, &nall, wr);
             if (*first < 0) *first = wr;
         }
         if (sr[q] != MPI_REQUEST_NULL) MPI_Request_free(&sr[q]);
@@ -579,7 +567,7 @@ static void mc_wd_end_job(struct mc_wd *d, int first, bool zero_ok)
         wait_s += wme == 0 ? 2.0 : 0;
         for (double t0 = now_s(); now_s() - t0 < wait_s;) {
             mc_wd_answer(d);
-            mc_wd_nap(MC_WD_POLL_NS);
+            mc_nap_s(MC_WD_POLL_S);
         }
     }
     fflush(NULL);
@@ -600,22 +588,21 @@ static void *mc_wd_main(void *arg)
                   &d.askr) != MPI_SUCCESS)
         d.askr = MPI_REQUEST_NULL;
     unsigned long long judged = 0; /* the call last asked about */
-    long long next_ask = 0;        /* and when it may be asked about again */
+    double next_ask = 0;           /* and when it may be asked about again */
     while (!atomic_load(&mc->wd_stop)) {
         mc_wd_answer(&d);
         unsigned long long st = atomic_load(&mc->wd_state);
-        long long tmo = atomic_load(&mc->wd_deadline_ns);
-        long long now = mc_wd_now_ns();
-        if ((st & 1) && tmo > 0 && now - atomic_load(&mc->wd_entered_ns) > tmo &&
+        double tmo = atomic_load(&mc->wd_deadline_s), now = now_s();
+        if ((st & 1) && tmo > 0 && now - atomic_load(&mc->wd_entered_s) > tmo &&
             (st != judged || now >= next_ask)) {
             judged = st;
             next_ask = now + tmo;
             int first = -1;
             bool zero_ok = false;
-            if (mc_wd_roll_call(&d, st, atomic_load(&mc->wd_entered_ns), &first, &zero_ok))
+            if (mc_wd_roll_call(&d, st, atomic_load(&mc->wd_entered_s), &first, &zero_ok))
                 mc_wd_end_job(&d, first, zero_ok);
         }
-        mc_wd_nap(MC_WD_POLL_NS);
+        mc_nap_s(MC_WD_POLL_S);
     }
     if (d.askr != MPI_REQUEST_NULL) {
         MPI_Cancel(&d.askr);
@@ -658,8 +645,8 @@ static void mc_wd_enter(struct mpi_comm *mc, const char *what)
 {
     double tmo = mc_timeout(mc);
     atomic_store(&mc->wd_what, what);
-    atomic_store(&mc->wd_deadline_ns, tmo > 0 ? (long long)(tmo * 1e9) : 0);
-    atomic_store(&mc->wd_entered_ns, mc_wd_now_ns());
+    atomic_store(&mc->wd_deadline_s, tmo > 0 ? tmo : 0);
+    atomic_store(&mc->wd_entered_s, now_s());
     unsigned long long st = atomic_load(&mc->wd_state);
     atomic_store(&mc->wd_state, ((st >> 1) + 1) << 1 | 1);
 }
@@ -1235,9 +1222,7 @@ static int mc_run(struct comm *c, int rank, const struct comm_job *j, float *wor
     if (mc->stall_s > 0 && mc->me == mc->stall_rank) {
         double s = mc->stall_s;
         mc->stall_s = 0;
-        struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
-        while (nanosleep(&ts, &ts) != 0) {
-        }
+        mc_nap_s(s);
     }
 #endif
     if (!j->plan) return mc_native(mc, j, work);
