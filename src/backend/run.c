@@ -354,7 +354,6 @@ static int rank_buffer(struct run_task *t, int r, float **out)
     if (rs->cap[r] < len) {
         if (rs->buf[r]) c->ops->buf_free(c, r, rs->buf[r]);
         rs->cap[r] = 0;
-        rs->buf[r] = NULL;
         int rc = c->ops->buf_alloc(c, r, len, &rs->buf[r]);
         if (rc != CV_OK) return rc;
         rs->cap[r] = len;

@@ -751,7 +751,7 @@ static int nc_iall_reduce(struct comm *c, int rank, float *buf, size_t count, en
     *reqp = NULL;
     int rc = enter(nc, rank);
     if (rc != CV_OK) return rc;
-    if ((rc = check_coll(nc, rank, "iall_reduce")) != CV_OK) return rc;
+    /* (an async lane is made only with the collectives: comm_nccl_create) */
     if (!nc->async) return fail(nc, rank, CV_EINVAL, "communicator made without async lane");
     struct nccl_rank *rk = &nc->rk[rank];
     ncclRedOp_t nop;
@@ -957,7 +957,7 @@ static int nc_buf_alloc(struct comm *c, int rank, size_t count, float **out)
     if (e != cudaSuccess) {
         note_error(nc, "cudaMemGetInfo on GPU %d: %s (%s)", rk->gpu, cudaGetErrorName(e),
                    cudaGetErrorString(e));
-        return CV_ENOMEM;
+        return CV_EBACKEND;
     }
     if (free_b < NCCL_MEM_HEADROOM || need > free_b - NCCL_MEM_HEADROOM) {
         char s_need[32], s_free[32], s_room[32];
@@ -975,7 +975,7 @@ static int nc_buf_alloc(struct comm *c, int rank, size_t count, float **out)
         if (p) cudaFree(p);
         note_error(nc, "cudaMalloc of %zu bytes on GPU %d: %s (%s)", need, rk->gpu,
                    cudaGetErrorName(e), cudaGetErrorString(e));
-        return CV_ENOMEM;
+        return e == cudaErrorMemoryAllocation ? CV_ENOMEM : CV_EBACKEND;
     }
     rk->work = xrealloc(rk->work, (rk->nwork + 1) * sizeof *rk->work);
     rk->work[rk->nwork++] = (struct work_buf){p, need};
@@ -1359,12 +1359,6 @@ static int connect_all(struct nccl_comm *nc, char *err, size_t errlen)
         if (scratch[i] && !nc->rk[i].wedged && cudaSetDevice(nc->rk[i].gpu) == cudaSuccess)
             cudaFree(scratch[i]);
     return rc;
-}
-
-int comm_nccl_cliques(bool coll, bool p2p, int nranks)
-{
-    /* The async lane shares the collectives' communicator. */
-    return (coll ? 1 : 0) + (p2p && nranks > 1 ? 4 : 0);
 }
 
 int comm_nccl_create(struct comm **out, const struct comm_nccl_cfg *cfg, char *err,

@@ -49,9 +49,5 @@ struct comm_nccl_cfg {
 int comm_nccl_create(struct comm **out, const struct comm_nccl_cfg *cfg, char *err,
                      size_t errlen);
 
-/* NCCL communicators made per GPU for a communicator with these needs: 1 for
- * collectives (which the async lane shares), plus 4 for point-to-point at 2 ranks or more. */
-int comm_nccl_cliques(bool coll, bool p2p, int nranks);
-
 #endif
 #endif
