@@ -282,6 +282,20 @@ static off_t nl_size(void)
     return nl.fd >= 0 && fstat(nl.fd, &st) == 0 ? st.st_size : 0;
 }
 
+bool nccl_links_user_log_to_file(char *path, size_t n)
+{
+    const char *d = getenv("NCCL_DEBUG"), *f = getenv("NCCL_DEBUG_FILE");
+    if (!d || !*d || (f && *f)) return false;
+    const char *base = getenv("TMPDIR");
+    if (!nl_dir_ok(base)) base = "/tmp";
+    char dir[sizeof nl.dir];
+    snprintf(dir, sizeof dir, "%s/collviz-nccl-debug-XXXXXX", base);
+    if (!mkdtemp(dir)) return false;
+    snprintf(path, n, "%s/nccl.log", dir);
+    setenv("NCCL_DEBUG_FILE", path, 1);
+    return true;
+}
+
 void nccl_links_log_begin(void)
 {
     pthread_mutex_lock(&nl.mu);

@@ -15,6 +15,7 @@
 #ifndef COLLVIZ_NCCL_LINKS_H
 #define COLLVIZ_NCCL_LINKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Summarise the connections in NCCL INFO log text (len bytes, need not end in NUL) into buf:
@@ -33,6 +34,14 @@ void nccl_links_log_begin(void);
 /* The backend's close: the last one removes the file and its directory (the log stays
  * readable through the descriptor kept open, as NCCL keeps writing to it). */
 void nccl_links_log_end(void);
+
+/* For the screens, before any backend opens: NCCL writes its log on stdout unless
+ * NCCL_DEBUG_FILE names a file. When the user set NCCL_DEBUG without NCCL_DEBUG_FILE, set
+ * NCCL_DEBUG_FILE to a file in a new private directory under $TMPDIR (or /tmp; one where
+ * NCCL expands no '%'), its path in path[n], and return true; false when nothing was set
+ * (no NCCL_DEBUG, the user's own file, or no directory could be made). The log is the
+ * user's: the directory stays. */
+bool nccl_links_user_log_to_file(char *path, size_t n);
 
 /* What NCCL reported so far, as the value of a "link: " line: "<summary> (NCCL INFO log)";
  * "not read (NCCL_DEBUG is set by you)" (or NCCL_DEBUG_FILE); "no connections in NCCL's

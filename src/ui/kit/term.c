@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <string.h>
 #include <unistd.h>
+#include "../../backend/nccl/nccl_links.h"
 #include "../../core/util.h"
 
 volatile sig_atomic_t term_signal;
@@ -45,36 +47,28 @@ void term_catch_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
-static char nccl_log_dir[512], nccl_log_path[600];
+static char nccl_log_path[600]; /* the user's NCCL log, sent off the screen; "" none */
 
 void term_nccl_log_off_screen(void)
 {
-    const char *d = getenv("NCCL_DEBUG"), *f = getenv("NCCL_DEBUG_FILE");
-    if (!d || !*d || (f && *f) || nccl_log_dir[0]) return;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(nccl_log_dir, sizeof nccl_log_dir, "%s/collviz-nccl-debug-XXXXXX",
-             tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(nccl_log_dir)) {
-        /* No folder: the log stays on stdout, as NCCL would have it. */
-        nccl_log_dir[0] = '\0';
-        return;
-    }
-    snprintf(nccl_log_path, sizeof nccl_log_path, "%s/nccl.log", nccl_log_dir);
-    setenv("NCCL_DEBUG_FILE", nccl_log_path, 1);
+    /* (without a directory the log stays on stdout, as NCCL would have it) */
+    if (!nccl_log_path[0]) nccl_links_user_log_to_file(nccl_log_path, sizeof nccl_log_path);
 }
 
-/* The user's NCCL log, once the screen is gone: named if NCCL wrote it, else its folder goes.
- */
+/* The user's NCCL log, once the screen is gone: named if NCCL wrote it, else its directory
+ * goes. */
 static void term_nccl_log_say(void)
 {
-    if (!nccl_log_dir[0]) return;
+    if (!nccl_log_path[0]) return;
     struct stat st;
-    if (stat(nccl_log_path, &st) == 0)
+    if (stat(nccl_log_path, &st) == 0) {
         fprintf(stderr, "collviz: NCCL's log (your NCCL_DEBUG=%s) is in %s\n",
                 getenv("NCCL_DEBUG"), nccl_log_path);
-    else
-        rmdir(nccl_log_dir);
-    nccl_log_dir[0] = '\0';
+    } else {
+        *strrchr(nccl_log_path, '/') = '\0';
+        rmdir(nccl_log_path);
+    }
+    nccl_log_path[0] = '\0';
 }
 
 SCREEN *term_start(void)
