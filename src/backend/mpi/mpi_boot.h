@@ -1,6 +1,6 @@
 /* mpi_boot.h - MPI for the backends that need only a little of it (built with HAVE_MPI):
- * starting MPI once per process however many backends ask (counted; the last to let go
- * finalises), where this process stands in the job (rank, size, its node), and the few
+ * starting MPI once per process however many backends ask (counted; finalised at exit once
+ * the last lets go), where this process stands in the job (rank, size, its node), and the few
  * collectives a backend uses to bootstrap and to agree on results. No <mpi.h> here, so the
  * NCCL backend can use it without MPI's headers in its own. */
 #ifndef COLLVIZ_BACKEND_MPI_BOOT_H
@@ -23,9 +23,10 @@ bool mpi_boot_launched(void);
 /* Start MPI (or count one more user of it) and say where this process is. CV_OK or
  * CV_EUNAVAIL with a message. */
 int mpi_boot_start(struct mpi_where *w, char *err, size_t errlen);
-/* One user fewer; the last one finalises MPI if mpi_boot_start initialised it. When the job
- * is broken (below), the last one ends the whole job with MPI_Abort instead: MPI_Finalize
- * would wait for the ranks that stalled. */
+/* One user fewer. MPI, if mpi_boot_start initialised it, is finalised at process exit when
+ * no user is left (so every process's output is written before any exits, and a backend
+ * may be opened again). When the job is broken (below), the last user ends the whole job
+ * with MPI_Abort at once: MPI_Finalize would wait for the ranks that stalled. */
 void mpi_boot_stop(void);
 
 /* True when MPI runs with MPI_THREAD_MULTIPLE (a second thread may call it while the first
