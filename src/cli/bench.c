@@ -738,7 +738,10 @@ int cli_bench_main(int argc, char **argv)
     bench_sweep_free(&sw);
     if (exit_rc) return exit_rc;
     if (wrong_total > 0) {
-        fprintf(stderr, "collviz: bench: %ld wrong elements\n", wrong_total);
+        /* every process counted the same elements; rank 0 says it once */
+        if (!cli_stdout_quiet())
+            fprintf(stderr, "collviz: bench: %ld wrong element%s\n", wrong_total,
+                    wrong_total == 1 ? "" : "s");
         return 1;
     }
     return 0;

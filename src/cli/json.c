@@ -2,6 +2,7 @@
 #include "json.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -84,6 +85,7 @@ void cli_json_null(cJSON *parent, const char *key)
 }
 
 static FILE *json_out;
+static bool quiet; /* cli_quiet_stdout was called */
 
 void cli_json_claim_stdout(void)
 {
@@ -109,11 +111,17 @@ FILE *cli_json_stdout(void)
 
 int cli_quiet_stdout(void)
 {
+    quiet = true;
     if (json_out) {
         fclose(json_out);
         json_out = NULL;
     }
     return freopen("/dev/null", "w", stdout) ? 0 : -1;
+}
+
+bool cli_stdout_quiet(void)
+{
+    return quiet;
 }
 
 int cli_json_print(FILE *f, cJSON *root)

@@ -37,6 +37,8 @@ FILE *cli_json_stdout(void);
 /* A process of a job that is not rank 0 prints nothing: stdout (and a claimed document
  * stream) go to /dev/null. 0, or -1 when /dev/null cannot be opened. */
 int cli_quiet_stdout(void);
+/* True in such a process: its summary lines on stderr are rank 0's to say. */
+bool cli_stdout_quiet(void);
 /* Print the document on one line followed by a newline, and free it. Returns 0, or -1 if
  * the write failed. */
 int cli_json_print(FILE *f, cJSON *root);

@@ -610,7 +610,9 @@ static int model_fit_main(int argc, char **argv)
         return 1;
     }
     if (wrong > 0) {
-        fprintf(stderr, "collviz: model --fit: %ld wrong elements in the sweep\n", wrong);
+        if (!cli_stdout_quiet()) /* rank 0 says it for the job */
+            fprintf(stderr, "collviz: model --fit: %ld wrong element%s in the sweep\n", wrong,
+                    wrong == 1 ? "" : "s");
         return 1;
     }
     return 0;

@@ -233,7 +233,7 @@ done
 
 # The check seen failing: CV_TEST_CORRUPT=RANK:ELEM (honoured only by the test build,
 # -DCV_TEST_HOOKS, which is the ASan one) corrupts one element of one rank's result: #wrong
-# 1 in the row, exit 1 and "1 wrong elements" on stderr. The normal build ignores it.
+# 1 in the row, exit 1 and "1 wrong element" on stderr. The normal build ignores it.
 CV_TEST_CORRUPT=1:3 "$BIN" bench all_reduce -b 64K -n 1 -w 0 --backend cpu --format json \
     >"$tmp/nohook.json" 2>"$tmp/err" || fail "CV_TEST_CORRUPT reached the normal build: exit $?"
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["rows"][0]["wrong"] == 0' \
@@ -247,7 +247,7 @@ if [ -n "$ASAN_BIN" ] && [ -x "$ASAN_BIN" ]; then
             >"$tmp/corrupt.json" 2>"$tmp/err"
         rc=$?
         [ "$rc" -eq 1 ] || fail "bench $args, one element corrupted: exit $rc (want 1)"
-        grep -qx "collviz: bench: 1 wrong elements" "$tmp/err" ||
+        grep -qx "collviz: bench: 1 wrong element" "$tmp/err" ||
             fail "bench $args, one element corrupted: stderr $(cat "$tmp/err")"
         python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["rows"][0]["wrong"] == 1' \
             "$tmp/corrupt.json" || fail "bench $args, one element corrupted: #wrong is not 1"

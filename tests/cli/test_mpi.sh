@@ -165,13 +165,15 @@ rc=$?
 # #wrong counts a corrupted element (the test hook is only in the ASan build).
 if [ -n "$ASAN_BIN" ]; then
     # CV_TEST_LINGER: rank 0 ends 1 s after the others, which exit 1 too; its JSON is whole.
-    ASAN_OPTIONS=detect_leaks=0 CV_TEST_CORRUPT=2:5 CV_TEST_LINGER=1 "${MPIRUN[@]}" -x ASAN_OPTIONS \
-        -x CV_TEST_CORRUPT -x CV_TEST_LINGER -np 4 "$ASAN_BIN" bench all_reduce -b 64K -n 1 -w 0 --backend mpi --format json \
-        >"$tmp/corrupt.json" 2>"$tmp/err"
+    ASAN_OPTIONS=detect_leaks=0 CV_TEST_CORRUPT=2:5 CV_TEST_LINGER=1 "${MPIRUN[@]}" \
+        -x ASAN_OPTIONS -x CV_TEST_CORRUPT -x CV_TEST_LINGER -np 4 "$ASAN_BIN" bench all_reduce \
+        -b 64K -n 1 -w 0 --backend mpi --format json >"$tmp/corrupt.json" 2>"$tmp/err"
     rc=$?
     [ "$rc" -eq 1 ] || fail "corrupted element: exit $rc, want 1 ($(tail -3 "$tmp/err"))"
     python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; sys.exit(0 if [x["wrong"] for x in r]==[1] else 1)' \
         "$tmp/corrupt.json" 2>/dev/null || fail "corrupted element: #wrong not 1: $(cat "$tmp/corrupt.json")"
+    [ "$(grep -c '^collviz: bench: 1 wrong element$' "$tmp/err")" -eq 1 ] ||
+        fail "corrupted element: want rank 0's one line on stderr, got: $(grep collviz "$tmp/err")"
 fi
 
 # A rank that stalls (alive, not answering; test hook CV_TEST_STALL=RANK:SECONDS:TIMEOUT in
