@@ -8,12 +8,14 @@
 #   - `bench --backend mpi` gives the CPU ranks' rows (collectives, sizes, counts, algorithms,
 #     #wrong 0, "link" null), MPI's own collectives (--algo mpi) with #wrong 0, --within-node
 #     on one host; only rank 0 prints; a corrupted element (test hook, ASan binary) is
-#     counted as 1 wrong;
+#     counted as 1 wrong, said once, and rank 0's JSON is whole though it ends last;
 #   - a rank that stalls (test hook, ASan binary) is named by the others within the deadline
 #     ("rank 2 stalled: no answer for 3 s") and the job ends, leaving no process; the same
 #     when the others wait inside MPI's own MPI_Allreduce (--algo mpi: "rank 2 stalled: did
-#     not join MPI_Allreduce for 3 s"), rank 0 too; a rank late by less than the deadline is
-#     not named;
+#     not join MPI_Allreduce for 3 s"), rank 0 too; when every rank is inside it and answers,
+#     MPI itself is blamed and nobody named; without MPI_THREAD_MULTIPLE (test hook) the
+#     ranks line warns and a stall still ends the job, unnamed; a rank late by less than the deadline is not
+#     named; a process stopped by SIGSTOP is named ("no answer");
 #   - `train ddp|tp|pp --backend mpi --check` equals one device, as on the CPU ranks.
 # Skips (77) when mpirun is missing or the binary was built without MPI.
 # Usage: test_mpi.sh BIN [ASAN_BIN]
@@ -220,6 +222,44 @@ if [ -n "$ASAN_BIN" ]; then
         pgrep -f "$ASAN_BIN bench all_reduce -b 64K -n 2 -w 1 --algo mpi" >/dev/null &&
             fail "processes of the job stalled in MPI_Allreduce left behind: $(pgrep -af "$ASAN_BIN bench all_reduce")"
     done
+
+    # Every rank inside MPI_Allreduce and answering, yet no progress (CV_TEST_STALL=-1: each
+    # process sleeps inside its first native call, as if MPI itself were stuck): nobody is
+    # named; MPI is blamed after a second roll call, a deadline after the first.
+    t0=$(date +%s)
+    ASAN_OPTIONS=detect_leaks=0 CV_TEST_STALL=-1:40:3 timeout 60 "${MPIRUN[@]}" -x ASAN_OPTIONS \
+        -x CV_TEST_STALL -np 4 "$ASAN_BIN" bench all_reduce -b 64K -n 2 -w 1 --algo mpi \
+        --backend mpi >"$tmp/stuck.out" 2>"$tmp/stuck.err"
+    rc=$?
+    took=$(($(date +%s) - t0))
+    [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "MPI stuck: exit $rc, want a failure before the timeout"
+    grep -q "MPI_Allreduce: no progress for [0-9]* s, yet every rank is in it and answers (MPI itself is stuck; no rank to name)" \
+        "$tmp/stuck.err" || fail "MPI stuck: not said: $(grep -v '^ *$' "$tmp/stuck.err" | head -5)"
+    grep -q "stalled" "$tmp/stuck.err" && fail "MPI stuck: a rank was named: $(grep stalled "$tmp/stuck.err")"
+    [ "$took" -lt 30 ] || fail "MPI stuck: the job took $took s (it waited for the sleepers)"
+    sleep 0.5
+    pgrep -f "$ASAN_BIN bench all_reduce -b 64K -n 2 -w 1 --algo mpi" >/dev/null &&
+        fail "processes of the stuck job left behind: $(pgrep -af "$ASAN_BIN bench all_reduce")"
+
+    # An MPI library without MPI_THREAD_MULTIPLE (CV_TEST_MPI_THREAD=serialized): the
+    # watchdog may not ask the others, so nobody is named, but the job still ends soon after
+    # the deadline, saying why, rather than wait for the sleeper; the ranks line warns first.
+    t0=$(date +%s)
+    ASAN_OPTIONS=detect_leaks=0 CV_TEST_MPI_THREAD=serialized CV_TEST_STALL=2:40:3 timeout 60 \
+        "${MPIRUN[@]}" -x ASAN_OPTIONS -x CV_TEST_MPI_THREAD -x CV_TEST_STALL -np 4 "$ASAN_BIN" \
+        bench all_reduce -b 64K -n 2 -w 1 --algo mpi --backend mpi >"$tmp/ser.out" 2>"$tmp/ser.err"
+    rc=$?
+    took=$(($(date +%s) - t0))
+    [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "no MPI_THREAD_MULTIPLE: exit $rc, want a failure before the timeout"
+    grep -q "ranks:   mpi: 4 processes on 1 host .*(no MPI_THREAD_MULTIPLE: a rank that stalls in MPI's own collectives is not named)" \
+        "$tmp/ser.out" || fail "no MPI_THREAD_MULTIPLE: the ranks line does not say so: $(grep ranks: "$tmp/ser.out")"
+    grep -q "MPI_Allreduce: no progress for [0-9]* s; which rank stalled cannot be asked (the MPI library does not provide MPI_THREAD_MULTIPLE)" \
+        "$tmp/ser.err" || fail "no MPI_THREAD_MULTIPLE: not said: $(grep -v '^ *$' "$tmp/ser.err" | head -5)"
+    grep -q "stalled:" "$tmp/ser.err" && fail "no MPI_THREAD_MULTIPLE: a rank was named: $(grep stalled: "$tmp/ser.err")"
+    [ "$took" -lt 30 ] || fail "no MPI_THREAD_MULTIPLE: the job took $took s (it waited for the sleeper)"
+    sleep 0.5
+    pgrep -f "$ASAN_BIN bench all_reduce -b 64K -n 2 -w 1 --algo mpi" >/dev/null &&
+        fail "processes of the job without MPI_THREAD_MULTIPLE left behind: $(pgrep -af "$ASAN_BIN bench all_reduce")"
 
     # A rank late by less than the deadline (1 s of 3) is no stall: every collective of MPI's
     # own runs to the end with #wrong 0, nobody is named.

@@ -103,9 +103,12 @@ static int mpi_node_ranks(struct backend *b)
 static void mpi_describe(struct backend *b, int nranks, char *buf, size_t n)
 {
     struct mpi_state *st = b->priv;
-    snprintf(buf, n, "mpi: %d process%s on %d host%s (%s%s), %s", st->size,
+    snprintf(buf, n, "mpi: %d process%s on %d host%s (%s%s), %s%s", st->size,
              st->size == 1 ? "" : "es", st->nhosts, st->nhosts == 1 ? "" : "s", st->hosts[0],
-             st->nhosts > 1 ? ", ..." : "", st->version);
+             st->nhosts > 1 ? ", ..." : "", st->version,
+             mpi_boot_thread_multiple() ? ""
+                                        : " (no MPI_THREAD_MULTIPLE: a rank that stalls in "
+                                          "MPI's own collectives is not named)");
 }
 
 static void mpi_rank_label(struct backend *b, int rank, char *buf, size_t n)

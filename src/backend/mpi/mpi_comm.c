@@ -61,7 +61,8 @@
 
 #define MC_TAG_HERE 1    /* the roll call's messages, on mc->ctl */
 #define MC_TAG_ASK 2     /* the watchdog's roll call, on mc->wd: "where are you?" */
-#define MC_TAG_ANSWER 3  /* and its answer: the asked rank's wd_state */
+#define MC_TAG_ANSWER 3  /* and its answer: the asked rank's wd_state, tag 3 + the round */
+#define MC_WD_ROUNDS 16  /* rounds told apart: an answer too late for its round is not read */
 #define MC_WD_POLL_S 0.1 /* the watchdog looks this often */
 /* A named stall: how long a rank other than 0 leaves rank 0 to end the job (and tell the UI)
  * before it ends the job itself. */
@@ -97,10 +98,11 @@ struct mpi_comm {
     struct mpi_pending *pend;
     size_t npend, pend_cap;
     struct comm_stats stats;
-    size_t held; /* bytes of scratch and in-flight messages */
-    size_t peak; /* the most `held` has been */
-    size_t bufs; /* bytes of working buffers from buf_alloc */
-    int tag_ub;  /* MPI_TAG_UB: the largest tag this MPI carries */
+    size_t held;  /* bytes of scratch and in-flight messages */
+    size_t peak;  /* the most `held` has been */
+    size_t bufs;  /* bytes of working buffers from buf_alloc */
+    int tag_ub;   /* MPI_TAG_UB: the largest tag this MPI carries */
+    int world_me; /* this process's rank in MPI_COMM_WORLD */
     bool aborted;
     /* The watchdog of MPI's own blocking collectives (mc_wd_*): a thread of its own on a
      * communicator of its own (MPI_THREAD_MULTIPLE only). The main thread publishes where
@@ -118,7 +120,8 @@ struct mpi_comm {
     char wd_err[256];              /* written before wd_fired (release) */
 #ifdef CV_TEST_HOOKS
     int stall_rank; /* CV_TEST_STALL=RANK:SECONDS[:TIMEOUT]: this rank sleeps before its */
-    double stall_s; /* first run(), and every wait's deadline is TIMEOUT */
+    double stall_s; /* first run(), and every wait's deadline is TIMEOUT; RANK -1: every */
+                    /* rank sleeps inside its first MPI collective, as if MPI were stuck */
     double test_timeout_s;
 #endif
     char err[256];
@@ -440,6 +443,7 @@ struct mc_wd {
     MPI_Request askr;
     unsigned long long *reply; /* per asker: the answer in flight */
     MPI_Request *replyr;
+    unsigned round; /* this rank's roll calls so far: the question is round % MC_WD_ROUNDS */
     /* The call in which every rank last answered from inside it: asked again one deadline
      * later before MPI itself is blamed (a job being torn down wakes a stopped process,
      * which then answers: one such round names nobody wrongly). */
@@ -456,14 +460,14 @@ static void mc_wd_answer(struct mc_wd *d)
         if (d->askr == MPI_REQUEST_NULL) return;
         if (MPI_Test(&d->askr, &done, &st) != MPI_SUCCESS || !done) return;
         int q = st.MPI_SOURCE;
-        if (q >= 0 && q < mc->pub.nranks) {
+        if (q >= 0 && q < mc->pub.nranks && d->ask < MC_WD_ROUNDS) {
             int sent = 1;
             if (d->replyr[q] != MPI_REQUEST_NULL)
                 MPI_Test(&d->replyr[q], &sent, MPI_STATUS_IGNORE);
             if (sent) { /* else the asker has not taken the last answer: it is stuck itself */
                 d->reply[q] = atomic_load(&mc->wd_state);
-                MPI_Isend(&d->reply[q], 1, MPI_UNSIGNED_LONG_LONG, q, MC_TAG_ANSWER, mc->wd,
-                          &d->replyr[q]);
+                MPI_Isend(&d->reply[q], 1, MPI_UNSIGNED_LONG_LONG, q,
+                          MC_TAG_ANSWER + (int)d->ask, mc->wd, &d->replyr[q]);
             }
         }
         if (MPI_Irecv(&d->ask, 1, MPI_UNSIGNED_LONG_LONG, MPI_ANY_SOURCE, MC_TAG_ASK, mc->wd,
@@ -480,7 +484,12 @@ static bool mc_wd_roll_call(struct mc_wd *d, unsigned long long state, double en
 {
     struct mpi_comm *mc = d->mc;
     int W = mc->pub.nranks, me = mc->me;
-    static const unsigned long long question = 0; /* outlives any send left behind */
+    /* The question is the round's number, and the answer comes with the tag of that round:
+     * an answer that came after its round's grace (the receive was cancelled) is left
+     * unread, not taken for this round's. Static: outlives any send left behind. */
+    static const unsigned long long questions[MC_WD_ROUNDS] = {0, 1, 2,  3,  4,  5,  6,  7,
+                                                               8, 9, 10, 11, 12, 13, 14, 15};
+    int round = (int)(d->round++ % MC_WD_ROUNDS);
     double waited = now_s() - entered_s;
     const char *what = atomic_load(&mc->wd_what);
     unsigned long long *ans = xcalloc((size_t)W, sizeof *ans);
@@ -488,8 +497,8 @@ static bool mc_wd_roll_call(struct mc_wd *d, unsigned long long state, double en
     for (int q = 0; q < W; q++) {
         ar[q] = sr[q] = MPI_REQUEST_NULL;
         if (q == me) continue;
-        MPI_Irecv(&ans[q], 1, MPI_UNSIGNED_LONG_LONG, q, MC_TAG_ANSWER, mc->wd, &ar[q]);
-        MPI_Isend(&question, 1, MPI_UNSIGNED_LONG_LONG, q, MC_TAG_ASK, mc->wd, &sr[q]);
+        MPI_Irecv(&ans[q], 1, MPI_UNSIGNED_LONG_LONG, q, MC_TAG_ANSWER + round, mc->wd, &ar[q]);
+        MPI_Isend(&questions[round], 1, MPI_UNSIGNED_LONG_LONG, q, MC_TAG_ASK, mc->wd, &sr[q]);
     }
     mc_await(ar, W, now_s() + mc_grace(atomic_load(&mc->wd_deadline_s)), d);
     char noans[120] = "", behind[120] = "", all[160] = "";
@@ -575,6 +584,36 @@ static void mc_wd_end_job(struct mc_wd *d, int first, bool zero_ok)
     _exit(1);
 }
 
+/* Without MPI_THREAD_MULTIPLE (no mc->wd) the watchdog may not call MPI while the main
+ * thread is inside it: it cannot ask who stalled, only see that its own process has been in
+ * one call past the deadline and a grace. It says so and ends this process (mpirun then ends
+ * the job), rather than let the job wait for ever. Rank 0 under serve leaves serve its
+ * `watched` seconds to tell the UI first. */
+static void *mc_wd_lone(void *arg)
+{
+    struct mpi_comm *mc = arg;
+    while (!atomic_load(&mc->wd_stop)) {
+        unsigned long long st = atomic_load(&mc->wd_state);
+        double tmo = atomic_load(&mc->wd_deadline_s);
+        double waited = now_s() - atomic_load(&mc->wd_entered_s);
+        if ((st & 1) && tmo > 0 && waited > tmo + mc_grace(tmo)) {
+            snprintf(mc->wd_err, sizeof mc->wd_err,
+                     "%s: no progress for %.0f s; which rank stalled cannot be asked (the MPI "
+                     "library does not provide MPI_THREAD_MULTIPLE)",
+                     atomic_load(&mc->wd_what), waited);
+            atomic_store(&mc->wd_fired, true);
+            mpi_boot_set_broken(-1, mc->wd_err);
+            fprintf(stderr, "collviz: %s\n", mc->wd_err);
+            double wait_s = mc->world_me == 0 ? mpi_boot_watched() : 0;
+            if (wait_s > 0) mc_nap_s(wait_s + 2.0);
+            fflush(NULL);
+            _exit(1);
+        }
+        mc_nap_s(MC_WD_POLL_S);
+    }
+    return NULL;
+}
+
 static void *mc_wd_main(void *arg)
 {
     struct mpi_comm *mc = arg;
@@ -623,11 +662,14 @@ static void *mc_wd_main(void *arg)
     return NULL;
 }
 
-/* Start the watchdog (main thread; once per communicator, MPI_THREAD_MULTIPLE only). */
+/* Start the watchdog (main thread; once per communicator): mc_wd_main, or mc_wd_lone
+ * without MPI_THREAD_MULTIPLE. */
 static void mc_wd_start(struct mpi_comm *mc)
 {
-    if (mc->wd_on || mc->wd == MPI_COMM_NULL || mc->pub.nranks < 2) return;
-    if (pthread_create(&mc->wd_thread, NULL, mc_wd_main, mc) != 0) return;
+    if (mc->wd_on || mc->pub.nranks < 2) return;
+    if (pthread_create(&mc->wd_thread, NULL, mc->wd == MPI_COMM_NULL ? mc_wd_lone : mc_wd_main,
+                       mc) != 0)
+        return;
     pthread_setname_np(mc->wd_thread, "collviz-mpi-wd");
     mc->wd_on = true;
 }
@@ -698,6 +740,13 @@ static int mc_native(struct mpi_comm *mc, const struct comm_job *j, float *work)
     if (!what) return mc_fail(mc, "mpi: no such collective");
     mc_wd_start(mc);
     mc_wd_enter(mc, what);
+#ifdef CV_TEST_HOOKS
+    if (mc->stall_s > 0 && mc->stall_rank == -1) {
+        double s = mc->stall_s;
+        mc->stall_s = 0;
+        mc_nap_s(s);
+    }
+#endif
     switch (j->coll) {
     case COLL_ALL_REDUCE:
         mrc = MPI_Allreduce(MPI_IN_PLACE, work, n, MPI_FLOAT, mop, cm);
@@ -1305,6 +1354,7 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
     mc->pub.tl = cp->tl;
     mc->pub.self = me;
     mc->me = me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &mc->world_me);
     MPI_Comm_dup(base, &mc->coll);
     MPI_Comm_dup(base, &mc->p2p);
     MPI_Comm_dup(base, &mc->ctl);
@@ -1322,7 +1372,9 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
     mc->tag_ub = flag && ub ? *ub : 32767; /* the standard's minimum */
 #ifdef CV_TEST_HOOKS
     /* CV_TEST_STALL=RANK:SECONDS[:TIMEOUT]: rank RANK sleeps SECONDS before its first run(),
-     * and every wait's deadline is TIMEOUT s (so a test sees the stall named soon). */
+     * and every wait's deadline is TIMEOUT s (so a test sees the stall named soon). RANK -1:
+     * every rank sleeps inside its first native call, after the watchdog is told it entered
+     * (mc_native): to the watchdogs, MPI itself is stuck. */
     const char *e = getenv("CV_TEST_STALL");
     double tmo = 0;
     mc->stall_rank = -1;
