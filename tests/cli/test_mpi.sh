@@ -198,68 +198,56 @@ if [ -n "$ASAN_BIN" ]; then
     pgrep -f "$ASAN_BIN bench all_reduce -b 64K -n 2 -w 1 --algo ring" >/dev/null &&
         fail "processes of the stalled job left behind: $(pgrep -af "$ASAN_BIN bench all_reduce")"
 
-    # The same under MPI's own blocking collective (--algo mpi): the others wait inside
-    # MPI_Allreduce, where no wait of ours runs; each process's watchdog thread asks the
-    # others where they are and names the rank that did not join. Rank 2, then rank 0.
-    for who in 2 0; do
-        others=$(echo 0 1 2 3 | tr -d "$who" | tr -d ' ')
+    # A job of MPI's own all-reduce (--algo mpi) with the test hooks in VAR=VALUE (passed to
+    # every process) that must fail, not time out, within MAX seconds and leave no process
+    # behind. Its output is in $tmp/$label.out and .err.
+    stuck_job() { # label max VAR=VALUE...
+        local label=$1 max=$2 xs=() a
+        shift 2
+        for a in "$@"; do xs+=(-x "${a%%=*}"); done
+        local t0
         t0=$(date +%s)
-        ASAN_OPTIONS=detect_leaks=0 CV_TEST_STALL=$who:30:3 timeout 60 "${MPIRUN[@]}" \
-            -x ASAN_OPTIONS -x CV_TEST_STALL -np 4 "$ASAN_BIN" bench all_reduce -b 64K -n 2 -w 1 \
-            --algo mpi --backend mpi >"$tmp/stall.out" 2>"$tmp/stall.err"
-        rc=$?
-        took=$(($(date +%s) - t0))
-        [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] ||
-            fail "rank $who stalled in MPI_Allreduce: exit $rc, want a failure before the timeout"
-        grep -q "rank $who stalled: did not join MPI_Allreduce for 3 s (the others wait in it)" \
-            "$tmp/stall.err" ||
-            fail "rank $who stalled in MPI_Allreduce, not named: $(head -5 "$tmp/stall.err")"
-        grep -q "rank [$others] stalled" "$tmp/stall.err" &&
-            fail "--algo mpi: a rank that answered was named: $(grep stalled "$tmp/stall.err")"
-        [ "$took" -lt 20 ] ||
-            fail "rank $who stalled in MPI_Allreduce: the job took $took s (it waited for the sleeper)"
+        env ASAN_OPTIONS=detect_leaks=0 "$@" timeout 60 "${MPIRUN[@]}" -x ASAN_OPTIONS "${xs[@]}" \
+            -np 4 "$ASAN_BIN" bench all_reduce -b 64K -n 2 -w 1 --algo mpi --backend mpi \
+            >"$tmp/$label.out" 2>"$tmp/$label.err"
+        local rc=$? took=$(($(date +%s) - t0))
+        [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "$label: exit $rc, want a failure before the timeout"
+        [ "$took" -lt "$max" ] || fail "$label: the job took $took s (it waited for the sleeper)"
         sleep 0.5
         pgrep -f "$ASAN_BIN bench all_reduce -b 64K -n 2 -w 1 --algo mpi" >/dev/null &&
-            fail "processes of the job stalled in MPI_Allreduce left behind: $(pgrep -af "$ASAN_BIN bench all_reduce")"
+            fail "$label: processes left behind: $(pgrep -af "$ASAN_BIN bench all_reduce")"
+    }
+
+    # The same under MPI's own blocking collective: the others wait inside MPI_Allreduce,
+    # where no wait of ours runs; each process's watchdog thread asks the others where they
+    # are and names the rank that did not join. Rank 2, then rank 0.
+    for who in 2 0; do
+        others=$(echo 0 1 2 3 | tr -d "$who" | tr -d ' ')
+        stuck_job "stall$who" 20 "CV_TEST_STALL=$who:30:3"
+        grep -q "rank $who stalled: did not join MPI_Allreduce for 3 s (the others wait in it)" \
+            "$tmp/stall$who.err" ||
+            fail "rank $who stalled in MPI_Allreduce, not named: $(head -5 "$tmp/stall$who.err")"
+        grep -q "rank [$others] stalled" "$tmp/stall$who.err" &&
+            fail "--algo mpi: a rank that answered was named: $(grep stalled "$tmp/stall$who.err")"
     done
 
     # Every rank inside MPI_Allreduce and answering, yet no progress (CV_TEST_STALL=-1: each
     # process sleeps inside its first native call, as if MPI itself were stuck): nobody is
     # named; MPI is blamed after a second roll call, a deadline after the first.
-    t0=$(date +%s)
-    ASAN_OPTIONS=detect_leaks=0 CV_TEST_STALL=-1:40:3 timeout 60 "${MPIRUN[@]}" -x ASAN_OPTIONS \
-        -x CV_TEST_STALL -np 4 "$ASAN_BIN" bench all_reduce -b 64K -n 2 -w 1 --algo mpi \
-        --backend mpi >"$tmp/stuck.out" 2>"$tmp/stuck.err"
-    rc=$?
-    took=$(($(date +%s) - t0))
-    [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "MPI stuck: exit $rc, want a failure before the timeout"
+    stuck_job stuck 30 CV_TEST_STALL=-1:40:3
     grep -q "MPI_Allreduce: no progress for [0-9]* s, yet every rank is in it and answers (MPI itself is stuck; no rank to name)" \
         "$tmp/stuck.err" || fail "MPI stuck: not said: $(grep -v '^ *$' "$tmp/stuck.err" | head -5)"
     grep -q "stalled" "$tmp/stuck.err" && fail "MPI stuck: a rank was named: $(grep stalled "$tmp/stuck.err")"
-    [ "$took" -lt 30 ] || fail "MPI stuck: the job took $took s (it waited for the sleepers)"
-    sleep 0.5
-    pgrep -f "$ASAN_BIN bench all_reduce -b 64K -n 2 -w 1 --algo mpi" >/dev/null &&
-        fail "processes of the stuck job left behind: $(pgrep -af "$ASAN_BIN bench all_reduce")"
 
     # An MPI library without MPI_THREAD_MULTIPLE (CV_TEST_MPI_THREAD=serialized): the
     # watchdog may not ask the others, so nobody is named, but the job still ends soon after
     # the deadline, saying why, rather than wait for the sleeper; the ranks line warns first.
-    t0=$(date +%s)
-    ASAN_OPTIONS=detect_leaks=0 CV_TEST_MPI_THREAD=serialized CV_TEST_STALL=2:40:3 timeout 60 \
-        "${MPIRUN[@]}" -x ASAN_OPTIONS -x CV_TEST_MPI_THREAD -x CV_TEST_STALL -np 4 "$ASAN_BIN" \
-        bench all_reduce -b 64K -n 2 -w 1 --algo mpi --backend mpi >"$tmp/ser.out" 2>"$tmp/ser.err"
-    rc=$?
-    took=$(($(date +%s) - t0))
-    [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "no MPI_THREAD_MULTIPLE: exit $rc, want a failure before the timeout"
+    stuck_job serialized 30 CV_TEST_MPI_THREAD=serialized CV_TEST_STALL=2:40:3
     grep -q "ranks:   mpi: 4 processes on 1 host .*(no MPI_THREAD_MULTIPLE: a rank that stalls in MPI's own collectives is not named)" \
-        "$tmp/ser.out" || fail "no MPI_THREAD_MULTIPLE: the ranks line does not say so: $(grep ranks: "$tmp/ser.out")"
+        "$tmp/serialized.out" || fail "no MPI_THREAD_MULTIPLE: the ranks line does not say so: $(grep ranks: "$tmp/serialized.out")"
     grep -q "MPI_Allreduce: no progress for [0-9]* s; which rank stalled cannot be asked (the MPI library does not provide MPI_THREAD_MULTIPLE)" \
-        "$tmp/ser.err" || fail "no MPI_THREAD_MULTIPLE: not said: $(grep -v '^ *$' "$tmp/ser.err" | head -5)"
-    grep -q "stalled:" "$tmp/ser.err" && fail "no MPI_THREAD_MULTIPLE: a rank was named: $(grep stalled: "$tmp/ser.err")"
-    [ "$took" -lt 30 ] || fail "no MPI_THREAD_MULTIPLE: the job took $took s (it waited for the sleeper)"
-    sleep 0.5
-    pgrep -f "$ASAN_BIN bench all_reduce -b 64K -n 2 -w 1 --algo mpi" >/dev/null &&
-        fail "processes of the job without MPI_THREAD_MULTIPLE left behind: $(pgrep -af "$ASAN_BIN bench all_reduce")"
+        "$tmp/serialized.err" || fail "no MPI_THREAD_MULTIPLE: not said: $(grep -v '^ *$' "$tmp/serialized.err" | head -5)"
+    grep -q "stalled:" "$tmp/serialized.err" && fail "no MPI_THREAD_MULTIPLE: a rank was named: $(grep stalled: "$tmp/serialized.err")"
 
     # A rank late by less than the deadline (1 s of 3) is no stall: every collective of MPI's
     # own runs to the end with #wrong 0, nobody is named.
