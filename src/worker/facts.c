@@ -36,12 +36,13 @@ void backend_facts_fill(struct backend *b, struct backend_facts *f)
 #endif
 }
 
-void backend_link_text(struct backend *b, char *buf, size_t n)
+void backend_link_text(struct backend *b, int nranks, char *buf, size_t n)
 {
     if (n) buf[0] = '\0';
 #ifdef HAVE_NCCL
-    if (nccl_backend_get_info(b)) nccl_links_log_text(buf, n);
+    if (nccl_backend_get_info(b)) nccl_links_log_text(nranks, buf, n);
 #else
     (void)b;
+    (void)nranks;
 #endif
 }

@@ -134,10 +134,11 @@ struct backend_facts {
 
 /* Copy b's facts into *f (calls describe/rank_label for every size and rank). */
 void backend_facts_fill(struct backend *b, struct backend_facts *f);
-/* The links between b's ranks as its library reported them so far, for a measurement's
- * bench_result.link: NCCL's connections from its INFO log (nccl_links.h), which it makes
- * at the first collective, so read after a measurement. "" for backends that report none. */
-void backend_link_text(struct backend *b, char *buf, size_t n);
+/* The links between b's ranks as its library reported them so far, for a measurement of
+ * nranks ranks (bench_result.link): NCCL's connections from its INFO log (nccl_links.h),
+ * which it makes at the first collective, so read after a measurement. "" for backends that
+ * report none. */
+void backend_link_text(struct backend *b, int nranks, char *buf, size_t n);
 
 struct worker;
 

@@ -241,7 +241,7 @@ static void test_log_user(void **state)
         unsetenv("NCCL_DEBUG_FILE");
         nccl_links_log_begin();
         char buf[200];
-        nccl_links_log_text(buf, sizeof buf);
+        nccl_links_log_text(2, buf, sizeof buf);
         int ok = strcmp(buf, "not read (NCCL_DEBUG is set by you)") == 0 &&
                  strcmp(getenv("NCCL_DEBUG"), "WARN") == 0 && !getenv("NCCL_DEBUG_FILE") &&
                  !getenv("NCCL_DEBUG_SUBSYS");
@@ -266,7 +266,7 @@ static void test_log_private(void **state)
     unsetenv("NCCL_DEBUG_FILE");
     unsetenv("NCCL_DEBUG_SUBSYS");
     char buf[256];
-    nccl_links_log_text(buf, sizeof buf);
+    nccl_links_log_text(2, buf, sizeof buf);
     assert_string_equal(buf, ""); /* before any open */
 
     /* Opened and closed before NCCL wrote anything: all gone, variables too. */
@@ -296,15 +296,17 @@ static void test_log_private(void **state)
     *strrchr(dir, '/') = '\0';
     assert_int_equal(stat(dir, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0700);
-    nccl_links_log_text(buf, sizeof buf);
+    nccl_links_log_text(2, buf, sizeof buf);
     assert_string_equal(buf, "no connections in NCCL's INFO log yet");
+    nccl_links_log_text(1, buf, sizeof buf); /* one rank: none to make, none awaited */
+    assert_string_equal(buf, "none: one rank connects to nobody");
 
     FILE *f = fopen(path, "w");
     assert_non_null(f);
     setlinebuf(f);
     fprintf(f, "h:1:2 [0] NCCL INFO NCCL_DEBUG_FILE set\n"
                "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n");
-    nccl_links_log_text(buf, sizeof buf);
+    nccl_links_log_text(2, buf, sizeof buf);
     assert_string_equal(buf,
                         "P2P/CUMEM (NVLink or PCIe peer access), 1 channel (NCCL INFO log)");
 
@@ -316,12 +318,12 @@ static void test_log_private(void **state)
     assert_null(getenv("NCCL_DEBUG_FILE"));
     /* NCCL keeps its file open; what it writes is still read. */
     fprintf(f, "h:1:2 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n");
-    nccl_links_log_text(buf, sizeof buf);
+    nccl_links_log_text(2, buf, sizeof buf);
     assert_string_equal(buf,
                         "P2P/CUMEM (NVLink or PCIe peer access), 2 channels (NCCL INFO log)");
     /* Open again: the same log. */
     nccl_links_log_begin();
-    nccl_links_log_text(buf, sizeof buf);
+    nccl_links_log_text(2, buf, sizeof buf);
     assert_string_equal(buf,
                         "P2P/CUMEM (NVLink or PCIe peer access), 2 channels (NCCL INFO log)");
     nccl_links_log_end();
@@ -345,7 +347,7 @@ static void test_log_inherited(void **state)
         const char *p = getenv("NCCL_DEBUG_FILE");
         int ok = p && strncmp(p, "/tmp/collviz-nccl-", 18) == 0 && exists(p);
         char buf[200];
-        nccl_links_log_text(buf, sizeof buf);
+        nccl_links_log_text(2, buf, sizeof buf);
         ok = ok && strcmp(buf, "no connections in NCCL's INFO log yet") == 0;
         nccl_links_log_end();
         _exit(ok ? 0 : 1);

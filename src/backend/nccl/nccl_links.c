@@ -338,7 +338,7 @@ void nccl_links_log_end(void)
     pthread_mutex_unlock(&nl.mu);
 }
 
-void nccl_links_log_text(char *buf, size_t n)
+void nccl_links_log_text(int nranks, char *buf, size_t n)
 {
     if (n) buf[0] = '\0';
     pthread_mutex_lock(&nl.mu);
@@ -363,6 +363,8 @@ void nccl_links_log_text(char *buf, size_t n)
         char sum[256];
         if (text && nccl_links_parse(text, got, sum, sizeof sum) > 0)
             snprintf(buf, n, "%s (NCCL INFO log)", sum);
+        else if (nranks == 1)
+            snprintf(buf, n, "none: one rank connects to nobody");
         else
             snprintf(buf, n, "no connections in NCCL's INFO log yet");
         free(text);

@@ -43,9 +43,10 @@ void nccl_links_log_end(void);
  * user's: the directory stays. */
 bool nccl_links_user_log_to_file(char *path, size_t n);
 
-/* What NCCL reported so far, as the value of a "link: " line: "<summary> (NCCL INFO log)";
- * "not read (NCCL_DEBUG is set by you)" (or NCCL_DEBUG_FILE); "no connections in NCCL's
- * INFO log yet"; or why there is no log. "" before any begin. */
-void nccl_links_log_text(char *buf, size_t n);
+/* What NCCL reported so far for a communicator of nranks ranks, as the value of a "link: "
+ * line: "<summary> (NCCL INFO log)"; "not read (NCCL_DEBUG is set by you)" (or
+ * NCCL_DEBUG_FILE); "no connections in NCCL's INFO log yet"; "none: one rank connects to
+ * nobody" (nranks 1); or why there is no log. "" before any begin. */
+void nccl_links_log_text(int nranks, char *buf, size_t n);
 
 #endif
