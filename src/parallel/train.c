@@ -525,11 +525,9 @@ static int open_gpus(struct backend *b, struct run *run, int W, struct comm_para
         close_gpus(run);
         return rc;
     }
-    struct cudaDeviceProp prop;
-    if (cudaGetDeviceProperties(&prop, nccl_backend_gpu(b, lo)) == cudaSuccess)
-        snprintf(run->gpu_desc, sizeof run->gpu_desc, "%.63s", prop.name);
-    else
-        snprintf(run->gpu_desc, sizeof run->gpu_desc, "GPU name unknown");
+    /* the name the backend read when it opened (lo is this process's first rank) */
+    snprintf(run->gpu_desc, sizeof run->gpu_desc, "%.63s",
+             nccl_backend_get_info(b)->gpu[nccl_backend_gpu(b, lo)].name);
     return CV_OK;
 #else
     (void)b;

@@ -121,7 +121,7 @@ struct plan_entry {
     enum coll coll;
     enum redop op;
     size_t count;
-    struct plan base, p; /* plan_build's, and its refinement (what runs) */
+    struct plan p; /* plan_build's plan refined into slices (what runs) */
     struct cpu_sched sched;
     char what[48]; /* "all_reduce (ring)" */
 };
@@ -427,11 +427,12 @@ static int get_plan(struct cpu_comm *cc, enum coll c, enum redop op, size_t coun
     }
     struct plan_entry *e = xcalloc(1, sizeof *e);
     char err[200];
-    int rc = plan_build(&e->base, c, cc->algo, op, w, count, 0, err, sizeof err);
+    struct plan base;
+    int rc = plan_build(&base, c, cc->algo, op, w, count, 0, err, sizeof err);
     if (rc == CV_OK) {
-        rc = plan_refine(&e->base, cpu_auto_slices(&e->base, CPU_SLICE_BYTES), 1, &e->p, err,
+        rc = plan_refine(&base, cpu_auto_slices(&base, CPU_SLICE_BYTES), 1, &e->p, err,
                          sizeof err);
-        if (rc != CV_OK) plan_free(&e->base);
+        plan_free(&base); /* the refined plan has its own copies */
     }
     if (rc != CV_OK) {
         pthread_mutex_unlock(&cc->plan_mu);
@@ -969,7 +970,6 @@ static void cpu_destroy(struct comm *c)
     for (size_t i = 0; i < cc->nplans; i++) {
         cpu_sched_free(&cc->plans[i]->sched);
         plan_free(&cc->plans[i]->p);
-        plan_free(&cc->plans[i]->base);
         free(cc->plans[i]);
     }
     free(cc->plans);

@@ -426,8 +426,7 @@ int nccl_backend_gpu(const struct backend *b, int rank)
 {
     if (!nccl_backend_get_info(b)) return -1;
     const struct nccl_state *st = nccl_st(b);
-    if (st->mp) return rank == st->me ? st->dev : -1;
-    return rank >= 0 && rank < st->info.ngpus ? rank : -1;
+    return rank >= nccl_lo(st) && rank < nccl_hi(st, st->info.ngpus) ? gpu_of(st, rank) : -1;
 }
 
 int nccl_backend_info(const struct backend *b, char *buf, size_t n)

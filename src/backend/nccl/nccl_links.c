@@ -248,13 +248,24 @@ static bool nl_dir_ok(const char *d)
            access(d, W_OK | X_OK) == 0;
 }
 
+/* A new private directory (mode 0700) named PREFIX-XXXXXX in $XDG_RUNTIME_DIR (when
+ * runtime_dir), $TMPDIR or /tmp, the first that nl_dir_ok accepts, into dir; says which
+ * folder it chose in *base; false (errno set) when mkdtemp failed. */
+static bool nl_mkdtemp(bool runtime_dir, const char *prefix, char *dir, size_t n,
+                       const char **base)
+{
+    const char *b = runtime_dir ? getenv("XDG_RUNTIME_DIR") : NULL;
+    if (!nl_dir_ok(b)) b = getenv("TMPDIR");
+    if (!nl_dir_ok(b)) b = "/tmp";
+    *base = b;
+    snprintf(dir, n, "%s/%s-XXXXXX", b, prefix); /* mkdtemp's template */
+    return mkdtemp(dir) != NULL;
+}
+
 static void nl_make_log(void)
 {
-    const char *base = getenv("XDG_RUNTIME_DIR");
-    if (!nl_dir_ok(base)) base = getenv("TMPDIR");
-    if (!nl_dir_ok(base)) base = "/tmp";
-    snprintf(nl.dir, sizeof nl.dir, "%s/collviz-nccl-XXXXXX", base);
-    if (!mkdtemp(nl.dir)) {
+    const char *base;
+    if (!nl_mkdtemp(true, "collviz-nccl", nl.dir, sizeof nl.dir, &base)) {
         snprintf(nl.why, sizeof nl.why, "not read (no private log: mkdtemp in %.80s: %s)", base,
                  strerror(errno));
         return;
@@ -286,11 +297,9 @@ bool nccl_links_user_log_to_file(char *path, size_t n)
 {
     const char *d = getenv("NCCL_DEBUG"), *f = getenv("NCCL_DEBUG_FILE");
     if (!d || !*d || (f && *f)) return false;
-    const char *base = getenv("TMPDIR");
-    if (!nl_dir_ok(base)) base = "/tmp";
+    const char *base;
     char dir[sizeof nl.dir];
-    snprintf(dir, sizeof dir, "%s/collviz-nccl-debug-XXXXXX", base);
-    if (!mkdtemp(dir)) return false;
+    if (!nl_mkdtemp(false, "collviz-nccl-debug", dir, sizeof dir, &base)) return false;
     snprintf(path, n, "%s/nccl.log", dir);
     setenv("NCCL_DEBUG_FILE", path, 1);
     return true;

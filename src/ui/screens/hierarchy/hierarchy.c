@@ -105,11 +105,7 @@ static void hier_nccl_link(const struct app *a, const struct hier_screen *h,
     size_t len = strlen(f->how);
     snprintf(f->how + len, sizeof f->how - len, "%slink: %s", len ? "; " : "",
              link[0] ? link : "read after the first NCCL measurement");
-    if (strstr(link, "(NCCL INFO log)")) {
-        f->at = strstr(link, "NET/Socket") ? TIER_ETHERNET
-                : strstr(link, "NET/")     ? TIER_IB
-                                           : hier_tier_for_link(link);
-    }
+    if (strstr(link, "(NCCL INFO log)")) f->at = hier_tier_for_link(link);
 }
 
 /* The collectives screen's last all-reduce, where this screen measured none. */

@@ -136,6 +136,8 @@ static const char *g_beta(bool u)
 enum tier_id hier_tier_for_link(const char *link)
 {
     if (!link) return TIER_PCIE;
+    if (strstr(link, "NET/Socket")) return TIER_ETHERNET; /* NCCL's TCP transport */
+    if (strstr(link, "NET/")) return TIER_IB;
     if (strstr(link, "NVL") || strstr(link, "NVLink") || strstr(link, "nvlink"))
         return TIER_NVLINK;
     if (strstr(link, "NET") || strstr(link, "IB") || strstr(link, "InfiniBand")) return TIER_IB;

@@ -79,8 +79,9 @@ struct hier_measured {
     char measure_key[8]; /* the key that measures: "m" */
 };
 
-/* The tier a link NCCL reports stands at: "NVL" or "NVLink" -> TIER_NVLINK, "PCI" -> TIER_PCIE,
- * "NET"/"IB" -> TIER_IB; anything else (or NULL) -> TIER_NVLINK's neighbour TIER_PCIE. */
+/* The tier a link NCCL reports stands at: "NET/Socket" -> TIER_ETHERNET, other "NET/" ->
+ * TIER_IB, "NVL" or "NVLink" -> TIER_NVLINK, "NET"/"IB" -> TIER_IB; anything else (PCI, or
+ * NULL) -> TIER_PCIE. */
 enum tier_id hier_tier_for_link(const char *link);
 
 /* The tier an MPI figure stands at: within one node beside the CPU ranks (TIER_NVLINK's
