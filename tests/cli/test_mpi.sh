@@ -183,47 +183,37 @@ fi
 # named by the others within the deadline and a grace, not 30 s later, and the job ends
 # with nothing left behind.
 if [ -n "$ASAN_BIN" ]; then
-    t0=$(date +%s)
-    ASAN_OPTIONS=detect_leaks=0 CV_TEST_STALL=2:30:3 timeout 60 "${MPIRUN[@]}" -x ASAN_OPTIONS \
-        -x CV_TEST_STALL -np 4 "$ASAN_BIN" bench all_reduce -b 64K -n 2 -w 1 --algo ring \
-        --backend mpi >"$tmp/stall.out" 2>"$tmp/stall.err"
-    rc=$?
-    took=$(($(date +%s) - t0))
-    [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "stalled rank: exit $rc, want a failure before the timeout"
-    grep -q "rank 2 stalled: no answer for 3 s" "$tmp/stall.err" ||
-        fail "stalled rank not named: $(head -5 "$tmp/stall.err")"
-    grep -q "rank [013] stalled" "$tmp/stall.err" && fail "a rank that answered was named: $(grep stalled "$tmp/stall.err")"
-    [ "$took" -lt 25 ] || fail "stalled rank: the job took $took s (it waited for the sleeper)"
-    sleep 0.5
-    pgrep -f "$ASAN_BIN bench all_reduce -b 64K -n 2 -w 1 --algo ring" >/dev/null &&
-        fail "processes of the stalled job left behind: $(pgrep -af "$ASAN_BIN bench all_reduce")"
-
-    # A job of MPI's own all-reduce (--algo mpi) with the test hooks in VAR=VALUE (passed to
+    # A job of an all-reduce with algorithm ALGO and the test hooks in VAR=VALUE (passed to
     # every process) that must fail, not time out, within MAX seconds and leave no process
     # behind. Its output is in $tmp/$label.out and .err.
-    stuck_job() { # label max VAR=VALUE...
-        local label=$1 max=$2 xs=() a
-        shift 2
+    stuck_job() { # label max algo VAR=VALUE...
+        local label=$1 max=$2 algo=$3 xs=() a
+        shift 3
         for a in "$@"; do xs+=(-x "${a%%=*}"); done
         local t0
         t0=$(date +%s)
         env ASAN_OPTIONS=detect_leaks=0 "$@" timeout 60 "${MPIRUN[@]}" -x ASAN_OPTIONS "${xs[@]}" \
-            -np 4 "$ASAN_BIN" bench all_reduce -b 64K -n 2 -w 1 --algo mpi --backend mpi \
+            -np 4 "$ASAN_BIN" bench all_reduce -b 64K -n 2 -w 1 --algo "$algo" --backend mpi \
             >"$tmp/$label.out" 2>"$tmp/$label.err"
         local rc=$? took=$(($(date +%s) - t0))
         [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "$label: exit $rc, want a failure before the timeout"
         [ "$took" -lt "$max" ] || fail "$label: the job took $took s (it waited for the sleeper)"
         sleep 0.5
-        pgrep -f "$ASAN_BIN bench all_reduce -b 64K -n 2 -w 1 --algo mpi" >/dev/null &&
+        pgrep -f "$ASAN_BIN bench all_reduce -b 64K -n 2 -w 1 --algo $algo" >/dev/null &&
             fail "$label: processes left behind: $(pgrep -af "$ASAN_BIN bench all_reduce")"
     }
+
+    stuck_job stall 25 ring CV_TEST_STALL=2:30:3
+    grep -q "rank 2 stalled: no answer for 3 s" "$tmp/stall.err" ||
+        fail "stalled rank not named: $(head -5 "$tmp/stall.err")"
+    grep -q "rank [013] stalled" "$tmp/stall.err" && fail "a rank that answered was named: $(grep stalled "$tmp/stall.err")"
 
     # The same under MPI's own blocking collective: the others wait inside MPI_Allreduce,
     # where no wait of ours runs; each process's watchdog thread asks the others where they
     # are and names the rank that did not join. Rank 2, then rank 0.
     for who in 2 0; do
         others=$(echo 0 1 2 3 | tr -d "$who" | tr -d ' ')
-        stuck_job "stall$who" 20 "CV_TEST_STALL=$who:30:3"
+        stuck_job "stall$who" 20 mpi "CV_TEST_STALL=$who:30:3"
         grep -q "rank $who stalled: did not join MPI_Allreduce for 3 s (the others wait in it)" \
             "$tmp/stall$who.err" ||
             fail "rank $who stalled in MPI_Allreduce, not named: $(head -5 "$tmp/stall$who.err")"
@@ -234,7 +224,7 @@ if [ -n "$ASAN_BIN" ]; then
     # Every rank inside MPI_Allreduce and answering, yet no progress (CV_TEST_STALL=-1: each
     # process sleeps inside its first native call, as if MPI itself were stuck): nobody is
     # named; MPI is blamed after a second roll call, a deadline after the first.
-    stuck_job stuck 30 CV_TEST_STALL=-1:40:3
+    stuck_job stuck 30 mpi CV_TEST_STALL=-1:40:3
     grep -q "MPI_Allreduce: no progress for [0-9]* s, yet every rank is in it and answers (MPI itself is stuck; no rank to name)" \
         "$tmp/stuck.err" || fail "MPI stuck: not said: $(grep -v '^ *$' "$tmp/stuck.err" | head -5)"
     grep -q "stalled" "$tmp/stuck.err" && fail "MPI stuck: a rank was named: $(grep stalled "$tmp/stuck.err")"
@@ -242,7 +232,7 @@ if [ -n "$ASAN_BIN" ]; then
     # An MPI library without MPI_THREAD_MULTIPLE (CV_TEST_MPI_THREAD=serialized): the
     # watchdog may not ask the others, so nobody is named, but the job still ends soon after
     # the deadline, saying why, rather than wait for the sleeper; the ranks line warns first.
-    stuck_job serialized 30 CV_TEST_MPI_THREAD=serialized CV_TEST_STALL=2:40:3
+    stuck_job serialized 30 mpi CV_TEST_MPI_THREAD=serialized CV_TEST_STALL=2:40:3
     grep -q "ranks:   mpi: 4 processes on 1 host .*(no MPI_THREAD_MULTIPLE: a rank that stalls in MPI's own collectives is not named)" \
         "$tmp/serialized.out" || fail "no MPI_THREAD_MULTIPLE: the ranks line does not say so: $(grep ranks: "$tmp/serialized.out")"
     grep -q "MPI_Allreduce: no progress for [0-9]* s; which rank stalled cannot be asked (the MPI library does not provide MPI_THREAD_MULTIPLE)" \

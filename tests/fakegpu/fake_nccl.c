@@ -533,6 +533,14 @@ static void fk_log_version(void)
     fflush(f);
 }
 
+/* An INFO line's start, as NCCL writes it: "host:pid:tid [dev] NCCL INFO ". */
+static void fk_log_prefix(FILE *f, int dev)
+{
+    char host[256] = ""; /* per call: the ranks' threads log at once */
+    gethostname(host, sizeof host - 1);
+    fprintf(f, "%s:%d:%d [%d] NCCL INFO ", host, (int)getpid(), (int)syscall(SYS_gettid), dev);
+}
+
 /* Rank c's connection to the next rank of its ring, set up at its first collective: one
  * channel, as the emulation runs each collective as one host copy. */
 static void fk_log_connect(const struct ncclComm *c)
@@ -541,10 +549,8 @@ static void fk_log_connect(const struct ncclComm *c)
     FILE *f = n > 1 ? fk_log_file(true) : NULL;
     if (!f) return;
     const struct ncclComm *next = c->cl->comm[(c->rank + 1) % n];
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    fprintf(f, "%s:%d:%d [%d] NCCL INFO Channel 00/0 : %d[%d] -> %d[%d] via SHM/fakegpu\n",
-            host, (int)getpid(), (int)syscall(SYS_gettid), c->dev, c->rank, c->dev, next->rank,
+    fk_log_prefix(f, c->dev);
+    fprintf(f, "Channel 00/0 : %d[%d] -> %d[%d] via SHM/fakegpu\n", c->rank, c->dev, next->rank,
             next->dev);
 }
 
@@ -567,13 +573,11 @@ static void fk_log_init(const struct ncclComm *c, int nranks, const char *call,
 {
     FILE *f = fk_log_file(true);
     if (!f) return;
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
+    fk_log_prefix(f, c->dev);
     fprintf(f,
-            "%s:%d:%d [%d] NCCL INFO %s comm %p rank %d nranks %d cudaDev %d nvmlDev %d "
-            "busId %x000 commId 0x%llx - Init COMPLETE\n",
-            host, (int)getpid(), (int)syscall(SYS_gettid), c->dev, call, (const void *)c,
-            c->rank, nranks, c->dev, c->dev, 0x10 + c->dev, comm_id);
+            "%s comm %p rank %d nranks %d cudaDev %d nvmlDev %d busId %x000 commId 0x%llx - "
+            "Init COMPLETE\n",
+            call, (const void *)c, c->rank, nranks, c->dev, c->dev, 0x10 + c->dev, comm_id);
 }
 
 /* ---- connections ---- */

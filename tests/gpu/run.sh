@@ -239,8 +239,13 @@ lw2=2
 [ "$maxw" -lt 2 ] && lw2=1
 echo
 echo "== labels: GPU facts on $([ "$fake" = 1 ] && echo "emulated devices" || echo "GPUs"), train JSON model fields"
-"$BIN" bench all_reduce --backend nccl --ranks "$lw2" -b 4K -n 1 -w 0 >"$tmp/hdr.txt" 2>&1
-rc=$?
+# One run gives the header's facts and the link (below); NCCL's private log goes to $xdg.
+xdg="$tmp/xdg"
+mkdir -p "$xdg"
+XDG_RUNTIME_DIR="$xdg" "$BIN" bench all_reduce --backend nccl --ranks "$lw2" -b 4K -n 1 -w 0 \
+    >"$tmp/hdr.txt" 2>&1
+hdr_rc=$?
+rc=$hdr_rc
 facts=$(grep -E '^# (ranks|hardware|  +GPU [0-9]+:|  +peer access)|measured: ' "$tmp/hdr.txt")
 n=$(grep -c . <<<"$facts")
 emu=$(grep -c ' emulated' <<<"$facts")
@@ -260,22 +265,18 @@ fi
 # The link type NCCL reported, read from its INFO log after the section's first row (the
 # emulation names its copy in host memory SHM/fakegpu); NCCL's INFO went to the private
 # log, removed at exit, not to the output; with the user's NCCL_DEBUG the log is theirs.
-xdg="$tmp/xdg"
-mkdir -p "$xdg"
-XDG_RUNTIME_DIR="$xdg" "$BIN" bench all_reduce --backend nccl --ranks "$lw2" -b 4K -n 1 -w 0 \
-    >"$tmp/link.txt" 2>&1
-rc=$?
-link=$(grep '^# link: ' "$tmp/link.txt")
-echo "${link:-(no link line)}"
+# The link wanted, as a pattern (text and JSON alike):
 if [ "$lw2" -eq 1 ]; then
-    # a communicator of one rank makes no connection, and none is claimed
-    [ "$link" = "# link: none: one rank connects to nobody" ]
+    want='none: one rank connects to nobody' # one rank makes no connection, none is claimed
 elif [ "$fake" = 1 ]; then
-    [ "$link" = "# link: SHM/fakegpu (through host shared memory), 1 channel (NCCL INFO log)" ]
+    want='SHM/fakegpu \(through host shared memory\), 1 channel \(NCCL INFO log\)'
 else
-    grep -qE '^# link: (P2P|SHM|NET)/.* \(NCCL INFO log\)$' <<<"$link"
+    want='(P2P|SHM|NET)/.* \(NCCL INFO log\)'
 fi
-[ $? -eq 0 ] && [ "$rc" -eq 0 ] && ! grep -qE 'NCCL (INFO|WARN) [A-Z]' "$tmp/link.txt" && [ -z "$(ls -A "$xdg")" ]
+link=$(grep '^# link: ' "$tmp/hdr.txt")
+echo "${link:-(no link line)}"
+[[ ${link#\# link: } =~ ^${want}$ ]] && [[ $link == "# link: "* ]] && [ "$hdr_rc" -eq 0 ] &&
+    ! grep -qE 'NCCL (INFO|WARN) [A-Z]' "$tmp/hdr.txt" && [ -z "$(ls -A "$xdg")" ]
 step "bench --backend nccl: the link NCCL reported (${link#\# link: }), its log private and removed" $?
 NCCL_DEBUG=VERSION "$BIN" bench all_reduce --backend nccl --ranks "$lw2" -b 4K -n 1 -w 0 \
     >"$tmp/link.txt" 2>&1
@@ -298,13 +299,7 @@ PY
 XDG_RUNTIME_DIR="$xdg" "$BIN" bench all_reduce --backend nccl --ranks "$lw2" -b 4K -e 8K -n 1 \
     -w 0 --format json >"$tmp/link.json" 2>"$tmp/err"
 rc=$?
-if [ "$lw2" -eq 1 ]; then
-    json_links "$tmp/link.json" "none: one rank connects to nobody"
-elif [ "$fake" = 1 ]; then
-    json_links "$tmp/link.json" "SHM/fakegpu (through host shared memory), 1 channel (NCCL INFO log)"
-else
-    json_links "$tmp/link.json" 're:(P2P|SHM|NET)/.* \(NCCL INFO log\)'
-fi
+json_links "$tmp/link.json" "re:$want"
 [ $? -eq 0 ] && [ "$rc" -eq 0 ] && [ -z "$(ls -A "$xdg")" ]
 step "bench --backend nccl --format json: each row's \"link\" is the text's" $?
 NCCL_DEBUG=VERSION "$BIN" bench all_reduce --backend nccl --ranks "$lw2" -b 4K -e 8K -n 1 \

@@ -110,14 +110,6 @@ tm_cleanup
 # and nothing of NCCL's INFO reached the terminal.
 xdg=$(mktemp -d)
 joined() { tm_screen | tr -s ' \n' '  '; }
-# joined_wait TEXT SECONDS: until the joined screen contains TEXT (fixed string).
-joined_wait() {
-    local end=$(($(date +%s) + $2))
-    until joined | grep -qF -- "$1"; do
-        [ "$(date +%s)" -le "$end" ] || return 1
-        sleep 0.2
-    done
-}
 tm_start 150 44 "--no-measure --scene screen=hierarchy" FAKEGPU_DEVICES=2 XDG_RUNTIME_DIR="$xdg"
 tm_wait "step 0/1" 20 || fail "the hierarchy screen never came up on emulated devices"
 tm_wait "NCCL all-reduce busbw: not measured yet" 10 || fail "the NCCL figure is not waiting"
@@ -126,7 +118,7 @@ joined | grep -qF "link: read after the first NCCL measurement" ||
 [ "$(ls "$xdg")" != "" ] || fail "no private NCCL log under XDG_RUNTIME_DIR"
 tm_keys m
 tm_wait "NCCL all-reduce busbw: " 10 || fail "no NCCL figure"
-joined_wait "link: SHM/fakegpu (through host shared memory), 1 channel (NCCL INFO log)" 60 ||
+tm_wait "link: SHM/fakegpu (through host shared memory), 1 channel (NCCL INFO log)" 60 joined ||
     fail "the NCCL figure does not name the link NCCL reported"
 tm_screen | grep -qE "NCCL (INFO|WARN) [A-Z]" && fail "NCCL's INFO log reached the terminal"
 tm_screen | python3 -c '
@@ -148,7 +140,7 @@ tm_cleanup
 ndbg=$(mktemp -d)
 tm_start 150 44 "--scene screen=hierarchy" FAKEGPU_DEVICES=2 NCCL_DEBUG=VERSION TMPDIR="$ndbg"
 tm_wait "step 0/1" 20 || fail "the hierarchy screen never came up with NCCL_DEBUG=VERSION"
-joined_wait "link: not read (NCCL_DEBUG is set by you)" 60 ||
+tm_wait "link: not read (NCCL_DEBUG is set by you)" 60 joined ||
     fail "with the user's NCCL_DEBUG the link line does not say it is not read"
 tm_screen | grep -qF "NCCL version" && fail "NCCL's log was printed over the screen"
 tm_keys q

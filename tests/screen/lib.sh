@@ -54,12 +54,13 @@ tm_screen_ansi() { tm capture-pane -p -e -t main; }
 # The screen with runs of spaces squeezed to one, for matching rows of numbers.
 tm_squeezed() { tm_screen | tr -s ' '; }
 
-# tm_wait TEXT [SECONDS]: until the screen contains TEXT (fixed string).
+# tm_wait TEXT [SECONDS [SCREEN]]: until the screen contains TEXT (fixed string); SCREEN is
+# the function that prints it (default tm_screen).
 tm_wait() {
-    local text=$1 secs=${2:-10}
+    local text=$1 secs=${2:-10} screen=${3:-tm_screen}
     local end=$(($(date +%s) + secs))
     while [ "$(date +%s)" -le "$end" ]; do
-        tm_screen | grep -qF -- "$text" && return 0
+        "$screen" | grep -qF -- "$text" && return 0
         sleep 0.1
     done
     return 1

@@ -229,28 +229,36 @@ static bool exists(const char *p)
     return stat(p, &st) == 0;
 }
 
-/* NCCL_DEBUG set by the user: nothing is set, nothing read (in a child, since the decision
- * is the process's). */
-static void test_log_user(void **state)
+/* Run body in a child (the log decision is the process's) and expect it to return true. */
+static void in_child(bool (*body)(void))
 {
-    (void)state;
     pid_t pid = fork();
     assert_true(pid >= 0);
-    if (pid == 0) {
-        setenv("NCCL_DEBUG", "WARN", 1);
-        unsetenv("NCCL_DEBUG_FILE");
-        nccl_links_log_begin();
-        char buf[200];
-        nccl_links_log_text(2, buf, sizeof buf);
-        int ok = strcmp(buf, "not read (NCCL_DEBUG is set by you)") == 0 &&
-                 strcmp(getenv("NCCL_DEBUG"), "WARN") == 0 && !getenv("NCCL_DEBUG_FILE") &&
-                 !getenv("NCCL_DEBUG_SUBSYS");
-        nccl_links_log_end();
-        _exit(ok ? 0 : 1);
-    }
+    if (pid == 0) _exit(body() ? 0 : 1);
     int st = 0;
     assert_int_equal(waitpid(pid, &st, 0), pid);
     assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* NCCL_DEBUG set by the user: nothing is set, nothing read. */
+static bool log_user(void)
+{
+    setenv("NCCL_DEBUG", "WARN", 1);
+    unsetenv("NCCL_DEBUG_FILE");
+    nccl_links_log_begin();
+    char buf[200];
+    nccl_links_log_text(2, buf, sizeof buf);
+    bool ok = strcmp(buf, "not read (NCCL_DEBUG is set by you)") == 0 &&
+              strcmp(getenv("NCCL_DEBUG"), "WARN") == 0 && !getenv("NCCL_DEBUG_FILE") &&
+              !getenv("NCCL_DEBUG_SUBSYS");
+    nccl_links_log_end();
+    return ok;
+}
+
+static void test_log_user(void **state)
+{
+    (void)state;
+    in_child(log_user);
 }
 
 /* Not set by the user: a private file under $XDG_RUNTIME_DIR that NCCL writes (here, as
@@ -333,28 +341,26 @@ static void test_log_private(void **state)
 
 /* Variables a collviz parent set (COLLVIZ_NCCL_DEBUG_FILE names the same file) are not the
  * user's: the child gets a log of its own. */
+static bool log_inherited(void)
+{
+    setenv("NCCL_DEBUG", "INFO", 1);
+    setenv("NCCL_DEBUG_FILE", "/nonexistent/parent.log", 1);
+    setenv("COLLVIZ_NCCL_DEBUG_FILE", "/nonexistent/parent.log", 1);
+    setenv("XDG_RUNTIME_DIR", "/tmp", 1);
+    nccl_links_log_begin();
+    const char *p = getenv("NCCL_DEBUG_FILE");
+    bool ok = p && strncmp(p, "/tmp/collviz-nccl-", 18) == 0 && exists(p);
+    char buf[200];
+    nccl_links_log_text(2, buf, sizeof buf);
+    ok = ok && strcmp(buf, "no connections in NCCL's INFO log yet") == 0;
+    nccl_links_log_end();
+    return ok;
+}
+
 static void test_log_inherited(void **state)
 {
     (void)state;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        setenv("NCCL_DEBUG", "INFO", 1);
-        setenv("NCCL_DEBUG_FILE", "/nonexistent/parent.log", 1);
-        setenv("COLLVIZ_NCCL_DEBUG_FILE", "/nonexistent/parent.log", 1);
-        setenv("XDG_RUNTIME_DIR", "/tmp", 1);
-        nccl_links_log_begin();
-        const char *p = getenv("NCCL_DEBUG_FILE");
-        int ok = p && strncmp(p, "/tmp/collviz-nccl-", 18) == 0 && exists(p);
-        char buf[200];
-        nccl_links_log_text(2, buf, sizeof buf);
-        ok = ok && strcmp(buf, "no connections in NCCL's INFO log yet") == 0;
-        nccl_links_log_end();
-        _exit(ok ? 0 : 1);
-    }
-    int st = 0;
-    assert_int_equal(waitpid(pid, &st, 0), pid);
-    assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    in_child(log_inherited);
 }
 
 int main(void)

@@ -9,7 +9,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
