@@ -94,6 +94,12 @@ static int mpi_proc_rank(struct backend *b)
     return st->rank;
 }
 
+MPI_Comm mpi_backend_node(const struct backend *b)
+{
+    const struct mpi_state *st = b->priv;
+    return st->node;
+}
+
 static int mpi_node_ranks(struct backend *b)
 {
     struct mpi_state *st = b->priv;

@@ -26,6 +26,9 @@ bool mpi_launched(void);
 int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm **out,
                     char *err, size_t errlen);
 
+/* The processes of this one's node (MPI_COMM_TYPE_SHARED), made when b opened. */
+MPI_Comm mpi_backend_node(const struct backend *b);
+
 /* The line printed when --backend mpi runs without a launcher. */
 #define MPI_LAUNCH_HINT                                                                        \
     "not started by an MPI launcher; run it as: mpirun -np N collviz bench|trace|train ... "   \

@@ -738,8 +738,7 @@ static int mc_native(struct mpi_comm *mc, const struct comm_job *j, float *work)
     MPI_Op mop = mc_op(j->op);
     const char *what = mc_native_name(j->coll);
     if (!what) return mc_fail(mc, "mpi: no such collective");
-    mc_wd_start(mc);
-    mc_wd_enter(mc, what);
+    mc_wd_enter(mc, what); /* its watchdog was started by mc_prepare */
 #ifdef CV_TEST_HOOKS
     if (mc->stall_s > 0 && mc->stall_rank == -1) {
         double s = mc->stall_s;
@@ -1275,10 +1274,9 @@ static int mc_run(struct comm *c, int rank, const struct comm_job *j, float *wor
     }
 #endif
     if (!j->plan) return mc_native(mc, j, work);
-    const struct mpi_prep *pp = j->prep;
-    if (pp) return mc_plan_exec(mc, j->plan, work, pp->tmp, pp->reqs);
-    float *tmp = mc_scratch(mc, &mc->tmp, &mc->tmp_cap, mc_plan_recv_max(j->plan, mc->me));
-    return mc_plan_exec(mc, j->plan, work, tmp, mc_reqs(mc, mc_plan_nreq(j->plan)));
+    const struct mpi_prep *pp = j->prep; /* run.c prepares every job first (comm.h) */
+    if (!pp) return mc_fail(mc, "a plan run without prepare()");
+    return mc_plan_exec(mc, j->plan, work, pp->tmp, pp->reqs);
 }
 
 static const struct comm_ops mpi_comm_ops = {
@@ -1316,7 +1314,6 @@ static const struct comm_ops mpi_comm_ops = {
 int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm **out,
                     char *err, size_t errlen)
 {
-    (void)b;
     *out = NULL;
     int wme = 0, size = 0, me = 0;
     char why[256];
@@ -1325,12 +1322,7 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
     if (mpi_boot_broken(NULL, why, sizeof why))
         return cv_err(err, errlen, CV_EBACKEND, "the MPI job cannot go on: %.200s", why);
     MPI_Comm_rank(MPI_COMM_WORLD, &wme);
-    /* Every process calls this together: the node's communicator is agreed first. */
-    MPI_Comm node;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, wme, MPI_INFO_NULL, &node) !=
-        MPI_SUCCESS)
-        return cv_err(err, errlen, CV_EBACKEND, "mpi: MPI_Comm_split_type failed");
-    MPI_Comm base = cp->within_node ? node : MPI_COMM_WORLD;
+    MPI_Comm base = cp->within_node ? mpi_backend_node(b) : MPI_COMM_WORLD;
     MPI_Comm_size(base, &size);
     MPI_Comm_rank(base, &me);
     int rc = CV_OK;
@@ -1343,10 +1335,7 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
         rc = cv_err(err, errlen, CV_EINVAL,
                     "--overlap: not on the mpi backend (its calls are serialised; no "
                     "helper thread may run an all-reduce beside the rank)");
-    if (rc != CV_OK) {
-        MPI_Comm_free(&node);
-        return rc;
-    }
+    if (rc != CV_OK) return rc;
     struct mpi_comm *mc = xcalloc(1, sizeof *mc);
     mc->pub.ops = &mpi_comm_ops;
     mc->pub.nranks = size;
@@ -1354,7 +1343,7 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
     mc->pub.tl = cp->tl;
     mc->pub.self = me;
     mc->me = me;
-    MPI_Comm_rank(MPI_COMM_WORLD, &mc->world_me);
+    mc->world_me = wme;
     MPI_Comm_dup(base, &mc->coll);
     MPI_Comm_dup(base, &mc->p2p);
     MPI_Comm_dup(base, &mc->ctl);
@@ -1363,7 +1352,6 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
         MPI_Comm_dup(base, &mc->wd);
         MPI_Comm_set_errhandler(mc->wd, MPI_ERRORS_RETURN);
     }
-    MPI_Comm_free(&node);
     MPI_Comm_set_errhandler(mc->coll, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(mc->p2p, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(mc->ctl, MPI_ERRORS_RETURN);
