@@ -22,6 +22,7 @@
 #include "lesson/lesson.h"
 #include "lesson/progress.h"
 #include "present/export_html.h"
+#include "ui/screens/lesson/lesson_keys.h"
 #include "ui/ui.h"
 
 static void lesson_usage(FILE *f)
@@ -120,7 +121,8 @@ static int lesson_check(int argc, char **argv)
         "\n"
         "Check lesson files, or every NN-*.md lesson of a folder: front matter, slides,\n"
         "scenes, exercises (formulas evaluated at their defaults and range ends, holds\n"
-        "exercises run on their scene), and ids unique across all the lessons named.\n"
+        "exercises run on their scene), ids unique across all the lessons named, and\n"
+        "every key the narration tells the student to press bound by the player there.\n"
         "Prints every error as file:line: message (on stderr) and one ok line per\n"
         "valid lesson (on stdout).\n"
         "\n"
@@ -142,6 +144,7 @@ static int lesson_check(int argc, char **argv)
         }
         for (size_t k = before; k < set.n; k++) {
             const struct lesson *L = &set.v[k];
+            if (lesson_keys_check(L, &errs)) continue; /* a key the player ignores */
             size_t nex = 0;
             for (size_t s = 0; s < L->nslides; s++)
                 nex += L->slides[s].nex;
