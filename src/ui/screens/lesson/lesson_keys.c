@@ -109,7 +109,8 @@ static size_t keys_scan(const struct lesson *L, const struct lesson_slide *s, co
             while (*q == ' ')
                 q++;
             size_t wl = strcspn(q, " ");
-            if ((wl == 3 && strncmp(q, "and", 3) == 0) || (wl == 2 && strncmp(q, "or", 2) == 0) ||
+            if ((wl == 3 && strncmp(q, "and", 3) == 0) ||
+                (wl == 2 && strncmp(q, "or", 2) == 0) ||
                 (wl == 4 && strncmp(q, "then", 4) == 0)) {
                 joined = true;
                 q += wl;

@@ -7,7 +7,10 @@
  * scene's steps, Space play, Enter answers the current exercise (a line of input: Enter
  * submits, Esc cancels), Tab the next exercise of the slide, H the next hint, v new
  * numbers (number exercises with ranges), S gives up and shows the answer and solution,
- * ↑ ↓ (k j) scroll the narration, Esc back to the list, q quits. Progress (slides seen,
+ * ↑ ↓ (k j) scroll the narration, Esc back to the list, q quits. Every scene key of the
+ * explorer works on the slide's scene (app_scene_action; where the player's keys clash the
+ * scene keeps N scheme, P parallel, V view, J/K napkin field), and 0 or Backspace brings
+ * the slide's own scene back. Progress (slides seen,
  * the slide to resume at, exercises solved) is saved after every change, atomically,
  * through lesson/progress.h. lesson_ui.c: state and keys; lesson_draw.c: drawing. */
 #ifndef COLLVIZ_UI_SCREENS_LESSON_UI_H
