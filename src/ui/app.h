@@ -91,6 +91,10 @@ struct app {
     bool embedded; /* the screen is drawn inside a frame (a lesson): no key bar of its own */
     enum keys_surface surface; /* where keys are read (kit/keys.h): hints name its keys */
     bool big_digits; /* per-rank values in block digits where they fit (the presenter) */
+    /* Predict first (set by the lesson player around drawing a slide's scene): rank r's
+     * values are drawn as "?" from step hide_from[r] on, while hide_any. */
+    bool hide_any;
+    long hide_from[CV_MAX_RANKS];
     bool utf8, color;
     struct theme th;
     const struct glyphs *g;

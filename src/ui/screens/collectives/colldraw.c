@@ -326,10 +326,16 @@ static void draw_ranks(const struct app *a)
                       r);
             draw_put(b.y, b.x + 4, 1, fa, a->g->v);
         }
+        /* predict first: the box an unanswered exercise asks about stays "?" */
+        bool hidden = a->hide_any && a->hide_from[r] >= 0 && (long)step >= a->hide_from[r];
         for (size_t i = 0; i < l->shown; i++) {
             int y, x;
             layout_cell_pos(l, r, i, &y, &x);
-            draw_value(a, y, x, v[i], m[i], hl[(size_t)r * L + i]);
+            if (hidden)
+                draw_put(y + (l->cell_h > 1 ? l->cell_h / 2 : 0), x + l->cell_w - 1, 1,
+                         a->th.role[TH_WARN] | A_BOLD, "?");
+            else
+                draw_value(a, y, x, v[i], m[i], hl[(size_t)r * L + i]);
         }
         if (l->shown < L) {
             int y, x;

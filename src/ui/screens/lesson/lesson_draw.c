@@ -5,6 +5,7 @@
  * screen into its rect, and the key bar. Speaker notes are never drawn. */
 #include "lesson_draw.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -286,6 +287,12 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
         snprintf(lead, sizeof lead, "hint %d: ", k + 1);
         ll_text(v, th->role[TH_WARN], width, lead, "        ", e->hints[k]);
     }
+    if (!(st->right || st->gave_up) && e->type == LEX_HOLDS && u->hid_box)
+        ll_text(v, th->role[TH_WARN], width, "", "",
+                "answer first: the asked box shows ? until you answer or give up");
+    if (!(st->right || st->gave_up) && e->type == LEX_NUMBER && u->hid_figures)
+        ll_text(v, th->role[TH_WARN], width, "", "",
+                "answer first: the scene shows ? for figures equal to the answer");
     if (u->editing) {
         l = ll_new(v);
         ll_put(l, th->role[TH_LABEL] | A_BOLD, "> ", 2);
@@ -350,6 +357,83 @@ static void narr_lines(const struct app *a, const struct lesson_ui *u, struct ll
     }
     *ex_line = v->n;
     if (s->nex) narr_exercise(a, u, s, v, width);
+}
+
+/* ---- predict first ---- */
+
+/* Whether the student has answered exercise k of the slide (right, gave up, or solved on
+ * an earlier visit): only then may the scene show its answer. */
+static bool ex_answered(const struct lesson_ui *u, const struct lesson_slide *s, size_t k)
+{
+    const struct lesson_ex_state *st = &u->ex[k];
+    return st->right || st->gave_up || (u->have_prog && progress_solved(&u->prog, s->ex[k].id));
+}
+
+struct predict {
+    const struct lesson_ui *u;
+    const struct lesson_slide *s;
+};
+
+/* A panel figure (value, unit) equal to an unanswered number exercise's answer, within
+ * its tolerance (at least 1%: panels round), in the exercise's unit or any unit of the
+ * same kind; a figure without a unit (or with a word that is no unit) is compared as is. */
+static bool predict_hit(double v, const char *unit, void *ctx)
+{
+    const struct predict *p = ctx;
+    for (size_t k = 0; k < p->s->nex; k++) {
+        const struct lesson_exercise *e = &p->s->ex[k];
+        if (e->type != LEX_NUMBER || ex_answered(p->u, p->s, k)) continue;
+        const struct lesson_ex_state *st = &p->u->ex[k];
+        double ans = st->seed ? st->var.answer : e->answer;
+        if (ans == 0 || !isfinite(ans)) continue;
+        double cv = v;
+        enum ex_dim fd, ed;
+        double sc;
+        const char *canon;
+        if (unit[0] && ex_unit_lookup(unit, &fd, &sc, &canon) == CV_OK &&
+            ex_unit_lookup(e->units, &ed, &sc, &canon) == CV_OK && fd != DIM_NONE &&
+            fd != DIM_COUNT) {
+            char err[80];
+            if (fd != ed || ex_unit_convert(v, unit, e->units, &cv, err, sizeof err) != CV_OK)
+                continue;
+        }
+        double tol = e->tolerance > 0.01 ? e->tolerance : 0.01;
+        if (fabs(cv - ans) <= tol * fabs(ans)) return true;
+    }
+    return false;
+}
+
+/* Before the scene is drawn: hide what unanswered exercises ask (the asked rank's box from
+ * the asked step on, on the exercise's own scene; panel figures equal to an answer). */
+static void predict_begin(struct app *a, struct predict *p)
+{
+    const struct lesson_ui *u = p->u;
+    const struct lesson_slide *s = p->s;
+    a->hide_any = false;
+    for (int r = 0; r < CV_MAX_RANKS; r++)
+        a->hide_from[r] = -1;
+    bool numbers = false;
+    for (size_t k = 0; k < s->nex; k++) {
+        const struct lesson_exercise *e = &s->ex[k];
+        if (ex_answered(u, s, k)) continue;
+        if (e->type == LEX_NUMBER) numbers = true;
+        if (e->type != LEX_HOLDS || e->rank < 0 || e->rank >= CV_MAX_RANKS) continue;
+        if (screen_scene_diff(&a->sc, &e->scene) & ~(SF_STEP | SF_HL | SF_AUTOPLAY | SF_MEAS))
+            continue; /* the student's own scene: not what is asked */
+        long at = e->step == SCENE_STEP_END ? (long)app_nsteps(a) : e->step;
+        if (a->hide_from[e->rank] < 0 || at < a->hide_from[e->rank]) a->hide_from[e->rank] = at;
+        a->hide_any = true;
+    }
+    draw_set_mask(numbers ? predict_hit : NULL, p);
+}
+
+/* After: what was hidden (for the "answer first" line), nothing hidden elsewhere. */
+static int predict_end(struct app *a)
+{
+    int hits = draw_mask_hits();
+    draw_set_mask(NULL, NULL);
+    a->hide_any = false;
+    return hits;
 }
 
 /* ---- the list ---- */
@@ -476,7 +560,16 @@ static void draw_slide(struct app *a, struct rect r)
             draw_put(narr.y + narr.h, narr.x, narr.w, th->role[TH_WARN], m);
         }
     }
-    if (scene.w > 0) app_screen(a)->draw(a, scene);
+    if (scene.w > 0) {
+        struct predict pr = {u, s};
+        predict_begin(a, &pr);
+        bool boxes = a->hide_any;
+        app_screen(a)->draw(a, scene);
+        u->hid_figures = predict_end(a) > 0;
+        u->hid_box = boxes;
+    } else {
+        u->hid_figures = u->hid_box = false;
+    }
     /* the narration, scrolled */
     struct llines v = {0};
     int ex_line = 0;

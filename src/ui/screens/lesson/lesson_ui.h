@@ -61,9 +61,11 @@ struct lesson_ui {
     size_t cur;   /* current exercise of the slide */
     bool editing; /* the input line takes the keys */
     char input[256];
-    int scroll;   /* first narration line shown */
-    int ex_line;  /* where the exercise section starts in the narration (last draw) */
-    bool show_ex; /* scroll so the exercise section shows (after Enter, H, S, v) */
+    int scroll;       /* first narration line shown */
+    int ex_line;      /* where the exercise section starts in the narration (last draw) */
+    bool show_ex;     /* scroll so the exercise section shows (after Enter, H, S, v) */
+    bool hid_box;     /* the last draw hid a box an exercise asks about (predict first) */
+    bool hid_figures; /* ... and scene figures equal to a number exercise's answer */
     struct progress prog;
     bool have_prog;
     char warn[400]; /* lessons with errors, progress not saved: shown in the list/title */
