@@ -2,6 +2,8 @@
  * bottom bar are generated from, and names keys for people. */
 #include "keys.h"
 
+#include "text.h"
+
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
@@ -244,14 +246,6 @@ static void keys_bar_text(const char *s, bool utf8, char *out, size_t n)
     out[o] = '\0';
 }
 
-static int keys_cols(const char *s)
-{
-    int w = 0;
-    for (; *s; s++)
-        if (((unsigned char)*s & 0xC0) != 0x80) w++;
-    return w;
-}
-
 /* The bar text of one row. */
 static void keys_bar_item(const struct key_row *row, bool utf8, struct bar_item *it)
 {
@@ -263,7 +257,7 @@ static void keys_bar_item(const struct key_row *row, bool utf8, struct bar_item 
         keys_name(row->keys[0], utf8, one, sizeof one);
         snprintf(it->keys, sizeof it->keys, "%s", row->keys[0] == ' ' ? "Spc" : one);
     }
-    it->w = keys_cols(it->keys) + 1 + keys_cols(it->label);
+    it->w = text_width(it->keys) + 1 + text_width(it->label);
 }
 
 /* Help and quit must always be reachable, so they are placed first; the others follow in
