@@ -22,6 +22,7 @@
 #include "lesson/lesson.h"
 #include "lesson/progress.h"
 #include "present/export_html.h"
+#include "ui/kit/text.h"
 #include "ui/screens/lesson/lesson_keys.h"
 #include "ui/ui.h"
 
@@ -463,8 +464,9 @@ static int lesson_list(int argc, char **argv)
         argc, argv, &o, false, false, false,
         "usage: collviz lesson list\n"
         "\n"
-        "The lessons of ./lessons (or $COLLVIZ_LESSONS) in order, with your progress\n"
-        "from $XDG_STATE_HOME/collviz/progress (default ~/.local/state/collviz/).\n"
+        "The lessons of ./lessons (or $COLLVIZ_LESSONS) in order: file, id (collviz\n"
+        "lesson ID opens it; the file's slug works too), title, length, and your\n"
+        "progress from $XDG_STATE_HOME/collviz/progress (default ~/.local/state/collviz/).\n"
         "\n"
         "Exit status: 0 success, 2 bad input or no lessons.\n");
     if (rc >= 0) return rc;
@@ -484,10 +486,24 @@ static int lesson_list(int argc, char **argv)
     bool have_progress = progress_default_path(path, sizeof path, NULL, 0) == CV_OK;
     if (have_progress) progress_load(&pr, path, warn, sizeof warn);
     if (warn[0]) fprintf(stderr, "collviz: %s\n", warn);
+    /* Columns as wide as their widest entry, in terminal columns (titles may be UTF-8):
+     * the file, the id (what `collviz lesson ID` takes), the title. */
+    int wf = 4, wi = 2, wt = 5;
     for (size_t i = 0; i < set.n; i++) {
         const struct lesson *L = &set.v[i];
         const char *base = strrchr(L->path, '/');
         base = base ? base + 1 : L->path;
+        if (text_width(base) > wf) wf = text_width(base);
+        if (text_width(L->id) > wi) wi = text_width(L->id);
+        if (text_width(L->title ? L->title : L->id) > wt)
+            wt = text_width(L->title ? L->title : L->id);
+    }
+    printf("%-*s  %-*s  %-*s  %7s  progress\n", wf, "file", wi, "id", wt, "title", "length");
+    for (size_t i = 0; i < set.n; i++) {
+        const struct lesson *L = &set.v[i];
+        const char *base = strrchr(L->path, '/');
+        base = base ? base + 1 : L->path;
+        const char *title = L->title ? L->title : L->id;
         size_t nex = 0;
         for (size_t s = 0; s < L->nslides; s++)
             nex += L->slides[s].nex;
@@ -501,8 +517,10 @@ static int lesson_list(int argc, char **argv)
                 solved += have_progress && progress_solved(&pr, L->slides[s].ex[e].id);
         char minutes[24] = "";
         if (L->minutes) snprintf(minutes, sizeof minutes, "%d min", L->minutes);
-        printf("%-28s %-40s %7s  seen %zu/%zu slides, solved %zu/%zu exercises\n", base,
-               L->title ? L->title : L->id, minutes, seen, L->nslides, solved, nex);
+        /* %-*s pads bytes, not columns: pad by the title's width in columns */
+        printf("%-*s  %-*s  %s%*s  %7s  seen %zu/%zu slides, solved %zu/%zu exercises\n", wf,
+               base, wi, L->id, title, wt - text_width(title), "", minutes, seen, L->nslides,
+               solved, nex);
     }
     if (errs.n) {
         fflush(stdout);

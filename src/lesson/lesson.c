@@ -1817,10 +1817,26 @@ bool lesson_is_lesson_name(const char *name)
            name[2] == '-' && strcmp(name + n - 3, ".md") == 0;
 }
 
+/* Whether name is the slug of path's file name (NN-slug.md), or that whole file name. */
+static bool lesson_is_slug_of(const char *path, const char *name)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t bl = strlen(base);
+    if (strcmp(base, name) == 0) return true;
+    if (bl < 6 || strcmp(base + bl - 3, ".md") != 0) return false;
+    size_t sl = bl - 3 - 3; /* without "NN-" and ".md" */
+    return strlen(name) == sl && strncmp(base + 3, name, sl) == 0;
+}
+
 const struct lesson *lesson_set_find(const struct lesson_set *set, const char *lesson_id)
 {
     for (size_t i = 0; i < set->n; i++)
         if (strcmp(set->v[i].id, lesson_id) == 0) return &set->v[i];
+    /* the file's slug or name names it too (05-allreduce-is-rs-plus-ag.md has the id
+     * allreduce-decomposed), unless it is another lesson's id */
+    for (size_t i = 0; i < set->n; i++)
+        if (set->v[i].path && lesson_is_slug_of(set->v[i].path, lesson_id)) return &set->v[i];
     return NULL;
 }
 
