@@ -53,6 +53,19 @@ done
 tmux -L "$SOCK" capture-pane -p -t m | grep -qF "All-reduce = reduce-scatter + all-gather" ||
     fail "the slug opened another lesson"
 tmux -L "$SOCK" send-keys -t m q
+# the list opens with its cursor on the lesson visited last (lesson 05, just now)
+tmux -L "$SOCK" kill-server 2>/dev/null
+tmux -L "$SOCK" -f /dev/null new-session -d -x 120 -y 40 -s m \
+    "LANG=C.UTF-8 COLLVIZ_LESSONS=$HERE/lessons XDG_STATE_HOME=$tmp/state $BIN lesson --backend cpu --no-measure; echo EXITED:\$?; sleep 60"
+ok=0
+for _ in $(seq 1 100); do
+    if tmux -L "$SOCK" capture-pane -p -t m | grep -qF "collviz lessons"; then ok=1; break; fi
+    sleep 0.1
+done
+[ $ok = 1 ] || fail "the list did not come up"
+tmux -L "$SOCK" capture-pane -p -t m | grep -qF "▶ All-reduce = reduce-scatter + all-gather" ||
+    fail "the list's cursor is not on the last lesson: $(tmux -L "$SOCK" capture-pane -p -t m | grep -F '▶')"
+tmux -L "$SOCK" send-keys -t m q
 out=$("$BIN" lesson no-such-slug 2>&1 >/dev/null)
 [ $? -eq 2 ] || fail "an unknown slug did not exit 2"
 [ "$fails" -eq 0 ] || exit 1

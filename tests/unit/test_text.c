@@ -16,13 +16,13 @@ static void test_widths(void **state)
 {
     (void)state;
     assert_int_equal(text_width("abc"), 3);
-    assert_int_equal(text_width("Gr\u00f6\u00dfe"), 5);                  /* Größe */
-    assert_int_equal(text_width("\u6f22\u5b57"), 4);                      /* 漢字 */
-    assert_int_equal(text_width("e\u0301"), 1);                           /* e + acute */
-    assert_int_equal(text_width("\u2192\u00b7\u2502\u2026"), 4);          /* our glyphs */
-    assert_int_equal(text_width("\uff21"), 2);                            /* fullwidth A */
-    assert_int_equal(text_width("\xf0\x9f\x98\x80"), 2);                  /* an emoji */
-    assert_int_equal(text_ncols("\u6f22\u5b57abc", 3), 2);                /* first 3 bytes */
+    assert_int_equal(text_width("Gr\u00f6\u00dfe"), 5);          /* Größe */
+    assert_int_equal(text_width("\u6f22\u5b57"), 4);             /* 漢字 */
+    assert_int_equal(text_width("e\u0301"), 1);                  /* e + acute */
+    assert_int_equal(text_width("\u2192\u00b7\u2502\u2026"), 4); /* our glyphs */
+    assert_int_equal(text_width("\uff21"), 2);                   /* fullwidth A */
+    assert_int_equal(text_width("\xf0\x9f\x98\x80"), 2);         /* an emoji */
+    assert_int_equal(text_ncols("\u6f22\u5b57abc", 3), 2);       /* first 3 bytes */
     /* a wide character that would cross the limit stays out */
     assert_int_equal(text_prefix_bytes("a\u6f22b", 2), 1);
     assert_int_equal(text_prefix_bytes("a\u6f22b", 3), 4);

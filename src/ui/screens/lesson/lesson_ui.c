@@ -302,6 +302,7 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
     case ACT_CLOSE:
         if (a->help || a->hw_open) return false;
         if (u->from_list) {
+            u->sel = (size_t)(u->L - u->set.v); /* the list's cursor on the lesson left */
             u->in_list = true;
             u->L = NULL;
             a->playing = false;
@@ -433,6 +434,11 @@ int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen)
     if (warn[0]) {
         size_t l = strlen(u->warn);
         snprintf(u->warn + l, sizeof u->warn - l, "%s%s", l ? "; " : "", warn);
+    }
+    if (u->in_list && u->have_prog && progress_last_lesson(&u->prog)) {
+        /* the list opens on the lesson the student was in last */
+        const struct lesson *last = lesson_set_find(&u->set, progress_last_lesson(&u->prog));
+        if (last) u->sel = (size_t)(last - u->set.v);
     }
     a->frame = &screen_lesson;
     a->frame_state = u;
