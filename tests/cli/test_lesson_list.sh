@@ -9,7 +9,7 @@ BIN=${1:?usage: test_lesson_list.sh BIN [ASAN_BIN]}
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 SOCK="collviz-test_lesson_list-$$"
-trap 'tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'tmux -L "$SOCK" kill-server 2>/dev/null; tmux -L "$SOCK-2" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME=$tmp/state
 fails=0
 fail() {
@@ -46,7 +46,7 @@ tmux -L "$SOCK" -f /dev/null new-session -d -x 120 -y 40 -s m \
     "LANG=C.UTF-8 COLLVIZ_LESSONS=$HERE/lessons XDG_STATE_HOME=$tmp/state $BIN lesson allreduce-is-rs-plus-ag --backend cpu --no-measure; echo EXITED:\$?; sleep 60"
 ok=0
 for _ in $(seq 1 100); do
-    if tmux -L "$SOCK" capture-pane -p -t m | grep -qF "slide 1/"; then ok=1; break; fi
+    if tmux -L "$SOCK" capture-pane -p -t m 2>/dev/null | grep -qF "slide 1/"; then ok=1; break; fi
     sleep 0.1
 done
 [ $ok = 1 ] || fail "collviz lesson allreduce-is-rs-plus-ag did not open: $(tmux -L "$SOCK" capture-pane -p -t m | head -3)"
@@ -55,11 +55,12 @@ tmux -L "$SOCK" capture-pane -p -t m | grep -qF "All-reduce = reduce-scatter + a
 tmux -L "$SOCK" send-keys -t m q
 # the list opens with its cursor on the lesson visited last (lesson 05, just now)
 tmux -L "$SOCK" kill-server 2>/dev/null
+SOCK=$SOCK-2 # a fresh server: the old one may still be shutting down
 tmux -L "$SOCK" -f /dev/null new-session -d -x 120 -y 40 -s m \
     "LANG=C.UTF-8 COLLVIZ_LESSONS=$HERE/lessons XDG_STATE_HOME=$tmp/state $BIN lesson --backend cpu --no-measure; echo EXITED:\$?; sleep 60"
 ok=0
 for _ in $(seq 1 100); do
-    if tmux -L "$SOCK" capture-pane -p -t m | grep -qF "collviz lessons"; then ok=1; break; fi
+    if tmux -L "$SOCK" capture-pane -p -t m 2>/dev/null | grep -qF "collviz lessons"; then ok=1; break; fi
     sleep 0.1
 done
 [ $ok = 1 ] || fail "the list did not come up"

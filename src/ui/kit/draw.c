@@ -237,12 +237,47 @@ void pl_draw_line(const struct pline *l, int y, int x, int w)
         used += draw_put_masked(y, x + used, w - used, l->seg[i].attr, l->seg[i].text);
 }
 
-/* Lines [from, from+h) of p into the rectangle; returns the lines drawn. */
+/* A line wider than w, wrapped at its spaces onto at most maxrows rows (the rest indented
+ * by two columns), each word in its piece's style. Returns the rows used. */
+static int pl_draw_wrapped(const struct pline *l, int y, int x, int w, int maxrows)
+{
+    int row = 0, col = 0;
+    for (int i = 0; i < l->n; i++) {
+        const char *t = l->seg[i].text;
+        while (*t) {
+            size_t sp = strspn(t, " ");
+            size_t wl = strcspn(t + sp, " ");
+            char word[200];
+            snprintf(word, sizeof word, "%.*s", (int)wl, t + sp);
+            int ww = text_width(word);
+            if (col > 0 && col + (int)sp + ww > w && ww > 0) {
+                if (++row >= maxrows) return row;
+                col = 2; /* the spaces before the word stay at the end of the last row */
+            } else if (sp && (col > 0 || i > 0)) {
+                char pad[64];
+                snprintf(pad, sizeof pad, "%*s", (int)(sp < 60 ? sp : 60), "");
+                col += draw_put(y + row, x + col, w - col, l->seg[i].attr, pad);
+            }
+            col += draw_put_masked(y + row, x + col, w - col, l->seg[i].attr, word);
+            t += sp + wl;
+        }
+    }
+    return row + 1;
+}
+
+/* Lines [from, ...) of p into the rectangle, a line wider than it wrapped (never cut while
+ * rows are left); returns the rows used. */
 int pl_draw(const struct plines *p, int from, struct rect r)
 {
     int k = 0;
-    for (; k < r.h && from + k < p->n; k++)
-        pl_draw_line(&p->l[from + k], r.y + k, r.x, r.w);
+    for (int i = from; k < r.h && i < p->n; i++) {
+        if (pl_width(&p->l[i]) <= r.w) {
+            pl_draw_line(&p->l[i], r.y + k, r.x, r.w);
+            k++;
+        } else {
+            k += pl_draw_wrapped(&p->l[i], r.y + k, r.x, r.w, r.h - k);
+        }
+    }
     return k;
 }
 

@@ -55,7 +55,8 @@ void pl_colour_legend(struct plines *p, const struct theme *th, const struct gly
                       const char *ranks_note, const char *marks_note);
 int pl_width(const struct pline *l);
 void pl_draw_line(const struct pline *l, int y, int x, int w);
-/* Lines [from, from+r.h) of p into r; returns the lines drawn. */
+/* Lines [from, ...) of p into r, a line wider than r wrapped at its spaces onto the next
+ * rows (indented), never cut while rows are left; returns the rows used. */
 int pl_draw(const struct plines *p, int from, struct rect r);
 
 /* ---- predict first: figures hidden until the student answers --------------------------

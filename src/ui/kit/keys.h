@@ -42,6 +42,8 @@
     X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp", 'n', 'N')               \
     X(SLIDE_NEXT, KEYS_ON_LESSON, "n/p", "slide", "next slide", 'n')                           \
     X(SLIDE_PREV, KEYS_ON_LESSON, NULL, NULL, "previous slide", 'p')                           \
+    X(SCENE_ALONE, KEYS_ON_LESSON, NULL, NULL, "the scene alone / the text (small terminals)", \
+      'z')                                                                                     \
     X(SCENE_RESET, KEYS_ON_LESSON, NULL, NULL, "back to the slide's scene", '0',               \
       KEY_BACKSPACE, 127, 8)                                                                   \
     X(NEXT, KEYS_ON_EVERY, "<- ->", "step", "next step", KEY_RIGHT, 'l', KEY_NPAGE)            \

@@ -23,12 +23,9 @@
 
 /* ---- styled lines that grow ---- */
 
-struct llines {
-    struct pline *l;
-    int n, cap;
-};
+/* struct lesson_lines (lesson_ui.h): styled lines that grow */
 
-static struct pline *ll_new(struct llines *v)
+static struct pline *ll_new(struct lesson_lines *v)
 {
     if (v->n == v->cap) {
         v->cap = v->cap ? v->cap * 2 : 64;
@@ -61,7 +58,7 @@ static void ll_put(struct pline *l, attr_t attr, const char *text, size_t len)
 /* A word-wrapping writer: words of any style flow into lines of `width` columns, each line
  * starting with `lead` (first line) or `indent` (the rest). */
 struct flow {
-    struct llines *v;
+    struct lesson_lines *v;
     struct pline *cur;
     int width, col;
     const char *indent;
@@ -146,7 +143,7 @@ static void flow_spans(struct flow *f, const struct app *a, const struct lesson_
     }
 }
 
-static void ll_text(struct llines *v, attr_t attr, int width, const char *lead,
+static void ll_text(struct lesson_lines *v, attr_t attr, int width, const char *lead,
                     const char *indent, const char *text)
 {
     struct flow f = {.v = v, .width = width, .indent = indent, .indent_attr = attr};
@@ -156,8 +153,8 @@ static void ll_text(struct llines *v, attr_t attr, int width, const char *lead,
 
 /* ---- the narration ---- */
 
-static void narr_blocks(const struct app *a, const struct lesson_slide *s, struct llines *v,
-                        int width)
+static void narr_blocks(const struct app *a, const struct lesson_slide *s,
+                        struct lesson_lines *v, int width)
 {
     const struct theme *th = &a->th;
     for (size_t i = 0; i < s->nblocks; i++) {
@@ -239,7 +236,7 @@ static const char *verdict_glyph(const struct app *a, enum ex_verdict k)
  * the input line, the verdict, and after a right answer or giving up the answer and the
  * solution. */
 static void narr_exercise(const struct app *a, const struct lesson_ui *u,
-                          const struct lesson_slide *s, struct llines *v, int width)
+                          const struct lesson_slide *s, struct lesson_lines *v, int width)
 {
     const struct theme *th = &a->th;
     const struct lesson_exercise *e = &s->ex[u->cur];
@@ -343,12 +340,11 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
 }
 
 /* Every line of the slide's narration pane; *ex_line: where the exercise starts. */
-static void narr_lines(const struct app *a, const struct lesson_ui *u, struct llines *v,
+static void narr_lines(const struct app *a, const struct lesson_ui *u, struct lesson_lines *v,
                        int width, int *ex_line)
 {
     const struct lesson_slide *s = &u->L->slides[u->slide];
-    struct pline *l = ll_new(v);
-    ll_put(l, A_BOLD | A_UNDERLINE, s->title, strlen(s->title));
+    ll_text(v, A_BOLD | A_UNDERLINE, width, "", "", s->title); /* wrapped, never cut */
     ll_new(v);
     narr_blocks(a, s, v, width);
     if (u->scene_err[0]) {
@@ -500,81 +496,51 @@ static void draw_list(struct app *a, struct rect r)
 
 /* ---- a slide ---- */
 
-static void draw_slide(struct app *a, struct rect r)
+void lesson_layout(struct rect r, bool has_scene, bool scene_alone, struct lesson_layout *out)
 {
-    struct lesson_ui *u = lesson_ui_of(a);
-    const struct theme *th = &a->th;
-    const struct lesson_slide *s = &u->L->slides[u->slide];
-    /* title row: lesson, slide, progress; the status message at its right */
-    draw_fill((struct rect){r.y, r.x, 1, r.w}, th->role[TH_TITLE]);
-    char t[600];
-    size_t nex = 0, solved = 0;
-    for (size_t k = 0; k < u->L->nslides; k++)
-        for (size_t e = 0; e < u->L->slides[k].nex; e++) {
-            nex++;
-            if (u->have_prog && progress_solved(&u->prog, u->L->slides[k].ex[e].id)) solved++;
-        }
-    snprintf(t, sizeof t, " %s%sslide %zu/%zu%s%zu/%zu solved",
-             u->L->title ? u->L->title : u->L->id, a->g->sep, u->slide + 1, u->L->nslides,
-             a->g->sep, solved, nex);
-    int used = draw_put(r.y, r.x, r.w, th->role[TH_TITLE], t);
-    const char *note = a->msg[0] ? a->msg : u->warn;
-    char back[80] = "";
-    if (!note[0] && u->scene_ok && s->has_scene &&
-        screen_scene_diff(&a->sc, &s->scene) & ~(SF_STEP | SF_HL | SF_AUTOPLAY)) {
-        char k[16];
-        if (app_key_hint(a, ACT_SCENE_RESET, k, sizeof k))
-            snprintf(back, sizeof back, "your own scene (%s: the slide's)", k);
-        note = back;
-    }
-    if (note[0] && used + 4 < r.w) {
-        char fit[400];
-        text_fit(fit, sizeof fit, note, r.w - used - 3, a->utf8);
-        draw_put(r.y, r.x + used + 2, r.w - used - 3, th->role[TH_TITLE] | A_BOLD, fit);
-    }
-    /* where the narration and the scene go */
-    struct rect narr, scene = {0, 0, 0, 0};
-    bool has_scene = u->scene_ok;
+    *out = (struct lesson_layout){.scene_alone = has_scene && scene_alone};
     int body_h = r.h - 2; /* between the title row and the bar */
-    if (has_scene && r.w - LAYOUT_MIN_COLS >= NARR_MIN_W && r.h - 1 >= LAYOUT_MIN_ROWS) {
+    if (out->scene_alone) {
+        /* z: the scene over the whole terminal (its own title row; the bar stays ours) */
+        out->scene = r;
+    } else if (has_scene && r.w - LAYOUT_MIN_COLS >= NARR_MIN_W && r.h - 1 >= LAYOUT_MIN_ROWS) {
         int nw = r.w - LAYOUT_MIN_COLS;
         if (nw > NARR_MAX_W) nw = NARR_MAX_W;
-        narr = (struct rect){r.y + 1, r.x + 1, body_h, nw - 3};
-        scene = (struct rect){r.y + 1, r.x + nw, r.h - 1, r.w - nw};
-        for (int y = r.y + 1; y < r.y + r.h - 1; y++)
-            draw_put(y, r.x + nw - 1, 1, th->role[TH_BORDER], a->g->v);
+        out->narr = (struct rect){r.y + 1, r.x + 1, body_h, nw - 3};
+        out->scene = (struct rect){r.y + 1, r.x + nw, r.h - 1, r.w - nw};
+        out->rule_x = r.x + nw - 1;
     } else if (has_scene && r.h - 1 - LAYOUT_MIN_ROWS >= NARR_STACK_MIN_H &&
                r.w >= LAYOUT_MIN_COLS) {
         int sh = LAYOUT_MIN_ROWS;
-        narr = (struct rect){r.y + 1, r.x + 1, r.h - 1 - sh, r.w - 2};
-        scene = (struct rect){r.y + r.h - sh, r.x, sh, r.w};
+        out->narr = (struct rect){r.y + 1, r.x + 1, r.h - 1 - sh, r.w - 2};
+        out->scene = (struct rect){r.y + r.h - sh, r.x, sh, r.w};
     } else {
+        /* compact (80x24, 100x30): the text alone, paged; z shows the scene alone */
         int w = r.w - 2 > 100 ? 100 : r.w - 2;
-        narr = (struct rect){r.y + 1, r.x + (r.w - w) / 2, body_h, w};
-        if (has_scene) {
-            narr.h--;
-            char m[200];
-            snprintf(m, sizeof m, "(the scene needs %dx%d beside the text or %dx%d below it)",
-                     LAYOUT_MIN_COLS + NARR_MIN_W, LAYOUT_MIN_ROWS + 1, LAYOUT_MIN_COLS,
-                     LAYOUT_MIN_ROWS + 1 + NARR_STACK_MIN_H);
-            draw_put(narr.y + narr.h, narr.x, narr.w, th->role[TH_WARN], m);
-        }
+        out->narr = (struct rect){r.y + 1, r.x + (r.w - w) / 2, body_h, w};
+        out->compact = has_scene;
+        if (out->compact) out->narr.h--; /* the line that says z shows the scene */
     }
-    if (scene.w > 0) {
-        struct predict pr = {u, s};
-        predict_begin(a, &pr);
-        bool boxes = a->hide_any;
-        app_screen(a)->draw(a, scene);
-        u->hid_figures = predict_end(a) > 0;
-        u->hid_box = boxes;
-    } else {
-        u->hid_figures = u->hid_box = false;
-    }
-    /* the narration, scrolled */
-    struct llines v = {0};
+}
+
+void lesson_slide_lines(const struct app *a, const struct lesson_ui *u, int width,
+                        struct lesson_lines *v, int *ex_line)
+{
+    narr_lines(a, u, v, width, ex_line);
+}
+
+/* The narration into r, scrolled (u->scroll), with a visible "more" line when it goes on
+ * below: nothing is lost silently, ↓ or j shows the rest. */
+static void draw_narration(struct app *a, struct lesson_ui *u, const struct lesson_slide *s,
+                           struct rect narr)
+{
+    const struct theme *th = &a->th;
+    struct lesson_lines v = {0};
     int ex_line = 0;
     narr_lines(a, u, &v, narr.w, &ex_line);
-    int max = v.n - narr.h;
+    int rows = narr.h;
+    if (v.n > narr.h && narr.h > 1) rows = narr.h - 1; /* the more line */
+    int max = v.n - rows;
     if (max < 0) max = 0;
     if (u->show_ex && s->nex) {
         /* what the student just did (answer, hint, solution) is at the end: in view */
@@ -584,18 +550,103 @@ static void draw_slide(struct app *a, struct rect r)
     if (u->scroll > max) u->scroll = max;
     if (u->scroll < 0) u->scroll = 0;
     u->ex_line = ex_line;
-    for (int k = 0; k < narr.h && u->scroll + k < v.n; k++)
+    u->scroll_max = max;
+    for (int k = 0; k < rows && u->scroll + k < v.n; k++)
         pl_draw_line(&v.l[u->scroll + k], narr.y + k, narr.x, narr.w);
     if (u->scroll > 0)
         draw_put(narr.y, narr.x + narr.w - 1, 1, th->role[TH_DIM], a->utf8 ? "\u2191" : "^");
-    if (u->scroll < max)
-        draw_put(narr.y + narr.h - 1, narr.x + narr.w - 1, 1, th->role[TH_DIM],
-                 a->utf8 ? "\u2193" : "v");
+    if (rows < narr.h) {
+        char t[120];
+        int below = v.n - (u->scroll + rows);
+        if (below > 0)
+            snprintf(t, sizeof t, "%s more %s %d line%s (%s j)", a->g->h,
+                     a->utf8 ? "\u2193" : "v", below, below == 1 ? "" : "s",
+                     a->utf8 ? "\u2193" : "Down");
+        else
+            snprintf(t, sizeof t, "%s the end %s (%s k: back up)", a->g->h, a->g->h,
+                     a->utf8 ? "\u2191" : "Up");
+        draw_put(narr.y + rows, narr.x, narr.w, th->role[TH_STEP] | A_BOLD, t);
+    }
     free(v.l);
-    /* the key bar over the whole width */
+}
+
+static void draw_slide(struct app *a, struct rect r)
+{
+    struct lesson_ui *u = lesson_ui_of(a);
+    const struct theme *th = &a->th;
+    const struct lesson_slide *s = &u->L->slides[u->slide];
+    struct lesson_layout lay;
+    lesson_layout(r, u->scene_ok, u->scene_alone, &lay);
+    if (!lay.scene_alone) {
+        /* title row: lesson, slide, progress; the status message at its right */
+        draw_fill((struct rect){r.y, r.x, 1, r.w}, th->role[TH_TITLE]);
+        char t[600];
+        size_t nex = 0, solved = 0;
+        for (size_t k = 0; k < u->L->nslides; k++)
+            for (size_t e = 0; e < u->L->slides[k].nex; e++) {
+                nex++;
+                if (u->have_prog && progress_solved(&u->prog, u->L->slides[k].ex[e].id))
+                    solved++;
+            }
+        snprintf(t, sizeof t, "slide %zu/%zu%s%zu/%zu solved", u->slide + 1, u->L->nslides,
+                 a->g->sep, solved, nex);
+        /* the lesson's title only where it fits whole (the slide number never goes) */
+        char full[700];
+        snprintf(full, sizeof full, " %s%s%s", u->L->title ? u->L->title : u->L->id, a->g->sep,
+                 t);
+        if (text_width(full) > r.w) snprintf(full, sizeof full, " %s", t);
+        int used = draw_put(r.y, r.x, r.w, th->role[TH_TITLE], full);
+        const char *note = a->msg[0] ? a->msg : u->warn;
+        char back[80] = "";
+        if (!note[0] && u->scene_ok && s->has_scene &&
+            screen_scene_diff(&a->sc, &s->scene) & ~(SF_STEP | SF_HL | SF_AUTOPLAY)) {
+            char k[16];
+            if (app_key_hint(a, ACT_SCENE_RESET, k, sizeof k))
+                snprintf(back, sizeof back, "your own scene (%s: the slide's)", k);
+            note = back;
+        }
+        if (note[0] && used + 4 < r.w) {
+            char fit[400];
+            text_fit(fit, sizeof fit, note, r.w - used - 3, a->utf8);
+            draw_put(r.y, r.x + used + 2, r.w - used - 3, th->role[TH_TITLE] | A_BOLD, fit);
+        }
+    }
+    if (lay.rule_x > 0)
+        for (int y = r.y + 1; y < r.y + r.h - 1; y++)
+            draw_put(y, lay.rule_x, 1, th->role[TH_BORDER], a->g->v);
+    if (lay.compact) {
+        char k[16], m[200];
+        snprintf(m, sizeof m,
+                 "%s z: the slide's scene (this terminal holds the text or the scene)",
+                 a->utf8 ? "\u25b8" : ">");
+        (void)k;
+        draw_put(lay.narr.y + lay.narr.h, lay.narr.x, lay.narr.w, th->role[TH_WARN], m);
+    }
+    if (lay.scene.w > 0) {
+        struct predict pr = {u, s};
+        predict_begin(a, &pr);
+        bool boxes = a->hide_any;
+        app_screen(a)->draw(a, lay.scene);
+        u->hid_figures = predict_end(a) > 0;
+        u->hid_box = boxes;
+    } else if (!lay.scene_alone) {
+        /* the scene is not drawn: nothing of it is on screen to hide (z shows it, hidden
+         * as it would be beside the text) */
+        u->hid_figures = u->hid_box = false;
+    }
+    if (lay.narr.w > 0) draw_narration(a, u, s, lay.narr);
+    /* the key bar over the whole width; in the scene alone, what z does and any notice */
     struct rect bar = {r.y + r.h - 1, r.x, 1, r.w};
     draw_fill(bar, A_NORMAL);
     a->bar_at = bar;
+    if (lay.scene_alone) {
+        a->nbar = 0;
+        char t[300];
+        snprintf(t, sizeof t, " slide %zu/%zu  z: back to the text  %s", u->slide + 1,
+                 u->L->nslides, a->msg[0] ? a->msg : "");
+        draw_put(bar.y, bar.x, bar.w, th->role[TH_BAR_LABEL], t);
+        return;
+    }
     a->nbar = draw_key_bar(th, a->utf8, bar, KEYS_ON_LESSON, a->bar, APP_BAR_MAX);
 }
 

@@ -246,6 +246,7 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
         u->editing = true;
         u->input[0] = '\0';
         u->show_ex = true;
+        u->scene_alone = false; /* the input line is in the text */
         return true;
     case ACT_EX_NEXT:
         if (s && s->nex > 1) {
@@ -307,6 +308,12 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
             u->L = NULL;
             a->playing = false;
         }
+        return true;
+    case ACT_SCENE_ALONE:
+        if (!u->scene_ok)
+            snprintf(a->msg, sizeof a->msg, "this slide has no scene");
+        else
+            u->scene_alone = !u->scene_alone;
         return true;
     case ACT_SCENE_RESET:
         if (!s || !s->has_scene || !u->scene_ok) {
