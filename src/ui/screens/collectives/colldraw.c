@@ -560,8 +560,7 @@ static void draw_what(const struct app *a, struct rect r)
     }
 }
 
-/* The collectives screen: rank boxes, transfers, sentence, measured panel. */
-void coll_draw(struct app *a, struct rect r)
+bool coll_layout(struct app *a, struct rect r)
 {
     struct layout_content c = {
         .cell_w = a->cell_w,
@@ -588,12 +587,19 @@ void coll_draw(struct app *a, struct rect r)
               a->lay.shown == L;
     }
     if (!big) layout_compute(r.h, r.w, a->sc.nranks, L, &c, &a->lay);
-    if (a->lay.mode == LAYOUT_TOO_SMALL) {
+    if (a->lay.mode == LAYOUT_TOO_SMALL) return false;
+    layout_shift(&a->lay, r.y, r.x);
+    return true;
+}
+
+/* The collectives screen: rank boxes, transfers, sentence, measured panel. */
+void coll_draw(struct app *a, struct rect r)
+{
+    if (!coll_layout(a, r)) {
         a->nbar = 0;
         overlay_too_small(a, r, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
         return;
     }
-    layout_shift(&a->lay, r.y, r.x);
     draw_title(a, a->lay.title);
     draw_status(a, a->lay.status);
     const struct coll_slices *sl = coll_slices(a);

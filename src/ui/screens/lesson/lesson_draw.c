@@ -129,18 +129,58 @@ static attr_t span_attr(const struct app *a, unsigned style, attr_t base)
     return at;
 }
 
+/* A word glued from pieces of several spans ("**all**-reduce", "`x`:") is placed as one:
+ * it moves to the next line whole, never leaving its "." or "-reduce" behind. */
+struct glued {
+    attr_t attr[8];
+    char text[8][256];
+    int n;
+};
+
+static void glued_flush(struct flow *f, struct glued *g)
+{
+    if (g->n == 0) return;
+    int ww = 0;
+    for (int i = 0; i < g->n; i++)
+        ww += text_width(g->text[i]);
+    int lead = f->indent ? text_width(f->indent) : 0;
+    if (f->col + (f->pending_space ? 1 : 0) + ww > f->width && f->col > lead) {
+        flow_line(f, NULL);
+        f->pending_space = false;
+    }
+    for (int i = 0; i < g->n; i++) {
+        flow_word(f, g->attr[i], g->text[i], strlen(g->text[i]));
+        f->pending_space = false;
+    }
+    g->n = 0;
+}
+
 static void flow_spans(struct flow *f, const struct app *a, const struct lesson_block *b,
                        attr_t base)
 {
+    struct glued g = {.n = 0};
     for (size_t i = 0; i < b->nspans; i++) {
         const struct lesson_span *s = &b->spans[i];
-        if (s->hard_break) flow_line(f, NULL);
-        /* a leading space of a span separates it from the previous word */
-        if (s->text[0] == ' ') f->pending_space = true;
-        flow_text(f, span_attr(a, s->style, base), s->text);
-        size_t l = strlen(s->text);
-        if (l && s->text[l - 1] == ' ') f->pending_space = true;
+        if (s->hard_break) {
+            glued_flush(f, &g);
+            flow_line(f, NULL);
+        }
+        attr_t at = span_attr(a, s->style, base);
+        for (const char *t = s->text; *t;) {
+            if (*t == ' ' || *t == '\t' || *t == '\n') {
+                glued_flush(f, &g);
+                f->pending_space = true;
+                t++;
+                continue;
+            }
+            size_t n = strcspn(t, " \t\n");
+            if (g.n == (int)ARRAY_LEN(g.text)) glued_flush(f, &g);
+            snprintf(g.text[g.n], sizeof g.text[0], "%.*s", (int)n, t);
+            g.attr[g.n++] = at;
+            t += n;
+        }
     }
+    glued_flush(f, &g);
 }
 
 static void ll_text(struct lesson_lines *v, attr_t attr, int width, const char *lead,

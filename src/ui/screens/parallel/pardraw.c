@@ -914,7 +914,7 @@ static void par_panel(const struct app *a, struct rect r)
 
 /* ---- the screen ---- */
 
-void par_draw(struct app *a, struct rect area)
+bool par_layout(struct app *a, struct rect area)
 {
     if (!PAR(a) || PAR(a)->shapes_utf8 != a->utf8) par_rebuild(a);
     struct par_screen *p = PAR(a);
@@ -932,12 +932,20 @@ void par_draw(struct app *a, struct rect area)
         c.gantt_rows = v->sched.stages + 3;
         c.gantt_w = 4 + v->sched.ticks * 2 + 3 + 4 + 24;
     }
-    if (!par_layout_compute(area.h, area.w, &c, &p->lay)) {
+    if (!par_layout_compute(area.h, area.w, &c, &p->lay)) return false;
+    par_layout_shift(&p->lay, area.y, area.x);
+    return true;
+}
+
+void par_draw(struct app *a, struct rect area)
+{
+    if (!par_layout(a, area)) {
         a->nbar = 0;
         overlay_too_small(a, area, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
         return;
     }
-    par_layout_shift(&p->lay, area.y, area.x);
+    struct par_screen *p = PAR(a);
+    const struct par_view *v = &p->view;
     const struct par_layout *l = &p->lay;
     par_title(a, l->title);
     par_status(a, l->status);
