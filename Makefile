@@ -132,7 +132,7 @@ ifneq ($(filter-out clean deps format format-check,$(or $(MAKECMDGOALS),all)),)
 endif
 
 .PHONY: format-check all deps run run-built test test-built unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
-        fuzz fuzz-build man
+        fuzz fuzz-build man docs
 # The man page: docs/collviz.1.scd rendered by scdoc (in tools/deps.sh's list). Without
 # scdoc the program still builds; `make man` then says what is missing.
 SCDOC ?= scdoc
@@ -268,6 +268,10 @@ install: $(BIN)
 	if [ -n "$$(ls -A lessons 2>/dev/null)" ]; then \
 	    install -d $(DESTDIR)$(PREFIX)/share/collviz/lessons && \
 	    cp -r lessons/. $(DESTDIR)$(PREFIX)/share/collviz/lessons/; fi
+
+# docs/guide.md's key table, rewritten from src/ui/kit/keys.h (tests/unit/test_keydoc.c).
+docs: $(BUILD)/tests/test_keydoc
+	KEYDOC_WRITE=1 $(BUILD)/tests/test_keydoc
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
