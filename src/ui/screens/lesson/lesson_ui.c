@@ -216,6 +216,35 @@ static bool lesson_ui_list_action(struct app *a, enum ui_action act)
     }
 }
 
+/* z and 0/Backspace: the slide's scene alone, and the slide's own scene back. */
+static void lesson_ui_scene_action(struct app *a, enum ui_action act)
+{
+    struct lesson_ui *u = lesson_ui_of(a);
+    const struct lesson_slide *s = lesson_ui_slide(u);
+    switch (act) {
+    case ACT_SCENE_ALONE:
+        if (!u->scene_ok)
+            snprintf(a->msg, sizeof a->msg, "this slide has no scene");
+        else
+            u->scene_alone = !u->scene_alone;
+        break;
+    case ACT_SCENE_RESET:
+        if (!s || !s->has_scene || !u->scene_ok) {
+            snprintf(a->msg, sizeof a->msg, "this slide has no scene");
+        } else if (!screen_scene_diff(&a->sc, &s->scene)) {
+            snprintf(a->msg, sizeof a->msg, "this is the slide's own scene");
+        } else {
+            char err[200];
+            a->playing = false;
+            if (app_set_scene(a, &s->scene, err, sizeof err) != CV_OK)
+                snprintf(a->msg, sizeof a->msg, "%.190s", err);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
 static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *next)
 {
     (void)next;
@@ -310,22 +339,8 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
         }
         return true;
     case ACT_SCENE_ALONE:
-        if (!u->scene_ok)
-            snprintf(a->msg, sizeof a->msg, "this slide has no scene");
-        else
-            u->scene_alone = !u->scene_alone;
-        return true;
     case ACT_SCENE_RESET:
-        if (!s || !s->has_scene || !u->scene_ok) {
-            snprintf(a->msg, sizeof a->msg, "this slide has no scene");
-        } else if (!screen_scene_diff(&a->sc, &s->scene)) {
-            snprintf(a->msg, sizeof a->msg, "this is the slide's own scene");
-        } else {
-            char err[200];
-            a->playing = false;
-            if (app_set_scene(a, &s->scene, err, sizeof err) != CV_OK)
-                snprintf(a->msg, sizeof a->msg, "%.190s", err);
-        }
+        lesson_ui_scene_action(a, act);
         return true;
     case ACT_HELP:
     case ACT_BACKENDS:
