@@ -72,7 +72,8 @@ tm_cleanup
 
 start data-parallel
 slide 6 "Overlap: start talking"
-header | grep -qF "(DDP) · W=4 · display L=2 D=4 B=8 · overl" || fail "09's overlap slide does not overlap"
+header | grep -qF "(DDP) · W=4 · L=2 D=4 B=8 · overlap on" ||
+    fail "09's overlap slide does not overlap (or its header is cut): $(header)"
 tm_keys O
 header_gone "B=8 · overl" || fail "O did not turn the overlap off"
 tm_keys N

@@ -69,6 +69,10 @@ static void par_title(const struct app *a, struct rect r)
     snprintf(left, sizeof left, " collviz%sparallelism%s%s%sW=%d%sdisplay L=%d D=%d B=%d%s",
              a->g->sep, a->g->sep, train_scheme_title(a->sc.scheme), a->g->sep, a->sc.nranks,
              a->g->sep, c->layers, c->dim, c->batch, extra);
+    if (text_width(left) > r.w) /* narrow (a lesson's pane): the program's name goes first */
+        snprintf(left, sizeof left, " %s%sW=%d%sL=%d D=%d B=%d%s",
+                 train_scheme_title(a->sc.scheme), a->g->sep, a->sc.nranks, a->g->sep,
+                 c->layers, c->dim, c->batch, extra);
     char right[64];
     snprintf(right, sizeof right, "backend: %s ", a->w ? a->backend_name : "none");
     int rw = text_width(right);
