@@ -3,7 +3,8 @@
 # (issue 18): 03 "Reduce" o changes the op and 0 brings the slide's scene back; 07 a the
 # algorithm; 08 ] the measurement size; 09 O the overlap and N the scheme while n stays
 # the next slide; 11 g the schedule (GPipe/1F1B); and the help lists the scene keys with
-# the keys that reach them in the player (N, not n). Shipped lessons, --no-measure.
+# the keys that reach them in the player (N, not n); 10's reduce-scatter boxes named by their
+# tensor. Shipped lessons, --no-measure.
 . "$(dirname "$0")/lib.sh" "$1"
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 STATE=$(mktemp -d)
@@ -93,4 +94,16 @@ tm_wait "your own scene" 5 || fail "g did not change the slide's scene"
 [ "$(sched)" != "$was" ] || fail "g did not switch the schedule (still $was)"
 tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit"
+tm_cleanup
+
+# 10's backward slide: the reduce-scatter's boxes show the whole 4x4 working buffer, named
+# by the tensor, not by the one column each rank keeps (issue 18)
+start tensor-parallel
+slide 5 "Backward: the all-gather turns"
+tm_wait "│ dx1 partials" 5 || fail "the reduce-scatter's box is not named by its tensor"
+tm_screen | grep -qE "│ dx1\[:,[0-9]:[0-9]\] " && fail "a 4x4 box is named as one column"
+tm_keys q
+tm_wait "EXITED:0" 10 || fail "q did not quit"
+tm_cleanup
+
 echo "ok: lesson player: every scene key a slide asks for works; 0/Backspace restore; help"
