@@ -65,7 +65,7 @@ Now press o and `[` here.
 
 # Not keys
 
-Press `Ctrl-Z` to stop, press `z` to zoom.
+Press `Ctrl-Z` to stop, press `w` to widen.
 
 ```scene
 collective: all_reduce
@@ -86,8 +86,8 @@ check() { # bin
         fail "$b: no error for [ without a scene"
     grep -q '01-bad.md:19: "press `Ctrl-Z`": no such key' "$tmp/err" ||
         fail "$b: no error for a backticked non-key"
-    grep -q "01-bad.md:19: .*key z, which the player does not bind" "$tmp/err" ||
-        fail "$b: no error for z"
+    grep -q "01-bad.md:19: .*key w, which the player does not bind" "$tmp/err" ||
+        fail "$b: no error for w"
     [ "$(wc -l <"$tmp/err")" -eq 5 ] || fail "$b: wanted 5 errors: $(cat "$tmp/err")"
     out=$("$b" lesson check "$HERE/lessons" 2>&1)
     [ $? -eq 0 ] || fail "$b: the shipped lessons fail: $out"
