@@ -50,4 +50,14 @@ tm_keys S
 tm_wait "L·B·D = 524288 per step" 5 || fail "the figure is not shown after giving up"
 tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit"
+tm_cleanup
+
+# 07's α-β slide asks a number whose answer is 8 on a W=8 scene: the scene's own settings
+# (the legend's "Σ all 8", "8 ranks") are not hidden, only figures that answer
+start algorithms
+slide 5 "The α-β model"
+tm_wait "Σ all 8" 5 || fail "the legend's W was hidden as an answer: $(tm_screen | grep -F 'data of')"
+tm_screen | grep -qF "8 ranks = 8 CPU" || fail "the backend's rank count was hidden"
+tm_keys q
+tm_wait "EXITED:0" 10 || fail "q did not quit"
 echo "ok: lesson player: predict first (hidden box, hidden panel figure, shown after S)"

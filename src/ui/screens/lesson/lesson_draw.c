@@ -408,6 +408,7 @@ static bool ex_answered(const struct lesson_ui *u, const struct lesson_slide *s,
 struct predict {
     const struct lesson_ui *u;
     const struct lesson_slide *s;
+    const struct scene *sc; /* the scene shown: its own settings are never hidden */
 };
 
 /* A panel figure (value, unit) equal to an unanswered number exercise's answer, within
@@ -416,6 +417,10 @@ struct predict {
 static bool predict_hit(double v, const char *unit, void *ctx)
 {
     const struct predict *p = ctx;
+    /* W and the count are the scene's settings (in its header anyway): "Σ all 8" and
+     * "8 ranks = 8 CPU threads" stay when an answer happens to be 8 */
+    if (!unit[0] || strcmp(unit, "ranks") == 0 || strcmp(unit, "CPU") == 0)
+        if (v == p->sc->nranks || v == (double)scene_count(p->sc)) return false;
     for (size_t k = 0; k < p->s->nex; k++) {
         const struct lesson_exercise *e = &p->s->ex[k];
         if (e->type != LEX_NUMBER || ex_answered(p->u, p->s, k)) continue;
@@ -663,7 +668,7 @@ static void draw_slide(struct app *a, struct rect r)
         draw_put(lay.narr.y + lay.narr.h, lay.narr.x, lay.narr.w, th->role[TH_WARN], m);
     }
     if (lay.scene.w > 0) {
-        struct predict pr = {u, s};
+        struct predict pr = {u, s, &a->sc};
         predict_begin(a, &pr);
         bool boxes = a->hide_any;
         app_screen(a)->draw(a, lay.scene);
