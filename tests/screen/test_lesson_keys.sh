@@ -96,6 +96,16 @@ tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit"
 tm_cleanup
 
+# 01's "Step forward once and watch the first transfers appear" opens before that step
+start why-many-gpus
+slide 2 "The same problem as last week"
+tm_wait "step 0/6" 5 || fail "01's step-forward slide does not open at step 0"
+tm_keys l
+tm_wait "step 1/6" 5 || fail "l did not step forward"
+tm_keys q
+tm_wait "EXITED:0" 10 || fail "q did not quit"
+tm_cleanup
+
 # 10's backward slide: the reduce-scatter's boxes show the whole 4x4 working buffer, named
 # by the tensor, not by the one column each rank keeps (issue 18)
 start tensor-parallel
