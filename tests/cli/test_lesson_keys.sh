@@ -5,18 +5,9 @@
 # nobody binds, a backticked name that is no key; and passes the same keys where they work
 # (o on a collectives scene, g on the parallelism screen, n/H/Enter anywhere, "press a
 # key"). The shipped lessons pass. Usage: test_lesson_keys.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_lesson_keys.sh BIN [ASAN_BIN]}
-ASAN_BIN=${2:-}
-HERE=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh" "$@"
+HERE=$TOP
 export XDG_STATE_HOME=$tmp/state
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
 
 mkdir -p "$tmp/good" "$tmp/bad"
 cat >"$tmp/good/01-good.md" <<'L'
@@ -92,7 +83,5 @@ check() { # bin
     out=$("$b" lesson check "$HERE/lessons" 2>&1)
     [ $? -eq 0 ] || fail "$b: the shipped lessons fail: $out"
 }
-check "$BIN"
-[ -n "$ASAN_BIN" ] && [ -x "$ASAN_BIN" ] && check "$ASAN_BIN"
-[ "$fails" -eq 0 ] || exit 1
-echo "ok: lesson check: every key a slide asks for is bound by the player there"
+while read -r b; do check "$b"; done < <(cli_bins)
+cli_finish test_lesson_keys

@@ -4,18 +4,11 @@
 # wide or accented characters (issue 18); a lesson's file slug opens it like its id
 # (lesson 05's file is allreduce-is-rs-plus-ag, its id allreduce-decomposed; the README's
 # example) in the player. Usage: test_lesson_list.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_lesson_list.sh BIN [ASAN_BIN]}
-HERE=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib.sh" "$@"
+HERE=$TOP
 SOCK="collviz-test_lesson_list-$$"
-trap 'tmux -L "$SOCK" kill-server 2>/dev/null; tmux -L "$SOCK-2" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+cli_cleanup_extra='tmux -L "$SOCK" kill-server 2>/dev/null; tmux -L "$SOCK-2" kill-server 2>/dev/null'
 export XDG_STATE_HOME=$tmp/state
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
 
 mkdir -p "$tmp/l"
 printf -- '---\nlesson: short\nminutes: 5\n---\n\n# Short\n\nText.\n' >"$tmp/l/01-a.md"
@@ -69,5 +62,4 @@ tmux -L "$SOCK" capture-pane -p -t m | grep -qF "▶ All-reduce = reduce-scatter
 tmux -L "$SOCK" send-keys -t m q
 out=$("$BIN" lesson no-such-slug 2>&1 >/dev/null)
 [ $? -eq 2 ] || fail "an unknown slug did not exit 2"
-[ "$fails" -eq 0 ] || exit 1
-echo "ok: lesson list: ids, aligned columns (wide titles); a file slug opens the lesson"
+cli_finish test_lesson_list
