@@ -150,7 +150,7 @@ static void test_grade_number(void **state)
 {
     (void)state;
     const struct lesson_exercise *e = load(bw);
-    char msg[240];
+    char msg[400];
     assert_int_equal(grade(e, NULL, "419.4", msg, sizeof msg), EX_RIGHT);
     assert_string_equal(msg, "right: 419.4 GB/s");
     assert_int_equal(grade(e, NULL, " 419.43 GB/s ", NULL, 0), EX_RIGHT);
@@ -172,7 +172,8 @@ static void test_grade_number(void **state)
     assert_int_equal(grade(e, NULL, "", msg, sizeof msg), EX_BAD_INPUT);
     assert_string_equal(msg, "type a number in GB/s");
     assert_int_equal(grade(e, NULL, "fast", msg, sizeof msg), EX_BAD_INPUT);
-    assert_string_equal(msg, "'fast' is not a number");
+    assert_string_equal(msg,
+                        "'fast' is not a number (e.g. 420, 524,288, 5.2e5, 3/7, 0.42 TB/s)");
     assert_int_equal(grade(e, NULL, "419 furlongs/s", msg, sizeof msg), EX_BAD_INPUT);
     assert_string_equal(msg, "unknown unit 'furlongs/s'");
     assert_int_equal(grade(e, NULL, "inf", NULL, 0), EX_BAD_INPUT);
@@ -209,7 +210,7 @@ static void test_grade_choice(void **state)
     const struct lesson_exercise *e =
         load("# C\n\n```exercise\nid: c\ntype: choice\nprompt: p\noption: a\noption: b\n"
              "option: c\ncorrect: 3\n```\n");
-    char msg[240];
+    char msg[400];
     assert_int_equal(grade(e, NULL, "3", msg, sizeof msg), EX_RIGHT);
     assert_int_equal(grade(e, NULL, " 3 ", NULL, 0), EX_RIGHT);
     assert_int_equal(grade(e, NULL, "1", NULL, 0), EX_WRONG);
@@ -271,7 +272,7 @@ static void test_holds_expected(void **state)
 static void test_grade_holds(void **state)
 {
     (void)state;
-    char msg[240];
+    char msg[400];
     const struct lesson_exercise *e =
         load("# H\n\n```scene\ncollective: all_reduce\ninit: seq\ncount: 4\n```\n\n"
              "```exercise\nid: rs-then-ag\ntype: holds\nprompt: p\nrank: 1\nstep: 3\n```\n");
