@@ -41,6 +41,18 @@ static muFloat_t f_abs(muFloat_t x)
 {
     return fabs(x);
 }
+static muFloat_t f_floor(muFloat_t x)
+{
+    return floor(x);
+}
+static muFloat_t f_ceil(muFloat_t x)
+{
+    return ceil(x);
+}
+static muFloat_t f_round(muFloat_t x)
+{
+    return round(x);
+}
 static muFloat_t f_min(const muFloat_t *v, muInt_t n)
 {
     muFloat_t m = n > 0 ? v[0] : NAN;
@@ -101,6 +113,9 @@ static int formula_run(const char *formula, bool cond, const char *const *names,
     mupDefineFun1(h, "ln", f_ln, 1);
     mupDefineFun1(h, "exp", f_exp, 1);
     mupDefineFun1(h, "abs", f_abs, 1);
+    mupDefineFun1(h, "floor", f_floor, 1);
+    mupDefineFun1(h, "ceil", f_ceil, 1);
+    mupDefineFun1(h, "round", f_round, 1);
     mupDefineMultFun(h, "min", f_min, 1);
     mupDefineMultFun(h, "max", f_max, 1);
     mupDefineOprt(h, "%", f_mod, 6 /* muParser's multiplication level */, muOPRT_ASCT_LEFT, 1);
@@ -562,11 +577,20 @@ int ex_holds_expected(const struct lesson_exercise *ex, float *vals, bool *has, 
         } else {
             const float *b = trace_buf(&t, step, ex->rank);
             const uint32_t *m = trace_mask(&t, step, ex->rank);
-            for (size_t i = 0; i < L; i++) {
-                vals[i] = b[i];
-                has[i] = m[i] != 0;
+            /* slots: only the asked output, as the lecture grades it */
+            size_t lo = ex->slot_lo >= 0 ? (size_t)ex->slot_lo : 0;
+            size_t hi = ex->slot_hi >= 0 ? (size_t)ex->slot_hi : L - 1;
+            if (hi >= L || lo > hi) {
+                rc = cv_err(err, errlen, CV_EINVAL,
+                            "slots %zu..%zu but rank %d holds %zu elements", lo, hi, ex->rank,
+                            L);
+            } else {
+                for (size_t i = lo; i <= hi; i++) {
+                    vals[i - lo] = b[i];
+                    has[i - lo] = m[i] != 0;
+                }
+                *len = hi - lo + 1;
             }
-            *len = L;
         }
         trace_free(&t);
     }
@@ -805,6 +829,15 @@ static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_vari
     return false;
 }
 
+/* Words only (letters, blanks, '-'): what a count counts, not a unit. */
+static bool noun(const char *s)
+{
+    if (!isalpha((unsigned char)*s)) return false;
+    for (; *s; s++)
+        if (!isalpha((unsigned char)*s) && *s != ' ' && *s != '-') return false;
+    return true;
+}
+
 static int grade_number(const struct lesson_exercise *ex, const struct ex_variant *v,
                         const char *in, struct ex_grade *g)
 {
@@ -832,12 +865,18 @@ static int grade_number(const struct lesson_exercise *ex, const struct ex_varian
     double scale, want_scale = 1;
     char eu[40];
     echo_copy(u, eu, 24);
+    ex_unit_lookup(ex->units, &want_dim, &want_scale, NULL);
+    if (ex_unit_lookup(u, &dim, &scale, NULL) != CV_OK && want_dim == DIM_NONE && noun(u)) {
+        /* a count or a ratio: "7 steps", "32 replicas" name what is counted */
+        u = ex->units;
+        unit[0] = '\0';
+        ex_unit_lookup(u, &dim, &scale, NULL);
+    }
     if (ex_unit_lookup(u, &dim, &scale, NULL) != CV_OK) {
         g->verdict = EX_BAD_INPUT;
         snprintf(g->msg, sizeof g->msg, "unknown unit '%s'", eu);
         return CV_OK;
     }
-    ex_unit_lookup(ex->units, &want_dim, &want_scale, NULL);
     if (dim != want_dim) {
         g->verdict = EX_WRONG_UNIT;
         snprintf(g->msg, sizeof g->msg, "wrong unit: %s is %s; the answer is %s%s%s", eu,
@@ -856,7 +895,7 @@ static int grade_number(const struct lesson_exercise *ex, const struct ex_varian
         char wnum[40], gnum[40];
         ex_format_text_number(want, wnum, sizeof wnum);
         ex_format_text_number(got, gnum, sizeof gnum);
-        if (strcmp(wnum, gnum) == 0 && !unit[0])
+        if (strcmp(wnum, gnum) == 0)
             snprintf(g->msg, sizeof g->msg, "right: %s", shown);
         else
             snprintf(g->msg, sizeof g->msg, "right: %s (exactly %s%s%s)", shown, wnum,
@@ -952,8 +991,19 @@ static int grade_holds(const struct lesson_exercise *ex, const char *in, struct 
     }
     if (k != n) {
         g->verdict = EX_BAD_INPUT;
-        snprintf(g->msg, sizeof g->msg, "rank %d holds %zu elements; you typed %zu", ex->rank,
-                 n, k);
+        if (ex->slot_lo >= 0 && n == 1)
+            snprintf(g->msg, sizeof g->msg,
+                     "the question asks for one value (slot %d); you "
+                     "typed %zu",
+                     ex->slot_lo, k);
+        else if (ex->slot_lo >= 0)
+            snprintf(g->msg, sizeof g->msg,
+                     "the question asks for %zu values (slots %d..%d); "
+                     "you typed %zu",
+                     n, ex->slot_lo, ex->slot_hi, k);
+        else
+            snprintf(g->msg, sizeof g->msg, "rank %d holds %zu elements; you typed %zu",
+                     ex->rank, n, k);
         return CV_OK;
     }
     if (differ == 0) {
@@ -1018,6 +1068,7 @@ static size_t text_numbers(const char *text, struct text_num *out, size_t cap)
             p++;
             continue;
         }
+        if (end[-1] == '.') end--; /* "... 72." ends a sentence, not the number */
         struct text_num *t = &out[k++];
         t->x = x;
         t->start = p;

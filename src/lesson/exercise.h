@@ -14,7 +14,8 @@
 /* ---- formulas --------------------------------------------------------------------------- */
 
 /* Evaluate `formula` with the variables names[i] = vals[i] (only those; functions sqrt,
- * log2, ln, exp, abs, min, max; operators + - * / ^ and parentheses). CV_OK and *out (which
+ * log2, ln, exp, abs, floor, ceil, round, min, max; operators + - * / ^ % (remainder) and
+ * parentheses). CV_OK and *out (which
  * may be non-finite: the caller decides), or CV_EINVAL with muParser's message. The formula
  * is at most LESSON_MAX_FORMULA characters. */
 int ex_formula_eval(const char *formula, const char *const *names, const double *vals, size_t n,

@@ -543,6 +543,7 @@ enum exkey {
     K_WHERE,
     K_WRONG,
     K_INTEGER,
+    K_SLOTS,
     K_COUNT
 };
 
@@ -567,6 +568,7 @@ static const struct {
     [K_WHERE] = {"where", true, 1 << LEX_NUMBER},
     [K_WRONG] = {"wrong", true, 1 << LEX_NUMBER},
     [K_INTEGER] = {"integer", false, 1 << LEX_NUMBER},
+    [K_SLOTS] = {"slots", false, 1 << LEX_HOLDS},
 };
 
 const char *lesson_ex_type_name(enum lesson_ex_type t)
@@ -888,6 +890,7 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
     e.tolerance = 0.01;
     e.type = LEX_TYPE_COUNT;
     e.step = 0;
+    e.slot_lo = e.slot_hi = -1;
     int key_line[K_COUNT] = {0};
     int type_line = 0;
     struct sbuf prompt = {0}, solution = {0};
@@ -1102,6 +1105,20 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
             }
             break;
         }
+        case K_SLOTS: {
+            long lo, hi;
+            char *dots = strstr(val, "..");
+            if (dots) *dots = '\0';
+            if (parse_long(val, 0, 1L << 16, &lo) != CV_OK ||
+                (dots ? parse_long(dots + 2, lo, 1L << 16, &hi) : (hi = lo, CV_OK)) != CV_OK) {
+                perr(c, l.no, "slots: bad value (a slot number A or a range A..B, A <= B)");
+                bad = true;
+            } else {
+                e.slot_lo = (int)lo;
+                e.slot_hi = (int)hi;
+            }
+            break;
+        }
         case K_INTEGER:
             if (strcmp(val, "yes") == 0)
                 e.integer = true;
@@ -1234,6 +1251,10 @@ static void check_holds(struct ctx *c, struct lesson_slide *S)
         if (e->step != SCENE_STEP_END && (size_t)e->step > p.nsteps)
             perr(c, e->line, "holds: step %ld but the scene's plan has %zu steps", e->step,
                  p.nsteps);
+        if (e->slot_hi >= 0 && (size_t)e->slot_hi >= p.work_len)
+            perr(c, e->line,
+                 "holds: slots up to %d but rank %d's box has %zu elements (0..%zu)",
+                 e->slot_hi, e->rank, p.work_len, p.work_len - 1);
         plan_free(&p);
     }
 }
