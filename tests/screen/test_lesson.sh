@@ -72,7 +72,7 @@ tm_keys 1 2 Enter
 tm_wait "not right: 12 GB/s is too low" 5 || fail "a wrong answer was not graded wrong"
 tm_screen | grep -qF "the answer:" && fail "a wrong answer revealed the answer"
 tm_keys Enter 4 1 9 . 4 3 Space G B / s Enter
-tm_wait "right: 419.4 GB/s" 5 || fail "the right answer was not graded right"
+tm_wait "right: 419.43 GB/s" 5 || fail "the right answer was not graded right"
 tm_screen | grep -qF "the answer: 419.43" || fail "the answer is not shown after a right answer"
 tm_screen | grep -qF "solution: 838.9 MB" || fail "the solution is not shown after a right answer"
 golden lesson_exercise_130x36
