@@ -431,16 +431,24 @@ int ex_variant_check(const struct lesson_exercise *ex, const struct ex_variant *
 
 void ex_format_text_number(double x, char *buf, size_t n)
 {
-    if (!isfinite(x))
+    if (!isfinite(x)) {
         snprintf(buf, n, "%g", x);
-    else if (x == floor(x) && fabs(x) < 1e15)
+    } else if (x == floor(x) && fabs(x) < 1e15) {
         snprintf(buf, n, "%.0f", x);
-    else {
+    } else {
         snprintf(buf, n, "%.4g", x);
-        /* %.4g writes 16000000000000 as 1.6e+13: a whole number in full is easier to read
-         * unless it is huge */
-        double r = strtod(buf, NULL);
-        if (strchr(buf, 'e') && r == floor(r) && fabs(r) < 1e15) snprintf(buf, n, "%.0f", r);
+        /* 3.884e+10 as 3.884e10, the way the lessons write it */
+        char *e = strchr(buf, 'e');
+        if (e) {
+            char *d = e + 1;
+            bool neg = *d == '-';
+            if (*d == '+' || *d == '-') d++;
+            while (*d == '0' && d[1])
+                d++;
+            char exp[8];
+            snprintf(exp, sizeof exp, "%s%.5s", neg ? "-" : "", d);
+            snprintf(e + 1, n - (size_t)(e + 1 - buf), "%s", exp);
+        }
     }
 }
 

@@ -72,8 +72,8 @@ void ex_text_format(const struct lesson_exercise *ex, const struct ex_variant *v
 /* CV_OK when every {= expr} of text evaluates at the defaults; else CV_EINVAL naming it. */
 int ex_template_check(const struct lesson_exercise *ex, const char *text, char *err,
                       size_t errlen);
-/* A computed number as a template writes it: integers in full, others with 4 significant
- * digits (419.4, 0.4286, 1.6e+13 as 16000000000000). */
+/* A computed number as a template writes it: whole numbers in full, others with 4
+ * significant digits (419.4, 0.4286, 3.884e10, 1.5e-5). */
 void ex_format_text_number(double x, char *buf, size_t n);
 
 /* The prompt with its templates filled (ex_text_format; a {name} of a param is written

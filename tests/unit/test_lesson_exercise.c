@@ -548,8 +548,12 @@ static void test_templates(void **state)
     ex_text_format(e, &v, e->solution, t, sizeof t);
     assert_string_equal(t, "96 / 3 = 32 rows");
     char num[40];
-    ex_format_text_number(1.6e13, num, sizeof num);
+    ex_format_text_number(1.6e13, num, sizeof num); /* whole: in full */
     assert_string_equal(num, "16000000000000");
+    ex_format_text_number(38836148148.1, num, sizeof num);
+    assert_string_equal(num, "3.884e10");
+    ex_format_text_number(0.0000152, num, sizeof num);
+    assert_string_equal(num, "1.52e-5");
     ex_format_text_number(419.4304, num, sizeof num);
     assert_string_equal(num, "419.4");
     char err[200];
