@@ -11,11 +11,13 @@
 #include "cli.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/util.h"
 #include "json.h"
@@ -165,6 +167,27 @@ static char *block_text(const struct lesson_block *B)
     return t;
 }
 
+/* Does text name a choice exercise's right option (a short one, as a whole phrase)? */
+static bool choice_in_text(const struct lesson_exercise *y, const char *text, char *found,
+                           size_t n)
+{
+    if (y->type != LEX_CHOICE || y->correct < 1 || (size_t)y->correct > y->noptions)
+        return false;
+    const char *opt = y->options[y->correct - 1];
+    size_t ol = strlen(opt);
+    if (ol < 3 || ol > 40) return false;
+    for (const char *p = text; *p; p++) {
+        if (strncasecmp(p, opt, ol) != 0) continue;
+        bool starts = p == text || !isalnum((unsigned char)p[-1]);
+        bool ends = !isalnum((unsigned char)p[ol]);
+        if (starts && ends) {
+            snprintf(found, n, "%s", opt);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Predict first: a slide whose title or narration shows one of its own exercises' answers
  * (ex_answer_in_text) gets a warning. */
 static void check_answers_shown(const struct lesson *L, struct lesson_errors *warns)
@@ -181,12 +204,28 @@ static void check_answers_shown(const struct lesson *L, struct lesson_errors *wa
                 if (ex_answer_in_text(x, t, found, sizeof found)) line = S->blocks[b].line;
                 free(t);
             }
-            if (!line) continue;
-            snprintf(msg, sizeof msg,
-                     "%s:%d: warning: slide %zu shows the answer of its exercise %s before it "
-                     "is asked ('%s')",
-                     L->path, line, s + 1, x->id, found);
-            push_msg(warns, msg);
+            if (line) {
+                snprintf(msg, sizeof msg,
+                         "%s:%d: warning: slide %zu shows the answer of its exercise %s before "
+                         "it is asked ('%s')",
+                         L->path, line, s + 1, x->id, found);
+                push_msg(warns, msg);
+            }
+            /* a solution shown before a later exercise of the slide is asked */
+            for (size_t later = e + 1; x->solution && later < S->nex; later++) {
+                const struct lesson_exercise *y = &S->ex[later];
+                char *sol = xmalloc(4096);
+                ex_text_format(x, NULL, x->solution, sol, 4096);
+                bool hit = ex_answer_in_text(y, sol, found, sizeof found) ||
+                           choice_in_text(y, sol, found, sizeof found);
+                free(sol);
+                if (!hit) continue;
+                snprintf(msg, sizeof msg,
+                         "%s:%d: warning: the solution of exercise %s answers exercise %s, "
+                         "asked after it ('%s')",
+                         L->path, x->line, x->id, y->id, found);
+                push_msg(warns, msg);
+            }
         }
     }
 }

@@ -1072,7 +1072,8 @@ static size_t text_numbers(const char *text, struct text_num *out, size_t cap)
                                       p[-1] == '_' || p[-1] == '^'));
         const char *end;
         double x;
-        if (!starts || !read_answer_number(p, &x, &end)) {
+        /* "524,288" is one number; "60, 64" two */
+        if (!starts || (!read_answer_number(p, &x, &end) && !read_number(p, &x, &end))) {
             p++;
             continue;
         }
@@ -1128,6 +1129,11 @@ bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char 
                           ((i > 0 && t[i - 1].end + 1 == t[i].start && *t[i - 1].end == ' ') ||
                            (i + 1 < nt && t[i].end + 1 == t[i + 1].start && *t[i].end == ' '));
             if (listed) continue;
+            /* "8 ranks" counts something else when the answer has a unit */
+            const char *w = t[i].end;
+            while (*w == ' ')
+                w++;
+            if (!t[i].unit[0] && want_dim != DIM_NONE && isalpha((unsigned char)*w)) continue;
             if (near(t[i].x * sc / want_scale, ex->answer, ex->tolerance)) {
                 hit = true;
                 found_copy(t[i].start, t[i].end, found, n);
@@ -1142,7 +1148,8 @@ bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char 
         if (ex_holds_expected(ex, v, has, ARRAY_LEN(v), &len, err, sizeof err) == CV_OK)
             for (size_t i = 0; i < len; i++)
                 if (has[i]) want[m++] = v[i];
-        for (size_t i = 0; m >= 2 && i + m <= nt && !hit; i++) {
+        /* two values ("0 10") are too common to mean the answer */
+        for (size_t i = 0; m >= 3 && i + m <= nt && !hit; i++) {
             size_t j = 0;
             while (j < m && fabs(t[i + j].x - want[j]) <= 1e-3 * fmax(1.0, fabs(want[j])))
                 j++;

@@ -126,8 +126,10 @@ int ex_grade(const struct lesson_exercise *ex, const struct ex_variant *v, const
 /* Does text (a slide's narration or title, as the student reads it) give away ex's answer
  * at its defaults? number: a number in text equal to the answer within its tolerance, read
  * in the unit written after it (one of the same kind, converted) or, with none, in the
- * exercise's unit; a number followed by a unit of another kind does not count. holds: the
- * rank's values (at least two with data) as a run of numbers in text. choice: never. When
+ * exercise's unit; a number followed by a unit of another kind, a bare number in a list of
+ * values ("6 10 14 18") and, for an answer with a unit, a number followed by another word
+ * ("8 ranks") do not count. holds: the rank's values (at least three with data) as a run
+ * of numbers in text. choice: never. When
  * true, *found (size n) is the piece of text that shows it. */
 bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char *found,
                        size_t n);

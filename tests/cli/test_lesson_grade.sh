@@ -137,6 +137,33 @@ run "check warns" 0 lesson check "$tmp/l"
 same "check warns" "$tmp/err" "$tmp/l/01-leak.md:3: warning: slide 1 shows the answer of its exercise leak before it is asked ('24 MiB')"
 run "check strict fails" 2 lesson check --strict "$tmp/l"
 
+# a solution that answers the next exercise of its slide (lesson 13 did: "exactly what one
+# all-reduce leaves" before "which single collective is it?")
+cat >"$tmp/l/01-leak.md" <<'MD'
+# Two questions
+
+```exercise
+id: first
+type: number
+prompt: How many steps on 4 ranks?
+param: w = 4
+answer: 2 * (w - 1)
+units:
+solution: 6 steps: exactly what one all-reduce takes.
+```
+
+```exercise
+id: second
+type: choice
+prompt: Which collective was it?
+option: all-gather
+option: all-reduce
+correct: 2
+```
+MD
+run "check solution leak" 0 lesson check "$tmp/l"
+same "check solution leak" "$tmp/err" "$tmp/l/01-leak.md:3: warning: the solution of exercise first answers exercise second, asked after it ('all-reduce')"
+
 cat >"$tmp/l/01-leak.md" <<'MD'
 # Never
 

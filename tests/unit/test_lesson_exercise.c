@@ -666,9 +666,18 @@ static void test_answer_in_text(void **state)
     assert_true(ex_answer_in_text(e, "about 25.2 MB", found, sizeof found)); /* 25.17 MB */
     assert_false(ex_answer_in_text(e, "it takes 24 ms", NULL, 0));           /* another kind */
     assert_false(ex_answer_in_text(e, "16 MiB of gradients", NULL, 0));
-    assert_true(ex_answer_in_text(e, "24 of them", NULL, 0));         /* bare: in MiB */
+    assert_true(ex_answer_in_text(e, "the figure is 24.", NULL, 0));  /* bare: in MiB */
+    assert_false(ex_answer_in_text(e, "on 24 ranks", NULL, 0));       /* counts another thing */
     assert_false(ex_answer_in_text(e, "boxes 12 24 36 48", NULL, 0)); /* a list of values */
     assert_false(ex_answer_in_text(e, "H24 or v2.24", NULL, 0));      /* inside words */
+    lesson_free(&L);
+
+    /* a count: 2 * (8 - 1) = 14 steps; "14 steps" gives it away */
+    e = load("# S\n\n```exercise\nid: s\ntype: number\nprompt: p\nparam: w = 8\n"
+             "answer: 2 * (w - 1)\nunits:\ninteger: yes\n```\n");
+    assert_true(ex_answer_in_text(e, "it takes 14 steps", found, sizeof found));
+    assert_string_equal(found, "14");
+    assert_false(ex_answer_in_text(e, "it takes 15 steps", NULL, 0));
     lesson_free(&L);
 
     e = load("# H\n\n```scene\ncollective: all_reduce\ninit: seq\ncount: 4\n```\n\n"
@@ -676,6 +685,8 @@ static void test_answer_in_text(void **state)
     assert_true(ex_answer_in_text(e, "every rank ends with 60 64 68 72.", found, sizeof found));
     assert_string_equal(found, "60 64 68 72");
     assert_false(ex_answer_in_text(e, "every rank ends with 60 64 68.", NULL, 0));
+    assert_true(ex_answer_in_text(e, "60, 64, 68, 72", NULL, 0)); /* commas too */
+    assert_false(ex_answer_in_text(e, "0 10 are two", NULL, 0));
     lesson_free(&L);
 }
 
