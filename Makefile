@@ -47,7 +47,7 @@ ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
 LDLIBS   := $(NCURSES_LIBS) $(LESSON_LIBS) -lpthread -lm
 
 SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backend.c src/backend/run.c $(wildcard src/backend/cpu/*.c) \
-           src/backend/nccl/nccl_links.c \
+           src/backend/nccl/nccl_links.c $(wildcard src/records/*.c) \
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/ui/*/*.c) \
            $(wildcard src/ui/screens/*/*.c) $(wildcard src/cli/*.c) \
            $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)

@@ -13,6 +13,12 @@ int cli_train_main(int argc, char **argv);
 int cli_lesson_main(int argc, char **argv);
 int cli_model_main(int argc, char **argv);
 int cli_serve_main(int argc, char **argv);
+int cli_nccl_main(int argc, char **argv);
+
+struct rec_log;
+/* Read one file of NCCL records into L (cli/nccl.c): the lines recognised, or -1 (with a
+ * "FILE:0:" line on stderr) when it cannot be read. */
+int cli_nccl_read(struct rec_log *L, const char *path);
 
 /* Parse --format's value into *json: 0 on success, else the usage error's exit status 2. */
 int cli_parse_format(const char *arg, bool *json);
