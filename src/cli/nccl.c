@@ -203,10 +203,13 @@ static cJSON *nccl_json(const struct rec_log *L)
 /* ---- text ----------------------------------------------------------------------------- */
 
 /* "node01[0 3 1 2] -> node02[4 7 5 6] -> back": the ring as runs of one host's ranks. */
-static void text_ring(const struct rec_log *L, int c)
+static void text_ring(const struct rec_log *L, int c, int last)
 {
     const struct rec_ring *g = &L->rings[c];
-    printf("  channel %2d:", c);
+    if (last > c)
+        printf("  channels %d..%d:", c, last);
+    else
+        printf("  channel %2d:", c);
     for (int i = 0; i < g->n; i++)
         printf(" %d", g->order[i]);
     printf("\n             ");
@@ -309,10 +312,17 @@ static void nccl_text(const struct rec_log *L)
     }
     bool any = false;
     for (int c = 0; c < REC_MAX_CHANNELS; c++) {
-        if (!L->rings[c].order) continue;
+        const struct rec_ring *g = &L->rings[c];
+        if (!g->order) continue;
         if (!any) printf("rings (NCCL's order; host[ranks] in that order):\n");
         any = true;
-        text_ring(L, c);
+        int last = c; /* channels in a row with the same ring: one entry */
+        while (last + 1 < REC_MAX_CHANNELS && L->rings[last + 1].order &&
+               L->rings[last + 1].n == g->n &&
+               memcmp(L->rings[last + 1].order, g->order, (size_t)g->n * sizeof(int)) == 0)
+            last++;
+        text_ring(L, c, last);
+        c = last;
     }
     text_trees(L);
     text_links(L);

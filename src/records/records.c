@@ -242,6 +242,7 @@ static void ring_line(struct rec_ctx *x, long chan, const char *p)
     g->n = n;
     for (int i = 0; i < n; i++)
         rank_at(L, order[i]);
+    L->ring_printer = true; /* rank 0 prints the rings */
 }
 
 /* "0[160]" or "0": a rank with an optional bracket. */
@@ -302,6 +303,11 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
     L->links[L->nlinks++] = k;
     rank_at(L, from);
     rank_at(L, to);
+    /* NCCL sets up a connection's send side on the sender and its receive side on the
+     * receiver: the line's host is the sender's, or the receiver's for "[receive]" */
+    bool recv = strstr(p, "[receive]") && strstr(p, "[receive]") < via;
+    struct rec_rank *rk = &L->ranks[recv ? to : from];
+    if (!rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
 }
 
 /* "Channel NN[/MM] : ..." or "Ring NN : ...", p after the keyword. */
@@ -496,6 +502,18 @@ static bool info_line(struct rec_ctx *x, const char *p)
 {
     struct rec_log *L = x->L;
     if (strstr(p, "Init COMPLETE")) L->init_complete++;
+    /* NCCL's error trace, "init.cc:1089 -> 3": an error code returned through init */
+    const char *ic = strstr(p, "init.cc:");
+    if (ic && !L->init_error[0]) {
+        const char *q = ic + 8;
+        long line = scan_uint(&q, 6), code = 0;
+        if (line >= 0 && starts(q, " -> ")) {
+            q += 4;
+            if (scan_int(&q, 4, &code) && code != 0)
+                snprintf(L->init_error, sizeof L->init_error, "init.cc:%ld -> %ld", line, code);
+        }
+        return true;
+    }
     if (starts(p, "Channel ")) return channel_line(x, p + 8, false);
     if (starts(p, "Ring ")) return channel_line(x, p + 5, true);
     if (starts(p, "Trees ")) return trees_line(x, p + 6);
@@ -853,6 +871,54 @@ static enum rec_class classify(const struct rec_log *L, const struct rec_link *k
     return REC_UNKNOWN;
 }
 
+/* A channel without a ring line: its ring from its link lines, when they form exactly one
+ * cycle through every rank that appears in them (each rank one successor, one predecessor),
+ * and through all nranks ranks when that is known. Tree connections of the same channel
+ * (printed too since 2.7) break that, and then nothing is guessed. */
+static void ring_from_links(struct rec_log *L, int c)
+{
+    int n = L->maxrank + 1;
+    if (n < 2) return;
+    int *next = xmalloc((size_t)n * sizeof *next), *prev = xmalloc((size_t)n * sizeof *prev);
+    for (int r = 0; r < n; r++)
+        next[r] = prev[r] = -1;
+    bool ok = true, any = false;
+    for (int i = 0; i < L->nlinks && ok; i++) {
+        const struct rec_link *k = &L->links[i];
+        if (k->channel != c) continue;
+        any = true;
+        if (k->from == k->to)
+            ok = false;
+        else if (next[k->from] == k->to && prev[k->to] == k->from)
+            continue; /* the same hop again (another connection index) */
+        else if (next[k->from] >= 0 || prev[k->to] >= 0)
+            ok = false;
+        else
+            next[k->from] = k->to, prev[k->to] = k->from;
+    }
+    int members = 0, start = -1;
+    for (int r = 0; r < n && ok; r++) {
+        if ((next[r] < 0) != (prev[r] < 0)) ok = false;
+        if (next[r] >= 0) members++, start = start < 0 ? r : start;
+    }
+    if (ok && any && members >= 2 && (L->nranks < 0 || members == L->nranks)) {
+        int *order = xmalloc((size_t)members * sizeof *order), k = 0;
+        for (int r = start; k < members; r = next[r]) {
+            order[k++] = r;
+            if (next[r] == start) break;
+        }
+        if (k == members && next[order[k - 1]] == start) {
+            L->rings[c].order = order;
+            L->rings[c].n = members;
+            rec_warn(L, "channel %d's ring is read from its link lines (no ring line)", c);
+        } else {
+            free(order);
+        }
+    }
+    free(next);
+    free(prev);
+}
+
 /* "0..7, 9, 12..15" for the ranks in set[0..n). */
 static void rank_ranges(const bool *set, int n, char *buf, size_t cap)
 {
@@ -880,6 +946,7 @@ static void warn_partial(struct rec_log *L)
             if (L->trees[c].node[r].set && !printed[r]) printed[r] = true, np++;
     for (int r = 0; r < L->nranks; r++)
         if (L->ranks[r].host[0] && !printed[r]) printed[r] = true, np++;
+    if (L->ring_printer && !printed[0]) printed[0] = true, np++;
     if (np > 0 && np < L->nranks) {
         char b[160];
         rank_ranges(printed, L->nranks, b, sizeof b);
@@ -892,6 +959,11 @@ void rec_finish(struct rec_log *L)
 {
     for (int i = 0; i < L->nlinks; i++)
         L->links[i].cls = classify(L, &L->links[i]);
+    bool ring_lines = false;
+    for (int c = 0; c < REC_MAX_CHANNELS; c++)
+        ring_lines = ring_lines || L->rings[c].order;
+    for (int c = 0; c < REC_MAX_CHANNELS && !ring_lines; c++)
+        ring_from_links(L, c);
     int ring_n = -1;
     bool rings = false, trees = false;
     for (int c = 0; c < REC_MAX_CHANNELS; c++) {
@@ -916,12 +988,15 @@ void rec_finish(struct rec_log *L)
                      L->nranks);
     bool nccl =
         L->version[0] || L->nlinks || trees || rings || L->init_complete || L->first_warn[0];
-    if (nccl && !rings) rec_warn(L, "no ring lines (\"Channel 00/.. :  0 1 ...\", rank 0's)");
+    if (nccl && !ring_lines)
+        rec_warn(L, "no ring lines (rank 0 prints \"Channel 00/.. :  0 1 ...\" with "
+                    "NCCL_DEBUG=INFO)");
     if (L->commsizes_differ)
         rec_warn(L, "several communicators of different sizes: the largest (%d ranks) is shown",
                  L->nranks);
-    if (L->first_warn[0] && L->init_complete == 0)
-        rec_warn(L, "init failed: %s", L->first_warn);
+    if (L->init_error[0] && L->init_complete == 0)
+        rec_warn(L, "init failed (%s): %s", L->init_error,
+                 L->first_warn[0] ? L->first_warn : "no NCCL WARN line says why");
     else if (L->first_warn[0])
         rec_warn(L, "NCCL WARN: %s", L->first_warn);
     warn_partial(L);

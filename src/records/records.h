@@ -118,10 +118,11 @@ struct rec_log {
     int ntests;
     struct rec_host_net nets[64];
     int nnets;
-    bool nvls;         /* any host */
-    int init_complete; /* "Init COMPLETE" lines */
-    int lines;         /* lines recognised, all files */
-    char **errors;     /* "file:line: what" */
+    bool nvls;           /* any host */
+    int init_complete;   /* "Init COMPLETE" lines */
+    char init_error[64]; /* NCCL's error trace through init: "init.cc:1089 -> 3" */
+    int lines;           /* lines recognised, all files */
+    char **errors;       /* "file:line: what" */
     int nerrors, errors_dropped;
     char **warnings;
     int nwarnings, warnings_dropped;
@@ -134,6 +135,7 @@ struct rec_log {
     int first_warn_line;
     char first_warn[160];
     bool commsizes_differ;
+    bool ring_printer; /* a ring line was read: rank 0's */
 };
 
 struct rec_log *rec_new(void);
