@@ -126,6 +126,12 @@ static void line_host(const char *line, const char *at, char *host, size_t n)
     const char *e = at;
     while (e > line && e[-1] == ' ')
         e--;
+    if (e > line && e[-1] != ']') { /* a WARN's "misc/socket.cc:483" before "NCCL" */
+        while (e > line && e[-1] != ' ')
+            e--;
+        while (e > line && e[-1] == ' ')
+            e--;
+    }
     if (e == line || e[-1] != ']') return;
     const char *lb = e - 1;
     while (lb > line && *lb != '[')
@@ -286,6 +292,11 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
                          .cls = REC_UNKNOWN};
     snprintf(k.via, sizeof k.via, "%.*s", (int)vn, via);
     snprintf(k.host, sizeof k.host, "%s", x->host);
+    /* NCCL sets up a connection's send side on the sender and its receive side on the
+     * receiver: the line's host is the sender's, or the receiver's for "[receive]" */
+    bool recv = strstr(p, "[receive]") && strstr(p, "[receive]") < via;
+    struct rec_rank *rk = rank_at(L, recv ? to : from);
+    if (!rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
     for (int i = 0; i < L->nlinks; i++) { /* a connection's send and receive lines */
         struct rec_link *o = &L->links[i];
         if (o->channel == k.channel && o->conn == k.conn && o->from == k.from &&
@@ -303,11 +314,6 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
     L->links[L->nlinks++] = k;
     rank_at(L, from);
     rank_at(L, to);
-    /* NCCL sets up a connection's send side on the sender and its receive side on the
-     * receiver: the line's host is the sender's, or the receiver's for "[receive]" */
-    bool recv = strstr(p, "[receive]") && strstr(p, "[receive]") < via;
-    struct rec_rank *rk = &L->ranks[recv ? to : from];
-    if (!rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
 }
 
 /* "Channel NN[/MM] : ..." or "Ring NN : ...", p after the keyword. */
