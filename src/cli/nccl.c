@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/coll.h"
 #include "core/util.h"
 #include "json.h"
 #include "records/records.h"
@@ -42,18 +43,15 @@ static void nccl_usage(FILE *f)
             "2 nothing could be read or bad options.\n");
 }
 
-int cli_nccl_read(struct rec_log *L, const char *path)
+/* Read one file into L: the lines recognised, or -1 with why in err. */
+static int nccl_read_file(struct rec_log *L, const char *path, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        fprintf(stderr, "%s:0: cannot open: %s\n", path, strerror(errno));
-        return -1;
-    }
+    if (fd < 0) return snprintf(err, errlen, "cannot open: %s", strerror(errno)), -1;
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "%s:0: a directory, not a file\n", path);
         close(fd);
-        return -1;
+        return snprintf(err, errlen, "a directory, not a file"), -1;
     }
     /* read one byte past the limit to tell a file that is too large */
     size_t cap = REC_MAX_BYTES + 1, got = 0, have = 1 << 16;
@@ -67,7 +65,7 @@ int cli_nccl_read(struct rec_log *L, const char *path)
         ssize_t r = read(fd, buf + got, have - got);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0) {
-            fprintf(stderr, "%s:0: cannot read: %s\n", path, strerror(errno));
+            snprintf(err, errlen, "cannot read: %s", strerror(errno));
             free(buf);
             close(fd);
             return -1;
@@ -79,6 +77,54 @@ int cli_nccl_read(struct rec_log *L, const char *path)
     int n = rec_parse(L, path, buf, got);
     free(buf);
     return n;
+}
+
+int cli_nccl_read(struct rec_log *L, const char *path)
+{
+    char err[200];
+    int n = nccl_read_file(L, path, err, sizeof err);
+    if (n < 0) fprintf(stderr, "%s:0: %s\n", path, err);
+    return n;
+}
+
+int cli_ring_order_from(const char *arg, int *ring, int *n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", arg);
+    long chan = 0;
+    char *colon = strrchr(path, ':');
+    if (colon && colon[1]) { /* LOG:CHANNEL, when what follows the last ':' is a number */
+        char *end;
+        long v = strtol(colon + 1, &end, 10);
+        if (*end == '\0' && v >= 0) {
+            if (v >= REC_MAX_CHANNELS)
+                return cli_usage_error("--ring-order-from %s: channel %ld: must be 0..%d", arg,
+                                       v, REC_MAX_CHANNELS - 1);
+            chan = v;
+            *colon = '\0';
+        }
+    }
+    struct rec_log *L = rec_new();
+    char err[200];
+    int got = nccl_read_file(L, path, err, sizeof err);
+    rec_finish(L);
+    int rc = 0;
+    const struct rec_ring *g = &L->rings[chan];
+    if (got < 0)
+        rc = cli_usage_error("--ring-order-from %s: %s", arg, err);
+    else if (!g->order)
+        rc = cli_usage_error("--ring-order-from %s: %s has no ring of channel %ld", arg, path,
+                             chan);
+    else if (g->n > CV_MAX_RANKS)
+        rc = cli_usage_error("--ring-order-from %s: channel %ld's ring has %d ranks; collviz "
+                             "runs at most %d",
+                             arg, chan, g->n, CV_MAX_RANKS);
+    else {
+        memcpy(ring, g->order, (size_t)g->n * sizeof *ring);
+        *n = g->n;
+    }
+    rec_free(L);
+    return rc;
 }
 
 /* ---- JSON ----------------------------------------------------------------------------- */
