@@ -234,6 +234,7 @@ static void ring_line(struct rec_ctx *x, long chan, const char *p)
         order[n++] = (int)r;
         p = skip_sp(p);
     }
+    if (n == 0) return; /* "Channel 00 :" and nothing: no ring */
     struct rec_ring *g = &L->rings[chan];
     if (g->order) {
         if (g->n != n || memcmp(g->order, order, (size_t)n * sizeof *order) != 0)

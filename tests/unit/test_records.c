@@ -316,6 +316,11 @@ static void test_bounds(void **state)
     assert_null(L->rings[1].order);
     assert_int_equal(L->nlinks, 0);
     rec_free(L);
+    /* a ring line with no ranks (found by fuzz_records) is no ring */
+    L = parse("h:1:1 [0] NCCL INFO Channel 00 :\nh:1:1 [0] NCCL INFO Channel 01/02 :   \n");
+    assert_null(L->rings[0].order);
+    assert_null(L->rings[1].order);
+    rec_free(L);
     /* not NUL-terminated, NULs and control bytes inside, no newline at the end */
     const char cut[] = "\x01\x1b[2J\0h:1:1 [0] NCCL INFO Channel 00/1 :    0";
     L = rec_new();
