@@ -360,12 +360,20 @@ static void bench_print_hardware(const char *hw)
 
 /* time and bandwidths to 6 significant digits, as nccl-tests prints them. */
 static void bench_print_json(const char *backend, int ranks, const char *hardware,
-                             const struct bench_row *rows, size_t n)
+                             const struct bench_opts *opts, const struct bench_row *rows,
+                             size_t n)
 {
     cJSON *d = cli_json_object();
     cli_json_str(d, "backend", backend);
     cli_json_num(d, "ranks", ranks);
     cli_json_str(d, "hardware", hardware);
+    if (opts->ring_n) { /* --ring-order: the ring plans' order; null: 0, 1, ..., W-1 */
+        cJSON *ro = cli_json_add_array(d, "ring_order");
+        for (int i = 0; i < opts->ring_n; i++)
+            cli_json_num(ro, NULL, opts->ring[i]);
+    } else {
+        cli_json_null(d, "ring_order");
+    }
     cJSON *arr = cli_json_add_array(d, "rows");
     for (size_t i = 0; i < n; i++) {
         const struct bench_result *r = &rows[i].r;
@@ -772,7 +780,7 @@ int cli_bench_main(int argc, char **argv)
     for (size_t i = 0; i < sw.nrows; i++)
         if (sw.rows[i].r.wrong > 0) wrong_total += sw.rows[i].r.wrong;
     if (o.json && exit_rc != 2 && exit_rc != 130)
-        bench_print_json(sw.backend, sw.ranks, sw.hardware, sw.rows, sw.nrows);
+        bench_print_json(sw.backend, sw.ranks, sw.hardware, &o, sw.rows, sw.nrows);
     bench_sweep_free(&sw);
     if (exit_rc) return exit_rc;
     if (wrong_total > 0) {

@@ -140,6 +140,7 @@ import json; d = json.load(open('$tmp/b.json'))
 rows = d['rows'] if 'rows' in d else d['results']
 assert len(rows) == 3 and all(r['wrong'] == 0 for r in rows), rows
 assert all(r['algorithm'] == 'ring' for r in rows), rows
+assert d['ring_order'] == [0, 3, 1, 2], d['ring_order']
 " || fail "bench --ring-order: rows"
 "$BIN" bench all_gather --backend cpu --ring-order "1 0 3 2" -b 4K -e 4K -n 1 -w 0 >"$tmp/b.txt" ||
     fail "bench all_gather --ring-order: exit $?"
