@@ -24,7 +24,7 @@ h=$tmp/help
 mkdir -p "$h"
 "$BIN" --help 2>&1 | sed '/^usage: collviz --present/,$d' >"$h/interactive"
 "$BIN" --present x --help >"$h/present" 2>&1
-for s in trace bench train model svg notes serve; do
+for s in trace bench train model svg notes serve nccl; do
     "$BIN" "$s" --help >"$h/$s" 2>&1 || fail "$s --help exit $?"
 done
 {
