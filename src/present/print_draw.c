@@ -83,7 +83,6 @@ double print_contrast(uint32_t a, uint32_t b)
 void print_opts_default(struct print_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->hide_rank = -1;
 }
 
 /* ---- drawing primitives ------------------------------------------------------------- */
@@ -196,6 +195,7 @@ struct pcoll {
     struct trace trace;
     float *send[CV_MAX_RANKS];
     size_t step;
+    uint32_t hidden; /* ranks whose values an exercise asks for: drawn as "?" */
     int root;
     unsigned char *hl; /* [nranks][work_len] PC_* */
     /* geometry */
@@ -380,10 +380,10 @@ static void pc_marks(struct pd *d, const struct pcoll *c, int r)
     }
 }
 
-static void pc_ranks(struct pd *d, const struct pcoll *c, const struct print_opts *o)
+static void pc_ranks(struct pd *d, const struct pcoll *c)
 {
     for (int r = 0; r < c->plan.nranks; r++) {
-        bool hidden = r == o->hide_rank;
+        bool hidden = (c->hidden >> r) & 1;
         bool pointed = c->sc->hl == HL_RANK && c->sc->hl_index == r;
         double y = c->rows_y + (double)r * c->row_h;
         char lab[32];
@@ -391,8 +391,8 @@ static void pc_ranks(struct pd *d, const struct pcoll *c, const struct print_opt
         pd_text(d, 0, y + 5, lab, 10, PD_BOLD, pointed ? d->th->accent : pc_rank_ink(d, r),
                 d->th->bg, 0, PD_LEFT, NULL);
         if (hidden)
-            pd_text(d, 0, y + 18, o->hide_why ? o->hide_why : "?", 7, PD_ITALIC, d->th->accent,
-                    d->th->bg, c->label_w, PD_LEFT, NULL);
+            pd_text(d, 0, y + 18, "exercise", 7.5, PD_ITALIC, d->th->accent, d->th->bg, 0,
+                    PD_LEFT, NULL);
         double bw = (double)c->per_line * (c->cw + PD_CELL_GAP) + 3;
         double bh = (double)c->lines * (PD_CELL_H + PD_CELL_GAP) + 5;
         cairo_rectangle(d->cr, c->cells_x, y + 1, bw, bh);
@@ -420,6 +420,7 @@ static double pc_arrows(struct pd *d, const struct pcoll *c)
         double xl = x0 + 8 + lane * 7;
         pd_rgb(d->cr, pc_rank_ink(d, x->src));
         cairo_set_line_width(d->cr, 1.3);
+        cairo_new_path(d->cr); /* pango leaves a current point: no line from it */
         cairo_arc(d->cr, x0 - 2, ys, 1.8, 0, 2 * M_PI);
         cairo_fill(d->cr);
         cairo_move_to(d->cr, x0 - 2, ys);
@@ -552,6 +553,11 @@ static double pc_legend(struct pd *d, const struct pcoll *c, double y, double ma
     return y + 14;
 }
 
+static size_t pc_resolve(long step, size_t nsteps)
+{
+    return step < 0 || (size_t)step > nsteps ? nsteps : (size_t)step;
+}
+
 static void pc_free(struct pcoll *c)
 {
     free(c->hl);
@@ -582,8 +588,15 @@ static int pd_collectives(struct pd *d, const struct scene *sc, const struct pri
             free(c.send[r]);
         return rc;
     }
-    c.step =
-        sc->step < 0 || (size_t)sc->step > c.plan.nsteps ? c.plan.nsteps : (size_t)sc->step;
+    c.step = pc_resolve(sc->step, c.plan.nsteps);
+    for (size_t k = 0; k < o->nasked; k++) {
+        size_t s = pc_resolve(o->asked[k].step, c.plan.nsteps);
+        if (c.step > s) c.step = s;
+    }
+    for (size_t k = 0; k < o->nasked; k++)
+        if (pc_resolve(o->asked[k].step, c.plan.nsteps) == c.step && o->asked[k].rank >= 0 &&
+            o->asked[k].rank < c.plan.nranks)
+            c.hidden |= 1u << o->asked[k].rank;
     d->pic->step = (long)c.step;
     d->pic->nsteps = (long)c.plan.nsteps;
     pc_highlights(&c);
@@ -592,7 +605,7 @@ static int pd_collectives(struct pd *d, const struct scene *sc, const struct pri
     double hw = c.width + 40 > 360 ? c.width + 40 : 360;
     double y = pc_header(d, &c, 0, hw);
     c.rows_y = y;
-    pc_ranks(d, &c, o);
+    pc_ranks(d, &c);
     double right = pc_arrows(d, &c);
     double maxw = right > hw ? right : hw;
     y = c.rows_y + (double)c.plan.nranks * c.row_h + 4;

@@ -38,10 +38,16 @@ const struct print_theme *print_theme_get(bool dark);
 /* WCAG 2 contrast ratio of two colours (1..21). */
 double print_contrast(uint32_t a, uint32_t b);
 
+/* A "holds" exercise asks what `rank` holds after `step` (SCENE_STEP_END = the last): the
+ * picture is never drawn past that step, and at it that rank's box shows "?". */
+#define PRINT_MAX_ASKED 8
 struct print_opts {
     bool dark;
-    int hide_rank; /* -1 = none; else that rank's values are drawn as "?" (an exercise) */
-    const char *hide_why; /* the label of the hidden box, e.g. "exercise" (NULL: "?") */
+    size_t nasked;
+    struct {
+        long step;
+        int rank;
+    } asked[PRINT_MAX_ASKED];
 };
 void print_opts_default(struct print_opts *o);
 
