@@ -42,6 +42,7 @@ struct pdoc {
     const char *title;
     int *slide_page; /* per deck slide, from the first pass */
     int sol_page;
+    size_t nex; /* exercises in the deck */
     struct print_pic *pic; /* per deck slide; rec NULL = none */
     bool *pic_ok;
     char (*pic_err)[200];
@@ -514,6 +515,11 @@ static void pdoc_place(struct pdoc *d)
 
 /* ---- first page and solutions ------------------------------------------------------- */
 
+static bool pdoc_solutions_at_end(const struct pdoc *d)
+{
+    return d->o->solutions == SOL_END && d->nex > 0;
+}
+
 static void pdoc_toc_line(struct pdoc *d, const char *num, const char *title, int page,
                           bool bold)
 {
@@ -570,7 +576,7 @@ static void pdoc_front(struct pdoc *d, const struct lesson_set *set)
         }
         d->y += 4;
     }
-    if (d->o->solutions == SOL_END) pdoc_toc_line(d, "", "Solutions", d->sol_page, true);
+    if (pdoc_solutions_at_end(d)) pdoc_toc_line(d, "", "Solutions", d->sol_page, true);
 }
 
 static void pdoc_solutions(struct pdoc *d, const struct lesson_set *set)
@@ -629,7 +635,7 @@ static int pdoc_pass(struct pdoc *d, const struct lesson_set *set, const char *p
             d->slide_page[no - 1] = d->page;
             pdoc_slide(d, &set->v[k], i, no);
         }
-    if (d->o->solutions == SOL_END) pdoc_solutions(d, set);
+    if (pdoc_solutions_at_end(d)) pdoc_solutions(d, set);
     if (d->draw) pdoc_footer(d);
     cairo_destroy(d->cr);
     cairo_surface_finish(d->surf);
@@ -663,6 +669,7 @@ int print_pdf_write(const struct lesson_set *set, const struct handout_opts *o,
     for (size_t k = 0; k < set->n; k++)
         for (size_t i = 0; i < set->v[k].nslides; i++, no++) {
             const struct lesson_slide *s = &set->v[k].slides[i];
+            d.nex += s->nex;
             if (s->has_scene)
                 d.pic_ok[no] = handout_slide_pic(s, o->dark, &d.pic[no], d.pic_err[no],
                                                  sizeof d.pic_err[no]) == CV_OK;
