@@ -50,7 +50,7 @@ static const struct print_theme theme_dark = {
     .cell_ink = 0xf8f8f8,
     .empty = 0x2a2d33,
     .partial = 0x5a4720,
-    .complete = 0x1f5a2a,
+    .complete = 0x2e7d32,
     .hidden = 0x3a3d44,
     .rank_fill = {0x1f3a66, 0x6b3410, 0x1f4d1f, 0x5e1a40, 0x3d2a66, 0x554500, 0x0f4d4d,
                   0x3c3c3c},
@@ -319,6 +319,19 @@ static void pc_cell_pos(const struct pcoll *c, int r, size_t i, double *x, doubl
          (double)(i / c->per_line) * (PD_CELL_H + PD_CELL_GAP);
 }
 
+/* A partial reduction also carries a corner mark, so it reads apart from a rank's own
+ * colour without telling hues apart. */
+static void pd_partial_mark(struct pd *d, double x, double y)
+{
+    cairo_new_path(d->cr);
+    cairo_move_to(d->cr, x, y);
+    cairo_line_to(d->cr, x + 6, y);
+    cairo_line_to(d->cr, x, y + 6);
+    cairo_close_path(d->cr);
+    pd_rgb(d->cr, d->th->ink);
+    cairo_fill(d->cr);
+}
+
 static void pc_cell(struct pd *d, const struct pcoll *c, int r, size_t i, bool hidden)
 {
     size_t L = c->plan.work_len;
@@ -340,6 +353,7 @@ static void pc_cell(struct pd *d, const struct pcoll *c, int r, size_t i, bool h
     int style = PD_MONO | (!hidden && m[i] && fill == d->th->complete ? PD_BOLD : 0);
     pd_text(d, x + c->cw - 4, y + 2.5, t, PD_VALUE_PT, style, ink, fill, 0, PD_RIGHT, NULL);
     if (hidden) return;
+    if (fill == d->th->partial) pd_partial_mark(d, x, y);
     if (hl & PC_DST) pd_frame(d, x + 1, y + 1, c->cw - 2, PD_CELL_H - 2, d->th->ink, 2.0);
     if ((hl & PC_SRC) && !(hl & PC_DST)) {
         cairo_set_dash(d->cr, (double[]){2.0, 1.5}, 2, 0);
@@ -501,6 +515,7 @@ static double pc_legend_item(struct pd *d, double x, double y, uint32_t fill, in
         cairo_set_dash(d->cr, NULL, 0, 0);
     }
     if (frame == 3) pd_frame(d, x - 1, y - 1, 18, 13, d->th->accent, 1.4);
+    if (frame == 4) pd_partial_mark(d, x, y);
     if (sym)
         pd_text(d, x + 8, y + 0.5, sym, 7, PD_MONO, d->th->cell_ink, fill, 0, PD_CENTRE, NULL);
     double w;
@@ -533,7 +548,7 @@ static double pc_legend(struct pd *d, const struct pcoll *c, double y, double ma
         const char *sym, *words;
         bool want;
     } it[] = {
-        {d->th->partial, 0, NULL, "partial reduction", coll_reduces(c->sc->coll)},
+        {d->th->partial, 4, NULL, "partial reduction", coll_reduces(c->sc->coll)},
         {d->th->complete, 0, NULL, "reduction of every rank", coll_reduces(c->sc->coll)},
         {d->th->empty, 0, "\u00b7", "no data yet", true},
         {d->th->bg, 1, NULL, "written by this step", c->step > 0},
