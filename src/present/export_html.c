@@ -137,11 +137,11 @@ static void export_picture(FILE *f, const struct lesson_slide *s, int uniq,
         fputs("<p class=\"noscene\"><em>No picture of this slide's scene: ", f);
         export_esc(f, why);
         fputs("</em></p>\n", f);
-        p.rec = NULL;
+        p.ok = false;
     }
     char words[600];
     scene_format(&s->scene, words, sizeof words);
-    if (p.rec && p.nsteps >= 0)
+    if (p.ok && p.nsteps >= 0)
         fprintf(f,
                 "<figcaption>The scene at step %ld of %ld, drawn for paper from collviz's "
                 "trace: <code>",
@@ -358,6 +358,7 @@ int export_html_main(int argc, char **argv)
     if (f && out && fclose(f) != 0 && rc == CV_OK)
         rc = cv_err(err, sizeof err, CV_EINVAL, "cannot write %s", out);
     lesson_set_free(&set);
+    print_release_fonts();
     if (rc != CV_OK) {
         fprintf(stderr, "collviz lesson export: %s\n", err);
         if (out) remove(out);

@@ -1,12 +1,13 @@
-/* print_draw.c - scenes drawn for paper with cairo and pango (see print_draw.h). Everything
- * is drawn into a cairo recording surface, so the picture is measured by its own ink and
- * the same drawing becomes SVG, PNG, PDF or part of a handout's page. Every text goes
- * through pd_text, which records the colour pair it used: the contrast test reads those,
- * not a list kept by hand. */
+/* print_draw.c - scenes drawn for paper with cairo and pango (see print_draw.h). A picture is
+ * first drawn onto a cairo recording surface, which measures its ink (the crop); each output
+ * (SVG, PNG, PDF, a handout's page) then gets the same drawing again, straight onto its own
+ * surface. Every text goes through pd_text, which records the colour pair it used: the
+ * contrast test reads those, not a list kept by hand. */
 #include "print_draw.h"
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <stdio.h>
@@ -744,60 +745,69 @@ static void pd_hierarchy(struct pd *d, const struct scene *sc)
 
 /* ---- the picture -------------------------------------------------------------------- */
 
+/* Draw sc into cr at the picture's own coordinates; records into p (pairs, step). */
+static int pd_draw(cairo_t *cr, const struct scene *sc, const struct print_opts *o,
+                   struct print_pic *p, char *err, size_t errlen)
+{
+    struct pd d = {.cr = cr, .th = print_theme_get(o->dark), .pic = p};
+    if (sc->screen == SCREEN_COLLECTIVES) return pd_collectives(&d, sc, o, err, errlen);
+    if (sc->screen == SCREEN_PARALLEL)
+        pd_parallel(&d, sc);
+    else
+        pd_hierarchy(&d, sc);
+    return CV_OK;
+}
+
+/* The drawing is measured on a recording surface (its ink extents crop it) and drawn again
+ * onto each target: cairo 1.16 leaks when a recording surface is painted into a PDF. */
 int print_pic_build(struct print_pic *p, const struct scene *sc, const struct print_opts *o,
                     char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
     int rc = scene_check(sc, err, errlen);
     if (rc != CV_OK) return rc;
-    struct print_opts def;
-    if (!o) {
-        print_opts_default(&def);
-        o = &def;
-    }
-    struct pd d = {.th = print_theme_get(o->dark), .pic = p};
-    p->bg = d.th->bg;
-    p->step = p->nsteps = -1;
-    p->rec = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
-    d.cr = cairo_create(p->rec);
-    if (sc->screen == SCREEN_COLLECTIVES)
-        rc = pd_collectives(&d, sc, o, err, errlen);
-    else if (sc->screen == SCREEN_PARALLEL)
-        pd_parallel(&d, sc);
+    if (o)
+        p->opts = *o;
     else
-        pd_hierarchy(&d, sc);
-    cairo_destroy(d.cr);
-    if (rc != CV_OK) {
-        cairo_surface_destroy(p->rec);
-        p->rec = NULL;
-        return rc;
-    }
+        print_opts_default(&p->opts);
+    p->sc = *sc;
+    p->bg = print_theme_get(p->opts.dark)->bg;
+    p->step = p->nsteps = -1;
+    cairo_surface_t *rec = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA, NULL);
+    cairo_t *cr = cairo_create(rec);
+    rc = pd_draw(cr, &p->sc, &p->opts, p, err, errlen);
+    cairo_destroy(cr);
     double x, y, w, h;
-    cairo_recording_surface_ink_extents(p->rec, &x, &y, &w, &h);
+    cairo_recording_surface_ink_extents(rec, &x, &y, &w, &h);
+    cairo_surface_destroy(rec);
+    if (rc != CV_OK) return rc;
     const double m = 6;
     p->x = floor(x - m);
     p->y = floor(y - m);
     p->w = ceil(w + 2 * m);
     p->h = ceil(h + 2 * m);
+    p->ok = true;
     return CV_OK;
 }
 
 void print_pic_free(struct print_pic *p)
 {
-    if (p->rec) cairo_surface_destroy(p->rec);
-    p->rec = NULL;
+    p->ok = false;
 }
 
 void print_pic_paint(const struct print_pic *p, cairo_t *cr, double x, double y, double scale)
 {
+    if (!p->ok) return;
     cairo_save(cr);
     cairo_translate(cr, x, y);
     cairo_scale(cr, scale, scale);
     cairo_rectangle(cr, 0, 0, p->w, p->h);
     pd_rgb(cr, p->bg);
     cairo_fill(cr);
-    cairo_set_source_surface(cr, p->rec, -p->x, -p->y);
-    cairo_paint(cr);
+    cairo_translate(cr, -p->x, -p->y);
+    struct print_pic scratch = *p; /* the same drawing again: what it records is dropped */
+    char err[200];
+    pd_draw(cr, &p->sc, &p->opts, &scratch, err, sizeof err);
     cairo_restore(cr);
 }
 
@@ -874,4 +884,10 @@ int print_pic_svg(const struct print_pic *p, char **out, size_t *len, char *err,
     *out = m.s;
     *len = m.n;
     return CV_OK;
+}
+
+void print_release_fonts(void)
+{
+    pango_cairo_font_map_set_default(NULL);
+    FcFini();
 }

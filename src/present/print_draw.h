@@ -2,8 +2,8 @@
  * pango: not a copy of the terminal, but the rank boxes with their values at the scene's own
  * step (from the plan and the trace engine), the step's transfers as arrows, the phase and
  * step label and a legend, in a light print theme (or a dark one) whose every text stands at
- * WCAG AA contrast (>= 4.5:1) against what it is drawn on. The picture is recorded once and
- * cropped to its ink, then written as SVG, PNG or PDF, or painted into a handout's page.
+ * WCAG AA contrast (>= 4.5:1) against what it is drawn on. The picture is measured once
+ * (cropped to its ink), then drawn as SVG, PNG or PDF, or into a handout's page.
  *
  * The parallelism and hierarchy screens get a simpler, labelled paper picture (a table of
  * what the scene shows); never the terminal copy. */
@@ -58,9 +58,11 @@ struct print_pair {
 #define PRINT_MAX_PAIRS 64
 
 struct print_pic {
-    cairo_surface_t *rec; /* the recording */
-    double x, y, w, h;    /* its ink extents (points), with a small margin */
-    uint32_t bg;          /* the background painted under it */
+    bool ok;                /* built: print_pic_build returned CV_OK */
+    struct scene sc;        /* what it draws */
+    struct print_opts opts; /* and how */
+    double x, y, w, h;      /* its ink extents (points), with a small margin */
+    uint32_t bg;            /* the background painted under it */
     struct print_pair pair[PRINT_MAX_PAIRS];
     size_t npairs;
     long step, nsteps; /* the step drawn, of how many (collectives) */
@@ -80,5 +82,9 @@ void print_pic_paint(const struct print_pic *p, cairo_t *cr, double x, double y,
 int print_pic_write(const struct print_pic *p, const char *path, char *err, size_t errlen);
 /* The SVG into memory (malloc'd, NUL-terminated). */
 int print_pic_svg(const struct print_pic *p, char **out, size_t *len, char *err, size_t errlen);
+
+/* Free the font caches cairo, pango and fontconfig keep for the process (call once, at the
+ * end of a command that drew): so a leak checker sees only what is really lost. */
+void print_release_fonts(void);
 
 #endif

@@ -42,7 +42,7 @@ struct pdoc {
     const char *title;
     int *slide_page; /* per deck slide, from the first pass */
     int sol_page;
-    size_t nex; /* exercises in the deck */
+    size_t nex;            /* exercises in the deck */
     struct print_pic *pic; /* per deck slide; rec NULL = none */
     bool *pic_ok;
     char (*pic_err)[200];

@@ -59,6 +59,7 @@ static int scene_svg_print(const struct scene *sc, bool dark, bool dump, const c
     char err[300];
     if (print_pic_build(&p, sc, &o, err, sizeof err) != CV_OK) {
         fprintf(stderr, "collviz svg: %s\n", err);
+        print_release_fonts();
         return 1;
     }
     int rc = CV_OK;
@@ -78,6 +79,7 @@ static int scene_svg_print(const struct scene *sc, bool dark, bool dump, const c
         }
     }
     print_pic_free(&p);
+    print_release_fonts();
     if (rc != CV_OK) {
         fprintf(stderr, "collviz svg: %s\n", err);
         return 1;
