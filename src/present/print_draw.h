@@ -83,8 +83,9 @@ int print_pic_write(const struct print_pic *p, const char *path, char *err, size
 /* The SVG into memory (malloc'd, NUL-terminated). */
 int print_pic_svg(const struct print_pic *p, char **out, size_t *len, char *err, size_t errlen);
 
-/* Free the font caches cairo, pango and fontconfig keep for the process (call once, at the
- * end of a command that drew): so a leak checker sees only what is really lost. */
+/* Drop pango's font map (and the fonts it holds) at the end of a command that drew, so a
+ * leak checker sees only what is really lost. (fontconfig's own configuration lives as long
+ * as the process: FcFini cannot run while cairo's font caches hold its patterns.) */
 void print_release_fonts(void);
 
 #endif
