@@ -43,6 +43,7 @@ struct pdoc {
     int *slide_page; /* per deck slide, from the first pass */
     int sol_page;
     size_t nex;            /* exercises in the deck */
+    double pic_h;          /* >= 0: the height the slide being measured gives its picture */
     struct print_pic *pic; /* per deck slide; rec NULL = none */
     bool *pic_ok;
     char (*pic_err)[200];
@@ -449,6 +450,24 @@ static void pdoc_exercise(struct pdoc *d, const struct lesson_exercise *ex, int 
 
 /* ---- slides ------------------------------------------------------------------------- */
 
+static void pdoc_slide(struct pdoc *d, const struct lesson *l, size_t i, int no);
+
+/* The height a slide's picture may take: at most about half the frame, and, two to a page,
+ * what the rest of the slide leaves of its frame (not under a fifth of it), so a slide and
+ * its exercises share one half-page when they can. */
+static double pdoc_pic_h(struct pdoc *d, const struct lesson *l, size_t i, int no)
+{
+    double body = pdoc_body_h(d), most = body * (d->frames == 2 ? 0.6 : 0.55);
+    if (d->frames == 1) return most;
+    struct pdoc_save sv = pdoc_measure_begin(d);
+    d->pic_h = 0;
+    pdoc_slide(d, l, i, no);
+    d->pic_h = -1;
+    double rest = pdoc_measure_end(d, sv) + 8;
+    double h = body - rest;
+    return h > most ? most : h < body * 0.2 ? body * 0.2 : h;
+}
+
 static void pdoc_slide(struct pdoc *d, const struct lesson *l, size_t i, int no)
 {
     const struct lesson_slide *s = &l->slides[i];
@@ -483,7 +502,7 @@ static void pdoc_slide(struct pdoc *d, const struct lesson *l, size_t i, int no)
     if (s->has_scene) {
         const struct print_pic *p = &d->pic[no - 1];
         if (d->pic_ok[no - 1]) {
-            double maxh = pdoc_body_h(d) * (d->frames == 2 ? 0.5 : 0.55);
+            double maxh = d->pic_h >= 0 ? d->pic_h : pdoc_pic_h(d, l, i, no);
             pdoc_picture(d, p, maxh);
             char t[200];
             if (p->nsteps >= 0)
@@ -658,6 +677,7 @@ int print_pdf_write(const struct lesson_set *set, const struct handout_opts *o,
         .pw = o->paper == PAPER_LETTER ? 612.0 : 595.276,
         .ph = o->paper == PAPER_LETTER ? 792.0 : 841.89,
         .title = set->n == 1 && set->v[0].title ? set->v[0].title : "collviz lessons",
+        .pic_h = -1,
         .slide_page = xcalloc(n ? n : 1, sizeof(int)),
         .pic = xcalloc(n ? n : 1, sizeof(struct print_pic)),
         .pic_ok = xcalloc(n ? n : 1, sizeof(bool)),
