@@ -110,8 +110,19 @@ static void pd_pair(struct pd *d, uint32_t fg, uint32_t bg)
     if (p->npairs < PRINT_MAX_PAIRS) p->pair[p->npairs++] = (struct print_pair){fg, bg};
 }
 
+/* Few sizes: cairo's SVG holds one set of glyph outlines per font and size, so every size
+ * saved makes each inline picture of a handout smaller. */
+static double pd_size(double size, int style)
+{
+    if (style & PD_MONO) return 9.5; /* the values (PD_VALUE_PT) and the legend's dot */
+    if (size >= 11.5) return 12;
+    if (size >= 9.75) return 10;
+    return size < 7.75 ? 7 : 8.5;
+}
+
 static PangoLayout *pd_layout(struct pd *d, const char *t, double size, int style, double maxw)
 {
+    size = pd_size(size, style);
     PangoLayout *l = pango_cairo_create_layout(d->cr);
     PangoFontDescription *f = pango_font_description_from_string(
         style & PD_MONO ? "DejaVu Sans Mono" : "DejaVu Sans");
