@@ -90,6 +90,9 @@ struct app {
     bool hw_open;    /* the backends and hardware overlay (b) */
     bool embedded;   /* the screen is drawn inside a frame (a lesson): no key bar of its own */
     bool big_digits; /* per-rank values in block digits where they fit (the presenter) */
+    bool no_key_hints; /* an audience's screen (the presenter): no text names a key */
+    bool bar_row_free; /* embedded (the presenter): the screen's layout counts the undrawn
+                          key bar's row, so a scene fits one row under LAYOUT_MIN_ROWS */
     bool utf8, color;
     struct theme th;
     const struct glyphs *g;

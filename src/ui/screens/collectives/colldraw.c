@@ -58,9 +58,10 @@ static void draw_status(const struct app *a, struct rect r)
     if (sl) {
         x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "tick %zu/%zu", step, n);
         x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL],
-                       "  slice view: %d slice%s x %d channel%s (v: chunk view)",
-                       sl->plan.nslices, sl->plan.nslices == 1 ? "" : "s", sl->plan.nchannels,
-                       sl->plan.nchannels == 1 ? "" : "s");
+                       "  slice view: %d slice%s x %d channel%s%s", sl->plan.nslices,
+                       sl->plan.nslices == 1 ? "" : "s", sl->plan.nchannels,
+                       sl->plan.nchannels == 1 ? "" : "s",
+                       a->no_key_hints ? "" : " (v: chunk view)");
         if (a->playing)
             x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
         /* What forces NCCL's algorithm or protocol, since the picture stands for NCCL. */
@@ -380,6 +381,7 @@ static void draw_xfers(const struct app *a, struct rect r)
         const char *t = app_nsteps(a) ? "no transfers yet: press \u2192 (or l) to run step 1"
                                       : "no transfers";
         if (!a->utf8 && app_nsteps(a)) t = "no transfers yet: press Right (or l) to run step 1";
+        if (a->no_key_hints && app_nsteps(a)) t = "no transfers yet: step 1 is next";
         draw_put(r.y, r.x + 1, r.w - 1, a->th.role[TH_DIM], t);
         return;
     }
@@ -501,8 +503,9 @@ static void draw_slices_legend(const struct app *a, const struct coll_slices *sl
     if (xr.h < 1) return;
     if (cur < 0) {
         draw_put(xr.y, xr.x + 1, xr.w - 1, a->th.role[TH_DIM],
-                 a->utf8 ? "no slice has moved yet: press \u2192 (or l) for tick 1"
-                         : "no slice has moved yet: press Right (or l) for tick 1");
+                 a->no_key_hints ? "no slice has moved yet: tick 1 is next"
+                 : a->utf8       ? "no slice has moved yet: press \u2192 (or l) for tick 1"
+                                 : "no slice has moved yet: press Right (or l) for tick 1");
         return;
     }
     char line[512];
@@ -570,6 +573,8 @@ void coll_draw(struct app *a, struct rect r)
         if (w > c.label_w) c.label_w = w;
     }
     size_t L = a->have_trace ? a->plan.work_len : 1;
+    /* Embedded, the key bar's row is not drawn: the layout may use it, just below r. */
+    int rows = r.h + (a->bar_row_free ? 1 : 0);
     /* Block digits (the presenter's back row) when every value of every rank still shows
      * in boxes; otherwise the plain layout. */
     bool big = false;
@@ -578,10 +583,10 @@ void coll_draw(struct app *a, struct rect r)
         bc.cell_w = coll_big_cell_w(a);
         bc.cell_h = BIG_H;
         big = bc.cell_w > 0 &&
-              layout_compute(r.h, r.w, a->sc.nranks, L, &bc, &a->lay) == LAYOUT_BOXES &&
+              layout_compute(rows, r.w, a->sc.nranks, L, &bc, &a->lay) == LAYOUT_BOXES &&
               a->lay.shown == L;
     }
-    if (!big) layout_compute(r.h, r.w, a->sc.nranks, L, &c, &a->lay);
+    if (!big) layout_compute(rows, r.w, a->sc.nranks, L, &c, &a->lay);
     if (a->lay.mode == LAYOUT_TOO_SMALL) {
         a->nbar = 0;
         overlay_too_small(a, r, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);

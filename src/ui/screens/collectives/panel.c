@@ -69,6 +69,8 @@ static void panel_model_params(const struct app *a, enum coll c, int W, struct m
                m->sweep[0].nranks == W;
     mm_choose(fit ? &f : NULL, hier_memcpy_gbs(a), W,
               (backend_caps_of(a->backend_name) & BACKEND_CAP_GPU) != 0, a->utf8, mp);
+    char *key = a->no_key_hints ? strstr(mp->text, " (sweep with s") : NULL;
+    if (key) snprintf(key, sizeof mp->text - (size_t)(key - mp->text), " (no sweep yet)");
 }
 
 /* The model's time and busbw for the measured collective, size and W, labelled "model",
@@ -111,7 +113,7 @@ static void panel_model(const struct app *a, struct plines *p, int width)
             pl_wrapped_max(p, th->role[TH_WARN], width, t2, 2);
         }
     }
-    pl_add(pl_new(p), th->role[TH_DIM], "what if on other links (model): y");
+    if (!a->no_key_hints) pl_add(pl_new(p), th->role[TH_DIM], "what if on other links (model): y");
 }
 
 /* The figures of the last measurement, each saying what it is and where it came from. */
@@ -127,7 +129,7 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
         struct pline *l = pl_new(p);
         pl_add(l, th->role[TH_WARN], "measuring %s%s %.1f s", size, a->g->ell,
                now_s() - m->measure_started);
-        pl_add(l, th->role[TH_DIM], " (x cancels)");
+        if (!a->no_key_hints) pl_add(l, th->role[TH_DIM], " (x cancels)");
     } else if (m->measure_err[0]) {
         struct pline *l = pl_new(p);
         pl_add(l, th->role[TH_BAD], "measurement: %s", m->measure_err);
@@ -201,7 +203,7 @@ static void panel_backend(const struct app *a, struct plines *p, int width, int 
     struct pline *l = pl_new(p);
     pl_add(l, th->role[TH_DIM], "size ");
     pl_add(l, A_BOLD, "%s", size);
-    pl_add(l, th->role[TH_DIM], " ([ ] halve/double)");
+    if (!a->no_key_hints) pl_add(l, th->role[TH_DIM], " ([ ] halve/double)");
     char note[300];
     hw_panel_note(&a->hw, a->utf8, note, sizeof note);
     if (note[0] && note_lines > 0)
@@ -237,17 +239,23 @@ static void panel_plot(const struct app *a, struct rect r)
     bool pair = m->nwhole > 0 || m->whole_id != 0;
     if (meas_sweeping(m)) {
         if (m->sweep_id || !pair)
-            draw_putf(r.y, r.x, r.w, th->role[TH_WARN], "sweeping %d/%d %s %.1f s  (x cancels)",
+            draw_putf(r.y, r.x, r.w, th->role[TH_WARN], "sweeping %d/%d %s %.1f s%s",
                       m->nsweep + 1 > m->sweep_total ? m->sweep_total : m->nsweep + 1,
-                      m->sweep_total, a->g->ell, now_s() - m->sweep_started);
+                      m->sweep_total, a->g->ell, now_s() - m->sweep_started,
+                      a->no_key_hints ? "" : "  (x cancels)");
         else
             draw_putf(r.y, r.x, r.w, th->role[TH_WARN],
-                      "sweeping whole chunks %d/%d %s %.1f s  (x cancels)",
+                      "sweeping whole chunks %d/%d %s %.1f s%s",
                       m->nwhole + 1 > m->sweep_total ? m->sweep_total : m->nwhole + 1,
-                      m->sweep_total, a->g->ell, now_s() - m->sweep_started);
+                      m->sweep_total, a->g->ell, now_s() - m->sweep_started,
+                      a->no_key_hints ? "" : "  (x cancels)");
     } else if (m->nsweep == 0) {
-        draw_putf(r.y, r.x, r.w, th->role[TH_DIM], "busbw vs size: press s to sweep %s..%s", lo,
-                  hi);
+        if (a->no_key_hints)
+            draw_putf(r.y, r.x, r.w, th->role[TH_DIM], "busbw vs size: not swept yet (%s..%s)",
+                      lo, hi);
+        else
+            draw_putf(r.y, r.x, r.w, th->role[TH_DIM], "busbw vs size: press s to sweep %s..%s",
+                      lo, hi);
         if (m->sweep_err[0] && r.h > 1)
             draw_putf(r.y + 1, r.x, r.w, th->role[TH_BAD], "sweep: %s", m->sweep_err);
         return;

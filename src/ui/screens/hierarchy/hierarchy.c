@@ -372,6 +372,9 @@ static void hier_status(const struct app *a, struct rect r, bool both)
     if (both)
         draw_putf(r.y, r.x, r.w, th->role[TH_STEP], "step %zu/1: both pages side by side",
                   step);
+    else if (a->no_key_hints)
+        draw_putf(r.y, r.x, r.w, th->role[TH_STEP], "step %zu/1: %s", step,
+                  step == 0 ? "the ladder and what if" : "napkin math");
     else if (step == 0)
         draw_putf(r.y, r.x, r.w, th->role[TH_STEP],
                   "step 0/1: the ladder and what if (%s napkin math)", arrow);
@@ -413,7 +416,7 @@ static void hier_draw(struct app *a, struct rect area)
 {
     hier_state(a);
     int bar = a->embedded ? 0 : 1;
-    if (area.h < LAYOUT_MIN_ROWS || area.w < LAYOUT_MIN_COLS) {
+    if (area.h + (a->bar_row_free ? 1 : 0) < LAYOUT_MIN_ROWS || area.w < LAYOUT_MIN_COLS) {
         a->nbar = 0;
         overlay_too_small(a, area, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
         return;

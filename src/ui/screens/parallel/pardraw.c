@@ -585,7 +585,7 @@ static void par_panel_state(const struct app *a, struct plines *p, int width)
         struct pline *l = pl_new(p);
         pl_add(l, th->role[TH_WARN], "%s training %s at lecture scale%s %.1f s", a->g->busy,
                train_scheme_name(ps->train_cfg.scheme), a->g->ell, now_s() - ps->train_started);
-        pl_add(l, th->role[TH_DIM], " (x cancels)");
+        if (!a->no_key_hints) pl_add(l, th->role[TH_DIM], " (x cancels)");
     } else if (ps->train_err[0] && ps->train_cfg.scheme == want.scheme &&
                ps->train_cfg.nranks == want.nranks) {
         char t[260];
@@ -930,7 +930,8 @@ void par_draw(struct app *a, struct rect area)
         c.gantt_rows = v->sched.stages + 3;
         c.gantt_w = 4 + v->sched.ticks * 2 + 3 + 4 + 24;
     }
-    if (!par_layout_compute(area.h, area.w, &c, &p->lay)) {
+    /* Embedded, the key bar's row is not drawn: the layout may use it, just below area. */
+    if (!par_layout_compute(area.h + (a->bar_row_free ? 1 : 0), area.w, &c, &p->lay)) {
         a->nbar = 0;
         overlay_too_small(a, area, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
         return;
