@@ -39,6 +39,69 @@ enum ui_action keys_action(int ch)
     return keys_action_on(ch, KEYS_ON_SCENES);
 }
 
+unsigned keys_surface_bit(enum keys_surface s)
+{
+    switch (s) {
+    case SURFACE_PLAYER:
+        return KEYS_ON_LESSON;
+    case SURFACE_PRESENTER:
+        return KEYS_ON_PRESENT;
+    default:
+        return 0;
+    }
+}
+
+enum ui_action keys_action_surface(int ch, enum keys_surface s, unsigned screen_on)
+{
+    enum ui_action a = ACT_NONE;
+    unsigned own = keys_surface_bit(s);
+    if (own) a = keys_find(ch, own);
+    if (a == ACT_NONE && screen_on) a = keys_find(ch, screen_on);
+    if (a == ACT_NONE) a = keys_find(ch, KEYS_ON_SCENES);
+    return a;
+}
+
+int keys_key_on(enum ui_action act, enum keys_surface s, unsigned screen_on)
+{
+    if (act < 0 || act >= ACT_COUNT) return 0;
+    for (const int *k = key_rows[act].keys; *k; k++)
+        if (keys_action_surface(*k, s, screen_on) == act) return *k;
+    return 0;
+}
+
+const char *keys_hint(enum ui_action act, enum keys_surface s, unsigned screen_on, bool utf8,
+                      char *buf, int n)
+{
+    int k = keys_key_on(act, s, screen_on);
+    return k ? keys_name(k, utf8, buf, n) : NULL;
+}
+
+void keys_row_names_on(const struct key_row *row, enum keys_surface s, unsigned screen_on,
+                       bool utf8, char *buf, int n)
+{
+    struct key_row only = *row;
+    int m = 0;
+    for (const int *k = row->keys; *k; k++)
+        if (keys_action_surface(*k, s, screen_on) == row->action) only.keys[m++] = *k;
+    only.keys[m] = 0;
+    keys_row_names(&only, utf8, buf, n);
+}
+
+bool keys_is_scene_action(enum ui_action act)
+{
+    if (act < 0 || act >= ACT_COUNT || !(key_rows[act].screens & KEYS_ON_SCENES)) return false;
+    switch (act) {
+    case ACT_HELP:
+    case ACT_CLOSE:
+    case ACT_QUIT:
+    case ACT_BACKENDS:
+    case ACT_EXPORT:
+        return false;
+    default:
+        return true;
+    }
+}
+
 const char *keys_name(int ch, bool utf8, char *buf, int n)
 {
     const char *s = NULL;
@@ -75,6 +138,11 @@ const char *keys_name(int ch, bool utf8, char *buf, int n)
         break;
     case 27:
         s = "Esc";
+        break;
+    case KEY_BACKSPACE:
+    case 127:
+    case 8:
+        s = "Backspace";
         break;
     case '\r':
     case '\n':

@@ -273,7 +273,7 @@ static bool hier_action(struct app *a, enum ui_action act, struct scene *next)
         return true;
     case ACT_MEASURE:
         if (hier_busy(a))
-            snprintf(a->msg, sizeof a->msg, "already measuring (x cancels)");
+            app_busy_msg(a, "already measuring");
         else
             hier_measure(a, true);
         return true;

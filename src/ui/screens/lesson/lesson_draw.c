@@ -435,6 +435,14 @@ static void draw_slide(struct app *a, struct rect r)
              a->g->sep, solved, nex);
     int used = draw_put(r.y, r.x, r.w, th->role[TH_TITLE], t);
     const char *note = a->msg[0] ? a->msg : u->warn;
+    char back[80] = "";
+    if (!note[0] && u->scene_ok && s->has_scene &&
+        screen_scene_diff(&a->sc, &s->scene) & ~(SF_STEP | SF_HL | SF_AUTOPLAY)) {
+        char k[16];
+        if (app_key_hint(a, ACT_SCENE_RESET, k, sizeof k))
+            snprintf(back, sizeof back, "your own scene (%s: the slide's)", k);
+        note = back;
+    }
     if (note[0] && used + 4 < r.w) {
         char fit[400];
         text_fit(fit, sizeof fit, note, r.w - used - 3, a->utf8);

@@ -307,26 +307,31 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
             a->playing = false;
         }
         return true;
-    case ACT_NEXT:
-    case ACT_PREV:
-    case ACT_FIRST:
-    case ACT_LAST:
-    case ACT_PLAY:
-    case ACT_MEASURE:
-    case ACT_CANCEL:
-        if (!u->scene_ok) {
-            snprintf(a->msg, sizeof a->msg, "this slide has no scene to step through");
-            return true;
+    case ACT_SCENE_RESET:
+        if (!s || !s->has_scene || !u->scene_ok) {
+            snprintf(a->msg, sizeof a->msg, "this slide has no scene");
+        } else if (!screen_scene_diff(&a->sc, &s->scene)) {
+            snprintf(a->msg, sizeof a->msg, "this is the slide's own scene");
+        } else {
+            char err[200];
+            a->playing = false;
+            if (app_set_scene(a, &s->scene, err, sizeof err) != CV_OK)
+                snprintf(a->msg, sizeof a->msg, "%.190s", err);
         }
-        return false;
+        return true;
     case ACT_HELP:
     case ACT_BACKENDS:
+    case ACT_EXPORT:
     case ACT_QUIT:
         return false;
     default:
-        snprintf(a->msg, sizeof a->msg,
-                 "in a lesson the slide sets the scene (? lists the keys)");
-        return true;
+        /* Every scene key of the explorer works on the slide's scene (app.c performs it
+         * through the door); 0 or Backspace brings the slide's own scene back. */
+        if (keys_is_scene_action(act) && !u->scene_ok) {
+            snprintf(a->msg, sizeof a->msg, "this slide has no scene to change");
+            return true;
+        }
+        return !keys_is_scene_action(act);
     }
 }
 
@@ -431,6 +436,7 @@ int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen)
     }
     a->frame = &screen_lesson;
     a->frame_state = u;
+    a->surface = SURFACE_PLAYER;
     a->embedded = true;
     return CV_OK;
 fail:

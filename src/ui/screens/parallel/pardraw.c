@@ -585,7 +585,9 @@ static void par_panel_state(const struct app *a, struct plines *p, int width)
         struct pline *l = pl_new(p);
         pl_add(l, th->role[TH_WARN], "%s training %s at lecture scale%s %.1f s", a->g->busy,
                train_scheme_name(ps->train_cfg.scheme), a->g->ell, now_s() - ps->train_started);
-        if (!a->no_key_hints) pl_add(l, th->role[TH_DIM], " (x cancels)");
+        char k[16];
+        if (app_key_hint(a, ACT_CANCEL, k, sizeof k))
+            pl_add(l, th->role[TH_DIM], " (%s cancels)", k);
     } else if (ps->train_err[0] && ps->train_cfg.scheme == want.scheme &&
                ps->train_cfg.nranks == want.nranks) {
         char t[260];
