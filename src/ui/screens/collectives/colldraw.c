@@ -131,8 +131,9 @@ static int draw_tag(const struct app *a, int r, size_t i)
 /* A value in block digits, right-aligned in its cell_w x BIG_H tile. The digits always show
  * in the value's colour on the terminal's background: a colour pair with a background of its
  * own (partial and full reductions) is drawn reversed, so its background colour becomes the
- * ink. What the step does to the value shades the rest of the tile: written (reverse) with
- * "░", sent (underline) with "·". */
+ * ink. What the step does to the value shades its digits, never the gaps between their
+ * strokes (a filled tile blurs the digits for the back row): written (reverse) "▓", sent
+ * (underline) "▒" ('%' and '+' in ASCII). */
 static void draw_big_value(const struct app *a, int y, int x, const char *t, unsigned mask,
                            attr_t at)
 {
@@ -140,19 +141,15 @@ static void draw_big_value(const struct app *a, int y, int x, const char *t, uns
     short f = -1, b = -1;
     if (PAIR_NUMBER(at) > 0) pair_content((short)PAIR_NUMBER(at), &f, &b);
     attr_t ink = (at & ~(A_REVERSE | A_UNDERLINE)) ^ (b >= 0 ? A_REVERSE : 0);
-    const char *shade = NULL;
+    const char *glyph = a->utf8 ? "\u2588" : "#";
     if (at & A_REVERSE)
-        shade = a->utf8 ? "\u2591" : ":";
+        glyph = a->utf8 ? "\u2593" : "%";
     else if (at & A_UNDERLINE)
-        shade = a->utf8 ? "\u00b7" : ".";
-    if (shade)
-        for (int r = 0; r < BIG_H; r++)
-            for (int k = 0; k < cw; k++)
-                draw_put(y + r, x + k, 1, ink, shade);
+        glyph = a->utf8 ? "\u2592" : "+";
     if (mask == 0)
         draw_put(y + BIG_H / 2, x + cw - 1, 1, at, t);
     else
-        big_draw(stdscr, y, x + cw - big_width(t), t, ink, a->utf8);
+        big_draw_ink(stdscr, y, x + cw - big_width(t), t, ink, glyph);
 }
 
 static void draw_value(const struct app *a, int y, int x, float v, unsigned mask,
@@ -365,9 +362,14 @@ static void draw_legend(const struct app *a, struct rect r)
         pl_add(&pl, th->role[TH_COMPLETE], " %s all %d ", a->g->sigma, W);
     }
     pl_add(&pl, A_NORMAL, " %s empty  ", a->g->dot);
-    pl_add(&pl, th->role[TH_DST], "written");
-    pl_add(&pl, A_NORMAL, " ");
-    pl_add(&pl, th->role[TH_SRC], "sent");
+    if (a->lay.cell_h == BIG_H) /* block digits: the digits' ink says it (draw_big_value) */
+        pl_add(&pl, A_NORMAL, "%s written %s sent", a->utf8 ? "\u2593" : "%",
+               a->utf8 ? "\u2592" : "+");
+    else {
+        pl_add(&pl, th->role[TH_DST], "written");
+        pl_add(&pl, A_NORMAL, " ");
+        pl_add(&pl, th->role[TH_SRC], "sent");
+    }
     if (!a->lay.marks) pl_add(&pl, th->role[TH_LABEL], "  [ ] output");
     int w = pl_width(&pl);
     pl_draw_line(&pl, r.y, r.x + (w < r.w ? (r.w - w) / 2 : 0), r.w);

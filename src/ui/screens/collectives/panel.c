@@ -137,8 +137,11 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
         pl_add(l, th->role[TH_BAD], "measurement: %s", m->measure_err);
     }
     if (!m->have_row) {
-        if (!meas_measuring(m))
-            pl_add(pl_new(p), th->role[TH_DIM], "not measured yet (m measures)");
+        char k[16];
+        if (!meas_measuring(m) && app_key_hint(a, ACT_MEASURE, k, sizeof k))
+            pl_add(pl_new(p), th->role[TH_DIM], "not measured yet (%s measures)", k);
+        else if (!meas_measuring(m))
+            pl_add(pl_new(p), th->role[TH_DIM], "not measured yet");
         return;
     }
     const struct bench_result *row = &m->row;
