@@ -390,32 +390,42 @@ static void pres_reload(struct pres *p)
 
 /* ---- speaker notes ---------------------------------------------------------------- */
 
-/* The keys that work now, for the speaker: the presenter's own, then the scene's demo keys
- * on the shown screen (the shared handler's table, filtered to this surface). */
+/* The keys that work now, for the speaker, in short: the presenter's own, then the scene's
+ * demo keys on the shown screen (the shared handler's table filtered to this surface, so a
+ * key listed is a key that works). */
 static void pres_keys_line(const struct pres *p, char *buf, size_t n)
 {
-    static const enum ui_action mine[] = {
-        ACT_PRES_NEXT,     ACT_PRES_PREV,   ACT_PRES_SLIDE_NEXT, ACT_PRES_GOTO,
-        ACT_PRES_OVERVIEW, ACT_PRES_SEARCH, ACT_PRES_BLANK,      ACT_PRES_REVEAL,
-        ACT_PRES_RESET,    ACT_PRES_HIGHLIGHT, ACT_PRES_DIGITS,  ACT_PRES_EXPORT,
-        ACT_PRES_QUIT};
-    static const enum ui_action demo[] = {ACT_MEASURE,   ACT_SWEEP,    ACT_SIZE_UP,
-                                          ACT_SIZE_DOWN, ACT_ALGO,     ACT_RANKS_UP,
-                                          ACT_RANKS_DOWN, ACT_OP,      ACT_SCHEDULE,
-                                          ACT_OVERLAP,   ACT_CANCEL};
-    const struct key_row *t = keys_table();
+    static const struct {
+        enum ui_action act;
+        const char *label;
+    } rows[] = {{ACT_PRES_NEXT, "next"},       {ACT_PRES_PREV, "back"},
+                {ACT_PRES_SLIDE_NEXT, "slide"}, {ACT_PRES_GOTO, "goto"},
+                {ACT_PRES_OVERVIEW, "overview"}, {ACT_PRES_SEARCH, "find"},
+                {ACT_PRES_BLANK, "blank"},     {ACT_PRES_REVEAL, "reveal answer"},
+                {ACT_PRES_RESET, "slide's scene"}, {ACT_PRES_HIGHLIGHT, "highlight"},
+                {ACT_PRES_DIGITS, "digits"},   {ACT_PRES_EXPORT, "export"},
+                {ACT_PRES_QUIT, "quit"},       {ACT_NONE, NULL},
+                {ACT_MEASURE, "measure"},      {ACT_SWEEP, "sweep"},
+                {ACT_SIZE_DOWN, "size/2"},     {ACT_SIZE_UP, "size*2"},
+                {ACT_ALGO, "algo"},            {ACT_RANKS_UP, "ranks+"},
+                {ACT_RANKS_DOWN, "ranks-"},    {ACT_OP, "op"},
+                {ACT_SCHEDULE, "schedule"},    {ACT_OVERLAP, "overlap"},
+                {ACT_CANCEL, "cancel"}};
     const struct lesson_slide *s = pres_slide(p);
-    unsigned on = s->has_scene && p->scene_ok ? app_screen(p->a)->keys_on : 0;
+    bool scene = s->has_scene && p->scene_ok && p->lay.npages > 0 &&
+                 p->lay.page[p->pos.page].with_scene;
+    unsigned on = scene ? app_screen(p->a)->keys_on : 0;
     size_t o = 0;
     buf[0] = '\0';
-    for (size_t i = 0; i < ARRAY_LEN(mine) + ARRAY_LEN(demo) && o + 1 < n; i++) {
-        enum ui_action act = i < ARRAY_LEN(mine) ? mine[i] : demo[i - ARRAY_LEN(mine)];
-        if (act == ACT_PRES_REVEAL && s->nex == 0) continue;
-        if (i >= ARRAY_LEN(mine) && !on) break;
-        char k[48];
-        keys_row_names_on(&t[act], SURFACE_PRESENTER, on, p->a->utf8, k, sizeof k);
-        if (!k[0]) continue;
-        int w = snprintf(buf + o, n - o, "%s%s %s", o ? "  " : "", k, t[act].help);
+    for (size_t i = 0; i < ARRAY_LEN(rows) && o + 1 < n; i++) {
+        if (rows[i].act == ACT_NONE) {
+            if (!on) break; /* the demo keys only where the scene is shown */
+            continue;
+        }
+        if (rows[i].act == ACT_PRES_REVEAL && s->nex == 0) continue;
+        char k[24];
+        if (!keys_hint(rows[i].act, SURFACE_PRESENTER, on, p->a->utf8, k, sizeof k)) continue;
+        int w = snprintf(buf + o, n - o, "%s%s %s", o ? "  " : "", k, rows[i].label);
         if (w < 0 || (size_t)w >= n - o) break;
         o += (size_t)w;
     }
