@@ -147,6 +147,13 @@ static int lesson_check(int argc, char **argv)
                 nex += L->slides[s].nex;
             printf("%s: ok (lesson %s, %zu slide%s, %zu exercise%s)\n", L->path, L->id,
                    L->nslides, L->nslides == 1 ? "" : "s", nex, nex == 1 ? "" : "s");
+            for (size_t s = 0; s < L->nslides; s++)
+                if (L->slides[s].indented_note_line)
+                    fprintf(stderr,
+                            "%s:%d: warning: a speaker note indented four spaces (a code "
+                            "block in Markdown) is taken as a note and never shown; indent "
+                            "it less\n",
+                            L->path, L->slides[s].indented_note_line);
         }
     }
     fflush(stdout);
