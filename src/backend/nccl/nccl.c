@@ -34,7 +34,7 @@
 #endif
 
 /* The oldest NCCL this backend builds against: ncclGetLastError is from 2.13 (ncclAvg from
- * 2.10, ncclSend/ncclRecv from 2.7). README.md's Backends table says the same. */
+ * 2.10, ncclSend/ncclRecv from 2.7). docs/backends.md's table says the same. */
 #if NCCL_VERSION_CODE < NCCL_VERSION(2, 13, 0)
 #error                                                                                         \
     "collviz's NCCL backend needs NCCL >= 2.13 (ncclGetLastError); build with HAVE_NCCL= or a newer NCCL"
