@@ -984,7 +984,7 @@ static void pres_usage(FILE *f)
         "find a slide; r reveal a quiz's answer; f point at a rank, chunk or transfer;\n"
         "0 the slide's own scene; . or b blank (any key restores); d block digits; e (twice)\n"
         "write the screen as SVG and text; q quit. Esc and F5 do nothing. The scene's keys\n"
-        "(m measure, s sweep, [ ] size, A algorithm, = _ ranks, * op, G schedule, O\n"
+        "(m measure, s sweep, [ ] size, A algorithm, + - ranks, * op, G schedule, O\n"
         "overlap...) work as in the player. Speaker notes, answers, the keys and a\n"
         "countdown: `collviz notes` in another terminal.\n");
 }
@@ -1077,9 +1077,15 @@ static bool pres_detect_sync(void)
     return r && (r[8] == '1' || r[8] == '2') && r[9] == '$';
 }
 
-int present_main(int argc, char **argv)
+struct pres_opts {
+    const char *backend, *start;
+    bool no_measure, no_color, ascii;
+};
+
+/* The command line into *p and *o: -1 to go on, else the exit status (0 for --help, 2 for a
+ * bad option). */
+static int pres_options(int argc, char **argv, struct pres *p, struct pres_opts *o)
 {
-    setlocale(LC_ALL, "");
     enum {
         O_PRESENT = 256,
         O_NAME,
@@ -1104,10 +1110,7 @@ int present_main(int argc, char **argv)
                                          {"export-dir", required_argument, NULL, O_EXPORT_DIR},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    struct pres P = {.name = "default", .big = true};
-    struct pres *p = &P;
-    const char *backend = "auto", *start = NULL;
-    bool no_measure = false, no_color = false, ascii = false;
+    *o = (struct pres_opts){.backend = "auto"};
     int c;
     opterr = 0;
     optind = 1;
@@ -1135,22 +1138,22 @@ int present_main(int argc, char **argv)
                         optarg);
                 return 2;
             }
-            backend = optarg;
+            o->backend = optarg;
             break;
         case O_NOMEASURE:
-            no_measure = true;
+            o->no_measure = true;
             break;
         case O_NOBIG:
             p->big = false;
             break;
         case O_NOCOLOR:
-            no_color = true;
+            o->no_color = true;
             break;
         case O_ASCII:
-            ascii = true;
+            o->ascii = true;
             break;
         case O_START:
-            start = optarg;
+            o->start = optarg;
             break;
         case O_EXPORT_DIR:
             if (!optarg[0]) {
@@ -1180,39 +1183,26 @@ int present_main(int argc, char **argv)
         fprintf(stderr, "collviz: --present needs a lesson file or folder\n");
         return 2;
     }
-    char err[400];
-    if (notes_name_check(p->name, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "collviz: %s\n", err);
-        return 2;
-    }
-    if (pres_load(p->path, &p->set, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "%s\n", err);
-        return 2;
-    }
-    pres_index(p);
-    pres_set_watch(p);
-    for (size_t i = 0; i < p->set.n; i++)
-        p->minutes += p->set.v[i].minutes;
-    struct pstate resume = {0};
-    bool resumed = false;
-    if (pres_start(p, start, &resume, &resumed, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "collviz: %s\n", err);
-        pres_free(p);
-        return 2;
-    }
+    return -1;
+}
 
+/* The talk itself: the backend, the notes socket, the terminal, the loop. */
+static int pres_run(struct pres *p, const struct pres_opts *o, const struct pstate *resume,
+                    bool resumed)
+{
+    char err[400];
     p->a = xcalloc(1, sizeof *p->a);
     struct app *a = p->a;
     app_init(a);
-    a->auto_measure = !no_measure;
+    a->auto_measure = !o->no_measure;
     a->embedded = true;
     a->no_key_hints = true; /* the room's screen: keys are listed on the notes terminal */
     a->bar_row_free = true;
     a->surface = SURFACE_PRESENTER;
     a->big_digits = p->big;
     const char *nc = getenv("NO_COLOR");
-    bool want_color = !no_color && !(nc && nc[0]);
-    a->utf8 = !ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    bool want_color = !o->no_color && !(nc && nc[0]);
+    a->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     a->g = glyphs_get(a->utf8);
 
     sigset_t block, waitmask;
@@ -1220,7 +1210,7 @@ int present_main(int argc, char **argv)
     hw_probe_machine(&a->hw);
     /* A backend that cannot run here: the panel says why and the talk goes on. */
     term_nccl_log_off_screen();
-    app_open_backend(a, backend, false, err, sizeof err);
+    app_open_backend(a, o->backend, false, err, sizeof err);
     /* The talk goes on without a notes terminal: a socket that cannot be opened is said in
      * the footer. */
     if (notes_server_open(&p->ns, p->name, err, sizeof err) != CV_OK)
@@ -1244,14 +1234,14 @@ int present_main(int argc, char **argv)
     term_catch_signals();
     p->sync = pres_detect_sync();
 
-    p->t0 = now_s() - (double)resume.elapsed_s;
+    p->t0 = now_s() - (double)resume->elapsed_s;
     p->next_poll = p->t0 + PRES_POLL_S;
     p->auto_on = p->auto_s > 0;
     p->next_auto = p->t0 + p->auto_s;
     p->pos = (struct deck_pos){p->pos.slide, DECK_STEP_START, 0};
     if (resumed) {
-        p->pos.step = resume.step;
-        p->pos.page = resume.page;
+        p->pos.step = resume->step;
+        p->pos.page = resume->page;
         snprintf(p->msg, sizeof p->msg, "resumed at slide %zu", p->pos.slide + 1);
     }
     pres_enter(p);
@@ -1264,4 +1254,36 @@ int present_main(int argc, char **argv)
     if (!pres_stop_worker(a)) term_exit_now(&block);
     pres_free(p);
     return term_exit(&block);
+}
+
+int present_main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    struct pres P = {.name = "default", .big = true};
+    struct pres *p = &P;
+    struct pres_opts o;
+    int rc = pres_options(argc, argv, p, &o);
+    if (rc >= 0) return rc;
+    char err[400];
+    if (notes_name_check(p->name, err, sizeof err) != CV_OK) {
+        fprintf(stderr, "collviz: %s\n", err);
+        return 2;
+    }
+    if (pres_load(p->path, &p->set, err, sizeof err) != CV_OK) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    pres_index(p);
+    pres_set_watch(p);
+    for (size_t i = 0; i < p->set.n; i++)
+        p->minutes += p->set.v[i].minutes;
+    struct pstate resume = {0};
+    bool resumed = false;
+    if (pres_start(p, o.start, &resume, &resumed, err, sizeof err) != CV_OK) {
+        fprintf(stderr, "collviz: %s\n", err);
+        pres_free(p);
+        return 2;
+    }
+
+    return pres_run(p, &o, &resume, resumed);
 }

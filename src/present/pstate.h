@@ -18,7 +18,6 @@ struct pstate {
     int page;
     long step;
     long elapsed_s; /* the talk's clock */
-    int zoom;
 };
 
 /* The state file for deck_path (the path given to --present). CV_EINVAL with a message when

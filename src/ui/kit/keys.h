@@ -86,7 +86,7 @@
     PRESENT_KEY_TABLE(X)
 
 /* The presenter's own rows (its surface's keys win a clash; the scene action keeps its other
- * keys: ranks = _, algorithm A, op *, schedule G). */
+ * keys: algorithm A, op *, schedule G). */
 #define PRESENT_KEY_TABLE(X)                                                                   \
     X(PRES_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next page, step, then slide", KEY_NPAGE,       \
       KEY_RIGHT, KEY_DOWN, ' ')                                                                \
@@ -102,8 +102,6 @@
     X(PRES_REVEAL, KEYS_ON_PRESENT, NULL, NULL, "quiz: reveal the answer", 'r')                \
     X(PRES_RESET, KEYS_ON_PRESENT, NULL, NULL, "back to the slide's scene", '0')               \
     X(PRES_HIGHLIGHT, KEYS_ON_PRESENT, NULL, NULL, "point at a rank, chunk, transfer", 'f')    \
-    X(PRES_ZOOM_IN, KEYS_ON_PRESENT, NULL, NULL, "zoom in", '+')                               \
-    X(PRES_ZOOM_OUT, KEYS_ON_PRESENT, NULL, NULL, "zoom out", '-')                             \
     X(PRES_BLANK, KEYS_ON_PRESENT, NULL, NULL, "blank (any key restores)", '.', 'b')           \
     X(PRES_DIGITS, KEYS_ON_PRESENT, NULL, NULL, "block digits on/off", 'd')                    \
     X(PRES_AUTO, KEYS_ON_PRESENT, NULL, NULL, "resume --auto", 'a')                            \
