@@ -1242,7 +1242,8 @@ static int pres_run(struct pres *p, const struct pres_opts *o, const struct psta
     if (resumed) {
         p->pos.step = resume->step;
         p->pos.page = resume->page;
-        snprintf(p->msg, sizeof p->msg, "resumed at slide %zu", p->pos.slide + 1);
+        if (!p->msg[0]) /* a notes socket's trouble says more */
+            snprintf(p->msg, sizeof p->msg, "resumed at slide %zu", p->pos.slide + 1);
     }
     pres_enter(p);
     pres_layout(p);
