@@ -106,7 +106,7 @@ struct pres {
     const char *export_opt;
     bool export_armed;
     bool sync; /* the terminal reported synchronized output (DEC mode 2026) */
-    long saved_10s;
+    long saved_s; /* the elapsed second last saved */
 };
 
 static const struct lesson *pres_lesson(const struct pres *p)
@@ -928,8 +928,8 @@ static void pres_loop(struct pres *p, const sigset_t *waitmask)
             }
         }
         if (app_tick(p->a, now) && pres_slide(p)->has_scene) p->pos.step = (long)app_step(p->a);
-        if ((long)(now - p->t0) / 10 != p->saved_10s) { /* the clock survives a crash */
-            p->saved_10s = (long)(now - p->t0) / 10;
+        if ((long)(now - p->t0) != p->saved_s) { /* the clock survives a crash */
+            p->saved_s = (long)(now - p->t0);
             pres_save(p, now);
         }
         pres_publish(p, now);
