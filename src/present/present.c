@@ -902,6 +902,8 @@ static int pres_timeout_ms(const struct pres *p, double now)
     int t = (int)((1.0 - (el - (double)(long)el)) * 1000.0) + 1;
     int at = app_timeout_ms(p->a, now);
     if (at >= 0 && at < t) t = at;
+    int poll_ms = (int)((p->next_poll - now) * 1000.0) + 1; /* the lesson files' next look */
+    if (poll_ms < t) t = poll_ms < 0 ? 0 : poll_ms;
     if (p->auto_on) {
         int d = (int)((p->next_auto - now) * 1000.0) + 1;
         if (d < t) t = d < 0 ? 0 : d;
@@ -1232,7 +1234,11 @@ static int pres_run(struct pres *p, const struct pres_opts *o, const struct psta
         init_pair(p->black_pair, COLOR_BLACK, COLOR_BLACK);
     }
     term_catch_signals();
+    /* A frame is written whole: curses stops an update half-way when a key is waiting
+     * (typeahead), which showed the room mixed frames while the clicker was pressed. */
+    typeahead(-1);
     p->sync = pres_detect_sync();
+    flushinp(); /* keys pressed while the terminal was asked are not the talk's */
 
     p->t0 = now_s() - (double)resume->elapsed_s;
     p->next_poll = p->t0 + PRES_POLL_S;
