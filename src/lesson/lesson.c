@@ -1441,7 +1441,8 @@ static void unindent_notes(struct ctx *c, struct lesson_slide *S, char *text, si
         int col = 0;
         while (k < e && (text[k] == ' ' || text[k] == '\t'))
             col += text[k++] == '\t' ? 4 - col % 4 : 1;
-        if (e - k >= 3 && (strncmp(text + k, "```", 3) == 0 || strncmp(text + k, "~~~", 3) == 0))
+        if (e - k >= 3 &&
+            (strncmp(text + k, "```", 3) == 0 || strncmp(text + k, "~~~", 3) == 0))
             fence = !fence;
         const char *b = text + k + 4;
         while (k + 4 <= e && b < text + e && (*b == ' ' || *b == '\t'))

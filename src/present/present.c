@@ -105,7 +105,7 @@ struct pres {
     /* `e`: the first press says where, the second writes */
     const char *export_opt;
     bool export_armed;
-    bool sync; /* the terminal reported synchronized output (DEC mode 2026) */
+    bool sync;    /* the terminal reported synchronized output (DEC mode 2026) */
     long saved_s; /* the elapsed second last saved */
 };
 
@@ -241,7 +241,8 @@ static void pres_layout(struct pres *p)
         p->blank = xcalloc((size_t)p->narr.n + 1, sizeof *p->blank);
         for (int i = 0; i < p->narr.n; i++)
             p->blank[i] = p->narr.l[i].width == 0;
-        p->ntitle = text_wrap(s->title ? s->title : "", nw, p->title, PRES_TITLE_MAX, p->a->utf8);
+        p->ntitle =
+            text_wrap(s->title ? s->title : "", nw, p->title, PRES_TITLE_MAX, p->a->utf8);
         if (p->ntitle < 1) p->title[0][0] = '\0', p->ntitle = 1;
         p->have_narr = true;
         p->narr_w = nw;
@@ -398,22 +399,34 @@ static void pres_keys_line(const struct pres *p, char *buf, size_t n)
     static const struct {
         enum ui_action act;
         const char *label;
-    } rows[] = {{ACT_PRES_NEXT, "next"},       {ACT_PRES_PREV, "back"},
-                {ACT_PRES_SLIDE_NEXT, "slide"}, {ACT_PRES_GOTO, "goto"},
-                {ACT_PRES_OVERVIEW, "overview"}, {ACT_PRES_SEARCH, "find"},
-                {ACT_PRES_BLANK, "blank"},     {ACT_PRES_REVEAL, "reveal answer"},
-                {ACT_PRES_RESET, "slide's scene"}, {ACT_PRES_HIGHLIGHT, "highlight"},
-                {ACT_PRES_DIGITS, "digits"},   {ACT_PRES_EXPORT, "export"},
-                {ACT_PRES_QUIT, "quit"},       {ACT_NONE, NULL},
-                {ACT_MEASURE, "measure"},      {ACT_SWEEP, "sweep"},
-                {ACT_SIZE_DOWN, "size/2"},     {ACT_SIZE_UP, "size*2"},
-                {ACT_ALGO, "algo"},            {ACT_RANKS_UP, "ranks+"},
-                {ACT_RANKS_DOWN, "ranks-"},    {ACT_OP, "op"},
-                {ACT_SCHEDULE, "schedule"},    {ACT_OVERLAP, "overlap"},
+    } rows[] = {{ACT_PRES_NEXT, "next"},
+                {ACT_PRES_PREV, "back"},
+                {ACT_PRES_SLIDE_NEXT, "slide"},
+                {ACT_PRES_GOTO, "goto"},
+                {ACT_PRES_OVERVIEW, "overview"},
+                {ACT_PRES_SEARCH, "find"},
+                {ACT_PRES_BLANK, "blank"},
+                {ACT_PRES_REVEAL, "reveal answer"},
+                {ACT_PRES_RESET, "slide's scene"},
+                {ACT_PRES_HIGHLIGHT, "highlight"},
+                {ACT_PRES_DIGITS, "digits"},
+                {ACT_PRES_EXPORT, "export"},
+                {ACT_PRES_QUIT, "quit"},
+                {ACT_NONE, NULL},
+                {ACT_MEASURE, "measure"},
+                {ACT_SWEEP, "sweep"},
+                {ACT_SIZE_DOWN, "size/2"},
+                {ACT_SIZE_UP, "size*2"},
+                {ACT_ALGO, "algo"},
+                {ACT_RANKS_UP, "ranks+"},
+                {ACT_RANKS_DOWN, "ranks-"},
+                {ACT_OP, "op"},
+                {ACT_SCHEDULE, "schedule"},
+                {ACT_OVERLAP, "overlap"},
                 {ACT_CANCEL, "cancel"}};
     const struct lesson_slide *s = pres_slide(p);
-    bool scene = s->has_scene && p->scene_ok && p->lay.npages > 0 &&
-                 p->lay.page[p->pos.page].with_scene;
+    bool scene =
+        s->has_scene && p->scene_ok && p->lay.npages > 0 && p->lay.page[p->pos.page].with_scene;
     unsigned on = scene ? app_screen(p->a)->keys_on : 0;
     size_t o = 0;
     buf[0] = '\0';
@@ -572,7 +585,8 @@ static void pres_draw_overview(struct pres *p, int rows, int cols)
         const struct lesson *l = &p->set.v[p->sl[i].lesson];
         const struct lesson_slide *s = pres_slide_at(p, i);
         char line[600];
-        snprintf(line, sizeof line, "%3zu  %-24.24s  %s", i + 1, l->id, s->title ? s->title : "");
+        snprintf(line, sizeof line, "%3zu  %-24.24s  %s", i + 1, l->id,
+                 s->title ? s->title : "");
         attr_t at = i == p->ov_sel ? A_REVERSE : i == p->pos.slide ? A_BOLD : A_NORMAL;
         draw_put(2 + y, 2, cols - 4, at, line);
     }
@@ -598,7 +612,8 @@ static void pres_draw_page(struct pres *p, const struct playout_page *pg)
         .heading = A_BOLD | A_UNDERLINE,
         .rule = th->role[TH_DIM],
     };
-    if (pg->narr.h > 0) narr_draw(stdscr, &p->narr, pg->from, pg->narr.y, pg->narr.x, pg->narr.h, &na);
+    if (pg->narr.h > 0)
+        narr_draw(stdscr, &p->narr, pg->from, pg->narr.y, pg->narr.x, pg->narr.h, &na);
     if (!pg->with_scene) return;
     if (p->scene_ok) {
         app_screen(a)->draw(a, pg->scene);
@@ -771,9 +786,12 @@ static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
     static const struct {
         enum ui_action act;
         enum deck_move m;
-    } moves[] = {{ACT_PRES_NEXT, DECK_NEXT},        {ACT_PRES_PREV, DECK_PREV},
-                 {ACT_PRES_SLIDE_NEXT, DECK_NEXT_SLIDE}, {ACT_PRES_SLIDE_PREV, DECK_PREV_SLIDE},
-                 {ACT_PRES_FIRST, DECK_FIRST},       {ACT_PRES_LAST, DECK_LAST}};
+    } moves[] = {{ACT_PRES_NEXT, DECK_NEXT},
+                 {ACT_PRES_PREV, DECK_PREV},
+                 {ACT_PRES_SLIDE_NEXT, DECK_NEXT_SLIDE},
+                 {ACT_PRES_SLIDE_PREV, DECK_PREV_SLIDE},
+                 {ACT_PRES_FIRST, DECK_FIRST},
+                 {ACT_PRES_LAST, DECK_LAST}};
     for (size_t i = 0; i < ARRAY_LEN(moves); i++)
         if (moves[i].act == act) {
             pres_move(p, moves[i].m, 0);
@@ -879,10 +897,10 @@ static void pres_key(struct pres *p, int ch, bool *quit)
     }
     if (ch == 27 || ch == KEY_F(5)) return; /* clickers send them: harmless */
     struct app *a = p->a;
-    bool scene_shown = pres_slide(p)->has_scene && p->scene_ok &&
-                       p->lay.npages > 0 && p->lay.page[p->pos.page].with_scene;
-    enum ui_action act = keys_action_surface(ch, SURFACE_PRESENTER,
-                                             scene_shown ? app_screen(a)->keys_on : 0);
+    bool scene_shown = pres_slide(p)->has_scene && p->scene_ok && p->lay.npages > 0 &&
+                       p->lay.page[p->pos.page].with_scene;
+    enum ui_action act =
+        keys_action_surface(ch, SURFACE_PRESENTER, scene_shown ? app_screen(a)->keys_on : 0);
     if (pres_action(p, act, quit)) return;
     /* A live demo key: the shared handler changes the shown scene through the door; a
      * failing measurement shows its reason in the scene's panel and the talk goes on. */
@@ -1043,10 +1061,9 @@ static int pres_start(struct pres *p, const char *start, struct pstate *resume, 
         } else {
             rc = cv_err(err, errlen, CV_EINVAL, "--start: no slide's title has '%s'", start);
         }
-    } else if (p->state_path[0] &&
-               pstate_load(p->state_path, resume, e2, sizeof e2) == CV_OK) {
-        p->pos.slide = pstate_find(k, p->n, resume->lesson, resume->title,
-                                   (size_t)resume->slide);
+    } else if (p->state_path[0] && pstate_load(p->state_path, resume, e2, sizeof e2) == CV_OK) {
+        p->pos.slide =
+            pstate_find(k, p->n, resume->lesson, resume->title, (size_t)resume->slide);
         *resumed = true;
     }
     free(k);

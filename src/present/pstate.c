@@ -27,7 +27,8 @@ static int home_dir(const char *xdg, const char *fallback, const char *sub, char
         k = snprintf(buf, n, "%s/%s/collviz%s", home, fallback, sub);
     else
         return cv_err(err, errlen, CV_EINVAL, "neither %s nor HOME is set", xdg);
-    if (k < 0 || (size_t)k >= n) return cv_err(err, errlen, CV_EINVAL, "%s: path too long", xdg);
+    if (k < 0 || (size_t)k >= n)
+        return cv_err(err, errlen, CV_EINVAL, "%s: path too long", xdg);
     return CV_OK;
 }
 

@@ -665,15 +665,15 @@ static void test_lesson_names(void **state)
 static void test_indented_note(void **state)
 {
     (void)state;
-    const char *t = "# Indented\n"                                   /* 1 */
-                    "\n"                                             /* 2 */
-                    "For the room.\n"                                /* 3 */
-                    "\n"                                             /* 4 */
-                    "    <!-- note: SECRET for the speaker -->\n"    /* 5 */
-                    "\n"                                             /* 6 */
-                    "```\n"                                          /* 7 */
-                    "    <!-- note: shown as code -->\n"             /* 8 */
-                    "```\n";                                         /* 9 */
+    const char *t = "# Indented\n"                                /* 1 */
+                    "\n"                                          /* 2 */
+                    "For the room.\n"                             /* 3 */
+                    "\n"                                          /* 4 */
+                    "    <!-- note: SECRET for the speaker -->\n" /* 5 */
+                    "\n"                                          /* 6 */
+                    "```\n"                                       /* 7 */
+                    "    <!-- note: shown as code -->\n"          /* 8 */
+                    "```\n";                                      /* 9 */
     struct lesson L;
     parse_ok(t, &L);
     const struct lesson_slide *S = &L.slides[0];

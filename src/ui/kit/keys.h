@@ -62,12 +62,12 @@
     X(SOLUTION, KEYS_ON_LESSON, NULL, "solution", "give up: answer and solution", 'S')         \
     X(SCROLL_DOWN, KEYS_ON_LESSON, NULL, NULL, "scroll text down (list: next)", KEY_DOWN, 'j') \
     X(SCROLL_UP, KEYS_ON_LESSON, NULL, NULL, "scroll text up (list: previous)", KEY_UP, 'k')   \
-    X(ALGO, KEYS_ON_COLL, NULL, "algo", "next algorithm", 'a', 'A')                                \
+    X(ALGO, KEYS_ON_COLL, NULL, "algo", "next algorithm", 'a', 'A')                            \
     X(RANKS_UP, KEYS_ON_SCENES, "+/-", "ranks", "more ranks", '+', '=')                        \
     X(RANKS_DOWN, KEYS_ON_SCENES, NULL, NULL, "fewer ranks", '-', '_')                         \
-    X(SCHEDULE, KEYS_ON_PAR, NULL, "sched", "pp schedule: GPipe / 1F1B", 'g', 'G')                 \
+    X(SCHEDULE, KEYS_ON_PAR, NULL, "sched", "pp schedule: GPipe / 1F1B", 'g', 'G')             \
     X(OVERLAP, KEYS_ON_PAR, NULL, "overlap", "ddp: all-reduce during backward", 'O')           \
-    X(OP, KEYS_ON_COLL, NULL, "op", "next reduction op", 'o', '*')                                 \
+    X(OP, KEYS_ON_COLL, NULL, "op", "next reduction op", 'o', '*')                             \
     X(ROOT, KEYS_ON_COLL, NULL, "root", "next root (rooted collectives)", 'r')                 \
     X(COUNT_UP, KEYS_ON_COLL, "c/C", "count", "more elements", 'c')                            \
     X(COUNT_DOWN, KEYS_ON_COLL, NULL, NULL, "fewer elements", 'C')                             \
@@ -82,15 +82,15 @@
     X(EXPORT, KEYS_ON_EVERY, NULL, NULL, "screen to SVG and text", 'e')                        \
     X(HELP, KEYS_ON_EVERY, NULL, "help", "help on/off", '?', KEY_F(1))                         \
     X(CLOSE, KEYS_ON_EVERY, NULL, NULL, "close help / backends", 27)                           \
-    X(QUIT, KEYS_ON_EVERY, NULL, "quit", "quit", 'q')                                         \
+    X(QUIT, KEYS_ON_EVERY, NULL, "quit", "quit", 'q')                                          \
     PRESENT_KEY_TABLE(X)
 
 /* The presenter's own rows (its surface's keys win a clash; the scene action keeps its other
  * keys: algorithm A, op *, schedule G). */
 #define PRESENT_KEY_TABLE(X)                                                                   \
-    X(PRES_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next page, step, then slide", KEY_NPAGE,       \
+    X(PRES_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next page, step, then slide", KEY_NPAGE,        \
       KEY_RIGHT, KEY_DOWN, ' ')                                                                \
-    X(PRES_PREV, KEYS_ON_PRESENT, NULL, NULL, "back", KEY_PPAGE, KEY_LEFT, KEY_UP,            \
+    X(PRES_PREV, KEYS_ON_PRESENT, NULL, NULL, "back", KEY_PPAGE, KEY_LEFT, KEY_UP,             \
       KEY_BACKSPACE)                                                                           \
     X(PRES_SLIDE_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next slide", 'n')                         \
     X(PRES_SLIDE_PREV, KEYS_ON_PRESENT, NULL, NULL, "previous slide", 'p')                     \

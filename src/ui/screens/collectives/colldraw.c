@@ -57,11 +57,10 @@ static void draw_status(const struct app *a, struct rect r)
     const struct coll_slices *sl = coll_slices(a);
     if (sl) {
         x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "tick %zu/%zu", step, n);
-        x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL],
-                       "  slice view: %d slice%s x %d channel%s%s", sl->plan.nslices,
-                       sl->plan.nslices == 1 ? "" : "s", sl->plan.nchannels,
-                       sl->plan.nchannels == 1 ? "" : "s",
-                       a->no_key_hints ? "" : " (v: chunk view)");
+        x += draw_putf(
+            r.y, x, end - x, a->th.role[TH_LABEL], "  slice view: %d slice%s x %d channel%s%s",
+            sl->plan.nslices, sl->plan.nslices == 1 ? "" : "s", sl->plan.nchannels,
+            sl->plan.nchannels == 1 ? "" : "s", a->no_key_hints ? "" : " (v: chunk view)");
         if (a->playing)
             x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
         /* What forces NCCL's algorithm or protocol, since the picture stands for NCCL. */

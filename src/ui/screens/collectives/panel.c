@@ -113,7 +113,8 @@ static void panel_model(const struct app *a, struct plines *p, int width)
             pl_wrapped_max(p, th->role[TH_WARN], width, t2, 2);
         }
     }
-    if (!a->no_key_hints) pl_add(pl_new(p), th->role[TH_DIM], "what if on other links (model): y");
+    if (!a->no_key_hints)
+        pl_add(pl_new(p), th->role[TH_DIM], "what if on other links (model): y");
 }
 
 /* The figures of the last measurement, each saying what it is and where it came from. */
