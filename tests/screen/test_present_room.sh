@@ -19,7 +19,7 @@ chmod 700 "$xdg/run"
 ENVS="XDG_RUNTIME_DIR=$xdg/run XDG_STATE_HOME=$xdg/state XDG_DATA_HOME=$xdg/data"
 # The screens' texts that name a key (the explorer's and player's hints): never on the room's
 # screen. (A lesson's own narration may say "press O"; that is the author's text.)
-HINTS='press s to sweep|\(or l\)|\(x cancels\)|halve/double|measures\)|\(v: chunk|sweep with s|\(Enter\)|a resumes|any key|napkin math\)|: y$'
+HINTS='press s to sweep|\(or l\)|\(x cancels\)|halve/double|measures\)|\(v: chunk|sweep with s|\(Enter\)|a resumes|any key|napkin math\)|: y$|runs step 1|m trains\)|measures again\)|says why\)| measures it'
 
 # The reference: one line per slide, "N<TAB>words...".
 for f in "$LESSONS"/[0-9][0-9]-*.md; do

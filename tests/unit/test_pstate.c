@@ -17,8 +17,8 @@
 #include "present/pstate.h"
 
 static const struct pstate_key deck[] = {
-    {"intro", "Welcome"},      {"intro", "Why rings"},   {"ring", "All-reduce"},
-    {"ring", "Reduce-scatter"}, {"ring", "All-reduce"},  {"tree", "Trees"},
+    {"intro", "Welcome"},       {"intro", "Why rings"}, {"ring", "All-reduce"},
+    {"ring", "Reduce-scatter"}, {"ring", "All-reduce"}, {"tree", "Trees"},
 };
 #define N (sizeof deck / sizeof deck[0])
 
@@ -59,8 +59,12 @@ static void test_save_load(void **state)
     assert_non_null(mkdtemp(dir));
     char file[256], err[300];
     snprintf(file, sizeof file, "%s/a/b/present.pos", dir); /* folders made on save */
-    struct pstate in = {.lesson = "ring", .title = "All-reduce: the ring, step by step",
-                        .slide = 27, .page = 1, .step = 3, .elapsed_s = 754};
+    struct pstate in = {.lesson = "ring",
+                        .title = "All-reduce: the ring, step by step",
+                        .slide = 27,
+                        .page = 1,
+                        .step = 3,
+                        .elapsed_s = 754};
     assert_int_equal(pstate_save(file, &in, err, sizeof err), CV_OK);
     struct pstate out;
     assert_int_equal(pstate_load(file, &out, err, sizeof err), CV_OK);
@@ -94,8 +98,7 @@ static void test_folders(void **state)
     char other[4096];
     assert_int_equal(pstate_path("/tmp", other, sizeof other, err, sizeof err), CV_OK);
     assert_string_not_equal(buf, other); /* one file per deck */
-    assert_int_equal(pstate_path("/no/such/deck", buf, sizeof buf, err, sizeof err),
-                     CV_EINVAL);
+    assert_int_equal(pstate_path("/no/such/deck", buf, sizeof buf, err, sizeof err), CV_EINVAL);
     unsetenv("COLLVIZ_EXPORT_DIR");
     setenv("XDG_DATA_HOME", "/data", 1);
     assert_int_equal(pstate_export_dir(NULL, buf, sizeof buf, err, sizeof err), CV_OK);

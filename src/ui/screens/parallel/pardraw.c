@@ -356,9 +356,13 @@ static void par_xfers(const struct app *a, struct rect r)
         const struct step *st = par_frame_step(v, f);
         int sub = v->frames[f].sub;
         if (!st) {
-            draw_putf(r.y, r.x + 1, r.w - 1, th->role[TH_DIM],
-                      "each rank's input is in place; %s runs step 1 of the ring plan",
-                      a->utf8 ? "\u2192" : "Right");
+            char k[16];
+            if (app_key_hint(a, ACT_NEXT, k, sizeof k))
+                draw_putf(r.y, r.x + 1, r.w - 1, th->role[TH_DIM],
+                          "each rank's input is in place; %s runs step 1 of the ring plan", k);
+            else
+                draw_putf(r.y, r.x + 1, r.w - 1, th->role[TH_DIM],
+                          "each rank's input is in place; step 1 of the ring plan is next");
             return;
         }
         if ((size_t)sub == t->plan.nsteps && r.h >= 2) {
@@ -468,8 +472,9 @@ static void par_gantt_measured(const struct app *a, struct rect r)
     if (!sum) {
         draw_put(r.y, r.x, r.w, th->role[TH_LABEL] | A_BOLD, "measured timeline");
         draw_put(r.y + 1, r.x, r.w, th->role[TH_DIM],
-                 par_training(a) ? "training at lecture scale..."
-                                 : "not trained yet (m trains)");
+                 par_training(a)   ? "training at lecture scale..."
+                 : a->no_key_hints ? "not trained yet"
+                                   : "not trained yet (m trains)");
         return;
     }
     double span = 0;
@@ -594,7 +599,8 @@ static void par_panel_state(const struct app *a, struct plines *p, int width)
         snprintf(t, sizeof t, "training: %s", ps->train_err);
         pl_wrapped_max(p, th->role[TH_BAD], width, t, 3);
     } else if (!par_summary(a)) {
-        pl_add(pl_new(p), th->role[TH_DIM], "not trained yet (m trains)");
+        pl_add(pl_new(p), th->role[TH_DIM],
+               a->no_key_hints ? "not trained yet" : "not trained yet (m trains)");
     }
     if (par_summary(a)) return;
     /* Before a run: the napkin math, which needs no measurement. */
