@@ -107,6 +107,10 @@ struct pres {
     bool export_armed;
     bool sync;    /* the terminal reported synchronized output (DEC mode 2026) */
     long saved_s; /* the elapsed second last saved */
+    char answer[NOTES_ANSWER_MAX]; /* quiz_notes of answer_slide (a holds answer runs the
+                                      scene: once per slide, not once per frame) */
+    size_t answer_slide;
+    bool have_answer;
 };
 
 static const struct lesson *pres_lesson(const struct pres *p)
@@ -384,6 +388,7 @@ static void pres_reload(struct pres *p)
     p->pos.slide = pstate_find(k, p->n, lesson, title, old);
     free(k);
     p->reload_err[0] = '\0';
+    p->have_answer = false; /* the exercise may have changed */
     snprintf(p->msg, sizeof p->msg, "reloaded %s", p->path);
     pres_enter(p); /* the same step where it still exists (the screen clamps it) */
     pres_layout(p);
@@ -461,7 +466,12 @@ static void pres_publish(struct pres *p, double now)
     }
     st->elapsed_s = (long)(now - p->t0);
     st->blanked = p->blanked;
-    quiz_notes(s, st->answer, sizeof st->answer);
+    if (!p->have_answer || p->answer_slide != p->pos.slide) {
+        quiz_notes(s, p->answer, sizeof p->answer);
+        p->answer_slide = p->pos.slide;
+        p->have_answer = true;
+    }
+    notes_copy(st->answer, sizeof st->answer, p->answer);
     pres_keys_line(p, st->keys, sizeof st->keys);
     st->minutes = p->minutes;
     notes_server_publish(p->ns, st);

@@ -2,7 +2,7 @@
 # The presenter in the room (issue 19): at 80x24, 100x30, 120x36 and 160x45 every word of
 # every slide's title, narration and exercise prompt of the shipped lessons is shown on one
 # of the slide's pages, and no screen names a key; an exercise's answer appears only after
-# r, on the room's screen; a reload after a slide is inserted before the current one keeps
+# r on the room's screen, and from the start on the notes terminal; a reload after a slide is inserted before the current one keeps
 # the slide (its title), not its number; after kill -9 the presenter resumes at its slide
 # with its clock.
 #
@@ -97,6 +97,16 @@ rm -rf "$xdg/state"
 tm_start 120 36 "--present $LESSONS --backend cpu --no-measure --start 'Half one: the reduce-scatter'" $ENVS
 tm_wait "Exercise: What does rank 3's box hold" 5 || fail "quiz prompt not shown"
 tm_screen | grep -qF "Answer:" && fail "the answer is shown before r"
+# The speaker has it from the start, and the keys that work (r among them, here).
+tm new-session -d -x 100 -y 30 -s notes "env $ENVS LANG=C.UTF-8 $BIN notes; sleep 600"
+end=$(($(date +%s) + 5))
+until tm capture-pane -p -t notes | grep -qF "Answer: 60 52 32 72"; do
+    [ "$(date +%s)" -le "$end" ] || fail "the notes terminal lacks the answer"
+    sleep 0.1
+done
+tm capture-pane -p -t notes | grep -qF "r reveal answer" || fail "notes do not list r"
+tm capture-pane -p -t notes | grep -qF "Solution:" || fail "notes lack the worked solution"
+tm kill-session -t notes
 tm_keys r
 tm_wait "Answer: 60 52 32 72" 5 || fail "r did not reveal the answer"
 tm_wait "Solution:" 3 || fail "r did not reveal the worked solution"
