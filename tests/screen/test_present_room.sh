@@ -2,7 +2,7 @@
 # The presenter in the room (issue 19): at 80x24, 100x30, 120x36 and 160x45 every word of
 # every slide's title, narration and exercise prompt of the shipped lessons is shown on one
 # of the slide's pages, and no screen names a key; an exercise's answer appears only after
-# r on the room's screen, and from the start on the notes terminal; a reload after a slide is inserted before the current one keeps
+# r on the room's screen, and from the start on the notes terminal; o and / jump; a reload after a slide is inserted before the current one keeps
 # the slide (its title), not its number; after kill -9 the presenter resumes at its slide
 # with its clock.
 #
@@ -112,6 +112,15 @@ tm_wait "Answer: 60 52 32 72" 5 || fail "r did not reveal the answer"
 tm_wait "Solution:" 3 || fail "r did not reveal the worked solution"
 tm_keys r
 tm_wait_gone "Answer: 60 52 32 72" 5 || fail "r again did not hide the answer"
+# o: the overview of every slide; Home then Enter jumps to the first.
+tm_keys o
+tm_wait "All slides" 3 || fail "o did not open the overview"
+tm_keys Home Enter
+tm_wait "slide 1/$NSLIDES" 3 || fail "the overview did not jump to slide 1"
+# / words Enter: the next slide whose title has them (case ignored).
+tm_keys / i n s i d e Enter
+tm_wait "Inside the ring: stop after step 3" 3 || fail "/ did not find 'inside'"
+tm_screen | tail -n 1 | grep -qF "slide 1/" && fail "/ found the title but did not move"
 
 # Reload after inserting a slide before the current one: the same slide (title), one
 # number further on.
