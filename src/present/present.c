@@ -1052,7 +1052,8 @@ static int pres_start(struct pres *p, const char *start, struct pstate *resume, 
                       char *err, size_t errlen)
 {
     char e2[300];
-    if (pstate_path(p->path, p->state_path, sizeof p->state_path, e2, sizeof e2) != CV_OK)
+    if (pstate_path(p->path, p->name, p->state_path, sizeof p->state_path, e2, sizeof e2) !=
+        CV_OK)
         p->state_path[0] = '\0'; /* no HOME: the talk goes on, the position is not kept */
     p->pos = (struct deck_pos){0, DECK_STEP_START, 0};
     struct pstate_key *k = pres_keys(p);

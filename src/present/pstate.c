@@ -32,13 +32,17 @@ static int home_dir(const char *xdg, const char *fallback, const char *sub, char
     return CV_OK;
 }
 
-int pstate_path(const char *deck_path, char *buf, size_t n, char *err, size_t errlen)
+int pstate_path(const char *deck_path, const char *name, char *buf, size_t n, char *err,
+                size_t errlen)
 {
     char real[PATH_MAX];
     if (!realpath(deck_path, real))
         return cv_err(err, errlen, CV_EINVAL, "%s: %s", deck_path, strerror(errno));
-    uint64_t h = 1469598103934665603ull; /* FNV-1a: a short stable name per deck */
+    uint64_t h = 1469598103934665603ull; /* FNV-1a: a short stable name per deck and name */
     for (const char *p = real; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    h = (h ^ 0u) * 1099511628211ull; /* a separator no path holds */
+    for (const char *p = name; *p; p++)
         h = (h ^ (unsigned char)*p) * 1099511628211ull;
     char sub[64];
     snprintf(sub, sizeof sub, "/present-%016llx.pos", (unsigned long long)h);

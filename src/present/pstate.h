@@ -1,5 +1,5 @@
 /* pstate.h - where a talk was: the presenter's position per deck, kept in
- * $XDG_STATE_HOME/collviz/present-HASH.pos (HASH: of the deck's real path; default
+ * $XDG_STATE_HOME/collviz/present-HASH.pos (HASH: of the deck's real path and --name; default
  * ~/.local/state), written atomically after every move so a crash (kill -9) loses nothing;
  * and the folder `e` writes pictures to. Also the pure look-ups that find a slide again
  * after a reload and jump by title. */
@@ -20,9 +20,11 @@ struct pstate {
     long elapsed_s; /* the talk's clock */
 };
 
-/* The state file for deck_path (the path given to --present). CV_EINVAL with a message when
- * neither XDG_STATE_HOME nor HOME is set or the deck does not exist. */
-int pstate_path(const char *deck_path, char *buf, size_t n, char *err, size_t errlen);
+/* The state file for deck_path (the path given to --present) presented under --name `name`
+ * (two rooms showing one deck keep two places). CV_EINVAL with a message when neither
+ * XDG_STATE_HOME nor HOME is set or the deck does not exist. */
+int pstate_path(const char *deck_path, const char *name, char *buf, size_t n, char *err,
+                size_t errlen);
 /* CV_OK and *st; CV_ENOENT-like CV_EUNAVAIL when there is none; CV_EINVAL for a file that
  * does not parse (err says which line). */
 int pstate_load(const char *file, struct pstate *st, char *err, size_t errlen);

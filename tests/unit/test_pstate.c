@@ -92,13 +92,17 @@ static void test_folders(void **state)
     (void)state;
     char buf[4096], err[300];
     setenv("XDG_STATE_HOME", "/st", 1);
-    assert_int_equal(pstate_path("/", buf, sizeof buf, err, sizeof err), CV_OK);
+    assert_int_equal(pstate_path("/", "default", buf, sizeof buf, err, sizeof err), CV_OK);
     assert_int_equal(strncmp(buf, "/st/collviz/present-", 20), 0);
     assert_string_equal(buf + strlen(buf) - 4, ".pos");
     char other[4096];
-    assert_int_equal(pstate_path("/tmp", other, sizeof other, err, sizeof err), CV_OK);
+    assert_int_equal(pstate_path("/tmp", "default", other, sizeof other, err, sizeof err),
+                     CV_OK);
     assert_string_not_equal(buf, other); /* one file per deck */
-    assert_int_equal(pstate_path("/no/such/deck", buf, sizeof buf, err, sizeof err), CV_EINVAL);
+    assert_int_equal(pstate_path("/", "room2", other, sizeof other, err, sizeof err), CV_OK);
+    assert_string_not_equal(buf, other); /* and per --name */
+    assert_int_equal(pstate_path("/no/such/deck", "default", buf, sizeof buf, err, sizeof err),
+                     CV_EINVAL);
     unsetenv("COLLVIZ_EXPORT_DIR");
     setenv("XDG_DATA_HOME", "/data", 1);
     assert_int_equal(pstate_export_dir(NULL, buf, sizeof buf, err, sizeof err), CV_OK);
