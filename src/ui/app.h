@@ -75,6 +75,10 @@ struct app {
     bool no_key_hints; /* an audience's screen (the presenter): no text names a key */
     bool bar_row_free; /* embedded (the presenter): the screen's layout counts the undrawn
                           key bar's row, so a scene fits one row under LAYOUT_MIN_ROWS */
+    /* Predict first (set by the lesson player around drawing a slide's scene): rank r's
+     * values are drawn as "?" from step hide_from[r] on, while hide_any. */
+    bool hide_any;
+    long hide_from[CV_MAX_RANKS];
     bool utf8, color;
     struct theme th;
     const struct glyphs *g;

@@ -2,9 +2,12 @@
  * bottom bar are generated from, and names keys for people. */
 #include "keys.h"
 
+#include "text.h"
+
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static const struct key_row key_rows[ACT_COUNT] = {
 #define KEYS_X_ROW(id, scr, bk, bl, help, ...) {ACT_##id, scr, bk, bl, help, {__VA_ARGS__, 0}},
@@ -100,6 +103,49 @@ bool keys_is_scene_action(enum ui_action act)
     default:
         return true;
     }
+}
+
+int keys_parse_name(const char *name, size_t len)
+{
+    static const struct {
+        const char *name;
+        int key;
+    } words[] = {
+        {"enter", '\r'},
+        {"return", '\r'},
+        {"esc", 27},
+        {"escape", 27},
+        {"tab", '\t'},
+        {"space", ' '},
+        {"backspace", KEY_BACKSPACE},
+        {"home", KEY_HOME},
+        {"end", KEY_END},
+        {"pgup", KEY_PPAGE},
+        {"pgdn", KEY_NPAGE},
+        {"pageup", KEY_PPAGE},
+        {"pagedown", KEY_NPAGE},
+        {"up", KEY_UP},
+        {"down", KEY_DOWN},
+        {"left", KEY_LEFT},
+        {"right", KEY_RIGHT},
+        {"\u2191", KEY_UP},
+        {"\u2193", KEY_DOWN},
+        {"\u2190", KEY_LEFT},
+        {"\u2192", KEY_RIGHT},
+    };
+    if (len == 1 && name[0] > 32 && name[0] < 127) return name[0];
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strlen(words[i].name) == len && strncasecmp(words[i].name, name, len) == 0)
+            return words[i].key;
+    if ((len == 2 || len == 3) && (name[0] == 'F' || name[0] == 'f')) {
+        int n = 0;
+        for (size_t i = 1; i < len; i++) {
+            if (name[i] < '0' || name[i] > '9') return 0;
+            n = n * 10 + (name[i] - '0');
+        }
+        if (n >= 1 && n <= 12) return KEY_F(n);
+    }
+    return 0;
 }
 
 const char *keys_name(int ch, bool utf8, char *buf, int n)
@@ -200,14 +246,6 @@ static void keys_bar_text(const char *s, bool utf8, char *out, size_t n)
     out[o] = '\0';
 }
 
-static int keys_cols(const char *s)
-{
-    int w = 0;
-    for (; *s; s++)
-        if (((unsigned char)*s & 0xC0) != 0x80) w++;
-    return w;
-}
-
 /* The bar text of one row. */
 static void keys_bar_item(const struct key_row *row, bool utf8, struct bar_item *it)
 {
@@ -219,7 +257,7 @@ static void keys_bar_item(const struct key_row *row, bool utf8, struct bar_item 
         keys_name(row->keys[0], utf8, one, sizeof one);
         snprintf(it->keys, sizeof it->keys, "%s", row->keys[0] == ' ' ? "Spc" : one);
     }
-    it->w = keys_cols(it->keys) + 1 + keys_cols(it->label);
+    it->w = text_width(it->keys) + 1 + text_width(it->label);
 }
 
 /* Help and quit must always be reachable, so they are placed first; the others follow in

@@ -6,6 +6,7 @@
 #define COLLVIZ_UI_KEYS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* X(id, screens, bar keys text or NULL, bar label or NULL, help text, key codes...).
  * "screens" says on which screens the row appears in the bar and the help (KEYS_ON_*).
@@ -41,6 +42,8 @@
     X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp", 'n', 'N')               \
     X(SLIDE_NEXT, KEYS_ON_LESSON, "n/p", "slide", "next slide", 'n')                           \
     X(SLIDE_PREV, KEYS_ON_LESSON, NULL, NULL, "previous slide", 'p')                           \
+    X(SCENE_ALONE, KEYS_ON_LESSON, NULL, NULL, "the scene alone / the text (small terminals)", \
+      'z')                                                                                     \
     X(SCENE_RESET, KEYS_ON_LESSON, NULL, NULL, "back to the slide's scene", '0',               \
       KEY_BACKSPACE, 127, 8)                                                                   \
     X(NEXT, KEYS_ON_EVERY, "<- ->", "step", "next step", KEY_RIGHT, 'l', KEY_NPAGE)            \
@@ -164,6 +167,12 @@ void keys_row_names_on(const struct key_row *row, enum keys_surface s, unsigned 
  * screen, app.c's common actions and app_set_scene) rather than a program key (help, the
  * backends overlay, export, close, quit) or a surface's own key. */
 bool keys_is_scene_action(enum ui_action act);
+
+/* The key code a person's name of a key means, as a lesson's narration writes it: one
+ * printable character ("o", "[", "O"), or Enter, Return, Esc, Escape, Tab, Space,
+ * Backspace, Home, End, PgUp, PgDn, PageUp, PageDown, Up/Down/Left/Right or their arrows,
+ * F1..F12 (case-insensitive for the words). name is len bytes. 0 when it names no key. */
+int keys_parse_name(const char *name, size_t len);
 
 /* A key's name as the help shows it: "→" / "Right", "PgDn", "Space", "Esc", "F1", "q". */
 const char *keys_name(int ch, bool utf8, char *buf, int n);

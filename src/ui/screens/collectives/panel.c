@@ -147,6 +147,18 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
     }
     const struct bench_result *row = &m->row;
     format_size(row->bytes, size, sizeof size);
+    /* A row of another scene (a new measurement runs, or the scene changed since) is marked
+     * stale and dimmed: never read as the shown scene's. */
+    bool stale = meas_measuring(m) || m->row_params.coll != a->sc.coll ||
+                 m->row_params.bytes != a->sc.meas_bytes || m->row_params.op != a->sc.op;
+    if (stale) {
+        num = th->role[TH_DIM];
+        pl_wrapped_max(p, th->role[TH_WARN], width,
+                       meas_measuring(m)
+                           ? "stale: the previous result, until this one is in"
+                           : "stale: measured for another scene (m measures this one)",
+                       2);
+    }
     struct pline *l = pl_new(p);
     pl_add(l, lab, "measured on %s: ", m->row_backend);
     pl_add(l, A_BOLD, "%s %s, W=%d", coll_title(m->row_params.coll), size, row->nranks);

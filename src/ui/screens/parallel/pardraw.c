@@ -69,6 +69,10 @@ static void par_title(const struct app *a, struct rect r)
     snprintf(left, sizeof left, " collviz%sparallelism%s%s%sW=%d%sdisplay L=%d D=%d B=%d%s",
              a->g->sep, a->g->sep, train_scheme_title(a->sc.scheme), a->g->sep, a->sc.nranks,
              a->g->sep, c->layers, c->dim, c->batch, extra);
+    if (text_width(left) > r.w) /* narrow (a lesson's pane): the program's name goes first */
+        snprintf(left, sizeof left, " %s%sW=%d%sL=%d D=%d B=%d%s",
+                 train_scheme_title(a->sc.scheme), a->g->sep, a->sc.nranks, a->g->sep,
+                 c->layers, c->dim, c->batch, extra);
     char right[64];
     snprintf(right, sizeof right, "backend: %s ", a->w ? a->backend_name : "none");
     int rw = text_width(right);
@@ -920,7 +924,7 @@ static void par_panel(const struct app *a, struct rect r)
 
 /* ---- the screen ---- */
 
-void par_draw(struct app *a, struct rect area)
+bool par_layout(struct app *a, struct rect area)
 {
     if (!PAR(a) || PAR(a)->shapes_utf8 != a->utf8) par_rebuild(a);
     struct par_screen *p = PAR(a);
@@ -939,12 +943,21 @@ void par_draw(struct app *a, struct rect area)
         c.gantt_w = 4 + v->sched.ticks * 2 + 3 + 4 + 24;
     }
     /* Embedded, the key bar's row is not drawn: the layout may use it, just below area. */
-    if (!par_layout_compute(area.h + (a->bar_row_free ? 1 : 0), area.w, &c, &p->lay)) {
+    if (!par_layout_compute(area.h + (a->bar_row_free ? 1 : 0), area.w, &c, &p->lay))
+        return false;
+    par_layout_shift(&p->lay, area.y, area.x);
+    return true;
+}
+
+void par_draw(struct app *a, struct rect area)
+{
+    if (!par_layout(a, area)) {
         a->nbar = 0;
         overlay_too_small(a, area, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
         return;
     }
-    par_layout_shift(&p->lay, area.y, area.x);
+    struct par_screen *p = PAR(a);
+    const struct par_view *v = &p->view;
     const struct par_layout *l = &p->lay;
     par_title(a, l->title);
     par_status(a, l->status);
