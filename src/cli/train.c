@@ -63,6 +63,8 @@ static void train_usage(FILE *f)
         "  --microbatches M    pp: micro-batches (default 4)\n"
         "  --schedule S        pp: gpipe or 1f1b (default gpipe)\n"
         "  --overlap           ddp: all-reduce each gradient as backward produces it\n"
+        "  --prefetch          zero3: gather the next layer's weights while this layer\n"
+        "                      computes (and queue the gradients' reduce-scatters beside)\n"
         "  --backend B         cpu, nccl or auto (default cpu). nccl: one GPU per rank with\n"
         "                      NCCL and cuBLAS (needs --ranks GPUs; single stays the CPU\n"
         "                      reference); auto: nccl when --ranks GPUs are usable, else cpu,\n"
@@ -106,6 +108,7 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
         OPT_MB,
         OPT_SCHEDULE,
         OPT_OVERLAP,
+        OPT_PREFETCH,
         OPT_BACKEND,
         OPT_SEED,
         OPT_TIMEOUT,
@@ -122,6 +125,7 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
         {"microbatches", required_argument, NULL, OPT_MB},
         {"schedule", required_argument, NULL, OPT_SCHEDULE},
         {"overlap", no_argument, NULL, OPT_OVERLAP},
+        {"prefetch", no_argument, NULL, OPT_PREFETCH},
         {"backend", required_argument, NULL, OPT_BACKEND},
         {"seed", required_argument, NULL, OPT_SEED},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -164,6 +168,9 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
             break;
         case OPT_OVERLAP:
             o->cfg.overlap = true;
+            break;
+        case OPT_PREFETCH:
+            o->cfg.prefetch = true;
             break;
         case OPT_BACKEND:
             if (strcmp(optarg, "auto") != 0 && backend_kind_of(optarg) < 0)
@@ -246,11 +253,12 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
                       : cli_usage_error("train: --ranks %d: the mpi backend runs on the %d "
                                         "process%s the launcher started (-np)",
                                         o->cfg.nranks, world, world == 1 ? "" : "es");
-        if (o->cfg.overlap)
+        if (o->cfg.overlap || o->cfg.prefetch)
             return me ? 2
-                      : cli_usage_error("train: --overlap: not on the mpi backend (its MPI "
+                      : cli_usage_error("train: %s: not on the mpi backend (its MPI "
                                         "calls are serialised: no helper thread beside the "
-                                        "rank)");
+                                        "rank)",
+                                        o->cfg.overlap ? "--overlap" : "--prefetch");
         o->cfg.nranks = world;
         o->cfg.backend = BACKEND_MPI;
         if (train_config_check(&o->cfg, err, sizeof err) != CV_OK)
@@ -358,6 +366,7 @@ static void print_json(FILE *f, const struct train_result *r, const struct train
         cli_json_str(d, "schedule", pp_schedule_name(c->schedule));
     }
     if (c->scheme == TRAIN_DDP) cli_json_bool(d, "overlap", c->overlap);
+    if (c->scheme == TRAIN_ZERO3) cli_json_bool(d, "prefetch", c->prefetch);
     cli_json_str(d, "description", r->desc);
     if (note[0]) cli_json_str(d, "backend_note", note);
     cJSON *steps = cli_json_add_array(d, "steps");
@@ -490,6 +499,8 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
                 pp_schedule_name(c->schedule));
     if (c->scheme == TRAIN_DDP && c->overlap)
         fputs(", gradient all-reduce overlapped with backward", f);
+    if (c->scheme == TRAIN_ZERO3 && c->prefetch)
+        fputs(", next layer's all-gather prefetched on the helper lane", f);
     fprintf(f, "\n  backend %s: %s%s%s\n", backend_kind_name(c->backend), r->desc,
             note[0] ? "; " : "", note);
     fprintf(f,
@@ -497,7 +508,8 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
             "%llu\n\n",
             c->layers, c->dim, c->dim, c->batch, (double)c->adamw.lr,
             (unsigned long long)c->seed);
-    bool async = c->scheme == TRAIN_DDP && c->overlap;
+    bool async =
+        (c->scheme == TRAIN_DDP && c->overlap) || (c->scheme == TRAIN_ZERO3 && c->prefetch);
     fprintf(f, "  %4s  %-14s %10s %12s%s %12s\n", "step", "loss", "time", "comm",
             async ? " comm(overlap)" : "", "sent/rank");
     for (int s = 0; s < r->steps_done; s++) {

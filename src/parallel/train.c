@@ -65,7 +65,7 @@ int train_memory_model(const struct train_config *c, struct train_memory *alloc,
     size_t s = (D * D + W - 1) / W, layer = 4 * W * s; /* a padded layer, bytes */
     size_t psi4 = L * (z ? layer : 4 * D * D);         /* 4Ψ */
     struct train_memory a = {
-        .params = z == 3 ? psi4 / W + layer : psi4,
+        .params = z == 3 ? psi4 / W + (c->prefetch ? 2 : 1) * layer : psi4,
         .grads = z == 0 || z == 1 ? psi4
                  : z == 2         ? psi4 / W + layer
                                   : psi4 / W,
@@ -88,6 +88,7 @@ struct train_config train_reference_of(const struct train_config *c)
     ref.scheme = TRAIN_SINGLE;
     ref.nranks = 1;
     ref.backend = BACKEND_CPU;
+    ref.prefetch = false;
     return ref;
 }
 
@@ -199,6 +200,10 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
     if (c->backend == BACKEND_MPI && c->scheme == TRAIN_SINGLE)
         return cv_err(err, errlen, CV_EINVAL,
                       "single is the CPU reference trainer; on one process use ddp with -np 1");
+    if (c->prefetch && c->scheme != TRAIN_ZERO3)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "--prefetch applies to zero3 (%s keeps whole layers: nothing to gather)",
+                      train_scheme_name(c->scheme));
     switch (c->scheme) {
     case TRAIN_DDP:
     case TRAIN_ZERO1:
@@ -794,7 +799,8 @@ static int train_run_impl(struct backend *b, const struct train_config *cfg,
                   : cfg->scheme == TRAIN_TP ? &scheme_tp
                   : cfg->scheme == TRAIN_PP ? &scheme_pp
                                             : &scheme_zero;
-        bool async = cfg->scheme == TRAIN_DDP && cfg->overlap;
+        bool async = (cfg->scheme == TRAIN_DDP && cfg->overlap) ||
+                     (cfg->scheme == TRAIN_ZERO3 && cfg->prefetch);
         struct backend *own_b = NULL; /* a backend opened for this run (none was given) */
         struct comm_params cp = {.nranks = W,
                                  .traffic = scheme_traffic(cfg->scheme),

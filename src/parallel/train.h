@@ -80,6 +80,9 @@ struct train_config {
     int microbatches; /* pp: M */
     enum pp_schedule schedule;
     bool overlap; /* ddp: all-reduce each layer's gradient as backward makes it */
+    /* zero3: gather the next layer on the helper lane while this one computes (two
+     * gathered-layer slots), its gradient's reduce-scatter queued there too */
+    bool prefetch;
     uint64_t seed;
     double timeout_s; /* deadline of any one communication wait */
     struct adamw_cfg adamw;
@@ -118,7 +121,8 @@ size_t train_memory_total(const struct train_memory *m);
  *   ddp    params 4Ψ,      grads 4Ψ,              optimizer 8Ψ
  *   zero1  params 4Ψ,      grads 4Ψ,              optimizer 8Ψ/W
  *   zero2  params 4Ψ,      grads 4Ψ/W + 4W·s,     optimizer 8Ψ/W  (one layer's bucket)
- *   zero3  params 4Ψ/W + 4W·s (the gathered layer), grads 4Ψ/W,   optimizer 8Ψ/W
+ *   zero3  params 4Ψ/W + 4W·s (the gathered layer; two with --prefetch),
+ *          grads 4Ψ/W, optimizer 8Ψ/W
  * and activations (2L+3)·(B/W)·D floats (zero3: + D of scratch). alloc is what the rank
  * holds; peak its live buffers at their high-water mark, the same: zero3's one gathered-
  * layer slot holds the gathered weights and, once they are released, the layer's full

@@ -41,13 +41,30 @@ struct zmem {
     size_t peak_total;
 };
 
+/* One collective of the step: run at once, or (async) queued on the rank's helper lane
+ * (--prefetch) and finished by zop_finish, which waits and records the probe frame. */
+struct zop {
+    enum coll kind;
+    int layer, pslot;
+    enum probe_ref ref; /* all-gather: W or WNEW */
+    float *out;
+    struct comm_req *req;
+    bool pending;
+};
+
 struct zero {
     int stage, n;  /* n: rows of this rank */
     size_t s, lay; /* shard and padded layer (W·s) elements */
     float *w;      /* stage 1, 2: [L][lay] full weights; stage 3: [L][s] shards */
     float *g;      /* stage 1: [L][lay]; stage 2, 3: [L][s] shards */
     float *m, *v;  /* [L][s] AdamW state of the own shards */
-    float *slot;   /* stage 2: the gradient bucket; stage 3: the gathered layer [lay] */
+    /* stage 2: slots[0] is the gradient bucket; stage 3: the gathered layers [lay], one,
+     * or two with --prefetch (the next layer's gather lands in the other) */
+    float *slots[2];
+    int nslots;
+    bool prefetch;
+    struct zop *ops;        /* stage 3: [L] reduce-scatters, then one gather per slot (rc_of) */
+    int rc_of;              /* = L */
     float *x, *z, *da, *dz; /* activations as in ddp.c */
     float *scratch;         /* stage 3: [D], see zero_backward_split */
     struct zmem mem;
@@ -119,9 +136,18 @@ static int zero_setup(struct rank_state *rs)
     s->g = zalloc(s, dv, ZK_GRADS, s->stage == 1 ? full : shards, true);
     s->m = zalloc(s, dv, ZK_OPT, shards, true);
     s->v = zalloc(s, dv, ZK_OPT, shards, true);
-    /* Stage 2's bucket is always in use; stage 3's slot only while a layer is gathered. */
-    if (s->stage == 2) s->slot = zalloc(s, dv, ZK_GRADS, s->lay, true);
-    if (s->stage == 3) s->slot = zalloc(s, dv, ZK_PARAMS, s->lay, false);
+    /* Stage 2's bucket is always in use; stage 3's slots only while a layer is gathered. */
+    s->prefetch = s->stage == 3 && c->prefetch;
+    s->nslots = s->prefetch ? 2 : 1;
+    if (s->stage == 2) s->slots[0] = zalloc(s, dv, ZK_GRADS, s->lay, true);
+    for (int k = 0; s->stage == 3 && k < s->nslots; k++)
+        s->slots[k] = zalloc(s, dv, ZK_PARAMS, s->lay, false);
+    s->rc_of = L;
+    s->ops = xcalloc((size_t)L + 2, sizeof *s->ops);
+    if (s->prefetch && !rs->comm->ops->icollective)
+        return cv_err(rs->err, sizeof rs->err, CV_EUNSUPPORTED,
+                      "--prefetch: the %s communicator has no helper lane",
+                      rs->comm->ops->name);
     s->x = zalloc(s, dv, ZK_ACTS, (size_t)(L + 1) * nd, true);
     s->z = zalloc(s, dv, ZK_ACTS, (size_t)L * nd, true);
     s->da = zalloc(s, dv, ZK_ACTS, nd, true);
@@ -233,62 +259,82 @@ static void zprobe_backward(struct rank_state *rs, const struct zero *s, int l, 
 
 /* ---- the collectives, each with its probe record ---- */
 
-/* All-gather layer l's shards (mine: this rank's, already in place or not) into full. */
-static int zero_gather(struct rank_state *rs, struct zero *s, int l, const float *mine,
-                       float *full, const char *why, enum probe_ref ref)
+static int zop_finish(struct rank_state *rs, struct zero *s, struct zop *o)
 {
-    struct comm *cm = rs->comm;
-    int D = rs->cfg->dim, r = rs->rank;
-    char label[32], lab[160];
-    snprintf(label, sizeof label, "all-gather W%d", l);
-    int slot = -1;
-    if (rs->probe) {
-        snprintf(lab, sizeof lab,
-                 "all-gather W%d %s: every rank sends its shard and receives the others', "
-                 "rebuilding the full W%d",
-                 l, why, l);
-        slot = probe_coll_begin(rs->probe, rs->step, r, COLL_ALL_GATHER, OP_SUM, s->s, mine,
-                                s->s, D, D, D, false, lab);
-    }
-    int rc = cm->ops->all_gather(cm, r, mine, full, s->s, label);
+    if (!o->pending) return CV_OK;
+    o->pending = false;
+    int rc = CV_OK;
+    if (o->req) rc = rs->comm->ops->wait(rs->comm, rs->rank, o->req);
+    o->req = NULL;
     if (rc != CV_OK) return rc;
-    struct probe_rec *pr = probe_coll_end(rs->probe, rs->step, r, slot, full, s->lay);
-    if (pr) {
-        pr->layer = l;
-        char nm[24];
-        snprintf(nm, sizeof nm, "W%d", l);
-        probe_mat_key(probe_add(pr, nm, D, D, full, D, ref, l, 0, 0));
-        probe_commit(rs->probe, pr);
+    int D = rs->cfg->dim, l = o->layer;
+    bool ag = o->kind == COLL_ALL_GATHER;
+    struct probe_rec *pr =
+        probe_coll_end(rs->probe, rs->step, rs->rank, o->pslot, o->out, ag ? s->lay : s->s);
+    if (!pr) return CV_OK;
+    pr->layer = l;
+    char nm[24];
+    snprintf(nm, sizeof nm, "W%d", l);
+    if (ag)
+        probe_mat_key(probe_add(pr, nm, D, D, o->out, D, o->ref, l, 0, 0));
+    else {
+        zprobe_shard(pr, "dW", l, rs->rank, rs->nranks, D, o->out, PROBE_REF_DW);
+        probe_mat_key(&pr->mats[pr->nmats - 1]);
     }
+    probe_commit(rs->probe, pr);
     return CV_OK;
 }
 
-/* Reduce-scatter layer l's full gradient (averaged) into this rank's shard `out`. */
-static int zero_scatter(struct rank_state *rs, struct zero *s, int l, float *full, float *out)
+/* All-gather layer l's shards (mine: this rank's, in place or not) into full, or
+ * reduce-scatter its full gradient `mine` (averaged) into this rank's shard `full`. */
+static int zop_start(struct rank_state *rs, struct zero *s, enum coll kind, int l,
+                     const float *mine, float *full, const char *why, enum probe_ref ref,
+                     bool async, struct zop *o)
 {
     struct comm *cm = rs->comm;
     int D = rs->cfg->dim, W = rs->nranks, r = rs->rank;
+    bool ag = kind == COLL_ALL_GATHER;
+    *o = (struct zop){.kind = kind, .layer = l, .pslot = -1, .ref = ref, .out = full};
     char label[32], lab[160];
-    snprintf(label, sizeof label, "reduce-scatter dW%d", l);
-    int slot = -1;
+    snprintf(label, sizeof label, ag ? "all-gather W%d" : "reduce-scatter dW%d", l);
     if (rs->probe) {
-        snprintf(lab, sizeof lab,
-                 "reduce-scatter dW%d with AVG: each rank keeps only its shard, the mean of "
-                 "the %d ranks' gradients there",
-                 l, W);
-        slot = probe_coll_begin(rs->probe, rs->step, r, COLL_REDUCE_SCATTER, OP_AVG, s->s, full,
-                                s->lay, D, D, D, false, lab);
+        if (ag)
+            snprintf(lab, sizeof lab,
+                     "all-gather W%d %s%s: every rank sends its shard and receives the "
+                     "others', rebuilding the full W%d",
+                     l, why, async ? " (prefetched)" : "", l);
+        else
+            snprintf(lab, sizeof lab,
+                     "reduce-scatter dW%d with AVG%s: each rank keeps only its shard, the "
+                     "mean of the %d ranks' gradients there",
+                     l, async ? " (on the helper lane)" : "", W);
+        o->pslot = probe_coll_begin(rs->probe, rs->step, r, kind, ag ? OP_SUM : OP_AVG, s->s,
+                                    mine, ag ? s->s : s->lay, D, D, D, async, lab);
     }
-    int rc = cm->ops->reduce_scatter(cm, r, full, out, s->s, OP_AVG, label);
+    int rc;
+    if (async)
+        rc = cm->ops->icollective(cm, r, kind, mine, full, s->s, ag ? OP_SUM : OP_AVG, label,
+                                  &o->req);
+    else if (ag)
+        rc = cm->ops->all_gather(cm, r, mine, full, s->s, label);
+    else
+        rc = cm->ops->reduce_scatter(cm, r, (float *)mine, full, s->s, OP_AVG, label);
     if (rc != CV_OK) return rc;
-    struct probe_rec *pr = probe_coll_end(rs->probe, rs->step, r, slot, out, s->s);
-    if (pr) {
-        pr->layer = l;
-        zprobe_shard(pr, "dW", l, r, W, D, out, PROBE_REF_DW);
-        probe_mat_key(&pr->mats[pr->nmats - 1]);
-        probe_commit(rs->probe, pr);
-    }
-    return CV_OK;
+    o->pending = true;
+    return async ? CV_OK : zop_finish(rs, s, o);
+}
+
+static int zero_gather(struct rank_state *rs, struct zero *s, int l, const float *mine,
+                       float *full, const char *why, enum probe_ref ref)
+{
+    struct zop o;
+    return zop_start(rs, s, COLL_ALL_GATHER, l, mine, full, why, ref, false, &o);
+}
+
+static int zero_scatter(struct rank_state *rs, struct zero *s, int l, float *full, float *out)
+{
+    struct zop o;
+    return zop_start(rs, s, COLL_REDUCE_SCATTER, l, full, out, "", PROBE_REF_NONE, false, &o);
 }
 
 /* ---- the step ---- */
@@ -298,17 +344,105 @@ static int zero_scatter(struct rank_state *rs, struct zero *s, int l, float *ful
  * weight gradient is a D-float scratch), dx = dz W^T while the gathered weights are live,
  * then - weights released - the full dW = x^T dz into the same slot. The same products
  * as mlp_layer_backward, in another order. */
-static void zero_backward_split(struct rank_state *rs, struct zero *s, int l)
+static void zero_backward_split(struct rank_state *rs, struct zero *s, int l, float *slot)
 {
     int D = rs->cfg->dim, n = s->n;
     size_t nd = (size_t)n * D;
     struct dev *dv = rs->dev;
-    dev_layer_backward(dv, n, 1, D, s->dz, s->slot, s->z + l * nd, s->da, D, s->dz, s->scratch,
+    dev_layer_backward(dv, n, 1, D, s->dz, slot, s->z + l * nd, s->da, D, s->dz, s->scratch,
                        0.0f, NULL);
-    if (l > 0) dev_gemm(dv, false, true, n, D, D, s->dz, D, s->slot, D, 0.0f, s->da, D);
+    if (l > 0) dev_gemm(dv, false, true, n, D, D, s->dz, D, slot, D, 0.0f, s->da, D);
     zmem_release(&s->mem, ZK_PARAMS, s->lay);
     zmem_take(&s->mem, ZK_GRADS, s->lay);
-    dev_gemm(dv, true, false, D, D, n, s->x + l * nd, D, s->dz, D, 0.0f, s->slot, D);
+    dev_gemm(dv, true, false, D, D, n, s->x + l * nd, D, s->dz, D, 0.0f, slot, D);
+}
+
+/* Wait for every collective still queued (after a failure: so none is left writing into
+ * our buffers); the first error wins. */
+static int zero_drain(struct rank_state *rs, struct zero *s, int rc)
+{
+    for (int i = 0; i < rs->cfg->layers + 2; i++) {
+        int wrc = zop_finish(rs, s, &s->ops[i]);
+        if (rc == CV_OK) rc = wrc;
+    }
+    return rc;
+}
+
+/* Stage 3 gathers layer l into slot l mod nslots: at once before use, or (--prefetch, two
+ * slots) queued on the helper lane one layer ahead, so it runs during the layer before. */
+static int zero3_gather(struct rank_state *rs, struct zero *s, int l, const char *why)
+{
+    zmem_take(&s->mem, ZK_PARAMS, s->lay);
+    return zop_start(rs, s, COLL_ALL_GATHER, l, s->w + (size_t)l * s->s,
+                     s->slots[l % s->nslots], why, PROBE_REF_W, s->prefetch,
+                     &s->ops[s->rc_of + l % s->nslots]);
+}
+
+static int zero3_forward(struct rank_state *rs, struct zero *s)
+{
+    int L = rs->cfg->layers, D = rs->cfg->dim, n = s->n;
+    size_t nd = (size_t)n * D;
+    char label[32];
+    int rc = s->prefetch ? zero3_gather(rs, s, 0, "for forward") : CV_OK;
+    for (int l = 0; l < L && rc == CV_OK; l++) {
+        if (!s->prefetch)
+            rc = zero3_gather(rs, s, l, "for forward");
+        else if (l + 1 < L)
+            rc = zero3_gather(rs, s, l + 1, "for forward");
+        if (rc == CV_OK) rc = zop_finish(rs, s, &s->ops[s->rc_of + l % s->nslots]);
+        if (rc != CV_OK) break;
+        const float *wl = s->slots[l % s->nslots];
+        double t0 = now_s();
+        dev_layer_forward(rs->dev, n, D, D, s->x + l * nd, wl, D, s->z + l * nd,
+                          s->x + (l + 1) * nd, D);
+        snprintf(label, sizeof label, "fwd L%d", l);
+        rank_compute_event(rs, label, t0, -1);
+        zprobe_forward(rs, s, l, wl);
+        zmem_release(&s->mem, ZK_PARAMS, s->lay);
+    }
+    return zero_drain(rs, s, rc);
+}
+
+/* Backward: gather, input gradient, the layer's full gradient into the same slot, its
+ * reduce-scatter. With --prefetch the reduce-scatter is queued too, and the next gather
+ * goes into the other slot behind it (the helper runs requests in issue order, so the
+ * reduce-scatter has read the slot before the gather writes it). */
+static int zero3_backward(struct rank_state *rs, struct zero *s)
+{
+    int L = rs->cfg->layers;
+    char label[32];
+    int grads_live = 0;
+    int rc = s->prefetch ? zero3_gather(rs, s, L - 1, "for backward") : CV_OK;
+    for (int l = L - 1; l >= 0 && rc == CV_OK; l--) {
+        float *slot = s->slots[l % s->nslots];
+        if (!s->prefetch) {
+            rc = zero3_gather(rs, s, l, "for backward");
+        } else if (l > 0) {
+            if (l + 1 < L) { /* the other slot's gradient is scattered before it is reused */
+                zmem_release(&s->mem, ZK_GRADS, s->lay);
+                grads_live--;
+            }
+            rc = zero3_gather(rs, s, l - 1, "for backward");
+        }
+        if (rc == CV_OK) rc = zop_finish(rs, s, &s->ops[s->rc_of + l % s->nslots]);
+        if (rc != CV_OK) break;
+        double t0 = now_s();
+        zero_backward_split(rs, s, l, slot);
+        grads_live++;
+        snprintf(label, sizeof label, "bwd L%d", l);
+        rank_compute_event(rs, label, t0, -1);
+        zprobe_backward(rs, s, l, slot);
+        rc = zop_start(rs, s, COLL_REDUCE_SCATTER, l, slot, s->g + (size_t)l * s->s, "",
+                       PROBE_REF_NONE, s->prefetch, &s->ops[l]);
+        if (!s->prefetch) {
+            zmem_release(&s->mem, ZK_GRADS, s->lay);
+            grads_live--;
+        }
+    }
+    rc = zero_drain(rs, s, rc);
+    for (; grads_live > 0; grads_live--)
+        zmem_release(&s->mem, ZK_GRADS, s->lay);
+    return rc;
 }
 
 static int zero_forward(struct rank_state *rs, struct zero *s)
@@ -316,51 +450,36 @@ static int zero_forward(struct rank_state *rs, struct zero *s)
     int L = rs->cfg->layers, D = rs->cfg->dim, n = s->n;
     size_t nd = (size_t)n * D;
     char label[32];
+    if (s->stage == 3) return zero3_forward(rs, s);
     for (int l = 0; l < L; l++) {
         const float *wl = s->w + (size_t)l * s->lay;
-        if (s->stage == 3) {
-            zmem_take(&s->mem, ZK_PARAMS, s->lay);
-            int rc = zero_gather(rs, s, l, s->w + (size_t)l * s->s, s->slot, "for forward",
-                                 PROBE_REF_W);
-            if (rc != CV_OK) return rc;
-            wl = s->slot;
-        }
         double t0 = now_s();
         dev_layer_forward(rs->dev, n, D, D, s->x + l * nd, wl, D, s->z + l * nd,
                           s->x + (l + 1) * nd, D);
         snprintf(label, sizeof label, "fwd L%d", l);
         rank_compute_event(rs, label, t0, -1);
         zprobe_forward(rs, s, l, wl);
-        if (s->stage == 3) zmem_release(&s->mem, ZK_PARAMS, s->lay);
     }
     return CV_OK;
 }
 
+/* Stages 1 and 2 (stage 3: zero3_backward). */
 static int zero_backward(struct rank_state *rs, struct zero *s)
 {
     int L = rs->cfg->layers, D = rs->cfg->dim, n = s->n, r = rs->rank;
     size_t nd = (size_t)n * D;
     char label[32];
+    if (s->stage == 3) return zero3_backward(rs, s);
     for (int l = L - 1; l >= 0; l--) {
-        if (s->stage == 3) {
-            zmem_take(&s->mem, ZK_PARAMS, s->lay);
-            int rc = zero_gather(rs, s, l, s->w + (size_t)l * s->s, s->slot, "for backward",
-                                 PROBE_REF_W);
-            if (rc != CV_OK) return rc;
-        }
         double t0 = now_s();
-        float *gl = s->stage == 1 ? s->g + (size_t)l * s->lay : s->slot;
-        if (s->stage == 3)
-            zero_backward_split(rs, s, l);
-        else
-            dev_layer_backward(rs->dev, n, D, D, s->x + l * nd, s->w + (size_t)l * s->lay,
-                               s->z + l * nd, s->da, D, s->dz, gl, 0.0f, l > 0 ? s->da : NULL);
+        float *gl = s->stage == 1 ? s->g + (size_t)l * s->lay : s->slots[0];
+        dev_layer_backward(rs->dev, n, D, D, s->x + l * nd, s->w + (size_t)l * s->lay,
+                           s->z + l * nd, s->da, D, s->dz, gl, 0.0f, l > 0 ? s->da : NULL);
         snprintf(label, sizeof label, "bwd L%d", l);
         rank_compute_event(rs, label, t0, -1);
         zprobe_backward(rs, s, l, gl);
         if (s->stage == 1) continue; /* stage 1 reduce-scatters after backward */
-        int rc = zero_scatter(rs, s, l, s->slot, s->g + (size_t)l * s->s);
-        if (s->stage == 3) zmem_release(&s->mem, ZK_GRADS, s->lay);
+        int rc = zero_scatter(rs, s, l, gl, s->g + (size_t)l * s->s);
         if (rc != CV_OK) return rc;
     }
     for (int l = 0; s->stage == 1 && l < L; l++) {
@@ -455,9 +574,11 @@ static void zero_cleanup(struct rank_state *rs)
     struct zero *s = rs->priv;
     if (!s) return;
     struct dev *dv = rs->dev;
-    float *bufs[] = {s->w, s->g, s->m, s->v, s->slot, s->x, s->z, s->da, s->dz, s->scratch};
+    float *bufs[] = {s->w, s->g, s->m,  s->v,  s->slots[0], s->slots[1],
+                     s->x, s->z, s->da, s->dz, s->scratch};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         dev_free(dv, bufs[i]);
+    free(s->ops);
     free(s);
     rs->priv = NULL;
 }

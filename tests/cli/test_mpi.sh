@@ -355,6 +355,8 @@ EOF
 # Refused across processes: --overlap (one line, from rank 0).
 "${MPIRUN[@]}" -np 2 "$BIN" train ddp --backend mpi --overlap --dim 64 --batch 16 >"$tmp/out" 2>"$tmp/err"
 [ "$(grep -c 'overlap: not on the mpi backend' "$tmp/err")" -eq 1 ] || fail "train --overlap on mpi: $(cat "$tmp/err")"
+"${MPIRUN[@]}" -np 2 "$BIN" train zero3 --backend mpi --prefetch --dim 64 --batch 16 >"$tmp/out" 2>"$tmp/err"
+[ "$(grep -c 'prefetch: not on the mpi backend' "$tmp/err")" -eq 1 ] || fail "train --prefetch on mpi: $(cat "$tmp/err")"
 
 [ "$fails" -eq 0 ] && echo "PASS: test_mpi.sh" || echo "FAIL: test_mpi.sh ($fails failures)"
 [ "$fails" -eq 0 ]

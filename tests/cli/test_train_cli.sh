@@ -42,6 +42,7 @@ for w in 2 3 4; do
     for z in zero1 zero2 zero3; do
         check_ok "$BIN" $z --ranks $w --layers 3 --dim 7 --batch 12 --steps 3
     done
+    check_ok "$BIN" zero3 --prefetch --ranks $w --layers 3 --dim 7 --batch 12 --steps 3
 done
 check_ok "$BIN" pp --ranks 2 --layers 3 --dim 16 --batch 8 --steps 2
 check_ok "$BIN" pp --ranks 3 --layers 4 --dim 12 --batch 12 --microbatches 3 --steps 2 --schedule 1f1b
@@ -100,6 +101,15 @@ and d['napkin']['all_gather_elements']==2*$P and d['napkin']['reduce_scatter_ele
 [ "$(grep -c "collective *all-gather W0" "$tmp/out")" -eq 12 ] ||
     bad "zero3 --timeline: want W0 gathered twice per step on both ranks (3 steps)"
 grep -q "1.5x DDP" "$tmp/out" || bad "zero3 text lacks the 1.5x model line"
+# --prefetch: every collective on the helper lane (lane 1), the JSON says so, one more
+# gathered layer in the memory.
+json_check "d['prefetch'] is True and all(s['comm_async_s']>0 for s in d['steps']) and $mem_ok \
+and d['memory_per_rank'][0]['params']==4*$P//4+2*4*$D*$D" zero3 --prefetch --ranks 4 "${SMALL[@]}"
+"$BIN" train zero3 --prefetch --ranks 2 "${SMALL[@]}" --steps 1 --timeline >"$tmp/out" 2>"$tmp/err" ||
+    bad "zero3 --prefetch --timeline: $(cat "$tmp/err")"
+grep -q "lane 0 collective" "$tmp/out" && bad "zero3 --prefetch: a collective on lane 0"
+[ "$(grep -c "lane 1 collective" "$tmp/out")" -eq $((2 * 3 * L)) ] ||
+    bad "zero3 --prefetch: want 3 collectives per layer per rank on lane 1"
 json_check "d['overlap'] is True and any(s['comm_async_s']>0 for s in d['steps'])" ddp --ranks 2 --overlap "${SMALL[@]}"
 
 # The timeline comes out with --timeline, in both formats.
@@ -157,6 +167,8 @@ bad_cases() { # binary
     expect_bad "$bin" tp --ranks 3 --dim 16 --batch 8
     expect_bad "$bin" zero2 --ranks 3 --dim 16 --batch 8
     expect_bad "$bin" zero4
+    expect_bad "$bin" zero2 --prefetch --dim 8 --batch 8
+    expect_bad "$bin" ddp --prefetch --dim 8 --batch 8
     expect_bad "$bin" pp --ranks 4 --layers 3 --dim 8 --batch 8
     expect_bad "$bin" pp --ranks 2 --batch 8 --microbatches 3 --dim 8
     expect_bad "$bin" pp --schedule zigzag

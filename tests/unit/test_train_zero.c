@@ -210,6 +210,61 @@ static void test_zero_refused(void **state)
     assert_int_equal(train_zero_stage(TRAIN_DDP), 0);
 }
 
+/* --prefetch: the same numbers and bytes as without, the collectives on the helper lane,
+ * a second gathered-layer slot counted and modelled. */
+static void test_zero3_prefetch(void **state)
+{
+    (void)state;
+    for (int W = 2; W <= 4; W++) {
+        struct train_config c;
+        cfg_of(&c, TRAIN_SINGLE, 1, 4, 7, 12);
+        struct train_result ref, plain, pf;
+        run_ok(&c, &ref);
+        cfg_of(&c, TRAIN_ZERO3, W, 4, 7, 12);
+        run_ok(&c, &plain);
+        c.prefetch = true;
+        run_ok(&c, &pf);
+        struct train_deviation d;
+        train_compare(&pf, &ref, &d);
+        assert_true(d.within);
+        /* the same arithmetic in the same order: bit for bit the run without prefetch */
+        for (int s = 0; s < pf.steps_done; s++)
+            assert_true(pf.steps[s].loss == plain.steps[s].loss);
+        assert_int_equal(pf.napkin.wire_bytes, plain.napkin.wire_bytes);
+        size_t sh = (49 + (size_t)W - 1) / W, layer = 4 * W * sh;
+        struct train_memory ma, mp;
+        train_memory_model(&c, &ma, &mp);
+        assert_int_equal(ma.params, 4 * 4 * sh + 2 * layer);
+        for (int k = 0; k < W; k++) {
+            assert_mem_eq(&pf.mem[k], &ma);
+            assert_mem_eq(&pf.mem_peak[k], &mp);
+            assert_int_equal(pf.mem[k].params, plain.mem[k].params + layer);
+        }
+        /* every collective ran on lane 1; lane 0 only computes and waits */
+        size_t lane1 = 0;
+        for (size_t i = 0; i < pf.nevents; i++) {
+            const struct tl_event *e = &pf.events[i];
+            if (e->kind == TL_COLLECTIVE) {
+                assert_int_equal(e->lane, 1);
+                lane1++;
+            }
+        }
+        assert_int_equal(lane1, (size_t)3 * 4 * W * c.steps); /* 2 AG + 1 RS per layer */
+        for (int s = 0; s < pf.steps_done; s++)
+            assert_true(pf.steps[s].comm_async_s > 0);
+        train_result_free(&ref);
+        train_result_free(&plain);
+        train_result_free(&pf);
+    }
+    /* only stage 3 gathers */
+    struct train_config c;
+    cfg_of(&c, TRAIN_ZERO2, 2, 2, 4, 4);
+    c.prefetch = true;
+    char err[256];
+    assert_int_equal(train_config_check(&c, err, sizeof err), CV_EINVAL);
+    assert_non_null(strstr(err, "--prefetch applies to zero3"));
+}
+
 /* One rank, one shard: stage 3 is a single device's arithmetic. */
 static void test_zero_one_rank(void **state)
 {
@@ -277,6 +332,7 @@ int main(void)
         cmocka_unit_test(test_zero_bytes_per_step),
         cmocka_unit_test(test_zero_refused),
         cmocka_unit_test(test_zero_one_rank),
+        cmocka_unit_test(test_zero3_prefetch),
         cmocka_unit_test(test_zero_probe_frames),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
