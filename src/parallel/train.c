@@ -43,8 +43,8 @@ static const char *const scheme_titles[TRAIN_SCHEME_COUNT] = {
     "tensor parallel (columns)",
     "pipeline parallel (stages)",
     "ZeRO stage 1 (optimizer state sharded)",
-    "ZeRO stage 2 (optimizer state, gradients sharded)",
-    "ZeRO stage 3 / FSDP (optimizer state, gradients, weights sharded)"};
+    "ZeRO stage 2 (+ gradients sharded)",
+    "ZeRO stage 3 / FSDP (+ weights sharded)"};
 
 int train_zero_stage(enum train_scheme s)
 {

@@ -503,6 +503,18 @@ static int zero_step(struct rank_state *rs)
     double t0 = now_s();
     dev_loss_grad(rs->dev, s->x + L * nd, nd, (double)nd, s->da, &rs->loss_sumsq);
     rank_compute_event(rs, "loss", t0, -1);
+    struct probe_rec *lr = probe_begin(rs->probe, rs->step, r, PROBE_COMPUTE,
+                                       "loss: mean of x%d squared over each rank's %d rows; "
+                                       "the gradient dx%d = 2*x%d/(%d*%d) starts backward",
+                                       L, n, L, L, n, D);
+    if (lr) {
+        char nm[24];
+        snprintf(nm, sizeof nm, "x%d", L);
+        probe_add(lr, nm, n, D, s->x + L * nd, D, PROBE_REF_X, L, r * n, 0);
+        snprintf(nm, sizeof nm, "dx%d", L); /* by this rank's rows: not yet the batch's */
+        probe_mat_key(probe_add(lr, nm, n, D, s->da, D, PROBE_REF_NONE, L, r * n, 0));
+        probe_commit(rs->probe, lr);
+    }
     if ((rc = zero_backward(rs, s)) != CV_OK) return rc;
 
     /* AdamW on the own shards (elementwise, so shard by shard is the whole update). */

@@ -61,7 +61,7 @@
     X(RANKS_UP, KEYS_ON_SCENES, "+/-", "ranks", "more ranks", '+', '=')                        \
     X(RANKS_DOWN, KEYS_ON_SCENES, NULL, NULL, "fewer ranks", '-', '_')                         \
     X(SCHEDULE, KEYS_ON_PAR, NULL, "sched", "pp schedule: GPipe / 1F1B", 'g')                  \
-    X(OVERLAP, KEYS_ON_PAR, NULL, "overlap", "ddp: all-reduce during backward", 'O')           \
+    X(OVERLAP, KEYS_ON_PAR, NULL, "overlap", "ddp: overlap all-reduce; zero3: prefetch", 'O')  \
     X(OP, KEYS_ON_COLL, NULL, "op", "next reduction op", 'o')                                  \
     X(ROOT, KEYS_ON_COLL, NULL, "root", "next root (rooted collectives)", 'r')                 \
     X(COUNT_UP, KEYS_ON_COLL, "c/C", "count", "more elements", 'c')                            \
