@@ -434,6 +434,8 @@ done
 # ZeRO with padded shards (D² = 49 divides by none of 2, 3, 4)
 train_check zero3 "$tw" --dim 7 --batch 12
 train_check zero2 "$tw" --dim 7 --batch 12
+train_check zero3 "$tw" --prefetch
+train_check zero3 "$tw" --prefetch --dim 7 --batch 12
 train_check ddp "$tw" --overlap
 train_check pp "$tw" --schedule 1f1b
 
@@ -461,6 +463,8 @@ comms_per_gpu() { # want, scheme args...
 comms_per_gpu "$([ "$tw" -gt 1 ] && echo 4 || echo 0)" pp
 comms_per_gpu "$([ "$tw" -gt 1 ] && echo 4 || echo 0)" pp --schedule 1f1b
 comms_per_gpu 1 ddp
+comms_per_gpu 1 zero3
+comms_per_gpu 1 zero3 --prefetch
 comms_per_gpu 1 ddp --overlap
 comms_per_gpu 1 tp
 

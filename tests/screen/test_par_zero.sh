@@ -21,7 +21,7 @@ tm_screen | grep -qF "rank 2 · rows 4-5 · shard 2 of 4" || fail "no shard in t
 tm_screen | grep -qF "W0[2:3,:] ✓" || fail "rank 2 does not hold row block 2 of W0"
 tm_screen | grep -qF "holds only shard r (1/4) of every layer" || fail "no zero3 start sentence"
 tm_screen | grep -qF "model: sends 3Ψ(W-1)/W floats/step, 1.5x DDP" || fail "no bytes model before the run"
-tm_screen | grep -qF "model: weights+grads+AdamW 20 MiB/rank, DDP 64 MiB" || fail "no memory model before the run"
+tm_screen | grep -qF "model: w+g+AdamW 20 MiB/rank (DDP 64 MiB)" || fail "no memory model before the run"
 tm_keys l
 tm_wait "frame 2/33  all-gather W0 0/3" 5 || fail "no all-gather before forward"
 tm_keys l l l

@@ -601,7 +601,7 @@ static void par_zero_model_lines(const struct app *a, const struct train_config 
     char zb[24], db[24];
     par_size(par_pgo(&zp), zb, sizeof zb);
     par_size(par_pgo(&da), db, sizeof db);
-    pl_add(pl_new(p), mod, "model: weights+grads+AdamW %s/rank, DDP %s", zb, db);
+    pl_add(pl_new(p), mod, "model: w+g+AdamW %s/rank (DDP %s)", zb, db);
 }
 
 /* A bar of `width` cells, full = DDP's, for a rank's weights + gradients + AdamW state. */
