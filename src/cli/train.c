@@ -484,6 +484,29 @@ static void text_memory(FILE *f, const char *who, const struct train_memory *m)
             who, p, g, o, ac, cm, t);
 }
 
+/* Memory per rank, allocated and peak, and the model where there is one. */
+static void print_memory(FILE *f, const struct train_result *r)
+{
+    const struct train_config *c = &r->cfg;
+    fputs("  memory per rank (allocated, counted by the engine; peak: live buffers at their\n"
+          "  high-water mark in a step):\n",
+          f);
+    for (int k = 0; k < r->nranks; k++) {
+        char who[24];
+        snprintf(who, sizeof who, "rank %d", k);
+        text_memory(f, who, &r->mem[k]);
+        text_memory(f, "  peak", &r->mem_peak[k]);
+    }
+    struct train_memory ma, mp;
+    if (train_memory_model(c, &ma, &mp) == CV_OK) {
+        text_memory(f, "model", &ma);
+        text_memory(f, "  peak", &mp);
+        fputs("    (model: fp32 weights and gradients 4+4 bytes, AdamW moments 8 bytes per "
+              "parameter;\n     the communicator's buffers not modelled)\n",
+              f);
+    }
+}
+
 static void print_text(FILE *f, const struct train_result *r, const struct train_deviation *dev,
                        bool timeline, const char *note)
 {
@@ -535,23 +558,7 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
             "   collective's sent bytes are the ring model's, NCCL does not report its own)\n",
             f);
     fputc('\n', f);
-    fputs("  memory per rank (allocated, counted by the engine; peak: live buffers at their\n"
-          "  high-water mark in a step):\n",
-          f);
-    for (int k = 0; k < r->nranks; k++) {
-        char who[24];
-        snprintf(who, sizeof who, "rank %d", k);
-        text_memory(f, who, &r->mem[k]);
-        text_memory(f, "  peak", &r->mem_peak[k]);
-    }
-    struct train_memory ma, mp;
-    if (train_memory_model(c, &ma, &mp) == CV_OK) {
-        text_memory(f, "model", &ma);
-        text_memory(f, "  peak", &mp);
-        fputs("    (model: fp32 weights and gradients 4+4 bytes, AdamW moments 8 bytes per "
-              "parameter;\n     the communicator's buffers not modelled)\n",
-              f);
-    }
+    print_memory(f, r);
     const struct train_napkin *nk = &r->napkin;
     if (c->scheme == TRAIN_TP || c->scheme == TRAIN_DDP) {
         fprintf(f, "\n  napkin math per step (elements into the collective):\n");
