@@ -36,7 +36,7 @@
     X(COLL_NEXT, KEYS_ON_COLL, "1-8", "coll", "next collective", '\t')                         \
     X(PARALLEL, KEYS_ON_SCENES, NULL, "parallel", "parallelism screen on/off", 'p')            \
     X(HIERARCHY, KEYS_ON_PAR | KEYS_ON_HIER, NULL, NULL, "hierarchy screen on/off", 'y')       \
-    X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp", 'n')                    \
+    X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp, zero1-3", 'n')           \
     X(SLIDE_NEXT, KEYS_ON_LESSON, "n/p", "slide", "next slide", 'n')                           \
     X(SLIDE_PREV, KEYS_ON_LESSON, NULL, NULL, "previous slide", 'p')                           \
     X(NEXT, KEYS_ON_EVERY, "<- ->", "step", "next step", KEY_RIGHT, 'l', KEY_NPAGE)            \
