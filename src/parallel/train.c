@@ -66,8 +66,8 @@ int train_memory_model(const struct train_config *c, struct train_memory *alloc,
                  : z == 2         ? psi4 / W + layer
                                   : psi4 / W,
         .optimizer = z ? 2 * psi4 / W : 2 * psi4,
-        .activations =
-            4 * ((2 * L + 3) * (size_t)(c->batch / c->nranks) * D + (z == 3 ? D : 0)),
+        .activations = 4 * ((2 * L + 3) * (size_t)(c->batch / c->nranks) * D +
+                            (z == 3 ? D : 0) + (z ? W * s - D * D : 0)),
     };
     *alloc = a;
     /* Every buffer is live at the peak: stage 3's slot holds the gathered weights or,

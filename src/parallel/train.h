@@ -123,7 +123,8 @@ size_t train_memory_total(const struct train_memory *m);
  *   zero2  params 4Ψ,      grads 4Ψ/W + 4W·s,     optimizer 8Ψ/W  (one layer's bucket)
  *   zero3  params 4Ψ/W + 4W·s (the gathered layer; two with --prefetch),
  *          grads 4Ψ/W, optimizer 8Ψ/W
- * and activations (2L+3)·(B/W)·D floats (zero3: + D of scratch). alloc is what the rank
+ * and activations (2L+3)·(B/W)·D floats (zero3: + D of scratch; zero: + W·s - D² zeros,
+ * written over a gradient's padding before its reduce-scatter). alloc is what the rank
  * holds; peak its live buffers at their high-water mark, the same: zero3's one gathered-
  * layer slot holds the gathered weights and, once they are released, the layer's full
  * gradient (so one layer, not two, is added), and it is live in every layer's forward

@@ -67,6 +67,8 @@ struct zero {
     int rc_of;              /* = L */
     float *x, *z, *da, *dz; /* activations as in ddp.c */
     float *scratch;         /* stage 3: [D], see zero_backward_split */
+    size_t pad;             /* lay - D²: padding elements at the end of a layer */
+    float *zeros;           /* [pad] zeros, written over a gradient's padding */
     struct zmem mem;
 };
 
@@ -153,6 +155,8 @@ static int zero_setup(struct rank_state *rs)
     s->da = zalloc(s, dv, ZK_ACTS, nd, true);
     s->dz = zalloc(s, dv, ZK_ACTS, nd, true);
     if (s->stage == 3) s->scratch = zalloc(s, dv, ZK_ACTS, (size_t)D, true);
+    s->pad = s->lay - dd;
+    if (s->pad) s->zeros = zalloc(s, dv, ZK_ACTS, s->pad, true);
 
     /* The full layer is generated and the rank keeps what its stage keeps: the same
      * numbers as every other scheme's. */
@@ -311,6 +315,12 @@ static int zop_start(struct rank_state *rs, struct zero *s, enum coll kind, int 
         o->pslot = probe_coll_begin(rs->probe, rs->step, r, kind, ag ? OP_SUM : OP_AVG, s->s,
                                     mine, ag ? s->s : s->lay, D, D, D, async, lab);
     }
+    /* A reduce-scatter leaves its input buffer unspecified, and backward writes only the
+     * D² real elements of a layer: clear the padding, so what is summed there is zero
+     * (not the last collective's leftovers) and the padded weights stay zero. */
+    if (!ag && s->pad)
+        dev_copy_rows(rs->dev, (float *)mine + (s->lay - s->pad), (int)s->pad, s->zeros,
+                      (int)s->pad, 1, (int)s->pad);
     int rc;
     if (async)
         rc = cm->ops->icollective(cm, r, kind, mine, full, s->s, ag ? OP_SUM : OP_AVG, label,
@@ -587,7 +597,7 @@ static void zero_cleanup(struct rank_state *rs)
     if (!s) return;
     struct dev *dv = rs->dev;
     float *bufs[] = {s->w, s->g, s->m,  s->v,  s->slots[0], s->slots[1],
-                     s->x, s->z, s->da, s->dz, s->scratch};
+                     s->x, s->z, s->da, s->dz, s->scratch,  s->zeros};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         dev_free(dv, bufs[i]);
     free(s->ops);

@@ -74,16 +74,18 @@ static void memory_by_hand(enum train_scheme s, int W, int L, int D, int B,
     size_t sh = ((size_t)D * D + W - 1) / W, layer = 4 * (size_t)W * sh;
     size_t shards = 4 * (size_t)L * sh, full = (size_t)L * layer;
     size_t acts = 4 * (size_t)(2 * L + 3) * (B / W) * D;
+    size_t pad = 4 * ((size_t)W * sh - (size_t)D * D); /* zeros for a layer's padding */
     memset(e, 0, sizeof *e);
     switch (s) {
     case TRAIN_ZERO1:
-        *e = (struct train_memory){full, full, 2 * shards, acts, 0};
+        *e = (struct train_memory){full, full, 2 * shards, acts + pad, 0};
         break;
     case TRAIN_ZERO2:
-        *e = (struct train_memory){full, shards + layer, 2 * shards, acts, 0};
+        *e = (struct train_memory){full, shards + layer, 2 * shards, acts + pad, 0};
         break;
     case TRAIN_ZERO3:
-        *e = (struct train_memory){shards + layer, shards, 2 * shards, acts + 4 * (size_t)D, 0};
+        *e = (struct train_memory){shards + layer, shards, 2 * shards,
+                                   acts + 4 * (size_t)D + pad, 0};
         break;
     default: /* ddp */
         *e = (struct train_memory){4 * (size_t)L * D * D, 4 * (size_t)L * D * D,
