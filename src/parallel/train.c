@@ -196,6 +196,11 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
     if (c->backend == BACKEND_MPI && c->scheme == TRAIN_SINGLE)
         return cv_err(err, errlen, CV_EINVAL,
                       "single is the CPU reference trainer; on one process use ddp with -np 1");
+    if (c->overlap && train_zero_stage(c->scheme))
+        return cv_err(err, errlen, CV_EINVAL,
+                      "--overlap applies to ddp, not %s (zero3 overlaps its gathers with "
+                      "--prefetch)",
+                      train_scheme_name(c->scheme));
     if (c->prefetch && c->scheme != TRAIN_ZERO3)
         return cv_err(err, errlen, CV_EINVAL,
                       "--prefetch applies to zero3 (%s keeps whole layers: nothing to gather)",

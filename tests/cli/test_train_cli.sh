@@ -169,6 +169,7 @@ bad_cases() { # binary
     expect_bad "$bin" zero4
     expect_bad "$bin" zero2 --prefetch --dim 8 --batch 8
     expect_bad "$bin" ddp --prefetch --dim 8 --batch 8
+    expect_bad "$bin" zero3 --overlap --dim 8 --batch 8
     expect_bad "$bin" pp --ranks 4 --layers 3 --dim 8 --batch 8
     expect_bad "$bin" pp --ranks 2 --batch 8 --microbatches 3 --dim 8
     expect_bad "$bin" pp --schedule zigzag

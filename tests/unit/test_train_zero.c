@@ -265,6 +265,10 @@ static void test_zero3_prefetch(void **state)
     char err[256];
     assert_int_equal(train_config_check(&c, err, sizeof err), CV_EINVAL);
     assert_non_null(strstr(err, "--prefetch applies to zero3"));
+    cfg_of(&c, TRAIN_ZERO3, 2, 2, 4, 4);
+    c.overlap = true;
+    assert_int_equal(train_config_check(&c, err, sizeof err), CV_EINVAL);
+    assert_non_null(strstr(err, "--overlap applies to ddp"));
 }
 
 /* One rank, one shard: stage 3 is a single device's arithmetic. */
