@@ -50,7 +50,7 @@ SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backen
            src/backend/nccl/nccl_links.c \
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/ui/*/*.c) \
            $(wildcard src/ui/screens/*/*.c) $(wildcard src/cli/*.c) \
-           $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)
+           $(wildcard src/device/*.c) $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)
 # Presenter mode, speaker notes and handouts (src/present); md4c-html renders the handout's
 # narration.
 SRC_LIB += $(wildcard src/present/*.c)

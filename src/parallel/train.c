@@ -28,7 +28,7 @@
 #include "../core/util.h"
 #include "schemes.h"
 #ifdef HAVE_NCCL
-#include "dev_cuda.h"
+#include "../device/dev_cuda.h"
 #endif
 
 static const char *const scheme_names[TRAIN_SCHEME_COUNT] = {"single", "ddp",   "tp",   "pp",

@@ -29,26 +29,10 @@
 #include "../backend/backend.h"
 #include "mlp.h"
 #include "../core/timeline.h"
+#include "scheme.h"
 
-enum train_scheme {
-    TRAIN_SINGLE,
-    TRAIN_DDP,
-    TRAIN_TP,
-    TRAIN_PP,
-    TRAIN_ZERO1,
-    TRAIN_ZERO2,
-    TRAIN_ZERO3,
-    TRAIN_SCHEME_COUNT
-};
-enum pp_schedule { PP_GPIPE, PP_1F1B, PP_SCHEDULE_COUNT };
-
-const char *train_scheme_name(enum train_scheme s); /* "single", "ddp", "tp", "pp", "zero1".. */
 /* 1, 2 or 3 for the ZeRO schemes, 0 for the others. */
 int train_zero_stage(enum train_scheme s);
-const char *train_scheme_title(enum train_scheme s);           /* "data parallel (DDP)", ... */
-int train_scheme_parse(const char *s, enum train_scheme *out); /* CV_OK or CV_EINVAL */
-const char *pp_schedule_name(enum pp_schedule s);              /* "gpipe", "1f1b" */
-int pp_schedule_parse(const char *s, enum pp_schedule *out);
 
 /* Agreement with the single-device reference. Float reassociation (a sum over ranks,
  * micro-batches or column blocks in a different order) changes results by a few ulps per

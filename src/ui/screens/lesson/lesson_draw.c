@@ -284,7 +284,8 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
     for (int k = 0; k < st->hints_shown && (size_t)k < e->nhints; k++) {
         char lead[24];
         snprintf(lead, sizeof lead, "hint %d: ", k + 1);
-        ll_text(v, th->role[TH_WARN], width, lead, "        ", e->hints[k]);
+        ex_text_format(e, st->seed ? &st->var : NULL, e->hints[k], t, sizeof t);
+        ll_text(v, th->role[TH_WARN], width, lead, "        ", t);
     }
     if (u->editing) {
         l = ll_new(v);
@@ -320,7 +321,9 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
                  st->right ? "the answer: " : "gave up; the answer: ", exp);
         ll_text(v, th->role[TH_LABEL] | A_BOLD, width, "", "", t);
         if (e->solution) {
-            char *sol = xstrdup(e->solution);
+            /* the variant's own numbers in the worked steps */
+            char *sol = xmalloc(4096);
+            ex_text_format(e, st->seed ? &st->var : NULL, e->solution, sol, 4096);
             char *save = NULL;
             bool first = true;
             for (char *line = strtok_r(sol, "\n", &save); line;

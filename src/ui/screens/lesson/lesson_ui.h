@@ -41,7 +41,7 @@ struct lesson_ex_state {
     bool right;   /* answered right on this visit */
     bool graded;  /* verdict holds a grade */
     enum ex_verdict verdict_kind;
-    char verdict[240];
+    char verdict[400];
 };
 
 struct lesson_ui {
