@@ -20,6 +20,8 @@
 #     default slices.
 #  5. Training step time (bench/train_bench.sh, when present): collviz train's schemes
 #     next to PyTorch DDP.
+#  5b. ZeRO stages 1-3 against DDP (bench/zero_bench.sh): stage 3's peak memory and bytes
+#     per step, zero1/2 step time, as ratios against their targets.
 #
 # Every 64 MiB figure is the best of $REPEAT rounds/runs (each run the mean of 20 timed
 # iterations after 5 warm-up), the same rule for collviz, memcpy and MPI: these are shared,
@@ -337,5 +339,9 @@ if [ -f "$here/train_bench.sh" ]; then
     echo
     echo "== 5. training step time (collviz train vs PyTorch DDP)"
     bash "$here/train_bench.sh" "$BIN" || echo "bench: train_bench.sh exited with $?"
+fi
+# --- 5b. ZeRO against DDP ------------------------------------------------------------------
+if [ -f "$here/zero_bench.sh" ]; then
+    REPEAT=$REPEAT bash "$here/zero_bench.sh" "$BIN" || echo "bench: zero_bench.sh exited with $?"
 fi
 exit 0

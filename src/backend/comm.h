@@ -61,7 +61,8 @@ struct comm_params {
      * point-to-point without COMM_TRAFFIC_P2P); a call of a kind not asked for then fails
      * with CV_EINVAL and a message saying so. CPU and MPI make everything either way. */
     unsigned traffic;
-    bool async; /* iall_reduce needed (DDP overlap; with COMM_TRAFFIC_COLL) */
+    bool async; /* iall_reduce / icollective needed (DDP overlap, ZeRO prefetch; with
+                   COMM_TRAFFIC_COLL) */
     double timeout_s;
     struct timeline *tl; /* may be NULL */
     /* The plans' algorithm for the collectives training calls (CPU, MPI; ALGO_RING, the
@@ -121,6 +122,12 @@ struct comm_ops {
      * Requests run in issue order; buf must stay untouched until wait() returns. */
     int (*iall_reduce)(struct comm *c, int rank, float *buf, size_t count, enum redop op,
                        const char *label, struct comm_req **req);
+    /* The same for an all-gather or a reduce-scatter (kind COLL_ALL_GATHER or
+     * COLL_REDUCE_SCATTER; send, recv, count and op as in all_gather / reduce_scatter), in
+     * the same queue: ZeRO stage 3's prefetch. send and recv belong to the request until
+     * wait() returns. NULL where a backend has no helper lane (MPI). */
+    int (*icollective)(struct comm *c, int rank, enum coll kind, const float *send, float *recv,
+                       size_t count, enum redop op, const char *label, struct comm_req **req);
     /* Block (an "idle" event on lane 0 when it had to wait) until req is done; frees req. */
     int (*wait)(struct comm *c, int rank, struct comm_req *req);
     /* Optional (NULL: nothing to do): make, before the first message, what `nbufs` sends of

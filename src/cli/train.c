@@ -33,7 +33,7 @@ static void train_usage(FILE *f)
 {
     fprintf(
         f,
-        "usage: collviz train single|ddp|tp|pp [options]\n"
+        "usage: collviz train single|ddp|tp|pp|zero1|zero2|zero3 [options]\n"
         "\n"
         "Train the lecture's MLP (L layers of DxD weights, x = gelu(x @ W), loss = mean(x^2),\n"
         "AdamW lr 1e-3) with one of the lecture's three cuts on CPU ranks (threads that run\n"
@@ -44,6 +44,12 @@ static void train_usage(FILE *f)
         "          forward, input gradients reduce-scattered backward\n"
         "  pp      pipeline parallel: layers split by depth, micro-batches sent stage to "
         "stage\n"
+        "  zero1   ZeRO stage 1: data parallel, AdamW state sharded over the ranks; gradients\n"
+        "          reduce-scattered, own shard updated, weights all-gathered\n"
+        "  zero2   ZeRO stage 2: also the gradients sharded (each layer's reduce-scattered\n"
+        "          as backward makes it)\n"
+        "  zero3   ZeRO stage 3 (FSDP full shard): also the weights; each layer all-gathered\n"
+        "          before its forward and again before its backward, freed after use\n"
         "\n"
         "Options:\n"
         "  --ranks N           ranks (pp: stages), 1..%d (default 4; single: 1)\n"
@@ -54,6 +60,8 @@ static void train_usage(FILE *f)
         "  --microbatches M    pp: micro-batches (default 4)\n"
         "  --schedule S        pp: gpipe or 1f1b (default gpipe)\n"
         "  --overlap           ddp: all-reduce each gradient as backward produces it\n"
+        "  --prefetch          zero3: gather the next layer's weights while this layer\n"
+        "                      computes (and queue the gradients' reduce-scatters beside)\n"
         "  --backend B         cpu, nccl or auto (default cpu). nccl: one GPU per rank with\n"
         "                      NCCL and cuBLAS (needs --ranks GPUs; single stays the CPU\n"
         "                      reference); auto: nccl when --ranks GPUs are usable, else cpu,\n"
@@ -97,6 +105,7 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
         OPT_MB,
         OPT_SCHEDULE,
         OPT_OVERLAP,
+        OPT_PREFETCH,
         OPT_BACKEND,
         OPT_SEED,
         OPT_TIMEOUT,
@@ -113,6 +122,7 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
         {"microbatches", required_argument, NULL, OPT_MB},
         {"schedule", required_argument, NULL, OPT_SCHEDULE},
         {"overlap", no_argument, NULL, OPT_OVERLAP},
+        {"prefetch", no_argument, NULL, OPT_PREFETCH},
         {"backend", required_argument, NULL, OPT_BACKEND},
         {"seed", required_argument, NULL, OPT_SEED},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -156,6 +166,9 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
         case OPT_OVERLAP:
             o->cfg.overlap = true;
             break;
+        case OPT_PREFETCH:
+            o->cfg.prefetch = true;
+            break;
         case OPT_BACKEND:
             if (strcmp(optarg, "auto") != 0 && backend_kind_of(optarg) < 0)
                 return cli_usage_error("train: --backend '%s': expected cpu, auto, nccl or mpi",
@@ -196,12 +209,16 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
         if (rc != -1) return rc;
     }
     if (optind >= argc)
-        return cli_usage_error("train: which scheme? single, ddp, tp or pp (try --help)");
+        return cli_usage_error(
+            "train: which scheme? single, ddp, tp, pp, zero1, zero2 or zero3 "
+            "(try --help)");
     if (optind + 1 < argc)
         return cli_usage_error("train: unexpected argument '%s'", argv[optind + 1]);
     if (train_scheme_parse(argv[optind], &o->cfg.scheme) != CV_OK)
-        return cli_usage_error("train: unknown scheme '%s': expected single, ddp, tp or pp",
-                               argv[optind]);
+        return cli_usage_error(
+            "train: unknown scheme '%s': expected single, ddp, tp, pp, zero1, "
+            "zero2 or zero3",
+            argv[optind]);
     if (o->cfg.scheme == TRAIN_SINGLE) {
         if (o->ranks_set && o->cfg.nranks != 1)
             return cli_usage_error("train: --ranks %d: single runs on one device",
@@ -233,11 +250,12 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
                       : cli_usage_error("train: --ranks %d: the mpi backend runs on the %d "
                                         "process%s the launcher started (-np)",
                                         o->cfg.nranks, world, world == 1 ? "" : "es");
-        if (o->cfg.overlap)
+        if (o->cfg.overlap || o->cfg.prefetch)
             return me ? 2
-                      : cli_usage_error("train: --overlap: not on the mpi backend (its MPI "
+                      : cli_usage_error("train: %s: not on the mpi backend (its MPI "
                                         "calls are serialised: no helper thread beside the "
-                                        "rank)");
+                                        "rank)",
+                                        o->cfg.overlap ? "--overlap" : "--prefetch");
         o->cfg.nranks = world;
         o->cfg.backend = BACKEND_MPI;
         if (train_config_check(&o->cfg, err, sizeof err) != CV_OK)
@@ -311,7 +329,17 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
 
 static size_t mem_total(const struct train_memory *m)
 {
-    return m->params + m->grads + m->optimizer + m->activations + m->comm;
+    return train_memory_total(m);
+}
+
+static void json_memory(cJSON *o, const struct train_memory *m)
+{
+    cli_json_num(o, "params", (double)m->params);
+    cli_json_num(o, "grads", (double)m->grads);
+    cli_json_num(o, "optimizer", (double)m->optimizer);
+    cli_json_num(o, "activations", (double)m->activations);
+    cli_json_num(o, "comm", (double)m->comm);
+    cli_json_num(o, "total", (double)mem_total(m));
 }
 
 /* Times, losses and ratios to 9 significant digits; byte and element counts exact. */
@@ -335,6 +363,7 @@ static void print_json(FILE *f, const struct train_result *r, const struct train
         cli_json_str(d, "schedule", pp_schedule_name(c->schedule));
     }
     if (c->scheme == TRAIN_DDP) cli_json_bool(d, "overlap", c->overlap);
+    if (c->scheme == TRAIN_ZERO3) cli_json_bool(d, "prefetch", c->prefetch);
     cli_json_str(d, "description", r->desc);
     if (note[0]) cli_json_str(d, "backend_note", note);
     cJSON *steps = cli_json_add_array(d, "steps");
@@ -354,18 +383,23 @@ static void print_json(FILE *f, const struct train_result *r, const struct train
             cli_json_num(per, NULL, (double)r->bytes_sent[(size_t)s * r->nranks + k]);
     }
     cJSON *mem = cli_json_add_array(d, "memory_per_rank");
+    struct train_memory ma, mp;
+    bool modelled = train_memory_model(c, &ma, &mp) == CV_OK;
     for (int k = 0; k < r->nranks; k++) {
-        const struct train_memory *m = &r->mem[k];
         cJSON *o = cli_json_add_object(mem, NULL);
         cli_json_num(o, "rank", k);
-        cli_json_num(o, "params", (double)m->params);
-        cli_json_num(o, "grads", (double)m->grads);
-        cli_json_num(o, "optimizer", (double)m->optimizer);
-        cli_json_num(o, "activations", (double)m->activations);
-        cli_json_num(o, "comm", (double)m->comm);
-        cli_json_num(o, "total", (double)mem_total(m));
+        json_memory(o, &r->mem[k]);
+        json_memory(cli_json_add_object(o, "peak"), &r->mem_peak[k]);
+        if (modelled) {
+            json_memory(cli_json_add_object(o, "model"), &ma);
+            json_memory(cli_json_add_object(o, "peak_model"), &mp);
+        }
     }
-    cli_json_str(d, "memory_note", "bytes allocated per rank, not measured RSS");
+    cli_json_str(d, "memory_note",
+                 "bytes allocated per rank (peak: its live buffers at their high-water mark "
+                 "in a step), counted by the engine, not measured RSS; model: fp32 weights "
+                 "and gradients, AdamW's two moments, the communicator's buffers not "
+                 "modelled");
     const char *wire_key =
         bytes_model ? "wire_ring_model_bytes_per_rank" : "wire_measured_bytes_per_rank";
     if (c->scheme == TRAIN_TP || c->scheme == TRAIN_DDP) {
@@ -382,6 +416,14 @@ static void print_json(FILE *f, const struct train_result *r, const struct train
         cli_json_num(o, "all_gather_elements", (double)nk->all_gather_elems);
         cli_json_num(o, "reduce_scatter_elements", (double)nk->reduce_scatter_elems);
         cli_json_num(o, "all_reduce_elements", (double)nk->all_reduce_elems);
+        cli_json_num(o, "wire_model_bytes_per_rank", (double)nk->wire_model_bytes);
+        cli_json_num(o, wire_key, (double)nk->wire_bytes);
+    }
+    if (train_zero_stage(c->scheme)) {
+        const struct train_napkin *nk = &r->napkin;
+        cJSON *o = cli_json_add_object(d, "napkin");
+        cli_json_num(o, "all_gather_elements", (double)nk->all_gather_elems);
+        cli_json_num(o, "reduce_scatter_elements", (double)nk->reduce_scatter_elems);
         cli_json_num(o, "wire_model_bytes_per_rank", (double)nk->wire_model_bytes);
         cli_json_num(o, wire_key, (double)nk->wire_bytes);
     }
@@ -429,6 +471,42 @@ static void fmt_time(double s, char *buf, size_t n)
         snprintf(buf, n, "%.3f s", s);
 }
 
+static void text_memory(FILE *f, const char *who, const struct train_memory *m)
+{
+    char p[24], g[24], o[24], ac[24], cm[24], t[24];
+    format_size(m->params, p, sizeof p);
+    format_size(m->grads, g, sizeof g);
+    format_size(m->optimizer, o, sizeof o);
+    format_size(m->activations, ac, sizeof ac);
+    format_size(m->comm, cm, sizeof cm);
+    format_size(mem_total(m), t, sizeof t);
+    fprintf(f, "    %-6s: params %s, grads %s, optimizer %s, activations %s, comm %s = %s\n",
+            who, p, g, o, ac, cm, t);
+}
+
+/* Memory per rank, allocated and peak, and the model where there is one. */
+static void print_memory(FILE *f, const struct train_result *r)
+{
+    const struct train_config *c = &r->cfg;
+    fputs("  memory per rank (allocated, counted by the engine; peak: live buffers at their\n"
+          "  high-water mark in a step):\n",
+          f);
+    for (int k = 0; k < r->nranks; k++) {
+        char who[24];
+        snprintf(who, sizeof who, "rank %d", k);
+        text_memory(f, who, &r->mem[k]);
+        text_memory(f, "  peak", &r->mem_peak[k]);
+    }
+    struct train_memory ma, mp;
+    if (train_memory_model(c, &ma, &mp) == CV_OK) {
+        text_memory(f, "model", &ma);
+        text_memory(f, "  peak", &mp);
+        fputs("    (model: fp32 weights and gradients 4+4 bytes, AdamW moments 8 bytes per "
+              "parameter;\n     the communicator's buffers not modelled)\n",
+              f);
+    }
+}
+
 static void print_text(FILE *f, const struct train_result *r, const struct train_deviation *dev,
                        bool timeline, const char *note)
 {
@@ -441,6 +519,8 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
                 pp_schedule_name(c->schedule));
     if (c->scheme == TRAIN_DDP && c->overlap)
         fputs(", gradient all-reduce overlapped with backward", f);
+    if (c->scheme == TRAIN_ZERO3 && c->prefetch)
+        fputs(", next layer's all-gather prefetched on the helper lane", f);
     fprintf(f, "\n  backend %s: %s%s%s\n", backend_kind_name(c->backend), r->desc,
             note[0] ? "; " : "", note);
     fprintf(f,
@@ -448,7 +528,8 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
             "%llu\n\n",
             c->layers, c->dim, c->dim, c->batch, (double)c->adamw.lr,
             (unsigned long long)c->seed);
-    bool async = c->scheme == TRAIN_DDP && c->overlap;
+    bool async =
+        (c->scheme == TRAIN_DDP && c->overlap) || (c->scheme == TRAIN_ZERO3 && c->prefetch);
     fprintf(f, "  %4s  %-14s %10s %12s%s %12s\n", "step", "loss", "time", "comm",
             async ? " comm(overlap)" : "", "sent/rank");
     for (int s = 0; s < r->steps_done; s++) {
@@ -477,20 +558,7 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
             "   collective's sent bytes are the ring model's, NCCL does not report its own)\n",
             f);
     fputc('\n', f);
-    fputs("  memory per rank (allocated):\n", f);
-    for (int k = 0; k < r->nranks; k++) {
-        const struct train_memory *m = &r->mem[k];
-        char p[24], g[24], o[24], ac[24], cm[24], t[24];
-        format_size(m->params, p, sizeof p);
-        format_size(m->grads, g, sizeof g);
-        format_size(m->optimizer, o, sizeof o);
-        format_size(m->activations, ac, sizeof ac);
-        format_size(m->comm, cm, sizeof cm);
-        format_size(mem_total(m), t, sizeof t);
-        fprintf(
-            f, "    rank %d: params %s, grads %s, optimizer %s, activations %s, comm %s = %s\n",
-            k, p, g, o, ac, cm, t);
-    }
+    print_memory(f, r);
     const struct train_napkin *nk = &r->napkin;
     if (c->scheme == TRAIN_TP || c->scheme == TRAIN_DDP) {
         fprintf(f, "\n  napkin math per step (elements into the collective):\n");
@@ -505,6 +573,15 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
         else
             fprintf(f, "    counted: all-reduce %zu\n", nk->all_reduce_elems);
     }
+    if (train_zero_stage(c->scheme))
+        fprintf(f,
+                "\n  per step (elements into the collective, counted): reduce-scatter %zu, "
+                "all-gather %zu\n  model: %s moves %s per rank\n",
+                nk->reduce_scatter_elems, nk->all_gather_elems, train_scheme_name(c->scheme),
+                c->scheme == TRAIN_ZERO3 ? "3*Psi*(W-1)/W floats (1.5x DDP: two all-gathers "
+                                           "and one reduce-scatter per layer)"
+                                         : "2*Psi*(W-1)/W floats (reduce-scatter + "
+                                           "all-gather, as DDP's all-reduce)");
     if (c->scheme != TRAIN_SINGLE) {
         format_size(nk->wire_model_bytes, a, sizeof a);
         format_size(nk->wire_bytes, b, sizeof b);

@@ -62,3 +62,12 @@ int napkin_schemes(int L, int B, int D, int W, int M, double alpha_s, double bet
     };
     return CV_OK;
 }
+
+void napkin_zero_memory(double psi, double K, int N, struct napkin_zero *out)
+{
+    double n = N > 0 ? N : 1;
+    out->ddp = (2 + 2 + K) * psi;
+    out->stage1 = (2 + 2) * psi + K * psi / n;
+    out->stage2 = 2 * psi + (2 + K) * psi / n;
+    out->stage3 = (2 + 2 + K) * psi / n;
+}

@@ -2,7 +2,8 @@
  * hierarchy screen's napkin-math panel (and its unit test against the lecture's own worked
  * exercises): the effective bandwidth of an all-reduce, DDP's gradient synchronisation time,
  * tensor-parallel vs DDP elements per step, and what each training scheme's communication
- * costs per step on a link (through the α-β model of model.h, so labelled "model").
+ * costs per step on a link (through the α-β model of model.h, so labelled "model"), and
+ * the ZeRO paper's memory per GPU for its three stages.
  *
  * Units: bytes, seconds, bytes/s (1e9 = GB/s). */
 #ifndef COLLVIZ_NAPKIN_H
@@ -47,5 +48,19 @@ struct napkin_schemes {
  * L·D² above model.h's limit); err names it. */
 int napkin_schemes(int L, int B, int D, int W, int M, double alpha_s, double beta_Bps,
                    struct napkin_schemes *out, char *err, size_t errlen);
+
+/* The ZeRO paper's memory of the model states per GPU in mixed-precision training: fp16
+ * weights and gradients (2 + 2 bytes per parameter) and K bytes of optimizer state (K = 12
+ * for Adam: fp32 master weights, momentum and variance), Ψ parameters on N data-parallel
+ * GPUs. Bytes, model:
+ *   ddp    (2 + 2 + K)·Ψ
+ *   stage1 (2 + 2)·Ψ + K·Ψ/N         (optimizer state sharded)
+ *   stage2 2·Ψ + (2 + K)·Ψ/N         (gradients too)
+ *   stage3 (2 + 2 + K)·Ψ/N           (weights too)
+ * The paper's example: Ψ = 7.5e9, K = 12, N = 64 gives 120 / 31.4 / 16.6 / 1.9 GB. */
+struct napkin_zero {
+    double ddp, stage1, stage2, stage3;
+};
+void napkin_zero_memory(double psi, double K, int N, struct napkin_zero *out);
 
 #endif

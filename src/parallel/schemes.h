@@ -1,6 +1,6 @@
 /* schemes.h - the internal interface between the training driver (train.c) and the
- * parallel schemes (ddp.c, tp.c, pp.c). The driver starts one thread per rank, calls the
- * scheme's setup in that thread (so every buffer is first touched by the rank that uses
+ * parallel schemes (ddp.c, tp.c, pp.c, zero.c). The driver starts one thread per rank, calls
+ * the scheme's setup in that thread (so every buffer is first touched by the rank that uses
  * it), then step() once per training step between barriers, and finally params() from
  * the driver thread, rank by rank, to assemble the trained weights. */
 #ifndef COLLVIZ_SCHEMES_H
@@ -20,9 +20,11 @@ struct rank_state {
     struct comm *comm;
     struct dev *dev; /* where the rank's buffers live and its math runs (dev.h) */
     struct timeline *tl;
-    struct train_memory mem;   /* filled by setup (comm is added by the driver) */
-    double loss_sumsq;         /* step(): sum of squares of this rank's share of the final
-                                  activations (0 if it holds none); loss = Σ / (B·D) */
+    struct train_memory mem;      /* filled by setup (comm is added by the driver) */
+    struct train_memory mem_peak; /* live buffers at their high-water mark; all zero: the
+                                     same as mem (nothing freed within a step) */
+    double loss_sumsq;            /* step(): sum of squares of this rank's share of the final
+                                     activations (0 if it holds none); loss = Σ / (B·D) */
     double pipe_end;           /* pp: when this stage finished its last backward (absolute) */
     struct train_probe *probe; /* display-scale recorder (probe.h), usually NULL */
     void *priv;                /* the scheme's own state */
@@ -42,6 +44,7 @@ struct scheme_ops {
 extern const struct scheme_ops scheme_ddp;
 extern const struct scheme_ops scheme_tp;
 extern const struct scheme_ops scheme_pp;
+extern const struct scheme_ops scheme_zero; /* zero1, zero2, zero3 (cfg->scheme says) */
 
 /* Record a compute event on the rank's lane 0 from t0 to now (mb: micro-batch or -1). */
 void rank_compute_event(struct rank_state *rs, const char *label, double t0, int mb);

@@ -54,8 +54,10 @@ int train_summary_run(const struct train_config *cfg, struct train_summary *out,
     out->napkin = res.napkin;
     out->bubble_measured = res.bubble_measured;
     out->bubble_model = res.bubble_model;
-    for (int r = 0; r < res.nranks && r < CV_MAX_RANKS; r++)
+    for (int r = 0; r < res.nranks && r < CV_MAX_RANKS; r++) {
         out->mem[r] = res.mem[r];
+        out->mem_peak[r] = res.mem_peak[r];
+    }
     out->ref_mem = ref.mem[0];
     out->ev_step = res.steps_done - 1;
     size_t n;

@@ -30,8 +30,9 @@ struct train_summary {
     struct train_deviation dev;
     double replica_max_diff;
     struct train_napkin napkin;
-    double bubble_measured, bubble_model;  /* pp; negative otherwise */
-    struct train_memory mem[CV_MAX_RANKS]; /* allocated, not measured */
+    double bubble_measured, bubble_model;       /* pp; negative otherwise */
+    struct train_memory mem[CV_MAX_RANKS];      /* allocated, not measured */
+    struct train_memory mem_peak[CV_MAX_RANKS]; /* live at the high-water mark */
     struct train_memory ref_mem;
     int ev_step; /* the step whose events follow (the last one) */
     int nevents;

@@ -31,10 +31,51 @@
 #include "../device/dev_cuda.h"
 #endif
 
-static const char *const scheme_names[TRAIN_SCHEME_COUNT] = {"single", "ddp", "tp", "pp"};
+static const char *const scheme_names[TRAIN_SCHEME_COUNT] = {"single", "ddp",   "tp",   "pp",
+                                                             "zero1",  "zero2", "zero3"};
 static const char *const scheme_titles[TRAIN_SCHEME_COUNT] = {
-    "single device (reference)", "data parallel (DDP)", "tensor parallel (columns)",
-    "pipeline parallel (stages)"};
+    "single device (reference)",
+    "data parallel (DDP)",
+    "tensor parallel (columns)",
+    "pipeline parallel (stages)",
+    "ZeRO stage 1 (optimizer state sharded)",
+    "ZeRO stage 2 (+ gradients sharded)",
+    "ZeRO stage 3 / FSDP (+ weights sharded)"};
+
+int train_zero_stage(enum train_scheme s)
+{
+    return s == TRAIN_ZERO1 ? 1 : s == TRAIN_ZERO2 ? 2 : s == TRAIN_ZERO3 ? 3 : 0;
+}
+
+size_t train_memory_total(const struct train_memory *m)
+{
+    return m->params + m->grads + m->optimizer + m->activations + m->comm;
+}
+
+int train_memory_model(const struct train_config *c, struct train_memory *alloc,
+                       struct train_memory *peak)
+{
+    int z = train_zero_stage(c->scheme);
+    if (c->scheme != TRAIN_DDP && !z) return CV_EINVAL;
+    size_t W = (size_t)c->nranks, L = (size_t)c->layers, D = (size_t)c->dim;
+    size_t s = (D * D + W - 1) / W, layer = 4 * W * s; /* a padded layer, bytes */
+    size_t psi4 = L * (z ? layer : 4 * D * D);         /* 4Ψ */
+    struct train_memory a = {
+        .params = z == 3 ? psi4 / W + (c->prefetch ? 2 : 1) * layer : psi4,
+        .grads = z == 0 || z == 1 ? psi4
+                 : z == 2         ? psi4 / W + layer
+                                  : psi4 / W,
+        .optimizer = z ? 2 * psi4 / W : 2 * psi4,
+        .activations = 4 * ((2 * L + 3) * (size_t)(c->batch / c->nranks) * D +
+                            (z == 3 ? D : 0) + (z ? W * s - D * D : 0)),
+    };
+    *alloc = a;
+    /* Every buffer is live at the peak: stage 3's slot holds the gathered weights or,
+     * once they are released, the layer's full gradient, never both, so it counts once
+     * (as the weights: the gather comes first). */
+    *peak = a;
+    return CV_OK;
+}
 static const char *const schedule_names[PP_SCHEDULE_COUNT] = {"gpipe", "1f1b"};
 
 struct train_config train_reference_of(const struct train_config *c)
@@ -43,6 +84,7 @@ struct train_config train_reference_of(const struct train_config *c)
     ref.scheme = TRAIN_SINGLE;
     ref.nranks = 1;
     ref.backend = BACKEND_CPU;
+    ref.prefetch = false;
     return ref;
 }
 
@@ -121,7 +163,8 @@ static double estimate_bytes(const struct train_config *c)
         break;
     case TRAIN_PP:
         break;
-    default:
+    default: /* zero: at most DDP's */
+        params *= W;
         break;
     }
     /* the weights gathered at the end, the comm's buffers */
@@ -153,13 +196,25 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
     if (c->backend == BACKEND_MPI && c->scheme == TRAIN_SINGLE)
         return cv_err(err, errlen, CV_EINVAL,
                       "single is the CPU reference trainer; on one process use ddp with -np 1");
+    if (c->overlap && train_zero_stage(c->scheme))
+        return cv_err(err, errlen, CV_EINVAL,
+                      "--overlap applies to ddp, not %s (zero3 overlaps its gathers with "
+                      "--prefetch)",
+                      train_scheme_name(c->scheme));
+    if (c->prefetch && c->scheme != TRAIN_ZERO3)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "--prefetch applies to zero3 (%s keeps whole layers: nothing to gather)",
+                      train_scheme_name(c->scheme));
     switch (c->scheme) {
     case TRAIN_DDP:
+    case TRAIN_ZERO1:
+    case TRAIN_ZERO2:
+    case TRAIN_ZERO3:
         if (c->batch % c->nranks)
             return cv_err(err, errlen, CV_EINVAL,
-                          "--batch %d is not divisible by --ranks %d (ddp gives every rank "
+                          "--batch %d is not divisible by --ranks %d (%s gives every rank "
                           "batch/ranks rows)",
-                          c->batch, c->nranks);
+                          c->batch, c->nranks, train_scheme_name(c->scheme));
         break;
     case TRAIN_TP:
         if (c->dim % c->nranks)
@@ -280,6 +335,8 @@ static void *rank_main(void *arg)
     }
     if (rc != CV_OK) cm->ops->abort(cm, rs->err[0] ? rs->err : "a rank failed");
     rs->mem.comm = cm->ops->mem_bytes(cm, r);
+    if (train_memory_total(&rs->mem_peak) == 0) rs->mem_peak = rs->mem;
+    rs->mem_peak.comm = rs->mem.comm;
     run->rc[r] = rc;
     return NULL;
 }
@@ -307,6 +364,7 @@ static int run_single(const struct train_config *cfg, struct run *run, float *pa
     rs->mem.grads = rs->mem.params;
     rs->mem.optimizer = 2 * rs->mem.params;
     rs->mem.activations = ((size_t)(2 * cfg->layers + 1) + 2) * bd * sizeof(float);
+    rs->mem_peak = rs->mem;
     int rc = CV_OK;
     for (int s = 0; s < cfg->steps; s++) {
         if (run->cancel && *run->cancel) {
@@ -416,6 +474,15 @@ static void fill_napkin(struct train_result *res, const struct run *run)
     case TRAIN_PP:
         nk->wire_model_bytes = (W == 1 ? 0 : W == 2 ? 1 : 2) * B * D * sizeof(float);
         break;
+    case TRAIN_ZERO1:
+    case TRAIN_ZERO2:
+    case TRAIN_ZERO3: {
+        /* Per layer: a reduce-scatter and one all-gather (stage 3: two) of W shards of
+         * s = ceil(D²/W), each sending (W-1)·s elements. */
+        size_t sh = (D * D + W - 1) / W, ags = c->scheme == TRAIN_ZERO3 ? 2 : 1;
+        nk->wire_model_bytes = (1 + ags) * (W - 1) * L * sh * sizeof(float);
+        break;
+    }
     default:
         nk->wire_model_bytes = 0;
         break;
@@ -468,6 +535,7 @@ void train_result_free(struct train_result *r)
     free(r->bytes_sent);
     free(r->bytes_recv);
     free(r->mem);
+    free(r->mem_peak);
     free(r->events);
     free(r->params);
     memset(r, 0, sizeof *r);
@@ -593,14 +661,17 @@ static int combine_processes(struct run *run, const struct train_config *cfg, in
     if (rc == CV_OK) rc = o->proc_sum(c, run->recvd, ns, COMM_PROC_U64);
     if (rc == CV_OK) rc = o->proc_sum(c, run->tl.step_start, ns, COMM_PROC_F64);
     if (rc == CV_OK) rc = o->proc_bcast(c, &run->last, sizeof run->last, 0);
-    size_t *mem = xcalloc((size_t)W * 5, sizeof *mem);
-    const struct train_memory *m = &run->rs[me].mem;
-    size_t mine[5] = {m->params, m->grads, m->optimizer, m->activations, m->comm};
-    memcpy(mem + (size_t)me * 5, mine, sizeof mine);
-    if (rc == CV_OK) rc = o->proc_sum(c, mem, (size_t)W * 5, COMM_PROC_U64);
-    for (int r = 0; r < W; r++)
-        run->rs[r].mem = (struct train_memory){mem[r * 5], mem[r * 5 + 1], mem[r * 5 + 2],
-                                               mem[r * 5 + 3], mem[r * 5 + 4]};
+    /* Memory: allocated and peak, five kinds each, per rank. */
+    _Static_assert(sizeof(struct train_memory) == 5 * sizeof(size_t), "five size_t kinds");
+    size_t per = 2 * sizeof(struct train_memory);
+    unsigned char *mem = xcalloc((size_t)W, per);
+    memcpy(mem + (size_t)me * per, &run->rs[me].mem, sizeof run->rs[me].mem);
+    memcpy(mem + (size_t)me * per + per / 2, &run->rs[me].mem_peak, per / 2);
+    if (rc == CV_OK) rc = o->proc_sum(c, mem, (size_t)W * 10, COMM_PROC_U64);
+    for (int r = 0; r < W; r++) {
+        memcpy(&run->rs[r].mem, mem + (size_t)r * per, per / 2);
+        memcpy(&run->rs[r].mem_peak, mem + (size_t)r * per + per / 2, per / 2);
+    }
     free(mem);
 
     /* Events: this rank's lanes to every process. */
@@ -667,6 +738,9 @@ static unsigned scheme_traffic(enum train_scheme s)
     switch (s) {
     case TRAIN_DDP:
     case TRAIN_TP:
+    case TRAIN_ZERO1:
+    case TRAIN_ZERO2:
+    case TRAIN_ZERO3:
         return COMM_TRAFFIC_COLL;
     case TRAIN_PP:
         return COMM_TRAFFIC_P2P;
@@ -722,8 +796,10 @@ static int train_run_impl(struct backend *b, const struct train_config *cfg,
     } else {
         run.ops = cfg->scheme == TRAIN_DDP  ? &scheme_ddp
                   : cfg->scheme == TRAIN_TP ? &scheme_tp
-                                            : &scheme_pp;
-        bool async = cfg->scheme == TRAIN_DDP && cfg->overlap;
+                  : cfg->scheme == TRAIN_PP ? &scheme_pp
+                                            : &scheme_zero;
+        bool async = (cfg->scheme == TRAIN_DDP && cfg->overlap) ||
+                     (cfg->scheme == TRAIN_ZERO3 && cfg->prefetch);
         struct backend *own_b = NULL; /* a backend opened for this run (none was given) */
         struct comm_params cp = {.nranks = W,
                                  .traffic = scheme_traffic(cfg->scheme),
@@ -818,8 +894,11 @@ static int train_run_impl(struct backend *b, const struct train_config *cfg,
     res->bytes_sent = xcalloc(ns, sizeof(size_t));
     res->bytes_recv = xcalloc(ns, sizeof(size_t));
     res->mem = xcalloc((size_t)W, sizeof *res->mem);
-    for (int r = 0; r < W; r++)
+    res->mem_peak = xcalloc((size_t)W, sizeof *res->mem_peak);
+    for (int r = 0; r < W; r++) {
         res->mem[r] = run.rs[r].mem;
+        res->mem_peak[r] = run.rs[r].mem_peak;
+    }
     res->events = timeline_flatten(&run.tl, &res->nevents);
     fill_step_stats(res, &run);
     fill_napkin(res, &run);

@@ -11,7 +11,10 @@
  *   tp     - tensor parallel: every rank all rows, a D×D/W column shard of every layer;
  *            activations all-gathered every layer, input gradients reduce-scattered;
  *   pp     - pipeline parallel: contiguous layers per stage, M micro-batches, GPipe or
- *            1F1B, activations and gradients sent point to point between stages.
+ *            1F1B, activations and gradients sent point to point between stages;
+ *   zero1..3 - ZeRO (zero.c): data parallel like ddp, with the AdamW state (1), also the
+ *            gradients (2), also the weights (3, FSDP's full shard) cut into W shards per
+ *            layer; reduce-scatter + all-gather instead of the all-reduce.
  *
  * Every scheme is checked against the reference (train_compare): the only difference is
  * the order of float additions (a matmul split over ranks or micro-batches, gradients
@@ -27,6 +30,9 @@
 #include "mlp.h"
 #include "../core/timeline.h"
 #include "scheme.h"
+
+/* 1, 2 or 3 for the ZeRO schemes, 0 for the others. */
+int train_zero_stage(enum train_scheme s);
 
 /* Agreement with the single-device reference. Float reassociation (a sum over ranks,
  * micro-batches or column blocks in a different order) changes results by a few ulps per
@@ -58,6 +64,9 @@ struct train_config {
     int microbatches; /* pp: M */
     enum pp_schedule schedule;
     bool overlap; /* ddp: all-reduce each layer's gradient as backward makes it */
+    /* zero3: gather the next layer on the helper lane while this one computes (two
+     * gathered-layer slots), its gradient's reduce-scatter queued there too */
+    bool prefetch;
     uint64_t seed;
     double timeout_s; /* deadline of any one communication wait */
     struct adamw_cfg adamw;
@@ -88,6 +97,25 @@ struct train_step_stat {
 struct train_memory {
     size_t params, grads, optimizer, activations, comm;
 };
+size_t train_memory_total(const struct train_memory *m);
+
+/* The memory model of a data-parallel scheme (ddp, zero1..3) for one rank, fp32 weights and
+ * gradients and AdamW's two moments: with Ψ = L·W·s parameters, s = ceil(D²/W) the shard
+ * of one layer (a layer padded with zeros to W equal shards; Ψ = L·D² when W divides D²):
+ *   ddp    params 4Ψ,      grads 4Ψ,              optimizer 8Ψ
+ *   zero1  params 4Ψ,      grads 4Ψ,              optimizer 8Ψ/W
+ *   zero2  params 4Ψ,      grads 4Ψ/W + 4W·s,     optimizer 8Ψ/W  (one layer's bucket)
+ *   zero3  params 4Ψ/W + 4W·s (the gathered layer; two with --prefetch),
+ *          grads 4Ψ/W, optimizer 8Ψ/W
+ * and activations (2L+3)·(B/W)·D floats (zero3: + D of scratch; zero: + W·s - D² zeros,
+ * written over a gradient's padding before its reduce-scatter). alloc is what the rank
+ * holds; peak its live buffers at their high-water mark, the same: zero3's one gathered-
+ * layer slot holds the gathered weights and, once they are released, the layer's full
+ * gradient (so one layer, not two, is added), and it is live in every layer's forward
+ * and backward. comm (the communicator's own buffers) is not modelled: 0. CV_EINVAL for
+ * other schemes. */
+int train_memory_model(const struct train_config *c, struct train_memory *alloc,
+                       struct train_memory *peak);
 
 /* The lecture's napkin math next to what was counted. Elements "into the collective" are
  * nccl-tests' S / 4: an all-gather's whole output, an all-reduce's buffer. */
@@ -97,8 +125,10 @@ struct train_napkin {
     size_t all_gather_elems; /* counted on rank 0 in the last step */
     size_t reduce_scatter_elems;
     size_t all_reduce_elems;
-    size_t wire_model_bytes; /* model: bytes one rank sends per step (ring formulas) */
-    size_t wire_bytes;       /* counted: max over ranks, last step */
+    /* model: bytes one rank sends per step (ring formulas); ddp 2(W-1)/W·4Ψ, zero1/2 the
+     * same (reduce-scatter + all-gather), zero3 3(W-1)/W·4Ψ (two all-gathers) */
+    size_t wire_model_bytes;
+    size_t wire_bytes; /* counted: max over ranks, last step */
 };
 
 struct train_result {
@@ -109,7 +139,10 @@ struct train_result {
     size_t *bytes_sent;            /* [steps_done][nranks] */
     size_t *bytes_recv;            /* [steps_done][nranks] */
     struct train_memory *mem;      /* [nranks] */
-    struct tl_event *events;       /* every step, sorted by (step, rank, lane, t0) */
+    /* [nranks] the rank's live buffers at their high-water mark within a step, by kind
+     * (the kinds' sum is the peak); the same as mem where nothing is freed in a step. */
+    struct train_memory *mem_peak;
+    struct tl_event *events; /* every step, sorted by (step, rank, lane, t0) */
     size_t nevents;
     struct train_napkin napkin;
     /* pp: fraction of the pipeline span (first forward to last backward) a stage is not

@@ -118,8 +118,8 @@ int scene_check(const struct scene *s, char *err, size_t errlen)
                       SCENE_MAX_CHANNELS);
     if (s->scheme == TRAIN_SINGLE || s->scheme < 0 || s->scheme >= TRAIN_SCHEME_COUNT)
         return cv_err(err, errlen, CV_EINVAL,
-                      "scheme %s: the parallelism screen shows ddp, tp "
-                      "or pp",
+                      "scheme %s: the parallelism screen shows ddp, tp, pp, zero1, zero2 "
+                      "or zero3",
                       train_scheme_name(s->scheme));
     if (s->screen == SCREEN_PARALLEL &&
         (s->nranks < SCENE_PAR_MIN_RANKS || s->nranks > SCENE_PAR_MAX_RANKS))
@@ -179,8 +179,8 @@ static int scene_apply(struct scene *s, const char *key, const char *val, char *
                           val);
     } else if (strcmp(key, "scheme") == 0) {
         if (train_scheme_parse(val, &s->scheme) != CV_OK || s->scheme == TRAIN_SINGLE)
-            return cv_err(err, errlen, CV_EINVAL, "scene: unknown scheme '%s' (ddp, tp, pp)",
-                          val);
+            return cv_err(err, errlen, CV_EINVAL,
+                          "scene: unknown scheme '%s' (ddp, tp, pp, zero1, zero2, zero3)", val);
     } else if (strcmp(key, "schedule") == 0) {
         if (pp_schedule_parse(val, &s->schedule) != CV_OK)
             return cv_err(err, errlen, CV_EINVAL, "scene: unknown schedule '%s' (gpipe, 1f1b)",

@@ -300,7 +300,7 @@ if [ -n "$ASAN_BIN" ]; then
 fi
 
 # --- training across processes equals one device --------------------------------------
-for scheme in ddp tp pp; do
+for scheme in ddp tp pp zero1 zero2 zero3; do
     "${MPIRUN[@]}" -np 4 "$BIN" train $scheme --backend mpi --check --layers 4 --dim 64 \
         --batch 16 --steps 2 >"$tmp/train" 2>"$tmp/err"
     rc=$?
@@ -326,9 +326,37 @@ if losses(c) != losses(m): print("  losses", losses(c), losses(m)); ok = False
 if len(m["steps"]) != 2: ok = False
 sys.exit(0 if ok else 1)
 EOF
+# ZeRO at a padded shape (D² = 1369 is not divisible by 3): the same losses as on CPU
+# ranks, memory equal to the model's, stage 3's bytes 1.5x stage 1's.
+for scheme in zero1 zero3; do
+    "$BIN" train $scheme --layers 3 --dim 37 --batch 12 --steps 2 --ranks 3 --format json \
+        >"$tmp/zc_$scheme.json" 2>"$tmp/err" || fail "train $scheme on cpu: $(cat "$tmp/err")"
+    "${MPIRUN[@]}" -np 3 "$BIN" train $scheme --backend mpi --check --layers 3 --dim 37 \
+        --batch 12 --steps 2 --format json >"$tmp/zm_$scheme.json" 2>"$tmp/err" ||
+        fail "train $scheme --backend mpi --check (D=37, 3 processes): $(cat "$tmp/err")"
+done
+python3 - "$tmp"/zc_zero1.json "$tmp"/zm_zero1.json "$tmp"/zc_zero3.json "$tmp"/zm_zero3.json <<'EOF' ||
+import json, sys
+c1, m1, c3, m3 = (json.load(open(f)) for f in sys.argv[1:5])
+ok = True
+for c, m in ((c1, m1), (c3, m3)):
+    if [s["loss"] for s in c["steps"]] != [s["loss"] for s in m["steps"]]:
+        print("  losses differ", m["scheme"]); ok = False
+    if not m["max_deviation"]["within"]: ok = False
+    for r in m["memory_per_rank"]:
+        for k in ("params", "grads", "optimizer", "activations"):
+            if r[k] != r["model"][k] or r["peak"][k] != r["peak_model"][k]:
+                print("  memory", m["scheme"], r["rank"], k, r[k], r["model"][k]); ok = False
+if 2 * m3["napkin"]["wire_measured_bytes_per_rank"] != 3 * m1["napkin"]["wire_measured_bytes_per_rank"]:
+    print("  bytes", m1["napkin"], m3["napkin"]); ok = False
+sys.exit(0 if ok else 1)
+EOF
+    fail "train zero1/zero3 across processes: see above"
 # Refused across processes: --overlap (one line, from rank 0).
 "${MPIRUN[@]}" -np 2 "$BIN" train ddp --backend mpi --overlap --dim 64 --batch 16 >"$tmp/out" 2>"$tmp/err"
 [ "$(grep -c 'overlap: not on the mpi backend' "$tmp/err")" -eq 1 ] || fail "train --overlap on mpi: $(cat "$tmp/err")"
+"${MPIRUN[@]}" -np 2 "$BIN" train zero3 --backend mpi --prefetch --dim 64 --batch 16 >"$tmp/out" 2>"$tmp/err"
+[ "$(grep -c 'prefetch: not on the mpi backend' "$tmp/err")" -eq 1 ] || fail "train --prefetch on mpi: $(cat "$tmp/err")"
 
 [ "$fails" -eq 0 ] && echo "PASS: test_mpi.sh" || echo "FAIL: test_mpi.sh ($fails failures)"
 [ "$fails" -eq 0 ]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test_train_cli.sh - `collviz train`: --check passes for every scheme at small sizes (both
-# pipeline schedules, overlapped DDP, an uneven pipeline split), the JSON output parses and
+# pipeline schedules, overlapped DDP, an uneven pipeline split, ZeRO at padded shapes), the JSON output parses and
 # holds the promised fields with values that agree with the formulas, and bad arguments
 # exit 2 with exactly one line on stderr. $1: the binary; $2 (optional): the ASan+UBSan
 # binary, run on a smaller selection.
@@ -37,6 +37,13 @@ for w in 1 2 4; do
     check_ok "$BIN" pp --ranks $w --schedule 1f1b --microbatches 8 "${SMALL[@]}"
 done
 check_ok "$BIN" single "${SMALL[@]}"
+# ZeRO at padded shapes: D² = 49 divides by none of 2, 3, 4.
+for w in 2 3 4; do
+    for z in zero1 zero2 zero3; do
+        check_ok "$BIN" $z --ranks $w --layers 3 --dim 7 --batch 12 --steps 3
+    done
+    check_ok "$BIN" zero3 --prefetch --ranks $w --layers 3 --dim 7 --batch 12 --steps 3
+done
 check_ok "$BIN" pp --ranks 2 --layers 3 --dim 16 --batch 8 --steps 2
 check_ok "$BIN" pp --ranks 3 --layers 4 --dim 12 --batch 12 --microbatches 3 --steps 2 --schedule 1f1b
 
@@ -73,6 +80,36 @@ json_check "d['napkin']['tp_model_elements']==$L*$B*$D and d['napkin']['measured
 and d['napkin']['ratio_model']==$D/$B and d['memory_per_rank'][1]['params']==$L*$D*$D" tp --ranks 4 "${SMALL[@]}"
 json_check "abs(d['bubble_model']-3/7)<1e-9 and 0<=d['bubble_measured']<1 and d['schedule']=='1f1b' \
 and d['microbatches']==4" pp --ranks 4 --schedule 1f1b "${SMALL[@]}"
+# ZeRO: memory per rank equals the model by kind (allocated and peak); the model's sizes
+# from the formulas here: Ψ = L·D², fp32, AdamW's two moments; bytes 2Ψ(W-1)/W floats
+# per rank for stages 1, 2 and 3Ψ(W-1)/W for stage 3.
+P=$((L * D * D))
+mem_ok="all(r[k]==r['model'][k] and r['peak'][k]==r['peak_model'][k] for r in d['memory_per_rank'] \
+for k in ('params','grads','optimizer','activations'))"
+json_check "$mem_ok and d['memory_per_rank'][2]['params']==4*$P and d['memory_per_rank'][2]['grads']==4*$P \
+and d['memory_per_rank'][2]['optimizer']==8*$P//4 and all(s['comm_bytes']==4*2*$P*3//4 for s in d['steps'])" \
+    zero1 --ranks 4 "${SMALL[@]}"
+json_check "$mem_ok and d['memory_per_rank'][0]['grads']==4*$P//4+4*$D*$D \
+and d['memory_per_rank'][0]['optimizer']==8*$P//4" zero2 --ranks 4 "${SMALL[@]}"
+json_check "$mem_ok and d['memory_per_rank'][3]['params']==4*$P//4+4*$D*$D \
+and d['memory_per_rank'][3]['peak']['grads']==4*$P//4 \
+and all(s['comm_bytes']==4*3*$P*3//4 for s in d['steps']) \
+and d['napkin']['wire_model_bytes_per_rank']==4*3*$P*3//4 \
+and d['napkin']['all_gather_elements']==2*$P and d['napkin']['reduce_scatter_elements']==$P" \
+    zero3 --ranks 4 "${SMALL[@]}"
+"$BIN" train zero3 --ranks 2 "${SMALL[@]}" --timeline >"$tmp/out" 2>"$tmp/err" || bad "zero3 --timeline: $(cat "$tmp/err")"
+[ "$(grep -c "collective *all-gather W0" "$tmp/out")" -eq 12 ] ||
+    bad "zero3 --timeline: want W0 gathered twice per step on both ranks (3 steps)"
+grep -q "1.5x DDP" "$tmp/out" || bad "zero3 text lacks the 1.5x model line"
+# --prefetch: every collective on the helper lane (lane 1), the JSON says so, one more
+# gathered layer in the memory.
+json_check "d['prefetch'] is True and all(s['comm_async_s']>0 for s in d['steps']) and $mem_ok \
+and d['memory_per_rank'][0]['params']==4*$P//4+2*4*$D*$D" zero3 --prefetch --ranks 4 "${SMALL[@]}"
+"$BIN" train zero3 --prefetch --ranks 2 "${SMALL[@]}" --steps 1 --timeline >"$tmp/out" 2>"$tmp/err" ||
+    bad "zero3 --prefetch --timeline: $(cat "$tmp/err")"
+grep -q "lane 0 collective" "$tmp/out" && bad "zero3 --prefetch: a collective on lane 0"
+[ "$(grep -c "lane 1 collective" "$tmp/out")" -eq $((2 * 3 * L)) ] ||
+    bad "zero3 --prefetch: want 3 collectives per layer per rank on lane 1"
 json_check "d['overlap'] is True and any(s['comm_async_s']>0 for s in d['steps'])" ddp --ranks 2 --overlap "${SMALL[@]}"
 
 # The timeline comes out with --timeline, in both formats.
@@ -128,6 +165,11 @@ bad_cases() { # binary
     expect_bad "$bin" ddp --ranks 99
     expect_bad "$bin" ddp --ranks 3 --batch 8 --dim 8
     expect_bad "$bin" tp --ranks 3 --dim 16 --batch 8
+    expect_bad "$bin" zero2 --ranks 3 --dim 16 --batch 8
+    expect_bad "$bin" zero4
+    expect_bad "$bin" zero2 --prefetch --dim 8 --batch 8
+    expect_bad "$bin" ddp --prefetch --dim 8 --batch 8
+    expect_bad "$bin" zero3 --overlap --dim 8 --batch 8
     expect_bad "$bin" pp --ranks 4 --layers 3 --dim 8 --batch 8
     expect_bad "$bin" pp --ranks 2 --batch 8 --microbatches 3 --dim 8
     expect_bad "$bin" pp --schedule zigzag
@@ -152,6 +194,8 @@ if [ -n "$ASAN" ] && [ -x "$ASAN" ]; then
     check_ok "$ASAN" tp --ranks 4 "${SMALL[@]}"
     check_ok "$ASAN" pp --ranks 2 --schedule 1f1b "${SMALL[@]}"
     check_ok "$ASAN" single "${SMALL[@]}"
+    check_ok "$ASAN" zero3 --ranks 3 --layers 2 --dim 7 --batch 6 --steps 2
+    check_ok "$ASAN" zero2 --ranks 4 "${SMALL[@]}"
     bad_cases "$ASAN"
 fi
 

@@ -23,7 +23,7 @@
 #      (With GPU_TEST_FAKE=1 two other groups replace 4 and 5: the checks must fail on
 #      corrupted NCCL results, and the backend choice with 0, 1 and 2 devices.)
 #   6. training on GPUs (src/parallel: dev_cuda.c, comm_nccl.c - written without a GPU, so
-#      this is their first real check): `collviz train ddp|tp|pp --backend nccl --check`
+#      this is their first real check): `collviz train ddp|tp|pp|zero1..3 --backend nccl --check`
 #      for W = 1..min(GPUs, 4) at small sizes (L=4, D=64, B=16, 3 steps; W=3 uses D=48,
 #      B=12 so every split is even), plus overlapped DDP and 1F1B at the largest W: each
 #      must exit 0, i.e. agree with the single-device reference computed on the CPU within
@@ -426,11 +426,16 @@ train_check() { # scheme, W, extra args...
     [ "$rc" -ne 0 ] && cat "$tmp/err" "$tmp/train.txt"
     step "train $scheme --backend nccl --ranks $w $* --check" "$rc"
 }
-for scheme in ddp tp pp; do
+for scheme in ddp tp pp zero1 zero2 zero3; do
     for ((w = 1; w <= tw; w++)); do
         train_check "$scheme" "$w"
     done
 done
+# ZeRO with padded shards (D² = 49 divides by none of 2, 3, 4)
+train_check zero3 "$tw" --dim 7 --batch 12
+train_check zero2 "$tw" --dim 7 --batch 12
+train_check zero3 "$tw" --prefetch
+train_check zero3 "$tw" --prefetch --dim 7 --batch 12
 train_check ddp "$tw" --overlap
 train_check pp "$tw" --schedule 1f1b
 
@@ -458,6 +463,8 @@ comms_per_gpu() { # want, scheme args...
 comms_per_gpu "$([ "$tw" -gt 1 ] && echo 4 || echo 0)" pp
 comms_per_gpu "$([ "$tw" -gt 1 ] && echo 4 || echo 0)" pp --schedule 1f1b
 comms_per_gpu 1 ddp
+comms_per_gpu 1 zero3
+comms_per_gpu 1 zero3 --prefetch
 comms_per_gpu 1 ddp --overlap
 comms_per_gpu 1 tp
 

@@ -195,6 +195,11 @@ static void test_napkin(void **state)
     find(&p, "  ethernet  148 ms             10.6 ms              2.82 ms");
     find(&p, "per step on each link (model)");
     find(&p, "  alpha assumed per link, beta the lecture's figure each way (see the ladder)");
+    /* The ZeRO paper's example: 16·7.5 = 120 GB; 4·7.5 + 12·7.5/64 = 31.4; 2·7.5 +
+     * 14·7.5/64 = 16.6; 16·7.5/64 = 1.875 GB. */
+    i = find(&p, "ZeRO memory per GPU (model): (2+2+K)Psi, K=12, Psi=7.5B, 64 GPUs");
+    i = find(&p, "  DDP 120 GB  stage 1 31.4 GB  stage 2 16.6 GB  stage 3 1.9 GB");
+    assert_int_equal(style_of(&p, i, "31.4 GB"), HS_MODEL);
     /* Every line of the panel fits 80 columns (the smallest terminal), so nothing is cut. */
     for (int k = 0; k < p.n; k++) {
         char buf[1024];

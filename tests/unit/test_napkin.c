@@ -77,9 +77,27 @@ static void test_schemes(void **state)
                      CV_EINVAL);
 }
 
+/* The ZeRO paper's Figure 1: Ψ = 7.5B, K = 12, N_d = 64; and at N = 1 every stage is DDP. */
+static void test_zero_memory(void **state)
+{
+    (void)state;
+    struct napkin_zero z;
+    napkin_zero_memory(7.5e9, 12, 64, &z);
+    assert_float_equal(z.ddp, 120e9, 1);
+    assert_float_equal(z.stage1, 30e9 + 90e9 / 64, 1);
+    assert_float_equal(z.stage2, 15e9 + 105e9 / 64, 1);
+    assert_float_equal(z.stage3, 120e9 / 64, 1);
+    assert_float_equal(z.stage1 / 1e9, 31.4, 0.05);
+    assert_float_equal(z.stage2 / 1e9, 16.6, 0.05);
+    assert_float_equal(z.stage3 / 1e9, 1.9, 0.05);
+    napkin_zero_memory(1e6, 12, 1, &z);
+    assert_true(z.stage1 == z.ddp && z.stage2 == z.ddp && z.stage3 == z.ddp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_zero_memory),
         cmocka_unit_test(test_lecture_exercises),
         cmocka_unit_test(test_schemes),
     };

@@ -109,6 +109,50 @@ static void test_tp_frames(void **state)
     par_view_free(&v);
 }
 
+/* ZeRO's frames: the reduce-scatters and all-gathers replayed from their ring plans equal
+ * the engine's results; after the last ring step every rank holds the full layer (its
+ * rows from rank k = shard k), equal to one device's; the shards per rank are row blocks. */
+static void test_zero_frames(void **state)
+{
+    (void)state;
+    const enum train_scheme zs[3] = {TRAIN_ZERO1, TRAIN_ZERO2, TRAIN_ZERO3};
+    for (int zi = 0; zi < 3; zi++)
+        for (int W = 2; W <= 4; W++) {
+            struct par_view v;
+            build(&v, zs[zi], W, PP_GPIPE);
+            int D = v.cfg.dim, L = v.cfg.layers, rows = D / W;
+            int ag_done = 0, rs_done = 0;
+            for (int f = 0; f < v.nframes; f++) {
+                const struct par_tick *t = par_frame_tick(&v, f);
+                if (!t->coll) continue;
+                assert_true(t->have_trace);
+                assert_int_equal(t->engine_mismatch, 0);
+                if (v.frames[f].sub != (int)t->plan.nsteps) continue;
+                struct par_cells c[PROBE_MAX_MATS];
+                bool idle;
+                for (int r = 0; r < W; r++) {
+                    assert_int_equal(par_frame_cells(&v, f, r, false, c, PROBE_MAX_MATS, &idle),
+                                     1);
+                    assert_true(c[0].masked);
+                    assert_int_equal(c[0].rows, D);
+                    assert_int_equal(c[0].cols, D);
+                    if (t->rec[0]->coll == COLL_ALL_GATHER) {
+                        /* row i came from the rank owning it */
+                        for (int i = 0; i < D; i++)
+                            assert_int_equal(c[0].mask[i * D], 1u << (i / rows));
+                        assert_true(c[0].dev >= 0 && c[0].dev < 1e-6);
+                    }
+                }
+                if (t->rec[0]->coll == COLL_ALL_GATHER) ag_done++;
+                if (t->rec[0]->coll == COLL_REDUCE_SCATTER) rs_done++;
+                assert_true(t->rec[0]->coll != COLL_ALL_REDUCE);
+            }
+            assert_int_equal(rs_done, L);
+            assert_int_equal(ag_done, zs[zi] == TRAIN_ZERO3 ? 2 * L : L);
+            par_view_free(&v);
+        }
+}
+
 static void test_ddp_all_reduce_masks(void **state)
 {
     (void)state;
@@ -222,6 +266,7 @@ int main(void)
         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_tp_frames),
         cmocka_unit_test(test_ddp_all_reduce_masks),
+        cmocka_unit_test(test_zero_frames),
         cmocka_unit_test(test_pp_ticks_match_schedule),
         cmocka_unit_test(test_refused),
     };

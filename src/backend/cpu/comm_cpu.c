@@ -17,10 +17,11 @@
  * rank may still read or write it.
  *
  * Lanes. Lane 0 is the ranks' own threads. Lane 1 is one helper thread per rank, which
- * runs iall_reduce requests in issue order; having its own counters, barrier and buffer
- * table, it can run a collective while lane 0 computes (DDP's overlapped gradient
- * all-reduce). Every rank enters a lane's collectives in the same order, so each can keep
- * its own copy of where every counter stood when the current collective began.
+ * runs iall_reduce and icollective requests in issue order; having its own counters,
+ * barrier and buffer table, it can run a collective while lane 0 computes (DDP's
+ * overlapped gradient all-reduce, ZeRO stage 3's prefetched all-gathers). Every rank enters a
+ * lane's collectives in the same order, so each can keep its own copy of where every counter
+ * stood when the current collective began.
  *
  * Buffers. Training's collectives work in the caller's buffer whenever the layout allows
  * (always, for all_reduce, all_gather and reduce_scatter), otherwise in a per-rank scratch
@@ -151,6 +152,8 @@ struct mbox {
 
 struct comm_req {
     int rank, step;
+    enum coll kind;    /* all-reduce (buf), all-gather or reduce-scatter (send, buf) */
+    const float *send; /* all-gather, reduce-scatter: the input; buf is the output */
     float *buf;
     size_t count;
     enum redop op;
@@ -680,8 +683,15 @@ static void *helper_main(void *arg)
         if (!h->head) h->tail = NULL;
         pthread_mutex_unlock(&h->mu);
 
-        int rc = run_coll(cc, 1, h->rank, r->step, COLL_ALL_REDUCE, r->op, r->count, r->buf,
-                          r->buf, r->buf, r->count, r->label);
+        size_t w = (size_t)cc->pub.nranks;
+        int rc = r->kind == COLL_ALL_GATHER
+                     ? run_coll(cc, 1, h->rank, r->step, r->kind, OP_SUM, r->count, r->send,
+                                r->buf, r->buf, w * r->count, r->label)
+                 : r->kind == COLL_REDUCE_SCATTER
+                     ? run_coll(cc, 1, h->rank, r->step, r->kind, r->op, r->count, r->send,
+                                r->buf, (float *)r->send, w * r->count, r->label)
+                     : run_coll(cc, 1, h->rank, r->step, COLL_ALL_REDUCE, r->op, r->count,
+                                r->buf, r->buf, r->buf, r->count, r->label);
 
         pthread_mutex_lock(&h->mu);
         r->status = rc;
@@ -692,23 +702,29 @@ static void *helper_main(void *arg)
     return NULL;
 }
 
-static int cpu_iall_reduce(struct comm *c, int rank, float *buf, size_t count, enum redop op,
-                           const char *label, struct comm_req **req)
+/* Queue one request on the rank's helper (which runs them in issue order). */
+static int cpu_istart(struct comm *c, int rank, enum coll kind, const float *send, float *buf,
+                      size_t count, enum redop op, const char *label, struct comm_req **req)
 {
     struct cpu_comm *cc = to_cc(c);
     *req = NULL;
     int rc = check_rank(cc, rank);
     if (rc != CV_OK) return rc;
     if (!cc->async)
-        return fail(cc, CV_EUNSUPPORTED, "iall_reduce: communicator made without helpers");
+        return fail(cc, CV_EUNSUPPORTED, "%s: communicator made without helpers",
+                    kind == COLL_ALL_REDUCE ? "iall_reduce" : "icollective");
+    if (kind != COLL_ALL_REDUCE && kind != COLL_ALL_GATHER && kind != COLL_REDUCE_SCATTER)
+        return fail(cc, CV_EINVAL, "icollective: %s has no asynchronous form", coll_name(kind));
     if (is_aborted(cc)) return fail_aborted(cc);
     struct comm_req *r = xcalloc(1, sizeof *r);
     r->rank = rank;
     r->step = c->step[rank];
+    r->kind = kind;
+    r->send = send;
     r->buf = buf;
     r->count = count;
     r->op = op;
-    snprintf(r->label, sizeof r->label, "%s", label ? label : "all_reduce");
+    snprintf(r->label, sizeof r->label, "%s", label ? label : coll_name(kind));
     struct helper *h = &cc->helpers[rank];
     pthread_mutex_lock(&h->mu);
     if (h->tail)
@@ -720,6 +736,23 @@ static int cpu_iall_reduce(struct comm *c, int rank, float *buf, size_t count, e
     pthread_mutex_unlock(&h->mu);
     *req = r;
     return CV_OK;
+}
+
+static int cpu_iall_reduce(struct comm *c, int rank, float *buf, size_t count, enum redop op,
+                           const char *label, struct comm_req **req)
+{
+    return cpu_istart(c, rank, COLL_ALL_REDUCE, buf, buf, count, op, label, req);
+}
+
+static int cpu_icollective(struct comm *c, int rank, enum coll kind, const float *send,
+                           float *recv, size_t count, enum redop op, const char *label,
+                           struct comm_req **req)
+{
+    if (kind == COLL_ALL_REDUCE) {
+        *req = NULL;
+        return fail(to_cc(c), CV_EINVAL, "icollective: all-reduce is iall_reduce");
+    }
+    return cpu_istart(c, rank, kind, send, recv, count, op, label, req);
 }
 
 static int cpu_wait(struct comm *c, int rank, struct comm_req *r)
@@ -987,6 +1020,7 @@ static const struct comm_ops cpu_comm_ops = {
     .recv = cpu_recv,
     .barrier = cpu_comm_barrier,
     .iall_reduce = cpu_iall_reduce,
+    .icollective = cpu_icollective,
     .wait = cpu_wait,
     .stats = cpu_stats,
     .reset_stats = cpu_reset_stats,

@@ -744,8 +744,29 @@ static int nc_barrier(struct comm *c, int rank)
 
 /* ---- async all-reduce (lane 1: the second stream, the collectives' clique) ---- */
 
+static int nc_istart(struct comm *c, int rank, enum coll kind, const float *send, float *buf,
+                     size_t count, enum redop op, const char *label, struct comm_req **reqp);
+
 static int nc_iall_reduce(struct comm *c, int rank, float *buf, size_t count, enum redop op,
                           const char *label, struct comm_req **reqp)
+{
+    return nc_istart(c, rank, COLL_ALL_REDUCE, buf, buf, count, op, label, reqp);
+}
+
+static int nc_icollective(struct comm *c, int rank, enum coll kind, const float *send,
+                          float *recv, size_t count, enum redop op, const char *label,
+                          struct comm_req **reqp)
+{
+    *reqp = NULL;
+    if (kind != COLL_ALL_GATHER && kind != COLL_REDUCE_SCATTER)
+        return fail(to_nc(c), rank, CV_EINVAL, "icollective: %s has no asynchronous form",
+                    coll_name(kind));
+    return nc_istart(c, rank, kind, send, recv, count, op, label, reqp);
+}
+
+/* Queue one collective on the side stream after the compute queued so far (lane 1). */
+static int nc_istart(struct comm *c, int rank, enum coll kind, const float *send, float *buf,
+                     size_t count, enum redop op, const char *label, struct comm_req **reqp)
 {
     struct nccl_comm *nc = to_nc(c);
     *reqp = NULL;
@@ -760,8 +781,8 @@ static int nc_iall_reduce(struct comm *c, int rank, float *buf, size_t count, en
     struct comm_req *q = xcalloc(1, sizeof *q);
     q->rank = rank;
     q->step = c->step[rank];
-    q->bytes = ring_bytes(COLL_ALL_REDUCE, c->nranks, count);
-    snprintf(q->label, sizeof q->label, "%s", label ? label : "all_reduce");
+    q->bytes = ring_bytes(kind, c->nranks, count);
+    snprintf(q->label, sizeof q->label, "%s", label ? label : coll_name(kind));
     if ((rc = cuda_ck(nc, rank, cudaEventCreate(&q->base), "cudaEventCreate")) != CV_OK ||
         (rc = cuda_ck(nc, rank, cudaEventCreate(&q->start), "cudaEventCreate")) != CV_OK ||
         (rc = cuda_ck(nc, rank, cudaEventCreate(&q->end), "cudaEventCreate")) != CV_OK)
@@ -779,12 +800,16 @@ static int nc_iall_reduce(struct comm *c, int rank, float *buf, size_t count, en
                       "cudaStreamWaitEvent")) != CV_OK ||
         (rc = cuda_ck(nc, rank, cudaEventRecord(q->start, rk->side), "cudaEventRecord")) !=
             CV_OK ||
-        (rc = nccl_ck(nc, rank, ncclAllReduce(buf, buf, count, ncclFloat, nop, cm, rk->side),
-                      cm, "ncclAllReduce (async)")) != CV_OK ||
+        (rc = nccl_ck(nc, rank,
+                      kind == COLL_ALL_GATHER
+                          ? ncclAllGather(send, buf, count, ncclFloat, cm, rk->side)
+                      : kind == COLL_REDUCE_SCATTER
+                          ? ncclReduceScatter(send, buf, count, ncclFloat, nop, cm, rk->side)
+                          : ncclAllReduce(buf, buf, count, ncclFloat, nop, cm, rk->side),
+                      cm, "NCCL collective (async)")) != CV_OK ||
         (rc = cuda_ck(nc, rank, cudaEventRecord(q->end, rk->side), "cudaEventRecord")) != CV_OK)
         goto out;
-    rk->stats[1].coll_bytes[COLL_ALL_REDUCE] +=
-        coll_bytes(COLL_ALL_REDUCE, c->nranks, count, sizeof(float));
+    rk->stats[1].coll_bytes[kind] += coll_bytes(kind, c->nranks, count, sizeof(float));
     rk->stats[1].bytes_sent += q->bytes;
     rk->stats[1].bytes_recv += q->bytes;
     *reqp = q;
@@ -807,7 +832,11 @@ static int nc_wait(struct comm *c, int rank, struct comm_req *q)
     if (rc == CV_OK) rc = wait_until(nc, rank, NULL, q->end, q->label);
     double t1 = now_s();
     if (rc == CV_OK && c->tl) {
-        if (waited) timeline_add(c->tl, q->step, rank, 0, TL_IDLE, "wait all-reduce", t0, t1);
+        if (waited) {
+            char lab[40];
+            snprintf(lab, sizeof lab, "wait %.26s", q->label);
+            timeline_add(c->tl, q->step, rank, 0, TL_IDLE, lab, t0, t1);
+        }
         float ms0 = 0, ms1 = 0;
         if (cudaEventElapsedTime(&ms0, q->base, q->start) == cudaSuccess &&
             cudaEventElapsedTime(&ms1, q->base, q->end) == cudaSuccess) {
@@ -1191,11 +1220,12 @@ static int nc_proc_allgather(struct comm *c, const void *mine, size_t bytes, voi
 #define NCCL_COMM_OPS                                                                          \
     .name = "nccl", .all_reduce = nc_all_reduce, .all_gather = nc_all_gather,                  \
     .reduce_scatter = nc_reduce_scatter, .send = nc_send, .recv = nc_recv,                     \
-    .barrier = nc_barrier, .iall_reduce = nc_iall_reduce, .wait = nc_wait, .stats = nc_stats,  \
-    .reset_stats = nc_reset_stats, .mem_bytes = nc_mem_bytes, .reserve_send = nc_reserve_send, \
-    .abort = nc_abort, .last_error = nc_last_error, .destroy = nc_destroy,                     \
-    .buf_alloc = nc_buf_alloc, .buf_free = nc_buf_free, .put = nc_put, .get = nc_get,          \
-    .run = nc_run, .sync = nc_sync, .rank_noun = "GPU", .slice_bytes = 0
+    .barrier = nc_barrier, .iall_reduce = nc_iall_reduce, .icollective = nc_icollective,       \
+    .wait = nc_wait, .stats = nc_stats, .reset_stats = nc_reset_stats,                         \
+    .mem_bytes = nc_mem_bytes, .reserve_send = nc_reserve_send, .abort = nc_abort,             \
+    .last_error = nc_last_error, .destroy = nc_destroy, .buf_alloc = nc_buf_alloc,             \
+    .buf_free = nc_buf_free, .put = nc_put, .get = nc_get, .run = nc_run, .sync = nc_sync,     \
+    .rank_noun = "GPU", .slice_bytes = 0
 
 /* Every rank a thread of this process. */
 static const struct comm_ops nccl_comm_ops = {NCCL_COMM_OPS};

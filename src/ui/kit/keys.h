@@ -39,7 +39,7 @@
     X(COLL_NEXT, KEYS_ON_COLL, "1-8", "coll", "next collective", '\t')                         \
     X(PARALLEL, KEYS_ON_SCENES, NULL, "parallel", "parallelism screen on/off", 'p', 'P')       \
     X(HIERARCHY, KEYS_ON_PAR | KEYS_ON_HIER, NULL, NULL, "hierarchy screen on/off", 'y')       \
-    X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp", 'n', 'N')               \
+    X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp, zero1-3", 'n', 'N')      \
     X(SLIDE_NEXT, KEYS_ON_LESSON, "n/p", "slide", "next slide", 'n')                           \
     X(SLIDE_PREV, KEYS_ON_LESSON, NULL, NULL, "previous slide", 'p')                           \
     X(SCENE_ALONE, KEYS_ON_LESSON, NULL, NULL, "the scene alone / the text (small terminals)", \
@@ -69,7 +69,7 @@
     X(RANKS_UP, KEYS_ON_SCENES, "+/-", "ranks", "more ranks", '+', '=')                        \
     X(RANKS_DOWN, KEYS_ON_SCENES, NULL, NULL, "fewer ranks", '-', '_')                         \
     X(SCHEDULE, KEYS_ON_PAR, NULL, "sched", "pp schedule: GPipe / 1F1B", 'g', 'G')             \
-    X(OVERLAP, KEYS_ON_PAR, NULL, "overlap", "ddp: all-reduce during backward", 'O')           \
+    X(OVERLAP, KEYS_ON_PAR, NULL, "overlap", "ddp: overlap all-reduce; zero3: prefetch", 'O')  \
     X(OP, KEYS_ON_COLL, NULL, "op", "next reduction op", 'o', '*')                             \
     X(ROOT, KEYS_ON_COLL, NULL, "root", "next root (rooted collectives)", 'r')                 \
     X(COUNT_UP, KEYS_ON_COLL, "c/C", "count", "more elements", 'c')                            \

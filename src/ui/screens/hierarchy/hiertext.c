@@ -126,6 +126,11 @@ static const char *g_alpha(bool u)
 {
     return u ? "\u03b1" : "alpha";
 }
+static const char *g_psi(bool u)
+{
+    return u ? "\u03a8" : "Psi";
+}
+
 static const char *g_beta(bool u)
 {
     return u ? "\u03b2" : "beta";
@@ -347,6 +352,27 @@ static int link_tiers(enum tier_id *out)
     return n;
 }
 
+/* ZeRO: the paper's worked example, mixed precision (fp16 weights and gradients, K = 12
+ * bytes of Adam state per parameter), 7.5B parameters on 64 GPUs. */
+static void hier_napkin_zero(bool utf8, struct hier_lines *out)
+{
+    struct napkin_zero z;
+    napkin_zero_memory(7.5e9, 12, 64, &z);
+    struct hier_line *l = hier_line_new(out);
+    hier_add(l, HS_TEXT, "ZeRO memory per GPU ");
+    hier_add(l, HS_MODEL, "(model)");
+    hier_add(l, HS_DIM, ": (2+2+K)%s, K=12, %s=7.5B, 64 GPUs", g_psi(utf8), g_psi(utf8));
+    l = hier_line_new(out);
+    hier_add(l, HS_DIM, "  DDP ");
+    hier_add(l, HS_MODEL, "%.3g GB", z.ddp / 1e9);
+    hier_add(l, HS_DIM, "  stage 1 ");
+    hier_add(l, HS_MODEL, "%.3g GB", z.stage1 / 1e9);
+    hier_add(l, HS_DIM, "  stage 2 ");
+    hier_add(l, HS_MODEL, "%.3g GB", z.stage2 / 1e9);
+    hier_add(l, HS_DIM, "  stage 3 ");
+    hier_add(l, HS_MODEL, "%.2g GB", z.stage3 / 1e9);
+}
+
 void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *out)
 {
     out->n = 0;
@@ -453,6 +479,8 @@ void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *o
     hier_add(l, HS_DIM,
              "  %s assumed per link, %s the lecture's figure each way (see the ladder)",
              g_alpha(utf8), g_beta(utf8));
+
+    hier_napkin_zero(utf8, out);
 }
 
 /* ---- what-if ---------------------------------------------------------------------------- */

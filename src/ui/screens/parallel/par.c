@@ -25,7 +25,9 @@ void par_lecture_of(const struct app *a, struct train_config *c)
     c->scheme = a->sc.scheme;
     c->nranks = a->sc.nranks;
     c->schedule = a->sc.schedule;
-    c->overlap = a->sc.overlap;
+    /* O: DDP's overlap, or ZeRO stage 3's prefetch (the same idea: the helper lane) */
+    c->overlap = a->sc.overlap && a->sc.scheme == TRAIN_DDP;
+    c->prefetch = a->sc.overlap && a->sc.scheme == TRAIN_ZERO3;
     c->steps = PAR_LECTURE_STEPS;
     c->timeout_s = PAR_TIMEOUT_S;
     /* On the GPUs when the collectives run there (NCCL, 2+ GPUs) and there is one GPU per
@@ -51,7 +53,8 @@ static bool par_same_config(const struct train_config *x, const struct train_con
     return x->scheme == y->scheme && x->nranks == y->nranks && x->layers == y->layers &&
            x->dim == y->dim && x->batch == y->batch && x->steps == y->steps &&
            x->microbatches == y->microbatches && x->schedule == y->schedule &&
-           x->overlap == y->overlap && x->seed == y->seed && x->backend == y->backend;
+           x->overlap == y->overlap && x->prefetch == y->prefetch && x->seed == y->seed &&
+           x->backend == y->backend;
 }
 
 /* Shapes of every frame of every rank, and the longest sentence, for the layout. */
@@ -195,8 +198,10 @@ static bool par_action(struct app *a, enum ui_action act, struct scene *next)
     const struct scene *s = &a->sc;
     switch (act) {
     case ACT_SCHEME:
-        /* ddp -> tp -> pp -> ddp (single is the reference, not a screen) */
+        /* ddp -> tp -> pp -> zero1 -> zero2 -> zero3 -> ddp (single is the reference,
+         * not a screen); O means prefetch on zero3, so it does not carry over to it */
         next->scheme = (enum train_scheme)(s->scheme % (TRAIN_SCHEME_COUNT - 1) + 1);
+        if (next->scheme == TRAIN_ZERO3) next->overlap = false;
         next->step = 0;
         return true;
     case ACT_SCHEDULE:
@@ -208,8 +213,9 @@ static bool par_action(struct app *a, enum ui_action act, struct scene *next)
         next->step = 0;
         return true;
     case ACT_OVERLAP:
-        if (s->scheme != TRAIN_DDP) {
-            snprintf(a->msg, sizeof a->msg, "overlap applies to ddp (n switches scheme)");
+        if (s->scheme != TRAIN_DDP && s->scheme != TRAIN_ZERO3) {
+            snprintf(a->msg, sizeof a->msg,
+                     "overlap applies to ddp, prefetch to zero3 (n switches scheme)");
             return true;
         }
         next->overlap = !s->overlap;

@@ -65,6 +65,8 @@ static void par_title(const struct app *a, struct rect r)
                  pp_schedule_name(a->sc.schedule));
     else if (a->sc.scheme == TRAIN_DDP && a->sc.overlap)
         snprintf(extra, sizeof extra, "%soverlap on", a->g->sep);
+    else if (a->sc.scheme == TRAIN_ZERO3 && a->sc.overlap)
+        snprintf(extra, sizeof extra, "%sprefetch on", a->g->sep);
     char left[320];
     snprintf(left, sizeof left, " collviz%sparallelism%s%s%sW=%d%sdisplay L=%d D=%d B=%d%s",
              a->g->sep, a->g->sep, train_scheme_title(a->sc.scheme), a->g->sep, a->sc.nranks,
@@ -159,6 +161,12 @@ static void par_box_label(const struct app *a, int r, int f, bool idle, int widt
         }
     } else {
         int b = c->batch / c->nranks;
+        if (train_zero_stage(c->scheme)) {
+            snprintf(forms[nf++], sizeof forms[0], "rank %d%srows %d-%d%sshard %d of %d", r,
+                     sep, r * b, r * b + b - 1, sep, r, c->nranks);
+            snprintf(forms[nf++], sizeof forms[0], "r%d%srows %d-%d%sshard %d", r, sep, r * b,
+                     r * b + b - 1, sep, r);
+        }
         snprintf(forms[nf++], sizeof forms[0], "rank %d%srows %d-%d", r, sep, r * b,
                  r * b + b - 1);
         snprintf(forms[nf++], sizeof forms[0], "r%d%srows %d-%d", r, sep, r * b, r * b + b - 1);
@@ -579,6 +587,45 @@ static void par_what(const struct app *a, struct rect r)
 
 /* ---- the measured panel ---- */
 
+static size_t par_pgo(const struct train_memory *m)
+{
+    return m->params + m->grads + m->optimizer;
+}
+
+/* ZeRO's two models: bytes per step against DDP's, and the weights + gradients + AdamW
+ * state a rank holds against DDP's (train_memory_model). l: the first line to fill. */
+static void par_zero_model_lines(const struct app *a, const struct train_config *c,
+                                 struct plines *p, struct pline *l)
+{
+    attr_t mod = a->th.role[TH_DIM];
+    bool z3 = c->scheme == TRAIN_ZERO3;
+    pl_add(l, mod, "model: sends %d%s(W-1)/W floats/step, %s DDP", z3 ? 3 : 2,
+           a->utf8 ? "\u03a8" : "Psi", z3 ? "1.5x" : "=");
+    struct train_config d = *c;
+    d.scheme = TRAIN_DDP;
+    d.prefetch = false;
+    struct train_memory za, zp, da, dp;
+    if (train_memory_model(c, &za, &zp) != CV_OK || train_memory_model(&d, &da, &dp) != CV_OK)
+        return;
+    char zb[24], db[24];
+    par_size(par_pgo(&zp), zb, sizeof zb);
+    par_size(par_pgo(&da), db, sizeof db);
+    pl_add(pl_new(p), mod, "model: w+g+AdamW %s/rank (DDP %s)", zb, db);
+}
+
+/* A bar of `width` cells, full = DDP's, for a rank's weights + gradients + AdamW state. */
+static void par_mem_bar(const struct app *a, struct pline *l, size_t v, size_t full, int width)
+{
+    int n = full ? (int)((double)v / (double)full * width + 0.5) : 0;
+    if (n > width) n = width;
+    char bar[256] = "";
+    size_t o = 0;
+    for (int i = 0; i < width && o + 4 < sizeof bar; i++)
+        o += (size_t)snprintf(bar + o, sizeof bar - o, "%s",
+                              i < n ? (a->utf8 ? "█" : "#") : (a->utf8 ? "░" : "."));
+    pl_add(l, a->th.role[TH_MEASURED], "%s", bar);
+}
+
 static void par_panel_state(const struct app *a, struct plines *p, int width)
 {
     const struct par_screen *ps = PAR(a);
@@ -615,7 +662,9 @@ static void par_panel_state(const struct app *a, struct plines *p, int width)
     if (want.scheme == TRAIN_PP)
         pl_add(l, th->role[TH_DIM], "model: bubble (P-1)/(M+P-1) = %d/%d = %.2f", P - 1,
                M + P - 1, (double)(P - 1) / (M + P - 1));
-    else {
+    else if (train_zero_stage(want.scheme)) {
+        par_zero_model_lines(a, &want, p, l);
+    } else {
         pl_add(l, th->role[TH_DIM], "model: TP all-gathers L%sB%sD = %zu per step", dot, dot,
                L * B * D);
         pl_add(pl_new(p), th->role[TH_DIM], "model: DDP all-reduces L%sD%s = %zu per step", dot,
@@ -694,6 +743,10 @@ static void par_panel_traffic(const struct app *a, const struct train_summary *s
     if (s->cfg.scheme == TRAIN_PP)
         pl_add(l, mod, "  %s model (B%sD floats each way per stage boundary)", mm,
                a->utf8 ? "\u00b7" : "*");
+    else if (train_zero_stage(s->cfg.scheme))
+        pl_add(l, mod, "  %s model: %d%s(W-1)/W floats, %s DDP's", mm,
+               s->cfg.scheme == TRAIN_ZERO3 ? 3 : 2, a->utf8 ? "\u03a8" : "Psi",
+               s->cfg.scheme == TRAIN_ZERO3 ? "1.5x" : "=");
     else
         pl_add(l, mod, "  %s model (ring formulas)", mm);
     size_t L = (size_t)s->cfg.layers, D = (size_t)s->cfg.dim, B = (size_t)s->cfg.batch;
@@ -717,6 +770,15 @@ static void par_panel_traffic(const struct app *a, const struct train_summary *s
         else
             pl_add(l, mod, "  TP: L%sB%sD = %zu, D/B = %g%s less (model)", dot, dot,
                    nk->tp_model_elems, (double)D / (double)B, a->utf8 ? "\u00d7" : "x");
+    }
+    if (train_zero_stage(s->cfg.scheme)) {
+        l = pl_new(p);
+        pl_add(l, lab, "into RS ");
+        pl_add(l, num | A_BOLD, "%zu", nk->reduce_scatter_elems);
+        pl_add(l, lab, ", AG ");
+        pl_add(l, num | A_BOLD, "%zu", nk->all_gather_elems);
+        pl_add(l, A_NORMAL, " measured");
+        if (width >= 62) pl_add(l, mod, " (L%sD%s = %zu)", dot, sq, L * D * D);
     }
     if (last >= 0) {
         char c[32], st[32];
@@ -750,12 +812,53 @@ static void par_mem_row(struct pline *l, attr_t attr, const struct train_memory 
     pl_add(l, attr, "%-9s%-9s%-9s%s", v[0], v[1], v[2], v[3]);
 }
 
+/* ZeRO: the model row, and each rank's weights + gradients + AdamW state at its peak as a
+ * bar against DDP's (model). */
+static void par_panel_zero_memory(const struct app *a, const struct train_summary *s,
+                                  struct plines *p, int width)
+{
+    attr_t mod = a->th.role[TH_DIM];
+    struct train_config d = s->cfg;
+    d.scheme = TRAIN_DDP;
+    d.prefetch = false;
+    struct train_memory za, zp, da, dp;
+    if (train_memory_model(&s->cfg, &za, &zp) != CV_OK ||
+        train_memory_model(&d, &da, &dp) != CV_OK)
+        return;
+    struct pline *l = pl_new(p);
+    pl_add(l, mod, "  model     ");
+    par_mem_row(l, mod, &za, false);
+    char db[24];
+    par_size(par_pgo(&da), db, sizeof db);
+    int bw = width - 34 > 20 ? 20 : width - 34;
+    for (int r = 0; bw >= 4 && r < s->nranks && r < CV_MAX_RANKS; r++) {
+        size_t v = par_pgo(&s->mem_peak[r]);
+        int same_to = r;
+        while (same_to + 1 < s->nranks && par_pgo(&s->mem_peak[same_to + 1]) == v)
+            same_to++;
+        char who[32], b[24];
+        if (same_to > r)
+            snprintf(who, sizeof who, "r%d-%d", r, same_to);
+        else
+            snprintf(who, sizeof who, "r%d", r);
+        l = pl_new(p);
+        pl_add(l, A_BOLD, "  %-6s", who);
+        par_mem_bar(a, l, v, par_pgo(&da), bw);
+        par_size(v, b, sizeof b);
+        pl_add(l, a->th.role[TH_MEASURED], " %s", b);
+        pl_add(l, mod, " of DDP's %s", db);
+        r = same_to;
+    }
+}
+
 static void par_panel_memory(const struct app *a, const struct train_summary *s,
                              struct plines *p, int width)
 {
     const struct theme *th = &a->th;
     struct pline *l = pl_new(p);
-    pl_add(l, th->role[TH_LABEL], "memory (allocated)");
+    bool zero = train_zero_stage(s->cfg.scheme) != 0;
+    pl_add(l, th->role[TH_LABEL],
+           zero ? "memory (allocated = peak, counted)" : "memory (allocated)");
     l = pl_new(p);
     pl_add(l, th->role[TH_DIM], "            params   grads    optim    act");
     int W = s->nranks;
@@ -773,6 +876,10 @@ static void par_panel_memory(const struct app *a, const struct train_summary *s,
         pl_add(l, A_BOLD, "  %-10s", who);
         par_mem_row(l, A_NORMAL, m, true);
         r = same_to;
+    }
+    if (zero) {
+        par_panel_zero_memory(a, s, p, width);
+        return;
     }
     l = pl_new(p);
     pl_add(l, th->role[TH_DIM], "  1 device  ");
@@ -846,6 +953,31 @@ static void par_panel_summary(const struct app *a, const struct train_summary *s
             pl_add(l, mod, ", L%sD%s = %zu model; TP: L%sB%sD, D/B = %g%s less", dot,
                    a->utf8 ? "\u00b2" : "^2", nk->ddp_model_elems, dot, dot,
                    (double)D / (double)B, a->utf8 ? "\u00d7" : "x");
+    }
+    if (train_zero_stage(s->cfg.scheme)) {
+        l = pl_new(p);
+        pl_add(l, A_NORMAL, "RS ");
+        pl_add(l, num | A_BOLD, "%zu", nk->reduce_scatter_elems);
+        pl_add(l, A_NORMAL, " + AG ");
+        pl_add(l, num | A_BOLD, "%zu", nk->all_gather_elems);
+        pl_add(l, A_NORMAL, " el/step measured");
+        pl_add(l, mod, s->cfg.scheme == TRAIN_ZERO3 ? ", 1.5x DDP (model)" : ", = DDP (model)");
+        struct train_config dc = s->cfg;
+        dc.scheme = TRAIN_DDP;
+        dc.prefetch = false;
+        struct train_memory za, zp, da, dp;
+        if (train_memory_model(&s->cfg, &za, &zp) == CV_OK &&
+            train_memory_model(&dc, &da, &dp) == CV_OK) {
+            char v[3][24];
+            par_size(par_pgo(&s->mem_peak[0]), v[0], sizeof v[0]);
+            par_size(par_pgo(&zp), v[1], sizeof v[1]);
+            par_size(par_pgo(&da), v[2], sizeof v[2]);
+            l = pl_new(p);
+            pl_add(l, A_NORMAL, "r0 weights+grads+AdamW at peak ");
+            pl_add(l, num | A_BOLD, "%s", v[0]);
+            pl_add(l, mod, " (model %s; DDP %s)", v[1], v[2]);
+            return;
+        }
     }
     const struct train_memory *m = &s->mem[0];
     char v[4][24];

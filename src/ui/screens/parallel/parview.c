@@ -19,7 +19,8 @@ void par_display_config(enum train_scheme s, int W, enum pp_schedule sched, bool
     c->steps = 1;
     c->timeout_s = 10;
     c->schedule = sched;
-    c->overlap = overlap;
+    c->overlap = overlap && s == TRAIN_DDP;
+    c->prefetch = overlap && s == TRAIN_ZERO3; /* the same key: O */
     switch (s) {
     case TRAIN_TP: /* D=4 as the other schemes (6 for W=3): 4/W columns per rank */
         c->layers = 2;
@@ -31,6 +32,13 @@ void par_display_config(enum train_scheme s, int W, enum pp_schedule sched, bool
         c->dim = 4;
         c->batch = 8;
         c->microbatches = 4;
+        break;
+    case TRAIN_ZERO1:
+    case TRAIN_ZERO2:
+    case TRAIN_ZERO3: /* as ddp, with D a multiple of W: a shard is D/W whole rows */
+        c->layers = 2;
+        c->dim = W == 3 ? 6 : 4;
+        c->batch = 2 * W;
         break;
     default: /* ddp: two rows per rank */
         c->layers = 2;
