@@ -327,6 +327,7 @@ PROTO_PART(row, struct bench_result, ROW_FIELDS);
     X(INT, microbatches, 0, 1 << 16)                                                           \
     X(ENUM, schedule, enum pp_schedule, PP_SCHEDULE_COUNT)                                     \
     X(BOOL, overlap, 0, 0)                                                                     \
+    X(BOOL, prefetch, 0, 0)                                                                    \
     X(U64, seed, 0, 0)                                                                         \
     X(F64, timeout_s, 0, 0)                                                                    \
     X(F32, adamw.lr, 0, 0)                                                                     \
@@ -447,8 +448,10 @@ static void wr_summary(struct wr *w, const struct train_summary *s)
     SUMMARY_MID_FIELDS(PW)
     wr_napkin(w, &s->napkin);
     SUMMARY_BUBBLE_FIELDS(PW)
-    for (int i = 0; i < CV_MAX_RANKS; i++)
+    for (int i = 0; i < CV_MAX_RANKS; i++) {
         wr_mem(w, &s->mem[i]);
+        wr_mem(w, &s->mem_peak[i]);
+    }
     wr_mem(w, &s->ref_mem);
     wr_i32(w, s->ev_step);
     int nev = s->nevents < 0 ? 0 : s->nevents > TSUM_MAX_EVENTS ? TSUM_MAX_EVENTS : s->nevents;
@@ -470,8 +473,10 @@ static void rd_summary(struct rd *r, struct train_summary *s)
     SUMMARY_MID_FIELDS(PR)
     rd_napkin(r, &s->napkin);
     SUMMARY_BUBBLE_FIELDS(PR)
-    for (int i = 0; i < CV_MAX_RANKS; i++)
+    for (int i = 0; i < CV_MAX_RANKS; i++) {
         rd_mem(r, &s->mem[i]);
+        rd_mem(r, &s->mem_peak[i]);
+    }
     rd_mem(r, &s->ref_mem);
     s->ev_step = rd_int(r, "summary.ev_step", -1, 1 << 20);
     s->nevents = rd_int(r, "summary.nevents", 0, TSUM_MAX_EVENTS);

@@ -20,7 +20,7 @@
 
 #define PROTO_MAGIC "CVZP"
 /* 2: a result row carries the link the backend reported (bench_result.link). */
-#define PROTO_VERSION 2
+#define PROTO_VERSION 3
 #define PROTO_HDR 12
 #define PROTO_PAYLOAD_MAX (256 * 1024)
 #define PROTO_TOKEN_MAX 65 /* 64 hex digits and the NUL */

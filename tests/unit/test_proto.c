@@ -125,11 +125,13 @@ static void test_roundtrip_jobs(void **state)
     m.job.train.cfg.scheme = TRAIN_PP;
     m.job.train.cfg.schedule = PP_1F1B;
     m.job.train.cfg.overlap = true;
+    m.job.train.cfg.prefetch = true; /* zero3's; a remote job lost it before version 3 */
     m.job.train.cfg.adamw.lr = 3e-4f;
     d = roundtrip(&m);
     assert_int_equal(d->job.train.cfg.scheme, TRAIN_PP);
     assert_int_equal(d->job.train.cfg.schedule, PP_1F1B);
     assert_true(d->job.train.cfg.overlap);
+    assert_true(d->job.train.cfg.prefetch);
     assert_true(d->job.train.cfg.adamw.lr == 3e-4f);
     assert_int_equal(d->job.train.cfg.dim, m.job.train.cfg.dim);
     done(d);
@@ -232,6 +234,7 @@ static void test_roundtrip_results(void **state)
     s->dev.loss_step = 3;
     s->bubble_measured = -1;
     s->mem[3].activations = 12345;
+    s->mem_peak[2].grads = 678; /* the high-water mark travels too */
     s->ev_step = 4;
     s->nevents = 3;
     for (int i = 0; i < 3; i++) {
@@ -259,6 +262,7 @@ static void test_roundtrip_results(void **state)
     assert_int_equal(t->comm_bytes[2], 2 << 20);
     assert_true(t->dev.within);
     assert_int_equal(t->mem[3].activations, 12345);
+    assert_int_equal(t->mem_peak[2].grads, 678);
     assert_int_equal(t->nevents, 3);
     assert_int_equal(t->events[2].rank, 2);
     assert_int_equal(t->events[2].kind, TL_SEND);
