@@ -326,6 +326,16 @@ if losses(c) != losses(m): print("  losses", losses(c), losses(m)); ok = False
 if len(m["steps"]) != 2: ok = False
 sys.exit(0 if ok else 1)
 EOF
+# Under the launcher the world is the job's, not --ranks' default 4 (issue 17): --batch 33
+# on 3 processes trains; on 2 it is refused in one line that names the job's 2 processes.
+"${MPIRUN[@]}" -np 3 "$BIN" train ddp --backend mpi --batch 33 --dim 64 --layers 2 --steps 1 \
+    >"$tmp/out" 2>"$tmp/err" || fail "train ddp --batch 33 on -np 3: $(cat "$tmp/err")"
+grep -q "batch 33" "$tmp/out" || fail "train ddp --batch 33 on -np 3: $(cat "$tmp/out")"
+"${MPIRUN[@]}" -np 2 "$BIN" train ddp --backend mpi --batch 33 --dim 64 --steps 1 >"$tmp/out" 2>"$tmp/err"
+[ "$(grep -c 'batch 33 is not divisible by the job.s 2 processes (mpirun -np 2)' "$tmp/err")" -eq 1 ] ||
+    fail "train ddp --batch 33 on -np 2: want one line naming the job's 2 processes: $(cat "$tmp/err")"
+grep -q -- "--ranks 4" "$tmp/err" && fail "train ddp under -np 2 speaks of --ranks 4: $(cat "$tmp/err")"
+
 # Refused across processes: --overlap (one line, from rank 0).
 "${MPIRUN[@]}" -np 2 "$BIN" train ddp --backend mpi --overlap --dim 64 --batch 16 >"$tmp/out" 2>"$tmp/err"
 [ "$(grep -c 'overlap: not on the mpi backend' "$tmp/err")" -eq 1 ] || fail "train --overlap on mpi: $(cat "$tmp/err")"
