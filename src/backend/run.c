@@ -279,7 +279,7 @@ static int task_add_job(struct run_task *t, const struct bench_params *bp, unsig
         t->njobs++;
         return CV_OK;
     }
-    int slices = bp->slices > 0 ? bp->slices : auto_slices(&t->base[i], t->c->ops->slice_bytes);
+    int slices = bp->slices > 0 ? bp->slices : auto_slices(&t->base[i], t->c->slice_bytes);
     int channels = bp->channels > 0 ? bp->channels : 1;
     rc = plan_refine(&t->base[i], slices, channels, &t->plan[i], err, errlen);
     if (rc != CV_OK) {

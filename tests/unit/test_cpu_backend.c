@@ -325,6 +325,54 @@ static void test_sixteen_ranks_tiny_slices(void **state)
     backend_close(b);
 }
 
+/* The default slicing follows the cores (issue 17): with more ranks than cores every
+ * slice's wait is a sleep and a wake-up, so the default is whole chunks; with a core per
+ * rank, slices of CPU_SLICE_BYTES. The process is held to one core for the first half, so
+ * the test means the same on any machine. */
+static void default_slices(int W, int *slices)
+{
+    struct backend *b = open_cpu();
+    char err[256];
+    struct bench_params bp = {.coll = COLL_ALL_REDUCE,
+                              .algo = ALGO_RING,
+                              .op = OP_SUM,
+                              .nranks = W,
+                              .bytes = 4 << 20,
+                              .iters = 1,
+                              .warmup = 0,
+                              .check = true,
+                              .timeout_s = 20};
+    struct bench_result r;
+    assert_int_equal(backend_measure(b, &bp, &r, NULL, err, sizeof err), CV_OK);
+    assert_int_equal(r.wrong, 0);
+    *slices = r.slices;
+    backend_close(b);
+}
+
+static void test_default_slices_follow_the_cores(void **state)
+{
+    (void)state;
+    cpu_set_t all, one;
+    assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &all)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+    assert_int_equal(cpu_count_cores(), 1);
+    int slices;
+    default_slices(4, &slices); /* 4 ranks on 1 core */
+    assert_int_equal(sched_setaffinity(0, sizeof all, &all), 0);
+    assert_int_equal(slices, 1);
+    if (cpu_count_cores() >= 2) {
+        /* 2 ranks with a core each: the 2 MiB chunks in 64 KiB slices */
+        default_slices(2, &slices);
+        assert_int_equal(slices, (int)(((size_t)2 << 20) / CPU_SLICE_BYTES));
+    }
+}
+
 /* The lecture's demo, spelled out: all-reduce of [0,1,2,3]+rank on 4 ranks. */
 static void test_run_small_lecture_all_reduce(void **state)
 {
@@ -1077,6 +1125,7 @@ int main(void)
         cmocka_unit_test(test_cancel_lands_within_a_step),
         cmocka_unit_test(test_cancel_while_a_rank_is_late),
         cmocka_unit_test(test_sixteen_ranks_tiny_slices),
+        cmocka_unit_test(test_default_slices_follow_the_cores),
         cmocka_unit_test(test_cancel_lands_within_a_slice),
         cmocka_unit_test(test_barrier_cancel_by_coordinator),
     };
