@@ -20,6 +20,9 @@
 #     default slices.
 #  5. Training step time (bench/train_bench.sh, when present): collviz train's schemes
 #     next to PyTorch DDP.
+#  6. Today's CPU runtime beside the build from before the runtime merge
+#     (9b21375, built in a temporary folder), Open MPI and PyTorch: interleaved medians of 5
+#     rounds, ratios against issue 17's targets (bench/premerge.sh).
 #
 # Every 64 MiB figure is the best of $REPEAT rounds/runs (each run the mean of 20 timed
 # iterations after 5 warm-up), the same rule for collviz, memcpy and MPI: these are shared,
@@ -338,4 +341,8 @@ if [ -f "$here/train_bench.sh" ]; then
     echo "== 5. training step time (collviz train vs PyTorch DDP)"
     bash "$here/train_bench.sh" "$BIN" || echo "bench: train_bench.sh exited with $?"
 fi
+# --- 6. against the pre-merge build, MPI and PyTorch (bench/premerge.sh) ---------------------
+# After the training section: PyTorch, if train_bench.sh installed it, is measured here too.
+echo
+bash "$here/premerge.sh" "$BIN" || echo "bench: premerge.sh exited with $?"
 exit 0
