@@ -78,10 +78,12 @@ busbw() {
         python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"][0]; print(r["busbw"] if r["wrong"]==0 else 0)' 2>/dev/null)
     echo "$1 ${v:-0}"
 }
-# step KEY BIN SCHEME: median step time in ms (the steps after the first)
+# step KEY BIN SCHEME: median step time in ms (the steps after the first); single is one
+# device (no --ranks)
 step() {
-    local v
-    v=$("$2" train "$3" "${SIZE[@]}" --steps 6 --format json 2>/dev/null |
+    local v size=("${SIZE[@]}")
+    [ "$3" = single ] && size=("${SIZE[@]:2}")
+    v=$("$2" train "$3" "${size[@]}" --steps 6 --format json 2>/dev/null |
         python3 -c 'import json,statistics,sys; s=json.load(sys.stdin)["steps"][1:]; print(statistics.median(x["time_s"] for x in s)*1e3)' 2>/dev/null)
     echo "$1 ${v:-0}"
 }
