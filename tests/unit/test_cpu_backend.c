@@ -759,6 +759,53 @@ static double cancel_after(struct cancel_run *run, double after_s)
  * tighter: with 8 busy rank threads on 2 cores, a rank that must see the flag may wait
  * tens of milliseconds for a core (measured: the ranks of one cancel returning over up to
  * 47 ms, each having seen the flag itself). */
+/* One attempt of the test below: one step's time, then 3 cancels; true when the worst of
+ * them landed within 5 steps. */
+static bool cancel_within_a_step(struct backend *b, const struct bench_params *p0, int W)
+{
+    char err[256];
+    struct bench_result r;
+    struct bench_params p = *p0;
+    /* One step's time: the slower of two short measurements. The first also allocates
+     * and touches the buffers, which the cancelled run then reuses. The whole call's
+     * duration (fill + warm-up + timed) says when the cancelled run is past its fill and
+     * into its iterations. */
+    double t_step = 0, t_call = 0;
+    for (int k = 0; k < 2; k++) {
+        double t0 = now_s();
+        assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+        t_call = now_s() - t0;
+        double ts = r.time_us * 1e-6 / (W - 1);
+        if (ts > t_step) t_step = ts;
+    }
+    volatile int cancel = 0;
+    struct cancel_run run = {.b = b, .p = p, .cancel = &cancel};
+    run.p.iters = 100000;
+    run.p.check = true;
+    double after = t_call > 0.1 ? t_call : 0.1;
+    double worst = 0;
+    for (int k = 0; k < 3; k++) {
+        double lat = cancel_after(&run, after);
+        assert_int_equal(run.rc, CV_ECANCELLED);
+        assert_string_equal(run.err, "cancelled");
+        if (lat > worst) worst = lat;
+    }
+    print_message("     cancel: one step %.2f ms, worst of 3 cancels %.2f ms = %.2f steps\n",
+                  t_step * 1e3, worst * 1e3, worst / t_step);
+    return worst <= 5 * t_step;
+}
+
+/* A cancel lands within an iteration, not at its end: a ring all-gather on 8 ranks has 7
+ * steps per iteration, and the flag is read before every slice. The bound is a ratio to
+ * one step's time measured here, on this machine, under this build (ASan included): at
+ * most 5 steps for the worst of 3 cancels, where reading the flag only between iterations
+ * would take up to 7 (reading the flag that way, this test measured 5.7-7.3 steps). Not
+ * tighter: with 8 busy rank threads on 2 cores, a rank that must see the flag may wait
+ * tens of milliseconds for a core (measured: the ranks of one cancel returning over up to
+ * 47 ms, each having seen the flag itself). On a machine whose cores are busy with other
+ * work, one attempt can still lose a core for several steps (seen: 8.9 steps beside load
+ * 30 on 2 cores), so up to 3 attempts are made, each measuring its own step anew: reading
+ * the flag between iterations fails all three, a passing load spike only one. */
 static void test_cancel_lands_within_a_step(void **state)
 {
     (void)state;
@@ -777,34 +824,10 @@ static void test_cancel_lands_within_a_step(void **state)
         .check = false,
         .timeout_s = 20,
     };
-    /* One step's time: the slower of two short measurements. The first also allocates
-     * and touches the buffers, which the cancelled run then reuses. The whole call's
-     * duration (fill + warm-up + timed) says when the cancelled run is past its fill and
-     * into its iterations. */
-    double t_step = 0, t_call = 0;
-    for (int k = 0; k < 2; k++) {
-        double t0 = now_s();
-        assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
-        t_call = now_s() - t0;
-        double ts = r.time_us * 1e-6 / (W - 1);
-        if (ts > t_step) t_step = ts;
-    }
-
-    volatile int cancel = 0;
-    struct cancel_run run = {.b = b, .p = p, .cancel = &cancel};
-    run.p.iters = 100000;
-    run.p.check = true;
-    double after = t_call > 0.1 ? t_call : 0.1;
-    double worst = 0;
-    for (int k = 0; k < 3; k++) {
-        double lat = cancel_after(&run, after);
-        assert_int_equal(run.rc, CV_ECANCELLED);
-        assert_string_equal(run.err, "cancelled");
-        if (lat > worst) worst = lat;
-    }
-    print_message("     cancel: one step %.2f ms, worst of 3 cancels %.2f ms = %.2f steps\n",
-                  t_step * 1e3, worst * 1e3, worst / t_step);
-    assert_true(worst <= 5 * t_step);
+    bool ok = false;
+    for (int attempt = 0; attempt < 3 && !ok; attempt++)
+        ok = cancel_within_a_step(b, &p, W);
+    assert_true(ok);
 
     /* The backend still works, on the same threads, at a size of its own. */
     p.check = true;
@@ -815,29 +838,14 @@ static void test_cancel_lands_within_a_step(void **state)
     backend_close(b);
 }
 
-/* Sliced, a cancel lands within a few slices, far inside one step: each rank reads the flag
- * before every slice, and the first to see it wakes the others. A ring all-gather on 8
- * ranks in 256 slices per step. The best of 3 cancels must land within a quarter of a
- * step (64 slices; measured 20-60), the worst within 5 steps (see the test above for why
- * a single cancel may wait for a core). */
-static void test_cancel_lands_within_a_slice(void **state)
+/* One attempt of the test below: true when the best of 3 sliced cancels landed within a
+ * quarter of a step and the worst within 5 steps. */
+static bool cancel_within_a_slice(struct backend *b, const struct bench_params *p0, int W,
+                                  int N)
 {
-    (void)state;
-    struct backend *b = open_cpu();
     char err[256];
     struct bench_result r;
-    const int W = 8, N = 256;
-    struct bench_params p = {
-        .coll = COLL_ALL_GATHER,
-        .algo = ALGO_RING,
-        .op = OP_SUM,
-        .nranks = W,
-        .bytes = (size_t)128 << 20,
-        .iters = 2,
-        .warmup = 1,
-        .timeout_s = 20,
-        .slices = N,
-    };
+    struct bench_params p = *p0;
     double t_step = 0, t_call = 0;
     for (int k = 0; k < 2; k++) {
         double t0 = now_s();
@@ -861,8 +869,34 @@ static void test_cancel_lands_within_a_slice(void **state)
         "     sliced cancel: one step %.2f ms = %d slices, best and worst of 3 cancels %.3f, "
         "%.3f ms = %.1f, %.1f slices\n",
         t_step * 1e3, N, best * 1e3, worst * 1e3, best / (t_step / N), worst / (t_step / N));
-    assert_true(best <= t_step / 4);
-    assert_true(worst <= 5 * t_step);
+    return best <= t_step / 4 && worst <= 5 * t_step;
+}
+
+/* Sliced, a cancel lands within a few slices, far inside one step: each rank reads the flag
+ * before every slice, and the first to see it wakes the others. A ring all-gather on 8
+ * ranks in 256 slices per step. The best of 3 cancels must land within a quarter of a
+ * step (64 slices; measured 20-60), the worst within 5 steps (see the test above for why
+ * a single cancel may wait for a core, and why up to 3 attempts are made). */
+static void test_cancel_lands_within_a_slice(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    const int W = 8, N = 256;
+    struct bench_params p = {
+        .coll = COLL_ALL_GATHER,
+        .algo = ALGO_RING,
+        .op = OP_SUM,
+        .nranks = W,
+        .bytes = (size_t)128 << 20,
+        .iters = 2,
+        .warmup = 1,
+        .timeout_s = 20,
+        .slices = N,
+    };
+    bool ok = false;
+    for (int attempt = 0; attempt < 3 && !ok; attempt++)
+        ok = cancel_within_a_slice(b, &p, W, N);
+    assert_true(ok);
     backend_close(b);
 }
 
