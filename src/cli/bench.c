@@ -555,7 +555,7 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
     if (!w) {
         free(hardware);
         backend_close(b);
-        fprintf(stderr, "collviz: %s\n", err);
+        cv_eprintf("collviz: %s\n", err);
         return 1;
     }
 
@@ -587,7 +587,7 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
         fflush(stdout);
     } else {
         for (int i = 0; i < nnotes; i++)
-            fprintf(stderr, "collviz: note: %s\n", notes[i]);
+            cv_eprintf("collviz: note: %s\n", notes[i]);
     }
 
     struct bench_row *rows = xcalloc((size_t)ncoll * (size_t)nsizes + 1, sizeof *rows);
@@ -630,14 +630,14 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
             bench_progress_clear(tty);
             if (got < 0) {
                 bench_cancel_and_drain(w, 2 * o.timeout_s + 5);
-                fprintf(stderr, "collviz: interrupted\n");
+                cv_eprintf("collviz: interrupted\n");
                 exit_rc = 130;
                 break;
             }
             if (got == 0) {
                 bench_cancel_and_drain(w, 2 * o.timeout_s + 5);
-                fprintf(stderr, "collviz: %s %s: no result after %.0f s; cancelled\n",
-                        coll_name(c), sz, limit);
+                cv_eprintf("collviz: %s %s: no result after %.0f s; cancelled\n", coll_name(c),
+                           sz, limit);
                 exit_rc = 1;
                 break;
             }
@@ -645,7 +645,7 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
             if (r.status != CV_OK) {
                 bool bad_input = r.status == CV_ENOMEM || r.status == CV_EINVAL ||
                                  r.status == CV_EUNSUPPORTED;
-                fprintf(stderr, "collviz: %s %s: %s\n", coll_name(c), sz, r.err);
+                cv_eprintf("collviz: %s %s: %s\n", coll_name(c), sz, r.err);
                 exit_rc = bad_input ? 2 : 1;
                 break;
             }
@@ -740,8 +740,8 @@ int cli_bench_main(int argc, char **argv)
     if (wrong_total > 0) {
         /* every process counted the same elements; rank 0 says it once */
         if (!cli_stdout_quiet())
-            fprintf(stderr, "collviz: bench: %ld wrong element%s\n", wrong_total,
-                    wrong_total == 1 ? "" : "s");
+            cv_eprintf("collviz: bench: %ld wrong element%s\n", wrong_total,
+                       wrong_total == 1 ? "" : "s");
         return 1;
     }
     return 0;

@@ -523,7 +523,7 @@ static int model_fit_main(int argc, char **argv)
         rc = model_point_for(o.coll, algos[i], sw.ranks, r->bytes, r->time_us * 1e-6, &pts[i],
                              err, sizeof err);
         if (rc != CV_OK) {
-            fprintf(stderr, "collviz: model --fit: %s\n", err);
+            cv_eprintf("collviz: model --fit: %s\n", err);
             free(pts);
             free(algos);
             bench_sweep_free(&sw);
@@ -533,7 +533,7 @@ static int model_fit_main(int argc, char **argv)
     struct model_fit f;
     rc = model_fit(pts, sw.nrows, &f, err, sizeof err);
     if (rc != CV_OK) {
-        fprintf(stderr, "collviz: model --%s\n", err);
+        cv_eprintf("collviz: model --%s\n", err);
         free(pts);
         free(algos);
         bench_sweep_free(&sw);
@@ -603,16 +603,15 @@ static int model_fit_main(int argc, char **argv)
     free(algos);
     bench_sweep_free(&sw);
     if (!f.physical) {
-        fprintf(stderr,
-                "collviz: model --fit: fit not physical: alpha = %.6g us, 1/beta = %.6g s/B "
-                "(need alpha >= 0 and beta > 0); the timings do not follow the model here\n",
-                f.alpha_s * 1e6, f.inv_beta);
+        cv_eprintf("collviz: model --fit: fit not physical: alpha = %.6g us, 1/beta = %.6g s/B "
+                   "(need alpha >= 0 and beta > 0); the timings do not follow the model here\n",
+                   f.alpha_s * 1e6, f.inv_beta);
         return 1;
     }
     if (wrong > 0) {
         if (!cli_stdout_quiet()) /* rank 0 says it for the job */
-            fprintf(stderr, "collviz: model --fit: %ld wrong element%s in the sweep\n", wrong,
-                    wrong == 1 ? "" : "s");
+            cv_eprintf("collviz: model --fit: %ld wrong element%s in the sweep\n", wrong,
+                       wrong == 1 ? "" : "s");
         return 1;
     }
     return 0;

@@ -85,7 +85,7 @@ int cli_serve_main(int argc, char **argv)
     struct backend *b;
     char err[300];
     if (backend_open(backend, &b, err, sizeof err, NULL, 0) != CV_OK) {
-        fprintf(stderr, "collviz serve: --backend %s: %s\n", backend, err);
+        cv_eprintf("collviz serve: --backend %s: %s\n", backend, err);
         return 2;
     }
     /* Under a launcher every process runs this; only a backend whose ranks are the

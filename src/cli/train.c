@@ -575,7 +575,7 @@ static int train_main(struct train_opts *op, const char *note)
     struct train_result res;
     rc = train_run_on(o.b, &o.cfg, &res, NULL, err, sizeof err);
     if (rc != CV_OK) {
-        fprintf(stderr, "collviz: train: %s\n", err);
+        cv_eprintf("collviz: train: %s\n", err);
         return rc == CV_EINVAL || rc == CV_ENOMEM ? 2 : 1;
     }
     struct train_deviation dev;
@@ -587,7 +587,7 @@ static int train_main(struct train_opts *op, const char *note)
         rc = train_run(&rc_cfg, &ref, NULL, err, sizeof err);
         if (rc != CV_OK) {
             train_result_free(&res);
-            fprintf(stderr, "collviz: train: reference: %s\n", err);
+            cv_eprintf("collviz: train: reference: %s\n", err);
             return 1;
         }
         train_compare(&res, &ref, &dev);

@@ -682,7 +682,7 @@ int present_main(int argc, char **argv)
             char *end;
             double v = strtod(optarg, &end);
             if (end == optarg || *end || !(v >= 1 && v <= 3600)) {
-                fprintf(stderr, "collviz: --auto: bad value '%s' (seconds, 1..3600)\n", optarg);
+                cv_eprintf("collviz: --auto: bad value '%s' (seconds, 1..3600)\n", optarg);
                 return 2;
             }
             p->auto_s = v;
@@ -690,8 +690,8 @@ int present_main(int argc, char **argv)
         }
         case O_BACKEND:
             if (strcmp(optarg, "auto") != 0 && backend_kind_of(optarg) < 0) {
-                fprintf(stderr, "collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
-                        optarg);
+                cv_eprintf("collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
+                           optarg);
                 return 2;
             }
             backend = optarg;
@@ -712,30 +712,29 @@ int present_main(int argc, char **argv)
             pres_usage(stdout);
             return 0;
         case ':':
-            fprintf(stderr, "collviz: option '%s' needs a value\n", argv[optind - 1]);
+            cv_eprintf("collviz: option '%s' needs a value\n", argv[optind - 1]);
             return 2;
         default:
-            fprintf(stderr,
-                    "collviz: --present: unknown option '%s' (try --present x --help)\n",
-                    argv[optind - 1]);
+            cv_eprintf("collviz: --present: unknown option '%s' (try --present x --help)\n",
+                       argv[optind - 1]);
             return 2;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "collviz: unexpected argument '%s' (try --help)\n", argv[optind]);
+        cv_eprintf("collviz: unexpected argument '%s' (try --help)\n", argv[optind]);
         return 2;
     }
     if (!p->path || !p->path[0]) {
-        fprintf(stderr, "collviz: --present needs a lesson file or folder\n");
+        cv_eprintf("collviz: --present needs a lesson file or folder\n");
         return 2;
     }
     char err[400];
     if (notes_name_check(p->name, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "collviz: %s\n", err);
+        cv_eprintf("collviz: %s\n", err);
         return 2;
     }
     if (pres_load(p->path, &p->set, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "%s\n", err);
+        cv_eprintf("%s\n", err);
         return 2;
     }
     pres_index(p);
@@ -765,8 +764,8 @@ int present_main(int argc, char **argv)
 
     SCREEN *scr = term_start();
     if (!scr) {
-        fprintf(stderr, "collviz: cannot start the terminal UI (TERM=%s)\n",
-                getenv("TERM") ? getenv("TERM") : "unset");
+        cv_eprintf("collviz: cannot start the terminal UI (TERM=%s)\n",
+                   getenv("TERM") ? getenv("TERM") : "unset");
         pres_stop_worker(a);
         pres_free(p);
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
