@@ -77,13 +77,7 @@ static void model_usage(FILE *f)
 
 static int model_parse_double(const char *s, double *out)
 {
-    if (!s || !*s) return CV_EINVAL;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || *end || !isfinite(v)) return CV_EINVAL;
-    *out = v;
-    return CV_OK;
+    return parse_double(s, -HUGE_VAL, HUGE_VAL, out);
 }
 
 static void model_link_keys(char *buf, size_t n)

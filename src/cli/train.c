@@ -171,9 +171,8 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
                                        optarg);
             break;
         case OPT_TIMEOUT: {
-            char *end;
-            double t = strtod(optarg, &end);
-            if (end == optarg || *end || !(t > 0) || t > 86400)
+            double t;
+            if (parse_double(optarg, 0, 86400, &t) != CV_OK || !(t > 0))
                 return cli_usage_error("train: --timeout '%s': expected seconds in (0, 86400]",
                                        optarg);
             o->cfg.timeout_s = t;

@@ -679,9 +679,8 @@ int present_main(int argc, char **argv)
             p->name = optarg;
             break;
         case O_AUTO: {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end == optarg || *end || !(v >= 1 && v <= 3600)) {
+            double v;
+            if (parse_double(optarg, 1, 3600, &v) != CV_OK) {
                 cv_eprintf("collviz: --auto: bad value '%s' (seconds, 1..3600)\n", optarg);
                 return 2;
             }
