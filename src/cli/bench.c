@@ -41,6 +41,7 @@
 #endif
 
 #define BENCH_MAX_SIZES 1000
+#define BENCH_MAX_BYTES ((size_t)16 << 30)
 
 static volatile sig_atomic_t bench_interrupted;
 
@@ -96,17 +97,6 @@ static void bench_usage(FILE *f)
         "\n"
         "Exit status: 0 all results right, 1 some #wrong > 0 or a run failed, 2 bad input.\n",
         CV_MAX_RANKS);
-}
-
-static int bench_parse_double(const char *s, double lo, double hi, double *out)
-{
-    if (!s || !*s) return CV_EINVAL;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || *end || !isfinite(v) || v < lo || v > hi) return CV_EINVAL;
-    *out = v;
-    return CV_OK;
 }
 
 static void bench_algo_list(enum coll c, char *buf, size_t n)
@@ -191,7 +181,7 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
             o->maxb_arg = optarg;
             break;
         case 'f':
-            if (bench_parse_double(optarg, 1.0, 1e6, &o->factor) != CV_OK || o->factor <= 1.0)
+            if (parse_double(optarg, 1.0, 1e6, &o->factor) != CV_OK || o->factor <= 1.0)
                 return cli_usage_error("-f %s: need a factor > 1", optarg);
             o->factor_set = true;
             break;
@@ -254,8 +244,7 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
             o->within_node = true;
             break;
         case 'T':
-            if (bench_parse_double(optarg, 0.0, 1e6, &o->timeout_s) != CV_OK ||
-                o->timeout_s <= 0)
+            if (parse_double(optarg, 0.0, 1e6, &o->timeout_s) != CV_OK || o->timeout_s <= 0)
                 return cli_usage_error("-T %s: need a timeout > 0 seconds", optarg);
             break;
         case OPT_FORMAT:
@@ -286,6 +275,9 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
     if (o->maxb < o->minb)
         return cli_usage_error("-e %s: smaller than -b %s", o->maxb_arg ? o->maxb_arg : "64M",
                                o->minb_arg ? o->minb_arg : "64M");
+    if (o->maxb > BENCH_MAX_BYTES) /* the largest size a screen measures too (SCENE_MEAS_MAX) */
+        return cli_usage_error("%s %s: at most 16G", o->maxb_set ? "-e" : "-b",
+                               o->maxb_set ? o->maxb_arg : o->minb_arg);
     /* A processes backend's world size is known once it is open (bench_sweep checks). */
     bool processes = backend_caps_of(o->backend) & BACKEND_CAP_PROCESSES;
     if (!processes && o->root >= o->ranks && (root_given || o->all || coll_is_rooted(o->coll)))
@@ -543,6 +535,33 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                              o.ranks, b->ops->name, maxr, maxr == 1 ? "" : "s");
         backend_close(b);
         return rc;
+    }
+    /* The whole range is checked before the first size runs: the largest one's buffers
+     * must fit in this machine's memory (an 8G step refused after 4G had run is too late). */
+    if (!(b->ops->caps & BACKEND_CAP_GPU) && nsizes > 0) {
+        size_t avail = mem_available_bytes(), top = sizes[nsizes - 1];
+        int local = backend_multiprocess(b) ? (b->ops->node_ranks ? b->ops->node_ranks(b) : 1)
+                                            : o.ranks;
+        for (int i = 0; i < ncoll && avail; i++) {
+            size_t count = coll_count_for_bytes(colls[i], o.ranks, top, sizeof(float));
+            double need =
+                (double)local * (double)coll_work_len(colls[i], o.ranks, count) * sizeof(float);
+            if (need <= (double)avail) continue;
+            char t[32], n[32], a[32];
+            format_size(top, t, sizeof t);
+            format_size((size_t)need, n, sizeof n);
+            format_size(avail, a, sizeof a);
+            rc = backend_proc_rank(b) /* every rank finds the same: rank 0 says it */
+                     ? 2
+                     : cli_usage_error(
+                           "%s %s: %s %s on %d ranks needs %s of buffers; %s available "
+                           "(nothing was run)",
+                           o.maxb_set ? "-e" : "-b",
+                           o.maxb_set ? o.maxb_arg : (o.minb_arg ? o.minb_arg : "64M"), t,
+                           coll_name(colls[i]), o.ranks, n, a);
+            backend_close(b);
+            return rc;
+        }
     }
     char describe[200];
     b->ops->describe(b, o.ranks, describe, sizeof describe);
