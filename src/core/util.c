@@ -242,13 +242,16 @@ size_t mem_available_bytes(void)
 
 size_t cv_safe_text(const char *s, char *out, size_t n, bool keep_newlines)
 {
-    size_t o = 0;
+    size_t o = 0, w = 0; /* w: bytes written, whole pieces only (never half a "^[") */
     const unsigned char *p = (const unsigned char *)(s ? s : "");
     char vis[8];
 #define CV_PUT(str, len)                                                                       \
     do {                                                                                       \
         size_t l_ = (len);                                                                     \
-        if (o + l_ < n) memcpy(out + o, (str), l_);                                            \
+        if (w == o && o + l_ < n) {                                                            \
+            memcpy(out + o, (str), l_);                                                        \
+            w += l_;                                                                           \
+        }                                                                                      \
         o += l_;                                                                               \
     } while (0)
     while (*p) {
@@ -287,7 +290,7 @@ size_t cv_safe_text(const char *s, char *out, size_t n, bool keep_newlines)
         }
     }
 #undef CV_PUT
-    if (n) out[o < n ? o : n - 1] = '\0';
+    if (n) out[w] = '\0';
     return o;
 }
 

@@ -589,9 +589,17 @@ static bool parse_param(struct ctx *c, int line, const char *v, struct lesson_pa
     }
     *eq = '\0';
     char name[64];
-    if (!trim_copy(buf, strlen(buf), name, sizeof name) || !name[0] ||
-        strlen(name) >= sizeof p->name) {
-        perr(c, line, "param: bad name");
+    bool fits = trim_copy(buf, strlen(buf), name, sizeof name);
+    if (!fits || strlen(name) >= sizeof p->name) {
+        char shown[40];
+        const char *b = buf + strspn(buf, " \t");
+        snprintf(shown, sizeof shown, "%.24s", b);
+        perr(c, line, "param: name '%s...' too long (at most %zu characters)", shown,
+             sizeof p->name - 1);
+        return false;
+    }
+    if (!name[0]) {
+        perr(c, line, "param: no name before '='");
         return false;
     }
     /* lower case as the format says, and upper case too: the lecture names its sizes
@@ -610,7 +618,12 @@ static bool parse_param(struct ctx *c, int line, const char *v, struct lesson_pa
     if (range) *range = '\0';
     if (!trim_copy(rest, strlen(rest), val, sizeof val) ||
         !parse_plain_number(val, &p->value)) {
-        perr(c, line, "param %s: bad value '%.60s' (a plain number)", name, rest);
+        const char *shown = rest + strspn(rest, " \t"); /* the value as written, unpadded */
+        size_t sn = strlen(shown);
+        while (sn && (shown[sn - 1] == ' ' || shown[sn - 1] == '\t'))
+            sn--;
+        perr(c, line, "param %s: bad value '%.*s' (a plain number)", name,
+             (int)(sn > 60 ? 60 : sn), shown);
         return false;
     }
     p->lo = p->hi = p->value;
@@ -807,15 +820,30 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
                 }
             if (!dup) e.nparams++;
             break;
-        case K_ANSWER:
+        case K_ANSWER: {
             e.answer_line = l.no;
-            if (vn > LESSON_MAX_FORMULA) {
+            /* muParser reads "1,2" as two results and keeps the last: a comma belongs
+             * inside a function's parentheses only */
+            int depth = 0;
+            bool comma = false;
+            for (size_t i = 0; i < vn; i++) {
+                depth += val[i] == '(' ? 1 : val[i] == ')' ? -1 : 0;
+                if (val[i] == ',' && depth <= 0) comma = true;
+            }
+            if (comma) {
+                perr(c, l.no,
+                     "answer: '%s' is more than one value (a comma only separates a "
+                     "function's arguments, as in min(a, b))",
+                     val);
+                bad = true;
+            } else if (vn > LESSON_MAX_FORMULA) {
                 perr(c, l.no, "answer: formula too long (%zu characters; at most %d)", vn,
                      LESSON_MAX_FORMULA);
                 bad = true;
             } else
                 memcpy(e.formula, val, vn + 1); /* checked and evaluated in check_formula */
             break;
+        }
         case K_UNITS: {
             enum ex_dim dim;
             double scale;
@@ -1016,7 +1044,8 @@ struct md {
     /* a link whose URL a handout will not keep: warned at the line of its first text */
     bool bad_link;
     char bad_url[80];
-    int bad_url_line; /* the URL's own line when it is in the source, else 0 */
+    int bad_url_line;  /* the URL's own line when it is in the source, else 0 */
+    char bad_title[8]; /* the control character in the link's title, "" if none */
 };
 
 static int md_line(struct md *m, const char *p)
@@ -1343,6 +1372,16 @@ static int md_enter_span(MD_SPANTYPE type, void *detail, void *ud)
             bool in_src = a->href.text >= m->text && a->href.text < m->text + m->len;
             m->bad_url_line = in_src ? md_line(m, a->href.text) : 0;
         }
+        /* the title becomes an attribute of the handout: no control characters there
+         * either ("&#27;" decoded is an ESC) */
+        char title[LESSON_MAX_LINE_BYTES + 1];
+        md_attr_text(&a->title, title, sizeof title);
+        for (const unsigned char *t = (const unsigned char *)title; *t; t++)
+            if ((*t < 0x20 && *t != '\t') || *t == 0x7f ||
+                (t[0] == 0xc2 && t[1] >= 0x80 && t[1] < 0xa0)) {
+                control_name(t[0] == 0xc2 ? t[1] : t[0], m->bad_title, sizeof m->bad_title);
+                break; /* said at the line of the link's text (md_link_problems) */
+            }
     }
     if (type == MD_SPAN_EM) m->em++;
     if (type == MD_SPAN_STRONG) m->strong++;
@@ -1359,12 +1398,21 @@ static void md_warn_link(struct md *m, int line)
     m->bad_link = false;
 }
 
+/* What md_enter_span found wrong with a link, said at `line`. */
+static void md_link_problems(struct md *m, int line)
+{
+    if (m->bad_link) md_warn_link(m, line);
+    if (m->bad_title[0]) {
+        perr(m->c, line, "control character %s in a link's title", m->bad_title);
+        m->bad_title[0] = '\0';
+    }
+}
+
 static int md_leave_span(MD_SPANTYPE type, void *detail, void *ud)
 {
     struct md *m = ud;
     (void)detail;
-    if (type == MD_SPAN_A && m->bad_link)
-        md_warn_link(m, m->bad_url_line ? m->bad_url_line : m->S->line);
+    if (type == MD_SPAN_A) md_link_problems(m, m->bad_url_line ? m->bad_url_line : m->S->line);
     if (type == MD_SPAN_EM && m->em) m->em--;
     if (type == MD_SPAN_STRONG && m->strong) m->strong--;
     if (type == MD_SPAN_CODE && m->code) m->code--;
@@ -1434,7 +1482,7 @@ static int md_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size, void *ud
 {
     struct md *m = ud;
     bool in_src = text >= m->text && text + size <= m->text + m->len;
-    if (m->bad_link && in_src) md_warn_link(m, md_line(m, text));
+    if ((m->bad_link || m->bad_title[0]) && in_src) md_link_problems(m, md_line(m, text));
     if (type == MD_TEXT_HTML) {
         /* the buffer is always the exact source from html_off on (line ends, quote marks
          * and all), so the byte ranges cut from the Markdown are exact */
@@ -1778,9 +1826,11 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
     bool in_fence = false, prev_blank = true;
     char fch = 0, finfo[32] = "";
     size_t flen = 0, fline = 0;
+    bool fblank = false, fwarned = false; /* in a fence: the last line was blank; said so */
     for (size_t li = body; li <= c.nlines; li++) {
         bool split = li == c.nlines;
-        if (split && in_fence && strcmp(finfo, "scene") != 0 && strcmp(finfo, "exercise") != 0)
+        if (split && in_fence && !fwarned && strcmp(finfo, "scene") != 0 &&
+            strcmp(finfo, "exercise") != 0)
             /* (a scene or exercise block says so itself, in parse_slide) */
             perr(&c, (int)fline + 1,
                  "code block '%c%c%c' is never closed (it would take every later slide)", fch,
@@ -1789,12 +1839,24 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
             struct line l = get_line(&c, li);
             if (in_fence) {
                 if (fence_close(&l, fch, flen)) in_fence = false;
+                /* a fence left open by mistake is often "closed" by the next slide's
+                 * ```exercise block, taking the slides between: a code block may not
+                 * hold a slide separator */
+                if (in_fence && line_is(&l, "---") && fblank && !fwarned) {
+                    perr(&c, (int)fline + 1,
+                         "code block '%c%c%c' runs past the slide separator at line %d "
+                         "(close it before the next slide)",
+                         fch, fch, fch, l.no);
+                    fwarned = true;
+                }
+                fblank = is_blank(l.s, l.n);
                 prev_blank = false;
                 continue;
             }
             if (fence_open(&l, &fch, &flen, finfo, sizeof finfo)) {
                 in_fence = true;
                 fline = li;
+                fblank = fwarned = false;
                 prev_blank = false;
                 continue;
             }

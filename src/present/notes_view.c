@@ -312,13 +312,13 @@ int notes_view_main(int argc, char **argv)
     }
     char err[300], path[200];
     if (notes_name_check(v.name, err, sizeof err) != CV_OK) {
-        cv_eprintf("collviz notes: %s\n", err);
+        cv_eprintf("collviz notes: %s\n", strncmp(err, "notes: ", 7) == 0 ? err + 7 : err);
         return 2;
     }
     /* A socket directory that exists but is not private is refused before the screen
      * starts; one that does not exist yet only means no presenter has run. */
     if (notes_socket_path(v.name, false, path, sizeof path, err, sizeof err) == CV_EINVAL) {
-        cv_eprintf("collviz notes: %s\n", err);
+        cv_eprintf("collviz notes: %s\n", strncmp(err, "notes: ", 7) == 0 ? err + 7 : err);
         return 2;
     }
     const char *nc = getenv("NO_COLOR");
