@@ -50,7 +50,7 @@ SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backen
            src/backend/nccl/nccl_links.c \
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/ui/*/*.c) \
            $(wildcard src/ui/screens/*/*.c) $(wildcard src/cli/*.c) \
-           $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)
+           $(wildcard src/device/*.c) $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)
 # Presenter mode, speaker notes and handouts (src/present); md4c-html renders the handout's
 # narration.
 SRC_LIB += $(wildcard src/present/*.c)
@@ -132,8 +132,18 @@ ifneq ($(filter-out clean deps format format-check,$(or $(MAKECMDGOALS),all)),)
 endif
 
 .PHONY: format-check all deps run run-built test test-built unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
-        fuzz fuzz-build
-all: $(BIN) backends
+        fuzz fuzz-build man docs
+# The man page: docs/collviz.1.scd rendered by scdoc (in tools/deps.sh's list). Without
+# scdoc the program still builds; `make man` then says what is missing.
+SCDOC ?= scdoc
+MAN   := $(if $(shell command -v $(SCDOC) 2>/dev/null),$(BUILD)/collviz.1)
+all: $(BIN) backends $(MAN)
+
+man: $(BUILD)/collviz.1
+$(BUILD)/collviz.1: docs/collviz.1.scd
+	@mkdir -p $(dir $@)
+	@command -v $(SCDOC) >/dev/null || { echo "collviz: scdoc is missing (make deps installs it): no man page" >&2; exit 2; }
+	$(SCDOC) <$< >$@
 
 backends:
 	@echo "collviz: built backends: $(BACKENDS)$(if $(HAVE_NCCL),, (nccl skipped: HAVE_NCCL off; it needs $(NVCC) and $(CUDA_HOME)/include/nccl.h))$(if $(HAVE_MPI),, (mpi skipped: HAVE_MPI off; it needs $(MPICC) or pkg-config ompi-c: libopenmpi-dev))$(if $(HAVE_OPENBLAS),, (no OpenBLAS: training uses plain C matmul))"
@@ -252,9 +262,16 @@ install: $(BIN)
 	    exit 2; fi
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/collviz
+	@$(MAKE) --no-print-directory man
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 $(BUILD)/collviz.1 $(DESTDIR)$(PREFIX)/share/man/man1/collviz.1
 	if [ -n "$$(ls -A lessons 2>/dev/null)" ]; then \
 	    install -d $(DESTDIR)$(PREFIX)/share/collviz/lessons && \
 	    cp -r lessons/. $(DESTDIR)$(PREFIX)/share/collviz/lessons/; fi
+
+# docs/guide.md's key table, rewritten from src/ui/kit/keys.h (tests/unit/test_keydoc.c).
+docs: $(BUILD)/tests/test_keydoc
+	KEYDOC_WRITE=1 $(BUILD)/tests/test_keydoc
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')

@@ -56,7 +56,7 @@ int cvk_mse_grad(const float *x, float *dx, size_t n, double n_mean, cudaStream_
 int cvk_adamw_step(float *p, const float *g, float *m, float *v, size_t n, struct cvk_adamw h,
                    int step, cudaStream_t stream);
 
-/* ---- for the GPU training path (src/parallel/dev_cuda.c) ---- */
+/* ---- for the GPU training path (src/device/dev_cuda.c) ---- */
 
 /* One layer's activation, fused as in mlp_layer_forward: on entry gz (rows x cols,
  * contiguous) holds z = x @ W; on return a[i*lda + j] = gelu(z) and gz = gelu'(z), the

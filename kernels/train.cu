@@ -1,6 +1,6 @@
 /* train.cu - the element-wise and reduction kernels of the lecture's MLP training step on a
  * GPU: GELU forward and backward, the mean-square loss and its gradient, and AdamW; and the
- * fused forms the GPU training path (src/parallel/dev_cuda.c) calls: GELU keeping its
+ * fused forms the GPU training path (src/device/dev_cuda.c) calls: GELU keeping its
  * derivative, the gradient through it, and the loss's sum of squares in double. The
  * formulas themselves are in trainmath.h, shared with the host references (ref.h); this
  * file only maps them onto threads. */

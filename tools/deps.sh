@@ -13,10 +13,11 @@
 set -u
 
 # clang: the libFuzzer target (needs libclang-rt-14-dev); clang-format: `make format-check`;
-# libopenmpi-dev openmpi-bin: the mpi backend (mpicc, mpirun).
+# libopenmpi-dev openmpi-bin: the mpi backend (mpicc, mpirun); scdoc, man-db: the man page
+# and `man -l`; pmccabe: the function-length check (tests/cli/test_function_length.sh).
 REQUIRED="build-essential pkg-config libncurses-dev libcmocka-dev libopenblas-dev tmux python3
 locales libmd4c-dev libmd4c-html0-dev libmuparser-dev libcjson-dev clang libclang-rt-14-dev
-clang-format libopenmpi-dev openmpi-bin"
+clang-format libopenmpi-dev openmpi-bin scdoc man-db pmccabe"
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
 check=0

@@ -16,6 +16,7 @@
 #include "cpu/cpu.h"
 
 #ifdef HAVE_NCCL
+#include "nccl/nccl_info.h"
 extern const struct backend_ops nccl_backend_ops;
 #endif
 #ifdef HAVE_MPI
@@ -83,7 +84,53 @@ const char *backend_kind_name(enum backend_kind k)
 unsigned backend_caps_of(const char *name)
 {
     int k = backend_kind_of(name);
-    return k < 0 ? 0u : backend_table[k].caps;
+    if (k < 0) return 0u;
+    unsigned caps = backend_table[k].caps;
+#ifdef HAVE_NCCL
+    if (k == BACKEND_NCCL && nccl_emulated()) caps |= BACKEND_CAP_EMULATED;
+#endif
+    return caps;
+}
+
+int backend_hardware(const struct backend *b, char *buf, size_t n)
+{
+    if (n) buf[0] = '\0';
+    return b && b->ops->hardware ? b->ops->hardware(b, buf, n) : -1;
+}
+
+void backend_lib_env(const struct backend *b, char *algo, size_t algo_n, char *proto,
+                     size_t proto_n)
+{
+    if (algo_n) algo[0] = '\0';
+    if (proto_n) proto[0] = '\0';
+    if (b && b->ops->lib_env) b->ops->lib_env(b, algo, algo_n, proto, proto_n);
+}
+
+void backend_links(const struct backend *b, int nranks, char *buf, size_t n)
+{
+    if (n) buf[0] = '\0';
+    if (b && b->ops->links) b->ops->links(b, nranks, buf, n);
+}
+
+int backend_rank_device(const struct backend *b, int rank)
+{
+    return b && b->ops->rank_device ? b->ops->rank_device(b, rank) : -1;
+}
+
+void backend_device_name(const struct backend *b, int dev, char *buf, size_t n)
+{
+    if (n) buf[0] = '\0';
+    if (b && b->ops->device_name && dev >= 0) b->ops->device_name(b, dev, buf, n);
+}
+
+void backend_build_text(enum backend_kind k, char *buf, size_t n)
+{
+    if (n) buf[0] = '\0';
+#ifdef HAVE_NCCL
+    if (k == BACKEND_NCCL) nccl_build_text(buf, n);
+#else
+    (void)k;
+#endif
 }
 
 /* Open one backend; on failure err gets "<name>: unavailable - <reason>". */

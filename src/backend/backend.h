@@ -84,6 +84,10 @@ enum backend_cap {
     BACKEND_CAP_PROCESSES = 1u << 4,
     /* Can also measure the library's own collectives (bench_params.native: `--algo mpi`). */
     BACKEND_CAP_NATIVE_COLL = 1u << 5,
+    /* Runs on a host emulation of its devices (tests/fakegpu), not on real ones: every
+     * device fact and time it gives must say "emulated". Known at run time only, so it is
+     * in backend_caps_of()'s answer, never in a static ops->caps. */
+    BACKEND_CAP_EMULATED = 1u << 6,
 };
 
 struct backend_ops {
@@ -111,6 +115,22 @@ struct backend_ops {
      * measurement and the display-scale run (backend/run.c) all run on. */
     int (*comm_create)(struct backend *b, const struct comm_params *cp, struct comm **out,
                        char *err, size_t errlen);
+
+    /* What the backend found on the machine, for the screens and bench's header; all
+     * optional (NULL: it reports nothing of the kind). Callers use the backend_* wrappers
+     * below, so no code above backend/ needs to know which library is behind it. */
+    /* The hardware block, one fact a line (GPUs, peer access, versions, settings): the
+     * length it wanted (as snprintf), or -1 when it has none. */
+    int (*hardware)(const struct backend *b, char *buf, size_t n);
+    /* The library's steering variables as it read them (NCCL_ALGO, NCCL_PROTO), "" unset. */
+    void (*lib_env)(const struct backend *b, char *algo, size_t algo_n, char *proto,
+                    size_t proto_n);
+    /* The links between nranks ranks as the library reported them, "" = nothing. */
+    void (*links)(const struct backend *b, int nranks, char *buf, size_t n);
+    /* The device rank `rank` runs on in this process, -1 when it runs on none here. */
+    int (*rank_device)(const struct backend *b, int rank);
+    /* That device's name, as the driver gives it ("NVIDIA H200"). */
+    void (*device_name)(const struct backend *b, int dev, char *buf, size_t n);
 };
 
 struct run_state; /* backend/run.c's: the runtime's communicator, auto-pick cache */
@@ -137,6 +157,19 @@ unsigned backend_caps_of(const char *name);
 int backend_open(const char *name, struct backend **out, char *err, size_t errlen,
                  char *why_not, size_t why_not_len);
 void backend_close(struct backend *b);
+/* The optional reports of struct backend_ops, safe for any backend (and b == NULL): the
+ * hardware block (-1 and "" when none), the steering variables, the links, a rank's
+ * device (-1 when none) and a device's name ("" when none). */
+int backend_hardware(const struct backend *b, char *buf, size_t n);
+void backend_lib_env(const struct backend *b, char *algo, size_t algo_n, char *proto,
+                     size_t proto_n);
+void backend_links(const struct backend *b, int nranks, char *buf, size_t n);
+int backend_rank_device(const struct backend *b, int rank);
+void backend_device_name(const struct backend *b, int dev, char *buf, size_t n);
+/* What the backend of kind k was compiled against, for when it cannot be asked ("compiled
+ * against NCCL 2.28.9 and the CUDA 13.0 runtime"); "" for a kind with nothing to say. */
+void backend_build_text(enum backend_kind k, char *buf, size_t n);
+
 /* This process's rank in a job of processes (BACKEND_CAP_PROCESSES); 0 otherwise. */
 int backend_proc_rank(const struct backend *b);
 /* True when the ranks are processes of a job (BACKEND_CAP_PROCESSES, or NCCL under an MPI

@@ -11,7 +11,7 @@
  * of waiting out their own deadlines. After an abort every call returns CV_EBACKEND and
  * last_error() says why.
  *
- * This is the one runtime of each backend: training (parallel/) talks to it, and so do
+ * This is the one runtime of each backend: training (the schemes above) talks to it, and so do
  * the measurement and the display-scale run (backend/run.c), through run() below. The CPU
  * communicator (cpu/comm_cpu.c) executes the core plans (core/plan.h, exec.h) — the very
  * plans the visualizer animates — on the ranks' buffers; the MPI one (mpi/mpi_comm.c)
@@ -69,7 +69,7 @@ struct comm_params {
     enum algo algo;
     /* Processes backend: only the ranks of this process's node (--within-node). */
     bool within_node;
-    /* NCCL training: devs[r] is rank r's GPU device (parallel/dev_cuda.h), whose stream
+    /* NCCL training: devs[r] is rank r's GPU device (device/dev_cuda.h), whose stream
      * the collectives are queued behind. NULL for measurements: the communicator then
      * makes its own stream on GPU r (under MPI: on this process's GPU). */
     struct dev *const *devs;

@@ -4,7 +4,7 @@
  * worker thread the interactive screens use, so progress, cancel (Ctrl-C) and the
  * deadlines come from the one implementation.
  *
- * On NCCL the header also carries the hardware block (nccl_info.h: GPUs, memory, PCI ids,
+ * On NCCL the header also carries the hardware block (backend_hardware: GPUs, memory, PCI ids,
  * peer access, versions, NCCL_ALGO / NCCL_PROTO), in JSON as the "hardware" string (null
  * for backends without one), because a figure means little without the machine it
  * came from; NCCL_ALGO / NCCL_PROTO, when set, are repeated on each section's header,
@@ -36,9 +36,6 @@
 #include "core/util.h"
 #include "json.h"
 #include "worker/worker.h"
-#ifdef HAVE_NCCL
-#include "backend/nccl/nccl_info.h"
-#endif
 
 #define BENCH_MAX_SIZES 1000
 #define BENCH_MAX_BYTES ((size_t)16 << 30)
@@ -290,35 +287,26 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
  * the backend over. Caller frees. */
 static char *bench_hardware(const struct backend *b)
 {
-#ifdef HAVE_NCCL
-    int len = nccl_backend_info(b, NULL, 0);
-    if (len > 0) {
-        char *text = xmalloc((size_t)len + 1);
-        nccl_backend_info(b, text, (size_t)len + 1);
-        return text;
-    }
-#else
-    (void)b;
-#endif
-    return NULL;
+    int len = backend_hardware(b, NULL, 0);
+    if (len <= 0) return NULL;
+    char *text = xmalloc((size_t)len + 1);
+    backend_hardware(b, text, (size_t)len + 1);
+    return text;
 }
 
 /* "NCCL_ALGO=Ring NCCL_PROTO=Simple" for the settings that are set, "" when none is. */
 static void bench_nccl_env(const struct backend *b, char *buf, size_t n)
 {
-    buf[0] = '\0';
-#ifdef HAVE_NCCL
-    const struct nccl_info *in = nccl_backend_get_info(b);
-    if (in && in->nccl_algo[0] && in->nccl_proto[0])
-        snprintf(buf, n, "NCCL_ALGO=%s NCCL_PROTO=%s", in->nccl_algo, in->nccl_proto);
-    else if (in && in->nccl_algo[0])
-        snprintf(buf, n, "NCCL_ALGO=%s", in->nccl_algo);
-    else if (in && in->nccl_proto[0])
-        snprintf(buf, n, "NCCL_PROTO=%s", in->nccl_proto);
-#else
-    (void)b;
-    (void)n;
-#endif
+    char algo[64], proto[64];
+    backend_lib_env(b, algo, sizeof algo, proto, sizeof proto);
+    if (algo[0] && proto[0])
+        snprintf(buf, n, "NCCL_ALGO=%s NCCL_PROTO=%s", algo, proto);
+    else if (algo[0])
+        snprintf(buf, n, "NCCL_ALGO=%s", algo);
+    else if (proto[0])
+        snprintf(buf, n, "NCCL_PROTO=%s", proto);
+    else if (n)
+        buf[0] = '\0';
 }
 
 /* The hardware block in the text header: "# hardware: " on the first line, aligned below. */

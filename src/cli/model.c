@@ -459,9 +459,10 @@ static int model_list_tiers(bool json)
 
 /* ---- --fit: a measured sweep, and α and β fitted to it --------------------------------- */
 
-static int model_fit_main(int argc, char **argv)
+/* bench's options for a fit: bench_parse on the command line without --fit, then the
+ * fit's defaults (-b 4K -e 4M -f 4, the ring). Returns -1 to go on, else the exit status. */
+static int fit_parse(int argc, char **argv, struct bench_opts *o)
 {
-    /* bench's parser sees the command line without --fit. */
     char **args = xcalloc((size_t)argc + 1, sizeof *args);
     int n = 0;
     for (int i = 0; i < argc; i++) {
@@ -473,129 +474,153 @@ static int model_fit_main(int argc, char **argv)
         }
         args[n++] = argv[i];
     }
-    struct bench_opts o;
-    int rc = bench_parse(n, args, &o, "model --fit");
+    int rc = bench_parse(n, args, o, "model --fit");
     free(args);
     if (rc >= 0) return rc;
-    if (o.all)
+    if (o->all)
         return cli_usage_error("model --fit all: fit one collective at a time (e.g. "
                                "all_reduce)");
-    if (!o.algo_given) {
-        o.algo_auto = false;
-        o.algo = coll_default_algo(o.coll);
+    if (!o->algo_given) {
+        o->algo_auto = false;
+        o->algo = coll_default_algo(o->coll);
     }
-    if (!o.minb_set && !o.maxb_set) {
-        o.minb = 4096;
-        o.maxb = (size_t)4 << 20;
-        if (!o.factor_set && !o.step) o.factor = 4.0;
-        size_t need = coll_bytes(o.coll, o.ranks, 1, sizeof(float));
-        if (o.minb < need) o.minb = need;
+    if (!o->minb_set && !o->maxb_set) {
+        o->minb = 4096;
+        o->maxb = (size_t)4 << 20;
+        if (!o->factor_set && !o->step) o->factor = 4.0;
+        size_t need = coll_bytes(o->coll, o->ranks, 1, sizeof(float));
+        if (o->minb < need) o->minb = need;
     }
-    if (o.minb == o.maxb)
+    if (o->minb == o->maxb)
         return cli_usage_error("model --fit: one size (%zu B); a fit needs at least 2: give -b "
                                "and a larger -e",
-                               o.minb);
-    struct bench_sweep sw;
-    int exit_rc = bench_sweep(&o, &sw);
-    if (exit_rc != 0) {
-        bench_sweep_free(&sw);
-        return exit_rc;
-    }
-    long wrong = 0;
-    struct model_point *pts = xcalloc(sw.nrows + 1, sizeof *pts);
-    enum algo *algos = xcalloc(sw.nrows + 1, sizeof *algos);
-    bool nccl_note = false;
+                               o->minb);
+    return -1;
+}
+
+/* A measured sweep's rows as model points (pts[i], algos[i]); *wrong adds up #wrong and
+ * *nccl_note says NCCL chose its own algorithms (the model then counts the ring's). */
+static int fit_points(const struct bench_opts *o, const struct bench_sweep *sw,
+                      struct model_point *pts, enum algo *algos, long *wrong, bool *nccl_note)
+{
     char err[256];
-    for (size_t i = 0; i < sw.nrows; i++) {
-        const struct bench_result *r = &sw.rows[i].r;
-        if (r->wrong > 0) wrong += r->wrong;
+    for (size_t i = 0; i < sw->nrows; i++) {
+        const struct bench_result *r = &sw->rows[i].r;
+        if (r->wrong > 0) *wrong += r->wrong;
         if (algo_parse(r->algo, &algos[i]) != CV_OK) {
-            /* NCCL picks its own algorithm: the model counts the ring's steps and bytes. */
-            algos[i] = coll_default_algo(o.coll);
-            nccl_note = true;
+            algos[i] = coll_default_algo(o->coll);
+            *nccl_note = true;
         }
-        rc = model_point_for(o.coll, algos[i], sw.ranks, r->bytes, r->time_us * 1e-6, &pts[i],
-                             err, sizeof err);
-        if (rc != CV_OK) {
+        if (model_point_for(o->coll, algos[i], sw->ranks, r->bytes, r->time_us * 1e-6, &pts[i],
+                            err, sizeof err) != CV_OK) {
             cv_eprintf("collviz: model --fit: %s\n", err);
-            free(pts);
-            free(algos);
-            bench_sweep_free(&sw);
             return 1;
         }
     }
-    struct model_fit f;
-    rc = model_fit(pts, sw.nrows, &f, err, sizeof err);
-    if (rc != CV_OK) {
-        cv_eprintf("collviz: model --%s\n", err);
-        free(pts);
-        free(algos);
-        bench_sweep_free(&sw);
-        return 1;
+    return 0;
+}
+
+/* The fit as one JSON document: its figures and every point beside the model's. */
+static void fit_print_json(const struct bench_opts *o, const struct bench_sweep *sw,
+                           const struct model_fit *f, const struct model_point *pts,
+                           const enum algo *algos)
+{
+    double factor = coll_busbw_factor(o->coll, sw->ranks);
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "collective", coll_name(o->coll));
+    cJSON_AddStringToObject(root, "algo", o->algo_auto ? "auto" : algo_name(o->algo));
+    cJSON_AddStringToObject(root, "backend", sw->backend);
+    cJSON_AddNumberToObject(root, "ranks", sw->ranks);
+    cJSON_AddNumberToObject(root, "alpha_us", f->alpha_s * 1e6);
+    if (f->inv_beta > 0)
+        cJSON_AddNumberToObject(root, "beta_gbs", f->beta_Bps / 1e9);
+    else
+        cJSON_AddNullToObject(root, "beta_gbs");
+    cJSON_AddNumberToObject(root, "inv_beta_s_per_byte", f->inv_beta);
+    cJSON_AddNumberToObject(root, "r2", f->r2);
+    cJSON_AddNumberToObject(root, "rel_rms", f->rel_rms);
+    cJSON_AddBoolToObject(root, "physical", f->physical);
+    cJSON_AddStringToObject(root, "source", "fit of measured points (model)");
+    cJSON *arr = cJSON_AddArrayToObject(root, "points");
+    for (size_t i = 0; i < sw->nrows; i++) {
+        const struct bench_result *r = &sw->rows[i].r;
+        double mt = f->alpha_s * pts[i].steps + f->inv_beta * (double)pts[i].wire_bytes;
+        cJSON *p = cJSON_CreateObject();
+        cJSON_AddNumberToObject(p, "bytes", (double)r->bytes);
+        cJSON_AddStringToObject(p, "algo", algo_name(algos[i]));
+        cJSON_AddNumberToObject(p, "steps", pts[i].steps);
+        cJSON_AddNumberToObject(p, "wire_bytes", (double)pts[i].wire_bytes);
+        cJSON_AddNumberToObject(p, "time_us", r->time_us);
+        cJSON_AddNumberToObject(p, "busbw_gbs", r->busbw);
+        cJSON_AddNumberToObject(p, "model_time_us", mt * 1e6);
+        json_num(p, "model_busbw_gbs", mt > 0 ? (double)r->bytes / mt * factor / 1e9 : NAN);
+        cJSON_AddItemToArray(arr, p);
     }
-    double factor = coll_busbw_factor(o.coll, sw.ranks);
-    cJSON *root = NULL, *arr = NULL;
-    if (o.json) {
-        root = cJSON_CreateObject();
-        cJSON_AddStringToObject(root, "collective", coll_name(o.coll));
-        cJSON_AddStringToObject(root, "algo", o.algo_auto ? "auto" : algo_name(o.algo));
-        cJSON_AddStringToObject(root, "backend", sw.backend);
-        cJSON_AddNumberToObject(root, "ranks", sw.ranks);
-        cJSON_AddNumberToObject(root, "alpha_us", f.alpha_s * 1e6);
-        if (f.inv_beta > 0)
-            cJSON_AddNumberToObject(root, "beta_gbs", f.beta_Bps / 1e9);
-        else
-            cJSON_AddNullToObject(root, "beta_gbs");
-        cJSON_AddNumberToObject(root, "inv_beta_s_per_byte", f.inv_beta);
-        cJSON_AddNumberToObject(root, "r2", f.r2);
-        cJSON_AddNumberToObject(root, "rel_rms", f.rel_rms);
-        cJSON_AddBoolToObject(root, "physical", f.physical);
-        cJSON_AddStringToObject(root, "source", "fit of measured points (model)");
-        arr = cJSON_AddArrayToObject(root, "points");
-    } else {
-        printf("#\n# fit: t = steps*alpha + port bytes/beta over the %zu measured sizes above "
-               "(least squares in relative error)%s\n",
-               sw.nrows,
-               nccl_note ? "; NCCL chose its own algorithms, the model counts the ring's" : "");
-        printf("# %10s %7s %6s %14s %13s %12s %13s %12s\n", "size(B)", "algo", "steps",
-               "port bytes", "measured(us)", "model(us)", "meas busbw", "model busbw");
-    }
-    for (size_t i = 0; i < sw.nrows; i++) {
-        const struct bench_result *r = &sw.rows[i].r;
-        double mt = f.alpha_s * pts[i].steps + f.inv_beta * (double)pts[i].wire_bytes;
+    cli_json_print_pretty(root);
+}
+
+/* The fit as text: every point beside the model's, then the fitted figures. */
+static void fit_print_text(const struct bench_opts *o, const struct bench_sweep *sw,
+                           const struct model_fit *f, const struct model_point *pts,
+                           const enum algo *algos, bool nccl_note)
+{
+    double factor = coll_busbw_factor(o->coll, sw->ranks);
+    printf("#\n# fit: t = steps*alpha + port bytes/beta over the %zu measured sizes above "
+           "(least squares in relative error)%s\n",
+           sw->nrows,
+           nccl_note ? "; NCCL chose its own algorithms, the model counts the ring's" : "");
+    printf("# %10s %7s %6s %14s %13s %12s %13s %12s\n", "size(B)", "algo", "steps",
+           "port bytes", "measured(us)", "model(us)", "meas busbw", "model busbw");
+    for (size_t i = 0; i < sw->nrows; i++) {
+        const struct bench_result *r = &sw->rows[i].r;
+        double mt = f->alpha_s * pts[i].steps + f->inv_beta * (double)pts[i].wire_bytes;
         double mbus = mt > 0 ? (double)r->bytes / mt * factor / 1e9 : NAN;
-        if (root) {
-            cJSON *p = cJSON_CreateObject();
-            cJSON_AddNumberToObject(p, "bytes", (double)r->bytes);
-            cJSON_AddStringToObject(p, "algo", algo_name(algos[i]));
-            cJSON_AddNumberToObject(p, "steps", pts[i].steps);
-            cJSON_AddNumberToObject(p, "wire_bytes", (double)pts[i].wire_bytes);
-            cJSON_AddNumberToObject(p, "time_us", r->time_us);
-            cJSON_AddNumberToObject(p, "busbw_gbs", r->busbw);
-            cJSON_AddNumberToObject(p, "model_time_us", mt * 1e6);
-            json_num(p, "model_busbw_gbs", mbus);
-            cJSON_AddItemToArray(arr, p);
-        } else {
-            printf("  %10zu %7s %6d %14zu %13.6g %12.6g %13.4g %12.4g\n", r->bytes,
-                   algo_name(algos[i]), pts[i].steps, pts[i].wire_bytes, r->time_us, mt * 1e6,
-                   r->busbw, mbus);
-        }
+        printf("  %10zu %7s %6d %14zu %13.6g %12.6g %13.4g %12.4g\n", r->bytes,
+               algo_name(algos[i]), pts[i].steps, pts[i].wire_bytes, r->time_us, mt * 1e6,
+               r->busbw, mbus);
     }
-    if (root) {
-        cli_json_print_pretty(root);
-    } else {
-        printf("alpha_us     %.6g  (fitted, per step)\n", f.alpha_s * 1e6);
-        if (f.inv_beta > 0)
-            printf("beta_gbs     %.6g  (fitted, each way per rank)\n", f.beta_Bps / 1e9);
+    printf("alpha_us     %.6g  (fitted, per step)\n", f->alpha_s * 1e6);
+    if (f->inv_beta > 0)
+        printf("beta_gbs     %.6g  (fitted, each way per rank)\n", f->beta_Bps / 1e9);
+    else
+        printf("beta_gbs     none  (fitted 1/beta = %.6g s/B <= 0)\n", f->inv_beta);
+    printf("r2           %.6f\n", f->r2);
+    printf("rel_rms      %.4g  (root mean square of (measured - model) / measured)\n",
+           f->rel_rms);
+}
+
+static int model_fit_main(int argc, char **argv)
+{
+    struct bench_opts o;
+    int rc = fit_parse(argc, argv, &o);
+    if (rc >= 0) return rc;
+    struct bench_sweep sw;
+    rc = bench_sweep(&o, &sw);
+    if (rc != 0) {
+        bench_sweep_free(&sw);
+        return rc;
+    }
+    long wrong = 0;
+    bool nccl_note = false;
+    struct model_point *pts = xcalloc(sw.nrows + 1, sizeof *pts);
+    enum algo *algos = xcalloc(sw.nrows + 1, sizeof *algos);
+    struct model_fit f;
+    char err[256];
+    rc = fit_points(&o, &sw, pts, algos, &wrong, &nccl_note);
+    if (rc == 0 && model_fit(pts, sw.nrows, &f, err, sizeof err) != CV_OK) {
+        cv_eprintf("collviz: model --%s\n", err);
+        rc = 1;
+    }
+    if (rc == 0) {
+        if (o.json)
+            fit_print_json(&o, &sw, &f, pts, algos);
         else
-            printf("beta_gbs     none  (fitted 1/beta = %.6g s/B <= 0)\n", f.inv_beta);
-        printf("r2           %.6f\n", f.r2);
-        printf("rel_rms      %.4g  (root mean square of (measured - model) / measured)\n",
-               f.rel_rms);
+            fit_print_text(&o, &sw, &f, pts, algos, nccl_note);
     }
     free(pts);
     free(algos);
     bench_sweep_free(&sw);
+    if (rc != 0) return rc;
     if (!f.physical) {
         cv_eprintf("collviz: model --fit: fit not physical: alpha = %.6g us, 1/beta = %.6g s/B "
                    "(need alpha >= 0 and beta > 0); the timings do not follow the model here\n",

@@ -18,9 +18,6 @@
 #include "core/util.h"
 #include "json.h"
 #include "parallel/train.h"
-#ifdef HAVE_NCCL
-#include "backend/nccl/nccl_info.h"
-#endif
 
 struct train_opts {
     struct train_config cfg;
@@ -467,10 +464,7 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
         "  (time: first rank's start to last rank's end; comm: mean per rank of time its own\n"
         "   thread spent in communication calls; sent/rank: the busiest rank's bytes)\n",
         f);
-    bool emu = false;
-#ifdef HAVE_NCCL
-    emu = nccl_emulated();
-#endif
+    bool emu = backend_caps_of("nccl") & BACKEND_CAP_EMULATED;
     if (c->backend == BACKEND_NCCL && emu)
         fputs(
             "  (emulated devices (tests/fakegpu): times are host clocks of the emulation, not\n"

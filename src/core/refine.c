@@ -79,16 +79,23 @@ static void key_max(uint32_t *slot, uint32_t cand, const size_t *pass)
     if (pass[b] > pass[a] || (pass[b] == pass[a] && b > a)) *slot = cand;
 }
 
-/* Dependencies, execution order, seq and ticks for p's transfers (see the top). */
-static void plan_schedule(struct plan *p)
+/* Every buffer's segment boundaries: the sorted, distinct offsets where a transfer of p
+ * starts or ends in it (bd[r][0..nbd[r]), and segbase[r], the first segment of rank r in
+ * one numbering of all ranks' segments. */
+struct segments {
+    size_t *bd[CV_MAX_RANKS], nbd[CV_MAX_RANKS];
+    size_t segbase[CV_MAX_RANKS + 1];
+};
+
+static void plan_segments(const struct plan *p, struct segments *sg)
 {
     int W = p->nranks;
     size_t nx = p->nx;
-
-    /* Segment boundaries per buffer. */
-    size_t *bd[CV_MAX_RANKS], nbd[CV_MAX_RANKS] = {0}, cap[CV_MAX_RANKS] = {0};
-    for (int r = 0; r < W; r++)
+    size_t **bd = sg->bd, *nbd = sg->nbd, *segbase = sg->segbase, cap[CV_MAX_RANKS] = {0};
+    for (int r = 0; r < W; r++) {
         bd[r] = NULL;
+        nbd[r] = 0;
+    }
     for (size_t i = 0; i < nx; i++) {
         const struct xfer *x = &p->x[i];
         int rk[2] = {x->src, x->dst};
@@ -103,7 +110,6 @@ static void plan_schedule(struct plan *p)
             bd[r][nbd[r]++] = at[k] + x->count;
         }
     }
-    size_t segbase[CV_MAX_RANKS + 1];
     segbase[0] = 0;
     for (int r = 0; r < W; r++) {
         size_t n = 0;
@@ -115,6 +121,16 @@ static void plan_schedule(struct plan *p)
         nbd[r] = n;
         segbase[r + 1] = segbase[r] + (n ? n - 1 : 0);
     }
+}
+
+/* Each transfer's dependencies (p->dep_first, p->dep) and its pass (returned, one per
+ * transfer): the slice it belongs to, raised to the pass of anything it waits for. */
+static size_t *plan_deps(struct plan *p, const struct segments *sg)
+{
+    int W = p->nranks;
+    size_t nx = p->nx;
+    size_t *const *bd = sg->bd;
+    const size_t *nbd = sg->nbd, *segbase = sg->segbase;
     /* Per segment and rank: 1 + index of the last transfer run by that rank that wrote
      * (lw) or read (lr) it; 0 = none. */
     size_t nseg = segbase[W];
@@ -160,10 +176,14 @@ static void plan_schedule(struct plan *p)
     p->dep_first[nx] = ndep;
     free(lw);
     free(lr);
-    for (int r = 0; r < W; r++)
-        free(bd[r]);
 
-    /* Execution order: (pass, plan index). */
+    return pass;
+}
+
+/* Execution order: (pass, plan index); each transfer's seq among its rank's. */
+static void plan_order(struct plan *p, const size_t *pass)
+{
+    size_t nx = p->nx;
     struct order_key *key = xmalloc((nx ? nx : 1) * sizeof *key);
     for (size_t i = 0; i < nx; i++)
         key[i] = (struct order_key){pass[i], i};
@@ -176,11 +196,15 @@ static void plan_schedule(struct plan *p)
         p->x[i].seq = seq[p->x[i].by]++;
     }
     free(key);
-    free(pass);
+}
 
-    /* Ticks (the slice view's model): one slice per link (src, dst, channel) per tick; a
-     * slice goes one tick after everything it depends on. Taken in execution order, so a
-     * link carries its slices in the order its sender runs them. */
+/* Ticks (the slice view's model): one slice per link (src, dst, channel) per tick; a slice
+ * goes one tick after everything it depends on. Taken in execution order, so a link
+ * carries its slices in the order its sender runs them. */
+static void plan_ticks(struct plan *p)
+{
+    int W = p->nranks;
+    size_t nx = p->nx;
     size_t nlinks = (size_t)W * (size_t)W * (size_t)p->nchannels;
     int *link_free = xcalloc(nlinks, sizeof *link_free);
     size_t last[CV_MAX_RANKS];
@@ -211,6 +235,19 @@ static void plan_schedule(struct plan *p)
         if (t + 1 > p->nticks) p->nticks = t + 1;
     }
     free(link_free);
+}
+
+/* Dependencies, execution order, seq and ticks for p's transfers (see the top). */
+static void plan_schedule(struct plan *p)
+{
+    struct segments sg;
+    plan_segments(p, &sg);
+    size_t *pass = plan_deps(p, &sg);
+    for (int r = 0; r < p->nranks; r++)
+        free(sg.bd[r]);
+    plan_order(p, pass);
+    free(pass);
+    plan_ticks(p);
 }
 
 int plan_refine(const struct plan *in, int slices, int channels, struct plan *out, char *err,

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "../backend/comm.h"
-#include "dev.h"
+#include "../device/dev.h"
 #include "probe.h"
 #include "train.h"
 

@@ -25,14 +25,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#ifdef HAVE_NCCL
-#include "../backend/nccl/nccl_info.h"
-#endif
-
 #include "../core/util.h"
 #include "schemes.h"
 #ifdef HAVE_NCCL
-#include "dev_cuda.h"
+#include "../device/dev_cuda.h"
 #endif
 
 static const char *const scheme_names[TRAIN_SCHEME_COUNT] = {"single", "ddp", "tp", "pp"};
@@ -444,10 +440,7 @@ static void describe(struct train_result *res, const char *gpu_desc, struct back
         return;
     }
     if (res->cfg.backend == BACKEND_NCCL) {
-        bool emu = false;
-#ifdef HAVE_NCCL
-        emu = nccl_emulated();
-#endif
+        bool emu = backend_caps_of("nccl") & BACKEND_CAP_EMULATED;
         snprintf(res->desc, sizeof res->desc,
                  "%d ranks = %d GPUs (%s); NCCL%s; cuBLAS fp32 (no TF32)%s; collective bytes: "
                  "ring model",
@@ -518,7 +511,7 @@ static int open_gpus(struct backend *b, struct run *run, int W, struct comm_para
     int lo = mp ? backend_proc_rank(b) : 0, hi = mp ? lo + 1 : W;
     rc = CV_OK;
     for (int r = lo; r < hi && rc == CV_OK; r++)
-        rc = dev_cuda_create(&run->devs[r], nccl_backend_gpu(b, r), err, errlen);
+        rc = dev_cuda_create(&run->devs[r], backend_rank_device(b, r), err, errlen);
     cp->devs = run->devs;
     if (rc == CV_OK) rc = b->ops->comm_create(b, cp, &run->comm, err, errlen);
     if (rc != CV_OK) {
@@ -526,8 +519,9 @@ static int open_gpus(struct backend *b, struct run *run, int W, struct comm_para
         return rc;
     }
     /* the name the backend read when it opened (lo is this process's first rank) */
-    snprintf(run->gpu_desc, sizeof run->gpu_desc, "%.63s",
-             nccl_backend_get_info(b)->gpu[nccl_backend_gpu(b, lo)].name);
+    char name[256];
+    backend_device_name(b, backend_rank_device(b, lo), name, sizeof name);
+    snprintf(run->gpu_desc, sizeof run->gpu_desc, "%.63s", name);
     return CV_OK;
 #else
     (void)b;

@@ -1,26 +1,7 @@
 /* app.h - the interactive program's state and its one door, app_set_scene().
  *
- * Room map of src/ui/ (every screen's code is in its own folder):
- *   app.c, app.h            the state below, the door, the actions every screen shares
- *                           (steps, play, ranks, screen switches, help), worker results
- *   ui.c                    command-line options, the terminal's lifetime, the event loop
- *   frame.c                 the whole terminal: the current screen in its rect, the
- *                           overlays on top
- *   kit/                    drawing primitives and styled lines (draw.h), rect.h, text
- *                           measuring and wrapping (text.h), colours and glyphs (theme.h),
- *                           the one key table (keys.h)
- *   screens/screens.h       struct screen_ops, the table of screens, how to add one
- *   screens/collectives/    the collectives screen: actions and jobs (collectives.c),
- *                           drawing (colldraw.c), the measured panel (panel.c), its layout
- *                           (layout.c), the measurement state (meas.c)
- *   screens/parallel/       the parallelism screen: state and jobs (par.c), drawing
- *                           (pardraw.c), layout (parlayout.c), the display-scale view
- *                           (parview.c), the pipeline's ideal schedule (parsched.c)
- *   screens/lesson/         the lesson player: a frame with the narration beside a slide's
- *                           scene drawn by that scene's own screen, exercises, the list of
- *                           lessons (lesson_ui.c: state and keys, lesson_draw.c: drawing)
- *   overlays/               help (?), backends and hardware (b; hw.c gathers its lines),
- *                           the too-small notice
+ * Where each file of src/ui/ stands and what it holds: docs/architecture.md (the one room
+ * map of the whole source tree).
  *
  * The state is a scene (scene.h) plus what is derived from it: the plan and trace of the
  * collective, the display metrics, each screen's own state. Only app_set_scene changes the

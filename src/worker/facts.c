@@ -1,16 +1,13 @@
 /* facts.c - the backend's facts copied out as data (struct backend_facts, worker.h): what
  * the UI shows about the backend (describe() for every world size, rank labels, NCCL's
- * hardware text), so it never calls the backend itself and a remote job can send them;
- * and the links a measurement ran on (backend_link_text), which travel in its result. */
+ * hardware text, through backend_hardware), so it never calls the backend itself and a remote
+ * job can send them; and the links a measurement ran on (backend_link_text), which travel in
+ * its result. */
 #include <stdio.h>
 #include <string.h>
 
 #include "../core/coll.h"
 #include "worker.h"
-#ifdef HAVE_NCCL
-#include "../backend/nccl/nccl_info.h"
-#include "../backend/nccl/nccl_links.h"
-#endif
 
 void backend_facts_fill(struct backend *b, struct backend_facts *f)
 {
@@ -25,24 +22,14 @@ void backend_facts_fill(struct backend *b, struct backend_facts *f)
         b->ops->describe(b, n, f->desc[n], sizeof f->desc[n]);
     for (int r = 0; r < f->max_ranks && b->ops->rank_label; r++)
         b->ops->rank_label(b, r, f->label[r], sizeof f->label[r]);
-#ifdef HAVE_NCCL
-    const struct nccl_info *in = nccl_backend_get_info(b);
-    if (in) {
-        nccl_backend_info(b, f->nccl_text, sizeof f->nccl_text);
-        snprintf(f->nccl_algo, sizeof f->nccl_algo, "%s", in->nccl_algo);
-        snprintf(f->nccl_proto, sizeof f->nccl_proto, "%s", in->nccl_proto);
+    if (backend_hardware(b, f->nccl_text, sizeof f->nccl_text) >= 0) {
+        backend_lib_env(b, f->nccl_algo, sizeof f->nccl_algo, f->nccl_proto,
+                        sizeof f->nccl_proto);
         f->have_nccl_info = true;
     }
-#endif
 }
 
 void backend_link_text(struct backend *b, int nranks, char *buf, size_t n)
 {
-    if (n) buf[0] = '\0';
-#ifdef HAVE_NCCL
-    if (nccl_backend_get_info(b)) nccl_links_log_text(nranks, buf, n);
-#else
-    (void)b;
-    (void)nranks;
-#endif
+    backend_links(b, nranks, buf, n);
 }

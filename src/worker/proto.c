@@ -239,168 +239,212 @@ static void rd_str(struct rd *r, const char *field, char *dst, size_t cap)
 
 /* ---- parts ------------------------------------------------------------------------ */
 
-static void wr_params(struct wr *w, const struct bench_params *p)
-{
-    wr_i32(w, (int)p->coll);
-    wr_i32(w, (int)p->algo);
-    wr_bool(w, p->algo_auto);
-    wr_i32(w, (int)p->op);
-    wr_i32(w, p->nranks);
-    wr_u64(w, p->bytes);
-    wr_i32(w, p->root);
-    wr_i32(w, p->iters);
-    wr_i32(w, p->warmup);
-    wr_bool(w, p->check);
-    wr_f64(w, p->timeout_s);
-    wr_i32(w, p->slices);
-    wr_i32(w, p->channels);
-    wr_bool(w, p->native);
-    wr_bool(w, p->within_node);
-}
+/* Each part of a message is one field list, X(KIND, field, a, b), expanded into both its
+ * writer and its reader, so the two cannot drift apart: a field added to a list is written
+ * and read at the same place, in the same order. The kinds, and what a and b mean:
+ *   INT  an int in [a, b]      ENUM  an enum of type a with b values
+ *   BOOL, SIZE (a size_t), U64, F64, F32
+ *   I64  a long of at least a  STR   a char array (its size is the array's)
+ * A reader names a bad field PART "." #field in its error. */
+#define PW_INT(f, a, b) wr_i32(w, s->f);
+#define PW_ENUM(f, a, b) wr_i32(w, (int)s->f);
+#define PW_BOOL(f, a, b) wr_bool(w, s->f);
+#define PW_SIZE(f, a, b) wr_u64(w, s->f);
+#define PW_U64(f, a, b) wr_u64(w, s->f);
+#define PW_I64(f, a, b) wr_i64(w, s->f);
+#define PW_F64(f, a, b) wr_f64(w, s->f);
+#define PW_F32(f, a, b) wr_f32(w, s->f);
+#define PW_STR(f, a, b) WR_STR(w, PART "." #f, s->f);
+#define PR_INT(f, lo, hi) s->f = rd_int(r, PART "." #f, lo, hi);
+#define PR_ENUM(f, type, count) s->f = (type)rd_enum(r, PART "." #f, count);
+#define PR_BOOL(f, a, b) s->f = rd_bool(r, PART "." #f);
+#define PR_SIZE(f, a, b) s->f = rd_size(r, PART "." #f);
+#define PR_U64(f, a, b) s->f = rd_u64(r, PART "." #f);
+#define PR_I64(f, lo, b) s->f = rd_i64(r, PART "." #f, lo);
+#define PR_F64(f, a, b) s->f = rd_f64(r, PART "." #f);
+#define PR_F32(f, a, b) s->f = rd_f32(r, PART "." #f);
+#define PR_STR(f, a, b) RD_STR(r, PART "." #f, s->f);
+#define PW(kind, f, a, b) PW_##kind(f, a, b)
+#define PR(kind, f, a, b) PR_##kind(f, a, b)
+/* wr_NAME and rd_NAME of one field list (PART names the part while it is expanded). */
+#define PROTO_PART(name, type, FIELDS)                                                         \
+    static void wr_##name(struct wr *w, const type *s)                                         \
+    {                                                                                          \
+        FIELDS(PW)                                                                             \
+    }                                                                                          \
+    static void rd_##name(struct rd *r, type *s)                                               \
+    {                                                                                          \
+        FIELDS(PR)                                                                             \
+    }
 
-static void rd_params(struct rd *r, struct bench_params *p)
-{
-    p->coll = (enum coll)rd_enum(r, "params.coll", COLL_COUNT);
-    p->algo = (enum algo)rd_enum(r, "params.algo", ALGO_COUNT);
-    p->algo_auto = rd_bool(r, "params.algo_auto");
-    p->op = (enum redop)rd_enum(r, "params.op", OP_COUNT);
-    p->nranks = rd_int(r, "params.nranks", 1, CV_MAX_RANKS);
-    p->bytes = rd_size(r, "params.bytes");
-    p->root = rd_int(r, "params.root", 0, CV_MAX_RANKS - 1);
-    p->iters = rd_int(r, "params.iters", 0, 1000000);
-    p->warmup = rd_int(r, "params.warmup", 0, 1000000);
-    p->check = rd_bool(r, "params.check");
-    p->timeout_s = rd_f64(r, "params.timeout_s");
-    p->slices = rd_int(r, "params.slices", 0, 1 << 20);
-    p->channels = rd_int(r, "params.channels", 0, 1024);
-    p->native = rd_bool(r, "params.native");
-    p->within_node = rd_bool(r, "params.within_node");
-}
+#define PARAMS_FIELDS(X)                                                                       \
+    X(ENUM, coll, enum coll, COLL_COUNT)                                                       \
+    X(ENUM, algo, enum algo, ALGO_COUNT)                                                       \
+    X(BOOL, algo_auto, 0, 0)                                                                   \
+    X(ENUM, op, enum redop, OP_COUNT)                                                          \
+    X(INT, nranks, 1, CV_MAX_RANKS)                                                            \
+    X(SIZE, bytes, 0, 0)                                                                       \
+    X(INT, root, 0, CV_MAX_RANKS - 1)                                                          \
+    X(INT, iters, 0, 1000000)                                                                  \
+    X(INT, warmup, 0, 1000000)                                                                 \
+    X(BOOL, check, 0, 0)                                                                       \
+    X(F64, timeout_s, 0, 0)                                                                    \
+    X(INT, slices, 0, 1 << 20)                                                                 \
+    X(INT, channels, 0, 1024)                                                                  \
+    X(BOOL, native, 0, 0)                                                                      \
+    X(BOOL, within_node, 0, 0)
+#define PART "params"
+PROTO_PART(params, struct bench_params, PARAMS_FIELDS)
+#undef PART
 
-static void wr_row(struct wr *w, const struct bench_result *b)
-{
-    wr_u64(w, b->bytes);
-    wr_u64(w, b->count);
-    wr_f64(w, b->time_us);
-    wr_f64(w, b->algbw);
-    wr_f64(w, b->busbw);
-    wr_i64(w, b->wrong);
-    wr_i32(w, b->nranks);
-    WR_STR(w, "row.algo", b->algo);
-    WR_STR(w, "row.how", b->how);
-    wr_i32(w, b->slices);
-    wr_i32(w, b->channels);
-    WR_STR(w, "row.link", b->link);
-}
+#define ROW_FIELDS(X)                                                                          \
+    X(SIZE, bytes, 0, 0)                                                                       \
+    X(SIZE, count, 0, 0)                                                                       \
+    X(F64, time_us, 0, 0)                                                                      \
+    X(F64, algbw, 0, 0)                                                                        \
+    X(F64, busbw, 0, 0)                                                                        \
+    X(I64, wrong, -1, 0)                                                                       \
+    X(INT, nranks, 0, CV_MAX_RANKS)                                                            \
+    X(STR, algo, 0, 0)                                                                         \
+    X(STR, how, 0, 0)                                                                          \
+    X(INT, slices, 0, 1 << 20)                                                                 \
+    X(INT, channels, 0, 1024)                                                                  \
+    X(STR, link, 0, 0)
+#define PART "row"
+PROTO_PART(row, struct bench_result, ROW_FIELDS)
+#undef PART
 
-static void rd_row(struct rd *r, struct bench_result *b)
-{
-    b->bytes = rd_size(r, "row.bytes");
-    b->count = rd_size(r, "row.count");
-    b->time_us = rd_f64(r, "row.time_us");
-    b->algbw = rd_f64(r, "row.algbw");
-    b->busbw = rd_f64(r, "row.busbw");
-    b->wrong = rd_i64(r, "row.wrong", -1);
-    b->nranks = rd_int(r, "row.nranks", 0, CV_MAX_RANKS);
-    RD_STR(r, "row.algo", b->algo);
-    RD_STR(r, "row.how", b->how);
-    b->slices = rd_int(r, "row.slices", 0, 1 << 20);
-    b->channels = rd_int(r, "row.channels", 0, 1024);
-    RD_STR(r, "row.link", b->link);
-}
+/* train_config_check() judges the sizes; the ranges here only keep them sane. */
+#define TRAIN_CFG_FIELDS(X)                                                                    \
+    X(ENUM, scheme, enum train_scheme, TRAIN_SCHEME_COUNT)                                     \
+    X(INT, nranks, 1, CV_MAX_RANKS)                                                            \
+    X(INT, layers, 1, 1 << 16)                                                                 \
+    X(INT, dim, 1, 1 << 20)                                                                    \
+    X(INT, batch, 1, 1 << 20)                                                                  \
+    X(INT, steps, 1, 1 << 20)                                                                  \
+    X(INT, microbatches, 0, 1 << 16)                                                           \
+    X(ENUM, schedule, enum pp_schedule, PP_SCHEDULE_COUNT)                                     \
+    X(BOOL, overlap, 0, 0)                                                                     \
+    X(U64, seed, 0, 0)                                                                         \
+    X(F64, timeout_s, 0, 0)                                                                    \
+    X(F32, adamw.lr, 0, 0)                                                                     \
+    X(F32, adamw.beta1, 0, 0)                                                                  \
+    X(F32, adamw.beta2, 0, 0)                                                                  \
+    X(F32, adamw.eps, 0, 0)                                                                    \
+    X(F32, adamw.weight_decay, 0, 0)                                                           \
+    X(ENUM, backend, enum backend_kind, BACKEND_KIND_COUNT)
+#define PART "train"
+PROTO_PART(train_cfg, struct train_config, TRAIN_CFG_FIELDS)
+#undef PART
 
-static void wr_train_cfg(struct wr *w, const struct train_config *c)
-{
-    wr_i32(w, (int)c->scheme);
-    wr_i32(w, c->nranks);
-    wr_i32(w, c->layers);
-    wr_i32(w, c->dim);
-    wr_i32(w, c->batch);
-    wr_i32(w, c->steps);
-    wr_i32(w, c->microbatches);
-    wr_i32(w, (int)c->schedule);
-    wr_bool(w, c->overlap);
-    wr_u64(w, c->seed);
-    wr_f64(w, c->timeout_s);
-    wr_f32(w, c->adamw.lr);
-    wr_f32(w, c->adamw.beta1);
-    wr_f32(w, c->adamw.beta2);
-    wr_f32(w, c->adamw.eps);
-    wr_f32(w, c->adamw.weight_decay);
-    wr_i32(w, (int)c->backend);
-}
+#define MEM_FIELDS(X)                                                                          \
+    X(SIZE, params, 0, 0)                                                                      \
+    X(SIZE, grads, 0, 0)                                                                       \
+    X(SIZE, optimizer, 0, 0)                                                                   \
+    X(SIZE, activations, 0, 0)                                                                 \
+    X(SIZE, comm, 0, 0)
+#define PART "summary.mem"
+PROTO_PART(mem, struct train_memory, MEM_FIELDS)
+#undef PART
 
-static void rd_train_cfg(struct rd *r, struct train_config *c)
-{
-    c->scheme = (enum train_scheme)rd_enum(r, "train.scheme", TRAIN_SCHEME_COUNT);
-    c->nranks = rd_int(r, "train.nranks", 1, CV_MAX_RANKS);
-    /* train_config_check() judges the sizes; here only what keeps them sane */
-    c->layers = rd_int(r, "train.layers", 1, 1 << 16);
-    c->dim = rd_int(r, "train.dim", 1, 1 << 20);
-    c->batch = rd_int(r, "train.batch", 1, 1 << 20);
-    c->steps = rd_int(r, "train.steps", 1, 1 << 20);
-    c->microbatches = rd_int(r, "train.microbatches", 0, 1 << 16);
-    c->schedule = (enum pp_schedule)rd_enum(r, "train.schedule", PP_SCHEDULE_COUNT);
-    c->overlap = rd_bool(r, "train.overlap");
-    c->seed = rd_u64(r, "train.seed");
-    c->timeout_s = rd_f64(r, "train.timeout_s");
-    c->adamw.lr = rd_f32(r, "train.lr");
-    c->adamw.beta1 = rd_f32(r, "train.beta1");
-    c->adamw.beta2 = rd_f32(r, "train.beta2");
-    c->adamw.eps = rd_f32(r, "train.eps");
-    c->adamw.weight_decay = rd_f32(r, "train.weight_decay");
-    c->backend = (enum backend_kind)rd_enum(r, "train.backend", BACKEND_KIND_COUNT);
-}
+#define DEVIATION_FIELDS(X)                                                                    \
+    X(F64, loss_rel, 0, 0)                                                                     \
+    X(INT, loss_step, -1, TSUM_MAX_STEPS)                                                      \
+    X(F64, param_abs, 0, 0)                                                                    \
+    X(BOOL, within, 0, 0)                                                                      \
+    X(F64, tol_loss_rel, 0, 0)                                                                 \
+    X(F64, tol_param_abs, 0, 0)
+#define PART "summary.dev"
+PROTO_PART(deviation, struct train_deviation, DEVIATION_FIELDS)
+#undef PART
 
-static void wr_mem(struct wr *w, const struct train_memory *m)
-{
-    wr_u64(w, m->params);
-    wr_u64(w, m->grads);
-    wr_u64(w, m->optimizer);
-    wr_u64(w, m->activations);
-    wr_u64(w, m->comm);
-}
+#define NAPKIN_FIELDS(X)                                                                       \
+    X(SIZE, tp_model_elems, 0, 0)                                                              \
+    X(SIZE, ddp_model_elems, 0, 0)                                                             \
+    X(SIZE, all_gather_elems, 0, 0)                                                            \
+    X(SIZE, reduce_scatter_elems, 0, 0)                                                        \
+    X(SIZE, all_reduce_elems, 0, 0)                                                            \
+    X(SIZE, wire_model_bytes, 0, 0)                                                            \
+    X(SIZE, wire_bytes, 0, 0)
+#define PART "napkin"
+PROTO_PART(napkin, struct train_napkin, NAPKIN_FIELDS)
+#undef PART
 
-static void rd_mem(struct rd *r, struct train_memory *m)
-{
-    m->params = rd_size(r, "summary.mem");
-    m->grads = rd_size(r, "summary.mem");
-    m->optimizer = rd_size(r, "summary.mem");
-    m->activations = rd_size(r, "summary.mem");
-    m->comm = rd_size(r, "summary.mem");
-}
+#define EVENT_FIELDS(X)                                                                        \
+    X(INT, step, 0, 1 << 20)                                                                   \
+    X(INT, rank, 0, CV_MAX_RANKS - 1)                                                          \
+    X(INT, lane, 0, 1)                                                                         \
+    X(ENUM, kind, enum tl_kind, TL_KIND_COUNT)                                                 \
+    X(INT, peer, -1, CV_MAX_RANKS - 1)                                                         \
+    X(INT, mb, -1, 1 << 16)                                                                    \
+    X(INT, tag, -1, 0x7fffffff)                                                                \
+    X(F64, t0, 0, 0)                                                                           \
+    X(F64, t1, 0, 0)                                                                           \
+    X(SIZE, bytes, 0, 0)                                                                       \
+    X(STR, label, 0, 0)
+#define PART "event"
+PROTO_PART(event, struct tl_event, EVENT_FIELDS)
+#undef PART
 
+#define CHECK_FIELDS(X)                                                                        \
+    X(ENUM, coll, enum coll, COLL_COUNT)                                                       \
+    X(ENUM, algo, enum algo, ALGO_COUNT)                                                       \
+    X(ENUM, op, enum redop, OP_COUNT)                                                          \
+    X(INT, nranks, 1, CV_MAX_RANKS)                                                            \
+    X(SIZE, count, 0, 0)                                                                       \
+    X(INT, root, 0, CV_MAX_RANKS - 1)                                                          \
+    X(ENUM, init, enum init_kind, INIT_RANDOM + 1)                                             \
+    X(U64, seed, 0, 0)
+#define PART "check"
+PROTO_PART(check, struct job_check, CHECK_FIELDS)
+#undef PART
+
+#define MEMCPY_JOB_FIELDS(X)                                                                   \
+    X(SIZE, bytes, 0, 0)                                                                       \
+    X(INT, reps, 0, 1000)
+#define MEMCPY_RESULT_FIELDS(X)                                                                \
+    MEMCPY_JOB_FIELDS(X)                                                                       \
+    X(F64, best_s, 0, 0)                                                                       \
+    X(F64, gbs, 0, 0)                                                                          \
+    X(STR, how, 0, 0)
+#define PART "memcpy"
+PROTO_PART(memcpy_job, struct job_memcpy, MEMCPY_JOB_FIELDS)
+PROTO_PART(memcpy_result, struct memcpy_result, MEMCPY_RESULT_FIELDS)
+#undef PART
+
+/* A training run's summary: its figures in one list, the per-step arrays (the i-th entry
+ * of each), the ranks' memory and the events around them. */
+#define SUMMARY_HEAD_FIELDS(X)                                                                 \
+    X(INT, nranks, 0, CV_MAX_RANKS)                                                            \
+    X(INT, steps_done, 0, TSUM_MAX_STEPS)
+#define SUMMARY_STEP_FIELDS(X)                                                                 \
+    X(F64, loss[i], 0, 0)                                                                      \
+    X(F64, ref_loss[i], 0, 0)                                                                  \
+    X(F64, time_s[i], 0, 0)                                                                    \
+    X(F64, comm_s[i], 0, 0)                                                                    \
+    X(F64, comm_async_s[i], 0, 0)                                                              \
+    X(SIZE, comm_bytes[i], 0, 0)                                                               \
+    X(F64, ref_time_s[i], 0, 0)
+#define SUMMARY_MID_FIELDS(X) X(F64, replica_max_diff, 0, 0)
+#define SUMMARY_BUBBLE_FIELDS(X)                                                               \
+    X(F64, bubble_measured, 0, 0)                                                              \
+    X(F64, bubble_model, 0, 0)
+#define SUMMARY_TAIL_FIELDS(X)                                                                 \
+    X(STR, desc, 0, 0)                                                                         \
+    X(F64, wall_s, 0, 0)
+
+#define PART "summary"
 static void wr_summary(struct wr *w, const struct train_summary *s)
 {
     wr_train_cfg(w, &s->cfg);
-    wr_i32(w, s->nranks);
-    wr_i32(w, s->steps_done);
+    SUMMARY_HEAD_FIELDS(PW)
     for (int i = 0; i < TSUM_MAX_STEPS; i++) {
-        wr_f64(w, s->loss[i]);
-        wr_f64(w, s->ref_loss[i]);
-        wr_f64(w, s->time_s[i]);
-        wr_f64(w, s->comm_s[i]);
-        wr_f64(w, s->comm_async_s[i]);
-        wr_u64(w, s->comm_bytes[i]);
-        wr_f64(w, s->ref_time_s[i]);
+        SUMMARY_STEP_FIELDS(PW)
     }
-    wr_f64(w, s->dev.loss_rel);
-    wr_i32(w, s->dev.loss_step);
-    wr_f64(w, s->dev.param_abs);
-    wr_bool(w, s->dev.within);
-    wr_f64(w, s->dev.tol_loss_rel);
-    wr_f64(w, s->dev.tol_param_abs);
-    wr_f64(w, s->replica_max_diff);
-    const struct train_napkin *k = &s->napkin;
-    wr_u64(w, k->tp_model_elems);
-    wr_u64(w, k->ddp_model_elems);
-    wr_u64(w, k->all_gather_elems);
-    wr_u64(w, k->reduce_scatter_elems);
-    wr_u64(w, k->all_reduce_elems);
-    wr_u64(w, k->wire_model_bytes);
-    wr_u64(w, k->wire_bytes);
-    wr_f64(w, s->bubble_measured);
-    wr_f64(w, s->bubble_model);
+    wr_deviation(w, &s->dev);
+    SUMMARY_MID_FIELDS(PW)
+    wr_napkin(w, &s->napkin);
+    SUMMARY_BUBBLE_FIELDS(PW)
     for (int i = 0; i < CV_MAX_RANKS; i++)
         wr_mem(w, &s->mem[i]);
     wr_mem(w, &s->ref_mem);
@@ -408,78 +452,33 @@ static void wr_summary(struct wr *w, const struct train_summary *s)
     int nev = s->nevents < 0 ? 0 : s->nevents > TSUM_MAX_EVENTS ? TSUM_MAX_EVENTS : s->nevents;
     wr_i32(w, nev);
     wr_bool(w, s->events_truncated);
-    for (int i = 0; i < nev; i++) {
-        const struct tl_event *e = &s->events[i];
-        wr_i32(w, e->step);
-        wr_i32(w, e->rank);
-        wr_i32(w, e->lane);
-        wr_i32(w, (int)e->kind);
-        wr_i32(w, e->peer);
-        wr_i32(w, e->mb);
-        wr_i32(w, e->tag);
-        wr_f64(w, e->t0);
-        wr_f64(w, e->t1);
-        wr_u64(w, e->bytes);
-        WR_STR(w, "event.label", e->label);
-    }
-    WR_STR(w, "summary.desc", s->desc);
-    wr_f64(w, s->wall_s);
+    for (int i = 0; i < nev; i++)
+        wr_event(w, &s->events[i]);
+    SUMMARY_TAIL_FIELDS(PW)
 }
 
 static void rd_summary(struct rd *r, struct train_summary *s)
 {
     rd_train_cfg(r, &s->cfg);
-    s->nranks = rd_int(r, "summary.nranks", 0, CV_MAX_RANKS);
-    s->steps_done = rd_int(r, "summary.steps_done", 0, TSUM_MAX_STEPS);
+    SUMMARY_HEAD_FIELDS(PR)
     for (int i = 0; i < TSUM_MAX_STEPS; i++) {
-        s->loss[i] = rd_f64(r, "summary.loss");
-        s->ref_loss[i] = rd_f64(r, "summary.ref_loss");
-        s->time_s[i] = rd_f64(r, "summary.time_s");
-        s->comm_s[i] = rd_f64(r, "summary.comm_s");
-        s->comm_async_s[i] = rd_f64(r, "summary.comm_async_s");
-        s->comm_bytes[i] = rd_size(r, "summary.comm_bytes");
-        s->ref_time_s[i] = rd_f64(r, "summary.ref_time_s");
+        SUMMARY_STEP_FIELDS(PR)
     }
-    s->dev.loss_rel = rd_f64(r, "summary.dev.loss_rel");
-    s->dev.loss_step = rd_int(r, "summary.dev.loss_step", -1, TSUM_MAX_STEPS);
-    s->dev.param_abs = rd_f64(r, "summary.dev.param_abs");
-    s->dev.within = rd_bool(r, "summary.dev.within");
-    s->dev.tol_loss_rel = rd_f64(r, "summary.dev.tol_loss_rel");
-    s->dev.tol_param_abs = rd_f64(r, "summary.dev.tol_param_abs");
-    s->replica_max_diff = rd_f64(r, "summary.replica_max_diff");
-    struct train_napkin *k = &s->napkin;
-    k->tp_model_elems = rd_size(r, "napkin");
-    k->ddp_model_elems = rd_size(r, "napkin");
-    k->all_gather_elems = rd_size(r, "napkin");
-    k->reduce_scatter_elems = rd_size(r, "napkin");
-    k->all_reduce_elems = rd_size(r, "napkin");
-    k->wire_model_bytes = rd_size(r, "napkin");
-    k->wire_bytes = rd_size(r, "napkin");
-    s->bubble_measured = rd_f64(r, "summary.bubble_measured");
-    s->bubble_model = rd_f64(r, "summary.bubble_model");
+    rd_deviation(r, &s->dev);
+    SUMMARY_MID_FIELDS(PR)
+    rd_napkin(r, &s->napkin);
+    SUMMARY_BUBBLE_FIELDS(PR)
     for (int i = 0; i < CV_MAX_RANKS; i++)
         rd_mem(r, &s->mem[i]);
     rd_mem(r, &s->ref_mem);
     s->ev_step = rd_int(r, "summary.ev_step", -1, 1 << 20);
     s->nevents = rd_int(r, "summary.nevents", 0, TSUM_MAX_EVENTS);
     s->events_truncated = rd_bool(r, "summary.events_truncated");
-    for (int i = 0; i < s->nevents && !r->bad; i++) {
-        struct tl_event *e = &s->events[i];
-        e->step = rd_int(r, "event.step", 0, 1 << 20);
-        e->rank = rd_int(r, "event.rank", 0, CV_MAX_RANKS - 1);
-        e->lane = rd_int(r, "event.lane", 0, 1);
-        e->kind = (enum tl_kind)rd_enum(r, "event.kind", TL_KIND_COUNT);
-        e->peer = rd_int(r, "event.peer", -1, CV_MAX_RANKS - 1);
-        e->mb = rd_int(r, "event.mb", -1, 1 << 16);
-        e->tag = rd_int(r, "event.tag", -1, 0x7fffffff);
-        e->t0 = rd_f64(r, "event.t0");
-        e->t1 = rd_f64(r, "event.t1");
-        e->bytes = rd_size(r, "event.bytes");
-        RD_STR(r, "event.label", e->label);
-    }
-    RD_STR(r, "summary.desc", s->desc);
-    s->wall_s = rd_f64(r, "summary.wall_s");
+    for (int i = 0; i < s->nevents && !r->bad; i++)
+        rd_event(r, &s->events[i]);
+    SUMMARY_TAIL_FIELDS(PR)
 }
+#undef PART
 
 static void wr_job(struct wr *w, const struct job *j)
 {
@@ -495,24 +494,14 @@ static void wr_job(struct wr *w, const struct job *j)
         wr_u64(w, j->sweep.max);
         wr_f64(w, j->sweep.factor);
         break;
-    case JOB_CHECK: {
-        const struct job_check *c = &j->check;
-        wr_i32(w, (int)c->coll);
-        wr_i32(w, (int)c->algo);
-        wr_i32(w, (int)c->op);
-        wr_i32(w, c->nranks);
-        wr_u64(w, c->count);
-        wr_i32(w, c->root);
-        wr_i32(w, (int)c->init);
-        wr_u64(w, c->seed);
+    case JOB_CHECK:
+        wr_check(w, &j->check);
         break;
-    }
     case JOB_TRAIN:
         wr_train_cfg(w, &j->train.cfg);
         break;
     case JOB_MEMCPY:
-        wr_u64(w, j->copy.bytes);
-        wr_i32(w, j->copy.reps);
+        wr_memcpy_job(w, &j->copy);
         break;
     default:
         if (!w->bad) w->bad = "job.kind";
@@ -538,26 +527,16 @@ static void rd_job(struct rd *r, struct job *j)
         j->sweep.max = rd_size(r, "sweep.max");
         j->sweep.factor = rd_f64(r, "sweep.factor");
         break;
-    case JOB_CHECK: {
-        struct job_check *c = &j->check;
-        c->coll = (enum coll)rd_enum(r, "check.coll", COLL_COUNT);
-        c->algo = (enum algo)rd_enum(r, "check.algo", ALGO_COUNT);
-        c->op = (enum redop)rd_enum(r, "check.op", OP_COUNT);
-        c->nranks = rd_int(r, "check.nranks", 1, CV_MAX_RANKS);
-        c->count = rd_size(r, "check.count");
-        if (!r->bad && (c->count < 1 || c->count > CHECK_COUNT_MAX))
+    case JOB_CHECK:
+        rd_check(r, &j->check);
+        if (!r->bad && (j->check.count < 1 || j->check.count > CHECK_COUNT_MAX))
             rd_fail(r, "check.count", "out of range");
-        c->root = rd_int(r, "check.root", 0, CV_MAX_RANKS - 1);
-        c->init = (enum init_kind)rd_enum(r, "check.init", INIT_RANDOM + 1);
-        c->seed = rd_u64(r, "check.seed");
         break;
-    }
     case JOB_TRAIN:
         rd_train_cfg(r, &j->train.cfg);
         break;
     case JOB_MEMCPY:
-        j->copy.bytes = rd_size(r, "memcpy.bytes");
-        j->copy.reps = rd_int(r, "memcpy.reps", 0, 1000);
+        rd_memcpy_job(r, &j->copy);
         break;
     }
 }
@@ -588,11 +567,7 @@ static void wr_result(struct wr *w, const struct result *res)
         if (res->train.summary) wr_summary(w, res->train.summary);
         break;
     case JOB_MEMCPY:
-        wr_u64(w, res->copy.bytes);
-        wr_i32(w, res->copy.reps);
-        wr_f64(w, res->copy.best_s);
-        wr_f64(w, res->copy.gbs);
-        WR_STR(w, "memcpy.how", res->copy.how);
+        wr_memcpy_result(w, &res->copy);
         break;
     default:
         if (!w->bad) w->bad = "result.kind";
@@ -629,11 +604,7 @@ static void rd_result(struct rd *r, struct result *res)
         }
         break;
     case JOB_MEMCPY:
-        res->copy.bytes = rd_size(r, "memcpy.bytes");
-        res->copy.reps = rd_int(r, "memcpy.reps", 0, 1000);
-        res->copy.best_s = rd_f64(r, "memcpy.best_s");
-        res->copy.gbs = rd_f64(r, "memcpy.gbs");
-        RD_STR(r, "memcpy.how", res->copy.how);
+        rd_memcpy_result(r, &res->copy);
         break;
     }
 }

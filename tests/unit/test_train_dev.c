@@ -1,4 +1,4 @@
-/* test_train_dev.c - the device table the schemes call (parallel/dev.h) and the backend
+/* test_train_dev.c - the device table the schemes call (device/dev.h) and the backend
  * choice of the training driver: the CPU device's operations equal the mlp.h functions
  * bit for bit, errors are sticky and keep the first message, GPU tolerances are chosen by
  * the run's backend, and training with backend nccl either fails cleanly with the CUDA
@@ -15,12 +15,12 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "parallel/dev.h"
+#include "device/dev.h"
 #include "parallel/mlp.h"
 #include "parallel/probe.h"
 #include "parallel/train.h"
 #ifdef HAVE_NCCL
-#include "parallel/dev_cuda.h"
+#include "device/dev_cuda.h"
 #endif
 
 static void small_config(struct train_config *c, enum train_scheme s, int w)

@@ -31,11 +31,7 @@ struct mpi_state {
 
 bool mpi_launched(void)
 {
-    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
-                                       "PMI_SIZE", "MPI_LOCALNRANKS"};
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-        if (getenv(vars[i])) return true;
-    return false;
+    return mpi_boot_launched();
 }
 
 static int mpi_open(struct backend *b, char *err, size_t errlen)

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "../../core/util.h"
-#include "mpi_backend.h"
 
 static pthread_mutex_t boot_mu = PTHREAD_MUTEX_INITIALIZER;
 static int boot_users;
@@ -38,9 +37,14 @@ static void mpi_boot_at_exit(void)
     pthread_mutex_unlock(&boot_mu);
 }
 
+/* A launcher (mpirun, srun, mpiexec) leaves one of these in every process it starts. */
 bool mpi_boot_launched(void)
 {
-    return mpi_launched();
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
+                                       "PMI_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i])) return true;
+    return false;
 }
 
 int mpi_boot_start(struct mpi_where *w, char *err, size_t errlen)

@@ -18,7 +18,8 @@ struct mpi_where {
     char host[64];
 };
 
-/* True when a launcher started this process (see mpi_backend.h). */
+/* True when an MPI launcher (Open MPI's, a PMI/PMIx one such as srun or MPICH's hydra)
+ * started this process: the environment says so before MPI is initialised. */
 bool mpi_boot_launched(void);
 /* Start MPI (or count one more user of it) and say where this process is. CV_OK or
  * CV_EUNAVAIL with a message. */

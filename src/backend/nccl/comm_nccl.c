@@ -90,7 +90,7 @@
 #include <nccl.h>
 
 #include "../../core/util.h"
-#include "../../parallel/dev_cuda.h"
+#include "../../device/dev_cuda.h"
 #include "../../core/wait.h"
 #include "nccl_info.h"
 #ifdef HAVE_MPI

@@ -20,7 +20,7 @@
 #include <stddef.h>
 
 #include "../comm.h"
-#include "../../parallel/dev.h"
+#include "../../device/dev.h"
 
 struct comm_nccl_cfg {
     int nranks;

@@ -34,7 +34,7 @@
 #endif
 
 /* The oldest NCCL this backend builds against: ncclGetLastError is from 2.13 (ncclAvg from
- * 2.10, ncclSend/ncclRecv from 2.7). README.md's Backends table says the same. */
+ * 2.10, ncclSend/ncclRecv from 2.7). docs/backends.md's table says the same. */
 #if NCCL_VERSION_CODE < NCCL_VERSION(2, 13, 0)
 #error                                                                                         \
     "collviz's NCCL backend needs NCCL >= 2.13 (ncclGetLastError); build with HAVE_NCCL= or a newer NCCL"
@@ -400,6 +400,31 @@ static int nccl_comm_create(struct backend *b, const struct comm_params *cp, str
     return comm_nccl_create(out, &cfg, err, errlen);
 }
 
+static int nccl_hardware(const struct backend *b, char *buf, size_t n)
+{
+    return nccl_backend_info(b, buf, n);
+}
+
+static void nccl_lib_env(const struct backend *b, char *algo, size_t algo_n, char *proto,
+                         size_t proto_n)
+{
+    const struct nccl_info *in = nccl_backend_get_info(b);
+    if (!in) return;
+    snprintf(algo, algo_n, "%s", in->nccl_algo);
+    snprintf(proto, proto_n, "%s", in->nccl_proto);
+}
+
+static void nccl_links(const struct backend *b, int nranks, char *buf, size_t n)
+{
+    if (nccl_backend_get_info(b)) nccl_links_log_text(nranks, buf, n);
+}
+
+static void nccl_device_name(const struct backend *b, int dev, char *buf, size_t n)
+{
+    const struct nccl_info *in = nccl_backend_get_info(b);
+    if (in && dev < in->ngpus) snprintf(buf, n, "%s", in->gpu[dev].name);
+}
+
 const struct backend_ops nccl_backend_ops = {
     .name = "nccl",
     .kind = BACKEND_NCCL,
@@ -412,6 +437,11 @@ const struct backend_ops nccl_backend_ops = {
     .proc_rank = nccl_proc_rank,
     .proc_count = nccl_proc_count,
     .comm_create = nccl_comm_create,
+    .hardware = nccl_hardware,
+    .lib_env = nccl_lib_env,
+    .links = nccl_links,
+    .rank_device = nccl_backend_gpu,
+    .device_name = nccl_device_name,
 };
 
 /* ---- nccl_info.h ---- */

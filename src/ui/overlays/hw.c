@@ -3,7 +3,7 @@
  * string formatting.
  *
  * The NCCL figures come from the NCCL backend's own record of what it found when it opened
- * (nccl_backend_info: GPUs, peer access, versions), as the worker's facts carry them
+ * (backend_hardware: GPUs, peer access, versions), as the worker's facts carry them
  * (struct backend_facts), from this process or a remote job. When NCCL is not in use, the
  * reason is the one backend_open gave when the UI asked for "auto", and the NCCL / CUDA
  * versions shown are those the program was compiled against (the headers' version macros): a
@@ -19,10 +19,6 @@
 #include "../../backend/backend.h"
 #include "../../core/util.h"
 #include "../kit/text.h"
-
-#ifdef HAVE_NCCL
-#include "../../backend/nccl/nccl_info.h"
-#endif
 
 #define HW_PROC_MAX ((size_t)8 << 20) /* /proc/cpuinfo of a very large machine */
 #define HW_MAX_CORE_IDS 4096
@@ -271,13 +267,9 @@ static void hw_machine_lines(const struct hw_info *h, struct hw_out *o)
 /* What this build was compiled against, when the running NCCL cannot be asked. */
 static void hw_nccl_build_line(struct hw_out *o)
 {
-#ifdef HAVE_NCCL
     char line[200];
-    nccl_build_text(line, sizeof line);
-    hw_emit(o, HW_DIM, 2, line);
-#else
-    (void)o;
-#endif
+    backend_build_text(BACKEND_NCCL, line, sizeof line);
+    if (line[0]) hw_emit(o, HW_DIM, 2, line);
 }
 
 static void hw_nccl_lines(const struct hw_info *h, const char *desc, struct hw_out *o)

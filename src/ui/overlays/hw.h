@@ -2,7 +2,7 @@
  * the machine (CPU model, cores, memory from /proc), every backend compiled in with its
  * status (in use / built but not in use / unavailable and why / not built), and for NCCL
  * the GPUs, the peer-access matrix, the NCCL and CUDA versions and the NCCL_ALGO /
- * NCCL_PROTO settings (backend/nccl/nccl_info.h).
+ * NCCL_PROTO settings (the backend's hardware report, backend_hardware in backend.h).
  *
  * Everything is recorded once on the main thread at startup, before the worker thread
  * takes the backend: the NCCL text is copied then, so drawing never calls into a backend

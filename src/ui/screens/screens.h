@@ -9,8 +9,9 @@
  *      its derived state goes in a->screen_state[kind] (allocated in apply, released in
  *      free_state);
  *   2. one line in screens.c's table: [SCREEN_KIND] = &screen_NAME;
- *   3. its key rows in kit/keys.h (a KEYS_ON_* bit of its own, set in keys_on) and the
- *      README's key table; the Makefile's SRC_LIB wildcard covers src/ui/screens/<any>/.
+ *   3. its key rows in kit/keys.h (a KEYS_ON_* bit of its own, set in keys_on), then
+ *      `make docs` to write them into docs/guide.md's key table (make test fails until
+ *      then); the Makefile's SRC_LIB wildcard covers src/ui/screens/<any>/.
  * A scene naming a screen kind that has no entry is refused by app_set_scene with a message
  * ("not in this build"), never drawn as another screen. */
 #ifndef COLLVIZ_UI_SCREENS_SCREENS_H

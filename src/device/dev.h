@@ -22,14 +22,14 @@
  * Pointers handed out by alloc are device pointers: only these operations may touch them,
  * unless d->host_mem says they are plain host memory (the CPU device), which the display-
  * scale probe (probe.h) relies on; the probe is refused on a GPU run. */
-#ifndef COLLVIZ_DEV_H
-#define COLLVIZ_DEV_H
+#ifndef COLLVIZ_DEVICE_DEV_H
+#define COLLVIZ_DEVICE_DEV_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mlp.h"
+#include "mlpmath.h"
 
 struct dev;
 

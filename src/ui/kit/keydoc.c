@@ -1,0 +1,59 @@
+/* keydoc.c - the key table (keys.h) as the Markdown table of docs/guide.md, so the
+ * documentation is generated from the table the dispatch, the help overlay and the bar
+ * come from, never copied by hand (tests/unit/test_keydoc.c compares; `make docs`
+ * rewrites the block). */
+#include "keydoc.h"
+
+#include <string.h>
+
+#include "keys.h"
+
+/* "collectives, parallelism" for a row's KEYS_ON_* bits. */
+static void keydoc_where(unsigned on, char *buf, size_t n)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } screens[] = {{KEYS_ON_COLL, "collectives"},
+                   {KEYS_ON_PAR, "parallelism"},
+                   {KEYS_ON_HIER, "hierarchy"},
+                   {KEYS_ON_LESSON, "lesson player"}};
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof screens / sizeof screens[0]; i++) {
+        if (!(on & screens[i].bit)) continue;
+        size_t l = strlen(buf);
+        snprintf(buf + l, n - l, "%s%s", l ? ", " : "", screens[i].name);
+    }
+}
+
+/* A key name inside a Markdown table: in backticks, with '|' and '`' spelt out. */
+static void keydoc_key(const char *name, char *buf, size_t n)
+{
+    if (strcmp(name, "|") == 0)
+        snprintf(buf, n, "`\\|`");
+    else if (strcmp(name, "`") == 0)
+        snprintf(buf, n, "`` ` ``");
+    else
+        snprintf(buf, n, "`%s`", name);
+}
+
+void keys_doc_markdown(FILE *out)
+{
+    fprintf(out, "| keys | action | where |\n|---|---|---|\n");
+    const struct key_row *rows = keys_table();
+    for (int a = 0; a < ACT_COUNT; a++) {
+        const struct key_row *r = &rows[a];
+        char keys[160] = "", prev[16] = "", where[96];
+        for (const int *k = r->keys; *k; k++) {
+            char one[16], md[24];
+            keys_name(*k, true, one, sizeof one);
+            if (strcmp(one, prev) == 0) continue; /* Enter is three codes, one name */
+            snprintf(prev, sizeof prev, "%s", one);
+            keydoc_key(one, md, sizeof md);
+            size_t l = strlen(keys);
+            snprintf(keys + l, sizeof keys - l, "%s%s", l ? " " : "", md);
+        }
+        keydoc_where(r->screens, where, sizeof where);
+        fprintf(out, "| %s | %s | %s |\n", keys, r->help, where);
+    }
+}
