@@ -1826,7 +1826,7 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
     bool in_fence = false, prev_blank = true;
     char fch = 0, finfo[32] = "";
     size_t flen = 0, fline = 0;
-    bool fblank = false, fwarned = false; /* in a fence: the last line was blank; said so */
+    bool fwarned = false; /* the open fence's mistake is said */
     for (size_t li = body; li <= c.nlines; li++) {
         bool split = li == c.nlines;
         if (split && in_fence && !fwarned && strcmp(finfo, "scene") != 0 &&
@@ -1840,23 +1840,27 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
             if (in_fence) {
                 if (fence_close(&l, fch, flen)) in_fence = false;
                 /* a fence left open by mistake is often "closed" by the next slide's
-                 * ```exercise block, taking the slides between: a code block may not
-                 * hold a slide separator */
-                if (in_fence && line_is(&l, "---") && fblank && !fwarned) {
+                 * ```exercise block, taking the slides between: such a line inside a code
+                 * block of the same fence is that mistake (a block that shows a lesson's
+                 * blocks uses a longer fence, e.g. ````) */
+                char ich, iinfo[32];
+                size_t ilen;
+                if (in_fence && !fwarned && fence_open(&l, &ich, &ilen, iinfo, sizeof iinfo) &&
+                    ich == fch && ilen == flen &&
+                    (strcmp(iinfo, "exercise") == 0 || strcmp(iinfo, "scene") == 0)) {
                     perr(&c, (int)fline + 1,
-                         "code block '%c%c%c' runs past the slide separator at line %d "
-                         "(close it before the next slide)",
-                         fch, fch, fch, l.no);
+                         "code block '%c%c%c' is still open at the ```%s block of line %d "
+                         "(close it first)",
+                         fch, fch, fch, iinfo, l.no);
                     fwarned = true;
                 }
-                fblank = is_blank(l.s, l.n);
                 prev_blank = false;
                 continue;
             }
             if (fence_open(&l, &fch, &flen, finfo, sizeof finfo)) {
                 in_fence = true;
                 fline = li;
-                fblank = fwarned = false;
+                fwarned = false;
                 prev_blank = false;
                 continue;
             }

@@ -8,8 +8,8 @@
 #   Terminals: ESC, BEL and C1 controls in a lesson (bytes or &#27;) are errors at their
 #     line; no raw control byte reaches stdout or stderr from a lesson, a file name or an
 #     argument (shown as ^[, ^G, ^J, M-^[).
-#   Nothing lost silently: an unclosed ``` fence and an unclosed '<!-- note:' are errors at
-#     their opening line; a handout is at most 8 MiB (a generated 200-slide lesson of 16-rank
+#   Nothing lost silently: an unclosed ``` fence (to the end, or "closed" by the next
+#     slide's ```exercise) and an unclosed '<!-- note:' are errors at their opening line; a handout is at most 8 MiB (a generated 200-slide lesson of 16-rank
 #     all-to-all scenes is refused naming the slide, and leaves no file).
 #   Messages and inputs: one line naming the value, exit 2 (sizes with upper-case K/M/G/T,
 #     plain decimal numbers, exact collective names, a scene key once, answer: one value).
@@ -143,9 +143,12 @@ refused "trace ESC collective" "unknown collective" "$BIN" trace "$(printf 'all\
 # ---- 2. nothing lost silently ----------------------------------------------------------
 
 run "check open fence" 2 "$BIN" lesson check "$FIX/05-open-fence.md"
-grep -q "05-open-fence.md:9: code block '\`\`\`' runs past the slide separator at line 12" "$tmp/err" ||
+grep -q "05-open-fence.md:9: code block '\`\`\`' is still open at the \`\`\`exercise block of line 16" "$tmp/err" ||
     fail "check open fence: $(cat "$tmp/err")"
 grep -q "ok (" "$tmp/out" && fail "check open fence: still says ok"
+# a block that shows a lesson's blocks, with a longer fence, and a '---' in a code block: fine
+printf -- '# One\n\n````markdown\n```exercise\nid: shown\n```\n````\n\n```text\n\n---\n```\n' >"$tmp/01-shown.md"
+run "check a shown exercise block" 0 "$BIN" lesson check "$tmp/01-shown.md"
 run "check fence to the end" 2 "$BIN" lesson check "$FIX/07-fence-to-end.md"
 grep -q "07-fence-to-end.md:9: code block" "$tmp/err" || fail "check fence to the end: $(cat "$tmp/err")"
 printf -- '# One\n\nText.\n\n```\nnever closed, no slide after\n' >"$tmp/01-end.md"

@@ -412,7 +412,7 @@ static const struct {
     {"# A\n\n" EX_HEAD "answer: x\nunits: ms\nparam: x = 10 range 1..5\n```\n",
      "t.md:9: param x: value 10 is not within its range 1..5"},
     {"# A\n\n" EX_HEAD "answer: x\nunits: ms\nparam: x = 0x10\n```\n",
-     "t.md:9: param x: bad value ' 0x10' (a plain number)"},
+     "t.md:9: param x: bad value '0x10' (a plain number)"},
     {"# A\n\n" EX_HEAD "answer: x\nunits: ms\nparam: x = 1\nparam: x = 2\n```\n",
      "t.md:10: param x given twice (first at line 9)"},
     {"# A\n\n" EX_HEAD "answer: 1\nunits: ms\noption: a\n```\n",
