@@ -1792,6 +1792,42 @@ void lesson_free(struct lesson *l)
     memset(l, 0, sizeof *l);
 }
 
+/* A fence left open by mistake is often "closed" by the next slide's ```exercise block,
+ * taking the slides between: such a line (same fence) inside an open code block is that
+ * mistake, said at the block's opening line (fline, 0-based). A block that shows a
+ * lesson's blocks uses a longer fence (````). True when it said so. */
+static bool fence_mistake(struct ctx *c, const struct line *l, char fch, size_t flen,
+                          size_t fline)
+{
+    char ich, iinfo[32];
+    size_t ilen;
+    if (!fence_open(l, &ich, &ilen, iinfo, sizeof iinfo) || ich != fch || ilen != flen ||
+        (strcmp(iinfo, "exercise") != 0 && strcmp(iinfo, "scene") != 0))
+        return false;
+    perr(c, (int)fline + 1,
+         "code block '%c%c%c' is still open at the ```%s block of line %d (close it first)",
+         fch, fch, fch, iinfo, l->no);
+    return true;
+}
+
+/* Exercise ids are unique in the file (and, in a set, across files: set_add_lesson). */
+static void check_exercise_ids(struct ctx *c, const struct lesson *out)
+{
+    for (size_t s1 = 0; s1 < out->nslides; s1++)
+        for (size_t e1 = 0; e1 < out->slides[s1].nex; e1++) {
+            const struct lesson_exercise *x = &out->slides[s1].ex[e1];
+            bool found = false;
+            for (size_t s2 = 0; s2 <= s1 && !found; s2++)
+                for (size_t e2 = 0; e2 < out->slides[s2].nex && (s2 < s1 || e2 < e1); e2++)
+                    if (strcmp(out->slides[s2].ex[e2].id, x->id) == 0) {
+                        perr(c, x->line, "exercise id '%s' is also used at line %d", x->id,
+                             out->slides[s2].ex[e2].line);
+                        found = true;
+                        break;
+                    }
+        }
+}
+
 int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *out,
                  struct lesson_errors *errs)
 {
@@ -1839,21 +1875,7 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
             struct line l = get_line(&c, li);
             if (in_fence) {
                 if (fence_close(&l, fch, flen)) in_fence = false;
-                /* a fence left open by mistake is often "closed" by the next slide's
-                 * ```exercise block, taking the slides between: such a line inside a code
-                 * block of the same fence is that mistake (a block that shows a lesson's
-                 * blocks uses a longer fence, e.g. ````) */
-                char ich, iinfo[32];
-                size_t ilen;
-                if (in_fence && !fwarned && fence_open(&l, &ich, &ilen, iinfo, sizeof iinfo) &&
-                    ich == fch && ilen == flen &&
-                    (strcmp(iinfo, "exercise") == 0 || strcmp(iinfo, "scene") == 0)) {
-                    perr(&c, (int)fline + 1,
-                         "code block '%c%c%c' is still open at the ```%s block of line %d "
-                         "(close it first)",
-                         fch, fch, fch, iinfo, l.no);
-                    fwarned = true;
-                }
+                if (in_fence && !fwarned) fwarned = fence_mistake(&c, &l, fch, flen, fline);
                 prev_blank = false;
                 continue;
             }
@@ -1891,20 +1913,7 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
         start = li + 1;
         prev_blank = true;
     }
-    /* exercise ids are unique in the file (and, in a set, across files) */
-    for (size_t s1 = 0; s1 < out->nslides; s1++)
-        for (size_t e1 = 0; e1 < out->slides[s1].nex; e1++) {
-            const struct lesson_exercise *x = &out->slides[s1].ex[e1];
-            bool found = false;
-            for (size_t s2 = 0; s2 <= s1 && !found; s2++)
-                for (size_t e2 = 0; e2 < out->slides[s2].nex && (s2 < s1 || e2 < e1); e2++)
-                    if (strcmp(out->slides[s2].ex[e2].id, x->id) == 0) {
-                        perr(&c, x->line, "exercise id '%s' is also used at line %d", x->id,
-                             out->slides[s2].ex[e2].line);
-                        found = true;
-                        break;
-                    }
-        }
+    check_exercise_ids(&c, out);
     if (out->nslides == 0 && c.nerr == 0)
         perr(&c, body < c.nlines ? (int)body + 1 : 1,
              "no slides (a lesson needs at least one)");
