@@ -47,7 +47,7 @@ ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
 LDLIBS   := $(NCURSES_LIBS) $(LESSON_LIBS) -lpthread -lm
 
 SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backend.c src/backend/run.c $(wildcard src/backend/cpu/*.c) \
-           src/backend/nccl/nccl_links.c \
+           src/backend/nccl/nccl_links.c $(wildcard src/records/*.c) \
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/ui/*/*.c) \
            $(wildcard src/ui/screens/*/*.c) $(wildcard src/cli/*.c) \
            $(wildcard src/device/*.c) $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)
@@ -222,20 +222,26 @@ $(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIB) $(CONFIG)
 gpu-test: $(BIN) $(if $(HAVE_NCCL),$(GPU_TEST_BIN))
 	BUILD=$(BUILD) bash tests/gpu/run.sh $(BIN)
 
-# libFuzzer on the lesson parser and formulas (tests/fuzz/fuzz_lesson.c) and on the job
-# protocol's decoder (tests/fuzz/fuzz_proto.c): the library is built again with clang and
+# libFuzzer on the lesson parser and formulas (tests/fuzz/fuzz_lesson.c), on the job
+# protocol's decoder (tests/fuzz/fuzz_proto.c) and on the reader of NCCL's records
+# (tests/fuzz/fuzz_records.c): the library is built again with clang and
 # -fsanitize=fuzzer-no-link,address,undefined in $(BUILD)/fuzz. `make fuzz` runs each for
-# FUZZ_SECONDS (default 600) on a copy of its corpus (tests/fuzz/corpus, corpus_proto);
-# tests/fuzz/run.sh (part of `make test`) runs them briefly.
+# FUZZ_SECONDS (default 600) on a copy of its corpus (tests/fuzz/corpus, corpus_proto,
+# tests/records); tests/fuzz/run.sh (part of `make test`) runs them briefly.
 FUZZ_CC      ?= clang
 FUZZ_CFLAGS  := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
                 -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
 fuzz-build:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz HAVE_NCCL= CC=$(FUZZ_CC) \
-	    CFLAGS="$(FUZZ_CFLAGS)" $(BUILD)/fuzz/fuzz_lesson $(BUILD)/fuzz/fuzz_proto
+	    CFLAGS="$(FUZZ_CFLAGS)" $(BUILD)/fuzz/fuzz_lesson $(BUILD)/fuzz/fuzz_proto \
+	    $(BUILD)/fuzz/fuzz_records
 
 $(BUILD)/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(LIB) $(CONFIG)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+
+# The reader of NCCL's records (src/records/), seeded with the real records in tests/records.
+$(BUILD)/fuzz_records: tests/fuzz/fuzz_records.c $(LIB) $(CONFIG)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
 
 # The job protocol's decoder (src/worker/proto.c), seeded with tests/fuzz/corpus_proto.
@@ -250,6 +256,10 @@ fuzz: fuzz-build
 	    -rss_limit_mb=2048 $(BUILD)/fuzz/corpus
 	$(BUILD)/fuzz/fuzz_proto -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    -rss_limit_mb=2048 $(BUILD)/fuzz/corpus_proto
+	@mkdir -p $(BUILD)/fuzz/corpus_records
+	cp -n tests/records/*.log $(BUILD)/fuzz/corpus_records/ 2>/dev/null || true
+	$(BUILD)/fuzz/fuzz_records -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
+	    -rss_limit_mb=2048 $(BUILD)/fuzz/corpus_records
 
 # The emulation's marker (tests/fakegpu/fake_cuda.c) and the test hooks' (CV_TEST_HOOKS)
 # must not be in an installed program.

@@ -25,6 +25,7 @@ static const struct subcommand subcommands[] = {
     {"svg", scene_svg_main, "draw a scene off-screen as SVG or text (pictures for slides)"},
     {"notes", notes_view_main, "speaker notes of a running --present, on a second terminal"},
     {"model", cli_model_main, "the alpha-beta cost model of a collective; the tiers; a fit"},
+    {"nccl", cli_nccl_main, "read a cluster's NCCL INFO logs and nccl-tests output"},
     {"serve", cli_serve_main, "run the measurements for a UI that connects (--connect, --mpi)"},
 };
 

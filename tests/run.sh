@@ -121,7 +121,7 @@ else
         echo "fakegpu: the GPU code on emulated devices (no CUDA toolkit headers: not built)" >>"$skiplist"
         skipped=$((skipped + 1))
     fi
-    for s in tests/cli/*.sh; do
+    for s in tests/cli/test_*.sh; do
         [ -f "$s" ] && run_bg "cli: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
     done
     for s in tests/screen/test_*.sh; do

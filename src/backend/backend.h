@@ -41,6 +41,11 @@ struct bench_params {
     /* Processes backend: run on the ranks of this process's node only (a sub-communicator
      * of the ranks sharing its memory), not on every rank of the job. */
     bool within_node;
+    /* The ring plans in this order (plan_build_ring; ring_n 0: 0, 1, ..., W-1). Set by
+     * `collviz bench --ring-order`, which runs in process: the job protocol does not carry
+     * it (worker/proto.c), and no screen sets it. */
+    int ring_order[CV_MAX_RANKS];
+    int ring_n;
 };
 
 /* One row of nccl-tests' table. */

@@ -263,7 +263,8 @@ static int task_add_job(struct run_task *t, const struct bench_params *bp, unsig
         t->njobs++;
         return CV_OK;
     }
-    int rc = plan_build(&t->base[i], bp->coll, a, bp->op, t->W, count, root, err, errlen);
+    int rc = plan_build_ring(&t->base[i], bp->coll, a, bp->op, t->W, count, root,
+                             bp->ring_n ? bp->ring_order : NULL, err, errlen);
     if (rc != CV_OK) return rc;
     if (caps & BACKEND_CAP_OWN_ALGO) {
         j->plan = &t->base[i];

@@ -88,6 +88,10 @@ static void bench_usage(FILE *f)
         "                       for the slices it needs (default 0: slices of about 64 KiB;\n"
         "                       1: whole chunks, as the chunk picture shows)\n"
         "  --channels C         CPU: split every transfer over C channels (default 1)\n"
+        "  --ring-order \"R...\"  cpu, mpi: the ring plans in this order, a permutation of\n"
+        "                       the ranks (\"0 7 6 5 4 3 2 1\"; implies --algo ring)\n"
+        "  --ring-order-from LOG[:CHANNEL]\n"
+        "                       the ring NCCL logged for CHANNEL (default 0) in LOG\n"
         "  -T, --timeout S      abort a collective stuck for S seconds (default 30)\n"
         "  --format F           text or json (default text)\n"
         "  -h, --help           this text\n"
@@ -115,7 +119,9 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
         OPT_FORMAT,
         OPT_SLICES,
         OPT_CHANNELS,
-        OPT_WITHIN_NODE
+        OPT_WITHIN_NODE,
+        OPT_RING_ORDER,
+        OPT_RING_FROM
     };
     static const struct option longopts[] = {
         {"backend", required_argument, NULL, OPT_BACKEND},
@@ -135,6 +141,8 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
         {"slices", required_argument, NULL, OPT_SLICES},
         {"channels", required_argument, NULL, OPT_CHANNELS},
         {"within-node", no_argument, NULL, OPT_WITHIN_NODE},
+        {"ring-order", required_argument, NULL, OPT_RING_ORDER},
+        {"ring-order-from", required_argument, NULL, OPT_RING_FROM},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -240,6 +248,12 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
         case OPT_WITHIN_NODE:
             o->within_node = true;
             break;
+        case OPT_RING_ORDER:
+            if (cli_parse_ring_order(optarg, o->ring, &o->ring_n) != 0) return 2;
+            break;
+        case OPT_RING_FROM:
+            if (cli_ring_order_from(optarg, o->ring, &o->ring_n) != 0) return 2;
+            break;
         case 'T':
             if (parse_double(optarg, 0.0, 1e6, &o->timeout_s) != CV_OK || o->timeout_s <= 0)
                 return cli_usage_error("-T %s: need a timeout > 0 seconds", optarg);
@@ -275,6 +289,19 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
     if (o->maxb > BENCH_MAX_BYTES) /* the largest size a screen measures too (SCENE_MEAS_MAX) */
         return cli_usage_error("%s %s: at most 16G", o->maxb_set ? "-e" : "-b",
                                o->maxb_set ? o->maxb_arg : o->minb_arg);
+    if (o->ring_n) {
+        if (!o->algo_given) { /* a ring order means the ring */
+            o->algo_auto = false;
+            o->algo = ALGO_RING;
+        }
+        if (o->algo_auto || o->native || o->algo != ALGO_RING)
+            return cli_usage_error(
+                "--ring-order: only the ring plans have a ring (--algo ring)");
+        if (!o->ranks_given) o->ranks = o->ring_n;
+        if (o->ring_n != o->ranks)
+            return cli_usage_error("--ring-order: %d ranks in the order, --ranks %d", o->ring_n,
+                                   o->ranks);
+    }
     /* A processes backend's world size is known once it is open (bench_sweep checks). */
     bool processes = backend_caps_of(o->backend) & BACKEND_CAP_PROCESSES;
     if (!processes && o->root >= o->ranks && (root_given || o->all || coll_is_rooted(o->coll)))
@@ -325,12 +352,20 @@ static void bench_print_hardware(const char *hw)
 
 /* time and bandwidths to 6 significant digits, as nccl-tests prints them. */
 static void bench_print_json(const char *backend, int ranks, const char *hardware,
-                             const struct bench_row *rows, size_t n)
+                             const struct bench_opts *opts, const struct bench_row *rows,
+                             size_t n)
 {
     cJSON *d = cli_json_object();
     cli_json_str(d, "backend", backend);
     cli_json_num(d, "ranks", ranks);
     cli_json_str(d, "hardware", hardware);
+    if (opts->ring_n) { /* --ring-order: the ring plans' order; null: 0, 1, ..., W-1 */
+        cJSON *ro = cli_json_add_array(d, "ring_order");
+        for (int i = 0; i < opts->ring_n; i++)
+            cli_json_num(ro, NULL, opts->ring[i]);
+    } else {
+        cli_json_null(d, "ring_order");
+    }
     cJSON *arr = cli_json_add_array(d, "rows");
     for (size_t i = 0; i < n; i++) {
         const struct bench_result *r = &rows[i].r;
@@ -489,6 +524,21 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
         backend_close(b);
         return rc;
     }
+    if (o.ring_n && (b->ops->caps & BACKEND_CAP_OWN_ALGO)) {
+        rc = cli_usage_error("--ring-order: the %s backend orders its own rings (cpu and mpi "
+                             "run the plan)",
+                             b->ops->name);
+        backend_close(b);
+        return rc;
+    }
+    if (o.ring_n && o.ring_n != o.ranks) {
+        rc = backend_proc_rank(b) ? 2
+                                  : cli_usage_error("--ring-order: %d ranks in the order, %d "
+                                                    "ranks in the run",
+                                                    o.ring_n, o.ranks);
+        backend_close(b);
+        return rc;
+    }
     if (o.native && !(b->ops->caps & BACKEND_CAP_NATIVE_COLL)) {
         rc = cli_usage_error("--algo mpi: the %s backend cannot run MPI's own collectives "
                              "(--backend mpi can)",
@@ -585,6 +635,12 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                : o.native  ? "mpi (MPI's own collectives)"
                            : algo_name(o.algo),
                o.timeout_s);
+        if (o.ring_n) {
+            printf("# ring order:");
+            for (int i = 0; i < o.ring_n; i++)
+                printf(" %d", o.ring[i]);
+            printf(" (each rank sends to the next in it)\n");
+        }
         if (o.ranks == 1)
             printf("# note: with 1 rank nothing crosses between ranks (most plans have no "
                    "steps):\n"
@@ -627,7 +683,9 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                 .channels = o.channels,
                 .native = o.native,
                 .within_node = o.within_node,
+                .ring_n = o.ring_n,
             };
+            memcpy(j.measure.params.ring_order, o.ring, sizeof o.ring);
             worker_post(w, &j);
             /* The backend aborts a collective stuck for -T seconds at any one wait; this
              * outer deadline only guards against a backend that breaks that promise. */
@@ -741,7 +799,7 @@ int cli_bench_main(int argc, char **argv)
     for (size_t i = 0; i < sw.nrows; i++)
         if (sw.rows[i].r.wrong > 0) wrong_total += sw.rows[i].r.wrong;
     if (o.json && exit_rc != 2 && exit_rc != 130)
-        bench_print_json(sw.backend, sw.ranks, sw.hardware, sw.rows, sw.nrows);
+        bench_print_json(sw.backend, sw.ranks, sw.hardware, &o, sw.rows, sw.nrows);
     bench_sweep_free(&sw);
     if (exit_rc) return exit_rc;
     if (wrong_total > 0) {

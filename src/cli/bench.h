@@ -35,6 +35,8 @@ struct bench_opts {
     bool json;
     bool all;
     enum coll coll;
+    int ring[CV_MAX_RANKS]; /* --ring-order / --ring-order-from; ring_n 0: not given */
+    int ring_n;
 };
 
 /* One measured row, kept for JSON (which is printed whole at the end). */

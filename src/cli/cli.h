@@ -13,6 +13,19 @@ int cli_train_main(int argc, char **argv);
 int cli_lesson_main(int argc, char **argv);
 int cli_model_main(int argc, char **argv);
 int cli_serve_main(int argc, char **argv);
+int cli_nccl_main(int argc, char **argv);
+
+struct rec_log;
+/* Read one file of NCCL records into L (cli/nccl.c): the lines recognised, or -1 (with a
+ * "FILE:0:" line on stderr) when it cannot be read. */
+int cli_nccl_read(struct rec_log *L, const char *path);
+
+/* --ring-order's value ("0 7 6 5 4 3 2 1") into ring[CV_MAX_RANKS] and *n: 0, else the
+ * usage error's 2 (cli/common.c). */
+int cli_parse_ring_order(const char *arg, int *ring, int *n);
+/* --ring-order-from LOG[:CHANNEL]: the ring NCCL logged for CHANNEL (default 0) in the
+ * records file LOG, into ring and *n: 0, else the usage error's 2 (cli/nccl.c). */
+int cli_ring_order_from(const char *arg, int *ring, int *n);
 
 /* Parse --format's value into *json: 0 on success, else the usage error's exit status 2. */
 int cli_parse_format(const char *arg, bool *json);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/coll.h"
+#include "core/plan.h"
 #include "core/util.h"
 
 int cli_usage_error(const char *fmt, ...)
@@ -29,6 +30,14 @@ int cli_parse_format(const char *arg, bool *json)
         *json = false;
     else
         return cli_usage_error("--format %s: must be text or json", arg);
+    return 0;
+}
+
+int cli_parse_ring_order(const char *arg, int *ring, int *n)
+{
+    char err[200];
+    if (plan_parse_ring(arg, ring, n, err, sizeof err) != CV_OK)
+        return cli_usage_error("--ring-order: %s", err);
     return 0;
 }
 

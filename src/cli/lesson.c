@@ -2,19 +2,22 @@
  * variant, list the lessons with the student's progress. The interactive player is the
  * UI's; this file only reads lessons through src/lesson (the same parser the player uses).
  *
- *   collviz lesson check PATH...                 every error as file:line: message
+ *   collviz lesson check [--strict] PATH...      every error as file:line: message
  *   collviz lesson show FILE [--format json] [--notes]
  *   collviz lesson variant ID [--seed S] [--format json]
+ *   collviz lesson grade ID [--seed S] ANSWER [--format json]
  *   collviz lesson list
  *   collviz lesson export PATH --format html -o OUT.html   (src/present/export_html.c) */
 #include "cli.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/util.h"
 #include "json.h"
@@ -22,6 +25,8 @@
 #include "lesson/lesson.h"
 #include "lesson/progress.h"
 #include "present/export_html.h"
+#include "ui/kit/text.h"
+#include "ui/screens/lesson/lesson_keys.h"
 #include "ui/ui.h"
 
 static void lesson_usage(FILE *f)
@@ -37,6 +42,7 @@ static void lesson_usage(FILE *f)
                "file:line: message\n"
                "  show FILE          the parsed lesson (--format json for scripts)\n"
                "  variant ID         an exercise's numbers for a seed (--seed S)\n"
+               "  grade ID ANSWER    grade one answer as the player would (--seed S)\n"
                "  list               the lessons (./lessons or $COLLVIZ_LESSONS) with your "
                "progress\n"
                "  export PATH        a handout: --format html -o OUT.html (self-contained)\n"
@@ -57,19 +63,20 @@ static void print_errors(const struct lesson_errors *e)
 /* Parse the options shared by the verbs (--help prints usage). Returns -1 to go on, else
  * an exit status. */
 struct verb_opts {
-    bool json, notes;
+    bool json, notes, strict;
     uint64_t seed;
     bool seed_set;
 };
 
 static int verb_parse(int argc, char **argv, struct verb_opts *o, bool allow_format,
-                      bool allow_notes, bool allow_seed, const char *usage)
+                      bool allow_notes, bool allow_seed, bool allow_strict, const char *usage)
 {
-    enum { OPT_FORMAT = 256, OPT_NOTES, OPT_SEED };
+    enum { OPT_FORMAT = 256, OPT_NOTES, OPT_SEED, OPT_STRICT };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, OPT_FORMAT},
         {"notes", no_argument, NULL, OPT_NOTES},
         {"seed", required_argument, NULL, OPT_SEED},
+        {"strict", no_argument, NULL, OPT_STRICT},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -89,6 +96,10 @@ static int verb_parse(int argc, char **argv, struct verb_opts *o, bool allow_for
         case OPT_NOTES:
             if (!allow_notes) goto unknown;
             o->notes = true;
+            break;
+        case OPT_STRICT:
+            if (!allow_strict) goto unknown;
+            o->strict = true;
             break;
         case OPT_SEED:
             if (!allow_seed) goto unknown;
@@ -115,25 +126,141 @@ static void load_default_set(char *dir, size_t n, struct lesson_set *set,
 
 /* ---- check ------------------------------------------------------------------------------ */
 
+#define CHECK_VARIANTS 200
+
+static void push_msg(struct lesson_errors *e, const char *msg)
+{
+    e->msg = xrealloc(e->msg, (e->n + 1) * sizeof *e->msg);
+    e->msg[e->n++] = xstrdup(msg);
+}
+
+/* Seeds 1..CHECK_VARIANTS of every exercise with variants: each must be drawn and meet its
+ * constraints (ex_variant_check). One error per exercise, at its first bad seed. */
+static void check_variants(const struct lesson *L, struct lesson_errors *errs)
+{
+    for (size_t s = 0; s < L->nslides; s++)
+        for (size_t e = 0; e < L->slides[s].nex; e++) {
+            const struct lesson_exercise *x = &L->slides[s].ex[e];
+            if (!ex_has_variants(x)) continue;
+            for (uint64_t seed = 1; seed <= CHECK_VARIANTS; seed++) {
+                struct ex_variant v;
+                char err[300], msg[800];
+                if (ex_variant(x, seed, &v, err, sizeof err) != CV_OK ||
+                    ex_variant_check(x, &v, err, sizeof err) != CV_OK) {
+                    snprintf(msg, sizeof msg, "%s:%d: exercise %s, variant --seed %llu: %s",
+                             L->path, x->line, x->id, (unsigned long long)seed, err);
+                    push_msg(errs, msg);
+                    break;
+                }
+            }
+        }
+}
+
+/* The text of a narration block as the student reads it (spans joined). */
+static char *block_text(const struct lesson_block *B)
+{
+    size_t len = 1;
+    for (size_t k = 0; k < B->nspans; k++)
+        len += strlen(B->spans[k].text) + 1;
+    char *t = xmalloc(len), *o = t;
+    for (size_t k = 0; k < B->nspans; k++) {
+        if (B->spans[k].hard_break) *o++ = ' ';
+        size_t l = strlen(B->spans[k].text);
+        memcpy(o, B->spans[k].text, l);
+        o += l;
+    }
+    *o = '\0';
+    return t;
+}
+
+/* Does text name a choice exercise's right option (a short one, as a whole phrase)? */
+static bool choice_in_text(const struct lesson_exercise *y, const char *text, char *found,
+                           size_t n)
+{
+    if (y->type != LEX_CHOICE || y->correct < 1 || (size_t)y->correct > y->noptions)
+        return false;
+    const char *opt = y->options[y->correct - 1];
+    size_t ol = strlen(opt);
+    if (ol < 3 || ol > 40) return false;
+    for (const char *p = text; *p; p++) {
+        if (strncasecmp(p, opt, ol) != 0) continue;
+        bool starts = p == text || !isalnum((unsigned char)p[-1]);
+        bool ends = !isalnum((unsigned char)p[ol]);
+        if (starts && ends) {
+            snprintf(found, n, "%s", opt);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Predict first: a slide whose title or narration shows one of its own exercises' answers
+ * (ex_answer_in_text) gets a warning. */
+static void check_answers_shown(const struct lesson *L, struct lesson_errors *warns)
+{
+    for (size_t s = 0; s < L->nslides; s++) {
+        const struct lesson_slide *S = &L->slides[s];
+        for (size_t e = 0; e < S->nex; e++) {
+            const struct lesson_exercise *x = &S->ex[e];
+            char found[80], msg[800];
+            int line = 0;
+            if (ex_answer_in_text(x, S->title, found, sizeof found)) line = S->title_line;
+            for (size_t b = 0; !line && b < S->nblocks; b++) {
+                char *t = block_text(&S->blocks[b]);
+                if (ex_answer_in_text(x, t, found, sizeof found)) line = S->blocks[b].line;
+                free(t);
+            }
+            if (line) {
+                snprintf(msg, sizeof msg,
+                         "%s:%d: warning: slide %zu shows the answer of its exercise %s before "
+                         "it is asked ('%s')",
+                         L->path, line, s + 1, x->id, found);
+                push_msg(warns, msg);
+            }
+            /* a solution shown before a later exercise of the slide is asked */
+            for (size_t later = e + 1; x->solution && later < S->nex; later++) {
+                const struct lesson_exercise *y = &S->ex[later];
+                char *sol = xmalloc(4096);
+                ex_text_format(x, NULL, x->solution, sol, 4096);
+                bool hit = ex_answer_in_text(y, sol, found, sizeof found) ||
+                           choice_in_text(y, sol, found, sizeof found);
+                free(sol);
+                if (!hit) continue;
+                snprintf(msg, sizeof msg,
+                         "%s:%d: warning: the solution of exercise %s answers exercise %s, "
+                         "asked after it ('%s')",
+                         L->path, x->line, x->id, y->id, found);
+                push_msg(warns, msg);
+            }
+        }
+    }
+}
+
 static int lesson_check(int argc, char **argv)
 {
     struct verb_opts o;
     int rc = verb_parse(
-        argc, argv, &o, false, false, false,
-        "usage: collviz lesson check PATH...\n"
+        argc, argv, &o, false, false, false, true,
+        "usage: collviz lesson check [--strict] PATH...\n"
         "\n"
         "Check lesson files, or every NN-*.md lesson of a folder: front matter, slides,\n"
         "scenes, exercises (formulas evaluated at their defaults and range ends, holds\n"
-        "exercises run on their scene), and ids unique across all the lessons named.\n"
-        "Prints every error as file:line: message (on stderr) and one ok line per\n"
-        "valid lesson (on stdout).\n"
+        "exercises run on their scene), ids unique across all the lessons named, and\n"
+        "every key the narration tells the student to press bound by the player there,\n"
+        "and 200 variants of every exercise with variants (each within its constraints,\n"
+        "with a finite answer, a whole number where the exercise says integer: yes).\n"
+        "Warns where a slide's title or narration shows its own exercise's answer.\n"
+        "Prints every error and warning as file:line: message (on stderr) and one ok\n"
+        "line per valid lesson (on stdout).\n"
         "\n"
-        "Exit status: 0 all valid, 2 any error.\n");
+        "  --strict   warnings count as errors\n"
+        "\n"
+        "Exit status: 0 all valid, 2 any error (or, with --strict, any warning).\n");
     if (rc >= 0) return rc;
     if (optind >= argc) return cli_usage_error("lesson check: which files or folders?");
     struct lesson_set set;
     lesson_set_init(&set);
-    struct lesson_errors errs = {0};
+    struct lesson_errors errs = {0}, warns = {0};
     for (int i = optind; i < argc; i++) {
         size_t before = set.n, nerr = errs.n;
         lesson_set_add(&set, argv[i], &errs);
@@ -141,24 +268,33 @@ static int lesson_check(int argc, char **argv)
             char msg[600];
             snprintf(msg, sizeof msg, "%s: no lessons here (lesson files are named NN-*.md)",
                      argv[i]);
-            errs.msg = xrealloc(errs.msg, (errs.n + 1) * sizeof *errs.msg);
-            errs.msg[errs.n++] = xstrdup(msg);
+            push_msg(&errs, msg);
         }
         for (size_t k = before; k < set.n; k++) {
             const struct lesson *L = &set.v[k];
-            size_t nex = 0;
+            size_t nex = 0, bad = errs.n;
             for (size_t s = 0; s < L->nslides; s++)
                 nex += L->slides[s].nex;
-            cv_printf_safe("%s: ok (lesson %s, %zu slide%s, %zu exercise%s)\n", L->path, L->id,
-                           L->nslides, L->nslides == 1 ? "" : "s", nex, nex == 1 ? "" : "s");
+            lesson_keys_check(L, &errs); /* a key the player ignores */
+            check_variants(L, &errs);
+            check_answers_shown(L, &warns);
+            if (errs.n == bad)
+                cv_printf_safe("%s: ok (lesson %s, %zu slide%s, %zu exercise%s)\n", L->path,
+                               L->id, L->nslides, L->nslides == 1 ? "" : "s", nex,
+                               nex == 1 ? "" : "s");
         }
     }
     fflush(stdout);
-    for (size_t k = 0; k < set.n; k++)
+    size_t link_warns = 0; /* links a handout shows as text (lesson.c) */
+    for (size_t k = 0; k < set.n; k++) {
         print_errors(&set.v[k].warnings);
+        link_warns += set.v[k].warnings.n;
+    }
     print_errors(&errs);
-    rc = errs.n ? 2 : 0;
+    print_errors(&warns);
+    rc = errs.n || (o.strict && (warns.n || link_warns)) ? 2 : 0;
     lesson_errors_free(&errs);
+    lesson_errors_free(&warns);
     lesson_set_free(&set);
     return rc;
 }
@@ -184,6 +320,23 @@ static const char *block_kind_name(enum lesson_block_kind k)
     return "?";
 }
 
+/* "hints" and "solution" of e with the numbers of v (NULL = defaults) */
+static void add_texts(cJSON *x, const struct lesson_exercise *e, const struct ex_variant *v)
+{
+    char t[4096];
+    cJSON *hs = cJSON_AddArrayToObject(x, "hints");
+    for (size_t i = 0; i < e->nhints; i++) {
+        ex_text_format(e, v, e->hints[i], t, sizeof t);
+        cJSON_AddItemToArray(hs, cJSON_CreateString(t));
+    }
+    if (e->solution) {
+        ex_text_format(e, v, e->solution, t, sizeof t);
+        cJSON_AddStringToObject(x, "solution", t);
+    } else {
+        cJSON_AddNullToObject(x, "solution");
+    }
+}
+
 static cJSON *exercise_json(const struct lesson_exercise *e)
 {
     cJSON *x = cJSON_CreateObject();
@@ -205,8 +358,25 @@ static cJSON *exercise_json(const struct lesson_exercise *e)
                 cJSON_AddNumberToObject(pj, "hi", p->hi);
             }
             cJSON_AddBoolToObject(pj, "integer", p->integer);
+            if (p->step > 0) cJSON_AddNumberToObject(pj, "step", p->step);
+            if (p->nchoices) {
+                cJSON *cs = cJSON_AddArrayToObject(pj, "choices");
+                for (size_t k = 0; k < p->nchoices; k++)
+                    cJSON_AddItemToArray(cs, cJSON_CreateNumber(p->choices[k]));
+            }
             cJSON_AddItemToArray(ps, pj);
         }
+        cJSON *ws = cJSON_AddArrayToObject(x, "where");
+        for (size_t i = 0; i < e->nwhere; i++)
+            cJSON_AddItemToArray(ws, cJSON_CreateString(e->where[i]));
+        cJSON *wr = cJSON_AddArrayToObject(x, "wrong");
+        for (size_t i = 0; i < e->nwrong; i++) {
+            cJSON *wj = cJSON_CreateObject();
+            cJSON_AddStringToObject(wj, "value", e->wrong[i].formula);
+            cJSON_AddStringToObject(wj, "message", e->wrong[i].msg);
+            cJSON_AddItemToArray(wr, wj);
+        }
+        cJSON_AddBoolToObject(x, "integer", e->integer);
         cJSON_AddStringToObject(x, "formula", e->formula);
         cJSON_AddNumberToObject(x, "answer", e->answer);
         cJSON_AddStringToObject(x, "units", e->units);
@@ -214,8 +384,12 @@ static cJSON *exercise_json(const struct lesson_exercise *e)
         cJSON_AddBoolToObject(x, "variants", ex_has_variants(e));
     } else if (e->type == LEX_CHOICE) {
         cJSON *os = cJSON_AddArrayToObject(x, "options");
-        for (size_t i = 0; i < e->noptions; i++)
+        cJSON *why = cJSON_AddArrayToObject(x, "why");
+        for (size_t i = 0; i < e->noptions; i++) {
             cJSON_AddItemToArray(os, cJSON_CreateString(e->options[i]));
+            cJSON_AddItemToArray(why, e->option_why[i] ? cJSON_CreateString(e->option_why[i])
+                                                       : cJSON_CreateNull());
+        }
         cJSON_AddNumberToObject(x, "correct", e->correct);
     } else if (e->type == LEX_HOLDS) {
         cJSON_AddNumberToObject(x, "rank", e->rank);
@@ -223,6 +397,11 @@ static cJSON *exercise_json(const struct lesson_exercise *e)
             cJSON_AddStringToObject(x, "step", "end");
         else
             cJSON_AddNumberToObject(x, "step", (double)e->step);
+        if (e->slot_lo >= 0) {
+            cJSON *sl = cJSON_AddArrayToObject(x, "slots"); /* [first, last]: the asked part */
+            cJSON_AddItemToArray(sl, cJSON_CreateNumber(e->slot_lo));
+            cJSON_AddItemToArray(sl, cJSON_CreateNumber(e->slot_hi));
+        }
         float vals[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
         bool has[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
         size_t n;
@@ -236,13 +415,7 @@ static cJSON *exercise_json(const struct lesson_exercise *e)
             cJSON_AddStringToObject(x, "answer_error", err);
         }
     }
-    cJSON *hs = cJSON_AddArrayToObject(x, "hints");
-    for (size_t i = 0; i < e->nhints; i++)
-        cJSON_AddItemToArray(hs, cJSON_CreateString(e->hints[i]));
-    if (e->solution)
-        cJSON_AddStringToObject(x, "solution", e->solution);
-    else
-        cJSON_AddNullToObject(x, "solution");
+    add_texts(x, e, NULL);
     return x;
 }
 
@@ -361,7 +534,7 @@ static int lesson_show(int argc, char **argv)
 {
     struct verb_opts o;
     int rc = verb_parse(
-        argc, argv, &o, true, true, false,
+        argc, argv, &o, true, true, false, false,
         "usage: collviz lesson show FILE [--format text|json] [--notes]\n"
         "\n"
         "Print the parsed lesson: slides, titles, narration, scenes (as scene words),\n"
@@ -394,13 +567,17 @@ static int lesson_variant(int argc, char **argv)
 {
     struct verb_opts o;
     int rc = verb_parse(
-        argc, argv, &o, true, false, true,
+        argc, argv, &o, true, false, true, false,
         "usage: collviz lesson variant ID [--seed S] [--format text|json]\n"
         "\n"
         "The numbers of exercise ID for seed S: S = 0 (the default) gives the\n"
         "lecture's own numbers; another seed draws every param that has a range.\n"
         "Lessons are read from ./lessons or $COLLVIZ_LESSONS.\n"
-        "JSON: {\"id\", \"prompt\", \"params\": {name: value}, \"answer\", \"units\"}.\n"
+        "Prints the variant's prompt, numbers, answer, hints and solution (all with the\n"
+        "variant's own numbers).\n"
+        "JSON: {\"id\", \"lesson\", \"seed\", \"prompt\", \"params\": {name: value}, "
+        "\"answer\",\n"
+        "\"units\", \"hints\", \"solution\"}.\n"
         "\n"
         "Exit status: 0 success, 2 bad input.\n");
     if (rc >= 0) return rc;
@@ -440,6 +617,7 @@ static int lesson_variant(int argc, char **argv)
                     cJSON_AddNumberToObject(ps, e->params[i].name, v.param[i]);
                 cJSON_AddNumberToObject(j, "answer", v.answer);
                 cJSON_AddStringToObject(j, "units", e->units);
+                add_texts(j, e, &v);
                 cli_json_print_pretty(j);
             } else {
                 char num[40];
@@ -449,9 +627,94 @@ static int lesson_variant(int argc, char **argv)
                     cv_printf_safe("  %s = %s\n", e->params[i].name, num);
                 }
                 ex_format_number(v.answer, num, sizeof num);
-                cv_printf_safe("answer: %s %s\n", num, e->units);
+                cv_printf_safe("answer: %s%s%s\n", num, e->units[0] ? " " : "", e->units);
+                char t[4096];
+                for (size_t i = 0; i < e->nhints; i++) {
+                    ex_text_format(e, &v, e->hints[i], t, sizeof t);
+                    cv_printf_safe("hint %zu: %s\n", i + 1, t);
+                }
+                if (e->solution) {
+                    ex_text_format(e, &v, e->solution, t, sizeof t);
+                    for (char *save = NULL, *l = strtok_r(t, "\n", &save); l;
+                         l = strtok_r(NULL, "\n", &save))
+                        cv_printf_safe("%s%s\n", l == t ? "solution: " : "          ", l);
+                }
             }
         }
+    }
+    lesson_errors_free(&errs);
+    lesson_set_free(&set);
+    return rc;
+}
+
+/* ---- grade ------------------------------------------------------------------------------ */
+
+static int lesson_grade(int argc, char **argv)
+{
+    struct verb_opts o;
+    int rc = verb_parse(
+        argc, argv, &o, true, false, true, false,
+        "usage: collviz lesson grade ID [--seed S] [--format text|json] [--] ANSWER...\n"
+        "\n"
+        "Grade one answer to exercise ID as the player would: the variant of seed S\n"
+        "(0, the default: the lecture's numbers), the same diagnosis of a wrong answer.\n"
+        "The words of ANSWER are joined by spaces (60 64 68 72 for a holds exercise);\n"
+        "put -- before an answer that starts with '-'.\n"
+        "Lessons are read from ./lessons or $COLLVIZ_LESSONS.\n"
+        "JSON: {\"id\", \"seed\", \"correct\", \"verdict\", \"message\", \"diagnosis\"}\n"
+        "(diagnosis: \"\" when right, else what the mistake looks like: listed,\n"
+        "power-of-ten, gib-vs-gb, factor-w, ring-factor, factor-2, too-high, too-low,\n"
+        "option, elements, wrong-unit).\n"
+        "\n"
+        "Exit status: 0 right, 1 wrong (a wrong number, option, unit or values), 2 bad\n"
+        "input (no such exercise, a seed without a variant, an answer that is not one).\n");
+    if (rc >= 0) return rc;
+    if (optind >= argc) return cli_usage_error("lesson grade: which exercise id?");
+    if (optind + 1 >= argc)
+        return cli_usage_error("lesson grade %s: which answer?", argv[optind]);
+    const char *id = argv[optind];
+    char answer[512] = "";
+    for (int i = optind + 1; i < argc; i++) {
+        size_t l = strlen(answer);
+        if (l + strlen(argv[i]) + 2 > sizeof answer)
+            return cli_usage_error("lesson grade: the answer is longer than %zu bytes",
+                                   sizeof answer - 2);
+        snprintf(answer + l, sizeof answer - l, "%s%s", l ? " " : "", argv[i]);
+    }
+    char dir[4096];
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    load_default_set(dir, sizeof dir, &set, &errs);
+    const struct lesson_exercise *e = lesson_set_find_exercise(&set, id, NULL);
+    struct ex_variant v;
+    char err[300];
+    rc = 0;
+    if (!e) {
+        rc = cli_usage_error("no exercise '%s' in the lessons of %s%s", id, dir,
+                             errs.n ? " (some have errors: collviz lesson check)" : "");
+    } else if (o.seed && e->type != LEX_NUMBER) {
+        rc = cli_usage_error("exercise %s is a %s exercise: only number exercises have "
+                             "variants (--seed)",
+                             id, lesson_ex_type_name(e->type));
+    } else if (e->type == LEX_NUMBER && ex_variant(e, o.seed, &v, err, sizeof err) != CV_OK) {
+        rc = cli_usage_error("%s --seed %llu: %s", id, (unsigned long long)o.seed, err);
+    } else {
+        struct ex_grade g;
+        ex_grade(e, e->type == LEX_NUMBER ? &v : NULL, answer, &g);
+        if (g.verdict == EX_WRONG_UNIT) snprintf(g.diagnosis, sizeof g.diagnosis, "wrong-unit");
+        if (o.json) {
+            cJSON *j = cJSON_CreateObject();
+            cJSON_AddStringToObject(j, "id", e->id);
+            cJSON_AddNumberToObject(j, "seed", (double)o.seed);
+            cJSON_AddBoolToObject(j, "correct", g.verdict == EX_RIGHT);
+            cJSON_AddStringToObject(j, "verdict", ex_verdict_name(g.verdict));
+            cJSON_AddStringToObject(j, "message", g.msg);
+            cJSON_AddStringToObject(j, "diagnosis", g.diagnosis);
+            cli_json_print_pretty(j);
+        } else {
+            cv_printf_safe("%s\n", g.msg);
+        }
+        rc = g.verdict == EX_RIGHT ? 0 : g.verdict == EX_BAD_INPUT ? 2 : 1;
     }
     lesson_errors_free(&errs);
     lesson_set_free(&set);
@@ -464,11 +727,12 @@ static int lesson_list(int argc, char **argv)
 {
     struct verb_opts o;
     int rc = verb_parse(
-        argc, argv, &o, false, false, false,
+        argc, argv, &o, false, false, false, false,
         "usage: collviz lesson list\n"
         "\n"
-        "The lessons of ./lessons (or $COLLVIZ_LESSONS) in order, with your progress\n"
-        "from $XDG_STATE_HOME/collviz/progress (default ~/.local/state/collviz/).\n"
+        "The lessons of ./lessons (or $COLLVIZ_LESSONS) in order: file, id (collviz\n"
+        "lesson ID opens it; the file's slug works too), title, length, and your\n"
+        "progress from $XDG_STATE_HOME/collviz/progress (default ~/.local/state/collviz/).\n"
         "\n"
         "Exit status: 0 success, 2 bad input or no lessons.\n");
     if (rc >= 0) return rc;
@@ -492,10 +756,24 @@ static int lesson_list(int argc, char **argv)
         cv_fputs_safe(stderr, warn, false);
         fputc('\n', stderr);
     }
+    /* Columns as wide as their widest entry, in terminal columns (titles may be UTF-8):
+     * the file, the id (what `collviz lesson ID` takes), the title. */
+    int wf = 4, wi = 2, wt = 5;
     for (size_t i = 0; i < set.n; i++) {
         const struct lesson *L = &set.v[i];
         const char *base = strrchr(L->path, '/');
         base = base ? base + 1 : L->path;
+        if (text_width(base) > wf) wf = text_width(base);
+        if (text_width(L->id) > wi) wi = text_width(L->id);
+        if (text_width(L->title ? L->title : L->id) > wt)
+            wt = text_width(L->title ? L->title : L->id);
+    }
+    printf("%-*s  %-*s  %-*s  %7s  progress\n", wf, "file", wi, "id", wt, "title", "length");
+    for (size_t i = 0; i < set.n; i++) {
+        const struct lesson *L = &set.v[i];
+        const char *base = strrchr(L->path, '/');
+        base = base ? base + 1 : L->path;
+        const char *title = L->title ? L->title : L->id;
         size_t nex = 0;
         for (size_t s = 0; s < L->nslides; s++)
             nex += L->slides[s].nex;
@@ -509,8 +787,11 @@ static int lesson_list(int argc, char **argv)
                 solved += have_progress && progress_solved(&pr, L->slides[s].ex[e].id);
         char minutes[24] = "";
         if (L->minutes) snprintf(minutes, sizeof minutes, "%d min", L->minutes);
-        cv_printf_safe("%-28s %-40s %7s  seen %zu/%zu slides, solved %zu/%zu exercises\n", base,
-                       L->title ? L->title : L->id, minutes, seen, L->nslides, solved, nex);
+        /* %-*s pads bytes, not columns: pad by the title's width in columns */
+        cv_printf_safe(
+            "%-*s  %-*s  %s%*s  %7s  seen %zu/%zu slides, solved %zu/%zu exercises\n", wf, base,
+            wi, L->id, title, wt - text_width(title), "", minutes, seen, L->nslides, solved,
+            nex);
     }
     if (errs.n) {
         fflush(stdout);
@@ -539,6 +820,7 @@ int cli_lesson_main(int argc, char **argv)
         if (strcmp(argv[1], "check") == 0) return lesson_check(argc - 1, argv + 1);
         if (strcmp(argv[1], "show") == 0) return lesson_show(argc - 1, argv + 1);
         if (strcmp(argv[1], "variant") == 0) return lesson_variant(argc - 1, argv + 1);
+        if (strcmp(argv[1], "grade") == 0) return lesson_grade(argc - 1, argv + 1);
         if (strcmp(argv[1], "list") == 0) return lesson_list(argc - 1, argv + 1);
         if (strcmp(argv[1], "export") == 0) return export_html_main(argc - 1, argv + 1);
     }

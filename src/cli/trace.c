@@ -46,7 +46,9 @@ struct trace_opts {
     int slices, channels; /* 0 = not given: the plan as plan_build makes it */
     bool ranks_set;
     const char *root_arg;
-    const char *backend; /* --backend: also run the plan there (NULL: only the trace) */
+    const char *backend;    /* --backend: also run the plan there (NULL: only the trace) */
+    int ring[CV_MAX_RANKS]; /* --ring-order / --ring-order-from: the ring plans' order */
+    int ring_n;             /* 0: not given (0, 1, ..., W-1) */
 };
 
 static void trace_usage(FILE *f)
@@ -73,6 +75,12 @@ static void trace_usage(FILE *f)
         "  --slices N           refine: cut every transfer into N slices, with the\n"
         "                       dependencies that let ranks run without a step barrier\n"
         "  --channels C         refine: split every transfer over C channels (1..64)\n"
+        "  --ring-order \"R...\"  the ring in this order, a permutation of the ranks, e.g.\n"
+        "                       \"0 7 6 5 4 3 2 1\": each rank sends to the next one in it\n"
+        "                       (ring plans; --ranks defaults to its length)\n"
+        "  --ring-order-from LOG[:CHANNEL]\n"
+        "                       the ring NCCL logged for CHANNEL (default 0) in LOG (an NCCL\n"
+        "                       INFO log: collviz nccl LOG shows its rings)\n"
         "  --format FMT         text or json (default text)\n"
         "  --backend B          also run the collective on backend B (cpu, nccl, mpi) and\n"
         "                       compare its receive buffers with the trace's (mpi: run as\n"
@@ -110,7 +118,9 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
         OPT_FORMAT,
         OPT_SLICES,
         OPT_CHANNELS,
-        OPT_BACKEND
+        OPT_BACKEND,
+        OPT_RING_ORDER,
+        OPT_RING_FROM
     };
     static const struct option longopts[] = {
         {"ranks", required_argument, NULL, OPT_RANKS},
@@ -124,6 +134,8 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
         {"slices", required_argument, NULL, OPT_SLICES},
         {"channels", required_argument, NULL, OPT_CHANNELS},
         {"backend", required_argument, NULL, OPT_BACKEND},
+        {"ring-order", required_argument, NULL, OPT_RING_ORDER},
+        {"ring-order-from", required_argument, NULL, OPT_RING_FROM},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -189,6 +201,12 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
         case OPT_BACKEND:
             o->backend = optarg;
             break;
+        case OPT_RING_ORDER:
+            if (cli_parse_ring_order(optarg, o->ring, &o->ring_n) != 0) return 2;
+            break;
+        case OPT_RING_FROM:
+            if (cli_ring_order_from(optarg, o->ring, &o->ring_n) != 0) return 2;
+            break;
         default:
             return cli_option_error(ch, argv[optind - 1], NULL);
         }
@@ -199,6 +217,7 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
     if (optind + 1 < argc) return cli_usage_error("%s: unexpected argument", argv[optind + 1]);
     if (coll_parse(argv[optind], &o->coll) != 0)
         return cli_usage_error("%s: unknown collective (one of: %s)", argv[optind], names);
+    if (o->ring_n && !o->ranks_set) o->nranks = o->ring_n;
     return -1;
 }
 
@@ -222,6 +241,20 @@ static int trace_finish_opts(struct trace_opts *o)
         return cli_usage_error("--algo %s: %s", algo_name(o->algo), err);
     }
     if (!o->count_set) o->count = coll_default_count(o->coll, o->nranks);
+    if (o->ring_n) {
+        if (o->algo != ALGO_RING)
+            return cli_usage_error("--ring-order: the %s algorithm has no ring (--algo ring)",
+                                   algo_name(o->algo));
+        if (o->ring_n != o->nranks)
+            return cli_usage_error("--ring-order: %d ranks in the order, %d ranks in the run",
+                                   o->ring_n, o->nranks);
+        char err[200];
+        struct plan p;
+        if (plan_build_ring(&p, o->coll, o->algo, o->op, o->nranks, 1, o->root, o->ring, err,
+                            sizeof err) != CV_OK)
+            return cli_usage_error("--ring-order: %s", err);
+        plan_free(&p);
+    }
     return -1;
 }
 
@@ -305,6 +338,9 @@ static void emit_json(struct run *R)
     cli_json_num(d, "seed", (double)R->o.seed);
     cli_json_num(d, "work_len", (double)p->work_len);
     cli_json_str(d, "summary", p->summary);
+    cJSON *ro = cli_json_add_array(d, "ring_order"); /* the ring plans' order */
+    for (int i = 0; i < p->nranks; i++)
+        cli_json_num(ro, NULL, p->ring[i]);
     if (R->refined) {
         cli_json_num(d, "slices", p->nslices);
         cli_json_num(d, "channels", p->nchannels);
@@ -636,6 +672,13 @@ static void emit_text(struct run *R, bool utf8)
     if (coll_reduces(p->coll)) printf(", op %s", redop_name(p->op));
     printf(", algorithm %s\n", algo_name(p->algo));
     printf("%s\n", p->summary);
+    if (R->o.ring_n) {
+        printf("ring order:");
+        for (int i = 0; i < W; i++)
+            printf(" %d", p->ring[i]);
+        printf(" (each rank sends to the next; given by --ring-order%s)\n",
+               p->algo == ALGO_RING ? "" : ", unused by this algorithm");
+    }
     if (R->refined)
         printf("refined into %d slice%s x %d channel%s: %zu transfers; each waits only for "
                "the transfers listed (#index), not for the whole step; slice view: %d ticks, "
@@ -799,8 +842,8 @@ static int trace_main(struct run *RP)
 
     char err[200];
     struct trace_opts *o = &R.o;
-    rc = plan_build(&R.plan, o->coll, o->algo, o->op, o->nranks, o->count, o->root, err,
-                    sizeof err);
+    rc = plan_build_ring(&R.plan, o->coll, o->algo, o->op, o->nranks, o->count, o->root,
+                         o->ring_n ? o->ring : NULL, err, sizeof err);
     if (rc != CV_OK) return cli_usage_error("%s", err);
     if (o->slices || o->channels) {
         R.base = R.plan;

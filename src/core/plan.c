@@ -184,21 +184,44 @@ void chunk_range(size_t n, int parts, int k, size_t *start, size_t *end)
 
 /* ---- rings ----------------------------------------------------------------------------- */
 
+/* The ring is 0, 1, ..., W-1: the plans' own words ("rank r+1") hold. */
+static bool ring_is_identity(const struct plan *p)
+{
+    for (int i = 0; i < p->nranks; i++)
+        if (p->ring[i] != i) return false;
+    return true;
+}
+
+/* Where rank r sits in the ring. */
+static int ring_pos(const struct plan *p, int r)
+{
+    for (int i = 0; i < p->nranks; i++)
+        if (p->ring[i] == r) return i;
+    return 0;
+}
+
 /* The reduce-scatter half of a ring over W chunks (start[c], len[c]): at step s rank r
  * sends chunk (r-1-s) mod W to rank r+1, which reduces it into the same chunk. After W-1
  * steps rank r holds chunk r reduced over all ranks. */
 static void ring_reduce_scatter(struct pb *b, const size_t *start, const size_t *len)
 {
     int W = b->p->nranks;
+    const int *ring = b->p->ring;
     for (int s = 0; s < W - 1; s++) {
         pb_begin(b, "reduce-scatter %d/%d", s + 1, W - 1);
-        for (int r = 0; r < W; r++) {
-            int c = mod(r - 1 - s, W);
-            pb_add(b, r, (r + 1) % W, start[c], start[c], len[c], XFER_REDUCE, c);
+        for (int i = 0; i < W; i++) {
+            int c = ring[mod(i - 1 - s, W)];
+            pb_add(b, ring[i], ring[(i + 1) % W], start[c], start[c], len[c], XFER_REDUCE, c);
         }
-        pb_whatf(b, "Every rank r sends chunk (r-%d) mod %d to rank r+1, which %s%s.", s + 1, W,
-                 op_combine_chunk(b->p->op),
-                 s == W - 2 ? "; now rank r holds chunk r fully reduced" : "");
+        if (ring_is_identity(b->p))
+            pb_whatf(b, "Every rank r sends chunk (r-%d) mod %d to rank r+1, which %s%s.",
+                     s + 1, W, op_combine_chunk(b->p->op),
+                     s == W - 2 ? "; now rank r holds chunk r fully reduced" : "");
+        else
+            pb_whatf(b,
+                     "Every rank sends a chunk to the next rank in the ring order, which %s%s.",
+                     op_combine_chunk(b->p->op),
+                     s == W - 2 ? "; now rank r holds chunk r fully reduced" : "");
         pb_end(b);
     }
 }
@@ -209,13 +232,19 @@ static void ring_all_gather(struct pb *b, const size_t *start, const size_t *len
                             const char *own)
 {
     int W = b->p->nranks;
+    const int *ring = b->p->ring;
     for (int t = 0; t < W - 1; t++) {
         pb_begin(b, "all-gather %d/%d", t + 1, W - 1);
-        for (int r = 0; r < W; r++) {
-            int c = mod(r - t, W);
-            pb_add(b, r, (r + 1) % W, start[c], start[c], len[c], XFER_COPY, c);
+        for (int i = 0; i < W; i++) {
+            int c = ring[mod(i - t, W)];
+            pb_add(b, ring[i], ring[(i + 1) % W], start[c], start[c], len[c], XFER_COPY, c);
         }
-        if (t == 0)
+        if (!ring_is_identity(b->p))
+            pb_whatf(b,
+                     "Every rank sends the chunk it %s to the next rank in the ring order, "
+                     "which stores it.",
+                     t == 0 ? "owns" : "received in the previous step");
+        else if (t == 0)
             pb_whatf(b, "Every rank r sends its %s chunk r to rank r+1, which stores it.", own);
         else
             pb_whatf(
@@ -524,15 +553,15 @@ static void build_broadcast(struct pb *b)
     int W = p->nranks, root = p->root;
     switch (p->algo) {
     case ALGO_RING: {
-        int ranks[CV_MAX_RANKS];
+        int ranks[CV_MAX_RANKS] = {0}, at = ring_pos(p, root);
         for (int i = 0; i < W; i++)
-            ranks[i] = (root + i) % W;
+            ranks[i] = p->ring[(at + i) % W];
         chain(b, ranks, false);
         int nch = p->count < (size_t)W ? (int)p->count : W;
         pb_summary(b,
                    "ring: a pipelined chain from rank %d (%d -> %d -> ...); %d chunks follow "
                    "each other one hop per step (%d steps)",
-                   root, root, (root + 1) % W, nch, W > 1 ? nch + W - 2 : 0);
+                   root, root, ranks[W > 1 ? 1 : 0], nch, W > 1 ? nch + W - 2 : 0);
         break;
     }
     case ALGO_TREE:
@@ -563,15 +592,15 @@ static void build_reduce(struct pb *b)
     int W = p->nranks, root = p->root;
     switch (p->algo) {
     case ALGO_RING: {
-        int ranks[CV_MAX_RANKS];
+        int ranks[CV_MAX_RANKS] = {0}, at = ring_pos(p, root);
         for (int i = 0; i < W; i++)
-            ranks[i] = (root + 1 + i) % W;
+            ranks[i] = p->ring[(at + 1 + i) % W];
         chain(b, ranks, true);
         int nch = p->count < (size_t)W ? (int)p->count : W;
         pb_summary(b,
                    "ring: a pipelined chain ending at rank %d (%d -> ... -> %d); %d chunks, "
                    "each rank reducing in its data (%d steps)",
-                   root, (root + 1) % W, root, nch, W > 1 ? nch + W - 2 : 0);
+                   root, ranks[0], root, nch, W > 1 ? nch + W - 2 : 0);
         break;
     }
     case ALGO_TREE:
@@ -717,6 +746,59 @@ static void algo_list(enum coll c, char *buf, size_t n)
 int plan_build(struct plan *p, enum coll c, enum algo a, enum redop op, int nranks,
                size_t count, int root, char *err, size_t errlen)
 {
+    return plan_build_ring(p, c, a, op, nranks, count, root, NULL, err, errlen);
+}
+
+int plan_parse_ring(const char *s, int *ring, int *n, char *err, size_t errlen)
+{
+    *n = 0;
+    bool seen[CV_MAX_RANKS] = {false};
+    const char *p = s;
+    for (;;) {
+        while (*p == ' ' || *p == ',' || *p == '\t')
+            p++;
+        if (!*p) break;
+        char *end;
+        long r = strtol(p, &end, 10);
+        if (end == p || (*end && *end != ' ' && *end != ',' && *end != '\t') || r < 0 ||
+            r >= CV_MAX_RANKS) {
+            size_t k = strcspn(p, " ,\t");
+            return cv_err(err, errlen, CV_EINVAL, "ring order '%s': '%.*s' is not a rank 0..%d",
+                          s, (int)(k > 20 ? 20 : k), p, CV_MAX_RANKS - 1);
+        }
+        if (seen[r])
+            return cv_err(err, errlen, CV_EINVAL, "ring order '%s': rank %ld appears twice", s,
+                          r);
+        if (*n == CV_MAX_RANKS)
+            return cv_err(err, errlen, CV_EINVAL, "ring order '%s': more than %d ranks", s,
+                          CV_MAX_RANKS);
+        seen[r] = true;
+        ring[(*n)++] = (int)r;
+        p = end;
+    }
+    if (*n == 0) return cv_err(err, errlen, CV_EINVAL, "ring order '%s': no ranks", s);
+    return CV_OK;
+}
+
+/* A ring order fits nranks ranks: each of 0..nranks-1 once. */
+static int ring_check(const int *ring, int nranks, char *err, size_t errlen)
+{
+    bool seen[CV_MAX_RANKS] = {false};
+    for (int i = 0; i < nranks; i++) {
+        if (ring[i] < 0 || ring[i] >= nranks)
+            return cv_err(err, errlen, CV_EINVAL,
+                          "ring order: rank %d is not one of the %d ranks 0..%d", ring[i],
+                          nranks, nranks - 1);
+        if (seen[ring[i]])
+            return cv_err(err, errlen, CV_EINVAL, "ring order: rank %d appears twice", ring[i]);
+        seen[ring[i]] = true;
+    }
+    return CV_OK;
+}
+
+int plan_build_ring(struct plan *p, enum coll c, enum algo a, enum redop op, int nranks,
+                    size_t count, int root, const int *ring, char *err, size_t errlen)
+{
     memset(p, 0, sizeof *p);
     if ((unsigned)c >= COLL_COUNT)
         return cv_err(err, errlen, CV_EINVAL, "collective %d: unknown", (int)c);
@@ -739,6 +821,9 @@ int plan_build(struct plan *p, enum coll c, enum algo a, enum redop op, int nran
                       "algorithm %s is not available for %s (available: %s)", algo_name(a),
                       coll_name(c), list);
     }
+    if (ring && ring_check(ring, nranks, err, errlen) != CV_OK) return CV_EINVAL;
+    for (int i = 0; i < nranks; i++)
+        p->ring[i] = ring ? ring[i] : i;
     p->coll = c;
     p->algo = a;
     p->op = op;
@@ -778,6 +863,7 @@ int plan_build(struct plan *p, enum coll c, enum algo a, enum redop op, int nran
         break;
     }
     build_average(&b);
+
     if (nranks == 1 && p->nsteps == 0)
         pb_summary(&b, "%s: with one rank the input already is the output; nothing moves",
                    algo_name(a));

@@ -62,6 +62,10 @@ struct plan {
     size_t nx;
     char summary[160]; /* "ring: reduce-scatter (3 steps) then all-gather (3 steps); chunk c
                           starts on rank c+1" */
+    /* The ring order the ring plans follow: position i of the ring is rank ring[i], and each
+     * rank sends to the rank after it (0, 1, ..., W-1 unless plan_build_ring gave another,
+     * e.g. NCCL's "0 3 1 2 4 7 5 6" from its INFO log). */
+    int ring[CV_MAX_RANKS];
     /* Filled by plan_refine (1, 1, 0 and NULL in a plan straight from plan_build): */
     int nslices, nchannels;
     int nticks;        /* slice view: ticks from the first slice sent to the last received */
@@ -78,6 +82,20 @@ struct plan {
 int plan_build(struct plan *p, enum coll c, enum algo a, enum redop op, int nranks,
                size_t count, int root, char *err, size_t errlen);
 void plan_free(struct plan *p);
+
+/* plan_build with the ring in the order `ring` (nranks entries, a permutation of
+ * 0..nranks-1; NULL: 0, 1, ..., W-1): the ring all-reduce, reduce-scatter and all-gather
+ * send each chunk to the next rank in that order, and the ring broadcast and reduce chains
+ * run along it from (to) the root. Chunk c is still rank c's piece, so every collective's
+ * result is the same; only who sends what to whom changes. Other algorithms ignore it. A
+ * ring that is not a permutation is CV_EINVAL with a message naming the bad rank. */
+int plan_build_ring(struct plan *p, enum coll c, enum algo a, enum redop op, int nranks,
+                    size_t count, int root, const int *ring, char *err, size_t errlen);
+
+/* Read a ring order, "0 7 6 5 4 3 2 1" (ranks separated by spaces or commas), into
+ * ring[CV_MAX_RANKS] and *n; CV_EINVAL with a message naming the bad word, a repeated rank
+ * or more than CV_MAX_RANKS ranks. Whether it fits a communicator is plan_build_ring's. */
+int plan_parse_ring(const char *s, int *ring, int *n, char *err, size_t errlen);
 
 /* Refine a plan into slices and channels. Every transfer's elements are split into
  * `channels` parts (independent rings or trees, one per channel) and each part into `slices`

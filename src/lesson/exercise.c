@@ -41,6 +41,18 @@ static muFloat_t f_abs(muFloat_t x)
 {
     return fabs(x);
 }
+static muFloat_t f_floor(muFloat_t x)
+{
+    return floor(x);
+}
+static muFloat_t f_ceil(muFloat_t x)
+{
+    return ceil(x);
+}
+static muFloat_t f_round(muFloat_t x)
+{
+    return round(x);
+}
 static muFloat_t f_min(const muFloat_t *v, muInt_t n)
 {
     muFloat_t m = n > 0 ? v[0] : NAN;
@@ -56,25 +68,42 @@ static muFloat_t f_max(const muFloat_t *v, muInt_t n)
     return m;
 }
 
-int ex_formula_eval(const char *formula, const char *const *names, const double *vals, size_t n,
-                    double *out, char *err, size_t errlen)
+static muFloat_t f_mod(muFloat_t a, muFloat_t b)
+{
+    return fmod(a, b);
+}
+
+/* The characters a formula may hold; a condition may also compare and combine. A lone '='
+ * (muParser's assignment) is refused. */
+static int formula_chars(const char *f, bool cond, char *err, size_t errlen)
+{
+    for (const char *p = f; *p; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch < 0x80 && (isalnum(ch) || strchr("_.+-*/^(),% \t", ch))) continue;
+        if (cond && ch < 0x80 && strchr("<>!&|", ch)) continue;
+        if (cond && ch == '=' && ((p > f && strchr("<>!=", p[-1])) || p[1] == '=')) continue;
+        if (ch >= 0x20 && ch < 0x7f)
+            return cv_err(err, errlen, CV_EINVAL, "character '%c' is not allowed in a %s", ch,
+                          cond ? "condition" : "formula");
+        return cv_err(err, errlen, CV_EINVAL, "byte 0x%02x is not allowed in a %s", ch,
+                      cond ? "condition" : "formula");
+    }
+    return CV_OK;
+}
+
+static int formula_run(const char *formula, bool cond, const char *const *names,
+                       const double *vals, size_t n, double *out, char *err, size_t errlen)
 {
     if (!formula || !*formula) return cv_err(err, errlen, CV_EINVAL, "empty formula");
     if (strlen(formula) > LESSON_MAX_FORMULA)
         return cv_err(err, errlen, CV_EINVAL, "formula longer than %d characters",
                       LESSON_MAX_FORMULA);
-    if (n > LESSON_MAX_PARAMS)
-        return cv_err(err, errlen, CV_EINVAL, "more than %d variables", LESSON_MAX_PARAMS);
-    /* names, numbers, + - * / ^ ( ) , and blanks: no assignment, comparison, ternary or
-     * string reaches muParser */
-    for (const char *p = formula; *p; p++) {
-        unsigned char ch = (unsigned char)*p;
-        if (ch < 0x80 && (isalnum(ch) || strchr("_.+-*/^(), \t", ch))) continue;
-        if (ch >= 0x20 && ch < 0x7f)
-            return cv_err(err, errlen, CV_EINVAL, "character '%c' is not allowed in a formula",
-                          ch);
-        return cv_err(err, errlen, CV_EINVAL, "byte 0x%02x is not allowed in a formula", ch);
-    }
+    if (n > LESSON_MAX_PARAMS + 1)
+        return cv_err(err, errlen, CV_EINVAL, "more than %d variables", LESSON_MAX_PARAMS + 1);
+    /* names, numbers, + - * / ^ % ( ) , and blanks: no assignment, ternary or string
+     * reaches muParser (and comparisons only in a condition) */
+    int rc = formula_chars(formula, cond, err, errlen);
+    if (rc != CV_OK) return rc;
     muParserHandle_t h = mupCreate(muBASETYPE_FLOAT);
     if (!h) return cv_err(err, errlen, CV_ENOMEM, "formula parser could not start");
     mupClearConst(h);
@@ -84,10 +113,13 @@ int ex_formula_eval(const char *formula, const char *const *names, const double 
     mupDefineFun1(h, "ln", f_ln, 1);
     mupDefineFun1(h, "exp", f_exp, 1);
     mupDefineFun1(h, "abs", f_abs, 1);
+    mupDefineFun1(h, "floor", f_floor, 1);
+    mupDefineFun1(h, "ceil", f_ceil, 1);
+    mupDefineFun1(h, "round", f_round, 1);
     mupDefineMultFun(h, "min", f_min, 1);
     mupDefineMultFun(h, "max", f_max, 1);
-    double v[LESSON_MAX_PARAMS];
-    int rc = CV_OK;
+    mupDefineOprt(h, "%", f_mod, 6 /* muParser's multiplication level */, muOPRT_ASCT_LEFT, 1);
+    double v[LESSON_MAX_PARAMS + 1];
     for (size_t i = 0; i < n; i++) {
         v[i] = vals[i];
         mupDefineVar(h, names[i], &v[i]);
@@ -113,6 +145,21 @@ int ex_formula_eval(const char *formula, const char *const *names, const double 
         }
     }
     mupRelease(h);
+    return rc;
+}
+
+int ex_formula_eval(const char *formula, const char *const *names, const double *vals, size_t n,
+                    double *out, char *err, size_t errlen)
+{
+    return formula_run(formula, false, names, vals, n, out, err, errlen);
+}
+
+int ex_condition_eval(const char *cond, const char *const *names, const double *vals, size_t n,
+                      bool *holds, char *err, size_t errlen)
+{
+    double r = 0;
+    int rc = formula_run(cond, true, names, vals, n, &r, err, errlen);
+    if (rc == CV_OK) *holds = r != 0 && !isnan(r);
     return rc;
 }
 
@@ -146,7 +193,9 @@ static const struct unit {
     {"GiB", DIM_BYTES, 1073741824.0, "GiB"},
     {"TiB", DIM_BYTES, 1099511627776.0, "TiB"},
     {"x", DIM_NONE, 1, "x"},
+    {"\xc3\x97", DIM_NONE, 1, "x"}, /* multiplication sign */
     {"times", DIM_NONE, 1, "x"},
+    {"%", DIM_NONE, 0.01, "%"},
     {"", DIM_NONE, 1, ""},
 };
 
@@ -251,18 +300,72 @@ static double round3(double x) /* to 3 significant digits */
     return strtod(b, NULL);
 }
 
+static size_t var_names(const struct lesson_exercise *ex, const char **names)
+{
+    for (size_t i = 0; i < ex->nparams; i++)
+        names[i] = ex->params[i].name;
+    return ex->nparams;
+}
+
+static bool is_whole(double x)
+{
+    return isfinite(x) && fabs(x - round(x)) <= 1e-9 * fmax(1.0, fabs(x));
+}
+
+/* The answer at vals, and whether vals meet the exercise's where: conditions and integer
+ * answer. CV_EINVAL (message) when not. */
 static int variant_eval(const struct lesson_exercise *ex, const double *vals, double *out,
                         char *err, size_t errlen)
 {
     const char *names[LESSON_MAX_PARAMS];
-    for (size_t i = 0; i < ex->nparams; i++)
-        names[i] = ex->params[i].name;
-    int rc = ex_formula_eval(ex->formula, names, vals, ex->nparams, out, err, errlen);
+    size_t n = var_names(ex, names);
+    for (size_t w = 0; w < ex->nwhere; w++) {
+        bool ok = false;
+        int rc = ex_condition_eval(ex->where[w], names, vals, n, &ok, err, errlen);
+        if (rc != CV_OK) return rc;
+        if (!ok)
+            return cv_err(err, errlen, CV_EINVAL, "the condition 'where: %s' does not hold",
+                          ex->where[w]);
+    }
+    int rc = ex_formula_eval(ex->formula, names, vals, n, out, err, errlen);
     if (rc == CV_OK && !isfinite(*out))
         rc = cv_err(err, errlen, CV_EINVAL,
                     "the answer is not a finite number for these values");
+    if (rc == CV_OK && ex->integer) {
+        if (!is_whole(*out))
+            return cv_err(err, errlen, CV_EINVAL, "the answer %.6g is not a whole number",
+                          *out);
+        *out = round(*out);
+    }
     return rc;
 }
+
+static double draw_param(const struct lesson_param *p, uint64_t *st)
+{
+    double u = (double)(splitmix64(st) >> 11) * 0x1.0p-53; /* [0, 1) */
+    if (p->nchoices) {
+        size_t k = (size_t)(u * (double)p->nchoices);
+        return p->choices[k < p->nchoices ? k : p->nchoices - 1];
+    }
+    if (p->step > 0) {
+        double nsteps = round((p->hi - p->lo) / p->step);
+        double k = floor(u * (nsteps + 1));
+        if (k > nsteps) k = nsteps;
+        char b[40]; /* lo + k*step without the binary noise of a decimal step */
+        snprintf(b, sizeof b, "%.12g", p->lo + k * p->step);
+        return strtod(b, NULL);
+    }
+    if (p->integer) {
+        double x = p->lo + floor(u * (p->hi - p->lo + 1));
+        return x > p->hi ? p->hi : x;
+    }
+    double x = round3(p->lo + u * (p->hi - p->lo));
+    if (x < p->lo || x > p->hi) x = round3((p->lo + p->hi) / 2);
+    if (x < p->lo || x > p->hi) x = p->value;
+    return x;
+}
+
+#define VARIANT_DRAWS 2000
 
 int ex_variant(const struct lesson_exercise *ex, uint64_t seed, struct ex_variant *v, char *err,
                size_t errlen)
@@ -274,66 +377,174 @@ int ex_variant(const struct lesson_exercise *ex, uint64_t seed, struct ex_varian
                       ex->id, lesson_ex_type_name(ex->type));
     for (size_t i = 0; i < ex->nparams; i++)
         v->param[i] = ex->params[i].value;
-    if (seed != 0) {
-        if (!ex_has_variants(ex))
-            return cv_err(err, errlen, CV_EINVAL,
-                          "exercise %s has no param with a range: no variants", ex->id);
-        /* the stream depends on the seed and the id (FNV-1a), not on the file's layout */
-        uint64_t h = 0xcbf29ce484222325ULL;
-        for (const char *p = ex->id; *p; p++)
-            h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
-        uint64_t st = seed ^ h;
-        for (size_t i = 0; i < ex->nparams; i++) {
-            const struct lesson_param *p = &ex->params[i];
-            if (!p->ranged) continue;
-            double u = (double)(splitmix64(&st) >> 11) * 0x1.0p-53; /* [0, 1) */
-            double x;
-            if (p->integer) {
-                double span = p->hi - p->lo + 1;
-                x = p->lo + floor(u * span);
-                if (x > p->hi) x = p->hi;
-            } else {
-                x = round3(p->lo + u * (p->hi - p->lo));
-                if (x < p->lo || x > p->hi) x = round3((p->lo + p->hi) / 2);
-                if (x < p->lo || x > p->hi) x = p->value;
-            }
-            v->param[i] = x;
+    if (seed == 0) return variant_eval(ex, v->param, &v->answer, err, errlen);
+    if (!ex_has_variants(ex))
+        return cv_err(err, errlen, CV_EINVAL,
+                      "exercise %s has no param with a range: no variants", ex->id);
+    /* the stream depends on the seed and the id (FNV-1a), not on the file's layout */
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char *p = ex->id; *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+    uint64_t st = seed ^ h;
+    char why[200] = "";
+    for (int draw = 0; draw < VARIANT_DRAWS; draw++) {
+        for (size_t i = 0; i < ex->nparams; i++)
+            if (ex->params[i].ranged) v->param[i] = draw_param(&ex->params[i], &st);
+        if (variant_eval(ex, v->param, &v->answer, why, sizeof why) == CV_OK) return CV_OK;
+    }
+    return cv_err(err, errlen, CV_EINVAL, "exercise %s: no variant in %d draws (last: %s)",
+                  ex->id, VARIANT_DRAWS, why);
+}
+
+int ex_variant_check(const struct lesson_exercise *ex, const struct ex_variant *v, char *err,
+                     size_t errlen)
+{
+    for (size_t i = 0; i < ex->nparams; i++) {
+        const struct lesson_param *p = &ex->params[i];
+        double x = v->param[i];
+        bool ok = isfinite(x) && x >= p->lo && x <= p->hi;
+        if (ok && p->integer) ok = x == floor(x);
+        if (ok && p->step > 0)
+            ok = fabs((x - p->lo) / p->step - round((x - p->lo) / p->step)) < 1e-6;
+        bool in = !p->nchoices;
+        for (size_t k = 0; k < p->nchoices; k++)
+            in |= p->choices[k] == x;
+        if (!ok || !in)
+            return cv_err(err, errlen, CV_EINVAL, "%s = %g breaks its declared range%s",
+                          p->name, x,
+                          p->nchoices   ? " or choices"
+                          : p->step > 0 ? " or step"
+                                        : "");
+    }
+    double a;
+    int rc = variant_eval(ex, v->param, &a, err, errlen);
+    if (rc != CV_OK) return rc;
+    if (!(fabs(a - v->answer) <= 1e-12 * fmax(1.0, fabs(a))))
+        return cv_err(err, errlen, CV_EINVAL, "the answer %.6g is not the formula's %.6g",
+                      v->answer, a);
+    return CV_OK;
+}
+
+#define NOT_TEMPLATE (-1)
+
+/* ---- templates -------------------------------------------------------------------------- */
+
+void ex_format_text_number(double x, char *buf, size_t n)
+{
+    if (!isfinite(x)) {
+        snprintf(buf, n, "%g", x);
+    } else if (x == floor(x) && fabs(x) < 1e15) {
+        snprintf(buf, n, "%.0f", x);
+    } else {
+        snprintf(buf, n, "%.4g", x);
+        /* 3.884e+10 as 3.884e10, the way the lessons write it */
+        char *e = strchr(buf, 'e');
+        if (e) {
+            char *d = e + 1;
+            bool neg = *d == '-';
+            if (*d == '+' || *d == '-') d++;
+            while (*d == '0' && d[1])
+                d++;
+            char exp[8];
+            snprintf(exp, sizeof exp, "%s%.5s", neg ? "-" : "", d);
+            snprintf(e + 1, n - (size_t)(e + 1 - buf), "%s", exp);
         }
     }
-    return variant_eval(ex, v->param, &v->answer, err, errlen);
+}
+
+/* The value of the template {inner} (inner without the braces): CV_OK and *out, or
+ * NOT_TEMPLATE (-1) when it is not a template (text in braces), CV_EINVAL when {= expr} is bad.
+ */
+static int template_value(const struct lesson_exercise *ex, const struct ex_variant *v,
+                          const char *inner, size_t len, double *out, bool *is_param, char *err,
+                          size_t errlen)
+{
+    *is_param = false;
+    if (len && inner[0] == '=') {
+        char f[LESSON_MAX_FORMULA + 1];
+        if (len - 1 > LESSON_MAX_FORMULA)
+            return cv_err(err, errlen, CV_EINVAL, "template longer than %d characters",
+                          LESSON_MAX_FORMULA);
+        memcpy(f, inner + 1, len - 1);
+        f[len - 1] = '\0';
+        const char *names[LESSON_MAX_PARAMS + 1];
+        double vals[LESSON_MAX_PARAMS + 1];
+        size_t n = var_names(ex, names);
+        for (size_t i = 0; i < n; i++)
+            vals[i] = v ? v->param[i] : ex->params[i].value;
+        names[n] = "answer";
+        vals[n++] = v ? v->answer : ex->answer;
+        int rc = formula_run(f, false, names, vals, n, out, err, errlen);
+        if (rc == CV_OK && !isfinite(*out))
+            rc = cv_err(err, errlen, CV_EINVAL, "{%s} is not a finite number", f);
+        return rc;
+    }
+    for (size_t i = 0; i < ex->nparams; i++)
+        if (strlen(ex->params[i].name) == len && strncmp(inner, ex->params[i].name, len) == 0) {
+            *out = v ? v->param[i] : ex->params[i].value;
+            *is_param = true;
+            return CV_OK;
+        }
+    return NOT_TEMPLATE;
+}
+
+void ex_text_format(const struct lesson_exercise *ex, const struct ex_variant *v,
+                    const char *text, char *buf, size_t n)
+{
+    if (!n) return;
+    size_t len = 0;
+    const char *p = text ? text : "";
+    while (*p && len + 1 < n) {
+        const char *close = *p == '{' ? strchr(p, '}') : NULL;
+        double x;
+        bool is_param;
+        char err[8];
+        if (close && template_value(ex, v, p + 1, (size_t)(close - p - 1), &x, &is_param, err,
+                                    sizeof err) == CV_OK) {
+            char num[48];
+            if (is_param)
+                ex_format_number(x, num, sizeof num);
+            else
+                ex_format_text_number(x, num, sizeof num);
+            int k = snprintf(buf + len, n - len, "%s", num);
+            if (k < 0 || (size_t)k >= n - len) {
+                len = n - 1;
+                break;
+            }
+            len += (size_t)k;
+            p = close + 1;
+            continue;
+        }
+        buf[len++] = *p++;
+    }
+    buf[len < n ? len : n - 1] = '\0';
+}
+
+int ex_template_check(const struct lesson_exercise *ex, const char *text, char *err,
+                      size_t errlen)
+{
+    for (const char *p = text ? strchr(text, '{') : NULL; p; p = strchr(p + 1, '{')) {
+        const char *close = strchr(p, '}');
+        if (!close) {
+            if (p[1] == '=') return cv_err(err, errlen, CV_EINVAL, "'{=' without its '}'");
+            break;
+        }
+        if (p[1] != '=') continue;
+        double x;
+        bool is_param;
+        char e2[200];
+        if (template_value(ex, NULL, p + 1, (size_t)(close - p - 1), &x, &is_param, e2,
+                           sizeof e2) != CV_OK)
+            return cv_err(err, errlen, CV_EINVAL, "template {%.*s}: %s", (int)(close - p - 1),
+                          p + 1, e2);
+    }
+    return CV_OK;
 }
 
 void ex_prompt_format(const struct lesson_exercise *ex, const struct ex_variant *v, char *buf,
                       size_t n)
 {
-    if (!n) return;
-    size_t len = 0;
-    buf[0] = '\0';
-    const char *p = ex->prompt ? ex->prompt : "";
-    while (*p && len + 1 < n) {
-        if (*p == '{') {
-            const char *close = strchr(p, '}');
-            size_t i;
-            for (i = 0; close && i < ex->nparams; i++)
-                if (strlen(ex->params[i].name) == (size_t)(close - p - 1) &&
-                    strncmp(p + 1, ex->params[i].name, (size_t)(close - p - 1)) == 0)
-                    break;
-            if (close && i < ex->nparams) {
-                char num[40];
-                ex_format_number(v ? v->param[i] : ex->params[i].value, num, sizeof num);
-                int k = snprintf(buf + len, n - len, "%s", num);
-                if (k < 0 || (size_t)k >= n - len) {
-                    len = n - 1;
-                    break;
-                }
-                len += (size_t)k;
-                p = close + 1;
-                continue;
-            }
-        }
-        buf[len++] = *p++;
-    }
-    buf[len < n ? len : n - 1] = '\0';
+    ex_text_format(ex, v, ex->prompt, buf, n);
 }
 
 /* ---- holds ------------------------------------------------------------------------------ */
@@ -374,11 +585,20 @@ int ex_holds_expected(const struct lesson_exercise *ex, float *vals, bool *has, 
         } else {
             const float *b = trace_buf(&t, step, ex->rank);
             const uint32_t *m = trace_mask(&t, step, ex->rank);
-            for (size_t i = 0; i < L; i++) {
-                vals[i] = b[i];
-                has[i] = m[i] != 0;
+            /* slots: only the asked output, as the lecture grades it */
+            size_t lo = ex->slot_lo >= 0 ? (size_t)ex->slot_lo : 0;
+            size_t hi = ex->slot_hi >= 0 ? (size_t)ex->slot_hi : L - 1;
+            if (hi >= L || lo > hi) {
+                rc = cv_err(err, errlen, CV_EINVAL,
+                            "slots %zu..%zu but rank %d holds %zu elements", lo, hi, ex->rank,
+                            L);
+            } else {
+                for (size_t i = lo; i <= hi; i++) {
+                    vals[i - lo] = b[i];
+                    has[i - lo] = m[i] != 0;
+                }
+                *len = hi - lo + 1;
             }
-            *len = L;
         }
         trace_free(&t);
     }
@@ -418,21 +638,232 @@ static void trim(const char *in, char *out, size_t n)
     out[len] = '\0';
 }
 
+/* The student's text as it is echoed: control bytes (and DEL) shown as '?', at most 60
+ * bytes (cut at a character's start). */
+static void echo_copy(const char *in, char *out, size_t n)
+{
+    size_t k = 0;
+    for (const char *p = in; *p && k + 1 < n && k < 60; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (k >= 56 && (ch & 0xc0) != 0x80) break;
+        out[k++] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+    }
+    out[k] = '\0';
+}
+
+/* A number answer at the start of s: "524,288" (commas between groups of three digits),
+ * "5.2e5", a fraction "3/7" or "1/2"; *end after it. */
+static bool read_answer_number(const char *s, double *out, const char **end)
+{
+    const char *p = s, *e;
+    double x;
+    if (strchr(s, ',') && strchr(s, ',') < s + strcspn(s, " \t/")) {
+        /* thousands separators: 1 to 3 digits, then groups of exactly 3 */
+        char tmp[64];
+        size_t k = 0, lead = 0;
+        if (*p == '+' || *p == '-') tmp[k++] = *p++;
+        while (isdigit((unsigned char)*p) && k < 8)
+            tmp[k++] = *p++, lead++;
+        if (lead == 0 || lead > 3) return false;
+        while (*p == ',') {
+            for (int i = 1; i <= 3; i++)
+                if (!isdigit((unsigned char)p[i])) return false;
+            if (isdigit((unsigned char)p[4]) || k + 3 >= 40) return false;
+            memcpy(tmp + k, p + 1, 3);
+            k += 3;
+            p += 4;
+        }
+        if (*p == '.') {
+            tmp[k++] = *p++;
+            while (isdigit((unsigned char)*p) && k + 1 < sizeof tmp)
+                tmp[k++] = *p++;
+        }
+        tmp[k] = '\0';
+        x = strtod(tmp, NULL);
+    } else {
+        if (!read_number(s, &x, &e)) return false;
+        p = e;
+    }
+    /* a fraction: "3/7" (not "3 GB/s": the '/' must be followed by a digit) */
+    if (*p == '/' && isdigit((unsigned char)p[1])) {
+        double d;
+        if (!read_number(p + 1, &d, &e) || d == 0) return false;
+        x /= d;
+        p = e;
+    }
+    if (!isfinite(x)) return false;
+    *out = x;
+    *end = p;
+    return true;
+}
+
+/* Is got within the exercise's tolerance of want? */
+static bool near(double got, double want, double tol)
+{
+    return got == want || fabs(got - want) <= tol * fabs(want);
+}
+
+/* The world size of a variant, when the exercise has a param for it. */
+static double world_size(const struct lesson_exercise *ex, const struct ex_variant *v)
+{
+    static const char *const w_names[] = {"w", "W", "ranks", "nranks", "world"};
+    for (size_t i = 0; i < ex->nparams; i++)
+        for (size_t k = 0; k < ARRAY_LEN(w_names); k++)
+            if (strcmp(ex->params[i].name, w_names[k]) == 0)
+                return v ? v->param[i] : ex->params[i].value;
+    return 0;
+}
+
+/* A unit of dimension dim whose scale is `scale` (within 0.1%): its spelling, or NULL. */
+static const char *unit_with_scale(enum ex_dim dim, double scale)
+{
+    for (size_t i = 0; i < ARRAY_LEN(units); i++)
+        if (units[i].dim == dim && units[i].dim != DIM_NONE && units[i].name[0] &&
+            strcmp(units[i].name, units[i].canon) == 0 &&
+            fabs(units[i].scale - scale) <= 1e-3 * scale)
+            return units[i].name;
+    return NULL;
+}
+
+/* The exercise's own traps: a wrong: line whose formula matches got. */
+static bool diagnose_listed(const struct lesson_exercise *ex, const struct ex_variant *v,
+                            double got, char *msg, size_t n)
+{
+    const char *names[LESSON_MAX_PARAMS];
+    double vals[LESSON_MAX_PARAMS];
+    size_t np = var_names(ex, names);
+    for (size_t i = 0; i < np; i++)
+        vals[i] = v ? v->param[i] : ex->params[i].value;
+    for (size_t w = 0; w < ex->nwrong; w++) {
+        double trap;
+        char err[8];
+        if (ex_formula_eval(ex->wrong[w].formula, names, vals, np, &trap, err, sizeof err) !=
+                CV_OK ||
+            !isfinite(trap))
+            continue;
+        if (near(got, trap, ex->tolerance)) {
+            ex_text_format(ex, v, ex->wrong[w].msg, msg, n);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The usual slips, as a ratio r = got / want: a power of ten (a unit slip), GiB for GB, a
+ * factor W (per rank vs all ranks), (W-1)/W (the ring factor), 2 (both directions, both
+ * phases). Fills diag (a code) and msg; false when none fits. */
+static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_variant *v,
+                          double got, double want, const char *typed_unit, char *diag,
+                          size_t dn, char *msg, size_t n)
+{
+    double tol = fmin(fmax(ex->tolerance, 0.005), 0.02), r = got / want;
+    if (!(want != 0 && isfinite(r) && r > 0)) return false;
+    enum ex_dim dim = DIM_NONE;
+    double want_scale = 1, typed_scale = 1;
+    ex_unit_lookup(ex->units, &dim, &want_scale, NULL);
+    if (ex_unit_lookup(typed_unit, NULL, &typed_scale, NULL) != CV_OK) typed_scale = want_scale;
+    for (int e = -4; e <= 4; e++) {
+        if (e == 0) continue;
+        double f = pow(1000.0, e);
+        if (!near(r, f, tol)) continue;
+        snprintf(diag, dn, "power-of-ten");
+        /* got*want_scale = want*want_scale*f: the typed number is the answer in the unit
+         * whose scale is typed_scale / f */
+        const char *other = unit_with_scale(dim, typed_scale / f);
+        const char *mine = unit_with_scale(dim, typed_scale);
+        if (other && mine)
+            snprintf(msg, n,
+                     "%g times too %s: that number is the answer in %s, but it was read in "
+                     "%s; mind the unit",
+                     f > 1 ? f : 1 / f, f > 1 ? "high" : "low", other, mine);
+        else
+            snprintf(msg, n,
+                     "%g times too %s: a power of ten slipped (thousand, million, "
+                     "billion); check each unit's size",
+                     f > 1 ? f : 1 / f, f > 1 ? "high" : "low");
+        return true;
+    }
+    static const struct {
+        double f;
+        const char *a, *b;
+    } bin[] = {{1.073741824, "GiB", "GB"}, {1.048576, "MiB", "MB"}, {1.024, "KiB", "KB"}};
+    for (size_t i = 0; i < ARRAY_LEN(bin); i++)
+        for (int inv = 0; inv < 2; inv++)
+            if (fabs(r - (inv ? 1 / bin[i].f : bin[i].f)) <= 0.25 * (bin[i].f - 1) / bin[i].f) {
+                snprintf(diag, dn, "gib-vs-gb");
+                snprintf(msg, n,
+                         "Off by %.4g, the ratio of a %s to a %s (1 %s = %.6g %s): a binary "
+                         "unit where a decimal one is meant, or the reverse",
+                         bin[i].f, bin[i].a, bin[i].b, bin[i].a, bin[i].f, bin[i].b);
+                return true;
+            }
+    double W = world_size(ex, v);
+    if (W > 2 && (near(r, W, tol) || near(r, 1 / W, tol))) {
+        snprintf(diag, dn, "factor-w");
+        if (r > 1)
+            snprintf(msg, n,
+                     "%g times too high, a factor W = %g: that is all ranks together; the "
+                     "question asks for one rank",
+                     W, W);
+        else
+            snprintf(msg, n,
+                     "%g times too low, a factor W = %g: that is one rank's share; the "
+                     "question asks for all ranks together (or W was divided once too often)",
+                     W, W);
+        return true;
+    }
+    if (W > 2 && (near(r, (W - 1) / W, tol) || near(r, W / (W - 1), tol))) {
+        snprintf(diag, dn, "ring-factor");
+        snprintf(msg, n,
+                 "Off by (W-1)/W = %g/%g: the ring's factor (W-1)/W is %s; each rank sends "
+                 "W-1 of its W pieces",
+                 W - 1, W, r < 1 ? "in there once too often" : "missing");
+        return true;
+    }
+    if (near(r, 2, tol) || near(r, 0.5, tol)) {
+        snprintf(diag, dn, "factor-2");
+        if (r > 1)
+            snprintf(msg, n,
+                     "Exactly twice the answer: a factor 2 too many. Both directions "
+                     "of a link where one is asked, or both halves of an all-reduce "
+                     "where one is?");
+        else
+            snprintf(msg, n,
+                     "Exactly half the answer: a factor 2 missing. One direction of a "
+                     "link where both are asked, or one half of an all-reduce (a "
+                     "ring all-reduce is a reduce-scatter plus an all-gather)?");
+        return true;
+    }
+    return false;
+}
+
+/* Words only (letters, blanks, '-'): what a count counts, not a unit. */
+static bool noun(const char *s)
+{
+    if (!isalpha((unsigned char)*s)) return false;
+    for (; *s; s++)
+        if (!isalpha((unsigned char)*s) && *s != ' ' && *s != '-') return false;
+    return true;
+}
+
 static int grade_number(const struct lesson_exercise *ex, const struct ex_variant *v,
                         const char *in, struct ex_grade *g)
 {
     double want = v ? v->answer : ex->answer;
     const char *end;
     double x;
+    char echo[64];
+    echo_copy(in, echo, sizeof echo);
     if (!*in) {
         g->verdict = EX_BAD_INPUT;
         snprintf(g->msg, sizeof g->msg, "type a number%s%s", ex->units[0] ? " in " : "",
                  ex->units);
         return CV_OK;
     }
-    if (!read_number(in, &x, &end)) {
+    if (!read_answer_number(in, &x, &end)) {
         g->verdict = EX_BAD_INPUT;
-        snprintf(g->msg, sizeof g->msg, "'%.40s' is not a number", in);
+        snprintf(g->msg, sizeof g->msg,
+                 "'%s' is not a number (e.g. 420, 524,288, 5.2e5, 3/7, 0.42 TB/s)", echo);
         return CV_OK;
     }
     char unit[32];
@@ -440,32 +871,57 @@ static int grade_number(const struct lesson_exercise *ex, const struct ex_varian
     const char *u = unit[0] ? unit : ex->units;
     enum ex_dim dim, want_dim = DIM_NONE;
     double scale, want_scale = 1;
+    char eu[40];
+    echo_copy(u, eu, 24);
+    ex_unit_lookup(ex->units, &want_dim, &want_scale, NULL);
+    if (ex_unit_lookup(u, &dim, &scale, NULL) != CV_OK && want_dim == DIM_NONE && noun(u)) {
+        /* a count or a ratio: "7 steps", "32 replicas" name what is counted */
+        u = ex->units;
+        unit[0] = '\0';
+        ex_unit_lookup(u, &dim, &scale, NULL);
+    }
     if (ex_unit_lookup(u, &dim, &scale, NULL) != CV_OK) {
         g->verdict = EX_BAD_INPUT;
-        snprintf(g->msg, sizeof g->msg, "unknown unit '%.20s'", u);
+        snprintf(g->msg, sizeof g->msg, "unknown unit '%s'", eu);
         return CV_OK;
     }
-    ex_unit_lookup(ex->units, &want_dim, &want_scale, NULL);
     if (dim != want_dim) {
         g->verdict = EX_WRONG_UNIT;
-        snprintf(g->msg, sizeof g->msg, "wrong unit: %s is %s; the answer is %s%s%s", u,
+        snprintf(g->msg, sizeof g->msg, "wrong unit: %s is %s; the answer is %s%s%s", eu,
                  dim_name(dim), dim_name(want_dim), ex->units[0] ? " in " : "", ex->units);
         return CV_OK;
     }
     double got = x * scale / want_scale;
-    double tol = ex->tolerance * fabs(want);
-    char wnum[40], gnum[40];
-    snprintf(wnum, sizeof wnum, "%.4g", want);
-    if (want == floor(want) && fabs(want) < 1e15) ex_format_number(want, wnum, sizeof wnum);
-    snprintf(gnum, sizeof gnum, "%.4g", got);
-    if (fabs(got - want) <= tol || got == want) {
+    /* the echo: what was typed, with the exercise's unit when none was typed and the unit
+     * is a real one (a count or a ratio echoes the bare number) */
+    char shown[100];
+    bool real_unit = want_dim != DIM_NONE;
+    snprintf(shown, sizeof shown, "%s%s%s", echo, !unit[0] && real_unit ? " " : "",
+             !unit[0] && real_unit ? ex->units : "");
+    if (near(got, want, ex->tolerance)) {
         g->verdict = EX_RIGHT;
-        snprintf(g->msg, sizeof g->msg, "right: %s %s", wnum, ex->units);
-    } else {
-        g->verdict = EX_WRONG;
-        snprintf(g->msg, sizeof g->msg, "not right: %s %s is too %s", gnum, ex->units,
-                 got < want ? "low" : "high");
+        char wnum[40], gnum[40];
+        ex_format_text_number(want, wnum, sizeof wnum);
+        ex_format_text_number(got, gnum, sizeof gnum);
+        if (strcmp(wnum, gnum) == 0)
+            snprintf(g->msg, sizeof g->msg, "right: %s", shown);
+        else
+            snprintf(g->msg, sizeof g->msg, "right: %s (exactly %s%s%s)", shown, wnum,
+                     real_unit ? " " : "", real_unit ? ex->units : "");
+        return CV_OK;
     }
+    g->verdict = EX_WRONG;
+    char why[256];
+    if (diagnose_listed(ex, v, got, why, sizeof why)) {
+        snprintf(g->diagnosis, sizeof g->diagnosis, "listed");
+    } else if (!diagnose_slip(ex, v, got, want, unit[0] ? unit : ex->units, g->diagnosis,
+                              sizeof g->diagnosis, why, sizeof why)) {
+        snprintf(g->diagnosis, sizeof g->diagnosis, "%s", got < want ? "too-low" : "too-high");
+        snprintf(g->msg, sizeof g->msg, "not right: %s is too %s", shown,
+                 got < want ? "low" : "high");
+        return CV_OK;
+    }
+    snprintf(g->msg, sizeof g->msg, "not right: %s. %s", shown, why);
     return CV_OK;
 }
 
@@ -477,12 +933,21 @@ static int grade_choice(const struct lesson_exercise *ex, const char *in, struct
         snprintf(g->msg, sizeof g->msg, "type the number of an option (1..%zu)", ex->noptions);
         return CV_OK;
     }
+    const char *text = ex->options[n - 1];
     if (n == ex->correct) {
         g->verdict = EX_RIGHT;
-        snprintf(g->msg, sizeof g->msg, "right: %ld", n);
+        snprintf(g->msg, sizeof g->msg, "right: %ld) %s", n, text);
+        return CV_OK;
+    }
+    g->verdict = EX_WRONG;
+    snprintf(g->diagnosis, sizeof g->diagnosis, "option");
+    const char *why = ex->option_why ? ex->option_why[n - 1] : NULL;
+    if (why) {
+        char w[250];
+        ex_text_format(ex, NULL, why, w, sizeof w);
+        snprintf(g->msg, sizeof g->msg, "not right: %ld) %.120s. %s", n, text, w);
     } else {
-        g->verdict = EX_WRONG;
-        snprintf(g->msg, sizeof g->msg, "not right: option %ld", n);
+        snprintf(g->msg, sizeof g->msg, "not right: %ld) %.120s", n, text);
     }
     return CV_OK;
 }
@@ -534,8 +999,19 @@ static int grade_holds(const struct lesson_exercise *ex, const char *in, struct 
     }
     if (k != n) {
         g->verdict = EX_BAD_INPUT;
-        snprintf(g->msg, sizeof g->msg, "rank %d holds %zu elements; you typed %zu", ex->rank,
-                 n, k);
+        if (ex->slot_lo >= 0 && n == 1)
+            snprintf(g->msg, sizeof g->msg,
+                     "the question asks for one value (slot %d); you "
+                     "typed %zu",
+                     ex->slot_lo, k);
+        else if (ex->slot_lo >= 0)
+            snprintf(g->msg, sizeof g->msg,
+                     "the question asks for %zu values (slots %d..%d); "
+                     "you typed %zu",
+                     n, ex->slot_lo, ex->slot_hi, k);
+        else
+            snprintf(g->msg, sizeof g->msg, "rank %d holds %zu elements; you typed %zu",
+                     ex->rank, n, k);
         return CV_OK;
     }
     if (differ == 0) {
@@ -552,6 +1028,7 @@ static int grade_holds(const struct lesson_exercise *ex, const char *in, struct 
         }
     } else {
         g->verdict = EX_WRONG;
+        snprintf(g->diagnosis, sizeof g->diagnosis, "elements");
         snprintf(g->msg, sizeof g->msg, "not right: %zu of %zu elements differ", differ, n);
     }
     return CV_OK;
@@ -575,4 +1052,113 @@ int ex_grade(const struct lesson_exercise *ex, const struct ex_variant *v, const
         snprintf(g->msg, sizeof g->msg, "unknown exercise type");
         return CV_EINVAL;
     }
+}
+
+/* ---- predict first ---------------------------------------------------------------------- */
+
+/* The numbers of text, each with the unit written right after it (or ""): at most cap. */
+struct text_num {
+    double x;
+    const char *start, *end; /* the number and its unit in text */
+    char unit[16];
+};
+
+static size_t text_numbers(const char *text, struct text_num *out, size_t cap)
+{
+    size_t k = 0;
+    for (const char *p = text; *p && k < cap;) {
+        bool starts = isdigit((unsigned char)*p) &&
+                      (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '.' ||
+                                      p[-1] == '_' || p[-1] == '^'));
+        const char *end;
+        double x;
+        /* "524,288" is one number; "60, 64" two */
+        if (!starts || (!read_answer_number(p, &x, &end) && !read_number(p, &x, &end))) {
+            p++;
+            continue;
+        }
+        if (end[-1] == '.') end--; /* "... 72." ends a sentence, not the number */
+        struct text_num *t = &out[k++];
+        t->x = x;
+        t->start = p;
+        t->unit[0] = '\0';
+        const char *u = end;
+        if (*u == ' ') u++;
+        /* the longest unit spelled right there, ending at a word's end */
+        size_t best = 0;
+        for (size_t i = 0; i < ARRAY_LEN(units); i++) {
+            size_t l = strlen(units[i].name);
+            if (l > best && strncmp(u, units[i].name, l) == 0 &&
+                !isalnum((unsigned char)u[l]) && l < sizeof t->unit) {
+                best = l;
+                memcpy(t->unit, units[i].name, l + 1);
+            }
+        }
+        t->end = best ? u + best : end;
+        p = end;
+    }
+    return k;
+}
+
+static void found_copy(const char *a, const char *b, char *found, size_t n)
+{
+    if (found && n) snprintf(found, n, "%.*s", (int)(b - a < 60 ? b - a : 60), a);
+}
+
+#define TEXT_NUMS 256
+
+bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char *found,
+                       size_t n)
+{
+    if (!text || ex->type == LEX_CHOICE) return false;
+    struct text_num *t = xcalloc(TEXT_NUMS, sizeof *t);
+    size_t nt = text_numbers(text, t, TEXT_NUMS);
+    bool hit = false;
+    if (ex->type == LEX_NUMBER) {
+        enum ex_dim want_dim = DIM_NONE;
+        double want_scale = 1;
+        ex_unit_lookup(ex->units, &want_dim, &want_scale, NULL);
+        for (size_t i = 0; i < nt && !hit; i++) {
+            enum ex_dim d = want_dim;
+            double sc = want_scale;
+            if (t[i].unit[0] && ex_unit_lookup(t[i].unit, &d, &sc, NULL) != CV_OK) continue;
+            if (d != want_dim) continue;
+            /* a bare number in a list of values ("6 10 14 18": what boxes hold) is not a
+             * statement of the answer */
+            bool listed = !t[i].unit[0] &&
+                          ((i > 0 && t[i - 1].end + 1 == t[i].start && *t[i - 1].end == ' ') ||
+                           (i + 1 < nt && t[i].end + 1 == t[i + 1].start && *t[i].end == ' '));
+            if (listed) continue;
+            /* "8 ranks" counts something else when the answer has a unit */
+            const char *w = t[i].end;
+            while (*w == ' ')
+                w++;
+            if (!t[i].unit[0] && want_dim != DIM_NONE && isalpha((unsigned char)*w)) continue;
+            if (near(t[i].x * sc / want_scale, ex->answer, ex->tolerance)) {
+                hit = true;
+                found_copy(t[i].start, t[i].end, found, n);
+            }
+        }
+    } else if (ex->type == LEX_HOLDS) {
+        float v[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+        bool has[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+        size_t len = 0, m = 0;
+        char err[200];
+        double want[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+        if (ex_holds_expected(ex, v, has, ARRAY_LEN(v), &len, err, sizeof err) == CV_OK)
+            for (size_t i = 0; i < len; i++)
+                if (has[i]) want[m++] = v[i];
+        /* two values ("0 10") are too common to mean the answer */
+        for (size_t i = 0; m >= 3 && i + m <= nt && !hit; i++) {
+            size_t j = 0;
+            while (j < m && fabs(t[i + j].x - want[j]) <= 1e-3 * fmax(1.0, fabs(want[j])))
+                j++;
+            if (j == m) {
+                hit = true;
+                found_copy(t[i].start, t[i + m - 1].end, found, n);
+            }
+        }
+    }
+    free(t);
+    return hit;
 }

@@ -14,11 +14,16 @@
 /* ---- formulas --------------------------------------------------------------------------- */
 
 /* Evaluate `formula` with the variables names[i] = vals[i] (only those; functions sqrt,
- * log2, ln, exp, abs, min, max; operators + - * / ^ and parentheses). CV_OK and *out (which
+ * log2, ln, exp, abs, floor, ceil, round, min, max; operators + - * / ^ % (remainder) and
+ * parentheses). CV_OK and *out (which
  * may be non-finite: the caller decides), or CV_EINVAL with muParser's message. The formula
  * is at most LESSON_MAX_FORMULA characters. */
 int ex_formula_eval(const char *formula, const char *const *names, const double *vals, size_t n,
                     double *out, char *err, size_t errlen);
+/* A `where:` condition over the same variables: a formula that may also compare (< <= > >=
+ * == !=), combine (&& ||) and take a remainder (%). *holds: its value is not zero. */
+int ex_condition_eval(const char *cond, const char *const *names, const double *vals, size_t n,
+                      bool *holds, char *err, size_t errlen);
 
 /* ---- units ------------------------------------------------------------------------------ */
 
@@ -37,21 +42,42 @@ int ex_unit_convert(double value, const char *from, const char *to, double *out,
 /* ---- variants --------------------------------------------------------------------------- */
 
 /* The numbers of one variant of a number exercise. seed 0 = the defaults (the lecture's
- * numbers). seed > 0: every ranged param is drawn from [lo, hi] by a PRNG seeded with the
- * seed and the exercise id; integer params stay integers, others are rounded to 3
- * significant digits; unranged params keep their default. */
+ * numbers). seed > 0: every ranged param is drawn by a PRNG seeded with the seed and the
+ * exercise id: one of its choices, or lo + k*step, or an integer of [lo, hi] (integer
+ * params), else a number of [lo, hi] rounded to 3 significant digits; unranged params keep
+ * their default. A draw that breaks a `where:` condition, or whose answer is not finite or
+ * (for an `integer` answer) not a whole number, is drawn again. */
 struct ex_variant {
     uint64_t seed;
     double param[LESSON_MAX_PARAMS]; /* in the order of ex->params */
     double answer;                   /* the formula at these params */
 };
 bool ex_has_variants(const struct lesson_exercise *ex); /* number with >= 1 ranged param */
-/* CV_OK, or CV_EINVAL (message) when the formula is not finite at the drawn params. */
+/* CV_OK, or CV_EINVAL (message) when no draw meets the constraints. */
 int ex_variant(const struct lesson_exercise *ex, uint64_t seed, struct ex_variant *v, char *err,
                size_t errlen);
+/* Check a variant against everything its exercise declares: each param in its range, on its
+ * step, one of its choices, an integer where declared; every where: condition; a finite
+ * answer equal to the formula, a whole number where declared. CV_OK or CV_EINVAL naming the
+ * first broken constraint. */
+int ex_variant_check(const struct lesson_exercise *ex, const struct ex_variant *v, char *err,
+                     size_t errlen);
 
-/* The prompt with every {name} of a param replaced by its value in v (NULL = defaults),
- * written like a student would (209715200, 3.5, 1e+09 as 1000000000). */
+/* Text an exercise shows (prompt, hint, solution line, wrong message) with its templates
+ * filled from v (NULL = defaults): {name} is a param's value, {= expr} a formula over the
+ * params and `answer` (muParser, as answers), written like ex_format_text_number. A {...}
+ * that is neither stays as it is. */
+void ex_text_format(const struct lesson_exercise *ex, const struct ex_variant *v,
+                    const char *text, char *buf, size_t n);
+/* CV_OK when every {= expr} of text evaluates at the defaults; else CV_EINVAL naming it. */
+int ex_template_check(const struct lesson_exercise *ex, const char *text, char *err,
+                      size_t errlen);
+/* A computed number as a template writes it: whole numbers in full, others with 4
+ * significant digits (419.4, 0.4286, 3.884e10, 1.5e-5). */
+void ex_format_text_number(double x, char *buf, size_t n);
+
+/* The prompt with its templates filled (ex_text_format; a {name} of a param is written
+ * like a student would: 209715200, 3.5, 1e+09 as 1000000000). */
 void ex_prompt_format(const struct lesson_exercise *ex, const struct ex_variant *v, char *buf,
                       size_t n);
 /* A number as the player and JSON show it: integers in full, others with up to 6
@@ -78,13 +104,34 @@ const char *ex_verdict_name(enum ex_verdict v); /* "right", "wrong", "wrong unit
 
 struct ex_grade {
     enum ex_verdict verdict;
-    char msg[240]; /* one line for the student, e.g. "right: 419.4 GB/s" */
+    char msg[400]; /* one line for the student, e.g. "right: 419.4 GB/s" */
+    /* what the mistake looks like, for scripts: "" (right, or nothing known), "listed" (an
+     * exercise's own wrong: line), "power-of-ten", "gib-vs-gb", "factor-w",
+     * "ring-factor", "factor-2", "too-high", "too-low", "option" (a wrong choice),
+     * "elements" (holds) */
+    char diagnosis[24];
 };
 
-/* Grade a student's answer. number: "419", "419.4 GB/s", "390 GiB/s", "0.02 s";
- * choice: "2" (1-based); holds: "60 64 68 72" or "60, 64, ., ." ("." or "·" for an empty
- * element). v: the variant asked (NULL = defaults; ignored for choice and holds). */
+/* Grade a student's answer. number: "419", "419.4 GB/s", "390 GiB/s", "0.02 s", "524,288",
+ * "5.2e5", "3/7", "43%"; choice: "2" (1-based); holds: "60 64 68 72" or "60, 64, ., ."
+ * ("." or "·" for an empty element). v: the variant asked (NULL = defaults; ignored for
+ * choice and holds). A wrong number is checked against the exercise's wrong: lines, then
+ * the usual slips (a power of ten, GiB for GB, a factor W, (W-1)/W or 2), before "too
+ * high/low". The message echoes what the student typed (control bytes as '?'). */
 int ex_grade(const struct lesson_exercise *ex, const struct ex_variant *v, const char *input,
              struct ex_grade *g);
+
+/* ---- predict first ---------------------------------------------------------------------- */
+
+/* Does text (a slide's narration or title, as the student reads it) give away ex's answer
+ * at its defaults? number: a number in text equal to the answer within its tolerance, read
+ * in the unit written after it (one of the same kind, converted) or, with none, in the
+ * exercise's unit; a number followed by a unit of another kind, a bare number in a list of
+ * values ("6 10 14 18") and, for an answer with a unit, a number followed by another word
+ * ("8 ranks") do not count. holds: the rank's values (at least three with data) as a run
+ * of numbers in text. choice: never. When
+ * true, *found (size n) is the piece of text that shows it. */
+bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char *found,
+                       size_t n);
 
 #endif

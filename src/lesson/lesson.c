@@ -548,6 +548,10 @@ enum exkey {
     K_CORRECT,
     K_RANK,
     K_STEP,
+    K_WHERE,
+    K_WRONG,
+    K_INTEGER,
+    K_SLOTS,
     K_COUNT
 };
 
@@ -569,6 +573,10 @@ static const struct {
     [K_CORRECT] = {"correct", false, 1 << LEX_CHOICE},
     [K_RANK] = {"rank", false, 1 << LEX_HOLDS},
     [K_STEP] = {"step", false, 1 << LEX_HOLDS},
+    [K_WHERE] = {"where", true, 1 << LEX_NUMBER},
+    [K_WRONG] = {"wrong", true, 1 << LEX_NUMBER},
+    [K_INTEGER] = {"integer", false, 1 << LEX_NUMBER},
+    [K_SLOTS] = {"slots", false, 1 << LEX_HOLDS},
 };
 
 const char *lesson_ex_type_name(enum lesson_ex_type t)
@@ -577,7 +585,110 @@ const char *lesson_ex_type_name(enum lesson_ex_type t)
     return (unsigned)t < LEX_TYPE_COUNT ? n[t] : "?";
 }
 
-/* "NAME = VALUE" or "NAME = VALUE range LO..HI" */
+/* A number that is k*step from base, for a whole k (up to rounding of decimal steps). */
+static bool on_step(double x, double base, double step)
+{
+    double k = (x - base) / step;
+    return fabs(k - round(k)) < 1e-6;
+}
+
+/* "A,B,C" (blanks allowed) into p->choices; false (error reported) when bad. */
+static bool parse_choices(struct ctx *c, int line, const char *name, char *list,
+                          struct lesson_param *p)
+{
+    p->nchoices = 0;
+    for (char *save = NULL, *t = strtok_r(list, ",", &save); t;
+         t = strtok_r(NULL, ",", &save)) {
+        char num[64];
+        double d;
+        if (!trim_copy(t, strlen(t), num, sizeof num) || !parse_plain_number(num, &d)) {
+            perr(c, line, "param %s: bad choice '%.40s' (plain numbers separated by commas)",
+                 name, t);
+            return false;
+        }
+        if (p->nchoices >= LESSON_MAX_CHOICES) {
+            perr(c, line, "param %s: more than %d choices", name, LESSON_MAX_CHOICES);
+            return false;
+        }
+        p->choices[p->nchoices++] = d;
+    }
+    if (p->nchoices < 2) {
+        perr(c, line, "param %s: choices: needs at least two values", name);
+        return false;
+    }
+    return true;
+}
+
+/* The clauses after a param's value: range LO..HI, step S, integer, choices: A,B,C (last,
+ * it takes the rest of the line). */
+static bool parse_param_clauses(struct ctx *c, int line, const char *name, char *rest,
+                                struct lesson_param *p, bool *explicit_int)
+{
+    char *ch = strstr(rest, "choices");
+    if (ch) {
+        char *list = ch + 7;
+        *ch = '\0';
+        while (*list == ' ' || *list == ':')
+            list++;
+        if (!parse_choices(c, line, name, list, p)) return false;
+    }
+    bool have_range = false;
+    for (char *save = NULL, *t = strtok_r(rest, " \t", &save); t;
+         t = strtok_r(NULL, " \t", &save)) {
+        if (strcmp(t, "integer") == 0) {
+            *explicit_int = true;
+        } else if (strcmp(t, "range") == 0 || strcmp(t, "step") == 0) {
+            bool range = t[0] == 'r';
+            char *arg = strtok_r(NULL, " \t", &save);
+            char *dots = arg && range ? strstr(arg, "..") : NULL;
+            if (range && dots) {
+                *dots = '\0';
+                if (!parse_plain_number(arg, &p->lo) || !parse_plain_number(dots + 2, &p->hi)) {
+                    perr(c, line, "param %s: bad range '%s..%s' (plain numbers)", name, arg,
+                         dots + 2);
+                    return false;
+                }
+                have_range = true;
+            } else if (!range && arg && parse_plain_number(arg, &p->step) && p->step > 0) {
+                /* a step */
+            } else {
+                perr(c, line, "param %s: bad %s (expected %s)", name, t,
+                     range ? "'range LO..HI'" : "'step S', S > 0");
+                return false;
+            }
+        } else {
+            perr(c, line,
+                 "param %s: unknown '%.40s' (range LO..HI, step S, integer, choices: A,B)",
+                 name, t);
+            return false;
+        }
+    }
+    if (have_range && p->nchoices) {
+        perr(c, line, "param %s: give a range or choices, not both", name);
+        return false;
+    }
+    if (p->step > 0 && !have_range) {
+        perr(c, line, "param %s: step needs a range", name);
+        return false;
+    }
+    if (p->nchoices) {
+        p->lo = p->hi = p->choices[0];
+        bool found = false;
+        for (size_t i = 0; i < p->nchoices; i++) {
+            p->lo = fmin(p->lo, p->choices[i]);
+            p->hi = fmax(p->hi, p->choices[i]);
+            found |= p->choices[i] == p->value;
+        }
+        if (!found) {
+            perr(c, line, "param %s: value %g is not one of its choices", name, p->value);
+            return false;
+        }
+    }
+    p->ranged = have_range || p->nchoices;
+    return true;
+}
+
+/* "NAME = VALUE [range LO..HI] [step S] [integer] [choices: A,B,C]" */
 static bool parse_param(struct ctx *c, int line, const char *v, struct lesson_param *p)
 {
     char buf[LESSON_MAX_LINE_BYTES + 1];
@@ -607,50 +718,51 @@ static bool parse_param(struct ctx *c, int line, const char *v, struct lesson_pa
     bool ok = isalpha((unsigned char)name[0]) || name[0] == '_';
     for (const char *q = name; *q; q++)
         if (!(isalnum((unsigned char)*q) || *q == '_') || (unsigned char)*q >= 0x80) ok = false;
-    if (!ok) {
-        perr(c, line, "param: bad name '%s' (letters, digits, '_', not starting with a digit)",
+    if (!ok || strcmp(name, "answer") == 0) {
+        perr(c, line,
+             "param: bad name '%s' (letters, digits, '_', not starting with a digit; not "
+             "'answer')",
              name);
         return false;
     }
     char *rest = eq + 1;
-    char *range = strstr(rest, "range");
-    char val[128], lo[128] = "", hi[128] = "";
-    if (range) *range = '\0';
-    if (!trim_copy(rest, strlen(rest), val, sizeof val) ||
-        !parse_plain_number(val, &p->value)) {
-        const char *shown = rest + strspn(rest, " \t"); /* the value as written, unpadded */
-        size_t sn = strlen(shown);
-        while (sn && (shown[sn - 1] == ' ' || shown[sn - 1] == '\t'))
-            sn--;
-        perr(c, line, "param %s: bad value '%.*s' (a plain number)", name,
-             (int)(sn > 60 ? 60 : sn), shown);
+    while (*rest == ' ' || *rest == '\t')
+        rest++;
+    char val[128];
+    size_t vl = strcspn(rest, " \t");
+    if (vl >= sizeof val ||
+        (memcpy(val, rest, vl), val[vl] = '\0', !parse_plain_number(val, &p->value))) {
+        perr(c, line, "param %s: bad value '%.60s' (a plain number)", name, rest);
         return false;
     }
     p->lo = p->hi = p->value;
     p->ranged = false;
-    if (range) {
-        char *r = range + 5;
-        char *dots = strstr(r, "..");
-        if (!dots) {
-            perr(c, line, "param %s: bad range (expected 'range LO..HI')", name);
-            return false;
-        }
-        *dots = '\0';
-        if (!trim_copy(r, strlen(r), lo, sizeof lo) ||
-            !trim_copy(dots + 2, strlen(dots + 2), hi, sizeof hi) ||
-            !parse_plain_number(lo, &p->lo) || !parse_plain_number(hi, &p->hi)) {
-            perr(c, line, "param %s: bad range '%s..%s' (plain numbers)", name, lo, hi);
-            return false;
-        }
-        if (!(p->lo <= p->value && p->value <= p->hi)) {
-            perr(c, line, "param %s: value %s is not within its range %s..%s", name, val, lo,
-                 hi);
-            return false;
-        }
-        p->ranged = true;
+    p->step = 0;
+    p->nchoices = 0;
+    bool explicit_int = false;
+    if (!parse_param_clauses(c, line, name, rest + vl, p, &explicit_int)) return false;
+    if (p->ranged && !p->nchoices && !(p->lo <= p->value && p->value <= p->hi)) {
+        perr(c, line, "param %s: value %s is not within its range %g..%g", name, val, p->lo,
+             p->hi);
+        return false;
+    }
+    if (p->step > 0 &&
+        (!on_step(p->value, p->lo, p->step) || !on_step(p->hi, p->lo, p->step))) {
+        perr(c, line, "param %s: value and range ends must be LO + k*step (step %g)", name,
+             p->step);
+        return false;
+    }
+    bool ints = is_integer(p->value) && is_integer(p->lo) && is_integer(p->hi) &&
+                (p->step == 0 || is_integer(p->step));
+    for (size_t i = 0; i < p->nchoices; i++)
+        ints = ints && is_integer(p->choices[i]);
+    if (explicit_int && !ints) {
+        perr(c, line,
+             "param %s: declared integer but its value, range, step or choices are not", name);
+        return false;
     }
     memcpy(p->name, name, strlen(name) + 1); /* shorter than p->name: checked above */
-    p->integer = is_integer(p->value) && is_integer(p->lo) && is_integer(p->hi);
+    p->integer = ints;
     p->line = line;
     return true;
 }
@@ -680,16 +792,65 @@ static bool formula_at(struct ctx *c, struct lesson_exercise *e, const double *v
     return false;
 }
 
-/* The answer at the defaults, at each range's two ends (the others at their defaults), and
- * with every ranged param at its low end, then at its high end: all must be finite. */
-static void check_formula(struct ctx *c, struct lesson_exercise *e)
+/* Do vals meet e's where: conditions? A condition muParser refuses is an error (*bad). */
+static bool where_holds(struct ctx *c, struct lesson_exercise *e, const double *vals, bool *bad)
+{
+    const char *names[LESSON_MAX_PARAMS];
+    for (size_t i = 0; i < e->nparams; i++)
+        names[i] = e->params[i].name;
+    for (size_t w = 0; w < e->nwhere; w++) {
+        bool ok = false;
+        char err[200];
+        if (ex_condition_eval(e->where[w], names, vals, e->nparams, &ok, err, sizeof err) !=
+            CV_OK) {
+            perr(c, e->where_line[w], "where: %s", err);
+            *bad = true;
+            return false;
+        }
+        if (!ok) return false;
+    }
+    return true;
+}
+
+/* The answer at the defaults (which must meet every where: and, for an integer answer, be
+ * whole), at each range's two ends (the others at their defaults), and with every ranged
+ * param at its low end, then at its high end: all must be finite where the where:
+ * conditions hold. The wrong: formulas must be finite at the defaults. */
+static bool check_formula(struct ctx *c, struct lesson_exercise *e)
 {
     double vals[LESSON_MAX_PARAMS], r;
     size_t n = e->nparams;
+    bool bad = false;
     for (size_t j = 0; j < n; j++)
         vals[j] = e->params[j].value;
-    if (!formula_at(c, e, vals, &r)) return;
+    if (!formula_at(c, e, vals, &r)) return false;
     e->answer = r;
+    if (!where_holds(c, e, vals, &bad)) {
+        if (!bad) perr(c, e->line, "exercise: the defaults break a where: condition");
+        return false;
+    }
+    if (e->integer && !(fabs(r - round(r)) <= 1e-9 * fmax(1.0, fabs(r)))) {
+        perr(c, e->answer_line,
+             "answer: %g at the defaults, but the exercise says integer: yes", r);
+        return false;
+    }
+    if (e->integer) e->answer = round(r);
+    const char *names[LESSON_MAX_PARAMS];
+    for (size_t i = 0; i < n; i++)
+        names[i] = e->params[i].name;
+    for (size_t w = 0; w < e->nwrong; w++) {
+        double t;
+        char err[200];
+        if (ex_formula_eval(e->wrong[w].formula, names, vals, n, &t, err, sizeof err) !=
+            CV_OK) {
+            perr(c, e->wrong[w].line, "wrong: %s", err);
+            return false;
+        }
+        if (!isfinite(t)) {
+            perr(c, e->wrong[w].line, "wrong: not a finite number at the defaults");
+            return false;
+        }
+    }
     bool any = false;
     for (size_t i = 0; i < n; i++) {
         if (!e->params[i].ranged) continue;
@@ -698,7 +859,8 @@ static void check_formula(struct ctx *c, struct lesson_exercise *e)
             for (size_t j = 0; j < n; j++)
                 vals[j] = e->params[j].value;
             vals[i] = end ? e->params[i].hi : e->params[i].lo;
-            if (!formula_at(c, e, vals, &r)) return;
+            if (where_holds(c, e, vals, &bad) && !formula_at(c, e, vals, &r)) return false;
+            if (bad) return false;
         }
     }
     for (int end = 0; any && end < 2; end++) {
@@ -706,8 +868,32 @@ static void check_formula(struct ctx *c, struct lesson_exercise *e)
             vals[j] = !e->params[j].ranged ? e->params[j].value
                       : end                ? e->params[j].hi
                                            : e->params[j].lo;
-        if (!formula_at(c, e, vals, &r)) return;
+        if (where_holds(c, e, vals, &bad) && !formula_at(c, e, vals, &r)) return false;
+        if (bad) return false;
     }
+    return true;
+}
+
+/* Every {= expr} template an exercise shows must evaluate at its defaults. */
+static bool check_templates(struct ctx *c, struct lesson_exercise *e, const int *key_line)
+{
+    char err[300];
+    bool ok = true;
+    if (ex_template_check(e, e->prompt, err, sizeof err) != CV_OK)
+        perr(c, key_line[K_PROMPT], "prompt: %s", err), ok = false;
+    for (size_t i = 0; i < e->nhints; i++)
+        if (ex_template_check(e, e->hints[i], err, sizeof err) != CV_OK)
+            perr(c, key_line[K_HINT], "hint %zu: %s", i + 1, err), ok = false;
+    if (ex_template_check(e, e->solution, err, sizeof err) != CV_OK)
+        perr(c, key_line[K_SOLUTION], "solution: %s", err), ok = false;
+    for (size_t i = 0; i < e->nwrong; i++)
+        if (ex_template_check(e, e->wrong[i].msg, err, sizeof err) != CV_OK)
+            perr(c, e->wrong[i].line, "wrong: %s", err), ok = false;
+    for (size_t i = 0; i < e->noptions; i++)
+        if (e->option_why[i] &&
+            ex_template_check(e, e->option_why[i], err, sizeof err) != CV_OK)
+            perr(c, key_line[K_OPTION], "option %zu: %s", i + 1, err), ok = false;
+    return ok;
 }
 
 /* Lines first..last (exclusive) of an ```exercise block opened at line open. */
@@ -720,6 +906,7 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
     e.tolerance = 0.01;
     e.type = LEX_TYPE_COUNT;
     e.step = 0;
+    e.slot_lo = e.slot_hi = -1;
     int key_line[K_COUNT] = {0};
     int type_line = 0;
     struct sbuf prompt = {0}, solution = {0};
@@ -890,7 +1077,86 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
                 break;
             }
             GROW(e.options, e.noptions, ocap);
-            e.options[e.noptions++] = xstrdup(val);
+            e.option_why = xrealloc(e.option_why, ocap * sizeof *e.option_why);
+            {
+                /* "text | why it is wrong" */
+                char *bar = strstr(val, " | ");
+                char text[LESSON_MAX_LINE_BYTES + 1], why[LESSON_MAX_LINE_BYTES + 1] = "";
+                if (bar) {
+                    *bar = '\0';
+                    trim_copy(bar + 3, strlen(bar + 3), why, sizeof why);
+                }
+                trim_copy(val, strlen(val), text, sizeof text);
+                if (!text[0]) {
+                    perr(c, l.no, "option: empty text before ' | '");
+                    bad = true;
+                }
+                e.option_why[e.noptions] = why[0] ? xstrdup(why) : NULL;
+                e.options[e.noptions++] = xstrdup(text);
+            }
+            break;
+        case K_WHERE:
+            if (e.nwhere >= LESSON_MAX_WHERE) {
+                perr(c, l.no, "exercise: too many where: lines (at most %d)", LESSON_MAX_WHERE);
+                bad = true;
+            } else if (vn > LESSON_MAX_FORMULA) {
+                perr(c, l.no, "where: condition too long (at most %d characters)",
+                     LESSON_MAX_FORMULA);
+                bad = true;
+            } else {
+                e.where_line[e.nwhere] = l.no;
+                memcpy(e.where[e.nwhere++], val, vn + 1);
+            }
+            break;
+        case K_WRONG: {
+            char *bar = strstr(val, " | ");
+            char f[LESSON_MAX_LINE_BYTES + 1], m[LESSON_MAX_LINE_BYTES + 1] = "";
+            if (bar) {
+                *bar = '\0';
+                trim_copy(bar + 3, strlen(bar + 3), m, sizeof m);
+            }
+            trim_copy(val, strlen(val), f, sizeof f);
+            if (e.nwrong >= LESSON_MAX_WRONG) {
+                perr(c, l.no, "exercise: too many wrong: lines (at most %d)", LESSON_MAX_WRONG);
+                bad = true;
+            } else if (!bar || !f[0] || !m[0]) {
+                perr(c, l.no,
+                     "wrong: expected 'VALUE | message' (VALUE: a formula over the "
+                     "params, in the exercise's units)");
+                bad = true;
+            } else if (strlen(f) > LESSON_MAX_FORMULA) {
+                perr(c, l.no, "wrong: formula too long (at most %d characters)",
+                     LESSON_MAX_FORMULA);
+                bad = true;
+            } else {
+                struct lesson_wrong *w = &e.wrong[e.nwrong++];
+                memcpy(w->formula, f, strlen(f) + 1);
+                w->msg = xstrdup(m);
+                w->line = l.no;
+            }
+            break;
+        }
+        case K_SLOTS: {
+            long lo, hi;
+            char *dots = strstr(val, "..");
+            if (dots) *dots = '\0';
+            if (parse_long(val, 0, 1L << 16, &lo) != CV_OK ||
+                (dots ? parse_long(dots + 2, lo, 1L << 16, &hi) : (hi = lo, CV_OK)) != CV_OK) {
+                perr(c, l.no, "slots: bad value (a slot number A or a range A..B, A <= B)");
+                bad = true;
+            } else {
+                e.slot_lo = (int)lo;
+                e.slot_hi = (int)hi;
+            }
+            break;
+        }
+        case K_INTEGER:
+            if (strcmp(val, "yes") == 0)
+                e.integer = true;
+            else if (strcmp(val, "no") != 0) {
+                perr(c, l.no, "integer: bad value '%s' (yes or no)", val);
+                bad = true;
+            }
             break;
         case K_CORRECT: {
             long n;
@@ -939,7 +1205,7 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
     if (e.type == LEX_NUMBER) {
         if (!key_line[K_ANSWER]) perr(c, open, "exercise: missing 'answer:'"), bad = true;
         if (!key_line[K_UNITS]) perr(c, open, "exercise: missing 'units:'"), bad = true;
-        if (!bad && e.formula[0]) check_formula(c, &e);
+        if (!bad && e.formula[0]) bad = !check_formula(c, &e);
     } else if (e.type == LEX_CHOICE) {
         if (e.noptions < LESSON_MIN_OPTIONS) {
             perr(c, open, "exercise: a choice needs %d..%d 'option:' lines (has %zu)",
@@ -958,6 +1224,7 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
         if (!key_line[K_RANK]) perr(c, open, "exercise: missing 'rank:'"), bad = true;
         if (!key_line[K_STEP]) perr(c, open, "exercise: missing 'step:'"), bad = true;
     }
+    if (!bad) bad = !check_templates(c, &e, key_line);
     if (S->nex >= LESSON_MAX_EXERCISES) {
         perr(c, open, "too many exercises on one slide (at most %d)", LESSON_MAX_EXERCISES);
         bad = true;
@@ -966,10 +1233,15 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
         /* the slide is not kept either: free this exercise now */
         for (size_t i = 0; i < e.nhints; i++)
             free(e.hints[i]);
-        for (size_t i = 0; i < e.noptions; i++)
+        for (size_t i = 0; i < e.noptions; i++) {
             free(e.options[i]);
+            free(e.option_why[i]);
+        }
+        for (size_t i = 0; i < e.nwrong; i++)
+            free(e.wrong[i].msg);
         free(e.hints);
         free(e.options);
+        free(e.option_why);
         free(e.prompt);
         free(e.solution);
         return;
@@ -1010,6 +1282,10 @@ static void check_holds(struct ctx *c, struct lesson_slide *S)
         if (e->step != SCENE_STEP_END && (size_t)e->step > p.nsteps)
             perr(c, e->line, "holds: step %ld but the scene's plan has %zu steps", e->step,
                  p.nsteps);
+        if (e->slot_hi >= 0 && (size_t)e->slot_hi >= p.work_len)
+            perr(c, e->line,
+                 "holds: slots up to %d but rank %d's box has %zu elements (0..%zu)",
+                 e->slot_hi, e->rank, p.work_len, p.work_len - 1);
         plan_free(&p);
     }
 }
@@ -1693,9 +1969,14 @@ static void slide_free(struct lesson_slide *S)
         for (size_t i = 0; i < x->nhints; i++)
             free(x->hints[i]);
         free(x->hints);
-        for (size_t i = 0; i < x->noptions; i++)
+        for (size_t i = 0; i < x->noptions; i++) {
             free(x->options[i]);
+            free(x->option_why[i]);
+        }
         free(x->options);
+        free(x->option_why);
+        for (size_t i = 0; i < x->nwrong; i++)
+            free(x->wrong[i].msg);
     }
     free(S->ex);
     memset(S, 0, sizeof *S);
@@ -2002,10 +2283,26 @@ bool lesson_is_lesson_name(const char *name)
            name[2] == '-' && strcmp(name + n - 3, ".md") == 0;
 }
 
+/* Whether name is the slug of path's file name (NN-slug.md), or that whole file name. */
+static bool lesson_is_slug_of(const char *path, const char *name)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t bl = strlen(base);
+    if (strcmp(base, name) == 0) return true;
+    if (bl < 6 || strcmp(base + bl - 3, ".md") != 0) return false;
+    size_t sl = bl - 3 - 3; /* without "NN-" and ".md" */
+    return strlen(name) == sl && strncmp(base + 3, name, sl) == 0;
+}
+
 const struct lesson *lesson_set_find(const struct lesson_set *set, const char *lesson_id)
 {
     for (size_t i = 0; i < set->n; i++)
         if (strcmp(set->v[i].id, lesson_id) == 0) return &set->v[i];
+    /* the file's slug or name names it too (05-allreduce-is-rs-plus-ag.md has the id
+     * allreduce-decomposed), unless it is another lesson's id */
+    for (size_t i = 0; i < set->n; i++)
+        if (set->v[i].path && lesson_is_slug_of(set->v[i].path, lesson_id)) return &set->v[i];
     return NULL;
 }
 

@@ -28,7 +28,10 @@
 #define LESSON_MIN_OPTIONS 2
 #define LESSON_MAX_OPTIONS 8
 #define LESSON_MAX_HINTS 16
-#define LESSON_ID_MAX 64 /* bytes of a lesson or exercise id, with the NUL */
+#define LESSON_MAX_CHOICES 16 /* values of one param's choices: list */
+#define LESSON_MAX_WHERE 8    /* where: conditions of one exercise */
+#define LESSON_MAX_WRONG 8    /* wrong: traps of one exercise */
+#define LESSON_ID_MAX 64      /* bytes of a lesson or exercise id, with the NUL */
 #define LESSON_MAX_MINUTES 240
 
 /* Errors: each one line "file:line: message" (or "file: message" without a line). */
@@ -83,14 +86,27 @@ struct lesson_param {
     double value;  /* the default (the lecture's number) */
     double lo, hi; /* range for variants; lo == hi == value when not ranged */
     bool ranged;
-    bool integer; /* default and both ends are integers: variants stay integers */
+    bool integer; /* declared `integer`, or default and both ends are integers: variants stay
+                     integers */
+    double step;  /* > 0: variants are lo + k*step (`step S`); 0 = none */
+    double choices[LESSON_MAX_CHOICES]; /* `choices: 2,4,8`: variants draw one of these */
+    size_t nchoices;
+    int line;
+};
+
+/* A known trap of a number exercise (`wrong: FORMULA | message`): an answer equal to the
+ * formula (within the exercise's tolerance) gets the message before any other diagnosis. */
+struct lesson_wrong {
+    char formula[LESSON_MAX_FORMULA + 1]; /* over the params, in the exercise's units */
+    char *msg;                            /* may hold {name} and {= expr} templates */
     int line;
 };
 
 struct lesson_exercise {
     char id[LESSON_ID_MAX]; /* [a-z0-9-]+, unique across all lessons of a set */
     enum lesson_ex_type type;
-    char *prompt; /* prompt: lines joined with single spaces; may name params as {name} */
+    char *prompt; /* prompt: lines joined with single spaces; may name params as {name} and
+                     computed values as {= expr} (prompt, hints, solution, wrong messages) */
     int line;     /* the ```exercise fence's line */
     size_t slide; /* index of the slide it is on */
 
@@ -102,6 +118,12 @@ struct lesson_exercise {
     double answer;    /* the formula at the defaults (checked finite at load time) */
     char units[16];   /* canonical spelling: "GB/s", "ms", "x", "" ... */
     double tolerance; /* relative, e.g. 0.01 for "1%" */
+    bool integer;     /* `integer: yes`: the answer is a count; no variant gives a fraction */
+    char where[LESSON_MAX_WHERE][LESSON_MAX_FORMULA + 1]; /* conditions over the params */
+    int where_line[LESSON_MAX_WHERE];
+    size_t nwhere;
+    struct lesson_wrong wrong[LESSON_MAX_WRONG];
+    size_t nwrong;
 
     /* every type */
     char **hints; /* revealed one at a time */
@@ -109,14 +131,17 @@ struct lesson_exercise {
     char *solution; /* solution: lines joined with '\n', or NULL */
 
     /* choice */
-    char **options;
-    size_t noptions; /* 2..8 */
-    int correct;     /* 1-based */
+    char **options;    /* the option's text (before a ` | `) */
+    char **option_why; /* why it is wrong (after the ` | `), or NULL; noptions entries */
+    size_t noptions;   /* 2..8 */
+    int correct;       /* 1-based */
 
     /* holds: "what does rank `rank` hold after step `step`?" on the slide's scene */
     int rank;
-    long step;          /* 0..nsteps, or SCENE_STEP_END */
-    struct scene scene; /* a copy of the slide's scene (holds only) */
+    long step;            /* 0..nsteps, or SCENE_STEP_END */
+    int slot_lo, slot_hi; /* `slots: A` or `slots: A..B`: only these elements of the box are
+                             asked (the rank's output); -1 = the whole box */
+    struct scene scene;   /* a copy of the slide's scene (holds only) */
 };
 
 /* ---- slides and lessons ----------------------------------------------------------------- */

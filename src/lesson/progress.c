@@ -79,8 +79,22 @@ void progress_visit(struct progress *p, const char *lesson_id, size_t slide)
 {
     struct progress_lesson *pl = progress_lesson(p, lesson_id, true);
     if (!pl || slide >= LESSON_MAX_SLIDES) return;
+    /* The last visited lesson goes last: the file keeps the order, so the list of lessons
+     * can open with the cursor on it, in every version of the file format. */
+    size_t i = (size_t)(pl - p->lessons);
+    if (i + 1 < p->nlessons) {
+        struct progress_lesson keep = *pl;
+        memmove(pl, pl + 1, (p->nlessons - i - 1) * sizeof *pl);
+        p->lessons[p->nlessons - 1] = keep;
+        pl = &p->lessons[p->nlessons - 1];
+    }
     pl->current = (int)slide;
     pl->seen[slide / 8] |= (unsigned char)(1u << (slide % 8));
+}
+
+const char *progress_last_lesson(const struct progress *p)
+{
+    return p->nlessons ? p->lessons[p->nlessons - 1].id : NULL;
 }
 
 bool progress_seen(const struct progress_lesson *pl, size_t slide)

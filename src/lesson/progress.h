@@ -50,7 +50,11 @@ void progress_free(struct progress *p);
 
 /* The lesson's entry, created when missing (create) or NULL. */
 struct progress_lesson *progress_lesson(struct progress *p, const char *lesson_id, bool create);
-void progress_visit(struct progress *p, const char *lesson_id, size_t slide); /* current+seen */
+/* Slide `slide` of the lesson is current and seen; the lesson becomes the last visited
+ * (entries are kept least recently visited first: pointers from progress_lesson move). */
+void progress_visit(struct progress *p, const char *lesson_id, size_t slide);
+/* The id of the lesson visited last, or NULL. */
+const char *progress_last_lesson(const struct progress *p);
 size_t progress_seen_count(const struct progress_lesson *pl);
 bool progress_seen(const struct progress_lesson *pl, size_t slide);
 

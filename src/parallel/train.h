@@ -26,15 +26,7 @@
 #include "../backend/backend.h"
 #include "mlp.h"
 #include "../core/timeline.h"
-
-enum train_scheme { TRAIN_SINGLE, TRAIN_DDP, TRAIN_TP, TRAIN_PP, TRAIN_SCHEME_COUNT };
-enum pp_schedule { PP_GPIPE, PP_1F1B, PP_SCHEDULE_COUNT };
-
-const char *train_scheme_name(enum train_scheme s);            /* "single", "ddp", "tp", "pp" */
-const char *train_scheme_title(enum train_scheme s);           /* "data parallel (DDP)", ... */
-int train_scheme_parse(const char *s, enum train_scheme *out); /* CV_OK or CV_EINVAL */
-const char *pp_schedule_name(enum pp_schedule s);              /* "gpipe", "1f1b" */
-int pp_schedule_parse(const char *s, enum pp_schedule *out);
+#include "scheme.h"
 
 /* Agreement with the single-device reference. Float reassociation (a sum over ranks,
  * micro-batches or column blocks in a different order) changes results by a few ulps per

@@ -17,7 +17,7 @@
 
 #include "../core/coll.h"
 #include "../core/init.h"
-#include "../parallel/train.h"
+#include "../parallel/scheme.h"
 
 enum screen_kind { SCREEN_COLLECTIVES, SCREEN_PARALLEL, SCREEN_HIERARCHY, SCREEN_KIND_COUNT };
 

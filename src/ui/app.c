@@ -314,25 +314,70 @@ static void app_common(struct app *a, enum ui_action act, struct scene *next, do
     }
 }
 
-bool app_do(struct app *a, enum ui_action act, double now)
+/* The shown screen's action, else the common ones; the edited copy through the door. */
+static void app_perform(struct app *a, enum ui_action act, double now)
 {
-    if (act == ACT_QUIT) return false;
-    if (act == ACT_NONE || act == ACT_COUNT) return true;
     /* Actions edit `next`; one that went through the door itself (a lesson's slide) has
      * left next as it was, so only a change against `before` is passed on. */
     const struct scene before = a->sc;
     struct scene next = a->sc;
     const struct screen_ops *o = app_screen(a);
-    if (a->frame && a->frame->action && a->frame->action(a, act, &next))
-        ; /* the frame (the lesson player) took it */
-    else if (!o->action || !o->action(a, act, &next))
-        app_common(a, act, &next, now);
+    if (!o->action || !o->action(a, act, &next)) app_common(a, act, &next, now);
     if (screen_scene_diff(&before, &next)) {
         char err[200];
         if (app_set_scene(a, &next, err, sizeof err) != CV_OK)
             snprintf(a->msg, sizeof a->msg, "%s", err);
     }
+}
+
+bool app_do(struct app *a, enum ui_action act, double now)
+{
+    if (act == ACT_QUIT) return false;
+    if (act == ACT_NONE || act == ACT_COUNT) return true;
+    if (a->frame && a->frame->action) {
+        const struct scene before = a->sc;
+        struct scene next = a->sc;
+        if (a->frame->action(a, act, &next)) { /* the frame (the lesson player) took it */
+            char err[200];
+            if (screen_scene_diff(&before, &next) &&
+                app_set_scene(a, &next, err, sizeof err) != CV_OK)
+                snprintf(a->msg, sizeof a->msg, "%s", err);
+            return true;
+        }
+    }
+    app_perform(a, act, now);
     return true;
+}
+
+enum ui_action app_key_action(const struct app *a, int ch)
+{
+    return keys_action_surface(ch, a->surface, app_screen(a)->keys_on);
+}
+
+bool app_scene_action(struct app *a, enum ui_action act, double now)
+{
+    if (!keys_is_scene_action(act)) return false;
+    app_perform(a, act, now);
+    return true;
+}
+
+bool app_scene_key(struct app *a, int ch, double now)
+{
+    return app_scene_action(a, app_key_action(a, ch), now);
+}
+
+const char *app_key_hint(const struct app *a, enum ui_action act, char *buf, int n)
+{
+    return keys_hint(act, a->surface, app_screen(a)->keys_on, a->utf8, buf, n);
+}
+
+void app_busy_msg(struct app *a, const char *what)
+{
+    char k[16];
+    if (app_key_hint(a, ACT_CANCEL, k, sizeof k))
+        snprintf(a->msg, sizeof a->msg, "%.150s (%s cancels)", what, k);
+    else
+        snprintf(a->msg, sizeof a->msg, "%.150s", what);
 }
 
 bool app_result(struct app *a, const struct result *r)

@@ -68,9 +68,14 @@ struct app {
     bool playing;
     double next_tick; /* now_s() of the next auto-advance */
     bool help;
-    bool hw_open;    /* the backends and hardware overlay (b) */
-    bool embedded;   /* the screen is drawn inside a frame (a lesson): no key bar of its own */
+    bool hw_open;  /* the backends and hardware overlay (b) */
+    bool embedded; /* the screen is drawn inside a frame (a lesson): no key bar of its own */
+    enum keys_surface surface; /* where keys are read (kit/keys.h): hints name its keys */
     bool big_digits; /* per-rank values in block digits where they fit (the presenter) */
+    /* Predict first (set by the lesson player around drawing a slide's scene): rank r's
+     * values are drawn as "?" from step hide_from[r] on, while hide_any. */
+    bool hide_any;
+    long hide_from[CV_MAX_RANKS];
     bool utf8, color;
     struct theme th;
     const struct glyphs *g;
@@ -119,6 +124,27 @@ const struct screen_ops *app_screen(const struct app *a);
 /* Perform one action from the key table (through the screen's own actions, then the
  * common ones, then the door). Returns false when the program should quit. */
 bool app_do(struct app *a, enum ui_action act, double now);
+
+/* ---- the shared scene keys: one handler for the explorer, the player and the presenter --
+ * A surface reads a key with app_key_action (its own rows win: the player's n is the next
+ * slide) and hands every scene action to app_scene_action, so each scene key of the
+ * explorer works on any scene a surface shows, through the one door. */
+
+/* The action of key ch on a->surface while the shown screen's rows apply. */
+enum ui_action app_key_action(const struct app *a, int ch);
+/* Perform scene action act (keys_is_scene_action) on the shown scene: the shown screen's own
+ * action, else app.c's common ones, the new scene through app_set_scene; a->msg may say why
+ * nothing changed ("ranks stay within 1..16"). false, nothing done, when act is not a scene
+ * action (a surface's own key, help, quit...). */
+bool app_scene_action(struct app *a, enum ui_action act, double now);
+/* Both: true when ch is a scene key on a->surface and was performed. */
+bool app_scene_key(struct app *a, int ch, double now);
+/* The name of the key that does act on a->surface ("s"), or NULL when no key does there:
+ * a hint naming a key is shown only when this is not NULL. */
+const char *app_key_hint(const struct app *a, enum ui_action act, char *buf, int n);
+
+/* a->msg = what ("already measuring") and, where a key cancels on a->surface, "(x cancels)". */
+void app_busy_msg(struct app *a, const char *what);
 
 /* Apply one worker result; true when the screen changed. */
 bool app_result(struct app *a, const struct result *r);

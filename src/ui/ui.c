@@ -339,7 +339,7 @@ static void ui_handle_key(struct app *a, int ch, bool *quit)
     } else {
         if (a->frame && a->frame->key && !a->help && !a->hw_open && a->frame->key(a, ch))
             return;
-        act = keys_action_on(ch, a->frame ? a->frame->keys_on : app_screen(a)->keys_on);
+        act = app_key_action(a, ch);
     }
     if (act == ACT_NONE) return;
     a->msg[0] = '\0';

@@ -266,7 +266,8 @@ static void rd_str(struct rd *r, const char *field, char *dst, size_t cap)
 #define PR_STR(f, a, b) RD_STR(r, PART "." #f, s->f);
 #define PW(kind, f, a, b) PW_##kind(f, a, b)
 #define PR(kind, f, a, b) PR_##kind(f, a, b)
-/* wr_NAME and rd_NAME of one field list (PART names the part while it is expanded). */
+/* wr_NAME and rd_NAME of one field list (PART names the part while it is expanded). The
+ * declaration at its end takes the ';' after each use, so a use reads as one statement. */
 #define PROTO_PART(name, type, FIELDS)                                                         \
     static void wr_##name(struct wr *w, const type *s)                                         \
     {                                                                                          \
@@ -275,7 +276,8 @@ static void rd_str(struct rd *r, const char *field, char *dst, size_t cap)
     static void rd_##name(struct rd *r, type *s)                                               \
     {                                                                                          \
         FIELDS(PR)                                                                             \
-    }
+    }                                                                                          \
+    extern int proto_part_##name##_unused
 
 #define PARAMS_FIELDS(X)                                                                       \
     X(ENUM, coll, enum coll, COLL_COUNT)                                                       \
@@ -294,7 +296,7 @@ static void rd_str(struct rd *r, const char *field, char *dst, size_t cap)
     X(BOOL, native, 0, 0)                                                                      \
     X(BOOL, within_node, 0, 0)
 #define PART "params"
-PROTO_PART(params, struct bench_params, PARAMS_FIELDS)
+PROTO_PART(params, struct bench_params, PARAMS_FIELDS);
 #undef PART
 
 #define ROW_FIELDS(X)                                                                          \
@@ -311,7 +313,7 @@ PROTO_PART(params, struct bench_params, PARAMS_FIELDS)
     X(INT, channels, 0, 1024)                                                                  \
     X(STR, link, 0, 0)
 #define PART "row"
-PROTO_PART(row, struct bench_result, ROW_FIELDS)
+PROTO_PART(row, struct bench_result, ROW_FIELDS);
 #undef PART
 
 /* train_config_check() judges the sizes; the ranges here only keep them sane. */
@@ -334,7 +336,7 @@ PROTO_PART(row, struct bench_result, ROW_FIELDS)
     X(F32, adamw.weight_decay, 0, 0)                                                           \
     X(ENUM, backend, enum backend_kind, BACKEND_KIND_COUNT)
 #define PART "train"
-PROTO_PART(train_cfg, struct train_config, TRAIN_CFG_FIELDS)
+PROTO_PART(train_cfg, struct train_config, TRAIN_CFG_FIELDS);
 #undef PART
 
 #define MEM_FIELDS(X)                                                                          \
@@ -344,7 +346,7 @@ PROTO_PART(train_cfg, struct train_config, TRAIN_CFG_FIELDS)
     X(SIZE, activations, 0, 0)                                                                 \
     X(SIZE, comm, 0, 0)
 #define PART "summary.mem"
-PROTO_PART(mem, struct train_memory, MEM_FIELDS)
+PROTO_PART(mem, struct train_memory, MEM_FIELDS);
 #undef PART
 
 #define DEVIATION_FIELDS(X)                                                                    \
@@ -355,7 +357,7 @@ PROTO_PART(mem, struct train_memory, MEM_FIELDS)
     X(F64, tol_loss_rel, 0, 0)                                                                 \
     X(F64, tol_param_abs, 0, 0)
 #define PART "summary.dev"
-PROTO_PART(deviation, struct train_deviation, DEVIATION_FIELDS)
+PROTO_PART(deviation, struct train_deviation, DEVIATION_FIELDS);
 #undef PART
 
 #define NAPKIN_FIELDS(X)                                                                       \
@@ -367,7 +369,7 @@ PROTO_PART(deviation, struct train_deviation, DEVIATION_FIELDS)
     X(SIZE, wire_model_bytes, 0, 0)                                                            \
     X(SIZE, wire_bytes, 0, 0)
 #define PART "napkin"
-PROTO_PART(napkin, struct train_napkin, NAPKIN_FIELDS)
+PROTO_PART(napkin, struct train_napkin, NAPKIN_FIELDS);
 #undef PART
 
 #define EVENT_FIELDS(X)                                                                        \
@@ -383,7 +385,7 @@ PROTO_PART(napkin, struct train_napkin, NAPKIN_FIELDS)
     X(SIZE, bytes, 0, 0)                                                                       \
     X(STR, label, 0, 0)
 #define PART "event"
-PROTO_PART(event, struct tl_event, EVENT_FIELDS)
+PROTO_PART(event, struct tl_event, EVENT_FIELDS);
 #undef PART
 
 #define CHECK_FIELDS(X)                                                                        \
@@ -396,7 +398,7 @@ PROTO_PART(event, struct tl_event, EVENT_FIELDS)
     X(ENUM, init, enum init_kind, INIT_RANDOM + 1)                                             \
     X(U64, seed, 0, 0)
 #define PART "check"
-PROTO_PART(check, struct job_check, CHECK_FIELDS)
+PROTO_PART(check, struct job_check, CHECK_FIELDS);
 #undef PART
 
 #define MEMCPY_JOB_FIELDS(X)                                                                   \
@@ -408,8 +410,8 @@ PROTO_PART(check, struct job_check, CHECK_FIELDS)
     X(F64, gbs, 0, 0)                                                                          \
     X(STR, how, 0, 0)
 #define PART "memcpy"
-PROTO_PART(memcpy_job, struct job_memcpy, MEMCPY_JOB_FIELDS)
-PROTO_PART(memcpy_result, struct memcpy_result, MEMCPY_RESULT_FIELDS)
+PROTO_PART(memcpy_job, struct job_memcpy, MEMCPY_JOB_FIELDS);
+PROTO_PART(memcpy_result, struct memcpy_result, MEMCPY_RESULT_FIELDS);
 #undef PART
 
 /* A training run's summary: its figures in one list, the per-step arrays (the i-th entry

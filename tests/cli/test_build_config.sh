@@ -6,19 +6,12 @@
 # without NCCL (checked with nm and ldd), prints "built backends: cpu" (and mpi when built), and a new CFLAGS
 # recompiles; a binary with the test hooks (CV_TEST_HOOKS) is not installed either; a build
 # with neither NCCL nor MPI succeeds with the CPU ranks alone. Usage: test_build_config.sh [BIN [ASAN_BIN]] (the binaries are not used)
-set -u
+. "$(dirname "$0")/lib.sh" --no-bin
 cd "$(dirname "$0")/../.."
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 # Fast builds: no optimisation; the library and the program only (no tests).
 M=(make --no-print-directory -j2 CFLAGS=-O0 CUDA_HOME="$CUDA_HOME")
 
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
 nccl_syms() { nm "$1" 2>/dev/null | grep -c ' [TtU] ncclAllReduce$'; }
 
 # --- FAKEGPU=1 outside a fakegpu folder: refused before anything is built ------------------

@@ -5,16 +5,8 @@
 # no sudo, it prints the exact command to run and exits 2. The package system is replaced by
 # stubs on a PATH of our own, so nothing is installed.
 # Usage: test_deps.sh [BIN [ASAN_BIN]] (the binaries are not used)
-set -u
+. "$(dirname "$0")/lib.sh" --no-bin
 DEPS=$(cd "$(dirname "$0")/../.." && pwd)/tools/deps.sh
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
 
 # A bin folder with the few tools the script needs, and stubs for the package system.
 mkbin() { # dir: the basics only

@@ -3,15 +3,8 @@
 # throw-away git repository with the project's Makefile and .clang-format, one file badly
 # formatted and one well formatted, it exits non-zero naming the bad file only; once the
 # bad file is formatted it passes. Usage: test_format_check.sh [BIN [ASAN_BIN]] (unused)
-set -u
+. "$(dirname "$0")/lib.sh" --no-bin
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
 command -v clang-format >/dev/null || {
     echo "SKIP: test_format_check: no clang-format (make deps installs it)"
     exit 77

@@ -4,18 +4,9 @@
 # collviz and the other way round (tests/tools/man_options.py compares the texts). A
 # deliberately dropped option must make the comparison fail, so the check can fail.
 # Usage: test_manpage.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_manpage.sh BIN [ASAN_BIN]}
+. "$(dirname "$0")/lib.sh" "$@"
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$HERE/../..
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-export LANG=C.UTF-8 LC_ALL=C.UTF-8
 command -v scdoc >/dev/null || {
     echo "SKIP: no scdoc (tools/deps.sh installs it)"
     exit 77
@@ -33,7 +24,7 @@ h=$tmp/help
 mkdir -p "$h"
 "$BIN" --help 2>&1 | sed '/^usage: collviz --present/,$d' >"$h/interactive"
 "$BIN" --present x --help >"$h/present" 2>&1
-for s in trace bench train model svg notes serve; do
+for s in trace bench train model svg notes serve nccl; do
     "$BIN" "$s" --help >"$h/$s" 2>&1 || fail "$s --help exit $?"
 done
 {

@@ -6,18 +6,7 @@
 # input exits 2 with one line on stderr naming the value (also against the ASan+UBSan
 # binary, when given).
 # Usage: test_model_cli.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_model_cli.sh BIN [ASAN_BIN]}
-ASAN_BIN=${2:-}
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-
+. "$(dirname "$0")/lib.sh" "$@"
 # json_check ARGS... -- PYTHON: run `model ARGS --format json`, then PYTHON with d = the JSON.
 json_check() {
     local args=()

@@ -9,18 +9,7 @@
 # A binary built without NCCL must still refuse --backend nccl with one line and exit 2.
 # On a machine whose nvidia-smi lists GPUs there is nothing to test: skip (exit 77).
 # $1 = the binary, $2 = the ASan binary (optional; built without NCCL).
-set -u
-BIN=$1
-ASAN_BIN=${2:-}
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-
+. "$(dirname "$0")/lib.sh" "$@"
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
     echo "SKIP: this machine has a GPU (nvidia-smi -L); the fallback cannot be tested here"
     exit 77

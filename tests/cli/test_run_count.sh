@@ -3,15 +3,8 @@
 # suite that passes, one that passes but prints "SKIP: <section>" twice, one that exits 77,
 # and one that fails give "2 passed, 1 failed, 3 skipped", list each skip, and exit 1.
 # Usage: test_run_count.sh [BIN [ASAN_BIN]] (the binaries are not used)
-set -u
+. "$(dirname "$0")/lib.sh" --no-bin
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
 mkdir "$tmp/s"
 printf '#!/bin/sh\necho ok\n' >"$tmp/s/a_pass"
 printf '#!/bin/sh\necho "SKIP: part one (why)"\necho "SKIP: part two (why)"\n' >"$tmp/s/b_partial"

@@ -35,12 +35,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 ex_grade(x, NULL, answer, &g);
                 char buf[512];
                 ex_prompt_format(x, NULL, buf, sizeof buf);
+                /* templates in every text, the predict-first scan of the slide */
+                for (size_t h = 0; h < x->nhints; h++)
+                    ex_text_format(x, NULL, x->hints[h], buf, sizeof buf);
+                ex_text_format(x, NULL, x->solution, buf, sizeof buf);
+                ex_answer_in_text(x, L.slides[s].title, buf, sizeof buf);
+                ex_answer_in_text(x, answer, buf, sizeof buf);
                 if (ex_has_variants(x)) {
                     struct ex_variant v;
                     char err[200];
                     if (ex_variant(x, seed, &v, err, sizeof err) == CV_OK) {
                         ex_grade(x, &v, answer, &g);
                         ex_prompt_format(x, &v, buf, sizeof buf);
+                        ex_text_format(x, &v, x->solution, buf, sizeof buf);
+                        ex_variant_check(x, &v, err, sizeof err);
                     }
                 }
             }
@@ -57,6 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         double vals[] = {3.5, 8}, r;
         char err[200];
         ex_formula_eval(f, names, vals, 2, &r, err, sizeof err);
+        bool holds;
+        ex_condition_eval(f, names, vals, 2, &holds, err, sizeof err);
     }
     return 0;
 }

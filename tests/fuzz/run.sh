@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# run.sh - a short libFuzzer run on the lesson parser and formulas and on the job protocol's
-# decoder (part of `make test`; `make fuzz` is the long run). Builds $BUILD/fuzz/fuzz_lesson
-# and fuzz_proto with clang (make fuzz-build), then runs each over a scratch copy of its
-# corpus (tests/fuzz/corpus, corpus_proto) for FUZZ_SHORT_SECONDS (default 20).
+# run.sh - a short libFuzzer run on the lesson parser and formulas, on the job protocol's
+# decoder and on the reader of NCCL's records (part of `make test`; `make fuzz` is the long
+# run). Builds $BUILD/fuzz/fuzz_lesson, fuzz_proto and fuzz_records with clang (make
+# fuzz-build), then runs each over a scratch copy of its corpus (tests/fuzz/corpus,
+# corpus_proto, tests/records) for FUZZ_SHORT_SECONDS (default 20).
 # Prints a SKIP line and succeeds when clang or its libFuzzer runtime is missing.
 set -u
 BUILD=${BUILD:-build}
@@ -46,4 +47,5 @@ fuzz_one() {
 fail=0
 fuzz_one fuzz_lesson tests/fuzz/corpus 16384 || fail=1
 fuzz_one fuzz_proto tests/fuzz/corpus_proto 65536 || fail=1
+fuzz_one fuzz_records tests/records 65536 || fail=1
 exit $fail

@@ -72,7 +72,7 @@ tm_keys 1 2 Enter
 tm_wait "not right: 12 GB/s is too low" 5 || fail "a wrong answer was not graded wrong"
 tm_screen | grep -qF "the answer:" && fail "a wrong answer revealed the answer"
 tm_keys Enter 4 1 9 . 4 3 Space G B / s Enter
-tm_wait "right: 419.4 GB/s" 5 || fail "the right answer was not graded right"
+tm_wait "right: 419.43 GB/s" 5 || fail "the right answer was not graded right"
 tm_screen | grep -qF "the answer: 419.43" || fail "the answer is not shown after a right answer"
 tm_screen | grep -qF "solution: 838.9 MB" || fail "the solution is not shown after a right answer"
 golden lesson_exercise_130x36
@@ -80,6 +80,8 @@ golden lesson_exercise_130x36
 # holds: graded by running the slide's scene (init seq, rank 1 after step 3)
 tm_keys Tab
 tm_wait "exercise 2 of 2" 5 || fail "Tab did not go to the next exercise"
+tm_keys H
+tm_wait "this exercise has no hints" 5 || fail "H on an exercise without hints said nothing"
 tm_keys Enter 1 Space 2 Space 3 Space 4 Enter
 tm_wait "not right" 5 || fail "a wrong holds answer was not graded wrong"
 tm_keys S
@@ -99,6 +101,15 @@ start player-test
 tm_wait "slide 2/3" 10 || fail "the lesson did not resume at the saved slide"
 tm_screen | grep -qF "solved before" || fail "the solved exercise is not marked"
 tm_screen | grep -qF "1/3 solved" || fail "the title does not count the solved exercise"
+# a variant: its solution is worked with its own numbers (the fixture's solution is a
+# template; the first v is seed 1, whose numbers lesson variant prints)
+tm_keys v
+tm_wait "variant 1" 5 || fail "v did not draw variant 1"
+sol=$(COLLVIZ_LESSONS="$LESSONS" "$BIN" lesson variant player-bandwidth --seed 1 --format json |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["solution"].split(" times")[0])')
+case "$sol" in "838.9 MB" | "") fail "variant 1 has the default numbers or none: '$sol'" ;; esac
+tm_keys S
+tm_wait "solution: $sol" 5 || fail "the variant's solution does not use its numbers ($sol)"
 # the choice: given up, the solution shown
 tm_keys n
 tm_wait "slide 3/3" 5 || fail "n did not reach slide 3"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The measured panel end to end: measurement size keys, a sweep that fills the
 # busbw-vs-size plot, a scene change that re-measures at the new world size, and x
-# cancelling a measurement in flight.
+# cancelling a measurement in flight; a result of another scene is marked stale.
 . "$(dirname "$0")/lib.sh" "$1"
 
 tm_start 120 40 "--backend cpu --size 1M"
@@ -11,6 +11,7 @@ tm_screen | grep -qE "time +[0-9.]+ (us|ms|s) +algbw [0-9.]+ GB/s" || fail "no t
 tm_keys ']'
 tm_wait "size 2 MiB" 5 || fail "] did not double the size"
 tm_wait "measured on cpu: all-reduce 2 MiB, W=4" 30 || fail "no 2 MiB measurement"
+tm_screen | grep -qF "stale:" && fail "the current scene's result is marked stale"
 tm_keys s
 tm_wait "busbw GB/s vs size: all-reduce, W=4" 60 || fail "the sweep never finished"
 for lab in 4K 16K 64K 256K 1M; do
@@ -32,8 +33,11 @@ tm_screen | grep -qE "busbw = algbw·\(W−1\)/W" || fail "all-gather's busbw fo
 tm_keys ']' ']' ']' ']' ']' ']' ']' ']' ']'
 tm_wait "size 1 GiB" 5 || fail "] did not reach 1 GiB"
 tm_wait "measuring 1 GiB" 10 || fail "no measurement in flight"
+tm_screen | grep -qF "stale: the previous result" ||
+    fail "the previous scene's result is not marked stale during a new measurement"
 tm_keys x
 tm_wait "measurement cancelled" 5 || fail "x did not cancel"
+tm_wait "stale: measured for another scene" 5 || fail "the 2 MiB result is not stale at 1 GiB"
 tm_wait "measurement: cancelled" 5 || fail "the panel does not say the measurement was cancelled"
 tm_wait_gone "measuring 1 GiB" 10 || fail "still measuring after x"
 tm_keys q

@@ -19,9 +19,14 @@ for y, line in enumerate(lines):
         x1 = line.index("\u2510", x0)
         vals, marks = lines[y + 1], lines[y + 2]
         seg = marks[x0:x1]
-        # The receive cell: under the "in=out" label, or its short form "i/o".
+        # The receive cell: under the "in=out" label, or its short forms "i=o", "=".
         k = seg.find("in=out")
-        c = x0 + (k + 3 if k >= 0 else seg.find("i/o") + 1)
+        if k >= 0:
+            c = x0 + k + 3
+        elif seg.find("i=o") >= 0:
+            c = x0 + seg.find("i=o") + 1
+        else:
+            c = x0 + seg.find("=")
         toks = [(t.start(), t.end(), t.group()) for t in re.finditer(r"\S+", vals[x0 + 1:x1])]
         hit = [t for (s, e, t) in toks if s + x0 + 1 <= c + 1 and e + x0 + 1 > c - 1]
         res[r] = hit[0] if hit else "?"

@@ -24,7 +24,7 @@ static void test_every_action_has_keys_and_help(void **state)
         assert_true(strlen(t[a].help) > 3);
         /* On every screen the row is shown, its keys lead to it: so also no key is bound
          * twice on one screen. */
-        for (unsigned on = 1; on <= KEYS_ON_LESSON; on <<= 1)
+        for (unsigned on = 1; on <= KEYS_ON_PRESENT; on <<= 1)
             if (t[a].screens & on)
                 for (const int *k = t[a].keys; *k; k++)
                     assert_int_equal(keys_action_on(*k, on), a);
@@ -64,6 +64,75 @@ static void test_bindings(void **state)
     assert_int_equal(keys_action_on('a', KEYS_ON_LESSON), ACT_NONE);
     assert_int_equal(keys_action_on('H', KEYS_ON_LESSON), ACT_HINT);
     assert_int_equal(keys_action_on('q', KEYS_ON_LESSON), ACT_QUIT);
+}
+
+/* Surfaces: every scene key of the explorer reaches its action in the player, where the
+ * player's own rows win a clash and the action keeps another key (issue 18); hints name
+ * only keys that reach their action there. */
+static void test_surfaces(void **state)
+{
+    (void)state;
+    const struct key_row *t = keys_table();
+    static const unsigned screens[] = {KEYS_ON_COLL, KEYS_ON_PAR, KEYS_ON_HIER};
+    for (size_t sc = 0; sc < 3; sc++)
+        for (int a = 0; a < ACT_COUNT; a++) {
+            if (!(t[a].screens & screens[sc])) continue;
+            /* the explorer: every key of the row */
+            for (const int *k = t[a].keys; *k; k++)
+                assert_int_equal(keys_action_surface(*k, SURFACE_EXPLORER, screens[sc]), a);
+            /* the player: some key of the row does it, and that key is the hint */
+            int k = keys_key_on((enum ui_action)a, SURFACE_PLAYER, screens[sc]);
+            if (a == ACT_COLL_NEXT) { /* Tab is the next exercise there; 1-8 remain */
+                assert_int_equal(k, 0);
+                continue;
+            }
+            assert_true(k != 0);
+            assert_int_equal(keys_action_surface(k, SURFACE_PLAYER, screens[sc]), a);
+        }
+    /* the clashes, decided: n/p slides, v new numbers, Tab the next exercise, ↑↓ j k
+     * scroll; the scene keeps N, P, V, J, K (and 1-8 for the collectives) */
+    unsigned coll = KEYS_ON_COLL, par = KEYS_ON_PAR, hier = KEYS_ON_HIER;
+    assert_int_equal(keys_action_surface('n', SURFACE_PLAYER, par), ACT_SLIDE_NEXT);
+    assert_int_equal(keys_action_surface('n', SURFACE_EXPLORER, par), ACT_SCHEME);
+    assert_int_equal(keys_action_surface('N', SURFACE_PLAYER, par), ACT_SCHEME);
+    assert_int_equal(keys_action_surface('P', SURFACE_PLAYER, coll), ACT_PARALLEL);
+    assert_int_equal(keys_action_surface('v', SURFACE_PLAYER, coll), ACT_VARIANT);
+    assert_int_equal(keys_action_surface('V', SURFACE_PLAYER, coll), ACT_VIEW);
+    assert_int_equal(keys_action_surface('v', SURFACE_EXPLORER, coll), ACT_VIEW);
+    assert_int_equal(keys_action_surface('j', SURFACE_PLAYER, hier), ACT_SCROLL_DOWN);
+    assert_int_equal(keys_action_surface('J', SURFACE_PLAYER, hier), ACT_FIELD_NEXT);
+    assert_int_equal(keys_action_surface(KEY_DOWN, SURFACE_EXPLORER, hier), ACT_FIELD_NEXT);
+    assert_int_equal(keys_action_surface('\t', SURFACE_PLAYER, coll), ACT_EX_NEXT);
+    assert_int_equal(keys_action_surface('\t', SURFACE_EXPLORER, coll), ACT_COLL_NEXT);
+    /* the keys lesson slides ask for (03 o, 07 a, 08 [ ] s, 09 O, 11 g) */
+    assert_int_equal(keys_action_surface('o', SURFACE_PLAYER, coll), ACT_OP);
+    assert_int_equal(keys_action_surface('a', SURFACE_PLAYER, coll), ACT_ALGO);
+    assert_int_equal(keys_action_surface('[', SURFACE_PLAYER, coll), ACT_SIZE_DOWN);
+    assert_int_equal(keys_action_surface(']', SURFACE_PLAYER, coll), ACT_SIZE_UP);
+    assert_int_equal(keys_action_surface('s', SURFACE_PLAYER, coll), ACT_SWEEP);
+    assert_int_equal(keys_action_surface('O', SURFACE_PLAYER, par), ACT_OVERLAP);
+    assert_int_equal(keys_action_surface('g', SURFACE_PLAYER, par), ACT_SCHEDULE);
+    assert_int_equal(keys_action_surface('0', SURFACE_PLAYER, coll), ACT_SCENE_RESET);
+    assert_int_equal(keys_action_surface(KEY_BACKSPACE, SURFACE_PLAYER, coll), ACT_SCENE_RESET);
+    assert_int_equal(keys_action_surface('0', SURFACE_EXPLORER, coll), ACT_NONE);
+    /* hints and names filtered by surface */
+    char b[16], names[64];
+    assert_string_equal(keys_hint(ACT_SCHEME, SURFACE_PLAYER, par, true, b, sizeof b), "N");
+    assert_string_equal(keys_hint(ACT_SCHEME, SURFACE_EXPLORER, par, true, b, sizeof b), "n");
+    assert_null(keys_hint(ACT_SCENE_RESET, SURFACE_EXPLORER, coll, true, b, sizeof b));
+    keys_row_names_on(&t[ACT_VIEW], SURFACE_PLAYER, coll, true, names, sizeof names);
+    assert_string_equal(names, "V");
+    keys_row_names_on(&t[ACT_VIEW], SURFACE_EXPLORER, coll, true, names, sizeof names);
+    assert_string_equal(names, "v V");
+    keys_row_names_on(&t[ACT_SCENE_RESET], SURFACE_PLAYER, coll, false, names, sizeof names);
+    assert_string_equal(names, "0 Backspace");
+    /* scene actions versus program keys and a surface's own */
+    assert_true(keys_is_scene_action(ACT_SWEEP));
+    assert_true(keys_is_scene_action(ACT_NEXT));
+    assert_false(keys_is_scene_action(ACT_QUIT));
+    assert_false(keys_is_scene_action(ACT_HELP));
+    assert_false(keys_is_scene_action(ACT_SLIDE_NEXT));
+    assert_false(keys_is_scene_action(ACT_NONE));
 }
 
 /* 1-8 follow the lecture's order, which is enum coll's order; the help says which. */
@@ -131,6 +200,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_action_has_keys_and_help),
         cmocka_unit_test(test_bindings),
+        cmocka_unit_test(test_surfaces),
         cmocka_unit_test(test_collective_keys_in_lecture_order),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_bar),

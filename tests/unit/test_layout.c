@@ -118,6 +118,19 @@ static void test_200x60(void **state)
     assert_false(l.marks);
 }
 
+/* Values that wrap do so in even lines: W=8 all-to-all (16 values a rank, send half then
+ * receive half) in an 80-column pane gets two lines of 8, never 12 + 4. */
+static void test_wrap_in_even_lines(void **state)
+{
+    (void)state;
+    struct layout_content c = {.cell_w = 2, .label_w = 19, .nxfers = 8, .xfer_w = 16};
+    struct layout l;
+    assert_int_equal(layout_compute(39, 80, 8, 16, &c, &l), LAYOUT_BOXES);
+    assert_int_equal(l.shown, 16);
+    assert_int_equal(l.value_lines, 2);
+    assert_int_equal(l.per_line, 8);
+}
+
 static void test_many_sizes(void **state)
 {
     (void)state;
@@ -145,7 +158,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_too_small),           cmocka_unit_test(test_80x24_four_ranks),
         cmocka_unit_test(test_80x24_sixteen_ranks), cmocka_unit_test(test_200x60),
-        cmocka_unit_test(test_many_sizes),
+        cmocka_unit_test(test_many_sizes),          cmocka_unit_test(test_wrap_in_even_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

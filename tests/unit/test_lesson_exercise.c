@@ -150,7 +150,7 @@ static void test_grade_number(void **state)
 {
     (void)state;
     const struct lesson_exercise *e = load(bw);
-    char msg[240];
+    char msg[400];
     assert_int_equal(grade(e, NULL, "419.4", msg, sizeof msg), EX_RIGHT);
     assert_string_equal(msg, "right: 419.4 GB/s");
     assert_int_equal(grade(e, NULL, " 419.43 GB/s ", NULL, 0), EX_RIGHT);
@@ -172,7 +172,8 @@ static void test_grade_number(void **state)
     assert_int_equal(grade(e, NULL, "", msg, sizeof msg), EX_BAD_INPUT);
     assert_string_equal(msg, "type a number in GB/s");
     assert_int_equal(grade(e, NULL, "fast", msg, sizeof msg), EX_BAD_INPUT);
-    assert_string_equal(msg, "'fast' is not a number");
+    assert_string_equal(msg,
+                        "'fast' is not a number (e.g. 420, 524,288, 5.2e5, 3/7, 0.42 TB/s)");
     assert_int_equal(grade(e, NULL, "419 furlongs/s", msg, sizeof msg), EX_BAD_INPUT);
     assert_string_equal(msg, "unknown unit 'furlongs/s'");
     assert_int_equal(grade(e, NULL, "inf", NULL, 0), EX_BAD_INPUT);
@@ -209,7 +210,7 @@ static void test_grade_choice(void **state)
     const struct lesson_exercise *e =
         load("# C\n\n```exercise\nid: c\ntype: choice\nprompt: p\noption: a\noption: b\n"
              "option: c\ncorrect: 3\n```\n");
-    char msg[240];
+    char msg[400];
     assert_int_equal(grade(e, NULL, "3", msg, sizeof msg), EX_RIGHT);
     assert_int_equal(grade(e, NULL, " 3 ", NULL, 0), EX_RIGHT);
     assert_int_equal(grade(e, NULL, "1", NULL, 0), EX_WRONG);
@@ -271,7 +272,7 @@ static void test_holds_expected(void **state)
 static void test_grade_holds(void **state)
 {
     (void)state;
-    char msg[240];
+    char msg[400];
     const struct lesson_exercise *e =
         load("# H\n\n```scene\ncollective: all_reduce\ninit: seq\ncount: 4\n```\n\n"
              "```exercise\nid: rs-then-ag\ntype: holds\nprompt: p\nrank: 1\nstep: 3\n```\n");
@@ -367,6 +368,328 @@ static void test_variants(void **state)
     lesson_free(&L);
 }
 
+/* Input forms (issue 18): thousands separators, exponents, fractions, percent, units glued
+ * to the number, words after a count; the message echoes what was typed. */
+static void test_grade_input_forms(void **state)
+{
+    (void)state;
+    char msg[400];
+    /* 4 * 128 * 1024 = 524288, a count: no unit */
+    const struct lesson_exercise *e =
+        load("# C\n\n```exercise\nid: c\ntype: number\nprompt: p\nparam: l = 4\n"
+             "param: b = 128\nparam: d = 1024\nanswer: l * b * d\nunits:\ninteger: yes\n```\n");
+    assert_true(e->answer == 524288.0 && e->integer);
+    assert_int_equal(grade(e, NULL, "524,288", msg, sizeof msg), EX_RIGHT);
+    assert_string_equal(msg, "right: 524,288");
+    assert_int_equal(grade(e, NULL, "524288", msg, sizeof msg), EX_RIGHT);
+    assert_string_equal(msg, "right: 524288"); /* no "x", nothing the student did not type */
+    /* 5.2e5 is 0.82% below 524288: inside the 1% tolerance */
+    assert_int_equal(grade(e, NULL, "5.2e5", msg, sizeof msg), EX_RIGHT);
+    assert_string_equal(msg, "right: 5.2e5 (exactly 524288)");
+    assert_int_equal(grade(e, NULL, "524288 elements", NULL, 0), EX_RIGHT);
+    assert_int_equal(grade(e, NULL, "524288 x", NULL, 0), EX_RIGHT);
+    assert_int_equal(grade(e, NULL, "52,4288", NULL, 0), EX_BAD_INPUT); /* not groups of 3 */
+    assert_int_equal(grade(e, NULL, "5242,88", NULL, 0), EX_BAD_INPUT);
+    assert_int_equal(grade(e, NULL, "524288 ms", NULL, 0), EX_WRONG_UNIT);
+    lesson_free(&L);
+
+    /* the bubble (P-1)/(M+P-1) = 3/7 = 0.428571... */
+    e = load("# F\n\n```exercise\nid: f\ntype: number\nprompt: p\nparam: p = 4\nparam: m = 4\n"
+             "answer: (p - 1) / (m + p - 1)\nunits:\n```\n");
+    assert_int_equal(grade(e, NULL, "3/7", msg, sizeof msg), EX_RIGHT);
+    assert_string_equal(msg, "right: 3/7");
+    assert_int_equal(grade(e, NULL, "0.43", msg, sizeof msg), EX_RIGHT); /* 0.33% high */
+    assert_string_equal(msg, "right: 0.43 (exactly 0.4286)");
+    assert_int_equal(grade(e, NULL, "43%", NULL, 0), EX_RIGHT);
+    assert_int_equal(grade(e, NULL, "1/2", msg, sizeof msg), EX_WRONG);
+    assert_int_equal(grade(e, NULL, "3/0", NULL, 0), EX_BAD_INPUT);
+    lesson_free(&L);
+
+    /* 419.4304 GB/s */
+    e = load(bw);
+    assert_int_equal(grade(e, NULL, "0.42 TB/s", msg, sizeof msg), EX_RIGHT);
+    assert_string_equal(msg, "right: 0.42 TB/s (exactly 419.4 GB/s)");
+    assert_int_equal(grade(e, NULL, "420GB/s", msg, sizeof msg), EX_RIGHT);
+    assert_string_equal(msg, "right: 420GB/s (exactly 419.4 GB/s)");
+    /* control bytes are not echoed to the terminal */
+    assert_int_equal(grade(e, NULL, "x\x1b[2J", msg, sizeof msg), EX_BAD_INPUT);
+    assert_null(strchr(msg, '\x1b'));
+    lesson_free(&L);
+
+    /* 2 * 1e9 * 4 B / 400e9 B/s = 20 ms */
+    e = load("# D\n\n```exercise\nid: d\ntype: number\nprompt: p\nparam: params = 1e9\n"
+             "param: gbs = 400\nanswer: 2*params*4/(gbs*1e9)*1000\nunits: ms\n```\n");
+    assert_int_equal(grade(e, NULL, "20ms", msg, sizeof msg), EX_RIGHT);
+    assert_string_equal(msg, "right: 20ms");
+    assert_int_equal(grade(e, NULL, "20", msg, sizeof msg), EX_RIGHT);
+    assert_string_equal(msg, "right: 20 ms");
+    lesson_free(&L);
+}
+
+static const char *diag(const struct lesson_exercise *e, const char *in, char *msg, size_t n)
+{
+    static struct ex_grade g;
+    ex_grade(e, NULL, in, &g);
+    assert_int_equal(g.verdict, EX_WRONG);
+    if (msg) snprintf(msg, n, "%s", g.msg);
+    return g.diagnosis;
+}
+
+/* The usual slips, each worked out from 419.4304 GB/s on W = 8 ranks. */
+static void test_grade_diagnosis(void **state)
+{
+    (void)state;
+    char msg[400];
+    const struct lesson_exercise *e = load(bw);
+    /* 0.4194 read in GB/s is 1000 times too low: it is the answer in TB/s */
+    assert_string_equal(diag(e, "0.4194", msg, sizeof msg), "power-of-ten");
+    assert_string_equal(msg, "not right: 0.4194 GB/s. 1000 times too low: that number is the "
+                             "answer in TB/s, but it was read in GB/s; mind the unit");
+    /* 419430 GB/s: the answer in MB/s */
+    assert_string_equal(diag(e, "419430", msg, sizeof msg), "power-of-ten");
+    assert_non_null(strstr(msg, "the answer in MB/s"));
+    assert_string_equal(diag(e, "4.194e11", NULL, 0), "power-of-ten"); /* B/s, 1e9 */
+    /* GiB for GB: 419.43 / 1.073741824 = 390.6 typed as GB/s */
+    assert_string_equal(diag(e, "390.6", msg, sizeof msg), "gib-vs-gb");
+    assert_non_null(strstr(msg, "1 GiB = 1.07374 GB"));
+    /* a factor W = 8: 419.43 / 8 = 52.43; 419.43 * 8 = 3355.4 */
+    assert_string_equal(diag(e, "52.43", msg, sizeof msg), "factor-w");
+    assert_non_null(strstr(msg, "one rank's share"));
+    assert_string_equal(diag(e, "3355", msg, sizeof msg), "factor-w");
+    assert_non_null(strstr(msg, "all ranks together"));
+    /* the ring factor 7/8: 419.43 * 8/7 = 479.35 (left out), * 7/8 = 367.0 (applied twice) */
+    assert_string_equal(diag(e, "479.3", msg, sizeof msg), "ring-factor");
+    assert_non_null(strstr(msg, "is missing"));
+    assert_string_equal(diag(e, "367", NULL, 0), "ring-factor");
+    /* both directions / both halves: 838.86 and 209.72 */
+    assert_string_equal(diag(e, "838.9", msg, sizeof msg), "factor-2");
+    assert_non_null(strstr(msg, "twice the answer"));
+    assert_string_equal(diag(e, "209.7", msg, sizeof msg), "factor-2");
+    assert_non_null(strstr(msg, "half the answer"));
+    /* nothing known: too high / too low, with the typed number */
+    assert_string_equal(diag(e, "41.94", msg, sizeof msg), "too-low");
+    assert_string_equal(msg, "not right: 41.94 GB/s is too low");
+    assert_string_equal(diag(e, "600 GB/s", msg, sizeof msg), "too-high");
+    assert_string_equal(msg, "not right: 600 GB/s is too high");
+    lesson_free(&L);
+
+    /* no param for W: a factor 8 is not called a factor W; a time in ms read as 0.02 */
+    e = load("# D\n\n```exercise\nid: d\ntype: number\nprompt: p\nparam: gbs = 400\n"
+             "answer: 8e9/(gbs*1e9)*1000\nunits: ms\n```\n");
+    assert_true(fabs(e->answer - 20.0) < 1e-12);
+    assert_string_equal(diag(e, "160", NULL, 0), "too-high");
+    assert_string_equal(diag(e, "0.02", msg, sizeof msg), "power-of-ten");
+    assert_non_null(strstr(msg, "the answer in s, but it was read in ms"));
+    lesson_free(&L);
+}
+
+/* wrong: lines come first, with the variant's numbers in their message; a choice says why. */
+static void test_grade_wrong_lines_and_whys(void **state)
+{
+    (void)state;
+    char msg[400];
+    /* busbw = 419.43; algbw = 838860800 B / 3.5 ms = 239.67 GB/s, which no generic slip
+     * explains (ratio 4/7) */
+    const struct lesson_exercise *e = load(
+        "# B\n\n```exercise\nid: b\ntype: number\nprompt: p\n"
+        "param: elements = 209715200\nparam: ranks = 8 choices: 2, 4, 8\n"
+        "param: ms = 3.5\nanswer: elements*4*2*(ranks-1)/(ranks*ms/1000)/1e9\n"
+        "units: GB/s\n"
+        "wrong: elements*4/(ms/1000)/1e9 | That is algbw; multiply by {= 2*(ranks-1)/ranks}.\n"
+        "wrong: elements*4*2*(ranks-1)/(ranks*ms/1000)/1e9/8 | Listed before W.\n```\n");
+    assert_int_equal(e->nwrong, 2);
+    assert_string_equal(diag(e, "239.7", msg, sizeof msg), "listed");
+    assert_string_equal(msg, "not right: 239.7 GB/s. That is algbw; multiply by 1.75.");
+    /* 419.43 / 8 = 52.43 matches the second wrong: line before the factor-W diagnosis */
+    assert_string_equal(diag(e, "52.43", msg, sizeof msg), "listed");
+    assert_string_equal(msg, "not right: 52.43 GB/s. Listed before W.");
+    /* a variant's own trap: ranks = 4, algbw the same 239.67, message 2*3/4 = 1.5 */
+    struct ex_variant v = {.seed = 9, .param = {209715200, 4, 3.5}};
+    v.answer = 209715200.0 * 4 * 2 * 3 / (4 * 3.5 / 1000) / 1e9; /* 359.5 */
+    struct ex_grade g;
+    ex_grade(e, &v, "239.7", &g);
+    assert_int_equal(g.verdict, EX_WRONG);
+    assert_string_equal(g.msg, "not right: 239.7 GB/s. That is algbw; multiply by 1.5.");
+    ex_grade(e, &v, "359.5", &g);
+    assert_int_equal(g.verdict, EX_RIGHT);
+    lesson_free(&L);
+
+    e = load("# C\n\n```exercise\nid: c\ntype: choice\nprompt: p\n"
+             "option: scatter | Each rank would get a different piece.\n"
+             "option: broadcast\noption: gather\ncorrect: 2\n```\n");
+    assert_string_equal(e->options[0], "scatter");
+    assert_string_equal(e->option_why[0], "Each rank would get a different piece.");
+    assert_null(e->option_why[1]);
+    assert_string_equal(diag(e, "1", msg, sizeof msg), "option");
+    assert_string_equal(msg, "not right: 1) scatter. Each rank would get a different piece.");
+    assert_string_equal(diag(e, "3", msg, sizeof msg), "option");
+    assert_string_equal(msg, "not right: 3) gather");
+    assert_int_equal(grade(e, NULL, "2", msg, sizeof msg), EX_RIGHT);
+    assert_string_equal(msg, "right: 2) broadcast");
+    lesson_free(&L);
+}
+
+/* Templates: {name}, {= expr} (with `answer`), unknown braces kept, in every text. */
+static void test_templates(void **state)
+{
+    (void)state;
+    const struct lesson_exercise *e =
+        load("# T\n\n```exercise\nid: t\ntype: number\nprompt: {b} rows over {w} ranks {x}\n"
+             "param: b = 128 range 24..1024 step 8\nparam: w = 4 choices: 2, 3, 4\n"
+             "where: b % w == 0\nanswer: b / w\nunits:\ninteger: yes\n"
+             "hint: {b}/{w} = {= b / w}; {= answer * 2} is twice; {= 1/3} a third\n"
+             "solution: {b} / {w} = {= answer} rows\n```\n");
+    char t[200];
+    ex_prompt_format(e, NULL, t, sizeof t);
+    assert_string_equal(t, "128 rows over 4 ranks {x}");
+    ex_text_format(e, NULL, e->hints[0], t, sizeof t);
+    assert_string_equal(t, "128/4 = 32; 64 is twice; 0.3333 a third");
+    struct ex_variant v = {.seed = 1, .param = {96, 3}, .answer = 32};
+    ex_text_format(e, &v, e->solution, t, sizeof t);
+    assert_string_equal(t, "96 / 3 = 32 rows");
+    char num[40];
+    ex_format_text_number(1.6e13, num, sizeof num); /* whole: in full */
+    assert_string_equal(num, "16000000000000");
+    ex_format_text_number(38836148148.1, num, sizeof num);
+    assert_string_equal(num, "3.884e10");
+    ex_format_text_number(0.0000152, num, sizeof num);
+    assert_string_equal(num, "1.52e-5");
+    ex_format_text_number(419.4304, num, sizeof num);
+    assert_string_equal(num, "419.4");
+    char err[200];
+    assert_int_equal(ex_template_check(e, "{= b +* 2}", err, sizeof err), CV_EINVAL);
+    assert_int_equal(ex_template_check(e, "{= b * 2} and {plain}", err, sizeof err), CV_OK);
+    assert_int_equal(ex_template_check(e, "{= b", err, sizeof err), CV_EINVAL);
+    lesson_free(&L);
+}
+
+/* Constraints: choices, step, integer, where: and an integer answer hold in every variant
+ * (checked here by hand, not by ex_variant_check alone). */
+static void test_variant_constraints(void **state)
+{
+    (void)state;
+    /* replicas = gpus / (tp * pp): only whole numbers; gpus in powers of two, tp and pp in
+     * their lists, and the where: keeps tp * pp <= gpus */
+    const struct lesson_exercise *e =
+        load("# R\n\n```exercise\nid: dp-replicas\ntype: number\nprompt: p\n"
+             "param: gpus = 1024 choices: 64, 128, 256, 512, 1024\n"
+             "param: tp = 8 choices: 2, 4, 8\nparam: pp = 4 choices: 1, 2, 4, 8, 16, 32\n"
+             "param: ms = 1.5 range 0.5..3 step 0.25\nparam: k = 3 range 1..5 integer\n"
+             "where: gpus % (tp * pp) == 0\nwhere: tp * pp <= gpus / 2\n"
+             "answer: gpus / (tp * pp) + 0 * ms * k\nunits:\ninteger: yes\n```\n");
+    assert_int_equal(e->params[0].nchoices, 5);
+    assert_true(e->params[0].lo == 64 && e->params[0].hi == 1024 && e->params[0].ranged);
+    assert_true(e->params[3].step == 0.25 && !e->params[3].integer);
+    assert_true(e->params[4].integer);
+    assert_true(e->answer == 32.0);
+    int seen_pp32 = 0, seen_ms_quarter = 0;
+    char err[300];
+    for (uint64_t seed = 1; seed <= 500; seed++) {
+        struct ex_variant v;
+        assert_int_equal(ex_variant(e, seed, &v, err, sizeof err), CV_OK);
+        double gpus = v.param[0], tp = v.param[1], pp = v.param[2], ms = v.param[3];
+        double k = v.param[4];
+        assert_true(gpus == 64 || gpus == 128 || gpus == 256 || gpus == 512 || gpus == 1024);
+        assert_true(tp == 2 || tp == 4 || tp == 8);
+        assert_true(pp == 1 || pp == 2 || pp == 4 || pp == 8 || pp == 16 || pp == 32);
+        assert_true(fmod(gpus, tp * pp) == 0 && tp * pp <= gpus / 2);
+        assert_true(v.answer == gpus / (tp * pp) && v.answer == floor(v.answer));
+        /* ms on its quarter steps: 4*ms is a whole number in 2..12 */
+        assert_true(4 * ms == floor(4 * ms) && ms >= 0.5 && ms <= 3);
+        assert_true(k == floor(k) && k >= 1 && k <= 5);
+        seen_pp32 += pp == 32;
+        seen_ms_quarter += 4 * ms != 2 * floor(2 * ms);
+        assert_int_equal(ex_variant_check(e, &v, err, sizeof err), CV_OK);
+    }
+    assert_true(seen_pp32 > 0);       /* only with gpus >= 512 and tp = 2 or 4... */
+    assert_true(seen_ms_quarter > 0); /* the quarter steps are drawn too */
+    /* ex_variant_check catches a variant that breaks a constraint */
+    struct ex_variant bad = {.seed = 1, .param = {64, 8, 16, 1.5, 3}};
+    assert_int_equal(ex_variant_check(e, &bad, err, sizeof err), CV_EINVAL);
+    bad.param[2] = 3; /* not a choice */
+    assert_int_equal(ex_variant_check(e, &bad, err, sizeof err), CV_EINVAL);
+    assert_string_equal(err, "pp = 3 breaks its declared range or choices");
+    lesson_free(&L);
+
+    /* M = (P-1)(1-f)/f is whole for these f only: integer: yes redraws the rest */
+    e = load("# M\n\n```exercise\nid: m\ntype: number\nprompt: p\n"
+             "param: p = 8 range 2..32\nparam: f = 0.1 range 0.05..0.5\n"
+             "answer: (p - 1) * (1 - f) / f\nunits:\ninteger: yes\n```\n");
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        struct ex_variant v;
+        assert_int_equal(ex_variant(e, seed, &v, err, sizeof err), CV_OK);
+        double m = (v.param[0] - 1) * (1 - v.param[1]) / v.param[1];
+        assert_true(fabs(m - round(m)) < 1e-9 && v.answer == round(m));
+    }
+    lesson_free(&L);
+
+    /* a where: that keeps a few values of a range */
+    e = load("# N\n\n```exercise\nid: n\ntype: number\nprompt: p\n"
+             "param: a = 2 range 1..9 integer\nwhere: a < 3\nanswer: a\nunits:\n```\n");
+    struct ex_variant v;
+    assert_int_equal(ex_variant(e, 1, &v, err, sizeof err), CV_OK); /* a = 1 or 2 */
+    assert_true(v.param[0] == 1 || v.param[0] == 2);
+    lesson_free(&L);
+}
+
+/* holds with slots: only the asked output is graded (lesson 13, problem 2) */
+static void test_grade_holds_slots(void **state)
+{
+    (void)state;
+    char msg[400];
+    /* seq inputs, ring all-reduce, after step 3 rank 2's box is 30 21 68 39 (by hand:
+     * slot 2 = 2 + 12 + 22 + 32 = 68) */
+    const struct lesson_exercise *e =
+        load("# H\n\n```scene\ncollective: all_reduce\ninit: seq\ncount: 4\n```\n\n"
+             "```exercise\nid: h\ntype: holds\nprompt: p\nrank: 2\nstep: 3\nslots: 2\n```\n");
+    assert_int_equal(grade(e, NULL, "68", msg, sizeof msg), EX_RIGHT);
+    assert_string_equal(msg, "right: rank 2 holds 68");
+    assert_int_equal(grade(e, NULL, "30 21 68 39", msg, sizeof msg), EX_BAD_INPUT);
+    assert_string_equal(msg, "the question asks for one value (slot 2); you typed 4");
+    assert_int_equal(grade(e, NULL, "72", NULL, 0), EX_WRONG);
+    lesson_free(&L);
+}
+
+/* Predict first: the answer in a slide's text, in its own unit or another of its kind. */
+static void test_answer_in_text(void **state)
+{
+    (void)state;
+    char found[80];
+    /* ring bytes per rank: 4194304 * 4 B * 2 * 3/4 = 25165824 B = 24 MiB */
+    const struct lesson_exercise *e =
+        load("# D\n\n```exercise\nid: d\ntype: number\nprompt: p\nparam: params = 4194304\n"
+             "param: w = 4\nanswer: params * 4 * 2 * (w - 1) / w / 1048576\nunits: MiB\n```\n");
+    assert_true(
+        ex_answer_in_text(e, "the panel says sent/step 24 MiB here", found, sizeof found));
+    assert_string_equal(found, "24 MiB");
+    assert_true(ex_answer_in_text(e, "that is 25165824 B", found, sizeof found));
+    assert_true(ex_answer_in_text(e, "about 25.2 MB", found, sizeof found)); /* 25.17 MB */
+    assert_false(ex_answer_in_text(e, "it takes 24 ms", NULL, 0));           /* another kind */
+    assert_false(ex_answer_in_text(e, "16 MiB of gradients", NULL, 0));
+    assert_true(ex_answer_in_text(e, "the figure is 24.", NULL, 0));  /* bare: in MiB */
+    assert_false(ex_answer_in_text(e, "on 24 ranks", NULL, 0));       /* counts another thing */
+    assert_false(ex_answer_in_text(e, "boxes 12 24 36 48", NULL, 0)); /* a list of values */
+    assert_false(ex_answer_in_text(e, "H24 or v2.24", NULL, 0));      /* inside words */
+    lesson_free(&L);
+
+    /* a count: 2 * (8 - 1) = 14 steps; "14 steps" gives it away */
+    e = load("# S\n\n```exercise\nid: s\ntype: number\nprompt: p\nparam: w = 8\n"
+             "answer: 2 * (w - 1)\nunits:\ninteger: yes\n```\n");
+    assert_true(ex_answer_in_text(e, "it takes 14 steps", found, sizeof found));
+    assert_string_equal(found, "14");
+    assert_false(ex_answer_in_text(e, "it takes 15 steps", NULL, 0));
+    lesson_free(&L);
+
+    e = load("# H\n\n```scene\ncollective: all_reduce\ninit: seq\ncount: 4\n```\n\n"
+             "```exercise\nid: h\ntype: holds\nprompt: p\nrank: 2\nstep: end\n```\n");
+    assert_true(ex_answer_in_text(e, "every rank ends with 60 64 68 72.", found, sizeof found));
+    assert_string_equal(found, "60 64 68 72");
+    assert_false(ex_answer_in_text(e, "every rank ends with 60 64 68.", NULL, 0));
+    assert_true(ex_answer_in_text(e, "60, 64, 68, 72", NULL, 0)); /* commas too */
+    assert_false(ex_answer_in_text(e, "0 10 are two", NULL, 0));
+    lesson_free(&L);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -378,6 +701,13 @@ int main(void)
         cmocka_unit_test(test_holds_expected),
         cmocka_unit_test(test_grade_holds),
         cmocka_unit_test(test_variants),
+        cmocka_unit_test(test_grade_input_forms),
+        cmocka_unit_test(test_grade_diagnosis),
+        cmocka_unit_test(test_grade_wrong_lines_and_whys),
+        cmocka_unit_test(test_templates),
+        cmocka_unit_test(test_variant_constraints),
+        cmocka_unit_test(test_grade_holds_slots),
+        cmocka_unit_test(test_answer_in_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

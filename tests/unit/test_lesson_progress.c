@@ -77,7 +77,8 @@ static void test_round_trip(void **state)
     progress_visit(&p, "allreduce", 1);
     progress_visit(&p, "allreduce", 3);
     progress_visit(&p, "parallelism", 0);
-    progress_visit(&p, "allreduce", 2); /* current: the last visited */
+    progress_visit(&p, "allreduce", 2);                         /* current: the last visited */
+    assert_string_equal(progress_last_lesson(&p), "allreduce"); /* and it goes last */
     progress_attempt(&p, "allreduce", "effective-bandwidth", false);
     progress_attempt(&p, "allreduce", "effective-bandwidth", true);
     progress_attempt(&p, "allreduce", "effective-bandwidth", false); /* solved stays */
@@ -86,8 +87,8 @@ static void test_round_trip(void **state)
     progress_free(&p);
     assert_string_equal(slurp(path),
                         "collviz-progress 1\n"
-                        "lesson allreduce current 2 seen 0,1,2,3\n"
                         "lesson parallelism current 0 seen 0\n"
+                        "lesson allreduce current 2 seen 0,1,2,3\n"
                         "exercise effective-bandwidth lesson allreduce attempts 3 "
                         "solved 1\n"
                         "exercise rs-then-ag lesson allreduce attempts 1 solved 0\n");

@@ -123,6 +123,69 @@ static void test_every_plan_obeys_the_rules(void **state)
     assert_true(nplans > 10000);
 }
 
+/* Ring plans in a given ring order (NCCL's, from its log): every one obeys the rules; the
+ * first reduce-scatter step of ring 0 3 1 2 sends along it (position i sends chunk
+ * ring[i-1]), and bad orders are refused by name. */
+static void test_ring_orders(void **state)
+{
+    (void)state;
+    static const int orders[][8] = {
+        {0, 3, 1, 2, 4, 7, 5, 6}, {0, 7, 6, 5, 4, 3, 2, 1}, {5, 2, 7, 0, 3, 6, 1, 4}};
+    enum coll rings[] = {COLL_ALL_REDUCE, COLL_REDUCE_SCATTER, COLL_ALL_GATHER, COLL_BROADCAST,
+                         COLL_REDUCE};
+    char err[160];
+    for (size_t o = 0; o < ARRAY_LEN(orders); o++)
+        for (size_t c = 0; c < ARRAY_LEN(rings); c++)
+            for (int root = 0; root < 8; root += 3)
+                for (size_t count = 1; count <= 17; count += 8) {
+                    struct plan p;
+                    assert_int_equal(plan_build_ring(&p, rings[c], ALGO_RING, OP_SUM, 8, count,
+                                                     root, orders[o], err, sizeof err),
+                                     CV_OK);
+                    check_plan(&p);
+                    for (size_t i = 0; i < p.nx; i++) { /* every hop is a hop of the ring */
+                        int at = 0;
+                        while (orders[o][at] != p.x[i].src)
+                            at++;
+                        assert_int_equal(p.x[i].dst, orders[o][(at + 1) % 8]);
+                    }
+                    plan_free(&p);
+                }
+    struct plan p;
+    int ring[] = {0, 3, 1, 2};
+    assert_int_equal(
+        plan_build_ring(&p, COLL_ALL_REDUCE, ALGO_RING, OP_SUM, 4, 4, 0, ring, err, sizeof err),
+        CV_OK);
+    /* step 1: 0 -> 3 chunk 2, 3 -> 1 chunk 0, 1 -> 2 chunk 3, 2 -> 0 chunk 1 */
+    int want[4][3] = {{0, 3, 2}, {3, 1, 0}, {1, 2, 3}, {2, 0, 1}};
+    assert_int_equal(p.steps[0].n, 4);
+    for (int k = 0; k < 4; k++) {
+        const struct xfer *x = &p.x[p.steps[0].first + (size_t)k];
+        assert_int_equal(x->src, want[k][0]);
+        assert_int_equal(x->dst, want[k][1]);
+        assert_int_equal(x->chunk, want[k][2]);
+    }
+    plan_free(&p);
+    int dup[] = {0, 1, 1, 2}, out[] = {0, 1, 2, 4};
+    assert_int_equal(
+        plan_build_ring(&p, COLL_ALL_REDUCE, ALGO_RING, OP_SUM, 4, 4, 0, dup, err, sizeof err),
+        CV_EINVAL);
+    assert_non_null(strstr(err, "rank 1 appears twice"));
+    assert_int_equal(
+        plan_build_ring(&p, COLL_ALL_REDUCE, ALGO_RING, OP_SUM, 4, 4, 0, out, err, sizeof err),
+        CV_EINVAL);
+    assert_non_null(strstr(err, "rank 4 is not one of the 4 ranks"));
+    int n, got[CV_MAX_RANKS];
+    assert_int_equal(plan_parse_ring("0, 7 6,5", got, &n, err, sizeof err), CV_OK);
+    assert_int_equal(n, 4);
+    assert_int_equal(got[1], 7);
+    assert_int_equal(got[3], 5);
+    assert_int_equal(plan_parse_ring("0 16", got, &n, err, sizeof err), CV_EINVAL);
+    assert_int_equal(plan_parse_ring("0 -1", got, &n, err, sizeof err), CV_EINVAL);
+    assert_int_equal(plan_parse_ring("3 3", got, &n, err, sizeof err), CV_EINVAL);
+    assert_int_equal(plan_parse_ring("", got, &n, err, sizeof err), CV_EINVAL);
+}
+
 static void test_sixteen_ranks(void **state)
 {
     (void)state;
@@ -466,6 +529,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_plan_obeys_the_rules),
+        cmocka_unit_test(test_ring_orders),
         cmocka_unit_test(test_sixteen_ranks),
         cmocka_unit_test(test_ring_all_reduce_steps),
         cmocka_unit_test(test_ring_all_reduce_numbering),

@@ -27,8 +27,12 @@
 #include <unistd.h>
 
 #include "../../core/util.h"
+#include "../../records/records.h"
 
-/* ---- the parser ------------------------------------------------------------------------- */
+/* ---- the summary ------------------------------------------------------------------------ */
+
+/* The connections themselves are read by the one parser of NCCL's records
+ * (records/records.h); this summarises its links by transport. */
 
 #define NL_KINDS 8
 #define NL_CHANNELS 256 /* NCCL has at most 64 (MAXCHANNELS), newer builds 128 */
@@ -50,17 +54,6 @@ struct nl_sum {
     int lines;
 };
 
-static bool nl_starts(const char *s, const char *e, const char *lit)
-{
-    size_t n = strlen(lit);
-    return (size_t)(e - s) >= n && memcmp(s, lit, n) == 0;
-}
-
-static const char *nl_find(const char *s, const char *e, const char *lit)
-{
-    return memmem(s, (size_t)(e - s), lit, strlen(lit));
-}
-
 static bool nl_upper_word(const char *s, size_t n)
 {
     if (n == 0) return false;
@@ -69,30 +62,11 @@ static bool nl_upper_word(const char *s, size_t n)
     return true;
 }
 
-/* "Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read", the text after "NCCL INFO ". */
-static void nl_channel_line(struct nl_sum *s, const char *p, const char *e)
+/* One link of the records: counted under its transport, "P2P/CUMEM" of "P2P/CUMEM/read". */
+static void nl_link(struct nl_sum *s, const struct rec_link *lk)
 {
-    p += strlen("Channel ");
-    int chan = 0, digits = 0;
-    while (p < e && *p >= '0' && *p <= '9' && digits < 4) {
-        chan = chan * 10 + (*p++ - '0');
-        digits++;
-    }
-    if (digits == 0 || (p < e && *p >= '0' && *p <= '9')) return;
-    if (p < e && *p == '/') { /* the connection index, from NCCL 2.12 */
-        p++;
-        if (p == e || *p < '0' || *p > '9') return;
-        while (p < e && *p >= '0' && *p <= '9')
-            p++;
-    }
-    if (!nl_starts(p, e, " : ")) return;
-    const char *arrow = nl_find(p, e, " -> ");
-    const char *via = nl_find(p, e, " via ");
-    if (!arrow || !via || via < arrow) return;
-    const char *t = via + strlen(" via ");
-    size_t tn = 0;
-    while (t + tn < e && t[tn] != ' ' && t[tn] != '\t' && t[tn] != '\r')
-        tn++;
+    const char *t = lk->via;
+    size_t tn = strcspn(t, " ");
     /* The transport: an upper-case word, a slash, then at least one more character. */
     const char *slash = memchr(t, '/', tn);
     if (!slash || !nl_upper_word(t, (size_t)(slash - t)) || slash + 1 == t + tn) return;
@@ -113,6 +87,7 @@ static void nl_channel_line(struct nl_sum *s, const char *p, const char *e)
         memcpy(k->label, label, ln + 1);
     }
     if (memmem(t, tn, "/GDRDMA", 7)) k->gdr = true;
+    int chan = lk->channel;
     if (chan < NL_CHANNELS && !(k->seen[chan / 8] & (1u << (chan % 8)))) {
         k->seen[chan / 8] |= (unsigned char)(1u << (chan % 8));
         k->nchan++;
@@ -120,34 +95,17 @@ static void nl_channel_line(struct nl_sum *s, const char *p, const char *e)
     s->lines++;
 }
 
-/* "Pattern 4, crossNic 0, nChannels 8, bw 40.000000/40.000000, type NVL/PIX, sameChannels 1" */
-static void nl_pattern_line(struct nl_sum *s, const char *p, const char *e)
+/* The graph's path types of every host, once each. */
+static void nl_paths(struct nl_sum *s, const struct rec_log *L)
 {
-    const char *t = nl_find(p, e, ", type ");
-    if (!t) return;
-    t += strlen(", type ");
-    size_t n = 0;
-    while (t + n < e && t[n] != '/' && t[n] != ',' && t[n] != ' ')
-        n++;
-    if (n == 0 || n >= sizeof s->path[0] || !nl_upper_word(t, n)) return;
-    for (int i = 0; i < s->npath; i++)
-        if (strlen(s->path[i]) == n && memcmp(s->path[i], t, n) == 0) return;
-    if (s->npath == NL_PATHS) return;
-    memcpy(s->path[s->npath], t, n);
-    s->path[s->npath++][n] = '\0';
-}
-
-static void nl_line(struct nl_sum *s, const char *b, const char *e)
-{
-    const char *p = nl_find(b, e, "NCCL INFO ");
-    if (!p) return;
-    p += strlen("NCCL INFO ");
-    if (nl_starts(p, e, "Channel "))
-        nl_channel_line(s, p, e);
-    else if (nl_starts(p, e, "Pattern "))
-        nl_pattern_line(s, p, e);
-    else if (nl_find(p, e, "NVLS multicast support is available"))
-        s->nvls = true;
+    for (int h = 0; h < L->nnets; h++)
+        for (int i = 0; i < L->nets[h].npath; i++) {
+            const char *t = L->nets[h].path[i];
+            bool seen = false;
+            for (int j = 0; j < s->npath; j++)
+                seen = seen || strcmp(s->path[j], t) == 0;
+            if (!seen && s->npath < NL_PATHS) snprintf(s->path[s->npath++], 8, "%s", t);
+        }
 }
 
 /* What a path type of NCCL's topology (graph/topo.h's names) is made of. */
@@ -197,13 +155,14 @@ int nccl_links_parse(const char *log, size_t len, char *buf, size_t n)
     struct nl_sum s;
     memset(&s, 0, sizeof s);
     if (n) buf[0] = '\0';
-    const char *p = log, *end = log ? log + len : NULL;
-    while (p && p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *e = nl ? nl : end;
-        nl_line(&s, p, e);
-        p = nl ? nl + 1 : end;
-    }
+    if (!log) return 0;
+    struct rec_log *L = rec_new();
+    rec_parse(L, "nccl log", log, len);
+    for (int i = 0; i < L->nlinks; i++)
+        nl_link(&s, &L->links[i]);
+    nl_paths(&s, L);
+    s.nvls = L->nvls;
+    rec_free(L);
     if (s.lines == 0) return 0;
     size_t o = 0;
     for (int i = 0; i < s.nk; i++) {

@@ -7,7 +7,8 @@
  * crossNic 0, nChannels 8, bw ..., type NVL/PIX, ...". NCCL connects lazily, at the first
  * collective on a communicator, so the lines are there only after the first measurement.
  *
- * Two halves. nccl_links_parse() is pure: log text in, one line of summary out (unit-tested
+ * Two halves. nccl_links_parse() is pure: log text in (read by records/records.h, the one
+ * parser of NCCL's records), one line of summary out (unit-tested
  * on real-looking logs). The log half points NCCL_DEBUG_FILE at a private file before the
  * first NCCL call (unless the user set NCCL_DEBUG or NCCL_DEBUG_FILE: then their log is
  * theirs and nothing is read), so NCCL's INFO never reaches the terminal, and reads it back.

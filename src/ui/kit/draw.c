@@ -1,8 +1,10 @@
 /* draw.c - the drawing kit (see draw.h): clipped text, frames, styled lines, the key bar. */
 #include "draw.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../core/util.h"
@@ -37,7 +39,7 @@ int draw_putf(int y, int x, int maxw, attr_t attr, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    return draw_put(y, x, maxw, attr, buf);
+    return draw_put_masked(y, x, maxw, attr, buf);
 }
 
 void draw_fill(struct rect r, attr_t attr)
@@ -117,19 +119,165 @@ int pl_width(const struct pline *l)
     return w;
 }
 
+static draw_mask_fn draw_mask;
+static void *draw_mask_ctx;
+static int draw_mask_count;
+
+void draw_set_mask(draw_mask_fn fn, void *ctx)
+{
+    draw_mask = fn;
+    draw_mask_ctx = ctx;
+    draw_mask_count = 0;
+}
+
+int draw_mask_hits(void)
+{
+    return draw_mask_count;
+}
+
+static bool mask_name_char(unsigned char c)
+{
+    return isalnum(c) || c == '_' || c == '.' || c >= 0x80;
+}
+
+/* The figure at s (a digit not glued to a name, nor a setting's "W=4"): its value and length; 0
+ * when none. */
+static size_t mask_number(const char *s, double *v)
+{
+    char num[64];
+    size_t i = 0, o = 0;
+    while (o + 1 < sizeof num) {
+        if (isdigit((unsigned char)s[i])) {
+            num[o++] = s[i++];
+        } else if (s[i] == ',' && o > 0 && isdigit((unsigned char)s[i + 1]) &&
+                   isdigit((unsigned char)s[i + 2]) && isdigit((unsigned char)s[i + 3]) &&
+                   !isdigit((unsigned char)s[i + 4])) {
+            i++; /* 524,288 */
+        } else if (s[i] == '.' && isdigit((unsigned char)s[i + 1]) && !strchr(num, '.')) {
+            num[o++] = s[i++];
+        } else if ((s[i] == 'e' || s[i] == 'E') &&
+                   (isdigit((unsigned char)s[i + 1]) || ((s[i + 1] == '-' || s[i + 1] == '+') &&
+                                                         isdigit((unsigned char)s[i + 2])))) {
+            num[o++] = s[i++];
+            num[o++] = s[i++];
+        } else {
+            break;
+        }
+        num[o] = '\0';
+    }
+    num[o] = '\0';
+    if (o == 0) return 0;
+    *v = strtod(num, NULL);
+    /* "3/7" is the figure 3/7 (a fraction the answer may be given as) */
+    if (s[i] == '/' && isdigit((unsigned char)s[i + 1])) {
+        double d;
+        size_t dl = mask_number(s + i + 1, &d);
+        if (dl && d != 0) {
+            *v /= d;
+            i += 1 + dl;
+        }
+    }
+    return i;
+}
+
+int draw_mask_text(const char *s, char *out, size_t n)
+{
+    size_t o = 0;
+    int hits = 0;
+    if (n == 0) return 0;
+    for (size_t i = 0; s[i] && o + 1 < n;) {
+        double v;
+        size_t len = 0;
+        if (draw_mask && isdigit((unsigned char)s[i]) &&
+            (i == 0 || (!mask_name_char((unsigned char)s[i - 1]) && s[i - 1] != '=')))
+            len = mask_number(s + i, &v);
+        if (len == 0) {
+            out[o++] = s[i++];
+            continue;
+        }
+        /* the unit: right after it or after one space, letters (and / or µ) */
+        const char *u = s + i + len;
+        if (*u == ' ') u++;
+        char unit[24];
+        size_t ul = 0;
+        while ((isalpha((unsigned char)u[ul]) || (ul > 0 && u[ul] == '/') ||
+                (unsigned char)u[ul] >= 0x80) &&
+               ul + 1 < sizeof unit) {
+            unit[ul] = u[ul];
+            ul++;
+        }
+        unit[ul] = '\0';
+        if (draw_mask(v, unit, draw_mask_ctx)) {
+            out[o++] = '?';
+            hits++;
+        } else {
+            size_t c = len < n - 1 - o ? len : n - 1 - o;
+            memcpy(out + o, s + i, c);
+            o += c;
+        }
+        i += len;
+    }
+    out[o] = '\0';
+    draw_mask_count += hits;
+    return hits;
+}
+
+int draw_put_masked(int y, int x, int maxw, attr_t attr, const char *s)
+{
+    if (!draw_mask) return draw_put(y, x, maxw, attr, s);
+    char t[1024];
+    draw_mask_text(s, t, sizeof t);
+    return draw_put(y, x, maxw, attr, t);
+}
+
 void pl_draw_line(const struct pline *l, int y, int x, int w)
 {
     int used = 0;
     for (int i = 0; i < l->n && used < w; i++)
-        used += draw_put(y, x + used, w - used, l->seg[i].attr, l->seg[i].text);
+        used += draw_put_masked(y, x + used, w - used, l->seg[i].attr, l->seg[i].text);
 }
 
-/* Lines [from, from+h) of p into the rectangle; returns the lines drawn. */
+/* A line wider than w, wrapped at its spaces onto at most maxrows rows (the rest indented
+ * by two columns), each word in its piece's style. Returns the rows used. */
+static int pl_draw_wrapped(const struct pline *l, int y, int x, int w, int maxrows)
+{
+    int row = 0, col = 0;
+    for (int i = 0; i < l->n; i++) {
+        const char *t = l->seg[i].text;
+        while (*t) {
+            size_t sp = strspn(t, " ");
+            size_t wl = strcspn(t + sp, " ");
+            char word[200];
+            snprintf(word, sizeof word, "%.*s", (int)wl, t + sp);
+            int ww = text_width(word);
+            if (col > 0 && col + (int)sp + ww > w && ww > 0) {
+                if (++row >= maxrows) return row;
+                col = 2; /* the spaces before the word stay at the end of the last row */
+            } else if (sp && (col > 0 || i > 0)) {
+                char pad[64];
+                snprintf(pad, sizeof pad, "%*s", (int)(sp < 60 ? sp : 60), "");
+                col += draw_put(y + row, x + col, w - col, l->seg[i].attr, pad);
+            }
+            col += draw_put_masked(y + row, x + col, w - col, l->seg[i].attr, word);
+            t += sp + wl;
+        }
+    }
+    return row + 1;
+}
+
+/* Lines [from, ...) of p into the rectangle, a line wider than it wrapped (never cut while
+ * rows are left); returns the rows used. */
 int pl_draw(const struct plines *p, int from, struct rect r)
 {
     int k = 0;
-    for (; k < r.h && from + k < p->n; k++)
-        pl_draw_line(&p->l[from + k], r.y + k, r.x, r.w);
+    for (int i = from; k < r.h && i < p->n; i++) {
+        if (pl_width(&p->l[i]) <= r.w) {
+            pl_draw_line(&p->l[i], r.y + k, r.x, r.w);
+            k++;
+        } else {
+            k += pl_draw_wrapped(&p->l[i], r.y + k, r.x, r.w, r.h - k);
+        }
+    }
     return k;
 }
 

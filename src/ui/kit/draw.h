@@ -55,7 +55,26 @@ void pl_colour_legend(struct plines *p, const struct theme *th, const struct gly
                       const char *ranks_note, const char *marks_note);
 int pl_width(const struct pline *l);
 void pl_draw_line(const struct pline *l, int y, int x, int w);
-/* Lines [from, from+r.h) of p into r; returns the lines drawn. */
+/* Lines [from, ...) of p into r, a line wider than r wrapped at its spaces onto the next
+ * rows (indented), never cut while rows are left; returns the rows used. */
 int pl_draw(const struct plines *p, int from, struct rect r);
+
+/* ---- predict first: figures hidden until the student answers --------------------------
+ * While a mask is set (the lesson player, around drawing a slide's scene), pl_draw_line
+ * and draw_put_masked show every figure for which hit(value, unit, ctx) is true as "?"
+ * (its unit stays), draw_putf too: a panel never shows an exercise's answer before the student
+ * gives it. A figure is a number not glued to a name (r0, dW1 are names) nor to "=" (W=4 is a
+ * setting the slide gives), with "," thousands
+ * groups, a decimal fraction and an exponent, or "3/7" (the figure 3/7), and the unit word
+ * right after it ("24 MiB", "0.43", "420GB/s", "8x"). */
+typedef bool (*draw_mask_fn)(double value, const char *unit, void *ctx);
+/* Set (fn NULL: clear) the mask; resets the count of hidden figures. */
+void draw_set_mask(draw_mask_fn fn, void *ctx);
+/* Figures hidden since the last draw_set_mask. */
+int draw_mask_hits(void);
+/* s with the masked figures replaced by "?" (a copy when no mask is set). Returns the
+ * number replaced. */
+int draw_mask_text(const char *s, char *out, size_t n);
+int draw_put_masked(int y, int x, int maxw, attr_t attr, const char *s);
 
 #endif

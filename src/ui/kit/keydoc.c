@@ -43,7 +43,7 @@ void keys_doc_markdown(FILE *out)
     const struct key_row *rows = keys_table();
     for (int a = 0; a < ACT_COUNT; a++) {
         const struct key_row *r = &rows[a];
-        char keys[160] = "", prev[16] = "", where[96];
+        char keys[160] = "", prev[16] = "", where[160];
         for (const int *k = r->keys; *k; k++) {
             char one[16], md[24];
             keys_name(*k, true, one, sizeof one);
@@ -54,6 +54,19 @@ void keys_doc_markdown(FILE *out)
             snprintf(keys + l, sizeof keys - l, "%s%s", l ? " " : "", md);
         }
         keydoc_where(r->screens, where, sizeof where);
+        /* a scene key works in the lesson player too, with the keys the player leaves it */
+        if (keys_is_scene_action(r->action) && !(r->screens & KEYS_ON_LESSON)) {
+            unsigned scr = r->screens & KEYS_ON_SCENES;
+            unsigned first = scr & -scr;
+            char on[64], all[64];
+            keys_row_names_on(r, SURFACE_PLAYER, first, true, on, sizeof on);
+            keys_row_names(r, true, all, sizeof all);
+            size_t l = strlen(where);
+            if (on[0] && strcmp(on, all) == 0)
+                snprintf(where + l, sizeof where - l, ", lesson player");
+            else if (on[0])
+                snprintf(where + l, sizeof where - l, ", lesson player (`%s`)", on);
+        }
         fprintf(out, "| %s | %s | %s |\n", keys, r->help, where);
     }
 }

@@ -2,9 +2,12 @@
  * bottom bar are generated from, and names keys for people. */
 #include "keys.h"
 
+#include "text.h"
+
 #include <curses.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static const struct key_row key_rows[ACT_COUNT] = {
 #define KEYS_X_ROW(id, scr, bk, bl, help, ...) {ACT_##id, scr, bk, bl, help, {__VA_ARGS__, 0}},
@@ -37,6 +40,112 @@ enum ui_action keys_action_on(int ch, unsigned on)
 enum ui_action keys_action(int ch)
 {
     return keys_action_on(ch, KEYS_ON_SCENES);
+}
+
+unsigned keys_surface_bit(enum keys_surface s)
+{
+    switch (s) {
+    case SURFACE_PLAYER:
+        return KEYS_ON_LESSON;
+    case SURFACE_PRESENTER:
+        return KEYS_ON_PRESENT;
+    default:
+        return 0;
+    }
+}
+
+enum ui_action keys_action_surface(int ch, enum keys_surface s, unsigned screen_on)
+{
+    enum ui_action a = ACT_NONE;
+    unsigned own = keys_surface_bit(s);
+    if (own) a = keys_find(ch, own);
+    if (a == ACT_NONE && screen_on) a = keys_find(ch, screen_on);
+    if (a == ACT_NONE) a = keys_find(ch, KEYS_ON_SCENES);
+    return a;
+}
+
+int keys_key_on(enum ui_action act, enum keys_surface s, unsigned screen_on)
+{
+    if (act < 0 || act >= ACT_COUNT) return 0;
+    for (const int *k = key_rows[act].keys; *k; k++)
+        if (keys_action_surface(*k, s, screen_on) == act) return *k;
+    return 0;
+}
+
+const char *keys_hint(enum ui_action act, enum keys_surface s, unsigned screen_on, bool utf8,
+                      char *buf, int n)
+{
+    int k = keys_key_on(act, s, screen_on);
+    return k ? keys_name(k, utf8, buf, n) : NULL;
+}
+
+void keys_row_names_on(const struct key_row *row, enum keys_surface s, unsigned screen_on,
+                       bool utf8, char *buf, int n)
+{
+    struct key_row only = *row;
+    int m = 0;
+    for (const int *k = row->keys; *k; k++)
+        if (keys_action_surface(*k, s, screen_on) == row->action) only.keys[m++] = *k;
+    only.keys[m] = 0;
+    keys_row_names(&only, utf8, buf, n);
+}
+
+bool keys_is_scene_action(enum ui_action act)
+{
+    if (act < 0 || act >= ACT_COUNT || !(key_rows[act].screens & KEYS_ON_SCENES)) return false;
+    switch (act) {
+    case ACT_HELP:
+    case ACT_CLOSE:
+    case ACT_QUIT:
+    case ACT_BACKENDS:
+    case ACT_EXPORT:
+        return false;
+    default:
+        return true;
+    }
+}
+
+int keys_parse_name(const char *name, size_t len)
+{
+    static const struct {
+        const char *name;
+        int key;
+    } words[] = {
+        {"enter", '\r'},
+        {"return", '\r'},
+        {"esc", 27},
+        {"escape", 27},
+        {"tab", '\t'},
+        {"space", ' '},
+        {"backspace", KEY_BACKSPACE},
+        {"home", KEY_HOME},
+        {"end", KEY_END},
+        {"pgup", KEY_PPAGE},
+        {"pgdn", KEY_NPAGE},
+        {"pageup", KEY_PPAGE},
+        {"pagedown", KEY_NPAGE},
+        {"up", KEY_UP},
+        {"down", KEY_DOWN},
+        {"left", KEY_LEFT},
+        {"right", KEY_RIGHT},
+        {"\u2191", KEY_UP},
+        {"\u2193", KEY_DOWN},
+        {"\u2190", KEY_LEFT},
+        {"\u2192", KEY_RIGHT},
+    };
+    if (len == 1 && name[0] > 32 && name[0] < 127) return name[0];
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strlen(words[i].name) == len && strncasecmp(words[i].name, name, len) == 0)
+            return words[i].key;
+    if ((len == 2 || len == 3) && (name[0] == 'F' || name[0] == 'f')) {
+        int n = 0;
+        for (size_t i = 1; i < len; i++) {
+            if (name[i] < '0' || name[i] > '9') return 0;
+            n = n * 10 + (name[i] - '0');
+        }
+        if (n >= 1 && n <= 12) return KEY_F(n);
+    }
+    return 0;
 }
 
 const char *keys_name(int ch, bool utf8, char *buf, int n)
@@ -75,6 +184,11 @@ const char *keys_name(int ch, bool utf8, char *buf, int n)
         break;
     case 27:
         s = "Esc";
+        break;
+    case KEY_BACKSPACE:
+    case 127:
+    case 8:
+        s = "Backspace";
         break;
     case '\r':
     case '\n':
@@ -132,14 +246,6 @@ static void keys_bar_text(const char *s, bool utf8, char *out, size_t n)
     out[o] = '\0';
 }
 
-static int keys_cols(const char *s)
-{
-    int w = 0;
-    for (; *s; s++)
-        if (((unsigned char)*s & 0xC0) != 0x80) w++;
-    return w;
-}
-
 /* The bar text of one row. */
 static void keys_bar_item(const struct key_row *row, bool utf8, struct bar_item *it)
 {
@@ -151,7 +257,7 @@ static void keys_bar_item(const struct key_row *row, bool utf8, struct bar_item 
         keys_name(row->keys[0], utf8, one, sizeof one);
         snprintf(it->keys, sizeof it->keys, "%s", row->keys[0] == ' ' ? "Spc" : one);
     }
-    it->w = keys_cols(it->keys) + 1 + keys_cols(it->label);
+    it->w = text_width(it->keys) + 1 + text_width(it->label);
 }
 
 /* Help and quit must always be reachable, so they are placed first; the others follow in

@@ -6,20 +6,23 @@
 #define COLLVIZ_UI_KEYS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* X(id, screens, bar keys text or NULL, bar label or NULL, help text, key codes...).
  * "screens" says on which screens the row appears in the bar and the help (KEYS_ON_*).
- * Dispatch (keys_action_on): on a scene screen every scene key works (an action that does
- * not apply there says so), a row of that screen winning over another screen's row with
- * the same key; the lesson player has only its own rows (KEYS_ON_LESSON), so its n/p
- * (slides) do not clash with the scene screens' n/p. "bar keys text" is what the bar
+ * Dispatch (keys_action_surface): on a scene screen every scene key works (an action that
+ * does not apply there says so), a row of that screen winning over another screen's row
+ * with the same key; a surface's own rows (the player's KEYS_ON_LESSON, the presenter's
+ * KEYS_ON_PRESENT) win over both, and a scene action whose key they take keeps its other
+ * key there (the player's n is the next slide, N the scheme). "bar keys text" is what the bar
  * prints before the label; "<-" and "->" become arrows in UTF-8 mode; NULL means the name
  * of the first key. Key codes are ncurses codes (KEY_*), which is why the table is
  * expanded in keys.c, where <curses.h> is included. */
-#define KEYS_ON_COLL 1u   /* the collectives screen */
-#define KEYS_ON_PAR 2u    /* the parallelism screen */
-#define KEYS_ON_LESSON 4u /* the lesson player and its list of lessons */
-#define KEYS_ON_HIER 8u   /* the hierarchy screen */
+#define KEYS_ON_COLL 1u     /* the collectives screen */
+#define KEYS_ON_PAR 2u      /* the parallelism screen */
+#define KEYS_ON_LESSON 4u   /* the lesson player and its list of lessons */
+#define KEYS_ON_HIER 8u     /* the hierarchy screen */
+#define KEYS_ON_PRESENT 16u /* the presenter's own keys (slides, blank, goto...) */
 #define KEYS_ON_ALL (KEYS_ON_COLL | KEYS_ON_PAR)
 #define KEYS_ON_SCENES                                                                         \
     (KEYS_ON_COLL | KEYS_ON_PAR | KEYS_ON_HIER) /* every screen a scene can name */
@@ -34,15 +37,20 @@
     X(COLL_7, KEYS_ON_COLL, NULL, NULL, "all-reduce", '7')                                     \
     X(COLL_8, KEYS_ON_COLL, NULL, NULL, "all-to-all", '8')                                     \
     X(COLL_NEXT, KEYS_ON_COLL, "1-8", "coll", "next collective", '\t')                         \
-    X(PARALLEL, KEYS_ON_SCENES, NULL, "parallel", "parallelism screen on/off", 'p')            \
+    X(PARALLEL, KEYS_ON_SCENES, NULL, "parallel", "parallelism screen on/off", 'p', 'P')       \
     X(HIERARCHY, KEYS_ON_PAR | KEYS_ON_HIER, NULL, NULL, "hierarchy screen on/off", 'y')       \
-    X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp", 'n')                    \
+    X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp", 'n', 'N')               \
     X(SLIDE_NEXT, KEYS_ON_LESSON, "n/p", "slide", "next slide", 'n')                           \
     X(SLIDE_PREV, KEYS_ON_LESSON, NULL, NULL, "previous slide", 'p')                           \
+    X(SCENE_ALONE, KEYS_ON_LESSON, NULL, NULL, "the scene alone / the text (small terminals)", \
+      'z')                                                                                     \
+    X(SCENE_RESET, KEYS_ON_LESSON, NULL, NULL, "back to the slide's scene", '0',               \
+      KEY_BACKSPACE, 127, 8)                                                                   \
     X(NEXT, KEYS_ON_EVERY, "<- ->", "step", "next step", KEY_RIGHT, 'l', KEY_NPAGE)            \
     X(PREV, KEYS_ON_EVERY, NULL, NULL, "previous step", KEY_LEFT, 'h', KEY_PPAGE)              \
-    X(FIELD_NEXT, KEYS_ON_HIER, "up/dn", "field", "napkin math: next field", KEY_DOWN, 'j')    \
-    X(FIELD_PREV, KEYS_ON_HIER, NULL, NULL, "napkin math: previous field", KEY_UP, 'k')        \
+    X(FIELD_NEXT, KEYS_ON_HIER, "up/dn", "field", "napkin math: next field", KEY_DOWN, 'j',    \
+      'J')                                                                                     \
+    X(FIELD_PREV, KEYS_ON_HIER, NULL, NULL, "napkin math: previous field", KEY_UP, 'k', 'K')   \
     X(VALUE_UP, KEYS_ON_HIER, "</>", "value", "napkin math: raise the value", '>', '.')        \
     X(VALUE_DOWN, KEYS_ON_HIER, NULL, NULL, "napkin math: lower the value", '<', ',')          \
     X(FIRST, KEYS_ON_EVERY, NULL, NULL, "first step", KEY_HOME)                                \
@@ -67,7 +75,7 @@
     X(COUNT_UP, KEYS_ON_COLL, "c/C", "count", "more elements", 'c')                            \
     X(COUNT_DOWN, KEYS_ON_COLL, NULL, NULL, "fewer elements", 'C')                             \
     X(INIT, KEYS_ON_COLL, NULL, "input", "next input pattern", 'i')                            \
-    X(VIEW, KEYS_ON_COLL, NULL, NULL, "view: chunk, slices 2 4 8, 4x2 channels", 'v')          \
+    X(VIEW, KEYS_ON_COLL, NULL, NULL, "view: chunk, slices 2 4 8, 4x2 channels", 'v', 'V')     \
     X(MEASURE, KEYS_ON_EVERY, NULL, "measure", "measure now / train again", 'm')               \
     X(SWEEP, KEYS_ON_COLL, NULL, "sweep", "sweep sizes (busbw vs size)", 's')                  \
     X(CANCEL, KEYS_ON_EVERY, NULL, NULL, "cancel measurement/training", 'x')                   \
@@ -106,6 +114,41 @@ enum ui_action keys_action(int ch);
 /* The action of key ch where `on` (a KEYS_ON_* bit) is shown: its own rows first, then (on a
  * scene screen) any scene row; ACT_NONE when none. */
 enum ui_action keys_action_on(int ch, unsigned on);
+
+/* ---- surfaces: where keys are read -----------------------------------------------------
+ * The same scene keys work on every surface that shows a scene (the explorer, the lesson
+ * player, the presenter); a surface's own rows (KEYS_ON_LESSON, KEYS_ON_PRESENT) win where
+ * a key clashes, and the scene action keeps its other keys there (n is the player's next
+ * slide, N the parallelism scheme). Hints on a surface name only keys that reach their
+ * action there (keys_key_on): a hint never names a key that does nothing. */
+enum keys_surface { SURFACE_EXPLORER, SURFACE_PLAYER, SURFACE_PRESENTER };
+
+/* The KEYS_ON_* bit of a surface's own rows (0 for the explorer: its screens' rows). */
+unsigned keys_surface_bit(enum keys_surface s);
+/* The action of key ch on surface s while a screen whose rows are screen_on (KEYS_ON_COLL,
+ * _PAR or _HIER) shows the scene: the surface's own rows first, then the screen's, then any
+ * scene row; ACT_NONE when none. */
+enum ui_action keys_action_surface(int ch, enum keys_surface s, unsigned screen_on);
+/* The first key of act's row that does act there, 0 when no key does. */
+int keys_key_on(enum ui_action act, enum keys_surface s, unsigned screen_on);
+/* The name of that key ("s", "→"), or NULL (buf untouched) when none: a hint that
+ * names a key is shown only when this is not NULL. */
+const char *keys_hint(enum ui_action act, enum keys_surface s, unsigned screen_on, bool utf8,
+                      char *buf, int n);
+/* keys_row_names limited to the keys that do the row's action there ("N" for the scheme in
+ * the player); "" when none does. */
+void keys_row_names_on(const struct key_row *row, enum keys_surface s, unsigned screen_on,
+                       bool utf8, char *buf, int n);
+/* Whether act is a scene action (a row of a scene screen, performed through the shown
+ * screen, app.c's common actions and app_set_scene) rather than a program key (help, the
+ * backends overlay, export, close, quit) or a surface's own key. */
+bool keys_is_scene_action(enum ui_action act);
+
+/* The key code a person's name of a key means, as a lesson's narration writes it: one
+ * printable character ("o", "[", "O"), or Enter, Return, Esc, Escape, Tab, Space,
+ * Backspace, Home, End, PgUp, PgDn, PageUp, PageDown, Up/Down/Left/Right or their arrows,
+ * F1..F12 (case-insensitive for the words). name is len bytes. 0 when it names no key. */
+int keys_parse_name(const char *name, size_t len);
 
 /* A key's name as the help shows it: "→" / "Right", "PgDn", "Space", "Esc", "F1", "q". */
 const char *keys_name(int ch, bool utf8, char *buf, int n);

@@ -8,28 +8,18 @@
 #include <string.h>
 
 #include "../../core/util.h"
+#include "text.h"
 
+/* Widths in terminal columns, from the one counter (text.h). */
 static int narr_cols(const char *s, size_t len)
 {
-    int w = 0;
-    for (size_t i = 0; i < len; i++)
-        if (((unsigned char)s[i] & 0xC0) != 0x80) w++;
-    return w;
+    return text_ncols(s, len);
 }
 
 /* Byte length of the first `cols` columns of s[0..len). */
 static size_t narr_prefix(const char *s, size_t len, int cols)
 {
-    size_t i = 0;
-    int w = 0;
-    while (i < len) {
-        if (((unsigned char)s[i] & 0xC0) != 0x80) {
-            if (w == cols) break;
-            w++;
-        }
-        i++;
-    }
-    return i;
+    return text_nprefix(s, len, cols);
 }
 
 static void narr_add_seg(struct narr_line *l, unsigned style, const char *s, size_t len)

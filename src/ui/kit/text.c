@@ -1,38 +1,104 @@
 /* text.c - UTF-8 width, fitting, wrapping and number formats for the screens (see text.h).
- * Every glyph the UI uses (box drawing, arrows, middle dot, check marks, blocks) is a single
- * column wide, so counting code points is exact for our own text; labels that come from a
- * backend are plain ASCII. */
+ * Widths are terminal columns (wcwidth), counted here only: a teacher's narration may hold
+ * wide characters, and every other module measures through text_width / text_ncols. */
 #include "text.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <wchar.h>
 
 static bool text_is_cont(unsigned char c)
 {
     return (c & 0xC0) == 0x80;
 }
 
-int text_width(const char *s)
+/* The code point at s[0..len) and its byte length (an invalid byte: itself, 1 byte). */
+static unsigned text_decode(const unsigned char *s, size_t len, size_t *nb)
+{
+    unsigned c = s[0];
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || n > len) {
+        *nb = 1;
+        return c;
+    }
+    unsigned cp = n == 1 ? c : c & (0x7Fu >> n);
+    for (size_t i = 1; i < n; i++) {
+        if (!text_is_cont(s[i])) {
+            *nb = 1;
+            return c;
+        }
+        cp = (cp << 6) | (s[i] & 0x3Fu);
+    }
+    *nb = n;
+    return cp;
+}
+
+/* Terminal columns of one code point: libc's wcwidth where the locale knows it, else the
+ * same classes from Unicode's East Asian Width and combining ranges (the locale of a unit
+ * test or a C-locale run knows no characters beyond ASCII). */
+static int text_cp_cols(unsigned cp)
+{
+    if (cp < 0x80) return cp >= 0x20 && cp != 0x7F ? 1 : 0;
+    int w = wcwidth((wchar_t)cp);
+    if (w >= 0) return w;
+    static const unsigned zero[][2] = {
+        {0x0300, 0x036F}, {0x0483, 0x0489}, {0x0591, 0x05BD}, {0x0610, 0x061A},
+        {0x064B, 0x065F}, {0x0E31, 0x0E31}, {0x0E34, 0x0E3A}, {0x1AB0, 0x1AFF},
+        {0x1DC0, 0x1DFF}, {0x200B, 0x200F}, {0x202A, 0x202E}, {0x2060, 0x2064},
+        {0x20D0, 0x20FF}, {0xFE00, 0xFE0F}, {0xFE20, 0xFE2F}, {0xFEFF, 0xFEFF},
+    };
+    static const unsigned wide[][2] = {
+        {0x1100, 0x115F},   {0x231A, 0x231B},   {0x2329, 0x232A},   {0x23E9, 0x23EC},
+        {0x25FD, 0x25FE},   {0x2614, 0x2615},   {0x2648, 0x2653},   {0x26AA, 0x26AB},
+        {0x26BD, 0x26BE},   {0x26F5, 0x26F5},   {0x26FA, 0x26FA},   {0x2705, 0x2705},
+        {0x270A, 0x270B},   {0x274C, 0x274C},   {0x2753, 0x2755},   {0x2795, 0x2797},
+        {0x2B1B, 0x2B1C},   {0x2E80, 0x303E},   {0x3041, 0x33FF},   {0x3400, 0x4DBF},
+        {0x4E00, 0x9FFF},   {0xA000, 0xA4CF},   {0xA960, 0xA97F},   {0xAC00, 0xD7A3},
+        {0xF900, 0xFAFF},   {0xFE10, 0xFE19},   {0xFE30, 0xFE6F},   {0xFF00, 0xFF60},
+        {0xFFE0, 0xFFE6},   {0x1F300, 0x1F64F}, {0x1F680, 0x1F6FF}, {0x1F900, 0x1F9FF},
+        {0x20000, 0x2FFFD}, {0x30000, 0x3FFFD},
+    };
+    for (size_t i = 0; i < sizeof zero / sizeof zero[0]; i++)
+        if (cp >= zero[i][0] && cp <= zero[i][1]) return 0;
+    for (size_t i = 0; i < sizeof wide / sizeof wide[0]; i++)
+        if (cp >= wide[i][0] && cp <= wide[i][1]) return 2;
+    return 1;
+}
+
+int text_ncols(const char *s, size_t len)
 {
     int w = 0;
-    for (; *s; s++)
-        if (!text_is_cont((unsigned char)*s)) w++;
+    for (size_t i = 0; i < len && s[i];) {
+        size_t nb;
+        w += text_cp_cols(text_decode((const unsigned char *)s + i, len - i, &nb));
+        i += nb;
+    }
     return w;
+}
+
+int text_width(const char *s)
+{
+    return text_ncols(s, strlen(s));
+}
+
+size_t text_nprefix(const char *s, size_t len, int cols)
+{
+    size_t i = 0;
+    int w = 0;
+    while (i < len && s[i]) {
+        size_t nb;
+        int cw = text_cp_cols(text_decode((const unsigned char *)s + i, len - i, &nb));
+        if (w + cw > cols) break;
+        w += cw;
+        i += nb;
+    }
+    return i;
 }
 
 size_t text_prefix_bytes(const char *s, int cols)
 {
-    size_t i = 0;
-    int w = 0;
-    while (s[i]) {
-        if (!text_is_cont((unsigned char)s[i])) {
-            if (w == cols) break;
-            w++;
-        }
-        i++;
-    }
-    return i;
+    return text_nprefix(s, strlen(s), cols);
 }
 
 int text_fit(char *dst, size_t n, const char *src, int width, bool utf8)
@@ -72,10 +138,9 @@ int text_wrap(const char *src, int width, char lines[][256], int max_lines, bool
         while (*end) {
             const char *word = end;
             int ww = 0;
-            while (*end && *end != ' ') {
-                if (!text_is_cont((unsigned char)*end)) ww++;
+            while (*end && *end != ' ')
                 end++;
-            }
+            ww = text_ncols(word, (size_t)(end - word));
             int need = w + (w ? 1 : 0) + ww;
             if (need > width) {
                 end = word;

@@ -7,8 +7,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Columns the UTF-8 string takes (one per code point). */
+/* Columns the UTF-8 string takes in a terminal (wcwidth: 2 for wide characters, 0 for
+ * combining marks and other zero-width code points, 1 for the rest; an invalid byte is one
+ * column). */
 int text_width(const char *s);
+/* The same for the first len bytes of s. */
+int text_ncols(const char *s, size_t len);
+/* Byte length of the first `cols` columns of s[0..len) (a wide character that would cross
+ * the limit is left out; zero-width ones stay with the character before them). */
+size_t text_nprefix(const char *s, size_t len, int cols);
 
 /* Copy at most `width` columns of src into dst (size n). When src is longer, the last
  * column becomes an ellipsis ("…" in UTF-8 mode, "~" otherwise). Returns the columns used. */

@@ -20,8 +20,16 @@ void overlay_help(const struct app *a, struct rect t)
     int H = t.h, Wd = t.w;
     const struct key_row *rows[ACT_COUNT];
     int rows_n = 0;
-    for (int i = 0; i < ACT_COUNT; i++)
-        if (keys_table()[i].screens & o->keys_on) rows[rows_n++] = &keys_table()[i];
+    /* A frame (the player) lists its own rows and then the shown screen's scene keys,
+     * each with only the keys that reach it there. */
+    unsigned screen_on = app_screen(a)->keys_on;
+    for (int i = 0; i < ACT_COUNT; i++) {
+        const struct key_row *k = &keys_table()[i];
+        if ((k->screens & o->keys_on) ||
+            (a->frame && (k->screens & screen_on) && keys_is_scene_action(k->action) &&
+             keys_key_on(k->action, a->surface, screen_on)))
+            rows[rows_n++] = k;
+    }
     struct plines p = {.n = 0};
     int legend_w = Wd - 6 < 76 ? Wd - 6 : 76;
     if (o->help) o->help(a, &p, legend_w);
@@ -64,7 +72,7 @@ void overlay_help(const struct app *a, struct rect t)
         int c = i / per_col, k = i % per_col;
         int y = r.y + 1 + k, x = r.x + 2 + c * colw;
         char names[64];
-        keys_row_names(rows[i], a->utf8, names, sizeof names);
+        keys_row_names_on(rows[i], a->surface, screen_on, a->utf8, names, sizeof names);
         draw_put(y, x, kw - 1, th->role[TH_BAR_KEY] | th->role[TH_LABEL], names);
         char fit[128];
         text_fit(fit, sizeof fit, rows[i]->help, colw - kw - 1, a->utf8);

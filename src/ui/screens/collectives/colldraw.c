@@ -43,6 +43,10 @@ static void draw_title(const struct app *a, struct rect r)
     snprintf(left, sizeof left, " collviz%s%s%salgo=%s%sW=%d%scount=%zu%sop=%s%sroot=%s",
              a->g->sep, coll_title(s->coll), a->g->sep, algo_name(s->algo), a->g->sep,
              s->nranks, a->g->sep, scene_count(s), a->g->sep, op, a->g->sep, root);
+    if (text_width(left) > r.w) /* narrow: the program's name goes, every setting stays */
+        snprintf(left, sizeof left, " %s%salgo=%s%sW=%d%scount=%zu%sop=%s%sroot=%s",
+                 coll_title(s->coll), a->g->sep, algo_name(s->algo), a->g->sep, s->nranks,
+                 a->g->sep, scene_count(s), a->g->sep, op, a->g->sep, root);
     char right[64];
     snprintf(right, sizeof right, "backend: %s ", a->w ? a->backend_name : "none");
     int rw = text_width(right);
@@ -201,14 +205,17 @@ static int coll_big_cell_w(const struct app *a)
 }
 
 /* The marker row: runs of cells with the same in/out tag drawn as "╰─in─╯". A run owns its
- * cells and half of the gaps around them, so neighbouring runs never touch; a run too
- * narrow for its bracketed label gets the bare label, then a short one ("i/o"). */
+ * cells and half of the gaps around them, so neighbouring runs never touch. Every run gets
+ * its brackets, with the longest label that fits inside them: "in=out", "i=o", then one
+ * character ("╰o─╯", "╰=─╯"); a bare word between bracketed runs ("out i/o ╰─out─╯") read
+ * as one label. Only a run narrower than 3 columns gets a bare character. */
+static bool marks_abbrev; /* a one-character form was drawn: the legend explains it */
+
 static void draw_marks(const struct app *a, int r, int y)
 {
     const struct layout *l = &a->lay;
-    static const char *const full[] = {"", "in", "out", "in=out"};
-    static const char *const shrt[] = {"", "in", "out", "i/o"};
-    static const char *const one[] = {"", "i", "o", "*"};
+    static const char *const forms[][3] = {
+        {"", "", ""}, {"in", "i", "i"}, {"out", "o", "o"}, {"in=out", "i=o", "="}};
     int gap = l->cell_gap > 0 ? l->cell_gap : 1;
     size_t n = l->shown;
     size_t i = 0;
@@ -224,8 +231,14 @@ static void draw_marks(const struct app *a, int r, int y)
             x0 -= gap / 2;
             int w = x1 + l->cell_w + (gap - gap / 2) - x0;
             attr_t at = tag == 1 ? a->th.role[TH_DIM] : a->th.role[TH_LABEL];
-            const char *lab = full[tag];
+            const char *lab = forms[tag][2];
+            for (int f = 0; f < 3; f++)
+                if (text_width(forms[tag][f]) + 2 <= w) {
+                    lab = forms[tag][f];
+                    break;
+                }
             int lw = text_width(lab);
+            if (lab == forms[tag][2] && tag == 3) marks_abbrev = true;
             if (w >= lw + 2) {
                 char buf[512] = "";
                 size_t o = 0;
@@ -239,8 +252,7 @@ static void draw_marks(const struct app *a, int r, int y)
                 snprintf(buf + o, sizeof buf - o, "%s", a->g->mark_r);
                 draw_put(y, x0, w, at, buf);
             } else {
-                if (w < lw) lab = (int)strlen(shrt[tag]) <= w ? shrt[tag] : one[tag];
-                draw_put(y, x0 + (w - text_width(lab)) / 2, w, at, lab);
+                draw_put(y, x0 + (w - lw) / 2, w, at, lab);
             }
         }
         i = j + 1;
@@ -298,6 +310,7 @@ static bool draw_rank_hot(const unsigned char *hl, int r, size_t L)
 
 static void draw_ranks(const struct app *a)
 {
+    marks_abbrev = false;
     const struct layout *l = &a->lay;
     size_t step = app_step(a);
     size_t L = a->plan.work_len;
@@ -326,10 +339,16 @@ static void draw_ranks(const struct app *a)
                       r);
             draw_put(b.y, b.x + 4, 1, fa, a->g->v);
         }
+        /* predict first: the box an unanswered exercise asks about stays "?" */
+        bool hidden = a->hide_any && a->hide_from[r] >= 0 && (long)step >= a->hide_from[r];
         for (size_t i = 0; i < l->shown; i++) {
             int y, x;
             layout_cell_pos(l, r, i, &y, &x);
-            draw_value(a, y, x, v[i], m[i], hl[(size_t)r * L + i]);
+            if (hidden)
+                draw_put(y + (l->cell_h > 1 ? l->cell_h / 2 : 0), x + l->cell_w - 1, 1,
+                         a->th.role[TH_WARN] | A_BOLD, "?");
+            else
+                draw_value(a, y, x, v[i], m[i], hl[(size_t)r * L + i]);
         }
         if (l->shown < L) {
             int y, x;
@@ -368,6 +387,7 @@ static void draw_legend(const struct app *a, struct rect r)
     pl_add(&pl, A_NORMAL, " ");
     pl_add(&pl, th->role[TH_SRC], "sent");
     if (!a->lay.marks) pl_add(&pl, th->role[TH_LABEL], "  [ ] output");
+    if (a->lay.marks && marks_abbrev) pl_add(&pl, th->role[TH_LABEL], "  = in=out");
     int w = pl_width(&pl);
     pl_draw_line(&pl, r.y, r.x + (w < r.w ? (r.w - w) / 2 : 0), r.w);
 }
@@ -554,8 +574,7 @@ static void draw_what(const struct app *a, struct rect r)
     }
 }
 
-/* The collectives screen: rank boxes, transfers, sentence, measured panel. */
-void coll_draw(struct app *a, struct rect r)
+bool coll_layout(struct app *a, struct rect r)
 {
     struct layout_content c = {
         .cell_w = a->cell_w,
@@ -582,12 +601,19 @@ void coll_draw(struct app *a, struct rect r)
               a->lay.shown == L;
     }
     if (!big) layout_compute(r.h, r.w, a->sc.nranks, L, &c, &a->lay);
-    if (a->lay.mode == LAYOUT_TOO_SMALL) {
+    if (a->lay.mode == LAYOUT_TOO_SMALL) return false;
+    layout_shift(&a->lay, r.y, r.x);
+    return true;
+}
+
+/* The collectives screen: rank boxes, transfers, sentence, measured panel. */
+void coll_draw(struct app *a, struct rect r)
+{
+    if (!coll_layout(a, r)) {
         a->nbar = 0;
         overlay_too_small(a, r, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
         return;
     }
-    layout_shift(&a->lay, r.y, r.x);
     draw_title(a, a->lay.title);
     draw_status(a, a->lay.status);
     const struct coll_slices *sl = coll_slices(a);

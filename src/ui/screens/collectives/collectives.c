@@ -519,7 +519,7 @@ static bool coll_action(struct app *a, enum ui_action act, struct scene *next)
         if (!a->w)
             snprintf(a->msg, sizeof a->msg, "no backend to measure on");
         else if (meas_measuring(&a->m))
-            snprintf(a->msg, sizeof a->msg, "already measuring (x cancels)");
+            app_busy_msg(a, "already measuring");
         else
             coll_measure(a);
         return true;
@@ -527,7 +527,7 @@ static bool coll_action(struct app *a, enum ui_action act, struct scene *next)
         if (!a->w)
             snprintf(a->msg, sizeof a->msg, "no backend to measure on");
         else if (meas_sweeping(&a->m))
-            snprintf(a->msg, sizeof a->msg, "already sweeping (x cancels)");
+            app_busy_msg(a, "already sweeping");
         else
             coll_sweep(a);
         return true;

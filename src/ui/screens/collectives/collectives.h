@@ -61,6 +61,9 @@ const struct coll_slices *coll_slices(const struct app *a);
 
 /* Draw the screen into r (colldraw.c). */
 void coll_draw(struct app *a, struct rect r);
+/* Where everything of the collectives screen goes in r (a->lay, shifted to r): what
+ * coll_draw draws into; false when r is too small. Pure: the layout test calls it. */
+bool coll_layout(struct app *a, struct rect r);
 /* The help overlay's legend lines for this screen (colldraw.c). */
 void coll_help(const struct app *a, struct plines *p, int width);
 

@@ -94,6 +94,14 @@ static bool fit_boxes(int aw, int bh, int n, size_t L, int cw, int ch, int label
         f.bw = want < bw_max ? want : bw_max;
         f.per_line = (f.bw - 4 + f.gap) / step;
         if (f.full) f.lines = div_up(L, (size_t)f.per_line);
+        if (f.full && f.lines > 1) {
+            /* Wrapped values in even lines: 16 values in two lines of 8, so the
+             * all-to-all's receive half (the second 8) is one line, not 4 + 4. */
+            f.per_line = div_up(L, (size_t)f.lines);
+            int nat = 4 + f.per_line * step - f.gap;
+            int w = label_w + 4 > nat ? label_w + 4 : nat;
+            if (w < f.bw) f.bw = w;
+        }
         f.bh = 2 + f.lines * ch + (marks ? 1 : 0);
         if (f.full) {
             /* Fewest value lines per box (rows of numbers read best), then fewest rows

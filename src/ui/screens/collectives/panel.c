@@ -127,7 +127,9 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
         struct pline *l = pl_new(p);
         pl_add(l, th->role[TH_WARN], "measuring %s%s %.1f s", size, a->g->ell,
                now_s() - m->measure_started);
-        pl_add(l, th->role[TH_DIM], " (x cancels)");
+        char k[16];
+        if (app_key_hint(a, ACT_CANCEL, k, sizeof k))
+            pl_add(l, th->role[TH_DIM], " (%s cancels)", k);
     } else if (m->measure_err[0]) {
         /* wrapped, not cut: a refusal's reason ("needs 256 GiB of buffers; 22 GiB
          * available") is at its end */
@@ -142,6 +144,18 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
     }
     const struct bench_result *row = &m->row;
     format_size(row->bytes, size, sizeof size);
+    /* A row of another scene (a new measurement runs, or the scene changed since) is marked
+     * stale and dimmed: never read as the shown scene's. */
+    bool stale = meas_measuring(m) || m->row_params.coll != a->sc.coll ||
+                 m->row_params.bytes != a->sc.meas_bytes || m->row_params.op != a->sc.op;
+    if (stale) {
+        num = th->role[TH_DIM];
+        pl_wrapped_max(p, th->role[TH_WARN], width,
+                       meas_measuring(m)
+                           ? "stale: the previous result, until this one is in"
+                           : "stale: measured for another scene (m measures this one)",
+                       2);
+    }
     struct pline *l = pl_new(p);
     pl_add(l, lab, "measured on %s: ", m->row_backend);
     pl_add(l, A_BOLD, "%s %s, W=%d", coll_title(m->row_params.coll), size, row->nranks);
@@ -204,7 +218,10 @@ static void panel_backend(const struct app *a, struct plines *p, int width, int 
     struct pline *l = pl_new(p);
     pl_add(l, th->role[TH_DIM], "size ");
     pl_add(l, A_BOLD, "%s", size);
-    pl_add(l, th->role[TH_DIM], " ([ ] halve/double)");
+    char k1[16], k2[16];
+    if (app_key_hint(a, ACT_SIZE_DOWN, k1, sizeof k1) &&
+        app_key_hint(a, ACT_SIZE_UP, k2, sizeof k2))
+        pl_add(l, th->role[TH_DIM], " (%s %s halve/double)", k1, k2);
     char note[300];
     hw_panel_note(&a->hw, a->utf8, note, sizeof note);
     if (note[0] && note_lines > 0)
@@ -238,19 +255,25 @@ static void panel_plot(const struct app *a, struct rect r)
     meas_size_label(4096, lo, sizeof lo);
     meas_size_label(a->sc.meas_bytes, hi, sizeof hi);
     bool pair = m->nwhole > 0 || m->whole_id != 0;
+    char kx[16], ks[16], cancels[32] = "";
+    if (app_key_hint(a, ACT_CANCEL, kx, sizeof kx))
+        snprintf(cancels, sizeof cancels, "  (%s cancels)", kx);
     if (meas_sweeping(m)) {
         if (m->sweep_id || !pair)
-            draw_putf(r.y, r.x, r.w, th->role[TH_WARN], "sweeping %d/%d %s %.1f s  (x cancels)",
+            draw_putf(r.y, r.x, r.w, th->role[TH_WARN], "sweeping %d/%d %s %.1f s%s",
                       m->nsweep + 1 > m->sweep_total ? m->sweep_total : m->nsweep + 1,
-                      m->sweep_total, a->g->ell, now_s() - m->sweep_started);
+                      m->sweep_total, a->g->ell, now_s() - m->sweep_started, cancels);
         else
             draw_putf(r.y, r.x, r.w, th->role[TH_WARN],
-                      "sweeping whole chunks %d/%d %s %.1f s  (x cancels)",
+                      "sweeping whole chunks %d/%d %s %.1f s%s",
                       m->nwhole + 1 > m->sweep_total ? m->sweep_total : m->nwhole + 1,
-                      m->sweep_total, a->g->ell, now_s() - m->sweep_started);
+                      m->sweep_total, a->g->ell, now_s() - m->sweep_started, cancels);
     } else if (m->nsweep == 0) {
-        draw_putf(r.y, r.x, r.w, th->role[TH_DIM], "busbw vs size: press s to sweep %s..%s", lo,
-                  hi);
+        if (app_key_hint(a, ACT_SWEEP, ks, sizeof ks))
+            draw_putf(r.y, r.x, r.w, th->role[TH_DIM],
+                      "busbw vs size: press %s to sweep %s..%s", ks, lo, hi);
+        else
+            draw_putf(r.y, r.x, r.w, th->role[TH_DIM], "busbw vs size: no sweep yet");
         if (m->sweep_err[0] && r.h > 1)
             draw_putf(r.y + 1, r.x, r.w, th->role[TH_BAD], "sweep: %s", m->sweep_err);
         return;

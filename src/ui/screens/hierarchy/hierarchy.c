@@ -273,7 +273,7 @@ static bool hier_action(struct app *a, enum ui_action act, struct scene *next)
         return true;
     case ACT_MEASURE:
         if (hier_busy(a))
-            snprintf(a->msg, sizeof a->msg, "already measuring (x cancels)");
+            app_busy_msg(a, "already measuring");
         else
             hier_measure(a, true);
         return true;
@@ -340,8 +340,8 @@ int hier_lines_draw(const struct app *a, const struct hier_lines *p, struct rect
         const struct hier_line *l = &p->l[y];
         int x = 0;
         for (int k = 0; k < l->n && x < r.w; k++)
-            x += draw_put(r.y + y, r.x + x, r.w - x, hier_attr(a, l->seg[k].style),
-                          l->seg[k].text);
+            x += draw_put_masked(r.y + y, r.x + x, r.w - x, hier_attr(a, l->seg[k].style),
+                                 l->seg[k].text);
     }
     return y;
 }

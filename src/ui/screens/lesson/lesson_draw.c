@@ -5,6 +5,7 @@
  * screen into its rect, and the key bar. Speaker notes are never drawn. */
 #include "lesson_draw.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,12 +23,9 @@
 
 /* ---- styled lines that grow ---- */
 
-struct llines {
-    struct pline *l;
-    int n, cap;
-};
+/* struct lesson_lines (lesson_ui.h): styled lines that grow */
 
-static struct pline *ll_new(struct llines *v)
+static struct pline *ll_new(struct lesson_lines *v)
 {
     if (v->n == v->cap) {
         v->cap = v->cap ? v->cap * 2 : 64;
@@ -60,7 +58,7 @@ static void ll_put(struct pline *l, attr_t attr, const char *text, size_t len)
 /* A word-wrapping writer: words of any style flow into lines of `width` columns, each line
  * starting with `lead` (first line) or `indent` (the rest). */
 struct flow {
-    struct llines *v;
+    struct lesson_lines *v;
     struct pline *cur;
     int width, col;
     const char *indent;
@@ -131,21 +129,61 @@ static attr_t span_attr(const struct app *a, unsigned style, attr_t base)
     return at;
 }
 
+/* A word glued from pieces of several spans ("**all**-reduce", "`x`:") is placed as one:
+ * it moves to the next line whole, never leaving its "." or "-reduce" behind. */
+struct glued {
+    attr_t attr[8];
+    char text[8][256];
+    int n;
+};
+
+static void glued_flush(struct flow *f, struct glued *g)
+{
+    if (g->n == 0) return;
+    int ww = 0;
+    for (int i = 0; i < g->n; i++)
+        ww += text_width(g->text[i]);
+    int lead = f->indent ? text_width(f->indent) : 0;
+    if (f->col + (f->pending_space ? 1 : 0) + ww > f->width && f->col > lead) {
+        flow_line(f, NULL);
+        f->pending_space = false;
+    }
+    for (int i = 0; i < g->n; i++) {
+        flow_word(f, g->attr[i], g->text[i], strlen(g->text[i]));
+        f->pending_space = false;
+    }
+    g->n = 0;
+}
+
 static void flow_spans(struct flow *f, const struct app *a, const struct lesson_block *b,
                        attr_t base)
 {
+    struct glued g = {.n = 0};
     for (size_t i = 0; i < b->nspans; i++) {
         const struct lesson_span *s = &b->spans[i];
-        if (s->hard_break) flow_line(f, NULL);
-        /* a leading space of a span separates it from the previous word */
-        if (s->text[0] == ' ') f->pending_space = true;
-        flow_text(f, span_attr(a, s->style, base), s->text);
-        size_t l = strlen(s->text);
-        if (l && s->text[l - 1] == ' ') f->pending_space = true;
+        if (s->hard_break) {
+            glued_flush(f, &g);
+            flow_line(f, NULL);
+        }
+        attr_t at = span_attr(a, s->style, base);
+        for (const char *t = s->text; *t;) {
+            if (*t == ' ' || *t == '\t' || *t == '\n') {
+                glued_flush(f, &g);
+                f->pending_space = true;
+                t++;
+                continue;
+            }
+            size_t n = strcspn(t, " \t\n");
+            if (g.n == (int)ARRAY_LEN(g.text)) glued_flush(f, &g);
+            snprintf(g.text[g.n], sizeof g.text[0], "%.*s", (int)n, t);
+            g.attr[g.n++] = at;
+            t += n;
+        }
     }
+    glued_flush(f, &g);
 }
 
-static void ll_text(struct llines *v, attr_t attr, int width, const char *lead,
+static void ll_text(struct lesson_lines *v, attr_t attr, int width, const char *lead,
                     const char *indent, const char *text)
 {
     struct flow f = {.v = v, .width = width, .indent = indent, .indent_attr = attr};
@@ -155,8 +193,8 @@ static void ll_text(struct llines *v, attr_t attr, int width, const char *lead,
 
 /* ---- the narration ---- */
 
-static void narr_blocks(const struct app *a, const struct lesson_slide *s, struct llines *v,
-                        int width)
+static void narr_blocks(const struct app *a, const struct lesson_slide *s,
+                        struct lesson_lines *v, int width)
 {
     const struct theme *th = &a->th;
     for (size_t i = 0; i < s->nblocks; i++) {
@@ -238,7 +276,7 @@ static const char *verdict_glyph(const struct app *a, enum ex_verdict k)
  * the input line, the verdict, and after a right answer or giving up the answer and the
  * solution. */
 static void narr_exercise(const struct app *a, const struct lesson_ui *u,
-                          const struct lesson_slide *s, struct llines *v, int width)
+                          const struct lesson_slide *s, struct lesson_lines *v, int width)
 {
     const struct theme *th = &a->th;
     const struct lesson_exercise *e = &s->ex[u->cur];
@@ -284,8 +322,15 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
     for (int k = 0; k < st->hints_shown && (size_t)k < e->nhints; k++) {
         char lead[24];
         snprintf(lead, sizeof lead, "hint %d: ", k + 1);
-        ll_text(v, th->role[TH_WARN], width, lead, "        ", e->hints[k]);
+        ex_text_format(e, st->seed ? &st->var : NULL, e->hints[k], t, sizeof t);
+        ll_text(v, th->role[TH_WARN], width, lead, "        ", t);
     }
+    if (!(st->right || st->gave_up) && e->type == LEX_HOLDS && u->hid_box)
+        ll_text(v, th->role[TH_WARN], width, "", "",
+                "answer first: the asked box shows ? until you answer or give up");
+    if (!(st->right || st->gave_up) && e->type == LEX_NUMBER && u->hid_figures)
+        ll_text(v, th->role[TH_WARN], width, "", "",
+                "answer first: the scene shows ? for figures equal to the answer");
     if (u->editing) {
         l = ll_new(v);
         ll_put(l, th->role[TH_LABEL] | A_BOLD, "> ", 2);
@@ -320,7 +365,9 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
                  st->right ? "the answer: " : "gave up; the answer: ", exp);
         ll_text(v, th->role[TH_LABEL] | A_BOLD, width, "", "", t);
         if (e->solution) {
-            char *sol = xstrdup(e->solution);
+            /* the variant's own numbers in the worked steps */
+            char *sol = xmalloc(4096);
+            ex_text_format(e, st->seed ? &st->var : NULL, e->solution, sol, 4096);
             char *save = NULL;
             bool first = true;
             for (char *line = strtok_r(sol, "\n", &save); line;
@@ -336,12 +383,11 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
 }
 
 /* Every line of the slide's narration pane; *ex_line: where the exercise starts. */
-static void narr_lines(const struct app *a, const struct lesson_ui *u, struct llines *v,
+static void narr_lines(const struct app *a, const struct lesson_ui *u, struct lesson_lines *v,
                        int width, int *ex_line)
 {
     const struct lesson_slide *s = &u->L->slides[u->slide];
-    struct pline *l = ll_new(v);
-    ll_put(l, A_BOLD | A_UNDERLINE, s->title, strlen(s->title));
+    ll_text(v, A_BOLD | A_UNDERLINE, width, "", "", s->title); /* wrapped, never cut */
     ll_new(v);
     narr_blocks(a, s, v, width);
     if (u->scene_err[0]) {
@@ -350,6 +396,88 @@ static void narr_lines(const struct app *a, const struct lesson_ui *u, struct ll
     }
     *ex_line = v->n;
     if (s->nex) narr_exercise(a, u, s, v, width);
+}
+
+/* ---- predict first ---- */
+
+/* Whether the student has answered exercise k of the slide (right, gave up, or solved on
+ * an earlier visit): only then may the scene show its answer. */
+static bool ex_answered(const struct lesson_ui *u, const struct lesson_slide *s, size_t k)
+{
+    const struct lesson_ex_state *st = &u->ex[k];
+    return st->right || st->gave_up || (u->have_prog && progress_solved(&u->prog, s->ex[k].id));
+}
+
+struct predict {
+    const struct lesson_ui *u;
+    const struct lesson_slide *s;
+    const struct scene *sc; /* the scene shown: its own settings are never hidden */
+};
+
+/* A panel figure (value, unit) equal to an unanswered number exercise's answer, within
+ * its tolerance (at least 1%: panels round), in the exercise's unit or any unit of the
+ * same kind; a figure without a unit (or with a word that is no unit) is compared as is. */
+static bool predict_hit(double v, const char *unit, void *ctx)
+{
+    const struct predict *p = ctx;
+    /* W and the count are the scene's settings (in its header anyway): "Σ all 8" and
+     * "8 ranks = 8 CPU threads" stay when an answer happens to be 8 */
+    if (!unit[0] || strcmp(unit, "ranks") == 0 || strcmp(unit, "CPU") == 0)
+        if (v == p->sc->nranks || v == (double)scene_count(p->sc)) return false;
+    for (size_t k = 0; k < p->s->nex; k++) {
+        const struct lesson_exercise *e = &p->s->ex[k];
+        if (e->type != LEX_NUMBER || ex_answered(p->u, p->s, k)) continue;
+        const struct lesson_ex_state *st = &p->u->ex[k];
+        double ans = st->seed ? st->var.answer : e->answer;
+        if (ans == 0 || !isfinite(ans)) continue;
+        double cv = v;
+        enum ex_dim fd, ed;
+        double sc;
+        const char *canon;
+        if (unit[0] && ex_unit_lookup(unit, &fd, &sc, &canon) == CV_OK &&
+            ex_unit_lookup(e->units, &ed, &sc, &canon) == CV_OK && fd != DIM_NONE &&
+            fd != DIM_COUNT) {
+            char err[80];
+            if (fd != ed || ex_unit_convert(v, unit, e->units, &cv, err, sizeof err) != CV_OK)
+                continue;
+        }
+        double tol = e->tolerance > 0.01 ? e->tolerance : 0.01;
+        if (fabs(cv - ans) <= tol * fabs(ans)) return true;
+    }
+    return false;
+}
+
+/* Before the scene is drawn: hide what unanswered exercises ask (the asked rank's box from
+ * the asked step on, on the exercise's own scene; panel figures equal to an answer). */
+static void predict_begin(struct app *a, struct predict *p)
+{
+    const struct lesson_ui *u = p->u;
+    const struct lesson_slide *s = p->s;
+    a->hide_any = false;
+    for (int r = 0; r < CV_MAX_RANKS; r++)
+        a->hide_from[r] = -1;
+    bool numbers = false;
+    for (size_t k = 0; k < s->nex; k++) {
+        const struct lesson_exercise *e = &s->ex[k];
+        if (ex_answered(u, s, k)) continue;
+        if (e->type == LEX_NUMBER) numbers = true;
+        if (e->type != LEX_HOLDS || e->rank < 0 || e->rank >= CV_MAX_RANKS) continue;
+        if (screen_scene_diff(&a->sc, &e->scene) & ~(SF_STEP | SF_HL | SF_AUTOPLAY | SF_MEAS))
+            continue; /* the student's own scene: not what is asked */
+        long at = e->step == SCENE_STEP_END ? (long)app_nsteps(a) : e->step;
+        if (a->hide_from[e->rank] < 0 || at < a->hide_from[e->rank]) a->hide_from[e->rank] = at;
+        a->hide_any = true;
+    }
+    draw_set_mask(numbers ? predict_hit : NULL, p);
+}
+
+/* After: what was hidden (for the "answer first" line), nothing hidden elsewhere. */
+static int predict_end(struct app *a)
+{
+    int hits = draw_mask_hits();
+    draw_set_mask(NULL, NULL);
+    a->hide_any = false;
+    return hits;
 }
 
 /* ---- the list ---- */
@@ -416,64 +544,51 @@ static void draw_list(struct app *a, struct rect r)
 
 /* ---- a slide ---- */
 
-static void draw_slide(struct app *a, struct rect r)
+void lesson_layout(struct rect r, bool has_scene, bool scene_alone, struct lesson_layout *out)
 {
-    struct lesson_ui *u = lesson_ui_of(a);
-    const struct theme *th = &a->th;
-    const struct lesson_slide *s = &u->L->slides[u->slide];
-    /* title row: lesson, slide, progress; the status message at its right */
-    draw_fill((struct rect){r.y, r.x, 1, r.w}, th->role[TH_TITLE]);
-    char t[600];
-    size_t nex = 0, solved = 0;
-    for (size_t k = 0; k < u->L->nslides; k++)
-        for (size_t e = 0; e < u->L->slides[k].nex; e++) {
-            nex++;
-            if (u->have_prog && progress_solved(&u->prog, u->L->slides[k].ex[e].id)) solved++;
-        }
-    snprintf(t, sizeof t, " %s%sslide %zu/%zu%s%zu/%zu solved",
-             u->L->title ? u->L->title : u->L->id, a->g->sep, u->slide + 1, u->L->nslides,
-             a->g->sep, solved, nex);
-    int used = draw_put(r.y, r.x, r.w, th->role[TH_TITLE], t);
-    const char *note = a->msg[0] ? a->msg : u->warn;
-    if (note[0] && used + 4 < r.w) {
-        char fit[400];
-        text_fit(fit, sizeof fit, note, r.w - used - 3, a->utf8);
-        draw_put(r.y, r.x + used + 2, r.w - used - 3, th->role[TH_TITLE] | A_BOLD, fit);
-    }
-    /* where the narration and the scene go */
-    struct rect narr, scene = {0, 0, 0, 0};
-    bool has_scene = u->scene_ok;
+    *out = (struct lesson_layout){.scene_alone = has_scene && scene_alone};
     int body_h = r.h - 2; /* between the title row and the bar */
-    if (has_scene && r.w - LAYOUT_MIN_COLS >= NARR_MIN_W && r.h - 1 >= LAYOUT_MIN_ROWS) {
+    if (out->scene_alone) {
+        /* z: the scene over the whole terminal (its own title row; the bar stays ours) */
+        out->scene = r;
+    } else if (has_scene && r.w - LAYOUT_MIN_COLS >= NARR_MIN_W && r.h - 1 >= LAYOUT_MIN_ROWS) {
         int nw = r.w - LAYOUT_MIN_COLS;
         if (nw > NARR_MAX_W) nw = NARR_MAX_W;
-        narr = (struct rect){r.y + 1, r.x + 1, body_h, nw - 3};
-        scene = (struct rect){r.y + 1, r.x + nw, r.h - 1, r.w - nw};
-        for (int y = r.y + 1; y < r.y + r.h - 1; y++)
-            draw_put(y, r.x + nw - 1, 1, th->role[TH_BORDER], a->g->v);
+        out->narr = (struct rect){r.y + 1, r.x + 1, body_h, nw - 3};
+        out->scene = (struct rect){r.y + 1, r.x + nw, r.h - 1, r.w - nw};
+        out->rule_x = r.x + nw - 1;
     } else if (has_scene && r.h - 1 - LAYOUT_MIN_ROWS >= NARR_STACK_MIN_H &&
                r.w >= LAYOUT_MIN_COLS) {
         int sh = LAYOUT_MIN_ROWS;
-        narr = (struct rect){r.y + 1, r.x + 1, r.h - 1 - sh, r.w - 2};
-        scene = (struct rect){r.y + r.h - sh, r.x, sh, r.w};
+        out->narr = (struct rect){r.y + 1, r.x + 1, r.h - 1 - sh, r.w - 2};
+        out->scene = (struct rect){r.y + r.h - sh, r.x, sh, r.w};
     } else {
+        /* compact (80x24, 100x30): the text alone, paged; z shows the scene alone */
         int w = r.w - 2 > 100 ? 100 : r.w - 2;
-        narr = (struct rect){r.y + 1, r.x + (r.w - w) / 2, body_h, w};
-        if (has_scene) {
-            narr.h--;
-            char m[200];
-            snprintf(m, sizeof m, "(the scene needs %dx%d beside the text or %dx%d below it)",
-                     LAYOUT_MIN_COLS + NARR_MIN_W, LAYOUT_MIN_ROWS + 1, LAYOUT_MIN_COLS,
-                     LAYOUT_MIN_ROWS + 1 + NARR_STACK_MIN_H);
-            draw_put(narr.y + narr.h, narr.x, narr.w, th->role[TH_WARN], m);
-        }
+        out->narr = (struct rect){r.y + 1, r.x + (r.w - w) / 2, body_h, w};
+        out->compact = has_scene;
+        if (out->compact) out->narr.h--; /* the line that says z shows the scene */
     }
-    if (scene.w > 0) app_screen(a)->draw(a, scene);
-    /* the narration, scrolled */
-    struct llines v = {0};
+}
+
+void lesson_slide_lines(const struct app *a, const struct lesson_ui *u, int width,
+                        struct lesson_lines *v, int *ex_line)
+{
+    narr_lines(a, u, v, width, ex_line);
+}
+
+/* The narration into r, scrolled (u->scroll), with a visible "more" line when it goes on
+ * below: nothing is lost silently, ↓ or j shows the rest. */
+static void draw_narration(struct app *a, struct lesson_ui *u, const struct lesson_slide *s,
+                           struct rect narr)
+{
+    const struct theme *th = &a->th;
+    struct lesson_lines v = {0};
     int ex_line = 0;
     narr_lines(a, u, &v, narr.w, &ex_line);
-    int max = v.n - narr.h;
+    int rows = narr.h;
+    if (v.n > narr.h && narr.h > 1) rows = narr.h - 1; /* the more line */
+    int max = v.n - rows;
     if (max < 0) max = 0;
     if (u->show_ex && s->nex) {
         /* what the student just did (answer, hint, solution) is at the end: in view */
@@ -483,18 +598,103 @@ static void draw_slide(struct app *a, struct rect r)
     if (u->scroll > max) u->scroll = max;
     if (u->scroll < 0) u->scroll = 0;
     u->ex_line = ex_line;
-    for (int k = 0; k < narr.h && u->scroll + k < v.n; k++)
+    u->scroll_max = max;
+    for (int k = 0; k < rows && u->scroll + k < v.n; k++)
         pl_draw_line(&v.l[u->scroll + k], narr.y + k, narr.x, narr.w);
     if (u->scroll > 0)
         draw_put(narr.y, narr.x + narr.w - 1, 1, th->role[TH_DIM], a->utf8 ? "\u2191" : "^");
-    if (u->scroll < max)
-        draw_put(narr.y + narr.h - 1, narr.x + narr.w - 1, 1, th->role[TH_DIM],
-                 a->utf8 ? "\u2193" : "v");
+    if (rows < narr.h) {
+        char t[120];
+        int below = v.n - (u->scroll + rows);
+        if (below > 0)
+            snprintf(t, sizeof t, "%s more %s %d line%s (%s j)", a->g->h,
+                     a->utf8 ? "\u2193" : "v", below, below == 1 ? "" : "s",
+                     a->utf8 ? "\u2193" : "Down");
+        else
+            snprintf(t, sizeof t, "%s the end %s (%s k: back up)", a->g->h, a->g->h,
+                     a->utf8 ? "\u2191" : "Up");
+        draw_put(narr.y + rows, narr.x, narr.w, th->role[TH_STEP] | A_BOLD, t);
+    }
     free(v.l);
-    /* the key bar over the whole width */
+}
+
+static void draw_slide(struct app *a, struct rect r)
+{
+    struct lesson_ui *u = lesson_ui_of(a);
+    const struct theme *th = &a->th;
+    const struct lesson_slide *s = &u->L->slides[u->slide];
+    struct lesson_layout lay;
+    lesson_layout(r, u->scene_ok, u->scene_alone, &lay);
+    if (!lay.scene_alone) {
+        /* title row: lesson, slide, progress; the status message at its right */
+        draw_fill((struct rect){r.y, r.x, 1, r.w}, th->role[TH_TITLE]);
+        char t[600];
+        size_t nex = 0, solved = 0;
+        for (size_t k = 0; k < u->L->nslides; k++)
+            for (size_t e = 0; e < u->L->slides[k].nex; e++) {
+                nex++;
+                if (u->have_prog && progress_solved(&u->prog, u->L->slides[k].ex[e].id))
+                    solved++;
+            }
+        snprintf(t, sizeof t, "slide %zu/%zu%s%zu/%zu solved", u->slide + 1, u->L->nslides,
+                 a->g->sep, solved, nex);
+        /* the lesson's title only where it fits whole (the slide number never goes) */
+        char full[700];
+        snprintf(full, sizeof full, " %s%s%s", u->L->title ? u->L->title : u->L->id, a->g->sep,
+                 t);
+        if (text_width(full) > r.w) snprintf(full, sizeof full, " %s", t);
+        int used = draw_put(r.y, r.x, r.w, th->role[TH_TITLE], full);
+        const char *note = a->msg[0] ? a->msg : u->warn;
+        char back[80] = "";
+        if (!note[0] && u->scene_ok && s->has_scene &&
+            screen_scene_diff(&a->sc, &s->scene) & ~(SF_STEP | SF_HL | SF_AUTOPLAY)) {
+            char k[16];
+            if (app_key_hint(a, ACT_SCENE_RESET, k, sizeof k))
+                snprintf(back, sizeof back, "your own scene (%s: the slide's)", k);
+            note = back;
+        }
+        if (note[0] && used + 4 < r.w) {
+            char fit[400];
+            text_fit(fit, sizeof fit, note, r.w - used - 3, a->utf8);
+            draw_put(r.y, r.x + used + 2, r.w - used - 3, th->role[TH_TITLE] | A_BOLD, fit);
+        }
+    }
+    if (lay.rule_x > 0)
+        for (int y = r.y + 1; y < r.y + r.h - 1; y++)
+            draw_put(y, lay.rule_x, 1, th->role[TH_BORDER], a->g->v);
+    if (lay.compact) {
+        char k[16], m[200];
+        snprintf(m, sizeof m,
+                 "%s z: the slide's scene (this terminal holds the text or the scene)",
+                 a->utf8 ? "\u25b8" : ">");
+        (void)k;
+        draw_put(lay.narr.y + lay.narr.h, lay.narr.x, lay.narr.w, th->role[TH_WARN], m);
+    }
+    if (lay.scene.w > 0) {
+        struct predict pr = {u, s, &a->sc};
+        predict_begin(a, &pr);
+        bool boxes = a->hide_any;
+        app_screen(a)->draw(a, lay.scene);
+        u->hid_figures = predict_end(a) > 0;
+        u->hid_box = boxes;
+    } else if (!lay.scene_alone) {
+        /* the scene is not drawn: nothing of it is on screen to hide (z shows it, hidden
+         * as it would be beside the text) */
+        u->hid_figures = u->hid_box = false;
+    }
+    if (lay.narr.w > 0) draw_narration(a, u, s, lay.narr);
+    /* the key bar over the whole width; in the scene alone, what z does and any notice */
     struct rect bar = {r.y + r.h - 1, r.x, 1, r.w};
     draw_fill(bar, A_NORMAL);
     a->bar_at = bar;
+    if (lay.scene_alone) {
+        a->nbar = 0;
+        char t[300];
+        snprintf(t, sizeof t, " slide %zu/%zu  z: back to the text  %s", u->slide + 1,
+                 u->L->nslides, a->msg[0] ? a->msg : "");
+        draw_put(bar.y, bar.x, bar.w, th->role[TH_BAR_LABEL], t);
+        return;
+    }
     a->nbar = draw_key_bar(th, a->utf8, bar, KEYS_ON_LESSON, a->bar, APP_BAR_MAX);
 }
 

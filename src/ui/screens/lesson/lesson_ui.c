@@ -216,6 +216,35 @@ static bool lesson_ui_list_action(struct app *a, enum ui_action act)
     }
 }
 
+/* z and 0/Backspace: the slide's scene alone, and the slide's own scene back. */
+static void lesson_ui_scene_action(struct app *a, enum ui_action act)
+{
+    struct lesson_ui *u = lesson_ui_of(a);
+    const struct lesson_slide *s = lesson_ui_slide(u);
+    switch (act) {
+    case ACT_SCENE_ALONE:
+        if (!u->scene_ok)
+            snprintf(a->msg, sizeof a->msg, "this slide has no scene");
+        else
+            u->scene_alone = !u->scene_alone;
+        break;
+    case ACT_SCENE_RESET:
+        if (!s || !s->has_scene || !u->scene_ok) {
+            snprintf(a->msg, sizeof a->msg, "this slide has no scene");
+        } else if (!screen_scene_diff(&a->sc, &s->scene)) {
+            snprintf(a->msg, sizeof a->msg, "this is the slide's own scene");
+        } else {
+            char err[200];
+            a->playing = false;
+            if (app_set_scene(a, &s->scene, err, sizeof err) != CV_OK)
+                snprintf(a->msg, sizeof a->msg, "%.190s", err);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
 static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *next)
 {
     (void)next;
@@ -246,6 +275,7 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
         u->editing = true;
         u->input[0] = '\0';
         u->show_ex = true;
+        u->scene_alone = false; /* the input line is in the text */
         return true;
     case ACT_EX_NEXT:
         if (s && s->nex > 1) {
@@ -302,31 +332,29 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
     case ACT_CLOSE:
         if (a->help || a->hw_open) return false;
         if (u->from_list) {
+            u->sel = (size_t)(u->L - u->set.v); /* the list's cursor on the lesson left */
             u->in_list = true;
             u->L = NULL;
             a->playing = false;
         }
         return true;
-    case ACT_NEXT:
-    case ACT_PREV:
-    case ACT_FIRST:
-    case ACT_LAST:
-    case ACT_PLAY:
-    case ACT_MEASURE:
-    case ACT_CANCEL:
-        if (!u->scene_ok) {
-            snprintf(a->msg, sizeof a->msg, "this slide has no scene to step through");
-            return true;
-        }
-        return false;
+    case ACT_SCENE_ALONE:
+    case ACT_SCENE_RESET:
+        lesson_ui_scene_action(a, act);
+        return true;
     case ACT_HELP:
     case ACT_BACKENDS:
+    case ACT_EXPORT:
     case ACT_QUIT:
         return false;
     default:
-        snprintf(a->msg, sizeof a->msg,
-                 "in a lesson the slide sets the scene (? lists the keys)");
-        return true;
+        /* Every scene key of the explorer works on the slide's scene (app.c performs it
+         * through the door); 0 or Backspace brings the slide's own scene back. */
+        if (keys_is_scene_action(act) && !u->scene_ok) {
+            snprintf(a->msg, sizeof a->msg, "this slide has no scene to change");
+            return true;
+        }
+        return !keys_is_scene_action(act);
     }
 }
 
@@ -429,8 +457,14 @@ int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen)
         size_t l = strlen(u->warn);
         snprintf(u->warn + l, sizeof u->warn - l, "%s%s", l ? "; " : "", warn);
     }
+    if (u->in_list && u->have_prog && progress_last_lesson(&u->prog)) {
+        /* the list opens on the lesson the student was in last */
+        const struct lesson *last = lesson_set_find(&u->set, progress_last_lesson(&u->prog));
+        if (last) u->sel = (size_t)(last - u->set.v);
+    }
     a->frame = &screen_lesson;
     a->frame_state = u;
+    a->surface = SURFACE_PLAYER;
     a->embedded = true;
     return CV_OK;
 fail:

@@ -7,7 +7,10 @@
  * scene's steps, Space play, Enter answers the current exercise (a line of input: Enter
  * submits, Esc cancels), Tab the next exercise of the slide, H the next hint, v new
  * numbers (number exercises with ranges), S gives up and shows the answer and solution,
- * ↑ ↓ (k j) scroll the narration, Esc back to the list, q quits. Progress (slides seen,
+ * ↑ ↓ (k j) scroll the narration, Esc back to the list, q quits. Every scene key of the
+ * explorer works on the slide's scene (app_scene_action; where the player's keys clash the
+ * scene keeps N scheme, P parallel, V view, J/K napkin field), and 0 or Backspace brings
+ * the slide's own scene back. Progress (slides seen,
  * the slide to resume at, exercises solved) is saved after every change, atomically,
  * through lesson/progress.h. lesson_ui.c: state and keys; lesson_draw.c: drawing. */
 #ifndef COLLVIZ_UI_SCREENS_LESSON_UI_H
@@ -41,7 +44,7 @@ struct lesson_ex_state {
     bool right;   /* answered right on this visit */
     bool graded;  /* verdict holds a grade */
     enum ex_verdict verdict_kind;
-    char verdict[240];
+    char verdict[400];
 };
 
 struct lesson_ui {
@@ -58,9 +61,13 @@ struct lesson_ui {
     size_t cur;   /* current exercise of the slide */
     bool editing; /* the input line takes the keys */
     char input[256];
-    int scroll;   /* first narration line shown */
-    int ex_line;  /* where the exercise section starts in the narration (last draw) */
-    bool show_ex; /* scroll so the exercise section shows (after Enter, H, S, v) */
+    int scroll;       /* first narration line shown */
+    int ex_line;      /* where the exercise section starts in the narration (last draw) */
+    bool show_ex;     /* scroll so the exercise section shows (after Enter, H, S, v) */
+    bool hid_box;     /* the last draw hid a box an exercise asks about (predict first) */
+    bool scene_alone; /* z: the slide's scene over the whole terminal */
+    int scroll_max;   /* the last draw's largest scroll (the narration's last page) */
+    bool hid_figures; /* ... and scene figures equal to a number exercise's answer */
     struct progress prog;
     bool have_prog;
     char warn[400]; /* lessons with errors, progress not saved: shown in the list/title */
@@ -79,6 +86,27 @@ struct lesson_ui *lesson_ui_of(const struct app *a);
  * and "gave up" ("419.43 GB/s", "option 2: ...", "60 64 68 72"). */
 void lesson_ui_expected(const struct lesson_exercise *e, const struct lesson_ex_state *st,
                         char *buf, size_t n);
+
+/* Where a slide goes in r (pure; lesson_draw.c): the narration beside the scene from
+ * 112x25, above it from 80x31, else (compact: 80x24, 100x30) the text alone with a line
+ * saying z shows the scene; scene_alone (z) gives the scene the whole of r. */
+struct lesson_layout {
+    struct rect narr, scene; /* w == 0: not shown */
+    int rule_x;              /* the rule between them (0: none) */
+    bool compact;            /* the text alone though the slide has a scene */
+    bool scene_alone;
+};
+void lesson_layout(struct rect r, bool has_scene, bool scene_alone, struct lesson_layout *out);
+
+/* Every line of a slide's narration pane at `width` columns (title, narration, scene
+ * error, the current exercise), as lesson_draw shows them; *ex_line: where the exercise
+ * starts. Free v->l. */
+struct lesson_lines {
+    struct pline *l;
+    int n, cap;
+};
+void lesson_slide_lines(const struct app *a, const struct lesson_ui *u, int width,
+                        struct lesson_lines *v, int *ex_line);
 
 /* Draw the frame into r (lesson_draw.c). */
 void lesson_draw(struct app *a, struct rect r);

@@ -219,7 +219,7 @@ static bool par_action(struct app *a, enum ui_action act, struct scene *next)
         if (!a->w)
             snprintf(a->msg, sizeof a->msg, "no worker to train on");
         else if (par_training(a))
-            snprintf(a->msg, sizeof a->msg, "already training (x cancels)");
+            app_busy_msg(a, "already training");
         else
             par_train(a);
         return true;

@@ -69,6 +69,10 @@ static void par_title(const struct app *a, struct rect r)
     snprintf(left, sizeof left, " collviz%sparallelism%s%s%sW=%d%sdisplay L=%d D=%d B=%d%s",
              a->g->sep, a->g->sep, train_scheme_title(a->sc.scheme), a->g->sep, a->sc.nranks,
              a->g->sep, c->layers, c->dim, c->batch, extra);
+    if (text_width(left) > r.w) /* narrow (a lesson's pane): the program's name goes first */
+        snprintf(left, sizeof left, " %s%sW=%d%sL=%d D=%d B=%d%s",
+                 train_scheme_title(a->sc.scheme), a->g->sep, a->sc.nranks, a->g->sep,
+                 c->layers, c->dim, c->batch, extra);
     char right[64];
     snprintf(right, sizeof right, "backend: %s ", a->w ? a->backend_name : "none");
     int rw = text_width(right);
@@ -585,7 +589,9 @@ static void par_panel_state(const struct app *a, struct plines *p, int width)
         struct pline *l = pl_new(p);
         pl_add(l, th->role[TH_WARN], "%s training %s at lecture scale%s %.1f s", a->g->busy,
                train_scheme_name(ps->train_cfg.scheme), a->g->ell, now_s() - ps->train_started);
-        pl_add(l, th->role[TH_DIM], " (x cancels)");
+        char k[16];
+        if (app_key_hint(a, ACT_CANCEL, k, sizeof k))
+            pl_add(l, th->role[TH_DIM], " (%s cancels)", k);
     } else if (ps->train_err[0] && ps->train_cfg.scheme == want.scheme &&
                ps->train_cfg.nranks == want.nranks) {
         char t[260];
@@ -912,7 +918,7 @@ static void par_panel(const struct app *a, struct rect r)
 
 /* ---- the screen ---- */
 
-void par_draw(struct app *a, struct rect area)
+bool par_layout(struct app *a, struct rect area)
 {
     if (!PAR(a) || PAR(a)->shapes_utf8 != a->utf8) par_rebuild(a);
     struct par_screen *p = PAR(a);
@@ -930,12 +936,20 @@ void par_draw(struct app *a, struct rect area)
         c.gantt_rows = v->sched.stages + 3;
         c.gantt_w = 4 + v->sched.ticks * 2 + 3 + 4 + 24;
     }
-    if (!par_layout_compute(area.h, area.w, &c, &p->lay)) {
+    if (!par_layout_compute(area.h, area.w, &c, &p->lay)) return false;
+    par_layout_shift(&p->lay, area.y, area.x);
+    return true;
+}
+
+void par_draw(struct app *a, struct rect area)
+{
+    if (!par_layout(a, area)) {
         a->nbar = 0;
         overlay_too_small(a, area, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
         return;
     }
-    par_layout_shift(&p->lay, area.y, area.x);
+    struct par_screen *p = PAR(a);
+    const struct par_view *v = &p->view;
     const struct par_layout *l = &p->lay;
     par_title(a, l->title);
     par_status(a, l->status);

@@ -9,6 +9,9 @@ struct app;
 /* The screen in r: title, status, rank boxes, transfers, the pipeline's charts, the
  * sentence, the lecture-scale panel and (standalone) the key bar. */
 void par_draw(struct app *a, struct rect r);
+/* Where everything of the parallelism screen goes in r (PAR(a)->lay, shifted to r): what
+ * par_draw draws into; false when r is too small. Pure: the layout test calls it. */
+bool par_layout(struct app *a, struct rect r);
 /* The help overlay's legend lines for this screen. */
 void par_help(const struct app *a, struct plines *p, int width);
 

@@ -329,6 +329,12 @@ static void par_cells_from_trace(const struct par_view *v, const struct par_tick
         c->mark_c0 = r * pc;
         c->mark_c1 = (r + 1) * pc;
         c->mark = rec->coll == COLL_REDUCE_SCATTER ? "out" : "in";
+        /* The box shows the whole working buffer, its own slice marked: named by the
+         * tensor ("dx1 partials"), not by the slice it keeps ("dx1[:,0:1]" over a 4x4). */
+        if (nat && strchr(nat->name, '['))
+            snprintf(c->name, sizeof c->name, "%.*s%s",
+                     (int)(strchr(nat->name, '[') - nat->name), nat->name,
+                     rec->coll == COLL_REDUCE_SCATTER ? " partials" : " pieces");
     }
     /* After the last step the buffer is the result: compare it with one device. */
     if ((size_t)sub == t->plan.nsteps && nat) c->dev = probe_mat_deviation(&v->ref, nat);

@@ -1,0 +1,424 @@
+/* nccl.c - `collviz nccl FILE...`: what a real cluster's own records say (records/records.h),
+ * as text or one JSON object: NCCL's version, the ranks and their hosts, each channel's ring
+ * (with its node crossings) and tree, the links with their class, nccl-tests' rows.
+ *
+ * Files are untrusted: each is read up to REC_MAX_BYTES (a larger one is refused), what
+ * cannot be read is a "file:line:" line on stderr, and the exit status is 2 only when
+ * nothing at all could be read. Every string printed comes from the parser, which keeps
+ * printable ASCII only; JSON escaping is cJSON's. */
+#include "cli.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/coll.h"
+#include "core/util.h"
+#include "json.h"
+#include "records/records.h"
+
+static void nccl_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: collviz nccl FILE... [--format text|json]\n"
+            "\n"
+            "Reads NCCL INFO logs (NCCL_DEBUG=INFO, any NCCL_DEBUG_SUBSYS) and nccl-tests\n"
+            "output, one file or several (one per node), in any mix, and prints what they\n"
+            "say: the NCCL version, ranks and hosts, each channel's ring in NCCL's order with\n"
+            "its node crossings, the trees, each link with its class (nvlink, pcie, shm, ib,\n"
+            "roce, socket, net-plugin, unknown: from what NCCL says), and nccl-tests' rows.\n"
+            "\n"
+            "Options:\n"
+            "  --format F   text or json (default text)\n"
+            "  -h, --help   this text\n"
+            "\n"
+            "Exit status: 0 read (with FILE:LINE: lines on stderr for what could not be),\n"
+            "2 nothing could be read or bad options.\n");
+}
+
+/* Read one file into L: the lines recognised, or -1 with why in err. */
+static int nccl_read_file(struct rec_log *L, const char *path, char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return snprintf(err, errlen, "cannot open: %s", strerror(errno)), -1;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        close(fd);
+        return snprintf(err, errlen, "a directory, not a file"), -1;
+    }
+    /* read one byte past the limit to tell a file that is too large */
+    size_t cap = REC_MAX_BYTES + 1, got = 0, have = 1 << 16;
+    char *buf = xmalloc(have);
+    for (;;) {
+        if (got == have) {
+            have = have * 2 > cap ? cap : have * 2;
+            buf = xrealloc(buf, have);
+        }
+        if (got == cap) break;
+        ssize_t r = read(fd, buf + got, have - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            snprintf(err, errlen, "cannot read: %s", strerror(errno));
+            free(buf);
+            close(fd);
+            return -1;
+        }
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    close(fd);
+    int n = rec_parse(L, path, buf, got);
+    free(buf);
+    return n;
+}
+
+int cli_nccl_read(struct rec_log *L, const char *path)
+{
+    char err[200];
+    int n = nccl_read_file(L, path, err, sizeof err);
+    if (n < 0) fprintf(stderr, "%s:0: %s\n", path, err);
+    return n;
+}
+
+int cli_ring_order_from(const char *arg, int *ring, int *n)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s", arg);
+    long chan = 0;
+    char *colon = strrchr(path, ':');
+    if (colon && colon[1]) { /* LOG:CHANNEL, when what follows the last ':' is a number */
+        char *end;
+        long v = strtol(colon + 1, &end, 10);
+        if (*end == '\0' && v >= 0) {
+            if (v >= REC_MAX_CHANNELS)
+                return cli_usage_error("--ring-order-from %s: channel %ld: must be 0..%d", arg,
+                                       v, REC_MAX_CHANNELS - 1);
+            chan = v;
+            *colon = '\0';
+        }
+    }
+    struct rec_log *L = rec_new();
+    char err[200];
+    int got = nccl_read_file(L, path, err, sizeof err);
+    rec_finish(L);
+    int rc = 0;
+    const struct rec_ring *g = &L->rings[chan];
+    if (got < 0)
+        rc = cli_usage_error("--ring-order-from %s: %s", arg, err);
+    else if (!g->order)
+        rc = cli_usage_error("--ring-order-from %s: %s has no ring of channel %ld", arg, path,
+                             chan);
+    else if (g->n > CV_MAX_RANKS)
+        rc = cli_usage_error("--ring-order-from %s: channel %ld's ring has %d ranks; collviz "
+                             "runs at most %d",
+                             arg, chan, g->n, CV_MAX_RANKS);
+    else {
+        memcpy(ring, g->order, (size_t)g->n * sizeof *ring);
+        *n = g->n;
+    }
+    rec_free(L);
+    return rc;
+}
+
+/* ---- JSON ----------------------------------------------------------------------------- */
+
+static void json_num_or_null(cJSON *o, const char *key, double v, int digits)
+{
+    if (isnan(v))
+        cli_json_null(o, key);
+    else
+        cli_json_real(o, key, v, digits);
+}
+
+static void json_meas(cJSON *row, const char *key, const struct rec_meas *m)
+{
+    cJSON *o = cli_json_add_object(row, key);
+    cli_json_real(o, "time_us", m->time_us, 8);
+    cli_json_real(o, "algbw", m->algbw, 8);
+    cli_json_real(o, "busbw", m->busbw, 8);
+    json_num_or_null(o, "wrong", m->wrong, 15);
+    json_num_or_null(o, "error", m->error, 8);
+}
+
+static void json_rings_trees(cJSON *root, const struct rec_log *L)
+{
+    cJSON *rings = cli_json_add_object(root, "rings");
+    cJSON *trees = cli_json_add_object(root, "trees");
+    char key[16];
+    for (int c = 0; c < REC_MAX_CHANNELS; c++) {
+        snprintf(key, sizeof key, "%d", c);
+        const struct rec_ring *g = &L->rings[c];
+        if (g->order) {
+            cJSON *a = cli_json_add_array(rings, key);
+            for (int i = 0; i < g->n; i++)
+                cli_json_num(a, NULL, g->order[i]);
+        }
+        const struct rec_tree *t = &L->trees[c];
+        if (!t->n) continue;
+        cJSON *o = cli_json_add_object(trees, key);
+        for (int r = 0; r < t->n; r++) {
+            if (!t->node[r].set) continue;
+            char rk[16];
+            snprintf(rk, sizeof rk, "%d", r);
+            cJSON *n = cli_json_add_object(o, rk);
+            cli_json_num(n, "up", t->node[r].up);
+            cJSON *d = cli_json_add_array(n, "down");
+            for (int i = 0; i < t->node[r].ndown; i++)
+                cli_json_num(d, NULL, t->node[r].down[i]);
+        }
+    }
+}
+
+static void json_tests(cJSON *root, const struct rec_log *L)
+{
+    cJSON *tests = cli_json_add_array(root, "tests");
+    for (int i = 0; i < L->ntests; i++) {
+        const struct rec_test *t = &L->tests[i];
+        cJSON *o = cli_json_add_object(tests, NULL);
+        cli_json_str(o, "collective", t->collective[0] ? t->collective : NULL);
+        cli_json_str(o, "type", t->type[0] ? t->type : NULL);
+        cli_json_str(o, "redop", t->redop[0] ? t->redop : NULL);
+        cJSON *rows = cli_json_add_array(o, "rows");
+        for (int r = 0; r < t->nrows; r++) {
+            cJSON *row = cli_json_add_object(rows, NULL);
+            cli_json_num(row, "size", t->rows[r].size);
+            cli_json_num(row, "count", t->rows[r].count);
+            json_meas(row, "oop", &t->rows[r].oop);
+            json_meas(row, "ip", &t->rows[r].ip);
+        }
+        json_num_or_null(o, "avg_busbw", t->avg_busbw, 8);
+    }
+}
+
+static cJSON *nccl_json(const struct rec_log *L)
+{
+    cJSON *root = cli_json_object();
+    cli_json_str(root, "nccl_version", L->version[0] ? L->version : NULL);
+    if (L->nranks >= 0)
+        cli_json_num(root, "nranks", L->nranks);
+    else
+        cli_json_null(root, "nranks");
+    if (L->nnodes >= 0)
+        cli_json_num(root, "nnodes", L->nnodes);
+    else
+        cli_json_null(root, "nnodes");
+    const char *hosts[256];
+    int nh = rec_hosts(L, hosts, 256);
+    cJSON *h = cli_json_add_array(root, "hosts");
+    for (int i = 0; i < nh; i++)
+        cli_json_str(h, NULL, hosts[i]);
+    cJSON *ranks = cli_json_add_array(root, "ranks");
+    for (int r = 0; r <= L->maxrank; r++) {
+        const struct rec_rank *k = &L->ranks[r];
+        if (!k->known) continue;
+        cJSON *o = cli_json_add_object(ranks, NULL);
+        cli_json_num(o, "rank", r);
+        cli_json_str(o, "host", k->host[0] ? k->host : NULL);
+        if (k->device >= 0)
+            cli_json_num(o, "device", k->device);
+        else
+            cli_json_null(o, "device");
+        cli_json_str(o, "busid", k->busid[0] ? k->busid : NULL);
+        cli_json_str(o, "gpu", k->gpu[0] ? k->gpu : NULL);
+    }
+    json_rings_trees(root, L);
+    cJSON *links = cli_json_add_array(root, "links");
+    for (int i = 0; i < L->nlinks; i++) {
+        const struct rec_link *k = &L->links[i];
+        cJSON *o = cli_json_add_object(links, NULL);
+        cli_json_num(o, "channel", k->channel);
+        cli_json_num(o, "from", k->from);
+        cli_json_num(o, "to", k->to);
+        cli_json_str(o, "via", k->via);
+        cli_json_str(o, "class", rec_class_name(k->cls));
+    }
+    json_tests(root, L);
+    cJSON *w = cli_json_add_array(root, "warnings");
+    for (int i = 0; i < L->nwarnings; i++)
+        cli_json_str(w, NULL, L->warnings[i]);
+    return root;
+}
+
+/* ---- text ----------------------------------------------------------------------------- */
+
+/* "node01[0 3 1 2] -> node02[4 7 5 6] -> back": the ring as runs of one host's ranks. */
+static void text_ring(const struct rec_log *L, int c, int last)
+{
+    const struct rec_ring *g = &L->rings[c];
+    if (last > c)
+        printf("  channels %d..%d:", c, last);
+    else
+        printf("  channel %2d:", c);
+    for (int i = 0; i < g->n; i++)
+        printf(" %d", g->order[i]);
+    printf("\n             ");
+    const char *prev = NULL;
+    for (int i = 0; i < g->n; i++) {
+        const char *h = L->ranks[g->order[i]].host;
+        if (!h[0]) h = "?";
+        if (!prev || strcmp(prev, h) != 0)
+            printf("%s%s[", prev ? "] -> " : "", h);
+        else
+            printf(" ");
+        printf("%d", g->order[i]);
+        prev = h;
+    }
+    int x = rec_ring_crossings(L, c);
+    if (x < 0)
+        printf("]  (node crossings unknown: a rank's host is not in the log)\n");
+    else
+        printf("] -> back: %d node crossing%s\n", x, x == 1 ? "" : "s");
+}
+
+static void text_trees(const struct rec_log *L)
+{
+    bool any = false;
+    for (int c = 0; c < REC_MAX_CHANNELS; c++) {
+        const struct rec_tree *t = &L->trees[c];
+        if (!t->n) continue;
+        if (!any) printf("trees (rank -> its children; up -1 is the root):\n");
+        any = true;
+        printf("  channel %2d:", c);
+        for (int r = 0; r < t->n; r++) {
+            const struct rec_tnode *n = &t->node[r];
+            if (!n->set) continue;
+            printf(" %d%s->[", r, n->up < 0 ? "(root)" : "");
+            for (int i = 0; i < n->ndown; i++)
+                printf("%s%d", i ? "," : "", n->down[i]);
+            printf("]");
+        }
+        printf("\n");
+    }
+}
+
+static void text_links(const struct rec_log *L)
+{
+    if (!L->nlinks) return;
+    printf("links (%d, by transport):\n", L->nlinks);
+    bool *done = xcalloc((size_t)L->nlinks, sizeof *done);
+    for (int i = 0; i < L->nlinks; i++) {
+        if (done[i]) continue;
+        int n = 0;
+        for (int j = i; j < L->nlinks; j++)
+            if (!done[j] && strcmp(L->links[j].via, L->links[i].via) == 0 &&
+                L->links[j].cls == L->links[i].cls)
+                done[j] = true, n++;
+        printf("  %-32s %-10s %d\n", L->links[i].via, rec_class_name(L->links[i].cls), n);
+    }
+    free(done);
+}
+
+static void text_tests(const struct rec_log *L)
+{
+    for (int i = 0; i < L->ntests; i++) {
+        const struct rec_test *t = &L->tests[i];
+        printf("nccl-tests %s, %s %s: %d rows (%s)\n",
+               t->collective[0] ? t->collective : "(collective not named)", t->type, t->redop,
+               t->nrows, t->old_header ? "old table: error is the largest error" : "#wrong");
+        printf("  %14s %12s %9s %9s %12s %9s %9s\n", "size (B)", "oop us", "algbw", "busbw",
+               "ip us", "algbw", "busbw");
+        for (int r = 0; r < t->nrows; r++) {
+            const struct rec_row *w = &t->rows[r];
+            printf("  %14.0f %12.2f %9.2f %9.2f %12.2f %9.2f %9.2f\n", w->size, w->oop.time_us,
+                   w->oop.algbw, w->oop.busbw, w->ip.time_us, w->ip.algbw, w->ip.busbw);
+        }
+        if (!isnan(t->avg_busbw)) printf("  avg busbw %.4g GB/s\n", t->avg_busbw);
+    }
+}
+
+static void nccl_text(const struct rec_log *L)
+{
+    const char *hosts[256];
+    int nh = rec_hosts(L, hosts, 256);
+    printf("NCCL %s", L->version[0] ? L->version : "(version not in the records)");
+    if (L->nranks >= 0) printf(", %d rank%s", L->nranks, L->nranks == 1 ? "" : "s");
+    if (L->nnodes >= 0) printf(" on %d node%s", L->nnodes, L->nnodes == 1 ? "" : "s");
+    printf("\n");
+    if (nh) {
+        printf("hosts:");
+        for (int i = 0; i < nh; i++)
+            printf(" %s", hosts[i]);
+        printf("\n");
+    }
+    for (int r = 0; r <= L->maxrank; r++) {
+        const struct rec_rank *k = &L->ranks[r];
+        if (!k->known || (!k->host[0] && k->device < 0 && !k->busid[0])) continue;
+        printf("  rank %4d  %-20s", r, k->host[0] ? k->host : "?");
+        if (k->device >= 0) printf(" device %d", k->device);
+        if (k->busid[0]) printf(" bus %s", k->busid);
+        if (k->gpu[0]) printf(" %s", k->gpu);
+        printf("\n");
+    }
+    bool any = false;
+    for (int c = 0; c < REC_MAX_CHANNELS; c++) {
+        const struct rec_ring *g = &L->rings[c];
+        if (!g->order) continue;
+        if (!any) printf("rings (NCCL's order; host[ranks] in that order):\n");
+        any = true;
+        int last = c; /* channels in a row with the same ring: one entry */
+        while (last + 1 < REC_MAX_CHANNELS && L->rings[last + 1].order &&
+               L->rings[last + 1].n == g->n &&
+               memcmp(L->rings[last + 1].order, g->order, (size_t)g->n * sizeof(int)) == 0)
+            last++;
+        text_ring(L, c, last);
+        c = last;
+    }
+    text_trees(L);
+    text_links(L);
+    text_tests(L);
+    for (int i = 0; i < L->nwarnings; i++)
+        printf("warning: %s\n", L->warnings[i]);
+}
+
+int cli_nccl_main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'F'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    bool json = false;
+    int ch;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case 'F':
+            if (cli_parse_format(optarg, &json)) return 2;
+            break;
+        case 'h':
+            nccl_usage(stdout);
+            return 0;
+        default:
+            return cli_option_error(ch, argv[optind - 1], "nccl");
+        }
+    }
+    if (optind >= argc) return cli_usage_error("nccl: no FILE given (try collviz nccl --help)");
+    struct rec_log *L = rec_new();
+    for (int i = optind; i < argc; i++)
+        cli_nccl_read(L, argv[i]);
+    rec_finish(L);
+    for (int i = 0; i < L->nerrors; i++)
+        fprintf(stderr, "%s\n", L->errors[i]);
+    if (L->errors_dropped) fprintf(stderr, "(%d more errors not shown)\n", L->errors_dropped);
+    if (L->lines == 0) {
+        fprintf(stderr, "collviz nccl: nothing could be read: no NCCL or nccl-tests lines\n");
+        rec_free(L);
+        return 2;
+    }
+    int rc = 0;
+    if (json) {
+        if (cli_json_print(stdout, nccl_json(L)) != 0) rc = 1;
+    } else {
+        nccl_text(L);
+    }
+    rec_free(L);
+    return rc;
+}

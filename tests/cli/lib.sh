@@ -1,0 +1,70 @@
+# lib.sh - what every CLI test script starts with (sourced, not run), as tests/screen/lib.sh
+# is for the screen tests: the binaries, a private temporary folder removed at exit, the
+# failure counter and its fail(), a UTF-8 locale, and the checks several scripts make.
+#
+# usage in a test:  . "$(dirname "$0")/lib.sh" "$@"      (BIN [ASAN_BIN], as run.sh passes)
+#                   . "$(dirname "$0")/lib.sh" --no-bin  (a script that runs no collviz)
+# then end with:    cli_finish NAME
+set -u
+CLI_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$CLI_HERE/../.." && pwd)
+if [ "${1:-}" = --no-bin ]; then
+    BIN=
+    ASAN_BIN=
+else
+    BIN=${1:?usage: $(basename "$0") BIN [ASAN_BIN]}
+    ASAN_BIN=${2:-}
+fi
+fails=0
+tmp=$(mktemp -d)
+# A script that needs more at exit sets cli_cleanup_extra to a command.
+cli_cleanup_extra=
+trap 'eval "$cli_cleanup_extra"; rm -rf "$tmp"' EXIT
+export LANG=C.UTF-8 LC_ALL=C.UTF-8
+
+fail() { # message: one failure more, said on one line
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+# The binaries to run a check with: BIN, and the ASan+UBSan build when there is one.
+cli_bins() {
+    echo "$BIN"
+    [ -n "$ASAN_BIN" ] && [ -x "$ASAN_BIN" ] && echo "$ASAN_BIN"
+}
+
+# expect_usage_error WANT ARGS...: collviz ARGS exits 2 with exactly one line on stderr,
+# containing WANT, and nothing on stdout - bad input's promise - on every binary.
+expect_usage_error() {
+    local want=$1 b rc
+    shift
+    while read -r b; do
+        "$b" "$@" >"$tmp/ue.out" 2>"$tmp/ue.err"
+        rc=$?
+        [ "$rc" -eq 2 ] || fail "$(basename "$b") $*: exit $rc, want 2 ($(head -1 "$tmp/ue.err"))"
+        [ "$(wc -l <"$tmp/ue.err")" -eq 1 ] ||
+            fail "$(basename "$b") $*: stderr is not one line: $(cat "$tmp/ue.err")"
+        grep -qF -- "$want" "$tmp/ue.err" || fail "$(basename "$b") $*: stderr lacks '$want': $(cat "$tmp/ue.err")"
+        [ -s "$tmp/ue.out" ] && fail "$(basename "$b") $*: wrote to stdout: $(head -c 200 "$tmp/ue.out")"
+    done < <(cli_bins)
+}
+
+# json_expect NAME FILE EXPR: FILE is one JSON document and the Python expression EXPR over
+# it (as d) is true.
+json_expect() {
+    python3 - "$2" "$3" <<'PYEOF' || fail "$1: $3 is not true of $(head -c 300 "$2")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if eval(sys.argv[2]) else 1)
+PYEOF
+}
+
+# cli_finish NAME: the closing line and the exit status (0 when nothing failed).
+cli_finish() {
+    if [ "$fails" -eq 0 ]; then
+        echo "$1: ok"
+        exit 0
+    fi
+    echo "$1: $fails failure(s)"
+    exit 1
+}

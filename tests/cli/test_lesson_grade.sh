@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# test_lesson_grade.sh - `collviz lesson grade` (text and JSON, exit 0 right / 1 wrong / 2 bad
+# input, the diagnosis of a slip, variants graded against their own numbers), `lesson variant`
+# printing hints and solution with the variant's numbers, and `lesson check --strict`: the
+# shipped lessons pass, a slide that shows its own answer is warned about (and fails with
+# --strict), a variant constraint no draw can meet is an error. Also on the ASan+UBSan binary
+# when given. Usage: test_lesson_grade.sh BIN [ASAN_BIN]
+set -u
+BIN=${1:?usage: test_lesson_grade.sh BIN [ASAN_BIN]}
+ASAN_BIN=${2:-}
+HERE=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
+[ -n "$ASAN_BIN" ] && [ -e "$ASAN_BIN" ] && ASAN_BIN=$(cd "$(dirname "$ASAN_BIN")" && pwd)/$(basename "$ASAN_BIN")
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export XDG_STATE_HOME=$tmp/state
+export COLLVIZ_LESSONS=$HERE/lessons
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+run() { # name rc args...: runs $B (BIN by default), keeps out/err in $tmp/out, $tmp/err
+    local name=$1 want=$2
+    shift 2
+    "${B:-$BIN}" "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    [ "$rc" -eq "$want" ] || fail "$name: exit status $rc, wanted $want ($(head -1 "$tmp/err"))"
+}
+
+same() { # name file expected-text
+    if ! diff -u <(printf '%s\n' "$3") "$2" >"$tmp/diff"; then
+        fail "$1: output differs"
+        cat "$tmp/diff"
+    fi
+}
+
+json() { # name python-expression-over-d: checks the JSON in $tmp/out
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert $2, d" "$tmp/out" ||
+        fail "$1: $(tr -d '\n\t' <"$tmp/out")"
+}
+
+for B in "$BIN" ${ASAN_BIN:+"$ASAN_BIN"}; do
+    # ---- grade: the lecture's problem 1, 419.4304 GB/s (209715200*4 B * 2*7/8 / 3.5 ms) ----
+    run "grade right" 0 lesson grade effective-bandwidth 419.4
+    same "grade right" "$tmp/out" "right: 419.4 GB/s"
+    run "grade right TB/s" 0 lesson grade effective-bandwidth "0.42 TB/s"
+    same "grade right TB/s" "$tmp/out" "right: 0.42 TB/s (exactly 419.4 GB/s)"
+    run "grade json" 0 lesson grade effective-bandwidth 420GB/s --format json
+    json "grade json" 'd == {"id": "effective-bandwidth", "seed": 0, "correct": True, "verdict": "right", "message": "right: 420GB/s (exactly 419.4 GB/s)", "diagnosis": ""}'
+    # 419.43/1000: the number in TB/s read as GB/s
+    run "grade x1000" 1 lesson grade effective-bandwidth 0.4194 --format json
+    json "grade x1000" 'd["correct"] is False and d["diagnosis"] == "power-of-ten" and "answer in TB/s" in d["message"]'
+    # 838860800 B / 3.5 ms = 239.67 GB/s: algbw, the lesson's own wrong: line
+    run "grade algbw" 1 lesson grade effective-bandwidth 239.7 --format json
+    json "grade algbw" 'd["diagnosis"] == "listed" and "algbw" in d["message"]'
+    # 419.43 / 8 = 52.43: a factor W
+    run "grade per rank" 1 lesson grade effective-bandwidth 52.43 --format json
+    json "grade per rank" 'd["diagnosis"] == "factor-w"'
+    run "grade too low" 1 lesson grade effective-bandwidth 100
+    same "grade too low" "$tmp/out" "not right: 100 GB/s is too low"
+    run "grade wrong unit" 1 lesson grade effective-bandwidth 3.5 ms --format json
+    json "grade wrong unit" 'd["verdict"] == "wrong unit" and d["diagnosis"] == "wrong-unit"'
+    run "grade not a number" 2 lesson grade effective-bandwidth fast
+    run "grade no id" 2 lesson grade no-such-exercise 1
+    same "grade no id" "$tmp/err" "collviz: no exercise 'no-such-exercise' in the lessons of $HERE/lessons"
+    run "grade no answer" 2 lesson grade effective-bandwidth
+    same "grade no answer" "$tmp/err" "collviz: lesson grade effective-bandwidth: which answer?"
+    run "grade seed on choice" 2 lesson grade rooted-which --seed 3 3
+    run "grade bad seed" 2 lesson grade effective-bandwidth --seed -1 419
+    # a negative answer after --, graded (not an option)
+    run "grade negative" 1 lesson grade effective-bandwidth -- -419.4
+    # a choice says why the picked option is wrong; the right one is named
+    run "grade choice why" 1 lesson grade rooted-which 1
+    same "grade choice why" "$tmp/out" "not right: 1) scatter. A scatter gives each rank a different piece; every rank needs all the weights."
+    run "grade choice right" 0 lesson grade rooted-which 3
+    same "grade choice right" "$tmp/out" "right: 3) broadcast"
+    # holds: the words of the answer are joined; rank 0 ends with 60+4j (seq inputs)
+    run "grade holds" 0 lesson grade rs-then-ag 60 64 68 72
+    # lesson 13 problem 2: rank 2's output after the reduce-scatter, 2+12+22+32 = 68
+    run "grade holds output" 0 lesson grade rs-then-ag-middle 68
+    same "grade holds output" "$tmp/out" "right: rank 2 holds 68"
+    # counts: no unit, the thousands separator, what is counted after the number
+    run "grade count" 0 lesson grade tp-allgather-elements 524,288
+    same "grade count" "$tmp/out" "right: 524,288"
+    run "grade count noun" 0 lesson grade allgather-steps 7 steps
+    same "grade count noun" "$tmp/out" "right: 7 steps"
+    run "grade fraction" 0 lesson grade pp-bubble 3/7
+    # a variant is graded against its own numbers: compute its answer from its params
+    run "variant 5" 0 lesson variant effective-bandwidth --seed 5 --format json
+    want=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=d["params"]
+print("%.6g" % (p["elements"]*4*2*(p["ranks"]-1)/(p["ranks"]*p["ms"]/1000)/1e9))' "$tmp/out")
+    run "grade variant 5" 0 lesson grade effective-bandwidth --seed 5 "$want" --format json
+    json "grade variant 5" 'd["seed"] == 5 and d["correct"] is True'
+    run "grade variant 5 defaults" 1 lesson grade effective-bandwidth --seed 5 419.43
+
+    # ---- variant: hints and solution with the variant's numbers ----------------------------
+    run "variant texts" 0 lesson variant ddp-rows --seed 4 --format json
+    python3 - "$tmp/out" <<'PY' || fail "variant texts: $(tr -d '\n\t' <"$tmp/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+b, w = d["params"]["b"], d["params"]["w"]
+assert b % w == 0 and d["answer"] == b // w, d
+assert d["solution"] == "%d / %d = %d rows per rank." % (b, w, b // w), d["solution"]
+assert ("%d rows" % b) in d["prompt"] and ("%d data-parallel" % w) in d["prompt"], d["prompt"]
+PY
+    run "variant text" 0 lesson variant tree-steps --seed 2
+    k=$(sed -n 's/^  k = //p' "$tmp/out")
+    grep -q "^solution: log2 W = $k levels up, $k levels down: 2 × $k = $((2 * k)) on $((1 << k)) ranks.$" "$tmp/out" ||
+        fail "variant text: $(cat "$tmp/out")"
+done
+
+# ---- check --strict: the shipped lessons, and a slide that gives its answer away ----------
+run "check strict shipped" 0 lesson check --strict "$HERE/lessons"
+[ -s "$tmp/err" ] && fail "check strict shipped: $(cat "$tmp/err")"
+[ "$(grep -c ': ok (lesson ' "$tmp/out")" -eq 13 ] || fail "check strict shipped: $(cat "$tmp/out")"
+
+mkdir -p "$tmp/l"
+cat >"$tmp/l/01-leak.md" <<'MD'
+# Sizes
+
+Each rank sends 24 MiB per step: see for yourself.
+
+```exercise
+id: leak
+type: number
+prompt: How many MiB does each rank send?
+param: params = 4194304
+param: w = 4
+answer: params * 4 * 2 * (w - 1) / w / 1048576
+units: MiB
+```
+MD
+run "check warns" 0 lesson check "$tmp/l"
+same "check warns" "$tmp/err" "$tmp/l/01-leak.md:3: warning: slide 1 shows the answer of its exercise leak before it is asked ('24 MiB')"
+run "check strict fails" 2 lesson check --strict "$tmp/l"
+
+# a solution that answers the next exercise of its slide (lesson 13 did: "exactly what one
+# all-reduce leaves" before "which single collective is it?")
+cat >"$tmp/l/01-leak.md" <<'MD'
+# Two questions
+
+```exercise
+id: first
+type: number
+prompt: How many steps on 4 ranks?
+param: w = 4
+answer: 2 * (w - 1)
+units:
+solution: 6 steps: exactly what one all-reduce takes.
+```
+
+```exercise
+id: second
+type: choice
+prompt: Which collective was it?
+option: all-gather
+option: all-reduce
+correct: 2
+```
+MD
+run "check solution leak" 0 lesson check "$tmp/l"
+same "check solution leak" "$tmp/err" "$tmp/l/01-leak.md:3: warning: the solution of exercise first answers exercise second, asked after it ('all-reduce')"
+
+cat >"$tmp/l/01-leak.md" <<'MD'
+# Never
+
+```exercise
+id: never
+type: number
+prompt: p
+param: a = 2 range 1..9 integer
+where: a % 2 == 0
+answer: a / 2
+units:
+integer: yes
+```
+MD
+run "check variants ok" 0 lesson check "$tmp/l"
+# a is drawn from 1..100000 (3 significant digits); where: keeps only the default, which no
+# draw of seed 1 hits: the check says so at the exercise
+sed -i 's/^param: a = 2 range 1..9 integer$/param: a = 2 range 1..100000/; s/^where: a % 2 == 0$/where: a == 2/' "$tmp/l/01-leak.md"
+run "check variants bad" 2 lesson check "$tmp/l"
+same "check variants bad" "$tmp/err" "$tmp/l/01-leak.md:3: exercise never, variant --seed 1: exercise never: no variant in 2000 draws (last: the condition 'where: a == 2' does not hold)"
+run "check strict unknown option" 2 lesson check --sharp "$tmp/l"
+run "show strict" 2 lesson show "$tmp/l/01-leak.md" --strict
+
+if [ "$fails" -eq 0 ]; then
+    echo "test_lesson_grade: all checks passed"
+    exit 0
+fi
+echo "test_lesson_grade: $fails failure(s)"
+exit 1

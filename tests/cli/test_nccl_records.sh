@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# test_nccl_records.sh - `collviz nccl` on the corpus of real records (tests/records/): the
+# version, rings, trees, link counts and nccl-tests rows of every file equal what a small
+# python3 reader here extracts from the same text with its own regular expressions (no code
+# shared with src/records/); the link classes, node crossings and warnings that need NCCL
+# knowledge are written by hand from reading the files. Then bad input: file:line: errors,
+# exit 2 only when nothing could be read, escapes from a log never reach the terminal (also
+# against the ASan+UBSan binary, when given).
+# Usage: test_nccl_records.sh BIN [ASAN_BIN]
+set -u
+BIN=${1:?usage: test_nccl_records.sh BIN [ASAN_BIN]}
+ASAN_BIN=${2:-}
+DIR=tests/records
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+# The independent reader: prints what it finds in FILE as JSON.
+cat >"$tmp/ref.py" <<'EOF'
+import json, re, sys
+text = open(sys.argv[1], encoding="latin-1").read()
+lines = [re.sub(r"\[\d+,\d+\]<std(out|err)>:", "", l) for l in text.split("\n")]
+out = {"version": None, "rings": {}, "trees": {}, "links": {}, "tests": []}
+for l in lines:
+    m = re.search(r"NCCL version (\d\S*)", l)
+    if m and out["version"] is None:
+        out["version"] = m.group(1)
+    m = re.search(r"NCCL INFO Channel (\d+)(?:/\d+)? :((?: +\d+)+) *$", l)
+    if m:
+        out["rings"].setdefault(str(int(m.group(1))), [int(x) for x in m.group(2).split()])
+    if "NCCL INFO Trees" in l:
+        for ch, down, me, up in re.findall(r"\[(\d+)\] ([-\d/]+)->(\d+)->(-?\d+)", l):
+            t = out["trees"].setdefault(str(int(ch)), {})
+            t.setdefault(me, {"up": int(up), "down": [int(d) for d in down.split("/") if int(d) >= 0]})
+    m = re.search(r"NCCL INFO (Channel|Ring) (\d+)(/\d+)? : (\d+)(\[\w+\])? -> (\d+)(\[\w+\])?.* via (.*\S)", l)
+    if m:
+        conn = m.group(3) if m.group(1) == "Channel" else None
+        key = (int(m.group(2)), conn, int(m.group(4)), int(m.group(6)), m.group(8))
+        out["links"][repr(key)] = m.group(8)
+# nccl-tests: a data row has as many fields as the header before it
+hdr = None
+for l in lines:
+    s = l.split()
+    if l.lstrip().startswith("#") and "busbw" in l and "size" in l:
+        hdr = s[1:]
+        out["tests"].append({"rows": [], "avg": None, "old": "error" in hdr})
+    elif hdr and s and s[0].isdigit() and len(s) == len(hdr):
+        t = hdr.index("time")
+        out["tests"][-1]["rows"].append([float(s[0]), float(s[t]), float(s[t + 2]), s[t + 3]])
+    m = re.search(r"# Avg bus bandwidth *: *(\S+)", l)
+    if m and out["tests"]:
+        out["tests"][-1]["avg"] = float(m.group(1))
+vias = {}
+for via in out["links"].values():
+    vias[via] = vias.get(via, 0) + 1
+out["vias"] = vias
+print(json.dumps(out))
+EOF
+
+# The parser's JSON against the reader's, for every corpus file; then the hand-written facts.
+cat >"$tmp/cmp.py" <<'EOF'
+import json, math, sys
+d, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+name = sys.argv[3]
+def eq(got, want, what):
+    if got != want:
+        print("  %s: %s: got %r, want %r" % (name, what, got, want))
+        sys.exit(1)
+eq(d["nccl_version"], r["version"], "nccl_version")
+derived = any("read from its link lines" in w for w in d["warnings"])
+if not derived:
+    eq(d["rings"], r["rings"], "rings")
+eq(d["trees"], r["trees"], "trees")
+vias = {}
+for k in d["links"]:
+    vias[k["via"]] = vias.get(k["via"], 0) + 1
+eq(vias, r["vias"], "links per via")
+rows = [t for t in r["tests"] if t["rows"]]
+eq(len(d["tests"]), len(rows), "tests")
+for t, w in zip(d["tests"], rows):
+    eq(len(t["rows"]), len(w["rows"]), "rows")
+    for row, wr in zip(t["rows"], w["rows"]):
+        eq([row["size"], row["oop"]["time_us"], row["oop"]["busbw"]], wr[:3], "row")
+        v = None if wr[3] == "N/A" else float(wr[3])
+        eq(row["oop"]["error" if w["old"] else "wrong"], v, "oop error/#wrong")
+        eq(row["oop"]["wrong" if w["old"] else "error"], None, "the other column")
+    eq(t["avg_busbw"], w["avg"], "avg_busbw")
+EOF
+
+n=0
+for f in "$DIR"/*.log; do
+    n=$((n + 1))
+    if ! "$BIN" nccl "$f" --format json >"$tmp/d.json" 2>"$tmp/err"; then
+        fail "nccl $f: exit status $? ($(head -1 "$tmp/err"))"
+        continue
+    fi
+    [ -s "$tmp/err" ] && fail "nccl $f: stderr: $(head -1 "$tmp/err")"
+    python3 "$tmp/ref.py" "$f" >"$tmp/r.json"
+    python3 "$tmp/cmp.py" "$tmp/d.json" "$tmp/r.json" "$(basename "$f")" || fail "nccl $f: differs"
+done
+[ "$n" -ge 15 ] || fail "corpus: $n files, want at least 15"
+
+# facts FILE -- PYTHON (d = the JSON, t = the text output): what needs NCCL knowledge, by hand.
+facts() {
+    local f=$1
+    shift 2
+    "$BIN" nccl "$DIR/$f" --format json >"$tmp/d.json" 2>/dev/null || { fail "$f: exit $?"; return; }
+    "$BIN" nccl "$DIR/$f" >"$tmp/t.txt" 2>/dev/null || { fail "$f: text: exit $?"; return; }
+    python3 - "$tmp/d.json" "$tmp/t.txt" "$1" <<'EOF' || fail "$f: facts (see above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = open(sys.argv[2]).read()
+def classes():
+    c = {}
+    for k in d["links"]:
+        c.setdefault(k["via"], set()).add(k["class"])
+    return {v: sorted(s) for v, s in c.items()}
+try:
+    exec(sys.argv[3])
+except AssertionError as e:
+    print("  ", e)
+    sys.exit(1)
+EOF
+}
+
+# 2.4.8, two nodes over TCP: ring 0 1 crosses twice (0->1 and back).
+facts 04-socket-2node-p40-nccl248.log -- '
+assert (d["nranks"], d["nnodes"], d["hosts"]) == (2, 2, ["node01", "node02"]), d
+assert classes() == {"NET/Socket/0": ["socket"]}, classes()
+assert "node01[0] -> node02[1] -> back: 2 node crossings" in t, t
+assert d["warnings"] == ["NCCL WARN: node01: Failed to open libibverbs.so[.1]"], d["warnings"]
+'
+# 2.18.3, one node behind NVSwitch: NVLS is available, so P2P is NVLink; 16 channels, one ring.
+facts 07-h800-8gpu-1proc-nvls-broadcast-nccl2183.log -- '
+assert (d["nranks"], d["nnodes"]) == (8, 1), d
+assert len(d["rings"]) == 16 and all(v == [0, 3, 1, 2, 4, 7, 5, 6] for v in d["rings"].values())
+assert classes() == {"P2P/direct pointer": ["nvlink"]}, classes()
+assert d["trees"]["0"]["0"] == {"up": -1, "down": [3]}, d["trees"]["0"]
+assert "channels 0..15: 0 3 1 2 4 7 5 6" in t and "0 node crossings" in t, t
+assert d["ranks"][7] == {"rank": 7, "host": "nf5688m7-1", "device": 7, "busid": "0xd7",
+                         "gpu": "NVIDIA H800"}, d["ranks"][7]
+assert d["tests"][0]["redop"] == "none" and d["tests"][0]["rows"][0]["oop"]["wrong"] is None
+'
+# nccl-tests only, five collectives named by "# Collective test starting".
+facts 11-nccltests-h100-4gpu-multiop.log -- '
+assert [x["collective"] for x in d["tests"]] == ["all_reduce", "all_gather", "reduce_scatter",
+                                                 "alltoall", "sendrecv"], d["tests"]
+assert d["nccl_version"] is None and d["nranks"] == 4 and d["hosts"] == ["cnode3-002"]
+assert d["ranks"][0]["gpu"] == "NVIDIA H100 80GB HBM3" and d["ranks"][3]["busid"] == "0000:61:00"
+'
+# EFA through the AWS plugin, Open MPI tags everywhere (and an INFO line inside the table).
+facts efa-2node-t4-nccl2127-ompi.log -- '
+assert classes() == {"NET/AWS Libfabric/0": ["net-plugin"]}, classes()
+assert len(d["links"]) == 4, d["links"]
+assert d["hosts"] == ["test-nccl-efa-worker-0", "test-nccl-efa-worker-1"], d["hosts"]
+assert len(d["tests"][0]["rows"]) == 31 and d["tests"][0]["avg_busbw"] == 1.15327
+assert d["trees"]["1"] == {"0": {"up": 1, "down": []}, "1": {"up": -1, "down": [0]}}, d["trees"]
+assert "2 node crossings" in t
+'
+# Rank 0 of 16 over RoCE: the NIC list says RoCE; P2P/IPC alone says nothing more.
+facts nccl392-roce-2node16-nccl257-rank0.log -- '
+assert classes() == {"NET/IB/0": ["roce"], "P2P/IPC": ["unknown"],
+                     "direct shared memory": ["shm"]}, classes()
+assert d["trees"]["0"] == {"0": {"up": 7, "down": [1]}}, d["trees"]
+assert d["nranks"] == 16 and d["nnodes"] is None
+assert "lines of ranks 0 only (of 16)" in d["warnings"], d["warnings"]
+'
+# A NIC list without one for this link: NET/IB stays unknown; P2P read is NVLink.
+facts nccl687-ib-gdrdma-2node8-ipcread.log -- '
+assert classes() == {"NET/IB/0/GDRDMA": ["unknown"], "P2P/IPC/read": ["nvlink"]}, classes()
+assert any(w.startswith("no ring lines") for w in d["warnings"]), d["warnings"]
+'
+# A failed init: NCCL's own error trace through init.cc, with the first WARN as the reason.
+facts nccltests166-failed-init.log -- '
+w = [x for x in d["warnings"] if x.startswith("init failed")]
+assert w == ["init failed (init.cc:1089 -> 3): ubuntu: socketStartConnect: Connect to "
+             "10.0.0.2<45763> failed : Software caused connection abort"], d["warnings"]
+assert classes() == {"SHM/direct/direct": ["shm"]}, classes()
+'
+# One node over PCIe, SHM only, no ring line: the ring is read from the link lines.
+facts nccltests307-rtx4090-pcie-shm-1node8.log -- '
+assert d["rings"] == {"0": [0, 1, 2, 3, 4, 5, 6, 7]}, d["rings"]
+assert "0 node crossings" in t, t
+'
+# The IB plugin counts as a network plugin; P2P/CUMEM without path or NVLS stays unknown.
+facts nccltests252-ibext-plugin-2node8-cumem.log -- '
+assert classes() == {"NET/IBext_v8/0/GDRDMA": ["net-plugin"], "P2P/CUMEM": ["unknown"]}
+assert (d["nranks"], d["nnodes"]) == (8, 2), d
+assert d["trees"]["3"]["3"] == {"up": -1, "down": [0, 7]}, d["trees"]["3"]
+'
+# 2.4 over EFA: 16 ranks, both hosts named by the lines that printed ranks 0 and 8.
+facts nccl229-efa-2node16-nccl24-libfabric.log -- '
+assert d["rings"]["0"] == [0, 1, 3, 2, 6, 4, 5, 7, 8, 9, 11, 10, 14, 12, 13, 15]
+assert classes() == {"NET/AWS Libfabric/0": ["net-plugin"], "P2P/IPC": ["unknown"]}
+assert d["ranks"][8]["host"] == "ip-192-168-29-243", d["ranks"]
+'
+# The old table: the error column is the largest error, not a count.
+facts nccltests-a100-2node16-sharp-oldtable.log -- '
+x = d["tests"][0]
+assert (x["collective"], x["type"], x["redop"]) == ("all_reduce", "float", "sum"), x
+assert x["rows"][0]["oop"]["error"] == 4e-07 and x["rows"][0]["oop"]["wrong"] is None
+assert d["hosts"] == ["a0000", "a0001"] and d["nnodes"] == 2
+'
+facts nccltests82-broadcast-oldtable-nccl296.log -- '
+x = d["tests"][0]
+assert (x["collective"], x["redop"]) == ("broadcast", None), x
+assert x["rows"][0]["oop"]["error"] is None and x["rows"][0]["ip"]["time_us"] == 38.17
+'
+facts nccl1412-ib-2node16-nccl2xx-partial.log -- '
+assert (d["nranks"], d["nnodes"]) == (16, 2), d
+assert "node crossings unknown" in t
+assert "lines of ranks 0..1, 3, 5..7 only (of 16)" in d["warnings"], d["warnings"]
+'
+
+# Two files (one per node) read as one record: 04 is two nodes' captures, split here.
+head -14 "$DIR/04-socket-2node-p40-nccl248.log" >"$tmp/node01.log"
+tail -n +15 "$DIR/04-socket-2node-p40-nccl248.log" >"$tmp/node02.log"
+"$BIN" nccl "$tmp/node01.log" "$tmp/node02.log" --format json >"$tmp/two.json" ||
+    fail "two files: exit $?"
+python3 -c "
+import json,sys; d=json.load(open('$tmp/two.json'))
+assert d['hosts'] == ['node01', 'node02'] and d['nnodes'] == 2 and len(d['links']) == 2, d
+" || fail "two files: hosts/links"
+
+# ---- bad input ------------------------------------------------------------------------
+bad() { # bad WANT_RC STDERR_SUBSTRING ARGS...
+    local want=$1 msg=$2
+    shift 2
+    "$BIN" nccl "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    [ "$rc" -eq "$want" ] || fail "nccl $*: exit $rc, want $want"
+    grep -qF -- "$msg" "$tmp/err" || fail "nccl $*: stderr lacks '$msg': $(head -2 "$tmp/err")"
+}
+bad 2 "no FILE given"
+bad 2 "--format xml: must be text or json" "$DIR/04-socket-2node-p40-nccl248.log" --format xml
+bad 2 "unknown option" --bogus "$DIR/04-socket-2node-p40-nccl248.log"
+bad 2 "$tmp/none.log:0: cannot open" "$tmp/none.log"
+bad 0 "$tmp/none.log:0: cannot open" "$tmp/none.log" "$DIR/04-socket-2node-p40-nccl248.log"
+bad 2 "nothing could be read" /etc/hostname
+bad 2 "a directory" "$DIR"
+printf 'h:1:1 [0] NCCL INFO Channel 00/02 :    0   1   1\nh:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 - Init COMPLETE\n' >"$tmp/dup.log"
+bad 0 "$tmp/dup.log:1: channel 0's ring lists rank 1 twice" "$tmp/dup.log"
+{
+    printf 'h:1:1 [0] NCCL INFO Channel 00/02 :    0   1\n'
+    head -c 70000 /dev/zero | tr '\0' x
+    printf '\n#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n'
+    printf '   8 2 float sum -1 1.0 0.1 0.1 0\n'
+} >"$tmp/long.log"
+bad 0 "$tmp/long.log:2: a line of 70000 bytes" "$tmp/long.log"
+bad 0 "$tmp/long.log:4: a row of 9 fields under a header of 13" "$tmp/long.log"
+truncate -s $((64 * 1024 * 1024 + 1)) "$tmp/big.log"
+bad 2 "$tmp/big.log:0: larger than 64 MiB" "$tmp/big.log"
+# A host name with a terminal escape: never printed as it is.
+printf 'ev\033]0;pwn\007il:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 - Init COMPLETE\nev\033[2Jil:1:1 [0] NCCL INFO Channel 00/01 :    0\n' >"$tmp/esc.log"
+"$BIN" nccl "$tmp/esc.log" >"$tmp/esc.txt" 2>&1 || fail "escape log: exit $?"
+"$BIN" nccl "$tmp/esc.log" --format json >>"$tmp/esc.txt" 2>&1 || fail "escape log json: exit $?"
+if LC_ALL=C grep -q $'\033' "$tmp/esc.txt"; then fail "escape log: an ESC reached the output"; fi
+grep -q 'ev?\]0;pwn?il' "$tmp/esc.txt" || fail "escape log: host not shown made safe: $(cat "$tmp/esc.txt")"
+
+# The same corpus under ASan+UBSan: no finding on any file, nor on the bad inputs.
+if [ -n "$ASAN_BIN" ]; then
+    for f in "$DIR"/*.log "$tmp/dup.log" "$tmp/long.log" "$tmp/esc.log"; do
+        "$ASAN_BIN" nccl "$f" --format json >/dev/null 2>"$tmp/asan" ||
+            fail "asan: nccl $f: exit $? ($(head -3 "$tmp/asan"))"
+        grep -q "runtime error\|AddressSanitizer" "$tmp/asan" && fail "asan: $f: $(head -3 "$tmp/asan")"
+    done
+    "$ASAN_BIN" nccl "$DIR"/*.log >/dev/null 2>"$tmp/asan" || fail "asan: all files at once: exit $?"
+fi
+
+if [ "$fails" -eq 0 ]; then
+    echo "PASS: test_nccl_records.sh ($n corpus files)"
+    exit 0
+fi
+echo "FAIL: test_nccl_records.sh: $fails failure(s)"
+exit 1

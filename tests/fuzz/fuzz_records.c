@@ -1,0 +1,85 @@
+/* fuzz_records.c - libFuzzer target for the reader of NCCL INFO logs and nccl-tests output
+ * (src/records/), what reads a cluster's records handed to `collviz nccl`. The input is read
+ * as one file and again as two (split in the middle, as one file per node), then summarised
+ * by the backend's link line (nccl_links_parse, the same parser). Any crash, leak, sanitizer
+ * report or hang is a bug, and so is a result that breaks the record's own rules: a ring that
+ * repeats a rank, a rank or channel past its bound, a string that is not printable ASCII.
+ * Built and run by `make fuzz` (long) and tests/fuzz/run.sh (short, part of `make test`),
+ * seeded with the real records in tests/records. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/nccl/nccl_links.h"
+#include "records/records.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_str(const char *s, size_t cap)
+{
+    size_t n = strnlen(s, cap);
+    if (n == cap) abort();
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < 0x20 || s[i] > 0x7e) abort();
+}
+
+static void check(const struct rec_log *L)
+{
+    check_str(L->version, sizeof L->version);
+    if (L->nranks > REC_MAX_RANKS || L->maxrank >= REC_MAX_RANKS) abort();
+    for (int c = 0; c < REC_MAX_CHANNELS; c++) {
+        const struct rec_ring *g = &L->rings[c];
+        if (!g->order) continue;
+        if (g->n < 1 || g->n > REC_MAX_RANKS) abort();
+        unsigned char *seen = calloc(REC_MAX_RANKS, 1);
+        for (int i = 0; i < g->n; i++) {
+            int r = g->order[i];
+            if (r < 0 || r >= REC_MAX_RANKS || seen[r]++) abort();
+        }
+        free(seen);
+        (void)rec_ring_crossings(L, c);
+        for (int r = 0; r < L->trees[c].n; r++)
+            if (L->trees[c].node[r].ndown > REC_MAX_TREE_DOWN) abort();
+    }
+    for (int i = 0; i < L->nlinks; i++) {
+        const struct rec_link *k = &L->links[i];
+        if (k->from < 0 || k->from >= REC_MAX_RANKS || k->to < 0 || k->to >= REC_MAX_RANKS)
+            abort();
+        if ((unsigned)k->cls > REC_UNKNOWN) abort();
+        check_str(k->via, sizeof k->via);
+        check_str(k->host, sizeof k->host);
+    }
+    for (int r = 0; r <= L->maxrank; r++) {
+        check_str(L->ranks[r].host, sizeof L->ranks[r].host);
+        check_str(L->ranks[r].gpu, sizeof L->ranks[r].gpu);
+        check_str(L->ranks[r].busid, sizeof L->ranks[r].busid);
+    }
+    for (int t = 0; t < L->ntests; t++)
+        if (L->tests[t].nrows > REC_MAX_ROWS) abort();
+    const char *hosts[64];
+    if (rec_hosts(L, hosts, 64) > 64) abort();
+    for (int i = 0; i < L->nwarnings; i++)
+        check_str(L->warnings[i], 4096);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* not NUL-terminated: the parser must not need it */
+    struct rec_log *L = rec_new();
+    rec_parse(L, "fuzz.log", (const char *)data, size);
+    rec_finish(L);
+    check(L);
+    rec_free(L);
+
+    L = rec_new();
+    rec_parse(L, "node1.log", (const char *)data, size / 2);
+    rec_parse(L, "node2.log", (const char *)data + size / 2, size - size / 2);
+    rec_finish(L);
+    check(L);
+    rec_free(L);
+
+    char sum[256];
+    (void)nccl_links_parse((const char *)data, size, sum, sizeof sum);
+    return 0;
+}

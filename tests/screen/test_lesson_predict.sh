@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# test_lesson_predict.sh - predict first (issue 18): while a slide's exercise is unanswered
+# the screen does not answer it. 03 "Scatter" asks what rank 2 holds after the scatter: its
+# box shows ? from the asked step on (step 0, before the scatter, shows it empty), and S
+# (give up) shows · · 2 ·; 10's all-gather slide asks for L·B·D: the panel's model line
+# reads "L·B·D = ? per step" with an "answer first" line until the student gives up, then
+# 524288. Shipped lessons, --no-measure.
+. "$(dirname "$0")/lib.sh" "$1"
+HERE=$(cd "$(dirname "$0")/../.." && pwd)
+STATE=$(mktemp -d)
+trap 'tm_cleanup_all; rm -rf "$STATE"' EXIT
+
+start() { # lesson id
+    rm -rf "$STATE/collviz"
+    tm_start 130 40 "lesson $1 --backend cpu --no-measure" XDG_STATE_HOME="$STATE" \
+        COLLVIZ_LESSONS="$HERE/lessons"
+    tm_wait "slide 1/" 10 || fail "lesson $1 never came up"
+}
+slide() { # n title
+    local i
+    for i in $(seq 2 "$1"); do tm_keys n; done
+    tm_wait "slide $1/" 5 || fail "n did not reach slide $1"
+    tm_wait "$2" 5 || fail "slide $1 is not '$2'"
+}
+# rank 2's box row: the values row of the boxes (the line after the box tops)
+boxes() { tm_squeezed | grep -A1 -F "┌ r0" | tail -1; }
+
+start rooted-collectives
+slide 3 "Scatter: the root hands out"
+tm_wait "step 1/1" 5 || fail "the scatter slide does not open at its last step"
+boxes | grep -qF "│ ? ? ? ? │" || fail "rank 2's box is not hidden before the answer: $(boxes)"
+tm_screen | grep -qF "answer first: the asked box shows ?" || fail "no 'answer first' line"
+tm_keys Home
+tm_wait "step 0/1" 5 || fail "Home did not go to step 0"
+boxes | grep -qF "?" && fail "the box is hidden before the asked step: $(boxes)"
+tm_keys End S
+tm_wait "gave up; the answer: . . 2 ." 5 || fail "S did not give up"
+tm_wait "│ · · 2 · │" 5 tm_squeezed || fail "rank 2's box is not shown after giving up: $(boxes)"
+tm_screen | grep -qF "answer first" && fail "the 'answer first' line stayed after giving up"
+tm_keys q
+tm_wait "EXITED:0" 10 || fail "q did not quit"
+tm_cleanup
+
+start tensor-parallel
+slide 3 "All-gather before the next layer"
+tm_wait "L·B·D = ? per step" 5 || fail "the panel shows the answer L·B·D before the student"
+tm_screen | grep -qF "answer first: the scene shows ? for figures" || fail "no 'answer first' line"
+tm_screen | grep -qF "524288" && fail "524288 is on screen before the answer"
+tm_keys S
+tm_wait "L·B·D = 524288 per step" 5 || fail "the figure is not shown after giving up"
+tm_keys q
+tm_wait "EXITED:0" 10 || fail "q did not quit"
+tm_cleanup
+
+# 07's α-β slide asks a number whose answer is 8 on a W=8 scene: the scene's own settings
+# (the legend's "Σ all 8", "8 ranks") are not hidden, only figures that answer
+start algorithms
+slide 5 "The α-β model"
+tm_wait "Σ all 8" 5 || fail "the legend's W was hidden as an answer: $(tm_screen | grep -F 'data of')"
+tm_screen | grep -qF "8 ranks = 8 CPU" || fail "the backend's rank count was hidden"
+tm_keys q
+tm_wait "EXITED:0" 10 || fail "q did not quit"
+echo "ok: lesson player: predict first (hidden box, hidden panel figure, shown after S)"

@@ -1,0 +1,76 @@
+/* test_draw_mask.c - predict first's figure mask (kit/draw.h): which figures of a panel line
+ * are compared with an answer (not names like r0 or dW1, not settings like W=4), with what
+ * unit, and that a hit becomes "?" while its unit stays. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ui/kit/draw.h"
+
+struct seen {
+    double v[16];
+    char unit[16][24];
+    int n;
+};
+
+/* hits 524288 (any unit), 3/7 within 1%, and 24 only with unit MiB */
+static bool hit(double v, const char *unit, void *ctx)
+{
+    struct seen *s = ctx;
+    if (s->n < 16) {
+        s->v[s->n] = v;
+        snprintf(s->unit[s->n], sizeof s->unit[0], "%s", unit);
+        s->n++;
+    }
+    return v == 524288 || fabs(v - 3.0 / 7) < 0.01 * 3 / 7 ||
+           (v == 24 && strcmp(unit, "MiB") == 0);
+}
+
+static void masked(const char *in, const char *want, int hits, struct seen *s)
+{
+    char out[256];
+    memset(s, 0, sizeof *s);
+    draw_set_mask(hit, s);
+    assert_int_equal(draw_mask_text(in, out, sizeof out), hits);
+    assert_string_equal(out, want);
+    assert_int_equal(draw_mask_hits(), hits);
+    draw_set_mask(NULL, NULL);
+}
+
+static void test_mask(void **state)
+{
+    (void)state;
+    struct seen s;
+    masked("model: TP all-gathers L\u00b7B\u00b7D = 524288 per step",
+           "model: TP all-gathers L\u00b7B\u00b7D = ? per step", 1, &s);
+    assert_int_equal(s.n, 1);
+    assert_string_equal(s.unit[0], "per");
+    masked("524,288 elements", "? elements", 1, &s);
+    masked("bubble (P-1)/(M+P-1) = 3/7 = 0.43", "bubble (P-1)/(M+P-1) = ? = ?", 2, &s);
+    masked("sent/step 24 MiB, 24 MB", "sent/step ? MiB, 24 MB", 1, &s);
+    assert_int_equal(s.n, 2);
+    assert_string_equal(s.unit[1], "MB");
+    /* names and settings are not figures: nothing compared */
+    masked("r524288 dW1 W=524288 x0", "r524288 dW1 W=524288 x0", 0, &s);
+    assert_int_equal(s.n, 0);
+    masked("5.2e5 and 5.24288e5", "5.2e5 and ?", 1, &s);
+    assert_true(fabs(s.v[0] - 520000) < 1e-6);
+    /* no mask: a copy */
+    char out[64];
+    assert_int_equal(draw_mask_text("L = 524288", out, sizeof out), 0);
+    assert_string_equal(out, "L = 524288");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mask),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

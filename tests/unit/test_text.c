@@ -1,0 +1,55 @@
+/* test_text.c - terminal widths (kit/text.h), counted in one place: wide characters take two
+ * columns, combining marks none, and fitting, prefixes and wrapping respect that (issue
+ * 18: a teacher's narration with wide characters must lay out right). Expected widths are
+ * Unicode's East Asian Width classes, written out by hand. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "ui/kit/text.h"
+
+static void test_widths(void **state)
+{
+    (void)state;
+    assert_int_equal(text_width("abc"), 3);
+    assert_int_equal(text_width("Gr\u00f6\u00dfe"), 5);          /* Größe */
+    assert_int_equal(text_width("\u6f22\u5b57"), 4);             /* 漢字 */
+    assert_int_equal(text_width("e\u0301"), 1);                  /* e + acute */
+    assert_int_equal(text_width("\u2192\u00b7\u2502\u2026"), 4); /* our glyphs */
+    assert_int_equal(text_width("\uff21"), 2);                   /* fullwidth A */
+    assert_int_equal(text_width("\xf0\x9f\x98\x80"), 2);         /* an emoji */
+    assert_int_equal(text_ncols("\u6f22\u5b57abc", 3), 2);       /* first 3 bytes */
+    /* a wide character that would cross the limit stays out */
+    assert_int_equal(text_prefix_bytes("a\u6f22b", 2), 1);
+    assert_int_equal(text_prefix_bytes("a\u6f22b", 3), 4);
+    assert_int_equal(text_prefix_bytes("e\u0301x", 1), 3); /* the mark stays with its e */
+}
+
+static void test_fit_and_wrap(void **state)
+{
+    (void)state;
+    char out[64];
+    assert_int_equal(text_fit(out, sizeof out, "\u6f22\u5b57\u6f22\u5b57", 5, true), 5);
+    assert_string_equal(out, "\u6f22\u5b57\u2026");
+    char lines[4][256];
+    /* 漢字漢字 (8 columns) and 漢字 (4): a line of 9 takes the first word only */
+    int n = text_wrap("\u6f22\u5b57\u6f22\u5b57 \u6f22\u5b57", 9, lines, 4, true);
+    assert_int_equal(n, 2);
+    assert_string_equal(lines[0], "\u6f22\u5b57\u6f22\u5b57");
+    assert_string_equal(lines[1], "\u6f22\u5b57");
+    n = text_wrap("\u6f22\u5b57\u6f22\u5b57 \u6f22\u5b57", 13, lines, 4, true);
+    assert_int_equal(n, 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_widths),
+        cmocka_unit_test(test_fit_and_wrap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
