@@ -55,6 +55,12 @@ SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backen
 # narration.
 SRC_LIB += $(wildcard src/present/*.c)
 LDLIBS  += -lmd4c-html
+# cairo + pango: the handouts' paper pictures and PDF (src/present/print_*.c). Required.
+PRINT_CFLAGS := $(shell $(PKG_CONFIG) --cflags pangocairo cairo-pdf cairo-svg fontconfig 2>/dev/null)
+PRINT_LIBS   := $(shell $(PKG_CONFIG) --libs pangocairo cairo-pdf cairo-svg fontconfig 2>/dev/null || \
+                  echo -lpangocairo-1.0 -lpango-1.0 -lgobject-2.0 -lglib-2.0 -lcairo -lfontconfig)
+CPPFLAGS += $(PRINT_CFLAGS)
+LDLIBS   += $(PRINT_LIBS)
 CU_SRC  :=
 ifeq ($(HAVE_OPENBLAS),1)
   CPPFLAGS += -DHAVE_OPENBLAS $(BLAS_CFLAGS)

@@ -14,10 +14,13 @@ set -u
 
 # clang: the libFuzzer target (needs libclang-rt-14-dev); clang-format: `make format-check`;
 # libopenmpi-dev openmpi-bin: the mpi backend (mpicc, mpirun); scdoc, man-db: the man page
-# and `man -l`; pmccabe: the function-length check (tests/cli/test_function_length.sh).
+# and `man -l`; pmccabe: the function-length check (tests/cli/test_function_length.sh);
+# libcairo2-dev libpango1.0-dev: the handouts' pictures and PDF; poppler-utils: the PDF
+# tests (pdfinfo, pdftotext, pdftoppm).
 REQUIRED="build-essential pkg-config libncurses-dev libcmocka-dev libopenblas-dev tmux python3
 locales libmd4c-dev libmd4c-html0-dev libmuparser-dev libcjson-dev clang libclang-rt-14-dev
-clang-format libopenmpi-dev openmpi-bin scdoc man-db pmccabe"
+clang-format libopenmpi-dev openmpi-bin scdoc man-db pmccabe libcairo2-dev libpango1.0-dev
+poppler-utils"
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
 check=0

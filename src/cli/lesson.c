@@ -278,6 +278,16 @@ static int lesson_check(int argc, char **argv)
             lesson_keys_check(L, &errs); /* a key the player ignores */
             check_variants(L, &errs);
             check_answers_shown(L, &warns);
+            for (size_t s = 0; s < L->nslides; s++) /* shown as code by Markdown */
+                if (L->slides[s].indented_note_line) {
+                    char msg[700];
+                    snprintf(msg, sizeof msg,
+                             "%s:%d: warning: a speaker note indented four spaces (a code "
+                             "block in Markdown) is taken as a note and never shown; indent "
+                             "it less",
+                             L->path, L->slides[s].indented_note_line);
+                    push_msg(&warns, msg);
+                }
             if (errs.n == bad)
                 cv_printf_safe("%s: ok (lesson %s, %zu slide%s, %zu exercise%s)\n", L->path,
                                L->id, L->nslides, L->nslides == 1 ? "" : "s", nex,

@@ -1849,11 +1849,45 @@ static int md_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size, void *ud
     return 0;
 }
 
+/* A speaker note indented four spaces or more is, to Markdown, a code block: the room
+ * would see it. Each such line's indent moves to its end (the same bytes, so offsets into
+ * text stay right) and S->indented_note_line records the first (lesson check warns). Lines
+ * inside a fenced code block are left alone. */
+static void unindent_notes(struct ctx *c, struct lesson_slide *S, char *text, size_t len,
+                           size_t base)
+{
+    bool fence = false;
+    for (size_t i = 0; i < len;) {
+        size_t e = i;
+        while (e < len && text[e] != '\n')
+            e++;
+        size_t k = i;
+        int col = 0;
+        while (k < e && (text[k] == ' ' || text[k] == '\t'))
+            col += text[k++] == '\t' ? 4 - col % 4 : 1;
+        if (e - k >= 3 &&
+            (strncmp(text + k, "```", 3) == 0 || strncmp(text + k, "~~~", 3) == 0))
+            fence = !fence;
+        const char *b = text + k + 4;
+        while (k + 4 <= e && b < text + e && (*b == ' ' || *b == '\t'))
+            b++;
+        if (!fence && col >= 4 && e - k > 4 && strncmp(text + k, "<!--", 4) == 0 &&
+            (size_t)(text + e - b) >= 5 && strncmp(b, "note:", 5) == 0) {
+            size_t ind = k - i;
+            memmove(text + i, text + k, e - k);
+            memset(text + e - ind, ' ', ind);
+            if (!S->indented_note_line) S->indented_note_line = line_of(c, base + i);
+        }
+        i = e + 1;
+    }
+}
+
 /* Narration, title and notes of slide S from text (the slide with its scene and exercise
  * blocks blanked), which starts at offset base of the file. */
 static void parse_narration(struct ctx *c, struct lesson_slide *S, char *text, size_t len,
                             size_t base)
 {
+    unindent_notes(c, S, text, len, base);
     struct md m = {.c = c, .S = S, .text = text, .base = base, .len = len};
     MD_PARSER parser = {
         .abi_version = 0,

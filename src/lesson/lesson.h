@@ -159,6 +159,8 @@ struct lesson_slide {
     char *notes; /* speaker notes (every <!-- note: --> joined by "\n"), or NULL. Never shown
                     to a student or an audience. */
     int notes_line;
+    int indented_note_line; /* a note indented four spaces (Markdown: code) taken as a note
+                               anyway, so never shown; lesson check warns. 0 = none */
     bool has_scene;
     struct scene scene; /* from the default scene, not the previous slide's */
     int scene_line;

@@ -5,46 +5,52 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool deck_move(struct deck_pos cur, long nsteps, size_t nslides, enum deck_move m, long goto_n,
-               struct deck_pos *out)
+bool deck_move(struct deck_pos cur, long nsteps, int npages, size_t nslides, enum deck_move m,
+               long goto_n, struct deck_pos *out)
 {
     struct deck_pos p = cur;
     *out = cur;
     if (nslides == 0) return false;
+    if (npages < 1) npages = 1;
+    bool last_page = cur.page >= npages - 1;
     switch (m) {
     case DECK_NEXT:
-        if (cur.step < nsteps)
+        if (!last_page)
+            p.page = cur.page + 1;
+        else if (cur.step < nsteps)
             p.step = cur.step + 1;
         else if (cur.slide + 1 < nslides)
-            p = (struct deck_pos){cur.slide + 1, DECK_STEP_START};
+            p = (struct deck_pos){cur.slide + 1, DECK_STEP_START, 0};
         else
             return false;
         break;
     case DECK_PREV:
-        if (cur.step > 0)
+        if (last_page && cur.step > 0)
             p.step = cur.step - 1;
+        else if (cur.page > 0)
+            p.page = (last_page ? npages - 1 : cur.page) - 1;
         else if (cur.slide > 0)
-            p = (struct deck_pos){cur.slide - 1, DECK_STEP_END};
+            p = (struct deck_pos){cur.slide - 1, DECK_STEP_END, DECK_PAGE_END};
         else
             return false;
         break;
     case DECK_NEXT_SLIDE:
         if (cur.slide + 1 >= nslides) return false;
-        p = (struct deck_pos){cur.slide + 1, DECK_STEP_START};
+        p = (struct deck_pos){cur.slide + 1, DECK_STEP_START, 0};
         break;
     case DECK_PREV_SLIDE:
         if (cur.slide == 0) return false;
-        p = (struct deck_pos){cur.slide - 1, DECK_STEP_START};
+        p = (struct deck_pos){cur.slide - 1, DECK_STEP_START, 0};
         break;
     case DECK_FIRST:
-        p = (struct deck_pos){0, DECK_STEP_START};
+        p = (struct deck_pos){0, DECK_STEP_START, 0};
         break;
     case DECK_LAST:
-        p = (struct deck_pos){nslides - 1, DECK_STEP_START};
+        p = (struct deck_pos){nslides - 1, DECK_STEP_START, 0};
         break;
     case DECK_GOTO:
         if (goto_n < 1 || (size_t)goto_n > nslides) return false;
-        p = (struct deck_pos){(size_t)goto_n - 1, DECK_STEP_START};
+        p = (struct deck_pos){(size_t)goto_n - 1, DECK_STEP_START, 0};
         break;
     }
     *out = p;

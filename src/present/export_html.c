@@ -13,13 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../backend/backend.h"
 #include "../core/util.h"
 #include "../lesson/exercise.h"
 #include "../ui/kit/svg.h"
-#include "scene_svg.h"
+#include "print_handout.h"
+#include "print_pdf.h"
 
-/* The largest handout written: the 13 lessons of lessons/ make 1.9 MB together. */
-#define EXPORT_MAX_BYTES (8 << 20)
+/* The largest handout written: the 13 lessons of lessons/ make about 9 MB together. */
+#define EXPORT_MAX_BYTES (32 << 20)
 
 static const char *const export_css =
     "body{font-family:system-ui,sans-serif;max-width:1240px;margin:2em auto;padding:0 1em;"
@@ -199,7 +201,44 @@ static void export_exercise(FILE *f, const struct lesson_exercise *ex)
     fputs("</div>\n", f);
 }
 
-static int export_slide(FILE *f, const struct lesson *l, size_t i, char *err, size_t errlen)
+/* The slide's scene drawn for paper (print_handout.h), inline SVG, and what was measured. */
+static void export_picture(FILE *f, const struct lesson_slide *s, int uniq,
+                           const struct handout_opts *o, struct handout_meas *meas)
+{
+    struct print_pic p;
+    char why[300];
+    fputs("<figure>\n", f);
+    if (handout_slide_pic(s, o->dark, &p, why, sizeof why) != CV_OK ||
+        handout_inline_svg(f, &p, uniq, why, sizeof why) != CV_OK) {
+        fputs("<p class=\"noscene\"><em>No picture of this slide's scene: ", f);
+        export_esc(f, why);
+        fputs("</em></p>\n", f);
+        p.ok = false;
+    }
+    char words[600];
+    scene_format(&s->scene, words, sizeof words);
+    if (p.ok && p.nsteps >= 0)
+        fprintf(f,
+                "<figcaption>The scene at step %ld of %ld, drawn for paper from collviz's "
+                "trace: <code>",
+                p.step, p.nsteps);
+    else
+        fputs("<figcaption>The scene, drawn for paper: <code>", f);
+    export_esc(f, words);
+    fputs("</code></figcaption>\n</figure>\n", f);
+    print_pic_free(&p);
+    if (handout_about_measurement(s)) {
+        char t[800];
+        handout_meas_text(meas, &s->scene, t, sizeof t);
+        fputs("<p class=\"measured\"><strong>On this machine.</strong> ", f);
+        export_esc(f, t);
+        fputs("</p>\n", f);
+    }
+}
+
+static int export_slide(FILE *f, const struct lesson *l, size_t i, int uniq,
+                        const struct handout_opts *o, struct handout_meas *meas, char *err,
+                        size_t errlen)
 {
     const struct lesson_slide *s = &l->slides[i];
     fprintf(f, "<section class=\"slide\" id=\"%s-%zu\">\n<h2><span class=\"n\">%zu</span>",
@@ -208,25 +247,7 @@ static int export_slide(FILE *f, const struct lesson *l, size_t i, char *err, si
     fputs("</h2>\n", f);
     int rc = export_markdown(f, s->markdown ? s->markdown : "", err, errlen);
     if (rc != CV_OK) return rc;
-    if (s->has_scene) {
-        struct scene sc = s->scene;
-        sc.step = SCENE_STEP_END;
-        sc.autoplay = 0;
-        fputs("<figure>\n", f);
-        char why[300];
-        if (scene_svg_write(&sc, SCENE_SVG_COLS, SCENE_SVG_ROWS, false, true, s->title, f, why,
-                            sizeof why) != CV_OK) {
-            /* A scene this build cannot draw (a screen still to come): say so, go on. */
-            fputs("<p class=\"noscene\"><em>No picture of this slide's scene: ", f);
-            export_esc(f, why);
-            fputs("</em></p>\n", f);
-        }
-        char words[600];
-        scene_format(&sc, words, sizeof words);
-        fputs("<figcaption>The scene at its last step, drawn by collviz: <code>", f);
-        export_esc(f, words);
-        fputs("</code></figcaption>\n</figure>\n", f);
-    }
+    if (s->has_scene) export_picture(f, s, uniq, o, meas);
     for (size_t k = 0; k < s->nex; k++)
         export_exercise(f, &s->ex[k]);
     fputs("</section>\n", f);
@@ -254,10 +275,13 @@ static void export_clean_write(FILE *out, const char *s, size_t n)
 }
 
 /* The handout into f (a memory stream whose size is *len): CV_OK, or CV_EINVAL when it
- * passes EXPORT_MAX_BYTES (a 30 KB lesson of 200 big scenes would make 17 MB). */
-static int export_html_doc(const struct lesson_set *set, FILE *f, const size_t *len, char *err,
-                           size_t errlen)
+ * passes EXPORT_MAX_BYTES (a 16 KB lesson of 200 16-rank scenes would make 84 MB). */
+static int export_html_doc(const struct lesson_set *set, const struct handout_opts *o, FILE *f,
+                           const size_t *len, char *err, size_t errlen)
 {
+    struct handout_meas meas;
+    handout_meas_init(&meas, o->backend);
+    int uniq = 0;
     const char *title = set->n == 1 && set->v[0].title ? set->v[0].title : "collviz lessons";
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
     export_esc(f, title);
@@ -269,31 +293,39 @@ static int export_html_doc(const struct lesson_set *set, FILE *f, const size_t *
         fputs("</h1>\n", f);
         if (l->minutes > 0) fprintf(f, "<p><em>About %d minutes.</em></p>\n", l->minutes);
         for (size_t i = 0; i < l->nslides; i++) {
-            int rc = export_slide(f, l, i, err, errlen);
-            if (rc != CV_OK) return rc;
+            int rc = export_slide(f, l, i, ++uniq, o, &meas, err, errlen);
+            if (rc != CV_OK) {
+                handout_meas_close(&meas);
+                return rc;
+            }
             fflush(f);
-            if (*len > EXPORT_MAX_BYTES)
+            if (*len > EXPORT_MAX_BYTES) {
+                handout_meas_close(&meas);
                 return cv_err(err, errlen, CV_EINVAL,
                               "the handout would pass %d MiB (the most a handout may be) at "
                               "slide %zu of %s (line %d): split the lesson or use fewer scenes",
                               EXPORT_MAX_BYTES >> 20, i + 1, l->path, l->slides[i].line);
+            }
         }
         fputs("</article>\n", f);
     }
-    fputs("<footer>Handout written by <code>collviz lesson export</code>; the pictures are "
-          "collviz's own screen, drawn from the trace of each "
-          "scene.</footer>\n</body>\n</html>\n",
-          f);
-    return CV_OK;
+    char summary[600];
+    handout_meas_summary(&meas, summary, sizeof summary);
+    handout_meas_close(&meas);
+    fputs("<footer>Handout written by <code>collviz lesson export</code>. ", f);
+    export_esc(f, summary);
+    fputs("</footer>\n</body>\n</html>\n", f);
+    return ferror(f) ? cv_err(err, errlen, CV_EINVAL, "export: write failed") : CV_OK;
 }
 
-int export_html_write(const struct lesson_set *set, FILE *out, char *err, size_t errlen)
+int export_html_write(const struct lesson_set *set, const struct handout_opts *o, FILE *out,
+                      char *err, size_t errlen)
 {
     char *doc = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&doc, &len);
     if (!f) return cv_err(err, errlen, CV_ENOMEM, "export: no memory for the handout");
-    int rc = export_html_doc(set, f, &len, err, errlen);
+    int rc = export_html_doc(set, o, f, &len, err, errlen);
     if (fclose(f) != 0 && rc == CV_OK)
         rc = cv_err(err, errlen, CV_ENOMEM, "export: no memory for the handout");
     if (rc == CV_OK) {
@@ -306,11 +338,56 @@ int export_html_write(const struct lesson_set *set, FILE *out, char *err, size_t
 
 static void export_usage(FILE *f)
 {
-    fprintf(f, "usage: collviz lesson export PATH --format html [-o OUT.html]\n"
-               "  A self-contained HTML handout of a lesson file (or of a folder of lessons,\n"
-               "  in order): every slide's title and narration, the exercises' prompts, and a\n"
-               "  picture (inline SVG) of every slide's scene at its last step. Speaker notes\n"
-               "  are never included. Without -o the HTML goes to standard output.\n");
+    fprintf(
+        f, "usage: collviz lesson export PATH --format html [-o OUT.html] [options]\n"
+           "       collviz lesson export PATH --format pdf -o OUT.pdf [options]\n"
+           "  A handout of a lesson file (or of a folder of lessons, in order): every\n"
+           "  slide's title and narration, the exercises' prompts, and a picture of every\n"
+           "  slide's scene drawn for paper at the slide's own step (never past the step an\n"
+           "  exercise on it asks about). Speaker notes are never included. html: one\n"
+           "  self-contained file, pictures inline as SVG (standard output without -o).\n"
+           "  pdf: a table of contents in the presenter's slide numbers, room to answer\n"
+           "  every exercise, the solutions.\n"
+           "  --paper a4|letter        pdf: the page size (default a4)\n"
+           "  --per-page 1|2           pdf: slides per page (default 1)\n"
+           "  --solutions end|none|inline  pdf: where the solutions go (default end)\n"
+           "  --backend cpu|nccl|mpi|auto  measure the measurement slides' scenes on this\n"
+           "                           machine (default: made without measuring, and says so)\n"
+           "  --dark                   the pictures in the dark theme (default: light)\n");
+}
+
+/* The handout options shared by html and pdf (print_handout.h); 0, or 2 after one line. */
+static int export_handout_opt(int c, const char *v, struct handout_opts *o)
+{
+    char err[200];
+    long n;
+    switch (c) {
+    case 'P':
+        if (handout_parse_paper(v, &o->paper, err, sizeof err) == CV_OK) return 0;
+        break;
+    case 'n':
+        if (parse_long(v, 1, 2, &n) == CV_OK) {
+            o->per_page = (int)n;
+            return 0;
+        }
+        snprintf(err, sizeof err, "--per-page: bad value '%s' (1 or 2)", v);
+        break;
+    case 'S':
+        if (handout_parse_solutions(v, &o->solutions, err, sizeof err) == CV_OK) return 0;
+        break;
+    case 'b':
+        if (backend_kind_of(v) >= 0 || strcmp(v, "auto") == 0) {
+            o->backend = v;
+            return 0;
+        }
+        snprintf(err, sizeof err, "--backend: bad value '%s' (cpu, nccl, mpi or auto)", v);
+        break;
+    case 'd':
+        o->dark = true;
+        return 0;
+    }
+    cv_eprintf("collviz lesson export: %s\n", err);
+    return 2;
 }
 
 int export_html_main(int argc, char **argv)
@@ -318,19 +395,36 @@ int export_html_main(int argc, char **argv)
     setlocale(LC_ALL, "");
     static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
                                          {"output", required_argument, NULL, 'o'},
+                                         {"paper", required_argument, NULL, 'P'},
+                                         {"per-page", required_argument, NULL, 'n'},
+                                         {"solutions", required_argument, NULL, 'S'},
+                                         {"backend", required_argument, NULL, 'b'},
+                                         {"dark", no_argument, NULL, 'd'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *out = NULL, *path = NULL;
+    bool pdf = false;
+    struct handout_opts ho;
+    handout_opts_default(&ho);
     int c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (strcmp(optarg, "html") != 0) {
-                cv_eprintf("collviz lesson export: --format: bad value '%s' (html)\n", optarg);
+            if (strcmp(optarg, "html") != 0 && strcmp(optarg, "pdf") != 0) {
+                cv_eprintf("collviz lesson export: --format: bad value '%s' (html or pdf)\n",
+                           optarg);
                 return 2;
             }
+            pdf = strcmp(optarg, "pdf") == 0;
+            break;
+        case 'P':
+        case 'n':
+        case 'S':
+        case 'b':
+        case 'd':
+            if (export_handout_opt(c, optarg, &ho) != 0) return 2;
             break;
         case 'o':
             out = optarg;
@@ -358,6 +452,10 @@ int export_html_main(int argc, char **argv)
                    argv[optind]);
         return 2;
     }
+    if (pdf && !out) {
+        cv_eprintf("collviz lesson export: --format pdf needs -o OUT.pdf\n");
+        return 2;
+    }
     struct lesson_set set;
     struct lesson_errors errs = {0};
     lesson_set_init(&set);
@@ -373,17 +471,19 @@ int export_html_main(int argc, char **argv)
     for (size_t i = 0; i < set.n; i++) /* links the handout shows as text */
         for (size_t k = 0; k < set.v[i].warnings.n; k++)
             cv_eprintf("%s\n", set.v[i].warnings.msg[k]);
-    FILE *f = out ? fopen(out, "w") : stdout;
-    if (!f) {
+    FILE *f = pdf ? NULL : out ? fopen(out, "w") : stdout;
+    if (!f && !pdf) {
         cv_eprintf("collviz lesson export: cannot write %s: %s\n", out, strerror(errno));
         lesson_set_free(&set);
         return 2;
     }
     char err[600] = "";
-    int rc = export_html_write(&set, f, err, sizeof err);
-    if (out && fclose(f) != 0 && rc == CV_OK)
+    int rc = pdf ? print_pdf_write(&set, &ho, out, err, sizeof err)
+                 : export_html_write(&set, &ho, f, err, sizeof err);
+    if (f && out && fclose(f) != 0 && rc == CV_OK)
         rc = cv_err(err, sizeof err, CV_EBACKEND, "cannot write %s: %s", out, strerror(errno));
     lesson_set_free(&set);
+    print_release_fonts();
     if (rc != CV_OK) {
         cv_eprintf("collviz lesson export: %s\n", err);
         if (out) remove(out);

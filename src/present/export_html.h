@@ -2,7 +2,8 @@
  * self-contained HTML file (inline CSS, no scripts, no remote resources): every slide's
  * title and narration (md4c's HTML renderer, raw HTML shown as text, speaker notes never
  * included), exercise prompts without answers, and for every slide with a scene an inline
- * SVG of that scene at its last step, drawn by collviz's own screen (scene_svg.h). */
+ * SVG of that scene drawn for paper at the slide's own step (print_draw.h). `--format pdf`
+ * is the PDF handout (print_pdf.h), with the same command line. */
 #ifndef COLLVIZ_PRESENT_EXPORT_HTML_H
 #define COLLVIZ_PRESENT_EXPORT_HTML_H
 
@@ -10,8 +11,11 @@
 
 #include "../lesson/lesson.h"
 
-/* Write the handout of the lessons in set (in order) to f. CV_OK or an error. */
-int export_html_write(const struct lesson_set *set, FILE *f, char *err, size_t errlen);
+/* Write the handout of the lessons in set (in order) to f, its pictures drawn for paper
+ * (print_handout.h) with the options o. CV_OK or an error. */
+struct handout_opts;
+int export_html_write(const struct lesson_set *set, const struct handout_opts *o, FILE *f,
+                      char *err, size_t errlen);
 
 /* argv[0] is "export". Returns the exit status (2 for bad input or a lesson with errors). */
 int export_html_main(int argc, char **argv);

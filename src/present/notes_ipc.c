@@ -47,6 +47,9 @@ int notes_encode(const struct notes_state *st, char **out, size_t *len, char *er
     cJSON_AddStringToObject(o, "next", st->next);
     cJSON_AddNumberToObject(o, "elapsed", (double)st->elapsed_s);
     cJSON_AddBoolToObject(o, "blanked", st->blanked);
+    if (st->answer[0]) cJSON_AddStringToObject(o, "answer", st->answer);
+    if (st->keys[0]) cJSON_AddStringToObject(o, "keys", st->keys);
+    if (st->minutes) cJSON_AddNumberToObject(o, "minutes", st->minutes);
     char *json = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     if (!json) util_fatal("out of memory (notes message)");
@@ -141,6 +144,15 @@ int notes_decode(const char *payload, size_t len, struct notes_state *st, char *
         rc = cv_err(err, errlen, CV_EINVAL, "notes: field 'blanked' missing or not a boolean");
         goto out;
     }
+    long minutes = 0;
+    if ((cJSON_HasObjectItem(o, "answer") &&
+         (rc = notes_get_str(o, "answer", t->answer, sizeof t->answer, err, errlen))) ||
+        (cJSON_HasObjectItem(o, "keys") &&
+         (rc = notes_get_str(o, "keys", t->keys, sizeof t->keys, err, errlen))) ||
+        (cJSON_HasObjectItem(o, "minutes") &&
+         (rc = notes_get_int(o, "minutes", 0, NOTES_MINUTES_MAX, &minutes, err, errlen))))
+        goto out;
+    t->minutes = (int)minutes;
     t->slide = (int)slide;
     t->nslides = (int)nslides;
     t->elapsed_s = elapsed;

@@ -21,9 +21,12 @@
 #define NOTES_MAGIC "CVN1"
 #define NOTES_HDR 8
 #define NOTES_PAYLOAD_MAX (64 * 1024)
-#define NOTES_TEXT_MAX 256         /* lesson and slide titles, bytes with the NUL */
-#define NOTES_NOTE_MAX (16 * 1024) /* the speaker note, bytes with the NUL */
-#define NOTES_NAME_MAX 32          /* --name: [A-Za-z0-9._-], not starting with '.' */
+#define NOTES_TEXT_MAX 256          /* lesson and slide titles, bytes with the NUL */
+#define NOTES_NOTE_MAX (16 * 1024)  /* the speaker note, bytes with the NUL */
+#define NOTES_ANSWER_MAX (8 * 1024) /* the slide's answers and solutions, with the NUL */
+#define NOTES_KEYS_MAX 1024         /* the keys line, with the NUL */
+#define NOTES_MINUTES_MAX 100000
+#define NOTES_NAME_MAX 32 /* --name: [A-Za-z0-9._-], not starting with '.' */
 #define NOTES_SLIDES_MAX 100000
 #define NOTES_CLIENTS_MAX 16
 
@@ -37,6 +40,12 @@ struct notes_state {
     char next[NOTES_TEXT_MAX];
     long elapsed_s;
     bool blanked;
+    /* Optional in a message (absent: empty, 0): the slide's exercises' answers and worked
+     * solutions (quiz.h), the presenter's keys that work now, and the minutes the deck's
+     * lessons plan (their minutes:), for the countdown. */
+    char answer[NOTES_ANSWER_MAX];
+    char keys[NOTES_KEYS_MAX];
+    int minutes;
 };
 
 /* Copy src into dst (size n), cut at a UTF-8 character boundary when it is too long. */

@@ -41,6 +41,10 @@ struct nv {
     bool have; /* st holds a state from the current connection */
     struct notes_state st;
     char why[300]; /* why we are not connected */
+    /* the countdown from the lessons' minutes: (p pauses, r resets), on the presenter's
+     * clock so it survives this terminal's restart only as far as the reset */
+    long cd_base, cd_paused_total, cd_pause_at;
+    bool cd_paused;
 };
 
 static void nv_usage(FILE *f)
@@ -51,7 +55,9 @@ static void nv_usage(FILE *f)
                "  --name NAME   the presenter to follow (its --name; default \"default\")\n"
                "  --no-color    monochrome (also when NO_COLOR is set)\n"
                "  --ascii       ASCII drawing characters\n"
-               "  Keys: q quits.\n");
+               "  Also: the slide's exercise answers and solutions, the presenter's keys that\n"
+               "  work now, and a countdown from the lessons' minutes:.\n"
+               "  Keys: p pauses / resumes the countdown, r resets it, q quits.\n");
 }
 
 /* Control characters (other than newlines) are never sent to the terminal. */
@@ -89,30 +95,116 @@ static void nv_time(char *buf, size_t n, long s)
         snprintf(buf, n, "%02ld:%02ld", s / 60, s % 60);
 }
 
-/* The note, paragraph by paragraph (its own newlines), word-wrapped into rows [y0, y1). */
-static void nv_note(const struct nv *v, int y0, int y1, int cols)
+/* Reflow a note to the terminal's width: a source line break is a space, except before a
+ * list item ("- ", "* ", "1. ") and around an empty line (a new paragraph). */
+static void nv_reflow(char *s)
 {
-    int y = y0, w = cols - 4;
-    if (!v->st.note[0]) {
-        nv_put(y, 2, w, v->th.role[TH_DIM], "(no speaker note on this slide)");
-        return;
+    for (char *c = s; (c = strchr(c, '\n')) != NULL; c++) {
+        const char *n = c + 1;
+        bool keep = *n == '\n' || (c > s && c[-1] == '\n') || *n == '\0' ||
+                    ((n[0] == '-' || n[0] == '*') && n[1] == ' ') ||
+                    (n[0] >= '0' && n[0] <= '9' && (n[1] == '.' || n[1] == ')'));
+        if (!keep) *c = ' ';
     }
-    char(*lines)[256] = xcalloc((size_t)(y1 - y0 + 1), sizeof *lines);
-    const char *p = v->st.note;
-    while (*p && y < y1) {
+}
+
+/* Text word-wrapped into rows [*y, y1), paragraph by paragraph (its own newlines); the first
+ * line after `lead` (a label in lead_at). */
+static void nv_text(const struct nv *v, int *y, int y1, int cols, attr_t at, const char *text)
+{
+    int w = cols - 4;
+    char(*lines)[256] = xcalloc((size_t)(y1 - *y + 1 > 0 ? y1 - *y + 1 : 1), sizeof *lines);
+    const char *p = text;
+    while (*p && *y < y1) {
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         char *para = xmalloc(len + 1);
         memcpy(para, p, len);
         para[len] = '\0';
-        int n = text_wrap(para, w, lines, y1 - y, v->utf8);
+        int n = text_wrap(para, w, lines, y1 - *y, v->utf8);
         if (n == 0) n = 1, lines[0][0] = '\0'; /* an empty line stays a blank row */
-        for (int i = 0; i < n && y < y1; i++)
-            nv_put(y++, 2, w, A_BOLD, lines[i]);
+        for (int i = 0; i < n && *y < y1; i++)
+            nv_put((*y)++, 2, w, at, lines[i]);
         free(para);
         p += len + (e ? 1 : 0);
     }
     free(lines);
+}
+
+/* The note, then the slide's answers and solutions. */
+static void nv_note(const struct nv *v, int y0, int y1, int cols)
+{
+    int y = y0;
+    if (!v->st.note[0])
+        nv_put(y++, 2, cols - 4, v->th.role[TH_DIM], "(no speaker note on this slide)");
+    else
+        nv_text(v, &y, y1, cols, A_BOLD, v->st.note);
+    if (v->st.answer[0] && y + 1 < y1) {
+        y++;
+        nv_text(v, &y, y1, cols, v->th.role[TH_OK], v->st.answer);
+    }
+}
+
+/* The keys line ("PgDn next  PgUp back  ...", items two spaces apart) laid out in lines of
+ * `width`, never splitting an item; returns the lines used (at most max, the last may end
+ * short of the list when it does not fit). */
+static int nv_keys(const char *keys, int width, char lines[][256], int max)
+{
+    int n = 0, w = 0;
+    const char *p = keys;
+    while (*p && n <= max) {
+        const char *e = strstr(p, "  ");
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char item[256];
+        snprintf(item, sizeof item, "%.*s", (int)(len < 255 ? len : 255), p);
+        int iw = text_width(item);
+        if (n == 0 || (w > 0 && w + 2 + iw > width)) {
+            if (n == max) break;
+            lines[n++][0] = '\0';
+            w = 0;
+        }
+        char *l = lines[n - 1];
+        size_t o = strlen(l);
+        snprintf(l + o, 256 - o, "%s%s", w ? "  " : "", item);
+        w += (w ? 2 : 0) + iw;
+        p += len;
+        while (*p == ' ')
+            p++;
+    }
+    return n;
+}
+
+/* "left 42:10 of 95:00", "over by 03:12", paused or not; "" without minutes:. */
+static attr_t nv_countdown(const struct nv *v, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (v->st.minutes <= 0) return A_NORMAL;
+    long used = v->st.elapsed_s - v->cd_base - v->cd_paused_total -
+                (v->cd_paused ? v->st.elapsed_s - v->cd_pause_at : 0);
+    long left = (long)v->st.minutes * 60 - used;
+    char t[32], total[32];
+    nv_time(t, sizeof t, left < 0 ? -left : left);
+    nv_time(total, sizeof total, (long)v->st.minutes * 60);
+    snprintf(buf, n, "%s %s%s%s", left < 0 ? "over by" : "left", t, left < 0 ? "" : " of ",
+             left < 0 ? "" : total);
+    if (v->cd_paused) snprintf(buf + strlen(buf), n - strlen(buf), " (paused)");
+    return left < 0 ? v->th.role[TH_BAD] : left < 300 ? v->th.role[TH_WARN] : v->th.role[TH_OK];
+}
+
+static void nv_countdown_key(struct nv *v, int ch)
+{
+    long now = v->st.elapsed_s;
+    if (ch == 'p' || ch == ' ') {
+        if (v->cd_paused)
+            v->cd_paused_total += now - v->cd_pause_at;
+        else
+            v->cd_pause_at = now;
+        v->cd_paused = !v->cd_paused;
+    } else if (ch == 'r') {
+        v->cd_base = now;
+        v->cd_paused_total = 0;
+        v->cd_pause_at = now;
+    }
 }
 
 static void nv_draw(struct nv *v)
@@ -163,20 +255,32 @@ static void nv_draw(struct nv *v)
     int ew = text_width(elapsed);
     nv_put(1, 1, cols - ew - 4, v->th.role[TH_STEP], line);
     nv_put(1, cols - ew - 1, ew, v->th.role[TH_MEASURED], elapsed);
+    char cd[80];
+    attr_t cda = nv_countdown(v, cd, sizeof cd);
+    int cw = text_width(cd);
+    if (cd[0]) nv_put(2, cols - cw - 1, cw, cda, cd);
     if (v->st.blanked)
-        nv_put(2, 1, cols - 2, v->th.role[TH_WARN],
+        nv_put(2, 1, cols - cw - 3, v->th.role[TH_WARN],
                "SCREEN BLANKED: the audience sees black (any key on the presenter restores)");
     nv_put(3, 1, 5, v->th.role[TH_LABEL], "Now:");
     nv_put(3, 6, cols - 7, A_BOLD, v->st.title);
     nv_hline(v, 4, cols);
-    nv_note(v, 5, rows - 3, cols);
-    nv_hline(v, rows - 3, cols);
-    nv_put(rows - 2, 1, 6, v->th.role[TH_LABEL], "Next:");
+    /* The presenter's keys that work now, wrapped above this terminal's own. */
+    char keys[5][256];
+    int nk = nv_keys(v->st.keys, cols - 2, keys, rows >= 20 ? 4 : rows >= 16 ? 2 : 1);
+    int bottom = rows - 1 - nk;
+    nv_note(v, 5, bottom - 2, cols);
+    nv_hline(v, bottom - 2, cols);
+    nv_put(bottom - 1, 1, 6, v->th.role[TH_LABEL], "Next:");
     if (v->st.next[0])
-        nv_put(rows - 2, 7, cols - 8, A_BOLD, v->st.next);
+        nv_put(bottom - 1, 7, cols - 8, A_BOLD, v->st.next);
     else
-        nv_put(rows - 2, 7, cols - 8, v->th.role[TH_DIM], "(this is the last slide)");
-    nv_put(rows - 1, 1, cols - 2, v->th.role[TH_DIM], "q quit");
+        nv_put(bottom - 1, 7, cols - 8, v->th.role[TH_DIM], "(this is the last slide)");
+    for (int i = 0; i < nk; i++)
+        nv_put(bottom + i, 1, cols - 2, v->th.role[TH_LABEL], keys[i]);
+    nv_put(rows - 1, 1, cols - 2, v->th.role[TH_DIM],
+           v->st.minutes > 0 ? "here: p pause / resume the countdown  r reset it  q quit"
+                             : "here: q quit");
     refresh();
 }
 
@@ -226,6 +330,10 @@ static bool nv_read(struct nv *v)
             nv_clean(st.title);
             nv_clean(st.note);
             nv_clean(st.next);
+            nv_clean(st.answer);
+            nv_clean(st.keys);
+            nv_reflow(st.note);
+            nv_reflow(st.answer);
             v->st = st;
             v->have = true;
             changed = true;
@@ -263,8 +371,10 @@ static void nv_loop(struct nv *v, const sigset_t *waitmask)
         if (rc < 0 && errno != EINTR) break;
         if (rc > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             int ch;
-            while ((ch = getch()) != ERR)
+            while ((ch = getch()) != ERR) {
                 if (ch == 'q' || ch == 'Q') quit = true;
+                nv_countdown_key(v, ch);
+            }
             if ((fds[0].revents & (POLLHUP | POLLERR)) && !(fds[0].revents & POLLIN)) break;
         }
         if (rc > 0 && v->fd >= 0 && fds[1].revents) nv_read(v);

@@ -1,7 +1,10 @@
-/* playout.c - the presenter's geometry (see playout.h). */
+/* playout.c - the presenter's geometry and narration pages (see playout.h). */
 #include "playout.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "../core/util.h"
 
 int playout_narr_width(int cols)
 {
@@ -10,33 +13,104 @@ int playout_narr_width(int cols)
     return w < 20 ? 20 : w;
 }
 
-void playout_compute(int rows, int cols, bool has_scene, int narr_lines, struct playout *out)
+static bool is_blank(const bool *blank, int i)
 {
-    memset(out, 0, sizeof *out);
+    return blank && blank[i];
+}
+
+static int skip_blank(const bool *blank, int from, int n)
+{
+    while (from < n && is_blank(blank, from))
+        from++;
+    return from;
+}
+
+/* The end of a page starting at line from with room for cap lines: all the rest, else a
+ * blank line in the page's second half (a break between blocks), else cap lines. */
+static int page_end(const bool *blank, int from, int cap, int n)
+{
+    if (n - from <= cap) return n;
+    int end = from + cap;
+    for (int j = end; j > from + cap / 2; j--)
+        if (is_blank(blank, j)) return j;
+    return end;
+}
+
+static struct playout_page *new_page(struct playout *p)
+{
+    p->page = xrealloc(p->page, (size_t)(p->npages + 1) * sizeof *p->page);
+    struct playout_page *pg = &p->page[p->npages++];
+    memset(pg, 0, sizeof *pg);
+    return pg;
+}
+
+/* Text pages (capacity cap rows from row top) until what is left fits in keep rows. */
+static int text_pages(struct playout *p, const bool *blank, int n, int top, int cap, int keep,
+                      struct rect title, int nx, int nw)
+{
+    int from = 0;
+    for (;;) {
+        from = skip_blank(blank, from, n);
+        if (n - from <= keep) return from;
+        int to = page_end(blank, from, cap, n);
+        struct playout_page *pg = new_page(p);
+        pg->from = from;
+        pg->to = to;
+        pg->title = title;
+        pg->narr = (struct rect){top, nx, to - from, nw};
+        from = to;
+    }
+}
+
+void playout_compute(int rows, int cols, bool has_scene, int title_lines, int narr_lines,
+                     const bool *blank, struct playout *out)
+{
+    playout_free(out);
     if (rows < PLAYOUT_MIN_ROWS || cols < PLAYOUT_MIN_COLS) {
         out->too_small = true;
         return;
     }
-    int nw = playout_narr_width(cols);
-    int nx = (cols - nw) / 2;
-    out->title = (struct rect){0, nx, 1, nw};
-    out->footer = (struct rect){rows - 1, 0, 1, cols};
-    int top = 2, bottom = rows - 1; /* rows [top, bottom) hold narration and scene */
-    if (narr_lines < 0) narr_lines = 0;
-    if (!has_scene) {
-        int h = bottom - top;
-        int n = narr_lines < h ? narr_lines : h;
-        /* Vertically centred, but never above the row under the title. */
-        int y = top + (h - n) / 3;
-        out->narr = (struct rect){y, nx, n, nw};
+    int nw = playout_narr_width(cols), nx = (cols - nw) / 2;
+    int band = rows - 1; /* rows [0, band) hold title, narration and scene */
+    int T = title_lines < 1 ? 1 : title_lines, n = narr_lines < 0 ? 0 : narr_lines;
+    int top = T + 1, cap = band - top;
+    if (cap < 1) {
+        out->too_small = true;
         return;
     }
-    int avail = bottom - top;
-    int scene_h = avail - narr_lines - 1; /* a blank row between narration and scene */
-    if (scene_h < LAYOUT_MIN_ROWS) scene_h = LAYOUT_MIN_ROWS;
-    int narr_h = avail - scene_h - 1;
-    if (narr_h > narr_lines) narr_h = narr_lines;
-    if (narr_h < 0) narr_h = 0;
-    out->narr = (struct rect){top, nx, narr_h, nw};
-    out->scene = (struct rect){bottom - scene_h, 0, scene_h, cols};
+    out->footer = (struct rect){rows - 1, 0, 1, cols};
+    struct rect title = {0, nx, T, nw};
+    if (!has_scene) {
+        text_pages(out, blank, n, top, cap, 0, title, nx, nw);
+        if (out->npages == 0) new_page(out)->title = title;
+        if (out->npages == 1) { /* one page: vertically centred, never above its row */
+            struct playout_page *pg = &out->page[0];
+            pg->narr.y = top + (cap - pg->narr.h) / 3;
+        }
+        return;
+    }
+    bool with_title = top + PLAYOUT_SCENE_MIN <= band;
+    int keep = with_title ? band - top - PLAYOUT_SCENE_MIN - 1 : 0;
+    if (keep < 0) keep = 0;
+    int from = text_pages(out, blank, n, top, cap, keep, title, nx, nw);
+    if (!with_title && out->npages == 0) new_page(out)->title = title; /* a title page */
+    struct playout_page *pg = new_page(out);
+    pg->with_scene = true;
+    pg->from = pg->to = n;
+    if (!with_title) { /* the scene alone: the text pages before it had the title */
+        pg->scene = (struct rect){0, 0, band, cols};
+        return;
+    }
+    pg->from = from < n ? from : n;
+    pg->title = title;
+    int h = n - pg->from;
+    pg->narr = (struct rect){top, nx, h, nw};
+    int y = top + (h > 0 ? h + 1 : 0);
+    pg->scene = (struct rect){y, 0, band - y, cols};
+}
+
+void playout_free(struct playout *p)
+{
+    free(p->page);
+    memset(p, 0, sizeof *p);
 }

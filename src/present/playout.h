@@ -1,7 +1,15 @@
-/* playout.h - the presenter's screen geometry as a pure function (unit-tested): a title row,
- * the narration in a centred column of readable width, the slide's scene below it (the
- * scene's screen needs at least LAYOUT_MIN_COLS x LAYOUT_MIN_ROWS), and a one-row footer.
- * Below the minimum the presenter shows only a centred message. */
+/* playout.h - the presenter's screen geometry as a pure function (unit-tested): a slide's
+ * title (wrapped, never cut), its narration in a centred column of readable width, the
+ * slide's scene below it, and a one-row footer, for any terminal from 80x24 up.
+ *
+ * Nothing is cut: when the narration and the scene do not fit together, the scene first
+ * shrinks to its screen's minimum (that screen then drops block digits and uses compact
+ * boxes by itself), and only then is the narration split into pages. Pages come BEFORE the
+ * scene's steps: each page is one clicker step, text-only pages first, and the last page
+ * shows the rest of the narration (what fits) with the scene, whose steps follow. A page
+ * breaks at a blank line between blocks where one is near the end of the page. Where the
+ * title and the scene do not fit together (80x24) the scene's page shows no title: the text
+ * pages before it do. */
 #ifndef COLLVIZ_PRESENT_PLAYOUT_H
 #define COLLVIZ_PRESENT_PLAYOUT_H
 
@@ -10,19 +18,30 @@
 #include "../ui/kit/rect.h"
 
 #define PLAYOUT_MIN_COLS LAYOUT_MIN_COLS
-#define PLAYOUT_MIN_ROWS (LAYOUT_MIN_ROWS + 6) /* title, a gap, 3 narration rows, footer */
-#define PLAYOUT_TEXT_MAX 88                    /* narration column: readable line length */
+#define PLAYOUT_MIN_ROWS LAYOUT_MIN_ROWS
+/* The scene's screen drawn embedded may use its undrawn key bar's row (app.bar_row_free). */
+#define PLAYOUT_SCENE_MIN (LAYOUT_MIN_ROWS - 1)
+#define PLAYOUT_TEXT_MAX 88 /* narration column: readable line length */
+
+struct playout_page {
+    int from, to;    /* narration lines [from, to) */
+    bool with_scene; /* the scene is on this page (the last page of a scene slide) */
+    struct rect title, narr, scene; /* h = 0: not on this page */
+};
 
 struct playout {
     bool too_small;
-    struct rect title, narr, scene, footer;
+    struct rect footer;
+    int npages; /* at least 1 */
+    struct playout_page *page;
 };
 
-/* rows x cols terminal; has_scene: the slide shows a scene; narr_lines: lines the narration
- * needs at width playout_narr_width(cols). Without a scene the narration is centred
- * vertically; with one the scene gets every row the narration does not need (at least the
- * screen's minimum) and the narration may be cut. */
-void playout_compute(int rows, int cols, bool has_scene, int narr_lines, struct playout *out);
+/* The slide's layout in a rows x cols terminal: title_lines rows of wrapped title (at
+ * playout_narr_width), narr_lines of narration, blank[i] true where line i is blank (a good
+ * place to break a page; NULL = none). out->page is allocated: playout_free. */
+void playout_compute(int rows, int cols, bool has_scene, int title_lines, int narr_lines,
+                     const bool *blank, struct playout *out);
+void playout_free(struct playout *p);
 
 /* The narration column's width for a terminal of cols columns. */
 int playout_narr_width(int cols);

@@ -6,8 +6,12 @@
  * SIGHUP are blocked except inside that ppoll and only set a flag; the loop then restores
  * the terminal and lets the signal take its usual effect.
  *
- * Clicker keys (clickers send PageDown/PageUp, some Esc, F5 and '.'): the moves are deck.h's;
- * Esc never quits and F5 does nothing; while blanked the next key only unblanks. */
+ * Clicker keys (clickers send PageDown/PageUp, some Esc, F5 and '.'): the moves are deck.h's
+ * over the pages of playout.h; Esc never quits and F5 does nothing; while blanked the next key
+ * only unblanks. The presenter's own keys are the KEYS_ON_PRESENT rows of kit/keys.h; every
+ * other key goes to the shared scene-key handler (app_scene_key), so the live demo keys work
+ * as in the player. The audience's screen names no key (app.no_key_hints); the notes terminal
+ * lists the keys that work. The position is saved (pstate.h) after every move. */
 #include "present.h"
 
 #include <curses.h>
@@ -37,10 +41,13 @@
 #include "deck.h"
 #include "notes_ipc.h"
 #include "playout.h"
+#include "pstate.h"
+#include "quiz.h"
 #include "../ui/kit/term.h"
 
-#define PRES_POLL_S 1.0 /* lesson files' mtime */
+#define PRES_POLL_S 0.25 /* lesson files' mtime: an edit shows within a second */
 #define PRES_STOP_WAIT_S 3.0
+#define PRES_TITLE_MAX 6 /* rows of a wrapped title */
 
 /* A watched file: a lesson, or the folder (files added, removed, renamed). */
 struct pres_watch {
@@ -76,11 +83,34 @@ struct pres {
     char reload_err[400]; /* until the next good reload */
     struct notes_server *ns;
     bool big; /* block digits for the values (on by default; drawn where they fit) */
+    /* the current slide laid out: narration (with its quiz) and pages */
+    struct quiz quiz;
+    bool revealed; /* the quiz's answers are shown to the room */
     struct narr narr;
+    bool *blank; /* narr.n entries: an empty line (a page may break there) */
+    char title[PRES_TITLE_MAX][256];
+    int ntitle;
     size_t narr_slide;
     int narr_w;
     bool have_narr;
+    struct playout lay;
     short black_pair;
+    /* finding one's place */
+    char state_path[4096]; /* "" = the position is not kept */
+    bool overview;
+    size_t ov_sel;
+    bool searching;
+    char search[64];
+    int minutes; /* the deck's lessons' minutes: */
+    /* `e`: the first press says where, the second writes */
+    const char *export_opt;
+    bool export_armed;
+    bool sync;    /* the terminal reported synchronized output (DEC mode 2026) */
+    long saved_s; /* the elapsed second last saved */
+    char answer[NOTES_ANSWER_MAX]; /* quiz_notes of answer_slide (a holds answer runs the
+                                      scene: once per slide, not once per frame) */
+    size_t answer_slide;
+    bool have_answer;
 };
 
 static const struct lesson *pres_lesson(const struct pres *p)
@@ -189,11 +219,71 @@ static void pres_index(struct pres *p)
             p->sl[k++] = (struct pres_slide){i, s};
 }
 
+/* ---- the slide laid out ------------------------------------------------------------- */
+
+static void pres_drop_narr(struct pres *p)
+{
+    if (p->narr.l || p->narr.n) narr_free(&p->narr);
+    memset(&p->narr, 0, sizeof p->narr);
+    quiz_free(&p->quiz);
+    free(p->blank);
+    p->blank = NULL;
+    p->have_narr = false;
+}
+
+/* The current slide's title, narration and quiz at the terminal's width, and its pages. */
+static void pres_layout(struct pres *p)
+{
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    const struct lesson_slide *s = pres_slide(p);
+    int nw = playout_narr_width(cols);
+    if (!p->have_narr || p->narr_w != nw || p->narr_slide != p->pos.slide) {
+        pres_drop_narr(p);
+        quiz_build(s, p->revealed, &p->quiz);
+        narr_layout(p->quiz.v, p->quiz.n, nw, true, p->a->utf8, &p->narr);
+        p->blank = xcalloc((size_t)p->narr.n + 1, sizeof *p->blank);
+        for (int i = 0; i < p->narr.n; i++)
+            p->blank[i] = p->narr.l[i].width == 0;
+        p->ntitle =
+            text_wrap(s->title ? s->title : "", nw, p->title, PRES_TITLE_MAX, p->a->utf8);
+        if (p->ntitle < 1) p->title[0][0] = '\0', p->ntitle = 1;
+        p->have_narr = true;
+        p->narr_w = nw;
+        p->narr_slide = p->pos.slide;
+    }
+    playout_compute(rows, cols, s->has_scene, p->ntitle, p->narr.n, p->blank, &p->lay);
+    int np = p->lay.npages > 0 ? p->lay.npages : 1;
+    if (p->pos.page < 0 || p->pos.page >= np) p->pos.page = np - 1;
+}
+
+static int pres_npages(const struct pres *p)
+{
+    return p->lay.npages > 0 ? p->lay.npages : 1;
+}
+
 /* ---- moving through the talk ------------------------------------------------------ */
 
 static long pres_nsteps(const struct pres *p)
 {
     return pres_slide(p)->has_scene && p->scene_ok ? (long)app_nsteps(p->a) : 0;
+}
+
+/* The slide's lesson and title: what a reload and a resume find it by. */
+static void pres_save(struct pres *p, double now)
+{
+    if (!p->state_path[0]) return;
+    struct pstate st = {.slide = (long)p->pos.slide,
+                        .page = p->pos.page < 0 ? 0 : p->pos.page,
+                        .step = p->pos.step < 0 ? 0 : p->pos.step,
+                        .elapsed_s = (long)(now - p->t0)};
+    notes_copy(st.lesson, sizeof st.lesson, pres_lesson(p)->id);
+    notes_copy(st.title, sizeof st.title, pres_slide(p)->title ? pres_slide(p)->title : "");
+    char err[300];
+    if (pstate_save(p->state_path, &st, err, sizeof err) != CV_OK) {
+        snprintf(p->msg, sizeof p->msg, "position not kept: %.200s", err);
+        p->state_path[0] = '\0';
+    }
 }
 
 /* Show the slide of p->pos (its step possibly DECK_STEP_START / END): the scene goes
@@ -237,8 +327,9 @@ static void pres_set_step(struct pres *p, long step)
 
 static void pres_move(struct pres *p, enum deck_move m, long goto_n)
 {
+    pres_layout(p);
     struct deck_pos np;
-    if (!deck_move(p->pos, pres_nsteps(p), p->n, m, goto_n, &np)) {
+    if (!deck_move(p->pos, pres_nsteps(p), pres_npages(p), p->n, m, goto_n, &np)) {
         if (m == DECK_GOTO)
             snprintf(p->msg, sizeof p->msg, "no slide %ld (1..%zu)", goto_n, p->n);
         else if (m == DECK_NEXT || m == DECK_NEXT_SLIDE)
@@ -247,13 +338,32 @@ static void pres_move(struct pres *p, enum deck_move m, long goto_n)
             snprintf(p->msg, sizeof p->msg, "this is the first slide");
         return;
     }
-    if (np.slide == p->pos.slide && np.step >= 0) {
-        pres_set_step(p, np.step);
+    if (np.slide == p->pos.slide && np.step >= 0 && np.page >= 0) {
+        p->pos.page = np.page;
+        if (np.step != p->pos.step) pres_set_step(p, np.step);
         return;
     }
     p->pos = np;
     p->have_narr = false;
+    p->revealed = false;
     pres_enter(p);
+    pres_layout(p); /* resolves DECK_PAGE_END against the new slide's pages */
+}
+
+/* Slide k (0-based) at its start. */
+static void pres_jump(struct pres *p, size_t k)
+{
+    if (k != p->pos.slide || p->pos.page != 0) pres_move(p, DECK_GOTO, (long)k + 1);
+}
+
+static struct pstate_key *pres_keys(const struct pres *p)
+{
+    struct pstate_key *k = xcalloc(p->n, sizeof *k);
+    for (size_t i = 0; i < p->n; i++) {
+        const struct lesson_slide *s = pres_slide_at(p, i);
+        k[i] = (struct pstate_key){p->set.v[p->sl[i].lesson].id, s->title ? s->title : ""};
+    }
+    return k;
 }
 
 static void pres_reload(struct pres *p)
@@ -264,18 +374,80 @@ static void pres_reload(struct pres *p)
         snprintf(p->reload_err, sizeof p->reload_err, "%s", err);
         return;
     }
+    /* The slide is found again by its lesson and title, not its number. */
+    char lesson[LESSON_ID_MAX], title[256];
+    notes_copy(lesson, sizeof lesson, pres_lesson(p)->id);
+    notes_copy(title, sizeof title, pres_slide(p)->title ? pres_slide(p)->title : "");
+    size_t old = p->pos.slide;
+    pres_drop_narr(p);
     lesson_set_free(&p->set);
     p->set = fresh;
     pres_index(p);
     pres_set_watch(p);
+    struct pstate_key *k = pres_keys(p);
+    p->pos.slide = pstate_find(k, p->n, lesson, title, old);
+    free(k);
     p->reload_err[0] = '\0';
+    p->have_answer = false; /* the exercise may have changed */
     snprintf(p->msg, sizeof p->msg, "reloaded %s", p->path);
-    if (p->pos.slide >= p->n) p->pos = (struct deck_pos){p->n - 1, DECK_STEP_START};
-    p->have_narr = false;
     pres_enter(p); /* the same step where it still exists (the screen clamps it) */
+    pres_layout(p);
 }
 
 /* ---- speaker notes ---------------------------------------------------------------- */
+
+/* The keys that work now, for the speaker, in short: the presenter's own, then the scene's
+ * demo keys on the shown screen (the shared handler's table filtered to this surface, so a
+ * key listed is a key that works). */
+static void pres_keys_line(const struct pres *p, char *buf, size_t n)
+{
+    static const struct {
+        enum ui_action act;
+        const char *label;
+    } rows[] = {{ACT_PRES_NEXT, "next"},
+                {ACT_PRES_PREV, "back"},
+                {ACT_PRES_SLIDE_NEXT, "slide"},
+                {ACT_PRES_GOTO, "goto"},
+                {ACT_PRES_OVERVIEW, "overview"},
+                {ACT_PRES_SEARCH, "find"},
+                {ACT_PRES_BLANK, "blank"},
+                {ACT_PRES_REVEAL, "reveal answer"},
+                {ACT_PRES_RESET, "slide's scene"},
+                {ACT_PRES_HIGHLIGHT, "highlight"},
+                {ACT_PRES_DIGITS, "digits"},
+                {ACT_PRES_EXPORT, "export"},
+                {ACT_PRES_QUIT, "quit"},
+                {ACT_NONE, NULL},
+                {ACT_MEASURE, "measure"},
+                {ACT_SWEEP, "sweep"},
+                {ACT_SIZE_DOWN, "size/2"},
+                {ACT_SIZE_UP, "size*2"},
+                {ACT_ALGO, "algo"},
+                {ACT_RANKS_UP, "ranks+"},
+                {ACT_RANKS_DOWN, "ranks-"},
+                {ACT_OP, "op"},
+                {ACT_SCHEDULE, "schedule"},
+                {ACT_OVERLAP, "overlap"},
+                {ACT_CANCEL, "cancel"}};
+    const struct lesson_slide *s = pres_slide(p);
+    bool scene =
+        s->has_scene && p->scene_ok && p->lay.npages > 0 && p->lay.page[p->pos.page].with_scene;
+    unsigned on = scene ? app_screen(p->a)->keys_on : 0;
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < ARRAY_LEN(rows) && o + 1 < n; i++) {
+        if (rows[i].act == ACT_NONE) {
+            if (!on) break; /* the demo keys only where the scene is shown */
+            continue;
+        }
+        if (rows[i].act == ACT_PRES_REVEAL && s->nex == 0) continue;
+        char k[24];
+        if (!keys_hint(rows[i].act, SURFACE_PRESENTER, on, p->a->utf8, k, sizeof k)) continue;
+        int w = snprintf(buf + o, n - o, "%s%s %s", o ? "  " : "", k, rows[i].label);
+        if (w < 0 || (size_t)w >= n - o) break;
+        o += (size_t)w;
+    }
+}
 
 static void pres_publish(struct pres *p, double now)
 {
@@ -294,6 +466,14 @@ static void pres_publish(struct pres *p, double now)
     }
     st->elapsed_s = (long)(now - p->t0);
     st->blanked = p->blanked;
+    if (!p->have_answer || p->answer_slide != p->pos.slide) {
+        quiz_notes(s, p->answer, sizeof p->answer);
+        p->answer_slide = p->pos.slide;
+        p->have_answer = true;
+    }
+    notes_copy(st->answer, sizeof st->answer, p->answer);
+    pres_keys_line(p, st->keys, sizeof st->keys);
+    st->minutes = p->minutes;
     notes_server_publish(p->ns, st);
     free(st);
 }
@@ -324,26 +504,44 @@ static const char *pres_short_path(const char *msg)
     return slash ? slash + 1 : msg;
 }
 
+/* "step 2/6" as the scene's own header counts: the parallelism screen numbers frames from 1
+ * ("frame 3/7"), the slice view counts ticks. */
+static int pres_step_text(const struct pres *p, char *buf, size_t n)
+{
+    long k = p->pos.step, m = pres_nsteps(p);
+    if (app_screen(p->a)->kind == SCREEN_PARALLEL)
+        return snprintf(buf, n, "frame %ld/%ld", k + 1, m + 1);
+    return snprintf(buf, n, "%s %ld/%ld", p->a->sc.slice_view ? "tick" : "step", k, m);
+}
+
 static void pres_footer(struct pres *p, struct rect r, double now)
 {
     const struct theme *th = &p->a->th;
     const char *sep = p->a->g->sep;
     char left[400], right[64], el[32];
     int n = snprintf(left, sizeof left, " slide %zu/%zu", p->pos.slide + 1, p->n);
-    if (pres_slide(p)->has_scene && p->scene_ok && pres_nsteps(p) > 0)
-        n += snprintf(left + n, sizeof left - (size_t)n, "%sstep %ld/%ld", sep, p->pos.step,
-                      pres_nsteps(p));
+    if (pres_npages(p) > 1)
+        n += snprintf(left + n, sizeof left - (size_t)n, "%spage %d/%d", sep, p->pos.page + 1,
+                      pres_npages(p));
+    const struct playout_page *pg = &p->lay.page[p->pos.page];
+    if (pg->with_scene && p->scene_ok && pres_nsteps(p) > 0) {
+        char st[64];
+        pres_step_text(p, st, sizeof st);
+        n += snprintf(left + n, sizeof left - (size_t)n, "%s%s", sep, st);
+    }
     size_t short_len = (size_t)n;
     snprintf(left + n, sizeof left - (size_t)n, "%s%s", sep,
              pres_lesson(p)->title ? pres_lesson(p)->title : "");
     pres_elapsed(el, sizeof el, (long)(now - p->t0));
     snprintf(right, sizeof right, "%s%s ",
              p->auto_s > 0 ? (p->auto_on ? "auto  " : "auto paused  ") : "", el);
-    /* The middle: the g prompt, a reload error, or a notice. */
+    /* The middle: the g or / prompt, a reload error, or a notice. */
     char mid[480] = "";
     attr_t mat = th->role[TH_WARN];
     if (p->go.active) {
-        snprintf(mid, sizeof mid, "go to slide: %s_ (Enter)", p->go.digits);
+        snprintf(mid, sizeof mid, "go to slide: %s_", p->go.digits);
+    } else if (p->searching) {
+        snprintf(mid, sizeof mid, "find title: %s_", p->search);
     } else if (p->reload_err[0]) {
         snprintf(mid, sizeof mid, "reload failed (last good version shown): %s",
                  pres_short_path(p->reload_err));
@@ -360,54 +558,61 @@ static void pres_footer(struct pres *p, struct rect r, double now)
     if (mid[0] && room > 4) draw_put(r.y, mx, room, mat, mid);
 }
 
-static void pres_blank(struct pres *p, int rows, int cols)
+/* One frame written in one go: inside synchronized output (DEC mode 2026) where the
+ * terminal said it has it, so the room never sees half a frame. */
+static void pres_flush(struct pres *p)
+{
+    wnoutrefresh(stdscr);
+    if (p->sync) {
+        fputs("\033[?2026h", stdout);
+        fflush(stdout);
+    }
+    doupdate();
+    if (p->sync) fputs("\033[?2026l", stdout);
+    fflush(stdout);
+}
+
+static void pres_blank(struct pres *p)
 {
     attr_t at = p->black_pair > 0 ? COLOR_PAIR(p->black_pair) : A_NORMAL;
     bkgdset(' ' | at);
     erase();
-    (void)rows;
-    (void)cols;
-    refresh();
+    pres_flush(p);
     bkgdset(' ' | A_NORMAL);
 }
 
-static void pres_draw(struct pres *p)
+/* The overview: every slide (number, lesson, title), the selected one highlighted. */
+static void pres_draw_overview(struct pres *p, int rows, int cols)
 {
-    int rows, cols;
-    getmaxyx(stdscr, rows, cols);
+    const struct theme *th = &p->a->th;
+    pres_center(0, cols, A_BOLD | A_UNDERLINE, "All slides");
+    int h = rows - 3;
+    if (h < 1) return;
+    size_t top = p->ov_sel >= (size_t)h / 2 ? p->ov_sel - (size_t)h / 2 : 0;
+    if (top + (size_t)h > p->n) top = p->n > (size_t)h ? p->n - (size_t)h : 0;
+    for (int y = 0; y < h && top + (size_t)y < p->n; y++) {
+        size_t i = top + (size_t)y;
+        const struct lesson *l = &p->set.v[p->sl[i].lesson];
+        const struct lesson_slide *s = pres_slide_at(p, i);
+        char line[600];
+        snprintf(line, sizeof line, "%3zu  %-24.24s  %s", i + 1, l->id,
+                 s->title ? s->title : "");
+        attr_t at = i == p->ov_sel ? A_REVERSE : i == p->pos.slide ? A_BOLD : A_NORMAL;
+        draw_put(2 + y, 2, cols - 4, at, line);
+    }
+    (void)th;
+}
+
+/* The slide's page: title, narration lines, the scene. */
+static void pres_draw_page(struct pres *p, const struct playout_page *pg)
+{
     struct app *a = p->a;
-    if (p->blanked) {
-        pres_blank(p, rows, cols);
-        return;
-    }
-    double now = now_s();
-    draw_begin(a->g, a->utf8);
-    erase();
-    const struct lesson_slide *s = pres_slide(p);
-    int nw = playout_narr_width(cols);
-    if (!p->have_narr || p->narr_w != nw || p->narr_slide != p->pos.slide) {
-        if (p->narr.l || p->narr.n) narr_free(&p->narr);
-        narr_layout(s->blocks, s->nblocks, nw, true, a->utf8, &p->narr);
-        p->have_narr = true;
-        p->narr_w = nw;
-        p->narr_slide = p->pos.slide;
-    }
-    struct playout lay;
-    playout_compute(rows, cols, s->has_scene, p->narr.n, &lay);
-    if (lay.too_small) {
-        char m[120];
-        snprintf(m, sizeof m, "terminal too small: %dx%d, need %dx%d", cols, rows,
-                 PLAYOUT_MIN_COLS, PLAYOUT_MIN_ROWS);
-        pres_center(rows / 2, cols, A_BOLD, m);
-        refresh();
-        return;
-    }
     const struct theme *th = &a->th;
-    char title[400];
-    text_fit(title, sizeof title, s->title ? s->title : "", lay.title.w, a->utf8);
-    int tw = text_width(title);
-    draw_put(lay.title.y, lay.title.x + (lay.title.w - tw) / 2, lay.title.w,
-             A_BOLD | A_UNDERLINE, title);
+    for (int i = 0; i < pg->title.h && i < p->ntitle; i++) {
+        int tw = text_width(p->title[i]);
+        draw_put(pg->title.y + i, pg->title.x + (pg->title.w - tw) / 2, pg->title.w,
+                 A_BOLD | A_UNDERLINE, p->title[i]);
+    }
     struct narr_attrs na = {
         .normal = A_NORMAL,
         .bold = A_BOLD,
@@ -417,33 +622,251 @@ static void pres_draw(struct pres *p)
         .heading = A_BOLD | A_UNDERLINE,
         .rule = th->role[TH_DIM],
     };
-    narr_draw(stdscr, &p->narr, 0, lay.narr.y, lay.narr.x, lay.narr.h, &na);
-    if (p->narr.n > lay.narr.h && lay.narr.h > 0)
-        draw_put(lay.narr.y + lay.narr.h - 1, lay.narr.x + lay.narr.w - 1, 1, th->role[TH_DIM],
-                 a->g->ell);
-    if (s->has_scene) {
-        if (p->scene_ok) {
-            app_screen(a)->draw(a, lay.scene);
-        } else {
-            draw_frame(lay.scene, th->role[TH_BORDER], "scene", th->role[TH_LABEL]);
-            draw_put(lay.scene.y + 2, lay.scene.x + 2, lay.scene.w - 4, th->role[TH_BAD],
-                     p->scene_err);
-        }
+    if (pg->narr.h > 0)
+        narr_draw(stdscr, &p->narr, pg->from, pg->narr.y, pg->narr.x, pg->narr.h, &na);
+    if (!pg->with_scene) return;
+    if (p->scene_ok) {
+        app_screen(a)->draw(a, pg->scene);
+    } else {
+        draw_frame(pg->scene, th->role[TH_BORDER], "scene", th->role[TH_LABEL]);
+        draw_put(pg->scene.y + 2, pg->scene.x + 2, pg->scene.w - 4, th->role[TH_BAD],
+                 p->scene_err);
     }
-    pres_footer(p, lay.footer, now);
-    refresh();
+}
+
+static void pres_draw(struct pres *p)
+{
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    struct app *a = p->a;
+    if (p->blanked) {
+        pres_blank(p);
+        return;
+    }
+    double now = now_s();
+    draw_begin(a->g, a->utf8);
+    erase();
+    pres_layout(p);
+    if (p->lay.too_small) {
+        char m[120];
+        snprintf(m, sizeof m, "terminal too small: %dx%d, need %dx%d", cols, rows,
+                 PLAYOUT_MIN_COLS, PLAYOUT_MIN_ROWS);
+        pres_center(rows / 2, cols, A_BOLD, m);
+        pres_flush(p);
+        return;
+    }
+    if (p->overview)
+        pres_draw_overview(p, rows, cols);
+    else
+        pres_draw_page(p, &p->lay.page[p->pos.page]);
+    pres_footer(p, p->lay.footer, now);
+    pres_flush(p);
 }
 
 /* ---- keys --------------------------------------------------------------------------- */
 
+/* `e`: the first press says where the pictures go, the second writes them (the screen as
+ * the room sees it, without that notice). */
 static void pres_export(struct pres *p)
 {
-    char name[600], err[300];
+    char dir[4096], err[300];
+    if (pstate_export_dir(p->export_opt, dir, sizeof dir, err, sizeof err) != CV_OK) {
+        snprintf(p->msg, sizeof p->msg, "export: %.200s", err);
+        return;
+    }
+    if (!p->export_armed) {
+        p->export_armed = true;
+        snprintf(p->msg, sizeof p->msg, "e again writes the screen to %.180s/", dir);
+        return;
+    }
+    p->export_armed = false;
+    if (pstate_mkdirs(dir, err, sizeof err) != CV_OK) {
+        snprintf(p->msg, sizeof p->msg, "export: %.200s", err);
+        return;
+    }
+    p->msg[0] = '\0';
+    pres_draw(p);
+    setenv("COLLVIZ_EXPORT_DIR", dir, 1); /* svg_export_files' folder */
+    char name[600];
     if (svg_export_files(stdscr, "present", name, sizeof name, err, sizeof err) == CV_OK)
-        snprintf(p->msg, sizeof p->msg, "wrote %.200s and .txt",
-                 strncmp(name, "./", 2) == 0 ? name + 2 : name);
+        snprintf(p->msg, sizeof p->msg, "wrote %.200s and .txt", name);
     else
         snprintf(p->msg, sizeof p->msg, "%.230s", err);
+}
+
+/* f: the next highlight of the scene's vocabulary: each rank, each chunk, each transfer of
+ * the current step, then none. */
+static void pres_highlight(struct pres *p)
+{
+    struct app *a = p->a;
+    if (!p->scene_ok || app_screen(a)->kind != SCREEN_COLLECTIVES || !a->have_plan) {
+        snprintf(p->msg, sizeof p->msg, "highlights: only on a collective's scene");
+        return;
+    }
+    int nchunks = 0;
+    for (size_t k = 0; k < a->plan.nx; k++)
+        if (a->plan.x[k].chunk + 1 > nchunks) nchunks = a->plan.x[k].chunk + 1;
+    size_t step = app_step(a);
+    int nx = step > 0 && step <= a->plan.nsteps ? (int)a->plan.steps[step - 1].n : 0;
+    struct scene next = a->sc;
+    int limit[HL_KIND_COUNT] = {1, a->sc.nranks, nchunks, nx};
+    next.hl_index++;
+    if (next.hl == HL_NONE || next.hl_index >= limit[next.hl]) {
+        next.hl_index = 0;
+        do
+            next.hl = (enum highlight_kind)((next.hl + 1) % HL_KIND_COUNT);
+        while (next.hl != HL_NONE && limit[next.hl] == 0);
+    }
+    char err[240];
+    if (app_set_scene(a, &next, err, sizeof err) != CV_OK) {
+        snprintf(p->msg, sizeof p->msg, "%s", err);
+        return;
+    }
+    if (next.hl == HL_NONE)
+        snprintf(p->msg, sizeof p->msg, "highlight off");
+    else
+        snprintf(p->msg, sizeof p->msg, "highlight %s:%d", highlight_kind_name(next.hl),
+                 next.hl_index);
+}
+
+/* The overview's keys: arrows choose, Enter jumps, o or Esc closes. */
+static void pres_overview_key(struct pres *p, int ch)
+{
+    switch (ch) {
+    case KEY_DOWN:
+    case KEY_RIGHT:
+    case KEY_NPAGE:
+    case 'j':
+        if (p->ov_sel + 1 < p->n) p->ov_sel++;
+        break;
+    case KEY_UP:
+    case KEY_LEFT:
+    case KEY_PPAGE:
+    case 'k':
+        if (p->ov_sel > 0) p->ov_sel--;
+        break;
+    case KEY_HOME:
+        p->ov_sel = 0;
+        break;
+    case KEY_END:
+        p->ov_sel = p->n - 1;
+        break;
+    case '\r':
+    case '\n':
+    case KEY_ENTER:
+        p->overview = false;
+        pres_jump(p, p->ov_sel);
+        break;
+    case 'o':
+    case 27:
+    case 'q':
+        p->overview = false;
+        break;
+    default:
+        break;
+    }
+}
+
+/* "/ words Enter": the next slide whose title has the words. */
+static void pres_search_key(struct pres *p, int ch)
+{
+    size_t len = strlen(p->search);
+    if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
+        p->searching = false;
+        struct pstate_key *k = pres_keys(p);
+        size_t to;
+        if (len && pstate_search(k, p->n, p->pos.slide, p->search, &to))
+            pres_jump(p, to);
+        else if (len)
+            snprintf(p->msg, sizeof p->msg, "no title has \"%.100s\"", p->search);
+        free(k);
+    } else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+        if (len) p->search[len - 1] = '\0';
+    } else if (ch >= 32 && ch < 127 && len + 1 < sizeof p->search) {
+        p->search[len] = (char)ch;
+        p->search[len + 1] = '\0';
+    } else {
+        p->searching = false;
+    }
+}
+
+/* The presenter's own keys (KEYS_ON_PRESENT rows); false when act is not one. */
+static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
+{
+    static const struct {
+        enum ui_action act;
+        enum deck_move m;
+    } moves[] = {{ACT_PRES_NEXT, DECK_NEXT},
+                 {ACT_PRES_PREV, DECK_PREV},
+                 {ACT_PRES_SLIDE_NEXT, DECK_NEXT_SLIDE},
+                 {ACT_PRES_SLIDE_PREV, DECK_PREV_SLIDE},
+                 {ACT_PRES_FIRST, DECK_FIRST},
+                 {ACT_PRES_LAST, DECK_LAST}};
+    for (size_t i = 0; i < ARRAY_LEN(moves); i++)
+        if (moves[i].act == act) {
+            pres_move(p, moves[i].m, 0);
+            return true;
+        }
+    switch (act) {
+    case ACT_PRES_GOTO:
+        p->go = (struct deck_goto){.active = true};
+        break;
+    case ACT_PRES_OVERVIEW:
+        p->overview = true;
+        p->ov_sel = p->pos.slide;
+        break;
+    case ACT_PRES_SEARCH:
+        p->searching = true;
+        p->search[0] = '\0';
+        break;
+    case ACT_PRES_BLANK:
+        p->blanked = true;
+        break;
+    case ACT_PRES_REVEAL:
+        if (pres_slide(p)->nex == 0) {
+            snprintf(p->msg, sizeof p->msg, "no exercise on this slide");
+            break;
+        }
+        p->revealed = !p->revealed;
+        p->have_narr = false;
+        pres_layout(p);
+        /* The answer ends the narration: show the page that holds its last line. */
+        for (int k = 0; k < p->lay.npages; k++)
+            if (p->lay.page[k].from < p->narr.n && p->narr.n <= p->lay.page[k].to)
+                p->pos.page = k;
+        snprintf(p->msg, sizeof p->msg, p->revealed ? "answer shown" : "answer hidden");
+        break;
+    case ACT_PRES_RESET:
+        p->pos.step = DECK_STEP_START;
+        pres_enter(p);
+        snprintf(p->msg, sizeof p->msg, "the slide's own scene");
+        break;
+    case ACT_PRES_HIGHLIGHT:
+        pres_highlight(p);
+        break;
+    case ACT_PRES_DIGITS:
+        p->big = !p->big;
+        p->a->big_digits = p->big;
+        snprintf(p->msg, sizeof p->msg, "block digits %s",
+                 p->big ? "on (where they fit)" : "off");
+        break;
+    case ACT_PRES_AUTO:
+        if (p->auto_s > 0) {
+            p->auto_on = true;
+            p->next_auto = now_s() + p->auto_s;
+            snprintf(p->msg, sizeof p->msg, "auto-advance every %g s", p->auto_s);
+        }
+        break;
+    case ACT_PRES_EXPORT:
+        pres_export(p);
+        break;
+    case ACT_PRES_QUIT:
+        *quit = true;
+        break;
+    default:
+        return false;
+    }
+    return true;
 }
 
 static void pres_key(struct pres *p, int ch, bool *quit)
@@ -459,10 +882,11 @@ static void pres_key(struct pres *p, int ch, bool *quit)
     }
     if (p->auto_on) {
         p->auto_on = false; /* any key pauses --auto */
-        snprintf(p->msg, sizeof p->msg, "auto-advance paused (a resumes)");
+        snprintf(p->msg, sizeof p->msg, "auto-advance paused");
     } else {
         p->msg[0] = '\0';
     }
+    if (ch != 'e') p->export_armed = false;
     if (p->blanked) {
         p->blanked = false; /* the key only unblanks */
         return;
@@ -473,60 +897,27 @@ static void pres_key(struct pres *p, int ch, bool *quit)
         if (r == DECK_GOTO_DONE && p->go.digits[0] == '\0' && n > 0) pres_move(p, DECK_GOTO, n);
         return;
     }
-    switch (ch) {
-    case KEY_NPAGE:
-    case KEY_RIGHT:
-    case KEY_DOWN:
-    case ' ':
-        pres_move(p, DECK_NEXT, 0);
-        break;
-    case KEY_PPAGE:
-    case KEY_LEFT:
-    case KEY_UP:
-    case KEY_BACKSPACE:
-        pres_move(p, DECK_PREV, 0);
-        break;
-    case 'n':
-        pres_move(p, DECK_NEXT_SLIDE, 0);
-        break;
-    case 'p':
-        pres_move(p, DECK_PREV_SLIDE, 0);
-        break;
-    case KEY_HOME:
-        pres_move(p, DECK_FIRST, 0);
-        break;
-    case KEY_END:
-        pres_move(p, DECK_LAST, 0);
-        break;
-    case 'g':
-        p->go = (struct deck_goto){.active = true};
-        break;
-    case '.':
-    case 'b':
-        p->blanked = true;
-        break;
-    case 'd':
-        p->big = !p->big;
-        p->a->big_digits = p->big;
-        snprintf(p->msg, sizeof p->msg, "block digits %s",
-                 p->big ? "on (where they fit)" : "off");
-        break;
-    case 'a':
-        if (p->auto_s > 0) {
-            p->auto_on = true;
-            p->next_auto = now_s() + p->auto_s;
-            snprintf(p->msg, sizeof p->msg, "auto-advance every %g s", p->auto_s);
-        }
-        break;
-    case 'e':
-        pres_export(p);
-        break;
-    case 'q':
-        *quit = true;
-        break;
-    default:
-        /* Esc (clickers send it), F5 and everything else: harmless. */
-        break;
+    if (p->searching) {
+        pres_search_key(p, ch);
+        return;
+    }
+    if (p->overview) {
+        pres_overview_key(p, ch);
+        return;
+    }
+    if (ch == 27 || ch == KEY_F(5)) return; /* clickers send them: harmless */
+    struct app *a = p->a;
+    bool scene_shown = pres_slide(p)->has_scene && p->scene_ok && p->lay.npages > 0 &&
+                       p->lay.page[p->pos.page].with_scene;
+    enum ui_action act =
+        keys_action_surface(ch, SURFACE_PRESENTER, scene_shown ? app_screen(a)->keys_on : 0);
+    if (pres_action(p, act, quit)) return;
+    /* A live demo key: the shared handler changes the shown scene through the door; a
+     * failing measurement shows its reason in the scene's panel and the talk goes on. */
+    if (scene_shown && keys_is_scene_action(act) && app_scene_action(a, act, now_s())) {
+        p->pos.step = (long)app_step(a);
+        if (a->msg[0]) snprintf(p->msg, sizeof p->msg, "%.200s", a->msg);
+        a->msg[0] = '\0';
     }
 }
 
@@ -539,6 +930,8 @@ static int pres_timeout_ms(const struct pres *p, double now)
     int t = (int)((1.0 - (el - (double)(long)el)) * 1000.0) + 1;
     int at = app_timeout_ms(p->a, now);
     if (at >= 0 && at < t) t = at;
+    int poll_ms = (int)((p->next_poll - now) * 1000.0) + 1; /* the lesson files' next look */
+    if (poll_ms < t) t = poll_ms < 0 ? 0 : poll_ms;
     if (p->auto_on) {
         int d = (int)((p->next_auto - now) * 1000.0) + 1;
         if (d < t) t = d < 0 ? 0 : d;
@@ -565,6 +958,10 @@ static void pres_loop(struct pres *p, const sigset_t *waitmask)
             }
         }
         if (app_tick(p->a, now) && pres_slide(p)->has_scene) p->pos.step = (long)app_step(p->a);
+        if ((long)(now - p->t0) != p->saved_s) { /* the clock survives a crash */
+            p->saved_s = (long)(now - p->t0);
+            pres_save(p, now);
+        }
         pres_publish(p, now);
         pres_draw(p);
         int timeout = pres_timeout_ms(p, now_s());
@@ -579,6 +976,7 @@ static void pres_loop(struct pres *p, const sigset_t *waitmask)
             int ch;
             while (!quit && (ch = getch()) != ERR)
                 pres_key(p, ch, &quit);
+            pres_save(p, now_s());
             if ((fds[0].revents & (POLLHUP | POLLERR)) && !(fds[0].revents & POLLIN)) break;
         }
         if (rc > 0 && (fds[1].revents & POLLIN)) notes_server_accept(p->ns);
@@ -607,11 +1005,18 @@ static void pres_usage(FILE *f)
         "  --backend NAME     auto, cpu or nccl, for the scenes' measurements (default auto)\n"
         "  --no-measure       measure only when asked, not on every scene\n"
         "  --no-big-digits    start with block digits off (d toggles)\n"
+        "  --start N|TITLE    start at slide N, or the first whose title has TITLE (else\n"
+        "                     where this deck was left, its clock too)\n"
+        "  --export-dir DIR   where e writes (default $XDG_DATA_HOME/collviz/exports)\n"
         "  --no-color, --ascii\n"
-        "Keys: PgDn → Space next step, then next slide; PgUp ← back; n / p next / previous\n"
-        "slide; Home / End; g N Enter go to slide N; . or b blank (any key restores);\n"
-        "d block digits; e write the screen as SVG and text; q quit. Esc and F5 do\n"
-        "nothing. Speaker notes: `collviz notes` in another terminal.\n");
+        "Keys: PgDn → Space next page, step, then next slide; PgUp ← back; n / p next /\n"
+        "previous slide; Home / End; g N Enter go to slide N; o overview; / TITLE Enter\n"
+        "find a slide; r reveal a quiz's answer; f point at a rank, chunk or transfer;\n"
+        "0 the slide's own scene; . or b blank (any key restores); d block digits; e (twice)\n"
+        "write the screen as SVG and text; q quit. Esc and F5 do nothing. The scene's keys\n"
+        "(m measure, s sweep, [ ] size, A algorithm, + - ranks, * op, G schedule, O\n"
+        "overlap...) work as in the player. Speaker notes, answers, the keys and a\n"
+        "countdown: `collviz notes` in another terminal.\n");
 }
 
 int present_wanted(int argc, char **argv)
@@ -629,7 +1034,8 @@ static bool pres_stop_worker(struct app *a)
 
 static void pres_free(struct pres *p)
 {
-    if (p->narr.l) narr_free(&p->narr);
+    pres_drop_narr(p);
+    playout_free(&p->lay);
     notes_server_close(p->ns);
     pres_free_watch(p);
     free(p->sl);
@@ -640,9 +1046,76 @@ static void pres_free(struct pres *p)
     }
 }
 
-int present_main(int argc, char **argv)
+/* Where the talk starts: --start N or TITLE, else where this deck was left (its saved
+ * lesson and title found again, as a reload does), else the first slide. */
+static int pres_start(struct pres *p, const char *start, struct pstate *resume, bool *resumed,
+                      char *err, size_t errlen)
 {
-    setlocale(LC_ALL, "");
+    char e2[300];
+    if (pstate_path(p->path, p->name, p->state_path, sizeof p->state_path, e2, sizeof e2) !=
+        CV_OK)
+        p->state_path[0] = '\0'; /* no HOME: the talk goes on, the position is not kept */
+    p->pos = (struct deck_pos){0, DECK_STEP_START, 0};
+    struct pstate_key *k = pres_keys(p);
+    int rc = CV_OK;
+    if (start) {
+        char *end;
+        long v = strtol(start, &end, 10);
+        size_t at;
+        if (end != start && *end == '\0') {
+            if (v < 1 || (size_t)v > p->n)
+                rc = cv_err(err, errlen, CV_EINVAL, "--start: no slide %ld (1..%zu)", v, p->n);
+            else
+                p->pos.slide = (size_t)v - 1;
+        } else if (start[0] && pstate_search(k, p->n, p->n - 1, start, &at)) {
+            p->pos.slide = at;
+        } else {
+            rc = cv_err(err, errlen, CV_EINVAL, "--start: no slide's title has '%s'", start);
+        }
+    } else if (p->state_path[0] && pstate_load(p->state_path, resume, e2, sizeof e2) == CV_OK) {
+        p->pos.slide =
+            pstate_find(k, p->n, resume->lesson, resume->title, (size_t)resume->slide);
+        *resumed = true;
+    }
+    free(k);
+    if (!*resumed) memset(resume, 0, sizeof *resume);
+    return rc;
+}
+
+/* Ask the terminal (DECRQM) whether it has synchronized output, mode 2026: "CSI ? 2026 ; 1
+ * (or 2) $ y" means it does. No answer within a fifth of a second: it does not. */
+static bool pres_detect_sync(void)
+{
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) return false;
+    fputs("\033[?2026$p", stdout);
+    fflush(stdout);
+    char buf[64];
+    size_t len = 0;
+    double end = now_s() + 0.2;
+    while (len + 1 < sizeof buf) {
+        int ms = (int)((end - now_s()) * 1000);
+        struct pollfd fd = {.fd = STDIN_FILENO, .events = POLLIN};
+        if (ms <= 0 || poll(&fd, 1, ms) <= 0) break;
+        ssize_t k = read(STDIN_FILENO, buf + len, sizeof buf - 1 - len);
+        if (k <= 0) break;
+        len += (size_t)k;
+        buf[len] = '\0';
+        if (strchr(buf, 'y')) break;
+    }
+    buf[len] = '\0';
+    const char *r = strstr(buf, "\033[?2026;");
+    return r && (r[8] == '1' || r[8] == '2') && r[9] == '$';
+}
+
+struct pres_opts {
+    const char *backend, *start;
+    bool no_measure, no_color, ascii;
+};
+
+/* The command line into *p and *o: -1 to go on, else the exit status (0 for --help, 2 for a
+ * bad option). */
+static int pres_options(int argc, char **argv, struct pres *p, struct pres_opts *o)
+{
     enum {
         O_PRESENT = 256,
         O_NAME,
@@ -651,7 +1124,9 @@ int present_main(int argc, char **argv)
         O_NOMEASURE,
         O_NOBIG,
         O_NOCOLOR,
-        O_ASCII
+        O_ASCII,
+        O_START,
+        O_EXPORT_DIR
     };
     static const struct option opts[] = {{"present", required_argument, NULL, O_PRESENT},
                                          {"name", required_argument, NULL, O_NAME},
@@ -661,12 +1136,11 @@ int present_main(int argc, char **argv)
                                          {"no-big-digits", no_argument, NULL, O_NOBIG},
                                          {"no-color", no_argument, NULL, O_NOCOLOR},
                                          {"ascii", no_argument, NULL, O_ASCII},
+                                         {"start", required_argument, NULL, O_START},
+                                         {"export-dir", required_argument, NULL, O_EXPORT_DIR},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    struct pres P = {.name = "default", .big = true};
-    struct pres *p = &P;
-    const char *backend = "auto";
-    bool no_measure = false, no_color = false, ascii = false;
+    *o = (struct pres_opts){.backend = "auto"};
     int c;
     opterr = 0;
     optind = 1;
@@ -693,19 +1167,29 @@ int present_main(int argc, char **argv)
                            optarg);
                 return 2;
             }
-            backend = optarg;
+            o->backend = optarg;
             break;
         case O_NOMEASURE:
-            no_measure = true;
+            o->no_measure = true;
             break;
         case O_NOBIG:
             p->big = false;
             break;
         case O_NOCOLOR:
-            no_color = true;
+            o->no_color = true;
             break;
         case O_ASCII:
-            ascii = true;
+            o->ascii = true;
+            break;
+        case O_START:
+            o->start = optarg;
+            break;
+        case O_EXPORT_DIR:
+            if (!optarg[0]) {
+                cv_eprintf("collviz: --export-dir: empty folder name\n");
+                return 2;
+            }
+            p->export_opt = optarg;
             break;
         case 'h':
             pres_usage(stdout);
@@ -727,27 +1211,26 @@ int present_main(int argc, char **argv)
         cv_eprintf("collviz: --present needs a lesson file or folder\n");
         return 2;
     }
-    char err[400];
-    if (notes_name_check(p->name, err, sizeof err) != CV_OK) {
-        cv_eprintf("collviz: %s\n", err);
-        return 2;
-    }
-    if (pres_load(p->path, &p->set, err, sizeof err) != CV_OK) {
-        cv_eprintf("%s\n", err);
-        return 2;
-    }
-    pres_index(p);
-    pres_set_watch(p);
+    return -1;
+}
 
+/* The talk itself: the backend, the notes socket, the terminal, the loop. */
+static int pres_run(struct pres *p, const struct pres_opts *o, const struct pstate *resume,
+                    bool resumed)
+{
+    char err[400];
     p->a = xcalloc(1, sizeof *p->a);
     struct app *a = p->a;
     app_init(a);
-    a->auto_measure = !no_measure;
+    a->auto_measure = !o->no_measure;
     a->embedded = true;
+    a->no_key_hints = true; /* the room's screen: keys are listed on the notes terminal */
+    a->bar_row_free = true;
+    a->surface = SURFACE_PRESENTER;
     a->big_digits = p->big;
     const char *nc = getenv("NO_COLOR");
-    bool want_color = !no_color && !(nc && nc[0]);
-    a->utf8 = !ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+    bool want_color = !o->no_color && !(nc && nc[0]);
+    a->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
     a->g = glyphs_get(a->utf8);
 
     sigset_t block, waitmask;
@@ -755,7 +1238,7 @@ int present_main(int argc, char **argv)
     hw_probe_machine(&a->hw);
     /* A backend that cannot run here: the panel says why and the talk goes on. */
     term_nccl_log_off_screen();
-    app_open_backend(a, backend, false, err, sizeof err);
+    app_open_backend(a, o->backend, false, err, sizeof err);
     /* The talk goes on without a notes terminal: a socket that cannot be opened is said in
      * the footer. */
     if (notes_server_open(&p->ns, p->name, err, sizeof err) != CV_OK)
@@ -777,13 +1260,25 @@ int present_main(int argc, char **argv)
         init_pair(p->black_pair, COLOR_BLACK, COLOR_BLACK);
     }
     term_catch_signals();
+    /* A frame is written whole: curses stops an update half-way when a key is waiting
+     * (typeahead), which showed the room mixed frames while the clicker was pressed. */
+    typeahead(-1);
+    p->sync = pres_detect_sync();
+    flushinp(); /* keys pressed while the terminal was asked are not the talk's */
 
-    p->t0 = now_s();
+    p->t0 = now_s() - (double)resume->elapsed_s;
     p->next_poll = p->t0 + PRES_POLL_S;
     p->auto_on = p->auto_s > 0;
     p->next_auto = p->t0 + p->auto_s;
-    p->pos = (struct deck_pos){0, DECK_STEP_START};
+    p->pos = (struct deck_pos){p->pos.slide, DECK_STEP_START, 0};
+    if (resumed) {
+        p->pos.step = resume->step;
+        p->pos.page = resume->page;
+        if (!p->msg[0]) /* a notes socket's trouble says more */
+            snprintf(p->msg, sizeof p->msg, "resumed at slide %zu", p->pos.slide + 1);
+    }
     pres_enter(p);
+    pres_layout(p);
     pres_loop(p, &waitmask);
 
     term_end(scr);
@@ -792,4 +1287,36 @@ int present_main(int argc, char **argv)
     if (!pres_stop_worker(a)) term_exit_now(&block);
     pres_free(p);
     return term_exit(&block);
+}
+
+int present_main(int argc, char **argv)
+{
+    setlocale(LC_ALL, "");
+    struct pres P = {.name = "default", .big = true};
+    struct pres *p = &P;
+    struct pres_opts o;
+    int rc = pres_options(argc, argv, p, &o);
+    if (rc >= 0) return rc;
+    char err[400];
+    if (notes_name_check(p->name, err, sizeof err) != CV_OK) {
+        cv_eprintf("collviz: %s\n", err);
+        return 2;
+    }
+    if (pres_load(p->path, &p->set, err, sizeof err) != CV_OK) {
+        cv_eprintf("%s\n", err);
+        return 2;
+    }
+    pres_index(p);
+    pres_set_watch(p);
+    for (size_t i = 0; i < p->set.n; i++)
+        p->minutes += p->set.v[i].minutes;
+    struct pstate resume = {0};
+    bool resumed = false;
+    if (pres_start(p, o.start, &resume, &resumed, err, sizeof err) != CV_OK) {
+        cv_eprintf("collviz: %s\n", err);
+        pres_free(p);
+        return 2;
+    }
+
+    return pres_run(p, &o, &resume, resumed);
 }

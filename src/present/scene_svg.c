@@ -13,6 +13,7 @@
 #include "../ui/app.h"
 #include "../ui/kit/svg.h"
 #include "../ui/screens/screens.h"
+#include "print_draw.h"
 
 int scene_svg_write(const struct scene *sc, int cols, int rows, bool text, bool inline_svg,
                     const char *title, FILE *f, char *err, size_t errlen)
@@ -48,14 +49,60 @@ int scene_svg_write(const struct scene *sc, int cols, int rows, bool text, bool 
     return ferror(f) ? cv_err(err, errlen, CV_EINVAL, "svg: write failed") : CV_OK;
 }
 
+/* --print: the paper drawing (print_draw.h), to a file by its extension or SVG on stdout;
+ * --dump-colours lists the text colour pairs the drawing used. */
+static int scene_svg_print(const struct scene *sc, bool dark, bool dump, const char *out)
+{
+    struct print_opts o;
+    print_opts_default(&o);
+    o.dark = dark;
+    struct print_pic p;
+    char err[300];
+    if (print_pic_build(&p, sc, &o, err, sizeof err) != CV_OK) {
+        fprintf(stderr, "collviz svg: %s\n", err);
+        print_release_fonts();
+        return 1;
+    }
+    int rc = CV_OK;
+    if (dump) {
+        for (size_t i = 0; i < p.npairs; i++)
+            printf("#%06x #%06x %.2f\n", (unsigned)p.pair[i].fg, (unsigned)p.pair[i].bg,
+                   print_contrast(p.pair[i].fg, p.pair[i].bg));
+    } else if (out) {
+        rc = print_pic_write(&p, out, err, sizeof err);
+    } else {
+        char *svg;
+        size_t len;
+        rc = print_pic_svg(&p, &svg, &len, err, sizeof err);
+        if (rc == CV_OK) {
+            fwrite(svg, 1, len, stdout);
+            free(svg);
+        }
+    }
+    print_pic_free(&p);
+    print_release_fonts();
+    if (rc != CV_OK) {
+        fprintf(stderr, "collviz svg: %s\n", err);
+        return 1;
+    }
+    return 0;
+}
+
 static void scene_svg_usage(FILE *f)
 {
     fprintf(f,
             "usage: collviz svg --scene TEXT [--text] [--size COLSxROWS] [-o FILE]\n"
+            "       collviz svg --scene TEXT --print [--dark] [--dump-colours] [-o FILE]\n"
             "  Draw a scene (the --scene words of the visualizer, e.g.\n"
-            "  \"collective=all_reduce step=end\") off-screen and write it as SVG (or text).\n"
+            "  \"collective=all_reduce step=end\") off-screen and write it as SVG (or text):\n"
+            "  the terminal screen as it looks.\n"
             "  --size COLSxROWS   the screen drawn (default %dx%d)\n"
             "  --text             plain text instead of SVG\n"
+            "  --print            the paper drawing instead (what handouts use): SVG, or PNG\n"
+            "                     or PDF when -o ends in .png or .pdf\n"
+            "  --dark             --print: the dark theme (default: light, for paper)\n"
+            "  --dump-colours     --print: list every text colour pair the drawing used,\n"
+            "                     \"FG BG RATIO\" (WCAG contrast), instead of the picture\n"
             "  -o FILE            write to FILE (default: standard output)\n",
             SCENE_SVG_COLS, SCENE_SVG_ROWS);
 }
@@ -63,14 +110,19 @@ static void scene_svg_usage(FILE *f)
 int scene_svg_main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
-    static const struct option opts[] = {
-        {"scene", required_argument, NULL, 's'}, {"size", required_argument, NULL, 'z'},
-        {"text", no_argument, NULL, 't'},        {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"scene", required_argument, NULL, 's'},
+                                         {"size", required_argument, NULL, 'z'},
+                                         {"text", no_argument, NULL, 't'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"print", no_argument, NULL, 'p'},
+                                         {"dark", no_argument, NULL, 'd'},
+                                         {"dump-colours", no_argument, NULL, 'c'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     struct scene sc;
     scene_default(&sc);
     const char *out = NULL;
-    bool text = false;
+    bool text = false, print = false, dark = false, dump = false;
     long cols = SCENE_SVG_COLS, rows = SCENE_SVG_ROWS;
     char err[300];
     int c;
@@ -103,6 +155,15 @@ int scene_svg_main(int argc, char **argv)
         case 't':
             text = true;
             break;
+        case 'p':
+            print = true;
+            break;
+        case 'd':
+            dark = true;
+            break;
+        case 'c':
+            dump = true;
+            break;
         case 'o':
             out = optarg;
             break;
@@ -125,6 +186,15 @@ int scene_svg_main(int argc, char **argv)
         cv_eprintf("collviz svg: %s\n", err);
         return 2;
     }
+    if ((dark || dump) && !print) {
+        fprintf(stderr, "collviz svg: %s needs --print\n", dark ? "--dark" : "--dump-colours");
+        return 2;
+    }
+    if (print && text) {
+        fprintf(stderr, "collviz svg: --print and --text: choose one\n");
+        return 2;
+    }
+    if (print) return scene_svg_print(&sc, dark, dump, out);
     FILE *f = out ? fopen(out, "w") : stdout;
     if (!f) {
         cv_eprintf("collviz svg: cannot write %s: %s\n", out, strerror(errno));

@@ -368,6 +368,7 @@ bool app_scene_key(struct app *a, int ch, double now)
 
 const char *app_key_hint(const struct app *a, enum ui_action act, char *buf, int n)
 {
+    if (a->no_key_hints) return NULL; /* an audience's screen names no key at all */
     return keys_hint(act, a->surface, app_screen(a)->keys_on, a->utf8, buf, n);
 }
 

@@ -71,7 +71,10 @@ struct app {
     bool hw_open;  /* the backends and hardware overlay (b) */
     bool embedded; /* the screen is drawn inside a frame (a lesson): no key bar of its own */
     enum keys_surface surface; /* where keys are read (kit/keys.h): hints name its keys */
-    bool big_digits; /* per-rank values in block digits where they fit (the presenter) */
+    bool big_digits;   /* per-rank values in block digits where they fit (the presenter) */
+    bool no_key_hints; /* an audience's screen (the presenter): no text names a key */
+    bool bar_row_free; /* embedded (the presenter): the screen's layout counts the undrawn
+                          key bar's row, so a scene fits one row under LAYOUT_MIN_ROWS */
     /* Predict first (set by the lesson player around drawing a slide's scene): rank r's
      * values are drawn as "?" from step hide_from[r] on, while hide_any. */
     bool hide_any;

@@ -117,7 +117,7 @@ shot hierarchy_napkin "--scene 'screen=hierarchy step=1'" "Napkin math" || fail=
 shot_present() {
     local xdg
     xdg=$(mktemp -d) && chmod 700 "$xdg" || return 1
-    local fix="$HERE/../lesson/present/01-present.md" envs="env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 XDG_RUNTIME_DIR=$xdg"
+    local fix="$HERE/../lesson/present/01-present.md" envs="env -u NO_COLOR LANG=C.UTF-8 LC_ALL=C.UTF-8 XDG_RUNTIME_DIR=$xdg XDG_STATE_HOME=$xdg/state"
     tm_kill
     SOCK="collviz-shots-$$-present"
     tm -f /dev/null new-session -d -x $COLS -y $ROWS -s shot \

@@ -32,12 +32,17 @@ at() {
 }
 
 mkdir "$xdg/exp"
-tm_start 120 40 "$ARGS" "XDG_RUNTIME_DIR=$xdg" "COLLVIZ_EXPORT_DIR=$xdg/exp"
+tm_start 120 40 "$ARGS" "XDG_RUNTIME_DIR=$xdg" "XDG_STATE_HOME=$xdg/state" "COLLVIZ_EXPORT_DIR=$xdg/exp"
 at "slide 1/4 · Presenter fixture" "Welcome to the ring"
 tm_screen | grep -qF "• one chunk moves per step" || fail "narration list not drawn"
 # e: the presenter's screen as SVG and text, as the audience sees it (no note in it).
+# e says where it will write first; a second e writes (without that notice in the picture).
+tm_keys e
+at "e again writes the screen to $xdg/exp/"
+ls "$xdg"/exp/collviz-present-* >/dev/null 2>&1 && fail "the first e already wrote"
 tm_keys e
 at "wrote $xdg/exp/collviz-present-"
+grep -q "e again writes" "$xdg"/exp/collviz-present-*.txt && fail "the export shows the e notice"
 grep -q "Welcome to the ring" "$xdg"/exp/collviz-present-*.txt || fail "exported text lacks the slide"
 grep -q "NOTE-" "$xdg"/exp/collviz-present-*.svg && fail "a note in the exported SVG"
 tm_keys NPage
@@ -108,7 +113,7 @@ tm_wait "███" 3 || fail "d did not turn block digits on"
 
 # Too small, then back.
 tm resize-window -t main -x 70 -y 20
-tm_wait "terminal too small: 70x20, need 80x30" 5 || fail "no too-small message"
+tm_wait "terminal too small: 70x20, need 80x24" 5 || fail "no too-small message"
 tm_screen | grep -q "slide 3/4" && fail "a half-drawn screen below the minimum"
 tm resize-window -t main -x 120 -y 40
 at "slide 3/4 · step 1/3"
@@ -119,7 +124,8 @@ restored "q"
 
 # --auto: slides advance on their own; any key pauses; a resumes.
 tm_cleanup
-tm_start 120 40 "$ARGS --auto 1" "XDG_RUNTIME_DIR=$xdg"
+rm -rf "$xdg/state" # each run starts at slide 1, not where the last one was
+tm_start 120 40 "$ARGS --auto 1" "XDG_RUNTIME_DIR=$xdg" "XDG_STATE_HOME=$xdg/state"
 at "slide 1/4"
 tm_wait "slide 2/4" 4 || fail "--auto 1 did not advance"
 tm_keys x
@@ -133,7 +139,8 @@ tm_wait_gone "$paused" 4 || fail "a did not resume --auto"
 # A scene with autoplay steps on its own, and stops at its last step.
 printf '# Auto\n\nIt moves.\n\n```scene\ncollective: all_gather\nautoplay: 0.5\n```\n' >"$xdg/01-auto.md"
 tm_cleanup
-tm_start 120 40 "--present $xdg/01-auto.md --backend cpu --no-measure" "XDG_RUNTIME_DIR=$xdg"
+rm -rf "$xdg/state" # each run starts at slide 1, not where the last one was
+tm_start 120 40 "--present $xdg/01-auto.md --backend cpu --no-measure" "XDG_RUNTIME_DIR=$xdg" "XDG_STATE_HOME=$xdg/state"
 at "slide 1/1 · step 0/3"
 tm_wait "step 1/3" 3 || fail "autoplay did not step"
 tm_wait "step 3/3" 4 || fail "autoplay did not reach the last step"
@@ -143,7 +150,8 @@ tm_screen | grep -qF "step 3/3" || fail "autoplay went past the end"
 # A backend that cannot run here: the panel gives the reason and the talk goes on (where
 # NCCL does run, the panel is NCCL's).
 tm_cleanup
-tm_start 120 40 "--present $FIX --backend nccl" "XDG_RUNTIME_DIR=$xdg"
+rm -rf "$xdg/state" # each run starts at slide 1, not where the last one was
+tm_start 120 40 "--present $FIX --backend nccl" "XDG_RUNTIME_DIR=$xdg" "XDG_STATE_HOME=$xdg/state"
 at "slide 1/4"
 tm_keys n
 at "slide 2/4 · step 0/6"
@@ -155,7 +163,8 @@ tm_wait "EXITED:0" 5 || fail "q did not quit (nccl)"
 
 # SIGTERM: the terminal comes back, the status is 128+15.
 tm_cleanup
-tm_start 120 40 "$ARGS" "XDG_RUNTIME_DIR=$xdg"
+rm -rf "$xdg/state" # each run starts at slide 1, not where the last one was
+tm_start 120 40 "$ARGS" "XDG_RUNTIME_DIR=$xdg" "XDG_STATE_HOME=$xdg/state"
 at "slide 1/4"
 pid=$(tm_pid)
 kill -TERM "$pid"

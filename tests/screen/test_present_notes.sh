@@ -10,7 +10,7 @@ FIX=$HERE/../lesson/present/01-present.md
 xdg=$(mktemp -d)
 chmod 700 "$xdg"
 trap 'tm_cleanup_all; rm -rf "$xdg"' EXIT
-ENVS="XDG_RUNTIME_DIR=$xdg"
+ENVS="XDG_RUNTIME_DIR=$xdg XDG_STATE_HOME=$xdg/state"
 
 notes_screen() { tm capture-pane -p -t notes; }
 # notes_wait TEXT MS: until the notes pane shows TEXT, at most MS milliseconds.

@@ -12,7 +12,8 @@ chmod 700 "$dir/run"
 cp "$HERE/../lesson/present/01-present.md" "$dir/talk/01-present.md"
 L=$dir/talk/01-present.md
 
-tm_start 120 40 "--present $dir/talk --backend cpu --no-measure" "XDG_RUNTIME_DIR=$dir/run"
+tm_start 120 40 "--present $dir/talk --backend cpu --no-measure" "XDG_RUNTIME_DIR=$dir/run" \
+    "XDG_STATE_HOME=$dir/state"
 tm_wait "slide 1/4" 5 || fail "did not start on the folder"
 tm_keys n n
 tm_wait "slide 3/4 · step 1/3" 5 || fail "not on slide 3"

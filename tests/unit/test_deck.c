@@ -19,8 +19,9 @@ static const long start_of[3] = {0, 0, -1};
 static struct deck_pos walk(struct deck_pos p, enum deck_move m, bool *moved)
 {
     struct deck_pos q;
-    *moved = deck_move(p, nsteps_of[p.slide], 3, m, 0, &q);
+    *moved = deck_move(p, nsteps_of[p.slide], 1, 3, m, 0, &q);
     q.step = deck_resolve(q.step, start_of[q.slide], nsteps_of[q.slide]);
+    if (q.page == DECK_PAGE_END) q.page = 0; /* one page each */
     return q;
 }
 
@@ -28,9 +29,9 @@ static void test_forward_and_back(void **state)
 {
     (void)state;
     /* Forward from the start: slide 0, then slide 1's steps 0..6, then slide 2 at its end. */
-    const struct deck_pos fwd[] = {{1, 0}, {1, 1}, {1, 2}, {1, 3},
-                                   {1, 4}, {1, 5}, {1, 6}, {2, 2}};
-    struct deck_pos p = {0, 0};
+    const struct deck_pos fwd[] = {{1, 0, 0}, {1, 1, 0}, {1, 2, 0}, {1, 3, 0},
+                                   {1, 4, 0}, {1, 5, 0}, {1, 6, 0}, {2, 2, 0}};
+    struct deck_pos p = {0, 0, 0};
     bool moved;
     for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++) {
         p = walk(p, DECK_NEXT, &moved);
@@ -43,8 +44,8 @@ static void test_forward_and_back(void **state)
     assert_int_equal(p.slide, 2);
     assert_int_equal(p.step, 2);
     /* Back: slide 2's steps down to 0, then slide 1 at its last step, down, then slide 0. */
-    const struct deck_pos back[] = {{2, 1}, {2, 0}, {1, 6}, {1, 5}, {1, 4},
-                                    {1, 3}, {1, 2}, {1, 1}, {1, 0}, {0, 0}};
+    const struct deck_pos back[] = {{2, 1, 0}, {2, 0, 0}, {1, 6, 0}, {1, 5, 0}, {1, 4, 0},
+                                    {1, 3, 0}, {1, 2, 0}, {1, 1, 0}, {1, 0, 0}, {0, 0, 0}};
     for (size_t i = 0; i < sizeof back / sizeof back[0]; i++) {
         p = walk(p, DECK_PREV, &moved);
         assert_true(moved);
@@ -59,26 +60,65 @@ static void test_forward_and_back(void **state)
 static void test_whole_slides(void **state)
 {
     (void)state;
-    struct deck_pos p = {1, 3}, q;
-    assert_true(deck_move(p, 6, 3, DECK_NEXT_SLIDE, 0, &q));
+    struct deck_pos p = {1, 3, 0}, q;
+    assert_true(deck_move(p, 6, 1, 3, DECK_NEXT_SLIDE, 0, &q));
     assert_int_equal(q.slide, 2);
     assert_int_equal(q.step, DECK_STEP_START);
-    assert_true(deck_move(p, 6, 3, DECK_PREV_SLIDE, 0, &q));
+    assert_true(deck_move(p, 6, 1, 3, DECK_PREV_SLIDE, 0, &q));
     assert_int_equal(q.slide, 0);
     assert_int_equal(q.step, DECK_STEP_START);
-    assert_true(deck_move(p, 6, 3, DECK_LAST, 0, &q));
+    assert_true(deck_move(p, 6, 1, 3, DECK_LAST, 0, &q));
     assert_int_equal(q.slide, 2);
-    assert_true(deck_move(p, 6, 3, DECK_FIRST, 0, &q));
+    assert_true(deck_move(p, 6, 1, 3, DECK_FIRST, 0, &q));
     assert_int_equal(q.slide, 0);
-    assert_true(deck_move(p, 6, 3, DECK_GOTO, 3, &q));
+    assert_true(deck_move(p, 6, 1, 3, DECK_GOTO, 3, &q));
     assert_int_equal(q.slide, 2);
-    assert_false(deck_move(p, 6, 3, DECK_GOTO, 4, &q));
+    assert_false(deck_move(p, 6, 1, 3, DECK_GOTO, 4, &q));
     assert_int_equal(q.slide, 1);
     assert_int_equal(q.step, 3);
-    assert_false(deck_move(p, 6, 3, DECK_GOTO, 0, &q));
-    assert_false(deck_move((struct deck_pos){2, 0}, 2, 3, DECK_NEXT_SLIDE, 0, &q));
-    assert_false(deck_move((struct deck_pos){0, 0}, 0, 3, DECK_PREV_SLIDE, 0, &q));
-    assert_false(deck_move((struct deck_pos){0, 0}, 0, 0, DECK_NEXT, 0, &q));
+    assert_false(deck_move(p, 6, 1, 3, DECK_GOTO, 0, &q));
+    assert_false(deck_move((struct deck_pos){2, 0, 0}, 2, 1, 3, DECK_NEXT_SLIDE, 0, &q));
+    assert_false(deck_move((struct deck_pos){0, 0, 0}, 0, 1, 3, DECK_PREV_SLIDE, 0, &q));
+    assert_false(deck_move((struct deck_pos){0, 0, 0}, 0, 1, 0, DECK_NEXT, 0, &q));
+}
+
+/* A slide of 3 narration pages then a 2-step scene (starting at step 0), between two
+ * one-page slides without scenes: forward walks pages 0 1 2, then steps 1 2 on the last page;
+ * backward walks the steps down to 0, then the pages, then enters the previous slide at its
+ * last page. */
+static void test_pages(void **state)
+{
+    (void)state;
+    const int pages_of[3] = {1, 3, 1};
+    const long steps_of[3] = {0, 2, 0};
+    struct {
+        size_t slide;
+        int page;
+        long step;
+    } fwd[] = {{1, 0, 0}, {1, 1, 0}, {1, 2, 0}, {1, 2, 1}, {1, 2, 2}, {2, 0, 0}},
+      back[] = {{1, 2, 2}, {1, 2, 1}, {1, 2, 0}, {1, 1, 0}, {1, 0, 0}, {0, 0, 0}};
+    struct deck_pos p = {0, 0, 0}, q;
+    for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++) {
+        assert_true(deck_move(p, steps_of[p.slide], pages_of[p.slide], 3, DECK_NEXT, 0, &q));
+        if (q.step == DECK_STEP_START) q.step = 0;
+        assert_int_equal(q.slide, fwd[i].slide);
+        assert_int_equal(q.page, fwd[i].page);
+        assert_int_equal(q.step, fwd[i].step);
+        p = q;
+    }
+    for (size_t i = 0; i < sizeof back / sizeof back[0]; i++) {
+        assert_true(deck_move(p, steps_of[p.slide], pages_of[p.slide], 3, DECK_PREV, 0, &q));
+        if (q.page == DECK_PAGE_END) q.page = pages_of[q.slide] - 1;
+        if (q.step == DECK_STEP_END) q.step = steps_of[q.slide];
+        assert_int_equal(q.slide, back[i].slide);
+        assert_int_equal(q.page, back[i].page);
+        assert_int_equal(q.step, back[i].step);
+        p = q;
+    }
+    /* Whole-slide moves enter at the first page. */
+    assert_true(deck_move((struct deck_pos){2, 0, 0}, 0, 1, 3, DECK_PREV_SLIDE, 0, &q));
+    assert_int_equal(q.page, 0);
+    assert_int_equal(q.slide, 1);
 }
 
 static void test_resolve(void **state)
@@ -124,6 +164,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forward_and_back),
         cmocka_unit_test(test_whole_slides),
+        cmocka_unit_test(test_pages),
         cmocka_unit_test(test_resolve),
         cmocka_unit_test(test_goto_prompt),
     };

@@ -691,9 +691,42 @@ static void test_lesson_names(void **state)
     assert_false(lesson_is_lesson_name("01-.md"));
 }
 
+/* A note indented four spaces would be a code block (shown to the room): it is taken as a
+ * note, its line recorded for lesson check's warning; inside a fence it stays code. */
+static void test_indented_note(void **state)
+{
+    (void)state;
+    const char *t = "# Indented\n"                                /* 1 */
+                    "\n"                                          /* 2 */
+                    "For the room.\n"                             /* 3 */
+                    "\n"                                          /* 4 */
+                    "    <!-- note: SECRET for the speaker -->\n" /* 5 */
+                    "\n"                                          /* 6 */
+                    "```\n"                                       /* 7 */
+                    "    <!-- note: shown as code -->\n"          /* 8 */
+                    "```\n";                                      /* 9 */
+    struct lesson L;
+    parse_ok(t, &L);
+    const struct lesson_slide *S = &L.slides[0];
+    assert_non_null(S->notes);
+    assert_string_equal(S->notes, "SECRET for the speaker");
+    assert_int_equal(S->indented_note_line, 5);
+    char all[2000] = "";
+    for (size_t i = 0; i < S->nblocks; i++) {
+        char b[500];
+        block_text(&S->blocks[i], b, sizeof b);
+        strncat(all, b, sizeof all - strlen(all) - 1);
+    }
+    assert_null(strstr(all, "SECRET"));
+    assert_null(strstr(S->markdown, "SECRET"));
+    assert_non_null(strstr(all, "shown as code"));
+    lesson_free(&L);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_indented_note),
         cmocka_unit_test(test_example_structure),
         cmocka_unit_test(test_example_narration),
         cmocka_unit_test(test_example_scene),

@@ -32,6 +32,9 @@ static void sample(struct notes_state *st)
     snprintf(st->next, sizeof st->next, "All-gather");
     st->elapsed_s = 754;
     st->blanked = true;
+    snprintf(st->answer, sizeof st->answer, "Answer: 60 64 68 72\n\nSolution: add them.");
+    snprintf(st->keys, sizeof st->keys, "PgDn next  r reveal");
+    st->minutes = 95;
 }
 
 static void assert_state_equal(const struct notes_state *a, const struct notes_state *b)
@@ -44,6 +47,9 @@ static void assert_state_equal(const struct notes_state *a, const struct notes_s
     assert_string_equal(a->next, b->next);
     assert_int_equal(a->elapsed_s, b->elapsed_s);
     assert_int_equal(a->blanked, b->blanked);
+    assert_string_equal(a->answer, b->answer);
+    assert_string_equal(a->keys, b->keys);
+    assert_int_equal(a->minutes, b->minutes);
 }
 
 static void test_roundtrip_any_split(void **state)
@@ -165,6 +171,13 @@ static void test_malformed_refused(void **state)
         "\"N\",\"next\":\"X\",\"elapsed\":5,\"blanked\":1}",
         "'blanked' missing or not a boolean");
     expect_refused("{\"v\":1,\"slide\":1,\"nslides\":2," GOOD_FIELDS "} {}", "after the JSON");
+    /* The optional fields: absent is fine (above), present they are checked. */
+    expect_refused("{\"v\":1,\"slide\":1,\"nslides\":2," GOOD_FIELDS ",\"answer\":3}",
+                   "'answer' missing or not a string");
+    expect_refused("{\"v\":1,\"slide\":1,\"nslides\":2," GOOD_FIELDS ",\"minutes\":-4}",
+                   "'minutes' = -4");
+    expect_refused("{\"v\":1,\"slide\":1,\"nslides\":2," GOOD_FIELDS ",\"keys\":[]}",
+                   "'keys' missing or not a string");
 
     /* A title longer than its field. */
     char *big = xmalloc(NOTES_TEXT_MAX + 200);

@@ -1,74 +1,163 @@
 /* test_playout.c - the presenter's geometry: too-small terminals, narration-only slides
- * centred, scene slides giving the scene every row the narration does not need (never
- * fewer than the screen's minimum), regions never overlapping. */
+ * centred, scene slides giving the scene every row the narration does not need, narration
+ * that does not fit split into pages before the scene's page (breaking at blank lines),
+ * every narration line on exactly one page, and regions never overlapping. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <string.h>
+
 #include "present/playout.h"
 
 static void no_overlap(const struct playout *p)
 {
-    struct rect r[4] = {p->title, p->narr, p->scene, p->footer};
-    for (int i = 0; i < 4; i++)
-        for (int j = i + 1; j < 4; j++)
-            if (r[i].h > 0 && r[j].h > 0 && r[i].w > 0 && r[j].w > 0)
-                assert_false(rect_overlap(r[i], r[j]));
+    for (int k = 0; k < p->npages; k++) {
+        const struct playout_page *pg = &p->page[k];
+        struct rect r[4] = {pg->title, pg->narr, pg->scene, p->footer};
+        for (int i = 0; i < 4; i++)
+            for (int j = i + 1; j < 4; j++)
+                if (r[i].h > 0 && r[j].h > 0 && r[i].w > 0 && r[j].w > 0)
+                    assert_false(rect_overlap(r[i], r[j]));
+        assert_int_equal(pg->narr.h, pg->to - pg->from);
+    }
+}
+
+/* Every line [0, n) is on exactly one page, pages in order, blank lines aside. */
+static void covers(const struct playout *p, int n, const bool *blank)
+{
+    int next = 0;
+    for (int k = 0; k < p->npages; k++) {
+        const struct playout_page *pg = &p->page[k];
+        while (next < pg->from) {
+            assert_true(blank && blank[next]); /* only blank lines are skipped */
+            next++;
+        }
+        assert_int_equal(pg->from, next);
+        next = pg->to;
+        assert_true(pg->with_scene == (k == p->npages - 1) || !pg->with_scene);
+    }
+    while (next < n)
+        assert_true(blank && blank[next++]);
 }
 
 static void test_too_small(void **state)
 {
     (void)state;
-    struct playout p;
-    playout_compute(29, 120, true, 3, &p);
+    struct playout p = {0};
+    playout_compute(23, 120, true, 1, 3, NULL, &p);
     assert_true(p.too_small);
-    playout_compute(40, 79, false, 3, &p);
+    playout_compute(40, 79, false, 1, 3, NULL, &p);
     assert_true(p.too_small);
-    playout_compute(30, 80, true, 3, &p);
+    playout_compute(24, 80, true, 1, 3, NULL, &p);
     assert_false(p.too_small);
+    playout_free(&p);
 }
 
 static void test_scene_slide(void **state)
 {
     (void)state;
-    struct playout p;
-    playout_compute(40, 120, true, 4, &p);
+    struct playout p = {0};
+    playout_compute(40, 120, true, 1, 4, NULL, &p);
+    assert_int_equal(p.npages, 1);
+    const struct playout_page *pg = &p.page[0];
+    assert_true(pg->with_scene);
     assert_int_equal(p.footer.y, 39);
     assert_int_equal(p.footer.w, 120);
-    assert_int_equal(p.title.w, 88);
-    assert_int_equal(p.title.x, 16);
-    assert_int_equal(p.narr.y, 2);
-    assert_int_equal(p.narr.h, 4);
+    assert_int_equal(pg->title.w, 88);
+    assert_int_equal(pg->title.x, 16);
+    assert_int_equal(pg->narr.y, 2);
+    assert_int_equal(pg->narr.h, 4);
     /* rows 2..38 = 37: 4 narration, 1 blank, 32 scene */
-    assert_int_equal(p.scene.h, 32);
-    assert_int_equal(p.scene.y, 7);
-    assert_int_equal(p.scene.w, 120);
+    assert_int_equal(pg->scene.h, 32);
+    assert_int_equal(pg->scene.y, 7);
+    assert_int_equal(pg->scene.w, 120);
     no_overlap(&p);
-    /* Long narration: the scene keeps its minimum, the narration is cut. */
-    playout_compute(30, 80, true, 50, &p);
-    assert_int_equal(p.scene.h, 24);
-    assert_int_equal(p.scene.y, 5);
-    assert_int_equal(p.narr.h, 2);
-    assert_int_equal(p.narr.w, 72);
+    /* A two-line title pushes everything down one row. */
+    playout_compute(40, 120, true, 2, 4, NULL, &p);
+    assert_int_equal(p.page[0].title.h, 2);
+    assert_int_equal(p.page[0].narr.y, 3);
+    assert_int_equal(p.page[0].scene.h, 31);
     no_overlap(&p);
+    playout_free(&p);
+}
+
+static void test_pages(void **state)
+{
+    (void)state;
+    struct playout p = {0};
+    /* 100x30, a 20-line narration: title row, a gap, then at most 30-1-2-23-1 = 3 lines fit
+     * over the scene; so text pages of 27 lines, and the scene page with what is left. */
+    playout_compute(30, 100, true, 1, 20, NULL, &p);
+    assert_int_equal(p.npages, 2);
+    assert_false(p.page[0].with_scene);
+    assert_int_equal(p.page[0].from, 0);
+    assert_int_equal(p.page[0].to, 20);
+    assert_int_equal(p.page[0].scene.h, 0);
+    assert_true(p.page[1].with_scene);
+    assert_int_equal(p.page[1].narr.h, 0);
+    assert_true(p.page[1].scene.h >= PLAYOUT_SCENE_MIN);
+    no_overlap(&p);
+    covers(&p, 20, NULL);
+    /* 3 lines still fit with the scene. */
+    playout_compute(30, 100, true, 1, 3, NULL, &p);
+    assert_int_equal(p.npages, 1);
+    assert_int_equal(p.page[0].narr.h, 3);
+    assert_int_equal(p.page[0].scene.h, PLAYOUT_SCENE_MIN);
+    no_overlap(&p);
+    /* 60 lines with a blank line every 5 (after lines 4, 9, ...): pages of up to 27 lines end
+     * at a blank line: [0,24) [25,49) [50,60), then the scene. */
+    bool blank[60];
+    for (int i = 0; i < 60; i++)
+        blank[i] = i % 5 == 4;
+    playout_compute(30, 100, true, 1, 60, blank, &p);
+    assert_int_equal(p.npages, 4);
+    assert_int_equal(p.page[0].to, 24);
+    assert_int_equal(p.page[1].from, 25);
+    assert_int_equal(p.page[1].to, 49);
+    assert_int_equal(p.page[2].from, 50);
+    assert_int_equal(p.page[2].to, 60);
+    covers(&p, 60, blank);
+    no_overlap(&p);
+    /* 80x24: the title and the scene do not fit together: the scene's page is the scene
+     * alone (23 rows), the narration and the title on the page before. */
+    playout_compute(24, 80, true, 1, 2, NULL, &p);
+    assert_int_equal(p.npages, 2);
+    assert_int_equal(p.page[0].title.h, 1);
+    assert_int_equal(p.page[0].narr.h, 2);
+    assert_int_equal(p.page[1].title.h, 0);
+    assert_int_equal(p.page[1].scene.y, 0);
+    assert_int_equal(p.page[1].scene.h, 23);
+    no_overlap(&p);
+    /* ... and without narration the title still gets a page. */
+    playout_compute(24, 80, true, 1, 0, NULL, &p);
+    assert_int_equal(p.npages, 2);
+    assert_int_equal(p.page[0].title.h, 1);
+    playout_free(&p);
 }
 
 static void test_text_slide(void **state)
 {
     (void)state;
-    struct playout p;
-    playout_compute(40, 200, false, 9, &p);
-    assert_int_equal(p.scene.h, 0);
-    assert_int_equal(p.narr.h, 9);
-    assert_int_equal(p.narr.y, 2 + (37 - 9) / 3);
-    assert_int_equal(p.narr.x, (200 - 88) / 2);
+    struct playout p = {0};
+    playout_compute(40, 200, false, 1, 9, NULL, &p);
+    assert_int_equal(p.npages, 1);
+    assert_int_equal(p.page[0].scene.h, 0);
+    assert_int_equal(p.page[0].narr.h, 9);
+    assert_int_equal(p.page[0].narr.y, 2 + (37 - 9) / 3);
+    assert_int_equal(p.page[0].narr.x, (200 - 88) / 2);
     no_overlap(&p);
-    playout_compute(30, 80, false, 100, &p);
-    assert_int_equal(p.narr.h, 27);
-    assert_int_equal(p.narr.y, 2);
+    /* 100 lines at 80x30: pages of 27. */
+    playout_compute(30, 80, false, 1, 100, NULL, &p);
+    assert_int_equal(p.npages, 4);
+    assert_int_equal(p.page[0].narr.h, 27);
+    assert_int_equal(p.page[0].narr.y, 2);
+    assert_int_equal(p.page[3].to, 100);
+    covers(&p, 100, NULL);
     no_overlap(&p);
+    playout_free(&p);
 }
 
 int main(void)
@@ -76,6 +165,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_too_small),
         cmocka_unit_test(test_scene_slide),
+        cmocka_unit_test(test_pages),
         cmocka_unit_test(test_text_slide),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

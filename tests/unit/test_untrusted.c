@@ -18,6 +18,7 @@
 #include "core/util.h"
 #include "lesson/lesson.h"
 #include "present/export_html.h"
+#include "present/print_handout.h"
 #include "scene/scene.h"
 
 static void expect_safe(const char *in, bool keep_newlines, const char *want)
@@ -178,7 +179,10 @@ static char *export_of(const char *markdown)
     FILE *f = open_memstream(&doc, &len);
     assert_non_null(f);
     char err[300];
-    assert_int_equal(export_html_write(&set, f, err, sizeof err), CV_OK);
+    struct handout_opts o;
+    handout_opts_default(&o);
+    o.backend = NULL; /* no measuring */
+    assert_int_equal(export_html_write(&set, &o, f, err, sizeof err), CV_OK);
     fclose(f);
     return doc;
 }

@@ -89,6 +89,11 @@ bool big_row(const char *s, int r, bool utf8, char *out, size_t n)
 
 int big_draw(WINDOW *w, int y, int x, const char *s, attr_t attr, bool utf8)
 {
+    return big_draw_ink(w, y, x, s, attr, utf8 ? "\u2588" : "#");
+}
+
+int big_draw_ink(WINDOW *w, int y, int x, const char *s, attr_t attr, const char *ink)
+{
     int bw = big_width(s);
     if (bw < 0) return -1;
     int cx = x;
@@ -99,10 +104,7 @@ int big_draw(WINDOW *w, int y, int x, const char *s, attr_t attr, bool utf8)
             for (int k = 0; k < g->w; k++)
                 if (g->rows[r][k] == '#') {
                     wattrset(w, attr);
-                    if (utf8)
-                        mvwaddstr(w, y + r, cx + k, "\u2588");
-                    else
-                        mvwaddch(w, y + r, cx + k, '#');
+                    mvwaddstr(w, y + r, cx + k, ink);
                 }
         cx += g->w;
     }

@@ -31,5 +31,8 @@ bool big_row(const char *s, int r, bool utf8, char *out, size_t n);
 /* Draw s with its top-left corner at (y, x) of w in attr; only ink cells are written, so
  * the background shows through. Returns the columns used or -1 (nothing drawn). */
 int big_draw(WINDOW *w, int y, int x, const char *s, attr_t attr, bool utf8);
+/* The same with `ink` (one character, UTF-8) for the ink cells: a shaded ink ("▓") marks a
+ * value while keeping its digits' shape. */
+int big_draw_ink(WINDOW *w, int y, int x, const char *s, attr_t attr, const char *ink);
 
 #endif

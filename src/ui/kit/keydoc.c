@@ -17,7 +17,8 @@ static void keydoc_where(unsigned on, char *buf, size_t n)
     } screens[] = {{KEYS_ON_COLL, "collectives"},
                    {KEYS_ON_PAR, "parallelism"},
                    {KEYS_ON_HIER, "hierarchy"},
-                   {KEYS_ON_LESSON, "lesson player"}};
+                   {KEYS_ON_LESSON, "lesson player"},
+                   {KEYS_ON_PRESENT, "presenter"}};
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof screens / sizeof screens[0]; i++) {
         if (!(on & screens[i].bit)) continue;

@@ -65,12 +65,12 @@
     X(SOLUTION, KEYS_ON_LESSON, NULL, "solution", "give up: answer and solution", 'S')         \
     X(SCROLL_DOWN, KEYS_ON_LESSON, NULL, NULL, "scroll text down (list: next)", KEY_DOWN, 'j') \
     X(SCROLL_UP, KEYS_ON_LESSON, NULL, NULL, "scroll text up (list: previous)", KEY_UP, 'k')   \
-    X(ALGO, KEYS_ON_COLL, NULL, "algo", "next algorithm", 'a')                                 \
+    X(ALGO, KEYS_ON_COLL, NULL, "algo", "next algorithm", 'a', 'A')                            \
     X(RANKS_UP, KEYS_ON_SCENES, "+/-", "ranks", "more ranks", '+', '=')                        \
     X(RANKS_DOWN, KEYS_ON_SCENES, NULL, NULL, "fewer ranks", '-', '_')                         \
-    X(SCHEDULE, KEYS_ON_PAR, NULL, "sched", "pp schedule: GPipe / 1F1B", 'g')                  \
+    X(SCHEDULE, KEYS_ON_PAR, NULL, "sched", "pp schedule: GPipe / 1F1B", 'g', 'G')             \
     X(OVERLAP, KEYS_ON_PAR, NULL, "overlap", "ddp: all-reduce during backward", 'O')           \
-    X(OP, KEYS_ON_COLL, NULL, "op", "next reduction op", 'o')                                  \
+    X(OP, KEYS_ON_COLL, NULL, "op", "next reduction op", 'o', '*')                             \
     X(ROOT, KEYS_ON_COLL, NULL, "root", "next root (rooted collectives)", 'r')                 \
     X(COUNT_UP, KEYS_ON_COLL, "c/C", "count", "more elements", 'c')                            \
     X(COUNT_DOWN, KEYS_ON_COLL, NULL, NULL, "fewer elements", 'C')                             \
@@ -85,7 +85,31 @@
     X(EXPORT, KEYS_ON_EVERY, NULL, NULL, "screen to SVG and text", 'e')                        \
     X(HELP, KEYS_ON_EVERY, NULL, "help", "help on/off", '?', KEY_F(1))                         \
     X(CLOSE, KEYS_ON_EVERY, NULL, NULL, "close help / backends", 27)                           \
-    X(QUIT, KEYS_ON_EVERY, NULL, "quit", "quit", 'q')
+    X(QUIT, KEYS_ON_EVERY, NULL, "quit", "quit", 'q')                                          \
+    PRESENT_KEY_TABLE(X)
+
+/* The presenter's own rows (its surface's keys win a clash; the scene action keeps its other
+ * keys: algorithm A, op *, schedule G). */
+#define PRESENT_KEY_TABLE(X)                                                                   \
+    X(PRES_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next page, step, then slide", KEY_NPAGE,        \
+      KEY_RIGHT, KEY_DOWN, ' ')                                                                \
+    X(PRES_PREV, KEYS_ON_PRESENT, NULL, NULL, "back", KEY_PPAGE, KEY_LEFT, KEY_UP,             \
+      KEY_BACKSPACE)                                                                           \
+    X(PRES_SLIDE_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next slide", 'n')                         \
+    X(PRES_SLIDE_PREV, KEYS_ON_PRESENT, NULL, NULL, "previous slide", 'p')                     \
+    X(PRES_FIRST, KEYS_ON_PRESENT, NULL, NULL, "first slide", KEY_HOME)                        \
+    X(PRES_LAST, KEYS_ON_PRESENT, NULL, NULL, "last slide", KEY_END)                           \
+    X(PRES_GOTO, KEYS_ON_PRESENT, NULL, NULL, "go to slide: g N Enter", 'g')                   \
+    X(PRES_OVERVIEW, KEYS_ON_PRESENT, NULL, NULL, "overview of every slide", 'o')              \
+    X(PRES_SEARCH, KEYS_ON_PRESENT, NULL, NULL, "jump to a title: / words Enter", '/')         \
+    X(PRES_REVEAL, KEYS_ON_PRESENT, NULL, NULL, "quiz: reveal the answer", 'r')                \
+    X(PRES_RESET, KEYS_ON_PRESENT, NULL, NULL, "back to the slide's scene", '0')               \
+    X(PRES_HIGHLIGHT, KEYS_ON_PRESENT, NULL, NULL, "point at a rank, chunk, transfer", 'f')    \
+    X(PRES_BLANK, KEYS_ON_PRESENT, NULL, NULL, "blank (any key restores)", '.', 'b')           \
+    X(PRES_DIGITS, KEYS_ON_PRESENT, NULL, NULL, "block digits on/off", 'd')                    \
+    X(PRES_AUTO, KEYS_ON_PRESENT, NULL, NULL, "resume --auto", 'a')                            \
+    X(PRES_EXPORT, KEYS_ON_PRESENT, NULL, NULL, "screen to SVG and text (e twice)", 'e')       \
+    X(PRES_QUIT, KEYS_ON_PRESENT, NULL, NULL, "quit", 'q')
 
 enum ui_action {
     ACT_NONE = -1,

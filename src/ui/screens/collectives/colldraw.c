@@ -61,10 +61,10 @@ static void draw_status(const struct app *a, struct rect r)
     const struct coll_slices *sl = coll_slices(a);
     if (sl) {
         x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "tick %zu/%zu", step, n);
-        x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL],
-                       "  slice view: %d slice%s x %d channel%s (v: chunk view)",
-                       sl->plan.nslices, sl->plan.nslices == 1 ? "" : "s", sl->plan.nchannels,
-                       sl->plan.nchannels == 1 ? "" : "s");
+        x += draw_putf(
+            r.y, x, end - x, a->th.role[TH_LABEL], "  slice view: %d slice%s x %d channel%s%s",
+            sl->plan.nslices, sl->plan.nslices == 1 ? "" : "s", sl->plan.nchannels,
+            sl->plan.nchannels == 1 ? "" : "s", a->no_key_hints ? "" : " (v: chunk view)");
         if (a->playing)
             x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
         /* What forces NCCL's algorithm or protocol, since the picture stands for NCCL. */
@@ -134,8 +134,9 @@ static int draw_tag(const struct app *a, int r, size_t i)
 /* A value in block digits, right-aligned in its cell_w x BIG_H tile. The digits always show
  * in the value's colour on the terminal's background: a colour pair with a background of its
  * own (partial and full reductions) is drawn reversed, so its background colour becomes the
- * ink. What the step does to the value shades the rest of the tile: written (reverse) with
- * "░", sent (underline) with "·". */
+ * ink. What the step does to the value shades its digits, never the gaps between their
+ * strokes (a filled tile blurs the digits for the back row): written (reverse) "▓", sent
+ * (underline) "▒" ('%' and '+' in ASCII). */
 static void draw_big_value(const struct app *a, int y, int x, const char *t, unsigned mask,
                            attr_t at)
 {
@@ -143,19 +144,15 @@ static void draw_big_value(const struct app *a, int y, int x, const char *t, uns
     short f = -1, b = -1;
     if (PAIR_NUMBER(at) > 0) pair_content((short)PAIR_NUMBER(at), &f, &b);
     attr_t ink = (at & ~(A_REVERSE | A_UNDERLINE)) ^ (b >= 0 ? A_REVERSE : 0);
-    const char *shade = NULL;
+    const char *glyph = a->utf8 ? "\u2588" : "#";
     if (at & A_REVERSE)
-        shade = a->utf8 ? "\u2591" : ":";
+        glyph = a->utf8 ? "\u2593" : "%";
     else if (at & A_UNDERLINE)
-        shade = a->utf8 ? "\u00b7" : ".";
-    if (shade)
-        for (int r = 0; r < BIG_H; r++)
-            for (int k = 0; k < cw; k++)
-                draw_put(y + r, x + k, 1, ink, shade);
+        glyph = a->utf8 ? "\u2592" : "+";
     if (mask == 0)
         draw_put(y + BIG_H / 2, x + cw - 1, 1, at, t);
     else
-        big_draw(stdscr, y, x + cw - big_width(t), t, ink, a->utf8);
+        big_draw_ink(stdscr, y, x + cw - big_width(t), t, ink, glyph);
 }
 
 static void draw_value(const struct app *a, int y, int x, float v, unsigned mask,
@@ -383,9 +380,14 @@ static void draw_legend(const struct app *a, struct rect r)
         pl_add(&pl, th->role[TH_COMPLETE], " %s all %d ", a->g->sigma, W);
     }
     pl_add(&pl, A_NORMAL, " %s empty  ", a->g->dot);
-    pl_add(&pl, th->role[TH_DST], "written");
-    pl_add(&pl, A_NORMAL, " ");
-    pl_add(&pl, th->role[TH_SRC], "sent");
+    if (a->lay.cell_h == BIG_H) /* block digits: the digits' ink says it (draw_big_value) */
+        pl_add(&pl, A_NORMAL, "%s written %s sent", a->utf8 ? "\u2593" : "%",
+               a->utf8 ? "\u2592" : "+");
+    else {
+        pl_add(&pl, th->role[TH_DST], "written");
+        pl_add(&pl, A_NORMAL, " ");
+        pl_add(&pl, th->role[TH_SRC], "sent");
+    }
     if (!a->lay.marks) pl_add(&pl, th->role[TH_LABEL], "  [ ] output");
     if (a->lay.marks && marks_abbrev) pl_add(&pl, th->role[TH_LABEL], "  = in=out");
     int w = pl_width(&pl);
@@ -400,6 +402,7 @@ static void draw_xfers(const struct app *a, struct rect r)
         const char *t = app_nsteps(a) ? "no transfers yet: press \u2192 (or l) to run step 1"
                                       : "no transfers";
         if (!a->utf8 && app_nsteps(a)) t = "no transfers yet: press Right (or l) to run step 1";
+        if (a->no_key_hints && app_nsteps(a)) t = "no transfers yet: step 1 is next";
         draw_put(r.y, r.x + 1, r.w - 1, a->th.role[TH_DIM], t);
         return;
     }
@@ -521,8 +524,9 @@ static void draw_slices_legend(const struct app *a, const struct coll_slices *sl
     if (xr.h < 1) return;
     if (cur < 0) {
         draw_put(xr.y, xr.x + 1, xr.w - 1, a->th.role[TH_DIM],
-                 a->utf8 ? "no slice has moved yet: press \u2192 (or l) for tick 1"
-                         : "no slice has moved yet: press Right (or l) for tick 1");
+                 a->no_key_hints ? "no slice has moved yet: tick 1 is next"
+                 : a->utf8       ? "no slice has moved yet: press \u2192 (or l) for tick 1"
+                                 : "no slice has moved yet: press Right (or l) for tick 1");
         return;
     }
     char line[512];
@@ -589,6 +593,8 @@ bool coll_layout(struct app *a, struct rect r)
         if (w > c.label_w) c.label_w = w;
     }
     size_t L = a->have_trace ? a->plan.work_len : 1;
+    /* Embedded, the key bar's row is not drawn: the layout may use it, just below r. */
+    int rows = r.h + (a->bar_row_free ? 1 : 0);
     /* Block digits (the presenter's back row) when every value of every rank still shows
      * in boxes; otherwise the plain layout. */
     bool big = false;
@@ -597,10 +603,10 @@ bool coll_layout(struct app *a, struct rect r)
         bc.cell_w = coll_big_cell_w(a);
         bc.cell_h = BIG_H;
         big = bc.cell_w > 0 &&
-              layout_compute(r.h, r.w, a->sc.nranks, L, &bc, &a->lay) == LAYOUT_BOXES &&
+              layout_compute(rows, r.w, a->sc.nranks, L, &bc, &a->lay) == LAYOUT_BOXES &&
               a->lay.shown == L;
     }
-    if (!big) layout_compute(r.h, r.w, a->sc.nranks, L, &c, &a->lay);
+    if (!big) layout_compute(rows, r.w, a->sc.nranks, L, &c, &a->lay);
     if (a->lay.mode == LAYOUT_TOO_SMALL) return false;
     layout_shift(&a->lay, r.y, r.x);
     return true;

@@ -69,6 +69,8 @@ static void panel_model_params(const struct app *a, enum coll c, int W, struct m
                m->sweep[0].nranks == W;
     mm_choose(fit ? &f : NULL, hier_memcpy_gbs(a), W,
               (backend_caps_of(a->backend_name) & BACKEND_CAP_GPU) != 0, a->utf8, mp);
+    char *key = a->no_key_hints ? strstr(mp->text, " (sweep with s") : NULL;
+    if (key) snprintf(key, sizeof mp->text - (size_t)(key - mp->text), " (no sweep yet)");
 }
 
 /* The model's time and busbw for the measured collective, size and W, labelled "model",
@@ -111,7 +113,8 @@ static void panel_model(const struct app *a, struct plines *p, int width)
             pl_wrapped_max(p, th->role[TH_WARN], width, t2, 2);
         }
     }
-    pl_add(pl_new(p), th->role[TH_DIM], "what if on other links (model): y");
+    if (!a->no_key_hints)
+        pl_add(pl_new(p), th->role[TH_DIM], "what if on other links (model): y");
 }
 
 /* The figures of the last measurement, each saying what it is and where it came from. */
@@ -138,8 +141,11 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
         pl_wrapped_max(p, th->role[TH_BAD], width, t, 4);
     }
     if (!m->have_row) {
-        if (!meas_measuring(m))
-            pl_add(pl_new(p), th->role[TH_DIM], "not measured yet (m measures)");
+        char k[16];
+        if (!meas_measuring(m) && app_key_hint(a, ACT_MEASURE, k, sizeof k))
+            pl_add(pl_new(p), th->role[TH_DIM], "not measured yet (%s measures)", k);
+        else if (!meas_measuring(m))
+            pl_add(pl_new(p), th->role[TH_DIM], "not measured yet");
         return;
     }
     const struct bench_result *row = &m->row;

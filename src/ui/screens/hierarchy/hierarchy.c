@@ -58,7 +58,9 @@ static void hier_nccl_link(const struct app *a, const struct hier_screen *h,
 void hier_figures(const struct app *a, struct hier_measured *m)
 {
     memset(m, 0, sizeof *m);
-    snprintf(m->measure_key, sizeof m->measure_key, "m");
+    char k[8]; /* "" on the room's screen: no key named */
+    snprintf(m->measure_key, sizeof m->measure_key, "%s",
+             app_key_hint(a, ACT_MEASURE, k, sizeof k) ? k : "");
     m->copy.at = TIER_HBM;
     m->cpu_ar.at = TIER_NVLINK; /* ranks inside one machine */
     m->nccl.at = TIER_NVLINK;
@@ -70,7 +72,8 @@ void hier_figures(const struct app *a, struct hier_measured *m)
     if (!a->w) {
         hier_fig_na(&m->copy, "no backend thread (the animation runs alone)");
         hier_fig_na(&m->cpu_ar, "no backend (the animation runs alone)");
-        hier_fig_na(&m->nccl, "no GPU in use here (b says why)");
+        hier_fig_na(&m->nccl,
+                    a->no_key_hints ? "no GPU in use here" : "no GPU in use here (b says why)");
         return;
     }
     if (h) hier_fig_from(&m->copy, &h->copy);
@@ -79,7 +82,8 @@ void hier_figures(const struct app *a, struct hier_measured *m)
     if (nccl)
         hier_fig_na(&m->cpu_ar, "the backend is NCCL (--backend cpu)");
     else
-        hier_fig_na(&m->nccl, "no GPU in use here (b says why)");
+        hier_fig_na(&m->nccl,
+                    a->no_key_hints ? "no GPU in use here" : "no GPU in use here (b says why)");
     ar->state = HM_NONE;
     if (h && h->ar.state != HM_NONE) {
         hier_fig_from(ar, &h->ar);
@@ -214,12 +218,14 @@ static void hier_cancelled(struct app *a)
     if (h->copy_id) {
         h->copy_id = 0;
         h->copy.state = HM_FAILED;
-        snprintf(h->copy.how, sizeof h->copy.how, "cancelled (m measures again)");
+        snprintf(h->copy.how, sizeof h->copy.how, "%s",
+                 a->no_key_hints ? "cancelled" : "cancelled (m measures again)");
     }
     if (h->ar_id) {
         h->ar_id = 0;
         h->ar.state = HM_FAILED;
-        snprintf(h->ar.how, sizeof h->ar.how, "cancelled (m measures again)");
+        snprintf(h->ar.how, sizeof h->ar.how, "%s",
+                 a->no_key_hints ? "cancelled" : "cancelled (m measures again)");
     }
 }
 
@@ -372,6 +378,9 @@ static void hier_status(const struct app *a, struct rect r, bool both)
     if (both)
         draw_putf(r.y, r.x, r.w, th->role[TH_STEP], "step %zu/1: both pages side by side",
                   step);
+    else if (a->no_key_hints)
+        draw_putf(r.y, r.x, r.w, th->role[TH_STEP], "step %zu/1: %s", step,
+                  step == 0 ? "the ladder and what if" : "napkin math");
     else if (step == 0)
         draw_putf(r.y, r.x, r.w, th->role[TH_STEP],
                   "step 0/1: the ladder and what if (%s napkin math)", arrow);
@@ -413,7 +422,7 @@ static void hier_draw(struct app *a, struct rect area)
 {
     hier_state(a);
     int bar = a->embedded ? 0 : 1;
-    if (area.h < LAYOUT_MIN_ROWS || area.w < LAYOUT_MIN_COLS) {
+    if (area.h + (a->bar_row_free ? 1 : 0) < LAYOUT_MIN_ROWS || area.w < LAYOUT_MIN_COLS) {
         a->nbar = 0;
         overlay_too_small(a, area, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
         return;

@@ -173,7 +173,7 @@ static void ladder_figure(const struct hier_figure *f, int which, const struct h
     switch (f->state) {
     case HM_NONE:
         hier_add(l, HS_WARN, "not measured yet");
-        hier_add(l, HS_DIM, "; %s measures it", m->measure_key);
+        if (m->measure_key[0]) hier_add(l, HS_DIM, "; %s measures it", m->measure_key);
         if (f->how[0]) {
             struct hier_line *h = hier_line_new(out);
             hier_add(h, HS_DIM, "      %s", f->how);

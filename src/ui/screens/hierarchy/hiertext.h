@@ -76,7 +76,7 @@ struct hier_measured {
      * lecture's InfiniBand tier unless hier_tier_for_mpi says otherwise). */
     struct hier_figure mpi_node;
     struct hier_figure mpi_net;
-    char measure_key[8]; /* the key that measures: "m" */
+    char measure_key[8]; /* the key that measures: "m" ("" where none is named) */
 };
 
 /* The tier a link NCCL reports stands at: "NET/Socket" -> TIER_ETHERNET, other "NET/" ->

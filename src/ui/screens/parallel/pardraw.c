@@ -360,9 +360,13 @@ static void par_xfers(const struct app *a, struct rect r)
         const struct step *st = par_frame_step(v, f);
         int sub = v->frames[f].sub;
         if (!st) {
-            draw_putf(r.y, r.x + 1, r.w - 1, th->role[TH_DIM],
-                      "each rank's input is in place; %s runs step 1 of the ring plan",
-                      a->utf8 ? "\u2192" : "Right");
+            char k[16];
+            if (app_key_hint(a, ACT_NEXT, k, sizeof k))
+                draw_putf(r.y, r.x + 1, r.w - 1, th->role[TH_DIM],
+                          "each rank's input is in place; %s runs step 1 of the ring plan", k);
+            else
+                draw_putf(r.y, r.x + 1, r.w - 1, th->role[TH_DIM],
+                          "each rank's input is in place; step 1 of the ring plan is next");
             return;
         }
         if ((size_t)sub == t->plan.nsteps && r.h >= 2) {
@@ -472,8 +476,9 @@ static void par_gantt_measured(const struct app *a, struct rect r)
     if (!sum) {
         draw_put(r.y, r.x, r.w, th->role[TH_LABEL] | A_BOLD, "measured timeline");
         draw_put(r.y + 1, r.x, r.w, th->role[TH_DIM],
-                 par_training(a) ? "training at lecture scale..."
-                                 : "not trained yet (m trains)");
+                 par_training(a)   ? "training at lecture scale..."
+                 : a->no_key_hints ? "not trained yet"
+                                   : "not trained yet (m trains)");
         return;
     }
     double span = 0;
@@ -598,7 +603,8 @@ static void par_panel_state(const struct app *a, struct plines *p, int width)
         snprintf(t, sizeof t, "training: %s", ps->train_err);
         pl_wrapped_max(p, th->role[TH_BAD], width, t, 3);
     } else if (!par_summary(a)) {
-        pl_add(pl_new(p), th->role[TH_DIM], "not trained yet (m trains)");
+        pl_add(pl_new(p), th->role[TH_DIM],
+               a->no_key_hints ? "not trained yet" : "not trained yet (m trains)");
     }
     if (par_summary(a)) return;
     /* Before a run: the napkin math, which needs no measurement. */
@@ -936,7 +942,9 @@ bool par_layout(struct app *a, struct rect area)
         c.gantt_rows = v->sched.stages + 3;
         c.gantt_w = 4 + v->sched.ticks * 2 + 3 + 4 + 24;
     }
-    if (!par_layout_compute(area.h, area.w, &c, &p->lay)) return false;
+    /* Embedded, the key bar's row is not drawn: the layout may use it, just below area. */
+    if (!par_layout_compute(area.h + (a->bar_row_free ? 1 : 0), area.w, &c, &p->lay))
+        return false;
     par_layout_shift(&p->lay, area.y, area.x);
     return true;
 }

@@ -1,0 +1,75 @@
+/* print_handout.h - what every handout format (PDF: print_pdf.c, HTML: export_html.c) shares:
+ * the options, the picture of a slide as paper shows it (the slide's own step, never past a
+ * step a "holds" exercise on it asks about), and what a slide about the measurement says:
+ * the figures measured on the machine that made the handout (--backend), or plainly that it
+ * was made without measuring. */
+#ifndef COLLVIZ_PRESENT_PRINT_HANDOUT_H
+#define COLLVIZ_PRESENT_PRINT_HANDOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../lesson/lesson.h"
+#include "print_draw.h"
+
+enum handout_paper { PAPER_A4, PAPER_LETTER };
+enum handout_solutions { SOL_END, SOL_NONE, SOL_INLINE };
+
+struct handout_opts {
+    enum handout_paper paper;
+    int per_page; /* 1 or 2 slides per page (PDF) */
+    enum handout_solutions solutions;
+    bool dark;           /* the dark picture theme (the page stays white) */
+    const char *backend; /* measure on it ("cpu", "nccl", ...); NULL = no measuring */
+};
+void handout_opts_default(struct handout_opts *o);
+
+/* Parse the shared options' values; CV_EINVAL and a message naming the value. */
+int handout_parse_paper(const char *s, enum handout_paper *out, char *err, size_t errlen);
+int handout_parse_solutions(const char *s, enum handout_solutions *out, char *err,
+                            size_t errlen);
+
+/* The picture of slide s: its scene at its own step, not past a holds exercise's asked step
+ * (at that step the asked rank's box shows "?"). reveal: the exercise ex's answer picture
+ * instead (its scene at its step, nothing hidden). CV_OK, or an error with a message. */
+int handout_slide_pic(const struct lesson_slide *s, bool dark, struct print_pic *p, char *err,
+                      size_t errlen);
+int handout_reveal_pic(const struct lesson_exercise *ex, bool dark, struct print_pic *p,
+                       char *err, size_t errlen);
+
+/* A slide about the measurement: a collectives scene whose narration speaks of measuring
+ * or of the panel (where the screen shows what was measured). */
+bool handout_about_measurement(const struct lesson_slide *s);
+
+/* Measurements for a handout: the backend is opened once, each distinct scene measured
+ * once. */
+struct backend;
+struct handout_meas {
+    const char *backend; /* NULL: made without measuring */
+    struct backend *b;
+    bool tried;
+    char open_err[300];
+    int max_ranks;
+    struct handout_meas_cache {
+        struct scene sc;
+        char text[600];
+    } cache[32];
+    size_t ncache;
+};
+void handout_meas_init(struct handout_meas *m, const char *backend);
+void handout_meas_close(struct handout_meas *m);
+/* One paragraph of plain text for the slide's scene: what was measured and how, why it
+ * could not be, or that the handout was made without measuring. */
+void handout_meas_text(struct handout_meas *m, const struct scene *sc, char *buf, size_t n);
+/* One line for the handout's first page: measured on which backend, or not at all. */
+void handout_meas_summary(const struct handout_meas *m, char *buf, size_t n);
+
+/* Write p as an <svg> element for an HTML page (no XML declaration), its ids prefixed with
+ * "p<uniq>-" so that several pictures on one page keep their own glyphs. */
+int handout_inline_svg(FILE *f, const struct print_pic *p, int uniq, char *err, size_t errlen);
+
+/* The exercise's answer as one line ("60 64 68 72", "419.4 GB/s", "option 2: ..."). */
+void handout_answer_text(const struct lesson_exercise *ex, char *buf, size_t n);
+
+#endif

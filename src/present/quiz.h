@@ -1,0 +1,32 @@
+/* quiz.h - a slide's exercises run as a quiz in the room: the presenter adds each exercise's
+ * prompt (with the lecture's numbers) and, for a choice, its options to the slide's
+ * narration; a key reveals the answer and the worked solution under it. The notes terminal
+ * gets the answers and solutions from the start (quiz_notes). Pure (no curses). */
+#ifndef COLLVIZ_PRESENT_QUIZ_H
+#define COLLVIZ_PRESENT_QUIZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../lesson/lesson.h"
+
+/* The slide's narration blocks followed by its exercises' blocks. v[0, nslide) are the
+ * slide's own (shallow copies); the rest are owned. */
+struct quiz {
+    struct lesson_block *v;
+    size_t n, nslide;
+};
+
+/* Build the blocks of slide s; revealed: with the answers and solutions. */
+void quiz_build(const struct lesson_slide *s, bool revealed, struct quiz *out);
+void quiz_free(struct quiz *q);
+
+/* The answer of e at the lecture's numbers, as a student would write it: "419.4 GB/s",
+ * "option 2: ring", "60 64 68 72" (holds: computed from the scene, never from the file). */
+void quiz_answer(const struct lesson_exercise *e, char *buf, size_t n);
+
+/* For the speaker: every exercise's answer and solution, one after another ("" when the
+ * slide has none). */
+void quiz_notes(const struct lesson_slide *s, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The presenter in the room (issue 19): at 80x24, 100x30, 120x36 and 160x45 every word of
+# every slide's title, narration and exercise prompt of the shipped lessons is shown on one
+# of the slide's pages, and no screen names a key; an exercise's answer appears only after
+# r on the room's screen, and from the start on the notes terminal; o and / jump; a reload after a slide is inserted before the current one keeps
+# the slide (its title), not its number; after kill -9 the presenter resumes at its slide
+# with its clock.
+#
+# The words a slide must show come from `collviz lesson show --format json` (the parser's
+# view of the lesson, not the presenter's layout, which is what is under test).
+. "$(dirname "$0")/lib.sh" "$1"
+HERE=$(cd "$(dirname "$0")" && pwd)
+LESSONS=$HERE/../../lessons
+xdg=$(mktemp -d)
+chmod 700 "$xdg"
+trap 'tm_cleanup_all; rm -rf "$xdg"' EXIT
+mkdir "$xdg/run" "$xdg/caps"
+chmod 700 "$xdg/run"
+ENVS="XDG_RUNTIME_DIR=$xdg/run XDG_STATE_HOME=$xdg/state XDG_DATA_HOME=$xdg/data"
+# The screens' texts that name a key (the explorer's and player's hints): never on the room's
+# screen. (A lesson's own narration may say "press O"; that is the author's text.)
+HINTS='press s to sweep|\(or l\)|\(x cancels\)|halve/double|measures\)|\(v: chunk|sweep with s|\(Enter\)|a resumes|any key|napkin math\)|: y$|runs step 1|m trains\)|measures again\)|says why\)| measures it'
+
+# The reference: one line per slide, "N<TAB>words...".
+for f in "$LESSONS"/[0-9][0-9]-*.md; do
+    "$BIN" lesson show "$f" --format json || fail "lesson show $f"
+done | python3 -c '
+import json, sys
+dec = json.JSONDecoder(); text = sys.stdin.read(); i = 0; n = 0
+while i < len(text):
+    while i < len(text) and text[i].isspace(): i += 1
+    if i >= len(text): break
+    d, i = dec.raw_decode(text, i)
+    for s in d["slides"]:
+        n += 1
+        t = [s["title"]] + ["".join(sp["text"] for sp in b.get("spans", [])) for b in s["narration"]]
+        t += [e.get("prompt", "") for e in s.get("exercises", [])]
+        print("%d\t%s" % (n, " ".join(" ".join(t).split())))
+' >"$xdg/ref.txt" || fail "no reference words"
+NSLIDES=$(wc -l <"$xdg/ref.txt")
+[ "$NSLIDES" -ge 50 ] || fail "only $NSLIDES slides in the lessons"
+
+footer() { tm_screen | tail -n 1; }
+# Walk every slide and every page of it at one size, one capture per page.
+walk() { # COLS ROWS
+    local c=$1 r=$2 k page
+    tm_cleanup
+    rm -rf "$xdg/state"
+    tm_start "$c" "$r" "--present $LESSONS --backend cpu --no-measure --no-big-digits" $ENVS
+    tm_wait "slide 1/$NSLIDES" 10 || fail "presenter did not start at ${c}x$r"
+    for k in $(seq 1 "$NSLIDES"); do
+        if [ "$k" -gt 1 ]; then
+            tm_keys n
+            tm_wait "slide $k/$NSLIDES " 5 || fail "${c}x$r: n did not reach slide $k"
+        fi
+        page=1
+        while :; do
+            tm_screen >"$xdg/caps/$c-$k-$page"
+            grep -qE "$HINTS" "$xdg/caps/$c-$k-$page" &&
+                fail "${c}x$r slide $k: a key hint on the room's screen: $(grep -oE "$HINTS" "$xdg/caps/$c-$k-$page" | head -1)"
+            local of
+            of=$(footer | grep -oE "page [0-9]+/[0-9]+" | head -1)
+            [ -n "$of" ] || break
+            [ "$of" = "page $page/${of#*/}" ] || fail "${c}x$r slide $k: at '$of', wanted page $page"
+            [ "$page" -lt "${of#*/}" ] || break
+            page=$((page + 1))
+            tm_keys NPage
+            tm_wait "page $page/" 5 || fail "${c}x$r slide $k: PgDn did not turn to page $page"
+        done
+    done
+    # Every reference word of slide k is on one of its pages (lines joined; a title or a
+    # paragraph may wrap, a word never splits).
+    python3 - "$xdg/ref.txt" "$xdg/caps" "$c" <<'EOF' || fail "${c}x$r: words missing (above)"
+import glob, sys
+ref, caps, cols = sys.argv[1], sys.argv[2], sys.argv[3]
+bad = 0
+for line in open(ref, encoding="utf-8"):
+    k, words = line.rstrip("\n").split("\t", 1)
+    shown = set()
+    for f in glob.glob("%s/%s-%s-*" % (caps, cols, k)):
+        shown.update(open(f, encoding="utf-8").read().split())
+    missing = [w for w in words.split() if w not in shown]
+    if missing:
+        bad += 1
+        print("slide %s: not shown: %s" % (k, " ".join(missing[:8])))
+sys.exit(1 if bad else 0)
+EOF
+}
+for size in 80x24 100x30 120x36 160x45; do
+    walk "${size%x*}" "${size#*x}"
+done
+
+# Quiz: the prompt for the room, the answer only after r (a holds exercise: computed from
+# the scene, 60 52 32 72 is rank 3's box after the ring reduce-scatter on 10r+i inputs).
+tm_cleanup
+rm -rf "$xdg/state"
+tm_start 120 36 "--present $LESSONS --backend cpu --no-measure --start 'Half one: the reduce-scatter'" $ENVS
+tm_wait "Exercise: What does rank 3's box hold" 5 || fail "quiz prompt not shown"
+tm_screen | grep -qF "Answer:" && fail "the answer is shown before r"
+# The speaker has it from the start, and the keys that work (r among them, here).
+tm new-session -d -x 100 -y 30 -s notes "env $ENVS LANG=C.UTF-8 $BIN notes; sleep 600"
+end=$(($(date +%s) + 5))
+until tm capture-pane -p -t notes | grep -qF "Answer: 60 52 32 72"; do
+    [ "$(date +%s)" -le "$end" ] || fail "the notes terminal lacks the answer"
+    sleep 0.1
+done
+tm capture-pane -p -t notes | grep -qF "r reveal answer" || fail "notes do not list r"
+tm capture-pane -p -t notes | grep -qF "Solution:" || fail "notes lack the worked solution"
+tm kill-session -t notes
+tm_keys r
+tm_wait "Answer: 60 52 32 72" 5 || fail "r did not reveal the answer"
+tm_wait "Solution:" 3 || fail "r did not reveal the worked solution"
+tm_keys r
+tm_wait_gone "Answer: 60 52 32 72" 5 || fail "r again did not hide the answer"
+# o: the overview of every slide; Home then Enter jumps to the first.
+tm_keys o
+tm_wait "All slides" 3 || fail "o did not open the overview"
+tm_keys Home Enter
+tm_wait "slide 1/$NSLIDES" 3 || fail "the overview did not jump to slide 1"
+# / words Enter: the next slide whose title has them (case ignored).
+tm_keys / i n s i d e Enter
+tm_wait "Inside the ring: stop after step 3" 3 || fail "/ did not find 'inside'"
+tm_screen | tail -n 1 | grep -qF "slide 1/" && fail "/ found the title but did not move"
+
+# Reload after inserting a slide before the current one: the same slide (title), one
+# number further on.
+tm_cleanup
+mkdir "$xdg/talk"
+cp "$HERE/../lesson/present/01-present.md" "$xdg/talk/01-present.md"
+tm_start 120 36 "--present $xdg/talk --backend cpu --no-measure --no-big-digits" $ENVS
+tm_wait "slide 1/4" 5 || fail "fixture did not start"
+tm_keys g 3 Enter
+tm_wait "slide 3/4" 5 || fail "not on slide 3"
+tm_wait "Reduce-scatter alone" 3 || fail "slide 3 is not 'Reduce-scatter alone'"
+python3 - "$xdg/talk/01-present.md" <<'EOF'
+import sys
+p = sys.argv[1]; t = open(p).read()
+i = t.index("# Welcome to the ring")
+t = t[:i] + "# An inserted slide\n\nNew words.\n\n---\n\n" + t[i:]
+open(p + ".tmp", "w").write(t)
+EOF
+mv "$xdg/talk/01-present.md.tmp" "$xdg/talk/01-present.md"
+tm_wait "slide 4/5" 5 || fail "reload did not keep 'Reduce-scatter alone' (now slide 4 of 5)"
+tm_screen | grep -qF "Reduce-scatter alone" || fail "reload moved off the slide's title"
+
+# kill -9, then the same command: the same slide and its clock.
+tm_keys n
+tm_wait "slide 5/5" 5 || fail "n did not reach slide 5"
+sleep 2.2 # the clock passes 00:02
+pid=$(tm_pid)
+[ -n "$pid" ] || fail "no presenter pid"
+kill -9 "$pid"
+tm_wait "EXITED:137" 5 || fail "kill -9 did not end the presenter"
+tm_cleanup
+tm_start 120 36 "--present $xdg/talk --backend cpu --no-measure --no-big-digits" $ENVS
+tm_wait "slide 5/5" 5 || fail "no resume at slide 5 after kill -9"
+tm_wait "resumed at slide 5" 3 || fail "the resume is not said"
+clock=$(footer | grep -oE "[0-9]{2}:[0-9]{2} *$" | tr -d ' ')
+[ "${clock%%:*}" = 00 ] && [ "${clock#*:}" -ge 2 ] || fail "the clock restarted after kill -9 ($clock)"
+# --start chooses, and starts a fresh clock.
+tm_cleanup
+tm_start 120 36 "--present $xdg/talk --backend cpu --no-measure --start 2" $ENVS
+tm_wait "slide 2/5" 5 || fail "--start 2 not honoured"
+echo "ok: every word on some page at 80x24 100x30 120x36 160x45 ($NSLIDES slides), no key hint, quiz reveal, reload keeps the title, resume after kill -9"

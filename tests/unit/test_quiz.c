@@ -1,0 +1,106 @@
+/* test_quiz.c - exercises run as a quiz: the prompt with the lecture's numbers (and a
+ * choice's options) follows the narration, the answer and the reflowed worked solution only
+ * once revealed, and the speaker's copy has them all. Answers are worked out here by hand. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "present/quiz.h"
+
+static const char *LESSON =
+    "# Bandwidth\n"
+    "\n"
+    "Some narration.\n"
+    "\n"
+    "```exercise\n"
+    "id: q-algbw\n"
+    "type: number\n"
+    "prompt: {elements} fp32 elements take {ms} ms. What is the algbw?\n"
+    "param: elements = 104857600\n"
+    "param: ms = 1.6\n"
+    "answer: elements * 4 / (ms / 1000) / 1e9\n"
+    "units: GB/s\n"
+    "solution: 419,430,400 bytes in 0.0016 s\n"
+    "solution: is 262.1 GB/s.\n"
+    "```\n"
+    "\n"
+    "```exercise\n"
+    "id: q-steps\n"
+    "type: choice\n"
+    "prompt: How many steps?\n"
+    "option: 2\n"
+    "option: 3\n"
+    "correct: 2\n"
+    "```\n";
+
+/* Block i's text, its spans joined. */
+static void text_of(const struct lesson_block *b, char *out, size_t n)
+{
+    out[0] = '\0';
+    for (size_t i = 0; i < b->nspans; i++)
+        strncat(out, b->spans[i].text, n - strlen(out) - 1);
+}
+
+static int find(const struct quiz *q, const char *what)
+{
+    char t[2000];
+    for (size_t i = 0; i < q->n; i++) {
+        text_of(&q->v[i], t, sizeof t);
+        if (strstr(t, what)) return (int)i;
+    }
+    return -1;
+}
+
+static void test_quiz(void **state)
+{
+    (void)state;
+    struct lesson L;
+    struct lesson_errors e = {0};
+    assert_int_equal(lesson_parse("t.md", LESSON, strlen(LESSON), &L, &e), CV_OK);
+    const struct lesson_slide *s = &L.slides[0];
+    assert_int_equal(s->nex, 2);
+    struct quiz q;
+    quiz_build(s, false, &q);
+    assert_int_equal(q.nslide, s->nblocks);
+    /* The prompt with its numbers, after the slide's own narration; the options as items. */
+    int p = find(&q, "104857600 fp32 elements take 1.6 ms. What is the algbw?");
+    assert_true(p >= (int)s->nblocks);
+    assert_true(find(&q, "Some narration.") < p);
+    assert_true(find(&q, "Exercise 1 of 2: ") == p);
+    int c = find(&q, "How many steps?");
+    assert_true(c > p);
+    assert_int_equal(q.v[c + 1].kind, LBLOCK_ITEM);
+    assert_int_equal(q.v[c + 2].ordinal, 2);
+    assert_int_equal(find(&q, "Answer"), -1); /* not before the reveal */
+    assert_int_equal(find(&q, "262.1"), -1);
+    quiz_free(&q);
+    /* Revealed: 104857600 * 4 B / 1.6 ms = 262.144 GB/s; option 2 "3". */
+    quiz_build(s, true, &q);
+    assert_true(find(&q, "262.144 GB/s") > p);
+    assert_true(find(&q, "option 2: 3") > c);
+    int sol = find(&q, "Solution: 419,430,400 bytes in 0.0016 s is 262.1 GB/s.");
+    assert_true(sol > 0); /* the solution's two lines reflowed into one paragraph */
+    quiz_free(&q);
+    char ans[64];
+    quiz_answer(&s->ex[0], ans, sizeof ans);
+    assert_string_equal(ans, "262.144 GB/s");
+    char notes[2000];
+    quiz_notes(s, notes, sizeof notes);
+    assert_non_null(strstr(notes, "Answer 1: 262.144 GB/s"));
+    assert_non_null(strstr(notes, "Answer 2: option 2: 3"));
+    assert_non_null(strstr(notes, "Solution: 419,430,400"));
+    lesson_free(&L);
+    lesson_errors_free(&e);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_quiz)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
