@@ -181,9 +181,8 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
                                        optarg);
             break;
         case OPT_TIMEOUT: {
-            char *end;
-            double t = strtod(optarg, &end);
-            if (end == optarg || *end || !(t > 0) || t > 86400)
+            double t;
+            if (parse_double(optarg, 0, 86400, &t) != CV_OK || !(t > 0))
                 return cli_usage_error("train: --timeout '%s': expected seconds in (0, 86400]",
                                        optarg);
             o->cfg.timeout_s = t;
@@ -667,7 +666,7 @@ static int train_main(struct train_opts *op, const char *note)
     struct train_result res;
     rc = train_run_on(o.b, &o.cfg, &res, NULL, err, sizeof err);
     if (rc != CV_OK) {
-        fprintf(stderr, "collviz: train: %s\n", err);
+        cv_eprintf("collviz: train: %s\n", err);
         return rc == CV_EINVAL || rc == CV_ENOMEM ? 2 : 1;
     }
     struct train_deviation dev;
@@ -679,7 +678,7 @@ static int train_main(struct train_opts *op, const char *note)
         rc = train_run(&rc_cfg, &ref, NULL, err, sizeof err);
         if (rc != CV_OK) {
             train_result_free(&res);
-            fprintf(stderr, "collviz: train: reference: %s\n", err);
+            cv_eprintf("collviz: train: reference: %s\n", err);
             return 1;
         }
         train_compare(&res, &ref, &dev);

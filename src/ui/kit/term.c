@@ -62,8 +62,8 @@ static void term_nccl_log_say(void)
     if (!nccl_log_path[0]) return;
     struct stat st;
     if (stat(nccl_log_path, &st) == 0) {
-        fprintf(stderr, "collviz: NCCL's log (your NCCL_DEBUG=%s) is in %s\n",
-                getenv("NCCL_DEBUG"), nccl_log_path);
+        cv_eprintf("collviz: NCCL's log (your NCCL_DEBUG=%s) is in %s\n", getenv("NCCL_DEBUG"),
+                   nccl_log_path);
     } else {
         *strrchr(nccl_log_path, '/') = '\0';
         rmdir(nccl_log_path);
