@@ -431,6 +431,7 @@ int notes_view_main(int argc, char **argv)
         cv_eprintf("collviz notes: %s\n", strncmp(err, "notes: ", 7) == 0 ? err + 7 : err);
         return 2;
     }
+    if (!term_have_tty("the notes view")) return 2;
     const char *nc = getenv("NO_COLOR");
     bool want_color = !no_color && !(nc && nc[0]);
     v.utf8 = !ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;

@@ -1302,6 +1302,7 @@ int present_main(int argc, char **argv)
         cv_eprintf("collviz: %s\n", err);
         return 2;
     }
+    if (!term_have_tty("the presenter")) return 2;
     if (pres_load(p->path, &p->set, err, sizeof err) != CV_OK) {
         cv_eprintf("%s\n", err);
         return 2;

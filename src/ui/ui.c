@@ -485,11 +485,7 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
         return rc;
     }
 
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        /* Without a terminal the screen cannot be drawn nor keys read (and a loop on a
-         * closed input would spin): say so instead. */
-        cv_eprintf("collviz: the interactive program needs a terminal on stdin and stdout "
-                   "(collviz trace, bench, train and lesson show|list work without one)\n");
+    if (!term_have_tty("the interactive program")) {
         ui_stop_worker(a);
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
         app_free(a);

@@ -71,6 +71,17 @@ static void term_nccl_log_say(void)
     nccl_log_path[0] = '\0';
 }
 
+bool term_have_tty(const char *who)
+{
+    if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) return true;
+    /* Without a terminal the screen cannot be drawn nor keys read (and a loop on a closed
+     * input would spin): say so instead. */
+    cv_eprintf("collviz: %s needs a terminal on stdin and stdout (collviz trace, bench, train "
+               "and lesson show|list work without one)\n",
+               who);
+    return false;
+}
+
 SCREEN *term_start(void)
 {
     util_set_fatal_hook(term_fatal_hook);
