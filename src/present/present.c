@@ -1302,7 +1302,6 @@ int present_main(int argc, char **argv)
         cv_eprintf("collviz: %s\n", err);
         return 2;
     }
-    if (!term_have_tty("the presenter")) return 2;
     if (pres_load(p->path, &p->set, err, sizeof err) != CV_OK) {
         cv_eprintf("%s\n", err);
         return 2;
@@ -1319,5 +1318,9 @@ int present_main(int argc, char **argv)
         return 2;
     }
 
+    if (!term_have_tty("the presenter")) { /* after the deck is read: its errors come first */
+        pres_free(p);
+        return 2;
+    }
     return pres_run(p, &o, &resume, resumed);
 }
