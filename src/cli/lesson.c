@@ -407,7 +407,7 @@ static cJSON *exercise_json(const struct lesson_exercise *e)
             cJSON_AddStringToObject(x, "step", "end");
         else
             cJSON_AddNumberToObject(x, "step", (double)e->step);
-        if (e->slot_lo >= 0) {
+        if (e->slots) {
             cJSON *sl = cJSON_AddArrayToObject(x, "slots"); /* [first, last]: the asked part */
             cJSON_AddItemToArray(sl, cJSON_CreateNumber(e->slot_lo));
             cJSON_AddItemToArray(sl, cJSON_CreateNumber(e->slot_hi));

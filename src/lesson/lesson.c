@@ -906,7 +906,6 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
     e.tolerance = 0.01;
     e.type = LEX_TYPE_COUNT;
     e.step = 0;
-    e.slot_lo = e.slot_hi = -1;
     int key_line[K_COUNT] = {0};
     int type_line = 0;
     struct sbuf prompt = {0}, solution = {0};
@@ -1145,6 +1144,7 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
                 perr(c, l.no, "slots: bad value (a slot number A or a range A..B, A <= B)");
                 bad = true;
             } else {
+                e.slots = true;
                 e.slot_lo = (int)lo;
                 e.slot_hi = (int)hi;
             }
@@ -1282,7 +1282,7 @@ static void check_holds(struct ctx *c, struct lesson_slide *S)
         if (e->step != SCENE_STEP_END && (size_t)e->step > p.nsteps)
             perr(c, e->line, "holds: step %ld but the scene's plan has %zu steps", e->step,
                  p.nsteps);
-        if (e->slot_hi >= 0 && (size_t)e->slot_hi >= p.work_len)
+        if (e->slots && (size_t)e->slot_hi >= p.work_len)
             perr(c, e->line,
                  "holds: slots up to %d but rank %d's box has %zu elements (0..%zu)",
                  e->slot_hi, e->rank, p.work_len, p.work_len - 1);

@@ -138,10 +138,12 @@ struct lesson_exercise {
 
     /* holds: "what does rank `rank` hold after step `step`?" on the slide's scene */
     int rank;
-    long step;            /* 0..nsteps, or SCENE_STEP_END */
-    int slot_lo, slot_hi; /* `slots: A` or `slots: A..B`: only these elements of the box are
-                             asked (the rank's output); -1 = the whole box */
-    struct scene scene;   /* a copy of the slide's scene (holds only) */
+    long step; /* 0..nsteps, or SCENE_STEP_END */
+    /* `slots: A` or `slots: A..B`: only elements slot_lo..slot_hi of the box are asked (the
+     * rank's output). false (a zeroed exercise too) = the whole box. */
+    bool slots;
+    int slot_lo, slot_hi;
+    struct scene scene; /* a copy of the slide's scene (holds only) */
 };
 
 /* ---- slides and lessons ----------------------------------------------------------------- */
