@@ -69,7 +69,8 @@ struct app {
     bool playing;
     double next_tick; /* now_s() of the next auto-advance */
     bool help;
-    bool hw_open;  /* the backends and hardware overlay (b) */
+    int help_page, help_npages; /* the help's page (PgDn / PgUp) and how many it has */
+    bool hw_open;               /* the backends and hardware overlay (b) */
     bool embedded; /* the screen is drawn inside a frame (a lesson): no key bar of its own */
     enum keys_surface surface; /* where keys are read (kit/keys.h): hints name its keys */
     bool big_digits; /* per-rank values in block digits where they fit (the presenter) */

@@ -125,10 +125,8 @@ static void test_draw_scaled(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_width),
-        cmocka_unit_test(test_fits),
-        cmocka_unit_test(test_rows),
-        cmocka_unit_test(test_draw_offscreen),
+        cmocka_unit_test(test_width),       cmocka_unit_test(test_fits),
+        cmocka_unit_test(test_rows),        cmocka_unit_test(test_draw_offscreen),
         cmocka_unit_test(test_draw_scaled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
