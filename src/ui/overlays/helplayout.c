@@ -14,7 +14,7 @@ void help_layout_compute(int H, int W, int nrows, int entry_w, int legend_h,
     memset(out, 0, sizeof *out);
     int inner = W - 6 < 10 ? 10 : W - 6; /* the box's border and margins */
     int need = entry_w + 1 > inner ? inner : entry_w + 1;
-    int fit = inner / need; /* columns side by side without cutting a row */
+    int fit = inner / need;            /* columns side by side without cutting a row */
     int avail = H - 3 < 1 ? 1 : H - 3; /* rows inside the border, above the key bar */
     int n = nrows < 0 ? 0 : nrows;
     out->npages = 1;

@@ -10,10 +10,10 @@
 #define HELP_COLW_MAX 40 /* a column no wider than this when the rows need less */
 
 struct help_layout {
-    int ncol, colw; /* columns of key rows and their width (key names and help) */
-    int per_col;    /* rows in each column of a page */
-    int per_page;   /* key rows on a page: ncol * per_col */
-    int npages;     /* at least 1 */
+    int ncol, colw;  /* columns of key rows and their width (key names and help) */
+    int per_col;     /* rows in each column of a page */
+    int per_page;    /* key rows on a page: ncol * per_col */
+    int npages;      /* at least 1 */
     int legend_page; /* the page that shows the legend, under its rows */
     int gap;         /* a blank row between the rows and the legend */
 };

@@ -52,7 +52,7 @@ void overlay_help(struct app *a, struct rect t)
     for (int i = 0; legend && i < p.n; i++)
         if (pl_width(&p.l[i]) + 4 > w) w = pl_width(&p.l[i]) + 4;
     if (w > Wd) w = Wd;
-    int h = per_col + (legend ? hl.gap + p.n : 0) + 2;
+    int h = per_col + (legend ? (per_col > 0 ? hl.gap : 0) + p.n : 0) + 2;
     if (h > H - 1) h = H - 1;
     struct rect r = {t.y + (H - 1 - h) / 2, t.x + (Wd - w) / 2, h, w};
     draw_fill(r, A_NORMAL);
