@@ -1185,10 +1185,9 @@ static int pres_options(int argc, char **argv, struct pres *p, struct pres_opts 
             p->name = optarg;
             break;
         case O_AUTO: {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end == optarg || *end || !(v >= 1 && v <= 3600)) {
-                fprintf(stderr, "collviz: --auto: bad value '%s' (seconds, 1..3600)\n", optarg);
+            double v;
+            if (parse_double(optarg, 1, 3600, &v) != CV_OK) {
+                cv_eprintf("collviz: --auto: bad value '%s' (seconds, 1..3600)\n", optarg);
                 return 2;
             }
             p->auto_s = v;
@@ -1196,8 +1195,8 @@ static int pres_options(int argc, char **argv, struct pres *p, struct pres_opts 
         }
         case O_BACKEND:
             if (strcmp(optarg, "auto") != 0 && backend_kind_of(optarg) < 0) {
-                fprintf(stderr, "collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
-                        optarg);
+                cv_eprintf("collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
+                           optarg);
                 return 2;
             }
             o->backend = optarg;
@@ -1219,7 +1218,7 @@ static int pres_options(int argc, char **argv, struct pres *p, struct pres_opts 
             break;
         case O_EXPORT_DIR:
             if (!optarg[0]) {
-                fprintf(stderr, "collviz: --export-dir: empty folder name\n");
+                cv_eprintf("collviz: --export-dir: empty folder name\n");
                 return 2;
             }
             p->export_opt = optarg;
@@ -1228,21 +1227,20 @@ static int pres_options(int argc, char **argv, struct pres *p, struct pres_opts 
             pres_usage(stdout);
             return 0;
         case ':':
-            fprintf(stderr, "collviz: option '%s' needs a value\n", argv[optind - 1]);
+            cv_eprintf("collviz: option '%s' needs a value\n", argv[optind - 1]);
             return 2;
         default:
-            fprintf(stderr,
-                    "collviz: --present: unknown option '%s' (try --present x --help)\n",
-                    argv[optind - 1]);
+            cv_eprintf("collviz: --present: unknown option '%s' (try --present x --help)\n",
+                       argv[optind - 1]);
             return 2;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "collviz: unexpected argument '%s' (try --help)\n", argv[optind]);
+        cv_eprintf("collviz: unexpected argument '%s' (try --help)\n", argv[optind]);
         return 2;
     }
     if (!p->path || !p->path[0]) {
-        fprintf(stderr, "collviz: --present needs a lesson file or folder\n");
+        cv_eprintf("collviz: --present needs a lesson file or folder\n");
         return 2;
     }
     return -1;
@@ -1281,8 +1279,8 @@ static int pres_run(struct pres *p, const struct pres_opts *o, const struct psta
 
     SCREEN *scr = term_start();
     if (!scr) {
-        fprintf(stderr, "collviz: cannot start the terminal UI (TERM=%s)\n",
-                getenv("TERM") ? getenv("TERM") : "unset");
+        cv_eprintf("collviz: cannot start the terminal UI (TERM=%s)\n",
+                   getenv("TERM") ? getenv("TERM") : "unset");
         pres_stop_worker(a);
         pres_free(p);
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
@@ -1334,11 +1332,12 @@ int present_main(int argc, char **argv)
     if (rc >= 0) return rc;
     char err[400];
     if (notes_name_check(p->name, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "collviz: %s\n", err);
+        cv_eprintf("collviz: %s\n", err);
         return 2;
     }
+    if (!term_have_tty("the presenter")) return 2;
     if (pres_load(p->path, &p->set, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "%s\n", err);
+        cv_eprintf("%s\n", err);
         return 2;
     }
     pres_index(p);
@@ -1348,7 +1347,7 @@ int present_main(int argc, char **argv)
     struct pstate resume = {0};
     bool resumed = false;
     if (pres_start(p, o.start, &resume, &resumed, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "collviz: %s\n", err);
+        cv_eprintf("collviz: %s\n", err);
         pres_free(p);
         return 2;
     }
