@@ -325,6 +325,21 @@ static bool ui_start_curses(struct app *a, bool want_color)
     return true;
 }
 
+/* The help's pages: PgDn, → or Space the next, PgUp or ← the previous (the overlay takes
+ * no other action while open). */
+static bool ui_help_page_key(struct app *a, int ch)
+{
+    if (ch == KEY_NPAGE || ch == KEY_RIGHT || ch == ' ') {
+        if (a->help_page + 1 < a->help_npages) a->help_page++;
+        return true;
+    }
+    if (ch == KEY_PPAGE || ch == KEY_LEFT) {
+        if (a->help_page > 0) a->help_page--;
+        return true;
+    }
+    return false;
+}
+
 static void ui_handle_key(struct app *a, int ch, bool *quit)
 {
     if (ch == KEY_RESIZE) {
@@ -337,6 +352,7 @@ static void ui_handle_key(struct app *a, int ch, bool *quit)
         if (getmouse(&ev) != OK || a->nbar == 0 || ev.y != a->bar_at.y) return;
         act = keys_bar_hit(a->bar, a->nbar, ev.x - a->bar_at.x);
     } else {
+        if (a->help && !a->hw_open && ui_help_page_key(a, ch)) return;
         if (a->frame && a->frame->key && !a->help && !a->hw_open && a->frame->key(a, ch))
             return;
         act = app_key_action(a, ch);
