@@ -218,7 +218,7 @@ static void panel_backend(const struct app *a, struct plines *p, int width, int 
     const struct theme *th = &a->th;
     char t[320];
     snprintf(t, sizeof t, "backend %s: %s", a->w ? a->backend_name : "none", a->backend_desc);
-    pl_wrapped_max(p, th->role[TH_LABEL], width, t, a->lay.panel_side ? 6 : 2);
+    pl_wrapped_max(p, th->role[TH_LABEL], width, t, a->lay.panel_side ? 6 : 3);
     char size[32];
     format_size(a->sc.meas_bytes, size, sizeof size);
     struct pline *l = pl_new(p);
