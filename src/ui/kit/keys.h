@@ -41,13 +41,12 @@
     X(COLL_NEXT, KEYS_ON_COLL, "1-8", "coll", "next collective", '\t')                         \
     X(PARALLEL, KEYS_ON_SCENES, NULL, "parallel", "parallelism screen on/off", 'p', 'P')       \
     X(HIERARCHY, KEYS_ON_PAR | KEYS_ON_HIER, NULL, NULL, "hierarchy screen on/off", 'y')       \
-    X(TOPOLOGY, KEYS_ON_COLL | KEYS_ON_TOPO, NULL, "topology",                                 \
-      "topology screen on/off (--nccl-log)", 't')                                              \
-    X(CHAN_NEXT, KEYS_ON_TOPO, "{/}", "channel", "next channel of the record", '}')            \
-    X(CHAN_PREV, KEYS_ON_TOPO, NULL, NULL, "previous channel of the record", '{')              \
-    X(TOPO_TREE, KEYS_ON_TOPO, NULL, "tree", "the channel's ring / its trees", 'd', 'D')       \
-    X(TOPO_RUN, KEYS_ON_TOPO, "Enter", "all-reduce", "step a ring all-reduce in this order",   \
-      '\r', '\n', KEY_ENTER)                                                                   \
+    X(TOPOLOGY, KEYS_ON_COLL | KEYS_ON_TOPO, NULL, "topology", "topology screen on/off", 't')  \
+    X(CHAN_NEXT, KEYS_ON_TOPO, "{/}", "channel", "next channel", '}')                          \
+    X(CHAN_PREV, KEYS_ON_TOPO, NULL, NULL, "previous channel", '{')                            \
+    X(TOPO_TREE, KEYS_ON_TOPO, NULL, "tree", "the channel's trees on/off", 'd', 'D')           \
+    X(TOPO_RUN, KEYS_ON_TOPO, "Enter", "all-reduce", "all-reduce on this ring", '\r', '\n',    \
+      KEY_ENTER)                                                                               \
     X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp, zero1-3", 'n', 'N')      \
     X(SLIDE_NEXT, KEYS_ON_LESSON, "n/p", "slide", "next slide", 'n')                           \
     X(SLIDE_PREV, KEYS_ON_LESSON, NULL, NULL, "previous slide", 'p')                           \
