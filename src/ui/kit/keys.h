@@ -41,7 +41,7 @@
     X(COLL_NEXT, KEYS_ON_COLL, "1-8", "coll", "next collective", '\t')                         \
     X(PARALLEL, KEYS_ON_SCENES, NULL, "parallel", "parallelism screen on/off", 'p', 'P')       \
     X(HIERARCHY, KEYS_ON_PAR | KEYS_ON_HIER, NULL, NULL, "hierarchy screen on/off", 'y')       \
-    X(TOPOLOGY, KEYS_ON_COLL | KEYS_ON_TOPO, NULL, "topology", "topology screen on/off", 't')  \
+    X(TOPOLOGY, KEYS_ON_COLL | KEYS_ON_TOPO, NULL, NULL, "topology screen on/off", 't')        \
     X(CHAN_NEXT, KEYS_ON_TOPO, "{/}", "channel", "next channel", '}')                          \
     X(CHAN_PREV, KEYS_ON_TOPO, NULL, NULL, "previous channel", '{')                            \
     X(TOPO_TREE, KEYS_ON_TOPO, NULL, "tree", "the channel's trees on/off", 'd', 'D')           \
