@@ -203,15 +203,13 @@ static int scene_apply(struct scene *s, const char *key, const char *val, char *
             return cv_err(err, errlen, CV_EINVAL, "scene: bad size '%s' (4K..16G)", val);
         s->meas_bytes = b;
     } else if (strcmp(key, "autoplay") == 0) {
-        char *end;
         double d;
         if (strcmp(val, "on") == 0)
             d = 1.0;
         else if (strcmp(val, "off") == 0)
             d = 0.0;
         else {
-            d = strtod(val, &end);
-            if (end == val || *end || !(d >= 0 && d <= SCENE_AUTOPLAY_MAX))
+            if (parse_double(val, 0, SCENE_AUTOPLAY_MAX, &d) != CV_OK)
                 return cv_err(err, errlen, CV_EINVAL,
                               "scene: bad autoplay '%s' (seconds a step 0..%g, on, off)", val,
                               SCENE_AUTOPLAY_MAX);
@@ -270,6 +268,9 @@ int scene_parse(struct scene *s, const char *text, char *err, size_t errlen)
     struct scene t = *s;
     const char *p = text;
     bool algo_set = false;
+    /* each key once, as in a lesson's ```scene block: "ranks=4 ranks=8" says two things */
+    char seen[24][16];
+    size_t nseen = 0;
     for (;;) {
         p += strspn(p, " \t\n");
         if (!*p) break;
@@ -284,6 +285,12 @@ int scene_parse(struct scene *s, const char *text, char *err, size_t errlen)
         if (!eq || eq == word || !eq[1])
             return cv_err(err, errlen, CV_EINVAL, "scene: expected key=value, got '%s'", word);
         *eq = '\0';
+        const char *key = strcmp(word, "coll") == 0 ? "collective" : word;
+        for (size_t i = 0; i < nseen; i++)
+            if (strcmp(seen[i], key) == 0)
+                return cv_err(err, errlen, CV_EINVAL, "scene: key '%s' given twice", word);
+        if (nseen < ARRAY_LEN(seen) && strlen(key) < sizeof seen[0])
+            memcpy(seen[nseen++], key, strlen(key) + 1);
         int rc = scene_apply(&t, word, eq + 1, err, errlen);
         if (rc != CV_OK) return rc;
         if (strcmp(word, "algo") == 0) algo_set = true;

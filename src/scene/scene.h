@@ -81,8 +81,8 @@ int screen_kind_parse(const char *name, enum screen_kind *out);
  * transfer:N), view (chunk, slice), slices (1..16), channels (1..4), ring (the ring plans'
  * order, "0,3,1,2", or "none"). A collective
  * given without an algorithm that it lacks gets its default algorithm. On error *s is
- * unchanged and err names the bad word: "scene: ..." for a word that does not parse, the
- * scene_check message for a combination that does not hold. */
+ * unchanged and err names the bad word: "scene: ..." for a word that does not parse or a
+ * key given twice, the scene_check message for a combination that does not hold. */
 int scene_parse(struct scene *s, const char *text, char *err, size_t errlen);
 
 /* Check the combination: algorithm supported by the collective, root < ranks, count >= 0 and

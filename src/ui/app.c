@@ -317,6 +317,7 @@ static void app_common(struct app *a, enum ui_action act, struct scene *next, do
         break;
     case ACT_HELP:
         a->help = !a->help;
+        a->help_page = 0;
         a->hw_open = false;
         break;
     case ACT_EXPORT: {

@@ -74,8 +74,8 @@
     X(SCROLL_DOWN, KEYS_ON_LESSON, NULL, NULL, "scroll text down (list: next)", KEY_DOWN, 'j') \
     X(SCROLL_UP, KEYS_ON_LESSON, NULL, NULL, "scroll text up (list: previous)", KEY_UP, 'k')   \
     X(ALGO, KEYS_ON_COLL, NULL, "algo", "next algorithm", 'a', 'A')                            \
-    X(RANKS_UP, KEYS_ON_SCENES, "+/-", "ranks", "more ranks", '+', '=')                        \
-    X(RANKS_DOWN, KEYS_ON_SCENES, NULL, NULL, "fewer ranks", '-', '_')                         \
+    X(RANKS_UP, KEYS_ON_SCENES, "+/-", "ranks", "more ranks", '+', '=', 'w')                   \
+    X(RANKS_DOWN, KEYS_ON_SCENES, NULL, NULL, "fewer ranks", '-', '_', 'W')                    \
     X(SCHEDULE, KEYS_ON_PAR, NULL, "sched", "pp schedule: GPipe / 1F1B", 'g', 'G')             \
     X(OVERLAP, KEYS_ON_PAR, NULL, "overlap", "ddp: overlap all-reduce; zero3: prefetch", 'O')  \
     X(OP, KEYS_ON_COLL, NULL, "op", "next reduction op", 'o', '*')                             \
@@ -97,7 +97,7 @@
     PRESENT_KEY_TABLE(X)
 
 /* The presenter's own rows (its surface's keys win a clash; the scene action keeps its other
- * keys: algorithm A, op *, schedule G). */
+ * keys: algorithm A, op *, schedule G, ranks w / W since + and - zoom there). */
 #define PRESENT_KEY_TABLE(X)                                                                   \
     X(PRES_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next page, step, then slide", KEY_NPAGE,        \
       KEY_RIGHT, KEY_DOWN, ' ')                                                                \
@@ -115,6 +115,9 @@
     X(PRES_HIGHLIGHT, KEYS_ON_PRESENT, NULL, NULL, "point at a rank, chunk, transfer", 'f')    \
     X(PRES_BLANK, KEYS_ON_PRESENT, NULL, NULL, "blank (any key restores)", '.', 'b')           \
     X(PRES_DIGITS, KEYS_ON_PRESENT, NULL, NULL, "block digits on/off", 'd')                    \
+    X(PRES_ZOOM_IN, KEYS_ON_PRESENT, NULL, NULL,                                               \
+      "zoom in: no panel, bigger digits, boxes only", '+', '=')                                \
+    X(PRES_ZOOM_OUT, KEYS_ON_PRESENT, NULL, NULL, "zoom out", '-', '_')                        \
     X(PRES_AUTO, KEYS_ON_PRESENT, NULL, NULL, "resume --auto", 'a')                            \
     X(PRES_EXPORT, KEYS_ON_PRESENT, NULL, NULL, "screen to SVG and text (e twice)", 'e')       \
     X(PRES_QUIT, KEYS_ON_PRESENT, NULL, NULL, "quit", 'q')

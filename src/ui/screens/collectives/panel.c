@@ -134,8 +134,11 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
         if (app_key_hint(a, ACT_CANCEL, k, sizeof k))
             pl_add(l, th->role[TH_DIM], " (%s cancels)", k);
     } else if (m->measure_err[0]) {
-        struct pline *l = pl_new(p);
-        pl_add(l, th->role[TH_BAD], "measurement: %s", m->measure_err);
+        /* wrapped, not cut: a refusal's reason ("needs 256 GiB of buffers; 22 GiB
+         * available") is at its end */
+        char t[sizeof m->measure_err + 16];
+        snprintf(t, sizeof t, "measurement: %s", m->measure_err);
+        pl_wrapped_max(p, th->role[TH_BAD], width, t, 4);
     }
     if (!m->have_row) {
         char k[16];
