@@ -134,11 +134,25 @@ int scene_check(const struct scene *s, char *err, size_t errlen)
     return CV_OK;
 }
 
+/* ring=0,3,1,2: the ring plans' order; ring=none: 0, 1, ..., W-1. */
+static int scene_apply_ring(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    if (strcmp(val, "none") == 0) {
+        s->ring_n = 0;
+        return CV_OK;
+    }
+    char why[120];
+    if (plan_parse_ring(val, s->ring, &s->ring_n, why, sizeof why) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: bad ring '%s' (%s)", val, why);
+    return CV_OK;
+}
+
 /* One "key=value" word applied to *s. */
 static int scene_apply(struct scene *s, const char *key, const char *val, char *err,
                        size_t errlen)
 {
     long l;
+    if (strcmp(key, "ring") == 0) return scene_apply_ring(s, val, err, errlen);
     if (strcmp(key, "screen") == 0) {
         if (screen_kind_parse(val, &s->screen) != CV_OK)
             return cv_err(err, errlen, CV_EINVAL, "scene: unknown screen '%s'", val);
@@ -249,14 +263,6 @@ static int scene_apply(struct scene *s, const char *key, const char *val, char *
             return cv_err(err, errlen, CV_EINVAL, "scene: bad channels '%s' (1..%d)", val,
                           SCENE_MAX_CHANNELS);
         s->channels = (int)l;
-    } else if (strcmp(key, "ring") == 0) {
-        if (strcmp(val, "none") == 0) {
-            s->ring_n = 0;
-            return CV_OK;
-        }
-        char why[120];
-        if (plan_parse_ring(val, s->ring, &s->ring_n, why, sizeof why) != CV_OK)
-            return cv_err(err, errlen, CV_EINVAL, "scene: bad ring '%s' (%s)", val, why);
     } else {
         return cv_err(err, errlen, CV_EINVAL, "scene: unknown key '%s'", key);
     }
