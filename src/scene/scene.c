@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/plan.h"
 #include "../core/util.h"
 
 static const char *const screen_names[SCREEN_KIND_COUNT] = {
     [SCREEN_COLLECTIVES] = "collectives",
     [SCREEN_PARALLEL] = "parallel",
     [SCREEN_HIERARCHY] = "hierarchy",
+    [SCREEN_TOPOLOGY] = "topology",
 };
 
 static const char *const hl_names[HL_KIND_COUNT] = {
@@ -98,6 +100,9 @@ int scene_check(const struct scene *s, char *err, size_t errlen)
     }
     if (s->step < SCENE_STEP_END)
         return cv_err(err, errlen, CV_EINVAL, "step %ld out of range", s->step);
+    if (s->ring_n && s->ring_n != s->nranks)
+        return cv_err(err, errlen, CV_EINVAL, "the ring order has %d ranks, the scene %d",
+                      s->ring_n, s->nranks);
     if (s->meas_bytes < SCENE_MEAS_MIN || s->meas_bytes > SCENE_MEAS_MAX)
         return cv_err(err, errlen, CV_EINVAL, "size %zu bytes out of range (4K..16G)",
                       s->meas_bytes);
@@ -129,11 +134,25 @@ int scene_check(const struct scene *s, char *err, size_t errlen)
     return CV_OK;
 }
 
+/* ring=0,3,1,2: the ring plans' order; ring=none: 0, 1, ..., W-1. */
+static int scene_apply_ring(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    if (strcmp(val, "none") == 0) {
+        s->ring_n = 0;
+        return CV_OK;
+    }
+    char why[120];
+    if (plan_parse_ring(val, s->ring, &s->ring_n, why, sizeof why) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: bad ring '%s' (%s)", val, why);
+    return CV_OK;
+}
+
 /* One "key=value" word applied to *s. */
 static int scene_apply(struct scene *s, const char *key, const char *val, char *err,
                        size_t errlen)
 {
     long l;
+    if (strcmp(key, "ring") == 0) return scene_apply_ring(s, val, err, errlen);
     if (strcmp(key, "screen") == 0) {
         if (screen_kind_parse(val, &s->screen) != CV_OK)
             return cv_err(err, errlen, CV_EINVAL, "scene: unknown screen '%s'", val);
@@ -331,5 +350,9 @@ void scene_format(const struct scene *s, char *buf, size_t n)
         l = strlen(buf);
         snprintf(buf + l, n > l ? n - l : 0, " view=%s slices=%d channels=%d",
                  s->slice_view ? "slice" : "chunk", s->slices, s->channels);
+    }
+    for (int i = 0; i < s->ring_n; i++) {
+        l = strlen(buf);
+        snprintf(buf + l, n > l ? n - l : 0, "%s%d", i ? "," : " ring=", s->ring[i]);
     }
 }

@@ -19,7 +19,13 @@
 #include "../core/init.h"
 #include "../parallel/scheme.h"
 
-enum screen_kind { SCREEN_COLLECTIVES, SCREEN_PARALLEL, SCREEN_HIERARCHY, SCREEN_KIND_COUNT };
+enum screen_kind {
+    SCREEN_COLLECTIVES,
+    SCREEN_PARALLEL,
+    SCREEN_HIERARCHY,
+    SCREEN_TOPOLOGY, /* a real cluster's NCCL record (collviz --nccl-log) */
+    SCREEN_KIND_COUNT
+};
 
 /* What a scene asks the screen to point at (a lesson slide's "look here"). */
 enum highlight_kind {
@@ -56,6 +62,10 @@ struct scene {
      * which slice is on which link at each tick; step then counts ticks */
     bool slice_view;      /* view=slice; view=chunk (the default) is the teaching model */
     int slices, channels; /* 1..SCENE_MAX_SLICES, 1..SCENE_MAX_CHANNELS */
+    /* The ring plans' order (ring=0,3,1,2): NCCL's ring from a record, a permutation of the
+     * ranks; ring_n 0 = 0, 1, ..., W-1. Set by the topology screen's Enter. */
+    int ring[CV_MAX_RANKS];
+    int ring_n;
 };
 
 /* The lecture's opening scene: all-reduce, ring, 4 ranks, sum, lecture inputs, step 0. */
@@ -68,7 +78,8 @@ int screen_kind_parse(const char *name, enum screen_kind *out);
  * count (a number or "auto"), root, init, seed, step (a number or "end"), scheme (ddp, tp,
  * pp), schedule (gpipe, 1f1b), overlap (on, off), size (measurement size: 64M, 1G, 4096),
  * autoplay (seconds per step, "on" = 1, "off" = 0), highlight (none, rank:N, chunk:N,
- * transfer:N), view (chunk, slice), slices (1..16), channels (1..4). A collective
+ * transfer:N), view (chunk, slice), slices (1..16), channels (1..4), ring (the ring plans'
+ * order, "0,3,1,2", or "none"). A collective
  * given without an algorithm that it lacks gets its default algorithm. On error *s is
  * unchanged and err names the bad word: "scene: ..." for a word that does not parse or a
  * key given twice, the scene_check message for a combination that does not hold. */

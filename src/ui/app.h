@@ -27,6 +27,8 @@
 #include "screens/collectives/meas.h"
 
 #define APP_BAR_MAX 32
+
+struct rec_log;
 #define APP_XFER_TEXT 64
 #define APP_ZOOM_MAX 3 /* struct app.zoom */
 
@@ -53,6 +55,10 @@ struct app {
      * the scene's screen alone. */
     const struct screen_ops *frame;
     void *frame_state;
+
+    /* a real cluster's NCCL record (--nccl-log), the topology screen's; NULL none. Freed
+     * by app_free. */
+    struct rec_log *rec;
 
     /* backend, through the worker only */
     struct worker *w;

@@ -28,10 +28,12 @@
 #include "../worker/launch.h"
 #include "../worker/serve.h"
 #include "../core/util.h"
+#include "../records/recfile.h"
 #include "app.h"
 #include "frame.h"
 #include "screens/lesson/lesson_ui.h"
 #include "screens/screens.h"
+#include "screens/topology/topotext.h"
 #include "kit/term.h"
 
 static void ui_usage(FILE *f)
@@ -60,6 +62,8 @@ static void ui_usage(FILE *f)
         "  --connect ADDRESS    use a job started elsewhere with collviz serve\n"
         "                       (unix:PATH, or tcp:HOST:PORT with --token)\n"
         "  --token TOKEN        the token a TCP job printed\n"
+        "  --nccl-log FILE...   the topology screen of a real cluster's records: NCCL INFO\n"
+        "                       logs and nccl-tests output (one file or several; no GPU)\n"
         "  --no-color           monochrome (also when NO_COLOR is set)\n"
         "  --ascii              ASCII drawing characters\n"
         "  -h, --help           this text\n"
@@ -74,6 +78,9 @@ struct ui_opts {
     const char *connect; /* --connect ADDRESS: a job started elsewhere */
     const char *token;   /* --token: what a TCP job printed */
     bool backend_set;
+#define UI_MAX_LOGS 64
+    const char *logs[UI_MAX_LOGS]; /* --nccl-log FILE...: the topology screen's record */
+    int nlogs;
 };
 
 /* The job the UI started (--mpi), ended with the UI. */
@@ -106,7 +113,8 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         O_NOMEASURE,
         O_MPI,
         O_CONNECT,
-        O_TOKEN
+        O_TOKEN,
+        O_NCCL_LOG
     };
     static const struct option longopts[] = {
         {"ranks", required_argument, NULL, O_RANKS},
@@ -127,6 +135,7 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         {"mpi", required_argument, NULL, O_MPI},
         {"connect", required_argument, NULL, O_CONNECT},
         {"token", required_argument, NULL, O_TOKEN},
+        {"nccl-log", required_argument, NULL, O_NCCL_LOG},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -168,6 +177,13 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         case O_SCENE:
             key = "scene";
             break;
+        case O_NCCL_LOG:
+            if (o->nlogs == UI_MAX_LOGS) {
+                fprintf(stderr, "collviz: --nccl-log: at most %d files\n", UI_MAX_LOGS);
+                return 2;
+            }
+            o->logs[o->nlogs++] = optarg;
+            continue;
         case O_BACKEND: {
             bool ok = strcmp(optarg, "auto") == 0 || backend_kind_of(optarg) >= 0;
             if (!ok) {
@@ -235,6 +251,8 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         strcat(words, " ");
         strcat(words, one);
     }
+    for (; o->nlogs && optind < argc && o->nlogs < UI_MAX_LOGS; optind++)
+        o->logs[o->nlogs++] = argv[optind]; /* --nccl-log FILE FILE...: the files after it */
     if (optind < argc) {
         cv_eprintf("collviz: unexpected argument '%s' (try --help)\n", argv[optind]);
         return 2;
@@ -542,6 +560,41 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
     return term_exit(&block);
 }
 
+/* --nccl-log: read the files into a->rec before the terminal is taken; 2 with one line
+ * naming the bad file when one cannot be read or holds nothing NCCL wrote, -1 on success. */
+static int ui_read_logs(struct app *a, const struct ui_opts *o, struct scene *start)
+{
+    if (!o->nlogs) return -1;
+    a->rec = rec_new();
+    for (int i = 0; i < o->nlogs; i++) {
+        char err[200];
+        int before = a->rec->nerrors;
+        int n = rec_read_file(a->rec, o->logs[i], err, sizeof err);
+        if (n < 0) {
+            fprintf(stderr, "collviz: --nccl-log %s: %s\n", o->logs[i], err);
+            return 2;
+        }
+        if (n == 0) {
+            fprintf(stderr, "collviz: --nccl-log %s: %s\n", o->logs[i],
+                    a->rec->nerrors > before ? a->rec->errors[before]
+                                             : "no NCCL INFO or nccl-tests lines in it");
+            return 2;
+        }
+    }
+    rec_finish(a->rec);
+    if (topo_nranks(a->rec) == 0) {
+        fprintf(stderr,
+                "collviz: --nccl-log %s: the record names no rank (no comm, ring or "
+                "tree lines)\n",
+                o->logs[0]);
+        return 2;
+    }
+    start->screen = SCREEN_TOPOLOGY;
+    start->step = 0;
+    start->ring_n = 0;
+    return -1;
+}
+
 int ui_main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
@@ -551,6 +604,12 @@ int ui_main(int argc, char **argv)
     struct scene start;
     scene_default(&start);
     int rc = ui_parse(argc, argv, &start, &o);
+    if (rc >= 0) {
+        app_free(a);
+        free(a);
+        return rc;
+    }
+    rc = ui_read_logs(a, &o, &start);
     if (rc >= 0) {
         app_free(a);
         free(a);

@@ -23,9 +23,11 @@
 #define KEYS_ON_LESSON 4u   /* the lesson player and its list of lessons */
 #define KEYS_ON_HIER 8u     /* the hierarchy screen */
 #define KEYS_ON_PRESENT 16u /* the presenter's own keys (slides, blank, goto...) */
+#define KEYS_ON_TOPO 32u    /* the topology screen (collviz --nccl-log) */
 #define KEYS_ON_ALL (KEYS_ON_COLL | KEYS_ON_PAR)
 #define KEYS_ON_SCENES                                                                         \
-    (KEYS_ON_COLL | KEYS_ON_PAR | KEYS_ON_HIER) /* every screen a scene can name */
+    (KEYS_ON_COLL | KEYS_ON_PAR | KEYS_ON_HIER | KEYS_ON_TOPO) /* every screen a scene names   \
+                                                                */
 #define KEYS_ON_EVERY (KEYS_ON_SCENES | KEYS_ON_LESSON)
 #define UI_KEY_TABLE(X)                                                                        \
     X(COLL_1, KEYS_ON_COLL, NULL, NULL, "broadcast", '1')                                      \
@@ -39,6 +41,12 @@
     X(COLL_NEXT, KEYS_ON_COLL, "1-8", "coll", "next collective", '\t')                         \
     X(PARALLEL, KEYS_ON_SCENES, NULL, "parallel", "parallelism screen on/off", 'p', 'P')       \
     X(HIERARCHY, KEYS_ON_PAR | KEYS_ON_HIER, NULL, NULL, "hierarchy screen on/off", 'y')       \
+    X(TOPOLOGY, KEYS_ON_COLL | KEYS_ON_TOPO, NULL, NULL, "topology screen on/off", 't')        \
+    X(CHAN_NEXT, KEYS_ON_TOPO, "{/}", "channel", "next channel", '}')                          \
+    X(CHAN_PREV, KEYS_ON_TOPO, NULL, NULL, "previous channel", '{')                            \
+    X(TOPO_TREE, KEYS_ON_TOPO, NULL, "tree", "the channel's trees on/off", 'd', 'D')           \
+    X(TOPO_RUN, KEYS_ON_TOPO, "Enter", "all-reduce", "all-reduce on this ring", '\r', '\n',    \
+      KEY_ENTER)                                                                               \
     X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp, zero1-3", 'n', 'N')      \
     X(SLIDE_NEXT, KEYS_ON_LESSON, "n/p", "slide", "next slide", 'n')                           \
     X(SLIDE_PREV, KEYS_ON_LESSON, NULL, NULL, "previous slide", 'p')                           \

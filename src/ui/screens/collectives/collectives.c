@@ -70,8 +70,8 @@ static void coll_rebuild_slices(struct app *a)
     if (count < per) count = per;
     st->count = count;
     struct plan base;
-    if (plan_build(&base, s->coll, s->algo, s->op, s->nranks, count, coll_root(a), a->scene_err,
-                   sizeof a->scene_err) != CV_OK)
+    if (plan_build_ring(&base, s->coll, s->algo, s->op, s->nranks, count, coll_root(a),
+                        s->ring_n ? s->ring : NULL, a->scene_err, sizeof a->scene_err) != CV_OK)
         return;
     int rc = plan_refine(&base, s->slices, s->channels, &st->plan, a->scene_err,
                          sizeof a->scene_err);
@@ -270,8 +270,8 @@ static void coll_rebuild(struct app *a)
     struct scene *s = &a->sc;
     int root = coll_root(a);
     size_t count = scene_count(s);
-    int rc = plan_build(&a->plan, s->coll, s->algo, s->op, s->nranks, count, root, a->scene_err,
-                        sizeof a->scene_err);
+    int rc = plan_build_ring(&a->plan, s->coll, s->algo, s->op, s->nranks, count, root,
+                             s->ring_n ? s->ring : NULL, a->scene_err, sizeof a->scene_err);
     if (rc == CV_OK) {
         a->have_plan = true;
         for (int r = 0; r < s->nranks; r++) {
