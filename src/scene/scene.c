@@ -129,127 +129,256 @@ int scene_check(const struct scene *s, char *err, size_t errlen)
     return CV_OK;
 }
 
+/* One scene key's value handler: parse val into *s, or say why not. */
+typedef int scene_key_fn(struct scene *s, const char *val, char *err, size_t errlen);
+
+/* screen: which screen shows the scene. */
+static int sk_screen(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    if (screen_kind_parse(val, &s->screen) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: unknown screen '%s'", val);
+    return CV_OK;
+}
+
+/* collective (or coll): the collective the scene runs. */
+static int sk_coll(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    if (coll_parse(val, &s->coll) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: unknown collective '%s'", val);
+    return CV_OK;
+}
+
+/* algo: the collective's algorithm. */
+static int sk_algo(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    if (algo_parse(val, &s->algo) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: unknown algorithm '%s'", val);
+    return CV_OK;
+}
+
+/* op: the reduction operator. */
+static int sk_op(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    if (redop_parse(val, &s->op) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: unknown op '%s'", val);
+    return CV_OK;
+}
+
+/* ranks: the world size. */
+static int sk_ranks(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    long l;
+    if (parse_long(val, 1, CV_MAX_RANKS, &l) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: bad ranks '%s' (1..%d)", val,
+                      CV_MAX_RANKS);
+    s->nranks = (int)l;
+    return CV_OK;
+}
+
+/* count: elements per rank, or auto. */
+static int sk_count(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    long l;
+    if (strcmp(val, "auto") == 0)
+        s->count = 0;
+    else if (parse_long(val, 1, SCENE_MAX_COUNT, &l) == CV_OK)
+        s->count = (size_t)l;
+    else
+        return cv_err(err, errlen, CV_EINVAL, "scene: bad count '%s' (1..%d or auto)", val,
+                      SCENE_MAX_COUNT);
+    return CV_OK;
+}
+
+/* root: the root rank of a rooted collective. */
+static int sk_root(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    long l;
+    if (parse_long(val, 0, CV_MAX_RANKS - 1, &l) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: bad root '%s'", val);
+    s->root = (int)l;
+    return CV_OK;
+}
+
+/* init: how the ranks' buffers start. */
+static int sk_init(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    if (init_parse(val, &s->init) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: unknown init '%s'", val);
+    return CV_OK;
+}
+
+/* seed: the random init's seed. */
+static int sk_seed(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    if (parse_u64(val, &s->seed) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: bad seed '%s'", val);
+    return CV_OK;
+}
+
+/* step: the step shown, a number or end. */
+static int sk_step(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    long l;
+    if (strcmp(val, "end") == 0)
+        s->step = SCENE_STEP_END;
+    else if (parse_long(val, 0, 1L << 20, &l) == CV_OK)
+        s->step = l;
+    else
+        return cv_err(err, errlen, CV_EINVAL, "scene: bad step '%s' (a number or end)", val);
+    return CV_OK;
+}
+
+/* scheme: the parallelism screen's training scheme. */
+static int sk_scheme(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    if (train_scheme_parse(val, &s->scheme) != CV_OK || s->scheme == TRAIN_SINGLE)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "scene: unknown scheme '%s' (ddp, tp, pp, zero1, zero2, zero3)", val);
+    return CV_OK;
+}
+
+/* schedule: the pipeline's schedule. */
+static int sk_schedule(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    if (pp_schedule_parse(val, &s->schedule) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: unknown schedule '%s' (gpipe, 1f1b)",
+                      val);
+    return CV_OK;
+}
+
+/* overlap: whether DDP overlaps its all-reduces with the backward pass. */
+static int sk_overlap(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    if (strcmp(val, "on") == 0 || strcmp(val, "1") == 0 || strcmp(val, "yes") == 0)
+        s->overlap = true;
+    else if (strcmp(val, "off") == 0 || strcmp(val, "0") == 0 || strcmp(val, "no") == 0)
+        s->overlap = false;
+    else
+        return cv_err(err, errlen, CV_EINVAL, "scene: bad overlap '%s' (on, off)", val);
+    return CV_OK;
+}
+
+/* size: the measurement's message size. */
+static int sk_size(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    size_t b;
+    if (parse_size(val, &b) != CV_OK || b < SCENE_MEAS_MIN || b > SCENE_MEAS_MAX)
+        return cv_err(err, errlen, CV_EINVAL, "scene: bad size '%s' (4K..16G)", val);
+    s->meas_bytes = b;
+    return CV_OK;
+}
+
+/* autoplay: seconds a step, on (1 s) or off. */
+static int sk_autoplay(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    char *end;
+    double d;
+    if (strcmp(val, "on") == 0)
+        d = 1.0;
+    else if (strcmp(val, "off") == 0)
+        d = 0.0;
+    else {
+        d = strtod(val, &end);
+        if (end == val || *end || !(d >= 0 && d <= SCENE_AUTOPLAY_MAX))
+            return cv_err(err, errlen, CV_EINVAL,
+                          "scene: bad autoplay '%s' (seconds a step 0..%g, on, off)", val,
+                          SCENE_AUTOPLAY_MAX);
+    }
+    s->autoplay = d;
+    return CV_OK;
+}
+
+/* highlight: none, or kind:N (a rank, a chunk or a transfer). */
+static int sk_highlight(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    long l;
+    if (strcmp(val, "none") == 0) {
+        s->hl = HL_NONE;
+        s->hl_index = 0;
+        return CV_OK;
+    }
+    const char *colon = strchr(val, ':');
+    int k = -1;
+    for (int i = HL_RANK; colon && i < HL_KIND_COUNT; i++)
+        if (strlen(hl_names[i]) == (size_t)(colon - val) &&
+            strncmp(val, hl_names[i], (size_t)(colon - val)) == 0)
+            k = i;
+    if (k < 0 || parse_long(colon + 1, 0, 255, &l) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "scene: bad highlight '%s' (none, rank:N, chunk:N, transfer:N)", val);
+    s->hl = (enum highlight_kind)k;
+    s->hl_index = (int)l;
+    return CV_OK;
+}
+
+/* view: chunk or slice. */
+static int sk_view(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    if (strcmp(val, "chunk") == 0)
+        s->slice_view = false;
+    else if (strcmp(val, "slice") == 0)
+        s->slice_view = true;
+    else
+        return cv_err(err, errlen, CV_EINVAL, "scene: bad view '%s' (chunk, slice)", val);
+    return CV_OK;
+}
+
+/* slices: how many slices a chunk is sent in. */
+static int sk_slices(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    long l;
+    if (parse_long(val, 1, SCENE_MAX_SLICES, &l) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: bad slices '%s' (1..%d)", val,
+                      SCENE_MAX_SLICES);
+    s->slices = (int)l;
+    return CV_OK;
+}
+
+/* channels: how many rings run side by side. */
+static int sk_channels(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    long l;
+    if (parse_long(val, 1, SCENE_MAX_CHANNELS, &l) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: bad channels '%s' (1..%d)", val,
+                      SCENE_MAX_CHANNELS);
+    s->channels = (int)l;
+    return CV_OK;
+}
+
+/* The scene's keys and who reads each one's value. */
+static const struct {
+    const char *key;
+    scene_key_fn *fn;
+} scene_keys[] = {
+    {"screen", sk_screen},
+    {"collective", sk_coll},
+    {"coll", sk_coll},
+    {"algo", sk_algo},
+    {"op", sk_op},
+    {"ranks", sk_ranks},
+    {"count", sk_count},
+    {"root", sk_root},
+    {"init", sk_init},
+    {"seed", sk_seed},
+    {"step", sk_step},
+    {"scheme", sk_scheme},
+    {"schedule", sk_schedule},
+    {"overlap", sk_overlap},
+    {"size", sk_size},
+    {"autoplay", sk_autoplay},
+    {"highlight", sk_highlight},
+    {"view", sk_view},
+    {"slices", sk_slices},
+    {"channels", sk_channels},
+};
+
 /* One "key=value" word applied to *s. */
 static int scene_apply(struct scene *s, const char *key, const char *val, char *err,
                        size_t errlen)
 {
-    long l;
-    if (strcmp(key, "screen") == 0) {
-        if (screen_kind_parse(val, &s->screen) != CV_OK)
-            return cv_err(err, errlen, CV_EINVAL, "scene: unknown screen '%s'", val);
-    } else if (strcmp(key, "collective") == 0 || strcmp(key, "coll") == 0) {
-        if (coll_parse(val, &s->coll) != CV_OK)
-            return cv_err(err, errlen, CV_EINVAL, "scene: unknown collective '%s'", val);
-    } else if (strcmp(key, "algo") == 0) {
-        if (algo_parse(val, &s->algo) != CV_OK)
-            return cv_err(err, errlen, CV_EINVAL, "scene: unknown algorithm '%s'", val);
-    } else if (strcmp(key, "op") == 0) {
-        if (redop_parse(val, &s->op) != CV_OK)
-            return cv_err(err, errlen, CV_EINVAL, "scene: unknown op '%s'", val);
-    } else if (strcmp(key, "ranks") == 0) {
-        if (parse_long(val, 1, CV_MAX_RANKS, &l) != CV_OK)
-            return cv_err(err, errlen, CV_EINVAL, "scene: bad ranks '%s' (1..%d)", val,
-                          CV_MAX_RANKS);
-        s->nranks = (int)l;
-    } else if (strcmp(key, "count") == 0) {
-        if (strcmp(val, "auto") == 0)
-            s->count = 0;
-        else if (parse_long(val, 1, SCENE_MAX_COUNT, &l) == CV_OK)
-            s->count = (size_t)l;
-        else
-            return cv_err(err, errlen, CV_EINVAL, "scene: bad count '%s' (1..%d or auto)", val,
-                          SCENE_MAX_COUNT);
-    } else if (strcmp(key, "root") == 0) {
-        if (parse_long(val, 0, CV_MAX_RANKS - 1, &l) != CV_OK)
-            return cv_err(err, errlen, CV_EINVAL, "scene: bad root '%s'", val);
-        s->root = (int)l;
-    } else if (strcmp(key, "init") == 0) {
-        if (init_parse(val, &s->init) != CV_OK)
-            return cv_err(err, errlen, CV_EINVAL, "scene: unknown init '%s'", val);
-    } else if (strcmp(key, "seed") == 0) {
-        if (parse_u64(val, &s->seed) != CV_OK)
-            return cv_err(err, errlen, CV_EINVAL, "scene: bad seed '%s'", val);
-    } else if (strcmp(key, "step") == 0) {
-        if (strcmp(val, "end") == 0)
-            s->step = SCENE_STEP_END;
-        else if (parse_long(val, 0, 1L << 20, &l) == CV_OK)
-            s->step = l;
-        else
-            return cv_err(err, errlen, CV_EINVAL, "scene: bad step '%s' (a number or end)",
-                          val);
-    } else if (strcmp(key, "scheme") == 0) {
-        if (train_scheme_parse(val, &s->scheme) != CV_OK || s->scheme == TRAIN_SINGLE)
-            return cv_err(err, errlen, CV_EINVAL,
-                          "scene: unknown scheme '%s' (ddp, tp, pp, zero1, zero2, zero3)", val);
-    } else if (strcmp(key, "schedule") == 0) {
-        if (pp_schedule_parse(val, &s->schedule) != CV_OK)
-            return cv_err(err, errlen, CV_EINVAL, "scene: unknown schedule '%s' (gpipe, 1f1b)",
-                          val);
-    } else if (strcmp(key, "overlap") == 0) {
-        if (strcmp(val, "on") == 0 || strcmp(val, "1") == 0 || strcmp(val, "yes") == 0)
-            s->overlap = true;
-        else if (strcmp(val, "off") == 0 || strcmp(val, "0") == 0 || strcmp(val, "no") == 0)
-            s->overlap = false;
-        else
-            return cv_err(err, errlen, CV_EINVAL, "scene: bad overlap '%s' (on, off)", val);
-    } else if (strcmp(key, "size") == 0) {
-        size_t b;
-        if (parse_size(val, &b) != CV_OK || b < SCENE_MEAS_MIN || b > SCENE_MEAS_MAX)
-            return cv_err(err, errlen, CV_EINVAL, "scene: bad size '%s' (4K..16G)", val);
-        s->meas_bytes = b;
-    } else if (strcmp(key, "autoplay") == 0) {
-        char *end;
-        double d;
-        if (strcmp(val, "on") == 0)
-            d = 1.0;
-        else if (strcmp(val, "off") == 0)
-            d = 0.0;
-        else {
-            d = strtod(val, &end);
-            if (end == val || *end || !(d >= 0 && d <= SCENE_AUTOPLAY_MAX))
-                return cv_err(err, errlen, CV_EINVAL,
-                              "scene: bad autoplay '%s' (seconds a step 0..%g, on, off)", val,
-                              SCENE_AUTOPLAY_MAX);
-        }
-        s->autoplay = d;
-    } else if (strcmp(key, "highlight") == 0) {
-        if (strcmp(val, "none") == 0) {
-            s->hl = HL_NONE;
-            s->hl_index = 0;
-            return CV_OK;
-        }
-        const char *colon = strchr(val, ':');
-        int k = -1;
-        for (int i = HL_RANK; colon && i < HL_KIND_COUNT; i++)
-            if (strlen(hl_names[i]) == (size_t)(colon - val) &&
-                strncmp(val, hl_names[i], (size_t)(colon - val)) == 0)
-                k = i;
-        if (k < 0 || parse_long(colon + 1, 0, 255, &l) != CV_OK)
-            return cv_err(err, errlen, CV_EINVAL,
-                          "scene: bad highlight '%s' (none, rank:N, chunk:N, transfer:N)", val);
-        s->hl = (enum highlight_kind)k;
-        s->hl_index = (int)l;
-    } else if (strcmp(key, "view") == 0) {
-        if (strcmp(val, "chunk") == 0)
-            s->slice_view = false;
-        else if (strcmp(val, "slice") == 0)
-            s->slice_view = true;
-        else
-            return cv_err(err, errlen, CV_EINVAL, "scene: bad view '%s' (chunk, slice)", val);
-    } else if (strcmp(key, "slices") == 0) {
-        if (parse_long(val, 1, SCENE_MAX_SLICES, &l) != CV_OK)
-            return cv_err(err, errlen, CV_EINVAL, "scene: bad slices '%s' (1..%d)", val,
-                          SCENE_MAX_SLICES);
-        s->slices = (int)l;
-    } else if (strcmp(key, "channels") == 0) {
-        if (parse_long(val, 1, SCENE_MAX_CHANNELS, &l) != CV_OK)
-            return cv_err(err, errlen, CV_EINVAL, "scene: bad channels '%s' (1..%d)", val,
-                          SCENE_MAX_CHANNELS);
-        s->channels = (int)l;
-    } else {
-        return cv_err(err, errlen, CV_EINVAL, "scene: unknown key '%s'", key);
-    }
-    return CV_OK;
+    for (size_t i = 0; i < ARRAY_LEN(scene_keys); i++)
+        if (strcmp(key, scene_keys[i].key) == 0) return scene_keys[i].fn(s, val, err, errlen);
+    return cv_err(err, errlen, CV_EINVAL, "scene: unknown key '%s'", key);
 }
 
 int scene_parse(struct scene *s, const char *text, char *err, size_t errlen)
