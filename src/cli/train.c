@@ -93,26 +93,119 @@ static int parse_int_opt(const char *name, const char *v, long lo, long hi, int 
     return -1;
 }
 
+/* train's long options (getopt_long's values for them). */
+enum train_opt {
+    OPT_RANKS = 256,
+    OPT_LAYERS,
+    OPT_DIM,
+    OPT_BATCH,
+    OPT_STEPS,
+    OPT_MB,
+    OPT_SCHEDULE,
+    OPT_OVERLAP,
+    OPT_PREFETCH,
+    OPT_BACKEND,
+    OPT_SEED,
+    OPT_TIMEOUT,
+    OPT_CHECK,
+    OPT_TIMELINE,
+    OPT_FORMAT
+};
+
+/* One option ch (its value in optarg) applied to o. Returns -1 to go on, 0 after --help,
+ * 2 on bad input (one line printed). */
+static int train_option(struct train_opts *o, int ch, char **argv)
+{
+    switch (ch) {
+    case OPT_RANKS:
+        o->ranks_set = true;
+        return parse_int_opt("ranks", optarg, 1, CV_MAX_RANKS, &o->cfg.nranks);
+    case OPT_LAYERS:
+        return parse_int_opt("layers", optarg, 1, 1024, &o->cfg.layers);
+    case OPT_DIM:
+        return parse_int_opt("dim", optarg, 1, 65536, &o->cfg.dim);
+    case OPT_BATCH:
+        return parse_int_opt("batch", optarg, 1, 1 << 20, &o->cfg.batch);
+    case OPT_STEPS:
+        return parse_int_opt("steps", optarg, 1, 1000000, &o->cfg.steps);
+    case OPT_MB:
+        return parse_int_opt("microbatches", optarg, 1, 1 << 20, &o->cfg.microbatches);
+    case OPT_SCHEDULE:
+        if (pp_schedule_parse(optarg, &o->cfg.schedule) != CV_OK)
+            return cli_usage_error("train: --schedule '%s': expected gpipe or 1f1b", optarg);
+        break;
+    case OPT_OVERLAP:
+        o->cfg.overlap = true;
+        break;
+    case OPT_PREFETCH:
+        o->cfg.prefetch = true;
+        break;
+    case OPT_BACKEND:
+        if (strcmp(optarg, "auto") != 0 && backend_kind_of(optarg) < 0)
+            return cli_usage_error("train: --backend '%s': expected cpu, auto, nccl or mpi",
+                                   optarg);
+        o->backend = optarg;
+        break;
+    case OPT_SEED:
+        if (parse_u64(optarg, &o->cfg.seed) != CV_OK)
+            return cli_usage_error("train: --seed '%s': expected a non-negative integer",
+                                   optarg);
+        break;
+    case OPT_TIMEOUT: {
+        double t;
+        if (parse_double(optarg, 0, 86400, &t) != CV_OK || !(t > 0))
+            return cli_usage_error("train: --timeout '%s': expected seconds in (0, 86400]",
+                                   optarg);
+        o->cfg.timeout_s = t;
+        break;
+    }
+    case OPT_CHECK:
+        o->check = true;
+        break;
+    case OPT_TIMELINE:
+        o->timeline = true;
+        break;
+    case OPT_FORMAT:
+        if (cli_parse_format(optarg, &o->json) != 0) return 2;
+        break;
+    case 'h':
+        train_usage(stdout);
+        return 0;
+    case ':':
+        return cli_usage_error("train: %s needs a value", argv[optind - 1]);
+    default:
+        return cli_usage_error("train: unknown option '%s' (try --help)", argv[optind - 1]);
+    }
+    return -1;
+}
+
+/* The one argument, the scheme, into o->cfg (single: one rank). Returns -1 to go on, 2 on
+ * bad input. */
+static int train_scheme_arg(int argc, char **argv, struct train_opts *o)
+{
+    if (optind >= argc)
+        return cli_usage_error(
+            "train: which scheme? single, ddp, tp, pp, zero1, zero2 or zero3 "
+            "(try --help)");
+    if (optind + 1 < argc)
+        return cli_usage_error("train: unexpected argument '%s'", argv[optind + 1]);
+    if (train_scheme_parse(argv[optind], &o->cfg.scheme) != CV_OK)
+        return cli_usage_error(
+            "train: unknown scheme '%s': expected single, ddp, tp, pp, zero1, "
+            "zero2 or zero3",
+            argv[optind]);
+    if (o->cfg.scheme == TRAIN_SINGLE) {
+        if (o->ranks_set && o->cfg.nranks != 1)
+            return cli_usage_error("train: --ranks %d: single runs on one device",
+                                   o->cfg.nranks);
+        o->cfg.nranks = 1;
+    }
+    return -1;
+}
+
 /* Returns -1 to go on, 0 after --help, 2 on bad input (one line printed). */
 static int train_parse(int argc, char **argv, struct train_opts *o)
 {
-    enum {
-        OPT_RANKS = 256,
-        OPT_LAYERS,
-        OPT_DIM,
-        OPT_BATCH,
-        OPT_STEPS,
-        OPT_MB,
-        OPT_SCHEDULE,
-        OPT_OVERLAP,
-        OPT_PREFETCH,
-        OPT_BACKEND,
-        OPT_SEED,
-        OPT_TIMEOUT,
-        OPT_CHECK,
-        OPT_TIMELINE,
-        OPT_FORMAT
-    };
     static const struct option longopts[] = {
         {"ranks", required_argument, NULL, OPT_RANKS},
         {"layers", required_argument, NULL, OPT_LAYERS},
@@ -136,95 +229,12 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
     o->backend = "cpu";
     optind = 1;
     opterr = 0;
-    int ch, rc = -1;
+    int ch;
     while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (ch) {
-        case OPT_RANKS:
-            rc = parse_int_opt("ranks", optarg, 1, CV_MAX_RANKS, &o->cfg.nranks);
-            o->ranks_set = true;
-            break;
-        case OPT_LAYERS:
-            rc = parse_int_opt("layers", optarg, 1, 1024, &o->cfg.layers);
-            break;
-        case OPT_DIM:
-            rc = parse_int_opt("dim", optarg, 1, 65536, &o->cfg.dim);
-            break;
-        case OPT_BATCH:
-            rc = parse_int_opt("batch", optarg, 1, 1 << 20, &o->cfg.batch);
-            break;
-        case OPT_STEPS:
-            rc = parse_int_opt("steps", optarg, 1, 1000000, &o->cfg.steps);
-            break;
-        case OPT_MB:
-            rc = parse_int_opt("microbatches", optarg, 1, 1 << 20, &o->cfg.microbatches);
-            break;
-        case OPT_SCHEDULE:
-            if (pp_schedule_parse(optarg, &o->cfg.schedule) != CV_OK)
-                return cli_usage_error("train: --schedule '%s': expected gpipe or 1f1b",
-                                       optarg);
-            break;
-        case OPT_OVERLAP:
-            o->cfg.overlap = true;
-            break;
-        case OPT_PREFETCH:
-            o->cfg.prefetch = true;
-            break;
-        case OPT_BACKEND:
-            if (strcmp(optarg, "auto") != 0 && backend_kind_of(optarg) < 0)
-                return cli_usage_error("train: --backend '%s': expected cpu, auto, nccl or mpi",
-                                       optarg);
-            o->backend = optarg;
-            break;
-        case OPT_SEED:
-            if (parse_u64(optarg, &o->cfg.seed) != CV_OK)
-                return cli_usage_error("train: --seed '%s': expected a non-negative integer",
-                                       optarg);
-            break;
-        case OPT_TIMEOUT: {
-            double t;
-            if (parse_double(optarg, 0, 86400, &t) != CV_OK || !(t > 0))
-                return cli_usage_error("train: --timeout '%s': expected seconds in (0, 86400]",
-                                       optarg);
-            o->cfg.timeout_s = t;
-            break;
-        }
-        case OPT_CHECK:
-            o->check = true;
-            break;
-        case OPT_TIMELINE:
-            o->timeline = true;
-            break;
-        case OPT_FORMAT:
-            if (cli_parse_format(optarg, &o->json) != 0) return 2;
-            break;
-        case 'h':
-            train_usage(stdout);
-            return 0;
-        case ':':
-            return cli_usage_error("train: %s needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error("train: unknown option '%s' (try --help)", argv[optind - 1]);
-        }
+        int rc = train_option(o, ch, argv);
         if (rc != -1) return rc;
     }
-    if (optind >= argc)
-        return cli_usage_error(
-            "train: which scheme? single, ddp, tp, pp, zero1, zero2 or zero3 "
-            "(try --help)");
-    if (optind + 1 < argc)
-        return cli_usage_error("train: unexpected argument '%s'", argv[optind + 1]);
-    if (train_scheme_parse(argv[optind], &o->cfg.scheme) != CV_OK)
-        return cli_usage_error(
-            "train: unknown scheme '%s': expected single, ddp, tp, pp, zero1, "
-            "zero2 or zero3",
-            argv[optind]);
-    if (o->cfg.scheme == TRAIN_SINGLE) {
-        if (o->ranks_set && o->cfg.nranks != 1)
-            return cli_usage_error("train: --ranks %d: single runs on one device",
-                                   o->cfg.nranks);
-        o->cfg.nranks = 1;
-    }
-    return -1;
+    return train_scheme_arg(argc, argv, o);
 }
 
 /* cpu: CPU ranks. nccl: one GPU per rank, refused (exit 2, one line) with the reason

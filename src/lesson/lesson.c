@@ -555,30 +555,6 @@ enum exkey {
     K_COUNT
 };
 
-static const struct {
-    const char *name;
-    bool repeat;
-    unsigned types; /* bit per lesson_ex_type; 7 = all */
-} exkeys[K_COUNT] = {
-    [K_ID] = {"id", false, 7},
-    [K_TYPE] = {"type", false, 7},
-    [K_PROMPT] = {"prompt", true, 7},
-    [K_PARAM] = {"param", true, 1 << LEX_NUMBER},
-    [K_ANSWER] = {"answer", false, 1 << LEX_NUMBER},
-    [K_UNITS] = {"units", false, 1 << LEX_NUMBER},
-    [K_TOLERANCE] = {"tolerance", false, 1 << LEX_NUMBER},
-    [K_HINT] = {"hint", true, 7},
-    [K_SOLUTION] = {"solution", true, 7},
-    [K_OPTION] = {"option", true, 1 << LEX_CHOICE},
-    [K_CORRECT] = {"correct", false, 1 << LEX_CHOICE},
-    [K_RANK] = {"rank", false, 1 << LEX_HOLDS},
-    [K_STEP] = {"step", false, 1 << LEX_HOLDS},
-    [K_WHERE] = {"where", true, 1 << LEX_NUMBER},
-    [K_WRONG] = {"wrong", true, 1 << LEX_NUMBER},
-    [K_INTEGER] = {"integer", false, 1 << LEX_NUMBER},
-    [K_SLOTS] = {"slots", false, 1 << LEX_HOLDS},
-};
-
 const char *lesson_ex_type_name(enum lesson_ex_type t)
 {
     static const char *const n[LEX_TYPE_COUNT] = {"number", "choice", "holds"};
@@ -896,22 +872,321 @@ static bool check_templates(struct ctx *c, struct lesson_exercise *e, const int 
     return ok;
 }
 
-/* Lines first..last (exclusive) of an ```exercise block opened at line open. */
-static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, size_t first,
-                           size_t last, int open, size_t *excap)
+/* What parse_exercise gathers while it reads an exercise block's lines. */
+struct exparse {
+    struct ctx *c;
+    struct lesson_exercise e;
+    struct sbuf prompt, solution;
+    size_t hcap, ocap;
+};
+
+/* One key's value handler: val is the value (NUL-terminated, vn bytes, the handler may cut
+ * it), line its line; false when the value is bad (the handler has said why). */
+typedef bool exkey_fn(struct exparse *p, int line, char *val, size_t vn);
+
+/* id: the exercise's name, for grading and the player. */
+static bool ex_key_id(struct exparse *p, int line, char *val, size_t vn)
 {
-    struct lesson_exercise e = {0};
-    e.line = open;
-    e.slide = si;
-    e.tolerance = 0.01;
-    e.type = LEX_TYPE_COUNT;
-    e.step = 0;
-    int key_line[K_COUNT] = {0};
+    if (!valid_id(val)) {
+        perr(p->c, line, "exercise: bad id '%s' (letters a-z, digits, '-')", val);
+        return false;
+    }
+    memcpy(p->e.id, val, strlen(val) + 1); /* valid_id: shorter than e.id */
+    return true;
+}
+
+/* type: already read by exercise_type; here only an unknown one is refused. */
+static bool ex_key_type(struct exparse *p, int line, char *val, size_t vn)
+{
+    if (p->e.type != LEX_TYPE_COUNT) return true;
+    perr(p->c, line, "exercise: bad type '%s' (number, choice or holds)", val);
+    return false;
+}
+
+/* prompt: lines join with a space into one paragraph. */
+static bool ex_key_prompt(struct exparse *p, int line, char *val, size_t vn)
+{
+    if (p->prompt.n) sb_add(&p->prompt, " ");
+    sb_add(&p->prompt, val);
+    return true;
+}
+
+/* param: one named parameter (default, range, step), each name once. */
+static bool ex_key_param(struct exparse *p, int line, char *val, size_t vn)
+{
+    struct lesson_exercise *e = &p->e;
+    if (e->nparams >= LESSON_MAX_PARAMS) {
+        perr(p->c, line, "exercise: too many params (at most %d)", LESSON_MAX_PARAMS);
+        return false;
+    }
+    if (!parse_param(p->c, line, val, &e->params[e->nparams])) return false;
+    for (size_t i = 0; i < e->nparams; i++)
+        if (strcmp(e->params[i].name, e->params[e->nparams].name) == 0) {
+            perr(p->c, line, "param %s given twice (first at line %d)", e->params[i].name,
+                 e->params[i].line);
+            return false;
+        }
+    e->nparams++;
+    return true;
+}
+
+/* answer: the formula, checked and evaluated later in check_formula. */
+static bool ex_key_answer(struct exparse *p, int line, char *val, size_t vn)
+{
+    p->e.answer_line = line;
+    /* muParser reads "1,2" as two results and keeps the last: a comma belongs inside a
+     * function's parentheses only */
+    int depth = 0;
+    for (size_t i = 0; i < vn; i++) {
+        depth += val[i] == '(' ? 1 : val[i] == ')' ? -1 : 0;
+        if (val[i] == ',' && depth <= 0) {
+            perr(p->c, line,
+                 "answer: '%s' is more than one value (a comma only separates a function's "
+                 "arguments, as in min(a, b))",
+                 val);
+            return false;
+        }
+    }
+    if (vn > LESSON_MAX_FORMULA) {
+        perr(p->c, line, "answer: formula too long (%zu characters; at most %d)", vn,
+             LESSON_MAX_FORMULA);
+        return false;
+    }
+    memcpy(p->e.formula, val, vn + 1);
+    return true;
+}
+
+/* units: one of ex_unit_lookup's units, kept in its canonical spelling. */
+static bool ex_key_units(struct exparse *p, int line, char *val, size_t vn)
+{
+    enum ex_dim dim;
+    double scale;
+    const char *canon;
+    if (ex_unit_lookup(val, &dim, &scale, &canon) != CV_OK) {
+        perr(p->c, line,
+             "units: unknown unit '%s' (GB/s GiB/s MB/s MiB/s TB/s Gb/s, s ms us ns, "
+             "B KB MB GB TB KiB MiB GiB TiB, x)",
+             val);
+        return false;
+    }
+    snprintf(p->e.units, sizeof p->e.units, "%s", canon);
+    return true;
+}
+
+/* tolerance: a percentage in (0, 100]. */
+static bool ex_key_tolerance(struct exparse *p, int line, char *val, size_t vn)
+{
+    double t;
+    char num[LESSON_MAX_LINE_BYTES + 1];
+    memcpy(num, val, vn + 1);
+    size_t n = strlen(num);
+    if (n < 2 || num[n - 1] != '%' || (num[n - 1] = '\0', !parse_plain_number(num, &t)) ||
+        !(t > 0 && t <= 100)) {
+        perr(p->c, line, "tolerance: bad value '%.*s' (a percentage, e.g. 1%%)", (int)vn, val);
+        return false;
+    }
+    p->e.tolerance = t / 100.0;
+    return true;
+}
+
+/* hint: one more hint, shown in order. */
+static bool ex_key_hint(struct exparse *p, int line, char *val, size_t vn)
+{
+    struct lesson_exercise *e = &p->e;
+    if (e->nhints >= LESSON_MAX_HINTS) {
+        perr(p->c, line, "exercise: too many hints (at most %d)", LESSON_MAX_HINTS);
+        return false;
+    }
+    GROW(e->hints, e->nhints, p->hcap);
+    e->hints[e->nhints++] = xstrdup(val);
+    return true;
+}
+
+/* solution: lines join with newlines (an empty one is a paragraph break). */
+static bool ex_key_solution(struct exparse *p, int line, char *val, size_t vn)
+{
+    if (p->solution.p) sb_add(&p->solution, "\n");
+    sb_add(&p->solution, val);
+    return true;
+}
+
+/* option: "text | why it is wrong", the why optional. */
+static bool ex_key_option(struct exparse *p, int line, char *val, size_t vn)
+{
+    struct lesson_exercise *e = &p->e;
+    bool ok = true;
+    if (e->noptions >= LESSON_MAX_OPTIONS) {
+        perr(p->c, line, "exercise: too many options (at most %d)", LESSON_MAX_OPTIONS);
+        return false;
+    }
+    GROW(e->options, e->noptions, p->ocap);
+    e->option_why = xrealloc(e->option_why, p->ocap * sizeof *e->option_why);
+    char *bar = strstr(val, " | ");
+    char text[LESSON_MAX_LINE_BYTES + 1], why[LESSON_MAX_LINE_BYTES + 1] = "";
+    if (bar) {
+        *bar = '\0';
+        trim_copy(bar + 3, strlen(bar + 3), why, sizeof why);
+    }
+    trim_copy(val, strlen(val), text, sizeof text);
+    if (!text[0]) {
+        perr(p->c, line, "option: empty text before ' | '");
+        ok = false;
+    }
+    e->option_why[e->noptions] = why[0] ? xstrdup(why) : NULL;
+    e->options[e->noptions++] = xstrdup(text);
+    return ok;
+}
+
+/* where: one condition the params must meet, checked later in check_formula. */
+static bool ex_key_where(struct exparse *p, int line, char *val, size_t vn)
+{
+    struct lesson_exercise *e = &p->e;
+    if (e->nwhere >= LESSON_MAX_WHERE) {
+        perr(p->c, line, "exercise: too many where: lines (at most %d)", LESSON_MAX_WHERE);
+        return false;
+    }
+    if (vn > LESSON_MAX_FORMULA) {
+        perr(p->c, line, "where: condition too long (at most %d characters)",
+             LESSON_MAX_FORMULA);
+        return false;
+    }
+    e->where_line[e->nwhere] = line;
+    memcpy(e->where[e->nwhere++], val, vn + 1);
+    return true;
+}
+
+/* wrong: "VALUE | message", a likely wrong answer and what it means. */
+static bool ex_key_wrong(struct exparse *p, int line, char *val, size_t vn)
+{
+    struct lesson_exercise *e = &p->e;
+    char *bar = strstr(val, " | ");
+    char f[LESSON_MAX_LINE_BYTES + 1], m[LESSON_MAX_LINE_BYTES + 1] = "";
+    if (bar) {
+        *bar = '\0';
+        trim_copy(bar + 3, strlen(bar + 3), m, sizeof m);
+    }
+    trim_copy(val, strlen(val), f, sizeof f);
+    if (e->nwrong >= LESSON_MAX_WRONG) {
+        perr(p->c, line, "exercise: too many wrong: lines (at most %d)", LESSON_MAX_WRONG);
+        return false;
+    }
+    if (!bar || !f[0] || !m[0]) {
+        perr(p->c, line,
+             "wrong: expected 'VALUE | message' (VALUE: a formula over the "
+             "params, in the exercise's units)");
+        return false;
+    }
+    if (strlen(f) > LESSON_MAX_FORMULA) {
+        perr(p->c, line, "wrong: formula too long (at most %d characters)", LESSON_MAX_FORMULA);
+        return false;
+    }
+    struct lesson_wrong *w = &e->wrong[e->nwrong++];
+    memcpy(w->formula, f, strlen(f) + 1);
+    w->msg = xstrdup(m);
+    w->line = line;
+    return true;
+}
+
+/* slots: the slot A, or the slots A..B, a holds answer may name. */
+static bool ex_key_slots(struct exparse *p, int line, char *val, size_t vn)
+{
+    long lo, hi;
+    char *dots = strstr(val, "..");
+    if (dots) *dots = '\0';
+    if (parse_long(val, 0, 1L << 16, &lo) != CV_OK ||
+        (dots ? parse_long(dots + 2, lo, 1L << 16, &hi) : (hi = lo, CV_OK)) != CV_OK) {
+        perr(p->c, line, "slots: bad value (a slot number A or a range A..B, A <= B)");
+        return false;
+    }
+    p->e.slots = true;
+    p->e.slot_lo = (int)lo;
+    p->e.slot_hi = (int)hi;
+    return true;
+}
+
+/* integer: yes or no, whether the answer is a whole number. */
+static bool ex_key_integer(struct exparse *p, int line, char *val, size_t vn)
+{
+    if (strcmp(val, "yes") == 0)
+        p->e.integer = true;
+    else if (strcmp(val, "no") != 0) {
+        perr(p->c, line, "integer: bad value '%s' (yes or no)", val);
+        return false;
+    }
+    return true;
+}
+
+/* correct: the number of the right option. */
+static bool ex_key_correct(struct exparse *p, int line, char *val, size_t vn)
+{
+    long n;
+    if (parse_long(val, 1, LESSON_MAX_OPTIONS, &n) != CV_OK) {
+        perr(p->c, line, "correct: bad value '%s' (the number of an option, 1..%d)", val,
+             LESSON_MAX_OPTIONS);
+        return false;
+    }
+    p->e.correct = (int)n;
+    return true;
+}
+
+/* rank: the rank whose buffer a holds exercise asks about. */
+static bool ex_key_rank(struct exparse *p, int line, char *val, size_t vn)
+{
+    long n;
+    if (parse_long(val, 0, CV_MAX_RANKS - 1, &n) != CV_OK) {
+        perr(p->c, line, "rank: bad value '%s' (0..%d)", val, CV_MAX_RANKS - 1);
+        return false;
+    }
+    p->e.rank = (int)n;
+    return true;
+}
+
+/* step: the scene step a holds exercise asks about, a number or end. */
+static bool ex_key_step(struct exparse *p, int line, char *val, size_t vn)
+{
+    long n;
+    if (strcmp(val, "end") == 0)
+        p->e.step = SCENE_STEP_END;
+    else if (parse_long(val, 0, 1L << 20, &n) == CV_OK)
+        p->e.step = n;
+    else {
+        perr(p->c, line, "step: bad value '%s' (a step number or end)", val);
+        return false;
+    }
+    return true;
+}
+
+/* The keys of an exercise block: may it repeat, which types have it, who reads its value. */
+static const struct {
+    const char *name;
+    bool repeat;
+    unsigned types; /* bit per lesson_ex_type; 7 = all */
+    exkey_fn *fn;
+} exkeys[K_COUNT] = {
+    [K_ID] = {"id", false, 7, ex_key_id},
+    [K_TYPE] = {"type", false, 7, ex_key_type},
+    [K_PROMPT] = {"prompt", true, 7, ex_key_prompt},
+    [K_PARAM] = {"param", true, 1 << LEX_NUMBER, ex_key_param},
+    [K_ANSWER] = {"answer", false, 1 << LEX_NUMBER, ex_key_answer},
+    [K_UNITS] = {"units", false, 1 << LEX_NUMBER, ex_key_units},
+    [K_TOLERANCE] = {"tolerance", false, 1 << LEX_NUMBER, ex_key_tolerance},
+    [K_HINT] = {"hint", true, 7, ex_key_hint},
+    [K_SOLUTION] = {"solution", true, 7, ex_key_solution},
+    [K_OPTION] = {"option", true, 1 << LEX_CHOICE, ex_key_option},
+    [K_CORRECT] = {"correct", false, 1 << LEX_CHOICE, ex_key_correct},
+    [K_RANK] = {"rank", false, 1 << LEX_HOLDS, ex_key_rank},
+    [K_STEP] = {"step", false, 1 << LEX_HOLDS, ex_key_step},
+    [K_WHERE] = {"where", true, 1 << LEX_NUMBER, ex_key_where},
+    [K_WRONG] = {"wrong", true, 1 << LEX_NUMBER, ex_key_wrong},
+    [K_INTEGER] = {"integer", false, 1 << LEX_NUMBER, ex_key_integer},
+    [K_SLOTS] = {"slots", false, 1 << LEX_HOLDS, ex_key_slots},
+};
+
+/* The block's type: its first type: line, LEX_TYPE_COUNT if none or unknown. */
+static enum lesson_ex_type exercise_type(struct ctx *c, size_t first, size_t last)
+{
+    enum lesson_ex_type type = LEX_TYPE_COUNT;
     int type_line = 0;
-    struct sbuf prompt = {0}, solution = {0};
-    size_t hcap = 0, ocap = 0;
-    bool bad = false;
-    /* first the type, so every key can be checked against it */
     for (size_t li = first; li < last; li++) {
         struct line l = get_line(c, li);
         char key[32];
@@ -922,332 +1197,144 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
             for (int t = 0; t < LEX_TYPE_COUNT; t++)
                 if (vn == strlen(lesson_ex_type_name((enum lesson_ex_type)t)) &&
                     memcmp(v, lesson_ex_type_name((enum lesson_ex_type)t), vn) == 0)
-                    e.type = (enum lesson_ex_type)t;
+                    type = (enum lesson_ex_type)t;
         }
     }
-    for (size_t li = first; li < last; li++) {
-        struct line l = get_line(c, li);
-        if (is_blank(l.s, l.n)) continue;
-        size_t ind = 0;
-        while (ind < l.n && (l.s[ind] == ' ' || l.s[ind] == '\t'))
-            ind++;
-        if (l.s[ind] == '#') continue;
-        char key[32];
-        const char *v;
-        size_t vn;
-        if (!split_kv(&l, key, sizeof key, &v, &vn)) {
-            perr(c, l.no, "exercise: expected 'key: value'");
-            bad = true;
-            continue;
-        }
-        int k = -1;
-        for (int i = 0; i < K_COUNT; i++)
-            if (strcmp(key, exkeys[i].name) == 0) k = i;
-        if (k < 0) {
-            perr(c, l.no, "exercise: unknown key '%s'", key);
-            bad = true;
-            continue;
-        }
-        if (key_line[k] && !exkeys[k].repeat) {
-            perr(c, l.no, "exercise: key '%s' given twice (first at line %d)", key,
-                 key_line[k]);
-            bad = true;
-            continue;
-        }
-        if (!key_line[k]) key_line[k] = l.no;
-        if (e.type != LEX_TYPE_COUNT && !(exkeys[k].types & (1u << e.type))) {
-            perr(c, l.no, "exercise: '%s' is not a key of a %s exercise", key,
-                 lesson_ex_type_name(e.type));
-            bad = true;
-            continue;
-        }
-        char val[LESSON_MAX_LINE_BYTES + 1];
-        memcpy(val, v, vn);
-        val[vn] = '\0';
-        if (!val[0] && k != K_SOLUTION && k != K_UNITS) {
-            perr(c, l.no, "exercise: empty value for '%s'", key);
-            bad = true;
-            continue;
-        }
-        switch (k) {
-        case K_ID:
-            if (!valid_id(val)) {
-                perr(c, l.no, "exercise: bad id '%s' (letters a-z, digits, '-')", val);
-                bad = true;
-            } else
-                memcpy(e.id, val, strlen(val) + 1); /* valid_id: shorter than e.id */
-            break;
-        case K_TYPE:
-            if (e.type == LEX_TYPE_COUNT) {
-                perr(c, l.no, "exercise: bad type '%s' (number, choice or holds)", val);
-                bad = true;
-            }
-            break;
-        case K_PROMPT:
-            if (prompt.n) sb_add(&prompt, " ");
-            sb_add(&prompt, val);
-            break;
-        case K_PARAM:
-            if (e.nparams >= LESSON_MAX_PARAMS) {
-                perr(c, l.no, "exercise: too many params (at most %d)", LESSON_MAX_PARAMS);
-                bad = true;
-                break;
-            }
-            if (!parse_param(c, l.no, val, &e.params[e.nparams])) {
-                bad = true;
-                break;
-            }
-            bool dup = false;
-            for (size_t i = 0; i < e.nparams && !dup; i++)
-                if (strcmp(e.params[i].name, e.params[e.nparams].name) == 0) {
-                    perr(c, l.no, "param %s given twice (first at line %d)", e.params[i].name,
-                         e.params[i].line);
-                    bad = dup = true;
-                }
-            if (!dup) e.nparams++;
-            break;
-        case K_ANSWER: {
-            e.answer_line = l.no;
-            /* muParser reads "1,2" as two results and keeps the last: a comma belongs
-             * inside a function's parentheses only */
-            int depth = 0;
-            bool comma = false;
-            for (size_t i = 0; i < vn; i++) {
-                depth += val[i] == '(' ? 1 : val[i] == ')' ? -1 : 0;
-                if (val[i] == ',' && depth <= 0) comma = true;
-            }
-            if (comma) {
-                perr(c, l.no,
-                     "answer: '%s' is more than one value (a comma only separates a "
-                     "function's arguments, as in min(a, b))",
-                     val);
-                bad = true;
-            } else if (vn > LESSON_MAX_FORMULA) {
-                perr(c, l.no, "answer: formula too long (%zu characters; at most %d)", vn,
-                     LESSON_MAX_FORMULA);
-                bad = true;
-            } else
-                memcpy(e.formula, val, vn + 1); /* checked and evaluated in check_formula */
-            break;
-        }
-        case K_UNITS: {
-            enum ex_dim dim;
-            double scale;
-            const char *canon;
-            if (ex_unit_lookup(val, &dim, &scale, &canon) != CV_OK) {
-                perr(c, l.no,
-                     "units: unknown unit '%s' (GB/s GiB/s MB/s MiB/s TB/s Gb/s, s ms us ns, "
-                     "B KB MB GB TB KiB MiB GiB TiB, x)",
-                     val);
-                bad = true;
-            } else
-                snprintf(e.units, sizeof e.units, "%s", canon);
-            break;
-        }
-        case K_TOLERANCE: {
-            double t;
-            size_t n = strlen(val);
-            if (n < 2 || val[n - 1] != '%' ||
-                (val[n - 1] = '\0', !parse_plain_number(val, &t)) || !(t > 0 && t <= 100)) {
-                perr(c, l.no, "tolerance: bad value '%.*s' (a percentage, e.g. 1%%)", (int)vn,
-                     v);
-                bad = true;
-            } else
-                e.tolerance = t / 100.0;
-            break;
-        }
-        case K_HINT:
-            if (e.nhints >= LESSON_MAX_HINTS) {
-                perr(c, l.no, "exercise: too many hints (at most %d)", LESSON_MAX_HINTS);
-                bad = true;
-                break;
-            }
-            GROW(e.hints, e.nhints, hcap);
-            e.hints[e.nhints++] = xstrdup(val);
-            break;
-        case K_SOLUTION:
-            if (solution.p) sb_add(&solution, "\n");
-            sb_add(&solution, val);
-            break;
-        case K_OPTION:
-            if (e.noptions >= LESSON_MAX_OPTIONS) {
-                perr(c, l.no, "exercise: too many options (at most %d)", LESSON_MAX_OPTIONS);
-                bad = true;
-                break;
-            }
-            GROW(e.options, e.noptions, ocap);
-            e.option_why = xrealloc(e.option_why, ocap * sizeof *e.option_why);
-            {
-                /* "text | why it is wrong" */
-                char *bar = strstr(val, " | ");
-                char text[LESSON_MAX_LINE_BYTES + 1], why[LESSON_MAX_LINE_BYTES + 1] = "";
-                if (bar) {
-                    *bar = '\0';
-                    trim_copy(bar + 3, strlen(bar + 3), why, sizeof why);
-                }
-                trim_copy(val, strlen(val), text, sizeof text);
-                if (!text[0]) {
-                    perr(c, l.no, "option: empty text before ' | '");
-                    bad = true;
-                }
-                e.option_why[e.noptions] = why[0] ? xstrdup(why) : NULL;
-                e.options[e.noptions++] = xstrdup(text);
-            }
-            break;
-        case K_WHERE:
-            if (e.nwhere >= LESSON_MAX_WHERE) {
-                perr(c, l.no, "exercise: too many where: lines (at most %d)", LESSON_MAX_WHERE);
-                bad = true;
-            } else if (vn > LESSON_MAX_FORMULA) {
-                perr(c, l.no, "where: condition too long (at most %d characters)",
-                     LESSON_MAX_FORMULA);
-                bad = true;
-            } else {
-                e.where_line[e.nwhere] = l.no;
-                memcpy(e.where[e.nwhere++], val, vn + 1);
-            }
-            break;
-        case K_WRONG: {
-            char *bar = strstr(val, " | ");
-            char f[LESSON_MAX_LINE_BYTES + 1], m[LESSON_MAX_LINE_BYTES + 1] = "";
-            if (bar) {
-                *bar = '\0';
-                trim_copy(bar + 3, strlen(bar + 3), m, sizeof m);
-            }
-            trim_copy(val, strlen(val), f, sizeof f);
-            if (e.nwrong >= LESSON_MAX_WRONG) {
-                perr(c, l.no, "exercise: too many wrong: lines (at most %d)", LESSON_MAX_WRONG);
-                bad = true;
-            } else if (!bar || !f[0] || !m[0]) {
-                perr(c, l.no,
-                     "wrong: expected 'VALUE | message' (VALUE: a formula over the "
-                     "params, in the exercise's units)");
-                bad = true;
-            } else if (strlen(f) > LESSON_MAX_FORMULA) {
-                perr(c, l.no, "wrong: formula too long (at most %d characters)",
-                     LESSON_MAX_FORMULA);
-                bad = true;
-            } else {
-                struct lesson_wrong *w = &e.wrong[e.nwrong++];
-                memcpy(w->formula, f, strlen(f) + 1);
-                w->msg = xstrdup(m);
-                w->line = l.no;
-            }
-            break;
-        }
-        case K_SLOTS: {
-            long lo, hi;
-            char *dots = strstr(val, "..");
-            if (dots) *dots = '\0';
-            if (parse_long(val, 0, 1L << 16, &lo) != CV_OK ||
-                (dots ? parse_long(dots + 2, lo, 1L << 16, &hi) : (hi = lo, CV_OK)) != CV_OK) {
-                perr(c, l.no, "slots: bad value (a slot number A or a range A..B, A <= B)");
-                bad = true;
-            } else {
-                e.slots = true;
-                e.slot_lo = (int)lo;
-                e.slot_hi = (int)hi;
-            }
-            break;
-        }
-        case K_INTEGER:
-            if (strcmp(val, "yes") == 0)
-                e.integer = true;
-            else if (strcmp(val, "no") != 0) {
-                perr(c, l.no, "integer: bad value '%s' (yes or no)", val);
-                bad = true;
-            }
-            break;
-        case K_CORRECT: {
-            long n;
-            if (parse_long(val, 1, LESSON_MAX_OPTIONS, &n) != CV_OK) {
-                perr(c, l.no, "correct: bad value '%s' (the number of an option, 1..%d)", val,
-                     LESSON_MAX_OPTIONS);
-                bad = true;
-            } else
-                e.correct = (int)n;
-            break;
-        }
-        case K_RANK: {
-            long n;
-            if (parse_long(val, 0, CV_MAX_RANKS - 1, &n) != CV_OK) {
-                perr(c, l.no, "rank: bad value '%s' (0..%d)", val, CV_MAX_RANKS - 1);
-                bad = true;
-            } else
-                e.rank = (int)n;
-            break;
-        }
-        case K_STEP: {
-            long n;
-            if (strcmp(val, "end") == 0)
-                e.step = SCENE_STEP_END;
-            else if (parse_long(val, 0, 1L << 20, &n) == CV_OK)
-                e.step = n;
-            else {
-                perr(c, l.no, "step: bad value '%s' (a step number or end)", val);
-                bad = true;
-            }
-            break;
-        }
-        default:
-            break;
-        }
+    return type;
+}
+
+/* One line of the block: check its key, then hand its value to the key's handler. False
+ * when the line is bad. */
+static bool exercise_line(struct exparse *p, size_t li, int *key_line)
+{
+    struct ctx *c = p->c;
+    struct line l = get_line(c, li);
+    if (is_blank(l.s, l.n)) return true;
+    size_t ind = 0;
+    while (ind < l.n && (l.s[ind] == ' ' || l.s[ind] == '\t'))
+        ind++;
+    if (l.s[ind] == '#') return true;
+    char key[32];
+    const char *v;
+    size_t vn;
+    if (!split_kv(&l, key, sizeof key, &v, &vn)) {
+        perr(c, l.no, "exercise: expected 'key: value'");
+        return false;
     }
-    e.prompt = prompt.p ? sb_take(&prompt) : NULL;
-    e.solution = solution.p ? sb_take(&solution) : NULL;
-    /* required keys, at the block's opening line */
+    int k = -1;
+    for (int i = 0; i < K_COUNT; i++)
+        if (strcmp(key, exkeys[i].name) == 0) k = i;
+    if (k < 0) {
+        perr(c, l.no, "exercise: unknown key '%s'", key);
+        return false;
+    }
+    if (key_line[k] && !exkeys[k].repeat) {
+        perr(c, l.no, "exercise: key '%s' given twice (first at line %d)", key, key_line[k]);
+        return false;
+    }
+    if (!key_line[k]) key_line[k] = l.no;
+    if (p->e.type != LEX_TYPE_COUNT && !(exkeys[k].types & (1u << p->e.type))) {
+        perr(c, l.no, "exercise: '%s' is not a key of a %s exercise", key,
+             lesson_ex_type_name(p->e.type));
+        return false;
+    }
+    char val[LESSON_MAX_LINE_BYTES + 1];
+    memcpy(val, v, vn);
+    val[vn] = '\0';
+    if (!val[0] && k != K_SOLUTION && k != K_UNITS) {
+        perr(c, l.no, "exercise: empty value for '%s'", key);
+        return false;
+    }
+    return exkeys[k].fn(p, l.no, val, vn);
+}
+
+/* The keys every exercise, and each type, must have; for a number, its formula checks.
+ * False when one is missing or wrong (each said at the block's opening line). */
+static bool exercise_complete(struct ctx *c, struct lesson_exercise *e, const int *key_line,
+                              int open)
+{
+    bool bad = false;
     static const int common_req[] = {K_ID, K_TYPE, K_PROMPT};
     for (size_t i = 0; i < ARRAY_LEN(common_req); i++)
         if (!key_line[common_req[i]]) {
             perr(c, open, "exercise: missing '%s:'", exkeys[common_req[i]].name);
             bad = true;
         }
-    if (e.type == LEX_NUMBER) {
+    if (e->type == LEX_NUMBER) {
         if (!key_line[K_ANSWER]) perr(c, open, "exercise: missing 'answer:'"), bad = true;
         if (!key_line[K_UNITS]) perr(c, open, "exercise: missing 'units:'"), bad = true;
-        if (!bad && e.formula[0]) bad = !check_formula(c, &e);
-    } else if (e.type == LEX_CHOICE) {
-        if (e.noptions < LESSON_MIN_OPTIONS) {
+        if (!bad && e->formula[0]) bad = !check_formula(c, e);
+    } else if (e->type == LEX_CHOICE) {
+        if (e->noptions < LESSON_MIN_OPTIONS) {
             perr(c, open, "exercise: a choice needs %d..%d 'option:' lines (has %zu)",
-                 LESSON_MIN_OPTIONS, LESSON_MAX_OPTIONS, e.noptions);
+                 LESSON_MIN_OPTIONS, LESSON_MAX_OPTIONS, e->noptions);
             bad = true;
         }
         if (!key_line[K_CORRECT]) {
             perr(c, open, "exercise: missing 'correct:'");
             bad = true;
-        } else if (e.correct > (int)e.noptions && e.noptions >= LESSON_MIN_OPTIONS) {
-            perr(c, key_line[K_CORRECT], "correct: %d but there are %zu options", e.correct,
-                 e.noptions);
+        } else if (e->correct > (int)e->noptions && e->noptions >= LESSON_MIN_OPTIONS) {
+            perr(c, key_line[K_CORRECT], "correct: %d but there are %zu options", e->correct,
+                 e->noptions);
             bad = true;
         }
-    } else if (e.type == LEX_HOLDS) {
+    } else if (e->type == LEX_HOLDS) {
         if (!key_line[K_RANK]) perr(c, open, "exercise: missing 'rank:'"), bad = true;
         if (!key_line[K_STEP]) perr(c, open, "exercise: missing 'step:'"), bad = true;
     }
-    if (!bad) bad = !check_templates(c, &e, key_line);
+    return !bad;
+}
+
+/* Free what an exercise that is not kept holds. */
+static void exercise_free(struct lesson_exercise *e)
+{
+    for (size_t i = 0; i < e->nhints; i++)
+        free(e->hints[i]);
+    for (size_t i = 0; i < e->noptions; i++) {
+        free(e->options[i]);
+        free(e->option_why[i]);
+    }
+    for (size_t i = 0; i < e->nwrong; i++)
+        free(e->wrong[i].msg);
+    free(e->hints);
+    free(e->options);
+    free(e->option_why);
+    free(e->prompt);
+    free(e->solution);
+}
+
+/* Lines first..last (exclusive) of an ```exercise block opened at line open. */
+static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, size_t first,
+                           size_t last, int open, size_t *excap)
+{
+    struct exparse p = {.c = c};
+    struct lesson_exercise *e = &p.e;
+    e->line = open;
+    e->slide = si;
+    e->tolerance = 0.01;
+    e->step = 0;
+    int key_line[K_COUNT] = {0};
+    bool bad = false;
+    /* first the type, so every key can be checked against it */
+    e->type = exercise_type(c, first, last);
+    for (size_t li = first; li < last; li++)
+        if (!exercise_line(&p, li, key_line)) bad = true;
+    e->prompt = p.prompt.p ? sb_take(&p.prompt) : NULL;
+    e->solution = p.solution.p ? sb_take(&p.solution) : NULL;
+    /* required keys, at the block's opening line */
+    if (!exercise_complete(c, e, key_line, open)) bad = true;
+    if (!bad) bad = !check_templates(c, e, key_line);
     if (S->nex >= LESSON_MAX_EXERCISES) {
         perr(c, open, "too many exercises on one slide (at most %d)", LESSON_MAX_EXERCISES);
         bad = true;
     }
     if (bad) {
         /* the slide is not kept either: free this exercise now */
-        for (size_t i = 0; i < e.nhints; i++)
-            free(e.hints[i]);
-        for (size_t i = 0; i < e.noptions; i++) {
-            free(e.options[i]);
-            free(e.option_why[i]);
-        }
-        for (size_t i = 0; i < e.nwrong; i++)
-            free(e.wrong[i].msg);
-        free(e.hints);
-        free(e.options);
-        free(e.option_why);
-        free(e.prompt);
-        free(e.solution);
+        exercise_free(e);
         return;
     }
     GROW(S->ex, S->nex, *excap);
-    S->ex[S->nex++] = e;
+    S->ex[S->nex++] = p.e;
 }
 
 /* holds exercises need the slide's scene (which may come after them on the slide) */

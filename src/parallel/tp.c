@@ -138,57 +138,60 @@ static void tp_probe_backward(struct rank_state *rs, const struct tp *s, int l)
     probe_commit(rs->probe, pr);
 }
 
-static int tp_step(struct rank_state *rs)
+/* Layer l forward: this rank's columns, the all-gather of every rank's, their concat. */
+static int tp_forward_layer(struct rank_state *rs, struct tp *s, int l)
 {
     const struct train_config *c = rs->cfg;
-    struct tp *s = rs->priv;
     struct comm *cm = rs->comm;
-    int L = c->layers, D = c->dim, B = c->batch, W = rs->nranks, r = rs->rank, d = s->d;
+    int D = c->dim, B = c->batch, W = rs->nranks, r = rs->rank, d = s->d;
     size_t dd = (size_t)D * d, bd = (size_t)B * D, bdl = (size_t)B * d;
     char label[32];
-    int rc;
+    double t0 = now_s();
+    float *mine = s->gather + (size_t)r * bdl;
+    dev_layer_forward(rs->dev, B, D, d, s->x + l * bd, s->w + l * dd, d, s->z + l * bdl, mine,
+                      d);
+    snprintf(label, sizeof label, "fwd L%d", l);
+    rank_compute_event(rs, label, t0, -1);
+    tp_probe_forward(rs, s, l);
 
-    tp_probe_start(rs, s);
-    for (int l = 0; l < L; l++) {
-        double t0 = now_s();
-        float *mine = s->gather + (size_t)r * bdl;
-        dev_layer_forward(rs->dev, B, D, d, s->x + l * bd, s->w + l * dd, d, s->z + l * bdl,
-                          mine, d);
-        snprintf(label, sizeof label, "fwd L%d", l);
-        rank_compute_event(rs, label, t0, -1);
-        tp_probe_forward(rs, s, l);
-
-        snprintf(label, sizeof label, "all-gather L%d", l);
-        int slot = -1;
-        if (rs->probe) {
-            char lab[160];
-            snprintf(lab, sizeof lab,
-                     "all-gather x%d: every rank sends its %d columns and receives the "
-                     "others', then concatenates them into the full x%d",
-                     l + 1, d, l + 1);
-            slot = probe_coll_begin(rs->probe, rs->step, r, COLL_ALL_GATHER, OP_SUM, bdl, mine,
-                                    bdl, B, D, d, false, lab);
-        }
-        rc = cm->ops->all_gather(cm, r, mine, s->gather, bdl, label);
-        if (rc != CV_OK) return rc;
-        struct probe_rec *pr =
-            probe_coll_end(rs->probe, rs->step, r, slot, s->gather, (size_t)W * bdl);
-
-        t0 = now_s();
-        float *next = s->x + (size_t)(l + 1) * bd;
-        for (int k = 0; k < W; k++)
-            dev_copy_rows(rs->dev, next + (size_t)k * d, D, s->gather + k * bdl, d, B, d);
-        snprintf(label, sizeof label, "concat L%d", l);
-        rank_compute_event(rs, label, t0, -1);
-        if (pr) {
-            pr->layer = l;
-            char nm[24];
-            snprintf(nm, sizeof nm, "x%d", l + 1);
-            probe_mat_key(probe_add(pr, nm, B, D, next, D, PROBE_REF_X, l + 1, 0, 0));
-            probe_commit(rs->probe, pr);
-        }
+    snprintf(label, sizeof label, "all-gather L%d", l);
+    int slot = -1;
+    if (rs->probe) {
+        char lab[160];
+        snprintf(lab, sizeof lab,
+                 "all-gather x%d: every rank sends its %d columns and receives the "
+                 "others', then concatenates them into the full x%d",
+                 l + 1, d, l + 1);
+        slot = probe_coll_begin(rs->probe, rs->step, r, COLL_ALL_GATHER, OP_SUM, bdl, mine, bdl,
+                                B, D, d, false, lab);
     }
+    int rc = cm->ops->all_gather(cm, r, mine, s->gather, bdl, label);
+    if (rc != CV_OK) return rc;
+    struct probe_rec *pr =
+        probe_coll_end(rs->probe, rs->step, r, slot, s->gather, (size_t)W * bdl);
 
+    t0 = now_s();
+    float *next = s->x + (size_t)(l + 1) * bd;
+    for (int k = 0; k < W; k++)
+        dev_copy_rows(rs->dev, next + (size_t)k * d, D, s->gather + k * bdl, d, B, d);
+    snprintf(label, sizeof label, "concat L%d", l);
+    rank_compute_event(rs, label, t0, -1);
+    if (pr) {
+        pr->layer = l;
+        char nm[24];
+        snprintf(nm, sizeof nm, "x%d", l + 1);
+        probe_mat_key(probe_add(pr, nm, B, D, next, D, PROBE_REF_X, l + 1, 0, 0));
+        probe_commit(rs->probe, pr);
+    }
+    return CV_OK;
+}
+
+/* The loss, and the gradient of this rank's own output columns: no communication. */
+static void tp_loss(struct rank_state *rs, struct tp *s)
+{
+    const struct train_config *c = rs->cfg;
+    int L = c->layers, D = c->dim, B = c->batch, r = rs->rank, d = s->d;
+    size_t bd = (size_t)B * D, bdl = (size_t)B * d;
     double t0 = now_s();
     /* Every rank holds the same full output; rank 0 reports the loss, each rank takes the
      * gradient of its own columns (still in the gather buffer's piece r). */
@@ -207,51 +210,67 @@ static int tp_step(struct rank_state *rs)
         probe_mat_key(probe_add(pr, nm, B, d, s->da, d, PROBE_REF_DX, L, 0, r * d));
         probe_commit(rs->probe, pr);
     }
+}
 
-    for (int l = L - 1; l >= 0; l--) {
-        t0 = now_s();
-        const float *wl = s->w + l * dd;
-        dev_layer_backward(rs->dev, B, D, d, s->x + l * bd, wl, s->z + l * bdl, s->da, d, s->dz,
-                           s->g + l * dd, 0.0f, NULL);
-        if (l > 0)
-            for (int k = 0; k < W; k++)
-                dev_gemm(rs->dev, false, true, B, d, d, s->dz, d, wl + (size_t)k * d * d, d,
-                         0.0f, s->part + k * bdl, d);
-        snprintf(label, sizeof label, "bwd L%d", l);
-        rank_compute_event(rs, label, t0, -1);
-        tp_probe_backward(rs, s, l);
-        if (l > 0) {
-            snprintf(label, sizeof label, "reduce-scatter dX%d", l);
-            int slot = -1;
-            if (rs->probe) {
-                char lab[160];
-                snprintf(lab, sizeof lab,
-                         "reduce-scatter dx%d: the sum over ranks of their shares, each rank "
-                         "keeping its own %d columns (all-gather's dual)",
-                         l, d);
-                slot = probe_coll_begin(rs->probe, rs->step, r, COLL_REDUCE_SCATTER, OP_SUM,
-                                        bdl, s->part, (size_t)W * bdl, B, D, d, false, lab);
-            }
-            rc = cm->ops->reduce_scatter(cm, r, s->part, s->da, bdl, OP_SUM, label);
-            if (rc != CV_OK) return rc;
-            pr = probe_coll_end(rs->probe, rs->step, r, slot, s->da, bdl);
-            if (pr) {
-                pr->layer = l;
-                char nm[24];
-                snprintf(nm, sizeof nm, "dx%d[:,%d:%d]", l, r * d, r * d + d);
-                probe_mat_key(probe_add(pr, nm, B, d, s->da, d, PROBE_REF_DX, l, 0, r * d));
-                probe_commit(rs->probe, pr);
-            }
-        }
+/* Layer l backward: this rank's weight gradient and, below the first layer, the
+ * reduce-scatter of every rank's share of the input gradient. */
+static int tp_backward_layer(struct rank_state *rs, struct tp *s, int l)
+{
+    const struct train_config *c = rs->cfg;
+    struct comm *cm = rs->comm;
+    int D = c->dim, B = c->batch, W = rs->nranks, r = rs->rank, d = s->d;
+    size_t dd = (size_t)D * d, bd = (size_t)B * D, bdl = (size_t)B * d;
+    char label[32];
+    double t0 = now_s();
+    const float *wl = s->w + l * dd;
+    dev_layer_backward(rs->dev, B, D, d, s->x + l * bd, wl, s->z + l * bdl, s->da, d, s->dz,
+                       s->g + l * dd, 0.0f, NULL);
+    if (l > 0)
+        for (int k = 0; k < W; k++)
+            dev_gemm(rs->dev, false, true, B, d, d, s->dz, d, wl + (size_t)k * d * d, d, 0.0f,
+                     s->part + k * bdl, d);
+    snprintf(label, sizeof label, "bwd L%d", l);
+    rank_compute_event(rs, label, t0, -1);
+    tp_probe_backward(rs, s, l);
+    if (l == 0) return CV_OK;
+    snprintf(label, sizeof label, "reduce-scatter dX%d", l);
+    int slot = -1;
+    if (rs->probe) {
+        char lab[160];
+        snprintf(lab, sizeof lab,
+                 "reduce-scatter dx%d: the sum over ranks of their shares, each rank "
+                 "keeping its own %d columns (all-gather's dual)",
+                 l, d);
+        slot = probe_coll_begin(rs->probe, rs->step, r, COLL_REDUCE_SCATTER, OP_SUM, bdl,
+                                s->part, (size_t)W * bdl, B, D, d, false, lab);
     }
+    int rc = cm->ops->reduce_scatter(cm, r, s->part, s->da, bdl, OP_SUM, label);
+    if (rc != CV_OK) return rc;
+    struct probe_rec *pr = probe_coll_end(rs->probe, rs->step, r, slot, s->da, bdl);
+    if (pr) {
+        pr->layer = l;
+        char nm[24];
+        snprintf(nm, sizeof nm, "dx%d[:,%d:%d]", l, r * d, r * d + d);
+        probe_mat_key(probe_add(pr, nm, B, d, s->da, d, PROBE_REF_DX, l, 0, r * d));
+        probe_commit(rs->probe, pr);
+    }
+    return CV_OK;
+}
 
-    t0 = now_s();
+/* AdamW on this rank's columns only. */
+static void tp_update(struct rank_state *rs, struct tp *s)
+{
+    const struct train_config *c = rs->cfg;
+    int L = c->layers, D = c->dim, W = rs->nranks, r = rs->rank, d = s->d;
+    size_t dd = (size_t)D * d;
+    double t0 = now_s();
     dev_adamw(rs->dev, &c->adamw, rs->step + 1, s->w, s->g, s->m, s->v, (size_t)L * dd);
     rank_compute_event(rs, "adamw", t0, -1);
-    pr = probe_begin(rs->probe, rs->step, r, PROBE_OPTIM,
-                     "AdamW on each rank's shard only: it updates its columns and keeps only "
-                     "their optimizer state, 1/%d of the whole",
-                     W);
+    struct probe_rec *pr =
+        probe_begin(rs->probe, rs->step, r, PROBE_OPTIM,
+                    "AdamW on each rank's shard only: it updates its columns and keeps only "
+                    "their optimizer state, 1/%d of the whole",
+                    W);
     for (int l = 0; pr && l < L; l++) {
         char nm[24];
         snprintf(nm, sizeof nm, "W%d[:,%d:%d]", l, r * d, r * d + d);
@@ -260,6 +279,21 @@ static int tp_step(struct rank_state *rs)
         if (l == 0) probe_mat_key(m);
     }
     probe_commit(rs->probe, pr);
+}
+
+/* One tensor-parallel step: forward with an all-gather per layer, the loss, backward with a
+ * reduce-scatter per layer, then the update. */
+static int tp_step(struct rank_state *rs)
+{
+    struct tp *s = rs->priv;
+    int L = rs->cfg->layers, rc;
+    tp_probe_start(rs, s);
+    for (int l = 0; l < L; l++)
+        if ((rc = tp_forward_layer(rs, s, l)) != CV_OK) return rc;
+    tp_loss(rs, s);
+    for (int l = L - 1; l >= 0; l--)
+        if ((rc = tp_backward_layer(rs, s, l)) != CV_OK) return rc;
+    tp_update(rs, s);
     return CV_OK;
 }
 

@@ -761,6 +761,179 @@ static unsigned scheme_traffic(enum train_scheme s)
     }
 }
 
+/* The run's shared state for W ranks: the timeline, the per-rank and per-step records. */
+static void run_init(struct run *run, const struct train_config *cfg, struct train_probe *probe,
+                     volatile int *cancel, int W)
+{
+    size_t ns = (size_t)cfg->steps * W;
+    memset(run, 0, sizeof *run);
+    run->cfg = cfg;
+    run->cancel = cancel;
+    atomic_init(&run->stop, 0);
+    atomic_init(&run->steps_done, 0);
+    timeline_init(&run->tl, W, cfg->steps);
+    run->rs = xcalloc((size_t)W, sizeof *run->rs);
+    run->rc = xcalloc((size_t)W, sizeof *run->rc);
+    run->t_start = xcalloc(ns, sizeof(double));
+    run->t_end = xcalloc(ns, sizeof(double));
+    run->pipe_end = xcalloc(ns, sizeof(double));
+    run->sumsq = xcalloc(ns, sizeof(double));
+    run->sent = xcalloc(ns, sizeof(size_t));
+    run->recvd = xcalloc(ns, sizeof(size_t));
+    for (int r = 0; r < W; r++) {
+        run->rs[r].cfg = cfg;
+        run->rs[r].rank = r;
+        run->rs[r].nranks = W;
+        run->rs[r].tl = &run->tl;
+        run->rs[r].probe = probe;
+        run->rs[r].dev = dev_cpu();
+    }
+}
+
+/* The communicator the scheme's ranks share, on *b (opened here into *own_b when none was
+ * given, and then *b is it). */
+static int open_comm(struct backend **b, struct run *run, struct train_probe *probe, int W,
+                     struct backend **own_b, char *err, size_t errlen)
+{
+    const struct train_config *cfg = run->cfg;
+    int rc = CV_OK;
+    bool async = (cfg->scheme == TRAIN_DDP && cfg->overlap) ||
+                 (cfg->scheme == TRAIN_ZERO3 && cfg->prefetch);
+    struct comm_params cp = {.nranks = W,
+                             .traffic = scheme_traffic(cfg->scheme),
+                             .async = async,
+                             .timeout_s = cfg->timeout_s,
+                             .tl = &run->tl};
+    /* Every scheme runs on the backend's own runtime, its communicator (comm_create):
+     * the one the measurements use. */
+    if (probe && cfg->backend != BACKEND_CPU) {
+        rc = cv_err(err, errlen, CV_EINVAL,
+                    "the display-scale probe reads host memory: CPU ranks only");
+    } else if (cfg->backend == BACKEND_NCCL) {
+        rc = open_gpus(*b, run, W, &cp, own_b, err, errlen);
+    } else if (!*b && cfg->backend == BACKEND_MPI) {
+        rc = cv_err(err, errlen, CV_EINVAL,
+                    "training on %s needs the opened backend (train_run_on)",
+                    backend_kind_name(cfg->backend));
+    } else {
+        if (!*b && (rc = backend_open(backend_kind_name(cfg->backend), own_b, err, errlen, NULL,
+                                      0)) == CV_OK)
+            *b = *own_b;
+        if (*b) rc = (*b)->ops->comm_create(*b, &cp, &run->comm, err, errlen);
+    }
+    return rc;
+}
+
+/* Run ranks lo..hi-1, a thread each, and wait for them; an error only if one cannot start. */
+static int run_rank_threads(struct run *run, int W, int lo, int hi, char *err, size_t errlen)
+{
+    int rc = CV_OK;
+    pthread_t *th = xcalloc((size_t)W, sizeof *th);
+    struct rank_arg *args = xcalloc((size_t)W, sizeof *args);
+    int started = lo;
+    for (int r = lo; r < hi; r++) {
+        args[r] = (struct rank_arg){run, r};
+        if (pthread_create(&th[r], NULL, rank_main, &args[r]) != 0) {
+            run->comm->ops->abort(run->comm, "cannot start a rank thread");
+            rc = cv_err(err, errlen, CV_EBACKEND, "cannot start rank thread %d", r);
+            break;
+        }
+        started++;
+    }
+    for (int r = lo; r < started; r++)
+        pthread_join(th[r], NULL);
+    free(th);
+    free(args);
+    return rc;
+}
+
+/* The first failed rank of lo..hi-1, said with the scheme and where its ranks ran. */
+static int rank_error(struct run *run, int lo, int hi, char *err, size_t errlen)
+{
+    const struct train_config *cfg = run->cfg;
+    int rc = CV_OK;
+    for (int r = lo; r < hi && rc == CV_OK; r++)
+        if (run->rc[r] != CV_OK) {
+            rc = run->rc[r];
+            const char *why =
+                run->rs[r].err[0] ? run->rs[r].err : run->comm->ops->last_error(run->comm);
+            cv_err(err, errlen, rc, "%s on %s: %s", train_scheme_name(cfg->scheme),
+                   cfg->backend == BACKEND_NCCL  ? "GPUs (nccl)"
+                   : cfg->backend == BACKEND_MPI ? "mpi processes"
+                                                 : "cpu ranks",
+                   why);
+        }
+    return rc;
+}
+
+/* A parallel scheme's whole run: its communicator, its rank threads, their parameters
+ * gathered into res, and everything opened for it closed again. */
+static int run_parallel(struct backend **b, struct run *run, struct train_probe *probe, int W,
+                        struct train_result *res, char *err, size_t errlen)
+{
+    const struct train_config *cfg = run->cfg;
+    run->ops = cfg->scheme == TRAIN_DDP  ? &scheme_ddp
+               : cfg->scheme == TRAIN_TP ? &scheme_tp
+               : cfg->scheme == TRAIN_PP ? &scheme_pp
+                                         : &scheme_zero;
+    struct backend *own_b = NULL; /* a backend opened for this run (none was given) */
+    int rc = open_comm(b, run, probe, W, &own_b, err, errlen);
+    if (rc != CV_OK) {
+        backend_close(own_b);
+        return rc;
+    }
+    for (int r = 0; r < W; r++) {
+        run->rs[r].comm = run->comm;
+        if (run->devs[r]) run->rs[r].dev = run->devs[r];
+    }
+    /* The ranks this process runs: all of them, or its own when ranks are processes. */
+    int lo = run->comm->self >= 0 ? run->comm->self : 0;
+    int hi = run->comm->self >= 0 ? run->comm->self + 1 : W;
+    rc = run_rank_threads(run, W, lo, hi, err, errlen);
+    probe_finish(probe);
+    if (rc == CV_OK) rc = rank_error(run, lo, hi, err, errlen);
+    if (rc == CV_OK && atomic_load(&run->stop)) rc = CV_ECANCELLED;
+    if (rc == CV_OK && run->comm->self >= 0) {
+        rc = combine_processes(run, cfg, W, res);
+        if (rc != CV_OK)
+            cv_err(err, errlen, rc, "combining the ranks' records: %s",
+                   run->comm->ops->last_error(run->comm));
+    } else if (rc == CV_OK || rc == CV_ECANCELLED) {
+        for (int r = 0; r < W; r++)
+            run->ops->params(&run->rs[r], res->params, &res->replica_max_diff);
+    }
+    for (int r = lo; r < hi; r++)
+        run->ops->cleanup(&run->rs[r]);
+    run->comm->ops->destroy(run->comm);
+    run->comm = NULL;
+    close_gpus(run);
+    backend_close(own_b);
+    return rc;
+}
+
+/* The result's records of a finished (or cancelled) run: per step, per rank, the events. */
+static void fill_result(struct train_result *res, struct run *run, struct backend *b, int W)
+{
+    const struct train_config *cfg = run->cfg;
+    size_t ns = (size_t)cfg->steps * W;
+    res->steps_done = atomic_load(&run->steps_done);
+    res->steps = xcalloc((size_t)cfg->steps, sizeof *res->steps);
+    res->bytes_sent = xcalloc(ns, sizeof(size_t));
+    res->bytes_recv = xcalloc(ns, sizeof(size_t));
+    res->mem = xcalloc((size_t)W, sizeof *res->mem);
+    res->mem_peak = xcalloc((size_t)W, sizeof *res->mem_peak);
+    for (int r = 0; r < W; r++) {
+        res->mem[r] = run->rs[r].mem;
+        res->mem_peak[r] = run->rs[r].mem_peak;
+    }
+    res->events = timeline_flatten(&run->tl, &res->nevents);
+    fill_step_stats(res, run);
+    fill_napkin(res, run);
+    if (cfg->scheme == TRAIN_PP) fill_bubble(res, run);
+    describe(res, run->gpu_desc, b);
+}
+
+/* Check cfg, run it (single or a parallel scheme), and fill res from what it recorded. */
 static int train_run_impl(struct backend *b, const struct train_config *cfg,
                           struct train_probe *probe, struct train_result *res,
                           volatile int *cancel, char *err, size_t errlen)
@@ -770,30 +943,8 @@ static int train_run_impl(struct backend *b, const struct train_config *cfg,
     if (rc != CV_OK) return rc;
     if (probe && (rc = probe_check_config(cfg, err, errlen)) != CV_OK) return rc;
     int W = ranks_of(cfg);
-    size_t ns = (size_t)cfg->steps * W;
     struct run run;
-    memset(&run, 0, sizeof run);
-    run.cfg = cfg;
-    run.cancel = cancel;
-    atomic_init(&run.stop, 0);
-    atomic_init(&run.steps_done, 0);
-    timeline_init(&run.tl, W, cfg->steps);
-    run.rs = xcalloc((size_t)W, sizeof *run.rs);
-    run.rc = xcalloc((size_t)W, sizeof *run.rc);
-    run.t_start = xcalloc(ns, sizeof(double));
-    run.t_end = xcalloc(ns, sizeof(double));
-    run.pipe_end = xcalloc(ns, sizeof(double));
-    run.sumsq = xcalloc(ns, sizeof(double));
-    run.sent = xcalloc(ns, sizeof(size_t));
-    run.recvd = xcalloc(ns, sizeof(size_t));
-    for (int r = 0; r < W; r++) {
-        run.rs[r].cfg = cfg;
-        run.rs[r].rank = r;
-        run.rs[r].nranks = W;
-        run.rs[r].tl = &run.tl;
-        run.rs[r].probe = probe;
-        run.rs[r].dev = dev_cpu();
-    }
+    run_init(&run, cfg, probe, cancel, W);
 
     res->cfg = *cfg;
     res->nranks = W;
@@ -803,119 +954,17 @@ static int train_run_impl(struct backend *b, const struct train_config *cfg,
      * cores and make timings noisy; one BLAS thread per rank is the fair comparison. */
     mlp_blas_threads(1);
 
-    if (cfg->scheme == TRAIN_SINGLE) {
+    if (cfg->scheme == TRAIN_SINGLE)
         rc = run_single(cfg, &run, res->params);
-    } else {
-        run.ops = cfg->scheme == TRAIN_DDP  ? &scheme_ddp
-                  : cfg->scheme == TRAIN_TP ? &scheme_tp
-                  : cfg->scheme == TRAIN_PP ? &scheme_pp
-                                            : &scheme_zero;
-        bool async = (cfg->scheme == TRAIN_DDP && cfg->overlap) ||
-                     (cfg->scheme == TRAIN_ZERO3 && cfg->prefetch);
-        struct backend *own_b = NULL; /* a backend opened for this run (none was given) */
-        struct comm_params cp = {.nranks = W,
-                                 .traffic = scheme_traffic(cfg->scheme),
-                                 .async = async,
-                                 .timeout_s = cfg->timeout_s,
-                                 .tl = &run.tl};
-        /* Every scheme runs on the backend's own runtime, its communicator (comm_create):
-         * the one the measurements use. */
-        if (probe && cfg->backend != BACKEND_CPU) {
-            rc = cv_err(err, errlen, CV_EINVAL,
-                        "the display-scale probe reads host memory: CPU ranks only");
-        } else if (cfg->backend == BACKEND_NCCL) {
-            rc = open_gpus(b, &run, W, &cp, &own_b, err, errlen);
-        } else if (!b && cfg->backend == BACKEND_MPI) {
-            rc = cv_err(err, errlen, CV_EINVAL,
-                        "training on %s needs the opened backend (train_run_on)",
-                        backend_kind_name(cfg->backend));
-        } else {
-            if (!b && (rc = backend_open(backend_kind_name(cfg->backend), &own_b, err, errlen,
-                                         NULL, 0)) == CV_OK)
-                b = own_b;
-            if (b) rc = b->ops->comm_create(b, &cp, &run.comm, err, errlen);
-        }
-        if (rc != CV_OK) {
-            backend_close(own_b);
-            run_free(&run);
-            train_result_free(res);
-            return rc;
-        }
-        for (int r = 0; r < W; r++) {
-            run.rs[r].comm = run.comm;
-            if (run.devs[r]) run.rs[r].dev = run.devs[r];
-        }
-        /* The ranks this process runs: all of them, or its own when ranks are processes. */
-        int lo = run.comm->self >= 0 ? run.comm->self : 0;
-        int hi = run.comm->self >= 0 ? run.comm->self + 1 : W;
-        pthread_t *th = xcalloc((size_t)W, sizeof *th);
-        struct rank_arg *args = xcalloc((size_t)W, sizeof *args);
-        int started = lo;
-        for (int r = lo; r < hi; r++) {
-            args[r] = (struct rank_arg){&run, r};
-            if (pthread_create(&th[r], NULL, rank_main, &args[r]) != 0) {
-                run.comm->ops->abort(run.comm, "cannot start a rank thread");
-                rc = cv_err(err, errlen, CV_EBACKEND, "cannot start rank thread %d", r);
-                break;
-            }
-            started++;
-        }
-        for (int r = lo; r < started; r++)
-            pthread_join(th[r], NULL);
-        probe_finish(probe);
-        free(th);
-        free(args);
-        if (rc == CV_OK) {
-            for (int r = lo; r < hi && rc == CV_OK; r++)
-                if (run.rc[r] != CV_OK) {
-                    rc = run.rc[r];
-                    const char *why =
-                        run.rs[r].err[0] ? run.rs[r].err : run.comm->ops->last_error(run.comm);
-                    cv_err(err, errlen, rc, "%s on %s: %s", train_scheme_name(cfg->scheme),
-                           cfg->backend == BACKEND_NCCL  ? "GPUs (nccl)"
-                           : cfg->backend == BACKEND_MPI ? "mpi processes"
-                                                         : "cpu ranks",
-                           why);
-                }
-        }
-        if (rc == CV_OK && atomic_load(&run.stop)) rc = CV_ECANCELLED;
-        if (rc == CV_OK && run.comm->self >= 0) {
-            rc = combine_processes(&run, cfg, W, res);
-            if (rc != CV_OK)
-                cv_err(err, errlen, rc, "combining the ranks' records: %s",
-                       run.comm->ops->last_error(run.comm));
-        } else if (rc == CV_OK || rc == CV_ECANCELLED) {
-            for (int r = 0; r < W; r++)
-                run.ops->params(&run.rs[r], res->params, &res->replica_max_diff);
-        }
-        for (int r = lo; r < hi; r++)
-            run.ops->cleanup(&run.rs[r]);
-        run.comm->ops->destroy(run.comm);
-        run.comm = NULL;
-        close_gpus(&run);
-        backend_close(own_b);
-    }
+    else
+        rc = run_parallel(&b, &run, probe, W, res, err, errlen);
 
     if (rc != CV_OK && rc != CV_ECANCELLED) {
         run_free(&run);
         train_result_free(res);
         return rc;
     }
-    res->steps_done = atomic_load(&run.steps_done);
-    res->steps = xcalloc((size_t)cfg->steps, sizeof *res->steps);
-    res->bytes_sent = xcalloc(ns, sizeof(size_t));
-    res->bytes_recv = xcalloc(ns, sizeof(size_t));
-    res->mem = xcalloc((size_t)W, sizeof *res->mem);
-    res->mem_peak = xcalloc((size_t)W, sizeof *res->mem_peak);
-    for (int r = 0; r < W; r++) {
-        res->mem[r] = run.rs[r].mem;
-        res->mem_peak[r] = run.rs[r].mem_peak;
-    }
-    res->events = timeline_flatten(&run.tl, &res->nevents);
-    fill_step_stats(res, &run);
-    fill_napkin(res, &run);
-    if (cfg->scheme == TRAIN_PP) fill_bubble(res, &run);
-    describe(res, run.gpu_desc, b);
+    fill_result(res, &run, b, W);
     run_free(&run);
     if (rc == CV_ECANCELLED)
         cv_err(err, errlen, rc, "cancelled after %d of %d steps", res->steps_done, cfg->steps);

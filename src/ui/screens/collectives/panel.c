@@ -234,33 +234,34 @@ static void panel_backend(const struct app *a, struct plines *p, int width, int 
         pl_wrapped_max(p, th->role[TH_WARN], width, note, note_lines);
 }
 
-/* busbw vs size from the last sweep: one bar per size, heights in eighths of a row. */
-static void panel_plot(const struct app *a, struct rect r)
+/* The model's curve through the points: busbw of the fitted α-β model at each sweep size
+ * into model_bus; false (and no curve) when there is no physical fit. */
+static bool plot_model_curve(const struct app *a, double *model_bus)
+{
+    const struct meas *m = &a->m;
+    struct model_fit f;
+    char err[160];
+    if (panel_fit(a, &f, err, sizeof err) != CV_OK || !f.physical) return false;
+    struct mm_params mp;
+    mm_choose(&f, 0, m->sweep[0].nranks, false, a->utf8, &mp);
+    size_t sizes[MEAS_SWEEP_MAX];
+    for (int i = 0; i < m->nsweep; i++)
+        sizes[i] = m->sweep[i].bytes;
+    enum algo al;
+    if (algo_parse(m->sweep[0].algo, &al) != 0) al = m->sweep_params.algo;
+    mm_curve(m->sweep_params.coll, al, m->sweep[0].nranks, &mp, sizes, m->nsweep, model_bus);
+    return true;
+}
+
+/* The plot's title line: the sweep's progress, the key that starts one, or what the plot
+ * shows. False when there is no sweep to plot (nothing more to draw). */
+static bool plot_title(const struct app *a, struct rect r, bool pair)
 {
     const struct meas *m = &a->m;
     const struct theme *th = &a->th;
-    if (r.h < 1 || r.w < 10) return;
-    /* The model's curve through the points: busbw of the fitted α-β model at each size. */
-    double model_bus[MEAS_SWEEP_MAX] = {0};
-    bool curve = false;
-    struct model_fit f;
-    char err[160];
-    if (panel_fit(a, &f, err, sizeof err) == CV_OK && f.physical) {
-        struct mm_params mp;
-        mm_choose(&f, 0, m->sweep[0].nranks, false, a->utf8, &mp);
-        size_t sizes[MEAS_SWEEP_MAX];
-        for (int i = 0; i < m->nsweep; i++)
-            sizes[i] = m->sweep[i].bytes;
-        enum algo al;
-        if (algo_parse(m->sweep[0].algo, &al) != 0) al = m->sweep_params.algo;
-        mm_curve(m->sweep_params.coll, al, m->sweep[0].nranks, &mp, sizes, m->nsweep,
-                 model_bus);
-        curve = true;
-    }
     char lo[16], hi[16];
     meas_size_label(4096, lo, sizeof lo);
     meas_size_label(a->sc.meas_bytes, hi, sizeof hi);
-    bool pair = m->nwhole > 0 || m->whole_id != 0;
     char kx[16], ks[16], cancels[32] = "";
     if (app_key_hint(a, ACT_CANCEL, kx, sizeof kx))
         snprintf(cancels, sizeof cancels, "  (%s cancels)", kx);
@@ -282,23 +283,45 @@ static void panel_plot(const struct app *a, struct rect r)
             draw_putf(r.y, r.x, r.w, th->role[TH_DIM], "busbw vs size: no sweep yet");
         if (m->sweep_err[0] && r.h > 1)
             draw_putf(r.y + 1, r.x, r.w, th->role[TH_BAD], "sweep: %s", m->sweep_err);
-        return;
+        return false;
     } else {
         draw_putf(r.y, r.x, r.w, th->role[TH_LABEL], "busbw GB/s vs size: %s, W=%d%s",
                   coll_title(m->sweep_params.coll), m->sweep[0].nranks,
                   m->sweep[0].nranks < 2 ? " (no transfer: not a rate)" : "");
     }
-    /* The two series' legend on its own line, the plot below it. */
-    if (pair && m->nsweep > 0 && r.h >= 5) {
-        int x = r.x;
-        x += draw_putf(r.y + 1, x, r.w, th->role[TH_PLOT], "%s", a->g->blocks[8]);
-        x += draw_putf(r.y + 1, x, r.x + r.w - x, th->role[TH_DIM], " sliced (default)  ");
-        x += draw_putf(r.y + 1, x, r.x + r.w - x, th->role[TH_LABEL], "%s", a->g->blocks[8]);
-        draw_putf(r.y + 1, x, r.x + r.w - x, th->role[TH_DIM], " whole chunks");
-        r.y++;
-        r.h--;
+    return true;
+}
+
+/* The sliced and whole-chunk series' legend, on row y. */
+static void plot_pair_legend(const struct app *a, struct rect r, int y)
+{
+    const struct theme *th = &a->th;
+    int x = r.x;
+    x += draw_putf(y, x, r.w, th->role[TH_PLOT], "%s", a->g->blocks[8]);
+    x += draw_putf(y, x, r.x + r.w - x, th->role[TH_DIM], " sliced (default)  ");
+    x += draw_putf(y, x, r.x + r.w - x, th->role[TH_LABEL], "%s", a->g->blocks[8]);
+    draw_putf(y, x, r.x + r.w - x, th->role[TH_DIM], " whole chunks");
+}
+
+/* One bar barw columns wide at column x, e eighths of a row high, rows tall, up from base. */
+static void plot_bar(const struct app *a, int base, int x, int barw, int rows, int e,
+                     attr_t attr)
+{
+    for (int k = 0; k < rows; k++) {
+        int fillv = e - k * 8;
+        fillv = fillv < 0 ? 0 : fillv > 8 ? 8 : fillv;
+        for (int c = 0; c < barw; c++)
+            draw_put(base - k, x + c, 1, attr, a->g->blocks[fillv]);
     }
-    if (m->nsweep == 0 || r.h < 4) return;
+}
+
+/* The bars (and the model's points) under the title, with the scale at the left and the
+ * sizes below; *base is the bars' bottom row. False when they do not fit. */
+static bool plot_bars(const struct app *a, struct rect r, const double *model_bus, bool curve,
+                      bool pair, int *base_out)
+{
+    const struct meas *m = &a->m;
+    const struct theme *th = &a->th;
     double max = 0;
     for (int i = 0; i < m->nsweep; i++) {
         if (m->sweep[i].busbw > max) max = m->sweep[i].busbw;
@@ -312,7 +335,7 @@ static void panel_plot(const struct app *a, struct rect r)
     int gut = text_width(maxs) + 1;
     int colw = (r.w - gut) / total;
     if (colw > (pair ? 8 : 6)) colw = pair ? 8 : 6;
-    if (colw < (pair ? 3 : 2)) return;
+    if (colw < (pair ? 3 : 2)) return false;
     /* With the whole-chunk sweep beside it: two bars per size, sliced then whole. */
     int barw = pair ? (colw - 1) / 2 : colw - 1;
     bool wide = false;
@@ -322,20 +345,16 @@ static void panel_plot(const struct app *a, struct rect r)
         if (text_width(lab) >= colw) wide = true;
     }
     int rows = r.h - 2 - (curve ? 1 : 0); /* title above, size labels (and legend) below */
-    if (rows < 2) return;
+    if (rows < 2) return false;
     int base = r.y + 1 + rows - 1;
+    *base_out = base;
     draw_put(r.y + 1, r.x, gut, th->role[TH_DIM], maxs);
     draw_put(base, r.x + gut - 2, 2, th->role[TH_DIM], "0");
     for (int i = 0; i < total; i++) {
         int cx = r.x + gut + i * colw;
         if (i < m->nsweep) {
-            int e = meas_bar_eighths(m->sweep[i].busbw, max, rows);
-            for (int k = 0; k < rows; k++) {
-                int fillv = e - k * 8;
-                fillv = fillv < 0 ? 0 : fillv > 8 ? 8 : fillv;
-                for (int c = 0; c < barw; c++)
-                    draw_put(base - k, cx + c, 1, th->role[TH_PLOT], a->g->blocks[fillv]);
-            }
+            plot_bar(a, base, cx, barw, rows, meas_bar_eighths(m->sweep[i].busbw, max, rows),
+                     th->role[TH_PLOT]);
             if (curve && model_bus[i] > 0) {
                 /* The model's point: the row its busbw reaches, on the bar's middle. */
                 int k = (meas_bar_eighths(model_bus[i], max, rows) + 7) / 8 - 1;
@@ -345,16 +364,9 @@ static void panel_plot(const struct app *a, struct rect r)
                          a->utf8 ? "\u25cf" : "*");
             }
         }
-        if (pair && i < m->nwhole) {
-            int e = meas_bar_eighths(m->whole[i].busbw, max, rows);
-            for (int k = 0; k < rows; k++) {
-                int fillv = e - k * 8;
-                fillv = fillv < 0 ? 0 : fillv > 8 ? 8 : fillv;
-                for (int c = 0; c < barw; c++)
-                    draw_put(base - k, cx + barw + c, 1, th->role[TH_LABEL],
-                             a->g->blocks[fillv]);
-            }
-        }
+        if (pair && i < m->nwhole)
+            plot_bar(a, base, cx + barw, barw, rows,
+                     meas_bar_eighths(m->whole[i].busbw, max, rows), th->role[TH_LABEL]);
         char lab[16];
         size_t b = i < m->nsweep ? m->sweep[i].bytes : 0;
         if (b)
@@ -365,6 +377,28 @@ static void panel_plot(const struct app *a, struct rect r)
         if (!wide || i % 2 == 0)
             draw_put(base + 1, cx, wide ? 2 * colw : colw, th->role[TH_DIM], lab);
     }
+    return true;
+}
+
+/* busbw vs size from the last sweep: one bar per size, heights in eighths of a row. */
+static void panel_plot(const struct app *a, struct rect r)
+{
+    const struct meas *m = &a->m;
+    const struct theme *th = &a->th;
+    if (r.h < 1 || r.w < 10) return;
+    double model_bus[MEAS_SWEEP_MAX] = {0};
+    bool curve = plot_model_curve(a, model_bus);
+    bool pair = m->nwhole > 0 || m->whole_id != 0;
+    if (!plot_title(a, r, pair)) return;
+    /* The two series' legend on its own line, the plot below it. */
+    if (pair && m->nsweep > 0 && r.h >= 5) {
+        plot_pair_legend(a, r, r.y + 1);
+        r.y++;
+        r.h--;
+    }
+    if (m->nsweep == 0 || r.h < 4) return;
+    int base;
+    if (!plot_bars(a, r, model_bus, curve, pair, &base)) return;
     /* The model's legend under the size labels. */
     if (curve) {
         int w = draw_putf(base + 2, r.x, r.w, th->role[TH_HL] | A_BOLD, "%s",
