@@ -253,6 +253,18 @@ static bool plot_model_curve(const struct app *a, double *model_bus)
     return true;
 }
 
+/* text wrapped at word boundaries into r's width, on as many of its rows as it needs (at
+ * most r.h and 4); the rows used. */
+static int plot_wrapped(const struct app *a, struct rect r, attr_t attr, const char *text)
+{
+    char lines[4][256];
+    int max = r.h < 4 ? r.h : 4;
+    int n = max > 0 ? text_wrap(text, r.w, lines, max, a->utf8) : 0;
+    for (int i = 0; i < n; i++)
+        draw_putf(r.y + i, r.x, r.w, attr, "%s", lines[i]);
+    return n;
+}
+
 /* The plot's title line: the sweep's progress, the key that starts one, or what the plot
  * shows. False when there is no sweep to plot (nothing more to draw). */
 static bool plot_title(const struct app *a, struct rect r, bool pair)
@@ -276,13 +288,17 @@ static bool plot_title(const struct app *a, struct rect r, bool pair)
                       m->nwhole + 1 > m->sweep_total ? m->sweep_total : m->nwhole + 1,
                       m->sweep_total, a->g->ell, now_s() - m->sweep_started, cancels);
     } else if (m->nsweep == 0) {
+        char t[300];
         if (app_key_hint(a, ACT_SWEEP, ks, sizeof ks))
-            draw_putf(r.y, r.x, r.w, th->role[TH_DIM],
-                      "busbw vs size: press %s to sweep %s..%s", ks, lo, hi);
+            snprintf(t, sizeof t, "busbw vs size: press %s to sweep %s..%s", ks, lo, hi);
         else
-            draw_putf(r.y, r.x, r.w, th->role[TH_DIM], "busbw vs size: no sweep yet");
-        if (m->sweep_err[0] && r.h > 1)
-            draw_putf(r.y + 1, r.x, r.w, th->role[TH_BAD], "sweep: %s", m->sweep_err);
+            snprintf(t, sizeof t, "busbw vs size: no sweep yet");
+        int used = plot_wrapped(a, r, th->role[TH_DIM], t);
+        if (m->sweep_err[0] && r.h > used) {
+            snprintf(t, sizeof t, "sweep: %s", m->sweep_err);
+            plot_wrapped(a, (struct rect){r.y + used, r.x, r.h - used, r.w}, th->role[TH_BAD],
+                         t);
+        }
         return false;
     } else {
         draw_putf(r.y, r.x, r.w, th->role[TH_LABEL], "busbw GB/s vs size: %s, W=%d%s",
