@@ -838,10 +838,6 @@ static int trace_on_backend(struct run *R, char *err, size_t errlen)
 {
     const struct plan *p = &R->plan;
     int W = p->nranks;
-    if (p->vcounts && (R->b->ops->caps & BACKEND_CAP_OWN_ALGO))
-        return cv_err(err, errlen, CV_EINVAL,
-                      "all-to-all-v (--counts) is not available: this backend runs its own "
-                      "all_to_all, with one count for every pair (use cpu or mpi)");
     for (int r = 0; r < W; r++) {
         size_t nr = coll_recv_count(p->coll, W, p->count, r, p->root);
         R->bout[r] = xcalloc(nr ? nr : 1, sizeof(float));

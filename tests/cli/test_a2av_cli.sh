@@ -129,6 +129,29 @@ else
     echo "note: mpi part skipped (no mpirun or no mpi backend)"
 fi
 
+# NCCL: grouped ncclSend/ncclRecv at the plan's offsets, on the host emulation of the GPU
+# code when `make test` built it (build/fakegpu next to BIN), and on real GPUs when BIN has
+# them.
+m="1,2,3,0;0,0,0,0;2,0,3,1;5,1,0,2"
+FAKE_BIN=$(dirname "$BIN")/fakegpu/collviz
+if [ -x "$FAKE_BIN" ]; then
+    if GPU_TEST_FAKE=1 FAKEGPU_DEVICES=4 "$FAKE_BIN" trace all_to_all --counts "$m" \
+        --init random --format json --backend nccl >"$tmp/n.json" 2>"$tmp/nerr"; then
+        python3 "$tmp/check.py" "$tmp/n.json" "$m" || fail "nccl (emulated): output"
+    else
+        fail "nccl (emulated): exit $? ($(tail -1 "$tmp/nerr"))"
+    fi
+else
+    echo "note: emulated nccl part skipped (no $FAKE_BIN)"
+fi
+if "$BIN" trace all_to_all --counts "1,1;1,1" --backend nccl >/dev/null 2>&1; then
+    "$BIN" trace all_to_all --counts "$m" --init random --format json --backend nccl \
+        >"$tmp/g.json" || fail "nccl: exit $?"
+    python3 "$tmp/check.py" "$tmp/g.json" "$m" || fail "nccl: output"
+else
+    echo "note: nccl part skipped (no usable GPU here)"
+fi
+
 if [ "$fails" -eq 0 ]; then
     echo "a2av cli: all checks passed"
     exit 0
