@@ -421,8 +421,9 @@ static size_t parse_front(struct ctx *c, struct lesson *L)
 /* ---- scene blocks ----------------------------------------------------------------------- */
 
 static const char *const scene_keys[] = {
-    "screen", "collective", "algo",   "op",       "ranks",   "count", "root",     "init",
-    "seed",   "step",       "scheme", "schedule", "overlap", "size",  "autoplay", "highlight",
+    "screen",  "collective", "algo",     "op",        "ranks",  "count",
+    "root",    "init",       "seed",     "step",      "scheme", "schedule",
+    "overlap", "size",       "autoplay", "highlight", "counts",
 };
 
 /* The key a scene_check message is about ("ranks 20 out of range" → ranks). */
