@@ -109,6 +109,31 @@ static void coll_list(char *buf, size_t n)
     }
 }
 
+/* --counts "a,b;c,d": 0, or 2 after one line naming the bad value. */
+static int trace_parse_counts(const char *arg, struct trace_opts *o)
+{
+    char err[200];
+    if (plan_parse_counts(arg, o->counts, &o->ncounts, err, sizeof err) == CV_OK) return 0;
+    return cli_usage_error("--%s", err);
+}
+
+/* --counts against the other options (2 and one line when they clash; -1: go on). */
+static int trace_check_counts(struct trace_opts *o)
+{
+    if (!o->ncounts) return -1;
+    if (o->coll != COLL_ALL_TO_ALL)
+        return cli_usage_error("--counts: per-pair counts are all_to_all's, not %s",
+                               coll_name(o->coll));
+    if (o->count_set)
+        return cli_usage_error("--counts: give either --count or --counts, not both");
+    if (o->ring_n) return cli_usage_error("--counts: all-to-all-v has no ring order");
+    if (o->ranks_set && o->nranks != o->ncounts)
+        return cli_usage_error("--ranks %d: the --counts matrix has %d rows", o->nranks,
+                               o->ncounts);
+    o->nranks = o->ncounts;
+    return -1;
+}
+
 /* Parse argv into o; on bad input print one line and return 2, on --help return 0 with
  * *help set, else return -1 (go on). */
 static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
@@ -215,12 +240,9 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
         case OPT_RING_FROM:
             if (cli_ring_order_from(optarg, o->ring, &o->ring_n) != 0) return 2;
             break;
-        case OPT_COUNTS: {
-            char err[200];
-            if (plan_parse_counts(optarg, o->counts, &o->ncounts, err, sizeof err) != CV_OK)
-                return cli_usage_error("--%s", err);
+        case OPT_COUNTS:
+            if (trace_parse_counts(optarg, o) != 0) return 2;
             break;
-        }
         default:
             return cli_option_error(ch, argv[optind - 1], NULL);
         }
@@ -232,19 +254,7 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
     if (coll_parse(argv[optind], &o->coll) != 0)
         return cli_usage_error("%s: unknown collective (one of: %s)", argv[optind], names);
     if (o->ring_n && !o->ranks_set) o->nranks = o->ring_n;
-    if (o->ncounts) {
-        if (o->coll != COLL_ALL_TO_ALL)
-            return cli_usage_error("--counts: per-pair counts are all_to_all's, not %s",
-                                   coll_name(o->coll));
-        if (o->count_set)
-            return cli_usage_error("--counts: give either --count or --counts, not both");
-        if (o->ring_n) return cli_usage_error("--counts: all-to-all-v has no ring order");
-        if (o->ranks_set && o->nranks != o->ncounts)
-            return cli_usage_error("--ranks %d: the --counts matrix has %d rows", o->nranks,
-                                   o->ncounts);
-        o->nranks = o->ncounts;
-    }
-    return -1;
+    return trace_check_counts(o);
 }
 
 /* What depends on the number of ranks, checked once it is known (a processes backend sets
