@@ -1,5 +1,6 @@
 # collviz - plain Makefile. `make` builds build/collviz; `make run`, `make test`,
-# `make bench`, `make screenshots`, `make gpu-test`, `make install PREFIX=...`.
+# `make test-loaded`, `make bench`, `make screenshots`, `make gpu-test`,
+# `make install PREFIX=...`.
 # `make run` and `make test` first run `make deps` (tools/deps.sh: installs the missing
 # Debian packages, or says which command to run), then build in a fresh make so pkg-config
 # sees what was just installed.
@@ -137,7 +138,7 @@ ifneq ($(filter-out clean deps format format-check,$(or $(MAKECMDGOALS),all)),)
   endif
 endif
 
-.PHONY: format-check all deps run run-built test test-built unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
+.PHONY: format-check all deps run run-built test test-built test-loaded unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
         fuzz fuzz-build man docs
 # The man page: docs/collviz.1.scd rendered by scdoc (in tools/deps.sh's list). Without
 # scdoc the program still builds; `make man` then says what is missing.
@@ -209,6 +210,13 @@ endif
 	BUILD=$(BUILD) bash tests/run.sh
 
 asan-build: $(BIN) $(TEST_BIN)
+
+# The timing-sensitive tests, LOADED_RUNS (10) times each beside two busy loops per core
+# (tests/loaded.sh); slow, and not part of `make test`.
+test-loaded: $(BIN) $(TEST_BIN)
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan HAVE_NCCL= CFLAGS="$(ASAN_CFLAGS)" \
+	    asan-build
+	BUILD=$(BUILD) bash tests/loaded.sh
 
 fakegpu-build: $(BIN) $(GPU_TEST_BIN)
 

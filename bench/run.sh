@@ -22,6 +22,9 @@
 #     next to PyTorch DDP.
 #  5b. ZeRO stages 1-3 against DDP (bench/zero_bench.sh): stage 3's peak memory and bytes
 #     per step, zero1/2 step time, as ratios against their targets.
+#  6. Today's CPU runtime beside the build from before the runtime merge
+#     (9b21375, built in a temporary folder), Open MPI and PyTorch: interleaved medians of 5
+#     rounds, ratios against issue 17's targets (bench/premerge.sh).
 #
 # Every 64 MiB figure is the best of $REPEAT rounds/runs (each run the mean of 20 timed
 # iterations after 5 warm-up), the same rule for collviz, memcpy and MPI: these are shared,
@@ -344,4 +347,8 @@ fi
 if [ -f "$here/zero_bench.sh" ]; then
     REPEAT=$REPEAT bash "$here/zero_bench.sh" "$BIN" || echo "bench: zero_bench.sh exited with $?"
 fi
+# --- 6. against the pre-merge build, MPI and PyTorch (bench/premerge.sh) ---------------------
+# After the training section: PyTorch, if train_bench.sh installed it, is measured here too.
+echo
+bash "$here/premerge.sh" "$BIN" || echo "bench: premerge.sh exited with $?"
 exit 0

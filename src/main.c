@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "core/util.h"
 #include "present/notes_view.h"
 #include "present/present.h"
 #include "present/scene_svg.h"
@@ -48,7 +49,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
             if (strcmp(argv[1], subcommands[i].name) == 0)
                 return subcommands[i].run(argc - 1, argv + 1);
-        fprintf(stderr, "collviz: unknown subcommand '%s' (try --help)\n", argv[1]);
+        cv_eprintf("collviz: unknown subcommand '%s' (try --help)\n", argv[1]);
         return 2;
     }
     if (argc > 1 && argv[1][0] == '-' && present_wanted(argc, argv))

@@ -184,7 +184,8 @@ struct comm_ops {
     /* What a rank is, for "measured how?": "CPU thread", "MPI process", "GPU". */
     const char *rank_noun;
     /* The slice size a measurement refines the plan into when bench_params.slices is 0
-     * (0: whole chunks). */
+     * (0: whole chunks), where every rank has a core of its own; comm.slice_bytes is what
+     * a communicator made on this machine uses. */
     size_t slice_bytes;
 };
 
@@ -199,6 +200,10 @@ struct comm {
     /* The one rank this process runs when ranks are processes (MPI); -1 when every rank is
      * a thread of this process (CPU, NCCL in one process). */
     int self;
+    /* This communicator's default slice (0: whole chunks), set by comm_create from
+     * ops->slice_bytes and the machine: the CPU backend slices only while its ranks have a
+     * core each (comm_cpu.c says why). */
+    size_t slice_bytes;
     void *priv;
 };
 

@@ -24,7 +24,13 @@
  * come back at once. A rank that still does not come back a grace period after an abort
  * is named in the error and given up on: its thread is left to finish on its own with
  * the communicator, the task and the ranks' buffers, which the last rank to leave frees
- * (the next call makes a new communicator), rather than letting the caller hang. Ranks that are
+ * (the next call makes a new communicator), rather than letting the caller hang.
+ *
+ * Buffers have one owner at a time. Between calls they are the run state's; a task takes
+ * them all when it starts and, once every rank is done, gives them back. While the task
+ * runs only rank r touches its buffer (it may free and remake it), so a rank given up on in
+ * the middle of that swap frees nothing twice: the task keeps the buffers and the last to
+ * leave it frees them with their communicator. Ranks that are
  * processes cannot stop alone (every process must run the same collectives), so there a cancel
  * takes effect between calls. */
 #include "run.h"
@@ -116,10 +122,13 @@ struct run_task {
     double secs[CV_MAX_RANKS][ALGO_COUNT]; /* TASK_MEASURE: [r][0] */
     long wrong[CV_MAX_RANKS];
 
-    /* Given up on with a stalled rank: the communicator and the ranks' buffers are the
-     * task's now, destroyed when the last rank leaves it. */
+    /* The ranks' working buffers while the task runs (taken from the run state, given
+     * back when every rank is done); buf[r] and cap[r] are rank r's alone meanwhile. */
+    float *buf[CV_MAX_RANKS];
+    size_t cap[CV_MAX_RANKS]; /* floats */
+    /* Given up on with a stalled rank: the communicator and the buffers stay the task's,
+     * destroyed when the last rank leaves it. */
     bool abandoned;
-    float *orphan[CV_MAX_RANKS];
 
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -271,7 +280,7 @@ static int task_add_job(struct run_task *t, const struct bench_params *bp, unsig
         t->njobs++;
         return CV_OK;
     }
-    int slices = bp->slices > 0 ? bp->slices : auto_slices(&t->base[i], t->c->ops->slice_bytes);
+    int slices = bp->slices > 0 ? bp->slices : auto_slices(&t->base[i], t->c->slice_bytes);
     int channels = bp->channels > 0 ? bp->channels : 1;
     rc = plan_refine(&t->base[i], slices, channels, &t->plan[i], err, errlen);
     if (rc != CV_OK) {
@@ -321,7 +330,7 @@ static void task_free(struct run_task *t)
     }
     if (t->abandoned) {
         for (int r = 0; r < CV_MAX_RANKS; r++)
-            if (t->orphan[r]) t->c->ops->buf_free(t->c, r, t->orphan[r]);
+            if (t->buf[r]) t->c->ops->buf_free(t->c, r, t->buf[r]);
         t->c->ops->destroy(t->c);
     }
     pthread_mutex_destroy(&t->mu);
@@ -347,19 +356,26 @@ static int rank_cancel(struct run_task *t)
     return CV_ECANCELLED;
 }
 
+/* Rank r's buffer, grown if too small: the task's (see the top), touched by rank r only. */
 static int rank_buffer(struct run_task *t, int r, float **out)
 {
-    struct run_state *rs = t->rs;
     struct comm *c = t->c;
     size_t len = t->work_len ? t->work_len : 1;
-    if (rs->cap[r] < len) {
-        if (rs->buf[r]) c->ops->buf_free(c, r, rs->buf[r]);
-        rs->cap[r] = 0;
-        int rc = c->ops->buf_alloc(c, r, len, &rs->buf[r]);
-        if (rc != CV_OK) return rc;
-        rs->cap[r] = len;
+    if (t->cap[r] < len) {
+        float *old = t->buf[r];
+        t->buf[r] = NULL;
+        t->cap[r] = 0;
+        if (old) c->ops->buf_free(c, r, old);
+        float *nb = NULL;
+        int rc = c->ops->buf_alloc(c, r, len, &nb);
+        if (rc != CV_OK) {
+            if (nb) c->ops->buf_free(c, r, nb);
+            return rc;
+        }
+        t->buf[r] = nb;
+        t->cap[r] = len;
     }
-    *out = rs->buf[r];
+    *out = t->buf[r];
     return CV_OK;
 }
 
@@ -619,13 +635,48 @@ static void task_laggards(const struct run_task *t, char *buf, size_t n)
              k > 1 ? "s" : "", who, k > 1 ? "were" : "was", lo, lo == 1 ? "" : "s", hi);
 }
 
+/* The run state's buffers become the task's (before any rank starts) ... */
+static void task_take_buffers(struct run_task *t)
+{
+    struct run_state *rs = t->rs;
+    for (int r = 0; r < CV_MAX_RANKS; r++) {
+        t->buf[r] = rs->buf[r];
+        t->cap[r] = rs->cap[r];
+        rs->buf[r] = NULL;
+        rs->cap[r] = 0;
+    }
+}
+
+/* ... and go back once every rank is done with them (never for a task given up on). */
+static void task_give_back_buffers(struct run_task *t)
+{
+    struct run_state *rs = t->rs;
+    for (int r = 0; r < CV_MAX_RANKS; r++) {
+        rs->buf[r] = t->buf[r];
+        rs->cap[r] = t->cap[r];
+        t->buf[r] = NULL;
+        t->cap[r] = 0;
+    }
+}
+
+static int task_run_ranks(struct run_task *t, char *err, size_t errlen);
+
 /* Run task t on its ranks; returns the combined status, err says why on failure. On return
  * the task may only be read (not freed) by the caller, who drops its reference. */
 static int task_run(struct run_task *t, char *err, size_t errlen)
 {
-    struct comm *c = t->c;
     int rc = task_prepare(t, err, errlen);
     if (rc != CV_OK) return rc;
+    task_take_buffers(t);
+    rc = task_run_ranks(t, err, errlen);
+    if (!t->abandoned) task_give_back_buffers(t);
+    return rc;
+}
+
+static int task_run_ranks(struct run_task *t, char *err, size_t errlen)
+{
+    struct comm *c = t->c;
+    int rc;
     if (c->self >= 0) {
         /* This process is one rank: every process runs the same calls. */
         int r = c->self;
@@ -703,9 +754,7 @@ static int task_run(struct run_task *t, char *err, size_t errlen)
         struct run_state *rs = t->rs;
         rs->abandoned++;
         pthread_mutex_lock(&t->mu);
-        t->abandoned = true;
-        for (int r = 0; r < CV_MAX_RANKS; r++)
-            t->orphan[r] = rs->buf[r];
+        t->abandoned = true; /* the task keeps the buffers: task_free frees them */
         pthread_mutex_unlock(&t->mu);
         rs_drop_comm(rs, true);
         rc = task_cancelled(t) ? CV_ECANCELLED : CV_ETIMEOUT;

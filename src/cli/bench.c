@@ -38,6 +38,7 @@
 #include "worker/worker.h"
 
 #define BENCH_MAX_SIZES 1000
+#define BENCH_MAX_BYTES ((size_t)16 << 30)
 
 static volatile sig_atomic_t bench_interrupted;
 
@@ -97,17 +98,6 @@ static void bench_usage(FILE *f)
         "\n"
         "Exit status: 0 all results right, 1 some #wrong > 0 or a run failed, 2 bad input.\n",
         CV_MAX_RANKS);
-}
-
-static int bench_parse_double(const char *s, double lo, double hi, double *out)
-{
-    if (!s || !*s) return CV_EINVAL;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || *end || !isfinite(v) || v < lo || v > hi) return CV_EINVAL;
-    *out = v;
-    return CV_OK;
 }
 
 static void bench_algo_list(enum coll c, char *buf, size_t n)
@@ -196,7 +186,7 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
             o->maxb_arg = optarg;
             break;
         case 'f':
-            if (bench_parse_double(optarg, 1.0, 1e6, &o->factor) != CV_OK || o->factor <= 1.0)
+            if (parse_double(optarg, 1.0, 1e6, &o->factor) != CV_OK || o->factor <= 1.0)
                 return cli_usage_error("-f %s: need a factor > 1", optarg);
             o->factor_set = true;
             break;
@@ -265,8 +255,7 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
             if (cli_ring_order_from(optarg, o->ring, &o->ring_n) != 0) return 2;
             break;
         case 'T':
-            if (bench_parse_double(optarg, 0.0, 1e6, &o->timeout_s) != CV_OK ||
-                o->timeout_s <= 0)
+            if (parse_double(optarg, 0.0, 1e6, &o->timeout_s) != CV_OK || o->timeout_s <= 0)
                 return cli_usage_error("-T %s: need a timeout > 0 seconds", optarg);
             break;
         case OPT_FORMAT:
@@ -297,6 +286,9 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
     if (o->maxb < o->minb)
         return cli_usage_error("-e %s: smaller than -b %s", o->maxb_arg ? o->maxb_arg : "64M",
                                o->minb_arg ? o->minb_arg : "64M");
+    if (o->maxb > BENCH_MAX_BYTES) /* the largest size a screen measures too (SCENE_MEAS_MAX) */
+        return cli_usage_error("%s %s: at most 16G", o->maxb_set ? "-e" : "-b",
+                               o->maxb_set ? o->maxb_arg : o->minb_arg);
     if (o->ring_n) {
         if (!o->algo_given) { /* a ring order means the ring */
             o->algo_auto = false;
@@ -582,6 +574,33 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
         backend_close(b);
         return rc;
     }
+    /* The whole range is checked before the first size runs: the largest one's buffers
+     * must fit in this machine's memory (an 8G step refused after 4G had run is too late). */
+    if (!(b->ops->caps & BACKEND_CAP_GPU) && nsizes > 0) {
+        size_t avail = mem_available_bytes(), top = sizes[nsizes - 1];
+        int local = backend_multiprocess(b) ? (b->ops->node_ranks ? b->ops->node_ranks(b) : 1)
+                                            : o.ranks;
+        for (int i = 0; i < ncoll && avail; i++) {
+            size_t count = coll_count_for_bytes(colls[i], o.ranks, top, sizeof(float));
+            double need =
+                (double)local * (double)coll_work_len(colls[i], o.ranks, count) * sizeof(float);
+            if (need <= (double)avail) continue;
+            char t[32], n[32], a[32];
+            format_size(top, t, sizeof t);
+            format_size((size_t)need, n, sizeof n);
+            format_size(avail, a, sizeof a);
+            rc = backend_proc_rank(b) /* every rank finds the same: rank 0 says it */
+                     ? 2
+                     : cli_usage_error(
+                           "%s %s: %s %s on %d ranks needs %s of buffers; %s available "
+                           "(nothing was run)",
+                           o.maxb_set ? "-e" : "-b",
+                           o.maxb_set ? o.maxb_arg : (o.minb_arg ? o.minb_arg : "64M"), t,
+                           coll_name(colls[i]), o.ranks, n, a);
+            backend_close(b);
+            return rc;
+        }
+    }
     char describe[200];
     b->ops->describe(b, o.ranks, describe, sizeof describe);
     char backend_name[16];
@@ -593,7 +612,7 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
     if (!w) {
         free(hardware);
         backend_close(b);
-        fprintf(stderr, "collviz: %s\n", err);
+        cv_eprintf("collviz: %s\n", err);
         return 1;
     }
 
@@ -631,7 +650,7 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
         fflush(stdout);
     } else {
         for (int i = 0; i < nnotes; i++)
-            fprintf(stderr, "collviz: note: %s\n", notes[i]);
+            cv_eprintf("collviz: note: %s\n", notes[i]);
     }
 
     struct bench_row *rows = xcalloc((size_t)ncoll * (size_t)nsizes + 1, sizeof *rows);
@@ -676,14 +695,14 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
             bench_progress_clear(tty);
             if (got < 0) {
                 bench_cancel_and_drain(w, 2 * o.timeout_s + 5);
-                fprintf(stderr, "collviz: interrupted\n");
+                cv_eprintf("collviz: interrupted\n");
                 exit_rc = 130;
                 break;
             }
             if (got == 0) {
                 bench_cancel_and_drain(w, 2 * o.timeout_s + 5);
-                fprintf(stderr, "collviz: %s %s: no result after %.0f s; cancelled\n",
-                        coll_name(c), sz, limit);
+                cv_eprintf("collviz: %s %s: no result after %.0f s; cancelled\n", coll_name(c),
+                           sz, limit);
                 exit_rc = 1;
                 break;
             }
@@ -691,7 +710,7 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
             if (r.status != CV_OK) {
                 bool bad_input = r.status == CV_ENOMEM || r.status == CV_EINVAL ||
                                  r.status == CV_EUNSUPPORTED;
-                fprintf(stderr, "collviz: %s %s: %s\n", coll_name(c), sz, r.err);
+                cv_eprintf("collviz: %s %s: %s\n", coll_name(c), sz, r.err);
                 exit_rc = bad_input ? 2 : 1;
                 break;
             }
@@ -786,8 +805,8 @@ int cli_bench_main(int argc, char **argv)
     if (wrong_total > 0) {
         /* every process counted the same elements; rank 0 says it once */
         if (!cli_stdout_quiet())
-            fprintf(stderr, "collviz: bench: %ld wrong element%s\n", wrong_total,
-                    wrong_total == 1 ? "" : "s");
+            cv_eprintf("collviz: bench: %ld wrong element%s\n", wrong_total,
+                       wrong_total == 1 ? "" : "s");
         return 1;
     }
     return 0;

@@ -11,10 +11,12 @@
 
 int cli_usage_error(const char *fmt, ...)
 {
+    /* the message names the bad value, which may hold anything: one line, control
+     * characters made visible (a newline in a value shows as ^J) */
     va_list ap;
     fputs("collviz: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cv_vfprintf_safe(stderr, false, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
     return 2;

@@ -45,15 +45,19 @@ static void lesson_usage(FILE *f)
                "  grade ID ANSWER    grade one answer as the player would (--seed S)\n"
                "  list               the lessons (./lessons or $COLLVIZ_LESSONS) with your "
                "progress\n"
+               "  export PATH        a handout: --format html -o OUT.html (self-contained)\n"
                "\n"
                "The lesson format is described in lessons/README.md.\n"
                "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
 }
 
+/* Messages quote file names and lesson text: control characters are shown, never sent. */
 static void print_errors(const struct lesson_errors *e)
 {
-    for (size_t i = 0; i < e->n; i++)
-        fprintf(stderr, "%s\n", e->msg[i]);
+    for (size_t i = 0; i < e->n; i++) {
+        cv_fputs_safe(stderr, e->msg[i], false);
+        fputc('\n', stderr);
+    }
 }
 
 /* Parse the options shared by the verbs (--help prints usage). Returns -1 to go on, else
@@ -285,14 +289,20 @@ static int lesson_check(int argc, char **argv)
                     push_msg(&warns, msg);
                 }
             if (errs.n == bad)
-                printf("%s: ok (lesson %s, %zu slide%s, %zu exercise%s)\n", L->path, L->id,
-                       L->nslides, L->nslides == 1 ? "" : "s", nex, nex == 1 ? "" : "s");
+                cv_printf_safe("%s: ok (lesson %s, %zu slide%s, %zu exercise%s)\n", L->path,
+                               L->id, L->nslides, L->nslides == 1 ? "" : "s", nex,
+                               nex == 1 ? "" : "s");
         }
     }
     fflush(stdout);
+    size_t link_warns = 0; /* links a handout shows as text (lesson.c) */
+    for (size_t k = 0; k < set.n; k++) {
+        print_errors(&set.v[k].warnings);
+        link_warns += set.v[k].warnings.n;
+    }
     print_errors(&errs);
     print_errors(&warns);
-    rc = errs.n || (o.strict && warns.n) ? 2 : 0;
+    rc = errs.n || (o.strict && (warns.n || link_warns)) ? 2 : 0;
     lesson_errors_free(&errs);
     lesson_errors_free(&warns);
     lesson_set_free(&set);
@@ -397,7 +407,7 @@ static cJSON *exercise_json(const struct lesson_exercise *e)
             cJSON_AddStringToObject(x, "step", "end");
         else
             cJSON_AddNumberToObject(x, "step", (double)e->step);
-        if (e->slot_lo >= 0) {
+        if (e->slots) {
             cJSON *sl = cJSON_AddArrayToObject(x, "slots"); /* [first, last]: the asked part */
             cJSON_AddItemToArray(sl, cJSON_CreateNumber(e->slot_lo));
             cJSON_AddItemToArray(sl, cJSON_CreateNumber(e->slot_hi));
@@ -486,44 +496,45 @@ static cJSON *lesson_json(const struct lesson *L, bool notes)
 
 static void show_text(const struct lesson *L, bool notes)
 {
-    printf("%s  (lesson %s", L->title ? L->title : "", L->id);
-    if (L->minutes) printf(", %d minutes", L->minutes);
-    printf(")\n");
+    cv_printf_safe("%s  (lesson %s", L->title ? L->title : "", L->id);
+    if (L->minutes) cv_printf_safe(", %d minutes", L->minutes);
+    cv_printf_safe(")\n");
     for (size_t i = 0; i < L->nslides; i++) {
         const struct lesson_slide *S = &L->slides[i];
-        printf("\n[%zu] %s\n", i + 1, S->title);
+        cv_printf_safe("\n[%zu] %s\n", i + 1, S->title);
         for (size_t b = 0; b < S->nblocks; b++) {
             const struct lesson_block *B = &S->blocks[b];
             if (B->kind == LBLOCK_RULE) {
-                printf("  ----\n");
+                cv_printf_safe("  ----\n");
                 continue;
             }
-            printf("  ");
+            cv_printf_safe("  ");
             if (B->kind == LBLOCK_ITEM && B->first && B->ordinal)
-                printf("%*s%d. ", (B->depth - 1) * 2, "", B->ordinal);
+                cv_printf_safe("%*s%d. ", (B->depth - 1) * 2, "", B->ordinal);
             else if (B->kind == LBLOCK_ITEM)
-                printf("%*s%s", (B->depth - 1) * 2, "", B->first ? "- " : "  ");
-            if (B->kind == LBLOCK_QUOTE) printf("> ");
+                cv_printf_safe("%*s%s", (B->depth - 1) * 2, "", B->first ? "- " : "  ");
+            if (B->kind == LBLOCK_QUOTE) cv_printf_safe("> ");
             for (size_t k = 0; k < B->nspans; k++) {
-                if (B->spans[k].hard_break) printf("\n  ");
-                printf("%s", B->spans[k].text);
+                if (B->spans[k].hard_break) cv_printf_safe("\n  ");
+                cv_printf_safe("%s", B->spans[k].text);
             }
-            printf("\n");
+            cv_printf_safe("\n");
         }
         if (S->has_scene) {
             char sc[512];
             scene_format(&S->scene, sc, sizeof sc);
-            printf("  scene: %s\n", sc);
+            cv_printf_safe("  scene: %s\n", sc);
         }
-        if (notes && S->notes) printf("  notes: %s\n", S->notes);
+        if (notes && S->notes) cv_printf_safe("  notes: %s\n", S->notes);
         for (size_t e = 0; e < S->nex; e++) {
             const struct lesson_exercise *x = &S->ex[e];
             char prompt[2048], num[40];
             ex_prompt_format(x, NULL, prompt, sizeof prompt);
-            printf("  exercise %s (%s): %s\n", x->id, lesson_ex_type_name(x->type), prompt);
+            cv_printf_safe("  exercise %s (%s): %s\n", x->id, lesson_ex_type_name(x->type),
+                           prompt);
             if (x->type == LEX_NUMBER) {
                 ex_format_number(x->answer, num, sizeof num);
-                printf("    answer: %s %s\n", num, x->units);
+                cv_printf_safe("    answer: %s %s\n", num, x->units);
             }
         }
     }
@@ -620,23 +631,23 @@ static int lesson_variant(int argc, char **argv)
                 cli_json_print_pretty(j);
             } else {
                 char num[40];
-                printf("%s\n", prompt);
+                cv_printf_safe("%s\n", prompt);
                 for (size_t i = 0; i < e->nparams; i++) {
                     ex_format_number(v.param[i], num, sizeof num);
-                    printf("  %s = %s\n", e->params[i].name, num);
+                    cv_printf_safe("  %s = %s\n", e->params[i].name, num);
                 }
                 ex_format_number(v.answer, num, sizeof num);
-                printf("answer: %s%s%s\n", num, e->units[0] ? " " : "", e->units);
+                cv_printf_safe("answer: %s%s%s\n", num, e->units[0] ? " " : "", e->units);
                 char t[4096];
                 for (size_t i = 0; i < e->nhints; i++) {
                     ex_text_format(e, &v, e->hints[i], t, sizeof t);
-                    printf("hint %zu: %s\n", i + 1, t);
+                    cv_printf_safe("hint %zu: %s\n", i + 1, t);
                 }
                 if (e->solution) {
                     ex_text_format(e, &v, e->solution, t, sizeof t);
                     for (char *save = NULL, *l = strtok_r(t, "\n", &save); l;
                          l = strtok_r(NULL, "\n", &save))
-                        printf("%s%s\n", l == t ? "solution: " : "          ", l);
+                        cv_printf_safe("%s%s\n", l == t ? "solution: " : "          ", l);
                 }
             }
         }
@@ -711,7 +722,7 @@ static int lesson_grade(int argc, char **argv)
             cJSON_AddStringToObject(j, "diagnosis", g.diagnosis);
             cli_json_print_pretty(j);
         } else {
-            printf("%s\n", g.msg);
+            cv_printf_safe("%s\n", g.msg);
         }
         rc = g.verdict == EX_RIGHT ? 0 : g.verdict == EX_BAD_INPUT ? 2 : 1;
     }
@@ -750,7 +761,11 @@ static int lesson_list(int argc, char **argv)
     char path[4096], warn[600] = "";
     bool have_progress = progress_default_path(path, sizeof path, NULL, 0) == CV_OK;
     if (have_progress) progress_load(&pr, path, warn, sizeof warn);
-    if (warn[0]) fprintf(stderr, "collviz: %s\n", warn);
+    if (warn[0]) {
+        fputs("collviz: ", stderr);
+        cv_fputs_safe(stderr, warn, false);
+        fputc('\n', stderr);
+    }
     /* Columns as wide as their widest entry, in terminal columns (titles may be UTF-8):
      * the file, the id (what `collviz lesson ID` takes), the title. */
     int wf = 4, wi = 2, wt = 5;
@@ -783,14 +798,19 @@ static int lesson_list(int argc, char **argv)
         char minutes[24] = "";
         if (L->minutes) snprintf(minutes, sizeof minutes, "%d min", L->minutes);
         /* %-*s pads bytes, not columns: pad by the title's width in columns */
-        printf("%-*s  %-*s  %s%*s  %7s  seen %zu/%zu slides, solved %zu/%zu exercises\n", wf,
-               base, wi, L->id, title, wt - text_width(title), "", minutes, seen, L->nslides,
-               solved, nex);
+        cv_printf_safe(
+            "%-*s  %-*s  %s%*s  %7s  seen %zu/%zu slides, solved %zu/%zu exercises\n", wf, base,
+            wi, L->id, title, wt - text_width(title), "", minutes, seen, L->nslides, solved,
+            nex);
     }
     if (errs.n) {
         fflush(stdout);
-        fprintf(stderr, "collviz: %zu problem%s in %s (not listed): collviz lesson check %s\n",
-                errs.n, errs.n == 1 ? "" : "s", dir, dir);
+        char msg[9000];
+        snprintf(msg, sizeof msg, "%zu problem%s in %s (not listed): collviz lesson check %s",
+                 errs.n, errs.n == 1 ? "" : "s", dir, dir);
+        fputs("collviz: ", stderr);
+        cv_fputs_safe(stderr, msg, false);
+        fputc('\n', stderr);
     }
     progress_free(&pr);
     lesson_errors_free(&errs);

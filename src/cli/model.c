@@ -77,13 +77,7 @@ static void model_usage(FILE *f)
 
 static int model_parse_double(const char *s, double *out)
 {
-    if (!s || !*s) return CV_EINVAL;
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || *end || !isfinite(v)) return CV_EINVAL;
-    *out = v;
-    return CV_OK;
+    return parse_double(s, -HUGE_VAL, HUGE_VAL, out);
 }
 
 static void model_link_keys(char *buf, size_t n)
@@ -519,7 +513,7 @@ static int fit_points(const struct bench_opts *o, const struct bench_sweep *sw,
         }
         if (model_point_for(o->coll, algos[i], sw->ranks, r->bytes, r->time_us * 1e-6, &pts[i],
                             err, sizeof err) != CV_OK) {
-            fprintf(stderr, "collviz: model --fit: %s\n", err);
+            cv_eprintf("collviz: model --fit: %s\n", err);
             return 1;
         }
     }
@@ -614,7 +608,7 @@ static int model_fit_main(int argc, char **argv)
     char err[256];
     rc = fit_points(&o, &sw, pts, algos, &wrong, &nccl_note);
     if (rc == 0 && model_fit(pts, sw.nrows, &f, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "collviz: model --%s\n", err);
+        cv_eprintf("collviz: model --%s\n", err);
         rc = 1;
     }
     if (rc == 0) {
@@ -628,16 +622,15 @@ static int model_fit_main(int argc, char **argv)
     bench_sweep_free(&sw);
     if (rc != 0) return rc;
     if (!f.physical) {
-        fprintf(stderr,
-                "collviz: model --fit: fit not physical: alpha = %.6g us, 1/beta = %.6g s/B "
-                "(need alpha >= 0 and beta > 0); the timings do not follow the model here\n",
-                f.alpha_s * 1e6, f.inv_beta);
+        cv_eprintf("collviz: model --fit: fit not physical: alpha = %.6g us, 1/beta = %.6g s/B "
+                   "(need alpha >= 0 and beta > 0); the timings do not follow the model here\n",
+                   f.alpha_s * 1e6, f.inv_beta);
         return 1;
     }
     if (wrong > 0) {
         if (!cli_stdout_quiet()) /* rank 0 says it for the job */
-            fprintf(stderr, "collviz: model --fit: %ld wrong element%s in the sweep\n", wrong,
-                    wrong == 1 ? "" : "s");
+            cv_eprintf("collviz: model --fit: %ld wrong element%s in the sweep\n", wrong,
+                       wrong == 1 ? "" : "s");
         return 1;
     }
     return 0;

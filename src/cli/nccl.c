@@ -23,6 +23,7 @@
 #include "core/util.h"
 #include "json.h"
 #include "records/records.h"
+#include "records/recfile.h"
 
 static void nccl_usage(FILE *f)
 {
@@ -43,46 +44,10 @@ static void nccl_usage(FILE *f)
             "2 nothing could be read or bad options.\n");
 }
 
-/* Read one file into L: the lines recognised, or -1 with why in err. */
-static int nccl_read_file(struct rec_log *L, const char *path, char *err, size_t errlen)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return snprintf(err, errlen, "cannot open: %s", strerror(errno)), -1;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        close(fd);
-        return snprintf(err, errlen, "a directory, not a file"), -1;
-    }
-    /* read one byte past the limit to tell a file that is too large */
-    size_t cap = REC_MAX_BYTES + 1, got = 0, have = 1 << 16;
-    char *buf = xmalloc(have);
-    for (;;) {
-        if (got == have) {
-            have = have * 2 > cap ? cap : have * 2;
-            buf = xrealloc(buf, have);
-        }
-        if (got == cap) break;
-        ssize_t r = read(fd, buf + got, have - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) {
-            snprintf(err, errlen, "cannot read: %s", strerror(errno));
-            free(buf);
-            close(fd);
-            return -1;
-        }
-        if (r == 0) break;
-        got += (size_t)r;
-    }
-    close(fd);
-    int n = rec_parse(L, path, buf, got);
-    free(buf);
-    return n;
-}
-
 int cli_nccl_read(struct rec_log *L, const char *path)
 {
     char err[200];
-    int n = nccl_read_file(L, path, err, sizeof err);
+    int n = rec_read_file(L, path, err, sizeof err);
     if (n < 0) fprintf(stderr, "%s:0: %s\n", path, err);
     return n;
 }
@@ -106,7 +71,7 @@ int cli_ring_order_from(const char *arg, int *ring, int *n)
     }
     struct rec_log *L = rec_new();
     char err[200];
-    int got = nccl_read_file(L, path, err, sizeof err);
+    int got = rec_read_file(L, path, err, sizeof err);
     rec_finish(L);
     int rc = 0;
     const struct rec_ring *g = &L->rings[chan];

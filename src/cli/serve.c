@@ -64,9 +64,7 @@ int cli_serve_main(int argc, char **argv)
             o.once = true;
             break;
         case O_STALL: {
-            char *end;
-            o.stall_s = strtod(optarg, &end);
-            if (*end || !(o.stall_s >= 1 && o.stall_s <= 86400))
+            if (parse_double(optarg, 1, 86400, &o.stall_s) != CV_OK)
                 return cli_usage_error("serve --stall: bad value '%s' (1..86400 s)", optarg);
             break;
         }
@@ -85,7 +83,7 @@ int cli_serve_main(int argc, char **argv)
     struct backend *b;
     char err[300];
     if (backend_open(backend, &b, err, sizeof err, NULL, 0) != CV_OK) {
-        fprintf(stderr, "collviz serve: --backend %s: %s\n", backend, err);
+        cv_eprintf("collviz serve: --backend %s: %s\n", backend, err);
         return 2;
     }
     /* Under a launcher every process runs this; only a backend whose ranks are the

@@ -956,7 +956,7 @@ static int trace_main(struct run *RP)
             goto done;
         }
         if (R.b && (rc = trace_on_backend(&R, err, sizeof err)) != CV_OK) {
-            fprintf(stderr, "collviz: trace: on the %s backend: %s\n", R.b->ops->name, err);
+            cv_eprintf("collviz: trace: on the %s backend: %s\n", R.b->ops->name, err);
             status = rc == CV_EINVAL ? 2 : 1;
             goto done;
         }
@@ -969,7 +969,7 @@ static int trace_main(struct run *RP)
                      ? 0
                      : 1;
         if (fflush(stdout) != 0) {
-            fprintf(stderr, "collviz: trace: cannot write the output\n");
+            cv_eprintf("collviz: trace: cannot write the output\n");
             status = 1;
         }
     }

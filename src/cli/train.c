@@ -181,9 +181,8 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
                                        optarg);
             break;
         case OPT_TIMEOUT: {
-            char *end;
-            double t = strtod(optarg, &end);
-            if (end == optarg || *end || !(t > 0) || t > 86400)
+            double t;
+            if (parse_double(optarg, 0, 86400, &t) != CV_OK || !(t > 0))
                 return cli_usage_error("train: --timeout '%s': expected seconds in (0, 86400]",
                                        optarg);
             o->cfg.timeout_s = t;
@@ -257,6 +256,7 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
                                         "rank)",
                                         o->cfg.overlap ? "--overlap" : "--prefetch");
         o->cfg.nranks = world;
+        o->cfg.ranks_from_launcher = !o->ranks_set;
         o->cfg.backend = BACKEND_MPI;
         if (train_config_check(&o->cfg, err, sizeof err) != CV_OK)
             return me ? 2 : cli_usage_error("train: %s", err);
@@ -296,6 +296,7 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
             rc = CV_EINVAL;
         } else {
             o->cfg.nranks = gpus;
+            o->cfg.ranks_from_launcher = !o->ranks_set;
             if (train_config_check(&o->cfg, err, sizeof err) != CV_OK) rc = CV_EINVAL;
         }
     }
@@ -617,6 +618,20 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
 
 static int train_main(struct train_opts *op, const char *note);
 
+/* Whether the rank count is the launcher's: no --ranks, and the mpi backend, or a GPU
+ * backend under a launcher (its world size in the environment). */
+static bool launcher_decides(const struct train_opts *o)
+{
+    if (o->ranks_set || o->cfg.scheme == TRAIN_SINGLE) return false;
+    enum backend_kind k = backend_kind_of(o->backend);
+    if (k == BACKEND_MPI) return true;
+    if (k == BACKEND_CPU) return false;
+    static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"};
+    for (size_t i = 0; i < sizeof size_vars / sizeof size_vars[0]; i++)
+        if (getenv(size_vars[i])) return true;
+    return false;
+}
+
 int cli_train_main(int argc, char **argv)
 {
     struct train_opts o;
@@ -625,10 +640,15 @@ int cli_train_main(int argc, char **argv)
     if (rc != -1) return rc;
     if (o.json) cli_json_claim_stdout();
     char err[300];
-    if (train_config_check(&o.cfg, err, sizeof err) != CV_OK)
+    /* Under a launcher the mpi backend's (and NCCL's across processes) rank count is the
+     * job's world, known once the backend is open: train_backend checks then. */
+    if (!launcher_decides(&o) && train_config_check(&o.cfg, err, sizeof err) != CV_OK)
         return cli_usage_error("train: %s", err);
     char note[300];
     rc = train_backend(&o, note, sizeof note);
+    if (rc == -1 && o.cfg.backend == BACKEND_CPU && launcher_decides(&o) &&
+        train_config_check(&o.cfg, err, sizeof err) != CV_OK)
+        rc = cli_usage_error("train: %s", err); /* auto fell back to CPU ranks */
     if (rc != -1) {
         backend_close(o.b);
         return rc;
@@ -646,7 +666,7 @@ static int train_main(struct train_opts *op, const char *note)
     struct train_result res;
     rc = train_run_on(o.b, &o.cfg, &res, NULL, err, sizeof err);
     if (rc != CV_OK) {
-        fprintf(stderr, "collviz: train: %s\n", err);
+        cv_eprintf("collviz: train: %s\n", err);
         return rc == CV_EINVAL || rc == CV_ENOMEM ? 2 : 1;
     }
     struct train_deviation dev;
@@ -658,7 +678,7 @@ static int train_main(struct train_opts *op, const char *note)
         rc = train_run(&rc_cfg, &ref, NULL, err, sizeof err);
         if (rc != CV_OK) {
             train_result_free(&res);
-            fprintf(stderr, "collviz: train: reference: %s\n", err);
+            cv_eprintf("collviz: train: reference: %s\n", err);
             return 1;
         }
         train_compare(&res, &ref, &dev);

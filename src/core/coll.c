@@ -82,27 +82,28 @@ const char *coll_title(enum coll c)
     return (unsigned)c < COLL_COUNT ? coll_table[c].title : "?";
 }
 
-/* Compare ignoring case and the separators '_' and '-', so "All-Reduce", "all_reduce"
- * and "allreduce" are one name. */
-static bool coll_loose_equal(const char *a, const char *b)
+/* The spellings of a collective's name: exactly "all_reduce", "all-reduce" or "allreduce"
+ * (lower case, one separator or none between the words as the name has them). Nothing
+ * looser: "ALL_REDUCE" and "all-reduce-" are not names. */
+static bool coll_name_is(const char *s, const char *name)
 {
-    for (;;) {
-        while (*a == '_' || *a == '-')
-            a++;
-        while (*b == '_' || *b == '-')
-            b++;
-        if (!*a || !*b) return !*a && !*b;
-        if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
-        a++;
-        b++;
+    if (strcmp(s, name) == 0) return true;
+    const char *a = s, *b = name;
+    for (; *a && *b; a++, b++)
+        if (!(*a == *b || (*b == '_' && *a == '-'))) break;
+    if (!*a && !*b) return true;
+    for (a = s, b = name; *a && *b; a++, b++) {
+        if (*b == '_') b++;
+        if (*a != *b) break;
     }
+    return !*a && !*b;
 }
 
 int coll_parse(const char *s, enum coll *out)
 {
     if (!s || !*s) return -1;
     for (int c = 0; c < COLL_COUNT; c++) {
-        if (coll_loose_equal(s, coll_table[c].name)) {
+        if (coll_name_is(s, coll_table[c].name)) {
             *out = (enum coll)c;
             return 0;
         }
@@ -115,12 +116,12 @@ const char *redop_name(enum redop op)
     return (unsigned)op < OP_COUNT ? redop_names[op] : "?";
 }
 
-/* Index of s in names[0..n) ignoring case, or -1. */
+/* Index of s in names[0..n) (exactly, as the collectives' names), or -1. */
 static int name_index(const char *const *names, int n, const char *s)
 {
     if (!s) return -1;
     for (int i = 0; i < n; i++)
-        if (strcasecmp(s, names[i]) == 0) return i;
+        if (strcmp(s, names[i]) == 0) return i;
     return -1;
 }
 

@@ -68,7 +68,7 @@ const struct coll_info *coll_info(enum coll c);
 
 const char *coll_name(enum coll c);  /* "all_reduce" (nccl-tests / CLI spelling) */
 const char *coll_title(enum coll c); /* "all-reduce" (the lecture's spelling, for screens) */
-/* Accepts "all_reduce", "all-reduce", "allreduce" (any case). */
+/* Accepts exactly "all_reduce", "all-reduce" or "allreduce" (lower case): 0, else -1. */
 int coll_parse(const char *s, enum coll *out);
 
 const char *redop_name(enum redop op); /* "sum" */

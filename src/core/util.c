@@ -3,6 +3,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +108,10 @@ double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The one spelling of a size everywhere (CLI options, scene words): a whole number of bytes,
+ * optionally followed by K, M, G or T (upper case: powers of 1024) and optionally "iB" after
+ * that ("64M" = "64MiB"). Lower case "k", "MB" (10^6 elsewhere in collviz), signs, blanks and
+ * hex are refused, so a value means one thing. */
 int parse_size(const char *s, size_t *out)
 {
     if (!s || !isdigit((unsigned char)s[0])) return CV_EINVAL;
@@ -114,32 +120,26 @@ int parse_size(const char *s, size_t *out)
     unsigned long long v = strtoull(s, &end, 10);
     if (errno) return CV_EINVAL;
     unsigned shift = 0;
-    switch (toupper((unsigned char)*end)) {
+    switch (*end) {
     case '\0':
         break;
     case 'K':
         shift = 10;
-        end++;
         break;
     case 'M':
         shift = 20;
-        end++;
         break;
     case 'G':
         shift = 30;
-        end++;
         break;
     case 'T':
         shift = 40;
-        end++;
         break;
     default:
         return CV_EINVAL;
     }
-    if (shift && (*end == 'B' || *end == 'b'))
-        end++; /* accept "64MB" / "64MiB"-ish spellings as the same power of 1024 */
-    else if (shift && *end == 'i' && (end[1] == 'B' || end[1] == 'b'))
-        end += 2;
+    if (shift) end++;
+    if (shift && end[0] == 'i' && end[1] == 'B') end += 2;
     if (*end != '\0') return CV_EINVAL;
     if (shift && v > (~0ULL >> shift)) return CV_EINVAL;
     *out = (size_t)(v << shift);
@@ -161,9 +161,20 @@ void format_size(size_t bytes, char *buf, size_t n)
         snprintf(buf, n, "%.1f %s", v, unit[u]);
 }
 
+/* A decimal integer as written by a person: digits, a '-' only in front; no '+', blanks,
+ * hex or octal prefixes (strtol alone would take " 4", "+4" and, with base 0, "0x10"). */
+static bool plain_integer(const char *s)
+{
+    if (*s == '-') s++;
+    if (!isdigit((unsigned char)*s)) return false;
+    for (; *s; s++)
+        if (!isdigit((unsigned char)*s)) return false;
+    return true;
+}
+
 int parse_long(const char *s, long lo, long hi, long *out)
 {
-    if (!s || !*s) return CV_EINVAL;
+    if (!s || !plain_integer(s)) return CV_EINVAL;
     errno = 0;
     char *end;
     long v = strtol(s, &end, 10);
@@ -174,11 +185,43 @@ int parse_long(const char *s, long lo, long hi, long *out)
 
 int parse_u64(const char *s, uint64_t *out)
 {
-    if (!s || !isdigit((unsigned char)s[0])) return CV_EINVAL;
+    if (!s || *s == '-' || !plain_integer(s)) return CV_EINVAL;
     errno = 0;
     char *end;
     unsigned long long v = strtoull(s, &end, 10);
     if (errno || *end != '\0') return CV_EINVAL;
+    *out = v;
+    return CV_OK;
+}
+
+int parse_double(const char *s, double lo, double hi, double *out)
+{
+    if (!s) return CV_EINVAL;
+    /* [-]digits[.digits][e[+-]digits] or [-].digits...: what strtod reads, minus hex, inf,
+     * nan, blanks and a leading '+' */
+    const char *p = s;
+    if (*p == '-') p++;
+    size_t digits = 0;
+    while (isdigit((unsigned char)*p))
+        p++, digits++;
+    if (*p == '.') {
+        p++;
+        while (isdigit((unsigned char)*p))
+            p++, digits++;
+    }
+    if (!digits) return CV_EINVAL;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '+' || *p == '-') p++;
+        if (!isdigit((unsigned char)*p)) return CV_EINVAL;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    if (*p) return CV_EINVAL;
+    errno = 0;
+    char *end;
+    double v = strtod(s, &end);
+    if (errno == ERANGE || *end || !isfinite(v) || v < lo || v > hi) return CV_EINVAL;
     *out = v;
     return CV_OK;
 }
@@ -193,4 +236,152 @@ size_t mem_available_bytes(void)
         if (sscanf(line, "MemAvailable: %zu kB", &kib) == 1) break;
     fclose(f);
     return kib * 1024;
+}
+
+/* ---- text from untrusted sources on a terminal ------------------------------------------ */
+
+size_t cv_safe_text(const char *s, char *out, size_t n, bool keep_newlines)
+{
+    size_t o = 0, w = 0; /* w: bytes written, whole pieces only (never half a "^[") */
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    char vis[8];
+#define CV_PUT(str, len)                                                                       \
+    do {                                                                                       \
+        size_t l_ = (len);                                                                     \
+        if (w == o && o + l_ < n) {                                                            \
+            memcpy(out + o, (str), l_);                                                        \
+            w += l_;                                                                           \
+        }                                                                                      \
+        o += l_;                                                                               \
+    } while (0)
+    while (*p) {
+        unsigned char c = *p;
+        if (c < 0x20 || c == 0x7f) {
+            if (c == '\t' || (c == '\n' && keep_newlines)) {
+                CV_PUT(p, 1);
+            } else {
+                vis[0] = '^';
+                vis[1] = c == 0x7f ? '?' : (char)(c + 0x40);
+                CV_PUT(vis, 2);
+            }
+            p++;
+            continue;
+        }
+        if (c < 0x80) {
+            CV_PUT(p, 1);
+            p++;
+            continue;
+        }
+        size_t len = cv_utf8_len(p, strlen((const char *)p));
+        if (!len) { /* a lone byte some terminals read as C1: its value in hex */
+            snprintf(vis, sizeof vis, "\\x%02x", c);
+            CV_PUT(vis, 4);
+            p++;
+        } else if (len == 2 && c == 0xc2 && p[1] < 0xa0) { /* U+0080..U+009F: C1 controls */
+            vis[0] = 'M';
+            vis[1] = '-';
+            vis[2] = '^';
+            vis[3] = p[1] == 0x9f ? '?' : (char)(p[1] - 0x80 + 0x40);
+            CV_PUT(vis, 4);
+            p += 2;
+        } else {
+            CV_PUT(p, len);
+            p += len;
+        }
+    }
+#undef CV_PUT
+    if (n) out[w] = '\0';
+    return o;
+}
+
+void cv_fputs_safe(FILE *f, const char *s, bool keep_newlines)
+{
+    char buf[1024];
+    size_t need = cv_safe_text(s, buf, sizeof buf, keep_newlines);
+    if (need < sizeof buf) {
+        fputs(buf, f);
+        return;
+    }
+    char *big = xmalloc(need + 1);
+    cv_safe_text(s, big, need + 1, keep_newlines);
+    fputs(big, f);
+    free(big);
+}
+
+void cv_vfprintf_safe(FILE *f, bool keep_newlines, const char *fmt, va_list ap)
+{
+    char buf[1024];
+    va_list aq;
+    va_copy(aq, ap);
+    int k = vsnprintf(buf, sizeof buf, fmt, aq);
+    va_end(aq);
+    if (k < 0) return;
+    if ((size_t)k < sizeof buf) {
+        cv_fputs_safe(f, buf, keep_newlines);
+        return;
+    }
+    char *big = xmalloc((size_t)k + 1);
+    vsnprintf(big, (size_t)k + 1, fmt, ap);
+    cv_fputs_safe(f, big, keep_newlines);
+    free(big);
+}
+
+void cv_printf_safe(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    cv_vfprintf_safe(stdout, true, fmt, ap);
+    va_end(ap);
+}
+
+void cv_eprintf(const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (k < 0) return;
+    char *s = buf;
+    if ((size_t)k >= sizeof buf) {
+        s = xmalloc((size_t)k + 1);
+        va_start(ap, fmt);
+        vsnprintf(s, (size_t)k + 1, fmt, ap);
+        va_end(ap);
+    }
+    bool nl = k > 0 && s[k - 1] == '\n';
+    if (nl) s[k - 1] = '\0';
+    cv_fputs_safe(stderr, s, false);
+    if (nl) fputc('\n', stderr);
+    if (s != buf) free(s);
+}
+
+size_t cv_utf8_len(const unsigned char *s, size_t n)
+{
+    if (!n) return 0;
+    unsigned char c = s[0];
+    if (c < 0x80) return 1;
+    size_t len;
+    unsigned cp;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+        cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (n < len) return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80) return 0;
+        cp = (cp << 6) | (s[i] & 0x3f);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    return len;
 }

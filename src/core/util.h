@@ -8,8 +8,10 @@
 #define COLLVIZ_UTIL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum cv_status {
     CV_OK = 0,
@@ -47,15 +49,36 @@ size_t cv_cat(char *buf, size_t n, size_t o, const char *fmt, ...)
 /* Monotonic clock in seconds. */
 double now_s(void);
 
-/* Parse a byte size with optional K/M/G suffix (powers of 1024, as nccl-tests), e.g. "64M".
- * Returns CV_OK or CV_EINVAL. */
+/* Parse a byte size: digits with an optional upper-case K, M, G or T (powers of 1024, as
+ * nccl-tests), optionally followed by "iB": "4096", "64M", "64MiB". Nothing else ("1k",
+ * "64MB", " 4", "+4", "0x10"). Returns CV_OK or CV_EINVAL. */
 int parse_size(const char *s, size_t *out);
 /* Format bytes as nccl-tests-style short text: "64 MiB", "1 KiB", "12 B". */
 void format_size(size_t bytes, char *buf, size_t n);
 
-/* Strict integer parsing: the whole string must be a number in [lo, hi]. */
+/* Strict number parsing, the one place every option and lesson value is read: the whole
+ * string must be a plain decimal number ("-" allowed in front; no "+", blanks, hex, octal,
+ * inf or nan) in [lo, hi]. parse_u64 takes no sign at all. */
 int parse_long(const char *s, long lo, long hi, long *out);
 int parse_u64(const char *s, uint64_t *out);
+int parse_double(const char *s, double lo, double hi, double *out);
+
+/* ---- text from untrusted sources (lesson and log files, arguments) on a terminal ----------
+ * Every control character is made visible, so no byte from a file or an argument can drive
+ * the terminal: C0 as ^X (ESC is "^["), DEL as "^?", the C1 controls U+0080..U+009F as
+ * "M-^X" (cat -v's spelling), a byte that is not UTF-8 as "\xNN". Tabs stay, and newlines
+ * when keep_newlines (a one-line message shows "^J" instead). */
+/* Into out (n bytes, always terminated); returns the length the whole text needs. */
+size_t cv_safe_text(const char *s, char *out, size_t n, bool keep_newlines);
+void cv_fputs_safe(FILE *f, const char *s, bool keep_newlines);
+void cv_vfprintf_safe(FILE *f, bool keep_newlines, const char *fmt, va_list ap);
+/* printf to stdout through cv_fputs_safe (newlines kept). */
+void cv_printf_safe(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* fprintf(stderr, ...) for messages that quote a value: one line, made safe as above (a
+ * final newline in fmt is kept). */
+void cv_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0 when it is not one. */
+size_t cv_utf8_len(const unsigned char *s, size_t n);
 
 /* Bytes of memory currently available to this process (MemAvailable), or 0 if unknown. */
 size_t mem_available_bytes(void);

@@ -586,8 +586,8 @@ int ex_holds_expected(const struct lesson_exercise *ex, float *vals, bool *has, 
             const float *b = trace_buf(&t, step, ex->rank);
             const uint32_t *m = trace_mask(&t, step, ex->rank);
             /* slots: only the asked output, as the lecture grades it */
-            size_t lo = ex->slot_lo >= 0 ? (size_t)ex->slot_lo : 0;
-            size_t hi = ex->slot_hi >= 0 ? (size_t)ex->slot_hi : L - 1;
+            size_t lo = ex->slots ? (size_t)ex->slot_lo : 0;
+            size_t hi = ex->slots ? (size_t)ex->slot_hi : L - 1;
             if (hi >= L || lo > hi) {
                 rc = cv_err(err, errlen, CV_EINVAL,
                             "slots %zu..%zu but rank %d holds %zu elements", lo, hi, ex->rank,
@@ -999,12 +999,12 @@ static int grade_holds(const struct lesson_exercise *ex, const char *in, struct 
     }
     if (k != n) {
         g->verdict = EX_BAD_INPUT;
-        if (ex->slot_lo >= 0 && n == 1)
+        if (ex->slots && n == 1)
             snprintf(g->msg, sizeof g->msg,
                      "the question asks for one value (slot %d); you "
                      "typed %zu",
                      ex->slot_lo, k);
-        else if (ex->slot_lo >= 0)
+        else if (ex->slots)
             snprintf(g->msg, sizeof g->msg,
                      "the question asks for %zu values (slots %d..%d); "
                      "you typed %zu",

@@ -94,6 +94,7 @@ struct ctx {
     size_t len;
     size_t *lines; /* lines[i] = offset of line i+1 */
     size_t nlines;
+    struct lesson_errors warns; /* "file:line: warning: ..." (the lesson still loads) */
 };
 
 static void perr(struct ctx *c, int line, const char *fmt, ...)
@@ -120,6 +121,20 @@ static void perr(struct ctx *c, int line, const char *fmt, ...)
     errs_push(c->errs, xstrdup(msg));
 }
 
+static void pwarn(struct ctx *c, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void pwarn(struct ctx *c, int line, const char *fmt, ...)
+{
+    if (c->warns.n >= LESSON_MAX_ERRORS) return;
+    char text[480], msg[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    snprintf(msg, sizeof msg, "%s:%d: warning: %s", c->path, line, text);
+    errs_push(&c->warns, xstrdup(msg));
+}
+
 /* Line (1-based) of buffer offset off. */
 static int line_of(const struct ctx *c, size_t off)
 {
@@ -136,34 +151,13 @@ static int line_of(const struct ctx *c, size_t off)
 
 /* ---- pass 1: bytes ---------------------------------------------------------------------- */
 
-/* Length of a valid UTF-8 sequence at s (n bytes left), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+/* The caret name of a control character (ESC: "^["; DEL "^?"; C1 U+009B: "M-^["). */
+static void control_name(unsigned cp, char *out, size_t n)
 {
-    unsigned char c = s[0];
-    if (c < 0x80) return 1;
-    size_t len;
-    unsigned cp;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (n < len) return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80) return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-        return 0;
-    return len;
+    if (cp >= 0x80)
+        snprintf(out, n, "M-^%c", cp == 0x9f ? '?' : (char)(cp - 0x80 + 0x40));
+    else
+        snprintf(out, n, "^%c", cp == 0x7f ? '?' : (char)(cp + 0x40));
 }
 
 static bool check_bytes(struct ctx *c)
@@ -188,9 +182,23 @@ static bool check_bytes(struct ctx *c)
                 ok = false;
                 break;
             }
-            size_t l = utf8_len(s + i, end - i);
+            size_t l = cv_utf8_len(s + i, end - i);
             if (!l) {
                 perr(c, line, "invalid UTF-8 (byte 0x%02x at column %zu)", s[i], i - start + 1);
+                ok = false;
+                break;
+            }
+            /* control characters (but the tab, and the line's own CR LF): ESC, BEL and the
+             * C1 set would reach a terminal as commands */
+            unsigned cp = l == 2 ? ((s[i] & 0x1fu) << 6) | (s[i + 1] & 0x3fu) : s[i];
+            bool ctl = (l == 1 && (cp < 0x20 || cp == 0x7f) && cp != '\t' && cp != '\n' &&
+                        !(cp == '\r' && i == content)) ||
+                       (l == 2 && cp >= 0x80 && cp < 0xa0);
+            if (ctl) {
+                char name[8];
+                control_name(cp, name, sizeof name);
+                perr(c, line, "control character %s (U+%04X) at column %zu", name, cp,
+                     i - start + 1);
                 ok = false;
                 break;
             }
@@ -693,9 +701,17 @@ static bool parse_param(struct ctx *c, int line, const char *v, struct lesson_pa
     }
     *eq = '\0';
     char name[64];
-    if (!trim_copy(buf, strlen(buf), name, sizeof name) || !name[0] ||
-        strlen(name) >= sizeof p->name) {
-        perr(c, line, "param: bad name");
+    bool fits = trim_copy(buf, strlen(buf), name, sizeof name);
+    if (!fits || strlen(name) >= sizeof p->name) {
+        char shown[40];
+        const char *b = buf + strspn(buf, " \t");
+        snprintf(shown, sizeof shown, "%.24s", b);
+        perr(c, line, "param: name '%s...' too long (at most %zu characters)", shown,
+             sizeof p->name - 1);
+        return false;
+    }
+    if (!name[0]) {
+        perr(c, line, "param: no name before '='");
         return false;
     }
     /* lower case as the format says, and upper case too: the lecture names its sizes
@@ -891,7 +907,6 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
     e.tolerance = 0.01;
     e.type = LEX_TYPE_COUNT;
     e.step = 0;
-    e.slot_lo = e.slot_hi = -1;
     int key_line[K_COUNT] = {0};
     int type_line = 0;
     struct sbuf prompt = {0}, solution = {0};
@@ -992,15 +1007,30 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
                 }
             if (!dup) e.nparams++;
             break;
-        case K_ANSWER:
+        case K_ANSWER: {
             e.answer_line = l.no;
-            if (vn > LESSON_MAX_FORMULA) {
+            /* muParser reads "1,2" as two results and keeps the last: a comma belongs
+             * inside a function's parentheses only */
+            int depth = 0;
+            bool comma = false;
+            for (size_t i = 0; i < vn; i++) {
+                depth += val[i] == '(' ? 1 : val[i] == ')' ? -1 : 0;
+                if (val[i] == ',' && depth <= 0) comma = true;
+            }
+            if (comma) {
+                perr(c, l.no,
+                     "answer: '%s' is more than one value (a comma only separates a "
+                     "function's arguments, as in min(a, b))",
+                     val);
+                bad = true;
+            } else if (vn > LESSON_MAX_FORMULA) {
                 perr(c, l.no, "answer: formula too long (%zu characters; at most %d)", vn,
                      LESSON_MAX_FORMULA);
                 bad = true;
             } else
                 memcpy(e.formula, val, vn + 1); /* checked and evaluated in check_formula */
             break;
+        }
         case K_UNITS: {
             enum ex_dim dim;
             double scale;
@@ -1115,6 +1145,7 @@ static void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, siz
                 perr(c, l.no, "slots: bad value (a slot number A or a range A..B, A <= B)");
                 bad = true;
             } else {
+                e.slots = true;
                 e.slot_lo = (int)lo;
                 e.slot_hi = (int)hi;
             }
@@ -1251,7 +1282,7 @@ static void check_holds(struct ctx *c, struct lesson_slide *S)
         if (e->step != SCENE_STEP_END && (size_t)e->step > p.nsteps)
             perr(c, e->line, "holds: step %ld but the scene's plan has %zu steps", e->step,
                  p.nsteps);
-        if (e->slot_hi >= 0 && (size_t)e->slot_hi >= p.work_len)
+        if (e->slots && (size_t)e->slot_hi >= p.work_len)
             perr(c, e->line,
                  "holds: slots up to %d but rank %d's box has %zu elements (0..%zu)",
                  e->slot_hi, e->rank, p.work_len, p.work_len - 1);
@@ -1286,6 +1317,11 @@ struct md {
     size_t ncut, cutcap;
     bool pending_break;
     bool code_line_open; /* the code block's current line has its span */
+    /* a link whose URL a handout will not keep: warned at the line of its first text */
+    bool bad_link;
+    char bad_url[80];
+    int bad_url_line;  /* the URL's own line when it is in the source, else 0 */
+    char bad_title[8]; /* the control character in the link's title, "" if none */
 };
 
 static int md_line(struct md *m, const char *p)
@@ -1380,6 +1416,14 @@ static void md_html_flush(struct md *m, bool final)
             if (!end) {
                 if (!final) return; /* wait for the rest */
                 end = h + m->html.n;
+                /* it would silently take the rest of the slide (into the notes, or away) */
+                const char *b = h + 4;
+                while (*b == ' ' || *b == '\t' || *b == '\n')
+                    b++;
+                perr(m->c, line_of(m->c, m->base + m->html_off),
+                     "%s is never closed with '-->' (it would hide the rest of the slide)",
+                     strncmp(b, "note:", 5) == 0 ? "speaker note '<!-- note:'"
+                                                 : "HTML comment '<!--'");
             }
             const char *body = h + 4;
             while (*body == ' ' || *body == '\t' || *body == '\n')
@@ -1547,20 +1591,104 @@ static int md_leave_block(MD_BLOCKTYPE type, void *detail, void *ud)
     return 0;
 }
 
+static size_t decode_entity(const char *s, size_t n, char *out);
+
+bool lesson_url_allowed(const char *url, size_t n)
+{
+    /* as a browser reads it: leading blanks and controls skipped, tabs and line ends inside
+     * dropped, the scheme in any case */
+    size_t i = 0;
+    while (i < n && (unsigned char)url[i] <= 0x20)
+        i++;
+    char head[8];
+    size_t k = 0;
+    for (; i < n && k < sizeof head; i++) {
+        char ch = url[i];
+        if (ch == '\t' || ch == '\n' || ch == '\r') continue;
+        head[k++] = (char)tolower((unsigned char)ch);
+    }
+    static const char *const ok[] = {"http:", "https:", "mailto:", "#"};
+    for (size_t j = 0; j < ARRAY_LEN(ok); j++) {
+        size_t l = strlen(ok[j]);
+        if (k >= l && memcmp(head, ok[j], l) == 0) return true;
+    }
+    return false;
+}
+
+/* A link's URL with its entities decoded (what a browser would follow) into out. */
+static void md_attr_text(const MD_ATTRIBUTE *a, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; a->substr_offsets[i] < a->size; i++) {
+        const char *p = a->text + a->substr_offsets[i];
+        size_t n = a->substr_offsets[i + 1] - a->substr_offsets[i];
+        char ent[8];
+        if (a->substr_types[i] == MD_TEXT_ENTITY) {
+            n = decode_entity(p, n, ent);
+            p = ent;
+        }
+        for (size_t k = 0; k < n && o + 1 < cap; k++)
+            out[o++] = p[k];
+    }
+    out[o] = '\0';
+}
+
 static int md_enter_span(MD_SPANTYPE type, void *detail, void *ud)
 {
     struct md *m = ud;
-    (void)detail;
+    if (type == MD_SPAN_A) {
+        const MD_SPAN_A_DETAIL *a = detail;
+        char url[LESSON_MAX_LINE_BYTES + 1];
+        md_attr_text(&a->href, url, sizeof url);
+        if (!lesson_url_allowed(url, strlen(url))) {
+            m->bad_link = true;
+            char shown[sizeof m->bad_url];
+            cv_safe_text(url, shown, sizeof shown, false);
+            snprintf(m->bad_url, sizeof m->bad_url, "%s", shown);
+            bool in_src = a->href.text >= m->text && a->href.text < m->text + m->len;
+            m->bad_url_line = in_src ? md_line(m, a->href.text) : 0;
+        }
+        /* the title becomes an attribute of the handout: no control characters there
+         * either ("&#27;" decoded is an ESC) */
+        char title[LESSON_MAX_LINE_BYTES + 1];
+        md_attr_text(&a->title, title, sizeof title);
+        for (const unsigned char *t = (const unsigned char *)title; *t; t++)
+            if ((*t < 0x20 && *t != '\t') || *t == 0x7f ||
+                (t[0] == 0xc2 && t[1] >= 0x80 && t[1] < 0xa0)) {
+                control_name(t[0] == 0xc2 ? t[1] : t[0], m->bad_title, sizeof m->bad_title);
+                break; /* said at the line of the link's text (md_link_problems) */
+            }
+    }
     if (type == MD_SPAN_EM) m->em++;
     if (type == MD_SPAN_STRONG) m->strong++;
     if (type == MD_SPAN_CODE) m->code++;
     return 0;
 }
 
+static void md_warn_link(struct md *m, int line)
+{
+    pwarn(m->c, line,
+          "link to '%s' is not kept in handouts (only http:, https:, mailto: and #anchors); "
+          "it is shown as text",
+          m->bad_url);
+    m->bad_link = false;
+}
+
+/* What md_enter_span found wrong with a link, said at `line`. */
+static void md_link_problems(struct md *m, int line)
+{
+    if (m->bad_link) md_warn_link(m, line);
+    if (m->bad_title[0]) {
+        perr(m->c, line, "control character %s in a link's title", m->bad_title);
+        m->bad_title[0] = '\0';
+    }
+}
+
 static int md_leave_span(MD_SPANTYPE type, void *detail, void *ud)
 {
     struct md *m = ud;
     (void)detail;
+    if (type == MD_SPAN_A) md_link_problems(m, m->bad_url_line ? m->bad_url_line : m->S->line);
     if (type == MD_SPAN_EM && m->em) m->em--;
     if (type == MD_SPAN_STRONG && m->strong) m->strong--;
     if (type == MD_SPAN_CODE && m->code) m->code--;
@@ -1583,6 +1711,9 @@ static size_t decode_entity(const char *s, size_t n, char *out)
         {"&ndash;", "\xe2\x80\x93"},
         {"&middot;", "\xc2\xb7"},
         {"&times;", "\xc3\x97"},
+        {"&colon;", ":"},
+        {"&Tab;", "\t"},
+        {"&NewLine;", "\n"},
     };
     for (size_t i = 0; i < ARRAY_LEN(named); i++)
         if (strlen(named[i].name) == n && memcmp(named[i].name, s, n) == 0) {
@@ -1627,6 +1758,7 @@ static int md_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size, void *ud
 {
     struct md *m = ud;
     bool in_src = text >= m->text && text + size <= m->text + m->len;
+    if ((m->bad_link || m->bad_title[0]) && in_src) md_link_problems(m, md_line(m, text));
     if (type == MD_TEXT_HTML) {
         /* the buffer is always the exact source from html_off on (line ends, quote marks
          * and all), so the byte ranges cut from the Markdown are exact */
@@ -1650,6 +1782,17 @@ static int md_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size, void *ud
     if (type == MD_TEXT_ENTITY) {
         n = decode_entity(text, size, ent);
         s = ent;
+        unsigned char b0 = (unsigned char)ent[0], b1 = (unsigned char)ent[1];
+        bool ctl = (n == 1 && (b0 < 0x20 || b0 == 0x7f) && b0 != '\t') ||
+                   (n == 2 && b0 == 0xc2 && b1 < 0xa0);
+        if (ctl) { /* "&#27;" is as much an ESC as the byte */
+            char name[8];
+            control_name(n == 1 ? b0 : b1, name, sizeof name);
+            perr(m->c, md_line(m, text), "control character %s written as %.*s", name,
+                 (int)size, text);
+            s = "\xef\xbf\xbd";
+            n = 3;
+        }
     } else if (type == MD_TEXT_SOFTBR) {
         s = " ";
         n = 1;
@@ -1960,7 +2103,44 @@ void lesson_free(struct lesson *l)
     free(l->slides);
     free(l->title);
     free(l->path);
+    lesson_errors_free(&l->warnings);
     memset(l, 0, sizeof *l);
+}
+
+/* A fence left open by mistake is often "closed" by the next slide's ```exercise block,
+ * taking the slides between: such a line (same fence) inside an open code block is that
+ * mistake, said at the block's opening line (fline, 0-based). A block that shows a
+ * lesson's blocks uses a longer fence (````). True when it said so. */
+static bool fence_mistake(struct ctx *c, const struct line *l, char fch, size_t flen,
+                          size_t fline)
+{
+    char ich, iinfo[32];
+    size_t ilen;
+    if (!fence_open(l, &ich, &ilen, iinfo, sizeof iinfo) || ich != fch || ilen != flen ||
+        (strcmp(iinfo, "exercise") != 0 && strcmp(iinfo, "scene") != 0))
+        return false;
+    perr(c, (int)fline + 1,
+         "code block '%c%c%c' is still open at the ```%s block of line %d (close it first)",
+         fch, fch, fch, iinfo, l->no);
+    return true;
+}
+
+/* Exercise ids are unique in the file (and, in a set, across files: set_add_lesson). */
+static void check_exercise_ids(struct ctx *c, const struct lesson *out)
+{
+    for (size_t s1 = 0; s1 < out->nslides; s1++)
+        for (size_t e1 = 0; e1 < out->slides[s1].nex; e1++) {
+            const struct lesson_exercise *x = &out->slides[s1].ex[e1];
+            bool found = false;
+            for (size_t s2 = 0; s2 <= s1 && !found; s2++)
+                for (size_t e2 = 0; e2 < out->slides[s2].nex && (s2 < s1 || e2 < e1); e2++)
+                    if (strcmp(out->slides[s2].ex[e2].id, x->id) == 0) {
+                        perr(c, x->line, "exercise id '%s' is also used at line %d", x->id,
+                             out->slides[s2].ex[e2].line);
+                        found = true;
+                        break;
+                    }
+        }
 }
 
 int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *out,
@@ -1995,19 +2175,29 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
     /* slides: split at "---" after a blank line, outside fences */
     size_t scap = 0, start = body;
     bool in_fence = false, prev_blank = true;
-    char fch = 0;
-    size_t flen = 0;
+    char fch = 0, finfo[32] = "";
+    size_t flen = 0, fline = 0;
+    bool fwarned = false; /* the open fence's mistake is said */
     for (size_t li = body; li <= c.nlines; li++) {
         bool split = li == c.nlines;
+        if (split && in_fence && !fwarned && strcmp(finfo, "scene") != 0 &&
+            strcmp(finfo, "exercise") != 0)
+            /* (a scene or exercise block says so itself, in parse_slide) */
+            perr(&c, (int)fline + 1,
+                 "code block '%c%c%c' is never closed (it would take every later slide)", fch,
+                 fch, fch);
         if (!split) {
             struct line l = get_line(&c, li);
             if (in_fence) {
                 if (fence_close(&l, fch, flen)) in_fence = false;
+                if (in_fence && !fwarned) fwarned = fence_mistake(&c, &l, fch, flen, fline);
                 prev_blank = false;
                 continue;
             }
-            if (fence_open(&l, &fch, &flen, NULL, 0)) {
+            if (fence_open(&l, &fch, &flen, finfo, sizeof finfo)) {
                 in_fence = true;
+                fline = li;
+                fwarned = false;
                 prev_blank = false;
                 continue;
             }
@@ -2038,20 +2228,7 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
         start = li + 1;
         prev_blank = true;
     }
-    /* exercise ids are unique in the file (and, in a set, across files) */
-    for (size_t s1 = 0; s1 < out->nslides; s1++)
-        for (size_t e1 = 0; e1 < out->slides[s1].nex; e1++) {
-            const struct lesson_exercise *x = &out->slides[s1].ex[e1];
-            bool found = false;
-            for (size_t s2 = 0; s2 <= s1 && !found; s2++)
-                for (size_t e2 = 0; e2 < out->slides[s2].nex && (s2 < s1 || e2 < e1); e2++)
-                    if (strcmp(out->slides[s2].ex[e2].id, x->id) == 0) {
-                        perr(&c, x->line, "exercise id '%s' is also used at line %d", x->id,
-                             out->slides[s2].ex[e2].line);
-                        found = true;
-                        break;
-                    }
-        }
+    check_exercise_ids(&c, out);
     if (out->nslides == 0 && c.nerr == 0)
         perr(&c, body < c.nlines ? (int)body + 1 : 1,
              "no slides (a lesson needs at least one)");
@@ -2066,7 +2243,10 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
     if (!out->title && out->nslides && out->slides[0].title)
         out->title = xstrdup(out->slides[0].title);
     if (c.nerr == 0) rc = CV_OK;
+    out->warnings = c.warns;
+    c.warns = (struct lesson_errors){0};
 done:
+    lesson_errors_free(&c.warns);
     free(c.lines);
     if (rc != CV_OK) lesson_free(out);
     return rc;

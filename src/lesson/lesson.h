@@ -34,6 +34,12 @@
 #define LESSON_ID_MAX 64      /* bytes of a lesson or exercise id, with the NUL */
 #define LESSON_MAX_MINUTES 240
 
+/* Errors: each one line "file:line: message" (or "file: message" without a line). */
+struct lesson_errors {
+    char **msg;
+    size_t n;
+};
+
 /* ---- narration -------------------------------------------------------------------------- */
 
 /* Style bits of a span (combined: bold italic is LSPAN_BOLD | LSPAN_ITALIC). */
@@ -132,10 +138,12 @@ struct lesson_exercise {
 
     /* holds: "what does rank `rank` hold after step `step`?" on the slide's scene */
     int rank;
-    long step;            /* 0..nsteps, or SCENE_STEP_END */
-    int slot_lo, slot_hi; /* `slots: A` or `slots: A..B`: only these elements of the box are
-                             asked (the rank's output); -1 = the whole box */
-    struct scene scene;   /* a copy of the slide's scene (holds only) */
+    long step; /* 0..nsteps, or SCENE_STEP_END */
+    /* `slots: A` or `slots: A..B`: only elements slot_lo..slot_hi of the box are asked (the
+     * rank's output). false (a zeroed exercise too) = the whole box. */
+    bool slots;
+    int slot_lo, slot_hi;
+    struct scene scene; /* a copy of the slide's scene (holds only) */
 };
 
 /* ---- slides and lessons ----------------------------------------------------------------- */
@@ -169,12 +177,7 @@ struct lesson {
     char *path;             /* the source file as given to the loader */
     struct lesson_slide *slides;
     size_t nslides;
-};
-
-/* Errors: each one line "file:line: message" (or "file: message" without a line). */
-struct lesson_errors {
-    char **msg;
-    size_t n;
+    struct lesson_errors warnings; /* "file:line: warning: ..." (a link a handout drops) */
 };
 void lesson_errors_free(struct lesson_errors *e);
 
@@ -212,5 +215,11 @@ void lesson_default_dir(char *buf, size_t n);
 bool lesson_is_lesson_name(const char *name);
 
 const char *lesson_ex_type_name(enum lesson_ex_type t); /* "number", "choice", "holds" */
+
+/* True when a link to url (n bytes, entities already decoded) may stay a link in a handout:
+ * only http:, https:, mailto: and in-document #anchors, in any case, after the blanks and
+ * controls a browser skips. Everything else (javascript:, data:, vbscript:, relative paths)
+ * is shown as text and `lesson check` warns. */
+bool lesson_url_allowed(const char *url, size_t n);
 
 #endif

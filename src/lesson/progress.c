@@ -286,16 +286,22 @@ int progress_load(struct progress *p, const char *path, char *warn, size_t warnl
     progress_free(p);
     char aside[4096 + 40];
     snprintf(aside, sizeof aside, "%s.corrupt-%lld", path, (long long)time(NULL));
+    /* a fault of the whole file (not a regular file, too large) has no line to name */
+    char where[160];
+    if (bad_line > 0)
+        snprintf(where, sizeof where, "line %d: %s", bad_line, why);
+    else
+        snprintf(where, sizeof where, "%s", why);
     if (rename(path, aside) == 0) {
         if (warn)
             snprintf(warn, warnlen,
-                     "progress file %s is corrupt (line %d: %s); moved to %s, starting afresh",
-                     path, bad_line, why, aside);
+                     "progress file %s is corrupt (%s); moved to %s, starting afresh", path,
+                     where, aside);
     } else if (warn) {
         snprintf(warn, warnlen,
-                 "progress file %s is corrupt (line %d: %s) and could not be moved aside (%s); "
+                 "progress file %s is corrupt (%s) and could not be moved aside (%s); "
                  "starting afresh",
-                 path, bad_line, why, strerror(errno));
+                 path, where, strerror(errno));
     }
     return CV_OK;
 }

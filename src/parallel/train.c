@@ -171,8 +171,20 @@ static double estimate_bytes(const struct train_config *c)
     return params + acts * 4 + L * D * D * 4 + 2 * B * D * 4 * W;
 }
 
+/* How the checks name the rank count: the option, or the launcher's world. */
+static void ranks_named(const struct train_config *c, char *buf, size_t n)
+{
+    if (c->ranks_from_launcher)
+        snprintf(buf, n, "the job's %d process%s (mpirun -np %d)", c->nranks,
+                 c->nranks == 1 ? "" : "es", c->nranks);
+    else
+        snprintf(buf, n, "--ranks %d", c->nranks);
+}
+
 int train_config_check(const struct train_config *c, char *err, size_t errlen)
 {
+    char W[64];
+    ranks_named(c, W, sizeof W);
     if (c->scheme < 0 || c->scheme >= TRAIN_SCHEME_COUNT)
         return cv_err(err, errlen, CV_EINVAL, "unknown scheme %d", (int)c->scheme);
     if (c->nranks < 1 || c->nranks > CV_MAX_RANKS)
@@ -212,25 +224,25 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
     case TRAIN_ZERO3:
         if (c->batch % c->nranks)
             return cv_err(err, errlen, CV_EINVAL,
-                          "--batch %d is not divisible by --ranks %d (%s gives every rank "
+                          "--batch %d is not divisible by %s (%s gives every rank "
                           "batch/ranks rows)",
-                          c->batch, c->nranks, train_scheme_name(c->scheme));
+                          c->batch, W, train_scheme_name(c->scheme));
         break;
     case TRAIN_TP:
         if (c->dim % c->nranks)
             return cv_err(err, errlen, CV_EINVAL,
-                          "--dim %d is not divisible by --ranks %d (tp splits every layer "
+                          "--dim %d is not divisible by %s (tp splits every layer "
                           "into dim/ranks columns)",
-                          c->dim, c->nranks);
+                          c->dim, W);
         break;
     case TRAIN_PP:
         if (c->schedule < 0 || c->schedule >= PP_SCHEDULE_COUNT)
             return cv_err(err, errlen, CV_EINVAL, "unknown schedule %d", (int)c->schedule);
         if (c->layers < c->nranks)
             return cv_err(err, errlen, CV_EINVAL,
-                          "--layers %d is fewer than --ranks %d (pp needs at least one "
+                          "--layers %d is fewer than %s (pp needs at least one "
                           "layer per stage)",
-                          c->layers, c->nranks);
+                          c->layers, W);
         if (c->microbatches < 1 || c->microbatches > c->batch)
             return cv_err(err, errlen, CV_EINVAL, "--microbatches %d: must be 1..batch (%d)",
                           c->microbatches, c->batch);

@@ -71,6 +71,9 @@ struct train_config {
     double timeout_s; /* deadline of any one communication wait */
     struct adamw_cfg adamw;
     enum backend_kind backend; /* default (zero) BACKEND_CPU */
+    /* nranks is the world the launcher started (mpirun -np), not --ranks: the checks'
+     * messages name it so */
+    bool ranks_from_launcher;
 };
 
 /* The lecture's sizes: L=4, D=1024, B=128, W=4, M=4, GPipe, 5 steps, seed 0, AdamW

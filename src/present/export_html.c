@@ -1,8 +1,12 @@
 /* export_html.c - the lesson handout (see export_html.h). Narration HTML comes from md4c-html
  * with MD_FLAG_NOHTML, so a lesson's raw HTML is escaped, never interpreted; images would be
- * the only remote references md4c emits, so each <img> it writes becomes its alt text. */
+ * the only remote references md4c emits, so each <img> it writes becomes its alt text, and a
+ * link stays a link only to http:, https:, mailto: or an #anchor (lesson_url_allowed): any
+ * other (javascript:, data:, ...) becomes its text and its URL as text. The handout is built
+ * in memory, at most EXPORT_MAX_BYTES, and written with every control character replaced. */
 #include "export_html.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <locale.h>
 #include <md4c-html.h>
@@ -15,6 +19,9 @@
 #include "../ui/kit/svg.h"
 #include "print_handout.h"
 #include "print_pdf.h"
+
+/* The largest handout written: the 13 lessons of lessons/ make about 9 MB together. */
+#define EXPORT_MAX_BYTES (32 << 20)
 
 static const char *const export_css =
     "body{font-family:system-ui,sans-serif;max-width:1240px;margin:2em auto;padding:0 1em;"
@@ -45,18 +52,87 @@ static void export_append(const MD_CHAR *text, MD_SIZE size, void *user)
     b->s[b->n] = '\0';
 }
 
+/* An attribute value as a browser reads it: md4c writes &amp; &lt; &gt; &quot; and numeric
+ * references; anything else is kept as written (and so fails lesson_url_allowed). */
+static size_t export_attr_decode(const char *s, size_t n, char *out, size_t cap)
+{
+    static const struct {
+        const char *name;
+        char ch;
+    } named[] = {
+        {"&amp;", '&'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&quot;", '"'}, {"&#39;", '\''}};
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 5 < cap;) {
+        if (s[i] == '&') {
+            bool done = false;
+            for (size_t k = 0; k < ARRAY_LEN(named) && !done; k++) {
+                size_t l = strlen(named[k].name);
+                if (i + l <= n && memcmp(s + i, named[k].name, l) == 0) {
+                    out[o++] = named[k].ch;
+                    i += l;
+                    done = true;
+                }
+            }
+            if (!done && i + 2 < n && s[i + 1] == '#') {
+                char *end;
+                bool hex = s[i + 2] == 'x' || s[i + 2] == 'X';
+                unsigned long cp = strtoul(s + i + (hex ? 3 : 2), &end, hex ? 16 : 10);
+                if (end < s + n && *end == ';' && cp < 0x80) {
+                    out[o++] = (char)cp;
+                    i = (size_t)(end - s) + 1;
+                    done = true;
+                }
+            }
+            if (done) continue;
+        }
+        out[o++] = s[i++];
+    }
+    out[o] = '\0';
+    return o;
+}
+
 /* Write html to f with every <img ...> tag replaced by "[image: ALT]" (ALT is already
- * escaped by md4c). */
-static void export_without_images(FILE *f, const char *html)
+ * escaped by md4c), and every <a href="URL"> whose URL is not allowed replaced by its text
+ * and " (URL)" (md4c links never nest, so the next </a> is its end). */
+static void export_filter_html(FILE *f, const char *html)
 {
     const char *p = html;
+    const char *dropped = NULL; /* the href value of the link being shown as text */
+    size_t dropped_n = 0;
     for (;;) {
         const char *img = strstr(p, "<img ");
-        if (!img) {
+        const char *a = strstr(p, "<a href=\"");
+        const char *close = dropped ? strstr(p, "</a>") : NULL;
+        const char *next = img;
+        if (a && (!next || a < next)) next = a;
+        if (close && (!next || close < next)) next = close;
+        if (!next) {
             fputs(p, f);
             return;
         }
-        fwrite(p, 1, (size_t)(img - p), f);
+        fwrite(p, 1, (size_t)(next - p), f);
+        if (next == close) {
+            fputs(" (", f);
+            fwrite(dropped, 1, dropped_n, f); /* attribute-escaped: safe as text */
+            fputs(")", f);
+            dropped = NULL;
+            p = close + 4;
+            continue;
+        }
+        if (next == a) {
+            const char *v = a + 9, *q = strchr(v, '"'), *end = q ? strchr(q, '>') : NULL;
+            if (!end) return; /* cannot happen with md4c's output; drop the rest */
+            char url[2048];
+            size_t n = export_attr_decode(v, (size_t)(q - v), url, sizeof url);
+            if (lesson_url_allowed(url, n)) {
+                fwrite(a, 1, (size_t)(end + 1 - a), f);
+            } else {
+                dropped = v;
+                dropped_n = (size_t)(q - v);
+            }
+            p = end + 1;
+            continue;
+        }
         const char *end = strchr(img, '>');
         if (!end) return; /* cannot happen with md4c's output; drop the rest */
         const char *alt = strstr(img, " alt=\"");
@@ -82,7 +158,7 @@ static int export_markdown(FILE *f, const char *md, char *err, size_t errlen)
         free(b.s);
         return cv_err(err, errlen, CV_EINVAL, "export: md4c could not render a slide");
     }
-    if (b.s) export_without_images(f, b.s);
+    if (b.s) export_filter_html(f, b.s);
     free(b.s);
     return CV_OK;
 }
@@ -178,8 +254,30 @@ static int export_slide(FILE *f, const struct lesson *l, size_t i, int uniq,
     return CV_OK;
 }
 
-int export_html_write(const struct lesson_set *set, const struct handout_opts *o, FILE *f,
-                      char *err, size_t errlen)
+/* Copy the handout to out with every control character but '\n' and '\t' (md4c decodes
+ * "&#27;" into a raw ESC; `lesson check` refuses those, this is the last guard) and every C1
+ * control as U+FFFD. */
+static void export_clean_write(FILE *out, const char *s, size_t n)
+{
+    size_t from = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        bool c0 = (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f;
+        bool c1 = c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+                  (unsigned char)s[i + 1] < 0xa0;
+        if (!c0 && !c1) continue;
+        fwrite(s + from, 1, i - from, out);
+        fputs("\xef\xbf\xbd", out);
+        if (c1) i++;
+        from = i + 1;
+    }
+    fwrite(s + from, 1, n - from, out);
+}
+
+/* The handout into f (a memory stream whose size is *len): CV_OK, or CV_EINVAL when it
+ * passes EXPORT_MAX_BYTES (a 16 KB lesson of 200 16-rank scenes would make 84 MB). */
+static int export_html_doc(const struct lesson_set *set, const struct handout_opts *o, FILE *f,
+                           const size_t *len, char *err, size_t errlen)
 {
     struct handout_meas meas;
     handout_meas_init(&meas, o->backend);
@@ -200,6 +298,14 @@ int export_html_write(const struct lesson_set *set, const struct handout_opts *o
                 handout_meas_close(&meas);
                 return rc;
             }
+            fflush(f);
+            if (*len > EXPORT_MAX_BYTES) {
+                handout_meas_close(&meas);
+                return cv_err(err, errlen, CV_EINVAL,
+                              "the handout would pass %d MiB (the most a handout may be) at "
+                              "slide %zu of %s (line %d): split the lesson or use fewer scenes",
+                              EXPORT_MAX_BYTES >> 20, i + 1, l->path, l->slides[i].line);
+            }
         }
         fputs("</article>\n", f);
     }
@@ -210,6 +316,24 @@ int export_html_write(const struct lesson_set *set, const struct handout_opts *o
     export_esc(f, summary);
     fputs("</footer>\n</body>\n</html>\n", f);
     return ferror(f) ? cv_err(err, errlen, CV_EINVAL, "export: write failed") : CV_OK;
+}
+
+int export_html_write(const struct lesson_set *set, const struct handout_opts *o, FILE *out,
+                      char *err, size_t errlen)
+{
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&doc, &len);
+    if (!f) return cv_err(err, errlen, CV_ENOMEM, "export: no memory for the handout");
+    int rc = export_html_doc(set, o, f, &len, err, errlen);
+    if (fclose(f) != 0 && rc == CV_OK)
+        rc = cv_err(err, errlen, CV_ENOMEM, "export: no memory for the handout");
+    if (rc == CV_OK) {
+        export_clean_write(out, doc, len);
+        if (ferror(out)) rc = cv_err(err, errlen, CV_EBACKEND, "export: write failed");
+    }
+    free(doc);
+    return rc;
 }
 
 static void export_usage(FILE *f)
@@ -262,7 +386,7 @@ static int export_handout_opt(int c, const char *v, struct handout_opts *o)
         o->dark = true;
         return 0;
     }
-    fprintf(stderr, "collviz lesson export: %s\n", err);
+    cv_eprintf("collviz lesson export: %s\n", err);
     return 2;
 }
 
@@ -289,9 +413,8 @@ int export_html_main(int argc, char **argv)
         switch (c) {
         case 'f':
             if (strcmp(optarg, "html") != 0 && strcmp(optarg, "pdf") != 0) {
-                fprintf(stderr,
-                        "collviz lesson export: --format: bad value '%s' (html or pdf)\n",
-                        optarg);
+                cv_eprintf("collviz lesson export: --format: bad value '%s' (html or pdf)\n",
+                           optarg);
                 return 2;
             }
             pdf = strcmp(optarg, "pdf") == 0;
@@ -310,28 +433,27 @@ int export_html_main(int argc, char **argv)
             export_usage(stdout);
             return 0;
         case ':':
-            fprintf(stderr, "collviz lesson export: option '%s' needs a value\n",
-                    argv[optind - 1]);
+            cv_eprintf("collviz lesson export: option '%s' needs a value\n", argv[optind - 1]);
             return 2;
         default:
-            fprintf(stderr, "collviz lesson export: unknown option '%s' (try --help)\n",
-                    argv[optind - 1]);
+            cv_eprintf("collviz lesson export: unknown option '%s' (try --help)\n",
+                       argv[optind - 1]);
             return 2;
         }
     }
     if (optind < argc) path = argv[optind++];
     if (!path) {
-        fprintf(stderr, "collviz lesson export: which lesson? (collviz lesson export FILE "
-                        "--format html -o OUT.html)\n");
+        cv_eprintf("collviz lesson export: which lesson? (collviz lesson export FILE "
+                   "--format html -o OUT.html)\n");
         return 2;
     }
     if (optind < argc) {
-        fprintf(stderr, "collviz lesson export: unexpected argument '%s' (try --help)\n",
-                argv[optind]);
+        cv_eprintf("collviz lesson export: unexpected argument '%s' (try --help)\n",
+                   argv[optind]);
         return 2;
     }
     if (pdf && !out) {
-        fprintf(stderr, "collviz lesson export: --format pdf needs -o OUT.pdf\n");
+        cv_eprintf("collviz lesson export: --format pdf needs -o OUT.pdf\n");
         return 2;
     }
     struct lesson_set set;
@@ -339,30 +461,33 @@ int export_html_main(int argc, char **argv)
     lesson_set_init(&set);
     if (lesson_set_add(&set, path, &errs) != CV_OK || set.n == 0) {
         for (size_t i = 0; i < errs.n; i++)
-            fprintf(stderr, "%s\n", errs.msg[i]);
-        if (errs.n == 0) fprintf(stderr, "collviz lesson export: %s: no lessons\n", path);
+            cv_eprintf("%s\n", errs.msg[i]);
+        if (errs.n == 0) cv_eprintf("collviz lesson export: %s: no lessons\n", path);
         lesson_errors_free(&errs);
         lesson_set_free(&set);
         return 2;
     }
     lesson_errors_free(&errs);
+    for (size_t i = 0; i < set.n; i++) /* links the handout shows as text */
+        for (size_t k = 0; k < set.v[i].warnings.n; k++)
+            cv_eprintf("%s\n", set.v[i].warnings.msg[k]);
     FILE *f = pdf ? NULL : out ? fopen(out, "w") : stdout;
     if (!f && !pdf) {
-        fprintf(stderr, "collviz lesson export: cannot write %s\n", out);
+        cv_eprintf("collviz lesson export: cannot write %s: %s\n", out, strerror(errno));
         lesson_set_free(&set);
-        return 1;
+        return 2;
     }
-    char err[300] = "";
+    char err[600] = "";
     int rc = pdf ? print_pdf_write(&set, &ho, out, err, sizeof err)
                  : export_html_write(&set, &ho, f, err, sizeof err);
     if (f && out && fclose(f) != 0 && rc == CV_OK)
-        rc = cv_err(err, sizeof err, CV_EINVAL, "cannot write %s", out);
+        rc = cv_err(err, sizeof err, CV_EBACKEND, "cannot write %s: %s", out, strerror(errno));
     lesson_set_free(&set);
     print_release_fonts();
     if (rc != CV_OK) {
-        fprintf(stderr, "collviz lesson export: %s\n", err);
+        cv_eprintf("collviz lesson export: %s\n", err);
         if (out) remove(out);
-        return 1;
+        return rc == CV_EINVAL ? 2 : 1;
     }
     return 0;
 }

@@ -409,29 +409,29 @@ int notes_view_main(int argc, char **argv)
             nv_usage(stdout);
             return 0;
         case ':':
-            fprintf(stderr, "collviz notes: option '%s' needs a value\n", argv[optind - 1]);
+            cv_eprintf("collviz notes: option '%s' needs a value\n", argv[optind - 1]);
             return 2;
         default:
-            fprintf(stderr, "collviz notes: unknown option '%s' (try --help)\n",
-                    argv[optind - 1]);
+            cv_eprintf("collviz notes: unknown option '%s' (try --help)\n", argv[optind - 1]);
             return 2;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "collviz notes: unexpected argument '%s' (try --help)\n", argv[optind]);
+        cv_eprintf("collviz notes: unexpected argument '%s' (try --help)\n", argv[optind]);
         return 2;
     }
     char err[300], path[200];
     if (notes_name_check(v.name, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "collviz notes: %s\n", err);
+        cv_eprintf("collviz notes: %s\n", strncmp(err, "notes: ", 7) == 0 ? err + 7 : err);
         return 2;
     }
     /* A socket directory that exists but is not private is refused before the screen
      * starts; one that does not exist yet only means no presenter has run. */
     if (notes_socket_path(v.name, false, path, sizeof path, err, sizeof err) == CV_EINVAL) {
-        fprintf(stderr, "collviz notes: %s\n", err);
+        cv_eprintf("collviz notes: %s\n", strncmp(err, "notes: ", 7) == 0 ? err + 7 : err);
         return 2;
     }
+    if (!term_have_tty("the notes view")) return 2;
     const char *nc = getenv("NO_COLOR");
     bool want_color = !no_color && !(nc && nc[0]);
     v.utf8 = !ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
@@ -441,8 +441,8 @@ int notes_view_main(int argc, char **argv)
 
     SCREEN *scr = term_start();
     if (!scr) {
-        fprintf(stderr, "collviz notes: cannot start the terminal UI (TERM=%s)\n",
-                getenv("TERM") ? getenv("TERM") : "unset");
+        cv_eprintf("collviz notes: cannot start the terminal UI (TERM=%s)\n",
+                   getenv("TERM") ? getenv("TERM") : "unset");
         sigprocmask(SIG_UNBLOCK, &block, NULL);
         return 1;
     }

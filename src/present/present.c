@@ -83,6 +83,7 @@ struct pres {
     char reload_err[400]; /* until the next good reload */
     struct notes_server *ns;
     bool big; /* block digits for the values (on by default; drawn where they fit) */
+    int zoom; /* the saved zoom (app.zoom), kept even when --start picks the slide */
     /* the current slide laid out: narration (with its quiz) and pages */
     struct quiz quiz;
     bool revealed; /* the quiz's answers are shown to the room */
@@ -276,7 +277,8 @@ static void pres_save(struct pres *p, double now)
     struct pstate st = {.slide = (long)p->pos.slide,
                         .page = p->pos.page < 0 ? 0 : p->pos.page,
                         .step = p->pos.step < 0 ? 0 : p->pos.step,
-                        .elapsed_s = (long)(now - p->t0)};
+                        .elapsed_s = (long)(now - p->t0),
+                        .zoom = p->a->zoom};
     notes_copy(st.lesson, sizeof st.lesson, pres_lesson(p)->id);
     notes_copy(st.title, sizeof st.title, pres_slide(p)->title ? pres_slide(p)->title : "");
     char err[300];
@@ -415,6 +417,8 @@ static void pres_keys_line(const struct pres *p, char *buf, size_t n)
                 {ACT_PRES_RESET, "slide's scene"},
                 {ACT_PRES_HIGHLIGHT, "highlight"},
                 {ACT_PRES_DIGITS, "digits"},
+                {ACT_PRES_ZOOM_IN, "zoom+"},
+                {ACT_PRES_ZOOM_OUT, "zoom-"},
                 {ACT_PRES_EXPORT, "export"},
                 {ACT_PRES_QUIT, "quit"},
                 {ACT_NONE, NULL},
@@ -791,6 +795,25 @@ static void pres_search_key(struct pres *p, int ch)
 }
 
 /* The presenter's own keys (KEYS_ON_PRESENT rows); false when act is not one. */
+/* + / -: the zoom (app.h's zoom levels), kept with the deck's position. */
+static void pres_zoom(struct pres *p, int d)
+{
+    static const char *const what[APP_ZOOM_MAX + 1] = {
+        "all", "no measured panel", "no panel, wider digits", "rank boxes, bigger digits"};
+    int z = p->a->zoom + d;
+    if (z < 0 || z > APP_ZOOM_MAX) {
+        snprintf(p->msg, sizeof p->msg, "zoom %d is the %s", p->a->zoom,
+                 d > 0 ? "largest" : "smallest");
+        return;
+    }
+    p->a->zoom = z;
+    pres_save(p, now_s());
+    bool coll =
+        pres_slide(p)->has_scene && p->scene_ok && app_screen(p->a)->keys_on == KEYS_ON_COLL;
+    snprintf(p->msg, sizeof p->msg, "zoom %d/%d: %s%s", z, APP_ZOOM_MAX, what[z],
+             z > 0 && !coll ? " (collectives scenes)" : "");
+}
+
 static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
 {
     static const struct {
@@ -849,6 +872,10 @@ static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
         p->a->big_digits = p->big;
         snprintf(p->msg, sizeof p->msg, "block digits %s",
                  p->big ? "on (where they fit)" : "off");
+        break;
+    case ACT_PRES_ZOOM_IN:
+    case ACT_PRES_ZOOM_OUT:
+        pres_zoom(p, act == ACT_PRES_ZOOM_IN ? 1 : -1);
         break;
     case ACT_PRES_AUTO:
         if (p->auto_s > 0) {
@@ -1012,9 +1039,10 @@ static void pres_usage(FILE *f)
         "Keys: PgDn → Space next page, step, then next slide; PgUp ← back; n / p next /\n"
         "previous slide; Home / End; g N Enter go to slide N; o overview; / TITLE Enter\n"
         "find a slide; r reveal a quiz's answer; f point at a rank, chunk or transfer;\n"
-        "0 the slide's own scene; . or b blank (any key restores); d block digits; e (twice)\n"
+        "0 the slide's own scene; . or b blank (any key restores); d block digits; + / -\n"
+        "zoom (no panel, bigger digits, boxes only; kept per deck); e (twice)\n"
         "write the screen as SVG and text; q quit. Esc and F5 do nothing. The scene's keys\n"
-        "(m measure, s sweep, [ ] size, A algorithm, + - ranks, * op, G schedule, O\n"
+        "(m measure, s sweep, [ ] size, A algorithm, w W ranks, * op, G schedule, O\n"
         "overlap...) work as in the player. Speaker notes, answers, the keys and a\n"
         "countdown: `collviz notes` in another terminal.\n");
 }
@@ -1058,6 +1086,9 @@ static int pres_start(struct pres *p, const char *start, struct pstate *resume, 
     p->pos = (struct deck_pos){0, DECK_STEP_START, 0};
     struct pstate_key *k = pres_keys(p);
     int rc = CV_OK;
+    struct pstate saved;
+    bool have = p->state_path[0] && pstate_load(p->state_path, &saved, e2, sizeof e2) == CV_OK;
+    if (have) p->zoom = saved.zoom < APP_ZOOM_MAX ? saved.zoom : APP_ZOOM_MAX;
     if (start) {
         char *end;
         long v = strtol(start, &end, 10);
@@ -1072,7 +1103,8 @@ static int pres_start(struct pres *p, const char *start, struct pstate *resume, 
         } else {
             rc = cv_err(err, errlen, CV_EINVAL, "--start: no slide's title has '%s'", start);
         }
-    } else if (p->state_path[0] && pstate_load(p->state_path, resume, e2, sizeof e2) == CV_OK) {
+    } else if (have) {
+        *resume = saved;
         p->pos.slide =
             pstate_find(k, p->n, resume->lesson, resume->title, (size_t)resume->slide);
         *resumed = true;
@@ -1153,10 +1185,9 @@ static int pres_options(int argc, char **argv, struct pres *p, struct pres_opts 
             p->name = optarg;
             break;
         case O_AUTO: {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (end == optarg || *end || !(v >= 1 && v <= 3600)) {
-                fprintf(stderr, "collviz: --auto: bad value '%s' (seconds, 1..3600)\n", optarg);
+            double v;
+            if (parse_double(optarg, 1, 3600, &v) != CV_OK) {
+                cv_eprintf("collviz: --auto: bad value '%s' (seconds, 1..3600)\n", optarg);
                 return 2;
             }
             p->auto_s = v;
@@ -1164,8 +1195,8 @@ static int pres_options(int argc, char **argv, struct pres *p, struct pres_opts 
         }
         case O_BACKEND:
             if (strcmp(optarg, "auto") != 0 && backend_kind_of(optarg) < 0) {
-                fprintf(stderr, "collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
-                        optarg);
+                cv_eprintf("collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
+                           optarg);
                 return 2;
             }
             o->backend = optarg;
@@ -1187,7 +1218,7 @@ static int pres_options(int argc, char **argv, struct pres *p, struct pres_opts 
             break;
         case O_EXPORT_DIR:
             if (!optarg[0]) {
-                fprintf(stderr, "collviz: --export-dir: empty folder name\n");
+                cv_eprintf("collviz: --export-dir: empty folder name\n");
                 return 2;
             }
             p->export_opt = optarg;
@@ -1196,21 +1227,20 @@ static int pres_options(int argc, char **argv, struct pres *p, struct pres_opts 
             pres_usage(stdout);
             return 0;
         case ':':
-            fprintf(stderr, "collviz: option '%s' needs a value\n", argv[optind - 1]);
+            cv_eprintf("collviz: option '%s' needs a value\n", argv[optind - 1]);
             return 2;
         default:
-            fprintf(stderr,
-                    "collviz: --present: unknown option '%s' (try --present x --help)\n",
-                    argv[optind - 1]);
+            cv_eprintf("collviz: --present: unknown option '%s' (try --present x --help)\n",
+                       argv[optind - 1]);
             return 2;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "collviz: unexpected argument '%s' (try --help)\n", argv[optind]);
+        cv_eprintf("collviz: unexpected argument '%s' (try --help)\n", argv[optind]);
         return 2;
     }
     if (!p->path || !p->path[0]) {
-        fprintf(stderr, "collviz: --present needs a lesson file or folder\n");
+        cv_eprintf("collviz: --present needs a lesson file or folder\n");
         return 2;
     }
     return -1;
@@ -1230,6 +1260,7 @@ static int pres_run(struct pres *p, const struct pres_opts *o, const struct psta
     a->bar_row_free = true;
     a->surface = SURFACE_PRESENTER;
     a->big_digits = p->big;
+    a->zoom = p->zoom;
     const char *nc = getenv("NO_COLOR");
     bool want_color = !o->no_color && !(nc && nc[0]);
     a->utf8 = !o->ascii && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
@@ -1248,8 +1279,8 @@ static int pres_run(struct pres *p, const struct pres_opts *o, const struct psta
 
     SCREEN *scr = term_start();
     if (!scr) {
-        fprintf(stderr, "collviz: cannot start the terminal UI (TERM=%s)\n",
-                getenv("TERM") ? getenv("TERM") : "unset");
+        cv_eprintf("collviz: cannot start the terminal UI (TERM=%s)\n",
+                   getenv("TERM") ? getenv("TERM") : "unset");
         pres_stop_worker(a);
         pres_free(p);
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
@@ -1301,11 +1332,11 @@ int present_main(int argc, char **argv)
     if (rc >= 0) return rc;
     char err[400];
     if (notes_name_check(p->name, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "collviz: %s\n", err);
+        cv_eprintf("collviz: %s\n", err);
         return 2;
     }
     if (pres_load(p->path, &p->set, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "%s\n", err);
+        cv_eprintf("%s\n", err);
         return 2;
     }
     pres_index(p);
@@ -1315,10 +1346,14 @@ int present_main(int argc, char **argv)
     struct pstate resume = {0};
     bool resumed = false;
     if (pres_start(p, o.start, &resume, &resumed, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "collviz: %s\n", err);
+        cv_eprintf("collviz: %s\n", err);
         pres_free(p);
         return 2;
     }
 
+    if (!term_have_tty("the presenter")) { /* after the deck is read: its errors come first */
+        pres_free(p);
+        return 2;
+    }
     return pres_run(p, &o, &resume, resumed);
 }

@@ -117,6 +117,8 @@ int pstate_load(const char *file, struct pstate *st, char *err, size_t errlen)
             st->step = x;
         else if (strcmp(line, "elapsed") == 0 && x >= 0)
             st->elapsed_s = x;
+        else if (strcmp(line, "zoom") == 0 && x >= 0 && x < 100)
+            st->zoom = (int)x;
     }
     if (rc == CV_OK && ln == 0) rc = cv_err(err, errlen, CV_EINVAL, "%s: empty", file);
     fclose(f);
@@ -137,8 +139,9 @@ int pstate_save(const char *file, const struct pstate *st, char *err, size_t err
     FILE *f = fopen(tmp, "w");
     if (!f) return cv_err(err, errlen, CV_EINVAL, "cannot write %s: %s", tmp, strerror(errno));
     /* Titles and ids never hold a newline (lesson.h), so one line each. */
-    fprintf(f, "%s\nlesson %s\ntitle %s\nslide %ld\npage %d\nstep %ld\nelapsed %ld\n",
-            PSTATE_MAGIC, st->lesson, st->title, st->slide, st->page, st->step, st->elapsed_s);
+    fprintf(f, "%s\nlesson %s\ntitle %s\nslide %ld\npage %d\nstep %ld\nelapsed %ld\nzoom %d\n",
+            PSTATE_MAGIC, st->lesson, st->title, st->slide, st->page, st->step, st->elapsed_s,
+            st->zoom);
     bool ok = fflush(f) == 0;
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, file) != 0) {

@@ -18,6 +18,7 @@ struct pstate {
     int page;
     long step;
     long elapsed_s; /* the talk's clock */
+    int zoom;       /* the presenter's + / - zoom (0..99 as read; the presenter clamps) */
 };
 
 /* The state file for deck_path (the path given to --present) presented under --name `name`

@@ -3,6 +3,7 @@
  * worker: the drawing code is the same, only the terminal is /dev/null. */
 #include "scene_svg.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <locale.h>
 #include <stdlib.h>
@@ -131,8 +132,8 @@ int scene_svg_main(int argc, char **argv)
         switch (c) {
         case 's':
             if (scene_parse(&sc, optarg, err, sizeof err) != CV_OK) {
-                fprintf(stderr, "collviz svg: --scene: %s\n",
-                        strncmp(err, "scene: ", 7) == 0 ? err + 7 : err);
+                cv_eprintf("collviz svg: --scene: %s\n",
+                           strncmp(err, "scene: ", 7) == 0 ? err + 7 : err);
                 return 2;
             }
             break;
@@ -145,9 +146,8 @@ int scene_svg_main(int argc, char **argv)
             }
             if (!x || parse_long(cs, 20, 1000, &cols) != CV_OK ||
                 parse_long(rs, 5, 1000, &rows) != CV_OK) {
-                fprintf(stderr,
-                        "collviz svg: --size: bad value '%s' (COLSxROWS, e.g. 120x40)\n",
-                        optarg);
+                cv_eprintf("collviz svg: --size: bad value '%s' (COLSxROWS, e.g. 120x40)\n",
+                           optarg);
                 return 2;
             }
             break;
@@ -171,20 +171,19 @@ int scene_svg_main(int argc, char **argv)
             scene_svg_usage(stdout);
             return 0;
         case ':':
-            fprintf(stderr, "collviz svg: option '%s' needs a value\n", argv[optind - 1]);
+            cv_eprintf("collviz svg: option '%s' needs a value\n", argv[optind - 1]);
             return 2;
         default:
-            fprintf(stderr, "collviz svg: unknown option '%s' (try --help)\n",
-                    argv[optind - 1]);
+            cv_eprintf("collviz svg: unknown option '%s' (try --help)\n", argv[optind - 1]);
             return 2;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "collviz svg: unexpected argument '%s' (try --help)\n", argv[optind]);
+        cv_eprintf("collviz svg: unexpected argument '%s' (try --help)\n", argv[optind]);
         return 2;
     }
     if (scene_check(&sc, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "collviz svg: %s\n", err);
+        cv_eprintf("collviz svg: %s\n", err);
         return 2;
     }
     if ((dark || dump) && !print) {
@@ -198,16 +197,16 @@ int scene_svg_main(int argc, char **argv)
     if (print) return scene_svg_print(&sc, dark, dump, out);
     FILE *f = out ? fopen(out, "w") : stdout;
     if (!f) {
-        fprintf(stderr, "collviz svg: cannot write %s\n", out);
-        return 1;
+        cv_eprintf("collviz svg: cannot write %s: %s\n", out, strerror(errno));
+        return 2;
     }
     char title[600];
     scene_format(&sc, title, sizeof title);
     int rc = scene_svg_write(&sc, (int)cols, (int)rows, text, false, title, f, err, sizeof err);
     if (out && fclose(f) != 0 && rc == CV_OK)
-        rc = cv_err(err, sizeof err, CV_EINVAL, "cannot write %s", out);
+        rc = cv_err(err, sizeof err, CV_EINVAL, "cannot write %s: %s", out, strerror(errno));
     if (rc != CV_OK) {
-        fprintf(stderr, "collviz svg: %s\n", err);
+        cv_eprintf("collviz svg: %s\n", err);
         return 1;
     }
     return 0;

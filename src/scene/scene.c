@@ -15,6 +15,7 @@ static const char *const screen_names[SCREEN_KIND_COUNT] = {
     [SCREEN_COLLECTIVES] = "collectives",
     [SCREEN_PARALLEL] = "parallel",
     [SCREEN_HIERARCHY] = "hierarchy",
+    [SCREEN_TOPOLOGY] = "topology",
 };
 
 static const char *const hl_names[HL_KIND_COUNT] = {
@@ -92,7 +93,8 @@ int scene_plan_build(const struct scene *s, struct plan *p, size_t count, int ro
                      size_t errlen)
 {
     if (s->ncounts) return plan_build_a2av(p, s->ncounts, s->counts, err, errlen);
-    return plan_build(p, s->coll, s->algo, s->op, s->nranks, count, root, err, errlen);
+    return plan_build_ring(p, s->coll, s->algo, s->op, s->nranks, count, root,
+                           s->ring_n ? s->ring : NULL, err, errlen);
 }
 
 int scene_check(const struct scene *s, char *err, size_t errlen)
@@ -119,6 +121,9 @@ int scene_check(const struct scene *s, char *err, size_t errlen)
     }
     if (s->step < SCENE_STEP_END)
         return cv_err(err, errlen, CV_EINVAL, "step %ld out of range", s->step);
+    if (s->ring_n && s->ring_n != s->nranks)
+        return cv_err(err, errlen, CV_EINVAL, "the ring order has %d ranks, the scene %d",
+                      s->ring_n, s->nranks);
     if (s->meas_bytes < SCENE_MEAS_MIN || s->meas_bytes > SCENE_MEAS_MAX)
         return cv_err(err, errlen, CV_EINVAL, "size %zu bytes out of range (4K..16G)",
                       s->meas_bytes);
@@ -160,11 +165,39 @@ int scene_check(const struct scene *s, char *err, size_t errlen)
     return CV_OK;
 }
 
+/* ring=0,3,1,2: the ring plans' order; ring=none: 0, 1, ..., W-1. */
+static int scene_apply_ring(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    if (strcmp(val, "none") == 0) {
+        s->ring_n = 0;
+        return CV_OK;
+    }
+    char why[120];
+    if (plan_parse_ring(val, s->ring, &s->ring_n, why, sizeof why) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: bad ring '%s' (%s)", val, why);
+    return CV_OK;
+}
+
+/* counts=1,2;0,3 (all-to-all-v; it sets the ranks) or counts=none. */
+static int scene_apply_counts(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    if (strcmp(val, "none") == 0) {
+        s->ncounts = 0;
+        return CV_OK;
+    }
+    char why[200];
+    if (plan_parse_counts(val, s->counts, &s->ncounts, why, sizeof why) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: %s", why);
+    s->nranks = s->ncounts;
+    return CV_OK;
+}
+
 /* One "key=value" word applied to *s. */
 static int scene_apply(struct scene *s, const char *key, const char *val, char *err,
                        size_t errlen)
 {
     long l;
+    if (strcmp(key, "ring") == 0) return scene_apply_ring(s, val, err, errlen);
     if (strcmp(key, "screen") == 0) {
         if (screen_kind_parse(val, &s->screen) != CV_OK)
             return cv_err(err, errlen, CV_EINVAL, "scene: unknown screen '%s'", val);
@@ -229,15 +262,13 @@ static int scene_apply(struct scene *s, const char *key, const char *val, char *
             return cv_err(err, errlen, CV_EINVAL, "scene: bad size '%s' (4K..16G)", val);
         s->meas_bytes = b;
     } else if (strcmp(key, "autoplay") == 0) {
-        char *end;
         double d;
         if (strcmp(val, "on") == 0)
             d = 1.0;
         else if (strcmp(val, "off") == 0)
             d = 0.0;
         else {
-            d = strtod(val, &end);
-            if (end == val || *end || !(d >= 0 && d <= SCENE_AUTOPLAY_MAX))
+            if (parse_double(val, 0, SCENE_AUTOPLAY_MAX, &d) != CV_OK)
                 return cv_err(err, errlen, CV_EINVAL,
                               "scene: bad autoplay '%s' (seconds a step 0..%g, on, off)", val,
                               SCENE_AUTOPLAY_MAX);
@@ -277,15 +308,6 @@ static int scene_apply(struct scene *s, const char *key, const char *val, char *
             return cv_err(err, errlen, CV_EINVAL, "scene: bad channels '%s' (1..%d)", val,
                           SCENE_MAX_CHANNELS);
         s->channels = (int)l;
-    } else if (strcmp(key, "counts") == 0) {
-        if (strcmp(val, "none") == 0) {
-            s->ncounts = 0;
-            return CV_OK;
-        }
-        char why[200];
-        if (plan_parse_counts(val, s->counts, &s->ncounts, why, sizeof why) != CV_OK)
-            return cv_err(err, errlen, CV_EINVAL, "scene: %s", why);
-        s->nranks = s->ncounts;
     } else {
         return cv_err(err, errlen, CV_EINVAL, "scene: unknown key '%s'", key);
     }
@@ -297,6 +319,9 @@ int scene_parse(struct scene *s, const char *text, char *err, size_t errlen)
     struct scene t = *s;
     const char *p = text;
     bool algo_set = false, counts_set = false;
+    /* each key once, as in a lesson's ```scene block: "ranks=4 ranks=8" says two things */
+    char seen[24][16];
+    size_t nseen = 0;
     for (;;) {
         p += strspn(p, " \t\n");
         if (!*p) break;
@@ -311,7 +336,14 @@ int scene_parse(struct scene *s, const char *text, char *err, size_t errlen)
         if (!eq || eq == word || !eq[1])
             return cv_err(err, errlen, CV_EINVAL, "scene: expected key=value, got '%s'", word);
         *eq = '\0';
-        int rc = scene_apply(&t, word, eq + 1, err, errlen);
+        const char *key = strcmp(word, "coll") == 0 ? "collective" : word;
+        for (size_t i = 0; i < nseen; i++)
+            if (strcmp(seen[i], key) == 0)
+                return cv_err(err, errlen, CV_EINVAL, "scene: key '%s' given twice", word);
+        if (nseen < ARRAY_LEN(seen) && strlen(key) < sizeof seen[0])
+            memcpy(seen[nseen++], key, strlen(key) + 1);
+        int rc = strcmp(word, "counts") == 0 ? scene_apply_counts(&t, eq + 1, err, errlen)
+                                             : scene_apply(&t, word, eq + 1, err, errlen);
         if (rc != CV_OK) return rc;
         if (strcmp(word, "algo") == 0) algo_set = true;
         if (strcmp(word, "counts") == 0) counts_set = true;
@@ -377,5 +409,9 @@ void scene_format(const struct scene *s, char *buf, size_t n)
         l = strlen(buf);
         snprintf(buf + l, n > l ? n - l : 0, " view=%s slices=%d channels=%d",
                  s->slice_view ? "slice" : "chunk", s->slices, s->channels);
+    }
+    for (int i = 0; i < s->ring_n; i++) {
+        l = strlen(buf);
+        snprintf(buf + l, n > l ? n - l : 0, "%s%d", i ? "," : " ring=", s->ring[i]);
     }
 }

@@ -19,7 +19,13 @@
 #include "../core/init.h"
 #include "../parallel/scheme.h"
 
-enum screen_kind { SCREEN_COLLECTIVES, SCREEN_PARALLEL, SCREEN_HIERARCHY, SCREEN_KIND_COUNT };
+enum screen_kind {
+    SCREEN_COLLECTIVES,
+    SCREEN_PARALLEL,
+    SCREEN_HIERARCHY,
+    SCREEN_TOPOLOGY, /* a real cluster's NCCL record (collviz --nccl-log) */
+    SCREEN_KIND_COUNT
+};
 
 /* What a scene asks the screen to point at (a lesson slide's "look here"). */
 enum highlight_kind {
@@ -60,6 +66,10 @@ struct scene {
      * counts[s*ncounts + d] elements from rank s to rank d; ncounts 0 = the uniform one */
     int ncounts;
     size_t counts[CV_MAX_RANKS * CV_MAX_RANKS];
+    /* The ring plans' order (ring=0,3,1,2): NCCL's ring from a record, a permutation of the
+     * ranks; ring_n 0 = 0, 1, ..., W-1. Set by the topology screen's Enter. */
+    int ring[CV_MAX_RANKS];
+    int ring_n;
 };
 
 /* The lecture's opening scene: all-reduce, ring, 4 ranks, sum, lecture inputs, step 0. */
@@ -72,12 +82,13 @@ int screen_kind_parse(const char *name, enum screen_kind *out);
  * count (a number or "auto"), root, init, seed, step (a number or "end"), scheme (ddp, tp,
  * pp), schedule (gpipe, 1f1b), overlap (on, off), size (measurement size: 64M, 1G, 4096),
  * autoplay (seconds per step, "on" = 1, "off" = 0), highlight (none, rank:N, chunk:N,
- * transfer:N), view (chunk, slice), slices (1..16), channels (1..4), counts (all_to_all's
- * per-pair counts "1,2;0,3", row r = what rank r sends to each rank; it sets ranks to the
- * number of rows; "none" = uniform). A collective
+ * transfer:N), view (chunk, slice), slices (1..16), channels (1..4), ring (the ring plans'
+ * order, "0,3,1,2", or "none"), counts (all_to_all's per-pair
+ * counts "1,2;0,3", row r = what rank r sends to each rank; it sets ranks to the number of
+ * rows; "none" = uniform). A collective
  * given without an algorithm that it lacks gets its default algorithm. On error *s is
- * unchanged and err names the bad word: "scene: ..." for a word that does not parse, the
- * scene_check message for a combination that does not hold. */
+ * unchanged and err names the bad word: "scene: ..." for a word that does not parse or a
+ * key given twice, the scene_check message for a combination that does not hold. */
 int scene_parse(struct scene *s, const char *text, char *err, size_t errlen);
 
 /* Check the combination: algorithm supported by the collective, root < ranks, count >= 0 and

@@ -15,9 +15,11 @@
 
 #include "../backend/backend.h"
 #include "../core/util.h"
+#include "../records/records.h"
 #include "kit/svg.h"
 #include "overlays/hw.h"
 #include "screens/screens.h"
+#include "screens/topology/topology.h"
 
 #define APP_PLAY_PERIOD_S 1.0
 #define APP_REFRESH_MS 250 /* while a job runs: the elapsed-time display */
@@ -38,6 +40,8 @@ void app_free(struct app *a)
         const struct screen_ops *o = screen_ops_of((enum screen_kind)k);
         if (o && o->free_state) o->free_state(a);
     }
+    rec_free(a->rec);
+    a->rec = NULL;
 }
 
 const struct screen_ops *app_screen(const struct app *a)
@@ -180,11 +184,13 @@ int app_set_scene(struct app *a, const struct scene *next, char *err, size_t err
     return CV_OK;
 }
 
-/* After a change of world size or screen: the root and a rank highlight stay in range. */
+/* After a change of world size or screen: the root and a rank highlight stay in range, and
+ * a ring order of another size is dropped. */
 static void app_fit_ranks(struct scene *s)
 {
     if (s->root >= s->nranks) s->root = s->nranks - 1;
     if (s->hl == HL_RANK && s->hl_index >= s->nranks) s->hl = HL_NONE;
+    if (s->ring_n != s->nranks) s->ring_n = 0; /* a record's ring fits its own size only */
 }
 
 static void app_step_to(const struct app *a, struct scene *next, long step)
@@ -193,10 +199,9 @@ static void app_step_to(const struct app *a, struct scene *next, long step)
     next->step = step < 0 ? 0 : step > n ? n : step;
 }
 
-/* The actions every screen shares; the screen's own action had the first word. */
-static void app_common(struct app *a, enum ui_action act, struct scene *next, double now)
+/* The keys that move to another screen (p, n, y, t); false: act is none of them. */
+static bool app_switch_screen(struct app *a, enum ui_action act, struct scene *next)
 {
-    const struct screen_ops *o = app_screen(a);
     switch (act) {
     case ACT_SCHEME: /* n on another screen opens the parallelism screen, as p does */
     case ACT_PARALLEL:
@@ -217,6 +222,27 @@ static void app_common(struct app *a, enum ui_action act, struct scene *next, do
         next->step = 0;
         next->screen = a->sc.screen == SCREEN_HIERARCHY ? SCREEN_COLLECTIVES : SCREEN_HIERARCHY;
         break;
+    case ACT_TOPOLOGY: /* t: the record's topology screen (its own action leaves it) */
+        if (!a->rec) {
+            snprintf(a->msg, sizeof a->msg,
+                     "no NCCL record: start collviz --nccl-log FILE... to see one");
+            break;
+        }
+        next->screen = SCREEN_TOPOLOGY;
+        next->step = topo_entry_step(a);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
+/* The actions every screen shares; the screen's own action had the first word. */
+static void app_common(struct app *a, enum ui_action act, struct scene *next, double now)
+{
+    const struct screen_ops *o = app_screen(a);
+    if (app_switch_screen(a, act, next)) return;
+    switch (act) {
     case ACT_COLL_1:
     case ACT_COLL_2:
     case ACT_COLL_3:
@@ -291,6 +317,7 @@ static void app_common(struct app *a, enum ui_action act, struct scene *next, do
         break;
     case ACT_HELP:
         a->help = !a->help;
+        a->help_page = 0;
         a->hw_open = false;
         break;
     case ACT_EXPORT: {

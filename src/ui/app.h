@@ -27,7 +27,10 @@
 #include "screens/collectives/meas.h"
 
 #define APP_BAR_MAX 32
+
+struct rec_log;
 #define APP_XFER_TEXT 64
+#define APP_ZOOM_MAX 3 /* struct app.zoom */
 
 struct app {
     struct scene sc;
@@ -53,6 +56,10 @@ struct app {
     const struct screen_ops *frame;
     void *frame_state;
 
+    /* a real cluster's NCCL record (--nccl-log), the topology screen's; NULL none. Freed
+     * by app_free. */
+    struct rec_log *rec;
+
     /* backend, through the worker only */
     struct worker *w;
     char backend_name[16];
@@ -68,10 +75,15 @@ struct app {
     bool playing;
     double next_tick; /* now_s() of the next auto-advance */
     bool help;
-    bool hw_open;  /* the backends and hardware overlay (b) */
+    int help_page, help_npages; /* the help's page (PgDn / PgUp) and how many it has */
+    bool hw_open;               /* the backends and hardware overlay (b) */
     bool embedded; /* the screen is drawn inside a frame (a lesson): no key bar of its own */
     enum keys_surface surface; /* where keys are read (kit/keys.h): hints name its keys */
-    bool big_digits;   /* per-rank values in block digits where they fit (the presenter) */
+    bool big_digits; /* per-rank values in block digits where they fit (the presenter) */
+    int zoom;   /* the presenter's zoom, 0..APP_ZOOM_MAX: 1 hides the measured panel, 2 also
+                   draws block digits twice as wide, 3 shows only the rank boxes, digits twice
+                   as wide and tall (each the largest that fits) */
+    int big_sx; /* the block digits' width factor the last layout chose (colldraw.c) */
     bool no_key_hints; /* an audience's screen (the presenter): no text names a key */
     bool bar_row_free; /* embedded (the presenter): the screen's layout counts the undrawn
                           key bar's row, so a scene fits one row under LAYOUT_MIN_ROWS */

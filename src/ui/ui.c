@@ -28,10 +28,12 @@
 #include "../worker/launch.h"
 #include "../worker/serve.h"
 #include "../core/util.h"
+#include "../records/recfile.h"
 #include "app.h"
 #include "frame.h"
 #include "screens/lesson/lesson_ui.h"
 #include "screens/screens.h"
+#include "screens/topology/topotext.h"
 #include "kit/term.h"
 
 static void ui_usage(FILE *f)
@@ -60,6 +62,8 @@ static void ui_usage(FILE *f)
         "  --connect ADDRESS    use a job started elsewhere with collviz serve\n"
         "                       (unix:PATH, or tcp:HOST:PORT with --token)\n"
         "  --token TOKEN        the token a TCP job printed\n"
+        "  --nccl-log FILE...   the topology screen of a real cluster's records: NCCL INFO\n"
+        "                       logs and nccl-tests output (one file or several; no GPU)\n"
         "  --no-color           monochrome (also when NO_COLOR is set)\n"
         "  --ascii              ASCII drawing characters\n"
         "  -h, --help           this text\n"
@@ -74,6 +78,9 @@ struct ui_opts {
     const char *connect; /* --connect ADDRESS: a job started elsewhere */
     const char *token;   /* --token: what a TCP job printed */
     bool backend_set;
+#define UI_MAX_LOGS 64
+    const char *logs[UI_MAX_LOGS]; /* --nccl-log FILE...: the topology screen's record */
+    int nlogs;
 };
 
 /* The job the UI started (--mpi), ended with the UI. */
@@ -106,7 +113,8 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         O_NOMEASURE,
         O_MPI,
         O_CONNECT,
-        O_TOKEN
+        O_TOKEN,
+        O_NCCL_LOG
     };
     static const struct option longopts[] = {
         {"ranks", required_argument, NULL, O_RANKS},
@@ -127,6 +135,7 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         {"mpi", required_argument, NULL, O_MPI},
         {"connect", required_argument, NULL, O_CONNECT},
         {"token", required_argument, NULL, O_TOKEN},
+        {"nccl-log", required_argument, NULL, O_NCCL_LOG},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -168,11 +177,18 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         case O_SCENE:
             key = "scene";
             break;
+        case O_NCCL_LOG:
+            if (o->nlogs == UI_MAX_LOGS) {
+                fprintf(stderr, "collviz: --nccl-log: at most %d files\n", UI_MAX_LOGS);
+                return 2;
+            }
+            o->logs[o->nlogs++] = optarg;
+            continue;
         case O_BACKEND: {
             bool ok = strcmp(optarg, "auto") == 0 || backend_kind_of(optarg) >= 0;
             if (!ok) {
-                fprintf(stderr, "collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
-                        optarg);
+                cv_eprintf("collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
+                           optarg);
                 return 2;
             }
             o->backend = optarg;
@@ -181,8 +197,7 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         }
         case O_MPI:
             if (!optarg[0]) {
-                fprintf(stderr,
-                        "collviz: --mpi: empty launch command (e.g. \"mpirun -np 4\")\n");
+                cv_eprintf("collviz: --mpi: empty launch command (e.g. \"mpirun -np 4\")\n");
                 return 2;
             }
             o->mpi = optarg;
@@ -206,10 +221,10 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
             o->no_measure = true;
             break;
         case ':':
-            fprintf(stderr, "collviz: option '%s' needs a value\n", argv[optind - 1]);
+            cv_eprintf("collviz: option '%s' needs a value\n", argv[optind - 1]);
             return 2;
         default:
-            fprintf(stderr, "collviz: unknown option '%s' (try --help)\n", argv[optind - 1]);
+            cv_eprintf("collviz: unknown option '%s' (try --help)\n", argv[optind - 1]);
             return 2;
         }
         if (!key) continue;
@@ -217,7 +232,7 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         if (strcmp(key, "scene") == 0)
             snprintf(one, sizeof one, "%s", optarg);
         else if (strchr(optarg, ' ') || strchr(optarg, '=')) {
-            fprintf(stderr, "collviz: --%s: bad value '%s'\n", key, optarg);
+            cv_eprintf("collviz: --%s: bad value '%s'\n", key, optarg);
             return 2;
         } else
             snprintf(one, sizeof one, "%s=%s", key, optarg);
@@ -226,41 +241,42 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         scene_default(&scratch);
         if (scene_parse(&scratch, one, err, sizeof err) != CV_OK &&
             strncmp(err, "scene: ", 7) == 0) {
-            fprintf(stderr, "collviz: --%s: %s\n", key, err + 7);
+            cv_eprintf("collviz: --%s: %s\n", key, err + 7);
             return 2;
         }
         if (strlen(words) + strlen(one) + 2 >= sizeof words) {
-            fprintf(stderr, "collviz: --%s: too many scene words\n", key);
+            cv_eprintf("collviz: --%s: too many scene words\n", key);
             return 2;
         }
         strcat(words, " ");
         strcat(words, one);
     }
+    for (; o->nlogs && optind < argc && o->nlogs < UI_MAX_LOGS; optind++)
+        o->logs[o->nlogs++] = argv[optind]; /* --nccl-log FILE FILE...: the files after it */
     if (optind < argc) {
-        fprintf(stderr, "collviz: unexpected argument '%s' (try --help)\n", argv[optind]);
+        cv_eprintf("collviz: unexpected argument '%s' (try --help)\n", argv[optind]);
         return 2;
     }
     if (o->mpi && o->connect) {
-        fprintf(stderr, "collviz: --mpi and --connect exclude each other\n");
+        cv_eprintf("collviz: --mpi and --connect exclude each other\n");
         return 2;
     }
     if (o->backend_set && o->connect) {
-        fprintf(stderr, "collviz: --backend: the job at --connect has its own backend\n");
+        cv_eprintf("collviz: --backend: the job at --connect has its own backend\n");
         return 2;
     }
     if (o->backend_set && !o->mpi && backend_kind_of(o->backend) == BACKEND_MPI) {
-        fprintf(stderr,
-                "collviz: --backend mpi: the screens do not run as MPI ranks; start the job "
-                "with --mpi \"mpirun -np 4\" (or measure with mpirun -np N collviz "
-                "bench|trace|train ... --backend mpi)\n");
+        cv_eprintf("collviz: --backend mpi: the screens do not run as MPI ranks; start the job "
+                   "with --mpi \"mpirun -np 4\" (or measure with mpirun -np N collviz "
+                   "bench|trace|train ... --backend mpi)\n");
         return 2;
     }
     if (o->token && !o->connect) {
-        fprintf(stderr, "collviz: --token goes with --connect tcp:HOST:PORT\n");
+        cv_eprintf("collviz: --token goes with --connect tcp:HOST:PORT\n");
         return 2;
     }
     if (scene_parse(sc, words, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "collviz: %s\n", strncmp(err, "scene: ", 7) == 0 ? err + 7 : err);
+        cv_eprintf("collviz: %s\n", strncmp(err, "scene: ", 7) == 0 ? err + 7 : err);
         return 2;
     }
     return -1;
@@ -291,7 +307,7 @@ static int ui_open_remote(struct app *a, const struct ui_opts *o)
         if (!w) rc = CV_EUNAVAIL;
     }
     if (rc != CV_OK) {
-        fprintf(stderr, "collviz: %s\n", err);
+        cv_eprintf("collviz: %s\n", err);
         launch_stop(ui_launch, 0);
         ui_launch = NULL;
         return 2;
@@ -311,7 +327,7 @@ static int ui_open_backend(struct app *a, const struct ui_opts *o)
         const char *reason = err;
         if (strncmp(reason, "nccl: ", 6) == 0) reason += 6;
         if (strncmp(reason, "unavailable - ", 14) == 0) reason += 14;
-        fprintf(stderr, "collviz: --backend nccl: unavailable - %s\n", reason);
+        cv_eprintf("collviz: --backend nccl: unavailable - %s\n", reason);
         return 2;
     }
     return -1;
@@ -327,6 +343,21 @@ static bool ui_start_curses(struct app *a, bool want_color)
     return true;
 }
 
+/* The help's pages: PgDn, → or Space the next, PgUp or ← the previous (the overlay takes
+ * no other action while open). */
+static bool ui_help_page_key(struct app *a, int ch)
+{
+    if (ch == KEY_NPAGE || ch == KEY_RIGHT || ch == ' ') {
+        if (a->help_page + 1 < a->help_npages) a->help_page++;
+        return true;
+    }
+    if (ch == KEY_PPAGE || ch == KEY_LEFT) {
+        if (a->help_page > 0) a->help_page--;
+        return true;
+    }
+    return false;
+}
+
 static void ui_handle_key(struct app *a, int ch, bool *quit)
 {
     if (ch == KEY_RESIZE) {
@@ -339,6 +370,7 @@ static void ui_handle_key(struct app *a, int ch, bool *quit)
         if (getmouse(&ev) != OK || a->nbar == 0 || ev.y != a->bar_at.y) return;
         act = keys_bar_hit(a->bar, a->nbar, ev.x - a->bar_at.x);
     } else {
+        if (a->help && !a->hw_open && ui_help_page_key(a, ch)) return;
         if (a->frame && a->frame->key && !a->help && !a->hw_open && a->frame->key(a, ch))
             return;
         act = app_key_action(a, ch);
@@ -487,12 +519,7 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
         return rc;
     }
 
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        /* Without a terminal the screen cannot be drawn nor keys read (and a loop on a
-         * closed input would spin): say so instead. */
-        fprintf(stderr,
-                "collviz: the interactive program needs a terminal on stdin and stdout "
-                "(collviz trace, bench, train and lesson show|list work without one)\n");
+    if (!term_have_tty("the interactive program")) {
         ui_stop_worker(a);
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
         app_free(a);
@@ -500,8 +527,8 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
         return 2;
     }
     if (!ui_start_curses(a, want_color)) {
-        fprintf(stderr, "collviz: cannot start the terminal UI (TERM=%s)\n",
-                getenv("TERM") ? getenv("TERM") : "unset");
+        cv_eprintf("collviz: cannot start the terminal UI (TERM=%s)\n",
+                   getenv("TERM") ? getenv("TERM") : "unset");
         ui_stop_worker(a);
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
         app_free(a);
@@ -514,7 +541,7 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
     char err[240];
     if (start && app_set_scene(a, start, err, sizeof err) != CV_OK) {
         term_end(NULL);
-        fprintf(stderr, "collviz: %s\n", err);
+        cv_eprintf("collviz: %s\n", err);
         ui_stop_worker(a);
         pthread_sigmask(SIG_UNBLOCK, &block, NULL);
         app_free(a);
@@ -533,6 +560,41 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
     return term_exit(&block);
 }
 
+/* --nccl-log: read the files into a->rec before the terminal is taken; 2 with one line
+ * naming the bad file when one cannot be read or holds nothing NCCL wrote, -1 on success. */
+static int ui_read_logs(struct app *a, const struct ui_opts *o, struct scene *start)
+{
+    if (!o->nlogs) return -1;
+    a->rec = rec_new();
+    for (int i = 0; i < o->nlogs; i++) {
+        char err[200];
+        int before = a->rec->nerrors;
+        int n = rec_read_file(a->rec, o->logs[i], err, sizeof err);
+        if (n < 0) {
+            fprintf(stderr, "collviz: --nccl-log %s: %s\n", o->logs[i], err);
+            return 2;
+        }
+        if (n == 0) {
+            fprintf(stderr, "collviz: --nccl-log %s: %s\n", o->logs[i],
+                    a->rec->nerrors > before ? a->rec->errors[before]
+                                             : "no NCCL INFO or nccl-tests lines in it");
+            return 2;
+        }
+    }
+    rec_finish(a->rec);
+    if (topo_nranks(a->rec) == 0) {
+        fprintf(stderr,
+                "collviz: --nccl-log %s: the record names no rank (no comm, ring or "
+                "tree lines)\n",
+                o->logs[0]);
+        return 2;
+    }
+    start->screen = SCREEN_TOPOLOGY;
+    start->step = 0;
+    start->ring_n = 0;
+    return -1;
+}
+
 int ui_main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
@@ -547,9 +609,14 @@ int ui_main(int argc, char **argv)
         free(a);
         return rc;
     }
+    rc = ui_read_logs(a, &o, &start);
+    if (rc >= 0) {
+        app_free(a);
+        free(a);
+        return rc;
+    }
     if (!screen_ops_of(start.screen)) {
-        fprintf(stderr, "collviz: screen %s is not in this build\n",
-                screen_kind_name(start.screen));
+        cv_eprintf("collviz: screen %s is not in this build\n", screen_kind_name(start.screen));
         app_free(a);
         free(a);
         return 2;
@@ -584,8 +651,8 @@ int ui_lesson_main(int argc, char **argv)
             o.backend = argv[++i];
             bool ok = strcmp(o.backend, "auto") == 0 || backend_kind_of(o.backend) >= 0;
             if (!ok) {
-                fprintf(stderr, "collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
-                        o.backend);
+                cv_eprintf("collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
+                           o.backend);
                 return 2;
             }
         } else if (strcmp(s, "--no-measure") == 0) {
@@ -595,11 +662,10 @@ int ui_lesson_main(int argc, char **argv)
         } else if (strcmp(s, "--ascii") == 0) {
             o.ascii = true;
         } else if (s[0] == '-') {
-            fprintf(stderr, "collviz lesson: unknown option '%s' (try --help)\n", s);
+            cv_eprintf("collviz lesson: unknown option '%s' (try --help)\n", s);
             return 2;
         } else if (target) {
-            fprintf(stderr, "collviz lesson: unexpected argument '%s' (one lesson at a time)\n",
-                    s);
+            cv_eprintf("collviz lesson: unexpected argument '%s' (one lesson at a time)\n", s);
             return 2;
         } else {
             target = s;
@@ -609,7 +675,7 @@ int ui_lesson_main(int argc, char **argv)
     app_init(a);
     char err[600];
     if (lesson_ui_open(a, target, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "collviz lesson: %s\n", err);
+        cv_eprintf("collviz lesson: %s\n", err);
         app_free(a);
         free(a);
         return 2;

@@ -1,8 +1,16 @@
 /* serve.c - `collviz serve`'s loop (serve.h): one listening socket, at most one UI, a local
- * worker on the backend. The loop sleeps in ppoll() on the listener, the UI's socket and
- * the worker's wake pipe; jobs from the UI are posted to the worker under the UI's ids,
- * results go back as they come. Anything the UI sends that does not decode, or a hello
- * with the wrong token, closes that connection with one logged line. */
+ * worker on the backend. The loop sleeps in ppoll() on the listener, the UI's socket, the
+ * connections that have not said hello yet and the worker's wake pipe; jobs from the UI are
+ * posted to the worker under the UI's ids, results go back as they come.
+ *
+ * Faults and strangers. Every read is non-blocking and keeps what has come of a frame, so
+ * half a header stalls nothing. A new connection waits in one of SERVE_WAIT_MAX places (the
+ * longest waiting is closed for a new one when they are full) until it says hello within
+ * SERVE_HELLO_TIMEOUT_S; only a hello with the right token (any on a Unix socket, whose
+ * mode is the check) takes the UI's place, so idle or garbage connections never lock the
+ * UI out. A wrong token is answered SERVE_WRONG_DELAY_S later; lines about connections
+ * without hello are limited to SERVE_LOG_PER_S a second. Anything that does not decode
+ * closes that connection with a logged line. */
 #include "serve.h"
 
 #include <errno.h>
@@ -32,8 +40,15 @@
 #include "proto.h"
 #include "worker.h"
 
-#define SERVE_HELLO_TIMEOUT_S 10.0
-#define SERVE_MSG_TIMEOUT_S 10.0 /* a message that stops half way */
+/* A new connection must say hello within this; until it does it holds only a waiting
+ * place (SERVE_WAIT_MAX of them), never the UI's, and its hello may be SERVE_HELLO_MAX
+ * bytes. A wrong token is answered SERVE_WRONG_DELAY_S later. */
+#define SERVE_HELLO_TIMEOUT_S 3.0
+#define SERVE_WAIT_MAX 64
+#define SERVE_HELLO_MAX 1024
+#define SERVE_WRONG_DELAY_S 1.0
+#define SERVE_LOG_PER_S 5
+#define SERVE_MSG_TIMEOUT_S 10.0 /* a message from the UI that stops half way */
 #define SERVE_STALL_S 60.0       /* at least; twice a job's own timeout_s when longer */
 
 static volatile sig_atomic_t serve_signal;
@@ -117,7 +132,7 @@ static int serve_listen_tcp(const char *spec, int *out, char *shown, size_t sn, 
         if (fd < 0) continue;
         int one = 1;
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-        if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, 4) != 0) {
+        if (bind(fd, a->ai_addr, a->ai_addrlen) != 0 || listen(fd, SOMAXCONN) != 0) {
             rc = cv_err(err, errlen, CV_EINVAL, "serve: --tcp %s: %s", spec, strerror(errno));
             close(fd);
             continue;
@@ -278,16 +293,32 @@ int serve_follow(struct backend *b)
 
 /* ---- the loop --------------------------------------------------------------------- */
 
+/* A connection and the frame it is in the middle of sending: read without blocking, as
+ * much as has arrived, so one slow or silent peer never holds the loop. */
+struct serve_conn {
+    int fd;          /* -1: free */
+    double since;    /* accepted at (the oldest waiting one goes first when full) */
+    double deadline; /* waiting: hello by then; the UI: the current frame done by then */
+    double release;  /* > 0: sent a wrong token, refused at this time (rate limit) */
+    unsigned char *buf;
+    size_t have, need; /* bytes read; the whole frame's (0 until the header is in) */
+};
+
 struct serve {
     struct worker *w;
-    int lfd;                     /* listening */
-    int cfd;                     /* the UI, or -1 */
-    bool hello;                  /* the UI has said hello */
-    double hello_by;             /* its deadline */
+    int lfd;              /* listening */
+    struct serve_conn ui; /* the UI, once it said hello with the token; fd -1: none */
+    /* Connections that have not said hello yet. They never hold the UI's place: the first
+     * to present the token (any token on a Unix socket) becomes the UI. */
+    struct serve_conn wait[SERVE_WAIT_MAX];
     char token[PROTO_TOKEN_MAX]; /* "" on a Unix socket: the socket's mode is the check */
     double hello_timeout_s;
     bool served_one;
     char shown[300]; /* the address it listens on */
+    /* Lines about connections that have not said hello: at most SERVE_LOG_PER_S a second,
+     * the rest counted and named in the next line. */
+    double log_window;
+    int log_lines, log_hidden;
     /* Processes backends: a rank that stops answering leaves rank 0's worker waiting in
      * MPI for ever. The loop notices no result for stall_s while a backend job runs. */
     bool processes;
@@ -310,6 +341,26 @@ static void serve_log(const char *fmt, ...)
     va_end(ap);
 }
 
+/* A line about a connection that has not said hello (anyone can cause one): limited. */
+static void serve_log_stranger(struct serve *s, const char *what)
+{
+    double now = now_s();
+    if (now - s->log_window >= 1.0) {
+        s->log_window = now;
+        s->log_lines = 0;
+    }
+    if (s->log_lines >= SERVE_LOG_PER_S) {
+        s->log_hidden++;
+        return;
+    }
+    s->log_lines++;
+    if (s->log_hidden)
+        serve_log("%s (and %d more such lines not shown)", what, s->log_hidden);
+    else
+        serve_log("%s", what);
+    s->log_hidden = 0;
+}
+
 static void serve_refuse(int fd, const char *why)
 {
     struct proto_msg m = {.type = PROTO_REFUSED};
@@ -318,91 +369,218 @@ static void serve_refuse(int fd, const char *why)
     proto_send(fd, &m, NULL, 0);
 }
 
+static void conn_close(struct serve_conn *c)
+{
+    if (c->fd >= 0) close(c->fd);
+    free(c->buf);
+    *c = (struct serve_conn){.fd = -1};
+}
+
+/* Read what has arrived of c's next frame (payload at most max_payload bytes): 1 with the
+ * whole frame in c->buf[0..have), 0 when it has not all come yet, -1 when the peer is gone,
+ * -2 for a frame that cannot be one (err says why). Never blocks. */
+static int conn_read(struct serve_conn *c, size_t max_payload, double msg_timeout_s, char *err,
+                     size_t errlen)
+{
+    for (;;) {
+        if (c->have >= PROTO_HDR && c->have == c->need) return 1;
+        size_t want = c->have < PROTO_HDR ? PROTO_HDR : c->need;
+        if (!c->buf) c->buf = xmalloc(PROTO_HDR);
+        if (want > PROTO_HDR && c->have == PROTO_HDR) c->buf = xrealloc(c->buf, want);
+        ssize_t n = recv(c->fd, c->buf + c->have, want - c->have, MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+        if (n <= 0) return -1;
+        if (c->have == 0 && msg_timeout_s > 0) c->deadline = now_s() + msg_timeout_s;
+        c->have += (size_t)n;
+        if (c->have == PROTO_HDR && c->need == 0) {
+            uint32_t len;
+            if (proto_header(c->buf, &len, err, errlen) != CV_OK) return -2;
+            if (len > max_payload) {
+                cv_err(err, errlen, CV_EINVAL, "a %u-byte message before hello (at most %zu)",
+                       (unsigned)len, max_payload);
+                return -2;
+            }
+            c->need = PROTO_HDR + (size_t)len;
+        }
+    }
+}
+
+/* The frame read is used: the next one starts. */
+static void conn_next(struct serve_conn *c)
+{
+    c->have = 0;
+    c->need = 0;
+    c->deadline = 0;
+}
+
 static void serve_drop(struct serve *s, const char *why)
 {
-    if (s->cfd < 0) return;
+    if (s->ui.fd < 0) return;
     serve_log("closed the connection: %s", why);
-    close(s->cfd);
-    s->cfd = -1;
-    s->hello = false;
+    conn_close(&s->ui);
     worker_cancel(s->w); /* what that UI asked is no one's now */
 }
 
+/* Take every connection waiting on the listener. When SERVE_WAIT_MAX have not said hello
+ * yet, the one waiting longest is closed for the new one: silent connections can delay
+ * the UI by no more than the time SERVE_WAIT_MAX newer ones take to come. */
 static void serve_accept(struct serve *s)
 {
-    for (;;) {
-        int c = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
-        if (c < 0) return;
-        if (s->cfd >= 0) {
-            serve_refuse(c, "another UI is connected to this job");
-            serve_log("refused a second UI (one at a time)");
-            close(c);
-            continue;
+    for (int k = 0; k < 4 * SERVE_WAIT_MAX; k++) {
+        int fd = accept4(s->lfd, NULL, NULL, SOCK_CLOEXEC);
+        if (fd < 0) return;
+        int slot = -1, oldest = 0;
+        for (int i = 0; i < SERVE_WAIT_MAX && slot < 0; i++) {
+            if (s->wait[i].fd < 0)
+                slot = i;
+            else if (s->wait[i].since < s->wait[oldest].since)
+                oldest = i;
         }
-        s->cfd = c;
-        s->hello = false;
-        s->hello_by = now_s() + s->hello_timeout_s;
-        s->served_one = true;
+        if (slot < 0) {
+            serve_log_stranger(s, "too many connections without hello: closed the oldest");
+            conn_close(&s->wait[oldest]);
+            slot = oldest;
+        }
+        double now = now_s();
+        s->wait[slot] =
+            (struct serve_conn){.fd = fd, .since = now, .deadline = now + s->hello_timeout_s};
+    }
+}
+
+/* Connection c (waiting) said hello with the right token: it becomes the UI. */
+static void serve_admit(struct serve *s, struct serve_conn *c)
+{
+    char err[240];
+    if (s->ui.fd >= 0) {
+        serve_refuse(c->fd, "another UI is connected to this job");
+        serve_log("refused a second UI (one at a time)");
+        conn_close(c);
+        return;
+    }
+    s->ui = *c;
+    *c = (struct serve_conn){.fd = -1};
+    conn_next(&s->ui);
+    s->served_one = true;
+    struct proto_msg *f = xcalloc(1, sizeof *f);
+    f->type = PROTO_FACTS;
+    f->facts = *worker_facts(s->w);
+    snprintf(f->facts.where, sizeof f->facts.where, "collviz serve on %.100s, pid %d", s->shown,
+             (int)getpid());
+    if (proto_send(s->ui.fd, f, err, sizeof err) != CV_OK) serve_drop(s, err);
+    free(f);
+}
+
+/* What a waiting connection sent: a hello, or it is closed. */
+static void serve_hello(struct serve *s, struct serve_conn *c)
+{
+    char err[240], line[300];
+    int rc = conn_read(c, SERVE_HELLO_MAX, 0, err, sizeof err);
+    if (rc == 0) return;
+    if (rc == -1) {
+        conn_close(c);
+        return;
+    }
+    struct proto_msg *m = xmalloc(sizeof *m);
+    if (rc == 1) rc = proto_decode(c->buf, c->have, m, err, sizeof err) == CV_OK ? 1 : -2;
+    if (rc == -2) {
+        snprintf(line, sizeof line, "closed the connection: %s", err);
+        serve_log_stranger(s, line);
+        conn_close(c);
+    } else if (m->type != PROTO_HELLO) {
+        snprintf(err, sizeof err, "a %s message before hello", proto_type_name(m->type));
+        serve_refuse(c->fd, err);
+        snprintf(line, sizeof line, "closed the connection: %s", err);
+        serve_log_stranger(s, line);
+        proto_msg_free(m);
+        conn_close(c);
+    } else if (s->token[0] && !serve_token_equal(s->token, m->hello.token)) {
+        /* Answered only after SERVE_WRONG_DELAY_S: a guesser gets at most SERVE_WAIT_MAX
+         * answers a delay; it still holds a waiting place, never the UI's. */
+        c->release = now_s() + SERVE_WRONG_DELAY_S;
+    } else {
+        serve_admit(s, c);
+    }
+    free(m);
+}
+
+/* Waiting connections past their time: no hello, or a wrong token's answer due. */
+static void serve_wait_deadlines(struct serve *s)
+{
+    double now = now_s();
+    for (int i = 0; i < SERVE_WAIT_MAX; i++) {
+        struct serve_conn *c = &s->wait[i];
+        if (c->fd < 0) continue;
+        if (c->release > 0 && now >= c->release) {
+            serve_refuse(c->fd, "wrong token (serve printed the right one: --token)");
+            serve_log_stranger(s, "closed the connection: wrong token");
+            conn_close(c);
+        } else if (c->release == 0 && now > c->deadline) {
+            /* half a frame is no message to answer (as garbage is not) */
+            if (c->have == 0) serve_refuse(c->fd, "no hello in time");
+            serve_log_stranger(s, c->have
+                                      ? "closed the connection: half a message, then nothing"
+                                      : "closed the connection: no hello in time");
+            conn_close(c);
+        }
     }
 }
 
 /* One message from the UI. Returns false when the whole job should end (shutdown). */
+static bool serve_ui_message(struct serve *s, struct proto_msg *m)
+{
+    char err[240];
+    switch (m->type) {
+    case PROTO_JOB:
+        if (s->processes && serve_fans_out(&m->job)) {
+            if (s->in_flight++ == 0) s->progress = now_s();
+            double t = m->job.kind == JOB_MEASURE ? m->job.measure.params.timeout_s
+                       : m->job.kind == JOB_SWEEP ? m->job.sweep.params.timeout_s
+                                                  : 0;
+            if (!s->stall_fixed && s->stall_s < 2 * t) s->stall_s = 2 * t;
+        }
+        worker_post_id(s->w, &m->job);
+        return true;
+    case PROTO_CANCEL:
+        worker_cancel(s->w);
+        return true;
+    case PROTO_SHUTDOWN:
+        serve_log("shutdown asked by the UI");
+        return false;
+    default:
+        snprintf(err, sizeof err, "unexpected %s message from the UI",
+                 proto_type_name(m->type));
+        proto_msg_free(m);
+        serve_drop(s, err);
+        return true;
+    }
+}
+
+/* What the UI sent: every whole message that has arrived (a few at most per turn, so
+ * results keep going out). Returns false when the whole job should end (shutdown). */
 static bool serve_read(struct serve *s)
 {
     struct proto_msg *m = xmalloc(sizeof *m);
     char err[240];
-    int rc = proto_recv(s->cfd, m, SERVE_MSG_TIMEOUT_S, err, sizeof err);
     bool go_on = true;
-    if (rc == CV_EUNAVAIL) {
-        serve_drop(s, "the UI disconnected");
-    } else if (rc != CV_OK) {
-        serve_drop(s, err);
-    } else if (!s->hello) {
-        if (m->type != PROTO_HELLO) {
-            snprintf(err, sizeof err, "a %s message before hello", proto_type_name(m->type));
-            serve_refuse(s->cfd, err);
-            serve_drop(s, err);
-        } else if (s->token[0] && !serve_token_equal(s->token, m->hello.token)) {
-            serve_refuse(s->cfd, "wrong token (serve printed the right one: --token)");
-            serve_drop(s, "wrong token");
-        } else {
-            struct proto_msg *f = xcalloc(1, sizeof *f);
-            f->type = PROTO_FACTS;
-            f->facts = *worker_facts(s->w);
-            snprintf(f->facts.where, sizeof f->facts.where, "collviz serve on %.100s, pid %d",
-                     s->shown, (int)getpid());
-            if (proto_send(s->cfd, f, err, sizeof err) != CV_OK)
-                serve_drop(s, err);
-            else
-                s->hello = true;
-            free(f);
+    for (int k = 0; k < 16 && go_on && s->ui.fd >= 0; k++) {
+        int rc = conn_read(&s->ui, PROTO_PAYLOAD_MAX, SERVE_MSG_TIMEOUT_S, err, sizeof err);
+        if (rc == 0) break;
+        if (rc == -1) {
+            serve_drop(s, "the UI disconnected");
+            break;
         }
-    } else {
-        switch (m->type) {
-        case PROTO_JOB:
-            if (s->processes && serve_fans_out(&m->job)) {
-                if (s->in_flight++ == 0) s->progress = now_s();
-                double t = m->job.kind == JOB_MEASURE ? m->job.measure.params.timeout_s
-                           : m->job.kind == JOB_SWEEP ? m->job.sweep.params.timeout_s
-                                                      : 0;
-                if (!s->stall_fixed && s->stall_s < 2 * t) s->stall_s = 2 * t;
-            }
-            worker_post_id(s->w, &m->job);
-            break;
-        case PROTO_CANCEL:
-            worker_cancel(s->w);
-            break;
-        case PROTO_SHUTDOWN:
-            serve_log("shutdown asked by the UI");
-            go_on = false;
-            break;
-        default:
-            snprintf(err, sizeof err, "unexpected %s message from the UI",
-                     proto_type_name(m->type));
-            proto_msg_free(m);
+        if (rc == 1 && proto_decode(s->ui.buf, s->ui.have, m, err, sizeof err) != CV_OK)
+            rc = -2;
+        if (rc == -2) {
             serve_drop(s, err);
+            break;
         }
+        conn_next(&s->ui);
+        go_on = serve_ui_message(s, m);
     }
+    if (s->ui.fd >= 0 && s->ui.have > 0 && now_s() > s->ui.deadline)
+        serve_drop(s, "a message from the UI stopped half way");
     free(m);
     return go_on;
 }
@@ -417,7 +595,7 @@ static void serve_results(struct serve *s)
         if (s->processes && m->result.last && serve_fans_out_kind(m->result.kind) &&
             s->in_flight > 0)
             s->in_flight--;
-        if (s->cfd >= 0 && s->hello && proto_send(s->cfd, m, err, sizeof err) != CV_OK)
+        if (s->ui.fd >= 0 && proto_send(s->ui.fd, m, err, sizeof err) != CV_OK)
             serve_drop(s, err);
         result_free(&m->result);
     }
@@ -438,7 +616,9 @@ static const char *serve_unnamed_why(void)
 int serve_run(struct backend *b, const struct serve_opts *o)
 {
     char err[300];
-    struct serve s = {.lfd = -1, .cfd = -1};
+    struct serve s = {.lfd = -1, .ui = {.fd = -1}};
+    for (int i = 0; i < SERVE_WAIT_MAX; i++)
+        s.wait[i].fd = -1;
     s.hello_timeout_s = o->hello_timeout_s > 0 ? o->hello_timeout_s : SERVE_HELLO_TIMEOUT_S;
     char shown[300], path[256] = "";
     int rc = CV_OK;
@@ -515,21 +695,39 @@ int serve_run(struct backend *b, const struct serve_opts *o)
     int lost_rank = -1;
     char lost_why[256] = "";
     while (go_on && !serve_signal) {
-        struct pollfd fds[3] = {{.fd = s.lfd, .events = POLLIN},
-                                {.fd = worker_fd(s.w), .events = POLLIN},
-                                {.fd = s.cfd, .events = POLLIN}};
-        struct timespec ts = {1, 0};
-        int pr = ppoll(fds, s.cfd >= 0 ? 3 : 2, &ts, &waitmask);
+        /* the listener, the worker, the UI, then the waiting connections not yet answered */
+        struct pollfd fds[3 + SERVE_WAIT_MAX];
+        int who[3 + SERVE_WAIT_MAX];
+        int nfds = 0;
+        fds[nfds++] = (struct pollfd){.fd = s.lfd, .events = POLLIN};
+        fds[nfds++] = (struct pollfd){.fd = worker_fd(s.w), .events = POLLIN};
+        fds[nfds++] = (struct pollfd){.fd = s.ui.fd, .events = POLLIN}; /* -1: ignored */
+        double next = now_s() + 1.0;
+        if (s.ui.fd >= 0 && s.ui.have > 0 && s.ui.deadline < next) next = s.ui.deadline;
+        for (int i = 0; i < SERVE_WAIT_MAX; i++) {
+            const struct serve_conn *c = &s.wait[i];
+            if (c->fd < 0) continue;
+            double due = c->release > 0 ? c->release : c->deadline;
+            if (due < next) next = due;
+            if (c->release > 0) continue;
+            who[nfds] = i;
+            fds[nfds++] = (struct pollfd){.fd = c->fd, .events = POLLIN};
+        }
+        double wait_s = next - now_s() + 1e-3;
+        if (wait_s < 1e-3) wait_s = 1e-3;
+        struct timespec ts = {(time_t)wait_s, (long)((wait_s - (double)(time_t)wait_s) * 1e9)};
+        int pr = ppoll(fds, (nfds_t)nfds, &ts, &waitmask);
         if (pr < 0 && errno != EINTR) break;
         if (serve_signal) break;
-        /* The UI's socket first: a UI that just left is gone before the next is accepted. */
-        if (pr > 0 && s.cfd >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR)))
+        /* The UI's socket first: a UI that just left is gone before the next is admitted. */
+        if (pr > 0 && s.ui.fd >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR)))
             go_on = serve_read(&s);
+        else if (s.ui.fd >= 0 && s.ui.have > 0 && now_s() > s.ui.deadline)
+            serve_drop(&s, "a message from the UI stopped half way");
+        for (int k = 3; pr > 0 && k < nfds; k++)
+            if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) serve_hello(&s, &s.wait[who[k]]);
         if (pr > 0 && (fds[0].revents & POLLIN)) serve_accept(&s);
-        if (s.cfd >= 0 && !s.hello && now_s() > s.hello_by) {
-            serve_refuse(s.cfd, "no hello in time");
-            serve_drop(&s, "no hello in time");
-        }
+        serve_wait_deadlines(&s);
         serve_results(&s);
 #ifdef HAVE_MPI
         /* A rank stalled or the job's communicator was aborted: the job cannot go on. */
@@ -542,7 +740,7 @@ int serve_run(struct backend *b, const struct serve_opts *o)
             stalled = true;
             break;
         }
-        if (o->once && s.served_one && s.cfd < 0) break;
+        if (o->once && s.served_one && s.ui.fd < 0) break;
     }
     if (serve_signal) serve_log("ended by signal %d", (int)serve_signal);
     if (stalled) {
@@ -557,17 +755,19 @@ int serve_run(struct backend *b, const struct serve_opts *o)
                      "rank lost: the job's ranks stopped answering (no result for %.0f s)%.90s",
                      s.stall_s, serve_unnamed_why());
         serve_log_line(why);
-        if (s.cfd >= 0) {
+        if (s.ui.fd >= 0) {
             struct proto_msg lm = {.type = PROTO_LOST};
             lm.lost.rank = lost_rank;
             snprintf(lm.lost.why, sizeof lm.lost.why, "%s", why);
-            proto_send(s.cfd, &lm, NULL, 0);
+            proto_send(s.ui.fd, &lm, NULL, 0);
         }
         if (path[0] && !o->tcp) unlink(path);
         fflush(NULL);
         _exit(1);
     }
-    if (s.cfd >= 0) close(s.cfd);
+    conn_close(&s.ui);
+    for (int i = 0; i < SERVE_WAIT_MAX; i++)
+        conn_close(&s.wait[i]);
     close(s.lfd);
     if (path[0] && !o->tcp) unlink(path);
     worker_stop(s.w); /* cancels what runs; closes the backend */

@@ -4,7 +4,9 @@
  * It listens on a Unix socket in the private directory (core/usock.h), mode 0600, by
  * default; on TCP only when asked (--tcp), bound to 127.0.0.1 unless a host is given, and
  * then only a client that presents the random token printed at start is served (compared
- * in constant time). One UI at a time; a malformed message closes that connection with a
+ * in constant time). One UI at a time, and only a connection that said hello (with the
+ * token, on TCP) takes its place: silent, slow or garbage connections wait apart, bounded
+ * and with a short deadline (serve.c). A malformed message closes that connection with a
  * logged reason and the job keeps serving. The dialing side (serve_dial) is here too. */
 #ifndef COLLVIZ_WORKER_SERVE_H
 #define COLLVIZ_WORKER_SERVE_H
@@ -18,7 +20,7 @@ struct serve_opts {
     const char *socket;     /* Unix socket path; NULL: DIR/job-PID.sock in the private dir */
     const char *tcp;        /* "PORT" or "HOST:PORT": listen on TCP instead (with a token) */
     bool once;              /* end the job when its first UI disconnects (--mpi's child) */
-    double hello_timeout_s; /* a client must say hello within this (0 = 10 s) */
+    double hello_timeout_s; /* a client must say hello within this (0 = 3 s) */
     double stall_s; /* MPI: no result for this long while ranks run a job = a rank is lost
                      * (0 = 60 s, or twice the job's timeout_s when longer; given: as given) */
 };

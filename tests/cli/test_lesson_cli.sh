@@ -226,6 +226,18 @@ for args in "lesson ok/01-ring.md" "lesson ring"; do
     COLLVIZ_LESSONS=ok run "player: $args" 2 $args --backend cpu </dev/null
     same "player: $args" "$tmp/err" "collviz: the interactive program needs a terminal on stdin and stdout (collviz trace, bench, train and lesson show|list work without one)"
 done
+# The presenter and the notes view are full-screen too: without a terminal they say so and
+# exit 2 at once, instead of drawing into a pipe and waiting for keys that never come.
+timeout 20 "$BIN" --present ok/01-ring.md </dev/null >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "presenter without a terminal: exit $rc, want 2"
+same "presenter without a terminal" "$tmp/err" "collviz: the presenter needs a terminal on stdin and stdout (collviz trace, bench, train and lesson show|list work without one)"
+[ -s "$tmp/out" ] && fail "presenter without a terminal wrote to stdout"
+XDG_RUNTIME_DIR=$tmp timeout 20 "$BIN" notes </dev/null >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "notes without a terminal: exit $rc, want 2"
+same "notes without a terminal" "$tmp/err" "collviz: the notes view needs a terminal on stdin and stdout (collviz trace, bench, train and lesson show|list work without one)"
+[ -s "$tmp/out" ] && fail "notes without a terminal wrote to stdout"
 for verb in "" check show variant list; do
     # shellcheck disable=SC2086
     run "help $verb" 0 lesson $verb --help

@@ -48,6 +48,8 @@ for f in "$LESSONS"/[0-9][0-9]-*.md; do
 done
 pdftotext -q "$tmp/a4.pdf" "$tmp/pages.txt" # pages end in a form feed
 pdftotext -q -layout -f 1 -l 3 "$tmp/a4.pdf" "$tmp/toc.txt"
+# (a contents that runs onto another page starts that page with a form feed)
+sed -i 's/\f//g' "$tmp/toc.txt"
 
 python3 - "$tmp" "$pages1" <<'PY' || fail "titles, prompts and contents (above)"
 import glob, json, re, sys
@@ -93,7 +95,7 @@ else
     grep -q "step 6 of 6" "$tmp/ring.txt" && fail "the ring slide shows step 6"
 fi
 # Its solution, at the end, draws the asked step with rank 1's values.
-sol=$(grep -E "^ +Solutions +[0-9]+ *$" "$tmp/toc.txt" | awk '{print $NF}')
+sol=$(grep -E "^ *Solutions +[0-9]+ *$" "$tmp/toc.txt" | awk '{print $NF}')
 [ -n "$sol" ] || fail "no Solutions entry in the contents"
 pdftotext -q -layout -f "${sol:-1}" "$tmp/a4.pdf" "$tmp/sol.txt"
 python3 - "$tmp/sol.txt" <<'PY' || fail "the ring solution's picture (above)"
@@ -106,7 +108,7 @@ if i < 0:
 rest = t[i:]
 m = re.search(r"^ *rank 1 +(\S+) +(\S+) +(\S+) +(\S+) *$", rest, re.M)
 if not m or m.groups() != ("10", "64", "46", "16"):
-    print("  rank 1 in the solution picture: %r, wanted 10 64 46 16" % (m.groups() if m else None)); sys.exit(1)
+    print("  rank 1 in the solution picture: %r, wanted 10 64 46 16" % ((m.groups() if m else None),)); sys.exit(1)
 if "step 3 of 6" not in rest[: m.start()]:
     print("  the solution picture is not at step 3 of 6"); sys.exit(1)
 PY

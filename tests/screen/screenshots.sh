@@ -155,4 +155,17 @@ shot lesson_slide "lesson $HERE/../../lessons/05-allreduce-is-rs-plus-ag.md" "sl
     "slide 2/" || fail=1
 shot lesson_exercise "lesson $HERE/../../lessons/13-check-yourself.md" "slide 1/" \
     "n Enter 4 1 9 . 4 Space G B / s Enter" "right: 419.4" || fail=1
+# A page of the PDF handout: lesson 05's "stop after step 3" slide, drawn for paper.
+handout_shot() {
+    local pdf page
+    pdf=$(mktemp --suffix=.pdf)
+    "$BIN" lesson export "$HERE/../../lessons/05-allreduce-is-rs-plus-ag.md" --format pdf \
+        -o "$pdf" || return 1
+    page=$(pdftotext -layout -f 1 -l 1 "$pdf" - | awk '/Inside the ring: stop after step 3/ {print $NF; exit}')
+    [ -n "$page" ] || return 1
+    pdftoppm -png -r 70 -singlefile -f "$page" -l "$page" "$pdf" "$OUT/handout_pdf_ring" || return 1
+    rm -f "$pdf"
+    echo "screenshots: $OUT/handout_pdf_ring.png"
+}
+handout_shot || fail=1
 exit $fail

@@ -87,13 +87,47 @@ static void test_draw_offscreen(void **state)
     free(buf);
 }
 
+/* The presenter's zoom: every ink cell becomes an sx x sy block, the gap scales with it. */
+static void test_draw_scaled(void **state)
+{
+    (void)state;
+    setlocale(LC_ALL, "C.UTF-8");
+    assert_int_equal(big_width_scaled("2.7", 2), 18);
+    assert_int_equal(big_width_scaled("14", 1), big_width("14"));
+    assert_int_equal(big_width_scaled("x", 2), -1);
+    assert_int_equal(big_width_scaled("1", 0), -1);
+    struct svg_offscreen o;
+    char err[200];
+    assert_int_equal(svg_offscreen_open(&o, 16, 12, err, sizeof err), 0);
+    assert_int_equal(big_draw_scaled(stdscr, 0, 0, "17", A_BOLD, "#", 2, 2), 14);
+    assert_int_equal(big_draw_scaled(stdscr, 0, 0, "1", A_BOLD, "#", 2, 0), -1);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    svg_write_text(stdscr, f);
+    fclose(f);
+    svg_offscreen_close(&o);
+    /* "1" is ##/.#/.#/.#/### and "7" ###/..#/..#/..#/..# at 3x5, one column apart. */
+    assert_string_equal(buf, "####    ######\n"
+                             "####    ######\n"
+                             "  ##        ##\n"
+                             "  ##        ##\n"
+                             "  ##        ##\n"
+                             "  ##        ##\n"
+                             "  ##        ##\n"
+                             "  ##        ##\n"
+                             "######      ##\n"
+                             "######      ##\n"
+                             "\n\n");
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_width),
-        cmocka_unit_test(test_fits),
-        cmocka_unit_test(test_rows),
-        cmocka_unit_test(test_draw_offscreen),
+        cmocka_unit_test(test_width),       cmocka_unit_test(test_fits),
+        cmocka_unit_test(test_rows),        cmocka_unit_test(test_draw_offscreen),
+        cmocka_unit_test(test_draw_scaled),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

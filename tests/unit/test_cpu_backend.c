@@ -325,6 +325,54 @@ static void test_sixteen_ranks_tiny_slices(void **state)
     backend_close(b);
 }
 
+/* The default slicing follows the cores (issue 17): with more ranks than cores every
+ * slice's wait is a sleep and a wake-up, so the default is whole chunks; with a core per
+ * rank, slices of CPU_SLICE_BYTES. The process is held to one core for the first half, so
+ * the test means the same on any machine. */
+static void default_slices(int W, int *slices)
+{
+    struct backend *b = open_cpu();
+    char err[256];
+    struct bench_params bp = {.coll = COLL_ALL_REDUCE,
+                              .algo = ALGO_RING,
+                              .op = OP_SUM,
+                              .nranks = W,
+                              .bytes = 4 << 20,
+                              .iters = 1,
+                              .warmup = 0,
+                              .check = true,
+                              .timeout_s = 20};
+    struct bench_result r;
+    assert_int_equal(backend_measure(b, &bp, &r, NULL, err, sizeof err), CV_OK);
+    assert_int_equal(r.wrong, 0);
+    *slices = r.slices;
+    backend_close(b);
+}
+
+static void test_default_slices_follow_the_cores(void **state)
+{
+    (void)state;
+    cpu_set_t all, one;
+    assert_int_equal(sched_getaffinity(0, sizeof all, &all), 0);
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &all)) {
+            CPU_SET(c, &one);
+            break;
+        }
+    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+    assert_int_equal(cpu_count_cores(), 1);
+    int slices;
+    default_slices(4, &slices); /* 4 ranks on 1 core */
+    assert_int_equal(sched_setaffinity(0, sizeof all, &all), 0);
+    assert_int_equal(slices, 1);
+    if (cpu_count_cores() >= 2) {
+        /* 2 ranks with a core each: the 2 MiB chunks in 64 KiB slices */
+        default_slices(2, &slices);
+        assert_int_equal(slices, (int)(((size_t)2 << 20) / CPU_SLICE_BYTES));
+    }
+}
+
 /* The lecture's demo, spelled out: all-reduce of [0,1,2,3]+rank on 4 ranks. */
 static void test_run_small_lecture_all_reduce(void **state)
 {
@@ -366,7 +414,7 @@ static void test_too_big_is_refused_before_allocating(void **state)
     int rc = measure(b, COLL_ALL_REDUCE, ALGO_RING, false, OP_SUM, 4, (size_t)1 << 40, 0, &r,
                      err, sizeof err);
     assert_int_equal(rc, CV_ENOMEM);
-    assert_true(now_s() - t0 < 1.0); /* refused, not attempted */
+    assert_true(now_s() - t0 < 10.0); /* refused, not attempted (4 TiB would take hours) */
     assert_non_null(strstr(err, "1 TiB all_reduce on 4 ranks needs 4 TiB of buffers; "));
     assert_non_null(strstr(err, "available"));
     assert_int_equal(backend_held_bytes(b), held); /* nothing freed, nothing allocated */
@@ -571,7 +619,10 @@ static void test_measure_times_out_on_a_late_rank(void **state)
     struct backend *b = open_cpu();
     char err[256];
     struct bench_result r;
-    backend_test_stall(b, 2, 0.6);
+    /* Rank 2 is 1.5 s late against a 0.5 s deadline, and back within run.c's 2 s grace
+     * after the abort (so it is named as behind, not given up on). 0.1 s against 0.6 s
+     * was passed on a busy machine by ranks merely slow to be scheduled. */
+    backend_test_stall(b, 2, 1.5);
     struct bench_params p = {
         .coll = COLL_ALL_REDUCE,
         .algo = ALGO_RING,
@@ -581,7 +632,7 @@ static void test_measure_times_out_on_a_late_rank(void **state)
         .iters = 5,
         .warmup = 1,
         .check = true,
-        .timeout_s = 0.1,
+        .timeout_s = 0.5,
     };
     double t0 = now_s();
     int rc = backend_measure(b, &p, &r, NULL, err, sizeof err);
@@ -592,16 +643,16 @@ static void test_measure_times_out_on_a_late_rank(void **state)
      * under load a neighbour that had not yet started waiting for it), and run.c the rank
      * that had started fewer runs than the others when the communicator gave up. */
     if (!strstr(err, "all_reduce (ring) on 4 CPU threads timed out: rank ") ||
-        !strstr(err, " waited more than the deadline of 0.1 s for rank ") ||
+        !strstr(err, " waited more than the deadline of 0.5 s for rank ") ||
         !strstr(err, "rank 2 was behind the others (had started 1 run, they up to 2)"))
         fail_msg("timeout message: '%s'", err);
-    assert_true(took >= 0.1 && took < 5.0);
+    assert_true(took >= 0.5 && took < 30.0);
     /* The same through the auto trial, which used to return an empty message. */
     p.algo_auto = true;
     err[0] = '\0';
     assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_ETIMEOUT);
     if (!strstr(err, "all_reduce (") || !strstr(err, " on 4 CPU threads timed out: rank ") ||
-        !strstr(err, " waited more than the deadline of 0.1 s for rank ") ||
+        !strstr(err, " waited more than the deadline of 0.5 s for rank ") ||
         !strstr(err, "rank 2 was behind the others"))
         fail_msg("timeout message through auto: '%s'", err);
     p.algo_auto = false;
@@ -708,6 +759,53 @@ static double cancel_after(struct cancel_run *run, double after_s)
  * tighter: with 8 busy rank threads on 2 cores, a rank that must see the flag may wait
  * tens of milliseconds for a core (measured: the ranks of one cancel returning over up to
  * 47 ms, each having seen the flag itself). */
+/* One attempt of the test below: one step's time, then 3 cancels; true when the worst of
+ * them landed within 5 steps. */
+static bool cancel_within_a_step(struct backend *b, const struct bench_params *p0, int W)
+{
+    char err[256];
+    struct bench_result r;
+    struct bench_params p = *p0;
+    /* One step's time: the slower of two short measurements. The first also allocates
+     * and touches the buffers, which the cancelled run then reuses. The whole call's
+     * duration (fill + warm-up + timed) says when the cancelled run is past its fill and
+     * into its iterations. */
+    double t_step = 0, t_call = 0;
+    for (int k = 0; k < 2; k++) {
+        double t0 = now_s();
+        assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+        t_call = now_s() - t0;
+        double ts = r.time_us * 1e-6 / (W - 1);
+        if (ts > t_step) t_step = ts;
+    }
+    volatile int cancel = 0;
+    struct cancel_run run = {.b = b, .p = p, .cancel = &cancel};
+    run.p.iters = 100000;
+    run.p.check = true;
+    double after = t_call > 0.1 ? t_call : 0.1;
+    double worst = 0;
+    for (int k = 0; k < 3; k++) {
+        double lat = cancel_after(&run, after);
+        assert_int_equal(run.rc, CV_ECANCELLED);
+        assert_string_equal(run.err, "cancelled");
+        if (lat > worst) worst = lat;
+    }
+    print_message("     cancel: one step %.2f ms, worst of 3 cancels %.2f ms = %.2f steps\n",
+                  t_step * 1e3, worst * 1e3, worst / t_step);
+    return worst <= 5 * t_step;
+}
+
+/* A cancel lands within an iteration, not at its end: a ring all-gather on 8 ranks has 7
+ * steps per iteration, and the flag is read before every slice. The bound is a ratio to
+ * one step's time measured here, on this machine, under this build (ASan included): at
+ * most 5 steps for the worst of 3 cancels, where reading the flag only between iterations
+ * would take up to 7 (reading the flag that way, this test measured 5.7-7.3 steps). Not
+ * tighter: with 8 busy rank threads on 2 cores, a rank that must see the flag may wait
+ * tens of milliseconds for a core (measured: the ranks of one cancel returning over up to
+ * 47 ms, each having seen the flag itself). On a machine whose cores are busy with other
+ * work, one attempt can still lose a core for several steps (seen: 8.9 steps beside load
+ * 30 on 2 cores), so up to 3 attempts are made, each measuring its own step anew: reading
+ * the flag between iterations fails all three, a passing load spike only one. */
 static void test_cancel_lands_within_a_step(void **state)
 {
     (void)state;
@@ -726,34 +824,10 @@ static void test_cancel_lands_within_a_step(void **state)
         .check = false,
         .timeout_s = 20,
     };
-    /* One step's time: the slower of two short measurements. The first also allocates
-     * and touches the buffers, which the cancelled run then reuses. The whole call's
-     * duration (fill + warm-up + timed) says when the cancelled run is past its fill and
-     * into its iterations. */
-    double t_step = 0, t_call = 0;
-    for (int k = 0; k < 2; k++) {
-        double t0 = now_s();
-        assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
-        t_call = now_s() - t0;
-        double ts = r.time_us * 1e-6 / (W - 1);
-        if (ts > t_step) t_step = ts;
-    }
-
-    volatile int cancel = 0;
-    struct cancel_run run = {.b = b, .p = p, .cancel = &cancel};
-    run.p.iters = 100000;
-    run.p.check = true;
-    double after = t_call > 0.1 ? t_call : 0.1;
-    double worst = 0;
-    for (int k = 0; k < 3; k++) {
-        double lat = cancel_after(&run, after);
-        assert_int_equal(run.rc, CV_ECANCELLED);
-        assert_string_equal(run.err, "cancelled");
-        if (lat > worst) worst = lat;
-    }
-    print_message("     cancel: one step %.2f ms, worst of 3 cancels %.2f ms = %.2f steps\n",
-                  t_step * 1e3, worst * 1e3, worst / t_step);
-    assert_true(worst <= 5 * t_step);
+    bool ok = false;
+    for (int attempt = 0; attempt < 3 && !ok; attempt++)
+        ok = cancel_within_a_step(b, &p, W);
+    assert_true(ok);
 
     /* The backend still works, on the same threads, at a size of its own. */
     p.check = true;
@@ -764,29 +838,14 @@ static void test_cancel_lands_within_a_step(void **state)
     backend_close(b);
 }
 
-/* Sliced, a cancel lands within a few slices, far inside one step: each rank reads the flag
- * before every slice, and the first to see it wakes the others. A ring all-gather on 8
- * ranks in 256 slices per step. The best of 3 cancels must land within a quarter of a
- * step (64 slices; measured 20-60), the worst within 5 steps (see the test above for why
- * a single cancel may wait for a core). */
-static void test_cancel_lands_within_a_slice(void **state)
+/* One attempt of the test below: true when the best of 3 sliced cancels landed within a
+ * quarter of a step and the worst within 5 steps. */
+static bool cancel_within_a_slice(struct backend *b, const struct bench_params *p0, int W,
+                                  int N)
 {
-    (void)state;
-    struct backend *b = open_cpu();
     char err[256];
     struct bench_result r;
-    const int W = 8, N = 256;
-    struct bench_params p = {
-        .coll = COLL_ALL_GATHER,
-        .algo = ALGO_RING,
-        .op = OP_SUM,
-        .nranks = W,
-        .bytes = (size_t)128 << 20,
-        .iters = 2,
-        .warmup = 1,
-        .timeout_s = 20,
-        .slices = N,
-    };
+    struct bench_params p = *p0;
     double t_step = 0, t_call = 0;
     for (int k = 0; k < 2; k++) {
         double t0 = now_s();
@@ -810,8 +869,34 @@ static void test_cancel_lands_within_a_slice(void **state)
         "     sliced cancel: one step %.2f ms = %d slices, best and worst of 3 cancels %.3f, "
         "%.3f ms = %.1f, %.1f slices\n",
         t_step * 1e3, N, best * 1e3, worst * 1e3, best / (t_step / N), worst / (t_step / N));
-    assert_true(best <= t_step / 4);
-    assert_true(worst <= 5 * t_step);
+    return best <= t_step / 4 && worst <= 5 * t_step;
+}
+
+/* Sliced, a cancel lands within a few slices, far inside one step: each rank reads the flag
+ * before every slice, and the first to see it wakes the others. A ring all-gather on 8
+ * ranks in 256 slices per step. The best of 3 cancels must land within a quarter of a
+ * step (64 slices; measured 20-60), the worst within 5 steps (see the test above for why
+ * a single cancel may wait for a core, and why up to 3 attempts are made). */
+static void test_cancel_lands_within_a_slice(void **state)
+{
+    (void)state;
+    struct backend *b = open_cpu();
+    const int W = 8, N = 256;
+    struct bench_params p = {
+        .coll = COLL_ALL_GATHER,
+        .algo = ALGO_RING,
+        .op = OP_SUM,
+        .nranks = W,
+        .bytes = (size_t)128 << 20,
+        .iters = 2,
+        .warmup = 1,
+        .timeout_s = 20,
+        .slices = N,
+    };
+    bool ok = false;
+    for (int attempt = 0; attempt < 3 && !ok; attempt++)
+        ok = cancel_within_a_slice(b, &p, W, N);
+    assert_true(ok);
     backend_close(b);
 }
 
@@ -1074,6 +1159,7 @@ int main(void)
         cmocka_unit_test(test_cancel_lands_within_a_step),
         cmocka_unit_test(test_cancel_while_a_rank_is_late),
         cmocka_unit_test(test_sixteen_ranks_tiny_slices),
+        cmocka_unit_test(test_default_slices_follow_the_cores),
         cmocka_unit_test(test_cancel_lands_within_a_slice),
         cmocka_unit_test(test_barrier_cancel_by_coordinator),
     };

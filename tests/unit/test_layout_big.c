@@ -80,12 +80,51 @@ static void test_plain_unchanged(void **state)
     assert_int_equal(a.box[0].h, 2 + 1 + (a.marks ? 1 : 0));
 }
 
+/* The presenter's zoom: without the measured panel its rows (below) or columns (beside)
+ * go to the boxes, and block digits twice as wide and tall fit where they did not. */
+static void test_no_panel(void **state)
+{
+    (void)state;
+    struct layout_content c = content(7, BIG_H);
+    struct layout with, without;
+    assert_int_equal(layout_compute(29, 100, 4, 4, &c, &with), LAYOUT_BOXES);
+    assert_true(with.panel.h > 0);
+    c.no_panel = true;
+    assert_int_equal(layout_compute(29, 100, 4, 4, &c, &without), LAYOUT_BOXES);
+    assert_int_equal(without.panel.h, 0);
+    assert_false(without.panel_side);
+    /* the panel's rows join the animation (less the one row of breathing room they leave) */
+    assert_true(without.anim.h >= with.anim.h + with.panel.h - 1);
+    /* Beside (from 120 columns): the panel's columns go to the animation. */
+    c.no_panel = false;
+    assert_int_equal(layout_compute(32, 120, 4, 4, &c, &with), LAYOUT_BOXES);
+    assert_true(with.panel_side);
+    c.no_panel = true;
+    assert_int_equal(layout_compute(32, 120, 4, 4, &c, &without), LAYOUT_BOXES);
+    assert_int_equal(without.anim.w, 120);
+    /* Doubled digits ("18": 14 columns, 10 rows) for 4 ranks of 4 values at 160x44. */
+    struct layout_content d = content(14, 2 * BIG_H);
+    struct layout l;
+    d.no_panel = true;
+    assert_int_equal(layout_compute(40, 160, 4, 4, &d, &l), LAYOUT_BOXES);
+    assert_int_equal(l.shown, 4);
+    assert_int_equal(l.cell_h, 2 * BIG_H);
+    int y0, x0, y1, x1;
+    layout_cell_pos(&l, 0, 0, &y0, &x0);
+    layout_cell_pos(&l, 0, 1, &y1, &x1);
+    assert_true((y1 - y0 == 2 * BIG_H && x1 == x0) || (y1 == y0 && x1 - x0 >= 14));
+    for (int r = 0; r < 4; r++)
+        for (int q = r + 1; q < 4; q++)
+            assert_false(rect_overlap(l.box[r], l.box[q]));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_big_boxes),
         cmocka_unit_test(test_big_does_not_fit),
         cmocka_unit_test(test_plain_unchanged),
+        cmocka_unit_test(test_no_panel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

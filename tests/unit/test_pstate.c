@@ -64,7 +64,8 @@ static void test_save_load(void **state)
                         .slide = 27,
                         .page = 1,
                         .step = 3,
-                        .elapsed_s = 754};
+                        .elapsed_s = 754,
+                        .zoom = 2};
     assert_int_equal(pstate_save(file, &in, err, sizeof err), CV_OK);
     struct pstate out;
     assert_int_equal(pstate_load(file, &out, err, sizeof err), CV_OK);
@@ -74,6 +75,19 @@ static void test_save_load(void **state)
     assert_int_equal(out.page, 1);
     assert_int_equal(out.step, 3);
     assert_int_equal(out.elapsed_s, 754);
+    assert_int_equal(out.zoom, 2); /* the presenter's + / - zoom is kept with the place */
+    /* An older file without a zoom line, and a zoom out of range: zoom 0. */
+    FILE *g = fopen(file, "w");
+    fputs("collviz-present 1\nslide 3\n", g);
+    fclose(g);
+    assert_int_equal(pstate_load(file, &out, err, sizeof err), CV_OK);
+    assert_int_equal(out.slide, 3);
+    assert_int_equal(out.zoom, 0);
+    g = fopen(file, "w");
+    fputs("collviz-present 1\nzoom 1000\n", g);
+    fclose(g);
+    assert_int_equal(pstate_load(file, &out, err, sizeof err), CV_OK);
+    assert_int_equal(out.zoom, 0);
     /* Not a position file: refused, naming it. */
     FILE *f = fopen(file, "w");
     fputs("slide 3\n", f);

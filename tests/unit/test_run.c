@@ -11,6 +11,9 @@
  *   - a cancel before or during the run gives CV_ECANCELLED promptly;
  *   - a stalled rank is named, the call returns, and the next call works on a new
  *     communicator;
+ *   - a rank stalled inside its buffer swap (old buffer freed, the new one not yet made)
+ *     when the call is cancelled and given up on: every buffer is freed once, by its one
+ *     owner, and the next call works (issue 17's double free);
  *   - bad parameters are refused with a message naming the value. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -48,7 +51,17 @@ struct step_comm {
     int runs; /* run() calls, all ranks */
 };
 
-static int g_created;   /* communicators made */
+static int g_created; /* communicators made */
+/* Buffers the test's communicators hold, to see a free of one that is not (or no longer)
+ * live: counted in g_bad_frees rather than freed, so the plain build sees it too. */
+#define SC_MAX_LIVE 256
+static pthread_mutex_t g_live_mu = PTHREAD_MUTEX_INITIALIZER;
+static float *g_live[SC_MAX_LIVE];
+static int g_bad_frees;
+static int g_destroyed; /* communicators destroyed */
+/* rank g_alloc_stall_rank's buf_alloc sleeps g_alloc_stall_s first (a slow first touch) */
+static int g_alloc_stall_rank = -1;
+static double g_alloc_stall_s;
 static long g_sleep_ns; /* each run() sleeps this long first (the timing test) */
 static float g_nudge;   /* each run() scales its rank's result by 1 + g_nudge */
 
@@ -114,16 +127,39 @@ static int sc_barrier(struct comm *c, int rank)
 
 static int sc_buf_alloc(struct comm *c, int rank, size_t count, float **out)
 {
+    if (rank == g_alloc_stall_rank && g_alloc_stall_s > 0) {
+        struct timespec ts = {
+            (time_t)g_alloc_stall_s,
+            (long)((g_alloc_stall_s - (double)(time_t)g_alloc_stall_s) * 1e9)};
+        nanosleep(&ts, NULL);
+    }
     float *b = calloc(count, sizeof(float));
     sc_of(c)->bufs[rank] = b;
     *out = b;
-    return b ? CV_OK : CV_ENOMEM;
+    if (!b) return CV_ENOMEM;
+    pthread_mutex_lock(&g_live_mu);
+    for (int i = 0; i < SC_MAX_LIVE; i++)
+        if (!g_live[i]) {
+            g_live[i] = b;
+            break;
+        }
+    pthread_mutex_unlock(&g_live_mu);
+    return CV_OK;
 }
 
 static void sc_buf_free(struct comm *c, int rank, float *buf)
 {
     if (sc_of(c)->bufs[rank] == buf) sc_of(c)->bufs[rank] = NULL;
-    free(buf);
+    pthread_mutex_lock(&g_live_mu);
+    int i = 0;
+    while (i < SC_MAX_LIVE && g_live[i] != buf)
+        i++;
+    if (i < SC_MAX_LIVE)
+        g_live[i] = NULL;
+    else
+        g_bad_frees++;
+    pthread_mutex_unlock(&g_live_mu);
+    if (i < SC_MAX_LIVE) free(buf);
 }
 
 static int sc_run(struct comm *c, int rank, const struct comm_job *j, float *work)
@@ -155,6 +191,9 @@ static int sc_run(struct comm *c, int rank, const struct comm_job *j, float *wor
 static void sc_destroy(struct comm *c)
 {
     struct step_comm *s = sc_of(c);
+    pthread_mutex_lock(&g_live_mu);
+    g_destroyed++;
+    pthread_mutex_unlock(&g_live_mu);
     pthread_mutex_destroy(&s->mu);
     pthread_cond_destroy(&s->cv);
     free(s);
@@ -465,6 +504,55 @@ static void test_stalled_rank_named(void **state)
     nanosleep(&ts, NULL);
 }
 
+/* Issue 17: rank 2 stalls in buf_alloc, its old buffer already freed, while the call is
+ * cancelled; the coordinator gives up on it and hands the communicator to the task. The
+ * freed buffer must not be freed again (by the task's last rank), and the buffer the rank
+ * makes late must be freed with the old communicator, not reach the next call's. */
+static void test_stalled_in_buffer_swap(void **state)
+{
+    struct backend *b = open_step();
+    char err[256];
+    struct bench_result r;
+    struct bench_params p = params(COLL_ALL_REDUCE, ALGO_RING, 4, 16 * 1024);
+    assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+    int bad0 = g_bad_frees, destroyed0 = g_destroyed;
+    g_alloc_stall_rank = 2;
+    g_alloc_stall_s = 3.0; /* longer than run.c's 2 s grace after the abort */
+    volatile int cancel = 0;
+    struct canceller cc = {&cancel, 0.1};
+    pthread_t th;
+    pthread_create(&th, NULL, cancel_later, &cc);
+    p.bytes = 256 * 1024; /* a bigger buffer: every rank frees its old one first */
+    assert_int_equal(backend_measure(b, &p, &r, &cancel, err, sizeof err), CV_ECANCELLED);
+    pthread_join(th, NULL);
+    assert_string_equal(err, "cancelled");
+    g_alloc_stall_rank = -1;
+    /* Given up on (only then is a communicator destroyed before close), the rank ends on
+     * its own and the last to leave destroys the communicator. Bounded wait (the stall is
+     * 3 s; a busy machine may take longer). */
+    for (int i = 0; i < 600; i++) {
+        pthread_mutex_lock(&g_live_mu);
+        bool gone = g_destroyed > destroyed0;
+        pthread_mutex_unlock(&g_live_mu);
+        if (gone) break;
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    assert_int_equal(g_destroyed, destroyed0 + 1);
+    assert_int_equal(g_bad_frees, bad0);
+    cancel = 0;
+    assert_int_equal(backend_measure(b, &p, &r, &cancel, err, sizeof err), CV_OK);
+    assert_int_equal(r.wrong, 0);
+    close_step(b);
+    assert_int_equal(g_bad_frees, bad0);
+    pthread_mutex_lock(&g_live_mu);
+    int live = 0;
+    for (int i = 0; i < SC_MAX_LIVE; i++)
+        live += g_live[i] != NULL;
+    pthread_mutex_unlock(&g_live_mu);
+    assert_int_equal(live, 0); /* and none leaked */
+}
+
 static void test_bad_params(void **state)
 {
     struct backend *b = open_step();
@@ -500,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_check_tolerance),
         cmocka_unit_test(test_cancel),
         cmocka_unit_test(test_stalled_rank_named),
+        cmocka_unit_test(test_stalled_in_buffer_swap),
         cmocka_unit_test(test_bad_params),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -281,6 +281,31 @@ static void test_counts(void **state)
     assert_string_equal(err, "counts: 65 is over 64 (display scale)");
 }
 
+/* ring=: the ring plans' order (the topology screen's Enter sets it) round-trips, a bad
+ * order or one of another size than the scene is refused, ring=none drops it. */
+static void test_ring_order(void **state)
+{
+    (void)state;
+    struct scene s;
+    scene_default(&s);
+    char err[200], buf[512];
+    assert_int_equal(scene_parse(&s, "ranks=4 ring=0,3,1,2", err, sizeof err), CV_OK);
+    assert_int_equal(s.ring_n, 4);
+    assert_int_equal(s.ring[1], 3);
+    scene_format(&s, buf, sizeof buf);
+    assert_non_null(strstr(buf, " ring=0,3,1,2"));
+    struct scene t;
+    scene_default(&t);
+    assert_int_equal(scene_parse(&t, buf, err, sizeof err), CV_OK);
+    assert_int_equal(t.ring_n, 4);
+    assert_int_equal(t.ring[3], 2);
+    assert_int_equal(scene_parse(&s, "ring=0,0,1,2", err, sizeof err), CV_EINVAL);
+    assert_int_equal(scene_parse(&s, "ranks=8", err, sizeof err), CV_EINVAL);
+    assert_non_null(strstr(err, "the ring order has 4 ranks, the scene 8"));
+    assert_int_equal(scene_parse(&s, "ranks=8 ring=none", err, sizeof err), CV_OK);
+    assert_int_equal(s.ring_n, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_counts),
+        cmocka_unit_test(test_ring_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,11 @@
  * malformed frame, a job before hello and a second UI are refused and the job keeps
  * serving; over TCP a wrong or missing token is refused in one line and the right one
  * works; a socket directory that is not private (mode 0777, a symlink) or a socket that is
- * not 0600 is refused before connecting; shutdown ends the job. */
+ * not 0600 is refused before connecting; shutdown ends the job. Over TCP, 50 idle, half-
+ * header, garbage and wrong-token connections never lock the UI out: the right token gets
+ * in while they are still waiting (before their hello deadline), a wrong token is answered
+ * only after serve's delay, and past serve's bound of waiting connections the oldest are
+ * the ones closed. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,6 +37,7 @@
 static char dir[256], sock[300];
 static pid_t job;
 static char tcp_addr[128], token[PROTO_TOKEN_MAX];
+static double g_hello_timeout; /* serve_opts.hello_timeout_s of the next start_job */
 
 /* Start `serve` in a child: Unix socket (tcp NULL) or TCP on an ephemeral port, whose
  * address and token are read from the child's stdout. */
@@ -50,7 +55,8 @@ static void start_job(const char *tcp)
         struct backend *b;
         char err[200];
         if (backend_open("cpu", &b, err, sizeof err, NULL, 0) != CV_OK) _exit(3);
-        struct serve_opts o = {.socket = tcp ? NULL : sock, .tcp = tcp};
+        struct serve_opts o = {
+            .socket = tcp ? NULL : sock, .tcp = tcp, .hello_timeout_s = g_hello_timeout};
         _exit(serve_run(b, &o));
     }
     close(out[1]);
@@ -371,6 +377,109 @@ static void test_tcp_token(void **state)
     assert_false(serve_token_equal("abc", ""));
 }
 
+/* A raw TCP connection to the job, with `n` bytes of `buf` sent (blocking fd). */
+static int tcp_raw(const void *buf, size_t n)
+{
+    int fd;
+    bool tcp;
+    char err[200];
+    assert_int_equal(serve_dial(tcp_addr, &fd, &tcp, err, sizeof err), CV_OK);
+    if (n) assert_int_equal(send(fd, buf, n, MSG_NOSIGNAL), (ssize_t)n);
+    return fd;
+}
+
+/* Still open and unanswered: nothing to read, no hang-up. */
+static bool still_waiting(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    return poll(&p, 1, 0) == 0;
+}
+
+/* Closed by the job within `s` seconds (what came before the close is skipped). */
+static bool closed_within(int fd, double s)
+{
+    double until = now_s() + s;
+    unsigned char b[256];
+    while (now_s() < until) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (poll(&p, 1, 100) == 1 && recv(fd, b, sizeof b, MSG_DONTWAIT) <= 0) return true;
+    }
+    return false;
+}
+
+/* Issue 17: one idle connection held serve's only UI place for 10 s, and half a header
+ * stalled its whole loop. The hello deadline is long here (30 s), so "the UI got in while
+ * the idle ones still wait" is an order, whatever the machine's load. */
+static void test_tcp_lockout(void **state)
+{
+    (void)state;
+    g_hello_timeout = 30;
+    start_job("127.0.0.1:0");
+    g_hello_timeout = 0;
+    enum { IDLE = 20, HALF = 15, JUNK = 10, WRONG = 5 };
+    int idle[IDLE + HALF], junk[JUNK], wrong[WRONG];
+    for (int i = 0; i < IDLE + HALF; i++)
+        idle[i] = tcp_raw("CVZP\x02", i < IDLE ? 0 : 5);
+    for (int i = 0; i < JUNK; i++)
+        junk[i] = tcp_raw("GET / HTTP/1.0\r\n\r\n", 18);
+    struct proto_msg hello = {.type = PROTO_HELLO};
+    snprintf(hello.hello.token, sizeof hello.hello.token, "%064d", 7);
+    unsigned char *fh;
+    size_t nh;
+    assert_int_equal(proto_encode(&hello, &fh, &nh, NULL, 0), CV_OK);
+    double wrong_sent = now_s();
+    for (int i = 0; i < WRONG; i++)
+        wrong[i] = tcp_raw(fh, nh);
+    free(fh);
+    /* the UI with the token: in, and answering, while all 35 idle ones still wait */
+    char err[300];
+    struct worker *w = client(tcp_addr, token, err, sizeof err);
+    if (!w) fail_msg("the UI with the right token was kept out: %s", err);
+    for (int i = 0; i < IDLE + HALF; i++)
+        if (!still_waiting(idle[i]))
+            fail_msg("idle connection %d was closed before the UI got in", i);
+    struct job j = measure(4096);
+    worker_post(w, &j);
+    struct result r;
+    assert_int_equal(next_result(w, &r, 30), 1);
+    assert_int_equal(r.measure.wrong, 0);
+    /* garbage is closed without an answer; a wrong token is answered after the delay */
+    for (int i = 0; i < JUNK; i++) {
+        assert_true(closed_within(junk[i], 20));
+        close(junk[i]);
+    }
+    for (int i = 0; i < WRONG; i++) {
+        struct proto_msg ans;
+        char e[200];
+        assert_int_equal(proto_recv(wrong[i], &ans, 20, e, sizeof e), CV_OK);
+        assert_int_equal(ans.type, PROTO_REFUSED);
+        assert_non_null(strstr(ans.refused.why, "wrong token"));
+        close(wrong[i]);
+    }
+    assert_true(now_s() - wrong_sent >= 0.95); /* not before serve's 1 s delay */
+    for (int i = 0; i < IDLE + HALF; i++)
+        close(idle[i]);
+    worker_stop(w);
+    /* Past the 64 waiting places the oldest go first: of 74 idle ones and the UI, the 11
+     * opened first are closed and the UI gets in. */
+    enum { MANY = 74, WAIT_MAX = 64 };
+    int many[MANY];
+    for (int i = 0; i < MANY; i++)
+        many[i] = tcp_raw(NULL, 0);
+    w = client(tcp_addr, token, err, sizeof err);
+    if (!w) fail_msg("the UI was kept out by %d idle connections: %s", MANY, err);
+    for (int i = 0; i < MANY + 1 - WAIT_MAX; i++)
+        if (!closed_within(many[i], 20))
+            fail_msg("idle connection %d (of the oldest) is open", i);
+    for (int i = MANY + 1 - WAIT_MAX; i < MANY; i++)
+        if (!still_waiting(many[i]))
+            fail_msg("idle connection %d (of the newest) was closed", i);
+    for (int i = 0; i < MANY; i++)
+        close(many[i]);
+    worker_stop(w);
+    stop_job();
+}
+
 static void test_not_private_refused(void **state)
 {
     (void)state;
@@ -421,6 +530,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_measure_sweep_check, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tcp_token, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tcp_lockout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_private_refused, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

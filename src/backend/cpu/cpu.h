@@ -21,7 +21,8 @@ extern const struct backend_ops cpu_backend_ops;
  * moving it. Measured on the 2-core Xeon VM (2 MiB L2 per core, machine shared with other
  * jobs), owner all-reduce 64 MiB on 4 ranks, busbw GB/s over three rounds: 1 MiB slices
  * 1.6-4.6, 256 KiB 2.0-7.0, 64 KiB 2.7-7.3, 16 KiB 2.3-2.9: the noise of the neighbours'
- * load is larger than the differences between 64 and 256 KiB. */
+ * load is larger than the differences between 64 and 256 KiB. Only while every rank has a
+ * core of its own: with more ranks than cores a communicator runs whole chunks (comm_cpu.c). */
 #ifndef CPU_SLICE_BYTES
 #define CPU_SLICE_BYTES ((size_t)64 << 10)
 #endif

@@ -94,19 +94,31 @@ int big_draw(WINDOW *w, int y, int x, const char *s, attr_t attr, bool utf8)
 
 int big_draw_ink(WINDOW *w, int y, int x, const char *s, attr_t attr, const char *ink)
 {
+    return big_draw_scaled(w, y, x, s, attr, ink, 1, 1);
+}
+
+int big_width_scaled(const char *s, int sx)
+{
     int bw = big_width(s);
-    if (bw < 0) return -1;
+    return bw < 0 || sx < 1 ? -1 : bw * sx;
+}
+
+int big_draw_scaled(WINDOW *w, int y, int x, const char *s, attr_t attr, const char *ink,
+                    int sx, int sy)
+{
+    int bw = big_width_scaled(s, sx);
+    if (bw < 0 || sy < 1) return -1;
     int cx = x;
     for (const char *p = s; *p; p++) {
         const struct big_glyph *g = big_glyph(*p);
-        if (p != s) cx += BIG_GAP;
-        for (int r = 0; r < BIG_H; r++)
-            for (int k = 0; k < g->w; k++)
-                if (g->rows[r][k] == '#') {
+        if (p != s) cx += BIG_GAP * sx;
+        for (int r = 0; r < BIG_H * sy; r++)
+            for (int k = 0; k < g->w * sx; k++)
+                if (g->rows[r / sy][k / sx] == '#') {
                     wattrset(w, attr);
                     mvwaddstr(w, y + r, cx + k, ink);
                 }
-        cx += g->w;
+        cx += g->w * sx;
     }
     wattrset(w, A_NORMAL);
     return bw;

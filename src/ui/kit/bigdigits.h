@@ -35,4 +35,12 @@ int big_draw(WINDOW *w, int y, int x, const char *s, attr_t attr, bool utf8);
  * value while keeping its digits' shape. */
 int big_draw_ink(WINDOW *w, int y, int x, const char *s, attr_t attr, const char *ink);
 
+/* The same glyphs sx times as wide and sy times as tall (each ink cell an sx x sy block, the
+ * gaps scaled too): the presenter's zoom. A terminal cell is about twice as tall as wide, so
+ * sx = 2, sy = 1 gives square strokes. big_width_scaled is big_width(s) * sx, or -1 when s
+ * has no glyphs or sx < 1; big_draw_scaled returns it (-1: nothing drawn, also for sy < 1). */
+int big_width_scaled(const char *s, int sx);
+int big_draw_scaled(WINDOW *w, int y, int x, const char *s, attr_t attr, const char *ink,
+                    int sx, int sy);
+
 #endif

@@ -14,11 +14,9 @@ static void keydoc_where(unsigned on, char *buf, size_t n)
     static const struct {
         unsigned bit;
         const char *name;
-    } screens[] = {{KEYS_ON_COLL, "collectives"},
-                   {KEYS_ON_PAR, "parallelism"},
-                   {KEYS_ON_HIER, "hierarchy"},
-                   {KEYS_ON_LESSON, "lesson player"},
-                   {KEYS_ON_PRESENT, "presenter"}};
+    } screens[] = {{KEYS_ON_COLL, "collectives"},     {KEYS_ON_PAR, "parallelism"},
+                   {KEYS_ON_HIER, "hierarchy"},       {KEYS_ON_TOPO, "topology"},
+                   {KEYS_ON_LESSON, "lesson player"}, {KEYS_ON_PRESENT, "presenter"}};
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof screens / sizeof screens[0]; i++) {
         if (!(on & screens[i].bit)) continue;

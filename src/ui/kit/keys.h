@@ -23,9 +23,11 @@
 #define KEYS_ON_LESSON 4u   /* the lesson player and its list of lessons */
 #define KEYS_ON_HIER 8u     /* the hierarchy screen */
 #define KEYS_ON_PRESENT 16u /* the presenter's own keys (slides, blank, goto...) */
+#define KEYS_ON_TOPO 32u    /* the topology screen (collviz --nccl-log) */
 #define KEYS_ON_ALL (KEYS_ON_COLL | KEYS_ON_PAR)
 #define KEYS_ON_SCENES                                                                         \
-    (KEYS_ON_COLL | KEYS_ON_PAR | KEYS_ON_HIER) /* every screen a scene can name */
+    (KEYS_ON_COLL | KEYS_ON_PAR | KEYS_ON_HIER | KEYS_ON_TOPO) /* every screen a scene names   \
+                                                                */
 #define KEYS_ON_EVERY (KEYS_ON_SCENES | KEYS_ON_LESSON)
 #define UI_KEY_TABLE(X)                                                                        \
     X(COLL_1, KEYS_ON_COLL, NULL, NULL, "broadcast", '1')                                      \
@@ -39,6 +41,12 @@
     X(COLL_NEXT, KEYS_ON_COLL, "1-8", "coll", "next collective", '\t')                         \
     X(PARALLEL, KEYS_ON_SCENES, NULL, "parallel", "parallelism screen on/off", 'p', 'P')       \
     X(HIERARCHY, KEYS_ON_PAR | KEYS_ON_HIER, NULL, NULL, "hierarchy screen on/off", 'y')       \
+    X(TOPOLOGY, KEYS_ON_COLL | KEYS_ON_TOPO, NULL, NULL, "topology screen on/off", 't')        \
+    X(CHAN_NEXT, KEYS_ON_TOPO, "{/}", "channel", "next channel", '}')                          \
+    X(CHAN_PREV, KEYS_ON_TOPO, NULL, NULL, "previous channel", '{')                            \
+    X(TOPO_TREE, KEYS_ON_TOPO, NULL, "tree", "the channel's trees on/off", 'd', 'D')           \
+    X(TOPO_RUN, KEYS_ON_TOPO, "Enter", "all-reduce", "all-reduce on this ring", '\r', '\n',    \
+      KEY_ENTER)                                                                               \
     X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp, zero1-3", 'n', 'N')      \
     X(SLIDE_NEXT, KEYS_ON_LESSON, "n/p", "slide", "next slide", 'n')                           \
     X(SLIDE_PREV, KEYS_ON_LESSON, NULL, NULL, "previous slide", 'p')                           \
@@ -66,8 +74,8 @@
     X(SCROLL_DOWN, KEYS_ON_LESSON, NULL, NULL, "scroll text down (list: next)", KEY_DOWN, 'j') \
     X(SCROLL_UP, KEYS_ON_LESSON, NULL, NULL, "scroll text up (list: previous)", KEY_UP, 'k')   \
     X(ALGO, KEYS_ON_COLL, NULL, "algo", "next algorithm", 'a', 'A')                            \
-    X(RANKS_UP, KEYS_ON_SCENES, "+/-", "ranks", "more ranks", '+', '=')                        \
-    X(RANKS_DOWN, KEYS_ON_SCENES, NULL, NULL, "fewer ranks", '-', '_')                         \
+    X(RANKS_UP, KEYS_ON_SCENES, "+/-", "ranks", "more ranks", '+', '=', 'w')                   \
+    X(RANKS_DOWN, KEYS_ON_SCENES, NULL, NULL, "fewer ranks", '-', '_', 'W')                    \
     X(SCHEDULE, KEYS_ON_PAR, NULL, "sched", "pp schedule: GPipe / 1F1B", 'g', 'G')             \
     X(OVERLAP, KEYS_ON_PAR, NULL, "overlap", "ddp: overlap all-reduce; zero3: prefetch", 'O')  \
     X(OP, KEYS_ON_COLL, NULL, "op", "next reduction op", 'o', '*')                             \
@@ -89,7 +97,7 @@
     PRESENT_KEY_TABLE(X)
 
 /* The presenter's own rows (its surface's keys win a clash; the scene action keeps its other
- * keys: algorithm A, op *, schedule G). */
+ * keys: algorithm A, op *, schedule G, ranks w / W since + and - zoom there). */
 #define PRESENT_KEY_TABLE(X)                                                                   \
     X(PRES_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next page, step, then slide", KEY_NPAGE,        \
       KEY_RIGHT, KEY_DOWN, ' ')                                                                \
@@ -107,6 +115,9 @@
     X(PRES_HIGHLIGHT, KEYS_ON_PRESENT, NULL, NULL, "point at a rank, chunk, transfer", 'f')    \
     X(PRES_BLANK, KEYS_ON_PRESENT, NULL, NULL, "blank (any key restores)", '.', 'b')           \
     X(PRES_DIGITS, KEYS_ON_PRESENT, NULL, NULL, "block digits on/off", 'd')                    \
+    X(PRES_ZOOM_IN, KEYS_ON_PRESENT, NULL, NULL,                                               \
+      "zoom in: no panel, bigger digits, boxes only", '+', '=')                                \
+    X(PRES_ZOOM_OUT, KEYS_ON_PRESENT, NULL, NULL, "zoom out", '-', '_')                        \
     X(PRES_AUTO, KEYS_ON_PRESENT, NULL, NULL, "resume --auto", 'a')                            \
     X(PRES_EXPORT, KEYS_ON_PRESENT, NULL, NULL, "screen to SVG and text (e twice)", 'e')       \
     X(PRES_QUIT, KEYS_ON_PRESENT, NULL, NULL, "quit", 'q')

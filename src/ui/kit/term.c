@@ -62,13 +62,24 @@ static void term_nccl_log_say(void)
     if (!nccl_log_path[0]) return;
     struct stat st;
     if (stat(nccl_log_path, &st) == 0) {
-        fprintf(stderr, "collviz: NCCL's log (your NCCL_DEBUG=%s) is in %s\n",
-                getenv("NCCL_DEBUG"), nccl_log_path);
+        cv_eprintf("collviz: NCCL's log (your NCCL_DEBUG=%s) is in %s\n", getenv("NCCL_DEBUG"),
+                   nccl_log_path);
     } else {
         *strrchr(nccl_log_path, '/') = '\0';
         rmdir(nccl_log_path);
     }
     nccl_log_path[0] = '\0';
+}
+
+bool term_have_tty(const char *who)
+{
+    if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO)) return true;
+    /* Without a terminal the screen cannot be drawn nor keys read (and a loop on a closed
+     * input would spin): say so instead. */
+    cv_eprintf("collviz: %s needs a terminal on stdin and stdout (collviz trace, bench, train "
+               "and lesson show|list work without one)\n",
+               who);
+    return false;
 }
 
 SCREEN *term_start(void)

@@ -30,6 +30,9 @@ void term_catch_signals(void);
  * without NCCL_DEBUG_FILE, NCCL_DEBUG_FILE is set to a file in a new private folder under
  * $TMPDIR (or /tmp), which term_end names on stderr if NCCL wrote it. */
 void term_nccl_log_off_screen(void);
+/* True when stdin and stdout are terminals; else says on stderr that `who` ("the
+ * interactive program", "collviz notes") needs one, and returns false (the caller exits 2). */
+bool term_have_tty(const char *who);
 /* Installs the fatal hook and starts curses on stdout/stdin: cbreak, no echo, no newline
  * translation, keypad, non-blocking reads, a 50 ms Esc delay, no cursor. NULL when the
  * terminal cannot be driven (the fatal hook stays installed; term_end(NULL) removes it). */

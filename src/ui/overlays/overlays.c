@@ -10,10 +10,12 @@
 #include "../app.h"
 #include "../kit/text.h"
 #include "../screens/screens.h"
+#include "helplayout.h"
 
 /* The help overlay: every row of the key table that belongs to this screen (in as many
- * columns as the height needs), then the screen's legend (screen_ops.help). */
-void overlay_help(const struct app *a, struct rect t)
+ * columns as the height needs, never cut: pages where they do not all fit, helplayout.h),
+ * then the screen's legend (screen_ops.help). */
+void overlay_help(struct app *a, struct rect t)
 {
     const struct theme *th = &a->th;
     const struct screen_ops *o = a->frame ? a->frame : app_screen(a);
@@ -33,52 +35,46 @@ void overlay_help(const struct app *a, struct rect t)
     struct plines p = {.n = 0};
     int legend_w = Wd - 6 < 76 ? Wd - 6 : 76;
     if (o->help) o->help(a, &p, legend_w);
-    int LEGEND_H = p.n;
-    /* bar, border, a gap above the legend unless dropping it saves a column of keys */
-    int gap = 1;
-    int avail = H - 1 - 2 - gap - LEGEND_H;
-    if (avail < 1) avail = 1;
-    int ncol = (rows_n + avail - 1) / avail;
-    int avail0 = H - 1 - 2 - LEGEND_H;
-    if (avail0 >= 1 && (rows_n + avail0 - 1) / avail0 < ncol) {
-        gap = 0;
-        avail = avail0;
-        ncol = (rows_n + avail - 1) / avail;
-    }
-    /* Still a column short: the box may cover the key bar too (the bar's keys, other than
-     * these, wait while the help is open anyway). */
-    int bar = 1, avail1 = H - 2 - LEGEND_H;
-    if (avail1 >= 1 && (rows_n + avail1 - 1) / avail1 < ncol) {
-        gap = 0;
-        bar = 0;
-        avail = avail1;
-        ncol = (rows_n + avail - 1) / avail;
-    }
-    int per_col = (rows_n + ncol - 1) / ncol;
-    int colw = (Wd - 6) / ncol;
-    if (colw > 40) colw = 40;
-    int w = ncol * colw + 4;
-    int lw = 0;
-    for (int i = 0; i < p.n; i++)
-        if (pl_width(&p.l[i]) + 4 > lw) lw = pl_width(&p.l[i]) + 4;
-    if (lw > w) w = lw;
-    int h = per_col + LEGEND_H + 2 + gap;
-    if (h > H - bar) h = H - bar;
-    struct rect r = {t.y + (H - bar - h) / 2, t.x + (Wd - w) / 2, h, w};
-    draw_fill(r, A_NORMAL);
-    draw_frame(r, th->role[TH_LABEL] | A_BOLD, "help: keys (? or Esc closes)", A_BOLD);
-    int kw = 11;
+    int kw = 11, entry_w = 0;
     for (int i = 0; i < rows_n; i++) {
-        int c = i / per_col, k = i % per_col;
-        int y = r.y + 1 + k, x = r.x + 2 + c * colw;
+        int ew = kw + text_width(rows[i]->help);
+        if (ew > entry_w) entry_w = ew;
+    }
+    struct help_layout hl;
+    help_layout_compute(H, Wd, rows_n, entry_w, p.n, &hl);
+    if (a->help_page >= hl.npages) a->help_page = hl.npages - 1;
+    if (a->help_page < 0) a->help_page = 0;
+    a->help_npages = hl.npages;
+    int pg = a->help_page, from, to, per_col;
+    help_layout_rows(&hl, rows_n, pg, &from, &to, &per_col);
+    bool legend = pg == hl.legend_page && p.n > 0;
+    int w = hl.ncol * hl.colw + 4;
+    for (int i = 0; legend && i < p.n; i++)
+        if (pl_width(&p.l[i]) + 4 > w) w = pl_width(&p.l[i]) + 4;
+    if (w > Wd) w = Wd;
+    int h = per_col + (legend ? (per_col > 0 ? hl.gap : 0) + p.n : 0) + 2;
+    if (h > H - 1) h = H - 1;
+    struct rect r = {t.y + (H - 1 - h) / 2, t.x + (Wd - w) / 2, h, w};
+    draw_fill(r, A_NORMAL);
+    char title[96];
+    if (hl.npages > 1)
+        snprintf(title, sizeof title, "help %d/%d: keys (PgDn PgUp pages, ? or Esc closes)",
+                 pg + 1, hl.npages);
+    else
+        snprintf(title, sizeof title, "help: keys (? or Esc closes)");
+    draw_frame(r, th->role[TH_LABEL] | A_BOLD, title, A_BOLD);
+    for (int i = from; i < to; i++) {
+        int c = (i - from) / per_col, k = (i - from) % per_col;
+        int y = r.y + 1 + k, x = r.x + 2 + c * hl.colw;
         char names[64];
         keys_row_names_on(rows[i], a->surface, screen_on, a->utf8, names, sizeof names);
         draw_put(y, x, kw - 1, th->role[TH_BAR_KEY] | th->role[TH_LABEL], names);
         char fit[128];
-        text_fit(fit, sizeof fit, rows[i]->help, colw - kw - 1, a->utf8);
-        draw_put(y, x + kw, colw - kw - 1, A_NORMAL, fit);
+        text_fit(fit, sizeof fit, rows[i]->help, hl.colw - kw - 1, a->utf8);
+        draw_put(y, x + kw, hl.colw - kw - 1, A_NORMAL, fit);
     }
-    int y = r.y + 1 + gap + per_col;
+    if (!legend) return;
+    int y = r.y + 1 + (per_col > 0 ? per_col + hl.gap : 0);
     struct rect lr = {y, r.x + 2, r.y + r.h - 1 - y, r.w - 4};
     pl_draw(&p, 0, lr);
 }

@@ -7,7 +7,7 @@
 struct app;
 
 /* The help: the current screen's keys and its legend, centred in r (the terminal). */
-void overlay_help(const struct app *a, struct rect r);
+void overlay_help(struct app *a, struct rect r); /* sets a->help_page's bounds */
 /* The backends and hardware overlay (b), centred in r. */
 void overlay_hw(const struct app *a, struct rect r);
 /* In place of a screen whose layout does not fit r: what it needs. */

@@ -1,14 +1,18 @@
 /* screens.c - the table of screens (see screens.h for how to add one). */
 #include "screens.h"
 
+#include <string.h>
+
 #include "collectives/collectives.h"
 #include "hierarchy/hierarchy.h"
 #include "parallel/par.h"
+#include "topology/topology.h"
 
 static const struct screen_ops *const screens[SCREEN_KIND_COUNT] = {
     [SCREEN_COLLECTIVES] = &screen_collectives,
     [SCREEN_PARALLEL] = &screen_parallel,
     [SCREEN_HIERARCHY] = &screen_hierarchy,
+    [SCREEN_TOPOLOGY] = &screen_topology,
 };
 
 const struct screen_ops *screen_ops_of(enum screen_kind k)
@@ -20,8 +24,10 @@ unsigned screen_scene_diff(const struct scene *a, const struct scene *b)
 {
     unsigned d = 0;
     if (a->screen != b->screen) d |= SF_SCREEN;
-    if (a->coll != b->coll || a->algo != b->algo || a->op != b->op || a->root != b->root)
-        d |= SF_COLL;
+    if (a->coll != b->coll || a->algo != b->algo || a->op != b->op || a->root != b->root ||
+        a->ring_n != b->ring_n ||
+        memcmp(a->ring, b->ring, (size_t)a->ring_n * sizeof a->ring[0]) != 0)
+        d |= SF_COLL; /* the ring order changes the ring plans */
     if (a->nranks != b->nranks) d |= SF_RANKS;
     if (a->count != b->count || a->init != b->init || a->seed != b->seed) d |= SF_INPUT;
     if (a->step != b->step) d |= SF_STEP;

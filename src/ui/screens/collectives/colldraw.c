@@ -142,7 +142,7 @@ static int draw_tag(const struct app *a, int r, size_t i)
 static void draw_big_value(const struct app *a, int y, int x, const char *t, unsigned mask,
                            attr_t at)
 {
-    int cw = a->lay.cell_w;
+    int cw = a->lay.cell_w, sy = a->lay.cell_h / BIG_H, sx = a->big_sx > 0 ? a->big_sx : 1;
     short f = -1, b = -1;
     if (PAIR_NUMBER(at) > 0) pair_content((short)PAIR_NUMBER(at), &f, &b);
     attr_t ink = (at & ~(A_REVERSE | A_UNDERLINE)) ^ (b >= 0 ? A_REVERSE : 0);
@@ -152,9 +152,9 @@ static void draw_big_value(const struct app *a, int y, int x, const char *t, uns
     else if (at & A_UNDERLINE)
         glyph = a->utf8 ? "\u2592" : "+";
     if (mask == 0)
-        draw_put(y + BIG_H / 2, x + cw - 1, 1, at, t);
+        draw_put(y + a->lay.cell_h / 2, x + cw - 1, 1, at, t);
     else
-        big_draw_ink(stdscr, y, x + cw - big_width(t), t, ink, glyph);
+        big_draw_scaled(stdscr, y, x + cw - big_width_scaled(t, sx), t, ink, glyph, sx, sy);
 }
 
 static void draw_value(const struct app *a, int y, int x, float v, unsigned mask,
@@ -172,7 +172,7 @@ static void draw_value(const struct app *a, int y, int x, float v, unsigned mask
     else if (hl & HL_SRC)
         at |= a->th.role[TH_SRC];
     int cw = a->lay.cell_w;
-    if (a->lay.cell_h == BIG_H) {
+    if (a->lay.cell_h >= BIG_H) {
         draw_big_value(a, y, x, t, mask, at);
         return;
     }
@@ -382,7 +382,7 @@ static void draw_legend(const struct app *a, struct rect r)
         pl_add(&pl, th->role[TH_COMPLETE], " %s all %d ", a->g->sigma, W);
     }
     pl_add(&pl, A_NORMAL, " %s empty  ", a->g->dot);
-    if (a->lay.cell_h == BIG_H) /* block digits: the digits' ink says it (draw_big_value) */
+    if (a->lay.cell_h >= BIG_H) /* block digits: the digits' ink says it (draw_big_value) */
         pl_add(&pl, A_NORMAL, "%s written %s sent", a->utf8 ? "\u2593" : "%",
                a->utf8 ? "\u2592" : "+");
     else {
@@ -597,15 +597,26 @@ bool coll_layout(struct app *a, struct rect r)
     size_t L = a->have_trace ? a->plan.work_len : 1;
     /* Embedded, the key bar's row is not drawn: the layout may use it, just below r. */
     int rows = r.h + (a->bar_row_free ? 1 : 0);
+    /* The presenter's zoom: from 1 no measured panel, at 3 only the rank boxes (no
+     * transfer list or sentence: their rows shrink to one each and stay empty). */
+    c.no_panel = a->zoom >= 1;
+    if (a->zoom >= 3) {
+        c.nxfers = 0;
+        c.what = c.summary = NULL;
+    }
     /* Block digits (the presenter's back row) when every value of every rank still shows
-     * in boxes; otherwise the plain layout. */
+     * in boxes; zoom 2 first tries them twice as wide (square strokes), zoom 3 twice as wide
+     * and twice as tall; the largest that fits, else the plain layout. */
+    static const int sizes[][2] = {{2, 2}, {2, 1}, {1, 1}};
     bool big = false;
-    if (a->big_digits && a->have_trace) {
+    int cw1 = a->big_digits && a->have_trace ? coll_big_cell_w(a) : -1;
+    size_t from = a->zoom >= 3 ? 0 : a->zoom == 2 ? 1 : 2;
+    for (size_t k = from; cw1 > 0 && k < ARRAY_LEN(sizes) && !big; k++) {
         struct layout_content bc = c;
-        bc.cell_w = coll_big_cell_w(a);
-        bc.cell_h = BIG_H;
-        big = bc.cell_w > 0 &&
-              layout_compute(rows, r.w, a->sc.nranks, L, &bc, &a->lay) == LAYOUT_BOXES &&
+        bc.cell_w = cw1 * sizes[k][0];
+        bc.cell_h = BIG_H * sizes[k][1];
+        a->big_sx = sizes[k][0];
+        big = layout_compute(rows, r.w, a->sc.nranks, L, &bc, &a->lay) == LAYOUT_BOXES &&
               a->lay.shown == L;
     }
     if (!big) layout_compute(rows, r.w, a->sc.nranks, L, &c, &a->lay);
@@ -639,13 +650,15 @@ void coll_draw(struct app *a, struct rect r)
         draw_slices_legend(a, sl, lg, mv);
     } else if (a->have_trace) {
         draw_ranks(a);
-        draw_legend(a, a->lay.legend);
-        draw_xfers(a, a->lay.xfers);
+        if (a->zoom < 3) {
+            draw_legend(a, a->lay.legend);
+            draw_xfers(a, a->lay.xfers);
+        }
     } else {
         draw_put(a->lay.anim.y + 1, a->lay.anim.x + 2, a->lay.anim.w - 2, a->th.role[TH_BAD],
                  a->scene_err);
     }
-    draw_what(a, a->lay.what);
+    if (a->zoom < 3) draw_what(a, a->lay.what);
     coll_panel(a, a->lay.panel);
     frame_bar(a, a->lay.bar, KEYS_ON_COLL);
 }

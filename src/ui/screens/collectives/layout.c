@@ -246,7 +246,7 @@ int layout_compute(int rows, int cols, int nranks, size_t work_len,
     out->bar = (struct rect){rows - 1, 0, 1, cols};
     int top = 2, bottom = rows - 1; /* the free band is rows [top, bottom) */
 
-    out->panel_side = cols >= LAYOUT_SIDE_COLS;
+    out->panel_side = cols >= LAYOUT_SIDE_COLS && !c->no_panel;
     int aw = cols, pw = 0;
     if (out->panel_side) {
         pw = clampi(cols * 34 / 100, 44, 64);
@@ -264,8 +264,8 @@ int layout_compute(int rows, int cols, int nranks, size_t work_len,
         wh = squeeze ? 1 : wh_full + sum_full;
         out->what_lines = squeeze ? 1 : wh_full;
         legend = !squeeze;
-        int ph_hi = out->panel_side ? 0 : squeeze ? 1 : PANEL_H_MAX;
-        int ph_lo = out->panel_side ? 0 : squeeze ? 1 : PANEL_H_MIN;
+        int ph_hi = out->panel_side || c->no_panel ? 0 : squeeze ? 1 : PANEL_H_MAX;
+        int ph_lo = out->panel_side || c->no_panel ? 0 : squeeze ? 1 : PANEL_H_MIN;
         for (ph = ph_hi; ph >= ph_lo && !done; ph--) {
             int ah = bottom - top - wh - ph;
             if (ah >= 1 && fit_anim((enum stage)st, aw, ah, nranks, L, &cc, legend, &f, &xr))

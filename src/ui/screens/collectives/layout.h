@@ -33,6 +33,7 @@ struct layout_content {
     int xfer_w;          /* columns of one transfer entry */
     const char *what;    /* the step's sentence (wrapped into the sentence region) */
     const char *summary; /* the plan's summary, shown under the sentence when there is room */
+    bool no_panel;       /* no measured panel (the presenter's zoom): its room goes to boxes */
 };
 
 struct layout {

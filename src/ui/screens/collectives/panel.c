@@ -134,8 +134,11 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
         if (app_key_hint(a, ACT_CANCEL, k, sizeof k))
             pl_add(l, th->role[TH_DIM], " (%s cancels)", k);
     } else if (m->measure_err[0]) {
-        struct pline *l = pl_new(p);
-        pl_add(l, th->role[TH_BAD], "measurement: %s", m->measure_err);
+        /* wrapped, not cut: a refusal's reason ("needs 256 GiB of buffers; 22 GiB
+         * available") is at its end */
+        char t[sizeof m->measure_err + 16];
+        snprintf(t, sizeof t, "measurement: %s", m->measure_err);
+        pl_wrapped_max(p, th->role[TH_BAD], width, t, 4);
     }
     if (!m->have_row) {
         char k[16];
@@ -215,7 +218,7 @@ static void panel_backend(const struct app *a, struct plines *p, int width, int 
     const struct theme *th = &a->th;
     char t[320];
     snprintf(t, sizeof t, "backend %s: %s", a->w ? a->backend_name : "none", a->backend_desc);
-    pl_wrapped_max(p, th->role[TH_LABEL], width, t, a->lay.panel_side ? 6 : 2);
+    pl_wrapped_max(p, th->role[TH_LABEL], width, t, a->lay.panel_side ? 6 : 3);
     char size[32];
     format_size(a->sc.meas_bytes, size, sizeof size);
     struct pline *l = pl_new(p);

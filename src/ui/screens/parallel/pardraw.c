@@ -428,6 +428,15 @@ static void par_xfers(const struct app *a, struct rect r)
 
 /* ---- the pipeline: ideal schedule beside the measured timeline ---- */
 
+/* The first of n texts (longest first) that fits w columns whole, else "": a legend is
+ * shortened, never cut; the whole legend is in the help overlay (par_help). */
+static const char *par_fit(const char *const *v, int n, int w)
+{
+    for (int i = 0; i < n; i++)
+        if (text_width(v[i]) <= w) return v[i];
+    return "";
+}
+
 static void par_gantt_ideal(const struct app *a, struct rect r, int tw)
 {
     const struct par_view *v = &PAR(a)->view;
@@ -460,10 +469,11 @@ static void par_gantt_ideal(const struct app *a, struct rect r, int tw)
             draw_put(y, r.x + 4 + t * tw, tw, at, txt);
         }
     }
-    char leg[160];
-    snprintf(leg, sizeof leg, "F/B: fwd/bwd of a micro-batch, %s idle (bubble)",
-             a->utf8 ? "\u00b7" : ".");
-    draw_put(r.y + 1 + s->stages, r.x, r.w, th->role[TH_DIM], leg);
+    const char *leg[] = {a->utf8 ? "F/B: fwd/bwd of a micro-batch, \u00b7 idle (bubble)"
+                                 : "F/B: fwd/bwd of a micro-batch, . idle (bubble)",
+                         a->utf8 ? "F/B fwd/bwd, \u00b7 idle" : "F/B fwd/bwd, . idle"};
+    draw_put(r.y + 1 + s->stages, r.x, r.w, th->role[TH_DIM],
+             par_fit(leg, (int)ARRAY_LEN(leg), r.w));
 }
 
 /* What stage `st` did at time t of the measured step: the event covering it on lane 0. */
@@ -532,10 +542,15 @@ static void par_gantt_measured(const struct app *a, struct rect r)
             prev = e;
         }
     }
-    char leg[160];
-    snprintf(leg, sizeof leg, "F/B computing (digit: micro-batch), %s waiting in recv, A AdamW",
-             a->utf8 ? "\u00b7" : ".");
-    draw_put(r.y + 1 + P, r.x, r.w, th->role[TH_DIM], leg);
+    const char *leg[] = {
+        a->utf8 ? "F/B computing (digit: micro-batch), \u00b7 waiting in recv, A AdamW"
+                : "F/B computing (digit: micro-batch), . waiting in recv, A AdamW",
+        a->utf8 ? "F/B compute, digit: micro-batch, \u00b7 recv wait, A AdamW"
+                : "F/B compute, digit: micro-batch, . recv wait, A AdamW",
+        a->utf8 ? "F/B, digit micro-batch, \u00b7 wait, A AdamW"
+                : "F/B, digit micro-batch, . wait, A AdamW",
+        a->utf8 ? "0-9 micro-batch \u00b7 wait A AdamW" : "0-9 micro-batch . wait A AdamW"};
+    draw_put(r.y + 1 + P, r.x, r.w, th->role[TH_DIM], par_fit(leg, (int)ARRAY_LEN(leg), r.w));
 }
 
 static void par_gantt(const struct app *a, struct rect r)
@@ -565,9 +580,12 @@ static void par_gantt(const struct app *a, struct rect r)
         x += draw_putf(y, x, r.x + r.w - x, th->role[TH_DIM], "   ");
         x += draw_putf(y, x, r.x + r.w - x, th->role[TH_MEASURED] | A_BOLD, "measured %.2f",
                        sum->bubble_measured);
-        draw_putf(y, x, r.x + r.w - x, th->role[TH_DIM],
-                  " (idle share of the span, %s, steps 2-%d)", par_backend_note(a),
-                  sum->steps_done);
+        char full[200];
+        snprintf(full, sizeof full, " (idle share of the span, %s, steps 2-%d)",
+                 par_backend_note(a), sum->steps_done);
+        const char *why[] = {full, " (idle share of the span)", " (idle share)"};
+        draw_put(y, x, r.x + r.w - x, th->role[TH_DIM],
+                 par_fit(why, (int)ARRAY_LEN(why), r.x + r.w - x));
     }
 }
 
@@ -1118,8 +1136,16 @@ void par_help(const struct app *a, struct plines *p, int width)
     pl_add(l, th->role[TH_OK], "%s", a->g->ok);
     pl_add(l, A_NORMAL, " equals the single-device value");
     const struct train_summary *s = par_summary(a);
-    char t[200];
+    char t[400];
     snprintf(t, sizeof t, "panel   %s on %s at lecture scale; \"model\" marks formulas",
              s ? "measured" : "to be measured", par_backend_note(a));
     pl_wrapped_max(p, A_NORMAL, width, t, 2);
+    if (a->sc.scheme != TRAIN_PP) return;
+    /* The pipeline chart's legend in full (the chart shortens it on small terminals). */
+    snprintf(t, sizeof t,
+             "pipeline  ideal: F/B = forward/backward of micro-batch n, %s idle (the bubble); "
+             "measured: the digit marks where a micro-batch's F or B starts, %s waiting in "
+             "recv, A the AdamW update; bubble measured = idle share of the span, steps 2 on",
+             a->utf8 ? "\u00b7" : ".", a->utf8 ? "\u00b7" : ".");
+    pl_wrapped_max(p, A_NORMAL, width, t, 4);
 }

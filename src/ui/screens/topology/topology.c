@@ -1,0 +1,416 @@
+/* topology.c - the topology screen (see topology.h): its state, keys and drawing. What it
+ * shows comes from the record (a->rec) through topotext.h; nothing here is measured. */
+#include "topology.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../../core/util.h"
+#include "../../app.h"
+#include "../../frame.h"
+#include "../../kit/text.h"
+#include "../../overlays/overlays.h"
+#include "topotext.h"
+
+struct topo_state {
+    struct topo_screen pub;
+    struct topo_group *groups; /* the record's ranks by host, made on first use */
+    int ngroups;
+};
+
+static struct topo_state *topo_st(struct app *a)
+{
+    if (!a->screen_state[SCREEN_TOPOLOGY])
+        a->screen_state[SCREEN_TOPOLOGY] = xcalloc(1, sizeof(struct topo_state));
+    struct topo_state *t = a->screen_state[SCREEN_TOPOLOGY];
+    if (a->rec && !t->groups) {
+        t->groups = xcalloc(TOPO_MAX_GROUPS, sizeof *t->groups);
+        t->ngroups = topo_groups(a->rec, t->groups, TOPO_MAX_GROUPS);
+    }
+    return t;
+}
+
+long topo_entry_step(const struct app *a)
+{
+    const struct topo_state *t = a->screen_state[SCREEN_TOPOLOGY];
+    return t ? t->pub.last_step : 0;
+}
+
+/* The channels the screen steps through: those with a ring, else those with a tree. */
+static int topo_chans(const struct app *a, int *out)
+{
+    if (!a->rec) return 0;
+    int n = topo_channels(a->rec, out, REC_MAX_CHANNELS);
+    if (n > 0) return n;
+    for (int c = 0; c < REC_MAX_CHANNELS; c++)
+        if (a->rec->trees[c].n > 0) out[n++] = c;
+    return n;
+}
+
+static int topo_cur_chan(const struct app *a, int *k, int *n)
+{
+    int ch[REC_MAX_CHANNELS];
+    *n = topo_chans(a, ch);
+    if (*n == 0) return -1;
+    size_t s = app_step(a);
+    *k = s < (size_t)*n ? (int)s : *n - 1;
+    return ch[*k];
+}
+
+static void topo_apply(struct app *a, unsigned changed)
+{
+    (void)changed;
+    topo_st(a);
+}
+
+static size_t topo_nsteps(const struct app *a)
+{
+    int ch[REC_MAX_CHANNELS];
+    int n = topo_chans(a, ch);
+    return n > 0 ? (size_t)n - 1 : 0;
+}
+
+/* Enter: the collectives screen's ring all-reduce in this channel's order. */
+static bool topo_run(struct app *a, struct scene *next)
+{
+    int k, n, ch = topo_cur_chan(a, &k, &n);
+    const struct rec_ring *g = ch >= 0 ? &a->rec->rings[ch] : NULL;
+    if (!g || !g->order) {
+        snprintf(a->msg, sizeof a->msg, "no ring line for this channel: nothing to step");
+        return true;
+    }
+    if (g->n > TOPO_MAX_DRAWN) {
+        snprintf(a->msg, sizeof a->msg,
+                 "%d ranks: the collectives screen steps at most %d; this ring stays a list",
+                 g->n, TOPO_MAX_DRAWN);
+        return true;
+    }
+    bool seen[TOPO_MAX_DRAWN] = {false};
+    for (int i = 0; i < g->n; i++) {
+        if (g->order[i] < 0 || g->order[i] >= g->n || seen[g->order[i]]) {
+            snprintf(a->msg, sizeof a->msg,
+                     "channel %d's ring is not a permutation of 0..%d: nothing to step", ch,
+                     g->n - 1);
+            return true;
+        }
+        seen[g->order[i]] = true;
+    }
+    topo_st(a)->pub.last_step = (long)app_step(a);
+    next->screen = SCREEN_COLLECTIVES;
+    next->coll = COLL_ALL_REDUCE;
+    next->algo = ALGO_RING;
+    next->nranks = g->n;
+    memcpy(next->ring, g->order, (size_t)g->n * sizeof next->ring[0]);
+    next->ring_n = g->n;
+    next->count = 0;
+    next->root = 0;
+    next->step = 0;
+    next->hl = HL_NONE;
+    next->slice_view = false;
+    snprintf(a->msg, sizeof a->msg, "ring all-reduce in channel %d's order, NCCL's (t: back)",
+             ch);
+    return true;
+}
+
+static bool topo_action(struct app *a, enum ui_action act, struct scene *next)
+{
+    struct topo_state *t = topo_st(a);
+    switch (act) {
+    case ACT_CHAN_NEXT:
+    case ACT_CHAN_PREV: {
+        long s = (long)app_step(a) + (act == ACT_CHAN_NEXT ? 1 : -1);
+        if (s < 0 || s > (long)topo_nsteps(a))
+            snprintf(a->msg, sizeof a->msg, "that was the %s channel",
+                     s < 0 ? "first" : "last");
+        else
+            next->step = s;
+        return true;
+    }
+    case ACT_TOPO_TREE:
+        t->pub.tree = !t->pub.tree;
+        return true;
+    case ACT_TOPO_RUN:
+        return topo_run(a, next);
+    case ACT_TOPOLOGY:
+        t->pub.last_step = (long)app_step(a);
+        next->screen = SCREEN_COLLECTIVES;
+        next->step = 0;
+        return true;
+    case ACT_RANKS_UP:
+    case ACT_RANKS_DOWN:
+        snprintf(a->msg, sizeof a->msg, "the record sets the ranks (Enter steps its ring)");
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The colour of a link class. */
+static attr_t topo_class_attr(const struct app *a, enum rec_class c)
+{
+    const struct theme *th = &a->th;
+    switch (c) {
+    case REC_NVLINK:
+        return th->role[TH_OK];
+    case REC_PCIE:
+        return th->role[TH_PLOT];
+    case REC_SHM:
+        return th->role[TH_LABEL];
+    case REC_IB:
+    case REC_ROCE:
+    case REC_NET_PLUGIN:
+        return th->role[TH_WARN] | A_BOLD;
+    case REC_SOCKET:
+        return th->role[TH_BAD] | A_BOLD;
+    default:
+        return th->role[TH_DIM];
+    }
+}
+
+static void topo_title(const struct app *a, struct rect r)
+{
+    attr_t t = a->th.role[TH_TITLE];
+    draw_fill(r, t);
+    const struct rec_log *L = a->rec;
+    char ver[48] = "no record", size[48] = "";
+    if (L) {
+        snprintf(ver, sizeof ver, "NCCL %s", L->version[0] ? L->version : "(version unknown)");
+        int n = topo_nranks(L);
+        if (L->nnodes > 0)
+            snprintf(size, sizeof size, "%s%d ranks on %d node%s", a->g->sep, n, L->nnodes,
+                     L->nnodes == 1 ? "" : "s");
+        else
+            snprintf(size, sizeof size, "%s%d ranks", a->g->sep, n);
+    }
+    draw_putf(r.y, r.x, r.w, t, " collviz%stopology%s%s%s", a->g->sep, a->g->sep, ver, size);
+}
+
+/* One host's frame with its GPU boxes; returns the rows used (0: it does not fit). */
+static int topo_group_boxes(const struct app *a, const struct topo_group *g, struct rect r,
+                            int box_w)
+{
+    int per = topo_boxes_per_line(r.w - 2, box_w);
+    int lines = (g->n + per - 1) / per, h = 2 + 3 * lines;
+    if (h > r.h) return 0;
+    char title[160];
+    if (g->host[0])
+        snprintf(title, sizeof title, "%s%s%s", g->host, g->gpu[0] ? a->g->sep : "", g->gpu);
+    else
+        snprintf(title, sizeof title, "host not in the record");
+    draw_frame((struct rect){r.y, r.x, h, r.w}, a->th.role[TH_BORDER], title, A_BOLD);
+    for (int i = 0; i < g->n; i++) {
+        struct rect b = {r.y + 1 + 3 * (i / per), r.x + 1 + (box_w + 1) * (i % per), 3, box_w};
+        char label[32];
+        topo_gpu_label(a->rec, g->ranks[i], label, sizeof label);
+        draw_frame(b, a->th.role[TH_BORDER_HOT], NULL, 0);
+        draw_put(b.y + 1, b.x + 1, box_w - 2, a->th.rank[g->ranks[i] % CV_MAX_RANKS], label);
+    }
+    return h;
+}
+
+/* The nodes: frames with GPU boxes where the ranks and rows allow, else a line a host.
+ * Returns the rows used. */
+static int topo_nodes(struct app *a, struct rect r, int keep)
+{
+    struct topo_state *t = topo_st(a);
+    int n = topo_nranks(a->rec), box_w = 4;
+    char label[32];
+    for (int i = 0; i < n; i++) {
+        topo_gpu_label(a->rec, i, label, sizeof label);
+        if ((int)strlen(label) + 2 > box_w) box_w = (int)strlen(label) + 2;
+    }
+    int need = 0;
+    for (int i = 0; i < t->ngroups; i++) {
+        int per = topo_boxes_per_line(r.w - 2, box_w);
+        need += 2 + 3 * ((t->groups[i].n + per - 1) / per);
+    }
+    if (n <= TOPO_MAX_DRAWN && need <= r.h - keep) {
+        int y = r.y;
+        for (int i = 0; i < t->ngroups; i++)
+            y += topo_group_boxes(a, &t->groups[i], (struct rect){y, r.x, r.y + r.h - y, r.w},
+                                  box_w);
+        return y - r.y;
+    }
+    int rows = 0, room = r.h - keep < 2 ? 2 : r.h - keep;
+    for (int i = 0; i < t->ngroups && rows < room; i++) {
+        const struct topo_group *g = &t->groups[i];
+        if (rows == room - 1 && i < t->ngroups - 1) {
+            draw_putf(r.y + rows++, r.x, r.w, a->th.role[TH_DIM], "... %d more hosts",
+                      t->ngroups - i);
+            break;
+        }
+        int x = r.x + draw_putf(r.y + rows, r.x, r.w, A_BOLD,
+                                "%s%s%s%s: ", g->host[0] ? g->host : "host not in the record",
+                                g->gpu[0] ? " (" : "", g->gpu, g->gpu[0] ? ")" : "");
+        for (int k = 0; k < g->n && x < r.x + r.w; k++)
+            x += draw_putf(r.y + rows, x, r.x + r.w - x, a->th.rank[g->ranks[k] % CV_MAX_RANKS],
+                           "%s%d", k ? " " : "", g->ranks[k]);
+        rows++;
+    }
+    return rows;
+}
+
+/* The ring's hops as a flow of "-class-> rank", wrapped; returns the rows used. */
+static int topo_flow(const struct app *a, struct rect r, const struct topo_hop *h, int n)
+{
+    int y = r.y, x = r.x;
+    x += draw_putf(y, x, r.w, a->th.rank[h[0].from % CV_MAX_RANKS] | A_BOLD, "%d", h[0].from);
+    for (int i = 0; i < n; i++) {
+        char text[48];
+        int w = topo_hop_text(&h[i], text, sizeof text) + 1;
+        if (x + w > r.x + r.w) {
+            if (++y >= r.y + r.h) return y - r.y;
+            x = r.x + 2;
+        }
+        attr_t at = topo_class_attr(a, h[i].cls) | (h[i].cross == 1 ? A_UNDERLINE : 0);
+        x += draw_put(y, x, r.x + r.w - x, at, " ");
+        x += draw_put(y, x, r.x + r.w - x, at, text);
+    }
+    return y - r.y + 1;
+}
+
+static void topo_ring(const struct app *a, struct rect r, int ch)
+{
+    const struct rec_ring *g = &a->rec->rings[ch];
+    if (!g->order || r.h < 1) return;
+    struct topo_hop *h = xcalloc((size_t)g->n, sizeof *h);
+    int n = topo_ring_hops(a->rec, ch, h, g->n), y = r.y, nolink = 0;
+    for (int i = 0; i < n; i++)
+        nolink += !h[i].have_link;
+    draw_putf(y++, r.x, r.w, A_BOLD, "channel %d's ring, NCCL's order (%d ranks%s%s):", ch,
+              g->n, g->n > TOPO_MAX_DRAWN ? ", drawn as a ring list" : "",
+              nolink ? "; ?: no link line names the hop" : "");
+    int keep = r.h > 6 ? 3 : 1;
+    y += topo_flow(a, (struct rect){y, r.x, r.y + r.h - y - keep, r.w}, h, n);
+    int c = topo_crossings(h, n);
+    if (y < r.y + r.h) {
+        if (c >= 0)
+            draw_putf(y++, r.x, r.w, a->th.role[TH_MEASURED] | A_BOLD,
+                      "node crossings: %d (underlined hops leave a node)", c);
+        else
+            draw_putf(y++, r.x, r.w, a->th.role[TH_DIM],
+                      "node crossings: unknown (a rank's host is not in the record)");
+    }
+    struct plines p = {.n = 0};
+    pl_wrapped_max(&p, a->th.role[TH_DIM], r.w, topo_why_few, 3);
+    pl_draw(&p, 0, (struct rect){y, r.x, r.y + r.h - y, r.w});
+    free(h);
+}
+
+/* Channel ch's tree and its other half, side by side when they fit. */
+static void topo_tree(const struct app *a, struct rect r, int ch)
+{
+    char(*lines)[80] = xcalloc(2 * 64, sizeof *lines);
+    int other = topo_tree_partner(a->rec, ch);
+    int n0 = topo_tree_lines(a->rec, ch, lines, 64);
+    int n1 = other >= 0 ? topo_tree_lines(a->rec, other, lines + 64, 64) : 0;
+    int y = r.y;
+    if (n0 == 0) {
+        draw_putf(y, r.x, r.w, a->th.role[TH_DIM], "channel %d: the record has no tree", ch);
+        free(lines);
+        return;
+    }
+    struct plines p = {.n = 0};
+    pl_wrapped_max(&p, a->th.role[TH_DIM], r.w,
+                   "NCCL's double binary tree: the second half of its channels runs the "
+                   "mirrored tree, so a rank that is a leaf in one is inside the other.",
+                   2);
+    y += pl_draw(&p, 0, (struct rect){y, r.x, 2, r.w});
+    int half = r.w / 2, cols = other >= 0 && half >= 30 ? 2 : 1;
+    int cw = cols == 2 ? half - 1 : r.w, rows = r.y + r.h - y - 1;
+    draw_putf(y, r.x, cw, A_BOLD, "channel %d's tree:", ch);
+    if (other >= 0)
+        draw_putf(cols == 2 ? y : y + 1 + (n0 < rows / 2 ? n0 : rows / 2),
+                  r.x + (cols - 1) * half, cw, A_BOLD, "the other half, channel %d:", other);
+    for (int i = 0; i < n0 && i < (cols == 2 ? rows : rows / 2); i++)
+        draw_put(y + 1 + i, r.x, cw, A_NORMAL, lines[i]);
+    int y1 = cols == 2 ? y + 1 : y + 2 + (n0 < rows / 2 ? n0 : rows / 2);
+    for (int i = 0; i < n1 && y1 + i < r.y + r.h; i++)
+        draw_put(y1 + i, r.x + (cols - 1) * half, cw, A_NORMAL, lines[64 + i]);
+    free(lines);
+}
+
+static void topo_status(const struct app *a, struct rect r, int ch, int k, int n)
+{
+    if (a->msg[0]) {
+        draw_put(r.y, r.x, r.w, a->th.role[TH_WARN], a->msg);
+        return;
+    }
+    if (!a->rec) return;
+    if (ch < 0) {
+        draw_put(r.y, r.x, r.w, a->th.role[TH_WARN], "the record has no rings nor trees");
+        return;
+    }
+    int x = r.x + draw_putf(r.y, r.x, r.w, a->th.role[TH_STEP], "channel %d (%d of %d)%s", ch,
+                            k + 1, n, a->rec->nwarnings ? "   record: " : "");
+    if (a->rec->nwarnings)
+        draw_put(r.y, x, r.x + r.w - x, a->th.role[TH_DIM], a->rec->warnings[0]);
+}
+
+static void topo_draw(struct app *a, struct rect area)
+{
+    int bar = a->embedded ? 0 : 1;
+    if (area.h + (a->bar_row_free ? 1 : 0) < LAYOUT_MIN_ROWS || area.w < LAYOUT_MIN_COLS) {
+        a->nbar = 0;
+        overlay_too_small(a, area, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
+        return;
+    }
+    struct topo_state *t = topo_st(a);
+    t->pub.last_step = (long)app_step(a);
+    topo_title(a, (struct rect){area.y, area.x, 1, area.w});
+    int k = 0, n = 0, ch = topo_cur_chan(a, &k, &n);
+    topo_status(a, (struct rect){area.y + 1, area.x + 1, 1, area.w - 2}, ch, k, n);
+    struct rect body = {area.y + 2, area.x + 1, area.h - 2 - bar, area.w - 2};
+    if (!a->rec) {
+        draw_put(body.y, body.x, body.w, A_BOLD,
+                 "no record: start collviz --nccl-log FILE... (NCCL INFO logs, nccl-tests)");
+    } else {
+        int used = topo_nodes(a, body, 9);
+        struct rect rest = {body.y + used, body.x, body.h - used, body.w};
+        bool tree = t->pub.tree || (ch >= 0 && !a->rec->rings[ch].order);
+        if (ch >= 0 && tree)
+            topo_tree(a, rest, ch);
+        else if (ch >= 0)
+            topo_ring(a, rest, ch);
+    }
+    if (bar) frame_bar(a, (struct rect){area.y + area.h - 1, area.x, 1, area.w}, KEYS_ON_TOPO);
+}
+
+static void topo_help(const struct app *a, struct plines *p, int width)
+{
+    static const enum rec_class cls[] = {REC_NVLINK, REC_PCIE,       REC_SHM,    REC_IB,
+                                         REC_ROCE,   REC_NET_PLUGIN, REC_SOCKET, REC_UNKNOWN};
+    struct pline *l = pl_new(p);
+    pl_add(l, A_BOLD, "links    ");
+    for (size_t i = 0; i < ARRAY_LEN(cls); i++)
+        pl_add(l, topo_class_attr(a, cls[i]), "%s ", rec_class_name(cls[i]));
+    pl_wrapped_max(p, A_NORMAL, width,
+                   "Each hop's class is what NCCL's own link line says; underlined hops leave "
+                   "a node. Steps are the record's channels.",
+                   3);
+}
+
+static void topo_free(struct app *a)
+{
+    struct topo_state *t = a->screen_state[SCREEN_TOPOLOGY];
+    if (!t) return;
+    free(t->groups);
+    free(t);
+    a->screen_state[SCREEN_TOPOLOGY] = NULL;
+}
+
+const struct screen_ops screen_topology = {
+    .name = "topology",
+    .kind = SCREEN_TOPOLOGY,
+    .scene_fields = SF_STEP,
+    .keys_on = KEYS_ON_TOPO,
+    .min_ranks = 1,
+    .max_ranks = CV_MAX_RANKS,
+    .apply = topo_apply,
+    .nsteps = topo_nsteps,
+    .action = topo_action,
+    .draw = topo_draw,
+    .help = topo_help,
+    .free_state = topo_free,
+};

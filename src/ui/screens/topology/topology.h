@@ -1,0 +1,27 @@
+/* topology.h - the topology screen (screens.h entry `screen_topology`, `collviz --nccl-log
+ * FILE...`, key t, scene "screen=topology"): a real cluster's NCCL record (records/) as
+ * nodes holding GPU boxes, each channel's ring in NCCL's order with every hop's link class
+ * and the ring's node crossings, the channel's double binary tree (both halves) on d, and
+ * Enter: a ring all-reduce in that order, stepped on the collectives screen. The step is
+ * the channel (the k-th channel that has a ring). The words and layout are topotext.h's. */
+#ifndef COLLVIZ_UI_SCREENS_TOPOLOGY_H
+#define COLLVIZ_UI_SCREENS_TOPOLOGY_H
+
+#include <stdbool.h>
+
+#include "../screens.h"
+
+struct app;
+
+extern const struct screen_ops screen_topology;
+
+/* The screen's state, in a->screen_state[SCREEN_TOPOLOGY]. */
+struct topo_screen {
+    bool tree;      /* d: the channel's trees instead of its ring */
+    long last_step; /* the channel shown when the screen was left (t comes back to it) */
+};
+
+/* The step to enter the screen at: the channel it showed last (0 the first time). */
+long topo_entry_step(const struct app *a);
+
+#endif

@@ -1,0 +1,171 @@
+/* topotext.c - the topology screen's words and layout (see topotext.h). */
+#include "topotext.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char topo_why_few[] =
+    "NCCL orders each ring to leave a node as few times as it can: each crossing is a hop "
+    "over the network, the slowest link, and a ring runs at its slowest hop's pace.";
+
+int topo_channels(const struct rec_log *L, int *out, int max)
+{
+    int n = 0;
+    for (int c = 0; c < REC_MAX_CHANNELS && n < max; c++)
+        if (L->rings[c].order && L->rings[c].n > 0) out[n++] = c;
+    return n;
+}
+
+/* The class of channel ch's link from -> to: its first link line. */
+static bool topo_link_class(const struct rec_log *L, int ch, int from, int to,
+                            enum rec_class *cls)
+{
+    for (int i = 0; i < L->nlinks; i++) {
+        const struct rec_link *k = &L->links[i];
+        if (k->channel == ch && k->from == from && k->to == to) {
+            *cls = k->cls;
+            return true;
+        }
+    }
+    return false;
+}
+
+static const char *topo_host(const struct rec_log *L, int r)
+{
+    if (r < 0 || r >= REC_MAX_RANKS || !L->ranks[r].host[0]) return NULL;
+    return L->ranks[r].host;
+}
+
+int topo_ring_hops(const struct rec_log *L, int ch, struct topo_hop *h, int max)
+{
+    if (ch < 0 || ch >= REC_MAX_CHANNELS || !L->rings[ch].order) return 0;
+    const struct rec_ring *g = &L->rings[ch];
+    int n = g->n < max ? g->n : max;
+    for (int i = 0; i < n; i++) {
+        struct topo_hop *p = &h[i];
+        p->from = g->order[i];
+        p->to = g->order[(i + 1) % g->n];
+        p->cls = REC_UNKNOWN;
+        p->have_link = topo_link_class(L, ch, p->from, p->to, &p->cls);
+        const char *a = topo_host(L, p->from), *b = topo_host(L, p->to);
+        p->cross = !a || !b ? -1 : strcmp(a, b) != 0;
+    }
+    return n;
+}
+
+int topo_crossings(const struct topo_hop *h, int n)
+{
+    int c = 0;
+    for (int i = 0; i < n; i++) {
+        if (h[i].cross < 0) return -1;
+        c += h[i].cross;
+    }
+    return c;
+}
+
+int topo_nranks(const struct rec_log *L)
+{
+    int n = L->nranks > 0 ? L->nranks : L->maxrank + 1;
+    return n < 0 ? 0 : n > REC_MAX_RANKS ? REC_MAX_RANKS : n;
+}
+
+/* The group of host (NULL: the unknown group), made when missing. */
+static struct topo_group *topo_group_of(struct topo_group *g, int *ng, int max,
+                                        const char *host, int *unknown)
+{
+    if (host) {
+        for (int i = 0; i < *ng; i++)
+            if (i != *unknown && strcmp(g[i].host, host) == 0) return &g[i];
+        if (*ng < max - (*unknown < 0 ? 1 : 0)) { /* keep a place for the unknown group */
+            struct topo_group *n = &g[(*ng)++];
+            memset(n, 0, sizeof *n);
+            snprintf(n->host, sizeof n->host, "%s", host);
+            return n;
+        }
+    }
+    if (*unknown < 0) {
+        if (*ng >= max) return NULL;
+        *unknown = (*ng)++;
+        memset(&g[*unknown], 0, sizeof g[*unknown]);
+    }
+    return &g[*unknown];
+}
+
+int topo_groups(const struct rec_log *L, struct topo_group *g, int max)
+{
+    int n = topo_nranks(L), ng = 0, unknown = -1;
+    bool gpu_differs[TOPO_MAX_GROUPS] = {false};
+    if (max > TOPO_MAX_GROUPS) max = TOPO_MAX_GROUPS;
+    for (int r = 0; r < n; r++) {
+        struct topo_group *p = topo_group_of(g, &ng, max, topo_host(L, r), &unknown);
+        if (!p) break;
+        p->ranks[p->n++] = r;
+        const char *gpu = L->ranks[r].gpu;
+        int k = (int)(p - g);
+        if (gpu[0] && !p->gpu[0] && !gpu_differs[k])
+            snprintf(p->gpu, sizeof p->gpu, "%s", gpu);
+        else if (gpu[0] && strcmp(p->gpu, gpu) != 0) {
+            gpu_differs[k] = true;
+            p->gpu[0] = '\0';
+        }
+    }
+    if (unknown >= 0 && unknown != ng - 1) { /* the unknown ranks last */
+        struct topo_group t = g[unknown];
+        memmove(&g[unknown], &g[unknown + 1], (size_t)(ng - 1 - unknown) * sizeof *g);
+        g[ng - 1] = t;
+    }
+    return ng;
+}
+
+void topo_gpu_label(const struct rec_log *L, int rank, char *buf, size_t n)
+{
+    int dev = rank >= 0 && rank < REC_MAX_RANKS ? L->ranks[rank].device : -1;
+    if (dev >= 0)
+        snprintf(buf, n, "r%d d%d", rank, dev);
+    else
+        snprintf(buf, n, "r%d", rank);
+}
+
+int topo_boxes_per_line(int width, int box_w)
+{
+    int k = box_w > 0 ? (width + 1) / (box_w + 1) : 1;
+    return k < 1 ? 1 : k;
+}
+
+int topo_hop_text(const struct topo_hop *h, char *buf, size_t n)
+{
+    return snprintf(buf, n, "-%s-> %d", h->have_link ? rec_class_name(h->cls) : "?", h->to);
+}
+
+int topo_tree_lines(const struct rec_log *L, int ch, char (*lines)[80], int max)
+{
+    if (ch < 0 || ch >= REC_MAX_CHANNELS) return 0;
+    const struct rec_tree *t = &L->trees[ch];
+    int k = 0;
+    for (int r = 0; r < t->n && k < max; r++) {
+        const struct rec_tnode *d = &t->node[r];
+        if (!d->set) continue;
+        int l;
+        if (d->up < 0)
+            l = snprintf(lines[k], 80, "r%d: root, down", r);
+        else
+            l = snprintf(lines[k], 80, "r%d: up %d, down", r, d->up);
+        for (int i = 0; i < d->ndown && l < 70; i++)
+            l += snprintf(lines[k] + l, (size_t)(80 - l), " %d", d->down[i]);
+        if (d->ndown == 0) snprintf(lines[k] + l, (size_t)(80 - l), " none (a leaf)");
+        k++;
+    }
+    return k;
+}
+
+int topo_tree_partner(const struct rec_log *L, int ch)
+{
+    int with[REC_MAX_CHANNELS], n = 0, at = -1;
+    for (int c = 0; c < REC_MAX_CHANNELS; c++)
+        if (L->trees[c].n > 0) {
+            if (c == ch) at = n;
+            with[n++] = c;
+        }
+    if (at < 0 || n < 2) return -1;
+    return with[(at + n / 2) % n];
+}

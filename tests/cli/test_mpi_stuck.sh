@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# test_mpi_stuck.sh - MPI jobs with a stuck rank end, naming it (mpirun --oversubscribe,
+# the ASan binary's test hooks): a rank that stalls is named by the others within the
+# deadline ("rank 2 stalled: no answer for 3 s") and the job ends, leaving no process; the
+# same when the others wait inside MPI's own MPI_Allreduce (--algo mpi: "rank 2 stalled: did
+# not join MPI_Allreduce for 3 s"), rank 0 too; when every rank is inside it and answers, MPI
+# itself is blamed and nobody named; without MPI_THREAD_MULTIPLE (test hook) the ranks line
+# warns and a stall still ends the job, unnamed; a rank late by less than the deadline is
+# not named; a process stopped by SIGSTOP is named ("no answer"). Timing-sensitive: part of
+# `make test-loaded` (tests/loaded.sh).
+# Skips (77) when mpirun is missing, the binary was built without MPI, or no ASan binary.
+# Usage: test_mpi_stuck.sh BIN ASAN_BIN
+set -u
+BIN=${1:?usage: test_mpi_stuck.sh BIN ASAN_BIN}
+ASAN_BIN=${2:-}
+fails=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+if [ -z "$ASAN_BIN" ]; then
+    echo "SKIP: no ASan binary (the stalls are its test hooks)"
+    exit 77
+fi
+env -u OMPI_COMM_WORLD_SIZE -u PMIX_RANK -u PMI_RANK -u PMI_SIZE -u MPI_LOCALNRANKS \
+    "$ASAN_BIN" bench all_reduce --backend mpi >"$tmp/out" 2>"$tmp/err"
+if grep -q "not built" "$tmp/err"; then
+    echo "SKIP: mpi backend not built into $ASAN_BIN ($(cat "$tmp/err"))"
+    exit 77
+fi
+if ! command -v mpirun >/dev/null; then
+    echo "SKIP: no mpirun (apt-get install openmpi-bin)"
+    exit 77
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
+MPIRUN=(mpirun --oversubscribe --bind-to none)
+
+# A rank that stalls (alive, not answering; test hook CV_TEST_STALL=RANK:SECONDS:TIMEOUT in
+# the ASan build: rank 2 sleeps 60 s in its first run, every wait's deadline is 3 s) is
+# named by the others after the deadline and a grace, not when it wakes, and the job ends
+# with nothing left behind. On a busy machine the job's start and the waits take longer
+# than on a quiet one (a wait of 3 s was measured as 13 s beside busy loops): the checks
+# are that the job ends well before the sleeper wakes and names the right rank, not how
+# many seconds the wait took.
+# A job of an all-reduce with algorithm ALGO and the test hooks in VAR=VALUE (passed to
+# every process) that must fail, not time out, within MAX seconds and leave no process
+# behind. Its output is in $tmp/$label.out and .err.
+stuck_job() { # label max algo VAR=VALUE...
+    local label=$1 max=$2 algo=$3 xs=() a
+    shift 3
+    for a in "$@"; do xs+=(-x "${a%%=*}"); done
+    local t0
+    t0=$(date +%s)
+    env ASAN_OPTIONS=detect_leaks=0 "$@" timeout 150 "${MPIRUN[@]}" -x ASAN_OPTIONS "${xs[@]}" \
+        -np 4 "$ASAN_BIN" bench all_reduce -b 64K -n 2 -w 1 --algo "$algo" --backend mpi \
+        >"$tmp/$label.out" 2>"$tmp/$label.err"
+    local rc=$? took=$(($(date +%s) - t0))
+    [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "$label: exit $rc, want a failure before the timeout"
+    [ "$took" -lt "$max" ] || fail "$label: the job took $took s (it waited for the sleeper)"
+    sleep 0.5
+    pgrep -f "$ASAN_BIN bench all_reduce -b 64K -n 2 -w 1 --algo $algo" >/dev/null &&
+        fail "$label: processes left behind: $(pgrep -af "$ASAN_BIN bench all_reduce")"
+}
+
+stuck_job stall 50 ring CV_TEST_STALL=2:60:3
+grep -q "rank 2 stalled: no answer for [0-9]* s" "$tmp/stall.err" ||
+    fail "stalled rank not named: $(head -5 "$tmp/stall.err")"
+grep -q "rank [013] stalled" "$tmp/stall.err" && fail "a rank that answered was named: $(grep stalled "$tmp/stall.err")"
+
+# The same under MPI's own blocking collective: the others wait inside MPI_Allreduce,
+# where no wait of ours runs; each process's watchdog thread asks the others where they
+# are and names the rank that did not join. Rank 2, then rank 0.
+for who in 2 0; do
+    others=$(echo 0 1 2 3 | tr -d "$who" | tr -d ' ')
+    stuck_job "stall$who" 45 mpi "CV_TEST_STALL=$who:60:3"
+    grep -q "rank $who stalled: did not join MPI_Allreduce for [0-9]* s (the others wait in it)" \
+        "$tmp/stall$who.err" ||
+        fail "rank $who stalled in MPI_Allreduce, not named: $(head -5 "$tmp/stall$who.err")"
+    grep -q "rank [$others] stalled" "$tmp/stall$who.err" &&
+        fail "--algo mpi: a rank that answered was named: $(grep stalled "$tmp/stall$who.err")"
+done
+
+# Every rank inside MPI_Allreduce and answering, yet no progress (CV_TEST_STALL=-1: each
+# process sleeps inside its first native call, as if MPI itself were stuck): nobody is
+# named; MPI is blamed after a second roll call, a deadline after the first.
+stuck_job stuck 60 mpi CV_TEST_STALL=-1:80:3
+grep -q "MPI_Allreduce: no progress for [0-9]* s, yet every rank is in it and answers (MPI itself is stuck; no rank to name)" \
+    "$tmp/stuck.err" || fail "MPI stuck: not said: $(grep -v '^ *$' "$tmp/stuck.err" | head -5)"
+grep -q "stalled" "$tmp/stuck.err" && fail "MPI stuck: a rank was named: $(grep stalled "$tmp/stuck.err")"
+
+# An MPI library without MPI_THREAD_MULTIPLE (CV_TEST_MPI_THREAD=serialized): the
+# watchdog may not ask the others, so nobody is named, but the job still ends soon after
+# the deadline, saying why, rather than wait for the sleeper; the ranks line warns first.
+stuck_job serialized 60 mpi CV_TEST_MPI_THREAD=serialized CV_TEST_STALL=2:80:3
+grep -q "ranks:   mpi: 4 processes on 1 host .*(no MPI_THREAD_MULTIPLE: a rank that stalls in MPI's own collectives is not named)" \
+    "$tmp/serialized.out" || fail "no MPI_THREAD_MULTIPLE: the ranks line does not say so: $(grep ranks: "$tmp/serialized.out")"
+grep -q "MPI_Allreduce: no progress for [0-9]* s; which rank stalled cannot be asked (the MPI library does not provide MPI_THREAD_MULTIPLE)" \
+    "$tmp/serialized.err" || fail "no MPI_THREAD_MULTIPLE: not said: $(grep -v '^ *$' "$tmp/serialized.err" | head -5)"
+grep -q "stalled:" "$tmp/serialized.err" && fail "no MPI_THREAD_MULTIPLE: a rank was named: $(grep stalled: "$tmp/serialized.err")"
+
+# A rank late by less than the deadline (1 s of 10: far apart, so a busy machine's delays
+# do not close the gap) is no stall: every collective of MPI's
+# own runs to the end with #wrong 0, nobody is named.
+ASAN_OPTIONS=detect_leaks=0 CV_TEST_STALL=2:1:10 timeout 240 "${MPIRUN[@]}" -x ASAN_OPTIONS \
+    -x CV_TEST_STALL -np 4 "$ASAN_BIN" bench all -b 64K -e 256K -n 2 -w 1 --algo mpi \
+    --backend mpi --format json >"$tmp/late.json" 2>"$tmp/late.err"
+rc=$?
+[ "$rc" -eq 0 ] || fail "a rank late by 1 s of a 10 s deadline: exit $rc: $(tail -3 "$tmp/late.err")"
+grep -q "stalled" "$tmp/late.err" && fail "a late rank was named: $(grep stalled "$tmp/late.err")"
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; sys.exit(0 if len(r)==24 and all(x["wrong"]==0 and x["algorithm"]=="mpi" for x in r) else 1)' \
+    "$tmp/late.json" 2>/dev/null || fail "a late rank: want 24 rows of MPI's own collectives, #wrong 0: $(head -c 300 "$tmp/late.json")"
+
+# A process that stops outright (SIGSTOP: its watchdog thread stops too) while the
+# others wait in MPI_Allreduce: it answers nobody, and is named as such. CV_TEST_STALL
+# names no rank of the job here (9), only the 3 s deadline.
+ASAN_OPTIONS=detect_leaks=0 CV_TEST_STALL=9:0:3 timeout 150 "${MPIRUN[@]}" -x ASAN_OPTIONS \
+    -x CV_TEST_STALL -np 4 "$ASAN_BIN" bench all_reduce -b 16M -n 2000 -w 1 --algo mpi \
+    --backend mpi >"$tmp/stop.out" 2>"$tmp/stop.err" &
+job=$!
+victim=""
+for _ in $(seq 1 300); do # until every process runs its watchdog (MPI's own calls began)
+    pids=$(pgrep -f "$ASAN_BIN bench all_reduce -b 16M -n 2000")
+    n=0
+    for p in $pids; do
+        grep -qx collviz-mpi-wd /proc/"$p"/task/*/comm 2>/dev/null || continue
+        n=$((n + 1))
+        tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=2 && victim=$p
+    done
+    [ "$n" -eq 4 ] && [ -n "$victim" ] && break
+    victim=""
+    sleep 0.1
+done
+if [ -z "$victim" ]; then
+    kill "$job" 2>/dev/null
+    wait "$job" 2>/dev/null
+    fail "SIGSTOP case: the 4 processes never all ran MPI's own collective"
+else
+    sleep 0.5
+    t0=$(date +%s)
+    kill -STOP "$victim"
+    wait "$job"
+    rc=$?
+    took=$(($(date +%s) - t0))
+    kill -CONT "$victim" 2>/dev/null
+    [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "a stopped rank: exit $rc, want a failure before the timeout"
+    grep -q "rank 2 stalled: no answer for [0-9]* s (MPI_Allreduce)" "$tmp/stop.err" ||
+        fail "a stopped rank 2 was not named: $(grep -v '^ *$' "$tmp/stop.err" | head -5)"
+    grep -q "rank [013] stalled" "$tmp/stop.err" &&
+        fail "a stopped rank: a rank that answered was named: $(grep stalled "$tmp/stop.err")"
+    grep -q "no rank to name" "$tmp/stop.err" &&
+        fail "a stopped rank: a rank blamed MPI itself: $(grep "no rank to name" "$tmp/stop.err")"
+    [ "$took" -lt 60 ] || fail "a stopped rank: the job took $took s to end"
+    sleep 0.5
+    if pgrep -f "$ASAN_BIN bench all_reduce -b 16M -n 2000" >/dev/null; then
+        left=$(pgrep -af "$ASAN_BIN bench all_reduce -b 16M -n 2000")
+        pkill -KILL -f "$ASAN_BIN bench all_reduce -b 16M -n 2000"
+        fail "processes of the job with a stopped rank left behind: $left"
+    fi
+fi
+
+[ "$fails" -eq 0 ] && echo "PASS: test_mpi_stuck.sh" || echo "FAIL: test_mpi_stuck.sh ($fails failures)"
+[ "$fails" -eq 0 ]
