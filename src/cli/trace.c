@@ -49,6 +49,9 @@ struct trace_opts {
     const char *backend;    /* --backend: also run the plan there (NULL: only the trace) */
     int ring[CV_MAX_RANKS]; /* --ring-order / --ring-order-from: the ring plans' order */
     int ring_n;             /* 0: not given (0, 1, ..., W-1) */
+    /* --counts: all-to-all-v, counts[s*ncounts + d] elements from rank s to rank d. */
+    size_t counts[CV_MAX_RANKS * CV_MAX_RANKS];
+    int ncounts; /* 0: not given (the uniform all_to_all) */
 };
 
 static void trace_usage(FILE *f)
@@ -81,6 +84,9 @@ static void trace_usage(FILE *f)
         "  --ring-order-from LOG[:CHANNEL]\n"
         "                       the ring NCCL logged for CHANNEL (default 0) in LOG (an NCCL\n"
         "                       INFO log: collviz nccl LOG shows its rings)\n"
+        "  --counts \"a,b;c,d\"   all_to_all only: all-to-all-v with per-pair counts, row r =\n"
+        "                       how many elements rank r sends to each rank (W rows of W\n"
+        "                       whole numbers, 0 allowed; --ranks defaults to W)\n"
         "  --format FMT         text or json (default text)\n"
         "  --backend B          also run the collective on backend B (cpu, nccl, mpi) and\n"
         "                       compare its receive buffers with the trace's (mpi: run as\n"
@@ -103,6 +109,31 @@ static void coll_list(char *buf, size_t n)
     }
 }
 
+/* --counts "a,b;c,d": 0, or 2 after one line naming the bad value. */
+static int trace_parse_counts(const char *arg, struct trace_opts *o)
+{
+    char err[200];
+    if (plan_parse_counts(arg, o->counts, &o->ncounts, err, sizeof err) == CV_OK) return 0;
+    return cli_usage_error("--%s", err);
+}
+
+/* --counts against the other options (2 and one line when they clash; -1: go on). */
+static int trace_check_counts(struct trace_opts *o)
+{
+    if (!o->ncounts) return -1;
+    if (o->coll != COLL_ALL_TO_ALL)
+        return cli_usage_error("--counts: per-pair counts are all_to_all's, not %s",
+                               coll_name(o->coll));
+    if (o->count_set)
+        return cli_usage_error("--counts: give either --count or --counts, not both");
+    if (o->ring_n) return cli_usage_error("--counts: all-to-all-v has no ring order");
+    if (o->ranks_set && o->nranks != o->ncounts)
+        return cli_usage_error("--ranks %d: the --counts matrix has %d rows", o->nranks,
+                               o->ncounts);
+    o->nranks = o->ncounts;
+    return -1;
+}
+
 /* Parse argv into o; on bad input print one line and return 2, on --help return 0 with
  * *help set, else return -1 (go on). */
 static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
@@ -120,7 +151,8 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
         OPT_CHANNELS,
         OPT_BACKEND,
         OPT_RING_ORDER,
-        OPT_RING_FROM
+        OPT_RING_FROM,
+        OPT_COUNTS
     };
     static const struct option longopts[] = {
         {"ranks", required_argument, NULL, OPT_RANKS},
@@ -136,6 +168,7 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
         {"backend", required_argument, NULL, OPT_BACKEND},
         {"ring-order", required_argument, NULL, OPT_RING_ORDER},
         {"ring-order-from", required_argument, NULL, OPT_RING_FROM},
+        {"counts", required_argument, NULL, OPT_COUNTS},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -207,6 +240,9 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
         case OPT_RING_FROM:
             if (cli_ring_order_from(optarg, o->ring, &o->ring_n) != 0) return 2;
             break;
+        case OPT_COUNTS:
+            if (trace_parse_counts(optarg, o) != 0) return 2;
+            break;
         default:
             return cli_option_error(ch, argv[optind - 1], NULL);
         }
@@ -218,7 +254,7 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
     if (coll_parse(argv[optind], &o->coll) != 0)
         return cli_usage_error("%s: unknown collective (one of: %s)", argv[optind], names);
     if (o->ring_n && !o->ranks_set) o->nranks = o->ring_n;
-    return -1;
+    return trace_check_counts(o);
 }
 
 /* What depends on the number of ranks, checked once it is known (a processes backend sets
@@ -241,6 +277,9 @@ static int trace_finish_opts(struct trace_opts *o)
         return cli_usage_error("--algo %s: %s", algo_name(o->algo), err);
     }
     if (!o->count_set) o->count = coll_default_count(o->coll, o->nranks);
+    if (o->ncounts && o->nranks != o->ncounts)
+        return cli_usage_error("--counts: %d rows, but the run has %d ranks", o->ncounts,
+                               o->nranks);
     if (o->ring_n) {
         if (o->algo != ALGO_RING)
             return cli_usage_error("--ring-order: the %s algorithm has no ring (--algo ring)",
@@ -347,10 +386,18 @@ static void emit_json(struct run *R)
         cli_json_num(d, "ticks", p->nticks);
         cli_json_num(d, "transfers", (double)p->nx);
     }
+    if (p->vcounts) {
+        cJSON *cm = cli_json_add_array(d, "counts"); /* all-to-all-v: row s, column d */
+        for (int r = 0; r < p->nranks; r++) {
+            cJSON *row = cli_json_add_array(cm, NULL);
+            for (int q = 0; q < p->nranks; q++)
+                cli_json_num(row, NULL, (double)p->vcounts[r * p->nranks + q]);
+        }
+    }
     cJSON *input = cli_json_add_array(d, "input");
     for (int r = 0; r < p->nranks; r++) {
         cJSON *a = cli_json_add_array(input, NULL);
-        size_t n = coll_send_count(p->coll, p->nranks, p->count, r, p->root);
+        size_t n = plan_send_count(p, r);
         for (size_t i = 0; i < n; i++)
             cli_json_real(a, NULL, R->send[r][i], 9);
     }
@@ -401,7 +448,7 @@ static void emit_json(struct run *R)
     cJSON *output = cli_json_add_array(d, "output");
     for (int r = 0; r < p->nranks; r++) {
         cJSON *a = cli_json_add_array(output, NULL);
-        size_t n = coll_recv_count(p->coll, p->nranks, p->count, r, p->root);
+        size_t n = plan_recv_count(p, r);
         for (size_t i = 0; i < n; i++)
             cli_json_real(a, NULL, R->out[r][i], 9);
     }
@@ -421,7 +468,7 @@ static void emit_json(struct run *R)
         cJSON *bout = cli_json_add_array(bo, "output");
         for (int r = 0; r < p->nranks; r++) {
             cJSON *a = cli_json_add_array(bout, NULL);
-            size_t n = coll_recv_count(p->coll, p->nranks, p->count, r, p->root);
+            size_t n = plan_recv_count(p, r);
             for (size_t i = 0; i < n; i++)
                 cli_json_real(a, NULL, R->bout[r][i], 9);
         }
@@ -525,6 +572,7 @@ static bool text_boundary(const struct plan *p, size_t i)
     if (i == 0) return false;
     switch (p->coll) {
     case COLL_ALL_TO_ALL:
+        if (p->vcounts) return i == p->work_len / 2; /* blocks differ from rank to rank */
         return i == p->work_len / 2 || (p->count > 1 && i % p->count == 0);
     case COLL_SCATTER:
     case COLL_GATHER:
@@ -598,6 +646,19 @@ static void text_layout(const struct plan *p)
                n);
         break;
     case COLL_ALL_TO_ALL:
+        if (p->vcounts) {
+            printf(" = send half (its blocks packed in destination order) | receive half "
+                   "(what arrives, packed in source order); the rest of each half is unused\n"
+                   "counts (row r = elements rank r sends to rank 0, 1, ...):\n");
+            for (int r = 0; r < W; r++) {
+                printf("  rank %-2d", r);
+                for (int q = 0; q < W; q++)
+                    printf(" %4zu", p->vcounts[r * W + q]);
+                printf("   sends %zu, receives %zu\n", plan_send_count(p, r),
+                       plan_recv_count(p, r));
+            }
+            break;
+        }
         printf(" = send half (%d blocks of %zu; block p goes to rank p) | receive half "
                "(block q came from rank q)\n",
                W, n);
@@ -667,7 +728,12 @@ static void emit_text(struct run *R, bool utf8)
             }
         }
 
-    printf("%s on %d rank%s, count %zu", coll_title(p->coll), W, W == 1 ? "" : "s", p->count);
+    if (p->vcounts)
+        printf("all-to-all-v on %d rank%s, per-pair counts (blocks padded to %zu)", W,
+               W == 1 ? "" : "s", p->count);
+    else
+        printf("%s on %d rank%s, count %zu", coll_title(p->coll), W, W == 1 ? "" : "s",
+               p->count);
     if (coll_is_rooted(p->coll)) printf(", root %d", p->root);
     if (coll_reduces(p->coll)) printf(", op %s", redop_name(p->op));
     printf(", algorithm %s\n", algo_name(p->algo));
@@ -710,7 +776,7 @@ static void emit_text(struct run *R, bool utf8)
     if (R->refined && p->nx > 0) text_slice_view(p);
     printf("\noutput (receive buffers):\n");
     for (int r = 0; r < W; r++) {
-        size_t n = coll_recv_count(p->coll, W, p->count, r, p->root);
+        size_t n = plan_recv_count(p, r);
         printf("  rank %-2d ", r);
         if (n == 0)
             printf("(receives nothing)\n");
@@ -842,8 +908,13 @@ static int trace_main(struct run *RP)
 
     char err[200];
     struct trace_opts *o = &R.o;
-    rc = plan_build_ring(&R.plan, o->coll, o->algo, o->op, o->nranks, o->count, o->root,
-                         o->ring_n ? o->ring : NULL, err, sizeof err);
+    if (o->ncounts) {
+        rc = plan_build_a2av(&R.plan, o->nranks, o->counts, err, sizeof err);
+        o->count = R.plan.count; /* the padded block: W*count holds every row and column */
+    } else {
+        rc = plan_build_ring(&R.plan, o->coll, o->algo, o->op, o->nranks, o->count, o->root,
+                             o->ring_n ? o->ring : NULL, err, sizeof err);
+    }
     if (rc != CV_OK) return cli_usage_error("%s", err);
     if (o->slices || o->channels) {
         R.base = R.plan;
@@ -863,13 +934,20 @@ static int trace_main(struct run *RP)
         R.ref[r] = xcalloc(nr ? nr : 1, sizeof(float));
         R.out[r] = xcalloc(nr ? nr : 1, sizeof(float));
         init_fill(o->init, o->coll, W, o->count, o->root, o->seed, r, R.send[r]);
+        /* all-to-all-v: the rank sends its row's worth; the rest is padding (zeros). */
+        for (size_t i = plan_send_count(&R.plan, r); i < ns; i++)
+            R.send[r][i] = 0.0f;
     }
     int status = 0;
     rc = trace_run(&R.trace, &R.plan, R.send, err, sizeof err);
     if (rc != CV_OK) {
         status = cli_usage_error("--count %zu: %s", o->count, err);
     } else {
-        ref_compute(o->coll, o->op, W, o->count, o->root, R.send, R.ref);
+        if (R.plan.vcounts)
+            ref_all_to_all_v(W, R.plan.vcounts, R.send, R.ref,
+                             coll_recv_count(o->coll, W, o->count, 0, 0));
+        else
+            ref_compute(o->coll, o->op, W, o->count, o->root, R.send, R.ref);
         for (int r = 0; r < W; r++)
             trace_output(&R.trace, r, R.out[r]);
         run_check(&R);

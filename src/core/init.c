@@ -173,3 +173,21 @@ void ref_compute(enum coll c, enum redop op, int nranks, size_t count, int root,
         }
     }
 }
+
+void ref_all_to_all_v(int nranks, const size_t *counts, float *const *send, float **recv,
+                      size_t recv_len)
+{
+    size_t W = (size_t)nranks;
+    for (size_t d = 0; d < W; d++) {
+        size_t at = 0;
+        for (size_t s = 0; s < W; s++) {
+            size_t from = 0;
+            for (size_t j = 0; j < d; j++)
+                from += counts[s * W + j];
+            for (size_t i = 0; i < counts[s * W + d]; i++)
+                recv[d][at++] = send[s][from + i];
+        }
+        for (; at < recv_len; at++)
+            recv[d][at] = 0.0f;
+    }
+}

@@ -36,6 +36,12 @@ float pattern_expected(enum coll c, enum redop op, int nranks, size_t count, int
 void ref_compute(enum coll c, enum redop op, int nranks, size_t count, int root,
                  float *const *send, float **recv);
 
+/* Plain reference of an all-to-all-v (counts[s*nranks + d] elements from rank s to rank
+ * d, packed in destination order in send[s]): recv[d] gets the blocks from ranks 0, 1, ...
+ * in source order, then zeros up to recv_len. No plan: straight from the definition. */
+void ref_all_to_all_v(int nranks, const size_t *counts, float *const *send, float **recv,
+                      size_t recv_len);
+
 /* Reduce two values with op (AVG behaves as SUM here; the division is separate). */
 float redop_apply(enum redop op, float a, float b);
 

@@ -878,8 +878,180 @@ void plan_free(struct plan *p)
     free(p->dep_first);
     free(p->dep);
     free(p->order);
+    free(p->vcounts);
+    p->vcounts = NULL;
     p->steps = NULL;
     p->x = NULL;
     p->dep_first = p->dep = p->order = NULL;
     p->nsteps = p->nx = 0;
+}
+
+/* ---- all-to-all-v ---------------------------------------------------------------------- */
+
+size_t plan_send_count(const struct plan *p, int r)
+{
+    if (!p->vcounts) return coll_send_count(p->coll, p->nranks, p->count, r, p->root);
+    size_t n = 0;
+    for (int d = 0; d < p->nranks; d++)
+        n += p->vcounts[(size_t)r * (size_t)p->nranks + (size_t)d];
+    return n;
+}
+
+size_t plan_recv_count(const struct plan *p, int r)
+{
+    if (!p->vcounts) return coll_recv_count(p->coll, p->nranks, p->count, r, p->root);
+    size_t n = 0;
+    for (int s = 0; s < p->nranks; s++)
+        n += p->vcounts[(size_t)s * (size_t)p->nranks + (size_t)r];
+    return n;
+}
+
+/* Where block (s -> d) starts: in s's send half, and in d's receive half (past W*n). */
+static size_t a2av_send_off(const struct plan *p, int s, int d)
+{
+    size_t off = 0, W = (size_t)p->nranks;
+    for (int j = 0; j < d; j++)
+        off += p->vcounts[(size_t)s * W + (size_t)j];
+    return off;
+}
+
+static size_t a2av_recv_off(const struct plan *p, int s, int d)
+{
+    size_t off = (size_t)p->nranks * p->count, W = (size_t)p->nranks;
+    for (int q = 0; q < s; q++)
+        off += p->vcounts[(size_t)q * W + (size_t)d];
+    return off;
+}
+
+static void build_all_to_all_v(struct pb *b)
+{
+    struct plan *p = b->p;
+    int W = p->nranks;
+    int nsteps = W > 1 ? W - 1 : 1;
+    for (int k = 1; k <= nsteps; k++) {
+        if (W == 1)
+            pb_begin(b, "local copy");
+        else
+            pb_begin(b, "exchange %d/%d", k, W - 1);
+        for (int r = 0; r < W; r++) {
+            if (k == 1)
+                pb_add(b, r, r, a2av_send_off(p, r, r), a2av_recv_off(p, r, r),
+                       p->vcounts[(size_t)r * (size_t)W + (size_t)r], XFER_COPY, -1);
+            if (W > 1) {
+                int peer = (r + k) % W;
+                pb_add(b, r, peer, a2av_send_off(p, r, peer), a2av_recv_off(p, r, peer),
+                       p->vcounts[(size_t)r * (size_t)W + (size_t)peer], XFER_COPY, -1);
+            }
+        }
+        if (k == 1)
+            pb_whatf(b, "Every rank r keeps the block it routes to itself and sends its block "
+                        "for rank r+1 (as many elements as its counts row says; none when 0).");
+        else
+            pb_whatf(b,
+                     "Every rank r sends its block for rank r+%d, of its own size; the "
+                     "receiver packs it after the blocks of the lower ranks.",
+                     k);
+        pb_end(b);
+    }
+    pb_summary(b,
+               "direct: all-to-all-v, pairwise exchange with uneven blocks, at step k rank r "
+               "sends its block for (r+k) mod %d (%d steps); a block of 0 sends nothing",
+               W, nsteps);
+}
+
+int plan_build_a2av(struct plan *p, int nranks, const size_t *counts, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    if (nranks < 1 || nranks > CV_MAX_RANKS)
+        return cv_err(err, errlen, CV_EINVAL, "ranks %d: must be 1..%d", nranks, CV_MAX_RANKS);
+    size_t W = (size_t)nranks, most = 0;
+    for (size_t i = 0; i < W * W; i++)
+        if (counts[i] > PLAN_MAX_A2AV_COUNT)
+            return cv_err(err, errlen, CV_EINVAL,
+                          "count %zu (rank %zu to rank %zu): at most %zu", counts[i], i / W,
+                          i % W, (size_t)PLAN_MAX_A2AV_COUNT);
+    for (size_t r = 0; r < W; r++) {
+        size_t row = 0, col = 0;
+        for (size_t j = 0; j < W; j++) {
+            row += counts[r * W + j];
+            col += counts[j * W + r];
+        }
+        most = row > most ? row : most;
+        most = col > most ? col : most;
+    }
+    size_t n = (most + W - 1) / W;
+    int rc =
+        plan_build(p, COLL_ALL_TO_ALL, ALGO_DIRECT, OP_SUM, nranks, n ? n : 1, 0, err, errlen);
+    if (rc != CV_OK) return rc;
+    /* Keep the working buffer and the fields; replace the uniform exchange. */
+    free(p->steps);
+    free(p->x);
+    p->steps = NULL;
+    p->x = NULL;
+    p->nsteps = p->nx = 0;
+    p->vcounts = xmalloc(W * W * sizeof *p->vcounts);
+    memcpy(p->vcounts, counts, W * W * sizeof *p->vcounts);
+    struct pb b = {.p = p};
+    build_all_to_all_v(&b);
+    return CV_OK;
+}
+
+int plan_parse_counts(const char *s, size_t *counts, int *nranks, char *err, size_t errlen)
+{
+    int rows = 0, width = -1;
+    const char *q = s;
+    for (;;) {
+        if (rows == CV_MAX_RANKS)
+            return cv_err(err, errlen, CV_EINVAL, "counts: more than %d rows", CV_MAX_RANKS);
+        int cols = 0;
+        for (;;) {
+            while (*q == ' ' || *q == '\t')
+                q++;
+            size_t k = strcspn(q, ",;");
+            size_t len = k;
+            while (len && (q[len - 1] == ' ' || q[len - 1] == '\t'))
+                len--;
+            char word[32];
+            bool ok = len > 0 && len < sizeof word;
+            unsigned long long v = 0;
+            if (ok) {
+                memcpy(word, q, len);
+                word[len] = '\0';
+                char *end;
+                ok = word[0] >= '0' && word[0] <= '9';
+                if (ok) v = strtoull(word, &end, 10);
+                ok = ok && *end == '\0' && v <= PLAN_MAX_A2AV_COUNT;
+            }
+            if (!ok)
+                return cv_err(err, errlen, CV_EINVAL,
+                              "counts: row %d value '%.*s' is not a whole number 0..%zu", rows,
+                              (int)(len > 20 ? 20 : len), q, (size_t)PLAN_MAX_A2AV_COUNT);
+            if (cols == CV_MAX_RANKS)
+                return cv_err(err, errlen, CV_EINVAL, "counts: row %d has more than %d values",
+                              rows, CV_MAX_RANKS);
+            counts[rows * CV_MAX_RANKS + cols++] = (size_t)v;
+            q += k;
+            if (*q != ',') break;
+            q++;
+        }
+        if (width >= 0 && cols != width)
+            return cv_err(err, errlen, CV_EINVAL,
+                          "counts: row %d has %d values, row 0 has %d (one per rank)", rows,
+                          cols, width);
+        width = cols;
+        rows++;
+        if (*q != ';') break;
+        q++;
+    }
+    if (rows != width)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "counts: %d rows of %d values; a matrix of W rows of W values (row r = "
+                      "what rank r sends to each rank)",
+                      rows, width);
+    /* Pack the rows (parsed with a stride of CV_MAX_RANKS) row-major, W by W. */
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < rows; c++)
+            counts[r * rows + c] = counts[r * CV_MAX_RANKS + c];
+    *nranks = rows;
+    return CV_OK;
 }

@@ -73,6 +73,9 @@ struct plan {
     size_t *dep;       /* transfer indices, each earlier in plan order, one per rank at most */
     size_t *order;     /* nx entries: every transfer in execution order (a topological order
                           of the dependencies; rank r runs the ones with by == r in it) */
+    /* all-to-all-v (plan_build_a2av; NULL in every other plan): nranks*nranks counts,
+     * vcounts[s*nranks + d] = elements rank s sends to rank d. Owned by the plan. */
+    size_t *vcounts;
 };
 
 /* Build the plan. nranks in 1..CV_MAX_RANKS, count >= 1, root in 0..nranks-1 (ignored for
@@ -96,6 +99,27 @@ int plan_build_ring(struct plan *p, enum coll c, enum algo a, enum redop op, int
  * ring[CV_MAX_RANKS] and *n; CV_EINVAL with a message naming the bad word, a repeated rank
  * or more than CV_MAX_RANKS ranks. Whether it fits a communicator is plan_build_ring's. */
 int plan_parse_ring(const char *s, int *ring, int *n, char *err, size_t errlen);
+
+/* all-to-all with per-pair counts (all-to-all-v, MPI_Alltoallv; mixture of experts'
+ * dispatch): counts[s*nranks + d] elements go from rank s to rank d. The plan is an
+ * all_to_all (direct) whose `count` n is the smallest with W*n >= every row sum and every
+ * column sum (at least 1), so the usual working buffer [send W*n | recv W*n] holds it:
+ * rank s's send half packs its blocks in destination order (block d at the sum of
+ * counts[s][0..d)), its receive half packs what arrives in source order (block from q at
+ * W*n + the sum of counts[0..q)[s]); the rest of each half is padding (zeros) that nothing
+ * moves. The exchange is pairwise as in the uniform plan: at step k rank s sends its block
+ * for (s+k) mod W. Counts above PLAN_MAX_A2AV_COUNT are CV_EINVAL. */
+#define PLAN_MAX_A2AV_COUNT ((size_t)1 << 20)
+int plan_build_a2av(struct plan *p, int nranks, const size_t *counts, char *err, size_t errlen);
+/* What rank r sends (its row sum) and receives (its column sum) in an all-to-all-v plan;
+ * coll_send_count / coll_recv_count (W*count) for any other plan. */
+size_t plan_send_count(const struct plan *p, int r);
+size_t plan_recv_count(const struct plan *p, int r);
+/* Read a count matrix "a,b,c;d,e,f;g,h,i" (rows separated by ';', values by ',', spaces
+ * allowed; row r = what rank r sends to each rank) into counts[CV_MAX_RANKS^2] (row-major,
+ * *nranks by *nranks). CV_EINVAL with a one-line message naming the bad value, a row of the
+ * wrong length, or more than CV_MAX_RANKS rows. */
+int plan_parse_counts(const char *s, size_t *counts, int *nranks, char *err, size_t errlen);
 
 /* Refine a plan into slices and channels. Every transfer's elements are split into
  * `channels` parts (independent rings or trees, one per channel) and each part into `slices`

@@ -272,6 +272,11 @@ int plan_refine(const struct plan *in, int slices, int channels, struct plan *ou
     out->steps = xmalloc((in->nsteps ? in->nsteps : 1) * sizeof *out->steps);
     out->x = xmalloc((n ? n : 1) * sizeof *out->x);
     out->dep_first = out->dep = out->order = NULL;
+    if (in->vcounts) {
+        size_t w = (size_t)in->nranks;
+        out->vcounts = xmalloc(w * w * sizeof *out->vcounts);
+        memcpy(out->vcounts, in->vcounts, w * w * sizeof *out->vcounts);
+    }
     out->nslices = slices;
     out->nchannels = channels;
     size_t nx = 0;

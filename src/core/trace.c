@@ -63,7 +63,8 @@ int trace_run(struct trace *t, const struct plan *p, float *const *send, char *e
     t->mask = xcalloc(total, sizeof *t->mask);
 
     for (int r = 0; r < p->nranks; r++) {
-        size_t n = coll_send_count(p->coll, p->nranks, p->count, r, p->root);
+        /* all-to-all-v: only the packed blocks; the padding after them holds nothing. */
+        size_t n = plan_send_count(p, r);
         size_t off = coll_in_off(p->coll, p->nranks, p->count, r);
         if (n == 0) continue;
         memcpy(t->val + trace_index(t, 0, r) + off, send[r], n * sizeof(float));

@@ -564,7 +564,7 @@ int ex_holds_expected(const struct lesson_exercise *ex, float *vals, bool *has, 
     size_t count = scene_count(s);
     int root = coll_is_rooted(s->coll) ? s->root : 0;
     struct plan p;
-    int rc = plan_build(&p, s->coll, s->algo, s->op, s->nranks, count, root, err, errlen);
+    int rc = scene_plan_build(s, &p, count, root, err, errlen);
     if (rc != CV_OK) return rc;
     float *send[CV_MAX_RANKS] = {0};
     for (int r = 0; r < s->nranks; r++) {

@@ -429,8 +429,9 @@ static size_t parse_front(struct ctx *c, struct lesson *L)
 /* ---- scene blocks ----------------------------------------------------------------------- */
 
 static const char *const scene_keys[] = {
-    "screen", "collective", "algo",   "op",       "ranks",   "count", "root",     "init",
-    "seed",   "step",       "scheme", "schedule", "overlap", "size",  "autoplay", "highlight",
+    "screen",  "collective", "algo",     "op",        "ranks",  "count",
+    "root",    "init",       "seed",     "step",      "scheme", "schedule",
+    "overlap", "size",       "autoplay", "highlight", "counts",
 };
 
 /* The key a scene_check message is about ("ranks 20 out of range" → ranks). */
@@ -1361,8 +1362,7 @@ static void check_holds(struct ctx *c, struct lesson_slide *S)
         char err[200];
         size_t count = scene_count(&S->scene);
         int root = coll_is_rooted(S->scene.coll) ? S->scene.root : 0;
-        if (plan_build(&p, S->scene.coll, S->scene.algo, S->scene.op, S->scene.nranks, count,
-                       root, err, sizeof err) != CV_OK) {
+        if (scene_plan_build(&S->scene, &p, count, root, err, sizeof err) != CV_OK) {
             perr(c, e->line, "holds: %s", err);
             continue;
         }

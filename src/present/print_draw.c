@@ -599,8 +599,7 @@ static int pd_collectives(struct pd *d, const struct scene *sc, const struct pri
     struct pcoll c = {.sc = sc};
     size_t count = scene_count(sc);
     c.root = coll_is_rooted(sc->coll) ? sc->root : 0;
-    int rc =
-        plan_build(&c.plan, sc->coll, sc->algo, sc->op, sc->nranks, count, c.root, err, errlen);
+    int rc = scene_plan_build(sc, &c.plan, count, c.root, err, errlen);
     if (rc != CV_OK) return rc;
     for (int r = 0; r < sc->nranks; r++) {
         size_t ns = coll_send_count(sc->coll, sc->nranks, count, r, c.root);

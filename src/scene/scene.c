@@ -73,7 +73,28 @@ void scene_default(struct scene *s)
 
 size_t scene_count(const struct scene *s)
 {
+    if (s->ncounts) {
+        size_t W = (size_t)s->ncounts, most = 0;
+        for (size_t r = 0; r < W; r++) {
+            size_t row = 0, col = 0;
+            for (size_t j = 0; j < W; j++) {
+                row += s->counts[r * W + j];
+                col += s->counts[j * W + r];
+            }
+            most = row > most ? row : most;
+            most = col > most ? col : most;
+        }
+        return most ? (most + W - 1) / W : 1; /* what plan_build_a2av pads to */
+    }
     return s->count ? s->count : coll_default_count(s->coll, s->nranks);
+}
+
+int scene_plan_build(const struct scene *s, struct plan *p, size_t count, int root, char *err,
+                     size_t errlen)
+{
+    if (s->ncounts) return plan_build_a2av(p, s->ncounts, s->counts, err, errlen);
+    return plan_build_ring(p, s->coll, s->algo, s->op, s->nranks, count, root,
+                           s->ring_n ? s->ring : NULL, err, errlen);
 }
 
 int scene_check(const struct scene *s, char *err, size_t errlen)
@@ -131,6 +152,16 @@ int scene_check(const struct scene *s, char *err, size_t errlen)
         return cv_err(err, errlen, CV_EINVAL,
                       "ranks %d: the parallelism screen shows %d..%d ranks at display scale",
                       s->nranks, SCENE_PAR_MIN_RANKS, SCENE_PAR_MAX_RANKS);
+    if (s->ncounts && s->coll != COLL_ALL_TO_ALL)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "counts: per-pair counts are all_to_all's, not %s", coll_name(s->coll));
+    if (s->ncounts && s->nranks != s->ncounts)
+        return cv_err(err, errlen, CV_EINVAL, "ranks %d: the counts matrix has %d rows",
+                      s->nranks, s->ncounts);
+    for (int i = 0; i < s->ncounts * s->ncounts; i++)
+        if (s->counts[i] > SCENE_MAX_COUNT)
+            return cv_err(err, errlen, CV_EINVAL, "counts: %zu is over %d (display scale)",
+                          s->counts[i], SCENE_MAX_COUNT);
     return CV_OK;
 }
 
@@ -144,6 +175,20 @@ static int scene_apply_ring(struct scene *s, const char *val, char *err, size_t 
     char why[120];
     if (plan_parse_ring(val, s->ring, &s->ring_n, why, sizeof why) != CV_OK)
         return cv_err(err, errlen, CV_EINVAL, "scene: bad ring '%s' (%s)", val, why);
+    return CV_OK;
+}
+
+/* counts=1,2;0,3 (all-to-all-v; it sets the ranks) or counts=none. */
+static int scene_apply_counts(struct scene *s, const char *val, char *err, size_t errlen)
+{
+    if (strcmp(val, "none") == 0) {
+        s->ncounts = 0;
+        return CV_OK;
+    }
+    char why[200];
+    if (plan_parse_counts(val, s->counts, &s->ncounts, why, sizeof why) != CV_OK)
+        return cv_err(err, errlen, CV_EINVAL, "scene: %s", why);
+    s->nranks = s->ncounts;
     return CV_OK;
 }
 
@@ -273,7 +318,7 @@ int scene_parse(struct scene *s, const char *text, char *err, size_t errlen)
 {
     struct scene t = *s;
     const char *p = text;
-    bool algo_set = false;
+    bool algo_set = false, counts_set = false;
     /* each key once, as in a lesson's ```scene block: "ranks=4 ranks=8" says two things */
     char seen[24][16];
     size_t nseen = 0;
@@ -297,10 +342,15 @@ int scene_parse(struct scene *s, const char *text, char *err, size_t errlen)
                 return cv_err(err, errlen, CV_EINVAL, "scene: key '%s' given twice", word);
         if (nseen < ARRAY_LEN(seen) && strlen(key) < sizeof seen[0])
             memcpy(seen[nseen++], key, strlen(key) + 1);
-        int rc = scene_apply(&t, word, eq + 1, err, errlen);
+        int rc = strcmp(word, "counts") == 0 ? scene_apply_counts(&t, eq + 1, err, errlen)
+                                             : scene_apply(&t, word, eq + 1, err, errlen);
         if (rc != CV_OK) return rc;
         if (strcmp(word, "algo") == 0) algo_set = true;
+        if (strcmp(word, "counts") == 0) counts_set = true;
     }
+    /* Counts belong to the all-to-all they were given for: a scene that moves on to another
+     * collective or world size without new counts drops them. */
+    if (!counts_set && (t.coll != COLL_ALL_TO_ALL || t.nranks != t.ncounts)) t.ncounts = 0;
     /* "collective=all_to_all" alone means its default algorithm, not an error about the
      * algorithm the previous scene happened to use. */
     if (!algo_set && !algo_supported(t.coll, t.algo)) t.algo = coll_default_algo(t.coll);
@@ -346,6 +396,15 @@ void scene_format(const struct scene *s, char *buf, size_t n)
         snprintf(buf + l, n > l ? n - l : 0, " highlight=%s:%d", highlight_kind_name(s->hl),
                  s->hl_index);
     }
+    for (int r = 0; r < s->ncounts; r++)
+        for (int c = 0; c < s->ncounts; c++) {
+            l = strlen(buf);
+            snprintf(buf + l, n > l ? n - l : 0, "%s%zu",
+                     r == 0 && c == 0 ? " counts="
+                     : c == 0         ? ";"
+                                      : ",",
+                     s->counts[r * s->ncounts + c]);
+        }
     if (s->slice_view || s->slices != SCENE_DEFAULT_SLICES || s->channels != 1) {
         l = strlen(buf);
         snprintf(buf + l, n > l ? n - l : 0, " view=%s slices=%d channels=%d",

@@ -62,6 +62,10 @@ struct scene {
      * which slice is on which link at each tick; step then counts ticks */
     bool slice_view;      /* view=slice; view=chunk (the default) is the teaching model */
     int slices, channels; /* 1..SCENE_MAX_SLICES, 1..SCENE_MAX_CHANNELS */
+    /* all_to_all with per-pair counts (all-to-all-v, core/plan.h plan_build_a2av):
+     * counts[s*ncounts + d] elements from rank s to rank d; ncounts 0 = the uniform one */
+    int ncounts;
+    size_t counts[CV_MAX_RANKS * CV_MAX_RANKS];
     /* The ring plans' order (ring=0,3,1,2): NCCL's ring from a record, a permutation of the
      * ranks; ring_n 0 = 0, 1, ..., W-1. Set by the topology screen's Enter. */
     int ring[CV_MAX_RANKS];
@@ -79,7 +83,9 @@ int screen_kind_parse(const char *name, enum screen_kind *out);
  * pp), schedule (gpipe, 1f1b), overlap (on, off), size (measurement size: 64M, 1G, 4096),
  * autoplay (seconds per step, "on" = 1, "off" = 0), highlight (none, rank:N, chunk:N,
  * transfer:N), view (chunk, slice), slices (1..16), channels (1..4), ring (the ring plans'
- * order, "0,3,1,2", or "none"). A collective
+ * order, "0,3,1,2", or "none"), counts (all_to_all's per-pair
+ * counts "1,2;0,3", row r = what rank r sends to each rank; it sets ranks to the number of
+ * rows; "none" = uniform). A collective
  * given without an algorithm that it lacks gets its default algorithm. On error *s is
  * unchanged and err names the bad word: "scene: ..." for a word that does not parse or a
  * key given twice, the scene_check message for a combination that does not hold. */
@@ -94,8 +100,14 @@ int scene_check(const struct scene *s, char *err, size_t errlen);
  * parallelism fields are written on that screen or when they differ from the defaults. */
 void scene_format(const struct scene *s, char *buf, size_t n);
 
-/* The count the screen uses: s->count, or the lecture's default when 0. */
+/* The count the screen uses: s->count, or the lecture's default when 0; with counts=, the
+ * all-to-all-v plan's padded block (W*count holds every rank's row and column). */
 size_t scene_count(const struct scene *s);
+
+/* The scene's plan: plan_build, or plan_build_a2av with the scene's counts. */
+struct plan;
+int scene_plan_build(const struct scene *s, struct plan *p, size_t count, int root, char *err,
+                     size_t errlen);
 
 #define SCENE_MAX_COUNT 64 /* display scale: every number must stay readable */
 #define SCENE_MAX_SLICES 16

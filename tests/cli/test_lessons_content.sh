@@ -67,6 +67,8 @@ def trace(sc):
             "--seed", sc["seed"], "--format", "json"]
     if sc["count"] != "auto":
         args += ["--count", sc["count"]]
+    if "counts" in sc:  # all-to-all-v: the per-pair counts
+        args += ["--counts", sc["counts"]]
     r = subprocess.run(args, capture_output=True, text=True)
     check(r.returncode == 0, "trace %s: %s" % (" ".join(args[2:]), r.stderr.strip()))
     return json.loads(r.stdout)

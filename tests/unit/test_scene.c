@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "core/plan.h"
 #include "scene/scene.h"
 
 /* Field by field: struct padding is not part of a scene. */
@@ -225,6 +226,61 @@ static void test_round_trip(void **state)
         }
 }
 
+/* counts= makes the scene an all-to-all-v: it sets the ranks, the plan is the uneven one,
+ * it writes back, and it is dropped when the scene moves to another collective. */
+static void test_counts(void **state)
+{
+    (void)state;
+    struct scene s;
+    char err[200], buf[512];
+    scene_default(&s);
+    assert_int_equal(
+        scene_parse(&s, "collective=all_to_all counts=1,2,0;0,0,0;3,1,1", err, sizeof err),
+        CV_OK);
+    assert_int_equal(s.nranks, 3);
+    assert_int_equal(s.ncounts, 3);
+    assert_int_equal(s.counts[6], 3);
+    /* Rank 2 sends 5, the most: 3 ranks x 2 elements hold it. */
+    assert_int_equal(scene_count(&s), 2);
+    struct plan p;
+    assert_int_equal(scene_plan_build(&s, &p, scene_count(&s), 0, err, sizeof err), CV_OK);
+    assert_non_null(p.vcounts);
+    assert_int_equal(p.count, scene_count(&s));
+    assert_int_equal(plan_recv_count(&p, 1), 3);
+    plan_free(&p);
+    scene_format(&s, buf, sizeof buf);
+    assert_non_null(strstr(buf, " counts=1,2,0;0,0,0;3,1,1"));
+    struct scene t;
+    scene_default(&t);
+    assert_int_equal(scene_parse(&t, buf, err, sizeof err), CV_OK);
+    assert_memory_equal(&s, &t, sizeof s);
+    /* step=2 keeps them; another collective drops them; so does counts=none. */
+    assert_int_equal(scene_parse(&s, "step=2", err, sizeof err), CV_OK);
+    assert_int_equal(s.ncounts, 3);
+    t = s;
+    assert_int_equal(scene_parse(&t, "counts=none", err, sizeof err), CV_OK);
+    assert_int_equal(t.ncounts, 0);
+    assert_int_equal(scene_parse(&s, "collective=all_reduce", err, sizeof err), CV_OK);
+    assert_int_equal(s.ncounts, 0);
+    /* Errors name the bad value; the scene is unchanged. */
+    scene_default(&s);
+    t = s;
+    assert_int_equal(scene_parse(&s, "collective=all_to_all counts=1,x;1,1", err, sizeof err),
+                     CV_EINVAL);
+    assert_string_equal(err, "scene: counts: row 0 value 'x' is not a whole number 0..1048576");
+    assert_memory_equal(&s, &t, sizeof s);
+    assert_int_equal(scene_parse(&s, "collective=all_reduce counts=1,1;1,1", err, sizeof err),
+                     CV_EINVAL);
+    assert_string_equal(err, "counts: per-pair counts are all_to_all's, not all_reduce");
+    assert_int_equal(
+        scene_parse(&s, "collective=all_to_all counts=1,1;1,1 ranks=3", err, sizeof err),
+        CV_EINVAL);
+    assert_string_equal(err, "ranks 3: the counts matrix has 2 rows");
+    assert_int_equal(scene_parse(&s, "collective=all_to_all counts=65,0;0,0", err, sizeof err),
+                     CV_EINVAL);
+    assert_string_equal(err, "counts: 65 is over 64 (display scale)");
+}
+
 /* ring=: the ring plans' order (the topology screen's Enter sets it) round-trips, a bad
  * order or one of another size than the scene is refused, ring=none drops it. */
 static void test_ring_order(void **state)
@@ -260,6 +316,7 @@ int main(void)
         cmocka_unit_test(test_default_algorithm_follows_collective),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_counts),
         cmocka_unit_test(test_ring_order),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

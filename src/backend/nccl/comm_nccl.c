@@ -89,6 +89,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
+#include "../../core/plan.h"
 #include "../../core/util.h"
 #include "../../device/dev_cuda.h"
 #include "../../core/wait.h"
@@ -1119,6 +1120,28 @@ static ncclResult_t enqueue_coll(enum coll c, ncclRedOp_t rop, size_t count, int
     }
 }
 
+/* All-to-all-v (a plan with per-pair counts, core/plan.h): NCCL has no collective for
+ * it, so, as nccl-tests' alltoall and every MoE dispatch on NCCL do, one group of
+ * ncclSend/ncclRecv, one pair per peer (blocks of 0 left out), at the plan's packed
+ * offsets: block q of the send half goes to rank q, what rank q sends lands after the
+ * blocks of ranks 0..q-1. */
+static ncclResult_t enqueue_a2av(const struct plan *p, int rank, const float *sb, float *rb,
+                                 ncclComm_t cm, cudaStream_t s)
+{
+    size_t w = (size_t)p->nranks, me = (size_t)rank, so = 0, ro = 0;
+    ncclResult_t x = ncclGroupStart();
+    if (x != ncclSuccess) return x;
+    for (size_t q = 0; q < w && x == ncclSuccess; q++) {
+        size_t ns = p->vcounts[me * w + q], nr = p->vcounts[q * w + me];
+        if (ns) x = ncclSend(sb + so, ns, ncclFloat, (int)q, cm, s);
+        if (x == ncclSuccess && nr) x = ncclRecv(rb + ro, nr, ncclFloat, (int)q, cm, s);
+        so += ns;
+        ro += nr;
+    }
+    ncclResult_t end = ncclGroupEnd();
+    return x != ncclSuccess ? x : end;
+}
+
 /* NCCL's own collective for the job (it picks its algorithm: the plan's steps are not
  * run), queued on the rank's coll stream; sync() waits for it. */
 static int nc_run(struct comm *c, int rank, const struct comm_job *j, float *work)
@@ -1139,8 +1162,10 @@ static int nc_run(struct comm *c, int rank, const struct comm_job *j, float *wor
     ncclComm_t cm = rk->comm[CL_COLL];
     const float *sb = work + coll_in_off(j->coll, w, j->count, rank);
     float *rb = work + coll_out_off(j->coll, w, j->count, rank);
+    bool v = j->plan && j->plan->vcounts && j->coll == COLL_ALL_TO_ALL;
     ncclResult_t x =
-        enqueue_coll(j->coll, nop, j->count, j->root, rank, w, sb, rb, cm, coll_stream(rk));
+        v ? enqueue_a2av(j->plan, rank, sb, rb, cm, coll_stream(rk))
+          : enqueue_coll(j->coll, nop, j->count, j->root, rank, w, sb, rb, cm, coll_stream(rk));
     if ((rc = nccl_ck(nc, rank, x, cm, coll_name(j->coll))) != CV_OK) return rc;
     /* A progress mark, unless the ring is full (then the next one marks more). */
     if (rk->prog[0] && rk->prog_issued - rk->prog_done < NCCL_PROGRESS_EVENTS) {

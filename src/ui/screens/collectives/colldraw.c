@@ -41,12 +41,14 @@ static void draw_title(const struct app *a, struct rect r)
     snprintf(op, sizeof op, "%s", coll_reduces(s->coll) ? redop_name(s->op) : "-");
     char left[256];
     snprintf(left, sizeof left, " collviz%s%s%salgo=%s%sW=%d%scount=%zu%sop=%s%sroot=%s",
-             a->g->sep, coll_title(s->coll), a->g->sep, algo_name(s->algo), a->g->sep,
-             s->nranks, a->g->sep, scene_count(s), a->g->sep, op, a->g->sep, root);
+             a->g->sep, s->ncounts ? "all-to-all-v" : coll_title(s->coll), a->g->sep,
+             algo_name(s->algo), a->g->sep, s->nranks, a->g->sep, scene_count(s), a->g->sep, op,
+             a->g->sep, root);
     if (text_width(left) > r.w) /* narrow: the program's name goes, every setting stays */
         snprintf(left, sizeof left, " %s%salgo=%s%sW=%d%scount=%zu%sop=%s%sroot=%s",
-                 coll_title(s->coll), a->g->sep, algo_name(s->algo), a->g->sep, s->nranks,
-                 a->g->sep, scene_count(s), a->g->sep, op, a->g->sep, root);
+                 s->ncounts ? "all-to-all-v" : coll_title(s->coll), a->g->sep,
+                 algo_name(s->algo), a->g->sep, s->nranks, a->g->sep, scene_count(s), a->g->sep,
+                 op, a->g->sep, root);
     char right[64];
     snprintf(right, sizeof right, "backend: %s ", a->w ? a->backend_name : "none");
     int rw = text_width(right);
