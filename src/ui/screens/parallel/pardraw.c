@@ -580,10 +580,13 @@ static void par_gantt(const struct app *a, struct rect r)
         x += draw_putf(y, x, r.x + r.w - x, th->role[TH_DIM], "   ");
         x += draw_putf(y, x, r.x + r.w - x, th->role[TH_MEASURED] | A_BOLD, "measured %.2f",
                        sum->bubble_measured);
-        char full[200];
+        /* Shorter where it must be, but always saying where it ran. */
+        char full[200], mid[160], shortest[120];
         snprintf(full, sizeof full, " (idle share of the span, %s, steps 2-%d)",
                  par_backend_note(a), sum->steps_done);
-        const char *why[] = {full, " (idle share of the span)", " (idle share)"};
+        snprintf(mid, sizeof mid, " (idle share of the span, %s)", par_backend_note(a));
+        snprintf(shortest, sizeof shortest, " (idle share, %s)", par_backend_note(a));
+        const char *why[] = {full, mid, shortest, " (idle share)"};
         draw_put(y, x, r.x + r.w - x, th->role[TH_DIM],
                  par_fit(why, (int)ARRAY_LEN(why), r.x + r.w - x));
     }
