@@ -56,7 +56,7 @@ Now press o and `[` here.
 
 # Not keys
 
-Press `Ctrl-Z` to stop, press `w` to widen.
+Press `Ctrl-Z` to stop, press `u` to widen.
 
 ```scene
 collective: all_reduce
@@ -77,8 +77,8 @@ check() { # bin
         fail "$b: no error for [ without a scene"
     grep -q '01-bad.md:19: "press `Ctrl-Z`": no such key' "$tmp/err" ||
         fail "$b: no error for a backticked non-key"
-    grep -q "01-bad.md:19: .*key w, which the player does not bind" "$tmp/err" ||
-        fail "$b: no error for w"
+    grep -q "01-bad.md:19: .*key u, which the player does not bind" "$tmp/err" ||
+        fail "$b: no error for u"
     [ "$(wc -l <"$tmp/err")" -eq 5 ] || fail "$b: wanted 5 errors: $(cat "$tmp/err")"
     out=$("$b" lesson check "$HERE/lessons" 2>&1)
     [ $? -eq 0 ] || fail "$b: the shipped lessons fail: $out"
