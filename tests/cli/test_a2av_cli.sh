@@ -6,18 +6,7 @@
 # step's buffer after the last step; the CPU backend (and MPI under mpirun, when built) holds
 # the same bits. A small case is checked element by element in the text output. Bad
 # matrices exit 2 with one line naming the value. Usage: test_a2av_cli.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_a2av_cli.sh BIN [ASAN_BIN]}
-ASAN_BIN=${2:-}
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-
+. "$(dirname "$0")/lib.sh" "$@"
 cat >"$tmp/check.py" <<'PYEOF'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -15,19 +15,9 @@
 #   Messages and inputs: one line naming the value, exit 2 (sizes with upper-case K/M/G/T,
 #     plain decimal numbers, exact collective names, a scene key once, answer: one value).
 # Usage: test_hostile.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_hostile.sh BIN [ASAN_BIN]}
-ASAN_BIN=${2:-}
+. "$(dirname "$0")/lib.sh" "$@"
 HERE=$(cd "$(dirname "$0")" && pwd)
 FIX=$HERE/../lesson/hostile
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-export LANG=C.UTF-8 LC_ALL=C.UTF-8
 export XDG_STATE_HOME=$tmp/state XDG_RUNTIME_DIR=$tmp/run
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 

@@ -5,22 +5,12 @@
 # shipped lessons pass, a slide that shows its own answer is warned about (and fails with
 # --strict), a variant constraint no draw can meet is an error. Also on the ASan+UBSan binary
 # when given. Usage: test_lesson_grade.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_lesson_grade.sh BIN [ASAN_BIN]}
-ASAN_BIN=${2:-}
+. "$(dirname "$0")/lib.sh" "$@"
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 [ -n "$ASAN_BIN" ] && [ -e "$ASAN_BIN" ] && ASAN_BIN=$(cd "$(dirname "$ASAN_BIN")" && pwd)/$(basename "$ASAN_BIN")
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME=$tmp/state
 export COLLVIZ_LESSONS=$HERE/lessons
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
 
 run() { # name rc args...: runs $B (BIN by default), keeps out/err in $tmp/out, $tmp/err
     local name=$1 want=$2

@@ -15,20 +15,10 @@
 #     the measurement says it was made without measuring, or (--backend cpu) what was measured;
 #   - bad options: one line, exit 2.
 # Usage: test_lesson_pdf.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_lesson_pdf.sh BIN [ASAN_BIN]}
-ASAN_BIN=${2:-}
+. "$(dirname "$0")/lib.sh" "$@"
 HERE=$(cd "$(dirname "$0")" && pwd)
 LESSONS=$HERE/../../lessons
 FIX=$HERE/../lesson/present/01-present.md
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-export LANG=C.UTF-8 LC_ALL=C.UTF-8
 for t in pdfinfo pdftotext pdftoppm; do
     command -v $t >/dev/null || {
         echo "FAIL: $t missing (poppler-utils, in tools/deps.sh)"

@@ -7,18 +7,8 @@
 # exit 2 only when nothing could be read, escapes from a log never reach the terminal (also
 # against the ASan+UBSan binary, when given).
 # Usage: test_nccl_records.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_nccl_records.sh BIN [ASAN_BIN]}
-ASAN_BIN=${2:-}
+. "$(dirname "$0")/lib.sh" "$@"
 DIR=tests/records
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
 
 # The independent reader: prints what it finds in FILE as JSON.
 cat >"$tmp/ref.py" <<'EOF'

@@ -8,18 +8,7 @@
 # built and installed) runs the same plan and holds the same bits; bench's check stays 0
 # wrong. Bad orders exit 2 with one line naming the value. Usage: test_ring_order.sh BIN
 # [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_ring_order.sh BIN [ASAN_BIN]}
-ASAN_BIN=${2:-}
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-
+. "$(dirname "$0")/lib.sh" "$@"
 cat >"$tmp/sim.py" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
