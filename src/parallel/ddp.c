@@ -237,15 +237,7 @@ static void ddp_params(struct rank_state *rs, float *full, double *replica_diff)
     struct ddp *s = rs->priv;
     size_t n = (size_t)rs->cfg->layers * rs->cfg->dim * rs->cfg->dim;
     const float *w = dev_host_view(rs->dev, s->w, n);
-    if (rs->rank == 0) {
-        memcpy(full, w, n * sizeof(float));
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            double d = (double)w[i] - (double)full[i];
-            if (d < 0) d = -d;
-            if (d > *replica_diff) *replica_diff = d;
-        }
-    }
+    scheme_replica_fold(w, full, n, rs->rank == 0, replica_diff);
     dev_host_view_done(rs->dev, w, s->w);
 }
 

@@ -41,6 +41,10 @@ struct scheme_ops {
     void (*cleanup)(struct rank_state *rs);
 };
 
+/* A replica's n weights w into full: rank 0 (first) copies them, the others raise *diff to
+ * their largest |w - full| (train.c; DDP's and ZeRO 1-2's params). */
+void scheme_replica_fold(const float *w, float *full, size_t n, bool first, double *diff);
+
 extern const struct scheme_ops scheme_ddp;
 extern const struct scheme_ops scheme_tp;
 extern const struct scheme_ops scheme_pp;

@@ -42,6 +42,18 @@ static const char *const scheme_titles[TRAIN_SCHEME_COUNT] = {
     "ZeRO stage 2 (+ gradients sharded)",
     "ZeRO stage 3 / FSDP (+ weights sharded)"};
 
+void scheme_replica_fold(const float *w, float *full, size_t n, bool first, double *diff)
+{
+    if (first) {
+        memcpy(full, w, n * sizeof(float));
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)w[i] - (double)full[i]);
+        if (d > *diff) *diff = d;
+    }
+}
+
 int train_zero_stage(enum train_scheme s)
 {
     return s == TRAIN_ZERO1 ? 1 : s == TRAIN_ZERO2 ? 2 : s == TRAIN_ZERO3 ? 3 : 0;

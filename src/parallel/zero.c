@@ -575,19 +575,9 @@ static void zero_params(struct rank_state *rs, float *full, double *replica_diff
     }
     /* Stages 1, 2: replicas, compared with rank 0's as DDP's are. */
     const float *w = dev_host_view(rs->dev, s->w, (size_t)L * s->lay);
-    for (int l = 0; l < L; l++) {
-        const float *wl = w + (size_t)l * s->lay;
-        float *fl = full + (size_t)l * dd;
-        if (r == 0) {
-            memcpy(fl, wl, dd * sizeof(float));
-            continue;
-        }
-        for (size_t i = 0; i < dd; i++) {
-            double d = (double)wl[i] - (double)fl[i];
-            if (d < 0) d = -d;
-            if (d > *replica_diff) *replica_diff = d;
-        }
-    }
+    for (int l = 0; l < L; l++)
+        scheme_replica_fold(w + (size_t)l * s->lay, full + (size_t)l * dd, dd, r == 0,
+                            replica_diff);
     dev_host_view_done(rs->dev, w, s->w);
 }
 
