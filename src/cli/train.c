@@ -7,9 +7,9 @@
  * parallel/train.h, the same API the UI's parallelism screen uses. */
 #include "cli.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +17,7 @@
 #include "backend/backend.h"
 #include "core/util.h"
 #include "json.h"
+#include "opt.h"
 #include "parallel/train.h"
 
 struct train_opts {
@@ -29,59 +30,23 @@ struct train_opts {
     bool timeline;
 };
 
-static void train_usage(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: collviz train single|ddp|tp|pp|zero1|zero2|zero3 [options]\n"
-        "\n"
-        "Train the lecture's MLP (L layers of DxD weights, x = gelu(x @ W), loss = mean(x^2),\n"
-        "AdamW lr 1e-3) with one of the lecture's three cuts on CPU ranks (threads that run\n"
-        "the same collective plans the visualizer animates):\n"
-        "  single  one device, the whole batch (the reference)\n"
-        "  ddp     data parallel: batch split over ranks, gradients all-reduced (AVG)\n"
-        "  tp      tensor parallel: every layer split by columns, activations all-gathered\n"
-        "          forward, input gradients reduce-scattered backward\n"
-        "  pp      pipeline parallel: layers split by depth, micro-batches sent stage to "
-        "stage\n"
-        "  zero1   ZeRO stage 1: data parallel, AdamW state sharded over the ranks; gradients\n"
-        "          reduce-scattered, own shard updated, weights all-gathered\n"
-        "  zero2   ZeRO stage 2: also the gradients sharded (each layer's reduce-scattered\n"
-        "          as backward makes it)\n"
-        "  zero3   ZeRO stage 3 (FSDP full shard): also the weights; each layer all-gathered\n"
-        "          before its forward and again before its backward, freed after use\n"
-        "\n"
-        "Options:\n"
-        "  --ranks N           ranks (pp: stages), 1..%d (default 4; single: 1)\n"
-        "  --layers L          layers (default 4)\n"
-        "  --dim D             hidden dimension (default 1024)\n"
-        "  --batch B           batch rows (default 128)\n"
-        "  --steps S           training steps (default 5)\n"
-        "  --microbatches M    pp: micro-batches (default 4)\n"
-        "  --schedule S        pp: gpipe or 1f1b (default gpipe)\n"
-        "  --overlap           ddp: all-reduce each gradient as backward produces it\n"
-        "  --prefetch          zero3: gather the next layer's weights while this layer\n"
-        "                      computes (and queue the gradients' reduce-scatters beside)\n"
-        "  --backend B         cpu, nccl or auto (default cpu). nccl: one GPU per rank with\n"
-        "                      NCCL and cuBLAS (needs --ranks GPUs; single stays the CPU\n"
-        "                      reference); auto: nccl when --ranks GPUs are usable, else cpu,\n"
-        "                      saying why. mpi: one rank per MPI process, run as\n"
-        "                      mpirun -np N collviz train ... --backend mpi (rank 0 prints;\n"
-        "                      --ranks defaults to N)\n"
-        "  --seed S            seed of the weights and data (default 0)\n"
-        "  --timeout SEC       deadline of any one communication wait (default 60)\n"
-        "  --check             also run the single-device reference (on the CPU) and report\n"
-        "                      the largest deviation; exit 1 beyond tolerance (loss rel %.0e,\n"
-        "                      params abs %.0e; on GPUs %.0e and %.0e)\n"
-        "  --timeline          also print every rank's events "
-        "(compute/send/recv/collective/idle)\n"
-        "  --format FMT        text or json (default text)\n"
-        "  -h, --help          this text\n"
-        "\n"
-        "Exit status: 0 ok, 1 --check failed or the run failed, 2 bad input.\n",
-        CV_MAX_RANKS, TRAIN_TOL_LOSS_REL, TRAIN_TOL_PARAM_ABS, TRAIN_TOL_GPU_LOSS_REL,
-        TRAIN_TOL_GPU_PARAM_ABS);
-}
+static const char train_usage[] =
+    "usage: collviz train single|ddp|tp|pp|zero1|zero2|zero3 [options]\n"
+    "\n"
+    "Train the lecture's MLP (L layers of DxD weights, x = gelu(x @ W), loss = mean(x^2),\n"
+    "AdamW lr 1e-3) with one of the lecture's three cuts on CPU ranks (threads that run\n"
+    "the same collective plans the visualizer animates):\n"
+    "  single  one device, the whole batch (the reference)\n"
+    "  ddp     data parallel: batch split over ranks, gradients all-reduced (AVG)\n"
+    "  tp      tensor parallel: every layer split by columns, activations all-gathered\n"
+    "          forward, input gradients reduce-scattered backward\n"
+    "  pp      pipeline parallel: layers split by depth, micro-batches sent stage to stage\n"
+    "  zero1   ZeRO stage 1: data parallel, AdamW state sharded over the ranks; gradients\n"
+    "          reduce-scattered, own shard updated, weights all-gathered\n"
+    "  zero2   ZeRO stage 2: also the gradients sharded (each layer's reduce-scattered\n"
+    "          as backward makes it)\n"
+    "  zero3   ZeRO stage 3 (FSDP full shard): also the weights; each layer all-gathered\n"
+    "          before its forward and again before its backward, freed after use\n";
 
 static int parse_int_opt(const char *name, const char *v, long lo, long hi, int *out)
 {
@@ -90,94 +55,128 @@ static int parse_int_opt(const char *name, const char *v, long lo, long hi, int 
         return cli_usage_error("train: --%s '%s': expected an integer %ld..%ld", name, v, lo,
                                hi);
     *out = (int)x;
-    return -1;
+    return OPT_GO;
 }
 
-/* train's long options (getopt_long's values for them). */
-enum train_opt {
-    OPT_RANKS = 256,
-    OPT_LAYERS,
-    OPT_DIM,
-    OPT_BATCH,
-    OPT_STEPS,
-    OPT_MB,
-    OPT_SCHEDULE,
-    OPT_OVERLAP,
-    OPT_PREFETCH,
-    OPT_BACKEND,
-    OPT_SEED,
-    OPT_TIMEOUT,
-    OPT_CHECK,
-    OPT_TIMELINE,
-    OPT_FORMAT
+/* The setters of train's table (opt.h): OPT_GO, or 2 after the bad value's line. */
+static int set_ranks(void *ctx, const struct opt *self, const char *v)
+{
+    struct train_opts *o = ctx;
+    o->ranks_set = true;
+    return parse_int_opt(self->name, v, 1, CV_MAX_RANKS, &o->cfg.nranks);
+}
+
+static int set_layers(void *ctx, const struct opt *self, const char *v)
+{
+    return parse_int_opt(self->name, v, 1, 1024, &((struct train_opts *)ctx)->cfg.layers);
+}
+
+static int set_dim(void *ctx, const struct opt *self, const char *v)
+{
+    return parse_int_opt(self->name, v, 1, 65536, &((struct train_opts *)ctx)->cfg.dim);
+}
+
+static int set_batch(void *ctx, const struct opt *self, const char *v)
+{
+    return parse_int_opt(self->name, v, 1, 1 << 20, &((struct train_opts *)ctx)->cfg.batch);
+}
+
+static int set_steps(void *ctx, const struct opt *self, const char *v)
+{
+    return parse_int_opt(self->name, v, 1, 1000000, &((struct train_opts *)ctx)->cfg.steps);
+}
+
+static int set_microbatches(void *ctx, const struct opt *self, const char *v)
+{
+    return parse_int_opt(self->name, v, 1, 1 << 20,
+                         &((struct train_opts *)ctx)->cfg.microbatches);
+}
+
+static int set_schedule(void *ctx, const struct opt *self, const char *v)
+{
+    if (pp_schedule_parse(v, &((struct train_opts *)ctx)->cfg.schedule) != CV_OK)
+        return cli_usage_error("train: --schedule '%s': expected gpipe or 1f1b", v);
+    return OPT_GO;
+}
+
+static int set_backend(void *ctx, const struct opt *self, const char *v)
+{
+    if (strcmp(v, "auto") != 0 && backend_kind_of(v) < 0)
+        return cli_usage_error("train: --backend '%s': expected cpu, auto, nccl or mpi", v);
+    ((struct train_opts *)ctx)->backend = v;
+    return OPT_GO;
+}
+
+static int set_seed(void *ctx, const struct opt *self, const char *v)
+{
+    if (parse_u64(v, &((struct train_opts *)ctx)->cfg.seed) != CV_OK)
+        return cli_usage_error("train: --seed '%s': expected a non-negative integer", v);
+    return OPT_GO;
+}
+
+static int set_timeout(void *ctx, const struct opt *self, const char *v)
+{
+    double t;
+    if (parse_double(v, 0, 86400, &t) != CV_OK || !(t > 0))
+        return cli_usage_error("train: --timeout '%s': expected seconds in (0, 86400]", v);
+    ((struct train_opts *)ctx)->cfg.timeout_s = t;
+    return OPT_GO;
+}
+
+static int set_format(void *ctx, const struct opt *self, const char *v)
+{
+    return cli_parse_format(v, &((struct train_opts *)ctx)->json) ? 2 : OPT_GO;
+}
+
+#define TRAIN_FIELD(f) offsetof(struct train_opts, f)
+/* --check's tolerances in its help (parallel/train.h) */
+#define TRAIN_TOL_CPU                                                                          \
+    "loss rel " OPT_STR(TRAIN_TOL_LOSS_REL) ", params abs " OPT_STR(TRAIN_TOL_PARAM_ABS)
+#define TRAIN_TOL_GPU OPT_STR(TRAIN_TOL_GPU_LOSS_REL) " and " OPT_STR(TRAIN_TOL_GPU_PARAM_ABS)
+static const struct opt train_table[] = {
+    {"ranks", 0, "N", "ranks (pp: stages), 1.." OPT_STR(CV_MAX_RANKS) " (default 4; single: 1)",
+     set_ranks, 0},
+    {"layers", 0, "L", "layers (default 4)", set_layers, 0},
+    {"dim", 0, "D", "hidden dimension (default 1024)", set_dim, 0},
+    {"batch", 0, "B", "batch rows (default 128)", set_batch, 0},
+    {"steps", 0, "S", "training steps (default 5)", set_steps, 0},
+    {"microbatches", 0, "M", "pp: micro-batches (default 4)", set_microbatches, 0},
+    {"schedule", 0, "S", "pp: gpipe or 1f1b (default gpipe)", set_schedule, 0},
+    {"overlap", 0, NULL, "ddp: all-reduce each gradient as backward produces it", opt_true,
+     TRAIN_FIELD(cfg.overlap)},
+    {"prefetch", 0, NULL,
+     "zero3: gather the next layer's weights while this layer computes (and queue the "
+     "gradients' reduce-scatters beside)",
+     opt_true, TRAIN_FIELD(cfg.prefetch)},
+    {"backend", 0, "B",
+     "cpu, nccl or auto (default cpu). nccl: one GPU per rank with NCCL and cuBLAS (needs "
+     "--ranks GPUs; single stays the CPU reference); auto: nccl when --ranks GPUs are "
+     "usable, else cpu, saying why. mpi: one rank per MPI process, run as\n"
+     "mpirun -np N collviz train ... --backend mpi (rank 0 prints; --ranks defaults to N)",
+     set_backend, 0},
+    {"seed", 0, "S", "seed of the weights and data (default 0)", set_seed, 0},
+    {"timeout", 0, "SEC", "deadline of any one communication wait (default 60)", set_timeout,
+     0},
+    {"check", 0, NULL,
+     "also run the single-device reference (on the CPU) and report the largest deviation; "
+     "exit 1 beyond tolerance (" TRAIN_TOL_CPU "; on GPUs " TRAIN_TOL_GPU ")",
+     opt_true, TRAIN_FIELD(check)},
+    {"timeline", 0, NULL, "also print every rank's events (compute/send/recv/collective/idle)",
+     opt_true, TRAIN_FIELD(timeline)},
+    {"format", 0, "FMT", "text or json (default text)", set_format, 0},
+    {NULL, 0, NULL, NULL, NULL, 0},
 };
 
-/* One option ch (its value in optarg) applied to o. Returns -1 to go on, 0 after --help,
- * 2 on bad input (one line printed). */
-static int train_option(struct train_opts *o, int ch, char **argv)
+/* train's own words for a bad option (its tests check them). */
+static int train_bad_option(const struct opt_cmd *c, int ch, const char *opt)
 {
-    switch (ch) {
-    case OPT_RANKS:
-        o->ranks_set = true;
-        return parse_int_opt("ranks", optarg, 1, CV_MAX_RANKS, &o->cfg.nranks);
-    case OPT_LAYERS:
-        return parse_int_opt("layers", optarg, 1, 1024, &o->cfg.layers);
-    case OPT_DIM:
-        return parse_int_opt("dim", optarg, 1, 65536, &o->cfg.dim);
-    case OPT_BATCH:
-        return parse_int_opt("batch", optarg, 1, 1 << 20, &o->cfg.batch);
-    case OPT_STEPS:
-        return parse_int_opt("steps", optarg, 1, 1000000, &o->cfg.steps);
-    case OPT_MB:
-        return parse_int_opt("microbatches", optarg, 1, 1 << 20, &o->cfg.microbatches);
-    case OPT_SCHEDULE:
-        if (pp_schedule_parse(optarg, &o->cfg.schedule) != CV_OK)
-            return cli_usage_error("train: --schedule '%s': expected gpipe or 1f1b", optarg);
-        break;
-    case OPT_OVERLAP:
-        o->cfg.overlap = true;
-        break;
-    case OPT_PREFETCH:
-        o->cfg.prefetch = true;
-        break;
-    case OPT_BACKEND:
-        if (strcmp(optarg, "auto") != 0 && backend_kind_of(optarg) < 0)
-            return cli_usage_error("train: --backend '%s': expected cpu, auto, nccl or mpi",
-                                   optarg);
-        o->backend = optarg;
-        break;
-    case OPT_SEED:
-        if (parse_u64(optarg, &o->cfg.seed) != CV_OK)
-            return cli_usage_error("train: --seed '%s': expected a non-negative integer",
-                                   optarg);
-        break;
-    case OPT_TIMEOUT: {
-        double t;
-        if (parse_double(optarg, 0, 86400, &t) != CV_OK || !(t > 0))
-            return cli_usage_error("train: --timeout '%s': expected seconds in (0, 86400]",
-                                   optarg);
-        o->cfg.timeout_s = t;
-        break;
-    }
-    case OPT_CHECK:
-        o->check = true;
-        break;
-    case OPT_TIMELINE:
-        o->timeline = true;
-        break;
-    case OPT_FORMAT:
-        if (cli_parse_format(optarg, &o->json) != 0) return 2;
-        break;
-    case 'h':
-        train_usage(stdout);
-        return 0;
-    case ':':
-        return cli_usage_error("train: %s needs a value", argv[optind - 1]);
-    default:
-        return cli_usage_error("train: unknown option '%s' (try --help)", argv[optind - 1]);
-    }
-    return -1;
+    if (ch == ':') return cli_usage_error("%s: %s needs a value", c->prog, opt);
+    return cli_usage_error("%s: unknown option '%s' (try --help)", c->prog, opt);
 }
+
+static const struct opt_cmd train_cmd = {
+    "train", train_table, train_usage,
+    "Exit status: 0 ok, 1 --check failed or the run failed, 2 bad input.\n", train_bad_option};
 
 /* The one argument, the scheme, into o->cfg (single: one rank). Returns -1 to go on, 2 on
  * bad input. */
@@ -206,34 +205,10 @@ static int train_scheme_arg(int argc, char **argv, struct train_opts *o)
 /* Returns -1 to go on, 0 after --help, 2 on bad input (one line printed). */
 static int train_parse(int argc, char **argv, struct train_opts *o)
 {
-    static const struct option longopts[] = {
-        {"ranks", required_argument, NULL, OPT_RANKS},
-        {"layers", required_argument, NULL, OPT_LAYERS},
-        {"dim", required_argument, NULL, OPT_DIM},
-        {"batch", required_argument, NULL, OPT_BATCH},
-        {"steps", required_argument, NULL, OPT_STEPS},
-        {"microbatches", required_argument, NULL, OPT_MB},
-        {"schedule", required_argument, NULL, OPT_SCHEDULE},
-        {"overlap", no_argument, NULL, OPT_OVERLAP},
-        {"prefetch", no_argument, NULL, OPT_PREFETCH},
-        {"backend", required_argument, NULL, OPT_BACKEND},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"check", no_argument, NULL, OPT_CHECK},
-        {"timeline", no_argument, NULL, OPT_TIMELINE},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     train_config_default(&o->cfg);
     o->backend = "cpu";
-    optind = 1;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        int rc = train_option(o, ch, argv);
-        if (rc != -1) return rc;
-    }
+    int rc = opt_parse(&train_cmd, argc, argv, o);
+    if (rc != OPT_GO) return rc;
     return train_scheme_arg(argc, argv, o);
 }
 
