@@ -11,7 +11,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,27 +21,38 @@
 #include "core/coll.h"
 #include "core/util.h"
 #include "json.h"
+#include "opt.h"
 #include "records/records.h"
 #include "records/recfile.h"
 
-static void nccl_usage(FILE *f)
+static const char nccl_usage[] =
+    "usage: collviz nccl FILE... [--format text|json]\n"
+    "\n"
+    "Reads NCCL INFO logs (NCCL_DEBUG=INFO, any NCCL_DEBUG_SUBSYS) and nccl-tests\n"
+    "output, one file or several (one per node), in any mix, and prints what they\n"
+    "say: the NCCL version, ranks and hosts, each channel's ring in NCCL's order with\n"
+    "its node crossings, the trees, each link with its class (nvlink, pcie, shm, ib,\n"
+    "roce, socket, net-plugin, unknown: from what NCCL says), and nccl-tests' rows.\n";
+
+struct nccl_opts {
+    bool json;
+};
+
+static int nccl_set_format(void *ctx, const struct opt *self, const char *v)
 {
-    fprintf(f,
-            "usage: collviz nccl FILE... [--format text|json]\n"
-            "\n"
-            "Reads NCCL INFO logs (NCCL_DEBUG=INFO, any NCCL_DEBUG_SUBSYS) and nccl-tests\n"
-            "output, one file or several (one per node), in any mix, and prints what they\n"
-            "say: the NCCL version, ranks and hosts, each channel's ring in NCCL's order with\n"
-            "its node crossings, the trees, each link with its class (nvlink, pcie, shm, ib,\n"
-            "roce, socket, net-plugin, unknown: from what NCCL says), and nccl-tests' rows.\n"
-            "\n"
-            "Options:\n"
-            "  --format F   text or json (default text)\n"
-            "  -h, --help   this text\n"
-            "\n"
-            "Exit status: 0 read (with FILE:LINE: lines on stderr for what could not be),\n"
-            "2 nothing could be read or bad options.\n");
+    return cli_parse_format(v, &((struct nccl_opts *)ctx)->json) ? 2 : OPT_GO;
 }
+
+static const struct opt nccl_table[] = {
+    {"format", 0, "F", "text or json (default text)", nccl_set_format, 0},
+    {NULL, 0, NULL, NULL, NULL, 0},
+};
+
+static const struct opt_cmd nccl_cmd = {
+    "nccl", nccl_table, nccl_usage,
+    "Exit status: 0 read (with FILE:LINE: lines on stderr for what could not be),\n"
+    "2 nothing could be read or bad options.\n",
+    NULL};
 
 int cli_nccl_read(struct rec_log *L, const char *path)
 {
@@ -344,27 +354,9 @@ static void nccl_text(const struct rec_log *L)
 
 int cli_nccl_main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'F'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    bool json = false;
-    int ch;
-    optind = 1;
-    opterr = 0;
-    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'F':
-            if (cli_parse_format(optarg, &json)) return 2;
-            break;
-        case 'h':
-            nccl_usage(stdout);
-            return 0;
-        default:
-            return cli_option_error(ch, argv[optind - 1], "nccl");
-        }
-    }
+    struct nccl_opts o = {false};
+    int rc = opt_parse(&nccl_cmd, argc, argv, &o);
+    if (rc != OPT_GO) return rc;
     if (optind >= argc) return cli_usage_error("nccl: no FILE given (try collviz nccl --help)");
     struct rec_log *L = rec_new();
     for (int i = optind; i < argc; i++)
@@ -378,8 +370,8 @@ int cli_nccl_main(int argc, char **argv)
         rec_free(L);
         return 2;
     }
-    int rc = 0;
-    if (json) {
+    rc = 0;
+    if (o.json) {
         if (cli_json_print(stdout, nccl_json(L)) != 0) rc = 1;
     } else {
         nccl_text(L);
