@@ -20,7 +20,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -35,6 +34,7 @@
 #include "core/sweep.h"
 #include "core/util.h"
 #include "json.h"
+#include "opt.h"
 #include "worker/worker.h"
 
 #define BENCH_MAX_SIZES 1000
@@ -48,57 +48,15 @@ static void bench_on_sigint(int sig)
     bench_interrupted = 1;
 }
 
-static void bench_usage(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: collviz bench COLLECTIVE|all [options]\n"
-        "\n"
-        "Measure collectives on a backend and print nccl-tests' columns: size(B) "
-        "count(elements)\n"
-        "type redop root time(us) algbw(GB/s) busbw(GB/s) #wrong, with GB/s = 1e9 bytes/s,\n"
-        "algbw = size/time and busbw = algbw * the collective's nccl-tests factor.\n"
-        "\n"
-        "COLLECTIVE: broadcast scatter gather reduce all_gather reduce_scatter all_reduce\n"
-        "            all_to_all, or all (one section each)\n"
-        "\n"
-        "Options:\n"
-        "  --backend B          auto, cpu, nccl or mpi (default auto: nccl with 2+ GPUs, else\n"
-        "                       cpu; with --ranks above the GPU count, cpu). mpi: one rank "
-        "per\n"
-        "                       process, run as  mpirun -np N collviz bench ... --backend mpi\n"
-        "                       (rank 0 prints)\n"
-        "  --ranks N            ranks, 1..%d (default 4; auto on NCCL: the GPU count if\n"
-        "                       fewer)\n"
-        "  -b, --minbytes SIZE  smallest size S, K/M/G suffixes (powers of 1024; default 64M)\n"
-        "  -e, --maxbytes SIZE  largest size (default: the same as -b)\n"
-        "  -f, --stepfactor F   multiply the size by F between rows (default 2)\n"
-        "  -i, --stepbytes SIZE add SIZE between rows instead\n"
-        "  -n, --iters N        timed iterations (default 20)\n"
-        "  -w, --warmup_iters N untimed iterations first (default 5)\n"
-        "  -c, --check 0|1      check the result and count #wrong (default 1)\n"
-        "  -o, --op OP          sum, prod, min, max or avg (default sum)\n"
-        "  -r, --root R         root of broadcast/scatter/gather/reduce (default 0)\n"
-        "  --algo A             ring, tree, direct, owner or auto (default auto: the "
-        "backend's\n"
-        "                       fastest); mpi: MPI's own collective (MPI_Allreduce, ...)\n"
-        "  --within-node        mpi: run on the ranks of one node only (a sub-communicator),\n"
-        "                       not across nodes\n"
-        "  --slices N           CPU: cut every transfer into N slices, each rank waiting only\n"
-        "                       for the slices it needs (default 0: slices of about 64 KiB;\n"
-        "                       1: whole chunks, as the chunk picture shows)\n"
-        "  --channels C         CPU: split every transfer over C channels (default 1)\n"
-        "  --ring-order \"R...\"  cpu, mpi: the ring plans in this order, a permutation of\n"
-        "                       the ranks (\"0 7 6 5 4 3 2 1\"; implies --algo ring)\n"
-        "  --ring-order-from LOG[:CHANNEL]\n"
-        "                       the ring NCCL logged for CHANNEL (default 0) in LOG\n"
-        "  -T, --timeout S      abort a collective stuck for S seconds (default 30)\n"
-        "  --format F           text or json (default text)\n"
-        "  -h, --help           this text\n"
-        "\n"
-        "Exit status: 0 all results right, 1 some #wrong > 0 or a run failed, 2 bad input.\n",
-        CV_MAX_RANKS);
-}
+static const char bench_usage[] =
+    "usage: collviz bench COLLECTIVE|all [options]\n"
+    "\n"
+    "Measure collectives on a backend and print nccl-tests' columns: size(B) count(elements)\n"
+    "type redop root time(us) algbw(GB/s) busbw(GB/s) #wrong, with GB/s = 1e9 bytes/s,\n"
+    "algbw = size/time and busbw = algbw * the collective's nccl-tests factor.\n"
+    "\n"
+    "COLLECTIVE: broadcast scatter gather reduce all_gather reduce_scatter all_reduce\n"
+    "            all_to_all, or all (one section each)\n";
 
 static void bench_algo_list(enum coll c, char *buf, size_t n)
 {
@@ -110,164 +68,210 @@ static void bench_algo_list(enum coll c, char *buf, size_t n)
                                     algo_name((enum algo)a));
 }
 
-int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
+/* The setters of bench's table (opt.h): OPT_GO, or 2 after the bad value's line. */
+static int set_ranks(void *ctx, const struct opt *self, const char *v)
 {
-    enum {
-        OPT_BACKEND = 256,
-        OPT_RANKS,
-        OPT_ALGO,
-        OPT_FORMAT,
-        OPT_SLICES,
-        OPT_CHANNELS,
-        OPT_WITHIN_NODE,
-        OPT_RING_ORDER,
-        OPT_RING_FROM
-    };
-    static const struct option longopts[] = {
-        {"backend", required_argument, NULL, OPT_BACKEND},
-        {"ranks", required_argument, NULL, OPT_RANKS},
-        {"minbytes", required_argument, NULL, 'b'},
-        {"maxbytes", required_argument, NULL, 'e'},
-        {"stepfactor", required_argument, NULL, 'f'},
-        {"stepbytes", required_argument, NULL, 'i'},
-        {"iters", required_argument, NULL, 'n'},
-        {"warmup_iters", required_argument, NULL, 'w'},
-        {"check", required_argument, NULL, 'c'},
-        {"op", required_argument, NULL, 'o'},
-        {"root", required_argument, NULL, 'r'},
-        {"algo", required_argument, NULL, OPT_ALGO},
-        {"timeout", required_argument, NULL, 'T'},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"slices", required_argument, NULL, OPT_SLICES},
-        {"channels", required_argument, NULL, OPT_CHANNELS},
-        {"within-node", no_argument, NULL, OPT_WITHIN_NODE},
-        {"ring-order", required_argument, NULL, OPT_RING_ORDER},
-        {"ring-order-from", required_argument, NULL, OPT_RING_FROM},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    *o = (struct bench_opts){
-        .backend = "auto",
-        .ranks = 4,
-        .minb = (size_t)64 << 20,
-        .maxb = (size_t)64 << 20,
-        .factor = 2.0,
-        .iters = 20,
-        .warmup = 5,
-        .check = true,
-        .op = OP_SUM,
-        .algo_auto = true,
-        .timeout_s = 30.0,
-    };
-    long v;
-    int root_given = 0;
-    opterr = 0;
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, ":b:e:f:i:n:w:c:o:r:T:h", longopts, NULL)) != -1) {
-        switch (ch) {
-        case OPT_BACKEND:
-            o->backend = optarg;
-            break;
-        case OPT_RANKS:
-            if (cli_parse_ranks(optarg, &o->ranks) != 0) return 2;
-            o->ranks_given = true;
-            break;
-        case 'b':
-            if (parse_size(optarg, &o->minb) != CV_OK)
-                return cli_usage_error("-b %s: not a size (bytes, or with K/M/G: 64M)", optarg);
-            o->minb_set = true;
-            o->minb_arg = optarg;
-            break;
-        case 'e':
-            if (parse_size(optarg, &o->maxb) != CV_OK)
-                return cli_usage_error("-e %s: not a size (bytes, or with K/M/G: 64M)", optarg);
-            o->maxb_set = true;
-            o->maxb_arg = optarg;
-            break;
-        case 'f':
-            if (parse_double(optarg, 1.0, 1e6, &o->factor) != CV_OK || o->factor <= 1.0)
-                return cli_usage_error("-f %s: need a factor > 1", optarg);
-            o->factor_set = true;
-            break;
-        case 'i':
-            if (parse_size(optarg, &o->step) != CV_OK || o->step == 0)
-                return cli_usage_error("-i %s: need a step > 0 bytes (K/M/G allowed)", optarg);
-            break;
-        case 'n':
-            if (parse_long(optarg, 1, 1000000, &v) != CV_OK)
-                return cli_usage_error("-n %s: need 1..1000000 iterations", optarg);
-            o->iters = (int)v;
-            break;
-        case 'w':
-            if (parse_long(optarg, 0, 1000000, &v) != CV_OK)
-                return cli_usage_error("-w %s: need 0..1000000 warm-up iterations", optarg);
-            o->warmup = (int)v;
-            break;
-        case 'c':
-            if (parse_long(optarg, 0, 1, &v) != CV_OK)
-                return cli_usage_error("-c %s: need 0 or 1", optarg);
-            o->check = v == 1;
-            break;
-        case 'o':
-            if (redop_parse(optarg, &o->op) != CV_OK)
-                return cli_usage_error("-o %s: need sum, prod, min, max or avg", optarg);
-            break;
-        case 'r':
-            if (parse_long(optarg, 0, CV_MAX_RANKS - 1, &v) != CV_OK)
-                return cli_usage_error("-r %s: need a rank 0..%d", optarg, CV_MAX_RANKS - 1);
-            o->root = (int)v;
-            root_given = 1;
-            break;
-        case OPT_ALGO:
-            o->algo_given = true;
-            o->native = false;
-            if (strcmp(optarg, "auto") == 0) {
-                o->algo_auto = true;
-            } else if (strcmp(optarg, "mpi") == 0) {
-                o->algo_auto = false;
-                o->native = true;
-            } else if (algo_parse(optarg, &o->algo) == CV_OK) {
-                o->algo_auto = false;
-            } else {
-                return cli_usage_error("--algo %s: need ring, tree, direct, owner, auto or mpi",
-                                       optarg);
-            }
-            break;
-        case OPT_SLICES:
-            if (parse_long(optarg, 0, PLAN_MAX_SLICES, &v) != CV_OK)
-                return cli_usage_error("--slices %s: need 0..%d (0: the default)", optarg,
-                                       PLAN_MAX_SLICES);
-            o->slices = (int)v;
-            break;
-        case OPT_CHANNELS:
-            if (parse_long(optarg, 1, 64, &v) != CV_OK)
-                return cli_usage_error("--channels %s: need 1..64", optarg);
-            o->channels = (int)v;
-            break;
-        case OPT_WITHIN_NODE:
-            o->within_node = true;
-            break;
-        case OPT_RING_ORDER:
-            if (cli_parse_ring_order(optarg, o->ring, &o->ring_n) != 0) return 2;
-            break;
-        case OPT_RING_FROM:
-            if (cli_ring_order_from(optarg, o->ring, &o->ring_n) != 0) return 2;
-            break;
-        case 'T':
-            if (parse_double(optarg, 0.0, 1e6, &o->timeout_s) != CV_OK || o->timeout_s <= 0)
-                return cli_usage_error("-T %s: need a timeout > 0 seconds", optarg);
-            break;
-        case OPT_FORMAT:
-            if (cli_parse_format(optarg, &o->json) != 0) return 2;
-            break;
-        case 'h':
-            bench_usage(stdout);
-            return 0;
-        default:
-            return cli_option_error(ch, argv[optind - 1], prog);
-        }
+    struct bench_opts *o = ctx;
+    o->ranks_given = true;
+    return cli_parse_ranks(v, &o->ranks) ? 2 : OPT_GO;
+}
+
+/* -b / -e: a size, and the text typed for messages. */
+static int set_bytes(const char *v, char letter, size_t *to, bool *set, const char **arg)
+{
+    if (parse_size(v, to) != CV_OK)
+        return cli_usage_error("-%c %s: not a size (bytes, or with K/M/G: 64M)", letter, v);
+    *set = true;
+    *arg = v;
+    return OPT_GO;
+}
+
+static int set_minbytes(void *ctx, const struct opt *self, const char *v)
+{
+    struct bench_opts *o = ctx;
+    return set_bytes(v, 'b', &o->minb, &o->minb_set, &o->minb_arg);
+}
+
+static int set_maxbytes(void *ctx, const struct opt *self, const char *v)
+{
+    struct bench_opts *o = ctx;
+    return set_bytes(v, 'e', &o->maxb, &o->maxb_set, &o->maxb_arg);
+}
+
+static int set_stepfactor(void *ctx, const struct opt *self, const char *v)
+{
+    struct bench_opts *o = ctx;
+    if (parse_double(v, 1.0, 1e6, &o->factor) != CV_OK || o->factor <= 1.0)
+        return cli_usage_error("-f %s: need a factor > 1", v);
+    o->factor_set = true;
+    return OPT_GO;
+}
+
+static int set_stepbytes(void *ctx, const struct opt *self, const char *v)
+{
+    struct bench_opts *o = ctx;
+    if (parse_size(v, &o->step) != CV_OK || o->step == 0)
+        return cli_usage_error("-i %s: need a step > 0 bytes (K/M/G allowed)", v);
+    return OPT_GO;
+}
+
+/* A whole number lo..hi into *out, else "-L V: need WHAT". */
+static int set_long(const char *v, char letter, long lo, long hi, const char *what, int *out)
+{
+    long x;
+    if (parse_long(v, lo, hi, &x) != CV_OK)
+        return cli_usage_error("-%c %s: need %s", letter, v, what);
+    *out = (int)x;
+    return OPT_GO;
+}
+
+static int set_iters(void *ctx, const struct opt *self, const char *v)
+{
+    return set_long(v, 'n', 1, 1000000, "1..1000000 iterations",
+                    &((struct bench_opts *)ctx)->iters);
+}
+
+static int set_warmup(void *ctx, const struct opt *self, const char *v)
+{
+    return set_long(v, 'w', 0, 1000000, "0..1000000 warm-up iterations",
+                    &((struct bench_opts *)ctx)->warmup);
+}
+
+static int set_check(void *ctx, const struct opt *self, const char *v)
+{
+    int c = 1;
+    int rc = set_long(v, 'c', 0, 1, "0 or 1", &c);
+    ((struct bench_opts *)ctx)->check = c == 1;
+    return rc;
+}
+
+static int set_op(void *ctx, const struct opt *self, const char *v)
+{
+    if (redop_parse(v, &((struct bench_opts *)ctx)->op) != CV_OK)
+        return cli_usage_error("-o %s: need sum, prod, min, max or avg", v);
+    return OPT_GO;
+}
+
+static int set_root(void *ctx, const struct opt *self, const char *v)
+{
+    struct bench_opts *o = ctx;
+    long x;
+    if (parse_long(v, 0, CV_MAX_RANKS - 1, &x) != CV_OK)
+        return cli_usage_error("-r %s: need a rank 0..%d", v, CV_MAX_RANKS - 1);
+    o->root = (int)x;
+    o->root_given = true;
+    return OPT_GO;
+}
+
+static int set_algo(void *ctx, const struct opt *self, const char *v)
+{
+    struct bench_opts *o = ctx;
+    o->algo_given = true;
+    o->native = false;
+    if (strcmp(v, "auto") == 0) {
+        o->algo_auto = true;
+    } else if (strcmp(v, "mpi") == 0) {
+        o->algo_auto = false;
+        o->native = true;
+    } else if (algo_parse(v, &o->algo) == CV_OK) {
+        o->algo_auto = false;
+    } else {
+        return cli_usage_error("--algo %s: need ring, tree, direct, owner, auto or mpi", v);
     }
+    return OPT_GO;
+}
+
+static int set_slices(void *ctx, const struct opt *self, const char *v)
+{
+    long x;
+    if (parse_long(v, 0, PLAN_MAX_SLICES, &x) != CV_OK)
+        return cli_usage_error("--slices %s: need 0..%d (0: the default)", v, PLAN_MAX_SLICES);
+    ((struct bench_opts *)ctx)->slices = (int)x;
+    return OPT_GO;
+}
+
+static int set_channels(void *ctx, const struct opt *self, const char *v)
+{
+    long x;
+    if (parse_long(v, 1, 64, &x) != CV_OK)
+        return cli_usage_error("--channels %s: need 1..64", v);
+    ((struct bench_opts *)ctx)->channels = (int)x;
+    return OPT_GO;
+}
+
+static int set_ring_order(void *ctx, const struct opt *self, const char *v)
+{
+    struct bench_opts *o = ctx;
+    return cli_parse_ring_order(v, o->ring, &o->ring_n) ? 2 : OPT_GO;
+}
+
+static int set_ring_from(void *ctx, const struct opt *self, const char *v)
+{
+    struct bench_opts *o = ctx;
+    return cli_ring_order_from(v, o->ring, &o->ring_n) ? 2 : OPT_GO;
+}
+
+static int set_timeout(void *ctx, const struct opt *self, const char *v)
+{
+    struct bench_opts *o = ctx;
+    if (parse_double(v, 0.0, 1e6, &o->timeout_s) != CV_OK || o->timeout_s <= 0)
+        return cli_usage_error("-T %s: need a timeout > 0 seconds", v);
+    return OPT_GO;
+}
+
+static int set_format(void *ctx, const struct opt *self, const char *v)
+{
+    return cli_parse_format(v, &((struct bench_opts *)ctx)->json) ? 2 : OPT_GO;
+}
+
+static const struct opt bench_table[] = {
+    {"backend", 0, "B",
+     "auto, cpu, nccl or mpi (default auto: nccl with 2+ GPUs, else cpu; with --ranks above "
+     "the GPU count, cpu). mpi: one rank per process, run as\n"
+     "mpirun -np N collviz bench ... --backend mpi (rank 0 prints)",
+     opt_string, offsetof(struct bench_opts, backend)},
+    {"ranks", 0, "N",
+     "ranks, 1.." OPT_STR(CV_MAX_RANKS) " (default 4; auto on NCCL: the GPU count if fewer)",
+     set_ranks, 0},
+    {"minbytes", 'b', "SIZE", "smallest size S, K/M/G suffixes (powers of 1024; default 64M)",
+     set_minbytes, 0},
+    {"maxbytes", 'e', "SIZE", "largest size (default: the same as -b)", set_maxbytes, 0},
+    {"stepfactor", 'f', "F", "multiply the size by F between rows (default 2)", set_stepfactor,
+     0},
+    {"stepbytes", 'i', "SIZE", "add SIZE between rows instead", set_stepbytes, 0},
+    {"iters", 'n', "N", "timed iterations (default 20)", set_iters, 0},
+    {"warmup_iters", 'w', "N", "untimed iterations first (default 5)", set_warmup, 0},
+    {"check", 'c', "0|1", "check the result and count #wrong (default 1)", set_check, 0},
+    {"op", 'o', "OP", "sum, prod, min, max or avg (default sum)", set_op, 0},
+    {"root", 'r', "R", "root of broadcast/scatter/gather/reduce (default 0)", set_root, 0},
+    {"algo", 0, "A",
+     "ring, tree, direct, owner or auto (default auto: the backend's fastest); mpi: MPI's own "
+     "collective (MPI_Allreduce, ...)",
+     set_algo, 0},
+    {"within-node", 0, NULL,
+     "mpi: run on the ranks of one node only (a sub-communicator), not across nodes", opt_true,
+     offsetof(struct bench_opts, within_node)},
+    {"slices", 0, "N",
+     "CPU: cut every transfer into N slices, each rank waiting only for the slices it needs "
+     "(default 0: slices of about 64 KiB; 1: whole chunks, as the chunk picture shows)",
+     set_slices, 0},
+    {"channels", 0, "C", "CPU: split every transfer over C channels (default 1)", set_channels,
+     0},
+    {"ring-order", 0, "\"R...\"",
+     "cpu, mpi: the ring plans in this order, a permutation of the ranks (\"0 7 6 5 4 3 2 "
+     "1\"; implies --algo ring)",
+     set_ring_order, 0},
+    {"ring-order-from", 0, "LOG[:CHANNEL]",
+     "the ring NCCL logged for CHANNEL (default 0) in LOG", set_ring_from, 0},
+    {"timeout", 'T', "S", "abort a collective stuck for S seconds (default 30)", set_timeout,
+     0},
+    {"format", 0, "F", "text or json (default text)", set_format, 0},
+    {NULL, 0, NULL, NULL, NULL, 0},
+};
+
+/* The collective operand and the options' combinations, after the parse. */
+static int bench_check_args(int argc, char **argv, struct bench_opts *o, const char *prog)
+{
     if (optind >= argc)
         return cli_usage_error("%s: name a collective (e.g. all_reduce) or all", prog);
     if (optind + 1 < argc)
@@ -304,9 +308,34 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
     }
     /* A processes backend's world size is known once it is open (bench_sweep checks). */
     bool processes = backend_caps_of(o->backend) & BACKEND_CAP_PROCESSES;
-    if (!processes && o->root >= o->ranks && (root_given || o->all || coll_is_rooted(o->coll)))
+    if (!processes && o->root >= o->ranks &&
+        (o->root_given || o->all || coll_is_rooted(o->coll)))
         return cli_usage_error("-r %d: no such rank with --ranks %d", o->root, o->ranks);
     return -1;
+}
+
+int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
+{
+    *o = (struct bench_opts){
+        .backend = "auto",
+        .ranks = 4,
+        .minb = (size_t)64 << 20,
+        .maxb = (size_t)64 << 20,
+        .factor = 2.0,
+        .iters = 20,
+        .warmup = 5,
+        .check = true,
+        .op = OP_SUM,
+        .algo_auto = true,
+        .timeout_s = 30.0,
+    };
+    const struct opt_cmd cmd = {
+        prog, bench_table, bench_usage,
+        "Exit status: 0 all results right, 1 some #wrong > 0 or a run failed, 2 bad input.\n",
+        NULL};
+    int rc = opt_parse(&cmd, argc, argv, o);
+    if (rc != OPT_GO) return rc;
+    return bench_check_args(argc, argv, o, prog);
 }
 
 /* The backend's hardware block, one fact a line, or NULL when it has none (the CPU

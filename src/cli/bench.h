@@ -25,6 +25,7 @@ struct bench_opts {
     bool check;
     enum redop op;
     int root;
+    bool root_given; /* -r was on the command line */
     bool algo_auto;
     enum algo algo;
     bool algo_given;  /* --algo was on the command line */
