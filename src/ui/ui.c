@@ -12,7 +12,6 @@
 
 #include <curses.h>
 #include <errno.h>
-#include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <poll.h>
@@ -25,6 +24,7 @@
 #include <unistd.h>
 
 #include "../backend/backend.h"
+#include "../cli/opt.h"
 #include "../worker/launch.h"
 #include "../worker/serve.h"
 #include "../core/util.h"
@@ -36,41 +36,6 @@
 #include "screens/topology/topotext.h"
 #include "kit/term.h"
 
-static void ui_usage(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: collviz [options]   (the interactive visualizer)\n"
-        "  --ranks N            world size shown, 1..%d (default 4)\n"
-        "  --backend NAME       auto, cpu or nccl (default auto)\n"
-        "  --size BYTES         measurement size, 4K..16G, K/M/G suffixes (default 64M)\n"
-        "  --collective NAME    start on this collective (default all_reduce)\n"
-        "  --algo ALGO          ring, tree, direct or owner\n"
-        "  --op OP              sum, prod, min, max, avg\n"
-        "  --root R             root rank of broadcast, scatter, gather, reduce\n"
-        "  --count N            display-scale count (default: the lecture's)\n"
-        "  --init KIND          lecture, seq, rank or random\n"
-        "  --step K             start at step K (a number or end)\n"
-        "  --scene TEXT         a scene, e.g. \"collective=all_to_all step=2\" or\n"
-        "                       \"screen=parallel scheme=tp step=3\" (schemes ddp, tp, pp;\n"
-        "                       schedule=gpipe|1f1b, overlap=on|off) or \"screen=hierarchy\"\n"
-        "                       (the lecture's tiers; step=1: its napkin math)\n"
-        "  --no-measure         measure only on m / s, not on every scene change\n"
-        "  --mpi \"LAUNCH\"       run the measurements in a job started as LAUNCH collviz "
-        "serve\n"
-        "                       (e.g. --mpi \"mpirun -np 4\", --mpi \"srun -n 8\"); q ends it\n"
-        "  --connect ADDRESS    use a job started elsewhere with collviz serve\n"
-        "                       (unix:PATH, or tcp:HOST:PORT with --token)\n"
-        "  --token TOKEN        the token a TCP job printed\n"
-        "  --nccl-log FILE...   the topology screen of a real cluster's records: NCCL INFO\n"
-        "                       logs and nccl-tests output (one file or several; no GPU)\n"
-        "  --no-color           monochrome (also when NO_COLOR is set)\n"
-        "  --ascii              ASCII drawing characters\n"
-        "  -h, --help           this text\n"
-        "Keys: press ? inside for the list.\n",
-        CV_MAX_RANKS);
-}
-
 struct ui_opts {
     const char *backend;
     bool no_color, ascii, no_measure;
@@ -81,6 +46,7 @@ struct ui_opts {
 #define UI_MAX_LOGS 64
     const char *logs[UI_MAX_LOGS]; /* --nccl-log FILE...: the topology screen's record */
     int nlogs;
+    char words[2048]; /* the scene options' words, applied once the parse is done */
 };
 
 /* The job the UI started (--mpi), ended with the UI. */
@@ -90,167 +56,134 @@ static struct launch *ui_launch;
 /* --mpi's backend unless --backend says: MPI where this build has it. */
 #define UI_MPI_BACKEND (backend_kind_of("mpi") >= 0 ? "mpi" : "cpu")
 
+/* A scene option: "--ranks 8" is the word "ranks=8", --scene's value is words itself.
+ * Words that do not parse are reported against their option right away. */
+static int ui_scene_word(void *ctx, const struct opt *self, const char *v)
+{
+    struct ui_opts *u = ctx;
+    const char *key = self->name;
+    char one[600], err[240];
+    if (strcmp(key, "scene") == 0) {
+        snprintf(one, sizeof one, "%s", v);
+    } else if (strchr(v, ' ') || strchr(v, '=')) {
+        cv_eprintf("collviz: --%s: bad value '%s'\n", key, v);
+        return 2;
+    } else {
+        snprintf(one, sizeof one, "%s=%s", key, v);
+    }
+    struct scene scratch;
+    scene_default(&scratch);
+    if (scene_parse(&scratch, one, err, sizeof err) != CV_OK &&
+        strncmp(err, "scene: ", 7) == 0) {
+        cv_eprintf("collviz: --%s: %s\n", key, err + 7);
+        return 2;
+    }
+    if (strlen(u->words) + strlen(one) + 2 >= sizeof u->words) {
+        cv_eprintf("collviz: --%s: too many scene words\n", key);
+        return 2;
+    }
+    strcat(u->words, " ");
+    strcat(u->words, one);
+    return OPT_GO;
+}
+
+static int ui_set_log(void *ctx, const struct opt *self, const char *v)
+{
+    struct ui_opts *o = ctx;
+    if (o->nlogs == UI_MAX_LOGS) {
+        fprintf(stderr, "collviz: --nccl-log: at most %d files\n", UI_MAX_LOGS);
+        return 2;
+    }
+    o->logs[o->nlogs++] = v;
+    return OPT_GO;
+}
+
+static int ui_set_backend(void *ctx, const struct opt *self, const char *v)
+{
+    struct ui_opts *o = ctx;
+    if (strcmp(v, "auto") != 0 && backend_kind_of(v) < 0) {
+        cv_eprintf("collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n", v);
+        return 2;
+    }
+    o->backend = v;
+    o->backend_set = true;
+    return OPT_GO;
+}
+
+static int ui_set_mpi(void *ctx, const struct opt *self, const char *v)
+{
+    if (!v[0]) {
+        cv_eprintf("collviz: --mpi: empty launch command (e.g. \"mpirun -np 4\")\n");
+        return 2;
+    }
+    ((struct ui_opts *)ctx)->mpi = v;
+    return OPT_GO;
+}
+
+#define UI_FIELD(f) offsetof(struct ui_opts, f)
+static const struct opt ui_table[] = {
+    {"ranks", 0, "N", "world size shown, 1.." OPT_STR(CV_MAX_RANKS) " (default 4)",
+     ui_scene_word, 0},
+    {"backend", 0, "NAME", "auto, cpu or nccl (default auto)", ui_set_backend, 0},
+    {"size", 0, "BYTES", "measurement size, 4K..16G, K/M/G suffixes (default 64M)",
+     ui_scene_word, 0},
+    {"collective", 0, "NAME", "start on this collective (default all_reduce)", ui_scene_word,
+     0},
+    {"algo", 0, "ALGO", "ring, tree, direct or owner", ui_scene_word, 0},
+    {"op", 0, "OP", "sum, prod, min, max, avg", ui_scene_word, 0},
+    {"root", 0, "R", "root rank of broadcast, scatter, gather, reduce", ui_scene_word, 0},
+    {"count", 0, "N", "display-scale count (default: the lecture's)", ui_scene_word, 0},
+    {"init", 0, "KIND", "lecture, seq, rank or random", ui_scene_word, 0},
+    {"step", 0, "K", "start at step K (a number or end)", ui_scene_word, 0},
+    {"scene", 0, "TEXT",
+     "a scene, e.g. \"collective=all_to_all step=2\" or \"screen=parallel scheme=tp step=3\" "
+     "(schemes ddp, tp, pp; schedule=gpipe|1f1b, overlap=on|off) or \"screen=hierarchy\" (the "
+     "lecture's tiers; step=1: its napkin math)",
+     ui_scene_word, 0},
+    {"no-measure", 0, NULL, "measure only on m / s, not on every scene change", opt_true,
+     UI_FIELD(no_measure)},
+    {"mpi", 0, "\"LAUNCH\"",
+     "run the measurements in a job started as LAUNCH collviz serve (e.g. --mpi \"mpirun -np "
+     "4\", --mpi \"srun -n 8\"); q ends it",
+     ui_set_mpi, 0},
+    {"connect", 0, "ADDRESS",
+     "use a job started elsewhere with collviz serve (unix:PATH, or tcp:HOST:PORT with "
+     "--token)",
+     opt_string, UI_FIELD(connect)},
+    {"token", 0, "TOKEN", "the token a TCP job printed", opt_string, UI_FIELD(token)},
+    {"nccl-log", 0, "FILE...",
+     "the topology screen of a real cluster's records: NCCL INFO logs and nccl-tests output "
+     "(one file or several; no GPU)",
+     ui_set_log, 0},
+    {"no-color", 0, NULL, "monochrome (also when NO_COLOR is set)", opt_true,
+     UI_FIELD(no_color)},
+    {"no-colour", 0, NULL, NULL, opt_true, UI_FIELD(no_color)},
+    {"ascii", 0, NULL, "ASCII drawing characters", opt_true, UI_FIELD(ascii)},
+    {NULL, 0, NULL, NULL, NULL, 0},
+};
+
+static int ui_bad_option(const struct opt_cmd *c, int ch, const char *opt)
+{
+    if (ch == ':')
+        cv_eprintf("collviz: option '%s' needs a value\n", opt);
+    else
+        cv_eprintf("collviz: unknown option '%s' (try --help)\n", opt);
+    return 2;
+}
+
+static const struct opt_cmd ui_cmd = {
+    "collviz", ui_table, "usage: collviz [options]   (the interactive visualizer)\n",
+    "Keys: press ? inside for the list.\n", ui_bad_option};
+
 /* Parse options into the scene and opts. Returns -1 to go on, else an exit status.
  * Scene options become scene words ("--ranks 8" is "ranks=8"), applied in order with any
  * --scene text, and the combination is checked once at the end, so option order does not
  * matter ("--root 5 --ranks 8" is fine). */
 static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
 {
-    enum {
-        O_RANKS = 256,
-        O_BACKEND,
-        O_SIZE,
-        O_NOCOLOR,
-        O_ASCII,
-        O_COLL,
-        O_ALGO,
-        O_STEP,
-        O_SCENE,
-        O_OP,
-        O_ROOT,
-        O_COUNT,
-        O_INIT,
-        O_NOMEASURE,
-        O_MPI,
-        O_CONNECT,
-        O_TOKEN,
-        O_NCCL_LOG
-    };
-    static const struct option longopts[] = {
-        {"ranks", required_argument, NULL, O_RANKS},
-        {"backend", required_argument, NULL, O_BACKEND},
-        {"size", required_argument, NULL, O_SIZE},
-        {"no-color", no_argument, NULL, O_NOCOLOR},
-        {"no-colour", no_argument, NULL, O_NOCOLOR},
-        {"ascii", no_argument, NULL, O_ASCII},
-        {"collective", required_argument, NULL, O_COLL},
-        {"algo", required_argument, NULL, O_ALGO},
-        {"step", required_argument, NULL, O_STEP},
-        {"scene", required_argument, NULL, O_SCENE},
-        {"op", required_argument, NULL, O_OP},
-        {"root", required_argument, NULL, O_ROOT},
-        {"count", required_argument, NULL, O_COUNT},
-        {"init", required_argument, NULL, O_INIT},
-        {"no-measure", no_argument, NULL, O_NOMEASURE},
-        {"mpi", required_argument, NULL, O_MPI},
-        {"connect", required_argument, NULL, O_CONNECT},
-        {"token", required_argument, NULL, O_TOKEN},
-        {"nccl-log", required_argument, NULL, O_NCCL_LOG},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    char words[2048] = "";
     char err[240];
-    opterr = 0;
-    optind = 1;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        const char *key = NULL;
-        switch (c) {
-        case 'h':
-            ui_usage(stdout);
-            return 0;
-        case O_RANKS:
-            key = "ranks";
-            break;
-        case O_COLL:
-            key = "collective";
-            break;
-        case O_ALGO:
-            key = "algo";
-            break;
-        case O_STEP:
-            key = "step";
-            break;
-        case O_OP:
-            key = "op";
-            break;
-        case O_ROOT:
-            key = "root";
-            break;
-        case O_COUNT:
-            key = "count";
-            break;
-        case O_INIT:
-            key = "init";
-            break;
-        case O_SCENE:
-            key = "scene";
-            break;
-        case O_NCCL_LOG:
-            if (o->nlogs == UI_MAX_LOGS) {
-                fprintf(stderr, "collviz: --nccl-log: at most %d files\n", UI_MAX_LOGS);
-                return 2;
-            }
-            o->logs[o->nlogs++] = optarg;
-            continue;
-        case O_BACKEND: {
-            bool ok = strcmp(optarg, "auto") == 0 || backend_kind_of(optarg) >= 0;
-            if (!ok) {
-                cv_eprintf("collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
-                           optarg);
-                return 2;
-            }
-            o->backend = optarg;
-            o->backend_set = true;
-            break;
-        }
-        case O_MPI:
-            if (!optarg[0]) {
-                cv_eprintf("collviz: --mpi: empty launch command (e.g. \"mpirun -np 4\")\n");
-                return 2;
-            }
-            o->mpi = optarg;
-            break;
-        case O_CONNECT:
-            o->connect = optarg;
-            break;
-        case O_TOKEN:
-            o->token = optarg;
-            break;
-        case O_SIZE:
-            key = "size"; /* a scene word: lessons and --scene set it the same way */
-            break;
-        case O_NOCOLOR:
-            o->no_color = true;
-            break;
-        case O_ASCII:
-            o->ascii = true;
-            break;
-        case O_NOMEASURE:
-            o->no_measure = true;
-            break;
-        case ':':
-            cv_eprintf("collviz: option '%s' needs a value\n", argv[optind - 1]);
-            return 2;
-        default:
-            cv_eprintf("collviz: unknown option '%s' (try --help)\n", argv[optind - 1]);
-            return 2;
-        }
-        if (!key) continue;
-        char one[600];
-        if (strcmp(key, "scene") == 0)
-            snprintf(one, sizeof one, "%s", optarg);
-        else if (strchr(optarg, ' ') || strchr(optarg, '=')) {
-            cv_eprintf("collviz: --%s: bad value '%s'\n", key, optarg);
-            return 2;
-        } else
-            snprintf(one, sizeof one, "%s=%s", key, optarg);
-        /* Words that do not parse are reported against their option right away. */
-        struct scene scratch;
-        scene_default(&scratch);
-        if (scene_parse(&scratch, one, err, sizeof err) != CV_OK &&
-            strncmp(err, "scene: ", 7) == 0) {
-            cv_eprintf("collviz: --%s: %s\n", key, err + 7);
-            return 2;
-        }
-        if (strlen(words) + strlen(one) + 2 >= sizeof words) {
-            cv_eprintf("collviz: --%s: too many scene words\n", key);
-            return 2;
-        }
-        strcat(words, " ");
-        strcat(words, one);
-    }
+    int rc = opt_parse(&ui_cmd, argc, argv, o);
+    if (rc != OPT_GO) return rc;
     for (; o->nlogs && optind < argc && o->nlogs < UI_MAX_LOGS; optind++)
         o->logs[o->nlogs++] = argv[optind]; /* --nccl-log FILE FILE...: the files after it */
     if (optind < argc) {
@@ -275,7 +208,7 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         cv_eprintf("collviz: --token goes with --connect tcp:HOST:PORT\n");
         return 2;
     }
-    if (scene_parse(sc, words, err, sizeof err) != CV_OK) {
+    if (scene_parse(sc, o->words, err, sizeof err) != CV_OK) {
         cv_eprintf("collviz: %s\n", strncmp(err, "scene: ", 7) == 0 ? err + 7 : err);
         return 2;
     }
