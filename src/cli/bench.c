@@ -330,8 +330,11 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
         .timeout_s = 30.0,
     };
     const struct opt_cmd cmd = {
-        prog, bench_table, bench_usage,
+        prog,
+        bench_table,
+        bench_usage,
         "Exit status: 0 all results right, 1 some #wrong > 0 or a run failed, 2 bad input.\n",
+        NULL,
         NULL};
     int rc = opt_parse(&cmd, argc, argv, o);
     if (rc != OPT_GO) return rc;

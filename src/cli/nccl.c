@@ -49,9 +49,12 @@ static const struct opt nccl_table[] = {
 };
 
 static const struct opt_cmd nccl_cmd = {
-    "nccl", nccl_table, nccl_usage,
+    "nccl",
+    nccl_table,
+    nccl_usage,
     "Exit status: 0 read (with FILE:LINE: lines on stderr for what could not be),\n"
     "2 nothing could be read or bad options.\n",
+    NULL,
     NULL};
 
 int cli_nccl_read(struct rec_log *L, const char *path)

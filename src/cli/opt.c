@@ -163,6 +163,7 @@ void opt_print_help(FILE *f, const struct opt_cmd *c)
     fputs(c->usage, f);
     fputs("\nOptions:\n", f);
     opt_print_options(f, c->opts);
+    if (c->notes) c->notes(f);
     if (c->after) {
         fputc('\n', f);
         fputs(c->after, f);

@@ -44,6 +44,9 @@ struct opt_cmd {
     /* The usage error for getopt_long's ch on the bad option opt (argv[optind - 1]): ':' a
      * missing value, else unknown. NULL: cli_option_error(ch, opt, prog). Returns 2. */
     int (*bad_option)(const struct opt_cmd *c, int ch, const char *opt);
+    /* NULL, or --help's lines after the options that only the running program knows (a
+     * table's keys), printed before c->after */
+    void (*notes)(FILE *f);
 };
 
 /* Generic setters: the bool at self->off becomes true; the const char * there becomes arg. */
@@ -64,7 +67,7 @@ int opt_getopt(const struct opt *t, struct option *longs, size_t nlongs, char *s
 
 /* The options part of --help: one entry per listed option and -h, --help, aligned. */
 void opt_print_options(FILE *f, const struct opt *t);
-/* The whole --help: c->usage, "Options:", the options, c->after. */
+/* The whole --help: c->usage, "Options:", the options, c->notes, c->after. */
 void opt_print_help(FILE *f, const struct opt_cmd *c);
 
 #endif

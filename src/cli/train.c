@@ -175,8 +175,9 @@ static int train_bad_option(const struct opt_cmd *c, int ch, const char *opt)
 }
 
 static const struct opt_cmd train_cmd = {
-    "train", train_table, train_usage,
-    "Exit status: 0 ok, 1 --check failed or the run failed, 2 bad input.\n", train_bad_option};
+    "train",          train_table,
+    train_usage,      "Exit status: 0 ok, 1 --check failed or the run failed, 2 bad input.\n",
+    train_bad_option, NULL};
 
 /* The one argument, the scheme, into o->cfg (single: one rank). Returns -1 to go on, 2 on
  * bad input. */

@@ -172,8 +172,12 @@ static int ui_bad_option(const struct opt_cmd *c, int ch, const char *opt)
 }
 
 static const struct opt_cmd ui_cmd = {
-    "collviz", ui_table, "usage: collviz [options]   (the interactive visualizer)\n",
-    "Keys: press ? inside for the list.\n", ui_bad_option};
+    "collviz",
+    ui_table,
+    "usage: collviz [options]   (the interactive visualizer)\n",
+    "Keys: press ? inside for the list.\n",
+    ui_bad_option,
+    NULL};
 
 /* Parse options into the scene and opts. Returns -1 to go on, else an exit status.
  * Scene options become scene words ("--ranks 8" is "ranks=8"), applied in order with any

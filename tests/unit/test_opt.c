@@ -47,8 +47,8 @@ static const struct opt toy_table[] = {
     {NULL, 0, NULL, NULL, NULL, 0},
 };
 
-static const struct opt_cmd toy_cmd = {"toy", toy_table, "usage: toy [options]\n", "End.\n",
-                                       NULL};
+static const struct opt_cmd toy_cmd = {"toy",    toy_table, "usage: toy [options]\n",
+                                       "End.\n", NULL,      NULL};
 
 static void test_getopt_arrays(void **state)
 {
