@@ -11,7 +11,6 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include "core/tiers.h"
 #include "core/util.h"
 #include "json.h"
+#include "opt.h"
 
 struct model_opts {
     enum coll coll;
@@ -37,43 +37,20 @@ struct model_opts {
     enum tier_id tier;
     bool tier_given, tier_all, tier_list;
     bool json;
+    bool fit; /* --fit: see model_table */
 };
 
-static void model_usage(FILE *f)
-{
-    char keys[80];
-    tier_keys(keys, sizeof keys);
-    fprintf(
-        f,
-        "usage: collviz model COLLECTIVE [--algo A] [--ranks W] [--size S]\n"
-        "                     [--alpha-us A --beta-gbs B | --tier NAME|all] [--format F]\n"
-        "       collviz model --tier list [--format F]\n"
-        "       collviz model --fit COLLECTIVE [bench options]\n"
-        "\n"
-        "The alpha-beta cost model of a collective, read off the plan that `collviz trace`\n"
-        "prints and the screens animate (a model, not a measurement):\n"
-        "  T = sum over the plan's steps of (alpha + the bytes the busiest rank sends or\n"
-        "      receives in that step / beta)\n"
-        "with nccl-tests' size S, algbw = S/T and busbw = algbw * the collective's factor.\n"
-        "\n"
-        "Options:\n"
-        "  --algo A          ring, tree or direct (default: ring where it exists, else "
-        "direct)\n"
-        "  --ranks W         ranks, 1..%d (default 4)\n"
-        "  --size S          nccl-tests' size in bytes, K/M/G/T suffixes (default 64M)\n"
-        "  --alpha-us A      alpha, microseconds per step (with --beta-gbs)\n"
-        "  --beta-gbs B      beta, GB/s (1e9 bytes/s) each way per rank (with --alpha-us)\n"
-        "  --tier NAME       alpha and beta of a tier of the lecture's hierarchy (default\n"
-        "                    nvlink); all: one row per link; list: the hierarchy itself\n"
-        "                    tiers: %s\n"
-        "  --fit             measure a sweep with bench's options (collviz bench --help;\n"
-        "                    default -b 4K -e 4M -f 4 and the ring) and fit alpha and beta\n"
-        "  --format F        text or json (default text)\n"
-        "  -h, --help        this text\n"
-        "\n"
-        "Exit status: 0 done, 1 a sweep failed or its fit is not physical, 2 bad input.\n",
-        CV_MAX_RANKS, keys);
-}
+static const char model_usage[] =
+    "usage: collviz model COLLECTIVE [--algo A] [--ranks W] [--size S]\n"
+    "                     [--alpha-us A --beta-gbs B | --tier NAME|all] [--format F]\n"
+    "       collviz model --tier list [--format F]\n"
+    "       collviz model --fit COLLECTIVE [bench options]\n"
+    "\n"
+    "The alpha-beta cost model of a collective, read off the plan that `collviz trace`\n"
+    "prints and the screens animate (a model, not a measurement):\n"
+    "  T = sum over the plan's steps of (alpha + the bytes the busiest rank sends or\n"
+    "      receives in that step / beta)\n"
+    "with nccl-tests' size S, algbw = S/T and busbw = algbw * the collective's factor.\n";
 
 static int model_parse_double(const char *s, double *out)
 {
@@ -93,83 +70,123 @@ static void model_link_keys(char *buf, size_t n)
     }
 }
 
+/* The setters of model's table (opt.h): OPT_GO, or 2 after the bad value's line. */
+static int set_algo(void *ctx, const struct opt *self, const char *v)
+{
+    struct model_opts *o = ctx;
+    if (algo_parse(v, &o->algo) != CV_OK)
+        return cli_usage_error("--algo %s: need ring, tree or direct", v);
+    o->algo_given = true;
+    return OPT_GO;
+}
+
+static int set_ranks(void *ctx, const struct opt *self, const char *v)
+{
+    return cli_parse_ranks(v, &((struct model_opts *)ctx)->ranks) ? 2 : OPT_GO;
+}
+
+static int set_size(void *ctx, const struct opt *self, const char *v)
+{
+    struct model_opts *o = ctx;
+    if (parse_size(v, &o->bytes) != CV_OK || o->bytes == 0)
+        return cli_usage_error("--size %s: not a size > 0 (bytes, or with K/M/G/T: 64M)", v);
+    if (o->bytes > MODEL_MAX_BYTES)
+        return cli_usage_error("--size %s: above the model's limit of 1 PiB", v);
+    return OPT_GO;
+}
+
+static int set_alpha(void *ctx, const struct opt *self, const char *v)
+{
+    struct model_opts *o = ctx;
+    double d;
+    if (model_parse_double(v, &d) != CV_OK || d < 0 || d > 1e9)
+        return cli_usage_error("--alpha-us %s: need microseconds >= 0", v);
+    o->alpha_s = d * 1e-6;
+    o->alpha_given = true;
+    return OPT_GO;
+}
+
+static int set_beta(void *ctx, const struct opt *self, const char *v)
+{
+    struct model_opts *o = ctx;
+    double d;
+    if (model_parse_double(v, &d) != CV_OK || d <= 0 || d > 1e9)
+        return cli_usage_error("--beta-gbs %s: need GB/s > 0", v);
+    o->beta_Bps = d * 1e9;
+    o->beta_given = true;
+    return OPT_GO;
+}
+
+static int set_tier(void *ctx, const struct opt *self, const char *v)
+{
+    struct model_opts *o = ctx;
+    char keys[80];
+    o->tier_given = true;
+    if (strcmp(v, "list") == 0) {
+        o->tier_list = true;
+    } else if (strcmp(v, "all") == 0) {
+        o->tier_all = true;
+    } else if (tier_parse(v, &o->tier) != 0) {
+        tier_keys(keys, sizeof keys);
+        return cli_usage_error("--tier %s: unknown (tiers: %s; or all, list)", v, keys);
+    } else if (!tier_get(o->tier)->link) {
+        model_link_keys(keys, sizeof keys);
+        return cli_usage_error("--tier %s: %s is memory, not a link between ranks; "
+                               "the model needs a link (%s)",
+                               v, tier_get(o->tier)->name, keys);
+    }
+    return OPT_GO;
+}
+
+static int set_format(void *ctx, const struct opt *self, const char *v)
+{
+    return cli_parse_format(v, &((struct model_opts *)ctx)->json) ? 2 : OPT_GO;
+}
+
+/* A command line with --fit never reaches this table's parse (cli_model_main sends it to
+ * model_fit_main, which parses bench's options); the entry is --fit's line in --help. */
+static const struct opt model_table[] = {
+    {"algo", 0, "A", "ring, tree or direct (default: ring where it exists, else direct)",
+     set_algo, 0},
+    {"ranks", 0, "W", "ranks, 1.." OPT_STR(CV_MAX_RANKS) " (default 4)", set_ranks, 0},
+    {"size", 0, "S", "nccl-tests' size in bytes, K/M/G/T suffixes (default 64M)", set_size, 0},
+    {"alpha-us", 0, "A", "alpha, microseconds per step (with --beta-gbs)", set_alpha, 0},
+    {"beta-gbs", 0, "B", "beta, GB/s (1e9 bytes/s) each way per rank (with --alpha-us)",
+     set_beta, 0},
+    {"tier", 0, "NAME",
+     "alpha and beta of a tier of the lecture's hierarchy (default nvlink); all: one row per "
+     "link; list: the hierarchy itself (the tiers are named below)",
+     set_tier, 0},
+    {"fit", 0, NULL,
+     "measure a sweep with bench's options (collviz bench --help; default -b 4K -e 4M -f 4 "
+     "and the ring) and fit alpha and beta",
+     opt_true, offsetof(struct model_opts, fit)},
+    {"format", 0, "F", "text or json (default text)", set_format, 0},
+    {NULL, 0, NULL, NULL, NULL, 0},
+};
+
+/* The tiers --tier takes, from the tier table. */
+static void model_notes(FILE *f)
+{
+    char keys[80];
+    tier_keys(keys, sizeof keys);
+    fprintf(f, "\nTiers (--tier): %s\n", keys);
+}
+
+static const struct opt_cmd model_cmd = {
+    .prog = "model",
+    .opts = model_table,
+    .usage = model_usage,
+    .after = "Exit status: 0 done, 1 a sweep failed or its fit is not physical, 2 bad input.\n",
+    .notes = model_notes,
+};
+
 /* Returns -1 to go on, 0 after --help, 2 on bad input. */
 static int model_parse(int argc, char **argv, struct model_opts *o)
 {
-    enum { OPT_ALGO = 256, OPT_RANKS, OPT_SIZE, OPT_ALPHA, OPT_BETA, OPT_TIER, OPT_FORMAT };
-    static const struct option longopts[] = {
-        {"algo", required_argument, NULL, OPT_ALGO},
-        {"ranks", required_argument, NULL, OPT_RANKS},
-        {"size", required_argument, NULL, OPT_SIZE},
-        {"alpha-us", required_argument, NULL, OPT_ALPHA},
-        {"beta-gbs", required_argument, NULL, OPT_BETA},
-        {"tier", required_argument, NULL, OPT_TIER},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
     *o = (struct model_opts){.ranks = 4, .bytes = (size_t)64 << 20, .tier = TIER_NVLINK};
-    opterr = 0;
-    optind = 1;
-    int ch;
-    double d;
-    char keys[80];
-    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (ch) {
-        case OPT_ALGO:
-            if (algo_parse(optarg, &o->algo) != CV_OK)
-                return cli_usage_error("--algo %s: need ring, tree or direct", optarg);
-            o->algo_given = true;
-            break;
-        case OPT_RANKS:
-            if (cli_parse_ranks(optarg, &o->ranks) != 0) return 2;
-            break;
-        case OPT_SIZE:
-            if (parse_size(optarg, &o->bytes) != CV_OK || o->bytes == 0)
-                return cli_usage_error(
-                    "--size %s: not a size > 0 (bytes, or with K/M/G/T: 64M)", optarg);
-            if (o->bytes > MODEL_MAX_BYTES)
-                return cli_usage_error("--size %s: above the model's limit of 1 PiB", optarg);
-            break;
-        case OPT_ALPHA:
-            if (model_parse_double(optarg, &d) != CV_OK || d < 0 || d > 1e9)
-                return cli_usage_error("--alpha-us %s: need microseconds >= 0", optarg);
-            o->alpha_s = d * 1e-6;
-            o->alpha_given = true;
-            break;
-        case OPT_BETA:
-            if (model_parse_double(optarg, &d) != CV_OK || d <= 0 || d > 1e9)
-                return cli_usage_error("--beta-gbs %s: need GB/s > 0", optarg);
-            o->beta_Bps = d * 1e9;
-            o->beta_given = true;
-            break;
-        case OPT_TIER:
-            o->tier_given = true;
-            if (strcmp(optarg, "list") == 0) {
-                o->tier_list = true;
-            } else if (strcmp(optarg, "all") == 0) {
-                o->tier_all = true;
-            } else if (tier_parse(optarg, &o->tier) != 0) {
-                tier_keys(keys, sizeof keys);
-                return cli_usage_error("--tier %s: unknown (tiers: %s; or all, list)", optarg,
-                                       keys);
-            } else if (!tier_get(o->tier)->link) {
-                model_link_keys(keys, sizeof keys);
-                return cli_usage_error("--tier %s: %s is memory, not a link between ranks; "
-                                       "the model needs a link (%s)",
-                                       optarg, tier_get(o->tier)->name, keys);
-            }
-            break;
-        case OPT_FORMAT:
-            if (cli_parse_format(optarg, &o->json) != 0) return 2;
-            break;
-        case 'h':
-            model_usage(stdout);
-            return 0;
-        default:
-            return cli_option_error(ch, argv[optind - 1], "model");
-        }
-    }
+    int rc = opt_parse(&model_cmd, argc, argv, o);
+    if (rc != OPT_GO) return rc;
     if (o->alpha_given != o->beta_given)
         return cli_usage_error("%s: give --alpha-us and --beta-gbs together",
                                o->alpha_given ? "--alpha-us" : "--beta-gbs");
@@ -469,7 +486,7 @@ static int fit_parse(int argc, char **argv, struct bench_opts *o)
         if (strcmp(argv[i], "--fit") == 0) continue;
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
             free(args);
-            model_usage(stdout);
+            opt_print_help(stdout, &model_cmd);
             return 0;
         }
         args[n++] = argv[i];
