@@ -12,7 +12,6 @@
 #include "cli.h"
 
 #include <float.h>
-#include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <math.h>
@@ -30,6 +29,7 @@
 #include "backend/run.h"
 #include "core/util.h"
 #include "json.h"
+#include "opt.h"
 
 struct trace_opts {
     enum coll coll;
@@ -54,49 +54,15 @@ struct trace_opts {
     int ncounts; /* 0: not given (the uniform all_to_all) */
 };
 
-static void trace_usage(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: collviz trace COLLECTIVE [options]\n"
-        "\n"
-        "Print the plan of a collective step by step: which rank sends which chunk to whom,\n"
-        "and every rank's buffer after each step (display scale: a few elements per rank).\n"
-        "The result is checked against a plain reference implementation.\n"
-        "\n"
-        "COLLECTIVE: broadcast scatter gather reduce all_gather reduce_scatter all_reduce\n"
-        "            all_to_all (all-gather etc. are accepted too)\n"
-        "\n"
-        "Options:\n"
-        "  --ranks N            number of ranks, 1..%d (default 4)\n"
-        "  --count C            the NCCL count argument (default: the lecture's demo size)\n"
-        "  --root R             root rank of broadcast/scatter/gather/reduce (default 0)\n"
-        "  --op OP              sum, prod, min, max or avg (default sum)\n"
-        "  --algo ALGO          ring, tree, direct or owner (default ring where it exists)\n"
-        "  --init KIND          lecture, seq (10*rank+i), rank, random (default lecture)\n"
-        "  --seed S             seed for --init random (default 1)\n"
-        "  --slices N           refine: cut every transfer into N slices, with the\n"
-        "                       dependencies that let ranks run without a step barrier\n"
-        "  --channels C         refine: split every transfer over C channels (1..64)\n"
-        "  --ring-order \"R...\"  the ring in this order, a permutation of the ranks, e.g.\n"
-        "                       \"0 7 6 5 4 3 2 1\": each rank sends to the next one in it\n"
-        "                       (ring plans; --ranks defaults to its length)\n"
-        "  --ring-order-from LOG[:CHANNEL]\n"
-        "                       the ring NCCL logged for CHANNEL (default 0) in LOG (an NCCL\n"
-        "                       INFO log: collviz nccl LOG shows its rings)\n"
-        "  --counts \"a,b;c,d\"   all_to_all only: all-to-all-v with per-pair counts, row r =\n"
-        "                       how many elements rank r sends to each rank (W rows of W\n"
-        "                       whole numbers, 0 allowed; --ranks defaults to W)\n"
-        "  --format FMT         text or json (default text)\n"
-        "  --backend B          also run the collective on backend B (cpu, nccl, mpi) and\n"
-        "                       compare its receive buffers with the trace's (mpi: run as\n"
-        "                       mpirun -np N collviz trace ... --backend mpi; rank 0 prints)\n"
-        "  -h, --help           this text\n"
-        "\n"
-        "Exit status: 0 the trace matches the reference (and, refined, the unrefined plan\n"
-        "bit for bit), 1 it does not, 2 bad input.\n",
-        CV_MAX_RANKS);
-}
+static const char trace_usage[] =
+    "usage: collviz trace COLLECTIVE [options]\n"
+    "\n"
+    "Print the plan of a collective step by step: which rank sends which chunk to whom,\n"
+    "and every rank's buffer after each step (display scale: a few elements per rank).\n"
+    "The result is checked against a plain reference implementation.\n"
+    "\n"
+    "COLLECTIVE: broadcast scatter gather reduce all_gather reduce_scatter all_reduce\n"
+    "            all_to_all (all-gather etc. are accepted too)\n";
 
 static void coll_list(char *buf, size_t n)
 {
@@ -134,119 +100,162 @@ static int trace_check_counts(struct trace_opts *o)
     return -1;
 }
 
-/* Parse argv into o; on bad input print one line and return 2, on --help return 0 with
- * *help set, else return -1 (go on). */
-static int trace_parse(int argc, char **argv, struct trace_opts *o, bool *help)
+/* The setters of trace's table (opt.h): OPT_GO, or 2 after the bad value's line. */
+static int set_ranks(void *ctx, const struct opt *self, const char *v)
 {
-    enum {
-        OPT_RANKS = 256,
-        OPT_COUNT,
-        OPT_ROOT,
-        OPT_OP,
-        OPT_ALGO,
-        OPT_INIT,
-        OPT_SEED,
-        OPT_FORMAT,
-        OPT_SLICES,
-        OPT_CHANNELS,
-        OPT_BACKEND,
-        OPT_RING_ORDER,
-        OPT_RING_FROM,
-        OPT_COUNTS
-    };
-    static const struct option longopts[] = {
-        {"ranks", required_argument, NULL, OPT_RANKS},
-        {"count", required_argument, NULL, OPT_COUNT},
-        {"root", required_argument, NULL, OPT_ROOT},
-        {"op", required_argument, NULL, OPT_OP},
-        {"algo", required_argument, NULL, OPT_ALGO},
-        {"init", required_argument, NULL, OPT_INIT},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"slices", required_argument, NULL, OPT_SLICES},
-        {"channels", required_argument, NULL, OPT_CHANNELS},
-        {"backend", required_argument, NULL, OPT_BACKEND},
-        {"ring-order", required_argument, NULL, OPT_RING_ORDER},
-        {"ring-order-from", required_argument, NULL, OPT_RING_FROM},
-        {"counts", required_argument, NULL, OPT_COUNTS},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    struct trace_opts *o = ctx;
+    long x;
+    if (parse_long(v, 1, CV_MAX_RANKS, &x) != CV_OK)
+        return cli_usage_error("--ranks %s: must be 1..%d", v, CV_MAX_RANKS);
+    o->nranks = (int)x;
+    o->ranks_set = true;
+    return OPT_GO;
+}
+
+static int set_count(void *ctx, const struct opt *self, const char *v)
+{
+    struct trace_opts *o = ctx;
+    long x;
+    if (parse_long(v, 0, (long)TRACE_MAX_ELEMS, &x) != CV_OK)
+        return cli_usage_error("--count %s: must be a whole number 1..%zu", v,
+                               (size_t)TRACE_MAX_ELEMS);
+    if (x == 0) return cli_usage_error("--count 0: must be at least 1");
+    o->count = (size_t)x;
+    o->count_set = true;
+    return OPT_GO;
+}
+
+static int set_op(void *ctx, const struct opt *self, const char *v)
+{
+    if (redop_parse(v, &((struct trace_opts *)ctx)->op) != 0)
+        return cli_usage_error("--op %s: must be sum, prod, min, max or avg", v);
+    return OPT_GO;
+}
+
+static int set_algo(void *ctx, const struct opt *self, const char *v)
+{
+    struct trace_opts *o = ctx;
+    if (algo_parse(v, &o->algo) != 0)
+        return cli_usage_error("--algo %s: must be ring, tree, direct or owner", v);
+    o->algo_set = true;
+    return OPT_GO;
+}
+
+static int set_init(void *ctx, const struct opt *self, const char *v)
+{
+    if (init_parse(v, &((struct trace_opts *)ctx)->init) != 0)
+        return cli_usage_error("--init %s: must be lecture, seq, rank or random", v);
+    return OPT_GO;
+}
+
+static int set_seed(void *ctx, const struct opt *self, const char *v)
+{
+    return cli_parse_seed(v, &((struct trace_opts *)ctx)->seed) ? 2 : OPT_GO;
+}
+
+static int set_format(void *ctx, const struct opt *self, const char *v)
+{
+    return cli_parse_format(v, &((struct trace_opts *)ctx)->json) ? 2 : OPT_GO;
+}
+
+static int set_slices(void *ctx, const struct opt *self, const char *v)
+{
+    long x;
+    if (parse_long(v, 1, PLAN_MAX_SLICES, &x) != CV_OK)
+        return cli_usage_error("--slices %s: must be 1..%d", v, PLAN_MAX_SLICES);
+    ((struct trace_opts *)ctx)->slices = (int)x;
+    return OPT_GO;
+}
+
+static int set_channels(void *ctx, const struct opt *self, const char *v)
+{
+    long x;
+    if (parse_long(v, 1, 64, &x) != CV_OK)
+        return cli_usage_error("--channels %s: must be 1..64", v);
+    ((struct trace_opts *)ctx)->channels = (int)x;
+    return OPT_GO;
+}
+
+static int set_ring_order(void *ctx, const struct opt *self, const char *v)
+{
+    struct trace_opts *o = ctx;
+    return cli_parse_ring_order(v, o->ring, &o->ring_n) ? 2 : OPT_GO;
+}
+
+static int set_ring_from(void *ctx, const struct opt *self, const char *v)
+{
+    struct trace_opts *o = ctx;
+    return cli_ring_order_from(v, o->ring, &o->ring_n) ? 2 : OPT_GO;
+}
+
+static int set_counts(void *ctx, const struct opt *self, const char *v)
+{
+    return trace_parse_counts(v, ctx) ? 2 : OPT_GO;
+}
+
+static const struct opt trace_table[] = {
+    {"ranks", 0, "N", "number of ranks, 1.." OPT_STR(CV_MAX_RANKS) " (default 4)", set_ranks,
+     0},
+    {"count", 0, "C", "the NCCL count argument (default: the lecture's demo size)", set_count,
+     0},
+    {"root", 0, "R", "root rank of broadcast/scatter/gather/reduce (default 0)", opt_string,
+     offsetof(struct trace_opts, root_arg)},
+    {"op", 0, "OP", "sum, prod, min, max or avg (default sum)", set_op, 0},
+    {"algo", 0, "ALGO", "ring, tree, direct or owner (default ring where it exists)", set_algo,
+     0},
+    {"init", 0, "KIND", "lecture, seq (10*rank+i), rank, random (default lecture)", set_init,
+     0},
+    {"seed", 0, "S", "seed for --init random (default 1)", set_seed, 0},
+    {"slices", 0, "N",
+     "refine: cut every transfer into N slices, with the dependencies that let ranks run "
+     "without a step barrier",
+     set_slices, 0},
+    {"channels", 0, "C", "refine: split every transfer over C channels (1..64)", set_channels,
+     0},
+    {"ring-order", 0, "\"R...\"",
+     "the ring in this order, a permutation of the ranks, e.g. \"0 7 6 5 4 3 2 1\": each rank "
+     "sends to the next one in it (ring plans; --ranks defaults to its length)",
+     set_ring_order, 0},
+    {"ring-order-from", 0, "LOG[:CHANNEL]",
+     "the ring NCCL logged for CHANNEL (default 0) in LOG (an NCCL INFO log: collviz nccl LOG "
+     "shows its rings)",
+     set_ring_from, 0},
+    {"counts", 0, "\"a,b;c,d\"",
+     "all_to_all only: all-to-all-v with per-pair counts, row r = how many elements rank r "
+     "sends to each rank (W rows of W whole numbers, 0 allowed; --ranks defaults to W)",
+     set_counts, 0},
+    {"format", 0, "FMT", "text or json (default text)", set_format, 0},
+    {"backend", 0, "B",
+     "also run the collective on backend B (cpu, nccl, mpi) and compare its receive buffers "
+     "with the trace's (mpi: run as "
+     "mpirun -np N collviz trace ... --backend mpi; rank 0 prints)",
+     opt_string, offsetof(struct trace_opts, backend)},
+    {NULL, 0, NULL, NULL, NULL, 0},
+};
+
+/* bad options in trace's words: "OPT: unknown option (try --help)" */
+static int trace_bad_option(const struct opt_cmd *c, int ch, const char *opt)
+{
+    return cli_option_error(ch, opt, NULL);
+}
+
+static const struct opt_cmd trace_cmd = {
+    .prog = "trace",
+    .opts = trace_table,
+    .usage = trace_usage,
+    .after =
+        "Exit status: 0 the trace matches the reference (and, refined, the unrefined plan\n"
+        "bit for bit), 1 it does not, 2 bad input.\n",
+    .bad_option = trace_bad_option,
+};
+
+/* Parse argv into o; on bad input print one line and return 2, after --help 0, else -1
+ * (go on). */
+static int trace_parse(int argc, char **argv, struct trace_opts *o)
+{
     *o = (struct trace_opts){.nranks = 4, .op = OP_SUM, .init = INIT_LECTURE, .seed = 1};
-    *help = false;
-    optind = 1;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        long v;
-        switch (ch) {
-        case 'h':
-            *help = true;
-            return 0;
-        case OPT_RANKS:
-            if (parse_long(optarg, 1, CV_MAX_RANKS, &v) != CV_OK)
-                return cli_usage_error("--ranks %s: must be 1..%d", optarg, CV_MAX_RANKS);
-            o->nranks = (int)v;
-            o->ranks_set = true;
-            break;
-        case OPT_COUNT:
-            if (parse_long(optarg, 0, (long)TRACE_MAX_ELEMS, &v) != CV_OK)
-                return cli_usage_error("--count %s: must be a whole number 1..%zu", optarg,
-                                       (size_t)TRACE_MAX_ELEMS);
-            if (v == 0) return cli_usage_error("--count 0: must be at least 1");
-            o->count = (size_t)v;
-            o->count_set = true;
-            break;
-        case OPT_ROOT:
-            o->root_arg = optarg;
-            break;
-        case OPT_OP:
-            if (redop_parse(optarg, &o->op) != 0)
-                return cli_usage_error("--op %s: must be sum, prod, min, max or avg", optarg);
-            break;
-        case OPT_ALGO:
-            if (algo_parse(optarg, &o->algo) != 0)
-                return cli_usage_error("--algo %s: must be ring, tree, direct or owner",
-                                       optarg);
-            o->algo_set = true;
-            break;
-        case OPT_INIT:
-            if (init_parse(optarg, &o->init) != 0)
-                return cli_usage_error("--init %s: must be lecture, seq, rank or random",
-                                       optarg);
-            break;
-        case OPT_SEED:
-            if (cli_parse_seed(optarg, &o->seed) != 0) return 2;
-            break;
-        case OPT_FORMAT:
-            if (cli_parse_format(optarg, &o->json) != 0) return 2;
-            break;
-        case OPT_SLICES:
-            if (parse_long(optarg, 1, PLAN_MAX_SLICES, &v) != CV_OK)
-                return cli_usage_error("--slices %s: must be 1..%d", optarg, PLAN_MAX_SLICES);
-            o->slices = (int)v;
-            break;
-        case OPT_CHANNELS:
-            if (parse_long(optarg, 1, 64, &v) != CV_OK)
-                return cli_usage_error("--channels %s: must be 1..64", optarg);
-            o->channels = (int)v;
-            break;
-        case OPT_BACKEND:
-            o->backend = optarg;
-            break;
-        case OPT_RING_ORDER:
-            if (cli_parse_ring_order(optarg, o->ring, &o->ring_n) != 0) return 2;
-            break;
-        case OPT_RING_FROM:
-            if (cli_ring_order_from(optarg, o->ring, &o->ring_n) != 0) return 2;
-            break;
-        case OPT_COUNTS:
-            if (trace_parse_counts(optarg, o) != 0) return 2;
-            break;
-        default:
-            return cli_option_error(ch, argv[optind - 1], NULL);
-        }
-    }
+    int rc = opt_parse(&trace_cmd, argc, argv, o);
+    if (rc != OPT_GO) return rc;
     char names[160];
     coll_list(names, sizeof names);
     if (optind >= argc) return cli_usage_error("trace: which collective? (one of: %s)", names);
@@ -877,12 +886,7 @@ int cli_trace_main(int argc, char **argv)
 {
     struct run R;
     memset(&R, 0, sizeof R);
-    bool help;
-    int rc = trace_parse(argc, argv, &R.o, &help);
-    if (help) {
-        trace_usage(stdout);
-        return 0;
-    }
+    int rc = trace_parse(argc, argv, &R.o);
     if (rc >= 0) return rc;
     if (R.o.json) cli_json_claim_stdout();
     if (R.o.backend && (rc = trace_open_backend(&R)) >= 0) {
