@@ -227,7 +227,7 @@ static int set_format(void *ctx, const struct opt *self, const char *v)
 static const struct opt bench_table[] = {
     {"backend", 0, "B",
      "auto, cpu, nccl or mpi (default auto: nccl with 2+ GPUs, else cpu; with --ranks above "
-     "the GPU count, cpu). mpi: one rank per process, run as\n"
+     "the GPU count, cpu). mpi: one rank per process, run as "
      "mpirun -np N collviz bench ... --backend mpi (rank 0 prints)",
      opt_string, offsetof(struct bench_opts, backend)},
     {"ranks", 0, "N",

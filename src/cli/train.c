@@ -151,7 +151,7 @@ static const struct opt train_table[] = {
     {"backend", 0, "B",
      "cpu, nccl or auto (default cpu). nccl: one GPU per rank with NCCL and cuBLAS (needs "
      "--ranks GPUs; single stays the CPU reference); auto: nccl when --ranks GPUs are "
-     "usable, else cpu, saying why. mpi: one rank per MPI process, run as\n"
+     "usable, else cpu, saying why. mpi: one rank per MPI process, run as "
      "mpirun -np N collviz train ... --backend mpi (rank 0 prints; --ranks defaults to N)",
      set_backend, 0},
     {"seed", 0, "S", "seed of the weights and data (default 0)", set_seed, 0},
