@@ -12,7 +12,6 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 
 #include "core/util.h"
 #include "json.h"
+#include "opt.h"
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
 #include "lesson/progress.h"
@@ -60,58 +60,54 @@ static void print_errors(const struct lesson_errors *e)
     }
 }
 
-/* Parse the options shared by the verbs (--help prints usage). Returns -1 to go on, else
- * an exit status. */
+/* The verbs' options: each verb's table takes the entries below that it has. */
 struct verb_opts {
     bool json, notes, strict;
     uint64_t seed;
     bool seed_set;
 };
 
-static int verb_parse(int argc, char **argv, struct verb_opts *o, bool allow_format,
-                      bool allow_notes, bool allow_seed, bool allow_strict, const char *usage)
+static int verb_set_format(void *ctx, const struct opt *self, const char *v)
 {
-    enum { OPT_FORMAT = 256, OPT_NOTES, OPT_SEED, OPT_STRICT };
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"notes", no_argument, NULL, OPT_NOTES},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"strict", no_argument, NULL, OPT_STRICT},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    *o = (struct verb_opts){0};
-    optind = 1;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'h':
-            fputs(usage, stdout);
-            return 0;
-        case OPT_FORMAT:
-            if (!allow_format) goto unknown;
-            if (cli_parse_format(optarg, &o->json) != 0) return 2;
-            break;
-        case OPT_NOTES:
-            if (!allow_notes) goto unknown;
-            o->notes = true;
-            break;
-        case OPT_STRICT:
-            if (!allow_strict) goto unknown;
-            o->strict = true;
-            break;
-        case OPT_SEED:
-            if (!allow_seed) goto unknown;
-            if (cli_parse_seed(optarg, &o->seed) != 0) return 2;
-            o->seed_set = true;
-            break;
-        default:
-        unknown:
-            return cli_option_error(ch, argv[optind - 1], NULL);
-        }
+    return cli_parse_format(v, &((struct verb_opts *)ctx)->json) ? 2 : OPT_GO;
+}
+
+static int verb_set_seed(void *ctx, const struct opt *self, const char *v)
+{
+    struct verb_opts *o = ctx;
+    if (cli_parse_seed(v, &o->seed) != 0) return 2;
+    o->seed_set = true;
+    return OPT_GO;
+}
+
+#define VERB_FORMAT                                                                            \
+    {                                                                                          \
+        "format", 0, "F", "text or json (default text)", verb_set_format, 0                    \
     }
-    return -1;
+#define VERB_SEED                                                                              \
+    {                                                                                          \
+        "seed", 0, "S", "the variant's seed (default 0: the lecture's numbers)",               \
+            verb_set_seed, 0                                                                   \
+    }
+
+/* bad options in the verbs' words: "OPT: unknown option (try --help)" */
+static int verb_bad_option(const struct opt_cmd *c, int ch, const char *opt)
+{
+    return cli_option_error(ch, opt, NULL);
+}
+
+/* Parse a verb's options with its table; usage and after are its --help around them.
+ * Returns -1 to go on, else an exit status. */
+static int verb_parse(int argc, char **argv, struct verb_opts *o, const char *verb,
+                      const struct opt *table, const char *usage, const char *after)
+{
+    *o = (struct verb_opts){0};
+    const struct opt_cmd cmd = {.prog = verb,
+                                .opts = table,
+                                .usage = usage,
+                                .after = after,
+                                .bad_option = verb_bad_option};
+    return opt_parse(&cmd, argc, argv, o);
 }
 
 /* The lessons of ./lessons or $COLLVIZ_LESSONS (its path in dir) into *set, problems in *errs.
@@ -236,11 +232,17 @@ static void check_answers_shown(const struct lesson *L, struct lesson_errors *wa
     }
 }
 
+static const struct opt lesson_check_table[] = {
+    {"strict", 0, NULL, "warnings count as errors", opt_true,
+     offsetof(struct verb_opts, strict)},
+    OPT_END,
+};
+
 static int lesson_check(int argc, char **argv)
 {
     struct verb_opts o;
     int rc = verb_parse(
-        argc, argv, &o, false, false, false, true,
+        argc, argv, &o, "lesson check", lesson_check_table,
         "usage: collviz lesson check [--strict] PATH...\n"
         "\n"
         "Check lesson files, or every NN-*.md lesson of a folder: front matter, slides,\n"
@@ -251,10 +253,7 @@ static int lesson_check(int argc, char **argv)
         "with a finite answer, a whole number where the exercise says integer: yes).\n"
         "Warns where a slide's title or narration shows its own exercise's answer.\n"
         "Prints every error and warning as file:line: message (on stderr) and one ok\n"
-        "line per valid lesson (on stdout).\n"
-        "\n"
-        "  --strict   warnings count as errors\n"
-        "\n"
+        "line per valid lesson (on stdout).\n",
         "Exit status: 0 all valid, 2 any error (or, with --strict, any warning).\n");
     if (rc >= 0) return rc;
     if (optind >= argc) return cli_usage_error("lesson check: which files or folders?");
@@ -540,17 +539,22 @@ static void show_text(const struct lesson *L, bool notes)
     }
 }
 
+static const struct opt lesson_show_table[] = {
+    VERB_FORMAT,
+    {"notes", 0, NULL, "also the speaker notes", opt_true, offsetof(struct verb_opts, notes)},
+    OPT_END,
+};
+
 static int lesson_show(int argc, char **argv)
 {
     struct verb_opts o;
     int rc = verb_parse(
-        argc, argv, &o, true, true, false, false,
+        argc, argv, &o, "lesson show", lesson_show_table,
         "usage: collviz lesson show FILE [--format text|json] [--notes]\n"
         "\n"
         "Print the parsed lesson: slides, titles, narration, scenes (as scene words),\n"
         "exercises with their answers computed. Speaker notes only with --notes\n"
-        "(they are for the teacher, never for the audience's screen).\n"
-        "\n"
+        "(they are for the teacher, never for the audience's screen).\n",
         "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
     if (rc >= 0) return rc;
     if (optind >= argc) return cli_usage_error("lesson show: which file?");
@@ -573,11 +577,17 @@ static int lesson_show(int argc, char **argv)
 
 /* ---- variant ---------------------------------------------------------------------------- */
 
+static const struct opt lesson_variant_table[] = {
+    VERB_SEED,
+    VERB_FORMAT,
+    OPT_END,
+};
+
 static int lesson_variant(int argc, char **argv)
 {
     struct verb_opts o;
     int rc = verb_parse(
-        argc, argv, &o, true, false, true, false,
+        argc, argv, &o, "lesson variant", lesson_variant_table,
         "usage: collviz lesson variant ID [--seed S] [--format text|json]\n"
         "\n"
         "The numbers of exercise ID for seed S: S = 0 (the default) gives the\n"
@@ -587,8 +597,7 @@ static int lesson_variant(int argc, char **argv)
         "variant's own numbers).\n"
         "JSON: {\"id\", \"lesson\", \"seed\", \"prompt\", \"params\": {name: value}, "
         "\"answer\",\n"
-        "\"units\", \"hints\", \"solution\"}.\n"
-        "\n"
+        "\"units\", \"hints\", \"solution\"}.\n",
         "Exit status: 0 success, 2 bad input.\n");
     if (rc >= 0) return rc;
     if (optind >= argc) return cli_usage_error("lesson variant: which exercise id?");
@@ -659,11 +668,17 @@ static int lesson_variant(int argc, char **argv)
 
 /* ---- grade ------------------------------------------------------------------------------ */
 
+static const struct opt lesson_grade_table[] = {
+    VERB_SEED,
+    VERB_FORMAT,
+    OPT_END,
+};
+
 static int lesson_grade(int argc, char **argv)
 {
     struct verb_opts o;
     int rc = verb_parse(
-        argc, argv, &o, true, false, true, false,
+        argc, argv, &o, "lesson grade", lesson_grade_table,
         "usage: collviz lesson grade ID [--seed S] [--format text|json] [--] ANSWER...\n"
         "\n"
         "Grade one answer to exercise ID as the player would: the variant of seed S\n"
@@ -674,8 +689,7 @@ static int lesson_grade(int argc, char **argv)
         "JSON: {\"id\", \"seed\", \"correct\", \"verdict\", \"message\", \"diagnosis\"}\n"
         "(diagnosis: \"\" when right, else what the mistake looks like: listed,\n"
         "power-of-ten, gib-vs-gb, factor-w, ring-factor, factor-2, too-high, too-low,\n"
-        "option, elements, wrong-unit).\n"
-        "\n"
+        "option, elements, wrong-unit).\n",
         "Exit status: 0 right, 1 wrong (a wrong number, option, unit or values), 2 bad\n"
         "input (no such exercise, a seed without a variant, an answer that is not one).\n");
     if (rc >= 0) return rc;
@@ -733,17 +747,18 @@ static int lesson_grade(int argc, char **argv)
 
 /* ---- list ------------------------------------------------------------------------------- */
 
+static const struct opt lesson_list_table[] = {OPT_END};
+
 static int lesson_list(int argc, char **argv)
 {
     struct verb_opts o;
     int rc = verb_parse(
-        argc, argv, &o, false, false, false, false,
+        argc, argv, &o, "lesson list", lesson_list_table,
         "usage: collviz lesson list\n"
         "\n"
         "The lessons of ./lessons (or $COLLVIZ_LESSONS) in order: file, id (collviz\n"
         "lesson ID opens it; the file's slug works too), title, length, and your\n"
-        "progress from $XDG_STATE_HOME/collviz/progress (default ~/.local/state/collviz/).\n"
-        "\n"
+        "progress from $XDG_STATE_HOME/collviz/progress (default ~/.local/state/collviz/).\n",
         "Exit status: 0 success, 2 bad input or no lessons.\n");
     if (rc >= 0) return rc;
     if (optind < argc) return cli_usage_error("%s: unexpected argument", argv[optind]);

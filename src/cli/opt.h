@@ -36,6 +36,9 @@ struct opt {
     size_t off; /* for opt_true / opt_string: the field's offsetof in ctx */
 };
 
+/* The entry that ends a table. */
+#define OPT_END {NULL, 0, NULL, NULL, NULL, 0}
+
 struct opt_cmd {
     const char *prog;       /* the command's name in messages ("bench", "model --fit") */
     const struct opt *opts; /* the table, ended by {NULL} */
