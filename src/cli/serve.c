@@ -1,6 +1,6 @@
 /* serve.c - `collviz serve`: run a job that obeys one UI (worker/serve.h). The UI starts it
  * itself with --mpi "LAUNCH", or attaches with --connect to one started elsewhere. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,74 +9,77 @@
 #include "../core/util.h"
 #include "../worker/serve.h"
 #include "cli.h"
+#include "opt.h"
 
-static void serve_usage(FILE *f)
+static const char serve_usage[] =
+    "usage: collviz serve [options]\n"
+    "Run the measurements for one UI that connects (collviz --connect ADDRESS, or\n"
+    "started for you by collviz --mpi \"LAUNCH\"). Prints the address it listens on.\n";
+
+/* What serve's options set: the job's options and the backend to open. */
+struct serve_args {
+    struct serve_opts o;
+    const char *backend;
+};
+
+static int serve_set_backend(void *ctx, const struct opt *self, const char *v)
 {
-    fprintf(f,
-            "usage: collviz serve [options]\n"
-            "Run the measurements for one UI that connects (collviz --connect ADDRESS, or\n"
-            "started for you by collviz --mpi \"LAUNCH\"). Prints the address it listens on.\n"
-            "  --backend NAME   cpu, nccl or mpi (default cpu); mpi: run it under a launcher,\n"
-            "                   e.g. mpirun -np 4 collviz serve --backend mpi: rank 0\n"
-            "                   listens and hands each job to the other ranks\n"
-            "  --socket PATH    the Unix socket (default: a private directory,\n"
-            "                   $XDG_RUNTIME_DIR/collviz or /tmp/collviz-UID, mode 0700;\n"
-            "                   the socket is 0600)\n"
-            "  --tcp [HOST:]PORT  listen on TCP instead, on 127.0.0.1 unless HOST is given;\n"
-            "                   a random token is printed and the UI must present it\n"
-            "                   (--connect tcp:HOST:PORT --token TOKEN)\n"
-            "  --once           end when the first UI disconnects\n"
-            "  --stall S        mpi: a job of the ranks with no result for S s means a rank\n"
-            "                   died or stalls: tell the UI and end (default 60, or twice\n"
-            "                   the job's own timeout when longer)\n"
-            "  -h, --help       this text\n");
+    if (backend_kind_of(v) < 0 && strcmp(v, "auto") != 0)
+        return cli_usage_error("serve --backend: unknown backend '%s'", v);
+    ((struct serve_args *)ctx)->backend = v;
+    return OPT_GO;
 }
+
+static int serve_set_stall(void *ctx, const struct opt *self, const char *v)
+{
+    if (parse_double(v, 1, 86400, &((struct serve_args *)ctx)->o.stall_s) != CV_OK)
+        return cli_usage_error("serve --stall: bad value '%s' (1..86400 s)", v);
+    return OPT_GO;
+}
+
+static const struct opt serve_table[] = {
+    {"backend", 0, "NAME",
+     "cpu, nccl or mpi (default cpu); mpi: run it under a launcher, e.g. mpirun -np 4 collviz "
+     "serve --backend mpi: rank 0 listens and hands each job to the other ranks",
+     serve_set_backend, 0},
+    {"socket", 0, "PATH",
+     "the Unix socket (default: a private directory, $XDG_RUNTIME_DIR/collviz or "
+     "/tmp/collviz-UID, mode 0700; the socket is 0600)",
+     opt_string, offsetof(struct serve_args, o.socket)},
+    {"tcp", 0, "[HOST:]PORT",
+     "listen on TCP instead, on 127.0.0.1 unless HOST is given; a random token is printed and "
+     "the UI must present it (--connect tcp:HOST:PORT --token TOKEN)",
+     opt_string, offsetof(struct serve_args, o.tcp)},
+    {"once", 0, NULL, "end when the first UI disconnects", opt_true,
+     offsetof(struct serve_args, o.once)},
+    {"stall", 0, "S",
+     "mpi: a job of the ranks with no result for S s means a rank died or stalls: tell the UI "
+     "and end (default 60, or twice the job's own timeout when longer)",
+     serve_set_stall, 0},
+    OPT_END,
+};
+
+/* serve's own words for a bad option (its tests check them). */
+static int serve_bad_option(const struct opt_cmd *c, int ch, const char *opt)
+{
+    if (ch == ':') return cli_usage_error("serve: %s needs a value", opt);
+    return cli_usage_error("serve: unknown option '%s' (try --help)", opt);
+}
+
+static const struct opt_cmd serve_cmd = {
+    .prog = "serve",
+    .opts = serve_table,
+    .usage = serve_usage,
+    .bad_option = serve_bad_option,
+};
 
 int cli_serve_main(int argc, char **argv)
 {
-    enum { O_BACKEND = 1000, O_SOCKET, O_TCP, O_ONCE, O_STALL };
-    static const struct option opts[] = {{"backend", required_argument, NULL, O_BACKEND},
-                                         {"socket", required_argument, NULL, O_SOCKET},
-                                         {"tcp", required_argument, NULL, O_TCP},
-                                         {"once", no_argument, NULL, O_ONCE},
-                                         {"stall", required_argument, NULL, O_STALL},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    struct serve_opts o = {0};
-    const char *backend = "cpu";
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_BACKEND:
-            backend = optarg;
-            if (backend_kind_of(backend) < 0 && strcmp(backend, "auto") != 0)
-                return cli_usage_error("serve --backend: unknown backend '%s'", backend);
-            break;
-        case O_SOCKET:
-            o.socket = optarg;
-            break;
-        case O_TCP:
-            o.tcp = optarg;
-            break;
-        case O_ONCE:
-            o.once = true;
-            break;
-        case O_STALL: {
-            if (parse_double(optarg, 1, 86400, &o.stall_s) != CV_OK)
-                return cli_usage_error("serve --stall: bad value '%s' (1..86400 s)", optarg);
-            break;
-        }
-        case 'h':
-            serve_usage(stdout);
-            return 0;
-        case ':':
-            return cli_usage_error("serve: %s needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error("serve: unknown option '%s' (try --help)", argv[optind - 1]);
-        }
-    }
+    struct serve_args a = {.backend = "cpu"};
+    int rc = opt_parse(&serve_cmd, argc, argv, &a);
+    if (rc != OPT_GO) return rc;
+    struct serve_opts o = a.o;
+    const char *backend = a.backend;
     if (optind < argc) return cli_usage_error("serve: unexpected argument '%s'", argv[optind]);
     if (o.socket && o.tcp)
         return cli_usage_error("serve: --socket and --tcp exclude each other");
