@@ -7,7 +7,6 @@
 #include "core/util.h"
 #include "present/notes_view.h"
 #include "present/present.h"
-#include "present/scene_svg.h"
 #include "ui/ui.h"
 #include "version.h"
 
@@ -22,7 +21,7 @@ static const struct subcommand subcommands[] = {
     {"bench", cli_bench_main, "measure collectives on a backend (nccl-tests columns)"},
     {"train", cli_train_main, "train the lecture's MLP: single, ddp, tp or pp"},
     {"lesson", cli_lesson_main, "lessons: check, show, variant, list (lessons/README.md)"},
-    {"svg", scene_svg_main, "draw a scene off-screen as SVG or text (pictures for slides)"},
+    {"svg", cli_svg_main, "draw a scene off-screen as SVG or text (pictures for slides)"},
     {"notes", notes_view_main, "speaker notes of a running --present, on a second terminal"},
     {"model", cli_model_main, "the alpha-beta cost model of a collective; the tiers; a fit"},
     {"nccl", cli_nccl_main, "read a cluster's NCCL INFO logs and nccl-tests output"},

@@ -14,6 +14,7 @@ int cli_lesson_main(int argc, char **argv);
 int cli_model_main(int argc, char **argv);
 int cli_serve_main(int argc, char **argv);
 int cli_nccl_main(int argc, char **argv);
+int cli_svg_main(int argc, char **argv);
 
 struct rec_log;
 /* Read one file of NCCL records into L (cli/nccl.c): the lines recognised, or -1 (with a
@@ -39,6 +40,12 @@ int cli_parse_seed(const char *arg, uint64_t *seed);
  * "PROG: option 'OPT' needs a value" / "PROG: unknown option 'OPT' (try collviz PROG
  * --help)"; with prog NULL: "OPT: needs a value" / "OPT: unknown option (try --help)". */
 int cli_option_error(int ch, const char *opt, const char *prog);
+
+struct opt_cmd;
+/* getopt_long's bad option in the words of svg, notes and lesson export (opt.h's
+ * bad_option): "collviz PROG: option 'OPT' needs a value" / "collviz PROG: unknown option
+ * 'OPT' (try --help)". Returns 2. */
+int cli_quoted_bad_option(const struct opt_cmd *c, int ch, const char *opt);
 
 /* Print "collviz: <msg>" on stderr and return 2: `return cli_usage_error("...", ...)`. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -8,6 +8,7 @@
 #include "core/coll.h"
 #include "core/plan.h"
 #include "core/util.h"
+#include "opt.h"
 
 int cli_usage_error(const char *fmt, ...)
 {
@@ -65,4 +66,13 @@ int cli_option_error(int ch, const char *opt, const char *prog)
     return prog ? cli_usage_error("%s: unknown option '%s' (try collviz %s --help)", prog, opt,
                                   prog)
                 : cli_usage_error("%s: unknown option (try --help)", opt);
+}
+
+int cli_quoted_bad_option(const struct opt_cmd *c, int ch, const char *opt)
+{
+    if (ch == ':')
+        cv_eprintf("collviz %s: option '%s' needs a value\n", c->prog, opt);
+    else
+        cv_eprintf("collviz %s: unknown option '%s' (try --help)\n", c->prog, opt);
+    return 2;
 }

@@ -19,7 +19,10 @@
 int scene_svg_write(const struct scene *sc, int cols, int rows, bool text, bool inline_svg,
                     const char *title, FILE *f, char *err, size_t errlen);
 
-/* `collviz svg --scene TEXT [--text] [--size COLSxROWS] [-o FILE]`. */
-int scene_svg_main(int argc, char **argv);
+/* `collviz svg --print`: the paper drawing of *sc (print_draw.h, dark: the dark theme) to
+ * out by its extension (.svg, .png, .pdf) or as SVG on stdout when out is NULL; dump: the
+ * text colour pairs the drawing used, "FG BG RATIO" a line, instead. Returns the exit
+ * status: 0, or 1 with the error on stderr. (`collviz svg` itself is cli/svg.c.) */
+int scene_svg_print(const struct scene *sc, bool dark, bool dump, const char *out);
 
 #endif
