@@ -5,7 +5,6 @@
 
 #include "cli/cli.h"
 #include "core/util.h"
-#include "present/notes_view.h"
 #include "present/present.h"
 #include "ui/ui.h"
 #include "version.h"
@@ -22,7 +21,7 @@ static const struct subcommand subcommands[] = {
     {"train", cli_train_main, "train the lecture's MLP: single, ddp, tp or pp"},
     {"lesson", cli_lesson_main, "lessons: check, show, variant, list (lessons/README.md)"},
     {"svg", cli_svg_main, "draw a scene off-screen as SVG or text (pictures for slides)"},
-    {"notes", notes_view_main, "speaker notes of a running --present, on a second terminal"},
+    {"notes", cli_notes_main, "speaker notes of a running --present, on a second terminal"},
     {"model", cli_model_main, "the alpha-beta cost model of a collective; the tiers; a fit"},
     {"nccl", cli_nccl_main, "read a cluster's NCCL INFO logs and nccl-tests output"},
     {"serve", cli_serve_main, "run the measurements for a UI that connects (--connect, --mpi)"},

@@ -15,6 +15,7 @@ int cli_model_main(int argc, char **argv);
 int cli_serve_main(int argc, char **argv);
 int cli_nccl_main(int argc, char **argv);
 int cli_svg_main(int argc, char **argv);
+int cli_notes_main(int argc, char **argv);
 
 struct rec_log;
 /* Read one file of NCCL records into L (cli/nccl.c): the lines recognised, or -1 (with a

@@ -9,7 +9,6 @@
 
 #include <curses.h>
 #include <errno.h>
-#include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <poll.h>
@@ -46,19 +45,6 @@ struct nv {
     long cd_base, cd_paused_total, cd_pause_at;
     bool cd_paused;
 };
-
-static void nv_usage(FILE *f)
-{
-    fprintf(f, "usage: collviz notes [--name NAME] [--no-color] [--ascii]\n"
-               "  Follows `collviz --present` on this machine: the current slide's speaker\n"
-               "  note, the next slide, the slide number, the elapsed time and a clock.\n"
-               "  --name NAME   the presenter to follow (its --name; default \"default\")\n"
-               "  --no-color    monochrome (also when NO_COLOR is set)\n"
-               "  --ascii       ASCII drawing characters\n"
-               "  Also: the slide's exercise answers and solutions, the presenter's keys that\n"
-               "  work now, and a countdown from the lessons' minutes:.\n"
-               "  Keys: p pauses / resumes the countdown, r resets it, q quits.\n");
-}
 
 /* Control characters (other than newlines) are never sent to the terminal. */
 static void nv_clean(char *s)
@@ -381,45 +367,10 @@ static void nv_loop(struct nv *v, const sigset_t *waitmask)
     }
 }
 
-int notes_view_main(int argc, char **argv)
+int notes_view_run(const char *name, bool no_color, bool ascii)
 {
     setlocale(LC_ALL, "");
-    static const struct option opts[] = {{"name", required_argument, NULL, 'n'},
-                                         {"no-color", no_argument, NULL, 'C'},
-                                         {"ascii", no_argument, NULL, 'A'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    struct nv v = {.name = "default", .fd = -1};
-    bool no_color = false, ascii = false;
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'n':
-            v.name = optarg;
-            break;
-        case 'C':
-            no_color = true;
-            break;
-        case 'A':
-            ascii = true;
-            break;
-        case 'h':
-            nv_usage(stdout);
-            return 0;
-        case ':':
-            cv_eprintf("collviz notes: option '%s' needs a value\n", argv[optind - 1]);
-            return 2;
-        default:
-            cv_eprintf("collviz notes: unknown option '%s' (try --help)\n", argv[optind - 1]);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        cv_eprintf("collviz notes: unexpected argument '%s' (try --help)\n", argv[optind]);
-        return 2;
-    }
+    struct nv v = {.name = name, .fd = -1};
     char err[300], path[200];
     if (notes_name_check(v.name, err, sizeof err) != CV_OK) {
         cv_eprintf("collviz notes: %s\n", strncmp(err, "notes: ", 7) == 0 ? err + 7 : err);

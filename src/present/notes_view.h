@@ -5,7 +5,11 @@
 #ifndef COLLVIZ_PRESENT_NOTES_VIEW_H
 #define COLLVIZ_PRESENT_NOTES_VIEW_H
 
-/* argv[0] is "notes". Returns the exit status (2 for a bad option). */
-int notes_view_main(int argc, char **argv);
+#include <stdbool.h>
+
+/* Follow the presenter called name (its --name) until q or a signal; no_color: monochrome,
+ * ascii: ASCII drawing characters. Returns the exit status: 2 for a bad name or no
+ * terminal. (`collviz notes` itself, its options, is cli/notes.c.) */
+int notes_view_run(const char *name, bool no_color, bool ascii);
 
 #endif
