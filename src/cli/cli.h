@@ -16,6 +16,8 @@ int cli_serve_main(int argc, char **argv);
 int cli_nccl_main(int argc, char **argv);
 int cli_svg_main(int argc, char **argv);
 int cli_notes_main(int argc, char **argv);
+/* `collviz lesson export` (argv[0] is "export"), called by cli_lesson_main. */
+int cli_export_main(int argc, char **argv);
 
 struct rec_log;
 /* Read one file of NCCL records into L (cli/nccl.c): the lines recognised, or -1 (with a

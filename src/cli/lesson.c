@@ -7,7 +7,7 @@
  *   collviz lesson variant ID [--seed S] [--format json]
  *   collviz lesson grade ID [--seed S] ANSWER [--format json]
  *   collviz lesson list
- *   collviz lesson export PATH --format html -o OUT.html   (src/present/export_html.c) */
+ *   collviz lesson export PATH --format html -o OUT.html   (cli/export.c) */
 #include "cli.h"
 
 #include <cjson/cJSON.h>
@@ -24,7 +24,6 @@
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
 #include "lesson/progress.h"
-#include "present/export_html.h"
 #include "ui/kit/text.h"
 #include "ui/screens/lesson/lesson_keys.h"
 #include "ui/ui.h"
@@ -847,7 +846,7 @@ int cli_lesson_main(int argc, char **argv)
         if (strcmp(argv[1], "variant") == 0) return lesson_variant(argc - 1, argv + 1);
         if (strcmp(argv[1], "grade") == 0) return lesson_grade(argc - 1, argv + 1);
         if (strcmp(argv[1], "list") == 0) return lesson_list(argc - 1, argv + 1);
-        if (strcmp(argv[1], "export") == 0) return export_html_main(argc - 1, argv + 1);
+        if (strcmp(argv[1], "export") == 0) return cli_export_main(argc - 1, argv + 1);
     }
     /* no verb, or a FILE/ID: the interactive player (src/ui/screens/lesson/) */
     return ui_lesson_main(argc, argv);

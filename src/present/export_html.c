@@ -7,13 +7,10 @@
 #include "export_html.h"
 
 #include <errno.h>
-#include <getopt.h>
-#include <locale.h>
 #include <md4c-html.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend/backend.h"
 #include "../core/util.h"
 #include "../lesson/exercise.h"
 #include "../ui/kit/svg.h"
@@ -336,126 +333,9 @@ int export_html_write(const struct lesson_set *set, const struct handout_opts *o
     return rc;
 }
 
-static void export_usage(FILE *f)
+int export_handout_run(const char *path, const struct handout_opts *ho, bool pdf,
+                       const char *out)
 {
-    fprintf(
-        f, "usage: collviz lesson export PATH --format html [-o OUT.html] [options]\n"
-           "       collviz lesson export PATH --format pdf -o OUT.pdf [options]\n"
-           "  A handout of a lesson file (or of a folder of lessons, in order): every\n"
-           "  slide's title and narration, the exercises' prompts, and a picture of every\n"
-           "  slide's scene drawn for paper at the slide's own step (never past the step an\n"
-           "  exercise on it asks about). Speaker notes are never included. html: one\n"
-           "  self-contained file, pictures inline as SVG (standard output without -o).\n"
-           "  pdf: a table of contents in the presenter's slide numbers, room to answer\n"
-           "  every exercise, the solutions.\n"
-           "  --paper a4|letter        pdf: the page size (default a4)\n"
-           "  --per-page 1|2           pdf: slides per page (default 1)\n"
-           "  --solutions end|none|inline  pdf: where the solutions go (default end)\n"
-           "  --backend cpu|nccl|mpi|auto  measure the measurement slides' scenes on this\n"
-           "                           machine (default: made without measuring, and says so)\n"
-           "  --dark                   the pictures in the dark theme (default: light)\n");
-}
-
-/* The handout options shared by html and pdf (print_handout.h); 0, or 2 after one line. */
-static int export_handout_opt(int c, const char *v, struct handout_opts *o)
-{
-    char err[200];
-    long n;
-    switch (c) {
-    case 'P':
-        if (handout_parse_paper(v, &o->paper, err, sizeof err) == CV_OK) return 0;
-        break;
-    case 'n':
-        if (parse_long(v, 1, 2, &n) == CV_OK) {
-            o->per_page = (int)n;
-            return 0;
-        }
-        snprintf(err, sizeof err, "--per-page: bad value '%s' (1 or 2)", v);
-        break;
-    case 'S':
-        if (handout_parse_solutions(v, &o->solutions, err, sizeof err) == CV_OK) return 0;
-        break;
-    case 'b':
-        if (backend_kind_of(v) >= 0 || strcmp(v, "auto") == 0) {
-            o->backend = v;
-            return 0;
-        }
-        snprintf(err, sizeof err, "--backend: bad value '%s' (cpu, nccl, mpi or auto)", v);
-        break;
-    case 'd':
-        o->dark = true;
-        return 0;
-    }
-    cv_eprintf("collviz lesson export: %s\n", err);
-    return 2;
-}
-
-int export_html_main(int argc, char **argv)
-{
-    setlocale(LC_ALL, "");
-    static const struct option opts[] = {{"format", required_argument, NULL, 'f'},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {"paper", required_argument, NULL, 'P'},
-                                         {"per-page", required_argument, NULL, 'n'},
-                                         {"solutions", required_argument, NULL, 'S'},
-                                         {"backend", required_argument, NULL, 'b'},
-                                         {"dark", no_argument, NULL, 'd'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    const char *out = NULL, *path = NULL;
-    bool pdf = false;
-    struct handout_opts ho;
-    handout_opts_default(&ho);
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'f':
-            if (strcmp(optarg, "html") != 0 && strcmp(optarg, "pdf") != 0) {
-                cv_eprintf("collviz lesson export: --format: bad value '%s' (html or pdf)\n",
-                           optarg);
-                return 2;
-            }
-            pdf = strcmp(optarg, "pdf") == 0;
-            break;
-        case 'P':
-        case 'n':
-        case 'S':
-        case 'b':
-        case 'd':
-            if (export_handout_opt(c, optarg, &ho) != 0) return 2;
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case 'h':
-            export_usage(stdout);
-            return 0;
-        case ':':
-            cv_eprintf("collviz lesson export: option '%s' needs a value\n", argv[optind - 1]);
-            return 2;
-        default:
-            cv_eprintf("collviz lesson export: unknown option '%s' (try --help)\n",
-                       argv[optind - 1]);
-            return 2;
-        }
-    }
-    if (optind < argc) path = argv[optind++];
-    if (!path) {
-        cv_eprintf("collviz lesson export: which lesson? (collviz lesson export FILE "
-                   "--format html -o OUT.html)\n");
-        return 2;
-    }
-    if (optind < argc) {
-        cv_eprintf("collviz lesson export: unexpected argument '%s' (try --help)\n",
-                   argv[optind]);
-        return 2;
-    }
-    if (pdf && !out) {
-        cv_eprintf("collviz lesson export: --format pdf needs -o OUT.pdf\n");
-        return 2;
-    }
     struct lesson_set set;
     struct lesson_errors errs = {0};
     lesson_set_init(&set);
@@ -478,8 +358,8 @@ int export_html_main(int argc, char **argv)
         return 2;
     }
     char err[600] = "";
-    int rc = pdf ? print_pdf_write(&set, &ho, out, err, sizeof err)
-                 : export_html_write(&set, &ho, f, err, sizeof err);
+    int rc = pdf ? print_pdf_write(&set, ho, out, err, sizeof err)
+                 : export_html_write(&set, ho, f, err, sizeof err);
     if (f && out && fclose(f) != 0 && rc == CV_OK)
         rc = cv_err(err, sizeof err, CV_EBACKEND, "cannot write %s: %s", out, strerror(errno));
     lesson_set_free(&set);

@@ -7,6 +7,7 @@
 #ifndef COLLVIZ_PRESENT_EXPORT_HTML_H
 #define COLLVIZ_PRESENT_EXPORT_HTML_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "../lesson/lesson.h"
@@ -17,7 +18,11 @@ struct handout_opts;
 int export_html_write(const struct lesson_set *set, const struct handout_opts *o, FILE *f,
                       char *err, size_t errlen);
 
-/* argv[0] is "export". Returns the exit status (2 for bad input or a lesson with errors). */
-int export_html_main(int argc, char **argv);
+/* The handout of the lesson file or folder path, with the options ho: PDF to out when pdf,
+ * else HTML to out (standard output when NULL). Returns the exit status: 0, 2 for a lesson
+ * with errors or an output that cannot be opened, 1 when the writing fails (the partial
+ * output removed). (`collviz lesson export` itself, its options, is cli/export.c.) */
+int export_handout_run(const char *path, const struct handout_opts *ho, bool pdf,
+                       const char *out);
 
 #endif
