@@ -5,7 +5,6 @@
 
 #include "cli/cli.h"
 #include "core/util.h"
-#include "present/present.h"
 #include "ui/ui.h"
 #include "version.h"
 
@@ -50,8 +49,8 @@ int main(int argc, char **argv)
         cv_eprintf("collviz: unknown subcommand '%s' (try --help)\n", argv[1]);
         return 2;
     }
-    if (argc > 1 && argv[1][0] == '-' && present_wanted(argc, argv))
-        return present_main(argc, argv);
+    if (argc > 1 && argv[1][0] == '-' && cli_present_wanted(argc, argv))
+        return cli_present_main(argc, argv);
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         int rc = ui_main(argc, argv);
         usage_subcommands(stdout);

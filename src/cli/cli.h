@@ -16,6 +16,10 @@ int cli_serve_main(int argc, char **argv);
 int cli_nccl_main(int argc, char **argv);
 int cli_svg_main(int argc, char **argv);
 int cli_notes_main(int argc, char **argv);
+/* `collviz --present PATH [options]`: the presenter; cli_present_wanted: whether argv asks
+ * for it (an argument "--present" or "--present=PATH"). */
+int cli_present_main(int argc, char **argv);
+int cli_present_wanted(int argc, char **argv);
 /* `collviz lesson export` (argv[0] is "export"), called by cli_lesson_main. */
 int cli_export_main(int argc, char **argv);
 

@@ -16,7 +16,6 @@
 
 #include <curses.h>
 #include <errno.h>
-#include <getopt.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <poll.h>
@@ -1019,42 +1018,6 @@ static void pres_loop(struct pres *p, const sigset_t *waitmask)
 
 /* ---- start and end ------------------------------------------------------------------ */
 
-static void pres_usage(FILE *f)
-{
-    fprintf(
-        f,
-        "usage: collviz --present PATH [options]\n"
-        "  Present a lesson file, or a folder of lessons in order, full screen.\n"
-        "  --name NAME        the name `collviz notes --name NAME` follows (default\n"
-        "                     \"default\"); several presenters need different names\n"
-        "  --auto SECONDS     advance to the next slide every SECONDS (any key pauses,\n"
-        "                     a resumes)\n"
-        "  --backend NAME     auto, cpu or nccl, for the scenes' measurements (default auto)\n"
-        "  --no-measure       measure only when asked, not on every scene\n"
-        "  --no-big-digits    start with block digits off (d toggles)\n"
-        "  --start N|TITLE    start at slide N, or the first whose title has TITLE (else\n"
-        "                     where this deck was left, its clock too)\n"
-        "  --export-dir DIR   where e writes (default $XDG_DATA_HOME/collviz/exports)\n"
-        "  --no-color, --ascii\n"
-        "Keys: PgDn → Space next page, step, then next slide; PgUp ← back; n / p next /\n"
-        "previous slide; Home / End; g N Enter go to slide N; o overview; / TITLE Enter\n"
-        "find a slide; r reveal a quiz's answer; f point at a rank, chunk or transfer;\n"
-        "0 the slide's own scene; . or b blank (any key restores); d block digits; + / -\n"
-        "zoom (no panel, bigger digits, boxes only; kept per deck); e (twice)\n"
-        "write the screen as SVG and text; q quit. Esc and F5 do nothing. The scene's keys\n"
-        "(m measure, s sweep, [ ] size, A algorithm, w W ranks, * op, G schedule, O\n"
-        "overlap...) work as in the player. Speaker notes, answers, the keys and a\n"
-        "countdown: `collviz notes` in another terminal.\n");
-}
-
-int present_wanted(int argc, char **argv)
-{
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--present") == 0 || strncmp(argv[i], "--present=", 10) == 0)
-            return 1;
-    return 0;
-}
-
 static bool pres_stop_worker(struct app *a)
 {
     return app_stop_worker(a, PRES_STOP_WAIT_S);
@@ -1139,115 +1102,8 @@ static bool pres_detect_sync(void)
     return r && (r[8] == '1' || r[8] == '2') && r[9] == '$';
 }
 
-struct pres_opts {
-    const char *backend, *start;
-    bool no_measure, no_color, ascii;
-};
-
-/* The command line into *p and *o: -1 to go on, else the exit status (0 for --help, 2 for a
- * bad option). */
-static int pres_options(int argc, char **argv, struct pres *p, struct pres_opts *o)
-{
-    enum {
-        O_PRESENT = 256,
-        O_NAME,
-        O_AUTO,
-        O_BACKEND,
-        O_NOMEASURE,
-        O_NOBIG,
-        O_NOCOLOR,
-        O_ASCII,
-        O_START,
-        O_EXPORT_DIR
-    };
-    static const struct option opts[] = {{"present", required_argument, NULL, O_PRESENT},
-                                         {"name", required_argument, NULL, O_NAME},
-                                         {"auto", required_argument, NULL, O_AUTO},
-                                         {"backend", required_argument, NULL, O_BACKEND},
-                                         {"no-measure", no_argument, NULL, O_NOMEASURE},
-                                         {"no-big-digits", no_argument, NULL, O_NOBIG},
-                                         {"no-color", no_argument, NULL, O_NOCOLOR},
-                                         {"ascii", no_argument, NULL, O_ASCII},
-                                         {"start", required_argument, NULL, O_START},
-                                         {"export-dir", required_argument, NULL, O_EXPORT_DIR},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    *o = (struct pres_opts){.backend = "auto"};
-    int c;
-    opterr = 0;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_PRESENT:
-            p->path = optarg;
-            break;
-        case O_NAME:
-            p->name = optarg;
-            break;
-        case O_AUTO: {
-            double v;
-            if (parse_double(optarg, 1, 3600, &v) != CV_OK) {
-                cv_eprintf("collviz: --auto: bad value '%s' (seconds, 1..3600)\n", optarg);
-                return 2;
-            }
-            p->auto_s = v;
-            break;
-        }
-        case O_BACKEND:
-            if (strcmp(optarg, "auto") != 0 && backend_kind_of(optarg) < 0) {
-                cv_eprintf("collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
-                           optarg);
-                return 2;
-            }
-            o->backend = optarg;
-            break;
-        case O_NOMEASURE:
-            o->no_measure = true;
-            break;
-        case O_NOBIG:
-            p->big = false;
-            break;
-        case O_NOCOLOR:
-            o->no_color = true;
-            break;
-        case O_ASCII:
-            o->ascii = true;
-            break;
-        case O_START:
-            o->start = optarg;
-            break;
-        case O_EXPORT_DIR:
-            if (!optarg[0]) {
-                cv_eprintf("collviz: --export-dir: empty folder name\n");
-                return 2;
-            }
-            p->export_opt = optarg;
-            break;
-        case 'h':
-            pres_usage(stdout);
-            return 0;
-        case ':':
-            cv_eprintf("collviz: option '%s' needs a value\n", argv[optind - 1]);
-            return 2;
-        default:
-            cv_eprintf("collviz: --present: unknown option '%s' (try --present x --help)\n",
-                       argv[optind - 1]);
-            return 2;
-        }
-    }
-    if (optind < argc) {
-        cv_eprintf("collviz: unexpected argument '%s' (try --help)\n", argv[optind]);
-        return 2;
-    }
-    if (!p->path || !p->path[0]) {
-        cv_eprintf("collviz: --present needs a lesson file or folder\n");
-        return 2;
-    }
-    return -1;
-}
-
 /* The talk itself: the backend, the notes socket, the terminal, the loop. */
-static int pres_run(struct pres *p, const struct pres_opts *o, const struct pstate *resume,
+static int pres_run(struct pres *p, const struct present_opts *o, const struct pstate *resume,
                     bool resumed)
 {
     char err[400];
@@ -1322,14 +1178,15 @@ static int pres_run(struct pres *p, const struct pres_opts *o, const struct psta
     return term_exit(&block);
 }
 
-int present_main(int argc, char **argv)
+int present_run(const struct present_opts *o)
 {
     setlocale(LC_ALL, "");
-    struct pres P = {.name = "default", .big = true};
+    struct pres P = {.path = o->path,
+                     .name = o->name,
+                     .auto_s = o->auto_s,
+                     .big = !o->no_big_digits,
+                     .export_opt = o->export_dir};
     struct pres *p = &P;
-    struct pres_opts o;
-    int rc = pres_options(argc, argv, p, &o);
-    if (rc >= 0) return rc;
     char err[400];
     if (notes_name_check(p->name, err, sizeof err) != CV_OK) {
         cv_eprintf("collviz: %s\n", err);
@@ -1345,7 +1202,7 @@ int present_main(int argc, char **argv)
         p->minutes += p->set.v[i].minutes;
     struct pstate resume = {0};
     bool resumed = false;
-    if (pres_start(p, o.start, &resume, &resumed, err, sizeof err) != CV_OK) {
+    if (pres_start(p, o->start, &resume, &resumed, err, sizeof err) != CV_OK) {
         cv_eprintf("collviz: %s\n", err);
         pres_free(p);
         return 2;
@@ -1355,5 +1212,5 @@ int present_main(int argc, char **argv)
         pres_free(p);
         return 2;
     }
-    return pres_run(p, &o, &resume, resumed);
+    return pres_run(p, o, &resume, resumed);
 }

@@ -10,10 +10,21 @@
 #ifndef COLLVIZ_PRESENT_PRESENT_H
 #define COLLVIZ_PRESENT_PRESENT_H
 
-/* True when argv asks for the presenter (an argument "--present" or "--present=PATH"). */
-int present_wanted(int argc, char **argv);
+#include <stdbool.h>
 
-/* The presenter's main. Returns the exit status (2 for bad options or lessons). */
-int present_main(int argc, char **argv);
+/* What `collviz --present` was asked (its options: cli/present.c). */
+struct present_opts {
+    const char *path;       /* the lesson file or folder */
+    const char *name;       /* what `collviz notes --name` follows ("default") */
+    double auto_s;          /* --auto: seconds per slide, 0 = off */
+    const char *backend;    /* for the scenes' measurements ("auto") */
+    const char *start;      /* --start N|TITLE, or NULL: where the deck was left */
+    const char *export_dir; /* --export-dir, or NULL: the default */
+    bool no_measure, no_big_digits, no_color, ascii;
+};
+
+/* The talk: load the deck, check the name, start the terminal, run until q or a signal.
+ * Returns the exit status (2 for a bad name, lessons with errors or no terminal). */
+int present_run(const struct present_opts *o);
 
 #endif

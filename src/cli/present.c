@@ -1,0 +1,123 @@
+/* present.c - `collviz --present PATH`: the presenter's options. The talk itself (the
+ * deck, the room's screen, the speaker notes' socket) is present/present.c. */
+#include "cli.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "core/util.h"
+#include "opt.h"
+#include "present/present.h"
+
+int cli_present_wanted(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--present") == 0 || strncmp(argv[i], "--present=", 10) == 0)
+            return 1;
+    return 0;
+}
+
+static int present_set_auto(void *ctx, const struct opt *self, const char *v)
+{
+    double s;
+    if (parse_double(v, 1, 3600, &s) != CV_OK) {
+        cv_eprintf("collviz: --auto: bad value '%s' (seconds, 1..3600)\n", v);
+        return 2;
+    }
+    ((struct present_opts *)ctx)->auto_s = s;
+    return OPT_GO;
+}
+
+static int present_set_backend(void *ctx, const struct opt *self, const char *v)
+{
+    if (strcmp(v, "auto") != 0 && backend_kind_of(v) < 0) {
+        cv_eprintf("collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n", v);
+        return 2;
+    }
+    ((struct present_opts *)ctx)->backend = v;
+    return OPT_GO;
+}
+
+static int present_set_export_dir(void *ctx, const struct opt *self, const char *v)
+{
+    if (!v[0]) {
+        cv_eprintf("collviz: --export-dir: empty folder name\n");
+        return 2;
+    }
+    ((struct present_opts *)ctx)->export_dir = v;
+    return OPT_GO;
+}
+
+#define PRESENT_FIELD(f) offsetof(struct present_opts, f)
+static const struct opt present_table[] = {
+    {"present", 0, "PATH", "the lesson file, or folder of lessons", opt_string,
+     PRESENT_FIELD(path)},
+    {"name", 0, "NAME",
+     "the name `collviz notes --name NAME` follows (default \"default\"); several presenters "
+     "need different names",
+     opt_string, PRESENT_FIELD(name)},
+    {"auto", 0, "SECONDS",
+     "advance to the next slide every SECONDS (any key pauses, a resumes)", present_set_auto,
+     0},
+    {"backend", 0, "NAME", "auto, cpu or nccl, for the scenes' measurements (default auto)",
+     present_set_backend, 0},
+    {"no-measure", 0, NULL, "measure only when asked, not on every scene", opt_true,
+     PRESENT_FIELD(no_measure)},
+    {"no-big-digits", 0, NULL, "start with block digits off (d toggles)", opt_true,
+     PRESENT_FIELD(no_big_digits)},
+    {"start", 0, "N|TITLE",
+     "start at slide N, or the first whose title has TITLE (else where this deck was left, "
+     "its clock too)",
+     opt_string, PRESENT_FIELD(start)},
+    {"export-dir", 0, "DIR", "where e writes (default $XDG_DATA_HOME/collviz/exports)",
+     present_set_export_dir, 0},
+    {"no-color", 0, NULL, "monochrome (also when NO_COLOR is set)", opt_true,
+     PRESENT_FIELD(no_color)},
+    {"ascii", 0, NULL, "ASCII drawing characters", opt_true, PRESENT_FIELD(ascii)},
+    OPT_END,
+};
+
+static int present_bad_option(const struct opt_cmd *c, int ch, const char *opt)
+{
+    if (ch == ':')
+        cv_eprintf("collviz: option '%s' needs a value\n", opt);
+    else
+        cv_eprintf("collviz: --present: unknown option '%s' (try --present x --help)\n", opt);
+    return 2;
+}
+
+static const struct opt_cmd present_cmd = {
+    .prog = "--present",
+    .opts = present_table,
+    .usage = "usage: collviz --present PATH [options]\n"
+             "  Present a lesson file, or a folder of lessons in order, full screen.\n",
+    .after =
+        "Keys: PgDn → Space next page, step, then next slide; PgUp ← back; n / p next /\n"
+        "previous slide; Home / End; g N Enter go to slide N; o overview; / TITLE Enter\n"
+        "find a slide; r reveal a quiz's answer; f point at a rank, chunk or transfer;\n"
+        "0 the slide's own scene; . or b blank (any key restores); d block digits; + / -\n"
+        "zoom (no panel, bigger digits, boxes only; kept per deck); e (twice)\n"
+        "write the screen as SVG and text; q quit. Esc and F5 do nothing. The scene's keys\n"
+        "(m measure, s sweep, [ ] size, A algorithm, w W ranks, * op, G schedule, O\n"
+        "overlap...) work as in the player. Speaker notes, answers, the keys and a\n"
+        "countdown: `collviz notes` in another terminal.\n",
+    .bad_option = present_bad_option,
+};
+
+int cli_present_main(int argc, char **argv)
+{
+    struct present_opts o = {.name = "default", .backend = "auto"};
+    int rc = opt_parse(&present_cmd, argc, argv, &o);
+    if (rc != OPT_GO) return rc;
+    if (optind < argc) {
+        cv_eprintf("collviz: unexpected argument '%s' (try --help)\n", argv[optind]);
+        return 2;
+    }
+    if (!o.path || !o.path[0]) {
+        cv_eprintf("collviz: --present needs a lesson file or folder\n");
+        return 2;
+    }
+    return present_run(&o);
+}
