@@ -561,53 +561,50 @@ int ui_main(int argc, char **argv)
     return ui_run(a, &o, &start);
 }
 
-static void ui_lesson_usage(FILE *f)
+/* The lesson player's options: a few of the visualizer's, the same setters. */
+static const struct opt ui_lesson_table[] = {
+    {"backend", 0, "NAME", "auto, cpu or nccl (default auto)", ui_set_backend, 0},
+    {"no-measure", 0, NULL, "measure only on m, not on every slide", opt_true,
+     UI_FIELD(no_measure)},
+    {"no-color", 0, NULL, "monochrome (also when NO_COLOR is set)", opt_true,
+     UI_FIELD(no_color)},
+    {"no-colour", 0, NULL, NULL, opt_true, UI_FIELD(no_color)},
+    {"ascii", 0, NULL, "ASCII drawing characters", opt_true, UI_FIELD(ascii)},
+    OPT_END,
+};
+
+static int ui_lesson_bad_option(const struct opt_cmd *c, int ch, const char *opt)
 {
-    fprintf(f, "usage: collviz lesson [FILE|ID] [options]   (the lesson player)\n"
-               "  without FILE|ID: the list of lessons ($COLLVIZ_LESSONS, ./lessons or\n"
-               "  " LESSON_UI_SHARE_DIR "); with one: that lesson, at the saved slide\n"
-               "  --backend NAME       auto, cpu or nccl (default auto)\n"
-               "  --no-measure         measure only on m, not on every slide\n"
-               "  --no-color           monochrome (also when NO_COLOR is set)\n"
-               "  --ascii              ASCII drawing characters\n"
-               "  verbs: collviz lesson check|show|variant|list (collviz lesson --help)\n"
-               "Keys: press ? inside for the list.\n");
+    if (ch == ':')
+        cv_eprintf("collviz lesson: option '%s' needs a value\n", opt);
+    else
+        cv_eprintf("collviz lesson: unknown option '%s' (try --help)\n", opt);
+    return 2;
 }
+
+static const struct opt_cmd ui_lesson_cmd = {
+    .prog = "lesson",
+    .opts = ui_lesson_table,
+    .usage = "usage: collviz lesson [FILE|ID] [options]   (the lesson player)\n"
+             "  without FILE|ID: the list of lessons ($COLLVIZ_LESSONS, ./lessons or\n"
+             "  " LESSON_UI_SHARE_DIR "); with one: that lesson, at the saved slide\n",
+    .after = "verbs: collviz lesson check|show|variant|list (collviz lesson --help)\n"
+             "Keys: press ? inside for the list.\n",
+    .bad_option = ui_lesson_bad_option,
+};
 
 int ui_lesson_main(int argc, char **argv)
 {
     setlocale(LC_ALL, "");
     struct ui_opts o = {.backend = "auto"};
-    const char *target = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *s = argv[i];
-        if (strcmp(s, "-h") == 0 || strcmp(s, "--help") == 0) {
-            ui_lesson_usage(stdout);
-            return 0;
-        } else if (strcmp(s, "--backend") == 0 && i + 1 < argc) {
-            o.backend = argv[++i];
-            bool ok = strcmp(o.backend, "auto") == 0 || backend_kind_of(o.backend) >= 0;
-            if (!ok) {
-                cv_eprintf("collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n",
-                           o.backend);
-                return 2;
-            }
-        } else if (strcmp(s, "--no-measure") == 0) {
-            o.no_measure = true;
-        } else if (strcmp(s, "--no-color") == 0 || strcmp(s, "--no-colour") == 0) {
-            o.no_color = true;
-        } else if (strcmp(s, "--ascii") == 0) {
-            o.ascii = true;
-        } else if (s[0] == '-') {
-            cv_eprintf("collviz lesson: unknown option '%s' (try --help)\n", s);
-            return 2;
-        } else if (target) {
-            cv_eprintf("collviz lesson: unexpected argument '%s' (one lesson at a time)\n", s);
-            return 2;
-        } else {
-            target = s;
-        }
+    int rc = opt_parse(&ui_lesson_cmd, argc, argv, &o);
+    if (rc != OPT_GO) return rc;
+    if (optind + 1 < argc) {
+        cv_eprintf("collviz lesson: unexpected argument '%s' (one lesson at a time)\n",
+                   argv[optind + 1]);
+        return 2;
     }
+    const char *target = optind < argc ? argv[optind] : NULL;
     struct app *a = xcalloc(1, sizeof *a);
     app_init(a);
     char err[600];
