@@ -37,7 +37,10 @@ struct opt {
 };
 
 /* The entry that ends a table. */
-#define OPT_END {NULL, 0, NULL, NULL, NULL, 0}
+#define OPT_END                                                                                \
+    {                                                                                          \
+        NULL, 0, NULL, NULL, NULL, 0                                                           \
+    }
 
 struct opt_cmd {
     const char *prog;       /* the command's name in messages ("bench", "model --fit") */
