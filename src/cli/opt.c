@@ -22,11 +22,23 @@ int opt_string(void *ctx, const struct opt *self, const char *arg)
     return OPT_GO;
 }
 
+/* Whether entry i repeats a long name or a letter of an earlier entry, or -h/--help. */
+static bool opt_repeats(const struct opt *t, int i)
+{
+    if (strcmp(t[i].name, "help") == 0 || t[i].letter == 'h') return true;
+    for (int k = 0; k < i; k++)
+        if (strcmp(t[k].name, t[i].name) == 0 || (t[i].letter && t[k].letter == t[i].letter))
+            return true;
+    return false;
+}
+
 int opt_getopt(const struct opt *t, struct option *longs, size_t nlongs, char *shorts,
                size_t nshorts)
 {
     size_t n = 0, s = 0;
     if (nshorts < 2) return -1;
+    for (int i = 0; t[i].name; i++)
+        if (opt_repeats(t, i)) return -1;
     shorts[s++] = ':';
     for (int i = 0;; i++) {
         const struct opt *o = t[i].name ? &t[i] : &opt_help_entry;
@@ -58,7 +70,8 @@ int opt_parse(const struct opt_cmd *c, int argc, char **argv, void *ctx)
     struct option longs[OPT_MAX + 2];
     char shorts[3 * OPT_MAX + 8];
     if (opt_getopt(c->opts, longs, OPT_MAX + 2, shorts, sizeof shorts) < 0)
-        return cli_usage_error("%s: more than %d options in its table", c->prog, OPT_MAX);
+        return cli_usage_error("%s: its option table repeats an option or has more than %d",
+                               c->prog, OPT_MAX);
     optind = 1;
     opterr = 0;
     int ch;

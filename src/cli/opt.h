@@ -67,7 +67,8 @@ int opt_parse(const struct opt_cmd *c, int argc, char **argv, void *ctx);
 /* The getopt_long array of table t (with "help", ended by a zero entry) into longs[nlongs]
  * and the short-option string (":" first, so a missing value is reported as ':') into
  * shorts[nshorts]. A long option's val is its letter, or 256 + its index in t. Returns the
- * number of entries before the zero one, or -1 when an array is too small. */
+ * number of entries before the zero one, or -1 when an array is too small or t names an
+ * option twice (a long name or a letter, help and h included): --help lists each once. */
 int opt_getopt(const struct opt *t, struct option *longs, size_t nlongs, char *shorts,
                size_t nshorts);
 

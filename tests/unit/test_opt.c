@@ -72,6 +72,24 @@ static void test_getopt_arrays(void **state)
     assert_int_equal(opt_getopt(toy_table, longs, 8, shorts, 4), -1);
 }
 
+/* A table that names an option twice is refused, so --help cannot list one twice. */
+static void test_repeats_refused(void **state)
+{
+    (void)state;
+    struct option longs[8];
+    char shorts[16];
+    const struct opt twice[] = {
+        {"size", 's', "N", "a", set_size, 0}, {"size", 0, "N", "b", set_size, 0}, OPT_END};
+    const struct opt letter[] = {
+        {"size", 's', "N", "a", set_size, 0}, {"small", 's', NULL, "b", opt_true, 0}, OPT_END};
+    const struct opt help[] = {{"help", 0, NULL, "mine", opt_true, 0}, OPT_END};
+    const struct opt h[] = {{"here", 'h', NULL, "mine", opt_true, 0}, OPT_END};
+    assert_int_equal(opt_getopt(twice, longs, 8, shorts, sizeof shorts), -1);
+    assert_int_equal(opt_getopt(letter, longs, 8, shorts, sizeof shorts), -1);
+    assert_int_equal(opt_getopt(help, longs, 8, shorts, sizeof shorts), -1);
+    assert_int_equal(opt_getopt(h, longs, 8, shorts, sizeof shorts), -1);
+}
+
 static char *help_text(void)
 {
     char *buf = NULL;
@@ -181,9 +199,9 @@ static void test_bad_options(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_getopt_arrays), cmocka_unit_test(test_help_layout),
-        cmocka_unit_test(test_parse_values),  cmocka_unit_test(test_setter_error),
-        cmocka_unit_test(test_bad_options),
+        cmocka_unit_test(test_getopt_arrays), cmocka_unit_test(test_repeats_refused),
+        cmocka_unit_test(test_help_layout),   cmocka_unit_test(test_parse_values),
+        cmocka_unit_test(test_setter_error),  cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
