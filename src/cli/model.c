@@ -37,7 +37,6 @@ struct model_opts {
     enum tier_id tier;
     bool tier_given, tier_all, tier_list;
     bool json;
-    bool fit; /* --fit: see model_table */
 };
 
 static const char model_usage[] =
@@ -144,7 +143,12 @@ static int set_format(void *ctx, const struct opt *self, const char *v)
 }
 
 /* A command line with --fit never reaches this table's parse (cli_model_main sends it to
- * model_fit_main, which parses bench's options); the entry is --fit's line in --help. */
+ * model_fit_main, which parses bench's options): only an abbreviation of it (--fi) does. */
+static int set_fit(void *ctx, const struct opt *self, const char *v)
+{
+    return cli_usage_error("--fit: write it in full (collviz model --fit COLLECTIVE ...)");
+}
+
 static const struct opt model_table[] = {
     {"algo", 0, "A", "ring, tree or direct (default: ring where it exists, else direct)",
      set_algo, 0},
@@ -160,7 +164,7 @@ static const struct opt model_table[] = {
     {"fit", 0, NULL,
      "measure a sweep with bench's options (collviz bench --help; default -b 4K -e 4M -f 4 "
      "and the ring) and fit alpha and beta",
-     opt_true, offsetof(struct model_opts, fit)},
+     set_fit, 0},
     {"format", 0, "F", "text or json (default text)", set_format, 0},
     {NULL, 0, NULL, NULL, NULL, 0},
 };
