@@ -18,7 +18,7 @@
 #include "core/plan.h"
 #include "core/trace.h"
 #include "core/util.h"
-#include "backend/cpu/comm_cpu.h"
+#include "backend/cpu/cpu_comm.h"
 
 #define N_MAX 64
 

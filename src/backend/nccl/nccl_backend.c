@@ -28,7 +28,7 @@
 
 #include "../../core/util.h"
 #include "../backend.h"
-#include "comm_nccl.h"
+#include "nccl_comm.h"
 #ifdef HAVE_MPI
 #include "../mpi/mpi_boot.h"
 #endif

@@ -71,7 +71,7 @@
  * bytes, so bytes_sent/bytes_recv of a collective are the ring model's per-rank figures
  * (all-reduce 2(W-1)/W of the buffer, all-gather and reduce-scatter (W-1)/W of the whole);
  * coll_bytes (nccl-tests' S) and point-to-point bytes are exact. */
-#include "comm_nccl.h"
+#include "nccl_comm.h"
 
 #ifdef HAVE_NCCL
 
