@@ -1,6 +1,6 @@
 /* barrier.c - the CPU backend's waits: the barrier its communicator's ranks pass once per
  * collective (and at its barrier op), and the futex wait and wake that they also use to wait
- * for each other's slices (comm_cpu.c).
+ * for each other's slices (cpu_comm.c).
  *
  * Why not pthread_barrier_t: it has no deadline, and a rank that never arrives would hang
  * the run. Why not pure spinning: the backend runs W rank threads on however many cores

@@ -1,5 +1,5 @@
-/* cpu.c - the CPU backend: W threads of this process on shared memory. Its runtime is its
- * communicator (comm_cpu.c): training talks to it, and backend/run.c measures and runs the
+/* cpu_backend.c - the CPU backend: W threads of this process on shared memory. Its runtime is
+ * its communicator (cpu_comm.c): training talks to it, and backend/run.c measures and runs the
  * display-scale collectives on it, through run() of the very plan the UI animates, refined
  * into slices and executed per rank with per-rank progress counters (no barrier between
  * steps). What is left here is the backend's face: open and close, how many ranks, what a

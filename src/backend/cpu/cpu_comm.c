@@ -1,4 +1,4 @@
-/* comm_cpu.c - the CPU backend's one runtime: the shared-memory communicator of its ranks
+/* cpu_comm.c - the CPU backend's one runtime: the shared-memory communicator of its ranks
  * (W threads of this process), which training's collectives and point-to-point, and the
  * measurement and the display-scale run (backend/run.c, through run()) all go through.
  *

@@ -1,4 +1,4 @@
-/* comm_nccl.c - comm.h's communicator on NCCL (see comm_nccl.h), built only with HAVE_NCCL.
+/* nccl_comm.c - comm.h's communicator on NCCL (see nccl_comm.h), built only with HAVE_NCCL.
  *
  * NOT YET RUN ON A GPU: written on machines without one. `make test` runs it on emulated
  * devices (tests/fakegpu: NCCL's documented semantics, lazy connection included), where
