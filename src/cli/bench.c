@@ -467,6 +467,340 @@ static void bench_progress_clear(bool tty)
     if (tty) fputs("\r\033[K", stderr);
 }
 
+/* The collectives to run (colls, *ncoll), with a note for each one --all skips: -1, or the
+ * usage error's exit status. */
+static int bench_colls(const struct bench_opts *o, enum coll *colls, int *ncoll,
+                       char (*notes)[160], int *nnotes)
+{
+    for (int c = 0; c < COLL_COUNT; c++) {
+        if (!o->all && (enum coll)c != o->coll) continue;
+        if (!o->algo_auto && !o->native && !algo_supported((enum coll)c, o->algo)) {
+            char has[64];
+            bench_algo_list((enum coll)c, has, sizeof has);
+            if (!o->all)
+                return cli_usage_error("--algo %s: %s has no %s algorithm (has: %s)",
+                                       algo_name(o->algo), coll_name((enum coll)c),
+                                       algo_name(o->algo), has);
+            snprintf(notes[(*nnotes)++], sizeof notes[0],
+                     "%s: skipped, no %s algorithm (has: %s)", coll_name((enum coll)c),
+                     algo_name(o->algo), has);
+            continue;
+        }
+        size_t need = coll_bytes((enum coll)c, o->ranks, 1, sizeof(float));
+        if (o->minb < need)
+            return cli_usage_error("-b %s: %s on %d ranks needs at least %zu B (one float per "
+                                   "rank)",
+                                   o->minb_arg ? o->minb_arg : "64M", coll_name((enum coll)c),
+                                   o->ranks, need);
+        colls[(*ncoll)++] = (enum coll)c;
+    }
+    return -1;
+}
+
+/* The sizes of the sweep (sizes, *nsizes): -1, or the usage error's exit status. */
+static int bench_sizes(const struct bench_opts *o, size_t *sizes, int *nsizes)
+{
+    struct sweep sw = {.min = o->minb, .max = o->maxb, .factor = o->factor, .step = o->step};
+    size_t s;
+    for (bool more = sweep_first(&sw, &s); more; more = sweep_next(&sw, &s)) {
+        if (*nsizes == BENCH_MAX_SIZES)
+            return cli_usage_error("-b %s -e %s: more than %d sizes; use a larger step",
+                                   o->minb_arg ? o->minb_arg : "64M",
+                                   o->maxb_arg ? o->maxb_arg : "64M", BENCH_MAX_SIZES);
+        sizes[(*nsizes)++] = s;
+    }
+    return -1;
+}
+
+/* A backend whose ranks are processes: this run's world is its processes (*maxr; o->ranks
+ * set to it), or those of this node with --within-node. -1, or the exit status. */
+static int bench_check_procs(struct bench_opts *o, struct backend *b, int *maxr)
+{
+    int rc;
+    /* Every process runs this same command; only rank 0 prints results. */
+    if (backend_proc_rank(b) != 0 && cli_quiet_stdout() != 0)
+        return cli_usage_error("--backend %s: cannot silence rank %d's output", o->backend,
+                               backend_proc_rank(b));
+    if (o->within_node && b->ops->node_ranks) {
+        *maxr = b->ops->node_ranks(b);
+    } else if (o->within_node) {
+        rc = cli_usage_error("--within-node: the %s backend cannot (mpi can)", b->ops->name);
+        return rc;
+    }
+    if (o->ranks_given && o->ranks != *maxr) {
+        /* Every rank finds the same: rank 0 says it. */
+        rc = backend_proc_rank(b)
+                 ? 2
+                 : cli_usage_error("--ranks %d: the %s backend runs on the %d process%s %s",
+                                   o->ranks, b->ops->name, *maxr, *maxr == 1 ? "" : "es",
+                                   o->within_node ? "of this node"
+                                                  : "the launcher started (-np)");
+        return rc;
+    }
+    o->ranks = *maxr;
+    if (o->root >= o->ranks) {
+        rc = backend_proc_rank(b)
+                 ? 2
+                 : cli_usage_error("-r %d: no such rank of %d", o->root, o->ranks);
+        return rc;
+    }
+    return -1;
+}
+
+/* Open the backend (*bp) and check the options against it: the world size, --within-node,
+ * --ring-order, --algo mpi; auto with more ranks than GPUs falls back to CPU ranks (why
+ * says so). -1 with *bp open, or the exit status with it closed. */
+static int bench_open(struct bench_opts *o, struct backend **bp, char *why, size_t whylen)
+{
+    struct backend *b;
+    char err[256];
+    int rc;
+    if (backend_open(o->backend, &b, err, sizeof err, why, whylen) != CV_OK)
+        return cli_usage_error("--backend %s", err);
+    int maxr = b->ops->max_ranks(b);
+    if (backend_multiprocess(b)) {
+        rc = bench_check_procs(o, b, &maxr);
+        if (rc >= 0) {
+            backend_close(b);
+            return rc;
+        }
+    } else if (o->within_node) {
+        rc = cli_usage_error("--within-node: the %s backend has no nodes (mpi has)",
+                             b->ops->name);
+        backend_close(b);
+        return rc;
+    }
+    if (o->ring_n && (b->ops->caps & BACKEND_CAP_OWN_ALGO)) {
+        rc = cli_usage_error("--ring-order: the %s backend orders its own rings (cpu and mpi "
+                             "run the plan)",
+                             b->ops->name);
+        backend_close(b);
+        return rc;
+    }
+    if (o->ring_n && o->ring_n != o->ranks) {
+        rc = backend_proc_rank(b) ? 2
+                                  : cli_usage_error("--ring-order: %d ranks in the order, %d "
+                                                    "ranks in the run",
+                                                    o->ring_n, o->ranks);
+        backend_close(b);
+        return rc;
+    }
+    if (o->native && !(b->ops->caps & BACKEND_CAP_NATIVE_COLL)) {
+        rc = cli_usage_error("--algo mpi: the %s backend cannot run MPI's own collectives "
+                             "(--backend mpi can)",
+                             b->ops->name);
+        backend_close(b);
+        return rc;
+    }
+    if (o->ranks > maxr && strcmp(o->backend, "auto") == 0 &&
+        (b->ops->caps & BACKEND_CAP_GPU)) {
+        /* NCCL puts one rank on each GPU. Ranks asked for run on CPU ranks; the default
+         * world size (meant for CPU ranks) shrinks to the GPUs. */
+        if (o->ranks_given) {
+            snprintf(why, whylen, "nccl: %d GPU%s for %d ranks (one rank per GPU)", maxr,
+                     maxr == 1 ? "" : "s", o->ranks);
+            backend_close(b);
+            if (backend_open("cpu", &b, err, sizeof err, NULL, 0) != CV_OK)
+                return cli_usage_error("--backend %s", err);
+            maxr = b->ops->max_ranks(b);
+        } else {
+            snprintf(why, whylen, "nccl on its %d GPUs: %d ranks, not the default %d", maxr,
+                     maxr, o->ranks);
+            o->ranks = maxr;
+            if (o->root >= o->ranks) {
+                backend_close(b);
+                return cli_usage_error("-r %d: no such rank with %d GPUs (give --ranks to use "
+                                       "CPU ranks)",
+                                       o->root, o->ranks);
+            }
+        }
+    }
+    if (o->ranks > maxr) {
+        rc = cli_usage_error("--ranks %d: the %s backend can run at most %d rank%s here",
+                             o->ranks, b->ops->name, maxr, maxr == 1 ? "" : "s");
+        backend_close(b);
+        return rc;
+    }
+    *bp = b;
+    return -1;
+}
+
+/* The whole range is checked before the first size runs: the largest one's buffers
+ * must fit in this machine's memory (an 8G step refused after 4G had run is too late).
+ * -1, or the exit status (b is left open). */
+static int bench_check_memory(const struct bench_opts *o, struct backend *b,
+                              const enum coll *colls, int ncoll, const size_t *sizes,
+                              int nsizes)
+{
+    if (!(b->ops->caps & BACKEND_CAP_GPU) && nsizes > 0) {
+        size_t avail = mem_available_bytes(), top = sizes[nsizes - 1];
+        int local = backend_multiprocess(b) ? (b->ops->node_ranks ? b->ops->node_ranks(b) : 1)
+                                            : o->ranks;
+        for (int i = 0; i < ncoll && avail; i++) {
+            size_t count = coll_count_for_bytes(colls[i], o->ranks, top, sizeof(float));
+            double need = (double)local * (double)coll_work_len(colls[i], o->ranks, count) *
+                          sizeof(float);
+            if (need <= (double)avail) continue;
+            char t[32], n[32], a[32];
+            format_size(top, t, sizeof t);
+            format_size((size_t)need, n, sizeof n);
+            format_size(avail, a, sizeof a);
+            return backend_proc_rank(b) /* every rank finds the same: rank 0 says it */
+                       ? 2
+                       : cli_usage_error(
+                             "%s %s: %s %s on %d ranks needs %s of buffers; %s available "
+                             "(nothing was run)",
+                             o->maxb_set ? "-e" : "-b",
+                             o->maxb_set ? o->maxb_arg : (o->minb_arg ? o->minb_arg : "64M"), t,
+                             coll_name(colls[i]), o->ranks, n, a);
+        }
+    }
+    return -1;
+}
+
+/* The text output's opening lines: backend, ranks, hardware, options, notes (in JSON the
+ * notes go to stderr). */
+static void bench_print_preamble(const struct bench_opts *o, const char *backend_name,
+                                 const char *why, const char *describe, const char *hardware,
+                                 char (*notes)[160], int nnotes)
+{
+    if (!o->json) {
+        printf("# collviz bench: nccl-tests columns; GB/s = 1e9 bytes/s, algbw = size/time, "
+               "busbw = algbw * factor\n");
+        printf("# backend: %s%s%s%s\n", backend_name, why[0] ? "  (auto: " : "", why,
+               why[0] ? ")" : "");
+        printf("# ranks:   %s\n", describe);
+        if (hardware) bench_print_hardware(hardware);
+        printf("# options: %d iters, %d warm-up, check %s, op %s, algo %s, timeout %g s\n",
+               o->iters, o->warmup, o->check ? "on" : "off", redop_name(o->op),
+               o->algo_auto ? "auto (the backend's fastest)"
+               : o->native  ? "mpi (MPI's own collectives)"
+                            : algo_name(o->algo),
+               o->timeout_s);
+        if (o->ring_n) {
+            printf("# ring order:");
+            for (int i = 0; i < o->ring_n; i++)
+                printf(" %d", o->ring[i]);
+            printf(" (each rank sends to the next in it)\n");
+        }
+        if (o->ranks == 1)
+            printf("# note: with 1 rank nothing crosses between ranks (most plans have no "
+                   "steps):\n"
+                   "#       algbw and busbw below are not transfer rates\n");
+        for (int i = 0; i < nnotes; i++)
+            printf("# %s\n", notes[i]);
+        fflush(stdout);
+    } else {
+        for (int i = 0; i < nnotes; i++)
+            cv_eprintf("collviz: note: %s\n", notes[i]);
+    }
+}
+
+/* Measure collective c at `bytes` on the worker: 0 with the result in *r, else the exit
+ * status (interrupted, no result in time, or the run failed: said on stderr). */
+static int bench_measure_one(struct worker *w, const struct bench_opts *o, enum coll c,
+                             size_t bytes, const char *sz, bool tty, struct result *r)
+{
+    struct job j = {.kind = JOB_MEASURE};
+    j.measure.params = (struct bench_params){
+        .coll = c,
+        .algo = o->algo,
+        .algo_auto = o->algo_auto,
+        .op = o->op,
+        .nranks = o->ranks,
+        .bytes = bytes,
+        .root = coll_is_rooted(c) ? o->root : 0,
+        .iters = o->iters,
+        .warmup = o->warmup,
+        .check = o->check,
+        .timeout_s = o->timeout_s,
+        .slices = o->slices,
+        .channels = o->channels,
+        .native = o->native,
+        .within_node = o->within_node,
+        .ring_n = o->ring_n,
+    };
+    memcpy(j.measure.params.ring_order, o->ring, sizeof o->ring);
+    worker_post(w, &j);
+    /* The backend aborts a collective stuck for -T seconds at any one wait; this
+     * outer deadline only guards against a backend that breaks that promise. */
+    double limit = 60.0 + 4.0 * o->timeout_s * (o->iters + o->warmup + 3);
+    int got = bench_wait(w, r, now_s() + limit);
+    bench_progress_clear(tty);
+    if (got < 0) {
+        bench_cancel_and_drain(w, 2 * o->timeout_s + 5);
+        cv_eprintf("collviz: interrupted\n");
+        return 130;
+    }
+    if (got == 0) {
+        bench_cancel_and_drain(w, 2 * o->timeout_s + 5);
+        cv_eprintf("collviz: %s %s: no result after %.0f s; cancelled\n", coll_name(c), sz,
+                   limit);
+        return 1;
+    }
+    if (r->status != CV_OK) {
+        bool bad_input =
+            r->status == CV_ENOMEM || r->status == CV_EINVAL || r->status == CV_EUNSUPPORTED;
+        cv_eprintf("collviz: %s %s: %s\n", coll_name(c), sz, r->err);
+        return bad_input ? 2 : 1;
+    }
+    return 0;
+}
+
+/* A collective's section header, printed before its first row (m). */
+static void bench_print_section(const struct bench_opts *o, enum coll c,
+                                const struct bench_result *m, const char *nccl_env)
+{
+    char factor[48];
+    if (strcmp(coll_info(c)->busbw_text, "1") == 0)
+        snprintf(factor, sizeof factor, "1");
+    else
+        snprintf(factor, sizeof factor, "%s = %.4g", coll_info(c)->busbw_text,
+                 coll_busbw_factor(c, o->ranks));
+    /* The backend's own auto note is about the first row; the algo column
+     * says what ran at each size. */
+    char how[sizeof m->how];
+    snprintf(how, sizeof how, "%s", m->how);
+    char *autonote = strstr(how, "; auto:");
+    if (autonote)
+        snprintf(autonote, sizeof how - (size_t)(autonote - how),
+                 "; algo auto: the fastest in a trial at each size");
+    printf("#\n# %s: busbw factor %s; measured: %s\n", coll_name(c), factor, how);
+    /* What the library said it connected the ranks with (NCCL: read from its
+     * INFO log after this first row, since it connects at the first call). */
+    if (m->link[0]) printf("# link: %s\n", m->link);
+    if (nccl_env[0])
+        printf("# %s: %s set in the environment: NCCL's choice of algorithm / "
+               "protocol is forced for these rows\n",
+               coll_name(c), nccl_env);
+    printf("# %10s %12s %6s %6s %5s %7s %11s %12s %12s %7s\n", "size(B)", "count", "type",
+           "redop", "root", "algo", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+}
+
+/* One row of text output (m); after the largest all-reduce, the lecture's busbw formula
+ * with its figures. */
+static void bench_print_row(const struct bench_opts *o, enum coll c,
+                            const struct bench_result *m, bool last)
+{
+    char wrong[24];
+    if (m->wrong < 0)
+        snprintf(wrong, sizeof wrong, "N/A");
+    else
+        snprintf(wrong, sizeof wrong, "%ld", m->wrong);
+    printf("%12zu %12zu %6s %6s %5d %7s %11.1f %12.3f %12.3f %7s\n", m->bytes, m->count,
+           "float", coll_reduces(c) ? redop_name(o->op) : "none",
+           coll_is_rooted(c) ? o->root : -1, m->algo, m->time_us, m->algbw, m->busbw, wrong);
+    if (c == COLL_ALL_REDUCE && last) {
+        int W = o->ranks;
+        double ms = m->time_us / 1e3;
+        double gbs = (double)m->bytes * 2.0 * (W - 1) / (W * ms * 1e-3) / 1e9;
+        printf("# lecture: size*2(W-1)/(W*duration) = %zu B * 2*%d / (%d * %.4g ms) = "
+               "%.3g GB/s (= busbw)\n",
+               m->bytes, W - 1, W, ms, gbs);
+    }
+    fflush(stdout);
+}
+
 int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
 {
     struct bench_opts o = *op;
@@ -478,160 +812,22 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
     int ncoll = 0;
     char notes[COLL_COUNT][160];
     int nnotes = 0;
-    for (int c = 0; c < COLL_COUNT; c++) {
-        if (!o.all && (enum coll)c != o.coll) continue;
-        if (!o.algo_auto && !o.native && !algo_supported((enum coll)c, o.algo)) {
-            char has[64];
-            bench_algo_list((enum coll)c, has, sizeof has);
-            if (!o.all)
-                return cli_usage_error("--algo %s: %s has no %s algorithm (has: %s)",
-                                       algo_name(o.algo), coll_name((enum coll)c),
-                                       algo_name(o.algo), has);
-            snprintf(notes[nnotes++], sizeof notes[0], "%s: skipped, no %s algorithm (has: %s)",
-                     coll_name((enum coll)c), algo_name(o.algo), has);
-            continue;
-        }
-        size_t need = coll_bytes((enum coll)c, o.ranks, 1, sizeof(float));
-        if (o.minb < need)
-            return cli_usage_error("-b %s: %s on %d ranks needs at least %zu B (one float per "
-                                   "rank)",
-                                   o.minb_arg ? o.minb_arg : "64M", coll_name((enum coll)c),
-                                   o.ranks, need);
-        colls[ncoll++] = (enum coll)c;
-    }
+    rc = bench_colls(&o, colls, &ncoll, notes, &nnotes);
+    if (rc >= 0) return rc;
     size_t sizes[BENCH_MAX_SIZES];
     int nsizes = 0;
-    struct sweep sw = {.min = o.minb, .max = o.maxb, .factor = o.factor, .step = o.step};
-    size_t s;
-    for (bool more = sweep_first(&sw, &s); more; more = sweep_next(&sw, &s)) {
-        if (nsizes == BENCH_MAX_SIZES)
-            return cli_usage_error("-b %s -e %s: more than %d sizes; use a larger step",
-                                   o.minb_arg ? o.minb_arg : "64M",
-                                   o.maxb_arg ? o.maxb_arg : "64M", BENCH_MAX_SIZES);
-        sizes[nsizes++] = s;
-    }
+    rc = bench_sizes(&o, sizes, &nsizes);
+    if (rc >= 0) return rc;
 
-    struct backend *b;
+    /* The backend, and the options checked against it and this machine's memory. */
+    struct backend *b = NULL;
     char err[256], why[256];
-    if (backend_open(o.backend, &b, err, sizeof err, why, sizeof why) != CV_OK)
-        return cli_usage_error("--backend %s", err);
-    int maxr = b->ops->max_ranks(b);
-    if (backend_multiprocess(b)) {
-        /* Every process runs this same command; only rank 0 prints results. */
-        if (backend_proc_rank(b) != 0 && cli_quiet_stdout() != 0) {
-            backend_close(b);
-            return cli_usage_error("--backend %s: cannot silence rank %d's output", o.backend,
-                                   backend_proc_rank(b));
-        }
-        if (o.within_node && b->ops->node_ranks) {
-            maxr = b->ops->node_ranks(b);
-        } else if (o.within_node) {
-            rc =
-                cli_usage_error("--within-node: the %s backend cannot (mpi can)", b->ops->name);
-            backend_close(b);
-            return rc;
-        }
-        if (o.ranks_given && o.ranks != maxr) {
-            /* Every rank finds the same: rank 0 says it. */
-            rc = backend_proc_rank(b)
-                     ? 2
-                     : cli_usage_error("--ranks %d: the %s backend runs on the %d process%s %s",
-                                       o.ranks, b->ops->name, maxr, maxr == 1 ? "" : "es",
-                                       o.within_node ? "of this node"
-                                                     : "the launcher started (-np)");
-            backend_close(b);
-            return rc;
-        }
-        o.ranks = maxr;
-        if (o.root >= o.ranks) {
-            rc = backend_proc_rank(b)
-                     ? 2
-                     : cli_usage_error("-r %d: no such rank of %d", o.root, o.ranks);
-            backend_close(b);
-            return rc;
-        }
-    } else if (o.within_node) {
-        rc = cli_usage_error("--within-node: the %s backend has no nodes (mpi has)",
-                             b->ops->name);
+    rc = bench_open(&o, &b, why, sizeof why);
+    if (rc >= 0) return rc;
+    rc = bench_check_memory(&o, b, colls, ncoll, sizes, nsizes);
+    if (rc >= 0) {
         backend_close(b);
         return rc;
-    }
-    if (o.ring_n && (b->ops->caps & BACKEND_CAP_OWN_ALGO)) {
-        rc = cli_usage_error("--ring-order: the %s backend orders its own rings (cpu and mpi "
-                             "run the plan)",
-                             b->ops->name);
-        backend_close(b);
-        return rc;
-    }
-    if (o.ring_n && o.ring_n != o.ranks) {
-        rc = backend_proc_rank(b) ? 2
-                                  : cli_usage_error("--ring-order: %d ranks in the order, %d "
-                                                    "ranks in the run",
-                                                    o.ring_n, o.ranks);
-        backend_close(b);
-        return rc;
-    }
-    if (o.native && !(b->ops->caps & BACKEND_CAP_NATIVE_COLL)) {
-        rc = cli_usage_error("--algo mpi: the %s backend cannot run MPI's own collectives "
-                             "(--backend mpi can)",
-                             b->ops->name);
-        backend_close(b);
-        return rc;
-    }
-    if (o.ranks > maxr && strcmp(o.backend, "auto") == 0 && (b->ops->caps & BACKEND_CAP_GPU)) {
-        /* NCCL puts one rank on each GPU. Ranks asked for run on CPU ranks; the default
-         * world size (meant for CPU ranks) shrinks to the GPUs. */
-        if (o.ranks_given) {
-            snprintf(why, sizeof why, "nccl: %d GPU%s for %d ranks (one rank per GPU)", maxr,
-                     maxr == 1 ? "" : "s", o.ranks);
-            backend_close(b);
-            if (backend_open("cpu", &b, err, sizeof err, NULL, 0) != CV_OK)
-                return cli_usage_error("--backend %s", err);
-            maxr = b->ops->max_ranks(b);
-        } else {
-            snprintf(why, sizeof why, "nccl on its %d GPUs: %d ranks, not the default %d", maxr,
-                     maxr, o.ranks);
-            o.ranks = maxr;
-            if (o.root >= o.ranks) {
-                backend_close(b);
-                return cli_usage_error("-r %d: no such rank with %d GPUs (give --ranks to use "
-                                       "CPU ranks)",
-                                       o.root, o.ranks);
-            }
-        }
-    }
-    if (o.ranks > maxr) {
-        rc = cli_usage_error("--ranks %d: the %s backend can run at most %d rank%s here",
-                             o.ranks, b->ops->name, maxr, maxr == 1 ? "" : "s");
-        backend_close(b);
-        return rc;
-    }
-    /* The whole range is checked before the first size runs: the largest one's buffers
-     * must fit in this machine's memory (an 8G step refused after 4G had run is too late). */
-    if (!(b->ops->caps & BACKEND_CAP_GPU) && nsizes > 0) {
-        size_t avail = mem_available_bytes(), top = sizes[nsizes - 1];
-        int local = backend_multiprocess(b) ? (b->ops->node_ranks ? b->ops->node_ranks(b) : 1)
-                                            : o.ranks;
-        for (int i = 0; i < ncoll && avail; i++) {
-            size_t count = coll_count_for_bytes(colls[i], o.ranks, top, sizeof(float));
-            double need =
-                (double)local * (double)coll_work_len(colls[i], o.ranks, count) * sizeof(float);
-            if (need <= (double)avail) continue;
-            char t[32], n[32], a[32];
-            format_size(top, t, sizeof t);
-            format_size((size_t)need, n, sizeof n);
-            format_size(avail, a, sizeof a);
-            rc = backend_proc_rank(b) /* every rank finds the same: rank 0 says it */
-                     ? 2
-                     : cli_usage_error(
-                           "%s %s: %s %s on %d ranks needs %s of buffers; %s available "
-                           "(nothing was run)",
-                           o.maxb_set ? "-e" : "-b",
-                           o.maxb_set ? o.maxb_arg : (o.minb_arg ? o.minb_arg : "64M"), t,
-                           coll_name(colls[i]), o.ranks, n, a);
-            backend_close(b);
-            return rc;
-        }
     }
     char describe[200];
     b->ops->describe(b, o.ranks, describe, sizeof describe);
@@ -654,37 +850,9 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
     sigaction(SIGINT, &sa, &old_int);
     bench_interrupted = 0;
 
-    if (!o.json) {
-        printf("# collviz bench: nccl-tests columns; GB/s = 1e9 bytes/s, algbw = size/time, "
-               "busbw = algbw * factor\n");
-        printf("# backend: %s%s%s%s\n", backend_name, why[0] ? "  (auto: " : "", why,
-               why[0] ? ")" : "");
-        printf("# ranks:   %s\n", describe);
-        if (hardware) bench_print_hardware(hardware);
-        printf("# options: %d iters, %d warm-up, check %s, op %s, algo %s, timeout %g s\n",
-               o.iters, o.warmup, o.check ? "on" : "off", redop_name(o.op),
-               o.algo_auto ? "auto (the backend's fastest)"
-               : o.native  ? "mpi (MPI's own collectives)"
-                           : algo_name(o.algo),
-               o.timeout_s);
-        if (o.ring_n) {
-            printf("# ring order:");
-            for (int i = 0; i < o.ring_n; i++)
-                printf(" %d", o.ring[i]);
-            printf(" (each rank sends to the next in it)\n");
-        }
-        if (o.ranks == 1)
-            printf("# note: with 1 rank nothing crosses between ranks (most plans have no "
-                   "steps):\n"
-                   "#       algbw and busbw below are not transfer rates\n");
-        for (int i = 0; i < nnotes; i++)
-            printf("# %s\n", notes[i]);
-        fflush(stdout);
-    } else {
-        for (int i = 0; i < nnotes; i++)
-            cv_eprintf("collviz: note: %s\n", notes[i]);
-    }
+    bench_print_preamble(&o, backend_name, why, describe, hardware, notes, nnotes);
 
+    /* Every (collective, size), one MEASURE job each. */
     struct bench_row *rows = xcalloc((size_t)ncoll * (size_t)nsizes + 1, sizeof *rows);
     size_t nrows = 0;
     int total = ncoll * nsizes, done = 0, exit_rc = 0;
@@ -698,104 +866,19 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                 fprintf(stderr, "\r\033[K[%d/%d] %s %s ...", done + 1, total, coll_name(c), sz);
                 fflush(stderr);
             }
-            struct job j = {.kind = JOB_MEASURE};
-            j.measure.params = (struct bench_params){
-                .coll = c,
-                .algo = o.algo,
-                .algo_auto = o.algo_auto,
-                .op = o.op,
-                .nranks = o.ranks,
-                .bytes = sizes[si],
-                .root = coll_is_rooted(c) ? o.root : 0,
-                .iters = o.iters,
-                .warmup = o.warmup,
-                .check = o.check,
-                .timeout_s = o.timeout_s,
-                .slices = o.slices,
-                .channels = o.channels,
-                .native = o.native,
-                .within_node = o.within_node,
-                .ring_n = o.ring_n,
-            };
-            memcpy(j.measure.params.ring_order, o.ring, sizeof o.ring);
-            worker_post(w, &j);
-            /* The backend aborts a collective stuck for -T seconds at any one wait; this
-             * outer deadline only guards against a backend that breaks that promise. */
-            double limit = 60.0 + 4.0 * o.timeout_s * (o.iters + o.warmup + 3);
             struct result r;
-            int got = bench_wait(w, &r, now_s() + limit);
-            bench_progress_clear(tty);
-            if (got < 0) {
-                bench_cancel_and_drain(w, 2 * o.timeout_s + 5);
-                cv_eprintf("collviz: interrupted\n");
-                exit_rc = 130;
-                break;
-            }
-            if (got == 0) {
-                bench_cancel_and_drain(w, 2 * o.timeout_s + 5);
-                cv_eprintf("collviz: %s %s: no result after %.0f s; cancelled\n", coll_name(c),
-                           sz, limit);
-                exit_rc = 1;
-                break;
-            }
+            exit_rc = bench_measure_one(w, &o, c, sizes[si], sz, tty, &r);
+            if (exit_rc) break;
             done++;
-            if (r.status != CV_OK) {
-                bool bad_input = r.status == CV_ENOMEM || r.status == CV_EINVAL ||
-                                 r.status == CV_EUNSUPPORTED;
-                cv_eprintf("collviz: %s %s: %s\n", coll_name(c), sz, r.err);
-                exit_rc = bad_input ? 2 : 1;
-                break;
-            }
             rows[nrows] =
                 (struct bench_row){.coll = c, .op = o.op, .root = o.root, .r = r.measure};
             nrows++;
             if (o.json) continue;
             if (!header) {
-                char factor[48];
-                if (strcmp(coll_info(c)->busbw_text, "1") == 0)
-                    snprintf(factor, sizeof factor, "1");
-                else
-                    snprintf(factor, sizeof factor, "%s = %.4g", coll_info(c)->busbw_text,
-                             coll_busbw_factor(c, o.ranks));
-                /* The backend's own auto note is about the first row; the algo column
-                 * says what ran at each size. */
-                char how[sizeof r.measure.how];
-                snprintf(how, sizeof how, "%s", r.measure.how);
-                char *autonote = strstr(how, "; auto:");
-                if (autonote)
-                    snprintf(autonote, sizeof how - (size_t)(autonote - how),
-                             "; algo auto: the fastest in a trial at each size");
-                printf("#\n# %s: busbw factor %s; measured: %s\n", coll_name(c), factor, how);
-                /* What the library said it connected the ranks with (NCCL: read from its
-                 * INFO log after this first row, since it connects at the first call). */
-                if (r.measure.link[0]) printf("# link: %s\n", r.measure.link);
-                if (nccl_env[0])
-                    printf("# %s: %s set in the environment: NCCL's choice of algorithm / "
-                           "protocol is forced for these rows\n",
-                           coll_name(c), nccl_env);
-                printf("# %10s %12s %6s %6s %5s %7s %11s %12s %12s %7s\n", "size(B)", "count",
-                       "type", "redop", "root", "algo", "time(us)", "algbw(GB/s)",
-                       "busbw(GB/s)", "#wrong");
+                bench_print_section(&o, c, &r.measure, nccl_env);
                 header = true;
             }
-            char wrong[24];
-            if (r.measure.wrong < 0)
-                snprintf(wrong, sizeof wrong, "N/A");
-            else
-                snprintf(wrong, sizeof wrong, "%ld", r.measure.wrong);
-            printf("%12zu %12zu %6s %6s %5d %7s %11.1f %12.3f %12.3f %7s\n", r.measure.bytes,
-                   r.measure.count, "float", coll_reduces(c) ? redop_name(o.op) : "none",
-                   coll_is_rooted(c) ? o.root : -1, r.measure.algo, r.measure.time_us,
-                   r.measure.algbw, r.measure.busbw, wrong);
-            if (c == COLL_ALL_REDUCE && si == nsizes - 1) {
-                int W = o.ranks;
-                double ms = r.measure.time_us / 1e3;
-                double gbs = (double)r.measure.bytes * 2.0 * (W - 1) / (W * ms * 1e-3) / 1e9;
-                printf("# lecture: size*2(W-1)/(W*duration) = %zu B * 2*%d / (%d * %.4g ms) = "
-                       "%.3g GB/s (= busbw)\n",
-                       r.measure.bytes, W - 1, W, ms, gbs);
-            }
-            fflush(stdout);
+            bench_print_row(&o, c, &r.measure, si == nsizes - 1);
         }
     }
     bench_progress_clear(tty);

@@ -613,6 +613,127 @@ static const char *serve_unnamed_why(void)
     return "";
 }
 
+/* Listen: on TCP (o->tcp) with a new token, else on a Unix socket, o->socket or one in a
+ * private directory named after this process (its path in path, "" on TCP). The address as
+ * shown in shown. CV_OK, or the error in err. */
+static int serve_listen(struct serve *s, const struct serve_opts *o, char *shown, size_t sn,
+                        char *path, size_t pn, char *err, size_t errlen)
+{
+    int rc = CV_OK;
+    if (o->tcp) {
+        rc = serve_token_new(s->token, sizeof s->token, err, errlen);
+        if (rc == CV_OK) rc = serve_listen_tcp(o->tcp, &s->lfd, shown, sn, err, errlen);
+    } else {
+        if (o->socket) {
+            snprintf(path, pn, "%s", o->socket);
+            char dir[256];
+            snprintf(dir, sizeof dir, "%s", path);
+            char *slash = strrchr(dir, '/');
+            if (slash && slash != dir) *slash = '\0';
+            if (!slash) snprintf(dir, sizeof dir, ".");
+            rc = usock_dir_private("serve", dir, err, errlen);
+        } else {
+            char dir[200];
+            rc = usock_dir("serve", true, dir, sizeof dir, err, errlen);
+            if (rc == CV_OK) snprintf(path, pn, "%s/job-%d.sock", dir, (int)getpid());
+        }
+        if (rc == CV_OK) rc = usock_listen("serve", path, &s->lfd, NULL, err, errlen);
+        snprintf(shown, sn, "unix:%s", path);
+    }
+    return rc;
+}
+
+/* SIGINT, SIGTERM and SIGHUP are blocked but inside the loop's ppoll (waitmask), where
+ * serve_on_signal takes them; SIGPIPE is ignored. */
+static void serve_signals(sigset_t *waitmask)
+{
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &block, waitmask);
+    sigdelset(waitmask, SIGINT);
+    sigdelset(waitmask, SIGTERM);
+    sigdelset(waitmask, SIGHUP);
+    struct sigaction sa = {.sa_handler = serve_on_signal};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* One turn of the loop: wait, at most a second or to the nearest deadline, for the
+ * listener, the worker, the UI and the waiting connections, and answer what came. 1: go on,
+ * 0: the UI's message ended serving, -1: end at once (poll failed, or a signal). */
+static int serve_turn(struct serve *s, const sigset_t *waitmask)
+{
+    /* the listener, the worker, the UI, then the waiting connections not yet answered */
+    struct pollfd fds[3 + SERVE_WAIT_MAX];
+    int who[3 + SERVE_WAIT_MAX];
+    int nfds = 0;
+    fds[nfds++] = (struct pollfd){.fd = s->lfd, .events = POLLIN};
+    fds[nfds++] = (struct pollfd){.fd = worker_fd(s->w), .events = POLLIN};
+    fds[nfds++] = (struct pollfd){.fd = s->ui.fd, .events = POLLIN}; /* -1: ignored */
+    double next = now_s() + 1.0;
+    if (s->ui.fd >= 0 && s->ui.have > 0 && s->ui.deadline < next) next = s->ui.deadline;
+    for (int i = 0; i < SERVE_WAIT_MAX; i++) {
+        const struct serve_conn *c = &s->wait[i];
+        if (c->fd < 0) continue;
+        double due = c->release > 0 ? c->release : c->deadline;
+        if (due < next) next = due;
+        if (c->release > 0) continue;
+        who[nfds] = i;
+        fds[nfds++] = (struct pollfd){.fd = c->fd, .events = POLLIN};
+    }
+    double wait_s = next - now_s() + 1e-3;
+    if (wait_s < 1e-3) wait_s = 1e-3;
+    struct timespec ts = {(time_t)wait_s, (long)((wait_s - (double)(time_t)wait_s) * 1e9)};
+    int pr = ppoll(fds, (nfds_t)nfds, &ts, waitmask);
+    if (pr < 0 && errno != EINTR) return -1;
+    if (serve_signal) return -1;
+    bool go_on = true;
+    /* The UI's socket first: a UI that just left is gone before the next is admitted. */
+    if (pr > 0 && s->ui.fd >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR)))
+        go_on = serve_read(s);
+    else if (s->ui.fd >= 0 && s->ui.have > 0 && now_s() > s->ui.deadline)
+        serve_drop(s, "a message from the UI stopped half way");
+    for (int k = 3; pr > 0 && k < nfds; k++)
+        if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) serve_hello(s, &s->wait[who[k]]);
+    if (pr > 0 && (fds[0].revents & POLLIN)) serve_accept(s);
+    serve_wait_deadlines(s);
+    serve_results(s);
+    return go_on ? 1 : 0;
+}
+
+/* A rank stalled or the job's communicator was aborted (lost_rank, lost_why: what the
+ * watchdog named, else nothing): tell the UI, and end this process. */
+static void serve_lost(struct serve *s, const struct serve_opts *o, int lost_rank,
+                       const char *lost_why, const char *path)
+{
+    /* The worker thread waits in MPI for a rank that does not answer, or the job's
+     * communicator is broken: the job cannot go on. Say so, and end this process: the
+     * launcher then ends the others. */
+    char why[200];
+    if (lost_why[0])
+        snprintf(why, sizeof why, "%.199s", lost_why);
+    else
+        snprintf(why, sizeof why,
+                 "rank lost: the job's ranks stopped answering (no result for %.0f s)%.90s",
+                 s->stall_s, serve_unnamed_why());
+    serve_log_line(why);
+    if (s->ui.fd >= 0) {
+        struct proto_msg lm = {.type = PROTO_LOST};
+        lm.lost.rank = lost_rank;
+        snprintf(lm.lost.why, sizeof lm.lost.why, "%s", why);
+        proto_send(s->ui.fd, &lm, NULL, 0);
+    }
+    if (path[0] && !o->tcp) unlink(path);
+    fflush(NULL);
+    _exit(1);
+}
+
 int serve_run(struct backend *b, const struct serve_opts *o)
 {
     char err[300];
@@ -621,28 +742,7 @@ int serve_run(struct backend *b, const struct serve_opts *o)
         s.wait[i].fd = -1;
     s.hello_timeout_s = o->hello_timeout_s > 0 ? o->hello_timeout_s : SERVE_HELLO_TIMEOUT_S;
     char shown[300], path[256] = "";
-    int rc = CV_OK;
-    if (o->tcp) {
-        rc = serve_token_new(s.token, sizeof s.token, err, sizeof err);
-        if (rc == CV_OK)
-            rc = serve_listen_tcp(o->tcp, &s.lfd, shown, sizeof shown, err, sizeof err);
-    } else {
-        if (o->socket) {
-            snprintf(path, sizeof path, "%s", o->socket);
-            char dir[256];
-            snprintf(dir, sizeof dir, "%s", path);
-            char *slash = strrchr(dir, '/');
-            if (slash && slash != dir) *slash = '\0';
-            if (!slash) snprintf(dir, sizeof dir, ".");
-            rc = usock_dir_private("serve", dir, err, sizeof err);
-        } else {
-            char dir[200];
-            rc = usock_dir("serve", true, dir, sizeof dir, err, sizeof err);
-            if (rc == CV_OK) snprintf(path, sizeof path, "%s/job-%d.sock", dir, (int)getpid());
-        }
-        if (rc == CV_OK) rc = usock_listen("serve", path, &s.lfd, NULL, err, sizeof err);
-        snprintf(shown, sizeof shown, "unix:%s", path);
-    }
+    int rc = serve_listen(&s, o, shown, sizeof shown, path, sizeof path, err, sizeof err);
     if (rc != CV_OK) {
         fprintf(stderr, "collviz %s\n", err);
         backend_close(b);
@@ -667,21 +767,8 @@ int serve_run(struct backend *b, const struct serve_opts *o)
     }
 #endif
 
-    sigset_t block, waitmask;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    sigaddset(&block, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &block, &waitmask);
-    sigdelset(&waitmask, SIGINT);
-    sigdelset(&waitmask, SIGTERM);
-    sigdelset(&waitmask, SIGHUP);
-    struct sigaction sa = {.sa_handler = serve_on_signal};
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    sigset_t waitmask;
+    serve_signals(&waitmask);
 
     snprintf(s.shown, sizeof s.shown, "%s", shown);
     printf("collviz serve: listening on %s (backend %s)\n", shown, worker_backend_name(s.w));
@@ -695,40 +782,9 @@ int serve_run(struct backend *b, const struct serve_opts *o)
     int lost_rank = -1;
     char lost_why[256] = "";
     while (go_on && !serve_signal) {
-        /* the listener, the worker, the UI, then the waiting connections not yet answered */
-        struct pollfd fds[3 + SERVE_WAIT_MAX];
-        int who[3 + SERVE_WAIT_MAX];
-        int nfds = 0;
-        fds[nfds++] = (struct pollfd){.fd = s.lfd, .events = POLLIN};
-        fds[nfds++] = (struct pollfd){.fd = worker_fd(s.w), .events = POLLIN};
-        fds[nfds++] = (struct pollfd){.fd = s.ui.fd, .events = POLLIN}; /* -1: ignored */
-        double next = now_s() + 1.0;
-        if (s.ui.fd >= 0 && s.ui.have > 0 && s.ui.deadline < next) next = s.ui.deadline;
-        for (int i = 0; i < SERVE_WAIT_MAX; i++) {
-            const struct serve_conn *c = &s.wait[i];
-            if (c->fd < 0) continue;
-            double due = c->release > 0 ? c->release : c->deadline;
-            if (due < next) next = due;
-            if (c->release > 0) continue;
-            who[nfds] = i;
-            fds[nfds++] = (struct pollfd){.fd = c->fd, .events = POLLIN};
-        }
-        double wait_s = next - now_s() + 1e-3;
-        if (wait_s < 1e-3) wait_s = 1e-3;
-        struct timespec ts = {(time_t)wait_s, (long)((wait_s - (double)(time_t)wait_s) * 1e9)};
-        int pr = ppoll(fds, (nfds_t)nfds, &ts, &waitmask);
-        if (pr < 0 && errno != EINTR) break;
-        if (serve_signal) break;
-        /* The UI's socket first: a UI that just left is gone before the next is admitted. */
-        if (pr > 0 && s.ui.fd >= 0 && (fds[2].revents & (POLLIN | POLLHUP | POLLERR)))
-            go_on = serve_read(&s);
-        else if (s.ui.fd >= 0 && s.ui.have > 0 && now_s() > s.ui.deadline)
-            serve_drop(&s, "a message from the UI stopped half way");
-        for (int k = 3; pr > 0 && k < nfds; k++)
-            if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) serve_hello(&s, &s.wait[who[k]]);
-        if (pr > 0 && (fds[0].revents & POLLIN)) serve_accept(&s);
-        serve_wait_deadlines(&s);
-        serve_results(&s);
+        int turn = serve_turn(&s, &waitmask);
+        if (turn < 0) break;
+        go_on = turn > 0;
 #ifdef HAVE_MPI
         /* A rank stalled or the job's communicator was aborted: the job cannot go on. */
         if (s.processes && mpi_boot_broken(&lost_rank, lost_why, sizeof lost_why)) {
@@ -743,28 +799,7 @@ int serve_run(struct backend *b, const struct serve_opts *o)
         if (o->once && s.served_one && s.ui.fd < 0) break;
     }
     if (serve_signal) serve_log("ended by signal %d", (int)serve_signal);
-    if (stalled) {
-        /* The worker thread waits in MPI for a rank that does not answer, or the job's
-         * communicator is broken: the job cannot go on. Say so, and end this process: the
-         * launcher then ends the others. */
-        char why[200];
-        if (lost_why[0])
-            snprintf(why, sizeof why, "%.199s", lost_why);
-        else
-            snprintf(why, sizeof why,
-                     "rank lost: the job's ranks stopped answering (no result for %.0f s)%.90s",
-                     s.stall_s, serve_unnamed_why());
-        serve_log_line(why);
-        if (s.ui.fd >= 0) {
-            struct proto_msg lm = {.type = PROTO_LOST};
-            lm.lost.rank = lost_rank;
-            snprintf(lm.lost.why, sizeof lm.lost.why, "%s", why);
-            proto_send(s.ui.fd, &lm, NULL, 0);
-        }
-        if (path[0] && !o->tcp) unlink(path);
-        fflush(NULL);
-        _exit(1);
-    }
+    if (stalled) serve_lost(&s, o, lost_rank, lost_why, path);
     conn_close(&s.ui);
     for (int i = 0; i < SERVE_WAIT_MAX; i++)
         conn_close(&s.wait[i]);

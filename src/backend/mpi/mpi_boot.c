@@ -62,7 +62,7 @@ int mpi_boot_start(struct mpi_where *w, char *err, size_t errlen)
         /* The CLI and the UI call a backend from their worker thread, one call at a time:
          * serialised calls are enough for that. MPI_THREAD_MULTIPLE lets a watchdog thread
          * name a rank that stalls while the others wait in one of MPI's own blocking
-         * collectives (mpi_comm.c); without it those stalls are not named. */
+         * collectives (mpi_watchdog.c); without it those stalls are not named. */
         int want = MPI_THREAD_MULTIPLE;
 #ifdef CV_TEST_HOOKS
         /* CV_TEST_MPI_THREAD=serialized (test builds): as with an MPI library that has no

@@ -31,7 +31,7 @@ int mpi_boot_start(struct mpi_where *w, char *err, size_t errlen);
 void mpi_boot_stop(void);
 
 /* True when MPI runs with MPI_THREAD_MULTIPLE (a second thread may call it while the first
- * waits in a collective): mpi_comm.c's watchdog of MPI's own collectives needs it. */
+ * waits in a collective): mpi_watchdog.c, the watchdog of MPI's own collectives, needs it. */
 bool mpi_boot_thread_multiple(void);
 /* This process has a loop that looks at mpi_boot_broken() at least every within_s seconds
  * and then ends the job itself, telling whoever listens why (collviz serve's rank 0); 0:
