@@ -389,14 +389,26 @@ static void *worker_main(void *arg)
         w->cancel = 0; /* a cancel issued before this job was taken was for older jobs */
         pthread_mutex_unlock(&w->mu);
 
-        if (w->hook) w->hook(w->hook_ctx, &n->job);
-        worker_run_job(w, &n->job);
+        /* the job's one result, should the hook refuse it (as a sweep's first size) */
+        struct result refused;
+        worker_result_init(w, &n->job, &refused);
+        if (n->job.kind == JOB_SWEEP) {
+            refused.sweep.total = 1;
+            refused.sweep.row.wrong = -1;
+        }
+        if (w->hook)
+            refused.status = w->hook(w->hook_ctx, &n->job, refused.err, sizeof refused.err);
+        if (refused.status == CV_OK)
+            worker_run_job(w, &n->job);
+        else
+            worker_post_result(w, &refused);
         free(n);
         pthread_mutex_lock(&w->mu);
         w->running = false;
     }
     pthread_mutex_unlock(&w->mu);
-    if (w->hook) w->hook(w->hook_ctx, NULL);
+    char err[200];
+    if (w->hook) w->hook(w->hook_ctx, NULL, err, sizeof err); /* its failure ends the job */
     return NULL;
 }
 

@@ -150,8 +150,10 @@ int worker_fd(const struct worker *w);
 uint64_t worker_post(struct worker *w, const struct job *j);
 /* Called on the worker thread before each job (j) and once as the thread ends (j NULL),
  * before the backend is closed. serve hands each job to the other processes of an MPI job
- * this way, so that every process calls the backend together. Set before the first post. */
-typedef void (*worker_job_hook)(void *ctx, const struct job *j);
+ * this way, so that every process calls the backend together. CV_OK, or an error with err
+ * said: then the job is not run and its one result carries that error (the other
+ * processes never heard of it). Set before the first post. */
+typedef int (*worker_job_hook)(void *ctx, const struct job *j, char *err, size_t errlen);
 void worker_set_job_hook(struct worker *w, worker_job_hook fn, void *ctx);
 /* Jobs of several processes (serve.c): called by every process of the job between two
  * sizes of a sweep, with this process's wish to stop (its cancel flag; rank 0's is the
