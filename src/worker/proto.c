@@ -616,7 +616,7 @@ static void rd_result(struct rd *r, struct result *res)
     }
 }
 
-static void wr_facts(struct wr *w, const struct backend_facts *f)
+static void wr_facts(struct wr *w, const struct worker_facts *f)
 {
     WR_STR(w, "facts.name", f->name);
     wr_i32(w, f->kind);
@@ -637,7 +637,7 @@ static void wr_facts(struct wr *w, const struct backend_facts *f)
 
 #define FACTS_KIND_MAX 64 /* kinds beyond this build's are shown, not interpreted */
 
-static void rd_facts(struct rd *r, struct backend_facts *f)
+static void rd_facts(struct rd *r, struct worker_facts *f)
 {
     memset(f, 0, sizeof *f);
     RD_STR(r, "facts.name", f->name);

@@ -4,7 +4,7 @@
  *
  * The NCCL figures come from the NCCL backend's own record of what it found when it opened
  * (backend_hardware: GPUs, peer access, versions), as the worker's facts carry them
- * (struct backend_facts), from this process or a remote job. When NCCL is not in use, the
+ * (struct worker_facts), from this process or a remote job. When NCCL is not in use, the
  * reason is the one backend_open gave when the UI asked for "auto", and the NCCL / CUDA
  * versions shown are those the program was compiled against (the headers' version macros): a
  * student with no GPU still sees which NCCL and CUDA this build would use. */
@@ -137,7 +137,7 @@ void hw_probe_machine(struct hw_info *h)
     hw_env("NCCL_PROTO", h->nccl_proto, sizeof h->nccl_proto);
 }
 
-void hw_record_backend(struct hw_info *h, const char *requested, const struct backend_facts *f,
+void hw_record_backend(struct hw_info *h, const char *requested, const struct worker_facts *f,
                        const char *why_not)
 {
     snprintf(h->requested, sizeof h->requested, "%s", requested ? requested : "auto");
