@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../core/util.h"
+#include "../core/vec.h"
 
 static const char *const proto_names[PROTO_TYPE_END] = {
     [PROTO_HELLO] = "hello",   [PROTO_FACTS] = "facts",     [PROTO_JOB] = "job",
@@ -35,11 +36,7 @@ struct wr {
 
 static void wr_bytes(struct wr *w, const void *d, size_t n)
 {
-    if (w->n + n > w->cap) {
-        while (w->n + n > w->cap)
-            w->cap *= 2;
-        w->p = xrealloc(w->p, w->cap);
-    }
+    VEC_GROW(w->p, w->cap, w->n + n);
     memcpy(w->p + w->n, d, n);
     w->n += n;
 }

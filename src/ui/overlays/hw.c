@@ -18,6 +18,7 @@
 
 #include "../../backend/backend.h"
 #include "../../core/util.h"
+#include "../../core/vec.h"
 #include "../kit/text.h"
 
 #define HW_PROC_MAX ((size_t)8 << 20) /* /proc/cpuinfo of a very large machine */
@@ -35,8 +36,7 @@ static char *hw_slurp(const char *path)
     for (;;) {
         if (len + 1 >= cap) {
             if (cap >= HW_PROC_MAX) break;
-            cap *= 2;
-            buf = xrealloc(buf, cap);
+            VEC_GROW(buf, cap, cap + 1);
         }
         size_t got = fread(buf + len, 1, cap - 1 - len, f);
         if (got == 0) break;
