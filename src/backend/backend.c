@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #include "../core/util.h"
-#include "cpu/cpu.h"
+#include "cpu/cpu_backend.h"
 
 #ifdef HAVE_NCCL
 #include "nccl/nccl_info.h"

@@ -13,10 +13,10 @@
  *
  * This is the one runtime of each backend: training (the schemes above) talks to it, and so do
  * the measurement and the display-scale run (backend/run.c), through run() below. The CPU
- * communicator (cpu/comm_cpu.c) executes the core plans (core/plan.h, exec.h) — the very
+ * communicator (cpu/cpu_comm.c) executes the core plans (core/plan.h, exec.h) — the very
  * plans the visualizer animates — on the ranks' buffers; the MPI one (mpi/mpi_comm.c)
  * runs the same plans with MPI point-to-point, one rank per process; the NCCL one
- * (nccl/comm_nccl.c) queues NCCL's own collectives on each rank's GPU stream. */
+ * (nccl/nccl_comm.c) queues NCCL's own collectives on each rank's GPU stream. */
 #ifndef COLLVIZ_COMM_H
 #define COLLVIZ_COMM_H
 
@@ -202,7 +202,7 @@ struct comm {
     int self;
     /* This communicator's default slice (0: whole chunks), set by comm_create from
      * ops->slice_bytes and the machine: the CPU backend slices only while its ranks have a
-     * core each (comm_cpu.c says why). */
+     * core each (cpu_comm.c says why). */
     size_t slice_bytes;
     void *priv;
 };

@@ -295,7 +295,7 @@ static int lesson_check(int argc, char **argv)
         }
     }
     fflush(stdout);
-    size_t link_warns = 0; /* links a handout shows as text (lesson.c) */
+    size_t link_warns = 0; /* links a handout shows as text (lesson/narration.c) */
     for (size_t k = 0; k < set.n; k++) {
         print_errors(&set.v[k].warnings);
         link_warns += set.v[k].warnings.n;

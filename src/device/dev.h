@@ -11,7 +11,7 @@
  *                       rank's GPU, stream and cuBLAS handle; matmuls are cuBLAS sgemm in
  *                       strict fp32 (TF32 off), GELU, loss and AdamW the kernels of
  *                       kernels/train.cu. Operations are queued on the rank's stream; the
- *                       communicator (comm_nccl.c) queues NCCL calls on the same stream, so
+ *                       communicator (nccl_comm.c) queues NCCL calls on the same stream, so
  *                       order is kept without host waits.
  *
  * Errors are sticky, like cudaGetLastError: an operation that fails records the first

@@ -13,7 +13,7 @@
  *
  * Everything is queued on the rank's stream; only download, upload, the loss's sum of
  * squares and sync wait for it (cudaStreamSynchronize: the stream holds only this rank's
- * compute here - NCCL calls are waited for, with deadlines, inside comm_nccl.c). */
+ * compute here - NCCL calls are waited for, with deadlines, inside nccl_comm.c). */
 #include "dev_cuda.h"
 
 #ifdef HAVE_NCCL

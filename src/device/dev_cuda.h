@@ -1,5 +1,5 @@
 /* dev_cuda.h - the GPU device of dev.h (built only with HAVE_NCCL): one per rank, owning
- * that rank's GPU, CUDA stream and cuBLAS handle. The NCCL communicator (comm_nccl.h)
+ * that rank's GPU, CUDA stream and cuBLAS handle. The NCCL communicator (nccl_comm.h)
  * queues its calls on the same stream, so compute and communication stay in order.
  *
  * NOT YET RUN ON A GPU: written on machines without one and run in `make test` on emulated

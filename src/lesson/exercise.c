@@ -1,8 +1,8 @@
 /* exercise.c - formulas (muParser's C API), units, variants and grading of lesson exercises.
  *
  * A formula sees only its exercise's params and a short list of functions: muParser's own
- * functions and constants are cleared and ours defined, and the parser (lesson.c) refuses
- * characters for assignment, comparison and strings, so a formula computes a number and
+ * functions and constants are cleared and ours defined, and the parser (exercise_block.c)
+ * refuses characters for assignment, comparison and strings, so a formula computes a number and
  * nothing else. Holds answers are never stored: ex_holds_expected builds the plan of the
  * slide's scene and runs the trace engine to the asked step, every time. */
 #include "exercise.h"

@@ -72,7 +72,7 @@ struct probe_rec {
     bool fwd;
     /* pipeline messages: received before this compute, sent after it (-1 = none) */
     int recv_from, recv_tag, send_to, send_tag;
-    /* PROBE_COLL: what ran (plan: ring, as comm_cpu runs it), and how to show its working
+    /* PROBE_COLL: what ran (plan: ring, as cpu_comm.c runs it), and how to show its working
      * buffer: view_rows × view_cols, laid out as pieces of view_rows × piece_cols one
      * after another (piece k = columns [k·piece_cols, (k+1)·piece_cols)); piece_cols ==
      * view_cols is plain row-major. */

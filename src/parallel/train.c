@@ -1,6 +1,6 @@
 /* train.c - the training driver (see train.h): validates a configuration, opens the
  * communicator and the ranks' devices (CPU threads over shared memory, or - with HAVE_NCCL
- * and backend nccl - one GPU per rank with NCCL: comm_nccl.h, dev_cuda.h), runs one thread
+ * and backend nccl - one GPU per rank with NCCL: nccl_comm.h, dev_cuda.h), runs one thread
  * per rank through the scheme's setup and steps, and turns what the ranks recorded into
  * plain data: losses, step and communication times, bytes, memory, napkin math, the
  * pipeline bubble and the assembled weights. The schemes see only comm_ops and dev_ops,

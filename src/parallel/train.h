@@ -54,7 +54,7 @@ int train_zero_stage(enum train_scheme s);
 #define TRAIN_TOL_GPU_PARAM_ABS 1e-4
 
 /* Where the ranks run is a backend kind (backend/backend.h): BACKEND_CPU, threads of this
- * process (comm_cpu.h); BACKEND_NCCL, one GPU each (comm_nccl.h, dev_cuda.h; only with
+ * process (cpu_comm.h); BACKEND_NCCL, one GPU each (nccl_comm.h, dev_cuda.h; only with
  * HAVE_NCCL); BACKEND_MPI, one process each (backend/mpi, run with train_run_on and the
  * opened backend). The single-device reference always runs on the CPU. */
 struct train_config {

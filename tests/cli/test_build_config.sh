@@ -65,7 +65,7 @@ if [ -f "$CUDA_HOME/include/cuda_runtime_api.h" ]; then
     printf '#define NCCL_VERSION(X, Y, Z) ((X)*10000 + (Y)*100 + (Z))\n#define NCCL_VERSION_CODE 21205\n' \
         >"$tmp/oldnccl/nccl.h"
     cc -fsyntax-only -DHAVE_NCCL -I"$tmp/oldnccl" -isystem "$CUDA_HOME/include" -Isrc \
-        src/backend/nccl/nccl.c >"$tmp/out" 2>&1 && fail "nccl.c built against NCCL 2.12.5"
+        src/backend/nccl/nccl_backend.c >"$tmp/out" 2>&1 && fail "nccl_backend.c built against NCCL 2.12.5"
     grep -q "needs NCCL >= 2.13" "$tmp/out" || fail "NCCL 2.12: no version message: $(head -3 "$tmp/out")"
 else
     echo "SKIP: the NCCL minimum-version check (no CUDA runtime headers)"

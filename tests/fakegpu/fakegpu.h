@@ -1,7 +1,7 @@
 /* fakegpu.h - a host emulation of the parts of the CUDA runtime, NCCL and cuBLAS that
  * collviz calls, plus host versions of the kernels/ launchers, linked instead of the real
  * libraries into a test-only build (`make FAKEGPU=1`, build/fakegpu). It exists because the
- * GPU host code (src/backend/nccl, src/device/dev_cuda.c and comm_nccl.c) is written on
+ * GPU host code (src/backend/nccl, src/device/dev_cuda.c and nccl_comm.c) is written on
  * machines without a GPU: this lets CI run that code's control flow, buffer arithmetic and
  * NCCL call sequences against the documented semantics of those APIs.
  *

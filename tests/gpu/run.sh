@@ -22,7 +22,7 @@
 #      a barrier, the slowest rank's), so the two should agree within a few percent. Outside [0.5, 2] means one of the timings is wrong: a failure.
 #      (With GPU_TEST_FAKE=1 two other groups replace 4 and 5: the checks must fail on
 #      corrupted NCCL results, and the backend choice with 0, 1 and 2 devices.)
-#   6. training on GPUs (src/parallel: dev_cuda.c, comm_nccl.c - written without a GPU, so
+#   6. training on GPUs (src/parallel: dev_cuda.c, nccl_comm.c - written without a GPU, so
 #      this is their first real check): `collviz train ddp|tp|pp|zero1..3 --backend nccl --check`
 #      for W = 1..min(GPUs, 4) at small sizes (L=4, D=64, B=16, 3 steps; W=3 uses D=48,
 #      B=12 so every split is even), plus overlapped DDP and 1F1B at the largest W: each
@@ -152,7 +152,7 @@ if [ "${GPU_TEST_P2P:-1}" != 0 ]; then
     p2p=$BUILD/p2p
     rc=0
     if [ "${GPU_TEST_NO_BUILD:-0}" != 1 ]; then
-        # Only nccl.c differs; the kernels are built as PTX alone to save nvcc time.
+        # Only nccl_comm.c differs; the kernels are built as PTX alone to save nvcc time.
         make -s -j"$jobs" BUILD="$p2p" CFLAGS="-O2 -g -DNCCL_BACKEND_FORCE_P2P" \
             NVCC_GENCODE="-gencode arch=compute_80,code=compute_80" "$p2p/tests/gpu/test_nccl"
         rc=$?

@@ -32,7 +32,7 @@
 
 #include "backend/backend.h"
 #include "backend/run.h"
-#include "backend/cpu/cpu.h"
+#include "backend/cpu/cpu_backend.h"
 #include "core/init.h"
 #include "core/plan.h"
 #include "core/trace.h"

@@ -10,7 +10,7 @@
  *     run equal to the trace, the two-ranks-on-one-GPU refusal, and the info text.
  * Built without it (the ASan build, a machine without CUDA): "nccl" must not be listed and
  * opening it must say it was not built. The version and GPU-name helpers are checked
- * whenever nccl.c is compiled in. */
+ * whenever nccl_backend.c is compiled in. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* test_train_comm.c - the CPU ranks' communicator (backend/cpu/comm_cpu.c): every collective
+/* test_train_comm.c - the CPU ranks' communicator (backend/cpu/cpu_comm.c): every collective
  * the training schemes use, at W = 1..4, checked element by element against values
  * computed here; point-to-point order and tags; bytes counted per rank against the ring
  * formulas; deadlines (a missing rank times out instead of hanging) and abort. Training's
@@ -18,7 +18,7 @@
 #include "core/plan.h"
 #include "core/trace.h"
 #include "core/util.h"
-#include "backend/cpu/comm_cpu.h"
+#include "backend/cpu/cpu_comm.h"
 
 #define N_MAX 64
 

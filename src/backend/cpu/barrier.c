@@ -1,6 +1,6 @@
 /* barrier.c - the CPU backend's waits: the barrier its communicator's ranks pass once per
  * collective (and at its barrier op), and the futex wait and wake that they also use to wait
- * for each other's slices (comm_cpu.c).
+ * for each other's slices (cpu_comm.c).
  *
  * Why not pthread_barrier_t: it has no deadline, and a rank that never arrives would hang
  * the run. Why not pure spinning: the backend runs W rank threads on however many cores
@@ -14,7 +14,7 @@
  * bumps `gen` before reading `sleepers`, both sequentially consistent, so either the
  * releaser sees the sleeper and wakes it or the sleeper sees the new generation and does
  * not sleep. Linux only (futex). */
-#include "cpu.h"
+#include "cpu_backend.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,9 +1,9 @@
 /* sched.h - a refined plan (core/plan.h, plan_refine) laid out for the CPU ranks: what
  * each rank runs, in which order, and what it waits for first. Built once per plan
- * (comm_cpu.c: prepare() for a measurement, the plan cache for training's collectives)
+ * (cpu_comm.c: prepare() for a measurement, the plan cache for training's collectives)
  * and read by every rank thread of the communicator's executor.
  *
- * Progress counters. Each rank publishes one counter per collective lane (comm_cpu.c).
+ * Progress counters. Each rank publishes one counter per collective lane (cpu_comm.c).
  * In one collective it goes up by 1 when the rank arrives (its input is in its buffer and
  * its buffer pointer is published) and by 1 for every transfer it has finished, so it
  * advances 1 + nown[r] per collective. A need {rank e, n} means: e's counter has gone up

@@ -5,7 +5,7 @@
  *
  * Frames. Records come with a logical tick (probe.h); a frame is one tick, except that a
  * collective (all ranks in the same collective at the same tick) is stepped through its
- * plan: the trace executor (core/trace.h) runs the very ring plan comm_cpu ran, on the
+ * plan: the trace executor (core/trace.h) runs the very ring plan cpu_comm.c ran, on the
  * inputs the engine recorded, and its last snapshot is checked against the engine's
  * output (par_tick.engine_mismatch). Pipeline ticks line up with the ideal unit-time
  * schedule (parsched.h): at tick t a stage either computes one micro-batch or is idle.

@@ -1,18 +1,18 @@
-/* comm_nccl.h - the communicator of comm.h on NCCL (built only with HAVE_NCCL): one GPU per
+/* nccl_comm.h - the communicator of comm.h on NCCL (built only with HAVE_NCCL): one GPU per
  * rank. In one process every rank is a thread of it (comm.self = -1) and the communicators
  * are made with ncclCommInitAll; under an MPI launcher every rank is a process (comm.self
  * = its rank) and each communicator is joined with ncclCommInitRank, its ncclUniqueId made
  * by rank 0 and broadcast over MPI. Each rank's collectives are queued on a stream of its
  * GPU and waited for with the communicator's deadline.
  *
- * This is the NCCL backend's one runtime: nccl.c's comm_create makes it for training
+ * This is the NCCL backend's one runtime: nccl_backend.c's comm_create makes it for training
  * (devs set: the collectives queue behind each rank's compute) and for backend/run.c's
  * measurement and display-scale run (devs NULL: a stream of its own per rank).
  *
  * NOT YET RUN ON A GPU: written on machines without one and run in `make test` on emulated
  * devices (tests/fakegpu); `make gpu-test` (tests/gpu/run.sh) verifies it on GPUs. */
-#ifndef COLLVIZ_COMM_NCCL_H
-#define COLLVIZ_COMM_NCCL_H
+#ifndef COLLVIZ_NCCL_COMM_H
+#define COLLVIZ_NCCL_COMM_H
 
 #ifdef HAVE_NCCL
 

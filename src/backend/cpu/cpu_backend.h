@@ -1,11 +1,11 @@
-/* cpu.h - private to the CPU backend (and its unit tests): the backend's ops table, the
+/* cpu_backend.h - private to the CPU backend (and its unit tests): the backend's ops table, the
  * default slice, and the futex waits and the barrier its communicator's ranks synchronise
  * on (barrier.c).
  *
  * The barrier is its own unit so a test can show that its deadline fires when a rank
  * never arrives, without needing a rank thread that hangs. */
-#ifndef COLLVIZ_BACKEND_CPU_H
-#define COLLVIZ_BACKEND_CPU_H
+#ifndef COLLVIZ_CPU_BACKEND_H
+#define COLLVIZ_CPU_BACKEND_H
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -22,7 +22,7 @@ extern const struct backend_ops cpu_backend_ops;
  * jobs), owner all-reduce 64 MiB on 4 ranks, busbw GB/s over three rounds: 1 MiB slices
  * 1.6-4.6, 256 KiB 2.0-7.0, 64 KiB 2.7-7.3, 16 KiB 2.3-2.9: the noise of the neighbours'
  * load is larger than the differences between 64 and 256 KiB. Only while every rank has a
- * core of its own: with more ranks than cores a communicator runs whole chunks (comm_cpu.c). */
+ * core of its own: with more ranks than cores a communicator runs whole chunks (cpu_comm.c). */
 #ifndef CPU_SLICE_BYTES
 #define CPU_SLICE_BYTES ((size_t)64 << 10)
 #endif

@@ -1,4 +1,4 @@
-/* comm_cpu.c - the CPU backend's one runtime: the shared-memory communicator of its ranks
+/* cpu_comm.c - the CPU backend's one runtime: the shared-memory communicator of its ranks
  * (W threads of this process), which training's collectives and point-to-point, and the
  * measurement and the display-scale run (backend/run.c, through run()) all go through.
  *
@@ -40,7 +40,7 @@
  * every counter's sleepers and broadcasts every condition variable, so all ranks return
  * at once; a rank in the middle of a collective stops before its next group (within a
  * slice). */
-#include "comm_cpu.h"
+#include "cpu_comm.h"
 
 #include <errno.h>
 #include <math.h>
@@ -64,7 +64,7 @@
 #include "../../core/util.h"
 #include "../../core/vec.h"
 #include "../../core/wait.h"
-#include "cpu.h"
+#include "cpu_backend.h"
 #include "sched.h"
 
 #define MBOX_SLOTS 64

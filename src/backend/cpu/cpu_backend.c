@@ -1,17 +1,17 @@
-/* cpu.c - the CPU backend: W threads of this process on shared memory. Its runtime is its
- * communicator (comm_cpu.c): training talks to it, and backend/run.c measures and runs the
+/* cpu_backend.c - the CPU backend: W threads of this process on shared memory. Its runtime is
+ * its communicator (cpu_comm.c): training talks to it, and backend/run.c measures and runs the
  * display-scale collectives on it, through run() of the very plan the UI animates, refined
  * into slices and executed per rank with per-rank progress counters (no barrier between
  * steps). What is left here is the backend's face: open and close, how many ranks, what a
  * rank is, and the communicator for a world size. */
-#include "cpu.h"
+#include "cpu_backend.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "../../core/util.h"
 #include "../comm.h"
-#include "comm_cpu.h"
+#include "cpu_comm.h"
 
 /* A wait inside the runtime gives up after this long when the caller sets no deadline. */
 #define CPU_DEFAULT_TIMEOUT_S 30.0

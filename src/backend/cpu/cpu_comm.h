@@ -1,12 +1,12 @@
-/* comm_cpu.h - the communicator for CPU ranks: W threads of this process over shared
+/* cpu_comm.h - the communicator for CPU ranks: W threads of this process over shared
  * memory, and the CPU backend's one runtime. Training's collectives and run() (the
  * measurement's and the display-scale run's, backend/run.c) execute refined core plans
  * through one executor: each rank runs its transfers in the plan's order and waits only
  * for the ranks it depends on (per-rank progress counters, futex waits; one barrier per
  * collective), so what runs is what the visualizer animates; send/recv go through one
  * mailbox per ordered pair of ranks. */
-#ifndef COLLVIZ_COMM_CPU_H
-#define COLLVIZ_COMM_CPU_H
+#ifndef COLLVIZ_CPU_COMM_H
+#define COLLVIZ_CPU_COMM_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,12 +1,12 @@
-/* nccl.c - the NCCL backend: one rank per GPU, every visible GPU driven by this process or,
- * under an MPI launcher, one GPU per process (the process's rank on its node picks it). It
+/* nccl_backend.c - the NCCL backend: one rank per GPU, every visible GPU driven by this process
+ * or, under an MPI launcher, one GPU per process (the process's rank on its node picks it). It
  * implements backend.h's open/close and the facts the screens show (describe, rank labels,
- * nccl_info.h); its one runtime is the communicator of comm_nccl.h, made by comm_create,
+ * nccl_info.h); its one runtime is the communicator of nccl_comm.h, made by comm_create,
  * on which training runs and on which backend/run.c measures (NCCL's own collective, timed
  * on the host around the iterations after sync and barrier, #wrong counted against the
  * closed-form pattern) and runs the display-scale scene.
  *
- * Never hanging is the main design constraint: see comm_nccl.c (every wait polls the
+ * Never hanging is the main design constraint: see nccl_comm.c (every wait polls the
  * streams and NCCL's async errors against a deadline, aborts the communicators on an error
  * or a missed deadline, and gives up on streams that do not drain).
  *
@@ -28,7 +28,7 @@
 
 #include "../../core/util.h"
 #include "../backend.h"
-#include "comm_nccl.h"
+#include "nccl_comm.h"
 #ifdef HAVE_MPI
 #include "../mpi/mpi_boot.h"
 #endif
@@ -374,7 +374,7 @@ static void nccl_rank_label(struct backend *b, int rank, char *buf, size_t n)
         snprintf(buf, n, "GPU %d \u00b7 %s", rank, in->gpu[rank].short_name);
 }
 
-/* The one runtime (comm_nccl.h): one rank per GPU, every GPU of this process or, under an
+/* The one runtime (nccl_comm.h): one rank per GPU, every GPU of this process or, under an
  * MPI launcher, this process's own. */
 static int nccl_comm_create(struct backend *b, const struct comm_params *cp, struct comm **out,
                             char *err, size_t errlen)

@@ -1,4 +1,4 @@
-/* comm_nccl.c - comm.h's communicator on NCCL (see comm_nccl.h), built only with HAVE_NCCL.
+/* nccl_comm.c - comm.h's communicator on NCCL (see nccl_comm.h), built only with HAVE_NCCL.
  *
  * NOT YET RUN ON A GPU: written on machines without one. `make test` runs it on emulated
  * devices (tests/fakegpu: NCCL's documented semantics, lazy connection included), where
@@ -71,7 +71,7 @@
  * bytes, so bytes_sent/bytes_recv of a collective are the ring model's per-rank figures
  * (all-reduce 2(W-1)/W of the buffer, all-gather and reduce-scatter (W-1)/W of the whole);
  * coll_bytes (nccl-tests' S) and point-to-point bytes are exact. */
-#include "comm_nccl.h"
+#include "nccl_comm.h"
 
 #ifdef HAVE_NCCL
 

@@ -1,0 +1,115 @@
+/* scene_block.c - a slide's ```scene block: its key: value lines checked and turned into the
+ * slide's scene words (scene/scene.h), each error at its line. Called by lesson.c. */
+#include "parse.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/util.h"
+
+/* ---- scene blocks ----------------------------------------------------------------------- */
+
+static const char *const scene_keys[] = {
+    "screen",  "collective", "algo",     "op",        "ranks",  "count",
+    "root",    "init",       "seed",     "step",      "scheme", "schedule",
+    "overlap", "size",       "autoplay", "highlight", "counts",
+};
+
+/* The key a scene_check message is about ("ranks 20 out of range" → ranks). */
+static const char *scene_msg_key(const char *msg)
+{
+    static const struct {
+        const char *word, *key;
+    } map[] = {
+        {"ranks", "ranks"},       {"count", "count"},         {"root", "root"},
+        {"algorithm", "algo"},    {"step", "step"},           {"size", "size"},
+        {"autoplay", "autoplay"}, {"highlight", "highlight"}, {"scheme", "scheme"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(map); i++) {
+        size_t n = strlen(map[i].word);
+        if (strncmp(msg, map[i].word, n) == 0 && (msg[n] == ' ' || msg[n] == ':'))
+            return map[i].key;
+    }
+    return NULL;
+}
+
+/* Lines first..last (exclusive) of a ```scene block opened at line `open`. */
+void parse_scene(struct ctx *c, struct lesson_slide *S, size_t first, size_t last, int open)
+{
+    int key_line[ARRAY_LEN(scene_keys)] = {0};
+    struct sbuf words = {0};
+    bool bad = false;
+    for (size_t li = first; li < last; li++) {
+        struct line l = get_line(c, li);
+        size_t n = l.n;
+        for (size_t i = 0; i < l.n; i++)
+            if (l.s[i] == '#' && (i == 0 || l.s[i - 1] == ' ' || l.s[i - 1] == '\t')) {
+                n = i;
+                break;
+            }
+        struct line t = l;
+        t.n = n;
+        if (is_blank(t.s, t.n)) continue;
+        char key[32];
+        const char *v;
+        size_t vn;
+        if (!split_kv(&t, key, sizeof key, &v, &vn)) {
+            perr(c, l.no, "scene: expected 'key: value'");
+            bad = true;
+            continue;
+        }
+        int k = -1;
+        for (size_t i = 0; i < ARRAY_LEN(scene_keys); i++)
+            if (strcmp(key, scene_keys[i]) == 0) k = (int)i;
+        if (k < 0) {
+            perr(c, l.no, "scene: unknown key '%s'", key);
+            bad = true;
+            continue;
+        }
+        if (key_line[k]) {
+            perr(c, l.no, "scene: key '%s' given twice (first at line %d)", key, key_line[k]);
+            bad = true;
+            continue;
+        }
+        key_line[k] = l.no;
+        if (vn == 0 || memchr(v, ' ', vn) || memchr(v, '\t', vn) || vn > 100) {
+            perr(c, l.no, "scene: bad value '%.*s' for %s", (int)(vn > 100 ? 100 : vn), v, key);
+            bad = true;
+            continue;
+        }
+        char word[160];
+        snprintf(word, sizeof word, "%s=%.*s", key, (int)vn, v);
+        /* the value alone, on a default scene: a word that does not parse is this line's
+         * error; a combination that does not hold is decided below, on the whole block */
+        struct scene scratch;
+        scene_default(&scratch);
+        char err[200];
+        if (scene_parse(&scratch, word, err, sizeof err) != CV_OK &&
+            strncmp(err, "scene:", 6) == 0) {
+            perr(c, l.no, "%s", err);
+            bad = true;
+            continue;
+        }
+        if (words.n) sb_add(&words, " ");
+        sb_add(&words, word);
+    }
+    struct scene sc;
+    scene_default(&sc);
+    if (!bad) {
+        char err[200];
+        if (scene_parse(&sc, words.p ? words.p : "", err, sizeof err) != CV_OK) {
+            const char *key = scene_msg_key(err);
+            int line = open;
+            for (size_t i = 0; key && i < ARRAY_LEN(scene_keys); i++)
+                if (strcmp(scene_keys[i], key) == 0 && key_line[i]) line = key_line[i];
+            if (key && strcmp(key, "algo") == 0 && line == open && key_line[1])
+                line = key_line[1]; /* the collective's line when algo was not given */
+            perr(c, line, "scene: %s", err);
+        } else {
+            S->scene = sc;
+            S->has_scene = true;
+        }
+    }
+    free(words.p);
+}
