@@ -59,6 +59,21 @@ sys.exit(0 if eval(sys.argv[2]) else 1)
 PYEOF
 }
 
+# json_assert NAME FILE PYTHON: the Python statements PYTHON run with d = FILE's JSON and
+# close(got, want, what, rel=1e-9), which says what differs; an assert that fails, an
+# exception or an exit status not 0 is one failure naming NAME.
+json_assert() {
+    python3 - "$2" "$3" <<'PYEOF' || fail "$1: values (see above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+def close(got, want, what, rel=1e-9):
+    if not abs(got - want) <= rel * abs(want):
+        print("  %s: got %r, want %r" % (what, got, want))
+        sys.exit(1)
+exec(sys.argv[2])
+PYEOF
+}
+
 # json_expect_later NAME FILE EXPR: as json_expect, kept for json_expect_now, which
 # evaluates every kept check in one python3 run (python starts slowly: a script with
 # hundreds of checks).
