@@ -61,7 +61,7 @@ struct bench_result {
     char how[120];        /* how it was timed, for the UI's "measured how?" line */
     int slices, channels; /* CPU: how the plan was refined; 0 = not sliced by us (NCCL) */
     /* The links between the ranks as the library reported them, "" = nothing reported (the
-     * worker fills it: backend_link_text, worker.h). NCCL: "P2P/CUMEM (...), 8 channels
+     * worker fills it from backend_links after the run). NCCL: "P2P/CUMEM (...), 8 channels
      * (NCCL INFO log)" or why it was not read. */
     char link[200];
 };

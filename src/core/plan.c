@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "vec.h"
 
 /* ---- building a plan ---------------------------------------------------------------- */
 
@@ -34,11 +35,7 @@ static void pb_begin(struct pb *b, const char *fmt, ...) __attribute__((format(p
 static void pb_begin(struct pb *b, const char *fmt, ...)
 {
     struct plan *p = b->p;
-    if (p->nsteps == b->cap_steps) {
-        b->cap_steps = b->cap_steps ? 2 * b->cap_steps : 8;
-        p->steps = xrealloc(p->steps, b->cap_steps * sizeof *p->steps);
-    }
-    struct step *st = &p->steps[p->nsteps++];
+    struct step *st = VEC_PUSH(p->steps, p->nsteps, b->cap_steps);
     memset(st, 0, sizeof *st);
     st->first = p->nx;
     va_list ap;
@@ -57,11 +54,7 @@ static void pb_add(struct pb *b, int src, int dst, size_t src_off, size_t dst_of
 {
     struct plan *p = b->p;
     if (count == 0) return;
-    if (p->nx == b->cap_x) {
-        b->cap_x = b->cap_x ? 2 * b->cap_x : 32;
-        p->x = xrealloc(p->x, b->cap_x * sizeof *p->x);
-    }
-    p->x[p->nx++] = (struct xfer){
+    *VEC_PUSH(p->x, p->nx, b->cap_x) = (struct xfer){
         .src = src,
         .dst = dst,
         .src_off = src_off,

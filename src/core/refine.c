@@ -30,6 +30,7 @@
 
 #include "plan.h"
 #include "util.h"
+#include "vec.h"
 
 #define PLAN_MAX_CHANNELS 64
 
@@ -102,10 +103,7 @@ static void plan_segments(const struct plan *p, struct segments *sg)
         size_t at[2] = {x->src_off, x->dst_off};
         for (int k = 0; k < 2; k++) {
             int r = rk[k];
-            if (nbd[r] + 2 > cap[r]) {
-                cap[r] = cap[r] ? 2 * cap[r] : 64;
-                bd[r] = xrealloc(bd[r], cap[r] * sizeof *bd[r]);
-            }
+            VEC_GROW(bd[r], cap[r], nbd[r] + 2);
             bd[r][nbd[r]++] = at[k];
             bd[r][nbd[r]++] = at[k] + x->count;
         }
@@ -160,12 +158,8 @@ static size_t *plan_deps(struct plan *p, const struct segments *sg)
         pass[i] = (size_t)x->slice;
         for (int e = 0; e < W; e++) {
             if (!best[e]) continue;
-            if (ndep == capdep) {
-                capdep *= 2;
-                p->dep = xrealloc(p->dep, capdep * sizeof *p->dep);
-            }
             size_t j = best[e] - 1;
-            p->dep[ndep++] = j;
+            *VEC_PUSH(p->dep, ndep, capdep) = j;
             if (pass[j] > pass[i]) pass[i] = pass[j];
         }
         for (size_t g = s0; g < s1; g++)

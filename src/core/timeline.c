@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../core/util.h"
+#include "../core/vec.h"
 
 static const char *const tl_kind_names[TL_KIND_COUNT] = {
     [TL_COMPUTE] = "compute",       [TL_SEND] = "send", [TL_RECV] = "recv",
@@ -41,11 +42,7 @@ struct tl_event *timeline_add(struct timeline *tl, int step, int rank, int lane,
                               enum tl_kind kind, const char *label, double t0, double t1)
 {
     struct tl_lane *ln = &tl->lanes[rank * TL_LANES + lane];
-    if (ln->n == ln->cap) {
-        ln->cap = ln->cap ? ln->cap * 2 : 64;
-        ln->ev = xrealloc(ln->ev, ln->cap * sizeof *ln->ev);
-    }
-    struct tl_event *e = &ln->ev[ln->n++];
+    struct tl_event *e = VEC_PUSH(ln->ev, ln->n, ln->cap);
     memset(e, 0, sizeof *e);
     e->step = step;
     e->rank = rank;

@@ -359,7 +359,7 @@ static bool check_templates(struct ctx *c, struct lesson_exercise *e, const int 
 struct exparse {
     struct ctx *c;
     struct lesson_exercise e;
-    struct sbuf prompt, solution;
+    struct vec_buf prompt, solution;
     size_t hcap, ocap;
 };
 
@@ -389,8 +389,8 @@ static bool ex_key_type(struct exparse *p, int line, char *val, size_t vn)
 /* prompt: lines join with a space into one paragraph. */
 static bool ex_key_prompt(struct exparse *p, int line, char *val, size_t vn)
 {
-    if (p->prompt.n) sb_add(&p->prompt, " ");
-    sb_add(&p->prompt, val);
+    if (p->prompt.len) vec_buf_puts(&p->prompt, " ");
+    vec_buf_puts(&p->prompt, val);
     return true;
 }
 
@@ -480,7 +480,7 @@ static bool ex_key_hint(struct exparse *p, int line, char *val, size_t vn)
         perr(p->c, line, "exercise: too many hints (at most %d)", LESSON_MAX_HINTS);
         return false;
     }
-    GROW(e->hints, e->nhints, p->hcap);
+    VEC_GROW(e->hints, p->hcap, e->nhints + 1);
     e->hints[e->nhints++] = xstrdup(val);
     return true;
 }
@@ -488,8 +488,8 @@ static bool ex_key_hint(struct exparse *p, int line, char *val, size_t vn)
 /* solution: lines join with newlines (an empty one is a paragraph break). */
 static bool ex_key_solution(struct exparse *p, int line, char *val, size_t vn)
 {
-    if (p->solution.p) sb_add(&p->solution, "\n");
-    sb_add(&p->solution, val);
+    if (p->solution.s) vec_buf_puts(&p->solution, "\n");
+    vec_buf_puts(&p->solution, val);
     return true;
 }
 
@@ -502,7 +502,7 @@ static bool ex_key_option(struct exparse *p, int line, char *val, size_t vn)
         perr(p->c, line, "exercise: too many options (at most %d)", LESSON_MAX_OPTIONS);
         return false;
     }
-    GROW(e->options, e->noptions, p->ocap);
+    VEC_GROW(e->options, p->ocap, e->noptions + 1);
     e->option_why = xrealloc(e->option_why, p->ocap * sizeof *e->option_why);
     char *bar = strstr(val, " | ");
     char text[LESSON_MAX_LINE_BYTES + 1], why[LESSON_MAX_LINE_BYTES + 1] = "";
@@ -802,8 +802,8 @@ void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, size_t fir
     e->type = exercise_type(c, first, last);
     for (size_t li = first; li < last; li++)
         if (!exercise_line(&p, li, key_line)) bad = true;
-    e->prompt = p.prompt.p ? sb_take(&p.prompt) : NULL;
-    e->solution = p.solution.p ? sb_take(&p.solution) : NULL;
+    e->prompt = p.prompt.s ? vec_buf_take(&p.prompt) : NULL;
+    e->solution = p.solution.s ? vec_buf_take(&p.solution) : NULL;
     /* required keys, at the block's opening line */
     if (!exercise_complete(c, e, key_line, open)) bad = true;
     if (!bad) bad = !check_templates(c, e, key_line);
@@ -816,7 +816,7 @@ void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, size_t fir
         exercise_free(e);
         return;
     }
-    GROW(S->ex, S->nex, *excap);
+    VEC_GROW(S->ex, *excap, S->nex + 1);
     S->ex[S->nex++] = p.e;
 }
 

@@ -33,34 +33,6 @@
 
 #define LESSON_MAX_ERRORS 200 /* per file: past this one line says there are more */
 
-/* ---- small growable buffers ------------------------------------------------------------- */
-
-void sb_addn(struct sbuf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 64;
-        while (cap < b->n + n + 1)
-            cap *= 2;
-        b->p = xrealloc(b->p, cap);
-        b->cap = cap;
-    }
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-    b->p[b->n] = '\0';
-}
-
-void sb_add(struct sbuf *b, const char *s)
-{
-    sb_addn(b, s, strlen(s));
-}
-
-char *sb_take(struct sbuf *b) /* the string (never NULL); b is emptied */
-{
-    char *s = b->p ? b->p : xstrdup("");
-    *b = (struct sbuf){0};
-    return s;
-}
-
 /* ---- errors ----------------------------------------------------------------------------- */
 
 void lesson_errors_free(struct lesson_errors *e)
@@ -568,7 +540,7 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
     c.lines[c.nlines++] = 0;
     for (size_t i = 0; i < len; i++)
         if (buf[i] == '\n' && i + 1 < len) {
-            GROW(c.lines, c.nlines, cap);
+            VEC_GROW(c.lines, cap, c.nlines + 1);
             c.lines[c.nlines++] = i + 1;
         }
     if (len == 0) c.nlines = 0;
@@ -627,7 +599,7 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
                 perr(&c, (int)start + 1, "too many slides (at most %d)", LESSON_MAX_SLIDES);
                 break;
             }
-            GROW(out->slides, out->nslides, scap);
+            VEC_GROW(out->slides, scap, out->nslides + 1);
             struct lesson_slide *S = &out->slides[out->nslides++];
             memset(S, 0, sizeof *S);
             if (blank) {
@@ -818,7 +790,7 @@ int lesson_set_add(struct lesson_set *set, const char *path, struct lesson_error
     struct dirent *de;
     while ((de = readdir(d)) != NULL && n < 1000)
         if (lesson_is_lesson_name(de->d_name)) {
-            GROW(names, n, cap);
+            VEC_GROW(names, cap, n + 1);
             names[n++] = xstrdup(de->d_name);
         }
     closedir(d);

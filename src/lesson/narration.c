@@ -28,12 +28,12 @@ struct md {
     int em, strong, code;
     bool in_title, title_done, in_heading, in_code, in_html_block, in_table;
     int table_cells;
-    struct sbuf title;
+    struct vec_buf title;
     int title_first_line, title_last_line;
-    struct sbuf html; /* raw HTML being collected (a comment may come in pieces) */
+    struct vec_buf html; /* raw HTML being collected (a comment may come in pieces) */
     size_t html_off;
     const char *html_end; /* end of the last raw HTML piece in the source */
-    struct sbuf notes;
+    struct vec_buf notes;
     /* byte ranges (in text) to delete from the slide's Markdown: notes */
     size_t (*cut)[2];
     size_t ncut, cutcap;
@@ -64,7 +64,7 @@ static void md_open(struct md *m, enum lesson_block_kind kind, int ordinal)
 {
     md_close(m);
     struct lesson_slide *S = m->S;
-    GROW(S->blocks, S->nblocks, m->bcap);
+    VEC_GROW(S->blocks, m->bcap, S->nblocks + 1);
     struct lesson_block *b = &S->blocks[S->nblocks++];
     *b = (struct lesson_block){.kind = kind, .ordinal = ordinal, .line = 0};
     if (kind == LBLOCK_ITEM) {
@@ -117,7 +117,7 @@ static void md_add_span(struct md *m, const char *s, size_t n, unsigned style, b
         sp->text[old + n] = '\0';
         return;
     }
-    GROW(b->spans, b->nspans, m->scap);
+    VEC_GROW(b->spans, m->scap, b->nspans + 1);
     b->spans[b->nspans++] = (struct lesson_span){dupn(s, n), style, hard};
 }
 
@@ -131,13 +131,13 @@ static unsigned md_style(const struct md *m)
  * shown as text. Collected until a comment is complete. */
 static void md_html_flush(struct md *m, bool final)
 {
-    while (m->html.n) {
-        char *h = m->html.p;
+    while (m->html.len) {
+        char *h = m->html.s;
         if (strncmp(h, "<!--", 4) == 0) {
             char *end = strstr(h + 4, "-->");
             if (!end) {
                 if (!final) return; /* wait for the rest */
-                end = h + m->html.n;
+                end = h + m->html.len;
                 /* it would silently take the rest of the slide (into the notes, or away) */
                 const char *b = h + 4;
                 while (*b == ' ' || *b == '\t' || *b == '\n')
@@ -157,24 +157,24 @@ static void md_html_flush(struct md *m, bool final)
                     body++, n--;
                 while (n && strchr(" \t\n", body[n - 1]))
                     n--;
-                if (m->notes.n) sb_add(&m->notes, "\n");
+                if (m->notes.len) vec_buf_puts(&m->notes, "\n");
                 if (!m->S->notes_line) m->S->notes_line = line_of(m->c, m->base + m->html_off);
                 for (size_t i = 0; i < n; i++) /* CRLF files: notes end lines with '\n' */
-                    if (body[i] != '\r') sb_addn(&m->notes, body + i, 1);
+                    if (body[i] != '\r') vec_buf_append(&m->notes, body + i, 1);
             }
             size_t used = (size_t)(end - h) + (*end ? 3 : 0);
-            GROW(m->cut, m->ncut, m->cutcap);
+            VEC_GROW(m->cut, m->cutcap, m->ncut + 1);
             m->cut[m->ncut][0] = m->html_off;
             m->cut[m->ncut][1] = m->html_off + used;
             m->ncut++;
-            memmove(h, h + used, m->html.n - used + 1);
-            m->html.n -= used;
+            memmove(h, h + used, m->html.len - used + 1);
+            m->html.len -= used;
             m->html_off += used;
             continue;
         }
         /* other raw HTML: text, up to the next comment */
         char *next = strstr(h + 1, "<!--");
-        size_t n = next ? (size_t)(next - h) : m->html.n;
+        size_t n = next ? (size_t)(next - h) : m->html.len;
         if (!next && !final && m->in_html_block) return;
         /* split at newlines: each line its own hard-broken piece */
         size_t i = 0;
@@ -188,8 +188,8 @@ static void md_html_flush(struct md *m, bool final)
             }
             i = j + 1;
         }
-        memmove(h, h + n, m->html.n - n + 1);
-        m->html.n -= n;
+        memmove(h, h + n, m->html.len - n + 1);
+        m->html.len -= n;
         m->html_off += n;
     }
 }
@@ -484,19 +484,19 @@ static int md_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size, void *ud
     if (type == MD_TEXT_HTML) {
         /* the buffer is always the exact source from html_off on (line ends, quote marks
          * and all), so the byte ranges cut from the Markdown are exact */
-        if (!in_src && m->html.n && m->html_end)
+        if (!in_src && m->html.len && m->html_end)
             return 0; /* md4c's own "\n" between lines: the source's line end comes next */
-        if (!m->html.n)
+        if (!m->html.len)
             m->html_off = in_src ? (size_t)(text - m->text) : 0;
         else if (in_src && m->html_end && text > m->html_end)
-            sb_addn(&m->html, m->html_end, (size_t)(text - m->html_end));
-        sb_addn(&m->html, text, size);
+            vec_buf_append(&m->html, m->html_end, (size_t)(text - m->html_end));
+        vec_buf_append(&m->html, text, size);
         m->html_end = in_src ? text + size : NULL;
         md_html_flush(m, false);
         return 0;
     }
     /* a comment may be open across a soft break: the next piece brings the line end */
-    if (m->html.n && type == MD_TEXT_SOFTBR) return 0;
+    if (m->html.len && type == MD_TEXT_SOFTBR) return 0;
     md_html_flush(m, true);
     char ent[8];
     const char *s = text;
@@ -527,9 +527,9 @@ static int md_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size, void *ud
         if (!m->title_first_line) m->title_first_line = line;
         if (type != MD_TEXT_BR && type != MD_TEXT_SOFTBR) m->title_last_line = line;
         if (type == MD_TEXT_BR)
-            sb_add(&m->title, " ");
+            vec_buf_puts(&m->title, " ");
         else
-            sb_addn(&m->title, s, n);
+            vec_buf_append(&m->title, s, n);
         return 0;
     }
     if (type == MD_TEXT_BR) {
@@ -554,7 +554,7 @@ static int md_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size, void *ud
                     memcpy(sp->text + old, s + i, j - i);
                     sp->text[old + (j - i)] = '\0';
                 } else {
-                    GROW(b->spans, b->nspans, m->scap);
+                    VEC_GROW(b->spans, m->scap, b->nspans + 1);
                     b->spans[b->nspans] =
                         (struct lesson_span){dupn(s + i, j - i), LSPAN_CODE, b->nspans > 0};
                     b->nspans++;
@@ -623,17 +623,17 @@ void parse_narration(struct ctx *c, struct lesson_slide *S, char *text, size_t l
     md_html_flush(&m, true);
     md_close(&m);
     /* trim the last span of blocks of trailing blanks (soft breaks before a comment) */
-    if (m.title_done && m.title.n) {
+    if (m.title_done && m.title.len) {
         char t[LESSON_MAX_LINE_BYTES * 2 + 1];
-        if (trim_copy(m.title.p, m.title.n, t, sizeof t) && t[0]) {
+        if (trim_copy(m.title.s, m.title.len, t, sizeof t) && t[0]) {
             S->title = xstrdup(t);
             S->title_line = m.title_first_line;
         }
     }
-    free(m.title.p);
-    S->notes = m.notes.n ? sb_take(&m.notes) : NULL;
-    free(m.notes.p);
-    free(m.html.p);
+    free(m.title.s);
+    S->notes = m.notes.len ? vec_buf_take(&m.notes) : NULL;
+    free(m.notes.s);
+    free(m.html.s);
 
     /* the Markdown for HTML: without the notes and the title's lines */
     for (size_t i = 0; i < m.ncut; i++)
@@ -664,7 +664,7 @@ void parse_narration(struct ctx *c, struct lesson_slide *S, char *text, size_t l
                 if (text[k - base] != '\n') text[k - base] = '\x01';
         }
     }
-    struct sbuf md = {0};
+    struct vec_buf md = {0};
     size_t i = 0;
     while (i < len) {
         size_t j = i;
@@ -677,19 +677,20 @@ void parse_narration(struct ctx *c, struct lesson_slide *S, char *text, size_t l
         if (blank) {
             /* blank (or blanked: a scene, an exercise, a note, the title): one empty line
              * for any number of them */
-            if (md.n && !(md.n >= 2 && md.p[md.n - 1] == '\n' && md.p[md.n - 2] == '\n'))
-                sb_add(&md, "\n");
+            if (md.len &&
+                !(md.len >= 2 && md.s[md.len - 1] == '\n' && md.s[md.len - 2] == '\n'))
+                vec_buf_puts(&md, "\n");
         } else {
             for (size_t k = i; k < j; k++)
                 if (text[k] != '\x01' && !(text[k] == '\r' && k + 1 == j))
-                    sb_addn(&md, text + k, 1);
-            sb_add(&md, "\n");
+                    vec_buf_append(&md, text + k, 1);
+            vec_buf_puts(&md, "\n");
         }
         i = j + 1;
     }
     /* trim blank lines at both ends */
-    char *s = md.p ? md.p : "";
-    size_t n = md.n;
+    char *s = md.s ? md.s : "";
+    size_t n = md.len;
     size_t start = 0;
     while (start < n) {
         size_t e = start;
@@ -701,5 +702,5 @@ void parse_narration(struct ctx *c, struct lesson_slide *S, char *text, size_t l
     while (n > start && strchr(" \t\r\n", s[n - 1]))
         n--;
     S->markdown = n > start ? dupn(s + start, n - start) : xstrdup("");
-    free(md.p);
+    free(md.s);
 }

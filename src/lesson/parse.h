@@ -1,7 +1,7 @@
 /* parse.h - private to the lesson parser (lesson.c, the file and its slides) and the readers
  * of a slide's parts it calls: scene_block.c (```scene), exercise_block.c (```exercise) and
  * narration.c (md4c over the rest). What they share: the parse context with its error list,
- * the buffer's lines, small value parsers and a growable string. Not for use outside
+ * the buffer's lines and small value parsers. Not for use outside
  * src/lesson/ (lesson.h is the module's door). */
 #ifndef COLLVIZ_LESSON_PARSE_H
 #define COLLVIZ_LESSON_PARSE_H
@@ -9,27 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/util.h" /* xrealloc, for GROW */
+#include "../core/util.h"
+#include "../core/vec.h" /* the growable arrays and strings */
 #include "lesson.h"
-
-/* ---- small growable buffers (lesson.c) -------------------------------------------------- */
-
-struct sbuf {
-    char *p;
-    size_t n, cap;
-};
-
-void sb_addn(struct sbuf *b, const char *s, size_t n);
-void sb_add(struct sbuf *b, const char *s);
-char *sb_take(struct sbuf *b); /* the string (never NULL); b is emptied */
-
-#define GROW(arr, n, cap)                                                                      \
-    do {                                                                                       \
-        if ((n) >= (cap)) {                                                                    \
-            (cap) = (cap) ? (cap)*2 : 8;                                                       \
-            (arr) = xrealloc((arr), (cap) * sizeof *(arr));                                    \
-        }                                                                                      \
-    } while (0)
 
 /* ---- errors (lesson.c) ------------------------------------------------------------------ */
 

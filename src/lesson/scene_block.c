@@ -38,7 +38,7 @@ static const char *scene_msg_key(const char *msg)
 void parse_scene(struct ctx *c, struct lesson_slide *S, size_t first, size_t last, int open)
 {
     int key_line[ARRAY_LEN(scene_keys)] = {0};
-    struct sbuf words = {0};
+    struct vec_buf words = {0};
     bool bad = false;
     for (size_t li = first; li < last; li++) {
         struct line l = get_line(c, li);
@@ -91,14 +91,14 @@ void parse_scene(struct ctx *c, struct lesson_slide *S, size_t first, size_t las
             bad = true;
             continue;
         }
-        if (words.n) sb_add(&words, " ");
-        sb_add(&words, word);
+        if (words.len) vec_buf_puts(&words, " ");
+        vec_buf_puts(&words, word);
     }
     struct scene sc;
     scene_default(&sc);
     if (!bad) {
         char err[200];
-        if (scene_parse(&sc, words.p ? words.p : "", err, sizeof err) != CV_OK) {
+        if (scene_parse(&sc, words.s ? words.s : "", err, sizeof err) != CV_OK) {
             const char *key = scene_msg_key(err);
             int line = open;
             for (size_t i = 0; key && i < ARRAY_LEN(scene_keys); i++)
@@ -111,5 +111,5 @@ void parse_scene(struct ctx *c, struct lesson_slide *S, size_t first, size_t las
             S->has_scene = true;
         }
     }
-    free(words.p);
+    free(words.s);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "../core/util.h"
+#include "../core/vec.h"
 #include "train.h"
 
 struct probe_msg {
@@ -214,11 +215,8 @@ void probe_commit(struct train_probe *p, struct probe_rec *r)
     p->clock[rank] = r->tick;
     if (r->tick + 1 > p->nticks) p->nticks = r->tick + 1;
     if (r->send_to >= 0) {
-        if (p->nmsg == p->capmsg) {
-            p->capmsg = p->capmsg ? 2 * p->capmsg : 64;
-            p->msgs = xrealloc(p->msgs, p->capmsg * sizeof *p->msgs);
-        }
-        p->msgs[p->nmsg++] = (struct probe_msg){rank, r->send_to, r->send_tag, r->tick};
+        *VEC_PUSH(p->msgs, p->nmsg, p->capmsg) =
+            (struct probe_msg){rank, r->send_to, r->send_tag, r->tick};
     }
     if (p->n < PROBE_MAX_RECS)
         p->recs[p->n++] = *r;

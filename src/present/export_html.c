@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../core/util.h"
+#include "../core/vec.h"
 #include "../lesson/exercise.h"
 #include "../ui/kit/svg.h"
 #include "print_handout.h"
@@ -40,10 +41,7 @@ struct export_buf {
 static void export_append(const MD_CHAR *text, MD_SIZE size, void *user)
 {
     struct export_buf *b = user;
-    if (b->n + size + 1 > b->cap) {
-        b->cap = (b->n + size + 1) * 2;
-        b->s = xrealloc(b->s, b->cap);
-    }
+    VEC_GROW(b->s, b->cap, b->n + size + 1);
     memcpy(b->s + b->n, text, size);
     b->n += size;
     b->s[b->n] = '\0';

@@ -19,6 +19,7 @@
 #include "../core/tiers.h"
 #include "../core/trace.h"
 #include "../core/util.h"
+#include "../core/vec.h"
 #include "../ui/kit/text.h"
 
 /* ---- themes ------------------------------------------------------------------------- */
@@ -869,10 +870,7 @@ struct pd_mem {
 static cairo_status_t pd_mem_write(void *closure, const unsigned char *data, unsigned int len)
 {
     struct pd_mem *m = closure;
-    if (m->n + len + 1 > m->cap) {
-        m->cap = (m->n + len + 1) * 2;
-        m->s = xrealloc(m->s, m->cap);
-    }
+    VEC_GROW(m->s, m->cap, m->n + len + 1);
     memcpy(m->s + m->n, data, len);
     m->n += len;
     m->s[m->n] = '\0';

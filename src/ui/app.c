@@ -76,7 +76,7 @@ void app_backend_text(struct app *a)
             snprintf(a->rank_label[r], sizeof a->rank_label[r], "rank %d", r);
         return;
     }
-    const struct backend_facts *f = worker_facts(a->w);
+    const struct worker_facts *f = worker_facts(a->w);
     int nr = W < a->max_ranks ? W : a->max_ranks;
     if (nr < 1) nr = 1;
     snprintf(a->backend_desc, sizeof a->backend_desc, "%s", f->desc[nr]);
@@ -140,7 +140,7 @@ bool app_stop_worker(struct app *a, double wait_s)
 void app_use_worker(struct app *a, struct worker *w, const char *requested, const char *why)
 {
     a->w = w;
-    const struct backend_facts *f = worker_facts(w);
+    const struct worker_facts *f = worker_facts(w);
     hw_record_backend(&a->hw, requested, f, why);
     snprintf(a->backend_name, sizeof a->backend_name, "%s", f->name);
     a->max_ranks = f->max_ranks;

@@ -1,15 +1,15 @@
-/* facts.c - the backend's facts copied out as data (struct backend_facts, worker.h): what
+/* facts.c - the backend's facts copied out as data (struct worker_facts, worker.h): what
  * the UI shows about the backend (describe() for every world size, rank labels, NCCL's
  * hardware text, through backend_hardware), so it never calls the backend itself and a remote
- * job can send them; and the links a measurement ran on (backend_link_text), which travel in
- * its result. */
+ * job can send them. (The links a measurement ran on are read after it, by backend_links,
+ * and travel in its result.) */
 #include <stdio.h>
 #include <string.h>
 
 #include "../core/coll.h"
 #include "worker.h"
 
-void backend_facts_fill(struct backend *b, struct backend_facts *f)
+void worker_facts_fill(struct backend *b, struct worker_facts *f)
 {
     memset(f, 0, sizeof *f);
     snprintf(f->name, sizeof f->name, "%s", b->ops->name);
@@ -27,9 +27,4 @@ void backend_facts_fill(struct backend *b, struct backend_facts *f)
                         sizeof f->nccl_proto);
         f->have_nccl_info = true;
     }
-}
-
-void backend_link_text(struct backend *b, int nranks, char *buf, size_t n)
-{
-    backend_links(b, nranks, buf, n);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../core/util.h"
+#include "../core/vec.h"
 
 static const char *const proto_names[PROTO_TYPE_END] = {
     [PROTO_HELLO] = "hello",   [PROTO_FACTS] = "facts",     [PROTO_JOB] = "job",
@@ -35,11 +36,7 @@ struct wr {
 
 static void wr_bytes(struct wr *w, const void *d, size_t n)
 {
-    if (w->n + n > w->cap) {
-        while (w->n + n > w->cap)
-            w->cap *= 2;
-        w->p = xrealloc(w->p, w->cap);
-    }
+    VEC_GROW(w->p, w->cap, w->n + n);
     memcpy(w->p + w->n, d, n);
     w->n += n;
 }
@@ -616,7 +613,7 @@ static void rd_result(struct rd *r, struct result *res)
     }
 }
 
-static void wr_facts(struct wr *w, const struct backend_facts *f)
+static void wr_facts(struct wr *w, const struct worker_facts *f)
 {
     WR_STR(w, "facts.name", f->name);
     wr_i32(w, f->kind);
@@ -637,7 +634,7 @@ static void wr_facts(struct wr *w, const struct backend_facts *f)
 
 #define FACTS_KIND_MAX 64 /* kinds beyond this build's are shown, not interpreted */
 
-static void rd_facts(struct rd *r, struct backend_facts *f)
+static void rd_facts(struct rd *r, struct worker_facts *f)
 {
     memset(f, 0, sizeof *f);
     RD_STR(r, "facts.name", f->name);

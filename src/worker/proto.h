@@ -49,7 +49,7 @@ struct proto_msg {
     enum proto_type type;
     union {
         struct proto_hello hello;
-        struct backend_facts facts;
+        struct worker_facts facts;
         struct job job;
         struct result result; /* TRAIN: owns its summary (proto_msg_free) */
         struct proto_lost lost;

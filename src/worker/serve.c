@@ -29,8 +29,6 @@
 #include <unistd.h>
 
 #ifdef HAVE_MPI
-#include <mpi.h>
-
 #include "../backend/mpi/mpi_boot.h"
 #endif
 
@@ -215,37 +213,98 @@ static inline bool serve_fans_out(const struct job *j)
 }
 
 #ifdef HAVE_MPI
-static void serve_fanout(void *ctx, const struct job *j)
+/* A broadcast of the job's words failed: the job cannot go on (the other ranks wait in
+ * it, or heard half of it). Marked broken, so rank 0's loop tells the UI and ends the job,
+ * and closing MPI ends it with MPI_Abort rather than wait for the others. */
+static int serve_bcast_lost(int rank, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int serve_bcast_lost(int rank, char *err, size_t errlen, const char *fmt, ...)
+{
+    char why[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    mpi_boot_set_broken(rank, why);
+    return cv_err(err, errlen, CV_EBACKEND, "%s", why);
+}
+
+static int serve_fanout(void *ctx, const struct job *j, char *err, size_t errlen)
 {
     (void)ctx;
-    if (j && !serve_fans_out(j)) return;
+    if (j && !serve_fans_out(j)) return CV_OK;
     struct proto_msg *m = xcalloc(1, sizeof *m);
     m->type = j ? PROTO_JOB : PROTO_SHUTDOWN;
     if (j) m->job = *j;
     unsigned char *f = NULL;
     size_t n = 0;
-    char err[200];
-    if (proto_encode(m, &f, &n, err, sizeof err) != CV_OK) {
-        serve_log_line(err); /* cannot happen for a job that decoded */
+    char perr[200];
+    if (proto_encode(m, &f, &n, perr, sizeof perr) != CV_OK) {
+        serve_log_line(perr); /* cannot happen for a job that decoded */
         m->type = PROTO_SHUTDOWN;
         proto_encode(m, &f, &n, NULL, 0);
     }
+    /* its length, then its bytes: the same two broadcasts serve_follow waits in */
     unsigned long long len = n;
-    MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
-    MPI_Bcast(f, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+    int rc = mpi_boot_bcast(&len, sizeof len, 0);
+    if (rc == CV_OK) rc = mpi_boot_bcast(f, n, 0);
     free(f);
     free(m);
+    if (rc != CV_OK)
+        return serve_bcast_lost(-1, err, errlen,
+                                "serve: rank 0 could not broadcast the %s to the other ranks "
+                                "(MPI_Bcast failed): the job cannot go on",
+                                j ? "job" : "shutdown");
+    return CV_OK;
 }
 
 /* Between two sizes of a sweep every process hears rank 0's word: stop (the UI cancelled)
  * or go on. Called on rank 0's worker thread and on the other ranks' main threads, at the
- * same point of the same job, after the job's own broadcast. */
+ * same point of the same job, after the job's own broadcast. A failed broadcast stops the
+ * sweep and breaks the job. */
 static bool serve_agree(void *ctx, bool stop)
 {
     (void)ctx;
     int v = stop;
-    if (MPI_Bcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) return true;
+    if (mpi_boot_bcast(&v, sizeof v, 0) != CV_OK) {
+        serve_bcast_lost(-1, NULL, 0,
+                         "serve: the ranks could not agree on a sweep's next size "
+                         "(MPI_Bcast failed): the job cannot go on");
+        return true;
+    }
     return v != 0;
+}
+
+/* The next message from rank 0 in *m: CV_OK, or the job is lost (said on stderr). */
+static int serve_follow_next(int me, struct proto_msg *m)
+{
+    unsigned long long len = 0;
+    char err[240];
+    if (mpi_boot_bcast(&len, sizeof len, 0) != CV_OK) {
+        serve_bcast_lost(me, err, sizeof err,
+                         "serve: rank %d lost rank 0's jobs (MPI_Bcast of a length failed)",
+                         me);
+        fprintf(stderr, "collviz %s\n", err);
+        return CV_EBACKEND;
+    }
+    if (len > PROTO_HDR + PROTO_PAYLOAD_MAX) {
+        serve_bcast_lost(me, err, sizeof err,
+                         "serve: rank %d lost rank 0's jobs (a job of %llu bytes)", me, len);
+        fprintf(stderr, "collviz %s\n", err);
+        return CV_EBACKEND;
+    }
+    unsigned char *f = xmalloc(len ? len : 1);
+    if (mpi_boot_bcast(f, len, 0) != CV_OK) {
+        free(f);
+        serve_bcast_lost(me, err, sizeof err,
+                         "serve: rank %d lost rank 0's jobs (MPI_Bcast of a job failed)", me);
+        fprintf(stderr, "collviz %s\n", err);
+        return CV_EBACKEND;
+    }
+    int rc = proto_decode(f, len, m, err, sizeof err);
+    free(f);
+    if (rc != CV_OK) fprintf(stderr, "collviz serve: rank %d: %s\n", me, err);
+    return rc;
 }
 
 int serve_follow(struct backend *b)
@@ -254,22 +313,11 @@ int serve_follow(struct backend *b)
     int status = 0;
     struct proto_msg *m = xmalloc(sizeof *m);
     for (;;) {
-        unsigned long long len = 0;
-        if (MPI_Bcast(&len, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD) != MPI_SUCCESS ||
-            len > PROTO_HDR + PROTO_PAYLOAD_MAX) {
-            fprintf(stderr, "collviz serve: rank %d: lost rank 0's jobs\n", me);
-            status = 1;
-            break;
-        }
-        unsigned char *f = xmalloc(len ? len : 1);
-        MPI_Bcast(f, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
+        int rc = serve_follow_next(me, m);
+        if (rc == CV_EBACKEND) status = 1;
+        if (rc != CV_OK || m->type != PROTO_JOB)
+            break; /* a shutdown, rank 0's jobs no longer readable, or lost */
         char err[240];
-        int rc = proto_decode(f, len, m, err, sizeof err);
-        free(f);
-        if (rc != CV_OK || m->type != PROTO_JOB) {
-            if (rc != CV_OK) fprintf(stderr, "collviz serve: rank %d: %s\n", me, err);
-            break; /* a shutdown (or rank 0's jobs no longer readable) */
-        }
         rc = worker_run_here(b, &m->job, serve_agree, NULL, err, sizeof err);
         /* A broken job is rank 0's to report (it tells the UI and ends the job), unless
          * rank 0 is the one that stalled. */

@@ -53,7 +53,7 @@ struct worker_res {
 
 struct worker {
     struct backend *b; /* local: the backend this thread owns; remote: NULL */
-    struct backend_facts facts;
+    struct worker_facts facts;
     pthread_t th; /* local: runs the jobs; remote: reads the job's messages */
     /* remote (worker_connect): the socket, jobs sent and not finished, the id below which a
      * cancel dropped the jobs, and why the job is gone */
@@ -152,8 +152,7 @@ static void worker_do_measure(struct worker *w, const struct job *j)
     worker_fix_params(&p);
     r.status =
         backend_measure(w->b, &p, &r.measure, worker_cancel_flag(w), r.err, sizeof r.err);
-    if (r.status == CV_OK)
-        backend_link_text(w->b, p.nranks, r.measure.link, sizeof r.measure.link);
+    if (r.status == CV_OK) backend_links(w->b, p.nranks, r.measure.link, sizeof r.measure.link);
     worker_post_result(w, &r);
 }
 
@@ -195,7 +194,7 @@ static void worker_do_sweep(struct worker *w, const struct job *j)
             r.status = backend_measure(w->b, &p, &r.sweep.row, worker_cancel_flag(w), r.err,
                                        sizeof r.err);
         if (r.status == CV_OK)
-            backend_link_text(w->b, p.nranks, r.sweep.row.link, sizeof r.sweep.row.link);
+            backend_links(w->b, p.nranks, r.sweep.row.link, sizeof r.sweep.row.link);
         /* A failed size ends the sweep: the larger ones would fail the same way. */
         r.last = index + 1 == total || r.status != CV_OK;
         worker_post_result(w, &r);
@@ -389,14 +388,26 @@ static void *worker_main(void *arg)
         w->cancel = 0; /* a cancel issued before this job was taken was for older jobs */
         pthread_mutex_unlock(&w->mu);
 
-        if (w->hook) w->hook(w->hook_ctx, &n->job);
-        worker_run_job(w, &n->job);
+        /* the job's one result, should the hook refuse it (as a sweep's first size) */
+        struct result refused;
+        worker_result_init(w, &n->job, &refused);
+        if (n->job.kind == JOB_SWEEP) {
+            refused.sweep.total = 1;
+            refused.sweep.row.wrong = -1;
+        }
+        if (w->hook)
+            refused.status = w->hook(w->hook_ctx, &n->job, refused.err, sizeof refused.err);
+        if (refused.status == CV_OK)
+            worker_run_job(w, &n->job);
+        else
+            worker_post_result(w, &refused);
         free(n);
         pthread_mutex_lock(&w->mu);
         w->running = false;
     }
     pthread_mutex_unlock(&w->mu);
-    if (w->hook) w->hook(w->hook_ctx, NULL);
+    char err[200];
+    if (w->hook) w->hook(w->hook_ctx, NULL, err, sizeof err); /* its failure ends the job */
     return NULL;
 }
 
@@ -469,7 +480,7 @@ struct worker *worker_start(struct backend *b, char *err, size_t errlen)
     struct worker *w = worker_new(err, errlen);
     if (!w) return NULL;
     w->b = b;
-    backend_facts_fill(b, &w->facts);
+    worker_facts_fill(b, &w->facts);
     snprintf(w->facts.where, sizeof w->facts.where, "this process");
     int e = pthread_create(&w->th, NULL, worker_main, w);
     if (e != 0) {
@@ -504,7 +515,7 @@ int worker_run_here(struct backend *b, const struct job *j, worker_agree_fn agre
     w->b = b;
     w->agree = agree;
     w->agree_ctx = ctx;
-    backend_facts_fill(b, &w->facts);
+    worker_facts_fill(b, &w->facts);
     worker_run_job(w, j);
     int rc = CV_OK;
     struct result r;
@@ -681,7 +692,7 @@ bool worker_remote(const struct worker *w)
     return w->remote;
 }
 
-const struct backend_facts *worker_facts(const struct worker *w)
+const struct worker_facts *worker_facts(const struct worker *w)
 {
     return &w->facts;
 }

@@ -3,7 +3,7 @@
  * bio.c's shape). Jobs and results are tagged unions of plain data (no pointers into UI
  * state; proto.h encodes them as messages). The UI never waits on a measurement and never
  * holds the backend: what it shows about the backend comes from the facts copied out when
- * the worker starts (struct backend_facts).
+ * the worker starts (struct worker_facts).
  *
  * Transport seam: worker_start() runs the jobs on a thread of this process;
  * worker_connect() sends them over a socket to a job started elsewhere (`collviz serve`,
@@ -118,7 +118,7 @@ void result_free(struct result *r);
 #define FACTS_LABEL_MAX 48
 #define FACTS_TEXT_MAX 4096
 #define FACTS_WHERE_MAX 160
-struct backend_facts {
+struct worker_facts {
     char name[16];     /* "cpu", "nccl", "mpi" */
     int kind;          /* enum backend_kind */
     unsigned caps;     /* enum backend_cap bits */
@@ -133,12 +133,7 @@ struct backend_facts {
 };
 
 /* Copy b's facts into *f (calls describe/rank_label for every size and rank). */
-void backend_facts_fill(struct backend *b, struct backend_facts *f);
-/* The links between b's ranks as its library reported them so far, for a measurement of
- * nranks ranks (bench_result.link): NCCL's connections from its INFO log (nccl_links.h),
- * which it makes at the first collective, so read after a measurement. "" for backends that
- * report none. */
-void backend_link_text(struct backend *b, int nranks, char *buf, size_t n);
+void worker_facts_fill(struct backend *b, struct worker_facts *f);
 
 struct worker;
 
@@ -150,8 +145,10 @@ int worker_fd(const struct worker *w);
 uint64_t worker_post(struct worker *w, const struct job *j);
 /* Called on the worker thread before each job (j) and once as the thread ends (j NULL),
  * before the backend is closed. serve hands each job to the other processes of an MPI job
- * this way, so that every process calls the backend together. Set before the first post. */
-typedef void (*worker_job_hook)(void *ctx, const struct job *j);
+ * this way, so that every process calls the backend together. CV_OK, or an error with err
+ * said: then the job is not run and its one result carries that error (the other
+ * processes never heard of it). Set before the first post. */
+typedef int (*worker_job_hook)(void *ctx, const struct job *j, char *err, size_t errlen);
 void worker_set_job_hook(struct worker *w, worker_job_hook fn, void *ctx);
 /* Jobs of several processes (serve.c): called by every process of the job between two
  * sizes of a sweep, with this process's wish to stop (its cancel flag; rank 0's is the
@@ -178,7 +175,7 @@ bool worker_busy(struct worker *w);
 void worker_stop(struct worker *w);
 const char *worker_backend_name(const struct worker *w);
 /* The backend's facts (never NULL). */
-const struct backend_facts *worker_facts(const struct worker *w);
+const struct worker_facts *worker_facts(const struct worker *w);
 
 /* A worker whose jobs run in a remote job (`collviz serve`) reached through fd, a connected
  * stream socket (taken over: closed by worker_stop). Sends the hello (token may be "" or

@@ -59,6 +59,55 @@ sys.exit(0 if eval(sys.argv[2]) else 1)
 PYEOF
 }
 
+# json_assert NAME FILE PYTHON: the Python statements PYTHON run with d = FILE's JSON and
+# close(got, want, what, rel=1e-9), which says what differs; an assert that fails, an
+# exception or an exit status not 0 is one failure naming NAME.
+json_assert() {
+    python3 - "$2" "$3" <<'PYEOF' || fail "$1: values (see above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+def close(got, want, what, rel=1e-9):
+    if not abs(got - want) <= rel * abs(want):
+        print("  %s: got %r, want %r" % (what, got, want))
+        sys.exit(1)
+exec(sys.argv[2])
+PYEOF
+}
+
+# json_expect_later NAME FILE EXPR: as json_expect, kept for json_expect_now, which
+# evaluates every kept check in one python3 run (python starts slowly: a script with
+# hundreds of checks).
+json_expect_later() {
+    printf '%s\t%s\t%s\n' "$2" "$1" "$3" >>"$tmp/json_later"
+}
+
+# json_expect_now [PYTHON]: evaluate the kept checks, after PYTHON (definitions the
+# expressions may call); each one false, or raising, is one failure naming it.
+json_expect_now() {
+    [ -s "$tmp/json_later" ] || return 0
+    python3 - "$tmp/json_later" "${1:-}" >"$tmp/json_later.out" <<'PYEOF' ||
+import json, sys
+g = {"json": json}
+exec(sys.argv[2], g)
+for line in open(sys.argv[1]):
+    path, name, expr = line.rstrip("\n").split("\t", 2)
+    try:
+        g["d"] = json.load(open(path))
+        ok = eval(expr, g)
+        why = "" if ok else open(path).read(300).replace("\n", " ")
+    except Exception as e:
+        ok, why = False, "%s: %s" % (type(e).__name__, e)
+    if not ok:
+        print("%s\t%s\t%s" % (name, expr, why))
+PYEOF
+        fail "json_expect_now: python3 failed ($(tail -1 "$tmp/json_later.out"))"
+    local name expr why
+    while IFS=$'\t' read -r name expr why; do
+        fail "$name: $expr is not true of $why"
+    done <"$tmp/json_later.out"
+    rm -f "$tmp/json_later" "$tmp/json_later.out"
+}
+
 # cli_finish NAME: the closing line and the exit status (0 when nothing failed).
 cli_finish() {
     if [ "$fails" -eq 0 ]; then

@@ -6,17 +6,7 @@
 # and the lecture's formula line; bad input exits 2 with one line on stderr naming the
 # value (also against the ASan+UBSan binary, when given).
 # Usage: test_bench_cli.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_bench_cli.sh BIN [ASAN_BIN]}
-ASAN_BIN=${2:-}
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+. "$(dirname "$0")/lib.sh" "$@"
 
 small=(-b 4K -e 64K -f 4 -n 2 -w 1 --backend cpu)
 
@@ -142,41 +132,29 @@ else
 fi
 
 # --- bad input: exit 2, exactly one line on stderr, naming the value --------------------
-bad() { # BINARY WANT_SUBSTRING ARGS...
-    local bin=$1 want=$2
-    shift 2
-    "$bin" bench "$@" >"$tmp/out" 2>"$tmp/err"
-    local rc=$?
-    if [ "$rc" != 2 ]; then
-        fail "$(basename "$bin") bench $*: exit $rc, want 2 ($(head -1 "$tmp/err"))"
-    elif [ "$(wc -l <"$tmp/err")" != 1 ]; then
-        fail "$(basename "$bin") bench $*: stderr is not one line: $(cat "$tmp/err")"
-    elif ! grep -qF -- "$want" "$tmp/err"; then
-        fail "$(basename "$bin") bench $*: stderr '$(cat "$tmp/err")' does not name '$want'"
-    fi
-}
+bad() { expect_usage_error "$1" bench "${@:2}"; } # WANT_SUBSTRING ARGS..., on every binary
+bad "-b 12Q" all_reduce -b 12Q
+bad "-e 1K" all_reduce -b 4K -e 1K
+bad "--ranks 0" all_reduce --ranks 0
+bad "--ranks 17" all_reduce --ranks 17
+bad "-n 0" all_reduce -n 0
+bad "-w -1" all_reduce -w -1
+bad "-c 2" all_reduce -c 2
+bad "-o xor" all_reduce -o xor
+bad "-r 4" broadcast -r 4
+bad "-f 1" all_reduce -f 1
+bad "-T 0" all_reduce -T 0
+bad "--format xml" all_reduce --format xml
+bad "--algo spiral" all_reduce --algo spiral
+bad "all_to_all has no ring" all_to_all --algo ring -b 4K
+bad "bogus" all_reduce --backend bogus
+bad "frobnicate" frobnicate
+bad "collective" --backend cpu
+bad "--bogus" all_reduce --bogus
+bad "-b 8" all_gather -b 8 --backend cpu
+bad "-b 1T: at most 16G" all_reduce -b 1T --backend cpu  # memory: test_hostile.sh
 for bin in "$BIN" ${ASAN_BIN:+"$ASAN_BIN"}; do
     [ -x "$bin" ] || continue
-    bad "$bin" "-b 12Q" all_reduce -b 12Q
-    bad "$bin" "-e 1K" all_reduce -b 4K -e 1K
-    bad "$bin" "--ranks 0" all_reduce --ranks 0
-    bad "$bin" "--ranks 17" all_reduce --ranks 17
-    bad "$bin" "-n 0" all_reduce -n 0
-    bad "$bin" "-w -1" all_reduce -w -1
-    bad "$bin" "-c 2" all_reduce -c 2
-    bad "$bin" "-o xor" all_reduce -o xor
-    bad "$bin" "-r 4" broadcast -r 4
-    bad "$bin" "-f 1" all_reduce -f 1
-    bad "$bin" "-T 0" all_reduce -T 0
-    bad "$bin" "--format xml" all_reduce --format xml
-    bad "$bin" "--algo spiral" all_reduce --algo spiral
-    bad "$bin" "all_to_all has no ring" all_to_all --algo ring -b 4K
-    bad "$bin" "bogus" all_reduce --backend bogus
-    bad "$bin" "frobnicate" frobnicate
-    bad "$bin" "collective" --backend cpu
-    bad "$bin" "--bogus" all_reduce --bogus
-    bad "$bin" "-b 8" all_gather -b 8 --backend cpu
-    bad "$bin" "-b 1T: at most 16G" all_reduce -b 1T --backend cpu  # memory: test_hostile.sh
     # NCCL: either not built, or unavailable here (no GPU / driver); on a machine with
     # two GPUs it would run, so only check the message shape when it fails.
     "$bin" bench all_reduce --backend nccl -b 4K -n 1 -w 0 >"$tmp/out" 2>"$tmp/err"
@@ -259,8 +237,4 @@ else
     echo "SKIP: #wrong seen failing through bench (no ASan+UBSan test build given)"
 fi
 
-if [ "$fails" -gt 0 ]; then
-    echo "test_bench_cli: $fails failure(s)"
-    exit 1
-fi
-echo "test_bench_cli: ok"
+cli_finish test_bench_cli

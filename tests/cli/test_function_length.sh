@@ -2,9 +2,7 @@
 # test_function_length.sh - no C function in src/ is longer than 120 lines (pmccabe counts
 # them), except those listed in tools/long-functions.txt with a reason; a listed function
 # that is short again must leave the list. Usage: test_function_length.sh [BIN [ASAN_BIN]]
-set -u
-HERE=$(cd "$(dirname "$0")" && pwd)
-TOP=$HERE/../..
+. "$(dirname "$0")/lib.sh" --no-bin
 LIMIT=120
 command -v pmccabe >/dev/null || {
     echo "SKIP: no pmccabe (tools/deps.sh installs it)"
@@ -16,20 +14,16 @@ allowed=$(grep -v '^#' tools/long-functions.txt | awk 'NF { print $1 " " $2 }' |
 long=$(find src -name '*.c' -print0 | sort -z | xargs -0 pmccabe 2>/dev/null |
     awk -v lim="$LIMIT" -F'\t' '$5 > lim { split($6, a, "[(]"); n = $6; sub(/^.*: /, "", n); print a[1] " " n " " $5 }' |
     sort)
-fails=0
 while read -r f fn lines; do
     [ -n "$f" ] || continue
     grep -qxF "$f $fn" <<<"$allowed" && continue
-    echo "FAIL: $f: $fn is $lines lines (limit $LIMIT): split it, or list it with a reason in tools/long-functions.txt"
-    fails=$((fails + 1))
+    fail "$f: $fn is $lines lines (limit $LIMIT): split it, or list it with a reason in tools/long-functions.txt"
 done <<<"$long"
 while read -r f fn; do
     [ -n "$f" ] || continue
     if ! awk '{ print $1 " " $2 }' <<<"$long" | grep -qxF "$f $fn"; then
-        echo "FAIL: tools/long-functions.txt lists $f $fn, which is no longer over $LIMIT lines (or is gone): remove its line"
-        fails=$((fails + 1))
+        fail "tools/long-functions.txt lists $f $fn, which is no longer over $LIMIT lines (or is gone): remove its line"
     fi
 done <<<"$allowed"
 n=$(grep -cv '^#' tools/long-functions.txt)
-[ "$fails" -eq 0 ] && echo "function length: every function in src/ is at most $LIMIT lines but the $n listed"
-exit $((fails > 0))
+cli_finish "test_function_length (every function in src/ at most $LIMIT lines but the $n listed)"

@@ -4,24 +4,14 @@
 # variant --format json (the lecture's numbers at seed 0, other seeds deterministic), list
 # with progress, the player's placeholder line, and bad input (one line, exit 2), also on
 # the ASan+UBSan binary when given. Usage: test_lesson_cli.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_lesson_cli.sh BIN [ASAN_BIN]}
-ASAN_BIN=${2:-}
+. "$(dirname "$0")/lib.sh" "$@"
 # absolute: the checks below run from tests/lesson so file names in messages stay short
 BIN=$(cd "$(dirname "$BIN")" && pwd)/$(basename "$BIN")
 [ -n "$ASAN_BIN" ] && [ -e "$ASAN_BIN" ] && ASAN_BIN=$(cd "$(dirname "$ASAN_BIN")" && pwd)/$(basename "$ASAN_BIN")
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 OK=$HERE/lesson/ok
 BAD=$HERE/lesson/bad
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 export XDG_STATE_HOME=$tmp/state
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
 
 run() { # name rc args...: runs BIN, keeps out/err in $tmp/out, $tmp/err
     local name=$1 want=$2
@@ -261,5 +251,4 @@ if [ -n "$ASAN_BIN" ] && [ -x "$ASAN_BIN" ]; then
         fail "asan show: $(head -3 "$tmp/err")"
 fi
 
-if [ $fails -eq 0 ]; then echo "test_lesson_cli: all passed"; fi
-[ $fails -eq 0 ]
+cli_finish test_lesson_cli

@@ -5,19 +5,9 @@
 # each picture's ids its own), no script and no remote reference, never a speaker note. Bad
 # input: exit 2 with the reason. (The PDF handout: test_lesson_pdf.sh.)
 # Usage: test_lesson_export.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_lesson_export.sh BIN [ASAN_BIN]}
-ASAN_BIN=${2:-}
-HERE=$(cd "$(dirname "$0")" && pwd)
+. "$(dirname "$0")/lib.sh" "$@"
+HERE=$CLI_HERE
 FIX=$HERE/../lesson/present/01-present.md
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-export LANG=C.UTF-8 LC_ALL=C.UTF-8
 
 "$BIN" lesson export "$FIX" --format html -o "$tmp/out.html" 2>"$tmp/err" ||
     fail "export exit $? ($(head -1 "$tmp/err"))"
@@ -133,18 +123,8 @@ fi
 "$BIN" lesson export "$HERE/../lesson/present" --format html >"$tmp/dir.html" || fail "folder export exit $?"
 grep -q "<h1>Presenter fixture</h1>" "$tmp/dir.html" || fail "folder export lacks the fixture"
 
-# Bad input: exit 2 and the reason.
-bad() { # expected-text args...
-    local want=$1 b
-    shift
-    for b in "$BIN" ${ASAN_BIN:+"$ASAN_BIN"}; do
-        [ -x "$b" ] || continue
-        "$b" lesson export "$@" >"$tmp/out" 2>"$tmp/err"
-        local rc=$?
-        [ $rc -eq 2 ] || fail "export $*: exit $rc, wanted 2"
-        grep -qF -- "$want" "$tmp/err" || fail "export $*: stderr '$(cat "$tmp/err")' lacks '$want'"
-    done
-}
+# Bad input: exit 2 and the reason, in one line.
+bad() { expect_usage_error "$1" lesson export "${@:2}"; } # expected-text args...
 bad "bad value 'odt'" "$FIX" --format odt
 bad "--format pdf needs -o" "$FIX" --format pdf
 bad "which lesson" --format html
@@ -153,5 +133,4 @@ bad "no-such.md" "$tmp/no-such.md" --format html
 printf '# A\n\n```scene\ncollective: nope\n```\n' >"$tmp/01-bad.md"
 bad "01-bad.md:4:" "$tmp/01-bad.md" --format html
 
-[ $fails -eq 0 ] && echo "ok: lesson export (balanced HTML, titles, one paper SVG per scene at its own step, no remote reference, no notes)"
-[ $fails -eq 0 ]
+cli_finish "test_lesson_export (balanced HTML, titles, one paper SVG per scene at its own step, no remote reference, no notes)"

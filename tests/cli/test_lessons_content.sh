@@ -8,17 +8,7 @@
 # trace (all-to-all's 0 4 8 12, the ring's step-3 frame = the reduce-scatter's last frame);
 # the hierarchy lesson gives the lecture's figures; the measurement slide asks for 64M.
 # Usage: test_lessons_content.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_lessons_content.sh BIN [ASAN_BIN]}
-ASAN_BIN=${2:-}
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+. "$(dirname "$0")/lib.sh" "$@"
 
 # --- the checker accepts every lesson --------------------------------------------------
 if "$BIN" lesson check lessons/ >"$tmp/check" 2>&1; then
@@ -170,9 +160,4 @@ check(b is not None and any(scene_of(s["scene"]).get("size") == str(64 << 20) an
 sys.exit(0 if ok else 1)
 EOF
 
-if [ "$fails" -eq 0 ]; then
-    echo "test_lessons_content: all checks passed"
-    exit 0
-fi
-echo "test_lessons_content: $fails failure(s)"
-exit 1
+cli_finish test_lessons_content

@@ -7,8 +7,9 @@
 # binary, when given).
 # Usage: test_model_cli.sh BIN [ASAN_BIN]
 . "$(dirname "$0")/lib.sh" "$@"
-# json_check ARGS... -- PYTHON: run `model ARGS --format json`, then PYTHON with d = the JSON.
-json_check() {
+# model_json ARGS... -- PYTHON: run `model ARGS --format json`, then PYTHON with d = the
+# JSON (json_assert).
+model_json() {
     local args=()
     while [ "$1" != "--" ]; do
         args+=("$1")
@@ -19,19 +20,11 @@ json_check() {
         fail "model ${args[*]}: exit status $? ($(head -1 "$tmp/err"))"
         return
     fi
-    python3 - "$tmp/out.json" "$1" <<'EOF' || fail "model ${args[*]}: values (see above)"
-import json, sys
-d = json.load(open(sys.argv[1]))
-def close(got, want, what, rel=1e-9):
-    if not abs(got - want) <= rel * abs(want):
-        print("  %s: got %r, want %r" % (what, got, want))
-        sys.exit(1)
-exec(sys.argv[2])
-EOF
+    json_assert "model ${args[*]}" "$tmp/out.json" "$1"
 }
 
 # Ring all-reduce, W=4, S=64 MiB, alpha 1 us, beta 900 GB/s: 2(W-1)(alpha + S/(W beta)).
-json_check all_reduce --ranks 4 --size 64M --alpha-us 1 --beta-gbs 900 -- '
+model_json all_reduce --ranks 4 --size 64M --alpha-us 1 --beta-gbs 900 -- '
 S, W, a, b = 64 * 2**20, 4, 1e-6, 900e9
 t = 2 * (W - 1) * (a + S / (W * b))
 for k, v in {"collective": "all_reduce", "algo": "ring", "ranks": 4, "bytes": S,
@@ -49,7 +42,7 @@ assert all(s["bytes"] == S // 4 for s in d["per_step"])
 '
 
 # Ring all-gather, W=8, S=1 GiB (the whole gathered buffer): (W-1)(alpha + S/(W beta)).
-json_check all_gather --ranks 8 --size 1G --alpha-us 2 --beta-gbs 50 -- '
+model_json all_gather --ranks 8 --size 1G --alpha-us 2 --beta-gbs 50 -- '
 S, W, a, b = 2**30, 8, 2e-6, 50e9
 t = (W - 1) * (a + S / (W * b))
 assert d["steps"] == 7 and d["bytes"] == S and d["count"] == S // 4 // 8, d
@@ -58,7 +51,7 @@ close(d["busbw_gbs"], S / t * (W - 1) / W / 1e9, "busbw")
 '
 
 # Reduce-scatter on the ib tier: the tier table'"'"'s alpha and beta.
-json_check reduce_scatter --ranks 16 --size 256M --tier ib -- '
+model_json reduce_scatter --ranks 16 --size 256M --tier ib -- '
 S, W, a, b = 256 * 2**20, 16, 2e-6, 50e9
 assert d["tier"] == "ib", d["tier"]
 close(d["alpha_us"], 2, "alpha")
@@ -69,7 +62,7 @@ assert "model assumption" in d["alpha_source"], d["alpha_source"]
 
 # Tree all-reduce W=4, S = 4000 B (count 1000): steps move S, 2S, 2S, S (see test_model.c):
 # T = 4 alpha + 6S/beta = 4*3 us + 24000 B / 1 GB/s = 12 + 24 us.
-json_check all_reduce --algo tree --ranks 4 --size 4000 --alpha-us 3 --beta-gbs 1 -- '
+model_json all_reduce --algo tree --ranks 4 --size 4000 --alpha-us 3 --beta-gbs 1 -- '
 assert d["steps"] == 4 and d["wire_bytes"] == 24000, d
 assert [s["bytes"] for s in d["per_step"]] == [4000, 8000, 8000, 4000], d["per_step"]
 close(d["time_us"], 36.0, "time_us")
@@ -77,24 +70,24 @@ close(d["time_us"], 36.0, "time_us")
 
 # Uneven split: all-reduce of 10 floats on 3 ranks, chunks 4, 3, 3: each of the 4 ring steps
 # moves the largest chunk, 16 B, so T = 4 alpha + 64 B / beta.
-json_check all_reduce --ranks 3 --size 40 --alpha-us 1 --beta-gbs 1 -- '
+model_json all_reduce --ranks 3 --size 40 --alpha-us 1 --beta-gbs 1 -- '
 assert d["steps"] == 4 and d["wire_bytes"] == 64, d
 close(d["time_us"], 4 + 0.064, "time_us")
 '
 
 # A size that is not whole floats rounds down: 4003 B -> 1000 floats, S = 4000.
-json_check all_reduce --ranks 4 --size 4003 --alpha-us 1 --beta-gbs 1 -- '
+model_json all_reduce --ranks 4 --size 4003 --alpha-us 1 --beta-gbs 1 -- '
 assert d["bytes"] == 4000 and d["count"] == 1000, d
 '
 
 # One rank: nothing crosses, no bandwidth.
-json_check all_reduce --ranks 1 --size 4K -- '
+model_json all_reduce --ranks 1 --size 4K -- '
 assert d["steps"] == 0 and d["time_us"] == 0, d
 assert d["algbw_gbs"] is None and d["busbw_gbs"] is None, d
 '
 
 # --tier all: one row per link, the lecture'"'"'s figures (NVLink halved: both directions).
-json_check all_reduce --ranks 8 --size 1G --tier all -- '
+model_json all_reduce --ranks 8 --size 1G --tier all -- '
 rows = d["rows"]
 assert d["source"] == "model"
 assert [r["tier"] for r in rows] == ["nvlink", "pcie", "ib", "ethernet"], rows
@@ -109,7 +102,7 @@ for r in rows:
 '
 
 # --tier list: the hierarchy with the lecture's figures and the ratios.
-json_check --tier list -- '
+model_json --tier list -- '
 t = {x["key"]: x for x in d["tiers"]}
 assert list(t) == ["onchip", "hbm", "nvlink", "pcie", "ib", "ethernet"], list(t)
 assert t["onchip"]["bw_bytes_per_s"] is None and t["onchip"]["bw_text"] == "none given"

@@ -13,17 +13,7 @@
 #   - `train ddp|tp|pp --backend mpi --check` equals one device, as on the CPU ranks.
 # Skips (77) when mpirun is missing or the binary was built without MPI.
 # Usage: test_mpi.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_mpi.sh BIN [ASAN_BIN]}
-ASAN_BIN=${2:-}
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+. "$(dirname "$0")/lib.sh" "$@"
 
 # The launcher's own variables must not leak into the "no launcher" checks.
 nolaunch() { env -u OMPI_COMM_WORLD_SIZE -u PMIX_RANK -u PMI_RANK -u PMI_SIZE \
@@ -241,5 +231,4 @@ EOF
 "${MPIRUN[@]}" -np 2 "$BIN" train zero3 --backend mpi --prefetch --dim 64 --batch 16 >"$tmp/out" 2>"$tmp/err"
 [ "$(grep -c 'prefetch: not on the mpi backend' "$tmp/err")" -eq 1 ] || fail "train --prefetch on mpi: $(cat "$tmp/err")"
 
-[ "$fails" -eq 0 ] && echo "PASS: test_mpi.sh" || echo "FAIL: test_mpi.sh ($fails failures)"
-[ "$fails" -eq 0 ]
+cli_finish test_mpi

@@ -10,17 +10,7 @@
 # `make test-loaded` (tests/loaded.sh).
 # Skips (77) when mpirun is missing, the binary was built without MPI, or no ASan binary.
 # Usage: test_mpi_stuck.sh BIN ASAN_BIN
-set -u
-BIN=${1:?usage: test_mpi_stuck.sh BIN ASAN_BIN}
-ASAN_BIN=${2:-}
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+. "$(dirname "$0")/lib.sh" "$@"
 
 if [ -z "$ASAN_BIN" ]; then
     echo "SKIP: no ASan binary (the stalls are its test hooks)"
@@ -163,5 +153,4 @@ else
     fi
 fi
 
-[ "$fails" -eq 0 ] && echo "PASS: test_mpi_stuck.sh" || echo "FAIL: test_mpi_stuck.sh ($fails failures)"
-[ "$fails" -eq 0 ]
+cli_finish test_mpi_stuck

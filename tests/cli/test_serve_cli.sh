@@ -6,17 +6,11 @@
 # bad --stall, serve launched as several processes without the mpi backend, --mpi with a
 # launch command that fails. A TCP serve binds 127.0.0.1 and prints a 64-hex-digit token.
 # Usage: test_serve_cli.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_serve_cli.sh BIN [ASAN_BIN]}
-fails=0
-tmp=$(mktemp -d)
+. "$(dirname "$0")/lib.sh" "$@"
 chmod 700 "$tmp"
 pids=()
-trap 'for p in "${pids[@]+"${pids[@]}"}"; do kill "$p" 2>/dev/null; done; chmod -R u+rwx "$tmp"; rm -rf "$tmp"' EXIT
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+# the serve jobs still running, and the folders the checks made unreadable
+cli_cleanup_extra='for p in "${pids[@]+"${pids[@]}"}"; do kill "$p" 2>/dev/null; done; chmod -R u+rwx "$tmp"'
 # one_line WANT CMD...: exit 2, exactly one line on stderr containing WANT, nothing on stdout
 one_line() {
     local want=$1
@@ -88,5 +82,4 @@ mkdir -m 700 "$tmp/xdg"
 one_line "the job ended before it listened" env XDG_RUNTIME_DIR="$tmp/xdg" "$BIN" --mpi "false"
 [ -z "$(ls -A "$tmp/xdg/collviz")" ] || fail "--mpi left files: $(ls "$tmp/xdg/collviz")"
 
-[ $fails -eq 0 ] && echo "ok: serve and --connect refuse in one line each"
-[ $fails -eq 0 ]
+cli_finish "test_serve_cli (serve and --connect refuse in one line each)"

@@ -4,18 +4,8 @@
 # (tests/tools/svg_text.py) it shows exactly what the text export shows: for the lecture's
 # all-reduce at its last step, 6 10 14 18 on each of the 4 ranks. Bad input: exit 2, one
 # line. Usage: test_svg_cli.sh BIN [ASAN_BIN]
-set -u
-BIN=${1:?usage: test_svg_cli.sh BIN [ASAN_BIN]}
-ASAN_BIN=${2:-}
-HERE=$(cd "$(dirname "$0")" && pwd)
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-export LANG=C.UTF-8 LC_ALL=C.UTF-8
+. "$(dirname "$0")/lib.sh" "$@"
+HERE=$CLI_HERE
 
 "$BIN" svg --scene "collective=all_reduce step=end" -o "$tmp/ar.svg" || fail "svg exit $?"
 "$BIN" svg --scene "collective=all_reduce step=end" --text >"$tmp/ar.txt" || fail "text exit $?"
@@ -39,18 +29,7 @@ python3 "$HERE/../tools/svg_text.py" "$tmp/par.svg" >"$tmp/par.grid" || fail "pa
 grep -q "tp" "$tmp/par.grid" || fail "parallel svg does not show tp"
 
 # Bad input: one line naming the bad value, exit 2.
-bad() { # expected-text args...
-    local want=$1 b
-    shift
-    for b in "$BIN" ${ASAN_BIN:+"$ASAN_BIN"}; do
-        [ -x "$b" ] || continue
-        "$b" svg "$@" >"$tmp/out" 2>"$tmp/err"
-        local rc=$?
-        [ $rc -eq 2 ] || fail "svg $*: exit $rc, wanted 2"
-        [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "svg $*: stderr is not one line: $(cat "$tmp/err")"
-        grep -qF -- "$want" "$tmp/err" || fail "svg $*: stderr '$(cat "$tmp/err")' lacks '$want'"
-    done
-}
+bad() { expect_usage_error "$1" svg "${@:2}"; } # expected-text args...
 bad "nope" --scene "collective=nope"
 bad "ranks" --scene "ranks=99"
 bad "bad value '5x5'" --size 5x5
@@ -58,5 +37,4 @@ bad "bad value 'big'" --size big
 bad "unknown option '--frobnicate'" --frobnicate
 bad "unexpected argument 'extra'" extra
 
-[ $fails -eq 0 ] && echo "ok: collviz svg (SVG = text export, 4 ranks with 6 10 14 18, bad input)"
-[ $fails -eq 0 ]
+cli_finish "test_svg_cli (SVG = text export, 4 ranks with 6 10 14 18, bad input)"

@@ -3,22 +3,12 @@
 # collective and algorithm against the reference, and bad input (exit 2, one line on
 # stderr). Usage: test_trace_cli.sh BIN [ASAN_BIN]; the bad-input cases also run against
 # the ASan+UBSan binary when it exists.
-set -u
-BIN=${1:?usage: test_trace_cli.sh BIN [ASAN_BIN]}
-ASAN_BIN=${2:-}
-fails=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh" "$@"
 
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
-
-# json_check NAME PYTHON_EXPR ARGS... : run trace --format json now; the expression (with
-# d = the parsed object) is evaluated later, all in one python3 run (python starts slowly).
+# trace_json NAME PYTHON_EXPR ARGS... : run trace --format json now; the expression (with
+# d = the parsed object) is evaluated later, all in one python3 run (json_expect_now).
 njson=0
-json_check() {
+trace_json() {
     local name=$1 expr=$2
     shift 2
     njson=$((njson + 1))
@@ -26,38 +16,38 @@ json_check() {
         fail "$name: exit status $? ($(head -1 "$tmp/err"))"
         return
     fi
-    printf '%s\t%s\t%s\n' "$tmp/$njson.json" "$name" "$expr" >>"$tmp/checks"
+    json_expect_later "$name" "$tmp/$njson.json" "$expr"
 }
 
 # The lecture's demo at four ranks (shared/reference/README.md).
-json_check "all_reduce lecture" 'd["output"] == [[6, 10, 14, 18]] * 4 and d["check"]["reference_equal"]' all_reduce
-json_check "all_reduce ring steps" 'len(d["steps"]) == 6 and d["steps"][0]["phase"] == "reduce-scatter 1/3" and d["steps"][0]["transfers"][0] == {"src": 0, "dst": 1, "src_offset": 3, "dst_offset": 3, "count": 1, "reduce": True, "kind": "reduce", "chunk": 3} and d["steps"][0]["buffers"][1] == [1, 2, 3, 7]' all_reduce
-json_check "all_reduce tree" 'd["output"] == [[6, 10, 14, 18]] * 4 and d["algorithm"] == "tree"' all-reduce --algo tree
-json_check "all_reduce direct" 'd["output"] == [[6, 10, 14, 18]] * 4' allreduce --algo direct
-json_check "reduce_scatter lecture" 'd["output"] == [[6], [10], [14], [18]]' reduce_scatter
-json_check "all_to_all lecture" 'd["output"][0] == [0, 4, 8, 12] and d["output"][3] == [3, 7, 11, 15]' all_to_all
-json_check "scatter lecture" 'd["output"] == [[0], [1], [2], [3]]' scatter
-json_check "reduce lecture" 'd["output"] == [[6], [], [], []]' reduce
-json_check "broadcast lecture" 'd["output"] == [[0, 1, 2, 3]] * 4 and d["input"] == [[0, 1, 2, 3], [], [], []]' broadcast
-json_check "all_gather lecture" 'd["output"] == [[0, 1, 2, 3]] * 4' all_gather
-json_check "gather lecture" 'd["output"] == [[0, 1, 2, 3], [], [], []]' gather
+trace_json "all_reduce lecture" 'd["output"] == [[6, 10, 14, 18]] * 4 and d["check"]["reference_equal"]' all_reduce
+trace_json "all_reduce ring steps" 'len(d["steps"]) == 6 and d["steps"][0]["phase"] == "reduce-scatter 1/3" and d["steps"][0]["transfers"][0] == {"src": 0, "dst": 1, "src_offset": 3, "dst_offset": 3, "count": 1, "reduce": True, "kind": "reduce", "chunk": 3} and d["steps"][0]["buffers"][1] == [1, 2, 3, 7]' all_reduce
+trace_json "all_reduce tree" 'd["output"] == [[6, 10, 14, 18]] * 4 and d["algorithm"] == "tree"' all-reduce --algo tree
+trace_json "all_reduce direct" 'd["output"] == [[6, 10, 14, 18]] * 4' allreduce --algo direct
+trace_json "reduce_scatter lecture" 'd["output"] == [[6], [10], [14], [18]]' reduce_scatter
+trace_json "all_to_all lecture" 'd["output"][0] == [0, 4, 8, 12] and d["output"][3] == [3, 7, 11, 15]' all_to_all
+trace_json "scatter lecture" 'd["output"] == [[0], [1], [2], [3]]' scatter
+trace_json "reduce lecture" 'd["output"] == [[6], [], [], []]' reduce
+trace_json "broadcast lecture" 'd["output"] == [[0, 1, 2, 3]] * 4 and d["input"] == [[0, 1, 2, 3], [], [], []]' broadcast
+trace_json "all_gather lecture" 'd["output"] == [[0, 1, 2, 3]] * 4' all_gather
+trace_json "gather lecture" 'd["output"] == [[0, 1, 2, 3], [], [], []]' gather
 # Elements that hold nothing yet are null: after the first tree level, rank 3 (relative 3
 # of root 0) is still empty.
-json_check "tree broadcast nulls" 'd["steps"][0]["buffers"][3] == [None] * 4 and d["steps"][0]["buffers"][1] == [0, 1, 2, 3]' broadcast --algo tree
-json_check "avg" 'd["output"] == [[1.5], [2.5], [3.5], [4.5]] and d["steps"][-1]["phase"] == "average"' reduce_scatter --op avg --count 1
-json_check "root" 'd["root"] == 2 and d["output"][2] == [6] and d["output"][0] == []' reduce --root 2 --algo tree
-json_check "seq init" 'd["input"][2] == [20, 21, 22] and d["count"] == 3' all_gather --init seq --count 3
+trace_json "tree broadcast nulls" 'd["steps"][0]["buffers"][3] == [None] * 4 and d["steps"][0]["buffers"][1] == [0, 1, 2, 3]' broadcast --algo tree
+trace_json "avg" 'd["output"] == [[1.5], [2.5], [3.5], [4.5]] and d["steps"][-1]["phase"] == "average"' reduce_scatter --op avg --count 1
+trace_json "root" 'd["root"] == 2 and d["output"][2] == [6] and d["output"][0] == []' reduce --root 2 --algo tree
+trace_json "seq init" 'd["input"][2] == [20, 21, 22] and d["count"] == 3' all_gather --init seq --count 3
 
 # Refined: slices and channels, each transfer with what it waits for. Rank 1's first
 # transfer of step 2, slice 0, waits only for rank 3's slice 0 of step 1 (#3), which wrote
 # chunk 2 on rank 0; the refined result is the unrefined one bit for bit, run step by step
 # and by dependencies alone.
-json_check "refined ring" 'd["slices"] == 2 and d["channels"] == 1 and d["transfers"] == 48 and len(d["steps"][0]["transfers"]) == 8 and d["steps"][1]["transfers"][0] == {"src": 0, "dst": 1, "src_offset": 4, "dst_offset": 4, "count": 1, "reduce": True, "kind": "reduce", "chunk": 2, "index": 8, "slice": 0, "channel": 0, "by": 1, "tick": 1, "order": 1, "depends_on": [3]} and d["check"]["unrefined_equal"] and d["check"]["dependency_order_equal"] and d["output"] == [[6, 10, 14, 18, 22, 26, 30, 34]] * 4' all_reduce --slices 2 --count 8
+trace_json "refined ring" 'd["slices"] == 2 and d["channels"] == 1 and d["transfers"] == 48 and len(d["steps"][0]["transfers"]) == 8 and d["steps"][1]["transfers"][0] == {"src": 0, "dst": 1, "src_offset": 4, "dst_offset": 4, "count": 1, "reduce": True, "kind": "reduce", "chunk": 2, "index": 8, "slice": 0, "channel": 0, "by": 1, "tick": 1, "order": 1, "depends_on": [3]} and d["check"]["unrefined_equal"] and d["check"]["dependency_order_equal"] and d["output"] == [[6, 10, 14, 18, 22, 26, 30, 34]] * 4' all_reduce --slices 2 --count 8
 # A broadcast chain in 3 slices per chunk on 4 ranks: 12 slices per link plus 2 ticks of
 # fill, where the chunk view has 6 steps.
-json_check "refined chain ticks" 'd["ticks"] == 14 and max(x["tick"] for s in d["steps"] for x in s["transfers"]) == 13' broadcast --slices 3 --count 12
+trace_json "refined chain ticks" 'd["ticks"] == 14 and max(x["tick"] for s in d["steps"] for x in s["transfers"]) == 13' broadcast --slices 3 --count 12
 # The owner all-reduce: rank r runs every transfer of chunk r, pushing it to the others.
-json_check "owner" 'd["output"] == [[6, 10, 14, 18]] * 4 and all(x["by"] == x["chunk"] for s in d["steps"] for x in s["transfers"]) and d["steps"][-1]["phase"] == "write out"' all_reduce --algo owner --slices 1
+trace_json "owner" 'd["output"] == [[6, 10, 14, 18]] * 4 and all(x["by"] == x["chunk"] for s in d["steps"] for x in s["transfers"]) and d["steps"][-1]["phase"] == "write out"' all_reduce --algo owner --slices 1
 
 # Every collective and algorithm, a few world sizes, random inputs: the output equals what
 # this test computes itself from the input (oracle_ok below, each collective by its
@@ -77,24 +67,22 @@ for coll in broadcast scatter gather reduce all_gather reduce_scatter all_reduce
                 fail "${args[*]}: exit status $rc ($(head -1 "$tmp/err"))"
                 continue
             fi
-            printf '%s\t%s\t%s\n' "$tmp/$njson.json" "${args[*]}" \
-                'oracle_ok(d) and d["check"]["reference_equal"] and len(d["output"]) == d["ranks"] == '$ranks \
-                >>"$tmp/checks"
+            json_expect_later "${args[*]}" "$tmp/$njson.json" \
+                'oracle_ok(d) and d["check"]["reference_equal"] and len(d["output"]) == d["ranks"] == '$ranks
             # The same, refined into uneven slices over two channels.
             njson=$((njson + 1))
             "$BIN" trace "${args[@]}" --slices 3 --channels 2 --op sum --format json \
                 >"$tmp/$njson.json" 2>"$tmp/err" ||
                 fail "${args[*]} --slices 3 --channels 2: exit status $? ($(head -1 "$tmp/err"))"
-            printf '%s\t%s\t%s\n' "$tmp/$njson.json" "${args[*]} --slices 3 --channels 2" \
-                'd["check"]["unrefined_equal"] and d["check"]["dependency_order_equal"] and d["check"]["reference_equal"]' \
-                >>"$tmp/checks"
+            json_expect_later "${args[*]} --slices 3 --channels 2" "$tmp/$njson.json" \
+                'd["check"]["unrefined_equal"] and d["check"]["dependency_order_equal"] and d["check"]["reference_equal"]'
         done
     done
 done
 
-# Evaluate every JSON check at once.
-if [ -s "$tmp/checks" ]; then
-    python3 - "$tmp/checks" <<'PY' || fail "JSON checks"
+# Evaluate every JSON check at once, with the oracle the loop's checks call.
+json_expect_now "$(
+    cat <<'PY'
 import functools, json, sys
 
 def oracle(d):
@@ -130,20 +118,8 @@ def oracle_ok(d):
     return len(got) == len(want) and all(
         len(g) == len(w) and all(abs(a - b) <= 1e-6 * max(1.0, abs(b)) for a, b in zip(g, w))
         for g, w in zip(got, want))
-
-bad = 0
-n = 0
-for line in open(sys.argv[1]):
-    path, name, expr = line.rstrip("\n").split("\t", 2)
-    d = json.load(open(path))
-    n += 1
-    if not eval(expr):
-        bad += 1
-        print("FAIL: %s: %s\n  got output: %s" % (name, expr, d["output"]))
-print("%d JSON checks, %d failed" % (n, bad))
-sys.exit(1 if bad else 0)
 PY
-fi
+)"
 
 # The text handout.
 text=$(LC_ALL=C.UTF-8 "$BIN" trace all_reduce)
@@ -213,8 +189,4 @@ if [ -n "$ASAN_BIN" ] && [ -x "$ASAN_BIN" ]; then
         fail "asan: trace all_to_all 16 ranks"
 fi
 
-if [ $fails -ne 0 ]; then
-    echo "test_trace_cli: $fails failure(s)"
-    exit 1
-fi
-echo "test_trace_cli: all passed"
+cli_finish test_trace_cli

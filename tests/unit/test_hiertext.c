@@ -179,8 +179,8 @@ static void test_napkin(void **state)
 {
     (void)state;
     static struct hier_lines p;
-    struct napkin_inputs in;
-    napkin_defaults(&in);
+    struct hier_napkin_inputs in;
+    hier_napkin_defaults(&in);
     hier_napkin(&in, false, &p);
     int i = find(&p, "effective bandwidth  size [800 MiB] W [8] duration [3.5 ms]");
     assert_int_equal(style_of(&p, i, "[800 MiB]"), HS_FIELD_SEL); /* the first field */
@@ -208,37 +208,37 @@ static void test_napkin(void **state)
     }
 
     /* Editing: the selected field moves and changes within its limits. */
-    napkin_change(&in, +1);
+    hier_napkin_change(&in, +1);
     assert_true(in.v[NF_SIZE] == 2.0 * 200 * 1024 * 1024 * 4);
-    napkin_select(&in, -1);
+    hier_napkin_select(&in, -1);
     assert_int_equal(in.sel, NF_M);
-    napkin_select(&in, +1);
-    napkin_select(&in, +1);
+    hier_napkin_select(&in, +1);
+    hier_napkin_select(&in, +1);
     assert_int_equal(in.sel, NF_W);
     for (int k = 0; k < 20; k++)
-        napkin_change(&in, +1);
+        hier_napkin_change(&in, +1);
     assert_true(in.v[NF_W] == 16);
     for (int k = 0; k < 20; k++)
-        napkin_change(&in, -1);
+        hier_napkin_change(&in, -1);
     assert_true(in.v[NF_W] == 2);
     in.sel = NF_M;
     for (int k = 0; k < 200; k++)
-        napkin_change(&in, +1);
+        hier_napkin_change(&in, +1);
     assert_true(in.v[NF_M] == 128); /* no more micro-batches than rows */
     in.sel = NF_B;
-    napkin_change(&in, -1);
+    hier_napkin_change(&in, -1);
     assert_true(in.v[NF_B] == 64 && in.v[NF_M] == 64);
     in.sel = NF_BYTES;
     for (int k = 0; k < 5; k++)
-        napkin_change(&in, +1);
+        hier_napkin_change(&in, +1);
     assert_true(in.v[NF_BYTES] == 8);
     char v[32];
-    napkin_field_value(&in, NF_DURATION, v, sizeof v);
+    hier_napkin_field_value(&in, NF_DURATION, v, sizeof v);
     assert_string_equal(v, "3.5 ms");
-    assert_string_equal(napkin_field_name(NF_D), "D");
+    assert_string_equal(hier_napkin_field_name(NF_D), "D");
 
     /* A configuration the model refuses says why on its row. */
-    napkin_defaults(&in);
+    hier_napkin_defaults(&in);
     in.v[NF_B] = 1;
     in.v[NF_D] = 2;
     in.v[NF_M] = 1;

@@ -258,8 +258,8 @@ static void test_record_cpu_backend(void **state)
     hw_probe_machine(&h);
     assert_true(h.cpus_online >= 1);
     assert_true(h.mem_total > 0); /* Linux: /proc/meminfo */
-    struct backend_facts *f = xcalloc(1, sizeof *f);
-    backend_facts_fill(b, f);
+    struct worker_facts *f = xcalloc(1, sizeof *f);
+    worker_facts_fill(b, f);
     hw_record_backend(&h, "auto", f, why_driver);
     free(f);
     assert_string_equal(h.in_use, "cpu");

@@ -138,7 +138,7 @@ static void test_measure_sweep_check(void **state)
     struct worker *w = client(addr, NULL, err, sizeof err);
     if (!w) fail_msg("connect: %s", err);
     assert_true(worker_remote(w));
-    const struct backend_facts *f = worker_facts(w);
+    const struct worker_facts *f = worker_facts(w);
     assert_string_equal(f->name, "cpu");
     assert_int_equal(f->max_ranks, CV_MAX_RANKS);
     assert_non_null(strstr(f->desc[4], "4 ranks"));

@@ -40,7 +40,7 @@ static struct worker *start(void)
     assert_non_null(w);
     assert_string_equal(worker_backend_name(w), "cpu");
     /* the UI's copy of the backend's facts */
-    const struct backend_facts *f = worker_facts(w);
+    const struct worker_facts *f = worker_facts(w);
     assert_string_equal(f->name, "cpu");
     assert_int_equal(f->max_ranks, b->ops->max_ranks(b));
     char d[FACTS_DESC_MAX];

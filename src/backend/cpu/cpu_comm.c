@@ -62,6 +62,7 @@
 #include "../../core/exec.h"
 #include "../../core/plan.h"
 #include "../../core/util.h"
+#include "../../core/vec.h"
 #include "../../core/wait.h"
 #include "cpu_backend.h"
 #include "sched.h"
@@ -447,11 +448,7 @@ static int get_plan(struct cpu_comm *cc, enum coll c, enum redop op, size_t coun
     e->count = count;
     cpu_sched_build(&e->sched, &e->p);
     snprintf(e->what, sizeof e->what, "%s (%s)", coll_name(c), algo_name(cc->algo));
-    if (cc->nplans == cc->plans_cap) {
-        cc->plans_cap = cc->plans_cap ? cc->plans_cap * 2 : 8;
-        cc->plans = xrealloc(cc->plans, cc->plans_cap * sizeof *cc->plans);
-    }
-    cc->plans[cc->nplans++] = e;
+    *VEC_PUSH(cc->plans, cc->nplans, cc->plans_cap) = e;
     pthread_mutex_unlock(&cc->plan_mu);
     *out = e;
     return CV_OK;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../../core/util.h"
+#include "../../core/vec.h"
 
 static uint32_t max_u32(uint32_t a, uint32_t b)
 {
@@ -69,11 +70,7 @@ void cpu_sched_build(struct cpu_sched *sc, const struct plan *p)
             *it = (struct cpu_item){.first = j, .n = e - j, .need_first = nneed};
             for (int q = 0; q < W; q++) {
                 if (!need[q]) continue;
-                if (nneed == capneed) {
-                    capneed *= 2;
-                    sc->needs = xrealloc(sc->needs, capneed * sizeof *sc->needs);
-                }
-                sc->needs[nneed++] = (struct cpu_need){q, need[q]};
+                *VEC_PUSH(sc->needs, nneed, capneed) = (struct cpu_need){q, need[q]};
                 it->nneed++;
             }
             j = e;

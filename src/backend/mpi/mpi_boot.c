@@ -174,9 +174,27 @@ bool mpi_boot_broken(int *rank, char *why, size_t n)
     return b;
 }
 
+#ifdef CV_TEST_HOOKS
+/* CV_TEST_BCAST_FAIL=RANK:N (test builds only): on rank RANK, the Nth call of
+ * mpi_boot_bcast (from 1) fails without calling MPI, as a broadcast whose MPI_Bcast
+ * returned an error would; the others are left waiting in theirs. */
+static bool mpi_boot_test_bcast_fails(void)
+{
+    static int calls;
+    const char *v = getenv("CV_TEST_BCAST_FAIL");
+    int rank = -1, nth = 0, me = -1;
+    if (!v || sscanf(v, "%d:%d", &rank, &nth) != 2) return false;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    return me == rank && ++calls == nth;
+}
+#endif
+
 int mpi_boot_bcast(void *buf, size_t bytes, int root)
 {
     if (bytes > INT32_MAX) return CV_EINVAL;
+#ifdef CV_TEST_HOOKS
+    if (mpi_boot_test_bcast_fails()) return CV_EBACKEND;
+#endif
     return MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD) == MPI_SUCCESS
                ? CV_OK
                : CV_EBACKEND;

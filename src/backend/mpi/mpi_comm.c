@@ -57,6 +57,7 @@
 #include "../../core/exec.h"
 #include "../../core/plan.h"
 #include "../../core/util.h"
+#include "../../core/vec.h"
 #include "mpi_backend.h"
 #include "mpi_boot.h"
 #include "mpi_comm_priv.h"
@@ -270,11 +271,7 @@ static int mc_waitall(struct mpi_comm *mc, int n, MPI_Request *reqs, const char 
 /* Room for n requests in the communicator's own array (runs without a prepared job). */
 static MPI_Request *mc_reqs(struct mpi_comm *mc, size_t n)
 {
-    if (mc->reqs_cap < n) {
-        mc->reqs = xrealloc(mc->reqs, n * sizeof *mc->reqs);
-        mc->reqs_cap = n;
-    }
-    return mc->reqs;
+    return VEC_GROW(mc->reqs, mc->reqs_cap, n);
 }
 
 /* The most floats rank me receives in any one step of p (its scratch for a step). */
@@ -490,11 +487,7 @@ static int mc_plan(struct mpi_comm *mc, enum coll c, enum redop op, size_t count
         if (x->dst == mc->me) e->recv += x->count;
     }
     e->tmp = mc_plan_recv_max(&e->p, mc->me);
-    if (mc->nplans == mc->plans_cap) {
-        mc->plans_cap = mc->plans_cap ? 2 * mc->plans_cap : 8;
-        mc->plans = xrealloc(mc->plans, mc->plans_cap * sizeof *mc->plans);
-    }
-    mc->plans[mc->nplans++] = e;
+    *VEC_PUSH(mc->plans, mc->nplans, mc->plans_cap) = e;
     *out = e;
     return CV_OK;
 }
@@ -595,10 +588,7 @@ static int mc_send(struct comm *c, int rank, int peer, int tag, const float *buf
     mc_reap(mc);
     float *copy = xmalloc((count ? count : 1) * sizeof(float));
     memcpy(copy, buf, count * sizeof(float));
-    if (mc->npend == mc->pend_cap) {
-        mc->pend_cap = mc->pend_cap ? 2 * mc->pend_cap : 16;
-        mc->pend = xrealloc(mc->pend, mc->pend_cap * sizeof *mc->pend);
-    }
+    VEC_GROW(mc->pend, mc->pend_cap, mc->npend + 1);
     struct mpi_pending *pd = &mc->pend[mc->npend];
     int mrc = MPI_Isend(copy, (int)count, MPI_FLOAT, peer, tag, mc->p2p, &pd->req);
     if (mrc != MPI_SUCCESS) {

@@ -93,6 +93,7 @@
 
 #include "../../core/plan.h"
 #include "../../core/util.h"
+#include "../../core/vec.h"
 #include "../../device/dev_cuda.h"
 #include "../../core/wait.h"
 #include "nccl_comm_priv.h"
@@ -509,10 +510,11 @@ static void meta_push(struct meta_q *q, int tag, size_t count)
             memmove(q->tag, q->tag + q->head, q->n * sizeof *q->tag);
             memmove(q->count, q->count + q->head, q->n * sizeof *q->count);
             q->head = 0;
-        } else {
-            q->cap = q->cap ? 2 * q->cap : 16;
-            q->tag = xrealloc(q->tag, q->cap * sizeof *q->tag);
-            q->count = xrealloc(q->count, q->cap * sizeof *q->count);
+        } else { /* two arrays of one capacity */
+            size_t cap = q->cap;
+            VEC_GROW(q->tag, cap, q->n + 1);
+            q->count = xrealloc(q->count, cap * sizeof *q->count);
+            q->cap = cap;
         }
     }
     q->tag[q->head + q->n] = tag;

@@ -4,7 +4,7 @@
  *
  * The NCCL figures come from the NCCL backend's own record of what it found when it opened
  * (backend_hardware: GPUs, peer access, versions), as the worker's facts carry them
- * (struct backend_facts), from this process or a remote job. When NCCL is not in use, the
+ * (struct worker_facts), from this process or a remote job. When NCCL is not in use, the
  * reason is the one backend_open gave when the UI asked for "auto", and the NCCL / CUDA
  * versions shown are those the program was compiled against (the headers' version macros): a
  * student with no GPU still sees which NCCL and CUDA this build would use. */
@@ -18,6 +18,7 @@
 
 #include "../../backend/backend.h"
 #include "../../core/util.h"
+#include "../../core/vec.h"
 #include "../kit/text.h"
 
 #define HW_PROC_MAX ((size_t)8 << 20) /* /proc/cpuinfo of a very large machine */
@@ -35,8 +36,7 @@ static char *hw_slurp(const char *path)
     for (;;) {
         if (len + 1 >= cap) {
             if (cap >= HW_PROC_MAX) break;
-            cap *= 2;
-            buf = xrealloc(buf, cap);
+            VEC_GROW(buf, cap, cap + 1);
         }
         size_t got = fread(buf + len, 1, cap - 1 - len, f);
         if (got == 0) break;
@@ -137,7 +137,7 @@ void hw_probe_machine(struct hw_info *h)
     hw_env("NCCL_PROTO", h->nccl_proto, sizeof h->nccl_proto);
 }
 
-void hw_record_backend(struct hw_info *h, const char *requested, const struct backend_facts *f,
+void hw_record_backend(struct hw_info *h, const char *requested, const struct worker_facts *f,
                        const char *why_not)
 {
     snprintf(h->requested, sizeof h->requested, "%s", requested ? requested : "auto");

@@ -43,7 +43,7 @@ void hw_probe_machine(struct hw_info *h);
 /* Record how the UI opened its backend: `requested` is --backend, f the worker's facts of
  * the opened backend (NULL if none), why_not the reason NCCL was passed over ("" / NULL if
  * it was not). Copies the NCCL information out of f. */
-void hw_record_backend(struct hw_info *h, const char *requested, const struct backend_facts *f,
+void hw_record_backend(struct hw_info *h, const char *requested, const struct worker_facts *f,
                        const char *why_not);
 
 /* Parsers, exposed for the unit test. The CPU model from /proc/cpuinfo text (x86's "model

@@ -24,7 +24,7 @@ static struct hier_screen *hier_state(struct app *a)
 {
     if (!HIER(a)) {
         struct hier_screen *h = xcalloc(1, sizeof *h);
-        napkin_defaults(&h->napkin);
+        hier_napkin_defaults(&h->napkin);
         a->screen_state[SCREEN_HIERARCHY] = h;
     }
     return HIER(a);
@@ -269,12 +269,12 @@ static bool hier_action(struct app *a, enum ui_action act, struct scene *next)
     switch (act) {
     case ACT_FIELD_NEXT:
     case ACT_FIELD_PREV:
-        napkin_select(&h->napkin, act == ACT_FIELD_NEXT ? 1 : -1);
+        hier_napkin_select(&h->napkin, act == ACT_FIELD_NEXT ? 1 : -1);
         next->step = 1; /* show the napkin page */
         return true;
     case ACT_VALUE_UP:
     case ACT_VALUE_DOWN:
-        napkin_change(&h->napkin, act == ACT_VALUE_UP ? 1 : -1);
+        hier_napkin_change(&h->napkin, act == ACT_VALUE_UP ? 1 : -1);
         next->step = 1;
         return true;
     case ACT_MEASURE:

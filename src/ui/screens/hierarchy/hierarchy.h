@@ -32,7 +32,7 @@ struct hier_result {
 
 /* The screen's state, kept in a->screen_state[SCREEN_HIERARCHY] (NULL until first shown). */
 struct hier_screen {
-    struct napkin_inputs napkin;
+    struct hier_napkin_inputs napkin;
     uint64_t copy_id, ar_id; /* outstanding jobs, 0 = none */
     struct hier_result copy; /* memcpy bandwidth */
     struct hier_result ar;   /* all-reduce busbw on the backend's ranks */

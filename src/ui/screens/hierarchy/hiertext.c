@@ -273,14 +273,14 @@ static const struct {
     [NF_M] = {"micro-batches", 1, 65536, 4, false},
 };
 
-void napkin_defaults(struct napkin_inputs *in)
+void hier_napkin_defaults(struct hier_napkin_inputs *in)
 {
     for (int f = 0; f < NF_COUNT; f++)
         in->v[f] = fields[f].def;
     in->sel = 0;
 }
 
-void napkin_change(struct napkin_inputs *in, int dir)
+void hier_napkin_change(struct hier_napkin_inputs *in, int dir)
 {
     int f = in->sel;
     if (f < 0 || f >= NF_COUNT || dir == 0) return;
@@ -296,18 +296,18 @@ void napkin_change(struct napkin_inputs *in, int dir)
     if (in->v[NF_M] > in->v[NF_B]) in->v[NF_M] = in->v[NF_B];
 }
 
-void napkin_select(struct napkin_inputs *in, int dir)
+void hier_napkin_select(struct hier_napkin_inputs *in, int dir)
 {
     in->sel = ((in->sel + (dir > 0 ? 1 : -1)) % NF_COUNT + NF_COUNT) % NF_COUNT;
 }
 
-const char *napkin_field_name(enum napkin_field f)
+const char *hier_napkin_field_name(enum hier_napkin_field f)
 {
     return (unsigned)f < NF_COUNT ? fields[f].name : "?";
 }
 
-void napkin_field_value(const struct napkin_inputs *in, enum napkin_field f, char *buf,
-                        size_t n)
+void hier_napkin_field_value(const struct hier_napkin_inputs *in, enum hier_napkin_field f,
+                             char *buf, size_t n)
 {
     double v = (unsigned)f < NF_COUNT ? in->v[f] : 0;
     switch (f) {
@@ -334,11 +334,11 @@ void napkin_field_value(const struct napkin_inputs *in, enum napkin_field f, cha
     }
 }
 
-static void napkin_field(struct hier_line *l, const struct napkin_inputs *in,
-                         enum napkin_field f)
+static void hier_napkin_field(struct hier_line *l, const struct hier_napkin_inputs *in,
+                              enum hier_napkin_field f)
 {
     char v[32];
-    napkin_field_value(in, f, v, sizeof v);
+    hier_napkin_field_value(in, f, v, sizeof v);
     hier_add(l, HS_DIM, " %s ", fields[f].name);
     hier_add(l, in->sel == (int)f ? HS_FIELD_SEL : HS_FIELD, "[%s]", v);
 }
@@ -373,7 +373,7 @@ static void hier_napkin_zero(bool utf8, struct hier_lines *out)
     hier_add(l, HS_MODEL, "%.2g GB", z.stage3 / 1e9);
 }
 
-void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *out)
+void hier_napkin(const struct hier_napkin_inputs *in, bool utf8, struct hier_lines *out)
 {
     out->n = 0;
     const double *v = in->v;
@@ -386,9 +386,9 @@ void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *o
     /* Effective bandwidth. */
     l = hier_line_new(out);
     hier_add(l, HS_TEXT, "effective bandwidth ");
-    napkin_field(l, in, NF_SIZE);
-    napkin_field(l, in, NF_W);
-    napkin_field(l, in, NF_DURATION);
+    hier_napkin_field(l, in, NF_SIZE);
+    hier_napkin_field(l, in, NF_W);
+    hier_napkin_field(l, in, NF_DURATION);
     l = hier_line_new(out);
     fmt_bw(napkin_effective_bw(v[NF_SIZE], W, v[NF_DURATION]), a, sizeof a);
     fmt_bw(2 * v[NF_SIZE] / v[NF_DURATION], b, sizeof b);
@@ -400,9 +400,9 @@ void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *o
     /* DDP sync time. */
     l = hier_line_new(out);
     hier_add(l, HS_TEXT, "DDP sync per step   ");
-    napkin_field(l, in, NF_PARAMS);
-    napkin_field(l, in, NF_BYTES);
-    napkin_field(l, in, NF_BW);
+    hier_napkin_field(l, in, NF_PARAMS);
+    hier_napkin_field(l, in, NF_BYTES);
+    hier_napkin_field(l, in, NF_BW);
     l = hier_line_new(out);
     fmt_time(napkin_ddp_sync_s(v[NF_PARAMS], v[NF_BYTES], v[NF_BW], W), a, sizeof a);
     fmt_time(napkin_ddp_sync_s(v[NF_PARAMS], v[NF_BYTES], v[NF_BW], 0), b, sizeof b);
@@ -414,9 +414,9 @@ void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *o
     /* TP vs DDP elements. */
     l = hier_line_new(out);
     hier_add(l, HS_TEXT, "TP vs DDP elements  ");
-    napkin_field(l, in, NF_L);
-    napkin_field(l, in, NF_B);
-    napkin_field(l, in, NF_D);
+    hier_napkin_field(l, in, NF_L);
+    hier_napkin_field(l, in, NF_B);
+    hier_napkin_field(l, in, NF_D);
     l = hier_line_new(out);
     double tp = napkin_tp_elements(v[NF_L], v[NF_B], v[NF_D]);
     double dp = napkin_ddp_elements(v[NF_L], v[NF_D]);
@@ -443,7 +443,7 @@ void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *o
     hier_add(l, HS_TEXT, "per step on each link ");
     hier_add(l, HS_MODEL, "(model)");
     hier_add(l, HS_DIM, ", forward, W ranks,");
-    napkin_field(l, in, NF_M);
+    hier_napkin_field(l, in, NF_M);
     l = hier_line_new(out);
     hier_add(l, HS_DIM, "  %-9s %-18s %-20s %s", "link", "DDP 1 all-reduce", "TP L all-gathers",
              "PP one boundary");

@@ -96,7 +96,7 @@ void hier_ladder(const struct hier_measured *m, bool utf8, bool detail, struct h
 
 /* ---- napkin math ------------------------------------------------------------------------ */
 
-enum napkin_field {
+enum hier_napkin_field {
     NF_SIZE,     /* all-reduce size, bytes */
     NF_W,        /* ranks */
     NF_DURATION, /* measured duration, seconds */
@@ -110,27 +110,27 @@ enum napkin_field {
     NF_COUNT
 };
 
-struct napkin_inputs {
+struct hier_napkin_inputs {
     double v[NF_COUNT];
     int sel; /* the selected field */
 };
 
 /* The lecture's numbers: 200·1024² fp32 on 8 ranks in 3.5 ms; 1e9 fp32 parameters at
  * 400 GB/s; L = 4, B = 128, D = 1024 (its MLP), 4 micro-batches. */
-void napkin_defaults(struct napkin_inputs *in);
+void hier_napkin_defaults(struct hier_napkin_inputs *in);
 /* Change the selected field one notch up (dir > 0) or down: sizes, parameters, bandwidth and
  * duration double or halve, counts step by one (B, D, L double and halve too), each within
  * its limits (W 2..CV_MAX_RANKS ... ). */
-void napkin_change(struct napkin_inputs *in, int dir);
+void hier_napkin_change(struct hier_napkin_inputs *in, int dir);
 /* Select the next (dir > 0) or previous field, wrapping. */
-void napkin_select(struct napkin_inputs *in, int dir);
+void hier_napkin_select(struct hier_napkin_inputs *in, int dir);
 /* A field's name and its value as shown: ("size", "800 MiB"). */
-const char *napkin_field_name(enum napkin_field f);
-void napkin_field_value(const struct napkin_inputs *in, enum napkin_field f, char *buf,
-                        size_t n);
+const char *hier_napkin_field_name(enum hier_napkin_field f);
+void hier_napkin_field_value(const struct hier_napkin_inputs *in, enum hier_napkin_field f,
+                             char *buf, size_t n);
 
 /* The napkin panel: the three calculations and the schemes-per-link table. */
-void hier_napkin(const struct napkin_inputs *in, bool utf8, struct hier_lines *out);
+void hier_napkin(const struct hier_napkin_inputs *in, bool utf8, struct hier_lines *out);
 
 /* ---- what-if ---------------------------------------------------------------------------- */
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../../../core/util.h"
+#include "../../../core/vec.h"
 #include "../../app.h"
 #include "../../kit/draw.h"
 #include "../../kit/text.h"
@@ -27,12 +28,11 @@
 
 static struct pline *ll_new(struct lesson_lines *v)
 {
-    if (v->n == v->cap) {
-        v->cap = v->cap ? v->cap * 2 : 64;
-        struct pline *nl = xcalloc((size_t)v->cap, sizeof *nl);
-        if (v->l) memcpy(nl, v->l, (size_t)v->n * sizeof *nl);
-        free(v->l);
-        v->l = nl;
+    if (v->n == v->cap) { /* the new places zeroed, as the lines' owners expect */
+        size_t cap = (size_t)v->cap, old = cap;
+        VEC_GROW(v->l, cap, (size_t)v->n + 1);
+        memset(v->l + old, 0, (cap - old) * sizeof *v->l);
+        v->cap = (int)cap;
     }
     struct pline *l = &v->l[v->n++];
     l->n = 0;
