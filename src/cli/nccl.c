@@ -24,6 +24,7 @@
 #include "json.h"
 #include "records/records.h"
 #include "records/recfile.h"
+#include "records/recfit.h"
 
 static void nccl_usage(FILE *f)
 {
@@ -141,6 +142,34 @@ static void json_rings_trees(cJSON *root, const struct rec_log *L)
     }
 }
 
+/* "fit": the α-β model fitted to the test's out-of-place times (recfit.h: the path of
+ * `model --fit`), or null with "fit_error" saying why there is none. */
+static void json_fit(cJSON *o, const struct rec_log *L, const struct rec_test *t)
+{
+    struct rec_fit fit;
+    rec_fit_test(L, t, false, &fit);
+    if (!fit.ok) {
+        cli_json_null(o, "fit");
+        cli_json_str(o, "fit_error", fit.why);
+        return;
+    }
+    cJSON *f = cli_json_add_object(o, "fit");
+    cli_json_str(f, "source", "model: alpha-beta fit of the measured out-of-place rows");
+    cli_json_str(f, "algo", algo_name(fit.algo));
+    cli_json_num(f, "ranks", fit.nranks);
+    cli_json_num(f, "rows", fit.nrows);
+    cli_json_num(f, "rows_skipped", fit.skipped);
+    cli_json_real(f, "alpha_us", fit.f.alpha_s * 1e6, 8);
+    if (fit.f.inv_beta > 0)
+        cli_json_real(f, "beta_gbps", fit.f.beta_Bps / 1e9, 8);
+    else
+        cli_json_null(f, "beta_gbps");
+    cli_json_real(f, "r2", fit.f.r2, 8);
+    cli_json_real(f, "rel_rms", fit.f.rel_rms, 8);
+    cJSON_AddBoolToObject(f, "physical", fit.f.physical);
+    cli_json_null(o, "fit_error");
+}
+
 static void json_tests(cJSON *root, const struct rec_log *L)
 {
     cJSON *tests = cli_json_add_array(root, "tests");
@@ -159,6 +188,7 @@ static void json_tests(cJSON *root, const struct rec_log *L)
             json_meas(row, "ip", &t->rows[r].ip);
         }
         json_num_or_null(o, "avg_busbw", t->avg_busbw, 8);
+        json_fit(o, L, t);
     }
 }
 
@@ -280,6 +310,28 @@ static void text_links(const struct rec_log *L)
     free(done);
 }
 
+/* The α-β fit of the test's out-of-place times, labelled as the model it is. */
+static void text_fit(const struct rec_log *L, const struct rec_test *t)
+{
+    struct rec_fit fit;
+    rec_fit_test(L, t, false, &fit);
+    if (!fit.ok) {
+        printf("  fit: none (%s)\n", fit.why);
+        return;
+    }
+    printf(
+        "  fit (model: t = steps*alpha + port bytes/beta, %s plan on %d ranks, least squares "
+        "over %d measured out-of-place rows%s):\n",
+        algo_name(fit.algo), fit.nranks, fit.nrows,
+        fit.skipped ? ", smaller ones left out" : "");
+    printf("    alpha %.4g us per step, ", fit.f.alpha_s * 1e6);
+    if (fit.f.inv_beta > 0)
+        printf("beta %.4g GB/s", fit.f.beta_Bps / 1e9);
+    else
+        printf("beta none (1/beta %.3g s/B <= 0)", fit.f.inv_beta);
+    printf(", R^2 %.4f%s\n", fit.f.r2, fit.f.physical ? "" : "  (not physical)");
+}
+
 static void text_tests(const struct rec_log *L)
 {
     for (int i = 0; i < L->ntests; i++) {
@@ -295,6 +347,7 @@ static void text_tests(const struct rec_log *L)
                    w->oop.algbw, w->oop.busbw, w->ip.time_us, w->ip.algbw, w->ip.busbw);
         }
         if (!isnan(t->avg_busbw)) printf("  avg busbw %.4g GB/s\n", t->avg_busbw);
+        text_fit(L, t);
     }
 }
 
