@@ -11,6 +11,7 @@
 #include "../../frame.h"
 #include "../../kit/text.h"
 #include "../../overlays/overlays.h"
+#include "topotests.h"
 #include "topotext.h"
 
 struct topo_state {
@@ -18,6 +19,8 @@ struct topo_state {
     struct topo_group *groups; /* the record's ranks by host, made on first use */
     int ngroups;
 };
+
+static int topo_chans(const struct app *a, int *out);
 
 static struct topo_state *topo_st(struct app *a)
 {
@@ -27,6 +30,9 @@ static struct topo_state *topo_st(struct app *a)
     if (a->rec && !t->groups) {
         t->groups = xcalloc(TOPO_MAX_GROUPS, sizeof *t->groups);
         t->ngroups = topo_groups(a->rec, t->groups, TOPO_MAX_GROUPS);
+        /* nccl-tests output alone (no rings, no trees): open on its rows. */
+        int ch[REC_MAX_CHANNELS];
+        if (topo_chans(a, ch) == 0 && a->rec->ntests > 0) t->pub.test = 1;
     }
     return t;
 }
@@ -129,6 +135,17 @@ static bool topo_action(struct app *a, enum ui_action act, struct scene *next)
     }
     case ACT_TOPO_TREE:
         t->pub.tree = !t->pub.tree;
+        return true;
+    case ACT_TOPO_TESTS:
+        if (!a->rec || a->rec->ntests == 0) {
+            snprintf(a->msg, sizeof a->msg, "the record has no nccl-tests rows");
+        } else {
+            /* Around the tests and back to the ring; a record with no ring nor tree has
+             * only its tests to show. */
+            int ch[REC_MAX_CHANNELS];
+            t->pub.test = (t->pub.test + 1) % (a->rec->ntests + 1);
+            if (t->pub.test == 0 && topo_chans(a, ch) == 0) t->pub.test = 1;
+        }
         return true;
     case ACT_TOPO_RUN:
         return topo_run(a, next);
@@ -338,6 +355,18 @@ static void topo_status(const struct app *a, struct rect r, int ch, int k, int n
         return;
     }
     if (!a->rec) return;
+    const struct topo_state *t = a->screen_state[SCREEN_TOPOLOGY];
+    if (t && t->pub.test > 0) {
+        char ks[16];
+        bool hint = app_key_hint(a, ACT_TOPO_TESTS, ks, sizeof ks);
+        const char *then = t->pub.test < a->rec->ntests ? ": next test)"
+                           : ch >= 0                    ? ": back to the ring)"
+                                                        : ": the first test)";
+        draw_putf(r.y, r.x, r.w, a->th.role[TH_STEP], "nccl-tests: test %d of %d%s%s%s",
+                  t->pub.test, a->rec->ntests, hint ? " (" : "", hint ? ks : "",
+                  hint ? then : "");
+        return;
+    }
     if (ch < 0) {
         draw_put(r.y, r.x, r.w, a->th.role[TH_WARN], "the record has no rings nor trees");
         return;
@@ -365,6 +394,8 @@ static void topo_draw(struct app *a, struct rect area)
     if (!a->rec) {
         draw_put(body.y, body.x, body.w, A_BOLD,
                  "no record: start collviz --nccl-log FILE... (NCCL INFO logs, nccl-tests)");
+    } else if (t->pub.test > 0 && t->pub.test <= a->rec->ntests) {
+        topo_tests_draw(a, body, t->pub.test - 1);
     } else {
         int used = topo_nodes(a, body, 9);
         struct rect rest = {body.y + used, body.x, body.h - used, body.w};
@@ -389,6 +420,11 @@ static void topo_help(const struct app *a, struct plines *p, int width)
                    "Each hop's class is what NCCL's own link line says; underlined hops leave "
                    "a node. Steps are the record's channels.",
                    3);
+    pl_wrapped_max(
+        p, A_NORMAL, width,
+        "T: the record's nccl-tests rows, busbw vs size as measured (from the file), "
+        "and the alpha-beta model fitted to them as model --fit does.",
+        3);
 }
 
 static void topo_free(struct app *a)
