@@ -5,7 +5,8 @@
 # point on the top row at the right end, the points labelled measured (from the file), and
 # the alpha-beta fit labelled model with the alpha, beta and R^2 that
 # tests/cli/nccl_fit_ref.py fits from the file's text by itself. On a record with rings
-# (one H800 node), T goes from the ring to the tests and back.
+# (one H800 node), T goes from the ring to the tests and back. Without a record on the CPU
+# backend, t says there is no NCCL log (not a GPU run).
 . "$(dirname "$0")/lib.sh" "$1"
 
 LOG=tests/records/nccltests-h100-2node16-allreduce.log
@@ -51,5 +52,17 @@ tm_keys T
 tm_wait "channel 0's ring" 5 || fail "07-h800: T did not come back to the ring"
 tm_keys q
 tm_wait "EXITED:0" 5 || fail "07-h800: q"
+tm_cleanup
+# No record and no GPU: t says plainly that there is no NCCL log, and t goes back.
+tm_start 100 30 "--no-measure --backend cpu"
+tm_wait "step 0/" 10 || fail "cpu: the collectives screen never came up"
+tm_keys t
+tm_wait "no NCCL log: not a GPU run (backend cpu)" 5 || fail "cpu: t did not say there is no log"
+tm_screen | grep -qF "collviz --nccl-log FILE... reads a real cluster's record" ||
+    fail "cpu: no word on how to read a record"
+tm_keys t
+tm_wait "step 0/" 5 || fail "cpu: t did not go back"
+tm_keys q
+tm_wait "EXITED:0" 5 || fail "cpu: q"
 tm_cleanup
 echo "PASS ($TEST)"

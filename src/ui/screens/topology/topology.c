@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../../core/util.h"
+#include "../../../worker/worker.h"
 #include "../../app.h"
 #include "../../frame.h"
 #include "../../kit/text.h"
@@ -21,6 +22,7 @@ struct topo_state {
 };
 
 static int topo_chans(const struct app *a, int *out);
+static void topo_free(struct app *a);
 
 static struct topo_state *topo_st(struct app *a)
 {
@@ -64,9 +66,70 @@ static int topo_cur_chan(const struct app *a, int *k, int *n)
     return ch[*k];
 }
 
+void topo_request_log(struct app *a)
+{
+    a->liblog_id = 0;
+    a->liblog_post = false;
+    if (!a->w) {
+        snprintf(a->rec_why, sizeof a->rec_why, "no NCCL log: not a GPU run (no backend)");
+    } else if (!(worker_facts(a->w)->caps & BACKEND_CAP_GPU)) {
+        snprintf(a->rec_why, sizeof a->rec_why, "no NCCL log: not a GPU run (backend %s)",
+                 worker_backend_name(a->w));
+    } else if (worker_remote(a->w)) {
+        snprintf(a->rec_why, sizeof a->rec_why,
+                 "no NCCL log here: the NCCL job runs elsewhere, its log is on its hosts");
+    } else {
+        a->liblog_post = true; /* topo_apply posts it */
+        snprintf(a->rec_why, sizeof a->rec_why, "reading this machine's NCCL INFO log...");
+    }
+}
+
+/* The NCCL backend's log, read into the record the screen shows (the one before it, also
+ * the backend's, gives way); a log with no NCCL line in it yet says so. */
+static bool topo_result(struct app *a, const struct result *r)
+{
+    if (r->kind != JOB_LIBLOG || !a->liblog_id || r->job_id != a->liblog_id) return false;
+    a->liblog_id = 0;
+    struct rec_log *L = NULL;
+    if (r->status == CV_OK && r->liblog.text) {
+        L = rec_new();
+        rec_parse(L, "NCCL INFO log", r->liblog.text, r->liblog.len);
+        rec_finish(L);
+        if (topo_nranks(L) == 0) {
+            snprintf(a->rec_why, sizeof a->rec_why,
+                     "no ranks in %.120s yet: NCCL writes them at its first collective (m "
+                     "measures)",
+                     r->liblog.src);
+            rec_free(L);
+            L = NULL;
+        }
+    } else {
+        snprintf(a->rec_why, sizeof a->rec_why, "%s", r->err);
+    }
+    if (!L && !a->rec_from_backend) return true; /* a --nccl-log record stays */
+    rec_free(a->rec);
+    a->rec = L;
+    a->rec_from_backend = L != NULL;
+    if (L) snprintf(a->rec_source, sizeof a->rec_source, "%s", r->liblog.src);
+    topo_free(a); /* the hosts and groups of the record before */
+    return true;
+}
+
+static void topo_cancelled(struct app *a)
+{
+    if (!a->liblog_id) return;
+    a->liblog_id = 0;
+    snprintf(a->rec_why, sizeof a->rec_why, "reading NCCL's log was cancelled (t reads it)");
+}
+
 static void topo_apply(struct app *a, unsigned changed)
 {
     (void)changed;
+    if (a->liblog_post && a->w) {
+        struct job j = {.kind = JOB_LIBLOG};
+        a->liblog_id = worker_post(a->w, &j);
+    }
+    a->liblog_post = false;
     topo_st(a);
 }
 
@@ -200,7 +263,8 @@ static void topo_title(const struct app *a, struct rect r)
         else
             snprintf(size, sizeof size, "%s%d ranks", a->g->sep, n);
     }
-    draw_putf(r.y, r.x, r.w, t, " collviz%stopology%s%s%s", a->g->sep, a->g->sep, ver, size);
+    draw_putf(r.y, r.x, r.w, t, " collviz%stopology%s%s%s%s%s", a->g->sep, a->g->sep, ver, size,
+              L && a->rec_source[0] ? a->g->sep : "", L ? a->rec_source : "");
 }
 
 /* One host's frame with its GPU boxes; returns the rows used (0: it does not fit). */
@@ -392,8 +456,15 @@ static void topo_draw(struct app *a, struct rect area)
     topo_status(a, (struct rect){area.y + 1, area.x + 1, 1, area.w - 2}, ch, k, n);
     struct rect body = {area.y + 2, area.x + 1, area.h - 2 - bar, area.w - 2};
     if (!a->rec) {
-        draw_put(body.y, body.x, body.w, A_BOLD,
-                 "no record: start collviz --nccl-log FILE... (NCCL INFO logs, nccl-tests)");
+        draw_put(body.y, body.x, body.w, a->liblog_id ? A_BOLD : a->th.role[TH_WARN] | A_BOLD,
+                 a->rec_why[0] ? a->rec_why : "no NCCL log: not a GPU run");
+        struct plines p = {.n = 0};
+        pl_wrapped_max(&p, a->th.role[TH_DIM], body.w,
+                       "collviz --nccl-log FILE... reads a real cluster's record (NCCL INFO "
+                       "logs, nccl-tests output); on a GPU run t reads NCCL's own log of this "
+                       "run.",
+                       3);
+        pl_draw(&p, 0, (struct rect){body.y + 2, body.x, body.h - 2, body.w});
     } else if (t->pub.test > 0 && t->pub.test <= a->rec->ntests) {
         topo_tests_draw(a, body, t->pub.test - 1);
     } else {
@@ -449,4 +520,6 @@ const struct screen_ops screen_topology = {
     .draw = topo_draw,
     .help = topo_help,
     .free_state = topo_free,
+    .result = topo_result,
+    .cancelled = topo_cancelled,
 };
