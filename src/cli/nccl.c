@@ -1,6 +1,7 @@
 /* nccl.c - `collviz nccl FILE...`: what a real cluster's own records say (records/records.h),
  * as text or one JSON object: NCCL's version, the ranks and their hosts, each channel's ring
- * (with its node crossings) and tree, the links with their class, nccl-tests' rows.
+ * (with its node crossings) and tree, the links with their class, nccl-tests' rows and
+ * the α-β fit of each test (records/recfit.h).
  *
  * Files are untrusted: each is read up to REC_MAX_BYTES (a larger one is refused), what
  * cannot be read is a "file:line:" line on stderr, and the exit status is 2 only when
@@ -35,7 +36,9 @@ static void nccl_usage(FILE *f)
             "output, one file or several (one per node), in any mix, and prints what they\n"
             "say: the NCCL version, ranks and hosts, each channel's ring in NCCL's order with\n"
             "its node crossings, the trees, each link with its class (nvlink, pcie, shm, ib,\n"
-            "roce, socket, net-plugin, unknown: from what NCCL says), and nccl-tests' rows.\n"
+            "roce, socket, net-plugin, unknown: from what NCCL says), and nccl-tests' rows\n"
+            "with the alpha-beta model fitted to each test's out-of-place times (as\n"
+            "collviz model --fit fits).\n"
             "\n"
             "Options:\n"
             "  --format F   text or json (default text)\n"

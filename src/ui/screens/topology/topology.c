@@ -457,7 +457,7 @@ static void topo_draw(struct app *a, struct rect area)
     struct rect body = {area.y + 2, area.x + 1, area.h - 2 - bar, area.w - 2};
     if (!a->rec) {
         draw_put(body.y, body.x, body.w, a->liblog_id ? A_BOLD : a->th.role[TH_WARN] | A_BOLD,
-                 a->rec_why[0] ? a->rec_why : "no NCCL log: not a GPU run");
+                 a->rec_why[0] ? a->rec_why : "no NCCL record read");
         struct plines p = {.n = 0};
         pl_wrapped_max(&p, a->th.role[TH_DIM], body.w,
                        "collviz --nccl-log FILE... reads a real cluster's record (NCCL INFO "
