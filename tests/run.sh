@@ -114,6 +114,7 @@ else
         run "fakegpu: tests/gpu/run.sh on emulated devices" \
             env GPU_TEST_FAKE=1 BUILD="$BUILD/fakegpu" bash tests/gpu/run.sh "$BUILD/fakegpu/collviz"
         run "fakegpu: screen: fake_nccl_ui.sh" bash tests/screen/fake_nccl_ui.sh "$BUILD/fakegpu/collviz"
+        run "fakegpu: screen: fake_nccl_log.sh" bash tests/screen/fake_nccl_log.sh "$BUILD/fakegpu/collviz"
         run "fakegpu: NCCL across processes (mpirun): fake_nccl_mpi.sh" \
             bash tests/gpu/fake_nccl_mpi.sh "$BUILD/fakegpu/collviz"
     else

@@ -112,6 +112,15 @@ void backend_links(const struct backend *b, int nranks, char *buf, size_t n)
     if (b && b->ops->links) b->ops->links(b, nranks, buf, n);
 }
 
+int backend_lib_log(const struct backend *b, char **text, size_t *len, char *src, size_t n)
+{
+    *text = NULL;
+    *len = 0;
+    if (b && b->ops->lib_log) return b->ops->lib_log(b, text, len, src, n);
+    snprintf(src, n, "no NCCL log: not a GPU run (backend %s)", b ? b->ops->name : "none");
+    return -1;
+}
+
 int backend_rank_device(const struct backend *b, int rank)
 {
     return b && b->ops->rank_device ? b->ops->rank_device(b, rank) : -1;

@@ -136,6 +136,11 @@ struct backend_ops {
     int (*rank_device)(const struct backend *b, int rank);
     /* That device's name, as the driver gives it ("NVIDIA H200"). */
     void (*device_name)(const struct backend *b, int dev, char *buf, size_t n);
+    /* The library's own log of what it set up (NCCL's INFO log: its rings, trees and links,
+     * for records/records.h), on the heap in *text (*len bytes; the caller frees it), and
+     * where it comes from in src ("NCCL's INFO log of this process"): 0; or -1 with why
+     * there is none in src. */
+    int (*lib_log)(const struct backend *b, char **text, size_t *len, char *src, size_t n);
 };
 
 struct run_state; /* backend/run.c's: the runtime's communicator, auto-pick cache */
@@ -171,6 +176,8 @@ void backend_lib_env(const struct backend *b, char *algo, size_t algo_n, char *p
 void backend_links(const struct backend *b, int nranks, char *buf, size_t n);
 int backend_rank_device(const struct backend *b, int rank);
 void backend_device_name(const struct backend *b, int dev, char *buf, size_t n);
+/* lib_log, safe for any backend: -1 with "no NCCL log: not a GPU run" for one without. */
+int backend_lib_log(const struct backend *b, char **text, size_t *len, char *src, size_t n);
 /* What the backend of kind k was compiled against, for when it cannot be asked ("compiled
  * against NCCL 2.28.9 and the CUDA 13.0 runtime"); "" for a kind with nothing to say. */
 void backend_build_text(enum backend_kind k, char *buf, size_t n);

@@ -519,12 +519,15 @@ static int fit_parse(int argc, char **argv, struct bench_opts *o)
     return -1;
 }
 
-/* A measured sweep's rows as model points (pts[i], algos[i]); *wrong adds up #wrong and
+/* A measured sweep's rows: each one's algorithm (algos[i]), and its α-β fit (*f, pts[i]:
+ * model_fit_sizes, the path a record's rows take too); *wrong adds up #wrong and
  * *nccl_note says NCCL chose its own algorithms (the model then counts the ring's). */
 static int fit_points(const struct bench_opts *o, const struct bench_sweep *sw,
-                      struct model_point *pts, enum algo *algos, long *wrong, bool *nccl_note)
+                      struct model_point *pts, enum algo *algos, struct model_fit *f,
+                      long *wrong, bool *nccl_note)
 {
-    char err[256];
+    size_t *bytes = xcalloc(sw->nrows + 1, sizeof *bytes);
+    double *times = xcalloc(sw->nrows + 1, sizeof *times);
     for (size_t i = 0; i < sw->nrows; i++) {
         const struct bench_result *r = &sw->rows[i].r;
         if (r->wrong > 0) *wrong += r->wrong;
@@ -532,11 +535,17 @@ static int fit_points(const struct bench_opts *o, const struct bench_sweep *sw,
             algos[i] = coll_default_algo(o->coll);
             *nccl_note = true;
         }
-        if (model_point_for(o->coll, algos[i], sw->ranks, r->bytes, r->time_us * 1e-6, &pts[i],
-                            err, sizeof err) != CV_OK) {
-            cv_eprintf("collviz: model --fit: %s\n", err);
-            return 1;
-        }
+        bytes[i] = r->bytes;
+        times[i] = r->time_us * 1e-6;
+    }
+    char err[256];
+    int rc = model_fit_sizes(o->coll, algos, sw->ranks, bytes, times, sw->nrows, pts, f, err,
+                             sizeof err);
+    free(bytes);
+    free(times);
+    if (rc != CV_OK) {
+        cv_eprintf("collviz: model --%s\n", err);
+        return 1;
     }
     return 0;
 }
@@ -626,12 +635,7 @@ static int model_fit_main(int argc, char **argv)
     struct model_point *pts = xcalloc(sw.nrows + 1, sizeof *pts);
     enum algo *algos = xcalloc(sw.nrows + 1, sizeof *algos);
     struct model_fit f;
-    char err[256];
-    rc = fit_points(&o, &sw, pts, algos, &wrong, &nccl_note);
-    if (rc == 0 && model_fit(pts, sw.nrows, &f, err, sizeof err) != CV_OK) {
-        cv_eprintf("collviz: model --%s\n", err);
-        rc = 1;
-    }
+    rc = fit_points(&o, &sw, pts, algos, &f, &wrong, &nccl_note);
     if (rc == 0) {
         if (o.json)
             fit_print_json(&o, &sw, &f, pts, algos);

@@ -1,6 +1,7 @@
 /* nccl.c - `collviz nccl FILE...`: what a real cluster's own records say (records/records.h),
  * as text or one JSON object: NCCL's version, the ranks and their hosts, each channel's ring
- * (with its node crossings) and tree, the links with their class, nccl-tests' rows.
+ * (with its node crossings) and tree, the links with their class, nccl-tests' rows and
+ * the α-β fit of each test (records/recfit.h).
  *
  * Files are untrusted: each is read up to REC_MAX_BYTES (a larger one is refused), what
  * cannot be read is a "file:line:" line on stderr, and the exit status is 2 only when
@@ -24,6 +25,7 @@
 #include "opt.h"
 #include "records/records.h"
 #include "records/recfile.h"
+#include "records/recfit.h"
 
 static const char nccl_usage[] =
     "usage: collviz nccl FILE... [--format text|json]\n"
@@ -32,7 +34,9 @@ static const char nccl_usage[] =
     "output, one file or several (one per node), in any mix, and prints what they\n"
     "say: the NCCL version, ranks and hosts, each channel's ring in NCCL's order with\n"
     "its node crossings, the trees, each link with its class (nvlink, pcie, shm, ib,\n"
-    "roce, socket, net-plugin, unknown: from what NCCL says), and nccl-tests' rows.\n";
+    "roce, socket, net-plugin, unknown: from what NCCL says), and nccl-tests' rows\n"
+    "with the alpha-beta model fitted to each test's out-of-place times (as\n"
+    "collviz model --fit fits).\n";
 
 struct nccl_opts {
     bool json;
@@ -154,6 +158,34 @@ static void json_rings_trees(cJSON *root, const struct rec_log *L)
     }
 }
 
+/* "fit": the α-β model fitted to the test's out-of-place times (recfit.h: the path of
+ * `model --fit`), or null with "fit_error" saying why there is none. */
+static void json_fit(cJSON *o, const struct rec_log *L, const struct rec_test *t)
+{
+    struct rec_fit fit;
+    rec_fit_test(L, t, false, &fit);
+    if (!fit.ok) {
+        cli_json_null(o, "fit");
+        cli_json_str(o, "fit_error", fit.why);
+        return;
+    }
+    cJSON *f = cli_json_add_object(o, "fit");
+    cli_json_str(f, "source", "model: alpha-beta fit of the measured out-of-place rows");
+    cli_json_str(f, "algo", algo_name(fit.algo));
+    cli_json_num(f, "ranks", fit.nranks);
+    cli_json_num(f, "rows", fit.nrows);
+    cli_json_num(f, "rows_skipped", fit.skipped);
+    cli_json_real(f, "alpha_us", fit.f.alpha_s * 1e6, 8);
+    if (fit.f.inv_beta > 0)
+        cli_json_real(f, "beta_gbps", fit.f.beta_Bps / 1e9, 8);
+    else
+        cli_json_null(f, "beta_gbps");
+    cli_json_real(f, "r2", fit.f.r2, 8);
+    cli_json_real(f, "rel_rms", fit.f.rel_rms, 8);
+    cJSON_AddBoolToObject(f, "physical", fit.f.physical);
+    cli_json_null(o, "fit_error");
+}
+
 static void json_tests(cJSON *root, const struct rec_log *L)
 {
     cJSON *tests = cli_json_add_array(root, "tests");
@@ -172,6 +204,7 @@ static void json_tests(cJSON *root, const struct rec_log *L)
             json_meas(row, "ip", &t->rows[r].ip);
         }
         json_num_or_null(o, "avg_busbw", t->avg_busbw, 8);
+        json_fit(o, L, t);
     }
 }
 
@@ -293,6 +326,28 @@ static void text_links(const struct rec_log *L)
     free(done);
 }
 
+/* The α-β fit of the test's out-of-place times, labelled as the model it is. */
+static void text_fit(const struct rec_log *L, const struct rec_test *t)
+{
+    struct rec_fit fit;
+    rec_fit_test(L, t, false, &fit);
+    if (!fit.ok) {
+        printf("  fit: none (%s)\n", fit.why);
+        return;
+    }
+    printf(
+        "  fit (model: t = steps*alpha + port bytes/beta, %s plan on %d ranks, least squares "
+        "over %d measured out-of-place rows%s):\n",
+        algo_name(fit.algo), fit.nranks, fit.nrows,
+        fit.skipped ? ", smaller ones left out" : "");
+    printf("    alpha %.4g us per step, ", fit.f.alpha_s * 1e6);
+    if (fit.f.inv_beta > 0)
+        printf("beta %.4g GB/s", fit.f.beta_Bps / 1e9);
+    else
+        printf("beta none (1/beta %.3g s/B <= 0)", fit.f.inv_beta);
+    printf(", R^2 %.4f%s\n", fit.f.r2, fit.f.physical ? "" : "  (not physical)");
+}
+
 static void text_tests(const struct rec_log *L)
 {
     for (int i = 0; i < L->ntests; i++) {
@@ -308,6 +363,7 @@ static void text_tests(const struct rec_log *L)
                    w->oop.algbw, w->oop.busbw, w->ip.time_us, w->ip.algbw, w->ip.busbw);
         }
         if (!isnan(t->avg_busbw)) printf("  avg busbw %.4g GB/s\n", t->avg_busbw);
+        text_fit(L, t);
     }
 }
 

@@ -189,3 +189,17 @@ int model_fit(const struct model_point *pts, size_t n, struct model_fit *out, ch
     out->rel_rms = sqrt(rel / (double)n);
     return CV_OK;
 }
+
+int model_fit_sizes(enum coll c, const enum algo *algos, int nranks, const size_t *bytes,
+                    const double *time_s, size_t n, struct model_point *pts,
+                    struct model_fit *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    char why[200];
+    for (size_t i = 0; i < n; i++) {
+        int rc =
+            model_point_for(c, algos[i], nranks, bytes[i], time_s[i], &pts[i], why, sizeof why);
+        if (rc != CV_OK) return cv_err(err, errlen, rc, "fit: %s", why);
+    }
+    return model_fit(pts, n, out, err, errlen);
+}

@@ -108,4 +108,13 @@ int model_fit(const struct model_point *pts, size_t n, struct model_fit *out, ch
 int model_point_for(enum coll c, enum algo a, int nranks, size_t bytes, double time_s,
                     struct model_point *out, char *err, size_t errlen);
 
+/* Fit α and β to n measured rows of collective c on nranks ranks: row i is bytes[i] (S) in
+ * time_s[i] with algorithm algos[i]; each row's point from its plan (model_point_for) into
+ * pts[n], then model_fit. The one path from measured rows to a fit: `collviz model --fit`
+ * and a record's nccl-tests rows (records/recfit.h) both call it. Errors as model_fit's and
+ * model_point_for's, every one starting "fit: ". */
+int model_fit_sizes(enum coll c, const enum algo *algos, int nranks, const size_t *bytes,
+                    const double *time_s, size_t n, struct model_point *pts,
+                    struct model_fit *out, char *err, size_t errlen);
+
 #endif

@@ -223,11 +223,9 @@ static bool app_switch_screen(struct app *a, enum ui_action act, struct scene *n
         next->screen = a->sc.screen == SCREEN_HIERARCHY ? SCREEN_COLLECTIVES : SCREEN_HIERARCHY;
         break;
     case ACT_TOPOLOGY: /* t: the record's topology screen (its own action leaves it) */
-        if (!a->rec) {
-            snprintf(a->msg, sizeof a->msg,
-                     "no NCCL record: start collviz --nccl-log FILE... to see one");
-            break;
-        }
+        /* No record given: the NCCL backend's own log, read again each time (NCCL connects
+         * at its first collective), or the screen says why there is none. */
+        if (!a->rec || a->rec_from_backend) topo_request_log(a);
         next->screen = SCREEN_TOPOLOGY;
         next->step = topo_entry_step(a);
         break;

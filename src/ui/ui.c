@@ -526,6 +526,14 @@ static int ui_read_logs(struct app *a, const struct ui_opts *o, struct scene *st
                 o->logs[0]);
         return 2;
     }
+    const char *base = strrchr(o->logs[0], '/');
+    if (o->nlogs > 1)
+        snprintf(a->rec_source, sizeof a->rec_source, "%.120s and %d more",
+                 base ? base + 1 : o->logs[0], o->nlogs - 1);
+    else
+        snprintf(a->rec_source, sizeof a->rec_source, "%.120s", base ? base + 1 : o->logs[0]);
+    for (char *c = a->rec_source; *c; c++) /* a file name is shown: printable ASCII only */
+        if (*c < 0x20 || *c > 0x7e) *c = '?';
     start->screen = SCREEN_TOPOLOGY;
     start->step = 0;
     start->ring_n = 0;

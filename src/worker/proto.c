@@ -542,6 +542,8 @@ static void rd_job(struct rd *r, struct job *j)
     case JOB_MEMCPY:
         rd_memcpy_job(r, &j->copy);
         break;
+    case JOB_LIBLOG: /* not carried (worker.h): rd_enum refused it above */
+        break;
     }
 }
 
@@ -609,6 +611,8 @@ static void rd_result(struct rd *r, struct result *res)
         break;
     case JOB_MEMCPY:
         rd_memcpy_result(r, &res->copy);
+        break;
+    case JOB_LIBLOG: /* not carried (worker.h): rd_enum refused it above */
         break;
     }
 }

@@ -127,6 +127,10 @@ void result_free(struct result *r)
         free(r->train.summary);
         r->train.summary = NULL;
     }
+    if (r->kind == JOB_LIBLOG) {
+        free(r->liblog.text);
+        r->liblog.text = NULL;
+    }
 }
 
 /* ---- jobs ------------------------------------------------------------------------- */
@@ -153,6 +157,16 @@ static void worker_do_measure(struct worker *w, const struct job *j)
     r.status =
         backend_measure(w->b, &p, &r.measure, worker_cancel_flag(w), r.err, sizeof r.err);
     if (r.status == CV_OK) backend_links(w->b, p.nranks, r.measure.link, sizeof r.measure.link);
+    worker_post_result(w, &r);
+}
+
+static void worker_do_liblog(struct worker *w, const struct job *j)
+{
+    struct result r;
+    worker_result_init(w, j, &r);
+    if (backend_lib_log(w->b, &r.liblog.text, &r.liblog.len, r.liblog.src,
+                        sizeof r.liblog.src) != 0)
+        r.status = cv_err(r.err, sizeof r.err, CV_EUNAVAIL, "%s", r.liblog.src);
     worker_post_result(w, &r);
 }
 
@@ -429,6 +443,9 @@ static void worker_run_job(struct worker *w, const struct job *j)
         break;
     case JOB_MEMCPY:
         worker_do_memcpy(w, j);
+        break;
+    case JOB_LIBLOG:
+        worker_do_liblog(w, j);
         break;
     default: {
         struct result r;

@@ -25,6 +25,8 @@ enum job_kind {
     JOB_CHECK,   /* display scale: trace vs backend on the same small input */
     JOB_TRAIN,   /* train the lecture's MLP (train) and the single device: result.train */
     JOB_MEMCPY,  /* this host's memory copy bandwidth on the worker thread: result.copy */
+    JOB_LIBLOG,  /* the library's own log (NCCL's INFO log): result.liblog; local workers only
+                  * (the job protocol does not carry it: a remote job's log is on its host) */
 };
 
 /* JOB_MEMCPY's result: the best of `reps` memcpy calls of `bytes` between two buffers that
@@ -92,6 +94,11 @@ struct result_check {
 struct result_train {
     struct train_summary *summary; /* NULL when the run failed */
 };
+struct result_liblog {
+    char *text; /* on the heap (result_free); NULL when there is none (status, err: why) */
+    size_t len;
+    char src[200]; /* what it is: "this machine's NCCL INFO log (this run)" */
+};
 
 struct result {
     uint64_t job_id;
@@ -106,10 +113,11 @@ struct result {
         struct result_check check;   /* CHECK */
         struct result_train train;   /* TRAIN */
         struct memcpy_result copy;   /* MEMCPY */
+        struct result_liblog liblog; /* LIBLOG */
     };
 };
 
-/* Release what a result owns (TRAIN's summary) and zero the pointer. */
+/* Release what a result owns (TRAIN's summary, LIBLOG's text) and zero the pointer. */
 void result_free(struct result *r);
 
 /* What the UI may know about the backend, copied out once when the worker starts (and

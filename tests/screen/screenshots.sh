@@ -112,6 +112,15 @@ shot parallel_ddp_measured "--scene 'screen=parallel scheme=ddp step=13'" \
 # napkin-math page.
 shot hierarchy_measured "--scene 'screen=hierarchy'" "how: all-reduce of" || fail=1
 shot hierarchy_napkin "--scene 'screen=hierarchy step=1'" "Napkin math" || fail=1
+# Real clusters' records (docs/records.md): a two-node EFA job's ring, a two-node
+# nccl-tests table's busbw plot and fit, one NVSwitch node's record on the hierarchy.
+REC="$HERE/../records"
+shot topology_two_node "--no-measure --nccl-log $REC/efa-2node-t4-nccl2127-ompi.log" \
+    "node crossings: 2" || fail=1
+shot topology_nccltests "--no-measure --nccl-log $REC/nccltests-h100-2node16-allreduce.log" \
+    "model: " || fail=1
+shot hierarchy_record "--no-measure --nccl-log $REC/07-h800-8gpu-1proc-nvls-broadcast-nccl2183.log" \
+    "channel 0" y "the record's links" || fail=1
 # Presenter mode on the test fixture, and the speaker's notes terminal following it.
 # Both run with a private XDG_RUNTIME_DIR so the notes socket is theirs alone.
 shot_present() {

@@ -277,12 +277,79 @@ static void test_whatif(void **state)
     }
 }
 
+/* Link class -> tier: what each class runs over, written out by hand. */
+static void test_tier_for_class(void **state)
+{
+    (void)state;
+    assert_int_equal(hier_tier_for_class(REC_NVLINK), TIER_NVLINK);
+    assert_int_equal(hier_tier_for_class(REC_PCIE), TIER_PCIE);
+    assert_int_equal(hier_tier_for_class(REC_SHM), TIER_PCIE); /* host memory, over PCIe */
+    assert_int_equal(hier_tier_for_class(REC_IB), TIER_IB);
+    assert_int_equal(hier_tier_for_class(REC_ROCE), TIER_IB);
+    assert_int_equal(hier_tier_for_class(REC_SOCKET), TIER_ETHERNET);
+    assert_int_equal(hier_tier_for_class(REC_NET_PLUGIN), -1); /* EFA, IBext: not said */
+    assert_int_equal(hier_tier_for_class(REC_UNKNOWN), -1);
+}
+
+/* A record on the ladder: its links by class under their tiers, its largest busbw (the
+ * in-place 40.5 at 1 MiB of the table below) beside the slowest tier (ethernet: the
+ * socket link), labelled measured (from the file); no record, no such lines. */
+static void test_ladder_record(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "a:1:1 [0] NCCL INFO Channel 00/0 : 0[1000] -> 1[2000] via P2P/IPC/read\n"
+        "a:1:1 [0] NCCL INFO Channel 01/0 : 0[1000] -> 1[2000] via P2P/IPC/read\n"
+        "a:1:1 [0] NCCL INFO Channel 00/0 : 1[2000] -> 2[1000] via SHM/direct/direct\n"
+        "a:1:1 [0] NCCL INFO Channel 00/0 : 2[1000] -> 0[1000] [send] via NET/Socket/0\n"
+        "# Collective test starting: all_reduce_perf\n"
+        "#       size         count      type   redop    root     time   algbw   busbw #wrong"
+        "     time   algbw   busbw #wrong\n"
+        "     1048576        262144     float     sum      -1    50.00   20.97   39.30      0"
+        "    48.50   21.62   40.50      0\n"
+        "     2097152        524288     float     sum      -1    99.00   21.18   39.71      0"
+        "    99.00   21.18   39.71      0\n";
+    struct rec_log *L = rec_new();
+    rec_parse(L, "t.log", text, strlen(text));
+    rec_finish(L);
+    struct hier_measured m;
+    measured_init(&m);
+    hier_record_from(L, &m.rec);
+    assert_true(m.rec.loaded);
+    assert_int_equal(m.rec.cls[REC_NVLINK], 2);
+    assert_int_equal(m.rec.cls[REC_SHM], 1);
+    assert_int_equal(m.rec.cls[REC_SOCKET], 1);
+    assert_int_equal(m.rec.slowest, TIER_ETHERNET);
+    assert_true(m.rec.busbw_gbs == 40.5);
+    struct hier_lines p;
+    hier_ladder(&m, false, false, &p);
+    int nv = find(&p, "NVLink 5"), pc = find(&p, "PCIe 7.0"), eth = find(&p, "Ethernet  ");
+    assert_int_equal(find(&p, "< the record's links: nvlink 2"), nv + 1);
+    assert_int_equal(find(&p, "< the record's links: shm 1 (through host memory)"), pc + 1);
+    int r = find(&p, "< the record's links: socket 1");
+    assert_int_equal(r, eth + 1);
+    int b = find(&p, "the record, busbw: 40.5 GB/s measured (from the file); 202x the "
+                     "lecture's ethernet");
+    assert_int_equal(b, r + 1);
+    assert_int_equal(style_of(&p, b, "40.5 GB/s"), HS_MEASURED);
+    find(&p, "how: nccl-tests all_reduce float at 1 MiB, in-place");
+    rec_free(L);
+    /* no record: nothing of one */
+    measured_init(&m);
+    hier_ladder(&m, false, false, &p);
+    char buf[1024];
+    for (int i = 0; i < p.n; i++) {
+        hier_line_text(&p.l[i], buf, sizeof buf);
+        assert_null(strstr(buf, "record"));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ladder),
-        cmocka_unit_test(test_napkin),
-        cmocka_unit_test(test_whatif),
+        cmocka_unit_test(test_ladder),        cmocka_unit_test(test_napkin),
+        cmocka_unit_test(test_whatif),        cmocka_unit_test(test_tier_for_class),
+        cmocka_unit_test(test_ladder_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

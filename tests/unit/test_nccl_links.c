@@ -248,9 +248,14 @@ static bool log_user(void)
     nccl_links_log_begin();
     char buf[200];
     nccl_links_log_text(2, buf, sizeof buf);
+    char *text = (char *)"x", src[200];
+    size_t len = 1;
     bool ok = strcmp(buf, "not read (NCCL_DEBUG is set by you)") == 0 &&
               strcmp(getenv("NCCL_DEBUG"), "WARN") == 0 && !getenv("NCCL_DEBUG_FILE") &&
               !getenv("NCCL_DEBUG_SUBSYS");
+    /* the whole log for the records parser: not read either */
+    ok = ok && nccl_links_log_read(&text, &len, src, sizeof src) == -1 && !text && len == 0 &&
+         strcmp(src, "no NCCL log: not read (NCCL_DEBUG is set by you: the log is yours)") == 0;
     nccl_links_log_end();
     return ok;
 }
@@ -276,6 +281,11 @@ static void test_log_private(void **state)
     char buf[256];
     nccl_links_log_text(2, buf, sizeof buf);
     assert_string_equal(buf, ""); /* before any open */
+    char *text, src[200];
+    size_t len;
+    assert_int_equal(nccl_links_log_read(&text, &len, src, sizeof src), -1);
+    assert_null(text);
+    assert_string_equal(src, "no NCCL log: NCCL has not been opened");
 
     /* Opened and closed before NCCL wrote anything: all gone, variables too. */
     nccl_links_log_begin();
@@ -308,6 +318,10 @@ static void test_log_private(void **state)
     assert_string_equal(buf, "no connections in NCCL's INFO log yet");
     nccl_links_log_text(1, buf, sizeof buf); /* one rank: none to make, none awaited */
     assert_string_equal(buf, "none: one rank connects to nobody");
+    assert_int_equal(nccl_links_log_read(&text, &len, src, sizeof src), -1); /* empty */
+    assert_null(text);
+    assert_string_equal(src,
+                        "no NCCL log yet: NCCL writes it at its first collective (m measures)");
 
     FILE *f = fopen(path, "w");
     assert_non_null(f);
@@ -317,6 +331,15 @@ static void test_log_private(void **state)
     nccl_links_log_text(2, buf, sizeof buf);
     assert_string_equal(buf,
                         "P2P/CUMEM (NVLink or PCIe peer access), 1 channel (NCCL INFO log)");
+    /* the whole text, as NCCL wrote it, for the records parser */
+    static const char want[] = "h:1:2 [0] NCCL INFO NCCL_DEBUG_FILE set\n"
+                               "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via "
+                               "P2P/CUMEM/read\n";
+    assert_int_equal(nccl_links_log_read(&text, &len, src, sizeof src), 0);
+    assert_int_equal(len, strlen(want));
+    assert_memory_equal(text, want, len);
+    assert_string_equal(src, "this machine's NCCL INFO log (this run)");
+    free(text);
 
     nccl_links_log_end();
     assert_true(exists(path)); /* one backend still open */

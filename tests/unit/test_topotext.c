@@ -149,13 +149,33 @@ static void test_trees(void **state)
     rec_free(L);
 }
 
+/* The plot's axes: 8 B .. 8 GiB is 2^3 .. 2^33, 30 doublings over 31 columns, one a column. */
+static void test_plot_axes(void **state)
+{
+    (void)state;
+    double lo = 8, hi = 8589934592.0;
+    assert_int_equal(topo_plot_col(8, lo, hi, 31), 0);
+    assert_int_equal(topo_plot_col(16, lo, hi, 31), 1);
+    assert_int_equal(topo_plot_col(1048576, lo, hi, 31), 17); /* 2^20: 17 doublings up */
+    assert_int_equal(topo_plot_col(hi, lo, hi, 31), 30);
+    assert_int_equal(topo_plot_col(1, lo, hi, 31), 0);     /* below: clamped */
+    assert_int_equal(topo_plot_col(1e12, lo, hi, 31), 30); /* above: clamped */
+    assert_int_equal(topo_plot_col(64, lo, lo, 31), 0);    /* one size: no axis */
+    assert_true(topo_plot_size_at(17, lo, hi, 31) == 1048576.0);
+    /* busbw 0..338.82 over 11 rows: a tenth of the scale a row */
+    assert_int_equal(topo_plot_row(338.82, 338.82, 11), 10);
+    assert_int_equal(topo_plot_row(169.41, 338.82, 11), 5);
+    assert_int_equal(topo_plot_row(0, 338.82, 11), 0);
+    assert_int_equal(topo_plot_row(30, 338.82, 11), 1); /* 0.885 of a row rounds up */
+    assert_int_equal(topo_plot_row(500, 338.82, 11), 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ring_hops),
-        cmocka_unit_test(test_groups),
-        cmocka_unit_test(test_layout),
-        cmocka_unit_test(test_trees),
+        cmocka_unit_test(test_ring_hops), cmocka_unit_test(test_groups),
+        cmocka_unit_test(test_layout),    cmocka_unit_test(test_trees),
+        cmocka_unit_test(test_plot_axes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -419,6 +419,20 @@ static void nccl_links(const struct backend *b, int nranks, char *buf, size_t n)
     if (nccl_backend_get_info(b)) nccl_links_log_text(nranks, buf, n);
 }
 
+static int nccl_lib_log(const struct backend *b, char **text, size_t *len, char *src, size_t n)
+{
+    if (!nccl_backend_get_info(b)) {
+        snprintf(src, n, "no NCCL log: the NCCL backend is not open");
+        return -1;
+    }
+    int rc = nccl_links_log_read(text, len, src, n);
+    /* The host emulation writes NCCL's INFO lines too: its log is never this machine's. */
+    if (rc == 0 && nccl_emulated() && strncmp(src, "test hook", 9) != 0)
+        snprintf(src, n,
+                 "the emulated NCCL's INFO log (tests/fakegpu host emulation, not a GPU)");
+    return rc;
+}
+
 static void nccl_device_name(const struct backend *b, int dev, char *buf, size_t n)
 {
     const struct nccl_info *in = nccl_backend_get_info(b);
@@ -442,6 +456,7 @@ const struct backend_ops nccl_backend_ops = {
     .links = nccl_links,
     .rank_device = nccl_backend_gpu,
     .device_name = nccl_device_name,
+    .lib_log = nccl_lib_log,
 };
 
 /* ---- nccl_info.h ---- */

@@ -306,6 +306,79 @@ void nccl_links_log_end(void)
     pthread_mutex_unlock(&nl.mu);
 }
 
+/* The first NL_READ_MAX bytes of the file open on fd, on the heap (NULL: no memory). */
+static char *nl_read_fd(int fd, size_t *len)
+{
+    struct stat st;
+    size_t want = fd >= 0 && fstat(fd, &st) == 0 && st.st_size > 0 ? (size_t)st.st_size : 0;
+    if (want > NL_READ_MAX) want = NL_READ_MAX;
+    char *text = malloc(want + 1);
+    size_t got = 0;
+    while (text && got < want) {
+        ssize_t r = pread(fd, text + got, want - got, (off_t)got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    *len = got;
+    return text;
+}
+
+#ifdef CV_TEST_HOOKS
+/* Test hook: COLLVIZ_TEST_NCCL_LOG names a file that stands in for NCCL's log. */
+static int nl_test_log(char **text, size_t *len, char *src, size_t n)
+{
+    const char *path = getenv("COLLVIZ_TEST_NCCL_LOG");
+    if (!path || !*path) return 1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(src, n, "no NCCL log: test hook COLLVIZ_TEST_NCCL_LOG: %.100s: %s", path,
+                 strerror(errno));
+        return -1;
+    }
+    *text = nl_read_fd(fd, len);
+    close(fd);
+    const char *base = strrchr(path, '/');
+    snprintf(src, n, "test hook: %.100s stands in for NCCL's log", base ? base + 1 : path);
+    return *text ? 0 : -1;
+}
+#endif
+
+int nccl_links_log_read(char **text, size_t *len, char *src, size_t n)
+{
+    *text = NULL;
+    *len = 0;
+#ifdef CV_TEST_HOOKS
+    int t = nl_test_log(text, len, src, n);
+    if (t <= 0) return t;
+#endif
+    int rc = -1;
+    pthread_mutex_lock(&nl.mu);
+    if (!nl.decided)
+        snprintf(src, n, "no NCCL log: NCCL has not been opened");
+    else if (nl.user)
+        snprintf(src, n, "no NCCL log: not read (%s is set by you: the log is yours)",
+                 nl.user_var);
+    else if (!nl.ours)
+        snprintf(src, n, "no NCCL log: %s", nl.why[0] ? nl.why : "not read (no private log)");
+    else if (!(*text = nl_read_fd(nl.fd, len)))
+        snprintf(src, n, "no NCCL log: out of memory");
+    else if (*len == 0)
+        snprintf(src, n,
+                 "no NCCL log yet: NCCL writes it at its first collective (m measures)");
+    else {
+        snprintf(src, n, "this machine's NCCL INFO log (this run)");
+        rc = 0;
+    }
+    if (rc != 0) {
+        free(*text);
+        *text = NULL;
+        *len = 0;
+    }
+    pthread_mutex_unlock(&nl.mu);
+    return rc;
+}
+
 void nccl_links_log_text(int nranks, char *buf, size_t n)
 {
     if (n) buf[0] = '\0';
@@ -317,17 +390,8 @@ void nccl_links_log_text(int nranks, char *buf, size_t n)
     } else if (!nl.ours) {
         snprintf(buf, n, "%s", nl.why[0] ? nl.why : "not read (no private log)");
     } else {
-        off_t size = nl_size();
-        size_t want = size > 0 ? (size_t)size : 0;
-        if (want > NL_READ_MAX) want = NL_READ_MAX;
-        char *text = malloc(want + 1);
         size_t got = 0;
-        while (text && got < want) {
-            ssize_t r = pread(nl.fd, text + got, want - got, (off_t)got);
-            if (r < 0 && errno == EINTR) continue;
-            if (r <= 0) break;
-            got += (size_t)r;
-        }
+        char *text = nl_read_fd(nl.fd, &got);
         char sum[256];
         if (text && nccl_links_parse(text, got, sum, sizeof sum) > 0)
             snprintf(buf, n, "%s (NCCL INFO log)", sum);

@@ -50,4 +50,11 @@ bool nccl_links_user_log_to_file(char *path, size_t n);
  * nobody" (nranks 1); or why there is no log. "" before any begin. */
 void nccl_links_log_text(int nranks, char *buf, size_t n);
 
+/* NCCL's INFO log as written so far (its first 8 MiB), for the records parser: the text on
+ * the heap in *text (*len bytes, the caller frees) and what it is in src: 0. -1 with why
+ * not in src: the user's own log (NCCL_DEBUG set by them), no private log, none written
+ * yet. Test builds (CV_TEST_HOOKS) only: COLLVIZ_TEST_NCCL_LOG=FILE supplies FILE in its
+ * place, and src says so, for tests of the plumbing on emulated devices. */
+int nccl_links_log_read(char **text, size_t *len, char *src, size_t n);
+
 #endif

@@ -45,6 +45,8 @@
     X(CHAN_NEXT, KEYS_ON_TOPO, "{/}", "channel", "next channel", '}')                          \
     X(CHAN_PREV, KEYS_ON_TOPO, NULL, NULL, "previous channel", '{')                            \
     X(TOPO_TREE, KEYS_ON_TOPO, NULL, "tree", "the channel's trees on/off", 'd', 'D')           \
+    X(TOPO_TESTS, KEYS_ON_TOPO, NULL, "tests", "nccl-tests: busbw vs size, fit (next test)",   \
+      'T')                                                                                     \
     X(TOPO_RUN, KEYS_ON_TOPO, "Enter", "all-reduce", "all-reduce on this ring", '\r', '\n',    \
       KEY_ENTER)                                                                               \
     X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp, zero1-3", 'n', 'N')      \

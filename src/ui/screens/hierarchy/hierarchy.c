@@ -66,6 +66,7 @@ void hier_figures(const struct app *a, struct hier_measured *m)
     m->nccl.at = TIER_NVLINK;
     m->mpi_node.at = hier_tier_for_mpi(false, NULL);
     m->mpi_net.at = hier_tier_for_mpi(true, NULL);
+    hier_record_from(a->rec, &m->rec);
     hier_fig_na(&m->mpi_node, "mpirun ... bench --within-node");
     hier_fig_na(&m->mpi_net, "needs MPI ranks on 2+ hosts");
     const struct hier_screen *h = HIER(a);
@@ -458,9 +459,11 @@ static void hier_help(const struct app *a, struct plines *p, int width)
         {"model    ", "the alpha-beta model of the plans: alpha assumed per link,"},
         {"         ", "beta the lecture's figure each way"},
         {"pages    ", "step 0: ladder and what-if; step 1: napkin math"},
+        {"record   ", "--nccl-log: its links under their tiers, its busbw (from"},
+        {"         ", "the file) beside the slowest: a ring runs at its slowest hop"},
     };
     const attr_t at[] = {A_BOLD, th->role[TH_MEASURED] | A_BOLD, th->role[TH_PLOT], A_NORMAL,
-                         A_BOLD};
+                         A_BOLD, th->role[TH_MEASURED] | A_BOLD, A_NORMAL};
     for (size_t i = 0; i < ARRAY_LEN(words); i++) {
         struct pline *l = pl_new(p);
         char fit[128];

@@ -157,6 +157,118 @@ enum tier_id hier_tier_for_mpi(bool across_nodes, const char *transport)
     return TIER_IB;
 }
 
+int hier_tier_for_class(enum rec_class c)
+{
+    switch (c) {
+    case REC_NVLINK:
+        return TIER_NVLINK;
+    case REC_PCIE:
+    case REC_SHM:
+        return TIER_PCIE;
+    case REC_IB:
+    case REC_ROCE:
+        return TIER_IB;
+    case REC_SOCKET:
+        return TIER_ETHERNET;
+    default:
+        return -1;
+    }
+}
+
+/* The row of largest busbw in a test, into *bus and how (out-of-place or in-place). */
+static void record_peak(const struct rec_test *t, double *bus, char *how, size_t n)
+{
+    for (int i = 0; i < t->nrows; i++) {
+        const struct rec_row *r = &t->rows[i];
+        for (int ip = 0; ip < 2; ip++) {
+            double b = ip ? r->ip.busbw : r->oop.busbw;
+            if (!(b > *bus)) continue;
+            *bus = b;
+            char sz[32];
+            format_size(r->size >= 0 && r->size < 1e18 ? (size_t)r->size : 0, sz, sizeof sz);
+            snprintf(how, n, "nccl-tests %s %s at %s, %s",
+                     t->collective[0] ? t->collective : "(collective not named)", t->type, sz,
+                     ip ? "in-place" : "out-of-place");
+        }
+    }
+}
+
+void hier_record_from(const struct rec_log *L, struct hier_record *out)
+{
+    memset(out, 0, sizeof *out);
+    out->slowest = TIER_COUNT;
+    if (!L) return;
+    out->loaded = true;
+    for (int i = 0; i < L->nlinks; i++) {
+        enum rec_class c = L->links[i].cls;
+        if ((unsigned)c > REC_UNKNOWN) continue;
+        out->cls[c]++;
+        int t = hier_tier_for_class(c);
+        if (t >= 0 && (out->slowest == TIER_COUNT || t > (int)out->slowest))
+            out->slowest = (enum tier_id)t;
+    }
+    /* The busbw: the all-reduce's when the record has one (the ring's figure), else the
+     * first test's. */
+    int k = -1;
+    for (int i = 0; i < L->ntests && k < 0; i++)
+        if (strcmp(L->tests[i].collective, "all_reduce") == 0) k = i;
+    if (k < 0 && L->ntests > 0) k = 0;
+    if (k >= 0) record_peak(&L->tests[k], &out->busbw_gbs, out->how, sizeof out->how);
+}
+
+/* Under tier t: the record's connections at it, by class, and its busbw beside the slowest
+ * tier it uses. */
+static void ladder_record(const struct hier_record *rec, enum tier_id t, bool utf8,
+                          struct hier_lines *out)
+{
+    struct hier_line *l = NULL;
+    for (int c = 0; c <= REC_UNKNOWN; c++) {
+        if (!rec->cls[c] || hier_tier_for_class((enum rec_class)c) != (int)t) continue;
+        if (!l) {
+            l = hier_line_new(out);
+            hier_add(l, HS_MEASURED, "    %s the record's links:", utf8 ? "◀" : "<");
+        }
+        hier_add(l, HS_TEXT, " %s %d", rec_class_name((enum rec_class)c), rec->cls[c]);
+        if (c == REC_SHM) hier_add(l, HS_DIM, " (through host memory)");
+        if (c == REC_ROCE) hier_add(l, HS_DIM, " (RDMA over Ethernet)");
+    }
+    if (t != rec->slowest || !(rec->busbw_gbs > 0)) return;
+    char v[32];
+    fmt_bw(rec->busbw_gbs * 1e9, v, sizeof v);
+    l = hier_line_new(out);
+    hier_add(l, HS_DIM, "    the record, busbw: ");
+    hier_add(l, HS_MEASURED, "%s", v);
+    hier_add(l, HS_DIM, " measured (from the file)");
+    const struct tier *x = tier_get(t);
+    if (x && x->bw_Bps > 0) {
+        double r = x->bw_Bps / (rec->busbw_gbs * 1e9);
+        if (r >= 1)
+            hier_add(l, HS_DIM, "; the lecture's %s is %.3g%s that", x->key, r, g_times(utf8));
+        else
+            hier_add(l, HS_DIM, "; %.3g%s the lecture's %s", 1 / r, g_times(utf8), x->key);
+    }
+    struct hier_line *h = hier_line_new(out);
+    hier_add(h, HS_DIM, "      how: %s", rec->how);
+    if (h) h->wrap = true;
+}
+
+/* A record whose links name no tier: its busbw after the ladder, and why it stands alone. */
+static void ladder_record_untiered(const struct hier_record *rec, struct hier_lines *out)
+{
+    int other = rec->cls[REC_NET_PLUGIN] + rec->cls[REC_UNKNOWN];
+    struct hier_line *l = hier_line_new(out);
+    hier_add(l, HS_DIM, "  the record: ");
+    if (rec->busbw_gbs > 0) {
+        char v[32];
+        fmt_bw(rec->busbw_gbs * 1e9, v, sizeof v);
+        hier_add(l, HS_MEASURED, "%s", v);
+        hier_add(l, HS_DIM, " busbw measured (from the file); ");
+    }
+    hier_add(l, HS_WARN, "%s",
+             other ? "its links (net-plugin, unknown) do not say which tier they are"
+                   : "no link lines in it say which tier its links are");
+}
+
 static const char *figure_label(int which)
 {
     static const char *const labels[] = {
@@ -245,6 +357,8 @@ void hier_ladder(const struct hier_measured *m, bool utf8, bool detail, struct h
         } else if (t + 1 < TIER_COUNT) {
             hier_add(l, HS_DIM, "  %s no figure to compare", g_down(utf8));
         }
+        /* The record's links right under the lecture's figure for their tier. */
+        if (m->rec.loaded) ladder_record(&m->rec, (enum tier_id)t, utf8, out);
         if (detail) {
             l = hier_line_new(out);
             hier_add(l, HS_DIM, "    %s; %s", x->connects, x->bw_note);
@@ -252,6 +366,7 @@ void hier_ladder(const struct hier_measured *m, bool utf8, bool detail, struct h
         for (int k = 0; k < 5; k++)
             if (figs[k]->at == (enum tier_id)t) ladder_figure(figs[k], k, m, utf8, out);
     }
+    if (m->rec.loaded && m->rec.slowest == TIER_COUNT) ladder_record_untiered(&m->rec, out);
 }
 
 /* ---- napkin math ------------------------------------------------------------------------ */

@@ -17,6 +17,7 @@
 
 #include "../../../core/coll.h"
 #include "../../../core/tiers.h"
+#include "../../../records/records.h"
 
 enum hier_style {
     HS_TITLE,    /* a heading */
@@ -66,6 +67,25 @@ struct hier_figure {
     enum tier_id at; /* the tier it stands beside */
 };
 
+/* A real cluster's record (--nccl-log) on the ladder: the tiers its links use (from the
+ * class NCCL's own link lines give, records.h) and its measured busbw, from the file,
+ * beside the slowest of them (a ring runs at its slowest hop's pace). */
+struct hier_record {
+    bool loaded;
+    int cls[REC_UNKNOWN + 1]; /* the record's connections of each link class */
+    enum tier_id slowest;     /* the slowest tier a connection uses; TIER_COUNT none */
+    double busbw_gbs;         /* the largest busbw of its nccl-tests rows, 0 none */
+    char how[200];            /* which row: "all_reduce float at 8 GiB, out-of-place" */
+};
+
+/* The tier a link class stands at: nvlink -> NVLink; pcie and shm (through host memory
+ * over PCIe) -> PCIe; ib and roce (RDMA over Ethernet, in InfiniBand's place between the
+ * nodes of a pod) -> InfiniBand; socket (TCP) -> Ethernet; -1 for net-plugin and unknown,
+ * which do not say what is under them. */
+int hier_tier_for_class(enum rec_class c);
+/* What the record says for the ladder. */
+void hier_record_from(const struct rec_log *L, struct hier_record *out);
+
 /* This machine's figures, as the screen knows them (from worker results only). */
 struct hier_measured {
     struct hier_figure copy;   /* memcpy bandwidth of this host's memory */
@@ -76,7 +96,8 @@ struct hier_measured {
      * lecture's InfiniBand tier unless hier_tier_for_mpi says otherwise). */
     struct hier_figure mpi_node;
     struct hier_figure mpi_net;
-    char measure_key[8]; /* the key that measures: "m" ("" where none is named) */
+    char measure_key[8];    /* the key that measures: "m" ("" where none is named) */
+    struct hier_record rec; /* a record read with --nccl-log (rec.loaded) */
 };
 
 /* The tier a link NCCL reports stands at: "NET/Socket" -> TIER_ETHERNET, other "NET/" ->

@@ -7,10 +7,12 @@
 #include <string.h>
 
 #include "../../../core/util.h"
+#include "../../../worker/worker.h"
 #include "../../app.h"
 #include "../../frame.h"
 #include "../../kit/text.h"
 #include "../../overlays/overlays.h"
+#include "topotests.h"
 #include "topotext.h"
 
 struct topo_state {
@@ -18,6 +20,9 @@ struct topo_state {
     struct topo_group *groups; /* the record's ranks by host, made on first use */
     int ngroups;
 };
+
+static int topo_chans(const struct app *a, int *out);
+static void topo_free(struct app *a);
 
 static struct topo_state *topo_st(struct app *a)
 {
@@ -27,6 +32,9 @@ static struct topo_state *topo_st(struct app *a)
     if (a->rec && !t->groups) {
         t->groups = xcalloc(TOPO_MAX_GROUPS, sizeof *t->groups);
         t->ngroups = topo_groups(a->rec, t->groups, TOPO_MAX_GROUPS);
+        /* nccl-tests output alone (no rings, no trees): open on its rows. */
+        int ch[REC_MAX_CHANNELS];
+        if (topo_chans(a, ch) == 0 && a->rec->ntests > 0) t->pub.test = 1;
     }
     return t;
 }
@@ -58,9 +66,70 @@ static int topo_cur_chan(const struct app *a, int *k, int *n)
     return ch[*k];
 }
 
+void topo_request_log(struct app *a)
+{
+    a->liblog_id = 0;
+    a->liblog_post = false;
+    if (!a->w) {
+        snprintf(a->rec_why, sizeof a->rec_why, "no NCCL log: not a GPU run (no backend)");
+    } else if (!(worker_facts(a->w)->caps & BACKEND_CAP_GPU)) {
+        snprintf(a->rec_why, sizeof a->rec_why, "no NCCL log: not a GPU run (backend %s)",
+                 worker_backend_name(a->w));
+    } else if (worker_remote(a->w)) {
+        snprintf(a->rec_why, sizeof a->rec_why,
+                 "no NCCL log here: the NCCL job runs elsewhere, its log is on its hosts");
+    } else {
+        a->liblog_post = true; /* topo_apply posts it */
+        snprintf(a->rec_why, sizeof a->rec_why, "reading this machine's NCCL INFO log...");
+    }
+}
+
+/* The NCCL backend's log, read into the record the screen shows (the one before it, also
+ * the backend's, gives way); a log with no NCCL line in it yet says so. */
+static bool topo_result(struct app *a, const struct result *r)
+{
+    if (r->kind != JOB_LIBLOG || !a->liblog_id || r->job_id != a->liblog_id) return false;
+    a->liblog_id = 0;
+    struct rec_log *L = NULL;
+    if (r->status == CV_OK && r->liblog.text) {
+        L = rec_new();
+        rec_parse(L, "NCCL INFO log", r->liblog.text, r->liblog.len);
+        rec_finish(L);
+        if (topo_nranks(L) == 0) {
+            snprintf(a->rec_why, sizeof a->rec_why,
+                     "no ranks in %.120s yet: NCCL writes them at its first collective (m "
+                     "measures)",
+                     r->liblog.src);
+            rec_free(L);
+            L = NULL;
+        }
+    } else {
+        snprintf(a->rec_why, sizeof a->rec_why, "%s", r->err);
+    }
+    if (!L && !a->rec_from_backend) return true; /* a --nccl-log record stays */
+    rec_free(a->rec);
+    a->rec = L;
+    a->rec_from_backend = L != NULL;
+    if (L) snprintf(a->rec_source, sizeof a->rec_source, "%s", r->liblog.src);
+    topo_free(a); /* the hosts and groups of the record before */
+    return true;
+}
+
+static void topo_cancelled(struct app *a)
+{
+    if (!a->liblog_id) return;
+    a->liblog_id = 0;
+    snprintf(a->rec_why, sizeof a->rec_why, "reading NCCL's log was cancelled (t reads it)");
+}
+
 static void topo_apply(struct app *a, unsigned changed)
 {
     (void)changed;
+    if (a->liblog_post && a->w) {
+        struct job j = {.kind = JOB_LIBLOG};
+        a->liblog_id = worker_post(a->w, &j);
+    }
+    a->liblog_post = false;
     topo_st(a);
 }
 
@@ -130,6 +199,17 @@ static bool topo_action(struct app *a, enum ui_action act, struct scene *next)
     case ACT_TOPO_TREE:
         t->pub.tree = !t->pub.tree;
         return true;
+    case ACT_TOPO_TESTS:
+        if (!a->rec || a->rec->ntests == 0) {
+            snprintf(a->msg, sizeof a->msg, "the record has no nccl-tests rows");
+        } else {
+            /* Around the tests and back to the ring; a record with no ring nor tree has
+             * only its tests to show. */
+            int ch[REC_MAX_CHANNELS];
+            t->pub.test = (t->pub.test + 1) % (a->rec->ntests + 1);
+            if (t->pub.test == 0 && topo_chans(a, ch) == 0) t->pub.test = 1;
+        }
+        return true;
     case ACT_TOPO_RUN:
         return topo_run(a, next);
     case ACT_TOPOLOGY:
@@ -183,7 +263,8 @@ static void topo_title(const struct app *a, struct rect r)
         else
             snprintf(size, sizeof size, "%s%d ranks", a->g->sep, n);
     }
-    draw_putf(r.y, r.x, r.w, t, " collviz%stopology%s%s%s", a->g->sep, a->g->sep, ver, size);
+    draw_putf(r.y, r.x, r.w, t, " collviz%stopology%s%s%s%s%s", a->g->sep, a->g->sep, ver, size,
+              L && a->rec_source[0] ? a->g->sep : "", L ? a->rec_source : "");
 }
 
 /* One host's frame with its GPU boxes; returns the rows used (0: it does not fit). */
@@ -338,6 +419,18 @@ static void topo_status(const struct app *a, struct rect r, int ch, int k, int n
         return;
     }
     if (!a->rec) return;
+    const struct topo_state *t = a->screen_state[SCREEN_TOPOLOGY];
+    if (t && t->pub.test > 0) {
+        char ks[16];
+        bool hint = app_key_hint(a, ACT_TOPO_TESTS, ks, sizeof ks);
+        const char *then = t->pub.test < a->rec->ntests ? ": next test)"
+                           : ch >= 0                    ? ": back to the ring)"
+                                                        : ": the first test)";
+        draw_putf(r.y, r.x, r.w, a->th.role[TH_STEP], "nccl-tests: test %d of %d%s%s%s",
+                  t->pub.test, a->rec->ntests, hint ? " (" : "", hint ? ks : "",
+                  hint ? then : "");
+        return;
+    }
     if (ch < 0) {
         draw_put(r.y, r.x, r.w, a->th.role[TH_WARN], "the record has no rings nor trees");
         return;
@@ -363,8 +456,17 @@ static void topo_draw(struct app *a, struct rect area)
     topo_status(a, (struct rect){area.y + 1, area.x + 1, 1, area.w - 2}, ch, k, n);
     struct rect body = {area.y + 2, area.x + 1, area.h - 2 - bar, area.w - 2};
     if (!a->rec) {
-        draw_put(body.y, body.x, body.w, A_BOLD,
-                 "no record: start collviz --nccl-log FILE... (NCCL INFO logs, nccl-tests)");
+        draw_put(body.y, body.x, body.w, a->liblog_id ? A_BOLD : a->th.role[TH_WARN] | A_BOLD,
+                 a->rec_why[0] ? a->rec_why : "no NCCL record read");
+        struct plines p = {.n = 0};
+        pl_wrapped_max(&p, a->th.role[TH_DIM], body.w,
+                       "collviz --nccl-log FILE... reads a real cluster's record (NCCL INFO "
+                       "logs, nccl-tests output); on a GPU run t reads NCCL's own log of this "
+                       "run.",
+                       3);
+        pl_draw(&p, 0, (struct rect){body.y + 2, body.x, body.h - 2, body.w});
+    } else if (t->pub.test > 0 && t->pub.test <= a->rec->ntests) {
+        topo_tests_draw(a, body, t->pub.test - 1);
     } else {
         int used = topo_nodes(a, body, 9);
         struct rect rest = {body.y + used, body.x, body.h - used, body.w};
@@ -389,6 +491,11 @@ static void topo_help(const struct app *a, struct plines *p, int width)
                    "Each hop's class is what NCCL's own link line says; underlined hops leave "
                    "a node. Steps are the record's channels.",
                    3);
+    pl_wrapped_max(
+        p, A_NORMAL, width,
+        "T: the record's nccl-tests rows, busbw vs size as measured (from the file), "
+        "and the alpha-beta model fitted to them as model --fit does.",
+        3);
 }
 
 static void topo_free(struct app *a)
@@ -413,4 +520,6 @@ const struct screen_ops screen_topology = {
     .draw = topo_draw,
     .help = topo_help,
     .free_state = topo_free,
+    .result = topo_result,
+    .cancelled = topo_cancelled,
 };

@@ -2,7 +2,8 @@
  * FILE...`, key t, scene "screen=topology"): a real cluster's NCCL record (records/) as
  * nodes holding GPU boxes, each channel's ring in NCCL's order with every hop's link class
  * and the ring's node crossings, the channel's double binary tree (both halves) on d, and
- * Enter: a ring all-reduce in that order, stepped on the collectives screen. The step is
+ * Enter: a ring all-reduce in that order, stepped on the collectives screen; T: the record's
+ * nccl-tests rows, busbw vs size with the α-β fit (topotests.h). The step is
  * the channel (the k-th channel that has a ring). The words and layout are topotext.h's. */
 #ifndef COLLVIZ_UI_SCREENS_TOPOLOGY_H
 #define COLLVIZ_UI_SCREENS_TOPOLOGY_H
@@ -18,10 +19,15 @@ extern const struct screen_ops screen_topology;
 /* The screen's state, in a->screen_state[SCREEN_TOPOLOGY]. */
 struct topo_screen {
     bool tree;      /* d: the channel's trees instead of its ring */
+    int test;       /* T: 0 the ring or tree, k > 0 the record's k-th nccl-tests test */
     long last_step; /* the channel shown when the screen was left (t comes back to it) */
 };
 
 /* The step to enter the screen at: the channel it showed last (0 the first time). */
 long topo_entry_step(const struct app *a);
+/* t without --nccl-log: ask the worker for the NCCL backend's INFO log (JOB_LIBLOG), which
+ * becomes a->rec when it comes; or say in a->rec_why why there is none (not a GPU run, a
+ * job elsewhere). */
+void topo_request_log(struct app *a);
 
 #endif

@@ -1,6 +1,7 @@
 /* topotext.c - the topology screen's words and layout (see topotext.h). */
 #include "topotext.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -168,4 +169,25 @@ int topo_tree_partner(const struct rec_log *L, int ch)
         }
     if (at < 0 || n < 2) return -1;
     return with[(at + n / 2) % n];
+}
+
+int topo_plot_col(double size, double lo, double hi, int w)
+{
+    if (w <= 1 || !(lo > 0) || !(hi > lo)) return 0;
+    double f = (log2(size > lo ? size : lo) - log2(lo)) / (log2(hi) - log2(lo));
+    int c = (int)lround(f * (w - 1));
+    return c < 0 ? 0 : c > w - 1 ? w - 1 : c;
+}
+
+int topo_plot_row(double v, double max, int h)
+{
+    if (h <= 1 || !(v > 0) || !(max > 0)) return 0;
+    int r = (int)lround(v / max * (h - 1));
+    return r < 0 ? 0 : r > h - 1 ? h - 1 : r;
+}
+
+double topo_plot_size_at(int col, double lo, double hi, int w)
+{
+    if (w <= 1 || !(lo > 0) || !(hi > lo)) return lo;
+    return exp2(log2(lo) + (log2(hi) - log2(lo)) * col / (w - 1));
 }

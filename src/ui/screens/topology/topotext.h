@@ -67,4 +67,12 @@ int topo_tree_lines(const struct rec_log *L, int ch, char (*lines)[80], int max)
  * n < 2. */
 int topo_tree_partner(const struct rec_log *L, int ch);
 
+/* The nccl-tests plot's axes: the column (0..w-1) of size S on a log2 axis from lo to hi
+ * (lo < hi; a size outside is clamped), and the row from the bottom (0..h-1) of a busbw v
+ * on a linear axis from 0 to max (v <= 0 or max <= 0: 0). */
+int topo_plot_col(double size, double lo, double hi, int w);
+int topo_plot_row(double v, double max, int h);
+/* The size at column col of that axis (the model's curve is drawn at each column). */
+double topo_plot_size_at(int col, double lo, double hi, int w);
+
 #endif
