@@ -780,11 +780,17 @@ static void pres_search_key(struct pres *p, int ch)
 }
 
 /* The presenter's own keys (KEYS_ON_PRESENT rows); false when act is not one. */
-/* + / -: the zoom (app.h's zoom levels), kept with the deck's position. */
+/* + / -: the zoom (app.h's zoom levels), kept with the deck's position; the footer says
+ * what the level does on the scene shown (each screen trades its own elements). */
 static void pres_zoom(struct pres *p, int d)
 {
-    static const char *const what[APP_ZOOM_MAX + 1] = {
+    static const char *const coll[APP_ZOOM_MAX + 1] = {
         "all", "no measured panel", "no panel, wider digits", "rank boxes, bigger digits"};
+    static const char *const par[APP_ZOOM_MAX + 1] = {
+        "all", "no panel", "no panel, key matrices only", "key matrices alone"};
+    static const char *const hier[APP_ZOOM_MAX + 1] = {
+        "all", "no notes or what-if table", "no notes, only figures measured or given",
+        "as zoom 2 here"};
     int z = p->a->zoom + d;
     if (z < 0 || z > APP_ZOOM_MAX) {
         snprintf(p->msg, sizeof p->msg, "zoom %d is the %s", p->a->zoom,
@@ -793,10 +799,13 @@ static void pres_zoom(struct pres *p, int d)
     }
     p->a->zoom = z;
     pres_save(p, now_s());
-    bool coll =
-        pres_slide(p)->has_scene && p->scene_ok && app_screen(p->a)->keys_on == KEYS_ON_COLL;
+    enum screen_kind k = app_screen(p->a)->kind;
+    bool shown = pres_slide(p)->has_scene && p->scene_ok;
+    const char *const *what = k == SCREEN_PARALLEL ? par : k == SCREEN_HIERARCHY ? hier : coll;
+    bool zooms =
+        shown && (k == SCREEN_COLLECTIVES || k == SCREEN_PARALLEL || k == SCREEN_HIERARCHY);
     snprintf(p->msg, sizeof p->msg, "zoom %d/%d: %s%s", z, APP_ZOOM_MAX, what[z],
-             z > 0 && !coll ? " (collectives scenes)" : "");
+             z > 0 && !zooms ? " (not on this slide)" : "");
 }
 
 static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
