@@ -301,8 +301,8 @@ static bool hier_action(struct app *a, enum ui_action act, struct scene *next)
     case ACT_COUNT_DOWN:
     case ACT_INIT:
     case ACT_SWEEP:
-        snprintf(a->msg, sizeof a->msg,
-                 "that key is for the collectives screen (y goes back to it)");
+        app_msg_keyed(a, "that key is for the collectives screen", ACT_HIERARCHY,
+                      "goes back to it");
         return true;
     default:
         return false;
