@@ -16,11 +16,12 @@ set -u
 # libopenmpi-dev openmpi-bin: the mpi backend (mpicc, mpirun); scdoc, man-db: the man page
 # and `man -l`; pmccabe: the function-length check (tests/cli/test_function_length.sh);
 # libcairo2-dev libpango1.0-dev: the handouts' pictures and PDF; poppler-utils: the PDF
-# tests (pdfinfo, pdftotext, pdftoppm).
+# tests (pdfinfo, pdftotext, pdftoppm); strace: counting a frame's write()s
+# (tests/screen/test_present_frames.sh).
 REQUIRED="build-essential pkg-config libncurses-dev libcmocka-dev libopenblas-dev tmux python3
 locales libmd4c-dev libmd4c-html0-dev libmuparser-dev libcjson-dev clang libclang-rt-14-dev
 clang-format libopenmpi-dev openmpi-bin scdoc man-db pmccabe libcairo2-dev libpango1.0-dev
-poppler-utils"
+poppler-utils strace"
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
 check=0

@@ -204,7 +204,7 @@ static void nv_draw(struct nv *v)
                  NOTES_MIN_COLS, NOTES_MIN_ROWS);
         int w = text_width(m);
         nv_put(rows / 2, w < cols ? (cols - w) / 2 : 0, cols, A_BOLD, m);
-        refresh();
+        term_refresh();
         return;
     }
     time_t now = time(NULL);
@@ -228,7 +228,7 @@ static void nv_draw(struct nv *v)
         w = text_width(hint);
         nv_put(rows / 2 + 1, w < cols ? (cols - w) / 2 : 0, cols, v->th.role[TH_DIM], hint);
         nv_put(rows - 1, 1, cols - 2, v->th.role[TH_DIM], "q quit");
-        refresh();
+        term_refresh();
         return;
     }
 
@@ -267,7 +267,7 @@ static void nv_draw(struct nv *v)
     nv_put(rows - 1, 1, cols - 2, v->th.role[TH_DIM],
            v->st.minutes > 0 ? "here: p pause / resume the countdown  r reset it  q quit"
                              : "here: q quit");
-    refresh();
+    term_refresh();
 }
 
 static void nv_disconnect(struct nv *v, const char *why)

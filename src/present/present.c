@@ -105,8 +105,7 @@ struct pres {
     /* `e`: the first press says where, the second writes */
     const char *export_opt;
     bool export_armed;
-    bool sync;    /* the terminal reported synchronized output (DEC mode 2026) */
-    long saved_s; /* the elapsed second last saved */
+    long saved_s;                  /* the elapsed second last saved */
     char answer[NOTES_ANSWER_MAX]; /* quiz_notes of answer_slide (a holds answer runs the
                                       scene: once per slide, not once per frame) */
     size_t answer_slide;
@@ -561,26 +560,12 @@ static void pres_footer(struct pres *p, struct rect r, double now)
     if (mid[0] && room > 4) draw_put(r.y, mx, room, mat, mid);
 }
 
-/* One frame written in one go: inside synchronized output (DEC mode 2026) where the
- * terminal said it has it, so the room never sees half a frame. */
-static void pres_flush(struct pres *p)
-{
-    wnoutrefresh(stdscr);
-    if (p->sync) {
-        fputs("\033[?2026h", stdout);
-        fflush(stdout);
-    }
-    doupdate();
-    if (p->sync) fputs("\033[?2026l", stdout);
-    fflush(stdout);
-}
-
 static void pres_blank(struct pres *p)
 {
     attr_t at = p->black_pair > 0 ? COLOR_PAIR(p->black_pair) : A_NORMAL;
     bkgdset(' ' | at);
     erase();
-    pres_flush(p);
+    term_refresh(); /* one write, synchronized where the terminal has it */
     bkgdset(' ' | A_NORMAL);
 }
 
@@ -655,7 +640,7 @@ static void pres_draw(struct pres *p)
         snprintf(m, sizeof m, "terminal too small: %dx%d, need %dx%d", cols, rows,
                  PLAYOUT_MIN_COLS, PLAYOUT_MIN_ROWS);
         pres_center(rows / 2, cols, A_BOLD, m);
-        pres_flush(p);
+        term_refresh();
         return;
     }
     if (p->overview)
@@ -663,7 +648,7 @@ static void pres_draw(struct pres *p)
     else
         pres_draw_page(p, &p->lay.page[p->pos.page]);
     pres_footer(p, p->lay.footer, now);
-    pres_flush(p);
+    term_refresh();
 }
 
 /* ---- keys --------------------------------------------------------------------------- */
@@ -794,11 +779,17 @@ static void pres_search_key(struct pres *p, int ch)
 }
 
 /* The presenter's own keys (KEYS_ON_PRESENT rows); false when act is not one. */
-/* + / -: the zoom (app.h's zoom levels), kept with the deck's position. */
+/* + / -: the zoom (app.h's zoom levels), kept with the deck's position; the footer says
+ * what the level does on the scene shown (each screen trades its own elements). */
 static void pres_zoom(struct pres *p, int d)
 {
-    static const char *const what[APP_ZOOM_MAX + 1] = {
+    static const char *const coll[APP_ZOOM_MAX + 1] = {
         "all", "no measured panel", "no panel, wider digits", "rank boxes, bigger digits"};
+    static const char *const par[APP_ZOOM_MAX + 1] = {
+        "all", "no panel", "no panel, key matrices only", "key matrices alone"};
+    static const char *const hier[APP_ZOOM_MAX + 1] = {
+        "all", "no notes or what-if table", "no notes, only figures measured or given",
+        "as zoom 2 here"};
     int z = p->a->zoom + d;
     if (z < 0 || z > APP_ZOOM_MAX) {
         snprintf(p->msg, sizeof p->msg, "zoom %d is the %s", p->a->zoom,
@@ -807,10 +798,13 @@ static void pres_zoom(struct pres *p, int d)
     }
     p->a->zoom = z;
     pres_save(p, now_s());
-    bool coll =
-        pres_slide(p)->has_scene && p->scene_ok && app_screen(p->a)->keys_on == KEYS_ON_COLL;
+    enum screen_kind k = app_screen(p->a)->kind;
+    bool shown = pres_slide(p)->has_scene && p->scene_ok;
+    const char *const *what = k == SCREEN_PARALLEL ? par : k == SCREEN_HIERARCHY ? hier : coll;
+    bool zooms =
+        shown && (k == SCREEN_COLLECTIVES || k == SCREEN_PARALLEL || k == SCREEN_HIERARCHY);
     snprintf(p->msg, sizeof p->msg, "zoom %d/%d: %s%s", z, APP_ZOOM_MAX, what[z],
-             z > 0 && !coll ? " (collectives scenes)" : "");
+             z > 0 && !zooms ? " (not on this slide)" : "");
 }
 
 static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
@@ -1077,31 +1071,6 @@ static int pres_start(struct pres *p, const char *start, struct pstate *resume, 
     return rc;
 }
 
-/* Ask the terminal (DECRQM) whether it has synchronized output, mode 2026: "CSI ? 2026 ; 1
- * (or 2) $ y" means it does. No answer within a fifth of a second: it does not. */
-static bool pres_detect_sync(void)
-{
-    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) return false;
-    fputs("\033[?2026$p", stdout);
-    fflush(stdout);
-    char buf[64];
-    size_t len = 0;
-    double end = now_s() + 0.2;
-    while (len + 1 < sizeof buf) {
-        int ms = (int)((end - now_s()) * 1000);
-        struct pollfd fd = {.fd = STDIN_FILENO, .events = POLLIN};
-        if (ms <= 0 || poll(&fd, 1, ms) <= 0) break;
-        ssize_t k = read(STDIN_FILENO, buf + len, sizeof buf - 1 - len);
-        if (k <= 0) break;
-        len += (size_t)k;
-        buf[len] = '\0';
-        if (strchr(buf, 'y')) break;
-    }
-    buf[len] = '\0';
-    const char *r = strstr(buf, "\033[?2026;");
-    return r && (r[8] == '1' || r[8] == '2') && r[9] == '$';
-}
-
 /* The talk itself: the backend, the notes socket, the terminal, the loop. */
 static int pres_run(struct pres *p, const struct present_opts *o, const struct pstate *resume,
                     bool resumed)
@@ -1149,11 +1118,6 @@ static int pres_run(struct pres *p, const struct present_opts *o, const struct p
         init_pair(p->black_pair, COLOR_BLACK, COLOR_BLACK);
     }
     term_catch_signals();
-    /* A frame is written whole: curses stops an update half-way when a key is waiting
-     * (typeahead), which showed the room mixed frames while the clicker was pressed. */
-    typeahead(-1);
-    p->sync = pres_detect_sync();
-    flushinp(); /* keys pressed while the terminal was asked are not the talk's */
 
     p->t0 = now_s() - (double)resume->elapsed_s;
     p->next_poll = p->t0 + PRES_POLL_S;

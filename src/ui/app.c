@@ -333,8 +333,11 @@ static void app_common(struct app *a, enum ui_action act, struct scene *next, do
         break;
     default:
         /* Another screen's key: say where it belongs. */
-        snprintf(a->msg, sizeof a->msg, "that key is not for the %s screen (? lists its keys)",
-                 o->name);
+        {
+            char t[100];
+            snprintf(t, sizeof t, "that key is not for the %s screen", o->name);
+            app_msg_keyed(a, t, ACT_HELP, "lists its keys");
+        }
         break;
     }
 }
@@ -404,6 +407,21 @@ void app_busy_msg(struct app *a, const char *what)
         snprintf(a->msg, sizeof a->msg, "%.150s (%s cancels)", what, k);
     else
         snprintf(a->msg, sizeof a->msg, "%.150s", what);
+}
+
+void app_keyed(const struct app *a, char *buf, size_t n, const char *text, enum ui_action act,
+               const char *does)
+{
+    char k[16];
+    if (app_key_hint(a, act, k, sizeof k))
+        snprintf(buf, n, "%s (%s %s)", text, k, does);
+    else
+        snprintf(buf, n, "%s", text);
+}
+
+void app_msg_keyed(struct app *a, const char *text, enum ui_action act, const char *does)
+{
+    app_keyed(a, a->msg, sizeof a->msg, text, act, does);
 }
 
 bool app_result(struct app *a, const struct result *r)

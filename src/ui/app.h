@@ -167,6 +167,12 @@ const char *app_key_hint(const struct app *a, enum ui_action act, char *buf, int
 
 /* a->msg = what ("already measuring") and, where a key cancels on a->surface, "(x cancels)". */
 void app_busy_msg(struct app *a, const char *what);
+/* buf = text and, where a key does act on a->surface, " (K does)" with K that key ("the
+ * schedule applies to pp (P opens the parallelism screen)"); on an audience's screen
+ * (no_key_hints), or where no key does act, the text alone. app_msg_keyed writes a->msg. */
+void app_keyed(const struct app *a, char *buf, size_t n, const char *text, enum ui_action act,
+               const char *does);
+void app_msg_keyed(struct app *a, const char *text, enum ui_action act, const char *does);
 
 /* Apply one worker result; true when the screen changed. */
 bool app_result(struct app *a, const struct result *r);

@@ -6,6 +6,7 @@
 
 #include "app.h"
 #include "kit/draw.h"
+#include "kit/term.h"
 #include "overlays/overlays.h"
 #include "screens/screens.h"
 
@@ -32,5 +33,5 @@ void frame_draw(struct app *a)
         if (a->help) overlay_help(a, all);
         if (a->hw_open) overlay_hw(a, all);
     }
-    refresh();
+    term_refresh(); /* one write per frame */
 }

@@ -5,6 +5,7 @@
  * the per-link scheme costs (model), worked by hand below; field editing clamps; the what-if
  * table's rows equal the ring closed form. Expected strings are literal, not recomputed. */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
@@ -175,6 +176,58 @@ static void test_ladder(void **state)
  *     28·1.0728 us = 30.0 us; PP 4·1 us + 512 KiB/900 GB/s = 4.58 us.
  *   ethernet (50 us, 200 MB/s): DDP 14·(50 us + 10.486 ms) = 148 ms; TP 28·(50 us + 0.328 ms)
  *     = 10.6 ms; PP 200 us + 2.62 ms = 2.82 ms. */
+/* Does a line of p contain want? */
+static bool has_line(const struct hier_lines *p, const char *want)
+{
+    char buf[1024];
+    for (int i = 0; i < p->n; i++) {
+        hier_line_text(&p->l[i], buf, sizeof buf);
+        if (strstr(buf, want)) return true;
+    }
+    return false;
+}
+
+/* The presenter's zoom: 1 drops the lines that are only notes, 2 also those that say a
+ * figure is not measured; a measured figure, the tiers and the napkin's results stay. */
+static void test_zoom_lines(void **state)
+{
+    (void)state;
+    static struct hier_lines p;
+    struct hier_measured m;
+    measured_init(&m);
+    m.copy.state = HM_DONE;
+    m.copy.gbs = 12.5;
+    snprintf(m.copy.how, sizeof m.copy.how, "memcpy of 64 MiB, best of 5");
+    m.nccl.state = HM_NA;
+    snprintf(m.nccl.how, sizeof m.nccl.how, "no GPU in use here");
+    hier_ladder(&m, false, true, &p);
+    int n0 = p.n;
+    assert_true(has_line(&p, "    the SMs of one GPU to their on-chip memory"));
+    assert_true(has_line(&p, "      how: memcpy of 64 MiB, best of 5"));
+    hier_zoom_lines(&p, 0);
+    assert_int_equal(p.n, n0);
+    hier_zoom_lines(&p, 1);
+    assert_false(has_line(&p, "the SMs of one GPU"));
+    assert_false(has_line(&p, "how: memcpy"));
+    assert_true(has_line(&p, "this machine, NCCL all-reduce busbw: not measured: no GPU"));
+    assert_true(has_line(&p, "this machine, memcpy: 12.5 GB/s measured"));
+    hier_zoom_lines(&p, 2);
+    assert_false(has_line(&p, "not measured"));
+    assert_true(has_line(&p, "this machine, memcpy: 12.5 GB/s measured"));
+    /* the title, six tiers and the one measured figure */
+    assert_int_equal(p.n, 1 + 6 + 1);
+    assert_true(has_line(&p, "HBM (B200)                  ~8 TB/s    lecture"));
+
+    struct hier_napkin_inputs in;
+    hier_napkin_defaults(&in);
+    hier_napkin(&in, false, &p);
+    n0 = p.n;
+    hier_zoom_lines(&p, 2);
+    assert_true(p.n < n0);
+    assert_true(has_line(&p, "= 419 GB/s"));
+    assert_true(has_line(&p, "Napkin math"));
+}
+
 static void test_napkin(void **state)
 {
     (void)state;
@@ -347,9 +400,9 @@ static void test_ladder_record(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ladder),        cmocka_unit_test(test_napkin),
-        cmocka_unit_test(test_whatif),        cmocka_unit_test(test_tier_for_class),
-        cmocka_unit_test(test_ladder_record),
+        cmocka_unit_test(test_ladder),        cmocka_unit_test(test_zoom_lines),
+        cmocka_unit_test(test_napkin),        cmocka_unit_test(test_whatif),
+        cmocka_unit_test(test_tier_for_class), cmocka_unit_test(test_ladder_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

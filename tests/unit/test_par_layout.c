@@ -154,6 +154,47 @@ static void test_too_small_and_roomy(void **state)
     par_view_free(&v);
 }
 
+/* The presenter's zoom: 1 no panel (beside or below), 2 also only the key matrices, 3 also
+ * no rows for the transfers and the sentence; each at every size that fits. */
+static void test_zoom(void **state)
+{
+    (void)state;
+    struct train_config cfg;
+    par_display_config(TRAIN_DDP, 4, PP_GPIPE, false, &cfg);
+    struct par_view v;
+    par_view_build(&v, &cfg);
+    struct par_shape *shapes = shapes_of(&v, true);
+    struct par_layout_content c = {.nranks = 4,
+                                   .shapes = shapes,
+                                   .nshapes = v.nframes * 4,
+                                   .label_w = 2,
+                                   .xfer_rows = 2,
+                                   .what = "x"};
+    static const int sizes[][2] = {{24, 80}, {30, 100}, {36, 120}, {60, 200}};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        struct par_layout l0, l;
+        c.zoom = 0;
+        assert_true(par_layout_compute(sizes[k][0], sizes[k][1], &c, &l0));
+        assert_true(l0.panel.h > 0);
+        for (int z = 1; z <= 3; z++) {
+            c.zoom = z;
+            assert_true(par_layout_compute(sizes[k][0], sizes[k][1], &c, &l));
+            assert_int_equal(l.panel.h, 0);
+            assert_false(l.panel_side);
+            if (z >= 2) assert_true(l.key_only);
+            if (z >= 3) {
+                assert_int_equal(l.xfers.h, 0);
+                assert_int_equal(l.what.h, 0);
+            } else {
+                assert_true(l.xfers.h >= 1);
+                assert_true(l.what.h >= 1);
+            }
+        }
+    }
+    free(shapes);
+    par_view_free(&v);
+}
+
 static void test_flow(void **state)
 {
     (void)state;
@@ -259,6 +300,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_scheme_and_size),
         cmocka_unit_test(test_too_small_and_roomy),
+        cmocka_unit_test(test_zoom),
         cmocka_unit_test(test_flow),
         cmocka_unit_test(test_scene_words),
         cmocka_unit_test(test_bar_per_screen),

@@ -118,7 +118,7 @@
     X(PRES_BLANK, KEYS_ON_PRESENT, NULL, NULL, "blank (any key restores)", '.', 'b')           \
     X(PRES_DIGITS, KEYS_ON_PRESENT, NULL, NULL, "block digits on/off", 'd')                    \
     X(PRES_ZOOM_IN, KEYS_ON_PRESENT, NULL, NULL,                                               \
-      "zoom in: no panel, bigger digits, boxes only", '+', '=')                                \
+      "zoom in: fewer elements, bigger digits where they fit", '+', '=')                       \
     X(PRES_ZOOM_OUT, KEYS_ON_PRESENT, NULL, NULL, "zoom out", '-', '_')                        \
     X(PRES_AUTO, KEYS_ON_PRESENT, NULL, NULL, "resume --auto", 'a')                            \
     X(PRES_EXPORT, KEYS_ON_PRESENT, NULL, NULL, "screen to SVG and text (e twice)", 'e')       \

@@ -34,9 +34,23 @@ void term_nccl_log_off_screen(void);
  * interactive program", "collviz notes") needs one, and returns false (the caller exits 2). */
 bool term_have_tty(const char *who);
 /* Installs the fatal hook and starts curses on stdout/stdin: cbreak, no echo, no newline
- * translation, keypad, non-blocking reads, a 50 ms Esc delay, no cursor. NULL when the
+ * translation, keypad, non-blocking reads, a 50 ms Esc delay, no cursor, no typeahead
+ * check (an update is never cut short); then asks the terminal once whether it has
+ * synchronized output (DECRQM for mode 2026, then DA1, whose answer ends the wait; at
+ * most 0.3 s where nothing answers) and drops the keys typed meanwhile. NULL when the
  * terminal cannot be driven (the fatal hook stays installed; term_end(NULL) removes it). */
 SCREEN *term_start(void);
+/* Whether the terminal answered that it has synchronized output (mode 2026 set or reset). */
+bool term_has_sync(void);
+/* True when s holds a DECRQM reply for mode 2026 that says the terminal has it: "CSI ? 2026
+ * ; Ps $ y" with Ps 1 (set) or 2 (reset). */
+bool term_sync_reply(const char *s);
+/* doupdate() with the frame reaching the terminal in one write(), between CSI ? 2026 h and
+ * CSI ? 2026 l where term_has_sync (nothing is written when nothing changed). Where a
+ * resize is waiting to be seen by curses, or no memory file could be made, curses writes
+ * the frame itself. Use instead of doupdate(); term_refresh() instead of refresh(). */
+void term_update(void);
+void term_refresh(void);
 /* Ends curses mode (and frees scr when not NULL) and removes the fatal hook; the first time,
  * names the file that holds the user's NCCL log (term_nccl_log_off_screen). */
 void term_end(SCREEN *scr);

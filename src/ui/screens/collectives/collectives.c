@@ -443,14 +443,12 @@ static bool coll_action(struct app *a, enum ui_action act, struct scene *next)
     const struct scene *s = &a->sc;
     switch (act) {
     case ACT_SCHEDULE:
-        snprintf(a->msg, sizeof a->msg,
-                 "the schedule applies to pp (p opens the "
-                 "parallelism screen)");
+        app_msg_keyed(a, "the schedule applies to pp", ACT_PARALLEL,
+                      "opens the parallelism screen");
         return true;
     case ACT_OVERLAP:
-        snprintf(a->msg, sizeof a->msg,
-                 "overlap applies to ddp (p opens the parallelism "
-                 "screen)");
+        app_msg_keyed(a, "overlap applies to ddp", ACT_PARALLEL,
+                      "opens the parallelism screen");
         return true;
     case ACT_ALGO: {
         for (int k = 1; k <= ALGO_COUNT; k++) {

@@ -156,11 +156,12 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
                  m->row_params.bytes != a->sc.meas_bytes || m->row_params.op != a->sc.op;
     if (stale) {
         num = th->role[TH_DIM];
-        pl_wrapped_max(p, th->role[TH_WARN], width,
-                       meas_measuring(m)
-                           ? "stale: the previous result, until this one is in"
-                           : "stale: measured for another scene (m measures this one)",
-                       2);
+        char st[120];
+        app_keyed(a, st, sizeof st, "stale: measured for another scene", ACT_MEASURE,
+                  "measures this one");
+        pl_wrapped_max(
+            p, th->role[TH_WARN], width,
+            meas_measuring(m) ? "stale: the previous result, until this one is in" : st, 2);
     }
     struct pline *l = pl_new(p);
     pl_add(l, lab, "measured on %s: ", m->row_backend);

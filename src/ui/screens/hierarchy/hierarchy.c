@@ -302,8 +302,8 @@ static bool hier_action(struct app *a, enum ui_action act, struct scene *next)
     case ACT_COUNT_DOWN:
     case ACT_INIT:
     case ACT_SWEEP:
-        snprintf(a->msg, sizeof a->msg,
-                 "that key is for the collectives screen (y goes back to it)");
+        app_msg_keyed(a, "that key is for the collectives screen", ACT_HIERARCHY,
+                      "goes back to it");
         return true;
     default:
         return false;
@@ -391,20 +391,38 @@ static void hier_status(const struct app *a, struct rect r, bool both)
                   back);
 }
 
+/* Zoomed, the room the dropped lines leave goes between the lines that stay: one empty
+ * line after each, where all of them still fit in `rows`. */
+static void hier_spread(const struct app *a, struct hier_lines *p, int rows)
+{
+    int n = p->n, cap = (int)(sizeof p->l / sizeof p->l[0]);
+    if (a->zoom < 1 || n < 2 || 2 * n - 1 > rows || 2 * n - 1 > cap) return;
+    for (int i = n - 1; i >= 0; i--) {
+        p->l[2 * i] = p->l[i];
+        if (i > 0) p->l[2 * i - 1] = (struct hier_line){.n = 0};
+    }
+    p->n = 2 * n - 1;
+}
+
 /* The ladder page: the ladder (with detail lines when they fit), then the what-if table
- * of the scene's collective when there is room. */
+ * of the scene's collective when there is room. The presenter's zoom drops the details
+ * and the what-if table from 1, and more (hier_zoom_lines). */
 static void hier_page_ladder(const struct app *a, struct rect r)
 {
     static struct hier_lines raw, p, w;
     struct hier_measured m;
     hier_figures(a, &m);
-    hier_ladder(&m, a->utf8, true, &raw);
+    hier_ladder(&m, a->utf8, a->zoom < 1, &raw);
+    hier_zoom_lines(&raw, a->zoom);
     hier_wrap(&raw, r.w, a->utf8, &p);
     if (p.n > r.h) {
         hier_ladder(&m, a->utf8, false, &raw);
+        hier_zoom_lines(&raw, a->zoom);
         hier_wrap(&raw, r.w, a->utf8, &p);
     }
+    hier_spread(a, &p, r.h);
     int used = hier_lines_draw(a, &p, r);
+    if (a->zoom >= 1) return;
     hier_whatif(a->sc.coll, a->sc.algo, a->sc.nranks, a->sc.meas_bytes, a->utf8, false, &w);
     if (used + 1 + w.n <= r.h) {
         struct rect wr = {r.y + used + 1, r.x, r.h - used - 1, r.w};
@@ -416,6 +434,8 @@ static void hier_page_napkin(const struct app *a, struct rect r)
 {
     static struct hier_lines p;
     hier_napkin(&HIER(a)->napkin, a->utf8, &p);
+    hier_zoom_lines(&p, a->zoom);
+    hier_spread(a, &p, r.h);
     hier_lines_draw(a, &p, r);
 }
 

@@ -72,6 +72,27 @@ void hier_wrap(const struct hier_lines *in, int width, bool utf8, struct hier_li
     }
 }
 
+static bool hier_line_goes(const struct hier_line *l, int zoom)
+{
+    bool all_dim = l->n > 0, warn = false;
+    for (int k = 0; k < l->n; k++) {
+        if (l->seg[k].style != HS_DIM) all_dim = false;
+        if (l->seg[k].style == HS_WARN) warn = true;
+    }
+    return (zoom >= 1 && all_dim) || (zoom >= 2 && warn);
+}
+
+void hier_zoom_lines(struct hier_lines *p, int zoom)
+{
+    int n = 0;
+    for (int i = 0; i < p->n; i++)
+        if (!hier_line_goes(&p->l[i], zoom)) {
+            if (n != i) p->l[n] = p->l[i];
+            n++;
+        }
+    p->n = n;
+}
+
 /* ---- formatting ------------------------------------------------------------------------- */
 
 static void fmt_bw(double Bps, char *buf, size_t n)

@@ -171,6 +171,11 @@ void hier_add(struct hier_line *l, enum hier_style st, const char *fmt, ...)
  * continuation indented two more columns (the methods under measured figures); other lines
  * are left for the drawing to clip. */
 void hier_wrap(const struct hier_lines *in, int width, bool utf8, struct hier_lines *out);
+/* The presenter's zoom (app.zoom) on lines, in place: from 1 a line that is only notes
+ * (every piece HS_DIM: a tier's details, a method, a footnote) goes; from 2 also a line that
+ * says a figure is not measured here (any HS_WARN piece). Headings, the lecture's, the
+ * model's and the measured figures and the napkin's inputs stay. */
+void hier_zoom_lines(struct hier_lines *p, int zoom);
 /* The plain text of a line (segments joined), for tests and the golden screen. */
 void hier_line_text(const struct hier_line *l, char *buf, size_t n);
 

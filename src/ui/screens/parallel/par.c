@@ -206,7 +206,7 @@ static bool par_action(struct app *a, enum ui_action act, struct scene *next)
         return true;
     case ACT_SCHEDULE:
         if (s->scheme != TRAIN_PP) {
-            snprintf(a->msg, sizeof a->msg, "the schedule applies to pp (n switches scheme)");
+            app_msg_keyed(a, "the schedule applies to pp", ACT_SCHEME, "switches scheme");
             return true;
         }
         next->schedule = (enum pp_schedule)((s->schedule + 1) % PP_SCHEDULE_COUNT);
@@ -214,8 +214,8 @@ static bool par_action(struct app *a, enum ui_action act, struct scene *next)
         return true;
     case ACT_OVERLAP:
         if (s->scheme != TRAIN_DDP && s->scheme != TRAIN_ZERO3) {
-            snprintf(a->msg, sizeof a->msg,
-                     "overlap applies to ddp, prefetch to zero3 (n switches scheme)");
+            app_msg_keyed(a, "overlap applies to ddp, prefetch to zero3", ACT_SCHEME,
+                          "switches scheme");
             return true;
         }
         next->overlap = !s->overlap;
@@ -243,8 +243,8 @@ static bool par_action(struct app *a, enum ui_action act, struct scene *next)
     case ACT_SWEEP:
     case ACT_SIZE_UP:
     case ACT_SIZE_DOWN:
-        snprintf(a->msg, sizeof a->msg,
-                 "that key is for the collectives screen (p goes back to it)");
+        app_msg_keyed(a, "that key is for the collectives screen", ACT_PARALLEL,
+                      "goes back to it");
         return true;
     default:
         return false;

@@ -1090,6 +1090,7 @@ bool par_layout(struct app *a, struct rect area)
         .label_w = 2,
         .xfer_rows = 2,
         .what = v->ok ? p->longest_what : v->err,
+        .zoom = v->ok || a->zoom < 3 ? a->zoom : 2, /* an error keeps its sentence row */
     };
     if (v->have_sched) {
         c.gantt_rows = v->sched.stages + 3;
@@ -1116,11 +1117,11 @@ void par_draw(struct app *a, struct rect area)
     par_status(a, l->status);
     if (v->ok) {
         par_boxes(a);
-        par_xfers(a, l->xfers);
+        if (l->xfers.h > 0) par_xfers(a, l->xfers);
         if (l->gantt.h > 0) par_gantt(a, l->gantt);
     }
-    par_what(a, l->what);
-    par_panel(a, l->panel);
+    if (l->what.h > 0) par_what(a, l->what); /* (zoom 3 takes its rows away) */
+    if (l->panel.h > 0) par_panel(a, l->panel);
     frame_bar(a, l->bar, KEYS_ON_PAR);
 }
 

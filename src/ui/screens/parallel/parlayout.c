@@ -181,7 +181,8 @@ bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
 
     for (int i = 0; i < nt; i++) {
         const struct par_try *t = &tries[i];
-        if (t->side && cols < PANEL_SIDE_MIN_COLS) continue;
+        if (t->side && (cols < PANEL_SIDE_MIN_COLS || c->zoom >= 1)) continue;
+        if (!t->key_only && c->zoom >= 2) continue;
         int pw = 0, aw = cols;
         if (t->side) {
             pw = cols * 36 / 100;
@@ -191,10 +192,12 @@ bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
             aw = cols - pw - 1;
         }
         if (c->gantt_rows > 0 && c->gantt_w > aw) continue;
-        int wl = t->squeeze ? 1 : par_what_lines(c->what, aw, WHAT_MAX_LINES);
-        int xrows = t->squeeze ? 1 : xr;
-        int ph_hi = t->side ? 0 : t->squeeze ? PANEL_COMPACT_H : PANEL_H_MAX;
-        int ph_lo = t->side ? 0 : t->squeeze ? PANEL_COMPACT_H : PANEL_H_MIN;
+        int wl = c->zoom >= 3 ? 0
+                 : t->squeeze ? 1
+                              : par_what_lines(c->what, aw, WHAT_MAX_LINES);
+        int xrows = c->zoom >= 3 ? 0 : t->squeeze ? 1 : xr;
+        int ph_hi = t->side || c->zoom >= 1 ? 0 : t->squeeze ? PANEL_COMPACT_H : PANEL_H_MAX;
+        int ph_lo = t->side || c->zoom >= 1 ? 0 : t->squeeze ? PANEL_COMPACT_H : PANEL_H_MIN;
         for (int ph = ph_hi; ph >= ph_lo; ph--) {
             int ah = bottom - top - ph - c->gantt_rows - xrows - wl;
             int gc = 1, bw = 0, bh = 0, inner = 0;

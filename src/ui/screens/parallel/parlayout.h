@@ -46,6 +46,9 @@ struct par_layout_content {
     int gantt_w;      /* their narrowest width */
     int xfer_rows;    /* rows of transfers/messages wanted (>= 1) */
     const char *what; /* the longest sentence */
+    int zoom;         /* the presenter's zoom (app.zoom): from 1 no panel, from 2 only the key
+                         matrices, at 3 no transfer or sentence rows either (boxes and the pipeline
+                         chart alone) */
 };
 
 struct par_layout {
