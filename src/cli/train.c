@@ -18,6 +18,7 @@
 #include "core/util.h"
 #include "json.h"
 #include "parallel/train.h"
+#include "train_moe.h"
 
 struct train_opts {
     struct train_config cfg;
@@ -27,13 +28,14 @@ struct train_opts {
     bool check;
     bool json;
     bool timeline;
+    const char *moe_opt; /* the first --experts/--topk/--capacity given (moe's only) */
 };
 
 static void train_usage(FILE *f)
 {
     fprintf(
         f,
-        "usage: collviz train single|ddp|tp|pp|zero1|zero2|zero3 [options]\n"
+        "usage: collviz train single|ddp|tp|pp|zero1|zero2|zero3|moe [options]\n"
         "\n"
         "Train the lecture's MLP (L layers of DxD weights, x = gelu(x @ W), loss = mean(x^2),\n"
         "AdamW lr 1e-3) with one of the lecture's three cuts on CPU ranks (threads that run\n"
@@ -50,6 +52,9 @@ static void train_usage(FILE *f)
         "          as backward makes it)\n"
         "  zero3   ZeRO stage 3 (FSDP full shard): also the weights; each layer all-gathered\n"
         "          before its forward and again before its backward, freed after use\n"
+        "  moe     mixture of experts: a router and E experts after every layer, the\n"
+        "          experts split over the ranks (E/W each); tokens sent to their experts\n"
+        "          and back with uneven all-to-alls (dispatch and combine)\n"
         "\n"
         "Options:\n"
         "  --ranks N           ranks (pp: stages), 1..%d (default 4; single: 1)\n"
@@ -62,6 +67,11 @@ static void train_usage(FILE *f)
         "  --overlap           ddp: all-reduce each gradient as backward produces it\n"
         "  --prefetch          zero3: gather the next layer's weights while this layer\n"
         "                      computes (and queue the gradients' reduce-scatters beside)\n"
+        "  --experts E         moe: experts per layer, a multiple of the ranks (default 8)\n"
+        "  --topk K            moe: experts each token is sent to, 1..E (default 2)\n"
+        "  --capacity C        moe: an expert takes at most ceil(C*n*K/E) of a rank's n\n"
+        "                      tokens, the rest are dropped (passed through); 0 is\n"
+        "                      dropless (default 1.0)\n"
         "  --backend B         cpu, nccl or auto (default cpu). nccl: one GPU per rank with\n"
         "                      NCCL and cuBLAS (needs --ranks GPUs; single stays the CPU\n"
         "                      reference); auto: nccl when --ranks GPUs are usable, else cpu,\n"
@@ -109,7 +119,10 @@ enum train_opt {
     OPT_TIMEOUT,
     OPT_CHECK,
     OPT_TIMELINE,
-    OPT_FORMAT
+    OPT_FORMAT,
+    OPT_EXPERTS,
+    OPT_TOPK,
+    OPT_CAPACITY
 };
 
 /* One option ch (its value in optarg) applied to o. Returns -1 to go on, 0 after --help,
@@ -162,6 +175,22 @@ static int train_option(struct train_opts *o, int ch, char **argv)
     case OPT_CHECK:
         o->check = true;
         break;
+    case OPT_EXPERTS:
+        if (!o->moe_opt) o->moe_opt = "--experts";
+        return parse_int_opt("experts", optarg, 1, 256, &o->cfg.experts);
+    case OPT_TOPK:
+        if (!o->moe_opt) o->moe_opt = "--topk";
+        return parse_int_opt("topk", optarg, 1, 256, &o->cfg.topk);
+    case OPT_CAPACITY: {
+        double c;
+        if (!o->moe_opt) o->moe_opt = "--capacity";
+        if (parse_double(optarg, 0, 64, &c) != CV_OK || !(c >= 0))
+            return cli_usage_error("train: --capacity '%s': expected 0 (dropless) or a factor "
+                                   "in (0, 64]",
+                                   optarg);
+        o->cfg.capacity = c;
+        break;
+    }
     case OPT_TIMELINE:
         o->timeline = true;
         break;
@@ -185,14 +214,14 @@ static int train_scheme_arg(int argc, char **argv, struct train_opts *o)
 {
     if (optind >= argc)
         return cli_usage_error(
-            "train: which scheme? single, ddp, tp, pp, zero1, zero2 or zero3 "
+            "train: which scheme? single, ddp, tp, pp, zero1, zero2, zero3 or moe "
             "(try --help)");
     if (optind + 1 < argc)
         return cli_usage_error("train: unexpected argument '%s'", argv[optind + 1]);
     if (train_scheme_parse(argv[optind], &o->cfg.scheme) != CV_OK)
         return cli_usage_error(
             "train: unknown scheme '%s': expected single, ddp, tp, pp, zero1, "
-            "zero2 or zero3",
+            "zero2, zero3 or moe",
             argv[optind]);
     if (o->cfg.scheme == TRAIN_SINGLE) {
         if (o->ranks_set && o->cfg.nranks != 1)
@@ -222,6 +251,9 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
         {"check", no_argument, NULL, OPT_CHECK},
         {"timeline", no_argument, NULL, OPT_TIMELINE},
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"experts", required_argument, NULL, OPT_EXPERTS},
+        {"topk", required_argument, NULL, OPT_TOPK},
+        {"capacity", required_argument, NULL, OPT_CAPACITY},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -234,7 +266,11 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
         int rc = train_option(o, ch, argv);
         if (rc != -1) return rc;
     }
-    return train_scheme_arg(argc, argv, o);
+    int rc = train_scheme_arg(argc, argv, o);
+    if (rc == -1 && o->moe_opt && o->cfg.scheme != TRAIN_MOE)
+        return cli_usage_error("train: %s applies to moe, not %s", o->moe_opt,
+                               train_scheme_name(o->cfg.scheme));
+    return rc;
 }
 
 /* cpu: CPU ranks. nccl: one GPU per rank, refused (exit 2, one line) with the reason
@@ -444,6 +480,7 @@ static void print_json(FILE *f, const struct train_result *r, const struct train
         cli_json_num(d, "wire_model_bytes_per_rank", (double)r->napkin.wire_model_bytes);
         cli_json_num(d, wire_key, (double)r->napkin.wire_bytes);
     }
+    if (c->scheme == TRAIN_MOE) train_moe_json(d, r, dev);
     if (dev) {
         cJSON *o = cli_json_add_object(d, "max_deviation");
         cli_json_real(o, "loss_rel", dev->loss_rel, 9);
@@ -593,7 +630,13 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
                                            "and one reduce-scatter per layer)"
                                          : "2*Psi*(W-1)/W floats (reduce-scatter + "
                                            "all-gather, as DDP's all-reduce)");
-    if (c->scheme != TRAIN_SINGLE) {
+    if (c->scheme == TRAIN_MOE) {
+        train_moe_print_text(f, r);
+        format_size(nk->wire_bytes, b, sizeof b);
+        fprintf(
+            f, "  bytes sent by the busiest rank per step, all exchanges: counted %s (%zu B)\n",
+            b, nk->wire_bytes);
+    } else if (c->scheme != TRAIN_SINGLE) {
         format_size(nk->wire_model_bytes, a, sizeof a);
         format_size(nk->wire_bytes, b, sizeof b);
         /* On GPUs only point-to-point bytes are counted; collectives' are the ring model. */
@@ -615,6 +658,11 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
             "step %d), max parameter deviation %.3g (absolute); tolerance %.0e / %.0e: %s\n",
             dev->loss_rel, dev->loss_step, dev->param_abs, dev->tol_loss_rel,
             dev->tol_param_abs, dev->within ? "ok" : "FAILED");
+    if (dev && c->scheme == TRAIN_MOE)
+        fprintf(f,
+                "  routing (tokens per expert per rank, kept and dropped) against the "
+                "reference's: %s\n",
+                dev->moe_routing_diff ? "DIFFERENT" : "the same");
     if (timeline) {
         fputs("\n  timeline (seconds from the step's start):\n", f);
         for (size_t i = 0; i < r->nevents; i++) {

@@ -142,7 +142,8 @@ int scene_check(const struct scene *s, char *err, size_t errlen)
     if (s->channels < 1 || s->channels > SCENE_MAX_CHANNELS)
         return cv_err(err, errlen, CV_EINVAL, "channels %d out of range (1..%d)", s->channels,
                       SCENE_MAX_CHANNELS);
-    if (s->scheme == TRAIN_SINGLE || s->scheme < 0 || s->scheme >= TRAIN_SCHEME_COUNT)
+    if (s->scheme == TRAIN_SINGLE || s->scheme == TRAIN_MOE || s->scheme < 0 ||
+        s->scheme >= TRAIN_SCHEME_COUNT)
         return cv_err(err, errlen, CV_EINVAL,
                       "scheme %s: the parallelism screen shows ddp, tp, pp, zero1, zero2 "
                       "or zero3",

@@ -200,7 +200,7 @@ static bool par_action(struct app *a, enum ui_action act, struct scene *next)
     case ACT_SCHEME:
         /* ddp -> tp -> pp -> zero1 -> zero2 -> zero3 -> ddp (single is the reference,
          * not a screen); O means prefetch on zero3, so it does not carry over to it */
-        next->scheme = (enum train_scheme)(s->scheme % (TRAIN_SCHEME_COUNT - 1) + 1);
+        next->scheme = (enum train_scheme)(s->scheme % TRAIN_ZERO3 + 1);
         if (next->scheme == TRAIN_ZERO3) next->overlap = false;
         next->step = 0;
         return true;
