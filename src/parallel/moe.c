@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../core/plan.h"
 #include "../core/util.h"
 #include "schemes.h"
 
@@ -122,7 +123,11 @@ struct moe {
     float *logits, *sendb, *da, *dh, *dz, *dback, *dsend, *deout, *dein, *mm, *dlog;
     float *cnt_s, *cnt_r, *zero; /* [W][El] counts out and in; [D][D] zeros */
     float *hostmat;              /* host scratch for P, G: max(S·n, n·S) */
-    struct moe_blk *blk;         /* [L] */
+    /* NCCL: [send W·c | receive W·c], c = ceil(max(S, R)·D / W), the working buffer of
+     * the communicator's all-to-all-v (NULL elsewhere) */
+    float *stage;
+    size_t stage_count;
+    struct moe_blk *blk; /* [L] */
 };
 
 static void moe_alloc_blocks(struct moe *s, int L, int W)
@@ -209,6 +214,13 @@ static int moe_setup(struct rank_state *rs)
     s->cnt_r = dev_alloc(dv, (size_t)W * s->El);
     s->zero = dev_alloc(dv, dd);
     s->hostmat = xcalloc((size_t)s->S * s->n, sizeof(float));
+    size_t stage = 0;
+    if (c->backend == BACKEND_NCCL) {
+        size_t most = (size_t)(s->S > s->R ? s->S : s->R) * D;
+        s->stage_count = (most + W - 1) / W;
+        stage = 2 * W * s->stage_count;
+        s->stage = dev_alloc(dv, stage);
+    }
     moe_alloc_blocks(s, L, W);
     moe_init_params(rs, s);
     dev_init_data_rows(dv, c->seed, c->batch, D, rs->rank * s->n, s->n, s->x);
@@ -216,10 +228,51 @@ static int moe_setup(struct rank_state *rs)
     rs->mem.grads = rs->mem.params;
     rs->mem.optimizer = 2 * rs->mem.params;
     rs->mem.activations = ((size_t)(3 * L + 1 + 2) * nd + (size_t)L * sd + 3 * (size_t)L * rd +
-                           2 * (size_t)L * s->S * s->n) *
+                           2 * (size_t)L * s->S * s->n + stage) *
                           sizeof(float);
     rs->mem.comm = 0;
     return CV_OK;
+}
+
+/* moe_a2av on NCCL, whose point-to-point connects neighbours only: the communicator's
+ * all-to-all-v (one group of ncclSend/ncclRecv per rank, comm_nccl.c) at the packed
+ * offsets of a plan holding this rank's row and column of the counts, through the
+ * stage buffer. */
+static int moe_a2av_nccl(struct rank_state *rs, const float *send, const size_t *srows,
+                         float *recv, const size_t *rrows, int cols, const char *label,
+                         size_t *sent)
+{
+    struct moe *s = rs->priv;
+    struct comm *cm = rs->comm;
+    int r = rs->rank, W = rs->nranks;
+    size_t vc[CV_MAX_RANKS * CV_MAX_RANKS] = {0}, ns = 0, nr = 0;
+    for (int q = 0; q < W; q++) {
+        vc[(size_t)r * W + q] = srows[q] * cols;
+        vc[(size_t)q * W + r] = rrows[q] * cols;
+        ns += srows[q];
+        nr += rrows[q];
+        if (q != r) *sent += srows[q] * cols * sizeof(float);
+    }
+    if (ns) dev_copy_rows(rs->dev, s->stage, cols, send, cols, (int)ns, cols);
+    struct plan p;
+    memset(&p, 0, sizeof p);
+    p.coll = COLL_ALL_TO_ALL;
+    p.nranks = W;
+    p.count = s->stage_count;
+    p.vcounts = vc;
+    struct comm_job j = {
+        .plan = &p, .coll = COLL_ALL_TO_ALL, .op = OP_SUM, .count = s->stage_count};
+    double t0 = now_s();
+    int rc = cm->ops->run(cm, r, &j, s->stage);
+    if (rc == CV_OK && cm->ops->sync) rc = cm->ops->sync(cm, r);
+    if (rs->tl) {
+        struct tl_event *e =
+            timeline_add(rs->tl, rs->step, r, 0, TL_COLLECTIVE, label, t0, now_s());
+        e->bytes = *sent;
+    }
+    if (rc == CV_OK && nr)
+        dev_copy_rows(rs->dev, recv, cols, s->stage + W * s->stage_count, cols, (int)nr, cols);
+    return rc;
 }
 
 /* The all-to-all-v of rows of `cols` floats: srows[d] rows to rank d (packed in rank
@@ -239,10 +292,17 @@ static int moe_a2av(struct rank_state *rs, const float *send, const size_t *srow
         roff[q + 1] = roff[q] + rrows[q];
     }
     double t0 = now_s();
+    size_t sent = 0;
+    if (rs->cfg->backend == BACKEND_NCCL) {
+        rc = moe_a2av_nccl(rs, send, srows, recv, rrows, cols, label, &sent);
+        rs->dev->ops->sync(rs->dev);
+        if (secs) *secs += now_s() - t0;
+        if (bytes) *bytes += sent;
+        return rc;
+    }
     if (srows[r])
         dev_copy_rows(rs->dev, recv + roff[r] * cols, cols, send + soff[r] * cols, cols,
                       (int)srows[r], cols);
-    size_t sent = 0;
     for (int k = 1; k < W && rc == CV_OK; k++) {
         int to = (r + k) % W, from = (r - k + W) % W;
         if (srows[to]) {
@@ -543,11 +603,12 @@ static void moe_cleanup(struct rank_state *rs)
     struct moe *s = rs->priv;
     if (!s) return;
     struct dev *dv = rs->dev;
-    float *bufs[] = {s->w,      s->gw,    s->mw, s->vw,   s->r,     s->gr,    s->mr,
-                     s->vr,     s->e,     s->ge, s->me,   s->ve,    s->x,     s->h,
-                     s->z,      s->P,     s->G,  s->back, s->ein,   s->ez,    s->eout,
-                     s->logits, s->sendb, s->da, s->dh,   s->dz,    s->dback, s->dsend,
-                     s->deout,  s->dein,  s->mm, s->dlog, s->cnt_s, s->cnt_r, s->zero};
+    float *bufs[] = {s->w,   s->gw,   s->mw,    s->vw,     s->r,     s->gr,
+                     s->mr,  s->vr,   s->e,     s->ge,     s->me,    s->ve,
+                     s->x,   s->h,    s->z,     s->P,      s->G,     s->back,
+                     s->ein, s->ez,   s->eout,  s->logits, s->sendb, s->da,
+                     s->dh,  s->dz,   s->dback, s->dsend,  s->deout, s->dein,
+                     s->mm,  s->dlog, s->cnt_s, s->cnt_r,  s->zero,  s->stage};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         dev_free(dv, bufs[i]);
     for (int l = 0; s->blk && l < rs->cfg->layers; l++) {
