@@ -278,7 +278,9 @@ static int moe_a2av_nccl(struct rank_state *rs, const float *send, const size_t 
 /* The all-to-all-v of rows of `cols` floats: srows[d] rows to rank d (packed in rank
  * order in send), rrows[q] rows from rank q (packed in rank order into recv). Pairwise as
  * plan_build_a2av: at step k send to r+k, receive from r-k; the own block is a copy.
- * *secs and *bytes (may be NULL) get the time and the bytes sent to other ranks added. */
+ * *secs and *bytes (may be NULL) get the time and the bytes sent to other ranks added;
+ * with secs the ranks first meet at a barrier and the time runs from there to the
+ * rank's last receive. */
 static int moe_a2av(struct rank_state *rs, const float *send, const size_t *srows, float *recv,
                     const size_t *rrows, int cols, int tag, const char *label, double *secs,
                     size_t *bytes)
@@ -290,6 +292,13 @@ static int moe_a2av(struct rank_state *rs, const float *send, const size_t *srow
     for (int q = 0; q < W; q++) {
         soff[q + 1] = soff[q] + srows[q];
         roff[q + 1] = roff[q] + rrows[q];
+    }
+    /* A timed exchange starts together on every rank (as nccl-tests' iterations do), so
+     * its time is the exchange's, not a peer's compute that the first receive would wait
+     * out. */
+    if (secs) {
+        rs->dev->ops->sync(rs->dev);
+        if ((rc = cm->ops->barrier(cm, r)) != CV_OK) return rc;
     }
     double t0 = now_s();
     size_t sent = 0;
