@@ -156,8 +156,8 @@ static void ref_routing_layer0(const struct train_config *c, size_t *routed, siz
 static void test_routing_against_written_out(void **state)
 {
     (void)state;
-    static const int shapes[][4] = {{2, 4, 2, 0}, {3, 6, 2, 1}, {4, 4, 1, 2}, {2, 2, 1, 2},
-                                    {4, 8, 2, 2}, {3, 3, 2, 1}};
+    static const int shapes[][4] = {{2, 4, 2, 0}, {3, 6, 2, 1}, {4, 4, 1, 2},
+                                    {2, 2, 1, 2}, {4, 8, 2, 2}, {3, 3, 2, 1}};
     static const double caps[3] = {0, 1.0, 0.5};
     for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
         int W = shapes[s][0], E = shapes[s][1], K = shapes[s][2];

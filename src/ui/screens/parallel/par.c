@@ -90,6 +90,13 @@ void par_rebuild(struct app *a)
 {
     if (!PAR(a)) a->screen_state[SCREEN_PARALLEL] = xcalloc(1, sizeof(struct par_screen));
     struct par_screen *p = PAR(a);
+    if (a->sc.scheme == TRAIN_MOE) { /* its own view, one display-scale step */
+        if (p->moe_w != a->sc.nranks) {
+            par_moe_build(&p->moe, a->sc.nranks);
+            p->moe_w = a->sc.nranks;
+        }
+        return;
+    }
     struct train_config want;
     par_display_of(a, &want);
     if (!p->built || !par_same_config(&want, &p->built_for)) {
@@ -114,6 +121,7 @@ void par_free(struct app *a)
 
 size_t par_nsteps(const struct app *a)
 {
+    if (PAR(a) && a->sc.scheme == TRAIN_MOE) return PAR(a)->moe.ok ? PAR_MOE_LAYERS - 1 : 0;
     if (!PAR(a) || !PAR(a)->view.ok) return 0;
     return (size_t)PAR(a)->view.nframes - 1;
 }
@@ -122,7 +130,7 @@ void par_train(struct app *a)
 {
     if (!PAR(a)) a->screen_state[SCREEN_PARALLEL] = xcalloc(1, sizeof(struct par_screen));
     struct par_screen *p = PAR(a);
-    if (!a->w) return;
+    if (!a->w || a->sc.scheme == TRAIN_MOE) return; /* moe: measured at display scale */
     app_cancel(a); /* also whatever the collectives screen had asked */
     struct job j = {.kind = JOB_TRAIN};
     par_lecture_of(a, &j.train.cfg);
@@ -134,7 +142,7 @@ void par_train(struct app *a)
 
 void par_train_if_needed(struct app *a)
 {
-    if (par_summary(a)) return;
+    if (par_summary(a) || a->sc.scheme == TRAIN_MOE) return;
     if (par_training(a)) {
         /* A run of another configuration (switching schemes quickly) gives way. */
         struct train_config want;
@@ -198,9 +206,9 @@ static bool par_action(struct app *a, enum ui_action act, struct scene *next)
     const struct scene *s = &a->sc;
     switch (act) {
     case ACT_SCHEME:
-        /* ddp -> tp -> pp -> zero1 -> zero2 -> zero3 -> ddp (single is the reference,
+        /* ddp -> tp -> pp -> zero1 -> zero2 -> zero3 -> moe -> ddp (single is the reference,
          * not a screen); O means prefetch on zero3, so it does not carry over to it */
-        next->scheme = (enum train_scheme)(s->scheme % TRAIN_ZERO3 + 1);
+        next->scheme = (enum train_scheme)(s->scheme % (TRAIN_SCHEME_COUNT - 1) + 1);
         if (next->scheme == TRAIN_ZERO3) next->overlap = false;
         next->step = 0;
         return true;
@@ -222,7 +230,10 @@ static bool par_action(struct app *a, enum ui_action act, struct scene *next)
         next->step = 0;
         return true;
     case ACT_MEASURE:
-        if (!a->w)
+        if (s->scheme == TRAIN_MOE) { /* measure the display-scale step again */
+            par_moe_build(&PAR(a)->moe, a->sc.nranks);
+            snprintf(a->msg, sizeof a->msg, "moe: measured again at display scale");
+        } else if (!a->w)
             snprintf(a->msg, sizeof a->msg, "no worker to train on");
         else if (par_training(a))
             app_busy_msg(a, "already training");
