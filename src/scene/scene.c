@@ -244,8 +244,7 @@ static int scene_apply(struct scene *s, const char *key, const char *val, char *
     } else if (strcmp(key, "scheme") == 0) {
         if (train_scheme_parse(val, &s->scheme) != CV_OK || s->scheme == TRAIN_SINGLE)
             return cv_err(err, errlen, CV_EINVAL,
-                          "scene: unknown scheme '%s' (ddp, tp, pp, zero1, zero2, zero3, moe)",
-                          val);
+                          "scene: unknown scheme '%s' (ddp, tp, pp, zero1-3, moe)", val);
     } else if (strcmp(key, "schedule") == 0) {
         if (pp_schedule_parse(val, &s->schedule) != CV_OK)
             return cv_err(err, errlen, CV_EINVAL, "scene: unknown schedule '%s' (gpipe, 1f1b)",

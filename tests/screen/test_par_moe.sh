@@ -4,11 +4,12 @@
 # were dropped), every expert's load, the all-to-all-v's blocks and the drops - the same
 # numbers `collviz train moe` prints for the same run (its JSON, read here) - the
 # dispatch/combine busbw measured, and the check against one device; the step keys move
-# between the two layers, + changes the ranks (and the experts, 2W), m measures again; at
-# 80x24 and 100x30 the tables still fit.
+# between the two layers; m trains the lecture scale on the worker (its drops equal the
+# command line's for the same run); + changes the ranks (and the experts, 2W); at 80x24
+# and 100x30 the tables still fit.
 . "$(dirname "$0")/lib.sh" "$1"
 moe_json=$(mktemp)
-trap 'rm -f "$moe_json"; tm_cleanup_all' EXIT
+trap 'rm -f "$moe_json" "$moe_json.lect"; tm_cleanup_all' EXIT
 
 # The CLI's routing for the screen's display configuration at W = 3 (E = 6, top-2, C = 1).
 "$BIN" train moe --ranks 3 --experts 6 --topk 2 --capacity 1.0 --layers 2 --dim 16 --batch 24 \
@@ -48,11 +49,19 @@ tm_wait "layer 2/2" 5 || fail "the step key did not move to layer 1"
 while read -r want; do
     tm_squeezed | grep -qF -- "$want" || fail "layer 1: want '$want' (the CLI's routing)"
 done < <(rows 1 | grep rank)
-tm_keys m
-tm_wait "moe: measured again at display scale" 5 || fail "m did not measure again"
 tm_keys +
 tm_wait "W=4" 5 || fail "+ did not add a rank"
 tm_squeezed | grep -qF "e6@r3 e7@r3" || fail "W=4 does not show 8 experts"
+# m measures the display step again and trains the lecture scale on the worker: its drops
+# are the command line's for the same run (L=4 D=1024 B=128, E=2W=8 at W=4, 5 steps, seed 0).
+tm_keys m
+tm_wait "training on the worker" 10 || fail "m did not start the lecture-scale run"
+"$BIN" train moe --ranks 4 --experts 8 --steps 5 --format json >"$moe_json.lect" 2>/dev/null ||
+    fail "train moe at lecture scale via the CLI failed"
+want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["moe"]["dropped_last_step"])' "$moe_json.lect")
+tm_wait "loss and weights = one device, routing the same" 240 || fail "the lecture-scale run never reported"
+tm_squeezed | grep -qE "dispatch busbw [0-9.]+ [KMG]?i?B/s, combine [0-9.]+ [KMG]?i?B/s, $want dropped" ||
+    fail "lecture scale: want $want dropped (the CLI's) and both busbw"
 tm_keys n
 tm_wait "data parallel (DDP)" 5 || fail "n after moe is not ddp"
 tm_keys q

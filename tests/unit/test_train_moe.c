@@ -3,7 +3,8 @@
  * and 2W, K = 1 and 2, capacity 0 (dropless), 1.0 and 0.5 (drops); the first layer's
  * routing and drops against a computation written out here (the forward in double, its
  * own softmax, top-k and capacity); the exchanges' byte counts against the routing; the
- * memory count from the shapes; refused configurations. Sizes are tiny: about a second. */
+ * memory count from the shapes; refused configurations; the screen's summary. Sizes are
+ * tiny: about a second. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,7 @@
 
 #include "core/util.h"
 #include "parallel/moe.h"
+#include "parallel/summary.h"
 #include "parallel/train.h"
 
 static void cfg_of(struct train_config *c, int W, int E, int K, double C, int D, int B)
@@ -271,6 +273,31 @@ static void test_refused(void **state)
     assert_non_null(strstr(err, "--batch 8 is not divisible by --ranks 3"));
 }
 
+/* The screen's lecture-scale summary (summary.h) carries the run's drops, capacity and
+ * exchanges: the same run through train_run gives the same counts. */
+static void test_summary(void **state)
+{
+    (void)state;
+    struct train_config c;
+    cfg_of(&c, 2, 4, 2, 0.5, 9, 12);
+    struct train_summary *s = calloc(1, sizeof *s);
+    char err[200];
+    assert_int_equal(train_summary_run(&c, s, NULL, err, sizeof err), CV_OK);
+    struct train_result r;
+    run_ok(&c, &r);
+    assert_true(s->dev.within);
+    assert_int_equal(s->dev.moe_routing_diff, 0);
+    assert_int_equal(s->moe.capacity, 2); /* ceil(0.5 * 6 * 2 / 4) */
+    assert_int_equal(s->moe.dropped, sum_u(r.moe.dropped_last, 2));
+    assert_true(s->moe.dropped > 0);
+    size_t most = r.moe.dispatch_bytes[0] > r.moe.dispatch_bytes[1] ? r.moe.dispatch_bytes[0]
+                                                                    : r.moe.dispatch_bytes[1];
+    assert_int_equal(s->moe.dispatch_bytes, most);
+    assert_true(s->moe.dispatch_busbw > 0 && s->moe.combine_busbw > 0);
+    train_result_free(&r);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -279,6 +306,7 @@ int main(void)
         cmocka_unit_test(test_memory_count),
         cmocka_unit_test(test_one_rank),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_summary),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,6 +29,7 @@ void par_lecture_of(const struct app *a, struct train_config *c)
     c->overlap = a->sc.overlap && a->sc.scheme == TRAIN_DDP;
     c->prefetch = a->sc.overlap && a->sc.scheme == TRAIN_ZERO3;
     c->steps = PAR_LECTURE_STEPS;
+    c->experts = 2 * a->sc.nranks; /* moe: E a multiple of W, 8 at the lecture's W = 4 */
     c->timeout_s = PAR_TIMEOUT_S;
     /* On the GPUs when the collectives run there (NCCL, 2+ GPUs) and there is one GPU per
      * rank; otherwise on CPU ranks (par_backend_note says why). */
@@ -54,7 +55,7 @@ static bool par_same_config(const struct train_config *x, const struct train_con
            x->dim == y->dim && x->batch == y->batch && x->steps == y->steps &&
            x->microbatches == y->microbatches && x->schedule == y->schedule &&
            x->overlap == y->overlap && x->prefetch == y->prefetch && x->seed == y->seed &&
-           x->backend == y->backend;
+           x->backend == y->backend && x->experts == y->experts;
 }
 
 /* Shapes of every frame of every rank, and the longest sentence, for the layout. */
@@ -130,7 +131,7 @@ void par_train(struct app *a)
 {
     if (!PAR(a)) a->screen_state[SCREEN_PARALLEL] = xcalloc(1, sizeof(struct par_screen));
     struct par_screen *p = PAR(a);
-    if (!a->w || a->sc.scheme == TRAIN_MOE) return; /* moe: measured at display scale */
+    if (!a->w) return;
     app_cancel(a); /* also whatever the collectives screen had asked */
     struct job j = {.kind = JOB_TRAIN};
     par_lecture_of(a, &j.train.cfg);
@@ -142,7 +143,7 @@ void par_train(struct app *a)
 
 void par_train_if_needed(struct app *a)
 {
-    if (par_summary(a) || a->sc.scheme == TRAIN_MOE) return;
+    if (par_summary(a)) return;
     if (par_training(a)) {
         /* A run of another configuration (switching schemes quickly) gives way. */
         struct train_config want;
@@ -230,10 +231,9 @@ static bool par_action(struct app *a, enum ui_action act, struct scene *next)
         next->step = 0;
         return true;
     case ACT_MEASURE:
-        if (s->scheme == TRAIN_MOE) { /* measure the display-scale step again */
+        if (s->scheme == TRAIN_MOE) /* its display-scale step is measured again too */
             par_moe_build(&PAR(a)->moe, a->sc.nranks);
-            snprintf(a->msg, sizeof a->msg, "moe: measured again at display scale");
-        } else if (!a->w)
+        if (!a->w)
             snprintf(a->msg, sizeof a->msg, "no worker to train on");
         else if (par_training(a))
             app_busy_msg(a, "already training");

@@ -168,6 +168,37 @@ static void moe_blocks(const struct app *a, const struct par_moe *m, int layer,
     }
 }
 
+/* The worker's lecture-scale run (par.h), when there is one for this W. */
+static void moe_lecture(const struct app *a, struct plines *p)
+{
+    const struct theme *th = &a->th;
+    const struct train_summary *s = par_summary(a);
+    struct pline *l = pl_new(p);
+    pl_add(l, A_BOLD, "lecture scale ");
+    pl_add(l, th->role[TH_DIM], "L=4 D=1024 B=128 E=%d top-2 C=1.0, %s: ", 2 * a->sc.nranks,
+           par_backend_note(a));
+    if (!s) {
+        const char *err = PAR(a) ? PAR(a)->train_err : "";
+        if (par_training(a))
+            pl_add(l, th->role[TH_WARN], "training on the worker...");
+        else if (err[0])
+            pl_add(l, th->role[TH_BAD], "%.150s", err);
+        else
+            pl_add(l, th->role[TH_DIM], "m trains it (or collviz train moe --check)");
+        return;
+    }
+    char d[24], c[24];
+    format_size((size_t)s->moe.dispatch_busbw, d, sizeof d);
+    format_size((size_t)s->moe.combine_busbw, c, sizeof c);
+    pl_add(l, th->role[TH_MEASURED], "dispatch busbw %s/s, combine %s/s, %zu dropped", d, c,
+           s->moe.dropped);
+    l = pl_new(p);
+    bool ok = s->dev.within;
+    pl_add(l, th->role[ok ? TH_OK : TH_BAD], "  %s loss and weights = one device, routing %s",
+           ok ? a->g->ok : a->g->bad, s->dev.moe_routing_diff ? "differs" : "the same");
+    pl_add(l, th->role[TH_DIM], " (measured as above, last of %d steps)", s->steps_done);
+}
+
 static void moe_traffic(const struct app *a, const struct par_moe *m, struct plines *p)
 {
     const struct theme *th = &a->th;
@@ -201,8 +232,7 @@ static void moe_traffic(const struct app *a, const struct par_moe *m, struct pli
     pl_add(l, th->role[TH_DIM],
            "time from a barrier to the rank's last receive; busbw = busiest rank's bytes / "
            "slowest rank's time, both layers");
-    l = pl_new(p);
-    pl_add(l, th->role[TH_DIM], "lecture scale: collviz train moe --check (m measures again)");
+    moe_lecture(a, p);
 }
 
 void par_moe_draw(struct app *a, struct rect area, const struct par_moe *m, int layer)
