@@ -632,10 +632,6 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
                                            "all-gather, as DDP's all-reduce)");
     if (c->scheme == TRAIN_MOE) {
         train_moe_print_text(f, r);
-        format_size(nk->wire_bytes, b, sizeof b);
-        fprintf(
-            f, "  bytes sent by the busiest rank per step, all exchanges: counted %s (%zu B)\n",
-            b, nk->wire_bytes);
     } else if (c->scheme != TRAIN_SINGLE) {
         format_size(nk->wire_model_bytes, a, sizeof a);
         format_size(nk->wire_bytes, b, sizeof b);

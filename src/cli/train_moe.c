@@ -23,6 +23,23 @@ static size_t sum_of(const size_t *v, int n)
     return s;
 }
 
+/* The communicator's bytes per step: counted on CPU ranks and MPI processes; NCCL counts
+ * none, so there they are the all-reduces' ring model (the all-to-alls are counted here). */
+static void print_wire(FILE *f, const struct train_result *r)
+{
+    char b[32];
+    size_t w = r->napkin.wire_bytes;
+    format_size(w, b, sizeof b);
+    if (r->cfg.backend == BACKEND_NCCL)
+        fprintf(f,
+                "  bytes per step, busiest rank: the all-reduces' ring model %s (%zu B); the "
+                "all-to-alls' below\n",
+                b, w);
+    else
+        fprintf(f, "  bytes sent per step, busiest rank, every exchange: counted %s (%zu B)\n",
+                b, w);
+}
+
 void train_moe_print_text(FILE *f, const struct train_result *r)
 {
     const struct train_moe *m = &r->moe;
@@ -61,6 +78,7 @@ void train_moe_print_text(FILE *f, const struct train_result *r)
             sum_of(m->dropped_last, W), sum_of(m->dropped_total, W));
     if (!m->dispatch_bytes) return;
     char a[32], b[32], t1[32], t2[32];
+    print_wire(f, r);
     for (int g = 0; g < W; g++) {
         format_size(m->dispatch_bytes[g], a, sizeof a);
         format_size(m->combine_bytes[g], b, sizeof b);
@@ -109,7 +127,10 @@ void train_moe_json(cJSON *d, const struct train_result *r, const struct train_d
     cli_json_num(o, "dropped_last_step", (double)sum_of(m->dropped_last, W));
     cli_json_num(o, "dropped_total", (double)sum_of(m->dropped_total, W));
     if (dev) cli_json_num(o, "routing_differences", (double)dev->moe_routing_diff);
-    cli_json_num(d, "wire_measured_bytes_per_rank", (double)r->napkin.wire_bytes);
+    cli_json_num(d,
+                 r->cfg.backend == BACKEND_NCCL ? "wire_allreduce_ring_model_bytes_per_rank"
+                                                : "wire_measured_bytes_per_rank",
+                 (double)r->napkin.wire_bytes);
     if (!m->dispatch_bytes) return;
     cJSON *pr = cli_json_add_array(o, "per_rank");
     for (int g = 0; g < W; g++) {
