@@ -22,6 +22,7 @@
 #     next to PyTorch DDP.
 #  5b. ZeRO stages 1-3 against DDP (bench/zero_bench.sh): stage 3's peak memory and bytes
 #     per step, zero1/2 step time, as ratios against their targets.
+#  5c. The MoE dispatch's busbw beside all_to_all's at the same bytes (bench/moe_bench.sh).
 #  6. Today's CPU runtime beside the build from before the runtime merge
 #     (9b21375, built in a temporary folder), Open MPI and PyTorch: interleaved medians of 5
 #     rounds, ratios against issue 17's targets (bench/premerge.sh).
@@ -346,6 +347,10 @@ fi
 # --- 5b. ZeRO against DDP ------------------------------------------------------------------
 if [ -f "$here/zero_bench.sh" ]; then
     REPEAT=$REPEAT bash "$here/zero_bench.sh" "$BIN" || echo "bench: zero_bench.sh exited with $?"
+fi
+# --- 5c. MoE dispatch against all-to-all ----------------------------------------------------
+if [ -f "$here/moe_bench.sh" ]; then
+    REPEAT=$REPEAT bash "$here/moe_bench.sh" "$BIN" || echo "bench: moe_bench.sh exited with $?"
 fi
 # --- 6. against the pre-merge build, MPI and PyTorch (bench/premerge.sh) ---------------------
 # After the training section: PyTorch, if train_bench.sh installed it, is measured here too.

@@ -19,6 +19,7 @@
 #include "json.h"
 #include "opt.h"
 #include "parallel/train.h"
+#include "train_moe.h"
 
 struct train_opts {
     struct train_config cfg;
@@ -28,10 +29,11 @@ struct train_opts {
     bool check;
     bool json;
     bool timeline;
+    const char *moe_opt; /* the first --experts/--topk/--capacity given (moe's only) */
 };
 
 static const char train_usage[] =
-    "usage: collviz train single|ddp|tp|pp|zero1|zero2|zero3 [options]\n"
+    "usage: collviz train single|ddp|tp|pp|zero1|zero2|zero3|moe [options]\n"
     "\n"
     "Train the lecture's MLP (L layers of DxD weights, x = gelu(x @ W), loss = mean(x^2),\n"
     "AdamW lr 1e-3) with one of the lecture's three cuts on CPU ranks (threads that run\n"
@@ -46,7 +48,10 @@ static const char train_usage[] =
     "  zero2   ZeRO stage 2: also the gradients sharded (each layer's reduce-scattered\n"
     "          as backward makes it)\n"
     "  zero3   ZeRO stage 3 (FSDP full shard): also the weights; each layer all-gathered\n"
-    "          before its forward and again before its backward, freed after use\n";
+    "          before its forward and again before its backward, freed after use\n"
+    "  moe     mixture of experts: a router and E experts after every layer, the\n"
+    "          experts split over the ranks (E/W each); tokens sent to their experts\n"
+    "          and back with uneven all-to-alls (dispatch and combine)\n";
 
 static int parse_int_opt(const char *name, const char *v, long lo, long hi, int *out)
 {
@@ -123,6 +128,33 @@ static int set_timeout(void *ctx, const struct opt *self, const char *v)
     return OPT_GO;
 }
 
+static int set_experts(void *ctx, const struct opt *self, const char *v)
+{
+    struct train_opts *o = ctx;
+    if (!o->moe_opt) o->moe_opt = "--experts";
+    return parse_int_opt(self->name, v, 1, 256, &o->cfg.experts);
+}
+
+static int set_topk(void *ctx, const struct opt *self, const char *v)
+{
+    struct train_opts *o = ctx;
+    if (!o->moe_opt) o->moe_opt = "--topk";
+    return parse_int_opt(self->name, v, 1, 256, &o->cfg.topk);
+}
+
+static int set_capacity(void *ctx, const struct opt *self, const char *v)
+{
+    struct train_opts *o = ctx;
+    double c;
+    if (!o->moe_opt) o->moe_opt = "--capacity";
+    if (parse_double(v, 0, 64, &c) != CV_OK || !(c >= 0))
+        return cli_usage_error("train: --capacity '%s': expected 0 (dropless) or a factor "
+                               "in (0, 64]",
+                               v);
+    o->cfg.capacity = c;
+    return OPT_GO;
+}
+
 static int set_format(void *ctx, const struct opt *self, const char *v)
 {
     return cli_parse_format(v, &((struct train_opts *)ctx)->json) ? 2 : OPT_GO;
@@ -148,6 +180,13 @@ static const struct opt train_table[] = {
      "zero3: gather the next layer's weights while this layer computes (and queue the "
      "gradients' reduce-scatters beside)",
      opt_true, TRAIN_FIELD(cfg.prefetch)},
+    {"experts", 0, "E", "moe: experts per layer, a multiple of the ranks (default 8)",
+     set_experts, 0},
+    {"topk", 0, "K", "moe: experts each token is sent to, 1..E (default 2)", set_topk, 0},
+    {"capacity", 0, "C",
+     "moe: an expert takes at most ceil(C*n*K/E) of a rank's n tokens, the rest are dropped "
+     "(passed through); 0 is dropless (default 1.0)",
+     set_capacity, 0},
     {"backend", 0, "B",
      "cpu, nccl or auto (default cpu). nccl: one GPU per rank with NCCL and cuBLAS (needs "
      "--ranks GPUs; single stays the CPU reference); auto: nccl when --ranks GPUs are "
@@ -185,14 +224,14 @@ static int train_scheme_arg(int argc, char **argv, struct train_opts *o)
 {
     if (optind >= argc)
         return cli_usage_error(
-            "train: which scheme? single, ddp, tp, pp, zero1, zero2 or zero3 "
+            "train: which scheme? single, ddp, tp, pp, zero1, zero2, zero3 or moe "
             "(try --help)");
     if (optind + 1 < argc)
         return cli_usage_error("train: unexpected argument '%s'", argv[optind + 1]);
     if (train_scheme_parse(argv[optind], &o->cfg.scheme) != CV_OK)
         return cli_usage_error(
             "train: unknown scheme '%s': expected single, ddp, tp, pp, zero1, "
-            "zero2 or zero3",
+            "zero2, zero3 or moe",
             argv[optind]);
     if (o->cfg.scheme == TRAIN_SINGLE) {
         if (o->ranks_set && o->cfg.nranks != 1)
@@ -210,7 +249,11 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
     o->backend = "cpu";
     int rc = opt_parse(&train_cmd, argc, argv, o);
     if (rc != OPT_GO) return rc;
-    return train_scheme_arg(argc, argv, o);
+    rc = train_scheme_arg(argc, argv, o);
+    if (rc == -1 && o->moe_opt && o->cfg.scheme != TRAIN_MOE)
+        return cli_usage_error("train: %s applies to moe, not %s", o->moe_opt,
+                               train_scheme_name(o->cfg.scheme));
+    return rc;
 }
 
 /* cpu: CPU ranks. nccl: one GPU per rank, refused (exit 2, one line) with the reason
@@ -420,6 +463,7 @@ static void print_json(FILE *f, const struct train_result *r, const struct train
         cli_json_num(d, "wire_model_bytes_per_rank", (double)r->napkin.wire_model_bytes);
         cli_json_num(d, wire_key, (double)r->napkin.wire_bytes);
     }
+    if (c->scheme == TRAIN_MOE) train_moe_json(d, r, dev);
     if (dev) {
         cJSON *o = cli_json_add_object(d, "max_deviation");
         cli_json_real(o, "loss_rel", dev->loss_rel, 9);
@@ -569,7 +613,9 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
                                            "and one reduce-scatter per layer)"
                                          : "2*Psi*(W-1)/W floats (reduce-scatter + "
                                            "all-gather, as DDP's all-reduce)");
-    if (c->scheme != TRAIN_SINGLE) {
+    if (c->scheme == TRAIN_MOE) {
+        train_moe_print_text(f, r);
+    } else if (c->scheme != TRAIN_SINGLE) {
         format_size(nk->wire_model_bytes, a, sizeof a);
         format_size(nk->wire_bytes, b, sizeof b);
         /* On GPUs only point-to-point bytes are counted; collectives' are the ring model. */
@@ -591,6 +637,11 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
             "step %d), max parameter deviation %.3g (absolute); tolerance %.0e / %.0e: %s\n",
             dev->loss_rel, dev->loss_step, dev->param_abs, dev->tol_loss_rel,
             dev->tol_param_abs, dev->within ? "ok" : "FAILED");
+    if (dev && c->scheme == TRAIN_MOE)
+        fprintf(f,
+                "  routing (tokens per expert per rank, kept and dropped) against the "
+                "reference's: %s\n",
+                dev->moe_routing_diff ? "DIFFERENT" : "the same");
     if (timeline) {
         fputs("\n  timeline (seconds from the step's start):\n", f);
         for (size_t i = 0; i < r->nevents; i++) {

@@ -1,8 +1,8 @@
 /* schemes.h - the internal interface between the training driver (train.c) and the
- * parallel schemes (ddp.c, tp.c, pp.c, zero.c). The driver starts one thread per rank, calls
- * the scheme's setup in that thread (so every buffer is first touched by the rank that uses
- * it), then step() once per training step between barriers, and finally params() from
- * the driver thread, rank by rank, to assemble the trained weights. */
+ * parallel schemes (ddp.c, tp.c, pp.c, zero.c, moe.c). The driver starts one thread per rank,
+ * calls the scheme's setup in that thread (so every buffer is first touched by the rank that
+ * uses it), then step() once per training step between barriers, and finally params() from the
+ * driver thread, rank by rank, to assemble the trained weights. */
 #ifndef COLLVIZ_SCHEMES_H
 #define COLLVIZ_SCHEMES_H
 
@@ -27,6 +27,8 @@ struct rank_state {
                                      activations (0 if it holds none); loss = Σ / (B·D) */
     double pipe_end;           /* pp: when this stage finished its last backward (absolute) */
     struct train_probe *probe; /* display-scale recorder (probe.h), usually NULL */
+    struct train_moe *moe;     /* moe: the run's routing record; a rank writes only its own
+                                  entries (rank r's row of routed/kept, [r] of the rest) */
     void *priv;                /* the scheme's own state */
     char err[200];             /* a scheme's own error (not a communicator's) */
 };
@@ -49,6 +51,7 @@ extern const struct scheme_ops scheme_ddp;
 extern const struct scheme_ops scheme_tp;
 extern const struct scheme_ops scheme_pp;
 extern const struct scheme_ops scheme_zero; /* zero1, zero2, zero3 (cfg->scheme says) */
+extern const struct scheme_ops scheme_moe;  /* moe.c */
 
 /* Record a compute event on the rank's lane 0 from t0 to now (mb: micro-batch or -1). */
 void rank_compute_event(struct rank_state *rs, const char *label, double t0, int mb);

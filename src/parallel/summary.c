@@ -66,6 +66,19 @@ int train_summary_run(const struct train_config *cfg, struct train_summary *out,
     out->nevents = (int)(n > TSUM_MAX_EVENTS ? TSUM_MAX_EVENTS : n);
     if (out->nevents) memcpy(out->events, ev, (size_t)out->nevents * sizeof *ev);
     snprintf(out->desc, sizeof out->desc, "%s", res.desc);
+    const struct train_moe *m = &res.moe;
+    if (m->dispatch_bytes) {
+        out->moe.capacity = m->capacity;
+        for (int r = 0; r < m->groups; r++) {
+            out->moe.dropped += m->dropped_last[r];
+            if (m->dispatch_bytes[r] > out->moe.dispatch_bytes)
+                out->moe.dispatch_bytes = m->dispatch_bytes[r];
+            if (m->combine_bytes[r] > out->moe.combine_bytes)
+                out->moe.combine_bytes = m->combine_bytes[r];
+        }
+        out->moe.dispatch_busbw = train_moe_busbw(m->dispatch_bytes, m->dispatch_s, m->groups);
+        out->moe.combine_busbw = train_moe_busbw(m->combine_bytes, m->combine_s, m->groups);
+    }
     train_result_free(&res);
     train_result_free(&ref);
     out->wall_s = now_s() - t0;

@@ -41,6 +41,14 @@ struct train_summary {
                                                 the step's start */
     char desc[160];
     double wall_s; /* the whole job: reference and scheme */
+    /* moe, its last step (train.h's struct train_moe): the capacity (0: dropless), the
+     * drops over all layers and ranks, the busiest rank's dispatch and combine bytes and
+     * their busbw measured (bytes/s); all zero for other schemes */
+    struct {
+        int capacity;
+        size_t dropped, dispatch_bytes, combine_bytes;
+        double dispatch_busbw, combine_busbw;
+    } moe;
 };
 
 /* Run cfg (at most TSUM_MAX_STEPS steps) and the single-device reference with the same

@@ -26,13 +26,14 @@
 #include <unistd.h>
 
 #include "../core/util.h"
+#include "moe.h"
 #include "schemes.h"
 #ifdef HAVE_NCCL
 #include "../device/dev_cuda.h"
 #endif
 
-static const char *const scheme_names[TRAIN_SCHEME_COUNT] = {"single", "ddp",   "tp",   "pp",
-                                                             "zero1",  "zero2", "zero3"};
+static const char *const scheme_names[TRAIN_SCHEME_COUNT] = {"single", "ddp",   "tp",    "pp",
+                                                             "zero1",  "zero2", "zero3", "moe"};
 static const char *const scheme_titles[TRAIN_SCHEME_COUNT] = {
     "single device (reference)",
     "data parallel (DDP)",
@@ -40,7 +41,8 @@ static const char *const scheme_titles[TRAIN_SCHEME_COUNT] = {
     "pipeline parallel (stages)",
     "ZeRO stage 1 (optimizer state sharded)",
     "ZeRO stage 2 (+ gradients sharded)",
-    "ZeRO stage 3 / FSDP (+ weights sharded)"};
+    "ZeRO stage 3 / FSDP (+ weights sharded)",
+    "mixture of experts (expert parallel)"};
 
 void scheme_replica_fold(const float *w, float *full, size_t n, bool first, double *diff)
 {
@@ -97,6 +99,7 @@ struct train_config train_reference_of(const struct train_config *c)
     ref.nranks = 1;
     ref.backend = BACKEND_CPU;
     ref.prefetch = false;
+    ref.moe_groups = c->scheme == TRAIN_MOE ? c->nranks : 0;
     return ref;
 }
 
@@ -150,6 +153,83 @@ void train_config_default(struct train_config *c)
     c->seed = 0;
     c->timeout_s = 60.0;
     adamw_default(&c->adamw);
+    c->experts = 8;
+    c->topk = 2;
+    c->capacity = 1.0;
+}
+
+size_t train_param_count(const struct train_config *c)
+{
+    size_t L = (size_t)c->layers, D = (size_t)c->dim, n = L * D * D;
+    if (c->scheme == TRAIN_MOE || c->moe_groups > 0)
+        n += L * (size_t)c->experts * D * D + L * D * (size_t)c->experts;
+    return n;
+}
+
+int train_moe_capacity(const struct train_config *c, int n)
+{
+    if (!(c->capacity > 0)) return 0;
+    return (int)ceil(c->capacity * (double)n * c->topk / c->experts);
+}
+
+double train_moe_busbw(const size_t *bytes, const double *secs, int n)
+{
+    size_t b = 0;
+    double t = 0;
+    for (int i = 0; i < n; i++) {
+        if (bytes[i] > b) b = bytes[i];
+        if (secs[i] > t) t = secs[i];
+    }
+    return b && t > 0 ? (double)b / t : 0;
+}
+
+/* The routing record of a moe run or its reference: G groups. */
+static void moe_stats_init(struct train_moe *m, const struct train_config *c, int G)
+{
+    size_t L = (size_t)c->layers, E = (size_t)c->experts;
+    m->groups = G;
+    m->experts = c->experts;
+    m->topk = c->topk;
+    m->capacity = train_moe_capacity(c, c->batch / G);
+    m->routed = xcalloc(L * G * E, sizeof(size_t));
+    m->kept = xcalloc(L * G * E, sizeof(size_t));
+    m->dropped_last = xcalloc((size_t)G, sizeof(size_t));
+    m->dropped_total = xcalloc((size_t)G, sizeof(size_t));
+    m->dispatch_bytes = xcalloc((size_t)G, sizeof(size_t));
+    m->combine_bytes = xcalloc((size_t)G, sizeof(size_t));
+    m->counts_bytes = xcalloc((size_t)G, sizeof(size_t));
+    m->dispatch_s = xcalloc((size_t)G, sizeof(double));
+    m->combine_s = xcalloc((size_t)G, sizeof(double));
+}
+
+static void moe_stats_free(struct train_moe *m)
+{
+    free(m->routed);
+    free(m->kept);
+    free(m->dropped_last);
+    free(m->dropped_total);
+    free(m->dispatch_bytes);
+    free(m->combine_bytes);
+    free(m->counts_bytes);
+    free(m->dispatch_s);
+    free(m->combine_s);
+    memset(m, 0, sizeof *m);
+}
+
+/* Every process's own entries of the record summed into everyone's (MPI). */
+static int moe_stats_combine(struct comm *c, struct train_moe *m, size_t L)
+{
+    const struct comm_ops *o = c->ops;
+    size_t G = (size_t)m->groups, E = (size_t)m->experts;
+    int rc = o->proc_sum(c, m->routed, L * G * E, COMM_PROC_U64);
+    if (rc == CV_OK) rc = o->proc_sum(c, m->kept, L * G * E, COMM_PROC_U64);
+    size_t *u[] = {m->dropped_last, m->dropped_total, m->dispatch_bytes, m->combine_bytes,
+                   m->counts_bytes};
+    for (int i = 0; i < 5 && rc == CV_OK; i++)
+        rc = o->proc_sum(c, u[i], G, COMM_PROC_U64);
+    if (rc == CV_OK) rc = o->proc_sum(c, m->dispatch_s, G, COMM_PROC_F64);
+    if (rc == CV_OK) rc = o->proc_sum(c, m->combine_s, G, COMM_PROC_F64);
+    return rc;
 }
 
 static int ranks_of(const struct train_config *c)
@@ -175,6 +255,10 @@ static double estimate_bytes(const struct train_config *c)
         break;
     case TRAIN_PP:
         break;
+    case TRAIN_MOE: /* dense + routers replicated, experts once, activations per slot */
+        params = 4.0 * 4 * (L * D * D * W + L * c->experts * D * D);
+        acts = (3 * L + 3) * B * D + 6.0 * L * B * c->topk * D + 2.0 * L * B * B * c->topk / W;
+        break;
     default: /* zero: at most DDP's */
         params *= W;
         break;
@@ -191,6 +275,27 @@ static void ranks_named(const struct train_config *c, char *buf, size_t n)
                  c->nranks == 1 ? "" : "es", c->nranks);
     else
         snprintf(buf, n, "--ranks %d", c->nranks);
+}
+
+/* moe's own values: E a multiple of W (E/W experts each), K in 1..E, C in [0, 64]. */
+static int moe_config_check(const struct train_config *c, const char *W, char *err,
+                            size_t errlen)
+{
+    if (c->experts < 1 || c->experts > 256)
+        return cv_err(err, errlen, CV_EINVAL, "--experts %d: must be 1..256", c->experts);
+    if (c->experts % c->nranks)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "--experts %d is not divisible by %s (moe gives every rank "
+                      "experts/ranks experts)",
+                      c->experts, W);
+    if (c->topk < 1 || c->topk > c->experts)
+        return cv_err(err, errlen, CV_EINVAL, "--topk %d: must be 1..--experts (%d)", c->topk,
+                      c->experts);
+    if (!(c->capacity >= 0 && c->capacity <= 64))
+        return cv_err(err, errlen, CV_EINVAL,
+                      "--capacity %g: must be 0 (dropless) or a factor in (0, 64]",
+                      c->capacity);
+    return CV_OK;
 }
 
 int train_config_check(const struct train_config *c, char *err, size_t errlen)
@@ -229,7 +334,12 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
         return cv_err(err, errlen, CV_EINVAL,
                       "--prefetch applies to zero3 (%s keeps whole layers: nothing to gather)",
                       train_scheme_name(c->scheme));
+    if (c->scheme == TRAIN_MOE) {
+        int rc = moe_config_check(c, W, err, errlen);
+        if (rc != CV_OK) return rc;
+    }
     switch (c->scheme) {
+    case TRAIN_MOE:
     case TRAIN_DDP:
     case TRAIN_ZERO1:
     case TRAIN_ZERO2:
@@ -293,6 +403,7 @@ struct run {
     double *pipe_end;        /* [steps][W] absolute (pp) */
     double *sumsq;           /* [steps][W] */
     size_t *sent, *recvd;    /* [steps][W] */
+    struct train_moe moe;    /* moe and its reference: the routing record */
     struct comm_stats last;  /* rank 0's counters of the last step */
     volatile int *cancel;
     atomic_int stop;                /* rank 0 saw the cancel flag */
@@ -378,8 +489,40 @@ static void ref_phase(void *ctx, const char *label, double t0, double t1)
     timeline_add(h->tl, h->step, 0, 0, TL_COMPUTE, label, t0, t1);
 }
 
+/* The reference of a moe run: moe_ref on the whole batch, its routing recorded. */
+static int run_single_moe(const struct train_config *cfg, struct run *run, float *params)
+{
+    struct moe_ref *m = moe_ref_new(cfg);
+    struct rank_state *rs = &run->rs[0];
+    size_t L = (size_t)cfg->layers, D = (size_t)cfg->dim, B = (size_t)cfg->batch,
+           K = (size_t)cfg->topk;
+    rs->mem.params = train_param_count(cfg) * sizeof(float);
+    rs->mem.grads = rs->mem.params;
+    rs->mem.optimizer = 2 * rs->mem.params;
+    rs->mem.activations = ((3 * L + 4) * B * D + 3 * L * B * K * D) * sizeof(float);
+    rs->mem_peak = rs->mem;
+    int rc = CV_OK;
+    for (int s = 0; s < cfg->steps; s++) {
+        if (run->cancel && *run->cancel) {
+            rc = CV_ECANCELLED;
+            break;
+        }
+        run->t_start[s] = now_s();
+        run->tl.step_start[s] = run->t_start[s];
+        double loss = moe_ref_step(m, &run->moe);
+        run->t_end[s] = now_s();
+        timeline_add(&run->tl, s, 0, 0, TL_COMPUTE, "moe step", run->t_start[s], run->t_end[s]);
+        run->sumsq[s] = loss * (double)(B * D);
+        atomic_store(&run->steps_done, s + 1);
+    }
+    moe_ref_params(m, params);
+    moe_ref_free(m);
+    return rc;
+}
+
 static int run_single(const struct train_config *cfg, struct run *run, float *params)
 {
+    if (cfg->moe_groups > 0) return run_single_moe(cfg, run, params);
     struct mlp_ref ref;
     mlp_ref_init(&ref, cfg->layers, cfg->dim, cfg->batch, cfg->seed);
     struct rank_state *rs = &run->rs[0];
@@ -562,6 +705,7 @@ void train_result_free(struct train_result *r)
     free(r->mem_peak);
     free(r->events);
     free(r->params);
+    moe_stats_free(&r->moe);
     memset(r, 0, sizeof *r);
 }
 
@@ -637,6 +781,7 @@ static void run_free(struct run *run)
     free(run->sumsq);
     free(run->sent);
     free(run->recvd);
+    moe_stats_free(&run->moe);
 }
 
 static int train_run_impl(struct backend *b, const struct train_config *cfg,
@@ -730,7 +875,7 @@ static int combine_processes(struct run *run, const struct train_config *cfg, in
 
     /* Parameters: rank 0's to everyone, then each rank's own part added (the parts are
      * disjoint, so the sum is exact); DDP's replicas are compared with rank 0's. */
-    size_t np = (size_t)cfg->layers * cfg->dim * cfg->dim;
+    size_t np = train_param_count(cfg);
     float *p = res->params;
     memset(p, 0, np * sizeof(float));
     double diff = 0;
@@ -747,6 +892,8 @@ static int combine_processes(struct run *run, const struct train_config *cfg, in
     if (rc == CV_OK) rc = o->proc_sum(c, p, np, COMM_PROC_F32);
     if (rc == CV_OK) rc = o->proc_max(c, &diff);
     res->replica_max_diff = diff;
+    if (rc == CV_OK && cfg->scheme == TRAIN_MOE)
+        rc = moe_stats_combine(c, &run->moe, (size_t)cfg->layers);
     return rc;
 }
 
@@ -768,6 +915,8 @@ static unsigned scheme_traffic(enum train_scheme s)
         return COMM_TRAFFIC_COLL;
     case TRAIN_PP:
         return COMM_TRAFFIC_P2P;
+    case TRAIN_MOE: /* all-to-alls as point-to-point; dense and router gradients reduced */
+        return COMM_TRAFFIC_COLL | COMM_TRAFFIC_P2P;
     default:
         return 0; /* single: no communicator */
     }
@@ -799,7 +948,10 @@ static void run_init(struct run *run, const struct train_config *cfg, struct tra
         run->rs[r].tl = &run->tl;
         run->rs[r].probe = probe;
         run->rs[r].dev = dev_cpu();
+        run->rs[r].moe = &run->moe;
     }
+    if (cfg->scheme == TRAIN_MOE || cfg->moe_groups > 0)
+        moe_stats_init(&run->moe, cfg, cfg->scheme == TRAIN_MOE ? W : cfg->moe_groups);
 }
 
 /* The communicator the scheme's ranks share, on *b (opened here into *own_b when none was
@@ -884,10 +1036,11 @@ static int run_parallel(struct backend **b, struct run *run, struct train_probe 
                         struct train_result *res, char *err, size_t errlen)
 {
     const struct train_config *cfg = run->cfg;
-    run->ops = cfg->scheme == TRAIN_DDP  ? &scheme_ddp
-               : cfg->scheme == TRAIN_TP ? &scheme_tp
-               : cfg->scheme == TRAIN_PP ? &scheme_pp
-                                         : &scheme_zero;
+    run->ops = cfg->scheme == TRAIN_DDP   ? &scheme_ddp
+               : cfg->scheme == TRAIN_TP  ? &scheme_tp
+               : cfg->scheme == TRAIN_PP  ? &scheme_pp
+               : cfg->scheme == TRAIN_MOE ? &scheme_moe
+                                          : &scheme_zero;
     struct backend *own_b = NULL; /* a backend opened for this run (none was given) */
     int rc = open_comm(b, run, probe, W, &own_b, err, errlen);
     if (rc != CV_OK) {
@@ -942,6 +1095,8 @@ static void fill_result(struct train_result *res, struct run *run, struct backen
     fill_step_stats(res, run);
     fill_napkin(res, run);
     if (cfg->scheme == TRAIN_PP) fill_bubble(res, run);
+    res->moe = run->moe; /* the record moves to the result */
+    memset(&run->moe, 0, sizeof run->moe);
     describe(res, run->gpu_desc, b);
 }
 
@@ -960,7 +1115,7 @@ static int train_run_impl(struct backend *b, const struct train_config *cfg,
 
     res->cfg = *cfg;
     res->nranks = W;
-    res->params = xmalloc((size_t)cfg->layers * cfg->dim * cfg->dim * sizeof(float));
+    res->params = xcalloc(train_param_count(cfg), sizeof(float));
     res->bubble_measured = res->bubble_model = -1;
     /* Several rank threads each calling a multi-threaded sgemm would oversubscribe the
      * cores and make timings noisy; one BLAS thread per rank is the fair comparison. */
@@ -1019,7 +1174,17 @@ void train_compare(const struct train_result *a, const struct train_result *ref,
             d->loss_step = s;
         }
     }
-    size_t np = (size_t)a->cfg.layers * a->cfg.dim * a->cfg.dim;
+    size_t np = train_param_count(&a->cfg);
+    if (train_param_count(&ref->cfg) < np) np = train_param_count(&ref->cfg);
+    const struct train_moe *ma = &a->moe, *mr = &ref->moe;
+    if (ma->routed && mr->routed && ma->groups == mr->groups && ma->experts == mr->experts) {
+        size_t nr = (size_t)a->cfg.layers * ma->groups * ma->experts;
+        for (size_t i = 0; i < nr; i++)
+            d->moe_routing_diff +=
+                (ma->routed[i] != mr->routed[i]) + (ma->kept[i] != mr->kept[i]);
+    } else if (ma->routed || mr->routed) {
+        d->moe_routing_diff = 1; /* one has routing the other lacks */
+    }
     for (size_t i = 0; i < np; i++) {
         double diff = fabs((double)a->params[i] - (double)ref->params[i]);
         if (!(diff <= d->param_abs)) d->param_abs = isnan(diff) ? INFINITY : diff;
@@ -1028,5 +1193,5 @@ void train_compare(const struct train_result *a, const struct train_result *ref,
     d->tol_loss_rel = gpu ? TRAIN_TOL_GPU_LOSS_REL : TRAIN_TOL_LOSS_REL;
     d->tol_param_abs = gpu ? TRAIN_TOL_GPU_PARAM_ABS : TRAIN_TOL_PARAM_ABS;
     d->within = n == ref->steps_done && n == a->steps_done && d->loss_rel <= d->tol_loss_rel &&
-                d->param_abs <= d->tol_param_abs;
+                d->param_abs <= d->tol_param_abs && d->moe_routing_diff == 0;
 }

@@ -15,6 +15,10 @@
  *   zero1..3 - ZeRO (zero.c): data parallel like ddp, with the AdamW state (1), also the
  *            gradients (2), also the weights (3, FSDP's full shard) cut into W shards per
  *            layer; reduce-scatter + all-gather instead of the all-reduce.
+ *   moe    - mixture of experts (moe.c): every block is a dense layer, then an MoE layer
+ *            (a router, top-k of E experts, E/W experts per rank); data parallel for the
+ *            dense layers and routers, tokens sent to their experts' ranks and back with
+ *            all-to-all-v (dispatch and combine).
  *
  * Every scheme is checked against the reference (train_compare): the only difference is
  * the order of float additions (a matmul split over ranks or micro-batches, gradients
@@ -74,10 +78,19 @@ struct train_config {
     /* nranks is the world the launcher started (mpirun -np), not --ranks: the checks'
      * messages name it so */
     bool ranks_from_launcher;
+    /* moe: E experts per block (a multiple of W), top-k K (1..E), capacity factor C: an
+     * expert takes at most ceil(C·n·K/E) of the n = B/W tokens of one rank's rows (the
+     * group), later ones are dropped; C = 0 is dropless. Ignored by other schemes. */
+    int experts, topk;
+    double capacity;
+    /* The single-device reference of a moe run (train_reference_of): route the batch in
+     * moe_groups groups of B/moe_groups rows, as the run's ranks do, so the capacities
+     * and drops are the run's. 0: not a moe reference. */
+    int moe_groups;
 };
 
 /* The lecture's sizes: L=4, D=1024, B=128, W=4, M=4, GPipe, 5 steps, seed 0, AdamW
- * defaults, 60 s deadline. */
+ * defaults, 60 s deadline; moe: E=8, K=2, C=1.0. */
 void train_config_default(struct train_config *c);
 /* CV_OK, or CV_EINVAL / CV_ENOMEM with one line naming the bad value. Uneven layer splits
  * in pp are handled (stages differ by at most one layer); L < P is refused. */
@@ -134,6 +147,37 @@ struct train_napkin {
     size_t wire_bytes; /* counted: max over ranks, last step */
 };
 
+/* Parameters of a run in train_result.params: L·D² dense weights ([L][D][D]); moe adds
+ * the experts [L][E][D][D] and the routers [L][D][E] after them. */
+size_t train_param_count(const struct train_config *c);
+
+/* The experts' capacity per group (rank) of n tokens: ceil(C·n·K/E), 0 when C = 0
+ * (dropless). */
+int train_moe_capacity(const struct train_config *c, int n);
+
+/* What a moe run routed and moved, its last step (G groups: the ranks, or the
+ * reference's moe_groups). Counted: every number is counted by the ranks as they route
+ * and exchange; the times are each rank's wall clock around its own exchange. */
+struct train_moe {
+    int groups, experts, topk, capacity; /* capacity: train_moe_capacity, 0 dropless */
+    size_t *routed;       /* [L][G][E] group g's tokens whose top-k choices include expert e */
+    size_t *kept;         /* [L][G][E] of those, taken within the capacity (the rest dropped) */
+    size_t *dropped_last; /* [G] assignments dropped in the last step, all blocks */
+    size_t *dropped_total; /* [G] all steps */
+    /* Per rank, last step, summed over the blocks: bytes of tokens sent to other ranks
+     * (the rank's own tokens for its own experts are copied, not counted) and seconds
+     * from entering the exchange to its last receive, for the forward dispatch (tokens
+     * to the experts) and combine (results back); the backward's two exchanges mirror
+     * them. NULL for the reference. */
+    size_t *dispatch_bytes, *combine_bytes; /* [G] */
+    double *dispatch_s, *combine_s;         /* [G] */
+    size_t *counts_bytes; /* [G] the counts' all-to-all, bytes sent, last step */
+};
+/* Measured bus bandwidth of an exchange in bytes/s: the busiest rank's bytes over the
+ * slowest rank's time (for uniform blocks, nccl-tests' all-to-all busbw: the send
+ * buffer's (W-1)/W over the time); 0 when nothing moved. */
+double train_moe_busbw(const size_t *bytes, const double *secs, int n);
+
 struct train_result {
     struct train_config cfg;
     int nranks; /* ranks that ran (1 for single) */
@@ -155,6 +199,7 @@ struct train_result {
     double replica_max_diff; /* ddp: largest |rank r param - rank 0 param| (0 = in sync) */
     float *params;           /* [L][D][D] final weights, assembled from the ranks */
     char desc[160];          /* "4 ranks = 4 CPU threads on 2 cores; ring plans" */
+    struct train_moe moe;    /* moe and its reference; all zero otherwise */
 };
 
 /* Run cfg->steps training steps. `cancel` (may be NULL) is polled between steps: set
@@ -193,9 +238,12 @@ struct train_deviation {
     double param_abs;                   /* max |param - ref param| after the last step */
     bool within;                        /* both under the tolerances below */
     double tol_loss_rel, tol_param_abs; /* TRAIN_TOL_* (CPU ranks) or TRAIN_TOL_GPU_* */
+    /* moe: entries of routed/kept (last step) that differ from the reference's; any is
+     * a failure, since both route the same tokens with the same rule */
+    size_t moe_routing_diff;
 };
 /* a and ref must have the same layers, dim and steps. The tolerances follow
- * a->cfg.backend. */
+ * a->cfg.backend. moe: all train_param_count parameters are compared, and the routing. */
 void train_compare(const struct train_result *a, const struct train_result *ref,
                    struct train_deviation *d);
 

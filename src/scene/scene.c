@@ -144,8 +144,8 @@ int scene_check(const struct scene *s, char *err, size_t errlen)
                       SCENE_MAX_CHANNELS);
     if (s->scheme == TRAIN_SINGLE || s->scheme < 0 || s->scheme >= TRAIN_SCHEME_COUNT)
         return cv_err(err, errlen, CV_EINVAL,
-                      "scheme %s: the parallelism screen shows ddp, tp, pp, zero1, zero2 "
-                      "or zero3",
+                      "scheme %s: the parallelism screen shows ddp, tp, pp, zero1, zero2, "
+                      "zero3 or moe",
                       train_scheme_name(s->scheme));
     if (s->screen == SCREEN_PARALLEL &&
         (s->nranks < SCENE_PAR_MIN_RANKS || s->nranks > SCENE_PAR_MAX_RANKS))
@@ -244,7 +244,7 @@ static int scene_apply(struct scene *s, const char *key, const char *val, char *
     } else if (strcmp(key, "scheme") == 0) {
         if (train_scheme_parse(val, &s->scheme) != CV_OK || s->scheme == TRAIN_SINGLE)
             return cv_err(err, errlen, CV_EINVAL,
-                          "scene: unknown scheme '%s' (ddp, tp, pp, zero1, zero2, zero3)", val);
+                          "scene: unknown scheme '%s' (ddp, tp, pp, zero1-3, moe)", val);
     } else if (strcmp(key, "schedule") == 0) {
         if (pp_schedule_parse(val, &s->schedule) != CV_OK)
             return cv_err(err, errlen, CV_EINVAL, "scene: unknown schedule '%s' (gpipe, 1f1b)",

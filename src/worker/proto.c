@@ -332,7 +332,11 @@ PROTO_PART(row, struct bench_result, ROW_FIELDS);
     X(F32, adamw.beta2, 0, 0)                                                                  \
     X(F32, adamw.eps, 0, 0)                                                                    \
     X(F32, adamw.weight_decay, 0, 0)                                                           \
-    X(ENUM, backend, enum backend_kind, BACKEND_KIND_COUNT)
+    X(ENUM, backend, enum backend_kind, BACKEND_KIND_COUNT)                                    \
+    X(INT, experts, 0, 256)                                                                    \
+    X(INT, topk, 0, 256)                                                                       \
+    X(F64, capacity, 0, 0)                                                                     \
+    X(INT, moe_groups, 0, CV_MAX_RANKS)
 #define PART "train"
 PROTO_PART(train_cfg, struct train_config, TRAIN_CFG_FIELDS);
 #undef PART
@@ -353,7 +357,8 @@ PROTO_PART(mem, struct train_memory, MEM_FIELDS);
     X(F64, param_abs, 0, 0)                                                                    \
     X(BOOL, within, 0, 0)                                                                      \
     X(F64, tol_loss_rel, 0, 0)                                                                 \
-    X(F64, tol_param_abs, 0, 0)
+    X(F64, tol_param_abs, 0, 0)                                                                \
+    X(SIZE, moe_routing_diff, 0, 0)
 #define PART "summary.dev"
 PROTO_PART(deviation, struct train_deviation, DEVIATION_FIELDS);
 #undef PART
@@ -428,7 +433,13 @@ PROTO_PART(memcpy_result, struct memcpy_result, MEMCPY_RESULT_FIELDS);
 #define SUMMARY_MID_FIELDS(X) X(F64, replica_max_diff, 0, 0)
 #define SUMMARY_BUBBLE_FIELDS(X)                                                               \
     X(F64, bubble_measured, 0, 0)                                                              \
-    X(F64, bubble_model, 0, 0)
+    X(F64, bubble_model, 0, 0)                                                                 \
+    X(INT, moe.capacity, 0, 1 << 30)                                                           \
+    X(SIZE, moe.dropped, 0, 0)                                                                 \
+    X(SIZE, moe.dispatch_bytes, 0, 0)                                                          \
+    X(SIZE, moe.combine_bytes, 0, 0)                                                           \
+    X(F64, moe.dispatch_busbw, 0, 0)                                                           \
+    X(F64, moe.combine_busbw, 0, 0)
 #define SUMMARY_TAIL_FIELDS(X)                                                                 \
     X(STR, desc, 0, 0)                                                                         \
     X(F64, wall_s, 0, 0)

@@ -23,7 +23,7 @@
 #      (With GPU_TEST_FAKE=1 two other groups replace 4 and 5: the checks must fail on
 #      corrupted NCCL results, and the backend choice with 0, 1 and 2 devices.)
 #   6. training on GPUs (src/parallel: dev_cuda.c, nccl_comm.c - written without a GPU, so
-#      this is their first real check): `collviz train ddp|tp|pp|zero1..3 --backend nccl --check`
+#      this is their first real check): `collviz train ddp|tp|pp|zero1..3|moe --backend nccl --check`
 #      for W = 1..min(GPUs, 4) at small sizes (L=4, D=64, B=16, 3 steps; W=3 uses D=48,
 #      B=12 so every split is even), plus overlapped DDP and 1F1B at the largest W: each
 #      must exit 0, i.e. agree with the single-device reference computed on the CPU within
@@ -436,6 +436,11 @@ train_check zero3 "$tw" --dim 7 --batch 12
 train_check zero2 "$tw" --dim 7 --batch 12
 train_check zero3 "$tw" --prefetch
 train_check zero3 "$tw" --prefetch --dim 7 --batch 12
+# mixture of experts: E = 2W experts, with drops (capacity 0.5) and dropless
+for ((w = 1; w <= tw; w++)); do
+    train_check moe "$w" --experts $((2 * w)) --capacity 0.5
+    train_check moe "$w" --experts $((2 * w)) --topk 1 --capacity 0
+done
 train_check ddp "$tw" --overlap
 train_check pp "$tw" --schedule 1f1b
 

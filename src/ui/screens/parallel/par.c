@@ -29,6 +29,7 @@ void par_lecture_of(const struct app *a, struct train_config *c)
     c->overlap = a->sc.overlap && a->sc.scheme == TRAIN_DDP;
     c->prefetch = a->sc.overlap && a->sc.scheme == TRAIN_ZERO3;
     c->steps = PAR_LECTURE_STEPS;
+    c->experts = 2 * a->sc.nranks; /* moe: E a multiple of W, 8 at the lecture's W = 4 */
     c->timeout_s = PAR_TIMEOUT_S;
     /* On the GPUs when the collectives run there (NCCL, 2+ GPUs) and there is one GPU per
      * rank; otherwise on CPU ranks (par_backend_note says why). */
@@ -54,7 +55,7 @@ static bool par_same_config(const struct train_config *x, const struct train_con
            x->dim == y->dim && x->batch == y->batch && x->steps == y->steps &&
            x->microbatches == y->microbatches && x->schedule == y->schedule &&
            x->overlap == y->overlap && x->prefetch == y->prefetch && x->seed == y->seed &&
-           x->backend == y->backend;
+           x->backend == y->backend && x->experts == y->experts;
 }
 
 /* Shapes of every frame of every rank, and the longest sentence, for the layout. */
@@ -90,6 +91,13 @@ void par_rebuild(struct app *a)
 {
     if (!PAR(a)) a->screen_state[SCREEN_PARALLEL] = xcalloc(1, sizeof(struct par_screen));
     struct par_screen *p = PAR(a);
+    if (a->sc.scheme == TRAIN_MOE) { /* its own view, one display-scale step */
+        if (p->moe_w != a->sc.nranks) {
+            par_moe_build(&p->moe, a->sc.nranks);
+            p->moe_w = a->sc.nranks;
+        }
+        return;
+    }
     struct train_config want;
     par_display_of(a, &want);
     if (!p->built || !par_same_config(&want, &p->built_for)) {
@@ -114,6 +122,7 @@ void par_free(struct app *a)
 
 size_t par_nsteps(const struct app *a)
 {
+    if (PAR(a) && a->sc.scheme == TRAIN_MOE) return PAR(a)->moe.ok ? PAR_MOE_LAYERS - 1 : 0;
     if (!PAR(a) || !PAR(a)->view.ok) return 0;
     return (size_t)PAR(a)->view.nframes - 1;
 }
@@ -198,7 +207,7 @@ static bool par_action(struct app *a, enum ui_action act, struct scene *next)
     const struct scene *s = &a->sc;
     switch (act) {
     case ACT_SCHEME:
-        /* ddp -> tp -> pp -> zero1 -> zero2 -> zero3 -> ddp (single is the reference,
+        /* ddp -> tp -> pp -> zero1 -> zero2 -> zero3 -> moe -> ddp (single is the reference,
          * not a screen); O means prefetch on zero3, so it does not carry over to it */
         next->scheme = (enum train_scheme)(s->scheme % (TRAIN_SCHEME_COUNT - 1) + 1);
         if (next->scheme == TRAIN_ZERO3) next->overlap = false;
@@ -222,6 +231,8 @@ static bool par_action(struct app *a, enum ui_action act, struct scene *next)
         next->step = 0;
         return true;
     case ACT_MEASURE:
+        if (s->scheme == TRAIN_MOE) /* its display-scale step is measured again too */
+            par_moe_build(&PAR(a)->moe, a->sc.nranks);
         if (!a->w)
             snprintf(a->msg, sizeof a->msg, "no worker to train on");
         else if (par_training(a))

@@ -18,6 +18,7 @@
 #include "../../../worker/worker.h"
 #include "../screens.h"
 #include "parlayout.h"
+#include "parmoe.h"
 #include "parview.h"
 
 struct app;
@@ -46,6 +47,10 @@ struct par_screen {
     bool have[TRAIN_SCHEME_COUNT];
     struct train_summary sum[TRAIN_SCHEME_COUNT];
     char train_err[200]; /* of the last run of train_cfg, "" if none */
+
+    /* moe: its own view (parmoe.h), built for moe_w ranks (0: not built) */
+    struct par_moe moe;
+    int moe_w;
 };
 
 /* The display and lecture-scale configurations of the scene's scheme. */

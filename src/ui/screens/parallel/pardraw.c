@@ -1105,6 +1105,16 @@ bool par_layout(struct app *a, struct rect area)
 
 void par_draw(struct app *a, struct rect area)
 {
+    if (a->sc.scheme == TRAIN_MOE) {
+        if (!PAR(a)) par_rebuild(a);
+        if (area.h < LAYOUT_MIN_ROWS || area.w < LAYOUT_MIN_COLS) {
+            a->nbar = 0;
+            overlay_too_small(a, area, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
+            return;
+        }
+        par_moe_draw(a, area, &PAR(a)->moe, par_frame_of(a));
+        return;
+    }
     if (!par_layout(a, area)) {
         a->nbar = 0;
         overlay_too_small(a, area, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);

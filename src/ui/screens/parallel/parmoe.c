@@ -1,0 +1,274 @@
+/* parmoe.c - the parallelism screen's mixture-of-experts view (parmoe.h). Unlike the
+ * other schemes it does not step through matrices: what a student should see of an MoE
+ * layer is where its tokens went. Per layer (the step keys move between layers): each
+ * rank's tokens per expert (kept, and routed where some were dropped) with each expert's
+ * load against its capacity, the all-to-all-v's uneven blocks, the drops, and the
+ * dispatch/combine bytes, times and busbw, all from one real training step at display
+ * scale, checked against one device. */
+#include "parmoe.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../../../core/util.h"
+#include "../../../parallel/train.h"
+#include "../../app.h"
+#include "../../frame.h"
+#include "../../kit/text.h"
+#include "par.h"
+
+static void moe_copy(struct par_moe *m, const struct train_result *r)
+{
+    const struct train_moe *s = &r->moe;
+    m->capacity = s->capacity;
+    for (int l = 0; l < PAR_MOE_LAYERS; l++)
+        for (int g = 0; g < m->W; g++)
+            for (int e = 0; e < m->E; e++) {
+                size_t i = ((size_t)l * m->W + g) * m->E + e;
+                m->routed[l][g][e] = s->routed[i];
+                m->kept[l][g][e] = s->kept[i];
+            }
+    m->dropped = 0;
+    for (int g = 0; g < m->W; g++) {
+        m->dropped += s->dropped_last[g];
+        m->dispatch_bytes[g] = s->dispatch_bytes[g];
+        m->combine_bytes[g] = s->combine_bytes[g];
+        m->dispatch_s[g] = s->dispatch_s[g];
+        m->combine_s[g] = s->combine_s[g];
+    }
+    m->dispatch_busbw = train_moe_busbw(s->dispatch_bytes, s->dispatch_s, m->W);
+    m->combine_busbw = train_moe_busbw(s->combine_bytes, s->combine_s, m->W);
+}
+
+void par_moe_build(struct par_moe *m, int W)
+{
+    memset(m, 0, sizeof *m);
+    if (W < 2 || W > PAR_MOE_MAX_W) {
+        snprintf(m->err, sizeof m->err, "moe at display scale: 2..%d ranks", PAR_MOE_MAX_W);
+        return;
+    }
+    struct train_config c;
+    train_config_default(&c);
+    c.scheme = TRAIN_MOE;
+    c.nranks = m->W = W;
+    c.layers = PAR_MOE_LAYERS;
+    c.dim = m->D = 16;
+    c.batch = m->B = 8 * W;
+    c.steps = 1;
+    c.experts = m->E = 2 * W;
+    c.topk = m->K = 2;
+    c.capacity = m->capacity_factor = 1.0;
+    c.timeout_s = 20;
+    struct train_result r, ref;
+    if (train_run(&c, &r, NULL, m->err, sizeof m->err) != CV_OK) return;
+    struct train_config rc = train_reference_of(&c);
+    if (train_run(&rc, &ref, NULL, m->err, sizeof m->err) != CV_OK) {
+        train_result_free(&r);
+        return;
+    }
+    struct train_deviation d;
+    train_compare(&r, &ref, &d);
+    m->same = d.within;
+    m->param_abs = d.param_abs;
+    m->routing_diff = d.moe_routing_diff;
+    moe_copy(m, &r);
+    train_result_free(&r);
+    train_result_free(&ref);
+    m->ok = true;
+}
+
+/* A bar of v out of most, w (<= 8) cells long at most, in eighths, padded with spaces
+ * to w cells, into buf (n >= 64). */
+static const char *moe_bar(const struct app *a, size_t v, size_t most, int w, char *buf,
+                           size_t n)
+{
+    int eighths = most ? (int)((v * (size_t)w * 8 + most / 2) / most) : 0;
+    buf[0] = '\0';
+    int cells = 0;
+    for (; eighths >= 8; eighths -= 8, cells++)
+        snprintf(buf + strlen(buf), n - strlen(buf), "%s", a->g->blocks[8]);
+    if (eighths > 0) {
+        snprintf(buf + strlen(buf), n - strlen(buf), "%s", a->g->blocks[eighths]);
+        cells++;
+    }
+    snprintf(buf + strlen(buf), n - strlen(buf), "%*s", w - cells, "");
+    return buf;
+}
+
+static void moe_tokens(const struct app *a, const struct par_moe *m, int layer,
+                       struct plines *p)
+{
+    const struct theme *th = &a->th;
+    int El = m->E / m->W;
+    struct pline *l = pl_new(p);
+    pl_add(l, A_BOLD, "tokens per expert, layer %d", layer);
+    pl_add(l, th->role[TH_DIM], " (kept; kept/routed where some were dropped)");
+    l = pl_new(p);
+    pl_add(l, th->role[TH_LABEL], "%-9s", "expert");
+    for (int e = 0; e < m->E; e++) {
+        char nm[32];
+        snprintf(nm, sizeof nm, "e%d@r%d", e, e / El);
+        pl_add(l, th->rank[e / El], "%s%-6s", e && e % El == 0 ? "| " : "", nm);
+    }
+    size_t load[PAR_MOE_MAX_E] = {0}, most = 1;
+    for (int g = 0; g < m->W; g++) {
+        l = pl_new(p);
+        pl_add(l, th->rank[g], "rank %-4d", g);
+        for (int e = 0; e < m->E; e++) {
+            char v[16];
+            size_t k = m->kept[layer][g][e], r = m->routed[layer][g][e];
+            if (k == r)
+                snprintf(v, sizeof v, "%zu", k);
+            else
+                snprintf(v, sizeof v, "%zu/%zu", k, r);
+            pl_add(l, k == r ? A_NORMAL : th->role[TH_WARN], "%s%-6s",
+                   e && e % El == 0 ? "| " : "", v);
+            load[e] += k;
+        }
+    }
+    for (int e = 0; e < m->E; e++)
+        if (load[e] > most) most = load[e];
+    l = pl_new(p);
+    pl_add(l, th->role[TH_LABEL], "%-9s", "load");
+    for (int e = 0; e < m->E; e++) {
+        char bar[64];
+        pl_add(l, th->rank[e / El], "%s%-2zu%s ", e && e % El == 0 ? "| " : "", load[e],
+               moe_bar(a, load[e], most, 3, bar, sizeof bar));
+    }
+    l = pl_new(p);
+    if (m->capacity)
+        pl_add(l, th->role[TH_DIM],
+               "capacity ceil(%g*%d*%d/%d) = %d tokens per expert from each rank's %d rows",
+               m->capacity_factor, m->B / m->W, m->K, m->E, m->capacity, m->B / m->W);
+}
+
+static void moe_blocks(const struct app *a, const struct par_moe *m, int layer,
+                       struct plines *p)
+{
+    const struct theme *th = &a->th;
+    int El = m->E / m->W;
+    struct pline *l = pl_new(p);
+    pl_add(l, A_BOLD, "all-to-all-v blocks, layer %d", layer);
+    pl_add(l, th->role[TH_DIM], " (tokens from rank to rank; the diagonal stays home)");
+    size_t most = 1, b[PAR_MOE_MAX_W][PAR_MOE_MAX_W] = {{0}};
+    for (int g = 0; g < m->W; g++)
+        for (int q = 0; q < m->W; q++) {
+            for (int j = 0; j < El; j++)
+                b[g][q] += m->kept[layer][g][q * El + j];
+            if (b[g][q] > most) most = b[g][q];
+        }
+    for (int g = 0; g < m->W; g++) {
+        l = pl_new(p);
+        pl_add(l, th->rank[g], "from r%-3d", g);
+        for (int q = 0; q < m->W; q++) {
+            char bar[64];
+            pl_add(l, q == g ? th->role[TH_DIM] : th->rank[g], " to r%d %2zu %s", q, b[g][q],
+                   moe_bar(a, b[g][q], most, 4, bar, sizeof bar));
+        }
+    }
+}
+
+/* The worker's lecture-scale run (par.h), when there is one for this W. */
+static void moe_lecture(const struct app *a, struct plines *p)
+{
+    const struct theme *th = &a->th;
+    const struct train_summary *s = par_summary(a);
+    struct pline *l = pl_new(p);
+    pl_add(l, A_BOLD, "lecture scale ");
+    pl_add(l, th->role[TH_DIM], "L=4 D=1024 B=128 E=%d top-2 C=1.0, %s: ", 2 * a->sc.nranks,
+           par_backend_note(a));
+    if (!s) {
+        const char *err = PAR(a) ? PAR(a)->train_err : "";
+        if (par_training(a))
+            pl_add(l, th->role[TH_WARN], "training on the worker...");
+        else if (err[0])
+            pl_add(l, th->role[TH_BAD], "%.150s", err);
+        else
+            pl_add(l, th->role[TH_DIM], "m trains it (or collviz train moe --check)");
+        return;
+    }
+    char d[24], c[24];
+    format_size((size_t)s->moe.dispatch_busbw, d, sizeof d);
+    format_size((size_t)s->moe.combine_busbw, c, sizeof c);
+    pl_add(l, th->role[TH_MEASURED], "dispatch busbw %s/s, combine %s/s, %zu dropped", d, c,
+           s->moe.dropped);
+    l = pl_new(p);
+    bool ok = s->dev.within;
+    pl_add(l, th->role[ok ? TH_OK : TH_BAD], "  %s loss and weights = one device, routing %s",
+           ok ? a->g->ok : a->g->bad, s->dev.moe_routing_diff ? "differs" : "the same");
+    pl_add(l, th->role[TH_DIM], " (measured as above, last of %d steps)", s->steps_done);
+}
+
+static void moe_traffic(const struct app *a, const struct par_moe *m, struct plines *p)
+{
+    const struct theme *th = &a->th;
+    struct pline *l = pl_new(p);
+    size_t all = (size_t)PAR_MOE_LAYERS * m->B * m->K;
+    pl_add(l, A_BOLD, "dropped ");
+    pl_add(l, m->dropped ? th->role[TH_WARN] : A_NORMAL,
+           "%zu of %zu token-expert assignments this step", m->dropped, all);
+    pl_add(l, th->role[TH_DIM], " (passed through unchanged)");
+    for (int k = 0; k < 2; k++) {
+        const size_t *by = k ? m->combine_bytes : m->dispatch_bytes;
+        const double *s = k ? m->combine_s : m->dispatch_s;
+        l = pl_new(p);
+        pl_add(l, A_BOLD, "%-9s", k ? "combine" : "dispatch");
+        for (int g = 0; g < m->W; g++) {
+            char b[24], t[24];
+            format_size(by[g], b, sizeof b);
+            text_time_us(t, sizeof t, s[g] * 1e6);
+            pl_add(l, th->rank[g], "r%d ", g);
+            pl_add(l, th->role[TH_MEASURED], "%s %s  ", b, t);
+        }
+        char bw[24];
+        format_size((size_t)(k ? m->combine_busbw : m->dispatch_busbw), bw, sizeof bw);
+        pl_add(l, th->role[TH_MEASURED], "busbw %s/s", bw);
+    }
+    l = pl_new(p);
+    pl_add(l, th->role[TH_DIM],
+           "measured on cpu ranks, display scale (a token: %d floats, %d B): bytes to other "
+           "ranks counted; ",
+           m->D, m->D * 4);
+    pl_add(l, th->role[TH_DIM],
+           "time from a barrier to the rank's last receive; busbw = busiest rank's bytes / "
+           "slowest rank's time, both layers");
+    moe_lecture(a, p);
+}
+
+void par_moe_draw(struct app *a, struct rect area, const struct par_moe *m, int layer)
+{
+    const struct theme *th = &a->th;
+    if (area.h < 4) return;
+    struct rect title = {area.y, area.x, 1, area.w};
+    draw_fill(title, th->role[TH_TITLE]);
+    char t[256];
+    snprintf(t, sizeof t, " collviz%sparallelism%s%s%sW=%d%sdisplay L=%d D=%d B=%d E=%d top-%d",
+             a->g->sep, a->g->sep, train_scheme_title(TRAIN_MOE), a->g->sep, a->sc.nranks,
+             a->g->sep, PAR_MOE_LAYERS, m->D, m->B, m->E, m->K);
+    if (text_width(t) > area.w) /* narrow: the scheme first, as the other schemes do */
+        snprintf(t, sizeof t, " %s%sW=%d%sL=%d D=%d B=%d E=%d top-%d",
+                 train_scheme_title(TRAIN_MOE), a->g->sep, a->sc.nranks, a->g->sep,
+                 PAR_MOE_LAYERS, m->D, m->B, m->E, m->K);
+    draw_put(area.y, area.x, area.w, th->role[TH_TITLE], t);
+    int y = area.y + 1, x = area.x + 1, end = area.x + area.w;
+    if (!m->ok) {
+        draw_put(y, x, end - x, th->role[TH_BAD], m->err);
+    } else {
+        x += draw_putf(y, x, end - x, th->role[TH_STEP], "layer %d/%d", layer + 1,
+                       PAR_MOE_LAYERS);
+        char d[32];
+        snprintf(d, sizeof d, "%.1e", m->param_abs);
+        x += draw_putf(y, x, end - x, th->role[m->same ? TH_OK : TH_BAD],
+                       "  %s = one device (routing %s, params max |d| %s)",
+                       m->same ? a->g->ok : a->g->bad, m->routing_diff ? "differs" : "same", d);
+        if (a->msg[0]) draw_put(y, x + 2, end - x - 2, th->role[TH_WARN], a->msg);
+        struct plines p = {.n = 0};
+        moe_tokens(a, m, layer, &p);
+        pl_new(&p);
+        moe_blocks(a, m, layer, &p);
+        pl_new(&p);
+        moe_traffic(a, m, &p);
+        pl_draw(&p, 0, (struct rect){area.y + 2, area.x + 1, area.h - 3, area.w - 2});
+    }
+    frame_bar(a, (struct rect){area.y + area.h - 1, area.x, 1, area.w}, KEYS_ON_PAR);
+}
