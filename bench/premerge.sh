@@ -17,7 +17,13 @@
 #   DDP step <= 1.15 x one device's, <= 0.4 x PyTorch gloo DDP's;
 #   no collective at 64 MiB slower than before the merge (ratio >= 1.0).
 # The machine may be shared: medians of interleaved rounds cancel slow drifts of the
-# neighbours' load, not its spikes; the load average is printed with the figures.
+# neighbours' load, not its spikes; the load average is printed with the figures, each
+# ratio's spread over the rounds, and the algorithm auto picked in each round (a trial
+# on a loaded machine can pick differently from round to round and build to build).
+# Beside the wall times, today's rank threads' CPU ms per step (train's cpu_s) and the
+# cores they got (CPU / wall): what DDP costs in work, independent of the neighbours.
+# The MPI ratio is printed with its memory-traffic model (what is compared: collviz's 4
+# threads in one address space against 4 MPI processes on the same cores).
 #
 # usage: bash bench/premerge.sh build/collviz
 # env:   PREMERGE_ROUNDS (default 5), PREMERGE_BIN=path (a pre-merge binary already built:
@@ -65,27 +71,38 @@ fi
 MPI_TUNABLES="glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=4294967296:glibc.malloc.hugetlb=1"
 MPIRUN=(mpirun -np 4 --oversubscribe --bind-to none -x GLIBC_TUNABLES)
 [ "$(id -u)" = 0 ] && MPIRUN+=(--allow-run-as-root)
-have_torch=0
-python3 -c 'import torch' 2>/dev/null && have_torch=1
+# Debian's python3-torch lives in /usr/bin/python3's dist-packages; the python3 first on
+# PATH may be another interpreter (pyenv, venv). tools/deps.sh names it (BENCH_OPTIONAL).
+have_torch=0 torch_py=
+for py in python3 /usr/bin/python3; do
+    if command -v "$py" >/dev/null && "$py" -c 'import torch' 2>/dev/null; then
+        have_torch=1 torch_py=$py
+        break
+    fi
+done
 
 COLLS="all_reduce all_gather reduce_scatter broadcast reduce scatter gather all_to_all"
 SIZE=(--ranks 4 --layers 4 --dim 1024 --batch 128)
 
-# busbw KEY BIN COLL ALGO: one 64 MiB row, "KEY busbw" (0 when it failed or #wrong != 0)
+# busbw KEY BIN COLL ALGO: one 64 MiB row, "KEY busbw algorithm" (busbw 0 when it failed
+# or #wrong != 0; the algorithm is the one auto picked, so a ratio can be read against it)
 busbw() {
     local v
     v=$("$2" bench "$3" --backend cpu --ranks 4 -b 64M -n 20 -w 5 --algo "$4" --format json 2>/dev/null |
-        python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"][0]; print(r["busbw"] if r["wrong"]==0 else 0)' 2>/dev/null)
-    echo "$1 ${v:-0}"
+        python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"][0]; print(r["busbw"] if r["wrong"]==0 else 0, r["algorithm"])' 2>/dev/null)
+    echo "$1 ${v:-0 -}"
 }
-# step KEY BIN SCHEME: median step time in ms (the steps after the first); single is one
-# device (no --ranks)
+# step KEY BIN SCHEME: median step time in ms (the steps after the first), "KEY ms", and
+# when the build reports it (cpu_s: its rank threads' CPU time in the step), the median CPU
+# ms per step as a second row with kind "cpu"; single is one device (no --ranks)
 step() {
     local v size=("${SIZE[@]}")
     [ "$3" = single ] && size=("${SIZE[@]:2}")
     v=$("$2" train "$3" "${size[@]}" --steps 6 --format json 2>/dev/null |
-        python3 -c 'import json,statistics,sys; s=json.load(sys.stdin)["steps"][1:]; print(statistics.median(x["time_s"] for x in s)*1e3)' 2>/dev/null)
-    echo "$1 ${v:-0}"
+        python3 -c 'import json,statistics,sys; s=json.load(sys.stdin)["steps"][1:]; print(statistics.median(x["time_s"] for x in s)*1e3, statistics.median(x["cpu_s"] for x in s)*1e3 if "cpu_s" in s[0] else "")' 2>/dev/null)
+    set -- $1 $v
+    echo "$1 $2 $3 $4 ${5:-0}"
+    [ -n "${6:-}" ] && echo "$1 $2 cpu $4 $6"
 }
 
 rows=$tmp/rows
@@ -106,7 +123,7 @@ for i in $(seq "$ROUNDS"); do
         echo "$i mpi ring all_reduce ${v:-0}" >>"$rows"
     fi
     if [ "$have_torch" = 1 ]; then
-        v=$(python3 "$here/torch_ddp.py" --ranks 4 --layers 4 --dim 1024 --batch 128 --steps 5 \
+        v=$("$torch_py" "$here/torch_ddp.py" --ranks 4 --layers 4 --dim 1024 --batch 128 --steps 5 \
             --warmup 1 --variants ddp 2>/dev/null |
             python3 -c 'import json,sys; print(json.load(sys.stdin)["runs"][0]["median_step_s"]*1e3)' 2>/dev/null)
         echo "$i torch step ddp ${v:-0}" >>"$rows"
@@ -117,13 +134,15 @@ done
 python3 - "$rows" "$ROUNDS" "$COLLS" <<'EOF'
 import statistics, sys
 rows, R, colls = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
-v = {}
+v, algo = {}, {}
 for line in open(rows):
     f = line.split()
-    if len(f) != 5:
+    if len(f) not in (5, 6):
         continue
-    i, who, kind, name, x = f
+    i, who, kind, name, x = f[:5]
     v[(int(i), who, kind, name)] = float(x)
+    if len(f) == 6:
+        algo[(int(i), who, kind, name)] = f[5]
 def series(who, kind, name):
     return [v[(i, who, kind, name)] for i in range(1, R + 1) if (i, who, kind, name) in v]
 def med(s):
@@ -131,6 +150,12 @@ def med(s):
 def ratios(a, b, kind, name):
     return [v[(i, a, kind, name)] / v[(i, b, kind, name)] for i in range(1, R + 1)
             if v.get((i, b, kind, name), 0) > 0 and (i, a, kind, name) in v]
+def spread(rs):
+    return "%.2f..%.2f" % (min(rs), max(rs)) if rs else "-"
+def picks(who, kind, name):
+    # auto's choice per round, in one word when it never changed
+    p = [algo.get((i, who, kind, name), "-") for i in range(1, R + 1)]
+    return p[0] if len(set(p)) == 1 else "/".join(p)
 def target(label, rs, want, higher=True):
     m = med(rs)
     ok = m >= want if higher else m <= want
@@ -138,23 +163,50 @@ def target(label, rs, want, higher=True):
         label, m, " ".join("%.2f" % r for r in rs), ">=" if higher else "<=", want,
         "PASS" if ok and rs else "MISS"))
 print()
-print("   64 MiB, 4 CPU ranks, busbw GB/s, median of %d rounds: pre-merge | today | today/pre-merge" % R)
+print("   64 MiB, 4 CPU ranks, busbw GB/s, median of %d rounds: pre-merge | today | today/pre-merge"
+      " (rounds' spread) | algorithm per round, pre-merge ; today" % R)
 for kind, name in [("ring", "all_reduce")] + [("auto", c) for c in colls]:
     o, n = series("old", kind, name), series("new", kind, name)
     rs = ratios("new", "old", kind, name)
-    print("   %-8s %-15s %7.3f | %7.3f | %5.2f" % (kind, name, med(o), med(n), med(rs)))
+    print("   %-8s %-15s %7.3f | %7.3f | %5.2f (%s) | %s ; %s" % (
+        kind, name, med(o), med(n), med(rs), spread(rs), picks("old", kind, name),
+        picks("new", kind, name)))
 print()
 print("   step at the lecture's scale, ms, median of %d rounds: pre-merge | today" % R)
 for name in ("ddp", "single"):
     print("   %-8s %8.1f | %8.1f" % (name, med(series("old", "step", name)), med(series("new", "step", name))))
+cpu = {n: series("new", "cpu", n) for n in ("ddp", "single")}
+if cpu["ddp"] and cpu["single"]:
+    # Measured: the rank threads' CPU time per step (CLOCK_THREAD_CPUTIME_ID, summed over
+    # ranks); cores = CPU ms / wall ms, what the ranks actually had on this machine.
+    print("   today's CPU ms per step (rank threads, summed) and the cores that gave them:")
+    for n in ("ddp", "single"):
+        cores = [v[(i, "new", "cpu", n)] / v[(i, "new", "step", n)] for i in range(1, R + 1)
+                 if v.get((i, "new", "step", n), 0) > 0 and (i, "new", "cpu", n) in v]
+        print("   %-8s %8.1f CPU ms, %.2f cores (rounds: %s)" % (
+            n, med(cpu[n]), med(cores), " ".join("%.2f" % c for c in cores)))
+    work = med(cpu["ddp"]) / med(cpu["single"])
+    print("   DDP does %.2f x one device's CPU work per step (its 4 ranks each run AdamW on all"
+          " the weights, multiply 32-row pieces, and all-reduce); so its step is <= 1.15 x one"
+          " device's only when its ranks get >= %.2f x the cores one device gets: on 2 free"
+          " cores (model: CPU work / cores) %.2f x." % (work, work / 1.15, work / 2))
 print()
 target("ring all_reduce busbw today / pre-merge", ratios("new", "old", "ring", "all_reduce"), 1.0)
 mpi = series("mpi", "ring", "all_reduce")
 if mpi:
     rs = [v[(i, "new", "ring", "all_reduce")] / v[(i, "mpi", "ring", "all_reduce")]
           for i in range(1, R + 1) if v.get((i, "mpi", "ring", "all_reduce"), 0) > 0]
-    print("   Open MPI MPI_Allreduce busbw: median %.3f GB/s" % med(mpi))
+    print("   Open MPI MPI_Allreduce busbw: median %.3f GB/s (4 processes on the same cores,"
+          " in place, sum)" % med(mpi))
     target("ring all_reduce busbw today / MPI_Allreduce", rs, 4.0)
+    # Model of memory traffic per rank in chunks of S/W (read + write), both memory bound:
+    # collviz's ring reads the neighbour's chunk where it lies (one address space):
+    # reduce 2 reads + 1 write, copy 1 + 1, so 3(W-1) + 2(W-1) = 15 at W = 4. MPI's ring or
+    # Rabenseifner between processes receives into a scratch buffer first (single copy,
+    # 1 + 1) and then reduces it in (2 + 1): 5(W-1) + 2(W-1) = 21.
+    print("   (model: MPI moves 21 chunk-units of memory per rank to collviz's 15 at W = 4, so"
+          " at equal memory speed the ratio is 1.4; x4 would need MPI to lose ~65% of its"
+          " time to something else, e.g. polling on oversubscribed cores)")
 else:
     print("   (no mpicc/mpirun: the MPI ratio is not measured)")
 d = [v[(i, "new", "step", "ddp")] / v[(i, "new", "step", "single")] for i in range(1, R + 1)
@@ -168,6 +220,7 @@ torch = series("torch", "step", "ddp")
 if torch:
     rs = [v[(i, "new", "step", "ddp")] / v[(i, "torch", "step", "ddp")] for i in range(1, R + 1)
           if v.get((i, "torch", "step", "ddp"), 0) > 0]
+    print("   PyTorch gloo DDP step: median %.1f ms" % med(torch))
     target("DDP step today / PyTorch gloo DDP's", rs, 0.4, higher=False)
 else:
     print("   (python3-torch not installed: the PyTorch gloo ratio is not measured)")

@@ -22,6 +22,11 @@ REQUIRED="build-essential pkg-config libncurses-dev libcmocka-dev libopenblas-de
 locales libmd4c-dev libmd4c-html0-dev libmuparser-dev libcjson-dev clang libclang-rt-14-dev
 clang-format libopenmpi-dev openmpi-bin scdoc man-db pmccabe libcairo2-dev libpango1.0-dev
 poppler-utils strace"
+# Optional, for `make bench` only (never installed by this step, never needed to build or
+# test): python3-torch, PyTorch's gloo DDP as the yardstick of `collviz train ddp`
+# (bench/train_bench.sh installs it when it runs as root; bench/premerge.sh uses it when
+# present, through /usr/bin/python3 where the python3 first on PATH cannot import it).
+BENCH_OPTIONAL="python3-torch"
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 
 check=0
@@ -54,7 +59,15 @@ optional() { # one line: what the optional parts are, found or not (never instal
     local cuda nccl
     if [ -x "$CUDA_HOME/bin/nvcc" ]; then cuda="CUDA toolkit: $CUDA_HOME"; else cuda="CUDA toolkit: no"; fi
     if [ -f "$CUDA_HOME/include/nccl.h" ]; then nccl="NCCL: yes"; else nccl="NCCL: no"; fi
-    echo "collviz deps: optional (not installed by this step): $cuda, $nccl"
+    local p bench=""
+    for p in $BENCH_OPTIONAL; do
+        if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ]; then
+            bench="$bench $p: yes"
+        else
+            bench="$bench $p: no"
+        fi
+    done
+    echo "collviz deps: optional (not installed by this step): $cuda, $nccl; for make bench:$bench"
 }
 
 if [ "$check" -eq 1 ]; then

@@ -404,6 +404,7 @@ static void print_json(FILE *f, const struct train_result *r, const struct train
         cli_json_real(o, "loss", st->loss, 9);
         cli_json_real(o, "time_s", st->time_s, 9);
         cli_json_real(o, "comm_s", st->comm_s, 9);
+        cli_json_real(o, "cpu_s", st->cpu_s, 9);
         cli_json_real(o, "comm_async_s", st->comm_async_s, 9);
         cli_json_num(o, bytes_model ? "comm_bytes_model" : "comm_bytes",
                      (double)st->comm_bytes);

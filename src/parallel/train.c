@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../core/util.h"
@@ -232,6 +233,15 @@ static int moe_stats_combine(struct comm *c, struct train_moe *m, size_t L)
     return rc;
 }
 
+/* The calling thread's CPU time: a step's CPU seconds over its wall seconds say how many
+ * cores its ranks actually had (on a shared machine, fewer than it has). */
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static int ranks_of(const struct train_config *c)
 {
     return c->scheme == TRAIN_SINGLE ? 1 : c->nranks;
@@ -400,6 +410,7 @@ struct run {
     struct rank_state *rs;   /* [W] */
     int *rc;                 /* [W] */
     double *t_start, *t_end; /* [steps][W] absolute */
+    double *cpu;             /* [steps][W] the rank thread's CPU seconds in the step */
     double *pipe_end;        /* [steps][W] absolute (pp) */
     double *sumsq;           /* [steps][W] */
     size_t *sent, *recvd;    /* [steps][W] */
@@ -452,9 +463,11 @@ static void *rank_main(void *arg)
         size_t k = (size_t)s * W + r;
         run->t_start[k] = now_s();
         run->tl.step_start[k] = run->t_start[k];
+        double c0 = thread_cpu_s();
         rc = run->ops->step(rs);
         /* A device error comes first: a communication failure after it is its consequence. */
         if (dev_status(rs->dev, rs->err, sizeof rs->err) != CV_OK) rc = rs->dev->status;
+        run->cpu[k] = thread_cpu_s() - c0; /* read inside the step's wall interval */
         run->t_end[k] = now_s();
         if (rc != CV_OK) break;
         run->pipe_end[k] = rs->pipe_end;
@@ -541,7 +554,9 @@ static int run_single(const struct train_config *cfg, struct run *run, float *pa
         struct ref_hook h = {&run->tl, s};
         run->t_start[s] = now_s();
         run->tl.step_start[s] = run->t_start[s];
+        double c0 = thread_cpu_s();
         double loss = mlp_ref_step(&ref, &cfg->adamw, ref_phase, &h);
+        run->cpu[s] = thread_cpu_s() - c0;
         run->t_end[s] = now_s();
         run->sumsq[s] = loss * (double)bd;
         atomic_store(&run->steps_done, s + 1);
@@ -559,11 +574,12 @@ static void fill_step_stats(struct train_result *res, const struct run *run)
     double norm = (double)res->cfg.batch * res->cfg.dim;
     for (int s = 0; s < res->steps_done; s++) {
         struct train_step_stat *st = &res->steps[s];
-        double sum = 0, t0 = 0, t1 = 0;
+        double sum = 0, t0 = 0, t1 = 0, cpu = 0;
         size_t maxb = 0;
         for (int r = 0; r < W; r++) {
             size_t k = (size_t)s * W + r;
             sum += run->sumsq[k];
+            cpu += run->cpu[k];
             if (r == 0 || run->t_start[k] < t0) t0 = run->t_start[k];
             if (r == 0 || run->t_end[k] > t1) t1 = run->t_end[k];
             res->bytes_sent[k] = run->sent[k];
@@ -572,6 +588,7 @@ static void fill_step_stats(struct train_result *res, const struct run *run)
         }
         st->loss = sum / norm;
         st->time_s = t1 - t0;
+        st->cpu_s = cpu;
         st->comm_bytes = maxb;
     }
     for (size_t i = 0; i < res->nevents; i++) {
@@ -777,6 +794,7 @@ static void run_free(struct run *run)
     free(run->rc);
     free(run->t_start);
     free(run->t_end);
+    free(run->cpu);
     free(run->pipe_end);
     free(run->sumsq);
     free(run->sent);
@@ -824,6 +842,7 @@ static int combine_processes(struct run *run, const struct train_config *cfg, in
     atomic_store(&run->steps_done, done);
     if (rc == CV_OK) rc = o->proc_sum(c, run->t_start, ns, COMM_PROC_F64);
     if (rc == CV_OK) rc = o->proc_sum(c, run->t_end, ns, COMM_PROC_F64);
+    if (rc == CV_OK) rc = o->proc_sum(c, run->cpu, ns, COMM_PROC_F64);
     if (rc == CV_OK) rc = o->proc_sum(c, run->pipe_end, ns, COMM_PROC_F64);
     if (rc == CV_OK) rc = o->proc_sum(c, run->sumsq, ns, COMM_PROC_F64);
     if (rc == CV_OK) rc = o->proc_sum(c, run->sent, ns, COMM_PROC_U64);
@@ -937,6 +956,7 @@ static void run_init(struct run *run, const struct train_config *cfg, struct tra
     run->rc = xcalloc((size_t)W, sizeof *run->rc);
     run->t_start = xcalloc(ns, sizeof(double));
     run->t_end = xcalloc(ns, sizeof(double));
+    run->cpu = xcalloc(ns, sizeof(double));
     run->pipe_end = xcalloc(ns, sizeof(double));
     run->sumsq = xcalloc(ns, sizeof(double));
     run->sent = xcalloc(ns, sizeof(size_t));

@@ -102,6 +102,8 @@ struct train_config train_reference_of(const struct train_config *c);
 struct train_step_stat {
     double loss;         /* of this step's forward pass, before the update */
     double time_s;       /* earliest rank's start to the last rank's end */
+    double cpu_s;        /* CPU time of the ranks' own threads in the step, summed
+                            (CLOCK_THREAD_CPUTIME_ID; helper lanes not counted) */
     double comm_s;       /* mean over ranks: time the rank's own thread spent in
                             communication calls (collectives, send, recv, waiting) */
     double comm_async_s; /* mean over ranks: time of collectives on the helper lane

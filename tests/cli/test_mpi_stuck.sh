@@ -57,7 +57,12 @@ stuck_job() { # label max algo VAR=VALUE...
         fail "$label: processes left behind: $(pgrep -af "$ASAN_BIN bench all_reduce")"
 }
 
-stuck_job stall 50 ring CV_TEST_STALL=2:60:3
+# The ring: rank 3 waits for rank 2, then 0 for 3, 1 for 0; each times out a deadline after
+# its own wait began and asks the others, waiting a grace (half the deadline, 2 s at
+# least) for the ranks whose waits timed out too. Beside busy loops the ranks' waits began
+# more than 2 s apart (run 8 of 10: "ranks 1, 2, 3 stalled"), so this case gives a deadline
+# of 8 s: a grace of 4 s, and the job still ends long before the sleeper wakes.
+stuck_job stall 50 ring CV_TEST_STALL=2:60:8
 grep -q "rank 2 stalled: no answer for [0-9]* s" "$tmp/stall.err" ||
     fail "stalled rank not named: $(head -5 "$tmp/stall.err")"
 grep -q "rank [013] stalled" "$tmp/stall.err" && fail "a rank that answered was named: $(grep stalled "$tmp/stall.err")"

@@ -56,6 +56,11 @@ train_json() {
     json_expect_later "json of train $*" "$tmp/j$njson" "$fields_ok and ($expr)"
 }
 L=4 D=16 B=8
+# cpu_s: the rank threads' CPU time in the step, summed. W threads cannot use more than W
+# times the step's wall time (1e-4 s for the clocks' granularity), and a step computes.
+cpu_ok="all(0 < s['cpu_s'] <= d['ranks'] * s['time_s'] * 1.01 + 1e-4 for s in d['steps'])"
+train_json "$cpu_ok" ddp --ranks 2 --layers 2 --dim 64 --batch 16 --steps 3
+train_json "$cpu_ok and d['ranks'] == 1" single --layers 2 --dim 64 --batch 16 --steps 3
 train_json "d['scheme']=='ddp' and d['ranks']==4 and len(d['steps'])==3 and \
 d['napkin']['ddp_model_elements']==$L*$D*$D and d['napkin']['measured_elements']==$L*$D*$D and \
 all(s['comm_bytes']==2*3*$L*$D*$D//4*4 for s in d['steps']) and \
