@@ -60,19 +60,19 @@ static bool parse_choices(struct ctx *c, int line, const char *name, char *list,
          t = strtok_r(NULL, ",", &save)) {
         char num[64];
         double d;
-        if (!trim_copy(t, strlen(t), num, sizeof num) || !parse_plain_number(num, &d)) {
-            perr(c, line, "param %s: bad choice '%.40s' (plain numbers separated by commas)",
-                 name, t);
+        if (!lp_trim_copy(t, strlen(t), num, sizeof num) || !lp_parse_plain_number(num, &d)) {
+            lp_perr(c, line, "param %s: bad choice '%.40s' (plain numbers separated by commas)",
+                    name, t);
             return false;
         }
         if (p->nchoices >= LESSON_MAX_CHOICES) {
-            perr(c, line, "param %s: more than %d choices", name, LESSON_MAX_CHOICES);
+            lp_perr(c, line, "param %s: more than %d choices", name, LESSON_MAX_CHOICES);
             return false;
         }
         p->choices[p->nchoices++] = d;
     }
     if (p->nchoices < 2) {
-        perr(c, line, "param %s: choices: needs at least two values", name);
+        lp_perr(c, line, "param %s: choices: needs at least two values", name);
         return false;
     }
     return true;
@@ -102,32 +102,33 @@ static bool parse_param_clauses(struct ctx *c, int line, const char *name, char 
             char *dots = arg && range ? strstr(arg, "..") : NULL;
             if (range && dots) {
                 *dots = '\0';
-                if (!parse_plain_number(arg, &p->lo) || !parse_plain_number(dots + 2, &p->hi)) {
-                    perr(c, line, "param %s: bad range '%s..%s' (plain numbers)", name, arg,
-                         dots + 2);
+                if (!lp_parse_plain_number(arg, &p->lo) ||
+                    !lp_parse_plain_number(dots + 2, &p->hi)) {
+                    lp_perr(c, line, "param %s: bad range '%s..%s' (plain numbers)", name, arg,
+                            dots + 2);
                     return false;
                 }
                 have_range = true;
-            } else if (!range && arg && parse_plain_number(arg, &p->step) && p->step > 0) {
+            } else if (!range && arg && lp_parse_plain_number(arg, &p->step) && p->step > 0) {
                 /* a step */
             } else {
-                perr(c, line, "param %s: bad %s (expected %s)", name, t,
-                     range ? "'range LO..HI'" : "'step S', S > 0");
+                lp_perr(c, line, "param %s: bad %s (expected %s)", name, t,
+                        range ? "'range LO..HI'" : "'step S', S > 0");
                 return false;
             }
         } else {
-            perr(c, line,
-                 "param %s: unknown '%.40s' (range LO..HI, step S, integer, choices: A,B)",
-                 name, t);
+            lp_perr(c, line,
+                    "param %s: unknown '%.40s' (range LO..HI, step S, integer, choices: A,B)",
+                    name, t);
             return false;
         }
     }
     if (have_range && p->nchoices) {
-        perr(c, line, "param %s: give a range or choices, not both", name);
+        lp_perr(c, line, "param %s: give a range or choices, not both", name);
         return false;
     }
     if (p->step > 0 && !have_range) {
-        perr(c, line, "param %s: step needs a range", name);
+        lp_perr(c, line, "param %s: step needs a range", name);
         return false;
     }
     if (p->nchoices) {
@@ -139,7 +140,7 @@ static bool parse_param_clauses(struct ctx *c, int line, const char *name, char 
             found |= p->choices[i] == p->value;
         }
         if (!found) {
-            perr(c, line, "param %s: value %g is not one of its choices", name, p->value);
+            lp_perr(c, line, "param %s: value %g is not one of its choices", name, p->value);
             return false;
         }
     }
@@ -154,22 +155,22 @@ static bool parse_param(struct ctx *c, int line, const char *v, struct lesson_pa
     snprintf(buf, sizeof buf, "%s", v);
     char *eq = strchr(buf, '=');
     if (!eq) {
-        perr(c, line, "param: expected 'NAME = VALUE' or 'NAME = VALUE range LO..HI'");
+        lp_perr(c, line, "param: expected 'NAME = VALUE' or 'NAME = VALUE range LO..HI'");
         return false;
     }
     *eq = '\0';
     char name[64];
-    bool fits = trim_copy(buf, strlen(buf), name, sizeof name);
+    bool fits = lp_trim_copy(buf, strlen(buf), name, sizeof name);
     if (!fits || strlen(name) >= sizeof p->name) {
         char shown[40];
         const char *b = buf + strspn(buf, " \t");
         snprintf(shown, sizeof shown, "%.24s", b);
-        perr(c, line, "param: name '%s...' too long (at most %zu characters)", shown,
-             sizeof p->name - 1);
+        lp_perr(c, line, "param: name '%s...' too long (at most %zu characters)", shown,
+                sizeof p->name - 1);
         return false;
     }
     if (!name[0]) {
-        perr(c, line, "param: no name before '='");
+        lp_perr(c, line, "param: no name before '='");
         return false;
     }
     /* lower case as the format says, and upper case too: the lecture names its sizes
@@ -178,10 +179,10 @@ static bool parse_param(struct ctx *c, int line, const char *v, struct lesson_pa
     for (const char *q = name; *q; q++)
         if (!(isalnum((unsigned char)*q) || *q == '_') || (unsigned char)*q >= 0x80) ok = false;
     if (!ok || strcmp(name, "answer") == 0) {
-        perr(c, line,
-             "param: bad name '%s' (letters, digits, '_', not starting with a digit; not "
-             "'answer')",
-             name);
+        lp_perr(c, line,
+                "param: bad name '%s' (letters, digits, '_', not starting with a digit; not "
+                "'answer')",
+                name);
         return false;
     }
     char *rest = eq + 1;
@@ -190,8 +191,8 @@ static bool parse_param(struct ctx *c, int line, const char *v, struct lesson_pa
     char val[128];
     size_t vl = strcspn(rest, " \t");
     if (vl >= sizeof val ||
-        (memcpy(val, rest, vl), val[vl] = '\0', !parse_plain_number(val, &p->value))) {
-        perr(c, line, "param %s: bad value '%.60s' (a plain number)", name, rest);
+        (memcpy(val, rest, vl), val[vl] = '\0', !lp_parse_plain_number(val, &p->value))) {
+        lp_perr(c, line, "param %s: bad value '%.60s' (a plain number)", name, rest);
         return false;
     }
     p->lo = p->hi = p->value;
@@ -201,23 +202,24 @@ static bool parse_param(struct ctx *c, int line, const char *v, struct lesson_pa
     bool explicit_int = false;
     if (!parse_param_clauses(c, line, name, rest + vl, p, &explicit_int)) return false;
     if (p->ranged && !p->nchoices && !(p->lo <= p->value && p->value <= p->hi)) {
-        perr(c, line, "param %s: value %s is not within its range %g..%g", name, val, p->lo,
-             p->hi);
+        lp_perr(c, line, "param %s: value %s is not within its range %g..%g", name, val, p->lo,
+                p->hi);
         return false;
     }
     if (p->step > 0 &&
         (!on_step(p->value, p->lo, p->step) || !on_step(p->hi, p->lo, p->step))) {
-        perr(c, line, "param %s: value and range ends must be LO + k*step (step %g)", name,
-             p->step);
+        lp_perr(c, line, "param %s: value and range ends must be LO + k*step (step %g)", name,
+                p->step);
         return false;
     }
-    bool ints = is_integer(p->value) && is_integer(p->lo) && is_integer(p->hi) &&
-                (p->step == 0 || is_integer(p->step));
+    bool ints = lp_is_integer(p->value) && lp_is_integer(p->lo) && lp_is_integer(p->hi) &&
+                (p->step == 0 || lp_is_integer(p->step));
     for (size_t i = 0; i < p->nchoices; i++)
-        ints = ints && is_integer(p->choices[i]);
+        ints = ints && lp_is_integer(p->choices[i]);
     if (explicit_int && !ints) {
-        perr(c, line,
-             "param %s: declared integer but its value, range, step or choices are not", name);
+        lp_perr(c, line,
+                "param %s: declared integer but its value, range, step or choices are not",
+                name);
         return false;
     }
     memcpy(p->name, name, strlen(name) + 1); /* shorter than p->name: checked above */
@@ -234,7 +236,7 @@ static bool formula_at(struct ctx *c, struct lesson_exercise *e, const double *v
         names[i] = e->params[i].name;
     char err[200];
     if (ex_formula_eval(e->formula, names, vals, e->nparams, r, err, sizeof err) != CV_OK) {
-        perr(c, e->answer_line, "answer: %s", err);
+        lp_perr(c, e->answer_line, "answer: %s", err);
         return false;
     }
     if (isfinite(*r)) return true;
@@ -246,8 +248,8 @@ static bool formula_at(struct ctx *c, struct lesson_exercise *e, const double *v
         if (k < 0 || (size_t)k >= sizeof where - wl) break;
         wl += (size_t)k;
     }
-    perr(c, e->answer_line, "answer: not a finite number (%g) at %s", *r,
-         e->nparams ? where : "the defaults");
+    lp_perr(c, e->answer_line, "answer: not a finite number (%g) at %s", *r,
+            e->nparams ? where : "the defaults");
     return false;
 }
 
@@ -262,7 +264,7 @@ static bool where_holds(struct ctx *c, struct lesson_exercise *e, const double *
         char err[200];
         if (ex_condition_eval(e->where[w], names, vals, e->nparams, &ok, err, sizeof err) !=
             CV_OK) {
-            perr(c, e->where_line[w], "where: %s", err);
+            lp_perr(c, e->where_line[w], "where: %s", err);
             *bad = true;
             return false;
         }
@@ -285,12 +287,12 @@ static bool check_formula(struct ctx *c, struct lesson_exercise *e)
     if (!formula_at(c, e, vals, &r)) return false;
     e->answer = r;
     if (!where_holds(c, e, vals, &bad)) {
-        if (!bad) perr(c, e->line, "exercise: the defaults break a where: condition");
+        if (!bad) lp_perr(c, e->line, "exercise: the defaults break a where: condition");
         return false;
     }
     if (e->integer && !(fabs(r - round(r)) <= 1e-9 * fmax(1.0, fabs(r)))) {
-        perr(c, e->answer_line,
-             "answer: %g at the defaults, but the exercise says integer: yes", r);
+        lp_perr(c, e->answer_line,
+                "answer: %g at the defaults, but the exercise says integer: yes", r);
         return false;
     }
     if (e->integer) e->answer = round(r);
@@ -302,11 +304,11 @@ static bool check_formula(struct ctx *c, struct lesson_exercise *e)
         char err[200];
         if (ex_formula_eval(e->wrong[w].formula, names, vals, n, &t, err, sizeof err) !=
             CV_OK) {
-            perr(c, e->wrong[w].line, "wrong: %s", err);
+            lp_perr(c, e->wrong[w].line, "wrong: %s", err);
             return false;
         }
         if (!isfinite(t)) {
-            perr(c, e->wrong[w].line, "wrong: not a finite number at the defaults");
+            lp_perr(c, e->wrong[w].line, "wrong: not a finite number at the defaults");
             return false;
         }
     }
@@ -339,23 +341,23 @@ static bool check_templates(struct ctx *c, struct lesson_exercise *e, const int 
     char err[300];
     bool ok = true;
     if (ex_template_check(e, e->prompt, err, sizeof err) != CV_OK)
-        perr(c, key_line[K_PROMPT], "prompt: %s", err), ok = false;
+        lp_perr(c, key_line[K_PROMPT], "prompt: %s", err), ok = false;
     for (size_t i = 0; i < e->nhints; i++)
         if (ex_template_check(e, e->hints[i], err, sizeof err) != CV_OK)
-            perr(c, key_line[K_HINT], "hint %zu: %s", i + 1, err), ok = false;
+            lp_perr(c, key_line[K_HINT], "hint %zu: %s", i + 1, err), ok = false;
     if (ex_template_check(e, e->solution, err, sizeof err) != CV_OK)
-        perr(c, key_line[K_SOLUTION], "solution: %s", err), ok = false;
+        lp_perr(c, key_line[K_SOLUTION], "solution: %s", err), ok = false;
     for (size_t i = 0; i < e->nwrong; i++)
         if (ex_template_check(e, e->wrong[i].msg, err, sizeof err) != CV_OK)
-            perr(c, e->wrong[i].line, "wrong: %s", err), ok = false;
+            lp_perr(c, e->wrong[i].line, "wrong: %s", err), ok = false;
     for (size_t i = 0; i < e->noptions; i++)
         if (e->option_why[i] &&
             ex_template_check(e, e->option_why[i], err, sizeof err) != CV_OK)
-            perr(c, key_line[K_OPTION], "option %zu: %s", i + 1, err), ok = false;
+            lp_perr(c, key_line[K_OPTION], "option %zu: %s", i + 1, err), ok = false;
     return ok;
 }
 
-/* What parse_exercise gathers while it reads an exercise block's lines. */
+/* What lp_parse_exercise gathers while it reads an exercise block's lines. */
 struct exparse {
     struct ctx *c;
     struct lesson_exercise e;
@@ -370,11 +372,11 @@ typedef bool exkey_fn(struct exparse *p, int line, char *val, size_t vn);
 /* id: the exercise's name, for grading and the player. */
 static bool ex_key_id(struct exparse *p, int line, char *val, size_t vn)
 {
-    if (!valid_id(val)) {
-        perr(p->c, line, "exercise: bad id '%s' (letters a-z, digits, '-')", val);
+    if (!lp_valid_id(val)) {
+        lp_perr(p->c, line, "exercise: bad id '%s' (letters a-z, digits, '-')", val);
         return false;
     }
-    memcpy(p->e.id, val, strlen(val) + 1); /* valid_id: shorter than e.id */
+    memcpy(p->e.id, val, strlen(val) + 1); /* lp_valid_id: shorter than e.id */
     return true;
 }
 
@@ -382,7 +384,7 @@ static bool ex_key_id(struct exparse *p, int line, char *val, size_t vn)
 static bool ex_key_type(struct exparse *p, int line, char *val, size_t vn)
 {
     if (p->e.type != LEX_TYPE_COUNT) return true;
-    perr(p->c, line, "exercise: bad type '%s' (number, choice or holds)", val);
+    lp_perr(p->c, line, "exercise: bad type '%s' (number, choice or holds)", val);
     return false;
 }
 
@@ -399,14 +401,14 @@ static bool ex_key_param(struct exparse *p, int line, char *val, size_t vn)
 {
     struct lesson_exercise *e = &p->e;
     if (e->nparams >= LESSON_MAX_PARAMS) {
-        perr(p->c, line, "exercise: too many params (at most %d)", LESSON_MAX_PARAMS);
+        lp_perr(p->c, line, "exercise: too many params (at most %d)", LESSON_MAX_PARAMS);
         return false;
     }
     if (!parse_param(p->c, line, val, &e->params[e->nparams])) return false;
     for (size_t i = 0; i < e->nparams; i++)
         if (strcmp(e->params[i].name, e->params[e->nparams].name) == 0) {
-            perr(p->c, line, "param %s given twice (first at line %d)", e->params[i].name,
-                 e->params[i].line);
+            lp_perr(p->c, line, "param %s given twice (first at line %d)", e->params[i].name,
+                    e->params[i].line);
             return false;
         }
     e->nparams++;
@@ -423,16 +425,16 @@ static bool ex_key_answer(struct exparse *p, int line, char *val, size_t vn)
     for (size_t i = 0; i < vn; i++) {
         depth += val[i] == '(' ? 1 : val[i] == ')' ? -1 : 0;
         if (val[i] == ',' && depth <= 0) {
-            perr(p->c, line,
-                 "answer: '%s' is more than one value (a comma only separates a function's "
-                 "arguments, as in min(a, b))",
-                 val);
+            lp_perr(p->c, line,
+                    "answer: '%s' is more than one value (a comma only separates a function's "
+                    "arguments, as in min(a, b))",
+                    val);
             return false;
         }
     }
     if (vn > LESSON_MAX_FORMULA) {
-        perr(p->c, line, "answer: formula too long (%zu characters; at most %d)", vn,
-             LESSON_MAX_FORMULA);
+        lp_perr(p->c, line, "answer: formula too long (%zu characters; at most %d)", vn,
+                LESSON_MAX_FORMULA);
         return false;
     }
     memcpy(p->e.formula, val, vn + 1);
@@ -446,10 +448,10 @@ static bool ex_key_units(struct exparse *p, int line, char *val, size_t vn)
     double scale;
     const char *canon;
     if (ex_unit_lookup(val, &dim, &scale, &canon) != CV_OK) {
-        perr(p->c, line,
-             "units: unknown unit '%s' (GB/s GiB/s MB/s MiB/s TB/s Gb/s, s ms us ns, "
-             "B KB MB GB TB KiB MiB GiB TiB, x)",
-             val);
+        lp_perr(p->c, line,
+                "units: unknown unit '%s' (GB/s GiB/s MB/s MiB/s TB/s Gb/s, s ms us ns, "
+                "B KB MB GB TB KiB MiB GiB TiB, x)",
+                val);
         return false;
     }
     snprintf(p->e.units, sizeof p->e.units, "%s", canon);
@@ -463,9 +465,10 @@ static bool ex_key_tolerance(struct exparse *p, int line, char *val, size_t vn)
     char num[LESSON_MAX_LINE_BYTES + 1];
     memcpy(num, val, vn + 1);
     size_t n = strlen(num);
-    if (n < 2 || num[n - 1] != '%' || (num[n - 1] = '\0', !parse_plain_number(num, &t)) ||
+    if (n < 2 || num[n - 1] != '%' || (num[n - 1] = '\0', !lp_parse_plain_number(num, &t)) ||
         !(t > 0 && t <= 100)) {
-        perr(p->c, line, "tolerance: bad value '%.*s' (a percentage, e.g. 1%%)", (int)vn, val);
+        lp_perr(p->c, line, "tolerance: bad value '%.*s' (a percentage, e.g. 1%%)", (int)vn,
+                val);
         return false;
     }
     p->e.tolerance = t / 100.0;
@@ -477,7 +480,7 @@ static bool ex_key_hint(struct exparse *p, int line, char *val, size_t vn)
 {
     struct lesson_exercise *e = &p->e;
     if (e->nhints >= LESSON_MAX_HINTS) {
-        perr(p->c, line, "exercise: too many hints (at most %d)", LESSON_MAX_HINTS);
+        lp_perr(p->c, line, "exercise: too many hints (at most %d)", LESSON_MAX_HINTS);
         return false;
     }
     VEC_GROW(e->hints, p->hcap, e->nhints + 1);
@@ -499,7 +502,7 @@ static bool ex_key_option(struct exparse *p, int line, char *val, size_t vn)
     struct lesson_exercise *e = &p->e;
     bool ok = true;
     if (e->noptions >= LESSON_MAX_OPTIONS) {
-        perr(p->c, line, "exercise: too many options (at most %d)", LESSON_MAX_OPTIONS);
+        lp_perr(p->c, line, "exercise: too many options (at most %d)", LESSON_MAX_OPTIONS);
         return false;
     }
     VEC_GROW(e->options, p->ocap, e->noptions + 1);
@@ -508,11 +511,11 @@ static bool ex_key_option(struct exparse *p, int line, char *val, size_t vn)
     char text[LESSON_MAX_LINE_BYTES + 1], why[LESSON_MAX_LINE_BYTES + 1] = "";
     if (bar) {
         *bar = '\0';
-        trim_copy(bar + 3, strlen(bar + 3), why, sizeof why);
+        lp_trim_copy(bar + 3, strlen(bar + 3), why, sizeof why);
     }
-    trim_copy(val, strlen(val), text, sizeof text);
+    lp_trim_copy(val, strlen(val), text, sizeof text);
     if (!text[0]) {
-        perr(p->c, line, "option: empty text before ' | '");
+        lp_perr(p->c, line, "option: empty text before ' | '");
         ok = false;
     }
     e->option_why[e->noptions] = why[0] ? xstrdup(why) : NULL;
@@ -525,12 +528,12 @@ static bool ex_key_where(struct exparse *p, int line, char *val, size_t vn)
 {
     struct lesson_exercise *e = &p->e;
     if (e->nwhere >= LESSON_MAX_WHERE) {
-        perr(p->c, line, "exercise: too many where: lines (at most %d)", LESSON_MAX_WHERE);
+        lp_perr(p->c, line, "exercise: too many where: lines (at most %d)", LESSON_MAX_WHERE);
         return false;
     }
     if (vn > LESSON_MAX_FORMULA) {
-        perr(p->c, line, "where: condition too long (at most %d characters)",
-             LESSON_MAX_FORMULA);
+        lp_perr(p->c, line, "where: condition too long (at most %d characters)",
+                LESSON_MAX_FORMULA);
         return false;
     }
     e->where_line[e->nwhere] = line;
@@ -546,21 +549,22 @@ static bool ex_key_wrong(struct exparse *p, int line, char *val, size_t vn)
     char f[LESSON_MAX_LINE_BYTES + 1], m[LESSON_MAX_LINE_BYTES + 1] = "";
     if (bar) {
         *bar = '\0';
-        trim_copy(bar + 3, strlen(bar + 3), m, sizeof m);
+        lp_trim_copy(bar + 3, strlen(bar + 3), m, sizeof m);
     }
-    trim_copy(val, strlen(val), f, sizeof f);
+    lp_trim_copy(val, strlen(val), f, sizeof f);
     if (e->nwrong >= LESSON_MAX_WRONG) {
-        perr(p->c, line, "exercise: too many wrong: lines (at most %d)", LESSON_MAX_WRONG);
+        lp_perr(p->c, line, "exercise: too many wrong: lines (at most %d)", LESSON_MAX_WRONG);
         return false;
     }
     if (!bar || !f[0] || !m[0]) {
-        perr(p->c, line,
-             "wrong: expected 'VALUE | message' (VALUE: a formula over the "
-             "params, in the exercise's units)");
+        lp_perr(p->c, line,
+                "wrong: expected 'VALUE | message' (VALUE: a formula over the "
+                "params, in the exercise's units)");
         return false;
     }
     if (strlen(f) > LESSON_MAX_FORMULA) {
-        perr(p->c, line, "wrong: formula too long (at most %d characters)", LESSON_MAX_FORMULA);
+        lp_perr(p->c, line, "wrong: formula too long (at most %d characters)",
+                LESSON_MAX_FORMULA);
         return false;
     }
     struct lesson_wrong *w = &e->wrong[e->nwrong++];
@@ -578,7 +582,7 @@ static bool ex_key_slots(struct exparse *p, int line, char *val, size_t vn)
     if (dots) *dots = '\0';
     if (parse_long(val, 0, 1L << 16, &lo) != CV_OK ||
         (dots ? parse_long(dots + 2, lo, 1L << 16, &hi) : (hi = lo, CV_OK)) != CV_OK) {
-        perr(p->c, line, "slots: bad value (a slot number A or a range A..B, A <= B)");
+        lp_perr(p->c, line, "slots: bad value (a slot number A or a range A..B, A <= B)");
         return false;
     }
     p->e.slots = true;
@@ -593,7 +597,7 @@ static bool ex_key_integer(struct exparse *p, int line, char *val, size_t vn)
     if (strcmp(val, "yes") == 0)
         p->e.integer = true;
     else if (strcmp(val, "no") != 0) {
-        perr(p->c, line, "integer: bad value '%s' (yes or no)", val);
+        lp_perr(p->c, line, "integer: bad value '%s' (yes or no)", val);
         return false;
     }
     return true;
@@ -604,8 +608,8 @@ static bool ex_key_correct(struct exparse *p, int line, char *val, size_t vn)
 {
     long n;
     if (parse_long(val, 1, LESSON_MAX_OPTIONS, &n) != CV_OK) {
-        perr(p->c, line, "correct: bad value '%s' (the number of an option, 1..%d)", val,
-             LESSON_MAX_OPTIONS);
+        lp_perr(p->c, line, "correct: bad value '%s' (the number of an option, 1..%d)", val,
+                LESSON_MAX_OPTIONS);
         return false;
     }
     p->e.correct = (int)n;
@@ -617,7 +621,7 @@ static bool ex_key_rank(struct exparse *p, int line, char *val, size_t vn)
 {
     long n;
     if (parse_long(val, 0, CV_MAX_RANKS - 1, &n) != CV_OK) {
-        perr(p->c, line, "rank: bad value '%s' (0..%d)", val, CV_MAX_RANKS - 1);
+        lp_perr(p->c, line, "rank: bad value '%s' (0..%d)", val, CV_MAX_RANKS - 1);
         return false;
     }
     p->e.rank = (int)n;
@@ -633,7 +637,7 @@ static bool ex_key_step(struct exparse *p, int line, char *val, size_t vn)
     else if (parse_long(val, 0, 1L << 20, &n) == CV_OK)
         p->e.step = n;
     else {
-        perr(p->c, line, "step: bad value '%s' (a step number or end)", val);
+        lp_perr(p->c, line, "step: bad value '%s' (a step number or end)", val);
         return false;
     }
     return true;
@@ -671,11 +675,12 @@ static enum lesson_ex_type exercise_type(struct ctx *c, size_t first, size_t las
     enum lesson_ex_type type = LEX_TYPE_COUNT;
     int type_line = 0;
     for (size_t li = first; li < last; li++) {
-        struct line l = get_line(c, li);
+        struct line l = lp_get_line(c, li);
         char key[32];
         const char *v;
         size_t vn;
-        if (split_kv(&l, key, sizeof key, &v, &vn) && strcmp(key, "type") == 0 && !type_line) {
+        if (lp_split_kv(&l, key, sizeof key, &v, &vn) && strcmp(key, "type") == 0 &&
+            !type_line) {
             type_line = l.no;
             for (int t = 0; t < LEX_TYPE_COUNT; t++)
                 if (vn == strlen(lesson_ex_type_name((enum lesson_ex_type)t)) &&
@@ -691,8 +696,8 @@ static enum lesson_ex_type exercise_type(struct ctx *c, size_t first, size_t las
 static bool exercise_line(struct exparse *p, size_t li, int *key_line)
 {
     struct ctx *c = p->c;
-    struct line l = get_line(c, li);
-    if (is_blank(l.s, l.n)) return true;
+    struct line l = lp_get_line(c, li);
+    if (lp_is_blank(l.s, l.n)) return true;
     size_t ind = 0;
     while (ind < l.n && (l.s[ind] == ' ' || l.s[ind] == '\t'))
         ind++;
@@ -700,32 +705,32 @@ static bool exercise_line(struct exparse *p, size_t li, int *key_line)
     char key[32];
     const char *v;
     size_t vn;
-    if (!split_kv(&l, key, sizeof key, &v, &vn)) {
-        perr(c, l.no, "exercise: expected 'key: value'");
+    if (!lp_split_kv(&l, key, sizeof key, &v, &vn)) {
+        lp_perr(c, l.no, "exercise: expected 'key: value'");
         return false;
     }
     int k = -1;
     for (int i = 0; i < K_COUNT; i++)
         if (strcmp(key, exkeys[i].name) == 0) k = i;
     if (k < 0) {
-        perr(c, l.no, "exercise: unknown key '%s'", key);
+        lp_perr(c, l.no, "exercise: unknown key '%s'", key);
         return false;
     }
     if (key_line[k] && !exkeys[k].repeat) {
-        perr(c, l.no, "exercise: key '%s' given twice (first at line %d)", key, key_line[k]);
+        lp_perr(c, l.no, "exercise: key '%s' given twice (first at line %d)", key, key_line[k]);
         return false;
     }
     if (!key_line[k]) key_line[k] = l.no;
     if (p->e.type != LEX_TYPE_COUNT && !(exkeys[k].types & (1u << p->e.type))) {
-        perr(c, l.no, "exercise: '%s' is not a key of a %s exercise", key,
-             lesson_ex_type_name(p->e.type));
+        lp_perr(c, l.no, "exercise: '%s' is not a key of a %s exercise", key,
+                lesson_ex_type_name(p->e.type));
         return false;
     }
     char val[LESSON_MAX_LINE_BYTES + 1];
     memcpy(val, v, vn);
     val[vn] = '\0';
     if (!val[0] && k != K_SOLUTION && k != K_UNITS) {
-        perr(c, l.no, "exercise: empty value for '%s'", key);
+        lp_perr(c, l.no, "exercise: empty value for '%s'", key);
         return false;
     }
     return exkeys[k].fn(p, l.no, val, vn);
@@ -740,30 +745,30 @@ static bool exercise_complete(struct ctx *c, struct lesson_exercise *e, const in
     static const int common_req[] = {K_ID, K_TYPE, K_PROMPT};
     for (size_t i = 0; i < ARRAY_LEN(common_req); i++)
         if (!key_line[common_req[i]]) {
-            perr(c, open, "exercise: missing '%s:'", exkeys[common_req[i]].name);
+            lp_perr(c, open, "exercise: missing '%s:'", exkeys[common_req[i]].name);
             bad = true;
         }
     if (e->type == LEX_NUMBER) {
-        if (!key_line[K_ANSWER]) perr(c, open, "exercise: missing 'answer:'"), bad = true;
-        if (!key_line[K_UNITS]) perr(c, open, "exercise: missing 'units:'"), bad = true;
+        if (!key_line[K_ANSWER]) lp_perr(c, open, "exercise: missing 'answer:'"), bad = true;
+        if (!key_line[K_UNITS]) lp_perr(c, open, "exercise: missing 'units:'"), bad = true;
         if (!bad && e->formula[0]) bad = !check_formula(c, e);
     } else if (e->type == LEX_CHOICE) {
         if (e->noptions < LESSON_MIN_OPTIONS) {
-            perr(c, open, "exercise: a choice needs %d..%d 'option:' lines (has %zu)",
-                 LESSON_MIN_OPTIONS, LESSON_MAX_OPTIONS, e->noptions);
+            lp_perr(c, open, "exercise: a choice needs %d..%d 'option:' lines (has %zu)",
+                    LESSON_MIN_OPTIONS, LESSON_MAX_OPTIONS, e->noptions);
             bad = true;
         }
         if (!key_line[K_CORRECT]) {
-            perr(c, open, "exercise: missing 'correct:'");
+            lp_perr(c, open, "exercise: missing 'correct:'");
             bad = true;
         } else if (e->correct > (int)e->noptions && e->noptions >= LESSON_MIN_OPTIONS) {
-            perr(c, key_line[K_CORRECT], "correct: %d but there are %zu options", e->correct,
-                 e->noptions);
+            lp_perr(c, key_line[K_CORRECT], "correct: %d but there are %zu options", e->correct,
+                    e->noptions);
             bad = true;
         }
     } else if (e->type == LEX_HOLDS) {
-        if (!key_line[K_RANK]) perr(c, open, "exercise: missing 'rank:'"), bad = true;
-        if (!key_line[K_STEP]) perr(c, open, "exercise: missing 'step:'"), bad = true;
+        if (!key_line[K_RANK]) lp_perr(c, open, "exercise: missing 'rank:'"), bad = true;
+        if (!key_line[K_STEP]) lp_perr(c, open, "exercise: missing 'step:'"), bad = true;
     }
     return !bad;
 }
@@ -787,8 +792,8 @@ static void exercise_free(struct lesson_exercise *e)
 }
 
 /* Lines first..last (exclusive) of an ```exercise block opened at line open. */
-void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, size_t first, size_t last,
-                    int open, size_t *excap)
+void lp_parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, size_t first,
+                       size_t last, int open, size_t *excap)
 {
     struct exparse p = {.c = c};
     struct lesson_exercise *e = &p.e;
@@ -808,7 +813,7 @@ void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, size_t fir
     if (!exercise_complete(c, e, key_line, open)) bad = true;
     if (!bad) bad = !check_templates(c, e, key_line);
     if (S->nex >= LESSON_MAX_EXERCISES) {
-        perr(c, open, "too many exercises on one slide (at most %d)", LESSON_MAX_EXERCISES);
+        lp_perr(c, open, "too many exercises on one slide (at most %d)", LESSON_MAX_EXERCISES);
         bad = true;
     }
     if (bad) {
@@ -821,22 +826,22 @@ void parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, size_t fir
 }
 
 /* holds exercises need the slide's scene (which may come after them on the slide) */
-void check_holds(struct ctx *c, struct lesson_slide *S)
+void lp_check_holds(struct ctx *c, struct lesson_slide *S)
 {
     for (size_t i = 0; i < S->nex; i++) {
         struct lesson_exercise *e = &S->ex[i];
         if (e->type != LEX_HOLDS) continue;
         if (!S->has_scene) {
-            perr(c, e->line, "holds: the slide has no ```scene block to ask about");
+            lp_perr(c, e->line, "holds: the slide has no ```scene block to ask about");
             continue;
         }
         if (S->scene.screen != SCREEN_COLLECTIVES) {
-            perr(c, e->line, "holds: the slide's scene is not a collectives scene");
+            lp_perr(c, e->line, "holds: the slide's scene is not a collectives scene");
             continue;
         }
         if (e->rank >= S->scene.nranks) {
-            perr(c, e->line, "holds: rank %d but the scene has %d ranks (0..%d)", e->rank,
-                 S->scene.nranks, S->scene.nranks - 1);
+            lp_perr(c, e->line, "holds: rank %d but the scene has %d ranks (0..%d)", e->rank,
+                    S->scene.nranks, S->scene.nranks - 1);
             continue;
         }
         e->scene = S->scene;
@@ -845,16 +850,16 @@ void check_holds(struct ctx *c, struct lesson_slide *S)
         size_t count = scene_count(&S->scene);
         int root = coll_is_rooted(S->scene.coll) ? S->scene.root : 0;
         if (scene_plan_build(&S->scene, &p, count, root, err, sizeof err) != CV_OK) {
-            perr(c, e->line, "holds: %s", err);
+            lp_perr(c, e->line, "holds: %s", err);
             continue;
         }
         if (e->step != SCENE_STEP_END && (size_t)e->step > p.nsteps)
-            perr(c, e->line, "holds: step %ld but the scene's plan has %zu steps", e->step,
-                 p.nsteps);
+            lp_perr(c, e->line, "holds: step %ld but the scene's plan has %zu steps", e->step,
+                    p.nsteps);
         if (e->slots && (size_t)e->slot_hi >= p.work_len)
-            perr(c, e->line,
-                 "holds: slots up to %d but rank %d's box has %zu elements (0..%zu)",
-                 e->slot_hi, e->rank, p.work_len, p.work_len - 1);
+            lp_perr(c, e->line,
+                    "holds: slots up to %d but rank %d's box has %zu elements (0..%zu)",
+                    e->slot_hi, e->rank, p.work_len, p.work_len - 1);
         plan_free(&p);
     }
 }

@@ -49,7 +49,7 @@ static void errs_push(struct lesson_errors *e, char *msg)
     e->msg[e->n++] = msg;
 }
 
-void perr(struct ctx *c, int line, const char *fmt, ...)
+void lp_perr(struct ctx *c, int line, const char *fmt, ...)
 {
     c->nerr++;
     if (c->nerr > LESSON_MAX_ERRORS + 1) return;
@@ -71,7 +71,7 @@ void perr(struct ctx *c, int line, const char *fmt, ...)
     errs_push(c->errs, xstrdup(msg));
 }
 
-void pwarn(struct ctx *c, int line, const char *fmt, ...)
+void lp_pwarn(struct ctx *c, int line, const char *fmt, ...)
 {
     if (c->warns.n >= LESSON_MAX_ERRORS) return;
     char text[480], msg[600];
@@ -84,7 +84,7 @@ void pwarn(struct ctx *c, int line, const char *fmt, ...)
 }
 
 /* Line (1-based) of buffer offset off. */
-int line_of(const struct ctx *c, size_t off)
+int lp_line_of(const struct ctx *c, size_t off)
 {
     size_t lo = 0, hi = c->nlines;
     while (hi - lo > 1) {
@@ -100,7 +100,7 @@ int line_of(const struct ctx *c, size_t off)
 /* ---- pass 1: bytes ---------------------------------------------------------------------- */
 
 /* The caret name of a control character (ESC: "^["; DEL "^?"; C1 U+009B: "M-^["). */
-void control_name(unsigned cp, char *out, size_t n)
+void lp_control_name(unsigned cp, char *out, size_t n)
 {
     if (cp >= 0x80)
         snprintf(out, n, "M-^%c", cp == 0x9f ? '?' : (char)(cp - 0x80 + 0x40));
@@ -120,19 +120,20 @@ static bool check_bytes(struct ctx *c)
         if (content > start && s[content - 1] == '\r') content--;
         int line = (int)li + 1;
         if (content - start > LESSON_MAX_LINE_BYTES) {
-            perr(c, line, "line too long (%zu bytes; at most %d)", content - start,
-                 LESSON_MAX_LINE_BYTES);
+            lp_perr(c, line, "line too long (%zu bytes; at most %d)", content - start,
+                    LESSON_MAX_LINE_BYTES);
             ok = false;
         }
         for (size_t i = start; i < end;) {
             if (s[i] == 0) {
-                perr(c, line, "NUL byte in the file (column %zu)", i - start + 1);
+                lp_perr(c, line, "NUL byte in the file (column %zu)", i - start + 1);
                 ok = false;
                 break;
             }
             size_t l = cv_utf8_len(s + i, end - i);
             if (!l) {
-                perr(c, line, "invalid UTF-8 (byte 0x%02x at column %zu)", s[i], i - start + 1);
+                lp_perr(c, line, "invalid UTF-8 (byte 0x%02x at column %zu)", s[i],
+                        i - start + 1);
                 ok = false;
                 break;
             }
@@ -144,9 +145,9 @@ static bool check_bytes(struct ctx *c)
                        (l == 2 && cp >= 0x80 && cp < 0xa0);
             if (ctl) {
                 char name[8];
-                control_name(cp, name, sizeof name);
-                perr(c, line, "control character %s (U+%04X) at column %zu", name, cp,
-                     i - start + 1);
+                lp_control_name(cp, name, sizeof name);
+                lp_perr(c, line, "control character %s (U+%04X) at column %zu", name, cp,
+                        i - start + 1);
                 ok = false;
                 break;
             }
@@ -158,7 +159,7 @@ static bool check_bytes(struct ctx *c)
 
 /* ---- helpers on lines ------------------------------------------------------------------- */
 
-struct line get_line(const struct ctx *c, size_t li)
+struct line lp_get_line(const struct ctx *c, size_t li)
 {
     size_t start = c->lines[li];
     size_t end = li + 1 < c->nlines ? c->lines[li + 1] : c->len;
@@ -167,7 +168,7 @@ struct line get_line(const struct ctx *c, size_t li)
     return (struct line){c->buf + start, end - start, start, (int)li + 1};
 }
 
-bool is_blank(const char *s, size_t n)
+bool lp_is_blank(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (s[i] != ' ' && s[i] != '\t') return false;
@@ -180,7 +181,7 @@ static bool line_is(const struct line *l, const char *w)
 }
 
 /* Copy s[0..n) trimmed of blanks into out (size cap); false when it does not fit. */
-bool trim_copy(const char *s, size_t n, char *out, size_t cap)
+bool lp_trim_copy(const char *s, size_t n, char *out, size_t cap)
 {
     while (n && (*s == ' ' || *s == '\t'))
         s++, n--;
@@ -229,12 +230,12 @@ static bool fence_close(const struct line *l, char ch, size_t flen)
     size_t k = i;
     while (k < l->n && l->s[k] == ch)
         k++;
-    return k - i >= flen && is_blank(l->s + k, l->n - k);
+    return k - i >= flen && lp_is_blank(l->s + k, l->n - k);
 }
 
 /* ---- value parsers ---------------------------------------------------------------------- */
 
-bool valid_id(const char *s)
+bool lp_valid_id(const char *s)
 {
     if (!*s || strlen(s) >= LESSON_ID_MAX) return false;
     for (; *s; s++)
@@ -243,7 +244,7 @@ bool valid_id(const char *s)
 }
 
 /* A plain decimal number ("3.5", "-2", "1e9", "209715200"): no hex, inf or nan. */
-bool parse_plain_number(const char *s, double *out)
+bool lp_parse_plain_number(const char *s, double *out)
 {
     if (!*s) return false;
     for (const char *p = s; *p; p++)
@@ -256,17 +257,17 @@ bool parse_plain_number(const char *s, double *out)
     return true;
 }
 
-bool is_integer(double d)
+bool lp_is_integer(double d)
 {
     return d == floor(d) && fabs(d) < 9.007199254740992e15;
 }
 
 /* "key: value" → key and value (trimmed). false when there is no "key:" */
-bool split_kv(const struct line *l, char *key, size_t keycap, const char **val, size_t *vlen)
+bool lp_split_kv(const struct line *l, char *key, size_t keycap, const char **val, size_t *vlen)
 {
     const char *colon = memchr(l->s, ':', l->n);
     if (!colon) return false;
-    if (!trim_copy(l->s, (size_t)(colon - l->s), key, keycap)) return false;
+    if (!lp_trim_copy(l->s, (size_t)(colon - l->s), key, keycap)) return false;
     if (!key[0]) return false;
     for (const char *k = key; *k; k++)
         if (!(islower((unsigned char)*k) || *k == '_' || isdigit((unsigned char)*k)))
@@ -282,7 +283,7 @@ bool split_kv(const struct line *l, char *key, size_t keycap, const char **val, 
     return true;
 }
 
-char *dupn(const char *s, size_t n)
+char *lp_dupn(const char *s, size_t n)
 {
     char *r = xmalloc(n + 1);
     memcpy(r, s, n);
@@ -296,13 +297,13 @@ char *dupn(const char *s, size_t n)
 static size_t parse_front(struct ctx *c, struct lesson *L)
 {
     if (c->nlines == 0) return 0;
-    struct line first = get_line(c, 0);
+    struct line first = lp_get_line(c, 0);
     if (!line_is(&first, "---")) return 0;
     size_t li = 1;
     int seen_line[3] = {0, 0, 0};
     static const char *const keys[3] = {"lesson", "title", "minutes"};
     for (; li < c->nlines; li++) {
-        struct line l = get_line(c, li);
+        struct line l = lp_get_line(c, li);
         if (line_is(&l, "---")) break;
         /* a '#' after a blank (or at the start) begins a comment */
         size_t n = l.n;
@@ -313,24 +314,26 @@ static size_t parse_front(struct ctx *c, struct lesson *L)
             }
         struct line t = l;
         t.n = n;
-        if (is_blank(t.s, t.n)) continue;
+        if (lp_is_blank(t.s, t.n)) continue;
         char key[32];
         const char *v;
         size_t vn;
-        if (!split_kv(&t, key, sizeof key, &v, &vn)) {
-            perr(c, l.no, "front matter: expected 'key: value' (keys: lesson, title, minutes)");
+        if (!lp_split_kv(&t, key, sizeof key, &v, &vn)) {
+            lp_perr(c, l.no,
+                    "front matter: expected 'key: value' (keys: lesson, title, minutes)");
             continue;
         }
         int k = -1;
         for (int i = 0; i < 3; i++)
             if (strcmp(key, keys[i]) == 0) k = i;
         if (k < 0) {
-            perr(c, l.no, "front matter: unknown key '%s' (keys: lesson, title, minutes)", key);
+            lp_perr(c, l.no, "front matter: unknown key '%s' (keys: lesson, title, minutes)",
+                    key);
             continue;
         }
         if (seen_line[k]) {
-            perr(c, l.no, "front matter: key '%s' given twice (first at line %d)", key,
-                 seen_line[k]);
+            lp_perr(c, l.no, "front matter: key '%s' given twice (first at line %d)", key,
+                    seen_line[k]);
             continue;
         }
         seen_line[k] = l.no;
@@ -338,14 +341,14 @@ static size_t parse_front(struct ctx *c, struct lesson *L)
         memcpy(val, v, vn);
         val[vn] = '\0';
         if (k == 0) {
-            if (!valid_id(val))
-                perr(c, l.no, "front matter: bad lesson id '%s' (letters a-z, digits, '-')",
-                     val);
+            if (!lp_valid_id(val))
+                lp_perr(c, l.no, "front matter: bad lesson id '%s' (letters a-z, digits, '-')",
+                        val);
             else
-                memcpy(L->id, val, strlen(val) + 1); /* valid_id: shorter than L->id */
+                memcpy(L->id, val, strlen(val) + 1); /* lp_valid_id: shorter than L->id */
         } else if (k == 1) {
             if (!val[0])
-                perr(c, l.no, "front matter: empty title");
+                lp_perr(c, l.no, "front matter: empty title");
             else {
                 free(L->title);
                 L->title = xstrdup(val);
@@ -353,14 +356,14 @@ static size_t parse_front(struct ctx *c, struct lesson *L)
         } else {
             long m;
             if (parse_long(val, 1, LESSON_MAX_MINUTES, &m) != CV_OK)
-                perr(c, l.no, "front matter: bad minutes '%s' (1..%d)", val,
-                     LESSON_MAX_MINUTES);
+                lp_perr(c, l.no, "front matter: bad minutes '%s' (1..%d)", val,
+                        LESSON_MAX_MINUTES);
             else
                 L->minutes = (int)m;
         }
     }
     if (li >= c->nlines) {
-        perr(c, 1, "front matter: no closing '---' line");
+        lp_perr(c, 1, "front matter: no closing '---' line");
         return c->nlines;
     }
     return li + 1;
@@ -413,29 +416,29 @@ static void parse_slide(struct ctx *c, struct lesson_slide *S, size_t si, size_t
     size_t excap = 0;
     /* the scene and exercise blocks */
     for (size_t li = first; li < last; li++) {
-        struct line l = get_line(c, li);
+        struct line l = lp_get_line(c, li);
         char ch, info[32];
         size_t flen;
         if (!fence_open(&l, &ch, &flen, info, sizeof info)) continue;
         size_t close = li + 1;
         while (close < last) {
-            struct line cl = get_line(c, close);
+            struct line cl = lp_get_line(c, close);
             if (fence_close(&cl, ch, flen)) break;
             close++;
         }
         bool ours = strcmp(info, "scene") == 0 || strcmp(info, "exercise") == 0;
         if (ours && close >= last) {
-            perr(c, l.no, "```%s block is never closed", info);
+            lp_perr(c, l.no, "```%s block is never closed", info);
         } else if (strcmp(info, "scene") == 0) {
             if (S->scene_line)
-                perr(c, l.no, "a slide has at most one scene (the first is at line %d)",
-                     S->scene_line);
+                lp_perr(c, l.no, "a slide has at most one scene (the first is at line %d)",
+                        S->scene_line);
             else {
                 S->scene_line = l.no;
-                parse_scene(c, S, li + 1, close, l.no);
+                lp_parse_scene(c, S, li + 1, close, l.no);
             }
         } else if (strcmp(info, "exercise") == 0) {
-            parse_exercise(c, S, si, li + 1, close, l.no, &excap);
+            lp_parse_exercise(c, S, si, li + 1, close, l.no, &excap);
         }
         if (ours) {
             size_t a = c->lines[li] - base;
@@ -447,20 +450,20 @@ static void parse_slide(struct ctx *c, struct lesson_slide *S, size_t si, size_t
         }
         li = close; /* past the block (a plain code block too: no fences inside it) */
     }
-    check_holds(c, S);
-    parse_narration(c, S, text, len, base);
+    lp_check_holds(c, S);
+    lp_parse_narration(c, S, text, len, base);
     free(text);
     if (!S->title) {
         /* the first non-blank line, or the slide's first */
         int line = S->line;
         for (size_t li = first; li < last; li++) {
-            struct line l = get_line(c, li);
-            if (!is_blank(l.s, l.n)) {
+            struct line l = lp_get_line(c, li);
+            if (!lp_is_blank(l.s, l.n)) {
                 line = l.no;
                 break;
             }
         }
-        perr(c, line, "slide %zu has no title (its first heading, e.g. '# Title')", si + 1);
+        lp_perr(c, line, "slide %zu has no title (its first heading, e.g. '# Title')", si + 1);
     }
 }
 
@@ -502,9 +505,9 @@ static bool fence_mistake(struct ctx *c, const struct line *l, char fch, size_t 
     if (!fence_open(l, &ich, &ilen, iinfo, sizeof iinfo) || ich != fch || ilen != flen ||
         (strcmp(iinfo, "exercise") != 0 && strcmp(iinfo, "scene") != 0))
         return false;
-    perr(c, (int)fline + 1,
-         "code block '%c%c%c' is still open at the ```%s block of line %d (close it first)",
-         fch, fch, fch, iinfo, l->no);
+    lp_perr(c, (int)fline + 1,
+            "code block '%c%c%c' is still open at the ```%s block of line %d (close it first)",
+            fch, fch, fch, iinfo, l->no);
     return true;
 }
 
@@ -518,8 +521,8 @@ static void check_exercise_ids(struct ctx *c, const struct lesson *out)
             for (size_t s2 = 0; s2 <= s1 && !found; s2++)
                 for (size_t e2 = 0; e2 < out->slides[s2].nex && (s2 < s1 || e2 < e1); e2++)
                     if (strcmp(out->slides[s2].ex[e2].id, x->id) == 0) {
-                        perr(c, x->line, "exercise id '%s' is also used at line %d", x->id,
-                             out->slides[s2].ex[e2].line);
+                        lp_perr(c, x->line, "exercise id '%s' is also used at line %d", x->id,
+                                out->slides[s2].ex[e2].line);
                         found = true;
                         break;
                     }
@@ -532,7 +535,7 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
     memset(out, 0, sizeof *out);
     struct ctx c = {.path = path, .errs = errs, .buf = buf, .len = len};
     if (len > LESSON_MAX_FILE_BYTES) {
-        perr(&c, 0, "file too large (%zu bytes; at most %zu)", len, LESSON_MAX_FILE_BYTES);
+        lp_perr(&c, 0, "file too large (%zu bytes; at most %zu)", len, LESSON_MAX_FILE_BYTES);
         return CV_EINVAL;
     }
     size_t cap = 64;
@@ -550,7 +553,7 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
     while (ws < len && strchr(" \t\r\n", buf[ws]) && buf[ws])
         ws++;
     if (ws == len) {
-        perr(&c, 1, "empty file (a lesson needs at least one slide)");
+        lp_perr(&c, 1, "empty file (a lesson needs at least one slide)");
         goto done;
     }
     out->path = xstrdup(path);
@@ -566,11 +569,11 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
         if (split && in_fence && !fwarned && strcmp(finfo, "scene") != 0 &&
             strcmp(finfo, "exercise") != 0)
             /* (a scene or exercise block says so itself, in parse_slide) */
-            perr(&c, (int)fline + 1,
-                 "code block '%c%c%c' is never closed (it would take every later slide)", fch,
-                 fch, fch);
+            lp_perr(&c, (int)fline + 1,
+                    "code block '%c%c%c' is never closed (it would take every later slide)",
+                    fch, fch, fch);
         if (!split) {
-            struct line l = get_line(&c, li);
+            struct line l = lp_get_line(&c, li);
             if (in_fence) {
                 if (fence_close(&l, fch, flen)) in_fence = false;
                 if (in_fence && !fwarned) fwarned = fence_mistake(&c, &l, fch, flen, fline);
@@ -585,25 +588,25 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
                 continue;
             }
             if (line_is(&l, "---") && prev_blank) split = true;
-            prev_blank = is_blank(l.s, l.n);
+            prev_blank = lp_is_blank(l.s, l.n);
         }
         if (!split) continue;
         /* lines [start, li) are a slide unless all blank (before the first separator) */
         bool blank = true;
         for (size_t k = start; k < li && blank; k++) {
-            struct line l = get_line(&c, k);
-            blank = is_blank(l.s, l.n);
+            struct line l = lp_get_line(&c, k);
+            blank = lp_is_blank(l.s, l.n);
         }
         if (!(blank && (start == body || li == c.nlines))) {
             if (out->nslides >= LESSON_MAX_SLIDES) {
-                perr(&c, (int)start + 1, "too many slides (at most %d)", LESSON_MAX_SLIDES);
+                lp_perr(&c, (int)start + 1, "too many slides (at most %d)", LESSON_MAX_SLIDES);
                 break;
             }
             VEC_GROW(out->slides, scap, out->nslides + 1);
             struct lesson_slide *S = &out->slides[out->nslides++];
             memset(S, 0, sizeof *S);
             if (blank) {
-                perr(&c, (int)start + 1, "slide %zu is empty", out->nslides);
+                lp_perr(&c, (int)start + 1, "slide %zu is empty", out->nslides);
                 S->line = (int)start + 1;
             } else
                 parse_slide(&c, S, out->nslides - 1, start, li);
@@ -613,15 +616,15 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
     }
     check_exercise_ids(&c, out);
     if (out->nslides == 0 && c.nerr == 0)
-        perr(&c, body < c.nlines ? (int)body + 1 : 1,
-             "no slides (a lesson needs at least one)");
+        lp_perr(&c, body < c.nlines ? (int)body + 1 : 1,
+                "no slides (a lesson needs at least one)");
     if (!out->id[0]) {
         slug_of(path, out->id, sizeof out->id);
-        if (!valid_id(out->id))
-            perr(&c, 1,
-                 "no 'lesson:' id in front matter and the file name gives no valid id "
-                 "('%s': letters a-z, digits, '-')",
-                 out->id);
+        if (!lp_valid_id(out->id))
+            lp_perr(&c, 1,
+                    "no 'lesson:' id in front matter and the file name gives no valid id "
+                    "('%s': letters a-z, digits, '-')",
+                    out->id);
     }
     if (!out->title && out->nslides && out->slides[0].title)
         out->title = xstrdup(out->slides[0].title);
@@ -642,13 +645,13 @@ int lesson_load_file(const char *path, struct lesson *out, struct lesson_errors 
     /* O_NONBLOCK: a FIFO or a device named as a lesson must not hang the open */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
-        perr(&c, 0, "cannot open: %s", strerror(errno));
+        lp_perr(&c, 0, "cannot open: %s", strerror(errno));
         return CV_EINVAL;
     }
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         close(fd);
-        perr(&c, 0, "not a regular file");
+        lp_perr(&c, 0, "not a regular file");
         return CV_EINVAL;
     }
     char *buf = xmalloc(LESSON_MAX_FILE_BYTES + 2);
@@ -664,12 +667,12 @@ int lesson_load_file(const char *path, struct lesson *out, struct lesson_errors 
     close(fd);
     if (rerr) {
         free(buf);
-        perr(&c, 0, "read error: %s", strerror(errno));
+        lp_perr(&c, 0, "read error: %s", strerror(errno));
         return CV_EINVAL;
     }
     if (n > LESSON_MAX_FILE_BYTES) {
         free(buf);
-        perr(&c, 0, "file too large (more than %zu bytes)", LESSON_MAX_FILE_BYTES);
+        lp_perr(&c, 0, "file too large (more than %zu bytes)", LESSON_MAX_FILE_BYTES);
         return CV_EINVAL;
     }
     buf[n] = '\0';
@@ -742,15 +745,15 @@ static int set_add_lesson(struct lesson_set *set, struct lesson *L, struct lesso
 {
     struct ctx c = {.path = L->path, .errs = errs};
     const struct lesson *dup = lesson_set_find(set, L->id);
-    if (dup) perr(&c, 1, "lesson id '%s' is also the id of %s", L->id, dup->path);
+    if (dup) lp_perr(&c, 1, "lesson id '%s' is also the id of %s", L->id, dup->path);
     for (size_t s = 0; s < L->nslides; s++)
         for (size_t e = 0; e < L->slides[s].nex; e++) {
             const struct lesson_exercise *x = &L->slides[s].ex[e];
             const struct lesson *other;
             const struct lesson_exercise *d = lesson_set_find_exercise(set, x->id, &other);
             if (d)
-                perr(&c, x->line, "exercise id '%s' is also used at %s:%d", x->id, other->path,
-                     d->line);
+                lp_perr(&c, x->line, "exercise id '%s' is also used at %s:%d", x->id,
+                        other->path, d->line);
         }
     if (c.nerr) {
         lesson_free(L);
@@ -772,7 +775,7 @@ int lesson_set_add(struct lesson_set *set, const char *path, struct lesson_error
     struct stat st;
     struct ctx c = {.path = path, .errs = errs};
     if (stat(path, &st) != 0) {
-        perr(&c, 0, "cannot open: %s", strerror(errno));
+        lp_perr(&c, 0, "cannot open: %s", strerror(errno));
         return CV_EINVAL;
     }
     if (!S_ISDIR(st.st_mode)) {
@@ -782,7 +785,7 @@ int lesson_set_add(struct lesson_set *set, const char *path, struct lesson_error
     }
     DIR *d = opendir(path);
     if (!d) {
-        perr(&c, 0, "cannot open folder: %s", strerror(errno));
+        lp_perr(&c, 0, "cannot open folder: %s", strerror(errno));
         return CV_EINVAL;
     }
     char **names = NULL;
@@ -807,9 +810,9 @@ int lesson_set_add(struct lesson_set *set, const char *path, struct lesson_error
         size_t dl = real_dir ? strlen(real_dir) : 0;
         if (!real || !real_dir || strncmp(real, real_dir, dl) != 0 || real[dl] != '/') {
             struct ctx fc = {.path = full, .errs = errs};
-            perr(&fc, 0, "%s",
-                 real ? "leads outside the lessons folder: not read"
-                      : "cannot resolve the file name");
+            lp_perr(&fc, 0, "%s",
+                    real ? "leads outside the lessons folder: not read"
+                         : "cannot resolve the file name");
             rc = CV_EINVAL;
         } else {
             struct lesson L;

@@ -49,7 +49,7 @@ struct md {
 static int md_line(struct md *m, const char *p)
 {
     size_t off = (p >= m->text && p <= m->text + m->len) ? (size_t)(p - m->text) : 0;
-    return line_of(m->c, m->base + off);
+    return lp_line_of(m->c, m->base + off);
 }
 
 static void md_close(struct md *m)
@@ -118,7 +118,7 @@ static void md_add_span(struct md *m, const char *s, size_t n, unsigned style, b
         return;
     }
     VEC_GROW(b->spans, m->scap, b->nspans + 1);
-    b->spans[b->nspans++] = (struct lesson_span){dupn(s, n), style, hard};
+    b->spans[b->nspans++] = (struct lesson_span){lp_dupn(s, n), style, hard};
 }
 
 static unsigned md_style(const struct md *m)
@@ -142,10 +142,10 @@ static void md_html_flush(struct md *m, bool final)
                 const char *b = h + 4;
                 while (*b == ' ' || *b == '\t' || *b == '\n')
                     b++;
-                perr(m->c, line_of(m->c, m->base + m->html_off),
-                     "%s is never closed with '-->' (it would hide the rest of the slide)",
-                     strncmp(b, "note:", 5) == 0 ? "speaker note '<!-- note:'"
-                                                 : "HTML comment '<!--'");
+                lp_perr(m->c, lp_line_of(m->c, m->base + m->html_off),
+                        "%s is never closed with '-->' (it would hide the rest of the slide)",
+                        strncmp(b, "note:", 5) == 0 ? "speaker note '<!-- note:'"
+                                                    : "HTML comment '<!--'");
             }
             const char *body = h + 4;
             while (*body == ' ' || *body == '\t' || *body == '\n')
@@ -158,7 +158,8 @@ static void md_html_flush(struct md *m, bool final)
                 while (n && strchr(" \t\n", body[n - 1]))
                     n--;
                 if (m->notes.len) vec_buf_puts(&m->notes, "\n");
-                if (!m->S->notes_line) m->S->notes_line = line_of(m->c, m->base + m->html_off);
+                if (!m->S->notes_line)
+                    m->S->notes_line = lp_line_of(m->c, m->base + m->html_off);
                 for (size_t i = 0; i < n; i++) /* CRLF files: notes end lines with '\n' */
                     if (body[i] != '\r') vec_buf_append(&m->notes, body + i, 1);
             }
@@ -182,7 +183,7 @@ static void md_html_flush(struct md *m, bool final)
             size_t j = i;
             while (j < n && h[j] != '\n')
                 j++;
-            if (!is_blank(h + i, j - i)) {
+            if (!lp_is_blank(h + i, j - i)) {
                 md_add_span(m, h + i, j - i, md_style(m), i > 0 && m->cur && m->cur->nspans,
                             m->text + m->html_off + i);
             }
@@ -377,7 +378,7 @@ static int md_enter_span(MD_SPANTYPE type, void *detail, void *ud)
         for (const unsigned char *t = (const unsigned char *)title; *t; t++)
             if ((*t < 0x20 && *t != '\t') || *t == 0x7f ||
                 (t[0] == 0xc2 && t[1] >= 0x80 && t[1] < 0xa0)) {
-                control_name(t[0] == 0xc2 ? t[1] : t[0], m->bad_title, sizeof m->bad_title);
+                lp_control_name(t[0] == 0xc2 ? t[1] : t[0], m->bad_title, sizeof m->bad_title);
                 break; /* said at the line of the link's text (md_link_problems) */
             }
     }
@@ -389,10 +390,10 @@ static int md_enter_span(MD_SPANTYPE type, void *detail, void *ud)
 
 static void md_warn_link(struct md *m, int line)
 {
-    pwarn(m->c, line,
-          "link to '%s' is not kept in handouts (only http:, https:, mailto: and #anchors); "
-          "it is shown as text",
-          m->bad_url);
+    lp_pwarn(m->c, line,
+             "link to '%s' is not kept in handouts (only http:, https:, mailto: and #anchors); "
+             "it is shown as text",
+             m->bad_url);
     m->bad_link = false;
 }
 
@@ -401,7 +402,7 @@ static void md_link_problems(struct md *m, int line)
 {
     if (m->bad_link) md_warn_link(m, line);
     if (m->bad_title[0]) {
-        perr(m->c, line, "control character %s in a link's title", m->bad_title);
+        lp_perr(m->c, line, "control character %s in a link's title", m->bad_title);
         m->bad_title[0] = '\0';
     }
 }
@@ -509,9 +510,9 @@ static int md_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size, void *ud
                    (n == 2 && b0 == 0xc2 && b1 < 0xa0);
         if (ctl) { /* "&#27;" is as much an ESC as the byte */
             char name[8];
-            control_name(n == 1 ? b0 : b1, name, sizeof name);
-            perr(m->c, md_line(m, text), "control character %s written as %.*s", name,
-                 (int)size, text);
+            lp_control_name(n == 1 ? b0 : b1, name, sizeof name);
+            lp_perr(m->c, md_line(m, text), "control character %s written as %.*s", name,
+                    (int)size, text);
             s = "\xef\xbf\xbd";
             n = 3;
         }
@@ -556,7 +557,7 @@ static int md_text(MD_TEXTTYPE type, const MD_CHAR *text, MD_SIZE size, void *ud
                 } else {
                     VEC_GROW(b->spans, m->scap, b->nspans + 1);
                     b->spans[b->nspans] =
-                        (struct lesson_span){dupn(s + i, j - i), LSPAN_CODE, b->nspans > 0};
+                        (struct lesson_span){lp_dupn(s + i, j - i), LSPAN_CODE, b->nspans > 0};
                     b->nspans++;
                     m->code_line_open = true;
                 }
@@ -598,7 +599,7 @@ static void unindent_notes(struct ctx *c, struct lesson_slide *S, char *text, si
             size_t ind = k - i;
             memmove(text + i, text + k, e - k);
             memset(text + e - ind, ' ', ind);
-            if (!S->indented_note_line) S->indented_note_line = line_of(c, base + i);
+            if (!S->indented_note_line) S->indented_note_line = lp_line_of(c, base + i);
         }
         i = e + 1;
     }
@@ -606,7 +607,8 @@ static void unindent_notes(struct ctx *c, struct lesson_slide *S, char *text, si
 
 /* Narration, title and notes of slide S from text (the slide with its scene and exercise
  * blocks blanked), which starts at offset base of the file. */
-void parse_narration(struct ctx *c, struct lesson_slide *S, char *text, size_t len, size_t base)
+void lp_parse_narration(struct ctx *c, struct lesson_slide *S, char *text, size_t len,
+                        size_t base)
 {
     unindent_notes(c, S, text, len, base);
     struct md m = {.c = c, .S = S, .text = text, .base = base, .len = len};
@@ -625,7 +627,7 @@ void parse_narration(struct ctx *c, struct lesson_slide *S, char *text, size_t l
     /* trim the last span of blocks of trailing blanks (soft breaks before a comment) */
     if (m.title_done && m.title.len) {
         char t[LESSON_MAX_LINE_BYTES * 2 + 1];
-        if (trim_copy(m.title.s, m.title.len, t, sizeof t) && t[0]) {
+        if (lp_trim_copy(m.title.s, m.title.len, t, sizeof t) && t[0]) {
             S->title = xstrdup(t);
             S->title_line = m.title_first_line;
         }
@@ -650,7 +652,7 @@ void parse_narration(struct ctx *c, struct lesson_slide *S, char *text, size_t l
             if (a < base || b > base + len) continue;
             bool underline = ln == last + 1;
             if (underline) { /* a setext underline */
-                struct line l = get_line(c, (size_t)ln - 1);
+                struct line l = lp_get_line(c, (size_t)ln - 1);
                 size_t i = 0;
                 while (i < l.n && l.s[i] == ' ')
                     i++;
@@ -696,11 +698,11 @@ void parse_narration(struct ctx *c, struct lesson_slide *S, char *text, size_t l
         size_t e = start;
         while (e < n && s[e] != '\n')
             e++;
-        if (!is_blank(s + start, e - start)) break;
+        if (!lp_is_blank(s + start, e - start)) break;
         start = e + 1;
     }
     while (n > start && strchr(" \t\r\n", s[n - 1]))
         n--;
-    S->markdown = n > start ? dupn(s + start, n - start) : xstrdup("");
+    S->markdown = n > start ? lp_dupn(s + start, n - start) : xstrdup("");
     free(md.s);
 }

@@ -35,13 +35,13 @@ static const char *scene_msg_key(const char *msg)
 }
 
 /* Lines first..last (exclusive) of a ```scene block opened at line `open`. */
-void parse_scene(struct ctx *c, struct lesson_slide *S, size_t first, size_t last, int open)
+void lp_parse_scene(struct ctx *c, struct lesson_slide *S, size_t first, size_t last, int open)
 {
     int key_line[ARRAY_LEN(scene_keys)] = {0};
     struct vec_buf words = {0};
     bool bad = false;
     for (size_t li = first; li < last; li++) {
-        struct line l = get_line(c, li);
+        struct line l = lp_get_line(c, li);
         size_t n = l.n;
         for (size_t i = 0; i < l.n; i++)
             if (l.s[i] == '#' && (i == 0 || l.s[i - 1] == ' ' || l.s[i - 1] == '\t')) {
@@ -50,12 +50,12 @@ void parse_scene(struct ctx *c, struct lesson_slide *S, size_t first, size_t las
             }
         struct line t = l;
         t.n = n;
-        if (is_blank(t.s, t.n)) continue;
+        if (lp_is_blank(t.s, t.n)) continue;
         char key[32];
         const char *v;
         size_t vn;
-        if (!split_kv(&t, key, sizeof key, &v, &vn)) {
-            perr(c, l.no, "scene: expected 'key: value'");
+        if (!lp_split_kv(&t, key, sizeof key, &v, &vn)) {
+            lp_perr(c, l.no, "scene: expected 'key: value'");
             bad = true;
             continue;
         }
@@ -63,18 +63,20 @@ void parse_scene(struct ctx *c, struct lesson_slide *S, size_t first, size_t las
         for (size_t i = 0; i < ARRAY_LEN(scene_keys); i++)
             if (strcmp(key, scene_keys[i]) == 0) k = (int)i;
         if (k < 0) {
-            perr(c, l.no, "scene: unknown key '%s'", key);
+            lp_perr(c, l.no, "scene: unknown key '%s'", key);
             bad = true;
             continue;
         }
         if (key_line[k]) {
-            perr(c, l.no, "scene: key '%s' given twice (first at line %d)", key, key_line[k]);
+            lp_perr(c, l.no, "scene: key '%s' given twice (first at line %d)", key,
+                    key_line[k]);
             bad = true;
             continue;
         }
         key_line[k] = l.no;
         if (vn == 0 || memchr(v, ' ', vn) || memchr(v, '\t', vn) || vn > 100) {
-            perr(c, l.no, "scene: bad value '%.*s' for %s", (int)(vn > 100 ? 100 : vn), v, key);
+            lp_perr(c, l.no, "scene: bad value '%.*s' for %s", (int)(vn > 100 ? 100 : vn), v,
+                    key);
             bad = true;
             continue;
         }
@@ -87,7 +89,7 @@ void parse_scene(struct ctx *c, struct lesson_slide *S, size_t first, size_t las
         char err[200];
         if (scene_parse(&scratch, word, err, sizeof err) != CV_OK &&
             strncmp(err, "scene:", 6) == 0) {
-            perr(c, l.no, "%s", err);
+            lp_perr(c, l.no, "%s", err);
             bad = true;
             continue;
         }
@@ -105,7 +107,7 @@ void parse_scene(struct ctx *c, struct lesson_slide *S, size_t first, size_t las
                 if (strcmp(scene_keys[i], key) == 0 && key_line[i]) line = key_line[i];
             if (key && strcmp(key, "algo") == 0 && line == open && key_line[1])
                 line = key_line[1]; /* the collective's line when algo was not given */
-            perr(c, line, "scene: %s", err);
+            lp_perr(c, line, "scene: %s", err);
         } else {
             S->scene = sc;
             S->has_scene = true;

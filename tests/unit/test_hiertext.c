@@ -400,8 +400,8 @@ static void test_ladder_record(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ladder),        cmocka_unit_test(test_zoom_lines),
-        cmocka_unit_test(test_napkin),        cmocka_unit_test(test_whatif),
+        cmocka_unit_test(test_ladder),         cmocka_unit_test(test_zoom_lines),
+        cmocka_unit_test(test_napkin),         cmocka_unit_test(test_whatif),
         cmocka_unit_test(test_tier_for_class), cmocka_unit_test(test_ladder_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
