@@ -49,7 +49,7 @@
       'T')                                                                                     \
     X(TOPO_RUN, KEYS_ON_TOPO, "Enter", "all-reduce", "all-reduce on this ring", '\r', '\n',    \
       KEY_ENTER)                                                                               \
-    X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp, zero1-3", 'n', 'N')      \
+    X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp, zero1-3, moe", 'n', 'N') \
     X(SLIDE_NEXT, KEYS_ON_LESSON, "n/p", "slide", "next slide", 'n')                           \
     X(SLIDE_PREV, KEYS_ON_LESSON, NULL, NULL, "previous slide", 'p')                           \
     X(SCENE_ALONE, KEYS_ON_LESSON, NULL, NULL, "the scene alone / the text (small terminals)", \
