@@ -168,6 +168,16 @@ struct line lp_get_line(const struct ctx *c, size_t li)
     return (struct line){c->buf + start, end - start, start, (int)li + 1};
 }
 
+struct line lp_uncommented(struct line l)
+{
+    for (size_t i = 0; i < l.n; i++)
+        if (l.s[i] == '#' && (i == 0 || l.s[i - 1] == ' ' || l.s[i - 1] == '\t')) {
+            l.n = i;
+            break;
+        }
+    return l;
+}
+
 bool lp_is_blank(const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -305,15 +315,7 @@ static size_t parse_front(struct ctx *c, struct lesson *L)
     for (; li < c->nlines; li++) {
         struct line l = lp_get_line(c, li);
         if (line_is(&l, "---")) break;
-        /* a '#' after a blank (or at the start) begins a comment */
-        size_t n = l.n;
-        for (size_t i = 0; i < l.n; i++)
-            if (l.s[i] == '#' && (i == 0 || l.s[i - 1] == ' ' || l.s[i - 1] == '\t')) {
-                n = i;
-                break;
-            }
-        struct line t = l;
-        t.n = n;
+        struct line t = lp_uncommented(l);
         if (lp_is_blank(t.s, t.n)) continue;
         char key[32];
         const char *v;

@@ -47,6 +47,8 @@ struct line {
 };
 
 struct line lp_get_line(const struct ctx *c, size_t li);
+/* l up to a comment: a '#' at the start or after a blank begins one (front matter, scenes) */
+struct line lp_uncommented(struct line l);
 bool lp_is_blank(const char *s, size_t n);
 /* Copy s[0..n) trimmed of blanks into out (size cap); false when it does not fit. */
 bool lp_trim_copy(const char *s, size_t n, char *out, size_t cap);

@@ -42,14 +42,7 @@ void lp_parse_scene(struct ctx *c, struct lesson_slide *S, size_t first, size_t 
     bool bad = false;
     for (size_t li = first; li < last; li++) {
         struct line l = lp_get_line(c, li);
-        size_t n = l.n;
-        for (size_t i = 0; i < l.n; i++)
-            if (l.s[i] == '#' && (i == 0 || l.s[i - 1] == ' ' || l.s[i - 1] == '\t')) {
-                n = i;
-                break;
-            }
-        struct line t = l;
-        t.n = n;
+        struct line t = lp_uncommented(l);
         if (lp_is_blank(t.s, t.n)) continue;
         char key[32];
         const char *v;
