@@ -92,5 +92,21 @@ fail() {
     exit 1
 }
 
-# Count the occurrences of a fixed string in the squeezed screen.
-tm_count() { tm_squeezed | grep -oF -- "$1" | wc -l; }
+# tm_settled: the squeezed screen once two captures 0.1 s apart agree (at most about 3 s,
+# then the last one). A frame reaches tmux in one write, but tmux parses a large one in
+# pieces: a capture taken just after tm_wait saw the frame's first line can hold a frame
+# half drawn (the 200x60 test on a loaded machine counted 5 of 8 boxes).
+tm_settled() {
+    local prev now i
+    prev=$(tm_squeezed)
+    for ((i = 0; i < 30; i++)); do
+        sleep 0.1
+        now=$(tm_squeezed)
+        [ "$now" = "$prev" ] && break
+        prev=$now
+    done
+    printf '%s\n' "$prev"
+}
+
+# Count the occurrences of a fixed string in the settled, squeezed screen.
+tm_count() { tm_settled | grep -oF -- "$1" | wc -l; }
