@@ -122,20 +122,27 @@ static void test_every_scheme_and_size(void **state)
             }
 }
 
+/* DDP's display view on 4 ranks as layout content (its shapes in *shapes, to free). */
+static struct par_layout_content ddp4_content(struct par_view *v, struct par_shape **shapes)
+{
+    struct train_config cfg;
+    par_display_config(TRAIN_DDP, 4, PP_GPIPE, false, &cfg);
+    par_view_build(v, &cfg);
+    *shapes = shapes_of(v, true);
+    return (struct par_layout_content){.nranks = 4,
+                                       .shapes = *shapes,
+                                       .nshapes = v->nframes * 4,
+                                       .label_w = 2,
+                                       .xfer_rows = 2,
+                                       .what = "x"};
+}
+
 static void test_too_small_and_roomy(void **state)
 {
     (void)state;
-    struct train_config cfg;
-    par_display_config(TRAIN_DDP, 4, PP_GPIPE, false, &cfg);
     struct par_view v;
-    par_view_build(&v, &cfg);
-    struct par_shape *shapes = shapes_of(&v, true);
-    struct par_layout_content c = {.nranks = 4,
-                                   .shapes = shapes,
-                                   .nshapes = v.nframes * 4,
-                                   .label_w = 2,
-                                   .xfer_rows = 2,
-                                   .what = "x"};
+    struct par_shape *shapes;
+    struct par_layout_content c = ddp4_content(&v, &shapes);
     struct par_layout l;
     assert_false(par_layout_compute(23, 80, &c, &l));
     assert_true(l.too_small);
@@ -159,17 +166,9 @@ static void test_too_small_and_roomy(void **state)
 static void test_zoom(void **state)
 {
     (void)state;
-    struct train_config cfg;
-    par_display_config(TRAIN_DDP, 4, PP_GPIPE, false, &cfg);
     struct par_view v;
-    par_view_build(&v, &cfg);
-    struct par_shape *shapes = shapes_of(&v, true);
-    struct par_layout_content c = {.nranks = 4,
-                                   .shapes = shapes,
-                                   .nshapes = v.nframes * 4,
-                                   .label_w = 2,
-                                   .xfer_rows = 2,
-                                   .what = "x"};
+    struct par_shape *shapes;
+    struct par_layout_content c = ddp4_content(&v, &shapes);
     static const int sizes[][2] = {{24, 80}, {30, 100}, {36, 120}, {60, 200}};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
         struct par_layout l0, l;
