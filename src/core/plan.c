@@ -371,6 +371,25 @@ static void tree_reduce(struct pb *b, int root)
 
 /* ---- the collectives ------------------------------------------------------------------- */
 
+/* Op avg in an all-reduce that completes chunk r on rank r before handing the chunks out
+ * (ring, direct, owner): rank r divides its finished chunk r once, between the two halves,
+ * so the rest of the plan moves averages. That is 1/W of the division (and of its memory
+ * traffic) that dividing every rank's whole buffer at the end would cost. */
+static void average_own_chunks(struct pb *b, const size_t *start, const size_t *len)
+{
+    struct plan *p = b->p;
+    int W = p->nranks;
+    if (p->op != OP_AVG || W == 1) return;
+    pb_begin(b, "average");
+    for (int r = 0; r < W; r++)
+        pb_add(b, r, r, start[r], start[r], len[r], XFER_SCALE, r);
+    pb_whatf(b,
+             "Every rank r divides its fully reduced chunk r by %d, which makes it the "
+             "average; only averages are handed on.",
+             W);
+    pb_end(b);
+}
+
 /* The owner all-reduce: rank r alone touches chunk r, in every buffer. It reads chunk r of
  * every rank, reduces them (its own copy first, then the others in rank order), and writes
  * the result straight into chunk r of every other rank. No other rank reads or writes chunk
@@ -392,13 +411,7 @@ static void build_owner(struct pb *b, const size_t *start, const size_t *len)
              "in rank order; rank r is the only one that touches chunk r.",
              op_into(p->op));
     pb_end(b);
-    if (p->op == OP_AVG && W > 1) {
-        pb_begin(b, "average");
-        for (int r = 0; r < W; r++)
-            pb_add_by(b, r, r, r, start[r], len[r], XFER_SCALE, r);
-        pb_whatf(b, "Every rank r divides its chunk r by %d, which makes it the average.", W);
-        pb_end(b);
-    }
+    average_own_chunks(b, start, len);
     pb_begin(b, "write out");
     for (int r = 0; r < W; r++)
         for (int q = 0; q < W; q++)
@@ -425,7 +438,8 @@ static void build_all_reduce(struct pb *b)
     switch (p->algo) {
     case ALGO_RING:
         ring_reduce_scatter(b, start, len);
-        ring_all_gather(b, start, len, "fully reduced");
+        average_own_chunks(b, start, len);
+        ring_all_gather(b, start, len, p->op == OP_AVG ? "averaged" : "fully reduced");
         pb_summary(b,
                    "ring: reduce-scatter (%d steps) then all-gather (%d steps) over %d chunks; "
                    "chunk c is completed on rank c (numbered as in NCCL; a teaching model)",
@@ -434,6 +448,13 @@ static void build_all_reduce(struct pb *b)
     case ALGO_TREE: {
         int D = tree_depth(W - 1);
         tree_reduce(b, 0);
+        if (p->op == OP_AVG && W > 1) {
+            pb_begin(b, "average");
+            pb_add(b, 0, 0, 0, 0, p->count, XFER_SCALE, -1);
+            pb_whatf(b, "Rank 0 divides the sum by %d, so the broadcast hands out the average.",
+                     W);
+            pb_end(b);
+        }
         tree_broadcast(b, 0);
         pb_summary(
             b,
@@ -453,12 +474,14 @@ static void build_all_reduce(struct pb *b)
                  "chunk r, in rank order.",
                  op_into(p->op));
         pb_end(b);
+        average_own_chunks(b, start, len);
         pb_begin(b, "all-gather");
         for (int dst = 0; dst < W; dst++)
             for (int src = 0; src < W; src++)
                 if (src != dst)
                     pb_add(b, src, dst, start[src], start[src], len[src], XFER_COPY, src);
-        pb_whatf(b, "Every rank r fetches every other chunk c, fully reduced, from rank c.");
+        pb_whatf(b, "Every rank r fetches every other chunk c, fully %s, from rank c.",
+                 p->op == OP_AVG ? "averaged" : "reduced");
         pb_end(b);
         pb_summary(
             b,
@@ -690,21 +713,25 @@ static void build_all_to_all(struct pb *b)
         W, nsteps);
 }
 
-/* AVG reduces with SUM and then divides once by W on every rank that holds a result;
- * with one rank there is nothing to divide (x/1 == x). */
+/* AVG reduces with SUM and then divides once by W: reduce and reduce-scatter at the end,
+ * on every rank that holds a result; all-reduce in the middle (average_own_chunks, and the
+ * tree's root), so no rank divides more than it finished. With one rank there is nothing
+ * to divide (x/1 == x). */
 static void build_average(struct pb *b)
 {
     struct plan *p = b->p;
     int W = p->nranks;
     if (p->op != OP_AVG || !coll_reduces(p->coll) || W == 1) return;
-    if (p->algo == ALGO_OWNER) return; /* averages each chunk before writing it out */
+    if (p->coll == COLL_ALL_REDUCE) {
+        /* built in place, between the reduction and the hand-out (average_own_chunks) */
+        size_t l = strlen(p->summary);
+        if (l + 60 < sizeof p->summary)
+            snprintf(p->summary + l, sizeof p->summary - l,
+                     "; avg = sum, divided by %d once, before it is handed out", W);
+        return;
+    }
     pb_begin(b, "average");
     switch (p->coll) {
-    case COLL_ALL_REDUCE:
-        for (int r = 0; r < W; r++)
-            pb_add(b, r, r, 0, 0, p->count, XFER_SCALE, -1);
-        pb_whatf(b, "Every rank divides its sum by %d, which makes it the average.", W);
-        break;
     case COLL_REDUCE:
         pb_add(b, p->root, p->root, 0, 0, p->count, XFER_SCALE, -1);
         pb_whatf(b, "Rank %d divides its sum by %d, which makes it the average.", p->root, W);

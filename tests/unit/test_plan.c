@@ -204,6 +204,45 @@ static void test_sixteen_ranks(void **state)
         }
 }
 
+/* Elements divided by W over all ranks: an all-reduce avg that divides each element once
+ * divides `count`; dividing every rank's whole result would be W * count. */
+static size_t scaled_elements(const struct plan *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->nx; i++)
+        if (p->x[i].kind == XFER_SCALE) n += p->x[i].count;
+    return n;
+}
+
+/* Avg in every all-reduce algorithm divides each element exactly once, before the
+ * hand-out: the tree at its root between reduce and broadcast, the others on the chunk's
+ * owner between the halves; no step after the average reduces again. */
+static void test_all_reduce_avg_divides_once(void **state)
+{
+    (void)state;
+    enum algo algos[] = {ALGO_RING, ALGO_TREE, ALGO_DIRECT, ALGO_OWNER};
+    for (size_t a = 0; a < ARRAY_LEN(algos); a++)
+        for (int W = 2; W <= CV_MAX_RANKS; W++) {
+            struct plan p;
+            size_t count = 3 * (size_t)W + 1;
+            assert_int_equal(
+                plan_build(&p, COLL_ALL_REDUCE, algos[a], OP_AVG, W, count, 0, NULL, 0), CV_OK);
+            assert_int_equal(scaled_elements(&p), count);
+            size_t s_avg = p.nsteps;
+            for (size_t s = 0; s < p.nsteps; s++)
+                if (!strcmp(p.steps[s].phase, "average")) s_avg = s;
+            assert_true(s_avg > 0 && s_avg + 1 < p.nsteps);
+            for (size_t s = s_avg + 1; s < p.nsteps; s++)
+                for (size_t i = 0; i < p.steps[s].n; i++)
+                    assert_int_equal(p.x[p.steps[s].first + i].kind, XFER_COPY);
+            if (algos[a] == ALGO_TREE) {
+                assert_int_equal(p.steps[s_avg].n, 1);
+                assert_int_equal(p.x[p.steps[s_avg].first].dst, 0);
+            }
+            plan_free(&p);
+        }
+}
+
 static void test_ring_all_reduce_steps(void **state)
 {
     (void)state;
@@ -229,7 +268,23 @@ static void test_ring_all_reduce_steps(void **state)
                 plan_build(&p, COLL_ALL_REDUCE, ALGO_RING, OP_AVG, W, counts[ci], 0, NULL, 0),
                 CV_OK);
             assert_int_equal(p.nsteps, 2 * (W - 1) + 1);
-            assert_string_equal(p.steps[p.nsteps - 1].phase, "average");
+            /* The average sits between the halves: rank r divides the chunk it received
+             * last in the reduce-scatter, and nothing else. */
+            const struct step *avg = &p.steps[W - 1], *last_rs = &p.steps[W - 2];
+            assert_string_equal(avg->phase, "average");
+            assert_int_equal(avg->n, W);
+            for (size_t i = 0; i < avg->n; i++) {
+                const struct xfer *x = &p.x[avg->first + i];
+                assert_int_equal(x->kind, XFER_SCALE);
+                assert_int_equal(x->src, x->dst);
+                const struct xfer *in = NULL;
+                for (size_t j = 0; j < last_rs->n; j++)
+                    if (p.x[last_rs->first + j].dst == x->dst) in = &p.x[last_rs->first + j];
+                assert_non_null(in);
+                assert_int_equal(x->dst_off, in->dst_off);
+                assert_int_equal(x->count, in->count);
+            }
+            assert_int_equal(scaled_elements(&p), counts[ci]);
             plan_free(&p);
         }
     }
@@ -532,6 +587,7 @@ int main(void)
         cmocka_unit_test(test_ring_orders),
         cmocka_unit_test(test_sixteen_ranks),
         cmocka_unit_test(test_ring_all_reduce_steps),
+        cmocka_unit_test(test_all_reduce_avg_divides_once),
         cmocka_unit_test(test_ring_all_reduce_numbering),
         cmocka_unit_test(test_ring_reduce_scatter_and_all_gather),
         cmocka_unit_test(test_chain_pipelining),
