@@ -23,7 +23,8 @@
 # Beside the wall times, today's rank threads' CPU ms per step (train's cpu_s) and the
 # cores they got (CPU / wall): what DDP costs in work, independent of the neighbours.
 # The MPI ratio is printed with its memory-traffic model (what is compared: collviz's 4
-# threads in one address space against 4 MPI processes on the same cores).
+# threads in one address space against 4 MPI processes on the same cores) and with the
+# ring's traffic ceiling 4M/(5W), M the memcpy rate measured in every round.
 #
 # usage: bash bench/premerge.sh build/collviz
 # env:   PREMERGE_ROUNDS (default 5), PREMERGE_BIN=path (a pre-merge binary already built:
@@ -63,6 +64,10 @@ if [ -z "$OLD" ]; then
 fi
 echo "   pre-merge: $OLD; today: $BIN"
 
+# The memory's own rate, for the ring's traffic ceiling (bench/run.sh derives it): memcpy
+# over the all-reduce's footprint (4 buffers of 64 MiB, source and destination together).
+have_memcpy=0
+${CC:-cc} -O2 -pthread -o "$tmp/memcpy_bw" "$here/memcpy_bw.c" 2>/dev/null && have_memcpy=1
 have_mpi=0
 if command -v mpicc >/dev/null && command -v mpirun >/dev/null &&
     mpicc -O2 -o "$tmp/mpi_allreduce" "$here/mpi_allreduce.c" 2>/dev/null; then
@@ -117,6 +122,11 @@ for i in $(seq "$ROUNDS"); do
         step "$i $who step ddp" "$b" ddp >>"$rows"
         step "$i $who step single" "$b" single >>"$rows"
     done
+    if [ "$have_memcpy" = 1 ]; then
+        v=$("$tmp/memcpy_bw" 256 3 total 2>/dev/null |
+            awk -F= '/^memcpy_[24]t_gbs=/ { if ($2 > m) m = $2 } END { print m + 0 }')
+        echo "$i mem memcpy copy ${v:-0}" >>"$rows"
+    fi
     if [ "$have_mpi" = 1 ]; then
         v=$(GLIBC_TUNABLES=$MPI_TUNABLES "${MPIRUN[@]}" "$tmp/mpi_allreduce" $((64 << 20)) 20 5 2>/dev/null |
             sed -n 's/^mpi_busbw_gbs=//p')
@@ -207,6 +217,20 @@ if mpi:
     print("   (model: MPI moves 21 chunk-units of memory per rank to collviz's 15 at W = 4, so"
           " at equal memory speed the ratio is 1.4; x4 would need MPI to lose ~65% of its"
           " time to something else, e.g. polling on oversubscribed cores)")
+    mem = series("mem", "memcpy", "copy")
+    if mem and med(mem) > 0:
+        # bench/run.sh derives it: per rank W-1 reductions (read 2 chunks, write 1) and
+        # W-1 copies (read 1, write 1) of S/W bytes; memcpy at M moves 2M bytes/s; whole
+        # 16 MiB chunks (4 ranks on 2 cores run unsliced) cannot wait in an 8 MiB cache.
+        M, W = med(mem), 4
+        ceil = 4 * M / (5 * W)
+        need = 4 * med(mpi)
+        print("   the ring's traffic ceiling (model, M = memcpy %.2f GB/s measured in these rounds):"
+              " busbw <= 4M/(5W) = %.2f GB/s; today's ring reaches %.2f of it" % (
+                  M, ceil, med(series("new", "ring", "all_reduce")) / ceil))
+        if need > ceil:
+            print("   4 x MPI = %.2f GB/s is %.2f x that ceiling: no ring can meet this target"
+                  " against this MPI figure on this memory" % (need, need / ceil))
 else:
     print("   (no mpicc/mpirun: the MPI ratio is not measured)")
 d = [v[(i, "new", "step", "ddp")] / v[(i, "new", "step", "single")] for i in range(1, R + 1)
@@ -222,6 +246,10 @@ if torch:
           if v.get((i, "torch", "step", "ddp"), 0) > 0]
     print("   PyTorch gloo DDP step: median %.1f ms" % med(torch))
     target("DDP step today / PyTorch gloo DDP's", rs, 0.4, higher=False)
+    rs = [v[(i, "old", "step", "ddp")] / v[(i, "torch", "step", "ddp")] for i in range(1, R + 1)
+          if v.get((i, "torch", "step", "ddp"), 0) > 0 and (i, "old", "step", "ddp") in v]
+    print("   %-46s median %6.3f (rounds: %s)  (for reference)" % (
+        "DDP step pre-merge / PyTorch gloo DDP's", med(rs), " ".join("%.2f" % r for r in rs)))
 else:
     print("   (python3-torch not installed: the PyTorch gloo ratio is not measured)")
 slower = [c for c in colls if med(ratios("new", "old", "auto", c)) < 1.0]
