@@ -664,9 +664,12 @@ static void build_gather(struct pb *b)
     int W = p->nranks, root = p->root;
     size_t n = p->count;
     pb_begin(b, "gather");
+    /* Run by the sender: W-1 ranks copy at once (as scatter's receivers pull at once)
+     * instead of the root copying every piece alone, one core for all the bytes. */
     for (int r = 0; r < W; r++)
-        if (r != root) pb_add(b, r, root, (size_t)r * n, (size_t)r * n, n, XFER_COPY, r);
-    pb_whatf(b, "Every rank r copies its piece into slot r of rank %d's buffer.", root);
+        if (r != root) pb_add_by(b, r, r, root, (size_t)r * n, n, XFER_COPY, r);
+    pb_whatf(b, "Every rank r copies its piece into slot r of rank %d's buffer (it pushes).",
+             root);
     pb_end(b);
     pb_summary(b, "direct: every rank r sends its piece to slot r on rank %d in one step",
                root);

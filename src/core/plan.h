@@ -9,7 +9,8 @@
  * step, and no two transfers run by different ranks touch the same range (one writing it).
  * Unit tests check this for every plan. A transfer is run by the rank in x.by: its
  * destination (the rank pulls), except in the owner all-reduce, where rank r runs every
- * transfer of chunk r, including the writes into the other ranks' buffers (it pushes).
+ * transfer of chunk r, including the writes into the other ranks' buffers (it pushes), and
+ * in the gather, where every rank pushes its own piece into the root's buffer.
  *
  * Two ways to run a plan give the same result. Step by step (the trace executor): every
  * transfer of step s reads what the other ranks held after step s-1. By dependencies (the
@@ -35,7 +36,7 @@ struct xfer {
     size_t src_off, dst_off, count;
     enum xfer_kind kind;
     int chunk; /* chunk label for display (ring chunk number), or -1 */
-    int by;    /* the rank that runs it: dst, except in the owner all-reduce (see above) */
+    int by;    /* the rank that runs it: dst, except in the owner all-reduce and gather */
     /* Filled by plan_refine (0 in a plan straight from plan_build): */
     int slice, channel; /* which slice of which channel this piece is */
     int tick;           /* slice view (a model): the time step it is on its link */

@@ -68,7 +68,11 @@ static void check_plan(const struct plan *p)
             }
             /* Transfers run by different ranks (x.by) never touch a range one of them
              * writes, so they need no order between them within the step. */
-            if (x->by < 0 || x->by >= W || (x->by != x->dst && p->algo != ALGO_OWNER))
+            /* The runner is the destination (it pulls), except in the owner all-reduce
+             * and the gather, whose senders push. */
+            bool push = p->algo == ALGO_OWNER || p->coll == COLL_GATHER;
+            if (x->by < 0 || x->by >= W || (x->by != x->dst && !push) ||
+                (p->coll == COLL_GATHER && x->by != x->src))
                 fail_msg("%s: step %zu xfer %zu run by rank %d", what, s, i, x->by);
             for (size_t j = st->first; j < st->first + st->n; j++) {
                 const struct xfer *y = &p->x[j];
