@@ -235,7 +235,11 @@ static void test_avg_scale_is_free(void **state)
             model_plan_cost(&pa, 4, &na, &ca);
             assert_int_equal(na, ns);
             assert_int_equal(ca, cs);
-            assert_int_equal(model_step_bytes(&pa, pa.nsteps - 1, 4), 0);
+            /* the average: last for reduce and reduce-scatter, between the halves of the
+             * all-reduce */
+            size_t avg = colls[k] == COLL_ALL_REDUCE ? (size_t)W - 1 : pa.nsteps - 1;
+            assert_string_equal(pa.steps[avg].phase, "average");
+            assert_int_equal(model_step_bytes(&pa, avg, 4), 0);
             plan_free(&ps);
             plan_free(&pa);
         }
