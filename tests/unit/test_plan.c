@@ -245,6 +245,30 @@ static void test_all_reduce_avg_divides_once(void **state)
             }
             plan_free(&p);
         }
+    /* A ring in another order (as NCCL logs them): each rank still divides the chunk its
+     * last reduce-scatter step completed. */
+    static const int ring[] = {0, 3, 1, 2};
+    struct plan p;
+    assert_int_equal(
+        plan_build_ring(&p, COLL_ALL_REDUCE, ALGO_RING, OP_AVG, 4, 13, 0, ring, NULL, 0),
+        CV_OK);
+    const struct step *avg = &p.steps[3], *last_rs = &p.steps[2];
+    assert_string_equal(avg->phase, "average");
+    for (size_t i = 0; i < avg->n; i++) {
+        const struct xfer *x = &p.x[avg->first + i];
+        bool found = false;
+        for (size_t j = 0; j < last_rs->n; j++) {
+            const struct xfer *in = &p.x[last_rs->first + j];
+            if (in->dst == x->dst) {
+                assert_int_equal(in->dst_off, x->dst_off);
+                assert_int_equal(in->count, x->count);
+                found = true;
+            }
+        }
+        assert_true(found);
+    }
+    assert_int_equal(scaled_elements(&p), 13);
+    plan_free(&p);
 }
 
 static void test_ring_all_reduce_steps(void **state)
