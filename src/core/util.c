@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 static void (*fatal_hook)(void);
@@ -59,6 +60,18 @@ void *xmalloc(size_t n)
     void *p = malloc(n ? n : 1);
     if (!p) util_fatal("out of memory allocating %zu bytes", n);
     return p;
+}
+
+void *huge_alloc(size_t bytes)
+{
+    const size_t huge = (size_t)2 << 20; /* the transparent huge page size on x86-64 */
+    size_t align = bytes >= huge ? huge : 64;
+    void *v = NULL;
+    if (posix_memalign(&v, align, bytes ? bytes : 1) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+    if (align == huge) madvise(v, bytes - bytes % huge, MADV_HUGEPAGE); /* a hint only */
+#endif
+    return v;
 }
 
 void *xcalloc(size_t nmemb, size_t size)

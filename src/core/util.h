@@ -30,6 +30,10 @@ void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
+/* `bytes` for a buffer that is streamed through: 2 MiB aligned and marked for transparent
+ * huge pages when it is 2 MiB or more (512x fewer page faults, fewer TLB misses), 64-byte
+ * aligned below. NULL when the memory cannot be had; give it back with free(). */
+void *huge_alloc(size_t bytes);
 
 /* Called (once) before the process dies of an allocation failure, so the UI can end
  * curses mode and the message is readable. */

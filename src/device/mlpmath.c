@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "../core/util.h"
 
@@ -230,23 +229,15 @@ void mlp_adamw(const struct adamw_cfg *c, int t, float *restrict p, const float 
     }
 }
 
-/* Buffers of 2 MiB and more are 2 MiB aligned and asked for transparent huge pages (as the
- * CPU communicator's, cpu_comm.c): AdamW and the weight matrices stream through tens of
- * MiB per rank each step, and with 4 KiB pages the TLB misses cost. Measured at the
- * lecture's scale on the 2-core VM, 6 interleaved rounds: the DDP step 100.8 -> 92.7 ms
- * (CPU 197 -> 180 ms), one device's 104.3 -> 101.9 ms. */
+/* Through huge_alloc (as the CPU communicator's buffers): AdamW and the weight matrices
+ * stream through tens of MiB per rank each step, and with 4 KiB pages the TLB misses
+ * cost. Measured at the lecture's scale on the 2-core VM, 6 interleaved rounds: the DDP
+ * step 100.8 -> 92.7 ms (CPU 197 -> 180 ms), one device's 104.3 -> 101.9 ms. */
 float *mlp_alloc(size_t n)
 {
     size_t bytes = (n ? n : 1) * sizeof(float);
-    const size_t huge = (size_t)2 << 20;
-    void *v = NULL;
-    if (bytes >= huge) {
-        if (posix_memalign(&v, huge, bytes) != 0) v = NULL;
-#ifdef MADV_HUGEPAGE
-        if (v) madvise(v, bytes - bytes % huge, MADV_HUGEPAGE);
-#endif
-    }
-    float *p = v ? v : xmalloc(bytes);
+    float *p = huge_alloc(bytes);
+    if (!p) p = xmalloc(bytes); /* dies with the out-of-memory message */
     memset(p, 0, bytes);
     return p;
 }
