@@ -133,6 +133,19 @@ static void pb_summary(struct pb *b, const char *fmt, ...)
     va_end(ap);
 }
 
+/* Appends to the summary; the buffer is sized so that the longest summary and its
+ * clause fit (test_plan fails on a summary that fills it). */
+static void pb_summary_add(struct pb *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void pb_summary_add(struct pb *b, const char *fmt, ...)
+{
+    size_t l = strlen(b->p->summary);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b->p->summary + l, sizeof b->p->summary - l, fmt, ap);
+    va_end(ap);
+}
+
 static int mod(int a, int w)
 {
     return ((a % w) + w) % w;
@@ -727,10 +740,10 @@ static void build_average(struct pb *b)
     if (p->op != OP_AVG || !coll_reduces(p->coll) || W == 1) return;
     if (p->coll == COLL_ALL_REDUCE) {
         /* built in place, between the reduction and the hand-out (average_own_chunks) */
-        size_t l = strlen(p->summary);
-        if (l + 60 < sizeof p->summary)
-            snprintf(p->summary + l, sizeof p->summary - l,
-                     "; avg = sum, divided by %d once, before it is handed out", W);
+        size_t s = 0;
+        while (s < p->nsteps && strcmp(p->steps[s].phase, "average"))
+            s++;
+        pb_summary_add(b, "; avg: step %zu divides each sum by %d, once", s + 1, W);
         return;
     }
     pb_begin(b, "average");
@@ -749,9 +762,7 @@ static void build_average(struct pb *b)
         break;
     }
     pb_end(b);
-    size_t l = strlen(p->summary);
-    if (l + 40 < sizeof p->summary)
-        snprintf(p->summary + l, sizeof p->summary - l, "; avg = sum, then divide by %d", W);
+    pb_summary_add(b, "; avg: the sum, then a last step divides it by %d", W);
 }
 
 static void algo_list(enum coll c, char *buf, size_t n)

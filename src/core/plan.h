@@ -61,7 +61,7 @@ struct plan {
     size_t nsteps;
     struct xfer *x;
     size_t nx;
-    char summary[160]; /* "ring: reduce-scatter (3 steps) then all-gather (3 steps); chunk c
+    char summary[256]; /* "ring: reduce-scatter (3 steps) then all-gather (3 steps); chunk c
                           starts on rank c+1" */
     /* The ring order the ring plans follow: position i of the ring is rank ring[i], and each
      * rank sends to the rank after it (0, 1, ..., W-1 unless plan_build_ring gave another,

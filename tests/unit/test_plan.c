@@ -31,6 +31,10 @@ static void check_plan(const struct plan *p)
     /* A text that fills its buffer was probably cut off mid-sentence. */
     if (p->summary[0] == '\0' || strlen(p->summary) >= sizeof p->summary - 1)
         fail_msg("%s: summary empty or truncated: %s", what, p->summary);
+    /* The steps an average adds are in the sentence that counts the steps. */
+    if (p->op == OP_AVG && coll_reduces(p->coll) && W > 1 && p->nsteps > 0 &&
+        !strstr(p->summary, "avg"))
+        fail_msg("%s: the summary does not mention the average: %s", what, p->summary);
     size_t next = 0;
     for (size_t s = 0; s < p->nsteps; s++) {
         const struct step *st = &p->steps[s];
