@@ -344,14 +344,18 @@ static int wait_flag(struct cpu_comm *cc, struct lane *ln, int rank, int e, uint
             rc = -1; /* sleep on */
         if (rc == CV_ETIMEOUT) {
             int who = culprit(ln, e, cc->pub.nranks);
-            atomic_store(waiting, 0);
             char through[48] = "";
             if (who != e)
                 snprintf(through, sizeof through, " (through rank %d, which waits for it)", e);
-            return fail(cc, CV_ETIMEOUT,
-                        "%s on %d CPU threads timed out: rank %d waited more than the deadline "
-                        "of %.3g s for rank %d%s",
-                        what, cc->pub.nranks, rank, tmo, who, through);
+            /* Still marked as waiting while the abort is made: a rank that times out on us
+             * at the same moment and wins the race to abort follows the chain to `who`
+             * instead of naming us. */
+            rc = fail(cc, CV_ETIMEOUT,
+                      "%s on %d CPU threads timed out: rank %d waited more than the deadline "
+                      "of %.3g s for rank %d%s",
+                      what, cc->pub.nranks, rank, tmo, who, through);
+            atomic_store(waiting, 0);
+            return rc;
         }
         if (rc != -1) {
             atomic_store(waiting, 0);
