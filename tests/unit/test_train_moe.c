@@ -298,6 +298,50 @@ static void test_summary(void **state)
     free(s);
 }
 
+/* A timed exchange (dispatch, combine) ends together on every rank: no rank starts the
+ * compute after it before every rank's last receive of it. Otherwise, on fewer cores than
+ * ranks, a rank that went on early held the core a slower rank needed, and the slower
+ * rank's exchange time (its busbw) counted that compute. Order, not time: it holds on a
+ * busy machine. */
+static void test_exchange_ends_together(void **state)
+{
+    (void)state;
+    struct train_config c;
+    cfg_of(&c, 4, 8, 2, 1.0, 64, 32);
+    c.steps = 3;
+    struct train_result r;
+    run_ok(&c, &r);
+    static const char *const pairs[][2] = {{"dispatch", "experts"},
+                                           {"combine", "fwd L%d gates"}};
+    int checked = 0;
+    for (int s = 0; s < c.steps; s++)
+        for (int l = 0; l < c.layers; l++)
+            for (size_t k = 0; k < ARRAY_LEN(pairs); k++) {
+                char xl[32], cl[32];
+                snprintf(xl, sizeof xl, "%s L%d", pairs[k][0], l);
+                if (k == 0)
+                    snprintf(cl, sizeof cl, "%s L%d", pairs[k][1], l);
+                else
+                    snprintf(cl, sizeof cl, pairs[k][1], l);
+                double last_recv = -1, first_compute = 1e30;
+                for (size_t i = 0; i < r.nevents; i++) {
+                    const struct tl_event *e = &r.events[i];
+                    if (e->step != s || e->lane != 0) continue;
+                    if (e->kind == TL_RECV && !strcmp(e->label, xl) && e->t1 > last_recv)
+                        last_recv = e->t1;
+                    if (e->kind == TL_COMPUTE && !strcmp(e->label, cl) && e->t0 < first_compute)
+                        first_compute = e->t0;
+                }
+                assert_true(last_recv >= 0 && first_compute < 1e30);
+                if (first_compute < last_recv)
+                    fail_msg("step %d: '%s' started %.1f us before the last receive of '%s'", s,
+                             cl, (last_recv - first_compute) * 1e6, xl);
+                checked++;
+            }
+    assert_int_equal(checked, 3 * 2 * 2);
+    train_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -307,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_one_rank),
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_exchange_ends_together),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
