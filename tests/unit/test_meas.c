@@ -252,18 +252,22 @@ static void test_text_fit_and_wrap(void **state)
 
     char lines[4][256];
     const char *t = "Every rank r sends chunk (r-1) mod 4 to rank r+1";
-    assert_int_equal(text_wrap(t, 20, NULL, 0, true), 3);
+    assert_int_equal(text_wrap_count(t, 20), 3);
     assert_int_equal(text_wrap(t, 20, lines, 4, true), 3);
     assert_string_equal(lines[0], "Every rank r sends");
     assert_string_equal(lines[1], "chunk (r-1) mod 4 to");
     assert_string_equal(lines[2], "rank r+1");
-    /* Two lines allowed: the second ends in an ellipsis over the rest. */
-    assert_int_equal(text_wrap(t, 20, lines, 2, true), 3);
+    /* Two lines allowed: the second ends in an ellipsis over the rest, and only the lines
+     * written are counted (a caller draws that many: a third would be stale memory). */
+    assert_int_equal(text_wrap(t, 20, lines, 2, true), 2);
     assert_string_equal(lines[1], "chunk (r-1) mod 4 t\u2026");
     /* A word longer than the line is cut. */
     assert_int_equal(text_wrap("abcdefghij", 4, lines, 4, true), 3);
     assert_string_equal(lines[0], "abcd");
     assert_string_equal(lines[2], "ij");
+    assert_int_equal(text_wrap("abcdefghij", 4, lines, 1, true), 1);
+    assert_int_equal(text_wrap("abcdefghij", 4, lines, 0, true), 0);
+    assert_int_equal(text_wrap("abcdefghij", 4, lines, -2, true), 0);
 }
 
 int main(void)

@@ -124,7 +124,9 @@ int text_fit(char *dst, size_t n, const char *src, int width, bool utf8)
     return text_width(dst);
 }
 
-int text_wrap(const char *src, int width, char lines[][256], int max_lines, bool utf8)
+/* Both: count every line; write the first max_lines of them (lines may be NULL when
+ * max_lines is 0). */
+static int wrap(const char *src, int width, char lines[][256], int max_lines, bool utf8)
 {
     if (width < 1) width = 1;
     int count = 0;
@@ -177,6 +179,18 @@ int text_wrap(const char *src, int width, char lines[][256], int max_lines, bool
             p++;
     }
     return count;
+}
+
+int text_wrap(const char *src, int width, char lines[][256], int max_lines, bool utf8)
+{
+    if (max_lines <= 0) return 0;
+    int n = wrap(src, width, lines, max_lines, utf8);
+    return n < max_lines ? n : max_lines;
+}
+
+int text_wrap_count(const char *src, int width)
+{
+    return wrap(src, width, NULL, 0, true);
 }
 
 void text_value(char *buf, size_t n, float v)

@@ -25,10 +25,12 @@ int text_fit(char *dst, size_t n, const char *src, int width, bool utf8);
 size_t text_prefix_bytes(const char *s, int cols);
 
 /* Word-wrap src to `width` columns. Writes at most max_lines lines, each NUL-terminated, into
- * lines[i] (each of size line_size); a last line that cannot hold the rest ends in an
- * ellipsis. Returns the number of lines the whole text needs (may exceed max_lines; pass
- * max_lines 0 to count only). */
+ * lines[i]; a last line that cannot hold the rest ends in an ellipsis. Returns the lines
+ * written (0..max_lines), so a caller may draw lines[0 .. return-1] and no further. */
 int text_wrap(const char *src, int width, char lines[][256], int max_lines, bool utf8);
+/* The lines the whole of src needs at `width` columns (what text_wrap would write with no
+ * limit). */
+int text_wrap_count(const char *src, int width);
 
 /* A value as a student reads it: integers without decimals ("14", "-3"), others "%.3g". */
 void text_value(char *buf, size_t n, float v);

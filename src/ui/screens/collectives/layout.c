@@ -202,7 +202,7 @@ static bool fit_anim(enum stage st, int aw, int ah, int n, size_t L,
 static int what_lines(const char *what, int width)
 {
     if (!what || !*what) return 1;
-    int n = text_wrap(what, width - 2, NULL, 0, true);
+    int n = text_wrap_count(what, width - 2);
     return clampi(n, 1, WHAT_MAX_LINES);
 }
 

@@ -148,7 +148,7 @@ static bool par_fit_boxes(const struct par_layout_content *c, const struct par_t
 static int par_what_lines(const char *what, int width, int max)
 {
     if (!what || !*what) return 1;
-    int n = text_wrap(what, width - 2, NULL, 0, true);
+    int n = text_wrap_count(what, width - 2);
     return n < 1 ? 1 : n > max ? max : n;
 }
 
