@@ -146,6 +146,12 @@ static void pb_summary_add(struct pb *b, const char *fmt, ...)
     va_end(ap);
 }
 
+/* "s" after a count other than 1: "1 step", "3 steps". */
+static const char *plural(int n)
+{
+    return n == 1 ? "" : "s";
+}
+
 static int mod(int a, int w)
 {
     return ((a % w) + w) % w;
@@ -442,7 +448,7 @@ static void build_all_reduce(struct pb *b)
 {
     struct plan *p = b->p;
     int W = p->nranks;
-    size_t start[CV_MAX_RANKS], len[CV_MAX_RANKS];
+    size_t start[CV_MAX_RANKS] = {0}, len[CV_MAX_RANKS] = {0};
     for (int c = 0; c < W; c++) {
         size_t e;
         chunk_range(p->count, W, c, &start[c], &e);
@@ -454,9 +460,10 @@ static void build_all_reduce(struct pb *b)
         average_own_chunks(b, start, len);
         ring_all_gather(b, start, len, p->op == OP_AVG ? "averaged" : "fully reduced");
         pb_summary(b,
-                   "ring: reduce-scatter (%d steps) then all-gather (%d steps) over %d chunks; "
-                   "chunk c is completed on rank c (numbered as in NCCL; a teaching model)",
-                   W - 1, W - 1, W);
+                   "ring: reduce-scatter (%d step%s) then all-gather (%d step%s) over %d "
+                   "chunks; chunk c is completed on rank c (numbered as in NCCL; a teaching "
+                   "model)",
+                   W - 1, plural(W - 1), W - 1, plural(W - 1), W);
         break;
     case ALGO_TREE: {
         int D = tree_depth(W - 1);
@@ -471,9 +478,9 @@ static void build_all_reduce(struct pb *b)
         tree_broadcast(b, 0);
         pb_summary(
             b,
-            "tree: reduce up a binary tree to rank 0, then broadcast down it (%d steps); "
+            "tree: reduce up a binary tree to rank 0, then broadcast down it (%d step%s); "
             "NCCL runs two complementary trees at once (double binary tree)",
-            2 * D);
+            2 * D, plural(2 * D));
         break;
     }
     case ALGO_DIRECT:
@@ -524,15 +531,15 @@ static void build_reduce_scatter(struct pb *b)
 {
     struct plan *p = b->p;
     int W = p->nranks;
-    size_t start[CV_MAX_RANKS], len[CV_MAX_RANKS];
+    size_t start[CV_MAX_RANKS] = {0}, len[CV_MAX_RANKS] = {0};
     per_rank_chunks(p, start, len);
     if (p->algo == ALGO_RING) {
         ring_reduce_scatter(b, start, len);
         pb_summary(
             b,
-            "ring: %d steps; chunk c starts on rank c+1, picks up one rank's data per hop "
+            "ring: %d step%s; chunk c starts on rank c+1, picks up one rank's data per hop "
             "and is completed on rank c (numbered as in NCCL; a teaching model)",
-            W - 1);
+            W - 1, plural(W - 1));
         return;
     }
     pb_begin(b, "reduce-scatter");
@@ -554,15 +561,15 @@ static void build_all_gather(struct pb *b)
 {
     struct plan *p = b->p;
     int W = p->nranks;
-    size_t start[CV_MAX_RANKS], len[CV_MAX_RANKS];
+    size_t start[CV_MAX_RANKS] = {0}, len[CV_MAX_RANKS] = {0};
     per_rank_chunks(p, start, len);
     if (p->algo == ALGO_RING) {
         ring_all_gather(b, start, len, "own");
         pb_summary(
             b,
-            "ring: %d steps; rank r starts with chunk r and passes each chunk on to rank "
+            "ring: %d step%s; rank r starts with chunk r and passes each chunk on to rank "
             "r+1 (at step t it sends chunk (r-t) mod %d)",
-            W - 1, W);
+            W - 1, plural(W - 1), W);
         return;
     }
     pb_begin(b, "all-gather");
@@ -588,17 +595,19 @@ static void build_broadcast(struct pb *b)
         chain(b, ranks, false);
         int nch = p->count < (size_t)W ? (int)p->count : W;
         pb_summary(b,
-                   "ring: a pipelined chain from rank %d (%d -> %d -> ...); %d chunks follow "
-                   "each other one hop per step (%d steps)",
-                   root, root, ranks[W > 1 ? 1 : 0], nch, W > 1 ? nch + W - 2 : 0);
+                   "ring: a pipelined chain from rank %d (%d -> %d -> ...); %d chunk%s "
+                   "%s one hop per step (%d step%s)",
+                   root, root, ranks[W > 1 ? 1 : 0], nch, plural(nch),
+                   nch == 1 ? "moves" : "follow each other", W > 1 ? nch + W - 2 : 0,
+                   plural(W > 1 ? nch + W - 2 : 0));
         break;
     }
     case ALGO_TREE:
         tree_broadcast(b, root);
         pb_summary(b,
-                   "tree: rank %d sends down a binary tree, one level per step (%d steps); "
+                   "tree: rank %d sends down a binary tree, one level per step (%d step%s); "
                    "children of relative rank v are 2v+1 and 2v+2",
-                   root, tree_depth(W - 1));
+                   root, tree_depth(W - 1), plural(tree_depth(W - 1)));
         break;
     case ALGO_DIRECT:
         pb_begin(b, "broadcast");
@@ -627,17 +636,18 @@ static void build_reduce(struct pb *b)
         chain(b, ranks, true);
         int nch = p->count < (size_t)W ? (int)p->count : W;
         pb_summary(b,
-                   "ring: a pipelined chain ending at rank %d (%d -> ... -> %d); %d chunks, "
-                   "each rank reducing in its data (%d steps)",
-                   root, ranks[0], root, nch, W > 1 ? nch + W - 2 : 0);
+                   "ring: a pipelined chain ending at rank %d (%d -> ... -> %d); %d chunk%s, "
+                   "each rank reducing in its data (%d step%s)",
+                   root, ranks[0], root, nch, plural(nch), W > 1 ? nch + W - 2 : 0,
+                   plural(W > 1 ? nch + W - 2 : 0));
         break;
     }
     case ALGO_TREE:
         tree_reduce(b, root);
         pb_summary(b,
                    "tree: children reduce into parents up a binary tree to rank %d, deepest "
-                   "level first (%d steps)",
-                   root, tree_depth(W - 1));
+                   "level first (%d step%s)",
+                   root, tree_depth(W - 1), plural(tree_depth(W - 1)));
         break;
     case ALGO_DIRECT:
         pb_begin(b, "reduce");
@@ -725,8 +735,8 @@ static void build_all_to_all(struct pb *b)
     pb_summary(
         b,
         "direct: pairwise exchange, at step k rank r sends block (r+k) mod %d to that rank "
-        "(%d steps); a transpose of the blocks",
-        W, nsteps);
+        "(%d step%s); a transpose of the blocks",
+        W, nsteps, plural(nsteps));
 }
 
 /* AVG reduces with SUM and then divides once by W: reduce and reduce-scatter at the end,
@@ -989,8 +999,8 @@ static void build_all_to_all_v(struct pb *b)
     }
     pb_summary(b,
                "direct: all-to-all-v, pairwise exchange with uneven blocks, at step k rank r "
-               "sends its block for (r+k) mod %d (%d steps); a block of 0 sends nothing",
-               W, nsteps);
+               "sends its block for (r+k) mod %d (%d step%s); a block of 0 sends nothing",
+               W, nsteps, plural(nsteps));
 }
 
 int plan_build_a2av(struct plan *p, int nranks, const size_t *counts, char *err, size_t errlen)

@@ -31,6 +31,8 @@ static void check_plan(const struct plan *p)
     /* A text that fills its buffer was probably cut off mid-sentence. */
     if (p->summary[0] == '\0' || strlen(p->summary) >= sizeof p->summary - 1)
         fail_msg("%s: summary empty or truncated: %s", what, p->summary);
+    if (strstr(p->summary, "(1 steps") || strstr(p->summary, " 1 chunks"))
+        fail_msg("%s: summary says '1 steps' or '1 chunks': %s", what, p->summary);
     /* The steps an average adds are in the sentence that counts the steps. */
     if (p->op == OP_AVG && coll_reduces(p->coll) && W > 1 && p->nsteps > 0 &&
         !strstr(p->summary, "avg"))
