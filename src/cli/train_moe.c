@@ -87,11 +87,13 @@ void train_moe_print_text(FILE *f, const struct train_result *r)
     }
     double bd = train_moe_busbw(m->dispatch_bytes, m->dispatch_s, W);
     double bc = train_moe_busbw(m->combine_bytes, m->combine_s, W);
-    format_size((size_t)bd, t1, sizeof t1);
-    format_size((size_t)bc, t2, sizeof t2);
+    /* GB = 10^9 B, as every other busbw here and in nccl-tests */
+    snprintf(t1, sizeof t1, "%.3g", bd / 1e9);
+    snprintf(t2, sizeof t2, "%.3g", bc / 1e9);
     fprintf(
         f,
-        "  busbw measured: dispatch %s/s, combine %s/s (the busiest rank's bytes to other\n"
+        "  busbw measured: dispatch %s GB/s, combine %s GB/s (the busiest rank's bytes to "
+        "other\n"
         "   ranks over the slowest rank's time in its exchanges, all layers; forward only,\n"
         "   the backward sends the same blocks the other way); counts' all-to-all %zu B "
         "per rank\n",
