@@ -642,8 +642,6 @@ static void draw_slide(struct app *a, struct rect r)
         char full[700];
         snprintf(full, sizeof full, " %s%s%s", u->L->title ? u->L->title : u->L->id, a->g->sep,
                  t);
-        if (text_width(full) > r.w) snprintf(full, sizeof full, " %s", t);
-        int used = draw_put(r.y, r.x, r.w, th->role[TH_TITLE], full);
         const char *note = a->msg[0] ? a->msg : u->warn;
         char back[80] = "";
         if (!note[0] && u->scene_ok && s->has_scene &&
@@ -653,6 +651,11 @@ static void draw_slide(struct app *a, struct rect r)
                 snprintf(back, sizeof back, "your own scene (%s: the slide's)", k);
             note = back;
         }
+        /* A message the user just caused goes before the lesson's title: the title gives
+         * way when the two do not fit (the slide number stays). */
+        if (text_width(full) + (note[0] ? 2 + text_width(note) : 0) > r.w)
+            snprintf(full, sizeof full, " %s", t);
+        int used = draw_put(r.y, r.x, r.w, th->role[TH_TITLE], full);
         if (note[0] && used + 4 < r.w) {
             char fit[400];
             text_fit(fit, sizeof fit, note, r.w - used - 3, a->utf8);
