@@ -19,10 +19,25 @@ if ! command -v tmux >/dev/null; then
 fi
 
 tm() { tmux -L "$SOCK" "$@"; }
-# Kill a server and remove its socket file (kill-server can leave it behind).
+# Kill server $1, remove its socket file (kill-server can leave it behind), and wait (up
+# to 10 s) until the programs its panes ran have exited: a program saves its state as it
+# exits on the hangup, and a test that starts the next one at once must not find that
+# state written after it cleared it.
 tm_kill() {
+    local pids p kids end
+    pids=$(tmux -L "$1" list-panes -a -F '#{pane_pid}' 2>/dev/null)
+    for p in $pids; do
+        kids=$(ps -o pid= --ppid "$p" 2>/dev/null)
+        pids="$pids $kids"
+    done
     tmux -L "$1" kill-server 2>/dev/null || true
     rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1"
+    end=$(($(date +%s) + 10))
+    for p in $pids; do
+        # gone, or a zombie (exited; nobody has reaped it yet)
+        while [ -n "$(ps -o stat= -p "$p" 2>/dev/null | grep -v Z)" ] &&
+            [ "$(date +%s)" -le "$end" ]; do sleep 0.05; done
+    done
 }
 # Ends the current session's server; the next tm_start uses a fresh server name, so it
 # never races with a server that is still shutting down.
