@@ -559,6 +559,39 @@ static void test_exec_fused_sources(void **state)
             }
 }
 
+/* Copies of 1 MiB and more stream their stores (exec.c's copy_stream): the same bits as
+ * an element loop, from destinations that are not 16-byte aligned and lengths that end
+ * mid-vector. */
+static void test_exec_streamed_copies(void **state)
+{
+    (void)state;
+    const size_t big = (1u << 20) / sizeof(float) + 5; /* just over 1 MiB */
+    struct {
+        enum coll c;
+        enum algo a;
+        int W;
+        size_t count;
+    } cases[] = {
+        {COLL_ALL_GATHER, ALGO_RING, 3, big},       /* piece r at r*count: offsets 1 mod 4 */
+        {COLL_ALL_GATHER, ALGO_DIRECT, 2, big + 2}, /* and 3 mod 4 */
+        {COLL_BROADCAST, ALGO_DIRECT, 3, big + 1},
+        {COLL_ALL_REDUCE, ALGO_RING, 2, 2 * big + 3}, /* the all-gather half copies chunks */
+    };
+    uint64_t st = 4242;
+    for (size_t ci = 0; ci < ARRAY_LEN(cases); ci++) {
+        struct plan p;
+        assert_int_equal(plan_build(&p, cases[ci].c, cases[ci].a, OP_SUM, cases[ci].W,
+                                    cases[ci].count, 0, NULL, 0),
+                         CV_OK);
+        size_t largest = 0;
+        for (size_t i = 0; i < p.nx; i++)
+            if (p.x[i].kind == XFER_COPY && p.x[i].count > largest) largest = p.x[i].count;
+        assert_true(largest * sizeof(float) >= (1u << 20)); /* the streamed path runs */
+        exec_vs_naive(&p, &st);
+        plan_free(&p);
+    }
+}
+
 /* The comparison above can fail: the same seven reductions applied in reverse order give
  * different bits on these inputs, so a tiled pass that reordered them would be caught. */
 static void test_order_is_visible(void **state)
@@ -601,6 +634,7 @@ int main(void)
         cmocka_unit_test(test_init_fill),
         cmocka_unit_test(test_exec_tiled_equals_naive),
         cmocka_unit_test(test_exec_fused_sources),
+        cmocka_unit_test(test_exec_streamed_copies),
         cmocka_unit_test(test_order_is_visible),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
