@@ -220,8 +220,10 @@ if mpi:
     mem = series("mem", "memcpy", "copy")
     if mem and med(mem) > 0:
         # bench/run.sh derives it: per rank W-1 reductions (read 2 chunks, write 1) and
-        # W-1 copies (read 1, write 1) of S/W bytes; memcpy at M moves 2M bytes/s; whole
-        # 16 MiB chunks (4 ranks on 2 cores run unsliced) cannot wait in an 8 MiB cache.
+        # W-1 copies (read 1, write 1: streamed stores, exec.c) of S/W bytes; memcpy at M
+        # moves 2M bytes/s (memcpy_bw's 256 MiB copies are above glibc's streaming
+        # threshold, so its stores stream too); whole 16 MiB chunks (4 ranks on 2 cores
+        # run unsliced) cannot wait in an 8 MiB cache.
         M, W = med(mem), 4
         ceil = 4 * M / (5 * W)
         need = 4 * med(mpi)
