@@ -138,38 +138,11 @@ static void k_scale(float *restrict d, float w, size_t n)
  * memcpy keeps it in cache for the next step. */
 #define EXEC_STREAM_MIN (1u << 20)
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#include <stdint.h>
-static void copy_stream(float *restrict d, const float *restrict s, size_t n)
-{
-    size_t i = 0;
-    for (; i < n && ((uintptr_t)(d + i) & 15); i++)
-        d[i] = s[i];
-    for (; i + 16 <= n; i += 16) {
-        __m128 a = _mm_loadu_ps(s + i), b = _mm_loadu_ps(s + i + 4);
-        __m128 c = _mm_loadu_ps(s + i + 8), e = _mm_loadu_ps(s + i + 12);
-        _mm_stream_ps(d + i, a);
-        _mm_stream_ps(d + i + 4, b);
-        _mm_stream_ps(d + i + 8, c);
-        _mm_stream_ps(d + i + 12, e);
-    }
-    for (; i < n; i++)
-        d[i] = s[i];
-    _mm_sfence(); /* the stores are seen before the step's "done" flag is */
-}
-#else
-static void copy_stream(float *restrict d, const float *restrict s, size_t n)
-{
-    memcpy(d, s, n * sizeof *d);
-}
-#endif
-
 static void copy_floats(float *d, const float *s, size_t n)
 {
     if (d == s) return;
     if (n * sizeof *d >= EXEC_STREAM_MIN)
-        copy_stream(d, s, n);
+        floats_copy_stream(d, s, n);
     else
         memcpy(d, s, n * sizeof *d);
 }

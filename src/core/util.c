@@ -10,6 +10,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 static void (*fatal_hook)(void);
 
@@ -398,3 +401,50 @@ size_t cv_utf8_len(const unsigned char *s, size_t n)
         return 0;
     return len;
 }
+
+#if defined(__SSE2__)
+void floats_copy_stream(float *restrict d, const float *restrict s, size_t n)
+{
+    size_t i = 0;
+    for (; i < n && ((uintptr_t)(d + i) & 15); i++)
+        d[i] = s[i];
+    for (; i + 16 <= n; i += 16) {
+        __m128 a = _mm_loadu_ps(s + i), b = _mm_loadu_ps(s + i + 4);
+        __m128 c = _mm_loadu_ps(s + i + 8), e = _mm_loadu_ps(s + i + 12);
+        _mm_stream_ps(d + i, a);
+        _mm_stream_ps(d + i + 4, b);
+        _mm_stream_ps(d + i + 8, c);
+        _mm_stream_ps(d + i + 12, e);
+    }
+    for (; i < n; i++)
+        d[i] = s[i];
+    _mm_sfence(); /* seen by other threads before whatever the caller publishes next */
+}
+
+void floats_zero_stream(float *d, size_t n)
+{
+    size_t i = 0;
+    for (; i < n && ((uintptr_t)(d + i) & 15); i++)
+        d[i] = 0.0f;
+    __m128 z = _mm_setzero_ps();
+    for (; i + 16 <= n; i += 16) {
+        _mm_stream_ps(d + i, z);
+        _mm_stream_ps(d + i + 4, z);
+        _mm_stream_ps(d + i + 8, z);
+        _mm_stream_ps(d + i + 12, z);
+    }
+    for (; i < n; i++)
+        d[i] = 0.0f;
+    _mm_sfence();
+}
+#else
+void floats_copy_stream(float *restrict d, const float *restrict s, size_t n)
+{
+    memcpy(d, s, n * sizeof *d);
+}
+
+void floats_zero_stream(float *d, size_t n)
+{
+    memset(d, 0, n * sizeof *d);
+}
+#endif

@@ -34,6 +34,13 @@ char *xstrdup(const char *s);
  * huge pages when it is 2 MiB or more (512x fewer page faults, fewer TLB misses), 64-byte
  * aligned below. NULL when the memory cannot be had; give it back with free(). */
 void *huge_alloc(size_t bytes);
+/* n floats copied, or zeroed, with stores that stream past the caches (x86-64's
+ * non-temporal stores; elsewhere memcpy / memset): for buffers of a MiB and more that
+ * are not read again at once. A plain store into a line not in cache first reads the
+ * line, so these move two bytes of memory per byte copied instead of three, and one per
+ * byte zeroed instead of two. Done (fenced) when they return. */
+void floats_copy_stream(float *restrict d, const float *restrict s, size_t n);
+void floats_zero_stream(float *d, size_t n);
 
 /* Called (once) before the process dies of an allocation failure, so the UI can end
  * curses mode and the message is readable. */
