@@ -108,6 +108,10 @@ void mlp_gemm(bool ta, bool tb, int m, int n, int k, const float *a, int lda, co
               int ldb, float beta, float *c, int ldc)
 {
 #ifdef HAVE_OPENBLAS
+    if (beta == 0.0f && ldc == n && (size_t)m * n * sizeof(float) >= (1u << 20)) {
+        floats_zero_stream(c, (size_t)m * n);
+        beta = 1.0f;
+    }
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
 #else

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "device/mlpmath.h"
 #include "parallel/mlp.h"
 #include "parallel/train.h"
 
@@ -433,6 +434,45 @@ static void test_names(void **state)
     assert_string_equal(train_scheme_name(TRAIN_DDP), "ddp");
 }
 
+/* mlp_gemm with beta 0 into a contiguous C of 1 MiB and more zeroes C with streamed stores
+ * and then accumulates (the CPU's weight gradients): the same bits as the library's own
+ * beta-0 product (reached here through a C one column wider, which the zeroing leaves
+ * alone), whatever C held before (NaN here), and within float rounding of a product
+ * summed in double. */
+static void test_gemm_streamed_zero(void **state)
+{
+    (void)state;
+    const int m = 32, n = 8192 + 3, k = 7; /* C: 1 MiB and 384 bytes, offsets not aligned */
+    float *a = malloc(sizeof(float) * m * k), *b = malloc(sizeof(float) * k * n);
+    float *c = malloc(sizeof(float) * m * n), *cw = malloc(sizeof(float) * m * (n + 1));
+    uint64_t st = 99;
+    for (int i = 0; i < m * k; i++)
+        a[i] = (float)((st = st * 6364136223846793005ull + 1) >> 40) / (1 << 24) - 0.5f;
+    for (int i = 0; i < k * n; i++)
+        b[i] = (float)((st = st * 6364136223846793005ull + 1) >> 40) / (1 << 24) - 0.5f;
+    for (int i = 0; i < m * n; i++)
+        c[i] = NAN;
+    for (int i = 0; i < m * (n + 1); i++)
+        cw[i] = NAN;
+    mlp_gemm(false, false, m, n, k, a, k, b, n, 0.0f, c, n);
+    mlp_gemm(false, false, m, n, k, a, k, b, n, 0.0f, cw, n + 1);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            float got = c[(size_t)i * n + j];
+            if (memcmp(&got, &cw[(size_t)i * (n + 1) + j], sizeof got))
+                fail_msg("C[%d][%d] = %a, the library's beta-0 product %a", i, j, got,
+                         cw[(size_t)i * (n + 1) + j]);
+            double want = 0;
+            for (int p = 0; p < k; p++)
+                want += (double)a[i * k + p] * b[(size_t)p * n + j];
+            assert_true(fabs(got - want) <= 1e-5 * (1 + fabs(want)));
+        }
+    free(a);
+    free(b);
+    free(c);
+    free(cw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -440,6 +480,7 @@ int main(void)
         cmocka_unit_test(test_gelu_grad_fd),
         cmocka_unit_test(test_backward_fd),
         cmocka_unit_test(test_adamw_by_hand),
+        cmocka_unit_test(test_gemm_streamed_zero),
         cmocka_unit_test(test_rng),
         cmocka_unit_test(test_schemes_match_reference),
         cmocka_unit_test(test_overlap_bitwise),
