@@ -87,13 +87,11 @@ void train_moe_print_text(FILE *f, const struct train_result *r)
     }
     double bd = train_moe_busbw(m->dispatch_bytes, m->dispatch_s, W);
     double bc = train_moe_busbw(m->combine_bytes, m->combine_s, W);
-    /* GB = 10^9 B, as every other busbw here and in nccl-tests */
-    snprintf(t1, sizeof t1, "%.3g", bd / 1e9);
-    snprintf(t2, sizeof t2, "%.3g", bc / 1e9);
+    format_rate(bd, t1, sizeof t1);
+    format_rate(bc, t2, sizeof t2);
     fprintf(
         f,
-        "  busbw measured: dispatch %s GB/s, combine %s GB/s (the busiest rank's bytes to "
-        "other\n"
+        "  busbw measured: dispatch %s, combine %s (the busiest rank's bytes to other\n"
         "   ranks over the slowest rank's time in its exchanges, all layers; forward only,\n"
         "   the backward sends the same blocks the other way); counts' all-to-all %zu B "
         "per rank\n",

@@ -188,10 +188,10 @@ static void moe_lecture(const struct app *a, struct plines *p)
         return;
     }
     char d[24], c[24];
-    text_gbps(d, sizeof d, s->moe.dispatch_busbw / 1e9);
-    text_gbps(c, sizeof c, s->moe.combine_busbw / 1e9);
-    pl_add(l, th->role[TH_MEASURED], "dispatch busbw %s GB/s, combine %s GB/s, %zu dropped", d,
-           c, s->moe.dropped);
+    format_rate(s->moe.dispatch_busbw, d, sizeof d);
+    format_rate(s->moe.combine_busbw, c, sizeof c);
+    pl_add(l, th->role[TH_MEASURED], "dispatch busbw %s, combine %s, %zu dropped", d, c,
+           s->moe.dropped);
     l = pl_new(p);
     bool ok = s->dev.within;
     pl_add(l, th->role[ok ? TH_OK : TH_BAD], "  %s loss and weights = one device, routing %s",
@@ -221,8 +221,8 @@ static void moe_traffic(const struct app *a, const struct par_moe *m, struct pli
             pl_add(l, th->role[TH_MEASURED], "%s %s  ", b, t);
         }
         char bw[24];
-        text_gbps(bw, sizeof bw, (k ? m->combine_busbw : m->dispatch_busbw) / 1e9);
-        pl_add(l, th->role[TH_MEASURED], "busbw %s GB/s", bw);
+        format_rate(k ? m->combine_busbw : m->dispatch_busbw, bw, sizeof bw);
+        pl_add(l, th->role[TH_MEASURED], "busbw %s", bw);
     }
     l = pl_new(p);
     pl_add(l, th->role[TH_DIM],
