@@ -3,6 +3,7 @@
  * exchanged, the times each rank's wall clock around its own exchange. */
 #include "train_moe.h"
 
+#include "core/tiers.h"
 #include "core/util.h"
 
 /* Tokens rank g sends rank d in block l: the kept assignments to d's experts. */
@@ -87,8 +88,8 @@ void train_moe_print_text(FILE *f, const struct train_result *r)
     }
     double bd = train_moe_busbw(m->dispatch_bytes, m->dispatch_s, W);
     double bc = train_moe_busbw(m->combine_bytes, m->combine_s, W);
-    format_rate(bd, t1, sizeof t1);
-    format_rate(bc, t2, sizeof t2);
+    tier_format_bw(bd, t1, sizeof t1);
+    tier_format_bw(bc, t2, sizeof t2);
     fprintf(
         f,
         "  busbw measured: dispatch %s, combine %s (the busiest rank's bytes to other\n"

@@ -177,17 +177,6 @@ void format_size(size_t bytes, char *buf, size_t n)
         snprintf(buf, n, "%.1f %s", v, unit[u]);
 }
 
-void format_rate(double bytes_per_s, char *buf, size_t n)
-{
-    double v = bytes_per_s;
-    if (v >= 1e8)
-        snprintf(buf, n, "%.3g GB/s", v / 1e9);
-    else if (v >= 1e5)
-        snprintf(buf, n, "%.3g MB/s", v / 1e6);
-    else
-        snprintf(buf, n, "%.3g kB/s", v / 1e3);
-}
-
 /* A decimal integer as written by a person: digits, a '-' only in front; no '+', blanks,
  * hex or octal prefixes (strtol alone would take " 4", "+4" and, with base 0, "0x10"). */
 static bool plain_integer(const char *s)

@@ -66,9 +66,6 @@ double now_s(void);
 int parse_size(const char *s, size_t *out);
 /* Format bytes as nccl-tests-style short text: "64 MiB", "1 KiB", "12 B". */
 void format_size(size_t bytes, char *buf, size_t n);
-/* A rate in decimal units (GB = 10^9 B, as nccl-tests' busbw): "2.48 GB/s", from 0.1 GB/s
- * down "11.3 MB/s", below 0.1 MB/s "52 kB/s" (3 significant digits). */
-void format_rate(double bytes_per_s, char *buf, size_t n);
 
 /* Strict number parsing, the one place every option and lesson value is read: the whole
  * string must be a plain decimal number ("-" allowed in front; no "+", blanks, hex, octal,

@@ -224,15 +224,6 @@ static void test_text_formats(void **state)
     assert_string_equal(b, "412");
     text_gbps(b, sizeof b, 0.04123);
     assert_string_equal(b, "0.0412");
-    /* Rates in decimal units, the unit chosen by size (the MoE exchanges' busbw). */
-    format_rate(2.4762e9, b, sizeof b);
-    assert_string_equal(b, "2.48 GB/s");
-    format_rate(1.0e8, b, sizeof b);
-    assert_string_equal(b, "0.1 GB/s");
-    format_rate(1.13e7, b, sizeof b);
-    assert_string_equal(b, "11.3 MB/s");
-    format_rate(5.2e4, b, sizeof b);
-    assert_string_equal(b, "52 kB/s");
     meas_size_label(4096, b, sizeof b);
     assert_string_equal(b, "4K");
     meas_size_label((size_t)64 << 20, b, sizeof b);

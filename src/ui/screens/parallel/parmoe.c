@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../../../core/tiers.h"
 #include "../../../core/util.h"
 #include "../../../parallel/train.h"
 #include "../../app.h"
@@ -188,8 +189,8 @@ static void moe_lecture(const struct app *a, struct plines *p)
         return;
     }
     char d[24], c[24];
-    format_rate(s->moe.dispatch_busbw, d, sizeof d);
-    format_rate(s->moe.combine_busbw, c, sizeof c);
+    tier_format_bw(s->moe.dispatch_busbw, d, sizeof d);
+    tier_format_bw(s->moe.combine_busbw, c, sizeof c);
     pl_add(l, th->role[TH_MEASURED], "dispatch busbw %s, combine %s, %zu dropped", d, c,
            s->moe.dropped);
     l = pl_new(p);
@@ -221,7 +222,7 @@ static void moe_traffic(const struct app *a, const struct par_moe *m, struct pli
             pl_add(l, th->role[TH_MEASURED], "%s %s  ", b, t);
         }
         char bw[24];
-        format_rate(k ? m->combine_busbw : m->dispatch_busbw, bw, sizeof bw);
+        tier_format_bw(k ? m->combine_busbw : m->dispatch_busbw, bw, sizeof bw);
         pl_add(l, th->role[TH_MEASURED], "busbw %s", bw);
     }
     l = pl_new(p);
