@@ -239,10 +239,12 @@ static void task_withdraw_cancel(struct run_task *t)
 /* ---- plans --------------------------------------------------------------------------- */
 
 /* The default number of slices: the largest transfer cut into pieces of slice_bytes,
- * within RUN_AUTO_MAX_XFERS transfers in all. */
-static int auto_slices(const struct plan *p, size_t slice_bytes)
+ * within RUN_AUTO_MAX_XFERS transfers in all; where the ranks are threads of this process,
+ * at least enough for a shared step to be spread over them (plan_min_pieces). */
+static int auto_slices(const struct plan *p, size_t slice_bytes, bool threads)
 {
-    if (slice_bytes == 0) return 1;
+    int least = threads ? plan_min_pieces(p) : 1;
+    if (slice_bytes == 0) return least;
     size_t most = 0;
     for (size_t i = 0; i < p->nx; i++)
         if (p->x[i].count > most) most = p->x[i].count;
@@ -252,7 +254,7 @@ static int auto_slices(const struct plan *p, size_t slice_bytes)
     size_t cap = p->nx ? RUN_AUTO_MAX_XFERS / p->nx : 1;
     if (n > cap) n = cap;
     if (n > PLAN_MAX_SLICES) n = PLAN_MAX_SLICES;
-    return n < 1 ? 1 : (int)n;
+    return n < (size_t)least ? least : (int)n;
 }
 
 /* Job i of task t: the plan of algorithm a, refined as asked; or the library's own
@@ -280,7 +282,8 @@ static int task_add_job(struct run_task *t, const struct bench_params *bp, unsig
         t->njobs++;
         return CV_OK;
     }
-    int slices = bp->slices > 0 ? bp->slices : auto_slices(&t->base[i], t->c->slice_bytes);
+    int slices = bp->slices > 0 ? bp->slices
+                                : auto_slices(&t->base[i], t->c->slice_bytes, t->c->self < 0);
     int channels = bp->channels > 0 ? bp->channels : 1;
     rc = plan_refine(&t->base[i], slices, channels, &t->plan[i], err, errlen);
     if (rc != CV_OK) {

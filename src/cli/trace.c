@@ -760,6 +760,13 @@ static void emit_text(struct run *R, bool utf8)
                "one slice per link per tick (a model)\n",
                p->nslices, p->nslices == 1 ? "" : "s", p->nchannels,
                p->nchannels == 1 ? "" : "s", p->nx, p->nticks);
+    bool shared = false;
+    for (size_t s = 0; s < p->nsteps; s++)
+        shared = shared || p->steps[s].shared;
+    if (R->refined && shared && p->nslices * p->nchannels > 1)
+        printf("shared steps: piece j of every transfer (j = channel x slices + slice) is run "
+               "by rank j mod %d, so the ranks share the work (\"run by\")\n",
+               W);
     text_layout(p);
     printf("inputs: %s", init_name(R->o.init));
     if (R->o.init == INIT_RANDOM) printf(" (seed %llu)", (unsigned long long)R->o.seed);

@@ -656,6 +656,7 @@ static void build_reduce(struct pb *b)
         pb_whatf(b,
                  "Every other rank sends its buffer to rank %d, which %s them in rank order.",
                  root, op_into(p->op));
+        pb_cur(b)->shared = true;
         pb_end(b);
         pb_summary(b, "direct: all %d other ranks send to rank %d, which reduces in rank order",
                    W - 1, root);
@@ -761,6 +762,8 @@ static void build_average(struct pb *b)
     case COLL_REDUCE:
         pb_add(b, p->root, p->root, 0, 0, p->count, XFER_SCALE, -1);
         pb_whatf(b, "Rank %d divides its sum by %d, which makes it the average.", p->root, W);
+        /* the direct reduce's sum was spread over the ranks: so is its division */
+        pb_cur(b)->shared = p->algo == ALGO_DIRECT;
         break;
     case COLL_REDUCE_SCATTER:
         for (int r = 0; r < W; r++)

@@ -244,6 +244,14 @@ static void plan_schedule(struct plan *p)
     plan_ticks(p);
 }
 
+int plan_min_pieces(const struct plan *p)
+{
+    if (p->count / (size_t)p->nranks < PLAN_SHARE_MIN_COUNT) return 1;
+    for (size_t s = 0; s < p->nsteps; s++)
+        if (p->steps[s].shared) return p->nranks;
+    return 1;
+}
+
 int plan_refine(const struct plan *in, int slices, int channels, struct plan *out, char *err,
                 size_t errlen)
 {
@@ -293,6 +301,7 @@ int plan_refine(const struct plan *in, int slices, int channels, struct plan *ou
                     y->count = ke - ks;
                     y->slice = k;
                     y->channel = c;
+                    if (st->shared) y->by = (c * slices + k) % in->nranks;
                     y->tick = 0;
                     y->seq = 0;
                 }

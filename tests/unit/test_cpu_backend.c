@@ -328,13 +328,14 @@ static void test_sixteen_ranks_tiny_slices(void **state)
 /* The default slicing follows the cores (issue 17): with more ranks than cores every
  * slice's wait is a sleep and a wake-up, so the default is whole chunks; with a core per
  * rank, slices of CPU_SLICE_BYTES. The process is held to one core for the first half, so
- * the test means the same on any machine. */
-static void default_slices(int W, int *slices)
+ * the test means the same on any machine. A direct reduce, whose root would otherwise do
+ * all the reductions alone, is cut into one piece per rank even there (plan_min_pieces). */
+static void default_slices_of(enum coll c, enum algo a, int W, int *slices)
 {
     struct backend *b = open_cpu();
     char err[256];
-    struct bench_params bp = {.coll = COLL_ALL_REDUCE,
-                              .algo = ALGO_RING,
+    struct bench_params bp = {.coll = c,
+                              .algo = a,
                               .op = OP_SUM,
                               .nranks = W,
                               .bytes = 4 << 20,
@@ -347,6 +348,11 @@ static void default_slices(int W, int *slices)
     assert_int_equal(r.wrong, 0);
     *slices = r.slices;
     backend_close(b);
+}
+
+static void default_slices(int W, int *slices)
+{
+    default_slices_of(COLL_ALL_REDUCE, ALGO_RING, W, slices);
 }
 
 static void test_default_slices_follow_the_cores(void **state)
@@ -364,8 +370,13 @@ static void test_default_slices_follow_the_cores(void **state)
     assert_int_equal(cpu_count_cores(), 1);
     int slices;
     default_slices(4, &slices); /* 4 ranks on 1 core */
+    int shared;
+    /* a direct reduce is still spread over the ranks, one piece each (plan_min_pieces), and
+     * checked (#wrong 0) */
+    default_slices_of(COLL_REDUCE, ALGO_DIRECT, 4, &shared);
     assert_int_equal(sched_setaffinity(0, sizeof all, &all), 0);
     assert_int_equal(slices, 1);
+    assert_int_equal(shared, 4);
     if (cpu_count_cores() >= 2) {
         /* 2 ranks with a core each: the 2 MiB chunks in 64 KiB slices */
         default_slices(2, &slices);

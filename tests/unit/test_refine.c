@@ -336,6 +336,83 @@ static void test_owner_has_no_cross_rank_dependencies(void **state)
     }
 }
 
+/* The direct reduce's steps are shared (issue 17: the root alone did all the reductions, on
+ * one core): refined, piece j of every transfer is run by rank j mod W, a piece's W-1
+ * reductions and its division back to back on that rank, and no piece waits for another
+ * rank. The CPU backend refines it into at least W pieces once each rank's share is
+ * PLAN_SHARE_MIN_COUNT elements; other plans keep their one runner. */
+static void test_direct_reduce_is_shared(void **state)
+{
+    (void)state;
+    for (int W = 2; W <= 16; W++) {
+        struct plan p, q;
+        int root = W / 2;
+        assert_int_equal(plan_build(&p, COLL_REDUCE, ALGO_DIRECT, OP_AVG, W, (size_t)W * 40 + 3,
+                                    root, NULL, 0),
+                         CV_OK);
+        int slices = 3, channels = 2, pieces = slices * channels;
+        assert_int_equal(plan_refine(&p, slices, channels, &q, NULL, 0), CV_OK);
+        int runs[CV_MAX_RANKS] = {0};
+        for (size_t i = 0; i < q.nx; i++) {
+            const struct xfer *x = &q.x[i];
+            int j = x->channel * slices + x->slice;
+            assert_int_equal(x->by, j % W);
+            assert_int_equal(x->dst, root);
+            runs[x->by]++;
+            for (size_t d = q.dep_first[i]; d < q.dep_first[i + 1]; d++)
+                assert_int_equal(q.x[q.dep[d]].by, x->by);
+        }
+        for (int r = 0; r < W; r++)
+            assert_int_equal(runs[r], r < pieces ? W * ((pieces - r + W - 1) / W) : 0);
+        /* Each rank's order: a piece's W-1 reductions back to back (one fused pass), its
+         * division after them. */
+        for (int r = 0; r < W && r < pieces; r++) {
+            size_t run = 0, done[2 * CV_MAX_RANKS], ndone = 0;
+            const struct xfer *first = NULL;
+            for (size_t o = 0; o < q.nx; o++) {
+                const struct xfer *x = &q.x[q.order[o]];
+                if (x->by != r) continue;
+                if (run > 0) { /* inside a piece's reductions */
+                    assert_int_equal(x->kind, XFER_REDUCE);
+                    assert_int_equal(x->dst_off, first->dst_off);
+                    assert_int_equal(x->count, first->count);
+                } else if (x->kind == XFER_REDUCE) {
+                    first = x;
+                } else {
+                    assert_int_equal(x->kind, XFER_SCALE);
+                    bool reduced = false;
+                    for (size_t d = 0; d < ndone; d++)
+                        reduced = reduced || done[d] == x->dst_off;
+                    assert_true(reduced);
+                    continue;
+                }
+                if (++run == (size_t)(W - 1)) {
+                    done[ndone++] = first->dst_off;
+                    run = 0;
+                }
+            }
+            assert_int_equal(run, 0);
+        }
+        plan_free(&q);
+        /* The CPU backend's least number of pieces. */
+        assert_int_equal(plan_min_pieces(&p), 1); /* 40 elements a rank: not worth it */
+        plan_free(&p);
+        size_t big = (size_t)W * PLAN_SHARE_MIN_COUNT;
+        assert_int_equal(plan_build(&p, COLL_REDUCE, ALGO_DIRECT, OP_SUM, W, big, 0, NULL, 0),
+                         CV_OK);
+        assert_int_equal(plan_min_pieces(&p), W);
+        plan_free(&p);
+        assert_int_equal(
+            plan_build(&p, COLL_REDUCE, ALGO_DIRECT, OP_SUM, W, big - 1, 0, NULL, 0), CV_OK);
+        assert_int_equal(plan_min_pieces(&p), 1);
+        plan_free(&p);
+        assert_int_equal(plan_build(&p, COLL_REDUCE, ALGO_RING, OP_SUM, W, big, 0, NULL, 0),
+                         CV_OK);
+        assert_int_equal(plan_min_pieces(&p), 1);
+        plan_free(&p);
+    }
+}
+
 /* The slice view's ticks: a broadcast chain of W ranks moving N*W slices (W chunks of N
  * slices) takes N*W ticks on each link plus W-2 to fill: fill + S/beta, where the chunk
  * view takes 2W-2 chunk steps. Every tick, a link carries at most one slice. */
@@ -467,6 +544,7 @@ int main(void)
         cmocka_unit_test(test_owner_has_no_cross_rank_dependencies),
         cmocka_unit_test(test_chain_ticks_fill_and_drain),
         cmocka_unit_test(test_fused_reductions_share_a_tick),
+        cmocka_unit_test(test_direct_reduce_is_shared),
         cmocka_unit_test(test_pieces_and_channels),
         cmocka_unit_test(test_refine_errors),
     };
