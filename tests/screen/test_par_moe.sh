@@ -75,6 +75,19 @@ for size in "80 24" "100 30"; do
     tm_squeezed | grep -qF "load" || fail "$size: no load row"
     tm_squeezed | grep -qF "from r3 to r0" || fail "$size: no blocks"
     tm_squeezed | grep -qF "dropped" || fail "$size: no drops"
+    # everything fits, down to the lecture-scale line: at 80x24 each exchange's busbw on one
+    # line with the two figures it is made of (compact), at 100x30 every rank's
+    if [ "$size" = "80 24" ]; then
+        for k in dispatch combine; do
+            tm_squeezed | grep -qE "^ ?$k busbw [0-9.e+-]+ [kMG]B/s = [0-9.]+ (K?i?B) \(r[0-3], most\) / [0-9.]+ [mu]?s \(r[0-3], slowest\)" ||
+                fail "80 24: no one-line $k busbw with its bytes and time"
+        done
+    else
+        tm_squeezed | grep -qE "combine r0 .* busbw [0-9.e+-]+ [kMG]B/s" || fail "$size: no combine busbw"
+    fi
+    tm_squeezed | tr '\n' ' ' | tr -s ' ' | grep -qF "time from a barrier to" ||
+        fail "$size: no word on how it is measured"
+    tm_squeezed | grep -qF "lecture scale L=4 D=1024" || fail "$size: the lecture-scale line is cut off"
     tm_keys q
     tm_wait "EXITED:0" 15 || fail "$size: q did not exit"
     tm_cleanup

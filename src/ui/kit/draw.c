@@ -2,6 +2,7 @@
 #include "draw.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,8 +239,9 @@ void pl_draw_line(const struct pline *l, int y, int x, int w)
 }
 
 /* A line wider than w, wrapped at its spaces onto at most maxrows rows (the rest indented
- * by two columns), each word in its piece's style. Returns the rows used. */
-static int pl_draw_wrapped(const struct pline *l, int y, int x, int w, int maxrows)
+ * by two columns), each word in its piece's style; drawn, or (draw false) only counted.
+ * Returns the rows used. */
+static int pl_wrap(const struct pline *l, int y, int x, int w, int maxrows, bool draw)
 {
     int row = 0, col = 0;
     for (int i = 0; i < l->n; i++) {
@@ -256,9 +258,10 @@ static int pl_draw_wrapped(const struct pline *l, int y, int x, int w, int maxro
             } else if (sp && (col > 0 || i > 0)) {
                 char pad[64];
                 snprintf(pad, sizeof pad, "%*s", (int)(sp < 60 ? sp : 60), "");
-                col += draw_put(y + row, x + col, w - col, l->seg[i].attr, pad);
+                col += draw ? draw_put(y + row, x + col, w - col, l->seg[i].attr, pad)
+                            : (int)(sp < 60 ? sp : 60);
             }
-            col += draw_put_masked(y + row, x + col, w - col, l->seg[i].attr, word);
+            col += draw ? draw_put_masked(y + row, x + col, w - col, l->seg[i].attr, word) : ww;
             t += sp + wl;
         }
     }
@@ -275,9 +278,17 @@ int pl_draw(const struct plines *p, int from, struct rect r)
             pl_draw_line(&p->l[i], r.y + k, r.x, r.w);
             k++;
         } else {
-            k += pl_draw_wrapped(&p->l[i], r.y + k, r.x, r.w, r.h - k);
+            k += pl_wrap(&p->l[i], r.y + k, r.x, r.w, r.h - k, true);
         }
     }
+    return k;
+}
+
+int pl_rows(const struct plines *p, int w)
+{
+    int k = 0;
+    for (int i = 0; i < p->n; i++)
+        k += pl_width(&p->l[i]) <= w ? 1 : pl_wrap(&p->l[i], 0, 0, w, INT_MAX, false);
     return k;
 }
 

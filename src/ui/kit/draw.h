@@ -58,6 +58,8 @@ void pl_draw_line(const struct pline *l, int y, int x, int w);
 /* Lines [from, ...) of p into r, a line wider than r wrapped at its spaces onto the next
  * rows (indented), never cut while rows are left; returns the rows used. */
 int pl_draw(const struct plines *p, int from, struct rect r);
+/* The rows pl_draw would take for all of p at width w, given rows enough. */
+int pl_rows(const struct plines *p, int w);
 
 /* ---- predict first: figures hidden until the student answers --------------------------
  * While a mask is set (the lesson player, around drawing a slide's scene), pl_draw_line

@@ -102,7 +102,7 @@ static void moe_tokens(const struct app *a, const struct par_moe *m, int layer,
     const struct theme *th = &a->th;
     int El = m->E / m->W;
     struct pline *l = pl_new(p);
-    pl_add(l, A_BOLD, "tokens per expert, layer %d", layer);
+    pl_add(l, A_BOLD, "tokens per expert, layer %d", layer + 1);
     pl_add(l, th->role[TH_DIM], " (kept; kept/routed where some were dropped)");
     l = pl_new(p);
     pl_add(l, th->role[TH_LABEL], "%-9s", "expert");
@@ -143,14 +143,16 @@ static void moe_tokens(const struct app *a, const struct par_moe *m, int layer,
                m->capacity_factor, m->B / m->W, m->K, m->E, m->capacity, m->B / m->W);
 }
 
-static void moe_blocks(const struct app *a, const struct par_moe *m, int layer,
+static void moe_blocks(const struct app *a, const struct par_moe *m, int layer, bool compact,
                        struct plines *p)
 {
     const struct theme *th = &a->th;
     int El = m->E / m->W;
     struct pline *l = pl_new(p);
-    pl_add(l, A_BOLD, "all-to-all-v blocks, layer %d", layer);
-    pl_add(l, th->role[TH_DIM], " (tokens from rank to rank; the diagonal stays home)");
+    pl_add(l, A_BOLD, "all-to-all-v blocks, layer %d", layer + 1);
+    pl_add(l, th->role[TH_DIM],
+           compact ? " (tokens; the diagonal stays home)"
+                   : " (tokens from rank to rank; the diagonal stays home)");
     size_t most = 1, b[PAR_MOE_MAX_W][PAR_MOE_MAX_W] = {{0}};
     for (int g = 0; g < m->W; g++)
         for (int q = 0; q < m->W; q++) {
@@ -200,20 +202,49 @@ static void moe_lecture(const struct app *a, struct plines *p)
     pl_add(l, th->role[TH_DIM], " (measured as above, last of %d steps)", s->steps_done);
 }
 
-static void moe_traffic(const struct app *a, const struct par_moe *m, struct plines *p)
+/* One exchange's busbw and the two figures it is made of: the busiest rank's bytes over
+ * the slowest rank's time (train_moe_busbw), each with its rank. */
+static void moe_exchange_short(const struct app *a, struct pline *l, const size_t *by,
+                               const double *s, double busbw, int W)
+{
+    const struct theme *th = &a->th;
+    int most = 0, slowest = 0;
+    for (int g = 1; g < W; g++) {
+        if (by[g] > by[most]) most = g;
+        if (s[g] > s[slowest]) slowest = g;
+    }
+    char bw[24], b[24], t[24];
+    tier_format_bw(busbw, bw, sizeof bw);
+    format_size(by[most], b, sizeof b);
+    text_time_us(t, sizeof t, s[slowest] * 1e6);
+    pl_add(l, th->role[TH_MEASURED], "busbw %s = %s ", bw, b);
+    pl_add(l, th->rank[most], "(r%d, most)", most);
+    pl_add(l, th->role[TH_MEASURED], " / %s ", t);
+    pl_add(l, th->rank[slowest], "(r%d, slowest)", slowest);
+}
+
+/* compact: for a short or narrow screen (each exchange's figures on one line, shorter
+ * notes); the same figures. */
+static void moe_traffic(const struct app *a, const struct par_moe *m, bool compact,
+                        struct plines *p)
 {
     const struct theme *th = &a->th;
     struct pline *l = pl_new(p);
     size_t all = (size_t)PAR_MOE_LAYERS * m->B * m->K;
     pl_add(l, A_BOLD, "dropped ");
     pl_add(l, m->dropped ? th->role[TH_WARN] : A_NORMAL,
-           "%zu of %zu token-expert assignments this step", m->dropped, all);
-    pl_add(l, th->role[TH_DIM], " (passed through unchanged)");
+           compact ? "%zu of %zu assignments" : "%zu of %zu token-expert assignments this step",
+           m->dropped, all);
+    pl_add(l, th->role[TH_DIM], compact ? " (passed through)" : " (passed through unchanged)");
     for (int k = 0; k < 2; k++) {
         const size_t *by = k ? m->combine_bytes : m->dispatch_bytes;
         const double *s = k ? m->combine_s : m->dispatch_s;
         l = pl_new(p);
         pl_add(l, A_BOLD, "%-9s", k ? "combine" : "dispatch");
+        if (compact) {
+            moe_exchange_short(a, l, by, s, k ? m->combine_busbw : m->dispatch_busbw, m->W);
+            continue;
+        }
         for (int g = 0; g < m->W; g++) {
             char b[24], t[24];
             format_size(by[g], b, sizeof b);
@@ -226,14 +257,36 @@ static void moe_traffic(const struct app *a, const struct par_moe *m, struct pli
         pl_add(l, th->role[TH_MEASURED], "busbw %s", bw);
     }
     l = pl_new(p);
-    pl_add(l, th->role[TH_DIM],
-           "measured on cpu ranks, display scale (a token: %d floats, %d B): bytes to other "
-           "ranks counted; ",
-           m->D, m->D * 4);
-    pl_add(l, th->role[TH_DIM],
-           "time from a barrier to the rank's last receive; busbw = busiest rank's bytes / "
-           "slowest rank's time, both layers");
+    if (compact) {
+        pl_add(l, th->role[TH_DIM],
+               "measured on cpu ranks (a token: %d B): bytes to other ranks; time from a "
+               "barrier to the last receive; both layers",
+               m->D * 4);
+    } else {
+        pl_add(l, th->role[TH_DIM],
+               "measured on cpu ranks, display scale (a token: %d floats, %d B): bytes to "
+               "other ranks counted; ",
+               m->D, m->D * 4);
+        pl_add(l, th->role[TH_DIM],
+               "time from a barrier to the rank's last receive; busbw = busiest rank's bytes "
+               "/ slowest rank's time, both layers");
+    }
     moe_lecture(a, p);
+}
+
+/* The view's lines: in full, or compact where the full ones would not fit r. */
+static void moe_lines(struct app *a, const struct par_moe *m, int layer, struct rect r,
+                      struct plines *p)
+{
+    for (int compact = 0; compact < 2; compact++) {
+        p->n = 0;
+        moe_tokens(a, m, layer, p);
+        if (!compact) pl_new(p);
+        moe_blocks(a, m, layer, compact, p);
+        if (!compact) pl_new(p);
+        moe_traffic(a, m, compact, p);
+        if (pl_rows(p, r.w) <= r.h) return;
+    }
 }
 
 void par_moe_draw(struct app *a, struct rect area, const struct par_moe *m, int layer)
@@ -264,12 +317,9 @@ void par_moe_draw(struct app *a, struct rect area, const struct par_moe *m, int 
                        m->same ? a->g->ok : a->g->bad, m->routing_diff ? "differs" : "same", d);
         if (a->msg[0]) draw_put(y, x + 2, end - x - 2, th->role[TH_WARN], a->msg);
         struct plines p = {.n = 0};
-        moe_tokens(a, m, layer, &p);
-        pl_new(&p);
-        moe_blocks(a, m, layer, &p);
-        pl_new(&p);
-        moe_traffic(a, m, &p);
-        pl_draw(&p, 0, (struct rect){area.y + 2, area.x + 1, area.h - 3, area.w - 2});
+        struct rect body = {area.y + 2, area.x + 1, area.h - 3, area.w - 2};
+        moe_lines(a, m, layer, body, &p);
+        pl_draw(&p, 0, body);
     }
     frame_bar(a, (struct rect){area.y + area.h - 1, area.x, 1, area.w}, KEYS_ON_PAR);
 }
