@@ -17,8 +17,9 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
     {"trace", cli_trace_main, "print a collective's plan step by step, every rank's buffer"},
     {"bench", cli_bench_main, "measure collectives on a backend (nccl-tests columns)"},
-    {"train", cli_train_main, "train the lecture's MLP: single, ddp, tp or pp"},
-    {"lesson", cli_lesson_main, "lessons: check, show, variant, list (lessons/README.md)"},
+    {"train", cli_train_main, "train the lecture's MLP: single, ddp, tp, pp, zero1-3 or moe"},
+    {"lesson", cli_lesson_main,
+     "lessons: the player; check, show, variant, grade, list, export"},
     {"svg", cli_svg_main, "draw a scene off-screen as SVG or text (pictures for slides)"},
     {"notes", cli_notes_main, "speaker notes of a running --present, on a second terminal"},
     {"model", cli_model_main, "the alpha-beta cost model of a collective; the tiers; a fit"},

@@ -137,7 +137,8 @@ static const struct opt ui_table[] = {
     {"step", 0, "K", "start at step K (a number or end)", ui_scene_word, 0},
     {"scene", 0, "TEXT",
      "a scene, e.g. \"collective=all_to_all step=2\" or \"screen=parallel scheme=tp step=3\" "
-     "(schemes ddp, tp, pp; schedule=gpipe|1f1b, overlap=on|off) or \"screen=hierarchy\" (the "
+     "(schemes ddp, tp, pp, zero1, zero2, zero3, moe; schedule=gpipe|1f1b, overlap=on|off) or "
+     "\"screen=hierarchy\" (the "
      "lecture's tiers; step=1: its napkin math)",
      ui_scene_word, 0},
     {"no-measure", 0, NULL, "measure only on m / s, not on every scene change", opt_true,
