@@ -518,12 +518,14 @@ static void wr_job(struct wr *w, const struct job *j)
     case JOB_MEMCPY:
         wr_memcpy_job(w, &j->copy);
         break;
+    case JOB_LIBLOG: /* nothing but its kind */
+        break;
     default:
         if (!w->bad) w->bad = "job.kind";
     }
 }
 
-#define JOB_KIND_COUNT (JOB_MEMCPY + 1)
+#define JOB_KIND_COUNT (JOB_LIBLOG + 1)
 #define CHECK_COUNT_MAX (1u << 20) /* display scale: elements per rank */
 
 static void rd_job(struct rd *r, struct job *j)
@@ -553,9 +555,56 @@ static void rd_job(struct rd *r, struct job *j)
     case JOB_MEMCPY:
         rd_memcpy_job(r, &j->copy);
         break;
-    case JOB_LIBLOG: /* not carried (worker.h): rd_enum refused it above */
+    case JOB_LIBLOG: /* nothing but its kind */
         break;
     }
+}
+
+/* LIBLOG's text: its first PROTO_LIBLOG_MAX bytes at most, cut after a whole line, and
+ * where it was cut, its source says so. */
+static void wr_liblog(struct wr *w, const struct result_liblog *l)
+{
+    size_t n = l->text ? l->len : 0;
+    char src[sizeof l->src];
+    snprintf(src, sizeof src, "%s", l->src);
+    if (n > PROTO_LIBLOG_MAX) {
+        n = PROTO_LIBLOG_MAX;
+        while (n > 0 && l->text[n - 1] != '\n')
+            n--;
+        char kib[64];
+        snprintf(kib, sizeof kib, " (its first %zu of %zu KiB)", n >> 10, l->len >> 10);
+        size_t at = strlen(src), room = sizeof src - strlen(kib) - 1;
+        if (at > room) at = room;
+        snprintf(src + at, sizeof src - at, "%s", kib);
+    }
+    WR_STR(w, "liblog.src", src);
+    wr_bool(w, l->text != NULL);
+    if (!l->text) return;
+    wr_u32(w, (uint32_t)n);
+    wr_bytes(w, l->text, n);
+}
+
+/* Untrusted text (records/records.h parses it as such): bounded, no NUL inside. */
+static void rd_liblog(struct rd *r, struct result_liblog *l)
+{
+    RD_STR(r, "liblog.src", l->src);
+    if (!rd_bool(r, "liblog.present") || r->bad) return;
+    size_t n = (size_t)rd_uint(r, "liblog.len", 4);
+    if (r->bad) return;
+    if (n > PROTO_LIBLOG_MAX) {
+        rd_fail(r, "liblog.len", "log too long");
+        return;
+    }
+    const unsigned char *b;
+    if (!rd_take(r, "liblog.text", n, &b)) return;
+    if (memchr(b, '\0', n)) {
+        rd_fail(r, "liblog.text", "NUL inside the log");
+        return;
+    }
+    l->text = xmalloc(n + 1);
+    memcpy(l->text, b, n);
+    l->text[n] = '\0';
+    l->len = n;
 }
 
 static void wr_result(struct wr *w, const struct result *res)
@@ -585,6 +634,9 @@ static void wr_result(struct wr *w, const struct result *res)
         break;
     case JOB_MEMCPY:
         wr_memcpy_result(w, &res->copy);
+        break;
+    case JOB_LIBLOG:
+        wr_liblog(w, &res->liblog);
         break;
     default:
         if (!w->bad) w->bad = "result.kind";
@@ -623,7 +675,8 @@ static void rd_result(struct rd *r, struct result *res)
     case JOB_MEMCPY:
         rd_memcpy_result(r, &res->copy);
         break;
-    case JOB_LIBLOG: /* not carried (worker.h): rd_enum refused it above */
+    case JOB_LIBLOG:
+        rd_liblog(r, &res->liblog);
         break;
     }
 }

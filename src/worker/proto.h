@@ -23,6 +23,9 @@
 #define PROTO_VERSION 3
 #define PROTO_HDR 12
 #define PROTO_PAYLOAD_MAX (256 * 1024)
+/* The most of a LIBLOG result's text a message carries (NCCL's INFO log of an 8-GPU node
+ * at NCCL_DEBUG_SUBSYS=INIT,GRAPH is about 40 KiB): the first lines, whole. */
+#define PROTO_LIBLOG_MAX (192 * 1024)
 #define PROTO_TOKEN_MAX 65 /* 64 hex digits and the NUL */
 
 enum proto_type {

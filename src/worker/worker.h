@@ -25,8 +25,8 @@ enum job_kind {
     JOB_CHECK,   /* display scale: trace vs backend on the same small input */
     JOB_TRAIN,   /* train the lecture's MLP (train) and the single device: result.train */
     JOB_MEMCPY,  /* this host's memory copy bandwidth on the worker thread: result.copy */
-    JOB_LIBLOG,  /* the library's own log (NCCL's INFO log): result.liblog; local workers only
-                  * (the job protocol does not carry it: a remote job's log is on its host) */
+    JOB_LIBLOG,  /* the library's own log (NCCL's INFO log): result.liblog; of a remote job,
+                  * its rank 0 process's (the protocol carries its first PROTO_LIBLOG_MAX) */
 };
 
 /* JOB_MEMCPY's result: the best of `reps` memcpy calls of `bytes` between two buffers that

@@ -5,7 +5,8 @@
 # COLLVIZ_TEST_NCCL_LOG (test builds only): a record of the corpus stands in for the
 # backend's log, and the screen names it as such in its title, never as this machine's;
 # its ring of channel 0 (read here from the file's "Channel 00/NN :" line) is drawn in that
-# order. Then without it: the emulation's own INFO lines, named as the emulation's.
+# order. Then without it: the emulation's own INFO lines, named as the emulation's. Then
+# the same over a job's socket (collviz serve): the job's log, named as the job's.
 . "$(dirname "$0")/lib.sh" "$1"
 
 LOG=tests/records/07-h800-8gpu-1proc-nvls-broadcast-nccl2183.log
@@ -41,4 +42,28 @@ tm_screen | grep -qF "0 -shm-> 1 -shm-> 2 -shm-> 3 -shm-> 0" || fail "no hook: t
 tm_keys q
 tm_wait "EXITED:0" 5 || fail "no hook: q did not quit"
 tm_cleanup
+# On a job the UI connects to (collviz serve, the NCCL backend on the 4 emulated devices):
+# t asks the job for its log, which comes over the socket and is named as the job's rank
+# 0's, never as this machine's; the hook's record stands in for it there, ring and all.
+run=$(mktemp -d)
+chmod 700 "$run"
+FAKEGPU_DEVICES=4 COLLVIZ_TEST_NCCL_LOG="$PWD/$LOG" "$BIN" serve --backend nccl \
+    --socket "$run/job.sock" >"$run/serve.out" 2>"$run/serve.err" &
+spid=$!
+for _ in $(seq 100); do [ -S "$run/job.sock" ] && break; sleep 0.1; done
+[ -S "$run/job.sock" ] || fail "serve never listened: $(cat "$run/serve.err")"
+tm_start 150 44 "--no-measure --connect unix:$run/job.sock"
+tm_wait "step 0/" 20 || fail "remote: the screen never came up"
+tm_keys t
+tm_wait "the job's rank 0: test hook: ${LOG##*/}" 20 ||
+    fail "remote: t did not show the job's log, named as the job's"
+tm_screen | grep -qF "this machine's NCCL INFO log" && fail "remote: the job's log is called this machine's"
+[ "$(drawn_ring)" = "$R0 ${R0%% *}" ] || fail "remote: channel 0's ring is '$(drawn_ring)', want '$R0 ${R0%% *}'"
+tm_keys q
+tm_wait "EXITED:0" 15 || fail "remote: q did not quit"
+tm_cleanup
+for _ in $(seq 50); do kill -0 $spid 2>/dev/null || break; sleep 0.1; done
+kill $spid 2>/dev/null
+wait $spid 2>/dev/null
+rm -rf "$run"
 echo "PASS ($TEST)"

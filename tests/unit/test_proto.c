@@ -479,12 +479,85 @@ static void test_events_count_bounded(void **state)
     free(s);
 }
 
+/* LIBLOG (the topology screen's t on a remote job): the job has no payload; the result
+ * carries NCCL's log, its first PROTO_LIBLOG_MAX bytes cut after a whole line (and its
+ * source then says so), and a log longer than that or with a NUL in it is refused. */
+static void test_liblog(void **state)
+{
+    (void)state;
+    struct proto_msg m = {.type = PROTO_JOB};
+    m.job.kind = JOB_LIBLOG;
+    m.job.id = 9;
+    struct proto_msg *d = roundtrip(&m);
+    assert_int_equal(d->job.kind, JOB_LIBLOG);
+    assert_int_equal(d->job.id, 9);
+    done(d);
+
+    memset(&m, 0, sizeof m);
+    m.type = PROTO_RESULT;
+    m.result.kind = JOB_LIBLOG;
+    m.result.last = true;
+    char text[] =
+        "host:1:1 [0] NCCL INFO Channel 00/02 :    0   1\nhost:1:1 [0] NCCL INFO ok\n";
+    m.result.liblog.text = text;
+    m.result.liblog.len = strlen(text);
+    snprintf(m.result.liblog.src, sizeof m.result.liblog.src,
+             "this machine's NCCL INFO log (this run)");
+    d = roundtrip(&m);
+    assert_int_equal(d->result.liblog.len, strlen(text));
+    assert_string_equal(d->result.liblog.text, text);
+    assert_string_equal(d->result.liblog.src, "this machine's NCCL INFO log (this run)");
+    done(d);
+
+    /* hostile frames: a NUL in the text, a length beyond the bound */
+    size_t n;
+    unsigned char *f = enc(&m, &n), *at = memmem(f, n, text, strlen(text));
+    assert_non_null(at);
+    at[5] = '\0';
+    refused(f, n, "NUL inside the log");
+    at[5] = text[5];
+    set_u32(at - 4, PROTO_LIBLOG_MAX + 1);
+    refused(f, n, "log too long");
+    free(f);
+
+    /* none (a CPU job): no text, the reason in err */
+    m.result.liblog.text = NULL;
+    m.result.liblog.len = 0;
+    m.result.status = CV_EUNAVAIL;
+    snprintf(m.result.err, sizeof m.result.err, "no NCCL log: not a GPU run");
+    d = roundtrip(&m);
+    assert_null(d->result.liblog.text);
+    assert_string_equal(d->result.err, "no NCCL log: not a GPU run");
+    done(d);
+
+    /* 300 KiB of 65-byte lines: the first whole lines within the bound */
+    size_t big = (size_t)300 << 10, line = 65;
+    char *b = xmalloc(big + 1);
+    for (size_t i = 0; i < big; i++)
+        b[i] = i % line == line - 1 ? '\n' : (char)('a' + (i / line) % 26);
+    b[big] = '\0';
+    m.result.status = CV_OK;
+    m.result.liblog.text = b;
+    m.result.liblog.len = big;
+    d = roundtrip(&m);
+    size_t want = PROTO_LIBLOG_MAX / line * line;
+    assert_int_equal(d->result.liblog.len, want);
+    assert_memory_equal(d->result.liblog.text, b, want);
+    assert_int_equal(d->result.liblog.text[want - 1], '\n');
+    char note[64];
+    snprintf(note, sizeof note, "(its first %zu of 300 KiB)", want >> 10);
+    assert_non_null(strstr(d->result.liblog.src, note));
+    assert_int_equal(strncmp(d->result.liblog.src, "this machine's NCCL INFO log", 28), 0);
+    done(d);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_jobs),       cmocka_unit_test(test_roundtrip_results),
         cmocka_unit_test(test_roundtrip_control),    cmocka_unit_test(test_malformed),
-        cmocka_unit_test(test_events_count_bounded),
+        cmocka_unit_test(test_events_count_bounded), cmocka_unit_test(test_liblog),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

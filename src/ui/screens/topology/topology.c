@@ -75,12 +75,11 @@ void topo_request_log(struct app *a)
     } else if (!(worker_facts(a->w)->caps & BACKEND_CAP_GPU)) {
         snprintf(a->rec_why, sizeof a->rec_why, "no NCCL log: not a GPU run (backend %s)",
                  worker_backend_name(a->w));
-    } else if (worker_remote(a->w)) {
-        snprintf(a->rec_why, sizeof a->rec_why,
-                 "no NCCL log here: the NCCL job runs elsewhere, its log is on its hosts");
     } else {
         a->liblog_post = true; /* topo_apply posts it */
-        snprintf(a->rec_why, sizeof a->rec_why, "reading this machine's NCCL INFO log...");
+        snprintf(a->rec_why, sizeof a->rec_why, "%s",
+                 worker_remote(a->w) ? "reading the job's NCCL INFO log (its rank 0's)..."
+                                     : "reading this machine's NCCL INFO log...");
     }
 }
 
@@ -110,7 +109,13 @@ static bool topo_result(struct app *a, const struct result *r)
     rec_free(a->rec);
     a->rec = L;
     a->rec_from_backend = L != NULL;
-    if (L) snprintf(a->rec_source, sizeof a->rec_source, "%s", r->liblog.src);
+    /* A job's log was read on its host: "this machine" there is not this one. */
+    if (L && a->w && worker_remote(a->w))
+        snprintf(a->rec_source, sizeof a->rec_source, "the job's rank 0: %.180s",
+                 strncmp(r->liblog.src, "this machine's ", 15) ? r->liblog.src
+                                                               : r->liblog.src + 15);
+    else if (L)
+        snprintf(a->rec_source, sizeof a->rec_source, "%s", r->liblog.src);
     topo_free(a); /* the hosts and groups of the record before */
     return true;
 }
