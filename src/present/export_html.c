@@ -198,13 +198,14 @@ static void export_exercise(FILE *f, const struct lesson_exercise *ex)
 
 /* The slide's scene drawn for paper (print_handout.h), inline SVG, and what was measured. */
 static void export_picture(FILE *f, const struct lesson_slide *s, int uniq,
-                           const struct handout_opts *o, struct handout_meas *meas)
+                           const struct handout_opts *o, struct handout_meas *meas,
+                           struct handout_glyphs *glyphs)
 {
     struct print_pic p;
     char why[300];
     fputs("<figure>\n", f);
     if (handout_slide_pic(s, o->dark, &p, why, sizeof why) != CV_OK ||
-        handout_inline_svg(f, &p, uniq, why, sizeof why) != CV_OK) {
+        handout_inline_svg(f, &p, uniq, glyphs, why, sizeof why) != CV_OK) {
         fputs("<p class=\"noscene\"><em>No picture of this slide's scene: ", f);
         export_esc(f, why);
         fputs("</em></p>\n", f);
@@ -232,8 +233,8 @@ static void export_picture(FILE *f, const struct lesson_slide *s, int uniq,
 }
 
 static int export_slide(FILE *f, const struct lesson *l, size_t i, int uniq,
-                        const struct handout_opts *o, struct handout_meas *meas, char *err,
-                        size_t errlen)
+                        const struct handout_opts *o, struct handout_meas *meas,
+                        struct handout_glyphs *glyphs, char *err, size_t errlen)
 {
     const struct lesson_slide *s = &l->slides[i];
     fprintf(f, "<section class=\"slide\" id=\"%s-%zu\">\n<h2><span class=\"n\">%zu</span>",
@@ -242,7 +243,7 @@ static int export_slide(FILE *f, const struct lesson *l, size_t i, int uniq,
     fputs("</h2>\n", f);
     int rc = export_markdown(f, s->markdown ? s->markdown : "", err, errlen);
     if (rc != CV_OK) return rc;
-    if (s->has_scene) export_picture(f, s, uniq, o, meas);
+    if (s->has_scene) export_picture(f, s, uniq, o, meas, glyphs);
     for (size_t k = 0; k < s->nex; k++)
         export_exercise(f, &s->ex[k]);
     fputs("</section>\n", f);
@@ -276,6 +277,7 @@ static int export_html_doc(const struct lesson_set *set, const struct handout_op
 {
     struct handout_meas meas;
     handout_meas_init(&meas, o->backend);
+    struct handout_glyphs *glyphs = handout_glyphs_new();
     int uniq = 0;
     const char *title = set->n == 1 && set->v[0].title ? set->v[0].title : "collviz lessons";
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", f);
@@ -288,14 +290,16 @@ static int export_html_doc(const struct lesson_set *set, const struct handout_op
         fputs("</h1>\n", f);
         if (l->minutes > 0) fprintf(f, "<p><em>About %d minutes.</em></p>\n", l->minutes);
         for (size_t i = 0; i < l->nslides; i++) {
-            int rc = export_slide(f, l, i, ++uniq, o, &meas, err, errlen);
+            int rc = export_slide(f, l, i, ++uniq, o, &meas, glyphs, err, errlen);
             if (rc != CV_OK) {
                 handout_meas_close(&meas);
+                handout_glyphs_free(glyphs);
                 return rc;
             }
             fflush(f);
             if (*len > EXPORT_MAX_BYTES) {
                 handout_meas_close(&meas);
+                handout_glyphs_free(glyphs);
                 return cv_err(err, errlen, CV_EINVAL,
                               "the handout would pass %d MiB (the most a handout may be) at "
                               "slide %zu of %s (line %d): split the lesson or use fewer scenes",
@@ -309,7 +313,10 @@ static int export_html_doc(const struct lesson_set *set, const struct handout_op
     handout_meas_close(&meas);
     fputs("<footer>Handout written by <code>collviz lesson export</code>. ", f);
     export_esc(f, summary);
-    fputs("</footer>\n</body>\n</html>\n", f);
+    fputs("</footer>\n", f);
+    handout_glyphs_write(f, glyphs);
+    handout_glyphs_free(glyphs);
+    fputs("</body>\n</html>\n", f);
     return ferror(f) ? cv_err(err, errlen, CV_EINVAL, "export: write failed") : CV_OK;
 }
 

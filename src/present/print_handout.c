@@ -1,6 +1,7 @@
 /* print_handout.c - the handout formats' shared rules (see print_handout.h). */
 #include "print_handout.h"
 
+#include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,15 +246,86 @@ void handout_answer_text(const struct lesson_exercise *ex, char *buf, size_t n)
 
 /* cairo names its glyphs and clips "glyph0-0", "clip1" in every SVG: inline in one HTML
  * page those ids would collide, so each picture's get a prefix of their own. */
-int handout_inline_svg(FILE *f, const struct print_pic *p, int uniq, char *err, size_t errlen)
+struct handout_glyphs {
+    GHashTable *index; /* a glyph's outline (its <symbol>'s content) -> 1 + its number */
+    GPtrArray *outline;
+};
+
+struct handout_glyphs *handout_glyphs_new(void)
 {
-    char *svg;
+    struct handout_glyphs *g = xcalloc(1, sizeof *g);
+    g->index = g_hash_table_new(g_str_hash, g_str_equal);
+    g->outline = g_ptr_array_new_with_free_func(g_free);
+    return g;
+}
+
+void handout_glyphs_free(struct handout_glyphs *g)
+{
+    if (!g) return;
+    g_hash_table_destroy(g->index);
+    g_ptr_array_free(g->outline, TRUE);
+    free(g);
+}
+
+void handout_glyphs_write(FILE *f, const struct handout_glyphs *g)
+{
+    if (!g || g->outline->len == 0) return;
+    fputs("<svg width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\">"
+          "<defs>\n",
+          f);
+    for (guint i = 0; i < g->outline->len; i++)
+        fprintf(f, "<symbol overflow=\"visible\" id=\"cvg%u\">%s</symbol>\n", i,
+                (const char *)g_ptr_array_index(g->outline, i));
+    fputs("</defs></svg>\n", f);
+}
+
+/* svg without its glyph <symbol>s (cairo's ids "glyph..."), each interned in g; local maps
+ * the picture's glyph ids to g's ("cvg<N>"). A new string. */
+static char *svg_take_glyphs(const char *svg, struct handout_glyphs *g, GHashTable *local)
+{
+    GString *out = g_string_sized_new(strlen(svg));
+    const char *s = svg, *sym;
+    while ((sym = strstr(s, "<symbol "))) {
+        const char *gt = strchr(sym, '>'), *end = gt ? strstr(gt, "</symbol>") : NULL;
+        const char *id = strstr(sym, " id=\"");
+        if (!end || !id || id > gt || strncmp(id + 5, "glyph", 5) != 0) {
+            g_string_append_len(out, s, (gssize)(sym - s) + 8);
+            s = sym + 8;
+            continue;
+        }
+        g_string_append_len(out, s, sym - s);
+        char *body = g_strndup(gt + 1, (gsize)(end - gt - 1));
+        gpointer at = g_hash_table_lookup(g->index, body);
+        if (!at) {
+            g_ptr_array_add(g->outline, body);
+            at = GUINT_TO_POINTER(g->outline->len);
+            g_hash_table_insert(g->index, body, at);
+        } else {
+            g_free(body);
+        }
+        const char *q = strchr(id + 5, '"');
+        g_hash_table_insert(local, g_strndup(id + 5, (gsize)(q - id - 5)),
+                            g_strdup_printf("cvg%u", GPOINTER_TO_UINT(at) - 1));
+        s = end + 9;
+    }
+    g_string_append(out, s);
+    return g_string_free(out, FALSE);
+}
+
+int handout_inline_svg(FILE *f, const struct print_pic *p, int uniq, struct handout_glyphs *g,
+                       char *err, size_t errlen)
+{
+    char *cairo_svg;
     size_t len;
-    int rc = print_pic_svg(p, &svg, &len, err, errlen);
+    int rc = print_pic_svg(p, &cairo_svg, &len, err, errlen);
     if (rc != CV_OK) return rc;
+    GHashTable *local = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+    char *svg = svg_take_glyphs(cairo_svg, g, local);
+    free(cairo_svg);
     const char *s = strstr(svg, "<svg");
     if (!s) {
-        free(svg);
+        g_free(svg);
+        g_hash_table_destroy(local);
         return cv_err(err, errlen, CV_EINVAL, "cairo wrote no <svg> element");
     }
     /* HTML gives inline SVG its namespaces: the xmlns attributes (the only "http://" in
@@ -288,11 +360,22 @@ int handout_inline_svg(FILE *f, const struct print_pic *p, int uniq, char *err, 
         }
         size_t rl = strlen(refs[which]);
         fwrite(s, 1, (size_t)(next[which] - s) + rl, f);
-        fputs(pre, f);
         s = next[which] + rl;
+        /* a glyph: the page's shared one, else this picture's own id */
+        const char *q = which == 1 ? strchr(s, '"') : NULL;
+        char *ref = q ? g_strndup(s, (gsize)(q - s)) : NULL;
+        const char *shared = ref ? g_hash_table_lookup(local, ref) : NULL;
+        if (shared) {
+            fputs(shared, f);
+            s = q;
+        } else {
+            fputs(pre, f);
+        }
+        g_free(ref);
         for (int k = 0; k < 3; k++)
             if (next[k] && next[k] < s) next[k] = strstr(s, refs[k]);
     }
-    free(svg);
+    g_free(svg);
+    g_hash_table_destroy(local);
     return ferror(f) ? cv_err(err, errlen, CV_EINVAL, "export: write failed") : CV_OK;
 }

@@ -2,7 +2,8 @@
 # test_lesson_export.sh - `collviz lesson export FILE --format html -o OUT.html` on the test
 # fixture (tests/lesson/present/01-present.md): the HTML parses with balanced tags, has every slide
 # title and one inline <svg> per slide with a scene (the paper drawing, at the slide's own step,
-# each picture's ids its own), no script and no remote reference, never a speaker note. Bad
+# each picture's ids its own, the glyphs written once for all of them), no script and no
+# remote reference, never a speaker note. Bad
 # input: exit 2 with the reason. (The PDF handout: test_lesson_pdf.sh.)
 # Usage: test_lesson_export.sh BIN [ASAN_BIN]
 . "$(dirname "$0")/lib.sh" "$@"
@@ -27,7 +28,7 @@ class Balance(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.stack, self.h2, self.in_h2, self.svgs = [], [], False, 0
     def handle_starttag(self, tag, attrs):
-        if tag == "svg":
+        if tag == "svg" and self.stack and self.stack[-1] == "figure":
             self.svgs += 1
         for k, v in attrs:
             if k in ("src", "href") or k.startswith("on"):
@@ -77,6 +78,18 @@ for m in re.finditer(r"url\(([^)]*)\)|href=\"([^\"]*)\"", html):
 ids = re.findall(r' id="([^"]*)"', html)
 if len(ids) != len(set(ids)):
     bad.append("%d ids repeat: the pictures would share glyphs" % (len(ids) - len(set(ids))))
+# every reference to a glyph or clip resolves in the page; each glyph's outline is written
+# once for all the pictures (both use the same font), in one hidden <svg> after them
+for ref in set(re.findall(r'href="#([^"]*)"|url\(#([^)]*)\)', html)):
+    r = ref[0] or ref[1]
+    if r not in set(ids):
+        bad.append("a reference to no id: #%s" % r)
+bodies = re.findall(r'<symbol[^>]*>(.*?)</symbol>', html, re.S)
+if not bodies or len(bodies) != len(set(bodies)):
+    bad.append("%d glyph symbols, %d distinct: glyphs are repeated per picture" %
+               (len(bodies), len(set(bodies))))
+if not re.search(r'</figure>.*<svg width="0" height="0"[^>]*><defs>\s*<symbol', html, re.S):
+    bad.append("no shared glyph <svg> after the pictures")
 for note in ("NOTE-ONE", "NOTE-TWO", "NOTE-THREE", "greet the room"):
     if note in html:
         bad.append("a speaker note is in the handout: %r" % note)
