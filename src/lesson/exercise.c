@@ -703,6 +703,45 @@ static bool near(double got, double want, double tol)
     return got == want || fabs(got - want) <= tol * fabs(want);
 }
 
+/* Half a unit of the last digit of the number that starts `s` ("3.3": 0.05, "1.9e3": 50,
+ * "1900": 50, its trailing zeros not counted), when it has at least two significant
+ * digits; 0 otherwise (one digit, a fraction "3/7", thousands groups, a percent: no stated
+ * precision), and 0 unless it has an exponent where `exponent_only` (a count: 1300 is not
+ * 1280, 1.3e3 is). A student who rounds the answer to the digits typed is right. */
+static double typed_half_digit(const char *s, bool exponent_only)
+{
+    const char *p = s;
+    if (*p == '+' || *p == '-') p++;
+    int sig = 0, decimals = 0, zeros = 0; /* zeros: trailing, before any '.' */
+    bool seen_nonzero = false, frac = false;
+    for (; isdigit((unsigned char)*p) || (*p == '.' && !frac); p++) {
+        if (*p == '.') {
+            frac = true;
+            continue;
+        }
+        if (*p != '0') seen_nonzero = true;
+        if (seen_nonzero) sig++;
+        if (frac) decimals++;
+        zeros = *p == '0' && !frac ? zeros + 1 : frac ? zeros : 0;
+    }
+    long ex = 0;
+    bool has_ex = *p == 'e' || *p == 'E';
+    if (has_ex) {
+        char *e;
+        ex = strtol(p + 1, &e, 10);
+        if (e == p + 1) return 0;
+        p = e;
+    }
+    if (!frac && !has_ex) {
+        sig -= zeros;
+        ex += zeros;
+    }
+    while (*p == ' ')
+        p++;
+    if (sig < 2 || *p == '/' || *p == ',' || *p == '%' || (exponent_only && !has_ex)) return 0;
+    return 0.5 * pow(10.0, (double)(ex - decimals));
+}
+
 /* The world size of a variant, when the exercise has a param for it. */
 static double world_size(const struct lesson_exercise *ex, const struct ex_variant *v)
 {
@@ -783,11 +822,20 @@ static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_vari
                      f > 1 ? f : 1 / f, f > 1 ? "high" : "low");
         return true;
     }
+    /* a percent for a ratio (an efficiency for a speed-up): none of the slips below */
+    if (strcmp(typed_unit, "%") == 0 && strcmp(ex->units, "%") != 0) {
+        snprintf(diag, dn, "percent");
+        snprintf(msg, n, "As a plain number that is %g; the answer is %s", got * want_scale,
+                 ex->units[0] ? "a ratio, not a percentage" : "a number, not a percentage");
+        return true;
+    }
     static const struct {
         double f;
         const char *a, *b;
     } bin[] = {{1.073741824, "GiB", "GB"}, {1.048576, "MiB", "MB"}, {1.024, "KiB", "KB"}};
-    for (size_t i = 0; i < ARRAY_LEN(bin); i++)
+    /* binary against decimal units: only where there are bytes */
+    bool bytes = dim == DIM_BYTES || dim == DIM_BANDWIDTH;
+    for (size_t i = 0; bytes && i < ARRAY_LEN(bin); i++)
         for (int inv = 0; inv < 2; inv++)
             if (fabs(r - (inv ? 1 / bin[i].f : bin[i].f)) <= 0.25 * (bin[i].f - 1) / bin[i].f) {
                 snprintf(diag, dn, "gib-vs-gb");
@@ -892,13 +940,26 @@ static int grade_number(const struct lesson_exercise *ex, const struct ex_varian
         return CV_OK;
     }
     double got = x * scale / want_scale;
+    if (ex->integer && !is_whole(got)) {
+        g->verdict = EX_WRONG;
+        snprintf(g->diagnosis, sizeof g->diagnosis, "not-whole");
+        snprintf(g->msg, sizeof g->msg,
+                 "not right: %s is not a whole number; the answer is a count", echo);
+        return CV_OK;
+    }
+    double rounding = typed_half_digit(in, ex->integer) * scale / want_scale;
     /* the echo: what was typed, with the exercise's unit when none was typed and the unit
      * is a real one (a count or a ratio echoes the bare number) */
     char shown[100];
     bool real_unit = want_dim != DIM_NONE;
     snprintf(shown, sizeof shown, "%s%s%s", echo, !unit[0] && real_unit ? " " : "",
              !unit[0] && real_unit ? ex->units : "");
-    if (near(got, want, ex->tolerance)) {
+    /* a count is exact (1268 is not 1280) unless written to fewer digits (5.2e5 for
+     * 524288); a measure is right within the tolerance, or rounded to the digits typed */
+    bool rounded = fabs(got - want) <= rounding * (1 + 1e-9);
+    bool right =
+        ex->integer ? got == want || rounded : near(got, want, ex->tolerance) || rounded;
+    if (right) {
         g->verdict = EX_RIGHT;
         char wnum[40], gnum[40];
         ex_format_text_number(want, wnum, sizeof wnum);

@@ -368,6 +368,50 @@ static void test_variants(void **state)
     lesson_free(&L);
 }
 
+/* Counts are exact and measures may be rounded (found by a student's review): 1268 is not
+ * 1280 and 1280.5 is no count; 3.3 is 10/3 rounded to the digits typed, 3 and 3.4 are
+ * not; a percentage typed for a ratio is named as such, and a ratio is never told of KiB
+ * and KB. */
+static void test_grade_counts_and_rounding(void **state)
+{
+    (void)state;
+    char msg[400];
+    const struct lesson_exercise *e =
+        load("# C\n\n```exercise\nid: c\ntype: number\nprompt: p\nparam: n = 10\n"
+             "answer: n * 128\nunits:\ninteger: yes\n```\n");
+    assert_int_equal(grade(e, NULL, "1280", msg, sizeof msg), EX_RIGHT);
+    assert_int_equal(grade(e, NULL, "1268", msg, sizeof msg), EX_WRONG); /* 0.9% off */
+    assert_string_equal(msg, "not right: 1268 is too low");
+    assert_int_equal(grade(e, NULL, "1281", NULL, 0), EX_WRONG);
+    assert_int_equal(grade(e, NULL, "1280.5", msg, sizeof msg), EX_WRONG);
+    assert_string_equal(msg, "not right: 1280.5 is not a whole number; the answer is a count");
+    assert_int_equal(grade(e, NULL, "1.28e3", NULL, 0), EX_RIGHT);
+    lesson_free(&L);
+
+    e = load("# R\n\n```exercise\nid: r\ntype: number\nprompt: p\nparam: w = 4\n"
+             "answer: 10 / 3\nunits: x\n```\n");
+    assert_int_equal(grade(e, NULL, "3.3", msg, sizeof msg), EX_RIGHT);
+    assert_string_equal(msg, "right: 3.3 (exactly 3.333)");
+    assert_int_equal(grade(e, NULL, "3.33", NULL, 0), EX_RIGHT);
+    assert_int_equal(grade(e, NULL, "3.30", NULL, 0), EX_WRONG); /* 3.295..3.305 */
+    assert_int_equal(grade(e, NULL, "3", NULL, 0), EX_WRONG);    /* one digit: 1% only */
+    assert_int_equal(grade(e, NULL, "3.4", msg, sizeof msg), EX_WRONG);
+    assert_string_equal(msg, "not right: 3.4 is too high"); /* no KiB for a ratio */
+    assert_int_equal(grade(e, NULL, "83%", msg, sizeof msg), EX_WRONG);
+    assert_string_equal(msg, "not right: 83%. As a plain number that is 0.83; the answer is a "
+                             "ratio, not a percentage");
+    lesson_free(&L);
+
+    /* a measure rounded: 1.875 GB typed as 1.9 (1.85..1.95), not as 2 */
+    e = load("# M\n\n```exercise\nid: m\ntype: number\nprompt: p\nparam: a = 15\n"
+             "answer: a / 8\nunits: GB\n```\n");
+    assert_int_equal(grade(e, NULL, "1.9", NULL, 0), EX_RIGHT);
+    assert_int_equal(grade(e, NULL, "1900 MB", NULL, 0), EX_RIGHT);
+    assert_int_equal(grade(e, NULL, "2", NULL, 0), EX_WRONG);
+    assert_int_equal(grade(e, NULL, "1.8", NULL, 0), EX_WRONG);
+    lesson_free(&L);
+}
+
 /* Input forms (issue 18): thousands separators, exponents, fractions, percent, units glued
  * to the number, words after a count; the message echoes what was typed. */
 static void test_grade_input_forms(void **state)
@@ -702,6 +746,7 @@ int main(void)
         cmocka_unit_test(test_grade_holds),
         cmocka_unit_test(test_variants),
         cmocka_unit_test(test_grade_input_forms),
+        cmocka_unit_test(test_grade_counts_and_rounding),
         cmocka_unit_test(test_grade_diagnosis),
         cmocka_unit_test(test_grade_wrong_lines_and_whys),
         cmocka_unit_test(test_templates),
