@@ -60,4 +60,32 @@ tm_wait "Σ all 8" 5 || fail "the legend's W was hidden as an answer: $(tm_scree
 tm_screen | grep -qF "8 ranks = 8 CPU" || fail "the backend's rank count was hidden"
 tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit"
-echo "ok: lesson player: predict first (hidden box, hidden panel figure, shown after S)"
+tm_cleanup
+
+# 13's ring slide asks what rank 0 holds at the end, where every rank holds the same: no
+# box may show it (found by a student's review: ranks 1 and 3 read 60 64 68 72)
+start check-yourself
+slide 3 "Problem 2: reduce-scatter, then all-gather"
+tm_keys End
+tm_wait "step 6/6" 5 || fail "End did not reach step 6"
+boxes | grep -qF "60 64 68 72" && fail "a box shows the answer beside the hidden one: $(boxes)"
+[ "$(boxes | grep -o '? ? ? ?' | wc -l)" -eq 4 ] || fail "not all four boxes hidden: $(boxes)"
+tm_keys q
+tm_wait "EXITED:0" 10 || fail "q did not quit"
+tm_cleanup
+
+# 14: figures that answer in another unit or rounded: "40 MiB/rank" for 41.9 MB, and the
+# stage 3 figure "1.9 GB" for 1.875 GB (a panel's rounding), are hidden too
+start sharding-zero
+slide 2 "Stage 1: each rank updates only its shard"
+tm_wait "w+g+AdamW ? MiB/rank" 5 || fail "40 MiB/rank (the answer, 41.9 MB) is shown: $(tm_screen | grep -F 'AdamW')"
+tm_keys q
+tm_wait "EXITED:0" 10 || fail "q did not quit"
+tm_cleanup
+start sharding-zero
+slide 6 "The paper's accounting"
+tm_wait "stage 2 ? GB stage 3 ? GB" 5 tm_squeezed ||
+    fail "a stage's figure answers an open exercise: $(tm_squeezed | grep -F 'DDP 120')"
+tm_keys q
+tm_wait "EXITED:0" 10 || fail "q did not quit"
+echo "ok: lesson player: predict first (hidden box, hidden panel figure, shown after S; equal boxes, per-rank units, rounded figures)"

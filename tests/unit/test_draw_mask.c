@@ -14,17 +14,18 @@
 #include "ui/kit/draw.h"
 
 struct seen {
-    double v[16];
+    double v[16], half[16];
     char unit[16][24];
     int n;
 };
 
 /* hits 524288 (any unit), 3/7 within 1%, and 24 only with unit MiB */
-static bool hit(double v, const char *unit, void *ctx)
+static bool hit(double v, double half, const char *unit, void *ctx)
 {
     struct seen *s = ctx;
     if (s->n < 16) {
         s->v[s->n] = v;
+        s->half[s->n] = half;
         snprintf(s->unit[s->n], sizeof s->unit[0], "%s", unit);
         s->n++;
     }
@@ -61,6 +62,15 @@ static void test_mask(void **state)
     assert_int_equal(s.n, 0);
     masked("5.2e5 and 5.24288e5", "5.2e5 and ?", 1, &s);
     assert_true(fabs(s.v[0] - 520000) < 1e-6);
+    /* each figure's rounding: half a unit of its last digit, from two significant digits
+     * on (a panel's "1.9 GB" stands for 1.85..1.95) */
+    masked("stage 3 1.9 GB, 40 MiB/rank, 3 steps, 3/7, 0.043 s, 2.50e3",
+           "stage 3 1.9 GB, 40 MiB/rank, 3 steps, ?, 0.043 s, 2.50e3", 1, &s);
+    assert_int_equal(s.n, 7);
+    double want_half[] = {0, 0.05, 0.5, 0, 0, 0.0005, 5};
+    for (int i = 0; i < 7; i++)
+        assert_true(fabs(s.half[i] - want_half[i]) < 1e-12);
+    assert_string_equal(s.unit[2], "MiB/rank");
     /* no mask: a copy */
     char out[64];
     assert_int_equal(draw_mask_text("L = 524288", out, sizeof out), 0);

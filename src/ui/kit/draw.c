@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,9 +142,29 @@ static bool mask_name_char(unsigned char c)
     return isalnum(c) || c == '_' || c == '.' || c >= 0x80;
 }
 
-/* The figure at s (a digit not glued to a name, nor a setting's "W=4"): its value and length; 0
- * when none. */
-static size_t mask_number(const char *s, double *v)
+/* Half a unit of the last digit of the figure num (digits, '.', an exponent) when it has
+ * two significant digits or more, else 0. */
+static double mask_half(const char *num)
+{
+    int sig = 0, decimals = 0;
+    bool nonzero = false, frac = false;
+    const char *p = num;
+    for (; isdigit((unsigned char)*p) || *p == '.'; p++) {
+        if (*p == '.') {
+            frac = true;
+            continue;
+        }
+        nonzero = nonzero || *p != '0';
+        if (nonzero) sig++;
+        if (frac) decimals++;
+    }
+    long ex = *p == 'e' || *p == 'E' ? strtol(p + 1, NULL, 10) : 0;
+    return sig >= 2 ? 0.5 * pow(10.0, (double)(ex - decimals)) : 0;
+}
+
+/* The figure at s (a digit not glued to a name, nor a setting's "W=4"): its value, the half
+ * unit of its last digit (mask_half; 0 for a fraction) and its length; 0 when none. */
+static size_t mask_number(const char *s, double *v, double *half)
 {
     char num[64];
     size_t i = 0, o = 0;
@@ -169,12 +190,14 @@ static size_t mask_number(const char *s, double *v)
     num[o] = '\0';
     if (o == 0) return 0;
     *v = strtod(num, NULL);
+    *half = mask_half(num);
     /* "3/7" is the figure 3/7 (a fraction the answer may be given as) */
     if (s[i] == '/' && isdigit((unsigned char)s[i + 1])) {
-        double d;
-        size_t dl = mask_number(s + i + 1, &d);
+        double d, dh;
+        size_t dl = mask_number(s + i + 1, &d, &dh);
         if (dl && d != 0) {
             *v /= d;
+            *half = 0;
             i += 1 + dl;
         }
     }
@@ -187,11 +210,11 @@ int draw_mask_text(const char *s, char *out, size_t n)
     int hits = 0;
     if (n == 0) return 0;
     for (size_t i = 0; s[i] && o + 1 < n;) {
-        double v;
+        double v, half = 0;
         size_t len = 0;
         if (draw_mask && isdigit((unsigned char)s[i]) &&
             (i == 0 || (!mask_name_char((unsigned char)s[i - 1]) && s[i - 1] != '=')))
-            len = mask_number(s + i, &v);
+            len = mask_number(s + i, &v, &half);
         if (len == 0) {
             out[o++] = s[i++];
             continue;
@@ -208,7 +231,7 @@ int draw_mask_text(const char *s, char *out, size_t n)
             ul++;
         }
         unit[ul] = '\0';
-        if (draw_mask(v, unit, draw_mask_ctx)) {
+        if (draw_mask(v, half, unit, draw_mask_ctx)) {
             out[o++] = '?';
             hits++;
         } else {

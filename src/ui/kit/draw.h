@@ -69,7 +69,10 @@ int pl_rows(const struct plines *p, int w);
  * setting the slide gives), with "," thousands
  * groups, a decimal fraction and an exponent, or "3/7" (the figure 3/7), and the unit word
  * right after it ("24 MiB", "0.43", "420GB/s", "8x"). */
-typedef bool (*draw_mask_fn)(double value, const char *unit, void *ctx);
+/* half: half a unit of the figure's last digit when it has two significant digits or more
+ * ("1.9": 0.05, "40": 0.5), else 0: a panel's rounded figure stands for any value it rounds
+ * from. */
+typedef bool (*draw_mask_fn)(double value, double half, const char *unit, void *ctx);
 /* Set (fn NULL: clear) the mask; resets the count of hidden figures. */
 void draw_set_mask(draw_mask_fn fn, void *ctx);
 /* Figures hidden since the last draw_set_mask. */

@@ -288,8 +288,13 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
     snprintf(t, sizeof t, "  %s", lesson_ex_type_name(e->type));
     ll_put(l, th->role[TH_DIM], t, strlen(t));
     if (!st->right && u->have_prog && progress_solved(&u->prog, e->id)) {
+        char head[64];
+        snprintf(head, sizeof head, "exercise %zu of %zu  %s", u->cur + 1, s->nex,
+                 lesson_ex_type_name(e->type));
         snprintf(t, sizeof t, "  %s solved before", a->g->ok);
-        ll_put(l, th->role[TH_OK], t, strlen(t));
+        if (text_width(head) + text_width(t) > width) /* its own line, never cut */
+            l = ll_new(v);
+        ll_put(l, th->role[TH_OK], t + (l->n ? 0 : 2), strlen(t + (l->n ? 0 : 2)));
     }
     ex_prompt_format(e, st->seed ? &st->var : NULL, t, sizeof t);
     ll_text(v, A_BOLD, width, "", "", t);
@@ -368,13 +373,19 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
             /* the variant's own numbers in the worked steps */
             char *sol = xmalloc(4096);
             ex_text_format(e, st->seed ? &st->var : NULL, e->solution, sol, 4096);
-            char *save = NULL;
+            /* the lesson's lines are one paragraph, re-wrapped to the pane; an empty line
+             * (two newlines) starts the next */
             bool first = true;
-            for (char *line = strtok_r(sol, "\n", &save); line;
-                 line = strtok_r(NULL, "\n", &save)) {
-                ll_text(v, A_NORMAL, width, first ? "solution: " : "          ", "          ",
-                        line);
+            for (char *para = sol; para && *para;) {
+                char *brk = strstr(para, "\n\n");
+                if (brk) *brk = '\0';
+                for (char *nl = strchr(para, '\n'); nl; nl = strchr(nl, '\n'))
+                    *nl = ' ';
+                if (*para)
+                    ll_text(v, A_NORMAL, width, first ? "solution: " : "          ",
+                            "          ", para);
                 first = false;
+                para = brk ? brk + 2 : NULL;
             }
             free(sol);
         }
@@ -417,7 +428,7 @@ struct predict {
 /* A panel figure (value, unit) equal to an unanswered number exercise's answer, within
  * its tolerance (at least 1%: panels round), in the exercise's unit or any unit of the
  * same kind; a figure without a unit (or with a word that is no unit) is compared as is. */
-static bool predict_hit(double v, const char *unit, void *ctx)
+static bool predict_hit(double v, double half, const char *unit, void *ctx)
 {
     const struct predict *p = ctx;
     /* W and the count are the scene's settings (in its header anyway): "Σ all 8" and
@@ -430,21 +441,47 @@ static bool predict_hit(double v, const char *unit, void *ctx)
         const struct lesson_ex_state *st = &p->u->ex[k];
         double ans = st->seed ? st->var.answer : e->answer;
         if (ans == 0 || !isfinite(ans)) continue;
-        double cv = v;
+        double cv = v, ch = half;
         enum ex_dim fd, ed;
         double sc;
         const char *canon;
-        if (unit[0] && ex_unit_lookup(unit, &fd, &sc, &canon) == CV_OK &&
+        /* "40 MiB/rank": a per-something figure is in the unit before the '/' (but GB/s is
+         * one unit) */
+        char u[24];
+        snprintf(u, sizeof u, "%s", unit);
+        if (ex_unit_lookup(u, &fd, &sc, &canon) != CV_OK && strchr(u, '/'))
+            *strchr(u, '/') = '\0';
+        if (u[0] && ex_unit_lookup(u, &fd, &sc, &canon) == CV_OK &&
             ex_unit_lookup(e->units, &ed, &sc, &canon) == CV_OK && fd != DIM_NONE &&
             fd != DIM_COUNT) {
             char err[80];
-            if (fd != ed || ex_unit_convert(v, unit, e->units, &cv, err, sizeof err) != CV_OK)
+            if (fd != ed || ex_unit_convert(v, u, e->units, &cv, err, sizeof err) != CV_OK ||
+                ex_unit_convert(half, u, e->units, &ch, err, sizeof err) != CV_OK)
                 continue;
         }
         double tol = e->tolerance > 0.01 ? e->tolerance : 0.01;
-        if (fabs(cv - ans) <= tol * fabs(ans)) return true;
+        if (fabs(cv - ans) <= fmax(tol * fabs(ans), ch * (1 + 1e-9))) return true;
     }
     return false;
+}
+
+/* Whether rank r's box at step `at` shows what holds exercise e asks of its rank there (the
+ * asked slots, or the whole box): an all-gather's end, where every rank holds the same,
+ * would otherwise give the answer away beside the hidden box. */
+static bool holds_same(const struct app *a, const struct lesson_exercise *e, long at, int r)
+{
+    const struct trace *t = &a->trace;
+    if (!t->plan || at < 0 || (size_t)at >= t->nsnap || e->rank >= t->plan->nranks ||
+        r >= t->plan->nranks)
+        return false;
+    size_t L = t->plan->work_len, lo = e->slots ? (size_t)e->slot_lo : 0;
+    size_t hi = e->slots ? (size_t)e->slot_hi : L - 1;
+    if (L == 0 || hi >= L || lo > hi) return false;
+    const float *want = trace_buf(t, (size_t)at, e->rank), *got = trace_buf(t, (size_t)at, r);
+    const uint32_t *wm = trace_mask(t, (size_t)at, e->rank), *gm = trace_mask(t, (size_t)at, r);
+    for (size_t i = lo; i <= hi; i++)
+        if (!wm[i] != !gm[i] || (wm[i] && got[i] != want[i])) return false;
+    return true;
 }
 
 /* Before the scene is drawn: hide what unanswered exercises ask (the asked rank's box from
@@ -465,7 +502,9 @@ static void predict_begin(struct app *a, struct predict *p)
         if (screen_scene_diff(&a->sc, &e->scene) & ~(SF_STEP | SF_HL | SF_AUTOPLAY | SF_MEAS))
             continue; /* the student's own scene: not what is asked */
         long at = e->step == SCENE_STEP_END ? (long)app_nsteps(a) : e->step;
-        if (a->hide_from[e->rank] < 0 || at < a->hide_from[e->rank]) a->hide_from[e->rank] = at;
+        for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++)
+            if (r == e->rank || holds_same(a, e, at, r))
+                if (a->hide_from[r] < 0 || at < a->hide_from[r]) a->hide_from[r] = at;
         a->hide_any = true;
     }
     draw_set_mask(numbers ? predict_hit : NULL, p);
@@ -586,12 +625,21 @@ static void draw_narration(struct app *a, struct lesson_ui *u, const struct less
     struct lesson_lines v = {0};
     int ex_line = 0;
     narr_lines(a, u, &v, narr.w, &ex_line);
+    int textw = narr.w;
+    if (v.n > narr.h && narr.w > 2) {
+        /* it scrolls: the last column is the ↑ mark's, never over a word */
+        free(v.l);
+        v = (struct lesson_lines){0};
+        textw = narr.w - 1;
+        narr_lines(a, u, &v, textw, &ex_line);
+    }
     int rows = narr.h;
     if (v.n > narr.h && narr.h > 1) rows = narr.h - 1; /* the more line */
     int max = v.n - rows;
     if (max < 0) max = 0;
-    if (u->show_ex && s->nex) {
-        /* what the student just did (answer, hint, solution) is at the end: in view */
+    if ((u->show_ex || u->editing) && s->nex) {
+        /* what the student just did (answer, hint, solution) is at the end, and the line
+         * being typed stays in view (after a resize too) */
         u->scroll = max;
         u->show_ex = false;
     }
@@ -600,7 +648,7 @@ static void draw_narration(struct app *a, struct lesson_ui *u, const struct less
     u->ex_line = ex_line;
     u->scroll_max = max;
     for (int k = 0; k < rows && u->scroll + k < v.n; k++)
-        pl_draw_line(&v.l[u->scroll + k], narr.y + k, narr.x, narr.w);
+        pl_draw_line(&v.l[u->scroll + k], narr.y + k, narr.x, textw);
     if (u->scroll > 0)
         draw_put(narr.y, narr.x + narr.w - 1, 1, th->role[TH_DIM], a->utf8 ? "\u2191" : "^");
     if (rows < narr.h) {
