@@ -385,7 +385,12 @@ static void pdoc_solution(struct pdoc *d, const struct lesson_exercise *ex, bool
     pdoc_esc(m, ans);
     pdoc_markup(d, m->str, 10, false, 10, 3, PDF_INK);
     g_string_free(m, TRUE);
-    if (ex->solution) pdoc_plain(d, ex->solution, 9.5, 10, 4, PDF_INK, "", "");
+    if (ex->solution) { /* the numbers, not the lesson's {= ...} */
+        char *sol = xmalloc(4096);
+        ex_text_format(ex, NULL, ex->solution, sol, 4096);
+        pdoc_plain(d, sol, 9.5, 10, 4, PDF_INK, "", "");
+        free(sol);
+    }
     if (with_pic && ex->type == LEX_HOLDS) {
         struct print_pic p;
         char err[200];

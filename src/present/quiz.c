@@ -94,7 +94,8 @@ void quiz_build(const struct lesson_slide *s, bool revealed, struct quiz *out)
         quiz_span(b, LSPAN_BOLD, t);
         if (!e->solution) continue;
         /* The worked solution reflowed: its lines joined, an empty line starts a paragraph. */
-        char *sol = xstrdup(e->solution);
+        char *sol = xmalloc(4096);
+        ex_text_format(e, NULL, e->solution, sol, 4096); /* the numbers, not {= ...} */
         bool first = true;
         for (char *para = sol; para;) {
             char *end = strstr(para, "\n\n");
@@ -130,11 +131,12 @@ void quiz_notes(const struct lesson_slide *s, char *buf, size_t n)
     buf[0] = '\0';
     for (size_t k = 0; k < s->nex && o + 1 < n; k++) {
         const struct lesson_exercise *e = &s->ex[k];
-        char ans[1024], label[32] = "Answer";
+        char ans[1024], label[32] = "Answer", sol[4096] = "";
         quiz_answer(e, ans, sizeof ans);
         if (s->nex > 1) snprintf(label, sizeof label, "Answer %zu", k + 1);
+        if (e->solution) ex_text_format(e, NULL, e->solution, sol, sizeof sol);
         int w = snprintf(buf + o, n - o, "%s%s: %s%s%s", k ? "\n\n" : "", label, ans,
-                         e->solution ? "\n\nSolution: " : "", e->solution ? e->solution : "");
+                         e->solution ? "\n\nSolution: " : "", sol);
         if (w < 0 || (size_t)w >= n - o) break;
         o += (size_t)w;
     }

@@ -248,5 +248,12 @@ bad "--format pdf needs -o" lesson export "$FIX" --format pdf
 bad "--dark needs --print" svg --dark --scene "collective=all_reduce"
 bad "--print and --text" svg --print --text --scene "collective=all_reduce"
 
+# The solutions with their numbers: a shipped lesson whose solutions compute with {= ...}
+"$BIN" lesson export "$HERE/../../lessons/13-check-yourself.md" --format pdf -o "$tmp/13.pdf" ||
+    fail "lesson 13 export exit $?"
+pdftotext -q "$tmp/13.pdf" "$tmp/13.txt"
+grep -qF "Solutions" "$tmp/13.txt" || fail "lesson 13's handout has no solutions"
+grep -nE "\{=|\{[a-z_]+\}" "$tmp/13.txt" && fail "a template is printed raw in lesson 13's handout"
+
 [ $fails -eq 0 ] && echo "ok: lesson pdf ($pages1 pages A4, $pages2 two a page; titles, prompts, contents, ring step 3, $drawn pictures' contrast >= 4.5:1, options)"
 [ $fails -eq 0 ]

@@ -27,7 +27,7 @@ static const char *LESSON =
     "answer: elements * 4 / (ms / 1000) / 1e9\n"
     "units: GB/s\n"
     "solution: 419,430,400 bytes in 0.0016 s\n"
-    "solution: is 262.1 GB/s.\n"
+    "solution: is 262.1 GB/s: {= elements * 4} bytes over {ms} ms.\n"
     "```\n"
     "\n"
     "```exercise\n"
@@ -84,7 +84,9 @@ static void test_quiz(void **state)
     quiz_build(s, true, &q);
     assert_true(find(&q, "262.144 GB/s") > p);
     assert_true(find(&q, "option 2: 3") > c);
-    int sol = find(&q, "Solution: 419,430,400 bytes in 0.0016 s is 262.1 GB/s.");
+    /* its templates filled (the projector showed "{= elements * 4}" raw) */
+    int sol = find(&q, "Solution: 419,430,400 bytes in 0.0016 s is 262.1 GB/s: 419430400 "
+                       "bytes over 1.6 ms.");
     assert_true(sol > 0); /* the solution's two lines reflowed into one paragraph */
     quiz_free(&q);
     char ans[64];
@@ -95,6 +97,8 @@ static void test_quiz(void **state)
     assert_non_null(strstr(notes, "Answer 1: 262.144 GB/s"));
     assert_non_null(strstr(notes, "Answer 2: option 2: 3"));
     assert_non_null(strstr(notes, "Solution: 419,430,400"));
+    assert_non_null(strstr(notes, "419430400 bytes over 1.6 ms"));
+    assert_null(strstr(notes, "{"));
     lesson_free(&L);
     lesson_errors_free(&e);
 }
