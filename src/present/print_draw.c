@@ -659,29 +659,92 @@ static double pd_note(struct pd *d, double y, double maxw)
            6;
 }
 
+/* What the scheme moves (the picture's second line). */
+static void pd_scheme_line(const struct scene *sc, char *t, size_t n)
+{
+    switch (sc->scheme) {
+    case TRAIN_PP:
+        snprintf(t, n, "schedule %s \u00b7 micro-batches flow stage to stage",
+                 sc->schedule == PP_1F1B ? "1F1B" : "GPipe");
+        break;
+    case TRAIN_DDP:
+        snprintf(t, n, "gradients all-reduced%s",
+                 sc->overlap ? ", overlapped with the backward pass"
+                             : " after the backward pass");
+        break;
+    case TRAIN_TP:
+        snprintf(t, n, "activations exchanged inside every layer");
+        break;
+    case TRAIN_ZERO1:
+        snprintf(t, n,
+                 "gradients reduce-scattered, each rank updates its shard, weights "
+                 "all-gathered");
+        break;
+    case TRAIN_ZERO2:
+        snprintf(t, n,
+                 "each layer's gradients reduce-scattered as backward makes them; "
+                 "weights all-gathered");
+        break;
+    case TRAIN_ZERO3:
+        snprintf(t, n, "each layer's weights all-gathered before its forward and backward%s",
+                 sc->overlap ? ", the next one prefetched" : "");
+        break;
+    case TRAIN_MOE:
+        snprintf(t, n,
+                 "tokens sent to their experts' ranks and back: two uneven all-to-alls "
+                 "per layer");
+        break;
+    default:
+        snprintf(t, n, "one device");
+    }
+}
+
+/* What rank r of W holds under the scheme (a box's lines). */
+static void pd_rank_holds(const struct scene *sc, int r, int W, char *t, size_t n)
+{
+    switch (sc->scheme) {
+    case TRAIN_TP:
+        snprintf(t, n, "slice %d of %d of every\nlayer's weights\nthe whole batch", r + 1, W);
+        break;
+    case TRAIN_PP:
+        snprintf(t, n, "stage %d of %d:\nits own layers only\nmicro-batches in turn", r + 1, W);
+        break;
+    case TRAIN_ZERO1:
+        snprintf(t, n, "all the weights and\ngradients; AdamW state\nshard %d of %d", r + 1, W);
+        break;
+    case TRAIN_ZERO2:
+        snprintf(t, n, "all the weights;\ngradients and AdamW\nstate: shard %d of %d", r + 1,
+                 W);
+        break;
+    case TRAIN_ZERO3:
+        snprintf(t, n,
+                 "weights, gradients,\nAdamW state: shard %d\nof %d (a layer whole\n"
+                 "only while in use)",
+                 r + 1, W);
+        break;
+    case TRAIN_MOE:
+        snprintf(t, n,
+                 "its 1/%d of the experts\nthe dense layers and\nrouters; batch shard "
+                 "%d",
+                 W, r + 1);
+        break;
+    default:
+        snprintf(t, n, "all the weights\nbatch shard %d of %d\nits own gradients", r + 1, W);
+    }
+}
+
 /* One box per rank with what that rank holds under the scheme (shards per rank). */
 static void pd_parallel(struct pd *d, const struct scene *sc)
 {
-    static const char *const title[] = {"data parallel (DDP)", "tensor parallel (TP)",
-                                        "pipeline parallel (PP)"};
     int W = sc->nranks;
-    int k = sc->scheme == TRAIN_TP ? 1 : sc->scheme == TRAIN_PP ? 2 : 0;
     char t[300];
-    snprintf(t, sizeof t, "%s \u00b7 %d ranks", title[k], W);
+    snprintf(t, sizeof t, "%s \u00b7 %d ranks", train_scheme_title(sc->scheme), W);
     double maxw = 130.0 * W > 360 ? 130.0 * W : 360;
     double y = pd_text(d, 0, 0, t, 12, PD_BOLD, d->th->ink, d->th->bg, maxw, PD_LEFT, NULL) + 2;
-    if (sc->scheme == TRAIN_PP)
-        snprintf(t, sizeof t, "schedule %s \u00b7 micro-batches flow stage to stage",
-                 sc->schedule == PP_1F1B ? "1F1B" : "GPipe");
-    else if (sc->scheme == TRAIN_DDP)
-        snprintf(t, sizeof t, "gradients all-reduced%s",
-                 sc->overlap ? ", overlapped with the backward pass"
-                             : " after the backward pass");
-    else
-        snprintf(t, sizeof t, "activations exchanged inside every layer");
+    pd_scheme_line(sc, t, sizeof t);
     y += pd_text(d, 0, y, t, 10, PD_BOLD, d->th->accent, d->th->bg, maxw, PD_LEFT, NULL);
     y = pd_note(d, y + 2, maxw);
-    double bw = 120, bh = 64;
+    double bw = 120, bh = sc->scheme == TRAIN_ZERO3 ? 74 : 64;
     for (int r = 0; r < W; r++) {
         double x = (double)r * (bw + 10);
         uint32_t fill = d->th->rank_fill[r % PRINT_RANK_COLOURS];
@@ -689,15 +752,7 @@ static void pd_parallel(struct pd *d, const struct scene *sc)
         pd_frame(d, x, y, bw, bh, d->th->dim, 0.8);
         snprintf(t, sizeof t, "rank %d", r);
         pd_text(d, x + 6, y + 4, t, 10, PD_BOLD, d->th->cell_ink, fill, 0, PD_LEFT, NULL);
-        if (sc->scheme == TRAIN_DDP)
-            snprintf(t, sizeof t, "all the weights\nbatch shard %d of %d\nits own gradients",
-                     r + 1, W);
-        else if (sc->scheme == TRAIN_TP)
-            snprintf(t, sizeof t, "slice %d of %d of every\nlayer's weights\nthe whole batch",
-                     r + 1, W);
-        else
-            snprintf(t, sizeof t, "stage %d of %d:\nits own layers only\nmicro-batches in turn",
-                     r + 1, W);
+        pd_rank_holds(sc, r, W, t, sizeof t);
         pd_text(d, x + 6, y + 20, t, 8.5, PD_PLAIN, d->th->cell_ink, fill, bw - 10, PD_LEFT,
                 NULL);
         if (sc->scheme == TRAIN_PP && r + 1 < W) {

@@ -248,6 +248,23 @@ bad "--format pdf needs -o" lesson export "$FIX" --format pdf
 bad "--dark needs --print" svg --dark --scene "collective=all_reduce"
 bad "--print and --text" svg --print --text --scene "collective=all_reduce"
 
+# The paper picture of every parallelism scheme names that scheme and what each rank holds
+# under it (the ZeRO and MoE slides once got a picture that mixed DDP's, TP's and PP's words)
+for pair in "ddp:batch shard 1 of 4" "tp:slice 1 of 4" "pp:stage 1 of 4" \
+    "zero1:AdamW state" "zero2:gradients and AdamW" "zero3:a layer whole" "moe:of the experts"; do
+    sch=${pair%%:*} want=${pair#*:}
+    "$BIN" svg --print --scene "screen=parallel scheme=$sch ranks=4" -o "$tmp/$sch.pdf" ||
+        fail "svg --print scheme=$sch exit $?"
+    pdftotext -q "$tmp/$sch.pdf" - | tr -s ' \n' '  ' >"$tmp/$sch.txt"
+    grep -qF "$want" "$tmp/$sch.txt" || fail "scheme=$sch: no '$want' in its picture: $(cat "$tmp/$sch.txt")"
+    for other in "batch shard 1 of 4" "slice 1 of 4" "stage 1 of 4"; do
+        [ "$other" = "$want" ] && continue
+        grep -qF "$other" "$tmp/$sch.txt" && fail "scheme=$sch: its picture says '$other'"
+    done
+done
+grep -qF "ZeRO stage 3" "$tmp/zero3.txt" || fail "zero3's picture does not name ZeRO stage 3"
+grep -qF "mixture of experts" "$tmp/moe.txt" || fail "moe's picture does not name the mixture of experts"
+
 # The solutions with their numbers: a shipped lesson whose solutions compute with {= ...}
 "$BIN" lesson export "$HERE/../../lessons/13-check-yourself.md" --format pdf -o "$tmp/13.pdf" ||
     fail "lesson 13 export exit $?"
