@@ -230,6 +230,45 @@ static void pres_drop_narr(struct pres *p)
     p->have_narr = false;
 }
 
+/* The rows of the screen slide s's scene is on (KEYS_ON_*; 0 without a scene). */
+static unsigned pres_scene_keys_on(const struct lesson_slide *s)
+{
+    if (!s->has_scene) return 0;
+    const struct screen_ops *o = screen_ops_of(s->scene.screen);
+    return o ? o->keys_on : 0;
+}
+
+/* The slide's narration is written for the player: a key it names in `backticks` that
+ * does that here by another key is shown as that key (the presenter's o is its overview;
+ * the operation is *). */
+static void pres_retarget_keys(struct pres *p, const struct lesson_slide *s)
+{
+    unsigned on = pres_scene_keys_on(s);
+    if (!on) return;
+    quiz_own_slide(&p->quiz);
+    for (size_t i = 0; i < p->quiz.nslide; i++) {
+        struct lesson_block *b = &p->quiz.v[i];
+        for (size_t j = 0; j < b->nspans; j++) {
+            struct lesson_span *sp = &b->spans[j];
+            if (!(sp->style & LSPAN_CODE) || strlen(sp->text) != 1) continue;
+            char in[8], out[64];
+            snprintf(in, sizeof in, "`%s`", sp->text);
+            keys_retarget_text(in, SURFACE_PLAYER, SURFACE_PRESENTER, on, p->a->utf8, out,
+                               sizeof out);
+            if (strcmp(in, out) == 0) continue;
+            /* "`*`" or "`b` (in the player)": the key stays code, the words do not fit in
+             * one span's style, so they follow as plain text in the key's span */
+            char *end = strchr(out + 1, '`');
+            if (!end) continue;
+            *end = '\0';
+            char key[80];
+            snprintf(key, sizeof key, "%s%s", out + 1, end[1] ? end + 1 : "");
+            free(sp->text);
+            sp->text = xstrdup(key);
+        }
+    }
+}
+
 /* The current slide's title, narration and quiz at the terminal's width, and its pages. */
 static void pres_layout(struct pres *p)
 {
@@ -240,6 +279,7 @@ static void pres_layout(struct pres *p)
     if (!p->have_narr || p->narr_w != nw || p->narr_slide != p->pos.slide) {
         pres_drop_narr(p);
         quiz_build(s, p->revealed, &p->quiz);
+        pres_retarget_keys(p, s);
         narr_layout(p->quiz.v, p->quiz.n, nw, true, p->a->utf8, &p->narr);
         p->blank = xcalloc((size_t)p->narr.n + 1, sizeof *p->blank);
         for (int i = 0; i < p->narr.n; i++)
@@ -461,7 +501,12 @@ static void pres_publish(struct pres *p, double now)
     st->slide = (int)p->pos.slide + 1;
     st->nslides = (int)p->n;
     notes_copy(st->title, sizeof st->title, s->title ? s->title : "");
-    notes_copy(st->note, sizeof st->note, s->notes ? s->notes : "");
+    /* the note names the player's keys too: the presenter's here */
+    char *note = xmalloc(sizeof st->note);
+    keys_retarget_text(s->notes ? s->notes : "", SURFACE_PLAYER, SURFACE_PRESENTER,
+                       pres_scene_keys_on(s), p->a->utf8, note, sizeof st->note);
+    notes_copy(st->note, sizeof st->note, note);
+    free(note);
     if (p->pos.slide + 1 < p->n) {
         const struct lesson_slide *nx = pres_slide_at(p, p->pos.slide + 1);
         notes_copy(st->next, sizeof st->next, nx->title ? nx->title : "");

@@ -114,9 +114,24 @@ void quiz_build(const struct lesson_slide *s, bool revealed, struct quiz *out)
     }
 }
 
+void quiz_own_slide(struct quiz *q)
+{
+    if (q->own_slide) return;
+    for (size_t i = 0; i < q->nslide; i++) {
+        struct lesson_block *b = &q->v[i];
+        struct lesson_span *sp = xcalloc(b->nspans + 1, sizeof *sp);
+        for (size_t j = 0; j < b->nspans; j++) {
+            sp[j] = b->spans[j];
+            sp[j].text = xstrdup(b->spans[j].text);
+        }
+        b->spans = sp;
+    }
+    q->own_slide = true;
+}
+
 void quiz_free(struct quiz *q)
 {
-    for (size_t i = q->nslide; i < q->n; i++) {
+    for (size_t i = q->own_slide ? 0 : q->nslide; i < q->n; i++) {
         for (size_t j = 0; j < q->v[i].nspans; j++)
             free(q->v[i].spans[j].text);
         free(q->v[i].spans);

@@ -15,11 +15,14 @@
 struct quiz {
     struct lesson_block *v;
     size_t n, nslide;
+    bool own_slide; /* quiz_own_slide: v[0, nslide) are deep copies too */
 };
 
 /* Build the blocks of slide s; revealed: with the answers and solutions. */
 void quiz_build(const struct lesson_slide *s, bool revealed, struct quiz *out);
 void quiz_free(struct quiz *q);
+/* Make the slide's own blocks deep copies, so that their spans' text may be changed. */
+void quiz_own_slide(struct quiz *q);
 
 /* The answer of e at the lecture's numbers, as a student would write it: "419.4 GB/s",
  * "option 2: ring", "60 64 68 72" (holds: computed from the scene, never from the file). */

@@ -33,7 +33,10 @@ while i < len(text):
     d, i = dec.raw_decode(text, i)
     for s in d["slides"]:
         n += 1
-        t = [s["title"]] + ["".join(sp["text"] for sp in b.get("spans", [])) for b in s["narration"]]
+        # a one-key code span is shown as the key that does that in the presenter (the
+        # player'"'"'s `o` is its `*`): any key; "\x01" marks the word
+        t = [s["title"]] + ["".join("\x01" if sp.get("code") and len(sp["text"]) == 1 else sp["text"]
+                                    for sp in b.get("spans", [])) for b in s["narration"]]
         t += [e.get("prompt", "") for e in s.get("exercises", [])]
         print("%d\t%s" % (n, " ".join(" ".join(t).split())))
 ' >"$xdg/ref.txt" || fail "no reference words"
@@ -79,7 +82,7 @@ for line in open(ref, encoding="utf-8"):
     shown = set()
     for f in glob.glob("%s/%s-%s-*" % (caps, cols, k)):
         shown.update(open(f, encoding="utf-8").read().split())
-    missing = [w for w in words.split() if w not in shown]
+    missing = [w for w in words.split() if w not in shown and "\x01" not in w]
     if missing:
         bad += 1
         print("slide %s: not shown: %s" % (k, " ".join(missing[:8])))

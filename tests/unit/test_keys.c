@@ -195,6 +195,36 @@ static void test_bar(void **state)
     assert_true(step);
 }
 
+/* A slide written for the player, shown by the presenter (a lecturer's review: "press o to
+ * cycle the operation" opened the presenter's overview): each named key becomes the one
+ * that does that there, or says it works in the player only; other text is untouched. */
+static void test_retarget_text(void **state)
+{
+    (void)state;
+    char out[200];
+    keys_retarget_text("Press `o` to cycle the operation, `a` the algorithm; `m` measures.",
+                       SURFACE_PLAYER, SURFACE_PRESENTER, KEYS_ON_COLL, false, out, sizeof out);
+    assert_string_equal(out,
+                        "Press `*` to cycle the operation, `A` the algorithm; `m` measures.");
+    keys_retarget_text("Press `g` to switch schedules", SURFACE_PLAYER, SURFACE_PRESENTER,
+                       KEYS_ON_PAR, false, out, sizeof out);
+    assert_string_equal(out, "Press `G` to switch schedules");
+    keys_retarget_text("`b` shows the backends", SURFACE_PLAYER, SURFACE_PRESENTER,
+                       KEYS_ON_COLL, false, out, sizeof out);
+    assert_string_equal(out, "`b` (in the player) shows the backends");
+    /* not a scene key (the player's own n), not one key, not code: as written */
+    keys_retarget_text("`n` next, `[ ]` size, press o, `oo`", SURFACE_PLAYER, SURFACE_PRESENTER,
+                       KEYS_ON_COLL, false, out, sizeof out);
+    assert_string_equal(out, "`n` next, `[ ]` size, press o, `oo`");
+    /* the same surface: nothing to change; a short buffer stays a string */
+    keys_retarget_text("`o`", SURFACE_PLAYER, SURFACE_PLAYER, KEYS_ON_COLL, false, out,
+                       sizeof out);
+    assert_string_equal(out, "`o`");
+    keys_retarget_text("Press `o` now", SURFACE_PLAYER, SURFACE_PRESENTER, KEYS_ON_COLL, false,
+                       out, 8);
+    assert_string_equal(out, "Press ");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -204,6 +234,7 @@ int main(void)
         cmocka_unit_test(test_collective_keys_in_lecture_order),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_bar),
+        cmocka_unit_test(test_retarget_text),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,6 +72,32 @@ int keys_key_on(enum ui_action act, enum keys_surface s, unsigned screen_on)
     return 0;
 }
 
+void keys_retarget_text(const char *in, enum keys_surface from, enum keys_surface to,
+                        unsigned screen_on, bool utf8, char *out, size_t n)
+{
+    size_t o = 0;
+    if (n == 0) return;
+    for (const char *p = in; *p && o + 1 < n;) {
+        /* `K`: one printable ASCII key between backticks */
+        enum ui_action act = ACT_NONE;
+        if (p[0] == '`' && p[1] > ' ' && p[1] < 0x7f && p[1] != '`' && p[2] == '`')
+            act = keys_action_surface((unsigned char)p[1], from, screen_on);
+        if (act == ACT_NONE || !(key_rows[act].screens & KEYS_ON_SCENES) ||
+            keys_action_surface((unsigned char)p[1], to, screen_on) == act) {
+            out[o++] = *p++;
+            continue;
+        }
+        char name[32];
+        const char *k = keys_hint(act, to, screen_on, utf8, name, sizeof name);
+        int w = k ? snprintf(out + o, n - o, "`%s`", k)
+                  : snprintf(out + o, n - o, "`%c` (in the player)", p[1]);
+        if (w < 0 || (size_t)w >= n - o) break;
+        o += (size_t)w;
+        p += 3;
+    }
+    out[o] = '\0';
+}
+
 const char *keys_hint(enum ui_action act, enum keys_surface s, unsigned screen_on, bool utf8,
                       char *buf, int n)
 {

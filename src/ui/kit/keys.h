@@ -166,6 +166,12 @@ unsigned keys_surface_bit(enum keys_surface s);
  * _PAR or _HIER) shows the scene: the surface's own rows first, then the screen's, then any
  * scene row; ACT_NONE when none. */
 enum ui_action keys_action_surface(int ch, enum keys_surface s, unsigned screen_on);
+/* Text written for one surface (a slide's narration and notes, written for the player)
+ * shown on another: every `K` code span of one key K whose action there is reached by
+ * another key here becomes that key (the presenter's `*` for the player's `o`), and a key
+ * whose action no key reaches here gets " (in the player)" after it. Into out (n bytes). */
+void keys_retarget_text(const char *in, enum keys_surface from, enum keys_surface to,
+                        unsigned screen_on, bool utf8, char *out, size_t n);
 /* The first key of act's row that does act there, 0 when no key does. */
 int keys_key_on(enum ui_action act, enum keys_surface s, unsigned screen_on);
 /* The name of that key ("s", "→"), or NULL (buf untouched) when none: a hint that
