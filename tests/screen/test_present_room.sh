@@ -59,6 +59,8 @@ walk() { # COLS ROWS
         page=1
         while :; do
             tm_screen >"$xdg/caps/$c-$k-$page"
+            grep -qF "too small for this scene" "$xdg/caps/$c-$k-$page" &&
+                fail "${c}x$r slide $k page $page: the scene does not fit"
             grep -qE "$HINTS" "$xdg/caps/$c-$k-$page" &&
                 fail "${c}x$r slide $k: a key hint on the room's screen: $(grep -oE "$HINTS" "$xdg/caps/$c-$k-$page" | head -1)"
             local of

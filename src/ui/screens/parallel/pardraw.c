@@ -1111,7 +1111,8 @@ void par_draw(struct app *a, struct rect area)
 {
     if (a->sc.scheme == TRAIN_MOE) {
         if (!PAR(a)) par_rebuild(a);
-        if (area.h < LAYOUT_MIN_ROWS || area.w < LAYOUT_MIN_COLS) {
+        /* embedded (the presenter) its bar's row is free: 80x23 holds what 80x24 does */
+        if (area.h + (a->bar_row_free ? 1 : 0) < LAYOUT_MIN_ROWS || area.w < LAYOUT_MIN_COLS) {
             a->nbar = 0;
             overlay_too_small(a, area, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
             return;

@@ -186,8 +186,13 @@ static void moe_lecture(const struct app *a, struct plines *p)
             pl_add(l, th->role[TH_WARN], "training on the worker...");
         else if (err[0])
             pl_add(l, th->role[TH_BAD], "%.150s", err);
-        else
-            pl_add(l, th->role[TH_DIM], "m trains it (or collviz train moe --check)");
+        else {
+            char k[16]; /* only a key that trains it here (the presenter's m may not) */
+            if (app_key_hint(a, ACT_MEASURE, k, sizeof k))
+                pl_add(l, th->role[TH_DIM], "%s trains it (or collviz train moe --check)", k);
+            else
+                pl_add(l, th->role[TH_DIM], "not trained yet (collviz train moe --check)");
+        }
         return;
     }
     char d[24], c[24];
@@ -317,7 +322,9 @@ void par_moe_draw(struct app *a, struct rect area, const struct par_moe *m, int 
                        m->same ? a->g->ok : a->g->bad, m->routing_diff ? "differs" : "same", d);
         if (a->msg[0]) draw_put(y, x + 2, end - x - 2, th->role[TH_WARN], a->msg);
         struct plines p = {.n = 0};
-        struct rect body = {area.y + 2, area.x + 1, area.h - 3, area.w - 2};
+        /* below the title and the status line; above the key bar, which an embedded
+         * screen (the presenter) does not draw */
+        struct rect body = {area.y + 2, area.x + 1, area.h - (a->embedded ? 2 : 3), area.w - 2};
         moe_lines(a, m, layer, body, &p);
         pl_draw(&p, 0, body);
     }
