@@ -497,16 +497,31 @@ static double pc_xfer_list(struct pd *d, const struct pcoll *c, double y, double
     int cols = show > 8 ? 3 : show > 4 ? 2 : 1;
     double colw = maxw / cols;
     size_t rows = (show + (size_t)cols - 1) / (size_t)cols;
-    double lh = 12;
+    /* a row is as tall as its tallest entry: an entry that wraps in a narrow column
+     * ("rank 1 -> rank 0: chunk 0, reduced into it") pushes the next row down */
+    double rowy[31] = {0};
+    for (size_t k = 0; k < show; k++) {
+        char t[160];
+        pc_xfer_text(c, &c->plan.x[st->first + k], t, sizeof t);
+        PangoLayout *l = pd_layout(d, t, 8.5, PD_PLAIN, colw - 4);
+        int pw, ph;
+        pango_layout_get_size(l, &pw, &ph);
+        g_object_unref(l);
+        double h = (double)ph / PANGO_SCALE + 1;
+        size_t r = k % rows;
+        if (h > rowy[r + 1]) rowy[r + 1] = h;
+    }
+    for (size_t r = 1; r <= rows; r++)
+        rowy[r] += rowy[r - 1];
     for (size_t k = 0; k < show; k++) {
         char t[160];
         const struct xfer *x = &c->plan.x[st->first + k];
         pc_xfer_text(c, x, t, sizeof t);
-        double xx = (double)(k / rows) * colw, yy = y + 2 + (double)(k % rows) * lh;
+        double xx = (double)(k / rows) * colw, yy = y + 2 + rowy[k % rows];
         pd_text(d, xx, yy, t, 8.5, PD_PLAIN, pc_rank_ink(d, x->src), d->th->bg, colw - 4,
                 PD_LEFT, NULL);
     }
-    y += 2 + (double)rows * lh;
+    y += 2 + rowy[rows];
     if (show < st->n) {
         char t[64];
         snprintf(t, sizeof t, "and %zu more", st->n - show);

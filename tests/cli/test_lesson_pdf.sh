@@ -265,6 +265,26 @@ done
 grep -qF "ZeRO stage 3" "$tmp/zero3.txt" || fail "zero3's picture does not name ZeRO stage 3"
 grep -qF "mixture of experts" "$tmp/moe.txt" || fail "moe's picture does not name the mixture of experts"
 
+# No word of a paper picture is drawn over another (pdftotext's word boxes): a list entry
+# that wraps in its column once ran into the next ("reduced into it" over "rank 2 -> ...")
+for sc in "collective=all_reduce algo=direct ranks=8 step=1" "collective=all_to_all ranks=16 step=1" \
+    "collective=all_reduce algo=ring ranks=8 step=5" "collective=reduce algo=tree ranks=16 step=2" \
+    "screen=hierarchy" "screen=parallel scheme=zero3 ranks=4"; do
+    "$BIN" svg --print --scene "$sc" -o "$tmp/ov.pdf" || fail "svg --print $sc exit $?"
+    pdftotext -q -bbox "$tmp/ov.pdf" "$tmp/ov.html"
+    python3 - "$tmp/ov.html" <<'PY' || fail "$sc: words drawn over each other (above)"
+import re, sys
+w = [tuple(map(float, m.groups()[:4])) + (m.group(5),) for m in re.finditer(
+    r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)</word>',
+    open(sys.argv[1], encoding="utf-8").read())]
+bad = ["%r over %r" % (a[4], b[4]) for i, a in enumerate(w) for b in w[i + 1:]
+       if min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and
+       min(a[3], b[3]) - max(a[1], b[1]) > 0.5 * min(a[3] - a[1], b[3] - b[1])]
+print("\n".join("  " + x for x in bad[:5]))
+sys.exit(1 if bad or not w else 0)
+PY
+done
+
 # The solutions with their numbers: a shipped lesson whose solutions compute with {= ...}
 "$BIN" lesson export "$HERE/../../lessons/13-check-yourself.md" --format pdf -o "$tmp/13.pdf" ||
     fail "lesson 13 export exit $?"
