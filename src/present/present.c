@@ -283,7 +283,7 @@ static void pres_layout(struct pres *p)
         narr_layout(p->quiz.v, p->quiz.n, nw, true, p->a->utf8, &p->narr);
         p->blank = xcalloc((size_t)p->narr.n + 1, sizeof *p->blank);
         for (int i = 0; i < p->narr.n; i++)
-            p->blank[i] = p->narr.l[i].width == 0;
+            p->blank[i] = p->narr.l[i].width == 0 && !p->narr.l[i].with_next;
         p->ntitle =
             text_wrap(s->title ? s->title : "", nw, p->title, PRES_TITLE_MAX, p->a->utf8);
         if (p->ntitle < 1) p->title[0][0] = '\0', p->ntitle = 1;

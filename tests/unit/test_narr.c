@@ -100,6 +100,26 @@ static void test_lists_quotes_code(void **state)
     assert_int_equal(n.l[0].seg[0].style, NARR_MARK);
     assert_int_equal(n.l[13].seg[0].style, NARR_HEADING);
     assert_int_equal(n.l[11].seg[0].style, NARR_RULE);
+
+    for (int i = 0; i < n.n; i++) /* no paragraph introduces these lists */
+        assert_false(n.l[i].with_next);
+    narr_free(&n);
+
+    /* A question and its options (a quiz) stay on one page: the blank line between a
+     * paragraph and the list after it is no place to break; between paragraphs it is. */
+    struct lesson_block qz[] = {
+        {.kind = LBLOCK_PARAGRAPH, .spans = q, .nspans = 1},
+        {.kind = LBLOCK_ITEM, .depth = 1, .ordinal = 1, .first = true, .spans = c, .nspans = 1},
+        {.kind = LBLOCK_PARAGRAPH, .spans = h, .nspans = 1},
+        {.kind = LBLOCK_PARAGRAPH, .spans = c, .nspans = 1},
+    };
+    narr_layout(qz, 4, 40, true, true, &n);
+    const char *qwant[] = {
+        "bandwidth is what matters here", "", "1. second", "", "Cost", "", "second"};
+    expect_lines(&n, qwant, 7);
+    assert_true(n.l[1].with_next);
+    assert_false(n.l[3].with_next);
+    assert_false(n.l[5].with_next);
     narr_free(&n);
 
     /* ASCII marks. */

@@ -208,7 +208,9 @@ void narr_layout(const struct lesson_block *b, size_t nb, int width, bool blank_
         /* List items of one list and the lines of one quote stay together. */
         bool tight = i > 0 && b[i].kind == b[i - 1].kind &&
                      (b[i].kind == LBLOCK_ITEM || b[i].kind == LBLOCK_CODE);
-        if (i > 0 && blank_between && !tight) narr_new_line(out);
+        if (i > 0 && blank_between && !tight)
+            narr_new_line(out)->with_next =
+                b[i].kind == LBLOCK_ITEM && b[i - 1].kind == LBLOCK_PARAGRAPH;
         narr_block(&b[i], width, utf8, out);
     }
 }

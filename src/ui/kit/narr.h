@@ -28,7 +28,9 @@ struct narr_seg {
 struct narr_line {
     struct narr_seg *seg;
     int nseg;
-    int width; /* columns */
+    int width;      /* columns */
+    bool with_next; /* a blank line between a paragraph and the list it introduces (a
+                       quiz's question and its options): no place to break a page */
 };
 
 struct narr {
