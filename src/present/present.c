@@ -483,6 +483,10 @@ static void pres_keys_line(const struct pres *p, char *buf, size_t n)
             continue;
         }
         if (rows[i].act == ACT_PRES_REVEAL && s->nex == 0) continue;
+        /* a scene action of another screen (A algo on the parallelism screen) answers only
+         * "that key is for the collectives screen": not a key that works here */
+        unsigned where = keys_table()[rows[i].act].screens;
+        if (!(where & KEYS_ON_PRESENT) && !(where & on)) continue;
         char k[24];
         if (!keys_hint(rows[i].act, SURFACE_PRESENTER, on, p->a->utf8, k, sizeof k)) continue;
         int w = snprintf(buf + o, n - o, "%s%s %s", o ? "  " : "", k, rows[i].label);

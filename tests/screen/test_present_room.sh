@@ -110,6 +110,10 @@ until tm capture-pane -p -t notes | grep -qF "Answer: 60 52 32 72"; do
     sleep 0.1
 done
 tm capture-pane -p -t notes | grep -qF "r reveal answer" || fail "notes do not list r"
+# only keys that act on this slide's screen (the collectives): the algorithm, not the
+# parallelism screen's schedule or overlap
+tm capture-pane -p -t notes | grep -qF "A algo" || fail "notes do not list A (algorithm)"
+tm capture-pane -p -t notes | grep -qE "G schedule|O overlap" && fail "notes list a parallelism key on a collectives slide"
 tm capture-pane -p -t notes | grep -qF "Solution:" || fail "notes lack the worked solution"
 tm kill-session -t notes
 tm_keys r
