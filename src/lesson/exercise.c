@@ -1027,7 +1027,9 @@ static int grade_holds(const struct lesson_exercise *ex, const char *in, struct 
         snprintf(g->msg, sizeof g->msg, "cannot grade: %s", err);
         return rc;
     }
-    size_t k = 0, differ = 0;
+    size_t k = 0, differ = 0, first_bad = 0;
+    double *typed = xcalloc(n + 1, sizeof *typed);
+    bool *typed_has = xcalloc(n + 1, sizeof *typed_has);
     const char *p = in;
     for (;;) {
         while (*p == ' ' || *p == '\t' || *p == ',' || *p == '[' || *p == ']')
@@ -1047,6 +1049,8 @@ static int grade_holds(const struct lesson_exercise *ex, const char *in, struct 
                 g->verdict = EX_BAD_INPUT;
                 snprintf(g->msg, sizeof g->msg,
                          "'%.20s' is not a value (numbers, '.' for an empty element)", p);
+                free(typed);
+                free(typed_has);
                 return CV_OK;
             }
             p = end;
@@ -1054,10 +1058,26 @@ static int grade_holds(const struct lesson_exercise *ex, const char *in, struct 
         if (k < n) {
             bool ok = empty ? !has[k]
                             : has[k] && fabs(x - want[k]) <= 1e-3 * fmax(1.0, fabs(want[k]));
-            if (!ok) differ++;
+            if (!ok && differ++ == 0) first_bad = k;
+            typed[k] = x;
+            typed_has[k] = !empty;
         }
         k++;
     }
+    /* the right values in another order: every typed one matches a wanted one, once */
+    bool reordered = k == n && differ > 0;
+    bool *used = xcalloc(n + 1, sizeof *used);
+    for (size_t i = 0; reordered && i < n; i++) {
+        bool found = false;
+        for (size_t j = 0; j < n && !found; j++)
+            if (!used[j] && typed_has[i] == has[j] &&
+                (!has[j] || fabs(typed[i] - want[j]) <= 1e-3 * fmax(1.0, fabs(want[j]))))
+                used[j] = found = true;
+        reordered = found;
+    }
+    free(used);
+    free(typed);
+    free(typed_has);
     if (k != n) {
         g->verdict = EX_BAD_INPUT;
         if (ex->slots && n == 1)
@@ -1089,8 +1109,21 @@ static int grade_holds(const struct lesson_exercise *ex, const char *in, struct 
         }
     } else {
         g->verdict = EX_WRONG;
-        snprintf(g->diagnosis, sizeof g->diagnosis, "elements");
-        snprintf(g->msg, sizeof g->msg, "not right: %zu of %zu elements differ", differ, n);
+        snprintf(g->diagnosis, sizeof g->diagnosis, "%s", reordered ? "order" : "elements");
+        if (n == 1)
+            snprintf(g->msg, sizeof g->msg, "not right: that is not the value");
+        else if (reordered)
+            snprintf(g->msg, sizeof g->msg,
+                     "not right: the right values in the wrong order (element %zu first); "
+                     "the box's order is the buffer's",
+                     first_bad + 1);
+        else if (differ == 1)
+            snprintf(g->msg, sizeof g->msg, "not right: element %zu of %zu differs",
+                     first_bad + 1, n);
+        else
+            snprintf(g->msg, sizeof g->msg,
+                     "not right: %zu of %zu elements differ (the first: element %zu)", differ,
+                     n, first_bad + 1);
     }
     return CV_OK;
 }

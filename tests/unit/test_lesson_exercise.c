@@ -281,7 +281,12 @@ static void test_grade_holds(void **state)
     assert_int_equal(grade(e, NULL, "[10, 64, 46, 16]", NULL, 0), EX_RIGHT);
     assert_int_equal(grade(e, NULL, "10,64,46,16.0", NULL, 0), EX_RIGHT);
     assert_int_equal(grade(e, NULL, "60 64 68 72", msg, sizeof msg), EX_WRONG);
-    assert_string_equal(msg, "not right: 3 of 4 elements differ");
+    assert_string_equal(msg, "not right: 3 of 4 elements differ (the first: element 1)");
+    /* the right values, another order (a student's review: only "4 of 4 elements differ") */
+    assert_int_equal(grade(e, NULL, "64 10 46 16", msg, sizeof msg), EX_WRONG);
+    assert_string_equal(msg,
+                        "not right: the right values in the wrong order (element 1 first); "
+                        "the box's order is the buffer's");
     assert_int_equal(grade(e, NULL, "10 64 46", msg, sizeof msg), EX_BAD_INPUT);
     assert_string_equal(msg, "rank 1 holds 4 elements; you typed 3");
     assert_int_equal(grade(e, NULL, "10 64 x 16", NULL, 0), EX_BAD_INPUT);
@@ -291,7 +296,7 @@ static void test_grade_holds(void **state)
              "```exercise\nid: h\ntype: holds\nprompt: p\nrank: 0\nstep: end\n```\n");
     assert_int_equal(grade(e, NULL, "6 10 14 18", NULL, 0), EX_RIGHT);
     assert_int_equal(grade(e, NULL, "6 10 14 19", msg, sizeof msg), EX_WRONG);
-    assert_string_equal(msg, "not right: 1 of 4 elements differ");
+    assert_string_equal(msg, "not right: element 4 of 4 differs");
     lesson_free(&L);
 
     e = load("# H\n\n```scene\ncollective: all_gather\ncount: 1\n```\n\n"
@@ -690,7 +695,8 @@ static void test_grade_holds_slots(void **state)
     assert_string_equal(msg, "right: rank 2 holds 68");
     assert_int_equal(grade(e, NULL, "30 21 68 39", msg, sizeof msg), EX_BAD_INPUT);
     assert_string_equal(msg, "the question asks for one value (slot 2); you typed 4");
-    assert_int_equal(grade(e, NULL, "72", NULL, 0), EX_WRONG);
+    assert_int_equal(grade(e, NULL, "72", msg, sizeof msg), EX_WRONG);
+    assert_string_equal(msg, "not right: that is not the value"); /* not "1 of 1 elements" */
     lesson_free(&L);
 }
 
