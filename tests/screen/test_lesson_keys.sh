@@ -48,7 +48,7 @@ tm_keys '?'
 tm_wait "help: keys" 5 || fail "? did not open the help"
 tm_screen | grep -qE " V +view: chunk" || fail "the help does not list V for the slice view"
 tm_screen | grep -qE " o( \*)? +next reduction op" || fail "the help does not list o"
-tm_screen | grep -qE "0 Backspac? +back to the slide" || fail "the help lacks 0 / Backspace"
+tm_screen | grep -qE "0 Backspace +back to the slide" || fail "the help lacks 0 / Backspace"
 tm_keys Escape q
 tm_wait "EXITED:0" 10 || fail "q did not quit"
 tm_cleanup

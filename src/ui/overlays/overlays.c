@@ -35,7 +35,14 @@ void overlay_help(struct app *a, struct rect t)
     struct plines p = {.n = 0};
     int legend_w = Wd - 6 < 76 ? Wd - 6 : 76;
     if (o->help) o->help(a, &p, legend_w);
+    /* the key column as wide as its widest keys ("0 Backspace"), never cut; 11 at least */
     int kw = 11, entry_w = 0;
+    for (int i = 0; i < rows_n; i++) {
+        char names[64];
+        keys_row_names_on(rows[i], a->surface, screen_on, a->utf8, names, sizeof names);
+        int nw = text_width(names) + 1;
+        if (nw > kw) kw = nw < 18 ? nw : 18;
+    }
     for (int i = 0; i < rows_n; i++) {
         int ew = kw + text_width(rows[i]->help);
         if (ew > entry_w) entry_w = ew;
