@@ -689,12 +689,34 @@ static void par_panel_state(const struct app *a, struct plines *p, int width)
                M + P - 1, (double)(P - 1) / (M + P - 1));
     else if (train_zero_stage(want.scheme)) {
         par_zero_model_lines(a, &want, p, l);
+        return;
     } else {
         pl_add(l, th->role[TH_DIM], "model: TP all-gathers L%sB%sD = %zu per step", dot, dot,
                L * B * D);
         pl_add(pl_new(p), th->role[TH_DIM], "model: DDP all-reduces L%sD%s = %zu per step", dot,
                a->utf8 ? "\u00b2" : "^2", L * D * D);
     }
+    /* what a rank holds, before any run measures it (ZeRO's line above says the same) */
+    struct train_memory all, peak, dall, dpeak;
+    struct train_config d = want;
+    d.scheme = TRAIN_DDP;
+    if (train_memory_model(&d, &dall, &dpeak) != CV_OK) return;
+    /* fp32 weights and gradients and AdamW's two moments, 16 bytes a parameter: TP holds
+     * 1/W of every layer, PP its stage's layers (the most any stage has) */
+    size_t held = par_pgo(&dall);
+    if (want.scheme == TRAIN_TP)
+        held = 16 * L * ((D * D + (size_t)P - 1) / (size_t)P);
+    else if (want.scheme == TRAIN_PP)
+        held = 16 * ((L + (size_t)P - 1) / (size_t)P) * D * D;
+    else if (train_memory_model(&want, &all, &peak) == CV_OK)
+        held = par_pgo(&all);
+    char mb[24], db[24];
+    par_size(held, mb, sizeof mb);
+    par_size(par_pgo(&dall), db, sizeof db);
+    if (want.scheme == TRAIN_DDP)
+        pl_add(pl_new(p), th->role[TH_DIM], "model: w+g+AdamW %s/rank (a whole replica)", mb);
+    else
+        pl_add(pl_new(p), th->role[TH_DIM], "model: w+g+AdamW %s/rank (DDP %s)", mb, db);
     (void)width;
 }
 
