@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """svg_text.py - read an SVG written by collviz (src/ui/kit/svg.c) back into the text grid it
-shows, from each <text>'s x, y and textLength, so tests can check what a picture shows and
+shows, from each <text>'s x, y and textLength (and each box-drawing <path>'s data-col,
+data-row and data-ch), so tests can check what a picture shows and
 that its geometry is consistent (every run's text is exactly as many cells as it spans).
 
 usage: svg_text.py FILE.svg|FILE.html [INDEX]   prints the grid of the INDEX-th <svg> (0);
@@ -27,6 +28,10 @@ def grid(svg):
                              % (s, row, col, len(s), cells))
         for i, ch in enumerate(s):
             rows[row][col + i] = ch
+    # Box-drawing cells are drawn as lines; each path names its cell and character.
+    for p in (e for e in svg.iter() if e.tag.rsplit("}", 1)[-1] == "path"):
+        if p.get("data-ch") is not None:
+            rows[int(p.get("data-row"))][int(p.get("data-col"))] = p.get("data-ch")
     return "\n".join("".join(r).rstrip() for r in rows) + "\n"
 
 

@@ -167,6 +167,84 @@ static void svg_cell_at(WINDOW *w, int y, int x, struct svg_cell *c)
     c->underline = (attrs & A_UNDERLINE) != 0;
 }
 
+/* Box drawing (U+2500..U+257F) as lines: a font's glyphs of it rarely fill the 20-pixel
+ * cell, so drawn as text a box's sides broke between rows and its corners missed its edges.
+ * The directions a cell's lines leave its centre: up, down, left, right bits; heavy and
+ * rounded (a rounded corner: ╭ ╮ ╯ ╰). 0 for anything else. */
+enum { BOX_U = 1, BOX_D = 2, BOX_L = 4, BOX_R = 8, BOX_HEAVY = 16, BOX_ROUND = 32 };
+
+static unsigned svg_box(const char *ch)
+{
+    const unsigned char *u = (const unsigned char *)ch;
+    if (u[0] != 0xe2 || (u[1] != 0x94 && u[1] != 0x95) || !u[2] || u[3]) return 0;
+    uint32_t cp = 0x2500 + ((uint32_t)(u[1] - 0x94) << 6) + (uint32_t)(u[2] & 0x3f);
+    switch (cp) {
+    case 0x2500:
+        return BOX_L | BOX_R; /* ─ */
+    case 0x2501:
+        return BOX_L | BOX_R | BOX_HEAVY; /* ━ */
+    case 0x2502:
+        return BOX_U | BOX_D; /* │ */
+    case 0x2503:
+        return BOX_U | BOX_D | BOX_HEAVY; /* ┃ */
+    case 0x250C:
+        return BOX_D | BOX_R; /* ┌ */
+    case 0x2510:
+        return BOX_D | BOX_L; /* ┐ */
+    case 0x2514:
+        return BOX_U | BOX_R; /* └ */
+    case 0x2518:
+        return BOX_U | BOX_L; /* ┘ */
+    case 0x251C:
+        return BOX_U | BOX_D | BOX_R; /* ├ */
+    case 0x2524:
+        return BOX_U | BOX_D | BOX_L; /* ┤ */
+    case 0x252C:
+        return BOX_D | BOX_L | BOX_R; /* ┬ */
+    case 0x2534:
+        return BOX_U | BOX_L | BOX_R; /* ┴ */
+    case 0x253C:
+        return BOX_U | BOX_D | BOX_L | BOX_R; /* ┼ */
+    case 0x256D:
+        return BOX_D | BOX_R | BOX_ROUND; /* ╭ */
+    case 0x256E:
+        return BOX_D | BOX_L | BOX_ROUND; /* ╮ */
+    case 0x256F:
+        return BOX_U | BOX_L | BOX_ROUND; /* ╯ */
+    case 0x2570:
+        return BOX_U | BOX_R | BOX_ROUND; /* ╰ */
+    case 0x2574:
+        return BOX_L; /* ╴ */
+    case 0x2576:
+        return BOX_R; /* ╶ */
+    default:
+        return 0;
+    }
+}
+
+/* One box-drawing cell at column x, row y, as a path of its lines from the centre. */
+static void svg_box_cell(FILE *f, int x, int y, const char *ch, unsigned box, unsigned fg)
+{
+    double x0 = x * SVG_CELL_W, y0 = y * SVG_CELL_H, cx = x0 + SVG_CELL_W / 2.0,
+           cy = y0 + SVG_CELL_H / 2.0, r = SVG_CELL_W / 2.0;
+    /* data-ch: the cell's character, for a reader of the picture (tests/tools/svg_text.py) */
+    fprintf(f,
+            "<path data-col=\"%d\" data-row=\"%d\" data-ch=\"%s\" fill=\"none\" "
+            "stroke=\"#%06x\" stroke-width=\"%s\" d=\"",
+            x, y, ch, fg, box & BOX_HEAVY ? "2.6" : "1.3");
+    if (box & BOX_ROUND) { /* the two ends, joined by a quarter turn through the centre */
+        double ex = box & BOX_L ? x0 : x0 + SVG_CELL_W, ey = box & BOX_U ? y0 : y0 + SVG_CELL_H;
+        double sx = box & BOX_L ? cx - r : cx + r, sy = box & BOX_U ? cy - r : cy + r;
+        fprintf(f, "M%g %gL%g %gQ%g %g %g %gL%g %g", cx, ey, cx, sy, cx, cy, sx, cy, ex, cy);
+    } else {
+        if (box & BOX_U) fprintf(f, "M%g %gL%g %g", cx, y0, cx, cy);
+        if (box & BOX_D) fprintf(f, "M%g %gL%g %g", cx, cy, cx, y0 + SVG_CELL_H);
+        if (box & BOX_L) fprintf(f, "M%g %gL%g %g", x0, cy, cx, cy);
+        if (box & BOX_R) fprintf(f, "M%g %gL%g %g", cx, cy, x0 + SVG_CELL_W, cy);
+    }
+    fputs("\"/>\n", f);
+}
+
 static bool svg_same_style(const struct svg_cell *a, const struct svg_cell *b)
 {
     return a->fg == b->fg && a->bold == b->bold && a->underline == b->underline;
@@ -212,8 +290,14 @@ void svg_write(WINDOW *w, FILE *f, const char *title, bool standalone)
                 x++;
                 continue;
             }
+            unsigned box = svg_box(row[x].ch);
+            if (box) {
+                svg_box_cell(f, x, y, row[x].ch, box, row[x].fg);
+                x++;
+                continue;
+            }
             int e = x + 1;
-            while (e < cols && svg_same_style(&row[e], &row[x]))
+            while (e < cols && svg_same_style(&row[e], &row[x]) && !svg_box(row[e].ch))
                 e++;
             while (e > x + 1 && strcmp(row[e - 1].ch, " ") == 0)
                 e--;
