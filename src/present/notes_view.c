@@ -245,9 +245,13 @@ static void nv_draw(struct nv *v)
     attr_t cda = nv_countdown(v, cd, sizeof cd);
     int cw = text_width(cd);
     if (cd[0]) nv_put(2, cols - cw - 1, cw, cda, cd);
-    if (v->st.blanked)
+    if (v->st.blanked) {
+        const char *full = "SCREEN BLANKED: the audience sees black (any key on the presenter "
+                           "restores)";
         nv_put(2, 1, cols - cw - 3, v->th.role[TH_WARN],
-               "SCREEN BLANKED: the audience sees black (any key on the presenter restores)");
+               text_width(full) <= cols - cw - 3 ? full
+                                                 : "SCREEN BLANKED (any key on the presenter)");
+    }
     nv_put(3, 1, 5, v->th.role[TH_LABEL], "Now:");
     nv_put(3, 6, cols - 7, A_BOLD, v->st.title);
     nv_hline(v, 4, cols);

@@ -603,7 +603,9 @@ static void pres_footer(struct pres *p, struct rect r, double now)
     int rw = text_width(right), mw = text_width(mid);
     /* The lesson's title gives way to a message. */
     if (mid[0] && text_width(left) + 2 + mw + rw > r.w) left[short_len] = '\0';
-    int lw = draw_put(r.y, r.x, r.w - rw - 1, th->role[TH_DIM], left);
+    char fit[400]; /* a title cut short says so (…) */
+    text_fit(fit, sizeof fit, left, r.w - rw - 1, p->a->utf8);
+    int lw = draw_put(r.y, r.x, r.w - rw - 1, th->role[TH_DIM], fit);
     draw_put(r.y, r.x + r.w - rw, rw, th->role[TH_STEP], right);
     int mx = r.x + lw + 2, room = r.w - lw - rw - 3;
     if (mid[0] && room > 4) draw_put(r.y, mx, room, mat, mid);
