@@ -618,7 +618,13 @@ static void pdoc_solutions(struct pdoc *d, const struct lesson_set *set)
                 g_string_append_printf(m, "<b>Exercise %d.%zu</b>  (slide %d, ", no, e + 1, no);
                 pdoc_esc(m, s->title);
                 g_string_append(m, ")");
-                pdoc_need(d, 50);
+                /* the heading goes with its answer: measured together, moved together
+                 * (a heading alone at a page's foot, its answer overleaf, read as lost) */
+                struct pdoc_save sv = pdoc_measure_begin(d);
+                pdoc_markup(d, m->str, 10.5, false, 0, 2, PDF_INK);
+                pdoc_solution(d, &s->ex[e], true);
+                double h = pdoc_measure_end(d, sv);
+                pdoc_need(d, h < pdoc_body_h(d) ? h : 50);
                 pdoc_markup(d, m->str, 10.5, false, 0, 2, PDF_INK);
                 g_string_free(m, TRUE);
                 pdoc_solution(d, &s->ex[e], true);

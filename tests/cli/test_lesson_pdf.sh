@@ -285,6 +285,22 @@ sys.exit(1 if bad or not w else 0)
 PY
 done
 
+# No page ends with an exercise's heading whose answer or prompt is overleaf
+python3 - "$tmp/pages.txt" <<'PY' || fail "a heading is left alone at the foot of a page (above)"
+import re, sys
+pages = open(sys.argv[1], encoding="utf-8").read().split("\f")
+bad = 0
+for n, p in enumerate(pages, 1):
+    lines = [l for l in p.splitlines() if l.strip()]
+    # the running footer ("collviz lessons · page 99") is the last line
+    while lines and re.search(r"page \d+\s*$", lines[-1]):
+        lines.pop()
+    if lines and re.match(r"\s*Exercise \d+\.\d+", lines[-1]):
+        print("  page %d ends with %r" % (n, lines[-1].strip()))
+        bad += 1
+sys.exit(1 if bad else 0)
+PY
+
 # The solutions with their numbers: a shipped lesson whose solutions compute with {= ...}
 "$BIN" lesson export "$HERE/../../lessons/13-check-yourself.md" --format pdf -o "$tmp/13.pdf" ||
     fail "lesson 13 export exit $?"
