@@ -41,9 +41,10 @@ while read -r want; do
 done < <(rows 0)
 tm_squeezed | grep -qF "capacity ceil(1*8*2/6) = 3 tokens per expert" || fail "no capacity line"
 tm_squeezed | grep -qF "from r2 to r0" || fail "no all-to-all-v blocks"
-tm_squeezed | grep -qE "dispatch r0 .* busbw [0-9.e+-]+ [kMG]B/s" || fail "no dispatch busbw"
-tm_squeezed | grep -qE "combine r0 .* busbw [0-9.e+-]+ [kMG]B/s" || fail "no combine busbw"
-tm_squeezed | grep -qF "time from a barrier to" || fail "no word on how it is measured"
+# --no-measure: the routing's bytes, no times (nothing measured until m)
+tm_squeezed | grep -qE "dispatch r0 [0-9.]+ K?i?B r1" || fail "no dispatch bytes per rank"
+tm_squeezed | grep -qF "not timed: measuring is off" || fail "--no-measure: times shown or not said"
+tm_squeezed | grep -qE "busbw [0-9]" && fail "--no-measure: a busbw before m"
 tm_keys Right
 tm_wait "layer 2/2" 5 || fail "the step key did not move to layer 1"
 while read -r want; do
@@ -56,6 +57,11 @@ tm_squeezed | grep -qF "e6@r3 e7@r3" || fail "W=4 does not show 8 experts"
 # are the command line's for the same run (L=4 D=1024 B=128, E=2W=8 at W=4, 5 steps, seed 0).
 tm_keys m
 tm_wait "training on the worker" 10 || fail "m did not start the lecture-scale run"
+# m times the display-scale step too
+tm_squeezed | grep -qE "dispatch r0 .* busbw [0-9.e+-]+ [kMG]B/s" || fail "no dispatch busbw after m"
+tm_squeezed | grep -qE "combine r0 .* busbw [0-9.e+-]+ [kMG]B/s" || fail "no combine busbw after m"
+tm_squeezed | tr '\n' ' ' | tr -s ' ' | grep -qF "time from a barrier to" ||
+    fail "no word on how it is measured"
 "$BIN" train moe --ranks 4 --experts 8 --steps 5 --format json >"$moe_json.lect" 2>/dev/null ||
     fail "train moe at lecture scale via the CLI failed"
 want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["moe"]["dropped_last_step"])' "$moe_json.lect")
@@ -72,6 +78,8 @@ for size in "80 24" "100 30"; do
     # shellcheck disable=SC2086 # the two numbers are two arguments
     tm_start $size "--backend cpu --no-measure --scene 'screen=parallel scheme=moe ranks=4'"
     tm_wait "layer 1/2" 10 || fail "$size: moe did not open"
+    tm_keys m # times the display-scale step (and trains the lecture scale)
+    tm_wait "time from a" 10 || fail "$size: m did not time the exchanges"
     tm_squeezed | grep -qF "load" || fail "$size: no load row"
     tm_squeezed | grep -qF "from r3 to r0" || fail "$size: no blocks"
     tm_squeezed | grep -qF "dropped" || fail "$size: no drops"

@@ -94,6 +94,7 @@ void par_rebuild(struct app *a)
     if (a->sc.scheme == TRAIN_MOE) { /* its own view, one display-scale step */
         if (p->moe_w != a->sc.nranks) {
             par_moe_build(&p->moe, a->sc.nranks);
+            p->moe.timed = a->auto_measure; /* --no-measure: its routing, not its times */
             p->moe_w = a->sc.nranks;
         }
         return;
@@ -231,8 +232,10 @@ static bool par_action(struct app *a, enum ui_action act, struct scene *next)
         next->step = 0;
         return true;
     case ACT_MEASURE:
-        if (s->scheme == TRAIN_MOE) /* its display-scale step is measured again too */
+        if (s->scheme == TRAIN_MOE) { /* its display-scale step is measured again too */
             par_moe_build(&PAR(a)->moe, a->sc.nranks);
+            PAR(a)->moe.timed = true;
+        }
         if (!a->w)
             snprintf(a->msg, sizeof a->msg, "no worker to train on");
         else if (par_training(a))

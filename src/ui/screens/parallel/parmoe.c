@@ -188,7 +188,7 @@ static void moe_lecture(const struct app *a, struct plines *p)
             pl_add(l, th->role[TH_BAD], "%.150s", err);
         else {
             char k[16]; /* only a key that trains it here (the presenter's m may not) */
-            if (app_key_hint(a, ACT_MEASURE, k, sizeof k))
+            if (!a->no_key_hints && app_key_hint(a, ACT_MEASURE, k, sizeof k))
                 pl_add(l, th->role[TH_DIM], "%s trains it (or collviz train moe --check)", k);
             else
                 pl_add(l, th->role[TH_DIM], "not trained yet (collviz train moe --check)");
@@ -246,6 +246,15 @@ static void moe_traffic(const struct app *a, const struct par_moe *m, bool compa
         const double *s = k ? m->combine_s : m->dispatch_s;
         l = pl_new(p);
         pl_add(l, A_BOLD, "%-9s", k ? "combine" : "dispatch");
+        if (!m->timed) { /* --no-measure: the bytes (the routing's), no times */
+            for (int g = 0; g < m->W; g++) {
+                char b[24];
+                format_size(by[g], b, sizeof b);
+                pl_add(l, th->rank[g], "r%d ", g);
+                pl_add(l, A_NORMAL, "%s  ", b);
+            }
+            continue;
+        }
         if (compact) {
             moe_exchange_short(a, l, by, s, k ? m->combine_busbw : m->dispatch_busbw, m->W);
             continue;
@@ -262,7 +271,14 @@ static void moe_traffic(const struct app *a, const struct par_moe *m, bool compa
         pl_add(l, th->role[TH_MEASURED], "busbw %s", bw);
     }
     l = pl_new(p);
-    if (compact) {
+    if (!m->timed) {
+        char k[16], how[48] = "";
+        if (!a->no_key_hints && app_key_hint(a, ACT_MEASURE, k, sizeof k))
+            snprintf(how, sizeof how, " (%s times it)", k);
+        pl_add(l, th->role[TH_DIM],
+               "bytes to other ranks (a token: %d B); not timed: measuring is off%s", m->D * 4,
+               how);
+    } else if (compact) {
         pl_add(l, th->role[TH_DIM],
                "measured on cpu ranks (a token: %d B): bytes to other ranks; time from a "
                "barrier to the last receive; both layers",

@@ -25,7 +25,8 @@ struct par_moe {
     size_t dispatch_bytes[PAR_MOE_MAX_W], combine_bytes[PAR_MOE_MAX_W]; /* all layers */
     double dispatch_s[PAR_MOE_MAX_W], combine_s[PAR_MOE_MAX_W];
     double dispatch_busbw, combine_busbw; /* bytes/s, measured */
-    bool same;                            /* equals one device: parameters and routing */
+    bool timed; /* the times are shown: measuring is on (not --no-measure), or m asked */
+    bool same;  /* equals one device: parameters and routing */
     double param_abs;
     size_t routing_diff;
 };
