@@ -345,10 +345,15 @@ int hier_lines_draw(const struct app *a, const struct hier_lines *p, struct rect
     int y = 0;
     for (; y < p->n && y < r.h; y++) {
         const struct hier_line *l = &p->l[y];
-        int x = 0;
-        for (int k = 0; k < l->n && x < r.w; k++)
-            x += draw_put_masked(r.y + y, r.x + x, r.w - x, hier_attr(a, l->seg[k].style),
+        int total = 0;
+        for (int k = 0; k < l->n; k++)
+            total += text_width(l->seg[k].text);
+        /* a line wider than the screen ends in an ellipsis: it is cut, and says so */
+        int room = total > r.w && r.w > 1 ? r.w - 1 : r.w, x = 0;
+        for (int k = 0; k < l->n && x < room; k++)
+            x += draw_put_masked(r.y + y, r.x + x, room - x, hier_attr(a, l->seg[k].style),
                                  l->seg[k].text);
+        if (room < r.w) draw_put(r.y + y, r.x + room, 1, a->th.role[TH_DIM], a->g->ell);
     }
     return y;
 }
