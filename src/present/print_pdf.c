@@ -458,7 +458,7 @@ static void pdoc_exercise(struct pdoc *d, const struct lesson_exercise *ex, int 
 static void pdoc_slide(struct pdoc *d, const struct lesson *l, size_t i, int no);
 
 /* The height a slide's picture may take: at most about half the frame, and, two to a page,
- * what the rest of the slide leaves of its frame (not under a fifth of it), so a slide and
+ * what the rest of the slide leaves of its frame (not under 0.4 of it), so a slide and
  * its exercises share one half-page when they can. */
 static double pdoc_pic_h(struct pdoc *d, const struct lesson *l, size_t i, int no)
 {
@@ -470,7 +470,9 @@ static double pdoc_pic_h(struct pdoc *d, const struct lesson *l, size_t i, int n
     d->pic_h = -1;
     double rest = pdoc_measure_end(d, sv) + 8;
     double h = body - rest;
-    return h > most ? most : h < body * 0.2 ? body * 0.2 : h;
+    /* not under 0.4 of the frame: a tall picture (8 ranks) squeezed beside its exercises
+     * became unreadable (2-3 pt digits); the exercises move on instead */
+    return h > most ? most : h < body * 0.4 ? body * 0.4 : h;
 }
 
 static void pdoc_slide(struct pdoc *d, const struct lesson *l, size_t i, int no)

@@ -116,6 +116,17 @@ grep -qE "^ *rank 1 +60 +64 +68 +72 *$" "$tmp/ring-end.txt" || fail "svg --print
 pages2=$(pdfinfo "$tmp/two.pdf" | awk '/^Pages:/ {print $2}')
 [ -n "$pages2" ] && [ "$pages2" -lt "$pages1" ] || fail "two a page: $pages2 pages, one a page: $pages1"
 pdftotext -q "$tmp/two.pdf" - | grep -q "Inside the ring: stop after step 3" || fail "--per-page 2 lost a title"
+# two a page, no picture's words shrink below 2 pt (an 8-rank picture beside its exercises
+# once drew its digits 1.2 pt high): a picture keeps 0.4 of its frame
+pdftotext -q -bbox "$tmp/two.pdf" "$tmp/two.html"
+python3 - "$tmp/two.html" <<'PY' || fail "--per-page 2: words too small to read (above)"
+import re, sys
+h = [float(d) - float(b) for b, d in re.findall(r'<word xMin="[\d.]+" yMin="([\d.]+)" '
+                                               r'xMax="[\d.]+" yMax="([\d.]+)">',
+                                               open(sys.argv[1], encoding="utf-8").read())]
+print("  smallest word: %.2f pt high" % min(h)) if min(h) < 2 else None
+sys.exit(1 if not h or min(h) < 2 else 0)
+PY
 "$BIN" lesson export "$FIX" --format pdf --paper letter -o "$tmp/letter.pdf" || fail "--paper letter exit $?"
 pdfinfo "$tmp/letter.pdf" | grep -q "^Page size: *612 x 792 pts (letter)" || fail "--paper letter is not Letter"
 L05=$LESSONS/05-allreduce-is-rs-plus-ag.md
