@@ -36,6 +36,7 @@
 #include "../ui/kit/narr.h"
 #include "../ui/kit/svg.h"
 #include "../ui/kit/text.h"
+#include "../ui/screens/lesson/predict.h"
 #include "../ui/screens/screens.h"
 #include "deck.h"
 #include "notes_ipc.h"
@@ -665,7 +666,16 @@ static void pres_draw_page(struct pres *p, const struct playout_page *pg)
         narr_draw(stdscr, &p->narr, pg->from, pg->narr.y, pg->narr.x, pg->narr.h, &na);
     if (!pg->with_scene) return;
     if (p->scene_ok) {
+        /* a quiz in the room: the scene gives no answer away before r reveals it */
+        const struct lesson_slide *s = pres_slide(p);
+        struct predict pr = {.s = s, .sc = &a->sc};
+        for (size_t k = 0; k < s->nex && k < PREDICT_MAX_EX; k++) {
+            pr.open[k] = !p->revealed;
+            pr.answer[k] = s->ex[k].answer;
+        }
+        predict_begin(a, &pr);
         app_screen(a)->draw(a, pg->scene);
+        predict_end(a);
     } else {
         draw_frame(pg->scene, th->role[TH_BORDER], "scene", th->role[TH_LABEL]);
         draw_put(pg->scene.y + 2, pg->scene.x + 2, pg->scene.w - 4, th->role[TH_BAD],

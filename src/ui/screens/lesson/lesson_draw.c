@@ -17,6 +17,7 @@
 #include "../../kit/text.h"
 #include "../../overlays/overlays.h"
 #include "lesson_ui.h"
+#include "predict.h"
 
 #define NARR_MIN_W 32 /* narration beside the scene from this width on */
 #define NARR_MAX_W 72
@@ -381,10 +382,11 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
                 if (brk) *brk = '\0';
                 for (char *nl = strchr(para, '\n'); nl; nl = strchr(nl, '\n'))
                     *nl = ' ';
-                if (*para)
+                if (*para) {
                     ll_text(v, A_NORMAL, width, first ? "solution: " : "          ",
                             "          ", para);
-                first = false;
+                    first = false;
+                }
                 para = brk ? brk + 2 : NULL;
             }
             free(sol);
@@ -419,104 +421,19 @@ static bool ex_answered(const struct lesson_ui *u, const struct lesson_slide *s,
     return st->right || st->gave_up || (u->have_prog && progress_solved(&u->prog, s->ex[k].id));
 }
 
-struct predict {
-    const struct lesson_ui *u;
-    const struct lesson_slide *s;
-    const struct scene *sc; /* the scene shown: its own settings are never hidden */
-};
-
-/* A panel figure (value, unit) equal to an unanswered number exercise's answer, within
- * its tolerance (at least 1%: panels round), in the exercise's unit or any unit of the
- * same kind; a figure without a unit (or with a word that is no unit) is compared as is. */
-static bool predict_hit(double v, double half, const char *unit, void *ctx)
+/* Fill p for the slide's exercises as the student stands: open until answered; a number
+ * exercise's answer at the student's variant. */
+static void player_predict(const struct lesson_ui *u, const struct lesson_slide *s,
+                           const struct scene *sc, struct predict *p)
 {
-    const struct predict *p = ctx;
-    /* W and the count are the scene's settings (in its header anyway): "Σ all 8" and
-     * "8 ranks = 8 CPU threads" stay when an answer happens to be 8 */
-    if (!unit[0] || strcmp(unit, "ranks") == 0 || strcmp(unit, "CPU") == 0)
-        if (v == p->sc->nranks || v == (double)scene_count(p->sc)) return false;
-    for (size_t k = 0; k < p->s->nex; k++) {
-        const struct lesson_exercise *e = &p->s->ex[k];
-        if (e->type != LEX_NUMBER || ex_answered(p->u, p->s, k)) continue;
-        const struct lesson_ex_state *st = &p->u->ex[k];
-        double ans = st->seed ? st->var.answer : e->answer;
-        if (ans == 0 || !isfinite(ans)) continue;
-        double cv = v, ch = half;
-        enum ex_dim fd, ed;
-        double sc;
-        const char *canon;
-        /* "40 MiB/rank": a per-something figure is in the unit before the '/' (but GB/s is
-         * one unit) */
-        char u[24];
-        snprintf(u, sizeof u, "%s", unit);
-        if (ex_unit_lookup(u, &fd, &sc, &canon) != CV_OK && strchr(u, '/'))
-            *strchr(u, '/') = '\0';
-        if (u[0] && ex_unit_lookup(u, &fd, &sc, &canon) == CV_OK &&
-            ex_unit_lookup(e->units, &ed, &sc, &canon) == CV_OK && fd != DIM_NONE &&
-            fd != DIM_COUNT) {
-            char err[80];
-            if (fd != ed || ex_unit_convert(v, u, e->units, &cv, err, sizeof err) != CV_OK ||
-                ex_unit_convert(half, u, e->units, &ch, err, sizeof err) != CV_OK)
-                continue;
-        }
-        double tol = e->tolerance > 0.01 ? e->tolerance : 0.01;
-        if (fabs(cv - ans) <= fmax(tol * fabs(ans), ch * (1 + 1e-9))) return true;
+    memset(p, 0, sizeof *p);
+    p->s = s;
+    p->sc = sc;
+    for (size_t k = 0; k < s->nex && k < PREDICT_MAX_EX; k++) {
+        const struct lesson_ex_state *st = &u->ex[k];
+        p->open[k] = !ex_answered(u, s, k);
+        p->answer[k] = st->seed ? st->var.answer : s->ex[k].answer;
     }
-    return false;
-}
-
-/* Whether rank r's box at step `at` shows what holds exercise e asks of its rank there (the
- * asked slots, or the whole box): an all-gather's end, where every rank holds the same,
- * would otherwise give the answer away beside the hidden box. */
-static bool holds_same(const struct app *a, const struct lesson_exercise *e, long at, int r)
-{
-    const struct trace *t = &a->trace;
-    if (!t->plan || at < 0 || (size_t)at >= t->nsnap || e->rank >= t->plan->nranks ||
-        r >= t->plan->nranks)
-        return false;
-    size_t L = t->plan->work_len, lo = e->slots ? (size_t)e->slot_lo : 0;
-    size_t hi = e->slots ? (size_t)e->slot_hi : L - 1;
-    if (L == 0 || hi >= L || lo > hi) return false;
-    const float *want = trace_buf(t, (size_t)at, e->rank), *got = trace_buf(t, (size_t)at, r);
-    const uint32_t *wm = trace_mask(t, (size_t)at, e->rank), *gm = trace_mask(t, (size_t)at, r);
-    for (size_t i = lo; i <= hi; i++)
-        if (!wm[i] != !gm[i] || (wm[i] && got[i] != want[i])) return false;
-    return true;
-}
-
-/* Before the scene is drawn: hide what unanswered exercises ask (the asked rank's box from
- * the asked step on, on the exercise's own scene; panel figures equal to an answer). */
-static void predict_begin(struct app *a, struct predict *p)
-{
-    const struct lesson_ui *u = p->u;
-    const struct lesson_slide *s = p->s;
-    a->hide_any = false;
-    for (int r = 0; r < CV_MAX_RANKS; r++)
-        a->hide_from[r] = -1;
-    bool numbers = false;
-    for (size_t k = 0; k < s->nex; k++) {
-        const struct lesson_exercise *e = &s->ex[k];
-        if (ex_answered(u, s, k)) continue;
-        if (e->type == LEX_NUMBER) numbers = true;
-        if (e->type != LEX_HOLDS || e->rank < 0 || e->rank >= CV_MAX_RANKS) continue;
-        if (screen_scene_diff(&a->sc, &e->scene) & ~(SF_STEP | SF_HL | SF_AUTOPLAY | SF_MEAS))
-            continue; /* the student's own scene: not what is asked */
-        long at = e->step == SCENE_STEP_END ? (long)app_nsteps(a) : e->step;
-        for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++)
-            if (r == e->rank || holds_same(a, e, at, r))
-                if (a->hide_from[r] < 0 || at < a->hide_from[r]) a->hide_from[r] = at;
-        a->hide_any = true;
-    }
-    draw_set_mask(numbers ? predict_hit : NULL, p);
-}
-
-/* After: what was hidden (for the "answer first" line), nothing hidden elsewhere. */
-static int predict_end(struct app *a)
-{
-    int hits = draw_mask_hits();
-    draw_set_mask(NULL, NULL);
-    a->hide_any = false;
-    return hits;
 }
 
 /* ---- the list ---- */
@@ -722,7 +639,8 @@ static void draw_slide(struct app *a, struct rect r)
         draw_put(lay.narr.y + lay.narr.h, lay.narr.x, lay.narr.w, th->role[TH_WARN], m);
     }
     if (lay.scene.w > 0) {
-        struct predict pr = {u, s, &a->sc};
+        struct predict pr;
+        player_predict(u, s, &a->sc, &pr);
         predict_begin(a, &pr);
         bool boxes = a->hide_any;
         app_screen(a)->draw(a, lay.scene);
