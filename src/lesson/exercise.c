@@ -958,7 +958,8 @@ static int grade_number(const struct lesson_exercise *ex, const struct ex_varian
      * 524288); a measure is right within the tolerance, or rounded to the digits typed */
     bool rounded = fabs(got - want) <= rounding * (1 + 1e-9);
     bool right =
-        ex->integer ? got == want || rounded : near(got, want, ex->tolerance) || rounded;
+        /* a count typed in another unit (0.067 GB for 67 MB) is whole only to rounding */
+        ex->integer ? round(got) == want || rounded : near(got, want, ex->tolerance) || rounded;
     if (right) {
         g->verdict = EX_RIGHT;
         char wnum[40], gnum[40];

@@ -392,6 +392,13 @@ static void test_grade_counts_and_rounding(void **state)
     assert_string_equal(msg, "not right: 1280.5 is not a whole number; the answer is a count");
     assert_int_equal(grade(e, NULL, "1.28e3", NULL, 0), EX_RIGHT);
     lesson_free(&L);
+    /* a count with a unit, typed exactly in another unit: whole only to rounding */
+    e = load("# B\n\n```exercise\nid: b\ntype: number\nprompt: p\nparam: n = 67\n"
+             "answer: n\nunits: MB\ninteger: yes\n```\n");
+    assert_int_equal(grade(e, NULL, "0.067 GB", NULL, 0), EX_RIGHT);
+    assert_int_equal(grade(e, NULL, "67000 KB", NULL, 0), EX_RIGHT);
+    assert_int_equal(grade(e, NULL, "0.068 GB", NULL, 0), EX_WRONG);
+    lesson_free(&L);
 
     e = load("# R\n\n```exercise\nid: r\ntype: number\nprompt: p\nparam: w = 4\n"
              "answer: 10 / 3\nunits: x\n```\n");
