@@ -301,7 +301,10 @@ int plan_refine(const struct plan *in, int slices, int channels, struct plan *ou
                     y->count = ke - ks;
                     y->slice = k;
                     y->channel = c;
-                    if (st->shared) y->by = (c * slices + k) % in->nranks;
+                    /* one piece: its own runner, as unrefined (slices = channels = 1
+                     * gives the same transfers) */
+                    if (st->shared && slices * channels > 1)
+                        y->by = (c * slices + k) % in->nranks;
                     y->tick = 0;
                     y->seq = 0;
                 }

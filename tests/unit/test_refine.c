@@ -394,6 +394,11 @@ static void test_direct_reduce_is_shared(void **state)
             assert_int_equal(run, 0);
         }
         plan_free(&q);
+        /* one piece: the root runs it, as unrefined (trace --slices 1 said "run by 0") */
+        assert_int_equal(plan_refine(&p, 1, 1, &q, NULL, 0), CV_OK);
+        for (size_t i = 0; i < q.nx; i++)
+            assert_int_equal(q.x[i].by, root);
+        plan_free(&q);
         /* The CPU backend's least number of pieces. */
         assert_int_equal(plan_min_pieces(&p), 1); /* 40 elements a rank: not worth it */
         plan_free(&p);
