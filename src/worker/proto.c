@@ -565,6 +565,8 @@ static void rd_job(struct rd *r, struct job *j)
 static void wr_liblog(struct wr *w, const struct result_liblog *l)
 {
     size_t n = l->text ? l->len : 0;
+    const char *nul = n ? memchr(l->text, '\0', n) : NULL;
+    if (nul) n = (size_t)(nul - l->text); /* the reader refuses a NUL: the text before it */
     char src[sizeof l->src];
     snprintf(src, sizeof src, "%s", l->src);
     if (n > PROTO_LIBLOG_MAX) {

@@ -20,7 +20,8 @@
 
 #define PROTO_MAGIC "CVZP"
 /* 2: a result row carries the link the backend reported (bench_result.link). */
-#define PROTO_VERSION 3
+/* 4: a LIBLOG job and its result (NCCL's INFO log of the job's rank 0) are carried. */
+#define PROTO_VERSION 4
 #define PROTO_HDR 12
 #define PROTO_PAYLOAD_MAX (256 * 1024)
 /* The most of a LIBLOG result's text a message carries (NCCL's INFO log of an 8-GPU node

@@ -520,6 +520,17 @@ static void test_liblog(void **state)
     refused(f, n, "log too long");
     free(f);
 
+    /* a NUL in the log (the reader refuses one): the writer sends the text before it */
+    char withnul[] = "NCCL INFO a\nNCCL\0 INFO b\n";
+    m.result.liblog.text = withnul;
+    m.result.liblog.len = sizeof withnul - 1;
+    d = roundtrip(&m);
+    assert_int_equal(d->result.liblog.len, 16);
+    assert_string_equal(d->result.liblog.text, "NCCL INFO a\nNCCL");
+    done(d);
+    m.result.liblog.text = text;
+    m.result.liblog.len = strlen(text);
+
     /* none (a CPU job): no text, the reason in err */
     m.result.liblog.text = NULL;
     m.result.liblog.len = 0;
