@@ -121,6 +121,20 @@ tm_wait "Answer: 60 52 32 72" 5 || fail "r did not reveal the answer"
 tm_wait "Solution:" 3 || fail "r did not reveal the worked solution"
 tm_keys r
 tm_wait_gone "Answer: 60 52 32 72" 5 || fail "r again did not hide the answer"
+# The scene gives no answer away before r either: ZeRO stage 1's panel figure (the answer,
+# 41.9 MB, shown as 40 MiB/rank) is "?" on the scene's page until r
+tm_cleanup
+rm -rf "$xdg/state"
+tm_start 120 36 "--present $LESSONS --backend cpu --no-measure --start 'Stage 1: each rank updates only its shard'" $ENVS
+tm_wait "Stage 1: each rank updates only its shard" 5 || fail "no ZeRO stage 1 slide"
+for _ in 1 2 3; do
+    tm_screen | grep -qF "w+g+AdamW" && break
+    tm_keys NPage
+    sleep 0.5
+done
+tm_wait "w+g+AdamW ? MiB/rank" 5 || fail "the room sees the answer before r: $(tm_screen | grep -F 'AdamW')"
+tm_keys r
+tm_wait "Answer: 41.943 MB" 5 || fail "r did not reveal the ZeRO answer"
 # o: the overview of every slide; Home then Enter jumps to the first.
 tm_keys o
 tm_wait "All slides" 3 || fail "o did not open the overview"
