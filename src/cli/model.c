@@ -422,7 +422,7 @@ static int model_list_tiers(bool json)
                "(not measured here).\n"
                "# alpha, beta: what `collviz model` assumes on each link (model).\n");
         printf("# %-8s %-28s %-11s %10s %10s  %s\n", "tier", "name", "bandwidth", "alpha(us)",
-               "beta(GB/s)", "ratio to the next tier down");
+               "beta(GB/s)", "ratio to the next tier down (links: each way)");
     }
     for (int t = 0; t < TIER_COUNT; t++) {
         const struct tier *x = tier_get((enum tier_id)t);

@@ -153,6 +153,11 @@ double tier_ratio_to_next(enum tier_id t, enum tier_id *next)
     for (int u = (int)t + 1; u < TIER_COUNT; u++)
         if (tiers[u].bw_Bps > 0) {
             if (next) *next = (enum tier_id)u;
+            /* two links compare each way: NVLink's 1.8 TB/s counts both directions, PCIe's
+             * 242 GB/s one (1.8 TB/s / 242 GB/s = 7.44 compared unlike figures; 3.72) */
+            if (tiers[t].link && tiers[u].link && tiers[t].model_beta_Bps > 0 &&
+                tiers[u].model_beta_Bps > 0)
+                return tiers[t].model_beta_Bps / tiers[u].model_beta_Bps;
             return tiers[t].bw_Bps / tiers[u].bw_Bps;
         }
     return 0.0;

@@ -44,8 +44,9 @@ int tier_parse(const char *s, enum tier_id *out);
 void tier_keys(char *buf, size_t n);
 
 /* How many times the stated bandwidth of tier t exceeds that of the next tier below it that
- * states one (the lecture's point: each tier far slower than the one inside it); 0 when t or
- * no tier below has a figure. *next (may be NULL) receives that tier. */
+ * states one (the lecture's point: each tier far slower than the one inside it), two links
+ * compared each way (their model betas: NVLink's 1.8 TB/s counts both directions); 0 when
+ * t or no tier below has a figure. *next (may be NULL) receives that tier. */
 double tier_ratio_to_next(enum tier_id t, enum tier_id *next);
 
 /* Format bytes/s as "8 TB/s", "242 GB/s", "200 MB/s" (decimal units, 3 significant

@@ -128,7 +128,7 @@ else
     fail "text: exit status $?"
 fi
 if "$BIN" model --tier list >"$tmp/list" 2>"$tmp/err"; then
-    grep -qE '^  nvlink +NVLink 5 \+ NVSwitch +1.8 TB/s +1 +900 +7.44x pcie' "$tmp/list" ||
+    grep -qE '^  nvlink +NVLink 5 \+ NVSwitch +1.8 TB/s +1 +900 +3.72x pcie' "$tmp/list" ||
         fail "tier list: nvlink row"
     grep -q 'the lecture gives no figure' "$tmp/list" || fail "tier list: on-chip note"
 else

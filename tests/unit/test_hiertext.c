@@ -74,7 +74,8 @@ static void test_ladder(void **state)
     find(&p,
          "    the SMs of one GPU to their on-chip memory; the fastest; the lecture gives no "
          "figure");
-    find(&p, "NVLink 5 + NVSwitch         1.8 TB/s   lecture  v 7.44x slower: pcie");
+    /* two links compare each way: 900 GB/s / 242 GB/s (not the both-ways 1.8 TB/s) */
+    find(&p, "NVLink 5 + NVSwitch         1.8 TB/s   lecture  v 3.72x slower each way: pcie");
     find(&p, "    8 GPUs in a node, any to any (NVL72: 72 GPUs in one rack); per GPU, both "
              "directions together");
     find(&p, "PCIe 7.0 x16 (home)         242 GB/s   lecture  v 4.84x slower: ib");

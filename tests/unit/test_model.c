@@ -473,7 +473,8 @@ static void test_tiers(void **state)
     assert_true(tier_ratio_to_next(TIER_ONCHIP, NULL) == 0.0);
     assert_close(tier_ratio_to_next(TIER_HBM, &next), 8.0 / 1.8, 1e-12, "HBM/NVLink");
     assert_int_equal(next, TIER_NVLINK);
-    assert_close(tier_ratio_to_next(TIER_NVLINK, &next), 1800.0 / 242, 1e-12, "NVLink/PCIe");
+    /* each way: 900 GB/s against 242 (the lecture's 1.8 TB/s counts both directions) */
+    assert_close(tier_ratio_to_next(TIER_NVLINK, &next), 900.0 / 242, 1e-12, "NVLink/PCIe");
     assert_int_equal(next, TIER_PCIE);
     assert_close(tier_ratio_to_next(TIER_PCIE, NULL), 242.0 / 50, 1e-12, "PCIe/IB");
     assert_close(tier_ratio_to_next(TIER_IB, NULL), 250.0, 1e-12, "IB/ethernet");

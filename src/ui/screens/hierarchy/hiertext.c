@@ -374,7 +374,12 @@ void hier_ladder(const struct hier_measured *m, bool utf8, bool detail, struct h
         if (r > 0) {
             hier_add(l, HS_DIM, "  %s ", g_down(utf8));
             hier_add(l, HS_LECTURE, "%.3g%s", r, g_times(utf8));
-            hier_add(l, HS_DIM, " slower: %s", tier_get(next)->key);
+            /* "each way" where the ratio is not of the figures shown (NVLink's counts both
+             * directions; tier_ratio_to_next compares links each way) */
+            bool each_way = x->link && tier_get(next)->link && x->model_beta_Bps > 0 &&
+                            x->model_beta_Bps != x->bw_Bps;
+            hier_add(l, HS_DIM, " slower%s: %s", each_way ? " each way" : "",
+                     tier_get(next)->key);
         } else if (t + 1 < TIER_COUNT) {
             hier_add(l, HS_DIM, "  %s no figure to compare", g_down(utf8));
         }
