@@ -488,6 +488,12 @@ static void pres_keys_line(const struct pres *p, char *buf, size_t n)
          * "that key is for the collectives screen": not a key that works here */
         unsigned where = keys_table()[rows[i].act].screens;
         if (!(where & KEYS_ON_PRESENT) && !(where & on)) continue;
+        /* and only for the scheme shown: the schedule is pp's, overlap ddp's and zero3's */
+        enum train_scheme sch = p->a->sc.scheme;
+        if (on == KEYS_ON_PAR && rows[i].act == ACT_SCHEDULE && sch != TRAIN_PP) continue;
+        if (on == KEYS_ON_PAR && rows[i].act == ACT_OVERLAP && sch != TRAIN_DDP &&
+            sch != TRAIN_ZERO3)
+            continue;
         char k[24];
         if (!keys_hint(rows[i].act, SURFACE_PRESENTER, on, p->a->utf8, k, sizeof k)) continue;
         int w = snprintf(buf + o, n - o, "%s%s %s", o ? "  " : "", k, rows[i].label);

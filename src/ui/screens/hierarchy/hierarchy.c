@@ -390,10 +390,15 @@ static void hier_status(const struct app *a, struct rect r, bool both)
     else if (step == 0)
         draw_putf(r.y, r.x, r.w, th->role[TH_STEP],
                   "step 0/1: the ladder and what if (%s napkin math)", arrow);
-    else
+    else {
+        /* the keys that pick a field here (the player's up/down scroll its text: J/K) */
+        char dn[16], up[16], fields[48] = "";
+        if (app_key_hint(a, ACT_FIELD_NEXT, dn, sizeof dn) &&
+            app_key_hint(a, ACT_FIELD_PREV, up, sizeof up))
+            snprintf(fields, sizeof fields, "%s/%s picks a field, ", up, dn);
         draw_putf(r.y, r.x, r.w, th->role[TH_STEP],
-                  "step 1/1: napkin math, up/down picks a field, < > changes it (%s ladder)",
-                  back);
+                  "step 1/1: napkin math, %s< > changes it (%s ladder)", fields, back);
+    }
 }
 
 /* Zoomed, the room the dropped lines leave goes between the lines that stay: one empty
