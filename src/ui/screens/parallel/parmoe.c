@@ -238,7 +238,8 @@ static void moe_traffic(const struct app *a, const struct par_moe *m, bool compa
     size_t all = (size_t)PAR_MOE_LAYERS * m->B * m->K;
     pl_add(l, A_BOLD, "dropped ");
     pl_add(l, m->dropped ? th->role[TH_WARN] : A_NORMAL,
-           compact ? "%zu of %zu assignments" : "%zu of %zu token-expert assignments this step",
+           compact ? "%zu of %zu assignments, both layers"
+                   : "%zu of %zu token-expert assignments this step, both layers",
            m->dropped, all);
     pl_add(l, th->role[TH_DIM], compact ? " (passed through)" : " (passed through unchanged)");
     for (int k = 0; k < 2; k++) {
@@ -276,8 +277,9 @@ static void moe_traffic(const struct app *a, const struct par_moe *m, bool compa
         if (!a->no_key_hints && app_key_hint(a, ACT_MEASURE, k, sizeof k))
             snprintf(how, sizeof how, " (%s times it)", k);
         pl_add(l, th->role[TH_DIM],
-               "bytes to other ranks (a token: %d B); not timed: measuring is off%s", m->D * 4,
-               how);
+               "bytes to other ranks, both layers (a token: %d B); not timed: measuring is "
+               "off%s",
+               m->D * 4, how);
     } else if (compact) {
         pl_add(l, th->role[TH_DIM],
                "measured on cpu ranks (a token: %d B): bytes to other ranks; time from a "
