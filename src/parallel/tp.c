@@ -98,9 +98,9 @@ static void tp_probe_forward(struct rank_state *rs, const struct tp *s, int l)
     size_t dd = (size_t)D * d, bd = (size_t)B * D, bdl = (size_t)B * d;
     struct probe_rec *pr =
         probe_begin(rs->probe, rs->step, r, PROBE_COMPUTE,
-                    "layer %d forward: each rank computes its %d columns of x%d = gelu(x%d @ "
+                    "layer %d forward: each rank computes its %d column%s of x%d = gelu(x%d @ "
                     "its columns of W%d); gelu is elementwise, so a column shard suffices",
-                    l, d, l + 1, l, l);
+                    l, d, d == 1 ? "" : "s", l + 1, l, l);
     if (!pr) return;
     pr->layer = l;
     pr->fwd = true;
@@ -159,9 +159,9 @@ static int tp_forward_layer(struct rank_state *rs, struct tp *s, int l)
     if (rs->probe) {
         char lab[160];
         snprintf(lab, sizeof lab,
-                 "all-gather x%d: every rank sends its %d columns and receives the "
+                 "all-gather x%d: every rank sends its %d column%s and receives the "
                  "others', then concatenates them into the full x%d",
-                 l + 1, d, l + 1);
+                 l + 1, d, d == 1 ? "" : "s", l + 1);
         slot = probe_coll_begin(rs->probe, rs->step, r, COLL_ALL_GATHER, OP_SUM, bdl, mine, bdl,
                                 B, D, d, false, lab);
     }
