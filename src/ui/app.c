@@ -71,7 +71,7 @@ void app_backend_text(struct app *a)
 {
     int W = a->sc.nranks;
     if (!a->w) {
-        snprintf(a->backend_desc, sizeof a->backend_desc, "none: the animation runs alone");
+        snprintf(a->backend_desc, sizeof a->backend_desc, "the animation runs alone");
         for (int r = 0; r < W; r++)
             snprintf(a->rank_label[r], sizeof a->rank_label[r], "rank %d", r);
         return;
