@@ -60,8 +60,6 @@
 /* Inputs are written and results read in pieces of this many floats (256 KiB), with a look
  * at the cancel flag between pieces. */
 #define RUN_CHUNK ((size_t)1 << 16)
-/* The most transfers an automatically sliced plan may have. */
-#define RUN_AUTO_MAX_XFERS ((size_t)1 << 17)
 #define RUN_AUTO_BUCKETS 64
 /* algo_auto's trial: rounds of up to this many iterations of every algorithm, interleaved;
  * each algorithm's fastest round counts. */
@@ -238,25 +236,6 @@ static void task_withdraw_cancel(struct run_task *t)
 
 /* ---- plans --------------------------------------------------------------------------- */
 
-/* The default number of slices: the largest transfer cut into pieces of slice_bytes,
- * within RUN_AUTO_MAX_XFERS transfers in all; where the ranks are threads of this process,
- * at least enough for a shared step to be spread over them (plan_min_pieces). */
-static int auto_slices(const struct plan *p, size_t slice_bytes, bool threads)
-{
-    int least = threads ? plan_min_pieces(p) : 1;
-    if (slice_bytes == 0) return least;
-    size_t most = 0;
-    for (size_t i = 0; i < p->nx; i++)
-        if (p->x[i].count > most) most = p->x[i].count;
-    size_t per = slice_bytes / sizeof(float);
-    if (per == 0) per = 1;
-    size_t n = (most + per - 1) / per;
-    size_t cap = p->nx ? RUN_AUTO_MAX_XFERS / p->nx : 1;
-    if (n > cap) n = cap;
-    if (n > PLAN_MAX_SLICES) n = PLAN_MAX_SLICES;
-    return n < (size_t)least ? least : (int)n;
-}
-
 /* Job i of task t: the plan of algorithm a, refined as asked; or the library's own
  * collective (native, or a backend that picks its own algorithm). */
 static int task_add_job(struct run_task *t, const struct bench_params *bp, unsigned caps,
@@ -282,8 +261,11 @@ static int task_add_job(struct run_task *t, const struct bench_params *bp, unsig
         t->njobs++;
         return CV_OK;
     }
-    int slices = bp->slices > 0 ? bp->slices
-                                : auto_slices(&t->base[i], t->c->slice_bytes, t->c->self < 0);
+    int slices = bp->slices > 0
+                     ? bp->slices
+                     : plan_auto_slices(&t->base[i], t->c->slice_bytes,
+                                        /* ranks in one memory: a shared step spreads */
+                                        t->c->self < 0 ? plan_min_pieces(&t->base[i]) : 1);
     int channels = bp->channels > 0 ? bp->channels : 1;
     rc = plan_refine(&t->base[i], slices, channels, &t->plan[i], err, errlen);
     if (rc != CV_OK) {

@@ -158,6 +158,12 @@ void chunk_range(size_t n, int parts, int k, size_t *start, size_t *end);
  * share saves (reduce, direct, 4 ranks on 2 cores: 4.9 -> 3.9 ms at 16 MiB, but
  * 18 -> 34 us at 4 KiB). */
 #define PLAN_SHARE_MIN_COUNT ((size_t)64 << 10)
+
+/* The default number of slices (a backend's, a communicator's): p's largest transfer cut
+ * into pieces of about slice_bytes (0: whole chunks), within PLAN_AUTO_MAX_XFERS transfers
+ * in all, and at least `least` (plan_min_pieces where the ranks share one memory, else 1). */
+#define PLAN_AUTO_MAX_XFERS ((size_t)1 << 17)
+int plan_auto_slices(const struct plan *p, size_t slice_bytes, int least);
 int plan_min_pieces(const struct plan *p);
 
 #endif

@@ -252,6 +252,22 @@ int plan_min_pieces(const struct plan *p)
     return 1;
 }
 
+int plan_auto_slices(const struct plan *p, size_t slice_bytes, int least)
+{
+    if (least < 1) least = 1;
+    if (slice_bytes == 0) return least;
+    size_t most = 0;
+    for (size_t i = 0; i < p->nx; i++)
+        if (p->x[i].count > most) most = p->x[i].count;
+    size_t per = slice_bytes / sizeof(float);
+    if (per == 0) per = 1;
+    size_t n = (most + per - 1) / per;
+    size_t cap = p->nx ? PLAN_AUTO_MAX_XFERS / p->nx : 1;
+    if (n > cap) n = cap;
+    if (n > PLAN_MAX_SLICES) n = PLAN_MAX_SLICES;
+    return n < (size_t)least ? least : (int)n;
+}
+
 int plan_refine(const struct plan *in, int slices, int channels, struct plan *out, char *err,
                 size_t errlen)
 {

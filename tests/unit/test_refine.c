@@ -418,6 +418,26 @@ static void test_direct_reduce_is_shared(void **state)
     }
 }
 
+/* The default slicing (plan_auto_slices, the one rule of the run layer and the CPU
+ * communicator): the largest transfer in slice_bytes pieces, whole chunks for 0, never
+ * under `least`, within PLAN_AUTO_MAX_XFERS transfers. */
+static void test_auto_slices(void **state)
+{
+    (void)state;
+    struct plan p;
+    /* ring all-reduce, 4 ranks, 4 Mi floats: chunks of 1 Mi floats = 4 MiB */
+    assert_int_equal(
+        plan_build(&p, COLL_ALL_REDUCE, ALGO_RING, OP_SUM, 4, (size_t)4 << 20, 0, NULL, 0),
+        CV_OK);
+    assert_int_equal(plan_auto_slices(&p, (size_t)64 << 10, 1), 64);
+    assert_int_equal(plan_auto_slices(&p, (size_t)3 << 20, 1), 2); /* 4 MiB in 3 MiB pieces */
+    assert_int_equal(plan_auto_slices(&p, 0, 1), 1);
+    assert_int_equal(plan_auto_slices(&p, 0, 4), 4);
+    assert_int_equal(plan_auto_slices(&p, (size_t)64 << 10, 100), 100);
+    assert_int_equal(plan_auto_slices(&p, 1, 1), (int)(PLAN_AUTO_MAX_XFERS / p.nx));
+    plan_free(&p);
+}
+
 /* The slice view's ticks: a broadcast chain of W ranks moving N*W slices (W chunks of N
  * slices) takes N*W ticks on each link plus W-2 to fill: fill + S/beta, where the chunk
  * view takes 2W-2 chunk steps. Every tick, a link carries at most one slice. */
@@ -550,6 +570,7 @@ int main(void)
         cmocka_unit_test(test_chain_ticks_fill_and_drain),
         cmocka_unit_test(test_fused_reductions_share_a_tick),
         cmocka_unit_test(test_direct_reduce_is_shared),
+        cmocka_unit_test(test_auto_slices),
         cmocka_unit_test(test_pieces_and_channels),
         cmocka_unit_test(test_refine_errors),
     };

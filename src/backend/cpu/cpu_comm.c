@@ -436,8 +436,9 @@ static int get_plan(struct cpu_comm *cc, enum coll c, enum redop op, size_t coun
     struct plan base;
     int rc = plan_build(&base, c, cc->algo, op, w, count, 0, err, sizeof err);
     if (rc == CV_OK) {
-        rc = plan_refine(&base, cpu_auto_slices(&base, cc->pub.slice_bytes), 1, &e->p, err,
-                         sizeof err);
+        rc = plan_refine(&base,
+                         plan_auto_slices(&base, cc->pub.slice_bytes, plan_min_pieces(&base)),
+                         1, &e->p, err, sizeof err);
         plan_free(&base); /* the refined plan has its own copies */
     }
     if (rc != CV_OK) {

@@ -86,18 +86,3 @@ void cpu_sched_free(struct cpu_sched *sc)
     free(sc->needs);
     memset(sc, 0, sizeof *sc);
 }
-
-int cpu_auto_slices(const struct plan *p, size_t slice_bytes)
-{
-    size_t most = 0;
-    for (size_t i = 0; i < p->nx; i++)
-        if (p->x[i].count > most) most = p->x[i].count;
-    int least = plan_min_pieces(p);
-    size_t per = slice_bytes / sizeof(float);
-    if (per == 0) return least;
-    size_t n = (most + per - 1) / per;
-    size_t cap = p->nx ? CPU_AUTO_MAX_XFERS / p->nx : 1;
-    if (n > cap) n = cap;
-    if (n > PLAN_MAX_SLICES) n = PLAN_MAX_SLICES;
-    return n < (size_t)least ? least : (int)n;
-}

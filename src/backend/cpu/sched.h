@@ -45,9 +45,4 @@ struct cpu_sched {
 void cpu_sched_build(struct cpu_sched *sc, const struct plan *p);
 void cpu_sched_free(struct cpu_sched *sc);
 
-/* The number of slices that cuts p's largest transfer into pieces of about slice_bytes,
- * as long as the refined plan stays within CPU_AUTO_MAX_XFERS transfers. */
-#define CPU_AUTO_MAX_XFERS ((size_t)1 << 17)
-int cpu_auto_slices(const struct plan *p, size_t slice_bytes);
-
 #endif
