@@ -94,8 +94,7 @@
     X(BACKENDS, KEYS_ON_EVERY, NULL, "backends", "backends, GPUs, NCCL", 'b')                  \
     X(EXPORT, KEYS_ON_EVERY, NULL, NULL, "screen to SVG and text", 'e')                        \
     X(HELP, KEYS_ON_EVERY, NULL, "help", "help on/off", '?', KEY_F(1))                         \
-    X(CLOSE, KEYS_ON_EVERY, NULL, NULL, "close help / backends; a lesson: back to the list",   \
-      27)                                                                                      \
+    X(CLOSE, KEYS_ON_EVERY, NULL, NULL, "close help / backends / a lesson", 27)                \
     X(QUIT, KEYS_ON_EVERY, NULL, "quit", "quit", 'q')                                          \
     PRESENT_KEY_TABLE(X)
 

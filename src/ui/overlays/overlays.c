@@ -35,14 +35,7 @@ void overlay_help(struct app *a, struct rect t)
     struct plines p = {.n = 0};
     int legend_w = Wd - 6 < 76 ? Wd - 6 : 76;
     if (o->help) o->help(a, &p, legend_w);
-    /* the key column as wide as its widest keys ("0 Backspace"), never cut; 11 at least */
     int kw = 11, entry_w = 0;
-    for (int i = 0; i < rows_n; i++) {
-        char names[64];
-        keys_row_names_on(rows[i], a->surface, screen_on, a->utf8, names, sizeof names);
-        int nw = text_width(names) + 1;
-        if (nw > kw) kw = nw < 18 ? nw : 18;
-    }
     for (int i = 0; i < rows_n; i++) {
         int ew = kw + text_width(rows[i]->help);
         if (ew > entry_w) entry_w = ew;
@@ -75,10 +68,14 @@ void overlay_help(struct app *a, struct rect t)
         int y = r.y + 1 + k, x = r.x + 2 + c * hl.colw;
         char names[64];
         keys_row_names_on(rows[i], a->surface, screen_on, a->utf8, names, sizeof names);
-        draw_put(y, x, kw - 1, th->role[TH_BAR_KEY] | th->role[TH_LABEL], names);
+        /* keys wider than their column ("0 Backspace") are never cut: their text moves
+         * right instead, and is the one shortened */
+        int nw = text_width(names), hx = nw + 1 > kw ? nw + 1 : kw;
+        if (hx > hl.colw - 4) hx = hl.colw - 4;
+        draw_put(y, x, hx - 1, th->role[TH_BAR_KEY] | th->role[TH_LABEL], names);
         char fit[128];
-        text_fit(fit, sizeof fit, rows[i]->help, hl.colw - kw - 1, a->utf8);
-        draw_put(y, x + kw, hl.colw - kw - 1, A_NORMAL, fit);
+        text_fit(fit, sizeof fit, rows[i]->help, hl.colw - hx - 1, a->utf8);
+        draw_put(y, x + hx, hl.colw - hx - 1, A_NORMAL, fit);
     }
     if (!legend) return;
     int y = r.y + 1 + (per_col > 0 ? per_col + hl.gap : 0);
