@@ -147,6 +147,13 @@ void tier_keys(char *buf, size_t n)
     }
 }
 
+bool tier_links_each_way(enum tier_id t, enum tier_id u)
+{
+    if ((unsigned)t >= TIER_COUNT || (unsigned)u >= TIER_COUNT) return false;
+    return tiers[t].link && tiers[u].link && tiers[t].model_beta_Bps > 0 &&
+           tiers[u].model_beta_Bps > 0;
+}
+
 double tier_ratio_to_next(enum tier_id t, enum tier_id *next)
 {
     if ((unsigned)t >= TIER_COUNT || tiers[t].bw_Bps <= 0) return 0.0;
@@ -155,8 +162,7 @@ double tier_ratio_to_next(enum tier_id t, enum tier_id *next)
             if (next) *next = (enum tier_id)u;
             /* two links compare each way: NVLink's 1.8 TB/s counts both directions, PCIe's
              * 242 GB/s one (1.8 TB/s / 242 GB/s = 7.44 compared unlike figures; 3.72) */
-            if (tiers[t].link && tiers[u].link && tiers[t].model_beta_Bps > 0 &&
-                tiers[u].model_beta_Bps > 0)
+            if (tier_links_each_way((enum tier_id)t, (enum tier_id)u))
                 return tiers[t].model_beta_Bps / tiers[u].model_beta_Bps;
             return tiers[t].bw_Bps / tiers[u].bw_Bps;
         }

@@ -48,6 +48,8 @@ void tier_keys(char *buf, size_t n);
  * compared each way (their model betas: NVLink's 1.8 TB/s counts both directions); 0 when
  * t or no tier below has a figure. *next (may be NULL) receives that tier. */
 double tier_ratio_to_next(enum tier_id t, enum tier_id *next);
+/* Whether tier_ratio_to_next compares t and u each way (both links with model betas). */
+bool tier_links_each_way(enum tier_id t, enum tier_id u);
 
 /* Format bytes/s as "8 TB/s", "242 GB/s", "200 MB/s" (decimal units, 3 significant
  * figures). */

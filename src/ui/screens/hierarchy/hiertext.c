@@ -376,8 +376,8 @@ void hier_ladder(const struct hier_measured *m, bool utf8, bool detail, struct h
             hier_add(l, HS_LECTURE, "%.3g%s", r, g_times(utf8));
             /* "each way" where the ratio is not of the figures shown (NVLink's counts both
              * directions; tier_ratio_to_next compares links each way) */
-            bool each_way = x->link && tier_get(next)->link && x->model_beta_Bps > 0 &&
-                            x->model_beta_Bps != x->bw_Bps;
+            bool each_way =
+                tier_links_each_way((enum tier_id)t, next) && x->model_beta_Bps != x->bw_Bps;
             hier_add(l, HS_DIM, " slower%s: %s", each_way ? " each way" : "",
                      tier_get(next)->key);
         } else if (t + 1 < TIER_COUNT) {
