@@ -43,20 +43,20 @@ LESSON_LIBS    := $(shell $(PKG_CONFIG) --libs md4c 2>/dev/null || echo -lmd4c) 
                   $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null || echo -lcjson) -lstdc++
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
-CPPFLAGS += -D_GNU_SOURCE -Isrc $(NCURSES_CFLAGS) $(LESSON_CFLAGS) $(CJSON_CFLAGS)
+CPPFLAGS += -D_GNU_SOURCE -Isrc -I. $(NCURSES_CFLAGS) $(LESSON_CFLAGS) $(CJSON_CFLAGS)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
 LDLIBS   := $(NCURSES_LIBS) $(LESSON_LIBS) -lpthread -lm
 
-SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/scene/*.c) src/backend/backend.c src/backend/run.c $(wildcard src/backend/cpu/*.c) \
+SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/sys/*.c) $(wildcard src/scene/*.c) src/backend/backend.c src/backend/run.c $(wildcard src/backend/cpu/*.c) \
            src/backend/nccl/nccl_links.c $(wildcard src/records/*.c) \
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/ui/*/*.c) \
            $(wildcard src/ui/screens/*/*.c) $(wildcard src/cli/*.c) \
            $(wildcard src/device/*.c) $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)
 # Presenter mode, speaker notes and handouts (src/present); md4c-html renders the handout's
 # narration.
-SRC_LIB += $(wildcard src/present/*.c)
+SRC_LIB += $(wildcard src/present/*.c) $(wildcard src/handout/*.c)
 LDLIBS  += -lmd4c-html
-# cairo + pango: the handouts' paper pictures and PDF (src/present/print_*.c). Required.
+# cairo + pango: the handouts' paper pictures and PDF (src/handout/). Required.
 PRINT_CFLAGS := $(shell $(PKG_CONFIG) --cflags pangocairo cairo-pdf cairo-svg fontconfig 2>/dev/null)
 PRINT_LIBS   := $(shell $(PKG_CONFIG) --libs pangocairo cairo-pdf cairo-svg fontconfig 2>/dev/null || \
                   echo -lpangocairo-1.0 -lpango-1.0 -lgobject-2.0 -lglib-2.0 -lcairo -lfontconfig)
@@ -165,7 +165,7 @@ $(BUILD)/obj/%.o: %.c $(CONFIG)
 
 $(BUILD)/obj/%.o: %.cu $(CONFIG)
 	@mkdir -p $(dir $@)
-	$(NVCC) -O2 $(NVCC_GENCODE) -Isrc -Ikernels -MMD -MP -c $< -o $@
+	$(NVCC) -O2 $(NVCC_GENCODE) -Isrc -I. -MMD -MP -c $< -o $@
 
 $(LIB): $(OBJ_LIB)
 	@rm -f $@

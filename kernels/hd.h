@@ -5,9 +5,9 @@
 #define COLLVIZ_KERNELS_HD_H
 
 #ifdef __CUDACC__
-#define CVK_HD __host__ __device__
+#define KERNEL_HD __host__ __device__
 #else
-#define CVK_HD
+#define KERNEL_HD
 #endif
 
 #endif

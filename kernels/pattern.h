@@ -16,28 +16,28 @@
 
 #include "core/coll.h"
 #include "core/pattern_formula.h"
-#include "hd.h"
+#include "kernels/hd.h"
 
 /* What one rank's receive buffer should hold. */
-struct cvk_pattern {
+struct kernel_pattern {
     int coll, op;
     int nranks, root, rank;
     size_t count; /* the API count (core/coll.h) */
 };
 
-static inline CVK_HD float cvk_pattern_value(int op, int rank, size_t i)
+static inline KERNEL_HD float kernel_pattern_value(int op, int rank, size_t i)
 {
     return pattern_formula_value(op, rank, i);
 }
 
-static inline CVK_HD float cvk_redop_apply(int op, float a, float b)
+static inline KERNEL_HD float kernel_redop_apply(int op, float a, float b)
 {
     return pattern_formula_redop(op, a, b);
 }
 
 /* coll_recv_count() (core/coll.c) for device code; test_kernels.c holds the two equal. */
-static inline CVK_HD size_t cvk_recv_count(int coll, int nranks, size_t count, int rank,
-                                           int root)
+static inline KERNEL_HD size_t kernel_recv_count(int coll, int nranks, size_t count, int rank,
+                                                 int root)
 {
     size_t w = (size_t)nranks;
     switch (coll) {
@@ -58,22 +58,22 @@ static inline CVK_HD size_t cvk_recv_count(int coll, int nranks, size_t count, i
     }
 }
 
-static inline CVK_HD float cvk_pattern_reduced(int op, int nranks, size_t i)
+static inline KERNEL_HD float kernel_pattern_reduced(int op, int nranks, size_t i)
 {
     return pattern_formula_reduced(op, nranks, i);
 }
 
 /* pattern_expected(): element j of rank q.rank's receive buffer (0 past its end). */
-static inline CVK_HD float cvk_pattern_expected(struct cvk_pattern q, size_t j)
+static inline KERNEL_HD float kernel_pattern_expected(struct kernel_pattern q, size_t j)
 {
-    if (q.count == 0 || j >= cvk_recv_count(q.coll, q.nranks, q.count, q.rank, q.root))
+    if (q.count == 0 || j >= kernel_recv_count(q.coll, q.nranks, q.count, q.rank, q.root))
         return 0.0f;
     return pattern_formula_expected(q.coll, q.op, q.nranks, q.count, q.root, q.rank, j);
 }
 
 /* tol == 0: bit-exact equality (what sum/prod/min/max of these patterns give in any
  * order). tol > 0: |got - want| <= tol * max(1, |want|). A NaN never matches. */
-static inline CVK_HD int cvk_pattern_matches(float got, float want, float tol)
+static inline KERNEL_HD int kernel_pattern_matches(float got, float want, float tol)
 {
     if (tol == 0.0f) return got == want;
     float scale = fabsf(want) > 1.0f ? fabsf(want) : 1.0f;

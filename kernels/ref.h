@@ -7,39 +7,40 @@
 
 #include <stddef.h>
 
-#include "pattern.h"
-#include "trainmath.h"
+#include "kernels/pattern.h"
+#include "kernels/trainmath.h"
 
-static inline void cvk_ref_fill_pattern(float *buf, size_t n, int op, int rank)
+static inline void kernel_ref_fill_pattern(float *buf, size_t n, int op, int rank)
 {
     for (size_t i = 0; i < n; i++)
-        buf[i] = cvk_pattern_value(op, rank, i);
+        buf[i] = kernel_pattern_value(op, rank, i);
 }
 
-static inline unsigned long long cvk_ref_count_wrong(const float *buf, size_t n,
-                                                     struct cvk_pattern q, float tol)
+static inline unsigned long long kernel_ref_count_wrong(const float *buf, size_t n,
+                                                        struct kernel_pattern q, float tol)
 {
     unsigned long long wrong = 0;
     for (size_t j = 0; j < n; j++)
-        wrong += !cvk_pattern_matches(buf[j], cvk_pattern_expected(q, j), tol);
+        wrong += !kernel_pattern_matches(buf[j], kernel_pattern_expected(q, j), tol);
     return wrong;
 }
 
-static inline void cvk_ref_gelu_forward(const float *x, float *y, size_t n)
+static inline void kernel_ref_gelu_forward(const float *x, float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        y[i] = cvk_gelu(x[i]);
+        y[i] = kernel_gelu(x[i]);
 }
 
-static inline void cvk_ref_gelu_backward(const float *x, const float *dy, float *dx, size_t n)
+static inline void kernel_ref_gelu_backward(const float *x, const float *dy, float *dx,
+                                            size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        dx[i] = dy[i] * cvk_gelu_grad(x[i]);
+        dx[i] = dy[i] * kernel_gelu_grad(x[i]);
 }
 
 /* In index order, in double; the kernel sums in a different (fixed) order, so the two agree
  * to rounding, not bit for bit. */
-static inline float cvk_ref_mse_loss(const float *x, size_t n, double n_mean)
+static inline float kernel_ref_mse_loss(const float *x, size_t n, double n_mean)
 {
     double s = 0.0;
     for (size_t i = 0; i < n; i++)
@@ -47,20 +48,20 @@ static inline float cvk_ref_mse_loss(const float *x, size_t n, double n_mean)
     return (float)(s / n_mean);
 }
 
-static inline void cvk_ref_mse_grad(const float *x, float *dx, size_t n, double n_mean)
+static inline void kernel_ref_mse_grad(const float *x, float *dx, size_t n, double n_mean)
 {
     float scale = (float)(2.0 / n_mean);
     for (size_t i = 0; i < n; i++)
         dx[i] = scale * x[i];
 }
 
-static inline void cvk_ref_adamw_step(float *p, const float *g, float *m, float *v, size_t n,
-                                      struct cvk_adamw h, int step)
+static inline void kernel_ref_adamw_step(float *p, const float *g, float *m, float *v, size_t n,
+                                         struct kernel_adamw h, int step)
 {
     float bc1, bc2;
-    cvk_adamw_bias(h, step, &bc1, &bc2);
+    kernel_adamw_bias(h, step, &bc1, &bc2);
     for (size_t i = 0; i < n; i++)
-        cvk_adamw_elem(&p[i], g[i], &m[i], &v[i], h, bc1, bc2);
+        kernel_adamw_elem(&p[i], g[i], &m[i], &v[i], h, bc1, bc2);
 }
 
 #endif

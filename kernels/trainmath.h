@@ -11,32 +11,32 @@
 
 #include <math.h>
 
-#include "hd.h"
+#include "kernels/hd.h"
 
-#define CVK_SQRT1_2 0.70710678118654752440f      /* 1/sqrt(2) */
-#define CVK_INV_SQRT_2PI 0.39894228040143267794f /* 1/sqrt(2*pi) */
+#define KERNEL_SQRT1_2 0.70710678118654752440f      /* 1/sqrt(2) */
+#define KERNEL_INV_SQRT_2PI 0.39894228040143267794f /* 1/sqrt(2*pi) */
 
 /* gelu(x) = x * Phi(x) = 0.5 * x * (1 + erf(x / sqrt(2))) */
-static inline CVK_HD float cvk_gelu(float x)
+static inline KERNEL_HD float kernel_gelu(float x)
 {
-    return 0.5f * x * (1.0f + erff(x * CVK_SQRT1_2));
+    return 0.5f * x * (1.0f + erff(x * KERNEL_SQRT1_2));
 }
 
 /* d gelu / dx = Phi(x) + x * phi(x), phi the standard normal density. */
-static inline CVK_HD float cvk_gelu_grad(float x)
+static inline KERNEL_HD float kernel_gelu_grad(float x)
 {
-    float cdf = 0.5f * (1.0f + erff(x * CVK_SQRT1_2));
-    float pdf = CVK_INV_SQRT_2PI * expf(-0.5f * x * x);
+    float cdf = 0.5f * (1.0f + erff(x * KERNEL_SQRT1_2));
+    float pdf = KERNEL_INV_SQRT_2PI * expf(-0.5f * x * x);
     return cdf + x * pdf;
 }
 
-struct cvk_adamw {
+struct kernel_adamw {
     float lr, beta1, beta2, eps, weight_decay;
 };
 
 /* One parameter element: updates *p, *m, *v in place. */
-static inline CVK_HD void cvk_adamw_elem(float *p, float g, float *m, float *v,
-                                         struct cvk_adamw h, float bc1, float bc2)
+static inline KERNEL_HD void kernel_adamw_elem(float *p, float g, float *m, float *v,
+                                               struct kernel_adamw h, float bc1, float bc2)
 {
     float pp = *p * (1.0f - h.lr * h.weight_decay);
     float mm = h.beta1 * *m + (1.0f - h.beta1) * g;
@@ -50,7 +50,7 @@ static inline CVK_HD void cvk_adamw_elem(float *p, float g, float *m, float *v,
 
 /* Bias corrections for step t >= 1: 1 - beta^t, computed on the host in double and rounded
  * once to float, so the kernel and the host reference divide by the same values. */
-static inline void cvk_adamw_bias(struct cvk_adamw h, int step, float *bc1, float *bc2)
+static inline void kernel_adamw_bias(struct kernel_adamw h, int step, float *bc1, float *bc2)
 {
     *bc1 = (float)(1.0 - pow((double)h.beta1, (double)step));
     *bc2 = (float)(1.0 - pow((double)h.beta2, (double)step));

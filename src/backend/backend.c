@@ -3,8 +3,8 @@
  * The CPU backend is always built, so "auto" always ends with a backend: NCCL when it was
  * built, opens, and can run at least two ranks; otherwise CPU, with the reason NCCL was
  * passed over (redis ae.c's "always have a fallback" habit). */
-#include "backend.h"
-#include "run.h"
+#include "backend/backend.h"
+#include "backend/run.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -12,15 +12,15 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../core/util.h"
-#include "cpu/cpu_backend.h"
+#include "core/util.h"
+#include "backend/cpu/cpu_backend.h"
 
 #ifdef HAVE_NCCL
-#include "nccl/nccl_info.h"
+#include "backend/nccl/nccl_info.h"
 extern const struct backend_ops nccl_backend_ops;
 #endif
 #ifdef HAVE_MPI
-#include "mpi/mpi_backend.h"
+#include "backend/mpi/mpi_backend.h"
 #endif
 
 /* The registry: one row per backend this program knows, built or not. ops is NULL when

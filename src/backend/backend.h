@@ -9,14 +9,14 @@
  * describes and makes that communicator.
  *
  * Only the worker thread (worker/) calls a backend, one call at a time. */
-#ifndef COLLVIZ_BACKEND_H
-#define COLLVIZ_BACKEND_H
+#ifndef COLLVIZ_BACKEND_BACKEND_H
+#define COLLVIZ_BACKEND_BACKEND_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/coll.h"
-#include "../core/plan.h"
+#include "core/coll.h"
+#include "core/plan.h"
 
 /* One measurement: the collective at `bytes` (S, nccl-tests' size) on nranks ranks. */
 struct bench_params {

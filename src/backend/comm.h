@@ -17,14 +17,14 @@
  * plans the visualizer animates — on the ranks' buffers; the MPI one (mpi/mpi_comm.c)
  * runs the same plans with MPI point-to-point, one rank per process; the NCCL one
  * (nccl/nccl_comm.c) queues NCCL's own collectives on each rank's GPU stream. */
-#ifndef COLLVIZ_COMM_H
-#define COLLVIZ_COMM_H
+#ifndef COLLVIZ_BACKEND_COMM_H
+#define COLLVIZ_BACKEND_COMM_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/coll.h"
-#include "../core/timeline.h"
+#include "core/coll.h"
+#include "core/timeline.h"
 
 /* What one rank moved, counted as it was moved. */
 struct comm_stats {

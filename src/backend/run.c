@@ -33,7 +33,7 @@
  * leave it frees them with their communicator. Ranks that are
  * processes cannot stop alone (every process must run the same collectives), so there a cancel
  * takes effect between calls. */
-#include "run.h"
+#include "backend/run.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -45,12 +45,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/coll.h"
-#include "../core/init.h"
-#include "../core/plan.h"
-#include "../core/util.h"
-#include "../../kernels/pattern.h"
-#include "comm.h"
+#include "core/coll.h"
+#include "core/init.h"
+#include "core/plan.h"
+#include "core/util.h"
+#include "kernels/pattern.h"
+#include "backend/comm.h"
 
 #define RUN_DEFAULT_TIMEOUT_S 30.0
 /* How long the coordinator waits for ranks after an abort before it gives up on them. */
@@ -100,7 +100,7 @@ struct run_task {
     size_t work_len;
     int warmup, iters;
     bool check;
-    float tol;          /* the check's, cvk_pattern_matches() */
+    float tol;          /* the check's, kernel_pattern_matches() */
     float *const *send; /* TASK_SMALL */
     float **recv;
     /* The caller's cancel flag while the call lasts, then NULL (task_withdraw_cancel);
@@ -470,7 +470,7 @@ static int rank_count_wrong(struct run_task *t, int r, const float *buf,
             if (off + i == corrupt) v += 1.0f;
 #endif
             float want = pattern_expected(j->coll, j->op, t->W, j->count, j->root, r, off + i);
-            if (!cvk_pattern_matches(v, want, t->tol)) n_wrong++;
+            if (!kernel_pattern_matches(v, want, t->tol)) n_wrong++;
         }
         if (rc == CV_OK && task_cancelled(t)) rc = rank_cancel(t);
     }

@@ -7,12 +7,12 @@
  * the call; where ranks are processes (comm.self >= 0) the calling thread is this
  * process's rank. The communicator is made with the backend's comm_create once per world
  * size and kept until the backend closes. */
-#ifndef COLLVIZ_RUN_H
-#define COLLVIZ_RUN_H
+#ifndef COLLVIZ_BACKEND_RUN_H
+#define COLLVIZ_BACKEND_RUN_H
 
 #include <stddef.h>
 
-#include "backend.h"
+#include "backend/backend.h"
 
 /* Measure one size (struct bench_params in backend.h). `cancel` is polled while it runs;
  * set means stop with CV_ECANCELLED. Refuses sizes that would not fit in memory

@@ -15,9 +15,9 @@
  *
  * Exit status: 0 every result checked out, 1 some #wrong > 0 (or a run failed), 2 bad
  * input (one line on stderr), 130 interrupted. */
-#include "bench.h"
+#include "cli/bench.h"
 
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,8 +33,8 @@
 #include "core/coll.h"
 #include "core/sweep.h"
 #include "core/util.h"
-#include "json.h"
-#include "opt.h"
+#include "cli/json.h"
+#include "cli/opt.h"
 #include "worker/worker.h"
 
 #define BENCH_MAX_SIZES 1000

@@ -1,8 +1,8 @@
 /* cli.h - the non-interactive subcommands. Each takes the argv after the subcommand name
  * (argv[0] is the subcommand), prints text or JSON, and returns the process exit status:
  * 0 success, 1 a failed check (e.g. #wrong > 0), 2 bad input (one line on stderr). */
-#ifndef COLLVIZ_CLI_H
-#define COLLVIZ_CLI_H
+#ifndef COLLVIZ_CLI_CLI_H
+#define COLLVIZ_CLI_CLI_H
 
 #include <stdbool.h>
 #include <stdint.h>

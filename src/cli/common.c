@@ -1,5 +1,5 @@
 /* common.c - helpers shared by the subcommands. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include "core/coll.h"
 #include "core/plan.h"
 #include "core/util.h"
-#include "opt.h"
+#include "cli/opt.h"
 
 int cli_usage_error(const char *fmt, ...)
 {

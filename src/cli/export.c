@@ -1,6 +1,6 @@
 /* export.c - `collviz lesson export`: the options of a lesson's handout. The handout itself
- * (HTML or PDF, its pictures drawn for paper) is present/export_html.c's and print_pdf.c's. */
-#include "cli.h"
+ * (HTML or PDF, its pictures drawn for paper) is present/html.c's and pdf.c's. */
+#include "cli/cli.h"
 
 #include <locale.h>
 #include <stdbool.h>
@@ -9,9 +9,9 @@
 
 #include "backend/backend.h"
 #include "core/util.h"
-#include "opt.h"
-#include "present/export_html.h"
-#include "present/print_handout.h"
+#include "cli/opt.h"
+#include "handout/html.h"
+#include "handout/handout.h"
 
 struct export_opts {
     struct handout_opts ho;
@@ -29,7 +29,7 @@ static int export_set_format(void *ctx, const struct opt *self, const char *v)
     return OPT_GO;
 }
 
-/* A handout option's bad value: its message (print_handout.h's words) on one line. */
+/* A handout option's bad value: its message (handout.h's words) on one line. */
 static int export_bad_value(const char *err)
 {
     cv_eprintf("collviz lesson export: %s\n", err);

@@ -1,5 +1,5 @@
 /* json.c - the CLI's JSON writer on top of cJSON (see json.h). */
-#include "json.h"
+#include "cli/json.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -8,7 +8,7 @@
  *   collviz lesson grade ID [--seed S] ANSWER [--format json]
  *   collviz lesson list
  *   collviz lesson export PATH --format html -o OUT.html   (cli/export.c) */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -19,12 +19,12 @@
 #include <strings.h>
 
 #include "core/util.h"
-#include "json.h"
-#include "opt.h"
+#include "cli/json.h"
+#include "cli/opt.h"
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
 #include "lesson/progress.h"
-#include "ui/kit/text.h"
+#include "core/text.h"
 #include "ui/screens/lesson/lesson_keys.h"
 #include "ui/ui.h"
 

@@ -7,7 +7,7 @@
  * tiers' stated bandwidths, "model assumption" for the per-tier α, "measured" for the
  * sweep's rows. Text or JSON (cJSON). Exit status: 0 done, 1 a sweep failed or its fit is
  * not physical, 2 bad input (one line on stderr naming the value). */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -16,14 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "cli/bench.h"
 #include "core/coll.h"
 #include "core/model.h"
 #include "core/plan.h"
 #include "core/tiers.h"
 #include "core/util.h"
-#include "json.h"
-#include "opt.h"
+#include "cli/json.h"
+#include "cli/opt.h"
 
 struct model_opts {
     enum coll coll;

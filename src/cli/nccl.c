@@ -7,7 +7,7 @@
  * cannot be read is a "file:line:" line on stderr, and the exit status is 2 only when
  * nothing at all could be read. Every string printed comes from the parser, which keeps
  * printable ASCII only; JSON escaping is cJSON's. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -21,8 +21,8 @@
 
 #include "core/coll.h"
 #include "core/util.h"
-#include "json.h"
-#include "opt.h"
+#include "cli/json.h"
+#include "cli/opt.h"
 #include "records/records.h"
 #include "records/recfile.h"
 #include "records/recfit.h"

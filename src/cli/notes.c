@@ -1,13 +1,13 @@
 /* notes.c - `collviz notes`: the options of the speaker's own terminal. The view itself,
  * which follows a running presenter, is present/notes_view.c. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "core/util.h"
-#include "opt.h"
-#include "present/notes_view.h"
+#include "cli/opt.h"
+#include "ui/present/notes_view.h"
 
 struct notes_opts {
     const char *name;

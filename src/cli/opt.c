@@ -1,11 +1,11 @@
 /* opt.c - the option tables (opt.h): a table becomes getopt_long's arrays, the parse, and
  * the options part of --help. */
-#include "opt.h"
+#include "cli/opt.h"
 
 #include <stdbool.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 static const struct opt opt_help_entry = {"help", 'h', NULL, "this text", NULL, 0};
 

@@ -1,6 +1,6 @@
 /* present.c - `collviz --present PATH`: the presenter's options. The talk itself (the
  * deck, the room's screen, the speaker notes' socket) is present/present.c. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -8,8 +8,8 @@
 
 #include "backend/backend.h"
 #include "core/util.h"
-#include "opt.h"
-#include "present/present.h"
+#include "cli/opt.h"
+#include "ui/present/present.h"
 
 int cli_present_wanted(int argc, char **argv)
 {

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend/backend.h"
-#include "../core/util.h"
-#include "../worker/serve.h"
-#include "cli.h"
-#include "opt.h"
+#include "backend/backend.h"
+#include "core/util.h"
+#include "worker/serve.h"
+#include "cli/cli.h"
+#include "cli/opt.h"
 
 static const char serve_usage[] =
     "usage: collviz serve [options]\n"

@@ -1,7 +1,7 @@
 /* svg.c - `collviz svg`: the arguments of a scene's picture. The drawing is
  * present/scene_svg.c's (the terminal screen, or --print's paper drawing); this file reads
  * the options, checks their combination and opens the output. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "opt.h"
-#include "present/scene_svg.h"
+#include "cli/opt.h"
+#include "ui/scene_svg.h"
 
 struct svg_opts {
     struct scene sc;

@@ -9,7 +9,7 @@
  * the transfers it waits for, and it checks that the refined plan's result is the
  * unrefined plan's, bit for bit, both step by step and run by its dependencies alone
  * (exec_plan_deps, what the CPU rank threads do). */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <float.h>
 #include <langinfo.h>
@@ -23,13 +23,13 @@
 #include "core/exec.h"
 #include "core/init.h"
 #include "core/plan.h"
-#include "core/slicetl.h"
+#include "core/slice_timeline.h"
 #include "core/trace.h"
 #include "backend/backend.h"
 #include "backend/run.h"
 #include "core/util.h"
-#include "json.h"
-#include "opt.h"
+#include "cli/json.h"
+#include "cli/opt.h"
 
 struct trace_opts {
     enum coll coll;

@@ -5,7 +5,7 @@
  * the pipeline bubble — as text or as one JSON object. --check also runs the single-device
  * reference and reports the largest deviation (exit 1 beyond tolerance). Everything comes from
  * parallel/train.h, the same API the UI's parallelism screen uses. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -16,10 +16,10 @@
 
 #include "backend/backend.h"
 #include "core/util.h"
-#include "json.h"
-#include "opt.h"
+#include "cli/json.h"
+#include "cli/opt.h"
 #include "parallel/train.h"
-#include "train_moe.h"
+#include "cli/train_moe.h"
 
 struct train_opts {
     struct train_config cfg;

@@ -1,7 +1,7 @@
 /* train_moe.c - `collviz train moe`'s own report (train_moe.h). Everything printed is the
  * run's record (parallel/train.h, struct train_moe): counted as the ranks routed and
  * exchanged, the times each rank's wall clock around its own exchange. */
-#include "train_moe.h"
+#include "cli/train_moe.h"
 
 #include "core/tiers.h"
 #include "core/util.h"

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "json.h"
+#include "cli/json.h"
 #include "parallel/train.h"
 
 void train_moe_print_text(FILE *f, const struct train_result *r);

@@ -1,7 +1,7 @@
 /* coll.c - the collectives' names, count semantics, working-buffer layout and nccl-tests'
  * byte accounting. Everything the plans, the backends and the screens need to agree on
  * about "what a collective is" lives here, as tables indexed by enum coll. */
-#include "coll.h"
+#include "core/coll.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -14,8 +14,8 @@
  * mirrors NCCL's in-place conventions (recvbuff = sendbuff + rank*count for reduce_scatter
  * and scatter, sendbuff = recvbuff + rank*count for all_gather and gather); all_to_all
  * cannot run in place, so its working buffer is [send W*count | recv W*count]. */
-#ifndef COLLVIZ_COLL_H
-#define COLLVIZ_COLL_H
+#ifndef COLLVIZ_CORE_COLL_H
+#define COLLVIZ_CORE_COLL_H
 
 #include <stdbool.h>
 #include <stddef.h>

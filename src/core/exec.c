@@ -24,13 +24,13 @@
  * ran at 23-33 GB/s on cache-resident data at W = 8..16 on the 2-core AMD EPYC VM this was
  * measured on, against 47-86 GB/s for the tiled three-source passes; on 64 MiB buffers the
  * two were within noise of each other. */
-#include "exec.h"
+#include "core/exec.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "core/util.h"
 
 #define EXEC_VEC 16       /* one block = one or more vector registers at every ISA level */
 #define EXEC_TILE 2048    /* floats: 8 KiB of destination, well inside L1 */

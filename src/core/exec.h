@@ -1,12 +1,12 @@
 /* exec.h - the one implementation of a transfer's arithmetic, shared by the trace
  * executor (display scale) and the CPU backend's rank threads (measurement scale), so the
  * two cannot disagree about what a step does. */
-#ifndef COLLVIZ_EXEC_H
-#define COLLVIZ_EXEC_H
+#ifndef COLLVIZ_CORE_EXEC_H
+#define COLLVIZ_CORE_EXEC_H
 
 #include <stdint.h>
 
-#include "plan.h"
+#include "core/plan.h"
 
 /* Execute every transfer of step `s` whose destination is `rank`, in plan order.
  * bufs[r] is rank r's working buffer (plan->work_len floats). Consecutive reductions of a

@@ -14,12 +14,12 @@
  *                   ends with [0,4,8,12].
  *
  * The measurement pattern's formulas live in pattern_formula.h, shared with the kernels. */
-#include "init.h"
+#include "core/init.h"
 
 #include <string.h>
 #include <strings.h>
 
-#include "pattern_formula.h"
+#include "core/pattern_formula.h"
 
 static const char *const init_names[] = {
     [INIT_LECTURE] = "lecture",

@@ -1,13 +1,13 @@
 /* init.h - display-scale inputs (the numbers a student reads) and the measurement-scale
  * pattern with its closed-form expected result (how #wrong is counted without storing a
  * reference copy of a GiB buffer, as nccl-tests does). */
-#ifndef COLLVIZ_INIT_H
-#define COLLVIZ_INIT_H
+#ifndef COLLVIZ_CORE_INIT_H
+#define COLLVIZ_CORE_INIT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "coll.h"
+#include "core/coll.h"
 
 enum init_kind {
     INIT_LECTURE, /* the lecture's demo inputs at W=4, generalised (see init.c) */

@@ -1,11 +1,11 @@
 /* model.c - the α-β cost model read off a plan (see model.h for the model and why it is
  * exact at every size), and the least-squares fit of α and 1/β to measured times. */
-#include "model.h"
+#include "core/model.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "util.h"
+#include "core/util.h"
 
 size_t model_step_bytes(const struct plan *p, size_t step, size_t elsize)
 {

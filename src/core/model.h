@@ -31,14 +31,14 @@
  * all-gather and reduce-scatter. Trees and chains come out of their plans the same way
  * (tests/unit/test_model.c works W = 4 and 5 by hand); the chains here cut the buffer into W
  * chunks only, so their pipeline fill shows (NCCL cuts finer). */
-#ifndef COLLVIZ_MODEL_H
-#define COLLVIZ_MODEL_H
+#ifndef COLLVIZ_CORE_MODEL_H
+#define COLLVIZ_CORE_MODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "coll.h"
-#include "plan.h"
+#include "core/coll.h"
+#include "core/plan.h"
 
 /* Bytes the busiest port carries in one step of p (elsize bytes per element): the most any
  * rank sends or receives to or from other ranks in that step. 0 for a local step. */

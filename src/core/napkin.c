@@ -1,12 +1,12 @@
 /* napkin.c - the lecture's napkin math (see napkin.h). The per-scheme costs go through the
  * same α-β model as every other modelled figure (model.c), read off the ring plans. */
-#include "napkin.h"
+#include "core/napkin.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "model.h"
-#include "util.h"
+#include "core/model.h"
+#include "core/util.h"
 
 double napkin_effective_bw(double bytes, int W, double duration_s)
 {

@@ -6,8 +6,8 @@
  * the ZeRO paper's memory per GPU for its three stages.
  *
  * Units: bytes, seconds, bytes/s (1e9 = GB/s). */
-#ifndef COLLVIZ_NAPKIN_H
-#define COLLVIZ_NAPKIN_H
+#ifndef COLLVIZ_CORE_NAPKIN_H
+#define COLLVIZ_CORE_NAPKIN_H
 
 #include <stddef.h>
 

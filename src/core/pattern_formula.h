@@ -8,12 +8,12 @@
  * CV_HD (__host__ __device__ under nvcc, nothing otherwise), int arguments for the enum
  * values (C++ converts no int to an enum implicitly), no tables (a static array in a
  * __host__ __device__ function is host memory) and no library calls. */
-#ifndef COLLVIZ_PATTERN_FORMULA_H
-#define COLLVIZ_PATTERN_FORMULA_H
+#ifndef COLLVIZ_CORE_PATTERN_FORMULA_H
+#define COLLVIZ_CORE_PATTERN_FORMULA_H
 
 #include <stddef.h>
 
-#include "coll.h"
+#include "core/coll.h"
 
 #ifndef CV_HD
 #ifdef __CUDACC__

@@ -12,7 +12,7 @@
  * Numbering: ring all-reduce and reduce-scatter follow NCCL (src/device/all_reduce.h,
  * runRing): at step 0 rank r sends chunk (r-1) mod W, so chunk c starts on rank c+1 and is
  * completed on rank c, which is where reduce-scatter's output for rank c must end up. */
-#include "plan.h"
+#include "core/plan.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -21,18 +21,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
-#include "vec.h"
+#include "core/util.h"
+#include "core/vec.h"
 
 /* ---- building a plan ---------------------------------------------------------------- */
 
-struct pb {
+struct builder {
     struct plan *p;
     size_t cap_steps, cap_x;
 };
 
-static void pb_begin(struct pb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void pb_begin(struct pb *b, const char *fmt, ...)
+static void builder_begin(struct builder *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void builder_begin(struct builder *b, const char *fmt, ...)
 {
     struct plan *p = b->p;
     struct step *st = VEC_PUSH(p->steps, p->nsteps, b->cap_steps);
@@ -44,13 +45,13 @@ static void pb_begin(struct pb *b, const char *fmt, ...)
     va_end(ap);
 }
 
-static struct step *pb_cur(struct pb *b)
+static struct step *builder_cur(struct builder *b)
 {
     return &b->p->steps[b->p->nsteps - 1];
 }
 
-static void pb_add(struct pb *b, int src, int dst, size_t src_off, size_t dst_off, size_t count,
-                   enum xfer_kind kind, int chunk)
+static void builder_add(struct builder *b, int src, int dst, size_t src_off, size_t dst_off,
+                        size_t count, enum xfer_kind kind, int chunk)
 {
     struct plan *p = b->p;
     if (count == 0) return;
@@ -64,23 +65,23 @@ static void pb_add(struct pb *b, int src, int dst, size_t src_off, size_t dst_of
         .chunk = chunk,
         .by = dst,
     };
-    pb_cur(b)->n++;
+    builder_cur(b)->n++;
 }
 
 /* A transfer run by rank `by` rather than by its destination (the owner all-reduce). */
-static void pb_add_by(struct pb *b, int by, int src, int dst, size_t off, size_t count,
-                      enum xfer_kind kind, int chunk)
+static void builder_add_by(struct builder *b, int by, int src, int dst, size_t off,
+                           size_t count, enum xfer_kind kind, int chunk)
 {
     size_t before = b->p->nx;
-    pb_add(b, src, dst, off, off, count, kind, chunk);
+    builder_add(b, src, dst, off, off, count, kind, chunk);
     if (b->p->nx > before) b->p->x[before].by = by;
 }
 
 /* Close the current step; a step that ended up with no transfers (only empty chunks) is
  * dropped, so every step on screen moves something. */
-static void pb_end(struct pb *b)
+static void builder_end(struct builder *b)
 {
-    if (pb_cur(b)->n == 0) b->p->nsteps--;
+    if (builder_cur(b)->n == 0) b->p->nsteps--;
 }
 
 /* A bounded string appender for the step sentences: lists of transfers can outgrow
@@ -104,28 +105,29 @@ static void sb_printf(struct sbuf *sb, const char *fmt, ...)
 }
 
 /* Set the current step's sentence: `detailed` if it fits, else `general`. */
-static void pb_what(struct pb *b, const struct sbuf *detailed, const char *general)
+static void builder_what(struct builder *b, const struct sbuf *detailed, const char *general)
 {
-    struct step *st = pb_cur(b);
+    struct step *st = builder_cur(b);
     if (detailed && detailed->len < sizeof st->what)
         memcpy(st->what, detailed->s, detailed->len + 1);
     else
         snprintf(st->what, sizeof st->what, "%s", general);
 }
 
-static void pb_whatf(struct pb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void pb_whatf(struct pb *b, const char *fmt, ...)
+static void builder_whatf(struct builder *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void builder_whatf(struct builder *b, const char *fmt, ...)
 {
-    struct step *st = pb_cur(b);
+    struct step *st = builder_cur(b);
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(st->what, sizeof st->what, fmt, ap);
     va_end(ap);
 }
 
-static void pb_summary(struct pb *b, const char *fmt, ...)
+static void builder_summary(struct builder *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void pb_summary(struct pb *b, const char *fmt, ...)
+static void builder_summary(struct builder *b, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -135,9 +137,9 @@ static void pb_summary(struct pb *b, const char *fmt, ...)
 
 /* Appends to the summary; the buffer is sized so that the longest summary and its
  * clause fit (test_plan fails on a summary that fills it). */
-static void pb_summary_add(struct pb *b, const char *fmt, ...)
+static void builder_summary_add(struct builder *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void pb_summary_add(struct pb *b, const char *fmt, ...)
+static void builder_summary_add(struct builder *b, const char *fmt, ...)
 {
     size_t l = strlen(b->p->summary);
     va_list ap;
@@ -215,56 +217,60 @@ static int ring_pos(const struct plan *p, int r)
 /* The reduce-scatter half of a ring over W chunks (start[c], len[c]): at step s rank r
  * sends chunk (r-1-s) mod W to rank r+1, which reduces it into the same chunk. After W-1
  * steps rank r holds chunk r reduced over all ranks. */
-static void ring_reduce_scatter(struct pb *b, const size_t *start, const size_t *len)
+static void ring_reduce_scatter(struct builder *b, const size_t *start, const size_t *len)
 {
     int W = b->p->nranks;
     const int *ring = b->p->ring;
     for (int s = 0; s < W - 1; s++) {
-        pb_begin(b, "reduce-scatter %d/%d", s + 1, W - 1);
+        builder_begin(b, "reduce-scatter %d/%d", s + 1, W - 1);
         for (int i = 0; i < W; i++) {
             int c = ring[mod(i - 1 - s, W)];
-            pb_add(b, ring[i], ring[(i + 1) % W], start[c], start[c], len[c], XFER_REDUCE, c);
+            builder_add(b, ring[i], ring[(i + 1) % W], start[c], start[c], len[c], XFER_REDUCE,
+                        c);
         }
         if (ring_is_identity(b->p))
-            pb_whatf(b, "Every rank r sends chunk (r-%d) mod %d to rank r+1, which %s%s.",
-                     s + 1, W, op_combine_chunk(b->p->op),
-                     s == W - 2 ? "; now rank r holds chunk r fully reduced" : "");
+            builder_whatf(b, "Every rank r sends chunk (r-%d) mod %d to rank r+1, which %s%s.",
+                          s + 1, W, op_combine_chunk(b->p->op),
+                          s == W - 2 ? "; now rank r holds chunk r fully reduced" : "");
         else
-            pb_whatf(b,
-                     "Every rank sends a chunk to the next rank in the ring order, which %s%s.",
-                     op_combine_chunk(b->p->op),
-                     s == W - 2 ? "; now rank r holds chunk r fully reduced" : "");
-        pb_end(b);
+            builder_whatf(
+                b, "Every rank sends a chunk to the next rank in the ring order, which %s%s.",
+                op_combine_chunk(b->p->op),
+                s == W - 2 ? "; now rank r holds chunk r fully reduced" : "");
+        builder_end(b);
     }
 }
 
 /* The all-gather half: rank r starts with its finished chunk r; at step t it sends chunk
  * (r-t) mod W to rank r+1, which stores it. */
-static void ring_all_gather(struct pb *b, const size_t *start, const size_t *len,
+static void ring_all_gather(struct builder *b, const size_t *start, const size_t *len,
                             const char *own)
 {
     int W = b->p->nranks;
     const int *ring = b->p->ring;
     for (int t = 0; t < W - 1; t++) {
-        pb_begin(b, "all-gather %d/%d", t + 1, W - 1);
+        builder_begin(b, "all-gather %d/%d", t + 1, W - 1);
         for (int i = 0; i < W; i++) {
             int c = ring[mod(i - t, W)];
-            pb_add(b, ring[i], ring[(i + 1) % W], start[c], start[c], len[c], XFER_COPY, c);
+            builder_add(b, ring[i], ring[(i + 1) % W], start[c], start[c], len[c], XFER_COPY,
+                        c);
         }
         if (!ring_is_identity(b->p))
-            pb_whatf(b,
-                     "Every rank sends the chunk it %s to the next rank in the ring order, "
-                     "which stores it.",
-                     t == 0 ? "owns" : "received in the previous step");
+            builder_whatf(
+                b,
+                "Every rank sends the chunk it %s to the next rank in the ring order, "
+                "which stores it.",
+                t == 0 ? "owns" : "received in the previous step");
         else if (t == 0)
-            pb_whatf(b, "Every rank r sends its %s chunk r to rank r+1, which stores it.", own);
+            builder_whatf(b, "Every rank r sends its %s chunk r to rank r+1, which stores it.",
+                          own);
         else
-            pb_whatf(
+            builder_whatf(
                 b,
                 "Every rank r forwards chunk (r-%d) mod %d, received in the previous step, "
                 "to rank r+1, which stores it.",
                 t, W);
-        pb_end(b);
+        builder_end(b);
     }
 }
 
@@ -272,7 +278,7 @@ static void ring_all_gather(struct pb *b, const size_t *start, const size_t *len
  * nch = min(count, W) chunks; at step s the link from chain position i to i+1 carries
  * chunk s-i, so chunks follow each other down the chain one hop per step.
  * chain[i] is the rank at position i; `reduce` makes every hop a reduction. */
-static void chain(struct pb *b, const int *chain_ranks, bool reduce)
+static void chain(struct builder *b, const int *chain_ranks, bool reduce)
 {
     struct plan *p = b->p;
     int W = p->nranks;
@@ -285,7 +291,7 @@ static void chain(struct pb *b, const int *chain_ranks, bool reduce)
     }
     int total = nch + W - 2;
     for (int s = 0; s < total; s++) {
-        pb_begin(b, "%s %d/%d", reduce ? "reduce" : "broadcast", s + 1, total);
+        builder_begin(b, "%s %d/%d", reduce ? "reduce" : "broadcast", s + 1, total);
         struct sbuf sb = {0};
         sb_printf(&sb, "%s: ", reduce ? "Up the chain" : "Down the chain");
         int n = 0;
@@ -293,8 +299,8 @@ static void chain(struct pb *b, const int *chain_ranks, bool reduce)
             int k = s - i;
             if (k < 0 || k >= nch) continue;
             int from = chain_ranks[i], to = chain_ranks[i + 1];
-            pb_add(b, from, to, start[k], start[k], len[k], reduce ? XFER_REDUCE : XFER_COPY,
-                   k);
+            builder_add(b, from, to, start[k], start[k], len[k],
+                        reduce ? XFER_REDUCE : XFER_COPY, k);
             if (reduce)
                 sb_printf(&sb, "%srank %d %s chunk %d into rank %d", n ? ", " : "", from,
                           op_into(p->op), k, to);
@@ -304,12 +310,13 @@ static void chain(struct pb *b, const int *chain_ranks, bool reduce)
             n++;
         }
         sb_printf(&sb, ".");
-        pb_what(b, &sb,
-                reduce ? "Each rank in the chain reduces the chunk it finished last step into "
-                         "the next rank, one hop closer to the root."
-                       : "Each rank in the chain forwards the chunk it received last step to "
-                         "the next rank.");
-        pb_end(b);
+        builder_what(
+            b, &sb,
+            reduce ? "Each rank in the chain reduces the chunk it finished last step into "
+                     "the next rank, one hop closer to the root."
+                   : "Each rank in the chain forwards the chunk it received last step to "
+                     "the next rank.");
+        builder_end(b);
     }
 }
 
@@ -327,12 +334,12 @@ static int tree_depth(int v)
 
 /* Broadcast down a binary tree over relative ranks v = (r - root) mod W: parent (v-1)/2,
  * children 2v+1 and 2v+2. One step per level; a parent copies the whole buffer. */
-static void tree_broadcast(struct pb *b, int root)
+static void tree_broadcast(struct builder *b, int root)
 {
     struct plan *p = b->p;
     int W = p->nranks, D = tree_depth(W - 1);
     for (int d = 0; d < D; d++) {
-        pb_begin(b, "broadcast %d/%d", d + 1, D);
+        builder_begin(b, "broadcast %d/%d", d + 1, D);
         struct sbuf sb = {0};
         sb_printf(&sb, "Depth %d copies the whole buffer one level down: ", d);
         int n = 0;
@@ -340,7 +347,7 @@ static void tree_broadcast(struct pb *b, int root)
             if (tree_depth(v) != d) continue;
             for (int c = 2 * v + 1; c <= 2 * v + 2 && c < W; c++) {
                 int from = (v + root) % W, to = (c + root) % W;
-                pb_add(b, from, to, 0, 0, p->count, XFER_COPY, -1);
+                builder_add(b, from, to, 0, 0, p->count, XFER_COPY, -1);
                 sb_printf(&sb, "%srank %d -> rank %d", n ? ", " : "", from, to);
                 n++;
             }
@@ -351,19 +358,19 @@ static void tree_broadcast(struct pb *b, int root)
             general, sizeof general,
             "The ranks at depth %d copy the whole buffer to their children (%d transfers).", d,
             n);
-        pb_what(b, &sb, general);
-        pb_end(b);
+        builder_what(b, &sb, general);
+        builder_end(b);
     }
 }
 
 /* Reduce up the same tree, deepest level first: children reduce their whole buffer into
  * their parent (first child, then second, in plan order). */
-static void tree_reduce(struct pb *b, int root)
+static void tree_reduce(struct builder *b, int root)
 {
     struct plan *p = b->p;
     int W = p->nranks, D = tree_depth(W - 1);
     for (int d = D; d >= 1; d--) {
-        pb_begin(b, "reduce %d/%d", D - d + 1, D);
+        builder_begin(b, "reduce %d/%d", D - d + 1, D);
         struct sbuf sb = {0};
         sb_printf(&sb, "Depth %d sends its partial results up: ", d);
         int n = 0;
@@ -371,7 +378,7 @@ static void tree_reduce(struct pb *b, int root)
             if (tree_depth(u) != d - 1) continue;
             for (int c = 2 * u + 1; c <= 2 * u + 2 && c < W; c++) {
                 int from = (c + root) % W, to = (u + root) % W;
-                pb_add(b, from, to, 0, 0, p->count, XFER_REDUCE, -1);
+                builder_add(b, from, to, 0, 0, p->count, XFER_REDUCE, -1);
                 sb_printf(&sb, "%srank %d %s its buffer into rank %d", n ? ", " : "", from,
                           op_into(p->op), to);
                 n++;
@@ -383,8 +390,8 @@ static void tree_reduce(struct pb *b, int root)
                  "The ranks at depth %d reduce their whole buffer into their parents (%d "
                  "transfers).",
                  d, n);
-        pb_what(b, &sb, general);
-        pb_end(b);
+        builder_what(b, &sb, general);
+        builder_end(b);
     }
 }
 
@@ -394,19 +401,19 @@ static void tree_reduce(struct pb *b, int root)
  * (ring, direct, owner): rank r divides its finished chunk r once, between the two halves,
  * so the rest of the plan moves averages. That is 1/W of the division (and of its memory
  * traffic) that dividing every rank's whole buffer at the end would cost. */
-static void average_own_chunks(struct pb *b, const size_t *start, const size_t *len)
+static void average_own_chunks(struct builder *b, const size_t *start, const size_t *len)
 {
     struct plan *p = b->p;
     int W = p->nranks;
     if (p->op != OP_AVG || W == 1) return;
-    pb_begin(b, "average");
+    builder_begin(b, "average");
     for (int r = 0; r < W; r++)
-        pb_add(b, r, r, start[r], start[r], len[r], XFER_SCALE, r);
-    pb_whatf(b,
-             "Every rank r divides its fully reduced chunk r by %d, which makes it the "
-             "average; only averages are handed on.",
-             W);
-    pb_end(b);
+        builder_add(b, r, r, start[r], start[r], len[r], XFER_SCALE, r);
+    builder_whatf(b,
+                  "Every rank r divides its fully reduced chunk r by %d, which makes it the "
+                  "average; only averages are handed on.",
+                  W);
+    builder_end(b);
 }
 
 /* The owner all-reduce: rank r alone touches chunk r, in every buffer. It reads chunk r of
@@ -417,34 +424,36 @@ static void average_own_chunks(struct pb *b, const size_t *start, const size_t *
  * buffer is read once and written once, the least traffic an all-reduce can have on ranks
  * that share one memory. Its average (op avg) divides chunk r once, before it is written
  * out, instead of dividing every rank's whole buffer afterwards. */
-static void build_owner(struct pb *b, const size_t *start, const size_t *len)
+static void build_owner(struct builder *b, const size_t *start, const size_t *len)
 {
     struct plan *p = b->p;
     int W = p->nranks;
-    pb_begin(b, "reduce");
+    builder_begin(b, "reduce");
     for (int r = 0; r < W; r++)
         for (int q = 0; q < W; q++)
-            if (q != r) pb_add_by(b, r, q, r, start[r], len[r], XFER_REDUCE, r);
-    pb_whatf(b,
-             "Every rank r reads chunk r of every other rank and %s them into its own chunk r, "
-             "in rank order; rank r is the only one that touches chunk r.",
-             op_into(p->op));
-    pb_end(b);
+            if (q != r) builder_add_by(b, r, q, r, start[r], len[r], XFER_REDUCE, r);
+    builder_whatf(
+        b,
+        "Every rank r reads chunk r of every other rank and %s them into its own chunk r, "
+        "in rank order; rank r is the only one that touches chunk r.",
+        op_into(p->op));
+    builder_end(b);
     average_own_chunks(b, start, len);
-    pb_begin(b, "write out");
+    builder_begin(b, "write out");
     for (int r = 0; r < W; r++)
         for (int q = 0; q < W; q++)
-            if (q != r) pb_add_by(b, r, r, q, start[r], len[r], XFER_COPY, r);
-    pb_whatf(b, "Every rank r writes its finished chunk r straight into chunk r of every other "
-                "rank (it pushes; the receivers do nothing).");
-    pb_end(b);
-    pb_summary(b,
-               "owner: rank r alone reduces chunk r from all %d ranks and writes it into "
-               "every rank; each buffer is read once and written once",
-               W);
+            if (q != r) builder_add_by(b, r, r, q, start[r], len[r], XFER_COPY, r);
+    builder_whatf(
+        b, "Every rank r writes its finished chunk r straight into chunk r of every other "
+           "rank (it pushes; the receivers do nothing).");
+    builder_end(b);
+    builder_summary(b,
+                    "owner: rank r alone reduces chunk r from all %d ranks and writes it into "
+                    "every rank; each buffer is read once and written once",
+                    W);
 }
 
-static void build_all_reduce(struct pb *b)
+static void build_all_reduce(struct builder *b)
 {
     struct plan *p = b->p;
     int W = p->nranks;
@@ -459,24 +468,25 @@ static void build_all_reduce(struct pb *b)
         ring_reduce_scatter(b, start, len);
         average_own_chunks(b, start, len);
         ring_all_gather(b, start, len, p->op == OP_AVG ? "averaged" : "fully reduced");
-        pb_summary(b,
-                   "ring: reduce-scatter (%d step%s) then all-gather (%d step%s) over %d "
-                   "chunks; chunk c is completed on rank c (numbered as in NCCL; a teaching "
-                   "model)",
-                   W - 1, plural(W - 1), W - 1, plural(W - 1), W);
+        builder_summary(
+            b,
+            "ring: reduce-scatter (%d step%s) then all-gather (%d step%s) over %d "
+            "chunks; chunk c is completed on rank c (numbered as in NCCL; a teaching "
+            "model)",
+            W - 1, plural(W - 1), W - 1, plural(W - 1), W);
         break;
     case ALGO_TREE: {
         int D = tree_depth(W - 1);
         tree_reduce(b, 0);
         if (p->op == OP_AVG && W > 1) {
-            pb_begin(b, "average");
-            pb_add(b, 0, 0, 0, 0, p->count, XFER_SCALE, -1);
-            pb_whatf(b, "Rank 0 divides the sum by %d, so the broadcast hands out the average.",
-                     W);
-            pb_end(b);
+            builder_begin(b, "average");
+            builder_add(b, 0, 0, 0, 0, p->count, XFER_SCALE, -1);
+            builder_whatf(
+                b, "Rank 0 divides the sum by %d, so the broadcast hands out the average.", W);
+            builder_end(b);
         }
         tree_broadcast(b, 0);
-        pb_summary(
+        builder_summary(
             b,
             "tree: reduce up a binary tree to rank 0, then broadcast down it (%d step%s); "
             "NCCL runs two complementary trees at once (double binary tree)",
@@ -484,26 +494,28 @@ static void build_all_reduce(struct pb *b)
         break;
     }
     case ALGO_DIRECT:
-        pb_begin(b, "reduce-scatter");
+        builder_begin(b, "reduce-scatter");
         for (int dst = 0; dst < W; dst++)
             for (int src = 0; src < W; src++)
                 if (src != dst)
-                    pb_add(b, src, dst, start[dst], start[dst], len[dst], XFER_REDUCE, dst);
-        pb_whatf(b,
-                 "Every rank r fetches chunk r from every other rank and %s them into its own "
-                 "chunk r, in rank order.",
-                 op_into(p->op));
-        pb_end(b);
+                    builder_add(b, src, dst, start[dst], start[dst], len[dst], XFER_REDUCE,
+                                dst);
+        builder_whatf(
+            b,
+            "Every rank r fetches chunk r from every other rank and %s them into its own "
+            "chunk r, in rank order.",
+            op_into(p->op));
+        builder_end(b);
         average_own_chunks(b, start, len);
-        pb_begin(b, "all-gather");
+        builder_begin(b, "all-gather");
         for (int dst = 0; dst < W; dst++)
             for (int src = 0; src < W; src++)
                 if (src != dst)
-                    pb_add(b, src, dst, start[src], start[src], len[src], XFER_COPY, src);
-        pb_whatf(b, "Every rank r fetches every other chunk c, fully %s, from rank c.",
-                 p->op == OP_AVG ? "averaged" : "reduced");
-        pb_end(b);
-        pb_summary(
+                    builder_add(b, src, dst, start[src], start[src], len[src], XFER_COPY, src);
+        builder_whatf(b, "Every rank r fetches every other chunk c, fully %s, from rank c.",
+                      p->op == OP_AVG ? "averaged" : "reduced");
+        builder_end(b);
+        builder_summary(
             b,
             "direct: every rank reduces its own chunk from all others, then fetches every "
             "other chunk (2 steps, %d chunks)",
@@ -527,7 +539,7 @@ static void per_rank_chunks(const struct plan *p, size_t *start, size_t *len)
     }
 }
 
-static void build_reduce_scatter(struct pb *b)
+static void build_reduce_scatter(struct builder *b)
 {
     struct plan *p = b->p;
     int W = p->nranks;
@@ -535,29 +547,29 @@ static void build_reduce_scatter(struct pb *b)
     per_rank_chunks(p, start, len);
     if (p->algo == ALGO_RING) {
         ring_reduce_scatter(b, start, len);
-        pb_summary(
+        builder_summary(
             b,
             "ring: %d step%s; chunk c starts on rank c+1, picks up one rank's data per hop "
             "and is completed on rank c (numbered as in NCCL; a teaching model)",
             W - 1, plural(W - 1));
         return;
     }
-    pb_begin(b, "reduce-scatter");
+    builder_begin(b, "reduce-scatter");
     for (int dst = 0; dst < W; dst++)
         for (int src = 0; src < W; src++)
             if (src != dst)
-                pb_add(b, src, dst, start[dst], start[dst], len[dst], XFER_REDUCE, dst);
-    pb_whatf(
+                builder_add(b, src, dst, start[dst], start[dst], len[dst], XFER_REDUCE, dst);
+    builder_whatf(
         b,
         "Every rank r fetches chunk r from every other rank and %s them into its own chunk "
         "r, in rank order.",
         op_into(p->op));
-    pb_end(b);
-    pb_summary(b, "direct: in one step every rank reduces its own chunk r from all %d ranks",
-               W);
+    builder_end(b);
+    builder_summary(
+        b, "direct: in one step every rank reduces its own chunk r from all %d ranks", W);
 }
 
-static void build_all_gather(struct pb *b)
+static void build_all_gather(struct builder *b)
 {
     struct plan *p = b->p;
     int W = p->nranks;
@@ -565,25 +577,27 @@ static void build_all_gather(struct pb *b)
     per_rank_chunks(p, start, len);
     if (p->algo == ALGO_RING) {
         ring_all_gather(b, start, len, "own");
-        pb_summary(
+        builder_summary(
             b,
             "ring: %d step%s; rank r starts with chunk r and passes each chunk on to rank "
             "r+1 (at step t it sends chunk (r-t) mod %d)",
             W - 1, plural(W - 1), W);
         return;
     }
-    pb_begin(b, "all-gather");
+    builder_begin(b, "all-gather");
     for (int src = 0; src < W; src++)
         for (int dst = 0; dst < W; dst++)
             if (src != dst)
-                pb_add(b, src, dst, start[src], start[src], len[src], XFER_COPY, src);
-    pb_whatf(b, "Every rank r copies its piece into slot r of every other rank (%d transfers).",
-             W * (W - 1));
-    pb_end(b);
-    pb_summary(b, "direct: in one step every rank copies its piece to all %d others", W - 1);
+                builder_add(b, src, dst, start[src], start[src], len[src], XFER_COPY, src);
+    builder_whatf(
+        b, "Every rank r copies its piece into slot r of every other rank (%d transfers).",
+        W * (W - 1));
+    builder_end(b);
+    builder_summary(b, "direct: in one step every rank copies its piece to all %d others",
+                    W - 1);
 }
 
-static void build_broadcast(struct pb *b)
+static void build_broadcast(struct builder *b)
 {
     struct plan *p = b->p;
     int W = p->nranks, root = p->root;
@@ -594,29 +608,31 @@ static void build_broadcast(struct pb *b)
             ranks[i] = p->ring[(at + i) % W];
         chain(b, ranks, false);
         int nch = p->count < (size_t)W ? (int)p->count : W;
-        pb_summary(b,
-                   "ring: a pipelined chain from rank %d (%d -> %d -> ...); %d chunk%s "
-                   "%s one hop per step (%d step%s)",
-                   root, root, ranks[W > 1 ? 1 : 0], nch, plural(nch),
-                   nch == 1 ? "moves" : "follow each other", W > 1 ? nch + W - 2 : 0,
-                   plural(W > 1 ? nch + W - 2 : 0));
+        builder_summary(b,
+                        "ring: a pipelined chain from rank %d (%d -> %d -> ...); %d chunk%s "
+                        "%s one hop per step (%d step%s)",
+                        root, root, ranks[W > 1 ? 1 : 0], nch, plural(nch),
+                        nch == 1 ? "moves" : "follow each other", W > 1 ? nch + W - 2 : 0,
+                        plural(W > 1 ? nch + W - 2 : 0));
         break;
     }
     case ALGO_TREE:
         tree_broadcast(b, root);
-        pb_summary(b,
-                   "tree: rank %d sends down a binary tree, one level per step (%d step%s); "
-                   "children of relative rank v are 2v+1 and 2v+2",
-                   root, tree_depth(W - 1), plural(tree_depth(W - 1)));
+        builder_summary(
+            b,
+            "tree: rank %d sends down a binary tree, one level per step (%d step%s); "
+            "children of relative rank v are 2v+1 and 2v+2",
+            root, tree_depth(W - 1), plural(tree_depth(W - 1)));
         break;
     case ALGO_DIRECT:
-        pb_begin(b, "broadcast");
+        builder_begin(b, "broadcast");
         for (int r = 0; r < W; r++)
-            if (r != root) pb_add(b, root, r, 0, 0, p->count, XFER_COPY, -1);
-        pb_whatf(b, "Rank %d copies the whole buffer to every other rank at once.", root);
-        pb_end(b);
-        pb_summary(b, "direct: rank %d copies the buffer to all %d other ranks in one step",
-                   root, W - 1);
+            if (r != root) builder_add(b, root, r, 0, 0, p->count, XFER_COPY, -1);
+        builder_whatf(b, "Rank %d copies the whole buffer to every other rank at once.", root);
+        builder_end(b);
+        builder_summary(b,
+                        "direct: rank %d copies the buffer to all %d other ranks in one step",
+                        root, W - 1);
         break;
     case ALGO_OWNER: /* all-reduce only (algo_supported) */
     case ALGO_COUNT:
@@ -624,7 +640,7 @@ static void build_broadcast(struct pb *b)
     }
 }
 
-static void build_reduce(struct pb *b)
+static void build_reduce(struct builder *b)
 {
     struct plan *p = b->p;
     int W = p->nranks, root = p->root;
@@ -635,31 +651,34 @@ static void build_reduce(struct pb *b)
             ranks[i] = p->ring[(at + 1 + i) % W];
         chain(b, ranks, true);
         int nch = p->count < (size_t)W ? (int)p->count : W;
-        pb_summary(b,
-                   "ring: a pipelined chain ending at rank %d (%d -> ... -> %d); %d chunk%s, "
-                   "each rank reducing in its data (%d step%s)",
-                   root, ranks[0], root, nch, plural(nch), W > 1 ? nch + W - 2 : 0,
-                   plural(W > 1 ? nch + W - 2 : 0));
+        builder_summary(
+            b,
+            "ring: a pipelined chain ending at rank %d (%d -> ... -> %d); %d chunk%s, "
+            "each rank reducing in its data (%d step%s)",
+            root, ranks[0], root, nch, plural(nch), W > 1 ? nch + W - 2 : 0,
+            plural(W > 1 ? nch + W - 2 : 0));
         break;
     }
     case ALGO_TREE:
         tree_reduce(b, root);
-        pb_summary(b,
-                   "tree: children reduce into parents up a binary tree to rank %d, deepest "
-                   "level first (%d step%s)",
-                   root, tree_depth(W - 1), plural(tree_depth(W - 1)));
+        builder_summary(
+            b,
+            "tree: children reduce into parents up a binary tree to rank %d, deepest "
+            "level first (%d step%s)",
+            root, tree_depth(W - 1), plural(tree_depth(W - 1)));
         break;
     case ALGO_DIRECT:
-        pb_begin(b, "reduce");
+        builder_begin(b, "reduce");
         for (int r = 0; r < W; r++)
-            if (r != root) pb_add(b, r, root, 0, 0, p->count, XFER_REDUCE, -1);
-        pb_whatf(b,
-                 "Every other rank sends its buffer to rank %d, which %s them in rank order.",
-                 root, op_into(p->op));
-        pb_cur(b)->shared = true;
-        pb_end(b);
-        pb_summary(b, "direct: all %d other ranks send to rank %d, which reduces in rank order",
-                   W - 1, root);
+            if (r != root) builder_add(b, r, root, 0, 0, p->count, XFER_REDUCE, -1);
+        builder_whatf(
+            b, "Every other rank sends its buffer to rank %d, which %s them in rank order.",
+            root, op_into(p->op));
+        builder_cur(b)->shared = true;
+        builder_end(b);
+        builder_summary(
+            b, "direct: all %d other ranks send to rank %d, which reduces in rank order", W - 1,
+            root);
         break;
     case ALGO_OWNER: /* all-reduce only (algo_supported) */
     case ALGO_COUNT:
@@ -667,42 +686,42 @@ static void build_reduce(struct pb *b)
     }
 }
 
-static void build_scatter(struct pb *b)
+static void build_scatter(struct builder *b)
 {
     struct plan *p = b->p;
     int W = p->nranks, root = p->root;
     size_t n = p->count;
-    pb_begin(b, "scatter");
+    builder_begin(b, "scatter");
     for (int r = 0; r < W; r++)
-        if (r != root) pb_add(b, root, r, (size_t)r * n, (size_t)r * n, n, XFER_COPY, r);
-    pb_whatf(b,
-             "Rank %d copies chunk r of its buffer to each rank r; chunk %d stays where it is.",
-             root, root);
-    pb_end(b);
-    pb_summary(b, "direct: rank %d sends chunk r to rank r, all in one step", root);
+        if (r != root) builder_add(b, root, r, (size_t)r * n, (size_t)r * n, n, XFER_COPY, r);
+    builder_whatf(
+        b, "Rank %d copies chunk r of its buffer to each rank r; chunk %d stays where it is.",
+        root, root);
+    builder_end(b);
+    builder_summary(b, "direct: rank %d sends chunk r to rank r, all in one step", root);
 }
 
-static void build_gather(struct pb *b)
+static void build_gather(struct builder *b)
 {
     struct plan *p = b->p;
     int W = p->nranks, root = p->root;
     size_t n = p->count;
-    pb_begin(b, "gather");
+    builder_begin(b, "gather");
     /* Run by the sender: W-1 ranks copy at once (as scatter's receivers pull at once)
      * instead of the root copying every piece alone, one core for all the bytes. */
     for (int r = 0; r < W; r++)
-        if (r != root) pb_add_by(b, r, r, root, (size_t)r * n, n, XFER_COPY, r);
-    pb_whatf(b, "Every rank r copies its piece into slot r of rank %d's buffer (it pushes).",
-             root);
-    pb_end(b);
-    pb_summary(b, "direct: every rank r sends its piece to slot r on rank %d in one step",
-               root);
+        if (r != root) builder_add_by(b, r, r, root, (size_t)r * n, n, XFER_COPY, r);
+    builder_whatf(
+        b, "Every rank r copies its piece into slot r of rank %d's buffer (it pushes).", root);
+    builder_end(b);
+    builder_summary(b, "direct: every rank r sends its piece to slot r on rank %d in one step",
+                    root);
 }
 
 /* Pairwise exchange: at step k rank r sends the block meant for (r+k) mod W, which lands
  * in block r of that rank's receive half. Each rank sends one block and receives one per
  * step, like NCCL's send/recv-based all-to-all. */
-static void build_all_to_all(struct pb *b)
+static void build_all_to_all(struct builder *b)
 {
     struct plan *p = b->p;
     int W = p->nranks;
@@ -710,30 +729,33 @@ static void build_all_to_all(struct pb *b)
     int nsteps = W > 1 ? W - 1 : 1;
     for (int k = 1; k <= nsteps; k++) {
         if (W == 1)
-            pb_begin(b, "local copy");
+            builder_begin(b, "local copy");
         else
-            pb_begin(b, "exchange %d/%d", k, W - 1);
+            builder_begin(b, "exchange %d/%d", k, W - 1);
         for (int r = 0; r < W; r++) {
-            if (k == 1) pb_add(b, r, r, (size_t)r * n, recv + (size_t)r * n, n, XFER_COPY, -1);
+            if (k == 1)
+                builder_add(b, r, r, (size_t)r * n, recv + (size_t)r * n, n, XFER_COPY, -1);
             if (W > 1) {
                 int peer = (r + k) % W;
-                pb_add(b, r, peer, (size_t)peer * n, recv + (size_t)r * n, n, XFER_COPY, -1);
+                builder_add(b, r, peer, (size_t)peer * n, recv + (size_t)r * n, n, XFER_COPY,
+                            -1);
             }
         }
         if (W == 1)
-            pb_whatf(b, "The only rank copies its block into its receive buffer.");
+            builder_whatf(b, "The only rank copies its block into its receive buffer.");
         else if (k == 1)
-            pb_whatf(
+            builder_whatf(
                 b, "Every rank r copies its own block r into its receive buffer and sends the "
                    "block meant for rank r+1 there, into slot r.");
         else
-            pb_whatf(b,
-                     "Every rank r sends the block meant for rank r+%d to that rank, which "
-                     "stores it in slot r of its receive buffer.",
-                     k);
-        pb_end(b);
+            builder_whatf(
+                b,
+                "Every rank r sends the block meant for rank r+%d to that rank, which "
+                "stores it in slot r of its receive buffer.",
+                k);
+        builder_end(b);
     }
-    pb_summary(
+    builder_summary(
         b,
         "direct: pairwise exchange, at step k rank r sends block (r+k) mod %d to that rank "
         "(%d step%s); a transpose of the blocks",
@@ -744,7 +766,7 @@ static void build_all_to_all(struct pb *b)
  * on every rank that holds a result; all-reduce in the middle (average_own_chunks, and the
  * tree's root), so no rank divides more than it finished. With one rank there is nothing
  * to divide (x/1 == x). */
-static void build_average(struct pb *b)
+static void build_average(struct builder *b)
 {
     struct plan *p = b->p;
     int W = p->nranks;
@@ -754,28 +776,30 @@ static void build_average(struct pb *b)
         size_t s = 0;
         while (s < p->nsteps && strcmp(p->steps[s].phase, "average"))
             s++;
-        pb_summary_add(b, "; avg: step %zu divides each sum by %d, once", s + 1, W);
+        builder_summary_add(b, "; avg: step %zu divides each sum by %d, once", s + 1, W);
         return;
     }
-    pb_begin(b, "average");
+    builder_begin(b, "average");
     switch (p->coll) {
     case COLL_REDUCE:
-        pb_add(b, p->root, p->root, 0, 0, p->count, XFER_SCALE, -1);
-        pb_whatf(b, "Rank %d divides its sum by %d, which makes it the average.", p->root, W);
+        builder_add(b, p->root, p->root, 0, 0, p->count, XFER_SCALE, -1);
+        builder_whatf(b, "Rank %d divides its sum by %d, which makes it the average.", p->root,
+                      W);
         /* the direct reduce's sum was spread over the ranks: so is its division */
-        pb_cur(b)->shared = p->algo == ALGO_DIRECT;
+        builder_cur(b)->shared = p->algo == ALGO_DIRECT;
         break;
     case COLL_REDUCE_SCATTER:
         for (int r = 0; r < W; r++)
-            pb_add(b, r, r, (size_t)r * p->count, (size_t)r * p->count, p->count, XFER_SCALE,
-                   r);
-        pb_whatf(b, "Every rank r divides its chunk r by %d, which makes it the average.", W);
+            builder_add(b, r, r, (size_t)r * p->count, (size_t)r * p->count, p->count,
+                        XFER_SCALE, r);
+        builder_whatf(b, "Every rank r divides its chunk r by %d, which makes it the average.",
+                      W);
         break;
     default:
         break;
     }
-    pb_end(b);
-    pb_summary_add(b, "; avg: the sum, then a last step divides it by %d", W);
+    builder_end(b);
+    builder_summary_add(b, "; avg: the sum, then a last step divides it by %d", W);
 }
 
 static void algo_list(enum coll c, char *buf, size_t n)
@@ -880,7 +904,7 @@ int plan_build_ring(struct plan *p, enum coll c, enum algo a, enum redop op, int
     p->work_len = coll_work_len(c, nranks, count);
     p->nslices = p->nchannels = 1;
 
-    struct pb b = {.p = p};
+    struct builder b = {.p = p};
     switch (c) {
     case COLL_BROADCAST:
         build_broadcast(&b);
@@ -912,8 +936,8 @@ int plan_build_ring(struct plan *p, enum coll c, enum algo a, enum redop op, int
     build_average(&b);
 
     if (nranks == 1 && p->nsteps == 0)
-        pb_summary(&b, "%s: with one rank the input already is the output; nothing moves",
-                   algo_name(a));
+        builder_summary(&b, "%s: with one rank the input already is the output; nothing moves",
+                        algo_name(a));
     return CV_OK;
 }
 
@@ -970,40 +994,42 @@ static size_t a2av_recv_off(const struct plan *p, int s, int d)
     return off;
 }
 
-static void build_all_to_all_v(struct pb *b)
+static void build_all_to_all_v(struct builder *b)
 {
     struct plan *p = b->p;
     int W = p->nranks;
     int nsteps = W > 1 ? W - 1 : 1;
     for (int k = 1; k <= nsteps; k++) {
         if (W == 1)
-            pb_begin(b, "local copy");
+            builder_begin(b, "local copy");
         else
-            pb_begin(b, "exchange %d/%d", k, W - 1);
+            builder_begin(b, "exchange %d/%d", k, W - 1);
         for (int r = 0; r < W; r++) {
             if (k == 1)
-                pb_add(b, r, r, a2av_send_off(p, r, r), a2av_recv_off(p, r, r),
-                       p->vcounts[(size_t)r * (size_t)W + (size_t)r], XFER_COPY, -1);
+                builder_add(b, r, r, a2av_send_off(p, r, r), a2av_recv_off(p, r, r),
+                            p->vcounts[(size_t)r * (size_t)W + (size_t)r], XFER_COPY, -1);
             if (W > 1) {
                 int peer = (r + k) % W;
-                pb_add(b, r, peer, a2av_send_off(p, r, peer), a2av_recv_off(p, r, peer),
-                       p->vcounts[(size_t)r * (size_t)W + (size_t)peer], XFER_COPY, -1);
+                builder_add(b, r, peer, a2av_send_off(p, r, peer), a2av_recv_off(p, r, peer),
+                            p->vcounts[(size_t)r * (size_t)W + (size_t)peer], XFER_COPY, -1);
             }
         }
         if (k == 1)
-            pb_whatf(b, "Every rank r keeps the block it routes to itself and sends its block "
-                        "for rank r+1 (as many elements as its counts row says; none when 0).");
+            builder_whatf(
+                b, "Every rank r keeps the block it routes to itself and sends its block "
+                   "for rank r+1 (as many elements as its counts row says; none when 0).");
         else
-            pb_whatf(b,
-                     "Every rank r sends its block for rank r+%d, of its own size; the "
-                     "receiver packs it after the blocks of the lower ranks.",
-                     k);
-        pb_end(b);
+            builder_whatf(b,
+                          "Every rank r sends its block for rank r+%d, of its own size; the "
+                          "receiver packs it after the blocks of the lower ranks.",
+                          k);
+        builder_end(b);
     }
-    pb_summary(b,
-               "direct: all-to-all-v, pairwise exchange with uneven blocks, at step k rank r "
-               "sends its block for (r+k) mod %d (%d step%s); a block of 0 sends nothing",
-               W, nsteps, plural(nsteps));
+    builder_summary(
+        b,
+        "direct: all-to-all-v, pairwise exchange with uneven blocks, at step k rank r "
+        "sends its block for (r+k) mod %d (%d step%s); a block of 0 sends nothing",
+        W, nsteps, plural(nsteps));
 }
 
 int plan_build_a2av(struct plan *p, int nranks, const size_t *counts, char *err, size_t errlen)
@@ -1038,7 +1064,7 @@ int plan_build_a2av(struct plan *p, int nranks, const size_t *counts, char *err,
     p->nsteps = p->nx = 0;
     p->vcounts = xmalloc(W * W * sizeof *p->vcounts);
     memcpy(p->vcounts, counts, W * W * sizeof *p->vcounts);
-    struct pb b = {.p = p};
+    struct builder b = {.p = p};
     build_all_to_all_v(&b);
     return CV_OK;
 }

@@ -17,14 +17,14 @@
  * CPU backend, plan_refine below): every transfer waits only for the transfers of other
  * ranks that wrote what it reads, or read or wrote what it overwrites - no barrier between
  * steps. */
-#ifndef COLLVIZ_PLAN_H
-#define COLLVIZ_PLAN_H
+#ifndef COLLVIZ_CORE_PLAN_H
+#define COLLVIZ_CORE_PLAN_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "coll.h"
+#include "core/coll.h"
 
 enum xfer_kind {
     XFER_COPY,   /* dst[i] = src[i] */

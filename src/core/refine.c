@@ -28,9 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "util.h"
-#include "vec.h"
+#include "core/plan.h"
+#include "core/util.h"
+#include "core/vec.h"
 
 #define PLAN_MAX_CHANNELS 64
 

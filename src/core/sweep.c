@@ -1,5 +1,5 @@
 /* sweep.c - the sizes a sweep visits (see sweep.h). */
-#include "sweep.h"
+#include "core/sweep.h"
 
 #include <stdint.h>
 

@@ -4,8 +4,8 @@
  * stays <= max. It ends at SIZE_MAX instead of wrapping. Pure C, no I/O.
  *
  *   for (bool more = sweep_first(&sw, &s); more; more = sweep_next(&sw, &s)) ... */
-#ifndef COLLVIZ_SWEEP_H
-#define COLLVIZ_SWEEP_H
+#ifndef COLLVIZ_CORE_SWEEP_H
+#define COLLVIZ_CORE_SWEEP_H
 
 #include <stdbool.h>
 #include <stddef.h>

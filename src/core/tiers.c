@@ -9,7 +9,7 @@
  * (model.h); the one figure the lecture gives for both directions together (NVLink 5's
  * 1.8 TB/s, which NVIDIA also states as bidirectional) is halved, and that is said where
  * it is shown. */
-#include "tiers.h"
+#include "core/tiers.h"
 
 #include <stdio.h>
 #include <string.h>

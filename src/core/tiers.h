@@ -6,8 +6,8 @@
  *   - bw_Bps / bw_text / bw_note: the lecture's figure as it states it;
  *   - model_alpha_s / model_beta_Bps: what the α-β model assumes for one message on the link,
  *     labelled "model assumption" with the reason in alpha_note / beta_note. */
-#ifndef COLLVIZ_TIERS_H
-#define COLLVIZ_TIERS_H
+#ifndef COLLVIZ_CORE_TIERS_H
+#define COLLVIZ_CORE_TIERS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,12 +1,12 @@
 /* timeline.c - recording and flattening the per-rank event timeline (see timeline.h). */
-#include "timeline.h"
+#include "core/timeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
-#include "../core/vec.h"
+#include "core/util.h"
+#include "core/vec.h"
 
 static const char *const tl_kind_names[TL_KIND_COUNT] = {
     [TL_COMPUTE] = "compute",       [TL_SEND] = "send", [TL_RECV] = "recv",

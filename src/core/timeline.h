@@ -8,8 +8,8 @@
  * backward pass (as a GPU would use a second stream). Events never overlap within a lane.
  *
  * Each (rank, lane) is appended to by exactly one thread, so recording takes no lock. */
-#ifndef COLLVIZ_TIMELINE_H
-#define COLLVIZ_TIMELINE_H
+#ifndef COLLVIZ_CORE_TIMELINE_H
+#define COLLVIZ_CORE_TIMELINE_H
 
 #include <stddef.h>
 

@@ -9,14 +9,14 @@
  * no transfer reads what another destination writes in the same step. A rank's own
  * transfers (a self copy, the final division of AVG) see its own earlier writes, as they
  * would on a real rank. */
-#include "trace.h"
+#include "core/trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec.h"
-#include "util.h"
+#include "core/exec.h"
+#include "core/util.h"
 
 static size_t trace_index(const struct trace *t, size_t snap, int rank)
 {

@@ -2,13 +2,13 @@
  * every rank's working buffer after every step, plus, per element, the set of ranks whose
  * input it already contains (a bit mask; 0 = the element holds no data yet). This is what
  * the UI animates and `collviz trace` prints. */
-#ifndef COLLVIZ_TRACE_H
-#define COLLVIZ_TRACE_H
+#ifndef COLLVIZ_CORE_TRACE_H
+#define COLLVIZ_CORE_TRACE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plan.h"
+#include "core/plan.h"
 
 struct trace {
     const struct plan *plan;

@@ -1,5 +1,5 @@
 /* util.c - allocation wrappers, status names, clocks and strict number parsing. */
-#include "util.h"
+#include "core/util.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -4,8 +4,8 @@
  * writes a one-line message into a caller-supplied buffer (err, errlen). Nothing below
  * main() calls exit(): the one fatal path (out of memory) restores the terminal first
  * through the hook installed with util_set_fatal_hook(). */
-#ifndef COLLVIZ_UTIL_H
-#define COLLVIZ_UTIL_H
+#ifndef COLLVIZ_CORE_UTIL_H
+#define COLLVIZ_CORE_UTIL_H
 
 #include <stdarg.h>
 #include <stdbool.h>

@@ -1,12 +1,12 @@
 /* vec.c - the growable array and byte buffer (vec.h). */
-#include "vec.h"
+#include "core/vec.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "core/util.h"
 
 void *vec_grow(void *p, size_t *cap, size_t need, size_t elem)
 {

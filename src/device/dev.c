@@ -2,14 +2,14 @@
  * operations are exactly the mlp.h calls the schemes made before the device table existed
  * (mlp_alloc, memcpy, mlp_gemm, mlp_layer_forward/backward, mlp_loss_grad, mlp_adamw), so
  * training on CPU ranks gives the same bits as before. */
-#include "dev.h"
+#include "device/dev.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "core/util.h"
 
 /* ---- the CPU device ---- */
 

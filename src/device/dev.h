@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mlpmath.h"
+#include "device/mlpmath.h"
 
 struct dev;
 

@@ -14,7 +14,7 @@
  * Everything is queued on the rank's stream; only download, upload, the loss's sum of
  * squares and sync wait for it (cudaStreamSynchronize: the stream holds only this rank's
  * compute here - NCCL calls are waited for, with deadlines, inside nccl_comm.c). */
-#include "dev_cuda.h"
+#include "device/dev_cuda.h"
 
 #ifdef HAVE_NCCL
 
@@ -24,8 +24,8 @@
 
 #include <cublas_v2.h>
 
-#include "../../kernels/kernels.h"
-#include "../core/util.h"
+#include "kernels/kernels.h"
+#include "core/util.h"
 
 struct cuda_dev {
     struct dev pub;
@@ -135,7 +135,7 @@ static void cuda_layer_forward(struct dev *d, int n, int din, int dout, const fl
 {
     cuda_gemm(d, false, false, n, dout, din, x, din, w, ldw, 0.0f, gz, dout);
     if (!cuda_enter(d)) return;
-    cuda_failed(d, cvk_gelu_fwd_keep_grad(gz, a, n, dout, lda, to_cd(d)->stream),
+    cuda_failed(d, kernel_gelu_fwd_keep_grad(gz, a, n, dout, lda, to_cd(d)->stream),
                 "gelu forward kernel");
 }
 
@@ -145,7 +145,7 @@ static void cuda_layer_backward(struct dev *d, int n, int din, int dout, const f
 {
     if (!cuda_enter(d)) return;
     /* Stream order: da is read here before dx (which may be da) is written below. */
-    if (cuda_failed(d, cvk_mul_rows(da, ldda, gz, dz, n, dout, to_cd(d)->stream),
+    if (cuda_failed(d, kernel_mul_rows(da, ldda, gz, dz, n, dout, to_cd(d)->stream),
                     "gelu backward kernel"))
         return;
     cuda_gemm(d, true, false, din, dout, n, x, din, dz, dout, gw_beta, gw, dout);
@@ -159,9 +159,10 @@ static void cuda_loss_grad(struct dev *d, const float *x, size_t n, double norm,
     struct cuda_dev *cd = to_cd(d);
     /* The sum first: dx may be x. */
     if (sumsq &&
-        cuda_failed(d, cvk_sumsq(x, n, cd->sumsq_dev, cd->stream), "sum-of-squares kernel"))
+        cuda_failed(d, kernel_sumsq(x, n, cd->sumsq_dev, cd->stream), "sum-of-squares kernel"))
         return;
-    if (dx && cuda_failed(d, cvk_mse_grad(x, dx, n, norm, cd->stream), "loss gradient kernel"))
+    if (dx &&
+        cuda_failed(d, kernel_mse_grad(x, dx, n, norm, cd->stream), "loss gradient kernel"))
         return;
     if (!sumsq) return;
     double h = 0;
@@ -177,8 +178,8 @@ static void cuda_adamw(struct dev *d, const struct adamw_cfg *c, int t, float *p
                        const float *g, float *m, float *v, size_t n)
 {
     if (!cuda_enter(d)) return;
-    struct cvk_adamw h = {c->lr, c->beta1, c->beta2, c->eps, c->weight_decay};
-    cuda_failed(d, cvk_adamw_step(p, g, m, v, n, h, t, to_cd(d)->stream), "AdamW kernel");
+    struct kernel_adamw h = {c->lr, c->beta1, c->beta2, c->eps, c->weight_decay};
+    cuda_failed(d, kernel_adamw_step(p, g, m, v, n, h, t, to_cd(d)->stream), "AdamW kernel");
 }
 
 static void cuda_sync(struct dev *d)

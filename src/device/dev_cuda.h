@@ -4,8 +4,8 @@
  *
  * NOT YET RUN ON A GPU: written on machines without one and run in `make test` on emulated
  * devices (tests/fakegpu); `make gpu-test` (tests/gpu/run.sh) verifies it on GPUs. */
-#ifndef COLLVIZ_DEV_CUDA_H
-#define COLLVIZ_DEV_CUDA_H
+#ifndef COLLVIZ_DEVICE_DEV_CUDA_H
+#define COLLVIZ_DEVICE_DEV_CUDA_H
 
 #ifdef HAVE_NCCL
 
@@ -13,7 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "dev.h"
+#include "device/dev.h"
 
 /* A device on GPU `gpu`: selects it, creates a non-blocking stream and a cuBLAS handle in
  * strict fp32 (CUBLAS_PEDANTIC_MATH: no TF32, no reduced-precision reductions). On

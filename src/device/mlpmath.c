@@ -1,14 +1,14 @@
 /* mlpmath.c - the lecture MLP's inputs and arithmetic on the host (mlpmath.h): the
  * generator, weights and data, GELU, the matmul (OpenBLAS when built with it), a layer
  * forward and backward, the loss gradient, AdamW. */
-#include "mlpmath.h"
+#include "device/mlpmath.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "core/util.h"
 
 #ifdef HAVE_OPENBLAS
 #include <cblas.h>

@@ -5,7 +5,7 @@
  * refuses characters for assignment, comparison and strings, so a formula computes a number and
  * nothing else. Holds answers are never stored: ex_holds_expected builds the plan of the
  * slide's scene and runs the trace engine to the asked step, every time. */
-#include "exercise.h"
+#include "lesson/exercise.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/init.h"
-#include "../core/plan.h"
-#include "../core/trace.h"
-#include "../core/util.h"
+#include "core/init.h"
+#include "core/plan.h"
+#include "core/trace.h"
+#include "core/util.h"
 
 /* ---- formulas --------------------------------------------------------------------------- */
 

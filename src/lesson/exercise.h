@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lesson.h"
+#include "lesson/lesson.h"
 
 /* ---- formulas --------------------------------------------------------------------------- */
 

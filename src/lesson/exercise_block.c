@@ -2,7 +2,7 @@
  * holds exercises), the params and their ranges, the answer formula tried at the defaults
  * and at each range's ends (exercise.h evaluates it), and the holds exercises checked
  * against the slide's scene. Called by lesson.c. */
-#include "parse.h"
+#include "lesson/parse.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/plan.h"
-#include "../core/util.h"
-#include "exercise.h"
+#include "core/plan.h"
+#include "core/util.h"
+#include "lesson/exercise.h"
 
 /* ---- exercise blocks -------------------------------------------------------------------- */
 

@@ -11,7 +11,7 @@
  * This file holds passes (1) and (2), the slides and the whole file, and the sets of
  * lessons; a slide's parts are read by scene_block.c, exercise_block.c and narration.c
  * (parse.h is what they share). */
-#include "lesson.h"
+#include "lesson/lesson.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -26,10 +26,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/plan.h"
-#include "../core/util.h"
-#include "exercise.h"
-#include "parse.h"
+#include "core/plan.h"
+#include "core/util.h"
+#include "lesson/exercise.h"
+#include "lesson/parse.h"
 
 #define LESSON_MAX_ERRORS 200 /* per file: past this one line says there are more */
 

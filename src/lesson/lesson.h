@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../scene/scene.h"
+#include "scene/scene.h"
 
 /* Limits (a file over one is refused with an error at the offending line). */
 #define LESSON_MAX_FILE_BYTES ((size_t)256 << 10)

@@ -2,7 +2,7 @@
  * the title, narration blocks and styled spans a terminal can wrap, the slide's Markdown for
  * HTML, speaker notes, and the warnings about links a handout will not keep. Called by
  * lesson.c. */
-#include "parse.h"
+#include "lesson/parse.h"
 
 #include <ctype.h>
 #include <md4c.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "core/util.h"
 
 /* ---- narration with md4c ---------------------------------------------------------------- */
 

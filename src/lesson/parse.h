@@ -10,9 +10,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/util.h"
-#include "../core/vec.h" /* the growable arrays and strings */
-#include "lesson.h"
+#include "core/util.h"
+#include "core/vec.h" /* the growable arrays and strings */
+#include "lesson/lesson.h"
 
 /* ---- errors (lesson.c) ------------------------------------------------------------------ */
 

@@ -9,7 +9,7 @@
  * Anything else (a bad line, a bad number, an unknown record, a file too large) makes the
  * whole file corrupt: it is renamed aside and the student starts afresh, with one line
  * saying where the old file went. */
-#include "progress.h"
+#include "lesson/progress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/util.h"
+#include "core/util.h"
 
 #define PROGRESS_MAGIC "collviz-progress 1"
 #define PROGRESS_MAX_BYTES ((size_t)1 << 20)

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "lesson.h"
+#include "lesson/lesson.h"
 
 struct progress_lesson {
     char id[LESSON_ID_MAX];

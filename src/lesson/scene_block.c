@@ -1,12 +1,12 @@
 /* scene_block.c - a slide's ```scene block: its key: value lines checked and turned into the
  * slide's scene words (scene/scene.h), each error at its line. Called by lesson.c. */
-#include "parse.h"
+#include "lesson/parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "core/util.h"
 
 /* ---- scene blocks ----------------------------------------------------------------------- */
 

@@ -12,13 +12,13 @@
  * started on the rank's communication helper as soon as backward has produced it
  * (last layer first), so it runs while backward computes the earlier layers; the step
  * waits for all of them before AdamW. */
-#include "schemes.h"
+#include "parallel/schemes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "core/util.h"
 
 struct ddp {
     int n;                /* rows of this rank */

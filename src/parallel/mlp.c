@@ -3,14 +3,14 @@
  * Every scheme calls the same arithmetic through its device, so a scheme's
  * result differs from the reference only by the order of float additions (how a matmul
  * is split over ranks or micro-batches and how gradients are summed). */
-#include "mlp.h"
+#include "parallel/mlp.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "core/util.h"
 
 void mlp_ref_init(struct mlp_ref *r, int layers, int dim, int batch, uint64_t seed)
 {

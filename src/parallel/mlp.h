@@ -3,14 +3,14 @@
  * over the final activations, AdamW. fp32, row-major. The model's deterministic inputs
  * and its arithmetic (GELU, matmul, a layer forward and backward, the loss, AdamW) are
  * device/mlpmath.h's, below both the devices and the schemes. */
-#ifndef COLLVIZ_MLP_H
-#define COLLVIZ_MLP_H
+#ifndef COLLVIZ_PARALLEL_MLP_H
+#define COLLVIZ_PARALLEL_MLP_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../device/mlpmath.h"
+#include "device/mlpmath.h"
 
 /* The single-device reference trainer: the whole batch, all layers, one thread. */
 struct mlp_ref {

@@ -17,16 +17,16 @@
  * added to the residual weighted by the gates (a product with the gate matrix). Backward
  * runs the two exchanges the other way round: the outputs' gradients go to the experts
  * (as the dispatch did), the inputs' gradients come back (as the combine did). */
-#include "moe.h"
+#include "parallel/moe.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/plan.h"
-#include "../core/util.h"
-#include "schemes.h"
+#include "core/plan.h"
+#include "core/util.h"
+#include "parallel/schemes.h"
 
 int moe_expert_stream(int layer, int experts, int e)
 {

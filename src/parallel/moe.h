@@ -7,14 +7,14 @@
  * y = h + sum over the token's kept top-k experts e of p_e · gelu(h @ E_{l,e}), where p =
  * softmax(h @ R_l) over the E experts (R_l: D×E, the router). A token none of whose
  * choices is kept passes through unchanged (y = h). Loss mean(y²) over the last block. */
-#ifndef COLLVIZ_MOE_H
-#define COLLVIZ_MOE_H
+#ifndef COLLVIZ_PARALLEL_MOE_H
+#define COLLVIZ_PARALLEL_MOE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../device/mlpmath.h"
-#include "train.h"
+#include "device/mlpmath.h"
+#include "parallel/train.h"
 
 /* Expert e of block l: mlp_init_weights with this layer number (its own stream). */
 int moe_expert_stream(int layer, int experts, int e);

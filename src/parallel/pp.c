@@ -18,14 +18,14 @@
  *
  * Message tags: (2·step + dir)·M + m, dir 0 for activations, 1 for gradients, so every
  * send can be paired with its recv on the timeline. */
-#include "schemes.h"
+#include "parallel/schemes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/plan.h"
-#include "../core/util.h"
+#include "core/plan.h"
+#include "core/util.h"
 
 struct pp_slot {
     float *x;    /* [nl][b][D]: input of each local layer (x[0] unused on stage 0) */

@@ -5,7 +5,7 @@
  * messages carry their sender's tick through a small table keyed by (src, dst, tag): the
  * sender commits before it sends, the receiver commits after its recv returned, so the
  * entry is always there when the receiver looks. */
-#include "probe.h"
+#include "parallel/probe.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
-#include "../core/vec.h"
-#include "train.h"
+#include "core/util.h"
+#include "core/vec.h"
+#include "parallel/train.h"
 
 struct probe_msg {
     int src, dst, tag, tick;

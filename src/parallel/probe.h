@@ -17,15 +17,15 @@
  * Each record may name, for each matrix, the block of the single-device computation it
  * should equal (probe_ref); probe_reference computes those tensors at display scale with
  * the same arithmetic (mlp.h), so the screen can show "= one device" per frame. */
-#ifndef COLLVIZ_PROBE_H
-#define COLLVIZ_PROBE_H
+#ifndef COLLVIZ_PARALLEL_PROBE_H
+#define COLLVIZ_PARALLEL_PROBE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/coll.h"
-#include "mlp.h"
+#include "core/coll.h"
+#include "parallel/mlp.h"
 
 struct train_config;
 

@@ -3,15 +3,15 @@
  * calls the scheme's setup in that thread (so every buffer is first touched by the rank that
  * uses it), then step() once per training step between barriers, and finally params() from the
  * driver thread, rank by rank, to assemble the trained weights. */
-#ifndef COLLVIZ_SCHEMES_H
-#define COLLVIZ_SCHEMES_H
+#ifndef COLLVIZ_PARALLEL_SCHEMES_H
+#define COLLVIZ_PARALLEL_SCHEMES_H
 
 #include <stddef.h>
 
-#include "../backend/comm.h"
-#include "../device/dev.h"
-#include "probe.h"
-#include "train.h"
+#include "backend/comm.h"
+#include "device/dev.h"
+#include "parallel/probe.h"
+#include "parallel/train.h"
 
 struct rank_state {
     const struct train_config *cfg;

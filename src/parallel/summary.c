@@ -1,11 +1,11 @@
 /* summary.c - run a scheme and the single-device reference and keep what the parallelism
  * screen shows, in fixed-size arrays (see summary.h). */
-#include "summary.h"
+#include "parallel/summary.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "core/util.h"
 
 int train_summary_run(const struct train_config *cfg, struct train_summary *out,
                       volatile int *cancel, char *err, size_t errlen)

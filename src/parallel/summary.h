@@ -3,15 +3,15 @@
  * them, memory per rank, the napkin figures, the pipeline bubble and the last step's
  * timeline. This is what the worker hands the parallelism screen (JOB_TRAIN): no pointers,
  * so it can be copied through the worker's queue (and later sent between processes). */
-#ifndef COLLVIZ_SUMMARY_H
-#define COLLVIZ_SUMMARY_H
+#ifndef COLLVIZ_PARALLEL_SUMMARY_H
+#define COLLVIZ_PARALLEL_SUMMARY_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/coll.h"
-#include "../core/timeline.h"
-#include "train.h"
+#include "core/coll.h"
+#include "core/timeline.h"
+#include "parallel/train.h"
 
 #define TSUM_MAX_STEPS 16
 #define TSUM_MAX_EVENTS 512

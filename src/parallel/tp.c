@@ -18,13 +18,13 @@
  * B·D/W per rank per layer; backward scatters the same amount — the two are duals.
  * The loss gradient 2x/(B·D) of the last layer needs no communication: every rank has
  * its own columns of the final activations. */
-#include "schemes.h"
+#include "parallel/schemes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "core/util.h"
 
 struct tp {
     int d;                /* columns per rank */

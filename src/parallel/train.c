@@ -14,7 +14,7 @@
  * training, so it is not communicated: each rank leaves the sum of squares of its share of
  * the final activations and the driver adds them up afterwards (PyTorch's DDP does not
  * all-reduce the loss either). */
-#include "train.h"
+#include "parallel/train.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -26,11 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/util.h"
-#include "moe.h"
-#include "schemes.h"
+#include "core/util.h"
+#include "parallel/moe.h"
+#include "parallel/schemes.h"
 #ifdef HAVE_NCCL
-#include "../device/dev_cuda.h"
+#include "device/dev_cuda.h"
 #endif
 
 static const char *const scheme_names[TRAIN_SCHEME_COUNT] = {"single", "ddp",   "tp",    "pp",

@@ -23,17 +23,17 @@
  * Every scheme is checked against the reference (train_compare): the only difference is
  * the order of float additions (a matmul split over ranks or micro-batches, gradients
  * summed by a ring), so they agree within TRAIN_TOL_*, not bitwise. */
-#ifndef COLLVIZ_TRAIN_H
-#define COLLVIZ_TRAIN_H
+#ifndef COLLVIZ_PARALLEL_TRAIN_H
+#define COLLVIZ_PARALLEL_TRAIN_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../backend/backend.h"
-#include "mlp.h"
-#include "../core/timeline.h"
-#include "scheme.h"
+#include "backend/backend.h"
+#include "parallel/mlp.h"
+#include "core/timeline.h"
+#include "parallel/scheme.h"
 
 /* 1, 2 or 3 for the ZeRO schemes, 0 for the others. */
 int train_zero_stage(enum train_scheme s);

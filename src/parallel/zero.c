@@ -25,13 +25,13 @@
  * Memory is counted as it is allocated and as buffers go live and are released (struct
  * zmem), so the rank's allocated bytes and its peak are the engine's own count, compared
  * with train_memory_model in tests/unit/test_train_zero.c. */
-#include "schemes.h"
+#include "parallel/schemes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "core/util.h"
 
 enum zkind { ZK_PARAMS, ZK_GRADS, ZK_OPT, ZK_ACTS, ZK_COUNT };
 

@@ -1,5 +1,5 @@
 /* deck.c - the clicker's moves through slides and steps (see deck.h). */
-#include "deck.h"
+#include "present/deck.h"
 
 #include <curses.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /* deck.h - where the presenter is in a talk, and how the clicker moves it: pure functions
  * over (slide, step) with no curses and no lessons, so every key's effect is unit tested.
  *
- * A slide is pages of narration (playout.h: they come before the scene's steps; most slides
- * have one) and then its scene's steps, all shown on the last page. Forward (PageDown, →,
- * Space) walks the pages, then the scene steps up to its last, then enters the next slide at
+ * A slide is pages of narration (present_layout.h: they come before the scene's steps; most
+ * slides have one) and then its scene's steps, all shown on the last page. Forward (PageDown,
+ * →, Space) walks the pages, then the scene steps up to its last, then enters the next slide at
  * its first page and the step its scene starts at; backward (PageUp, ←) walks the steps down
  * to 0, then the pages back to the first, then enters the previous slide at its last page and
  * step. Whole-slide moves (n, p, Home, End, g N Enter) enter a slide at its start. A slide

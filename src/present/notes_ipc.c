@@ -1,6 +1,6 @@
 /* notes_ipc.c - framing, validation, the private socket directory, the presenter's
  * non-blocking server and the notes terminal's connection (see notes_ipc.h). */
-#include "notes_ipc.h"
+#include "present/notes_ipc.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -14,8 +14,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "../core/usock.h"
-#include "../core/util.h"
+#include "sys/usock.h"
+#include "core/util.h"
 
 void notes_copy(char *dst, size_t n, const char *src)
 {

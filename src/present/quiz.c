@@ -1,12 +1,12 @@
 /* quiz.c - exercises as a quiz in the presenter (see quiz.h). */
-#include "quiz.h"
+#include "present/quiz.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
-#include "../lesson/exercise.h"
+#include "core/util.h"
+#include "lesson/exercise.h"
 
 #define QUIZ_HOLDS_MAX (SCENE_MAX_COUNT * CV_MAX_RANKS * 2)
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../lesson/lesson.h"
+#include "lesson/lesson.h"
 
 /* The slide's narration blocks followed by its exercises' blocks. v[0, nslide) are the
  * slide's own (shallow copies); the rest are owned. */

@@ -1,5 +1,5 @@
 /* recfile.c - read a record file from disk into a rec_log (see recfile.h). */
-#include "recfile.h"
+#include "records/recfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/util.h"
+#include "core/util.h"
 
 int rec_read_file(struct rec_log *L, const char *path, char *err, size_t errlen)
 {

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "records.h"
+#include "records/records.h"
 
 /* Read file `path` into L: the lines recognised (rec_parse's count), or -1 with why in err
  * ("cannot open: No such file or directory", "a directory, not a file"). */

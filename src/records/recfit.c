@@ -1,12 +1,12 @@
 /* recfit.c - the α-β fit of a record's nccl-tests rows (see recfit.h). */
-#include "recfit.h"
+#include "records/recfit.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "core/util.h"
 
 int rec_test_ranks(const struct rec_log *L)
 {

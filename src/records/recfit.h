@@ -9,9 +9,9 @@
 
 #include <stdbool.h>
 
-#include "../core/coll.h"
-#include "../core/model.h"
-#include "records.h"
+#include "core/coll.h"
+#include "core/model.h"
+#include "records/records.h"
 
 struct rec_fit {
     bool ok;       /* a fit was made (f holds it; f.physical may still be false) */

@@ -7,7 +7,7 @@
  * nccl-tests' '#' lines and rows. Which class a link is comes from what NCCL said about it
  * and its host (the NIC list's /IB or /RoCE, the graph's path type, NVLS), decided in
  * rec_finish once every file is in, since those lines may come after the links. */
-#include "records.h"
+#include "records/records.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -13,8 +13,8 @@
  * Untrusted input: a file over REC_MAX_BYTES or a line over REC_MAX_LINE is refused with a
  * "file:line:" error; every count is bounded; every string kept is printable ASCII (other
  * bytes become '?'), so it can reach a terminal or JSON as it is. */
-#ifndef COLLVIZ_RECORDS_H
-#define COLLVIZ_RECORDS_H
+#ifndef COLLVIZ_RECORDS_RECORDS_H
+#define COLLVIZ_RECORDS_RECORDS_H
 
 #include <stdbool.h>
 #include <stddef.h>

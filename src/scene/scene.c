@@ -1,15 +1,15 @@
 /* scene.c - parse and format scene descriptions (see scene.h). Pure data: no curses, no
  * threads, so lessons, tests and the UI share one reading of "collective=all_reduce step=end".
  */
-#include "scene.h"
+#include "scene/scene.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/plan.h"
-#include "../core/util.h"
+#include "core/plan.h"
+#include "core/util.h"
 
 static const char *const screen_names[SCREEN_KIND_COUNT] = {
     [SCREEN_COLLECTIVES] = "collectives",

@@ -15,9 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../core/coll.h"
-#include "../core/init.h"
-#include "../parallel/scheme.h"
+#include "core/coll.h"
+#include "core/init.h"
+#include "parallel/scheme.h"
 
 enum screen_kind {
     SCREEN_COLLECTIVES,

@@ -6,20 +6,20 @@
  * late result for an old scene is never shown as the new one's). app_do asks the screen
  * first, then the common actions below; both only edit a copy of the scene, and the copy
  * goes through the door. Play advances the step through the door too. */
-#include "app.h"
+#include "ui/app.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "../backend/backend.h"
-#include "../core/util.h"
-#include "../records/records.h"
-#include "kit/svg.h"
-#include "overlays/hw.h"
-#include "screens/screens.h"
-#include "screens/topology/topology.h"
+#include "backend/backend.h"
+#include "core/util.h"
+#include "records/records.h"
+#include "ui/kit/svg.h"
+#include "ui/overlays/hw.h"
+#include "ui/screens/screens.h"
+#include "ui/screens/topology/topology.h"
 
 #define APP_PLAY_PERIOD_S 1.0
 #define APP_REFRESH_MS 250 /* while a job runs: the elapsed-time display */

@@ -15,16 +15,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../core/plan.h"
-#include "../core/trace.h"
-#include "../scene/scene.h"
-#include "../worker/worker.h"
-#include "kit/draw.h"
-#include "kit/keys.h"
-#include "kit/theme.h"
-#include "overlays/hw.h"
-#include "screens/collectives/layout.h"
-#include "screens/collectives/meas.h"
+#include "core/plan.h"
+#include "core/trace.h"
+#include "scene/scene.h"
+#include "worker/worker.h"
+#include "ui/kit/draw.h"
+#include "ui/kit/keys.h"
+#include "ui/kit/theme.h"
+#include "ui/overlays/hw.h"
+#include "ui/screens/collectives/layout.h"
+#include "ui/screens/collectives/meas.h"
 
 #define APP_BAR_MAX 32
 

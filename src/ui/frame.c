@@ -1,14 +1,14 @@
 /* frame.c - the whole terminal: the current scene's screen in the terminal's rect, then
  * the help or hardware overlay on top (see frame.h). */
-#include "frame.h"
+#include "ui/frame.h"
 
 #include <curses.h>
 
-#include "app.h"
-#include "kit/draw.h"
-#include "kit/term.h"
-#include "overlays/overlays.h"
-#include "screens/screens.h"
+#include "ui/app.h"
+#include "ui/kit/draw.h"
+#include "ui/kit/term.h"
+#include "ui/overlays/overlays.h"
+#include "ui/screens/screens.h"
 
 void frame_bar(struct app *a, struct rect r, unsigned keys_on)
 {

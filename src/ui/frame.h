@@ -3,7 +3,7 @@
 #ifndef COLLVIZ_UI_FRAME_H
 #define COLLVIZ_UI_FRAME_H
 
-#include "kit/rect.h"
+#include "ui/kit/rect.h"
 
 struct app;
 

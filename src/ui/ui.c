@@ -8,7 +8,7 @@
  * the worker and the backend's rank threads inherit the blocked mask. The loop then
  * restores the terminal and lets the signal take its usual effect. SIGWINCH runs ncurses'
  * own handler and arrives as KEY_RESIZE. */
-#include "ui.h"
+#include "ui/ui.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -23,18 +23,18 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../backend/backend.h"
-#include "../cli/opt.h"
-#include "../worker/launch.h"
-#include "../worker/serve.h"
-#include "../core/util.h"
-#include "../records/recfile.h"
-#include "app.h"
-#include "frame.h"
-#include "screens/lesson/lesson_ui.h"
-#include "screens/screens.h"
-#include "screens/topology/topotext.h"
-#include "kit/term.h"
+#include "backend/backend.h"
+#include "cli/opt.h"
+#include "worker/launch.h"
+#include "worker/serve.h"
+#include "core/util.h"
+#include "records/recfile.h"
+#include "ui/app.h"
+#include "ui/frame.h"
+#include "ui/screens/lesson/lesson_ui.h"
+#include "ui/screens/screens.h"
+#include "ui/screens/topology/topotext.h"
+#include "ui/kit/term.h"
 
 struct ui_opts {
     const char *backend;

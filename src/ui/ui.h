@@ -1,6 +1,6 @@
 /* ui.h - the interactive program (ncurses). Runs on the main thread; owns the terminal. */
-#ifndef COLLVIZ_UI_H
-#define COLLVIZ_UI_H
+#ifndef COLLVIZ_UI_UI_H
+#define COLLVIZ_UI_UI_H
 
 /* argv[0] is the program name; parses the UI's own options (--ranks, --backend,
  * --no-color, --ascii, ...). Returns the exit status. */

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../core/coll.h"
-#include "worker.h"
+#include "core/coll.h"
+#include "worker/worker.h"
 
 void worker_facts_fill(struct backend *b, struct worker_facts *f)
 {

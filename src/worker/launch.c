@@ -2,7 +2,7 @@
  * found through /proc (each process's parent), because a launcher may put its ranks in
  * process groups of their own; this process is their subreaper, so ranks whose launcher
  * died first stay below it and are found and reaped too. */
-#include "launch.h"
+#include "worker/launch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/usock.h"
-#include "../core/util.h"
+#include "sys/usock.h"
+#include "core/util.h"
 
 #define LAUNCH_MAX_PIDS 4096
 

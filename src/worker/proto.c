@@ -1,7 +1,7 @@
 /* proto.c - the job protocol's encoding (proto.h): a growing writer and a bounds-checked
  * reader, one encode/decode pair per message part, written field by field in the same
  * order on both sides. The reader stops at the first bad field and remembers its name. */
-#include "proto.h"
+#include "worker/proto.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,8 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../core/util.h"
-#include "../core/vec.h"
+#include "core/util.h"
+#include "core/vec.h"
 
 static const char *const proto_names[PROTO_TYPE_END] = {
     [PROTO_HELLO] = "hello",   [PROTO_FACTS] = "facts",     [PROTO_JOB] = "job",

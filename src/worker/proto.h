@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "worker.h"
+#include "worker/worker.h"
 
 #define PROTO_MAGIC "CVZP"
 /* 2: a result row carries the link the backend reported (bench_result.link). */

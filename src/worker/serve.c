@@ -11,7 +11,7 @@
  * UI out. A wrong token is answered SERVE_WRONG_DELAY_S later; lines about connections
  * without hello are limited to SERVE_LOG_PER_S a second. Anything that does not decode
  * closes that connection with a logged line. */
-#include "serve.h"
+#include "worker/serve.h"
 
 #include <errno.h>
 #include <netdb.h>
@@ -29,14 +29,14 @@
 #include <unistd.h>
 
 #ifdef HAVE_MPI
-#include "../backend/mpi/mpi_boot.h"
+#include "backend/mpi/mpi_boot.h"
 #endif
 
-#include "../backend/backend.h"
-#include "../core/usock.h"
-#include "../core/util.h"
-#include "proto.h"
-#include "worker.h"
+#include "backend/backend.h"
+#include "sys/usock.h"
+#include "core/util.h"
+#include "worker/proto.h"
+#include "worker/worker.h"
 
 /* A new connection must say hello within this; until it does it holds only a waiting
  * place (SERVE_WAIT_MAX of them), never the UI's, and its hello may be SERVE_HELLO_MAX

@@ -17,7 +17,7 @@
  * JOB_CHECK holds the backend's display-scale output against the trace: bit for bit where
  * the backend runs the same plan in the same order (CPU), within float rounding where it
  * reduces in an order of its own (NCCL), and the result says which of the two it was. */
-#include "worker.h"
+#include "worker/worker.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,12 +32,12 @@
 #include <poll.h>
 #include <sys/socket.h>
 
-#include "../backend/run.h"
-#include "../core/plan.h"
-#include "../core/sweep.h"
-#include "../core/trace.h"
-#include "../core/util.h"
-#include "proto.h"
+#include "backend/run.h"
+#include "core/plan.h"
+#include "core/sweep.h"
+#include "core/trace.h"
+#include "core/util.h"
+#include "worker/proto.h"
 
 #define WORKER_DEFAULT_TIMEOUT_S 30.0
 

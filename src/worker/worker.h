@@ -8,16 +8,16 @@
  * Transport seam: worker_start() runs the jobs on a thread of this process;
  * worker_connect() sends them over a socket to a job started elsewhere (`collviz serve`,
  * serve.h), with the same messages both ways. The rest of the API is the same for both. */
-#ifndef COLLVIZ_WORKER_H
-#define COLLVIZ_WORKER_H
+#ifndef COLLVIZ_WORKER_WORKER_H
+#define COLLVIZ_WORKER_WORKER_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../backend/backend.h"
-#include "../core/init.h"
-#include "../parallel/summary.h"
+#include "backend/backend.h"
+#include "core/init.h"
+#include "parallel/summary.h"
 
 enum job_kind {
     JOB_MEASURE, /* one size: params */

@@ -1,6 +1,6 @@
 /* fake_kernels.c - kernels/kernels.h's launchers for the fakegpu build: each checks its
  * stream and device pointers as a launch would, and queues a host loop over the same
- * CVK_HD formulas the CUDA kernels use (kernels/pattern.h, trainmath.h). The sums of
+ * KERNEL_HD formulas the CUDA kernels use (kernels/pattern.h, trainmath.h). The sums of
  * squares follow the kernels' fixed order (1024 strided partials in double, then a halving
  * tree), so this build reduces in the GPU's order. Nothing here tests the CUDA kernels in
  * kernels/ themselves: that is tests/gpu/test_kernels on a GPU. */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernels/kernels.h"
+#include "kernels/kernels.h"
 
 #define FK_LOSS_THREADS 1024
 
@@ -41,9 +41,9 @@ static void fill_run(void *p)
 {
     struct fill_a *a = p;
     for (size_t i = 0; i < a->n; i++)
-        a->buf[i] = cvk_pattern_value(a->op, a->rank, i);
+        a->buf[i] = kernel_pattern_value(a->op, a->rank, i);
 }
-int cvk_fill_pattern(float *buf, size_t n, int op, int rank, cudaStream_t stream)
+int kernel_fill_pattern(float *buf, size_t n, int op, int rank, cudaStream_t stream)
 {
     if (n == 0) return cudaSuccess;
     struct fill_a a = {buf, n, op, rank};
@@ -53,7 +53,7 @@ int cvk_fill_pattern(float *buf, size_t n, int op, int rank, cudaStream_t stream
 struct wrong_a {
     const float *buf;
     size_t n;
-    struct cvk_pattern q;
+    struct kernel_pattern q;
     float tol;
     unsigned long long *wrong;
 };
@@ -62,11 +62,11 @@ static void wrong_run(void *p)
     struct wrong_a *a = p;
     unsigned long long w = 0;
     for (size_t j = 0; j < a->n; j++)
-        w += !cvk_pattern_matches(a->buf[j], cvk_pattern_expected(a->q, j), a->tol);
+        w += !kernel_pattern_matches(a->buf[j], kernel_pattern_expected(a->q, j), a->tol);
     *a->wrong += w;
 }
-int cvk_count_wrong(const float *buf, size_t n, struct cvk_pattern q, float tol,
-                    unsigned long long *wrong_dev, cudaStream_t stream)
+int kernel_count_wrong(const float *buf, size_t n, struct kernel_pattern q, float tol,
+                       unsigned long long *wrong_dev, cudaStream_t stream)
 {
     cudaError_t e = cudaMemsetAsync(wrong_dev, 0, sizeof *wrong_dev, stream);
     if (e != cudaSuccess || n == 0) return e;
@@ -86,21 +86,22 @@ static void gelu_fwd_run(void *p)
 {
     struct gelu_a *a = p;
     for (size_t i = 0; i < a->n; i++)
-        a->y[i] = cvk_gelu(a->x[i]);
+        a->y[i] = kernel_gelu(a->x[i]);
 }
 static void gelu_bwd_run(void *p)
 {
     struct gelu_a *a = p;
     for (size_t i = 0; i < a->n; i++)
-        a->y[i] = a->dy[i] * cvk_gelu_grad(a->x[i]);
+        a->y[i] = a->dy[i] * kernel_gelu_grad(a->x[i]);
 }
-int cvk_gelu_forward(const float *x, float *y, size_t n, cudaStream_t stream)
+int kernel_gelu_forward(const float *x, float *y, size_t n, cudaStream_t stream)
 {
     if (n == 0) return cudaSuccess;
     struct gelu_a a = {x, NULL, y, n};
     FK_LAUNCH(stream, "gelu_fwd_kernel", gelu_fwd_run, a, {x, F(n), false}, {y, F(n), true});
 }
-int cvk_gelu_backward(const float *x, const float *dy, float *dx, size_t n, cudaStream_t stream)
+int kernel_gelu_backward(const float *x, const float *dy, float *dx, size_t n,
+                         cudaStream_t stream)
 {
     if (n == 0) return cudaSuccess;
     struct gelu_a a = {x, dy, dx, n};
@@ -138,13 +139,14 @@ static void loss_run(void *p)
     if (a->out) *a->out = (float)(s / a->n_mean);
     if (a->dout) *a->dout = s;
 }
-int cvk_mse_loss(const float *x, size_t n, double n_mean, float *loss_dev, cudaStream_t stream)
+int kernel_mse_loss(const float *x, size_t n, double n_mean, float *loss_dev,
+                    cudaStream_t stream)
 {
     struct loss_a a = {x, n, n_mean, loss_dev, NULL};
     FK_LAUNCH(stream, "mse_loss_kernel", loss_run, a, {x, F(n), false},
               {loss_dev, sizeof(float), true});
 }
-int cvk_sumsq(const float *x, size_t n, double *sumsq_dev, cudaStream_t stream)
+int kernel_sumsq(const float *x, size_t n, double *sumsq_dev, cudaStream_t stream)
 {
     struct loss_a a = {x, n, 1.0, NULL, sumsq_dev};
     FK_LAUNCH(stream, "sumsq_kernel", loss_run, a, {x, F(n), false},
@@ -163,7 +165,7 @@ static void grad_run(void *p)
     for (size_t i = 0; i < a->n; i++)
         a->dx[i] = a->scale * a->x[i];
 }
-int cvk_mse_grad(const float *x, float *dx, size_t n, double n_mean, cudaStream_t stream)
+int kernel_mse_grad(const float *x, float *dx, size_t n, double n_mean, cudaStream_t stream)
 {
     if (n == 0) return cudaSuccess;
     struct grad_a a = {x, dx, n, (float)(2.0 / n_mean)};
@@ -174,22 +176,22 @@ struct adamw_a {
     float *p, *m, *v;
     const float *g;
     size_t n;
-    struct cvk_adamw h;
+    struct kernel_adamw h;
     float bc1, bc2;
 };
 static void adamw_run(void *p)
 {
     struct adamw_a *a = p;
     for (size_t i = 0; i < a->n; i++)
-        cvk_adamw_elem(&a->p[i], a->g[i], &a->m[i], &a->v[i], a->h, a->bc1, a->bc2);
+        kernel_adamw_elem(&a->p[i], a->g[i], &a->m[i], &a->v[i], a->h, a->bc1, a->bc2);
 }
-int cvk_adamw_step(float *p, const float *g, float *m, float *v, size_t n, struct cvk_adamw h,
-                   int step, cudaStream_t stream)
+int kernel_adamw_step(float *p, const float *g, float *m, float *v, size_t n,
+                      struct kernel_adamw h, int step, cudaStream_t stream)
 {
     if (step < 1) return cudaErrorInvalidValue;
     if (n == 0) return cudaSuccess;
     struct adamw_a a = {p, m, v, g, n, h, 0, 0};
-    cvk_adamw_bias(h, step, &a.bc1, &a.bc2);
+    kernel_adamw_bias(h, step, &a.bc1, &a.bc2);
     FK_LAUNCH(stream, "adamw_kernel", adamw_run, a, {p, F(n), true}, {g, F(n), false},
               {m, F(n), true}, {v, F(n), true});
 }
@@ -204,12 +206,12 @@ static void keep_grad_run(void *p)
     struct rows_a *a = p;
     for (size_t i = 0; i < a->rows * a->cols; i++) {
         float z = a->gz[i];
-        a->a[(i / a->cols) * a->ld + i % a->cols] = cvk_gelu(z);
-        a->gz[i] = cvk_gelu_grad(z);
+        a->a[(i / a->cols) * a->ld + i % a->cols] = kernel_gelu(z);
+        a->gz[i] = kernel_gelu_grad(z);
     }
 }
-int cvk_gelu_fwd_keep_grad(float *gz, float *a, int rows, int cols, int lda,
-                           cudaStream_t stream)
+int kernel_gelu_fwd_keep_grad(float *gz, float *a, int rows, int cols, int lda,
+                              cudaStream_t stream)
 {
     if (rows < 0 || cols < 0 || lda < cols) return cudaErrorInvalidValue;
     size_t n = (size_t)rows * (size_t)cols;
@@ -225,8 +227,8 @@ static void mul_rows_run(void *p)
     for (size_t i = 0; i < a->rows * a->cols; i++)
         a->dz[i] = a->da[(i / a->cols) * a->ld + i % a->cols] * a->gz[i];
 }
-int cvk_mul_rows(const float *da, int ldda, const float *gz, float *dz, int rows, int cols,
-                 cudaStream_t stream)
+int kernel_mul_rows(const float *da, int ldda, const float *gz, float *dz, int rows, int cols,
+                    cudaStream_t stream)
 {
     if (rows < 0 || cols < 0 || ldda < cols) return cudaErrorInvalidValue;
     size_t n = (size_t)rows * (size_t)cols;

@@ -13,7 +13,7 @@
  * count for count, ops of one group are fused, a thread that drives two ranks of a clique
  * outside a group is a deadlock; freshly allocated device memory is NaN, not zero; a beta
  * of 0 in a GEMM means C is not read. It says nothing about GPU speed (its timings are host
- * time), about the CUDA kernels themselves (its launchers loop over the same CVK_HD
+ * time), about the CUDA kernels themselves (its launchers loop over the same KERNEL_HD
  * formulas on the host, so kernels/ is tested on a GPU only, by tests/gpu/test_kernels), or
  * about NCCL's algorithms. A device it emulates is named "fakegpu (host emulation, not a
  * GPU)" wherever a name is shown, so no output of this build can pass for a GPU's.

@@ -20,8 +20,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../../kernels/kernels.h"
-#include "../../kernels/ref.h"
+#include "kernels/kernels.h"
+#include "kernels/ref.h"
 #include "core/coll.h"
 #include "core/init.h"
 #include "../oracle/pattern_oracle.h"
@@ -99,7 +99,7 @@ static void test_fill(void)
         float *d = dev_alloc(n), *h = malloc(n * sizeof *h), *want = malloc(n * sizeof *want);
         for (int op = 0; op < OP_COUNT; op++)
             for (int rank = 0; rank < CV_MAX_RANKS; rank += 5) {
-                CK(cvk_fill_pattern(d, n, op, rank, 0));
+                CK(kernel_fill_pattern(d, n, op, rank, 0));
                 CK(cudaDeviceSynchronize());
                 to_host(h, d, n);
                 /* Against the tests' oracle, which shares no code with the kernels. */
@@ -107,7 +107,7 @@ static void test_fill(void)
                 for (size_t i = 0; i < n; i++)
                     bad +=
                         memcmp(&h[i], &(float){oracle_value(op, rank, i)}, sizeof(float)) != 0;
-                cvk_ref_fill_pattern(want, n, op, rank);
+                kernel_ref_fill_pattern(want, n, op, rank);
                 check(bad == 0 && memcmp(h, want, n * sizeof *h) == 0,
                       "fill_pattern n=%zu op=%s rank=%d: %zu elements differ", n,
                       redop_name((enum redop)op), rank, bad);
@@ -135,12 +135,12 @@ static void test_count_wrong(void)
                     if (count > 7 && nr != 3 && nr != 8)
                         continue; /* the big buffer at two world sizes is enough */
                     int root = nr - 1, rank = nr / 2;
-                    struct cvk_pattern q = {.coll = c,
-                                            .op = op,
-                                            .nranks = nr,
-                                            .root = root,
-                                            .rank = rank,
-                                            .count = count};
+                    struct kernel_pattern q = {.coll = c,
+                                               .op = op,
+                                               .nranks = nr,
+                                               .root = root,
+                                               .rank = rank,
+                                               .count = count};
                     float *out[CV_MAX_RANKS];
                     size_t nrecv[CV_MAX_RANKS];
                     for (int r = 0; r < nr; r++)
@@ -161,7 +161,7 @@ static void test_count_wrong(void)
                         free(out[r]);
                     if (n == 0) continue;
                     to_dev(d, h, n);
-                    CK(cvk_count_wrong(d, n, q, 0.0f, wd, 0));
+                    CK(kernel_count_wrong(d, n, q, 0.0f, wd, 0));
                     CK(cudaMemcpy(&w, wd, sizeof w, cudaMemcpyDeviceToHost));
                     check(w == 0,
                           "count_wrong %s %s W=%d count=%zu: %llu wrong on a correct buffer",
@@ -173,9 +173,9 @@ static void test_count_wrong(void)
                         h[n - 1] = -h[n - 1] - 100.0f;
                     }
                     to_dev(d, h, n);
-                    CK(cvk_count_wrong(d, n, q, 0.0f, wd, 0));
+                    CK(kernel_count_wrong(d, n, q, 0.0f, wd, 0));
                     CK(cudaMemcpy(&w, wd, sizeof w, cudaMemcpyDeviceToHost));
-                    check(w == k && w == cvk_ref_count_wrong(h, n, q, 0.0f),
+                    check(w == k && w == kernel_ref_count_wrong(h, n, q, 0.0f),
                           "count_wrong %s %s W=%d count=%zu: %llu wrong, %llu broken",
                           coll_name((enum coll)c), redop_name((enum redop)op), nr, count, w, k);
                     cudaFree(d);
@@ -194,23 +194,23 @@ static void test_gelu(void)
     float *dx_ = dev_alloc(n), *ddy = dev_alloc(n), *dout = dev_alloc(n);
     to_dev(dx_, x, n);
     to_dev(ddy, dy, n);
-    CK(cvk_gelu_forward(dx_, dout, n, 0));
+    CK(kernel_gelu_forward(dx_, dout, n, 0));
     CK(cudaDeviceSynchronize());
     to_host(got, dout, n);
-    cvk_ref_gelu_forward(x, want, n);
+    kernel_ref_gelu_forward(x, want, n);
     double e = max_rel(got, want, n);
     check(e <= 2e-6, "gelu_forward: max relative error %.3g > 2e-6", e);
-    CK(cvk_gelu_backward(dx_, ddy, dout, n, 0));
+    CK(kernel_gelu_backward(dx_, ddy, dout, n, 0));
     CK(cudaDeviceSynchronize());
     to_host(got, dout, n);
-    cvk_ref_gelu_backward(x, dy, want, n);
+    kernel_ref_gelu_backward(x, dy, want, n);
     e = max_rel(got, want, n);
     check(e <= 2e-6, "gelu_backward: max relative error %.3g > 2e-6", e);
     /* In place, as the training step will use it. */
-    CK(cvk_gelu_forward(dx_, dx_, n, 0));
+    CK(kernel_gelu_forward(dx_, dx_, n, 0));
     CK(cudaDeviceSynchronize());
     to_host(got, dx_, n);
-    cvk_ref_gelu_forward(x, want, n);
+    kernel_ref_gelu_forward(x, want, n);
     e = max_rel(got, want, n);
     check(e <= 2e-6, "gelu_forward in place: max relative error %.3g", e);
     printf("gelu: forward and backward on %zu elements, max rel. error %.2g\n", n, e);
@@ -235,19 +235,19 @@ static void test_mse(void)
         if (n) to_dev(dx_, x, n);
         double n_mean = n ? (double)n : 1.0;
         float loss = -1.0f, loss2 = -2.0f;
-        CK(cvk_mse_loss(dx_, n, n_mean, dl, 0));
+        CK(kernel_mse_loss(dx_, n, n_mean, dl, 0));
         CK(cudaMemcpy(&loss, dl, sizeof loss, cudaMemcpyDeviceToHost));
-        CK(cvk_mse_loss(dx_, n, n_mean, dl, 0));
+        CK(kernel_mse_loss(dx_, n, n_mean, dl, 0));
         CK(cudaMemcpy(&loss2, dl, sizeof loss2, cudaMemcpyDeviceToHost));
-        float ref = cvk_ref_mse_loss(x, n, n_mean);
+        float ref = kernel_ref_mse_loss(x, n, n_mean);
         check(fabs(loss - ref) <= 1e-6 * fmax(1.0, fabs(ref)),
               "mse_loss n=%zu: %.9g, host %.9g", n, loss, ref);
         check(memcmp(&loss, &loss2, sizeof loss) == 0, "mse_loss n=%zu not repeatable", n);
         if (n) {
-            CK(cvk_mse_grad(dx_, dg, n, n_mean, 0));
+            CK(kernel_mse_grad(dx_, dg, n, n_mean, 0));
             CK(cudaDeviceSynchronize());
             to_host(got, dg, n);
-            cvk_ref_mse_grad(x, want, n, n_mean);
+            kernel_ref_mse_grad(x, want, n, n_mean);
             check(memcmp(got, want, n * sizeof *got) == 0, "mse_grad n=%zu differs from host",
                   n);
         }
@@ -263,7 +263,7 @@ static void test_mse(void)
 static void test_adamw(void)
 {
     size_t n = 300007;
-    struct cvk_adamw h = {
+    struct kernel_adamw h = {
         .lr = 1e-3f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f, .weight_decay = 0.01f};
     float *p = malloc(n * sizeof *p), *g = malloc(n * sizeof *g);
     float *m = calloc(n, sizeof *m), *v = calloc(n, sizeof *v), *got = malloc(n * sizeof *got);
@@ -275,9 +275,9 @@ static void test_adamw(void)
     for (int step = 1; step <= 3; step++) {
         fill_uniform(g, n, -0.5f, 0.5f, 10 + (unsigned)step);
         to_dev(dg, g, n);
-        CK(cvk_adamw_step(dp, dg, dm, dv, n, h, step, 0));
+        CK(kernel_adamw_step(dp, dg, dm, dv, n, h, step, 0));
         CK(cudaDeviceSynchronize());
-        cvk_ref_adamw_step(p, g, m, v, n, h, step);
+        kernel_ref_adamw_step(p, g, m, v, n, h, step);
         to_host(got, dp, n);
         double ep = max_rel(got, p, n);
         to_host(got, dm, n);
@@ -287,7 +287,7 @@ static void test_adamw(void)
         check(ep <= 2e-6 && em <= 2e-6 && ev <= 2e-6,
               "adamw step %d: max rel. error p %.3g m %.3g v %.3g (> 2e-6)", step, ep, em, ev);
     }
-    check(cvk_adamw_step(dp, dg, dm, dv, n, h, 0, 0) == cudaErrorInvalidValue,
+    check(kernel_adamw_step(dp, dg, dm, dv, n, h, 0, 0) == cudaErrorInvalidValue,
           "adamw step 0 must be refused");
     cudaFree(dp);
     cudaFree(dg);

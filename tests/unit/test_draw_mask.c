@@ -77,23 +77,23 @@ static void test_mask(void **state)
     assert_string_equal(out, "L = 524288");
 }
 
-/* pl_rows counts what pl_draw would take: a line that fits is one row; a wider one wraps at
- * its spaces, the rows after the first indented by two (counted by hand below). */
+/* styled_rows counts what styled_draw would take: a line that fits is one row; a wider one
+ * wraps at its spaces, the rows after the first indented by two (counted by hand below). */
 static void test_pl_rows(void **state)
 {
     (void)state;
-    struct plines p = {.n = 0};
-    pl_add(pl_new(&p), A_NORMAL, "aaa bbb ccc");
-    assert_int_equal(pl_rows(&p, 11), 1);
-    assert_int_equal(pl_rows(&p, 7), 2); /* "aaa bbb" | "  ccc" */
-    assert_int_equal(pl_rows(&p, 6), 3); /* "aaa" | "  bbb" | "  ccc": "  bbb ccc" is 9 */
-    struct pline *l = pl_new(&p);
-    pl_add(l, A_NORMAL, "dispatch ");
-    pl_add(l, A_BOLD, "busbw 1 MB/s");
-    assert_int_equal(pl_rows(&p, 21), 2);     /* both fit */
-    assert_int_equal(pl_rows(&p, 20), 1 + 2); /* "dispatch busbw 1" | "  MB/s" */
-    pl_new(&p);                               /* an empty line is a row */
-    assert_int_equal(pl_rows(&p, 21), 3);
+    struct styled_lines p = {.n = 0};
+    styled_add(styled_new(&p), A_NORMAL, "aaa bbb ccc");
+    assert_int_equal(styled_rows(&p, 11), 1);
+    assert_int_equal(styled_rows(&p, 7), 2); /* "aaa bbb" | "  ccc" */
+    assert_int_equal(styled_rows(&p, 6), 3); /* "aaa" | "  bbb" | "  ccc": "  bbb ccc" is 9 */
+    struct styled_line *l = styled_new(&p);
+    styled_add(l, A_NORMAL, "dispatch ");
+    styled_add(l, A_BOLD, "busbw 1 MB/s");
+    assert_int_equal(styled_rows(&p, 21), 2);     /* both fit */
+    assert_int_equal(styled_rows(&p, 20), 1 + 2); /* "dispatch busbw 1" | "  MB/s" */
+    styled_new(&p);                               /* an empty line is a row */
+    assert_int_equal(styled_rows(&p, 21), 3);
 }
 
 int main(void)

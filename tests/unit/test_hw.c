@@ -16,7 +16,7 @@
 #include "backend/backend.h"
 #include "core/util.h"
 #include "ui/overlays/hw.h"
-#include "ui/kit/text.h"
+#include "core/text.h"
 
 /* Two sockets x 2 cores x 2 hyperthreads: 8 processors, 4 physical cores. */
 static const char cpuinfo_x86[] =

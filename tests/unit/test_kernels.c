@@ -19,12 +19,12 @@
 #include <math.h>
 #include <string.h>
 
-#include "../../kernels/pattern.h"
+#include "kernels/pattern.h"
 /* The kernels' pattern must come from core's one definition, not from a copy. */
-#ifndef COLLVIZ_PATTERN_FORMULA_H
+#ifndef COLLVIZ_CORE_PATTERN_FORMULA_H
 #error "kernels/pattern.h no longer includes core/pattern_formula.h"
 #endif
-#include "../../kernels/ref.h"
+#include "kernels/ref.h"
 #include "core/coll.h"
 #include "core/init.h"
 #include "core/util.h"
@@ -44,14 +44,14 @@ static void test_pattern_value_equals_oracle(void **state)
             for (size_t i = 0; i < 100; i++) {
                 float want = oracle_value(op, r, i);
                 float core = pattern_value((enum redop)op, r, i);
-                float kern = cvk_pattern_value(op, r, i);
+                float kern = kernel_pattern_value(op, r, i);
                 if (!same_bits(core, want) || !same_bits(kern, want))
                     fail_msg("op %d rank %d i %zu: core %.9g, kernels %.9g, oracle %.9g", op, r,
                              i, core, kern, want);
             }
     /* Far indices too: the rule works modulo 11, the index is a size_t. */
     size_t far = ((size_t)1 << 33) + 5;
-    assert_true(same_bits(cvk_pattern_value(OP_SUM, 3, far), oracle_value(OP_SUM, 3, far)));
+    assert_true(same_bits(kernel_pattern_value(OP_SUM, 3, far), oracle_value(OP_SUM, 3, far)));
     assert_true(same_bits(pattern_value(OP_PROD, 9, far), oracle_value(OP_PROD, 9, far)));
 }
 
@@ -78,20 +78,21 @@ static void test_pattern_expected_equals_oracle(void **state)
                         size_t count = counts[ci];
                         oracle_collective(c, op, w, count, roots[ri], out, nrecv);
                         for (int r = 0; r < w; r++) {
-                            struct cvk_pattern q = {.coll = c,
-                                                    .op = op,
-                                                    .nranks = w,
-                                                    .root = roots[ri],
-                                                    .rank = r,
-                                                    .count = count};
+                            struct kernel_pattern q = {.coll = c,
+                                                       .op = op,
+                                                       .nranks = w,
+                                                       .root = roots[ri],
+                                                       .rank = r,
+                                                       .count = count};
                             assert_int_equal(coll_recv_count((enum coll)c, w, count, r, q.root),
                                              nrecv[r]);
-                            assert_int_equal(cvk_recv_count(c, w, count, r, q.root), nrecv[r]);
+                            assert_int_equal(kernel_recv_count(c, w, count, r, q.root),
+                                             nrecv[r]);
                             for (size_t j = 0; j < nrecv[r]; j++) {
                                 float want = out[r][j];
                                 float core = pattern_expected((enum coll)c, (enum redop)op, w,
                                                               count, q.root, r, j);
-                                float kern = cvk_pattern_expected(q, j);
+                                float kern = kernel_pattern_expected(q, j);
                                 if (!same_bits(core, want) || !same_bits(kern, want))
                                     fail_msg("%s %s W=%d root %d rank %d count %zu j %zu: "
                                              "core %.9g, kernels %.9g, oracle %.9g",
@@ -163,13 +164,13 @@ static void test_pattern_value_by_hand(void **state)
     assert_true(same_bits(pattern_expected(COLL_ALL_REDUCE, OP_AVG, 2, 4, 0, 0, 0), -1.5f));
     /* past the receive buffer (a non-root of reduce has none): 0 */
     assert_true(same_bits(pattern_expected(COLL_REDUCE, OP_SUM, 4, 4, 0, 1, 0), 0.0f));
-    assert_true(same_bits(cvk_pattern_expected((struct cvk_pattern){.coll = COLL_REDUCE,
-                                                                    .op = OP_SUM,
-                                                                    .nranks = 4,
-                                                                    .root = 0,
-                                                                    .rank = 1,
-                                                                    .count = 4},
-                                               0),
+    assert_true(same_bits(kernel_pattern_expected((struct kernel_pattern){.coll = COLL_REDUCE,
+                                                                          .op = OP_SUM,
+                                                                          .nranks = 4,
+                                                                          .root = 0,
+                                                                          .rank = 1,
+                                                                          .count = 4},
+                                                  0),
                           0.0f));
 }
 
@@ -221,34 +222,34 @@ static void test_pattern_expected_equals_reference(void **state)
 static void test_pattern_matches(void **state)
 {
     (void)state;
-    assert_true(cvk_pattern_matches(2.0f, 2.0f, 0.0f));
-    assert_false(cvk_pattern_matches(2.0f, nextafterf(2.0f, 3.0f), 0.0f));
-    assert_false(cvk_pattern_matches(NAN, NAN, 0.0f));
-    assert_false(cvk_pattern_matches(NAN, 1.0f, 1e-4f));
+    assert_true(kernel_pattern_matches(2.0f, 2.0f, 0.0f));
+    assert_false(kernel_pattern_matches(2.0f, nextafterf(2.0f, 3.0f), 0.0f));
+    assert_false(kernel_pattern_matches(NAN, NAN, 0.0f));
+    assert_false(kernel_pattern_matches(NAN, 1.0f, 1e-4f));
     /* Relative to max(1, |want|): 1e-4 of 1 near zero, 1e-4 of 10 at 10. */
-    assert_true(cvk_pattern_matches(0.00009f, 0.0f, 1e-4f));
-    assert_false(cvk_pattern_matches(0.00011f, 0.0f, 1e-4f));
-    assert_true(cvk_pattern_matches(10.0009f, 10.0f, 1e-4f));
-    assert_false(cvk_pattern_matches(10.0011f, 10.0f, 1e-4f));
+    assert_true(kernel_pattern_matches(0.00009f, 0.0f, 1e-4f));
+    assert_false(kernel_pattern_matches(0.00011f, 0.0f, 1e-4f));
+    assert_true(kernel_pattern_matches(10.0009f, 10.0f, 1e-4f));
+    assert_false(kernel_pattern_matches(10.0011f, 10.0f, 1e-4f));
     /* The smallest real error of these integer patterns (1/16) is never tolerated. */
-    assert_false(cvk_pattern_matches(1.0f + 1.0f / 16, 1.0f, 1e-4f));
+    assert_false(kernel_pattern_matches(1.0f + 1.0f / 16, 1.0f, 1e-4f));
 }
 
 static void test_ref_count_wrong(void **state)
 {
     (void)state;
-    struct cvk_pattern q = {
+    struct kernel_pattern q = {
         .coll = COLL_ALL_GATHER, .op = OP_SUM, .nranks = 3, .root = 0, .rank = 1, .count = 5};
     float buf[15];
     for (size_t j = 0; j < 15; j++)
         buf[j] = pattern_expected(COLL_ALL_GATHER, OP_SUM, 3, 5, 0, 1, j);
-    assert_int_equal(cvk_ref_count_wrong(buf, 15, q, 0.0f), 0);
+    assert_int_equal(kernel_ref_count_wrong(buf, 15, q, 0.0f), 0);
     buf[0] += 1.0f;
     buf[14] = NAN;
-    assert_int_equal(cvk_ref_count_wrong(buf, 15, q, 0.0f), 2);
+    assert_int_equal(kernel_ref_count_wrong(buf, 15, q, 0.0f), 2);
 
     float send[7];
-    cvk_ref_fill_pattern(send, 7, OP_PROD, 4);
+    kernel_ref_fill_pattern(send, 7, OP_PROD, 4);
     for (size_t i = 0; i < 7; i++)
         assert_true(same_bits(send[i], pattern_value(OP_PROD, 4, i)));
 }
@@ -258,20 +259,20 @@ static void test_ref_gelu(void **state)
     (void)state;
     /* gelu(x) = x * Phi(x): Phi(1) = 0.8413447461, phi(1) = 0.2419707245. */
     float x[4] = {0.0f, 1.0f, -1.0f, 3.0f}, y[4], dy[4] = {1, 1, 1, 2}, dx[4];
-    cvk_ref_gelu_forward(x, y, 4);
+    kernel_ref_gelu_forward(x, y, 4);
     assert_float_equal(y[0], 0.0f, 0.0f);
     assert_float_equal(y[1], 0.8413447f, 1e-6f);
     assert_float_equal(y[2], -0.1586553f, 1e-6f);
     assert_float_equal(y[3], 3.0f * 0.9986501f, 1e-5f);
-    cvk_ref_gelu_backward(x, dy, dx, 4);
+    kernel_ref_gelu_backward(x, dy, dx, 4);
     assert_float_equal(dx[0], 0.5f, 1e-7f);
     assert_float_equal(dx[1], 0.8413447f + 0.2419707f, 1e-6f);
     assert_float_equal(dx[2], 0.1586553f - 0.2419707f, 1e-6f);
     /* The derivative agrees with a central difference of the forward formula. */
     for (double v = -4.0; v <= 4.0; v += 0.37) {
         double h = 1e-3;
-        double fd = (cvk_gelu((float)(v + h)) - cvk_gelu((float)(v - h))) / (2 * h);
-        assert_float_equal(cvk_gelu_grad((float)v), fd, 2e-3);
+        double fd = (kernel_gelu((float)(v + h)) - kernel_gelu((float)(v - h))) / (2 * h);
+        assert_float_equal(kernel_gelu_grad((float)v), fd, 2e-3);
     }
 }
 
@@ -280,9 +281,9 @@ static void test_ref_mse(void **state)
     (void)state;
     float x[4] = {1.0f, -2.0f, 3.0f, 0.5f}, dx[4];
     /* (1 + 4 + 9 + 0.25) / 4 */
-    assert_float_equal(cvk_ref_mse_loss(x, 4, 4.0), 3.5625f, 0.0f);
-    assert_float_equal(cvk_ref_mse_loss(x, 4, 8.0), 1.78125f, 0.0f);
-    cvk_ref_mse_grad(x, dx, 4, 4.0);
+    assert_float_equal(kernel_ref_mse_loss(x, 4, 4.0), 3.5625f, 0.0f);
+    assert_float_equal(kernel_ref_mse_loss(x, 4, 8.0), 1.78125f, 0.0f);
+    kernel_ref_mse_grad(x, dx, 4, 4.0);
     assert_float_equal(dx[0], 0.5f, 0.0f);
     assert_float_equal(dx[1], -1.0f, 0.0f);
     assert_float_equal(dx[3], 0.25f, 0.0f);
@@ -291,10 +292,10 @@ static void test_ref_mse(void **state)
 static void test_ref_adamw(void **state)
 {
     (void)state;
-    struct cvk_adamw h = {
+    struct kernel_adamw h = {
         .lr = 1e-3f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f, .weight_decay = 0.01f};
     float p[2] = {1.0f, -2.0f}, g[2] = {0.5f, 0.0f}, m[2] = {0, 0}, v[2] = {0, 0};
-    cvk_ref_adamw_step(p, g, m, v, 2, h, 1);
+    kernel_ref_adamw_step(p, g, m, v, 2, h, 1);
     /* Step 1: m = 0.05, v = 0.00025, mhat = 0.5, vhat = 0.25: the step is lr * 0.5 / 0.5;
      * decay first: 1 * (1 - 1e-5). A zero gradient only decays. (1 - beta) in float is
      * not exactly 0.1 / 0.001, hence the tolerances.) */
@@ -303,7 +304,7 @@ static void test_ref_adamw(void **state)
     assert_float_equal(p[0], 1.0f - 1e-5f - 1e-3f, 1e-7f);
     assert_float_equal(p[1], -2.0f * (1.0f - 1e-5f), 1e-7f);
     float bc1, bc2;
-    cvk_adamw_bias(h, 2, &bc1, &bc2);
+    kernel_adamw_bias(h, 2, &bc1, &bc2);
     assert_float_equal(bc1, 0.19f, 1e-7f);
     assert_float_equal(bc2, 1.0f - 0.998001f, 1e-7f);
 }

@@ -22,7 +22,7 @@
 #include "core/util.h"
 #include "lesson/lesson.h"
 #include "ui/app.h"
-#include "ui/kit/text.h"
+#include "core/text.h"
 #include "ui/screens/collectives/collectives.h"
 #include "ui/screens/lesson/lesson_ui.h"
 #include "ui/screens/parallel/par.h"
@@ -41,7 +41,7 @@ static char *pane_text(const struct lesson_lines *v, int width)
     char *t = xcalloc(cap + 1, 1);
     t[0] = ' ';
     for (int i = 0; i < v->n; i++) {
-        assert_true(pl_width(&v->l[i]) <= width); /* no line wider than the pane */
+        assert_true(styled_width(&v->l[i]) <= width); /* no line wider than the pane */
         for (int k = 0; k < v->l[i].n; k++)
             strcat(t, v->l[i].seg[k].text);
         strcat(t, " ");

@@ -15,7 +15,7 @@
 #include "core/coll.h"
 #include "core/util.h"
 #include "ui/screens/collectives/meas.h"
-#include "ui/kit/text.h"
+#include "core/text.h"
 
 static void test_formula_all_reduce(void **state)
 {

@@ -10,12 +10,12 @@
 
 #include <string.h>
 
-#include "present/playout.h"
+#include "ui/present/present_layout.h"
 
-static void no_overlap(const struct playout *p)
+static void no_overlap(const struct present_layout *p)
 {
     for (int k = 0; k < p->npages; k++) {
-        const struct playout_page *pg = &p->page[k];
+        const struct present_layout_page *pg = &p->page[k];
         struct rect r[4] = {pg->title, pg->narr, pg->scene, p->footer};
         for (int i = 0; i < 4; i++)
             for (int j = i + 1; j < 4; j++)
@@ -26,11 +26,11 @@ static void no_overlap(const struct playout *p)
 }
 
 /* Every line [0, n) is on exactly one page, pages in order, blank lines aside. */
-static void covers(const struct playout *p, int n, const bool *blank)
+static void covers(const struct present_layout *p, int n, const bool *blank)
 {
     int next = 0;
     for (int k = 0; k < p->npages; k++) {
-        const struct playout_page *pg = &p->page[k];
+        const struct present_layout_page *pg = &p->page[k];
         while (next < pg->from) {
             assert_true(blank && blank[next]); /* only blank lines are skipped */
             next++;
@@ -46,23 +46,23 @@ static void covers(const struct playout *p, int n, const bool *blank)
 static void test_too_small(void **state)
 {
     (void)state;
-    struct playout p = {0};
-    playout_compute(23, 120, true, 1, 3, NULL, &p);
+    struct present_layout p = {0};
+    present_layout_compute(23, 120, true, 1, 3, NULL, &p);
     assert_true(p.too_small);
-    playout_compute(40, 79, false, 1, 3, NULL, &p);
+    present_layout_compute(40, 79, false, 1, 3, NULL, &p);
     assert_true(p.too_small);
-    playout_compute(24, 80, true, 1, 3, NULL, &p);
+    present_layout_compute(24, 80, true, 1, 3, NULL, &p);
     assert_false(p.too_small);
-    playout_free(&p);
+    present_layout_free(&p);
 }
 
 static void test_scene_slide(void **state)
 {
     (void)state;
-    struct playout p = {0};
-    playout_compute(40, 120, true, 1, 4, NULL, &p);
+    struct present_layout p = {0};
+    present_layout_compute(40, 120, true, 1, 4, NULL, &p);
     assert_int_equal(p.npages, 1);
-    const struct playout_page *pg = &p.page[0];
+    const struct present_layout_page *pg = &p.page[0];
     assert_true(pg->with_scene);
     assert_int_equal(p.footer.y, 39);
     assert_int_equal(p.footer.w, 120);
@@ -76,21 +76,21 @@ static void test_scene_slide(void **state)
     assert_int_equal(pg->scene.w, 120);
     no_overlap(&p);
     /* A two-line title pushes everything down one row. */
-    playout_compute(40, 120, true, 2, 4, NULL, &p);
+    present_layout_compute(40, 120, true, 2, 4, NULL, &p);
     assert_int_equal(p.page[0].title.h, 2);
     assert_int_equal(p.page[0].narr.y, 3);
     assert_int_equal(p.page[0].scene.h, 31);
     no_overlap(&p);
-    playout_free(&p);
+    present_layout_free(&p);
 }
 
 static void test_pages(void **state)
 {
     (void)state;
-    struct playout p = {0};
+    struct present_layout p = {0};
     /* 100x30, a 20-line narration: title row, a gap, then at most 30-1-2-23-1 = 3 lines fit
      * over the scene; so text pages of 27 lines, and the scene page with what is left. */
-    playout_compute(30, 100, true, 1, 20, NULL, &p);
+    present_layout_compute(30, 100, true, 1, 20, NULL, &p);
     assert_int_equal(p.npages, 2);
     assert_false(p.page[0].with_scene);
     assert_int_equal(p.page[0].from, 0);
@@ -102,7 +102,7 @@ static void test_pages(void **state)
     no_overlap(&p);
     covers(&p, 20, NULL);
     /* 3 lines still fit with the scene. */
-    playout_compute(30, 100, true, 1, 3, NULL, &p);
+    present_layout_compute(30, 100, true, 1, 3, NULL, &p);
     assert_int_equal(p.npages, 1);
     assert_int_equal(p.page[0].narr.h, 3);
     assert_int_equal(p.page[0].scene.h, PLAYOUT_SCENE_MIN);
@@ -112,7 +112,7 @@ static void test_pages(void **state)
     bool blank[60];
     for (int i = 0; i < 60; i++)
         blank[i] = i % 5 == 4;
-    playout_compute(30, 100, true, 1, 60, blank, &p);
+    present_layout_compute(30, 100, true, 1, 60, blank, &p);
     assert_int_equal(p.npages, 4);
     assert_int_equal(p.page[0].to, 24);
     assert_int_equal(p.page[1].from, 25);
@@ -123,7 +123,7 @@ static void test_pages(void **state)
     no_overlap(&p);
     /* 80x24: the title and the scene do not fit together: the scene's page is the scene
      * alone (23 rows), the narration and the title on the page before. */
-    playout_compute(24, 80, true, 1, 2, NULL, &p);
+    present_layout_compute(24, 80, true, 1, 2, NULL, &p);
     assert_int_equal(p.npages, 2);
     assert_int_equal(p.page[0].title.h, 1);
     assert_int_equal(p.page[0].narr.h, 2);
@@ -132,17 +132,17 @@ static void test_pages(void **state)
     assert_int_equal(p.page[1].scene.h, 23);
     no_overlap(&p);
     /* ... and without narration the title still gets a page. */
-    playout_compute(24, 80, true, 1, 0, NULL, &p);
+    present_layout_compute(24, 80, true, 1, 0, NULL, &p);
     assert_int_equal(p.npages, 2);
     assert_int_equal(p.page[0].title.h, 1);
-    playout_free(&p);
+    present_layout_free(&p);
 }
 
 static void test_text_slide(void **state)
 {
     (void)state;
-    struct playout p = {0};
-    playout_compute(40, 200, false, 1, 9, NULL, &p);
+    struct present_layout p = {0};
+    present_layout_compute(40, 200, false, 1, 9, NULL, &p);
     assert_int_equal(p.npages, 1);
     assert_int_equal(p.page[0].scene.h, 0);
     assert_int_equal(p.page[0].narr.h, 9);
@@ -150,14 +150,14 @@ static void test_text_slide(void **state)
     assert_int_equal(p.page[0].narr.x, (200 - 88) / 2);
     no_overlap(&p);
     /* 100 lines at 80x30: pages of 27. */
-    playout_compute(30, 80, false, 1, 100, NULL, &p);
+    present_layout_compute(30, 80, false, 1, 100, NULL, &p);
     assert_int_equal(p.npages, 4);
     assert_int_equal(p.page[0].narr.h, 27);
     assert_int_equal(p.page[0].narr.y, 2);
     assert_int_equal(p.page[3].to, 100);
     covers(&p, 100, NULL);
     no_overlap(&p);
-    playout_free(&p);
+    present_layout_free(&p);
 }
 
 int main(void)

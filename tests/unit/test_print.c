@@ -1,5 +1,5 @@
-/* test_print.c - the paper pictures (present/print_draw.h) and the handout's rules
- * (present/print_handout.h): the WCAG contrast formula against known values, every text
+/* test_print.c - the paper pictures (present/paper.h) and the handout's rules
+ * (present/handout.h): the WCAG contrast formula against known values, every text
  * colour pair the drawing reports for both themes at >= 4.5:1, the picture of a slide never
  * past the step a holds exercise asks (and of its solution, at it), the option parsers, and
  * the answer lines. */
@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "present/print_draw.h"
-#include "present/print_handout.h"
+#include "handout/paper.h"
+#include "handout/handout.h"
 
 static void test_contrast_formula(void **state)
 {

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "core/util.h"
-#include "present/pstate.h"
+#include "present/position.h"
 
-static const struct pstate_key deck[] = {
+static const struct position_key deck[] = {
     {"intro", "Welcome"},       {"intro", "Why rings"}, {"ring", "All-reduce"},
     {"ring", "Reduce-scatter"}, {"ring", "All-reduce"}, {"tree", "Trees"},
 };
@@ -26,30 +26,30 @@ static void test_find(void **state)
 {
     (void)state;
     /* Exactly one match: wherever the slide was before. */
-    assert_int_equal(pstate_find(deck, N, "ring", "Reduce-scatter", 0), 3);
-    assert_int_equal(pstate_find(deck, N, "tree", "Trees", 1), 5);
+    assert_int_equal(position_find(deck, N, "ring", "Reduce-scatter", 0), 3);
+    assert_int_equal(position_find(deck, N, "tree", "Trees", 1), 5);
     /* Two slides share a title: the one nearer the old position. */
-    assert_int_equal(pstate_find(deck, N, "ring", "All-reduce", 1), 2);
-    assert_int_equal(pstate_find(deck, N, "ring", "All-reduce", 5), 4);
+    assert_int_equal(position_find(deck, N, "ring", "All-reduce", 1), 2);
+    assert_int_equal(position_find(deck, N, "ring", "All-reduce", 5), 4);
     /* The slide is gone: the nearest slide of its lesson; no lesson either: clamped. */
-    assert_int_equal(pstate_find(deck, N, "intro", "Removed", 4), 1);
-    assert_int_equal(pstate_find(deck, N, "gone", "Removed", 3), 3);
-    assert_int_equal(pstate_find(deck, N, "gone", "Removed", 40), N - 1);
+    assert_int_equal(position_find(deck, N, "intro", "Removed", 4), 1);
+    assert_int_equal(position_find(deck, N, "gone", "Removed", 3), 3);
+    assert_int_equal(position_find(deck, N, "gone", "Removed", 40), N - 1);
 }
 
 static void test_search(void **state)
 {
     (void)state;
     size_t at = 99;
-    assert_true(pstate_search(deck, N, 0, "all-REDUCE", &at));
+    assert_true(position_search(deck, N, 0, "all-REDUCE", &at));
     assert_int_equal(at, 2);
-    assert_true(pstate_search(deck, N, 2, "all-reduce", &at)); /* the next one after 2 */
+    assert_true(position_search(deck, N, 2, "all-reduce", &at)); /* the next one after 2 */
     assert_int_equal(at, 4);
-    assert_true(pstate_search(deck, N, 4, "all-reduce", &at)); /* round to the first */
+    assert_true(position_search(deck, N, 4, "all-reduce", &at)); /* round to the first */
     assert_int_equal(at, 2);
-    assert_true(pstate_search(deck, N, 5, "welcome", &at));
+    assert_true(position_search(deck, N, 5, "welcome", &at));
     assert_int_equal(at, 0);
-    assert_false(pstate_search(deck, N, 0, "pipeline", &at));
+    assert_false(position_search(deck, N, 0, "pipeline", &at));
 }
 
 static void test_save_load(void **state)
@@ -59,16 +59,16 @@ static void test_save_load(void **state)
     assert_non_null(mkdtemp(dir));
     char file[256], err[300];
     snprintf(file, sizeof file, "%s/a/b/present.pos", dir); /* folders made on save */
-    struct pstate in = {.lesson = "ring",
-                        .title = "All-reduce: the ring, step by step",
-                        .slide = 27,
-                        .page = 1,
-                        .step = 3,
-                        .elapsed_s = 754,
-                        .zoom = 2};
-    assert_int_equal(pstate_save(file, &in, err, sizeof err), CV_OK);
-    struct pstate out;
-    assert_int_equal(pstate_load(file, &out, err, sizeof err), CV_OK);
+    struct position in = {.lesson = "ring",
+                          .title = "All-reduce: the ring, step by step",
+                          .slide = 27,
+                          .page = 1,
+                          .step = 3,
+                          .elapsed_s = 754,
+                          .zoom = 2};
+    assert_int_equal(position_save(file, &in, err, sizeof err), CV_OK);
+    struct position out;
+    assert_int_equal(position_load(file, &out, err, sizeof err), CV_OK);
     assert_string_equal(out.lesson, "ring");
     assert_string_equal(out.title, "All-reduce: the ring, step by step");
     assert_int_equal(out.slide, 27);
@@ -80,22 +80,22 @@ static void test_save_load(void **state)
     FILE *g = fopen(file, "w");
     fputs("collviz-present 1\nslide 3\n", g);
     fclose(g);
-    assert_int_equal(pstate_load(file, &out, err, sizeof err), CV_OK);
+    assert_int_equal(position_load(file, &out, err, sizeof err), CV_OK);
     assert_int_equal(out.slide, 3);
     assert_int_equal(out.zoom, 0);
     g = fopen(file, "w");
     fputs("collviz-present 1\nzoom 1000\n", g);
     fclose(g);
-    assert_int_equal(pstate_load(file, &out, err, sizeof err), CV_OK);
+    assert_int_equal(position_load(file, &out, err, sizeof err), CV_OK);
     assert_int_equal(out.zoom, 0);
     /* Not a position file: refused, naming it. */
     FILE *f = fopen(file, "w");
     fputs("slide 3\n", f);
     fclose(f);
-    assert_int_equal(pstate_load(file, &out, err, sizeof err), CV_EINVAL);
+    assert_int_equal(position_load(file, &out, err, sizeof err), CV_EINVAL);
     assert_non_null(strstr(err, "not a presenter position"));
     unlink(file);
-    assert_int_equal(pstate_load(file, &out, err, sizeof err), CV_EUNAVAIL);
+    assert_int_equal(position_load(file, &out, err, sizeof err), CV_EUNAVAIL);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);
@@ -106,30 +106,30 @@ static void test_folders(void **state)
     (void)state;
     char buf[4096], err[300];
     setenv("XDG_STATE_HOME", "/st", 1);
-    assert_int_equal(pstate_path("/", "default", buf, sizeof buf, err, sizeof err), CV_OK);
+    assert_int_equal(position_path("/", "default", buf, sizeof buf, err, sizeof err), CV_OK);
     assert_int_equal(strncmp(buf, "/st/collviz/present-", 20), 0);
     assert_string_equal(buf + strlen(buf) - 4, ".pos");
     char other[4096];
-    assert_int_equal(pstate_path("/tmp", "default", other, sizeof other, err, sizeof err),
+    assert_int_equal(position_path("/tmp", "default", other, sizeof other, err, sizeof err),
                      CV_OK);
     assert_string_not_equal(buf, other); /* one file per deck */
-    assert_int_equal(pstate_path("/", "room2", other, sizeof other, err, sizeof err), CV_OK);
+    assert_int_equal(position_path("/", "room2", other, sizeof other, err, sizeof err), CV_OK);
     assert_string_not_equal(buf, other); /* and per --name */
-    assert_int_equal(pstate_path("/no/such/deck", "default", buf, sizeof buf, err, sizeof err),
-                     CV_EINVAL);
+    assert_int_equal(
+        position_path("/no/such/deck", "default", buf, sizeof buf, err, sizeof err), CV_EINVAL);
     unsetenv("COLLVIZ_EXPORT_DIR");
     setenv("XDG_DATA_HOME", "/data", 1);
-    assert_int_equal(pstate_export_dir(NULL, buf, sizeof buf, err, sizeof err), CV_OK);
+    assert_int_equal(position_export_dir(NULL, buf, sizeof buf, err, sizeof err), CV_OK);
     assert_string_equal(buf, "/data/collviz/exports");
     setenv("COLLVIZ_EXPORT_DIR", "/env", 1);
-    assert_int_equal(pstate_export_dir(NULL, buf, sizeof buf, err, sizeof err), CV_OK);
+    assert_int_equal(position_export_dir(NULL, buf, sizeof buf, err, sizeof err), CV_OK);
     assert_string_equal(buf, "/env");
-    assert_int_equal(pstate_export_dir("/opt", buf, sizeof buf, err, sizeof err), CV_OK);
+    assert_int_equal(position_export_dir("/opt", buf, sizeof buf, err, sizeof err), CV_OK);
     assert_string_equal(buf, "/opt");
     unsetenv("XDG_DATA_HOME");
     unsetenv("COLLVIZ_EXPORT_DIR");
     setenv("HOME", "/home/t", 1);
-    assert_int_equal(pstate_export_dir(NULL, buf, sizeof buf, err, sizeof err), CV_OK);
+    assert_int_equal(position_export_dir(NULL, buf, sizeof buf, err, sizeof err), CV_OK);
     assert_string_equal(buf, "/home/t/.local/share/collviz/exports");
 }
 

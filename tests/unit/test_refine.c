@@ -18,7 +18,7 @@
 
 #include "core/exec.h"
 #include "core/plan.h"
-#include "core/slicetl.h"
+#include "core/slice_timeline.h"
 #include "core/trace.h"
 #include "core/util.h"
 

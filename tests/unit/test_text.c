@@ -1,4 +1,4 @@
-/* test_text.c - terminal widths (kit/text.h), counted in one place: wide characters take two
+/* test_text.c - terminal widths (core/text.h), counted in one place: wide characters take two
  * columns, combining marks none, and fitting, prefixes and wrapping respect that (issue
  * 18: a teacher's narration with wide characters must lay out right). Expected widths are
  * Unicode's East Asian Width classes, written out by hand. */
@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "ui/kit/text.h"
+#include "core/text.h"
 
 static void test_widths(void **state)
 {

@@ -17,8 +17,8 @@
 #include "core/coll.h"
 #include "core/util.h"
 #include "lesson/lesson.h"
-#include "present/export_html.h"
-#include "present/print_handout.h"
+#include "handout/html.h"
+#include "handout/handout.h"
 #include "scene/scene.h"
 
 static void expect_safe(const char *in, bool keep_newlines, const char *want)

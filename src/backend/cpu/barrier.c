@@ -14,7 +14,7 @@
  * bumps `gen` before reading `sleepers`, both sequentially consistent, so either the
  * releaser sees the sleeper and wakes it or the sleeper sees the new generation and does
  * not sleep. Linux only (futex). */
-#include "cpu_backend.h"
+#include "backend/cpu/cpu_backend.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../core/util.h"
+#include "core/util.h"
 
 void cpu_pause(void)
 {

@@ -4,14 +4,14 @@
  * into slices and executed per rank with per-rank progress counters (no barrier between
  * steps). What is left here is the backend's face: open and close, how many ranks, what a
  * rank is, and the communicator for a world size. */
-#include "cpu_backend.h"
+#include "backend/cpu/cpu_backend.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../core/util.h"
-#include "../comm.h"
-#include "cpu_comm.h"
+#include "core/util.h"
+#include "backend/comm.h"
+#include "backend/cpu/cpu_comm.h"
 
 /* A wait inside the runtime gives up after this long when the caller sets no deadline. */
 #define CPU_DEFAULT_TIMEOUT_S 30.0

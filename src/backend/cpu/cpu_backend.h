@@ -4,14 +4,14 @@
  *
  * The barrier is its own unit so a test can show that its deadline fires when a rank
  * never arrives, without needing a rank thread that hangs. */
-#ifndef COLLVIZ_CPU_BACKEND_H
-#define COLLVIZ_CPU_BACKEND_H
+#ifndef COLLVIZ_BACKEND_CPU_CPU_BACKEND_H
+#define COLLVIZ_BACKEND_CPU_CPU_BACKEND_H
 
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../backend.h"
+#include "backend/backend.h"
 
 extern const struct backend_ops cpu_backend_ops;
 

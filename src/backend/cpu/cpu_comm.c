@@ -40,7 +40,7 @@
  * every counter's sleepers and broadcasts every condition variable, so all ranks return
  * at once; a rank in the middle of a collective stops before its next group (within a
  * slice). */
-#include "cpu_comm.h"
+#include "backend/cpu/cpu_comm.h"
 
 #include <errno.h>
 #include <math.h>
@@ -58,13 +58,13 @@
 #include <xmmintrin.h>
 #endif
 
-#include "../../core/exec.h"
-#include "../../core/plan.h"
-#include "../../core/util.h"
-#include "../../core/vec.h"
-#include "../../core/wait.h"
-#include "cpu_backend.h"
-#include "sched.h"
+#include "core/exec.h"
+#include "core/plan.h"
+#include "core/util.h"
+#include "core/vec.h"
+#include "sys/deadline.h"
+#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/sched.h"
 
 #define MBOX_SLOTS 64
 /* The most a rank spins at the barrier or on a counter before sleeping on the futex, in
@@ -573,7 +573,7 @@ static int cpu_send(struct comm *c, int rank, int peer, int tag, const float *bu
     double t0 = now_s();
     bool waited = false;
     pthread_mutex_lock(&mb->mu);
-    struct timespec dl = wait_deadline_after(c->timeout_s);
+    struct timespec dl = deadline_after(c->timeout_s);
     while (mb->n == MBOX_SLOTS && !is_aborted(cc)) {
         waited = true;
         if (pthread_cond_timedwait(&mb->cv, &mb->mu, &dl) == ETIMEDOUT && mb->n == MBOX_SLOTS) {
@@ -623,7 +623,7 @@ static int cpu_recv(struct comm *c, int rank, int peer, int tag, float *buf, siz
     double t0 = now_s();
     bool waited = false;
     pthread_mutex_lock(&mb->mu);
-    struct timespec dl = wait_deadline_after(c->timeout_s);
+    struct timespec dl = deadline_after(c->timeout_s);
     while (mb->n == 0 && !is_aborted(cc)) {
         waited = true;
         if (pthread_cond_timedwait(&mb->cv, &mb->mu, &dl) == ETIMEDOUT && mb->n == 0) {
@@ -671,7 +671,7 @@ static void *helper_main(void *arg)
         /* Idle waiting for work is not a wait on a collective; it wakes each second to
          * notice shutdown even if a broadcast was missed. */
         while (!h->head && !h->stop) {
-            struct timespec dl = wait_deadline_after(1.0);
+            struct timespec dl = deadline_after(1.0);
             pthread_cond_timedwait(&h->cv, &h->mu, &dl);
         }
         if (!h->head) {
@@ -764,7 +764,7 @@ static int cpu_wait(struct comm *c, int rank, struct comm_req *r)
     bool waited = false;
     int rc = CV_OK;
     pthread_mutex_lock(&h->mu);
-    struct timespec dl = wait_deadline_after(c->timeout_s);
+    struct timespec dl = deadline_after(c->timeout_s);
     while (!r->done) {
         waited = true;
         if (pthread_cond_timedwait(&h->cv, &h->mu, &dl) == ETIMEDOUT && !r->done) {
@@ -773,7 +773,7 @@ static int cpu_wait(struct comm *c, int rank, struct comm_req *r)
                       c->timeout_s);
             /* The helper still owns the request; the abort makes it finish quickly. */
             pthread_mutex_lock(&h->mu);
-            dl = wait_deadline_after(c->timeout_s);
+            dl = deadline_after(c->timeout_s);
             while (!r->done)
                 if (pthread_cond_timedwait(&h->cv, &h->mu, &dl) == ETIMEDOUT) break;
             bool done = r->done;
@@ -1084,14 +1084,14 @@ int comm_cpu_create(struct comm **out, int nranks, enum algo algo, bool async, d
     cc->mbox = xcalloc((size_t)nranks * nranks, sizeof *cc->mbox);
     for (int i = 0; i < nranks * nranks; i++) {
         pthread_mutex_init(&cc->mbox[i].mu, NULL);
-        wait_cond_init_monotonic(&cc->mbox[i].cv);
+        deadline_cond_init(&cc->mbox[i].cv);
     }
     for (int r = 0; r < nranks; r++) {
         struct helper *h = &cc->helpers[r];
         h->cc = cc;
         h->rank = r;
         pthread_mutex_init(&h->mu, NULL);
-        wait_cond_init_monotonic(&h->cv);
+        deadline_cond_init(&h->cv);
     }
     if (async) {
         for (int r = 0; r < nranks; r++) {

@@ -5,14 +5,14 @@
  * for the ranks it depends on (per-rank progress counters, futex waits; one barrier per
  * collective), so what runs is what the visualizer animates; send/recv go through one
  * mailbox per ordered pair of ranks. */
-#ifndef COLLVIZ_CPU_COMM_H
-#define COLLVIZ_CPU_COMM_H
+#ifndef COLLVIZ_BACKEND_CPU_CPU_COMM_H
+#define COLLVIZ_BACKEND_CPU_CPU_COMM_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../core/coll.h"
-#include "../comm.h"
+#include "core/coll.h"
+#include "backend/comm.h"
 
 /* nranks in 1..CV_MAX_RANKS; algo: the plans' algorithm (ALGO_RING for the lecture).
  * async: start one communication helper thread per rank (needed for iall_reduce).

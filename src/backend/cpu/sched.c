@@ -1,11 +1,11 @@
 /* sched.c - a refined plan laid out per CPU rank (see sched.h). */
-#include "sched.h"
+#include "backend/cpu/sched.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/util.h"
-#include "../../core/vec.h"
+#include "core/util.h"
+#include "core/vec.h"
 
 static uint32_t max_u32(uint32_t a, uint32_t b)
 {

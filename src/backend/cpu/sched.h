@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../core/plan.h"
+#include "core/plan.h"
 
 struct cpu_need {
     int rank;

@@ -7,8 +7,8 @@
  * (bench_params.native) runs MPI's own collective instead (MPI_Allreduce, MPI_Allgather,
  * ...) for comparison. Every process runs the same calls; results are agreed over MPI, so
  * every process returns the same row. */
-#include "mpi_backend.h"
-#include "mpi_boot.h"
+#include "backend/mpi/mpi_backend.h"
+#include "backend/mpi/mpi_boot.h"
 
 #include <mpi.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../core/util.h"
+#include "core/util.h"
 
 #define MPI_HOST_LEN 64
 

@@ -3,17 +3,17 @@
  * point-to-point (so the ring drawn is the ring that ran) and, for comparison, MPI's own
  * collectives (`--algo mpi`). Every process runs the same command; results are agreed over
  * MPI, so every process returns the same row and only rank 0 prints. */
-#ifndef COLLVIZ_BACKEND_MPI_H
-#define COLLVIZ_BACKEND_MPI_H
+#ifndef COLLVIZ_BACKEND_MPI_MPI_BACKEND_H
+#define COLLVIZ_BACKEND_MPI_MPI_BACKEND_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include <mpi.h>
 
-#include "../../core/plan.h"
-#include "../comm.h"
-#include "../backend.h"
+#include "core/plan.h"
+#include "backend/comm.h"
+#include "backend/backend.h"
 
 extern const struct backend_ops mpi_backend_ops;
 

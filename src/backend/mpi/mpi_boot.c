@@ -1,6 +1,6 @@
 /* mpi_boot.c - starting MPI once per process and the few collectives the backends use to
  * bootstrap (see mpi_boot.h). */
-#include "mpi_boot.h"
+#include "backend/mpi/mpi_boot.h"
 
 #include <mpi.h>
 #include <pthread.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../core/util.h"
+#include "core/util.h"
 
 static pthread_mutex_t boot_mu = PTHREAD_MUTEX_INITIALIZER;
 static int boot_users;

@@ -3,13 +3,13 @@
  * the last lets go), where this process stands in the job (rank, size, its node), and the few
  * collectives a backend uses to bootstrap and to agree on results. No <mpi.h> here, so the
  * NCCL backend can use it without MPI's headers in its own. */
-#ifndef COLLVIZ_BACKEND_MPI_BOOT_H
-#define COLLVIZ_BACKEND_MPI_BOOT_H
+#ifndef COLLVIZ_BACKEND_MPI_MPI_BOOT_H
+#define COLLVIZ_BACKEND_MPI_MPI_BOOT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../comm.h"
+#include "backend/comm.h"
 
 struct mpi_where {
     int rank, size;             /* in MPI_COMM_WORLD */

@@ -53,14 +53,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../core/coll.h"
-#include "../../core/exec.h"
-#include "../../core/plan.h"
-#include "../../core/util.h"
-#include "../../core/vec.h"
-#include "mpi_backend.h"
-#include "mpi_boot.h"
-#include "mpi_comm_priv.h"
+#include "core/coll.h"
+#include "core/exec.h"
+#include "core/plan.h"
+#include "core/util.h"
+#include "core/vec.h"
+#include "backend/mpi/mpi_backend.h"
+#include "backend/mpi/mpi_boot.h"
+#include "backend/mpi/mpi_comm_priv.h"
 
 struct mpi_plan_entry {
     enum coll coll;

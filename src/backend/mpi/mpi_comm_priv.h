@@ -2,8 +2,8 @@
  * own blocking collectives (mpi_watchdog.c): the communicator's state, its message tags and
  * timings, and the calls each takes from the other. Built only with HAVE_MPI; the rest of
  * the backend makes the communicator through mpi_backend.h's mpi_comm_create. */
-#ifndef COLLVIZ_BACKEND_MPI_COMM_PRIV_H
-#define COLLVIZ_BACKEND_MPI_COMM_PRIV_H
+#ifndef COLLVIZ_BACKEND_MPI_MPI_COMM_PRIV_H
+#define COLLVIZ_BACKEND_MPI_MPI_COMM_PRIV_H
 
 #include <mpi.h>
 #include <pthread.h>
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../comm.h"
+#include "backend/comm.h"
 
 #define MC_TAG_HERE 1    /* the roll call's messages, on mc->ctl */
 #define MC_TAG_ASK 2     /* the watchdog's roll call, on mc->wd: "where are you?" */

@@ -1,7 +1,7 @@
 /* mpi_watchdog.c - the watchdog of the MPI communicator's native calls (mpi_comm.c): a
  * thread that names the rank that stalled while the others wait inside one of MPI's own
  * blocking collectives, and then ends the job. Built only with HAVE_MPI. */
-#include "mpi_comm_priv.h"
+#include "backend/mpi/mpi_comm_priv.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../core/util.h"
-#include "mpi_boot.h"
+#include "core/util.h"
+#include "backend/mpi/mpi_boot.h"
 
 /* ---- the watchdog of MPI's own collectives ----
  *

@@ -13,8 +13,8 @@
  * NCCL_ALGO / NCCL_PROTO are read by NCCL itself; we only report them. NCCL's INFO log
  * goes to a private file unless the user asked for it (nccl_links.h): the link type it
  * reports is read from there. */
-#include "nccl_info.h"
-#include "nccl_links.h"
+#include "backend/nccl/nccl_info.h"
+#include "backend/nccl/nccl_links.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,11 +26,11 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "../../core/util.h"
-#include "../backend.h"
-#include "nccl_comm.h"
+#include "core/util.h"
+#include "backend/backend.h"
+#include "backend/nccl/nccl_comm.h"
 #ifdef HAVE_MPI
-#include "../mpi/mpi_boot.h"
+#include "backend/mpi/mpi_boot.h"
 #endif
 
 /* The oldest NCCL this backend builds against: ncclGetLastError is from 2.13 (ncclAvg from

@@ -73,7 +73,7 @@
  * bytes, so bytes_sent/bytes_recv of a collective are the ring model's per-rank figures
  * (all-reduce 2(W-1)/W of the buffer, all-gather and reduce-scatter (W-1)/W of the whole);
  * coll_bytes (nccl-tests' S) and point-to-point bytes are exact. */
-#include "nccl_comm.h"
+#include "backend/nccl/nccl_comm.h"
 
 #ifdef HAVE_NCCL
 
@@ -91,15 +91,15 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "../../core/plan.h"
-#include "../../core/util.h"
-#include "../../core/vec.h"
-#include "../../device/dev_cuda.h"
-#include "../../core/wait.h"
-#include "nccl_comm_priv.h"
-#include "nccl_info.h"
+#include "core/plan.h"
+#include "core/util.h"
+#include "core/vec.h"
+#include "device/dev_cuda.h"
+#include "sys/deadline.h"
+#include "backend/nccl/nccl_comm_priv.h"
+#include "backend/nccl/nccl_info.h"
 #ifdef HAVE_MPI
-#include "../mpi/mpi_boot.h"
+#include "backend/mpi/mpi_boot.h"
 #endif
 
 /* ncclScatter, ncclGather and ncclAlltoAll exist from NCCL 2.28.3; before that (or when
@@ -571,7 +571,7 @@ static int recv_meta(struct nccl_comm *nc, int rank, int peer, int tag, size_t c
     struct comm *c = &nc->pub;
     struct meta_q *q = &nc->mq[peer * c->nranks + rank];
     pthread_mutex_lock(&q->mu);
-    struct timespec dl = wait_deadline_after(c->timeout_s);
+    struct timespec dl = deadline_after(c->timeout_s);
     while (q->n == 0 && !is_aborted(nc)) {
         if (pthread_cond_timedwait(&q->cv, &q->mu, &dl) == ETIMEDOUT && q->n == 0) {
             pthread_mutex_unlock(&q->mu);
@@ -667,7 +667,7 @@ static int nc_barrier(struct comm *c, int rank)
         pthread_mutex_unlock(&nc->bar_mu);
         return CV_OK;
     }
-    struct timespec dl = wait_deadline_after(c->timeout_s);
+    struct timespec dl = deadline_after(c->timeout_s);
     while (gen == nc->bar_gen && !is_aborted(nc)) {
         if (pthread_cond_timedwait(&nc->bar_cv, &nc->bar_mu, &dl) == ETIMEDOUT &&
             gen == nc->bar_gen) {

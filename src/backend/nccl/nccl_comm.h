@@ -11,16 +11,16 @@
  *
  * NOT YET RUN ON A GPU: written on machines without one and run in `make test` on emulated
  * devices (tests/fakegpu); `make gpu-test` (tests/gpu/run.sh) verifies it on GPUs. */
-#ifndef COLLVIZ_NCCL_COMM_H
-#define COLLVIZ_NCCL_COMM_H
+#ifndef COLLVIZ_BACKEND_NCCL_NCCL_COMM_H
+#define COLLVIZ_BACKEND_NCCL_NCCL_COMM_H
 
 #ifdef HAVE_NCCL
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../comm.h"
-#include "../../device/dev.h"
+#include "backend/comm.h"
+#include "device/dev.h"
 
 struct comm_nccl_cfg {
     int nranks;

@@ -3,7 +3,7 @@
  * the run asks for (ncclCommInitAll in one process, ncclCommInitRank across processes), the
  * streams and events, and every connection set up before any rank thread starts. The run
  * half, and the design of both, is nccl_comm.c. Built only with HAVE_NCCL. */
-#include "nccl_comm.h"
+#include "backend/nccl/nccl_comm.h"
 
 #ifdef HAVE_NCCL
 
@@ -17,13 +17,13 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "../../core/util.h"
-#include "../../core/wait.h"
-#include "../../device/dev_cuda.h"
-#include "nccl_comm_priv.h"
-#include "nccl_info.h"
+#include "core/util.h"
+#include "sys/deadline.h"
+#include "device/dev_cuda.h"
+#include "backend/nccl/nccl_comm_priv.h"
+#include "backend/nccl/nccl_info.h"
 #ifdef HAVE_MPI
-#include "../mpi/mpi_boot.h"
+#include "backend/mpi/mpi_boot.h"
 #endif
 
 /* ---- creation (main thread) ---- */
@@ -217,12 +217,12 @@ int comm_nccl_create(struct comm **out, const struct comm_nccl_cfg *cfg, char *e
     nc->p2p = cfg->p2p && nranks > 1;
     atomic_init(&nc->aborted, 0);
     pthread_mutex_init(&nc->bar_mu, NULL);
-    wait_cond_init_monotonic(&nc->bar_cv);
+    deadline_cond_init(&nc->bar_cv);
     pthread_mutex_init(&nc->err_mu, NULL);
     nc->mq = xcalloc((size_t)nranks * nranks, sizeof *nc->mq);
     for (int i = 0; i < nranks * nranks; i++) {
         pthread_mutex_init(&nc->mq[i].mu, NULL);
-        wait_cond_init_monotonic(&nc->mq[i].cv);
+        deadline_cond_init(&nc->mq[i].cv);
     }
     int gpus[CV_MAX_RANKS] = {0};
     int lo = nc->mp ? cfg->self : 0, hi = nc->mp ? cfg->self + 1 : nranks;

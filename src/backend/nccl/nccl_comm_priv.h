@@ -4,8 +4,8 @@
  * and events, every connection set up before a rank thread starts). What they share: the
  * communicator's state and the few calls creation needs from the run half. Built only with
  * HAVE_NCCL; nccl_comm.h is the door for the rest of the backend. */
-#ifndef COLLVIZ_NCCL_COMM_PRIV_H
-#define COLLVIZ_NCCL_COMM_PRIV_H
+#ifndef COLLVIZ_BACKEND_NCCL_NCCL_COMM_PRIV_H
+#define COLLVIZ_BACKEND_NCCL_NCCL_COMM_PRIV_H
 
 #ifdef HAVE_NCCL
 
@@ -17,7 +17,7 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 
-#include "../comm.h"
+#include "backend/comm.h"
 
 #define NCCL_DRAIN_S 5.0
 /* Events recorded after run()'s collectives, so a wait for many queued ones (a timed loop)

@@ -5,13 +5,13 @@
  *
  * Plain C with no CUDA types, so any module can include it; the functions exist only when
  * the NCCL backend is compiled in (HAVE_NCCL). */
-#ifndef COLLVIZ_NCCL_INFO_H
-#define COLLVIZ_NCCL_INFO_H
+#ifndef COLLVIZ_BACKEND_NCCL_NCCL_INFO_H
+#define COLLVIZ_BACKEND_NCCL_NCCL_INFO_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../core/coll.h"
+#include "core/coll.h"
 
 struct backend;
 

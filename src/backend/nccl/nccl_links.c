@@ -13,7 +13,7 @@
  *
  * A program collviz starts inherits the variables; COLLVIZ_NCCL_DEBUG_FILE, set to the same
  * path, tells a collviz child that they were set by collviz, not by the user. */
-#include "nccl_links.h"
+#include "backend/nccl/nccl_links.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,8 +26,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../core/util.h"
-#include "../../records/records.h"
+#include "core/util.h"
+#include "records/records.h"
 
 /* ---- the summary ------------------------------------------------------------------------ */
 

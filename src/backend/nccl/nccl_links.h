@@ -13,8 +13,8 @@
  * first NCCL call (unless the user set NCCL_DEBUG or NCCL_DEBUG_FILE: then their log is
  * theirs and nothing is read), so NCCL's INFO never reaches the terminal, and reads it back.
  * Neither half uses NCCL itself, so this module is built with or without it. */
-#ifndef COLLVIZ_NCCL_LINKS_H
-#define COLLVIZ_NCCL_LINKS_H
+#ifndef COLLVIZ_BACKEND_NCCL_NCCL_LINKS_H
+#define COLLVIZ_BACKEND_NCCL_NCCL_LINKS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /* bigdigits.c - the block-glyph font and its measurements (see bigdigits.h). */
-#include "bigdigits.h"
+#include "ui/kit/bigdigits.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* draw.c - the drawing kit (see draw.h): clipped text, frames, styled lines, the key bar. */
-#include "draw.h"
+#include "ui/kit/draw.h"
 
 #include <ctype.h>
 #include <limits.h>
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/util.h"
-#include "text.h"
+#include "core/util.h"
+#include "core/text.h"
 
 /* The glyph mode of the frame being drawn (draw_begin; drawing happens on one thread). */
 static bool draw_utf8 = true;
@@ -80,15 +80,15 @@ void draw_frame(struct rect r, attr_t attr, const char *title, attr_t title_attr
     }
 }
 
-struct pline *pl_new(struct plines *p)
+struct styled_line *styled_new(struct styled_lines *p)
 {
     if (p->n >= (int)ARRAY_LEN(p->l)) return &p->l[p->n - 1];
-    struct pline *l = &p->l[p->n++];
+    struct styled_line *l = &p->l[p->n++];
     l->n = 0;
     return l;
 }
 
-void pl_add(struct pline *l, attr_t attr, const char *fmt, ...)
+void styled_add(struct styled_line *l, attr_t attr, const char *fmt, ...)
 {
     if (l->n >= (int)ARRAY_LEN(l->seg)) return;
     struct seg *s = &l->seg[l->n++];
@@ -99,21 +99,22 @@ void pl_add(struct pline *l, attr_t attr, const char *fmt, ...)
     va_end(ap);
 }
 
-void pl_wrapped_max(struct plines *p, attr_t attr, int width, const char *text, int max)
+void styled_wrapped_max(struct styled_lines *p, attr_t attr, int width, const char *text,
+                        int max)
 {
     char lines[6][256];
     if (max > 6) max = 6;
     int n = text_wrap(text, width, lines, max, draw_utf8);
     for (int i = 0; i < n && i < max; i++)
-        pl_add(pl_new(p), attr, "%s", lines[i]);
+        styled_add(styled_new(p), attr, "%s", lines[i]);
 }
 
-void pl_wrapped(struct plines *p, attr_t attr, int width, const char *text)
+void styled_wrapped(struct styled_lines *p, attr_t attr, int width, const char *text)
 {
-    pl_wrapped_max(p, attr, width, text, 6);
+    styled_wrapped_max(p, attr, width, text, 6);
 }
 
-int pl_width(const struct pline *l)
+int styled_width(const struct styled_line *l)
 {
     int w = 0;
     for (int i = 0; i < l->n; i++)
@@ -254,7 +255,7 @@ int draw_put_masked(int y, int x, int maxw, attr_t attr, const char *s)
     return draw_put(y, x, maxw, attr, t);
 }
 
-void pl_draw_line(const struct pline *l, int y, int x, int w)
+void styled_draw_line(const struct styled_line *l, int y, int x, int w)
 {
     int used = 0;
     for (int i = 0; i < l->n && used < w; i++)
@@ -264,7 +265,7 @@ void pl_draw_line(const struct pline *l, int y, int x, int w)
 /* A line wider than w, wrapped at its spaces onto at most maxrows rows (the rest indented
  * by two columns), each word in its piece's style; drawn, or (draw false) only counted.
  * Returns the rows used. */
-static int pl_wrap(const struct pline *l, int y, int x, int w, int maxrows, bool draw)
+static int styled_wrap(const struct styled_line *l, int y, int x, int w, int maxrows, bool draw)
 {
     int row = 0, col = 0;
     for (int i = 0; i < l->n; i++) {
@@ -293,25 +294,25 @@ static int pl_wrap(const struct pline *l, int y, int x, int w, int maxrows, bool
 
 /* Lines [from, ...) of p into the rectangle, a line wider than it wrapped (never cut while
  * rows are left); returns the rows used. */
-int pl_draw(const struct plines *p, int from, struct rect r)
+int styled_draw(const struct styled_lines *p, int from, struct rect r)
 {
     int k = 0;
     for (int i = from; k < r.h && i < p->n; i++) {
-        if (pl_width(&p->l[i]) <= r.w) {
-            pl_draw_line(&p->l[i], r.y + k, r.x, r.w);
+        if (styled_width(&p->l[i]) <= r.w) {
+            styled_draw_line(&p->l[i], r.y + k, r.x, r.w);
             k++;
         } else {
-            k += pl_wrap(&p->l[i], r.y + k, r.x, r.w, r.h - k, true);
+            k += styled_wrap(&p->l[i], r.y + k, r.x, r.w, r.h - k, true);
         }
     }
     return k;
 }
 
-int pl_rows(const struct plines *p, int w)
+int styled_rows(const struct styled_lines *p, int w)
 {
     int k = 0;
     for (int i = 0; i < p->n; i++)
-        k += pl_width(&p->l[i]) <= w ? 1 : pl_wrap(&p->l[i], 0, 0, w, INT_MAX, false);
+        k += styled_width(&p->l[i]) <= w ? 1 : styled_wrap(&p->l[i], 0, 0, w, INT_MAX, false);
     return k;
 }
 
@@ -328,24 +329,25 @@ int draw_key_bar(const struct theme *th, bool utf8, struct rect r, unsigned keys
     return n;
 }
 
-void pl_colour_legend(struct plines *p, const struct theme *th, const struct glyphs *g,
-                      const char *ranks_note, const char *marks_note)
+void styled_colour_legend(struct styled_lines *p, const struct theme *th,
+                          const struct glyphs *g, const char *ranks_note,
+                          const char *marks_note)
 {
-    struct pline *l = pl_new(p);
-    pl_add(l, A_BOLD, "colours ");
+    struct styled_line *l = styled_new(p);
+    styled_add(l, A_BOLD, "colours ");
     for (int k = 0; k < 4; k++)
-        pl_add(l, th->rank[k] | A_BOLD, "r%d ", k);
-    pl_add(l, A_NORMAL, "%s", ranks_note);
-    l = pl_new(p);
-    pl_add(l, A_NORMAL, "        ");
-    pl_add(l, th->role[TH_REDUCED], " %s ", g->sigma);
-    pl_add(l, A_NORMAL, " partial reduction (several ranks)  ");
-    pl_add(l, th->role[TH_COMPLETE], " %s ", g->sigma);
-    pl_add(l, A_NORMAL, " all ranks reduced");
-    l = pl_new(p);
-    pl_add(l, A_NORMAL, "        ");
-    pl_add(l, th->role[TH_DST], "written");
-    pl_add(l, A_NORMAL, "/");
-    pl_add(l, th->role[TH_SRC], "sent");
-    pl_add(l, A_NORMAL, "%s", marks_note);
+        styled_add(l, th->rank[k] | A_BOLD, "r%d ", k);
+    styled_add(l, A_NORMAL, "%s", ranks_note);
+    l = styled_new(p);
+    styled_add(l, A_NORMAL, "        ");
+    styled_add(l, th->role[TH_REDUCED], " %s ", g->sigma);
+    styled_add(l, A_NORMAL, " partial reduction (several ranks)  ");
+    styled_add(l, th->role[TH_COMPLETE], " %s ", g->sigma);
+    styled_add(l, A_NORMAL, " all ranks reduced");
+    l = styled_new(p);
+    styled_add(l, A_NORMAL, "        ");
+    styled_add(l, th->role[TH_DST], "written");
+    styled_add(l, A_NORMAL, "/");
+    styled_add(l, th->role[TH_SRC], "sent");
+    styled_add(l, A_NORMAL, "%s", marks_note);
 }

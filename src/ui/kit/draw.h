@@ -9,9 +9,9 @@
 
 #include <curses.h>
 
-#include "keys.h"
-#include "rect.h"
-#include "theme.h"
+#include "ui/kit/keys.h"
+#include "ui/kit/rect.h"
+#include "ui/kit/theme.h"
 
 /* The glyphs (box drawing, ellipsis) of the frame about to be drawn. */
 void draw_begin(const struct glyphs *g, bool utf8);
@@ -34,35 +34,37 @@ struct seg {
     attr_t attr;
     char text[200];
 };
-struct pline {
+struct styled_line {
     struct seg seg[16];
     int n;
 };
-struct plines {
-    struct pline l[48];
+struct styled_lines {
+    struct styled_line l[48];
     int n;
 };
-struct pline *pl_new(struct plines *p);
-void pl_add(struct pline *l, attr_t attr, const char *fmt, ...)
+struct styled_line *styled_new(struct styled_lines *p);
+void styled_add(struct styled_line *l, attr_t attr, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Word-wrapped text in one style, at most max lines (6 at most). */
-void pl_wrapped_max(struct plines *p, attr_t attr, int width, const char *text, int max);
-void pl_wrapped(struct plines *p, attr_t attr, int width, const char *text);
+void styled_wrapped_max(struct styled_lines *p, attr_t attr, int width, const char *text,
+                        int max);
+void styled_wrapped(struct styled_lines *p, attr_t attr, int width, const char *text);
 /* The colour legend of the scene screens' help overlays: "colours r0 r1 r2 r3 " then
  * ranks_note; the partial and the complete reduction marks; "written/sent" then
  * marks_note. */
-void pl_colour_legend(struct plines *p, const struct theme *th, const struct glyphs *g,
-                      const char *ranks_note, const char *marks_note);
-int pl_width(const struct pline *l);
-void pl_draw_line(const struct pline *l, int y, int x, int w);
+void styled_colour_legend(struct styled_lines *p, const struct theme *th,
+                          const struct glyphs *g, const char *ranks_note,
+                          const char *marks_note);
+int styled_width(const struct styled_line *l);
+void styled_draw_line(const struct styled_line *l, int y, int x, int w);
 /* Lines [from, ...) of p into r, a line wider than r wrapped at its spaces onto the next
  * rows (indented), never cut while rows are left; returns the rows used. */
-int pl_draw(const struct plines *p, int from, struct rect r);
-/* The rows pl_draw would take for all of p at width w, given rows enough. */
-int pl_rows(const struct plines *p, int w);
+int styled_draw(const struct styled_lines *p, int from, struct rect r);
+/* The rows styled_draw would take for all of p at width w, given rows enough. */
+int styled_rows(const struct styled_lines *p, int w);
 
 /* ---- predict first: figures hidden until the student answers --------------------------
- * While a mask is set (the lesson player, around drawing a slide's scene), pl_draw_line
+ * While a mask is set (the lesson player, around drawing a slide's scene), styled_draw_line
  * and draw_put_masked show every figure for which hit(value, unit, ctx) is true as "?"
  * (its unit stays), draw_putf too: a panel never shows an exercise's answer before the student
  * gives it. A figure is a number not glued to a name (r0, dW1 are names) nor to "=" (W=4 is a

@@ -2,11 +2,11 @@
  * documentation is generated from the table the dispatch, the help overlay and the bar
  * come from, never copied by hand (tests/unit/test_keydoc.c compares; `make docs`
  * rewrites the block). */
-#include "keydoc.h"
+#include "ui/kit/keydoc.h"
 
 #include <string.h>
 
-#include "keys.h"
+#include "ui/kit/keys.h"
 
 /* "collectives, parallelism" for a row's KEYS_ON_* bits. */
 static void keydoc_where(unsigned on, char *buf, size_t n)

@@ -1,6 +1,6 @@
 /* keydoc.h - the key table written as documentation (see keydoc.c). */
-#ifndef COLLVIZ_UI_KEYDOC_H
-#define COLLVIZ_UI_KEYDOC_H
+#ifndef COLLVIZ_UI_KIT_KEYDOC_H
+#define COLLVIZ_UI_KIT_KEYDOC_H
 
 #include <stdio.h>
 

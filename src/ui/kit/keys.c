@@ -1,8 +1,8 @@
 /* keys.c - expands UI_KEY_TABLE (keys.h) into the table the dispatch, help overlay and
  * bottom bar are generated from, and names keys for people. */
-#include "keys.h"
+#include "ui/kit/keys.h"
 
-#include "text.h"
+#include "core/text.h"
 
 #include <curses.h>
 #include <stdio.h>

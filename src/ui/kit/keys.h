@@ -2,8 +2,8 @@
  * help text and (optionally) its entry in the bottom bar. The key dispatch, the `?` help
  * overlay and the bar are all generated from UI_KEY_TABLE, so they cannot drift apart
  * (tig's request.h habit). Mouse clicks on the bar become the same actions. */
-#ifndef COLLVIZ_UI_KEYS_H
-#define COLLVIZ_UI_KEYS_H
+#ifndef COLLVIZ_UI_KIT_KEYS_H
+#define COLLVIZ_UI_KIT_KEYS_H
 
 #include <stdbool.h>
 #include <stddef.h>

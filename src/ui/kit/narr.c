@@ -1,14 +1,14 @@
 /* narr.c - narration layout (see narr.h). A block is first cut into words, each word a list
  * of (style, bytes) pieces, since a word can change style in its middle ("**all**-reduce");
  * words are then placed greedily on lines of the width left after the block's prefix. */
-#include "narr.h"
+#include "ui/kit/narr.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../core/util.h"
-#include "text.h"
+#include "core/util.h"
+#include "core/text.h"
 
 /* Widths in terminal columns, from the one counter (text.h). */
 static int narr_cols(const char *s, size_t len)

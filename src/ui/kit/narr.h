@@ -11,7 +11,7 @@
 
 #include <curses.h>
 
-#include "../../lesson/lesson.h"
+#include "lesson/lesson.h"
 
 /* Segment styles: the LSPAN_* bits of lesson.h, plus the decorations the layout adds. */
 enum {

@@ -1,5 +1,5 @@
 /* rect.c - rectangle arithmetic (see rect.h). */
-#include "rect.h"
+#include "ui/kit/rect.h"
 
 bool rect_overlap(struct rect a, struct rect b)
 {

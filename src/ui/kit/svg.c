@@ -1,6 +1,6 @@
 /* svg.c - the screen as SVG and text (see svg.h). Cells are read back with win_wch and
  * getcchar, so the picture is exactly what the screen shows, colour pairs included. */
-#include "svg.h"
+#include "ui/kit/svg.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
-#include "../../core/util.h"
+#include "core/util.h"
 
 /* The first 16 match tests/screen/render_png.py, so an SVG and a PNG screenshot of the same
  * screen have the same colours. */

@@ -6,7 +6,7 @@
  * at every few cursor moves). term_update points that descriptor at a memory file for the
  * length of doupdate(), then writes what it holds to the terminal with one write(), inside
  * synchronized output (DEC mode 2026) where the terminal said at start that it has it. */
-#include "term.h"
+#include "ui/kit/term.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,8 +20,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "../../backend/nccl/nccl_links.h"
-#include "../../core/util.h"
+#include "backend/nccl/nccl_links.h"
+#include "core/util.h"
 
 volatile sig_atomic_t term_signal;
 bool term_curses_on;

@@ -2,7 +2,7 @@
  * Colours follow htop's habit: pairs are allocated once here and everything else asks for a
  * role. use_default_colors() keeps the terminal's own background (projectors often run
  * light themes). */
-#include "theme.h"
+#include "ui/kit/theme.h"
 
 #include <string.h>
 

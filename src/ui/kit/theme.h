@@ -3,14 +3,14 @@
  * attributes; the monochrome theme (NO_COLOR, --no-color, or a terminal without colours)
  * keeps every distinction that matters with bold/reverse/underline. Glyphs are UTF-8 box
  * drawing and arrows when the locale's codeset is UTF-8, plain ASCII otherwise. */
-#ifndef COLLVIZ_UI_THEME_H
-#define COLLVIZ_UI_THEME_H
+#ifndef COLLVIZ_UI_KIT_THEME_H
+#define COLLVIZ_UI_KIT_THEME_H
 
 #include <stdbool.h>
 
 #include <curses.h>
 
-#include "../../core/coll.h"
+#include "core/coll.h"
 
 enum theme_role {
     TH_NORMAL,

@@ -1,5 +1,5 @@
 /* helplayout.c - the help overlay's columns and pages (see helplayout.h). */
-#include "helplayout.h"
+#include "ui/overlays/helplayout.h"
 
 #include <string.h>
 

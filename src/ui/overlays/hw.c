@@ -8,7 +8,7 @@
  * reason is the one backend_open gave when the UI asked for "auto", and the NCCL / CUDA
  * versions shown are those the program was compiled against (the headers' version macros): a
  * student with no GPU still sees which NCCL and CUDA this build would use. */
-#include "hw.h"
+#include "ui/overlays/hw.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,10 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../backend/backend.h"
-#include "../../core/util.h"
-#include "../../core/vec.h"
-#include "../kit/text.h"
+#include "backend/backend.h"
+#include "core/util.h"
+#include "core/vec.h"
+#include "core/text.h"
 
 #define HW_PROC_MAX ((size_t)8 << 20) /* /proc/cpuinfo of a very large machine */
 #define HW_MAX_CORE_IDS 4096

@@ -8,13 +8,13 @@
  * takes the backend: the NCCL text is copied then, so drawing never calls into a backend
  * the worker owns. No curses here: the text is built by plain functions, unit-tested in
  * tests/unit/test_hw.c; draw.c puts it on the screen. */
-#ifndef COLLVIZ_UI_HW_H
-#define COLLVIZ_UI_HW_H
+#ifndef COLLVIZ_UI_OVERLAYS_HW_H
+#define COLLVIZ_UI_OVERLAYS_HW_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../worker/worker.h"
+#include "worker/worker.h"
 
 struct backend;
 

@@ -1,16 +1,16 @@
 /* overlays.c - what is drawn over or instead of a screen: the help (?), the backends and
  * hardware overlay (b; hw.c gathers its lines) and the notice for a rect too small for the
  * screen. */
-#include "overlays.h"
+#include "ui/overlays/overlays.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "../../core/util.h"
-#include "../app.h"
-#include "../kit/text.h"
-#include "../screens/screens.h"
-#include "helplayout.h"
+#include "core/util.h"
+#include "ui/app.h"
+#include "core/text.h"
+#include "ui/screens/screens.h"
+#include "ui/overlays/helplayout.h"
 
 /* The help overlay: every row of the key table that belongs to this screen (in as many
  * columns as the height needs, never cut: pages where they do not all fit, helplayout.h),
@@ -32,7 +32,7 @@ void overlay_help(struct app *a, struct rect t)
              keys_key_on(k->action, a->surface, screen_on)))
             rows[rows_n++] = k;
     }
-    struct plines p = {.n = 0};
+    struct styled_lines p = {.n = 0};
     int legend_w = Wd - 6 < 76 ? Wd - 6 : 76;
     if (o->help) o->help(a, &p, legend_w);
     int kw = 11, entry_w = 0;
@@ -50,7 +50,7 @@ void overlay_help(struct app *a, struct rect t)
     bool legend = pg == hl.legend_page && p.n > 0;
     int w = hl.ncol * hl.colw + 4;
     for (int i = 0; legend && i < p.n; i++)
-        if (pl_width(&p.l[i]) + 4 > w) w = pl_width(&p.l[i]) + 4;
+        if (styled_width(&p.l[i]) + 4 > w) w = styled_width(&p.l[i]) + 4;
     if (w > Wd) w = Wd;
     int h = per_col + (legend ? (per_col > 0 ? hl.gap : 0) + p.n : 0) + 2;
     if (h > H - 1) h = H - 1;
@@ -80,7 +80,7 @@ void overlay_help(struct app *a, struct rect t)
     if (!legend) return;
     int y = r.y + 1 + (per_col > 0 ? per_col + hl.gap : 0);
     struct rect lr = {y, r.x + 2, r.y + r.h - 1 - y, r.w - 4};
-    pl_draw(&p, 0, lr);
+    styled_draw(&p, 0, lr);
 }
 
 /* The backends and hardware overlay (b): every backend compiled in with its status, the

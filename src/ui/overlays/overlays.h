@@ -1,8 +1,8 @@
 /* overlays.h - drawn over or instead of a screen (overlays.c). */
-#ifndef COLLVIZ_UI_OVERLAYS_H
-#define COLLVIZ_UI_OVERLAYS_H
+#ifndef COLLVIZ_UI_OVERLAYS_OVERLAYS_H
+#define COLLVIZ_UI_OVERLAYS_OVERLAYS_H
 
-#include "../kit/rect.h"
+#include "ui/kit/rect.h"
 
 struct app;
 

@@ -1,12 +1,12 @@
 /* screens.c - the table of screens (see screens.h for how to add one). */
-#include "screens.h"
+#include "ui/screens/screens.h"
 
 #include <string.h>
 
-#include "collectives/collectives.h"
-#include "hierarchy/hierarchy.h"
-#include "parallel/par.h"
-#include "topology/topology.h"
+#include "ui/screens/collectives/collectives.h"
+#include "ui/screens/hierarchy/hierarchy.h"
+#include "ui/screens/parallel/par.h"
+#include "ui/screens/topology/topology.h"
 
 static const struct screen_ops *const screens[SCREEN_KIND_COUNT] = {
     [SCREEN_COLLECTIVES] = &screen_collectives,

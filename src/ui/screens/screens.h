@@ -20,11 +20,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../scene/scene.h"
-#include "../../worker/worker.h"
-#include "../kit/draw.h"
-#include "../kit/keys.h"
-#include "../kit/rect.h"
+#include "scene/scene.h"
+#include "worker/worker.h"
+#include "ui/kit/draw.h"
+#include "ui/kit/keys.h"
+#include "ui/kit/rect.h"
 
 struct app;
 
@@ -64,7 +64,7 @@ struct screen_ops {
     bool (*busy)(const struct app *a); /* a job of this screen runs (timed refresh) */
     void (*cancelled)(struct app *a);  /* the worker was told to drop everything */
     /* The help's legend lines under the key list, at most `width` columns each. */
-    void (*help)(const struct app *a, struct plines *p, int width);
+    void (*help)(const struct app *a, struct styled_lines *p, int width);
     void (*free_state)(struct app *a);
     /* Frames only (a->frame): a raw key (curses code) before it becomes an action, for a
      * line of text input; true = taken. */

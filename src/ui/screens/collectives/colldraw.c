@@ -13,21 +13,21 @@
  * one row per link, one column per tick, in each cell the slice on that link then
  * ("chunk.slice", coloured by chunk); the current tick's column is marked, later ticks are
  * dim, so stepping shows the pipeline fill, run and drain. */
-#include "colldraw.h"
+#include "ui/screens/collectives/colldraw.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../core/util.h"
-#include "../../app.h"
-#include "../../frame.h"
-#include "../../kit/bigdigits.h"
-#include "../../kit/text.h"
-#include "../../overlays/overlays.h"
-#include "collectives.h"
-#include "panel.h"
+#include "core/util.h"
+#include "ui/app.h"
+#include "ui/frame.h"
+#include "ui/kit/bigdigits.h"
+#include "core/text.h"
+#include "ui/overlays/overlays.h"
+#include "ui/screens/collectives/collectives.h"
+#include "ui/screens/collectives/panel.h"
 
 /* ---- title and status --------------------------------------------------------------- */
 
@@ -365,35 +365,35 @@ static void draw_ranks(const struct app *a)
 static void draw_legend(const struct app *a, struct rect r)
 {
     if (r.h < 1) return;
-    struct pline pl = {.n = 0};
+    struct styled_line pl = {.n = 0};
     const struct theme *th = &a->th;
     int W = a->sc.nranks;
-    pl_add(&pl, th->role[TH_DIM], "data of ");
+    styled_add(&pl, th->role[TH_DIM], "data of ");
     if (W <= 8) {
         for (int k = 0; k < W; k++)
-            pl_add(&pl, th->rank[k] | A_BOLD, "r%d ", k);
+            styled_add(&pl, th->rank[k] | A_BOLD, "r%d ", k);
     } else {
-        pl_add(&pl, th->rank[0] | A_BOLD, "r0");
-        pl_add(&pl, th->role[TH_DIM], "%s", a->g->ell);
-        pl_add(&pl, th->rank[W - 1] | A_BOLD, "r%d ", W - 1);
+        styled_add(&pl, th->rank[0] | A_BOLD, "r0");
+        styled_add(&pl, th->role[TH_DIM], "%s", a->g->ell);
+        styled_add(&pl, th->rank[W - 1] | A_BOLD, "r%d ", W - 1);
     }
     if (coll_reduces(a->sc.coll)) {
-        pl_add(&pl, th->role[TH_REDUCED], "%s partial", a->g->sigma);
-        pl_add(&pl, th->role[TH_COMPLETE], " %s all %d ", a->g->sigma, W);
+        styled_add(&pl, th->role[TH_REDUCED], "%s partial", a->g->sigma);
+        styled_add(&pl, th->role[TH_COMPLETE], " %s all %d ", a->g->sigma, W);
     }
-    pl_add(&pl, A_NORMAL, " %s empty  ", a->g->dot);
+    styled_add(&pl, A_NORMAL, " %s empty  ", a->g->dot);
     if (a->lay.cell_h >= BIG_H) /* block digits: the digits' ink says it (draw_big_value) */
-        pl_add(&pl, A_NORMAL, "%s written %s sent", a->utf8 ? "\u2593" : "%",
-               a->utf8 ? "\u2592" : "+");
+        styled_add(&pl, A_NORMAL, "%s written %s sent", a->utf8 ? "\u2593" : "%",
+                   a->utf8 ? "\u2592" : "+");
     else {
-        pl_add(&pl, th->role[TH_DST], "written");
-        pl_add(&pl, A_NORMAL, " ");
-        pl_add(&pl, th->role[TH_SRC], "sent");
+        styled_add(&pl, th->role[TH_DST], "written");
+        styled_add(&pl, A_NORMAL, " ");
+        styled_add(&pl, th->role[TH_SRC], "sent");
     }
-    if (!a->lay.marks) pl_add(&pl, th->role[TH_LABEL], "  [ ] output");
-    if (a->lay.marks && marks_abbrev) pl_add(&pl, th->role[TH_LABEL], "  = in=out");
-    int w = pl_width(&pl);
-    pl_draw_line(&pl, r.y, r.x + (w < r.w ? (r.w - w) / 2 : 0), r.w);
+    if (!a->lay.marks) styled_add(&pl, th->role[TH_LABEL], "  [ ] output");
+    if (a->lay.marks && marks_abbrev) styled_add(&pl, th->role[TH_LABEL], "  = in=out");
+    int w = styled_width(&pl);
+    styled_draw_line(&pl, r.y, r.x + (w < r.w ? (r.w - w) / 2 : 0), r.w);
 }
 
 static void draw_xfers(const struct app *a, struct rect r)
@@ -665,15 +665,15 @@ void coll_draw(struct app *a, struct rect r)
 
 /* The help overlay's legend for this screen: colours, marks, what the panel holds, and
  * what the animation simplifies. */
-void coll_help(const struct app *a, struct plines *p, int width)
+void coll_help(const struct app *a, struct styled_lines *p, int width)
 {
     char ranks[200], marks[200];
     snprintf(ranks, sizeof ranks, "%s that rank's input only  in/out: send/receive buffer",
              a->g->ell);
     snprintf(marks, sizeof marks, " this step  %s no data  panel: measured; GB/s = 10^9 B/s",
              a->g->dot);
-    pl_colour_legend(p, &a->th, a->g, ranks, marks);
+    styled_colour_legend(p, &a->th, a->g, ranks, marks);
     char note[300];
     snprintf(note, sizeof note, "model   %s", coll_model_note());
-    pl_wrapped_max(p, A_NORMAL, width, note, 2);
+    styled_wrapped_max(p, A_NORMAL, width, note, 2);
 }

@@ -6,17 +6,17 @@
  * inputs (count, pattern) post only a new check. Results are matched by job id in meas.c.
  * Its own key actions (algorithm, op, root, count, input, measure, sweep, size) edit the
  * next scene, which app.c passes through the door. */
-#include "collectives.h"
+#include "ui/screens/collectives/collectives.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../core/init.h"
-#include "../../../core/sweep.h"
-#include "../../../core/util.h"
-#include "../../app.h"
-#include "../../kit/text.h"
+#include "core/init.h"
+#include "core/sweep.h"
+#include "core/util.h"
+#include "ui/app.h"
+#include "core/text.h"
 
 #define COLL_SWEEP_MIN ((size_t)4 << 10)
 #define COLL_SWEEP_FACTOR 4.0

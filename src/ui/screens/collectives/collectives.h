@@ -3,16 +3,16 @@
  * panel. collectives.c: what the scene change rebuilds (plan, trace, display metrics), the
  * jobs it posts (check, measure, sweep) and the screen's own actions; colldraw.c draws it,
  * panel.c the measured panel. */
-#ifndef COLLVIZ_UI_SCREENS_COLLECTIVES_H
-#define COLLVIZ_UI_SCREENS_COLLECTIVES_H
+#ifndef COLLVIZ_UI_SCREENS_COLLECTIVES_COLLECTIVES_H
+#define COLLVIZ_UI_SCREENS_COLLECTIVES_COLLECTIVES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../../core/coll.h"
-#include "../../../core/plan.h"
-#include "../../../core/slicetl.h"
-#include "../screens.h"
+#include "core/coll.h"
+#include "core/plan.h"
+#include "core/slice_timeline.h"
+#include "ui/screens/screens.h"
 
 struct app;
 
@@ -48,7 +48,7 @@ void coll_hl_cells(const struct app *a, size_t step, unsigned char *out);
 const char *coll_hl_missing(const struct app *a, size_t step, char *buf, size_t n);
 
 /* The slice view's state (screen_state[SCREEN_COLLECTIVES]): the plan refined into the
- * scene's slices and channels, and its picture (core/slicetl.h). */
+ * scene's slices and channels, and its picture (core/slice_timeline.h). */
 struct coll_slices {
     bool have;
     struct plan plan;
@@ -65,6 +65,6 @@ void coll_draw(struct app *a, struct rect r);
  * coll_draw draws into; false when r is too small. Pure: the layout test calls it. */
 bool coll_layout(struct app *a, struct rect r);
 /* The help overlay's legend lines for this screen (colldraw.c). */
-void coll_help(const struct app *a, struct plines *p, int width);
+void coll_help(const struct app *a, struct styled_lines *p, int width);
 
 #endif

@@ -1,11 +1,11 @@
 /* layout.c - the collectives screen's geometry as a pure function (see layout.h). The
  * caller passes the widest value, the most transfers of any step and the longest step
  * sentence, so the layout stays still while the student steps through a plan. */
-#include "layout.h"
+#include "ui/screens/collectives/layout.h"
 
 #include <string.h>
 
-#include "../../kit/text.h"
+#include "core/text.h"
 
 #define BOX_MIN_W 12    /* "┌ rank 15 ┐" and a little room */
 #define ROW_LABEL_W 6   /* "r15 │ " in LAYOUT_ROWS */

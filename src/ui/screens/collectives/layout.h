@@ -7,14 +7,14 @@
  * it otherwise. When space runs short the layout gives way in this order: fewer transfer
  * rows, a smaller measured panel, no in/out marker rows, one line per rank instead of boxes,
  * a one-line panel and sentence, and last of all truncated buffers (the box says so). */
-#ifndef COLLVIZ_UI_LAYOUT_H
-#define COLLVIZ_UI_LAYOUT_H
+#ifndef COLLVIZ_UI_SCREENS_COLLECTIVES_LAYOUT_H
+#define COLLVIZ_UI_SCREENS_COLLECTIVES_LAYOUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../../core/coll.h"
-#include "../../kit/rect.h"
+#include "core/coll.h"
+#include "ui/kit/rect.h"
 
 #define LAYOUT_SIDE_COLS 120 /* from this width the measured panel goes beside */
 

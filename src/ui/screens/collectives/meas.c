@@ -1,12 +1,12 @@
 /* meas.c - the measured panel's state machine and formulas (see meas.h). */
-#include "meas.h"
+#include "ui/screens/collectives/meas.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../../../core/util.h"
-#include "../../kit/text.h"
+#include "core/util.h"
+#include "core/text.h"
 
 void meas_init(struct meas *m)
 {

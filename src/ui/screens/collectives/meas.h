@@ -4,14 +4,14 @@
  *
  * Every number here came from a backend: a result whose job id is not the one the UI is
  * waiting for is stale (the scene changed since) and is dropped. */
-#ifndef COLLVIZ_UI_MEAS_H
-#define COLLVIZ_UI_MEAS_H
+#ifndef COLLVIZ_UI_SCREENS_COLLECTIVES_MEAS_H
+#define COLLVIZ_UI_SCREENS_COLLECTIVES_MEAS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../../worker/worker.h"
+#include "worker/worker.h"
 
 #define MEAS_SWEEP_MAX 24
 

@@ -1,12 +1,12 @@
 /* measmodel.c - the model beside the measured panel (see measmodel.h). */
-#include "measmodel.h"
+#include "ui/screens/collectives/measmodel.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../core/tiers.h"
-#include "../../../core/util.h"
+#include "core/tiers.h"
+#include "core/util.h"
 
 void mm_choose(const struct model_fit *fit, double memcpy_gbs, int W, bool gpu, bool utf8,
                struct mm_params *out)

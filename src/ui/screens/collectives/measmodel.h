@@ -4,15 +4,15 @@
  * time and busbw for the collective, size and W on screen, the fit of a sweep, and the
  * model's busbw curve at the sweep's sizes. No curses: unit-tested in
  * tests/unit/test_measmodel.c. */
-#ifndef COLLVIZ_UI_MEASMODEL_H
-#define COLLVIZ_UI_MEASMODEL_H
+#ifndef COLLVIZ_UI_SCREENS_COLLECTIVES_MEASMODEL_H
+#define COLLVIZ_UI_SCREENS_COLLECTIVES_MEASMODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../../backend/backend.h"
-#include "../../../core/coll.h"
-#include "../../../core/model.h"
+#include "backend/backend.h"
+#include "core/coll.h"
+#include "core/model.h"
 
 /* The stated defaults for CPU ranks (model assumptions, used only before anything is
  * measured): a step costs about a barrier of a few threads, and the ranks share one memory. */

@@ -2,18 +2,18 @@
  * (animation = backend), the last measurement's figures each saying what it is and where it
  * came from, the lecture's busbw formula with the numbers plugged in, and the busbw-vs-size
  * plot of a sweep. */
-#include "panel.h"
+#include "ui/screens/collectives/panel.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "../../../core/util.h"
-#include "../../app.h"
-#include "../../kit/text.h"
-#include "../hierarchy/hierarchy.h"
-#include "measmodel.h"
+#include "core/util.h"
+#include "ui/app.h"
+#include "core/text.h"
+#include "ui/screens/hierarchy/hierarchy.h"
+#include "ui/screens/collectives/measmodel.h"
 
-static void panel_badge(const struct app *a, struct pline *l)
+static void panel_badge(const struct app *a, struct styled_line *l)
 {
     const struct meas *m = &a->m;
     const struct theme *th = &a->th;
@@ -21,28 +21,28 @@ static void panel_badge(const struct app *a, struct pline *l)
     case CHECK_PASS:
         /* "cpu ranks" executed the drawn plan itself; another backend ran its own
          * algorithm, and a reduction in its own order may differ in the last bits. */
-        pl_add(l, th->role[TH_OK], "%s animation = %s%s", a->g->ok, a->backend_name,
-               backend_kind_of(a->backend_name) == BACKEND_CPU ? " ranks" : "");
-        pl_add(l, th->role[TH_DIM], " (%s)",
-               m->inexact ? "within float rounding" : "bit for bit");
+        styled_add(l, th->role[TH_OK], "%s animation = %s%s", a->g->ok, a->backend_name,
+                   backend_kind_of(a->backend_name) == BACKEND_CPU ? " ranks" : "");
+        styled_add(l, th->role[TH_DIM], " (%s)",
+                   m->inexact ? "within float rounding" : "bit for bit");
         break;
     case CHECK_FAIL:
-        pl_add(l, th->role[TH_BAD], "%s %ld element%s differ", a->g->bad, m->mismatches,
-               m->mismatches == 1 ? "" : "s");
-        pl_add(l, th->role[TH_DIM], " (animation vs %s)", a->backend_name);
+        styled_add(l, th->role[TH_BAD], "%s %ld element%s differ", a->g->bad, m->mismatches,
+                   m->mismatches == 1 ? "" : "s");
+        styled_add(l, th->role[TH_DIM], " (animation vs %s)", a->backend_name);
         break;
     case CHECK_PENDING:
-        pl_add(l, th->role[TH_WARN], "%s checking animation vs %s", a->g->busy,
-               a->backend_name);
+        styled_add(l, th->role[TH_WARN], "%s checking animation vs %s", a->g->busy,
+                   a->backend_name);
         break;
     case CHECK_ERROR:
-        pl_add(l, th->role[TH_BAD], "%s check failed: %s", a->g->bad, m->check_msg);
+        styled_add(l, th->role[TH_BAD], "%s check failed: %s", a->g->bad, m->check_msg);
         break;
     case CHECK_SKIPPED:
-        pl_add(l, th->role[TH_WARN], "%s", m->check_msg);
+        styled_add(l, th->role[TH_WARN], "%s", m->check_msg);
         break;
     case CHECK_NONE:
-        pl_add(l, th->role[TH_DIM], "animation not checked yet");
+        styled_add(l, th->role[TH_DIM], "animation not checked yet");
         break;
     }
 }
@@ -75,7 +75,7 @@ static void panel_model_params(const struct app *a, enum coll c, int W, struct m
 
 /* The model's time and busbw for the measured collective, size and W, labelled "model",
  * with where its α and β came from; after a sweep, the fit itself. */
-static void panel_model(const struct app *a, struct plines *p, int width)
+static void panel_model(const struct app *a, struct styled_lines *p, int width)
 {
     const struct meas *m = &a->m;
     const struct theme *th = &a->th;
@@ -88,64 +88,65 @@ static void panel_model(const struct app *a, struct plines *p, int width)
     panel_model_params(a, c, row->nranks, &mp);
     struct model_cost mc;
     char err[200];
-    struct pline *l = pl_new(p);
-    pl_add(l, th->role[TH_PLOT] | A_BOLD, "model ");
+    struct styled_line *l = styled_new(p);
+    styled_add(l, th->role[TH_PLOT] | A_BOLD, "model ");
     if (model_collective(c, al, row->nranks, row->bytes, mp.alpha_s, mp.beta_Bps, &mc, err,
                          sizeof err) != CV_OK) {
-        pl_add(l, th->role[TH_WARN], "%s", err);
+        styled_add(l, th->role[TH_WARN], "%s", err);
         return;
     }
     char t[32], bus[32];
     text_time_us(t, sizeof t, mc.time_s * 1e6);
     text_gbps(bus, sizeof bus, mc.busbw / 1e9);
-    pl_add(l, th->role[TH_PLOT], "time %s  busbw %s GB/s", t, bus);
-    pl_wrapped_max(p, th->role[TH_DIM], width, mp.text, 2);
+    styled_add(l, th->role[TH_PLOT], "time %s  busbw %s GB/s", t, bus);
+    styled_wrapped_max(p, th->role[TH_DIM], width, mp.text, 2);
     /* A sweep whose fit cannot be used says why (the defaults above stand in). */
     if (m->nsweep >= 2 && !meas_sweeping(m) && mp.source != MM_FIT) {
         struct model_fit f;
         if (panel_fit(a, &f, err, sizeof err) != CV_OK) {
-            pl_wrapped_max(p, th->role[TH_WARN], width, err, 2);
+            styled_wrapped_max(p, th->role[TH_WARN], width, err, 2);
         } else if (!f.physical) {
             char t2[160];
             snprintf(t2, sizeof t2, "fit of the sweep not physical: %s %.3g us, 1/%s %.3g s/B",
                      a->utf8 ? "\u03b1" : "alpha", f.alpha_s * 1e6, a->utf8 ? "\u03b2" : "beta",
                      f.inv_beta);
-            pl_wrapped_max(p, th->role[TH_WARN], width, t2, 2);
+            styled_wrapped_max(p, th->role[TH_WARN], width, t2, 2);
         }
     }
     if (!a->no_key_hints)
-        pl_add(pl_new(p), th->role[TH_DIM], "what if on other links (model): y");
+        styled_add(styled_new(p), th->role[TH_DIM], "what if on other links (model): y");
 }
 
 /* The figures of the last measurement, each saying what it is and where it came from. */
-static void panel_numbers(const struct app *a, struct plines *p, int width, bool with_badge)
+static void panel_numbers(const struct app *a, struct styled_lines *p, int width,
+                          bool with_badge)
 {
     const struct meas *m = &a->m;
     const struct theme *th = &a->th;
     attr_t lab = th->role[TH_LABEL], num = th->role[TH_MEASURED];
-    if (with_badge) panel_badge(a, pl_new(p));
+    if (with_badge) panel_badge(a, styled_new(p));
     char size[32];
     if (meas_measuring(m)) {
         format_size(m->measure_params.bytes, size, sizeof size);
-        struct pline *l = pl_new(p);
-        pl_add(l, th->role[TH_WARN], "measuring %s%s %.1f s", size, a->g->ell,
-               now_s() - m->measure_started);
+        struct styled_line *l = styled_new(p);
+        styled_add(l, th->role[TH_WARN], "measuring %s%s %.1f s", size, a->g->ell,
+                   now_s() - m->measure_started);
         char k[16];
         if (app_key_hint(a, ACT_CANCEL, k, sizeof k))
-            pl_add(l, th->role[TH_DIM], " (%s cancels)", k);
+            styled_add(l, th->role[TH_DIM], " (%s cancels)", k);
     } else if (m->measure_err[0]) {
         /* wrapped, not cut: a refusal's reason ("needs 256 GiB of buffers; 22 GiB
          * available") is at its end */
         char t[sizeof m->measure_err + 16];
         snprintf(t, sizeof t, "measurement: %s", m->measure_err);
-        pl_wrapped_max(p, th->role[TH_BAD], width, t, 4);
+        styled_wrapped_max(p, th->role[TH_BAD], width, t, 4);
     }
     if (!m->have_row) {
         char k[16];
         if (!meas_measuring(m) && app_key_hint(a, ACT_MEASURE, k, sizeof k))
-            pl_add(pl_new(p), th->role[TH_DIM], "not measured yet (%s measures)", k);
+            styled_add(styled_new(p), th->role[TH_DIM], "not measured yet (%s measures)", k);
         else if (!meas_measuring(m))
-            pl_add(pl_new(p), th->role[TH_DIM], "not measured yet");
+            styled_add(styled_new(p), th->role[TH_DIM], "not measured yet");
         return;
     }
     const struct bench_result *row = &m->row;
@@ -159,80 +160,82 @@ static void panel_numbers(const struct app *a, struct plines *p, int width, bool
         char st[120];
         app_keyed(a, st, sizeof st, "stale: measured for another scene", ACT_MEASURE,
                   "measures this one");
-        pl_wrapped_max(
+        styled_wrapped_max(
             p, th->role[TH_WARN], width,
             meas_measuring(m) ? "stale: the previous result, until this one is in" : st, 2);
     }
-    struct pline *l = pl_new(p);
-    pl_add(l, lab, "measured on %s: ", m->row_backend);
-    pl_add(l, A_BOLD, "%s %s, W=%d", coll_title(m->row_params.coll), size, row->nranks);
+    struct styled_line *l = styled_new(p);
+    styled_add(l, lab, "measured on %s: ", m->row_backend);
+    styled_add(l, A_BOLD, "%s %s, W=%d", coll_title(m->row_params.coll), size, row->nranks);
     char t[32], alg[32], bus[32];
     text_time_us(t, sizeof t, row->time_us);
     text_gbps(alg, sizeof alg, row->algbw);
     text_gbps(bus, sizeof bus, row->busbw);
-    l = pl_new(p);
-    pl_add(l, lab, "time  ");
-    pl_add(l, num, "%-10s", t);
+    l = styled_new(p);
+    styled_add(l, lab, "time  ");
+    styled_add(l, num, "%-10s", t);
     if (row->nranks < 2) {
         /* Nothing crosses between ranks: size/time is not a transfer rate (as the CLI says). */
-        pl_wrapped_max(p, th->role[TH_WARN], width, meas_single_rank_note(), 3);
+        styled_wrapped_max(p, th->role[TH_WARN], width, meas_single_rank_note(), 3);
     } else {
-        pl_add(l, lab, "algbw ");
-        pl_add(l, num, "%s GB/s", alg);
-        l = pl_new(p);
-        pl_add(l, lab, "busbw ");
-        pl_add(l, num | A_BOLD, "%s GB/s", bus);
-        pl_add(l, th->role[TH_DIM], "  (GB = 10^9 B)");
+        styled_add(l, lab, "algbw ");
+        styled_add(l, num, "%s GB/s", alg);
+        l = styled_new(p);
+        styled_add(l, lab, "busbw ");
+        styled_add(l, num | A_BOLD, "%s GB/s", bus);
+        styled_add(l, th->role[TH_DIM], "  (GB = 10^9 B)");
         char sym[96], nums[160];
         meas_formula(m->row_params.coll, row->nranks, row->bytes, row->time_us, a->utf8, sym,
                      sizeof sym, nums, sizeof nums);
-        pl_add(pl_new(p), A_NORMAL, "%s", sym);
-        pl_add(pl_new(p), A_NORMAL, "  %s", nums);
+        styled_add(styled_new(p), A_NORMAL, "%s", sym);
+        styled_add(styled_new(p), A_NORMAL, "  %s", nums);
     }
-    l = pl_new(p);
-    pl_add(l, lab, "#wrong ");
+    l = styled_new(p);
+    styled_add(l, lab, "#wrong ");
     if (row->wrong < 0)
-        pl_add(l, th->role[TH_DIM], "not checked");
+        styled_add(l, th->role[TH_DIM], "not checked");
     else
-        pl_add(l, row->wrong ? th->role[TH_BAD] : num, "%ld", row->wrong);
-    pl_add(l, th->role[TH_DIM], "  algo %s", row->algo);
+        styled_add(l, row->wrong ? th->role[TH_BAD] : num, "%ld", row->wrong);
+    styled_add(l, th->role[TH_DIM], "  algo %s", row->algo);
     /* NCCL_ALGO / NCCL_PROTO steer what NCCL measured: say so next to the figures. */
     char env[160];
     hw_nccl_env_text(&a->hw, env, sizeof env);
     if (env[0] && (backend_caps_of(m->row_backend) & BACKEND_CAP_NCCL_ENV))
-        pl_wrapped(p, th->role[TH_WARN], width, env);
+        styled_wrapped(p, th->role[TH_WARN], width, env);
     if (row->nranks != a->sc.nranks)
-        pl_wrapped(p, th->role[TH_WARN], width,
-                   row->nranks < a->sc.nranks && a->max_ranks < a->sc.nranks
-                       ? "measured on fewer ranks than the animation shows (the backend has "
-                         "no more)"
-                       : "measured at a different world size than the animation shows");
-    if (row->how[0]) pl_wrapped(p, th->role[TH_DIM], width, row->how);
+        styled_wrapped(
+            p, th->role[TH_WARN], width,
+            row->nranks < a->sc.nranks && a->max_ranks < a->sc.nranks
+                ? "measured on fewer ranks than the animation shows (the backend has "
+                  "no more)"
+                : "measured at a different world size than the animation shows");
+    if (row->how[0]) styled_wrapped(p, th->role[TH_DIM], width, row->how);
     panel_model(a, p, width);
 }
 
 /* What the backend's ranks are, and the measurement size; then, in at most note_lines
  * lines, why NCCL is not the backend ("nccl: unavailable — no usable GPU: ..."): a student
  * with no GPU sees at a glance why the CPU ranks run (b shows the whole reason). */
-static void panel_backend(const struct app *a, struct plines *p, int width, int note_lines)
+static void panel_backend(const struct app *a, struct styled_lines *p, int width,
+                          int note_lines)
 {
     const struct theme *th = &a->th;
     char t[320];
     snprintf(t, sizeof t, "backend %s: %s", a->w ? a->backend_name : "none", a->backend_desc);
-    pl_wrapped_max(p, th->role[TH_LABEL], width, t, a->lay.panel_side ? 6 : 3);
+    styled_wrapped_max(p, th->role[TH_LABEL], width, t, a->lay.panel_side ? 6 : 3);
     char size[32];
     format_size(a->sc.meas_bytes, size, sizeof size);
-    struct pline *l = pl_new(p);
-    pl_add(l, th->role[TH_DIM], "size ");
-    pl_add(l, A_BOLD, "%s", size);
+    struct styled_line *l = styled_new(p);
+    styled_add(l, th->role[TH_DIM], "size ");
+    styled_add(l, A_BOLD, "%s", size);
     char k1[16], k2[16];
     if (app_key_hint(a, ACT_SIZE_DOWN, k1, sizeof k1) &&
         app_key_hint(a, ACT_SIZE_UP, k2, sizeof k2))
-        pl_add(l, th->role[TH_DIM], " (%s %s halve/double)", k1, k2);
+        styled_add(l, th->role[TH_DIM], " (%s %s halve/double)", k1, k2);
     char note[300];
     hw_panel_note(&a->hw, a->utf8, note, sizeof note);
     if (note[0] && note_lines > 0)
-        pl_wrapped_max(p, th->role[TH_WARN], width, note, note_lines);
+        styled_wrapped_max(p, th->role[TH_WARN], width, note, note_lines);
 }
 
 /* The model's curve through the points: busbw of the fitted α-β model at each sweep size
@@ -435,8 +438,8 @@ void coll_panel(const struct app *a, struct rect r)
     if (r.h < 1) return;
     if (l->panel_compact) {
         /* A line or two: the badge and the headline figure. */
-        struct plines p = {.n = 0};
-        struct pline *ln = pl_new(&p);
+        struct styled_lines p = {.n = 0};
+        struct styled_line *ln = styled_new(&p);
         panel_badge(a, ln);
         if (a->m.have_row) {
             char bus[32], size[32];
@@ -445,24 +448,24 @@ void coll_panel(const struct app *a, struct rect r)
             if (a->m.row.nranks < 2) {
                 char t[32];
                 text_time_us(t, sizeof t, a->m.row.time_us);
-                pl_add(ln, th->role[TH_LABEL], "  time ");
-                pl_add(ln, th->role[TH_MEASURED], "%s", t);
-                pl_add(ln, th->role[TH_WARN], " (W=1: no transfer)");
+                styled_add(ln, th->role[TH_LABEL], "  time ");
+                styled_add(ln, th->role[TH_MEASURED], "%s", t);
+                styled_add(ln, th->role[TH_WARN], " (W=1: no transfer)");
             } else {
-                pl_add(ln, th->role[TH_LABEL], "  busbw ");
-                pl_add(ln, th->role[TH_MEASURED], "%s GB/s", bus);
+                styled_add(ln, th->role[TH_LABEL], "  busbw ");
+                styled_add(ln, th->role[TH_MEASURED], "%s GB/s", bus);
             }
-            pl_add(ln, th->role[TH_DIM], " measured on %s, %s, W=%d", a->m.row_backend, size,
-                   a->m.row.nranks);
+            styled_add(ln, th->role[TH_DIM], " measured on %s, %s, W=%d", a->m.row_backend,
+                       size, a->m.row.nranks);
         } else {
-            pl_add(ln, th->role[TH_DIM], "  %s",
-                   meas_measuring(&a->m) ? "measuring" : "not measured yet");
+            styled_add(ln, th->role[TH_DIM], "  %s",
+                       meas_measuring(&a->m) ? "measuring" : "not measured yet");
         }
         char t[320];
         snprintf(t, sizeof t, "backend %s: %s", a->w ? a->backend_name : "none",
                  a->backend_desc);
-        pl_add(pl_new(&p), th->role[TH_DIM], "%s", t);
-        pl_draw(&p, 0, (struct rect){r.y, r.x + 1, r.h, r.w - 2});
+        styled_add(styled_new(&p), th->role[TH_DIM], "%s", t);
+        styled_draw(&p, 0, (struct rect){r.y, r.x + 1, r.h, r.w - 2});
         return;
     }
     char title[64];
@@ -471,17 +474,17 @@ void coll_panel(const struct app *a, struct rect r)
     draw_frame(r, a->th.role[TH_BORDER], title, th->role[TH_LABEL] | A_BOLD);
     struct rect in = {r.y + 1, r.x + 2, r.h - 2, r.w - 4};
     /* Why the preferred backend is not used (e.g. no GPU) comes last: it matters once. */
-    struct plines note = {.n = 0};
+    struct styled_lines note = {.n = 0};
     if (a->backend_note[0])
-        pl_wrapped_max(&note, th->role[TH_WARN], l->panel_side ? in.w : in.w / 2 - 3,
-                       a->backend_note, l->panel_side ? 6 : 2);
+        styled_wrapped_max(&note, th->role[TH_WARN], l->panel_side ? in.w : in.w / 2 - 3,
+                           a->backend_note, l->panel_side ? 6 : 2);
     if (l->panel_side) {
-        struct plines p = {.n = 0};
+        struct styled_lines p = {.n = 0};
         panel_backend(a, &p, in.w, 3);
-        panel_badge(a, pl_new(&p));
-        pl_new(&p);
+        panel_badge(a, styled_new(&p));
+        styled_new(&p);
         panel_numbers(a, &p, in.w, false);
-        int used = pl_draw(&p, 0, in);
+        int used = styled_draw(&p, 0, in);
         struct rect pr = {in.y + used + 1, in.x, in.h - used - 1 - (note.n ? note.n + 1 : 0),
                           in.w};
         if (pr.h > 8) pr.h = 8 + (pr.h - 8) / 3; /* a taller plot reads no better */
@@ -499,21 +502,21 @@ void coll_panel(const struct app *a, struct rect r)
             if (in.y + in.h - below - (note.n ? note.n + 1 : 0) >= w.n)
                 below += hier_lines_draw(a, &w, (struct rect){below, in.x, w.n, in.w}) + 1;
         }
-        pl_draw(&note, 0, (struct rect){below, in.x, in.y + in.h - below, in.w});
+        styled_draw(&note, 0, (struct rect){below, in.x, in.y + in.h - below, in.w});
     } else {
         /* Two columns: figures on the left; backend, then the plot (or the note while
          * there is no sweep) on the right. */
         int lw = in.w / 2 + 2;
-        struct plines left = {.n = 0}, right = {.n = 0};
+        struct styled_lines left = {.n = 0}, right = {.n = 0};
         panel_numbers(a, &left, lw - 1, true);
-        pl_draw(&left, 0, (struct rect){in.y, in.x, in.h, lw - 1});
+        styled_draw(&left, 0, (struct rect){in.y, in.x, in.h, lw - 1});
         /* The nccl line gets two lines until a sweep's plot needs the room. */
         bool plot = a->m.nsweep > 0 || meas_sweeping(&a->m);
         panel_backend(a, &right, in.w - lw - 1, plot ? 1 : 2);
         struct rect rr = {in.y, in.x + lw + 1, in.h, in.w - lw - 1};
-        int used = pl_draw(&right, 0, rr);
+        int used = styled_draw(&right, 0, rr);
         if (a->m.nsweep == 0 && !meas_sweeping(&a->m))
-            used += pl_draw(&note, 0, (struct rect){rr.y + used, rr.x, rr.h - used, rr.w});
+            used += styled_draw(&note, 0, (struct rect){rr.y + used, rr.x, rr.h - used, rr.w});
         panel_plot(a, (struct rect){rr.y + used, rr.x, rr.h - used, rr.w});
     }
 }

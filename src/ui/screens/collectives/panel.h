@@ -2,7 +2,7 @@
 #ifndef COLLVIZ_UI_SCREENS_COLLECTIVES_PANEL_H
 #define COLLVIZ_UI_SCREENS_COLLECTIVES_PANEL_H
 
-#include "../../kit/rect.h"
+#include "ui/kit/rect.h"
 
 struct app;
 

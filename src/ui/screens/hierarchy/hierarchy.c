@@ -2,17 +2,17 @@
  * its state, the measurements it posts to the worker (JOB_MEMCPY and an all-reduce
  * JOB_MEASURE, matched by job id) and its drawing. Every figure on it is the lecture's,
  * measured here (with how), or the model's; hiertext.c words them. */
-#include "hierarchy.h"
+#include "ui/screens/hierarchy/hierarchy.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../core/util.h"
-#include "../../app.h"
-#include "../../frame.h"
-#include "../../kit/text.h"
-#include "../../overlays/overlays.h"
+#include "core/util.h"
+#include "ui/app.h"
+#include "ui/frame.h"
+#include "core/text.h"
+#include "ui/overlays/overlays.h"
 
 #define HIER(a) ((struct hier_screen *)(a)->screen_state[SCREEN_HIERARCHY])
 #define HIER_TIMEOUT_S 60.0
@@ -480,7 +480,7 @@ static void hier_draw(struct app *a, struct rect area)
 
 /* The help's legend: what the three labels mean, and the pages. Every line fits in `width`
  * (the overlay sizes itself to its widest line). */
-static void hier_help(const struct app *a, struct plines *p, int width)
+static void hier_help(const struct app *a, struct styled_lines *p, int width)
 {
     const struct theme *th = &a->th;
     static const char *const words[][2] = {
@@ -495,11 +495,11 @@ static void hier_help(const struct app *a, struct plines *p, int width)
     const attr_t at[] = {A_BOLD, th->role[TH_MEASURED] | A_BOLD, th->role[TH_PLOT], A_NORMAL,
                          A_BOLD, th->role[TH_MEASURED] | A_BOLD, A_NORMAL};
     for (size_t i = 0; i < ARRAY_LEN(words); i++) {
-        struct pline *l = pl_new(p);
+        struct styled_line *l = styled_new(p);
         char fit[128];
-        pl_add(l, at[i], "%s", words[i][0]);
+        styled_add(l, at[i], "%s", words[i][0]);
         text_fit(fit, sizeof fit, words[i][1], width - 9, a->utf8);
-        pl_add(l, A_NORMAL, "%s", fit);
+        styled_add(l, A_NORMAL, "%s", fit);
     }
 }
 

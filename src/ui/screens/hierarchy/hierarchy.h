@@ -7,15 +7,15 @@
  * the napkin math); a wide terminal shows both side by side. The words come from
  * hiertext.h (pure, unit-tested); this file keeps the state, posts the measurements and
  * draws. */
-#ifndef COLLVIZ_UI_SCREENS_HIERARCHY_H
-#define COLLVIZ_UI_SCREENS_HIERARCHY_H
+#ifndef COLLVIZ_UI_SCREENS_HIERARCHY_HIERARCHY_H
+#define COLLVIZ_UI_SCREENS_HIERARCHY_HIERARCHY_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../kit/rect.h"
-#include "../screens.h"
-#include "hiertext.h"
+#include "ui/kit/rect.h"
+#include "ui/screens/screens.h"
+#include "ui/screens/hierarchy/hiertext.h"
 
 struct app;
 

@@ -1,16 +1,16 @@
 /* hiertext.c - the hierarchy screen's text (see hiertext.h): the ladder of tiers with this
  * machine's measured figures, the napkin panel and the what-if table, as styled lines. */
-#include "hiertext.h"
+#include "ui/screens/hierarchy/hiertext.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../../../core/model.h"
-#include "../../../core/napkin.h"
-#include "../../../core/util.h"
-#include "../../kit/text.h"
+#include "core/model.h"
+#include "core/napkin.h"
+#include "core/util.h"
+#include "core/text.h"
 
 /* ---- lines ------------------------------------------------------------------------------ */
 

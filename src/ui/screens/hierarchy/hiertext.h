@@ -9,15 +9,15 @@
  *   - the what-if table: one collective at one size on every link (model), which the
  *     collectives screen shows too.
  * Every number is either the lecture's, measured here (with its method), or the model's. */
-#ifndef COLLVIZ_UI_HIERTEXT_H
-#define COLLVIZ_UI_HIERTEXT_H
+#ifndef COLLVIZ_UI_SCREENS_HIERARCHY_HIERTEXT_H
+#define COLLVIZ_UI_SCREENS_HIERARCHY_HIERTEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../../core/coll.h"
-#include "../../../core/tiers.h"
-#include "../../../records/records.h"
+#include "core/coll.h"
+#include "core/tiers.h"
+#include "records/records.h"
 
 enum hier_style {
     HS_TITLE,    /* a heading */

@@ -3,21 +3,21 @@
  * lists, quotes and code wrapped to the pane, scrollable) with the slide's exercises under
  * it, beside (or, on a narrow terminal, above) the slide's scene drawn by that scene's own
  * screen into its rect, and the key bar. Speaker notes are never drawn. */
-#include "lesson_draw.h"
+#include "ui/screens/lesson/lesson_draw.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../core/util.h"
-#include "../../../core/vec.h"
-#include "../../app.h"
-#include "../../kit/draw.h"
-#include "../../kit/text.h"
-#include "../../overlays/overlays.h"
-#include "lesson_ui.h"
-#include "predict.h"
+#include "core/util.h"
+#include "core/vec.h"
+#include "ui/app.h"
+#include "ui/kit/draw.h"
+#include "core/text.h"
+#include "ui/overlays/overlays.h"
+#include "ui/screens/lesson/lesson_ui.h"
+#include "ui/screens/lesson/predict.h"
 
 #define NARR_MIN_W 32 /* narration beside the scene from this width on */
 #define NARR_MAX_W 72
@@ -27,7 +27,7 @@
 
 /* struct lesson_lines (lesson_ui.h): styled lines that grow */
 
-static struct pline *ll_new(struct lesson_lines *v)
+static struct styled_line *ll_new(struct lesson_lines *v)
 {
     if (v->n == v->cap) { /* the new places zeroed, as the lines' owners expect */
         size_t cap = (size_t)v->cap, old = cap;
@@ -35,14 +35,14 @@ static struct pline *ll_new(struct lesson_lines *v)
         memset(v->l + old, 0, (cap - old) * sizeof *v->l);
         v->cap = (int)cap;
     }
-    struct pline *l = &v->l[v->n++];
+    struct styled_line *l = &v->l[v->n++];
     l->n = 0;
     return l;
 }
 
 /* Append text to the line in attr, merging with the last piece when the style is the same
  * (and when the line has no room for another piece). */
-static void ll_put(struct pline *l, attr_t attr, const char *text, size_t len)
+static void ll_put(struct styled_line *l, attr_t attr, const char *text, size_t len)
 {
     struct seg *s = l->n ? &l->seg[l->n - 1] : NULL;
     if (!s || (s->attr != attr && l->n < (int)ARRAY_LEN(l->seg))) {
@@ -60,7 +60,7 @@ static void ll_put(struct pline *l, attr_t attr, const char *text, size_t len)
  * starting with `lead` (first line) or `indent` (the rest). */
 struct flow {
     struct lesson_lines *v;
-    struct pline *cur;
+    struct styled_line *cur;
     int width, col;
     const char *indent;
     attr_t indent_attr;
@@ -249,7 +249,7 @@ static void narr_blocks(const struct app *a, const struct lesson_slide *s,
         }
         case LBLOCK_CODE:
             for (size_t k = 0; k < b->nspans; k++) {
-                struct pline *l = ll_new(v);
+                struct styled_line *l = ll_new(v);
                 char fit[256];
                 text_fit(fit, sizeof fit, b->spans[k].text, width - 2, a->utf8);
                 ll_put(l, A_NORMAL, "  ", 2);
@@ -258,7 +258,7 @@ static void narr_blocks(const struct app *a, const struct lesson_slide *s,
             ll_new(v);
             break;
         case LBLOCK_RULE: {
-            struct pline *l = ll_new(v);
+            struct styled_line *l = ll_new(v);
             for (int k = 0; k < width && k < 60; k++)
                 ll_put(l, th->role[TH_DIM], a->g->h, strlen(a->g->h));
             ll_new(v);
@@ -283,7 +283,7 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
     const struct lesson_exercise *e = &s->ex[u->cur];
     const struct lesson_ex_state *st = &u->ex[u->cur];
     char t[1200];
-    struct pline *l = ll_new(v);
+    struct styled_line *l = ll_new(v);
     snprintf(t, sizeof t, "exercise %zu of %zu", u->cur + 1, s->nex);
     ll_put(l, th->role[TH_STEP], t, strlen(t));
     snprintf(t, sizeof t, "  %s", lesson_ex_type_name(e->type));
@@ -565,7 +565,7 @@ static void draw_narration(struct app *a, struct lesson_ui *u, const struct less
     u->ex_line = ex_line;
     u->scroll_max = max;
     for (int k = 0; k < rows && u->scroll + k < v.n; k++)
-        pl_draw_line(&v.l[u->scroll + k], narr.y + k, narr.x, textw);
+        styled_draw_line(&v.l[u->scroll + k], narr.y + k, narr.x, textw);
     if (u->scroll > 0)
         draw_put(narr.y, narr.x + narr.w - 1, 1, th->role[TH_DIM], a->utf8 ? "\u2191" : "^");
     if (rows < narr.h) {
@@ -681,12 +681,13 @@ void lesson_draw(struct app *a, struct rect r)
         draw_slide(a, r);
 }
 
-void lesson_help(const struct app *a, struct plines *p, int width)
+void lesson_help(const struct app *a, struct styled_lines *p, int width)
 {
-    pl_wrapped_max(p, A_NORMAL, width,
-                   "lesson  the slide's scene is drawn by its own screen; Enter answers the "
-                   "current exercise (Enter submits, Esc cancels the input line)",
-                   3);
+    styled_wrapped_max(
+        p, A_NORMAL, width,
+        "lesson  the slide's scene is drawn by its own screen; Enter answers the "
+        "current exercise (Enter submits, Esc cancels the input line)",
+        3);
     char t[300];
     const struct lesson_ui *u = lesson_ui_of(a);
     if (u && u->have_prog)
@@ -694,5 +695,5 @@ void lesson_help(const struct app *a, struct plines *p, int width)
                  u->prog.path);
     else
         snprintf(t, sizeof t, "progress  not kept here (no $XDG_STATE_HOME or $HOME)");
-    pl_wrapped_max(p, A_NORMAL, width, t, 2);
+    styled_wrapped_max(p, A_NORMAL, width, t, 2);
 }

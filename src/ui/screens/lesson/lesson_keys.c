@@ -2,7 +2,7 @@
  * A sentence is scanned from each "press"/"pressing"/"presses" word: keys follow it, bare
  * (m, Enter) or backticked (`[`), joined by commas, "and", "or", "then" or "/"; the first
  * word that is no key ends the list ("press the key" asks for none). */
-#include "lesson_keys.h"
+#include "ui/screens/lesson/lesson_keys.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -10,9 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../../../core/util.h"
-#include "../../kit/keys.h"
-#include "../screens.h"
+#include "core/util.h"
+#include "ui/kit/keys.h"
+#include "ui/screens/screens.h"
 
 bool lesson_keys_bound(const struct lesson_slide *s, int ch)
 {

@@ -2,13 +2,13 @@
  * ("press `o`", "pressing 7 and 6", "Press m") is one the lesson player binds on that
  * slide (the key table of kit/keys.h on the player's surface, for the slide's screen), so
  * no instruction of a lesson can be silently ignored. */
-#ifndef COLLVIZ_UI_SCREENS_LESSON_KEYS_H
-#define COLLVIZ_UI_SCREENS_LESSON_KEYS_H
+#ifndef COLLVIZ_UI_SCREENS_LESSON_LESSON_KEYS_H
+#define COLLVIZ_UI_SCREENS_LESSON_LESSON_KEYS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../../lesson/lesson.h"
+#include "lesson/lesson.h"
 
 /* Whether key code ch does something in the player on slide s (a scene key only where the
  * slide has a scene, and only for the screen it shows). */

@@ -3,7 +3,7 @@
  * so the scene is shown by its own screen, checked and measured like any other. Exercises
  * are graded by lesson/exercise.h (number answers from the formula, holds answers from
  * the trace engine); every visit and every graded attempt is saved at once. */
-#include "lesson_ui.h"
+#include "ui/screens/lesson/lesson_ui.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +12,9 @@
 
 #include <curses.h>
 
-#include "../../../core/util.h"
-#include "../../app.h"
-#include "../../kit/text.h"
+#include "core/util.h"
+#include "ui/app.h"
+#include "core/text.h"
 
 struct lesson_ui *lesson_ui_of(const struct app *a)
 {

@@ -13,17 +13,17 @@
  * the slide's own scene back. Progress (slides seen,
  * the slide to resume at, exercises solved) is saved after every change, atomically,
  * through lesson/progress.h. lesson_ui.c: state and keys; lesson_draw.c: drawing. */
-#ifndef COLLVIZ_UI_SCREENS_LESSON_UI_H
-#define COLLVIZ_UI_SCREENS_LESSON_UI_H
+#ifndef COLLVIZ_UI_SCREENS_LESSON_LESSON_UI_H
+#define COLLVIZ_UI_SCREENS_LESSON_LESSON_UI_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../../lesson/exercise.h"
-#include "../../../lesson/lesson.h"
-#include "../../../lesson/progress.h"
-#include "../screens.h"
+#include "lesson/exercise.h"
+#include "lesson/lesson.h"
+#include "lesson/progress.h"
+#include "ui/screens/screens.h"
 
 struct app;
 
@@ -102,7 +102,7 @@ void lesson_layout(struct rect r, bool has_scene, bool scene_alone, struct lesso
  * error, the current exercise), as lesson_draw shows them; *ex_line: where the exercise
  * starts. Free v->l. */
 struct lesson_lines {
-    struct pline *l;
+    struct styled_line *l;
     int n, cap;
 };
 void lesson_slide_lines(const struct app *a, const struct lesson_ui *u, int width,
@@ -110,6 +110,6 @@ void lesson_slide_lines(const struct app *a, const struct lesson_ui *u, int widt
 
 /* Draw the frame into r (lesson_draw.c). */
 void lesson_draw(struct app *a, struct rect r);
-void lesson_help(const struct app *a, struct plines *p, int width);
+void lesson_help(const struct app *a, struct styled_lines *p, int width);
 
 #endif

@@ -1,16 +1,16 @@
 /* predict.c - predict first: hide what open exercises ask (see predict.h). */
-#include "predict.h"
+#include "ui/screens/lesson/predict.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../../../core/trace.h"
-#include "../../../core/util.h"
-#include "../../../lesson/exercise.h"
-#include "../../app.h"
-#include "../../kit/draw.h"
-#include "../screens.h"
+#include "core/trace.h"
+#include "core/util.h"
+#include "lesson/exercise.h"
+#include "ui/app.h"
+#include "ui/kit/draw.h"
+#include "ui/screens/screens.h"
 
 /* A panel figure (value, unit) equal to an unanswered number exercise's answer, within
  * its tolerance (at least 1%: panels round), in the exercise's unit or any unit of the

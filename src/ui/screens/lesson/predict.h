@@ -4,13 +4,13 @@
  * figure equal to an open number exercise's answer (in any unit of its kind, or rounded as
  * panels round) shows "?". Used by the lesson player (open until the student answers) and
  * the presenter (open until r reveals the answers to the room). */
-#ifndef COLLVIZ_UI_LESSON_PREDICT_H
-#define COLLVIZ_UI_LESSON_PREDICT_H
+#ifndef COLLVIZ_UI_SCREENS_LESSON_PREDICT_H
+#define COLLVIZ_UI_SCREENS_LESSON_PREDICT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../../lesson/lesson.h"
+#include "lesson/lesson.h"
 
 #define PREDICT_MAX_EX LESSON_MAX_EXERCISES
 

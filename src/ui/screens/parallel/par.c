@@ -2,15 +2,15 @@
  * display-scale view rebuilt when the scheme, world size, schedule or overlap change, the
  * lecture-scale training posted to the worker, and its own key actions (see par.h). Results are
  * matched by job id, so a late result for an old scheme is never shown as the new one's. */
-#include "par.h"
+#include "ui/screens/parallel/par.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../core/util.h"
-#include "../../app.h"
-#include "pardraw.h"
+#include "core/util.h"
+#include "ui/app.h"
+#include "ui/screens/parallel/pardraw.h"
 
 #define PAR_TIMEOUT_S 60.0
 

@@ -8,18 +8,18 @@
  * on the worker thread (JOB_TRAIN, seconds) next to the single device, for the measured
  * panel: loss against one device, time, bytes against the napkin math, memory, and for the
  * pipeline the measured timeline beside the ideal schedule. */
-#ifndef COLLVIZ_UI_PAR_H
-#define COLLVIZ_UI_PAR_H
+#ifndef COLLVIZ_UI_SCREENS_PARALLEL_PAR_H
+#define COLLVIZ_UI_SCREENS_PARALLEL_PAR_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../../../parallel/summary.h"
-#include "../../../worker/worker.h"
-#include "../screens.h"
-#include "parlayout.h"
-#include "parmoe.h"
-#include "parview.h"
+#include "parallel/summary.h"
+#include "worker/worker.h"
+#include "ui/screens/screens.h"
+#include "ui/screens/parallel/parlayout.h"
+#include "ui/screens/parallel/parmoe.h"
+#include "ui/screens/parallel/parview.h"
 
 struct app;
 

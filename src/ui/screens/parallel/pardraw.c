@@ -15,14 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../core/util.h"
-#include "pardraw.h"
+#include "core/util.h"
+#include "ui/screens/parallel/pardraw.h"
 
-#include "../../app.h"
-#include "../../frame.h"
-#include "../../overlays/overlays.h"
-#include "../../kit/text.h"
-#include "par.h"
+#include "ui/app.h"
+#include "ui/frame.h"
+#include "ui/overlays/overlays.h"
+#include "core/text.h"
+#include "ui/screens/parallel/par.h"
 
 /* ---- small helpers ---- */
 
@@ -620,12 +620,12 @@ static size_t par_pgo(const struct train_memory *m)
 /* ZeRO's two models: bytes per step against DDP's, and the weights + gradients + AdamW
  * state a rank holds against DDP's (train_memory_model). l: the first line to fill. */
 static void par_zero_model_lines(const struct app *a, const struct train_config *c,
-                                 struct plines *p, struct pline *l)
+                                 struct styled_lines *p, struct styled_line *l)
 {
     attr_t mod = a->th.role[TH_DIM];
     bool z3 = c->scheme == TRAIN_ZERO3;
-    pl_add(l, mod, "model: sends %d%s(W-1)/W floats/step, %s DDP", z3 ? 3 : 2,
-           a->utf8 ? "\u03a8" : "Psi", z3 ? "1.5x" : "=");
+    styled_add(l, mod, "model: sends %d%s(W-1)/W floats/step, %s DDP", z3 ? 3 : 2,
+               a->utf8 ? "\u03a8" : "Psi", z3 ? "1.5x" : "=");
     struct train_config d = *c;
     d.scheme = TRAIN_DDP;
     d.prefetch = false;
@@ -635,11 +635,12 @@ static void par_zero_model_lines(const struct app *a, const struct train_config 
     char zb[24], db[24];
     par_size(par_pgo(&zp), zb, sizeof zb);
     par_size(par_pgo(&da), db, sizeof db);
-    pl_add(pl_new(p), mod, "model: w+g+AdamW %s/rank (DDP %s)", zb, db);
+    styled_add(styled_new(p), mod, "model: w+g+AdamW %s/rank (DDP %s)", zb, db);
 }
 
 /* A bar of `width` cells, full = DDP's, for a rank's weights + gradients + AdamW state. */
-static void par_mem_bar(const struct app *a, struct pline *l, size_t v, size_t full, int width)
+static void par_mem_bar(const struct app *a, struct styled_line *l, size_t v, size_t full,
+                        int width)
 {
     int n = full ? (int)((double)v / (double)full * width + 0.5) : 0;
     if (n > width) n = width;
@@ -648,53 +649,55 @@ static void par_mem_bar(const struct app *a, struct pline *l, size_t v, size_t f
     for (int i = 0; i < width && o + 4 < sizeof bar; i++)
         o += (size_t)snprintf(bar + o, sizeof bar - o, "%s",
                               i < n ? (a->utf8 ? "█" : "#") : (a->utf8 ? "░" : "."));
-    pl_add(l, a->th.role[TH_MEASURED], "%s", bar);
+    styled_add(l, a->th.role[TH_MEASURED], "%s", bar);
 }
 
-static void par_panel_state(const struct app *a, struct plines *p, int width)
+static void par_panel_state(const struct app *a, struct styled_lines *p, int width)
 {
     const struct par_screen *ps = PAR(a);
     const struct theme *th = &a->th;
     struct train_config want;
     par_lecture_of(a, &want);
     if (!a->w) {
-        pl_wrapped_max(p, th->role[TH_WARN], width,
-                       "no worker thread: only the display-scale run is shown", 2);
+        styled_wrapped_max(p, th->role[TH_WARN], width,
+                           "no worker thread: only the display-scale run is shown", 2);
         return;
     }
     if (par_training(a)) {
-        struct pline *l = pl_new(p);
-        pl_add(l, th->role[TH_WARN], "%s training %s at lecture scale%s %.1f s", a->g->busy,
-               train_scheme_name(ps->train_cfg.scheme), a->g->ell, now_s() - ps->train_started);
+        struct styled_line *l = styled_new(p);
+        styled_add(l, th->role[TH_WARN], "%s training %s at lecture scale%s %.1f s", a->g->busy,
+                   train_scheme_name(ps->train_cfg.scheme), a->g->ell,
+                   now_s() - ps->train_started);
         char k[16];
         if (app_key_hint(a, ACT_CANCEL, k, sizeof k))
-            pl_add(l, th->role[TH_DIM], " (%s cancels)", k);
+            styled_add(l, th->role[TH_DIM], " (%s cancels)", k);
     } else if (ps->train_err[0] && ps->train_cfg.scheme == want.scheme &&
                ps->train_cfg.nranks == want.nranks) {
         char t[260];
         snprintf(t, sizeof t, "training: %s", ps->train_err);
-        pl_wrapped_max(p, th->role[TH_BAD], width, t, 3);
+        styled_wrapped_max(p, th->role[TH_BAD], width, t, 3);
     } else if (!par_summary(a)) {
-        pl_add(pl_new(p), th->role[TH_DIM],
-               a->no_key_hints ? "not trained yet" : "not trained yet (m trains)");
+        styled_add(styled_new(p), th->role[TH_DIM],
+                   a->no_key_hints ? "not trained yet" : "not trained yet (m trains)");
     }
     if (par_summary(a)) return;
     /* Before a run: the napkin math, which needs no measurement. */
     const char *dot = a->utf8 ? "\u00b7" : "*";
     size_t L = (size_t)want.layers, D = (size_t)want.dim, B = (size_t)want.batch;
     int P = want.nranks, M = want.microbatches;
-    struct pline *l = pl_new(p);
+    struct styled_line *l = styled_new(p);
     if (want.scheme == TRAIN_PP)
-        pl_add(l, th->role[TH_DIM], "model: bubble (P-1)/(M+P-1) = %d/%d = %.2f", P - 1,
-               M + P - 1, (double)(P - 1) / (M + P - 1));
+        styled_add(l, th->role[TH_DIM], "model: bubble (P-1)/(M+P-1) = %d/%d = %.2f", P - 1,
+                   M + P - 1, (double)(P - 1) / (M + P - 1));
     else if (train_zero_stage(want.scheme)) {
         par_zero_model_lines(a, &want, p, l);
         return;
     } else {
-        pl_add(l, th->role[TH_DIM], "model: TP all-gathers L%sB%sD = %zu per step", dot, dot,
-               L * B * D);
-        pl_add(pl_new(p), th->role[TH_DIM], "model: DDP all-reduces L%sD%s = %zu per step", dot,
-               a->utf8 ? "\u00b2" : "^2", L * D * D);
+        styled_add(l, th->role[TH_DIM], "model: TP all-gathers L%sB%sD = %zu per step", dot,
+                   dot, L * B * D);
+        styled_add(styled_new(p), th->role[TH_DIM],
+                   "model: DDP all-reduces L%sD%s = %zu per step", dot,
+                   a->utf8 ? "\u00b2" : "^2", L * D * D);
     }
     /* what a rank holds, before any run measures it (ZeRO's line above says the same) */
     struct train_memory all, peak, dall, dpeak;
@@ -714,34 +717,36 @@ static void par_panel_state(const struct app *a, struct plines *p, int width)
     par_size(held, mb, sizeof mb);
     par_size(par_pgo(&dall), db, sizeof db);
     if (want.scheme == TRAIN_DDP)
-        pl_add(pl_new(p), th->role[TH_DIM], "model: w+g+AdamW %s/rank (a whole replica)", mb);
+        styled_add(styled_new(p), th->role[TH_DIM],
+                   "model: w+g+AdamW %s/rank (a whole replica)", mb);
     else
-        pl_add(pl_new(p), th->role[TH_DIM], "model: w+g+AdamW %s/rank (DDP %s)", mb, db);
+        styled_add(styled_new(p), th->role[TH_DIM], "model: w+g+AdamW %s/rank (DDP %s)", mb,
+                   db);
     (void)width;
 }
 
 /* Loss per step against one device, and the deviation. */
-static void par_panel_loss(const struct app *a, const struct train_summary *s, struct plines *p,
-                           int width)
+static void par_panel_loss(const struct app *a, const struct train_summary *s,
+                           struct styled_lines *p, int width)
 {
     const struct theme *th = &a->th;
     attr_t lab = th->role[TH_LABEL], num = th->role[TH_MEASURED];
     const char *name = train_scheme_name(s->cfg.scheme);
     bool comm = width >= 56, time = width >= 46;
-    struct pline *l = pl_new(p);
-    pl_add(l, lab, "step  loss %-10s loss 1 device", name);
-    if (time) pl_add(l, lab, "  time");
-    if (comm) pl_add(l, lab, "     comm");
+    struct styled_line *l = styled_new(p);
+    styled_add(l, lab, "step  loss %-10s loss 1 device", name);
+    if (time) styled_add(l, lab, "  time");
+    if (comm) styled_add(l, lab, "     comm");
     for (int k = 0; k < s->steps_done; k++) {
         char t[32], c[32];
         par_time(s->time_s[k], t, sizeof t);
         par_time(s->comm_s[k], c, sizeof c);
-        l = pl_new(p);
-        pl_add(l, A_NORMAL, "%4d  ", k);
-        pl_add(l, num, "%-15.8g", s->loss[k]);
-        pl_add(l, num, "%-15.8g", s->ref_loss[k]);
-        if (time) pl_add(l, num, "%-9s", t);
-        if (comm) pl_add(l, num, "%s", c);
+        l = styled_new(p);
+        styled_add(l, A_NORMAL, "%4d  ", k);
+        styled_add(l, num, "%-15.8g", s->loss[k]);
+        styled_add(l, num, "%-15.8g", s->ref_loss[k]);
+        if (time) styled_add(l, num, "%-9s", t);
+        if (comm) styled_add(l, num, "%s", c);
     }
     char d[32], pd[32];
     par_dev_text(s->dev.loss_rel, d, sizeof d);
@@ -750,14 +755,16 @@ static void par_panel_loss(const struct app *a, const struct train_summary *s, s
      * own orders), see train.h. */
     bool lok = s->dev.loss_rel <= s->dev.tol_loss_rel,
          pok = s->dev.param_abs <= s->dev.tol_param_abs;
-    l = pl_new(p);
-    pl_add(l, th->role[lok ? TH_OK : TH_BAD] | A_BOLD,
-           "%s same loss as 1 device: ", lok ? a->g->ok : a->g->bad);
-    pl_add(l, A_NORMAL, "rel. %s %s %s %.0e", par_delta(a), d, par_le(a), s->dev.tol_loss_rel);
-    l = pl_new(p);
-    pl_add(l, th->role[pok ? TH_OK : TH_BAD],
-           "%s same weights after %d steps: ", pok ? a->g->ok : a->g->bad, s->steps_done);
-    pl_add(l, A_NORMAL, "|%s| %s %s %.0e", par_delta(a), pd, par_le(a), s->dev.tol_param_abs);
+    l = styled_new(p);
+    styled_add(l, th->role[lok ? TH_OK : TH_BAD] | A_BOLD,
+               "%s same loss as 1 device: ", lok ? a->g->ok : a->g->bad);
+    styled_add(l, A_NORMAL, "rel. %s %s %s %.0e", par_delta(a), d, par_le(a),
+               s->dev.tol_loss_rel);
+    l = styled_new(p);
+    styled_add(l, th->role[pok ? TH_OK : TH_BAD],
+               "%s same weights after %d steps: ", pok ? a->g->ok : a->g->bad, s->steps_done);
+    styled_add(l, A_NORMAL, "|%s| %s %s %.0e", par_delta(a), pd, par_le(a),
+               s->dev.tol_param_abs);
 }
 
 /* How the bytes sent were obtained: counted at each send on CPU ranks and for the
@@ -771,7 +778,7 @@ static const char *par_bytes_how(const struct train_summary *s)
 
 /* Bytes per step, the napkin math, communication time. */
 static void par_panel_traffic(const struct app *a, const struct train_summary *s,
-                              struct plines *p, int width)
+                              struct styled_lines *p, int width)
 {
     const struct theme *th = &a->th;
     attr_t lab = th->role[TH_LABEL], num = th->role[TH_MEASURED], mod = th->role[TH_DIM];
@@ -782,87 +789,88 @@ static void par_panel_traffic(const struct app *a, const struct train_summary *s
     char mb[32], mm[32];
     par_size(nk->wire_bytes, mb, sizeof mb);
     par_size(nk->wire_model_bytes, mm, sizeof mm);
-    struct pline *l = pl_new(p);
-    pl_add(l, lab, "sent per step, busiest rank: ");
-    pl_add(l, num | A_BOLD, "%s", mb);
-    pl_add(l, A_NORMAL, " %s", par_bytes_how(s));
-    l = pl_new(p);
+    struct styled_line *l = styled_new(p);
+    styled_add(l, lab, "sent per step, busiest rank: ");
+    styled_add(l, num | A_BOLD, "%s", mb);
+    styled_add(l, A_NORMAL, " %s", par_bytes_how(s));
+    l = styled_new(p);
     if (s->cfg.scheme == TRAIN_PP)
-        pl_add(l, mod, "  %s model (B%sD floats each way per stage boundary)", mm,
-               a->utf8 ? "\u00b7" : "*");
+        styled_add(l, mod, "  %s model (B%sD floats each way per stage boundary)", mm,
+                   a->utf8 ? "\u00b7" : "*");
     else if (train_zero_stage(s->cfg.scheme))
-        pl_add(l, mod, "  %s model: %d%s(W-1)/W floats, %s DDP's", mm,
-               s->cfg.scheme == TRAIN_ZERO3 ? 3 : 2, a->utf8 ? "\u03a8" : "Psi",
-               s->cfg.scheme == TRAIN_ZERO3 ? "1.5x" : "=");
+        styled_add(l, mod, "  %s model: %d%s(W-1)/W floats, %s DDP's", mm,
+                   s->cfg.scheme == TRAIN_ZERO3 ? 3 : 2, a->utf8 ? "\u03a8" : "Psi",
+                   s->cfg.scheme == TRAIN_ZERO3 ? "1.5x" : "=");
     else
-        pl_add(l, mod, "  %s model (ring formulas)", mm);
+        styled_add(l, mod, "  %s model (ring formulas)", mm);
     size_t L = (size_t)s->cfg.layers, D = (size_t)s->cfg.dim, B = (size_t)s->cfg.batch;
     if (s->cfg.scheme == TRAIN_TP || s->cfg.scheme == TRAIN_DDP) {
         bool tp = s->cfg.scheme == TRAIN_TP;
-        l = pl_new(p);
-        pl_add(l, lab, "into %s per step: ", tp ? "all-gathers" : "all-reduces");
-        pl_add(l, num | A_BOLD, "%zu", tp ? nk->all_gather_elems : nk->all_reduce_elems);
-        pl_add(l, A_NORMAL, " measured");
-        l = pl_new(p);
+        l = styled_new(p);
+        styled_add(l, lab, "into %s per step: ", tp ? "all-gathers" : "all-reduces");
+        styled_add(l, num | A_BOLD, "%zu", tp ? nk->all_gather_elems : nk->all_reduce_elems);
+        styled_add(l, A_NORMAL, " measured");
+        l = styled_new(p);
         if (tp)
-            pl_add(l, mod, "  L%sB%sD = %zu%s%zu%s%zu = %zu model", dot, dot, L, dot, B, dot, D,
-                   nk->tp_model_elems);
+            styled_add(l, mod, "  L%sB%sD = %zu%s%zu%s%zu = %zu model", dot, dot, L, dot, B,
+                       dot, D, nk->tp_model_elems);
         else
-            pl_add(l, mod, "  L%sD%s = %zu%s%zu%s = %zu model", dot, sq, L, dot, D, sq,
-                   nk->ddp_model_elems);
-        l = pl_new(p);
+            styled_add(l, mod, "  L%sD%s = %zu%s%zu%s = %zu model", dot, sq, L, dot, D, sq,
+                       nk->ddp_model_elems);
+        l = styled_new(p);
         if (tp)
-            pl_add(l, mod, "  DDP: L%sD%s = %zu, D/B = %g%s more (model)", dot, sq,
-                   nk->ddp_model_elems, (double)D / (double)B, a->utf8 ? "\u00d7" : "x");
+            styled_add(l, mod, "  DDP: L%sD%s = %zu, D/B = %g%s more (model)", dot, sq,
+                       nk->ddp_model_elems, (double)D / (double)B, a->utf8 ? "\u00d7" : "x");
         else
-            pl_add(l, mod, "  TP: L%sB%sD = %zu, D/B = %g%s less (model)", dot, dot,
-                   nk->tp_model_elems, (double)D / (double)B, a->utf8 ? "\u00d7" : "x");
+            styled_add(l, mod, "  TP: L%sB%sD = %zu, D/B = %g%s less (model)", dot, dot,
+                       nk->tp_model_elems, (double)D / (double)B, a->utf8 ? "\u00d7" : "x");
     }
     if (train_zero_stage(s->cfg.scheme)) {
-        l = pl_new(p);
-        pl_add(l, lab, "into RS ");
-        pl_add(l, num | A_BOLD, "%zu", nk->reduce_scatter_elems);
-        pl_add(l, lab, ", AG ");
-        pl_add(l, num | A_BOLD, "%zu", nk->all_gather_elems);
-        pl_add(l, A_NORMAL, " measured");
-        if (width >= 62) pl_add(l, mod, " (L%sD%s = %zu)", dot, sq, L * D * D);
+        l = styled_new(p);
+        styled_add(l, lab, "into RS ");
+        styled_add(l, num | A_BOLD, "%zu", nk->reduce_scatter_elems);
+        styled_add(l, lab, ", AG ");
+        styled_add(l, num | A_BOLD, "%zu", nk->all_gather_elems);
+        styled_add(l, A_NORMAL, " measured");
+        if (width >= 62) styled_add(l, mod, " (L%sD%s = %zu)", dot, sq, L * D * D);
     }
     if (last >= 0) {
         char c[32], st[32];
         par_time(s->comm_s[last], c, sizeof c);
         par_time(s->time_s[last], st, sizeof st);
-        l = pl_new(p);
-        pl_add(l, lab, "comm ");
-        pl_add(l, num, "%s", c);
-        pl_add(l, A_NORMAL, " of ");
-        pl_add(l, num, "%s", st);
-        pl_add(l, mod, "/step (measured, mean)");
+        l = styled_new(p);
+        styled_add(l, lab, "comm ");
+        styled_add(l, num, "%s", c);
+        styled_add(l, A_NORMAL, " of ");
+        styled_add(l, num, "%s", st);
+        styled_add(l, mod, "/step (measured, mean)");
         if (s->comm_async_s[last] > 0) {
             par_time(s->comm_async_s[last], c, sizeof c);
-            l = pl_new(p);
-            pl_add(l, mod, "  + ");
-            pl_add(l, num, "%s", c);
-            pl_add(l, mod, " overlapped on the helper lane");
+            l = styled_new(p);
+            styled_add(l, mod, "  + ");
+            styled_add(l, num, "%s", c);
+            styled_add(l, mod, " overlapped on the helper lane");
         }
     }
     (void)width;
 }
 
 /* Memory per rank, by purpose, next to one device's. */
-static void par_mem_row(struct pline *l, attr_t attr, const struct train_memory *m, bool comm)
+static void par_mem_row(struct styled_line *l, attr_t attr, const struct train_memory *m,
+                        bool comm)
 {
     char v[4][24];
     par_size(m->params, v[0], sizeof v[0]);
     par_size(m->grads, v[1], sizeof v[1]);
     par_size(m->optimizer, v[2], sizeof v[2]);
     par_size(m->activations + (comm ? m->comm : 0), v[3], sizeof v[3]);
-    pl_add(l, attr, "%-9s%-9s%-9s%s", v[0], v[1], v[2], v[3]);
+    styled_add(l, attr, "%-9s%-9s%-9s%s", v[0], v[1], v[2], v[3]);
 }
 
 /* ZeRO: the model row, and each rank's weights + gradients + AdamW state at its peak as a
  * bar against DDP's (model). */
 static void par_panel_zero_memory(const struct app *a, const struct train_summary *s,
-                                  struct plines *p, int width)
+                                  struct styled_lines *p, int width)
 {
     attr_t mod = a->th.role[TH_DIM];
     struct train_config d = s->cfg;
@@ -872,8 +880,8 @@ static void par_panel_zero_memory(const struct app *a, const struct train_summar
     if (train_memory_model(&s->cfg, &za, &zp) != CV_OK ||
         train_memory_model(&d, &da, &dp) != CV_OK)
         return;
-    struct pline *l = pl_new(p);
-    pl_add(l, mod, "  model     ");
+    struct styled_line *l = styled_new(p);
+    styled_add(l, mod, "  model     ");
     par_mem_row(l, mod, &za, false);
     char db[24];
     par_size(par_pgo(&da), db, sizeof db);
@@ -888,39 +896,39 @@ static void par_panel_zero_memory(const struct app *a, const struct train_summar
             snprintf(who, sizeof who, "r%d-%d", r, same_to);
         else
             snprintf(who, sizeof who, "r%d", r);
-        l = pl_new(p);
-        pl_add(l, A_BOLD, "  %-6s", who);
+        l = styled_new(p);
+        styled_add(l, A_BOLD, "  %-6s", who);
         par_mem_bar(a, l, v, par_pgo(&da), bw);
         par_size(v, b, sizeof b);
-        pl_add(l, a->th.role[TH_MEASURED], " %s", b);
-        pl_add(l, mod, " of DDP's %s", db);
+        styled_add(l, a->th.role[TH_MEASURED], " %s", b);
+        styled_add(l, mod, " of DDP's %s", db);
         r = same_to;
     }
 }
 
 static void par_panel_memory(const struct app *a, const struct train_summary *s,
-                             struct plines *p, int width)
+                             struct styled_lines *p, int width)
 {
     const struct theme *th = &a->th;
-    struct pline *l = pl_new(p);
+    struct styled_line *l = styled_new(p);
     bool zero = train_zero_stage(s->cfg.scheme) != 0;
-    pl_add(l, th->role[TH_LABEL],
-           zero ? "memory (allocated = peak, counted)" : "memory (allocated)");
-    l = pl_new(p);
-    pl_add(l, th->role[TH_DIM], "            params   grads    optim    act");
+    styled_add(l, th->role[TH_LABEL],
+               zero ? "memory (allocated = peak, counted)" : "memory (allocated)");
+    l = styled_new(p);
+    styled_add(l, th->role[TH_DIM], "            params   grads    optim    act");
     int W = s->nranks;
     for (int r = 0; r < W && r < CV_MAX_RANKS; r++) {
         const struct train_memory *m = &s->mem[r];
         int same_to = r;
         while (same_to + 1 < W && memcmp(&s->mem[same_to + 1], m, sizeof *m) == 0)
             same_to++;
-        l = pl_new(p);
+        l = styled_new(p);
         char who[32];
         if (same_to > r)
             snprintf(who, sizeof who, "r%d-%d", r, same_to);
         else
             snprintf(who, sizeof who, "r%d", r);
-        pl_add(l, A_BOLD, "  %-10s", who);
+        styled_add(l, A_BOLD, "  %-10s", who);
         par_mem_row(l, A_NORMAL, m, true);
         r = same_to;
     }
@@ -928,8 +936,8 @@ static void par_panel_memory(const struct app *a, const struct train_summary *s,
         par_panel_zero_memory(a, s, p, width);
         return;
     }
-    l = pl_new(p);
-    pl_add(l, th->role[TH_DIM], "  1 device  ");
+    l = styled_new(p);
+    styled_add(l, th->role[TH_DIM], "  1 device  ");
     par_mem_row(l, th->role[TH_DIM], &s->ref_mem, false);
     (void)width;
 }
@@ -947,15 +955,15 @@ static void par_panel_config(const struct app *a, char *t, size_t n)
              c.layers, c.dim, c.batch, pp, c.steps);
 }
 
-static void par_panel_desc(const struct app *a, struct plines *p, int width)
+static void par_panel_desc(const struct app *a, struct styled_lines *p, int width)
 {
     const struct train_summary *s = par_summary(a);
-    if (s) pl_wrapped_max(p, a->th.role[TH_DIM], width, s->desc, 2);
+    if (s) styled_wrapped_max(p, a->th.role[TH_DIM], width, s->desc, 2);
 }
 
 /* The panel in a few lines, most important first, for short panels. */
 static void par_panel_summary(const struct app *a, const struct train_summary *s,
-                              struct plines *p)
+                              struct styled_lines *p)
 {
     const struct theme *th = &a->th;
     attr_t num = th->role[TH_MEASURED], mod = th->role[TH_DIM];
@@ -965,50 +973,51 @@ static void par_panel_summary(const struct app *a, const struct train_summary *s
     par_dev_text(s->dev.param_abs, pd, sizeof pd);
     par_size(s->napkin.wire_bytes, mb, sizeof mb);
     par_size(s->napkin.wire_model_bytes, mm, sizeof mm);
-    struct pline *l = pl_new(p);
-    pl_add(l, th->role[s->dev.within ? TH_OK : TH_BAD] | A_BOLD, "%s same loss as one device",
-           s->dev.within ? a->g->ok : a->g->bad);
-    pl_add(l, A_NORMAL, " (rel. %s %s %s %.0e), weights |%s| %s", par_delta(a), d, par_le(a),
-           s->dev.tol_loss_rel, par_delta(a), pd);
-    l = pl_new(p);
-    pl_add(l, A_NORMAL, "sent/step ");
-    pl_add(l, num | A_BOLD, "%s %s", mb, par_bytes_how(s));
-    pl_add(l, mod, ", %s model", mm);
+    struct styled_line *l = styled_new(p);
+    styled_add(l, th->role[s->dev.within ? TH_OK : TH_BAD] | A_BOLD,
+               "%s same loss as one device", s->dev.within ? a->g->ok : a->g->bad);
+    styled_add(l, A_NORMAL, " (rel. %s %s %s %.0e), weights |%s| %s", par_delta(a), d,
+               par_le(a), s->dev.tol_loss_rel, par_delta(a), pd);
+    l = styled_new(p);
+    styled_add(l, A_NORMAL, "sent/step ");
+    styled_add(l, num | A_BOLD, "%s %s", mb, par_bytes_how(s));
+    styled_add(l, mod, ", %s model", mm);
     int last = s->steps_done - 1;
     if (last >= 0) {
         char t[32], c[32];
         par_time(s->time_s[last], t, sizeof t);
         par_time(s->comm_s[last], c, sizeof c);
-        pl_add(l, A_NORMAL, "   step ");
-        pl_add(l, num, "%s", t);
-        pl_add(l, A_NORMAL, ", comm ");
-        pl_add(l, num, "%s", c);
+        styled_add(l, A_NORMAL, "   step ");
+        styled_add(l, num, "%s", t);
+        styled_add(l, A_NORMAL, ", comm ");
+        styled_add(l, num, "%s", c);
     }
     const struct train_napkin *nk = &s->napkin;
     size_t D = (size_t)s->cfg.dim, B = (size_t)s->cfg.batch;
     if (s->cfg.scheme == TRAIN_TP || s->cfg.scheme == TRAIN_DDP) {
         bool tp = s->cfg.scheme == TRAIN_TP;
-        l = pl_new(p);
-        pl_add(l, A_NORMAL, "%s ", tp ? "all-gather" : "all-reduce");
-        pl_add(l, num | A_BOLD, "%zu", tp ? nk->all_gather_elems : nk->all_reduce_elems);
-        pl_add(l, A_NORMAL, " el/step measured");
+        l = styled_new(p);
+        styled_add(l, A_NORMAL, "%s ", tp ? "all-gather" : "all-reduce");
+        styled_add(l, num | A_BOLD, "%zu", tp ? nk->all_gather_elems : nk->all_reduce_elems);
+        styled_add(l, A_NORMAL, " el/step measured");
         if (tp)
-            pl_add(l, mod, ", L%sB%sD = %zu model; DDP: L%sD%s, D/B = %g%s more", dot, dot,
-                   nk->tp_model_elems, dot, a->utf8 ? "\u00b2" : "^2", (double)D / (double)B,
-                   a->utf8 ? "\u00d7" : "x");
+            styled_add(l, mod, ", L%sB%sD = %zu model; DDP: L%sD%s, D/B = %g%s more", dot, dot,
+                       nk->tp_model_elems, dot, a->utf8 ? "\u00b2" : "^2",
+                       (double)D / (double)B, a->utf8 ? "\u00d7" : "x");
         else
-            pl_add(l, mod, ", L%sD%s = %zu model; TP: L%sB%sD, D/B = %g%s less", dot,
-                   a->utf8 ? "\u00b2" : "^2", nk->ddp_model_elems, dot, dot,
-                   (double)D / (double)B, a->utf8 ? "\u00d7" : "x");
+            styled_add(l, mod, ", L%sD%s = %zu model; TP: L%sB%sD, D/B = %g%s less", dot,
+                       a->utf8 ? "\u00b2" : "^2", nk->ddp_model_elems, dot, dot,
+                       (double)D / (double)B, a->utf8 ? "\u00d7" : "x");
     }
     if (train_zero_stage(s->cfg.scheme)) {
-        l = pl_new(p);
-        pl_add(l, A_NORMAL, "RS ");
-        pl_add(l, num | A_BOLD, "%zu", nk->reduce_scatter_elems);
-        pl_add(l, A_NORMAL, " + AG ");
-        pl_add(l, num | A_BOLD, "%zu", nk->all_gather_elems);
-        pl_add(l, A_NORMAL, " el/step measured");
-        pl_add(l, mod, s->cfg.scheme == TRAIN_ZERO3 ? ", 1.5x DDP (model)" : ", = DDP (model)");
+        l = styled_new(p);
+        styled_add(l, A_NORMAL, "RS ");
+        styled_add(l, num | A_BOLD, "%zu", nk->reduce_scatter_elems);
+        styled_add(l, A_NORMAL, " + AG ");
+        styled_add(l, num | A_BOLD, "%zu", nk->all_gather_elems);
+        styled_add(l, A_NORMAL, " el/step measured");
+        styled_add(l, mod,
+                   s->cfg.scheme == TRAIN_ZERO3 ? ", 1.5x DDP (model)" : ", = DDP (model)");
         struct train_config dc = s->cfg;
         dc.scheme = TRAIN_DDP;
         dc.prefetch = false;
@@ -1019,10 +1028,10 @@ static void par_panel_summary(const struct app *a, const struct train_summary *s
             par_size(par_pgo(&s->mem_peak[0]), v[0], sizeof v[0]);
             par_size(par_pgo(&zp), v[1], sizeof v[1]);
             par_size(par_pgo(&da), v[2], sizeof v[2]);
-            l = pl_new(p);
-            pl_add(l, A_NORMAL, "r0 weights+grads+AdamW at peak ");
-            pl_add(l, num | A_BOLD, "%s", v[0]);
-            pl_add(l, mod, " (model %s; DDP %s)", v[1], v[2]);
+            l = styled_new(p);
+            styled_add(l, A_NORMAL, "r0 weights+grads+AdamW at peak ");
+            styled_add(l, num | A_BOLD, "%s", v[0]);
+            styled_add(l, mod, " (model %s; DDP %s)", v[1], v[2]);
             return;
         }
     }
@@ -1032,11 +1041,11 @@ static void par_panel_summary(const struct app *a, const struct train_summary *s
     par_size(m->grads, v[1], sizeof v[1]);
     par_size(m->optimizer, v[2], sizeof v[2]);
     par_size(m->activations + m->comm, v[3], sizeof v[3]);
-    l = pl_new(p);
-    pl_add(l, A_NORMAL, "memory r0: params %s grads %s optim %s act %s", v[0], v[1], v[2],
-           v[3]);
+    l = styled_new(p);
+    styled_add(l, A_NORMAL, "memory r0: params %s grads %s optim %s act %s", v[0], v[1], v[2],
+               v[3]);
     par_size(s->ref_mem.params, v[0], sizeof v[0]);
-    pl_add(l, mod, " (allocated; 1 device: params %s)", v[0]);
+    styled_add(l, mod, " (allocated; 1 device: params %s)", v[0]);
 }
 
 static void par_panel(const struct app *a, struct rect r)
@@ -1048,13 +1057,13 @@ static void par_panel(const struct app *a, struct rect r)
     par_panel_config(a, cfg, sizeof cfg);
     if (r.h < 1) return;
     if (l->panel_compact) {
-        struct plines p = {.n = 0};
+        struct styled_lines p = {.n = 0};
         par_panel_state(a, &p, r.w - 2);
         if (s)
             par_panel_summary(a, s, &p);
         else
-            pl_add(pl_new(&p), th->role[TH_DIM], "lecture scale: %s", cfg);
-        pl_draw(&p, 0, (struct rect){r.y, r.x + 1, r.h, r.w - 2});
+            styled_add(styled_new(&p), th->role[TH_DIM], "lecture scale: %s", cfg);
+        styled_draw(&p, 0, (struct rect){r.y, r.x + 1, r.h, r.w - 2});
         return;
     }
     char title[192];
@@ -1063,42 +1072,42 @@ static void par_panel(const struct app *a, struct rect r)
     draw_frame(r, th->role[TH_BORDER], title, th->role[TH_LABEL] | A_BOLD);
     struct rect in = {r.y + 1, r.x + 2, r.h - 2, r.w - 4};
     if (l->panel_side) {
-        struct plines p = {.n = 0};
+        struct styled_lines p = {.n = 0};
         par_panel_state(a, &p, in.w);
         if (s) {
             par_panel_loss(a, s, &p, in.w);
-            pl_new(&p);
+            styled_new(&p);
             par_panel_traffic(a, s, &p, in.w);
-            pl_new(&p);
+            styled_new(&p);
             par_panel_memory(a, s, &p, in.w);
-            pl_new(&p);
+            styled_new(&p);
             par_panel_desc(a, &p, in.w);
         }
-        pl_draw(&p, 0, in);
+        styled_draw(&p, 0, in);
         return;
     }
     /* Below the animation: a few summary lines when short, else columns. */
     if (in.h < 9 || in.w < 90) {
-        struct plines p = {.n = 0};
+        struct styled_lines p = {.n = 0};
         par_panel_state(a, &p, in.w);
         if (s) par_panel_summary(a, s, &p);
-        pl_draw(&p, 0, in);
+        styled_draw(&p, 0, in);
         return;
     }
-    struct plines c1 = {.n = 0}, c2 = {.n = 0}, c3 = {.n = 0};
+    struct styled_lines c1 = {.n = 0}, c2 = {.n = 0}, c3 = {.n = 0};
     int ncol = in.w >= 150 ? 3 : 2;
     int cw = (in.w - 2 * (ncol - 1)) / ncol;
     par_panel_state(a, &c1, cw);
     if (s) {
         par_panel_loss(a, s, &c1, cw);
         par_panel_traffic(a, s, &c2, cw);
-        struct plines *mem = ncol == 3 ? &c3 : &c2;
+        struct styled_lines *mem = ncol == 3 ? &c3 : &c2;
         par_panel_memory(a, s, mem, cw);
         if (ncol == 3 || c2.n + 2 < in.h) par_panel_desc(a, mem, cw);
     }
-    pl_draw(&c1, 0, (struct rect){in.y, in.x, in.h, cw});
-    pl_draw(&c2, 0, (struct rect){in.y, in.x + cw + 2, in.h, cw});
-    if (ncol == 3) pl_draw(&c3, 0, (struct rect){in.y, in.x + 2 * (cw + 2), in.h, cw});
+    styled_draw(&c1, 0, (struct rect){in.y, in.x, in.h, cw});
+    styled_draw(&c2, 0, (struct rect){in.y, in.x + cw + 2, in.h, cw});
+    if (ncol == 3) styled_draw(&c3, 0, (struct rect){in.y, in.x + 2 * (cw + 2), in.h, cw});
 }
 
 /* ---- the screen ---- */
@@ -1164,23 +1173,24 @@ void par_draw(struct app *a, struct rect area)
 
 /* The help overlay's legend for this screen: colours, how values are written, where the
  * panel's figures come from. */
-void par_help(const struct app *a, struct plines *p, int width)
+void par_help(const struct app *a, struct styled_lines *p, int width)
 {
     const struct theme *th = &a->th;
     char ranks[200], marks[200];
     snprintf(ranks, sizeof ranks, "%s a value holding that rank's input only", a->g->ell);
     snprintf(marks, sizeof marks, " by this step  %s no data", a->g->dot);
-    pl_colour_legend(p, th, a->g, ranks, marks);
-    struct pline *l = pl_new(p);
-    pl_add(l, A_BOLD, "values  ");
-    pl_add(l, A_NORMAL, "83 under %s is 0.83; ", a->utf8 ? "\u00d710\u207b\u00b2" : "x1e-2");
-    pl_add(l, th->role[TH_OK], "%s", a->g->ok);
-    pl_add(l, A_NORMAL, " equals the single-device value");
+    styled_colour_legend(p, th, a->g, ranks, marks);
+    struct styled_line *l = styled_new(p);
+    styled_add(l, A_BOLD, "values  ");
+    styled_add(l, A_NORMAL, "83 under %s is 0.83; ",
+               a->utf8 ? "\u00d710\u207b\u00b2" : "x1e-2");
+    styled_add(l, th->role[TH_OK], "%s", a->g->ok);
+    styled_add(l, A_NORMAL, " equals the single-device value");
     const struct train_summary *s = par_summary(a);
     char t[400];
     snprintf(t, sizeof t, "panel   %s on %s at lecture scale; \"model\" marks formulas",
              s ? "measured" : "to be measured", par_backend_note(a));
-    pl_wrapped_max(p, A_NORMAL, width, t, 2);
+    styled_wrapped_max(p, A_NORMAL, width, t, 2);
     if (a->sc.scheme != TRAIN_PP) return;
     /* The pipeline chart's legend in full (the chart shortens it on small terminals). */
     snprintf(t, sizeof t,
@@ -1188,5 +1198,5 @@ void par_help(const struct app *a, struct plines *p, int width)
              "measured: the digit marks where a micro-batch's F or B starts, %s waiting in "
              "recv, A the AdamW update; bubble measured = idle share of the span, steps 2 on",
              a->utf8 ? "\u00b7" : ".", a->utf8 ? "\u00b7" : ".");
-    pl_wrapped_max(p, A_NORMAL, width, t, 4);
+    styled_wrapped_max(p, A_NORMAL, width, t, 4);
 }

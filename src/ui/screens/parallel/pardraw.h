@@ -1,8 +1,8 @@
 /* pardraw.h - drawing the parallelism screen (pardraw.c). */
-#ifndef COLLVIZ_UI_SCREENS_PARDRAW_H
-#define COLLVIZ_UI_SCREENS_PARDRAW_H
+#ifndef COLLVIZ_UI_SCREENS_PARALLEL_PARDRAW_H
+#define COLLVIZ_UI_SCREENS_PARALLEL_PARDRAW_H
 
-#include "../../kit/draw.h"
+#include "ui/kit/draw.h"
 
 struct app;
 
@@ -13,6 +13,6 @@ void par_draw(struct app *a, struct rect r);
  * par_draw draws into; false when r is too small. Pure: the layout test calls it. */
 bool par_layout(struct app *a, struct rect r);
 /* The help overlay's legend lines for this screen. */
-void par_help(const struct app *a, struct plines *p, int width);
+void par_help(const struct app *a, struct styled_lines *p, int width);
 
 #endif

@@ -1,9 +1,9 @@
 /* parlayout.c - the parallelism screen's geometry as a pure function (see parlayout.h). */
-#include "parlayout.h"
+#include "ui/screens/parallel/parlayout.h"
 
 #include <string.h>
 
-#include "../../kit/text.h"
+#include "core/text.h"
 
 #define PANEL_SIDE_MIN_COLS 150 /* the panel's loss table and napkin lines need ~56 columns */
 #define PANEL_SIDE_W_MIN 58

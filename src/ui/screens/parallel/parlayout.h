@@ -11,13 +11,13 @@
  * below, then shrinks, boxes keep only their key matrix, the sentence takes one line and
  * the panel two, boxes lose their borders, and last of all tall matrices are cut to their
  * first rows (the box says so with an ellipsis row). */
-#ifndef COLLVIZ_UI_PARLAYOUT_H
-#define COLLVIZ_UI_PARLAYOUT_H
+#ifndef COLLVIZ_UI_SCREENS_PARALLEL_PARLAYOUT_H
+#define COLLVIZ_UI_SCREENS_PARALLEL_PARLAYOUT_H
 
 #include <stdbool.h>
 
-#include "../../kit/rect.h"
-#include "parview.h"
+#include "ui/kit/rect.h"
+#include "ui/screens/parallel/parview.h"
 
 #define PAR_CELL_W 3   /* "-83" */
 #define PAR_MAT_GAP 2  /* columns between matrices in a box */

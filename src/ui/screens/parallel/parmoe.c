@@ -5,18 +5,18 @@
  * load against its capacity, the all-to-all-v's uneven blocks, the drops, and the
  * dispatch/combine bytes, times and busbw, all from one real training step at display
  * scale, checked against one device. */
-#include "parmoe.h"
+#include "ui/screens/parallel/parmoe.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "../../../core/tiers.h"
-#include "../../../core/util.h"
-#include "../../../parallel/train.h"
-#include "../../app.h"
-#include "../../frame.h"
-#include "../../kit/text.h"
-#include "par.h"
+#include "core/tiers.h"
+#include "core/util.h"
+#include "parallel/train.h"
+#include "ui/app.h"
+#include "ui/frame.h"
+#include "core/text.h"
+#include "ui/screens/parallel/par.h"
 
 static void moe_copy(struct par_moe *m, const struct train_result *r)
 {
@@ -97,24 +97,24 @@ static const char *moe_bar(const struct app *a, size_t v, size_t most, int w, ch
 }
 
 static void moe_tokens(const struct app *a, const struct par_moe *m, int layer,
-                       struct plines *p)
+                       struct styled_lines *p)
 {
     const struct theme *th = &a->th;
     int El = m->E / m->W;
-    struct pline *l = pl_new(p);
-    pl_add(l, A_BOLD, "tokens per expert, layer %d", layer + 1);
-    pl_add(l, th->role[TH_DIM], " (kept; kept/routed where some were dropped)");
-    l = pl_new(p);
-    pl_add(l, th->role[TH_LABEL], "%-9s", "expert");
+    struct styled_line *l = styled_new(p);
+    styled_add(l, A_BOLD, "tokens per expert, layer %d", layer + 1);
+    styled_add(l, th->role[TH_DIM], " (kept; kept/routed where some were dropped)");
+    l = styled_new(p);
+    styled_add(l, th->role[TH_LABEL], "%-9s", "expert");
     for (int e = 0; e < m->E; e++) {
         char nm[32];
         snprintf(nm, sizeof nm, "e%d@r%d", e, e / El);
-        pl_add(l, th->rank[e / El], "%s%-6s", e && e % El == 0 ? "| " : "", nm);
+        styled_add(l, th->rank[e / El], "%s%-6s", e && e % El == 0 ? "| " : "", nm);
     }
     size_t load[PAR_MOE_MAX_E] = {0}, most = 1;
     for (int g = 0; g < m->W; g++) {
-        l = pl_new(p);
-        pl_add(l, th->rank[g], "rank %-4d", g);
+        l = styled_new(p);
+        styled_add(l, th->rank[g], "rank %-4d", g);
         for (int e = 0; e < m->E; e++) {
             char v[16];
             size_t k = m->kept[layer][g][e], r = m->routed[layer][g][e];
@@ -122,37 +122,37 @@ static void moe_tokens(const struct app *a, const struct par_moe *m, int layer,
                 snprintf(v, sizeof v, "%zu", k);
             else
                 snprintf(v, sizeof v, "%zu/%zu", k, r);
-            pl_add(l, k == r ? A_NORMAL : th->role[TH_WARN], "%s%-6s",
-                   e && e % El == 0 ? "| " : "", v);
+            styled_add(l, k == r ? A_NORMAL : th->role[TH_WARN], "%s%-6s",
+                       e && e % El == 0 ? "| " : "", v);
             load[e] += k;
         }
     }
     for (int e = 0; e < m->E; e++)
         if (load[e] > most) most = load[e];
-    l = pl_new(p);
-    pl_add(l, th->role[TH_LABEL], "%-9s", "load");
+    l = styled_new(p);
+    styled_add(l, th->role[TH_LABEL], "%-9s", "load");
     for (int e = 0; e < m->E; e++) {
         char bar[64];
-        pl_add(l, th->rank[e / El], "%s%-2zu%s ", e && e % El == 0 ? "| " : "", load[e],
-               moe_bar(a, load[e], most, 3, bar, sizeof bar));
+        styled_add(l, th->rank[e / El], "%s%-2zu%s ", e && e % El == 0 ? "| " : "", load[e],
+                   moe_bar(a, load[e], most, 3, bar, sizeof bar));
     }
-    l = pl_new(p);
+    l = styled_new(p);
     if (m->capacity)
-        pl_add(l, th->role[TH_DIM],
-               "capacity ceil(%g*%d*%d/%d) = %d tokens per expert from each rank's %d rows",
-               m->capacity_factor, m->B / m->W, m->K, m->E, m->capacity, m->B / m->W);
+        styled_add(l, th->role[TH_DIM],
+                   "capacity ceil(%g*%d*%d/%d) = %d tokens per expert from each rank's %d rows",
+                   m->capacity_factor, m->B / m->W, m->K, m->E, m->capacity, m->B / m->W);
 }
 
 static void moe_blocks(const struct app *a, const struct par_moe *m, int layer, bool compact,
-                       struct plines *p)
+                       struct styled_lines *p)
 {
     const struct theme *th = &a->th;
     int El = m->E / m->W;
-    struct pline *l = pl_new(p);
-    pl_add(l, A_BOLD, "all-to-all-v blocks, layer %d", layer + 1);
-    pl_add(l, th->role[TH_DIM],
-           compact ? " (tokens; the diagonal stays home)"
-                   : " (tokens from rank to rank; the diagonal stays home)");
+    struct styled_line *l = styled_new(p);
+    styled_add(l, A_BOLD, "all-to-all-v blocks, layer %d", layer + 1);
+    styled_add(l, th->role[TH_DIM],
+               compact ? " (tokens; the diagonal stays home)"
+                       : " (tokens from rank to rank; the diagonal stays home)");
     size_t most = 1, b[PAR_MOE_MAX_W][PAR_MOE_MAX_W] = {{0}};
     for (int g = 0; g < m->W; g++)
         for (int q = 0; q < m->W; q++) {
@@ -161,55 +161,57 @@ static void moe_blocks(const struct app *a, const struct par_moe *m, int layer, 
             if (b[g][q] > most) most = b[g][q];
         }
     for (int g = 0; g < m->W; g++) {
-        l = pl_new(p);
-        pl_add(l, th->rank[g], "from r%-3d", g);
+        l = styled_new(p);
+        styled_add(l, th->rank[g], "from r%-3d", g);
         for (int q = 0; q < m->W; q++) {
             char bar[64];
-            pl_add(l, q == g ? th->role[TH_DIM] : th->rank[g], " to r%d %2zu %s", q, b[g][q],
-                   moe_bar(a, b[g][q], most, 4, bar, sizeof bar));
+            styled_add(l, q == g ? th->role[TH_DIM] : th->rank[g], " to r%d %2zu %s", q,
+                       b[g][q], moe_bar(a, b[g][q], most, 4, bar, sizeof bar));
         }
     }
 }
 
 /* The worker's lecture-scale run (par.h), when there is one for this W. */
-static void moe_lecture(const struct app *a, struct plines *p)
+static void moe_lecture(const struct app *a, struct styled_lines *p)
 {
     const struct theme *th = &a->th;
     const struct train_summary *s = par_summary(a);
-    struct pline *l = pl_new(p);
-    pl_add(l, A_BOLD, "lecture scale ");
-    pl_add(l, th->role[TH_DIM], "L=4 D=1024 B=128 E=%d top-2 C=1.0, %s: ", 2 * a->sc.nranks,
-           par_backend_note(a));
+    struct styled_line *l = styled_new(p);
+    styled_add(l, A_BOLD, "lecture scale ");
+    styled_add(l, th->role[TH_DIM], "L=4 D=1024 B=128 E=%d top-2 C=1.0, %s: ", 2 * a->sc.nranks,
+               par_backend_note(a));
     if (!s) {
         const char *err = PAR(a) ? PAR(a)->train_err : "";
         if (par_training(a))
-            pl_add(l, th->role[TH_WARN], "training on the worker...");
+            styled_add(l, th->role[TH_WARN], "training on the worker...");
         else if (err[0])
-            pl_add(l, th->role[TH_BAD], "%.150s", err);
+            styled_add(l, th->role[TH_BAD], "%.150s", err);
         else {
             char k[16]; /* only a key that trains it here (the presenter's m may not) */
             if (!a->no_key_hints && app_key_hint(a, ACT_MEASURE, k, sizeof k))
-                pl_add(l, th->role[TH_DIM], "%s trains it (or collviz train moe --check)", k);
+                styled_add(l, th->role[TH_DIM], "%s trains it (or collviz train moe --check)",
+                           k);
             else
-                pl_add(l, th->role[TH_DIM], "not trained yet (collviz train moe --check)");
+                styled_add(l, th->role[TH_DIM], "not trained yet (collviz train moe --check)");
         }
         return;
     }
     char d[24], c[24];
     tier_format_bw(s->moe.dispatch_busbw, d, sizeof d);
     tier_format_bw(s->moe.combine_busbw, c, sizeof c);
-    pl_add(l, th->role[TH_MEASURED], "dispatch busbw %s, combine %s, %zu dropped", d, c,
-           s->moe.dropped);
-    l = pl_new(p);
+    styled_add(l, th->role[TH_MEASURED], "dispatch busbw %s, combine %s, %zu dropped", d, c,
+               s->moe.dropped);
+    l = styled_new(p);
     bool ok = s->dev.within;
-    pl_add(l, th->role[ok ? TH_OK : TH_BAD], "  %s loss and weights = one device, routing %s",
-           ok ? a->g->ok : a->g->bad, s->dev.moe_routing_diff ? "differs" : "the same");
-    pl_add(l, th->role[TH_DIM], " (measured as above, last of %d steps)", s->steps_done);
+    styled_add(l, th->role[ok ? TH_OK : TH_BAD],
+               "  %s loss and weights = one device, routing %s", ok ? a->g->ok : a->g->bad,
+               s->dev.moe_routing_diff ? "differs" : "the same");
+    styled_add(l, th->role[TH_DIM], " (measured as above, last of %d steps)", s->steps_done);
 }
 
 /* One exchange's busbw and the two figures it is made of: the busiest rank's bytes over
  * the slowest rank's time (train_moe_busbw), each with its rank. */
-static void moe_exchange_short(const struct app *a, struct pline *l, const size_t *by,
+static void moe_exchange_short(const struct app *a, struct styled_line *l, const size_t *by,
                                const double *s, double busbw, int W)
 {
     const struct theme *th = &a->th;
@@ -222,37 +224,38 @@ static void moe_exchange_short(const struct app *a, struct pline *l, const size_
     tier_format_bw(busbw, bw, sizeof bw);
     format_size(by[most], b, sizeof b);
     text_time_us(t, sizeof t, s[slowest] * 1e6);
-    pl_add(l, th->role[TH_MEASURED], "busbw %s = %s ", bw, b);
-    pl_add(l, th->rank[most], "(r%d, most)", most);
-    pl_add(l, th->role[TH_MEASURED], " / %s ", t);
-    pl_add(l, th->rank[slowest], "(r%d, slowest)", slowest);
+    styled_add(l, th->role[TH_MEASURED], "busbw %s = %s ", bw, b);
+    styled_add(l, th->rank[most], "(r%d, most)", most);
+    styled_add(l, th->role[TH_MEASURED], " / %s ", t);
+    styled_add(l, th->rank[slowest], "(r%d, slowest)", slowest);
 }
 
 /* compact: for a short or narrow screen (each exchange's figures on one line, shorter
  * notes); the same figures. */
 static void moe_traffic(const struct app *a, const struct par_moe *m, bool compact,
-                        struct plines *p)
+                        struct styled_lines *p)
 {
     const struct theme *th = &a->th;
-    struct pline *l = pl_new(p);
+    struct styled_line *l = styled_new(p);
     size_t all = (size_t)PAR_MOE_LAYERS * m->B * m->K;
-    pl_add(l, A_BOLD, "dropped ");
-    pl_add(l, m->dropped ? th->role[TH_WARN] : A_NORMAL,
-           compact ? "%zu of %zu assignments, both layers"
-                   : "%zu of %zu token-expert assignments this step, both layers",
-           m->dropped, all);
-    pl_add(l, th->role[TH_DIM], compact ? " (passed through)" : " (passed through unchanged)");
+    styled_add(l, A_BOLD, "dropped ");
+    styled_add(l, m->dropped ? th->role[TH_WARN] : A_NORMAL,
+               compact ? "%zu of %zu assignments, both layers"
+                       : "%zu of %zu token-expert assignments this step, both layers",
+               m->dropped, all);
+    styled_add(l, th->role[TH_DIM],
+               compact ? " (passed through)" : " (passed through unchanged)");
     for (int k = 0; k < 2; k++) {
         const size_t *by = k ? m->combine_bytes : m->dispatch_bytes;
         const double *s = k ? m->combine_s : m->dispatch_s;
-        l = pl_new(p);
-        pl_add(l, A_BOLD, "%-9s", k ? "combine" : "dispatch");
+        l = styled_new(p);
+        styled_add(l, A_BOLD, "%-9s", k ? "combine" : "dispatch");
         if (!m->timed) { /* --no-measure: the bytes (the routing's), no times */
             for (int g = 0; g < m->W; g++) {
                 char b[24];
                 format_size(by[g], b, sizeof b);
-                pl_add(l, th->rank[g], "r%d ", g);
-                pl_add(l, A_NORMAL, "%s  ", b);
+                styled_add(l, th->rank[g], "r%d ", g);
+                styled_add(l, A_NORMAL, "%s  ", b);
             }
             continue;
         }
@@ -264,51 +267,52 @@ static void moe_traffic(const struct app *a, const struct par_moe *m, bool compa
             char b[24], t[24];
             format_size(by[g], b, sizeof b);
             text_time_us(t, sizeof t, s[g] * 1e6);
-            pl_add(l, th->rank[g], "r%d ", g);
-            pl_add(l, th->role[TH_MEASURED], "%s %s  ", b, t);
+            styled_add(l, th->rank[g], "r%d ", g);
+            styled_add(l, th->role[TH_MEASURED], "%s %s  ", b, t);
         }
         char bw[24];
         tier_format_bw(k ? m->combine_busbw : m->dispatch_busbw, bw, sizeof bw);
-        pl_add(l, th->role[TH_MEASURED], "busbw %s", bw);
+        styled_add(l, th->role[TH_MEASURED], "busbw %s", bw);
     }
-    l = pl_new(p);
+    l = styled_new(p);
     if (!m->timed) {
         char k[16], how[48] = "";
         if (!a->no_key_hints && app_key_hint(a, ACT_MEASURE, k, sizeof k))
             snprintf(how, sizeof how, " (%s times it)", k);
-        pl_add(l, th->role[TH_DIM],
-               "bytes to other ranks, both layers (a token: %d B); not timed: measuring is "
-               "off%s",
-               m->D * 4, how);
+        styled_add(l, th->role[TH_DIM],
+                   "bytes to other ranks, both layers (a token: %d B); not timed: measuring is "
+                   "off%s",
+                   m->D * 4, how);
     } else if (compact) {
-        pl_add(l, th->role[TH_DIM],
-               "measured on cpu ranks (a token: %d B): bytes to other ranks; time from a "
-               "barrier to the last receive; both layers",
-               m->D * 4);
+        styled_add(l, th->role[TH_DIM],
+                   "measured on cpu ranks (a token: %d B): bytes to other ranks; time from a "
+                   "barrier to the last receive; both layers",
+                   m->D * 4);
     } else {
-        pl_add(l, th->role[TH_DIM],
-               "measured on cpu ranks, display scale (a token: %d floats, %d B): bytes to "
-               "other ranks counted; ",
-               m->D, m->D * 4);
-        pl_add(l, th->role[TH_DIM],
-               "time from a barrier to the rank's last receive; busbw = busiest rank's bytes "
-               "/ slowest rank's time, both layers");
+        styled_add(l, th->role[TH_DIM],
+                   "measured on cpu ranks, display scale (a token: %d floats, %d B): bytes to "
+                   "other ranks counted; ",
+                   m->D, m->D * 4);
+        styled_add(
+            l, th->role[TH_DIM],
+            "time from a barrier to the rank's last receive; busbw = busiest rank's bytes "
+            "/ slowest rank's time, both layers");
     }
     moe_lecture(a, p);
 }
 
 /* The view's lines: in full, or compact where the full ones would not fit r. */
 static void moe_lines(struct app *a, const struct par_moe *m, int layer, struct rect r,
-                      struct plines *p)
+                      struct styled_lines *p)
 {
     for (int compact = 0; compact < 2; compact++) {
         p->n = 0;
         moe_tokens(a, m, layer, p);
-        if (!compact) pl_new(p);
+        if (!compact) styled_new(p);
         moe_blocks(a, m, layer, compact, p);
-        if (!compact) pl_new(p);
+        if (!compact) styled_new(p);
         moe_traffic(a, m, compact, p);
-        if (pl_rows(p, r.w) <= r.h) return;
+        if (styled_rows(p, r.w) <= r.h) return;
     }
 }
 
@@ -339,12 +343,12 @@ void par_moe_draw(struct app *a, struct rect area, const struct par_moe *m, int 
                        "  %s = one device (routing %s, params max |d| %s)",
                        m->same ? a->g->ok : a->g->bad, m->routing_diff ? "differs" : "same", d);
         if (a->msg[0]) draw_put(y, x + 2, end - x - 2, th->role[TH_WARN], a->msg);
-        struct plines p = {.n = 0};
+        struct styled_lines p = {.n = 0};
         /* below the title and the status line; above the key bar, which an embedded
          * screen (the presenter) does not draw */
         struct rect body = {area.y + 2, area.x + 1, area.h - (a->embedded ? 2 : 3), area.w - 2};
         moe_lines(a, m, layer, body, &p);
-        pl_draw(&p, 0, body);
+        styled_draw(&p, 0, body);
     }
     frame_bar(a, (struct rect){area.y + area.h - 1, area.x, 1, area.w}, KEYS_ON_PAR);
 }

@@ -2,13 +2,13 @@
  * display-scale `train moe` run on CPU ranks and its single-device check, boiled down to
  * what the screen shows: tokens per expert per rank, the all-to-all-v's blocks, the drops
  * and the dispatch/combine bytes, times and busbw measured, per layer. */
-#ifndef COLLVIZ_UI_SCREENS_PARMOE_H
-#define COLLVIZ_UI_SCREENS_PARMOE_H
+#ifndef COLLVIZ_UI_SCREENS_PARALLEL_PARMOE_H
+#define COLLVIZ_UI_SCREENS_PARALLEL_PARMOE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../kit/draw.h"
+#include "ui/kit/draw.h"
 
 #define PAR_MOE_LAYERS 2
 #define PAR_MOE_MAX_W 4

@@ -3,11 +3,11 @@
  * input exists (a forward needs the previous stage's forward of the same micro-batch, a
  * backward the next stage's backward), which is what the real stages do when compute
  * takes one unit and messages are free. */
-#include "parsched.h"
+#include "ui/screens/parallel/parsched.h"
 
 #include <string.h>
 
-#include "../../../core/util.h"
+#include "core/util.h"
 
 struct psched_op {
     bool fwd;

@@ -5,13 +5,13 @@
  * 1F1B: warm-up forwards, then one forward one backward), as early as its inputs allow.
  * The idle cells are the bubble: (P-1)/(M+P-1) of the span for both schedules. Pure C,
  * unit-tested in tests/unit/test_par_sched.c. */
-#ifndef COLLVIZ_UI_PARSCHED_H
-#define COLLVIZ_UI_PARSCHED_H
+#ifndef COLLVIZ_UI_SCREENS_PARALLEL_PARSCHED_H
+#define COLLVIZ_UI_SCREENS_PARALLEL_PARSCHED_H
 
 #include <stdbool.h>
 
-#include "../../../core/coll.h"
-#include "../../../parallel/train.h"
+#include "core/coll.h"
+#include "parallel/train.h"
 
 #define PSCHED_MAX_MICRO 16
 #define PSCHED_MAX_TICKS (2 * (PSCHED_MAX_MICRO + CV_MAX_RANKS))

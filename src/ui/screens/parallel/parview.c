@@ -1,14 +1,14 @@
 /* parview.c - the parallelism screen's display-scale model: a real training step recorded
  * by the engine's probe, cut into frames, collectives expanded into their plan's steps
  * (see parview.h). No curses: tests/unit/test_par_view.c checks it directly. */
-#include "parview.h"
+#include "ui/screens/parallel/parview.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../core/util.h"
+#include "core/util.h"
 
 void par_display_config(enum train_scheme s, int W, enum pp_schedule sched, bool overlap,
                         struct train_config *c)

@@ -13,18 +13,18 @@
  * Values are shown as integers with a per-matrix power of ten ("83 ×10⁻²" for 0.83),
  * two significant digits of the largest value; collectives keep one scale over all their
  * steps so numbers do not jump while stepping. */
-#ifndef COLLVIZ_UI_PARVIEW_H
-#define COLLVIZ_UI_PARVIEW_H
+#ifndef COLLVIZ_UI_SCREENS_PARALLEL_PARVIEW_H
+#define COLLVIZ_UI_SCREENS_PARALLEL_PARVIEW_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../../../core/plan.h"
-#include "../../../core/trace.h"
-#include "../../../parallel/probe.h"
-#include "../../../parallel/train.h"
-#include "parsched.h"
+#include "core/plan.h"
+#include "core/trace.h"
+#include "parallel/probe.h"
+#include "parallel/train.h"
+#include "ui/screens/parallel/parsched.h"
 
 #define PAR_MIN_RANKS 2
 #define PAR_MAX_RANKS PROBE_MAX_RANKS

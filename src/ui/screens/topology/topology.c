@@ -1,19 +1,19 @@
 /* topology.c - the topology screen (see topology.h): its state, keys and drawing. What it
  * shows comes from the record (a->rec) through topotext.h; nothing here is measured. */
-#include "topology.h"
+#include "ui/screens/topology/topology.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../core/util.h"
-#include "../../../worker/worker.h"
-#include "../../app.h"
-#include "../../frame.h"
-#include "../../kit/text.h"
-#include "../../overlays/overlays.h"
-#include "topotests.h"
-#include "topotext.h"
+#include "core/util.h"
+#include "worker/worker.h"
+#include "ui/app.h"
+#include "ui/frame.h"
+#include "core/text.h"
+#include "ui/overlays/overlays.h"
+#include "ui/screens/topology/topotests.h"
+#include "ui/screens/topology/topotext.h"
 
 struct topo_state {
     struct topo_screen pub;
@@ -378,9 +378,9 @@ static void topo_ring(const struct app *a, struct rect r, int ch)
             draw_putf(y++, r.x, r.w, a->th.role[TH_DIM],
                       "node crossings: unknown (a rank's host is not in the record)");
     }
-    struct plines p = {.n = 0};
-    pl_wrapped_max(&p, a->th.role[TH_DIM], r.w, topo_why_few, 3);
-    pl_draw(&p, 0, (struct rect){y, r.x, r.y + r.h - y, r.w});
+    struct styled_lines p = {.n = 0};
+    styled_wrapped_max(&p, a->th.role[TH_DIM], r.w, topo_why_few, 3);
+    styled_draw(&p, 0, (struct rect){y, r.x, r.y + r.h - y, r.w});
     free(h);
 }
 
@@ -397,12 +397,12 @@ static void topo_tree(const struct app *a, struct rect r, int ch)
         free(lines);
         return;
     }
-    struct plines p = {.n = 0};
-    pl_wrapped_max(&p, a->th.role[TH_DIM], r.w,
-                   "NCCL's double binary tree: the second half of its channels runs the "
-                   "mirrored tree, so a rank that is a leaf in one is inside the other.",
-                   2);
-    y += pl_draw(&p, 0, (struct rect){y, r.x, 2, r.w});
+    struct styled_lines p = {.n = 0};
+    styled_wrapped_max(&p, a->th.role[TH_DIM], r.w,
+                       "NCCL's double binary tree: the second half of its channels runs the "
+                       "mirrored tree, so a rank that is a leaf in one is inside the other.",
+                       2);
+    y += styled_draw(&p, 0, (struct rect){y, r.x, 2, r.w});
     int half = r.w / 2, cols = other >= 0 && half >= 30 ? 2 : 1;
     int cw = cols == 2 ? half - 1 : r.w, rows = r.y + r.h - y - 1;
     draw_putf(y, r.x, cw, A_BOLD, "channel %d's tree:", ch);
@@ -463,13 +463,14 @@ static void topo_draw(struct app *a, struct rect area)
     if (!a->rec) {
         draw_put(body.y, body.x, body.w, a->liblog_id ? A_BOLD : a->th.role[TH_WARN] | A_BOLD,
                  a->rec_why[0] ? a->rec_why : "no NCCL record read");
-        struct plines p = {.n = 0};
-        pl_wrapped_max(&p, a->th.role[TH_DIM], body.w,
-                       "collviz --nccl-log FILE... reads a real cluster's record (NCCL INFO "
-                       "logs, nccl-tests output); on a GPU run t reads NCCL's own log of this "
-                       "run.",
-                       3);
-        pl_draw(&p, 0, (struct rect){body.y + 2, body.x, body.h - 2, body.w});
+        struct styled_lines p = {.n = 0};
+        styled_wrapped_max(
+            &p, a->th.role[TH_DIM], body.w,
+            "collviz --nccl-log FILE... reads a real cluster's record (NCCL INFO "
+            "logs, nccl-tests output); on a GPU run t reads NCCL's own log of this "
+            "run.",
+            3);
+        styled_draw(&p, 0, (struct rect){body.y + 2, body.x, body.h - 2, body.w});
     } else if (t->pub.test > 0 && t->pub.test <= a->rec->ntests) {
         topo_tests_draw(a, body, t->pub.test - 1);
     } else {
@@ -484,19 +485,20 @@ static void topo_draw(struct app *a, struct rect area)
     if (bar) frame_bar(a, (struct rect){area.y + area.h - 1, area.x, 1, area.w}, KEYS_ON_TOPO);
 }
 
-static void topo_help(const struct app *a, struct plines *p, int width)
+static void topo_help(const struct app *a, struct styled_lines *p, int width)
 {
     static const enum rec_class cls[] = {REC_NVLINK, REC_PCIE,       REC_SHM,    REC_IB,
                                          REC_ROCE,   REC_NET_PLUGIN, REC_SOCKET, REC_UNKNOWN};
-    struct pline *l = pl_new(p);
-    pl_add(l, A_BOLD, "links    ");
+    struct styled_line *l = styled_new(p);
+    styled_add(l, A_BOLD, "links    ");
     for (size_t i = 0; i < ARRAY_LEN(cls); i++)
-        pl_add(l, topo_class_attr(a, cls[i]), "%s ", rec_class_name(cls[i]));
-    pl_wrapped_max(p, A_NORMAL, width,
-                   "Each hop's class is what NCCL's own link line says; underlined hops leave "
-                   "a node. Steps are the record's channels.",
-                   3);
-    pl_wrapped_max(
+        styled_add(l, topo_class_attr(a, cls[i]), "%s ", rec_class_name(cls[i]));
+    styled_wrapped_max(
+        p, A_NORMAL, width,
+        "Each hop's class is what NCCL's own link line says; underlined hops leave "
+        "a node. Steps are the record's channels.",
+        3);
+    styled_wrapped_max(
         p, A_NORMAL, width,
         "T: the record's nccl-tests rows, busbw vs size as measured (from the file), "
         "and the alpha-beta model fitted to them as model --fit does.",

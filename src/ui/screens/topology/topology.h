@@ -5,12 +5,12 @@
  * Enter: a ring all-reduce in that order, stepped on the collectives screen; T: the record's
  * nccl-tests rows, busbw vs size with the α-β fit (topotests.h). The step is
  * the channel (the k-th channel that has a ring). The words and layout are topotext.h's. */
-#ifndef COLLVIZ_UI_SCREENS_TOPOLOGY_H
-#define COLLVIZ_UI_SCREENS_TOPOLOGY_H
+#ifndef COLLVIZ_UI_SCREENS_TOPOLOGY_TOPOLOGY_H
+#define COLLVIZ_UI_SCREENS_TOPOLOGY_TOPOLOGY_H
 
 #include <stdbool.h>
 
-#include "../screens.h"
+#include "ui/screens/screens.h"
 
 struct app;
 

@@ -1,16 +1,16 @@
 /* topotests.c - the nccl-tests view of the topology screen (see topotests.h). The points
  * are the file's rows as they are; the curve and the figures under it are the model's. */
-#include "topotests.h"
+#include "ui/screens/topology/topotests.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../../core/util.h"
-#include "../../../records/recfit.h"
-#include "../../app.h"
-#include "topotext.h"
+#include "core/util.h"
+#include "records/recfit.h"
+#include "ui/app.h"
+#include "ui/screens/topology/topotext.h"
 
 /* The test's heading: which test of how many, and what it is. */
 static void tests_heading(const struct app *a, struct rect r, const struct rec_test *t, int k)

@@ -3,10 +3,10 @@
  * (from the file), the α-β model fitted to the out-of-place rows (records/recfit.h, the
  * path of `collviz model --fit`) drawn as its curve and given as α, β and R², labelled
  * model. */
-#ifndef COLLVIZ_UI_SCREENS_TOPOTESTS_H
-#define COLLVIZ_UI_SCREENS_TOPOTESTS_H
+#ifndef COLLVIZ_UI_SCREENS_TOPOLOGY_TOPOTESTS_H
+#define COLLVIZ_UI_SCREENS_TOPOLOGY_TOPOTESTS_H
 
-#include "../../kit/rect.h"
+#include "ui/kit/rect.h"
 
 struct app;
 

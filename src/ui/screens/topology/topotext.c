@@ -1,5 +1,5 @@
 /* topotext.c - the topology screen's words and layout (see topotext.h). */
-#include "topotext.h"
+#include "ui/screens/topology/topotext.h"
 
 #include <math.h>
 #include <stdio.h>

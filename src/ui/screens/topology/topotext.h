@@ -3,13 +3,13 @@
  * crossings, the record's ranks grouped by host, a channel's tree and its other half,
  * and how many GPU boxes fit a line. Unit-tested (tests/unit/test_topotext.c); topology.c
  * draws what these return. */
-#ifndef COLLVIZ_UI_SCREENS_TOPOTEXT_H
-#define COLLVIZ_UI_SCREENS_TOPOTEXT_H
+#ifndef COLLVIZ_UI_SCREENS_TOPOLOGY_TOPOTEXT_H
+#define COLLVIZ_UI_SCREENS_TOPOLOGY_TOPOTEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../../../records/records.h"
+#include "records/records.h"
 
 /* The most ranks drawn as GPU boxes and stepped on the collectives screen (its limit). */
 #define TOPO_MAX_DRAWN 16

@@ -1,17 +1,17 @@
-/* print_handout.h - what every handout format (PDF: print_pdf.c, HTML: export_html.c) shares:
+/* handout.h - what every handout format (PDF: pdf.c, HTML: html.c) shares:
  * the options, the picture of a slide as paper shows it (the slide's own step, never past a
  * step a "holds" exercise on it asks about), and what a slide about the measurement says:
  * the figures measured on the machine that made the handout (--backend), or plainly that it
  * was made without measuring. */
-#ifndef COLLVIZ_PRESENT_PRINT_HANDOUT_H
-#define COLLVIZ_PRESENT_PRINT_HANDOUT_H
+#ifndef COLLVIZ_HANDOUT_HANDOUT_H
+#define COLLVIZ_HANDOUT_HANDOUT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../lesson/lesson.h"
-#include "print_draw.h"
+#include "lesson/lesson.h"
+#include "handout/paper.h"
 
 enum handout_paper { PAPER_A4, PAPER_LETTER };
 enum handout_solutions { SOL_END, SOL_NONE, SOL_INLINE };

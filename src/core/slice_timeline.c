@@ -1,12 +1,12 @@
-/* slicetl.c - the slice view's time-step picture (see slicetl.h), built from the ticks
- * plan_refine gives every transfer. */
-#include "slicetl.h"
+/* slice_timeline.c - the slice view's time-step picture (see slice_timeline.h), built from the
+ * ticks plan_refine gives every transfer. */
+#include "core/slice_timeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "core/util.h"
 
 static int link_cmp(const void *a, const void *b)
 {

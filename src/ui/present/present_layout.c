@@ -1,12 +1,12 @@
-/* playout.c - the presenter's geometry and narration pages (see playout.h). */
-#include "playout.h"
+/* present_layout.c - the presenter's geometry and narration pages (see present_layout.h). */
+#include "ui/present/present_layout.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
+#include "core/util.h"
 
-int playout_narr_width(int cols)
+int present_layout_narr_width(int cols)
 {
     int w = cols - 8;
     if (w > PLAYOUT_TEXT_MAX) w = PLAYOUT_TEXT_MAX;
@@ -36,24 +36,24 @@ static int page_end(const bool *blank, int from, int cap, int n)
     return end;
 }
 
-static struct playout_page *new_page(struct playout *p)
+static struct present_layout_page *new_page(struct present_layout *p)
 {
     p->page = xrealloc(p->page, (size_t)(p->npages + 1) * sizeof *p->page);
-    struct playout_page *pg = &p->page[p->npages++];
+    struct present_layout_page *pg = &p->page[p->npages++];
     memset(pg, 0, sizeof *pg);
     return pg;
 }
 
 /* Text pages (capacity cap rows from row top) until what is left fits in keep rows. */
-static int text_pages(struct playout *p, const bool *blank, int n, int top, int cap, int keep,
-                      struct rect title, int nx, int nw)
+static int text_pages(struct present_layout *p, const bool *blank, int n, int top, int cap,
+                      int keep, struct rect title, int nx, int nw)
 {
     int from = 0;
     for (;;) {
         from = skip_blank(blank, from, n);
         if (n - from <= keep) return from;
         int to = page_end(blank, from, cap, n);
-        struct playout_page *pg = new_page(p);
+        struct present_layout_page *pg = new_page(p);
         pg->from = from;
         pg->to = to;
         pg->title = title;
@@ -62,15 +62,15 @@ static int text_pages(struct playout *p, const bool *blank, int n, int top, int 
     }
 }
 
-void playout_compute(int rows, int cols, bool has_scene, int title_lines, int narr_lines,
-                     const bool *blank, struct playout *out)
+void present_layout_compute(int rows, int cols, bool has_scene, int title_lines, int narr_lines,
+                            const bool *blank, struct present_layout *out)
 {
-    playout_free(out);
+    present_layout_free(out);
     if (rows < PLAYOUT_MIN_ROWS || cols < PLAYOUT_MIN_COLS) {
         out->too_small = true;
         return;
     }
-    int nw = playout_narr_width(cols), nx = (cols - nw) / 2;
+    int nw = present_layout_narr_width(cols), nx = (cols - nw) / 2;
     int band = rows - 1; /* rows [0, band) hold title, narration and scene */
     int T = title_lines < 1 ? 1 : title_lines, n = narr_lines < 0 ? 0 : narr_lines;
     int top = T + 1, cap = band - top;
@@ -84,7 +84,7 @@ void playout_compute(int rows, int cols, bool has_scene, int title_lines, int na
         text_pages(out, blank, n, top, cap, 0, title, nx, nw);
         if (out->npages == 0) new_page(out)->title = title;
         if (out->npages == 1) { /* one page: vertically centred, never above its row */
-            struct playout_page *pg = &out->page[0];
+            struct present_layout_page *pg = &out->page[0];
             pg->narr.y = top + (cap - pg->narr.h) / 3;
         }
         return;
@@ -94,7 +94,7 @@ void playout_compute(int rows, int cols, bool has_scene, int title_lines, int na
     if (keep < 0) keep = 0;
     int from = text_pages(out, blank, n, top, cap, keep, title, nx, nw);
     if (!with_title && out->npages == 0) new_page(out)->title = title; /* a title page */
-    struct playout_page *pg = new_page(out);
+    struct present_layout_page *pg = new_page(out);
     pg->with_scene = true;
     pg->from = pg->to = n;
     if (!with_title) { /* the scene alone: the text pages before it had the title */
@@ -109,7 +109,7 @@ void playout_compute(int rows, int cols, bool has_scene, int title_lines, int na
     pg->scene = (struct rect){y, 0, band - y, cols};
 }
 
-void playout_free(struct playout *p)
+void present_layout_free(struct present_layout *p)
 {
     free(p->page);
     memset(p, 0, sizeof *p);

@@ -1,5 +1,6 @@
-/* pstate.c - the presenter's saved position, export folder and slide look-ups (pstate.h). */
-#include "pstate.h"
+/* position.c - the presenter's saved position, export folder and slide look-ups (position.h).
+ */
+#include "present/position.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/util.h"
+#include "core/util.h"
 
 #define PSTATE_MAGIC "collviz-present 1"
 
@@ -32,8 +33,8 @@ static int home_dir(const char *xdg, const char *fallback, const char *sub, char
     return CV_OK;
 }
 
-int pstate_path(const char *deck_path, const char *name, char *buf, size_t n, char *err,
-                size_t errlen)
+int position_path(const char *deck_path, const char *name, char *buf, size_t n, char *err,
+                  size_t errlen)
 {
     char real[PATH_MAX];
     if (!realpath(deck_path, real))
@@ -49,7 +50,7 @@ int pstate_path(const char *deck_path, const char *name, char *buf, size_t n, ch
     return home_dir("XDG_STATE_HOME", ".local/state", sub, buf, n, err, errlen);
 }
 
-int pstate_export_dir(const char *dir_opt, char *buf, size_t n, char *err, size_t errlen)
+int position_export_dir(const char *dir_opt, char *buf, size_t n, char *err, size_t errlen)
 {
     const char *env = getenv("COLLVIZ_EXPORT_DIR");
     const char *d = dir_opt && dir_opt[0] ? dir_opt : env && env[0] ? env : NULL;
@@ -61,7 +62,7 @@ int pstate_export_dir(const char *dir_opt, char *buf, size_t n, char *err, size_
     return home_dir("XDG_DATA_HOME", ".local/share", "/exports", buf, n, err, errlen);
 }
 
-int pstate_mkdirs(const char *path, char *err, size_t errlen)
+int position_mkdirs(const char *path, char *err, size_t errlen)
 {
     char dir[4096];
     if (snprintf(dir, sizeof dir, "%s", path) >= (int)sizeof dir)
@@ -79,7 +80,7 @@ int pstate_mkdirs(const char *path, char *err, size_t errlen)
 }
 
 /* "key value" lines; unknown keys are skipped (a newer version's file still loads). */
-int pstate_load(const char *file, struct pstate *st, char *err, size_t errlen)
+int position_load(const char *file, struct position *st, char *err, size_t errlen)
 {
     memset(st, 0, sizeof *st);
     FILE *f = fopen(file, "r");
@@ -125,14 +126,14 @@ int pstate_load(const char *file, struct pstate *st, char *err, size_t errlen)
     return rc;
 }
 
-int pstate_save(const char *file, const struct pstate *st, char *err, size_t errlen)
+int position_save(const char *file, const struct position *st, char *err, size_t errlen)
 {
     char dir[4096], tmp[4200];
     snprintf(dir, sizeof dir, "%s", file);
     char *slash = strrchr(dir, '/');
     if (slash && slash != dir) {
         *slash = '\0';
-        int rc = pstate_mkdirs(dir, err, errlen);
+        int rc = position_mkdirs(dir, err, errlen);
         if (rc != CV_OK) return rc;
     }
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", file, (long)getpid());
@@ -157,8 +158,8 @@ static size_t dist(size_t a, size_t b)
     return a > b ? a - b : b - a;
 }
 
-size_t pstate_find(const struct pstate_key *k, size_t n, const char *lesson, const char *title,
-                   size_t old)
+size_t position_find(const struct position_key *k, size_t n, const char *lesson,
+                     const char *title, size_t old)
 {
     size_t best = n, best_lesson = n;
     for (size_t i = 0; i < n; i++) {
@@ -186,8 +187,8 @@ static bool contains_nocase(const char *hay, const char *needle)
     return false;
 }
 
-bool pstate_search(const struct pstate_key *k, size_t n, size_t from, const char *what,
-                   size_t *out)
+bool position_search(const struct position_key *k, size_t n, size_t from, const char *what,
+                     size_t *out)
 {
     for (size_t d = 1; d <= n; d++) {
         size_t i = (from + d) % n;

@@ -3,8 +3,8 @@
  * ${TMPDIR:-/tmp}/collviz-UID - that must be a real directory (not a link), ours, mode 0700
  * (anything else is refused, never repaired), and sockets in it created 0600. `who` starts
  * every message ("notes", "serve"). */
-#ifndef COLLVIZ_CORE_USOCK_H
-#define COLLVIZ_CORE_USOCK_H
+#ifndef COLLVIZ_SYS_USOCK_H
+#define COLLVIZ_SYS_USOCK_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,9 +1,9 @@
-/* print_pdf.c - the PDF handout (see print_pdf.h). The document is laid out twice with the
+/* pdf.c - the PDF handout (see pdf.h). The document is laid out twice with the
  * same code on the same kind of surface: the first pass draws nothing and only learns on
  * which page every slide lands, the second draws, so the table of contents on the first
  * page can give page numbers. Text is placed line by line, so a paragraph longer than what
  * is left of a page continues on the next one instead of being cut. */
-#include "print_pdf.h"
+#include "handout/pdf.h"
 
 #include <cairo-pdf.h>
 #include <glib.h>
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
-#include "../lesson/exercise.h"
+#include "core/util.h"
+#include "lesson/exercise.h"
 
 #define PDF_INK 0x1a1a1a
 #define PDF_DIM 0x555555

@@ -1,8 +1,8 @@
 /* text.h - small text helpers for the screens, with no curses in them so they can be unit
  * tested: display width of UTF-8 text (every glyph collviz draws is one column wide), fitting
  * text into a width, word wrapping, and the compact number format used inside rank boxes. */
-#ifndef COLLVIZ_UI_TEXT_H
-#define COLLVIZ_UI_TEXT_H
+#ifndef COLLVIZ_CORE_TEXT_H
+#define COLLVIZ_CORE_TEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>

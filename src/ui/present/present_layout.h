@@ -1,5 +1,5 @@
-/* playout.h - the presenter's screen geometry as a pure function (unit-tested): a slide's
- * title (wrapped, never cut), its narration in a centred column of readable width, the
+/* present_layout.h - the presenter's screen geometry as a pure function (unit-tested): a
+ * slide's title (wrapped, never cut), its narration in a centred column of readable width, the
  * slide's scene below it, and a one-row footer, for any terminal from 80x24 up.
  *
  * Nothing is cut: when the narration and the scene do not fit together, the scene first
@@ -10,12 +10,12 @@
  * breaks at a blank line between blocks where one is near the end of the page. Where the
  * title and the scene do not fit together (80x24) the scene's page shows no title: the text
  * pages before it do. */
-#ifndef COLLVIZ_PRESENT_PLAYOUT_H
-#define COLLVIZ_PRESENT_PLAYOUT_H
+#ifndef COLLVIZ_UI_PRESENT_PRESENT_LAYOUT_H
+#define COLLVIZ_UI_PRESENT_PRESENT_LAYOUT_H
 
 #include <stdbool.h>
 
-#include "../ui/kit/rect.h"
+#include "ui/kit/rect.h"
 
 #define PLAYOUT_MIN_COLS LAYOUT_MIN_COLS
 #define PLAYOUT_MIN_ROWS LAYOUT_MIN_ROWS
@@ -23,27 +23,27 @@
 #define PLAYOUT_SCENE_MIN (LAYOUT_MIN_ROWS - 1)
 #define PLAYOUT_TEXT_MAX 88 /* narration column: readable line length */
 
-struct playout_page {
+struct present_layout_page {
     int from, to;    /* narration lines [from, to) */
     bool with_scene; /* the scene is on this page (the last page of a scene slide) */
     struct rect title, narr, scene; /* h = 0: not on this page */
 };
 
-struct playout {
+struct present_layout {
     bool too_small;
     struct rect footer;
     int npages; /* at least 1 */
-    struct playout_page *page;
+    struct present_layout_page *page;
 };
 
 /* The slide's layout in a rows x cols terminal: title_lines rows of wrapped title (at
- * playout_narr_width), narr_lines of narration, blank[i] true where line i is blank (a good
- * place to break a page; NULL = none). out->page is allocated: playout_free. */
-void playout_compute(int rows, int cols, bool has_scene, int title_lines, int narr_lines,
-                     const bool *blank, struct playout *out);
-void playout_free(struct playout *p);
+ * present_layout_narr_width), narr_lines of narration, blank[i] true where line i is blank (a
+ * good place to break a page; NULL = none). out->page is allocated: present_layout_free. */
+void present_layout_compute(int rows, int cols, bool has_scene, int title_lines, int narr_lines,
+                            const bool *blank, struct present_layout *out);
+void present_layout_free(struct present_layout *p);
 
 /* The narration column's width for a terminal of cols columns. */
-int playout_narr_width(int cols);
+int present_layout_narr_width(int cols);
 
 #endif

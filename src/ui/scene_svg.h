@@ -2,14 +2,14 @@
  * fixed size and written as SVG (or text): the pictures of the lesson HTML export, and
  * `collviz svg --scene TEXT` for teachers who build their own slides. No backend runs: the
  * measured panel says so. */
-#ifndef COLLVIZ_PRESENT_SCENE_SVG_H
-#define COLLVIZ_PRESENT_SCENE_SVG_H
+#ifndef COLLVIZ_UI_SCENE_SVG_H
+#define COLLVIZ_UI_SCENE_SVG_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../scene/scene.h"
+#include "scene/scene.h"
 
 #define SCENE_SVG_COLS 120
 #define SCENE_SVG_ROWS 40
@@ -19,7 +19,7 @@
 int scene_svg_write(const struct scene *sc, int cols, int rows, bool text, bool inline_svg,
                     const char *title, FILE *f, char *err, size_t errlen);
 
-/* `collviz svg --print`: the paper drawing of *sc (print_draw.h, dark: the dark theme) to
+/* `collviz svg --print`: the paper drawing of *sc (paper.h, dark: the dark theme) to
  * out by its extension (.svg, .png, .pdf) or as SVG on stdout when out is NULL; dump: the
  * text colour pairs the drawing used, "FG BG RATIO" a line, instead. Returns the exit
  * status: 0, or 1 with the error on stderr. (`collviz svg` itself is cli/svg.c.) */

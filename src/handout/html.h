@@ -1,19 +1,19 @@
-/* export_html.h - `collviz lesson export FILE --format html -o OUT.html`: a handout in one
+/* html.h - `collviz lesson export FILE --format html -o OUT.html`: a handout in one
  * self-contained HTML file (inline CSS, no scripts, no remote resources): every slide's
  * title and narration (md4c's HTML renderer, raw HTML shown as text, speaker notes never
  * included), exercise prompts without answers, and for every slide with a scene an inline
- * SVG of that scene drawn for paper at the slide's own step (print_draw.h). `--format pdf`
- * is the PDF handout (print_pdf.h), with the same command line. */
-#ifndef COLLVIZ_PRESENT_EXPORT_HTML_H
-#define COLLVIZ_PRESENT_EXPORT_HTML_H
+ * SVG of that scene drawn for paper at the slide's own step (paper.h). `--format pdf`
+ * is the PDF handout (pdf.h), with the same command line. */
+#ifndef COLLVIZ_HANDOUT_HTML_H
+#define COLLVIZ_HANDOUT_HTML_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../lesson/lesson.h"
+#include "lesson/lesson.h"
 
 /* Write the handout of the lessons in set (in order) to f, its pictures drawn for paper
- * (print_handout.h) with the options o. CV_OK or an error. */
+ * (handout.h) with the options o. CV_OK or an error. */
 struct handout_opts;
 int export_html_write(const struct lesson_set *set, const struct handout_opts *o, FILE *f,
                       char *err, size_t errlen);

@@ -1,16 +1,16 @@
 /* scene_svg.c - a scene as a picture, drawn off-screen by the screen that shows it (see
  * scene_svg.h). The app state is built as the interactive program builds it, without a
  * worker: the drawing code is the same, only the terminal is /dev/null. */
-#include "scene_svg.h"
+#include "ui/scene_svg.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
-#include "../ui/app.h"
-#include "../ui/kit/svg.h"
-#include "../ui/screens/screens.h"
-#include "print_draw.h"
+#include "core/util.h"
+#include "ui/app.h"
+#include "ui/kit/svg.h"
+#include "ui/screens/screens.h"
+#include "handout/paper.h"
 
 int scene_svg_write(const struct scene *sc, int cols, int rows, bool text, bool inline_svg,
                     const char *title, FILE *f, char *err, size_t errlen)

@@ -7,12 +7,12 @@
  * the terminal and lets the signal take its usual effect.
  *
  * Clicker keys (clickers send PageDown/PageUp, some Esc, F5 and '.'): the moves are deck.h's
- * over the pages of playout.h; Esc never quits and F5 does nothing; while blanked the next key
- * only unblanks. The presenter's own keys are the KEYS_ON_PRESENT rows of kit/keys.h; every
- * other key goes to the shared scene-key handler (app_scene_key), so the live demo keys work
- * as in the player. The audience's screen names no key (app.no_key_hints); the notes terminal
- * lists the keys that work. The position is saved (pstate.h) after every move. */
-#include "present.h"
+ * over the pages of present_layout.h; Esc never quits and F5 does nothing; while blanked the
+ * next key only unblanks. The presenter's own keys are the KEYS_ON_PRESENT rows of kit/keys.h;
+ * every other key goes to the shared scene-key handler (app_scene_key), so the live demo keys
+ * work as in the player. The audience's screen names no key (app.no_key_hints); the notes
+ * terminal lists the keys that work. The position is saved (position.h) after every move. */
+#include "ui/present/present.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -28,22 +28,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../backend/backend.h"
-#include "../core/util.h"
-#include "../lesson/lesson.h"
-#include "../ui/app.h"
-#include "../ui/kit/draw.h"
-#include "../ui/kit/narr.h"
-#include "../ui/kit/svg.h"
-#include "../ui/kit/text.h"
-#include "../ui/screens/lesson/predict.h"
-#include "../ui/screens/screens.h"
-#include "deck.h"
-#include "notes_ipc.h"
-#include "playout.h"
-#include "pstate.h"
-#include "quiz.h"
-#include "../ui/kit/term.h"
+#include "backend/backend.h"
+#include "core/util.h"
+#include "lesson/lesson.h"
+#include "ui/app.h"
+#include "ui/kit/draw.h"
+#include "ui/kit/narr.h"
+#include "ui/kit/svg.h"
+#include "core/text.h"
+#include "ui/screens/lesson/predict.h"
+#include "ui/screens/screens.h"
+#include "present/deck.h"
+#include "present/notes_ipc.h"
+#include "ui/present/present_layout.h"
+#include "present/position.h"
+#include "present/quiz.h"
+#include "ui/kit/term.h"
 
 #define PRES_POLL_S 0.25 /* lesson files' mtime: an edit shows within a second */
 #define PRES_STOP_WAIT_S 3.0
@@ -94,7 +94,7 @@ struct pres {
     size_t narr_slide;
     int narr_w;
     bool have_narr;
-    struct playout lay;
+    struct present_layout lay;
     short black_pair;
     /* finding one's place */
     char state_path[4096]; /* "" = the position is not kept */
@@ -276,7 +276,7 @@ static void pres_layout(struct pres *p)
     int rows, cols;
     getmaxyx(stdscr, rows, cols);
     const struct lesson_slide *s = pres_slide(p);
-    int nw = playout_narr_width(cols);
+    int nw = present_layout_narr_width(cols);
     if (!p->have_narr || p->narr_w != nw || p->narr_slide != p->pos.slide) {
         pres_drop_narr(p);
         quiz_build(s, p->revealed, &p->quiz);
@@ -292,7 +292,7 @@ static void pres_layout(struct pres *p)
         p->narr_w = nw;
         p->narr_slide = p->pos.slide;
     }
-    playout_compute(rows, cols, s->has_scene, p->ntitle, p->narr.n, p->blank, &p->lay);
+    present_layout_compute(rows, cols, s->has_scene, p->ntitle, p->narr.n, p->blank, &p->lay);
     int np = p->lay.npages > 0 ? p->lay.npages : 1;
     if (p->pos.page < 0 || p->pos.page >= np) p->pos.page = np - 1;
 }
@@ -313,15 +313,15 @@ static long pres_nsteps(const struct pres *p)
 static void pres_save(struct pres *p, double now)
 {
     if (!p->state_path[0]) return;
-    struct pstate st = {.slide = (long)p->pos.slide,
-                        .page = p->pos.page < 0 ? 0 : p->pos.page,
-                        .step = p->pos.step < 0 ? 0 : p->pos.step,
-                        .elapsed_s = (long)(now - p->t0),
-                        .zoom = p->a->zoom};
+    struct position st = {.slide = (long)p->pos.slide,
+                          .page = p->pos.page < 0 ? 0 : p->pos.page,
+                          .step = p->pos.step < 0 ? 0 : p->pos.step,
+                          .elapsed_s = (long)(now - p->t0),
+                          .zoom = p->a->zoom};
     notes_copy(st.lesson, sizeof st.lesson, pres_lesson(p)->id);
     notes_copy(st.title, sizeof st.title, pres_slide(p)->title ? pres_slide(p)->title : "");
     char err[300];
-    if (pstate_save(p->state_path, &st, err, sizeof err) != CV_OK) {
+    if (position_save(p->state_path, &st, err, sizeof err) != CV_OK) {
         snprintf(p->msg, sizeof p->msg, "position not kept: %.200s", err);
         p->state_path[0] = '\0';
     }
@@ -397,12 +397,12 @@ static void pres_jump(struct pres *p, size_t k)
     if (k != p->pos.slide || p->pos.page != 0) pres_move(p, DECK_GOTO, (long)k + 1);
 }
 
-static struct pstate_key *pres_keys(const struct pres *p)
+static struct position_key *pres_keys(const struct pres *p)
 {
-    struct pstate_key *k = xcalloc(p->n, sizeof *k);
+    struct position_key *k = xcalloc(p->n, sizeof *k);
     for (size_t i = 0; i < p->n; i++) {
         const struct lesson_slide *s = pres_slide_at(p, i);
-        k[i] = (struct pstate_key){p->set.v[p->sl[i].lesson].id, s->title ? s->title : ""};
+        k[i] = (struct position_key){p->set.v[p->sl[i].lesson].id, s->title ? s->title : ""};
     }
     return k;
 }
@@ -425,8 +425,8 @@ static void pres_reload(struct pres *p)
     p->set = fresh;
     pres_index(p);
     pres_set_watch(p);
-    struct pstate_key *k = pres_keys(p);
-    p->pos.slide = pstate_find(k, p->n, lesson, title, old);
+    struct position_key *k = pres_keys(p);
+    p->pos.slide = position_find(k, p->n, lesson, title, old);
     free(k);
     p->reload_err[0] = '\0';
     p->have_answer = false; /* the exercise may have changed */
@@ -581,7 +581,7 @@ static void pres_footer(struct pres *p, struct rect r, double now)
     if (pres_npages(p) > 1)
         n += snprintf(left + n, sizeof left - (size_t)n, "%spage %d/%d", sep, p->pos.page + 1,
                       pres_npages(p));
-    const struct playout_page *pg = &p->lay.page[p->pos.page];
+    const struct present_layout_page *pg = &p->lay.page[p->pos.page];
     if (pg->with_scene && p->scene_ok && pres_nsteps(p) > 0) {
         char st[64];
         pres_step_text(p, st, sizeof st);
@@ -650,7 +650,7 @@ static void pres_draw_overview(struct pres *p, int rows, int cols)
 }
 
 /* The slide's page: title, narration lines, the scene. */
-static void pres_draw_page(struct pres *p, const struct playout_page *pg)
+static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
 {
     struct app *a = p->a;
     const struct theme *th = &a->th;
@@ -725,7 +725,7 @@ static void pres_draw(struct pres *p)
 static void pres_export(struct pres *p)
 {
     char dir[4096], err[300];
-    if (pstate_export_dir(p->export_opt, dir, sizeof dir, err, sizeof err) != CV_OK) {
+    if (position_export_dir(p->export_opt, dir, sizeof dir, err, sizeof err) != CV_OK) {
         snprintf(p->msg, sizeof p->msg, "export: %.200s", err);
         return;
     }
@@ -735,7 +735,7 @@ static void pres_export(struct pres *p)
         return;
     }
     p->export_armed = false;
-    if (pstate_mkdirs(dir, err, sizeof err) != CV_OK) {
+    if (position_mkdirs(dir, err, sizeof err) != CV_OK) {
         snprintf(p->msg, sizeof p->msg, "export: %.200s", err);
         return;
     }
@@ -828,9 +828,9 @@ static void pres_search_key(struct pres *p, int ch)
     size_t len = strlen(p->search);
     if (ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
         p->searching = false;
-        struct pstate_key *k = pres_keys(p);
+        struct position_key *k = pres_keys(p);
         size_t to;
-        if (len && pstate_search(k, p->n, p->pos.slide, p->search, &to))
+        if (len && position_search(k, p->n, p->pos.slide, p->search, &to))
             pres_jump(p, to);
         else if (len)
             snprintf(p->msg, sizeof p->msg, "no title has \"%.100s\"", p->search);
@@ -1087,7 +1087,7 @@ static bool pres_stop_worker(struct app *a)
 static void pres_free(struct pres *p)
 {
     pres_drop_narr(p);
-    playout_free(&p->lay);
+    present_layout_free(&p->lay);
     notes_server_close(p->ns);
     pres_free_watch(p);
     free(p->sl);
@@ -1100,18 +1100,19 @@ static void pres_free(struct pres *p)
 
 /* Where the talk starts: --start N or TITLE, else where this deck was left (its saved
  * lesson and title found again, as a reload does), else the first slide. */
-static int pres_start(struct pres *p, const char *start, struct pstate *resume, bool *resumed,
+static int pres_start(struct pres *p, const char *start, struct position *resume, bool *resumed,
                       char *err, size_t errlen)
 {
     char e2[300];
-    if (pstate_path(p->path, p->name, p->state_path, sizeof p->state_path, e2, sizeof e2) !=
+    if (position_path(p->path, p->name, p->state_path, sizeof p->state_path, e2, sizeof e2) !=
         CV_OK)
         p->state_path[0] = '\0'; /* no HOME: the talk goes on, the position is not kept */
     p->pos = (struct deck_pos){0, DECK_STEP_START, 0};
-    struct pstate_key *k = pres_keys(p);
+    struct position_key *k = pres_keys(p);
     int rc = CV_OK;
-    struct pstate saved;
-    bool have = p->state_path[0] && pstate_load(p->state_path, &saved, e2, sizeof e2) == CV_OK;
+    struct position saved;
+    bool have =
+        p->state_path[0] && position_load(p->state_path, &saved, e2, sizeof e2) == CV_OK;
     if (have) p->zoom = saved.zoom < APP_ZOOM_MAX ? saved.zoom : APP_ZOOM_MAX;
     if (start) {
         char *end;
@@ -1122,7 +1123,7 @@ static int pres_start(struct pres *p, const char *start, struct pstate *resume, 
                 rc = cv_err(err, errlen, CV_EINVAL, "--start: no slide %ld (1..%zu)", v, p->n);
             else
                 p->pos.slide = (size_t)v - 1;
-        } else if (start[0] && pstate_search(k, p->n, p->n - 1, start, &at)) {
+        } else if (start[0] && position_search(k, p->n, p->n - 1, start, &at)) {
             p->pos.slide = at;
         } else {
             rc = cv_err(err, errlen, CV_EINVAL, "--start: no slide's title has '%s'", start);
@@ -1130,7 +1131,7 @@ static int pres_start(struct pres *p, const char *start, struct pstate *resume, 
     } else if (have) {
         *resume = saved;
         p->pos.slide =
-            pstate_find(k, p->n, resume->lesson, resume->title, (size_t)resume->slide);
+            position_find(k, p->n, resume->lesson, resume->title, (size_t)resume->slide);
         *resumed = true;
     }
     free(k);
@@ -1139,7 +1140,7 @@ static int pres_start(struct pres *p, const char *start, struct pstate *resume, 
 }
 
 /* The talk itself: the backend, the notes socket, the terminal, the loop. */
-static int pres_run(struct pres *p, const struct present_opts *o, const struct pstate *resume,
+static int pres_run(struct pres *p, const struct present_opts *o, const struct position *resume,
                     bool resumed)
 {
     char err[400];
@@ -1231,7 +1232,7 @@ int present_run(const struct present_opts *o)
     pres_set_watch(p);
     for (size_t i = 0; i < p->set.n; i++)
         p->minutes += p->set.v[i].minutes;
-    struct pstate resume = {0};
+    struct position resume = {0};
     bool resumed = false;
     if (pres_start(p, o->start, &resume, &resumed, err, sizeof err) != CV_OK) {
         cv_eprintf("collviz: %s\n", err);

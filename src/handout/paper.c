@@ -1,9 +1,9 @@
-/* print_draw.c - scenes drawn for paper with cairo and pango (see print_draw.h). A picture is
+/* paper.c - scenes drawn for paper with cairo and pango (see paper.h). A picture is
  * first drawn onto a cairo recording surface, which measures its ink (the crop); each output
  * (SVG, PNG, PDF, a handout's page) then gets the same drawing again, straight onto its own
  * surface. Every text goes through pd_text, which records the colour pair it used: the
  * contrast test reads those, not a list kept by hand. */
-#include "print_draw.h"
+#include "handout/paper.h"
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
@@ -14,13 +14,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../core/init.h"
-#include "../core/plan.h"
-#include "../core/tiers.h"
-#include "../core/trace.h"
-#include "../core/util.h"
-#include "../core/vec.h"
-#include "../ui/kit/text.h"
+#include "core/init.h"
+#include "core/plan.h"
+#include "core/tiers.h"
+#include "core/trace.h"
+#include "core/util.h"
+#include "core/vec.h"
+#include "core/text.h"
 
 /* ---- themes ------------------------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /* usock.c - private Unix sockets (usock.h): the directory checks, listen with stale-socket
  * replacement, connect after checking who owns the socket. */
-#include "usock.h"
+#include "sys/usock.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -12,7 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "core/util.h"
 
 #define USOCK_PATH_MAX sizeof(((struct sockaddr_un *)0)->sun_path)
 

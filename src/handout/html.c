@@ -1,22 +1,22 @@
-/* export_html.c - the lesson handout (see export_html.h). Narration HTML comes from md4c-html
+/* html.c - the lesson handout (see html.h). Narration HTML comes from md4c-html
  * with MD_FLAG_NOHTML, so a lesson's raw HTML is escaped, never interpreted; images would be
  * the only remote references md4c emits, so each <img> it writes becomes its alt text, and a
  * link stays a link only to http:, https:, mailto: or an #anchor (lesson_url_allowed): any
  * other (javascript:, data:, ...) becomes its text and its URL as text. The handout is built
  * in memory, at most EXPORT_MAX_BYTES, and written with every control character replaced. */
-#include "export_html.h"
+#include "handout/html.h"
 
 #include <errno.h>
 #include <md4c-html.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/util.h"
-#include "../core/vec.h"
-#include "../lesson/exercise.h"
-#include "../ui/kit/svg.h"
-#include "print_handout.h"
-#include "print_pdf.h"
+#include "core/util.h"
+#include "core/vec.h"
+#include "lesson/exercise.h"
+#include "ui/kit/svg.h"
+#include "handout/handout.h"
+#include "handout/pdf.h"
 
 /* The largest handout written: the 13 lessons of lessons/ make about 9 MB together. */
 #define EXPORT_MAX_BYTES (32 << 20)
@@ -196,7 +196,7 @@ static void export_exercise(FILE *f, const struct lesson_exercise *ex)
     fputs("</div>\n", f);
 }
 
-/* The slide's scene drawn for paper (print_handout.h), inline SVG, and what was measured. */
+/* The slide's scene drawn for paper (handout.h), inline SVG, and what was measured. */
 static void export_picture(FILE *f, const struct lesson_slide *s, int uniq,
                            const struct handout_opts *o, struct handout_meas *meas,
                            struct handout_glyphs *glyphs)

@@ -1,4 +1,4 @@
-/* print_draw.h - a scene drawn for paper (handouts, `collviz svg --print`), with cairo and
+/* paper.h - a scene drawn for paper (handouts, `collviz svg --print`), with cairo and
  * pango: not a copy of the terminal, but the rank boxes with their values at the scene's own
  * step (from the plan and the trace engine), the step's transfers as arrows, the phase and
  * step label and a legend, in a light print theme (or a dark one) whose every text stands at
@@ -7,15 +7,15 @@
  *
  * The parallelism and hierarchy screens get a simpler, labelled paper picture (a table of
  * what the scene shows); never the terminal copy. */
-#ifndef COLLVIZ_PRESENT_PRINT_DRAW_H
-#define COLLVIZ_PRESENT_PRINT_DRAW_H
+#ifndef COLLVIZ_HANDOUT_PAPER_H
+#define COLLVIZ_HANDOUT_PAPER_H
 
 #include <cairo.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../scene/scene.h"
+#include "scene/scene.h"
 
 /* One theme: every colour the drawing uses, 0xRRGGBB. */
 #define PRINT_RANK_COLOURS 8

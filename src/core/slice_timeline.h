@@ -1,15 +1,15 @@
-/* slicetl.h - the slice view as data: for a refined plan (plan_refine), one row per link
+/* slice_timeline.h - the slice view as data: for a refined plan (plan_refine), one row per link
  * that carries anything (sender -> receiver, channel), one column per tick, and in each
  * cell the piece on that link at that tick, or nothing. The ticks are the plan's model
  * (each link carries one slice per tick, a slice leaves one tick after what it needs), so
  * the picture shows a pipeline filling (links idle at the left), running, and draining.
  * Pure: the UI draws it, `collviz trace --slices` prints it, tests check it. */
-#ifndef COLLVIZ_SLICETL_H
-#define COLLVIZ_SLICETL_H
+#ifndef COLLVIZ_CORE_SLICE_TIMELINE_H
+#define COLLVIZ_CORE_SLICE_TIMELINE_H
 
 #include <stddef.h>
 
-#include "plan.h"
+#include "core/plan.h"
 
 struct slice_cell {
     long x; /* transfer index in the plan, or -1: the link is idle at this tick */

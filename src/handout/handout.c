@@ -1,5 +1,5 @@
-/* print_handout.c - the handout formats' shared rules (see print_handout.h). */
-#include "print_handout.h"
+/* handout.c - the handout formats' shared rules (see handout.h). */
+#include "handout/handout.h"
 
 #include <glib.h>
 #include <stdio.h>
@@ -7,11 +7,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../backend/backend.h"
-#include "../backend/run.h"
-#include "../core/util.h"
-#include "../lesson/exercise.h"
-#include "../ui/kit/text.h"
+#include "backend/backend.h"
+#include "backend/run.h"
+#include "core/util.h"
+#include "lesson/exercise.h"
+#include "core/text.h"
 
 void handout_opts_default(struct handout_opts *o)
 {

@@ -1,7 +1,7 @@
 /* text.c - UTF-8 width, fitting, wrapping and number formats for the screens (see text.h).
  * Widths are terminal columns (wcwidth), counted here only: a teacher's narration may hold
  * wide characters, and every other module measures through text_width / text_ncols. */
-#include "text.h"
+#include "core/text.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -2,8 +2,8 @@
  * over notes_ipc (reading only) and shows the current slide's speaker note, the next
  * slide's title, the slide number, the elapsed time and a wall clock; it waits for (and
  * reconnects to) the presenter, and restores the terminal on every exit. */
-#ifndef COLLVIZ_PRESENT_NOTES_VIEW_H
-#define COLLVIZ_PRESENT_NOTES_VIEW_H
+#ifndef COLLVIZ_UI_PRESENT_NOTES_VIEW_H
+#define COLLVIZ_UI_PRESENT_NOTES_VIEW_H
 
 #include <stdbool.h>
 

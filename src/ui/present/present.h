@@ -7,8 +7,8 @@
  * any message. Speaker notes are never drawn: they go to `collviz notes` over notes_ipc.
  * The lesson files are polled once a second and reloaded in place; a version that does not
  * validate leaves the previous one on screen and shows the error in the footer. */
-#ifndef COLLVIZ_PRESENT_PRESENT_H
-#define COLLVIZ_PRESENT_PRESENT_H
+#ifndef COLLVIZ_UI_PRESENT_PRESENT_H
+#define COLLVIZ_UI_PRESENT_PRESENT_H
 
 #include <stdbool.h>
 

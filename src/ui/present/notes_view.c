@@ -5,7 +5,7 @@
  * presenter (to try connecting again). As in the main program, SIGINT, SIGTERM and SIGHUP
  * are blocked except inside that ppoll and only set a flag; the loop then restores the
  * terminal and lets the signal take its usual effect. */
-#include "notes_view.h"
+#include "ui/present/notes_view.h"
 
 #include <curses.h>
 #include <errno.h>
@@ -21,11 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/util.h"
-#include "../ui/kit/text.h"
-#include "../ui/kit/theme.h"
-#include "notes_ipc.h"
-#include "../ui/kit/term.h"
+#include "core/util.h"
+#include "core/text.h"
+#include "ui/kit/theme.h"
+#include "present/notes_ipc.h"
+#include "ui/kit/term.h"
 
 #define NOTES_MIN_COLS 30
 #define NOTES_MIN_ROWS 10

@@ -1,7 +1,7 @@
-/* wait.c - monotonic condition variables and deadlines for the communicators. */
-#include "wait.h"
+/* deadline.c - monotonic condition variables and deadlines for the communicators. */
+#include "sys/deadline.h"
 
-void wait_cond_init_monotonic(pthread_cond_t *cv)
+void deadline_cond_init(pthread_cond_t *cv)
 {
     pthread_condattr_t a;
     pthread_condattr_init(&a);
@@ -10,7 +10,7 @@ void wait_cond_init_monotonic(pthread_cond_t *cv)
     pthread_condattr_destroy(&a);
 }
 
-struct timespec wait_deadline_after(double s)
+struct timespec deadline_after(double s)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
