@@ -1,4 +1,4 @@
-/* test_par_sched.c - the ideal unit-time pipeline schedule (ui/parsched.h) drawn beside the
+/* test_par_sched.c - the ideal unit-time pipeline schedule (scene/par_sched.h) drawn beside the
  * measured timeline: GPipe and 1F1B orders on every stage, dependencies between stages,
  * the span 2(M+P-1) and the bubble (P-1)/(M+P-1) counted from the idle cells. */
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "ui/screens/parallel/parsched.h"
+#include "scene/par_sched.h"
 
 /* Stage rows as text: F0 F1 .. B3 and "." for idle, e.g. "0123....3210" with F as digits
  * and B as letters a.. (B0 = 'a'). */

@@ -1,4 +1,4 @@
-/* test_par_view.c - the parallelism screen's display-scale model (ui/parview.h): frames
+/* test_par_view.c - the parallelism screen's display-scale model (scene/par_view.h): frames
  * from a real recorded step, collectives stepped through their plan with the trace
  * executor on the engine's own inputs (and its output equal to the engine's, bit for bit),
  * pipeline ticks on the ideal schedule's cells, and the number format of the rank boxes. */
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "ui/screens/parallel/parview.h"
+#include "scene/par_view.h"
 
 static void test_numbers(void **state)
 {

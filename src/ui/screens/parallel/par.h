@@ -1,5 +1,5 @@
 /* par.h - the parallelism screen (screens.h entry `screen_parallel`): its state (the
- * display-scale view of parview.h and the lecture-scale run the worker trains), what the
+ * display-scale view of scene/par_view.h and the lecture-scale run the worker trains), what the
  * actions do on it (par.c) and how it is drawn (pardraw.c).
  *
  * Two scales, both real. Display scale: the scheme trains the lecture's MLP at a size
@@ -19,7 +19,7 @@
 #include "ui/screens/screens.h"
 #include "ui/screens/parallel/parlayout.h"
 #include "ui/screens/parallel/parmoe.h"
-#include "ui/screens/parallel/parview.h"
+#include "scene/par_view.h"
 
 struct app;
 

@@ -117,64 +117,8 @@ static void par_status(const struct app *a, struct rect r)
 static void par_box_label(const struct app *a, int r, int f, bool idle, int width, char *buf,
                           size_t n)
 {
-    const struct par_view *v = &PAR(a)->view;
-    const struct train_config *c = &v->cfg;
-    char forms[8][96];
-    int nf = 0;
-    const char *sep = a->g->sep;
-    if (c->scheme == TRAIN_PP) {
-        size_t s0, s1;
-        chunk_range((size_t)c->layers, c->nranks, r, &s0, &s1);
-        char layers[24];
-        if (s1 - s0 == 1)
-            snprintf(layers, sizeof layers, "L%zu", s0);
-        else
-            snprintf(layers, sizeof layers, "L%zu-%zu", s0, s1 - 1);
-        const struct probe_rec *rec = par_frame_rec(v, f, r, NULL);
-        char act[40] = "";
-        int col = par_frame_sched_col(v, f);
-        if (idle)
-            snprintf(act, sizeof act, "%s", col >= 0 ? "idle (bubble)" : "done");
-        else if (rec && rec->kind == PROBE_COMPUTE)
-            snprintf(act, sizeof act, "%s mb%d", rec->fwd ? "F" : "B", rec->mb);
-        else if (rec && rec->kind == PROBE_OPTIM)
-            snprintf(act, sizeof act, "AdamW");
-        else
-            snprintf(act, sizeof act, "holds");
-        snprintf(forms[nf++], sizeof forms[0], "stage %d%s%s%s%s", r, sep, layers, sep, act);
-        snprintf(forms[nf++], sizeof forms[0], "s%d%s%s", r, sep, act);
-        if (idle)
-            snprintf(forms[nf++], sizeof forms[0], "s%d%s%s", r, sep,
-                     col >= 0 ? "idle" : "done");
-        snprintf(forms[nf++], sizeof forms[0], "stage %d", r);
-        snprintf(forms[nf++], sizeof forms[0], "s%d", r);
-    } else if (c->scheme == TRAIN_TP) {
-        int d = c->dim / c->nranks;
-        if (d == 1) {
-            snprintf(forms[nf++], sizeof forms[0], "rank %d%scolumn %d", r, sep, r);
-            snprintf(forms[nf++], sizeof forms[0], "r%d%scol %d", r, sep, r);
-        } else {
-            snprintf(forms[nf++], sizeof forms[0], "rank %d%scolumns %d-%d", r, sep, r * d,
-                     r * d + d - 1);
-            snprintf(forms[nf++], sizeof forms[0], "r%d%scols %d-%d", r, sep, r * d,
-                     r * d + d - 1);
-        }
-    } else {
-        int b = c->batch / c->nranks;
-        if (train_zero_stage(c->scheme)) {
-            snprintf(forms[nf++], sizeof forms[0], "rank %d%srows %d-%d%sshard %d of %d", r,
-                     sep, r * b, r * b + b - 1, sep, r, c->nranks);
-            snprintf(forms[nf++], sizeof forms[0], "r%d%srows %d-%d%sshard %d", r, sep, r * b,
-                     r * b + b - 1, sep, r);
-        }
-        snprintf(forms[nf++], sizeof forms[0], "rank %d%srows %d-%d", r, sep, r * b,
-                 r * b + b - 1);
-        snprintf(forms[nf++], sizeof forms[0], "r%d%srows %d-%d", r, sep, r * b, r * b + b - 1);
-    }
-    if (c->scheme != TRAIN_PP) {
-        snprintf(forms[nf++], sizeof forms[0], "rank %d", r);
-        snprintf(forms[nf++], sizeof forms[0], "r%d", r);
-    }
+    char forms[PAR_LABEL_FORMS][96];
+    int nf = par_rank_label_forms(&PAR(a)->view, f, r, idle, a->g->sep, forms);
     for (int k = 0; k < nf; k++)
         if (text_width(forms[k]) <= width) {
             snprintf(buf, n, "%.95s", forms[k]);

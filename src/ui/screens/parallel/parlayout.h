@@ -17,7 +17,7 @@
 #include <stdbool.h>
 
 #include "ui/kit/rect.h"
-#include "ui/screens/parallel/parview.h"
+#include "scene/par_view.h"
 
 #define PAR_CELL_W 3   /* "-83" */
 #define PAR_MAT_GAP 2  /* columns between matrices in a box */

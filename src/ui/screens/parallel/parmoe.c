@@ -12,71 +12,10 @@
 
 #include "core/tiers.h"
 #include "core/util.h"
-#include "parallel/train.h"
 #include "ui/app.h"
 #include "ui/frame.h"
 #include "core/text.h"
 #include "ui/screens/parallel/par.h"
-
-static void moe_copy(struct par_moe *m, const struct train_result *r)
-{
-    const struct train_moe *s = &r->moe;
-    m->capacity = s->capacity;
-    for (int l = 0; l < PAR_MOE_LAYERS; l++)
-        for (int g = 0; g < m->W; g++)
-            for (int e = 0; e < m->E; e++) {
-                size_t i = ((size_t)l * m->W + g) * m->E + e;
-                m->routed[l][g][e] = s->routed[i];
-                m->kept[l][g][e] = s->kept[i];
-            }
-    m->dropped = 0;
-    for (int g = 0; g < m->W; g++) {
-        m->dropped += s->dropped_last[g];
-        m->dispatch_bytes[g] = s->dispatch_bytes[g];
-        m->combine_bytes[g] = s->combine_bytes[g];
-        m->dispatch_s[g] = s->dispatch_s[g];
-        m->combine_s[g] = s->combine_s[g];
-    }
-    m->dispatch_busbw = train_moe_busbw(s->dispatch_bytes, s->dispatch_s, m->W);
-    m->combine_busbw = train_moe_busbw(s->combine_bytes, s->combine_s, m->W);
-}
-
-void par_moe_build(struct par_moe *m, int W)
-{
-    memset(m, 0, sizeof *m);
-    if (W < 2 || W > PAR_MOE_MAX_W) {
-        snprintf(m->err, sizeof m->err, "moe at display scale: 2..%d ranks", PAR_MOE_MAX_W);
-        return;
-    }
-    struct train_config c;
-    train_config_default(&c);
-    c.scheme = TRAIN_MOE;
-    c.nranks = m->W = W;
-    c.layers = PAR_MOE_LAYERS;
-    c.dim = m->D = 16;
-    c.batch = m->B = 8 * W;
-    c.steps = 1;
-    c.experts = m->E = 2 * W;
-    c.topk = m->K = 2;
-    c.capacity = m->capacity_factor = 1.0;
-    c.timeout_s = 20;
-    struct train_result r, ref;
-    if (train_run(&c, &r, NULL, m->err, sizeof m->err) != CV_OK) return;
-    struct train_config rc = train_reference_of(&c);
-    if (train_run(&rc, &ref, NULL, m->err, sizeof m->err) != CV_OK) {
-        train_result_free(&r);
-        return;
-    }
-    struct train_deviation d;
-    train_compare(&r, &ref, &d);
-    m->same = d.within;
-    m->param_abs = d.param_abs;
-    m->routing_diff = d.moe_routing_diff;
-    moe_copy(m, &r);
-    train_result_free(&r);
-    train_result_free(&ref);
-    m->ok = true;
-}
 
 /* A bar of v out of most, w (<= 8) cells long at most, in eighths, padded with spaces
  * to w cells, into buf (n >= 64). */
@@ -147,7 +86,6 @@ static void moe_blocks(const struct app *a, const struct par_moe *m, int layer, 
                        struct styled_lines *p)
 {
     const struct theme *th = &a->th;
-    int El = m->E / m->W;
     struct styled_line *l = styled_new(p);
     styled_add(l, A_BOLD, "all-to-all-v blocks, layer %d", layer + 1);
     styled_add(l, th->role[TH_DIM],
@@ -156,8 +94,7 @@ static void moe_blocks(const struct app *a, const struct par_moe *m, int layer, 
     size_t most = 1, b[PAR_MOE_MAX_W][PAR_MOE_MAX_W] = {{0}};
     for (int g = 0; g < m->W; g++)
         for (int q = 0; q < m->W; q++) {
-            for (int j = 0; j < El; j++)
-                b[g][q] += m->kept[layer][g][q * El + j];
+            b[g][q] = par_moe_block(m, layer, g, q);
             if (b[g][q] > most) most = b[g][q];
         }
     for (int g = 0; g < m->W; g++) {

@@ -1,9 +1,9 @@
-/* parsched.c - the ideal unit-time pipeline schedule (see parsched.h). A list scheduler:
+/* par_sched.c - the ideal unit-time pipeline schedule (see par_sched.h). A list scheduler:
  * each stage takes its next operation as soon as the stage is free and the operation's
  * input exists (a forward needs the previous stage's forward of the same micro-batch, a
  * backward the next stage's backward), which is what the real stages do when compute
  * takes one unit and messages are free. */
-#include "ui/screens/parallel/parsched.h"
+#include "scene/par_sched.h"
 
 #include <string.h>
 

@@ -1,12 +1,12 @@
-/* parsched.h - the ideal pipeline schedule (model) that the parallelism screen draws beside
+/* par_sched.h - the ideal pipeline schedule (model) that the parallelism screen draws beside
  * the measured timeline: P stages, M micro-batches, every forward and every backward of a
  * stage taking one unit of time and messages taking none. Each stage runs its operations
  * in the order pp.c runs them (GPipe: all forwards, then all backwards in reverse;
  * 1F1B: warm-up forwards, then one forward one backward), as early as its inputs allow.
  * The idle cells are the bubble: (P-1)/(M+P-1) of the span for both schedules. Pure C,
  * unit-tested in tests/unit/test_par_sched.c. */
-#ifndef COLLVIZ_UI_SCREENS_PARALLEL_PARSCHED_H
-#define COLLVIZ_UI_SCREENS_PARALLEL_PARSCHED_H
+#ifndef COLLVIZ_SCENE_PAR_SCHED_H
+#define COLLVIZ_SCENE_PAR_SCHED_H
 
 #include <stdbool.h>
 

@@ -1,7 +1,7 @@
-/* parview.c - the parallelism screen's display-scale model: a real training step recorded
+/* par_view.c - the parallelism screen's display-scale model: a real training step recorded
  * by the engine's probe, cut into frames, collectives expanded into their plan's steps
- * (see parview.h). No curses: tests/unit/test_par_view.c checks it directly. */
-#include "ui/screens/parallel/parview.h"
+ * (see par_view.h). No curses: tests/unit/test_par_view.c checks it directly. */
+#include "scene/par_view.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -392,6 +392,64 @@ int par_frame_sched_col(const struct par_view *v, int f)
     if (!t || !v->have_sched) return -1;
     int col = t->tick - 1; /* tick 0 is the state before the step */
     return col >= 0 && col < v->sched.ticks ? col : -1;
+}
+
+/* ---- labels ---- */
+
+int par_rank_label_forms(const struct par_view *v, int f, int r, bool idle, const char *sep,
+                         char forms[][96])
+{
+    const struct train_config *c = &v->cfg;
+    int nf = 0;
+    if (c->scheme == TRAIN_PP) {
+        size_t s0, s1;
+        chunk_range((size_t)c->layers, c->nranks, r, &s0, &s1);
+        char layers[24];
+        if (s1 - s0 == 1)
+            snprintf(layers, sizeof layers, "L%zu", s0);
+        else
+            snprintf(layers, sizeof layers, "L%zu-%zu", s0, s1 - 1);
+        const struct probe_rec *rec = par_frame_rec(v, f, r, NULL);
+        char act[40] = "";
+        int col = par_frame_sched_col(v, f);
+        if (idle)
+            snprintf(act, sizeof act, "%s", col >= 0 ? "idle (bubble)" : "done");
+        else if (rec && rec->kind == PROBE_COMPUTE)
+            snprintf(act, sizeof act, "%s mb%d", rec->fwd ? "F" : "B", rec->mb);
+        else if (rec && rec->kind == PROBE_OPTIM)
+            snprintf(act, sizeof act, "AdamW");
+        else
+            snprintf(act, sizeof act, "holds");
+        snprintf(forms[nf++], 96, "stage %d%s%s%s%s", r, sep, layers, sep, act);
+        snprintf(forms[nf++], 96, "s%d%s%s", r, sep, act);
+        if (idle) snprintf(forms[nf++], 96, "s%d%s%s", r, sep, col >= 0 ? "idle" : "done");
+        snprintf(forms[nf++], 96, "stage %d", r);
+        snprintf(forms[nf++], 96, "s%d", r);
+        return nf;
+    }
+    if (c->scheme == TRAIN_TP) {
+        int d = c->dim / c->nranks;
+        if (d == 1) {
+            snprintf(forms[nf++], 96, "rank %d%scolumn %d", r, sep, r);
+            snprintf(forms[nf++], 96, "r%d%scol %d", r, sep, r);
+        } else {
+            snprintf(forms[nf++], 96, "rank %d%scolumns %d-%d", r, sep, r * d, r * d + d - 1);
+            snprintf(forms[nf++], 96, "r%d%scols %d-%d", r, sep, r * d, r * d + d - 1);
+        }
+    } else {
+        int b = c->batch / c->nranks;
+        if (train_zero_stage(c->scheme)) {
+            snprintf(forms[nf++], 96, "rank %d%srows %d-%d%sshard %d of %d", r, sep, r * b,
+                     r * b + b - 1, sep, r, c->nranks);
+            snprintf(forms[nf++], 96, "r%d%srows %d-%d%sshard %d", r, sep, r * b, r * b + b - 1,
+                     sep, r);
+        }
+        snprintf(forms[nf++], 96, "rank %d%srows %d-%d", r, sep, r * b, r * b + b - 1);
+        snprintf(forms[nf++], 96, "r%d%srows %d-%d", r, sep, r * b, r * b + b - 1);
+    }
+    snprintf(forms[nf++], 96, "rank %d", r);
+    snprintf(forms[nf++], 96, "r%d", r);
+    return nf;
 }
 
 /* What one pipeline stage does in this tick, for the sentence. */

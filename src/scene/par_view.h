@@ -1,4 +1,5 @@
-/* parview.h - the parallelism screen's display-scale model, without curses: it trains the
+/* par_view.h - the parallelism screen's display-scale model, without curses (the screen and
+ * the handouts' paper pictures both draw from it): it trains the
  * lecture's MLP at a size whose every number fits on screen (train_run_probe with a
  * probe, on the UI thread: a few milliseconds at these sizes), turns the engine's records
  * into frames, and says what each rank holds in each frame.
@@ -8,13 +9,13 @@
  * plan: the trace executor (core/trace.h) runs the very ring plan cpu_comm.c ran, on the
  * inputs the engine recorded, and its last snapshot is checked against the engine's
  * output (par_tick.engine_mismatch). Pipeline ticks line up with the ideal unit-time
- * schedule (parsched.h): at tick t a stage either computes one micro-batch or is idle.
+ * schedule (par_sched.h): at tick t a stage either computes one micro-batch or is idle.
  *
  * Values are shown as integers with a per-matrix power of ten ("83 ×10⁻²" for 0.83),
  * two significant digits of the largest value; collectives keep one scale over all their
  * steps so numbers do not jump while stepping. */
-#ifndef COLLVIZ_UI_SCREENS_PARALLEL_PARVIEW_H
-#define COLLVIZ_UI_SCREENS_PARALLEL_PARVIEW_H
+#ifndef COLLVIZ_SCENE_PAR_VIEW_H
+#define COLLVIZ_SCENE_PAR_VIEW_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,7 +25,7 @@
 #include "core/trace.h"
 #include "parallel/probe.h"
 #include "parallel/train.h"
-#include "ui/screens/parallel/parsched.h"
+#include "scene/par_sched.h"
 
 #define PAR_MIN_RANKS 2
 #define PAR_MAX_RANKS PROBE_MAX_RANKS
@@ -115,6 +116,15 @@ void par_frame_title(const struct par_view *v, int f, char *buf, size_t n);
 double par_frame_dev(const struct par_view *v, int f);
 /* The ideal-schedule column of frame f (pp), or -1 before/after the span. */
 int par_frame_sched_col(const struct par_view *v, int f);
+
+/* The ways the screen names rank r's box in frame f, longest first: "rank 0 · rows 0-1 ·
+ * shard 0 of 4", "stage 1 · L1 · F mb2", "rank 2 · columns 2" ... "r0" (0-based ranks,
+ * rows, columns, shards, stages and micro-batches, as every label of the screen); sep
+ * joins the parts. The screen takes the longest that fits its box; paper the longest.
+ * Returns how many (<= PAR_LABEL_FORMS). */
+#define PAR_LABEL_FORMS 8
+int par_rank_label_forms(const struct par_view *v, int f, int r, bool idle, const char *sep,
+                         char forms[][96]);
 
 /* ---- numbers ---- */
 
