@@ -394,6 +394,55 @@ int par_frame_sched_col(const struct par_view *v, int f)
     return col >= 0 && col < v->sched.ticks ? col : -1;
 }
 
+/* ---- who takes part, and what moves ---- */
+
+bool par_frame_rank_hot(const struct par_view *v, int f, int r, bool idle)
+{
+    if (idle) return false;
+    const struct step *st = par_frame_step(v, f);
+    const struct par_tick *t = par_frame_tick(v, f);
+    if (!t) return false;
+    if (!t->coll) return t->rec[r] && t->rec[r]->kind != PROBE_START;
+    if (!st) return false;
+    for (size_t k = 0; k < st->n; k++) {
+        const struct xfer *x = &t->plan.x[st->first + k];
+        if (x->src == r || x->dst == r) return true;
+    }
+    return false;
+}
+
+int par_frame_sends(const struct par_view *v, int f, struct par_send *out, int max)
+{
+    const struct par_tick *t = par_frame_tick(v, f);
+    int n = 0;
+    if (!t || t->coll) return 0;
+    for (int s = 0; s < v->cfg.nranks && n < max; s++) {
+        const struct probe_rec *rec = t->rec[s];
+        if (!rec || rec->send_to < 0) continue;
+        struct par_send *o = &out[n++];
+        o->from = s;
+        o->to = rec->send_to;
+        o->mb = rec->mb;
+        o->what[0] = '\0';
+        for (int k = 0; k < rec->nmats; k++)
+            if (rec->mats[k].key && rec->fwd)
+                snprintf(o->what, sizeof o->what, "%s", rec->mats[k].name);
+        if (!rec->fwd) snprintf(o->what, sizeof o->what, "dx%d", rec->layer);
+    }
+    return n;
+}
+
+const char *par_frame_quiet(const struct par_view *v, int f)
+{
+    const struct par_tick *t = par_frame_tick(v, f);
+    const struct probe_rec *r0 = t ? t->rec[0] : NULL;
+    if (v->cfg.scheme == TRAIN_PP) return "no messages this tick";
+    if (r0 && r0->kind == PROBE_START) return "no communication yet";
+    if (r0 && r0->kind == PROBE_OPTIM)
+        return "no communication: every rank updates what it holds";
+    return "no communication: every rank computes on what it holds";
+}
+
 /* ---- labels ---- */
 
 int par_rank_label_forms(const struct par_view *v, int f, int r, bool idle, const char *sep,

@@ -126,6 +126,20 @@ int par_frame_sched_col(const struct par_view *v, int f);
 int par_rank_label_forms(const struct par_view *v, int f, int r, bool idle, const char *sep,
                          char forms[][96]);
 
+/* Whether rank r takes part in frame f: a transfer of the collective step touches it, or
+ * it computes (idle: it has no record at this tick). */
+bool par_frame_rank_hot(const struct par_view *v, int f, int r, bool idle);
+/* The pipeline messages sent in frame f: stage `from` sends `what` of micro-batch mb to
+ * stage `to` ("x1", or "dx2" going back). Returns how many (<= max). */
+struct par_send {
+    int from, to, mb;
+    char what[24];
+};
+int par_frame_sends(const struct par_view *v, int f, struct par_send *out, int max);
+/* What a frame without a collective or message says: "no communication: every rank
+ * computes on what it holds", "no messages this tick"... */
+const char *par_frame_quiet(const struct par_view *v, int f);
+
 /* ---- numbers ---- */
 
 /* The power of ten that shows maxabs with two significant digits (|round| <= 99). */

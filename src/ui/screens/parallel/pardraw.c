@@ -127,23 +127,6 @@ static void par_box_label(const struct app *a, int r, int f, bool idle, int widt
     snprintf(buf, n, "r%d", r);
 }
 
-/* Whether rank r takes part in frame f: a transfer of the collective step touches it, or
- * it computes. */
-static bool par_rank_hot(const struct par_view *v, int f, int r, bool idle)
-{
-    if (idle) return false;
-    const struct step *st = par_frame_step(v, f);
-    const struct par_tick *t = par_frame_tick(v, f);
-    if (!t) return false;
-    if (!t->coll) return t->rec[r] && t->rec[r]->kind != PROBE_START;
-    if (!st) return false;
-    for (size_t k = 0; k < st->n; k++) {
-        const struct xfer *x = &t->plan.x[st->first + k];
-        if (x->src == r || x->dst == r) return true;
-    }
-    return false;
-}
-
 /* The marker row under a collective buffer: "╰─in─╯" over this rank's piece. */
 static void par_mark(const struct app *a, const struct par_cells *c, int y, int x)
 {
@@ -227,7 +210,7 @@ static void par_boxes(const struct app *a)
         struct par_cells c[PROBE_MAX_MATS];
         bool idle = false;
         int n = par_frame_cells(v, f, r, l->key_only, c, PROBE_MAX_MATS, &idle);
-        bool hot = par_rank_hot(v, f, r, idle);
+        bool hot = par_frame_rank_hot(v, f, r, idle);
         bool pointed = a->sc.hl == HL_RANK && a->sc.hl_index == r;
         char label[128];
         int iy, ix;
@@ -343,34 +326,16 @@ static void par_xfers(const struct app *a, struct rect r)
         par_entries(a, r, items, n, row0);
         return;
     }
-    for (int s = 0; s < v->cfg.nranks && n < 64; s++) {
-        const struct probe_rec *rec = t->rec[s];
-        if (!rec || rec->send_to < 0) continue;
-        const char *what = "";
-        for (int k = 0; k < rec->nmats; k++)
-            if (rec->mats[k].key && rec->fwd) what = rec->mats[k].name;
-        char nm[24];
-        if (!rec->fwd) {
-            snprintf(nm, sizeof nm, "dx%d", rec->layer);
-            what = nm;
-        }
-        snprintf(items[n++], sizeof items[0], "s%d %s s%d %s mb%d", s, a->g->arrow,
-                 rec->send_to, what, rec->mb);
-    }
+    struct par_send sends[PAR_MAX_RANKS];
+    int ns = par_frame_sends(v, f, sends, PAR_MAX_RANKS);
+    for (int s = 0; s < ns && n < 64; s++)
+        snprintf(items[n++], sizeof items[0], "s%d %s s%d %s mb%d", sends[s].from, a->g->arrow,
+                 sends[s].to, sends[s].what, sends[s].mb);
     if (n) {
         par_entries(a, r, items, n, 0);
         return;
     }
-    const struct probe_rec *r0 = t->rec[0];
-    const char *msg = "no messages this tick";
-    if (v->cfg.scheme != TRAIN_PP) {
-        if (r0 && r0->kind == PROBE_START)
-            msg = "no communication yet";
-        else if (r0 && r0->kind == PROBE_OPTIM)
-            msg = "no communication: every rank updates what it holds";
-        else
-            msg = "no communication: every rank computes on what it holds";
-    }
+    const char *msg = par_frame_quiet(v, f);
     draw_put(r.y, r.x + 1, r.w - 1, th->role[TH_DIM], msg);
 }
 
