@@ -231,3 +231,28 @@ void text_gbps(char *buf, size_t n, double gbps)
     else
         snprintf(buf, n, "%.3g", gbps);
 }
+
+void text_xml_escape(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '&':
+            fputs("&amp;", f);
+            break;
+        case '<':
+            fputs("&lt;", f);
+            break;
+        case '>':
+            fputs("&gt;", f);
+            break;
+        case '"':
+            fputs("&quot;", f);
+            break;
+        case '\'':
+            fputs("&#39;", f);
+            break;
+        default:
+            fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
+        }
+    }
+}

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Columns the UTF-8 string takes in a terminal (wcwidth: 2 for wide characters, 0 for
  * combining marks and other zero-width code points, 1 for the rest; an invalid byte is one
@@ -40,5 +41,9 @@ void text_time_us(char *buf, size_t n, double us);
 
 /* A bandwidth in GB/s (1e9 B/s) with three significant digits: "8.18", "0.0412", "412". */
 void text_gbps(char *buf, size_t n, double gbps);
+
+/* Write s to f for XML or HTML text and attributes: & < > " ' as entities, control
+ * characters as spaces. */
+void text_xml_escape(FILE *f, const char *s);
 
 #endif

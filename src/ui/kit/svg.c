@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "core/text.h"
 #include "core/util.h"
 
 /* The first 16 match tests/screen/render_png.py, so an SVG and a PNG screenshot of the same
@@ -62,27 +63,7 @@ static size_t svg_utf8(uint32_t cp, char *out)
 
 void svg_xml_escape(FILE *f, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        case '\'':
-            fputs("&#39;", f);
-            break;
-        default:
-            fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
-        }
-    }
+    text_xml_escape(f, s);
 }
 
 /* One cell as the picture needs it. */
