@@ -49,19 +49,27 @@ int handout_parse_solutions(const char *s, enum handout_solutions *out, char *er
 
 /* ---- pictures ----------------------------------------------------------------------- */
 
+void handout_slide_opts(const struct lesson_slide *s, bool dark, struct print_opts *o)
+{
+    print_opts_default(o);
+    o->dark = dark;
+    for (size_t k = 0; k < s->nex; k++) {
+        const struct lesson_exercise *ex = &s->ex[k];
+        if (ex->type == LEX_HOLDS && o->nasked < PRINT_MAX_ASKED) {
+            o->asked[o->nasked].step = ex->step;
+            o->asked[o->nasked].rank = ex->rank;
+            o->nasked++;
+        }
+        if (ex->type == LEX_NUMBER && o->nhide < PRINT_MAX_ASKED)
+            o->hide[o->nhide++] = ex->answer;
+    }
+}
+
 int handout_slide_pic(const struct lesson_slide *s, bool dark, struct print_pic *p, char *err,
                       size_t errlen)
 {
     struct print_opts o;
-    print_opts_default(&o);
-    o.dark = dark;
-    for (size_t k = 0; k < s->nex && o.nasked < PRINT_MAX_ASKED; k++) {
-        const struct lesson_exercise *ex = &s->ex[k];
-        if (ex->type != LEX_HOLDS) continue;
-        o.asked[o.nasked].step = ex->step;
-        o.asked[o.nasked].rank = ex->rank;
-        o.nasked++;
-    }
+    handout_slide_opts(s, dark, &o);
     struct scene sc = s->scene;
     sc.autoplay = 0;
     return print_pic_build(p, &sc, &o, err, errlen);

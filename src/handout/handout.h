@@ -30,9 +30,13 @@ int handout_parse_paper(const char *s, enum handout_paper *out, char *err, size_
 int handout_parse_solutions(const char *s, enum handout_solutions *out, char *err,
                             size_t errlen);
 
-/* The picture of slide s: its scene at its own step, not past a holds exercise's asked step
- * (at that step the asked rank's box shows "?"). reveal: the exercise ex's answer picture
- * instead (its scene at its step, nothing hidden). CV_OK, or an error with a message. */
+/* How slide s's picture is drawn: not past a holds exercise's asked step (at that step the
+ * asked rank's box shows "?"), no figure that is a number exercise's answer. */
+void handout_slide_opts(const struct lesson_slide *s, bool dark, struct print_opts *o);
+/* The picture of slide s: its scene at its own step, drawn with handout_slide_opts.
+ * reveal: the exercise ex's answer picture instead (its scene at its step, nothing
+ * hidden). CV_OK, or an error with a message. */
+
 int handout_slide_pic(const struct lesson_slide *s, bool dark, struct print_pic *p, char *err,
                       size_t errlen);
 int handout_reveal_pic(const struct lesson_exercise *ex, bool dark, struct print_pic *p,

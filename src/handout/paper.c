@@ -1,8 +1,11 @@
-/* paper.c - scenes drawn for paper with cairo and pango (see paper.h). A picture is
- * first drawn onto a cairo recording surface, which measures its ink (the crop); each output
- * (SVG, PNG, PDF, a handout's page) then gets the same drawing again, straight onto its own
- * surface. Every text goes through pd_text, which records the colour pair it used: the
- * contrast test reads those, not a list kept by hand. */
+/* paper.c - scenes drawn for paper with cairo and pango (see paper.h): the themes, the
+ * drawing primitives every screen's drawer shares (paper_draw.h), the hierarchy's table and
+ * the picture itself. A picture is first drawn onto a cairo recording surface, which
+ * measures its ink (the crop); each output (SVG, PNG, PDF, a handout's page) then gets the
+ * same drawing again, straight onto its own surface. Every text goes through pd_text,
+ * which records the colour pair it used and its size: the contrast and size tests read
+ * those, not a list kept by hand. The collectives screen is paper_coll.c, the parallelism
+ * screen paper_par.c. */
 #include "handout/paper.h"
 
 #include <cairo-pdf.h>
@@ -14,18 +17,18 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/init.h"
-#include "core/plan.h"
 #include "core/tiers.h"
-#include "core/trace.h"
 #include "core/util.h"
 #include "core/vec.h"
-#include "core/text.h"
+#include "handout/paper_draw.h"
 
 /* ---- themes ------------------------------------------------------------------------- */
 
-/* Light: dark text on pastel cells; dark: light text on deep cells. Rank colours follow the
- * screen's order of hues (blue, orange, green, magenta, ...). */
+/* Rank colours follow the screen's order of hues (blue, orange, green, magenta, ...), each
+ * at one of two luminances: light for even ranks (dark text on them), dark for odd ranks
+ * (white text; the dark theme the other way round). In grey, neighbouring ranks differ by
+ * more than 4:1 in both themes, and every text on a fill or its hatching keeps >= 4.5:1;
+ * tests/unit/test_print.c checks both, in colour and converted to grey. */
 static const struct print_theme theme_light = {
     .name = "light",
     .bg = 0xffffff,
@@ -34,11 +37,15 @@ static const struct print_theme theme_light = {
     .accent = 0xb3261e,
     .cell_ink = 0x111111,
     .empty = 0xf4f4f4,
-    .partial = 0xf3e0b5,
-    .complete = 0xa8dcb0,
+    .partial = 0xf0d9a8,
+    .complete = 0x7fbf8a,
     .hidden = 0xe4e4e4,
-    .rank_fill = {0xd6e4fa, 0xfcdcc4, 0xd4efd4, 0xf5d2e6, 0xe3d8f6, 0xfbefb0, 0xcdeeee,
-                  0xe6e6e6},
+    .rank_fill = {0xd3e1f4, 0x9d521c, 0xcfe8cf, 0xad3a7d, 0xe4dbf1, 0x7a6615, 0xbfeaea,
+                  0x656565},
+    .rank_text = {0x111111, 0xffffff, 0x111111, 0xffffff, 0x111111, 0xffffff, 0x111111,
+                  0xffffff},
+    .rank_hatch = {0x949eab, 0x562d0f, 0x91a291, 0x5f2045, 0xa099a9, 0x43380c, 0x86a4a4,
+                   0x383838},
     .rank_ink = {0x1f4e9c, 0x9a3c00, 0x1c6b1c, 0x9c1f63, 0x5b3a9c, 0x6e5300, 0x0b6363,
                  0x444444},
 };
@@ -53,8 +60,12 @@ static const struct print_theme theme_dark = {
     .partial = 0x5a4720,
     .complete = 0x2e7d32,
     .hidden = 0x3a3d44,
-    .rank_fill = {0x1f3a66, 0x6b3410, 0x1f4d1f, 0x5e1a40, 0x3d2a66, 0x554500, 0x0f4d4d,
-                  0x3c3c3c},
+    .rank_fill = {0x163258, 0xe59d69, 0x1c3a1c, 0xdc96bf, 0x3c235e, 0xd0ad25, 0x133939,
+                  0xadadad},
+    .rank_text = {0xf8f8f8, 0x111111, 0xf8f8f8, 0x111111, 0xf8f8f8, 0x111111, 0xf8f8f8,
+                  0x111111},
+    .rank_hatch = {0x0c1c30, 0xc4865a, 0x0f200f, 0xbd81a4, 0x211334, 0xb2941f, 0x0a1f1f,
+                   0x949494},
     .rank_ink = {0x8fb8ff, 0xffb37a, 0x8fdc8f, 0xf5a3cf, 0xc3a8ff, 0xf0d264, 0x7fdcdc,
                  0xcccccc},
 };
@@ -81,29 +92,40 @@ double print_contrast(uint32_t a, uint32_t b)
     return la > lb ? (la + 0.05) / (lb + 0.05) : (lb + 0.05) / (la + 0.05);
 }
 
+uint32_t print_grey(uint32_t c)
+{
+    double v = 0.30 * ((c >> 16) & 0xff) + 0.59 * ((c >> 8) & 0xff) + 0.11 * (c & 0xff);
+    uint32_t g = (uint32_t)(v + 0.5);
+    if (g > 255) g = 255;
+    return g << 16 | g << 8 | g;
+}
+
+double print_contrast_grey(uint32_t a, uint32_t b)
+{
+    return print_contrast(print_grey(a), print_grey(b));
+}
+
 void print_opts_default(struct print_opts *o)
 {
     memset(o, 0, sizeof *o);
 }
 
+bool print_opts_hides(const struct print_opts *o, double x)
+{
+    for (size_t i = 0; i < o->nhide; i++)
+        if (fabs(x - o->hide[i]) <= 0.01 * fabs(o->hide[i])) return true;
+    return false;
+}
+
 /* ---- drawing primitives ------------------------------------------------------------- */
 
-struct pd {
-    cairo_t *cr;
-    const struct print_theme *th;
-    struct print_pic *pic;
-};
-
-enum { PD_LEFT, PD_CENTRE, PD_RIGHT };
-enum { PD_PLAIN = 0, PD_BOLD = 1, PD_MONO = 2, PD_ITALIC = 4 };
-
-static void pd_rgb(cairo_t *cr, uint32_t c)
+void pd_rgb(cairo_t *cr, uint32_t c)
 {
     cairo_set_source_rgb(cr, ((c >> 16) & 0xff) / 255.0, ((c >> 8) & 0xff) / 255.0,
                          (c & 0xff) / 255.0);
 }
 
-static void pd_pair(struct pd *d, uint32_t fg, uint32_t bg)
+void pd_pair(struct pd *d, uint32_t fg, uint32_t bg)
 {
     struct print_pic *p = d->pic;
     for (size_t i = 0; i < p->npairs; i++)
@@ -112,19 +134,29 @@ static void pd_pair(struct pd *d, uint32_t fg, uint32_t bg)
 }
 
 /* Few sizes: cairo's SVG holds one set of glyph outlines per font and size, so every size
- * saved makes each inline picture of a handout smaller. */
+ * saved makes each inline picture of a handout smaller. None under 8.5: two slides to a
+ * page the handout draws a frame at 0.72, and 8.5 x 0.72 is still over 6 points. */
 static double pd_size(double size, int style)
 {
     if (style & PD_MONO) return 9.5; /* the values (PD_VALUE_PT) and the legend's dot */
     if (size >= 11.5) return 12;
     if (size >= 9.75) return 10;
-    return size < 7.75 ? 7 : 8.5;
+    return 8.5;
 }
 
-static PangoLayout *pd_layout(struct pd *d, const char *t, double size, int style, double maxw)
+PangoLayout *pd_layout(struct pd *d, const char *t, double size, int style, double maxw)
 {
     size = pd_size(size, style);
     PangoLayout *l = pango_cairo_create_layout(d->cr);
+    /* Unhinted metrics: the picture is measured on a recording surface and drawn on a PDF,
+     * SVG or image one, whose default hinting differs; hinted widths once wrapped a line
+     * on paper that fit when measured, and the crop cut the picture's last line. */
+    cairo_font_options_t *fo = cairo_font_options_create();
+    cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_OFF);
+    cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
+    pango_cairo_context_set_font_options(pango_layout_get_context(l), fo);
+    cairo_font_options_destroy(fo);
+    pango_layout_context_changed(l);
     PangoFontDescription *f = pango_font_description_from_string(
         style & PD_MONO ? "DejaVu Sans Mono" : "DejaVu Sans");
     pango_font_description_set_absolute_size(f, size * PANGO_SCALE);
@@ -140,8 +172,7 @@ static PangoLayout *pd_layout(struct pd *d, const char *t, double size, int styl
     return l;
 }
 
-static void pd_measure(struct pd *d, const char *t, double size, int style, double *w,
-                       double *h)
+void pd_measure(struct pd *d, const char *t, double size, int style, double *w, double *h)
 {
     PangoLayout *l = pd_layout(d, t, size, style, 0);
     int pw, ph;
@@ -153,8 +184,8 @@ static void pd_measure(struct pd *d, const char *t, double size, int style, doub
 
 /* Draw t with its top at y; x is its left edge, centre or right edge by align. maxw > 0
  * wraps. Returns the height used; *wout (may be NULL) the width. */
-static double pd_text(struct pd *d, double x, double y, const char *t, double size, int style,
-                      uint32_t fg, uint32_t bg, double maxw, int align, double *wout)
+double pd_text(struct pd *d, double x, double y, const char *t, double size, int style,
+               uint32_t fg, uint32_t bg, double maxw, int align, double *wout)
 {
     PangoLayout *l = pd_layout(d, t, size, style, maxw);
     int pw, ph;
@@ -171,19 +202,21 @@ static double pd_text(struct pd *d, double x, double y, const char *t, double si
     pango_cairo_show_layout(d->cr, l);
     g_object_unref(l);
     pd_pair(d, fg, bg);
+    if (d->pic->opts.on_text) d->pic->opts.on_text(d->pic->opts.text_ctx, t);
+    double pt = pd_size(size, style);
+    if (d->pic->min_pt <= 0 || pt < d->pic->min_pt) d->pic->min_pt = pt;
     if (wout) *wout = w;
     return h;
 }
 
-static void pd_rect(struct pd *d, double x, double y, double w, double h, uint32_t fill)
+void pd_rect(struct pd *d, double x, double y, double w, double h, uint32_t fill)
 {
     cairo_rectangle(d->cr, x, y, w, h);
     pd_rgb(d->cr, fill);
     cairo_fill(d->cr);
 }
 
-static void pd_frame(struct pd *d, double x, double y, double w, double h, uint32_t c,
-                     double lw)
+void pd_frame(struct pd *d, double x, double y, double w, double h, uint32_t c, double lw)
 {
     cairo_rectangle(d->cr, x, y, w, h);
     pd_rgb(d->cr, c);
@@ -191,149 +224,162 @@ static void pd_frame(struct pd *d, double x, double y, double w, double h, uint3
     cairo_stroke(d->cr);
 }
 
-/* ---- the collectives screen --------------------------------------------------------- */
-
-#define PD_CELL_H 17.0
-#define PD_CELL_GAP 3.0
-#define PD_PER_LINE 16
-#define PD_VALUE_PT 9.5
-#define PD_MAX_ARROWS 24
-
-enum { PC_SRC = 1, PC_DST = 2, PC_POINTED = 4 };
-
-struct pcoll {
-    const struct scene *sc;
-    struct plan plan;
-    struct trace trace;
-    float *send[CV_MAX_RANKS];
-    size_t step;
-    uint32_t hidden; /* ranks whose values an exercise asks for: drawn as "?" */
-    int root;
-    unsigned char *hl; /* [nranks][work_len] PC_* */
-    /* geometry */
-    double width;           /* of the rank rows */
-    double label_w, cw;     /* label column, cell */
-    double cells_x, rows_y; /* where the first cell of rank 0 is */
-    double row_h;
-    size_t per_line, lines;
-};
-
-static uint32_t pc_fill(const struct pd *d, const struct pcoll *c, uint32_t mask)
+void pd_head(struct pd *d, double x, double y, double dx, double dy, uint32_t c)
 {
-    if (mask == 0) return d->th->empty;
-    if ((mask & (mask - 1)) == 0)
-        return d->th->rank_fill[__builtin_ctz(mask) % PRINT_RANK_COLOURS];
-    uint32_t all = c->plan.nranks >= 32 ? ~0u : (1u << c->plan.nranks) - 1;
-    return (mask & all) == all ? d->th->complete : d->th->partial;
+    const double len = 5.5, half = 2.8;
+    cairo_new_path(d->cr);
+    cairo_move_to(d->cr, x, y);
+    cairo_line_to(d->cr, x - dx * len - dy * half, y - dy * len + dx * half);
+    cairo_line_to(d->cr, x - dx * len + dy * half, y - dy * len - dx * half);
+    cairo_close_path(d->cr);
+    pd_rgb(d->cr, c);
+    cairo_fill(d->cr);
 }
 
-static uint32_t pc_rank_ink(const struct pd *d, int r)
+double pd_badge(struct pd *d, double cx, double cy, int n, uint32_t ink)
+{
+    char t[16];
+    snprintf(t, sizeof t, "%d", n);
+    double w, h;
+    pd_measure(d, t, 8.5, PD_BOLD, &w, &h);
+    double r = (w > h * 0.75 ? w : h * 0.75) / 2 + 1.0;
+    cairo_new_path(d->cr);
+    cairo_arc(d->cr, cx, cy, r, 0, 2 * M_PI);
+    pd_rgb(d->cr, d->th->bg);
+    cairo_fill_preserve(d->cr);
+    pd_rgb(d->cr, ink);
+    cairo_set_line_width(d->cr, 0.9);
+    cairo_stroke(d->cr);
+    pd_text(d, cx, cy - h / 2, t, 8.5, PD_BOLD, ink, d->th->bg, 0, PD_CENTRE, NULL);
+    return 2 * r;
+}
+
+/* ---- ranks -------------------------------------------------------------------------- */
+
+uint32_t pd_rank_fill(const struct pd *d, int r)
+{
+    return d->th->rank_fill[r % PRINT_RANK_COLOURS];
+}
+
+uint32_t pd_rank_text(const struct pd *d, int r)
+{
+    return d->th->rank_text[r % PRINT_RANK_COLOURS];
+}
+
+uint32_t pd_rank_ink(const struct pd *d, int r)
 {
     return d->th->rank_ink[r % PRINT_RANK_COLOURS];
 }
 
-static void pc_mark_xfer(const struct pcoll *c, const struct xfer *x, unsigned char bit)
+void pd_rank_pairs(struct pd *d, int r, uint32_t fg)
 {
-    size_t L = c->plan.work_len;
-    for (size_t i = 0; i < x->count; i++) {
-        if (x->kind != XFER_SCALE && x->src_off + i < L)
-            c->hl[(size_t)x->src * L + x->src_off + i] |= bit == PC_DST ? PC_SRC : bit;
-        if (x->dst_off + i < L) c->hl[(size_t)x->dst * L + x->dst_off + i] |= bit;
-    }
+    pd_pair(d, fg, pd_rank_fill(d, r));
+    if (r % PRINT_RANK_COLOURS) pd_pair(d, fg, d->th->rank_hatch[r % PRINT_RANK_COLOURS]);
 }
 
-/* What the step reads and writes, and what the scene points at (highlight=). */
-static void pc_highlights(struct pcoll *c)
+/* Lines across (x, y, w, h) at `angle` (0: horizontal, 90: vertical, 45: /, 135: \), one
+ * every `gap` points. */
+static void pd_lines(cairo_t *cr, double x, double y, double w, double h, int angle, double gap)
 {
-    size_t L = c->plan.work_len;
-    c->hl = xcalloc((size_t)c->plan.nranks * (L ? L : 1), 1);
-    const struct step *st = c->step > 0 ? &c->plan.steps[c->step - 1] : NULL;
-    for (size_t k = 0; st && k < st->n; k++)
-        pc_mark_xfer(c, &c->plan.x[st->first + k], PC_DST);
-    if (c->sc->hl == HL_CHUNK) {
-        for (size_t k = 0; k < c->plan.nx; k++)
-            if (c->plan.x[k].chunk == c->sc->hl_index)
-                pc_mark_xfer(c, &c->plan.x[k], PC_POINTED);
-    } else if (c->sc->hl == HL_TRANSFER && st && (size_t)c->sc->hl_index < st->n) {
-        pc_mark_xfer(c, &c->plan.x[st->first + (size_t)c->sc->hl_index], PC_POINTED);
-    }
-}
-
-static int pc_tag(const struct pcoll *c, int r, size_t i)
-{
-    const struct scene *s = c->sc;
-    size_t count = scene_count(s);
-    size_t in0 = coll_in_off(s->coll, s->nranks, count, r);
-    size_t inn = coll_send_count(s->coll, s->nranks, count, r, c->root);
-    size_t out0 = coll_out_off(s->coll, s->nranks, count, r);
-    size_t outn = coll_recv_count(s->coll, s->nranks, count, r, c->root);
-    return (i >= in0 && i < in0 + inn ? 1 : 0) | (i >= out0 && i < out0 + outn ? 2 : 0);
-}
-
-static double pc_header(struct pd *d, struct pcoll *c, double y, double maxw)
-{
-    const struct scene *s = c->sc;
-    char t[400];
-    int n = snprintf(t, sizeof t, "%s \u00b7 %s \u00b7 %d ranks", coll_title(s->coll),
-                     algo_name(s->algo), s->nranks);
-    if (coll_reduces(s->coll))
-        n += snprintf(t + n, sizeof t - (size_t)n, " \u00b7 %s", redop_name(s->op));
-    if (coll_is_rooted(s->coll))
-        snprintf(t + n, sizeof t - (size_t)n, " \u00b7 root %d", s->root);
-    y += pd_text(d, 0, y, t, 12, PD_BOLD, d->th->ink, d->th->bg, maxw, PD_LEFT, NULL);
-    if (c->step == 0)
-        snprintf(t, sizeof t,
-                 "step 0 of %zu \u00b7 before the first step (every rank holds its input)",
-                 c->plan.nsteps);
-    else
-        snprintf(t, sizeof t, "step %zu of %zu \u00b7 %s", c->step, c->plan.nsteps,
-                 c->plan.steps[c->step - 1].phase);
-    y += pd_text(d, 0, y + 2, t, 10.5, PD_BOLD, d->th->accent, d->th->bg, maxw, PD_LEFT, NULL) +
-         2;
-    if (c->step > 0)
-        y += pd_text(d, 0, y + 1, c->plan.steps[c->step - 1].what, 9, PD_PLAIN, d->th->dim,
-                     d->th->bg, maxw, PD_LEFT, NULL) +
-             1;
-    return y + 8;
-}
-
-/* The cell width: the widest value of the drawn snapshot, "?" and "·" included. */
-static void pc_geometry(struct pd *d, struct pcoll *c, double y)
-{
-    size_t L = c->plan.work_len;
-    double w, h, maxw = 0;
-    for (int r = 0; r < c->plan.nranks; r++) {
-        const float *v = trace_buf(&c->trace, c->step, r);
-        for (size_t i = 0; i < L; i++) {
-            char t[32];
-            text_value(t, sizeof t, v[i]);
-            pd_measure(d, t, PD_VALUE_PT, PD_MONO, &w, &h);
-            if (w > maxw) maxw = w;
+    if (angle == 0)
+        for (double yy = y + gap / 2; yy < y + h; yy += gap) {
+            cairo_move_to(cr, x, yy);
+            cairo_line_to(cr, x + w, yy);
         }
-    }
-    c->cw = (maxw < 12 ? 12 : maxw) + 8;
-    char lab[32];
-    snprintf(lab, sizeof lab, "rank %d", c->plan.nranks - 1);
-    pd_measure(d, lab, 10, PD_BOLD, &w, &h);
-    c->label_w = w + 10;
-    c->per_line = L < PD_PER_LINE ? (L ? L : 1) : PD_PER_LINE;
-    c->lines = L ? (L + c->per_line - 1) / c->per_line : 1;
-    c->cells_x = c->label_w + 6;
-    c->rows_y = y;
-    c->row_h = (double)c->lines * (PD_CELL_H + PD_CELL_GAP) + 22;
-    c->width = c->cells_x + (double)c->per_line * (c->cw + PD_CELL_GAP) + 4;
+    else if (angle == 90)
+        for (double xx = x + gap / 2; xx < x + w; xx += gap) {
+            cairo_move_to(cr, xx, y);
+            cairo_line_to(cr, xx, y + h);
+        }
+    else
+        for (double k = -h; k < w + h; k += gap) {
+            /* anchored at the page's origin, so hatching lines up across cells */
+            double x0 = floor((x - h) / gap) * gap + k;
+            if (angle == 45) {
+                cairo_move_to(cr, x0, y + h);
+                cairo_line_to(cr, x0 + h, y);
+            } else {
+                cairo_move_to(cr, x0, y);
+                cairo_line_to(cr, x0 + h, y + h);
+            }
+        }
 }
 
-static void pc_cell_pos(const struct pcoll *c, int r, size_t i, double *x, double *y)
+/* Rank r's hatching over (x, y, w, h): none, /, -, \\, dots, x, |, + by r mod 8 (ranks
+ * two apart share a luminance: their hatchings differ most, and survive a copier). */
+static void pd_hatch(struct pd *d, double x, double y, double w, double h, int r)
 {
-    *x = c->cells_x + 3 + (double)(i % c->per_line) * (c->cw + PD_CELL_GAP);
-    *y = c->rows_y + (double)r * c->row_h + 4 +
-         (double)(i / c->per_line) * (PD_CELL_H + PD_CELL_GAP);
+    int k = r % PRINT_RANK_COLOURS;
+    if (k == 0) return;
+    cairo_t *cr = d->cr;
+    cairo_save(cr);
+    cairo_new_path(cr);
+    cairo_rectangle(cr, x, y, w, h);
+    cairo_clip(cr);
+    cairo_new_path(cr);
+    pd_rgb(cr, d->th->rank_hatch[k]);
+    cairo_set_line_width(cr, 0.9);
+    const double gap = 3.6;
+    switch (k) {
+    case 1:
+        pd_lines(cr, x, y, w, h, 45, gap);
+        break;
+    case 2:
+        pd_lines(cr, x, y, w, h, 0, gap);
+        break;
+    case 3:
+        pd_lines(cr, x, y, w, h, 135, gap);
+        break;
+    case 5:
+        pd_lines(cr, x, y, w, h, 45, gap * 1.4);
+        pd_lines(cr, x, y, w, h, 135, gap * 1.4);
+        break;
+    case 6:
+        pd_lines(cr, x, y, w, h, 90, gap);
+        break;
+    case 7:
+        pd_lines(cr, x, y, w, h, 0, gap * 1.4);
+        pd_lines(cr, x, y, w, h, 90, gap * 1.4);
+        break;
+    default: /* 4: dots */
+        for (double yy = floor(y / 4.0) * 4.0 + 2.0; yy < y + h + 1; yy += 4.0)
+            for (double xx = floor(x / 4.0) * 4.0 + 2.0; xx < x + w + 1; xx += 4.0) {
+                cairo_new_sub_path(cr);
+                cairo_arc(cr, xx, yy, 1.1, 0, 2 * M_PI);
+            }
+        cairo_fill(cr);
+        break;
+    }
+    cairo_stroke(cr);
+    cairo_restore(cr);
 }
 
-/* A partial reduction also carries a corner mark, so it reads apart from a rank's own
- * colour without telling hues apart. */
-static void pd_partial_mark(struct pd *d, double x, double y)
+void pd_rank_cell(struct pd *d, double x, double y, double w, double h, int r)
+{
+    pd_rect(d, x, y, w, h, pd_rank_fill(d, r));
+    pd_hatch(d, x, y, w, h, r);
+}
+
+void pd_rank_dash(struct pd *d, int r)
+{
+    static const double dashed[] = {4.0, 2.0}, dotted[] = {1.2, 1.6},
+                        dashdot[] = {4.0, 1.5, 1.2, 1.5};
+    switch (r % 4) {
+    case 1:
+        cairo_set_dash(d->cr, dashed, 2, 0);
+        break;
+    case 2:
+        cairo_set_dash(d->cr, dotted, 2, 0);
+        break;
+    case 3:
+        cairo_set_dash(d->cr, dashdot, 4, 0);
+        break;
+    default:
+        cairo_set_dash(d->cr, NULL, 0, 0);
+    }
+}
+
+void pd_partial_mark(struct pd *d, double x, double y)
 {
     cairo_new_path(d->cr);
     cairo_move_to(d->cr, x, y);
@@ -344,446 +390,34 @@ static void pd_partial_mark(struct pd *d, double x, double y)
     cairo_fill(d->cr);
 }
 
-static void pc_cell(struct pd *d, const struct pcoll *c, int r, size_t i, bool hidden)
+double pd_rank_legend(struct pd *d, double y, int nranks, double maxw, const char *lead,
+                      const char *prefix)
 {
-    size_t L = c->plan.work_len;
-    const float *v = trace_buf(&c->trace, c->step, r);
-    const uint32_t *m = trace_mask(&c->trace, c->step, r);
-    unsigned char hl = c->hl[(size_t)r * L + i];
-    double x, y;
-    pc_cell_pos(c, r, i, &x, &y);
-    uint32_t fill = hidden ? d->th->hidden : pc_fill(d, c, m[i]);
-    pd_rect(d, x, y, c->cw, PD_CELL_H, fill);
-    char t[32];
-    if (hidden)
-        snprintf(t, sizeof t, "?");
-    else if (m[i] == 0)
-        snprintf(t, sizeof t, "\u00b7");
-    else
-        text_value(t, sizeof t, v[i]);
-    uint32_t ink = m[i] == 0 && !hidden ? d->th->dim : d->th->cell_ink;
-    int style = PD_MONO | (!hidden && m[i] && fill == d->th->complete ? PD_BOLD : 0);
-    pd_text(d, x + c->cw - 4, y + 2.5, t, PD_VALUE_PT, style, ink, fill, 0, PD_RIGHT, NULL);
-    if (hidden) return;
-    if (fill == d->th->partial) pd_partial_mark(d, x, y);
-    if (hl & PC_DST) pd_frame(d, x + 1, y + 1, c->cw - 2, PD_CELL_H - 2, d->th->ink, 2.0);
-    if ((hl & PC_SRC) && !(hl & PC_DST)) {
-        cairo_set_dash(d->cr, (double[]){2.0, 1.5}, 2, 0);
-        pd_frame(d, x + 1, y + 1, c->cw - 2, PD_CELL_H - 2, d->th->ink, 1.2);
-        cairo_set_dash(d->cr, NULL, 0, 0);
-    }
-    if (hl & PC_POINTED)
-        pd_frame(d, x - 1.5, y - 1.5, c->cw + 3, PD_CELL_H + 3, d->th->accent, 1.6);
-}
-
-/* The send ("in") and receive ("out") buffers under a rank's cells, as labelled rules. */
-static void pc_marks(struct pd *d, const struct pcoll *c, int r)
-{
-    size_t L = c->plan.work_len;
-    static const char *const lab[] = {"", "in", "out", "in = out"};
-    size_t i = 0;
-    while (i < L) {
-        int tag = pc_tag(c, r, i);
-        size_t j = i;
-        while (j + 1 < L && pc_tag(c, r, j + 1) == tag && (j + 1) % c->per_line != 0)
-            j++;
-        if (tag) {
-            double x0, y0, x1, y1;
-            pc_cell_pos(c, r, i, &x0, &y0);
-            pc_cell_pos(c, r, j, &x1, &y1);
-            double yy = y0 + PD_CELL_H + 3, xe = x1 + c->cw;
-            pd_rgb(d->cr, tag == 1 ? d->th->dim : d->th->ink);
-            cairo_set_line_width(d->cr, 0.8);
-            cairo_move_to(d->cr, x0, yy - 1.5);
-            cairo_line_to(d->cr, x0, yy);
-            cairo_line_to(d->cr, xe, yy);
-            cairo_line_to(d->cr, xe, yy - 1.5);
-            cairo_stroke(d->cr);
-            pd_text(d, (x0 + xe) / 2, yy + 0.5, lab[tag], 7, PD_PLAIN,
-                    tag == 1 ? d->th->dim : d->th->ink, d->th->bg, 0, PD_CENTRE, NULL);
-        }
-        i = j + 1;
-    }
-}
-
-static void pc_ranks(struct pd *d, const struct pcoll *c)
-{
-    for (int r = 0; r < c->plan.nranks; r++) {
-        bool hidden = (c->hidden >> r) & 1;
-        bool pointed = c->sc->hl == HL_RANK && c->sc->hl_index == r;
-        double y = c->rows_y + (double)r * c->row_h;
-        char lab[32];
-        snprintf(lab, sizeof lab, "rank %d", r);
-        pd_text(d, 0, y + 5, lab, 10, PD_BOLD, pointed ? d->th->accent : pc_rank_ink(d, r),
-                d->th->bg, 0, PD_LEFT, NULL);
-        if (hidden)
-            pd_text(d, 0, y + 18, "exercise", 7.5, PD_ITALIC, d->th->accent, d->th->bg, 0,
-                    PD_LEFT, NULL);
-        double bw = (double)c->per_line * (c->cw + PD_CELL_GAP) + 3;
-        double bh = (double)c->lines * (PD_CELL_H + PD_CELL_GAP) + 5;
-        cairo_rectangle(d->cr, c->cells_x, y + 1, bw, bh);
-        pd_rgb(d->cr, pointed ? d->th->accent : d->th->dim);
-        cairo_set_line_width(d->cr, pointed ? 2.0 : 0.8);
-        cairo_stroke(d->cr);
-        for (size_t i = 0; i < c->plan.work_len; i++)
-            pc_cell(d, c, r, i, hidden);
-        if (!hidden) pc_marks(d, c, r);
-    }
-}
-
-/* The step's transfers as arrows in a gutter right of the boxes: from the source rank's
- * row to the destination's, one lane per transfer, coloured by the source. */
-static double pc_arrows(struct pd *d, const struct pcoll *c)
-{
-    if (c->step == 0) return c->width;
-    const struct step *st = &c->plan.steps[c->step - 1];
-    double x0 = c->width + 4, lane = 0;
-    for (size_t k = 0; k < st->n && lane < PD_MAX_ARROWS; k++) {
-        const struct xfer *x = &c->plan.x[st->first + k];
-        if (x->kind == XFER_SCALE || x->src == x->dst) continue;
-        double ys = c->rows_y + (double)x->src * c->row_h + 6 + (double)(k % 3) * 3;
-        double yd = c->rows_y + (double)x->dst * c->row_h + 12 - (double)(k % 3) * 3;
-        double xl = x0 + 8 + lane * 7;
-        pd_rgb(d->cr, pc_rank_ink(d, x->src));
-        cairo_set_line_width(d->cr, 1.3);
-        cairo_new_path(d->cr); /* pango leaves a current point: no line from it */
-        cairo_arc(d->cr, x0 - 2, ys, 1.8, 0, 2 * M_PI);
-        cairo_fill(d->cr);
-        cairo_move_to(d->cr, x0 - 2, ys);
-        cairo_line_to(d->cr, xl, ys);
-        cairo_line_to(d->cr, xl, yd);
-        cairo_line_to(d->cr, x0 + 2, yd);
-        cairo_stroke(d->cr);
-        cairo_move_to(d->cr, x0 - 2, yd);
-        cairo_line_to(d->cr, x0 + 4, yd - 3);
-        cairo_line_to(d->cr, x0 + 4, yd + 3);
-        cairo_close_path(d->cr);
-        cairo_fill(d->cr);
-        lane++;
-    }
-    return x0 + 12 + lane * 7;
-}
-
-static void pc_xfer_text(const struct pcoll *c, const struct xfer *x, char *buf, size_t n)
-{
-    if (x->kind == XFER_SCALE) {
-        snprintf(buf, n, "rank %d divides by %d (average)", x->dst, c->plan.nranks);
-        return;
-    }
-    char what[48];
-    if (x->chunk >= 0)
-        snprintf(what, sizeof what, "chunk %d", x->chunk);
-    else if (x->count == 1)
-        snprintf(what, sizeof what, "element %zu", x->dst_off);
-    else
-        snprintf(what, sizeof what, "elements %zu-%zu", x->dst_off, x->dst_off + x->count - 1);
-    snprintf(buf, n, "rank %d \u2192 rank %d: %s, %s", x->src, x->dst, what,
-             x->kind == XFER_REDUCE ? "reduced into it" : "copied");
-}
-
-/* The step's transfers as text, in up to three columns. */
-static double pc_xfer_list(struct pd *d, const struct pcoll *c, double y, double maxw)
-{
-    if (c->step == 0) {
-        const char *t = c->plan.nsteps ? "No transfers yet." : "No transfers: one rank.";
-        return y +
-               pd_text(d, 0, y, t, 9, PD_ITALIC, d->th->dim, d->th->bg, maxw, PD_LEFT, NULL) +
-               6;
-    }
-    const struct step *st = &c->plan.steps[c->step - 1];
-    y += pd_text(d, 0, y, "This step's transfers:", 9, PD_BOLD, d->th->ink, d->th->bg, 0,
-                 PD_LEFT, NULL);
-    size_t show = st->n < 30 ? st->n : 29;
-    int cols = show > 8 ? 3 : show > 4 ? 2 : 1;
-    double colw = maxw / cols;
-    size_t rows = (show + (size_t)cols - 1) / (size_t)cols;
-    /* a row is as tall as its tallest entry: an entry that wraps in a narrow column
-     * ("rank 1 -> rank 0: chunk 0, reduced into it") pushes the next row down */
-    double rowy[31] = {0};
-    for (size_t k = 0; k < show; k++) {
-        char t[160];
-        pc_xfer_text(c, &c->plan.x[st->first + k], t, sizeof t);
-        PangoLayout *l = pd_layout(d, t, 8.5, PD_PLAIN, colw - 4);
-        int pw, ph;
-        pango_layout_get_size(l, &pw, &ph);
-        g_object_unref(l);
-        double h = (double)ph / PANGO_SCALE + 1;
-        size_t r = k % rows;
-        if (h > rowy[r + 1]) rowy[r + 1] = h;
-    }
-    for (size_t r = 1; r <= rows; r++)
-        rowy[r] += rowy[r - 1];
-    for (size_t k = 0; k < show; k++) {
-        char t[160];
-        const struct xfer *x = &c->plan.x[st->first + k];
-        pc_xfer_text(c, x, t, sizeof t);
-        double xx = (double)(k / rows) * colw, yy = y + 2 + rowy[k % rows];
-        pd_text(d, xx, yy, t, 8.5, PD_PLAIN, pc_rank_ink(d, x->src), d->th->bg, colw - 4,
-                PD_LEFT, NULL);
-    }
-    y += 2 + rowy[rows];
-    if (show < st->n) {
-        char t[64];
-        snprintf(t, sizeof t, "and %zu more", st->n - show);
-        y += pd_text(d, 0, y, t, 8.5, PD_ITALIC, d->th->dim, d->th->bg, 0, PD_LEFT, NULL);
-    }
-    return y + 6;
-}
-
-/* One legend entry: a swatch (fill, optional frame style) and its words. */
-static double pc_legend_item(struct pd *d, double x, double y, uint32_t fill, int frame,
-                             const char *sym, const char *words)
-{
-    pd_rect(d, x, y, 16, 11, fill);
-    if (frame == 1) pd_frame(d, x + 0.5, y + 0.5, 15, 10, d->th->ink, 1.6);
-    if (frame == 2) {
-        cairo_set_dash(d->cr, (double[]){2.0, 1.5}, 2, 0);
-        pd_frame(d, x + 0.5, y + 0.5, 15, 10, d->th->ink, 1.0);
-        cairo_set_dash(d->cr, NULL, 0, 0);
-    }
-    if (frame == 3) pd_frame(d, x - 1, y - 1, 18, 13, d->th->accent, 1.4);
-    if (frame == 4) pd_partial_mark(d, x, y);
-    if (sym)
-        pd_text(d, x + 8, y + 0.5, sym, 7, PD_MONO, d->th->cell_ink, fill, 0, PD_CENTRE, NULL);
-    double w;
-    pd_text(d, x + 20, y, words, 8, PD_PLAIN, d->th->ink, d->th->bg, 0, PD_LEFT, &w);
-    return 20 + w + 12;
-}
-
-static double pc_legend(struct pd *d, const struct pcoll *c, double y, double maxw)
-{
-    int W = c->plan.nranks;
-    double lw;
-    pd_text(d, 0, y, "Legend \u00b7 data of", 8, PD_BOLD, d->th->ink, d->th->bg, 0, PD_LEFT,
-            &lw);
-    double x = lw + 6;
-    for (int r = 0; r < W && r < PRINT_RANK_COLOURS; r++) {
+    double lw, x;
+    pd_text(d, 0, y, lead, 8.5, PD_BOLD, d->th->ink, d->th->bg, 0, PD_LEFT, &lw);
+    x = lw + 8;
+    for (int r = 0; r < nranks && r < PRINT_RANK_COLOURS; r++) {
         char t[16];
-        snprintf(t, sizeof t, "r%d", r);
-        x += pc_legend_item(d, x, y, d->th->rank_fill[r], 0, NULL, t) - 6;
-    }
-    if (W > PRINT_RANK_COLOURS) {
-        pd_text(d, x, y, "(colours repeat every 8 ranks)", 8, PD_ITALIC, d->th->dim, d->th->bg,
-                0, PD_LEFT, &lw);
-        x += lw + 8;
-    }
-    y += 16;
-    x = 0;
-    struct {
-        uint32_t fill;
-        int frame;
-        const char *sym, *words;
-        bool want;
-    } it[] = {
-        {d->th->partial, 4, NULL, "partial reduction", coll_reduces(c->sc->coll)},
-        {d->th->complete, 0, NULL, "reduction of every rank", coll_reduces(c->sc->coll)},
-        {d->th->empty, 0, "\u00b7", "no data yet", true},
-        {d->th->bg, 1, NULL, "written by this step", c->step > 0},
-        {d->th->bg, 2, NULL, "sent by this step", c->step > 0},
-        {d->th->bg, 3, NULL, "highlighted", c->sc->hl != HL_NONE},
-    };
-    for (size_t k = 0; k < sizeof it / sizeof it[0]; k++) {
-        if (!it[k].want) continue;
+        snprintf(t, sizeof t, "%s%d", prefix, r);
         double w, h;
-        pd_measure(d, it[k].words, 8, PD_PLAIN, &w, &h);
-        if (x > 0 && x + 32 + w > maxw) {
-            x = 0;
+        pd_measure(d, t, 8.5, PD_PLAIN, &w, &h);
+        if (x + 20 + w > maxw && x > lw + 8) {
+            x = lw + 8;
             y += 15;
         }
-        x += pc_legend_item(d, x, y, it[k].fill, it[k].frame, it[k].sym, it[k].words);
+        pd_rank_cell(d, x, y + 0.5, 16, 11, r);
+        pd_frame(d, x, y + 0.5, 16, 11, d->th->dim, 0.5);
+        pd_text(d, x + 20, y, t, 8.5, PD_PLAIN, pd_rank_ink(d, r), d->th->bg, 0, PD_LEFT, &w);
+        x += 20 + w + 10;
     }
-    return y + 14;
+    if (nranks > PRINT_RANK_COLOURS)
+        pd_text(d, x, y, "(fills repeat every 8 ranks: read the labels)", 8.5, PD_ITALIC,
+                d->th->dim, d->th->bg, 0, PD_LEFT, NULL);
+    d->pic->elems |= PE_LEGEND;
+    return y + 16;
 }
 
-static size_t pc_resolve(long step, size_t nsteps)
-{
-    return step < 0 || (size_t)step > nsteps ? nsteps : (size_t)step;
-}
-
-static void pc_free(struct pcoll *c)
-{
-    free(c->hl);
-    trace_free(&c->trace);
-    plan_free(&c->plan);
-    for (int r = 0; r < CV_MAX_RANKS; r++)
-        free(c->send[r]);
-}
-
-static int pd_collectives(struct pd *d, const struct scene *sc, const struct print_opts *o,
-                          char *err, size_t errlen)
-{
-    struct pcoll c = {.sc = sc};
-    size_t count = scene_count(sc);
-    c.root = coll_is_rooted(sc->coll) ? sc->root : 0;
-    int rc = scene_plan_build(sc, &c.plan, count, c.root, err, errlen);
-    if (rc != CV_OK) return rc;
-    for (int r = 0; r < sc->nranks; r++) {
-        size_t ns = coll_send_count(sc->coll, sc->nranks, count, r, c.root);
-        c.send[r] = xcalloc(ns ? ns : 1, sizeof(float));
-        init_fill(sc->init, sc->coll, sc->nranks, count, c.root, sc->seed, r, c.send[r]);
-    }
-    rc = trace_run(&c.trace, &c.plan, c.send, err, errlen);
-    if (rc != CV_OK) {
-        plan_free(&c.plan);
-        for (int r = 0; r < sc->nranks; r++)
-            free(c.send[r]);
-        return rc;
-    }
-    c.step = pc_resolve(sc->step, c.plan.nsteps);
-    for (size_t k = 0; k < o->nasked; k++) {
-        size_t s = pc_resolve(o->asked[k].step, c.plan.nsteps);
-        if (c.step > s) c.step = s;
-    }
-    for (size_t k = 0; k < o->nasked; k++)
-        if (pc_resolve(o->asked[k].step, c.plan.nsteps) == c.step && o->asked[k].rank >= 0 &&
-            o->asked[k].rank < c.plan.nranks)
-            c.hidden |= 1u << o->asked[k].rank;
-    d->pic->step = (long)c.step;
-    d->pic->nsteps = (long)c.plan.nsteps;
-    pc_highlights(&c);
-    pc_geometry(d, &c, 0);
-    /* the header wraps to the picture's width, which the rows decide */
-    double hw = c.width + 40 > 360 ? c.width + 40 : 360;
-    double y = pc_header(d, &c, 0, hw);
-    c.rows_y = y;
-    pc_ranks(d, &c);
-    double right = pc_arrows(d, &c);
-    double maxw = right > hw ? right : hw;
-    y = c.rows_y + (double)c.plan.nranks * c.row_h + 4;
-    if (sc->slice_view)
-        y += pd_text(d, 0, y,
-                     "(The screen shows this scene's slice view; paper shows the chunk "
-                     "view of the same plan.)",
-                     8.5, PD_ITALIC, d->th->dim, d->th->bg, maxw, PD_LEFT, NULL) +
-             4;
-    y = pc_xfer_list(d, &c, y, maxw);
-    pc_legend(d, &c, y, maxw);
-    pc_free(&c);
-    return CV_OK;
-}
-
-/* ---- the parallelism and hierarchy screens: simpler pictures ------------------------ */
-
-static double pd_note(struct pd *d, double y, double maxw)
-{
-    return y +
-           pd_text(d, 0, y,
-                   "A simplified picture for paper: the scheme's layout, not the screen's "
-                   "animation.",
-                   8, PD_ITALIC, d->th->dim, d->th->bg, maxw, PD_LEFT, NULL) +
-           6;
-}
-
-/* What the scheme moves (the picture's second line). */
-static void pd_scheme_line(const struct scene *sc, char *t, size_t n)
-{
-    switch (sc->scheme) {
-    case TRAIN_PP:
-        snprintf(t, n, "schedule %s \u00b7 micro-batches flow stage to stage",
-                 sc->schedule == PP_1F1B ? "1F1B" : "GPipe");
-        break;
-    case TRAIN_DDP:
-        snprintf(t, n, "gradients all-reduced%s",
-                 sc->overlap ? ", overlapped with the backward pass"
-                             : " after the backward pass");
-        break;
-    case TRAIN_TP:
-        snprintf(t, n, "activations exchanged inside every layer");
-        break;
-    case TRAIN_ZERO1:
-        snprintf(t, n,
-                 "gradients reduce-scattered, each rank updates its shard, weights "
-                 "all-gathered");
-        break;
-    case TRAIN_ZERO2:
-        snprintf(t, n,
-                 "each layer's gradients reduce-scattered as backward makes them; "
-                 "weights all-gathered");
-        break;
-    case TRAIN_ZERO3:
-        snprintf(t, n, "each layer's weights all-gathered before its forward and backward%s",
-                 sc->overlap ? ", the next one prefetched" : "");
-        break;
-    case TRAIN_MOE:
-        snprintf(t, n,
-                 "tokens sent to their experts' ranks and back: two uneven all-to-alls "
-                 "per layer");
-        break;
-    default:
-        snprintf(t, n, "one device");
-    }
-}
-
-/* What rank r of W holds under the scheme (a box's lines). */
-static void pd_rank_holds(const struct scene *sc, int r, int W, char *t, size_t n)
-{
-    switch (sc->scheme) {
-    case TRAIN_TP:
-        snprintf(t, n, "slice %d of %d of every\nlayer's weights\nthe whole batch", r + 1, W);
-        break;
-    case TRAIN_PP:
-        snprintf(t, n, "stage %d of %d:\nits own layers only\nmicro-batches in turn", r + 1, W);
-        break;
-    case TRAIN_ZERO1:
-        snprintf(t, n, "all the weights and\ngradients; AdamW state\nshard %d of %d", r + 1, W);
-        break;
-    case TRAIN_ZERO2:
-        snprintf(t, n, "all the weights;\ngradients and AdamW\nstate: shard %d of %d", r + 1,
-                 W);
-        break;
-    case TRAIN_ZERO3:
-        snprintf(t, n,
-                 "weights, gradients,\nAdamW state: shard %d\nof %d (a layer whole\n"
-                 "only while in use)",
-                 r + 1, W);
-        break;
-    case TRAIN_MOE:
-        snprintf(t, n,
-                 "its 1/%d of the experts\nthe dense layers and\nrouters; batch shard "
-                 "%d",
-                 W, r + 1);
-        break;
-    default:
-        snprintf(t, n, "all the weights\nbatch shard %d of %d\nits own gradients", r + 1, W);
-    }
-}
-
-/* One box per rank with what that rank holds under the scheme (shards per rank). */
-static void pd_parallel(struct pd *d, const struct scene *sc)
-{
-    int W = sc->nranks;
-    char t[300];
-    snprintf(t, sizeof t, "%s \u00b7 %d ranks", train_scheme_title(sc->scheme), W);
-    double maxw = 130.0 * W > 360 ? 130.0 * W : 360;
-    double y = pd_text(d, 0, 0, t, 12, PD_BOLD, d->th->ink, d->th->bg, maxw, PD_LEFT, NULL) + 2;
-    pd_scheme_line(sc, t, sizeof t);
-    y += pd_text(d, 0, y, t, 10, PD_BOLD, d->th->accent, d->th->bg, maxw, PD_LEFT, NULL);
-    y = pd_note(d, y + 2, maxw);
-    double bw = 120, bh = sc->scheme == TRAIN_ZERO3 ? 74 : 64;
-    for (int r = 0; r < W; r++) {
-        double x = (double)r * (bw + 10);
-        uint32_t fill = d->th->rank_fill[r % PRINT_RANK_COLOURS];
-        pd_rect(d, x, y, bw, bh, fill);
-        pd_frame(d, x, y, bw, bh, d->th->dim, 0.8);
-        snprintf(t, sizeof t, "rank %d", r);
-        pd_text(d, x + 6, y + 4, t, 10, PD_BOLD, d->th->cell_ink, fill, 0, PD_LEFT, NULL);
-        pd_rank_holds(sc, r, W, t, sizeof t);
-        pd_text(d, x + 6, y + 20, t, 8.5, PD_PLAIN, d->th->cell_ink, fill, bw - 10, PD_LEFT,
-                NULL);
-        if (sc->scheme == TRAIN_PP && r + 1 < W) {
-            pd_rgb(d->cr, d->th->ink);
-            cairo_set_line_width(d->cr, 1.3);
-            cairo_move_to(d->cr, x + bw + 1, y + bh / 2);
-            cairo_line_to(d->cr, x + bw + 6, y + bh / 2);
-            cairo_stroke(d->cr);
-            cairo_move_to(d->cr, x + bw + 9, y + bh / 2);
-            cairo_line_to(d->cr, x + bw + 5, y + bh / 2 - 3);
-            cairo_line_to(d->cr, x + bw + 5, y + bh / 2 + 3);
-            cairo_close_path(d->cr);
-            cairo_fill(d->cr);
-        }
-    }
-}
+/* ---- the hierarchy screen ------------------------------------------------------------ */
 
 /* The tier table: every tier with what it connects and the lecture's figure. */
 static void pd_hierarchy(struct pd *d, const struct scene *sc)
@@ -792,7 +426,11 @@ static void pd_hierarchy(struct pd *d, const struct scene *sc)
     double y = pd_text(d, 0, 0, "The memory and link hierarchy, fastest first", 12, PD_BOLD,
                        d->th->ink, d->th->bg, maxw, PD_LEFT, NULL) +
                2;
-    y = pd_note(d, y, maxw);
+    y += pd_text(d, 0, y,
+                 "The lecture's figures, the same table as the screen's (the screen adds "
+                 "this machine's measured ones).",
+                 8.5, PD_ITALIC, d->th->dim, d->th->bg, maxw, PD_LEFT, NULL) +
+         6;
     static const char *const head[] = {"tier", "connects", "bandwidth (lecture's figure)"};
     const double colx[] = {0, 140, 330}, colw[] = {136, 186, 150};
     for (int k = 0; k < 3; k++)
@@ -821,6 +459,10 @@ static void pd_hierarchy(struct pd *d, const struct scene *sc)
         y += h + 6;
     }
     (void)sc;
+    d->pic->elems |= PE_TIERS;
+    snprintf(d->pic->caption, sizeof d->pic->caption,
+             "the memory and link hierarchy: every tier, fastest first, with the lecture's "
+             "bandwidth");
 }
 
 /* ---- the picture -------------------------------------------------------------------- */
@@ -831,10 +473,8 @@ static int pd_draw(cairo_t *cr, const struct scene *sc, const struct print_opts 
 {
     struct pd d = {.cr = cr, .th = print_theme_get(o->dark), .pic = p};
     if (sc->screen == SCREEN_COLLECTIVES) return pd_collectives(&d, sc, o, err, errlen);
-    if (sc->screen == SCREEN_PARALLEL)
-        pd_parallel(&d, sc);
-    else
-        pd_hierarchy(&d, sc);
+    if (sc->screen == SCREEN_PARALLEL) return pd_parallel(&d, sc, err, errlen);
+    pd_hierarchy(&d, sc);
     return CV_OK;
 }
 

@@ -96,7 +96,7 @@ i = t.find("Inside the ring: stop after step 3", 0)
 if i < 0:
     print("  no solution for the ring slide"); sys.exit(1)
 rest = t[i:]
-m = re.search(r"^ *rank 1 +(\S+) +(\S+) +(\S+) +(\S+) *$", rest, re.M)
+m = re.search(r"^ *(?:\u2605 )?rank 1 +(\S+) +(\S+) +(\S+) +(\S+) *$", rest, re.M)
 if not m or m.groups() != ("10", "64", "46", "16"):
     print("  rank 1 in the solution picture: %r, wanted 10 64 46 16" % ((m.groups() if m else None),)); sys.exit(1)
 if "step 3 of 6" not in rest[: m.start()]:
@@ -260,16 +260,21 @@ bad "--dark needs --print" svg --dark --scene "collective=all_reduce"
 bad "--print and --text" svg --print --text --scene "collective=all_reduce"
 
 # The paper picture of every parallelism scheme names that scheme and what each rank holds
-# under it (the ZeRO and MoE slides once got a picture that mixed DDP's, TP's and PP's words)
-for pair in "ddp:batch shard 1 of 4" "tp:slice 1 of 4" "pp:stage 1 of 4" \
-    "zero1:AdamW state" "zero2:gradients and AdamW" "zero3:a layer whole" "moe:of the experts"; do
+# under it, 0-based as the screen (the ZeRO and MoE slides once got a picture that mixed
+# DDP's, TP's and PP's words; every scheme once got four captioned boxes, 1-based)
+for pair in "ddp:rank 0 · rows 0-1" "tp:rank 1 · column 1" "pp:ideal schedule (model)" \
+    "zero1:AdamW state" "zero2:shard 0 of 4 + 1 layer" "zero3:shard 3 of 4 + 1 layer" \
+    "moe:tokens per expert"; do
     sch=${pair%%:*} want=${pair#*:}
     "$BIN" svg --print --scene "screen=parallel scheme=$sch ranks=4" -o "$tmp/$sch.pdf" ||
         fail "svg --print scheme=$sch exit $?"
     pdftotext -q "$tmp/$sch.pdf" - | tr -s ' \n' '  ' >"$tmp/$sch.txt"
-    grep -qF "$want" "$tmp/$sch.txt" || fail "scheme=$sch: no '$want' in its picture: $(cat "$tmp/$sch.txt")"
-    for other in "batch shard 1 of 4" "slice 1 of 4" "stage 1 of 4"; do
+    grep -qF "$want" "$tmp/$sch.txt" || fail "scheme=$sch: no '$want' in its picture: $(head -c 300 "$tmp/$sch.txt")"
+    grep -qE "(rank|stage|shard) 4\b" "$tmp/$sch.txt" && fail "scheme=$sch: a rank numbered 4 of 4"
+    for other in "rank 1 · column 1" "ideal schedule (model)" "What each rank keeps" \
+        "tokens per expert"; do
         [ "$other" = "$want" ] && continue
+        case "$sch:$other" in zero*:"What each rank keeps") continue ;; esac
         grep -qF "$other" "$tmp/$sch.txt" && fail "scheme=$sch: its picture says '$other'"
     done
 done

@@ -1,8 +1,11 @@
-/* test_print.c - the paper pictures (present/paper.h) and the handout's rules
- * (present/handout.h): the WCAG contrast formula against known values, every text
- * colour pair the drawing reports for both themes at >= 4.5:1, the picture of a slide never
- * past the step a holds exercise asks (and of its solution, at it), the option parsers, and
- * the answer lines. */
+/* test_print.c - the paper pictures (handout/paper.h) and the handout's rules
+ * (handout/handout.h): the WCAG contrast formula against known
+ * values, every text colour pair the drawing reports for both themes at >= 4.5:1 in colour
+ * and printed in grey, rank fills side by side >= 3:1 in grey, every parallelism scheme's
+ * picture with its elements, every shipped lesson's picture at >= 8.5 pt and never saying
+ * a number exercise's answer, the picture of a slide never past the step a holds exercise
+ * asks (and of its solution, at it), captions in words, the option parsers and the answer
+ * lines. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,8 +16,9 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "handout/paper.h"
 #include "handout/handout.h"
+#include "handout/paper.h"
+#include "lesson/exercise.h"
 
 static void test_contrast_formula(void **state)
 {
@@ -45,9 +49,10 @@ static void check_pairs(const char *text, bool dark)
     bool page = false;
     for (size_t i = 0; i < p.npairs; i++) {
         double r = print_contrast(p.pair[i].fg, p.pair[i].bg);
-        if (r < 4.5)
-            fail_msg("%s (%s): #%06x on #%06x is %.2f:1", text, th->name,
-                     (unsigned)p.pair[i].fg, (unsigned)p.pair[i].bg, r);
+        double g = print_contrast_grey(p.pair[i].fg, p.pair[i].bg);
+        if (r < 4.5 || g < 4.5)
+            fail_msg("%s (%s): #%06x on #%06x is %.2f:1, %.2f:1 in grey", text, th->name,
+                     (unsigned)p.pair[i].fg, (unsigned)p.pair[i].bg, r, g);
         page |= p.pair[i].bg == th->bg;
     }
     assert_true(page); /* the header is drawn on the theme's background */
@@ -64,6 +69,10 @@ static void test_every_pair_passes_aa(void **state)
         "collective=all_to_all algo=direct ranks=8 step=1 highlight=transfer:1",
         "collective=broadcast algo=tree ranks=8 step=0",
         "screen=parallel scheme=pp ranks=4",
+        "screen=parallel scheme=ddp ranks=4 step=13 highlight=rank:2",
+        "screen=parallel scheme=tp ranks=3 step=5",
+        "screen=parallel scheme=zero2 ranks=4 step=9",
+        "screen=parallel scheme=moe ranks=4 step=1",
         "screen=hierarchy",
     };
     for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; i++) {
@@ -75,7 +84,11 @@ static void test_every_pair_passes_aa(void **state)
         const struct print_theme *t = print_theme_get(dark);
         for (int r = 0; r < PRINT_RANK_COLOURS; r++) {
             assert_true(print_contrast(t->rank_ink[r], t->bg) >= 4.5);
-            assert_true(print_contrast(t->cell_ink, t->rank_fill[r]) >= 4.5);
+            assert_true(print_contrast_grey(t->rank_ink[r], t->bg) >= 4.5);
+            assert_true(print_contrast(t->rank_text[r], t->rank_fill[r]) >= 4.5);
+            assert_true(print_contrast_grey(t->rank_text[r], t->rank_fill[r]) >= 4.5);
+            assert_true(print_contrast(t->rank_text[r], t->rank_hatch[r]) >= 4.5);
+            assert_true(print_contrast_grey(t->rank_text[r], t->rank_hatch[r]) >= 4.5);
         }
         assert_true(print_contrast(t->cell_ink, t->partial) >= 4.5);
         assert_true(print_contrast(t->cell_ink, t->complete) >= 4.5);
@@ -130,6 +143,199 @@ static void test_never_past_the_asked_step(void **state)
     assert_string_equal(ans, "10 64 46 16"); /* lessons/05's worked frame */
 }
 
+/* The grey a colour prints as: 0.30 R + 0.59 G + 0.11 B (pdftoppm -gray, most printer
+ * drivers); and the reason for the themes' two luminances: the pastel blue and orange of
+ * ranks 0 and 1 that the handouts once used are 1.02:1 apart in grey (one light grey),
+ * while every two ranks side by side are now >= 3:1 (WCAG 2.1 SC 1.4.11, graphical
+ * objects) in both themes. */
+static void test_ranks_in_grey(void **state)
+{
+    (void)state;
+    assert_int_equal(print_grey(0xffffff), 0xffffff);
+    assert_int_equal(print_grey(0x000000), 0x000000);
+    assert_int_equal(print_grey(0xff0000), 0x4d4d4d); /* 0.30 x 255 = 76.5 -> 77 */
+    assert_int_equal(print_grey(0x00ff00), 0x969696); /* 0.59 x 255 = 150.45 */
+    assert_true(print_contrast_grey(0xd6e4fa, 0xfcdcc4) < 1.05);
+    for (int dark = 0; dark < 2; dark++) {
+        const struct print_theme *t = print_theme_get(dark);
+        for (int r = 0; r < PRINT_RANK_COLOURS; r++) {
+            int n = (r + 1) % PRINT_RANK_COLOURS;
+            double c = print_contrast_grey(t->rank_fill[r], t->rank_fill[n]);
+            if (c < 3.0)
+                fail_msg("%s: ranks %d and %d are %.2f:1 in grey", t->name, r, n, c);
+        }
+        /* the highlight is heavier than any frame and its colour stands out on the page */
+        assert_true(print_contrast_grey(t->accent, t->bg) >= 3.0);
+    }
+}
+
+struct said {
+    char text[16384];
+    size_t n;
+};
+
+/* Every text the picture draws but the values in its cells ("83", "-7", "?"): what it says
+ * in words and figures. */
+static void said_add(void *ctx, const char *t)
+{
+    struct said *s = ctx;
+    if (strspn(t, "-0123456789.?\u00b7") == strlen(t)) return;
+    int w = snprintf(s->text + s->n, sizeof s->text - s->n, "%s\n", t);
+    if (w > 0 && s->n + (size_t)w < sizeof s->text) s->n += (size_t)w;
+}
+
+static void build(const char *text, struct print_pic *p, struct said *said)
+{
+    struct scene sc;
+    scene_default(&sc);
+    char err[300];
+    assert_int_equal(scene_parse(&sc, text, err, sizeof err), CV_OK);
+    struct print_opts o;
+    print_opts_default(&o);
+    if (said) {
+        said->n = 0;
+        said->text[0] = '\0';
+        o.on_text = said_add;
+        o.text_ctx = said;
+    }
+    if (print_pic_build(p, &sc, &o, err, sizeof err) != CV_OK) fail_msg("%s: %s", text, err);
+}
+
+/* Every scheme's picture: the rank boxes with their labels (0-based, as the screen's), a
+ * legend, and its own elements: the Gantt chart and the bubble (pp), what each rank keeps
+ * (zero), the tokens and the blocks (moe), numbered arrows and their list (a collective's
+ * step); nothing smaller than 8.5 points; a caption in words. */
+static void test_parallel_pictures(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *scene;
+        unsigned want;
+        const char *words[3];
+    } c[] = {
+        {"screen=parallel scheme=ddp ranks=4 step=13", PE_ARROWS | PE_XFER_LIST | PE_MATRICES,
+         {"rank 0 \u00b7 rows 0-1", "rank 3 \u00b7 rows 6-7", "r3 \u2192 r0 chunk 1"}},
+        {"screen=parallel scheme=tp ranks=4 step=5", PE_ARROWS | PE_MATRICES,
+         {"rank 0 \u00b7 column 0", "x1 \u2713", "all-gather x1 3/3"}},
+        {"screen=parallel scheme=pp ranks=4 step=5", PE_GANTT | PE_BUBBLE | PE_ARROWS,
+         {"idle (bubble)", "F0", "= 3/7 \u2248 0.43"}},
+        {"screen=parallel scheme=pp ranks=2 schedule=1f1b step=4", PE_GANTT | PE_BUBBLE,
+         {"ideal schedule (model), 1F1B", "other schedule: GPipe", "= 1/5 \u2248 0.20"}},
+        {"screen=parallel scheme=zero1 ranks=4 step=10", PE_KEEPS,
+         {"weights", "whole", "shard 0 of 4"}},
+        {"screen=parallel scheme=zero3 ranks=4 step=4", PE_KEEPS | PE_ARROWS,
+         {"shard 3 of 4 + 1 layer", "AdamW state", "all-gather W0 3/3"}},
+        {"screen=parallel scheme=moe ranks=4", PE_MOE_TOKENS | PE_MOE_BLOCKS,
+         {"tokens per expert, layer 1", "from r0", "receives"}},
+    };
+    struct said said;
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        struct print_pic p;
+        build(c[i].scene, &p, &said);
+        unsigned all = c[i].want | PE_RANK_BOXES | PE_LEGEND | PE_VALUES;
+        if ((p.elems & all) != all)
+            fail_msg("%s: elements %#x, wanted %#x", c[i].scene, p.elems, all);
+        assert_true(p.min_pt >= 8.5);
+        assert_true(p.caption[0] != '\0');
+        assert_null(strstr(p.caption, "="));
+        for (int k = 0; k < 3; k++)
+            if (!strstr(said.text, c[i].words[k]))
+                fail_msg("%s: the picture does not say '%s'", c[i].scene, c[i].words[k]);
+        /* 0-based: no rank (or stage, or shard) numbered W */
+        int W = c[i].scene[strlen(c[i].scene) - 1] == '4' || strstr(c[i].scene, "ranks=4") ? 4
+                                                                                            : 2;
+        char bad[32];
+        snprintf(bad, sizeof bad, "rank %d", W);
+        assert_null(strstr(said.text, bad));
+        snprintf(bad, sizeof bad, "shard %d of", W);
+        assert_null(strstr(said.text, bad));
+        print_pic_free(&p);
+    }
+}
+
+/* A collectives picture's caption, the transfers numbered as their arrows, the highlight
+ * marked. */
+static void test_collectives_picture(void **state)
+{
+    (void)state;
+    struct print_pic p;
+    struct said said;
+    build("collective=all_reduce algo=ring ranks=4 count=4 init=seq step=3 highlight=rank:1", &p,
+          &said);
+    assert_string_equal(p.caption,
+                        "all-reduce, ring, 4 ranks, after step 3 of 6, rank 1 highlighted");
+    assert_non_null(strstr(said.text, "1  rank 0 \u2192 rank 1: chunk 1, reduced into it"));
+    assert_non_null(strstr(said.text, "4  rank 3 \u2192 rank 0: chunk 0, reduced into it"));
+    assert_non_null(strstr(said.text, "\u2605 rank 1"));
+    unsigned want = PE_ARROWS | PE_XFER_LIST | PE_HIGHLIGHT | PE_LEGEND | PE_RANK_BOXES;
+    assert_int_equal(p.elems & want, want);
+    print_pic_free(&p);
+    build("collective=broadcast algo=tree ranks=8 root=2 op=max step=0", &p, NULL);
+    assert_string_equal(p.caption, "broadcast, tree, 8 ranks, root 2, before the first of 3 "
+                                   "steps");
+    print_pic_free(&p);
+    build("collective=reduce_scatter algo=ring ranks=4 op=avg step=end", &p, NULL);
+    assert_string_equal(p.caption, "reduce-scatter (avg), ring, 4 ranks, after step 4 of 4");
+    print_pic_free(&p);
+}
+
+/* Only what a picture computes for the reader ("bubble ... = 3/7 ≈ 0.43", "capacity ... =
+ * 2"): a text with its result after "=" or "≈". */
+static void said_figures(void *ctx, const char *t)
+{
+    if (strchr(t, '=') || strstr(t, "\u2248")) said_add(ctx, t);
+}
+
+/* Every picture of every shipped lesson: it builds, no text under 8.5 pt, every text pair
+ * >= 4.5:1 in colour and in grey, and no figure it computes is the answer of a number
+ * exercise on its slide (the bubble slide asks for 3/7: its chart counts the idle cells,
+ * and leaves the fraction to the reader). */
+static void test_lesson_pictures(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    size_t n = 0, par = 0;
+    struct said said;
+    for (size_t k = 0; k < set.n; k++)
+        for (size_t i = 0; i < set.v[k].nslides; i++) {
+            const struct lesson_slide *s = &set.v[k].slides[i];
+            if (!s->has_scene) continue;
+            struct print_opts o;
+            handout_slide_opts(s, false, &o);
+            said.n = 0;
+            said.text[0] = '\0';
+            o.on_text = said_figures;
+            o.text_ctx = &said;
+            struct print_pic p;
+            char err[300];
+            struct scene sc = s->scene;
+            if (print_pic_build(&p, &sc, &o, err, sizeof err) != CV_OK)
+                fail_msg("%s slide %zu: %s", set.v[k].path, i + 1, err);
+            n++;
+            par += sc.screen == SCREEN_PARALLEL;
+            if (p.min_pt < 8.5) fail_msg("%s slide %zu: %.1f pt", set.v[k].path, i + 1, p.min_pt);
+            for (size_t j = 0; j < p.npairs; j++)
+                if (print_contrast(p.pair[j].fg, p.pair[j].bg) < 4.5 ||
+                    print_contrast_grey(p.pair[j].fg, p.pair[j].bg) < 4.5)
+                    fail_msg("%s slide %zu: #%06x on #%06x", set.v[k].path, i + 1,
+                             (unsigned)p.pair[j].fg, (unsigned)p.pair[j].bg);
+            for (size_t e = 0; e < s->nex; e++) {
+                char found[200];
+                if (s->ex[e].type == LEX_NUMBER &&
+                    ex_answer_in_text(&s->ex[e], said.text, found, sizeof found))
+                    fail_msg("%s slide %zu: the picture says %s's answer: '%s'",
+                             set.v[k].path, i + 1, s->ex[e].id, found);
+            }
+            print_pic_free(&p);
+        }
+    assert_true(n >= 60 && par >= 25);
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+}
+
 static void test_option_values(void **state)
 {
     (void)state;
@@ -154,6 +360,10 @@ int main(void)
         cmocka_unit_test(test_every_pair_passes_aa),
         cmocka_unit_test(test_never_past_the_asked_step),
         cmocka_unit_test(test_option_values),
+        cmocka_unit_test(test_ranks_in_grey),
+        cmocka_unit_test(test_parallel_pictures),
+        cmocka_unit_test(test_collectives_picture),
+        cmocka_unit_test(test_lesson_pictures),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     print_release_fonts(); /* the font caches, so the leak checker sees only real leaks */
