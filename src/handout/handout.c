@@ -9,9 +9,10 @@
 
 #include "backend/backend.h"
 #include "backend/run.h"
-#include "core/util.h"
-#include "lesson/exercise.h"
 #include "core/text.h"
+#include "core/util.h"
+#include "handout/paper_text.h"
+#include "lesson/exercise.h"
 
 void handout_opts_default(struct handout_opts *o)
 {
@@ -211,6 +212,13 @@ void handout_meas_summary(const struct handout_meas *m, char *buf, size_t n)
                  m->backend);
 }
 
+/* ---- numbers ------------------------------------------------------------------------ */
+
+void handout_own_number(int lesson_no, size_t i, char *buf, size_t n)
+{
+    snprintf(buf, n, "lesson %d, slide %zu", lesson_no, i + 1);
+}
+
 /* ---- answers ------------------------------------------------------------------------ */
 
 static void answer_holds(const struct lesson_exercise *ex, char *buf, size_t n)
@@ -245,7 +253,7 @@ void handout_answer_text(const struct lesson_exercise *ex, char *buf, size_t n)
                  c >= 1 && (size_t)c <= ex->noptions ? ex->options[c - 1] : "?");
     } else {
         char v[64];
-        ex_format_number(ex->answer, v, sizeof v);
+        paper_text_number(ex->answer, v, sizeof v);
         snprintf(buf, n, "%s%s%s", v, ex->units[0] ? " " : "", ex->units);
     }
 }

@@ -36,7 +36,6 @@ void handout_slide_opts(const struct lesson_slide *s, bool dark, struct print_op
 /* The picture of slide s: its scene at its own step, drawn with handout_slide_opts.
  * reveal: the exercise ex's answer picture instead (its scene at its step, nothing
  * hidden). CV_OK, or an error with a message. */
-
 int handout_slide_pic(const struct lesson_slide *s, bool dark, struct print_pic *p, char *err,
                       size_t errlen);
 int handout_reveal_pic(const struct lesson_exercise *ex, bool dark, struct print_pic *p,
@@ -85,7 +84,13 @@ void handout_glyphs_free(struct handout_glyphs *g);
 int handout_inline_svg(FILE *f, const struct print_pic *p, int uniq, struct handout_glyphs *g,
                        char *err, size_t errlen);
 
-/* The exercise's answer as one line ("60 64 68 72", "419.4 GB/s", "option 2: ..."). */
+/* The slide's own number beside the deck's (the presenter's 1..N over the whole set, as
+ * the clicker counts them): "lesson 4, slide 4" for slide index i of the set's lesson_no-th
+ * lesson (1-based). */
+void handout_own_number(int lesson_no, size_t i, char *buf, size_t n);
+
+/* The exercise's answer as one line ("60 64 68 72", "419 GB/s", "3/7 ≈ 0.429", "option 2:
+ * ..."), numbers as paper writes them (paper_text.h). */
 void handout_answer_text(const struct lesson_exercise *ex, char *buf, size_t n);
 
 #endif

@@ -11,12 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "core/util.h"
 #include "core/vec.h"
-#include "lesson/exercise.h"
-#include "ui/kit/svg.h"
 #include "handout/handout.h"
+#include "handout/paper_text.h"
 #include "handout/pdf.h"
+#include "lesson/exercise.h"
 
 /* The largest handout written: the 13 lessons of lessons/ make about 9 MB together. */
 #define EXPORT_MAX_BYTES (32 << 20)
@@ -25,7 +26,8 @@ static const char *const export_css =
     "body{font-family:system-ui,sans-serif;max-width:1240px;margin:2em auto;padding:0 1em;"
     "color:#1d1f24;line-height:1.5}"
     "section.slide{border-top:1px solid #ccd;padding:1em 0;page-break-inside:avoid}"
-    "h2 .n{color:#778;font-weight:normal;margin-right:.4em}"
+    "h2 .n{color:#556;font-weight:normal;margin-right:.4em}"
+    "h2 .own{color:#556;font-weight:normal;font-size:.7em;margin-left:.6em}"
     "code{background:#eef;padding:0 .2em}"
     "figure{margin:1em 0}figure svg{max-width:100%;height:auto;border-radius:4px}"
     "figcaption{color:#556;font-size:.9em}svg text{white-space:pre}"
@@ -153,14 +155,18 @@ static int export_markdown(FILE *f, const char *md, char *err, size_t errlen)
         free(b.s);
         return cv_err(err, errlen, CV_EINVAL, "export: md4c could not render a slide");
     }
-    if (b.s) export_filter_html(f, b.s);
+    if (b.s) { /* paper has no keys: the sentences that name one go (paper_text.h) */
+        char *paper = paper_text_html(b.s);
+        export_filter_html(f, paper);
+        free(paper);
+    }
     free(b.s);
     return CV_OK;
 }
 
 static void export_esc(FILE *f, const char *s)
 {
-    svg_xml_escape(f, s ? s : "");
+    text_xml_escape(f, s ? s : "");
 }
 
 static void export_exercise(FILE *f, const struct lesson_exercise *ex)
@@ -211,17 +217,12 @@ static void export_picture(FILE *f, const struct lesson_slide *s, int uniq,
         fputs("</em></p>\n", f);
         p.ok = false;
     }
-    char words[600];
-    scene_format(&s->scene, words, sizeof words);
-    if (p.ok && p.nsteps >= 0)
-        fprintf(f,
-                "<figcaption>The scene at step %ld of %ld, drawn for paper from collviz's "
-                "trace: <code>",
-                p.step, p.nsteps);
-    else
-        fputs("<figcaption>The scene, drawn for paper: <code>", f);
-    export_esc(f, words);
-    fputs("</code></figcaption>\n</figure>\n", f);
+    if (p.ok) {
+        fputs("<figcaption>Picture: ", f);
+        export_esc(f, p.caption);
+        fputs(".</figcaption>\n", f);
+    }
+    fputs("</figure>\n", f);
     print_pic_free(&p);
     if (handout_about_measurement(s)) {
         char t[800];
@@ -232,15 +233,21 @@ static void export_picture(FILE *f, const struct lesson_slide *s, int uniq,
     }
 }
 
-static int export_slide(FILE *f, const struct lesson *l, size_t i, int uniq,
+/* uniq: the slide's number in the deck, 1..N over the whole set, as the presenter
+ * numbers it; beside the title, the lesson's own number. */
+static int export_slide(FILE *f, const struct lesson *l, int lesson_no, size_t i, int uniq,
                         const struct handout_opts *o, struct handout_meas *meas,
                         struct handout_glyphs *glyphs, char *err, size_t errlen)
 {
     const struct lesson_slide *s = &l->slides[i];
-    fprintf(f, "<section class=\"slide\" id=\"%s-%zu\">\n<h2><span class=\"n\">%zu</span>",
-            l->id, i + 1, i + 1);
+    char own[64];
+    handout_own_number(lesson_no, i, own, sizeof own);
+    fprintf(f,
+            "<section class=\"slide\" id=\"%s-%zu\">\n<h2 id=\"slide-%d\"><span "
+            "class=\"n\">%d</span>",
+            l->id, i + 1, uniq, uniq);
     export_esc(f, s->title);
-    fputs("</h2>\n", f);
+    fprintf(f, " <span class=\"own\">%s</span></h2>\n", own);
     int rc = export_markdown(f, s->markdown ? s->markdown : "", err, errlen);
     if (rc != CV_OK) return rc;
     if (s->has_scene) export_picture(f, s, uniq, o, meas, glyphs);
@@ -290,7 +297,7 @@ static int export_html_doc(const struct lesson_set *set, const struct handout_op
         fputs("</h1>\n", f);
         if (l->minutes > 0) fprintf(f, "<p><em>About %d minutes.</em></p>\n", l->minutes);
         for (size_t i = 0; i < l->nslides; i++) {
-            int rc = export_slide(f, l, i, ++uniq, o, &meas, glyphs, err, errlen);
+            int rc = export_slide(f, l, (int)k + 1, i, ++uniq, o, &meas, glyphs, err, errlen);
             if (rc != CV_OK) {
                 handout_meas_close(&meas);
                 handout_glyphs_free(glyphs);

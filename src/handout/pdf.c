@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "handout/paper_text.h"
 #include "lesson/exercise.h"
 
 #define PDF_INK 0x1a1a1a
@@ -23,6 +24,11 @@
 #define PDF_FOOTER 24.0
 #define PDF_FRAME_GAP 18.0 /* between the two slides of a page */
 #define PDF_TWO_SCALE 0.72 /* two per page: each slide's frame drawn at this scale */
+/* No text on paper smaller than this (points on the page). Two to a page the frame is
+ * drawn at PDF_TWO_SCALE, so no size below 8.5 is used in a frame (8.5 x 0.72 = 6.1); a
+ * picture is placed at a scale that keeps its smallest text at this, or gets a page of
+ * its own. */
+#define PDF_MIN_PT 6.0
 
 struct pdoc {
     cairo_surface_t *surf;
@@ -45,6 +51,7 @@ struct pdoc {
     size_t nex;            /* exercises in the deck */
     double pic_h;          /* >= 0: the height the slide being measured gives its picture */
     struct print_pic *pic; /* per deck slide; rec NULL = none */
+    int lesson_no;         /* the lesson being laid out, 1-based in the set */
     bool *pic_ok;
     char (*pic_err)[200];
 };
@@ -325,11 +332,14 @@ static void pdoc_block(struct pdoc *d, const struct lesson_block *b)
 
 /* ---- pictures and exercises --------------------------------------------------------- */
 
-static void pdoc_picture(struct pdoc *d, const struct print_pic *p, double maxh)
+static double pdoc_body_h(const struct pdoc *d)
 {
-    double s = 1.0;
-    if (p->w * s > pdoc_w(d)) s = pdoc_w(d) / p->w;
-    if (p->h * s > maxh) s = maxh / p->h;
+    return pdoc_bottom(d);
+}
+
+/* The picture at scale s, its top at the current y, framed. */
+static void pdoc_picture_at(struct pdoc *d, const struct print_pic *p, double s)
+{
     pdoc_need(d, p->h * s + 4);
     if (pdoc_drawing(d)) {
         print_pic_paint(p, d->cr, 0, d->y, s);
@@ -342,9 +352,42 @@ static void pdoc_picture(struct pdoc *d, const struct print_pic *p, double maxh)
     d->blank = false;
 }
 
-static double pdoc_body_h(const struct pdoc *d)
+/* The largest scale, at most `most`, at which p fits the frame's width and height h. */
+static double pdoc_fit(const struct pdoc *d, const struct print_pic *p, double h, double most)
 {
-    return pdoc_bottom(d);
+    double s = most;
+    if (p->w * s > pdoc_w(d)) s = pdoc_w(d) / p->w;
+    if (p->h * s > h) s = h / p->h;
+    return s;
+}
+
+static void pdoc_picture(struct pdoc *d, const struct print_pic *p, double maxh)
+{
+    pdoc_picture_at(d, p, pdoc_fit(d, p, maxh, 1.0));
+}
+
+/* A slide's picture: at its natural size when it fits maxh, never so small that its
+ * smallest text falls under PDF_MIN_PT on the page: then it takes the frame's whole
+ * height, and where even that is too small (two to a page, eight ranks), a page of its
+ * own. Returns true when it got a page of its own (the caller goes back to two a page). */
+static bool pdoc_slide_picture(struct pdoc *d, const struct print_pic *p, double maxh)
+{
+    double need = PDF_MIN_PT / ((p->min_pt > 0 ? p->min_pt : PDF_MIN_PT) * d->scale);
+    double most = need > 1 ? need : 1;
+    double s = pdoc_fit(d, p, maxh, most);
+    if (s < need && !d->measure) s = pdoc_fit(d, p, pdoc_body_h(d), most);
+    if (s >= need || d->measure) {
+        pdoc_picture_at(d, p, s);
+        return false;
+    }
+    if (d->frames == 2) {
+        pdoc_set_frames(d, 1);
+    } else if (!d->blank) {
+        pdoc_newpage(d);
+    }
+    need = PDF_MIN_PT / (p->min_pt > 0 ? p->min_pt : PDF_MIN_PT);
+    pdoc_picture_at(d, p, pdoc_fit(d, p, pdoc_body_h(d) - 30, need > 1 ? need : 1));
+    return d->o->per_page == 2;
 }
 
 /* Boxes to write a holds answer in, one per element, or a box for a worked answer. */
@@ -396,7 +439,7 @@ static void pdoc_solution(struct pdoc *d, const struct lesson_exercise *ex, bool
         char err[200];
         if (handout_reveal_pic(ex, d->o->dark, &p, err, sizeof err) == CV_OK) {
             pdoc_picture(d, &p, pdoc_body_h(d) * 0.4);
-            pdoc_plain(d, "The scene at the asked step, the asked rank highlighted.", 8, 0, 2,
+            pdoc_plain(d, "The scene at the asked step, the asked rank highlighted.", 8.5, 0, 2,
                        PDF_DIM, "<i>", "</i>");
             print_pic_free(&p);
         }
@@ -475,22 +518,16 @@ static double pdoc_pic_h(struct pdoc *d, const struct lesson *l, size_t i, int n
     return h > most ? most : h < body * 0.4 ? body * 0.4 : h;
 }
 
-static void pdoc_slide(struct pdoc *d, const struct lesson *l, size_t i, int no)
+/* The slide's heading: the deck's number (the presenter's), the title, the lesson's own
+ * number; and a PDF outline entry. */
+static void pdoc_heading(struct pdoc *d, const struct lesson_slide *s, size_t i, int no)
 {
-    const struct lesson_slide *s = &l->slides[i];
-    if (i == 0) {
-        pdoc_plain(d, l->title, 17, 0, 2, PDF_INK, "<b>", "</b>");
-        if (l->minutes > 0) {
-            char t[64];
-            snprintf(t, sizeof t, "About %d minutes.", l->minutes);
-            pdoc_plain(d, t, 9, 0, 4, PDF_DIM, "<i>", "</i>");
-        }
-        d->y += 4;
-    }
     GString *m = g_string_new(NULL);
     g_string_append_printf(m, "<span foreground='#555555'>%d</span>  <b>", no);
     pdoc_esc(m, s->title);
-    g_string_append(m, "</b>");
+    char own[64];
+    handout_own_number(d->lesson_no, i, own, sizeof own);
+    g_string_append_printf(m, "</b>  <span foreground='#555555' size='smaller'>%s</span>", own);
     pdoc_need(d, 80);
     if (pdoc_drawing(d)) {
         char dest[64];
@@ -504,31 +541,54 @@ static void pdoc_slide(struct pdoc *d, const struct lesson *l, size_t i, int no)
     }
     pdoc_markup(d, m->str, 14, false, 0, 6, PDF_INK);
     g_string_free(m, TRUE);
-    for (size_t b = 0; b < s->nblocks; b++)
-        pdoc_block(d, &s->blocks[b]);
-    if (s->has_scene) {
-        const struct print_pic *p = &d->pic[no - 1];
-        if (d->pic_ok[no - 1]) {
-            double maxh = d->pic_h >= 0 ? d->pic_h : pdoc_pic_h(d, l, i, no);
-            pdoc_picture(d, p, maxh);
-            char t[200];
-            if (p->nsteps >= 0)
-                snprintf(t, sizeof t,
-                         "The scene at step %ld of %ld, drawn for paper from "
-                         "collviz's trace of it.",
-                         p->step, p->nsteps);
-            else
-                snprintf(t, sizeof t, "The scene, drawn for paper.");
-            pdoc_plain(d, t, 8, 0, 6, PDF_DIM, "<i>", "</i>");
-        } else {
-            pdoc_plain(d, d->pic_err[no - 1], 9, 0, 6, PDF_DIM, "<i>No picture: ", "</i>");
-        }
-        if (handout_about_measurement(s)) {
-            char t[800];
-            handout_meas_text(d->meas, &s->scene, t, sizeof t);
-            pdoc_plain(d, t, 9, 0, 6, PDF_INK, "<b>On this machine.</b> ", "");
-        }
+}
+
+/* The slide's narration as paper prints it: without the sentences that name a key. */
+static void pdoc_narration(struct pdoc *d, const struct lesson_slide *s)
+{
+    for (size_t b = 0; b < s->nblocks; b++) {
+        struct lesson_block pb;
+        if (!paper_text_block(&s->blocks[b], &pb)) continue;
+        pdoc_block(d, &pb);
+        paper_text_block_free(&pb);
     }
+}
+
+/* The slide's scene drawn for paper, with its caption in words; what was measured. */
+static void pdoc_scene(struct pdoc *d, const struct lesson *l, size_t i, int no)
+{
+    const struct lesson_slide *s = &l->slides[i];
+    const struct print_pic *p = &d->pic[no - 1];
+    if (d->pic_ok[no - 1]) {
+        double maxh = d->pic_h >= 0 ? d->pic_h : pdoc_pic_h(d, l, i, no);
+        bool own_page = pdoc_slide_picture(d, p, maxh);
+        pdoc_plain(d, p->caption, 8.5, 0, 6, PDF_DIM, "<i>Picture: ", ".</i>");
+        if (own_page) pdoc_set_frames(d, 2);
+    } else {
+        pdoc_plain(d, d->pic_err[no - 1], 9, 0, 6, PDF_DIM, "<i>No picture: ", "</i>");
+    }
+    if (handout_about_measurement(s)) {
+        char t[800];
+        handout_meas_text(d->meas, &s->scene, t, sizeof t);
+        pdoc_plain(d, t, 9, 0, 6, PDF_INK, "<b>On this machine.</b> ", "");
+    }
+}
+
+static void pdoc_slide(struct pdoc *d, const struct lesson *l, size_t i, int no)
+{
+    const struct lesson_slide *s = &l->slides[i];
+    if (i == 0) {
+        pdoc_plain(d, l->title, 17, 0, 2, PDF_INK, "<b>", "</b>");
+        if (l->minutes > 0) {
+            char t[64];
+            snprintf(t, sizeof t, "About %d minutes.", l->minutes);
+            pdoc_plain(d, t, 9, 0, 4, PDF_DIM, "<i>", "</i>");
+        }
+        d->y += 4;
+    }
+    pdoc_heading(d, s, i, no);
+    pdoc_narration(d, s);
+    if (s->has_scene) pdoc_scene(d, l, i, no);
     for (size_t k = 0; k < s->nex; k++)
         pdoc_exercise(d, &s->ex[k], no, k);
 }
@@ -586,7 +646,7 @@ static void pdoc_front(struct pdoc *d, const struct lesson_set *set)
     handout_meas_summary(d->meas, t, sizeof t);
     pdoc_plain(d,
                "A handout written by collviz lesson export. Slide numbers are the "
-               "presenter's.",
+               "presenter's; beside each, the lesson's own.",
                9.5, 0, 2, PDF_DIM, "", "");
     pdoc_plain(d, t, 9.5, 0, 12, PDF_DIM, "", "");
     pdoc_plain(d, "Contents", 14, 0, 6, PDF_INK, "<b>", "</b>");
@@ -663,6 +723,7 @@ static int pdoc_pass(struct pdoc *d, const struct lesson_set *set, const char *p
     for (size_t k = 0; k < set->n; k++)
         for (size_t i = 0; i < set->v[k].nslides; i++) {
             no++;
+            d->lesson_no = (int)k + 1;
             pdoc_place(d);
             d->slide_page[no - 1] = d->page;
             pdoc_slide(d, &set->v[k], i, no);

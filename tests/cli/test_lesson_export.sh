@@ -61,8 +61,8 @@ p.close()
 if p.stack:
     bad.append("unclosed: %s" % p.stack)
 titles = [s["title"] for s in lesson["slides"]]
-for i, t in enumerate(titles):
-    if "%d%s" % (i + 1, t) not in p.h2:
+for i, t in enumerate(titles):  # the deck's number, the title, the lesson's own number
+    if "%d%s lesson 1, slide %d" % (i + 1, t, i + 1) not in p.h2:
         bad.append("slide title %r not among the <h2>s %r" % (t, p.h2))
 nscene = sum(1 for s in lesson["slides"] if s.get("scene"))
 if nscene != 2 or p.svgs != nscene:
@@ -105,9 +105,13 @@ sys.exit(1 if bad else 0)
 PY
 
 # The pictures are at each slide's own step (the fixture: all-reduce step 0, reduce-scatter
-# step 1), not the last, and are the paper drawing (no terminal text grid).
-grep -q "The scene at step 0 of 6" "$tmp/out.html" || fail "the all-reduce picture is not at step 0 of 6"
-grep -q "The scene at step 1 of 3" "$tmp/out.html" || fail "the reduce-scatter picture is not at step 1 of 3"
+# step 1), not the last, and are the paper drawing (no terminal text grid); their captions
+# say so in words, never as the scene string.
+grep -q "Picture: all-reduce, ring, 4 ranks, before the first of 6 steps." "$tmp/out.html" ||
+    fail "the all-reduce picture is not at step 0 of 6"
+grep -q "Picture: reduce-scatter, ring, 4 ranks, after step 1 of 3" "$tmp/out.html" ||
+    fail "the reduce-scatter picture is not at step 1 of 3"
+grep -q "screen=" "$tmp/out.html" && fail "a caption prints the scene string"
 grep -q "<text" "$tmp/out.html" && fail "a picture is the terminal copy (SVG <text> cells)"
 grep -q "Made without measuring" "$tmp/out.html" || fail "the handout does not say it was made without measuring"
 
@@ -146,4 +150,4 @@ bad "no-such.md" "$tmp/no-such.md" --format html
 printf '# A\n\n```scene\ncollective: nope\n```\n' >"$tmp/01-bad.md"
 bad "01-bad.md:4:" "$tmp/01-bad.md" --format html
 
-cli_finish "test_lesson_export (balanced HTML, titles, one paper SVG per scene at its own step, no remote reference, no notes)"
+cli_finish "test_lesson_export (balanced HTML, numbered titles, one paper SVG per scene at its own step, captions in words, no remote reference, no notes)"

@@ -1,11 +1,11 @@
 /* test_print.c - the paper pictures (handout/paper.h) and the handout's rules
- * (handout/handout.h): the WCAG contrast formula against known
+ * (handout/handout.h, handout/paper_text.h): the WCAG contrast formula against known
  * values, every text colour pair the drawing reports for both themes at >= 4.5:1 in colour
  * and printed in grey, rank fills side by side >= 3:1 in grey, every parallelism scheme's
  * picture with its elements, every shipped lesson's picture at >= 8.5 pt and never saying
  * a number exercise's answer, the picture of a slide never past the step a holds exercise
- * asks (and of its solution, at it), captions in words, the option parsers and the answer
- * lines. */
+ * asks (and of its solution, at it), captions in words, the option parsers, the answer
+ * lines, sentences that name a key left out, numbers at paper's precision. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,11 +13,13 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
 #include "handout/handout.h"
 #include "handout/paper.h"
+#include "handout/paper_text.h"
 #include "lesson/exercise.h"
 
 static void test_contrast_formula(void **state)
@@ -336,6 +338,93 @@ static void test_lesson_pictures(void **state)
     lesson_errors_free(&errs);
 }
 
+/* Paper has no keys: a sentence that names one goes, a parenthesis alone when the rest
+ * still says something, the sentence about "the key" after it too; other sentences stay. */
+static void test_keys_left_out(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } c[] = {
+        {"Press `a` to switch algorithm. The last frame is `6 10 14 18`.",
+         "The last frame is `6 10 14 18`."},
+        {"Read the boxes. Press o to cycle the operation and watch.", "Read the boxes. "},
+        {"The size is 64 MiB here (`[` and `]` halve and double it; `s` sweeps). It is big.",
+         "The size is 64 MiB here. It is big."},
+        {"Press `a` now. (The key also reaches a fourth plan.) Then read.", "Then read."},
+        {"Step on with \u2192 and the gather is marked. Good.", "Good."},
+        {"The step keys move to the second layer, `m` measures again.", ""},
+        {"Rank 0 holds `0 1 2 3`, the others show `\u00b7`.",
+         "Rank 0 holds `0 1 2 3`, the others show `\u00b7`."},
+        {"busbw \u2192 2\u00b7S/t as W grows. The key idea is bandwidth.",
+         "busbw \u2192 2\u00b7S/t as W grows. The key idea is bandwidth."},
+        {"Pressure is high; expressed as 2.5 ms.", "Pressure is high; expressed as 2.5 ms."},
+        {"After pressing `Enter` the answer shows.", ""},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        /* as the PDF reads it: code spans separate */
+        struct paper_piece p[32];
+        size_t np = 0, total = 0;
+        const char *s = c[i].in;
+        while (*s && np < 32) {
+            bool code = *s == '`';
+            const char *e = code ? strchr(s + 1, '`') : strchr(s, '`');
+            if (code) {
+                p[np++] = (struct paper_piece){s + 1, (size_t)(e - s - 1), PAPER_CODE};
+                s = e + 1;
+            } else {
+                size_t n = e ? (size_t)(e - s) : strlen(s);
+                p[np++] = (struct paper_piece){s, n, PAPER_TEXT};
+                s += n;
+            }
+        }
+        for (size_t k = 0; k < np; k++)
+            total += p[k].n;
+        bool keep[512];
+        paper_text_keep(p, np, keep);
+        char out[512];
+        size_t o = 0, off = 0;
+        for (size_t k = 0; k < np; k++) {
+            bool any = false;
+            for (size_t j = 0; j < p[k].n; j++)
+                any |= keep[off + j];
+            if (p[k].kind == PAPER_CODE && any) out[o++] = '`';
+            for (size_t j = 0; j < p[k].n; j++)
+                if (keep[off + j]) out[o++] = p[k].s[j];
+            if (p[k].kind == PAPER_CODE && any) out[o++] = '`';
+            off += p[k].n;
+        }
+        out[o] = '\0';
+        assert_int_equal(off, total);
+        if (strcmp(out, c[i].out) != 0)
+            fail_msg("'%s'\n  gave '%s'\n  wanted '%s'", c[i].in, out, c[i].out);
+    }
+    /* the HTML of a slide: the same rule; a paragraph left empty goes; <pre> stays */
+    char *h = paper_text_html("<p>Press <code>m</code> to measure.</p>\n<p>Read it.</p>\n"
+                              "<pre><code>press x\n</code></pre>\n");
+    assert_string_equal(h, "<p>Read it.</p>\n<pre><code>press x\n</code></pre>\n");
+    free(h);
+}
+
+static void test_numbers_for_paper(void **state)
+{
+    (void)state;
+    static const struct {
+        double x;
+        const char *want;
+    } c[] = {
+        {3.0 / 7.0, "3/7 \u2248 0.429"}, {1000.0 / 12.0, "83.3"}, {0.5, "0.5"},
+        {1.0 / 3.0, "1/3 \u2248 0.333"}, {524288, "524288"},      {419.43, "419"},
+        {67.108864, "67.1"},             {0.0412345, "0.0412"},    {2.5, "2.5"},
+        {10.0 / 3.0, "10/3 \u2248 3.33"}, {-1.25, "-1.25"},       {1.5e-5, "1.5e-05"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char b[64];
+        paper_text_number(c[i].x, b, sizeof b);
+        if (strcmp(b, c[i].want) != 0) fail_msg("%g: '%s', wanted '%s'", c[i].x, b, c[i].want);
+    }
+}
+
 static void test_option_values(void **state)
 {
     (void)state;
@@ -364,6 +453,8 @@ int main(void)
         cmocka_unit_test(test_parallel_pictures),
         cmocka_unit_test(test_collectives_picture),
         cmocka_unit_test(test_lesson_pictures),
+        cmocka_unit_test(test_keys_left_out),
+        cmocka_unit_test(test_numbers_for_paper),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     print_release_fonts(); /* the font caches, so the leak checker sees only real leaks */
