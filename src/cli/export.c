@@ -1,5 +1,6 @@
 /* export.c - `collviz lesson export`: the options of a lesson's handout. The handout itself
- * (HTML or PDF, its pictures drawn for paper) is present/html.c's and pdf.c's. */
+ * (HTML or PDF, its pictures drawn for paper) is handout/html.c's and pdf.c's; the speaker's
+ * copy (--notes) gets the presenter's keys in its notes from here, where the key table is. */
 #include "cli/cli.h"
 
 #include <locale.h>
@@ -10,14 +11,24 @@
 #include "backend/backend.h"
 #include "core/util.h"
 #include "cli/opt.h"
-#include "handout/html.h"
 #include "handout/handout.h"
+#include "handout/html.h"
+#include "ui/kit/keys.h"
+#include "ui/screens/screens.h"
 
 struct export_opts {
     struct handout_opts ho;
     bool pdf;
     const char *out;
 };
+
+/* The speaker notes name the player's keys; the copy shows the presenter's, as `collviz
+ * notes` does (the presenter's o is its overview: the operation is *). */
+static void export_note_keys(const struct lesson_slide *s, const char *in, char *out, size_t n)
+{
+    const struct screen_ops *o = s->has_scene ? screen_ops_of(s->scene.screen) : NULL;
+    keys_retarget_text(in, SURFACE_PLAYER, SURFACE_PRESENTER, o ? o->keys_on : 0, true, out, n);
+}
 
 static int export_set_format(void *ctx, const struct opt *self, const char *v)
 {
@@ -92,6 +103,10 @@ static const struct opt export_table[] = {
      export_set_backend, 0},
     {"dark", 0, NULL, "the pictures in the dark theme (default: light)", opt_true,
      EXPORT_FIELD(ho.dark)},
+    {"notes", 0, NULL,
+     "pdf: the speaker's copy instead: every slide's picture, its speaker notes and its "
+     "exercises' answers (not for handing out)",
+     opt_true, EXPORT_FIELD(ho.notes)},
     OPT_END,
 };
 
@@ -106,7 +121,9 @@ static const struct opt_cmd export_cmd = {
              "  exercise on it asks about). Speaker notes are never included. html: one\n"
              "  self-contained file, pictures inline as SVG (standard output without -o).\n"
              "  pdf: a table of contents in the presenter's slide numbers, room to answer\n"
-             "  every exercise, the solutions.\n",
+             "  every exercise, the solutions. Slides carry the presenter's numbers and the\n"
+             "  lesson's own; a sentence that names a key is left out (paper has none).\n"
+             "  --notes: the lecturer's copy, with the speaker notes and the answers.\n",
     .bad_option = cli_quoted_bad_option,
 };
 
@@ -132,5 +149,10 @@ int cli_export_main(int argc, char **argv)
         cv_eprintf("collviz lesson export: --format pdf needs -o OUT.pdf\n");
         return 2;
     }
+    if (o.ho.notes && !o.pdf) {
+        cv_eprintf("collviz lesson export: --notes needs --format pdf\n");
+        return 2;
+    }
+    o.ho.note_keys = export_note_keys;
     return export_handout_run(path, &o.ho, o.pdf, o.out);
 }

@@ -22,6 +22,11 @@ struct handout_opts {
     enum handout_solutions solutions;
     bool dark;           /* the dark picture theme (the page stays white) */
     const char *backend; /* measure on it ("cpu", "nccl", ...); NULL = no measuring */
+    bool notes;          /* the speaker's copy (PDF): pictures, speaker notes, answers */
+    /* The speaker notes' keys as the presenter shows them (`o` -> `*`): the key table is
+     * the terminal program's (ui/), so the command that writes the copy passes this; NULL
+     * prints the notes as written. */
+    void (*note_keys)(const struct lesson_slide *s, const char *in, char *out, size_t n);
 };
 void handout_opts_default(struct handout_opts *o);
 

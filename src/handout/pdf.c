@@ -567,10 +567,44 @@ static void pdoc_scene(struct pdoc *d, const struct lesson *l, size_t i, int no)
     } else {
         pdoc_plain(d, d->pic_err[no - 1], 9, 0, 6, PDF_DIM, "<i>No picture: ", "</i>");
     }
-    if (handout_about_measurement(s)) {
+    if (handout_about_measurement(s) && !d->o->notes) {
         char t[800];
         handout_meas_text(d->meas, &s->scene, t, sizeof t);
         pdoc_plain(d, t, 9, 0, 6, PDF_INK, "<b>On this machine.</b> ", "");
+    }
+}
+
+/* The speaker's copy of a slide: its notes (the keys as the presenter shows them), then
+ * each exercise's prompt, answer and solution. */
+static void pdoc_speaker(struct pdoc *d, const struct lesson_slide *s, int no)
+{
+    if (s->notes && s->notes[0]) {
+        pdoc_plain(d, "Speaker notes", 10.5, 0, 2, PDF_INK, "<b>", "</b>");
+        char *note = xmalloc(8192);
+        if (d->o->note_keys)
+            d->o->note_keys(s, s->notes, note, 8192);
+        else
+            snprintf(note, 8192, "%s", s->notes);
+        for (char *line = note, *next; line; line = next) {
+            next = strchr(line, '\n');
+            if (next) *next++ = '\0';
+            if (line[0]) pdoc_plain(d, line, 10, 10, 3, PDF_INK, "", "");
+        }
+        free(note);
+        d->y += 4;
+    } else {
+        pdoc_plain(d, "No speaker notes on this slide.", 9, 0, 6, PDF_DIM, "<i>", "</i>");
+    }
+    for (size_t k = 0; k < s->nex; k++) {
+        char prompt[2048];
+        ex_prompt_format(&s->ex[k], NULL, prompt, sizeof prompt);
+        GString *m = g_string_new(NULL);
+        g_string_append_printf(m, "<b>Exercise %d.%zu</b>  ", no, k + 1);
+        pdoc_esc(m, prompt);
+        pdoc_need(d, 60);
+        pdoc_markup(d, m->str, 10, false, 0, 2, PDF_INK);
+        g_string_free(m, TRUE);
+        pdoc_solution(d, &s->ex[k], true);
     }
 }
 
@@ -587,8 +621,12 @@ static void pdoc_slide(struct pdoc *d, const struct lesson *l, size_t i, int no)
         d->y += 4;
     }
     pdoc_heading(d, s, i, no);
-    pdoc_narration(d, s);
+    if (!d->o->notes) pdoc_narration(d, s);
     if (s->has_scene) pdoc_scene(d, l, i, no);
+    if (d->o->notes) {
+        pdoc_speaker(d, s, no);
+        return;
+    }
     for (size_t k = 0; k < s->nex; k++)
         pdoc_exercise(d, &s->ex[k], no, k);
 }
@@ -603,7 +641,7 @@ static void pdoc_place(struct pdoc *d)
 
 static bool pdoc_solutions_at_end(const struct pdoc *d)
 {
-    return d->o->solutions == SOL_END && d->nex > 0;
+    return d->o->solutions == SOL_END && d->nex > 0 && !d->o->notes;
 }
 
 static void pdoc_toc_line(struct pdoc *d, const char *num, const char *title, int page,
@@ -644,10 +682,17 @@ static void pdoc_front(struct pdoc *d, const struct lesson_set *set)
     pdoc_plain(d, d->title, 22, 0, 4, PDF_INK, "<b>", "</b>");
     char t[600];
     handout_meas_summary(d->meas, t, sizeof t);
-    pdoc_plain(d,
-               "A handout written by collviz lesson export. Slide numbers are the "
-               "presenter's; beside each, the lesson's own.",
-               9.5, 0, 2, PDF_DIM, "", "");
+    if (d->o->notes)
+        pdoc_plain(d,
+                   "The speaker's copy (collviz lesson export --notes): every slide's picture, "
+                   "its speaker notes and its exercises' answers. Not for handing out. Slide "
+                   "numbers are the presenter's; beside each, the lesson's own.",
+                   9.5, 0, 2, PDF_DIM, "<b>", "</b>");
+    else
+        pdoc_plain(d,
+                   "A handout written by collviz lesson export. Slide numbers are the "
+                   "presenter's; beside each, the lesson's own.",
+                   9.5, 0, 2, PDF_DIM, "", "");
     pdoc_plain(d, t, 9.5, 0, 12, PDF_DIM, "", "");
     pdoc_plain(d, "Contents", 14, 0, 6, PDF_INK, "<b>", "</b>");
     int no = 0;

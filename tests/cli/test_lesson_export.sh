@@ -144,6 +144,7 @@ grep -q "<h1>Presenter fixture</h1>" "$tmp/dir.html" || fail "folder export lack
 bad() { expect_usage_error "$1" lesson export "${@:2}"; } # expected-text args...
 bad "bad value 'odt'" "$FIX" --format odt
 bad "--format pdf needs -o" "$FIX" --format pdf
+bad "--notes needs --format pdf" "$FIX" --format html --notes
 bad "which lesson" --format html
 bad "unexpected argument 'extra'" "$FIX" extra
 bad "no-such.md" "$tmp/no-such.md" --format html
