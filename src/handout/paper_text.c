@@ -34,9 +34,9 @@ static bool pt_code_is_key(const char *s, size_t n)
     if (n == 1) return s[0] > ' ' && s[0] < 0x7f;
     if (pt_is_arrow(s, n) && n == strlen(arrows[0])) return true;
     static const char *const names[] = {
-        "enter", "return", "esc",  "escape", "tab",   "space", "backspace", "home",
-        "end",   "pgup",   "pgdn", "pageup", "pagedown", "up", "down",      "left",
-        "right", "f1",     "f2",   "f3",     "f4",    "f5",    "f6",        "f7",
+        "enter", "return", "esc",  "escape", "tab",      "space", "backspace", "home",
+        "end",   "pgup",   "pgdn", "pageup", "pagedown", "up",    "down",      "left",
+        "right", "f1",     "f2",   "f3",     "f4",       "f5",    "f6",        "f7",
         "f8",    "f9",     "f10",  "f11",    "f12"};
     for (size_t k = 0; k < ARRAY_LEN(names); k++)
         if (strlen(names[k]) == n && strncasecmp(s, names[k], n) == 0) return true;
@@ -60,13 +60,14 @@ static bool pt_arrow_phrase(const char *s, size_t n, size_t i)
         while (j < n && s[j] == ' ')
             j++;
         if (pt_is_arrow(s + j, n - j)) return true;
-        static const char *const dirs[] = {"the right arrow", "the left arrow",
-                                           "the up arrow", "the down arrow"};
+        static const char *const dirs[] = {"the right arrow", "the left arrow", "the up arrow",
+                                           "the down arrow"};
         for (size_t k = 0; k < ARRAY_LEN(dirs); k++)
             if (j + strlen(dirs[k]) <= n && strncasecmp(s + j, dirs[k], strlen(dirs[k])) == 0)
                 return true;
     }
-    return pt_word_at(s, n, i, "arrow") && i + 10 <= n && strncasecmp(s + i, "arrow key", 9) == 0;
+    return pt_word_at(s, n, i, "arrow") && i + 10 <= n &&
+           strncasecmp(s + i, "arrow key", 9) == 0;
 }
 
 bool paper_text_names_key(const char *s, size_t n)
@@ -190,17 +191,15 @@ size_t paper_text_keep(const struct paper_piece *p, size_t np, bool *keep)
         if (p[k].kind == PAPER_CODE) pt_put(&rd, '`', SIZE_MAX);
         off += p[k].n;
     }
-    bool last_went = false;
+    bool went = false; /* a sentence naming a key went: "the key" after it means it */
     for (size_t a = 0; a < rd.n;) {
         size_t b = pt_sentence_end(&rd, a);
         if (paper_text_names_key(rd.r + a, b - a)) {
-            last_went = pt_drop_sentence(&rd, a, b, keep);
+            went |= pt_drop_sentence(&rd, a, b, keep);
             dropped++;
-        } else if (last_went && pt_mentions_key(rd.r + a, b - a)) {
+        } else if (went && pt_mentions_key(rd.r + a, b - a)) {
             pt_drop(&rd, a, b, keep);
             dropped++;
-        } else {
-            last_went = false;
         }
         a = b;
     }
@@ -224,8 +223,10 @@ bool paper_text_block(const struct lesson_block *b, struct lesson_block *out)
         total += p[i].n;
     }
     bool *keep = xcalloc(total ? total : 1, 1);
-    if (b->kind != LBLOCK_CODE) paper_text_keep(p, b->nspans, keep);
-    else memset(keep, 1, total);
+    if (b->kind != LBLOCK_CODE)
+        paper_text_keep(p, b->nspans, keep);
+    else
+        memset(keep, 1, total);
     bool any = false, space = true; /* the block starts as if after a space */
     size_t off = 0;
     for (size_t i = 0; i < b->nspans; i++) {
@@ -265,8 +266,8 @@ void paper_text_block_free(struct lesson_block *b)
 
 static bool pt_inline_tag(const char *tag, size_t n)
 {
-    static const char *const inl[] = {"code", "em", "strong", "a", "del", "u", "span", "img",
-                                      "br", "b", "i", "s", "sub", "sup", "kbd"};
+    static const char *const inl[] = {"code", "em", "strong", "a", "del", "u",   "span", "img",
+                                      "br",   "b",  "i",      "s", "sub", "sup", "kbd"};
     size_t i = 1 + (n > 1 && tag[1] == '/');
     size_t l = 0;
     while (i + l < n && isalnum((unsigned char)tag[i + l]))
@@ -320,7 +321,7 @@ static int pt_drop_pair(char *s, const char *open, const char *close)
  * paragraphs and list items left with nothing. */
 static void pt_drop_empty(char *s)
 {
-    static const char *const pairs[][2] = {{"<code>", "</code>"}, {"<em>", "</em>"},
+    static const char *const pairs[][2] = {{"<code>", "</code>"},     {"<em>", "</em>"},
                                            {"<strong>", "</strong>"}, {"<del>", "</del>"},
                                            {"<p>", "</p>"},           {"<li>", "</li>"}};
     for (int again = 1; again;) {

@@ -7,7 +7,8 @@
  * key's name, `Enter` `Space` `PgDn` `→`), an arrow key after "with" ("with →", "with the
  * right arrow"). Where the key sits in a parenthesis inside a sentence, only the
  * parenthesis goes ("The size is 64 MiB here (`[` and `]` halve it)." keeps "The size is
- * 64 MiB here."); a sentence about "the key" right after a sentence that went, goes too.
+ * 64 MiB here."); a sentence about "the key" after one that went, in the same paragraph,
+ * goes too.
  * The rule reads the text, not a list of sentences: it holds for lessons not yet written.
  *
  * Numbers on paper: three significant digits, and a fraction where the answer is one

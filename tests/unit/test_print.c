@@ -163,8 +163,7 @@ static void test_ranks_in_grey(void **state)
         for (int r = 0; r < PRINT_RANK_COLOURS; r++) {
             int n = (r + 1) % PRINT_RANK_COLOURS;
             double c = print_contrast_grey(t->rank_fill[r], t->rank_fill[n]);
-            if (c < 3.0)
-                fail_msg("%s: ranks %d and %d are %.2f:1 in grey", t->name, r, n, c);
+            if (c < 3.0) fail_msg("%s: ranks %d and %d are %.2f:1 in grey", t->name, r, n, c);
         }
         /* the highlight is heavier than any frame and its colour stands out on the page */
         assert_true(print_contrast_grey(t->accent, t->bg) >= 3.0);
@@ -215,19 +214,26 @@ static void test_parallel_pictures(void **state)
         unsigned want;
         const char *words[3];
     } c[] = {
-        {"screen=parallel scheme=ddp ranks=4 step=13", PE_ARROWS | PE_XFER_LIST | PE_MATRICES,
+        {"screen=parallel scheme=ddp ranks=4 step=13",
+         PE_ARROWS | PE_XFER_LIST | PE_MATRICES,
          {"rank 0 \u00b7 rows 0-1", "rank 3 \u00b7 rows 6-7", "r3 \u2192 r0 chunk 1"}},
-        {"screen=parallel scheme=tp ranks=4 step=5", PE_ARROWS | PE_MATRICES,
+        {"screen=parallel scheme=tp ranks=4 step=5",
+         PE_ARROWS | PE_MATRICES,
          {"rank 0 \u00b7 column 0", "x1 \u2713", "all-gather x1 3/3"}},
-        {"screen=parallel scheme=pp ranks=4 step=5", PE_GANTT | PE_BUBBLE | PE_ARROWS,
+        {"screen=parallel scheme=pp ranks=4 step=5",
+         PE_GANTT | PE_BUBBLE | PE_ARROWS,
          {"idle (bubble)", "F0", "= 3/7 \u2248 0.43"}},
-        {"screen=parallel scheme=pp ranks=2 schedule=1f1b step=4", PE_GANTT | PE_BUBBLE,
+        {"screen=parallel scheme=pp ranks=2 schedule=1f1b step=4",
+         PE_GANTT | PE_BUBBLE,
          {"ideal schedule (model), 1F1B", "other schedule: GPipe", "= 1/5 \u2248 0.20"}},
-        {"screen=parallel scheme=zero1 ranks=4 step=10", PE_KEEPS,
+        {"screen=parallel scheme=zero1 ranks=4 step=10",
+         PE_KEEPS,
          {"weights", "whole", "shard 0 of 4"}},
-        {"screen=parallel scheme=zero3 ranks=4 step=4", PE_KEEPS | PE_ARROWS,
+        {"screen=parallel scheme=zero3 ranks=4 step=4",
+         PE_KEEPS | PE_ARROWS,
          {"shard 3 of 4 + 1 layer", "AdamW state", "all-gather W0 3/3"}},
-        {"screen=parallel scheme=moe ranks=4", PE_MOE_TOKENS | PE_MOE_BLOCKS,
+        {"screen=parallel scheme=moe ranks=4",
+         PE_MOE_TOKENS | PE_MOE_BLOCKS,
          {"tokens per expert, layer 1", "from r0", "receives"}},
     };
     struct said said;
@@ -244,8 +250,8 @@ static void test_parallel_pictures(void **state)
             if (!strstr(said.text, c[i].words[k]))
                 fail_msg("%s: the picture does not say '%s'", c[i].scene, c[i].words[k]);
         /* 0-based: no rank (or stage, or shard) numbered W */
-        int W = c[i].scene[strlen(c[i].scene) - 1] == '4' || strstr(c[i].scene, "ranks=4") ? 4
-                                                                                            : 2;
+        int W =
+            c[i].scene[strlen(c[i].scene) - 1] == '4' || strstr(c[i].scene, "ranks=4") ? 4 : 2;
         char bad[32];
         snprintf(bad, sizeof bad, "rank %d", W);
         assert_null(strstr(said.text, bad));
@@ -262,8 +268,8 @@ static void test_collectives_picture(void **state)
     (void)state;
     struct print_pic p;
     struct said said;
-    build("collective=all_reduce algo=ring ranks=4 count=4 init=seq step=3 highlight=rank:1", &p,
-          &said);
+    build("collective=all_reduce algo=ring ranks=4 count=4 init=seq step=3 highlight=rank:1",
+          &p, &said);
     assert_string_equal(p.caption,
                         "all-reduce, ring, 4 ranks, after step 3 of 6, rank 1 highlighted");
     assert_non_null(strstr(said.text, "1  rank 0 \u2192 rank 1: chunk 1, reduced into it"));
@@ -318,7 +324,8 @@ static void test_lesson_pictures(void **state)
                 fail_msg("%s slide %zu: %s", set.v[k].path, i + 1, err);
             n++;
             par += sc.screen == SCREEN_PARALLEL;
-            if (p.min_pt < 8.5) fail_msg("%s slide %zu: %.1f pt", set.v[k].path, i + 1, p.min_pt);
+            if (p.min_pt < 8.5)
+                fail_msg("%s slide %zu: %.1f pt", set.v[k].path, i + 1, p.min_pt);
             for (size_t j = 0; j < p.npairs; j++)
                 if (print_contrast(p.pair[j].fg, p.pair[j].bg) < 4.5 ||
                     print_contrast_grey(p.pair[j].fg, p.pair[j].bg) < 4.5)
@@ -328,8 +335,8 @@ static void test_lesson_pictures(void **state)
                 char found[200];
                 if (s->ex[e].type == LEX_NUMBER &&
                     ex_answer_in_text(&s->ex[e], said.text, found, sizeof found))
-                    fail_msg("%s slide %zu: the picture says %s's answer: '%s'",
-                             set.v[k].path, i + 1, s->ex[e].id, found);
+                    fail_msg("%s slide %zu: the picture says %s's answer: '%s'", set.v[k].path,
+                             i + 1, s->ex[e].id, found);
             }
             print_pic_free(&p);
         }
@@ -352,6 +359,7 @@ static void test_keys_left_out(void **state)
         {"The size is 64 MiB here (`[` and `]` halve and double it; `s` sweeps). It is big.",
          "The size is 64 MiB here. It is big."},
         {"Press `a` now. (The key also reaches a fourth plan.) Then read.", "Then read."},
+        {"Press `a` now. It stays. (The key also reaches owner.)", "It stays. "},
         {"Step on with \u2192 and the gather is marked. Good.", "Good."},
         {"The step keys move to the second layer, `m` measures again.", ""},
         {"Rank 0 holds `0 1 2 3`, the others show `\u00b7`.",
@@ -413,10 +421,18 @@ static void test_numbers_for_paper(void **state)
         double x;
         const char *want;
     } c[] = {
-        {3.0 / 7.0, "3/7 \u2248 0.429"}, {1000.0 / 12.0, "83.3"}, {0.5, "0.5"},
-        {1.0 / 3.0, "1/3 \u2248 0.333"}, {524288, "524288"},      {419.43, "419"},
-        {67.108864, "67.1"},             {0.0412345, "0.0412"},    {2.5, "2.5"},
-        {10.0 / 3.0, "10/3 \u2248 3.33"}, {-1.25, "-1.25"},       {1.5e-5, "1.5e-05"},
+        {3.0 / 7.0, "3/7 \u2248 0.429"},
+        {1000.0 / 12.0, "83.3"},
+        {0.5, "0.5"},
+        {1.0 / 3.0, "1/3 \u2248 0.333"},
+        {524288, "524288"},
+        {419.43, "419"},
+        {67.108864, "67.1"},
+        {0.0412345, "0.0412"},
+        {2.5, "2.5"},
+        {10.0 / 3.0, "10/3 \u2248 3.33"},
+        {-1.25, "-1.25"},
+        {1.5e-5, "1.5e-05"},
     };
     for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
         char b[64];
