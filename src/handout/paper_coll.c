@@ -412,8 +412,17 @@ static double pc_xfer_list(struct pd *d, const struct pcoll *c, double y, double
                6;
     }
     const struct step *st = &c->plan.steps[c->step - 1];
-    y += pd_text(d, 0, y, "This step's transfers (the numbers on the arrows):", 9, PD_BOLD,
-                 d->th->ink, d->th->bg, 0, PD_LEFT, NULL);
+    size_t arrowed = 0;
+    for (size_t k = 0; k < st->n; k++)
+        arrowed += pc_arrowed(&c->plan.x[st->first + k]);
+    char head[120];
+    if (arrowed > PD_MAX_ARROWS)
+        snprintf(head, sizeof head,
+                 "This step's transfers (numbered as their arrows; arrows for the first %d):",
+                 PD_MAX_ARROWS);
+    else
+        snprintf(head, sizeof head, "This step's transfers (the numbers on the arrows):");
+    y += pd_text(d, 0, y, head, 9, PD_BOLD, d->th->ink, d->th->bg, 0, PD_LEFT, NULL);
     size_t show = st->n < 30 ? st->n : 29;
     int cols = show > 8 ? 3 : show > 4 ? 2 : 1;
     double colw = maxw / cols;
