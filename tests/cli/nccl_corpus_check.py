@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""nccl_corpus_check.py - the reader's JSON for one record against its hand-written expectation.
+
+Usage: nccl_corpus_check.py EXPECT.json READER.json
+       nccl_corpus_check.py --selftest EXPECT.json...   (the check can pass and can fail)
+Prints one line per disagreement (new contract: tests/records/expect/README.md), then a line
+"OLD ok" or "OLD bad: ..." scoring today's fields, for information. Exit status 0 when the new
+contract holds, 1 when it does not. No code is shared with src/: everything here is read from
+the expectation, which was written by reading the record.
+"""
+import json
+import math
+import re
+import sys
+
+
+def close(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    try:
+        return math.isclose(float(a), float(b), rel_tol=1e-9, abs_tol=1e-12)
+    except (TypeError, ValueError):
+        return False
+
+
+def xyz(v):
+    """The leading x.y.z of a version string, or None."""
+    if not isinstance(v, str):
+        return None
+    m = re.match(r"\s*(\d+\.\d+\.\d+)", v)
+    return m.group(1) if m else None
+
+
+def table_facts(t):
+    """collective, row count, largest size, average bus bandwidth of one table of the JSON."""
+    rows = t.get("rows") or []
+    sizes = [r.get("size") for r in rows if isinstance(r, dict) and r.get("size") is not None]
+    return (t.get("collective"), len(rows), max(sizes) if sizes else None, t.get("avg_busbw"))
+
+
+def same_value(a, b):
+    if isinstance(a, float) or isinstance(b, float):
+        return close(a, b)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    return a == b
+
+
+def check_new(e, d, bad):
+    for key in ("library", "launcher"):
+        if d.get(key) != e[key]:
+            bad.append("%s: got %r, want %r" % (key, d.get(key), e[key]))
+    if xyz(d.get("version")) != e["version"]:
+        bad.append("version: got %r, want %r" % (d.get("version"), e["version"]))
+    if sorted(d.get("prefixes") or []) != e["prefixes"]:
+        bad.append("prefixes: got %r, want %r" % (d.get("prefixes"), e["prefixes"]))
+    if sorted(d.get("hosts") or []) != e["hosts"]:
+        bad.append("hosts: got %r, want %r" % (d.get("hosts"), e["hosts"]))
+    check_comms(e, d.get("communicators"), bad)
+    tests = d.get("tests") or []
+    if len(tests) != len(e["nccl_tests"]):
+        bad.append("tables: got %d, want %d" % (len(tests), len(e["nccl_tests"])))
+    for i, (t, w) in enumerate(zip(tests, e["nccl_tests"])):
+        got = table_facts(t)
+        want = (w["collective"], w["rows"], w["max_size_bytes"], w["avg_busbw"])
+        if not (got[:3] == want[:3] and close(got[3], want[3])):
+            bad.append("table %d (collective, rows, max size, avg busbw): got %r, want %r" % (i, got, want))
+    for key in ("tuning", "graph"):
+        want = e[key]
+        got = d.get(key)
+        if want is None:
+            if got:
+                bad.append("%s: got %r, want none" % (key, got))
+            continue
+        if not isinstance(got, dict):
+            bad.append("%s: got %r, want %r" % (key, got, want))
+            continue
+        for k, v in want.items():
+            if not same_value(got.get(k), v):
+                bad.append("%s.%s: got %r, want %r" % (key, k, got.get(k), v))
+    codes = set()
+    for w in d.get("warnings") or []:
+        if isinstance(w, dict) and isinstance(w.get("code"), str):
+            codes.add(w["code"])
+    missing = [c for c in e["warnings_expected"] if c not in codes]
+    if missing:
+        bad.append("warnings: missing codes %r (got %r)" % (missing, sorted(codes)))
+
+
+COMM_KEYS = ("nranks", "nnodes", "hosts", "ranks_seen", "rings", "channels", "trees",
+             "transports", "features")
+
+
+def comm_view(c):
+    v = {k: c.get(k) for k in COMM_KEYS}
+    for k in ("hosts", "ranks_seen", "transports", "features"):
+        v[k] = sorted(v[k] or [])
+    v["trees"] = bool(v["trees"])
+    return v
+
+
+def check_comms(e, comms, bad):
+    if not isinstance(comms, list):
+        bad.append("communicators: got %r, want a list of %d" % (comms, len(e["communicators"])))
+        return
+    if e["communicators_complete"] and len(comms) != len(e["communicators"]):
+        bad.append("communicators: got %d, want %d" % (len(comms), len(e["communicators"])))
+    if len(comms) < len(e["communicators"]):
+        bad.append("communicators: got %d, want at least %d" % (len(comms), len(e["communicators"])))
+    free = list(range(len(comms)))
+    for w in e["communicators"]:
+        want = {k: w[k] for k in COMM_KEYS}
+        pick = None
+        for i in free:
+            c = comms[i]
+            if not isinstance(c, dict):
+                continue
+            if w["id"] is not None:
+                if c.get("id") == w["id"]:
+                    pick = i
+                    break
+            elif comm_view(c) == want:
+                pick = i
+                break
+        if pick is None:
+            # the nearest one, to say what differs
+            cands = [comms[i] for i in free if isinstance(comms[i], dict)]
+            if w["id"] is not None:
+                bad.append("communicator %s: not reported" % w["id"])
+                continue
+            if not cands:
+                bad.append("communicator %r: not reported" % want)
+                continue
+            near = max(cands, key=lambda c: sum(comm_view(c)[k] == want[k] for k in COMM_KEYS))
+            diff = {k: (comm_view(near)[k], want[k]) for k in COMM_KEYS if comm_view(near)[k] != want[k]}
+            bad.append("communicator (no id): nearest differs in %r (got, want)" % diff)
+            continue
+        free.remove(pick)
+        got = comm_view(comms[pick])
+        for k in COMM_KEYS:
+            if got[k] != want[k]:
+                bad.append("communicator %s %s: got %r, want %r" % (w["id"] or "(no id)", k, got[k], want[k]))
+
+
+def check_old(e, d):
+    """Today's fields: which of them agree with the expectation."""
+    bad = []
+    want_v = e["version"]
+    got_v = d.get("nccl_version")
+    if xyz(got_v) != want_v:
+        bad.append("nccl_version %r vs %r" % (got_v, want_v))
+    if sorted(d.get("hosts") or []) != e["hosts"]:
+        bad.append("hosts %r vs %r" % (d.get("hosts"), e["hosts"]))
+    comms = e["communicators"]
+    if len(comms) > 1:
+        bad.append("%d communicators (one nranks/nnodes cannot say it)" % len(comms))
+    else:
+        c = comms[0] if comms else {"nranks": None, "nnodes": None, "rings": None, "trees": False}
+        for k in ("nranks", "nnodes"):
+            if d.get(k) != c[k]:
+                bad.append("%s %r vs %r" % (k, d.get(k), c[k]))
+        if c["rings"] is not None and len(d.get("rings") or {}) != c["rings"]:
+            bad.append("rings %d vs %d" % (len(d.get("rings") or {}), c["rings"]))
+        if bool(d.get("trees")) != c["trees"]:
+            bad.append("trees %s vs %s" % (bool(d.get("trees")), c["trees"]))
+    tests = d.get("tests") or []
+    want_t = [(w["collective"], w["rows"], w["max_size_bytes"], w["avg_busbw"]) for w in e["nccl_tests"]]
+    got_t = [table_facts(t) for t in tests]
+    if len(got_t) != len(want_t) or any(g[:3] != w[:3] or not close(g[3], w[3]) for g, w in zip(got_t, want_t)):
+        bad.append("tables %r vs %r" % (got_t, want_t))
+    return bad
+
+
+def perfect(e):
+    """The JSON a reader that gets everything right would print for this expectation."""
+    d = {k: e[k] for k in ("library", "launcher", "prefixes", "hosts", "tuning", "graph")}
+    d["version"] = None if e["version"] is None else e["version"] + "+build"
+    d["communicators"] = [dict(c) for c in e["communicators"]]
+    if not e["communicators_complete"]:
+        d["communicators"].append({"id": None, "nranks": 2})
+    d["tests"] = []
+    for t in e["nccl_tests"]:
+        rows = [{"size": 1}] * max(t["rows"] - 1, 0)
+        if t["rows"]:
+            rows.append({"size": t["max_size_bytes"]})
+        d["tests"].append({"collective": t["collective"], "rows": rows, "avg_busbw": t["avg_busbw"]})
+    d["warnings"] = [{"code": c, "message": "x"} for c in e["warnings_expected"]] + [{"code": "extra"}]
+    return d
+
+
+def mutations(d):
+    """Copies of d, each wrong in one place."""
+    def copy():
+        return json.loads(json.dumps(d))
+    m = copy()
+    m["hosts"] = m["hosts"] + ["launcher-prefix"]
+    yield "an extra host", m
+    m = copy()
+    m["library"] = "RCCL" if d["library"] != "RCCL" else "NCCL"
+    yield "the library", m
+    if d["communicators"]:
+        for key, bump in (("nranks", lambda v: (v or 0) + 1), ("rings", lambda v: (v or 0) + 1),
+                          ("trees", lambda v: not v), ("ranks_seen", lambda v: v + [9999])):
+            m = copy()
+            m["communicators"][0][key] = bump(m["communicators"][0][key])
+            yield "communicator " + key, m
+    if d["tests"]:
+        m = copy()
+        m["tests"][0]["rows"] = m["tests"][0]["rows"] + [{"size": 1}]
+        yield "a table's rows", m
+    if d["warnings"][:-1]:
+        m = copy()
+        m["warnings"] = m["warnings"][1:]
+        yield "a warning", m
+
+
+def selftest(paths):
+    fails = 0
+    for path in paths:
+        e = json.load(open(path))
+        d = perfect(e)
+        bad = []
+        check_new(e, d, bad)
+        if bad:
+            print("selftest %s: a perfect answer fails: %s" % (path, bad))
+            fails += 1
+        for what, m in mutations(d):
+            bad = []
+            check_new(e, m, bad)
+            if not bad:
+                print("selftest %s: a wrong %s passes" % (path, what))
+                fails += 1
+    return 1 if fails else 0
+
+
+def main():
+    if sys.argv[1] == "--selftest":
+        return selftest(sys.argv[2:])
+    e = json.load(open(sys.argv[1]))
+    try:
+        d = json.load(open(sys.argv[2]))
+    except (OSError, ValueError) as err:
+        print("  no JSON from the reader (%s)" % err)
+        print("OLD bad: no JSON")
+        return 1
+    bad = []
+    check_new(e, d, bad)
+    for b in bad:
+        print("  " + b)
+    old = check_old(e, d)
+    print("OLD ok" if not old else "OLD bad: " + "; ".join(old))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
