@@ -11,9 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "backend/cpu/cpu_backend.h"
+#include "backend/nccl/nccl_links.h"
 
 #ifdef HAVE_NCCL
 #include "backend/nccl/nccl_info.h"
@@ -227,4 +230,27 @@ void backend_close(struct backend *b)
     backend_run_release(b);
     if (b->ops && b->ops->close) b->ops->close(b);
     free(b);
+}
+
+static char backend_log_path[600]; /* the user's NCCL log, sent off the screen; "" none */
+
+void backend_logs_off_screen(void)
+{
+    /* (without a directory the log stays on stdout, as NCCL would have it) */
+    if (!backend_log_path[0])
+        nccl_links_user_log_to_file(backend_log_path, sizeof backend_log_path);
+}
+
+void backend_logs_off_screen_end(void)
+{
+    if (!backend_log_path[0]) return;
+    struct stat st;
+    if (stat(backend_log_path, &st) == 0) {
+        cv_eprintf("collviz: NCCL's log (your NCCL_DEBUG=%s) is in %s\n", getenv("NCCL_DEBUG"),
+                   backend_log_path);
+    } else {
+        *strrchr(backend_log_path, '/') = '\0';
+        rmdir(backend_log_path);
+    }
+    backend_log_path[0] = '\0';
 }

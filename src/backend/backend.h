@@ -182,6 +182,14 @@ int backend_lib_log(const struct backend *b, char **text, size_t *len, char *src
  * against NCCL 2.28.9 and the CUDA 13.0 runtime"); "" for a kind with nothing to say. */
 void backend_build_text(enum backend_kind k, char *buf, size_t n);
 
+/* For a full-screen program, before any backend opens: a library that would write its own
+ * log on stdout, under the screen (NCCL, when the user set NCCL_DEBUG without
+ * NCCL_DEBUG_FILE), writes it to a file in a new private folder under $TMPDIR (or /tmp)
+ * instead. backend_logs_off_screen_end, once the screen is gone, names that file on stderr
+ * if the library wrote it, else removes the folder; a second call says nothing. */
+void backend_logs_off_screen(void);
+void backend_logs_off_screen_end(void);
+
 /* This process's rank in a job of processes (BACKEND_CAP_PROCESSES); 0 otherwise. */
 int backend_proc_rank(const struct backend *b);
 /* True when the ranks are processes of a job (BACKEND_CAP_PROCESSES, or NCCL under an MPI
