@@ -33,18 +33,6 @@
 #include "device/dev_cuda.h"
 #endif
 
-static const char *const scheme_names[TRAIN_SCHEME_COUNT] = {"single", "ddp",   "tp",    "pp",
-                                                             "zero1",  "zero2", "zero3", "moe"};
-static const char *const scheme_titles[TRAIN_SCHEME_COUNT] = {
-    "single device (reference)",
-    "data parallel (DDP)",
-    "tensor parallel (columns)",
-    "pipeline parallel (stages)",
-    "ZeRO stage 1 (optimizer state sharded)",
-    "ZeRO stage 2 (+ gradients sharded)",
-    "ZeRO stage 3 / FSDP (+ weights sharded)",
-    "mixture of experts (expert parallel)"};
-
 void scheme_replica_fold(const float *w, float *full, size_t n, bool first, double *diff)
 {
     if (first) {
@@ -91,7 +79,6 @@ int train_memory_model(const struct train_config *c, struct train_memory *alloc,
     *peak = a;
     return CV_OK;
 }
-static const char *const schedule_names[PP_SCHEDULE_COUNT] = {"gpipe", "1f1b"};
 
 struct train_config train_reference_of(const struct train_config *c)
 {
@@ -102,41 +89,6 @@ struct train_config train_reference_of(const struct train_config *c)
     ref.prefetch = false;
     ref.moe_groups = c->scheme == TRAIN_MOE ? c->nranks : 0;
     return ref;
-}
-
-const char *train_scheme_name(enum train_scheme s)
-{
-    return (s >= 0 && s < TRAIN_SCHEME_COUNT) ? scheme_names[s] : "?";
-}
-
-const char *train_scheme_title(enum train_scheme s)
-{
-    return (s >= 0 && s < TRAIN_SCHEME_COUNT) ? scheme_titles[s] : "?";
-}
-
-int train_scheme_parse(const char *s, enum train_scheme *out)
-{
-    for (int i = 0; i < TRAIN_SCHEME_COUNT; i++)
-        if (strcasecmp(s, scheme_names[i]) == 0) {
-            *out = (enum train_scheme)i;
-            return CV_OK;
-        }
-    return CV_EINVAL;
-}
-
-const char *pp_schedule_name(enum pp_schedule s)
-{
-    return (s >= 0 && s < PP_SCHEDULE_COUNT) ? schedule_names[s] : "?";
-}
-
-int pp_schedule_parse(const char *s, enum pp_schedule *out)
-{
-    for (int i = 0; i < PP_SCHEDULE_COUNT; i++)
-        if (strcasecmp(s, schedule_names[i]) == 0) {
-            *out = (enum pp_schedule)i;
-            return CV_OK;
-        }
-    return CV_EINVAL;
 }
 
 void train_config_default(struct train_config *c)
