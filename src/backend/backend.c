@@ -109,10 +109,11 @@ void backend_lib_env(const struct backend *b, char *algo, size_t algo_n, char *p
     if (b && b->ops->lib_env) b->ops->lib_env(b, algo, algo_n, proto, proto_n);
 }
 
-void backend_links(const struct backend *b, int nranks, char *buf, size_t n)
+void backend_links(const struct backend *b, int nranks, backend_log_summary_fn summarise,
+                   char *buf, size_t n)
 {
     if (n) buf[0] = '\0';
-    if (b && b->ops->links) b->ops->links(b, nranks, buf, n);
+    if (b && b->ops->links) b->ops->links(b, nranks, summarise, buf, n);
 }
 
 int backend_lib_log(const struct backend *b, char **text, size_t *len, char *src, size_t n)

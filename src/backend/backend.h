@@ -70,6 +70,11 @@ struct backend;
 struct comm;
 struct comm_params;
 
+/* Summarise the links in a library's own log (len bytes) into one line in buf: the number
+ * of connections recognised, 0 for none. Above the backends (records/reclinks.h's
+ * rec_links_summary); passed to backend_links. */
+typedef int (*backend_log_summary_fn)(const char *log, size_t len, char *buf, size_t n);
+
 /* Which backend, for code that must tell them apart: compare kinds or ask for a
  * capability, never the name string. */
 enum backend_kind { BACKEND_CPU, BACKEND_NCCL, BACKEND_MPI, BACKEND_KIND_COUNT };
@@ -130,8 +135,10 @@ struct backend_ops {
     /* The library's steering variables as it read them (NCCL_ALGO, NCCL_PROTO), "" unset. */
     void (*lib_env)(const struct backend *b, char *algo, size_t algo_n, char *proto,
                     size_t proto_n);
-    /* The links between nranks ranks as the library reported them, "" = nothing. */
-    void (*links)(const struct backend *b, int nranks, char *buf, size_t n);
+    /* The links between nranks ranks as the library reported them, its log summarised by
+     * `summarise`; "" = nothing. */
+    void (*links)(const struct backend *b, int nranks, backend_log_summary_fn summarise,
+                  char *buf, size_t n);
     /* The device rank `rank` runs on in this process, -1 when it runs on none here. */
     int (*rank_device)(const struct backend *b, int rank);
     /* That device's name, as the driver gives it ("NVIDIA H200"). */
@@ -173,7 +180,8 @@ void backend_close(struct backend *b);
 int backend_hardware(const struct backend *b, char *buf, size_t n);
 void backend_lib_env(const struct backend *b, char *algo, size_t algo_n, char *proto,
                      size_t proto_n);
-void backend_links(const struct backend *b, int nranks, char *buf, size_t n);
+void backend_links(const struct backend *b, int nranks, backend_log_summary_fn summarise,
+                   char *buf, size_t n);
 int backend_rank_device(const struct backend *b, int rank);
 void backend_device_name(const struct backend *b, int dev, char *buf, size_t n);
 /* lib_log, safe for any backend: -1 with "no NCCL log: not a GPU run" for one without. */

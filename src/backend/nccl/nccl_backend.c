@@ -414,9 +414,10 @@ static void nccl_lib_env(const struct backend *b, char *algo, size_t algo_n, cha
     snprintf(proto, proto_n, "%s", in->nccl_proto);
 }
 
-static void nccl_links(const struct backend *b, int nranks, char *buf, size_t n)
+static void nccl_links(const struct backend *b, int nranks, backend_log_summary_fn summarise,
+                       char *buf, size_t n)
 {
-    if (nccl_backend_get_info(b)) nccl_links_log_text(nranks, buf, n);
+    if (nccl_backend_get_info(b)) nccl_links_log_text(nranks, summarise, buf, n);
 }
 
 static int nccl_lib_log(const struct backend *b, char **text, size_t *len, char *src, size_t n)
