@@ -95,6 +95,11 @@ unsigned backend_caps_of(const char *name)
     return caps;
 }
 
+unsigned backend_kind_caps(enum backend_kind k)
+{
+    return k >= 0 && k < BACKEND_KIND_COUNT ? backend_caps_of(backend_table[k].name) : 0u;
+}
+
 int backend_hardware(const struct backend *b, char *buf, size_t n)
 {
     if (n) buf[0] = '\0';

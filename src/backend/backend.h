@@ -168,6 +168,9 @@ const char *backend_kind_name(enum backend_kind k);
 /* The capabilities of the backend called name, built or not (0 for an unknown name): for
  * code that holds a backend's name, such as a result row, rather than the backend. */
 unsigned backend_caps_of(const char *name);
+/* The capabilities of kind k, built or not (0 for a kind out of range): for code that
+ * holds a kind, such as a training configuration, rather than the backend. */
+unsigned backend_kind_caps(enum backend_kind k);
 /* Open by name: "cpu", "nccl", or "auto" (NCCL when at least 2 GPUs can be used, else
  * CPU). On failure *out is NULL and err says why ("nccl: unavailable - <reason>"). For
  * "auto", `why_not` (may be NULL) receives the reason NCCL was not chosen. */

@@ -164,7 +164,7 @@ static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
         cv_eprintf("collviz: --backend: the job at --connect has its own backend\n");
         return 2;
     }
-    if (o->backend_set && !o->mpi && backend_kind_of(o->backend) == BACKEND_MPI) {
+    if (o->backend_set && !o->mpi && (backend_caps_of(o->backend) & BACKEND_CAP_PROCESSES)) {
         cv_eprintf("collviz: --backend mpi: the screens do not run as MPI ranks; start the job "
                    "with --mpi \"mpirun -np 4\" (or measure with mpirun -np N collviz "
                    "bench|trace|train ... --backend mpi)\n");

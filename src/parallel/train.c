@@ -281,10 +281,10 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
         return cv_err(err, errlen, CV_EINVAL, "timeout %g s: must be positive", c->timeout_s);
     if (c->backend < 0 || c->backend >= BACKEND_KIND_COUNT)
         return cv_err(err, errlen, CV_EINVAL, "unknown backend %d", (int)c->backend);
-    if (c->backend == BACKEND_NCCL && c->scheme == TRAIN_SINGLE)
+    if ((backend_kind_caps(c->backend) & BACKEND_CAP_GPU) && c->scheme == TRAIN_SINGLE)
         return cv_err(err, errlen, CV_EINVAL,
                       "single is the CPU reference trainer; on one GPU use ddp --ranks 1");
-    if (c->backend == BACKEND_MPI && c->scheme == TRAIN_SINGLE)
+    if ((backend_kind_caps(c->backend) & BACKEND_CAP_PROCESSES) && c->scheme == TRAIN_SINGLE)
         return cv_err(err, errlen, CV_EINVAL,
                       "single is the CPU reference trainer; on one process use ddp with -np 1");
     if (c->overlap && train_zero_stage(c->scheme))
@@ -340,7 +340,7 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
     }
     /* On GPUs the ranks' buffers are device memory (a cudaMalloc that fails is reported
      * as such); the host holds only the assembled weights. */
-    double need = c->backend == BACKEND_NCCL
+    double need = (backend_kind_caps(c->backend) & BACKEND_CAP_GPU)
                       ? 2.0 * c->layers * (double)c->dim * c->dim * sizeof(float)
                       : estimate_bytes(c);
     size_t avail = mem_available_bytes();
@@ -635,14 +635,14 @@ static void fill_napkin(struct train_result *res, const struct run *run)
 static void describe(struct train_result *res, const char *gpu_desc, struct backend *b)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (res->cfg.backend == BACKEND_MPI && b) {
+    if ((backend_kind_caps(res->cfg.backend) & BACKEND_CAP_PROCESSES) && b) {
         char d[100];
         b->ops->describe(b, res->nranks, d, sizeof d);
         snprintf(res->desc, sizeof res->desc, "%s; %s plans over MPI_Isend/Irecv", d,
                  algo_name(ALGO_RING));
         return;
     }
-    if (res->cfg.backend == BACKEND_NCCL) {
+    if (backend_kind_caps(res->cfg.backend) & BACKEND_CAP_GPU) {
         bool emu = backend_caps_of("nccl") & BACKEND_CAP_EMULATED;
         snprintf(res->desc, sizeof res->desc,
                  "%d ranks = %d GPUs (%s); NCCL%s; cuBLAS fp32 (no TF32)%s; collective bytes: "
@@ -945,9 +945,9 @@ static int open_comm(struct backend **b, struct run *run, struct train_probe *pr
     if (probe && cfg->backend != BACKEND_CPU) {
         rc = cv_err(err, errlen, CV_EINVAL,
                     "the display-scale probe reads host memory: CPU ranks only");
-    } else if (cfg->backend == BACKEND_NCCL) {
+    } else if (backend_kind_caps(cfg->backend) & BACKEND_CAP_GPU) {
         rc = open_gpus(*b, run, W, &cp, own_b, err, errlen);
-    } else if (!*b && cfg->backend == BACKEND_MPI) {
+    } else if (!*b && (backend_kind_caps(cfg->backend) & BACKEND_CAP_PROCESSES)) {
         rc = cv_err(err, errlen, CV_EINVAL,
                     "training on %s needs the opened backend (train_run_on)",
                     backend_kind_name(cfg->backend));
@@ -994,9 +994,9 @@ static int rank_error(struct run *run, int lo, int hi, char *err, size_t errlen)
             const char *why =
                 run->rs[r].err[0] ? run->rs[r].err : run->comm->ops->last_error(run->comm);
             cv_err(err, errlen, rc, "%s on %s: %s", train_scheme_name(cfg->scheme),
-                   cfg->backend == BACKEND_NCCL  ? "GPUs (nccl)"
-                   : cfg->backend == BACKEND_MPI ? "mpi processes"
-                                                 : "cpu ranks",
+                   (backend_kind_caps(cfg->backend) & BACKEND_CAP_GPU)         ? "GPUs (nccl)"
+                   : (backend_kind_caps(cfg->backend) & BACKEND_CAP_PROCESSES) ? "mpi processes"
+                                                                               : "cpu ranks",
                    why);
         }
     return rc;
@@ -1161,7 +1161,7 @@ void train_compare(const struct train_result *a, const struct train_result *ref,
         double diff = fabs((double)a->params[i] - (double)ref->params[i]);
         if (!(diff <= d->param_abs)) d->param_abs = isnan(diff) ? INFINITY : diff;
     }
-    bool gpu = a->cfg.backend == BACKEND_NCCL;
+    bool gpu = backend_kind_caps(a->cfg.backend) & BACKEND_CAP_GPU;
     d->tol_loss_rel = gpu ? TRAIN_TOL_GPU_LOSS_REL : TRAIN_TOL_LOSS_REL;
     d->tol_param_abs = gpu ? TRAIN_TOL_GPU_PARAM_ABS : TRAIN_TOL_PARAM_ABS;
     d->within = n == ref->steps_done && n == a->steps_done && d->loss_rel <= d->tol_loss_rel &&
