@@ -29,8 +29,8 @@ struct launcher_where {
 /* True when an MPI launcher (Open MPI's, a PMI/PMIx one such as srun or MPICH's hydra)
  * started this process: the environment says so before MPI is initialised. */
 bool launcher_launched(void);
-/* Start the launcher's library (MPI; or count one more user of it) and say where this process is. CV_OK or
- * CV_EUNAVAIL with a message. */
+/* Start the launcher's library (MPI; or count one more user of it) and say where this process
+ * is. CV_OK or CV_EUNAVAIL with a message. */
 int launcher_start(struct launcher_where *w, char *err, size_t errlen);
 /* One user fewer. MPI, if launcher_start initialised it, is finalised at process exit when
  * no user is left (so every process's output is written before any exits, and a backend
