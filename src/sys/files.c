@@ -60,7 +60,8 @@ int files_save(const char *path, const void *data, size_t len, char *err, size_t
     if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp)
         return cv_err(err, errlen, CV_EINVAL, "%s: path too long", path);
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) return cv_err(err, errlen, CV_EINVAL, "cannot write %s: %s", tmp, strerror(errno));
+    if (fd < 0)
+        return cv_err(err, errlen, CV_EINVAL, "cannot write %s: %s", tmp, strerror(errno));
     bool ok = files_write_all(fd, data, len) && fsync(fd) == 0;
     int saved = errno;
     if (close(fd) != 0 && ok) {
