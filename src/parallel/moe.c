@@ -235,9 +235,9 @@ static int moe_setup(struct rank_state *rs)
 }
 
 /* moe_a2av on NCCL, whose point-to-point connects neighbours only: the communicator's
- * all-to-all-v (one group of ncclSend/ncclRecv per rank, comm_nccl.c) at the packed
- * offsets of a plan holding this rank's row and column of the counts, through the
- * stage buffer. */
+ * all-to-all-v (one group of ncclSend/ncclRecv per rank, backend/nccl/nccl_comm.c) at the
+ * packed offsets of a plan holding this rank's row and column of the counts, through the stage
+ * buffer. */
 static int moe_a2av_nccl(struct rank_state *rs, const float *send, const size_t *srows,
                          float *recv, const size_t *rrows, int cols, const char *label,
                          size_t *sent)

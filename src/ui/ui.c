@@ -1,4 +1,5 @@
-/* ui.c - the interactive program: options, the terminal's lifetime, and the event loop.
+/* ui.c - the interactive program: the terminal's lifetime and the event loop (its options
+ * are read by cli/visualizer.c into struct ui_opts).
  *
  * Only this thread calls curses. It sleeps in ppoll() on the keyboard and the worker's wake
  * pipe, with a timeout only while something is timed (play, a running measurement's clock),
