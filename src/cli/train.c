@@ -16,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "core/util.h"
+#include "device/dev.h"
 #include "cli/json.h"
 #include "cli/opt.h"
 #include "parallel/train.h"
@@ -334,12 +335,10 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
                  o->cfg.nranks, o->cfg.nranks, gpus);
         rc = CV_EUNAVAIL;
     }
-#ifndef HAVE_NCCL
-    if (rc == CV_OK) {
+    if (rc == CV_OK && !dev_gpu_built()) {
         snprintf(err, sizeof err, "GPU training is not built (HAVE_NCCL was off)");
         rc = CV_EUNAVAIL;
     }
-#endif
     if (rc != CV_OK) backend_close(b);
     if (want_nccl) {
         if (rc != CV_OK) return me ? 2 : cli_usage_error("train: --backend nccl: %s", err);

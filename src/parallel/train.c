@@ -29,9 +29,7 @@
 #include "core/util.h"
 #include "parallel/moe.h"
 #include "parallel/schemes.h"
-#ifdef HAVE_NCCL
-#include "device/dev_cuda.h"
-#endif
+#include "device/dev.h"
 
 void scheme_replica_fold(const float *w, float *full, size_t n, bool first, double *diff)
 {
@@ -695,10 +693,13 @@ static void close_gpus(struct run *run)
 static int open_gpus(struct backend *b, struct run *run, int W, struct comm_params *cp,
                      struct backend **own, char *err, size_t errlen)
 {
-#ifdef HAVE_NCCL
+    if (!dev_gpu_built())
+        return cv_err(
+            err, errlen, CV_EUNAVAIL,
+            "GPU training is not built (no CUDA toolkit and NCCL found at build time)");
     int rc;
     if (!b) {
-        int n = dev_cuda_count(err, errlen);
+        int n = dev_gpu_count(err, errlen);
         if (n < 0) return -n;
         if ((rc = backend_open("nccl", own, err, errlen, NULL, 0)) != CV_OK) return rc;
         b = *own;
@@ -716,7 +717,7 @@ static int open_gpus(struct backend *b, struct run *run, int W, struct comm_para
     int lo = mp ? backend_proc_rank(b) : 0, hi = mp ? lo + 1 : W;
     rc = CV_OK;
     for (int r = lo; r < hi && rc == CV_OK; r++)
-        rc = dev_cuda_create(&run->devs[r], backend_rank_device(b, r), err, errlen);
+        rc = dev_gpu_create(&run->devs[r], backend_rank_device(b, r), err, errlen);
     cp->devs = run->devs;
     if (rc == CV_OK) rc = b->ops->comm_create(b, cp, &run->comm, err, errlen);
     if (rc != CV_OK) {
@@ -728,15 +729,6 @@ static int open_gpus(struct backend *b, struct run *run, int W, struct comm_para
     backend_device_name(b, backend_rank_device(b, lo), name, sizeof name);
     snprintf(run->gpu_desc, sizeof run->gpu_desc, "%.63s", name);
     return CV_OK;
-#else
-    (void)b;
-    (void)run;
-    (void)W;
-    (void)cp;
-    (void)own;
-    return cv_err(err, errlen, CV_EUNAVAIL,
-                  "GPU training is not built (no CUDA toolkit and NCCL found at build time)");
-#endif
 }
 
 static void run_free(struct run *run)
