@@ -196,7 +196,9 @@ ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 test: deps
 	@$(MAKE) --no-print-directory test-built
 
+# tests/run.sh's summary prints the seconds from here (after the main build) to its end.
 test-built: $(BIN) $(TEST_BIN)
+	@date +%s.%N >$(BUILD)/.test-start
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan HAVE_NCCL= CFLAGS="$(ASAN_CFLAGS)" \
 	    asan-build
 ifeq ($(FAKEGPU_OK),1)
@@ -207,7 +209,7 @@ ifeq ($(FAKEGPU_OK),1)
 else
 	@echo "collviz: no $(CUDA_HOME)/include/nccl.h and cublas_v2.h: the fakegpu tests are skipped"
 endif
-	BUILD=$(BUILD) bash tests/run.sh
+	TEST_BUILD_START=$$(cat $(BUILD)/.test-start) BUILD=$(BUILD) bash tests/run.sh
 
 asan-build: $(BIN) $(TEST_BIN)
 
