@@ -138,7 +138,19 @@ ifneq ($(filter-out clean deps format format-check,$(or $(MAKECMDGOALS),all)),)
   endif
 endif
 
-.PHONY: format-check all deps run run-built test test-built test-loaded unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
+# Quiet by default, as kernel and git builds are: one "CC src/x.c" line per file (with the
+# build folder in brackets when it is not build/); `make V=1` prints the full commands.
+# Sub-makes (the ASan and fakegpu builds of `make test`) inherit V.
+ifeq ($(V),1)
+  Q   :=
+  say := @:
+else
+  Q   := @
+  say := @printf '  %-5s %s\n'
+endif
+BTAG := $(if $(filter build,$(BUILD)),,[$(BUILD)] )
+
+.PHONY: compile_commands.json lint format-check all deps run run-built test test-built test-loaded unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
         fuzz fuzz-build man docs
 # The man page: docs/collviz.1.scd rendered by scdoc (in tools/deps.sh's list). Without
 # scdoc the program still builds; `make man` then says what is missing.
@@ -150,7 +162,8 @@ man: $(BUILD)/collviz.1
 $(BUILD)/collviz.1: docs/collviz.1.scd
 	@mkdir -p $(dir $@)
 	@command -v $(SCDOC) >/dev/null || { echo "collviz: scdoc is missing (make deps installs it): no man page" >&2; exit 2; }
-	$(SCDOC) <$< >$@
+	$(say) SCDOC "$(BTAG)$@"
+	$(Q)$(SCDOC) <$< >$@
 
 backends:
 	@echo "collviz: built backends: $(BACKENDS)$(if $(HAVE_NCCL),, (nccl skipped: HAVE_NCCL off; it needs $(NVCC) and $(CUDA_HOME)/include/nccl.h))$(if $(HAVE_MPI),, (mpi skipped: HAVE_MPI off; it needs $(MPICC) or pkg-config ompi-c: libopenmpi-dev))$(if $(HAVE_OPENBLAS),, (no OpenBLAS: training uses plain C matmul))"
@@ -161,22 +174,27 @@ $(CONFIG):
 
 $(BUILD)/obj/%.o: %.c $(CONFIG)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+	$(say) CC "$(BTAG)$<"
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/%.o: %.cu $(CONFIG)
 	@mkdir -p $(dir $@)
-	$(NVCC) -O2 $(NVCC_GENCODE) -Isrc -I. -MMD -MP -c $< -o $@
+	$(say) NVCC "$(BTAG)$<"
+	$(Q)$(NVCC) -O2 $(NVCC_GENCODE) -Isrc -I. -MMD -MP -c $< -o $@
 
 $(LIB): $(OBJ_LIB)
 	@rm -f $@
-	ar rcs $@ $^
+	$(say) AR "$@"
+	$(Q)ar rcs $@ $^
 
 $(BIN): $(BUILD)/obj/src/main.o $(LIB) $(CONFIG)
-	$(CC) $(ALL_CFLAGS) -o $@ $(BUILD)/obj/src/main.o $(LIB) $(LDLIBS)
+	$(say) LD "$@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(BUILD)/obj/src/main.o $(LIB) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(CONFIG)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB) -lcmocka $(LDLIBS)
+	$(say) LD "$@"
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB) -lcmocka $(LDLIBS)
 
 deps:
 	@bash tools/deps.sh
@@ -233,7 +251,8 @@ screenshots: $(BIN)
 
 $(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIB) $(CONFIG)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(say) LD "$@"
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 gpu-test: $(BIN) $(if $(HAVE_NCCL),$(GPU_TEST_BIN))
 	BUILD=$(BUILD) bash tests/gpu/run.sh $(BIN)
@@ -254,15 +273,18 @@ fuzz-build:
 	    $(BUILD)/fuzz/fuzz_records
 
 $(BUILD)/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(LIB) $(CONFIG)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+	$(say) LD "$@"
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
 
 # The reader of NCCL's records (src/records/), seeded with the real records in tests/records.
 $(BUILD)/fuzz_records: tests/fuzz/fuzz_records.c $(LIB) $(CONFIG)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+	$(say) LD "$@"
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
 
 # The job protocol's decoder (src/worker/proto.c), seeded with tests/fuzz/corpus_proto.
 $(BUILD)/fuzz_proto: tests/fuzz/fuzz_proto.c $(LIB) $(CONFIG)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+	$(say) LD "$@"
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
 
 fuzz: fuzz-build
 	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus_proto
