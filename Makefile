@@ -43,6 +43,8 @@ LESSON_LIBS    := $(shell $(PKG_CONFIG) --libs md4c 2>/dev/null || echo -lmd4c) 
                   $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null || echo -lcjson) -lstdc++
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+# WERROR=1 (CI, .ci/run): every warning fails the build.
+WARN     += $(if $(filter 1,$(WERROR)),-Werror)
 CPPFLAGS += -D_GNU_SOURCE -Isrc -I. $(NCURSES_CFLAGS) $(LESSON_CFLAGS) $(CJSON_CFLAGS)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
 LDLIBS   := $(NCURSES_LIBS) $(LESSON_LIBS) -lpthread -lm
@@ -125,6 +127,7 @@ CFLAGS = $(CFLAGS)
 CPPFLAGS = $(CPPFLAGS)
 LDLIBS = $(LDLIBS)
 NVCC = $(if $(CU_SRC),$(NVCC) $(NVCC_GENCODE))
+WARN = $(WARN)
 HAVE_NCCL = $(HAVE_NCCL)
 HAVE_MPI = $(HAVE_MPI)
 HAVE_OPENBLAS = $(HAVE_OPENBLAS)
