@@ -324,6 +324,24 @@ install: $(BIN)
 docs: $(BUILD)/tests/test_keydoc
 	KEYDOC_WRITE=1 $(BUILD)/tests/test_keydoc
 
+# compile_commands.json (for clangd, clang-tidy and `make lint`): every C file this
+# configuration builds, with the very flags the build uses, written by make itself (nothing
+# is compiled; `bear -- make` would record the same commands, but only by building).
+CCJ_SRC   := src/main.c $(SRC_LIB) $(TEST_SRC) $(wildcard tests/gpu/*.c) $(wildcard tests/fuzz/*.c)
+comma     := ,
+json_str   = "$(subst ",\",$(subst \,\\,$(1)))"
+ccj_obj    = $(if $(filter src/%,$(1)),$(BUILD)/obj/$(1:.c=.o),$(BUILD)/$(patsubst tests/fuzz/%,fuzz/%,$(patsubst tests/unit/%,tests/%,$(1:.c=))))
+ccj_extra  = $(if $(filter tests/unit/%,$(1)),-Itests/unit)
+ccj_entry  = {"directory": $(call json_str,$(CURDIR)), "file": $(call json_str,$(1)), \
+              "command": $(call json_str,$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(ccj_extra) -c $(1) -o $(ccj_obj))}
+compile_commands.json: $(CONFIG) Makefile
+	$(file >$@.tmp,[)
+	$(file >>$@.tmp,$(call ccj_entry,$(firstword $(CCJ_SRC))))
+	$(foreach f,$(wordlist 2,$(words $(CCJ_SRC)),$(CCJ_SRC)),$(file >>$@.tmp,$(comma)$(call ccj_entry,$(f))))
+	$(file >>$@.tmp,])
+	$(say) GEN "$@ ($(words $(CCJ_SRC)) files)"
+	$(Q)mv $@.tmp $@
+
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
 
