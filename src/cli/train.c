@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/launcher.h"
 #include "core/util.h"
 #include "device/dev.h"
 #include "cli/json.h"
@@ -247,9 +248,10 @@ static int train_scheme_arg(int argc, char **argv, struct train_opts *o)
 static int train_parse(int argc, char **argv, struct train_opts *o)
 {
     train_config_default(&o->cfg);
-    o->backend = "cpu";
+    o->backend = NULL;
     int rc = opt_parse(&train_cmd, argc, argv, o);
     if (rc != OPT_GO) return rc;
+    if ((rc = cli_backend_for_job(&o->backend, "cpu")) != -1) return rc;
     rc = train_scheme_arg(argc, argv, o);
     if (rc == -1 && o->moe_opt && o->cfg.scheme != TRAIN_MOE)
         return cli_usage_error("train: %s applies to moe, not %s", o->moe_opt,
@@ -665,10 +667,9 @@ static bool launcher_decides(const struct train_opts *o)
     enum backend_kind k = backend_kind_of(o->backend);
     if (backend_kind_caps(k) & BACKEND_CAP_PROCESSES) return true;
     if (k == BACKEND_CPU) return false;
-    static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"};
-    for (size_t i = 0; i < sizeof size_vars / sizeof size_vars[0]; i++)
-        if (getenv(size_vars[i])) return true;
-    return false;
+    struct launcher_job j;
+    launcher_job_of_env(&j);
+    return j.var != NULL;
 }
 
 int cli_train_main(int argc, char **argv)
