@@ -774,7 +774,7 @@ static int lesson_list(int argc, char **argv)
     struct progress pr = {0};
     char path[4096], warn[600] = "";
     bool have_progress = progress_default_path(path, sizeof path, NULL, 0) == CV_OK;
-    if (have_progress) progress_load(&pr, path, warn, sizeof warn);
+    if (have_progress) progress_peek(&pr, path, warn, sizeof warn); /* read-only */
     if (warn[0]) {
         fputs("collviz: ", stderr);
         cv_fputs_safe(stderr, warn, false);
