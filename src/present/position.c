@@ -137,8 +137,15 @@ int position_save(const char *file, const struct position *st, char *err, size_t
         if (rc != CV_OK) return rc;
     }
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", file, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) return cv_err(err, errlen, CV_EINVAL, "cannot write %s: %s", tmp, strerror(errno));
+    /* 0600, as the progress file: where a talk was left is the lecturer's own */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        unlink(tmp);
+        return cv_err(err, errlen, CV_EINVAL, "cannot write %s: %s", tmp, strerror(e));
+    }
     /* Titles and ids never hold a newline (lesson.h), so one line each. */
     fprintf(f, "%s\nlesson %s\ntitle %s\nslide %ld\npage %d\nstep %ld\nelapsed %ld\nzoom %d\n",
             PSTATE_MAGIC, st->lesson, st->title, st->slide, st->page, st->step, st->elapsed_s,

@@ -802,6 +802,11 @@ int proto_encode(const struct proto_msg *m, unsigned char **out, size_t *len, ch
     return CV_OK;
 }
 
+int proto_header_version(const unsigned char *h)
+{
+    return memcmp(h, PROTO_MAGIC, 4) == 0 ? (int)(h[4] | (unsigned)h[5] << 8) : -1;
+}
+
 int proto_header(const unsigned char *h, uint32_t *payload_len, char *err, size_t errlen)
 {
     if (memcmp(h, PROTO_MAGIC, 4) != 0)
