@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,9 +20,12 @@ int rfile_open(const char *path, char *err, size_t errlen)
         return -1;
     }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    bool known = fstat(fd, &st) == 0;
+    if (!known || !S_ISREG(st.st_mode)) {
+        bool dir = known && S_ISDIR(st.st_mode);
         close(fd);
-        if (err && errlen) snprintf(err, errlen, "not a regular file");
+        if (err && errlen)
+            snprintf(err, errlen, "%snot a regular file", dir ? "a directory, " : "");
         errno = EINVAL;
         return -1;
     }

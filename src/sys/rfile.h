@@ -8,8 +8,8 @@
 #include <stddef.h>
 
 /* The file descriptor (O_RDONLY, close-on-exec, blocking again once it is known to be a
- * regular file), or -1 with err saying why: "cannot open: <strerror>" or "not a regular
- * file" (a directory, a FIFO, a device, a socket); errno is open(2)'s error
+ * regular file), or -1 with err saying why: "cannot open: <strerror>", "a directory, not a
+ * regular file" or "not a regular file" (a FIFO, a device, a socket); errno is open(2)'s error
  * (ENOENT: no such file), or EINVAL when the file is not a regular one. */
 int rfile_open(const char *path, char *err, size_t errlen);
 

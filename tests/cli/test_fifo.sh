@@ -27,8 +27,10 @@ refused_fast() {
 }
 
 for f in "$tmp/log.fifo" "$tmp/dir.log" /dev/zero; do
-    refused_fast "nccl $f" "$f:0: not a regular file" nccl "$f"
-    refused_fast "--nccl-log $f" "--nccl-log $f: not a regular file" --nccl-log "$f"
+    what="not a regular file"
+    [ -d "$f" ] && what="a directory, not a regular file"
+    refused_fast "nccl $f" "$f:0: $what" nccl "$f"
+    refused_fast "--nccl-log $f" "--nccl-log $f: $what" --nccl-log "$f"
     refused_fast "--ring-order-from $f" "not a regular file" trace all_reduce --ring-order-from "$f"
 done
 # one unreadable file among readable ones: its line, and the rest is read (exit 0)
