@@ -31,8 +31,23 @@ struct train_opts {
     bool check;
     bool json;
     bool timeline;
-    const char *moe_opt; /* the first --experts/--topk/--capacity given (moe's only) */
+    /* The options given that apply to one scheme only (--experts, --topk, --capacity: moe;
+     * --microbatches, --schedule: pp): refused with any other scheme, never ignored. */
+    struct train_scoped {
+        const char *name;
+        enum train_scheme scheme;
+    } scoped[8];
+    int nscoped;
 };
+
+/* Option `name` (of scheme's only) was given. */
+static void train_scoped(struct train_opts *o, const char *name, enum train_scheme scheme)
+{
+    for (int i = 0; i < o->nscoped; i++)
+        if (strcmp(o->scoped[i].name, name) == 0) return;
+    if (o->nscoped < (int)(sizeof o->scoped / sizeof o->scoped[0]))
+        o->scoped[o->nscoped++] = (struct train_scoped){name, scheme};
+}
 
 static const char train_usage[] =
     "usage: collviz train single|ddp|tp|pp|zero1|zero2|zero3|moe [options]\n"
@@ -95,12 +110,14 @@ static int set_steps(void *ctx, const struct opt *self, const char *v)
 
 static int set_microbatches(void *ctx, const struct opt *self, const char *v)
 {
+    train_scoped(ctx, "--microbatches", TRAIN_PP);
     return parse_int_opt(self->name, v, 1, 1 << 20,
                          &((struct train_opts *)ctx)->cfg.microbatches);
 }
 
 static int set_schedule(void *ctx, const struct opt *self, const char *v)
 {
+    train_scoped(ctx, "--schedule", TRAIN_PP);
     if (pp_schedule_parse(v, &((struct train_opts *)ctx)->cfg.schedule) != CV_OK)
         return cli_usage_error("train: --schedule '%s': expected gpipe or 1f1b", v);
     return OPT_GO;
@@ -133,14 +150,14 @@ static int set_timeout(void *ctx, const struct opt *self, const char *v)
 static int set_experts(void *ctx, const struct opt *self, const char *v)
 {
     struct train_opts *o = ctx;
-    if (!o->moe_opt) o->moe_opt = "--experts";
+    train_scoped(o, "--experts", TRAIN_MOE);
     return parse_int_opt(self->name, v, 1, 256, &o->cfg.experts);
 }
 
 static int set_topk(void *ctx, const struct opt *self, const char *v)
 {
     struct train_opts *o = ctx;
-    if (!o->moe_opt) o->moe_opt = "--topk";
+    train_scoped(o, "--topk", TRAIN_MOE);
     return parse_int_opt(self->name, v, 1, 256, &o->cfg.topk);
 }
 
@@ -148,7 +165,7 @@ static int set_capacity(void *ctx, const struct opt *self, const char *v)
 {
     struct train_opts *o = ctx;
     double c;
-    if (!o->moe_opt) o->moe_opt = "--capacity";
+    train_scoped(o, "--capacity", TRAIN_MOE);
     if (parse_double(v, 0, 64, &c) != CV_OK || !(c >= 0))
         return cli_usage_error("train: --capacity '%s': expected 0 (dropless) or a factor "
                                "in (0, 64]",
@@ -253,9 +270,11 @@ static int train_parse(int argc, char **argv, struct train_opts *o)
     if (rc != OPT_GO) return rc;
     if ((rc = cli_backend_for_job(&o->backend, "cpu")) != -1) return rc;
     rc = train_scheme_arg(argc, argv, o);
-    if (rc == -1 && o->moe_opt && o->cfg.scheme != TRAIN_MOE)
-        return cli_usage_error("train: %s applies to moe, not %s", o->moe_opt,
-                               train_scheme_name(o->cfg.scheme));
+    for (int i = 0; rc == -1 && i < o->nscoped; i++)
+        if (o->scoped[i].scheme != o->cfg.scheme)
+            return cli_usage_error("train: %s applies to %s, not %s", o->scoped[i].name,
+                                   train_scheme_name(o->scoped[i].scheme),
+                                   train_scheme_name(o->cfg.scheme));
     return rc;
 }
 

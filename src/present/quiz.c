@@ -83,8 +83,9 @@ void quiz_build(const struct lesson_slide *s, bool revealed, struct quiz *out)
         else
             snprintf(t, sizeof t, "Exercise: ");
         quiz_span(b, LSPAN_BOLD, t);
-        ex_prompt_format(e, NULL, t, sizeof t);
-        quiz_span(b, 0, t);
+        char *prompt = ex_prompt(e, NULL); /* whole: never cut */
+        quiz_span(b, 0, prompt);
+        free(prompt);
         for (size_t i = 0; e->type == LEX_CHOICE && i < e->noptions; i++)
             quiz_span(quiz_add(out, LBLOCK_ITEM, (int)i + 1), 0, e->options[i]);
         if (!revealed) continue;
@@ -94,8 +95,7 @@ void quiz_build(const struct lesson_slide *s, bool revealed, struct quiz *out)
         quiz_span(b, LSPAN_BOLD, t);
         if (!e->solution) continue;
         /* The worked solution reflowed: its lines joined, an empty line starts a paragraph. */
-        char *sol = xmalloc(4096);
-        ex_text_format(e, NULL, e->solution, sol, 4096); /* the numbers, not {= ...} */
+        char *sol = ex_text(e, NULL, e->solution); /* the numbers, not {= ...} */
         bool first = true;
         for (char *para = sol; para;) {
             char *end = strstr(para, "\n\n");
@@ -146,13 +146,17 @@ void quiz_notes(const struct lesson_slide *s, char *buf, size_t n)
     buf[0] = '\0';
     for (size_t k = 0; k < s->nex && o + 1 < n; k++) {
         const struct lesson_exercise *e = &s->ex[k];
-        char ans[1024], label[32] = "Answer", sol[4096] = "";
+        char ans[1024], label[32] = "Answer";
         quiz_answer(e, ans, sizeof ans);
         if (s->nex > 1) snprintf(label, sizeof label, "Answer %zu", k + 1);
-        if (e->solution) ex_text_format(e, NULL, e->solution, sol, sizeof sol);
+        char *sol = ex_text(e, NULL, e->solution ? e->solution : "");
         int w = snprintf(buf + o, n - o, "%s%s: %s%s%s", k ? "\n\n" : "", label, ans,
                          e->solution ? "\n\nSolution: " : "", sol);
-        if (w < 0 || (size_t)w >= n - o) break;
+        free(sol);
+        if (w < 0 || (size_t)w >= n - o) {
+            buf[o + cv_utf8_cut(buf + o, n - o - 1)] = '\0'; /* never half a character */
+            break;
+        }
         o += (size_t)w;
     }
 }

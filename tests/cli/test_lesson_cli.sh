@@ -195,9 +195,11 @@ grep -q '^01-ring.md .*seen 2/2 slides, solved 1/2 exercises$' "$tmp/out" || fai
 grep -q '^02-bandwidth.md .*seen 0/1 slides, solved 0/1 exercises$' "$tmp/out" || fail "list progress 2"
 printf 'not a progress file\n' >"$XDG_STATE_HOME/collviz/progress"
 run "list corrupt progress" 0 lesson list
-grep -q '^collviz: progress file .*/progress is corrupt (line 1: .*); moved to .*/progress.corrupt-[0-9]*, starting afresh$' "$tmp/err" ||
+# list only reads: it names the fault and leaves the file (the player sets it aside)
+grep -q '^collviz: progress file .*/progress is corrupt (line 1: .*); left as it is (the player sets it aside)$' "$tmp/err" ||
     fail "list corrupt: $(cat "$tmp/err")"
-ls "$XDG_STATE_HOME"/collviz/progress.corrupt-* >/dev/null 2>&1 || fail "list corrupt: not set aside"
+ls "$XDG_STATE_HOME"/collviz/progress.corrupt-* >/dev/null 2>&1 && fail "list corrupt: a read-only command set the file aside"
+[ -f "$XDG_STATE_HOME/collviz/progress" ] || fail "list corrupt: the progress file is gone"
 COLLVIZ_LESSONS=$tmp/empty run "list none" 2 lesson list
 same "list none" "$tmp/err" "collviz: no lessons in $tmp/empty"
 unset COLLVIZ_LESSONS

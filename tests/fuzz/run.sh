@@ -25,11 +25,12 @@ if ! make --no-print-directory -s BUILD="$BUILD" FUZZ_CC="$FUZZ_CC" fuzz-build >
     tail -20 "$probe/build.log"
     exit 1
 fi
-# target corpus max_len
+# target corpus max_len [more corpus folders]
 fuzz_one() {
-    local t=$1 corpus=$2 maxlen=$3
+    local t=$1 corpus=$2 maxlen=$3 more
     mkdir -p "$probe/$t"
-    cp "$corpus"/* "$probe/$t/"
+    cp "$corpus"/* "$probe/$t/" 2>/dev/null
+    for more in "${@:4}"; do cp "$more"/* "$probe/$t/"; done
     "$BUILD/fuzz/$t" -max_total_time="$SECONDS_TO_RUN" -max_len="$maxlen" -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 "$probe/$t" >"$probe/$t.log" 2>&1
     local rc=$?
@@ -47,5 +48,5 @@ fuzz_one() {
 fail=0
 fuzz_one fuzz_lesson tests/fuzz/corpus 16384 || fail=1
 fuzz_one fuzz_proto tests/fuzz/corpus_proto 65536 || fail=1
-fuzz_one fuzz_records tests/records 65536 || fail=1
+fuzz_one fuzz_records tests/records 65536 tests/hostile-records || fail=1
 exit $fail
