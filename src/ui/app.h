@@ -32,6 +32,8 @@ struct rec_log;
 #define APP_XFER_TEXT 64
 #define APP_ZOOM_MAX 3 /* struct app.zoom */
 
+#define APP_PLAY_PERIOD_S 1.0 /* seconds a step while playing, unless the scene says */
+
 struct app {
     struct scene sc;
     bool have_scene; /* sc has been through app_set_scene once */
@@ -80,7 +82,9 @@ struct app {
 
     /* view */
     bool playing;
-    double next_tick; /* now_s() of the next auto-advance */
+    double next_tick;   /* now_s() of the next auto-advance */
+    long play_stop;     /* > 0: playing ends at this step (the presenter's next stop) */
+    double play_period; /* > 0: seconds a step while playing to play_stop */
     bool help;
     int help_page, help_npages; /* the help's page (PgDn / PgUp) and how many it has */
     bool hw_open;               /* the backends and hardware overlay (b) */
@@ -184,6 +188,8 @@ int app_timeout_ms(const struct app *a, double now);
 
 /* The number of steps of the current screen and the current one. */
 size_t app_nsteps(const struct app *a);
+/* The shown screen's phase ends (screen_ops.phase_ends; 0 when it has none). */
+size_t app_phase_ends(const struct app *a, long *out, size_t max);
 size_t app_step(const struct app *a);
 
 #endif

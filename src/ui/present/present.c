@@ -41,13 +41,14 @@
 #include "present/deck.h"
 #include "present/notes_ipc.h"
 #include "ui/present/present_layout.h"
+#include "ui/present/present_slide.h"
 #include "present/position.h"
 #include "present/quiz.h"
 #include "ui/kit/term.h"
 
 #define PRES_POLL_S 0.25 /* lesson files' mtime: an edit shows within a second */
 #define PRES_STOP_WAIT_S 3.0
-#define PRES_TITLE_MAX 6 /* rows of a wrapped title */
+#define PRES_PLAY_S 3.0 /* the longest PageDown's play to the next stop */
 
 /* A watched file: a lesson, or the folder (files added, removed, renamed). */
 struct pres_watch {
@@ -85,14 +86,9 @@ struct pres {
     bool big; /* block digits for the values (on by default; drawn where they fit) */
     int zoom; /* the saved zoom (app.zoom), kept even when --start picks the slide */
     /* the current slide laid out: narration (with its quiz) and pages */
-    struct quiz quiz;
     bool revealed; /* the quiz's answers are shown to the room */
-    struct narr narr;
-    bool *blank; /* narr.n entries: an empty line (a page may break there) */
-    char title[PRES_TITLE_MAX][256];
-    int ntitle;
+    struct present_slide ps;
     size_t narr_slide;
-    int narr_w;
     bool have_narr;
     struct present_layout lay;
     short black_pair;
@@ -223,11 +219,7 @@ static void pres_index(struct pres *p)
 
 static void pres_drop_narr(struct pres *p)
 {
-    if (p->narr.l || p->narr.n) narr_free(&p->narr);
-    memset(&p->narr, 0, sizeof p->narr);
-    quiz_free(&p->quiz);
-    free(p->blank);
-    p->blank = NULL;
+    present_slide_free(&p->ps);
     p->have_narr = false;
 }
 
@@ -239,37 +231,6 @@ static unsigned pres_scene_keys_on(const struct lesson_slide *s)
     return o ? o->keys_on : 0;
 }
 
-/* The slide's narration is written for the player: a key it names in `backticks` that
- * does that here by another key is shown as that key (the presenter's o is its overview;
- * the operation is *). */
-static void pres_retarget_keys(struct pres *p, const struct lesson_slide *s)
-{
-    unsigned on = pres_scene_keys_on(s);
-    if (!on) return;
-    quiz_own_slide(&p->quiz);
-    for (size_t i = 0; i < p->quiz.nslide; i++) {
-        struct lesson_block *b = &p->quiz.v[i];
-        for (size_t j = 0; j < b->nspans; j++) {
-            struct lesson_span *sp = &b->spans[j];
-            if (!(sp->style & LSPAN_CODE) || strlen(sp->text) != 1) continue;
-            char in[8], out[64];
-            snprintf(in, sizeof in, "`%s`", sp->text);
-            keys_retarget_text(in, SURFACE_PLAYER, SURFACE_PRESENTER, on, p->a->utf8, out,
-                               sizeof out);
-            if (strcmp(in, out) == 0) continue;
-            /* "`*`" or "`b` (in the player)": the key stays code, the words do not fit in
-             * one span's style, so they follow as plain text in the key's span */
-            char *end = strchr(out + 1, '`');
-            if (!end) continue;
-            *end = '\0';
-            char key[80];
-            snprintf(key, sizeof key, "%s%s", out + 1, end[1] ? end + 1 : "");
-            free(sp->text);
-            sp->text = xstrdup(key);
-        }
-    }
-}
-
 /* The current slide's title, narration and quiz at the terminal's width, and its pages. */
 static void pres_layout(struct pres *p)
 {
@@ -277,22 +238,13 @@ static void pres_layout(struct pres *p)
     getmaxyx(stdscr, rows, cols);
     const struct lesson_slide *s = pres_slide(p);
     int nw = present_layout_narr_width(cols);
-    if (!p->have_narr || p->narr_w != nw || p->narr_slide != p->pos.slide) {
+    if (!p->have_narr || p->ps.narr_w != nw || p->narr_slide != p->pos.slide) {
         pres_drop_narr(p);
-        quiz_build(s, p->revealed, &p->quiz);
-        pres_retarget_keys(p, s);
-        narr_layout(p->quiz.v, p->quiz.n, nw, true, p->a->utf8, &p->narr);
-        p->blank = xcalloc((size_t)p->narr.n + 1, sizeof *p->blank);
-        for (int i = 0; i < p->narr.n; i++)
-            p->blank[i] = p->narr.l[i].width == 0 && !p->narr.l[i].with_next;
-        p->ntitle =
-            text_wrap(s->title ? s->title : "", nw, p->title, PRES_TITLE_MAX, p->a->utf8);
-        if (p->ntitle < 1) p->title[0][0] = '\0', p->ntitle = 1;
+        present_slide_text(s, p->revealed, cols, p->a->utf8, &p->ps);
         p->have_narr = true;
-        p->narr_w = nw;
         p->narr_slide = p->pos.slide;
     }
-    present_layout_compute(rows, cols, s->has_scene, p->ntitle, p->narr.n, p->blank, &p->lay);
+    present_slide_pages(&p->ps, rows, cols, s->has_scene, &p->lay);
     int np = p->lay.npages > 0 ? p->lay.npages : 1;
     if (p->pos.page < 0 || p->pos.page >= np) p->pos.page = np - 1;
 }
@@ -366,11 +318,51 @@ static void pres_set_step(struct pres *p, long step)
         snprintf(p->msg, sizeof p->msg, "%s", err);
 }
 
+/* The current slide's stops (deck.h): the author's, else the shown scene's phase ends. */
+static size_t pres_stops(const struct pres *p, long *out)
+{
+    const struct lesson_slide *s = pres_slide(p);
+    long n = pres_nsteps(p);
+    if (!s->has_scene || !p->scene_ok) return deck_stops(NULL, 0, NULL, 0, 0, 0, out);
+    long ph[DECK_STOPS_MAX];
+    size_t nph = app_phase_ends(p->a, ph, DECK_STOPS_MAX);
+    long start = deck_resolve(DECK_STEP_START, s->scene.step, n);
+    return deck_stops(s->stops, s->nstops, ph, nph, start, n, out);
+}
+
+/* PageDown to a stop several steps on: the steps between play (the room sees each transfer
+ * move), in PRES_PLAY_S at most, quicker than the scene's own pace where there are many. */
+static void pres_play_to(struct pres *p, long to)
+{
+    struct app *a = p->a;
+    long from = p->pos.step;
+    double period = a->sc.autoplay > 0 ? a->sc.autoplay : APP_PLAY_PERIOD_S;
+    if (period * (double)(to - from) > PRES_PLAY_S) period = PRES_PLAY_S / (double)(to - from);
+    pres_set_step(p, from + 1);
+    if (p->pos.step >= to) return;
+    a->playing = true;
+    a->play_stop = to;
+    a->play_period = period;
+    a->next_tick = now_s() + period;
+}
+
 static void pres_move(struct pres *p, enum deck_move m, long goto_n)
 {
+    /* a press while a stop is being played to: that stop at once (PageDown), or from there */
+    if (p->a->playing && p->a->play_stop > 0) {
+        long to = p->a->play_stop;
+        p->a->playing = false;
+        p->a->play_stop = 0;
+        if (m == DECK_NEXT) {
+            pres_set_step(p, to);
+            return;
+        }
+    }
     pres_layout(p);
     struct deck_pos np;
-    if (!deck_move(p->pos, pres_nsteps(p), pres_npages(p), p->n, m, goto_n, &np)) {
+    long stops[DECK_STOPS_MAX];
+    struct deck_slide d = {pres_nsteps(p), pres_npages(p), stops, pres_stops(p, stops)};
+    if (!deck_move_in(p->pos, &d, p->n, m, goto_n, &np)) {
         if (m == DECK_GOTO)
             snprintf(p->msg, sizeof p->msg, "no slide %ld (1..%zu)", goto_n, p->n);
         else if (m == DECK_NEXT || m == DECK_NEXT_SLIDE)
@@ -381,7 +373,10 @@ static void pres_move(struct pres *p, enum deck_move m, long goto_n)
     }
     if (np.slide == p->pos.slide && np.step >= 0 && np.page >= 0) {
         p->pos.page = np.page;
-        if (np.step != p->pos.step) pres_set_step(p, np.step);
+        if (m == DECK_NEXT && np.step > p->pos.step + 1)
+            pres_play_to(p, np.step);
+        else if (np.step != p->pos.step)
+            pres_set_step(p, np.step);
         return;
     }
     p->pos = np;
@@ -447,6 +442,8 @@ static void pres_keys_line(const struct pres *p, char *buf, size_t n)
         const char *label;
     } rows[] = {{ACT_PRES_NEXT, "next"},
                 {ACT_PRES_PREV, "back"},
+                {ACT_PRES_STEP_NEXT, "every step"},
+                {ACT_PRES_SKIP, "skip the scene"},
                 {ACT_PRES_SLIDE_NEXT, "slide"},
                 {ACT_PRES_GOTO, "goto"},
                 {ACT_PRES_OVERVIEW, "overview"},
@@ -654,10 +651,10 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
 {
     struct app *a = p->a;
     const struct theme *th = &a->th;
-    for (int i = 0; i < pg->title.h && i < p->ntitle; i++) {
-        int tw = text_width(p->title[i]);
+    for (int i = 0; i < pg->title.h && i < p->ps.ntitle; i++) {
+        int tw = text_width(p->ps.title[i]);
         draw_put(pg->title.y + i, pg->title.x + (pg->title.w - tw) / 2, pg->title.w,
-                 A_BOLD | A_UNDERLINE, p->title[i]);
+                 A_BOLD | A_UNDERLINE, p->ps.title[i]);
     }
     struct narr_attrs na = {
         .normal = A_NORMAL,
@@ -669,7 +666,7 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
         .rule = th->role[TH_DIM],
     };
     if (pg->narr.h > 0)
-        narr_draw(stdscr, &p->narr, pg->from, pg->narr.y, pg->narr.x, pg->narr.h, &na);
+        narr_draw(stdscr, &p->ps.narr, pg->from, pg->narr.y, pg->narr.x, pg->narr.h, &na);
     if (!pg->with_scene) return;
     if (p->scene_ok) {
         /* a quiz in the room: the scene gives no answer away before r reveals it */
@@ -881,6 +878,9 @@ static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
         enum deck_move m;
     } moves[] = {{ACT_PRES_NEXT, DECK_NEXT},
                  {ACT_PRES_PREV, DECK_PREV},
+                 {ACT_PRES_STEP_NEXT, DECK_STEP_NEXT},
+                 {ACT_PRES_STEP_PREV, DECK_STEP_PREV},
+                 {ACT_PRES_SKIP, DECK_SKIP},
                  {ACT_PRES_SLIDE_NEXT, DECK_NEXT_SLIDE},
                  {ACT_PRES_SLIDE_PREV, DECK_PREV_SLIDE},
                  {ACT_PRES_FIRST, DECK_FIRST},
@@ -915,7 +915,7 @@ static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
         pres_layout(p);
         /* The answer ends the narration: show the page that holds its last line. */
         for (int k = 0; k < p->lay.npages; k++)
-            if (p->lay.page[k].from < p->narr.n && p->narr.n <= p->lay.page[k].to)
+            if (p->lay.page[k].from < p->ps.narr.n && p->ps.narr.n <= p->lay.page[k].to)
                 p->pos.page = k;
         snprintf(p->msg, sizeof p->msg, p->revealed ? "answer shown" : "answer hidden");
         break;
@@ -992,7 +992,6 @@ static void pres_key(struct pres *p, int ch, bool *quit)
         pres_overview_key(p, ch);
         return;
     }
-    if (ch == 27 || ch == KEY_F(5)) return; /* clickers send them: harmless */
     struct app *a = p->a;
     bool scene_shown = pres_slide(p)->has_scene && p->scene_ok && p->lay.npages > 0 &&
                        p->lay.page[p->pos.page].with_scene;

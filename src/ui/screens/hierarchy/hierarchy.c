@@ -264,6 +264,16 @@ static size_t hier_nsteps(const struct app *a)
     return 1; /* step 0: the ladder, step 1: the napkin math */
 }
 
+/* The ladder is the one stop: the napkin math (step 1) is another page, shown with → where
+ * the talk wants it, not on the clicker's way (its figures answer later lessons). */
+static size_t hier_phase_ends(const struct app *a, long *out, size_t max)
+{
+    (void)a;
+    if (max < 1) return 0;
+    out[0] = 0;
+    return 1;
+}
+
 static bool hier_action(struct app *a, enum ui_action act, struct scene *next)
 {
     struct hier_screen *h = hier_state(a);
@@ -512,6 +522,7 @@ const struct screen_ops screen_hierarchy = {
     .max_ranks = CV_MAX_RANKS,
     .apply = hier_apply,
     .nsteps = hier_nsteps,
+    .phase_ends = hier_phase_ends,
     .action = hier_action,
     .draw = hier_draw,
     .result = hier_result,
