@@ -96,6 +96,9 @@ struct app {
                    as wide and tall (each the largest that fits) */
     int big_sx; /* the block digits' width factor the last layout chose (colldraw.c) */
     bool no_key_hints; /* an audience's screen (the presenter): no text names a key */
+    bool room;         /* the audience's screen (the presenter): no text for the speaker or a
+                          developer either (a key's complaint, why a backend cannot run, a command
+                          to type); the presenter sends those to the notes terminal */
     bool bar_row_free; /* embedded (the presenter): the screen's layout counts the undrawn
                           key bar's row, so a scene fits one row under LAYOUT_MIN_ROWS */
     /* Predict first (set by the lesson player around drawing a slide's scene): rank r's

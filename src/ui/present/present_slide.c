@@ -6,6 +6,8 @@
 
 #include "core/text.h"
 #include "core/util.h"
+#include "core/vec.h"
+#include "handout/paper_text.h"
 #include "ui/kit/keys.h"
 #include "ui/screens/screens.h"
 
@@ -48,12 +50,78 @@ static void retarget_keys(struct quiz *q, const struct lesson_slide *s, bool utf
     }
 }
 
-void present_slide_text(const struct lesson_slide *s, bool revealed, int cols, bool utf8,
+/* The room does not press keys: a sentence of the narration that asks for one ("Press `m` to
+ * measure now.") is the speaker's (present_slide_keys sends it to the notes terminal), left
+ * out by the handouts' rule (handout/paper_text.h), which reads the text, not a list. */
+static void room_text(struct quiz *q)
+{
+    quiz_own_slide(q);
+    size_t k = 0;
+    for (size_t i = 0; i < q->n; i++) {
+        struct lesson_block b = q->v[i], kept;
+        if (i >= q->nslide) {
+            q->v[k++] = b;
+            continue;
+        }
+        bool any = paper_text_block(&b, &kept);
+        paper_text_block_free(&b);
+        if (any) q->v[k++] = kept;
+    }
+    q->nslide -= q->n - k;
+    q->n = k;
+}
+
+void present_slide_keys(const struct lesson_slide *s, bool utf8, char *buf, size_t n)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < s->nblocks && o + 1 < n; i++) {
+        const struct lesson_block *b = &s->blocks[i];
+        if (b->kind == LBLOCK_CODE || b->kind == LBLOCK_RULE) continue;
+        struct paper_piece *pc = xcalloc(b->nspans + 1, sizeof *pc);
+        size_t total = 0;
+        for (size_t j = 0; j < b->nspans; j++) {
+            pc[j] =
+                (struct paper_piece){b->spans[j].text, strlen(b->spans[j].text),
+                                     b->spans[j].style & LSPAN_CODE ? PAPER_CODE : PAPER_TEXT};
+            total += pc[j].n;
+        }
+        bool *keep = xcalloc(total + 1, 1);
+        paper_text_keep(pc, b->nspans, keep);
+        /* the dropped bytes, code spans in backticks, runs joined by a space */
+        size_t off = 0;
+        bool in = false;
+        for (size_t j = 0; j < b->nspans && o + 8 < n; j++) {
+            bool code = pc[j].kind == PAPER_CODE, open = false;
+            for (size_t c = 0; c < pc[j].n && o + 8 < n; c++, off++) {
+                if (keep[off]) {
+                    in = false;
+                    continue;
+                }
+                if (!in && o) buf[o++] = ' ';
+                in = true;
+                if (code && !open) buf[o++] = '`', open = true;
+                buf[o++] = pc[j].s[c];
+            }
+            if (open) buf[o++] = '`';
+        }
+        buf[o] = '\0';
+        free(keep);
+        free(pc);
+    }
+    /* written for the player: the presenter's keys where they differ */
+    char *t = xstrdup(buf);
+    keys_retarget_text(t, SURFACE_PLAYER, SURFACE_PRESENTER, slide_keys_on(s), utf8, buf, n);
+    free(t);
+}
+
+void present_slide_text(const struct lesson_slide *s, size_t nrevealed, int cols, bool utf8,
                         struct present_slide *out)
 {
     memset(out, 0, sizeof *out);
     int nw = present_layout_narr_width(cols);
-    quiz_build(s, revealed, &out->quiz);
+    quiz_build(s, nrevealed, &out->quiz);
+    room_text(&out->quiz);
     retarget_keys(&out->quiz, s, utf8);
     narr_layout(out->quiz.v, out->quiz.n, nw, true, utf8, &out->narr);
     out->blank = xcalloc((size_t)out->narr.n + 1, sizeof *out->blank);

@@ -24,11 +24,14 @@ struct present_slide {
     int narr_w; /* the width it was wrapped at */
 };
 
-/* The narration and title of slide s for a terminal cols wide (revealed: with the quiz's
- * answers). Free with present_slide_free. */
-void present_slide_text(const struct lesson_slide *s, bool revealed, int cols, bool utf8,
+/* The narration and title of slide s for a terminal cols wide (with the answers of its
+ * first nrevealed exercises). Free with present_slide_free. */
+void present_slide_text(const struct lesson_slide *s, size_t nrevealed, int cols, bool utf8,
                         struct present_slide *out);
 void present_slide_free(struct present_slide *ps);
+/* The sentences of slide s's narration that ask for a key, which the room's screen leaves
+ * out: for the speaker (the notes terminal), with the presenter's keys. "" when none. */
+void present_slide_keys(const struct lesson_slide *s, bool utf8, char *buf, size_t n);
 /* Its pages in a rows x cols terminal (cols as given to present_slide_text); scene: the
  * slide's scene is shown. */
 void present_slide_pages(const struct present_slide *ps, int rows, int cols, bool scene,

@@ -234,7 +234,7 @@ static void panel_backend(const struct app *a, struct styled_lines *p, int width
         styled_add(l, th->role[TH_DIM], " (%s %s halve/double)", k1, k2);
     char note[300];
     hw_panel_note(&a->hw, a->utf8, note, sizeof note);
-    if (note[0] && note_lines > 0)
+    if (note[0] && note_lines > 0 && !a->room) /* the room: the notes terminal says it */
         styled_wrapped_max(p, th->role[TH_WARN], width, note, note_lines);
 }
 
