@@ -32,11 +32,19 @@ static const char *const NOT_ROOM[] = {
     "[Pp]ress(es|ing|ed)? ", /* a key to press: the narration's go to the notes */
     "unavailable",           /* why a backend cannot run: said once on the notes */
     "mpirun|bench --",       /* a command to type */
-    "go to slide|find title", "All slides", "reload failed", /* prompts, overview, errors */
+    "go to slide|find title",
+    "All slides",
+    "reload failed", /* prompts, overview, errors */
     "this plan has no|this step has [0-9]+ transfers|highlight (rank|chunk|transfer|off)",
     "no backend to measure on|that key is for|applies to (pp|ddp)|stays within",
-    "playing", "says why\\)", "resumed at slide", "e again writes", "answer (shown|hidden)",
-    "zoom [0-9]/[0-9]", "block digits (on|off)", "this is the (last|first) slide",
+    "playing",
+    "says why\\)",
+    "resumed at slide",
+    "e again writes",
+    "answer (shown|hidden)",
+    "zoom [0-9]/[0-9]",
+    "block digits (on|off)",
+    "this is the (last|first) slide",
 };
 
 static regex_t re[sizeof NOT_ROOM / sizeof NOT_ROOM[0]];
@@ -204,8 +212,9 @@ static void test_keys_speak_to_the_speaker(void **state)
             present_script_notes(s, st);
             assert_false(st->demo);
             present_script_where(s, &slide, &n, &page, &np, &step);
-            if (step != at) fail_msg("slide %zu: 0 went to step %ld, the slide was at %ld", i + 1,
-                                     step, at);
+            if (step != at)
+                fail_msg("slide %zu: 0 went to step %ld, the slide was at %ld", i + 1, step,
+                         at);
         } else {
             present_script_key(s, '0');
         }

@@ -155,6 +155,10 @@ static void panel_numbers(const struct app *a, struct styled_lines *p, int width
      * stale and dimmed: never read as the shown scene's. */
     bool stale = meas_measuring(m) || m->row_params.coll != a->sc.coll ||
                  m->row_params.bytes != a->sc.meas_bytes || m->row_params.op != a->sc.op;
+    if (stale && a->room && !meas_measuring(m)) { /* the room: never another scene's figures */
+        styled_add(styled_new(p), th->role[TH_DIM], "not measured for this scene");
+        return;
+    }
     if (stale) {
         num = th->role[TH_DIM];
         char st[120];
