@@ -101,7 +101,8 @@ static void quiz_room_prompt(char *t)
     *out = '\0';
 }
 
-void quiz_build(const struct lesson_slide *s, size_t nrevealed, struct quiz *out)
+void quiz_build(const struct lesson_slide *s, size_t nrevealed, bool solutions,
+                struct quiz *out)
 {
     memset(out, 0, sizeof *out);
     out->nslide = out->n = s->nblocks;
@@ -128,7 +129,7 @@ void quiz_build(const struct lesson_slide *s, size_t nrevealed, struct quiz *out
         quiz_span(b, LSPAN_BOLD, "Answer: ");
         quiz_answer(e, t, sizeof t);
         quiz_span(b, LSPAN_BOLD, t);
-        if (!e->solution) continue;
+        if (!e->solution || !solutions) continue;
         /* The worked solution reflowed: its lines joined, an empty line starts a paragraph. */
         char *sol = xmalloc(4096);
         ex_text_format(e, NULL, e->solution, sol, 4096); /* the numbers, not {= ...} */

@@ -66,7 +66,7 @@ static void test_quiz(void **state)
     const struct lesson_slide *s = &L.slides[0];
     assert_int_equal(s->nex, 2);
     struct quiz q;
-    quiz_build(s, 0, &q);
+    quiz_build(s, 0, true, &q);
     assert_int_equal(q.nslide, s->nblocks);
     /* The prompt with its numbers, after the slide's own narration; the options as items. */
     int p = find(&q, "104857600 fp32 elements take 1.6 ms. What is the algbw?");
@@ -83,12 +83,12 @@ static void test_quiz(void **state)
     assert_int_equal(find(&q, "262.1"), -1);
     quiz_free(&q);
     /* r once: the first exercise's answer alone (104857600 * 4 B / 1.6 ms = 262.144 GB/s) */
-    quiz_build(s, 1, &q);
+    quiz_build(s, 1, true, &q);
     assert_true(find(&q, "262.144 GB/s") > p);
     assert_int_equal(find(&q, "option 2: 3"), -1);
     quiz_free(&q);
     /* r twice: the second's too (option 2, "3") */
-    quiz_build(s, 2, &q);
+    quiz_build(s, 2, true, &q);
     assert_true(find(&q, "262.144 GB/s") > p);
     assert_true(find(&q, "option 2: 3") > c);
     /* its templates filled (the projector showed "{= elements * 4}" raw) */

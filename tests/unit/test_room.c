@@ -8,7 +8,8 @@
  * plan has no chunk 2"), why a backend cannot run, a command to type. Then the keys that
  * used to put such text on the projector (g, /, o, f, a demo's A, 0) are pressed on
  * every slide's scene page at 100x30 and their words are found on the notes side instead;
- * a demo is marked "demo" there and 0 brings the slide back at the step it was at. */
+ * a demo is marked "demo" there and 0 brings the slide back at the step it was at; r shows
+ * one exercise's answer at a time. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -169,7 +170,7 @@ static void test_keys_speak_to_the_speaker(void **state)
     int page, np;
     long step;
     present_script_where(s, &slide, &n, &page, &np, &step);
-    size_t demos = 0;
+    size_t demos = 0, exercises = 0, beside = 0;
     for (size_t i = 0; i < n; i++) {
         /* g 7: the prompt on the notes, not on the projector */
         keys(s, "g7");
@@ -218,9 +219,32 @@ static void test_keys_speak_to_the_speaker(void **state)
         } else {
             present_script_key(s, '0');
         }
+        /* r: the first exercise's answer alone, beside the scene where it fits */
+        present_script_where(s, &slide, &n, &page, &np, &step); /* still the scene's page */
+        int scene_page = np - 1;
+        present_script_key(s, 'r');
+        present_script_notes(s, st);
+        if (strstr(st->status, "answer")) {
+            exercises++;
+            present_script_draw(s);
+            screen_text(text, sizeof text);
+            const char *a1 = strstr(text, "Answer");
+            if (!a1) fail_msg("slide %zu: r shows no answer", i + 1);
+            if (strstr(a1 + 1, "Answer")) fail_msg("slide %zu: r showed two answers", i + 1);
+            if (strstr(a1, "Answer 2")) fail_msg("slide %zu: r showed the second first", i + 1);
+            present_script_where(s, &slide, &n, &page, &np, &step);
+            beside += page == scene_page;
+            for (int k = 0; k < 8 && strstr(st->status, "shown"); k++) {
+                present_script_key(s, 'r'); /* to the end: hidden again */
+                present_script_notes(s, st);
+            }
+        }
         present_script_key(s, 'n');
     }
-    printf("%zu slides, %zu live demos taken back with 0\n", n, demos);
+    printf("%zu slides, %zu live demos taken back with 0; %zu exercise slides, the first "
+           "answer beside the scene on %zu\n",
+           n, demos, exercises, beside);
+    assert_true(exercises > 40);
     assert_true(demos > 10);
     /* the backend's reason is the notes' (here: whatever this machine lacks, said once) */
     present_script_notes(s, st);

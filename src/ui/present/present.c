@@ -111,8 +111,9 @@ struct pres {
                                       scene: once per slide, not once per frame) */
     size_t answer_slide;
     bool have_answer;
-    long demo_step;     /* the slide's step when a live demo began (`0` returns there) */
-    bool notes_assumed; /* present_script: a notes terminal is taken to follow */
+    long demo_step;        /* the slide's step when a live demo began (`0` returns there) */
+    bool notes_assumed;    /* present_script: a notes terminal is taken to follow */
+    char answer_line[600]; /* the revealed answer beside the scene, for the footer ("" none) */
 };
 
 static const struct lesson *pres_lesson(const struct pres *p)
@@ -255,7 +256,7 @@ static void pres_layout(struct pres *p)
     int nw = present_layout_narr_width(cols);
     if (!p->have_narr || p->ps.narr_w != nw || p->narr_slide != p->pos.slide) {
         pres_drop_narr(p);
-        present_slide_text(s, p->revealed, cols, p->a->utf8, &p->ps);
+        present_slide_text(s, 0, cols, p->a->utf8, &p->ps); /* answers: beside the scene */
         p->have_narr = true;
         p->narr_slide = p->pos.slide;
     }
@@ -667,6 +668,8 @@ static void pres_footer(struct pres *p, struct rect r, double now)
     char mid[NOTES_STATUS_MAX] = "";
     bool bad = false;
     if (!pres_notes_follow(p)) pres_status(p, mid, sizeof mid, &bad);
+    if (!mid[0] && p->answer_line[0] && !p->overview) /* the revealed answer, for the room */
+        snprintf(mid, sizeof mid, "%.500s", p->answer_line);
     attr_t mat = bad ? th->role[TH_BAD] : th->role[TH_WARN];
     int rw = text_width(right), mw = text_width(mid);
     /* The lesson's title gives way to a message. */
@@ -711,10 +714,37 @@ static void pres_draw_overview(struct pres *p, int rows, int cols)
 }
 
 /* The slide's page: title, narration lines, the scene. */
+/* The last revealed answer in one line ("Answer 2 of 3: 60 64 68 72"), beside the scene: in
+ * the free row above it, else (80x24: the scene fills the rows) the footer says it. */
+static void pres_answer_beside(struct pres *p, const struct present_layout_page *pg)
+{
+    p->answer_line[0] = '\0';
+    const struct lesson_slide *s = pres_slide(p);
+    if (!p->revealed || p->revealed > s->nex) return;
+    char ans[400];
+    quiz_answer(&s->ex[p->revealed - 1], ans, sizeof ans);
+    if (s->nex > 1)
+        snprintf(p->answer_line, sizeof p->answer_line, "Answer %zu of %zu: %s", p->revealed,
+                 s->nex, ans);
+    else
+        snprintf(p->answer_line, sizeof p->answer_line, "Answer: %s", ans);
+    int y = pg->scene.y - 1;
+    bool free_row = pg->with_scene && y >= 0 &&
+                    (pg->narr.h == 0 || y >= pg->narr.y + pg->narr.h) &&
+                    (pg->title.h == 0 || y >= pg->title.y + pg->title.h);
+    if (!free_row) return; /* the footer */
+    char fit[600];
+    text_fit(fit, sizeof fit, p->answer_line, pg->scene.w - 4, p->a->utf8);
+    int w = text_width(fit);
+    draw_put(y, pg->scene.x + (pg->scene.w - w) / 2, pg->scene.w, A_BOLD, fit);
+    p->answer_line[0] = '\0';
+}
+
 static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
 {
     struct app *a = p->a;
     const struct theme *th = &a->th;
+    pres_answer_beside(p, pg);
     for (int i = 0; i < pg->title.h && i < p->ps.ntitle; i++) {
         int tw = text_width(p->ps.title[i]);
         draw_put(pg->title.y + i, pg->title.x + (pg->title.w - tw) / 2, pg->title.w,
@@ -935,6 +965,12 @@ static void pres_zoom(struct pres *p, int d)
              z > 0 && !zooms ? " (not on this slide)" : "");
 }
 
+/* r: the revealed answer is shown beside the scene (pres_answer_beside): its page. */
+static void pres_show_answer(struct pres *p)
+{
+    if (pres_slide(p)->has_scene) p->pos.page = pres_npages(p) - 1;
+}
+
 static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
 {
     static const struct {
@@ -978,10 +1014,7 @@ static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
         p->revealed = p->revealed < pres_slide(p)->nex ? p->revealed + 1 : 0;
         p->have_narr = false;
         pres_layout(p);
-        /* The answer ends the narration: show the page that holds its last line. */
-        for (int k = 0; k < p->lay.npages; k++)
-            if (p->lay.page[k].from < p->ps.narr.n && p->ps.narr.n <= p->lay.page[k].to)
-                p->pos.page = k;
+        if (p->revealed) pres_show_answer(p);
         if (pres_slide(p)->nex > 1 && p->revealed)
             snprintf(p->msg, sizeof p->msg, "answer %zu of %zu shown", p->revealed,
                      pres_slide(p)->nex);

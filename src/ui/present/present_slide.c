@@ -120,7 +120,7 @@ void present_slide_text(const struct lesson_slide *s, size_t nrevealed, int cols
 {
     memset(out, 0, sizeof *out);
     int nw = present_layout_narr_width(cols);
-    quiz_build(s, nrevealed, &out->quiz);
+    quiz_build(s, nrevealed, false, &out->quiz);
     room_text(&out->quiz);
     retarget_keys(&out->quiz, s, utf8);
     narr_layout(out->quiz.v, out->quiz.n, nw, true, utf8, &out->narr);
