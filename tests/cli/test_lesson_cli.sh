@@ -269,6 +269,13 @@ rc=$?
 [ "$rc" -eq 2 ] || fail "presenter without a terminal: exit $rc, want 2"
 same "presenter without a terminal" "$tmp/err" "collviz: the presenter needs a terminal on stdin and stdout (collviz trace, bench, train and lesson show|list work without one)"
 [ -s "$tmp/out" ] && fail "presenter without a terminal wrote to stdout"
+# several paths make one deck: each is read (a missing one is the error, before the terminal)
+run "presenter: two paths, one missing" 2 --present ok/01-ring.md ok/09-nosuch.md </dev/null
+grep -qF "ok/09-nosuch.md" "$tmp/err" || fail "presenter: the missing second path is not named: $(cat "$tmp/err")"
+run "presenter: two paths" 2 --present ok/01-ring.md ok/02-bandwidth.md </dev/null
+grep -qF "needs a terminal" "$tmp/err" || fail "presenter: two good paths refused: $(cat "$tmp/err")"
+run "presenter: bad --minutes" 2 --present ok/01-ring.md --minutes 0 </dev/null
+same "presenter: bad --minutes" "$tmp/err" "collviz: --minutes: '0' is not a talk length in minutes (1..10000)"
 XDG_RUNTIME_DIR=$tmp timeout 20 "$BIN" notes </dev/null >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 2 ] || fail "notes without a terminal: exit $rc, want 2"

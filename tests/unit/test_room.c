@@ -252,6 +252,31 @@ static void test_keys_speak_to_the_speaker(void **state)
     present_script_close(s);
 }
 
+/* Several lesson paths make one deck, in the order given. */
+static void test_paths_make_one_deck(void **state)
+{
+    (void)state;
+    const char *more[] = {"lessons/01-why-many-gpus.md"};
+    struct present_opts o = {.path = "lessons/03-rooted-collectives.md",
+                             .more = more,
+                             .nmore = 1,
+                             .no_measure = true};
+    struct present_script *s;
+    char err[400];
+    if (present_script_open(&s, &o, 100, 30, err, sizeof err) != CV_OK) fail_msg("%s", err);
+    size_t slide, n;
+    int page, np;
+    long step;
+    present_script_where(s, &slide, &n, &page, &np, &step);
+    assert_int_equal(n, 7 + 5); /* lesson 03's seven slides, then lesson 01's five */
+    present_script_key(s, KEY_END);
+    present_script_draw(s);
+    static char text[64 * 1024];
+    screen_text(text, sizeof text);
+    assert_non_null(strstr(text, "slide 12/12"));
+    present_script_close(s);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -268,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_walk_100x30),
         cmocka_unit_test(test_walk_120x40),
         cmocka_unit_test(test_keys_speak_to_the_speaker),
+        cmocka_unit_test(test_paths_make_one_deck),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }
