@@ -667,9 +667,11 @@ static void pres_footer(struct pres *p, struct rect r, double now)
     /* The middle: what the speaker is told, where no notes terminal follows the talk. */
     char mid[NOTES_STATUS_MAX] = "";
     bool bad = false;
-    if (!pres_notes_follow(p)) pres_status(p, mid, sizeof mid, &bad);
-    if (!mid[0] && p->answer_line[0] && !p->overview) /* the revealed answer, for the room */
+    bool prompt = p->go.active || p->searching || p->overview || p->reload_err[0];
+    if (p->answer_line[0] && !prompt) /* the revealed answer, for the room, before a notice */
         snprintf(mid, sizeof mid, "%.500s", p->answer_line);
+    else if (!pres_notes_follow(p))
+        pres_status(p, mid, sizeof mid, &bad);
     attr_t mat = bad ? th->role[TH_BAD] : th->role[TH_WARN];
     int rw = text_width(right), mw = text_width(mid);
     /* The lesson's title gives way to a message. */
