@@ -1,8 +1,8 @@
 /* present_slide.h - a slide as the presenter lays it out, without a terminal: its narration
  * with the quiz (present/quiz.h) and the presenter's keys in place of the player's, wrapped at
- * the narration column's width (kit/narr.h), its title wrapped, and the pages of
+ * the narration column's width (ui/present/narr.h), its title wrapped, and the pages of
  * present_layout.h. Pure (no curses screen): the presenter draws it, and the deck's tests
- * count its pages and stops (tests/unit/test_deck_walk.c). */
+ * count its pages and stops (tests/unit/test_clicker.c). */
 #ifndef COLLVIZ_UI_PRESENT_PRESENT_SLIDE_H
 #define COLLVIZ_UI_PRESENT_PRESENT_SLIDE_H
 
@@ -10,7 +10,7 @@
 
 #include "lesson/lesson.h"
 #include "present/quiz.h"
-#include "ui/kit/narr.h"
+#include "ui/present/narr.h"
 #include "ui/present/present_layout.h"
 
 #define PRES_TITLE_MAX 6 /* rows of a wrapped title */
