@@ -26,6 +26,7 @@
 #include "lesson/progress.h"
 #include "core/text.h"
 #include "ui/screens/lesson/lesson_keys.h"
+#include "ui/app.h"
 
 static void lesson_usage(FILE *f)
 {
@@ -126,6 +127,39 @@ static void push_msg(struct lesson_errors *e, const char *msg)
 {
     e->msg = xrealloc(e->msg, (e->n + 1) * sizeof *e->msg);
     e->msg[e->n++] = xstrdup(msg);
+}
+
+/* A scene block's `stops:` name steps of its scene: the scene is built as the presenter
+ * builds it (no backend) and each stop must be in 0..its last step. */
+static void check_stops(const struct lesson *L, struct lesson_errors *errs)
+{
+    struct app *a = NULL;
+    for (size_t s = 0; s < L->nslides; s++) {
+        const struct lesson_slide *S = &L->slides[s];
+        if (!S->has_scene || !S->nstops) continue;
+        if (!a) {
+            a = xcalloc(1, sizeof *a);
+            app_init(a);
+            a->embedded = true;
+        }
+        struct scene sc = S->scene;
+        char err[240], msg[600];
+        if (app_set_scene(a, &sc, err, sizeof err) != CV_OK) continue; /* said elsewhere */
+        long n = (long)app_nsteps(a);
+        for (size_t k = 0; k < S->nstops; k++)
+            if (S->stops[k] != SCENE_STEP_END && S->stops[k] > n) {
+                snprintf(msg, sizeof msg,
+                         "%s:%d: scene: stops: %ld, but the scene's last step is %ld (0..%ld, "
+                         "or end)",
+                         L->path, S->stops_line, S->stops[k], n, n);
+                push_msg(errs, msg);
+                break;
+            }
+    }
+    if (a) {
+        app_free(a);
+        free(a);
+    }
 }
 
 /* Seeds 1..CHECK_VARIANTS of every exercise with variants: each must be drawn and meet its
@@ -273,6 +307,7 @@ static int lesson_check(int argc, char **argv)
                 nex += L->slides[s].nex;
             lesson_keys_check(L, &errs); /* a key the player ignores */
             check_variants(L, &errs);
+            check_stops(L, &errs);
             check_answers_shown(L, &warns);
             for (size_t s = 0; s < L->nslides; s++) /* shown as code by Markdown */
                 if (L->slides[s].indented_note_line) {
