@@ -257,6 +257,27 @@ $(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIB) $(CONFIG)
 	$(say) LD "$@"
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
+# test_nccl once more with the NCCL backend's scatter/gather/all-to-all forced onto grouped
+# ncclSend/ncclRecv (-DNCCL_BACKEND_FORCE_P2P), in $(BUILD)/p2p: only the files that name
+# the macro (P2P_SRC) are compiled again; the rest is this build's library, so make test's
+# emulated run needs one more object, not a second library. A header naming it would
+# change other objects too: refused.
+P2P_SRC := $(if $(HAVE_NCCL),$(shell grep -rlw NCCL_BACKEND_FORCE_P2P src))
+ifneq ($(filter %.h,$(P2P_SRC)),)
+  $(error NCCL_BACKEND_FORCE_P2P is named in a header ($(filter %.h,$(P2P_SRC))): the P2P test build compiles only the .c files that name it)
+endif
+P2P_OBJ := $(P2P_SRC:%.c=$(BUILD)/p2p/obj/%.o)
+$(BUILD)/p2p/obj/%.o: %.c $(CONFIG)
+	@mkdir -p $(dir $@)
+	$(say) CC "$(BTAG)$< (P2P)"
+	$(Q)$(CC) $(CPPFLAGS) -DNCCL_BACKEND_FORCE_P2P $(ALL_CFLAGS) -c $< -o $@
+
+# (the objects given before the library replace its members of the same name)
+$(BUILD)/p2p/tests/gpu/test_nccl: tests/gpu/test_nccl.c $(P2P_OBJ) $(LIB) $(CONFIG)
+	@mkdir -p $(dir $@)
+	$(say) LD "$@"
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(P2P_OBJ) $(LIB) $(LDLIBS)
+
 gpu-test: $(BIN) $(if $(HAVE_NCCL),$(GPU_TEST_BIN))
 	BUILD=$(BUILD) bash tests/gpu/run.sh $(BIN)
 
@@ -373,4 +394,4 @@ format-check:
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/p2p/obj -name '*.d' 2>/dev/null)
