@@ -153,7 +153,7 @@ else
 endif
 BTAG := $(if $(filter build,$(BUILD)),,[$(BUILD)] )
 
-.PHONY: compile_commands.json lint format-check all deps run run-built test test-built test-loaded unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
+.PHONY: compile_commands.json lint test-build-start test-build-asan test-build-fakegpu test-build-fuzz format-check all deps run run-built test test-built test-loaded unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
         fuzz fuzz-build man docs
 # The man page: docs/collviz.1.scd rendered by scdoc (in tools/deps.sh's list). Without
 # scdoc the program still builds; `make man` then says what is missing.
@@ -217,20 +217,31 @@ ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 test: deps
 	@$(MAKE) --no-print-directory test-built
 
-# tests/run.sh's summary prints the seconds from here (after the main build) to its end.
-test-built: $(BIN) $(TEST_BIN)
+# The test builds (ASan+UBSan, the GPU emulation, the fuzz targets) are three make runs in
+# their own folders, started together so that they share the -j slots; tests/run.sh's
+# summary prints the seconds from their start (after the main build) to its end.
+test-built: test-build-asan test-build-fakegpu test-build-fuzz
+	TEST_BUILD_START=$$(cat $(BUILD)/.test-start) BUILD=$(BUILD) bash tests/run.sh
+
+test-build-start: $(BIN) $(TEST_BIN)
 	@date +%s.%N >$(BUILD)/.test-start
+
+test-build-asan: test-build-start
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan HAVE_NCCL= CFLAGS="$(ASAN_CFLAGS)" \
 	    asan-build
+
+test-build-fakegpu: test-build-start
 ifeq ($(FAKEGPU_OK),1)
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fakegpu FAKEGPU=1 CFLAGS="$(ASAN_CFLAGS)" \
-	    fakegpu-build
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fakegpu/p2p FAKEGPU=1 \
-	    CFLAGS="$(ASAN_CFLAGS) -DNCCL_BACKEND_FORCE_P2P" $(BUILD)/fakegpu/p2p/tests/gpu/test_nccl
+	    fakegpu-build $(BUILD)/fakegpu/p2p/tests/gpu/test_nccl
 else
 	@echo "collviz: no $(CUDA_HOME)/include/nccl.h and cublas_v2.h: the fakegpu tests are skipped"
 endif
-	TEST_BUILD_START=$$(cat $(BUILD)/.test-start) BUILD=$(BUILD) bash tests/run.sh
+
+# (without clang, or when it cannot link a fuzzer, tests/fuzz/run.sh says so: a skip)
+test-build-fuzz: test-build-start
+	@if command -v $(FUZZ_CC) >/dev/null; then $(MAKE) --no-print-directory fuzz-build || \
+	    echo "collviz: the fuzz build failed (tests/fuzz/run.sh says why)"; fi
 
 asan-build: $(BIN) $(TEST_BIN)
 
