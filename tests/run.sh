@@ -107,7 +107,7 @@ fi
 printf '%s\n' "${names[@]}" >"$bgdir/names"
 order=$(awk -F '\t' 'FILENAME == ARGV[1] { sec[$2] = $1; next }
                       { printf "%s\t%d\n", ($0 in sec) ? sec[$0] : 1e9, FNR - 1 }' \
-    "${record:-/dev/null}" "$bgdir/names" 2>/dev/null | sort -t "$(printf '\t')" -k1,1gr -k2,2n | cut -f2)
+    "$([ -n "$record" ] && [ -r "$record" ] && echo "$record" || echo /dev/null)" "$bgdir/names" | sort -t "$(printf '\t')" -k1,1gr -k2,2n | cut -f2)
 
 JOBS=${RUN_SH_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 1))}
 [ "$JOBS" -ge 1 ] 2>/dev/null || JOBS=1

@@ -28,14 +28,23 @@ rm "$tmp/s/d_fail"
 [ "$(tail -n 1 "$tmp/out")" = "2 passed, 0 failed, 3 skipped" ] ||
     fail "closing line without the failure: $(tail -n 1 "$tmp/out")"
 
-# The order: with a record of the last run's seconds, the slowest job starts first and a job
-# the record lacks before any; the output stays in list order; each job's seconds are
-# printed and written back to the record.
 mkdir "$tmp/o"
 for n in a b c d; do
     printf '#!/bin/sh\necho %s >>"%s"\necho "ran %s"\n' "$n" "$tmp/started" "$n" >"$tmp/o/$n"
 done
 chmod +x "$tmp/o"/*
+# The first run (no record yet): every job, in list order, and the record is written.
+rm -f "$tmp/started"
+(cd "$ROOT" && RUN_SH_JOBS=1 RUN_SH_SUITES="$tmp/o" RUN_SH_RECORD="$tmp/none" bash tests/run.sh) \
+    >"$tmp/out" 2>&1 || fail "the run without a record failed: $(tail -n 3 "$tmp/out")"
+[ "$(tr '\n' ' ' <"$tmp/started")" = "a b c d " ] ||
+    fail "start order without a record: $(tr '\n' ' ' <"$tmp/started")(want a b c d)"
+[ "$(wc -l <"$tmp/none")" -eq 4 ] || fail "the first run recorded $(wc -l <"$tmp/none") jobs, not 4"
+rm -f "$tmp/started"
+
+# The order: with a record of the last run's seconds, the slowest job starts first and a job
+# the record lacks before any; the output stays in list order; each job's seconds are
+# printed and written back to the record.
 printf '1.0\tsuite: a\n9.0\tsuite: c\n3.0\tsuite: b\n' >"$tmp/record"
 (cd "$ROOT" && RUN_SH_JOBS=1 RUN_SH_SUITES="$tmp/o" RUN_SH_RECORD="$tmp/record" bash tests/run.sh) \
     >"$tmp/out" 2>&1 || fail "the ordered run failed: $(tail -n 3 "$tmp/out")"
