@@ -30,7 +30,7 @@ fi
 fuzz_one() {
     local t=$1 corpus=$2 maxlen=$3
     mkdir -p "$probe/$t"
-    cp "$corpus"/* "$probe/$t/"
+    find "$corpus" -maxdepth 1 -type f -exec cp {} "$probe/$t/" + # (files only: tests/records has folders)
     "$BUILD/fuzz/$t" -max_total_time="$SECONDS_TO_RUN" -max_len="$maxlen" -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 "$probe/$t" >"$probe/$t.log" 2>&1
     local rc=$?
