@@ -70,17 +70,8 @@ if [ -n "${RUN_SH_SUITES:-}" ]; then
         job "suite: ${t##*/}" "$t"
     done
 else
-    # The lesson parser, the job protocol and NCCL's records under libFuzzer for a few
-    # seconds each (SKIP without clang); `make fuzz` is the long run.
-    job "fuzz: lesson parser, job protocol, NCCL records (short run)" \
-        env BUILD="$BUILD" bash tests/fuzz/run.sh
-    for t in "$BUILD"/tests/test_*; do
-        [ -x "$t" ] && job "unit: ${t##*/}" "$t"
-    done
-    for t in "$BUILD"/asan/tests/test_*; do
-        [ -x "$t" ] && job "asan+ubsan: ${t##*/}" "$t"
-    done
-    # The GPU host code on emulated devices (tests/fakegpu), when `make test` could build it.
+    # The GPU host code on emulated devices (tests/fakegpu), when `make test` could build it:
+    # first in the list, as the longest jobs (a run without a record starts in list order).
     if [ -x "$BUILD/fakegpu/collviz" ]; then
         job "fakegpu: tests/gpu/run.sh on emulated devices" \
             env GPU_TEST_FAKE=1 BUILD="$BUILD/fakegpu" bash tests/gpu/run.sh "$BUILD/fakegpu/collviz"
@@ -93,6 +84,16 @@ else
         echo "fakegpu: the GPU code on emulated devices (no CUDA toolkit headers: not built)" >>"$skiplist"
         skipped=$((skipped + 1))
     fi
+    # The lesson parser, the job protocol and NCCL's records under libFuzzer for a few
+    # seconds each (SKIP without clang); `make fuzz` is the long run.
+    job "fuzz: lesson parser, job protocol, NCCL records (short run)" \
+        env BUILD="$BUILD" bash tests/fuzz/run.sh
+    for t in "$BUILD"/tests/test_*; do
+        [ -x "$t" ] && job "unit: ${t##*/}" "$t"
+    done
+    for t in "$BUILD"/asan/tests/test_*; do
+        [ -x "$t" ] && job "asan+ubsan: ${t##*/}" "$t"
+    done
     for s in tests/cli/test_*.sh; do
         [ -f "$s" ] && job "cli: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
     done
