@@ -154,7 +154,7 @@ endif
 BTAG := $(if $(filter build,$(BUILD)),,[$(BUILD)] )
 
 .PHONY: compile_commands.json lint test-build-start test-build-asan test-build-fakegpu test-build-fuzz format-check all deps run run-built test test-built test-loaded unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
-        fuzz fuzz-build man docs
+        fuzz fuzz-build fuzz-programs man docs
 # The man page: docs/collviz.1.scd rendered by scdoc (in tools/deps.sh's list). Without
 # scdoc the program still builds; `make man` then says what is missing.
 SCDOC ?= scdoc
@@ -315,8 +315,9 @@ $(FUZZ_LIB): $(FUZZ_OBJ)
 
 fuzz-build:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz HAVE_NCCL= CC=$(FUZZ_CC) \
-	    CFLAGS="$(FUZZ_CFLAGS)" $(BUILD)/fuzz/fuzz_lesson $(BUILD)/fuzz/fuzz_proto \
-	    $(BUILD)/fuzz/fuzz_records
+	    CFLAGS="$(FUZZ_CFLAGS)" fuzz-programs
+
+fuzz-programs: $(BUILD)/fuzz_lesson $(BUILD)/fuzz_proto $(BUILD)/fuzz_records
 
 $(BUILD)/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(FUZZ_LIB) $(CONFIG)
 	$(say) LD "$@"
