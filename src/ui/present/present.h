@@ -11,6 +11,7 @@
 #define COLLVIZ_UI_PRESENT_PRESENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* What `collviz --present` was asked (its options: cli/present.c). */
 struct present_opts {
@@ -26,5 +27,17 @@ struct present_opts {
 /* The talk: load the deck, check the name, start the terminal, run until q or a signal.
  * Returns the exit status (2 for a bad name, lessons with errors or no terminal). */
 int present_run(const struct present_opts *o);
+
+/* The deck walker (ui/walk.h): every slide of path shown by the presenter on the current
+ * curses screen through a (set up by the caller: theme, glyphs, surface), each page and,
+ * on the scene's page, each step drawn in turn; fn is called after each frame with the
+ * slide's lesson, its index there, the page and the step (-1: a page without the scene).
+ * CV_OK, or CV_EINVAL with the deck's first error in err. */
+struct app;
+struct lesson;
+typedef void (*present_walk_fn)(void *ctx, const struct lesson *L, size_t slide, int page,
+                                long step);
+int present_walk(const char *path, struct app *a, present_walk_fn fn, void *ctx, char *err,
+                 size_t errlen);
 
 #endif

@@ -421,8 +421,14 @@ static bool ex_answered(const struct lesson_ui *u, const struct lesson_slide *s,
     return st->right || st->gave_up || (u->have_prog && progress_solved(&u->prog, s->ex[k].id));
 }
 
+static bool player_solved(const void *ctx, const char *id)
+{
+    const struct lesson_ui *u = ctx;
+    return u->have_prog && progress_solved(&u->prog, id);
+}
+
 /* Fill p for the slide's exercises as the student stands: open until answered; a number
- * exercise's answer at the student's variant. */
+ * exercise's answer at the student's variant; the later slides' exercises not solved. */
 static void player_predict(const struct lesson_ui *u, const struct lesson_slide *s,
                            const struct scene *sc, struct predict *p)
 {
@@ -434,6 +440,7 @@ static void player_predict(const struct lesson_ui *u, const struct lesson_slide 
         p->open[k] = !ex_answered(u, s, k);
         p->answer[k] = st->seed ? st->var.answer : s->ex[k].answer;
     }
+    predict_add_later(p, u->L, u->slide, player_solved, u);
 }
 
 /* ---- the list ---- */
