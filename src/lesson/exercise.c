@@ -1228,7 +1228,14 @@ bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char 
             const char *w = t[i].end;
             while (*w == ' ')
                 w++;
-            if (!t[i].unit[0] && want_dim != DIM_NONE && isalpha((unsigned char)*w)) continue;
+            if (!t[i].unit[0] && (want_dim != DIM_NONE || ex->units[0]) &&
+                isalpha((unsigned char)*w))
+                continue; /* "Lesson 8 showed" for an 8x answer too */
+            /* a count without a unit is stated as a count of something ("14 steps"); a
+             * bare whole number is a value ("rank 2 gets 14,") */
+            if (!t[i].unit[0] && !ex->units[0] && ex->answer == round(ex->answer) &&
+                !isalpha((unsigned char)*w))
+                continue;
             if (near(t[i].x * sc / want_scale, ex->answer, ex->tolerance)) {
                 hit = true;
                 found_copy(t[i].start, t[i].end, found, n);

@@ -27,8 +27,8 @@ struct walk_ans {
     const struct lesson_exercise *e;
     size_t slide;
     double vals[WALK_VALS]; /* holds: the asked values with data, in box order */
-    size_t nvals, lo; /* lo: the first asked slot */
-    char choice[256]; /* choice: the right option's text, backticks dropped */
+    size_t nvals, lo;       /* lo: the first asked slot */
+    char choice[256];       /* choice: the right option's text, backticks dropped */
 };
 
 struct walk {
@@ -79,8 +79,7 @@ static void walk_collect(struct walk *w, const struct lesson *L)
                 bool has[WALK_VALS * 4];
                 size_t len = 0;
                 char err[200];
-                if (ex_holds_expected(e, v, has, ARRAY_LEN(v), &len, err, sizeof err) !=
-                    CV_OK)
+                if (ex_holds_expected(e, v, has, ARRAY_LEN(v), &len, err, sizeof err) != CV_OK)
                     continue;
                 size_t lo = e->slots ? (size_t)e->slot_lo : 0;
                 size_t hi = e->slots ? (size_t)e->slot_hi : len - 1;
@@ -222,7 +221,7 @@ static bool walk_holds_in(const char *s, const double *want, size_t nw)
 {
     double run[256];
     int n = 0;
-    for (size_t i = 0;; ) {
+    for (size_t i = 0;;) {
         unsigned char ch = (unsigned char)s[i];
         bool num = (isdigit(ch) || (ch == '-' && isdigit((unsigned char)s[i + 1]))) &&
                    (i == 0 || s[i - 1] == ' ');
@@ -272,8 +271,10 @@ static void walk_blank_boxes(const char *line, char *out, size_t n)
         char *stop = end ? end : seg + strlen(seg);
         bool values = false, other = false;
         for (char *p = seg; p < stop; p++) {
-            if (isdigit((unsigned char)*p)) values = true;
-            else if (*p != ' ' && *p != '-' && *p != '.' && (unsigned char)*p < 0x80) other = true;
+            if (isdigit((unsigned char)*p))
+                values = true;
+            else if (*p != ' ' && *p != '-' && *p != '.' && (unsigned char)*p < 0x80)
+                other = true;
             else if ((unsigned char)*p >= 0x80 && strncmp(p, "\u00b7", 2) != 0 &&
                      (unsigned char)*p != 0xb7)
                 other = true;
@@ -515,8 +516,8 @@ int walk_deck(const char *path, enum walk_view view, int cols, int rows, struct 
               FILE *log, int max_log, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    struct walk w = {.view = view, .cols = cols, .rows = rows, .c = c, .log = log,
-                     .max_log = max_log};
+    struct walk w = {
+        .view = view, .cols = cols, .rows = rows, .c = c, .log = log, .max_log = max_log};
     struct svg_offscreen o;
     int rc = svg_offscreen_open(&o, cols, rows, err, errlen);
     if (rc != CV_OK) return rc;

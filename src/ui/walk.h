@@ -23,11 +23,17 @@
 #include <stdio.h>
 
 enum walk_view { WALK_PLAYER, WALK_PRESENTER };
-enum walk_kind { WALK_EARLY_NUMBER, WALK_EARLY_HOLDS, WALK_EARLY_CHOICE, WALK_CUT, WALK_NKINDS };
+enum walk_kind {
+    WALK_EARLY_NUMBER,
+    WALK_EARLY_HOLDS,
+    WALK_EARLY_CHOICE,
+    WALK_CUT,
+    WALK_NKINDS
+};
 
 struct walk_counts {
     long frames;
-    long n[WALK_NKINDS]; /* findings of each kind (one per frame, exercise and kind) */
+    long n[WALK_NKINDS];      /* findings of each kind (one per frame, exercise and kind) */
     long places[WALK_NKINDS]; /* distinct (slide, exercise or row text) of each kind */
 };
 

@@ -1,8 +1,9 @@
 /* test_deck_walk.c - the whole deck, every frame, every size (ui/walk.h): every slide of
  * every shipped lesson drawn off-screen by the lesson player and by the presenter at
  * 80x24, 100x30 and 120x40 shows no exercise's answer before the exercise is answered, and
- * cuts no more lines than it did (a ceiling, to come down to none). Prints the counts for each size and view; findings (at most 40 a walk) are
- * printed with the frame and the row that shows them. */
+ * cuts no more lines than it did (a ceiling, to come down to none). Prints the counts for each
+ * size and view; findings (at most 40 a walk) are printed with the frame and the row that shows
+ * them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,8 +29,7 @@ static void walk_all(enum walk_view view, const char *name)
         struct walk_counts c;
         char err[400];
         int rc = walk_deck("lessons", view, sizes[i][0], sizes[i][1], &c, stdout,
-                           getenv("WALK_LOG") ? atoi(getenv("WALK_LOG")) : 12, err,
-                           sizeof err);
+                           getenv("WALK_LOG") ? atoi(getenv("WALK_LOG")) : 12, err, sizeof err);
         if (rc != 0) fprintf(stderr, "%s\n", err);
         assert_int_equal(rc, 0);
         assert_true(c.frames > 100); /* the deck was walked */
