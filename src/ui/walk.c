@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/util.h"
 #include "lesson/exercise.h"
@@ -39,6 +40,11 @@ struct walk {
     int max_log, logged;
     const struct lesson *L; /* the answers' lesson */
     const struct app *app;  /* the one drawing */
+    /* the player: the whole set, and which number exercises (flat, in set order) a frame
+     * of an earlier lesson showed the lecture answer of */
+    const struct lesson_set *set;
+    size_t lesson; /* set index of the lesson walked */
+    bool *seen_before;
     struct walk_ans *ans;
     size_t nans;
     char **seen; /* places already counted: "kind|lesson|slide|what" */
@@ -53,7 +59,8 @@ struct walk {
 const char *walk_kind_name(enum walk_kind k)
 {
     static const char *const n[WALK_NKINDS] = {"number answer early", "holds answer early",
-                                               "choice answer early", "cut line"};
+                                               "choice answer early", "cut line",
+                                               "answer shown in an earlier lesson"};
     return k < WALK_NKINDS ? n[k] : "?";
 }
 
@@ -177,10 +184,9 @@ static bool walk_fig_rec(double v, double half, const char *unit, void *ctx)
  * exercise's unit; a count or ratio is compared as printed. A small whole answer (below
  * 10) is everywhere on a screen (ranks, steps): only counted with the exercise's own unit
  * word after it ("8x"). */
-static bool walk_num_hit(const struct lesson_exercise *e, double v, double half,
+static bool walk_num_hit(const struct lesson_exercise *e, double ans, double v, double half,
                          const char *unit)
 {
-    double ans = e->answer;
     if (ans == 0 || !isfinite(ans)) return false;
     enum ex_dim ed = DIM_NONE, fd = DIM_NONE;
     double sc;
@@ -232,6 +238,11 @@ static bool walk_holds_in(const char *s, const double *want, size_t nw)
                 if (n < 256) run[n++] = v;
                 i = (size_t)(end - s);
                 continue;
+            }
+            if (*end && strchr(",.;:)", *end)) { /* "… 46 16, which": the run's last */
+                if (n < 256) run[n++] = v;
+                i = (size_t)(end - s);
+                ch = (unsigned char)s[i];
             }
         }
         if (ch == ' ') {
@@ -355,6 +366,67 @@ static bool walk_cut(const char *line)
     return false;
 }
 
+/* The answer number exercise a is asked with: in the player, on its own slide, the
+ * variant the student is given; else the lecture's. */
+static double walk_asked(const struct walk *w, const struct walk_ans *a, size_t slide)
+{
+    if (w->view != WALK_PLAYER || a->slide != slide || !w->app) return a->e->answer;
+    const struct lesson_ui *u = lesson_ui_of(w->app);
+    const struct lesson_slide *S = &u->L->slides[slide];
+    for (size_t k = 0; k < S->nex; k++)
+        if (&S->ex[k] == a->e) return u->ex[k].seed ? u->ex[k].var.answer : a->e->answer;
+    return a->e->answer;
+}
+
+/* The frame's figures against the lecture answers of the later lessons' number exercises. */
+static void walk_mark_later(struct walk *w)
+{
+    for (int y = 0; y < w->nlines; y++) {
+        struct walk_fig f = {.n = 0};
+        char out[2048], blank[2048];
+        walk_blank_boxes(w->line[y], blank, sizeof blank);
+        draw_set_mask(walk_fig_rec, &f);
+        draw_mask_text(blank, out, sizeof out);
+        draw_set_mask(NULL, NULL);
+        size_t flat = 0;
+        for (size_t l = 0; l < w->set->n; l++)
+            for (size_t s = 0; s < w->set->v[l].nslides; s++)
+                for (size_t k = 0; k < w->set->v[l].slides[s].nex; k++, flat++) {
+                    const struct lesson_exercise *e = &w->set->v[l].slides[s].ex[k];
+                    /* a count or a fraction ("7 steps", "1/2") is on every other
+                     * lesson's screens as something else: answers with a unit only */
+                    if (l <= w->lesson || e->type != LEX_NUMBER || !e->units[0] ||
+                        w->seen_before[flat])
+                        continue;
+                    for (int i = 0; i < f.n && !w->seen_before[flat]; i++)
+                        w->seen_before[flat] =
+                            walk_num_hit(e, e->answer, f.v[i], f.half[i], f.unit[i]);
+                    if (w->seen_before[flat] && w->log && getenv("WALK_SEEN"))
+                        fprintf(w->log, "seen %s (%s) in %s %s: %s\n", e->id, w->set->v[l].id,
+                                w->L->id, w->frame, w->line[y]);
+                }
+    }
+}
+
+/* On slide k of the lesson walked: a number exercise whose lecture answer an earlier
+ * lesson showed, asked at the lecture's numbers. */
+static void walk_recall(struct walk *w, const struct lesson_ui *u, size_t slide)
+{
+    size_t flat = 0;
+    for (size_t l = 0; l < w->lesson; l++)
+        for (size_t s = 0; s < w->set->v[l].nslides; s++)
+            flat += w->set->v[l].slides[s].nex;
+    for (size_t s = 0; s < slide; s++)
+        flat += w->set->v[w->lesson].slides[s].nex;
+    const struct lesson_slide *S = &u->L->slides[slide];
+    for (size_t k = 0; k < S->nex; k++)
+        if (w->seen_before[flat + k] && u->ex[k].seed == 0) {
+            snprintf(w->frame, sizeof w->frame, "exercise %zu", k + 1);
+            walk_found(w, WALK_RECALL, slide, S->ex[k].id,
+                       ex_has_variants(&S->ex[k]) ? "has variants" : "has no variants");
+        }
+}
+
 static void walk_check(struct walk *w, size_t slide)
 {
     w->c->frames++;
@@ -369,6 +441,7 @@ static void walk_check(struct walk *w, size_t slide)
                 s++;
             walk_found(w, WALK_CUT, slide, s, w->line[y]);
         }
+    if (w->set) walk_mark_later(w);
     for (size_t k = 0; k < w->nans; k++) {
         const struct walk_ans *a = &w->ans[k];
         if (a->slide < slide) continue; /* asked before: answered or not, it was asked */
@@ -383,8 +456,9 @@ static void walk_check(struct walk *w, size_t slide)
                 draw_mask_text(blank, out, sizeof out);
                 draw_set_mask(NULL, NULL);
                 bool hit = false;
+                double ans = walk_asked(w, a, slide);
                 for (int i = 0; i < f.n && !hit; i++)
-                    hit = walk_num_hit(e, f.v[i], f.half[i], f.unit[i]);
+                    hit = walk_num_hit(e, ans, f.v[i], f.half[i], f.unit[i]);
                 if (hit) {
                     walk_found(w, WALK_EARLY_NUMBER, slide, e->id, line);
                     break;
@@ -461,6 +535,7 @@ static int walk_player_lesson(struct walk *w, const char *file, char *err, size_
                         u->L->id);
             break;
         }
+        if (w->set) walk_recall(w, u, k);
         long n = u->scene_ok ? (long)app_nsteps(a) : 0;
         for (long st = 0; st <= n; st++) {
             if (u->scene_ok) walk_set_step(a, st);
@@ -540,8 +615,29 @@ int walk_deck(const char *path, enum walk_view view, int cols, int rows, struct 
         if (rc != CV_OK || errs.n)
             rc = cv_err(err, errlen, CV_EINVAL, "%s",
                         errs.n ? errs.msg[0] : "cannot read the lessons");
-        for (size_t i = 0; rc == CV_OK && i < set.n; i++)
-            rc = walk_player_lesson(&w, set.v[i].path, err, errlen);
+        size_t nex = 0;
+        for (size_t i = 0; i < set.n; i++)
+            for (size_t k = 0; k < set.v[i].nslides; k++)
+                nex += set.v[i].slides[k].nex;
+        w.set = &set;
+        w.seen_before = xcalloc(nex ? nex : 1, sizeof *w.seen_before);
+        /* a folder: each lesson opened by its id from it, as the list opens it (the
+         * player knows the lessons before it) */
+        struct stat st;
+        bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+        const char *was = getenv("COLLVIZ_LESSONS");
+        char *keep = was ? xstrdup(was) : NULL;
+        if (dir) setenv("COLLVIZ_LESSONS", path, 1);
+        for (size_t i = 0; rc == CV_OK && i < set.n; i++) {
+            w.lesson = i;
+            rc = walk_player_lesson(&w, dir ? set.v[i].id : set.v[i].path, err, errlen);
+        }
+        if (dir && keep)
+            setenv("COLLVIZ_LESSONS", keep, 1);
+        else if (dir)
+            unsetenv("COLLVIZ_LESSONS");
+        free(keep);
+        free(w.seen_before);
         lesson_errors_free(&errs);
         lesson_set_free(&set);
     }

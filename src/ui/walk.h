@@ -8,6 +8,8 @@
  *     kind of unit the screen may print it in, at the rounding the screen printed
  *     (lesson/exercise.h's units); a holds exercise's values as a run of the numbers a box
  *     row shows; a choice exercise's right option as its text.
+ *   - (player) a number exercise asked at the lecture's numbers whose answer a frame of an
+ *     earlier lesson showed (recall.h: it must start on a variant's numbers);
  *   - a cut line: a row whose text ends in "…" (the screens' text_fit) while the screen has
  *     free rows below to wrap it into.
  *
@@ -28,6 +30,7 @@ enum walk_kind {
     WALK_EARLY_HOLDS,
     WALK_EARLY_CHOICE,
     WALK_CUT,
+    WALK_RECALL, /* the player asks at the lecture's numbers what an earlier lesson showed */
     WALK_NKINDS
 };
 

@@ -273,6 +273,16 @@ static const char *verdict_glyph(const struct app *a, enum ex_verdict k)
     return k == EX_RIGHT ? a->g->ok : k == EX_WRONG ? a->g->bad : "!";
 }
 
+/* Is e one whose lecture answer an earlier lesson showed (recall.h)? */
+static bool ex_recalled(const struct lesson_ui *u, const struct lesson_exercise *e)
+{
+    size_t i = 0;
+    for (size_t s = 0; s < u->L->nslides; s++)
+        for (size_t k = 0; k < u->L->slides[s].nex; k++, i++)
+            if (&u->L->slides[s].ex[k] == e) return i < u->nrecall && u->recall[i];
+    return false;
+}
+
 /* The current exercise: prompt (with this variant's numbers), options, hints revealed,
  * the input line, the verdict, and after a right answer or giving up the answer and the
  * solution. */
@@ -313,8 +323,12 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
         if (ex_has_variants(e)) {
             size_t o = strlen(t);
             if (st->seed)
-                snprintf(t + o, sizeof t - o, "; variant %llu (v: other numbers)",
-                         (unsigned long long)st->seed);
+                snprintf(t + o, sizeof t - o,
+                         "; variant %llu (v: other numbers, L: the lecture's)%s",
+                         (unsigned long long)st->seed,
+                         ex_recalled(u, e) && st->seed == 1
+                             ? ": the lecture's answer was on screen in an earlier lesson"
+                             : "");
             else
                 snprintf(t + o, sizeof t - o, "; the lecture's numbers (v: other numbers)");
         }

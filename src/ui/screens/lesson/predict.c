@@ -41,8 +41,7 @@ static bool predict_same(const struct lesson_exercise *e, double ans, double v, 
 /* A later slide's answer: a count without a unit ("14") is on screens as other things (a
  * value in a box): it is hidden only as a count of what its prompt counts ("14 steps"); a
  * small whole answer with a unit only with that unit ("8x"). */
-static bool predict_later_same(const struct lesson_exercise *e, double v, double half,
-                               const char *unit)
+bool predict_figure_is(const struct lesson_exercise *e, double v, double half, const char *unit)
 {
     double ans = e->answer;
     bool whole = ans == round(ans);
@@ -74,7 +73,7 @@ static bool predict_hit(double v, double half, const char *unit, void *ctx)
             predict_same(&p->s->ex[k], p->answer[k], v, half, unit))
             return true;
     for (size_t k = 0; k < p->nlater; k++)
-        if (p->later[k]->type == LEX_NUMBER && predict_later_same(p->later[k], v, half, unit))
+        if (p->later[k]->type == LEX_NUMBER && predict_figure_is(p->later[k], v, half, unit))
             return true;
     return false;
 }

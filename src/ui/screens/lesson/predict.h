@@ -35,6 +35,13 @@ struct predict {
 void predict_add_later(struct predict *p, const struct lesson *L, size_t slide,
                        bool (*done)(const void *ctx, const char *id), const void *ctx);
 
+/* Is the figure (v, half: its rounding, unit: the word after it) number exercise e's
+ * answer at the lecture's numbers, as a screen shows it? A count without a unit only as a
+ * count of what the prompt counts ("14 steps"); a small whole answer with a unit only with
+ * that unit ("8x"). The rule for later slides' answers, and recall.h's. */
+bool predict_figure_is(const struct lesson_exercise *e, double v, double half,
+                       const char *unit);
+
 /* Before the scene is drawn: what the open exercises ask is hidden (app.hide_from and the
  * figure mask); p must outlive the drawing. */
 void predict_begin(struct app *a, struct predict *p);
