@@ -13,7 +13,7 @@
 #include "handout/paper.h"
 
 /* *sc drawn on the current curses screen's stdscr (whole) and written to f. */
-static int scene_draw_write(const struct scene *sc, bool text, bool inline_svg,
+static int scene_draw_write(const struct scene *sc, bool color, bool text, bool inline_svg,
                             const char *title, FILE *f, char *err, size_t errlen)
 {
     int rows, cols;
@@ -24,7 +24,7 @@ static int scene_draw_write(const struct scene *sc, bool text, bool inline_svg,
     a->embedded = true; /* a picture of the scene: no key bar */
     a->utf8 = true;
     a->g = glyphs_get(true);
-    theme_init(&a->th, true);
+    theme_init(&a->th, color);
     a->color = a->th.color;
     int rc = app_set_scene(a, sc, err, errlen);
     if (rc == CV_OK) {
@@ -50,7 +50,7 @@ int scene_svg_write(const struct scene *sc, int cols, int rows, bool text, bool 
     struct svg_offscreen o;
     rc = svg_offscreen_open(&o, cols, rows, err, errlen);
     if (rc != CV_OK) return rc;
-    rc = scene_draw_write(sc, text, inline_svg, title, f, err, errlen);
+    rc = scene_draw_write(sc, true, text, inline_svg, title, f, err, errlen);
     svg_offscreen_close(&o);
     if (rc != CV_OK) return rc;
     return ferror(f) ? cv_err(err, errlen, CV_EINVAL, "svg: write failed") : CV_OK;
@@ -60,7 +60,8 @@ int scene_text_here(const struct scene *sc, FILE *f, char *err, size_t errlen)
 {
     int rc = scene_check(sc, err, errlen);
     if (rc != CV_OK) return rc;
-    rc = scene_draw_write(sc, true, false, NULL, f, err, errlen);
+    /* text only: the live screen's colours are left as they are (no start_color) */
+    rc = scene_draw_write(sc, false, true, false, NULL, f, err, errlen);
     erase(); /* the next frame draws the whole screen again; nothing was refreshed */
     return rc;
 }
