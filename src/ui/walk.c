@@ -18,6 +18,7 @@
 #include "ui/frame.h"
 #include "ui/kit/svg.h"
 #include "ui/present/present.h"
+#include "ui/screens/lesson/lesson_keys.h"
 #include "ui/screens/lesson/lesson_ui.h"
 #include "ui/screens/screens.h"
 
@@ -29,6 +30,7 @@ struct walk_ans {
     size_t slide;
     double vals[WALK_VALS]; /* holds: the asked values with data, in box order */
     size_t nvals, lo;       /* lo: the first asked slot */
+    bool single;            /* holds: one value with data (its own slide only) */
     char choice[256];       /* choice: the right option's text, backticks dropped */
 };
 
@@ -96,7 +98,7 @@ static void walk_collect(struct walk *w, const struct lesson *L)
                     a->vals[a->nvals++] = has[i] ? v[i] : NAN;
                     data += has[i];
                 }
-                if (data < 2) a->nvals = 0; /* one value is a number, not a box */
+                a->single = data < 2; /* one value: only on its own slide, a box of one */
             } else if (e->type == LEX_CHOICE && e->correct >= 1 &&
                        (size_t)e->correct <= e->noptions) {
                 size_t o = 0;
@@ -221,7 +223,8 @@ static bool walk_num_hit(const struct lesson_exercise *e, double ans, double v, 
 }
 
 /* The runs of box values in a line: numbers separated only by spaces and the no-data
- * marks ("·", "."), which become NaN; a border, a word or any other mark ends a run. Calls
+ * marks ("·", "."), which become NaN; a border, a word or any other mark ends a run. A
+ * single value must be the whole run (a box of one element). Calls
  * true when the asked box (want, NaN for no data) is one of them. */
 static bool walk_holds_in(const char *s, const double *want, size_t nw)
 {
@@ -255,7 +258,7 @@ static bool walk_holds_in(const char *s, const double *want, size_t nw)
             continue;
         }
         /* the run ends here: does the asked box appear in it, no-data marks included? */
-        for (int a = 0; a + (int)nw <= n; a++) {
+        for (int a = 0; a + (int)nw <= n && (nw > 1 || n == 1); a++) {
             size_t j = 0;
             for (; j < nw; j++) {
                 double g = run[a + (int)j], x = want[j];
@@ -463,7 +466,8 @@ static void walk_check(struct walk *w, size_t slide)
                     walk_found(w, WALK_EARLY_NUMBER, slide, e->id, line);
                     break;
                 }
-            } else if (e->type == LEX_HOLDS && a->nvals >= 2 && !walk_is_input(w, a)) {
+            } else if (e->type == LEX_HOLDS && a->nvals >= 1 &&
+                       (!a->single || a->slide == slide) && !walk_is_input(w, a)) {
                 if (walk_holds_in(line, a->vals, a->nvals)) {
                     walk_found(w, WALK_EARLY_HOLDS, slide, e->id, line);
                     break;
@@ -510,6 +514,55 @@ static void walk_set_step(struct app *a, long st)
     app_set_scene(a, &next, err, sizeof err);
 }
 
+/* Every frame of the slide's scene (and the scene alone where the text is alone). */
+static void walk_steps(struct walk *w, struct app *a, struct lesson_ui *u, size_t k,
+                       const char *how)
+{
+    long n = u->scene_ok ? (long)app_nsteps(a) : 0;
+    struct lesson_layout lay;
+    lesson_layout((struct rect){0, 0, w->rows, w->cols}, true, false, &lay);
+    for (long st = 0; st <= n; st++) {
+        if (u->scene_ok) walk_set_step(a, st);
+        u->scroll = 0;
+        u->scene_alone = false;
+        frame_draw(a);
+        snprintf(w->frame, sizeof w->frame, "%sstep %ld", how, st);
+        walk_check(w, k);
+        if (u->scene_ok && lay.compact) {
+            u->scene_alone = true;
+            frame_draw(a);
+            snprintf(w->frame, sizeof w->frame, "%sstep %ld (scene alone)", how, st);
+            walk_check(w, k);
+            u->scene_alone = false;
+        }
+    }
+}
+
+/* The keys the slide asks the student to press (op, algorithm, ranks ...), one after the
+ * other as a student follows the narration, each followed by every frame; then the
+ * slide's own scene again. Keys that leave the slide, answer, give up, write files or
+ * measure are not pressed. */
+static void walk_keys(struct walk *w, struct app *a, struct lesson_ui *u, size_t k)
+{
+    int keys[16];
+    size_t n = lesson_keys_asked(u->L, k, keys, 16), pressed = 0;
+    char how[80] = "";
+    for (size_t i = 0; i < n; i++) {
+        int ch = keys[i];
+        if (strchr("npqSHvLz0jkmeb?\t\r\n\033", ch) || ch == KEY_ENTER || ch == KEY_UP ||
+            ch == KEY_DOWN || ch == KEY_LEFT || ch == KEY_RIGHT || ch == KEY_NPAGE ||
+            ch == KEY_PPAGE || ch == KEY_HOME || ch == KEY_END || ch == KEY_BACKSPACE ||
+            ch == ' ' || ch > 255)
+            continue;
+        walk_key(a, ch);
+        size_t l = strlen(how);
+        snprintf(how + l, sizeof how - l, "%c ", ch);
+        walk_steps(w, a, u, k, how);
+        pressed++;
+    }
+    if (pressed) walk_key(a, '0');
+}
+
 static int walk_player_lesson(struct walk *w, const char *file, char *err, size_t errlen)
 {
     struct app *a = walk_app();
@@ -536,24 +589,8 @@ static int walk_player_lesson(struct walk *w, const char *file, char *err, size_
             break;
         }
         if (w->set) walk_recall(w, u, k);
-        long n = u->scene_ok ? (long)app_nsteps(a) : 0;
-        for (long st = 0; st <= n; st++) {
-            if (u->scene_ok) walk_set_step(a, st);
-            u->scroll = 0;
-            u->scene_alone = false;
-            frame_draw(a);
-            snprintf(w->frame, sizeof w->frame, "step %ld", st);
-            walk_check(w, k);
-            struct lesson_layout lay;
-            lesson_layout((struct rect){0, 0, w->rows, w->cols}, true, false, &lay);
-            if (u->scene_ok && lay.compact) {
-                u->scene_alone = true;
-                frame_draw(a);
-                snprintf(w->frame, sizeof w->frame, "step %ld (scene alone)", st);
-                walk_check(w, k);
-                u->scene_alone = false;
-            }
-        }
+        walk_steps(w, a, u, k, "");
+        walk_keys(w, a, u, k);
         /* the narration's later pages */
         int page = w->rows > 8 ? w->rows - 6 : 1;
         for (int sc = page; sc <= u->scroll_max && sc > 0; sc += page) {

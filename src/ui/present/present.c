@@ -1259,6 +1259,7 @@ int present_walk(const char *path, struct app *a, present_walk_fn fn, void *ctx,
     if (pres_load(path, &p->set, err, errlen) != CV_OK) return CV_EINVAL;
     pres_index(p);
     p->a = a;
+    p->t0 = now_s(); /* the footer's clock reads 00:00, whenever the walk runs */
     for (size_t i = 0; i < p->n; i++) {
         p->pos = (struct deck_pos){i, DECK_STEP_START, 0};
         p->have_narr = false;

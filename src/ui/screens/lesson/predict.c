@@ -153,9 +153,11 @@ static bool predict_box_is(const struct trace *t, size_t s, int r, const struct 
 /* The first step from which rank r's box in the scene shown holds what holds exercise e
  * asks (the values, in their slots), whatever the scene: another collective, another
  * step, an operation the narration has the student switch to. -1: never, or the values
- * are some rank's input (a slide gives its inputs), or fewer than two are asked with data
- * (a single value is no box to recognise). */
-static long predict_values_from(const struct app *a, const struct lesson_exercise *e, int r)
+ * are some rank's input (a slide gives its inputs), or fewer than min_data are asked with
+ * data (on another slide a single value is no box to recognise; on the exercise's own,
+ * changed by a key, it is). */
+static long predict_values_from(const struct app *a, const struct lesson_exercise *e, int r,
+                                size_t min_data)
 {
     const struct trace *t = &a->trace;
     if (!a->have_trace || !t->plan || r >= t->plan->nranks || t->nsnap == 0) return -1;
@@ -167,7 +169,7 @@ static long predict_values_from(const struct app *a, const struct lesson_exercis
     size_t data = 0;
     for (size_t i = lo; i <= hi; i++)
         data += w->has[i];
-    if (data < 2) return -1;
+    if (data < min_data) return -1;
     for (int q = 0; q < t->plan->nranks; q++)
         if (predict_box_is(t, 0, q, w, lo, hi)) return -1;
     for (size_t s = 0; s < t->nsnap; s++)
@@ -211,7 +213,7 @@ void predict_begin(struct app *a, struct predict *p)
         if (screen_scene_diff(&a->sc, &e->scene) & ~(SF_STEP | SF_HL | SF_AUTOPLAY | SF_MEAS)) {
             /* the student's own scene (a key changed it): wherever it shows the values */
             for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++)
-                predict_hide(a, r, predict_values_from(a, e, r));
+                predict_hide(a, r, predict_values_from(a, e, r, 1));
             continue;
         }
         long at = e->step == SCENE_STEP_END ? (long)app_nsteps(a) : e->step;
@@ -228,7 +230,7 @@ void predict_begin(struct app *a, struct predict *p)
         if (e->type == LEX_NUMBER) numbers = true;
         if (e->type != LEX_HOLDS) continue;
         for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++)
-            predict_hide(a, r, predict_values_from(a, e, r));
+            predict_hide(a, r, predict_values_from(a, e, r, 2));
     }
     draw_set_mask(numbers ? predict_hit : NULL, p);
 }
