@@ -1259,7 +1259,6 @@ int present_walk(const char *path, struct app *a, present_walk_fn fn, void *ctx,
     if (pres_load(path, &p->set, err, errlen) != CV_OK) return CV_EINVAL;
     pres_index(p);
     p->a = a;
-    p->t0 = now_s(); /* the footer's clock reads 00:00, whenever the walk runs */
     for (size_t i = 0; i < p->n; i++) {
         p->pos = (struct deck_pos){i, DECK_STEP_START, 0};
         p->have_narr = false;
@@ -1273,6 +1272,7 @@ int present_walk(const char *path, struct app *a, present_walk_fn fn, void *ctx,
             for (long st = 0; st <= n; st++) {
                 if (scene) pres_set_step(p, st);
                 p->msg[0] = '\0';
+                p->t0 = now_s(); /* the footer's clock reads 00:00: the same on every run */
                 pres_draw(p);
                 fn(ctx, &p->set.v[p->sl[i].lesson], p->sl[i].slide, page, scene ? st : -1);
             }
