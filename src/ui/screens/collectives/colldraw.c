@@ -92,9 +92,10 @@ static void draw_status(const struct app *a, struct rect r)
     if (a->msg[0] || missing[0]) {
         text_fit(fit, sizeof fit, a->msg[0] ? a->msg : missing, end - x - 2, a->utf8);
         draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_WARN], fit);
-    } else if (a->have_plan && a->lay.what.h <= a->lay.what_lines) {
-        text_fit(fit, sizeof fit, a->plan.summary, end - x - 2, a->utf8);
-        draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_DIM], fit);
+    } else if (a->have_plan && a->lay.what.h <= a->lay.what_lines &&
+               text_width(a->plan.summary) <= end - x - 2) {
+        /* the summary beside the step where it fits whole; never cut */
+        draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_DIM], a->plan.summary);
     }
 }
 

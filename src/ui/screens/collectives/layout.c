@@ -293,6 +293,14 @@ int layout_compute(int rows, int cols, int nranks, size_t work_len,
     int band = bottom - top - ph;
     int need = boxes_h + (legend ? 1 : 0) + xr + wh;
     int spare = band - need;
+    /* Spare rows go first to the sentence and the summary a squeeze cut to one line (never
+     * a line cut by "…" above free rows), then become breathing room: */
+    if (spare > 0 && wh < wh_full + sum_full) {
+        int grow = clampi(wh_full + sum_full - wh, 0, spare);
+        wh += grow;
+        spare -= grow;
+        out->what_lines = wh < wh_full ? wh : wh_full;
+    }
     /* Spare rows become breathing room: above the boxes, between boxes and legend, before
      * the sentence; the rest stays at the bottom of the band. */
     int g1 = spare >= 1 ? 1 : 0, g2 = spare >= 2 ? 1 : 0, g3 = spare >= 3 ? 1 : 0;
