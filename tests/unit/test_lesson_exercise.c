@@ -744,6 +744,8 @@ static void test_answer_in_text(void **state)
              "answer: d / 128\nunits: x\n```\n");
     assert_true(ex_answer_in_text(e, "it moves 8x more", NULL, 0));
     assert_false(ex_answer_in_text(e, "Lesson 8 showed this", NULL, 0));
+    assert_false(ex_answer_in_text(e, "not lesson 8's example", NULL, 0));
+    assert_false(ex_answer_in_text(e, "as slide 8 says", NULL, 0));
     lesson_free(&L);
 
     e = load("# H\n\n```scene\ncollective: all_reduce\ninit: seq\ncount: 4\n```\n\n"
