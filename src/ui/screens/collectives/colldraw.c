@@ -559,7 +559,7 @@ static void draw_slices_legend(const struct app *a, const struct coll_slices *sl
  * summary says which view is the teaching model and which is how NCCL runs it. */
 static void draw_what(const struct app *a, struct rect r)
 {
-    char lines[4][256];
+    char lines[4][256]; /* 4 rows of the sentence, then 4 of the summary */
     int wl = a->lay.what_lines < r.h ? a->lay.what_lines : r.h;
     int max = wl < 4 ? wl : 4;
     int n = text_wrap(coll_what(a, app_step(a)), r.w - 2, lines, max, a->utf8);

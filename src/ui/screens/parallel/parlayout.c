@@ -12,6 +12,7 @@
 #define PANEL_H_MIN 6
 #define PANEL_COMPACT_H 2
 #define WHAT_MAX_LINES 3
+#define WHAT_GROW_LINES 8 /* the sentence's rows where rows are free (par_what draws 8) */
 
 int par_values_width(int cols)
 {
@@ -216,7 +217,7 @@ bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
              * cut by "…" above free rows); then one above the boxes, one under them, one
              * before the sentence. */
             int spare = ah - gr * bh;
-            int full = c->zoom >= 3 ? 0 : par_what_lines(c->what, aw, WHAT_MAX_LINES);
+            int full = c->zoom >= 3 ? 0 : par_what_lines(c->what, aw, WHAT_GROW_LINES);
             if (spare > 0 && wl < full) {
                 int grow = full - wl < spare ? full - wl : spare;
                 wl += grow;
