@@ -273,6 +273,22 @@ static const char *verdict_glyph(const struct app *a, enum ex_verdict k)
     return k == EX_RIGHT ? a->g->ok : k == EX_WRONG ? a->g->bad : "!";
 }
 
+static bool ex_recalled(const struct lesson_ui *u, const struct lesson_exercise *e);
+
+/* Which numbers a number exercise with variants is asked with, and the keys to others. */
+static void ex_numbers_note(const struct lesson_ui *u, const struct lesson_exercise *e,
+                            const struct lesson_ex_state *st, char *t, size_t n)
+{
+    if (st->seed)
+        snprintf(t, n, "; variant %llu (v: other numbers, L: the lecture's)%s",
+                 (unsigned long long)st->seed,
+                 ex_recalled(u, e) && st->seed == 1
+                     ? ": the lecture's answer was on screen in an earlier lesson"
+                     : "");
+    else
+        snprintf(t, n, "; the lecture's numbers (v: other numbers)");
+}
+
 /* Is e one whose lecture answer an earlier lesson showed (recall.h)? */
 static bool ex_recalled(const struct lesson_ui *u, const struct lesson_exercise *e)
 {
@@ -320,18 +336,7 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
             snprintf(t, sizeof t, "answer in %s (or another unit of the same kind)", e->units);
         else
             snprintf(t, sizeof t, "answer with a number");
-        if (ex_has_variants(e)) {
-            size_t o = strlen(t);
-            if (st->seed)
-                snprintf(t + o, sizeof t - o,
-                         "; variant %llu (v: other numbers, L: the lecture's)%s",
-                         (unsigned long long)st->seed,
-                         ex_recalled(u, e) && st->seed == 1
-                             ? ": the lecture's answer was on screen in an earlier lesson"
-                             : "");
-            else
-                snprintf(t + o, sizeof t - o, "; the lecture's numbers (v: other numbers)");
-        }
+        if (ex_has_variants(e)) ex_numbers_note(u, e, st, t + strlen(t), sizeof t - strlen(t));
         ll_text(v, th->role[TH_DIM], width, "", "", t);
     } else if (e->type == LEX_CHOICE) {
         ll_text(v, th->role[TH_DIM], width, "", "", "answer with the option's number");

@@ -264,6 +264,19 @@ static void lesson_ui_scene_action(struct app *a, enum ui_action act)
     }
 }
 
+/* L: the lecture's numbers again (after v, or where an earlier lesson showed them). */
+static void lesson_ui_lecture(struct app *a, struct lesson_ui *u,
+                              const struct lesson_exercise *e, struct lesson_ex_state *st)
+{
+    if (!e || !st->seed) {
+        snprintf(a->msg, sizeof a->msg, "%s",
+                 e ? "these are the lecture's numbers" : "no exercise on this slide");
+        return;
+    }
+    memset(st, 0, sizeof *st); /* the lecture's numbers: a fresh question */
+    u->show_ex = true;
+}
+
 static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *next)
 {
     (void)next;
@@ -335,13 +348,7 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
         }
         return true;
     case ACT_LECTURE:
-        if (!e || !st->seed) {
-            snprintf(a->msg, sizeof a->msg, "%s",
-                     e ? "these are the lecture's numbers" : "no exercise on this slide");
-            return true;
-        }
-        memset(st, 0, sizeof *st); /* the lecture's numbers: a fresh question */
-        u->show_ex = true;
+        lesson_ui_lecture(a, u, e, st);
         return true;
     case ACT_SOLUTION:
         if (!e) {
