@@ -60,9 +60,12 @@ struct walk {
 
 const char *walk_kind_name(enum walk_kind k)
 {
-    static const char *const n[WALK_NKINDS] = {"number answer early", "holds answer early",
-                                               "choice answer early", "cut line",
-                                               "answer shown in an earlier lesson"};
+    static const char *const n[WALK_NKINDS] = {"number answer early",
+                                               "holds answer early",
+                                               "choice answer early",
+                                               "cut line",
+                                               "answer shown in an earlier lesson",
+                                               "cut line above a blank row"};
     return k < WALK_NKINDS ? n[k] : "?";
 }
 
@@ -443,6 +446,11 @@ static void walk_check(struct walk *w, size_t slide)
             while (*s == ' ')
                 s++;
             walk_found(w, WALK_CUT, slide, s, w->line[y]);
+            /* a blank row under it (the key bar's row aside): there was room to wrap */
+            bool blank = false;
+            for (int b = y + 1; b < w->nlines - 1 && !blank; b++)
+                blank = w->line[b][strspn(w->line[b], " ")] == '\0';
+            if (blank) walk_found(w, WALK_CUT_FREE, slide, s, w->line[y]);
         }
     if (w->set) walk_mark_later(w);
     for (size_t k = 0; k < w->nans; k++) {

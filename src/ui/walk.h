@@ -10,8 +10,9 @@
  *     row shows; a choice exercise's right option as its text.
  *   - (player) a number exercise asked at the lecture's numbers whose answer a frame of an
  *     earlier lesson showed (recall.h: it must start on a variant's numbers);
- *   - a cut line: a row whose text ends in "…" (the screens' text_fit) while the screen has
- *     free rows below to wrap it into.
+ *   - a cut line: a row whose text ends in "…" (the screens' text_fit), counted also
+ *     apart where a blank row lies below it on the screen (room it could have wrapped
+ *     into).
  *
  * The frames: each step of the slide's scene, the scene alone (z) where the player shows
  * the text alone, and each page of the narration; the presenter's pages and steps. No
@@ -30,7 +31,8 @@ enum walk_kind {
     WALK_EARLY_HOLDS,
     WALK_EARLY_CHOICE,
     WALK_CUT,
-    WALK_RECALL, /* the player asks at the lecture's numbers what an earlier lesson showed */
+    WALK_RECALL,   /* the player asks at the lecture's numbers what an earlier lesson showed */
+    WALK_CUT_FREE, /* a cut line with a blank row below it on the screen (room to wrap) */
     WALK_NKINDS
 };
 

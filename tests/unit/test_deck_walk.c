@@ -25,7 +25,7 @@ static const long cut_ceiling[2][3] = {{22, 2, 0}, {21, 2, 1}};
 
 static void walk_all(enum walk_view view, const char *name)
 {
-    long early = 0, cuts = 0;
+    long early = 0, cuts = 0, free_cuts = 0;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         struct walk_counts c;
         char err[400];
@@ -36,13 +36,14 @@ static void walk_all(enum walk_view view, const char *name)
         assert_true(c.frames > 100); /* the deck was walked */
         printf("walk %s %dx%d: %ld frames; early answers: %ld number, %ld holds, %ld choice "
                "(places %ld/%ld/%ld); recalled from an earlier lesson %ld; cut lines %ld "
-               "(places %ld)\n",
+               "(places %ld, %ld above a blank row)\n",
                name, sizes[i][0], sizes[i][1], c.frames, c.n[WALK_EARLY_NUMBER],
                c.n[WALK_EARLY_HOLDS], c.n[WALK_EARLY_CHOICE], c.places[WALK_EARLY_NUMBER],
                c.places[WALK_EARLY_HOLDS], c.places[WALK_EARLY_CHOICE], c.places[WALK_RECALL],
-               c.n[WALK_CUT], c.places[WALK_CUT]);
+               c.n[WALK_CUT], c.places[WALK_CUT], c.places[WALK_CUT_FREE]);
         early += c.places[WALK_EARLY_NUMBER] + c.places[WALK_EARLY_HOLDS] +
                  c.places[WALK_EARLY_CHOICE] + c.places[WALK_RECALL];
+        free_cuts += c.places[WALK_CUT_FREE]; /* a cut with a blank row under it: never */
         if (c.places[WALK_CUT] > cut_ceiling[view][i]) {
             printf("walk %s %dx%d: %ld cut lines, more than the %ld there were\n", name,
                    sizes[i][0], sizes[i][1], c.places[WALK_CUT], cut_ceiling[view][i]);
@@ -50,6 +51,7 @@ static void walk_all(enum walk_view view, const char *name)
         }
     }
     assert_int_equal(early, 0);
+    assert_int_equal(free_cuts, 0);
     assert_int_equal(cuts, 0);
 }
 
