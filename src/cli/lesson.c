@@ -222,8 +222,24 @@ static bool choice_in_text(const struct lesson_exercise *y, const char *text, ch
     return false;
 }
 
-/* Predict first: a slide whose title or narration shows one of its own exercises' answers
- * (ex_answer_in_text) gets a warning. */
+/* Where slide t's title or narration shows exercise x's answer (ex_answer_in_text): the
+ * line, with the text in found; 0 when it does not. */
+static int answer_line(const struct lesson_slide *T, const struct lesson_exercise *x,
+                       char *found, size_t n)
+{
+    if (ex_answer_in_text(x, T->title, found, n)) return T->title_line;
+    for (size_t b = 0; b < T->nblocks; b++) {
+        char *t = block_text(&T->blocks[b]);
+        bool hit = ex_answer_in_text(x, t, found, n);
+        free(t);
+        if (hit) return T->blocks[b].line;
+    }
+    return 0;
+}
+
+/* Predict first: a slide whose title or narration shows the answer of one of its own
+ * exercises, or of an exercise on a later slide of the lesson (ex_answer_in_text), gets a
+ * warning. */
 static void check_answers_shown(const struct lesson *L, struct lesson_errors *warns)
 {
     for (size_t s = 0; s < L->nslides; s++) {
@@ -231,18 +247,19 @@ static void check_answers_shown(const struct lesson *L, struct lesson_errors *wa
         for (size_t e = 0; e < S->nex; e++) {
             const struct lesson_exercise *x = &S->ex[e];
             char found[80], msg[800];
-            int line = 0;
-            if (ex_answer_in_text(x, S->title, found, sizeof found)) line = S->title_line;
-            for (size_t b = 0; !line && b < S->nblocks; b++) {
-                char *t = block_text(&S->blocks[b]);
-                if (ex_answer_in_text(x, t, found, sizeof found)) line = S->blocks[b].line;
-                free(t);
-            }
-            if (line) {
-                snprintf(msg, sizeof msg,
-                         "%s:%d: warning: slide %zu shows the answer of its exercise %s before "
-                         "it is asked ('%s')",
-                         L->path, line, s + 1, x->id, found);
+            for (size_t t = 0; t <= s; t++) {
+                int line = answer_line(&L->slides[t], x, found, sizeof found);
+                if (!line) continue;
+                if (t == s)
+                    snprintf(msg, sizeof msg,
+                             "%s:%d: warning: slide %zu shows the answer of its exercise %s "
+                             "before it is asked ('%s')",
+                             L->path, line, s + 1, x->id, found);
+                else
+                    snprintf(msg, sizeof msg,
+                             "%s:%d: warning: slide %zu shows the answer of exercise %s, "
+                             "asked later on slide %zu ('%s')",
+                             L->path, line, t + 1, x->id, s + 1, found);
                 push_msg(warns, msg);
             }
             /* a solution shown before a later exercise of the slide is asked */
@@ -282,7 +299,8 @@ static int lesson_check(int argc, char **argv)
         "every key the narration tells the student to press bound by the player there,\n"
         "and 200 variants of every exercise with variants (each within its constraints,\n"
         "with a finite answer, a whole number where the exercise says integer: yes).\n"
-        "Warns where a slide's title or narration shows its own exercise's answer.\n"
+        "Warns where a slide's title or narration shows the answer of its own exercise\n"
+        "or of an exercise on a later slide of the lesson.\n"
         "Prints every error and warning as file:line: message (on stderr) and one ok\n"
         "line per valid lesson (on stdout).\n",
         "Exit status: 0 all valid, 2 any error (or, with --strict, any warning).\n");

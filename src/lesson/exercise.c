@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/init.h"
 #include "core/plan.h"
@@ -1198,6 +1199,22 @@ static size_t text_numbers(const char *text, struct text_num *out, size_t cap)
     return k;
 }
 
+/* Is the number at p (in text) the number of a place: "lesson 8", "Slide 3", "step 4"? */
+static bool text_names_place(const char *text, const char *p)
+{
+    static const char *const words[] = {"lesson",   "slide", "step",   "problem",
+                                        "exercise", "part",  "chapter"};
+    if (p - text < 2 || p[-1] != ' ') return false;
+    const char *end = p - 1, *b = end;
+    while (b > text && isalpha((unsigned char)b[-1]))
+        b--;
+    if (b > text && b[-1] == '/') return false; /* "sent/step 24 MiB": a rate */
+    for (size_t i = 0; i < ARRAY_LEN(words); i++)
+        if ((size_t)(end - b) == strlen(words[i]) && strncasecmp(b, words[i], end - b) == 0)
+            return true;
+    return false;
+}
+
 static void found_copy(const char *a, const char *b, char *found, size_t n)
 {
     if (found && n) snprintf(found, n, "%.*s", (int)(b - a < 60 ? b - a : 60), a);
@@ -1231,7 +1248,15 @@ bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char 
             const char *w = t[i].end;
             while (*w == ' ')
                 w++;
-            if (!t[i].unit[0] && want_dim != DIM_NONE && isalpha((unsigned char)*w)) continue;
+            if (!t[i].unit[0] && (want_dim != DIM_NONE || ex->units[0]) &&
+                (isalpha((unsigned char)*w) || (*w == '\'' && isalpha((unsigned char)w[1]))))
+                continue; /* "8 ranks", "Lesson 8 showed", "lesson 8's" for an 8x answer */
+            if (text_names_place(text, t[i].start)) continue; /* "lesson 8", "slide 3" */
+            /* a count without a unit is stated as a count of something ("14 steps"); a
+             * bare whole number is a value ("rank 2 gets 14,") */
+            if (!t[i].unit[0] && !ex->units[0] && ex->answer == round(ex->answer) &&
+                !isalpha((unsigned char)*w))
+                continue;
             if (near(t[i].x * sc / want_scale, ex->answer, ex->tolerance)) {
                 hit = true;
                 found_copy(t[i].start, t[i].end, found, n);

@@ -749,6 +749,17 @@ static void test_answer_in_text(void **state)
     assert_true(ex_answer_in_text(e, "it takes 14 steps", found, sizeof found));
     assert_string_equal(found, "14");
     assert_false(ex_answer_in_text(e, "it takes 15 steps", NULL, 0));
+    /* a bare whole number is a value, not the count */
+    assert_false(ex_answer_in_text(e, "rank 2 gets 14, rank 3 gets 18", NULL, 0));
+    lesson_free(&L);
+
+    /* a ratio: "8x" states it, "Lesson 8 showed" counts something else */
+    e = load("# X\n\n```exercise\nid: x\ntype: number\nprompt: p\nparam: d = 1024\n"
+             "answer: d / 128\nunits: x\n```\n");
+    assert_true(ex_answer_in_text(e, "it moves 8x more", NULL, 0));
+    assert_false(ex_answer_in_text(e, "Lesson 8 showed this", NULL, 0));
+    assert_false(ex_answer_in_text(e, "not lesson 8's example", NULL, 0));
+    assert_false(ex_answer_in_text(e, "as slide 8 says", NULL, 0));
     lesson_free(&L);
 
     e = load("# H\n\n```scene\ncollective: all_reduce\ninit: seq\ncount: 4\n```\n\n"

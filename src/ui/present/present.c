@@ -772,6 +772,8 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
             pr.open[k] = k >= p->revealed;
             pr.answer[k] = s->ex[k].answer;
         }
+        /* nor the answers of the lesson's later slides */
+        predict_add_later(&pr, pres_lesson(p), p->sl[p->pos.slide].slide, NULL, NULL);
         predict_begin(a, &pr);
         app_screen(a)->draw(a, pg->scene);
         predict_end(a);
@@ -1479,4 +1481,38 @@ void present_script_close(struct present_script *s)
     app_stop_worker(s->p.a, PRES_STOP_WAIT_S);
     pres_free(&s->p);
     free(s);
+}
+
+/* ---- the deck walker's presenter (ui/walk.h) ----------------------------------------- */
+
+int present_walk(const char *path, struct app *a, present_walk_fn fn, void *ctx, char *err,
+                 size_t errlen)
+{
+    struct pres P = {.path = path, .name = "walk", .big = a->big_digits};
+    struct pres *p = &P;
+    if (pres_load(p, &p->set, err, errlen) != CV_OK) return CV_EINVAL;
+    pres_index(p);
+    p->a = a;
+    for (size_t i = 0; i < p->n; i++) {
+        p->pos = (struct deck_pos){i, DECK_STEP_START, 0};
+        p->have_narr = false;
+        p->revealed = 0;
+        pres_enter(p);
+        pres_layout(p);
+        for (int page = 0; page < pres_npages(p); page++) {
+            p->pos.page = page;
+            bool scene = p->lay.page[page].with_scene && p->scene_ok;
+            long n = scene ? pres_nsteps(p) : 0;
+            for (long st = 0; st <= n; st++) {
+                if (scene) pres_set_step(p, st);
+                p->msg[0] = '\0';
+                p->t0 = now_s(); /* the footer's clock reads 00:00: the same on every run */
+                pres_draw(p);
+                fn(ctx, &p->set.v[p->sl[i].lesson], p->sl[i].slide, page, scene ? st : -1);
+            }
+        }
+    }
+    p->a = NULL; /* the caller's */
+    pres_free(p);
+    return CV_OK;
 }

@@ -50,4 +50,16 @@ void present_script_where(const struct present_script *s, size_t *slide, size_t 
 void present_script_notes(struct present_script *s, struct notes_state *st);
 void present_script_close(struct present_script *s);
 
+/* The deck walker (ui/walk.h): every slide of path shown by the presenter on the current
+ * curses screen through a (set up by the caller: theme, glyphs, surface), each page and,
+ * on the scene's page, each step drawn in turn; fn is called after each frame with the
+ * slide's lesson, its index there, the page and the step (-1: a page without the scene).
+ * CV_OK, or CV_EINVAL with the deck's first error in err. */
+struct app;
+struct lesson;
+typedef void (*present_walk_fn)(void *ctx, const struct lesson *L, size_t slide, int page,
+                                long step);
+int present_walk(const char *path, struct app *a, present_walk_fn fn, void *ctx, char *err,
+                 size_t errlen);
+
 #endif

@@ -275,6 +275,32 @@ static const char *verdict_glyph(const struct app *a, enum ex_verdict k)
     return k == EX_RIGHT ? a->g->ok : k == EX_WRONG ? a->g->bad : "!";
 }
 
+static bool ex_recalled(const struct lesson_ui *u, const struct lesson_exercise *e);
+
+/* Which numbers a number exercise with variants is asked with, and the keys to others. */
+static void ex_numbers_note(const struct lesson_ui *u, const struct lesson_exercise *e,
+                            const struct lesson_ex_state *st, char *t, size_t n)
+{
+    if (st->seed)
+        snprintf(t, n, "; variant %llu (v: other numbers, L: the lecture's)%s",
+                 (unsigned long long)st->seed,
+                 ex_recalled(u, e) && st->seed == 1
+                     ? ": the lecture's answer was on screen in an earlier lesson"
+                     : "");
+    else
+        snprintf(t, n, "; the lecture's numbers (v: other numbers)");
+}
+
+/* Is e one whose lecture answer an earlier lesson showed (recall.h)? */
+static bool ex_recalled(const struct lesson_ui *u, const struct lesson_exercise *e)
+{
+    size_t i = 0;
+    for (size_t s = 0; s < u->L->nslides; s++)
+        for (size_t k = 0; k < u->L->slides[s].nex; k++, i++)
+            if (&u->L->slides[s].ex[k] == e) return i < u->nrecall && u->recall[i];
+    return false;
+}
+
 /* The current exercise: prompt (with this variant's numbers), options, hints revealed,
  * the input line, the verdict, and after a right answer or giving up the answer and the
  * solution. */
@@ -313,14 +339,7 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
             snprintf(t, sizeof t, "answer in %s (or another unit of the same kind)", e->units);
         else
             snprintf(t, sizeof t, "answer with a number");
-        if (ex_has_variants(e)) {
-            size_t o = strlen(t);
-            if (st->seed)
-                snprintf(t + o, sizeof t - o, "; variant %llu (v: other numbers)",
-                         (unsigned long long)st->seed);
-            else
-                snprintf(t + o, sizeof t - o, "; the lecture's numbers (v: other numbers)");
-        }
+        if (ex_has_variants(e)) ex_numbers_note(u, e, st, t + strlen(t), sizeof t - strlen(t));
         ll_text(v, th->role[TH_DIM], width, "", "", t);
     } else if (e->type == LEX_CHOICE) {
         ll_text(v, th->role[TH_DIM], width, "", "", "answer with the option's number");
@@ -424,8 +443,14 @@ static bool ex_answered(const struct lesson_ui *u, const struct lesson_slide *s,
     return st->right || st->gave_up || (u->have_prog && progress_solved(&u->prog, s->ex[k].id));
 }
 
+static bool player_solved(const void *ctx, const char *id)
+{
+    const struct lesson_ui *u = ctx;
+    return u->have_prog && progress_solved(&u->prog, id);
+}
+
 /* Fill p for the slide's exercises as the student stands: open until answered; a number
- * exercise's answer at the student's variant. */
+ * exercise's answer at the student's variant; the later slides' exercises not solved. */
 static void player_predict(const struct lesson_ui *u, const struct lesson_slide *s,
                            const struct scene *sc, struct predict *p)
 {
@@ -437,6 +462,7 @@ static void player_predict(const struct lesson_ui *u, const struct lesson_slide 
         p->open[k] = !ex_answered(u, s, k);
         p->answer[k] = st->seed ? st->var.answer : s->ex[k].answer;
     }
+    predict_add_later(p, u->L, u->slide, player_solved, u);
 }
 
 /* ---- the list ---- */
