@@ -46,6 +46,10 @@ struct bench_params {
      * it (worker/proto.c), and no screen sets it. */
     int ring_order[CV_MAX_RANKS];
     int ring_n;
+    /* Out of place (nccl-tests' first group): the input in a send buffer of its own, the
+     * result in the working buffer (comm.h's run_oop). false: in place, the working buffer
+     * alone (core/coll.h's layout; nccl-tests' second group), which the screens measure. */
+    bool out_of_place;
 };
 
 /* One row of nccl-tests' table. */
