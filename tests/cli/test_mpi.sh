@@ -122,6 +122,13 @@ for name, c, m in (("ring", cpu, ring), ("direct", cpud, direct)):
         print("  %s rows differ:\n   cpu %r\n   mpi %r" % (name, [key(r) for r in c["rows"]], [key(r) for r in m["rows"]])); ok = False
     if any(r["wrong"] != 0 or not r["busbw"] > 0 for r in m["rows"]):
         print("  %s: wrong or busbw:" % name, m["rows"]); ok = False
+# Both of nccl-tests' groups checked: out of place (the fields above) and in place.
+for name, d in (("cpu", cpu), ("ring", ring), ("direct", direct), ("mpi", native)):
+    bad = [(r["collective"], r["size"], r["in_place"]) for r in d["rows"]
+           if (r["in_place"] is None) != (r["collective"] == "all_to_all")
+           or (r["in_place"] is not None and (r["in_place"]["wrong"] != 0 or not r["in_place"]["busbw"] > 0))]
+    if bad:
+        print("  %s: in-place group:" % name, bad); ok = False
 # MPI reports no links: every row's "link" is null, as on the CPU ranks.
 if any(r.get("link", "absent") is not None for d in (ring, direct, native) for r in d["rows"]):
     print("  link not null:", sorted({str(r.get("link", "absent")) for d in (ring, direct, native) for r in d["rows"]})); ok = False
@@ -131,13 +138,16 @@ sys.exit(0 if ok else 1)
 EOF
 
 # Text: one header (rank 0 only), --within-node spans this host's 3 ranks.
-"${MPIRUN[@]}" -np 3 "$BIN" bench all_reduce -b 12K -n 2 -w 1 --backend mpi --within-node \
+"${MPIRUN[@]}" -np 3 "$BIN" bench all_reduce -b 12K -n 2 -w 1 --backend mpi --within-node --algo auto \
     >"$tmp/text" 2>"$tmp/err" || fail "bench --within-node: exit $? $(cat "$tmp/err")"
 [ "$(grep -c '^# collviz bench' "$tmp/text")" -eq 1 ] || fail "bench text: header not printed exactly once: $(cat "$tmp/text")"
 grep -q "ranks:   mpi: 3 processes on 1 host" "$tmp/text" || fail "bench text: ranks line: $(grep ranks: "$tmp/text")"
 grep -q "3 MPI processes of 1 node" "$tmp/text" || fail "bench --within-node: not said: $(cat "$tmp/text")"
-# algo auto: the fastest of a short trial (backend/run.c), whichever won here
-grep -Eq '^ +12288 +3072 +float +sum +-1 +(ring|tree|direct|owner) .* 0$' "$tmp/text" || fail "bench --within-node row: $(cat "$tmp/text")"
+# nccl-tests' row: both groups checked; algo auto: the fastest of a short trial
+# (backend/run.c), whichever won here, said after the rows
+grep -Eq '^ +12288 +3072 +float +sum +-1( +[0-9.]+){3} +0( +[0-9.]+){3} +0$' "$tmp/text" || fail "bench --within-node row: $(cat "$tmp/text")"
+grep -Eq '^# all_reduce: algo auto chose \(size: out-of-place/in-place\): 12288:(ring|tree|direct|owner)/(ring|tree|direct|owner)$' "$tmp/text" ||
+    fail "bench --within-node: auto's choice not said: $(cat "$tmp/text")"
 grep -q "algo auto: the fastest in a trial" "$tmp/text" || fail "bench --within-node: the auto trial not said: $(cat "$tmp/text")"
 [ -s "$tmp/err" ] && fail "bench: something on stderr: $(cat "$tmp/err")"
 
