@@ -140,6 +140,9 @@ struct backend_ops {
     int (*rank_device)(const struct backend *b, int rank);
     /* That device's name, as the driver gives it ("NVIDIA H200"). */
     void (*device_name)(const struct backend *b, int dev, char *buf, size_t n);
+    /* That device's PCI address as nccl-tests prints it: domain:bus:device in lower-case
+     * hex ("0000:1b:00"), "" unknown. */
+    void (*device_busid)(const struct backend *b, int dev, char *buf, size_t n);
     /* The library's own log of what it set up (NCCL's INFO log: its rings, trees and links,
      * for records/records.h), on the heap in *text (*len bytes; the caller frees it), and
      * where it comes from in src ("NCCL's INFO log of this process"): 0; or -1 with why
@@ -180,6 +183,7 @@ void backend_lib_env(const struct backend *b, char *algo, size_t algo_n, char *p
 void backend_links(const struct backend *b, int nranks, char *buf, size_t n);
 int backend_rank_device(const struct backend *b, int rank);
 void backend_device_name(const struct backend *b, int dev, char *buf, size_t n);
+void backend_device_busid(const struct backend *b, int dev, char *buf, size_t n);
 /* lib_log, safe for any backend: -1 with "no NCCL log: not a GPU run" for one without. */
 int backend_lib_log(const struct backend *b, char **text, size_t *len, char *src, size_t n);
 /* What the backend of kind k was compiled against, for when it cannot be asked ("compiled

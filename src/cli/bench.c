@@ -733,8 +733,9 @@ static void bench_print_preamble(const struct bench_opts *o, const char *backend
 
 /* nccl-tests' device lines for the ranks this process runs ("#  Rank  0 Group  0 Pid ...
  * on HOST device D [BUSID] NAME"), read before the worker takes the backend over. A rank
- * without a device (a CPU thread) has device -1 and bus "none"; a GPU's bus id is not
- * known to collviz ("?"). Ranks of other processes are counted in one line, not listed.
+ * without a device (a CPU thread) has device -1 and bus "none"; a GPU's bus id is the
+ * driver's ("?" where the backend does not say). Ranks of other processes are counted in
+ * one line, not listed.
  * Caller frees. */
 static char *bench_devices(struct backend *b, int ranks)
 {
@@ -754,13 +755,17 @@ static char *bench_devices(struct backend *b, int ranks)
             others++;
             continue;
         }
-        char name[96] = "";
-        if (dev >= 0)
+        char name[96] = "", bus[32] = "";
+        if (dev >= 0) {
             backend_device_name(b, dev, name, sizeof name);
-        else if (b->ops->rank_label)
+            backend_device_busid(b, dev, bus, sizeof bus);
+        } else if (b->ops->rank_label)
             b->ops->rank_label(b, r, name, sizeof name);
         if (!name[0]) snprintf(name, sizeof name, "%s rank", b->ops->name);
-        nt_device_line(out + len, cap - len, r, 0, pid, host, dev, dev >= 0 ? "?" : "none",
+        nt_device_line(out + len, cap - len, r, 0, pid, host, dev,
+                       dev < 0  ? "none"
+                       : bus[0] ? bus
+                                : "?",
                        name);
         len += strlen(out + len);
     }

@@ -16,6 +16,7 @@
 #include "backend/nccl/nccl_info.h"
 #include "backend/nccl/nccl_links.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -439,6 +440,17 @@ static void nccl_device_name(const struct backend *b, int dev, char *buf, size_t
     if (in && dev < in->ngpus) snprintf(buf, n, "%s", in->gpu[dev].name);
 }
 
+/* cudaDeviceGetPCIBusId's "0000:1B:00.0" as nccl-tests prints it: "0000:1b:00". */
+static void nccl_device_busid(const struct backend *b, int dev, char *buf, size_t n)
+{
+    const struct nccl_info *in = nccl_backend_get_info(b);
+    if (!in || dev >= in->ngpus || !n) return;
+    size_t k = 0;
+    for (const char *p = in->gpu[dev].pci_bus_id; *p && *p != '.' && k + 1 < n; p++)
+        buf[k++] = (char)tolower((unsigned char)*p);
+    buf[k] = '\0';
+}
+
 const struct backend_ops nccl_backend_ops = {
     .name = "nccl",
     .kind = BACKEND_NCCL,
@@ -456,6 +468,7 @@ const struct backend_ops nccl_backend_ops = {
     .links = nccl_links,
     .rank_device = nccl_backend_gpu,
     .device_name = nccl_device_name,
+    .device_busid = nccl_device_busid,
     .lib_log = nccl_lib_log,
 };
 
