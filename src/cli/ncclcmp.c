@@ -239,7 +239,7 @@ int cli_nccl_compare(const char *pa, const struct rec_log *A, const char *pb,
             cmp_json_test(tests, ta[i], tb[i]);
         return cli_json_print(stdout, root) != 0 ? 1 : 0;
     }
-    printf("nccl-tests runs compared: A = %s, B = %s\n", pa, pb);
+    cv_printf_safe("nccl-tests runs compared: A = %s, B = %s\n", pa, pb); /* paths: any bytes */
     if (A->nranks >= 0 && B->nranks >= 0 && A->nranks != B->nranks)
         printf("note: A ran on %d ranks, B on %d\n", A->nranks, B->nranks);
     printf("out-of-place busbw (GB/s) at each size, B/A; spread: " CMP_SPREAD_TEXT "\n");

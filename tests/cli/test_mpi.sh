@@ -8,7 +8,8 @@
 #   - `bench --backend mpi` gives the CPU ranks' rows (collectives, sizes, counts, algorithms,
 #     #wrong 0, "link" null), MPI's own collectives (--algo mpi) with #wrong 0, --within-node
 #     on one host; only rank 0 prints; a corrupted element (test hook, ASan binary) is
-#     counted as 1 wrong, said once, and rank 0's JSON is whole though it ends last;
+#     counted as 1 wrong in each group (out of place, in place), said once, and rank 0's JSON
+#     is whole though it ends last;
 #   - (stalled and stopped ranks: test_mpi_stuck.sh)
 #   - `train ddp|tp|pp --backend mpi --check` equals one device, as on the CPU ranks.
 # Skips (77) when mpirun is missing or the binary was built without MPI.
@@ -166,9 +167,10 @@ if [ -n "$ASAN_BIN" ]; then
         -b 64K -n 1 -w 0 --backend mpi --format json >"$tmp/corrupt.json" 2>"$tmp/err"
     rc=$?
     [ "$rc" -eq 1 ] || fail "corrupted element: exit $rc, want 1 ($(tail -3 "$tmp/err"))"
-    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; sys.exit(0 if [x["wrong"] for x in r]==[1] else 1)' \
-        "$tmp/corrupt.json" 2>/dev/null || fail "corrupted element: #wrong not 1: $(cat "$tmp/corrupt.json")"
-    [ "$(grep -c '^collviz: bench: 1 wrong element$' "$tmp/err")" -eq 1 ] ||
+    # each of nccl-tests' groups is checked: 1 wrong out of place, 1 in place
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; sys.exit(0 if [(x["wrong"], x["in_place"]["wrong"]) for x in r]==[(1, 1)] else 1)' \
+        "$tmp/corrupt.json" 2>/dev/null || fail "corrupted element: #wrong not 1 in each group: $(cat "$tmp/corrupt.json")"
+    [ "$(grep -c '^collviz: bench: 2 wrong elements$' "$tmp/err")" -eq 1 ] ||
         fail "corrupted element: want rank 0's one line on stderr, got: $(grep collviz "$tmp/err")"
 fi
 

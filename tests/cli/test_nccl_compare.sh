@@ -105,6 +105,13 @@ sys.exit(0 if ok else 1)
 EOF
 done
 
+# A file name is untrusted text: no escape byte of it reaches the terminal.
+esc=$tmp/$'x\e[31mred'.log
+cp "$tmp/b.log" "$esc"
+"$BIN" nccl "$tmp/a.log" "$esc" >"$tmp/esc.txt" 2>&1 || fail "nccl a <escape name>: exit $?"
+grep -q $'\e' "$tmp/esc.txt" && fail "nccl a <escape name>: an escape byte reached the output"
+grep -q '^nccl-tests runs compared: A = ' "$tmp/esc.txt" || fail "nccl a <escape name>: $(head -2 "$tmp/esc.txt")"
+
 # Refused: different tests; a file without a run (--compare); --compare with 3 files.
 expect_usage_error "a.log is all_reduce (float sum)" nccl "$tmp/a.log" "$tmp/ag.log"
 expect_usage_error "is all_gather (float none): not the same test" nccl "$tmp/a.log" "$tmp/ag.log" --format json
