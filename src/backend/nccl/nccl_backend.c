@@ -16,7 +16,6 @@
 #include "backend/nccl/nccl_info.h"
 #include "backend/nccl/nccl_links.h"
 
-#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -440,15 +439,15 @@ static void nccl_device_name(const struct backend *b, int dev, char *buf, size_t
     if (in && dev < in->ngpus) snprintf(buf, n, "%s", in->gpu[dev].name);
 }
 
-/* cudaDeviceGetPCIBusId's "0000:1B:00.0" as nccl-tests prints it: "0000:1b:00". */
+/* cudaDeviceGetPCIBusId's "0000:1B:00.0" (or "00000000:1B:00.0") as nccl-tests prints
+ * a device: "%04x:%02x:%02x", domain, bus, device ("0000:1b:00"). */
 static void nccl_device_busid(const struct backend *b, int dev, char *buf, size_t n)
 {
     const struct nccl_info *in = nccl_backend_get_info(b);
+    unsigned dom, bus, slot;
     if (!in || dev >= in->ngpus || !n) return;
-    size_t k = 0;
-    for (const char *p = in->gpu[dev].pci_bus_id; *p && *p != '.' && k + 1 < n; p++)
-        buf[k++] = (char)tolower((unsigned char)*p);
-    buf[k] = '\0';
+    if (sscanf(in->gpu[dev].pci_bus_id, "%x:%x:%x", &dom, &bus, &slot) == 3)
+        snprintf(buf, n, "%04x:%02x:%02x", dom, bus, slot);
 }
 
 const struct backend_ops nccl_backend_ops = {
