@@ -56,10 +56,10 @@ static void bench_on_sigint(int sig)
 static const char bench_usage[] =
     "usage: collviz bench COLLECTIVE|all [options]\n"
     "\n"
-    "Measure collectives on a backend and print nccl-tests' table (as nccl-tests " NT_VERSION
-    "\n"
-    "prints it): size count type redop root, then time(us) algbw busbw #wrong out of place\n"
-    "and again in place, # Out of bounds values and # Avg bus bandwidth; GB/s = 1e9 bytes/s,\n"
+    "Measure collectives on a backend and print nccl-tests' table as nccl-tests " NT_VERSION
+    " prints\n"
+    "it: size count type redop root, then time(us) algbw busbw #wrong out of place and\n"
+    "again in place, # Out of bounds values and # Avg bus bandwidth; GB/s = 1e9 bytes/s,\n"
     "algbw = size/time and busbw = algbw * the collective's nccl-tests factor.\n"
     "\n"
     "COLLECTIVE: broadcast scatter gather reduce all_gather reduce_scatter all_reduce\n"
