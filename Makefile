@@ -47,7 +47,7 @@ CPPFLAGS += -D_GNU_SOURCE -Isrc -I. $(NCURSES_CFLAGS) $(LESSON_CFLAGS) $(CJSON_C
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
 LDLIBS   := $(NCURSES_LIBS) $(LESSON_LIBS) -lpthread -lm
 
-SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/sys/*.c) $(wildcard src/scene/*.c) src/backend/backend.c src/backend/run.c $(wildcard src/backend/cpu/*.c) \
+SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/sys/*.c) $(wildcard src/scene/*.c) src/backend/backend.c src/backend/run.c src/backend/launcher.c $(wildcard src/backend/cpu/*.c) \
            src/backend/nccl/nccl_links.c $(wildcard src/records/*.c) \
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/ui/*/*.c) \
            $(wildcard src/ui/screens/*/*.c) $(wildcard src/cli/*.c) \

@@ -176,7 +176,7 @@ static bool hw_why_unavailable(const char *why)
 void hw_panel_note(const struct hw_info *h, bool utf8, char *out, size_t n)
 {
     if (n) out[0] = '\0';
-    if (backend_kind_of(h->in_use) == BACKEND_NCCL || !h->nccl_why[0]) return;
+    if ((backend_caps_of(h->in_use) & BACKEND_CAP_GPU) || !h->nccl_why[0]) return;
     char r[240];
     /* Unavailable: the error's name is the point, its explanation is in the overlay. */
     hw_reason(h->nccl_why, hw_why_unavailable(h->nccl_why), r, sizeof r);
@@ -275,7 +275,7 @@ static void hw_nccl_build_line(struct hw_out *o)
 static void hw_nccl_lines(const struct hw_info *h, const char *desc, struct hw_out *o)
 {
     const char *dash = o->utf8 ? "\u2014" : "-";
-    if (backend_kind_of(h->in_use) == BACKEND_NCCL) {
+    if (backend_caps_of(h->in_use) & BACKEND_CAP_GPU) {
         hw_emitf(o, HW_HEAD_OK, 0, "nccl: in use %s NCCL runs the collectives on GPUs", dash);
         if (desc && desc[0]) hw_emit(o, HW_TEXT, 2, desc);
         /* nccl_backend_info's lines: versions, GPUs, the peer-access matrix, NCCL_*. */
@@ -326,7 +326,7 @@ int hw_lines(const struct hw_info *h, const char *desc, bool utf8, int width,
     bool nccl_built = false;
     for (const char *const *name = backend_names(); *name; name++) {
         if (name != backend_names()) hw_emit(&o, HW_TEXT, 0, "");
-        if (backend_kind_of(*name) == BACKEND_NCCL) {
+        if (backend_caps_of(*name) & BACKEND_CAP_GPU) {
             nccl_built = true;
             hw_nccl_lines(h, desc, &o);
             continue;
