@@ -831,9 +831,11 @@ static int bench_measure_one(struct worker *w, const struct bench_opts *o, enum 
 }
 
 /* collviz's lines about a collective's table, printed once its first size has run (m: the
- * out-of-place result), then nccl-tests' column header. */
+ * out-of-place result), then nccl-tests' column header. caps: the backend's (an algorithm
+ * of its own, steered by NCCL_ALGO). */
 static void bench_print_section(const struct bench_opts *o, enum coll c,
-                                const struct bench_result *m, const char *nccl_env)
+                                const struct bench_result *m, const char *nccl_env,
+                                unsigned caps)
 {
     char factor[48];
     if (strcmp(coll_info(c)->busbw_text, "1") == 0)
@@ -853,9 +855,12 @@ static void bench_print_section(const struct bench_opts *o, enum coll c,
     if (o->algo_auto)
         printf("# %s: algorithm: auto, per size (listed after the rows)\n", coll_name(c));
     else
-        printf("# %s: algorithm: %s%s for every row, out of place and in place\n", coll_name(c),
-               m->algo,
-               strcmp(m->algo, "nccl") == 0 ? " (NCCL's own choice: NCCL_ALGO steers it)" : "");
+        printf("# %s: algorithm: %s%s%s for every row, out of place and in place\n",
+               coll_name(c), m->algo,
+               (caps & BACKEND_CAP_OWN_ALGO) && !o->native ? " (the library's own choice" : "",
+               !(caps & BACKEND_CAP_OWN_ALGO) || o->native ? ""
+               : (caps & BACKEND_CAP_NCCL_ENV)             ? ": NCCL_ALGO steers it)"
+                                                           : ")");
     printf("# %s: out-of-place: the input in a buffer of its own (a plan copies it in first); "
            "in-place: one buffer\n",
            coll_name(c));
@@ -981,6 +986,7 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
     char nccl_env[160];
     bench_nccl_env(b, nccl_env, sizeof nccl_env);
     char *devices = bench_devices(b, o.ranks);
+    unsigned caps = b->ops->caps;
     /* nccl-tests' nThread: the ranks this process runs, one thread each (nGpus 1). */
     int nthread = backend_multiprocess(b) ? 1 : o.ranks;
     struct worker *w = worker_start(b, err, sizeof err);
@@ -1033,7 +1039,7 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
             if (has_ip) rows[nrows].ip = ri.measure;
             nrows++;
             if (o.json) continue;
-            if (si == 0) bench_print_section(&o, c, &r.measure, nccl_env);
+            if (si == 0) bench_print_section(&o, c, &r.measure, nccl_env, caps);
             bench_print_row(&o, &rows[nrows - 1]);
         }
         if (!o.json && exit_rc == 0) bench_print_end(&o, c, rows + first, nrows - first);
