@@ -37,7 +37,7 @@ static const struct backend_entry {
 } backend_table[BACKEND_KIND_COUNT] = {
     [BACKEND_CPU] = {"cpu", BACKEND_CPU, BACKEND_CAP_EXACT_REDUCTION, &cpu_backend_ops, NULL},
     [BACKEND_NCCL] = {"nccl", BACKEND_NCCL,
-                      BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_NCCL_ENV,
+                      BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_LIB_ENV,
 #ifdef HAVE_NCCL
                       &nccl_backend_ops,
 #else

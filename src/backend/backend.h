@@ -91,8 +91,9 @@ enum backend_cap {
     BACKEND_CAP_GPU = 1u << 1,
     /* Chooses its own algorithm (bench_params.algo is ignored). */
     BACKEND_CAP_OWN_ALGO = 1u << 2,
-    /* Its behaviour is steered by NCCL_ALGO / NCCL_PROTO (shown next to its figures). */
-    BACKEND_CAP_NCCL_ENV = 1u << 3,
+    /* Its behaviour is steered by its library's variables (NCCL_ALGO / NCCL_PROTO), shown
+     * next to its figures. */
+    BACKEND_CAP_LIB_ENV = 1u << 3,
     /* A rank is a process started by a launcher (mpirun, srun): the world size is the
      * launcher's, every process runs the same command, and only rank 0 prints. */
     BACKEND_CAP_PROCESSES = 1u << 4,

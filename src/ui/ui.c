@@ -40,8 +40,16 @@
 static struct launch *ui_launch;
 #define UI_CONNECT_TIMEOUT_S 10.0
 #define UI_LAUNCH_TIMEOUT_S 120.0
-/* --mpi's backend unless --backend says: MPI where this build has it. */
-#define UI_MPI_BACKEND (backend_kind_of("mpi") >= 0 ? "mpi" : "cpu")
+/* The backend of the job --mpi starts, unless --backend says: the one whose ranks are a
+ * launcher's processes (MPI's; built or not: a build without it says so), else the CPU
+ * ranks. */
+static const char *ui_job_backend(void)
+{
+    for (int k = 0; k < BACKEND_KIND_COUNT; k++)
+        if (backend_kind_caps((enum backend_kind)k) & BACKEND_CAP_PROCESSES)
+            return backend_kind_name((enum backend_kind)k);
+    return "cpu";
+}
 
 /* --mpi / --connect: the worker talks to a job (worker/serve.h). Fails with one line and
  * status 2: the user asked for that job, so no silent local fallback at start. */
@@ -52,7 +60,7 @@ static int ui_open_remote(struct app *a, const struct ui_opts *o)
     int rc;
     bool tcp = false;
     if (o->mpi)
-        rc = launch_start(o->mpi, o->backend_set ? o->backend : UI_MPI_BACKEND,
+        rc = launch_start(o->mpi, o->backend_set ? o->backend : ui_job_backend(),
                           UI_LAUNCH_TIMEOUT_S, &ui_launch, &fd, err, sizeof err);
     else
         rc = serve_dial(o->connect, &fd, &tcp, err, sizeof err);

@@ -454,7 +454,7 @@ static void nccl_device_busid(const struct backend *b, int dev, char *buf, size_
 const struct backend_ops nccl_backend_ops = {
     .name = "nccl",
     .kind = BACKEND_NCCL,
-    .caps = BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_NCCL_ENV,
+    .caps = BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_LIB_ENV,
     .open = nccl_open,
     .close = nccl_close,
     .max_ranks = nccl_max_ranks,
