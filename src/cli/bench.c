@@ -859,7 +859,7 @@ static void bench_print_section(const struct bench_opts *o, enum coll c,
                coll_name(c), m->algo,
                (caps & BACKEND_CAP_OWN_ALGO) && !o->native ? " (the library's own choice" : "",
                !(caps & BACKEND_CAP_OWN_ALGO) || o->native ? ""
-               : (caps & BACKEND_CAP_NCCL_ENV)             ? ": NCCL_ALGO steers it)"
+               : (caps & BACKEND_CAP_LIB_ENV)              ? ": NCCL_ALGO steers it)"
                                                            : ")");
     printf("# %s: out-of-place: the input in a buffer of its own (a plan copies it in first); "
            "in-place: one buffer\n",

@@ -22,7 +22,7 @@
 #include "core/coll.h"
 #include "core/util.h"
 #include "cli/json.h"
-#include "cli/ncclcmp.h"
+#include "cli/runcmp.h"
 #include "cli/opt.h"
 #include "records/records.h"
 #include "records/recfile.h"

@@ -1,4 +1,4 @@
-/* ncclcmp.c - `collviz nccl A B`: two runs of the same nccl-tests test (nccl-tests' own
+/* runcmp.c - `collviz nccl A B`: two runs of the same nccl-tests test (nccl-tests' own
  * output, or `collviz bench`'s, which is the same table) compared size by size.
  *
  * What is compared: the out-of-place busbw (nccl-tests' first group) at each size both runs
@@ -13,7 +13,7 @@
  *
  * Two records of different tests (collective, type or reduction), or one without any
  * nccl-tests rows, are refused: exit 2, one line. */
-#include "cli/ncclcmp.h"
+#include "cli/runcmp.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -1,7 +1,7 @@
-/* ncclcmp.h - `collviz nccl A B`: two runs of one nccl-tests test compared size by size
- * (ncclcmp.c says what is compared and what the spread is). */
-#ifndef COLLVIZ_CLI_NCCLCMP_H
-#define COLLVIZ_CLI_NCCLCMP_H
+/* runcmp.h - `collviz nccl A B`: two runs of one nccl-tests test compared size by size
+ * (runcmp.c says what is compared and what the spread is). */
+#ifndef COLLVIZ_CLI_RUNCMP_H
+#define COLLVIZ_CLI_RUNCMP_H
 
 #include <stdbool.h>
 
