@@ -185,6 +185,13 @@ unsigned backend_kind_caps(enum backend_kind k);
 int backend_open(const char *name, struct backend **out, char *err, size_t errlen,
                  char *why_not, size_t why_not_len);
 void backend_close(struct backend *b);
+/* Under a launcher's job of several processes (launcher_job_of_env), the backend a command
+ * runs on is the job's: *out is `asked` outside such a job (NULL stays NULL: the command's
+ * default), else the job's backend when none or "auto" was asked (nccl when it opens
+ * across the processes, else mpi), `asked` when it can join the job; CV_EINVAL with the
+ * reason (naming the launcher's variable) for one that runs in one process, a job no
+ * backend here can join (torchrun's; a build without MPI), or a size that is not a count. */
+int backend_for_job(const char *asked, const char **out, char *err, size_t errlen);
 /* The optional reports of struct backend_ops, safe for any backend (and b == NULL): the
  * hardware block (-1 and "" when none), the steering variables, the links, a rank's
  * device (-1 when none) and a device's name ("" when none). */

@@ -465,14 +465,17 @@ int cli_nccl_main(int argc, char **argv)
     if (argc - optind == 2 && (rc = nccl_two(&o, argv[optind], argv[optind + 1])) >= 0)
         return rc;
     struct rec_log *L = rec_new();
+    int unopened = 0; /* files refused at open, each already named on its own line */
     for (int i = optind; i < argc; i++)
-        cli_nccl_read(L, argv[i]);
+        unopened += cli_nccl_read(L, argv[i]) < 0;
     rec_finish(L);
     for (int i = 0; i < L->nerrors; i++)
         fprintf(stderr, "%s\n", L->errors[i]);
     if (L->errors_dropped) fprintf(stderr, "(%d more errors not shown)\n", L->errors_dropped);
     if (L->lines == 0) {
-        fprintf(stderr, "collviz nccl: nothing could be read: no NCCL or nccl-tests lines\n");
+        if (unopened < argc - optind)
+            fprintf(stderr,
+                    "collviz nccl: nothing could be read: no NCCL or nccl-tests lines\n");
         rec_free(L);
         return 2;
     }
