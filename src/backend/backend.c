@@ -142,6 +142,12 @@ void backend_device_name(const struct backend *b, int dev, char *buf, size_t n)
     if (b && b->ops->device_name && dev >= 0) b->ops->device_name(b, dev, buf, n);
 }
 
+void backend_device_busid(const struct backend *b, int dev, char *buf, size_t n)
+{
+    if (n) buf[0] = '\0';
+    if (b && b->ops->device_busid && dev >= 0) b->ops->device_busid(b, dev, buf, n);
+}
+
 void backend_build_text(enum backend_kind k, char *buf, size_t n)
 {
     if (n) buf[0] = '\0';

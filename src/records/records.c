@@ -568,6 +568,7 @@ static bool device_line(struct rec_ctx *x, const char *p)
     }
     if (!rk->host[0]) copy_word(skip_sp(on + 4), "", rk->host, sizeof rk->host);
     const char *q = skip_sp(dv + 8);
+    if (q[0] == '-' && q[1] == '1' && !isdigit((unsigned char)q[2])) q += 2; /* no device */
     long d = scan_uint(&q, 5);
     if (d >= 0 && rk->device < 0) rk->device = (int)d;
     q = skip_sp(q);
@@ -633,8 +634,10 @@ static struct rec_test *new_test(struct rec_ctx *x, const char *type, const char
 static bool meas(const char (*w)[32], int at, bool old, double ms, struct rec_meas *m)
 {
     double e;
-    if (!num_field(w[at], &m->time_us, false) || !num_field(w[at + 1], &m->algbw, false) ||
-        !num_field(w[at + 2], &m->busbw, false) || !num_field(w[at + 3], &e, true))
+    /* N/A in time, algbw and busbw: a group that was not run (collviz bench's in-place
+     * all_to_all); NAN, as an unchecked #wrong is. */
+    if (!num_field(w[at], &m->time_us, true) || !num_field(w[at + 1], &m->algbw, true) ||
+        !num_field(w[at + 2], &m->busbw, true) || !num_field(w[at + 3], &e, true))
         return false;
     m->time_us *= ms;
     m->wrong = old ? NAN : e;

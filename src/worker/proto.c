@@ -318,7 +318,8 @@ static void rd_str(struct rd *r, const char *field, char *dst, size_t cap)
     X(INT, slices, 0, 1 << 20)                                                                 \
     X(INT, channels, 0, 1024)                                                                  \
     X(BOOL, native, 0, 0)                                                                      \
-    X(BOOL, within_node, 0, 0)
+    X(BOOL, within_node, 0, 0)                                                                 \
+    X(BOOL, out_of_place, 0, 0)
 #define PART "params"
 PROTO_PART(params, struct bench_params, PARAMS_FIELDS);
 #undef PART
