@@ -321,17 +321,28 @@ static int progress_read(struct progress *p, const char *path, char *what, size_
     return cv_err(what, whatlen, CV_EINVAL, "%s", why);
 }
 
-int progress_peek(struct progress *p, const char *path, char *warn, size_t warnlen)
+/* What peek and load share: p emptied and named, the file read. CV_OK when it was read;
+ * CV_EINVAL with warn set for a fault that is not the file's contents (*corrupt false);
+ * -1 with what set when the contents are corrupt. */
+static int progress_open(struct progress *p, const char *path, char *what, size_t whatlen,
+                         char *warn, size_t warnlen)
 {
     memset(p, 0, sizeof *p);
     if (warn && warnlen) warn[0] = '\0';
     if (strlen(path) >= sizeof p->path)
         return cv_err(warn, warnlen, CV_EINVAL, "progress path too long");
     memcpy(p->path, path, strlen(path) + 1);
-    char what[400];
     bool corrupt;
-    if (progress_read(p, path, what, sizeof what, &corrupt) == CV_OK) return CV_OK;
+    if (progress_read(p, path, what, whatlen, &corrupt) == CV_OK) return CV_OK;
     if (!corrupt) return cv_err(warn, warnlen, CV_EINVAL, "%s", what);
+    return -1;
+}
+
+int progress_peek(struct progress *p, const char *path, char *warn, size_t warnlen)
+{
+    char what[400];
+    int rc = progress_open(p, path, what, sizeof what, warn, warnlen);
+    if (rc != -1) return rc;
     return cv_err(warn, warnlen, CV_EINVAL,
                   "progress file %s is corrupt (%s); left as it is (the player sets it aside)",
                   path, what);
@@ -339,15 +350,9 @@ int progress_peek(struct progress *p, const char *path, char *warn, size_t warnl
 
 int progress_load(struct progress *p, const char *path, char *warn, size_t warnlen)
 {
-    memset(p, 0, sizeof *p);
-    if (warn && warnlen) warn[0] = '\0';
-    if (strlen(path) >= sizeof p->path)
-        return cv_err(warn, warnlen, CV_EINVAL, "progress path too long");
-    memcpy(p->path, path, strlen(path) + 1);
     char what[400];
-    bool corrupt;
-    if (progress_read(p, path, what, sizeof what, &corrupt) == CV_OK) return CV_OK;
-    if (!corrupt) return cv_err(warn, warnlen, CV_EINVAL, "%s", what);
+    int rc = progress_open(p, path, what, sizeof what, warn, warnlen);
+    if (rc != -1) return rc;
     char aside[4096 + 48];
     if (set_aside(path, aside, sizeof aside) == 0) {
         if (warn)
