@@ -91,19 +91,75 @@ const char *rec_host_name(const struct rec_log *L, int id)
 
 /* ---- facts ---------------------------------------------------------------------------- */
 
-void rec_facts_seen(struct rec_facts *f, long rank)
+static void bit_set(unsigned char **bits, int *cap, long rank)
 {
     if (rank < 0 || rank >= REC_MAX_RANKS) return;
     int byte = (int)(rank >> 3);
-    if (byte >= f->seen_cap) {
-        int cap = f->seen_cap ? f->seen_cap : 8;
-        while (cap <= byte)
-            cap *= 2;
-        f->seen = xrealloc(f->seen, (size_t)cap);
-        memset(f->seen + f->seen_cap, 0, (size_t)(cap - f->seen_cap));
-        f->seen_cap = cap;
+    if (byte >= *cap) {
+        int n = *cap ? *cap : 8;
+        while (n <= byte)
+            n *= 2;
+        *bits = xrealloc(*bits, (size_t)n);
+        memset(*bits + *cap, 0, (size_t)(n - *cap));
+        *cap = n;
     }
-    f->seen[byte] |= (unsigned char)(1u << (rank & 7));
+    (*bits)[byte] |= (unsigned char)(1u << (rank & 7));
+}
+
+void rec_facts_seen(struct rec_facts *f, long rank)
+{
+    bit_set(&f->seen, &f->seen_cap, rank);
+}
+
+void rec_facts_placed(struct rec_facts *f, long rank)
+{
+    bit_set(&f->placed, &f->placed_cap, rank);
+}
+
+static bool placed_has(const struct rec_facts *f, int rank)
+{
+    return rank >= 0 && (rank >> 3) < f->placed_cap && (f->placed[rank >> 3] >> (rank & 7)) & 1;
+}
+
+void rec_facts_next0(struct rec_facts *f, long from, long to)
+{
+    if (from < 0 || to < 0 || from >= REC_MAX_RANKS || to >= REC_MAX_RANKS || from == to) {
+        f->next_bad = true;
+        return;
+    }
+    if (from >= f->nnext) {
+        int n = f->nnext ? f->nnext : 8;
+        while (n <= from)
+            n *= 2;
+        f->next0 = xrealloc(f->next0, (size_t)n * sizeof *f->next0);
+        memset(f->next0 + f->nnext, 0, (size_t)(n - f->nnext) * sizeof *f->next0);
+        f->nnext = n;
+    }
+    if (f->next0[from] && f->next0[from] != to + 1) f->next_bad = true;
+    f->next0[from] = (int)to + 1;
+}
+
+/* The length of the one cycle channel 0's links make through every rank seen, or -1. */
+static int ring_from_next(const struct rec_facts *f)
+{
+    if (f->next_bad || !f->nnext) return -1;
+    int start = -1, members = 0;
+    for (int r = 0; r < f->nnext; r++)
+        if (f->next0[r]) {
+            members++;
+            if (start < 0) start = r;
+        }
+    if (members < 2) return -1;
+    int n = 0, r = start;
+    do {
+        if (r >= f->nnext || !f->next0[r]) return -1;
+        r = f->next0[r] - 1;
+        n++;
+    } while (r != start && n <= members);
+    if (r != start || n != members) return -1;
+    for (int k = 0; k < f->seen_cap * 8; k++) /* every rank seen is on it */
+        if (rec_facts_has(f, k) && (k >= f->nnext || !f->next0[k])) return -1;
+    return n;
 }
 
 bool rec_facts_has(const struct rec_facts *f, int rank)
@@ -145,7 +201,8 @@ void rec_facts_transport(struct rec_facts *f, const char *via)
     }
     for (int i = 0; i < f->ntransports; i++)
         if (strcmp(f->transports[i], t) == 0) return;
-    if (f->ntransports < REC_MAX_TRANSPORTS) snprintf(f->transports[f->ntransports++], 24, "%s", t);
+    if (f->ntransports < REC_MAX_TRANSPORTS)
+        snprintf(f->transports[f->ntransports++], 24, "%s", t);
 }
 
 int rec_facts_nrings(const struct rec_facts *f)
@@ -160,6 +217,8 @@ int rec_facts_nrings(const struct rec_facts *f)
 void rec_facts_free(struct rec_facts *f)
 {
     free(f->seen);
+    free(f->placed);
+    free(f->next0);
     free(f->hosts);
     memset(f, 0, sizeof *f);
 }
@@ -180,6 +239,12 @@ static void facts_merge(struct rec_facts *b, const struct rec_facts *a)
     for (int i = 0; i < a->seen_cap; i++)
         for (int k = 0; k < 8; k++)
             if ((a->seen[i] >> k) & 1) rec_facts_seen(b, i * 8 + k);
+    for (int i = 0; i < a->placed_cap; i++)
+        for (int k = 0; k < 8; k++)
+            if ((a->placed[i] >> k) & 1) rec_facts_placed(b, i * 8 + k);
+    for (int r = 0; r < a->nnext; r++)
+        if (a->next0[r]) rec_facts_next0(b, r, a->next0[r] - 1);
+    b->next_bad = b->next_bad || a->next_bad;
     for (int i = 0; i < a->nhosts; i++)
         rec_facts_host(b, a->hosts[i]);
     for (size_t i = 0; i < sizeof b->rings; i++)
@@ -358,6 +423,7 @@ void rec_comm_finish(struct rec_log *L)
     /* 4. hosts: of the processes that printed; nodes: when every rank is placed */
     for (int c = 0; c < L->ncomms; c++) {
         struct rec_facts *f = &L->comms[c];
+        if (f->nranks < 0) f->nranks = ring_from_next(f);
         int n = f->nranks;
         bool *placed = n > 0 ? xcalloc((size_t)n, sizeof *placed) : NULL;
         for (int i = 0; i < L->nunits; i++) {
@@ -368,8 +434,10 @@ void rec_comm_finish(struct rec_log *L)
             if (u->tests) {
                 for (int r = 0; r < n; r++)
                     if (rec_facts_has(&u->f, r)) placed[r] = true;
-            } else if (u->rank >= 0 && u->rank < n && u->host >= 0) {
-                placed[u->rank] = true;
+            } else if (u->host >= 0) {
+                if (u->rank >= 0 && u->rank < n) placed[u->rank] = true;
+                for (int r = 0; r < n; r++)
+                    if (placed_has(&u->f, r)) placed[r] = true;
             }
         }
         bool all = placed != NULL;

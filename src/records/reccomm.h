@@ -42,12 +42,17 @@ enum {
 
 #define REC_MAX_TRANSPORTS 8
 
-struct rec_facts { /* of a unit, or of a communicator (the units' union) */
-    char id[24];   /* commId "0x...", "" none */
+struct rec_facts {                /* of a unit, or of a communicator (the units' union) */
+    char id[24];                  /* commId "0x...", "" none */
     int nranks, nnodes, channels; /* -1 unknown */
-    unsigned char *seen; /* ranks seen: one bit each */
-    int seen_cap;        /* bytes */
-    int *hosts;          /* host ids */
+    unsigned char *seen;          /* ranks seen: one bit each */
+    int seen_cap;                 /* bytes */
+    unsigned char *placed;        /* ranks whose host is known: a printer, its P2P/SHM peer */
+    int placed_cap;
+    int *next0; /* channel 0's links: next0[from] = to + 1 (0 none) */
+    int nnext;
+    bool next_bad; /* a rank with two successors: no ring is read from them */
+    int *hosts;    /* host ids */
     int nhosts, caphosts;
     unsigned char rings[32]; /* a bit per channel whose ring order is printed */
     bool trees;
@@ -57,17 +62,17 @@ struct rec_facts { /* of a unit, or of a communicator (the units' union) */
 };
 
 struct rec_unit {
-    int host;      /* host id, -1 none */
+    int host; /* host id, -1 none */
     long pid;
-    uint64_t ptr;  /* "comm 0x...", 0 none */
-    int rank;      /* the rank this process is in it, -1 unknown */
-    bool done;     /* its "Init COMPLETE" was read */
-    bool tests;    /* nccl-tests' device lines */
-    int group;     /* the communicator it is in, after rec_comm_finish */
+    uint64_t ptr; /* "comm 0x...", 0 none */
+    int rank;     /* the rank this process is in it, -1 unknown */
+    bool done;    /* its "Init COMPLETE" was read */
+    bool tests;   /* nccl-tests' device lines */
+    int group;    /* the communicator it is in, after rec_comm_finish */
     struct rec_facts f;
 };
 
-struct rec_map { /* uint64 -> int, open addressing */
+struct rec_map {    /* uint64 -> int, open addressing */
     uint64_t *keys; /* key + 1; 0 is empty */
     int *vals;
     size_t cap, n;
@@ -86,6 +91,8 @@ void rec_unit_done(struct rec_log *L, int host, long pid, long tid);
 int rec_tests_unit(struct rec_log *L);
 
 void rec_facts_seen(struct rec_facts *f, long rank);
+void rec_facts_placed(struct rec_facts *f, long rank);
+void rec_facts_next0(struct rec_facts *f, long from, long to);
 bool rec_facts_has(const struct rec_facts *f, int rank);
 void rec_facts_host(struct rec_facts *f, int host);
 void rec_facts_transport(struct rec_facts *f, const char *via);

@@ -11,9 +11,10 @@
 #include "records/records.h"
 
 static const char *const pfx_names[REC_PFX_N] = {
-    "openmpi-tag",    "mpi-rank",  "torchrun-rank", "ray-worker",  "ray-nested",
-    "pdsh-host",      "python-logging", "timestamp", "table-pipe", "ansi-escape",
-    "ansi-text",      "nccltests-hash-stripped", "slurm-task", "docker-name",
+    "openmpi-tag", "mpi-rank",    "torchrun-rank",  "ray-worker",
+    "ray-nested",  "pdsh-host",   "python-logging", "timestamp",
+    "table-pipe",  "ansi-escape", "ansi-text",      "nccltests-hash-stripped",
+    "slurm-task",  "docker-name",
 };
 
 const char *rec_prefix_name(int bit)
@@ -124,8 +125,10 @@ static const char *iso_time(const char *p)
     q = q ? digits(q, 2, 2) : NULL;
     if (!q) return NULL;
     if ((*q == '.' || *q == ',') && isdigit((unsigned char)q[1])) q = digits(q + 1, 1, 9);
-    if (*q == 'Z') q++;
-    else if ((*q == '+' || *q == '-') && digits(q + 1, 2, 2) && q[3] == ':' && digits(q + 4, 2, 2))
+    if (*q == 'Z')
+        q++;
+    else if ((*q == '+' || *q == '-') && digits(q + 1, 2, 2) && q[3] == ':' &&
+             digits(q + 4, 2, 2))
         q += 6;
     return q;
 }

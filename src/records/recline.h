@@ -24,11 +24,11 @@ enum {
     REC_PFX_TORCHRUN = 1 << 2, /* "[rank0]:", "[default0]:" */
     REC_PFX_RAY = 1 << 3,      /* "(RayWorkerWrapper pid=N, ip=...)" */
     REC_PFX_RAY_NESTED = 1 << 4,
-    REC_PFX_PDSH = 1 << 5,     /* "10.0.0.1: " */
-    REC_PFX_PYLOG = 1 << 6,    /* "2025-11-12 20:41:43,851 - INFO - " */
-    REC_PFX_TIME = 1 << 7,     /* any date/time */
-    REC_PFX_PIPE = 1 << 8,     /* CloudWatch "  | ... | " */
-    REC_PFX_ANSI = 1 << 9,     /* ESC bytes (or what is left of them: "[0m") */
+    REC_PFX_PDSH = 1 << 5,       /* "10.0.0.1: " */
+    REC_PFX_PYLOG = 1 << 6,      /* "2025-11-12 20:41:43,851 - INFO - " */
+    REC_PFX_TIME = 1 << 7,       /* any date/time */
+    REC_PFX_PIPE = 1 << 8,       /* CloudWatch "  | ... | " */
+    REC_PFX_ANSI = 1 << 9,       /* ESC bytes (or what is left of them: "[0m") */
     REC_PFX_ANSI_TEXT = 1 << 10, /* the text "ESC[36m" */
     REC_PFX_HASHLESS = 1 << 11,  /* nccl-tests' comment lines without '#' (set by the reader) */
     REC_PFX_SLURM = 1 << 12,     /* srun -l's "0: " */
@@ -50,21 +50,21 @@ enum rec_launcher {
 const char *rec_launcher_name(enum rec_launcher l); /* NULL for NONE */
 
 struct rec_line {
-    unsigned prefixes;        /* REC_PFX_* */
+    unsigned prefixes; /* REC_PFX_* */
     enum rec_launcher launcher;
-    bool dedup;               /* Ray's "[repeated Nx across cluster]" was cut off the end */
-    bool cut;                 /* the line ends inside a form (a header, a dedup suffix) */
-    bool spliced;             /* another process's line runs into this one */
-    bool unreadable;          /* "NCCL INFO" after text that is no known prefix */
-    bool glued;               /* the header's host runs on from that text ("166015g183") */
+    bool dedup;      /* Ray's "[repeated Nx across cluster]" was cut off the end */
+    bool cut;        /* the line ends inside a form (a header, a dedup suffix) */
+    bool spliced;    /* another process's line runs into this one */
+    bool unreadable; /* "NCCL INFO" after text that is no known prefix */
+    bool glued;      /* the header's host runs on from that text ("166015g183") */
     /* the header, when whole: */
-    bool nccl;                /* "... NCCL INFO " or "NCCL WARN " */
+    bool nccl; /* "... NCCL INFO " or "NCCL WARN " */
     bool warn;
-    char host[64];            /* "" when the header has none (" [0] NCCL INFO") */
-    long pid, tid;            /* -1 unknown */
-    int dev;                  /* -1 unknown */
-    const char *body;         /* after the prefixes (into the line) */
-    const char *msg;          /* after "NCCL INFO " / "NCCL WARN ", when nccl */
+    char host[64];    /* "" when the header has none (" [0] NCCL INFO") */
+    long pid, tid;    /* -1 unknown */
+    int dev;          /* -1 unknown */
+    const char *body; /* after the prefixes (into the line) */
+    const char *msg;  /* after "NCCL INFO " / "NCCL WARN ", when nccl */
 };
 
 /* Copy raw bytes [b, e) into out (REC_MAX_LINE + 1 bytes) as printable ASCII: colour codes

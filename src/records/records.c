@@ -392,8 +392,8 @@ static bool whole_via(const char *v, size_t n)
     return strcmp(w, "NVLS") == 0 || starts(w, "CollNet") || starts(w, "NVLS/");
 }
 
-static void link_facts(struct rec_log *L, long from, long to, bool recv, const char *via,
-                       size_t vn)
+static void link_facts(struct rec_log *L, long chan, long from, long to, bool recv,
+                       const char *via, size_t vn)
 {
     struct rec_facts *f = cur_facts(L);
     if (!f) return;
@@ -402,6 +402,11 @@ static void link_facts(struct rec_log *L, long from, long to, bool recv, const c
     rec_facts_seen(f, to);
     char v[64];
     snprintf(v, sizeof v, "%.*s", (int)(vn < 63 ? vn : 63), via);
+    if (!starts(v, "NET/")) { /* P2P and SHM join GPUs of one host */
+        rec_facts_placed(f, from);
+        rec_facts_placed(f, to);
+    }
+    if (chan == 0) rec_facts_next0(f, from, to);
     rec_facts_transport(f, v);
     if (strstr(v, "/GDRDMA")) f->features |= REC_FEAT_GDRDMA;
     if (starts(v, "NET/") && strchr(v, '(')) f->features |= REC_FEAT_PXN;
@@ -457,7 +462,7 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
     /* NCCL sets up a connection's send side on the sender and its receive side on the
      * receiver: the line's host is the sender's, or the receiver's for "[receive]" */
     bool recv = strstr(p, "[receive]") && strstr(p, "[receive]") < via;
-    link_facts(L, from, to, recv, via, vn);
+    link_facts(L, chan, from, to, recv, via, vn);
     struct rec_rank *rk = rank_at(L, recv ? to : from);
     if (!rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
     for (int i = 0; i < L->nlinks; i++) { /* a connection's send and receive lines */
@@ -1082,6 +1087,8 @@ static bool device_line(struct rec_ctx *x, const char *p)
     return true;
 }
 
+static struct rec_test *new_test(struct rec_ctx *x, const char *type, const char *redop);
+
 /* The column names of "#  size  count  type  redop  root  time  algbw  busbw  #wrong ...". */
 static void header_line(struct rec_ctx *x, const char *p)
 {
@@ -1091,6 +1098,9 @@ static void header_line(struct rec_ctx *x, const char *p)
     L->cur_test = -1;
     while (*(p = skip_sp(p)) && L->hdr_n < 24)
         p = copy_word(p, "", L->hdr[L->hdr_n++], sizeof L->hdr[0]);
+    /* a header is a table, rows or not (a run that failed, a header inside NCCL's log) */
+    if (new_test(x, "", "")) L->group_first = L->cur_test;
+    L->interleaved = false;
 }
 
 static int hdr_col(const struct rec_log *L, const char *name)
@@ -1153,15 +1163,46 @@ static void row_line(struct rec_ctx *x, const char *p)
         if (n == 24) break;
         p = copy_word(p, "", w[n++], sizeof w[0]);
     }
+    int ty = hdr_col(L, "type"), ro = hdr_col(L, "redop");
+    if (!*p && n == L->hdr_n - 1 && ro >= 0 && ro < n) { /* alltoall's empty redop */
+        memmove(w[ro + 1], w[ro], (size_t)(n - ro) * sizeof w[0]);
+        w[ro][0] = '\0';
+        n++;
+    }
     int tcol = hdr_col(L, "time");
     if (*p || n != L->hdr_n || tcol < 2 || tcol + 8 != L->hdr_n) {
         rec_error(L, x->name, x->line, "a row of %d fields under a header of %d", n, L->hdr_n);
         return;
     }
-    int ty = hdr_col(L, "type"), ro = hdr_col(L, "redop");
     const char *type = ty >= 0 && ty < tcol ? w[ty] : "";
     const char *redop = ro >= 0 && ro < tcol ? w[ro] : "";
+    double size = strtod(w[0], NULL);
     struct rec_test *t = L->cur_test >= 0 ? &L->tests[L->cur_test] : NULL;
+    if (t && t->nrows == 0 && !t->type[0] && !t->redop[0]) { /* the header's table */
+        snprintf(t->type, sizeof t->type, "%s", type);
+        snprintf(t->redop, sizeof t->redop, "%s", redop);
+    }
+    if (t && t->nrows > 0 && (L->interleaved || size < t->rows[t->nrows - 1].size)) {
+        /* sizes go up within a run: a smaller one is another run's row, printed into this
+         * table (two runs writing one terminal); each row then goes to the first run it
+         * continues */
+        bool down = size < t->rows[t->nrows - 1].size;
+        t = NULL;
+        for (int k = L->group_first; k < L->ntests && !t; k++) {
+            struct rec_test *o = &L->tests[k];
+            if (k != L->cur_test && strcmp(o->type, type) == 0 &&
+                strcmp(o->redop, redop) == 0 &&
+                (o->nrows == 0 || o->rows[o->nrows - 1].size <= size))
+                t = o, L->cur_test = k;
+        }
+        if (down) {
+            L->interleaved = true;
+            rec_warn_c(L, REC_W_INTERLEAVED,
+                       "%s:%ld: rows of several runs in one table (sizes go down): each row "
+                       "read as part of the run it continues",
+                       x->name, x->line);
+        }
+    }
     if (!t || strcmp(t->type, type) != 0 || strcmp(t->redop, redop) != 0)
         t = new_test(x, type, redop);
     if (!t) return;
@@ -1180,6 +1221,31 @@ static void row_line(struct rec_ctx *x, const char *p)
     if (t->nrows % 64 == 0)
         t->rows = xrealloc(t->rows, (size_t)(t->nrows + 64) * sizeof *t->rows);
     t->rows[t->nrows++] = r;
+}
+
+/* A row with no header before it (the header was not copied): nccl-tests' columns, when
+ * the row has their shape: two integers, a type, a redop, [a root,] 8 numbers. */
+static bool headless_row(struct rec_ctx *x, const char *p)
+{
+    char w[16][32];
+    int n = 0;
+    for (const char *q = p; *(q = skip_sp(q)) && n < 16;)
+        q = copy_word(q, "", w[n++], sizeof w[0]);
+    if (n != 12 && n != 13) return false;
+    double v;
+    for (int i = 0; i < n; i++) {
+        bool word = i == 2 || i == 3;
+        if (word != !num_field(w[i], &v, !word && i >= 8)) return false;
+    }
+    rec_warn_c(x->L, REC_W_NO_HEADER,
+               "%s:%ld: nccl-tests rows without their header: read as nccl-tests' columns",
+               x->name, x->line);
+    header_line(x, n == 13 ? "size count type redop root time algbw busbw #wrong time algbw "
+                             "busbw #wrong"
+                           : "size count type redop time algbw busbw #wrong time algbw busbw "
+                             "#wrong");
+    row_line(x, p);
+    return true;
 }
 
 static bool hash_line(struct rec_ctx *x, const char *p)
@@ -1390,7 +1456,12 @@ static bool one_line(struct rec_ctx *x, char *s)
         row_line(x, p);
         return true;
     }
+    if (isdigit((unsigned char)*p) && headless_row(x, p)) return true;
     command_line(L, p);
+    if (L->ntests > 0 && *p && !ln->nccl && L->cur_test >= 0)
+        rec_warn_c(L, REC_W_PROSE,
+                   "%s:%ld: text that is no log line between nccl-tests' tables: not read",
+                   x->name, x->line);
     /* a command line naming the test ("./build/all_reduce_perf -b 8 ..."), before its table */
     const char *perf = strstr(p, "_perf");
     if (perf && !L->pending_coll[0] && (perf[5] == ' ' || perf[5] == '\0')) {

@@ -216,8 +216,10 @@ struct rec_log {
     char **warnings;
     int nwarnings, warnings_dropped;
     /* parser state (private) */
-    int cur_test; /* test the next rows belong to, -1 none */
-    int hdr_n;    /* the current table header's columns, 0 none */
+    int cur_test;     /* test the next rows belong to, -1 none */
+    int hdr_n;        /* the current table header's columns, 0 none */
+    int group_first;  /* the first test read under the current header */
+    bool interleaved; /* rows of several runs under the current header */
     char hdr[24][10];
     bool hdr_ms; /* "(ms)" units line */
     char pending_coll[32];
