@@ -328,6 +328,22 @@ int rec_tests_unit(struct rec_log *L)
     return L->tests_unit;
 }
 
+void rec_unit_rehost(struct rec_log *L, int u, int host)
+{
+    struct rec_unit *a = &L->units[u];
+    a->host = host;
+    for (int i = 0; i < L->nunits; i++) {
+        struct rec_unit *b = &L->units[i];
+        if (i == u || b->host != host || b->pid != a->pid || b->tests) continue;
+        facts_merge(&b->f, &a->f);
+        if (b->rank < 0) b->rank = a->rank;
+        rec_facts_free(&a->f);
+        facts_init(&a->f);
+        a->rank = -1;
+        return;
+    }
+}
+
 /* ---- grouping ------------------------------------------------------------------------- */
 
 static bool unit_counts(const struct rec_unit *u)

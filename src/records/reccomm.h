@@ -89,6 +89,8 @@ int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr);
 /* The thread's unit is complete ("Init COMPLETE"): its next lines start another. */
 void rec_unit_done(struct rec_log *L, int host, long pid, long tid);
 int rec_tests_unit(struct rec_log *L);
+/* Unit u's host is host after all: its facts join that process's other unit, if any. */
+void rec_unit_rehost(struct rec_log *L, int u, int host);
 
 void rec_facts_seen(struct rec_facts *f, long rank);
 void rec_facts_placed(struct rec_facts *f, long rank);

@@ -104,6 +104,13 @@ static long strtol_dec(const char *p)
     return v;
 }
 
+static const char *skip_spaces(const char *p)
+{
+    while (*p == ' ')
+        p++;
+    return p;
+}
+
 static bool host_char(char c)
 {
     return isalnum((unsigned char)c) || c == '-' || c == '_' || c == '.';
@@ -395,10 +402,11 @@ static const char *one_prefix(const char *s, struct rec_line *ln, int *rays)
         const char *b = q;
         while (*b == ' ')
             b++;
-        if (b[0] == '|' && b[1] == ' ') {
+        struct rec_line tmp = *ln;
+        if (b[0] == '|' && b[1] == ' ' && header(skip_spaces(b + 2), &tmp)) {
             ln->prefixes |= REC_PFX_DOCKER;
             ln->launcher = REC_LAUNCH_DOCKER;
-            return b + 2;
+            return skip_spaces(b + 2);
         }
     }
     return NULL;

@@ -149,6 +149,8 @@ static const char *copy_word(const char *s, const char *stop, char *out, size_t 
 
 /* ---- the structures ------------------------------------------------------------------- */
 
+static void file_free(struct rec_file *F);
+
 struct rec_log *rec_new(void)
 {
     struct rec_log *L = xcalloc(1, sizeof *L);
@@ -195,6 +197,7 @@ void rec_free(struct rec_log *L)
     rec_map_free(&L->procs);
     rec_map_free(&L->ptrs);
     rec_map_free(&L->hostmap);
+    file_free(L->file);
     free(L);
 }
 
@@ -1473,6 +1476,69 @@ static bool one_line(struct rec_ctx *x, char *s)
     return got;
 }
 
+/* The file being read, between rec_parse_begin and rec_parse_end. */
+struct rec_file {
+    struct rec_ctx x;
+    char name[1024];
+    char *buf; /* one cleaned line */
+    int got;
+    bool last_read;
+};
+
+static void file_free(struct rec_file *F)
+{
+    if (F) free(F->buf);
+    free(F);
+}
+
+void rec_parse_begin(struct rec_log *L, const char *name)
+{
+    struct rec_file *F = L->file ? L->file : xcalloc(1, sizeof *F);
+    L->file = F;
+    snprintf(F->name, sizeof F->name, "%s", name);
+    F->x = (struct rec_ctx){.L = L, .name = F->name};
+    if (!F->buf) F->buf = xmalloc(REC_MAX_LINE + 1);
+    F->got = 0;
+    F->last_read = true;
+    /* a new file starts outside any table */
+    L->hdr_n = 0;
+    L->cur_test = -1;
+    L->pending_coll[0] = '\0';
+    L->tuning.matrix_state = 0;
+}
+
+void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
+{
+    struct rec_file *F = L->file;
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
+        F->x.line++;
+        if ((size_t)(e - p) > REC_MAX_LINE) {
+            rec_error(L, F->name, F->x.line, "a line of %zu bytes (the limit is %d): skipped",
+                      (size_t)(e - p), REC_MAX_LINE);
+        } else {
+            memset(&L->ln, 0, sizeof L->ln);
+            rec_line_clean(p, e, F->buf, &L->ln);
+            F->x.host[0] = '\0';
+            F->last_read = one_line(&F->x, F->buf);
+            if (F->last_read) F->got++;
+        }
+        p = nl ? nl + 1 : end;
+    }
+}
+
+int rec_parse_end(struct rec_log *L, bool ends_in_newline)
+{
+    struct rec_file *F = L->file;
+    if (!ends_in_newline && !F->last_read && F->x.line > 0)
+        rec_warn_c(L, REC_W_CUT, "%s:%ld: cut: the last line is incomplete (no newline)",
+                   F->name, F->x.line);
+    L->lines += F->got;
+    return F->got;
+}
+
 int rec_parse(struct rec_log *L, const char *name, const char *text, size_t len)
 {
     if (!text) return 0;
@@ -1480,38 +1546,9 @@ int rec_parse(struct rec_log *L, const char *name, const char *text, size_t len)
         rec_error(L, name, 0, "larger than %zu MiB: not read", REC_MAX_BYTES >> 20);
         return 0;
     }
-    struct rec_ctx x = {.L = L, .name = name};
-    char *buf = xmalloc(REC_MAX_LINE + 1);
-    int got = 0;
-    bool last_read = true;
-    /* a new file starts outside any table */
-    L->hdr_n = 0;
-    L->cur_test = -1;
-    L->pending_coll[0] = '\0';
-    L->tuning.matrix_state = 0;
-    const char *p = text, *end = text + len;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *e = nl ? nl : end;
-        x.line++;
-        if ((size_t)(e - p) > REC_MAX_LINE) {
-            rec_error(L, name, x.line, "a line of %zu bytes (the limit is %d): skipped",
-                      (size_t)(e - p), REC_MAX_LINE);
-        } else {
-            memset(&L->ln, 0, sizeof L->ln);
-            rec_line_clean(p, e, buf, &L->ln);
-            x.host[0] = '\0';
-            last_read = one_line(&x, buf);
-            if (last_read) got++;
-        }
-        p = nl ? nl + 1 : end;
-    }
-    if (len && text[len - 1] != '\n' && !last_read)
-        rec_warn_c(L, REC_W_CUT, "%s:%ld: cut: the last line is incomplete (no newline)", name,
-                   x.line);
-    free(buf);
-    L->lines += got;
-    return got;
+    rec_parse_begin(L, name);
+    rec_parse_lines(L, text, len);
+    return rec_parse_end(L, len == 0 || text[len - 1] == '\n');
 }
 
 /* ---- after the last file -------------------------------------------------------------- */
@@ -1655,7 +1692,7 @@ static void first_line_hosts(struct rec_log *L)
             size_t m = strlen(L->hostnames[k]);
             if (k == h || m <= n || strcmp(L->hostnames[k] + m - n, a) != 0) continue;
             for (int u = 0; u < L->nunits; u++)
-                if (L->units[u].host == h) L->units[u].host = k;
+                if (L->units[u].host == h) rec_unit_rehost(L, u, k);
             L->host_lines[h] = 0;
             rec_warn_c(L, REC_W_CUT, "cut: a file's first line starts inside host %s's name",
                        L->hostnames[k]);

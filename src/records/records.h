@@ -226,12 +226,13 @@ struct rec_log {
     int first_warn_line;
     char first_warn[160];
     bool commsizes_differ;
-    bool ring_printer;   /* a ring line was read: rank 0's */
-    int forms;           /* link lines: 1 "Channel 00/0 :", 2 "Channel 00 :" (both: 3) */
-    struct rec_line ln;  /* the line being read */
-    int unit;            /* its unit, -1 none */
-    bool tests_hashless; /* nccl-tests' lines without '#' seen */
-    int last_pattern;    /* GRAPH: the pattern whose channel lines follow, -1 none */
+    bool ring_printer;     /* a ring line was read: rank 0's */
+    int forms;             /* link lines: 1 "Channel 00/0 :", 2 "Channel 00 :" (both: 3) */
+    struct rec_line ln;    /* the line being read */
+    struct rec_file *file; /* the file being read */
+    int unit;              /* its unit, -1 none */
+    bool tests_hashless;   /* nccl-tests' lines without '#' seen */
+    int last_pattern;      /* GRAPH: the pattern whose channel lines follow, -1 none */
 };
 
 struct rec_log *rec_new(void);
@@ -239,6 +240,11 @@ void rec_free(struct rec_log *L);
 /* Read one file's text (len bytes, need not end in NUL) named `name` (for messages).
  * Returns the number of lines recognised in it. */
 int rec_parse(struct rec_log *L, const char *name, const char *text, size_t len);
+/* The same, streamed: begin, then whole lines (any number at a time; the last of a file may
+ * lack its newline), then end (returns the lines recognised in the file). */
+void rec_parse_begin(struct rec_log *L, const char *name);
+void rec_parse_lines(struct rec_log *L, const char *text, size_t len);
+int rec_parse_end(struct rec_log *L, bool ends_in_newline);
 /* After the last file: the warnings about what is missing or odd. */
 void rec_finish(struct rec_log *L);
 

@@ -235,6 +235,17 @@ python3 -c "
 import json,sys; d=json.load(open('$tmp/two.json'))
 assert d['hosts'] == ['node01', 'node02'] and d['nnodes'] == 2 and len(d['links']) == 2, d
 " || fail "two files: hosts/links"
+# The same two files as a folder (one record, files in name order), and gzipped: the same.
+mkdir "$tmp/nodes"
+cp "$tmp/node01.log" "$tmp/node02.log" "$tmp/nodes/"
+gzip -n "$tmp/nodes/node02.log"
+"$BIN" nccl "$tmp/nodes" --format json >"$tmp/dir.json" || fail "a folder: exit $?"
+python3 -c "
+import json; a, b = (json.load(open(f)) for f in ('$tmp/two.json', '$tmp/dir.json'))
+for d in (a, b):
+    del d['warnings']
+assert a == b, (a, b)
+" || fail "a folder with a gzipped file reads as the two files"
 
 # ---- bad input ------------------------------------------------------------------------
 bad() { # bad WANT_RC STDERR_SUBSTRING ARGS...
@@ -251,7 +262,8 @@ bad 2 "unknown option" --bogus "$DIR/04-socket-2node-p40-nccl248.log"
 bad 2 "$tmp/none.log:0: cannot open" "$tmp/none.log"
 bad 0 "$tmp/none.log:0: cannot open" "$tmp/none.log" "$DIR/04-socket-2node-p40-nccl248.log"
 bad 2 "nothing could be read" /etc/hostname
-bad 2 "a directory" "$DIR"
+mkdir "$tmp/empty"
+bad 2 "a folder with no file that could be read" "$tmp/empty"
 printf 'h:1:1 [0] NCCL INFO Channel 00/02 :    0   1   1\nh:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 - Init COMPLETE\n' >"$tmp/dup.log"
 bad 0 "$tmp/dup.log:1: channel 0's ring lists rank 1 twice" "$tmp/dup.log"
 {
