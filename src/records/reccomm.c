@@ -226,7 +226,7 @@ void rec_facts_free(struct rec_facts *f)
 static void facts_init(struct rec_facts *f)
 {
     memset(f, 0, sizeof *f);
-    f->nranks = f->nnodes = f->channels = -1;
+    f->nranks = f->nnodes = f->channels = f->localranks = -1;
 }
 
 /* a's facts into b */
@@ -235,6 +235,7 @@ static void facts_merge(struct rec_facts *b, const struct rec_facts *a)
     if (!b->id[0]) snprintf(b->id, sizeof b->id, "%s", a->id);
     if (b->nranks < 0) b->nranks = a->nranks;
     if (b->nnodes < 0) b->nnodes = a->nnodes;
+    if (b->localranks < 0) b->localranks = a->localranks;
     if (b->channels < 0) b->channels = a->channels;
     for (int i = 0; i < a->seen_cap; i++)
         for (int k = 0; k < 8; k++)
@@ -285,17 +286,24 @@ static uint64_t key3(int host, long pid, uint64_t x)
     return mix(mix((uint64_t)(int64_t)host) ^ (uint64_t)pid) ^ mix(x + 7);
 }
 
-int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr)
+static bool unit_counts(const struct rec_unit *u);
+
+int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr, bool moved,
+                 bool start, long nranks)
 {
     uint64_t tk = key3(host, pid, (uint64_t)tid), pk = key3(host, pid, ~0ULL);
     int u = -1;
+    int cur = rec_map_get(&L->threads, tk);
+    if (cur < 0) cur = rec_map_get(&L->procs, pk);
     if (ptr) {
         uint64_t k = key3(host, pid, ptr ^ 0x5555555555555555ULL);
         u = rec_map_get(&L->ptrs, k);
         if (u < 0) {
-            int cur = rec_map_get(&L->threads, tk);
-            if (cur < 0) cur = rec_map_get(&L->procs, pk);
-            if (cur >= 0 && !L->units[cur].ptr && !L->units[cur].done) {
+            /* the lines before a pointer are its communicator's, unless they cannot be:
+             * another size, or facts before an "Init START" */
+            const struct rec_unit *c = cur >= 0 ? &L->units[cur] : NULL;
+            if (c && !c->ptr && !c->done && !(start && unit_counts(c)) &&
+                !(nranks > 0 && c->f.nranks > 0 && c->f.nranks != nranks)) {
                 u = cur;
                 L->units[u].ptr = ptr;
             } else {
@@ -308,15 +316,47 @@ int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr)
         if (u < 0) u = rec_map_get(&L->procs, pk);
         if (u < 0 || L->units[u].done) u = new_unit(L, host, pid, 0);
     }
+    /* a summary line of another communicator, printed while this one is being set up: it
+     * does not end this one */
+    if (moved && !start && cur >= 0 && u != cur && L->units[cur].ptr && !L->units[cur].done)
+        return u;
     rec_map_put(&L->threads, tk, u);
     rec_map_put(&L->procs, pk, u);
     return u;
 }
 
-void rec_unit_done(struct rec_log *L, int host, long pid, long tid)
+void rec_unit_done(struct rec_log *L, int u)
 {
-    int u = rec_map_get(&L->threads, key3(host, pid, (uint64_t)tid));
     if (u >= 0) L->units[u].done = true;
+}
+
+static bool can_hold(const struct rec_facts *f, long maxrank, int net)
+{
+    if (f->nranks >= 0 && maxrank >= f->nranks) return false;
+    if (net == 1 && f->nnodes == 1) return false;     /* a network link in one node */
+    if (net == 0 && f->localranks == 1) return false; /* P2P/SHM with no local peer */
+    return true;
+}
+
+int rec_unit_fitting(struct rec_log *L, int u, long maxrank, int net)
+{
+    const struct rec_unit *a = &L->units[u];
+    if (can_hold(&a->f, maxrank, net)) return u;
+    for (int i = L->nunits - 1; i >= 0; i--) {
+        const struct rec_unit *b = &L->units[i];
+        if (i != u && b->host == a->host && b->pid == a->pid && !b->tests &&
+            can_hold(&b->f, maxrank, net))
+            return i;
+    }
+    return -1;
+}
+
+int rec_unit_fresh(struct rec_log *L, int host, long pid, long tid)
+{
+    int u = new_unit(L, host, pid, 0);
+    rec_map_put(&L->threads, key3(host, pid, (uint64_t)tid), u);
+    rec_map_put(&L->procs, key3(host, pid, ~0ULL), u);
+    return u;
 }
 
 int rec_tests_unit(struct rec_log *L)
@@ -385,6 +425,28 @@ static bool fits(const struct rec_log *L, int c, const struct rec_unit *u)
 
 void rec_comm_finish(struct rec_log *L)
 {
+    /* 0. a process's lines that no pointer named (its "Init START" cut or deduplicated) are
+     * of its one identified communicator of their size where it has one */
+    for (int i = 0; i < L->nunits; i++) {
+        struct rec_unit *u = &L->units[i];
+        if (u->f.id[0] || u->tests || !unit_counts(u) || u->f.nranks <= 0) continue;
+        int pick = -1, n = 0;
+        for (int k = 0; k < L->nunits; k++) {
+            const struct rec_unit *v = &L->units[k];
+            if (k == i || !v->f.id[0] || v->host != u->host || v->pid != u->pid ||
+                v->f.nranks != u->f.nranks ||
+                (u->rank >= 0 && v->rank >= 0 && v->rank != u->rank))
+                continue;
+            pick = k, n++;
+        }
+        if (n != 1) continue;
+        struct rec_unit *v = &L->units[pick];
+        facts_merge(&v->f, &u->f);
+        if (v->rank < 0) v->rank = u->rank;
+        rec_facts_free(&u->f);
+        facts_init(&u->f);
+        u->rank = -1;
+    }
     /* 1. by commId */
     for (int i = 0; i < L->nunits; i++) {
         struct rec_unit *u = &L->units[i];

@@ -45,6 +45,7 @@ enum {
 struct rec_facts {                /* of a unit, or of a communicator (the units' union) */
     char id[24];                  /* commId "0x...", "" none */
     int nranks, nnodes, channels; /* -1 unknown */
+    int localranks;               /* "localRanks 1", -1 unknown */
     unsigned char *seen;          /* ranks seen: one bit each */
     int seen_cap;                 /* bytes */
     unsigned char *placed;        /* ranks whose host is known: a printer, its P2P/SHM peer */
@@ -84,10 +85,20 @@ void rec_map_free(struct rec_map *m);
 int rec_host_id(struct rec_log *L, const char *name, bool create); /* -1: none */
 const char *rec_host_name(const struct rec_log *L, int id);
 
-/* The unit a NCCL line of (host, pid, tid) belongs to; ptr is the line's "comm 0x..." or 0. */
-int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr);
-/* The thread's unit is complete ("Init COMPLETE"): its next lines start another. */
-void rec_unit_done(struct rec_log *L, int host, long pid, long tid);
+/* The unit a NCCL line of (host, pid, tid) belongs to; ptr is the line's "comm 0x..." or 0.
+ * moved: the line was printed out of its order (Ray's deduplication prints a summary line
+ * later): it belongs where it says, but does not start or continue a thread's unit. */
+int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr, bool moved,
+                 bool start, long nranks);
+/* Unit u is complete ("Init COMPLETE"): its thread's next lines start another. */
+void rec_unit_done(struct rec_log *L, int u);
+/* A line naming ranks up to maxrank cannot be unit u's when u has fewer, nor a network link
+ * (net 1) one of a communicator of one node, nor a P2P/SHM link (net 0) one of a
+ * communicator with one rank a node: the process's latest unit that can hold it, else -1.
+ * net -1: not a link. */
+int rec_unit_fitting(struct rec_log *L, int u, long maxrank, int net);
+/* A new unit for the thread: its lines are of a communicator not named yet. */
+int rec_unit_fresh(struct rec_log *L, int host, long pid, long tid);
 int rec_tests_unit(struct rec_log *L);
 /* Unit u's host is host after all: its facts join that process's other unit, if any. */
 void rec_unit_rehost(struct rec_log *L, int u, int host);

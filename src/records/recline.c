@@ -248,6 +248,24 @@ static const char *header(const char *p, struct rec_line *ln)
     return m;
 }
 
+/* "INFO 04-20 16:48:04 [" (vLLM's logger) at p */
+static bool pylog_record(const char *p)
+{
+    static const char *const lv[] = {"INFO ", "WARNING ", "ERROR ", "DEBUG "};
+    for (size_t i = 0; i < sizeof lv / sizeof *lv; i++) {
+        const char *q = lit(p, lv[i]);
+        if (!q) continue;
+        q = digits(q, 2, 2);
+        q = q ? lit(q, "-") : NULL;
+        q = q ? digits(q, 2, 2) : NULL;
+        q = q ? lit(q, " ") : NULL;
+        q = q ? digits(q, 2, 2) : NULL;
+        q = q ? lit(q, ":") : NULL;
+        if (q) return true;
+    }
+    return false;
+}
+
 /* A cut header: the line ends inside "host:pid:tid [dev] NCCL ". */
 static bool header_prefix(const char *p)
 {
@@ -460,7 +478,25 @@ void rec_line_split(char *line, struct rec_line *ln)
     bool prefixed = n > 0 || ln->prefixes != before || (ln->prefixes & (REC_PFX_OPENMPI));
     ln->body = s;
     dedup_suffix((char *)s, ln);
-    if (header(s, ln)) return;
+    if (header(s, ln)) {
+        /* another line run into this one: a second header, or a Python logger's record
+         * ("INFO 04-20 16:48:04 [parallel_state.py:957] ...", as vLLM prints) */
+        const char *m = ln->msg;
+        for (const char *f = strstr(m, "NCCL "); f; f = strstr(f + 1, "NCCL "))
+            if (strncmp(f, "NCCL INFO", 9) == 0 || strncmp(f, "NCCL WARN", 9) == 0) {
+                ln->spliced = true;
+                s = m; /* the last header in the rest is the line's data */
+                break;
+            }
+        if (!ln->spliced) {
+            for (const char *q = m; *q; q++)
+                if (isupper((unsigned char)*q) && pylog_record(q)) {
+                    ln->spliced = true;
+                    break;
+                }
+            return;
+        }
+    }
     /* no header at the start: one later in the line is another process's (spliced) or
      * follows text that is no prefix this reader knows */
     const char *at = NULL;
@@ -521,5 +557,6 @@ hostless:
         return;
     }
 none:
+    ln->nccl = false; /* a header run into by another line is no data */
     return;
 }

@@ -256,9 +256,25 @@ struct rec_ctx {
     char host[64];
 };
 
+/* The line names ranks up to maxr: not of a unit that has fewer (reccomm.h). */
+static void fit_unit(struct rec_log *L, long maxr, int net)
+{
+    if (L->unit < 0) return;
+    int u = rec_unit_fitting(L, L->unit, maxr, net);
+    if (u < 0) {
+        const struct rec_unit *a = &L->units[L->unit];
+        u = rec_unit_fresh(L, a->host, a->pid, L->ln.tid);
+    }
+    L->unit = u;
+}
+
 /* A ring order of this line's unit: printed by its rank 0. */
 static void ring_facts(struct rec_log *L, long chan, const int *order, int n)
 {
+    int maxr = 0;
+    for (int i = 0; i < n; i++)
+        maxr = order[i] > maxr ? order[i] : maxr;
+    fit_unit(L, maxr, -1);
     struct rec_facts *f = cur_facts(L);
     if (!f) return;
     claim_rank(L, order[0]);
@@ -398,6 +414,7 @@ static bool whole_via(const char *v, size_t n)
 static void link_facts(struct rec_log *L, long chan, long from, long to, bool recv,
                        const char *via, size_t vn)
 {
+    fit_unit(L, from > to ? from : to, strncmp(via, "NET/", 4) == 0);
     struct rec_facts *f = cur_facts(L);
     if (!f) return;
     claim_rank(L, recv ? to : from);
@@ -695,6 +712,8 @@ static bool comm_line(struct rec_ctx *x, const char *p)
         if (f->nranks < 0) f->nranks = (int)nr;
         long fnn = comm_field(c, " nNodes", 10);
         if (fnn > 0 && fnn <= nr) f->nnodes = (int)fnn;
+        long lr = comm_field(c, " localRanks", 10);
+        if (lr > 0 && lr <= nr) f->localranks = (int)lr;
         const char *id = strstr(c, " commId 0x");
         if (id) copy_word(id + 8, "", f->id, sizeof f->id);
         f->kinds |= REC_KIND_COMM;
@@ -1361,6 +1380,16 @@ static void command_line(struct rec_log *L, const char *p)
     if (starts(p, "torchrun ") || strstr(p, " torchrun ")) L->launcher = REC_LAUNCH_TORCHRUN;
 }
 
+/* "nranks 8" / "nRanks 16" in a comm line, -1 when none */
+static long said_nranks(const char *msg)
+{
+    const char *k = strstr(msg, " nranks ");
+    if (!k) k = strstr(msg, " nRanks ");
+    if (!k) return -1;
+    k += 8;
+    return scan_uint(&k, 7);
+}
+
 /* "comm 0x7f..." anywhere in the message: the line's communicator pointer. */
 static uint64_t comm_ptr(const char *msg)
 {
@@ -1391,11 +1420,21 @@ static int header_host(struct rec_log *L, const struct rec_line *ln)
     return -1;
 }
 
+/* "13] 1/-1/-1->0->-1 [14] ...": the rest of a Trees line */
+static bool wrapped_trees(const char *p)
+{
+    if (scan_uint(&p, 4) < 0 || !starts(p, "] ")) return false;
+    p += 2;
+    long v;
+    return scan_int(&p, 5, &v) && (*p == '/' || starts(p, "->"));
+}
+
 static bool one_line(struct rec_ctx *x, char *s)
 {
     struct rec_log *L = x->L;
     struct rec_line *ln = &L->ln;
     rec_line_split(s, ln);
+    if (L->wrap_open && ln->nccl) L->wrap_open = false;
     L->prefixes |= ln->prefixes;
     if (ln->launcher && !L->launcher) L->launcher = ln->launcher;
     if (ln->dedup)
@@ -1426,16 +1465,23 @@ static bool one_line(struct rec_ctx *x, char *s)
                 L->first_hosts[L->nfirst++] = h;
         }
         if (ln->pid >= 0 || h >= 0 || ln->dev >= 0)
-            L->unit = rec_unit_for(L, h, ln->pid, ln->tid, comm_ptr(ln->msg));
+            L->unit = rec_unit_for(L, h, ln->pid, ln->tid, comm_ptr(ln->msg), ln->dedup,
+                                   strstr(ln->msg, "Init START") != NULL, said_nranks(ln->msg));
         if (!ln->warn) {
             bool r = info_line(x, ln->msg);
-            if (strstr(ln->msg, "Init COMPLETE")) rec_unit_done(L, h, ln->pid, ln->tid);
+            if (strstr(ln->msg, "Init COMPLETE")) rec_unit_done(L, L->unit);
             return r || got;
         }
         warn_line(x, ln->msg);
         return true;
     }
     const char *p = skip_sp(ln->body);
+    /* a line broken in two by a terminal copy: an opening "(" alone, or a Trees line's
+     * second half ("  13] 1/-1/-1->0->-1 [14] ...") */
+    if (L->wrap_open || (isdigit((unsigned char)*p) && wrapped_trees(p)))
+        rec_warn_c(L, REC_W_WRAPPED, "%s:%ld: a line broken in two: its pieces are not read",
+                   x->name, x->line);
+    L->wrap_open = strcmp(p, "(") == 0;
     if (L->tuning.matrix_state && matrix_line(L, p)) return true;
     if (*p == '#') {
         if (strstr(p, "nccl-library=")) tests_version(L, p);

@@ -232,6 +232,7 @@ struct rec_log {
     struct rec_file *file; /* the file being read */
     int unit;              /* its unit, -1 none */
     bool tests_hashless;   /* nccl-tests' lines without '#' seen */
+    bool wrap_open;        /* the line before was an opening "(" alone */
     int last_pattern;      /* GRAPH: the pattern whose channel lines follow, -1 none */
 };
 
