@@ -89,7 +89,7 @@ EOF
 
 # The records this reader was written for: the first 16 of tests/records/README.md. The corpus
 # grew later with forms this small reader does not know (launcher prefixes, RCCL, several
-# communicators, cut and spliced lines, folders, gzip); tests/cli/corpus_check.sh checks the
+# communicators, cut and spliced lines, folders, gzip); tests/cli/test_nccl_corpus.sh checks the
 # parser against hand-written expectations for every record, these 16 included.
 ORIG="04-socket-2node-p40-nccl248 07-h800-8gpu-1proc-nvls-broadcast-nccl2183
 11-nccltests-h100-4gpu-multiop efa-2node-t4-nccl2127-ompi nccltests-h100-2node16-allreduce

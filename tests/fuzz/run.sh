@@ -3,7 +3,7 @@
 # decoder and on the reader of NCCL's records (part of `make test`; `make fuzz` is the long
 # run). Builds $BUILD/fuzz/fuzz_lesson, fuzz_proto and fuzz_records with clang (make
 # fuzz-build), then runs each over a scratch copy of its corpus (tests/fuzz/corpus,
-# corpus_proto, tests/records) for FUZZ_SHORT_SECONDS (default 20).
+# corpus_proto, tests/records and tests/fuzz/corpus_records: the new line forms) for FUZZ_SHORT_SECONDS (default 20).
 # Prints a SKIP line and succeeds when clang or its libFuzzer runtime is missing.
 set -u
 BUILD=${BUILD:-build}
@@ -29,7 +29,10 @@ fi
 fuzz_one() {
     local t=$1 corpus=$2 maxlen=$3
     mkdir -p "$probe/$t"
-    cp "$corpus"/* "$probe/$t/"
+    local c
+    for c in $corpus; do # the regular files of each seed folder
+        find "$c" -maxdepth 1 -type f -exec cp {} "$probe/$t/" \;
+    done
     "$BUILD/fuzz/$t" -max_total_time="$SECONDS_TO_RUN" -max_len="$maxlen" -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 "$probe/$t" >"$probe/$t.log" 2>&1
     local rc=$?
@@ -47,5 +50,5 @@ fuzz_one() {
 fail=0
 fuzz_one fuzz_lesson tests/fuzz/corpus 16384 || fail=1
 fuzz_one fuzz_proto tests/fuzz/corpus_proto 65536 || fail=1
-fuzz_one fuzz_records tests/records 65536 || fail=1
+fuzz_one fuzz_records "tests/records tests/fuzz/corpus_records" 65536 || fail=1
 exit $fail
