@@ -57,7 +57,8 @@ static const struct opt_cmd nccl_cmd = {
     nccl_table,
     nccl_usage,
     "Exit status: 0 read (with FILE:LINE: lines on stderr for what could not be),\n"
-    "2 nothing could be read or bad options.\n",
+    "2 nothing could be read, the record is larger than the reader holds (said with\n"
+    "where), or bad options.\n",
     NULL,
     NULL};
 
@@ -551,6 +552,11 @@ int cli_nccl_main(int argc, char **argv)
     for (int i = 0; i < L->nerrors; i++)
         fprintf(stderr, "%s\n", L->errors[i]);
     if (L->errors_dropped) fprintf(stderr, "(%d more errors not shown)\n", L->errors_dropped);
+    if (L->too_large[0]) { /* never a partial record shown as if whole */
+        fprintf(stderr, "collviz nccl: %s\n", L->too_large);
+        rec_free(L);
+        return 2;
+    }
     if (L->lines == 0) {
         fprintf(stderr, "collviz nccl: nothing could be read: no NCCL or nccl-tests lines\n");
         rec_free(L);

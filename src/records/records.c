@@ -286,6 +286,25 @@ static void ring_facts(struct rec_log *L, long chan, const int *order, int n)
     f->kinds |= REC_KIND_RING;
 }
 
+/* A record larger than this reader holds: said once, with where, and the record is refused
+ * (rec_log.too_large), never read in part. */
+__attribute__((format(printf, 2, 3))) static void too_large(struct rec_ctx *x, const char *fmt,
+                                                            ...)
+{
+    struct rec_log *L = x->L;
+    if (L->too_large[0]) return;
+    char what[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(L->too_large, sizeof L->too_large,
+             "%s:%ld: %s: larger than this reader holds (%d ranks, %d channels, %d links, %d "
+             "tables of %d rows)",
+             x->name, x->line, what, REC_MAX_RANKS, REC_MAX_CHANNELS, REC_MAX_LINKS,
+             REC_MAX_TESTS, REC_MAX_ROWS);
+}
+
 /* "Channel 00/16 :    0   3   1   2" (or 2.4's "Channel 00 :    0   1"): p after " : ". */
 static void ring_line(struct rec_ctx *x, long chan, const char *p)
 {
@@ -295,8 +314,11 @@ static void ring_line(struct rec_ctx *x, long chan, const char *p)
     while (*p) {
         long r = scan_uint(&p, 5);
         if (r < 0 || r >= REC_MAX_RANKS || n == REC_MAX_RANKS) {
-            rec_error(L, x->name, x->line, "channel %ld's ring: a rank out of 0..%d", chan,
-                      REC_MAX_RANKS - 1);
+            if (r >= REC_MAX_RANKS || n == REC_MAX_RANKS)
+                too_large(x, "channel %ld's ring: rank %ld", chan, r);
+            else
+                rec_error(L, x->name, x->line, "channel %ld's ring: a rank out of 0..%d", chan,
+                          REC_MAX_RANKS - 1);
             return;
         }
         for (int i = 0; i < n; i++)
@@ -468,8 +490,7 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
         vn--;
     if (vn == 0 || !whole_via(via, vn)) goto cut;
     if (from >= REC_MAX_RANKS || to >= REC_MAX_RANKS) {
-        rec_error(L, x->name, x->line, "a link of rank %ld to %ld: ranks end at %d", from, to,
-                  REC_MAX_RANKS - 1);
+        too_large(x, "a link of rank %ld to %ld", from, to);
         return;
     }
     struct rec_link k = {.channel = (int)chan,
@@ -492,7 +513,7 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
             return;
     }
     if (L->nlinks == REC_MAX_LINKS) {
-        rec_warn(L, "more than %d links: the rest are not kept", REC_MAX_LINKS);
+        too_large(x, "more than %d links", REC_MAX_LINKS);
         return;
     }
     if (L->nlinks == L->caplinks) {
@@ -561,8 +582,7 @@ static bool channel_line(struct rec_ctx *x, const char *p, bool ring_kw)
                 return true;
             }
         if (chan >= REC_MAX_CHANNELS) {
-            rec_error(x->L, x->name, x->line, "channel %ld: channels end at %d", chan,
-                      REC_MAX_CHANNELS - 1);
+            too_large(x, "channel %ld", chan);
             return true;
         }
         /* a ring order line's "/16" is the channel count */
@@ -631,8 +651,11 @@ static bool trees_line(struct rec_ctx *x, const char *p)
                          chan, me);
         }
         if (*p && *p != ' ') goto bad;
-        if (chan >= REC_MAX_CHANNELS || me < 0 || me >= REC_MAX_RANKS || up >= REC_MAX_RANKS)
-            goto bad;
+        if (chan >= REC_MAX_CHANNELS || me >= REC_MAX_RANKS || up >= REC_MAX_RANKS) {
+            too_large(x, "a tree of channel %ld, rank %ld", chan, me);
+            return true;
+        }
+        if (me < 0) goto bad;
         for (int i = 0; i < nd; i++)
             if (down[i] >= REC_MAX_RANKS) goto bad;
         struct rec_tree *t = &L->trees[chan];
@@ -701,9 +724,12 @@ static bool comm_line(struct rec_ctx *x, const char *p)
     long nr = comm_field(c, " nranks", 10);
     if (nr < 0) nr = comm_field(c, " nRanks", 10);
     if (rank < 0 || nr <= 0) return false;
-    if (rank >= nr || nr > REC_MAX_RANKS) {
-        rec_error(L, x->name, x->line, "comm line: rank %ld of %ld (ranks end at %d)", rank, nr,
-                  REC_MAX_RANKS);
+    if (nr > REC_MAX_RANKS) {
+        too_large(x, "a communicator of %ld ranks", nr);
+        return true;
+    }
+    if (rank >= nr) {
+        rec_error(L, x->name, x->line, "comm line: rank %ld of %ld", rank, nr);
         return true;
     }
     struct rec_facts *f = cur_facts(L);
@@ -1080,8 +1106,7 @@ static bool device_line(struct rec_ctx *x, const char *p)
     if (r < 0 || !dv) return false;
     struct rec_rank *rk = rank_at(x->L, r);
     if (!rk) {
-        rec_error(x->L, x->name, x->line, "device line of rank %ld: ranks end at %d", r,
-                  REC_MAX_RANKS - 1);
+        too_large(x, "nccl-tests' rank %ld", r);
         return true;
     }
     {
@@ -1147,8 +1172,7 @@ static struct rec_test *new_test(struct rec_ctx *x, const char *type, const char
 {
     struct rec_log *L = x->L;
     if (L->ntests == REC_MAX_TESTS) {
-        rec_error(L, x->name, x->line, "more than %d tests: the rest are not read",
-                  REC_MAX_TESTS);
+        too_large(x, "more than %d nccl-tests tables", REC_MAX_TESTS);
         return NULL;
     }
     struct rec_test *t = &L->tests[L->ntests];
@@ -1237,7 +1261,7 @@ static void row_line(struct rec_ctx *x, const char *p)
         return;
     }
     if (t->nrows == REC_MAX_ROWS) {
-        rec_error(L, x->name, x->line, "more than %d rows in a test", REC_MAX_ROWS);
+        too_large(x, "more than %d rows in a table", REC_MAX_ROWS);
         return;
     }
     if (t->nrows % 64 == 0)

@@ -173,9 +173,10 @@ struct rec_graph {
 };
 
 struct rec_log {
-    char version[32];  /* "2.18.3+cuda12.2", "" unknown */
-    char library[8];   /* "NCCL", "RCCL", "" unknown */
-    unsigned prefixes; /* REC_PFX_* seen */
+    char version[32];    /* "2.18.3+cuda12.2", "" unknown */
+    char library[8];     /* "NCCL", "RCCL", "" unknown */
+    char too_large[320]; /* "file:line: what: larger than ...": refused, never shown in part */
+    unsigned prefixes;   /* REC_PFX_* seen */
     enum rec_launcher launcher;
     bool rccl;              /* a line form only RCCL prints */
     bool nccl_lines;        /* NCCL INFO/WARN lines were read */
