@@ -29,9 +29,17 @@ run() { # name, command...
     echo "=== $name"
     local out rc
     out=$(mktemp)
+    local t0=$EPOCHREALTIME
     "$@" 2>&1 | tee "$out"
     rc=${PIPESTATUS[0]}
+    timed "$name" "$t0" "$EPOCHREALTIME"
     count "$name" "$rc" "$out"
+}
+
+# Each script's seconds (wall clock, from its start to its end), kept for the summary.
+times=$(mktemp)
+timed() { # name, start, end ($EPOCHREALTIME)
+    awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%8.1f  %s\n", b - a, n }' >>"$times"
 }
 
 count() { # name, exit status, file with the output (removed)
@@ -58,7 +66,7 @@ count() { # name, exit status, file with the output (removed)
 # order they were started (flush).
 JOBS=${RUN_SH_JOBS:-2}
 bgdir=$(mktemp -d)
-trap 'rm -f "$skiplist"; rm -rf "$bgdir"' EXIT
+trap 'rm -f "$skiplist" "$times"; rm -rf "$bgdir"' EXIT
 bg_names=()
 bg_pids=()
 bg_next=0
@@ -73,7 +81,13 @@ run_bg() { # name, command...
         wait -n 2>/dev/null || true
         flush
     done
-    ("$@" >"$bgdir/$i.out" 2>&1 </dev/null; echo $? >"$bgdir/$i.rc") &
+    (
+        t0=$EPOCHREALTIME
+        "$@" >"$bgdir/$i.out" 2>&1 </dev/null
+        rc=$?
+        echo "$t0 $EPOCHREALTIME" >"$bgdir/$i.time"
+        echo $rc >"$bgdir/$i.rc"
+    ) &
     bg_pids+=($!)
     bg_names+=("$name")
 }
@@ -86,11 +100,14 @@ flush() { # [all]: print the scripts that have ended, in order; with "all" wait 
         fi
         echo "=== ${bg_names[$i]}"
         cat "$bgdir/$i.out"
+        read -r t0 t1 <"$bgdir/$i.time"
+        timed "${bg_names[$i]}" "$t0" "$t1"
         count "${bg_names[$i]}" "$(cat "$bgdir/$i.rc")" "$bgdir/$i.out"
         bg_next=$((bg_next + 1))
     done
 }
 
+suite_start=$EPOCHREALTIME
 # RUN_SH_SUITES=DIR (tests/cli/test_run_count.sh): run the executables in DIR instead (in
 # the background, as the scripts are), to check this script's own counting.
 if [ -n "${RUN_SH_SUITES:-}" ]; then
@@ -132,7 +149,18 @@ else
     flush all
 fi
 
+suite_end=$EPOCHREALTIME
 echo
+echo "Seconds per script, slowest first (wall clock; $JOBS at once):"
+sort -rn "$times"
+awk -v a="$suite_start" -v b="$suite_end" -v j="$JOBS" '{ s += $1 }
+    END { printf "total: %.1f s for tests/run.sh (%d scripts, %.1f s of scripts, %s at once)\n",
+          b - a, NR, s, j }' "$times"
+if [ -n "${TEST_BUILD_START:-}" ]; then
+    awk -v a="$TEST_BUILD_START" -v b="$suite_end" -v r="$suite_start" 'BEGIN {
+        printf "total: %.1f s for make test after the main build (%.1f s of its test builds)\n",
+               b - a, r - a }'
+fi
 for f in "${skips[@]+"${skips[@]}"}"; do echo "SKIPPED: $f"; done
 while read -r f; do echo "SKIPPED: $f"; done <"$skiplist"
 for f in "${failures[@]+"${failures[@]}"}"; do echo "FAILED: $f"; done

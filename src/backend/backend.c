@@ -11,9 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "backend/cpu/cpu_backend.h"
+#include "backend/nccl/nccl_links.h"
 
 #ifdef HAVE_NCCL
 #include "backend/nccl/nccl_info.h"
@@ -34,7 +37,7 @@ static const struct backend_entry {
 } backend_table[BACKEND_KIND_COUNT] = {
     [BACKEND_CPU] = {"cpu", BACKEND_CPU, BACKEND_CAP_EXACT_REDUCTION, &cpu_backend_ops, NULL},
     [BACKEND_NCCL] = {"nccl", BACKEND_NCCL,
-                      BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_NCCL_ENV,
+                      BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_LIB_ENV,
 #ifdef HAVE_NCCL
                       &nccl_backend_ops,
 #else
@@ -92,6 +95,11 @@ unsigned backend_caps_of(const char *name)
     return caps;
 }
 
+unsigned backend_kind_caps(enum backend_kind k)
+{
+    return k >= 0 && k < BACKEND_KIND_COUNT ? backend_caps_of(backend_table[k].name) : 0u;
+}
+
 int backend_hardware(const struct backend *b, char *buf, size_t n)
 {
     if (n) buf[0] = '\0';
@@ -106,10 +114,11 @@ void backend_lib_env(const struct backend *b, char *algo, size_t algo_n, char *p
     if (b && b->ops->lib_env) b->ops->lib_env(b, algo, algo_n, proto, proto_n);
 }
 
-void backend_links(const struct backend *b, int nranks, char *buf, size_t n)
+void backend_links(const struct backend *b, int nranks, backend_log_summary_fn summarise,
+                   char *buf, size_t n)
 {
     if (n) buf[0] = '\0';
-    if (b && b->ops->links) b->ops->links(b, nranks, buf, n);
+    if (b && b->ops->links) b->ops->links(b, nranks, summarise, buf, n);
 }
 
 int backend_lib_log(const struct backend *b, char **text, size_t *len, char *src, size_t n)
@@ -227,4 +236,27 @@ void backend_close(struct backend *b)
     backend_run_release(b);
     if (b->ops && b->ops->close) b->ops->close(b);
     free(b);
+}
+
+static char backend_log_path[600]; /* the user's NCCL log, sent off the screen; "" none */
+
+void backend_logs_off_screen(void)
+{
+    /* (without a directory the log stays on stdout, as NCCL would have it) */
+    if (!backend_log_path[0])
+        nccl_links_user_log_to_file(backend_log_path, sizeof backend_log_path);
+}
+
+void backend_logs_off_screen_end(void)
+{
+    if (!backend_log_path[0]) return;
+    struct stat st;
+    if (stat(backend_log_path, &st) == 0) {
+        cv_eprintf("collviz: NCCL's log (your NCCL_DEBUG=%s) is in %s\n", getenv("NCCL_DEBUG"),
+                   backend_log_path);
+    } else {
+        *strrchr(backend_log_path, '/') = '\0';
+        rmdir(backend_log_path);
+    }
+    backend_log_path[0] = '\0';
 }

@@ -7,6 +7,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* `collviz [options]`: the interactive visualizer's options (cli/visualizer.c), then
+ * ui/ui.h's program. */
+int cli_visualizer_main(int argc, char **argv);
+/* `collviz lesson [FILE|ID] [options]` without a verb: the lesson player's options, then
+ * the player (the list of lessons, or one lesson at its saved slide). argv[0] is "lesson". */
+int cli_lesson_player_main(int argc, char **argv);
 int cli_trace_main(int argc, char **argv);
 int cli_bench_main(int argc, char **argv);
 int cli_train_main(int argc, char **argv);

@@ -26,7 +26,6 @@
 #include "lesson/progress.h"
 #include "core/text.h"
 #include "ui/screens/lesson/lesson_keys.h"
-#include "ui/ui.h"
 
 static void lesson_usage(FILE *f)
 {
@@ -849,5 +848,5 @@ int cli_lesson_main(int argc, char **argv)
         if (strcmp(argv[1], "export") == 0) return cli_export_main(argc - 1, argv + 1);
     }
     /* no verb, or a FILE/ID: the interactive player (src/ui/screens/lesson/) */
-    return ui_lesson_main(argc, argv);
+    return cli_lesson_player_main(argc, argv);
 }

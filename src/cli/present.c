@@ -1,5 +1,5 @@
 /* present.c - `collviz --present PATH`: the presenter's options. The talk itself (the
- * deck, the room's screen, the speaker notes' socket) is present/present.c. */
+ * deck, the room's screen, the speaker notes' socket) is ui/present/present.c. */
 #include "cli/cli.h"
 
 #include <stdbool.h>

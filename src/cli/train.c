@@ -16,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "core/util.h"
+#include "device/dev.h"
 #include "cli/json.h"
 #include "cli/opt.h"
 #include "parallel/train.h"
@@ -265,7 +266,7 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
     note[0] = '\0';
     o->cfg.backend = BACKEND_CPU;
     if (backend_kind_of(o->backend) == BACKEND_CPU) return -1;
-    if (backend_kind_of(o->backend) == BACKEND_MPI) {
+    if (backend_caps_of(o->backend) & BACKEND_CAP_PROCESSES) {
         char err[256];
         if (backend_open(o->backend, &o->b, err, sizeof err, NULL, 0) != CV_OK)
             return cli_usage_error("train: --backend %s", err);
@@ -286,12 +287,12 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
                                         o->cfg.overlap ? "--overlap" : "--prefetch");
         o->cfg.nranks = world;
         o->cfg.ranks_from_launcher = !o->ranks_set;
-        o->cfg.backend = BACKEND_MPI;
+        o->cfg.backend = (enum backend_kind)backend_kind_of(o->backend);
         if (train_config_check(&o->cfg, err, sizeof err) != CV_OK)
             return me ? 2 : cli_usage_error("train: %s", err);
         return -1;
     }
-    bool want_nccl = backend_kind_of(o->backend) == BACKEND_NCCL;
+    bool want_nccl = backend_caps_of(o->backend) & BACKEND_CAP_GPU;
     if (o->cfg.scheme == TRAIN_SINGLE) {
         if (want_nccl)
             return cli_usage_error("train: --backend nccl: single is the CPU reference "
@@ -334,17 +335,15 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
                  o->cfg.nranks, o->cfg.nranks, gpus);
         rc = CV_EUNAVAIL;
     }
-#ifndef HAVE_NCCL
-    if (rc == CV_OK) {
+    if (rc == CV_OK && !dev_gpu_built()) {
         snprintf(err, sizeof err, "GPU training is not built (HAVE_NCCL was off)");
         rc = CV_EUNAVAIL;
     }
-#endif
     if (rc != CV_OK) backend_close(b);
     if (want_nccl) {
         if (rc != CV_OK) return me ? 2 : cli_usage_error("train: --backend nccl: %s", err);
         o->b = b; /* training runs on this backend's communicator */
-        o->cfg.backend = BACKEND_NCCL;
+        o->cfg.backend = b->ops->kind;
         return -1;
     }
     if (rc != CV_OK) {
@@ -352,7 +351,7 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
         return -1;
     }
     o->b = b;
-    o->cfg.backend = BACKEND_NCCL;
+    o->cfg.backend = b->ops->kind;
     snprintf(note, n, "auto chose nccl (%d GPUs usable)", gpus);
     return -1;
 }
@@ -379,7 +378,8 @@ static void print_json(FILE *f, const struct train_result *r, const struct train
     const struct train_config *c = &r->cfg;
     /* On NCCL a collective's bytes are not counted (NCCL reports none): they are the ring
      * model's, and their keys say so ("_model"); point-to-point bytes (pp) are counted. */
-    bool bytes_model = c->backend == BACKEND_NCCL && c->scheme != TRAIN_PP;
+    bool bytes_model =
+        (backend_kind_caps(c->backend) & BACKEND_CAP_GPU) && c->scheme != TRAIN_PP;
     cJSON *d = cli_json_object();
     cli_json_str(d, "scheme", train_scheme_name(c->scheme));
     cli_json_str(d, "backend", backend_kind_name(c->backend));
@@ -579,12 +579,12 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
         "   thread spent in communication calls; sent/rank: the busiest rank's bytes)\n",
         f);
     bool emu = backend_caps_of("nccl") & BACKEND_CAP_EMULATED;
-    if (c->backend == BACKEND_NCCL && emu)
+    if ((backend_kind_caps(c->backend) & BACKEND_CAP_GPU) && emu)
         fputs(
             "  (emulated devices (tests/fakegpu): times are host clocks of the emulation, not\n"
             "   GPU time; a collective's sent bytes are the ring model's)\n",
             f);
-    else if (c->backend == BACKEND_NCCL)
+    else if (backend_kind_caps(c->backend) & BACKEND_CAP_GPU)
         fputs(
             "  (GPU: times are host clocks around calls that waited for the GPU; a\n"
             "   collective's sent bytes are the ring model's, NCCL does not report its own)\n",
@@ -620,7 +620,8 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
         format_size(nk->wire_model_bytes, a, sizeof a);
         format_size(nk->wire_bytes, b, sizeof b);
         /* On GPUs only point-to-point bytes are counted; collectives' are the ring model. */
-        bool counted = c->backend != BACKEND_NCCL || c->scheme == TRAIN_PP;
+        bool counted =
+            !(backend_kind_caps(c->backend) & BACKEND_CAP_GPU) || c->scheme == TRAIN_PP;
         fprintf(f,
                 "  bytes sent by the busiest rank per step: model %s (%zu B), %s %s (%zu B)\n",
                 a, nk->wire_model_bytes, counted ? "counted" : "ring model per NCCL call", b,
@@ -662,7 +663,7 @@ static bool launcher_decides(const struct train_opts *o)
 {
     if (o->ranks_set || o->cfg.scheme == TRAIN_SINGLE) return false;
     enum backend_kind k = backend_kind_of(o->backend);
-    if (k == BACKEND_MPI) return true;
+    if (backend_kind_caps(k) & BACKEND_CAP_PROCESSES) return true;
     if (k == BACKEND_CPU) return false;
     static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"};
     for (size_t i = 0; i < sizeof size_vars / sizeof size_vars[0]; i++)

@@ -1093,6 +1093,7 @@ int plan_parse_counts(const char *s, size_t *counts, int *nranks, char *err, siz
                 char *end;
                 ok = word[0] >= '0' && word[0] <= '9';
                 if (ok) v = strtoull(word, &end, 10);
+                /* cppcheck-suppress uninitvar ; end is read only when strtoull set it */
                 ok = ok && *end == '\0' && v <= PLAN_MAX_A2AV_COUNT;
             }
             if (!ok)

@@ -17,6 +17,7 @@
 #include "core/init.h"
 #include "core/plan.h"
 #include "core/trace.h"
+#include "core/rng.h"
 #include "core/util.h"
 
 /* ---- formulas --------------------------------------------------------------------------- */
@@ -285,14 +286,6 @@ bool ex_has_variants(const struct lesson_exercise *ex)
     return false;
 }
 
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static double round3(double x) /* to 3 significant digits */
 {
     char b[32];
@@ -342,7 +335,7 @@ static int variant_eval(const struct lesson_exercise *ex, const double *vals, do
 
 static double draw_param(const struct lesson_param *p, uint64_t *st)
 {
-    double u = (double)(splitmix64(st) >> 11) * 0x1.0p-53; /* [0, 1) */
+    double u = (double)(rng_splitmix64(st) >> 11) * 0x1.0p-53; /* [0, 1) */
     if (p->nchoices) {
         size_t k = (size_t)(u * (double)p->nchoices);
         return p->choices[k < p->nchoices ? k : p->nchoices - 1];

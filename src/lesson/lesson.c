@@ -521,6 +521,7 @@ static void check_exercise_ids(struct ctx *c, const struct lesson *out)
             const struct lesson_exercise *x = &out->slides[s1].ex[e1];
             bool found = false;
             for (size_t s2 = 0; s2 <= s1 && !found; s2++)
+                /* cppcheck-suppress arrayIndexThenCheck ; "s2 < s1" is no bounds check */
                 for (size_t e2 = 0; e2 < out->slides[s2].nex && (s2 < s1 || e2 < e1); e2++)
                     if (strcmp(out->slides[s2].ex[e2].id, x->id) == 0) {
                         lp_perr(c, x->line, "exercise id '%s' is also used at line %d", x->id,
@@ -799,7 +800,7 @@ int lesson_set_add(struct lesson_set *set, const char *path, struct lesson_error
             names[n++] = xstrdup(de->d_name);
         }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_names);
+    if (n) qsort(names, n, sizeof *names, cmp_names); /* names is NULL when n is 0 */
     int rc = CV_OK;
     char *real_dir = realpath(path, NULL);
     for (size_t i = 0; i < n; i++) {

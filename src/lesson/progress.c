@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "sys/files.h"
 
 #define PROGRESS_MAGIC "collviz-progress 1"
 #define PROGRESS_MAX_BYTES ((size_t)1 << 20)
@@ -28,18 +29,7 @@
 
 int progress_default_path(char *buf, size_t n, char *err, size_t errlen)
 {
-    const char *state = getenv("XDG_STATE_HOME");
-    const char *home = getenv("HOME");
-    int k;
-    if (state && state[0] == '/')
-        k = snprintf(buf, n, "%s/collviz/progress", state);
-    else if (home && *home)
-        k = snprintf(buf, n, "%s/.local/state/collviz/progress", home);
-    else
-        return cv_err(err, errlen, CV_EINVAL, "neither XDG_STATE_HOME nor HOME is set");
-    if (k < 0 || (size_t)k >= n)
-        return cv_err(err, errlen, CV_EINVAL, "progress path too long");
-    return CV_OK;
+    return files_xdg_path("XDG_STATE_HOME", ".local/state", "/progress", buf, n, err, errlen);
 }
 
 void progress_free(struct progress *p)
@@ -328,18 +318,6 @@ static int mkdir_parents(const char *path, char *err, size_t errlen)
     return CV_OK;
 }
 
-static bool write_all(int fd, const char *s, size_t n)
-{
-    while (n) {
-        ssize_t k = write(fd, s, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return false;
-        s += k;
-        n -= (size_t)k;
-    }
-    return true;
-}
-
 int progress_save(const struct progress *p, char *err, size_t errlen)
 {
     if (!p->path[0]) return cv_err(err, errlen, CV_EINVAL, "no progress path");
@@ -365,38 +343,7 @@ int progress_save(const struct progress *p, char *err, size_t errlen)
         n += (size_t)snprintf(buf + n, cap - n, "exercise %s lesson %s attempts %d solved %d\n",
                               p->ex[i].id, p->ex[i].lesson[0] ? p->ex[i].lesson : "unknown",
                               p->ex[i].attempts, p->ex[i].solved ? 1 : 0);
-    char tmp[4096 + 32];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", p->path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) {
-        free(buf);
-        return cv_err(err, errlen, CV_EINVAL, "cannot write %s: %s", tmp, strerror(errno));
-    }
-    bool ok = write_all(fd, buf, n) && fsync(fd) == 0;
-    int saved = errno;
+    rc = files_save(p->path, buf, n, err, errlen);
     free(buf);
-    if (close(fd) != 0) ok = false;
-    if (!ok) {
-        unlink(tmp);
-        return cv_err(err, errlen, CV_EINVAL, "cannot write %s: %s", tmp, strerror(saved));
-    }
-    if (rename(tmp, p->path) != 0) {
-        saved = errno;
-        unlink(tmp);
-        return cv_err(err, errlen, CV_EINVAL, "cannot replace %s: %s", p->path,
-                      strerror(saved));
-    }
-    /* the rename itself reaches the disk with the folder */
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", p->path);
-    char *slash = strrchr(dir, '/');
-    if (slash) {
-        *slash = '\0';
-        int dfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) {
-            fsync(dfd);
-            close(dfd);
-        }
-    }
-    return CV_OK;
+    return rc;
 }

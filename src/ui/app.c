@@ -96,7 +96,7 @@ int app_open_backend(struct app *a, const char *name, bool strict_nccl, char *er
     char err[200] = "", why[200] = "";
     struct backend *b = NULL;
     int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
-    if (rc != CV_OK && strict_nccl && backend_kind_of(name) == BACKEND_NCCL) {
+    if (rc != CV_OK && strict_nccl && (backend_caps_of(name) & BACKEND_CAP_GPU)) {
         snprintf(errbuf, errlen, "%s", err);
         return rc;
     }

@@ -28,9 +28,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#ifdef HAVE_MPI
-#include "backend/mpi/mpi_boot.h"
-#endif
+#include "backend/launcher.h"
 
 #include "backend/backend.h"
 #include "sys/usock.h"
@@ -212,7 +210,6 @@ static inline bool serve_fans_out(const struct job *j)
     return serve_fans_out_kind(j->kind);
 }
 
-#ifdef HAVE_MPI
 /* A broadcast of the job's words failed: the job cannot go on (the other ranks wait in
  * it, or heard half of it). Marked broken, so rank 0's loop tells the UI and ends the job,
  * and closing MPI ends it with MPI_Abort rather than wait for the others. */
@@ -225,7 +222,7 @@ static int serve_bcast_lost(int rank, char *err, size_t errlen, const char *fmt,
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    mpi_boot_set_broken(rank, why);
+    launcher_set_broken(rank, why);
     return cv_err(err, errlen, CV_EBACKEND, "%s", why);
 }
 
@@ -246,8 +243,8 @@ static int serve_fanout(void *ctx, const struct job *j, char *err, size_t errlen
     }
     /* its length, then its bytes: the same two broadcasts serve_follow waits in */
     unsigned long long len = n;
-    int rc = mpi_boot_bcast(&len, sizeof len, 0);
-    if (rc == CV_OK) rc = mpi_boot_bcast(f, n, 0);
+    int rc = launcher_bcast(&len, sizeof len, 0);
+    if (rc == CV_OK) rc = launcher_bcast(f, n, 0);
     free(f);
     free(m);
     if (rc != CV_OK)
@@ -266,7 +263,7 @@ static bool serve_agree(void *ctx, bool stop)
 {
     (void)ctx;
     int v = stop;
-    if (mpi_boot_bcast(&v, sizeof v, 0) != CV_OK) {
+    if (launcher_bcast(&v, sizeof v, 0) != CV_OK) {
         serve_bcast_lost(-1, NULL, 0,
                          "serve: the ranks could not agree on a sweep's next size "
                          "(MPI_Bcast failed): the job cannot go on");
@@ -280,7 +277,7 @@ static int serve_follow_next(int me, struct proto_msg *m)
 {
     unsigned long long len = 0;
     char err[240];
-    if (mpi_boot_bcast(&len, sizeof len, 0) != CV_OK) {
+    if (launcher_bcast(&len, sizeof len, 0) != CV_OK) {
         serve_bcast_lost(me, err, sizeof err,
                          "serve: rank %d lost rank 0's jobs (MPI_Bcast of a length failed)",
                          me);
@@ -294,7 +291,7 @@ static int serve_follow_next(int me, struct proto_msg *m)
         return CV_EBACKEND;
     }
     unsigned char *f = xmalloc(len ? len : 1);
-    if (mpi_boot_bcast(f, len, 0) != CV_OK) {
+    if (launcher_bcast(f, len, 0) != CV_OK) {
         free(f);
         serve_bcast_lost(me, err, sizeof err,
                          "serve: rank %d lost rank 0's jobs (MPI_Bcast of a job failed)", me);
@@ -309,6 +306,11 @@ static int serve_follow_next(int me, struct proto_msg *m)
 
 int serve_follow(struct backend *b)
 {
+    if (!launcher_built()) {
+        backend_close(b);
+        fprintf(stderr, "collviz serve: this build has no MPI\n");
+        return 2;
+    }
     int me = backend_proc_rank(b);
     int status = 0;
     struct proto_msg *m = xmalloc(sizeof *m);
@@ -322,7 +324,7 @@ int serve_follow(struct backend *b)
         /* A broken job is rank 0's to report (it tells the UI and ends the job), unless
          * rank 0 is the one that stalled. */
         int blamed = -1;
-        if (rc != CV_OK && (!mpi_boot_broken(&blamed, NULL, 0) || blamed == 0))
+        if (rc != CV_OK && (!launcher_broken(&blamed, NULL, 0) || blamed == 0))
             fprintf(stderr, "collviz serve: rank %d: %s\n", me, err);
         proto_msg_free(m);
     }
@@ -330,14 +332,6 @@ int serve_follow(struct backend *b)
     backend_close(b);
     return status;
 }
-#else
-int serve_follow(struct backend *b)
-{
-    backend_close(b);
-    fprintf(stderr, "collviz serve: this build has no MPI\n");
-    return 2;
-}
-#endif
 
 /* ---- the loop --------------------------------------------------------------------- */
 
@@ -653,11 +647,9 @@ static void serve_results(struct serve *s)
 /* Why serve's own watchdog, not a rank, noticed the stall: "" when nothing is known. */
 static const char *serve_unnamed_why(void)
 {
-#ifdef HAVE_MPI
-    if (!mpi_boot_thread_multiple())
+    if (!launcher_thread_multiple())
         return "; no MPI_THREAD_MULTIPLE: a rank that stalls while the others wait in MPI's "
                "own collective is not named";
-#endif
     return "";
 }
 
@@ -805,15 +797,13 @@ int serve_run(struct backend *b, const struct serve_opts *o)
         return 2;
     }
     worker_report_dropped(s.w);
-#ifdef HAVE_MPI
     if (worker_facts(s.w)->multiprocess) {
         worker_set_job_hook(s.w, serve_fanout, NULL);
         worker_set_agree(s.w, serve_agree, NULL);
-        /* The loop below looks at mpi_boot_broken() every second: a watchdog that names a
+        /* The loop below looks at launcher_broken() every second: a watchdog that names a
          * stalled rank while this process's worker is stuck in MPI leaves the telling to it. */
-        mpi_boot_set_watched(1.0);
+        launcher_set_watched(1.0);
     }
-#endif
 
     sigset_t waitmask;
     serve_signals(&waitmask);
@@ -833,13 +823,11 @@ int serve_run(struct backend *b, const struct serve_opts *o)
         int turn = serve_turn(&s, &waitmask);
         if (turn < 0) break;
         go_on = turn > 0;
-#ifdef HAVE_MPI
         /* A rank stalled or the job's communicator was aborted: the job cannot go on. */
-        if (s.processes && mpi_boot_broken(&lost_rank, lost_why, sizeof lost_why)) {
+        if (s.processes && launcher_broken(&lost_rank, lost_why, sizeof lost_why)) {
             stalled = true;
             break;
         }
-#endif
         if (s.processes && s.in_flight > 0 && now_s() - s.progress > s.stall_s) {
             stalled = true;
             break;

@@ -33,7 +33,7 @@
 #include "lesson/lesson.h"
 #include "ui/app.h"
 #include "ui/kit/draw.h"
-#include "ui/kit/narr.h"
+#include "ui/present/narr.h"
 #include "ui/kit/svg.h"
 #include "core/text.h"
 #include "ui/screens/lesson/predict.h"
@@ -1163,7 +1163,8 @@ static int pres_run(struct pres *p, const struct present_opts *o, const struct p
     term_block_signals(&block, &waitmask);
     hw_probe_machine(&a->hw);
     /* A backend that cannot run here: the panel says why and the talk goes on. */
-    term_nccl_log_off_screen();
+    backend_logs_off_screen();
+    term_at_end(backend_logs_off_screen_end);
     app_open_backend(a, o->backend, false, err, sizeof err);
     /* The talk goes on without a notes terminal: a socket that cannot be opened is said in
      * the footer. */

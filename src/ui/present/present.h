@@ -1,7 +1,7 @@
 /* present.h - `collviz --present PATH`: a lesson file (or a folder of them, in order) shown
  * full screen for a lecture hall and driven by a presentation clicker.
  *
- * Each slide: its title, its narration in a centred column (kit/narr.h), and its scene
+ * Each slide: its title, its narration in a centred column (narr.h), and its scene
  * drawn by the scene's own screen into the rest of the terminal (through app_set_scene,
  * embedded: no key bar); a one-row footer holds slide x/N, the step, the elapsed time and
  * any message. Speaker notes are never drawn: they go to `collviz notes` over notes_ipc.

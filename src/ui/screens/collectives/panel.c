@@ -200,7 +200,7 @@ static void panel_numbers(const struct app *a, struct styled_lines *p, int width
     /* NCCL_ALGO / NCCL_PROTO steer what NCCL measured: say so next to the figures. */
     char env[160];
     hw_nccl_env_text(&a->hw, env, sizeof env);
-    if (env[0] && (backend_caps_of(m->row_backend) & BACKEND_CAP_NCCL_ENV))
+    if (env[0] && (backend_caps_of(m->row_backend) & BACKEND_CAP_LIB_ENV))
         styled_wrapped(p, th->role[TH_WARN], width, env);
     if (row->nranks != a->sc.nranks)
         styled_wrapped(

@@ -33,7 +33,7 @@ void par_lecture_of(const struct app *a, struct train_config *c)
     c->timeout_s = PAR_TIMEOUT_S;
     /* On the GPUs when the collectives run there (NCCL, 2+ GPUs) and there is one GPU per
      * rank; otherwise on CPU ranks (par_backend_note says why). */
-    if (par_on_gpus(a)) c->backend = BACKEND_NCCL;
+    if (par_on_gpus(a)) c->backend = (enum backend_kind)backend_kind_of(a->backend_name);
 }
 
 bool par_on_gpus(const struct app *a)
