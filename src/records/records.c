@@ -197,6 +197,7 @@ void rec_free(struct rec_log *L)
     rec_map_free(&L->procs);
     rec_map_free(&L->ptrs);
     rec_map_free(&L->hostmap);
+    rec_map_free(&L->linkmap);
     file_free(L->file);
     free(L);
 }
@@ -506,11 +507,21 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
     link_facts(L, chan, from, to, recv, via, vn);
     struct rec_rank *rk = rank_at(L, recv ? to : from);
     if (!rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
-    for (int i = 0; i < L->nlinks; i++) { /* a connection's send and receive lines */
-        struct rec_link *o = &L->links[i];
+    /* a connection's send and receive lines: one link (found by a hash of its fields, so a
+     * large job's links cost what they are, not their square) */
+    uint64_t key = (uint64_t)(uint32_t)k.channel * 0x9e3779b97f4a7c15ULL ^
+                   (uint64_t)(uint32_t)k.conn * 0xc2b2ae3d27d4eb4fULL ^
+                   ((uint64_t)(uint32_t)k.from << 32 | (uint32_t)k.to);
+    for (const char *c = k.via; *c; c++)
+        key = (key ^ (unsigned char)*c) * 1099511628211ULL;
+    for (uint64_t probe = key;; probe = probe * 6364136223846793005ULL + 1) {
+        int i = rec_map_get(&L->linkmap, probe);
+        if (i < 0) break;
+        const struct rec_link *o = &L->links[i];
         if (o->channel == k.channel && o->conn == k.conn && o->from == k.from &&
             o->to == k.to && strcmp(o->via, k.via) == 0)
             return;
+        key = probe * 6364136223846793005ULL + 1; /* another link with this hash: next */
     }
     if (L->nlinks == REC_MAX_LINKS) {
         too_large(x, "more than %d links", REC_MAX_LINKS);
@@ -520,6 +531,7 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
         L->caplinks = L->caplinks ? 2 * L->caplinks : 64;
         L->links = xrealloc(L->links, (size_t)L->caplinks * sizeof *L->links);
     }
+    rec_map_put(&L->linkmap, key, L->nlinks);
     L->links[L->nlinks++] = k;
     rank_at(L, from);
     rank_at(L, to);

@@ -184,7 +184,7 @@ struct rec_log {
     /* communicators (reccomm.h) */
     struct rec_unit *units;
     int nunits, capunits, tests_unit;
-    struct rec_map threads, procs, ptrs, hostmap;
+    struct rec_map threads, procs, ptrs, hostmap, linkmap;
     char **hostnames;
     int nhostnames;
     int *host_lines;     /* per host id: lines read with it */
