@@ -342,8 +342,8 @@ fuzz: fuzz-build
 	$(BUILD)/fuzz/fuzz_proto -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    -rss_limit_mb=2048 $(BUILD)/fuzz/corpus_proto
 	@mkdir -p $(BUILD)/fuzz/corpus_records
-	cp -n tests/records/*.log tests/hostile-records/*.log $(BUILD)/fuzz/corpus_records/ \
-	    2>/dev/null || true
+	cp -n tests/records/*.log tests/hostile-records/*.log tests/fuzz/corpus_records/*.log \
+	    $(BUILD)/fuzz/corpus_records/ 2>/dev/null || true
 	$(BUILD)/fuzz/fuzz_records -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    -rss_limit_mb=2048 $(BUILD)/fuzz/corpus_records
 

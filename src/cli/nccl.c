@@ -69,7 +69,8 @@ static const struct opt_cmd nccl_cmd = {
     nccl_table,
     nccl_usage,
     "Exit status: 0 read (with FILE:LINE: lines on stderr for what could not be),\n"
-    "2 nothing could be read or bad options.\n",
+    "2 nothing could be read, the record is larger than the reader holds (said with\n"
+    "where), or bad options.\n",
     NULL,
     NULL};
 
@@ -220,9 +221,134 @@ static void json_tests(cJSON *root, const struct rec_log *L)
     }
 }
 
+static void json_int_or_null(cJSON *o, const char *key, int v)
+{
+    if (v >= 0)
+        cli_json_num(o, key, v);
+    else
+        cli_json_null(o, key);
+}
+
+/* "communicators": each as the text shows it (records/reccomm.h). */
+static void json_comms(cJSON *root, const struct rec_log *L)
+{
+    cJSON *a = cli_json_add_array(root, "communicators");
+    for (int c = 0; c < L->ncomms; c++) {
+        const struct rec_facts *f = &L->comms[c];
+        cJSON *o = cli_json_add_object(a, NULL);
+        cli_json_str(o, "id", f->id[0] ? f->id : NULL);
+        json_int_or_null(o, "nranks", f->nranks);
+        json_int_or_null(o, "nnodes", f->nnodes);
+        cJSON *h = cli_json_add_array(o, "hosts");
+        for (int i = 0; i < f->nhosts; i++)
+            cli_json_str(h, NULL, rec_host_name(L, f->hosts[i]));
+        cJSON *r = cli_json_add_array(o, "ranks_seen");
+        for (int k = 0; k < f->seen_cap * 8; k++)
+            if (rec_facts_has(f, k)) cli_json_num(r, NULL, k);
+        int nr = rec_facts_nrings(f);
+        json_int_or_null(o, "rings", nr > 0 ? nr : -1);
+        json_int_or_null(o, "channels", f->channels);
+        cJSON_AddBoolToObject(o, "trees", f->trees);
+        cJSON *t = cli_json_add_array(o, "transports");
+        for (int i = 0; i < f->ntransports; i++)
+            cli_json_str(t, NULL, f->transports[i]);
+        cJSON *fe = cli_json_add_array(o, "features");
+        if (f->features & REC_FEAT_GDRDMA) cli_json_str(fe, NULL, "gdrdma");
+        if (f->features & REC_FEAT_PXN) cli_json_str(fe, NULL, "pxn");
+        if (f->features & REC_FEAT_NVLS) cli_json_str(fe, NULL, "nvls");
+    }
+}
+
+static void json_tuning(cJSON *root, const struct rec_log *L)
+{
+    const struct rec_tuning *T = &L->tuning;
+    if (!T->any) {
+        cli_json_null(root, "tuning");
+        return;
+    }
+    cJSON *o = cli_json_add_object(root, "tuning");
+    int n = T->ncols < 0 ? -T->ncols : T->ncols;
+    cJSON *al = cli_json_add_array(o, "algorithms");
+    cJSON *pr = cli_json_add_array(o, "protocols");
+    for (int i = 0; i < n; i++) { /* each name once, in column order */
+        bool a = T->algos[i][0] != '\0', p = T->ncols > 0 && T->protos[i][0] != '\0';
+        for (int j = 0; j < i; j++) {
+            if (strcmp(T->algos[j], T->algos[i]) == 0) a = false;
+            if (strcmp(T->protos[j], T->protos[i]) == 0) p = false;
+        }
+        if (a) cli_json_str(al, NULL, T->algos[i]);
+        if (p) cli_json_str(pr, NULL, T->protos[i]);
+    }
+    cJSON *th = cli_json_add_array(o, "max_nthreads");
+    for (int i = 0; i < T->nnthreads; i++)
+        cli_json_num(th, NULL, T->nthreads[i]);
+    cJSON *fn = cli_json_add_object(o, "functions");
+    for (int i = 0; i < T->nfns; i++) {
+        cJSON *cells = cli_json_add_array(fn, T->fns[i].name);
+        for (int k = 0; k < T->fns[i].ncell; k++) {
+            cJSON *c = cJSON_CreateArray();
+            cJSON_AddItemToArray(c, cJSON_CreateNumber(T->fns[i].cell[k][0]));
+            cJSON_AddItemToArray(c, cJSON_CreateNumber(T->fns[i].cell[k][1]));
+            cJSON_AddItemToArray(cells, c);
+        }
+    }
+    cJSON *ch = cli_json_add_array(o, "choices");
+    for (int i = 0; i < T->nchoices; i++) {
+        const struct rec_tune_choice *c = &T->choices[i];
+        cJSON *x = cli_json_add_object(ch, NULL);
+        cli_json_num(x, "bytes", c->bytes);
+        cli_json_str(x, "algorithm", rec_tune_algo(c->algo));
+        cli_json_str(x, "protocol", rec_tune_proto(c->proto));
+        cli_json_real(x, "time_us", c->time_us, 12);
+    }
+    cJSON *m = cli_json_add_object(o, "enabled_matrix");
+    for (int i = 0; i < T->nmrows; i++) {
+        cJSON *x = cli_json_add_object(m, T->mrows[i].name);
+        cJSON *p = cli_json_add_array(x, "protocols");
+        cJSON *a = cli_json_add_array(x, "algorithms");
+        for (int k = 0; k < T->nmcols; k++)
+            if (T->mrows[i].on >> k & 1)
+                cli_json_str(k < T->mproto_cols ? p : a, NULL, T->mcols[k]);
+    }
+}
+
+static void json_graph(cJSON *root, const struct rec_log *L)
+{
+    const struct rec_graph *g = &L->graph;
+    if (!g->npatterns && !g->nvls_heads) {
+        cli_json_null(root, "graph");
+        return;
+    }
+    cJSON *o = cli_json_add_object(root, "graph");
+    cJSON *a = cli_json_add_array(o, "patterns");
+    for (int i = 0; i < g->npatterns; i++) {
+        const struct rec_pattern *p = &g->patterns[i];
+        cJSON *x = cli_json_add_object(a, NULL);
+        cli_json_num(x, "pattern", p->pattern);
+        cli_json_num(x, "crossnic", p->crossnic);
+        cli_json_num(x, "nchannels", p->nchannels);
+        cli_json_real(x, "bw_intra", p->bw_intra, 8);
+        cli_json_real(x, "bw_inter", p->bw_inter, 8);
+        cli_json_str(x, "type_intra", p->type_intra);
+        cli_json_str(x, "type_inter", p->type_inter);
+        cli_json_num(x, "same_channels", p->same_channels);
+        cli_json_num(x, "channel_lines", p->channel_lines);
+    }
+    cli_json_num(o, "nvls_heads", g->nvls_heads);
+}
+
 static cJSON *nccl_json(const struct rec_log *L)
 {
     cJSON *root = cli_json_object();
+    cli_json_str(root, "library", L->library[0] ? L->library : NULL);
+    cli_json_str(root, "version", L->version[0] ? L->version : NULL);
+    cli_json_str(root, "launcher", rec_launcher_name(L->launcher));
+    cJSON *px = cli_json_add_array(root, "prefixes");
+    for (int b = 0; b < REC_PFX_N; b++)
+        if (L->prefixes >> b & 1) cli_json_str(px, NULL, rec_prefix_name(b));
+    json_comms(root, L);
+    json_tuning(root, L);
+    json_graph(root, L);
     cli_json_str(root, "nccl_version", L->version[0] ? L->version : NULL);
     if (L->nranks >= 0)
         cli_json_num(root, "nranks", L->nranks);
@@ -232,11 +358,10 @@ static cJSON *nccl_json(const struct rec_log *L)
         cli_json_num(root, "nnodes", L->nnodes);
     else
         cli_json_null(root, "nnodes");
-    const char *hosts[256];
-    int nh = rec_hosts(L, hosts, 256);
     cJSON *h = cli_json_add_array(root, "hosts");
-    for (int i = 0; i < nh; i++)
-        cli_json_str(h, NULL, hosts[i]);
+    for (int i = 0; i < L->nhostnames; i++)
+        if (L->host_lines[i] > 0 || rec_host_in_tests(L, i))
+            cli_json_str(h, NULL, L->hostnames[i]);
     cJSON *ranks = cli_json_add_array(root, "ranks");
     for (int r = 0; r <= L->maxrank; r++) {
         const struct rec_rank *k = &L->ranks[r];
@@ -264,8 +389,11 @@ static cJSON *nccl_json(const struct rec_log *L)
     }
     json_tests(root, L);
     cJSON *w = cli_json_add_array(root, "warnings");
-    for (int i = 0; i < L->nwarnings; i++)
-        cli_json_str(w, NULL, L->warnings[i]);
+    for (int i = 0; i < L->nwarnings; i++) {
+        cJSON *o = cli_json_add_object(w, NULL);
+        cli_json_str(o, "code", rec_wcode_name(L->wcodes[i]));
+        cli_json_str(o, "message", L->warnings[i]);
+    }
     return root;
 }
 
@@ -472,6 +600,11 @@ int cli_nccl_main(int argc, char **argv)
     for (int i = 0; i < L->nerrors; i++)
         fprintf(stderr, "%s\n", L->errors[i]);
     if (L->errors_dropped) fprintf(stderr, "(%d more errors not shown)\n", L->errors_dropped);
+    if (L->too_large[0]) { /* never a partial record shown as if whole */
+        fprintf(stderr, "collviz nccl: %s\n", L->too_large);
+        rec_free(L);
+        return 2;
+    }
     if (L->lines == 0) {
         if (unopened < argc - optind)
             fprintf(stderr,

@@ -1,6 +1,7 @@
 /* recfile.h - the one reader of record files (NCCL INFO logs, nccl-tests output) from disk,
- * for `collviz nccl`, --ring-order-from and the topology screen's --nccl-log: the file
- * read whole (at most REC_MAX_BYTES; one byte more is refused by rec_parse) and parsed.
+ * for `collviz nccl`, --ring-order-from and the topology screen's --nccl-log: a file (gzip
+ * or plain, by its first bytes) streamed through the parser a block at a time (at most
+ * REC_MAX_BYTES of text), or a folder: its regular files in name order, as one record.
  * records.h stays pure; this is its only I/O. */
 #ifndef COLLVIZ_RECORDS_RECFILE_H
 #define COLLVIZ_RECORDS_RECFILE_H
@@ -10,7 +11,7 @@
 #include "records/records.h"
 
 /* Read file `path` into L: the lines recognised (rec_parse's count), or -1 with why in err
- * ("cannot open: No such file or directory", "a directory, not a file"). */
+ * ("cannot open: No such file or directory"). */
 int rec_read_file(struct rec_log *L, const char *path, char *err, size_t errlen);
 
 #endif

@@ -27,18 +27,30 @@ const char *rec_class_name(enum rec_class c)
 
 /* ---- messages ------------------------------------------------------------------------- */
 
-static void rec_msg(char ***list, int *n, int *dropped, const char *fmt, va_list ap)
+const char *rec_wcode_name(enum rec_wcode c)
+{
+    static const char *const names[REC_W_N] = {
+        "other",           "cut_line",         "spliced",     "wrapped",
+        "partial",         "deduplicated",     "init_failed", "nccl_warn",
+        "escape",          "mixed_forms",      "prose",       "table_interleaved",
+        "table_no_header", "unreadable_prefix"};
+    return (unsigned)c < REC_W_N ? names[c] : "other";
+}
+
+/* Returns the index of the message added, -1 when it was there already or dropped. */
+static int rec_msg(char ***list, int *n, int *dropped, const char *fmt, va_list ap)
 {
     char buf[256];
     vsnprintf(buf, sizeof buf, fmt, ap);
     for (int i = 0; i < *n; i++)
-        if (strcmp((*list)[i], buf) == 0) return;
+        if (strcmp((*list)[i], buf) == 0) return -1;
     if (*n >= REC_MAX_MSGS) {
         (*dropped)++;
-        return;
+        return -1;
     }
     *list = xrealloc(*list, (size_t)(*n + 1) * sizeof **list);
     (*list)[(*n)++] = xstrdup(buf);
+    return *n - 1;
 }
 
 __attribute__((format(printf, 4, 5))) static void rec_error(struct rec_log *L, const char *name,
@@ -55,14 +67,31 @@ __attribute__((format(printf, 4, 5))) static void rec_error(struct rec_log *L, c
     va_end(ap);
 }
 
-__attribute__((format(printf, 2, 3))) static void rec_warn(struct rec_log *L, const char *fmt,
-                                                           ...)
+/* A warning with its code; the first of each code is always kept (past REC_MAX_MSGS). */
+__attribute__((format(printf, 3, 4))) static void
+rec_warn_c(struct rec_log *L, enum rec_wcode code, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    rec_msg(&L->warnings, &L->nwarnings, &L->warnings_dropped, fmt, ap);
+    int i = rec_msg(&L->warnings, &L->nwarnings, &L->warnings_dropped, fmt, ap);
     va_end(ap);
+    if (i < 0 && !(L->wseen >> code & 1) && L->nwarnings >= REC_MAX_MSGS) {
+        char buf[256];
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof buf, fmt, ap);
+        va_end(ap);
+        L->warnings = xrealloc(L->warnings, (size_t)(L->nwarnings + 1) * sizeof *L->warnings);
+        L->warnings[L->nwarnings] = xstrdup(buf);
+        i = L->nwarnings++;
+    }
+    if (i >= 0) {
+        L->wcodes = xrealloc(L->wcodes, (size_t)L->nwarnings);
+        L->wcodes[i] = (unsigned char)code;
+    }
+    L->wseen |= 1u << code;
 }
+
+#define rec_warn(L, ...) rec_warn_c(L, REC_W_OTHER, __VA_ARGS__)
 
 /* ---- small scanners (on a NUL-terminated, made-safe line) ----------------------------- */
 
@@ -118,40 +147,9 @@ static const char *copy_word(const char *s, const char *stop, char *out, size_t 
     return s;
 }
 
-/* The host of "host:pid:tid [dev] NCCL ..." where `at` points at "NCCL": the word before the
- * "[dev]" that ends the prefix, cut at its first ':'. "" when the prefix has none. */
-static void line_host(const char *line, const char *at, char *host, size_t n)
-{
-    host[0] = '\0';
-    const char *e = at;
-    while (e > line && e[-1] == ' ')
-        e--;
-    if (e > line && e[-1] != ']') { /* a WARN's "misc/socket.cc:483" before "NCCL" */
-        while (e > line && e[-1] != ' ')
-            e--;
-        while (e > line && e[-1] == ' ')
-            e--;
-    }
-    if (e == line || e[-1] != ']') return;
-    const char *lb = e - 1;
-    while (lb > line && *lb != '[')
-        lb--;
-    if (*lb != '[') return;
-    e = lb;
-    while (e > line && e[-1] == ' ')
-        e--;
-    const char *b = e;
-    while (b > line && b[-1] != ' ' && b[-1] != '\t')
-        b--;
-    const char *colon = memchr(b, ':', (size_t)(e - b));
-    if (!colon || colon == b) return;
-    size_t k = (size_t)(colon - b);
-    if (k >= n) k = n - 1;
-    memcpy(host, b, k);
-    host[k] = '\0';
-}
-
 /* ---- the structures ------------------------------------------------------------------- */
+
+static void file_free(struct rec_file *F);
 
 struct rec_log *rec_new(void)
 {
@@ -160,6 +158,9 @@ struct rec_log *rec_new(void)
     L->nnodes = -1;
     L->maxrank = -1;
     L->cur_test = -1;
+    L->tests_unit = -1;
+    L->unit = -1;
+    L->last_pattern = -1;
     for (int r = 0; r < REC_MAX_RANKS; r++)
         L->ranks[r].device = -1;
     return L;
@@ -181,7 +182,51 @@ void rec_free(struct rec_log *L)
     free(L->errors);
     free(L->warnings);
     free(L->links);
+    for (int i = 0; i < L->nunits; i++)
+        rec_facts_free(&L->units[i].f);
+    free(L->units);
+    for (int i = 0; i < L->ncomms; i++)
+        rec_facts_free(&L->comms[i]);
+    free(L->comms);
+    for (int i = 0; i < L->nhostnames; i++)
+        free(L->hostnames[i]);
+    free(L->hostnames);
+    free(L->host_lines);
+    free(L->wcodes);
+    rec_map_free(&L->threads);
+    rec_map_free(&L->procs);
+    rec_map_free(&L->ptrs);
+    rec_map_free(&L->hostmap);
+    rec_map_free(&L->linkmap);
+    file_free(L->file);
     free(L);
+}
+
+/* The unit of the line being read (reccomm.h), NULL when the line has none. */
+static struct rec_facts *cur_facts(struct rec_log *L)
+{
+    return L->unit >= 0 ? &L->units[L->unit].f : NULL;
+}
+
+static void claim_rank(struct rec_log *L, long r)
+{
+    if (L->unit < 0 || r < 0 || r >= REC_MAX_RANKS) return;
+    struct rec_unit *u = &L->units[L->unit];
+    if (u->tests) return;
+    if (u->rank < 0) u->rank = (int)r;
+    rec_facts_seen(&u->f, r);
+}
+
+static void seen_rank(struct rec_log *L, long r)
+{
+    struct rec_facts *f = cur_facts(L);
+    if (f) rec_facts_seen(f, r);
+}
+
+static void add_kind(struct rec_log *L, unsigned k)
+{
+    struct rec_facts *f = cur_facts(L);
+    if (f) f->kinds |= k;
 }
 
 static struct rec_rank *rank_at(struct rec_log *L, long r)
@@ -212,6 +257,55 @@ struct rec_ctx {
     char host[64];
 };
 
+/* The line names ranks up to maxr: not of a unit that has fewer (reccomm.h). */
+static void fit_unit(struct rec_log *L, long maxr, int net)
+{
+    if (L->unit < 0) return;
+    int u = rec_unit_fitting(L, L->unit, maxr, net);
+    if (u < 0) {
+        const struct rec_unit *a = &L->units[L->unit];
+        u = rec_unit_fresh(L, a->host, a->pid, L->ln.tid);
+    }
+    L->unit = u;
+}
+
+/* A ring order of this line's unit: printed by its rank 0. */
+static void ring_facts(struct rec_log *L, long chan, const int *order, int n)
+{
+    int maxr = 0;
+    for (int i = 0; i < n; i++)
+        maxr = order[i] > maxr ? order[i] : maxr;
+    fit_unit(L, maxr, -1);
+    struct rec_facts *f = cur_facts(L);
+    if (!f) return;
+    claim_rank(L, order[0]);
+    for (int i = 0; i < n; i++)
+        rec_facts_seen(f, order[i]);
+    if (chan >= 0 && chan < (long)sizeof f->rings * 8)
+        f->rings[chan >> 3] |= (unsigned char)(1u << (chan & 7));
+    if (f->nranks < 0) f->nranks = n;
+    f->kinds |= REC_KIND_RING;
+}
+
+/* A record larger than this reader holds: said once, with where, and the record is refused
+ * (rec_log.too_large), never read in part. */
+__attribute__((format(printf, 2, 3))) static void too_large(struct rec_ctx *x, const char *fmt,
+                                                            ...)
+{
+    struct rec_log *L = x->L;
+    if (L->too_large[0]) return;
+    char what[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(L->too_large, sizeof L->too_large,
+             "%s:%ld: %s: larger than this reader holds (%d ranks, %d channels, %d links, %d "
+             "tables of %d rows)",
+             x->name, x->line, what, REC_MAX_RANKS, REC_MAX_CHANNELS, REC_MAX_LINKS,
+             REC_MAX_TESTS, REC_MAX_ROWS);
+}
+
 /* "Channel 00/16 :    0   3   1   2" (or 2.4's "Channel 00 :    0   1"): p after " : ". */
 static void ring_line(struct rec_ctx *x, long chan, const char *p)
 {
@@ -221,8 +315,11 @@ static void ring_line(struct rec_ctx *x, long chan, const char *p)
     while (*p) {
         long r = scan_uint(&p, 5);
         if (r < 0 || r >= REC_MAX_RANKS || n == REC_MAX_RANKS) {
-            rec_error(L, x->name, x->line, "channel %ld's ring: a rank out of 0..%d", chan,
-                      REC_LAST_RANK);
+            if (r >= REC_MAX_RANKS || n == REC_MAX_RANKS)
+                too_large(x, "channel %ld's ring: rank %ld", chan, r);
+            else
+                rec_error(L, x->name, x->line, "channel %ld's ring: a rank out of 0..%d", chan,
+                          REC_LAST_RANK);
             return;
         }
         for (int i = 0; i < n; i++)
@@ -237,6 +334,7 @@ static void ring_line(struct rec_ctx *x, long chan, const char *p)
     if (n == 0) return; /* "Channel 00 :" and nothing: no ring */
     struct rec_ring *g = &L->rings[chan];
     if (g->order) {
+        ring_facts(L, chan, order, n);
         if (g->n != n || memcmp(g->order, order, (size_t)n * sizeof *order) != 0)
             rec_warn(L,
                      "channel %ld has a second, different ring order (another "
@@ -247,6 +345,7 @@ static void ring_line(struct rec_ctx *x, long chan, const char *p)
     g->order = xmalloc((size_t)n * sizeof *order);
     memcpy(g->order, order, (size_t)n * sizeof *order);
     g->n = n;
+    ring_facts(L, chan, order, n);
     for (int i = 0; i < n; i++)
         rank_at(L, order[i]);
     L->ring_printer = true; /* rank 0 prints the rings */
@@ -266,24 +365,133 @@ static bool peer(const char **p, long *r)
     return true;
 }
 
+/* Is via[0..n) a whole transport as NCCL prints it ("P2P/IPC/read", "SHM/direct/direct",
+ * "direct shared memory", "NET/IB/0/GDRDMA", "NET/IB/0(8)/GDRDMA", "NET/AWS Libfabric/1",
+ * "P2P/direct pointer", "NVLS", "CollNet...")? A line cut at "via P" is not. */
+static bool whole_via(const char *v, size_t n)
+{
+    char w[64];
+    if (n >= sizeof w) return false;
+    memcpy(w, v, n);
+    w[n] = '\0';
+    if (strcmp(w, "direct shared memory") == 0 || strcmp(w, "shared memory") == 0) return true;
+    if (starts(w, "SHM/") || strcmp(w, "SHM") == 0) {
+        const char *q = w + 3;
+        while (*q ==
+               '/') { /* "SHM/direct/direct", "SHM/CE/direct", the emulation's "SHM/fakegpu" */
+            q++;
+            if (!isalpha((unsigned char)*q)) return false;
+            while (isalpha((unsigned char)*q))
+                q++;
+        }
+        return *q == '\0';
+    }
+    if (starts(w, "P2P/")) {
+        static const char *const kinds[] = {"IPC",    "CUMEM",    "direct pointer",
+                                            "direct", "indirect", "MNNVL"};
+        const char *q = w + 4;
+        bool ok = false;
+        for (size_t i = 0; i < sizeof kinds / sizeof *kinds && !ok; i++)
+            if (starts(q, kinds[i])) q += strlen(kinds[i]), ok = true;
+        while (ok && *q == '/') {
+            q++;
+            if (starts(q, "read"))
+                q += 4;
+            else if (starts(q, "CE"))
+                q += 2;
+            else if (starts(q, "direct"))
+                q += 6;
+            else
+                ok = false;
+        }
+        return ok && (*q == '\0' || starts(q, " pointer"));
+    }
+    if (starts(w, "NET/")) { /* NET/<name>/<dev>[(<proxy>)][/GDRDMA][/Shared] */
+        const char *sl = strchr(w + 4, '/');
+        if (!sl || sl == w + 4) return false;
+        const char *q = sl + 1;
+        if (!isdigit((unsigned char)*q)) return false;
+        while (isdigit((unsigned char)*q))
+            q++;
+        if (*q == '(') {
+            q++;
+            if (!isdigit((unsigned char)*q)) return false;
+            while (isdigit((unsigned char)*q))
+                q++;
+            if (*q++ != ')') return false;
+        }
+        while (*q == '/') {
+            q++;
+            if (starts(q, "GDRDMA"))
+                q += 6;
+            else if (starts(q, "Shared"))
+                q += 6;
+            else
+                return false;
+        }
+        return *q == '\0';
+    }
+    return strcmp(w, "NVLS") == 0 || starts(w, "CollNet") || starts(w, "NVLS/");
+}
+
+static void link_facts(struct rec_log *L, long chan, long from, long to, bool recv,
+                       const char *via, size_t vn)
+{
+    fit_unit(L, from > to ? from : to, strncmp(via, "NET/", 4) == 0);
+    struct rec_facts *f = cur_facts(L);
+    if (!f) return;
+    claim_rank(L, recv ? to : from);
+    rec_facts_seen(f, from);
+    rec_facts_seen(f, to);
+    char v[64];
+    snprintf(v, sizeof v, "%.*s", (int)(vn < 63 ? vn : 63), via);
+    if (!starts(v, "NET/")) { /* P2P and SHM join GPUs of one host */
+        rec_facts_placed(f, from);
+        rec_facts_placed(f, to);
+    }
+    if (chan == 0) rec_facts_next0(f, from, to);
+    rec_facts_transport(f, v);
+    if (strstr(v, "/GDRDMA")) f->features |= REC_FEAT_GDRDMA;
+    if (starts(v, "NET/") && strchr(v, '(')) f->features |= REC_FEAT_PXN;
+    f->kinds |= REC_KIND_LINK;
+}
+
+/* RCCL ends link and tree lines with " comm 0x55d0... nRanks 08[ busId c8000]": cut off
+ * (its pointer chose the line's unit already). */
+static size_t rccl_suffix(struct rec_log *L, const char *p, size_t n)
+{
+    const char *c = strstr(p, " comm 0x");
+    if (!c || (size_t)(c - p) >= n) return n;
+    const char *q = c + 8;
+    while (isxdigit((unsigned char)*q))
+        q++;
+    if (!starts(q, " nRanks ")) return n;
+    q += 8;
+    long nr = scan_uint(&q, 6);
+    if (nr <= 0) return n;
+    L->rccl = true;
+    struct rec_facts *f = cur_facts(L);
+    if (f && f->nranks < 0) f->nranks = (int)nr;
+    return (size_t)(c - p);
+}
+
 static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
 {
     struct rec_log *L = x->L;
     long from, to;
     p = skip_sp(p);
-    if (!peer(&p, &from) || !starts(p, " -> ")) return;
+    if (!peer(&p, &from) || !starts(p, " -> ")) goto cut;
     p += 4;
-    if (!peer(&p, &to)) return;
+    if (!peer(&p, &to)) goto cut;
     const char *via = strstr(p, " via ");
-    if (!via) return;
+    if (!via) goto cut;
     via = skip_sp(via + 5);
-    size_t vn = strlen(via);
+    size_t vn = rccl_suffix(L, via, strlen(via));
     while (vn && via[vn - 1] == ' ')
         vn--;
-    if (vn == 0) return;
+    if (vn == 0 || !whole_via(via, vn)) goto cut;
     if (from >= REC_MAX_RANKS || to >= REC_MAX_RANKS) {
-        rec_error(L, x->name, x->line, "a link of rank %ld to %ld: ranks end at %d", from, to,
-                  REC_LAST_RANK);
+        too_large(x, "a link of rank %ld to %ld", from, to);
         return;
     }
     struct rec_link k = {.channel = (int)chan,
@@ -296,25 +504,67 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
     /* NCCL sets up a connection's send side on the sender and its receive side on the
      * receiver: the line's host is the sender's, or the receiver's for "[receive]" */
     bool recv = strstr(p, "[receive]") && strstr(p, "[receive]") < via;
+    link_facts(L, chan, from, to, recv, via, vn);
     struct rec_rank *rk = rank_at(L, recv ? to : from);
     if (!rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
-    for (int i = 0; i < L->nlinks; i++) { /* a connection's send and receive lines */
-        struct rec_link *o = &L->links[i];
+    /* a connection's send and receive lines: one link (found by a hash of its fields, so a
+     * large job's links cost what they are, not their square) */
+    uint64_t key = (uint64_t)(uint32_t)k.channel * 0x9e3779b97f4a7c15ULL ^
+                   (uint64_t)(uint32_t)k.conn * 0xc2b2ae3d27d4eb4fULL ^
+                   ((uint64_t)(uint32_t)k.from << 32 | (uint32_t)k.to);
+    for (const char *c = k.via; *c; c++)
+        key = (key ^ (unsigned char)*c) * 1099511628211ULL;
+    for (uint64_t probe = key;; probe = probe * 6364136223846793005ULL + 1) {
+        int i = rec_map_get(&L->linkmap, probe);
+        if (i < 0) break;
+        const struct rec_link *o = &L->links[i];
         if (o->channel == k.channel && o->conn == k.conn && o->from == k.from &&
             o->to == k.to && strcmp(o->via, k.via) == 0)
             return;
+        key = probe * 6364136223846793005ULL + 1; /* another link with this hash: next */
     }
     if (L->nlinks == REC_MAX_LINKS) {
-        rec_warn(L, "more than %d links: the rest are not kept", REC_MAX_LINKS);
+        too_large(x, "more than %d links", REC_MAX_LINKS);
         return;
     }
     if (L->nlinks == L->caplinks) {
         L->caplinks = L->caplinks ? 2 * L->caplinks : 64;
         L->links = xrealloc(L->links, (size_t)L->caplinks * sizeof *L->links);
     }
+    rec_map_put(&L->linkmap, key, L->nlinks);
     L->links[L->nlinks++] = k;
     rank_at(L, from);
     rank_at(L, to);
+    return;
+cut:
+    rec_warn_c(L, REC_W_CUT, "%s:%ld: cut: a link line that is not whole is not read", x->name,
+               x->line);
+}
+
+static void cut_warn(struct rec_ctx *x, const char *what)
+{
+    rec_warn_c(x->L, REC_W_CUT, "%s:%ld: cut: %s that is not whole is not read", x->name,
+               x->line, what);
+}
+
+/* 2.7's "Ring 00 : 7 -> 0 -> 1": the printing rank (the middle) and its neighbours. */
+static bool neighbours(struct rec_ctx *x, const char *p)
+{
+    long r[3];
+    p = skip_sp(p);
+    for (int i = 0; i < 3; i++) {
+        if (!peer(&p, &r[i])) return false;
+        if (i < 2) {
+            if (!starts(p, " -> ")) return false;
+            p += 4;
+        }
+    }
+    if (*skip_sp(p)) return false;
+    claim_rank(x->L, r[1]);
+    for (int i = 0; i < 3; i++)
+        seen_rank(x->L, r[i]);
+    add_kind(x->L, REC_KIND_RING);
+    return true;
 }
 
 /* "Channel NN[/MM] : ..." or "Ring NN : ...", p after the keyword. */
@@ -325,25 +575,41 @@ static bool channel_line(struct rec_ctx *x, const char *p, bool ring_kw)
     if (*p == '/') {
         p++;
         conn = scan_uint(&p, 4);
-        if (conn < 0) return false;
+        if (conn < 0) {
+            if (!*p) cut_warn(x, "a channel line");
+            return !*p;
+        }
     }
-    if (!starts(p, " : ")) return false;
+    if (!starts(p, " : ")) {
+        if (!*p || starts(" : ", p)) cut_warn(x, "a channel line");
+        return false;
+    }
     p += 3;
     bool arrow = strstr(p, "->") != NULL;
     if (!arrow && !ring_kw) {
         const char *q = skip_sp(p);
         for (; *q; q++)
-            if (!isdigit((unsigned char)*q) && *q != ' ') return false;
+            if (!isdigit((unsigned char)*q) && *q != ' ') {
+                cut_warn(x, "a channel line");
+                return true;
+            }
         if (chan >= REC_MAX_CHANNELS) {
-            rec_error(x->L, x->name, x->line, "channel %ld: channels end at %d", chan,
-                      REC_MAX_CHANNELS - 1);
+            too_large(x, "channel %ld", chan);
             return true;
         }
+        /* a ring order line's "/16" is the channel count */
+        struct rec_facts *f = cur_facts(x->L);
+        if (f && conn > 0) f->channels = (int)conn;
         ring_line(x, chan, p);
         return true;
     }
-    if (!strstr(p, " via ")) return ring_kw; /* 2.7's "Ring 00 : 1 -> 0 -> 1": neighbours */
+    if (!strstr(p, " via ")) {
+        if (ring_kw && neighbours(x, p)) return true;
+        cut_warn(x, "a link line");
+        return true;
+    }
     /* the link lines' "/0" is a connection index; a ring line's "/16" the channel count */
+    if (!ring_kw) x->L->forms |= conn >= 0 ? 1 : 2;
     link_line(x, chan, ring_kw ? -1 : conn, p);
     return true;
 }
@@ -397,8 +663,11 @@ static bool trees_line(struct rec_ctx *x, const char *p)
                          chan, me);
         }
         if (*p && *p != ' ') goto bad;
-        if (chan >= REC_MAX_CHANNELS || me < 0 || me >= REC_MAX_RANKS || up >= REC_MAX_RANKS)
-            goto bad;
+        if (chan >= REC_MAX_CHANNELS || me >= REC_MAX_RANKS || up >= REC_MAX_RANKS) {
+            too_large(x, "a tree of channel %ld, rank %ld", chan, me);
+            return true;
+        }
+        if (me < 0) goto bad;
         for (int i = 0; i < nd; i++)
             if (down[i] >= REC_MAX_RANKS) goto bad;
         struct rec_tree *t = &L->trees[chan];
@@ -417,10 +686,28 @@ static bool trees_line(struct rec_ctx *x, const char *p)
         }
         struct rec_rank *rk = rank_at(L, me);
         if (rk && !rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
+        struct rec_facts *f = cur_facts(L);
+        if (f) {
+            claim_rank(L, me);
+            if (up >= 0) rec_facts_seen(f, up);
+            for (int i = 0; i < nd; i++)
+                rec_facts_seen(f, down[i]);
+            f->trees = true;
+            f->kinds |= REC_KIND_TREES;
+        }
         any = true;
     }
+    if (*p && !starts(p, "comm 0x")) cut_warn(x, "a Trees line");
     return any;
 bad:
+    if (!*p || strlen(p) < 12) { /* the line ends inside an entry: cut, not wrong */
+        cut_warn(x, "a Trees line");
+        if (any) {
+            struct rec_facts *f = cur_facts(L);
+            if (f) f->trees = true;
+        }
+        return true;
+    }
     rec_error(L, x->name, x->line,
               "a Trees entry that does not read as down/down/down->rank->up");
     return true;
@@ -449,10 +736,25 @@ static bool comm_line(struct rec_ctx *x, const char *p)
     long nr = comm_field(c, " nranks", 10);
     if (nr < 0) nr = comm_field(c, " nRanks", 10);
     if (rank < 0 || nr <= 0) return false;
-    if (rank >= nr || nr > REC_MAX_RANKS) {
-        rec_error(L, x->name, x->line, "comm line: rank %ld of %ld (ranks end at %d)", rank, nr,
-                  REC_LAST_RANK);
+    if (nr > REC_MAX_RANKS) {
+        too_large(x, "a communicator of %ld ranks", nr);
         return true;
+    }
+    if (rank >= nr) {
+        rec_error(L, x->name, x->line, "comm line: rank %ld of %ld", rank, nr);
+        return true;
+    }
+    struct rec_facts *f = cur_facts(L);
+    if (f) {
+        claim_rank(L, rank);
+        if (f->nranks < 0) f->nranks = (int)nr;
+        long fnn = comm_field(c, " nNodes", 10);
+        if (fnn > 0 && fnn <= nr) f->nnodes = (int)fnn;
+        long lr = comm_field(c, " localRanks", 10);
+        if (lr > 0 && lr <= nr) f->localranks = (int)lr;
+        const char *id = strstr(c, " commId 0x");
+        if (id) copy_word(id + 8, "", f->id, sizeof f->id);
+        f->kinds |= REC_KIND_COMM;
     }
     if (L->nranks >= 0 && L->nranks != nr) L->commsizes_differ = true;
     if ((int)nr > L->nranks) L->nranks = (int)nr;
@@ -505,19 +807,218 @@ static void pattern_line(struct rec_ctx *x, const char *p)
     if (h->npath < 4) snprintf(h->path[h->npath++], sizeof h->path[0], "%s", w);
 }
 
+/* ---- GRAPH and TUNING ------------------------------------------------------------------ */
+
+/* "Pattern 5, crossNic 0, nChannels 7, bw 3.000000/3.000000, type NVL/PHB, sameChannels 0" */
+static void graph_pattern(struct rec_log *L, const char *p)
+{
+    struct rec_graph *g = &L->graph;
+    if (g->npatterns == (int)(sizeof g->patterns / sizeof *g->patterns)) return;
+    struct rec_pattern t = {0};
+    char ti[8] = "", tx[8] = "";
+    if (sscanf(p,
+               "Pattern %d, crossNic %d, nChannels %d, bw %lf/%lf, type %7[A-Z0-9]/%7[A-Z0-9], "
+               "sameChannels %d",
+               &t.pattern, &t.crossnic, &t.nchannels, &t.bw_intra, &t.bw_inter, ti, tx,
+               &t.same_channels) != 8)
+        return;
+    snprintf(t.type_intra, sizeof t.type_intra, "%s", ti);
+    snprintf(t.type_inter, sizeof t.type_inter, "%s", tx);
+    g->patterns[g->npatterns] = t;
+    L->last_pattern = g->npatterns++;
+}
+
+/* " 0 : NET/1 GPU/0 GPU/0 ... NET/1": a channel of the pattern before */
+static bool graph_channel(struct rec_log *L, const char *p)
+{
+    p = skip_sp(p);
+    if (scan_uint(&p, 4) < 0 || !starts(p, " : ")) return false;
+    p += 3;
+    int n = 0;
+    while (*(p = skip_sp(p))) {
+        char w[16];
+        p = copy_word(p, "", w, sizeof w);
+        const char *sl = strchr(w, '/');
+        if (!sl || sl == w || !isdigit((unsigned char)sl[1])) return false;
+        n++;
+    }
+    if (!n) return false;
+    L->graph.patterns[L->last_pattern].channel_lines++;
+    return true;
+}
+
+/* The cells of "  Algorithm   |  Tree  |  Ring  | ..." after the first '|', into w[max]. */
+static int bar_cells(const char *p, char w[][24], int max)
+{
+    const char *q = strchr(p, '|');
+    int n = 0;
+    while (q && n < max) {
+        const char *e = strchr(q + 1, '|');
+        const char *b = skip_sp(q + 1);
+        size_t k = e ? (size_t)(e - b) : strlen(b);
+        while (k && b[k - 1] == ' ')
+            k--;
+        if (!e && k == 0) break;
+        snprintf(w[n++], 24, "%.*s", (int)(k < 23 ? k : 23), b);
+        q = e;
+    }
+    return n;
+}
+
+const char *rec_tune_algo(int i)
+{
+    static const char *const n[] = {"Tree",     "Ring", "CollNetDirect", "CollNetChain", "NVLS",
+                                    "NVLSTree", "PAT"};
+    return i >= 0 && i < 7 ? n[i] : NULL;
+}
+
+const char *rec_tune_proto(int i)
+{
+    static const char *const n[] = {"LL", "LL128", "Simple"};
+    return i >= 0 && i < 3 ? n[i] : NULL;
+}
+
+/* NCCL_DEBUG_SUBSYS=TUNING: the table (2.19+: "Algorithm |", "Protocol |"; before:
+ * "Latency/AlgBw | Tree/    LL | ..."), "Max NThreads |", a function's latency/bandwidth
+ * row, and "8589934592 Bytes -> Algo 1 proto 2 time 86069.968750". */
+static bool tuning_line(struct rec_log *L, const char *p)
+{
+    struct rec_tuning *T = &L->tuning;
+    p = skip_sp(p);
+    char w[REC_TUNE_COLS][24];
+    if (isdigit((unsigned char)*p) && strstr(p, " Bytes -> Algo ")) {
+        struct rec_tune_choice c;
+        if (sscanf(p, "%lf Bytes -> Algo %d proto %d time %lf", &c.bytes, &c.algo, &c.proto,
+                   &c.time_us) == 4 &&
+            T->nchoices < (int)(sizeof T->choices / sizeof *T->choices)) {
+            T->choices[T->nchoices++] = c;
+            T->any = true;
+        }
+        return true;
+    }
+    if (!strchr(p, '|')) return false;
+    int n = bar_cells(p, w, REC_TUNE_COLS);
+    if (starts(p, "Algorithm ")) { /* each algorithm spans its protocols' columns */
+        T->any = true;
+        for (int i = 0; i < n; i++)
+            snprintf(T->algos[i], sizeof T->algos[i], "%.15s", w[i]);
+        if (n > T->ncols && !T->ncols) T->ncols = -n; /* algorithms only, as yet */
+        return true;
+    }
+    if (starts(p, "Protocol ")) {
+        T->any = true;
+        int na = T->ncols < 0 ? -T->ncols : 0, per = na ? n / na : 1;
+        char al[REC_TUNE_COLS][16];
+        for (int i = 0; i < na; i++)
+            memcpy(al[i], T->algos[i], 16);
+        for (int i = 0; i < n; i++) {
+            snprintf(T->protos[i], sizeof T->protos[i], "%.7s", w[i]);
+            snprintf(T->algos[i], sizeof T->algos[i], "%.15s",
+                     na ? al[i / per < na ? i / per : 0] : "");
+        }
+        T->ncols = n;
+        return true;
+    }
+    if (starts(p, "Latency/AlgBw ")) {
+        T->any = true;
+        for (int i = 0; i < n; i++) {
+            char *sl = strchr(w[i], '/');
+            if (!sl) continue;
+            *sl = '\0';
+            snprintf(T->algos[i], sizeof T->algos[i], "%.15s", w[i]);
+            snprintf(T->protos[i], sizeof T->protos[i], "%.7s", skip_sp(sl + 1));
+        }
+        T->ncols = n;
+        return true;
+    }
+    if (starts(p, "Max NThreads ")) {
+        T->any = true;
+        T->nnthreads = 0;
+        for (int i = 0; i < n; i++)
+            T->nthreads[T->nnthreads++] = atoi(w[i]);
+        return true;
+    }
+    /* "    Broadcast |     0.0/   0.0 | ...": a function's row */
+    const char *bar = strchr(p, '|');
+    char name[24];
+    copy_word(p, "|", name, sizeof name);
+    if (!isupper((unsigned char)name[0]) || skip_sp(p + strlen(name)) != bar || n == 0)
+        return false;
+    if (T->nfns == (int)(sizeof T->fns / sizeof *T->fns)) return true;
+    struct rec_tune_fn *fn = &T->fns[T->nfns];
+    memset(fn, 0, sizeof *fn);
+    snprintf(fn->name, sizeof fn->name, "%s", name);
+    for (int i = 0; i < n; i++) {
+        double a, b;
+        if (sscanf(w[i], "%lf/ %lf", &a, &b) != 2) return false;
+        fn->cell[i][0] = a;
+        fn->cell[i][1] = b;
+        fn->ncell++;
+    }
+    T->nfns++;
+    T->any = true;
+    return true;
+}
+
+/* 2.27's "Enabled NCCL Func/Proto/Algo Matrix:" and the plain lines after it:
+ * "     Function |       LL     LL128    Simple   |          Tree           Ring ..." and
+ * "    Broadcast |        0         0         1   |             0              1 ...". */
+static bool matrix_line(struct rec_log *L, const char *p)
+{
+    struct rec_tuning *T = &L->tuning;
+    p = skip_sp(p);
+    const char *bar = strchr(p, '|');
+    const char *bar2 = bar ? strchr(bar + 1, '|') : NULL;
+    if (!bar2) {
+        T->matrix_state = 0;
+        return false;
+    }
+    char w[REC_TUNE_COLS][16];
+    int n = 0, nproto = 0;
+    for (const char *q = bar + 1; *(q = skip_sp(q)) && n < REC_TUNE_COLS;) {
+        if (*q == '|') {
+            nproto = n;
+            q++;
+            continue;
+        }
+        q = copy_word(q, "|", w[n++], sizeof w[0]);
+    }
+    if (starts(p, "Function ")) {
+        for (int i = 0; i < n; i++)
+            memcpy(T->mcols[i], w[i], sizeof w[0]);
+        T->nmcols = n;
+        T->mproto_cols = nproto;
+        T->matrix_state = 2;
+        T->any = true;
+        return true;
+    }
+    if (T->matrix_state != 2 || n != T->nmcols) {
+        T->matrix_state = 0;
+        return false;
+    }
+    if (T->nmrows == (int)(sizeof T->mrows / sizeof *T->mrows)) return true;
+    struct rec_tune_mrow *r = &T->mrows[T->nmrows++];
+    copy_word(p, "|", r->name, sizeof r->name);
+    r->on = 0;
+    for (int i = 0; i < n; i++)
+        if (strcmp(w[i], "1") == 0) r->on |= 1u << i;
+    return true;
+}
+
 static bool info_line(struct rec_ctx *x, const char *p)
 {
     struct rec_log *L = x->L;
     if (strstr(p, "Init COMPLETE")) L->init_complete++;
     /* NCCL's error trace, "init.cc:1089 -> 3": an error code returned through init */
     const char *ic = strstr(p, "init.cc:");
+    if (!ic) ic = strstr(p, "init.cu:");
     if (ic && !L->init_error[0]) {
         const char *q = ic + 8;
         long line = scan_uint(&q, 6), code = 0;
         if (line >= 0 && starts(q, " -> ")) {
             q += 4;
             if (scan_int(&q, 4, &code) && code != 0)
-                snprintf(L->init_error, sizeof L->init_error, "init.cc:%ld -> %ld", line, code);
+                snprintf(L->init_error, sizeof L->init_error, "%.8s%ld -> %ld", ic, line, code);
         }
         return true;
     }
@@ -536,14 +1037,69 @@ static bool info_line(struct rec_ctx *x, const char *p)
     }
     if (starts(p, "Pattern ")) {
         pattern_line(x, p);
+        graph_pattern(L, p);
         return true;
     }
+    if (L->last_pattern >= 0 && graph_channel(L, p)) return true;
+    L->last_pattern = -1;
+    struct rec_facts *f = cur_facts(L);
     if (strstr(p, "NVLS multicast support is available")) {
         struct rec_host_net *h = host_net(L, x->host);
         if (h) h->nvls = true;
         L->nvls = true;
+        if (f) f->features |= REC_FEAT_NVLS;
         return true;
     }
+    if (starts(p, "NVLS Head ")) { /* "NVLS Head  0:  0  8": a head rank per node */
+        const char *q = strchr(p, ':');
+        L->graph.nvls_heads++;
+        if (f) f->features |= REC_FEAT_NVLS;
+        for (q = q ? q + 1 : p + strlen(p); *(q = skip_sp(q));) {
+            long r = scan_uint(&q, 6);
+            if (r < 0) break;
+            seen_rank(L, r);
+        }
+        return true;
+    }
+    if (starts(p, "Connected NVLS")) {
+        if (f) f->features |= REC_FEAT_NVLS;
+        return true;
+    }
+    if (isdigit((unsigned char)*p) && strstr(p, " coll channels")) {
+        /* "24 coll channels, 24 collnet channels, 0 nvls channels, 32 p2p channels, ..." */
+        const char *q = p;
+        long nc = scan_uint(&q, 4);
+        const char *nv = strstr(p, " nvls channels");
+        if (f) {
+            if (nc > 0) f->channels = (int)nc;
+            f->kinds |= REC_KIND_NCHANNELS;
+            if (nv) {
+                const char *b = nv;
+                while (b > p && isdigit((unsigned char)b[-1]))
+                    b--;
+                if (strtol(b, NULL, 10) > 0) f->features |= REC_FEAT_NVLS;
+            }
+        }
+        return true;
+    }
+    if (tuning_line(L, p)) return true;
+    if (starts(p, "Enabled NCCL Func/Proto/Algo Matrix")) {
+        L->tuning.matrix_state = 1;
+        L->tuning.any = true;
+        return true;
+    }
+    if (starts(p, "Connected all"))
+        add_kind(L, REC_KIND_CONNECTED);
+    else if (starts(p, "P2P Chunksize"))
+        add_kind(L, REC_KIND_CHUNK);
+    else if (strstr(p, " set by environment to "))
+        add_kind(L, REC_KIND_ENV);
+    else if (starts(p, "Setting affinity"))
+        add_kind(L, REC_KIND_AFFINITY);
+    else if (starts(p, "threadThresholds"))
+        add_kind(L, REC_KIND_THRESH);
+    else if (strstr(p, "rsmi"))
+        L->rccl = true;
     return starts(p, "NVLS ") || starts(p, "CollNet") || starts(p, "Connected all");
 }
 
@@ -562,9 +1118,17 @@ static bool device_line(struct rec_ctx *x, const char *p)
     if (r < 0 || !dv) return false;
     struct rec_rank *rk = rank_at(x->L, r);
     if (!rk) {
-        rec_error(x->L, x->name, x->line, "device line of rank %ld: ranks end at %d", r,
-                  REC_LAST_RANK);
+        too_large(x, "nccl-tests' rank %ld", r);
         return true;
+    }
+    {
+        int ti = rec_tests_unit(x->L);
+        char h[64];
+        copy_word(skip_sp(on + 4), "", h, sizeof h);
+        int hid = rec_host_id(x->L, h, true);
+        struct rec_unit *u = &x->L->units[ti];
+        rec_facts_seen(&u->f, r);
+        rec_facts_host(&u->f, hid);
     }
     if (!rk->host[0]) copy_word(skip_sp(on + 4), "", rk->host, sizeof rk->host);
     const char *q = skip_sp(dv + 8);
@@ -583,6 +1147,8 @@ static bool device_line(struct rec_ctx *x, const char *p)
     return true;
 }
 
+static struct rec_test *new_test(struct rec_ctx *x, const char *type, const char *redop);
+
 /* The column names of "#  size  count  type  redop  root  time  algbw  busbw  #wrong ...". */
 static void header_line(struct rec_ctx *x, const char *p)
 {
@@ -592,6 +1158,9 @@ static void header_line(struct rec_ctx *x, const char *p)
     L->cur_test = -1;
     while (*(p = skip_sp(p)) && L->hdr_n < 24)
         p = copy_word(p, "", L->hdr[L->hdr_n++], sizeof L->hdr[0]);
+    /* a header is a table, rows or not (a run that failed, a header inside NCCL's log) */
+    if (new_test(x, "", "")) L->group_first = L->cur_test;
+    L->interleaved = false;
 }
 
 static int hdr_col(const struct rec_log *L, const char *name)
@@ -616,8 +1185,7 @@ static struct rec_test *new_test(struct rec_ctx *x, const char *type, const char
 {
     struct rec_log *L = x->L;
     if (L->ntests == REC_MAX_TESTS) {
-        rec_error(L, x->name, x->line, "more than %d tests: the rest are not read",
-                  REC_MAX_TESTS);
+        too_large(x, "more than %d nccl-tests tables", REC_MAX_TESTS);
         return NULL;
     }
     struct rec_test *t = &L->tests[L->ntests];
@@ -656,15 +1224,46 @@ static void row_line(struct rec_ctx *x, const char *p)
         if (n == 24) break;
         p = copy_word(p, "", w[n++], sizeof w[0]);
     }
+    int ty = hdr_col(L, "type"), ro = hdr_col(L, "redop");
+    if (!*p && n == L->hdr_n - 1 && ro >= 0 && ro < n) { /* alltoall's empty redop */
+        memmove(w[ro + 1], w[ro], (size_t)(n - ro) * sizeof w[0]);
+        w[ro][0] = '\0';
+        n++;
+    }
     int tcol = hdr_col(L, "time");
     if (*p || n != L->hdr_n || tcol < 2 || tcol + 8 != L->hdr_n) {
         rec_error(L, x->name, x->line, "a row of %d fields under a header of %d", n, L->hdr_n);
         return;
     }
-    int ty = hdr_col(L, "type"), ro = hdr_col(L, "redop");
     const char *type = ty >= 0 && ty < tcol ? w[ty] : "";
     const char *redop = ro >= 0 && ro < tcol ? w[ro] : "";
+    double size = strtod(w[0], NULL);
     struct rec_test *t = L->cur_test >= 0 ? &L->tests[L->cur_test] : NULL;
+    if (t && t->nrows == 0 && !t->type[0] && !t->redop[0]) { /* the header's table */
+        snprintf(t->type, sizeof t->type, "%s", type);
+        snprintf(t->redop, sizeof t->redop, "%s", redop);
+    }
+    if (t && t->nrows > 0 && (L->interleaved || size < t->rows[t->nrows - 1].size)) {
+        /* sizes go up within a run: a smaller one is another run's row, printed into this
+         * table (two runs writing one terminal); each row then goes to the first run it
+         * continues */
+        bool down = size < t->rows[t->nrows - 1].size;
+        t = NULL;
+        for (int k = L->group_first; k < L->ntests && !t; k++) {
+            struct rec_test *o = &L->tests[k];
+            if (k != L->cur_test && strcmp(o->type, type) == 0 &&
+                strcmp(o->redop, redop) == 0 &&
+                (o->nrows == 0 || o->rows[o->nrows - 1].size <= size))
+                t = o, L->cur_test = k;
+        }
+        if (down) {
+            L->interleaved = true;
+            rec_warn_c(L, REC_W_INTERLEAVED,
+                       "%s:%ld: rows of several runs in one table (sizes go down): each row "
+                       "read as part of the run it continues",
+                       x->name, x->line);
+        }
+    }
     if (!t || strcmp(t->type, type) != 0 || strcmp(t->redop, redop) != 0)
         t = new_test(x, type, redop);
     if (!t) return;
@@ -677,12 +1276,37 @@ static void row_line(struct rec_ctx *x, const char *p)
         return;
     }
     if (t->nrows == REC_MAX_ROWS) {
-        rec_error(L, x->name, x->line, "more than %d rows in a test", REC_MAX_ROWS);
+        too_large(x, "more than %d rows in a table", REC_MAX_ROWS);
         return;
     }
     if (t->nrows % 64 == 0)
         t->rows = xrealloc(t->rows, (size_t)(t->nrows + 64) * sizeof *t->rows);
     t->rows[t->nrows++] = r;
+}
+
+/* A row with no header before it (the header was not copied): nccl-tests' columns, when
+ * the row has their shape: two integers, a type, a redop, [a root,] 8 numbers. */
+static bool headless_row(struct rec_ctx *x, const char *p)
+{
+    char w[16][32];
+    int n = 0;
+    for (const char *q = p; *(q = skip_sp(q)) && n < 16;)
+        q = copy_word(q, "", w[n++], sizeof w[0]);
+    if (n != 12 && n != 13) return false;
+    double v;
+    for (int i = 0; i < n; i++) {
+        bool word = i == 2 || i == 3;
+        if (word != !num_field(w[i], &v, !word && i >= 8)) return false;
+    }
+    rec_warn_c(x->L, REC_W_NO_HEADER,
+               "%s:%ld: nccl-tests rows without their header: read as nccl-tests' columns",
+               x->name, x->line);
+    header_line(x, n == 13 ? "size count type redop root time algbw busbw #wrong time algbw "
+                             "busbw #wrong"
+                           : "size count type redop time algbw busbw #wrong time algbw busbw "
+                             "#wrong");
+    row_line(x, p);
+    return true;
 }
 
 static bool hash_line(struct rec_ctx *x, const char *p)
@@ -728,34 +1352,6 @@ static bool hash_line(struct rec_ctx *x, const char *p)
 
 /* ---- a line --------------------------------------------------------------------------- */
 
-/* Copy [b, e) into out as a safe string: Open MPI's "[1,5]<stdout>:" tags cut, '\r' and
- * control bytes and non-ASCII made '?' (tabs kept as spaces). */
-static void safe_line(const char *b, const char *e, char *out)
-{
-    size_t k = 0;
-    for (const char *p = b; p < e; p++) {
-        if (*p == '[') { /* [job,rank]<stdout>: or <stderr>: */
-            const char *q = p + 1;
-            while (q < e && isdigit((unsigned char)*q))
-                q++;
-            if (q > p + 1 && q < e && *q == ',') {
-                const char *r = q + 1;
-                while (r < e && isdigit((unsigned char)*r))
-                    r++;
-                if (r > q + 1 && e - r >= 10 &&
-                    (memcmp(r, "]<stdout>:", 10) == 0 || memcmp(r, "]<stderr>:", 10) == 0)) {
-                    p = r + 9;
-                    continue;
-                }
-            }
-        }
-        unsigned char c = (unsigned char)*p;
-        if (c == '\r' && p + 1 == e) break;
-        out[k++] = c == '\t' ? ' ' : (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
-    }
-    out[k] = '\0';
-}
-
 static void warn_line(struct rec_ctx *x, const char *p)
 {
     struct rec_log *L = x->L;
@@ -765,34 +1361,195 @@ static void warn_line(struct rec_ctx *x, const char *p)
     L->first_warn_line = (int)(x->line > 0x7fffffff ? 0x7fffffff : x->line);
 }
 
-static bool one_line(struct rec_ctx *x, const char *s)
+/* "NCCL version 2.21.5+cuda12.4", "RCCL version 2.20.5+hip6.2 HEAD:45b618a+",
+ * "RCCL version : 2.x": the library's banner, anywhere in the line. */
+static bool version_line(struct rec_ctx *x, const char *s)
 {
     struct rec_log *L = x->L;
-    bool got = false;
     const char *v = strstr(s, "NCCL version ");
-    if (v && isdigit((unsigned char)v[13])) {
-        char ver[32];
-        copy_word(v + 13, "", ver, sizeof ver);
-        if (!L->version[0])
-            snprintf(L->version, sizeof L->version, "%s", ver);
-        else if (strcmp(L->version, ver) != 0)
-            rec_warn(L, "two NCCL versions: %s and %s", L->version, ver);
-        got = true;
+    bool rccl = false;
+    if (!v) {
+        v = strstr(s, "RCCL version ");
+        rccl = v != NULL;
     }
-    const char *at = strstr(s, "NCCL INFO ");
-    const char *wn = at ? NULL : strstr(s, "NCCL WARN ");
-    if (at || wn) {
-        line_host(s, at ? at : wn, x->host, sizeof x->host);
-        if (at) return info_line(x, at + 10) || got;
-        warn_line(x, wn + 10);
+    if (!v) return false;
+    v += 13;
+    if (rccl && starts(v, ": ")) v += 2;
+    if (!isdigit((unsigned char)*v)) return false;
+    char ver[32];
+    copy_word(v, "", ver, sizeof ver);
+    if (rccl) L->rccl = true;
+    if (!L->version[0])
+        snprintf(L->version, sizeof L->version, "%s", ver);
+    else if (strcmp(L->version, ver) != 0)
+        rec_warn(L, "two NCCL versions: %s and %s", L->version, ver);
+    return true;
+}
+
+/* nccl-tests' "# nccl-tests version 2.17.8 nccl-headers=22902 nccl-library=22902": the
+ * library's version code (NCCL_VERSION_CODE: x*10000 + y*100 + z since 2.9, x*1000 + y*100
+ * + z before). */
+static void tests_version(struct rec_log *L, const char *p)
+{
+    const char *c = strstr(p, "nccl-library=");
+    if (!c) return;
+    c += 13;
+    long code = scan_uint(&c, 7);
+    if (code <= 0) return;
+    long x, y, z;
+    if (code >= 10000)
+        x = code / 10000, y = code % 10000 / 100, z = code % 100;
+    else
+        x = code / 1000, y = code % 1000 / 100, z = code % 100;
+    snprintf(L->tests_version, sizeof L->tests_version, "%ld.%ld.%ld", x, y, z);
+}
+
+/* A command line that names the launcher: "mpirun --mca ...", "srun -l ...". */
+static void command_line(struct rec_log *L, const char *p)
+{
+    if (L->launcher) return;
+    const char *m = strstr(p, "mpirun ");
+    if (!m) m = strstr(p, "mpiexec ");
+    if (m && (m == p || m[-1] == ' ' || m[-1] == '/')) {
+        L->launcher =
+            strstr(p, "--mca") || strstr(p, "openmpi") ? REC_LAUNCH_OPENMPI : REC_LAUNCH_MPI;
+        return;
+    }
+    if (starts(p, "srun ") || strstr(p, " srun ")) L->launcher = REC_LAUNCH_SLURM;
+    if (starts(p, "torchrun ") || strstr(p, " torchrun ")) L->launcher = REC_LAUNCH_TORCHRUN;
+}
+
+/* "nranks 8" / "nRanks 16" in a comm line, -1 when none */
+static long said_nranks(const char *msg)
+{
+    const char *k = strstr(msg, " nranks ");
+    if (!k) k = strstr(msg, " nRanks ");
+    if (!k) return -1;
+    k += 8;
+    return scan_uint(&k, 7);
+}
+
+/* "comm 0x7f..." anywhere in the message: the line's communicator pointer. */
+static uint64_t comm_ptr(const char *msg)
+{
+    const char *c = strstr(msg, "comm 0x");
+    if (!c || (c > msg && c[-1] != ' ')) return 0;
+    c += 7;
+    uint64_t v = 0;
+    int n = 0;
+    for (; isxdigit((unsigned char)*c) && n < 16; c++, n++)
+        v = v * 16 +
+            (uint64_t)(isdigit((unsigned char)*c) ? *c - '0' : (tolower(*c) - 'a' + 10));
+    return n ? v : 0;
+}
+
+/* The host of a header: for a spliced line the name may carry the end of the other line
+ * ("166015g183"): a known host that ends it is taken, else none. */
+static int header_host(struct rec_log *L, const struct rec_line *ln)
+{
+    if (!ln->host[0]) return -1;
+    if (!ln->glued) return rec_host_id(L, ln->host, true);
+    int id = rec_host_id(L, ln->host, false);
+    if (id >= 0) return id;
+    size_t n = strlen(ln->host);
+    for (int i = 0; i < L->nhostnames; i++) {
+        size_t k = strlen(L->hostnames[i]);
+        if (k < n && strcmp(ln->host + n - k, L->hostnames[i]) == 0) return i;
+    }
+    return -1;
+}
+
+/* "13] 1/-1/-1->0->-1 [14] ...": the rest of a Trees line */
+static bool wrapped_trees(const char *p)
+{
+    if (scan_uint(&p, 4) < 0 || !starts(p, "] ")) return false;
+    p += 2;
+    long v;
+    return scan_int(&p, 5, &v) && (*p == '/' || starts(p, "->"));
+}
+
+static bool one_line(struct rec_ctx *x, char *s)
+{
+    struct rec_log *L = x->L;
+    struct rec_line *ln = &L->ln;
+    rec_line_split(s, ln);
+    if (L->wrap_open && ln->nccl) L->wrap_open = false;
+    L->prefixes |= ln->prefixes;
+    if (ln->launcher && !L->launcher) L->launcher = ln->launcher;
+    if (ln->dedup)
+        rec_warn_c(L, REC_W_DEDUP,
+                   "%s:%ld: Ray deduplicated lines (\"[repeated Nx across cluster]\"): lines "
+                   "of other processes are not in the record",
+                   x->name, x->line);
+    if (ln->cut)
+        rec_warn_c(L, REC_W_CUT, "%s:%ld: cut: a line ends inside its form", x->name, x->line);
+    if (ln->spliced)
+        rec_warn_c(L, REC_W_SPLICED,
+                   "%s:%ld: spliced: another process's output runs into this line", x->name,
+                   x->line);
+    if (ln->unreadable)
+        rec_warn_c(L, REC_W_UNREADABLE,
+                   "%s:%ld: an NCCL line after text that is no known prefix: the text is "
+                   "not read",
+                   x->name, x->line);
+    bool got = version_line(x, ln->body);
+    L->unit = -1;
+    if (ln->nccl) {
+        L->nccl_lines = true;
+        int h = header_host(L, ln);
+        snprintf(x->host, sizeof x->host, "%s", rec_host_name(L, h));
+        if (h >= 0) {
+            L->host_lines[h]++;
+            if (x->line == 1 && L->nfirst < (int)(sizeof L->first_hosts / sizeof(int)))
+                L->first_hosts[L->nfirst++] = h;
+        }
+        if (ln->pid >= 0 || h >= 0 || ln->dev >= 0)
+            L->unit = rec_unit_for(L, h, ln->pid, ln->tid, comm_ptr(ln->msg), ln->dedup,
+                                   strstr(ln->msg, "Init START") != NULL, said_nranks(ln->msg));
+        if (!ln->warn) {
+            bool r = info_line(x, ln->msg);
+            if (strstr(ln->msg, "Init COMPLETE")) rec_unit_done(L, L->unit);
+            return r || got;
+        }
+        warn_line(x, ln->msg);
         return true;
     }
-    const char *p = skip_sp(s);
-    if (*p == '#') return hash_line(x, p) || got;
+    const char *p = skip_sp(ln->body);
+    /* a line broken in two by a terminal copy: an opening "(" alone, or a Trees line's
+     * second half ("  13] 1/-1/-1->0->-1 [14] ...") */
+    if (L->wrap_open || (isdigit((unsigned char)*p) && wrapped_trees(p)))
+        rec_warn_c(L, REC_W_WRAPPED, "%s:%ld: a line broken in two: its pieces are not read",
+                   x->name, x->line);
+    L->wrap_open = strcmp(p, "(") == 0;
+    if (L->tuning.matrix_state && matrix_line(L, p)) return true;
+    if (*p == '#') {
+        if (strstr(p, "nccl-library=")) tests_version(L, p);
+        return hash_line(x, p) || got;
+    }
+    if (starts(p, "rccl-tests: Version")) {
+        L->rccl = true;
+        return true;
+    }
+    /* nccl-tests' comment lines with their '#' stripped (as some log viewers show them) */
+    if (starts(p, "Rank ") && strstr(p, " Pid ") && strstr(p, " device ")) {
+        L->prefixes |= REC_PFX_HASHLESS;
+        return device_line(x, p);
+    }
+    if (starts(p, "size ") && strstr(p, "busbw") && strstr(p, "count")) {
+        L->prefixes |= REC_PFX_HASHLESS;
+        header_line(x, p);
+        return true;
+    }
     if (L->hdr_n > 0 && isdigit((unsigned char)*p)) {
         row_line(x, p);
         return true;
     }
+    if (isdigit((unsigned char)*p) && headless_row(x, p)) return true;
+    command_line(L, p);
+    if (L->ntests > 0 && *p && !ln->nccl && L->cur_test >= 0)
+        rec_warn_c(L, REC_W_PROSE,
+                   "%s:%ld: text that is no log line between nccl-tests' tables: not read",
+                   x->name, x->line);
     /* a command line naming the test ("./build/all_reduce_perf -b 8 ..."), before its table */
     const char *perf = strstr(p, "_perf");
     if (perf && !L->pending_coll[0] && (perf[5] == ' ' || perf[5] == '\0')) {
@@ -804,6 +1561,69 @@ static bool one_line(struct rec_ctx *x, const char *s)
     return got;
 }
 
+/* The file being read, between rec_parse_begin and rec_parse_end. */
+struct rec_file {
+    struct rec_ctx x;
+    char name[1024];
+    char *buf; /* one cleaned line */
+    int got;
+    bool last_read;
+};
+
+static void file_free(struct rec_file *F)
+{
+    if (F) free(F->buf);
+    free(F);
+}
+
+void rec_parse_begin(struct rec_log *L, const char *name)
+{
+    struct rec_file *F = L->file ? L->file : xcalloc(1, sizeof *F);
+    L->file = F;
+    snprintf(F->name, sizeof F->name, "%s", name);
+    F->x = (struct rec_ctx){.L = L, .name = F->name};
+    if (!F->buf) F->buf = xmalloc(REC_MAX_LINE + 1);
+    F->got = 0;
+    F->last_read = true;
+    /* a new file starts outside any table */
+    L->hdr_n = 0;
+    L->cur_test = -1;
+    L->pending_coll[0] = '\0';
+    L->tuning.matrix_state = 0;
+}
+
+void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
+{
+    struct rec_file *F = L->file;
+    const char *p = text, *end = text + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *e = nl ? nl : end;
+        F->x.line++;
+        if ((size_t)(e - p) > REC_MAX_LINE) {
+            rec_error(L, F->name, F->x.line, "a line of %zu bytes (the limit is %d): skipped",
+                      (size_t)(e - p), REC_MAX_LINE);
+        } else {
+            memset(&L->ln, 0, sizeof L->ln);
+            rec_line_clean(p, e, F->buf, &L->ln);
+            F->x.host[0] = '\0';
+            F->last_read = one_line(&F->x, F->buf);
+            if (F->last_read) F->got++;
+        }
+        p = nl ? nl + 1 : end;
+    }
+}
+
+int rec_parse_end(struct rec_log *L, bool ends_in_newline)
+{
+    struct rec_file *F = L->file;
+    if (!ends_in_newline && !F->last_read && F->x.line > 0)
+        rec_warn_c(L, REC_W_CUT, "%s:%ld: cut: the last line is incomplete (no newline)",
+                   F->name, F->x.line);
+    L->lines += F->got;
+    return F->got;
+}
+
 int rec_parse(struct rec_log *L, const char *name, const char *text, size_t len)
 {
     if (!text) return 0;
@@ -811,31 +1631,9 @@ int rec_parse(struct rec_log *L, const char *name, const char *text, size_t len)
         rec_error(L, name, 0, "larger than %zu MiB: not read", REC_MAX_BYTES >> 20);
         return 0;
     }
-    struct rec_ctx x = {.L = L, .name = name};
-    char *buf = xmalloc(REC_MAX_LINE + 1);
-    int got = 0;
-    /* a new file starts outside any table */
-    L->hdr_n = 0;
-    L->cur_test = -1;
-    L->pending_coll[0] = '\0';
-    const char *p = text, *end = text + len;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *e = nl ? nl : end;
-        x.line++;
-        if ((size_t)(e - p) > REC_MAX_LINE) {
-            rec_error(L, name, x.line, "a line of %zu bytes (the limit is %d): skipped",
-                      (size_t)(e - p), REC_MAX_LINE);
-        } else {
-            safe_line(p, e, buf);
-            x.host[0] = '\0';
-            if (one_line(&x, buf)) got++;
-        }
-        p = nl ? nl + 1 : end;
-    }
-    free(buf);
-    L->lines += got;
-    return got;
+    rec_parse_begin(L, name);
+    rec_parse_lines(L, text, len);
+    return rec_parse_end(L, len == 0 || text[len - 1] == '\n');
 }
 
 /* ---- after the last file -------------------------------------------------------------- */
@@ -960,9 +1758,83 @@ static void warn_partial(struct rec_log *L)
     if (np > 0 && np < L->nranks) {
         char b[160];
         rank_ranges(printed, L->nranks, b, sizeof b);
-        rec_warn(L, "lines of ranks %s only (of %d)", b, L->nranks);
+        rec_warn_c(L, REC_W_PARTIAL, "lines of ranks %s only (of %d)", b, L->nranks);
     }
     free(printed);
+}
+
+/* A file's first line may start inside its host name ("pgds-aihub0007" of
+ * "tpgds-aihub0007"): a host seen on that line only, which ends another host's name, is that
+ * host. */
+static void first_line_hosts(struct rec_log *L)
+{
+    for (int i = 0; i < L->nfirst; i++) {
+        int h = L->first_hosts[i];
+        if (L->host_lines[h] != 1) continue;
+        const char *a = L->hostnames[h];
+        size_t n = strlen(a);
+        for (int k = 0; k < L->nhostnames; k++) {
+            size_t m = strlen(L->hostnames[k]);
+            if (k == h || m <= n || strcmp(L->hostnames[k] + m - n, a) != 0) continue;
+            for (int u = 0; u < L->nunits; u++)
+                if (L->units[u].host == h) rec_unit_rehost(L, u, k);
+            L->host_lines[h] = 0;
+            rec_warn_c(L, REC_W_CUT, "cut: a file's first line starts inside host %s's name",
+                       L->hostnames[k]);
+            break;
+        }
+    }
+}
+
+static void finish_comms(struct rec_log *L)
+{
+    if (L->tests_unit >= 0) {
+        struct rec_facts *f = &L->units[L->tests_unit].f;
+        int n = 0;
+        for (int r = 0; r < f->seen_cap * 8; r++)
+            n += rec_facts_has(f, r);
+        f->nranks = n;
+    }
+    first_line_hosts(L);
+    rec_comm_finish(L);
+    if (L->rccl)
+        snprintf(L->library, sizeof L->library, "RCCL");
+    else if (L->nccl_lines || L->version[0] || L->tests_version[0])
+        snprintf(L->library, sizeof L->library, "NCCL");
+    if (!L->version[0] && L->tests_version[0])
+        snprintf(L->version, sizeof L->version, "%s", L->tests_version);
+    if (L->prefixes & REC_PFX_ANSI)
+        rec_warn_c(L, REC_W_ESCAPE, "terminal colour codes in the text (removed)");
+    if (L->forms == 3)
+        rec_warn_c(L, REC_W_MIXED,
+                   "link lines in two NCCL versions' forms (\"Channel 00/0 :\" and "
+                   "\"Channel 00 :\"): hosts run different NCCL versions?");
+    for (int c = 0; c < L->ncomms; c++) {
+        const struct rec_facts *f = &L->comms[c];
+        int printing = 0, unseen = 0;
+        bool *pr = xcalloc((size_t)f->seen_cap * 8 + 1, sizeof *pr);
+        for (int i = 0; i < L->nunits; i++) {
+            const struct rec_unit *u = &L->units[i];
+            if (u->group != c) continue;
+            if (u->tests) {
+                for (int r = 0; r < f->seen_cap * 8; r++)
+                    if (rec_facts_has(&u->f, r)) pr[r] = true;
+            } else if (u->rank >= 0 && u->rank < f->seen_cap * 8) {
+                pr[u->rank] = true;
+            }
+        }
+        for (int r = 0; r < f->seen_cap * 8; r++) {
+            printing += pr[r];
+            if (rec_facts_has(f, r) && !pr[r]) unseen++;
+        }
+        free(pr);
+        if ((f->nranks > 0 && printing < f->nranks) || unseen)
+            rec_warn_c(L, REC_W_PARTIAL,
+                       "communicator %d%s%s: the lines of %d rank%s only (of %s%d)", c + 1,
+                       f->id[0] ? " " : "", f->id, printing, printing == 1 ? "" : "s",
+                       f->nranks > 0 ? "" : "at least ",
+                       f->nranks > 0 ? f->nranks : printing + unseen);
+    }
 }
 
 void rec_finish(struct rec_log *L)
@@ -1005,11 +1877,11 @@ void rec_finish(struct rec_log *L)
         rec_warn(L, "several communicators of different sizes: the largest (%d ranks) is shown",
                  L->nranks);
     if (L->init_error[0] && L->init_complete == 0)
-        rec_warn(L, "init failed (%s): %s", L->init_error,
-                 L->first_warn[0] ? L->first_warn : "no NCCL WARN line says why");
-    else if (L->first_warn[0])
-        rec_warn(L, "NCCL WARN: %s", L->first_warn);
+        rec_warn_c(L, REC_W_INIT_FAILED, "init failed (%s): %s", L->init_error,
+                   L->first_warn[0] ? L->first_warn : "no NCCL WARN line says why");
+    if (L->first_warn[0]) rec_warn_c(L, REC_W_NCCL_WARN, "NCCL WARN: %s", L->first_warn);
     warn_partial(L);
+    finish_comms(L);
 }
 
 int rec_ring_crossings(const struct rec_log *L, int channel)

@@ -19,6 +19,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "records/reccomm.h"
+#include "records/recline.h"
+
 #define REC_MAX_BYTES ((size_t)64 << 20) /* one file */
 #define REC_MAX_LINE 65536               /* one line, in bytes */
 #define REC_MAX_RANKS 4096
@@ -105,10 +108,97 @@ struct rec_host_net { /* what a host's lines say about its network and links */
     bool nvls; /* "NVLS multicast support is available" */
 };
 
+/* What a warning is about (its JSON "code"). */
+enum rec_wcode {
+    REC_W_OTHER,
+    REC_W_CUT,     /* a line cut mid-way */
+    REC_W_SPLICED, /* two processes' output on one line */
+    REC_W_WRAPPED, /* a line broken over two */
+    REC_W_PARTIAL, /* only some ranks' lines */
+    REC_W_DEDUP,   /* Ray's "[repeated Nx across cluster]" */
+    REC_W_INIT_FAILED,
+    REC_W_NCCL_WARN,
+    REC_W_ESCAPE,      /* terminal escapes in the text */
+    REC_W_MIXED,       /* hosts printing different NCCL versions' forms */
+    REC_W_PROSE,       /* text that is no log between log lines */
+    REC_W_INTERLEAVED, /* rows of several runs mixed */
+    REC_W_NO_HEADER,   /* rows without their column header */
+    REC_W_UNREADABLE,  /* "NCCL INFO" after text that is no known prefix */
+    REC_W_N
+};
+const char *rec_wcode_name(enum rec_wcode c);
+
+/* NCCL_DEBUG_SUBSYS=TUNING: the algorithm/protocol table and per-size choices. */
+#define REC_TUNE_COLS 32
+struct rec_tuning {
+    bool any;
+    char algos[REC_TUNE_COLS][16]; /* per column */
+    char protos[REC_TUNE_COLS][8];
+    int ncols;
+    int nthreads[REC_TUNE_COLS];
+    int nnthreads;
+    struct rec_tune_fn {
+        char name[24];
+        double cell[REC_TUNE_COLS][2]; /* latency (us), bandwidth (GB/s) */
+        int ncell;
+    } fns[16];
+    int nfns;
+    struct rec_tune_choice {
+        double bytes, time_us;
+        int algo, proto;
+    } choices[64];
+    int nchoices;
+    /* 2.27's "Enabled NCCL Func/Proto/Algo Matrix" */
+    char mcols[REC_TUNE_COLS][16];
+    int nmcols, mproto_cols; /* the first mproto_cols columns are protocols */
+    struct rec_tune_mrow {
+        char name[24];
+        unsigned on; /* a bit per column */
+    } mrows[16];
+    int nmrows;
+    int matrix_state; /* parser: 0 none, 1 the title read, 2 its header read */
+};
+
+/* TUNING's algorithm and protocol indexes ("Algo 1 proto 2"): "Ring", "Simple"; NULL past. */
+const char *rec_tune_algo(int i);
+const char *rec_tune_proto(int i);
+
+struct rec_graph {
+    struct rec_pattern {
+        int pattern, crossnic, nchannels, same_channels, channel_lines;
+        double bw_intra, bw_inter;
+        char type_intra[8], type_inter[8];
+    } patterns[16];
+    int npatterns;
+    int nvls_heads;
+};
+
 struct rec_log {
-    char version[32]; /* "2.18.3+cuda12.2", "" unknown */
-    int nranks;       /* -1 unknown */
-    int nnodes;       /* said by a comm line; -1 unknown */
+    char version[32];    /* "2.18.3+cuda12.2", "" unknown */
+    char library[8];     /* "NCCL", "RCCL", "" unknown */
+    char too_large[320]; /* "file:line: what: larger than ...": refused, never shown in part */
+    unsigned prefixes;   /* REC_PFX_* seen */
+    enum rec_launcher launcher;
+    bool rccl;              /* a line form only RCCL prints */
+    bool nccl_lines;        /* NCCL INFO/WARN lines were read */
+    char tests_version[32]; /* nccl-tests' "nccl-library=22902" as "2.29.2" */
+    /* communicators (reccomm.h) */
+    struct rec_unit *units;
+    int nunits, capunits, tests_unit;
+    struct rec_map threads, procs, ptrs, hostmap, linkmap;
+    char **hostnames;
+    int nhostnames;
+    int *host_lines;     /* per host id: lines read with it */
+    int first_hosts[64]; /* the host of each file's first line (it may be cut at the start) */
+    int nfirst;
+    struct rec_facts *comms;
+    int ncomms;
+    struct rec_tuning tuning;
+    struct rec_graph graph;
+    unsigned char *wcodes; /* per warning */
+    unsigned wseen;        /* a bit per rec_wcode warned */
+    int nranks;            /* -1 unknown */
+    int nnodes;            /* said by a comm line; -1 unknown */
     struct rec_rank ranks[REC_MAX_RANKS];
     int maxrank; /* the highest rank any line named, -1 none */
     struct rec_ring rings[REC_MAX_CHANNELS];
@@ -128,15 +218,24 @@ struct rec_log {
     char **warnings;
     int nwarnings, warnings_dropped;
     /* parser state (private) */
-    int cur_test; /* test the next rows belong to, -1 none */
-    int hdr_n;    /* the current table header's columns, 0 none */
+    int cur_test;     /* test the next rows belong to, -1 none */
+    int hdr_n;        /* the current table header's columns, 0 none */
+    int group_first;  /* the first test read under the current header */
+    bool interleaved; /* rows of several runs under the current header */
     char hdr[24][10];
     bool hdr_ms; /* "(ms)" units line */
     char pending_coll[32];
     int first_warn_line;
     char first_warn[160];
     bool commsizes_differ;
-    bool ring_printer; /* a ring line was read: rank 0's */
+    bool ring_printer;     /* a ring line was read: rank 0's */
+    int forms;             /* link lines: 1 "Channel 00/0 :", 2 "Channel 00 :" (both: 3) */
+    struct rec_line ln;    /* the line being read */
+    struct rec_file *file; /* the file being read */
+    int unit;              /* its unit, -1 none */
+    bool tests_hashless;   /* nccl-tests' lines without '#' seen */
+    bool wrap_open;        /* the line before was an opening "(" alone */
+    int last_pattern;      /* GRAPH: the pattern whose channel lines follow, -1 none */
 };
 
 struct rec_log *rec_new(void);
@@ -144,6 +243,11 @@ void rec_free(struct rec_log *L);
 /* Read one file's text (len bytes, need not end in NUL) named `name` (for messages).
  * Returns the number of lines recognised in it. */
 int rec_parse(struct rec_log *L, const char *name, const char *text, size_t len);
+/* The same, streamed: begin, then whole lines (any number at a time; the last of a file may
+ * lack its newline), then end (returns the lines recognised in the file). */
+void rec_parse_begin(struct rec_log *L, const char *name);
+void rec_parse_lines(struct rec_log *L, const char *text, size_t len);
+int rec_parse_end(struct rec_log *L, bool ends_in_newline);
 /* After the last file: the warnings about what is missing or odd. */
 void rec_finish(struct rec_log *L);
 

@@ -351,6 +351,10 @@ static int ui_read_logs(struct app *a, const struct ui_opts *o, struct scene *st
             return 2;
         }
     }
+    if (a->rec->too_large[0]) {
+        fprintf(stderr, "collviz: --nccl-log: %s\n", a->rec->too_large);
+        return 2;
+    }
     rec_finish(a->rec);
     if (topo_nranks(a->rec) == 0) {
         fprintf(stderr,

@@ -3,8 +3,9 @@
 # decoder and on the reader of NCCL's records (part of `make test`; `make fuzz` is the long
 # run). Builds $BUILD/fuzz/fuzz_lesson, fuzz_proto and fuzz_records with clang (make
 # fuzz-build), then runs each over a scratch copy of its corpus (tests/fuzz/corpus,
-# corpus_proto, tests/records) for FUZZ_SHORT_SECONDS (default 5): a smoke test that the
-# targets build and run their corpus clean; the search for new inputs is `make fuzz`.
+# corpus_proto, tests/records, tests/hostile-records and tests/fuzz/corpus_records: the
+# reader's line forms) for FUZZ_SHORT_SECONDS (default 5): a smoke test that the targets
+# build and run their corpus clean; the search for new inputs is `make fuzz`.
 # Prints a SKIP line and succeeds when clang or its libFuzzer runtime is missing.
 set -u
 BUILD=${BUILD:-build}
@@ -50,5 +51,5 @@ fuzz_one() {
 fail=0
 fuzz_one fuzz_lesson tests/fuzz/corpus 16384 || fail=1
 fuzz_one fuzz_proto tests/fuzz/corpus_proto 65536 || fail=1
-fuzz_one fuzz_records tests/records 65536 tests/hostile-records || fail=1
+fuzz_one fuzz_records tests/records 65536 tests/hostile-records tests/fuzz/corpus_records || fail=1
 exit $fail

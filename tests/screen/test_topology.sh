@@ -65,11 +65,14 @@ tm_wait "EXITED:0" 5 || fail "04-socket: q"
 tm_cleanup
 
 # Bad files: one line naming the file, exit 2, nothing drawn.
-for bad in /nonexistent/x.log README.md tests/records; do
+# (a folder is a record of its files: one with none is bad)
+emptydir=$(mktemp -d)
+for bad in /nonexistent/x.log README.md "$emptydir"; do
     err=$("$BIN" --nccl-log "$bad" 2>&1 >/dev/null)
     rc=$?
     [ "$rc" = 2 ] || fail "--nccl-log $bad: exit $rc, want 2"
     [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "--nccl-log $bad: not one line: $err"
     case "$err" in "collviz: --nccl-log $bad: "*) ;; *) fail "--nccl-log $bad: '$err'" ;; esac
 done
+rmdir "$emptydir"
 echo "PASS ($TEST)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# corpus_check.sh - `collviz nccl --format json` on every record of tests/records/ that has an
+# test_nccl_corpus.sh - `collviz nccl --format json` on every record of tests/records/ that has an
 # expectation (tests/records/expect/<record>.json, written by hand from reading the record:
 # library, version, launcher, line prefixes, hosts, communicators with their ranks, rings,
 # channels, trees and transports, nccl-tests tables, TUNING/GRAPH output, the warnings a
@@ -7,19 +7,18 @@
 # of the reader is the contract in tests/records/expect/README.md. Also scores today's JSON
 # fields (nccl_version, nranks, nnodes, hosts, rings, trees, tests) for information.
 #
-# Not yet in the suite (run.sh takes test_*.sh): today's reader fails it. Rename it to
-# test_nccl_corpus.sh when the reader passes.
-# Usage: corpus_check.sh BIN [ASAN_BIN]   exits 0 (all records right), 1, or 77 (cannot run)
+# In the suite (run.sh takes test_*.sh): every record must be read right.
+# Usage: test_nccl_corpus.sh BIN [ASAN_BIN]   exits 0 (all records right), 1, or 77 (cannot run)
 . "$(dirname "$0")/lib.sh" "$@"
 DIR=$TOP/tests/records
 CHECK=$CLI_HERE/nccl_corpus_check.py
 
 if ! command -v python3 >/dev/null; then
-    echo "SKIP: corpus_check.sh (no python3)"
+    echo "SKIP: test_nccl_corpus.sh (no python3)"
     exit 77
 fi
 if [ ! -x "$BIN" ]; then
-    echo "SKIP: corpus_check.sh ($BIN is not an executable)"
+    echo "SKIP: test_nccl_corpus.sh ($BIN is not an executable)"
     exit 77
 fi
 
@@ -76,4 +75,4 @@ done
 echo "new contract: $right of $n records right"
 echo "today's fields (nccl_version, nranks, nnodes, hosts, rings, trees, tests): $old_right of $n right"
 for x in "${old_bad[@]}"; do echo "  old: $x"; done
-cli_finish corpus_check.sh
+cli_finish test_nccl_corpus.sh

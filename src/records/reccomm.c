@@ -1,0 +1,536 @@
+/* reccomm.c - lines to units, units to communicators (reccomm.h). */
+#include "records/reccomm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "records/records.h"
+
+/* ---- the map -------------------------------------------------------------------------- */
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+int rec_map_get(const struct rec_map *m, uint64_t key)
+{
+    if (!m->cap) return -1;
+    for (size_t i = mix(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (m->keys[i] == 0) return -1;
+        if (m->keys[i] == key + 1) return m->vals[i];
+    }
+}
+
+void rec_map_put(struct rec_map *m, uint64_t key, int val)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        struct rec_map g = {.cap = m->cap ? m->cap * 2 : 64};
+        g.keys = xcalloc(g.cap, sizeof *g.keys);
+        g.vals = xcalloc(g.cap, sizeof *g.vals);
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->keys[i]) rec_map_put(&g, m->keys[i] - 1, m->vals[i]);
+        rec_map_free(m);
+        *m = g;
+    }
+    size_t i = mix(key) & (m->cap - 1);
+    while (m->keys[i] && m->keys[i] != key + 1)
+        i = (i + 1) & (m->cap - 1);
+    if (!m->keys[i]) m->n++;
+    m->keys[i] = key + 1;
+    m->vals[i] = val;
+}
+
+void rec_map_free(struct rec_map *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
+}
+
+static uint64_t str_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* ---- hosts ---------------------------------------------------------------------------- */
+
+int rec_host_id(struct rec_log *L, const char *name, bool create)
+{
+    if (!name || !name[0]) return -1;
+    uint64_t h = str_hash(name);
+    for (uint64_t k = h;; k = mix(k)) { /* a chain of probes past hash collisions */
+        int id = rec_map_get(&L->hostmap, k);
+        if (id < 0) {
+            if (!create) return -1;
+            if (L->nhostnames % 64 == 0) {
+                size_t n = (size_t)L->nhostnames + 64;
+                L->hostnames = xrealloc(L->hostnames, n * sizeof *L->hostnames);
+                L->host_lines = xrealloc(L->host_lines, n * sizeof *L->host_lines);
+            }
+            L->host_lines[L->nhostnames] = 0;
+            L->hostnames[L->nhostnames] = xstrdup(name);
+            rec_map_put(&L->hostmap, k, L->nhostnames);
+            return L->nhostnames++;
+        }
+        if (strcmp(L->hostnames[id], name) == 0) return id;
+    }
+}
+
+const char *rec_host_name(const struct rec_log *L, int id)
+{
+    return id >= 0 && id < L->nhostnames ? L->hostnames[id] : "";
+}
+
+/* ---- facts ---------------------------------------------------------------------------- */
+
+static void bit_set(unsigned char **bits, int *cap, long rank)
+{
+    if (rank < 0 || rank >= REC_MAX_RANKS) return;
+    int byte = (int)(rank >> 3);
+    if (byte >= *cap) {
+        int n = *cap ? *cap : 8;
+        while (n <= byte)
+            n *= 2;
+        *bits = xrealloc(*bits, (size_t)n);
+        memset(*bits + *cap, 0, (size_t)(n - *cap));
+        *cap = n;
+    }
+    (*bits)[byte] |= (unsigned char)(1u << (rank & 7));
+}
+
+void rec_facts_seen(struct rec_facts *f, long rank)
+{
+    bit_set(&f->seen, &f->seen_cap, rank);
+}
+
+void rec_facts_placed(struct rec_facts *f, long rank)
+{
+    bit_set(&f->placed, &f->placed_cap, rank);
+}
+
+static bool placed_has(const struct rec_facts *f, int rank)
+{
+    return rank >= 0 && (rank >> 3) < f->placed_cap && (f->placed[rank >> 3] >> (rank & 7)) & 1;
+}
+
+void rec_facts_next0(struct rec_facts *f, long from, long to)
+{
+    if (from < 0 || to < 0 || from >= REC_MAX_RANKS || to >= REC_MAX_RANKS || from == to) {
+        f->next_bad = true;
+        return;
+    }
+    if (from >= f->nnext) {
+        int n = f->nnext ? f->nnext : 8;
+        while (n <= from)
+            n *= 2;
+        f->next0 = xrealloc(f->next0, (size_t)n * sizeof *f->next0);
+        memset(f->next0 + f->nnext, 0, (size_t)(n - f->nnext) * sizeof *f->next0);
+        f->nnext = n;
+    }
+    if (f->next0[from] && f->next0[from] != to + 1) f->next_bad = true;
+    f->next0[from] = (int)to + 1;
+}
+
+/* The length of the one cycle channel 0's links make through every rank seen, or -1. */
+static int ring_from_next(const struct rec_facts *f)
+{
+    if (f->next_bad || !f->nnext) return -1;
+    int start = -1, members = 0;
+    for (int r = 0; r < f->nnext; r++)
+        if (f->next0[r]) {
+            members++;
+            if (start < 0) start = r;
+        }
+    if (members < 2) return -1;
+    int n = 0, r = start;
+    do {
+        if (r >= f->nnext || !f->next0[r]) return -1;
+        r = f->next0[r] - 1;
+        n++;
+    } while (r != start && n <= members);
+    if (r != start || n != members) return -1;
+    for (int k = 0; k < f->seen_cap * 8; k++) /* every rank seen is on it */
+        if (rec_facts_has(f, k) && (k >= f->nnext || !f->next0[k])) return -1;
+    return n;
+}
+
+bool rec_facts_has(const struct rec_facts *f, int rank)
+{
+    return rank >= 0 && (rank >> 3) < f->seen_cap && (f->seen[rank >> 3] >> (rank & 7)) & 1;
+}
+
+void rec_facts_host(struct rec_facts *f, int host)
+{
+    if (host < 0) return;
+    for (int i = 0; i < f->nhosts; i++)
+        if (f->hosts[i] == host) return;
+    if (f->nhosts == f->caphosts) {
+        f->caphosts = f->caphosts ? 2 * f->caphosts : 4;
+        f->hosts = xrealloc(f->hosts, (size_t)f->caphosts * sizeof *f->hosts);
+    }
+    f->hosts[f->nhosts++] = host;
+}
+
+/* "NET/IB/0/GDRDMA" -> "NET/IB"; "P2P/IPC/read" -> "P2P/IPC"; "P2P/direct pointer" ->
+ * "P2P/direct"; "SHM/direct/direct", "direct shared memory" -> "SHM". */
+void rec_facts_transport(struct rec_facts *f, const char *via)
+{
+    char t[24];
+    if (strncmp(via, "SHM", 3) == 0 || strstr(via, "shared memory") == via ||
+        strncmp(via, "direct shared memory", 20) == 0)
+        snprintf(t, sizeof t, "SHM");
+    else if (strncmp(via, "NET/", 4) == 0) {
+        size_t n = strcspn(via + 4, "/(");
+        while (n && via[4 + n - 1] == ' ')
+            n--;
+        snprintf(t, sizeof t, "NET/%.*s", (int)(n > 18 ? 18 : n), via + 4);
+    } else if (strncmp(via, "P2P/", 4) == 0) {
+        size_t n = strcspn(via + 4, "/ ");
+        snprintf(t, sizeof t, "P2P/%.*s", (int)(n > 18 ? 18 : n), via + 4);
+    } else {
+        size_t n = strcspn(via, "/ ");
+        snprintf(t, sizeof t, "%.*s", (int)(n > 22 ? 22 : n), via);
+    }
+    for (int i = 0; i < f->ntransports; i++)
+        if (strcmp(f->transports[i], t) == 0) return;
+    if (f->ntransports < REC_MAX_TRANSPORTS)
+        snprintf(f->transports[f->ntransports++], 24, "%s", t);
+}
+
+int rec_facts_nrings(const struct rec_facts *f)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof f->rings; i++)
+        for (int b = 0; b < 8; b++)
+            n += (f->rings[i] >> b) & 1;
+    return n;
+}
+
+void rec_facts_free(struct rec_facts *f)
+{
+    free(f->seen);
+    free(f->placed);
+    free(f->next0);
+    free(f->hosts);
+    memset(f, 0, sizeof *f);
+}
+
+static void facts_init(struct rec_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    f->nranks = f->nnodes = f->channels = f->localranks = -1;
+}
+
+/* a's facts into b */
+static void facts_merge(struct rec_facts *b, const struct rec_facts *a)
+{
+    if (!b->id[0]) snprintf(b->id, sizeof b->id, "%s", a->id);
+    if (b->nranks < 0) b->nranks = a->nranks;
+    if (b->nnodes < 0) b->nnodes = a->nnodes;
+    if (b->localranks < 0) b->localranks = a->localranks;
+    if (b->channels < 0) b->channels = a->channels;
+    for (int i = 0; i < a->seen_cap; i++)
+        for (int k = 0; k < 8; k++)
+            if ((a->seen[i] >> k) & 1) rec_facts_seen(b, i * 8 + k);
+    for (int i = 0; i < a->placed_cap; i++)
+        for (int k = 0; k < 8; k++)
+            if ((a->placed[i] >> k) & 1) rec_facts_placed(b, i * 8 + k);
+    for (int r = 0; r < a->nnext; r++)
+        if (a->next0[r]) rec_facts_next0(b, r, a->next0[r] - 1);
+    b->next_bad = b->next_bad || a->next_bad;
+    for (int i = 0; i < a->nhosts; i++)
+        rec_facts_host(b, a->hosts[i]);
+    for (size_t i = 0; i < sizeof b->rings; i++)
+        b->rings[i] |= a->rings[i];
+    b->trees = b->trees || a->trees;
+    for (int i = 0; i < a->ntransports; i++) {
+        bool have = false;
+        for (int j = 0; j < b->ntransports; j++)
+            have = have || strcmp(b->transports[j], a->transports[i]) == 0;
+        if (!have && b->ntransports < REC_MAX_TRANSPORTS)
+            memcpy(b->transports[b->ntransports++], a->transports[i], 24);
+    }
+    b->features |= a->features;
+    b->kinds |= a->kinds;
+}
+
+/* ---- units ---------------------------------------------------------------------------- */
+
+static int new_unit(struct rec_log *L, int host, long pid, uint64_t ptr)
+{
+    if (L->nunits == L->capunits) {
+        L->capunits = L->capunits ? 2 * L->capunits : 16;
+        L->units = xrealloc(L->units, (size_t)L->capunits * sizeof *L->units);
+    }
+    struct rec_unit *u = &L->units[L->nunits];
+    memset(u, 0, sizeof *u);
+    u->host = host;
+    u->pid = pid;
+    u->ptr = ptr;
+    u->rank = -1;
+    u->group = -1;
+    facts_init(&u->f);
+    return L->nunits++;
+}
+
+static uint64_t key3(int host, long pid, uint64_t x)
+{
+    return mix(mix((uint64_t)(int64_t)host) ^ (uint64_t)pid) ^ mix(x + 7);
+}
+
+static bool unit_counts(const struct rec_unit *u);
+
+int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr, bool moved,
+                 bool start, long nranks)
+{
+    uint64_t tk = key3(host, pid, (uint64_t)tid), pk = key3(host, pid, ~0ULL);
+    int u = -1;
+    int cur = rec_map_get(&L->threads, tk);
+    if (cur < 0) cur = rec_map_get(&L->procs, pk);
+    if (ptr) {
+        uint64_t k = key3(host, pid, ptr ^ 0x5555555555555555ULL);
+        u = rec_map_get(&L->ptrs, k);
+        if (u < 0) {
+            /* the lines before a pointer are its communicator's, unless they cannot be:
+             * another size, or facts before an "Init START" */
+            const struct rec_unit *c = cur >= 0 ? &L->units[cur] : NULL;
+            if (c && !c->ptr && !c->done && !(start && unit_counts(c)) &&
+                !(nranks > 0 && c->f.nranks > 0 && c->f.nranks != nranks)) {
+                u = cur;
+                L->units[u].ptr = ptr;
+            } else {
+                u = new_unit(L, host, pid, ptr);
+            }
+            rec_map_put(&L->ptrs, k, u);
+        }
+    } else {
+        u = rec_map_get(&L->threads, tk);
+        if (u < 0) u = rec_map_get(&L->procs, pk);
+        if (u < 0 || L->units[u].done) u = new_unit(L, host, pid, 0);
+    }
+    /* a summary line of another communicator, printed while this one is being set up: it
+     * does not end this one */
+    if (moved && !start && cur >= 0 && u != cur && L->units[cur].ptr && !L->units[cur].done)
+        return u;
+    rec_map_put(&L->threads, tk, u);
+    rec_map_put(&L->procs, pk, u);
+    return u;
+}
+
+void rec_unit_done(struct rec_log *L, int u)
+{
+    if (u >= 0) L->units[u].done = true;
+}
+
+static bool can_hold(const struct rec_facts *f, long maxrank, int net)
+{
+    if (f->nranks >= 0 && maxrank >= f->nranks) return false;
+    if (net == 1 && f->nnodes == 1) return false;     /* a network link in one node */
+    if (net == 0 && f->localranks == 1) return false; /* P2P/SHM with no local peer */
+    return true;
+}
+
+int rec_unit_fitting(struct rec_log *L, int u, long maxrank, int net)
+{
+    const struct rec_unit *a = &L->units[u];
+    if (can_hold(&a->f, maxrank, net)) return u;
+    for (int i = L->nunits - 1; i >= 0; i--) {
+        const struct rec_unit *b = &L->units[i];
+        if (i != u && b->host == a->host && b->pid == a->pid && !b->tests &&
+            can_hold(&b->f, maxrank, net))
+            return i;
+    }
+    return -1;
+}
+
+int rec_unit_fresh(struct rec_log *L, int host, long pid, long tid)
+{
+    int u = new_unit(L, host, pid, 0);
+    rec_map_put(&L->threads, key3(host, pid, (uint64_t)tid), u);
+    rec_map_put(&L->procs, key3(host, pid, ~0ULL), u);
+    return u;
+}
+
+int rec_tests_unit(struct rec_log *L)
+{
+    if (L->tests_unit < 0) {
+        L->tests_unit = new_unit(L, -1, -1, 0);
+        L->units[L->tests_unit].tests = true;
+    }
+    return L->tests_unit;
+}
+
+void rec_unit_rehost(struct rec_log *L, int u, int host)
+{
+    struct rec_unit *a = &L->units[u];
+    a->host = host;
+    for (int i = 0; i < L->nunits; i++) {
+        struct rec_unit *b = &L->units[i];
+        if (i == u || b->host != host || b->pid != a->pid || b->tests) continue;
+        facts_merge(&b->f, &a->f);
+        if (b->rank < 0) b->rank = a->rank;
+        rec_facts_free(&a->f);
+        facts_init(&a->f);
+        a->rank = -1;
+        return;
+    }
+}
+
+/* ---- grouping ------------------------------------------------------------------------- */
+
+static bool unit_counts(const struct rec_unit *u)
+{
+    const struct rec_facts *f = &u->f;
+    return f->id[0] || f->nranks > 0 || f->seen_cap > 0 || f->channels >= 0 || f->trees ||
+           f->ntransports || f->features || rec_facts_nrings(f) || u->rank >= 0;
+}
+
+static int popcount(unsigned x)
+{
+    int n = 0;
+    for (; x; x &= x - 1)
+        n++;
+    return n;
+}
+
+static int new_comm(struct rec_log *L)
+{
+    L->comms = xrealloc(L->comms, (size_t)(L->ncomms + 1) * sizeof *L->comms);
+    facts_init(&L->comms[L->ncomms]);
+    return L->ncomms++;
+}
+
+/* may unit u join communicator c: sizes agree, its rank is not taken by another process */
+static bool fits(const struct rec_log *L, int c, const struct rec_unit *u)
+{
+    const struct rec_facts *f = &L->comms[c];
+    if (f->id[0]) return false;
+    if (f->nranks > 0 && u->f.nranks > 0 && f->nranks != u->f.nranks) return false;
+    for (int i = 0; i < L->nunits; i++) {
+        const struct rec_unit *v = &L->units[i];
+        if (v->group == c && v->rank >= 0 && v->rank == u->rank &&
+            (v->host != u->host || v->pid != u->pid))
+            return false;
+    }
+    return true;
+}
+
+void rec_comm_finish(struct rec_log *L)
+{
+    /* 0. a process's lines that no pointer named (its "Init START" cut or deduplicated) are
+     * of its one identified communicator of their size where it has one */
+    for (int i = 0; i < L->nunits; i++) {
+        struct rec_unit *u = &L->units[i];
+        if (u->f.id[0] || u->tests || !unit_counts(u) || u->f.nranks <= 0) continue;
+        int pick = -1, n = 0;
+        for (int k = 0; k < L->nunits; k++) {
+            const struct rec_unit *v = &L->units[k];
+            if (k == i || !v->f.id[0] || v->host != u->host || v->pid != u->pid ||
+                v->f.nranks != u->f.nranks ||
+                (u->rank >= 0 && v->rank >= 0 && v->rank != u->rank))
+                continue;
+            pick = k, n++;
+        }
+        if (n != 1) continue;
+        struct rec_unit *v = &L->units[pick];
+        facts_merge(&v->f, &u->f);
+        if (v->rank < 0) v->rank = u->rank;
+        rec_facts_free(&u->f);
+        facts_init(&u->f);
+        u->rank = -1;
+    }
+    /* 1. by commId */
+    for (int i = 0; i < L->nunits; i++) {
+        struct rec_unit *u = &L->units[i];
+        if (!u->f.id[0]) continue;
+        int c = -1;
+        for (int k = 0; k < L->ncomms && c < 0; k++)
+            if (strcmp(L->comms[k].id, u->f.id) == 0) c = k;
+        if (c < 0) c = new_comm(L);
+        u->group = c;
+        facts_merge(&L->comms[c], &u->f);
+    }
+    /* 2. the rest: seeds are the claimants of the most-claimed rank */
+    int maxclaims = 1, seedrank = -1;
+    int *count = xcalloc(REC_MAX_RANKS, sizeof *count);
+    for (int i = 0; i < L->nunits; i++) {
+        struct rec_unit *u = &L->units[i];
+        if (u->group >= 0 || u->tests || !unit_counts(u) || u->rank < 0) continue;
+        if (++count[u->rank] > maxclaims) maxclaims = count[u->rank], seedrank = u->rank;
+    }
+    free(count);
+    int first = L->ncomms;
+    if (seedrank >= 0)
+        for (int i = 0; i < L->nunits; i++) {
+            struct rec_unit *u = &L->units[i];
+            if (u->group >= 0 || u->tests || !unit_counts(u) || u->rank != seedrank) continue;
+            u->group = new_comm(L);
+            facts_merge(&L->comms[u->group], &u->f);
+        }
+    for (int i = 0; i < L->nunits; i++) {
+        struct rec_unit *u = &L->units[i];
+        if (u->group >= 0 || u->tests || !unit_counts(u)) continue;
+        int best = -1, bscore = -1;
+        for (int c = first; c < L->ncomms; c++) {
+            if (!fits(L, c, u)) continue;
+            int s = popcount(L->comms[c].kinds & u->f.kinds);
+            if (s > bscore) best = c, bscore = s;
+        }
+        if (best < 0) best = new_comm(L);
+        u->group = best;
+        facts_merge(&L->comms[best], &u->f);
+    }
+    /* 3. nccl-tests' device lines: into the communicator of their size, when one is */
+    if (L->tests_unit >= 0) {
+        struct rec_unit *t = &L->units[L->tests_unit];
+        int c = -1, nmatch = 0;
+        for (int k = 0; k < L->ncomms; k++)
+            if (L->comms[k].nranks == t->f.nranks || L->comms[k].nranks < 0) c = k, nmatch++;
+        if (nmatch != 1) c = new_comm(L);
+        t->group = c;
+        facts_merge(&L->comms[c], &t->f);
+    }
+    /* 4. hosts: of the processes that printed; nodes: when every rank is placed */
+    for (int c = 0; c < L->ncomms; c++) {
+        struct rec_facts *f = &L->comms[c];
+        if (f->nranks < 0) f->nranks = ring_from_next(f);
+        int n = f->nranks;
+        bool *placed = n > 0 ? xcalloc((size_t)n, sizeof *placed) : NULL;
+        for (int i = 0; i < L->nunits; i++) {
+            const struct rec_unit *u = &L->units[i];
+            if (u->group != c) continue;
+            if (u->host >= 0) rec_facts_host(f, u->host);
+            if (!placed) continue;
+            if (u->tests) {
+                for (int r = 0; r < n; r++)
+                    if (rec_facts_has(&u->f, r)) placed[r] = true;
+            } else if (u->host >= 0) {
+                if (u->rank >= 0 && u->rank < n) placed[u->rank] = true;
+                for (int r = 0; r < n; r++)
+                    if (placed_has(&u->f, r)) placed[r] = true;
+            }
+        }
+        bool all = placed != NULL;
+        for (int r = 0; r < n && all; r++)
+            all = placed[r];
+        if (all && f->nnodes < 0) f->nnodes = f->nhosts;
+        free(placed);
+    }
+}
+
+bool rec_host_in_tests(const struct rec_log *L, int host)
+{
+    if (L->tests_unit < 0) return false;
+    const struct rec_facts *f = &L->units[L->tests_unit].f;
+    for (int i = 0; i < f->nhosts; i++)
+        if (f->hosts[i] == host) return true;
+    return false;
+}
