@@ -65,8 +65,8 @@ void rec_line_clean(const char *b, const char *e, char *out, struct rec_line *ln
                     r++;
                 if (r > q + 1 && e - r >= 10 &&
                     (memcmp(r, "]<stdout>:", 10) == 0 || memcmp(r, "]<stderr>:", 10) == 0)) {
-                    ln->prefixes |= REC_PFX_OPENMPI;
-                    if (!ln->launcher) ln->launcher = REC_LAUNCH_OPENMPI;
+                    ln->prefixes |= REC_PFX_TAG_OUTPUT;
+                    if (!ln->launcher) ln->launcher = REC_LAUNCH_OPEN_RTE;
                     p = r + 9;
                     continue;
                 }
@@ -352,8 +352,8 @@ static const char *one_prefix(const char *s, struct rec_line *ln, int *rays)
         }
         q = digits(t + 1, 1, 7);
         if (q && q[0] == ']' && q[1] == ' ' && strncmp(q + 2, "NCCL ", 5) != 0) {
-            ln->prefixes |= REC_PFX_MPI_RANK;
-            if (!ln->launcher) ln->launcher = REC_LAUNCH_MPI;
+            ln->prefixes |= REC_PFX_RANK_TAG;
+            if (!ln->launcher) ln->launcher = REC_LAUNCH_HYDRA;
             return q + 2;
         }
         const char *it = iso_time(t + 1); /* "[2026-03-03 12:35:26] " */
@@ -396,8 +396,8 @@ static const char *one_prefix(const char *s, struct rec_line *ln, int *rays)
         return q;
     }
     if ((q = lit(t, "<stdout>:")) != NULL || (q = lit(t, "<stderr>:")) != NULL) {
-        ln->prefixes |= REC_PFX_OPENMPI;
-        if (!ln->launcher) ln->launcher = REC_LAUNCH_OPENMPI;
+        ln->prefixes |= REC_PFX_TAG_OUTPUT;
+        if (!ln->launcher) ln->launcher = REC_LAUNCH_OPEN_RTE;
         return q;
     }
     if ((q = digits(t, 1, 6)) != NULL && q[0] == ':' && q[1] == ' ') { /* srun -l: "3: " */
@@ -475,7 +475,7 @@ void rec_line_split(char *line, struct rec_line *ln)
         ln->prefixes &= ~(unsigned)REC_PFX_RAY;
         ln->prefixes |= REC_PFX_RAY_NESTED;
     }
-    bool prefixed = n > 0 || ln->prefixes != before || (ln->prefixes & (REC_PFX_OPENMPI));
+    bool prefixed = n > 0 || ln->prefixes != before || (ln->prefixes & (REC_PFX_TAG_OUTPUT));
     ln->body = s;
     dedup_suffix((char *)s, ln);
     if (header(s, ln)) {

@@ -19,10 +19,10 @@
 
 /* The prefixes seen (bits), named by rec_prefix_name. */
 enum {
-    REC_PFX_OPENMPI = 1 << 0,  /* "[1,0]<stdout>:" */
-    REC_PFX_MPI_RANK = 1 << 1, /* "[0] " */
-    REC_PFX_TORCHRUN = 1 << 2, /* "[rank0]:", "[default0]:" */
-    REC_PFX_RAY = 1 << 3,      /* "(RayWorkerWrapper pid=N, ip=...)" */
+    REC_PFX_TAG_OUTPUT = 1 << 0, /* "[1,0]<stdout>:" */
+    REC_PFX_RANK_TAG = 1 << 1,   /* "[0] " */
+    REC_PFX_TORCHRUN = 1 << 2,   /* "[rank0]:", "[default0]:" */
+    REC_PFX_RAY = 1 << 3,        /* "(RayWorkerWrapper pid=N, ip=...)" */
     REC_PFX_RAY_NESTED = 1 << 4,
     REC_PFX_PDSH = 1 << 5,       /* "10.0.0.1: " */
     REC_PFX_PYLOG = 1 << 6,      /* "2025-11-12 20:41:43,851 - INFO - " */
@@ -39,8 +39,8 @@ const char *rec_prefix_name(int bit); /* bit index 0..REC_PFX_N-1 */
 
 enum rec_launcher {
     REC_LAUNCH_NONE,
-    REC_LAUNCH_OPENMPI,
-    REC_LAUNCH_MPI,
+    REC_LAUNCH_OPEN_RTE,
+    REC_LAUNCH_HYDRA,
     REC_LAUNCH_TORCHRUN,
     REC_LAUNCH_RAY,
     REC_LAUNCH_PDSH,

@@ -1412,7 +1412,7 @@ static void command_line(struct rec_log *L, const char *p)
     if (!m) m = strstr(p, "mpiexec ");
     if (m && (m == p || m[-1] == ' ' || m[-1] == '/')) {
         L->launcher =
-            strstr(p, "--mca") || strstr(p, "openmpi") ? REC_LAUNCH_OPENMPI : REC_LAUNCH_MPI;
+            strstr(p, "--mca") || strstr(p, "openmpi") ? REC_LAUNCH_OPEN_RTE : REC_LAUNCH_HYDRA;
         return;
     }
     if (starts(p, "srun ") || strstr(p, " srun ")) L->launcher = REC_LAUNCH_SLURM;
@@ -1879,7 +1879,7 @@ void rec_finish(struct rec_log *L)
     if (L->init_error[0] && L->init_complete == 0)
         rec_warn_c(L, REC_W_INIT_FAILED, "init failed (%s): %s", L->init_error,
                    L->first_warn[0] ? L->first_warn : "no NCCL WARN line says why");
-    if (L->first_warn[0]) rec_warn_c(L, REC_W_NCCL_WARN, "NCCL WARN: %s", L->first_warn);
+    if (L->first_warn[0]) rec_warn_c(L, REC_W_LIB_WARN, "NCCL WARN: %s", L->first_warn);
     warn_partial(L);
     finish_comms(L);
 }

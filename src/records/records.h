@@ -117,7 +117,7 @@ enum rec_wcode {
     REC_W_PARTIAL, /* only some ranks' lines */
     REC_W_DEDUP,   /* Ray's "[repeated Nx across cluster]" */
     REC_W_INIT_FAILED,
-    REC_W_NCCL_WARN,
+    REC_W_LIB_WARN,
     REC_W_ESCAPE,      /* terminal escapes in the text */
     REC_W_MIXED,       /* hosts printing different NCCL versions' forms */
     REC_W_PROSE,       /* text that is no log between log lines */

@@ -28,11 +28,19 @@ refused_fast() {
 
 for f in "$tmp/log.fifo" "$tmp/dir.log" /dev/zero; do
     what="not a regular file"
-    [ -d "$f" ] && what="a directory, not a regular file"
+    # a folder is read as one file per rank or node: this one has none
+    [ -d "$f" ] && what="a folder with no file that could be read"
     refused_fast "nccl $f" "$f:0: $what" nccl "$f"
     refused_fast "--nccl-log $f" "--nccl-log $f: $what" --nccl-log "$f"
-    refused_fast "--ring-order-from $f" "not a regular file" trace all_reduce --ring-order-from "$f"
+    refused_fast "--ring-order-from $f" "$what" trace all_reduce --ring-order-from "$f"
 done
+# a folder's FIFO is passed over, never opened to wait: the folder's record is read
+mkfifo "$tmp/dir.log/0.fifo"
+cp "$TOP/tests/records/04-socket-2node-p40-nccl248.log" "$tmp/dir.log/1.log"
+timeout 10 "$BIN" nccl "$tmp/dir.log" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] || fail "nccl folder with a FIFO: exit $rc, want 0 ($(cat "$tmp/err"))"
+grep -q "ranks" "$tmp/out" || fail "nccl folder with a FIFO: the record was not read"
 # one unreadable file among readable ones: its line, and the rest is read (exit 0)
 timeout 10 "$BIN" nccl "$tmp/log.fifo" "$TOP/tests/records/04-socket-2node-p40-nccl248.log" \
     >"$tmp/out" 2>"$tmp/err"
