@@ -299,32 +299,14 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
     }
     ex_prompt_format(e, st->seed ? &st->var : NULL, t, sizeof t);
     ll_text(v, A_BOLD, width, "", "", t);
-    if (e->type == LEX_CHOICE)
+    if (ex_type((int)e->type)->lists_options)
         for (size_t k = 0; k < e->noptions; k++) {
             char lead[32];
             snprintf(lead, sizeof lead, "  %zu) ", k + 1);
             ll_text(v, A_NORMAL, width, lead, "     ", e->options[k]);
         }
-    if (e->type == LEX_NUMBER) {
-        if (e->units[0])
-            snprintf(t, sizeof t, "answer in %s (or another unit of the same kind)", e->units);
-        else
-            snprintf(t, sizeof t, "answer with a number");
-        if (ex_has_variants(e)) {
-            size_t o = strlen(t);
-            if (st->seed)
-                snprintf(t + o, sizeof t - o, "; variant %llu (v: other numbers)",
-                         (unsigned long long)st->seed);
-            else
-                snprintf(t + o, sizeof t - o, "; the lecture's numbers (v: other numbers)");
-        }
-        ll_text(v, th->role[TH_DIM], width, "", "", t);
-    } else if (e->type == LEX_CHOICE) {
-        ll_text(v, th->role[TH_DIM], width, "", "", "answer with the option's number");
-    } else if (e->type == LEX_HOLDS) {
-        ll_text(v, th->role[TH_DIM], width, "", "",
-                "answer with the values, separated by spaces (. for an empty element)");
-    }
+    ex_type((int)e->type)->how(e, st->seed ? &st->var : NULL, t, sizeof t);
+    ll_text(v, th->role[TH_DIM], width, "", "", t);
     for (int k = 0; k < st->hints_shown && (size_t)k < e->nhints; k++) {
         char lead[24];
         snprintf(lead, sizeof lead, "hint %d: ", k + 1);
@@ -366,7 +348,7 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
     }
     if (st->right || st->gave_up) {
         char exp[600];
-        lesson_ui_expected(e, st, exp, sizeof exp);
+        ex_answer_text(e, st->seed ? &st->var : NULL, NULL, exp, sizeof exp);
         snprintf(t, sizeof t, "%s%s",
                  st->right ? "the answer: " : "gave up; the answer: ", exp);
         ll_text(v, th->role[TH_LABEL] | A_BOLD, width, "", "", t);
