@@ -154,8 +154,8 @@ else
 endif
 BTAG := $(if $(filter build,$(BUILD)),,[$(BUILD)] )
 
-.PHONY: compile_commands.json lint format-check all deps run run-built test test-built test-loaded unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
-        fuzz fuzz-build man docs
+.PHONY: compile_commands.json lint test-build-start test-build-asan test-build-fakegpu test-build-fuzz format-check all deps run run-built test test-built test-loaded unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
+        fuzz fuzz-build fuzz-programs man docs
 # The man page: docs/collviz.1.scd rendered by scdoc (in tools/deps.sh's list). Without
 # scdoc the program still builds; `make man` then says what is missing.
 SCDOC ?= scdoc
@@ -218,20 +218,31 @@ ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 test: deps
 	@$(MAKE) --no-print-directory test-built
 
-# tests/run.sh's summary prints the seconds from here (after the main build) to its end.
-test-built: $(BIN) $(TEST_BIN)
+# The test builds (ASan+UBSan, the GPU emulation, the fuzz targets) are three make runs in
+# their own folders, started together so that they share the -j slots; tests/run.sh's
+# summary prints the seconds from their start (after the main build) to its end.
+test-built: test-build-asan test-build-fakegpu test-build-fuzz
+	TEST_BUILD_START=$$(cat $(BUILD)/.test-start) BUILD=$(BUILD) bash tests/run.sh
+
+test-build-start: $(BIN) $(TEST_BIN)
 	@date +%s.%N >$(BUILD)/.test-start
+
+test-build-asan: test-build-start
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan HAVE_NCCL= CFLAGS="$(ASAN_CFLAGS)" \
 	    asan-build
+
+test-build-fakegpu: test-build-start
 ifeq ($(FAKEGPU_OK),1)
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fakegpu FAKEGPU=1 CFLAGS="$(ASAN_CFLAGS)" \
-	    fakegpu-build
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fakegpu/p2p FAKEGPU=1 \
-	    CFLAGS="$(ASAN_CFLAGS) -DNCCL_BACKEND_FORCE_P2P" $(BUILD)/fakegpu/p2p/tests/gpu/test_nccl
+	    fakegpu-build $(BUILD)/fakegpu/p2p/tests/gpu/test_nccl
 else
 	@echo "collviz: no $(CUDA_HOME)/include/nccl.h and cublas_v2.h: the fakegpu tests are skipped"
 endif
-	TEST_BUILD_START=$$(cat $(BUILD)/.test-start) BUILD=$(BUILD) bash tests/run.sh
+
+# (without clang, or when it cannot link a fuzzer, tests/fuzz/run.sh says so: a skip)
+test-build-fuzz: test-build-start
+	@if command -v $(FUZZ_CC) >/dev/null; then $(MAKE) --no-print-directory fuzz-build || \
+	    echo "collviz: the fuzz build failed (tests/fuzz/run.sh says why)"; fi
 
 asan-build: $(BIN) $(TEST_BIN)
 
@@ -258,6 +269,27 @@ $(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIB) $(CONFIG)
 	$(say) LD "$@"
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
+# test_nccl once more with the NCCL backend's scatter/gather/all-to-all forced onto grouped
+# ncclSend/ncclRecv (-DNCCL_BACKEND_FORCE_P2P), in $(BUILD)/p2p: only the files that name
+# the macro (P2P_SRC) are compiled again; the rest is this build's library, so make test's
+# emulated run needs one more object, not a second library. A header naming it would
+# change other objects too: refused.
+P2P_SRC := $(if $(HAVE_NCCL),$(shell grep -rlw NCCL_BACKEND_FORCE_P2P src))
+ifneq ($(filter %.h,$(P2P_SRC)),)
+  $(error NCCL_BACKEND_FORCE_P2P is named in a header ($(filter %.h,$(P2P_SRC))): the P2P test build compiles only the .c files that name it)
+endif
+P2P_OBJ := $(P2P_SRC:%.c=$(BUILD)/p2p/obj/%.o)
+$(BUILD)/p2p/obj/%.o: %.c $(CONFIG)
+	@mkdir -p $(dir $@)
+	$(say) CC "$(BTAG)$< (P2P)"
+	$(Q)$(CC) $(CPPFLAGS) -DNCCL_BACKEND_FORCE_P2P $(ALL_CFLAGS) -c $< -o $@
+
+# (the objects given before the library replace its members of the same name)
+$(BUILD)/p2p/tests/gpu/test_nccl: tests/gpu/test_nccl.c $(P2P_OBJ) $(LIB) $(CONFIG)
+	@mkdir -p $(dir $@)
+	$(say) LD "$@"
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(P2P_OBJ) $(LIB) $(LDLIBS)
+
 gpu-test: $(BIN) $(if $(HAVE_NCCL),$(GPU_TEST_BIN))
 	BUILD=$(BUILD) bash tests/gpu/run.sh $(BIN)
 
@@ -271,24 +303,36 @@ FUZZ_CC      ?= clang
 FUZZ_CFLAGS  := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
                 -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
+# The fuzz targets reach only the layers below the screens and the command line, so their
+# library leaves ui/, cli/, present/ and handout/ out: half the objects of a full library,
+# compiled with clang for the fuzz build alone. (A fuzz target that starts to need one of
+# them fails to link, naming the symbol.)
+FUZZ_LIB := $(BUILD)/libcollviz-fuzz.a
+FUZZ_OBJ := $(filter-out $(addprefix $(BUILD)/obj/src/,ui/% cli/% present/% handout/%),$(OBJ_LIB))
+$(FUZZ_LIB): $(FUZZ_OBJ)
+	@rm -f $@
+	$(say) AR "$@"
+	$(Q)ar rcs $@ $^
+
 fuzz-build:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz HAVE_NCCL= CC=$(FUZZ_CC) \
-	    CFLAGS="$(FUZZ_CFLAGS)" $(BUILD)/fuzz/fuzz_lesson $(BUILD)/fuzz/fuzz_proto \
-	    $(BUILD)/fuzz/fuzz_records
+	    CFLAGS="$(FUZZ_CFLAGS)" fuzz-programs
 
-$(BUILD)/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(LIB) $(CONFIG)
+fuzz-programs: $(BUILD)/fuzz_lesson $(BUILD)/fuzz_proto $(BUILD)/fuzz_records
+
+$(BUILD)/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(FUZZ_LIB) $(CONFIG)
 	$(say) LD "$@"
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LDLIBS)
 
 # The reader of NCCL's records (src/records/), seeded with the real records in tests/records.
-$(BUILD)/fuzz_records: tests/fuzz/fuzz_records.c $(LIB) $(CONFIG)
+$(BUILD)/fuzz_records: tests/fuzz/fuzz_records.c $(FUZZ_LIB) $(CONFIG)
 	$(say) LD "$@"
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LDLIBS)
 
 # The job protocol's decoder (src/worker/proto.c), seeded with tests/fuzz/corpus_proto.
-$(BUILD)/fuzz_proto: tests/fuzz/fuzz_proto.c $(LIB) $(CONFIG)
+$(BUILD)/fuzz_proto: tests/fuzz/fuzz_proto.c $(FUZZ_LIB) $(CONFIG)
 	$(say) LD "$@"
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LDLIBS)
 
 fuzz: fuzz-build
 	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus_proto
@@ -299,7 +343,8 @@ fuzz: fuzz-build
 	$(BUILD)/fuzz/fuzz_proto -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    -rss_limit_mb=2048 $(BUILD)/fuzz/corpus_proto
 	@mkdir -p $(BUILD)/fuzz/corpus_records
-	cp -n tests/records/*.log $(BUILD)/fuzz/corpus_records/ 2>/dev/null || true
+	cp -n tests/records/*.log tests/hostile-records/*.log $(BUILD)/fuzz/corpus_records/ \
+	    2>/dev/null || true
 	$(BUILD)/fuzz/fuzz_records -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    -rss_limit_mb=2048 $(BUILD)/fuzz/corpus_records
 
@@ -374,4 +419,4 @@ format-check:
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/p2p/obj -name '*.d' 2>/dev/null)

@@ -101,11 +101,12 @@ echo "== 1. collviz bench all (CPU backend, $RANKS ranks, 1 MiB .. 64 MiB)"
 # Memory bandwidth on these shared VMs moves with the neighbours' load, so each round runs
 # memcpy, the ring and auto back to back: the bound and the figure it is compared with are
 # measured minutes apart at most, and the paired per-round ratio is printed too.
-# run_ar ALGO: print "busbw algorithm time_us wrong slices" of one 64 MiB all_reduce.
+# run_ar ALGO: print "busbw algorithm time_us wrong slices" of one 64 MiB all_reduce, in place
+# (the group every figure in docs/measuring.md was measured with).
 run_ar() {
     "$BIN" bench all_reduce --backend cpu --ranks "$RANKS" -b "$BYTES" -n 20 -w 5 \
         --algo "$1" --format json 2>"$out/err" |
-        python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"][0]; print(r["busbw"], r["algorithm"], r["time_us"], r["wrong"], r["slices"])' ||
+        python3 -c 'import json,sys; r=json.load(sys.stdin)["rows"][0]; g=r.get("in_place") or r; print(g["busbw"], r["algorithm"], g["time_us"], g["wrong"], r["slices"])' ||
         echo "0 failed 0 -1 0 ($(head -1 "$out/err"))"
 }
 ALGOS="ring tree direct owner"
@@ -184,7 +185,7 @@ else
                 echo "   $a run failed: $(head -2 "$out/mpib.err")"
                 continue
             }
-            v=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"][0]; assert r["wrong"]==0; print(r["busbw"])' "$out/mpib_$a.json") || {
+            v=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"][0]; r=r.get("in_place") or r; assert r["wrong"]==0; print(r["busbw"])' "$out/mpib_$a.json") || {
                 echo "   $a run: no row or #wrong != 0"
                 continue
             }

@@ -4,6 +4,7 @@
  * built, opens, and can run at least two ranks; otherwise CPU, with the reason NCCL was
  * passed over (redis ae.c's "always have a fallback" habit). */
 #include "backend/backend.h"
+#include "backend/launcher.h"
 #include "backend/run.h"
 
 #include <pthread.h>
@@ -141,6 +142,12 @@ void backend_device_name(const struct backend *b, int dev, char *buf, size_t n)
     if (b && b->ops->device_name && dev >= 0) b->ops->device_name(b, dev, buf, n);
 }
 
+void backend_device_busid(const struct backend *b, int dev, char *buf, size_t n)
+{
+    if (n) buf[0] = '\0';
+    if (b && b->ops->device_busid && dev >= 0) b->ops->device_busid(b, dev, buf, n);
+}
+
 void backend_build_text(enum backend_kind k, char *buf, size_t n)
 {
     if (n) buf[0] = '\0';
@@ -216,6 +223,51 @@ int backend_open(const char *name, struct backend **out, char *err, size_t errle
     }
     if (why_not && why_not_len) snprintf(why_not, why_not_len, "%s", why);
     return backend_open_kind(BACKEND_CPU, out, err, errlen);
+}
+
+int backend_for_job(const char *asked, const char **out, char *err, size_t errlen)
+{
+    struct launcher_job j;
+    launcher_job_of_env(&j);
+    *out = asked;
+    if (!j.var || j.size == 1) return CV_OK;
+    if (j.size == 0)
+        return cv_err(err, errlen, CV_EINVAL, "%s=%s: not a number of processes", j.var,
+                      j.value);
+    int k = asked ? backend_kind_of(asked) : -1;
+    if (asked && k < 0 && strcmp(asked, "auto") != 0) return CV_OK; /* backend_open says */
+    if (!j.mpi)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "started by %s as one of %d processes (%s=%s), a job no backend here "
+                      "joins: run under mpirun or srun with --backend mpi",
+                      j.who, j.size, j.var, j.value);
+    bool built = launcher_built() && backend_table[BACKEND_MPI].ops;
+    if (k >= 0 && (backend_table[k].caps & BACKEND_CAP_PROCESSES ||
+                   (k == BACKEND_NCCL && launcher_built())))
+        return CV_OK; /* its own open says when it cannot */
+    if (k >= 0)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "--backend %s runs in one process: under %s's %d processes (%s=%s) it "
+                      "would run %d separate jobs; use --backend mpi%s",
+                      asked, j.who, j.size, j.var, j.value, j.size,
+                      backend_table[BACKEND_NCCL].ops ? " (or nccl)" : "");
+    if (!built)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "started by %s as one of %d processes (%s=%s), but this build has no "
+                      "MPI to join them (rebuild with libopenmpi-dev)",
+                      j.who, j.size, j.var, j.value);
+    struct backend *b = NULL;
+    char why[200];
+    if (backend_open_kind(BACKEND_NCCL, &b, why, sizeof why) == CV_OK) {
+        bool across = backend_multiprocess(b);
+        backend_close(b);
+        if (across) {
+            *out = "nccl";
+            return CV_OK;
+        }
+    }
+    *out = "mpi";
+    return CV_OK;
 }
 
 int backend_proc_rank(const struct backend *b)

@@ -46,6 +46,10 @@ struct bench_params {
      * it (worker/proto.c), and no screen sets it. */
     int ring_order[CV_MAX_RANKS];
     int ring_n;
+    /* Out of place (nccl-tests' first group): the input in a send buffer of its own, the
+     * result in the working buffer (comm.h's run_oop). false: in place, the working buffer
+     * alone (core/coll.h's layout; nccl-tests' second group), which the screens measure. */
+    bool out_of_place;
 };
 
 /* One row of nccl-tests' table. */
@@ -144,6 +148,9 @@ struct backend_ops {
     int (*rank_device)(const struct backend *b, int rank);
     /* That device's name, as the driver gives it ("NVIDIA H200"). */
     void (*device_name)(const struct backend *b, int dev, char *buf, size_t n);
+    /* That device's PCI address as nccl-tests prints it: domain:bus:device in lower-case
+     * hex ("0000:1b:00"), "" unknown. */
+    void (*device_busid)(const struct backend *b, int dev, char *buf, size_t n);
     /* The library's own log of what it set up (NCCL's INFO log: its rings, trees and links,
      * for records/records.h), on the heap in *text (*len bytes; the caller frees it), and
      * where it comes from in src ("NCCL's INFO log of this process"): 0; or -1 with why
@@ -178,6 +185,13 @@ unsigned backend_kind_caps(enum backend_kind k);
 int backend_open(const char *name, struct backend **out, char *err, size_t errlen,
                  char *why_not, size_t why_not_len);
 void backend_close(struct backend *b);
+/* Under a launcher's job of several processes (launcher_job_of_env), the backend a command
+ * runs on is the job's: *out is `asked` outside such a job (NULL stays NULL: the command's
+ * default), else the job's backend when none or "auto" was asked (nccl when it opens
+ * across the processes, else mpi), `asked` when it can join the job; CV_EINVAL with the
+ * reason (naming the launcher's variable) for one that runs in one process, a job no
+ * backend here can join (torchrun's; a build without MPI), or a size that is not a count. */
+int backend_for_job(const char *asked, const char **out, char *err, size_t errlen);
 /* The optional reports of struct backend_ops, safe for any backend (and b == NULL): the
  * hardware block (-1 and "" when none), the steering variables, the links, a rank's
  * device (-1 when none) and a device's name ("" when none). */
@@ -188,6 +202,7 @@ void backend_links(const struct backend *b, int nranks, backend_log_summary_fn s
                    char *buf, size_t n);
 int backend_rank_device(const struct backend *b, int rank);
 void backend_device_name(const struct backend *b, int dev, char *buf, size_t n);
+void backend_device_busid(const struct backend *b, int dev, char *buf, size_t n);
 /* lib_log, safe for any backend: -1 with "no NCCL log: not a GPU run" for one without. */
 int backend_lib_log(const struct backend *b, char **text, size_t *len, char *src, size_t n);
 /* What the backend of kind k was compiled against, for when it cannot be asked ("compiled

@@ -174,6 +174,14 @@ struct comm_ops {
      * coll_out_off). May return before the work has finished where the backend queues it
      * (NCCL); sync() waits. */
     int (*run)(struct comm *c, int rank, const struct comm_job *j, float *work);
+    /* The same collective out of place, as nccl-tests' first group runs it: the rank's
+     * input is `send` (coll_send_count elements, never written), not the working buffer's
+     * coll_in_off; the result lands in `work` at coll_out_off as run()'s does. What each
+     * backend does with two buffers is its own (NCCL and MPI's collectives take both;
+     * a plan copies the input into its working buffer first, as MPI's ring all-reduce
+     * does). NULL: the backend runs in place only. */
+    int (*run_oop)(struct comm *c, int rank, const struct comm_job *j, const float *send,
+                   float *work);
     /* Wait until everything this rank queued has finished (NULL: nothing is queued). */
     int (*sync)(struct comm *c, int rank);
     /* Optional: called for a job before any rank run()s it, by one thread of each process

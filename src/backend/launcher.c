@@ -1,8 +1,44 @@
-/* launcher.c - the stand-in launcher (backend/launcher.h) of a build without one (no MPI):
+/* launcher.c - what the environment says of a launcher's job (launcher_job_of_env, in every
+ * build), and the stand-in launcher (backend/launcher.h) of a build without one (no MPI):
  * nothing launched this process, it is the whole job (rank 0 of 1), and every collective
  * over the job leaves the data as it is. With HAVE_MPI the launcher is mpi/mpi_launcher.c
- * and this file is empty. */
+ * and only launcher_job_of_env is here. */
 #include "backend/launcher.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+
+/* In every build. The order: the MPI launchers' own variables first (mpirun under srun sets
+ * both); srun's step size, not SLURM_NTASKS, which a batch script that runs collviz once
+ * also has; torchrun's last. */
+void launcher_job_of_env(struct launcher_job *j)
+{
+    static const struct {
+        const char *var, *who;
+        bool mpi;
+    } vars[] = {
+        {"OMPI_COMM_WORLD_SIZE", "Open MPI's mpirun", true},
+        {"PMI_SIZE", "a PMI launcher (MPICH's mpiexec, srun --mpi=pmi2)", true},
+        {"SLURM_STEP_NUM_TASKS", "srun", false},
+        {"WORLD_SIZE", "torchrun", false},
+    };
+    *j = (struct launcher_job){.size = 1};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i].var);
+        if (!v) continue;
+        j->var = vars[i].var;
+        j->value = v;
+        j->who = vars[i].who;
+        /* srun's tasks are an MPI job when its PMI or PMIx set them up */
+        j->mpi = vars[i].mpi || getenv("PMIX_RANK") || getenv("PMI_RANK");
+        char *end;
+        errno = 0;
+        long n = strtol(v, &end, 10);
+        j->size = (errno || end == v || *end || n < 1 || n > INT_MAX) ? 0 : (int)n;
+        return;
+    }
+}
 
 #ifndef HAVE_MPI
 #include <pthread.h>

@@ -29,6 +29,18 @@ struct launcher_where {
 /* True when an MPI launcher (Open MPI's, a PMI/PMIx one such as srun or MPICH's hydra)
  * started this process: the environment says so before MPI is initialised. */
 bool launcher_launched(void);
+/* The job a launcher started this process in, read from the environment alone, in any
+ * build and before any library starts: size, the number of processes, and the variable that
+ * says it (var, value; NULL when no launcher's variable is set, size 1); who, the launcher in
+ * words; mpi, whether it is one whose job an MPI library joins (mpirun, MPICH's hydra, srun
+ * with PMI) rather than torchrun's. A value that is not a count (1..2^31-1) gives size 0. */
+struct launcher_job {
+    int size;
+    const char *var, *value, *who;
+    bool mpi;
+};
+void launcher_job_of_env(struct launcher_job *j);
+
 /* Start the launcher's library (MPI; or count one more user of it) and say where this process
  * is. CV_OK or CV_EUNAVAIL with a message. */
 int launcher_start(struct launcher_where *w, char *err, size_t errlen);

@@ -97,7 +97,12 @@ struct run_task {
     struct comm_job jobs[ALGO_COUNT]; /* TASK_TRIAL: one per algorithm; else jobs[0] */
     struct plan base[ALGO_COUNT], plan[ALGO_COUNT];
     int njobs;
-    size_t work_len;
+    size_t work_len; /* floats of each rank's buffer (with the send part when oop) */
+    /* Out of place (bench_params.out_of_place): the rank's send buffer is the same
+     * allocation from send_off on (after the working buffer, 256-byte aligned), so the
+     * buffers keep one owner as they are (see the top). */
+    bool oop;
+    size_t send_off;
     int warmup, iters;
     bool check;
     float tol;          /* the check's, kernel_pattern_matches() */
@@ -364,11 +369,12 @@ static int rank_buffer(struct run_task *t, int r, float **out)
     return CV_OK;
 }
 
-/* The working buffer: zero, with rank r's input (the test pattern, or send[r]) in place. */
+/* The working buffer: zero, with rank r's input (the test pattern, or send[r]) in place;
+ * out of place, the working buffer all zero and the input in the send part. */
 static int rank_fill(struct run_task *t, int r, float *buf, const struct comm_job *j)
 {
     struct comm *c = t->c;
-    size_t in = coll_in_off(j->coll, t->W, j->count, r);
+    size_t in = t->oop ? t->send_off : coll_in_off(j->coll, t->W, j->count, r);
     size_t ns = coll_send_count(j->coll, t->W, j->count, r, j->root);
     size_t piece = t->work_len < RUN_CHUNK ? t->work_len : RUN_CHUNK;
     float *host = xmalloc((piece ? piece : 1) * sizeof(float));
@@ -396,6 +402,13 @@ static int rank_sync(struct run_task *t, int r)
     return t->c->ops->sync ? t->c->ops->sync(t->c, r) : CV_OK;
 }
 
+/* One run of job j: in place on buf, or out of place from its send part. */
+static int rank_run(struct run_task *t, int r, const struct comm_job *j, float *buf)
+{
+    if (t->oop) return t->c->ops->run_oop(t->c, r, j, buf + t->send_off, buf);
+    return t->c->ops->run(t->c, r, j, buf);
+}
+
 /* warmup runs, then the timed ones between barriers; *secs = this rank's time per run. */
 static int rank_timed(struct run_task *t, int r, float *buf, const struct comm_job *j,
                       int warmup, int iters, double *secs)
@@ -405,7 +418,7 @@ static int rank_timed(struct run_task *t, int r, float *buf, const struct comm_j
     for (int i = 0; i < warmup && rc == CV_OK; i++) {
         if (task_cancelled(t)) return rank_cancel(t);
         atomic_fetch_add(&t->entered[r], 1);
-        rc = c->ops->run(c, r, j, buf);
+        rc = rank_run(t, r, j, buf);
     }
     if (rc == CV_OK) rc = rank_sync(t, r);
     if (rc == CV_OK && iters > 0) rc = c->ops->barrier(c, r);
@@ -420,7 +433,7 @@ static int rank_timed(struct run_task *t, int r, float *buf, const struct comm_j
     for (int i = 0; i < iters && rc == CV_OK; i++) {
         if (task_cancelled(t)) return rank_cancel(t);
         atomic_fetch_add(&t->entered[r], 1);
-        rc = c->ops->run(c, r, j, buf);
+        rc = rank_run(t, r, j, buf);
     }
     if (rc == CV_OK) rc = rank_sync(t, r);
     if (rc == CV_OK) rc = c->ops->barrier(c, r);
@@ -524,9 +537,10 @@ static int rank_work(struct run_task *t, int r)
             return rc;
         t->wrong[r] = -1;
         if (!t->check) return CV_OK;
-        /* In-place iterations changed the values; check one run from fresh inputs. */
+        /* In-place iterations changed the values; check one run from fresh inputs (out of
+         * place too: the result area is zeroed, so an old right answer cannot pass). */
         if ((rc = rank_fill(t, r, buf, j)) != CV_OK) return rc;
-        if ((rc = c->ops->run(c, r, j, buf)) != CV_OK) return rc;
+        if ((rc = rank_run(t, r, j, buf)) != CV_OK) return rc;
         if ((rc = rank_sync(t, r)) != CV_OK) return rc;
         return rank_count_wrong(t, r, buf, j, &t->wrong[r]);
     }
@@ -944,11 +958,23 @@ int backend_measure(struct backend *b, const struct bench_params *bp, struct ben
         return cv_err(err, errlen, CV_EINVAL, "root %d: no such rank of %d", root, W);
     double tmo = bp->timeout_s > 0 ? bp->timeout_s : RUN_DEFAULT_TIMEOUT_S;
     struct run_state *rs = run_state_of(b);
-    size_t work_len = coll_work_len(bp->coll, W, count);
+    size_t work_len = coll_work_len(bp->coll, W, count), send_off = 0;
+    if (bp->out_of_place) {
+        size_t most = 0; /* the largest send buffer of any rank (the root's, rooted) */
+        for (int r = 0; r < W; r++) {
+            size_t ns = coll_send_count(bp->coll, W, count, r, root);
+            if (ns > most) most = ns;
+        }
+        send_off = (work_len + 63) & ~(size_t)63; /* 256-byte aligned, as cudaMalloc's */
+        work_len = send_off + most;
+    }
     int rc = check_memory(b, rs, bp, work_len, W, err, errlen);
     if (rc != CV_OK) return rc;
     struct comm *c;
     if ((rc = run_comm(b, W, bp->within_node, tmo, &c, err, errlen)) != CV_OK) return rc;
+    if (bp->out_of_place && !c->ops->run_oop)
+        return cv_err(err, errlen, CV_EUNSUPPORTED, "the %s backend runs in place only",
+                      b->ops->name);
 
     enum algo a = bp->algo;
     int ntried = 0;
@@ -968,6 +994,8 @@ int backend_measure(struct backend *b, const struct bench_params *bp, struct ben
     t->tol =
         bp->op == OP_AVG && !(b->ops->caps & BACKEND_CAP_EXACT_REDUCTION) ? RUN_AVG_TOL : 0;
     t->work_len = work_len;
+    t->oop = bp->out_of_place;
+    t->send_off = send_off;
     t->stall_rank = rs->stall_rank;
     t->stall_s = rs->stall_s;
     rc = task_add_job(t, bp, b->ops->caps, a, count, root, err, errlen);

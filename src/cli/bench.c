@@ -1,8 +1,12 @@
-/* bench.c - `collviz bench`: measure collectives on a backend with nccl-tests' columns and
- * accounting (size, count, type, redop, root, time, algbw, busbw, #wrong), as text or as
- * one JSON object. No UI: it posts one MEASURE job per (collective, size) to the same
- * worker thread the interactive screens use, so progress, cancel (Ctrl-C) and the
- * deadlines come from the one implementation.
+/* bench.c - `collviz bench`: measure collectives on a backend and print nccl-tests' own
+ * table (cli/ntfmt.h: its header lines, devices, the out-of-place and in-place groups of
+ * time, algbw, busbw and #wrong, "# Out of bounds values", "# Avg bus bandwidth"), so labs'
+ * scripts and `collviz nccl` read it as they read nccl-tests'; or one JSON object. Each size
+ * is measured twice, as nccl-tests does: out of place (the input in a send buffer of its
+ * own) and in place. The algorithm is the same for the whole table: each collective's
+ * default (ring where it has one) unless --algo says otherwise. No UI: it posts MEASURE
+ * jobs to the same worker thread the interactive screens use, so progress, cancel
+ * (Ctrl-C) and the deadlines come from the one implementation.
  *
  * On NCCL the header also carries the hardware block (backend_hardware: GPUs, memory, PCI ids,
  * peer access, versions, NCCL_ALGO / NCCL_PROTO), in JSON as the "hardware" string (null
@@ -34,6 +38,7 @@
 #include "core/sweep.h"
 #include "core/util.h"
 #include "cli/json.h"
+#include "cli/ntfmt.h"
 #include "cli/opt.h"
 #include "worker/worker.h"
 
@@ -51,8 +56,10 @@ static void bench_on_sigint(int sig)
 static const char bench_usage[] =
     "usage: collviz bench COLLECTIVE|all [options]\n"
     "\n"
-    "Measure collectives on a backend and print nccl-tests' columns: size(B) count(elements)\n"
-    "type redop root time(us) algbw(GB/s) busbw(GB/s) #wrong, with GB/s = 1e9 bytes/s,\n"
+    "Measure collectives on a backend and print nccl-tests' table as nccl-tests " NT_VERSION
+    " prints\n"
+    "it: size count type redop root, then time(us) algbw busbw #wrong out of place and\n"
+    "again in place, # Out of bounds values and # Avg bus bandwidth; GB/s = 1e9 bytes/s,\n"
     "algbw = size/time and busbw = algbw * the collective's nccl-tests factor.\n"
     "\n"
     "COLLECTIVE: broadcast scatter gather reduce all_gather reduce_scatter all_reduce\n"
@@ -167,6 +174,7 @@ static int set_algo(void *ctx, const struct opt *self, const char *v)
 {
     struct bench_opts *o = ctx;
     o->algo_given = true;
+    o->algo_default = false;
     o->native = false;
     if (strcmp(v, "auto") == 0) {
         o->algo_auto = true;
@@ -245,8 +253,9 @@ static const struct opt bench_table[] = {
     {"op", 'o', "OP", "sum, prod, min, max or avg (default sum)", set_op, 0},
     {"root", 'r', "R", "root of broadcast/scatter/gather/reduce (default 0)", set_root, 0},
     {"algo", 0, "A",
-     "ring, tree, direct, owner or auto (default auto: the backend's fastest); mpi: MPI's own "
-     "collective (MPI_Allreduce, ...)",
+     "ring, tree, direct, owner, for the whole table (default: ring, or direct where there is "
+     "no ring); auto: the fastest in a trial at each size; mpi: MPI's own collective "
+     "(MPI_Allreduce, ...)",
      set_algo, 0},
     {"within-node", 0, NULL,
      "mpi: run on the ranks of one node only (a sub-communicator), not across nodes", opt_true,
@@ -296,6 +305,7 @@ static int bench_check_args(int argc, char **argv, struct bench_opts *o, const c
     if (o->ring_n) {
         if (!o->algo_given) { /* a ring order means the ring */
             o->algo_auto = false;
+            o->algo_default = false;
             o->algo = ALGO_RING;
         }
         if (o->algo_auto || o->native || o->algo != ALGO_RING)
@@ -317,7 +327,6 @@ static int bench_check_args(int argc, char **argv, struct bench_opts *o, const c
 int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
 {
     *o = (struct bench_opts){
-        .backend = "auto",
         .ranks = 4,
         .minb = (size_t)64 << 20,
         .maxb = (size_t)64 << 20,
@@ -326,7 +335,7 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
         .warmup = 5,
         .check = true,
         .op = OP_SUM,
-        .algo_auto = true,
+        .algo_default = true,
         .timeout_s = 30.0,
     };
     const struct opt_cmd cmd = {
@@ -338,6 +347,7 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
         NULL};
     int rc = opt_parse(&cmd, argc, argv, o);
     if (rc != OPT_GO) return rc;
+    if ((rc = cli_backend_for_job(&o->backend, "auto")) != -1) return rc;
     return bench_check_args(argc, argv, o, prog);
 }
 
@@ -406,7 +416,9 @@ static void bench_print_json(const char *backend, int ranks, const char *hardwar
         cli_json_str(o, "collective", coll_name(c));
         cli_json_str(o, "algorithm", r->algo);
         cli_json_num(o, "size", (double)r->bytes);
-        cli_json_num(o, "count", (double)r->count);
+        cli_json_num(
+            o, "count",
+            (double)coll_count_for_bytes(c, rows[i].r.nranks, r->bytes, sizeof(float)));
         cli_json_str(o, "type", "float");
         cli_json_str(o, "redop", coll_reduces(c) ? redop_name(rows[i].op) : "none");
         cli_json_num(o, "root", coll_is_rooted(c) ? rows[i].root : -1);
@@ -417,6 +429,20 @@ static void bench_print_json(const char *backend, int ranks, const char *hardwar
             cli_json_null(o, "wrong");
         else
             cli_json_num(o, "wrong", (double)r->wrong);
+        /* nccl-tests' second group; the fields above are its first (out of place) */
+        if (rows[i].has_ip) {
+            const struct bench_result *q = &rows[i].ip;
+            cJSON *ip = cli_json_add_object(o, "in_place");
+            cli_json_real(ip, "time_us", q->time_us, 6);
+            cli_json_real(ip, "algbw", q->algbw, 6);
+            cli_json_real(ip, "busbw", q->busbw, 6);
+            if (q->wrong < 0)
+                cli_json_null(ip, "wrong");
+            else
+                cli_json_num(ip, "wrong", (double)q->wrong);
+        } else {
+            cli_json_null(o, "in_place");
+        }
         if (r->slices > 0) {
             cli_json_num(o, "slices", r->slices);
             cli_json_num(o, "channels", r->channels);
@@ -474,7 +500,8 @@ static int bench_colls(const struct bench_opts *o, enum coll *colls, int *ncoll,
 {
     for (int c = 0; c < COLL_COUNT; c++) {
         if (!o->all && (enum coll)c != o->coll) continue;
-        if (!o->algo_auto && !o->native && !algo_supported((enum coll)c, o->algo)) {
+        if (!o->algo_auto && !o->algo_default && !o->native &&
+            !algo_supported((enum coll)c, o->algo)) {
             char has[64];
             bench_algo_list((enum coll)c, has, sizeof has);
             if (!o->all)
@@ -658,25 +685,33 @@ static int bench_check_memory(const struct bench_opts *o, struct backend *b,
     return -1;
 }
 
-/* The text output's opening lines: backend, ranks, hardware, options, notes (in JSON the
- * notes go to stderr). */
+/* The algorithm of the whole table, in words. */
+static const char *bench_algo_text(const struct bench_opts *o)
+{
+    if (o->algo_auto) return "auto (the fastest in a trial at each size)";
+    if (o->native) return "mpi (MPI's own collectives)";
+    if (o->algo_default) return "each collective's default (ring; direct where it has no ring)";
+    return algo_name(o->algo);
+}
+
+/* The text output's opening lines, collviz's own: backend, ranks, hardware, options, notes
+ * (in JSON the notes go to stderr). nccl-tests' lines follow, one block per collective. */
 static void bench_print_preamble(const struct bench_opts *o, const char *backend_name,
                                  const char *why, const char *describe, const char *hardware,
                                  char (*notes)[160], int nnotes)
 {
     if (!o->json) {
-        printf("# collviz bench: nccl-tests columns; GB/s = 1e9 bytes/s, algbw = size/time, "
-               "busbw = algbw * factor\n");
+        printf("# collviz bench: nccl-tests " NT_VERSION "'s table and lines (one block per "
+               "collective); GB/s = 1e9 bytes/s,\n"
+               "#   algbw = size/time, busbw = algbw * factor; each size run out of place, "
+               "then in place\n");
         printf("# backend: %s%s%s%s\n", backend_name, why[0] ? "  (auto: " : "", why,
                why[0] ? ")" : "");
         printf("# ranks:   %s\n", describe);
         if (hardware) bench_print_hardware(hardware);
         printf("# options: %d iters, %d warm-up, check %s, op %s, algo %s, timeout %g s\n",
                o->iters, o->warmup, o->check ? "on" : "off", redop_name(o->op),
-               o->algo_auto ? "auto (the backend's fastest)"
-               : o->native  ? "mpi (MPI's own collectives)"
-                            : algo_name(o->algo),
-               o->timeout_s);
+               bench_algo_text(o), o->timeout_s);
         if (o->ring_n) {
             printf("# ring order:");
             for (int i = 0; i < o->ring_n; i++)
@@ -696,15 +731,61 @@ static void bench_print_preamble(const struct bench_opts *o, const char *backend
     }
 }
 
-/* Measure collective c at `bytes` on the worker: 0 with the result in *r, else the exit
- * status (interrupted, no result in time, or the run failed: said on stderr). */
+/* nccl-tests' device lines for the ranks this process runs ("#  Rank  0 Group  0 Pid ...
+ * on HOST device D [BUSID] NAME"), read before the worker takes the backend over. A rank
+ * without a device (a CPU thread) has device -1 and bus "none"; a GPU's bus id is the
+ * driver's ("?" where the backend does not say). Ranks of other processes are counted in
+ * one line, not listed.
+ * Caller frees. */
+static char *bench_devices(struct backend *b, int ranks)
+{
+    char host[64];
+    if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "?");
+    host[sizeof host - 1] = '\0';
+    for (char *h = host; *h; h++) /* one word, printable */
+        if (*h <= ' ' || *h >= 0x7f) *h = '?';
+    int pid = (int)getpid(), me = backend_proc_rank(b), others = 0;
+    bool multi = backend_multiprocess(b);
+    size_t cap = (size_t)(ranks + 1) * 256, len = 0;
+    char *out = xmalloc(cap);
+    out[0] = '\0';
+    for (int r = 0; r < ranks; r++) {
+        int dev = backend_rank_device(b, r);
+        if (multi && dev < 0 && r != me) {
+            others++;
+            continue;
+        }
+        char name[96] = "", bus[32] = "";
+        if (dev >= 0) {
+            backend_device_name(b, dev, name, sizeof name);
+            backend_device_busid(b, dev, bus, sizeof bus);
+        } else if (b->ops->rank_label)
+            b->ops->rank_label(b, r, name, sizeof name);
+        if (!name[0]) snprintf(name, sizeof name, "%s rank", b->ops->name);
+        nt_device_line(out + len, cap - len, r, 0, pid, host, dev,
+                       dev < 0  ? "none"
+                       : bus[0] ? bus
+                                : "?",
+                       name);
+        len += strlen(out + len);
+    }
+    if (others)
+        snprintf(out + len, cap - len,
+                 "#  (%d more rank%s in the job's other processes: not listed here)\n", others,
+                 others == 1 ? "" : "s");
+    return out;
+}
+
+/* Measure collective c at `bytes` on the worker, out of place or in place: 0 with the result
+ * in *r, else the exit status (interrupted, no result in time, or the run failed: said on
+ * stderr). */
 static int bench_measure_one(struct worker *w, const struct bench_opts *o, enum coll c,
-                             size_t bytes, const char *sz, bool tty, struct result *r)
+                             size_t bytes, bool oop, const char *sz, bool tty, struct result *r)
 {
     struct job j = {.kind = JOB_MEASURE};
     j.measure.params = (struct bench_params){
         .coll = c,
-        .algo = o->algo,
+        .algo = o->algo_default ? coll_default_algo(c) : o->algo,
         .algo_auto = o->algo_auto,
         .op = o->op,
         .nranks = o->ranks,
@@ -719,6 +800,8 @@ static int bench_measure_one(struct worker *w, const struct bench_opts *o, enum 
         .native = o->native,
         .within_node = o->within_node,
         .ring_n = o->ring_n,
+        /* all_to_all's working buffer is send | receive already: out of place as it is */
+        .out_of_place = oop && c != COLL_ALL_TO_ALL,
     };
     memcpy(j.measure.params.ring_order, o->ring, sizeof o->ring);
     worker_post(w, &j);
@@ -734,8 +817,8 @@ static int bench_measure_one(struct worker *w, const struct bench_opts *o, enum 
     }
     if (got == 0) {
         bench_cancel_and_drain(w, 2 * o->timeout_s + 5);
-        cv_eprintf("collviz: %s %s: no result after %.0f s; cancelled\n", coll_name(c), sz,
-                   limit);
+        cv_eprintf("collviz: %s %s%s: no result after %.0f s; cancelled\n", coll_name(c), sz,
+                   oop ? " out of place" : " in place", limit);
         return 1;
     }
     if (r->status != CV_OK) {
@@ -747,9 +830,12 @@ static int bench_measure_one(struct worker *w, const struct bench_opts *o, enum 
     return 0;
 }
 
-/* A collective's section header, printed before its first row (m). */
+/* collviz's lines about a collective's table, printed once its first size has run (m: the
+ * out-of-place result), then nccl-tests' column header. caps: the backend's (an algorithm
+ * of its own, steered by NCCL_ALGO). */
 static void bench_print_section(const struct bench_opts *o, enum coll c,
-                                const struct bench_result *m, const char *nccl_env)
+                                const struct bench_result *m, const char *nccl_env,
+                                unsigned caps)
 {
     char factor[48];
     if (strcmp(coll_info(c)->busbw_text, "1") == 0)
@@ -757,7 +843,7 @@ static void bench_print_section(const struct bench_opts *o, enum coll c,
     else
         snprintf(factor, sizeof factor, "%s = %.4g", coll_info(c)->busbw_text,
                  coll_busbw_factor(c, o->ranks));
-    /* The backend's own auto note is about the first row; the algo column
+    /* The backend's own auto note is about the first row; the auto line after the rows
      * says what ran at each size. */
     char how[sizeof m->how];
     snprintf(how, sizeof how, "%s", m->how);
@@ -765,7 +851,24 @@ static void bench_print_section(const struct bench_opts *o, enum coll c,
     if (autonote)
         snprintf(autonote, sizeof how - (size_t)(autonote - how),
                  "; algo auto: the fastest in a trial at each size");
-    printf("#\n# %s: busbw factor %s; measured: %s\n", coll_name(c), factor, how);
+    printf("# %s: busbw factor %s; measured: %s\n", coll_name(c), factor, how);
+    if (o->algo_auto)
+        printf("# %s: algorithm: auto, per size (listed after the rows)\n", coll_name(c));
+    else
+        printf("# %s: algorithm: %s%s%s for every row, out of place and in place\n",
+               coll_name(c), m->algo,
+               (caps & BACKEND_CAP_OWN_ALGO) && !o->native ? " (the library's own choice" : "",
+               !(caps & BACKEND_CAP_OWN_ALGO) || o->native ? ""
+               : (caps & BACKEND_CAP_LIB_ENV)              ? ": NCCL_ALGO steers it)"
+                                                           : ")");
+    printf("# %s: out-of-place: the input in a buffer of its own (a plan copies it in first); "
+           "in-place: one buffer\n",
+           coll_name(c));
+    if (c == COLL_ALL_TO_ALL)
+        printf("# %s: in-place: N/A, not run (collviz's all_to_all buffer is send | "
+               "receive: out of place, its one form)\n",
+               coll_name(c));
+    if (!o->check) printf("# %s: #wrong: N/A, validation off (-c 0)\n", coll_name(c));
     /* What the library said it connected the ranks with (NCCL: read from its
      * INFO log after this first row, since it connects at the first call). */
     if (m->link[0]) printf("# link: %s\n", m->link);
@@ -773,31 +876,77 @@ static void bench_print_section(const struct bench_opts *o, enum coll c,
         printf("# %s: %s set in the environment: NCCL's choice of algorithm / "
                "protocol is forced for these rows\n",
                coll_name(c), nccl_env);
-    printf("# %10s %12s %6s %6s %5s %7s %11s %12s %12s %7s\n", "size(B)", "count", "type",
-           "redop", "root", "algo", "time(us)", "algbw(GB/s)", "busbw(GB/s)", "#wrong");
+    nt_print_header(stdout);
 }
 
-/* One row of text output (m); after the largest all-reduce, the lecture's busbw formula
- * with its figures. */
-static void bench_print_row(const struct bench_opts *o, enum coll c,
-                            const struct bench_result *m, bool last)
+static struct nt_group bench_group(const struct bench_result *m, bool measured)
 {
-    char wrong[24];
-    if (m->wrong < 0)
-        snprintf(wrong, sizeof wrong, "N/A");
-    else
-        snprintf(wrong, sizeof wrong, "%ld", m->wrong);
-    printf("%12zu %12zu %6s %6s %5d %7s %11.1f %12.3f %12.3f %7s\n", m->bytes, m->count,
-           "float", coll_reduces(c) ? redop_name(o->op) : "none",
-           coll_is_rooted(c) ? o->root : -1, m->algo, m->time_us, m->algbw, m->busbw, wrong);
-    if (c == COLL_ALL_REDUCE && last) {
+    struct nt_group g = {.measured = measured, .wrong = -1};
+    if (!measured) return g;
+    g.time_us = m->time_us;
+    g.algbw = m->algbw;
+    g.busbw = m->busbw;
+    g.wrong = m->wrong;
+    return g;
+}
+
+/* nccl-tests' count column: the API count (elements per rank for all_gather and the like),
+ * not size / 4. */
+static size_t bench_count(const struct bench_opts *o, enum coll c, size_t bytes)
+{
+    return coll_count_for_bytes(c, o->ranks, bytes, sizeof(float));
+}
+
+/* One row of text output: the two groups, in nccl-tests' columns. */
+static void bench_print_row(const struct bench_opts *o, const struct bench_row *row)
+{
+    enum coll c = row->coll;
+    struct nt_group g1 = bench_group(&row->r, true), g2 = bench_group(&row->ip, row->has_ip);
+    char line[256];
+    nt_row(line, sizeof line, row->r.bytes, bench_count(o, c, row->r.bytes), "float",
+           coll_reduces(c) ? redop_name(o->op) : "none", coll_is_rooted(c) ? o->root : -1, &g1,
+           &g2);
+    fputs(line, stdout);
+    fflush(stdout);
+}
+
+/* After a collective's rows: collviz's lines (auto's choices, the lecture's formula with
+ * the largest all-reduce's figures), then nccl-tests' footer. */
+static void bench_print_end(const struct bench_opts *o, enum coll c,
+                            const struct bench_row *rows, size_t n)
+{
+    if (n == 0) return;
+    if (o->algo_auto) {
+        printf("# %s: algo auto chose (size: out-of-place/in-place):", coll_name(c));
+        for (size_t i = 0; i < n; i++)
+            printf(" %zu:%s/%s", rows[i].r.bytes, rows[i].r.algo,
+                   rows[i].has_ip ? rows[i].ip.algo : "-");
+        printf("\n");
+    }
+    const struct bench_result *m = &rows[n - 1].r;
+    if (c == COLL_ALL_REDUCE) {
         int W = o->ranks;
         double ms = m->time_us / 1e3;
         double gbs = (double)m->bytes * 2.0 * (W - 1) / (W * ms * 1e-3) / 1e9;
         printf("# lecture: size*2(W-1)/(W*duration) = %zu B * 2*%d / (%d * %.4g ms) = "
-               "%.3g GB/s (= busbw)\n",
+               "%.3g GB/s (= busbw, out of place)\n",
                m->bytes, W - 1, W, ms, gbs);
     }
+    /* nccl-tests: a group with #wrong > 0 counts one; the average is over every group
+     * measured, out of place and in place. */
+    int errors = 0, nbw = 0;
+    double bw = 0;
+    for (size_t i = 0; i < n; i++) {
+        errors += rows[i].r.wrong > 0;
+        bw += rows[i].r.busbw;
+        nbw++;
+        if (rows[i].has_ip) {
+            errors += rows[i].ip.wrong > 0;
+            bw += rows[i].ip.busbw;
+            nbw++;
+        }
+    }
+    nt_print_footer(stdout, errors, bw / nbw, nt_program(c));
     fflush(stdout);
 }
 
@@ -836,9 +985,14 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
     char *hardware = bench_hardware(b);
     char nccl_env[160];
     bench_nccl_env(b, nccl_env, sizeof nccl_env);
+    char *devices = bench_devices(b, o.ranks);
+    unsigned caps = b->ops->caps;
+    /* nccl-tests' nThread: the ranks this process runs, one thread each (nGpus 1). */
+    int nthread = backend_multiprocess(b) ? 1 : o.ranks;
     struct worker *w = worker_start(b, err, sizeof err);
     if (!w) {
         free(hardware);
+        free(devices);
         backend_close(b);
         cv_eprintf("collviz: %s\n", err);
         return 1;
@@ -852,13 +1006,21 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
 
     bench_print_preamble(&o, backend_name, why, describe, hardware, notes, nnotes);
 
-    /* Every (collective, size), one MEASURE job each. */
+    /* Every (collective, size): out of place, then in place (nccl-tests' order). */
     struct bench_row *rows = xcalloc((size_t)ncoll * (size_t)nsizes + 1, sizeof *rows);
     size_t nrows = 0;
     int total = ncoll * nsizes, done = 0, exit_rc = 0;
     for (int ci = 0; ci < ncoll && exit_rc == 0; ci++) {
         enum coll c = colls[ci];
-        bool header = false;
+        bool has_ip = c != COLL_ALL_TO_ALL;
+        size_t first = nrows;
+        if (!o.json) {
+            printf("#\n");
+            nt_print_start(stdout, nt_program(c), nthread, 1, sizes[0], sizes[nsizes - 1],
+                           o.step ? 0 : o.factor, o.step, o.warmup, o.iters, o.check);
+            fputs(devices, stdout);
+            fflush(stdout);
+        }
         for (int si = 0; si < nsizes && exit_rc == 0; si++) {
             char sz[32];
             format_size(sizes[si], sz, sizeof sz);
@@ -866,24 +1028,26 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
                 fprintf(stderr, "\r\033[K[%d/%d] %s %s ...", done + 1, total, coll_name(c), sz);
                 fflush(stderr);
             }
-            struct result r;
-            exit_rc = bench_measure_one(w, &o, c, sizes[si], sz, tty, &r);
+            struct result r, ri;
+            exit_rc = bench_measure_one(w, &o, c, sizes[si], true, sz, tty, &r);
+            if (exit_rc) break;
+            if (has_ip) exit_rc = bench_measure_one(w, &o, c, sizes[si], false, sz, tty, &ri);
             if (exit_rc) break;
             done++;
-            rows[nrows] =
-                (struct bench_row){.coll = c, .op = o.op, .root = o.root, .r = r.measure};
+            rows[nrows] = (struct bench_row){
+                .coll = c, .op = o.op, .root = o.root, .r = r.measure, .has_ip = has_ip};
+            if (has_ip) rows[nrows].ip = ri.measure;
             nrows++;
             if (o.json) continue;
-            if (!header) {
-                bench_print_section(&o, c, &r.measure, nccl_env);
-                header = true;
-            }
-            bench_print_row(&o, c, &r.measure, si == nsizes - 1);
+            if (si == 0) bench_print_section(&o, c, &r.measure, nccl_env, caps);
+            bench_print_row(&o, &rows[nrows - 1]);
         }
+        if (!o.json && exit_rc == 0) bench_print_end(&o, c, rows + first, nrows - first);
     }
     bench_progress_clear(tty);
     sigaction(SIGINT, &old_int, NULL);
     worker_stop(w);
+    free(devices);
 
     out->rows = rows;
     out->nrows = nrows;
@@ -912,7 +1076,8 @@ int cli_bench_main(int argc, char **argv)
 
     long wrong_total = 0;
     for (size_t i = 0; i < sw.nrows; i++)
-        if (sw.rows[i].r.wrong > 0) wrong_total += sw.rows[i].r.wrong;
+        wrong_total += (sw.rows[i].r.wrong > 0 ? sw.rows[i].r.wrong : 0) +
+                       (sw.rows[i].has_ip && sw.rows[i].ip.wrong > 0 ? sw.rows[i].ip.wrong : 0);
     if (o.json && exit_rc != 2 && exit_rc != 130)
         bench_print_json(sw.backend, sw.ranks, sw.hardware, &o, sw.rows, sw.nrows);
     bench_sweep_free(&sw);

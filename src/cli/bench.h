@@ -27,6 +27,9 @@ struct bench_opts {
     int root;
     bool root_given; /* -r was on the command line */
     bool algo_auto;
+    /* No --algo: each collective's own default (coll_default_algo: ring where it has one),
+     * fixed for the whole table. */
+    bool algo_default;
     enum algo algo;
     bool algo_given;  /* --algo was on the command line */
     bool native;      /* --algo mpi: the library's own collectives (MPI_Allreduce, ...) */
@@ -40,12 +43,16 @@ struct bench_opts {
     int ring_n;
 };
 
-/* One measured row, kept for JSON (which is printed whole at the end). */
+/* One measured row, kept for JSON (which is printed whole at the end): nccl-tests' two
+ * groups, out of place (r) and in place (ip; has_ip false where collviz has no in-place
+ * form: all_to_all). */
 struct bench_row {
     enum coll coll;
     enum redop op;
     int root;
     struct bench_result r;
+    struct bench_result ip;
+    bool has_ip;
 };
 
 /* What a sweep produced. */

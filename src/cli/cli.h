@@ -62,5 +62,9 @@ int cli_quoted_bad_option(const struct opt_cmd *c, int ch, const char *opt);
 
 /* Print "collviz: <msg>" on stderr and return 2: `return cli_usage_error("...", ...)`. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The backend a command runs on (backend_for_job): *name is the one asked for (NULL when
+ * none was), or dflt; under a launcher's job of several processes, the job's when none was
+ * asked for. Returns -1 to go on, 2 (one line said) for a backend that cannot join the job. */
+int cli_backend_for_job(const char **name, const char *dflt);
 
 #endif

@@ -26,6 +26,7 @@
 #include "lesson/progress.h"
 #include "core/text.h"
 #include "ui/screens/lesson/lesson_keys.h"
+#include "ui/app.h"
 
 static void lesson_usage(FILE *f)
 {
@@ -128,6 +129,39 @@ static void push_msg(struct lesson_errors *e, const char *msg)
     e->msg[e->n++] = xstrdup(msg);
 }
 
+/* A scene block's `stops:` name steps of its scene: the scene is built as the presenter
+ * builds it (no backend) and each stop must be in 0..its last step. */
+static void check_stops(const struct lesson *L, struct lesson_errors *errs)
+{
+    struct app *a = NULL;
+    for (size_t s = 0; s < L->nslides; s++) {
+        const struct lesson_slide *S = &L->slides[s];
+        if (!S->has_scene || !S->nstops) continue;
+        if (!a) {
+            a = xcalloc(1, sizeof *a);
+            app_init(a);
+            a->embedded = true;
+        }
+        struct scene sc = S->scene;
+        char err[240], msg[600];
+        if (app_set_scene(a, &sc, err, sizeof err) != CV_OK) continue; /* said elsewhere */
+        long n = (long)app_nsteps(a);
+        for (size_t k = 0; k < S->nstops; k++)
+            if (S->stops[k] != SCENE_STEP_END && S->stops[k] > n) {
+                snprintf(msg, sizeof msg,
+                         "%s:%d: scene: stops: %ld, but the scene's last step is %ld (0..%ld, "
+                         "or end)",
+                         L->path, S->stops_line, S->stops[k], n, n);
+                push_msg(errs, msg);
+                break;
+            }
+    }
+    if (a) {
+        app_free(a);
+        free(a);
+    }
+}
+
 /* Seeds 1..CHECK_VARIANTS of every exercise with variants: each must be drawn and meet its
  * constraints (ex_variant_check). One error per exercise, at its first bad seed. */
 static void check_variants(const struct lesson *L, struct lesson_errors *errs)
@@ -188,8 +222,24 @@ static bool choice_in_text(const struct lesson_exercise *y, const char *text, ch
     return false;
 }
 
-/* Predict first: a slide whose title or narration shows one of its own exercises' answers
- * (ex_answer_in_text) gets a warning. */
+/* Where slide t's title or narration shows exercise x's answer (ex_answer_in_text): the
+ * line, with the text in found; 0 when it does not. */
+static int answer_line(const struct lesson_slide *T, const struct lesson_exercise *x,
+                       char *found, size_t n)
+{
+    if (ex_answer_in_text(x, T->title, found, n)) return T->title_line;
+    for (size_t b = 0; b < T->nblocks; b++) {
+        char *t = block_text(&T->blocks[b]);
+        bool hit = ex_answer_in_text(x, t, found, n);
+        free(t);
+        if (hit) return T->blocks[b].line;
+    }
+    return 0;
+}
+
+/* Predict first: a slide whose title or narration shows the answer of one of its own
+ * exercises, or of an exercise on a later slide of the lesson (ex_answer_in_text), gets a
+ * warning. */
 static void check_answers_shown(const struct lesson *L, struct lesson_errors *warns)
 {
     for (size_t s = 0; s < L->nslides; s++) {
@@ -197,25 +247,25 @@ static void check_answers_shown(const struct lesson *L, struct lesson_errors *wa
         for (size_t e = 0; e < S->nex; e++) {
             const struct lesson_exercise *x = &S->ex[e];
             char found[80], msg[800];
-            int line = 0;
-            if (ex_answer_in_text(x, S->title, found, sizeof found)) line = S->title_line;
-            for (size_t b = 0; !line && b < S->nblocks; b++) {
-                char *t = block_text(&S->blocks[b]);
-                if (ex_answer_in_text(x, t, found, sizeof found)) line = S->blocks[b].line;
-                free(t);
-            }
-            if (line) {
-                snprintf(msg, sizeof msg,
-                         "%s:%d: warning: slide %zu shows the answer of its exercise %s before "
-                         "it is asked ('%s')",
-                         L->path, line, s + 1, x->id, found);
+            for (size_t t = 0; t <= s; t++) {
+                int line = answer_line(&L->slides[t], x, found, sizeof found);
+                if (!line) continue;
+                if (t == s)
+                    snprintf(msg, sizeof msg,
+                             "%s:%d: warning: slide %zu shows the answer of its exercise %s "
+                             "before it is asked ('%s')",
+                             L->path, line, s + 1, x->id, found);
+                else
+                    snprintf(msg, sizeof msg,
+                             "%s:%d: warning: slide %zu shows the answer of exercise %s, "
+                             "asked later on slide %zu ('%s')",
+                             L->path, line, t + 1, x->id, s + 1, found);
                 push_msg(warns, msg);
             }
             /* a solution shown before a later exercise of the slide is asked */
             for (size_t later = e + 1; x->solution && later < S->nex; later++) {
                 const struct lesson_exercise *y = &S->ex[later];
-                char *sol = xmalloc(4096);
-                ex_text_format(x, NULL, x->solution, sol, 4096);
+                char *sol = ex_text(x, NULL, x->solution);
                 bool hit = ex_answer_in_text(y, sol, found, sizeof found) ||
                            choice_in_text(y, sol, found, sizeof found);
                 free(sol);
@@ -249,7 +299,8 @@ static int lesson_check(int argc, char **argv)
         "every key the narration tells the student to press bound by the player there,\n"
         "and 200 variants of every exercise with variants (each within its constraints,\n"
         "with a finite answer, a whole number where the exercise says integer: yes).\n"
-        "Warns where a slide's title or narration shows its own exercise's answer.\n"
+        "Warns where a slide's title or narration shows the answer of its own exercise\n"
+        "or of an exercise on a later slide of the lesson.\n"
         "Prints every error and warning as file:line: message (on stderr) and one ok\n"
         "line per valid lesson (on stdout).\n",
         "Exit status: 0 all valid, 2 any error (or, with --strict, any warning).\n");
@@ -274,6 +325,7 @@ static int lesson_check(int argc, char **argv)
                 nex += L->slides[s].nex;
             lesson_keys_check(L, &errs); /* a key the player ignores */
             check_variants(L, &errs);
+            check_stops(L, &errs);
             check_answers_shown(L, &warns);
             for (size_t s = 0; s < L->nslides; s++) /* shown as code by Markdown */
                 if (L->slides[s].indented_note_line) {
@@ -330,15 +382,16 @@ static const char *block_kind_name(enum lesson_block_kind k)
 /* "hints" and "solution" of e with the numbers of v (NULL = defaults) */
 static void add_texts(cJSON *x, const struct lesson_exercise *e, const struct ex_variant *v)
 {
-    char t[4096];
     cJSON *hs = cJSON_AddArrayToObject(x, "hints");
     for (size_t i = 0; i < e->nhints; i++) {
-        ex_text_format(e, v, e->hints[i], t, sizeof t);
+        char *t = ex_text(e, v, e->hints[i]);
         cJSON_AddItemToArray(hs, cJSON_CreateString(t));
+        free(t);
     }
     if (e->solution) {
-        ex_text_format(e, v, e->solution, t, sizeof t);
+        char *t = ex_text(e, v, e->solution);
         cJSON_AddStringToObject(x, "solution", t);
+        free(t);
     } else {
         cJSON_AddNullToObject(x, "solution");
     }
@@ -350,9 +403,9 @@ static cJSON *exercise_json(const struct lesson_exercise *e)
     cJSON_AddStringToObject(x, "id", e->id);
     cJSON_AddStringToObject(x, "type", lesson_ex_type_name(e->type));
     cJSON_AddNumberToObject(x, "line", e->line);
-    char prompt[2048];
-    ex_prompt_format(e, NULL, prompt, sizeof prompt);
+    char *prompt = ex_prompt(e, NULL); /* whole: never cut */
     cJSON_AddStringToObject(x, "prompt", prompt);
+    free(prompt);
     if (e->type == LEX_NUMBER) {
         cJSON *ps = cJSON_AddArrayToObject(x, "params");
         for (size_t i = 0; i < e->nparams; i++) {
@@ -525,10 +578,11 @@ static void show_text(const struct lesson *L, bool notes)
         if (notes && S->notes) cv_printf_safe("  notes: %s\n", S->notes);
         for (size_t e = 0; e < S->nex; e++) {
             const struct lesson_exercise *x = &S->ex[e];
-            char prompt[2048], num[40];
-            ex_prompt_format(x, NULL, prompt, sizeof prompt);
+            char num[40];
+            char *prompt = ex_prompt(x, NULL); /* whole: never cut */
             cv_printf_safe("  exercise %s (%s): %s\n", x->id, lesson_ex_type_name(x->type),
                            prompt);
+            free(prompt);
             if (x->type == LEX_NUMBER) {
                 ex_format_number(x->answer, num, sizeof num);
                 cv_printf_safe("    answer: %s %s\n", num, x->units);
@@ -621,8 +675,7 @@ static int lesson_variant(int argc, char **argv)
         if (ex_variant(e, o.seed, &v, err, sizeof err) != CV_OK) {
             rc = cli_usage_error("%s --seed %llu: %s", id, (unsigned long long)o.seed, err);
         } else {
-            char prompt[2048];
-            ex_prompt_format(e, &v, prompt, sizeof prompt);
+            char *prompt = ex_prompt(e, &v); /* whole: never cut */
             if (o.json) {
                 cJSON *j = cJSON_CreateObject();
                 cJSON_AddStringToObject(j, "id", e->id);
@@ -645,18 +698,20 @@ static int lesson_variant(int argc, char **argv)
                 }
                 ex_format_number(v.answer, num, sizeof num);
                 cv_printf_safe("answer: %s%s%s\n", num, e->units[0] ? " " : "", e->units);
-                char t[4096];
                 for (size_t i = 0; i < e->nhints; i++) {
-                    ex_text_format(e, &v, e->hints[i], t, sizeof t);
+                    char *t = ex_text(e, &v, e->hints[i]);
                     cv_printf_safe("hint %zu: %s\n", i + 1, t);
+                    free(t);
                 }
                 if (e->solution) {
-                    ex_text_format(e, &v, e->solution, t, sizeof t);
+                    char *t = ex_text(e, &v, e->solution);
                     for (char *save = NULL, *l = strtok_r(t, "\n", &save); l;
                          l = strtok_r(NULL, "\n", &save))
                         cv_printf_safe("%s%s\n", l == t ? "solution: " : "          ", l);
+                    free(t);
                 }
             }
+            free(prompt);
         }
     }
     lesson_errors_free(&errs);
@@ -773,7 +828,7 @@ static int lesson_list(int argc, char **argv)
     struct progress pr = {0};
     char path[4096], warn[600] = "";
     bool have_progress = progress_default_path(path, sizeof path, NULL, 0) == CV_OK;
-    if (have_progress) progress_load(&pr, path, warn, sizeof warn);
+    if (have_progress) progress_peek(&pr, path, warn, sizeof warn); /* read-only */
     if (warn[0]) {
         fputs("collviz: ", stderr);
         cv_fputs_safe(stderr, warn, false);

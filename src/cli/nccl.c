@@ -22,6 +22,7 @@
 #include "core/coll.h"
 #include "core/util.h"
 #include "cli/json.h"
+#include "cli/runcmp.h"
 #include "cli/opt.h"
 #include "records/records.h"
 #include "records/recfile.h"
@@ -29,6 +30,7 @@
 
 static const char nccl_usage[] =
     "usage: collviz nccl FILE... [--format text|json]\n"
+    "       collviz nccl A B [--compare] [--format text|json]\n"
     "\n"
     "Reads NCCL INFO logs (NCCL_DEBUG=INFO, any NCCL_DEBUG_SUBSYS) and nccl-tests\n"
     "output, one file or several (one per node), in any mix, and prints what they\n"
@@ -36,10 +38,16 @@ static const char nccl_usage[] =
     "its node crossings, the trees, each link with its class (nvlink, pcie, shm, ib,\n"
     "roce, socket, net-plugin, unknown: from what NCCL says), and nccl-tests' rows\n"
     "with the alpha-beta model fitted to each test's out-of-place times (as\n"
-    "collviz model --fit fits).\n";
+    "collviz model --fit fits).\n"
+    "\n"
+    "Two files that each hold a run of nccl-tests (its table, or collviz bench's) are\n"
+    "compared instead: the out-of-place busbw at each size, B/A, and the sizes where B is\n"
+    "slower than A by more than the spread (the larger of the two runs' |out-of-place -\n"
+    "in-place| busbw at that size). Runs of different tests are refused.\n";
 
 struct nccl_opts {
     bool json;
+    bool compare;
 };
 
 static int nccl_set_format(void *ctx, const struct opt *self, const char *v)
@@ -49,6 +57,10 @@ static int nccl_set_format(void *ctx, const struct opt *self, const char *v)
 
 static const struct opt nccl_table[] = {
     {"format", 0, "F", "text or json (default text)", nccl_set_format, 0},
+    {"compare", 0, NULL,
+     "compare run B with run A (the default for two files that each hold a run of "
+     "nccl-tests)",
+     opt_true, offsetof(struct nccl_opts, compare)},
     {NULL, 0, NULL, NULL, NULL, 0},
 };
 
@@ -411,21 +423,59 @@ static void nccl_text(const struct rec_log *L)
         printf("warning: %s\n", L->warnings[i]);
 }
 
+static void nccl_print_errors(const struct rec_log *L)
+{
+    for (int i = 0; i < L->nerrors; i++)
+        fprintf(stderr, "%s\n", L->errors[i]);
+    if (L->errors_dropped) fprintf(stderr, "(%d more errors not shown)\n", L->errors_dropped);
+}
+
+/* Two files: each read alone; runs of nccl-tests both (or --compare) are compared. -1 when
+ * they are to be read as one record instead, else the exit status. */
+static int nccl_two(const struct nccl_opts *o, const char *pa, const char *pb)
+{
+    struct rec_log *A = rec_new(), *B = rec_new();
+    char ea[200], eb[200]; /* said only when comparing: a merge reads the files again */
+    int na = rec_read_file(A, pa, ea, sizeof ea), nb = rec_read_file(B, pb, eb, sizeof eb);
+    rec_finish(A);
+    rec_finish(B);
+    int rc = -1;
+    if (o->compare || (cli_nccl_is_run(A) && cli_nccl_is_run(B))) {
+        if (na < 0 || nb < 0) {
+            rc = cli_usage_error("nccl: %s: %s", na < 0 ? pa : pb, na < 0 ? ea : eb);
+        } else {
+            nccl_print_errors(A);
+            nccl_print_errors(B);
+            rc = cli_nccl_compare(pa, A, pb, B, o->json);
+        }
+    }
+    rec_free(A);
+    rec_free(B);
+    return rc;
+}
+
 int cli_nccl_main(int argc, char **argv)
 {
-    struct nccl_opts o = {false};
+    struct nccl_opts o = {false, false};
     int rc = opt_parse(&nccl_cmd, argc, argv, &o);
     if (rc != OPT_GO) return rc;
     if (optind >= argc) return cli_usage_error("nccl: no FILE given (try collviz nccl --help)");
+    if (o.compare && argc - optind != 2)
+        return cli_usage_error("nccl --compare: two files, A and B (got %d)", argc - optind);
+    if (argc - optind == 2 && (rc = nccl_two(&o, argv[optind], argv[optind + 1])) >= 0)
+        return rc;
     struct rec_log *L = rec_new();
+    int unopened = 0; /* files refused at open, each already named on its own line */
     for (int i = optind; i < argc; i++)
-        cli_nccl_read(L, argv[i]);
+        unopened += cli_nccl_read(L, argv[i]) < 0;
     rec_finish(L);
     for (int i = 0; i < L->nerrors; i++)
         fprintf(stderr, "%s\n", L->errors[i]);
     if (L->errors_dropped) fprintf(stderr, "(%d more errors not shown)\n", L->errors_dropped);
     if (L->lines == 0) {
-        fprintf(stderr, "collviz nccl: nothing could be read: no NCCL or nccl-tests lines\n");
+        if (unopened < argc - optind)
+            fprintf(stderr,
+                    "collviz nccl: nothing could be read: no NCCL or nccl-tests lines\n");
         rec_free(L);
         return 2;
     }

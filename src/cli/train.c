@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/launcher.h"
 #include "core/util.h"
 #include "device/dev.h"
 #include "cli/json.h"
@@ -30,8 +31,23 @@ struct train_opts {
     bool check;
     bool json;
     bool timeline;
-    const char *moe_opt; /* the first --experts/--topk/--capacity given (moe's only) */
+    /* The options given that apply to one scheme only (--experts, --topk, --capacity: moe;
+     * --microbatches, --schedule: pp): refused with any other scheme, never ignored. */
+    struct train_scoped {
+        const char *name;
+        enum train_scheme scheme;
+    } scoped[8];
+    int nscoped;
 };
+
+/* Option `name` (of scheme's only) was given. */
+static void train_scoped(struct train_opts *o, const char *name, enum train_scheme scheme)
+{
+    for (int i = 0; i < o->nscoped; i++)
+        if (strcmp(o->scoped[i].name, name) == 0) return;
+    if (o->nscoped < (int)(sizeof o->scoped / sizeof o->scoped[0]))
+        o->scoped[o->nscoped++] = (struct train_scoped){name, scheme};
+}
 
 static const char train_usage[] =
     "usage: collviz train single|ddp|tp|pp|zero1|zero2|zero3|moe [options]\n"
@@ -94,12 +110,14 @@ static int set_steps(void *ctx, const struct opt *self, const char *v)
 
 static int set_microbatches(void *ctx, const struct opt *self, const char *v)
 {
+    train_scoped(ctx, "--microbatches", TRAIN_PP);
     return parse_int_opt(self->name, v, 1, 1 << 20,
                          &((struct train_opts *)ctx)->cfg.microbatches);
 }
 
 static int set_schedule(void *ctx, const struct opt *self, const char *v)
 {
+    train_scoped(ctx, "--schedule", TRAIN_PP);
     if (pp_schedule_parse(v, &((struct train_opts *)ctx)->cfg.schedule) != CV_OK)
         return cli_usage_error("train: --schedule '%s': expected gpipe or 1f1b", v);
     return OPT_GO;
@@ -132,14 +150,14 @@ static int set_timeout(void *ctx, const struct opt *self, const char *v)
 static int set_experts(void *ctx, const struct opt *self, const char *v)
 {
     struct train_opts *o = ctx;
-    if (!o->moe_opt) o->moe_opt = "--experts";
+    train_scoped(o, "--experts", TRAIN_MOE);
     return parse_int_opt(self->name, v, 1, 256, &o->cfg.experts);
 }
 
 static int set_topk(void *ctx, const struct opt *self, const char *v)
 {
     struct train_opts *o = ctx;
-    if (!o->moe_opt) o->moe_opt = "--topk";
+    train_scoped(o, "--topk", TRAIN_MOE);
     return parse_int_opt(self->name, v, 1, 256, &o->cfg.topk);
 }
 
@@ -147,7 +165,7 @@ static int set_capacity(void *ctx, const struct opt *self, const char *v)
 {
     struct train_opts *o = ctx;
     double c;
-    if (!o->moe_opt) o->moe_opt = "--capacity";
+    train_scoped(o, "--capacity", TRAIN_MOE);
     if (parse_double(v, 0, 64, &c) != CV_OK || !(c >= 0))
         return cli_usage_error("train: --capacity '%s': expected 0 (dropless) or a factor "
                                "in (0, 64]",
@@ -247,13 +265,16 @@ static int train_scheme_arg(int argc, char **argv, struct train_opts *o)
 static int train_parse(int argc, char **argv, struct train_opts *o)
 {
     train_config_default(&o->cfg);
-    o->backend = "cpu";
+    o->backend = NULL;
     int rc = opt_parse(&train_cmd, argc, argv, o);
     if (rc != OPT_GO) return rc;
+    if ((rc = cli_backend_for_job(&o->backend, "cpu")) != -1) return rc;
     rc = train_scheme_arg(argc, argv, o);
-    if (rc == -1 && o->moe_opt && o->cfg.scheme != TRAIN_MOE)
-        return cli_usage_error("train: %s applies to moe, not %s", o->moe_opt,
-                               train_scheme_name(o->cfg.scheme));
+    for (int i = 0; rc == -1 && i < o->nscoped; i++)
+        if (o->scoped[i].scheme != o->cfg.scheme)
+            return cli_usage_error("train: %s applies to %s, not %s", o->scoped[i].name,
+                                   train_scheme_name(o->scoped[i].scheme),
+                                   train_scheme_name(o->cfg.scheme));
     return rc;
 }
 
@@ -665,10 +686,9 @@ static bool launcher_decides(const struct train_opts *o)
     enum backend_kind k = backend_kind_of(o->backend);
     if (backend_kind_caps(k) & BACKEND_CAP_PROCESSES) return true;
     if (k == BACKEND_CPU) return false;
-    static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"};
-    for (size_t i = 0; i < sizeof size_vars / sizeof size_vars[0]; i++)
-        if (getenv(size_vars[i])) return true;
-    return false;
+    struct launcher_job j;
+    launcher_job_of_env(&j);
+    return j.var != NULL;
 }
 
 int cli_train_main(int argc, char **argv)

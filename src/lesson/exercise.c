@@ -13,12 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/init.h"
 #include "core/plan.h"
 #include "core/trace.h"
 #include "core/rng.h"
 #include "core/util.h"
+#include "core/vec.h"
 #include "lesson/types/types.h"
 
 /* ---- formulas --------------------------------------------------------------------------- */
@@ -487,13 +489,12 @@ static int template_value(const struct lesson_exercise *ex, const struct ex_vari
     return NOT_TEMPLATE;
 }
 
-void ex_text_format(const struct lesson_exercise *ex, const struct ex_variant *v,
-                    const char *text, char *buf, size_t n)
+char *ex_text(const struct lesson_exercise *ex, const struct ex_variant *v, const char *text)
 {
-    if (!n) return;
-    size_t len = 0;
+    struct vec_buf b = {0};
+    vec_buf_puts(&b, ""); /* "" rather than NULL for an empty text */
     const char *p = text ? text : "";
-    while (*p && len + 1 < n) {
+    while (*p) {
         const char *close = *p == '{' ? strchr(p, '}') : NULL;
         double x;
         bool is_param;
@@ -505,18 +506,28 @@ void ex_text_format(const struct lesson_exercise *ex, const struct ex_variant *v
                 ex_format_number(x, num, sizeof num);
             else
                 ex_format_text_number(x, num, sizeof num);
-            int k = snprintf(buf + len, n - len, "%s", num);
-            if (k < 0 || (size_t)k >= n - len) {
-                len = n - 1;
-                break;
-            }
-            len += (size_t)k;
+            vec_buf_puts(&b, num);
             p = close + 1;
             continue;
         }
-        buf[len++] = *p++;
+        /* the text up to the next '{' (a '{' that is no template is text too) */
+        const char *next = strchr(p + 1, '{');
+        size_t k = next ? (size_t)(next - p) : strlen(p);
+        vec_buf_append(&b, p, k);
+        p += k;
     }
-    buf[len < n ? len : n - 1] = '\0';
+    return vec_buf_take(&b);
+}
+
+void ex_text_format(const struct lesson_exercise *ex, const struct ex_variant *v,
+                    const char *text, char *buf, size_t n)
+{
+    if (!n) return;
+    char *t = ex_text(ex, v, text);
+    size_t k = cv_utf8_cut(t, n - 1); /* never half a character */
+    memcpy(buf, t, k);
+    buf[k] = '\0';
+    free(t);
 }
 
 int ex_template_check(const struct lesson_exercise *ex, const char *text, char *err,
@@ -540,10 +551,9 @@ int ex_template_check(const struct lesson_exercise *ex, const char *text, char *
     return CV_OK;
 }
 
-void ex_prompt_format(const struct lesson_exercise *ex, const struct ex_variant *v, char *buf,
-                      size_t n)
+char *ex_prompt(const struct lesson_exercise *ex, const struct ex_variant *v)
 {
-    ex_text_format(ex, v, ex->prompt, buf, n);
+    return ex_text(ex, v, ex->prompt);
 }
 
 /* ---- holds ------------------------------------------------------------------------------ */
@@ -1041,6 +1051,22 @@ static size_t text_numbers(const char *text, struct text_num *out, size_t cap)
     return k;
 }
 
+/* Is the number at p (in text) the number of a place: "lesson 8", "Slide 3", "step 4"? */
+static bool text_names_place(const char *text, const char *p)
+{
+    static const char *const words[] = {"lesson",   "slide", "step",   "problem",
+                                        "exercise", "part",  "chapter"};
+    if (p - text < 2 || p[-1] != ' ') return false;
+    const char *end = p - 1, *b = end;
+    while (b > text && isalpha((unsigned char)b[-1]))
+        b--;
+    if (b > text && b[-1] == '/') return false; /* "sent/step 24 MiB": a rate */
+    for (size_t i = 0; i < ARRAY_LEN(words); i++)
+        if ((size_t)(end - b) == strlen(words[i]) && strncasecmp(b, words[i], end - b) == 0)
+            return true;
+    return false;
+}
+
 static void found_copy(const char *a, const char *b, char *found, size_t n)
 {
     if (found && n) snprintf(found, n, "%.*s", (int)(b - a < 60 ? b - a : 60), a);
@@ -1074,7 +1100,15 @@ bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char 
             const char *w = t[i].end;
             while (*w == ' ')
                 w++;
-            if (!t[i].unit[0] && want_dim != DIM_NONE && isalpha((unsigned char)*w)) continue;
+            if (!t[i].unit[0] && (want_dim != DIM_NONE || ex->units[0]) &&
+                (isalpha((unsigned char)*w) || (*w == '\'' && isalpha((unsigned char)w[1]))))
+                continue; /* "8 ranks", "Lesson 8 showed", "lesson 8's" for an 8x answer */
+            if (text_names_place(text, t[i].start)) continue; /* "lesson 8", "slide 3" */
+            /* a count without a unit is stated as a count of something ("14 steps"); a
+             * bare whole number is a value ("rank 2 gets 14,") */
+            if (!t[i].unit[0] && !ex->units[0] && ex->answer == round(ex->answer) &&
+                !isalpha((unsigned char)*w))
+                continue;
             if (near(t[i].x * sc / want_scale, ex->answer, ex->tolerance)) {
                 hit = true;
                 found_copy(t[i].start, t[i].end, found, n);

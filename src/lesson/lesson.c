@@ -30,6 +30,7 @@
 #include "core/util.h"
 #include "lesson/exercise.h"
 #include "lesson/parse.h"
+#include "sys/rfile.h"
 
 #define LESSON_MAX_ERRORS 200 /* per file: past this one line says there are more */
 
@@ -645,16 +646,11 @@ int lesson_load_file(const char *path, struct lesson *out, struct lesson_errors 
 {
     memset(out, 0, sizeof *out);
     struct ctx c = {.path = path, .errs = errs};
-    /* O_NONBLOCK: a FIFO or a device named as a lesson must not hang the open */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    /* a FIFO or a device named as a lesson must not hang the open */
+    char why[120];
+    int fd = rfile_open(path, why, sizeof why);
     if (fd < 0) {
-        lp_perr(&c, 0, "cannot open: %s", strerror(errno));
-        return CV_EINVAL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        lp_perr(&c, 0, "not a regular file");
+        lp_perr(&c, 0, "%s", why);
         return CV_EINVAL;
     }
     char *buf = xmalloc(LESSON_MAX_FILE_BYTES + 2);

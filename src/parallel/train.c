@@ -275,8 +275,17 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
         return cv_err(err, errlen, CV_EINVAL, "--batch %d: must be 1..%d", c->batch, 1 << 20);
     if (c->steps < 1 || c->steps > 1000000)
         return cv_err(err, errlen, CV_EINVAL, "--steps %d: must be 1..1000000", c->steps);
-    if (c->timeout_s <= 0)
-        return cv_err(err, errlen, CV_EINVAL, "timeout %g s: must be positive", c->timeout_s);
+    if (!(c->timeout_s > 0) || !isfinite(c->timeout_s))
+        return cv_err(err, errlen, CV_EINVAL, "timeout %g s: must be a positive number",
+                      c->timeout_s);
+    const float hyper[] = {c->adamw.lr, c->adamw.beta1, c->adamw.beta2, c->adamw.eps,
+                           c->adamw.weight_decay};
+    static const char *const hyper_name[] = {"learning rate", "beta1", "beta2", "eps",
+                                             "weight decay"};
+    for (size_t i = 0; i < sizeof hyper / sizeof hyper[0]; i++)
+        if (!isfinite(hyper[i]) || hyper[i] < 0)
+            return cv_err(err, errlen, CV_EINVAL, "AdamW %s %g: must be a finite number >= 0",
+                          hyper_name[i], (double)hyper[i]);
     if (c->backend < 0 || c->backend >= BACKEND_KIND_COUNT)
         return cv_err(err, errlen, CV_EINVAL, "unknown backend %d", (int)c->backend);
     if ((backend_kind_caps(c->backend) & BACKEND_CAP_GPU) && c->scheme == TRAIN_SINGLE)

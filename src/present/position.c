@@ -15,6 +15,7 @@
 
 #include "core/util.h"
 #include "sys/files.h"
+#include "sys/rfile.h"
 
 #define PSTATE_MAGIC "collviz-present 1"
 
@@ -68,10 +69,13 @@ int position_mkdirs(const char *path, char *err, size_t errlen)
 int position_load(const char *file, struct position *st, char *err, size_t errlen)
 {
     memset(st, 0, sizeof *st);
-    FILE *f = fopen(file, "r");
+    char why[120] = "cannot read it";
+    int fd = rfile_open(file, why, sizeof why); /* a FIFO in its place must not hang */
+    if (fd < 0 && errno == ENOENT) return cv_err(err, errlen, CV_EUNAVAIL, "no saved position");
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     if (!f) {
-        if (errno == ENOENT) return cv_err(err, errlen, CV_EUNAVAIL, "no saved position");
-        return cv_err(err, errlen, CV_EINVAL, "%s: %s", file, strerror(errno));
+        if (fd >= 0) close(fd);
+        return cv_err(err, errlen, CV_EINVAL, "%s: %s", file, why);
     }
     char line[512];
     int ln = 0, rc = CV_OK;

@@ -12,23 +12,21 @@
 #include "ui/screens/screens.h"
 #include "handout/paper.h"
 
-int scene_svg_write(const struct scene *sc, int cols, int rows, bool text, bool inline_svg,
-                    const char *title, FILE *f, char *err, size_t errlen)
+/* *sc drawn on the current curses screen's stdscr (whole) and written to f. */
+static int scene_draw_write(const struct scene *sc, bool color, bool text, bool inline_svg,
+                            const char *title, FILE *f, char *err, size_t errlen)
 {
-    int rc = scene_check(sc, err, errlen);
-    if (rc != CV_OK) return rc;
-    struct svg_offscreen o;
-    rc = svg_offscreen_open(&o, cols, rows, err, errlen);
-    if (rc != CV_OK) return rc;
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
     struct app *a = xcalloc(1, sizeof *a);
     app_init(a);
     a->auto_measure = false;
     a->embedded = true; /* a picture of the scene: no key bar */
     a->utf8 = true;
     a->g = glyphs_get(true);
-    theme_init(&a->th, true);
+    theme_init(&a->th, color);
     a->color = a->th.color;
-    rc = app_set_scene(a, sc, err, errlen);
+    int rc = app_set_scene(a, sc, err, errlen);
     if (rc == CV_OK) {
         app_backend_text(a);
         draw_begin(a->g, a->utf8);
@@ -41,9 +39,31 @@ int scene_svg_write(const struct scene *sc, int cols, int rows, bool text, bool 
     }
     app_free(a);
     free(a);
+    return rc;
+}
+
+int scene_svg_write(const struct scene *sc, int cols, int rows, bool text, bool inline_svg,
+                    const char *title, FILE *f, char *err, size_t errlen)
+{
+    int rc = scene_check(sc, err, errlen);
+    if (rc != CV_OK) return rc;
+    struct svg_offscreen o;
+    rc = svg_offscreen_open(&o, cols, rows, err, errlen);
+    if (rc != CV_OK) return rc;
+    rc = scene_draw_write(sc, true, text, inline_svg, title, f, err, errlen);
     svg_offscreen_close(&o);
     if (rc != CV_OK) return rc;
     return ferror(f) ? cv_err(err, errlen, CV_EINVAL, "svg: write failed") : CV_OK;
+}
+
+int scene_text_here(const struct scene *sc, FILE *f, char *err, size_t errlen)
+{
+    int rc = scene_check(sc, err, errlen);
+    if (rc != CV_OK) return rc;
+    /* text only: the live screen's colours are left as they are (no start_color) */
+    rc = scene_draw_write(sc, false, true, false, NULL, f, err, errlen);
+    erase(); /* the next frame draws the whole screen again; nothing was refreshed */
+    return rc;
 }
 
 int scene_svg_print(const struct scene *sc, bool dark, bool dump, const char *out)

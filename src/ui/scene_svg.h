@@ -19,6 +19,11 @@
 int scene_svg_write(const struct scene *sc, int cols, int rows, bool text, bool inline_svg,
                     const char *title, FILE *f, char *err, size_t errlen);
 
+/* *sc drawn as text on the curses screen that is current (a second screen cannot be
+ * opened and closed beside a live one: ncurses' delscreen frees the other screen's windows
+ * too), at its size, then erased: nothing is refreshed, the terminal never shows it. */
+int scene_text_here(const struct scene *sc, FILE *f, char *err, size_t errlen);
+
 /* `collviz svg --print`: the paper drawing of *sc (paper.h, dark: the dark theme) to
  * out by its extension (.svg, .png, .pdf) or as SVG on stdout when out is NULL; dump: the
  * text colour pairs the drawing used, "FG BG RATIO" a line, instead. Returns the exit

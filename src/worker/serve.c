@@ -8,9 +8,11 @@
  * longest waiting is closed for a new one when they are full) until it says hello within
  * SERVE_HELLO_TIMEOUT_S; only a hello with the right token (any on a Unix socket, whose
  * mode is the check) takes the UI's place, so idle or garbage connections never lock the
- * UI out. A wrong token is answered SERVE_WRONG_DELAY_S later; lines about connections
+ * UI out. A hello with a token, right or wrong, is answered SERVE_TOKEN_DELAY_S later
+ * (the delay tells nothing, and a guesser gets few answers); lines about connections
  * without hello are limited to SERVE_LOG_PER_S a second. Anything that does not decode
- * closes that connection with a logged line. */
+ * closes that connection with a logged line; a client of another protocol version is told
+ * both versions first. */
 #include "worker/serve.h"
 
 #include <errno.h>
@@ -38,11 +40,11 @@
 
 /* A new connection must say hello within this; until it does it holds only a waiting
  * place (SERVE_WAIT_MAX of them), never the UI's, and its hello may be SERVE_HELLO_MAX
- * bytes. A wrong token is answered SERVE_WRONG_DELAY_S later. */
+ * bytes. A token, right or wrong, is answered SERVE_TOKEN_DELAY_S later. */
 #define SERVE_HELLO_TIMEOUT_S 3.0
 #define SERVE_WAIT_MAX 64
 #define SERVE_HELLO_MAX 1024
-#define SERVE_WRONG_DELAY_S 1.0
+#define SERVE_TOKEN_DELAY_S 1.0
 #define SERVE_LOG_PER_S 5
 #define SERVE_MSG_TIMEOUT_S 10.0 /* a message from the UI that stops half way */
 #define SERVE_STALL_S 60.0       /* at least; twice a job's own timeout_s when longer */
@@ -341,7 +343,8 @@ struct serve_conn {
     int fd;          /* -1: free */
     double since;    /* accepted at (the oldest waiting one goes first when full) */
     double deadline; /* waiting: hello by then; the UI: the current frame done by then */
-    double release;  /* > 0: sent a wrong token, refused at this time (rate limit) */
+    double release;  /* > 0: said hello with a token, answered at this time */
+    bool admit;      /* the token was right: admitted (else refused) at release */
     unsigned char *buf;
     size_t have, need; /* bytes read; the whole frame's (0 until the header is in) */
 };
@@ -503,6 +506,8 @@ static void serve_admit(struct serve *s, struct serve_conn *c)
     s->ui = *c;
     *c = (struct serve_conn){.fd = -1};
     conn_next(&s->ui);
+    s->ui.release = 0;
+    s->ui.admit = false;
     s->served_one = true;
     struct proto_msg *f = xcalloc(1, sizeof *f);
     f->type = PROTO_FACTS;
@@ -526,6 +531,15 @@ static void serve_hello(struct serve *s, struct serve_conn *c)
     struct proto_msg *m = xmalloc(sizeof *m);
     if (rc == 1) rc = proto_decode(c->buf, c->have, m, err, sizeof err) == CV_OK ? 1 : -2;
     if (rc == -2) {
+        int v = c->have >= PROTO_HDR ? proto_header_version(c->buf) : -1;
+        if (v >= 0 && v != PROTO_VERSION) { /* a collviz of another version: say so */
+            char why[200];
+            snprintf(why, sizeof why,
+                     "this serve speaks protocol version %d, the UI version %d: run the same "
+                     "collviz version on both ends",
+                     PROTO_VERSION, v);
+            serve_refuse(c->fd, why);
+        }
         snprintf(line, sizeof line, "closed the connection: %s", err);
         serve_log_stranger(s, line);
         conn_close(c);
@@ -536,10 +550,12 @@ static void serve_hello(struct serve *s, struct serve_conn *c)
         serve_log_stranger(s, line);
         proto_msg_free(m);
         conn_close(c);
-    } else if (s->token[0] && !serve_token_equal(s->token, m->hello.token)) {
-        /* Answered only after SERVE_WRONG_DELAY_S: a guesser gets at most SERVE_WAIT_MAX
-         * answers a delay; it still holds a waiting place, never the UI's. */
-        c->release = now_s() + SERVE_WRONG_DELAY_S;
+    } else if (s->token[0]) {
+        /* Right or wrong, answered only after SERVE_TOKEN_DELAY_S: the time of the answer
+         * tells nothing, and a guesser gets at most SERVE_WAIT_MAX answers a delay; it
+         * still holds a waiting place, never the UI's. */
+        c->admit = serve_token_equal(s->token, m->hello.token);
+        c->release = now_s() + SERVE_TOKEN_DELAY_S;
     } else {
         serve_admit(s, c);
     }
@@ -553,7 +569,9 @@ static void serve_wait_deadlines(struct serve *s)
     for (int i = 0; i < SERVE_WAIT_MAX; i++) {
         struct serve_conn *c = &s->wait[i];
         if (c->fd < 0) continue;
-        if (c->release > 0 && now >= c->release) {
+        if (c->release > 0 && now >= c->release && c->admit) {
+            serve_admit(s, c);
+        } else if (c->release > 0 && now >= c->release) {
             serve_refuse(c->fd, "wrong token (serve printed the right one: --token)");
             serve_log_stranger(s, "closed the connection: wrong token");
             conn_close(c);

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # test_bench_cli.sh - `collviz bench` on the CPU backend at small sizes: the JSON parses and
-# has a row per (collective, size) with #wrong == 0 and nccl-tests' accounting ("hardware"
-# and each row's "link" are null on CPU, whose text has no "# link:" line; on a machine
-# where NCCL runs, the hardware block is checked); the text table has its header, columns
-# and the lecture's formula line; bad input exits 2 with one line on stderr naming the
-# value (also against the ASan+UBSan binary, when given).
+# has a row per (collective, size) with #wrong == 0 out of place and in place and
+# nccl-tests' accounting (its count column: the API count), one algorithm per collective for
+# the whole table ("hardware" and each row's "link" are null on CPU, whose text has no
+# "# link:" line; on a machine where NCCL runs, the hardware block is checked); the text
+# table has nccl-tests' column header, 13 fields a row, its footer and the lecture's
+# formula line; bad input exits 2 with one line on stderr naming the value (also against
+# the ASan+UBSan binary, when given). nccl-tests' exact format is test_bench_format.sh's.
 # Usage: test_bench_cli.sh BIN [ASAN_BIN]
 . "$(dirname "$0")/lib.sh" "$@"
 
@@ -30,18 +32,35 @@ colls = ["broadcast", "scatter", "gather", "reduce", "all_gather", "reduce_scatt
 check([r["collective"] for r in rows] == [c for c in colls for _ in range(3)],
       "collectives/sizes %r" % [(r["collective"], r["size"]) for r in rows])
 factor = {"all_reduce": 1.5, "broadcast": 1.0, "reduce": 1.0}
+whole = ("broadcast", "reduce", "all_reduce")  # count = size / 4; the others: / (4 * ranks)
+algo_of = {}
 for r in rows:
     c = r["collective"]
     check(set(r) == {"collective", "algorithm", "size", "count", "type", "redop", "root",
-                     "time_us", "algbw", "busbw", "wrong", "slices", "channels", "link"},
+                     "time_us", "algbw", "busbw", "wrong", "in_place", "slices", "channels",
+                     "link"},
           "fields %r" % sorted(r))
+    # No --algo: one algorithm for the whole table, the collective's default.
+    algo_of.setdefault(c, r["algorithm"])
+    check(r["algorithm"] == algo_of[c], "%s: algorithm %r then %r" % (c, algo_of[c], r["algorithm"]))
+    check(r["algorithm"] == ("direct" if c in ("scatter", "gather", "all_to_all") else "ring"),
+          "%s: default algorithm %r" % (c, r["algorithm"]))
+    ip = r["in_place"]
+    if c == "all_to_all":
+        check(ip is None, "all_to_all in_place %r (collviz has no in-place all_to_all)" % ip)
+    else:
+        check(ip is not None and set(ip) == {"time_us", "algbw", "busbw", "wrong"},
+              "%s in_place %r" % (c, ip))
+        check(ip["wrong"] == 0 and ip["time_us"] > 0, "%s in_place %r" % (c, ip))
+        f = factor.get(c, 0.75)
+        check(abs(ip["busbw"] - ip["algbw"] * f) <= 1e-4 * ip["busbw"] + 1e-9, "%s ip busbw" % c)
     # CPU ranks report no links: null, as the text prints no "# link:" line.
     check(r["link"] is None, "%s link %r" % (c, r["link"]))
     # 4..64 KiB: every transfer is under the default 64 KiB slice, so one slice.
     check(r["slices"] == 1 and r["channels"] == 1, "slices %r" % r["slices"])
     check(r["wrong"] == 0, "%s %d: wrong %r" % (c, r["size"], r["wrong"]))
     check(r["size"] in (4096, 16384, 65536), "%s size %r" % (c, r["size"]))
-    check(r["count"] * 4 == r["size"], "%s count %r" % (c, r["count"]))
+    check(r["count"] * 4 * (1 if c in whole else 4) == r["size"], "%s count %r" % (c, r["count"]))
     check(r["type"] == "float", "type")
     check(r["algorithm"] in ("ring", "tree", "direct", "owner"), "algorithm %r" % r["algorithm"])
     check(r["redop"] == ("sum" if c in ("reduce", "reduce_scatter", "all_reduce") else "none"),
@@ -71,6 +90,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 rows = d["rows"]
 assert rows and all(r["wrong"] == 0 for r in rows), rows
+assert all(r["in_place"] is None or r["in_place"]["wrong"] == 0 for r in rows), rows
 ' "$tmp/one.json" || fail "bench $args: rows wrong"
 done <<'EOF'
 all_reduce --algo ring -b 1M
@@ -86,7 +106,7 @@ EOF
 
 # -c 0: not checked, so wrong is null.
 if "$BIN" bench all_reduce -b 4K -n 1 -w 0 -c 0 --backend cpu --format json >"$tmp/nc.json" 2>"$tmp/err"; then
-    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["rows"][0]["wrong"] is None' "$tmp/nc.json" ||
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["rows"][0]; assert r["wrong"] is None and r["in_place"]["wrong"] is None' "$tmp/nc.json" ||
         fail "-c 0: wrong should be null"
 else
     fail "-c 0: exit status $?"
@@ -98,25 +118,32 @@ if "$BIN" bench all_reduce -b 64K -e 256K -n 2 -w 1 --backend cpu >"$tmp/text" 2
     grep -q '^# ranks: *4 ranks = 4 CPU threads on [0-9]* cores\? (pthreads, shared memory)' "$tmp/text" ||
         fail "text: no ranks description"
     grep -q 'GB/s = 1e9 bytes/s' "$tmp/text" || fail "text: units not stated"
-    grep -q 'size(B) *count *type *redop *root *algo *time(us) *algbw(GB/s) *busbw(GB/s) *#wrong' "$tmp/text" ||
+    grep -q '^#  *size  *count  *type  *redop  *root  *time  *algbw  *busbw  *#wrong  *time  *algbw  *busbw  *#wrong $' "$tmp/text" ||
         fail "text: column header"
+    grep -q '^#  *out-of-place  *in-place  *$' "$tmp/text" || fail "text: out-of-place / in-place header"
+    grep -q '^# all_reduce: algorithm: ring for every row, out of place and in place$' "$tmp/text" ||
+        fail "text: no algorithm line"
+    grep -q '^# Out of bounds values : 0 OK$' "$tmp/text" || fail "text: no out-of-bounds line"
+    grep -q '^# Avg bus bandwidth    : [0-9.e+-]* $' "$tmp/text" || fail "text: no avg busbw line"
     grep -q 'measured: 4 CPU threads, [a-z]* plan, 1 slice, 2 iters after 1 warm-up' "$tmp/text" ||
         fail "text: how it was measured"
     grep -q '^# link:' "$tmp/text" && fail "text: a link line on CPU ranks: $(grep '^# link:' "$tmp/text")"
-    # auto picks its algorithm by a timing trial, so any of them may appear in a row.
-    [ "$(grep -c '^ *[0-9]\+ \+[0-9]\+ \+float \+sum \+-1 \+\(ring\|tree\|direct\|owner\) .* 0$' "$tmp/text")" = 3 ] ||
+    # size count float sum -1, then time algbw busbw #wrong twice, #wrong 0 both times.
+    n='[0-9.e+-]\+'
+    [ "$(grep -c "^ *$n \+$n \+float \+sum \+-1 \+$n \+$n \+$n \+0 \+$n \+$n \+$n \+0$" "$tmp/text")" = 3 ] ||
         fail "text: expected 3 all_reduce rows with #wrong 0: $(cat "$tmp/text")"
     # The lecture's formula, with this run's own numbers plugged in, equals busbw.
     python3 - "$tmp/text" <<'EOF' || fail "text: lecture formula line"
 import re, sys
 text = open(sys.argv[1]).read()
-m = re.search(r"^# lecture: size\*2\(W-1\)/\(W\*duration\) = (\d+) B \* 2\*3 / \(4 \* ([0-9.e+-]+) ms\) = ([0-9.e+-]+) GB/s \(= busbw\)$", text, re.M)
+m = re.search(r"^# lecture: size\*2\(W-1\)/\(W\*duration\) = (\d+) B \* 2\*3 / \(4 \* ([0-9.e+-]+) ms\) = ([0-9.e+-]+) GB/s \(= busbw, out of place\)$", text, re.M)
 assert m, "no lecture line"
 size, ms, gbs = int(m.group(1)), float(m.group(2)), float(m.group(3))
 assert size == 262144
 assert abs(size * 6 / (4 * ms * 1e-3) / 1e9 - gbs) <= 0.01 * gbs
 last = [l for l in text.splitlines() if l.strip() and not l.startswith("#")][-1].split()
-assert abs(float(last[8]) - gbs) <= 0.01 * gbs + 0.001, (last, gbs)
+# nccl-tests prints busbw to 2 decimals (getFloatStr): within half a unit of the last.
+assert abs(float(last[7]) - gbs) <= 0.01 * gbs + 0.0051, (last, gbs)
 EOF
 else
     fail "bench text: exit status $? ($(head -1 "$tmp/err"))"
@@ -200,7 +227,7 @@ fi
 # one chosen by auto too, or the barrier between runs), on how many threads, which rank gave
 # up after what deadline and which ranks it waited for (it was empty when the auto trial
 # timed out).
-for algo in "" "--algo ring"; do
+for algo in "--algo auto" "--algo ring"; do
     # shellcheck disable=SC2086
     "$BIN" bench all_reduce -b 32M -T 0.00001 $algo --backend cpu -n 1 -w 0 >/dev/null 2>"$tmp/err"
     rc=$?
@@ -211,7 +238,8 @@ done
 
 # The check seen failing: CV_TEST_CORRUPT=RANK:ELEM (honoured only by the test build,
 # -DCV_TEST_HOOKS, which is the ASan one) corrupts one element of one rank's result: #wrong
-# 1 in the row, exit 1 and "1 wrong element" on stderr. The normal build ignores it.
+# 1 in each group of the row (out of place and in place are each checked), exit 1 and
+# "2 wrong elements" on stderr, 2 groups out of bounds. The normal build ignores it.
 CV_TEST_CORRUPT=1:3 "$BIN" bench all_reduce -b 64K -n 1 -w 0 --backend cpu --format json \
     >"$tmp/nohook.json" 2>"$tmp/err" || fail "CV_TEST_CORRUPT reached the normal build: exit $?"
 python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["rows"][0]["wrong"] == 0' \
@@ -225,14 +253,16 @@ if [ -n "$ASAN_BIN" ] && [ -x "$ASAN_BIN" ]; then
             >"$tmp/corrupt.json" 2>"$tmp/err"
         rc=$?
         [ "$rc" -eq 1 ] || fail "bench $args, one element corrupted: exit $rc (want 1)"
-        grep -qx "collviz: bench: 1 wrong element" "$tmp/err" ||
+        grep -qx "collviz: bench: 2 wrong elements" "$tmp/err" ||
             fail "bench $args, one element corrupted: stderr $(cat "$tmp/err")"
-        python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["rows"][0]["wrong"] == 1' \
-            "$tmp/corrupt.json" || fail "bench $args, one element corrupted: #wrong is not 1"
+        python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"][0]; assert r["wrong"] == 1 and r["in_place"]["wrong"] == 1' \
+            "$tmp/corrupt.json" || fail "bench $args, one element corrupted: #wrong is not 1 in each group"
     done
     CV_TEST_CORRUPT=1:3 "$ASAN_BIN" bench all_reduce -b 64K -n 1 -w 0 --backend cpu >"$tmp/corrupt" 2>&1
-    grep -q '^ *65536 \+16384 \+float \+sum \+-1 .* 1$' "$tmp/corrupt" ||
-        fail "text table, one element corrupted: no row with #wrong 1: $(cat "$tmp/corrupt")"
+    grep -q '^ *65536 \+16384 \+float \+sum \+-1 \+[0-9.]\+ \+[0-9.]\+ \+[0-9.]\+ \+1 \+[0-9.]\+ \+[0-9.]\+ \+[0-9.]\+ \+1$' "$tmp/corrupt" ||
+        fail "text table, one element corrupted: no row with #wrong 1 twice: $(cat "$tmp/corrupt")"
+    grep -q '^# Out of bounds values : 2 FAILED$' "$tmp/corrupt" ||
+        fail "text table, one element corrupted: out-of-bounds line: $(grep Out "$tmp/corrupt")"
 else
     echo "SKIP: #wrong seen failing through bench (no ASan+UBSan test build given)"
 fi

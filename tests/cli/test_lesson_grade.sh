@@ -128,6 +128,55 @@ run "check warns" 0 lesson check "$tmp/l"
 same "check warns" "$tmp/err" "$tmp/l/01-leak.md:3: warning: slide 1 shows the answer of its exercise leak before it is asked ('24 MiB')"
 run "check strict fails" 2 lesson check --strict "$tmp/l"
 
+# a slide that states the answer of an exercise asked on a later slide (lesson 05's first
+# slide did: "the full result is 60 64 68 72", asked two slides on); a value in a sentence
+# ("rank 2 gets 14,") is not a count's answer
+cat >"$tmp/l/01-leak.md" <<'MD'
+# Inputs
+
+Rank r holds 10r .. 10r+3; every rank ends with `60 64 68 72`, and rank 2 gets 14, rank 3 18.
+
+```scene
+collective: all_reduce
+count: 4
+init: seq
+```
+
+---
+
+# Steps
+
+```exercise
+id: steps
+type: number
+prompt: How many steps does the ring all-reduce take on {w} ranks?
+param: w = 8
+answer: 2 * (w - 1)
+units:
+```
+
+---
+
+# Predict
+
+```scene
+collective: all_reduce
+count: 4
+init: seq
+```
+
+```exercise
+id: later
+type: holds
+prompt: What does rank 2 hold at the end?
+rank: 2
+step: end
+```
+MD
+run "check later warns" 0 lesson check "$tmp/l"
+same "check later warns" "$tmp/err" "$tmp/l/01-leak.md:3: warning: slide 1 shows the answer of exercise later, asked later on slide 3 ('60 64 68 72')"
+run "check later strict fails" 2 lesson check --strict "$tmp/l"
+
 # a solution that answers the next exercise of its slide (lesson 13 did: "exactly what one
 # all-reduce leaves" before "which single collective is it?")
 cat >"$tmp/l/01-leak.md" <<'MD'

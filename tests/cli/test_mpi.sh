@@ -8,7 +8,8 @@
 #   - `bench --backend mpi` gives the CPU ranks' rows (collectives, sizes, counts, algorithms,
 #     #wrong 0, "link" null), MPI's own collectives (--algo mpi) with #wrong 0, --within-node
 #     on one host; only rank 0 prints; a corrupted element (test hook, ASan binary) is
-#     counted as 1 wrong, said once, and rank 0's JSON is whole though it ends last;
+#     counted as 1 wrong in each group (out of place, in place), said once, and rank 0's JSON
+#     is whole though it ends last;
 #   - (stalled and stopped ranks: test_mpi_stuck.sh)
 #   - `train ddp|tp|pp --backend mpi --check` equals one device, as on the CPU ranks.
 # Skips (77) when mpirun is missing or the binary was built without MPI.
@@ -122,6 +123,13 @@ for name, c, m in (("ring", cpu, ring), ("direct", cpud, direct)):
         print("  %s rows differ:\n   cpu %r\n   mpi %r" % (name, [key(r) for r in c["rows"]], [key(r) for r in m["rows"]])); ok = False
     if any(r["wrong"] != 0 or not r["busbw"] > 0 for r in m["rows"]):
         print("  %s: wrong or busbw:" % name, m["rows"]); ok = False
+# Both of nccl-tests' groups checked: out of place (the fields above) and in place.
+for name, d in (("cpu", cpu), ("ring", ring), ("direct", direct), ("mpi", native)):
+    bad = [(r["collective"], r["size"], r["in_place"]) for r in d["rows"]
+           if (r["in_place"] is None) != (r["collective"] == "all_to_all")
+           or (r["in_place"] is not None and (r["in_place"]["wrong"] != 0 or not r["in_place"]["busbw"] > 0))]
+    if bad:
+        print("  %s: in-place group:" % name, bad); ok = False
 # MPI reports no links: every row's "link" is null, as on the CPU ranks.
 if any(r.get("link", "absent") is not None for d in (ring, direct, native) for r in d["rows"]):
     print("  link not null:", sorted({str(r.get("link", "absent")) for d in (ring, direct, native) for r in d["rows"]})); ok = False
@@ -131,13 +139,16 @@ sys.exit(0 if ok else 1)
 EOF
 
 # Text: one header (rank 0 only), --within-node spans this host's 3 ranks.
-"${MPIRUN[@]}" -np 3 "$BIN" bench all_reduce -b 12K -n 2 -w 1 --backend mpi --within-node \
+"${MPIRUN[@]}" -np 3 "$BIN" bench all_reduce -b 12K -n 2 -w 1 --backend mpi --within-node --algo auto \
     >"$tmp/text" 2>"$tmp/err" || fail "bench --within-node: exit $? $(cat "$tmp/err")"
 [ "$(grep -c '^# collviz bench' "$tmp/text")" -eq 1 ] || fail "bench text: header not printed exactly once: $(cat "$tmp/text")"
 grep -q "ranks:   mpi: 3 processes on 1 host" "$tmp/text" || fail "bench text: ranks line: $(grep ranks: "$tmp/text")"
 grep -q "3 MPI processes of 1 node" "$tmp/text" || fail "bench --within-node: not said: $(cat "$tmp/text")"
-# algo auto: the fastest of a short trial (backend/run.c), whichever won here
-grep -Eq '^ +12288 +3072 +float +sum +-1 +(ring|tree|direct|owner) .* 0$' "$tmp/text" || fail "bench --within-node row: $(cat "$tmp/text")"
+# nccl-tests' row: both groups checked; algo auto: the fastest of a short trial
+# (backend/run.c), whichever won here, said after the rows
+grep -Eq '^ +12288 +3072 +float +sum +-1( +[0-9.]+){3} +0( +[0-9.]+){3} +0$' "$tmp/text" || fail "bench --within-node row: $(cat "$tmp/text")"
+grep -Eq '^# all_reduce: algo auto chose \(size: out-of-place/in-place\): 12288:(ring|tree|direct|owner)/(ring|tree|direct|owner)$' "$tmp/text" ||
+    fail "bench --within-node: auto's choice not said: $(cat "$tmp/text")"
 grep -q "algo auto: the fastest in a trial" "$tmp/text" || fail "bench --within-node: the auto trial not said: $(cat "$tmp/text")"
 [ -s "$tmp/err" ] && fail "bench: something on stderr: $(cat "$tmp/err")"
 
@@ -156,9 +167,10 @@ if [ -n "$ASAN_BIN" ]; then
         -b 64K -n 1 -w 0 --backend mpi --format json >"$tmp/corrupt.json" 2>"$tmp/err"
     rc=$?
     [ "$rc" -eq 1 ] || fail "corrupted element: exit $rc, want 1 ($(tail -3 "$tmp/err"))"
-    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; sys.exit(0 if [x["wrong"] for x in r]==[1] else 1)' \
-        "$tmp/corrupt.json" 2>/dev/null || fail "corrupted element: #wrong not 1: $(cat "$tmp/corrupt.json")"
-    [ "$(grep -c '^collviz: bench: 1 wrong element$' "$tmp/err")" -eq 1 ] ||
+    # each of nccl-tests' groups is checked: 1 wrong out of place, 1 in place
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rows"]; sys.exit(0 if [(x["wrong"], x["in_place"]["wrong"]) for x in r]==[(1, 1)] else 1)' \
+        "$tmp/corrupt.json" 2>/dev/null || fail "corrupted element: #wrong not 1 in each group: $(cat "$tmp/corrupt.json")"
+    [ "$(grep -c '^collviz: bench: 2 wrong elements$' "$tmp/err")" -eq 1 ] ||
         fail "corrupted element: want rank 0's one line on stderr, got: $(grep collviz "$tmp/err")"
 fi
 

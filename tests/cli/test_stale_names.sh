@@ -10,8 +10,9 @@
 cd "$TOP" || exit 1
 
 # Other projects' files, cited: redis (ae.c, bio.c), NCCL (src/device/all_reduce.h,
-# graph/topo.h), tig (request.h), and screens.h's NAME placeholder.
-foreign='^(ae\.c|bio\.c|src/device/all_reduce\.h|graph/topo\.h|request\.h|NAME\.c/NAME\.h)$'
+# graph/topo.h), nccl-tests (src/util.cu, src/common.cu), tig (request.h), and screens.h's
+# NAME placeholder.
+foreign='^(ae\.c|bio\.c|src/device/all_reduce\.h|graph/topo\.h|src/util\.cu|src/common\.cu|request\.h|NAME\.c/NAME\.h)$'
 
 find src kernels tests tools -type f | sort >"$tmp/ours"
 stale=$(grep -rnE '[A-Za-z0-9_./-]+\.(c|h|cu)\b' src kernels |

@@ -56,6 +56,9 @@ np = int(sys.argv[2])
 rows = d["rows"]
 ok = d["backend"] == "nccl" and d["ranks"] == np and len(rows) == 8 * 2
 ok = ok and all(r["wrong"] == 0 and r["busbw"] >= 0 for r in rows)
+# nccl-tests' second group too: in place, checked (all_to_all has none in collviz)
+ok = ok and all((r["in_place"] is None) == (r["collective"] == "all_to_all") for r in rows)
+ok = ok and all(r["in_place"] is None or r["in_place"]["wrong"] == 0 for r in rows)
 if not ok:
     print("  ", d["backend"], d["ranks"], [(r["collective"], r["size"], r["wrong"]) for r in rows])
 sys.exit(0 if ok else 1)

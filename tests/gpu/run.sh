@@ -168,8 +168,10 @@ fi
 # ---- 3. the CLI, JSON
 # Rows, and rows with #wrong == 0, of a `bench --format json` output (one row a line).
 json_rows() { python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rows"]))' "$1" 2>/dev/null || echo 0; }
-json_right() { python3 -c 'import json,sys; print(sum(r["wrong"] == 0 for r in json.load(open(sys.argv[1]))["rows"]))' "$1" 2>/dev/null || echo 0; }
-json_bad() { python3 -c 'import json,sys; print(sum((r["wrong"] or 0) > 0 for r in json.load(open(sys.argv[1]))["rows"]))' "$1" 2>/dev/null || echo 0; }
+# A row is right when both of nccl-tests' groups are: out of place (the row's own fields)
+# and in place (its "in_place"; null for all_to_all, which collviz has only out of place).
+json_right() { python3 -c 'import json,sys; print(sum(r["wrong"] == 0 and (r["in_place"] is None or r["in_place"]["wrong"] == 0) for r in json.load(open(sys.argv[1]))["rows"]))' "$1" 2>/dev/null || echo 0; }
+json_bad() { python3 -c 'import json,sys; print(sum((r["wrong"] or 0) > 0 and (r["in_place"] is None or (r["in_place"]["wrong"] or 0) > 0) for r in json.load(open(sys.argv[1]))["rows"]))' "$1" 2>/dev/null || echo 0; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

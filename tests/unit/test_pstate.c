@@ -101,6 +101,11 @@ static void test_save_load(void **state)
     assert_int_equal(position_load(file, &out, err, sizeof err), CV_EINVAL);
     assert_non_null(strstr(err, "not a presenter position"));
     unlink(file);
+    /* a FIFO in its place: refused at once (open does not wait for a writer) */
+    assert_int_equal(mkfifo(file, 0600), 0);
+    assert_int_equal(position_load(file, &out, err, sizeof err), CV_EINVAL);
+    assert_non_null(strstr(err, "not a regular file"));
+    unlink(file);
     assert_int_equal(position_load(file, &out, err, sizeof err), CV_EUNAVAIL);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -14,6 +14,10 @@
  *   - a rank stalled inside its buffer swap (old buffer freed, the new one not yet made)
  *     when the call is cancelled and given up on: every buffer is freed once, by its one
  *     owner, and the next call works (issue 17's double free);
+ *   - out of place (nccl-tests' first group): every collective and algorithm, W = 1..5,
+ *     checks with #wrong == 0, the send buffer lies past the working buffer and is never
+ *     written; a runtime that ignores the send buffer is caught by the check (#wrong > 0);
+ *     a communicator without run_oop is refused, naming the backend;
  *   - bad parameters are refused with a message naming the value. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -188,6 +192,31 @@ static int sc_run(struct comm *c, int rank, const struct comm_job *j, float *wor
     return rc;
 }
 
+/* Out of place as a plan runtime does it: the send buffer copied to the input's place in
+ * the working buffer, then the plan (g_oop_ignore_send: the copy left out, a bug the check
+ * must catch). Records where the send buffer was and whether it changed. */
+static int g_oop_calls, g_oop_bad_place, g_oop_send_written;
+static bool g_oop_ignore_send;
+static int sc_run_oop(struct comm *c, int rank, const struct comm_job *j, const float *send,
+                      float *work)
+{
+    size_t in = coll_in_off(j->coll, c->nranks, j->count, rank);
+    size_t ns = coll_send_count(j->coll, c->nranks, j->count, rank, j->root);
+    float *keep = malloc((ns ? ns : 1) * sizeof(float));
+    memcpy(keep, send, ns * sizeof(float));
+    bool bad_place = send < work + coll_work_len(j->coll, c->nranks, j->count);
+    if (!g_oop_ignore_send && ns) memcpy(work + in, send, ns * sizeof(float));
+    int rc = sc_run(c, rank, j, work);
+    bool written = memcmp(keep, send, ns * sizeof(float)) != 0;
+    free(keep);
+    pthread_mutex_lock(&g_live_mu);
+    g_oop_calls++;
+    g_oop_bad_place += bad_place;
+    g_oop_send_written += written;
+    pthread_mutex_unlock(&g_live_mu);
+    return rc;
+}
+
 static void sc_destroy(struct comm *c)
 {
     struct step_comm *s = sc_of(c);
@@ -210,6 +239,24 @@ static const struct comm_ops sc_ops = {
     .put = host_put,
     .get = host_get,
     .run = sc_run,
+    .run_oop = sc_run_oop,
+    .rank_noun = "step thread",
+    .slice_bytes = 0,
+};
+
+/* The same without run_oop: a runtime that runs in place only. */
+static bool g_in_place_only;
+static const struct comm_ops sc_ops_in_place = {
+    .name = "step",
+    .barrier = sc_barrier,
+    .abort = sc_abort,
+    .last_error = sc_last_error,
+    .destroy = sc_destroy,
+    .buf_alloc = sc_buf_alloc,
+    .buf_free = sc_buf_free,
+    .put = host_put,
+    .get = host_get,
+    .run = sc_run,
     .rank_noun = "step thread",
     .slice_bytes = 0,
 };
@@ -218,7 +265,7 @@ static int sc_create(struct backend *b, const struct comm_params *cp, struct com
                      char *err, size_t errlen)
 {
     struct step_comm *s = calloc(1, sizeof *s);
-    s->c.ops = &sc_ops;
+    s->c.ops = g_in_place_only ? &sc_ops_in_place : &sc_ops;
     s->c.nranks = cp->nranks;
     s->c.timeout_s = cp->timeout_s;
     s->c.self = -1;
@@ -305,6 +352,58 @@ static void test_every_collective(void **state)
             }
         }
     close_step(b);
+}
+
+static void test_out_of_place(void **state)
+{
+    struct backend *b = open_step();
+    char err[256];
+    g_oop_calls = g_oop_bad_place = g_oop_send_written = 0;
+    for (int c = 0; c < COLL_COUNT; c++)
+        for (int a = 0; a < ALGO_COUNT; a++) {
+            if (!algo_supported((enum coll)c, (enum algo)a)) continue;
+            for (int W = 1; W <= 5; W++) {
+                struct bench_params p =
+                    params((enum coll)c, (enum algo)a, W, 12 * 1024 + 4 * W);
+                p.out_of_place = true;
+                struct bench_result r;
+                int rc = backend_measure(b, &p, &r, NULL, err, sizeof err);
+                if (rc != CV_OK) fail_msg("%s %s W=%d: %s", coll_name(c), algo_name(a), W, err);
+                if (r.wrong != 0)
+                    fail_msg("%s %s W=%d out of place: #wrong %ld", coll_name(c), algo_name(a),
+                             W, r.wrong);
+                assert_string_equal(r.algo, algo_name((enum algo)a));
+            }
+        }
+    assert_true(g_oop_calls > 0);
+    assert_int_equal(g_oop_bad_place, 0);    /* the send buffer lies past the working one */
+    assert_int_equal(g_oop_send_written, 0); /* and is read only */
+    /* A runtime that leaves the send buffer unread: the working buffer starts zeroed, so
+     * the check sees every element of the result wrong. */
+    g_oop_ignore_send = true;
+    struct bench_params p = params(COLL_ALL_REDUCE, ALGO_RING, 3, 12 * 1024);
+    p.out_of_place = true;
+    struct bench_result r;
+    assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+    g_oop_ignore_send = false;
+    long want_wrong = 0; /* every element whose expected value is not 0 */
+    for (int rk = 0; rk < 3; rk++)
+        for (size_t i = 0; i < 12 * 1024 / 4; i++)
+            want_wrong +=
+                pattern_expected(COLL_ALL_REDUCE, OP_SUM, 3, 12 * 1024 / 4, 0, rk, i) != 0.0f;
+    assert_true(want_wrong > 0);
+    assert_int_equal(r.wrong, want_wrong);
+    close_step(b);
+    /* In place only: refused, naming the backend. */
+    g_in_place_only = true;
+    b = open_step();
+    assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_EUNSUPPORTED);
+    assert_non_null(strstr(err, "the step backend runs in place only"));
+    p.out_of_place = false;
+    assert_int_equal(backend_measure(b, &p, &r, NULL, err, sizeof err), CV_OK);
+    assert_int_equal(r.wrong, 0);
+    close_step(b);
+    g_in_place_only = false;
 }
 
 static void test_how_and_slices(void **state)
@@ -581,6 +680,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_collective),
+        cmocka_unit_test(test_out_of_place),
         cmocka_unit_test(test_how_and_slices),
         cmocka_unit_test(test_run_small),
         cmocka_unit_test(test_auto),

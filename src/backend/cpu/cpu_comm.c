@@ -959,6 +959,21 @@ static int cpu_run(struct comm *c, int rank, const struct comm_job *j, float *wo
     return rc;
 }
 
+/* Out of place: the plan reads its input from the working buffer, so the rank copies its
+ * send buffer there first (what MPI's ring all-reduce does with two buffers), before it
+ * publishes its arrival: no rank reads it sooner. The copy is part of the time. */
+static int cpu_run_oop(struct comm *c, int rank, const struct comm_job *j, const float *send,
+                       float *work)
+{
+    struct cpu_comm *cc = to_cc(c);
+    int rc = check_rank(cc, rank);
+    if (rc != CV_OK) return rc;
+    size_t in = coll_in_off(j->coll, c->nranks, j->count, rank);
+    size_t ns = coll_send_count(j->coll, c->nranks, j->count, rank, j->root);
+    if (ns) memcpy(work + in, send, ns * sizeof(float));
+    return cpu_run(c, rank, j, work);
+}
+
 static void cpu_destroy(struct comm *c)
 {
     if (!c) return;
@@ -1027,6 +1042,7 @@ static const struct comm_ops cpu_comm_ops = {
     .put = cpu_put,
     .get = cpu_get,
     .run = cpu_run,
+    .run_oop = cpu_run_oop,
     .sync = NULL,
     .prepare = cpu_prepare,
     .unprepare = cpu_unprepare,

@@ -380,9 +380,13 @@ static const char *mc_native_name(enum coll c)
 
 /* MPI's own collective on the working buffer (core/plan.h's layout): in place where MPI
  * allows it, as nccl-tests' in-place runs; all_to_all from its send half into its receive
- * half. These are MPI's blocking collectives, the ones whose speed is being compared: no wait
- * of ours is in them; the watchdog (above) keeps their deadline from another thread. */
-static int mc_native(struct mpi_comm *mc, const struct comm_job *j, float *work)
+ * half. With `send` (out of place, nccl-tests' first group) the input is read from there
+ * and MPI is given both buffers; MPI_Bcast has one buffer, so the root copies its input
+ * in first. These are MPI's blocking collectives, the ones whose speed is being compared:
+ * no wait of ours is in them; the watchdog (above) keeps their deadline from another
+ * thread. */
+static int mc_native(struct mpi_comm *mc, const struct comm_job *j, const float *send,
+                     float *work)
 {
     int W = mc->pub.nranks, me = mc->me, root = j->root, n = (int)j->count, mrc;
     MPI_Comm cm = mc->coll;
@@ -399,38 +403,60 @@ static int mc_native(struct mpi_comm *mc, const struct comm_job *j, float *work)
 #endif
     switch (j->coll) {
     case COLL_ALL_REDUCE:
-        mrc = MPI_Allreduce(MPI_IN_PLACE, work, n, MPI_FLOAT, mop, cm);
+        mrc = MPI_Allreduce(send ? (const void *)send : MPI_IN_PLACE, work, n, MPI_FLOAT, mop,
+                            cm);
         break;
     case COLL_ALL_GATHER:
-        mrc = MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, work, n, MPI_FLOAT, cm);
+        mrc = send ? MPI_Allgather(send, n, MPI_FLOAT, work, n, MPI_FLOAT, cm)
+                   : MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, work, n, MPI_FLOAT, cm);
         break;
     case COLL_REDUCE_SCATTER:
+        if (send) {
+            mrc = MPI_Reduce_scatter_block(send, work + (size_t)me * j->count, n, MPI_FLOAT,
+                                           mop, cm);
+            break;
+        }
         mrc = MPI_Reduce_scatter_block(MPI_IN_PLACE, work, n, MPI_FLOAT, mop, cm);
         /* in place, MPI leaves the rank's piece at the front; the layout has it at me*n */
         if (mrc == MPI_SUCCESS && me > 0)
             memmove(work + (size_t)me * j->count, work, j->count * sizeof(float));
         break;
     case COLL_BROADCAST:
+        if (send && me == root) memcpy(work, send, j->count * sizeof(float));
         mrc = MPI_Bcast(work, n, MPI_FLOAT, root, cm);
         break;
     case COLL_REDUCE:
-        mrc = me == root ? MPI_Reduce(MPI_IN_PLACE, work, n, MPI_FLOAT, mop, root, cm)
-                         : MPI_Reduce(work, NULL, n, MPI_FLOAT, mop, root, cm);
+        if (send)
+            mrc = MPI_Reduce(send, me == root ? work : NULL, n, MPI_FLOAT, mop, root, cm);
+        else
+            mrc = me == root ? MPI_Reduce(MPI_IN_PLACE, work, n, MPI_FLOAT, mop, root, cm)
+                             : MPI_Reduce(work, NULL, n, MPI_FLOAT, mop, root, cm);
         break;
     case COLL_GATHER:
+        if (send) {
+            mrc = MPI_Gather(send, n, MPI_FLOAT, me == root ? work : NULL, n, MPI_FLOAT, root,
+                             cm);
+            break;
+        }
         mrc = me == root
                   ? MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, work, n, MPI_FLOAT, root, cm)
                   : MPI_Gather(work + (size_t)me * j->count, n, MPI_FLOAT, NULL, 0,
                                MPI_DATATYPE_NULL, root, cm);
         break;
     case COLL_SCATTER:
+        if (send) {
+            mrc = MPI_Scatter(me == root ? send : NULL, n, MPI_FLOAT,
+                              work + (size_t)me * j->count, n, MPI_FLOAT, root, cm);
+            break;
+        }
         mrc = me == root ? MPI_Scatter(work, n, MPI_FLOAT, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
                                        root, cm)
                          : MPI_Scatter(NULL, 0, MPI_DATATYPE_NULL, work + (size_t)me * j->count,
                                        n, MPI_FLOAT, root, cm);
         break;
     case COLL_ALL_TO_ALL:
-        mrc = MPI_Alltoall(work, n, MPI_FLOAT, work + (size_t)W * j->count, n, MPI_FLOAT, cm);
+        mrc = MPI_Alltoall(send ? send : work, n, MPI_FLOAT, work + (size_t)W * j->count, n,
+                           MPI_FLOAT, cm);
         break;
     default:
         mrc = MPI_ERR_OTHER; /* not reached: mc_native_name knows the same ones */
@@ -917,10 +943,27 @@ static int mc_run(struct comm *c, int rank, const struct comm_job *j, float *wor
         mc_nap_s(s);
     }
 #endif
-    if (!j->plan) return mc_native(mc, j, work);
+    if (!j->plan) return mc_native(mc, j, NULL, work);
     const struct mpi_prep *pp = j->prep; /* run.c prepares every job first (comm.h) */
     if (!pp) return mc_fail(mc, "a plan run without prepare()");
     return mc_plan_exec(mc, j->plan, work, pp->tmp, pp->reqs);
+}
+
+/* Out of place: MPI's own collective is given both buffers; a plan reads its input from
+ * the working buffer, so this rank copies it in first (as MPI's ring all-reduce does). */
+static int mc_run_oop(struct comm *c, int rank, const struct comm_job *j, const float *send,
+                      float *work)
+{
+    struct mpi_comm *mc = to_mc(c);
+    if (rank != mc->me)
+        return mc_fail(mc, "rank %d: not this process's rank (%d)", rank, mc->me);
+    if (mc->aborted) return mc_dead(mc);
+    if (!j->plan) return mc_native(mc, j, send, work);
+    size_t ns = coll_send_count(j->coll, c->nranks, j->count, rank, j->root);
+    if (ns)
+        memcpy(work + coll_in_off(j->coll, c->nranks, j->count, rank), send,
+               ns * sizeof(float));
+    return mc_run(c, rank, j, work);
 }
 
 static const struct comm_ops mpi_comm_ops = {
@@ -948,6 +991,7 @@ static const struct comm_ops mpi_comm_ops = {
     .put = mc_put,
     .get = mc_get,
     .run = mc_run,
+    .run_oop = mc_run_oop,
     .sync = NULL,
     .prepare = mc_prepare,
     .unprepare = mc_unprepare,

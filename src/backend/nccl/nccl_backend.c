@@ -440,6 +440,17 @@ static void nccl_device_name(const struct backend *b, int dev, char *buf, size_t
     if (in && dev < in->ngpus) snprintf(buf, n, "%s", in->gpu[dev].name);
 }
 
+/* cudaDeviceGetPCIBusId's "0000:1B:00.0" (or "00000000:1B:00.0") as nccl-tests prints
+ * a device: "%04x:%02x:%02x", domain, bus, device ("0000:1b:00"). */
+static void nccl_device_busid(const struct backend *b, int dev, char *buf, size_t n)
+{
+    const struct nccl_info *in = nccl_backend_get_info(b);
+    unsigned dom, bus, slot;
+    if (!in || dev >= in->ngpus || !n) return;
+    if (sscanf(in->gpu[dev].pci_bus_id, "%x:%x:%x", &dom, &bus, &slot) == 3)
+        snprintf(buf, n, "%04x:%02x:%02x", dom, bus, slot);
+}
+
 const struct backend_ops nccl_backend_ops = {
     .name = "nccl",
     .kind = BACKEND_NCCL,
@@ -457,6 +468,7 @@ const struct backend_ops nccl_backend_ops = {
     .links = nccl_links,
     .rank_device = nccl_backend_gpu,
     .device_name = nccl_device_name,
+    .device_busid = nccl_device_busid,
     .lib_log = nccl_lib_log,
 };
 

@@ -1081,8 +1081,10 @@ static ncclResult_t enqueue_a2av(const struct plan *p, int rank, const float *sb
 }
 
 /* NCCL's own collective for the job (it picks its algorithm: the plan's steps are not
- * run), queued on the rank's coll stream; sync() waits for it. */
-static int nc_run(struct comm *c, int rank, const struct comm_job *j, float *work)
+ * run), queued on the rank's coll stream; sync() waits for it. send: the input (out of
+ * place), or NULL for the working buffer's (in place, NCCL's in-place pointers). */
+static int nc_run_from(struct comm *c, int rank, const struct comm_job *j, const float *send,
+                       float *work)
 {
     struct nccl_comm *nc = to_nc(c);
     int rc = enter(nc, rank);
@@ -1098,7 +1100,7 @@ static int nc_run(struct comm *c, int rank, const struct comm_job *j, float *wor
         return fail(nc, rank, CV_EINVAL, "unknown reduction op %d", (int)j->op);
     struct nccl_rank *rk = &nc->rk[rank];
     ncclComm_t cm = rk->comm[CL_COLL];
-    const float *sb = work + coll_in_off(j->coll, w, j->count, rank);
+    const float *sb = send ? send : work + coll_in_off(j->coll, w, j->count, rank);
     float *rb = work + coll_out_off(j->coll, w, j->count, rank);
     bool v = j->plan && j->plan->vcounts && j->coll == COLL_ALL_TO_ALL;
     ncclResult_t x =
@@ -1116,6 +1118,18 @@ static int nc_run(struct comm *c, int rank, const struct comm_job *j, float *wor
     struct comm_stats *st = &rk->stats[0];
     st->coll_bytes[j->coll] += coll_bytes(j->coll, w, j->count, sizeof(float));
     return CV_OK;
+}
+
+static int nc_run(struct comm *c, int rank, const struct comm_job *j, float *work)
+{
+    return nc_run_from(c, rank, j, NULL, work);
+}
+
+/* Out of place: NCCL is given the two buffers, as nccl-tests' first group. */
+static int nc_run_oop(struct comm *c, int rank, const struct comm_job *j, const float *send,
+                      float *work)
+{
+    return nc_run_from(c, rank, j, send, work);
 }
 
 static int nc_sync(struct comm *c, int rank)
@@ -1187,8 +1201,8 @@ static int nc_proc_allgather(struct comm *c, const void *mine, size_t bytes, voi
     .wait = nc_wait, .stats = nc_stats, .reset_stats = nc_reset_stats,                         \
     .mem_bytes = nc_mem_bytes, .reserve_send = nc_reserve_send, .abort = nc_abort,             \
     .last_error = nc_last_error, .destroy = nc_destroy, .buf_alloc = nc_buf_alloc,             \
-    .buf_free = nc_buf_free, .put = nc_put, .get = nc_get, .run = nc_run, .sync = nc_sync,     \
-    .rank_noun = "GPU", .slice_bytes = 0
+    .buf_free = nc_buf_free, .put = nc_put, .get = nc_get, .run = nc_run,                      \
+    .run_oop = nc_run_oop, .sync = nc_sync, .rank_noun = "GPU", .slice_bytes = 0
 
 /* Every rank a thread of this process. */
 const struct comm_ops nccl_comm_ops = {NCCL_COMM_OPS};

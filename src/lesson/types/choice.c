@@ -25,12 +25,13 @@ static int grade(const struct lesson_exercise *ex, const struct ex_variant *v, c
     g->verdict = EX_WRONG;
     snprintf(g->diagnosis, sizeof g->diagnosis, "option");
     const char *why = ex->option_why ? ex->option_why[n - 1] : NULL;
+    int tn = (int)cv_utf8_cut(text, 120); /* a long option shortened, never mid-character */
     if (why) {
         char w[250];
         ex_text_format(ex, NULL, why, w, sizeof w);
-        snprintf(g->msg, sizeof g->msg, "not right: %ld) %.120s. %s", n, text, w);
+        snprintf(g->msg, sizeof g->msg, "not right: %ld) %.*s. %s", n, tn, text, w);
     } else {
-        snprintf(g->msg, sizeof g->msg, "not right: %ld) %.120s", n, text);
+        snprintf(g->msg, sizeof g->msg, "not right: %ld) %.*s", n, tn, text);
     }
     return CV_OK;
 }

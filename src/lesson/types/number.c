@@ -3,7 +3,6 @@
  * and diagnosis of slips (ex_grade_number) live in exercise.c beside the units and the
  * number reading it shares with variants. */
 #include <stdio.h>
-#include <string.h>
 
 #include "lesson/exercise.h"
 #include "lesson/types/types.h"
@@ -16,21 +15,15 @@ static void answer(const struct lesson_exercise *e, const struct ex_variant *v,
     snprintf(buf, n, "%s%s%s", num, e->units[0] ? " " : "", e->units);
 }
 
+/* The player adds which numbers these are when the exercise has variants. */
 static void how(const struct lesson_exercise *e, const struct ex_variant *v, char *buf,
                 size_t n)
 {
+    (void)v;
     if (e->units[0])
         snprintf(buf, n, "answer in %s (or another unit of the same kind)", e->units);
     else
         snprintf(buf, n, "answer with a number");
-    if (!ex_has_variants(e)) return;
-    size_t o = strlen(buf);
-    if (o >= n) return;
-    if (v && v->seed)
-        snprintf(buf + o, n - o, "; variant %llu (v: other numbers)",
-                 (unsigned long long)v->seed);
-    else
-        snprintf(buf + o, n - o, "; the lecture's numbers (v: other numbers)");
 }
 
 const struct exercise_type_ops ex_type_number = {

@@ -205,6 +205,25 @@ static size_t mask_number(const char *s, double *v, double *half)
     return i;
 }
 
+/* The figure at s + i (an N/M) follows a counter's name ("step 3/6", "tick 5/10", "page
+ * 1/2", "slide 4/9", "frame 6/12") or a parenthesis ("dW0 (2/4)"): a place in a
+ * sequence, never an answer. */
+static bool mask_counter(const char *s, size_t i)
+{
+    static const char *const words[] = {"step", "tick", "page", "slide", "frame",
+                                        "Step", "Tick", "Page", "Slide", "Frame"};
+    if (i > 0 && s[i - 1] == '(') return true; /* "dW0 (2/4)": the 2nd of 4 */
+    if (i < 2 || s[i - 1] != ' ') return false;
+    size_t end = i - 1, start = end;
+    while (start > 0 && isalpha((unsigned char)s[start - 1]))
+        start--;
+    if (start > 0 && s[start - 1] == '/') return false; /* "sent/step 24 MiB" */
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+        if (strlen(words[k]) == end - start && strncmp(s + start, words[k], end - start) == 0)
+            return true;
+    return false;
+}
+
 int draw_mask_text(const char *s, char *out, size_t n)
 {
     size_t o = 0;
@@ -218,6 +237,14 @@ int draw_mask_text(const char *s, char *out, size_t n)
             len = mask_number(s + i, &v, &half);
         if (len == 0) {
             out[o++] = s[i++];
+            continue;
+        }
+        if (memchr(s + i, '/', len) &&
+            mask_counter(s, i)) { /* "tick 5/10", "page 1/2": where one is, not a figure */
+            size_t c = len < n - 1 - o ? len : n - 1 - o;
+            memcpy(out + o, s + i, c);
+            o += c;
+            i += len;
             continue;
         }
         /* the unit: right after it or after one space, letters (and / or µ) */

@@ -85,16 +85,17 @@ static void draw_status(const struct app *a, struct rect r)
     if (a->have_trace && step > 0)
         x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s",
                        a->plan.steps[step - 1].phase);
-    if (a->playing)
+    if (a->playing && !a->room)
         x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
     char fit[512], missing[160];
     coll_hl_missing(a, step, missing, sizeof missing);
-    if (a->msg[0] || missing[0]) {
+    if ((a->msg[0] || missing[0]) && !a->room) {
         text_fit(fit, sizeof fit, a->msg[0] ? a->msg : missing, end - x - 2, a->utf8);
         draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_WARN], fit);
-    } else if (a->have_plan && a->lay.what.h <= a->lay.what_lines) {
-        text_fit(fit, sizeof fit, a->plan.summary, end - x - 2, a->utf8);
-        draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_DIM], fit);
+    } else if (a->have_plan && a->lay.what.h <= a->lay.what_lines &&
+               text_width(a->plan.summary) <= end - x - 2) {
+        /* the summary beside the step where it fits whole; never cut */
+        draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_DIM], a->plan.summary);
     }
 }
 
@@ -558,7 +559,7 @@ static void draw_slices_legend(const struct app *a, const struct coll_slices *sl
  * summary says which view is the teaching model and which is how NCCL runs it. */
 static void draw_what(const struct app *a, struct rect r)
 {
-    char lines[4][256];
+    char lines[4][256]; /* 4 rows of the sentence, then 4 of the summary */
     int wl = a->lay.what_lines < r.h ? a->lay.what_lines : r.h;
     int max = wl < 4 ? wl : 4;
     int n = text_wrap(coll_what(a, app_step(a)), r.w - 2, lines, max, a->utf8);

@@ -15,6 +15,7 @@
 #define PANEL_H_MIN 4
 #define PANEL_COMPACT_BELOW 5 /* shorter panels have no border */
 #define WHAT_MAX_LINES 3
+#define WHAT_GROW_LINES 4 /* each of sentence and summary where rows are free (draw_what) */
 
 /* One arrangement of the rank buffers inside the animation region. */
 struct fit {
@@ -293,6 +294,19 @@ int layout_compute(int rows, int cols, int nranks, size_t work_len,
     int band = bottom - top - ph;
     int need = boxes_h + (legend ? 1 : 0) + xr + wh;
     int spare = band - need;
+    /* Spare rows go first to the sentence and the summary a squeeze cut to one line (never
+     * a line cut by "…" above free rows), then become breathing room: */
+    int wh_all =
+        c->what && *c->what ? clampi(text_wrap_count(c->what, aw - 2), 1, WHAT_GROW_LINES) : 1;
+    int sum_all = c->summary && *c->summary
+                      ? clampi(text_wrap_count(c->summary, aw - 2), 0, WHAT_GROW_LINES)
+                      : 0;
+    if (spare > 0 && wh < wh_all + sum_all) {
+        int grow = clampi(wh_all + sum_all - wh, 0, spare);
+        wh += grow;
+        spare -= grow;
+        out->what_lines = wh < wh_all ? wh : wh_all;
+    }
     /* Spare rows become breathing room: above the boxes, between boxes and legend, before
      * the sentence; the rest stays at the bottom of the band. */
     int g1 = spare >= 1 ? 1 : 0, g2 = spare >= 2 ? 1 : 0, g3 = spare >= 3 ? 1 : 0;

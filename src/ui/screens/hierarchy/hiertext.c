@@ -47,15 +47,71 @@ void hier_line_text(const struct hier_line *l, char *buf, size_t n)
     }
 }
 
+/* A line of several pieces wider than width: the pieces laid out word by word, each
+ * keeping its style; a continuation line is indented two more than the line. */
+static void hier_wrap_segs(const struct hier_line *l, int width, struct hier_lines *out)
+{
+    const char *t0 = l->seg[0].text;
+    int indent = 0;
+    while (t0[indent] == ' ')
+        indent++;
+    struct hier_line *o = hier_line_new(out);
+    if (!o) return;
+    int used = indent, pad = indent; /* pad: spaces before the line's first piece */
+    for (int k = 0; k < l->n; k++) {
+        const char *t = l->seg[k].text + (k == 0 ? indent : 0);
+        while (*t) {
+            int room = width - used;
+            size_t nb = room > 0 ? text_prefix_bytes(t, room) : 0, cut = nb;
+            if (!t[nb]) { /* the rest fits */
+                hier_add(o, l->seg[k].style, "%*s%s", pad, "", t);
+                used += text_width(t);
+                pad = 0;
+                break;
+            }
+            while (cut > 0 && t[cut] != ' ')
+                cut--;
+            if (cut == 0 && o->n > 0) { /* the next word starts a new line */
+                o = hier_line_new(out);
+                if (!o) return;
+                used = pad = indent + 2;
+                while (*t == ' ')
+                    t++;
+                continue;
+            }
+            if (cut == 0) cut = nb ? nb : strlen(t); /* one word wider than the row */
+            hier_add(o, l->seg[k].style, "%*s%.*s", pad, "", (int)cut, t);
+            char piece[400];
+            snprintf(piece, sizeof piece, "%.*s", (int)cut, t);
+            used += text_width(piece);
+            pad = 0;
+            t += cut;
+            while (*t == ' ')
+                t++;
+            if (!*t) break;
+            o = hier_line_new(out);
+            if (!o) return;
+            used = pad = indent + 2;
+        }
+    }
+}
+
 void hier_wrap(const struct hier_lines *in, int width, bool utf8, struct hier_lines *out)
 {
     out->n = 0;
     for (int i = 0; i < in->n; i++) {
         const struct hier_line *l = &in->l[i];
-        if (!l->wrap || l->n != 1 || width < 20 || text_width(l->seg[0].text) <= width) {
+        int total = 0;
+        for (int k = 0; k < l->n; k++)
+            total += text_width(l->seg[k].text);
+        if (width < 20 || total <= width) {
             struct hier_line *o = hier_line_new(out);
             if (!o) return;
             *o = *l;
+            continue;
+        }
+        if (!l->wrap || l->n != 1) {
+            hier_wrap_segs(l, width, out);
             continue;
         }
         const char *t = l->seg[0].text;

@@ -167,9 +167,9 @@ void hier_whatif(enum coll c, enum algo a, int W, size_t bytes, bool utf8, bool 
 struct hier_line *hier_line_new(struct hier_lines *p);
 void hier_add(struct hier_line *l, enum hier_style st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Copy `in` to `out` for a width: a line marked `wrap` that is wider is word-wrapped, its
- * continuation indented two more columns (the methods under measured figures); other lines
- * are left for the drawing to clip. */
+/* Copy `in` to `out` for a width: a wider line is word-wrapped, its continuation indented
+ * two more columns (a line marked `wrap` as one text; any other piece by piece, each
+ * keeping its style): nothing is cut while the width is 20 or more. */
 void hier_wrap(const struct hier_lines *in, int width, bool utf8, struct hier_lines *out);
 /* The presenter's zoom (app.zoom) on lines, in place: from 1 a line that is only notes
  * (every piece HS_DIM: a tier's details, a method, a footnote) goes; from 2 also a line that

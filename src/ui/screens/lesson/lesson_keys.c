@@ -47,8 +47,14 @@ static const char *keys_find_press(const char *t)
 }
 
 /* One text (code spans between backticks) of slide s at line: the keys after each press. */
+/* The keys found (lesson_keys_asked); NULL when only checking. */
+struct keys_got {
+    int *keys;
+    size_t n, cap;
+};
+
 static size_t keys_scan(const struct lesson *L, const struct lesson_slide *s, const char *t,
-                        int line, struct lesson_errors *errs)
+                        int line, struct lesson_errors *errs, struct keys_got *got)
 {
     size_t found = 0;
     for (const char *p = t; (p = keys_find_press(p)) != NULL;) {
@@ -87,6 +93,7 @@ static size_t keys_scan(const struct lesson *L, const struct lesson_slide *s, co
                     keys_err(errs, L->path, line, "\"press `%s`\": no such key", name), found++;
                 break;
             }
+            if (got && lesson_keys_bound(s, ch) && got->n < got->cap) got->keys[got->n++] = ch;
             if (!lesson_keys_bound(s, ch)) {
                 keys_err(errs, L->path, line,
                          s->has_scene ? "the narration asks for key %s, which the player does "
@@ -150,11 +157,29 @@ size_t lesson_keys_check(const struct lesson *L, struct lesson_errors *errs)
         for (size_t b = 0; b < s->nblocks; b++) {
             if (s->blocks[b].kind == LBLOCK_CODE) continue;
             char *t = keys_block_text(&s->blocks[b]);
-            found += keys_scan(L, s, t, s->blocks[b].line, errs);
+            found += keys_scan(L, s, t, s->blocks[b].line, errs, NULL);
             free(t);
         }
         for (size_t e = 0; e < s->nex; e++)
-            if (s->ex[e].prompt) found += keys_scan(L, s, s->ex[e].prompt, s->ex[e].line, errs);
+            if (s->ex[e].prompt)
+                found += keys_scan(L, s, s->ex[e].prompt, s->ex[e].line, errs, NULL);
     }
     return found;
+}
+
+size_t lesson_keys_asked(const struct lesson *L, size_t slide, int *keys, size_t cap)
+{
+    struct keys_got got = {keys, 0, cap};
+    struct lesson_errors errs = {0};
+    const struct lesson_slide *s = &L->slides[slide];
+    for (size_t b = 0; b < s->nblocks; b++) {
+        if (s->blocks[b].kind == LBLOCK_CODE) continue;
+        char *t = keys_block_text(&s->blocks[b]);
+        keys_scan(L, s, t, s->blocks[b].line, &errs, &got);
+        free(t);
+    }
+    for (size_t e = 0; e < s->nex; e++)
+        if (s->ex[e].prompt) keys_scan(L, s, s->ex[e].prompt, s->ex[e].line, &errs, &got);
+    lesson_errors_free(&errs);
+    return got.n;
 }

@@ -19,4 +19,8 @@ bool lesson_keys_bound(const struct lesson_slide *s, int ch);
  * Returns how many were appended. */
 size_t lesson_keys_check(const struct lesson *L, struct lesson_errors *errs);
 
+/* The keys (curses codes, in order, at most cap) slide `slide` of L asks the student to
+ * press that the player binds there: what the deck walker presses. Returns how many. */
+size_t lesson_keys_asked(const struct lesson *L, size_t slide, int *keys, size_t cap);
+
 #endif

@@ -14,6 +14,7 @@
 
 #include "core/util.h"
 #include "ui/app.h"
+#include "ui/screens/lesson/recall.h"
 #include "core/text.h"
 
 struct lesson_ui *lesson_ui_of(const struct app *a)
@@ -66,6 +67,18 @@ static void lesson_ui_goto(struct app *a, size_t k)
     const struct lesson_slide *s = &u->L->slides[k];
     free(u->ex);
     u->ex = xcalloc(s->nex ? s->nex : 1, sizeof *u->ex);
+    /* an answer an earlier lesson showed: asked with a variant's numbers (recall.h) */
+    size_t flat = 0;
+    for (size_t j = 0; j < k; j++)
+        flat += u->L->slides[j].nex;
+    for (size_t e = 0; e < s->nex && flat + e < u->nrecall; e++) {
+        struct ex_variant v;
+        char err[200];
+        if (u->recall[flat + e] && ex_variant(&s->ex[e], 1, &v, err, sizeof err) == CV_OK) {
+            u->ex[e].seed = 1;
+            u->ex[e].var = v;
+        }
+    }
     u->cur = 0;
     u->editing = false;
     u->input[0] = '\0';
@@ -94,6 +107,12 @@ static void lesson_ui_open_lesson(struct app *a, const struct lesson *L)
     struct lesson_ui *u = lesson_ui_of(a);
     u->L = L;
     u->in_list = false;
+    free(u->recall);
+    u->nrecall = 0;
+    for (size_t k = 0; k < L->nslides; k++)
+        u->nrecall += L->slides[k].nex;
+    u->recall = xcalloc(u->nrecall ? u->nrecall : 1, sizeof *u->recall);
+    recall_mark(&u->set, L, u->recall, u->nrecall);
     size_t at = 0;
     if (u->have_prog) {
         const struct progress_lesson *pl = progress_lesson(&u->prog, L->id, false);
@@ -204,6 +223,19 @@ static void lesson_ui_scene_action(struct app *a, enum ui_action act)
     }
 }
 
+/* L: the lecture's numbers again (after v, or where an earlier lesson showed them). */
+static void lesson_ui_lecture(struct app *a, struct lesson_ui *u,
+                              const struct lesson_exercise *e, struct lesson_ex_state *st)
+{
+    if (!e || !st->seed) {
+        snprintf(a->msg, sizeof a->msg, "%s",
+                 e ? "these are the lecture's numbers" : "no exercise on this slide");
+        return;
+    }
+    memset(st, 0, sizeof *st); /* the lecture's numbers: a fresh question */
+    u->show_ex = true;
+}
+
 static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *next)
 {
     (void)next;
@@ -274,6 +306,9 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
             u->show_ex = true;
         }
         return true;
+    case ACT_LECTURE:
+        lesson_ui_lecture(a, u, e, st);
+        return true;
     case ACT_SOLUTION:
         if (!e) {
             snprintf(a->msg, sizeof a->msg, "no exercise on this slide");
@@ -332,6 +367,7 @@ static void lesson_ui_free(struct app *a)
     struct lesson_ui *u = lesson_ui_of(a);
     if (!u) return;
     free(u->ex);
+    free(u->recall);
     if (u->have_prog) progress_free(&u->prog);
     lesson_set_free(&u->set);
     free(u);
@@ -405,13 +441,11 @@ int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen)
         }
     }
     lesson_errors_free(&errs);
-    char path[4096], why[240] = "its path is too long", warn[300] = "";
-    if (progress_default_path(path, sizeof path, why, sizeof why) == CV_OK &&
-        progress_load(&u->prog, path, warn, sizeof warn) == CV_OK) {
-        u->have_prog = true;
-    } else {
+    char path[4096], why[240] = "its path is too long", warn[600] = "";
+    if (progress_default_path(path, sizeof path, why, sizeof why) != CV_OK)
         snprintf(warn, sizeof warn, "progress is not kept: %s", why);
-    }
+    else if (progress_load(&u->prog, path, warn, sizeof warn) == CV_OK)
+        u->have_prog = true; /* else warn says why (a newer file: left as it is) */
     if (warn[0]) {
         size_t l = strlen(u->warn);
         snprintf(u->warn + l, sizeof u->warn - l, "%s%s", l ? "; " : "", warn);

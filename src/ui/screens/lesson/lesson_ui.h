@@ -6,13 +6,14 @@
  * Keys (KEYS_ON_LESSON rows of kit/keys.h): n / p slides, → ← PgDn PgUp Home End the
  * scene's steps, Space play, Enter answers the current exercise (a line of input: Enter
  * submits, Esc cancels), Tab the next exercise of the slide, H the next hint, v new
- * numbers (number exercises with ranges), S gives up and shows the answer and solution,
- * ↑ ↓ (k j) scroll the narration, Esc back to the list, q quits. Every scene key of the
- * explorer works on the slide's scene (app_scene_action; where the player's keys clash the
- * scene keeps N scheme, P parallel, V view, J/K napkin field), and 0 or Backspace brings
- * the slide's own scene back. Progress (slides seen,
- * the slide to resume at, exercises solved) is saved after every change, atomically,
- * through lesson/progress.h. lesson_ui.c: state and keys; lesson_draw.c: drawing. */
+ * numbers (number exercises with ranges), L the lecture's numbers again (an exercise whose
+ * answer an earlier lesson showed starts on a variant's: recall.h), S gives up and shows the
+ * answer and solution, ↑ ↓ (k j) scroll the narration, Esc back to the list, q quits. Every
+ * scene key of the explorer works on the slide's scene (app_scene_action; where the player's
+ * keys clash the scene keeps N scheme, P parallel, V view, J/K napkin field), and 0 or
+ * Backspace brings the slide's own scene back. Progress (slides seen, the slide to resume at,
+ * exercises solved) is saved after every change, atomically, through lesson/progress.h.
+ * lesson_ui.c: state and keys; lesson_draw.c: drawing. */
 #ifndef COLLVIZ_UI_SCREENS_LESSON_LESSON_UI_H
 #define COLLVIZ_UI_SCREENS_LESSON_LESSON_UI_H
 
@@ -68,6 +69,8 @@ struct lesson_ui {
     bool scene_alone; /* z: the slide's scene over the whole terminal */
     int scroll_max;   /* the last draw's largest scroll (the narration's last page) */
     bool hid_figures; /* ... and scene figures equal to a number exercise's answer */
+    bool *recall;     /* L's exercises in order: answer seen in an earlier lesson (recall.h) */
+    size_t nrecall;
     struct progress prog;
     bool have_prog;
     char warn[400]; /* lessons with errors, progress not saved: shown in the list/title */

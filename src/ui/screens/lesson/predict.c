@@ -12,6 +12,52 @@
 #include "ui/kit/draw.h"
 #include "ui/screens/screens.h"
 
+/* Is the figure (v, half, unit) exercise e's answer ans? */
+static bool predict_same(const struct lesson_exercise *e, double ans, double v, double half,
+                         const char *unit)
+{
+    if (ans == 0 || !isfinite(ans)) return false;
+    double cv = v, ch = half;
+    enum ex_dim fd, ed;
+    double sc;
+    const char *canon;
+    /* "40 MiB/rank": a per-something figure is in the unit before the '/' (but GB/s is
+     * one unit) */
+    char u[24];
+    snprintf(u, sizeof u, "%s", unit);
+    if (ex_unit_lookup(u, &fd, &sc, &canon) != CV_OK && strchr(u, '/')) *strchr(u, '/') = '\0';
+    if (u[0] && ex_unit_lookup(u, &fd, &sc, &canon) == CV_OK &&
+        ex_unit_lookup(e->units, &ed, &sc, &canon) == CV_OK && fd != DIM_NONE &&
+        fd != DIM_COUNT) {
+        char err[80];
+        if (fd != ed || ex_unit_convert(v, u, e->units, &cv, err, sizeof err) != CV_OK ||
+            ex_unit_convert(half, u, e->units, &ch, err, sizeof err) != CV_OK)
+            return false;
+    }
+    double tol = e->tolerance > 0.01 ? e->tolerance : 0.01;
+    return fabs(cv - ans) <= fmax(tol * fabs(ans), ch * (1 + 1e-9));
+}
+
+/* A later slide's answer: a count without a unit ("14") is on screens as other things (a
+ * value in a box): it is hidden only as a count of what its prompt counts ("14 steps"); a
+ * small whole answer with a unit only with that unit ("8x"). */
+bool predict_figure_is(const struct lesson_exercise *e, double v, double half, const char *unit)
+{
+    double ans = e->answer;
+    bool whole = ans == round(ans);
+    if (whole && !e->units[0] && !(unit[0] && e->prompt && strcasestr(e->prompt, unit)))
+        return false;
+    if (whole && fabs(ans) < 10 && e->units[0]) {
+        enum ex_dim d1, d2;
+        double sc;
+        const char *c1, *c2;
+        if (!unit[0] || ex_unit_lookup(e->units, &d1, &sc, &c1) != CV_OK ||
+            ex_unit_lookup(unit, &d2, &sc, &c2) != CV_OK || strcmp(c1, c2) != 0)
+            return false;
+    }
+    return predict_same(e, ans, v, half, unit);
+}
+
 /* A panel figure (value, unit) equal to an unanswered number exercise's answer, within
  * its tolerance (at least 1%: panels round), in the exercise's unit or any unit of the
  * same kind; a figure without a unit (or with a word that is no unit) is compared as is. */
@@ -22,32 +68,13 @@ static bool predict_hit(double v, double half, const char *unit, void *ctx)
      * "8 ranks = 8 CPU threads" stay when an answer happens to be 8 */
     if (!unit[0] || strcmp(unit, "ranks") == 0 || strcmp(unit, "CPU") == 0)
         if (v == p->sc->nranks || v == (double)scene_count(p->sc)) return false;
-    for (size_t k = 0; k < p->s->nex; k++) {
-        const struct lesson_exercise *e = &p->s->ex[k];
-        if (e->type != LEX_NUMBER || !p->open[k]) continue;
-        double ans = p->answer[k];
-        if (ans == 0 || !isfinite(ans)) continue;
-        double cv = v, ch = half;
-        enum ex_dim fd, ed;
-        double sc;
-        const char *canon;
-        /* "40 MiB/rank": a per-something figure is in the unit before the '/' (but GB/s is
-         * one unit) */
-        char u[24];
-        snprintf(u, sizeof u, "%s", unit);
-        if (ex_unit_lookup(u, &fd, &sc, &canon) != CV_OK && strchr(u, '/'))
-            *strchr(u, '/') = '\0';
-        if (u[0] && ex_unit_lookup(u, &fd, &sc, &canon) == CV_OK &&
-            ex_unit_lookup(e->units, &ed, &sc, &canon) == CV_OK && fd != DIM_NONE &&
-            fd != DIM_COUNT) {
-            char err[80];
-            if (fd != ed || ex_unit_convert(v, u, e->units, &cv, err, sizeof err) != CV_OK ||
-                ex_unit_convert(half, u, e->units, &ch, err, sizeof err) != CV_OK)
-                continue;
-        }
-        double tol = e->tolerance > 0.01 ? e->tolerance : 0.01;
-        if (fabs(cv - ans) <= fmax(tol * fabs(ans), ch * (1 + 1e-9))) return true;
-    }
+    for (size_t k = 0; k < p->s->nex; k++)
+        if (p->s->ex[k].type == LEX_NUMBER && p->open[k] &&
+            predict_same(&p->s->ex[k], p->answer[k], v, half, unit))
+            return true;
+    for (size_t k = 0; k < p->nlater; k++)
+        if (p->later[k]->type == LEX_NUMBER && predict_figure_is(p->later[k], v, half, unit))
+            return true;
     return false;
 }
 
@@ -78,8 +105,99 @@ static long holds_same_from(const struct app *a, const struct lesson_exercise *e
     return -1;
 }
 
+/* ---- a holds exercise's values in any scene ------------------------------------------ */
+
+#define PREDICT_BOX 512
+struct predict_want {
+    const struct lesson_exercise *e;
+    struct scene sc; /* e's scene when computed (a reloaded lesson may reuse the address) */
+    bool ok;
+    size_t len;
+    float v[PREDICT_BOX];
+    bool has[PREDICT_BOX];
+};
+static struct predict_want predict_cache[PREDICT_MAX_LATER];
+static size_t predict_ncache, predict_next;
+
+/* What holds exercise e asks (its rank's box at its step of its own scene), computed once
+ * per exercise and scene. */
+static const struct predict_want *predict_want_of(const struct lesson_exercise *e)
+{
+    for (size_t i = 0; i < predict_ncache; i++)
+        if (predict_cache[i].e == e &&
+            memcmp(&predict_cache[i].sc, &e->scene, sizeof e->scene) == 0)
+            return &predict_cache[i];
+    struct predict_want *w;
+    if (predict_ncache < PREDICT_MAX_LATER)
+        w = &predict_cache[predict_ncache++];
+    else
+        w = &predict_cache[predict_next++ % PREDICT_MAX_LATER];
+    w->e = e;
+    w->sc = e->scene;
+    char err[200];
+    w->ok = ex_holds_expected(e, w->v, w->has, PREDICT_BOX, &w->len, err, sizeof err) == CV_OK;
+    return w;
+}
+
+/* Does rank r's box at snapshot s of t hold w's asked slots lo..hi? */
+static bool predict_box_is(const struct trace *t, size_t s, int r, const struct predict_want *w,
+                           size_t lo, size_t hi)
+{
+    const float *got = trace_buf(t, s, r);
+    const uint32_t *gm = trace_mask(t, s, r);
+    for (size_t i = lo; i <= hi; i++)
+        if (!w->has[i] != !gm[i] || (w->has[i] && got[i] != w->v[i])) return false;
+    return true;
+}
+
+/* The first step from which rank r's box in the scene shown holds what holds exercise e
+ * asks (the values, in their slots), whatever the scene: another collective, another
+ * step, an operation the narration has the student switch to. -1: never, or the values
+ * are some rank's input (a slide gives its inputs), or fewer than min_data are asked with
+ * data (on another slide a single value is no box to recognise; on the exercise's own,
+ * changed by a key, it is). */
+static long predict_values_from(const struct app *a, const struct lesson_exercise *e, int r,
+                                size_t min_data)
+{
+    const struct trace *t = &a->trace;
+    if (!a->have_trace || !t->plan || r >= t->plan->nranks || t->nsnap == 0) return -1;
+    const struct predict_want *w = predict_want_of(e);
+    size_t L = t->plan->work_len;
+    if (!w->ok || w->len != L || L == 0 || L > PREDICT_BOX) return -1;
+    size_t lo = e->slots ? (size_t)e->slot_lo : 0, hi = e->slots ? (size_t)e->slot_hi : L - 1;
+    if (hi >= L || lo > hi) return -1;
+    size_t data = 0;
+    for (size_t i = lo; i <= hi; i++)
+        data += w->has[i];
+    if (data < min_data) return -1;
+    for (int q = 0; q < t->plan->nranks; q++)
+        if (predict_box_is(t, 0, q, w, lo, hi)) return -1;
+    for (size_t s = 0; s < t->nsnap; s++)
+        if (predict_box_is(t, s, r, w, lo, hi)) return (long)s;
+    return -1;
+}
+
+static void predict_hide(struct app *a, int r, long from)
+{
+    if (from < 0 || r < 0 || r >= CV_MAX_RANKS) return;
+    if (a->hide_from[r] < 0 || from < a->hide_from[r]) a->hide_from[r] = from;
+    a->hide_any = true;
+}
+
+void predict_add_later(struct predict *p, const struct lesson *L, size_t slide,
+                       bool (*done)(const void *ctx, const char *id), const void *ctx)
+{
+    for (size_t s = slide + 1; L && s < L->nslides; s++)
+        for (size_t k = 0; k < L->slides[s].nex; k++) {
+            const struct lesson_exercise *e = &L->slides[s].ex[k];
+            if (done && done(ctx, e->id)) continue;
+            if (p->nlater < PREDICT_MAX_LATER) p->later[p->nlater++] = e;
+        }
+}
+
 /* Before the scene is drawn: hide what unanswered exercises ask (the asked rank's box from
- * the asked step on, on the exercise's own scene; panel figures equal to an answer). */
+ * the asked step on, on the exercise's own scene; any box holding what a holds exercise of
+ * the slide or a later one asks; panel figures equal to an answer). */
 void predict_begin(struct app *a, struct predict *p)
 {
     const struct lesson_slide *s = p->s;
@@ -92,8 +210,12 @@ void predict_begin(struct app *a, struct predict *p)
         if (!p->open[k]) continue;
         if (e->type == LEX_NUMBER) numbers = true;
         if (e->type != LEX_HOLDS || e->rank < 0 || e->rank >= CV_MAX_RANKS) continue;
-        if (screen_scene_diff(&a->sc, &e->scene) & ~(SF_STEP | SF_HL | SF_AUTOPLAY | SF_MEAS))
-            continue; /* the student's own scene: not what is asked */
+        if (screen_scene_diff(&a->sc, &e->scene) & ~(SF_STEP | SF_HL | SF_AUTOPLAY | SF_MEAS)) {
+            /* the student's own scene (a key changed it): wherever it shows the values */
+            for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++)
+                predict_hide(a, r, predict_values_from(a, e, r, 1));
+            continue;
+        }
         long at = e->step == SCENE_STEP_END ? (long)app_nsteps(a) : e->step;
         for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++) {
             long from = holds_same_from(a, e, at, r);
@@ -102,6 +224,13 @@ void predict_begin(struct app *a, struct predict *p)
                 a->hide_from[r] = from;
         }
         a->hide_any = true;
+    }
+    for (size_t k = 0; k < p->nlater; k++) {
+        const struct lesson_exercise *e = p->later[k];
+        if (e->type == LEX_NUMBER) numbers = true;
+        if (e->type != LEX_HOLDS) continue;
+        for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++)
+            predict_hide(a, r, predict_values_from(a, e, r, 2));
     }
     draw_set_mask(numbers ? predict_hit : NULL, p);
 }

@@ -1,5 +1,7 @@
 /* predict.h - predict first: while an exercise of the slide is open, the scene drawn beside
- * it does not give its answer away. A holds exercise's box shows "?" from the asked step on
+ * it does not give its answer away; nor does any earlier slide of its lesson (the
+ * exercises of later slides not answered yet: predict_add_later), whatever scene that slide
+ * shows and whatever keys changed it. A holds exercise's box shows "?" from the asked step on
  * (and so does any other box that holds the same values, from the step it does); a panel
  * figure equal to an open number exercise's answer (in any unit of its kind, or rounded as
  * panels round) shows "?". Used by the lesson player (open until the student answers) and
@@ -13,6 +15,7 @@
 #include "lesson/lesson.h"
 
 #define PREDICT_MAX_EX LESSON_MAX_EXERCISES
+#define PREDICT_MAX_LATER 96
 
 struct app;
 struct predict {
@@ -20,7 +23,24 @@ struct predict {
     const struct scene *sc;        /* the scene shown: its own settings are never hidden */
     bool open[PREDICT_MAX_EX];     /* exercise k not answered yet */
     double answer[PREDICT_MAX_EX]; /* exercise k's answer (number exercises) */
+    /* the exercises of the lesson's later slides not answered yet: a number's answer at
+     * the numbers it asks with by default; a holds exercise's values, in any rank's box of
+     * any scene (a rank's input excepted: the slide gives it) */
+    const struct lesson_exercise *later[PREDICT_MAX_LATER];
+    size_t nlater;
 };
+
+/* Add to p the exercises of L's slides after `slide` for which done(ctx, id) is false
+ * (done NULL: none is done). */
+void predict_add_later(struct predict *p, const struct lesson *L, size_t slide,
+                       bool (*done)(const void *ctx, const char *id), const void *ctx);
+
+/* Is the figure (v, half: its rounding, unit: the word after it) number exercise e's
+ * answer at the lecture's numbers, as a screen shows it? A count without a unit only as a
+ * count of what the prompt counts ("14 steps"); a small whole answer with a unit only with
+ * that unit ("8x"). The rule for later slides' answers, and recall.h's. */
+bool predict_figure_is(const struct lesson_exercise *e, double v, double half,
+                       const char *unit);
 
 /* Before the scene is drawn: what the open exercises ask is hidden (app.hide_from and the
  * figure mask); p must outlive the drawing. */

@@ -512,8 +512,8 @@ static void par_what(const struct app *a, struct rect r)
     const struct par_view *v = &PAR(a)->view;
     char text[800];
     par_frame_text(v, par_frame_of(a), text, sizeof text);
-    char lines[4][256];
-    int max = r.h < 4 ? r.h : 4;
+    char lines[8][256];
+    int max = r.h < 8 ? r.h : 8;
     int n = text_wrap(text, r.w - 2, lines, max, a->utf8);
     for (int i = 0; i < n && i < max; i++)
         draw_put(r.y + i, r.x + 1, r.w - 2, v->ok ? A_BOLD : a->th.role[TH_BAD], lines[i]);
@@ -979,8 +979,18 @@ static void par_panel(const struct app *a, struct rect r)
     char title[192];
     snprintf(title, sizeof title, "measured on %s%slecture scale: %s", par_backend_note(a),
              a->g->sep, cfg);
+    /* a title the frame cannot hold whole: the scale goes inside, where lines wrap */
+    bool scale_inside = text_width(title) + 2 > r.w - 2;
+    if (scale_inside) snprintf(title, sizeof title, "measured on %s", par_backend_note(a));
     draw_frame(r, th->role[TH_BORDER], title, th->role[TH_LABEL] | A_BOLD);
     struct rect in = {r.y + 1, r.x + 2, r.h - 2, r.w - 4};
+    if (scale_inside && in.h > 1) {
+        struct styled_lines sl = {.n = 0};
+        styled_wrapped_max(&sl, th->role[TH_DIM], in.w, cfg, 2);
+        int used = styled_draw(&sl, 0, in);
+        in.y += used;
+        in.h -= used;
+    }
     if (l->panel_side) {
         struct styled_lines p = {.n = 0};
         par_panel_state(a, &p, in.w);

@@ -12,6 +12,7 @@
 #define PANEL_H_MIN 6
 #define PANEL_COMPACT_H 2
 #define WHAT_MAX_LINES 3
+#define WHAT_GROW_LINES 8 /* the sentence's rows where rows are free (par_what draws 8) */
 
 int par_values_width(int cols)
 {
@@ -212,9 +213,17 @@ bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
             out->borders = t->borders;
             out->panel_side = t->side;
             out->panel_compact = !t->side && ph < PANEL_H_MIN;
-            out->what_lines = wl;
-            /* Spare rows: one above the boxes, one under them, one before the sentence. */
+            /* Spare rows go first to the sentence a squeeze cut to one line (never a line
+             * cut by "…" above free rows); then one above the boxes, one under them, one
+             * before the sentence. */
             int spare = ah - gr * bh;
+            int full = c->zoom >= 3 ? 0 : par_what_lines(c->what, aw, WHAT_GROW_LINES);
+            if (spare > 0 && wl < full) {
+                int grow = full - wl < spare ? full - wl : spare;
+                wl += grow;
+                spare -= grow;
+            }
+            out->what_lines = wl;
             int g1 = spare >= 1, g2 = spare >= 2, g3 = spare >= 3;
             int y = top + g1;
             int grid_w = gc * bw + (gc - 1);

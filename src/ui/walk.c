@@ -1,0 +1,696 @@
+/* walk.c - the deck walker (see walk.h): the player and the presenter drive their own
+ * drawing code onto an off-screen curses screen; every frame is read back cell by cell and
+ * checked against the answers of the exercises not answered yet. */
+#include "ui/walk.h"
+
+#include <stdint.h>
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/util.h"
+#include "lesson/exercise.h"
+#include "lesson/lesson.h"
+#include "ui/app.h"
+#include "ui/frame.h"
+#include "ui/kit/svg.h"
+#include "ui/present/present.h"
+#include "ui/screens/lesson/lesson_keys.h"
+#include "ui/screens/lesson/lesson_ui.h"
+#include "ui/screens/screens.h"
+
+#define WALK_VALS 64
+
+/* One exercise's answer forms. */
+struct walk_ans {
+    const struct lesson_exercise *e;
+    size_t slide;
+    double vals[WALK_VALS]; /* holds: the asked values with data, in box order */
+    size_t nvals, lo;       /* lo: the first asked slot */
+    bool single;            /* holds: one value with data (its own slide only) */
+    char choice[256];       /* choice: the right option's text, backticks dropped */
+};
+
+struct walk {
+    enum walk_view view;
+    int cols, rows;
+    struct walk_counts *c;
+    FILE *log;
+    int max_log, logged;
+    const struct lesson *L; /* the answers' lesson */
+    const struct app *app;  /* the one drawing */
+    /* the player: the whole set, and which number exercises (flat, in set order) a frame
+     * of an earlier lesson showed the lecture answer of */
+    const struct lesson_set *set;
+    size_t lesson; /* set index of the lesson walked */
+    bool *seen_before;
+    struct walk_ans *ans;
+    size_t nans;
+    char **seen; /* places already counted: "kind|lesson|slide|what" */
+    size_t nseen, capseen;
+    char frame[160]; /* the frame, for the log: "slide 3 step 2 (scene alone)" */
+    /* the screen read back */
+    char *text;
+    char *line[256];
+    int nlines;
+};
+
+const char *walk_kind_name(enum walk_kind k)
+{
+    static const char *const n[WALK_NKINDS] = {"number answer early",
+                                               "holds answer early",
+                                               "choice answer early",
+                                               "cut line",
+                                               "answer shown in an earlier lesson",
+                                               "cut line above a blank row"};
+    return k < WALK_NKINDS ? n[k] : "?";
+}
+
+/* ---- the answers ---------------------------------------------------------------------- */
+
+static void walk_collect(struct walk *w, const struct lesson *L)
+{
+    free(w->ans);
+    w->nans = 0;
+    w->L = L;
+    size_t n = 0;
+    for (size_t s = 0; s < L->nslides; s++)
+        n += L->slides[s].nex;
+    w->ans = xcalloc(n ? n : 1, sizeof *w->ans);
+    for (size_t s = 0; s < L->nslides; s++)
+        for (size_t k = 0; k < L->slides[s].nex; k++) {
+            const struct lesson_exercise *e = &L->slides[s].ex[k];
+            struct walk_ans *a = &w->ans[w->nans++];
+            a->e = e;
+            a->slide = s;
+            if (e->type == LEX_HOLDS) {
+                float v[WALK_VALS * 4];
+                bool has[WALK_VALS * 4];
+                size_t len = 0;
+                char err[200];
+                if (ex_holds_expected(e, v, has, ARRAY_LEN(v), &len, err, sizeof err) != CV_OK)
+                    continue;
+                size_t lo = e->slots ? (size_t)e->slot_lo : 0;
+                size_t hi = e->slots ? (size_t)e->slot_hi : len - 1;
+                size_t data = 0;
+                a->lo = lo;
+                for (size_t i = lo; i <= hi && i < len && a->nvals < WALK_VALS; i++) {
+                    a->vals[a->nvals++] = has[i] ? v[i] : NAN;
+                    data += has[i];
+                }
+                a->single = data < 2; /* one value: only on its own slide, a box of one */
+            } else if (e->type == LEX_CHOICE && e->correct >= 1 &&
+                       (size_t)e->correct <= e->noptions) {
+                size_t o = 0;
+                for (const char *p = e->options[e->correct - 1]; *p && o + 1 < sizeof a->choice;
+                     p++)
+                    if (*p != '`' && *p != '*') a->choice[o++] = *p;
+                a->choice[o] = '\0';
+            }
+        }
+}
+
+/* ---- reading the screen back ---------------------------------------------------------- */
+
+static void walk_read(struct walk *w)
+{
+    free(w->text);
+    w->text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&w->text, &len);
+    if (!f) return;
+    svg_write_text(stdscr, f);
+    fclose(f);
+    w->nlines = 0;
+    for (char *p = w->text; p && *p && w->nlines < (int)ARRAY_LEN(w->line);) {
+        w->line[w->nlines++] = p;
+        char *nl = strchr(p, '\n');
+        if (!nl) break;
+        *nl = '\0';
+        p = nl + 1;
+    }
+}
+
+/* ---- findings ----------------------------------------------------------------------- */
+
+static bool walk_first(struct walk *w, const char *key)
+{
+    for (size_t i = 0; i < w->nseen; i++)
+        if (strcmp(w->seen[i], key) == 0) return false;
+    if (w->nseen == w->capseen) {
+        w->capseen = w->capseen ? 2 * w->capseen : 64;
+        w->seen = xrealloc(w->seen, w->capseen * sizeof *w->seen);
+    }
+    w->seen[w->nseen++] = xstrdup(key);
+    return true;
+}
+
+static void walk_found(struct walk *w, enum walk_kind k, size_t slide, const char *what,
+                       const char *line)
+{
+    w->c->n[k]++;
+    char key[600];
+    snprintf(key, sizeof key, "%d|%s|%zu|%.500s", (int)k, w->L->id, slide, what);
+    if (!walk_first(w, key)) return;
+    w->c->places[k]++;
+    if (w->log && w->logged < w->max_log) {
+        w->logged++;
+        fprintf(w->log, "%s %dx%d %s slide %zu %s: %s: %s | %s\n",
+                w->view == WALK_PLAYER ? "player" : "presenter", w->cols, w->rows, w->L->id,
+                slide + 1, w->frame, walk_kind_name(k), what, line);
+    }
+}
+
+/* ---- numbers -------------------------------------------------------------------------- */
+
+struct walk_fig {
+    double v[128], half[128];
+    char unit[128][24];
+    int n;
+};
+
+static bool walk_fig_rec(double v, double half, const char *unit, void *ctx)
+{
+    struct walk_fig *f = ctx;
+    if (f->n < 128) {
+        f->v[f->n] = v;
+        f->half[f->n] = half;
+        snprintf(f->unit[f->n], sizeof f->unit[0], "%s", unit);
+        f->n++;
+    }
+    return false;
+}
+
+/* Is the figure (v, half, unit) the number exercise e's answer as a screen prints it? A
+ * figure of a unit of a measured kind (bandwidth, time, bytes) is converted to the
+ * exercise's unit; a count or ratio is compared as printed. A small whole answer (below
+ * 10) is everywhere on a screen (ranks, steps): only counted with the exercise's own unit
+ * word after it ("8x"). */
+static bool walk_num_hit(const struct lesson_exercise *e, double ans, double v, double half,
+                         const char *unit)
+{
+    if (ans == 0 || !isfinite(ans)) return false;
+    enum ex_dim ed = DIM_NONE, fd = DIM_NONE;
+    double sc;
+    const char *canon = NULL, *fcanon = NULL;
+    if (ex_unit_lookup(e->units, &ed, &sc, &canon) != CV_OK) ed = DIM_NONE;
+    char u[24];
+    snprintf(u, sizeof u, "%s", unit);
+    if (ex_unit_lookup(u, &fd, &sc, &fcanon) != CV_OK && strchr(u, '/')) {
+        *strchr(u, '/') = '\0';
+        if (ex_unit_lookup(u, &fd, &sc, &fcanon) != CV_OK) fd = DIM_NONE, fcanon = NULL;
+    } else if (ex_unit_lookup(u, &fd, &sc, &fcanon) != CV_OK) {
+        fd = DIM_NONE, fcanon = NULL;
+    }
+    bool measured = ed == DIM_BANDWIDTH || ed == DIM_TIME || ed == DIM_BYTES;
+    double cv = v, ch = half;
+    if (measured) {
+        char err[80];
+        if (fd != ed || ex_unit_convert(v, u, e->units, &cv, err, sizeof err) != CV_OK ||
+            ex_unit_convert(half, u, e->units, &ch, err, sizeof err) != CV_OK)
+            return false;
+    } else {
+        if (fd == DIM_BANDWIDTH || fd == DIM_TIME || fd == DIM_BYTES) return false;
+        bool whole = ans == round(ans), small = fabs(ans) < 10 && whole;
+        /* a count ("14"): only as a count of what the prompt counts ("14 steps") */
+        if (whole && !e->units[0] && !(unit[0] && e->prompt && strcasestr(e->prompt, unit)))
+            return false;
+        if (small && e->units[0] && !(fcanon && canon && strcmp(fcanon, canon) == 0))
+            return false;
+    }
+    double tol = e->tolerance > 0.01 ? e->tolerance : 0.01;
+    return fabs(cv - ans) <= fmax(tol * fabs(ans), ch * (1 + 1e-9));
+}
+
+/* The runs of box values in a line: numbers separated only by spaces and the no-data
+ * marks ("·", "."), which become NaN; a border, a word or any other mark ends a run. A
+ * single value must be the whole run (a box of one element). Calls
+ * true when the asked box (want, NaN for no data) is one of them. */
+static bool walk_holds_in(const char *s, const double *want, size_t nw)
+{
+    double run[256];
+    int n = 0;
+    for (size_t i = 0;;) {
+        unsigned char ch = (unsigned char)s[i];
+        bool num = (isdigit(ch) || (ch == '-' && isdigit((unsigned char)s[i + 1]))) &&
+                   (i == 0 || s[i - 1] == ' ');
+        if (num) {
+            char *end;
+            double v = strtod(s + i, &end);
+            if (*end == '\0' || *end == ' ') {
+                if (n < 256) run[n++] = v;
+                i = (size_t)(end - s);
+                continue;
+            }
+            if (*end && strchr(",.;:)", *end)) { /* "… 46 16, which": the run's last */
+                if (n < 256) run[n++] = v;
+                i = (size_t)(end - s);
+                ch = (unsigned char)s[i];
+            }
+        }
+        if (ch == ' ') {
+            i++;
+            continue;
+        }
+        if (strncmp(s + i, "\u00b7", 2) == 0 || (ch == '.' && (s[i + 1] == ' ' || !s[i + 1]))) {
+            if (n < 256) run[n++] = NAN;
+            i += ch == '.' ? 1 : 2;
+            continue;
+        }
+        /* the run ends here: does the asked box appear in it, no-data marks included? */
+        for (int a = 0; a + (int)nw <= n && (nw > 1 || n == 1); a++) {
+            size_t j = 0;
+            for (; j < nw; j++) {
+                double g = run[a + (int)j], x = want[j];
+                if (isnan(x) != isnan(g)) break;
+                if (!isnan(x) && fabs(g - x) > 1e-3 * fmax(1, fabs(x))) break;
+            }
+            if (j == nw) return true;
+        }
+        n = 0;
+        if (!ch) return false;
+        i++;
+    }
+}
+
+/* line with its box values blanked (a segment between borders holding only numbers and
+ * no-data marks): a value in a rank's box is a holds answer, not a number answer. */
+static void walk_blank_boxes(const char *line, char *out, size_t n)
+{
+    snprintf(out, n, "%s", line);
+    const char *bar = "\u2502";
+    char *seg = out;
+    for (;;) {
+        char *end = strstr(seg, bar);
+        char *stop = end ? end : seg + strlen(seg);
+        bool values = false, other = false;
+        for (char *p = seg; p < stop; p++) {
+            if (isdigit((unsigned char)*p))
+                values = true;
+            else if (*p != ' ' && *p != '-' && *p != '.' && (unsigned char)*p < 0x80)
+                other = true;
+            else if ((unsigned char)*p >= 0x80 && strncmp(p, "\u00b7", 2) != 0 &&
+                     (unsigned char)*p != 0xb7)
+                other = true;
+        }
+        if (values && !other)
+            for (char *p = seg; p < stop; p++)
+                if (isdigit((unsigned char)*p)) *p = ' ';
+        if (!end) break;
+        seg = end + strlen(bar);
+    }
+    /* a run of three or more numbers separated by spaces ("giving 6 10 14 18"): values */
+    for (char *p = out; *p;) {
+        if (!isdigit((unsigned char)*p) || (p > out && p[-1] != ' ')) {
+            p++;
+            continue;
+        }
+        char *q = p;
+        int nn = 0;
+        char *last = p;
+        while (isdigit((unsigned char)*q)) {
+            while (isdigit((unsigned char)*q))
+                q++;
+            nn++;
+            last = q;
+            if (*q != ' ' || !isdigit((unsigned char)q[1])) break;
+            q++;
+        }
+        if (nn >= 3)
+            for (char *r = p; r < last; r++)
+                if (isdigit((unsigned char)*r)) *r = ' ';
+        p = last > p ? last : p + 1;
+    }
+}
+
+/* Are a holds answer's values some rank's input in the scene shown? A slide gives its
+ * inputs: a box showing one is no answer given away (predict.h's rule too). */
+static bool walk_is_input(const struct walk *w, const struct walk_ans *a)
+{
+    const struct app *ap = w->app;
+    if (!ap || !ap->have_trace || !ap->trace.plan || ap->trace.nsnap == 0) return false;
+    const struct trace *t = &ap->trace;
+    if (a->lo + a->nvals > t->plan->work_len) return false;
+    for (int q = 0; q < t->plan->nranks; q++) {
+        const float *v = trace_buf(t, 0, q);
+        const uint32_t *m = trace_mask(t, 0, q);
+        size_t i = 0;
+        for (; i < a->nvals; i++) {
+            bool has = !isnan(a->vals[i]);
+            if (has != !!m[a->lo + i] || (has && v[a->lo + i] != a->vals[i])) break;
+        }
+        if (i == a->nvals) return true;
+    }
+    return false;
+}
+
+/* ---- one frame ----------------------------------------------------------------------- */
+
+static bool walk_is_border(const char *p)
+{
+    static const char *const b[] = {"\u2502", "\u2503", "\u2510", "\u2518", "\u2551", "|"};
+    for (size_t i = 0; i < ARRAY_LEN(b); i++)
+        if (strncmp(p, b[i], strlen(b[i])) == 0) return true;
+    return false;
+}
+
+/* A "…" that ends a run of text: at the end of the row, before two spaces, or before
+ * spaces and a border. */
+static bool walk_cut(const char *line)
+{
+    const char *ell = "\u2026";
+    for (const char *p = strstr(line, ell); p; p = strstr(p + 1, ell)) {
+        const char *q = p + strlen(ell);
+        if (!*q || strncmp(q, "  ", 2) == 0) return true;
+        while (*q == ' ')
+            q++;
+        if (!*q || walk_is_border(q)) return true;
+    }
+    return false;
+}
+
+/* The answer number exercise a is asked with: in the player, on its own slide, the
+ * variant the student is given; else the lecture's. */
+static double walk_asked(const struct walk *w, const struct walk_ans *a, size_t slide)
+{
+    if (w->view != WALK_PLAYER || a->slide != slide || !w->app) return a->e->answer;
+    const struct lesson_ui *u = lesson_ui_of(w->app);
+    const struct lesson_slide *S = &u->L->slides[slide];
+    for (size_t k = 0; k < S->nex; k++)
+        if (&S->ex[k] == a->e) return u->ex[k].seed ? u->ex[k].var.answer : a->e->answer;
+    return a->e->answer;
+}
+
+/* The frame's figures against the lecture answers of the later lessons' number exercises. */
+static void walk_mark_later(struct walk *w)
+{
+    for (int y = 0; y < w->nlines; y++) {
+        struct walk_fig f = {.n = 0};
+        char out[2048], blank[2048];
+        walk_blank_boxes(w->line[y], blank, sizeof blank);
+        draw_set_mask(walk_fig_rec, &f);
+        draw_mask_text(blank, out, sizeof out);
+        draw_set_mask(NULL, NULL);
+        size_t flat = 0;
+        for (size_t l = 0; l < w->set->n; l++)
+            for (size_t s = 0; s < w->set->v[l].nslides; s++)
+                for (size_t k = 0; k < w->set->v[l].slides[s].nex; k++, flat++) {
+                    const struct lesson_exercise *e = &w->set->v[l].slides[s].ex[k];
+                    /* a count or a fraction ("7 steps", "1/2") is on every other
+                     * lesson's screens as something else: answers with a unit only */
+                    if (l <= w->lesson || e->type != LEX_NUMBER || !e->units[0] ||
+                        w->seen_before[flat])
+                        continue;
+                    for (int i = 0; i < f.n && !w->seen_before[flat]; i++)
+                        w->seen_before[flat] =
+                            walk_num_hit(e, e->answer, f.v[i], f.half[i], f.unit[i]);
+                    if (w->seen_before[flat] && w->log && getenv("WALK_SEEN"))
+                        fprintf(w->log, "seen %s (%s) in %s %s: %s\n", e->id, w->set->v[l].id,
+                                w->L->id, w->frame, w->line[y]);
+                }
+    }
+}
+
+/* On slide k of the lesson walked: a number exercise whose lecture answer an earlier
+ * lesson showed, asked at the lecture's numbers. */
+static void walk_recall(struct walk *w, const struct lesson_ui *u, size_t slide)
+{
+    size_t flat = 0;
+    for (size_t l = 0; l < w->lesson; l++)
+        for (size_t s = 0; s < w->set->v[l].nslides; s++)
+            flat += w->set->v[l].slides[s].nex;
+    for (size_t s = 0; s < slide; s++)
+        flat += w->set->v[w->lesson].slides[s].nex;
+    const struct lesson_slide *S = &u->L->slides[slide];
+    for (size_t k = 0; k < S->nex; k++)
+        if (w->seen_before[flat + k] && u->ex[k].seed == 0) {
+            snprintf(w->frame, sizeof w->frame, "exercise %zu", k + 1);
+            walk_found(w, WALK_RECALL, slide, S->ex[k].id,
+                       ex_has_variants(&S->ex[k]) ? "has variants" : "has no variants");
+        }
+}
+
+static void walk_check(struct walk *w, size_t slide)
+{
+    w->c->frames++;
+    walk_read(w);
+    for (int y = 0; y < w->nlines; y++)
+        if (walk_cut(w->line[y])) {
+            char t[300];
+            snprintf(t, sizeof t, "%s", w->line[y]);
+            /* the place: the row's text without the spaces around it */
+            char *s = t;
+            while (*s == ' ')
+                s++;
+            walk_found(w, WALK_CUT, slide, s, w->line[y]);
+            /* a blank row under it (the key bar's row aside): there was room to wrap */
+            bool blank = false;
+            for (int b = y + 1; b < w->nlines - 1 && !blank; b++)
+                blank = w->line[b][strspn(w->line[b], " ")] == '\0';
+            if (blank) walk_found(w, WALK_CUT_FREE, slide, s, w->line[y]);
+        }
+    if (w->set) walk_mark_later(w);
+    for (size_t k = 0; k < w->nans; k++) {
+        const struct walk_ans *a = &w->ans[k];
+        if (a->slide < slide) continue; /* asked before: answered or not, it was asked */
+        const struct lesson_exercise *e = a->e;
+        for (int y = 0; y < w->nlines; y++) {
+            const char *line = w->line[y];
+            if (e->type == LEX_NUMBER) {
+                struct walk_fig f = {.n = 0};
+                char out[2048], blank[2048];
+                walk_blank_boxes(line, blank, sizeof blank);
+                draw_set_mask(walk_fig_rec, &f);
+                draw_mask_text(blank, out, sizeof out);
+                draw_set_mask(NULL, NULL);
+                bool hit = false;
+                double ans = walk_asked(w, a, slide);
+                for (int i = 0; i < f.n && !hit; i++)
+                    hit = walk_num_hit(e, ans, f.v[i], f.half[i], f.unit[i]);
+                if (hit) {
+                    walk_found(w, WALK_EARLY_NUMBER, slide, e->id, line);
+                    break;
+                }
+            } else if (e->type == LEX_HOLDS && a->nvals >= 1 &&
+                       (!a->single || a->slide == slide) && !walk_is_input(w, a)) {
+                if (walk_holds_in(line, a->vals, a->nvals)) {
+                    walk_found(w, WALK_EARLY_HOLDS, slide, e->id, line);
+                    break;
+                }
+            } else if (e->type == LEX_CHOICE && a->slide > slide && strchr(a->choice, '=') &&
+                       strstr(line, a->choice)) {
+                walk_found(w, WALK_EARLY_CHOICE, slide, e->id, line);
+                break;
+            }
+        }
+    }
+}
+
+/* ---- the player ---------------------------------------------------------------------- */
+
+static void walk_key(struct app *a, int ch)
+{
+    if (a->frame && a->frame->key && a->frame->key(a, ch)) return;
+    enum ui_action act = app_key_action(a, ch);
+    if (act == ACT_NONE) return;
+    a->msg[0] = '\0';
+    app_do(a, act, now_s());
+}
+
+static struct app *walk_app(void)
+{
+    struct app *a = xcalloc(1, sizeof *a);
+    app_init(a);
+    a->auto_measure = false;
+    a->utf8 = true;
+    a->g = glyphs_get(true);
+    theme_init(&a->th, true);
+    a->color = a->th.color;
+    app_backend_text(a);
+    return a;
+}
+
+static void walk_set_step(struct app *a, long st)
+{
+    struct scene next = a->sc;
+    next.step = st;
+    a->playing = false;
+    char err[200];
+    app_set_scene(a, &next, err, sizeof err);
+}
+
+/* Every frame of the slide's scene (and the scene alone where the text is alone). */
+static void walk_steps(struct walk *w, struct app *a, struct lesson_ui *u, size_t k,
+                       const char *how)
+{
+    long n = u->scene_ok ? (long)app_nsteps(a) : 0;
+    struct lesson_layout lay;
+    lesson_layout((struct rect){0, 0, w->rows, w->cols}, true, false, &lay);
+    for (long st = 0; st <= n; st++) {
+        if (u->scene_ok) walk_set_step(a, st);
+        u->scroll = 0;
+        u->scene_alone = false;
+        frame_draw(a);
+        snprintf(w->frame, sizeof w->frame, "%sstep %ld", how, st);
+        walk_check(w, k);
+        if (u->scene_ok && lay.compact) {
+            u->scene_alone = true;
+            frame_draw(a);
+            snprintf(w->frame, sizeof w->frame, "%sstep %ld (scene alone)", how, st);
+            walk_check(w, k);
+            u->scene_alone = false;
+        }
+    }
+}
+
+/* The keys the slide asks the student to press (op, algorithm, ranks ...), one after the
+ * other as a student follows the narration, each followed by every frame; then the
+ * slide's own scene again. Keys that leave the slide, answer, give up, write files or
+ * measure are not pressed. */
+static void walk_keys(struct walk *w, struct app *a, struct lesson_ui *u, size_t k)
+{
+    int keys[16];
+    size_t n = lesson_keys_asked(u->L, k, keys, 16), pressed = 0;
+    char how[80] = "";
+    for (size_t i = 0; i < n; i++) {
+        int ch = keys[i];
+        if (strchr("npqSHvLz0jkmeb?\t\r\n\033", ch) || ch == KEY_ENTER || ch == KEY_UP ||
+            ch == KEY_DOWN || ch == KEY_LEFT || ch == KEY_RIGHT || ch == KEY_NPAGE ||
+            ch == KEY_PPAGE || ch == KEY_HOME || ch == KEY_END || ch == KEY_BACKSPACE ||
+            ch == ' ' || ch > 255)
+            continue;
+        walk_key(a, ch);
+        size_t l = strlen(how);
+        snprintf(how + l, sizeof how - l, "%c ", ch);
+        walk_steps(w, a, u, k, how);
+        pressed++;
+    }
+    if (pressed) walk_key(a, '0');
+}
+
+static int walk_player_lesson(struct walk *w, const char *file, char *err, size_t errlen)
+{
+    struct app *a = walk_app();
+    int rc = lesson_ui_open(a, file, err, errlen);
+    if (rc != CV_OK) {
+        app_free(a);
+        free(a);
+        return rc;
+    }
+    struct lesson_ui *u = lesson_ui_of(a);
+    w->app = a;
+    if (u->have_prog) { /* a student who has answered nothing; nothing saved */
+        progress_free(&u->prog);
+        u->have_prog = false;
+    }
+    u->warn[0] = '\0';
+    a->frame->apply(a, SF_ALL);
+    walk_collect(w, u->L);
+    for (size_t k = 0; k < u->L->nslides; k++) {
+        if (k > 0) walk_key(a, 'n');
+        if (u->slide != k) {
+            rc = cv_err(err, errlen, CV_EINVAL, "walk: n did not reach slide %zu of %s", k + 1,
+                        u->L->id);
+            break;
+        }
+        if (w->set) walk_recall(w, u, k);
+        walk_steps(w, a, u, k, "");
+        walk_keys(w, a, u, k);
+        /* the narration's later pages */
+        int page = w->rows > 8 ? w->rows - 6 : 1;
+        for (int sc = page; sc <= u->scroll_max && sc > 0; sc += page) {
+            u->scroll = sc;
+            frame_draw(a);
+            snprintf(w->frame, sizeof w->frame, "narration line %d", sc + 1);
+            walk_check(w, k);
+            if (sc < u->scroll_max && sc + page > u->scroll_max) sc = u->scroll_max - page;
+        }
+        u->scroll = 0;
+    }
+    w->app = NULL;
+    app_free(a);
+    free(a);
+    return rc;
+}
+
+/* ---- the presenter ----------------------------------------------------------------- */
+
+static void walk_pres_frame(void *ctx, const struct lesson *L, size_t slide, int page,
+                            long step)
+{
+    struct walk *w = ctx;
+    if (w->L != L) walk_collect(w, L);
+    if (step >= 0)
+        snprintf(w->frame, sizeof w->frame, "page %d step %ld", page + 1, step);
+    else
+        snprintf(w->frame, sizeof w->frame, "page %d", page + 1);
+    walk_check(w, slide);
+}
+
+/* ---- the deck ------------------------------------------------------------------------ */
+
+int walk_deck(const char *path, enum walk_view view, int cols, int rows, struct walk_counts *c,
+              FILE *log, int max_log, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    struct walk w = {
+        .view = view, .cols = cols, .rows = rows, .c = c, .log = log, .max_log = max_log};
+    struct svg_offscreen o;
+    int rc = svg_offscreen_open(&o, cols, rows, err, errlen);
+    if (rc != CV_OK) return rc;
+    if (view == WALK_PRESENTER) {
+        struct app *a = walk_app();
+        a->embedded = true;
+        a->no_key_hints = true;
+        a->bar_row_free = true;
+        a->surface = SURFACE_PRESENTER;
+        a->big_digits = true;
+        w.app = a;
+        rc = present_walk(path, a, walk_pres_frame, &w, err, errlen);
+        app_free(a);
+        free(a);
+    } else {
+        struct lesson_set set;
+        struct lesson_errors errs = {0};
+        lesson_set_init(&set);
+        rc = lesson_set_add(&set, path, &errs);
+        if (rc != CV_OK || errs.n)
+            rc = cv_err(err, errlen, CV_EINVAL, "%s",
+                        errs.n ? errs.msg[0] : "cannot read the lessons");
+        size_t nex = 0;
+        for (size_t i = 0; i < set.n; i++)
+            for (size_t k = 0; k < set.v[i].nslides; k++)
+                nex += set.v[i].slides[k].nex;
+        w.set = &set;
+        w.seen_before = xcalloc(nex ? nex : 1, sizeof *w.seen_before);
+        /* a folder: each lesson opened by its id from it, as the list opens it (the
+         * player knows the lessons before it) */
+        struct stat st;
+        bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+        const char *was = getenv("COLLVIZ_LESSONS");
+        char *keep = was ? xstrdup(was) : NULL;
+        if (dir) setenv("COLLVIZ_LESSONS", path, 1);
+        for (size_t i = 0; rc == CV_OK && i < set.n; i++) {
+            w.lesson = i;
+            rc = walk_player_lesson(&w, dir ? set.v[i].id : set.v[i].path, err, errlen);
+        }
+        if (dir && keep)
+            setenv("COLLVIZ_LESSONS", keep, 1);
+        else if (dir)
+            unsetenv("COLLVIZ_LESSONS");
+        free(keep);
+        free(w.seen_before);
+        lesson_errors_free(&errs);
+        lesson_set_free(&set);
+    }
+    svg_offscreen_close(&o);
+    for (size_t i = 0; i < w.nseen; i++)
+        free(w.seen[i]);
+    free(w.seen);
+    free(w.ans);
+    free(w.text);
+    return rc;
+}

@@ -1,0 +1,53 @@
+/* walk.h - the deck walker: every frame of every slide of a set of lessons drawn off-screen
+ * (svg.h's private curses screen) by the lesson player and by the presenter, at a given
+ * terminal size, and checked for two things a student or a room must never see:
+ *
+ *   - an exercise's answer before it is answered: on any screen of the exercise's own slide
+ *     (unanswered) or of an earlier slide of its lesson. The answer forms are collected
+ *     from the exercises themselves: a number exercise's answer as any figure of the same
+ *     kind of unit the screen may print it in, at the rounding the screen printed
+ *     (lesson/exercise.h's units); a holds exercise's values as a run of the numbers a box
+ *     row shows; a choice exercise's right option as its text.
+ *   - (player) a number exercise asked at the lecture's numbers whose answer a frame of an
+ *     earlier lesson showed (recall.h: it must start on a variant's numbers);
+ *   - a cut line: a row whose text ends in "…" (the screens' text_fit), counted also
+ *     apart where a blank row lies below it on the screen (room it could have wrapped
+ *     into).
+ *
+ * The frames: each step of the slide's scene, the scene alone (z) where the player shows
+ * the text alone, and each page of the narration; the presenter's pages and steps. No
+ * backend runs and nothing is measured: the panel shows what it shows before any
+ * measurement. Used by tests/unit/test_deck_walk.c (make test) to keep both at zero. */
+#ifndef COLLVIZ_UI_WALK_H
+#define COLLVIZ_UI_WALK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum walk_view { WALK_PLAYER, WALK_PRESENTER };
+enum walk_kind {
+    WALK_EARLY_NUMBER,
+    WALK_EARLY_HOLDS,
+    WALK_EARLY_CHOICE,
+    WALK_CUT,
+    WALK_RECALL,   /* the player asks at the lecture's numbers what an earlier lesson showed */
+    WALK_CUT_FREE, /* a cut line with a blank row below it on the screen (room to wrap) */
+    WALK_NKINDS
+};
+
+struct walk_counts {
+    long frames;
+    long n[WALK_NKINDS];      /* findings of each kind (one per frame, exercise and kind) */
+    long places[WALK_NKINDS]; /* distinct (slide, exercise or row text) of each kind */
+};
+
+/* Walk every lesson of path (a file or a folder of NN-*.md) in view at cols x rows. Each
+ * finding is printed to log (NULL: not printed) as one line, at most max_log of them.
+ * CV_OK, or an error (err) when the lessons cannot be read or the screen not opened. */
+int walk_deck(const char *path, enum walk_view view, int cols, int rows, struct walk_counts *c,
+              FILE *log, int max_log, char *err, size_t errlen);
+
+const char *walk_kind_name(enum walk_kind k);
+
+#endif
