@@ -53,7 +53,8 @@ SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/sys/*.c) $(wildcard src/scene
            src/backend/nccl/nccl_links.c $(wildcard src/records/*.c) \
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/ui/*/*.c) \
            $(wildcard src/ui/screens/*/*.c) $(wildcard src/cli/*.c) \
-           $(wildcard src/device/*.c) $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c)
+           $(wildcard src/device/*.c) $(wildcard src/parallel/*.c) $(wildcard src/lesson/*.c) \
+           $(wildcard src/lesson/types/*.c)
 # Presenter mode, speaker notes and handouts (src/present); md4c-html renders the handout's
 # narration.
 SRC_LIB += $(wildcard src/present/*.c) $(wildcard src/handout/*.c)

@@ -226,15 +226,8 @@ static void json_num(cJSON *o, const char *key, double v)
 
 static const char *model_factor_text(enum coll c)
 {
-    switch (c) {
-    case COLL_ALL_REDUCE:
-        return "2(W-1)/W";
-    case COLL_BROADCAST:
-    case COLL_REDUCE:
-        return "1";
-    default:
-        return "(W-1)/W";
-    }
+    const struct coll_info *ci = coll_info(c);
+    return ci ? ci->busbw_text : "?";
 }
 
 /* ---- the model of one collective ------------------------------------------------------ */

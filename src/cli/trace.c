@@ -579,18 +579,12 @@ static int run_refined_checks(struct run *R, char *err, size_t errlen)
 static bool text_boundary(const struct plan *p, size_t i)
 {
     if (i == 0) return false;
-    switch (p->coll) {
-    case COLL_ALL_TO_ALL:
+    const struct coll_info *ci = coll_info(p->coll);
+    if (ci && ci->work_w == 2) {                     /* send half | receive half */
         if (p->vcounts) return i == p->work_len / 2; /* blocks differ from rank to rank */
         return i == p->work_len / 2 || (p->count > 1 && i % p->count == 0);
-    case COLL_SCATTER:
-    case COLL_GATHER:
-    case COLL_ALL_GATHER:
-    case COLL_REDUCE_SCATTER:
-        return p->count > 1 && i % p->count == 0;
-    default:
-        break;
     }
+    if (ci && ci->work_w == 1) return p->count > 1 && i % p->count == 0; /* W slots */
     if (p->algo == ALGO_TREE || p->count <= (size_t)p->nranks) return false;
     if (p->algo == ALGO_DIRECT && p->coll != COLL_ALL_REDUCE) return false;
     for (int k = 1; k < p->nranks; k++) {
@@ -634,48 +628,22 @@ static void text_layout(const struct plan *p)
     size_t n = p->count, L = p->work_len;
     int W = p->nranks;
     printf("working buffer: %zu element%s per rank", L, L == 1 ? "" : "s");
-    switch (p->coll) {
-    case COLL_BROADCAST:
-    case COLL_REDUCE:
-    case COLL_ALL_REDUCE:
-        printf(", used in place (send = receive buffer)\n");
-        break;
-    case COLL_SCATTER:
-        printf(" = %d slots of %zu; the root sends all of it, rank r receives slot r\n", W, n);
-        break;
-    case COLL_GATHER:
-        printf(" = %d slots of %zu; rank r sends slot r, the root receives all of it\n", W, n);
-        break;
-    case COLL_ALL_GATHER:
-        printf(" = %d slots of %zu; rank r sends slot r, every rank receives all of it\n", W,
-               n);
-        break;
-    case COLL_REDUCE_SCATTER:
-        printf(" = %d slots of %zu; every rank sends all of it, rank r receives slot r\n", W,
-               n);
-        break;
-    case COLL_ALL_TO_ALL:
-        if (p->vcounts) {
-            printf(" = send half (its blocks packed in destination order) | receive half "
-                   "(what arrives, packed in source order); the rest of each half is unused\n"
-                   "counts (row r = elements rank r sends to rank 0, 1, ...):\n");
-            for (int r = 0; r < W; r++) {
-                printf("  rank %-2d", r);
-                for (int q = 0; q < W; q++)
-                    printf(" %4zu", p->vcounts[r * W + q]);
-                printf("   sends %zu, receives %zu\n", plan_send_count(p, r),
-                       plan_recv_count(p, r));
-            }
-            break;
+    if (p->vcounts) { /* all-to-all-v: the blocks differ from rank to rank */
+        printf(" = send half (its blocks packed in destination order) | receive half "
+               "(what arrives, packed in source order); the rest of each half is unused\n"
+               "counts (row r = elements rank r sends to rank 0, 1, ...):\n");
+        for (int r = 0; r < W; r++) {
+            printf("  rank %-2d", r);
+            for (int q = 0; q < W; q++)
+                printf(" %4zu", p->vcounts[r * W + q]);
+            printf("   sends %zu, receives %zu\n", plan_send_count(p, r),
+                   plan_recv_count(p, r));
         }
-        printf(" = send half (%d blocks of %zu; block p goes to rank p) | receive half "
-               "(block q came from rank q)\n",
-               W, n);
-        break;
-    case COLL_COUNT:
-        printf("\n");
-        break;
+        return;
     }
+    char t[200];
+    coll_layout_text(p->coll, W, n, t, sizeof t);
+    printf("%s\n", t);
 }
 
 static void text_xfer(const struct plan *p, const struct xfer *x)

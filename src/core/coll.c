@@ -4,6 +4,7 @@
 #include "core/coll.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -13,32 +14,60 @@
 static const struct coll_info coll_table[COLL_COUNT] = {
     [COLL_BROADCAST] = {"broadcast", "broadcast", true, false, COLL_COUNT_WHOLE,
                         "elements of the buffer", 1.0, false, "1",
-                        "with a pipelined chain every link carries the whole S once: t = S/B"},
+                        "with a pipelined chain every link carries the whole S once: t = S/B",
+                        .send = {true, false}, .recv = {false, false}, .work_w = 0,
+                        .in_off = COLL_OFF_ZERO, .out_off = COLL_OFF_ZERO, .layout = "",
+                        .demo_per_rank = true},
     [COLL_SCATTER] = {"scatter", "scatter", true, false, COLL_COUNT_PER_RANK,
                       "elements per rank (the root sends W*count)", 1.0, true, "(W-1)/W",
-                      "the root sends (W-1)/W of S to the others, its own block stays"},
+                      "the root sends (W-1)/W of S to the others, its own block stays",
+                      .send = {true, true}, .recv = {false, false}, .work_w = 1,
+                      .in_off = COLL_OFF_ZERO, .out_off = COLL_OFF_SLOT,
+                      .layout = "the root sends all of it, rank r receives slot r",
+                      .demo_per_rank = false},
     [COLL_GATHER] = {"gather", "gather", true, false, COLL_COUNT_PER_RANK,
                      "elements per rank (the root receives W*count)", 1.0, true, "(W-1)/W",
-                     "the root receives (W-1)/W of S from the others, its own block stays"},
+                     "the root receives (W-1)/W of S from the others, its own block stays",
+                     .send = {false, false}, .recv = {true, true}, .work_w = 1,
+                     .in_off = COLL_OFF_SLOT, .out_off = COLL_OFF_ZERO,
+                     .layout = "rank r sends slot r, the root receives all of it",
+                     .demo_per_rank = false},
     [COLL_REDUCE] = {"reduce", "reduce", true, true, COLL_COUNT_WHOLE, "elements of the buffer",
                      1.0, false, "1",
-                     "with a pipelined chain every link carries the whole S once: t = S/B"},
+                     "with a pipelined chain every link carries the whole S once: t = S/B",
+                     .send = {false, false}, .recv = {true, false}, .work_w = 0,
+                     .in_off = COLL_OFF_ZERO, .out_off = COLL_OFF_ZERO, .layout = "",
+                     .demo_per_rank = false},
     [COLL_ALL_GATHER] = {"all_gather", "all-gather", false, false, COLL_COUNT_PER_RANK,
                          "elements each rank sends (it receives W*count)", 1.0, true, "(W-1)/W",
-                         "each rank receives the other ranks' (W-1)/W of S"},
+                         "each rank receives the other ranks' (W-1)/W of S",
+                         .send = {false, false}, .recv = {false, true}, .work_w = 1,
+                         .in_off = COLL_OFF_SLOT, .out_off = COLL_OFF_ZERO,
+                         .layout = "rank r sends slot r, every rank receives all of it",
+                         .demo_per_rank = false},
     [COLL_REDUCE_SCATTER] = {"reduce_scatter", "reduce-scatter", false, true,
                              COLL_COUNT_PER_RANK,
                              "elements each rank receives (it sends W*count)", 1.0, true,
                              "(W-1)/W",
                              "each rank receives the other ranks' contributions to its block: "
-                             "(W-1)/W of S"},
+                             "(W-1)/W of S",
+                             .send = {false, true}, .recv = {false, false}, .work_w = 1,
+                             .in_off = COLL_OFF_ZERO, .out_off = COLL_OFF_SLOT,
+                             .layout = "every rank sends all of it, rank r receives slot r",
+                             .demo_per_rank = false},
     [COLL_ALL_REDUCE] = {"all_reduce", "all-reduce", false, true, COLL_COUNT_WHOLE,
                          "elements of the buffer", 2.0, true, "2(W-1)/W",
                          "a reduce-scatter then an all-gather: (W-1)/W of S received twice, "
-                         "t = 2(W-1)/W * S/B"},
+                         "t = 2(W-1)/W * S/B",
+                         .send = {false, false}, .recv = {false, false}, .work_w = 0,
+                         .in_off = COLL_OFF_ZERO, .out_off = COLL_OFF_ZERO, .layout = "",
+                         .demo_per_rank = true},
     [COLL_ALL_TO_ALL] = {"all_to_all", "all-to-all", false, false, COLL_COUNT_PER_RANK,
                          "elements sent to each peer (W*count in, W*count out)", 1.0, true,
-                         "(W-1)/W", "each rank exchanges (W-1)/W of S, its own block stays"},
+                         "(W-1)/W", "each rank exchanges (W-1)/W of S, its own block stays",
+                         .send = {false, true}, .recv = {false, true}, .work_w = 2,
+                         .in_off = COLL_OFF_ZERO, .out_off = COLL_OFF_HALF,
+                         .layout = "block p goes to rank p", .demo_per_rank = false},
 };
 
 const struct coll_info *coll_info(enum coll c)
@@ -156,74 +185,40 @@ bool coll_reduces(enum coll c)
     return (unsigned)c < COLL_COUNT && coll_table[c].reduces;
 }
 
+/* One side's elements on rank: count or W*count, none off the root when root_only. */
+static size_t side_count(struct coll_side sd, int nranks, size_t count, int rank, int root)
+{
+    if (sd.root_only && rank != root) return 0;
+    return sd.times_w ? (size_t)nranks * count : count;
+}
+
 size_t coll_send_count(enum coll c, int nranks, size_t count, int rank, int root)
 {
-    size_t w = (size_t)nranks;
-    switch (c) {
-    case COLL_BROADCAST:
-        return rank == root ? count : 0;
-    case COLL_SCATTER:
-        return rank == root ? w * count : 0;
-    case COLL_GATHER:
-        return count;
-    case COLL_REDUCE:
-        return count;
-    case COLL_ALL_GATHER:
-        return count;
-    case COLL_REDUCE_SCATTER:
-        return w * count;
-    case COLL_ALL_REDUCE:
-        return count;
-    case COLL_ALL_TO_ALL:
-        return w * count;
-    case COLL_COUNT:
-        break;
-    }
-    return 0;
+    if ((unsigned)c >= COLL_COUNT) return 0;
+    return side_count(coll_table[c].send, nranks, count, rank, root);
 }
 
 size_t coll_recv_count(enum coll c, int nranks, size_t count, int rank, int root)
 {
-    size_t w = (size_t)nranks;
-    switch (c) {
-    case COLL_BROADCAST:
-        return count;
-    case COLL_SCATTER:
-        return count;
-    case COLL_GATHER:
-        return rank == root ? w * count : 0;
-    case COLL_REDUCE:
-        return rank == root ? count : 0;
-    case COLL_ALL_GATHER:
-        return w * count;
-    case COLL_REDUCE_SCATTER:
-        return count;
-    case COLL_ALL_REDUCE:
-        return count;
-    case COLL_ALL_TO_ALL:
-        return w * count;
-    case COLL_COUNT:
-        break;
-    }
-    return 0;
+    if ((unsigned)c >= COLL_COUNT) return 0;
+    return side_count(coll_table[c].recv, nranks, count, rank, root);
 }
 
 size_t coll_work_len(enum coll c, int nranks, size_t count)
 {
-    size_t w = (size_t)nranks;
-    switch (c) {
-    case COLL_BROADCAST:
-    case COLL_REDUCE:
-    case COLL_ALL_REDUCE:
-        return count;
-    case COLL_SCATTER:
-    case COLL_GATHER:
-    case COLL_ALL_GATHER:
-    case COLL_REDUCE_SCATTER:
-        return w * count;
-    case COLL_ALL_TO_ALL:
-        return 2 * w * count;
-    case COLL_COUNT:
+    if ((unsigned)c >= COLL_COUNT) return 0;
+    unsigned w = coll_table[c].work_w;
+    return w ? w * (size_t)nranks * count : count;
+}
+
+static size_t off_at(enum coll_off o, int nranks, size_t count, int rank)
+{
+    switch (o) {
+    case COLL_OFF_SLOT:
+        return (size_t)rank * count;
+    case COLL_OFF_HALF:
+        return (size_t)nranks * count;
+    case COLL_OFF_ZERO:
         break;
     }
     return 0;
@@ -231,27 +226,31 @@ size_t coll_work_len(enum coll c, int nranks, size_t count)
 
 size_t coll_in_off(enum coll c, int nranks, size_t count, int rank)
 {
-    (void)nranks;
-    switch (c) {
-    case COLL_GATHER:
-    case COLL_ALL_GATHER:
-        return (size_t)rank * count;
-    default:
-        return 0;
-    }
+    if ((unsigned)c >= COLL_COUNT) return 0;
+    return off_at(coll_table[c].in_off, nranks, count, rank);
 }
 
 size_t coll_out_off(enum coll c, int nranks, size_t count, int rank)
 {
-    switch (c) {
-    case COLL_SCATTER:
-    case COLL_REDUCE_SCATTER:
-        return (size_t)rank * count;
-    case COLL_ALL_TO_ALL:
-        return (size_t)nranks * count;
-    default:
-        return 0;
-    }
+    if ((unsigned)c >= COLL_COUNT) return 0;
+    return off_at(coll_table[c].out_off, nranks, count, rank);
+}
+
+void coll_layout_text(enum coll c, int nranks, size_t count, char *buf, size_t n)
+{
+    if (!n) return;
+    buf[0] = '\0';
+    if ((unsigned)c >= COLL_COUNT) return;
+    const struct coll_info *ci = &coll_table[c];
+    if (ci->work_w == 0)
+        snprintf(buf, n, ", used in place (send = receive buffer)");
+    else if (ci->work_w == 1)
+        snprintf(buf, n, " = %d slots of %zu; %s", nranks, count, ci->layout);
+    else
+        snprintf(
+            buf, n,
+            " = send half (%d blocks of %zu; %s) | receive half (block q came from rank q)",
+            nranks, count, ci->layout);
 }
 
 /* S, the bytes of the operation, as nccl-tests reports it in its "size" column
@@ -283,7 +282,8 @@ double coll_busbw_factor(enum coll c, int nranks)
  * per rank (piece) for everything else. */
 size_t coll_default_count(enum coll c, int nranks)
 {
-    if (c == COLL_BROADCAST || c == COLL_ALL_REDUCE) return nranks > 0 ? (size_t)nranks : 1;
+    if ((unsigned)c < COLL_COUNT && coll_table[c].demo_per_rank)
+        return nranks > 0 ? (size_t)nranks : 1;
     return 1;
 }
 

@@ -46,6 +46,17 @@ enum algo { ALGO_RING, ALGO_TREE, ALGO_DIRECT, ALGO_OWNER, ALGO_COUNT };
  * all_reduce: S = count elements) or one rank's block of W (the others: S = W*count). */
 enum coll_count_kind { COLL_COUNT_WHOLE, COLL_COUNT_PER_RANK };
 
+/* Where a rank's send buffer goes in its working buffer, or its receive buffer is read:
+ * at 0, at slot `rank` (rank*count), or at the second half (W*count, all_to_all's). */
+enum coll_off { COLL_OFF_ZERO, COLL_OFF_SLOT, COLL_OFF_HALF };
+
+/* One rank's send or receive buffer: count elements, or W*count (times_w); on the root
+ * alone (root_only: the others have none). */
+struct coll_side {
+    bool root_only;
+    bool times_w;
+};
+
 /* Everything that says what one collective is, in one table entry per collective (the
  * habit of nccl-tests' struct testColl): names, root, reduction, count semantics and the
  * busbw factor with its text and its derivation. Every other module asks here. */
@@ -61,6 +72,17 @@ struct coll_info {
     bool busbw_share;
     const char *busbw_text; /* the factor as written: "2(W-1)/W", "(W-1)/W", "1" */
     const char *busbw_why;  /* its derivation, one sentence */
+    /* The buffers and the working buffer (the header's comment): send and receive sizes,
+     * the working buffer's length in W*count blocks (0: count elements, used in place;
+     * 1: W slots of count; 2: all_to_all's send half | receive half), where the send
+     * buffer goes in and the receive buffer comes out. */
+    struct coll_side send, recv;
+    unsigned work_w;
+    enum coll_off in_off, out_off;
+    /* The layout in words, after its numbers (coll_layout_text): who sends and receives
+     * which slots ("the root sends all of it, rank r receives slot r"). */
+    const char *layout;
+    bool demo_per_rank; /* the lecture's demo count is W (one element per rank), not 1 */
 };
 
 /* The entry of c; NULL when c is not a collective. */
@@ -93,6 +115,10 @@ size_t coll_bytes(enum coll c, int nranks, size_t count, size_t elsize);
 size_t coll_count_for_bytes(enum coll c, int nranks, size_t bytes, size_t elsize);
 double coll_busbw_factor(enum coll c, int nranks);
 
+/* The working buffer's layout as `collviz trace` writes it after "working buffer: L
+ * elements per rank": ", used in place (send = receive buffer)", " = 4 slots of 2; the
+ * root sends all of it, rank r receives slot r", ... */
+void coll_layout_text(enum coll c, int nranks, size_t count, char *buf, size_t n);
 /* The count the lecture's demo uses at this world size (display scale). */
 size_t coll_default_count(enum coll c, int nranks);
 

@@ -221,41 +221,9 @@ void handout_own_number(int lesson_no, size_t i, char *buf, size_t n)
 
 /* ---- answers ------------------------------------------------------------------------ */
 
-static void answer_holds(const struct lesson_exercise *ex, char *buf, size_t n)
-{
-    float vals[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
-    bool has[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
-    size_t len = 0, o = 0;
-    char err[200];
-    if (ex_holds_expected(ex, vals, has, sizeof vals / sizeof vals[0], &len, err, sizeof err) !=
-        CV_OK) {
-        snprintf(buf, n, "(%s)", err);
-        return;
-    }
-    buf[0] = '\0';
-    for (size_t i = 0; i < len && o + 16 < n; i++) {
-        char t[32];
-        if (has[i])
-            text_value(t, sizeof t, vals[i]);
-        else
-            snprintf(t, sizeof t, ".");
-        o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? " " : "", t);
-    }
-}
-
 void handout_answer_text(const struct lesson_exercise *ex, char *buf, size_t n)
 {
-    if (ex->type == LEX_HOLDS) {
-        answer_holds(ex, buf, n);
-    } else if (ex->type == LEX_CHOICE) {
-        int c = ex->correct;
-        snprintf(buf, n, "option %d: %s", c,
-                 c >= 1 && (size_t)c <= ex->noptions ? ex->options[c - 1] : "?");
-    } else {
-        char v[64];
-        paper_text_number(ex->answer, v, sizeof v);
-        snprintf(buf, n, "%s%s%s", v, ex->units[0] ? " " : "", ex->units);
-    }
+    ex_answer_text(ex, NULL, paper_text_number, buf, n);
 }
 
 /* ---- inline SVG --------------------------------------------------------------------- */

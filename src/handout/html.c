@@ -182,7 +182,7 @@ static void export_exercise(FILE *f, const struct lesson_exercise *ex)
         export_esc(f, ex->units);
         fputs(")</em>", f);
     }
-    if (ex->type == LEX_CHOICE) {
+    if (ex_type((int)ex->type)->lists_options) {
         fputs("<ol>", f);
         for (size_t i = 0; i < ex->noptions; i++) {
             fputs("<li>", f);

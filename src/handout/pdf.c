@@ -399,7 +399,7 @@ static bool pdoc_slide_picture(struct pdoc *d, const struct print_pic *p, double
 /* Boxes to write a holds answer in, one per element, or a box for a worked answer. */
 static void pdoc_answer_space(struct pdoc *d, const struct lesson_exercise *ex)
 {
-    double h = ex->type == LEX_CHOICE ? 0 : 46;
+    double h = ex_type((int)ex->type)->paper_space;
     if (h == 0) return;
     pdoc_need(d, h + 6);
     if (pdoc_drawing(d)) {
@@ -490,7 +490,7 @@ static void pdoc_exercise(struct pdoc *d, const struct lesson_exercise *ex, int 
                                    ex->rank, ex->step);
     }
     pdoc_markup(d, m->str, 10, false, 10, 3, PDF_INK);
-    for (size_t i = 0; ex->type == LEX_CHOICE && i < ex->noptions; i++) {
+    for (size_t i = 0; ex_type((int)ex->type)->lists_options && i < ex->noptions; i++) {
         g_string_truncate(m, 0);
         g_string_append_printf(m, "\u2610 %zu. ", i + 1);
         pdoc_esc(m, ex->options[i]);

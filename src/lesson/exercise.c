@@ -21,6 +21,7 @@
 #include "core/rng.h"
 #include "core/util.h"
 #include "core/vec.h"
+#include "lesson/types/types.h"
 
 /* ---- formulas --------------------------------------------------------------------------- */
 
@@ -276,6 +277,11 @@ static bool read_number(const char *s, double *out, const char **end)
     *out = d;
     *end = p;
     return true;
+}
+
+bool ex_read_number(const char *s, double *out, const char **end)
+{
+    return read_number(s, out, end);
 }
 
 /* ---- variants --------------------------------------------------------------------------- */
@@ -897,8 +903,8 @@ static bool noun(const char *s)
     return true;
 }
 
-static int grade_number(const struct lesson_exercise *ex, const struct ex_variant *v,
-                        const char *in, struct ex_grade *g)
+int ex_grade_number(const struct lesson_exercise *ex, const struct ex_variant *v,
+                    const char *in, struct ex_grade *g)
 {
     double want = v ? v->answer : ex->answer;
     const char *end;
@@ -990,167 +996,13 @@ static int grade_number(const struct lesson_exercise *ex, const struct ex_varian
     return CV_OK;
 }
 
-static int grade_choice(const struct lesson_exercise *ex, const char *in, struct ex_grade *g)
-{
-    long n;
-    if (parse_long(in, 1, (long)ex->noptions, &n) != CV_OK) {
-        g->verdict = EX_BAD_INPUT;
-        snprintf(g->msg, sizeof g->msg, "type the number of an option (1..%zu)", ex->noptions);
-        return CV_OK;
-    }
-    const char *text = ex->options[n - 1];
-    if (n == ex->correct) {
-        g->verdict = EX_RIGHT;
-        snprintf(g->msg, sizeof g->msg, "right: %ld) %s", n, text);
-        return CV_OK;
-    }
-    g->verdict = EX_WRONG;
-    snprintf(g->diagnosis, sizeof g->diagnosis, "option");
-    const char *why = ex->option_why ? ex->option_why[n - 1] : NULL;
-    int tn = (int)cv_utf8_cut(text, 120); /* a long option shortened, never mid-character */
-    if (why) {
-        char w[250];
-        ex_text_format(ex, NULL, why, w, sizeof w);
-        snprintf(g->msg, sizeof g->msg, "not right: %ld) %.*s. %s", n, tn, text, w);
-    } else {
-        snprintf(g->msg, sizeof g->msg, "not right: %ld) %.*s", n, tn, text);
-    }
-    return CV_OK;
-}
-
-#define HOLDS_MAX (SCENE_MAX_COUNT * CV_MAX_RANKS * 2)
-
-static int grade_holds(const struct lesson_exercise *ex, const char *in, struct ex_grade *g)
-{
-    float want[HOLDS_MAX];
-    bool has[HOLDS_MAX];
-    size_t n;
-    char err[200];
-    int rc = ex_holds_expected(ex, want, has, HOLDS_MAX, &n, err, sizeof err);
-    if (rc != CV_OK) {
-        g->verdict = EX_BAD_INPUT;
-        snprintf(g->msg, sizeof g->msg, "cannot grade: %s", err);
-        return rc;
-    }
-    size_t k = 0, differ = 0, first_bad = 0;
-    double *typed = xcalloc(n + 1, sizeof *typed);
-    bool *typed_has = xcalloc(n + 1, sizeof *typed_has);
-    const char *p = in;
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == ',' || *p == '[' || *p == ']')
-            p++;
-        if (!*p) break;
-        bool empty = false;
-        double x = 0;
-        if (*p == '.' && !isdigit((unsigned char)p[1])) {
-            empty = true;
-            p++;
-        } else if (strncmp(p, "\xc2\xb7", 2) == 0) { /* middle dot */
-            empty = true;
-            p += 2;
-        } else {
-            const char *end;
-            if (!read_number(p, &x, &end) || (*end && !strchr(" \t,[]", *end))) {
-                g->verdict = EX_BAD_INPUT;
-                snprintf(g->msg, sizeof g->msg,
-                         "'%.20s' is not a value (numbers, '.' for an empty element)", p);
-                free(typed);
-                free(typed_has);
-                return CV_OK;
-            }
-            p = end;
-        }
-        if (k < n) {
-            bool ok = empty ? !has[k]
-                            : has[k] && fabs(x - want[k]) <= 1e-3 * fmax(1.0, fabs(want[k]));
-            if (!ok && differ++ == 0) first_bad = k;
-            typed[k] = x;
-            typed_has[k] = !empty;
-        }
-        k++;
-    }
-    /* the right values in another order: every typed one matches a wanted one, once */
-    bool reordered = k == n && differ > 0;
-    bool *used = xcalloc(n + 1, sizeof *used);
-    for (size_t i = 0; reordered && i < n; i++) {
-        bool found = false;
-        for (size_t j = 0; j < n && !found; j++)
-            if (!used[j] && typed_has[i] == has[j] &&
-                (!has[j] || fabs(typed[i] - want[j]) <= 1e-3 * fmax(1.0, fabs(want[j]))))
-                used[j] = found = true;
-        reordered = found;
-    }
-    free(used);
-    free(typed);
-    free(typed_has);
-    if (k != n) {
-        g->verdict = EX_BAD_INPUT;
-        if (ex->slots && n == 1)
-            snprintf(g->msg, sizeof g->msg,
-                     "the question asks for one value (slot %d); you "
-                     "typed %zu",
-                     ex->slot_lo, k);
-        else if (ex->slots)
-            snprintf(g->msg, sizeof g->msg,
-                     "the question asks for %zu values (slots %d..%d); "
-                     "you typed %zu",
-                     n, ex->slot_lo, ex->slot_hi, k);
-        else
-            snprintf(g->msg, sizeof g->msg, "rank %d holds %zu elements; you typed %zu",
-                     ex->rank, n, k);
-        return CV_OK;
-    }
-    if (differ == 0) {
-        g->verdict = EX_RIGHT;
-        snprintf(g->msg, sizeof g->msg, "right: rank %d holds", ex->rank);
-        for (size_t i = 0; i < n; i++) {
-            size_t l = strlen(g->msg);
-            char num[40];
-            if (has[i])
-                ex_format_number(want[i], num, sizeof num);
-            else
-                snprintf(num, sizeof num, ".");
-            snprintf(g->msg + l, sizeof g->msg - l, " %s", num);
-        }
-    } else {
-        g->verdict = EX_WRONG;
-        snprintf(g->diagnosis, sizeof g->diagnosis, "%s", reordered ? "order" : "elements");
-        if (n == 1)
-            snprintf(g->msg, sizeof g->msg, "not right: that is not the value");
-        else if (reordered)
-            snprintf(g->msg, sizeof g->msg,
-                     "not right: the right values in the wrong order (element %zu first); "
-                     "the box's order is the buffer's",
-                     first_bad + 1);
-        else if (differ == 1)
-            snprintf(g->msg, sizeof g->msg, "not right: element %zu of %zu differs",
-                     first_bad + 1, n);
-        else
-            snprintf(g->msg, sizeof g->msg,
-                     "not right: %zu of %zu elements differ (the first: element %zu)", differ,
-                     n, first_bad + 1);
-    }
-    return CV_OK;
-}
-
 int ex_grade(const struct lesson_exercise *ex, const struct ex_variant *v, const char *input,
              struct ex_grade *g)
 {
     char in[256];
     trim(input ? input : "", in, sizeof in);
     memset(g, 0, sizeof *g);
-    switch (ex->type) {
-    case LEX_NUMBER:
-        return grade_number(ex, v, in, g);
-    case LEX_CHOICE:
-        return grade_choice(ex, in, g);
-    case LEX_HOLDS:
-        return grade_holds(ex, in, g);
-    default:
-        g->verdict = EX_BAD_INPUT;
-        snprintf(g->msg, sizeof g->msg, "unknown exercise type");
-        return CV_EINVAL;
-    }
+    return ex_type((int)ex->type)->grade(ex, v, in, g);
 }
 
 /* ---- predict first ---------------------------------------------------------------------- */

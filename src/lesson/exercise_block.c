@@ -38,12 +38,6 @@ enum exkey {
     K_COUNT
 };
 
-const char *lesson_ex_type_name(enum lesson_ex_type t)
-{
-    static const char *const n[LEX_TYPE_COUNT] = {"number", "choice", "holds"};
-    return (unsigned)t < LEX_TYPE_COUNT ? n[t] : "?";
-}
-
 /* A number that is k*step from base, for a whole k (up to rounding of decimal steps). */
 static bool on_step(double x, double base, double step)
 {
@@ -652,30 +646,31 @@ static bool ex_key_step(struct exparse *p, int line, char *val, size_t vn)
     return true;
 }
 
-/* The keys of an exercise block: may it repeat, which types have it, who reads its value. */
+/* The keys of an exercise block: may it repeat, does every type have it (else the types
+ * that list it in their ops: lesson/types/), who reads its value. */
 static const struct {
     const char *name;
     bool repeat;
-    unsigned types; /* bit per lesson_ex_type; 7 = all */
+    bool every; /* a key of every exercise */
     exkey_fn *fn;
 } exkeys[K_COUNT] = {
-    [K_ID] = {"id", false, 7, ex_key_id},
-    [K_TYPE] = {"type", false, 7, ex_key_type},
-    [K_PROMPT] = {"prompt", true, 7, ex_key_prompt},
-    [K_PARAM] = {"param", true, 1 << LEX_NUMBER, ex_key_param},
-    [K_ANSWER] = {"answer", false, 1 << LEX_NUMBER, ex_key_answer},
-    [K_UNITS] = {"units", false, 1 << LEX_NUMBER, ex_key_units},
-    [K_TOLERANCE] = {"tolerance", false, 1 << LEX_NUMBER, ex_key_tolerance},
-    [K_HINT] = {"hint", true, 7, ex_key_hint},
-    [K_SOLUTION] = {"solution", true, 7, ex_key_solution},
-    [K_OPTION] = {"option", true, 1 << LEX_CHOICE, ex_key_option},
-    [K_CORRECT] = {"correct", false, 1 << LEX_CHOICE, ex_key_correct},
-    [K_RANK] = {"rank", false, 1 << LEX_HOLDS, ex_key_rank},
-    [K_STEP] = {"step", false, 1 << LEX_HOLDS, ex_key_step},
-    [K_WHERE] = {"where", true, 1 << LEX_NUMBER, ex_key_where},
-    [K_WRONG] = {"wrong", true, 1 << LEX_NUMBER, ex_key_wrong},
-    [K_INTEGER] = {"integer", false, 1 << LEX_NUMBER, ex_key_integer},
-    [K_SLOTS] = {"slots", false, 1 << LEX_HOLDS, ex_key_slots},
+    [K_ID] = {"id", false, true, ex_key_id},
+    [K_TYPE] = {"type", false, true, ex_key_type},
+    [K_PROMPT] = {"prompt", true, true, ex_key_prompt},
+    [K_PARAM] = {"param", true, false, ex_key_param},
+    [K_ANSWER] = {"answer", false, false, ex_key_answer},
+    [K_UNITS] = {"units", false, false, ex_key_units},
+    [K_TOLERANCE] = {"tolerance", false, false, ex_key_tolerance},
+    [K_HINT] = {"hint", true, true, ex_key_hint},
+    [K_SOLUTION] = {"solution", true, true, ex_key_solution},
+    [K_OPTION] = {"option", true, false, ex_key_option},
+    [K_CORRECT] = {"correct", false, false, ex_key_correct},
+    [K_RANK] = {"rank", false, false, ex_key_rank},
+    [K_STEP] = {"step", false, false, ex_key_step},
+    [K_WHERE] = {"where", true, false, ex_key_where},
+    [K_WRONG] = {"wrong", true, false, ex_key_wrong},
+    [K_INTEGER] = {"integer", false, false, ex_key_integer},
+    [K_SLOTS] = {"slots", false, false, ex_key_slots},
 };
 
 /* The block's type: its first type: line, LEX_TYPE_COUNT if none or unknown. */
@@ -730,7 +725,8 @@ static bool exercise_line(struct exparse *p, size_t li, int *key_line)
         return false;
     }
     if (!key_line[k]) key_line[k] = l.no;
-    if (p->e.type != LEX_TYPE_COUNT && !(exkeys[k].types & (1u << p->e.type))) {
+    if (p->e.type != LEX_TYPE_COUNT && !exkeys[k].every &&
+        !ex_type_has_key((int)p->e.type, exkeys[k].name)) {
         lp_perr(c, l.no, "exercise: '%s' is not a key of a %s exercise", key,
                 lesson_ex_type_name(p->e.type));
         return false;
@@ -757,28 +753,25 @@ static bool exercise_complete(struct ctx *c, struct lesson_exercise *e, const in
             lp_perr(c, open, "exercise: missing '%s:'", exkeys[common_req[i]].name);
             bad = true;
         }
-    if (e->type == LEX_NUMBER) {
-        if (!key_line[K_ANSWER]) lp_perr(c, open, "exercise: missing 'answer:'"), bad = true;
-        if (!key_line[K_UNITS]) lp_perr(c, open, "exercise: missing 'units:'"), bad = true;
-        if (!bad && e->formula[0]) bad = !check_formula(c, e);
-    } else if (e->type == LEX_CHOICE) {
-        if (e->noptions < LESSON_MIN_OPTIONS) {
-            lp_perr(c, open, "exercise: a choice needs %d..%d 'option:' lines (has %zu)",
-                    LESSON_MIN_OPTIONS, LESSON_MAX_OPTIONS, e->noptions);
-            bad = true;
-        }
-        if (!key_line[K_CORRECT]) {
-            lp_perr(c, open, "exercise: missing 'correct:'");
-            bad = true;
-        } else if (e->correct > (int)e->noptions && e->noptions >= LESSON_MIN_OPTIONS) {
-            lp_perr(c, key_line[K_CORRECT], "correct: %d but there are %zu options", e->correct,
-                    e->noptions);
-            bad = true;
-        }
-    } else if (e->type == LEX_HOLDS) {
-        if (!key_line[K_RANK]) lp_perr(c, open, "exercise: missing 'rank:'"), bad = true;
-        if (!key_line[K_STEP]) lp_perr(c, open, "exercise: missing 'step:'"), bad = true;
+    if (e->type == LEX_TYPE_COUNT) return !bad;
+    int t = (int)e->type;
+    if (ex_type_has_key(t, "option") && e->noptions < LESSON_MIN_OPTIONS) {
+        lp_perr(c, open, "exercise: a choice needs %d..%d 'option:' lines (has %zu)",
+                LESSON_MIN_OPTIONS, LESSON_MAX_OPTIONS, e->noptions);
+        bad = true;
     }
+    for (int k = 0; k < K_COUNT; k++)
+        if (!exkeys[k].every && !key_line[k] && ex_type_requires(t, exkeys[k].name)) {
+            lp_perr(c, open, "exercise: missing '%s:'", exkeys[k].name);
+            bad = true;
+        }
+    if (ex_type_has_key(t, "correct") && key_line[K_CORRECT] && e->correct > (int)e->noptions &&
+        e->noptions >= LESSON_MIN_OPTIONS) {
+        lp_perr(c, key_line[K_CORRECT], "correct: %d but there are %zu options", e->correct,
+                e->noptions);
+        bad = true;
+    }
+    if (ex_type_has_key(t, "answer") && !bad && e->formula[0]) bad = !check_formula(c, e);
     return !bad;
 }
 

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lesson/types/types.h"
 #include "scene/scene.h"
 
 /* Limits (a file over one is refused with an error at the offending line). */
@@ -79,7 +80,10 @@ struct lesson_block {
 
 /* ---- exercises -------------------------------------------------------------------------- */
 
-enum lesson_ex_type { LEX_NUMBER, LEX_CHOICE, LEX_HOLDS, LEX_TYPE_COUNT };
+/* The exercise types: their table is EX_TYPES in lesson/types/types.h. */
+#define LESSON_EX_TYPE_ENUM(e, name, ops) e,
+enum lesson_ex_type { EX_TYPES(LESSON_EX_TYPE_ENUM) LEX_TYPE_COUNT };
+#undef LESSON_EX_TYPE_ENUM
 
 struct lesson_param {
     char name[32]; /* [a-z_][a-z0-9_]* */

@@ -8,8 +8,6 @@
 #include "core/util.h"
 #include "lesson/exercise.h"
 
-#define QUIZ_HOLDS_MAX (SCENE_MAX_COUNT * CV_MAX_RANKS * 2)
-
 static struct lesson_block *quiz_add(struct quiz *q, enum lesson_block_kind kind, int ordinal)
 {
     q->v = xrealloc(q->v, (q->n + 1) * sizeof *q->v);
@@ -26,46 +24,6 @@ static void quiz_span(struct lesson_block *b, unsigned style, const char *text)
 {
     b->spans = xrealloc(b->spans, (b->nspans + 1) * sizeof *b->spans);
     b->spans[b->nspans++] = (struct lesson_span){.text = xstrdup(text), .style = style};
-}
-
-void quiz_answer(const struct lesson_exercise *e, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    switch (e->type) {
-    case LEX_NUMBER: {
-        char num[48];
-        ex_format_number(e->answer, num, sizeof num);
-        snprintf(buf, n, "%s%s%s", num, e->units[0] ? " " : "", e->units);
-        break;
-    }
-    case LEX_CHOICE:
-        if (e->correct >= 1 && (size_t)e->correct <= e->noptions)
-            snprintf(buf, n, "option %d: %s", e->correct, e->options[e->correct - 1]);
-        break;
-    case LEX_HOLDS: {
-        float *v = xcalloc(QUIZ_HOLDS_MAX, sizeof *v);
-        bool *has = xcalloc(QUIZ_HOLDS_MAX, sizeof *has);
-        size_t len = 0, o = 0;
-        char err[160];
-        if (ex_holds_expected(e, v, has, QUIZ_HOLDS_MAX, &len, err, sizeof err) != CV_OK)
-            snprintf(buf, n, "(cannot compute it: %s)", err);
-        for (size_t i = 0; i < len && o + 1 < n; i++) {
-            char num[48];
-            if (has[i])
-                ex_format_number(v[i], num, sizeof num);
-            else
-                snprintf(num, sizeof num, ".");
-            int k = snprintf(buf + o, n - o, "%s%s", i ? " " : "", num);
-            if (k < 0 || (size_t)k >= n - o) break;
-            o += (size_t)k;
-        }
-        free(v);
-        free(has);
-        break;
-    }
-    case LEX_TYPE_COUNT:
-        break;
-    }
 }
 
 /* A prompt as the room reads it: the room does not type, so a sentence that tells the
@@ -123,12 +81,12 @@ void quiz_build(const struct lesson_slide *s, size_t nrevealed, bool solutions,
         quiz_span(b, 0, room[0] ? room : prompt);
         free(room);
         free(prompt);
-        for (size_t i = 0; e->type == LEX_CHOICE && i < e->noptions; i++)
+        for (size_t i = 0; ex_type((int)e->type)->lists_options && i < e->noptions; i++)
             quiz_span(quiz_add(out, LBLOCK_ITEM, (int)i + 1), 0, e->options[i]);
         if (k >= nrevealed) continue;
         b = quiz_add(out, LBLOCK_PARAGRAPH, 0);
         quiz_span(b, LSPAN_BOLD, "Answer: ");
-        quiz_answer(e, t, sizeof t);
+        ex_answer_text(e, NULL, NULL, t, sizeof t);
         quiz_span(b, LSPAN_BOLD, t);
         if (!e->solution || !solutions) continue;
         /* The worked solution reflowed: its lines joined, an empty line starts a paragraph. */
@@ -184,7 +142,7 @@ void quiz_notes(const struct lesson_slide *s, char *buf, size_t n)
     for (size_t k = 0; k < s->nex && o + 1 < n; k++) {
         const struct lesson_exercise *e = &s->ex[k];
         char ans[1024], label[32] = "Answer";
-        quiz_answer(e, ans, sizeof ans);
+        ex_answer_text(e, NULL, NULL, ans, sizeof ans);
         if (s->nex > 1) snprintf(label, sizeof label, "Answer %zu", k + 1);
         char *sol = ex_text(e, NULL, e->solution ? e->solution : "");
         int w = snprintf(buf + o, n - o, "%s%s: %s%s%s", k ? "\n\n" : "", label, ans,

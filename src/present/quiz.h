@@ -28,9 +28,7 @@ void quiz_free(struct quiz *q);
 /* Make the slide's own blocks deep copies, so that their spans' text may be changed. */
 void quiz_own_slide(struct quiz *q);
 
-/* The answer of e at the lecture's numbers, as a student would write it: "419.4 GB/s",
- * "option 2: ring", "60 64 68 72" (holds: computed from the scene, never from the file). */
-void quiz_answer(const struct lesson_exercise *e, char *buf, size_t n);
+/* The answer of an exercise as a student would write it: ex_answer_text (lesson/types). */
 
 /* For the speaker: every exercise's answer and solution, one after another ("" when the
  * slide has none). */

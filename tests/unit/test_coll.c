@@ -228,13 +228,45 @@ static void test_redop_apply(void **state)
     assert_true(redop_apply(OP_MAX, 2, -3) == 2);
 }
 
+/* Every row's buffers fit its working buffer, over the whole space (W 1..16, count 1..5,
+ * every rank and root): the send buffer from coll_in_off, the receive buffer from
+ * coll_out_off; a row that lays the buffer out in slots or halves says so in words, one
+ * used in place says nothing more; and the bytes nccl-tests counts are the larger side. */
+static void test_rows_fit(void **state)
+{
+    (void)state;
+    for (int c = 0; c < COLL_COUNT; c++) {
+        enum coll k = (enum coll)c;
+        const struct coll_info *ci = coll_info(k);
+        assert_true(ci->work_w <= 2);
+        assert_true((ci->work_w == 0) == (ci->layout[0] == '\0'));
+        for (int W = 1; W <= CV_MAX_RANKS; W++)
+            for (size_t n = 1; n <= 5; n++) {
+                size_t L = coll_work_len(k, W, n), most = 0;
+                for (int root = 0; root < W; root++)
+                    for (int r = 0; r < W; r++) {
+                        size_t sn = coll_send_count(k, W, n, r, root);
+                        size_t rn = coll_recv_count(k, W, n, r, root);
+                        if (sn) assert_true(coll_in_off(k, W, n, r) + sn <= L);
+                        if (rn) assert_true(coll_out_off(k, W, n, r) + rn <= L);
+                        most = sn > most ? sn : most;
+                        most = rn > most ? rn : most;
+                    }
+                assert_int_equal(coll_bytes(k, W, n, 1), most);
+                char t[200];
+                coll_layout_text(k, W, n, t, sizeof t);
+                assert_true(t[0] != '\0');
+            }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),           cmocka_unit_test(test_names_and_parse),
         cmocka_unit_test(test_classification),  cmocka_unit_test(test_counts_and_layout),
         cmocka_unit_test(test_bytes_and_busbw), cmocka_unit_test(test_algorithms_and_defaults),
-        cmocka_unit_test(test_redop_apply),
+        cmocka_unit_test(test_redop_apply),     cmocka_unit_test(test_rows_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

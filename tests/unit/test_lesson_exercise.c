@@ -16,6 +16,7 @@
 #include "core/util.h"
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
+#include "lesson/types/types.h"
 
 static double eval(const char *f, size_t n, const char *const *names, const double *vals)
 {
@@ -772,6 +773,60 @@ static void test_answer_in_text(void **state)
     lesson_free(&L);
 }
 
+/* The table of exercise types (lesson/types/) is whole: every type has its name, its
+ * operations and its keys; its keys are keys the parser knows and lets that type have; the
+ * keys it must have are among them; the names are distinct. */
+static void test_type_table(void **state)
+{
+    (void)state;
+    for (int t = 0; t < LEX_TYPE_COUNT; t++) {
+        const struct exercise_type_ops *o = ex_type(t);
+        assert_non_null(o->name);
+        assert_true(o->name[0] != '\0');
+        assert_string_equal(lesson_ex_type_name((enum lesson_ex_type)t), o->name);
+        assert_non_null(o->grade);
+        assert_non_null(o->answer);
+        assert_non_null(o->how);
+        assert_non_null(o->keys);
+        assert_non_null(o->required);
+        for (int u = 0; u < t; u++)
+            assert_string_not_equal(ex_type(u)->name, o->name);
+        char req[256];
+        snprintf(req, sizeof req, "%s", o->required);
+        for (char *k = strtok(req, " "); k; k = strtok(NULL, " ")) {
+            if (!ex_type_has_key(t, k))
+                fprintf(stderr, "%s requires '%s', not its key\n", o->name, k);
+            assert_true(ex_type_has_key(t, k));
+        }
+        /* each key of the type: the parser knows it and lets this type have it */
+        char keys[256];
+        snprintf(keys, sizeof keys, "%s", o->keys);
+        for (char *k = strtok(keys, " "); k; k = strtok(NULL, " ")) {
+            char text[512];
+            snprintf(text, sizeof text,
+                     "# L\n\n## S\n\n```exercise\nid: e\ntype: %s\nprompt: p\n%s: ?\n```\n",
+                     o->name, k);
+            struct lesson les;
+            struct lesson_errors e = {0};
+            lesson_parse("t.md", text, strlen(text), &les, &e);
+            for (size_t i = 0; i < e.n; i++) {
+                if (strstr(e.msg[i], "unknown key") || strstr(e.msg[i], "is not a key of"))
+                    fprintf(stderr, "%s: %s\n", o->name, e.msg[i]);
+                assert_null(strstr(e.msg[i], "unknown key"));
+                assert_null(strstr(e.msg[i], "is not a key of"));
+            }
+            lesson_errors_free(&e);
+            lesson_free(&les);
+        }
+    }
+    /* an unknown type has a name and refuses to grade */
+    struct lesson_exercise x = {.type = LEX_TYPE_COUNT};
+    struct ex_grade g;
+    assert_string_equal(lesson_ex_type_name(LEX_TYPE_COUNT), "?");
+    assert_int_not_equal(ex_grade(&x, NULL, "1", &g), CV_OK);
+    assert_int_equal(g.verdict, EX_BAD_INPUT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -791,6 +846,7 @@ int main(void)
         cmocka_unit_test(test_variant_constraints),
         cmocka_unit_test(test_grade_holds_slots),
         cmocka_unit_test(test_answer_in_text),
+        cmocka_unit_test(test_type_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

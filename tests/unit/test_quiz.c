@@ -97,7 +97,7 @@ static void test_quiz(void **state)
     assert_true(sol > 0); /* the solution's two lines reflowed into one paragraph */
     quiz_free(&q);
     char ans[64];
-    quiz_answer(&s->ex[0], ans, sizeof ans);
+    ex_answer_text(&s->ex[0], NULL, NULL, ans, sizeof ans);
     assert_string_equal(ans, "262.144 GB/s");
     char notes[2000];
     quiz_notes(s, notes, sizeof notes);

@@ -724,7 +724,7 @@ static void pres_answer_beside(struct pres *p, const struct present_layout_page 
     const struct lesson_slide *s = pres_slide(p);
     if (!p->revealed || p->revealed > s->nex) return;
     char ans[400];
-    quiz_answer(&s->ex[p->revealed - 1], ans, sizeof ans);
+    ex_answer_text(&s->ex[p->revealed - 1], NULL, NULL, ans, sizeof ans);
     if (s->nex > 1)
         snprintf(p->answer_line, sizeof p->answer_line, "Answer %zu of %zu: %s", p->revealed,
                  s->nex, ans);

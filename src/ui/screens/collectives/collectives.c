@@ -64,8 +64,8 @@ static void coll_rebuild_slices(struct app *a)
     struct coll_slices *st = SLICES(a);
     const struct scene *s = &a->sc;
     size_t count = scene_count(s), pieces = (size_t)s->slices * (size_t)s->channels;
-    bool whole =
-        s->coll == COLL_BROADCAST || s->coll == COLL_REDUCE || s->coll == COLL_ALL_REDUCE;
+    const struct coll_info *ci = coll_info(s->coll);
+    bool whole = ci && ci->count_kind == COLL_COUNT_WHOLE;
     size_t per = whole ? (size_t)s->nranks * pieces : pieces;
     if (count < per) count = per;
     st->count = count;

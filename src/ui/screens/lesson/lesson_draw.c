@@ -328,25 +328,17 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
     char *prompt = ex_prompt(e, st->seed ? &st->var : NULL); /* whole: never cut */
     ll_text(v, A_BOLD, width, "", "", prompt);
     free(prompt);
-    if (e->type == LEX_CHOICE)
+    if (ex_type((int)e->type)->lists_options)
         for (size_t k = 0; k < e->noptions; k++) {
             char lead[32];
             snprintf(lead, sizeof lead, "  %zu) ", k + 1);
             ll_text(v, A_NORMAL, width, lead, "     ", e->options[k]);
         }
-    if (e->type == LEX_NUMBER) {
-        if (e->units[0])
-            snprintf(t, sizeof t, "answer in %s (or another unit of the same kind)", e->units);
-        else
-            snprintf(t, sizeof t, "answer with a number");
-        if (ex_has_variants(e)) ex_numbers_note(u, e, st, t + strlen(t), sizeof t - strlen(t));
-        ll_text(v, th->role[TH_DIM], width, "", "", t);
-    } else if (e->type == LEX_CHOICE) {
-        ll_text(v, th->role[TH_DIM], width, "", "", "answer with the option's number");
-    } else if (e->type == LEX_HOLDS) {
-        ll_text(v, th->role[TH_DIM], width, "", "",
-                "answer with the values, separated by spaces (. for an empty element)");
-    }
+    ex_type((int)e->type)->how(e, st->seed ? &st->var : NULL, t, sizeof t);
+    /* a number with variants: which numbers these are, and v for others */
+    if (e->type == LEX_NUMBER && ex_has_variants(e))
+        ex_numbers_note(u, e, st, t + strlen(t), sizeof t - strlen(t));
+    ll_text(v, th->role[TH_DIM], width, "", "", t);
     for (int k = 0; k < st->hints_shown && (size_t)k < e->nhints; k++) {
         char lead[24];
         snprintf(lead, sizeof lead, "hint %d: ", k + 1);
@@ -389,7 +381,7 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
     }
     if (st->right || st->gave_up) {
         char exp[600];
-        lesson_ui_expected(e, st, exp, sizeof exp);
+        ex_answer_text(e, st->seed ? &st->var : NULL, NULL, exp, sizeof exp);
         snprintf(t, sizeof t, "%s%s",
                  st->right ? "the answer: " : "gave up; the answer: ", exp);
         ll_text(v, th->role[TH_LABEL] | A_BOLD, width, "", "", t);

@@ -122,47 +122,6 @@ static void lesson_ui_open_lesson(struct app *a, const struct lesson *L)
     lesson_ui_goto(a, at);
 }
 
-void lesson_ui_expected(const struct lesson_exercise *e, const struct lesson_ex_state *st,
-                        char *buf, size_t n)
-{
-    buf[0] = '\0';
-    switch (e->type) {
-    case LEX_NUMBER: {
-        char num[48];
-        ex_format_number(st && st->seed ? st->var.answer : e->answer, num, sizeof num);
-        snprintf(buf, n, "%s%s%s", num, e->units[0] ? " " : "", e->units);
-        break;
-    }
-    case LEX_CHOICE:
-        if (e->correct >= 1 && (size_t)e->correct <= e->noptions)
-            snprintf(buf, n, "option %d: %s", e->correct, e->options[e->correct - 1]);
-        break;
-    case LEX_HOLDS: {
-        float v[SCENE_MAX_COUNT * CV_MAX_RANKS];
-        bool has[SCENE_MAX_COUNT * CV_MAX_RANKS];
-        size_t len = 0;
-        char err[160];
-        if (ex_holds_expected(e, v, has, ARRAY_LEN(v), &len, err, sizeof err) != CV_OK) {
-            snprintf(buf, n, "(%s)", err);
-            break;
-        }
-        size_t o = 0;
-        for (size_t i = 0; i < len && o + 1 < n; i++) {
-            char num[48];
-            if (has[i])
-                ex_format_number(v[i], num, sizeof num);
-            else
-                snprintf(num, sizeof num, ".");
-            o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? " " : "", num);
-            if (o >= n) break;
-        }
-        break;
-    }
-    default:
-        break;
-    }
-}
-
 /* Grade the input line against the current exercise; graded attempts are saved. */
 static void lesson_ui_submit(struct app *a)
 {

@@ -85,11 +85,6 @@ int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen);
 /* The player's state (a->frame_state). */
 struct lesson_ui *lesson_ui_of(const struct app *a);
 
-/* Expected answer of exercise e of the slide as the student would type it, for "right"
- * and "gave up" ("419.43 GB/s", "option 2: ...", "60 64 68 72"). */
-void lesson_ui_expected(const struct lesson_exercise *e, const struct lesson_ex_state *st,
-                        char *buf, size_t n);
-
 /* Where a slide goes in r (pure; lesson_draw.c): the narration beside the scene from
  * 112x25, above it from 80x31, else (compact: 80x24, 100x30) the text alone with a line
  * saying z shows the scene; scene_alone (z) gives the scene the whole of r. */
