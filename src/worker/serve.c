@@ -48,6 +48,7 @@
 #define SERVE_LOG_PER_S 5
 #define SERVE_MSG_TIMEOUT_S 10.0 /* a message from the UI that stops half way */
 #define SERVE_STALL_S 60.0       /* at least; twice a job's own timeout_s when longer */
+#define SERVE_STOP_S 3.0         /* after a signal, the running job's time to stop */
 
 static volatile sig_atomic_t serve_signal;
 
@@ -853,6 +854,12 @@ int serve_run(struct backend *b, const struct serve_opts *o)
         conn_close(&s.wait[i]);
     close(s.lfd);
     if (path[0] && !o->tcp) unlink(path);
-    worker_stop(s.w); /* cancels what runs; closes the backend */
+    /* cancels what runs; closes the backend. A signal ends the process even when the
+     * running job does not stop (a rank stuck in a library's call). */
+    if (!worker_stop_within(s.w, serve_signal ? SERVE_STOP_S : 0)) {
+        serve_log("the running job did not stop within %.0f s: ended without it", SERVE_STOP_S);
+        fflush(NULL);
+        _exit(1);
+    }
     return 0;
 }
