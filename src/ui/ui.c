@@ -91,7 +91,7 @@ static int ui_set_log(void *ctx, const struct opt *self, const char *v)
 {
     struct ui_opts *o = ctx;
     if (o->nlogs == UI_MAX_LOGS) {
-        fprintf(stderr, "collviz: --nccl-log: at most %d files\n", UI_MAX_LOGS);
+        cv_eprintf("collviz: --nccl-log: at most %d files\n", UI_MAX_LOGS);
         return 2;
     }
     o->logs[o->nlogs++] = v;
@@ -509,13 +509,13 @@ static int ui_read_logs(struct app *a, const struct ui_opts *o, struct scene *st
         int before = a->rec->nerrors;
         int n = rec_read_file(a->rec, o->logs[i], err, sizeof err);
         if (n < 0) {
-            fprintf(stderr, "collviz: --nccl-log %s: %s\n", o->logs[i], err);
+            cv_eprintf("collviz: --nccl-log %s: %s\n", o->logs[i], err);
             return 2;
         }
         if (n == 0) {
-            fprintf(stderr, "collviz: --nccl-log %s: %s\n", o->logs[i],
-                    a->rec->nerrors > before ? a->rec->errors[before]
-                                             : "no NCCL INFO or nccl-tests lines in it");
+            cv_eprintf("collviz: --nccl-log %s: %s\n", o->logs[i],
+                       a->rec->nerrors > before ? a->rec->errors[before]
+                                                : "no NCCL INFO or nccl-tests lines in it");
             return 2;
         }
     }

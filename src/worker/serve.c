@@ -193,7 +193,7 @@ int serve_dial(const char *address, int *fd, bool *is_tcp, char *err, size_t err
 
 static inline void serve_log_line(const char *s)
 {
-    fprintf(stderr, "collviz serve: %s\n", s);
+    cv_eprintf("collviz serve: %s\n", s);
 }
 
 /* ---- the other processes of an MPI job ---------------------------------------------- */
@@ -285,13 +285,13 @@ static int serve_follow_next(int me, struct proto_msg *m)
         serve_bcast_lost(me, err, sizeof err,
                          "serve: rank %d lost rank 0's jobs (MPI_Bcast of a length failed)",
                          me);
-        fprintf(stderr, "collviz %s\n", err);
+        cv_eprintf("collviz %s\n", err);
         return CV_EBACKEND;
     }
     if (len > PROTO_HDR + PROTO_PAYLOAD_MAX) {
         serve_bcast_lost(me, err, sizeof err,
                          "serve: rank %d lost rank 0's jobs (a job of %llu bytes)", me, len);
-        fprintf(stderr, "collviz %s\n", err);
+        cv_eprintf("collviz %s\n", err);
         return CV_EBACKEND;
     }
     unsigned char *f = xmalloc(len ? len : 1);
@@ -299,12 +299,12 @@ static int serve_follow_next(int me, struct proto_msg *m)
         free(f);
         serve_bcast_lost(me, err, sizeof err,
                          "serve: rank %d lost rank 0's jobs (MPI_Bcast of a job failed)", me);
-        fprintf(stderr, "collviz %s\n", err);
+        cv_eprintf("collviz %s\n", err);
         return CV_EBACKEND;
     }
     int rc = proto_decode(f, len, m, err, sizeof err);
     free(f);
-    if (rc != CV_OK) fprintf(stderr, "collviz serve: rank %d: %s\n", me, err);
+    if (rc != CV_OK) cv_eprintf("collviz serve: rank %d: %s\n", me, err);
     return rc;
 }
 
@@ -324,7 +324,7 @@ int serve_follow(struct backend *b)
          * rank 0 is the one that stalled. */
         int blamed = -1;
         if (rc != CV_OK && (!mpi_boot_broken(&blamed, NULL, 0) || blamed == 0))
-            fprintf(stderr, "collviz serve: rank %d: %s\n", me, err);
+            cv_eprintf("collviz serve: rank %d: %s\n", me, err);
         proto_msg_free(m);
     }
     free(m);
@@ -335,7 +335,7 @@ int serve_follow(struct backend *b)
 int serve_follow(struct backend *b)
 {
     backend_close(b);
-    fprintf(stderr, "collviz serve: this build has no MPI\n");
+    cv_eprintf("collviz serve: this build has no MPI\n");
     return 2;
 }
 #endif
@@ -384,8 +384,8 @@ static void serve_log(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "collviz serve: ");
-    vfprintf(stderr, fmt, ap);
+    fputs("collviz serve: ", stderr);
+    cv_vfprintf_safe(stderr, false, fmt, ap); /* addresses, peers' words: made visible */
     fputc('\n', stderr);
     va_end(ap);
 }
@@ -793,13 +793,13 @@ int serve_run(struct backend *b, const struct serve_opts *o)
     char shown[300], path[256] = "";
     int rc = serve_listen(&s, o, shown, sizeof shown, path, sizeof path, err, sizeof err);
     if (rc != CV_OK) {
-        fprintf(stderr, "collviz %s\n", err);
+        cv_eprintf("collviz %s\n", err);
         backend_close(b);
         return 2;
     }
     s.w = worker_start(b, err, sizeof err);
     if (!s.w) {
-        fprintf(stderr, "collviz serve: %s\n", err);
+        cv_eprintf("collviz serve: %s\n", err);
         backend_close(b);
         close(s.lfd);
         if (path[0] && !o->tcp) unlink(path);
@@ -820,7 +820,8 @@ int serve_run(struct backend *b, const struct serve_opts *o)
     serve_signals(&waitmask);
 
     snprintf(s.shown, sizeof s.shown, "%s", shown);
-    printf("collviz serve: listening on %s (backend %s)\n", shown, worker_backend_name(s.w));
+    cv_printf_safe("collviz serve: listening on %s (backend %s)\n", shown,
+                   worker_backend_name(s.w));
     if (s.token[0]) printf("collviz serve: token %s\n", s.token);
     fflush(stdout);
 
