@@ -43,11 +43,13 @@ LESSON_LIBS    := $(shell $(PKG_CONFIG) --libs md4c 2>/dev/null || echo -lmd4c) 
                   $(shell $(PKG_CONFIG) --libs libcjson 2>/dev/null || echo -lcjson) -lstdc++
 
 WARN     := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
+# WERROR=1 (CI, .ci/run): every warning fails the build.
+WARN     += $(if $(filter 1,$(WERROR)),-Werror)
 CPPFLAGS += -D_GNU_SOURCE -Isrc -I. $(NCURSES_CFLAGS) $(LESSON_CFLAGS) $(CJSON_CFLAGS)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread -MMD -MP
 LDLIBS   := $(NCURSES_LIBS) $(LESSON_LIBS) -lpthread -lm
 
-SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/sys/*.c) $(wildcard src/scene/*.c) src/backend/backend.c src/backend/run.c $(wildcard src/backend/cpu/*.c) \
+SRC_LIB := $(wildcard src/core/*.c) $(wildcard src/sys/*.c) $(wildcard src/scene/*.c) src/backend/backend.c src/backend/run.c src/backend/launcher.c $(wildcard src/backend/cpu/*.c) \
            src/backend/nccl/nccl_links.c $(wildcard src/records/*.c) \
            $(wildcard src/worker/*.c) $(wildcard src/ui/*.c) $(wildcard src/ui/*/*.c) \
            $(wildcard src/ui/screens/*/*.c) $(wildcard src/cli/*.c) \
@@ -125,6 +127,7 @@ CFLAGS = $(CFLAGS)
 CPPFLAGS = $(CPPFLAGS)
 LDLIBS = $(LDLIBS)
 NVCC = $(if $(CU_SRC),$(NVCC) $(NVCC_GENCODE))
+WARN = $(WARN)
 HAVE_NCCL = $(HAVE_NCCL)
 HAVE_MPI = $(HAVE_MPI)
 HAVE_OPENBLAS = $(HAVE_OPENBLAS)
@@ -138,8 +141,20 @@ ifneq ($(filter-out clean deps format format-check,$(or $(MAKECMDGOALS),all)),)
   endif
 endif
 
-.PHONY: format-check all deps run run-built test test-built test-loaded unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
-        fuzz fuzz-build man docs
+# Quiet by default, as kernel and git builds are: one "CC src/x.c" line per file (with the
+# build folder in brackets when it is not build/); `make V=1` prints the full commands.
+# Sub-makes (the ASan and fakegpu builds of `make test`) inherit V.
+ifeq ($(V),1)
+  Q   :=
+  say := @:
+else
+  Q   := @
+  say := @printf '  %-5s %s\n'
+endif
+BTAG := $(if $(filter build,$(BUILD)),,[$(BUILD)] )
+
+.PHONY: compile_commands.json lint test-build-start test-build-asan test-build-fakegpu test-build-fuzz format-check all deps run run-built test test-built test-loaded unit-test asan-build fakegpu-build bench screenshots gpu-test install clean format backends \
+        fuzz fuzz-build fuzz-programs man docs
 # The man page: docs/collviz.1.scd rendered by scdoc (in tools/deps.sh's list). Without
 # scdoc the program still builds; `make man` then says what is missing.
 SCDOC ?= scdoc
@@ -150,7 +165,8 @@ man: $(BUILD)/collviz.1
 $(BUILD)/collviz.1: docs/collviz.1.scd
 	@mkdir -p $(dir $@)
 	@command -v $(SCDOC) >/dev/null || { echo "collviz: scdoc is missing (make deps installs it): no man page" >&2; exit 2; }
-	$(SCDOC) <$< >$@
+	$(say) SCDOC "$(BTAG)$@"
+	$(Q)$(SCDOC) <$< >$@
 
 backends:
 	@echo "collviz: built backends: $(BACKENDS)$(if $(HAVE_NCCL),, (nccl skipped: HAVE_NCCL off; it needs $(NVCC) and $(CUDA_HOME)/include/nccl.h))$(if $(HAVE_MPI),, (mpi skipped: HAVE_MPI off; it needs $(MPICC) or pkg-config ompi-c: libopenmpi-dev))$(if $(HAVE_OPENBLAS),, (no OpenBLAS: training uses plain C matmul))"
@@ -161,22 +177,27 @@ $(CONFIG):
 
 $(BUILD)/obj/%.o: %.c $(CONFIG)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+	$(say) CC "$(BTAG)$<"
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/%.o: %.cu $(CONFIG)
 	@mkdir -p $(dir $@)
-	$(NVCC) -O2 $(NVCC_GENCODE) -Isrc -I. -MMD -MP -c $< -o $@
+	$(say) NVCC "$(BTAG)$<"
+	$(Q)$(NVCC) -O2 $(NVCC_GENCODE) -Isrc -I. -MMD -MP -c $< -o $@
 
 $(LIB): $(OBJ_LIB)
 	@rm -f $@
-	ar rcs $@ $^
+	$(say) AR "$@"
+	$(Q)ar rcs $@ $^
 
 $(BIN): $(BUILD)/obj/src/main.o $(LIB) $(CONFIG)
-	$(CC) $(ALL_CFLAGS) -o $@ $(BUILD)/obj/src/main.o $(LIB) $(LDLIBS)
+	$(say) LD "$@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(BUILD)/obj/src/main.o $(LIB) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB) $(CONFIG)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB) -lcmocka $(LDLIBS)
+	$(say) LD "$@"
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(LIB) -lcmocka $(LDLIBS)
 
 deps:
 	@bash tools/deps.sh
@@ -196,18 +217,31 @@ ASAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 test: deps
 	@$(MAKE) --no-print-directory test-built
 
-test-built: $(BIN) $(TEST_BIN)
+# The test builds (ASan+UBSan, the GPU emulation, the fuzz targets) are three make runs in
+# their own folders, started together so that they share the -j slots; tests/run.sh's
+# summary prints the seconds from their start (after the main build) to its end.
+test-built: test-build-asan test-build-fakegpu test-build-fuzz
+	TEST_BUILD_START=$$(cat $(BUILD)/.test-start) BUILD=$(BUILD) bash tests/run.sh
+
+test-build-start: $(BIN) $(TEST_BIN)
+	@date +%s.%N >$(BUILD)/.test-start
+
+test-build-asan: test-build-start
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan HAVE_NCCL= CFLAGS="$(ASAN_CFLAGS)" \
 	    asan-build
+
+test-build-fakegpu: test-build-start
 ifeq ($(FAKEGPU_OK),1)
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fakegpu FAKEGPU=1 CFLAGS="$(ASAN_CFLAGS)" \
-	    fakegpu-build
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fakegpu/p2p FAKEGPU=1 \
-	    CFLAGS="$(ASAN_CFLAGS) -DNCCL_BACKEND_FORCE_P2P" $(BUILD)/fakegpu/p2p/tests/gpu/test_nccl
+	    fakegpu-build $(BUILD)/fakegpu/p2p/tests/gpu/test_nccl
 else
 	@echo "collviz: no $(CUDA_HOME)/include/nccl.h and cublas_v2.h: the fakegpu tests are skipped"
 endif
-	BUILD=$(BUILD) bash tests/run.sh
+
+# (without clang, or when it cannot link a fuzzer, tests/fuzz/run.sh says so: a skip)
+test-build-fuzz: test-build-start
+	@if command -v $(FUZZ_CC) >/dev/null; then $(MAKE) --no-print-directory fuzz-build || \
+	    echo "collviz: the fuzz build failed (tests/fuzz/run.sh says why)"; fi
 
 asan-build: $(BIN) $(TEST_BIN)
 
@@ -231,7 +265,29 @@ screenshots: $(BIN)
 
 $(BUILD)/tests/gpu/%: tests/gpu/%.c $(LIB) $(CONFIG)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+	$(say) LD "$@"
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+# test_nccl once more with the NCCL backend's scatter/gather/all-to-all forced onto grouped
+# ncclSend/ncclRecv (-DNCCL_BACKEND_FORCE_P2P), in $(BUILD)/p2p: only the files that name
+# the macro (P2P_SRC) are compiled again; the rest is this build's library, so make test's
+# emulated run needs one more object, not a second library. A header naming it would
+# change other objects too: refused.
+P2P_SRC := $(if $(HAVE_NCCL),$(shell grep -rlw NCCL_BACKEND_FORCE_P2P src))
+ifneq ($(filter %.h,$(P2P_SRC)),)
+  $(error NCCL_BACKEND_FORCE_P2P is named in a header ($(filter %.h,$(P2P_SRC))): the P2P test build compiles only the .c files that name it)
+endif
+P2P_OBJ := $(P2P_SRC:%.c=$(BUILD)/p2p/obj/%.o)
+$(BUILD)/p2p/obj/%.o: %.c $(CONFIG)
+	@mkdir -p $(dir $@)
+	$(say) CC "$(BTAG)$< (P2P)"
+	$(Q)$(CC) $(CPPFLAGS) -DNCCL_BACKEND_FORCE_P2P $(ALL_CFLAGS) -c $< -o $@
+
+# (the objects given before the library replace its members of the same name)
+$(BUILD)/p2p/tests/gpu/test_nccl: tests/gpu/test_nccl.c $(P2P_OBJ) $(LIB) $(CONFIG)
+	@mkdir -p $(dir $@)
+	$(say) LD "$@"
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(P2P_OBJ) $(LIB) $(LDLIBS)
 
 gpu-test: $(BIN) $(if $(HAVE_NCCL),$(GPU_TEST_BIN))
 	BUILD=$(BUILD) bash tests/gpu/run.sh $(BIN)
@@ -246,21 +302,36 @@ FUZZ_CC      ?= clang
 FUZZ_CFLAGS  := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
                 -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 600
+# The fuzz targets reach only the layers below the screens and the command line, so their
+# library leaves ui/, cli/, present/ and handout/ out: half the objects of a full library,
+# compiled with clang for the fuzz build alone. (A fuzz target that starts to need one of
+# them fails to link, naming the symbol.)
+FUZZ_LIB := $(BUILD)/libcollviz-fuzz.a
+FUZZ_OBJ := $(filter-out $(addprefix $(BUILD)/obj/src/,ui/% cli/% present/% handout/%),$(OBJ_LIB))
+$(FUZZ_LIB): $(FUZZ_OBJ)
+	@rm -f $@
+	$(say) AR "$@"
+	$(Q)ar rcs $@ $^
+
 fuzz-build:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz HAVE_NCCL= CC=$(FUZZ_CC) \
-	    CFLAGS="$(FUZZ_CFLAGS)" $(BUILD)/fuzz/fuzz_lesson $(BUILD)/fuzz/fuzz_proto \
-	    $(BUILD)/fuzz/fuzz_records
+	    CFLAGS="$(FUZZ_CFLAGS)" fuzz-programs
 
-$(BUILD)/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(LIB) $(CONFIG)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+fuzz-programs: $(BUILD)/fuzz_lesson $(BUILD)/fuzz_proto $(BUILD)/fuzz_records
+
+$(BUILD)/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(FUZZ_LIB) $(CONFIG)
+	$(say) LD "$@"
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LDLIBS)
 
 # The reader of NCCL's records (src/records/), seeded with the real records in tests/records.
-$(BUILD)/fuzz_records: tests/fuzz/fuzz_records.c $(LIB) $(CONFIG)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+$(BUILD)/fuzz_records: tests/fuzz/fuzz_records.c $(FUZZ_LIB) $(CONFIG)
+	$(say) LD "$@"
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LDLIBS)
 
 # The job protocol's decoder (src/worker/proto.c), seeded with tests/fuzz/corpus_proto.
-$(BUILD)/fuzz_proto: tests/fuzz/fuzz_proto.c $(LIB) $(CONFIG)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDLIBS)
+$(BUILD)/fuzz_proto: tests/fuzz/fuzz_proto.c $(FUZZ_LIB) $(CONFIG)
+	$(say) LD "$@"
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(LDLIBS)
 
 fuzz: fuzz-build
 	@mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/corpus_proto
@@ -271,7 +342,8 @@ fuzz: fuzz-build
 	$(BUILD)/fuzz/fuzz_proto -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    -rss_limit_mb=2048 $(BUILD)/fuzz/corpus_proto
 	@mkdir -p $(BUILD)/fuzz/corpus_records
-	cp -n tests/records/*.log $(BUILD)/fuzz/corpus_records/ 2>/dev/null || true
+	cp -n tests/records/*.log tests/hostile-records/*.log $(BUILD)/fuzz/corpus_records/ \
+	    2>/dev/null || true
 	$(BUILD)/fuzz/fuzz_records -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=10 \
 	    -rss_limit_mb=2048 $(BUILD)/fuzz/corpus_records
 
@@ -297,6 +369,41 @@ install: $(BIN)
 docs: $(BUILD)/tests/test_keydoc
 	KEYDOC_WRITE=1 $(BUILD)/tests/test_keydoc
 
+# compile_commands.json (for clangd, clang-tidy and `make lint`): every C file this
+# configuration builds, with the very flags the build uses, written by make itself (nothing
+# is compiled; `bear -- make` would record the same commands, but only by building).
+CCJ_SRC   := src/main.c $(SRC_LIB) $(TEST_SRC) $(wildcard tests/gpu/*.c) $(wildcard tests/fuzz/*.c)
+comma     := ,
+json_str   = "$(subst ",\",$(subst \,\\,$(1)))"
+ccj_obj    = $(if $(filter src/%,$(1)),$(BUILD)/obj/$(1:.c=.o),$(BUILD)/$(patsubst tests/fuzz/%,fuzz/%,$(patsubst tests/unit/%,tests/%,$(1:.c=))))
+ccj_extra  = $(if $(filter tests/unit/%,$(1)),-Itests/unit)
+ccj_entry  = {"directory": $(call json_str,$(CURDIR)), "file": $(call json_str,$(1)), \
+              "command": $(call json_str,$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(ccj_extra) -c $(1) -o $(ccj_obj))}
+compile_commands.json: $(CONFIG) Makefile
+	$(file >$@.tmp,[)
+	$(file >>$@.tmp,$(call ccj_entry,$(firstword $(CCJ_SRC))))
+	$(foreach f,$(wordlist 2,$(words $(CCJ_SRC)),$(CCJ_SRC)),$(file >>$@.tmp,$(comma)$(call ccj_entry,$(f))))
+	$(file >>$@.tmp,])
+	$(say) GEN "$@ ($(words $(CCJ_SRC)) files)"
+	$(Q)mv $@.tmp $@
+
+# Static analysis: cppcheck (Debian's, in tools/deps.sh) over src/, in the configuration
+# with every backend (HAVE_NCCL, HAVE_MPI, HAVE_OPENBLAS); clean, i.e. any finding fails.
+# A false positive is suppressed where it is, with its reason:
+# "/* cppcheck-suppress ID ; why */" on the line before. Results are kept per file in
+# $(BUILD)/cppcheck, so a second run reads only what changed.
+CPPCHECK ?= cppcheck
+CPPCHECK_FLAGS := -q --std=c11 --enable=warning,performance,portability --inline-suppr \
+                  --error-exitcode=1 --cppcheck-build-dir=$(BUILD)/cppcheck \
+                  -D_GNU_SOURCE -DHAVE_NCCL -DHAVE_MPI -DHAVE_OPENBLAS -Isrc -I. \
+                  --template='{file}:{line}: {severity} ({id}): {message}'
+lint:
+	@command -v $(CPPCHECK) >/dev/null || { echo "collviz: $(CPPCHECK) is missing (make deps installs it)" >&2; exit 2; }
+	@mkdir -p $(BUILD)/cppcheck
+	$(say) CPPCHECK src/
+	$(Q)$(CPPCHECK) $(CPPCHECK_FLAGS) src
+	@echo "collviz: cppcheck found nothing in src/"
+
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
 
@@ -311,4 +418,4 @@ format-check:
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/p2p/obj -name '*.d' 2>/dev/null)

@@ -5,7 +5,6 @@
 
 #include "cli/cli.h"
 #include "core/util.h"
-#include "ui/ui.h"
 #include "version.h"
 
 struct subcommand {
@@ -27,7 +26,8 @@ static const struct subcommand subcommands[] = {
     {"serve", cli_serve_main, "run the measurements for a UI that connects (--connect, --mpi)"},
 };
 
-/* The visualizer's own options come from ui_main's --help; this adds the subcommands. */
+/* The visualizer's own options come from cli_visualizer_main's --help; this adds the
+ * subcommands. */
 static void usage_subcommands(FILE *f)
 {
     fprintf(f, "\nusage: collviz SUBCOMMAND [options]   (SUBCOMMAND --help for its options)\n"
@@ -53,7 +53,7 @@ int main(int argc, char **argv)
     if (argc > 1 && argv[1][0] == '-' && cli_present_wanted(argc, argv))
         return cli_present_main(argc, argv);
     if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-        int rc = ui_main(argc, argv);
+        int rc = cli_visualizer_main(argc, argv);
         usage_subcommands(stdout);
         return rc;
     }
@@ -61,5 +61,5 @@ int main(int argc, char **argv)
         printf("collviz %s\n", COLLVIZ_VERSION);
         return 0;
     }
-    return ui_main(argc, argv);
+    return cli_visualizer_main(argc, argv);
 }

@@ -1,46 +1,43 @@
 #!/usr/bin/env bash
 # The whole test suite, run by `make test`: every cmocka unit-test binary (normal build and
-# the ASan+UBSan build), the GPU checks on emulated devices (ASan+UBSan too), then every
-# CLI and screen test script, and `make format-check`. Each script gets the path of the
-# binary to test as $1 (and the ASan+UBSan one as $2) and exits 0 (pass), 77 (skipped: it
-# could not run here, and says why) or anything else (fail). Ends with the closing line
-# "N passed, N failed, N skipped": a skip is never counted as a pass. A script that runs
-# but leaves a section out prints "SKIP: <section> (why)" for it, counted as one skip more.
-# The fuzz run (a fixed time per target), the unit tests, the CLI and screen scripts and the
-# format check run two at a time (RUN_SH_JOBS=N to change, 1 = one by one): each has its own temporary
-# files, tmux server, socket folder and mpirun job, and its output is printed whole, in the
-# order of the list, when it ends. The fakegpu checks run alone.
+# the ASan+UBSan build), the GPU checks on emulated devices (ASan+UBSan too), a short fuzz
+# run, then every CLI and screen test script, and `make format-check`. Each script gets the
+# path of the binary to test as $1 (and the ASan+UBSan one as $2) and exits 0 (pass), 77
+# (skipped: it could not run here, and says why) or anything else (fail). Ends with the
+# closing line "N passed, N failed, N skipped": a skip is never counted as a pass. A script
+# that runs but leaves a section out prints "SKIP: <section> (why)" for it, counted as one
+# skip more.
+#
+# Every job runs in the background, RUN_SH_JOBS at a time (default: the cores + 1, since
+# most screen scripts wait on tmux rather than compute; 1 = one by one); each has its own
+# temporary files, tmux server, socket folder and mpirun job. The longest start first:
+# each run writes every job's seconds to $BUILD/test-seconds, and the next run starts the
+# jobs in that order, slowest first (a job it has no figure for, first of all), so no long
+# one is left to run alone at the end. Output is printed whole, in the order of the list
+# below, as each ends; the summary lists every job's seconds, slowest first, and the total.
 set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/collviz
 ASAN_BIN=$BUILD/asan/collviz
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+suite_start=$EPOCHREALTIME
 passed=0
 failed=0
 skipped=0
 failures=()
 skips=()
 skiplist=$(mktemp)
+times=$(mktemp)
+bgdir=$(mktemp -d)
+trap 'rm -f "$skiplist" "$times"; rm -rf "$bgdir"' EXIT
 
-run() { # name, command...
-    local name=$1
-    shift
-    echo "=== $name"
-    local out rc
-    out=$(mktemp)
-    "$@" 2>&1 | tee "$out"
-    rc=${PIPESTATUS[0]}
-    count "$name" "$rc" "$out"
-}
-
-count() { # name, exit status, file with the output (removed)
+count() { # name, exit status, file with the output
     local name=$1 rc=$2 out=$3
     local n
     n=$(grep -c '^SKIP: ' "$out")
     skipped=$((skipped + n))
     grep '^SKIP: ' "$out" | sed "s|^SKIP: |$name: |" >>"$skiplist"
-    rm -f "$out"
     if [ "$rc" -eq 0 ]; then
         passed=$((passed + 1))
     elif [ "$rc" -eq 77 ]; then
@@ -54,85 +51,123 @@ count() { # name, exit status, file with the output (removed)
     fi
 }
 
-# Scripts started in the background, at most $JOBS at once; printed and counted in the
-# order they were started (flush).
-JOBS=${RUN_SH_JOBS:-2}
-bgdir=$(mktemp -d)
-trap 'rm -f "$skiplist"; rm -rf "$bgdir"' EXIT
-bg_names=()
-bg_pids=()
-bg_next=0
-run_bg() { # name, command...
-    local name=$1 i=${#bg_names[@]}
+# The jobs, in the order their output is printed: job NAME COMMAND...
+names=()
+cmds=()
+job() {
+    names+=("$1")
     shift
-    if [ "$JOBS" -le 1 ]; then
-        run "$name" "$@"
-        return
-    fi
-    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
-        wait -n 2>/dev/null || true
-        flush
-    done
-    ("$@" >"$bgdir/$i.out" 2>&1 </dev/null; echo $? >"$bgdir/$i.rc") &
-    bg_pids+=($!)
-    bg_names+=("$name")
-}
-flush() { # [all]: print the scripts that have ended, in order; with "all" wait for every one
-    while [ "$bg_next" -lt "${#bg_names[@]}" ]; do
-        local i=$bg_next
-        if [ ! -f "$bgdir/$i.rc" ]; then
-            [ "${1:-}" = all ] || return 0
-            wait "${bg_pids[$i]}" 2>/dev/null || true
-        fi
-        echo "=== ${bg_names[$i]}"
-        cat "$bgdir/$i.out"
-        count "${bg_names[$i]}" "$(cat "$bgdir/$i.rc")" "$bgdir/$i.out"
-        bg_next=$((bg_next + 1))
-    done
+    cmds+=("$(printf '%q ' "$@")")
 }
 
-# RUN_SH_SUITES=DIR (tests/cli/test_run_count.sh): run the executables in DIR instead (in
-# the background, as the scripts are), to check this script's own counting.
+# RUN_SH_SUITES=DIR (tests/cli/test_run_count.sh): run the executables in DIR instead, to
+# check this script's own counting and order (seconds read from and written to
+# RUN_SH_RECORD, when set; make test's record is left alone).
+record=${RUN_SH_RECORD:-$BUILD/test-seconds}
 if [ -n "${RUN_SH_SUITES:-}" ]; then
+    record=${RUN_SH_RECORD:-}
     for t in "$RUN_SH_SUITES"/*; do
-        run_bg "suite: ${t##*/}" "$t"
+        job "suite: ${t##*/}" "$t"
     done
-    flush all
 else
-    # The lesson parser under libFuzzer for a few seconds (SKIP without clang): started first
-    # (its run takes a fixed time), so it overlaps the unit tests.
-    run_bg "fuzz: lesson parser and job protocol (short run)" env BUILD="$BUILD" bash tests/fuzz/run.sh
-    for t in "$BUILD"/tests/test_*; do
-        [ -x "$t" ] && run_bg "unit: ${t##*/}" "$t"
-    done
-    for t in "$BUILD"/asan/tests/test_*; do
-        [ -x "$t" ] && run_bg "asan+ubsan: ${t##*/}" "$t"
-    done
-    flush all
-    # The GPU host code on emulated devices (tests/fakegpu), when `make test` could build it.
+    # The GPU host code on emulated devices (tests/fakegpu), when `make test` could build it:
+    # first in the list, as the longest jobs (a run without a record starts in list order).
     if [ -x "$BUILD/fakegpu/collviz" ]; then
-        run "fakegpu: tests/gpu/run.sh on emulated devices" \
+        job "fakegpu: tests/gpu/run.sh on emulated devices" \
             env GPU_TEST_FAKE=1 BUILD="$BUILD/fakegpu" bash tests/gpu/run.sh "$BUILD/fakegpu/collviz"
-        run "fakegpu: screen: fake_nccl_ui.sh" bash tests/screen/fake_nccl_ui.sh "$BUILD/fakegpu/collviz"
-        run "fakegpu: screen: fake_nccl_log.sh" bash tests/screen/fake_nccl_log.sh "$BUILD/fakegpu/collviz"
-        run "fakegpu: NCCL across processes (mpirun): fake_nccl_mpi.sh" \
+        job "fakegpu: screen: fake_nccl_ui.sh" bash tests/screen/fake_nccl_ui.sh "$BUILD/fakegpu/collviz"
+        job "fakegpu: screen: fake_nccl_log.sh" bash tests/screen/fake_nccl_log.sh "$BUILD/fakegpu/collviz"
+        job "fakegpu: NCCL across processes (mpirun): fake_nccl_mpi.sh" \
             bash tests/gpu/fake_nccl_mpi.sh "$BUILD/fakegpu/collviz"
     else
         echo "SKIP: the GPU code on emulated devices (no CUDA toolkit headers: not built)"
         echo "fakegpu: the GPU code on emulated devices (no CUDA toolkit headers: not built)" >>"$skiplist"
         skipped=$((skipped + 1))
     fi
+    # The lesson parser, the job protocol and NCCL's records under libFuzzer for a few
+    # seconds each (SKIP without clang); `make fuzz` is the long run.
+    job "fuzz: lesson parser, job protocol, NCCL records (short run)" \
+        env BUILD="$BUILD" bash tests/fuzz/run.sh
+    for t in "$BUILD"/tests/test_*; do
+        [ -x "$t" ] && job "unit: ${t##*/}" "$t"
+    done
+    for t in "$BUILD"/asan/tests/test_*; do
+        [ -x "$t" ] && job "asan+ubsan: ${t##*/}" "$t"
+    done
     for s in tests/cli/test_*.sh; do
-        [ -f "$s" ] && run_bg "cli: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
+        [ -f "$s" ] && job "cli: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
     done
     for s in tests/screen/test_*.sh; do
-        [ -f "$s" ] && run_bg "screen: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
+        [ -f "$s" ] && job "screen: ${s##*/}" bash "$s" "$BIN" "$ASAN_BIN"
     done
-    run_bg "format: make format-check" make --no-print-directory -s format-check
-    flush all
+    job "format: make format-check" make --no-print-directory -s format-check
+fi
+
+# The order to start them: by the last run's seconds, slowest first; a job without a figure
+# (new, or no record yet) first of all, in list order.
+printf '%s\n' "${names[@]}" >"$bgdir/names"
+order=$(awk -F '\t' 'FILENAME == ARGV[1] { sec[$2] = $1; next }
+                      { printf "%s\t%d\n", ($0 in sec) ? sec[$0] : 1e9, FNR - 1 }' \
+    "$([ -n "$record" ] && [ -r "$record" ] && echo "$record" || echo /dev/null)" "$bgdir/names" | sort -t "$(printf '\t')" -k1,1gr -k2,2n | cut -f2)
+
+JOBS=${RUN_SH_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 1))}
+[ "$JOBS" -ge 1 ] 2>/dev/null || JOBS=1
+next_print=0
+# Print (and count) the jobs that have ended, in list order; with "all", wait for each.
+flush() {
+    while [ "$next_print" -lt "${#names[@]}" ]; do
+        local i=$next_print
+        if [ ! -f "$bgdir/$i.rc" ]; then
+            [ "${1:-}" = all ] || return 0
+            while [ ! -f "$bgdir/$i.rc" ]; do
+                if [ -z "$(jobs -rp)" ] && [ ! -f "$bgdir/$i.rc" ]; then # never started
+                    echo "run.sh: this job never ran" >"$bgdir/$i.out"
+                    echo "$EPOCHREALTIME $EPOCHREALTIME" >"$bgdir/$i.time"
+                    echo 1 >"$bgdir/$i.rc"
+                fi
+                wait -n 2>/dev/null
+            done
+        fi
+        echo "=== ${names[$i]}"
+        cat "$bgdir/$i.out"
+        local t0 t1
+        read -r t0 t1 <"$bgdir/$i.time"
+        awk -v n="${names[$i]}" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\t%s\n", b - a, n }' \
+            >>"$times"
+        count "${names[$i]}" "$(cat "$bgdir/$i.rc")" "$bgdir/$i.out"
+        next_print=$((next_print + 1))
+    done
+}
+for i in $order; do
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+        wait -n 2>/dev/null || true
+        flush
+    done
+    (
+        t0=$EPOCHREALTIME
+        eval "${cmds[$i]}" >"$bgdir/$i.out" 2>&1 </dev/null
+        rc=$?
+        echo "$t0 $EPOCHREALTIME" >"$bgdir/$i.time"
+        echo $rc >"$bgdir/$i.rc"
+    ) &
+done
+flush all
+suite_end=$EPOCHREALTIME
+if [ -n "$record" ] && [ -d "$(dirname "$record")" ]; then
+    cp "$times" "$record.tmp" && mv "$record.tmp" "$record"
 fi
 
 echo
+echo "Seconds per job, slowest first (wall clock; $JOBS at once):"
+sort -t "$(printf '\t')" -k1,1gr "$times" | awk -F '\t' '{ printf "%8.1f  %s\n", $1, $2 }'
+awk -F '\t' -v a="$suite_start" -v b="$suite_end" -v j="$JOBS" '{ s += $1 }
+    END { printf "total: %.1f s for tests/run.sh (%d jobs, %.1f s of jobs, %s at once)\n",
+          b - a, NR, s, j }' "$times"
+if [ -n "${TEST_BUILD_START:-}" ]; then
+    awk -v a="$TEST_BUILD_START" -v b="$suite_end" -v r="$suite_start" 'BEGIN {
+        printf "total: %.1f s for make test after the main build (%.1f s of its test builds)\n",
+               b - a, r - a }'
+fi
 for f in "${skips[@]+"${skips[@]}"}"; do echo "SKIPPED: $f"; done
 while read -r f; do echo "SKIPPED: $f"; done <"$skiplist"
 for f in "${failures[@]+"${failures[@]}"}"; do echo "FAILED: $f"; done

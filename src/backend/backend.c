@@ -4,6 +4,7 @@
  * built, opens, and can run at least two ranks; otherwise CPU, with the reason NCCL was
  * passed over (redis ae.c's "always have a fallback" habit). */
 #include "backend/backend.h"
+#include "backend/launcher.h"
 #include "backend/run.h"
 
 #include <pthread.h>
@@ -11,9 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "backend/cpu/cpu_backend.h"
+#include "backend/nccl/nccl_links.h"
 
 #ifdef HAVE_NCCL
 #include "backend/nccl/nccl_info.h"
@@ -34,7 +38,7 @@ static const struct backend_entry {
 } backend_table[BACKEND_KIND_COUNT] = {
     [BACKEND_CPU] = {"cpu", BACKEND_CPU, BACKEND_CAP_EXACT_REDUCTION, &cpu_backend_ops, NULL},
     [BACKEND_NCCL] = {"nccl", BACKEND_NCCL,
-                      BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_NCCL_ENV,
+                      BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_LIB_ENV,
 #ifdef HAVE_NCCL
                       &nccl_backend_ops,
 #else
@@ -92,6 +96,11 @@ unsigned backend_caps_of(const char *name)
     return caps;
 }
 
+unsigned backend_kind_caps(enum backend_kind k)
+{
+    return k >= 0 && k < BACKEND_KIND_COUNT ? backend_caps_of(backend_table[k].name) : 0u;
+}
+
 int backend_hardware(const struct backend *b, char *buf, size_t n)
 {
     if (n) buf[0] = '\0';
@@ -106,10 +115,11 @@ void backend_lib_env(const struct backend *b, char *algo, size_t algo_n, char *p
     if (b && b->ops->lib_env) b->ops->lib_env(b, algo, algo_n, proto, proto_n);
 }
 
-void backend_links(const struct backend *b, int nranks, char *buf, size_t n)
+void backend_links(const struct backend *b, int nranks, backend_log_summary_fn summarise,
+                   char *buf, size_t n)
 {
     if (n) buf[0] = '\0';
-    if (b && b->ops->links) b->ops->links(b, nranks, buf, n);
+    if (b && b->ops->links) b->ops->links(b, nranks, summarise, buf, n);
 }
 
 int backend_lib_log(const struct backend *b, char **text, size_t *len, char *src, size_t n)
@@ -209,6 +219,51 @@ int backend_open(const char *name, struct backend **out, char *err, size_t errle
     return backend_open_kind(BACKEND_CPU, out, err, errlen);
 }
 
+int backend_for_job(const char *asked, const char **out, char *err, size_t errlen)
+{
+    struct launcher_job j;
+    launcher_job_of_env(&j);
+    *out = asked;
+    if (!j.var || j.size == 1) return CV_OK;
+    if (j.size == 0)
+        return cv_err(err, errlen, CV_EINVAL, "%s=%s: not a number of processes", j.var,
+                      j.value);
+    int k = asked ? backend_kind_of(asked) : -1;
+    if (asked && k < 0 && strcmp(asked, "auto") != 0) return CV_OK; /* backend_open says */
+    if (!j.mpi)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "started by %s as one of %d processes (%s=%s), a job no backend here "
+                      "joins: run under mpirun or srun with --backend mpi",
+                      j.who, j.size, j.var, j.value);
+    bool built = launcher_built() && backend_table[BACKEND_MPI].ops;
+    if (k >= 0 && (backend_table[k].caps & BACKEND_CAP_PROCESSES ||
+                   (k == BACKEND_NCCL && launcher_built())))
+        return CV_OK; /* its own open says when it cannot */
+    if (k >= 0)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "--backend %s runs in one process: under %s's %d processes (%s=%s) it "
+                      "would run %d separate jobs; use --backend mpi%s",
+                      asked, j.who, j.size, j.var, j.value, j.size,
+                      backend_table[BACKEND_NCCL].ops ? " (or nccl)" : "");
+    if (!built)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "started by %s as one of %d processes (%s=%s), but this build has no "
+                      "MPI to join them (rebuild with libopenmpi-dev)",
+                      j.who, j.size, j.var, j.value);
+    struct backend *b = NULL;
+    char why[200];
+    if (backend_open_kind(BACKEND_NCCL, &b, why, sizeof why) == CV_OK) {
+        bool across = backend_multiprocess(b);
+        backend_close(b);
+        if (across) {
+            *out = "nccl";
+            return CV_OK;
+        }
+    }
+    *out = "mpi";
+    return CV_OK;
+}
+
 int backend_proc_rank(const struct backend *b)
 {
     return b && b->ops->proc_rank ? b->ops->proc_rank((struct backend *)b) : 0;
@@ -227,4 +282,27 @@ void backend_close(struct backend *b)
     backend_run_release(b);
     if (b->ops && b->ops->close) b->ops->close(b);
     free(b);
+}
+
+static char backend_log_path[600]; /* the user's NCCL log, sent off the screen; "" none */
+
+void backend_logs_off_screen(void)
+{
+    /* (without a directory the log stays on stdout, as NCCL would have it) */
+    if (!backend_log_path[0])
+        nccl_links_user_log_to_file(backend_log_path, sizeof backend_log_path);
+}
+
+void backend_logs_off_screen_end(void)
+{
+    if (!backend_log_path[0]) return;
+    struct stat st;
+    if (stat(backend_log_path, &st) == 0) {
+        cv_eprintf("collviz: NCCL's log (your NCCL_DEBUG=%s) is in %s\n", getenv("NCCL_DEBUG"),
+                   backend_log_path);
+    } else {
+        *strrchr(backend_log_path, '/') = '\0';
+        rmdir(backend_log_path);
+    }
+    backend_log_path[0] = '\0';
 }

@@ -70,6 +70,11 @@ struct backend;
 struct comm;
 struct comm_params;
 
+/* Summarise the links in a library's own log (len bytes) into one line in buf: the number
+ * of connections recognised, 0 for none. Above the backends (records/reclinks.h's
+ * rec_links_summary); passed to backend_links. */
+typedef int (*backend_log_summary_fn)(const char *log, size_t len, char *buf, size_t n);
+
 /* Which backend, for code that must tell them apart: compare kinds or ask for a
  * capability, never the name string. */
 enum backend_kind { BACKEND_CPU, BACKEND_NCCL, BACKEND_MPI, BACKEND_KIND_COUNT };
@@ -82,8 +87,9 @@ enum backend_cap {
     BACKEND_CAP_GPU = 1u << 1,
     /* Chooses its own algorithm (bench_params.algo is ignored). */
     BACKEND_CAP_OWN_ALGO = 1u << 2,
-    /* Its behaviour is steered by NCCL_ALGO / NCCL_PROTO (shown next to its figures). */
-    BACKEND_CAP_NCCL_ENV = 1u << 3,
+    /* Its behaviour is steered by its library's variables (NCCL_ALGO / NCCL_PROTO), shown
+     * next to its figures. */
+    BACKEND_CAP_LIB_ENV = 1u << 3,
     /* A rank is a process started by a launcher (mpirun, srun): the world size is the
      * launcher's, every process runs the same command, and only rank 0 prints. */
     BACKEND_CAP_PROCESSES = 1u << 4,
@@ -130,8 +136,10 @@ struct backend_ops {
     /* The library's steering variables as it read them (NCCL_ALGO, NCCL_PROTO), "" unset. */
     void (*lib_env)(const struct backend *b, char *algo, size_t algo_n, char *proto,
                     size_t proto_n);
-    /* The links between nranks ranks as the library reported them, "" = nothing. */
-    void (*links)(const struct backend *b, int nranks, char *buf, size_t n);
+    /* The links between nranks ranks as the library reported them, its log summarised by
+     * `summarise`; "" = nothing. */
+    void (*links)(const struct backend *b, int nranks, backend_log_summary_fn summarise,
+                  char *buf, size_t n);
     /* The device rank `rank` runs on in this process, -1 when it runs on none here. */
     int (*rank_device)(const struct backend *b, int rank);
     /* That device's name, as the driver gives it ("NVIDIA H200"). */
@@ -161,19 +169,30 @@ const char *backend_kind_name(enum backend_kind k);
 /* The capabilities of the backend called name, built or not (0 for an unknown name): for
  * code that holds a backend's name, such as a result row, rather than the backend. */
 unsigned backend_caps_of(const char *name);
+/* The capabilities of kind k, built or not (0 for a kind out of range): for code that
+ * holds a kind, such as a training configuration, rather than the backend. */
+unsigned backend_kind_caps(enum backend_kind k);
 /* Open by name: "cpu", "nccl", or "auto" (NCCL when at least 2 GPUs can be used, else
  * CPU). On failure *out is NULL and err says why ("nccl: unavailable - <reason>"). For
  * "auto", `why_not` (may be NULL) receives the reason NCCL was not chosen. */
 int backend_open(const char *name, struct backend **out, char *err, size_t errlen,
                  char *why_not, size_t why_not_len);
 void backend_close(struct backend *b);
+/* Under a launcher's job of several processes (launcher_job_of_env), the backend a command
+ * runs on is the job's: *out is `asked` outside such a job (NULL stays NULL: the command's
+ * default), else the job's backend when none or "auto" was asked (nccl when it opens
+ * across the processes, else mpi), `asked` when it can join the job; CV_EINVAL with the
+ * reason (naming the launcher's variable) for one that runs in one process, a job no
+ * backend here can join (torchrun's; a build without MPI), or a size that is not a count. */
+int backend_for_job(const char *asked, const char **out, char *err, size_t errlen);
 /* The optional reports of struct backend_ops, safe for any backend (and b == NULL): the
  * hardware block (-1 and "" when none), the steering variables, the links, a rank's
  * device (-1 when none) and a device's name ("" when none). */
 int backend_hardware(const struct backend *b, char *buf, size_t n);
 void backend_lib_env(const struct backend *b, char *algo, size_t algo_n, char *proto,
                      size_t proto_n);
-void backend_links(const struct backend *b, int nranks, char *buf, size_t n);
+void backend_links(const struct backend *b, int nranks, backend_log_summary_fn summarise,
+                   char *buf, size_t n);
 int backend_rank_device(const struct backend *b, int rank);
 void backend_device_name(const struct backend *b, int dev, char *buf, size_t n);
 /* lib_log, safe for any backend: -1 with "no NCCL log: not a GPU run" for one without. */
@@ -181,6 +200,14 @@ int backend_lib_log(const struct backend *b, char **text, size_t *len, char *src
 /* What the backend of kind k was compiled against, for when it cannot be asked ("compiled
  * against NCCL 2.28.9 and the CUDA 13.0 runtime"); "" for a kind with nothing to say. */
 void backend_build_text(enum backend_kind k, char *buf, size_t n);
+
+/* For a full-screen program, before any backend opens: a library that would write its own
+ * log on stdout, under the screen (NCCL, when the user set NCCL_DEBUG without
+ * NCCL_DEBUG_FILE), writes it to a file in a new private folder under $TMPDIR (or /tmp)
+ * instead. backend_logs_off_screen_end, once the screen is gone, names that file on stderr
+ * if the library wrote it, else removes the folder; a second call says nothing. */
+void backend_logs_off_screen(void);
+void backend_logs_off_screen_end(void);
 
 /* This process's rank in a job of processes (BACKEND_CAP_PROCESSES); 0 otherwise. */
 int backend_proc_rank(const struct backend *b);

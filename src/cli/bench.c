@@ -314,7 +314,6 @@ static int bench_check_args(int argc, char **argv, struct bench_opts *o, const c
 int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
 {
     *o = (struct bench_opts){
-        .backend = "auto",
         .ranks = 4,
         .minb = (size_t)64 << 20,
         .maxb = (size_t)64 << 20,
@@ -335,6 +334,7 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
         NULL};
     int rc = opt_parse(&cmd, argc, argv, o);
     if (rc != OPT_GO) return rc;
+    if ((rc = cli_backend_for_job(&o->backend, "auto")) != -1) return rc;
     return bench_check_args(argc, argv, o, prog);
 }
 

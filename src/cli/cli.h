@@ -7,6 +7,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* `collviz [options]`: the interactive visualizer's options (cli/visualizer.c), then
+ * ui/ui.h's program. */
+int cli_visualizer_main(int argc, char **argv);
+/* `collviz lesson [FILE|ID] [options]` without a verb: the lesson player's options, then
+ * the player (the list of lessons, or one lesson at its saved slide). argv[0] is "lesson". */
+int cli_lesson_player_main(int argc, char **argv);
 int cli_trace_main(int argc, char **argv);
 int cli_bench_main(int argc, char **argv);
 int cli_train_main(int argc, char **argv);
@@ -56,5 +62,9 @@ int cli_quoted_bad_option(const struct opt_cmd *c, int ch, const char *opt);
 
 /* Print "collviz: <msg>" on stderr and return 2: `return cli_usage_error("...", ...)`. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The backend a command runs on (backend_for_job): *name is the one asked for (NULL when
+ * none was), or dflt; under a launcher's job of several processes, the job's when none was
+ * asked for. Returns -1 to go on, 2 (one line said) for a backend that cannot join the job. */
+int cli_backend_for_job(const char **name, const char *dflt);
 
 #endif

@@ -1,6 +1,8 @@
 /* common.c - helpers shared by the subcommands. */
 #include "cli/cli.h"
 
+#include "backend/backend.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,4 +77,13 @@ int cli_quoted_bad_option(const struct opt_cmd *c, int ch, const char *opt)
     else
         cv_eprintf("collviz %s: unknown option '%s' (try --help)\n", c->prog, opt);
     return 2;
+}
+
+int cli_backend_for_job(const char **name, const char *dflt)
+{
+    char err[400];
+    const char *b;
+    if (backend_for_job(*name, &b, err, sizeof err) != CV_OK) return cli_usage_error("%s", err);
+    *name = b ? b : dflt;
+    return -1;
 }

@@ -20,7 +20,15 @@ struct export_opts {
     struct handout_opts ho;
     bool pdf;
     const char *out;
+    const char *pdf_opt; /* the first option given that applies to --format pdf only */
 };
+
+/* An option of --format pdf's only was given (refused with html, never ignored). */
+static void export_pdf_only(void *ctx, const char *name)
+{
+    struct export_opts *o = ctx;
+    if (!o->pdf_opt) o->pdf_opt = name;
+}
 
 /* The speaker notes name the player's keys; the copy shows the presenter's, as `collviz
  * notes` does (the presenter's o is its overview: the operation is *). */
@@ -50,6 +58,7 @@ static int export_bad_value(const char *err)
 static int export_set_paper(void *ctx, const struct opt *self, const char *v)
 {
     char err[200];
+    export_pdf_only(ctx, "--paper");
     if (handout_parse_paper(v, &((struct export_opts *)ctx)->ho.paper, err, sizeof err) !=
         CV_OK)
         return export_bad_value(err);
@@ -60,6 +69,7 @@ static int export_set_per_page(void *ctx, const struct opt *self, const char *v)
 {
     char err[200];
     long n;
+    export_pdf_only(ctx, "--per-page");
     if (parse_long(v, 1, 2, &n) != CV_OK) {
         snprintf(err, sizeof err, "--per-page: bad value '%s' (1 or 2)", v);
         return export_bad_value(err);
@@ -72,6 +82,7 @@ static int export_set_solutions(void *ctx, const struct opt *self, const char *v
 {
     char err[200];
     struct export_opts *o = ctx;
+    export_pdf_only(ctx, "--solutions");
     if (handout_parse_solutions(v, &o->ho.solutions, err, sizeof err) != CV_OK)
         return export_bad_value(err);
     return OPT_GO;
@@ -85,6 +96,13 @@ static int export_set_backend(void *ctx, const struct opt *self, const char *v)
         return export_bad_value(err);
     }
     ((struct export_opts *)ctx)->ho.backend = v;
+    return OPT_GO;
+}
+
+static int export_set_notes(void *ctx, const struct opt *self, const char *v)
+{
+    export_pdf_only(ctx, "--notes");
+    ((struct export_opts *)ctx)->ho.notes = true;
     return OPT_GO;
 }
 
@@ -106,7 +124,7 @@ static const struct opt export_table[] = {
     {"notes", 0, NULL,
      "pdf: the speaker's copy instead: every slide's picture, its speaker notes and its "
      "exercises' answers (not for handing out)",
-     opt_true, EXPORT_FIELD(ho.notes)},
+     export_set_notes, 0},
     OPT_END,
 };
 
@@ -149,8 +167,8 @@ int cli_export_main(int argc, char **argv)
         cv_eprintf("collviz lesson export: --format pdf needs -o OUT.pdf\n");
         return 2;
     }
-    if (o.ho.notes && !o.pdf) {
-        cv_eprintf("collviz lesson export: --notes needs --format pdf\n");
+    if (o.pdf_opt && !o.pdf) {
+        cv_eprintf("collviz lesson export: %s needs --format pdf\n", o.pdf_opt);
         return 2;
     }
     o.ho.note_keys = export_note_keys;

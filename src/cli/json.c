@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -129,7 +130,10 @@ int cli_json_print(FILE *f, cJSON *root)
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     if (!text) util_fatal("cJSON: could not print the document");
-    int rc = fputs(text, f) < 0 || fputc('\n', f) == EOF || fflush(f) == EOF ? -1 : 0;
+    /* JSON is UTF-8: a byte from a file name or a lesson that is not (a raw 0x9b, half a
+     * character) reaches the document as U+FFFD, never as itself */
+    cv_fwrite_utf8(f, text, strlen(text));
+    int rc = ferror(f) || fputc('\n', f) == EOF || fflush(f) == EOF ? -1 : 0;
     free(text);
     return rc;
 }
@@ -138,7 +142,8 @@ void cli_json_print_pretty(cJSON *root)
 {
     char *s = cJSON_Print(root);
     if (s) {
-        puts(s);
+        cv_fwrite_utf8(stdout, s, strlen(s)); /* valid UTF-8, as cli_json_print */
+        putchar('\n');
         cJSON_free(s);
     }
     cJSON_Delete(root);

@@ -26,7 +26,7 @@
 #include "lesson/progress.h"
 #include "core/text.h"
 #include "ui/screens/lesson/lesson_keys.h"
-#include "ui/ui.h"
+#include "ui/app.h"
 
 static void lesson_usage(FILE *f)
 {
@@ -135,6 +135,39 @@ static void push_msg(struct lesson_errors *e, const char *msg)
  * draws (a student's variant would take as long). */
 #define CHECK_MAX_DRAWS 50000
 
+/* A scene block's `stops:` name steps of its scene: the scene is built as the presenter
+ * builds it (no backend) and each stop must be in 0..its last step. */
+static void check_stops(const struct lesson *L, struct lesson_errors *errs)
+{
+    struct app *a = NULL;
+    for (size_t s = 0; s < L->nslides; s++) {
+        const struct lesson_slide *S = &L->slides[s];
+        if (!S->has_scene || !S->nstops) continue;
+        if (!a) {
+            a = xcalloc(1, sizeof *a);
+            app_init(a);
+            a->embedded = true;
+        }
+        struct scene sc = S->scene;
+        char err[240], msg[600];
+        if (app_set_scene(a, &sc, err, sizeof err) != CV_OK) continue; /* said elsewhere */
+        long n = (long)app_nsteps(a);
+        for (size_t k = 0; k < S->nstops; k++)
+            if (S->stops[k] != SCENE_STEP_END && S->stops[k] > n) {
+                snprintf(msg, sizeof msg,
+                         "%s:%d: scene: stops: %ld, but the scene's last step is %ld (0..%ld, "
+                         "or end)",
+                         L->path, S->stops_line, S->stops[k], n, n);
+                push_msg(errs, msg);
+                break;
+            }
+    }
+    if (a) {
+        app_free(a);
+        free(a);
+    }
+}
+
 /* Seeds 1..CHECK_VARIANTS of every exercise with variants: each must be drawn and meet its
  * constraints (ex_variant_check). One error per exercise, at its first bad seed. */
 static void check_variants(const struct lesson *L, struct lesson_errors *errs)
@@ -233,8 +266,7 @@ static void check_answers_shown(const struct lesson *L, struct lesson_errors *wa
             /* a solution shown before a later exercise of the slide is asked */
             for (size_t later = e + 1; x->solution && later < S->nex; later++) {
                 const struct lesson_exercise *y = &S->ex[later];
-                char *sol = xmalloc(4096);
-                ex_text_format(x, NULL, x->solution, sol, 4096);
+                char *sol = ex_text(x, NULL, x->solution);
                 bool hit = ex_answer_in_text(y, sol, found, sizeof found) ||
                            choice_in_text(y, sol, found, sizeof found);
                 free(sol);
@@ -293,6 +325,7 @@ static int lesson_check(int argc, char **argv)
                 nex += L->slides[s].nex;
             lesson_keys_check(L, &errs); /* a key the player ignores */
             check_variants(L, &errs);
+            check_stops(L, &errs);
             check_answers_shown(L, &warns);
             for (size_t s = 0; s < L->nslides; s++) /* shown as code by Markdown */
                 if (L->slides[s].indented_note_line) {
@@ -349,15 +382,16 @@ static const char *block_kind_name(enum lesson_block_kind k)
 /* "hints" and "solution" of e with the numbers of v (NULL = defaults) */
 static void add_texts(cJSON *x, const struct lesson_exercise *e, const struct ex_variant *v)
 {
-    char t[4096];
     cJSON *hs = cJSON_AddArrayToObject(x, "hints");
     for (size_t i = 0; i < e->nhints; i++) {
-        ex_text_format(e, v, e->hints[i], t, sizeof t);
+        char *t = ex_text(e, v, e->hints[i]);
         cJSON_AddItemToArray(hs, cJSON_CreateString(t));
+        free(t);
     }
     if (e->solution) {
-        ex_text_format(e, v, e->solution, t, sizeof t);
+        char *t = ex_text(e, v, e->solution);
         cJSON_AddStringToObject(x, "solution", t);
+        free(t);
     } else {
         cJSON_AddNullToObject(x, "solution");
     }
@@ -369,9 +403,9 @@ static cJSON *exercise_json(const struct lesson_exercise *e)
     cJSON_AddStringToObject(x, "id", e->id);
     cJSON_AddStringToObject(x, "type", lesson_ex_type_name(e->type));
     cJSON_AddNumberToObject(x, "line", e->line);
-    char prompt[2048];
-    ex_prompt_format(e, NULL, prompt, sizeof prompt);
+    char *prompt = ex_prompt(e, NULL); /* whole: never cut */
     cJSON_AddStringToObject(x, "prompt", prompt);
+    free(prompt);
     if (e->type == LEX_NUMBER) {
         cJSON *ps = cJSON_AddArrayToObject(x, "params");
         for (size_t i = 0; i < e->nparams; i++) {
@@ -544,10 +578,11 @@ static void show_text(const struct lesson *L, bool notes)
         if (notes && S->notes) cv_printf_safe("  notes: %s\n", S->notes);
         for (size_t e = 0; e < S->nex; e++) {
             const struct lesson_exercise *x = &S->ex[e];
-            char prompt[2048], num[40];
-            ex_prompt_format(x, NULL, prompt, sizeof prompt);
+            char num[40];
+            char *prompt = ex_prompt(x, NULL); /* whole: never cut */
             cv_printf_safe("  exercise %s (%s): %s\n", x->id, lesson_ex_type_name(x->type),
                            prompt);
+            free(prompt);
             if (x->type == LEX_NUMBER) {
                 ex_format_number(x->answer, num, sizeof num);
                 cv_printf_safe("    answer: %s %s\n", num, x->units);
@@ -640,8 +675,7 @@ static int lesson_variant(int argc, char **argv)
         if (ex_variant(e, o.seed, &v, err, sizeof err) != CV_OK) {
             rc = cli_usage_error("%s --seed %llu: %s", id, (unsigned long long)o.seed, err);
         } else {
-            char prompt[2048];
-            ex_prompt_format(e, &v, prompt, sizeof prompt);
+            char *prompt = ex_prompt(e, &v); /* whole: never cut */
             if (o.json) {
                 cJSON *j = cJSON_CreateObject();
                 cJSON_AddStringToObject(j, "id", e->id);
@@ -664,18 +698,20 @@ static int lesson_variant(int argc, char **argv)
                 }
                 ex_format_number(v.answer, num, sizeof num);
                 cv_printf_safe("answer: %s%s%s\n", num, e->units[0] ? " " : "", e->units);
-                char t[4096];
                 for (size_t i = 0; i < e->nhints; i++) {
-                    ex_text_format(e, &v, e->hints[i], t, sizeof t);
+                    char *t = ex_text(e, &v, e->hints[i]);
                     cv_printf_safe("hint %zu: %s\n", i + 1, t);
+                    free(t);
                 }
                 if (e->solution) {
-                    ex_text_format(e, &v, e->solution, t, sizeof t);
+                    char *t = ex_text(e, &v, e->solution);
                     for (char *save = NULL, *l = strtok_r(t, "\n", &save); l;
                          l = strtok_r(NULL, "\n", &save))
                         cv_printf_safe("%s%s\n", l == t ? "solution: " : "          ", l);
+                    free(t);
                 }
             }
+            free(prompt);
         }
     }
     lesson_errors_free(&errs);
@@ -792,7 +828,7 @@ static int lesson_list(int argc, char **argv)
     struct progress pr = {0};
     char path[4096], warn[600] = "";
     bool have_progress = progress_default_path(path, sizeof path, NULL, 0) == CV_OK;
-    if (have_progress) progress_load(&pr, path, warn, sizeof warn);
+    if (have_progress) progress_peek(&pr, path, warn, sizeof warn); /* read-only */
     if (warn[0]) {
         fputs("collviz: ", stderr);
         cv_fputs_safe(stderr, warn, false);
@@ -867,5 +903,5 @@ int cli_lesson_main(int argc, char **argv)
         if (strcmp(argv[1], "export") == 0) return cli_export_main(argc - 1, argv + 1);
     }
     /* no verb, or a FILE/ID: the interactive player (src/ui/screens/lesson/) */
-    return ui_lesson_main(argc, argv);
+    return cli_lesson_player_main(argc, argv);
 }

@@ -418,14 +418,16 @@ int cli_nccl_main(int argc, char **argv)
     if (rc != OPT_GO) return rc;
     if (optind >= argc) return cli_usage_error("nccl: no FILE given (try collviz nccl --help)");
     struct rec_log *L = rec_new();
+    int unopened = 0; /* files refused at open, each already named on its own line */
     for (int i = optind; i < argc; i++)
-        cli_nccl_read(L, argv[i]);
+        unopened += cli_nccl_read(L, argv[i]) < 0;
     rec_finish(L);
     for (int i = 0; i < L->nerrors; i++)
         cv_eprintf("%s\n", L->errors[i]);
     if (L->errors_dropped) cv_eprintf("(%d more errors not shown)\n", L->errors_dropped);
     if (L->lines == 0) {
-        cv_eprintf("collviz nccl: nothing could be read: no NCCL or nccl-tests lines\n");
+        if (unopened < argc - optind)
+            cv_eprintf("collviz nccl: nothing could be read: no NCCL or nccl-tests lines\n");
         rec_free(L);
         return 2;
     }

@@ -1,5 +1,5 @@
 /* notes.c - `collviz notes`: the options of the speaker's own terminal. The view itself,
- * which follows a running presenter, is present/notes_view.c. */
+ * which follows a running presenter, is ui/present/notes_view.c. */
 #include "cli/cli.h"
 
 #include <stdbool.h>

@@ -1,9 +1,10 @@
 /* present.c - `collviz --present PATH`: the presenter's options. The talk itself (the
- * deck, the room's screen, the speaker notes' socket) is present/present.c. */
+ * deck, the room's screen, the speaker notes' socket) is ui/present/present.c. */
 #include "cli/cli.h"
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
@@ -50,6 +51,18 @@ static int present_set_export_dir(void *ctx, const struct opt *self, const char 
     return OPT_GO;
 }
 
+static int present_set_minutes(void *ctx, const struct opt *self, const char *v)
+{
+    char *end;
+    long m = strtol(v, &end, 10);
+    if (end == v || *end || m < 1 || m > 10000) {
+        cv_eprintf("collviz: --minutes: '%s' is not a talk length in minutes (1..10000)\n", v);
+        return 2;
+    }
+    ((struct present_opts *)ctx)->minutes = (int)m;
+    return OPT_GO;
+}
+
 #define PRESENT_FIELD(f) offsetof(struct present_opts, f)
 static const struct opt present_table[] = {
     {"present", 0, "PATH", "the lesson file, or folder of lessons", opt_string,
@@ -68,9 +81,14 @@ static const struct opt present_table[] = {
     {"no-big-digits", 0, NULL, "start with block digits off (d toggles)", opt_true,
      PRESENT_FIELD(no_big_digits)},
     {"start", 0, "N|TITLE",
-     "start at slide N, or the first whose title has TITLE (else where this deck was left, "
-     "its clock too)",
-     opt_string, PRESENT_FIELD(start)},
+     "start at slide N, or the first whose title has TITLE (default: slide 1)", opt_string,
+     PRESENT_FIELD(start)},
+    {"resume", 0, NULL, "start where this deck was left, with its clock", opt_true,
+     PRESENT_FIELD(resume)},
+    {"minutes", 0, "N",
+     "the talk's length for the notes' countdown (default: the lessons' "
+     "minutes:)",
+     present_set_minutes, 0},
     {"export-dir", 0, "DIR", "where e writes (default $XDG_DATA_HOME/collviz/exports)",
      present_set_export_dir, 0},
     {"no-color", 0, NULL, "monochrome (also when NO_COLOR is set)", opt_true,
@@ -91,18 +109,19 @@ static int present_bad_option(const struct opt_cmd *c, int ch, const char *opt)
 static const struct opt_cmd present_cmd = {
     .prog = "--present",
     .opts = present_table,
-    .usage = "usage: collviz --present PATH [options]\n"
-             "  Present a lesson file, or a folder of lessons in order, full screen.\n",
-    .after =
-        "Keys: PgDn → Space next page, step, then next slide; PgUp ← back; n / p next /\n"
-        "previous slide; Home / End; g N Enter go to slide N; o overview; / TITLE Enter\n"
-        "find a slide; r reveal a quiz's answer; f point at a rank, chunk or transfer;\n"
-        "0 the slide's own scene; . or b blank (any key restores); d block digits; + / -\n"
-        "zoom (no panel, bigger digits, boxes only; kept per deck); e (twice)\n"
-        "write the screen as SVG and text; q quit. Esc and F5 do nothing. The scene's keys\n"
-        "(m measure, s sweep, [ ] size, A algorithm, w W ranks, * op, G schedule, O\n"
-        "overlap...) work as in the player. Speaker notes, answers, the keys and a\n"
-        "countdown: `collviz notes` in another terminal.\n",
+    .usage = "usage: collviz --present PATH [PATH...] [options]\n"
+             "  Present lesson files or folders of lessons, in order, as one deck, full "
+             "screen.\n",
+    .after = "Keys: PgDn Space next page, the scene's next stop, then next slide; PgUp back;\n"
+             "→ ← every step; F5 or Esc the scene's end, then the next slide; n / p next /\n"
+             "previous slide; Home / End; g N Enter go to slide N; o overview; / TITLE Enter\n"
+             "find a slide; r reveal a quiz's answer; f point at a rank, chunk or transfer;\n"
+             "0 the slide's own scene; . or b blank (any key restores); d block digits; + / -\n"
+             "zoom (no panel, bigger digits, boxes only; kept per deck); e (twice)\n"
+             "write the screen as SVG and text; q quit. The scene's keys\n"
+             "(m measure, s sweep, [ ] size, A algorithm, w W ranks, * op, G schedule, O\n"
+             "overlap...) work as in the player. Speaker notes, answers, the keys and a\n"
+             "countdown: `collviz notes` in another terminal.\n",
     .bad_option = present_bad_option,
 };
 
@@ -111,10 +130,9 @@ int cli_present_main(int argc, char **argv)
     struct present_opts o = {.name = "default", .backend = "auto"};
     int rc = opt_parse(&present_cmd, argc, argv, &o);
     if (rc != OPT_GO) return rc;
-    if (optind < argc) {
-        cv_eprintf("collviz: unexpected argument '%s' (try --help)\n", argv[optind]);
-        return 2;
-    }
+    /* more lesson files or folders after the first: one deck, in the order given */
+    o.more = (const char *const *)(argv + optind);
+    o.nmore = argc - optind;
     if (!o.path || !o.path[0]) {
         cv_eprintf("collviz: --present needs a lesson file or folder\n");
         return 2;

@@ -75,9 +75,10 @@ static const struct opt_cmd serve_cmd = {
 
 int cli_serve_main(int argc, char **argv)
 {
-    struct serve_args a = {.backend = "cpu"};
+    struct serve_args a = {.backend = NULL};
     int rc = opt_parse(&serve_cmd, argc, argv, &a);
     if (rc != OPT_GO) return rc;
+    if ((rc = cli_backend_for_job(&a.backend, "cpu")) != -1) return rc;
     struct serve_opts o = a.o;
     const char *backend = a.backend;
     if (optind < argc) return cli_usage_error("serve: unexpected argument '%s'", argv[optind]);
@@ -89,19 +90,8 @@ int cli_serve_main(int argc, char **argv)
         cv_eprintf("collviz serve: --backend %s: %s\n", backend, err);
         return 2;
     }
-    /* Under a launcher every process runs this; only a backend whose ranks are the
-     * launcher's processes (mpi, nccl under MPI) makes them one job. */
-    static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE",
-                                            "SLURM_NTASKS"};
-    for (size_t i = 0; i < sizeof size_vars / sizeof size_vars[0]; i++) {
-        const char *v = getenv(size_vars[i]);
-        if (v && atoi(v) > 1 && !backend_multiprocess(b)) {
-            backend_close(b);
-            return cli_usage_error("serve: %s processes were launched (%s=%s) but backend "
-                                   "%s runs in one: use --backend mpi (or nccl)",
-                                   v, size_vars[i], v, backend);
-        }
-    }
+    /* Under a launcher every process runs this; cli_backend_for_job refused a backend that
+     * runs in one process, and one that could not open across them said so above. */
     if (backend_proc_rank(b) != 0) return serve_follow(b); /* rank 0 talks to the UI */
     return serve_run(b, &o);
 }

@@ -1,5 +1,5 @@
 /* svg.c - `collviz svg`: the arguments of a scene's picture. The drawing is
- * present/scene_svg.c's (the terminal screen, or --print's paper drawing); this file reads
+ * ui/scene_svg.c's (the terminal screen, or --print's paper drawing); this file reads
  * the options, checks their combination and opens the output. */
 #include "cli/cli.h"
 

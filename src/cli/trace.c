@@ -895,6 +895,7 @@ int cli_trace_main(int argc, char **argv)
     memset(&R, 0, sizeof R);
     int rc = trace_parse(argc, argv, &R.o);
     if (rc >= 0) return rc;
+    if ((rc = cli_backend_for_job(&R.o.backend, NULL)) != -1) return rc;
     if (R.o.json) cli_json_claim_stdout();
     if (R.o.backend && (rc = trace_open_backend(&R)) >= 0) {
         backend_close(R.b);

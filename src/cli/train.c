@@ -15,7 +15,9 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/launcher.h"
 #include "core/util.h"
+#include "device/dev.h"
 #include "cli/json.h"
 #include "cli/opt.h"
 #include "parallel/train.h"
@@ -29,8 +31,23 @@ struct train_opts {
     bool check;
     bool json;
     bool timeline;
-    const char *moe_opt; /* the first --experts/--topk/--capacity given (moe's only) */
+    /* The options given that apply to one scheme only (--experts, --topk, --capacity: moe;
+     * --microbatches, --schedule: pp): refused with any other scheme, never ignored. */
+    struct train_scoped {
+        const char *name;
+        enum train_scheme scheme;
+    } scoped[8];
+    int nscoped;
 };
+
+/* Option `name` (of scheme's only) was given. */
+static void train_scoped(struct train_opts *o, const char *name, enum train_scheme scheme)
+{
+    for (int i = 0; i < o->nscoped; i++)
+        if (strcmp(o->scoped[i].name, name) == 0) return;
+    if (o->nscoped < (int)(sizeof o->scoped / sizeof o->scoped[0]))
+        o->scoped[o->nscoped++] = (struct train_scoped){name, scheme};
+}
 
 static const char train_usage[] =
     "usage: collviz train single|ddp|tp|pp|zero1|zero2|zero3|moe [options]\n"
@@ -93,12 +110,14 @@ static int set_steps(void *ctx, const struct opt *self, const char *v)
 
 static int set_microbatches(void *ctx, const struct opt *self, const char *v)
 {
+    train_scoped(ctx, "--microbatches", TRAIN_PP);
     return parse_int_opt(self->name, v, 1, 1 << 20,
                          &((struct train_opts *)ctx)->cfg.microbatches);
 }
 
 static int set_schedule(void *ctx, const struct opt *self, const char *v)
 {
+    train_scoped(ctx, "--schedule", TRAIN_PP);
     if (pp_schedule_parse(v, &((struct train_opts *)ctx)->cfg.schedule) != CV_OK)
         return cli_usage_error("train: --schedule '%s': expected gpipe or 1f1b", v);
     return OPT_GO;
@@ -131,14 +150,14 @@ static int set_timeout(void *ctx, const struct opt *self, const char *v)
 static int set_experts(void *ctx, const struct opt *self, const char *v)
 {
     struct train_opts *o = ctx;
-    if (!o->moe_opt) o->moe_opt = "--experts";
+    train_scoped(o, "--experts", TRAIN_MOE);
     return parse_int_opt(self->name, v, 1, 256, &o->cfg.experts);
 }
 
 static int set_topk(void *ctx, const struct opt *self, const char *v)
 {
     struct train_opts *o = ctx;
-    if (!o->moe_opt) o->moe_opt = "--topk";
+    train_scoped(o, "--topk", TRAIN_MOE);
     return parse_int_opt(self->name, v, 1, 256, &o->cfg.topk);
 }
 
@@ -146,7 +165,7 @@ static int set_capacity(void *ctx, const struct opt *self, const char *v)
 {
     struct train_opts *o = ctx;
     double c;
-    if (!o->moe_opt) o->moe_opt = "--capacity";
+    train_scoped(o, "--capacity", TRAIN_MOE);
     if (parse_double(v, 0, 64, &c) != CV_OK || !(c >= 0))
         return cli_usage_error("train: --capacity '%s': expected 0 (dropless) or a factor "
                                "in (0, 64]",
@@ -246,13 +265,16 @@ static int train_scheme_arg(int argc, char **argv, struct train_opts *o)
 static int train_parse(int argc, char **argv, struct train_opts *o)
 {
     train_config_default(&o->cfg);
-    o->backend = "cpu";
+    o->backend = NULL;
     int rc = opt_parse(&train_cmd, argc, argv, o);
     if (rc != OPT_GO) return rc;
+    if ((rc = cli_backend_for_job(&o->backend, "cpu")) != -1) return rc;
     rc = train_scheme_arg(argc, argv, o);
-    if (rc == -1 && o->moe_opt && o->cfg.scheme != TRAIN_MOE)
-        return cli_usage_error("train: %s applies to moe, not %s", o->moe_opt,
-                               train_scheme_name(o->cfg.scheme));
+    for (int i = 0; rc == -1 && i < o->nscoped; i++)
+        if (o->scoped[i].scheme != o->cfg.scheme)
+            return cli_usage_error("train: %s applies to %s, not %s", o->scoped[i].name,
+                                   train_scheme_name(o->scoped[i].scheme),
+                                   train_scheme_name(o->cfg.scheme));
     return rc;
 }
 
@@ -265,7 +287,7 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
     note[0] = '\0';
     o->cfg.backend = BACKEND_CPU;
     if (backend_kind_of(o->backend) == BACKEND_CPU) return -1;
-    if (backend_kind_of(o->backend) == BACKEND_MPI) {
+    if (backend_caps_of(o->backend) & BACKEND_CAP_PROCESSES) {
         char err[256];
         if (backend_open(o->backend, &o->b, err, sizeof err, NULL, 0) != CV_OK)
             return cli_usage_error("train: --backend %s", err);
@@ -286,12 +308,12 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
                                         o->cfg.overlap ? "--overlap" : "--prefetch");
         o->cfg.nranks = world;
         o->cfg.ranks_from_launcher = !o->ranks_set;
-        o->cfg.backend = BACKEND_MPI;
+        o->cfg.backend = (enum backend_kind)backend_kind_of(o->backend);
         if (train_config_check(&o->cfg, err, sizeof err) != CV_OK)
             return me ? 2 : cli_usage_error("train: %s", err);
         return -1;
     }
-    bool want_nccl = backend_kind_of(o->backend) == BACKEND_NCCL;
+    bool want_nccl = backend_caps_of(o->backend) & BACKEND_CAP_GPU;
     if (o->cfg.scheme == TRAIN_SINGLE) {
         if (want_nccl)
             return cli_usage_error("train: --backend nccl: single is the CPU reference "
@@ -334,17 +356,15 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
                  o->cfg.nranks, o->cfg.nranks, gpus);
         rc = CV_EUNAVAIL;
     }
-#ifndef HAVE_NCCL
-    if (rc == CV_OK) {
+    if (rc == CV_OK && !dev_gpu_built()) {
         snprintf(err, sizeof err, "GPU training is not built (HAVE_NCCL was off)");
         rc = CV_EUNAVAIL;
     }
-#endif
     if (rc != CV_OK) backend_close(b);
     if (want_nccl) {
         if (rc != CV_OK) return me ? 2 : cli_usage_error("train: --backend nccl: %s", err);
         o->b = b; /* training runs on this backend's communicator */
-        o->cfg.backend = BACKEND_NCCL;
+        o->cfg.backend = b->ops->kind;
         return -1;
     }
     if (rc != CV_OK) {
@@ -352,7 +372,7 @@ static int train_backend(struct train_opts *o, char *note, size_t n)
         return -1;
     }
     o->b = b;
-    o->cfg.backend = BACKEND_NCCL;
+    o->cfg.backend = b->ops->kind;
     snprintf(note, n, "auto chose nccl (%d GPUs usable)", gpus);
     return -1;
 }
@@ -379,7 +399,8 @@ static void print_json(FILE *f, const struct train_result *r, const struct train
     const struct train_config *c = &r->cfg;
     /* On NCCL a collective's bytes are not counted (NCCL reports none): they are the ring
      * model's, and their keys say so ("_model"); point-to-point bytes (pp) are counted. */
-    bool bytes_model = c->backend == BACKEND_NCCL && c->scheme != TRAIN_PP;
+    bool bytes_model =
+        (backend_kind_caps(c->backend) & BACKEND_CAP_GPU) && c->scheme != TRAIN_PP;
     cJSON *d = cli_json_object();
     cli_json_str(d, "scheme", train_scheme_name(c->scheme));
     cli_json_str(d, "backend", backend_kind_name(c->backend));
@@ -579,12 +600,12 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
         "   thread spent in communication calls; sent/rank: the busiest rank's bytes)\n",
         f);
     bool emu = backend_caps_of("nccl") & BACKEND_CAP_EMULATED;
-    if (c->backend == BACKEND_NCCL && emu)
+    if ((backend_kind_caps(c->backend) & BACKEND_CAP_GPU) && emu)
         fputs(
             "  (emulated devices (tests/fakegpu): times are host clocks of the emulation, not\n"
             "   GPU time; a collective's sent bytes are the ring model's)\n",
             f);
-    else if (c->backend == BACKEND_NCCL)
+    else if (backend_kind_caps(c->backend) & BACKEND_CAP_GPU)
         fputs(
             "  (GPU: times are host clocks around calls that waited for the GPU; a\n"
             "   collective's sent bytes are the ring model's, NCCL does not report its own)\n",
@@ -620,7 +641,8 @@ static void print_text(FILE *f, const struct train_result *r, const struct train
         format_size(nk->wire_model_bytes, a, sizeof a);
         format_size(nk->wire_bytes, b, sizeof b);
         /* On GPUs only point-to-point bytes are counted; collectives' are the ring model. */
-        bool counted = c->backend != BACKEND_NCCL || c->scheme == TRAIN_PP;
+        bool counted =
+            !(backend_kind_caps(c->backend) & BACKEND_CAP_GPU) || c->scheme == TRAIN_PP;
         fprintf(f,
                 "  bytes sent by the busiest rank per step: model %s (%zu B), %s %s (%zu B)\n",
                 a, nk->wire_model_bytes, counted ? "counted" : "ring model per NCCL call", b,
@@ -662,12 +684,11 @@ static bool launcher_decides(const struct train_opts *o)
 {
     if (o->ranks_set || o->cfg.scheme == TRAIN_SINGLE) return false;
     enum backend_kind k = backend_kind_of(o->backend);
-    if (k == BACKEND_MPI) return true;
+    if (backend_kind_caps(k) & BACKEND_CAP_PROCESSES) return true;
     if (k == BACKEND_CPU) return false;
-    static const char *const size_vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"};
-    for (size_t i = 0; i < sizeof size_vars / sizeof size_vars[0]; i++)
-        if (getenv(size_vars[i])) return true;
-    return false;
+    struct launcher_job j;
+    launcher_job_of_env(&j);
+    return j.var != NULL;
 }
 
 int cli_train_main(int argc, char **argv)

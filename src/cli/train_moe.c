@@ -31,7 +31,7 @@ static void print_wire(FILE *f, const struct train_result *r)
     char b[32];
     size_t w = r->napkin.wire_bytes;
     format_size(w, b, sizeof b);
-    if (r->cfg.backend == BACKEND_NCCL)
+    if (backend_kind_caps(r->cfg.backend) & BACKEND_CAP_GPU)
         fprintf(f,
                 "  bytes per step, busiest rank: the all-reduces' ring model %s (%zu B); the "
                 "all-to-alls' below\n",
@@ -129,8 +129,9 @@ void train_moe_json(cJSON *d, const struct train_result *r, const struct train_d
     cli_json_num(o, "dropped_total", (double)sum_of(m->dropped_total, W));
     if (dev) cli_json_num(o, "routing_differences", (double)dev->moe_routing_diff);
     cli_json_num(d,
-                 r->cfg.backend == BACKEND_NCCL ? "wire_allreduce_ring_model_bytes_per_rank"
-                                                : "wire_measured_bytes_per_rank",
+                 (backend_kind_caps(r->cfg.backend) & BACKEND_CAP_GPU)
+                     ? "wire_allreduce_ring_model_bytes_per_rank"
+                     : "wire_measured_bytes_per_rank",
                  (double)r->napkin.wire_bytes);
     if (!m->dispatch_bytes) return;
     cJSON *pr = cli_json_add_array(o, "per_rank");

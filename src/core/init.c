@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "core/pattern_formula.h"
+#include "core/rng.h"
 
 static const char *const init_names[] = {
     [INIT_LECTURE] = "lecture",
@@ -43,15 +44,6 @@ int init_parse(const char *s, enum init_kind *out)
         }
     }
     return -1;
-}
-
-/* splitmix64 (Steele, Lea, Flood 2014): tiny, and good enough to scatter small integers. */
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
 }
 
 static float lecture_value(enum coll c, int nranks, size_t count, int rank, size_t i)
@@ -82,7 +74,7 @@ void init_fill(enum init_kind k, enum coll c, int nranks, size_t count, int root
     /* Mixing the rank in through a second splitmix round keeps (seed, rank) streams apart
      * even for neighbouring seeds. */
     uint64_t st = seed;
-    uint64_t mix = splitmix64(&st) ^ ((uint64_t)rank * 0xD1B54A32D192ED03ull);
+    uint64_t mix = rng_splitmix64(&st) ^ ((uint64_t)rank * 0xD1B54A32D192ED03ull);
     st = mix;
     for (size_t i = 0; i < n; i++) {
         switch (k) {
@@ -96,7 +88,7 @@ void init_fill(enum init_kind k, enum coll c, int nranks, size_t count, int root
             send[i] = (float)rank;
             break;
         case INIT_RANDOM:
-            send[i] = (float)((int)(splitmix64(&st) % 19) - 9);
+            send[i] = (float)((int)(rng_splitmix64(&st) % 19) - 9);
             break;
         }
     }

@@ -1093,6 +1093,7 @@ int plan_parse_counts(const char *s, size_t *counts, int *nranks, char *err, siz
                 char *end;
                 ok = word[0] >= '0' && word[0] <= '9';
                 if (ok) v = strtoull(word, &end, 10);
+                /* cppcheck-suppress uninitvar ; end is read only when strtoull set it */
                 ok = ok && *end == '\0' && v <= PLAN_MAX_A2AV_COUNT;
             }
             if (!ok)
@@ -1127,4 +1128,39 @@ int plan_parse_counts(const char *s, size_t *counts, int *nranks, char *err, siz
             counts[r * rows + c] = counts[r * CV_MAX_RANKS + c];
     *nranks = rows;
     return CV_OK;
+}
+
+/* The length of a phase label without its " k/n" count. */
+static size_t phase_base_len(const char *ph)
+{
+    size_t n = strlen(ph);
+    const char *sp = strrchr(ph, ' ');
+    if (!sp) return n;
+    const char *q = sp + 1;
+    bool digits = false, slash = false;
+    for (; *q; q++) {
+        if (*q >= '0' && *q <= '9')
+            digits = true;
+        else if (*q == '/' && !slash)
+            slash = true;
+        else
+            return n;
+    }
+    return digits && slash ? (size_t)(sp - ph) : n;
+}
+
+size_t plan_phase_ends(const struct plan *p, long *out, size_t max)
+{
+    size_t k = 0;
+    for (size_t s = 0; s < p->nsteps && k < max; s++) {
+        const char *a = p->steps[s].phase;
+        bool last = s + 1 == p->nsteps;
+        if (!last) {
+            const char *b = p->steps[s + 1].phase;
+            size_t la = phase_base_len(a), lb = phase_base_len(b);
+            last = la != lb || strncmp(a, b, la) != 0;
+        }
+        if (last) out[k++] = (long)s + 1;
+    }
+    return k;
 }

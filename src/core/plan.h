@@ -93,6 +93,12 @@ int plan_build(struct plan *p, enum coll c, enum algo a, enum redop op, int nran
                size_t count, int root, char *err, size_t errlen);
 void plan_free(struct plan *p);
 
+/* The last step (1..nsteps) of each of the plan's phases, in order, into out[max]: a phase
+ * is a run of steps whose labels differ only in their "k/n" count ("reduce-scatter 1/3" ..
+ * "reduce-scatter 3/3", then "all-gather ..."), so the last entry is nsteps. Returns how
+ * many (0 for a plan without steps). The presenter's clicker stops there by default. */
+size_t plan_phase_ends(const struct plan *p, long *out, size_t max);
+
 /* plan_build with the ring in the order `ring` (nranks entries, a permutation of
  * 0..nranks-1; NULL: 0, 1, ..., W-1): the ring all-reduce, reduce-scatter and all-gather
  * send each chunk to the next rank in that order, and the ring broadcast and reduce chains

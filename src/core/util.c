@@ -460,6 +460,45 @@ size_t cv_utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
+size_t cv_utf8_cut(const char *s, size_t max)
+{
+    size_t n = strnlen(s, max);
+    if (n < max) return n; /* all of it fits */
+    /* back off over the continuation bytes of a character the cut would split */
+    size_t k = n;
+    while (k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80 && n - k < 4)
+        k--;
+    return ((unsigned char)s[k] & 0xc0) == 0x80 ? n : k;
+}
+
+void cv_fwrite_utf8(FILE *f, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t from = 0, i = 0;
+    while (i < n) {
+        size_t k = cv_utf8_len(u + i, n - i);
+        if (k) {
+            i += k;
+            continue;
+        }
+        /* one U+FFFD for the bytes of one would-be character: a lead byte and the
+         * continuation bytes after it (half a character, an encoded surrogate) */
+        unsigned char c = u[i];
+        size_t want = c >= 0xc0 && c <= 0xdf   ? 2
+                      : c >= 0xe0 && c <= 0xef ? 3
+                      : c >= 0xf0 && c <= 0xf7 ? 4
+                                               : 1;
+        size_t j = 1;
+        while (j < want && i + j < n && (u[i + j] & 0xc0) == 0x80)
+            j++;
+        fwrite(s + from, 1, i - from, f);
+        fputs("\xef\xbf\xbd", f);
+        i += j;
+        from = i;
+    }
+    fwrite(s + from, 1, n - from, f);
+}
+
 #if defined(__SSE2__)
 void floats_copy_stream(float *restrict d, const float *restrict s, size_t n)
 {

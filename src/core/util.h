@@ -90,6 +90,13 @@ void cv_printf_safe(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cv_eprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0 when it is not one. */
 size_t cv_utf8_len(const unsigned char *s, size_t n);
+/* The most bytes of s, at most max, that end on a character boundary (a cut there never
+ * leaves half a character). */
+size_t cv_utf8_cut(const char *s, size_t max);
+/* fwrite of s (n bytes) as valid UTF-8: what is not (a stray continuation byte, half a
+ * character, an encoded surrogate, a raw 0x9b) is written as U+FFFD, one for each
+ * would-be character. The last guard of every output that promises UTF-8 (JSON, HTML). */
+void cv_fwrite_utf8(FILE *f, const char *s, size_t n);
 
 /* ---- the one rule for memory sized by input ------------------------------------------
  * Bytes of memory this process may still take: the smaller of the machine's MemAvailable

@@ -10,6 +10,43 @@
 #include <string.h>
 
 #include "core/util.h"
+#ifdef HAVE_NCCL
+#include "device/dev_cuda.h"
+#endif
+
+/* ---- the GPU devices, where built ---- */
+
+#define DEV_GPU_NOT_BUILT                                                                      \
+    "GPU devices are not built (no CUDA toolkit and NCCL found at build time)"
+
+bool dev_gpu_built(void)
+{
+#ifdef HAVE_NCCL
+    return true;
+#else
+    return false;
+#endif
+}
+
+int dev_gpu_count(char *err, size_t errlen)
+{
+#ifdef HAVE_NCCL
+    return dev_cuda_count(err, errlen);
+#else
+    return -cv_err(err, errlen, CV_EUNAVAIL, DEV_GPU_NOT_BUILT);
+#endif
+}
+
+int dev_gpu_create(struct dev **out, int gpu, char *err, size_t errlen)
+{
+#ifdef HAVE_NCCL
+    return dev_cuda_create(out, gpu, err, errlen);
+#else
+    (void)out;
+    (void)gpu;
+    return cv_err(err, errlen, CV_EUNAVAIL, DEV_GPU_NOT_BUILT);
+#endif
+}
 
 /* ---- the CPU device ---- */
 

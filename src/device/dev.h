@@ -76,6 +76,14 @@ struct dev {
 /* The CPU device: one shared, stateless instance (never destroyed). */
 struct dev *dev_cpu(void);
 
+/* The GPU devices (dev_cuda.c, built with HAVE_NCCL), for code that must not know the
+ * toolkit: whether this build has them; how many this process can use (a negative status
+ * with the reason in err); a device on GPU `gpu` (dev_cuda_create). Without them: false,
+ * -CV_EUNAVAIL and CV_EUNAVAIL, err saying they are not built. */
+bool dev_gpu_built(void);
+int dev_gpu_count(char *err, size_t errlen);
+int dev_gpu_create(struct dev **out, int gpu, char *err, size_t errlen);
+
 /* Record the first error of d (printf-style message); returns status. */
 int dev_fail(struct dev *d, int status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/rng.h"
 #include "core/util.h"
 
 #ifdef HAVE_OPENBLAS
@@ -28,10 +29,7 @@ void mlp_rng_seed(struct mlp_rng *r, uint64_t seed, uint64_t stream)
 
 uint64_t mlp_rng_next(struct mlp_rng *r)
 {
-    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    return rng_splitmix64(&r->state);
 }
 
 double mlp_rng_normal(struct mlp_rng *r)

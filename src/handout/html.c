@@ -171,12 +171,12 @@ static void export_esc(FILE *f, const char *s)
 
 static void export_exercise(FILE *f, const struct lesson_exercise *ex)
 {
-    char prompt[2048];
-    ex_prompt_format(ex, NULL, prompt, sizeof prompt);
+    char *prompt = ex_prompt(ex, NULL); /* whole: never cut */
     fputs("<div class=\"exercise\"><strong>Exercise</strong> <code>", f);
     export_esc(f, ex->id);
     fputs("</code>: ", f);
     export_esc(f, prompt);
+    free(prompt);
     if (ex->type == LEX_NUMBER && ex->units[0]) {
         fputs(" <em>(answer in ", f);
         export_esc(f, ex->units);
@@ -258,8 +258,9 @@ static int export_slide(FILE *f, const struct lesson *l, int lesson_no, size_t i
 }
 
 /* Copy the handout to out with every control character but '\n' and '\t' (md4c decodes
- * "&#27;" into a raw ESC; `lesson check` refuses those, this is the last guard) and every C1
- * control as U+FFFD. */
+ * "&#27;" into a raw ESC; `lesson check` refuses those, this is the last guard), every C1
+ * control and every byte that is not UTF-8 (md4c writes &#xD800; as an encoded surrogate,
+ * a file name may hold anything) as U+FFFD: the handout is valid UTF-8, as it says. */
 static void export_clean_write(FILE *out, const char *s, size_t n)
 {
     size_t from = 0;
@@ -269,12 +270,12 @@ static void export_clean_write(FILE *out, const char *s, size_t n)
         bool c1 = c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
                   (unsigned char)s[i + 1] < 0xa0;
         if (!c0 && !c1) continue;
-        fwrite(s + from, 1, i - from, out);
+        cv_fwrite_utf8(out, s + from, i - from);
         fputs("\xef\xbf\xbd", out);
         if (c1) i++;
         from = i + 1;
     }
-    fwrite(s + from, 1, n - from, out);
+    cv_fwrite_utf8(out, s + from, n - from);
 }
 
 /* The handout into f (a memory stream whose size is *len): CV_OK, or CV_EINVAL when it

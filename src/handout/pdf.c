@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "core/util.h"
 #include "handout/handout.h"
 #include "handout/paper_text.h"
@@ -109,10 +110,15 @@ static bool pdoc_drawing(const struct pdoc *d)
     return d->draw && !d->measure;
 }
 
+/* The title, at most this many columns of it, then the page number: a long title ends in
+ * an ellipsis on a character boundary, and the page number is always there. */
+#define PDF_FOOTER_TITLE_COLS 90
+
 static void pdoc_footer(struct pdoc *d)
 {
-    char t[300];
-    snprintf(t, sizeof t, "%s \u00b7 page %d", d->title, d->page);
+    char title[PDF_FOOTER_TITLE_COLS * 4 + 8], t[sizeof title + 40];
+    text_fit(title, sizeof title, d->title, PDF_FOOTER_TITLE_COLS, true);
+    snprintf(t, sizeof t, "%s \u00b7 page %d", title, d->page);
     PangoLayout *l = pango_cairo_create_layout(d->cr);
     PangoFontDescription *f = pango_font_description_from_string("DejaVu Sans 7.5");
     pango_layout_set_font_description(l, f);
@@ -442,8 +448,7 @@ static void pdoc_solution(struct pdoc *d, const struct lesson_exercise *ex, bool
     pdoc_markup(d, m->str, 10, false, 10, 3, PDF_INK);
     g_string_free(m, TRUE);
     if (ex->solution) { /* the numbers, not the lesson's {= ...} */
-        char *sol = xmalloc(4096);
-        ex_text_format(ex, NULL, ex->solution, sol, 4096);
+        char *sol = ex_text(ex, NULL, ex->solution);
         pdoc_plain(d, sol, 9.5, 10, 4, PDF_INK, "", "");
         free(sol);
     }
@@ -469,8 +474,7 @@ static void pdoc_exercise(struct pdoc *d, const struct lesson_exercise *ex, int 
         double h = pdoc_measure_end(d, sv);
         if (h < pdoc_body_h(d)) pdoc_need(d, h);
     }
-    char prompt[2048];
-    ex_prompt_format(ex, NULL, prompt, sizeof prompt);
+    char *prompt = ex_prompt(ex, NULL); /* whole: never cut */
     GString *m = g_string_new(NULL);
     g_string_append_printf(m, "<b>Exercise %d.%zu</b>  <span size='smaller'><tt>", slide_no,
                            k + 1);
@@ -480,6 +484,7 @@ static void pdoc_exercise(struct pdoc *d, const struct lesson_exercise *ex, int 
     pdoc_markup(d, m->str, 10.5, false, 0, 2, PDF_INK);
     g_string_truncate(m, 0);
     pdoc_esc(m, prompt);
+    free(prompt);
     if (ex->type == LEX_NUMBER && ex->units[0]) {
         g_string_append(m, " <i>(answer in ");
         pdoc_esc(m, ex->units);
@@ -609,11 +614,11 @@ static void pdoc_speaker(struct pdoc *d, const struct lesson_slide *s, int no)
         pdoc_plain(d, "No speaker notes on this slide.", 9, 0, 6, PDF_DIM, "<i>", "</i>");
     }
     for (size_t k = 0; k < s->nex; k++) {
-        char prompt[2048];
-        ex_prompt_format(&s->ex[k], NULL, prompt, sizeof prompt);
+        char *prompt = ex_prompt(&s->ex[k], NULL); /* whole: never cut */
         GString *m = g_string_new(NULL);
         g_string_append_printf(m, "<b>Exercise %d.%zu</b>  ", no, k + 1);
         pdoc_esc(m, prompt);
+        free(prompt);
         pdoc_need(d, 60);
         pdoc_markup(d, m->str, 10, false, 0, 2, PDF_INK);
         g_string_free(m, TRUE);

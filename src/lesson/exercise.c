@@ -17,7 +17,9 @@
 #include "core/init.h"
 #include "core/plan.h"
 #include "core/trace.h"
+#include "core/rng.h"
 #include "core/util.h"
+#include "core/vec.h"
 
 /* ---- formulas --------------------------------------------------------------------------- */
 
@@ -285,14 +287,6 @@ bool ex_has_variants(const struct lesson_exercise *ex)
     return false;
 }
 
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
 static double round3(double x) /* to 3 significant digits */
 {
     char b[32];
@@ -342,7 +336,7 @@ static int variant_eval(const struct lesson_exercise *ex, const double *vals, do
 
 static double draw_param(const struct lesson_param *p, uint64_t *st)
 {
-    double u = (double)(splitmix64(st) >> 11) * 0x1.0p-53; /* [0, 1) */
+    double u = (double)(rng_splitmix64(st) >> 11) * 0x1.0p-53; /* [0, 1) */
     if (p->nchoices) {
         size_t k = (size_t)(u * (double)p->nchoices);
         return p->choices[k < p->nchoices ? k : p->nchoices - 1];
@@ -489,13 +483,12 @@ static int template_value(const struct lesson_exercise *ex, const struct ex_vari
     return NOT_TEMPLATE;
 }
 
-void ex_text_format(const struct lesson_exercise *ex, const struct ex_variant *v,
-                    const char *text, char *buf, size_t n)
+char *ex_text(const struct lesson_exercise *ex, const struct ex_variant *v, const char *text)
 {
-    if (!n) return;
-    size_t len = 0;
+    struct vec_buf b = {0};
+    vec_buf_puts(&b, ""); /* "" rather than NULL for an empty text */
     const char *p = text ? text : "";
-    while (*p && len + 1 < n) {
+    while (*p) {
         const char *close = *p == '{' ? strchr(p, '}') : NULL;
         double x;
         bool is_param;
@@ -507,18 +500,28 @@ void ex_text_format(const struct lesson_exercise *ex, const struct ex_variant *v
                 ex_format_number(x, num, sizeof num);
             else
                 ex_format_text_number(x, num, sizeof num);
-            int k = snprintf(buf + len, n - len, "%s", num);
-            if (k < 0 || (size_t)k >= n - len) {
-                len = n - 1;
-                break;
-            }
-            len += (size_t)k;
+            vec_buf_puts(&b, num);
             p = close + 1;
             continue;
         }
-        buf[len++] = *p++;
+        /* the text up to the next '{' (a '{' that is no template is text too) */
+        const char *next = strchr(p + 1, '{');
+        size_t k = next ? (size_t)(next - p) : strlen(p);
+        vec_buf_append(&b, p, k);
+        p += k;
     }
-    buf[len < n ? len : n - 1] = '\0';
+    return vec_buf_take(&b);
+}
+
+void ex_text_format(const struct lesson_exercise *ex, const struct ex_variant *v,
+                    const char *text, char *buf, size_t n)
+{
+    if (!n) return;
+    char *t = ex_text(ex, v, text);
+    size_t k = cv_utf8_cut(t, n - 1); /* never half a character */
+    memcpy(buf, t, k);
+    buf[k] = '\0';
+    free(t);
 }
 
 int ex_template_check(const struct lesson_exercise *ex, const char *text, char *err,
@@ -542,10 +545,9 @@ int ex_template_check(const struct lesson_exercise *ex, const char *text, char *
     return CV_OK;
 }
 
-void ex_prompt_format(const struct lesson_exercise *ex, const struct ex_variant *v, char *buf,
-                      size_t n)
+char *ex_prompt(const struct lesson_exercise *ex, const struct ex_variant *v)
 {
-    ex_text_format(ex, v, ex->prompt, buf, n);
+    return ex_text(ex, v, ex->prompt);
 }
 
 /* ---- holds ------------------------------------------------------------------------------ */
@@ -1005,12 +1007,13 @@ static int grade_choice(const struct lesson_exercise *ex, const char *in, struct
     g->verdict = EX_WRONG;
     snprintf(g->diagnosis, sizeof g->diagnosis, "option");
     const char *why = ex->option_why ? ex->option_why[n - 1] : NULL;
+    int tn = (int)cv_utf8_cut(text, 120); /* a long option shortened, never mid-character */
     if (why) {
         char w[250];
         ex_text_format(ex, NULL, why, w, sizeof w);
-        snprintf(g->msg, sizeof g->msg, "not right: %ld) %.120s. %s", n, text, w);
+        snprintf(g->msg, sizeof g->msg, "not right: %ld) %.*s. %s", n, tn, text, w);
     } else {
-        snprintf(g->msg, sizeof g->msg, "not right: %ld) %.120s", n, text);
+        snprintf(g->msg, sizeof g->msg, "not right: %ld) %.*s", n, tn, text);
     }
     return CV_OK;
 }

@@ -67,7 +67,11 @@ int ex_variant_check(const struct lesson_exercise *ex, const struct ex_variant *
 /* Text an exercise shows (prompt, hint, solution line, wrong message) with its templates
  * filled from v (NULL = defaults): {name} is a param's value, {= expr} a formula over the
  * params and `answer` (muParser, as answers), written like ex_format_text_number. A {...}
- * that is neither stays as it is. */
+ * that is neither stays as it is. The whole text, however long: a new string the caller
+ * frees (a prompt is never cut). */
+char *ex_text(const struct lesson_exercise *ex, const struct ex_variant *v, const char *text);
+/* ex_text into buf (n bytes), for a line that must fit a fixed place (a grading message):
+ * cut on a character boundary. */
 void ex_text_format(const struct lesson_exercise *ex, const struct ex_variant *v,
                     const char *text, char *buf, size_t n);
 /* CV_OK when every {= expr} of text evaluates at the defaults; else CV_EINVAL naming it. */
@@ -77,10 +81,9 @@ int ex_template_check(const struct lesson_exercise *ex, const char *text, char *
  * significant digits (419.4, 0.4286, 3.884e10, 1.5e-5). */
 void ex_format_text_number(double x, char *buf, size_t n);
 
-/* The prompt with its templates filled (ex_text_format; a {name} of a param is written
- * like a student would: 209715200, 3.5, 1e+09 as 1000000000). */
-void ex_prompt_format(const struct lesson_exercise *ex, const struct ex_variant *v, char *buf,
-                      size_t n);
+/* The prompt with its templates filled (ex_text; a {name} of a param is written like a
+ * student would: 209715200, 3.5, 1e+09 as 1000000000): a new string the caller frees. */
+char *ex_prompt(const struct lesson_exercise *ex, const struct ex_variant *v);
 /* A number as the player and JSON show it: integers in full, others with up to 6
  * significant digits. */
 void ex_format_number(double x, char *buf, size_t n);

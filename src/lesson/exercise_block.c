@@ -415,23 +415,30 @@ static bool ex_key_param(struct exparse *p, int line, char *val, size_t vn)
     return true;
 }
 
+/* A formula of key (answer:, where:, wrong:) is one value: muParser reads "1,2" as two
+ * results and keeps the last, so a comma belongs inside a function's parentheses only.
+ * False after the error at line. */
+static bool one_value(struct exparse *p, int line, const char *key, const char *val)
+{
+    int depth = 0;
+    for (size_t i = 0; val[i]; i++) {
+        depth += val[i] == '(' ? 1 : val[i] == ')' ? -1 : 0;
+        if (val[i] == ',' && depth <= 0) {
+            lp_perr(p->c, line,
+                    "%s: '%s' is more than one value (a comma only separates a function's "
+                    "arguments, as in min(a, b))",
+                    key, val);
+            return false;
+        }
+    }
+    return true;
+}
+
 /* answer: the formula, checked and evaluated later in check_formula. */
 static bool ex_key_answer(struct exparse *p, int line, char *val, size_t vn)
 {
     p->e.answer_line = line;
-    /* muParser reads "1,2" as two results and keeps the last: a comma belongs inside a
-     * function's parentheses only */
-    int depth = 0;
-    for (size_t i = 0; i < vn; i++) {
-        depth += val[i] == '(' ? 1 : val[i] == ')' ? -1 : 0;
-        if (val[i] == ',' && depth <= 0) {
-            lp_perr(p->c, line,
-                    "answer: '%s' is more than one value (a comma only separates a function's "
-                    "arguments, as in min(a, b))",
-                    val);
-            return false;
-        }
-    }
+    if (!one_value(p, line, "answer", val)) return false;
     if (vn > LESSON_MAX_FORMULA) {
         lp_perr(p->c, line, "answer: formula too long (%zu characters; at most %d)", vn,
                 LESSON_MAX_FORMULA);
@@ -536,6 +543,7 @@ static bool ex_key_where(struct exparse *p, int line, char *val, size_t vn)
                 LESSON_MAX_FORMULA);
         return false;
     }
+    if (!one_value(p, line, "where", val)) return false;
     e->where_line[e->nwhere] = line;
     memcpy(e->where[e->nwhere++], val, vn + 1);
     return true;
@@ -567,6 +575,7 @@ static bool ex_key_wrong(struct exparse *p, int line, char *val, size_t vn)
                 LESSON_MAX_FORMULA);
         return false;
     }
+    if (!one_value(p, line, "wrong", f)) return false;
     struct lesson_wrong *w = &e->wrong[e->nwrong++];
     memcpy(w->formula, f, strlen(f) + 1);
     w->msg = xstrdup(m);

@@ -30,6 +30,7 @@
 #include "core/util.h"
 #include "lesson/exercise.h"
 #include "lesson/parse.h"
+#include "sys/rfile.h"
 
 #define LESSON_MAX_ERRORS 200 /* per file: past this one line says there are more */
 
@@ -521,6 +522,7 @@ static void check_exercise_ids(struct ctx *c, const struct lesson *out)
             const struct lesson_exercise *x = &out->slides[s1].ex[e1];
             bool found = false;
             for (size_t s2 = 0; s2 <= s1 && !found; s2++)
+                /* cppcheck-suppress arrayIndexThenCheck ; "s2 < s1" is no bounds check */
                 for (size_t e2 = 0; e2 < out->slides[s2].nex && (s2 < s1 || e2 < e1); e2++)
                     if (strcmp(out->slides[s2].ex[e2].id, x->id) == 0) {
                         lp_perr(c, x->line, "exercise id '%s' is also used at line %d", x->id,
@@ -644,16 +646,11 @@ int lesson_load_file(const char *path, struct lesson *out, struct lesson_errors 
 {
     memset(out, 0, sizeof *out);
     struct ctx c = {.path = path, .errs = errs};
-    /* O_NONBLOCK: a FIFO or a device named as a lesson must not hang the open */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    /* a FIFO or a device named as a lesson must not hang the open */
+    char why[120];
+    int fd = rfile_open(path, why, sizeof why);
     if (fd < 0) {
-        lp_perr(&c, 0, "cannot open: %s", strerror(errno));
-        return CV_EINVAL;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        lp_perr(&c, 0, "not a regular file");
+        lp_perr(&c, 0, "%s", why);
         return CV_EINVAL;
     }
     char *buf = xmalloc(LESSON_MAX_FILE_BYTES + 2);
@@ -799,7 +796,7 @@ int lesson_set_add(struct lesson_set *set, const char *path, struct lesson_error
             names[n++] = xstrdup(de->d_name);
         }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_names);
+    if (n) qsort(names, n, sizeof *names, cmp_names); /* names is NULL when n is 0 */
     int rc = CV_OK;
     char *real_dir = realpath(path, NULL);
     for (size_t i = 0; i < n; i++) {

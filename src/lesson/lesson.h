@@ -148,6 +148,8 @@ struct lesson_exercise {
 
 /* ---- slides and lessons ----------------------------------------------------------------- */
 
+#define LESSON_STOPS_MAX 16
+
 struct lesson_slide {
     char *title; /* the first heading's text, plain (styles dropped) */
     int line;    /* the slide's first line */
@@ -166,6 +168,12 @@ struct lesson_slide {
     bool has_scene;
     struct scene scene; /* from the default scene, not the previous slide's */
     int scene_line;
+    /* The scene block's `stops: 0, 3, end`: the steps the presenter's clicker shows
+     * (SCENE_STEP_END = the last), as written; nstops 0 = not given (the scene's phase
+     * ends). Whether each is a step of the scene is `lesson check`'s (lesson_stops_check). */
+    long stops[LESSON_STOPS_MAX];
+    size_t nstops;
+    int stops_line;
     struct lesson_exercise *ex;
     size_t nex;
 };

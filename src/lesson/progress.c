@@ -6,9 +6,12 @@
  *     lesson allreduce current 3 seen 0,1,2,3
  *     exercise effective-bandwidth lesson allreduce attempts 2 solved 1
  *
- * Anything else (a bad line, a bad number, an unknown record, a file too large) makes the
- * whole file corrupt: it is renamed aside and the student starts afresh, with one line
- * saying where the old file went. */
+ * Lines may end in CR LF. A file of a newer format version ("collviz-progress 2") is no
+ * corrupt file: it is refused and left as it is (this collviz keeps no progress then, so it
+ * never writes over it). Anything else (a bad line, a bad number, an unknown record, a file
+ * too large) makes the whole file corrupt: the player renames it aside (a backup of its
+ * own, never over an earlier one) and the student starts afresh, with one line saying
+ * where the old file went; a read-only command (lesson list) only says so. */
 #include "lesson/progress.h"
 
 #include <errno.h>
@@ -21,25 +24,18 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "sys/files.h"
+#include "sys/rfile.h"
 
+#define PROGRESS_MAGIC_WORD "collviz-progress"
+#define PROGRESS_VERSION 1
 #define PROGRESS_MAGIC "collviz-progress 1"
 #define PROGRESS_MAX_BYTES ((size_t)1 << 20)
 #define PROGRESS_MAX_RECORDS 20000
 
 int progress_default_path(char *buf, size_t n, char *err, size_t errlen)
 {
-    const char *state = getenv("XDG_STATE_HOME");
-    const char *home = getenv("HOME");
-    int k;
-    if (state && state[0] == '/')
-        k = snprintf(buf, n, "%s/collviz/progress", state);
-    else if (home && *home)
-        k = snprintf(buf, n, "%s/.local/state/collviz/progress", home);
-    else
-        return cv_err(err, errlen, CV_EINVAL, "neither XDG_STATE_HOME nor HOME is set");
-    if (k < 0 || (size_t)k >= n)
-        return cv_err(err, errlen, CV_EINVAL, "progress path too long");
-    return CV_OK;
+    return files_xdg_path("XDG_STATE_HOME", ".local/state", "/progress", buf, n, err, errlen);
 }
 
 void progress_free(struct progress *p)
@@ -210,9 +206,10 @@ static bool parse_record(struct progress *p, char *line, char *why, size_t whyle
     return false;
 }
 
-/* Parse buf (NUL-terminated, n bytes); false with the line and why. */
-static bool parse_file(struct progress *p, char *buf, size_t n, int *bad_line, char *why,
-                       size_t whylen)
+/* Parse buf (NUL-terminated, n bytes); false with the line and why, or with *newer set to
+ * the version of a file a newer collviz wrote. */
+static bool parse_file(struct progress *p, char *buf, size_t n, int *bad_line, int *newer,
+                       char *why, size_t whylen)
 {
     if (strlen(buf) != n) {
         *bad_line = 1;
@@ -225,9 +222,18 @@ static bool parse_file(struct progress *p, char *buf, size_t n, int *bad_line, c
     while (line && *line) {
         char *nl = strchr(line, '\n');
         if (nl) *nl = '\0';
+        size_t len = strlen(line);
+        if (len && line[len - 1] == '\r') line[len - 1] = '\0'; /* CR LF */
         no++;
         *bad_line = no;
         if (no == 1) {
+            long v;
+            const char *w = PROGRESS_MAGIC_WORD " ";
+            if (strncmp(line, w, strlen(w)) == 0 &&
+                parse_long(line + strlen(w), PROGRESS_VERSION + 1, 1000000, &v) == CV_OK) {
+                *newer = (int)v;
+                return false;
+            }
             if (strcmp(line, PROGRESS_MAGIC) != 0) {
                 snprintf(why, whylen, "first line is not '%s'", PROGRESS_MAGIC);
                 return false;
@@ -249,23 +255,43 @@ static bool parse_file(struct progress *p, char *buf, size_t n, int *bad_line, c
     return true;
 }
 
-int progress_load(struct progress *p, const char *path, char *warn, size_t warnlen)
+/* Move the corrupt file at path aside to path.corrupt-<time> (-2, -3, ... when that name is
+ * taken: a backup never replaces another). 0, or -1 with errno. */
+static int set_aside(const char *path, char *aside, size_t n)
 {
-    memset(p, 0, sizeof *p);
-    if (warn && warnlen) warn[0] = '\0';
-    if (strlen(path) >= sizeof p->path)
-        return cv_err(warn, warnlen, CV_EINVAL, "progress path too long");
-    memcpy(p->path, path, strlen(path) + 1);
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return CV_OK; /* no file yet: nothing done */
-    struct stat st;
+    long long t = (long long)time(NULL);
+    for (int k = 1; k <= 1000; k++) {
+        if (k == 1)
+            snprintf(aside, n, "%s.corrupt-%lld", path, t);
+        else
+            snprintf(aside, n, "%s.corrupt-%lld-%d", path, t, k);
+        /* link() fails with EEXIST where rename() would replace */
+        if (link(path, aside) == 0) return unlink(path);
+        if (errno == EEXIST) continue;
+        /* a file system without hard links: rename, to a name nothing holds */
+        if (access(aside, F_OK) == 0) continue;
+        return rename(path, aside);
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* Read path into p: CV_OK (a missing file is an empty progress), or CV_EINVAL with *what
+ * the warning's words and *corrupt telling a corrupt file from a newer one. */
+static int progress_read(struct progress *p, const char *path, char *what, size_t whatlen,
+                         bool *corrupt)
+{
+    *corrupt = false;
     char why[120] = "";
-    int bad_line = 0;
+    int fd = rfile_open(path, why, sizeof why);
+    if (fd < 0 && errno == ENOENT) return CV_OK; /* no file yet: nothing done */
+    int bad_line = 0, newer = 0;
     bool ok = false;
     char *buf = NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        snprintf(why, sizeof why, "not a regular file");
-    } else if ((size_t)st.st_size > PROGRESS_MAX_BYTES) {
+    struct stat st;
+    if (fd < 0) {
+        /* not a regular file, or not readable: why says which */
+    } else if (fstat(fd, &st) != 0 || (size_t)st.st_size > PROGRESS_MAX_BYTES) {
         snprintf(why, sizeof why, "larger than %zu bytes", PROGRESS_MAX_BYTES);
     } else {
         buf = xmalloc(PROGRESS_MAX_BYTES + 1);
@@ -278,30 +304,61 @@ int progress_load(struct progress *p, const char *path, char *warn, size_t warnl
             if (n == PROGRESS_MAX_BYTES) break;
         }
         buf[n] = '\0';
-        ok = parse_file(p, buf, n, &bad_line, why, sizeof why);
+        ok = parse_file(p, buf, n, &bad_line, &newer, why, sizeof why);
     }
-    close(fd);
+    if (fd >= 0) close(fd);
     free(buf);
     if (ok) return CV_OK;
     progress_free(p);
-    char aside[4096 + 40];
-    snprintf(aside, sizeof aside, "%s.corrupt-%lld", path, (long long)time(NULL));
+    if (newer)
+        return cv_err(what, whatlen, CV_EINVAL,
+                      "progress file %s is format version %d, from a newer collviz (this one "
+                      "reads version %d): left as it is, progress is not kept",
+                      path, newer, PROGRESS_VERSION);
+    *corrupt = true;
     /* a fault of the whole file (not a regular file, too large) has no line to name */
-    char where[160];
-    if (bad_line > 0)
-        snprintf(where, sizeof where, "line %d: %s", bad_line, why);
-    else
-        snprintf(where, sizeof where, "%s", why);
-    if (rename(path, aside) == 0) {
+    if (bad_line > 0) return cv_err(what, whatlen, CV_EINVAL, "line %d: %s", bad_line, why);
+    return cv_err(what, whatlen, CV_EINVAL, "%s", why);
+}
+
+int progress_peek(struct progress *p, const char *path, char *warn, size_t warnlen)
+{
+    memset(p, 0, sizeof *p);
+    if (warn && warnlen) warn[0] = '\0';
+    if (strlen(path) >= sizeof p->path)
+        return cv_err(warn, warnlen, CV_EINVAL, "progress path too long");
+    memcpy(p->path, path, strlen(path) + 1);
+    char what[400];
+    bool corrupt;
+    if (progress_read(p, path, what, sizeof what, &corrupt) == CV_OK) return CV_OK;
+    if (!corrupt) return cv_err(warn, warnlen, CV_EINVAL, "%s", what);
+    return cv_err(warn, warnlen, CV_EINVAL,
+                  "progress file %s is corrupt (%s); left as it is (the player sets it aside)",
+                  path, what);
+}
+
+int progress_load(struct progress *p, const char *path, char *warn, size_t warnlen)
+{
+    memset(p, 0, sizeof *p);
+    if (warn && warnlen) warn[0] = '\0';
+    if (strlen(path) >= sizeof p->path)
+        return cv_err(warn, warnlen, CV_EINVAL, "progress path too long");
+    memcpy(p->path, path, strlen(path) + 1);
+    char what[400];
+    bool corrupt;
+    if (progress_read(p, path, what, sizeof what, &corrupt) == CV_OK) return CV_OK;
+    if (!corrupt) return cv_err(warn, warnlen, CV_EINVAL, "%s", what);
+    char aside[4096 + 48];
+    if (set_aside(path, aside, sizeof aside) == 0) {
         if (warn)
             snprintf(warn, warnlen,
                      "progress file %s is corrupt (%s); moved to %s, starting afresh", path,
-                     where, aside);
+                     what, aside);
     } else if (warn) {
         snprintf(warn, warnlen,
                  "progress file %s is corrupt (%s) and could not be moved aside (%s); "
                  "starting afresh",
-                 path, where, strerror(errno));
+                 path, what, strerror(errno));
     }
     return CV_OK;
 }
@@ -326,18 +383,6 @@ static int mkdir_parents(const char *path, char *err, size_t errlen)
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
         return cv_err(err, errlen, CV_EINVAL, "cannot create %s: %s", dir, strerror(errno));
     return CV_OK;
-}
-
-static bool write_all(int fd, const char *s, size_t n)
-{
-    while (n) {
-        ssize_t k = write(fd, s, n);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return false;
-        s += k;
-        n -= (size_t)k;
-    }
-    return true;
 }
 
 int progress_save(const struct progress *p, char *err, size_t errlen)
@@ -365,38 +410,7 @@ int progress_save(const struct progress *p, char *err, size_t errlen)
         n += (size_t)snprintf(buf + n, cap - n, "exercise %s lesson %s attempts %d solved %d\n",
                               p->ex[i].id, p->ex[i].lesson[0] ? p->ex[i].lesson : "unknown",
                               p->ex[i].attempts, p->ex[i].solved ? 1 : 0);
-    char tmp[4096 + 32];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", p->path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) {
-        free(buf);
-        return cv_err(err, errlen, CV_EINVAL, "cannot write %s: %s", tmp, strerror(errno));
-    }
-    bool ok = write_all(fd, buf, n) && fsync(fd) == 0;
-    int saved = errno;
+    rc = files_save(p->path, buf, n, err, errlen);
     free(buf);
-    if (close(fd) != 0) ok = false;
-    if (!ok) {
-        unlink(tmp);
-        return cv_err(err, errlen, CV_EINVAL, "cannot write %s: %s", tmp, strerror(saved));
-    }
-    if (rename(tmp, p->path) != 0) {
-        saved = errno;
-        unlink(tmp);
-        return cv_err(err, errlen, CV_EINVAL, "cannot replace %s: %s", p->path,
-                      strerror(saved));
-    }
-    /* the rename itself reaches the disk with the folder */
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", p->path);
-    char *slash = strrchr(dir, '/');
-    if (slash) {
-        *slash = '\0';
-        int dfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd >= 0) {
-            fsync(dfd);
-            close(dfd);
-        }
-    }
-    return CV_OK;
+    return rc;
 }

@@ -5,8 +5,8 @@
  *
  * Saving writes a temporary file in the same folder, fsyncs it and renames it over the old
  * one, so a crash leaves either the old or the new file. A file that does not parse is
- * renamed aside (progress.corrupt-<time>) with one line of warning; loading never fails
- * because of its contents. */
+ * renamed aside by the player (progress.corrupt-<time>) with one line of warning; a
+ * read-only command only warns; a newer format version is refused and left alone. */
 #ifndef COLLVIZ_LESSON_PROGRESS_H
 #define COLLVIZ_LESSON_PROGRESS_H
 
@@ -40,10 +40,15 @@ struct progress {
  * when neither variable is set. */
 int progress_default_path(char *buf, size_t n, char *err, size_t errlen);
 
-/* Load from path (a missing file is an empty progress). A corrupt file is renamed aside and
- * *warn (if non-NULL) gets one line saying so; *warn is "" otherwise. Always CV_OK unless
- * the path is too long. */
+/* Load from path for the player, who saves (a missing file is an empty progress). A corrupt
+ * file is renamed aside (path.corrupt-<time>, never over an earlier backup) and *warn (if
+ * non-NULL) gets one line saying so; *warn is "" otherwise. CV_OK, or CV_EINVAL with *warn's
+ * line when the path is too long or the file is of a newer format version (left as it is:
+ * keep no progress then, so nothing writes over it). */
 int progress_load(struct progress *p, const char *path, char *warn, size_t warnlen);
+/* Load for a read-only command (lesson list): as progress_load, but never moves a file: a
+ * corrupt one is CV_EINVAL with its line in *warn, as a newer one is. p is empty then. */
+int progress_peek(struct progress *p, const char *path, char *warn, size_t warnlen);
 /* Write atomically, creating the folder (0700) when missing. */
 int progress_save(const struct progress *p, char *err, size_t errlen);
 void progress_free(struct progress *p);

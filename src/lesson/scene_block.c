@@ -34,6 +34,63 @@ static const char *scene_msg_key(const char *msg)
     return NULL;
 }
 
+/* `stops: 0, 3, end`: the steps the presenter's clicker shows, ascending, each once. Not a
+ * scene word: the scene is what a screen shows, the stops are how a talk walks it. */
+static bool parse_stops(struct ctx *c, struct lesson_slide *S, int line, const char *v,
+                        size_t vn)
+{
+    if (S->stops_line) {
+        lp_perr(c, line, "scene: key 'stops' given twice (first at line %d)", S->stops_line);
+        return false;
+    }
+    S->stops_line = line;
+    size_t i = 0;
+    long prev = -1; /* the last step given (-1: none yet) */
+    bool ended = false;
+    while (i < vn) {
+        while (i < vn && (v[i] == ' ' || v[i] == '\t' || v[i] == ','))
+            i++;
+        if (i >= vn) break;
+        size_t j = i;
+        while (j < vn && v[j] != ' ' && v[j] != '\t' && v[j] != ',')
+            j++;
+        char w[32];
+        snprintf(w, sizeof w, "%.*s", (int)(j - i < 31 ? j - i : 31), v + i);
+        long s;
+        char *end;
+        if (strcmp(w, "end") == 0) {
+            s = SCENE_STEP_END;
+        } else {
+            s = strtol(w, &end, 10);
+            if (end == w || *end || s < 0 || s > 100000 || !(w[0] >= '0' && w[0] <= '9')) {
+                lp_perr(c, line, "scene: stops: '%s' is not a step (a number from 0, or end)",
+                        w);
+                return false;
+            }
+        }
+        if (ended || (s != SCENE_STEP_END && s <= prev)) {
+            lp_perr(c, line, "scene: stops: '%s' after %s (stops go up, end last)", w,
+                    ended ? "end" : "a step as late");
+            return false;
+        }
+        if (S->nstops >= LESSON_STOPS_MAX) {
+            lp_perr(c, line, "scene: stops: more than %d", LESSON_STOPS_MAX);
+            return false;
+        }
+        S->stops[S->nstops++] = s;
+        if (s == SCENE_STEP_END)
+            ended = true;
+        else
+            prev = s;
+        i = j;
+    }
+    if (S->nstops == 0) {
+        lp_perr(c, line, "scene: stops: no step given (e.g. stops: 0, 3, end)");
+        return false;
+    }
+    return true;
+}
+
 /* Lines first..last (exclusive) of a ```scene block opened at line `open`. */
 void lp_parse_scene(struct ctx *c, struct lesson_slide *S, size_t first, size_t last, int open)
 {
@@ -50,6 +107,10 @@ void lp_parse_scene(struct ctx *c, struct lesson_slide *S, size_t first, size_t 
         if (!lp_split_kv(&t, key, sizeof key, &v, &vn)) {
             lp_perr(c, l.no, "scene: expected 'key: value'");
             bad = true;
+            continue;
+        }
+        if (strcmp(key, "stops") == 0) {
+            if (!parse_stops(c, S, l.no, v, vn)) bad = true;
             continue;
         }
         int k = -1;

@@ -215,7 +215,7 @@ static int moe_setup(struct rank_state *rs)
     s->zero = dev_alloc(dv, dd);
     s->hostmat = xcalloc((size_t)s->S * s->n, sizeof(float));
     size_t stage = 0;
-    if (c->backend == BACKEND_NCCL) {
+    if (backend_kind_caps(c->backend) & BACKEND_CAP_GPU) {
         size_t most = (size_t)(s->S > s->R ? s->S : s->R) * D;
         s->stage_count = (most + W - 1) / W;
         stage = 2 * W * s->stage_count;
@@ -235,9 +235,9 @@ static int moe_setup(struct rank_state *rs)
 }
 
 /* moe_a2av on NCCL, whose point-to-point connects neighbours only: the communicator's
- * all-to-all-v (one group of ncclSend/ncclRecv per rank, comm_nccl.c) at the packed
- * offsets of a plan holding this rank's row and column of the counts, through the
- * stage buffer. */
+ * all-to-all-v (one group of ncclSend/ncclRecv per rank, backend/nccl/nccl_comm.c) at the
+ * packed offsets of a plan holding this rank's row and column of the counts, through the stage
+ * buffer. */
 static int moe_a2av_nccl(struct rank_state *rs, const float *send, const size_t *srows,
                          float *recv, const size_t *rrows, int cols, const char *label,
                          size_t *sent)
@@ -307,7 +307,7 @@ static int moe_a2av(struct rank_state *rs, const float *send, const size_t *srow
     }
     double t0 = now_s();
     size_t sent = 0;
-    if (rs->cfg->backend == BACKEND_NCCL) {
+    if (backend_kind_caps(rs->cfg->backend) & BACKEND_CAP_GPU) {
         rc = moe_a2av_nccl(rs, send, srows, recv, rrows, cols, label, &sent);
         rs->dev->ops->sync(rs->dev);
         if (secs) *secs += now_s() - t0;

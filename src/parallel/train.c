@@ -29,21 +29,7 @@
 #include "core/util.h"
 #include "parallel/moe.h"
 #include "parallel/schemes.h"
-#ifdef HAVE_NCCL
-#include "device/dev_cuda.h"
-#endif
-
-static const char *const scheme_names[TRAIN_SCHEME_COUNT] = {"single", "ddp",   "tp",    "pp",
-                                                             "zero1",  "zero2", "zero3", "moe"};
-static const char *const scheme_titles[TRAIN_SCHEME_COUNT] = {
-    "single device (reference)",
-    "data parallel (DDP)",
-    "tensor parallel (columns)",
-    "pipeline parallel (stages)",
-    "ZeRO stage 1 (optimizer state sharded)",
-    "ZeRO stage 2 (+ gradients sharded)",
-    "ZeRO stage 3 / FSDP (+ weights sharded)",
-    "mixture of experts (expert parallel)"};
+#include "device/dev.h"
 
 void scheme_replica_fold(const float *w, float *full, size_t n, bool first, double *diff)
 {
@@ -91,7 +77,6 @@ int train_memory_model(const struct train_config *c, struct train_memory *alloc,
     *peak = a;
     return CV_OK;
 }
-static const char *const schedule_names[PP_SCHEDULE_COUNT] = {"gpipe", "1f1b"};
 
 struct train_config train_reference_of(const struct train_config *c)
 {
@@ -102,41 +87,6 @@ struct train_config train_reference_of(const struct train_config *c)
     ref.prefetch = false;
     ref.moe_groups = c->scheme == TRAIN_MOE ? c->nranks : 0;
     return ref;
-}
-
-const char *train_scheme_name(enum train_scheme s)
-{
-    return (s >= 0 && s < TRAIN_SCHEME_COUNT) ? scheme_names[s] : "?";
-}
-
-const char *train_scheme_title(enum train_scheme s)
-{
-    return (s >= 0 && s < TRAIN_SCHEME_COUNT) ? scheme_titles[s] : "?";
-}
-
-int train_scheme_parse(const char *s, enum train_scheme *out)
-{
-    for (int i = 0; i < TRAIN_SCHEME_COUNT; i++)
-        if (strcasecmp(s, scheme_names[i]) == 0) {
-            *out = (enum train_scheme)i;
-            return CV_OK;
-        }
-    return CV_EINVAL;
-}
-
-const char *pp_schedule_name(enum pp_schedule s)
-{
-    return (s >= 0 && s < PP_SCHEDULE_COUNT) ? schedule_names[s] : "?";
-}
-
-int pp_schedule_parse(const char *s, enum pp_schedule *out)
-{
-    for (int i = 0; i < PP_SCHEDULE_COUNT; i++)
-        if (strcasecmp(s, schedule_names[i]) == 0) {
-            *out = (enum pp_schedule)i;
-            return CV_OK;
-        }
-    return CV_EINVAL;
 }
 
 void train_config_default(struct train_config *c)
@@ -325,14 +275,23 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
         return cv_err(err, errlen, CV_EINVAL, "--batch %d: must be 1..%d", c->batch, 1 << 20);
     if (c->steps < 1 || c->steps > 1000000)
         return cv_err(err, errlen, CV_EINVAL, "--steps %d: must be 1..1000000", c->steps);
-    if (c->timeout_s <= 0)
-        return cv_err(err, errlen, CV_EINVAL, "timeout %g s: must be positive", c->timeout_s);
+    if (!(c->timeout_s > 0) || !isfinite(c->timeout_s))
+        return cv_err(err, errlen, CV_EINVAL, "timeout %g s: must be a positive number",
+                      c->timeout_s);
+    const float hyper[] = {c->adamw.lr, c->adamw.beta1, c->adamw.beta2, c->adamw.eps,
+                           c->adamw.weight_decay};
+    static const char *const hyper_name[] = {"learning rate", "beta1", "beta2", "eps",
+                                             "weight decay"};
+    for (size_t i = 0; i < sizeof hyper / sizeof hyper[0]; i++)
+        if (!isfinite(hyper[i]) || hyper[i] < 0)
+            return cv_err(err, errlen, CV_EINVAL, "AdamW %s %g: must be a finite number >= 0",
+                          hyper_name[i], (double)hyper[i]);
     if (c->backend < 0 || c->backend >= BACKEND_KIND_COUNT)
         return cv_err(err, errlen, CV_EINVAL, "unknown backend %d", (int)c->backend);
-    if (c->backend == BACKEND_NCCL && c->scheme == TRAIN_SINGLE)
+    if ((backend_kind_caps(c->backend) & BACKEND_CAP_GPU) && c->scheme == TRAIN_SINGLE)
         return cv_err(err, errlen, CV_EINVAL,
                       "single is the CPU reference trainer; on one GPU use ddp --ranks 1");
-    if (c->backend == BACKEND_MPI && c->scheme == TRAIN_SINGLE)
+    if ((backend_kind_caps(c->backend) & BACKEND_CAP_PROCESSES) && c->scheme == TRAIN_SINGLE)
         return cv_err(err, errlen, CV_EINVAL,
                       "single is the CPU reference trainer; on one process use ddp with -np 1");
     if (c->overlap && train_zero_stage(c->scheme))
@@ -388,7 +347,7 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
     }
     /* On GPUs the ranks' buffers are device memory (a cudaMalloc that fails is reported
      * as such); the host holds only the assembled weights. */
-    double need = c->backend == BACKEND_NCCL
+    double need = (backend_kind_caps(c->backend) & BACKEND_CAP_GPU)
                       ? 2.0 * c->layers * (double)c->dim * c->dim * sizeof(float)
                       : estimate_bytes(c);
     /* a fifth spare: the ranks' threads, the allocator's slack */
@@ -679,14 +638,14 @@ static void fill_napkin(struct train_result *res, const struct run *run)
 static void describe(struct train_result *res, const char *gpu_desc, struct backend *b)
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    if (res->cfg.backend == BACKEND_MPI && b) {
+    if ((backend_kind_caps(res->cfg.backend) & BACKEND_CAP_PROCESSES) && b) {
         char d[100];
         b->ops->describe(b, res->nranks, d, sizeof d);
         snprintf(res->desc, sizeof res->desc, "%s; %s plans over MPI_Isend/Irecv", d,
                  algo_name(ALGO_RING));
         return;
     }
-    if (res->cfg.backend == BACKEND_NCCL) {
+    if (backend_kind_caps(res->cfg.backend) & BACKEND_CAP_GPU) {
         bool emu = backend_caps_of("nccl") & BACKEND_CAP_EMULATED;
         snprintf(res->desc, sizeof res->desc,
                  "%d ranks = %d GPUs (%s); NCCL%s; cuBLAS fp32 (no TF32)%s; collective bytes: "
@@ -739,10 +698,13 @@ static void close_gpus(struct run *run)
 static int open_gpus(struct backend *b, struct run *run, int W, struct comm_params *cp,
                      struct backend **own, char *err, size_t errlen)
 {
-#ifdef HAVE_NCCL
+    if (!dev_gpu_built())
+        return cv_err(
+            err, errlen, CV_EUNAVAIL,
+            "GPU training is not built (no CUDA toolkit and NCCL found at build time)");
     int rc;
     if (!b) {
-        int n = dev_cuda_count(err, errlen);
+        int n = dev_gpu_count(err, errlen);
         if (n < 0) return -n;
         if ((rc = backend_open("nccl", own, err, errlen, NULL, 0)) != CV_OK) return rc;
         b = *own;
@@ -760,7 +722,7 @@ static int open_gpus(struct backend *b, struct run *run, int W, struct comm_para
     int lo = mp ? backend_proc_rank(b) : 0, hi = mp ? lo + 1 : W;
     rc = CV_OK;
     for (int r = lo; r < hi && rc == CV_OK; r++)
-        rc = dev_cuda_create(&run->devs[r], backend_rank_device(b, r), err, errlen);
+        rc = dev_gpu_create(&run->devs[r], backend_rank_device(b, r), err, errlen);
     cp->devs = run->devs;
     if (rc == CV_OK) rc = b->ops->comm_create(b, cp, &run->comm, err, errlen);
     if (rc != CV_OK) {
@@ -772,15 +734,6 @@ static int open_gpus(struct backend *b, struct run *run, int W, struct comm_para
     backend_device_name(b, backend_rank_device(b, lo), name, sizeof name);
     snprintf(run->gpu_desc, sizeof run->gpu_desc, "%.63s", name);
     return CV_OK;
-#else
-    (void)b;
-    (void)run;
-    (void)W;
-    (void)cp;
-    (void)own;
-    return cv_err(err, errlen, CV_EUNAVAIL,
-                  "GPU training is not built (no CUDA toolkit and NCCL found at build time)");
-#endif
 }
 
 static void run_free(struct run *run)
@@ -989,9 +942,9 @@ static int open_comm(struct backend **b, struct run *run, struct train_probe *pr
     if (probe && cfg->backend != BACKEND_CPU) {
         rc = cv_err(err, errlen, CV_EINVAL,
                     "the display-scale probe reads host memory: CPU ranks only");
-    } else if (cfg->backend == BACKEND_NCCL) {
+    } else if (backend_kind_caps(cfg->backend) & BACKEND_CAP_GPU) {
         rc = open_gpus(*b, run, W, &cp, own_b, err, errlen);
-    } else if (!*b && cfg->backend == BACKEND_MPI) {
+    } else if (!*b && (backend_kind_caps(cfg->backend) & BACKEND_CAP_PROCESSES)) {
         rc = cv_err(err, errlen, CV_EINVAL,
                     "training on %s needs the opened backend (train_run_on)",
                     backend_kind_name(cfg->backend));
@@ -1038,9 +991,9 @@ static int rank_error(struct run *run, int lo, int hi, char *err, size_t errlen)
             const char *why =
                 run->rs[r].err[0] ? run->rs[r].err : run->comm->ops->last_error(run->comm);
             cv_err(err, errlen, rc, "%s on %s: %s", train_scheme_name(cfg->scheme),
-                   cfg->backend == BACKEND_NCCL  ? "GPUs (nccl)"
-                   : cfg->backend == BACKEND_MPI ? "mpi processes"
-                                                 : "cpu ranks",
+                   (backend_kind_caps(cfg->backend) & BACKEND_CAP_GPU)         ? "GPUs (nccl)"
+                   : (backend_kind_caps(cfg->backend) & BACKEND_CAP_PROCESSES) ? "mpi processes"
+                                                                               : "cpu ranks",
                    why);
         }
     return rc;
@@ -1205,7 +1158,7 @@ void train_compare(const struct train_result *a, const struct train_result *ref,
         double diff = fabs((double)a->params[i] - (double)ref->params[i]);
         if (!(diff <= d->param_abs)) d->param_abs = isnan(diff) ? INFINITY : diff;
     }
-    bool gpu = a->cfg.backend == BACKEND_NCCL;
+    bool gpu = backend_kind_caps(a->cfg.backend) & BACKEND_CAP_GPU;
     d->tol_loss_rel = gpu ? TRAIN_TOL_GPU_LOSS_REL : TRAIN_TOL_LOSS_REL;
     d->tol_param_abs = gpu ? TRAIN_TOL_GPU_PARAM_ABS : TRAIN_TOL_PARAM_ABS;
     d->within = n == ref->steps_done && n == a->steps_done && d->loss_rel <= d->tol_loss_rel &&

@@ -33,7 +33,7 @@
 #include "backend/backend.h"
 #include "parallel/mlp.h"
 #include "core/timeline.h"
-#include "parallel/scheme.h"
+#include "core/scheme.h"
 
 /* 1, 2 or 3 for the ZeRO schemes, 0 for the others. */
 int train_zero_stage(enum train_scheme s);

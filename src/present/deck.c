@@ -5,32 +5,68 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool deck_move(struct deck_pos cur, long nsteps, int npages, size_t nslides, enum deck_move m,
-               long goto_n, struct deck_pos *out)
+/* The next stop after step (-1: none); every step when there are no stops. */
+static long next_stop(const struct deck_slide *d, long step)
+{
+    if (!d->stops) return step < d->nsteps ? step + 1 : -1;
+    for (size_t i = 0; i < d->nstops; i++)
+        if (d->stops[i] > step) return d->stops[i];
+    return -1;
+}
+
+/* The stop before step (-1: none). */
+static long prev_stop(const struct deck_slide *d, long step)
+{
+    if (!d->stops) return step > 0 ? step - 1 : -1;
+    for (size_t i = d->nstops; i-- > 0;)
+        if (d->stops[i] < step) return d->stops[i];
+    return -1;
+}
+
+bool deck_move_in(struct deck_pos cur, const struct deck_slide *d, size_t nslides,
+                  enum deck_move m, long goto_n, struct deck_pos *out)
 {
     struct deck_pos p = cur;
     *out = cur;
     if (nslides == 0) return false;
-    if (npages < 1) npages = 1;
+    int npages = d->npages < 1 ? 1 : d->npages;
+    struct deck_slide every = {d->nsteps, npages, NULL, 0};
+    const struct deck_slide *s = m == DECK_STEP_NEXT || m == DECK_STEP_PREV ? &every : d;
     bool last_page = cur.page >= npages - 1;
+    long to;
     switch (m) {
     case DECK_NEXT:
-        if (!last_page)
+    case DECK_STEP_NEXT:
+        if (!last_page) {
             p.page = cur.page + 1;
-        else if (cur.step < nsteps)
-            p.step = cur.step + 1;
+            /* onto the scene's page: the scene plays from its start to its first stop (a
+             * press shows something move, not the same picture under less text) */
+            if (m == DECK_NEXT && d->stops && p.page == npages - 1 &&
+                (to = next_stop(s, cur.step)) >= 0)
+                p.step = to;
+        } else if ((to = next_stop(s, cur.step)) >= 0)
+            p.step = to;
         else if (cur.slide + 1 < nslides)
             p = (struct deck_pos){cur.slide + 1, DECK_STEP_START, 0};
         else
             return false;
         break;
     case DECK_PREV:
-        if (last_page && cur.step > 0)
-            p.step = cur.step - 1;
+    case DECK_STEP_PREV:
+        if (last_page && (to = prev_stop(s, cur.step)) >= 0)
+            p.step = to;
         else if (cur.page > 0)
             p.page = (last_page ? npages - 1 : cur.page) - 1;
         else if (cur.slide > 0)
             p = (struct deck_pos){cur.slide - 1, DECK_STEP_END, DECK_PAGE_END};
+        else
+            return false;
+        break;
+    case DECK_SKIP:
+        if (!last_page || cur.step < d->nsteps)
+            p = (struct deck_pos){cur.slide, d->nsteps, npages - 1};
+        else if (cur.slide + 1 < nslides)
+            p = (struct deck_pos){cur.slide + 1, DECK_STEP_START, 0};
         else
             return false;
         break;
@@ -55,6 +91,42 @@ bool deck_move(struct deck_pos cur, long nsteps, int npages, size_t nslides, enu
     }
     *out = p;
     return true;
+}
+
+bool deck_move(struct deck_pos cur, long nsteps, int npages, size_t nslides, enum deck_move m,
+               long goto_n, struct deck_pos *out)
+{
+    struct deck_slide d = {nsteps, npages, NULL, 0};
+    return deck_move_in(cur, &d, nslides, m, goto_n, out);
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+size_t deck_stops(const long *marks, size_t nmarks, const long *phase_ends, size_t nphase,
+                  long start, long nsteps, long *out)
+{
+    long v[DECK_STOPS_MAX + 1];
+    size_t n = 0;
+    if (nsteps < 0) nsteps = 0;
+    v[n++] = start < 0 ? 0 : start > nsteps ? nsteps : start;
+    const long *src = nmarks ? marks : phase_ends;
+    size_t nsrc = nmarks ? nmarks : nphase;
+    if (!src || nsrc == 0) src = &nsteps, nsrc = 1;
+    for (size_t i = 0; i < nsrc && n < DECK_STOPS_MAX; i++) {
+        long s = src[i] == DECK_STOP_END ? nsteps : src[i];
+        /* a phase that ended before the scene starts is not on the way */
+        if (!nmarks && s < v[0]) continue;
+        if (s >= 0 && s <= nsteps) v[n++] = s;
+    }
+    qsort(v, n, sizeof v[0], cmp_long);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || v[i] != out[k - 1]) out[k++] = v[i];
+    return k;
 }
 
 long deck_resolve(long step, long start, long nsteps)

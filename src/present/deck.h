@@ -2,12 +2,18 @@
  * over (slide, step) with no curses and no lessons, so every key's effect is unit tested.
  *
  * A slide is pages of narration (present_layout.h: they come before the scene's steps; most
- * slides have one) and then its scene's steps, all shown on the last page. Forward (PageDown,
- * →, Space) walks the pages, then the scene steps up to its last, then enters the next slide at
- * its first page and the step its scene starts at; backward (PageUp, ←) walks the steps down
- * to 0, then the pages back to the first, then enters the previous slide at its last page and
- * step. Whole-slide moves (n, p, Home, End, g N Enter) enter a slide at its start. A slide
- * without a scene has 0 steps. */
+ * slides have one) and then its scene's steps, all shown on the last page. The scene has
+ * stops: the frames worth showing to a room (the author's `stops:`, else the ends of the
+ * scene's phases: "after reduce-scatter", "end"; deck_stops). The clicker's forward
+ * (PageDown, Space) walks the pages, then the stops, then enters the next slide at its first
+ * page and the step its scene starts at; the press that turns from a text page to the
+ * scene's page goes to the first stop after the start too (the presenter plays the steps
+ * between: the room sees the start, then the transfers move); backward (PageUp) walks the stops
+ * down, then the pages back to the first, then enters the previous slide at its last page and
+ * step. The arrows (→ ←) do the same through every step, for the live demo. Skip (F5, Esc: a
+ * clicker's "start/stop" button sends one or the other) shows the scene's end, and from there
+ * goes to the next slide: any slide is left in at most two presses. Whole-slide moves (n, p,
+ * Home, End, g N Enter) enter a slide at its start. A slide without a scene has 0 steps. */
 #ifndef COLLVIZ_PRESENT_DECK_H
 #define COLLVIZ_PRESENT_DECK_H
 
@@ -19,8 +25,11 @@
 #define DECK_PAGE_END (-1)   /* entering backward: the slide's last page */
 
 enum deck_move {
-    DECK_NEXT,       /* next step, else next slide */
-    DECK_PREV,       /* previous step, else previous slide at its end */
+    DECK_NEXT,       /* next page, next stop, else next slide */
+    DECK_PREV,       /* previous stop, previous page, else previous slide at its end */
+    DECK_STEP_NEXT,  /* next page, next step, else next slide */
+    DECK_STEP_PREV,  /* previous step, previous page, else previous slide at its end */
+    DECK_SKIP,       /* the last page at the scene's end; there already: next slide */
     DECK_NEXT_SLIDE, /* n */
     DECK_PREV_SLIDE, /* p */
     DECK_FIRST,      /* Home */
@@ -34,10 +43,33 @@ struct deck_pos {
     int page;     /* 0..npages-1, or DECK_PAGE_END when entering a slide backward */
 };
 
-/* The position after `m` from `cur` (whose step and page are resolved: 0..nsteps, nsteps the
- * current slide's scene steps; 0..npages-1, npages >= 1 its narration pages). goto_n is the
- * 1-based slide for DECK_GOTO. Returns false when the move goes nowhere (past either end, a
- * slide number out of range); *out is then cur. */
+/* The slide being moved through: its scene's steps (0..nsteps, 0 without a scene), its
+ * narration pages (at least 1) and its stops (ascending steps in 0..nsteps; NULL: every
+ * step is a stop). */
+struct deck_slide {
+    long nsteps;
+    int npages;
+    const long *stops;
+    size_t nstops;
+};
+
+/* The position after `m` from `cur` (whose step and page are resolved) in slide d, one of
+ * nslides. goto_n is the 1-based slide for DECK_GOTO. Returns false when the move goes
+ * nowhere (past either end, a slide number out of range); *out is then cur. */
+bool deck_move_in(struct deck_pos cur, const struct deck_slide *d, size_t nslides,
+                  enum deck_move m, long goto_n, struct deck_pos *out);
+
+#define DECK_STOPS_MAX 64
+#define DECK_STOP_END (-1) /* in an author's marks: the scene's last step */
+/* A slide's stops into out[DECK_STOPS_MAX], ascending, each once; returns how many. marks:
+ * the author's (`stops:`, DECK_STOP_END = the last step), used as given when nmarks > 0;
+ * else phase_ends (the screen's: the last step of each phase, the end among them) from the
+ * start on, else the end alone. The step the scene starts at (start, resolved) is always one: a
+ * slide is entered there. Steps outside 0..nsteps are dropped. */
+size_t deck_stops(const long *marks, size_t nmarks, const long *phase_ends, size_t nphase,
+                  long start, long nsteps, long *out);
+
+/* deck_move_in with every step a stop (nsteps, npages: the slide's). */
 bool deck_move(struct deck_pos cur, long nsteps, int npages, size_t nslides, enum deck_move m,
                long goto_n, struct deck_pos *out);
 

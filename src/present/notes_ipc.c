@@ -50,6 +50,9 @@ int notes_encode(const struct notes_state *st, char **out, size_t *len, char *er
     if (st->answer[0]) cJSON_AddStringToObject(o, "answer", st->answer);
     if (st->keys[0]) cJSON_AddStringToObject(o, "keys", st->keys);
     if (st->minutes) cJSON_AddNumberToObject(o, "minutes", st->minutes);
+    if (st->status[0]) cJSON_AddStringToObject(o, "status", st->status);
+    if (st->backend[0]) cJSON_AddStringToObject(o, "backend", st->backend);
+    if (st->demo) cJSON_AddBoolToObject(o, "demo", true);
     char *json = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     if (!json) util_fatal("out of memory (notes message)");
@@ -150,8 +153,18 @@ int notes_decode(const char *payload, size_t len, struct notes_state *st, char *
         (cJSON_HasObjectItem(o, "keys") &&
          (rc = notes_get_str(o, "keys", t->keys, sizeof t->keys, err, errlen))) ||
         (cJSON_HasObjectItem(o, "minutes") &&
-         (rc = notes_get_int(o, "minutes", 0, NOTES_MINUTES_MAX, &minutes, err, errlen))))
+         (rc = notes_get_int(o, "minutes", 0, NOTES_MINUTES_MAX, &minutes, err, errlen))) ||
+        (cJSON_HasObjectItem(o, "status") &&
+         (rc = notes_get_str(o, "status", t->status, sizeof t->status, err, errlen))) ||
+        (cJSON_HasObjectItem(o, "backend") &&
+         (rc = notes_get_str(o, "backend", t->backend, sizeof t->backend, err, errlen))))
         goto out;
+    const cJSON *demo = cJSON_GetObjectItemCaseSensitive(o, "demo");
+    if (demo && !cJSON_IsBool(demo)) {
+        rc = cv_err(err, errlen, CV_EINVAL, "notes: field 'demo' is not a boolean");
+        goto out;
+    }
+    t->demo = cJSON_IsTrue(demo);
     t->minutes = (int)minutes;
     t->slide = (int)slide;
     t->nslides = (int)nslides;

@@ -25,6 +25,7 @@
 #define NOTES_NOTE_MAX (16 * 1024)  /* the speaker note, bytes with the NUL */
 #define NOTES_ANSWER_MAX (8 * 1024) /* the slide's answers and solutions, with the NUL */
 #define NOTES_KEYS_MAX 1024         /* the keys line, with the NUL */
+#define NOTES_STATUS_MAX 512        /* the presenter's message or prompt, with the NUL */
 #define NOTES_MINUTES_MAX 100000
 #define NOTES_NAME_MAX 32 /* --name: [A-Za-z0-9._-], not starting with '.' */
 #define NOTES_SLIDES_MAX 100000
@@ -46,6 +47,13 @@ struct notes_state {
     char answer[NOTES_ANSWER_MAX];
     char keys[NOTES_KEYS_MAX];
     int minutes;
+    /* Also optional: what the presenter says to the speaker and never to the room (a
+     * prompt being typed, the overview's choice, a key's answer, an error, a failed reload),
+     * the backends that can measure here and why the others cannot (said once, here), and
+     * whether the scene is a live demo rather than the slide's own (`0` brings it back). */
+    char status[NOTES_STATUS_MAX];
+    char backend[NOTES_TEXT_MAX];
+    bool demo;
 };
 
 /* Copy src into dst (size n), cut at a UTF-8 character boundary when it is too long. */

@@ -14,24 +14,10 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "sys/files.h"
+#include "sys/rfile.h"
 
 #define PSTATE_MAGIC "collviz-present 1"
-
-static int home_dir(const char *xdg, const char *fallback, const char *sub, char *buf, size_t n,
-                    char *err, size_t errlen)
-{
-    const char *x = getenv(xdg), *home = getenv("HOME");
-    int k;
-    if (x && x[0] == '/')
-        k = snprintf(buf, n, "%s/collviz%s", x, sub);
-    else if (home && home[0])
-        k = snprintf(buf, n, "%s/%s/collviz%s", home, fallback, sub);
-    else
-        return cv_err(err, errlen, CV_EINVAL, "neither %s nor HOME is set", xdg);
-    if (k < 0 || (size_t)k >= n)
-        return cv_err(err, errlen, CV_EINVAL, "%s: path too long", xdg);
-    return CV_OK;
-}
 
 int position_path(const char *deck_path, const char *name, char *buf, size_t n, char *err,
                   size_t errlen)
@@ -47,7 +33,7 @@ int position_path(const char *deck_path, const char *name, char *buf, size_t n, 
         h = (h ^ (unsigned char)*p) * 1099511628211ull;
     char sub[64];
     snprintf(sub, sizeof sub, "/present-%016llx.pos", (unsigned long long)h);
-    return home_dir("XDG_STATE_HOME", ".local/state", sub, buf, n, err, errlen);
+    return files_xdg_path("XDG_STATE_HOME", ".local/state", sub, buf, n, err, errlen);
 }
 
 int position_export_dir(const char *dir_opt, char *buf, size_t n, char *err, size_t errlen)
@@ -59,7 +45,7 @@ int position_export_dir(const char *dir_opt, char *buf, size_t n, char *err, siz
             return cv_err(err, errlen, CV_EINVAL, "export folder: path too long");
         return CV_OK;
     }
-    return home_dir("XDG_DATA_HOME", ".local/share", "/exports", buf, n, err, errlen);
+    return files_xdg_path("XDG_DATA_HOME", ".local/share", "/exports", buf, n, err, errlen);
 }
 
 int position_mkdirs(const char *path, char *err, size_t errlen)
@@ -83,10 +69,13 @@ int position_mkdirs(const char *path, char *err, size_t errlen)
 int position_load(const char *file, struct position *st, char *err, size_t errlen)
 {
     memset(st, 0, sizeof *st);
-    FILE *f = fopen(file, "r");
+    char why[120] = "cannot read it";
+    int fd = rfile_open(file, why, sizeof why); /* a FIFO in its place must not hang */
+    if (fd < 0 && errno == ENOENT) return cv_err(err, errlen, CV_EUNAVAIL, "no saved position");
+    FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
     if (!f) {
-        if (errno == ENOENT) return cv_err(err, errlen, CV_EUNAVAIL, "no saved position");
-        return cv_err(err, errlen, CV_EINVAL, "%s: %s", file, strerror(errno));
+        if (fd >= 0) close(fd);
+        return cv_err(err, errlen, CV_EINVAL, "%s: %s", file, why);
     }
     char line[512];
     int ln = 0, rc = CV_OK;
@@ -128,7 +117,7 @@ int position_load(const char *file, struct position *st, char *err, size_t errle
 
 int position_save(const char *file, const struct position *st, char *err, size_t errlen)
 {
-    char dir[4096], tmp[4200];
+    char dir[4096];
     snprintf(dir, sizeof dir, "%s", file);
     char *slash = strrchr(dir, '/');
     if (slash && slash != dir) {
@@ -136,21 +125,16 @@ int position_save(const char *file, const struct position *st, char *err, size_t
         int rc = position_mkdirs(dir, err, errlen);
         if (rc != CV_OK) return rc;
     }
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", file, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) return cv_err(err, errlen, CV_EINVAL, "cannot write %s: %s", tmp, strerror(errno));
     /* Titles and ids never hold a newline (lesson.h), so one line each. */
-    fprintf(f, "%s\nlesson %s\ntitle %s\nslide %ld\npage %d\nstep %ld\nelapsed %ld\nzoom %d\n",
-            PSTATE_MAGIC, st->lesson, st->title, st->slide, st->page, st->step, st->elapsed_s,
-            st->zoom);
-    bool ok = fflush(f) == 0;
-    ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, file) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return cv_err(err, errlen, CV_EINVAL, "cannot write %s: %s", file, strerror(e));
-    }
-    return CV_OK;
+    char text[2 * 4096 + 256];
+    int k = snprintf(
+        text, sizeof text,
+        "%s\nlesson %s\ntitle %s\nslide %ld\npage %d\nstep %ld\nelapsed %ld\nzoom %d\n",
+        PSTATE_MAGIC, st->lesson, st->title, st->slide, st->page, st->step, st->elapsed_s,
+        st->zoom);
+    if (k < 0 || (size_t)k >= sizeof text)
+        return cv_err(err, errlen, CV_EINVAL, "cannot write %s: too long", file);
+    return files_save(file, text, (size_t)k, err, errlen);
 }
 
 static size_t dist(size_t a, size_t b)

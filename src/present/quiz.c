@@ -68,7 +68,41 @@ void quiz_answer(const struct lesson_exercise *e, char *buf, size_t n)
     }
 }
 
-void quiz_build(const struct lesson_slide *s, bool revealed, struct quiz *out)
+/* A prompt as the room reads it: the room does not type, so a sentence that tells the
+ * student what to type ("Type all four slots, with . for a slot that holds nothing yet.")
+ * goes; the question stays. Sentences end at ". ", "? ", "! " (or the end). */
+static void quiz_room_prompt(char *t)
+{
+    static const char *const typing[] = {"Type ", "Enter ", "Write ", "(Type ", "(Enter "};
+    char *out = t, *p = t;
+    bool dropped = false;
+    while (*p) {
+        char *e = p;
+        while (*e && !((*e == '.' || *e == '?' || *e == '!') && (e[1] == ' ' || !e[1])))
+            e++;
+        if (*e) e++;
+        /* a sentence of its own, or the rest of one cut at "with ." (lowercase) */
+        bool drop = dropped && *p >= 'a' && *p <= 'z';
+        for (size_t i = 0; i < ARRAY_LEN(typing); i++)
+            if (strncmp(p, typing[i], strlen(typing[i])) == 0) drop = true;
+        dropped = drop;
+        size_t n = (size_t)(e - p);
+        if (!drop) {
+            memmove(out, p, n);
+            out += n;
+        }
+        p = e;
+        while (*p == ' ')
+            p++;
+        if (!drop && *p) *out++ = ' ';
+    }
+    while (out > t && out[-1] == ' ')
+        out--;
+    *out = '\0';
+}
+
+void quiz_build(const struct lesson_slide *s, size_t nrevealed, bool solutions,
+                struct quiz *out)
 {
     memset(out, 0, sizeof *out);
     out->nslide = out->n = s->nblocks;
@@ -83,19 +117,22 @@ void quiz_build(const struct lesson_slide *s, bool revealed, struct quiz *out)
         else
             snprintf(t, sizeof t, "Exercise: ");
         quiz_span(b, LSPAN_BOLD, t);
-        ex_prompt_format(e, NULL, t, sizeof t);
-        quiz_span(b, 0, t);
+        char *prompt = ex_prompt(e, NULL); /* whole: never cut */
+        char *room = xstrdup(prompt);
+        quiz_room_prompt(room);
+        quiz_span(b, 0, room[0] ? room : prompt);
+        free(room);
+        free(prompt);
         for (size_t i = 0; e->type == LEX_CHOICE && i < e->noptions; i++)
             quiz_span(quiz_add(out, LBLOCK_ITEM, (int)i + 1), 0, e->options[i]);
-        if (!revealed) continue;
+        if (k >= nrevealed) continue;
         b = quiz_add(out, LBLOCK_PARAGRAPH, 0);
         quiz_span(b, LSPAN_BOLD, "Answer: ");
         quiz_answer(e, t, sizeof t);
         quiz_span(b, LSPAN_BOLD, t);
-        if (!e->solution) continue;
+        if (!e->solution || !solutions) continue;
         /* The worked solution reflowed: its lines joined, an empty line starts a paragraph. */
-        char *sol = xmalloc(4096);
-        ex_text_format(e, NULL, e->solution, sol, 4096); /* the numbers, not {= ...} */
+        char *sol = ex_text(e, NULL, e->solution); /* the numbers, not {= ...} */
         bool first = true;
         for (char *para = sol; para;) {
             char *end = strstr(para, "\n\n");
@@ -146,13 +183,17 @@ void quiz_notes(const struct lesson_slide *s, char *buf, size_t n)
     buf[0] = '\0';
     for (size_t k = 0; k < s->nex && o + 1 < n; k++) {
         const struct lesson_exercise *e = &s->ex[k];
-        char ans[1024], label[32] = "Answer", sol[4096] = "";
+        char ans[1024], label[32] = "Answer";
         quiz_answer(e, ans, sizeof ans);
         if (s->nex > 1) snprintf(label, sizeof label, "Answer %zu", k + 1);
-        if (e->solution) ex_text_format(e, NULL, e->solution, sol, sizeof sol);
+        char *sol = ex_text(e, NULL, e->solution ? e->solution : "");
         int w = snprintf(buf + o, n - o, "%s%s: %s%s%s", k ? "\n\n" : "", label, ans,
                          e->solution ? "\n\nSolution: " : "", sol);
-        if (w < 0 || (size_t)w >= n - o) break;
+        free(sol);
+        if (w < 0 || (size_t)w >= n - o) {
+            buf[o + cv_utf8_cut(buf + o, n - o - 1)] = '\0'; /* never half a character */
+            break;
+        }
         o += (size_t)w;
     }
 }

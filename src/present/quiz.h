@@ -18,8 +18,12 @@ struct quiz {
     bool own_slide; /* quiz_own_slide: v[0, nslide) are deep copies too */
 };
 
-/* Build the blocks of slide s; revealed: with the answers and solutions. */
-void quiz_build(const struct lesson_slide *s, bool revealed, struct quiz *out);
+/* Build the blocks of slide s: each exercise's prompt as the room reads it (a sentence that
+ * says what to type goes: the room does not type), a choice's options, and for the first
+ * nrevealed exercises the answer, and with `solutions` the worked solution under it (the
+ * presenter leaves it to the speaker's notes: the answer stays one line, beside the scene). */
+void quiz_build(const struct lesson_slide *s, size_t nrevealed, bool solutions,
+                struct quiz *out);
 void quiz_free(struct quiz *q);
 /* Make the slide's own blocks deep copies, so that their spans' text may be changed. */
 void quiz_own_slide(struct quiz *q);

@@ -10,16 +10,12 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "sys/rfile.h"
 
 int rec_read_file(struct rec_log *L, const char *path, char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return snprintf(err, errlen, "cannot open: %s", strerror(errno)), -1;
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        close(fd);
-        return snprintf(err, errlen, "a directory, not a file"), -1;
-    }
+    int fd = rfile_open(path, err, errlen);
+    if (fd < 0) return -1;
     /* read one byte past the limit to tell a file that is too large */
     size_t cap = REC_MAX_BYTES + 1, got = 0, have = 1 << 16;
     char *buf = xmalloc(have);

@@ -222,7 +222,7 @@ static void ring_line(struct rec_ctx *x, long chan, const char *p)
         long r = scan_uint(&p, 5);
         if (r < 0 || r >= REC_MAX_RANKS || n == REC_MAX_RANKS) {
             rec_error(L, x->name, x->line, "channel %ld's ring: a rank out of 0..%d", chan,
-                      REC_MAX_RANKS - 1);
+                      REC_LAST_RANK);
             return;
         }
         for (int i = 0; i < n; i++)
@@ -283,7 +283,7 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
     if (vn == 0) return;
     if (from >= REC_MAX_RANKS || to >= REC_MAX_RANKS) {
         rec_error(L, x->name, x->line, "a link of rank %ld to %ld: ranks end at %d", from, to,
-                  REC_MAX_RANKS - 1);
+                  REC_LAST_RANK);
         return;
     }
     struct rec_link k = {.channel = (int)chan,
@@ -451,7 +451,7 @@ static bool comm_line(struct rec_ctx *x, const char *p)
     if (rank < 0 || nr <= 0) return false;
     if (rank >= nr || nr > REC_MAX_RANKS) {
         rec_error(L, x->name, x->line, "comm line: rank %ld of %ld (ranks end at %d)", rank, nr,
-                  REC_MAX_RANKS);
+                  REC_LAST_RANK);
         return true;
     }
     if (L->nranks >= 0 && L->nranks != nr) L->commsizes_differ = true;
@@ -563,7 +563,7 @@ static bool device_line(struct rec_ctx *x, const char *p)
     struct rec_rank *rk = rank_at(x->L, r);
     if (!rk) {
         rec_error(x->L, x->name, x->line, "device line of rank %ld: ranks end at %d", r,
-                  REC_MAX_RANKS - 1);
+                  REC_LAST_RANK);
         return true;
     }
     if (!rk->host[0]) copy_word(skip_sp(on + 4), "", rk->host, sizeof rk->host);

@@ -22,7 +22,8 @@
 #define REC_MAX_BYTES ((size_t)64 << 20) /* one file */
 #define REC_MAX_LINE 65536               /* one line, in bytes */
 #define REC_MAX_RANKS 4096
-#define REC_MAX_CHANNELS 128 /* NCCL's MAXCHANNELS is 32 or 64; newer builds 128 */
+#define REC_LAST_RANK (REC_MAX_RANKS - 1) /* what messages name: "ranks end at 4095" */
+#define REC_MAX_CHANNELS 128              /* NCCL's MAXCHANNELS is 32 or 64; newer builds 128 */
 #define REC_MAX_LINKS 65536
 #define REC_MAX_TESTS 64
 #define REC_MAX_ROWS 4096 /* rows of one test */

@@ -17,7 +17,7 @@
 
 #include "core/coll.h"
 #include "core/init.h"
-#include "parallel/scheme.h"
+#include "core/scheme.h"
 
 enum screen_kind {
     SCREEN_COLLECTIVES,

@@ -21,7 +21,6 @@
 #include "ui/screens/screens.h"
 #include "ui/screens/topology/topology.h"
 
-#define APP_PLAY_PERIOD_S 1.0
 #define APP_REFRESH_MS 250 /* while a job runs: the elapsed-time display */
 
 void app_init(struct app *a)
@@ -55,6 +54,12 @@ size_t app_nsteps(const struct app *a)
     return app_screen(a)->nsteps(a);
 }
 
+size_t app_phase_ends(const struct app *a, long *out, size_t max)
+{
+    const struct screen_ops *o = app_screen(a);
+    return o->phase_ends ? o->phase_ends(a, out, max) : 0;
+}
+
 size_t app_step(const struct app *a)
 {
     size_t n = app_nsteps(a);
@@ -64,6 +69,7 @@ size_t app_step(const struct app *a)
 
 static double app_play_period(const struct app *a)
 {
+    if (a->play_stop > 0 && a->play_period > 0) return a->play_period;
     return a->sc.autoplay > 0 ? a->sc.autoplay : APP_PLAY_PERIOD_S;
 }
 
@@ -96,7 +102,7 @@ int app_open_backend(struct app *a, const char *name, bool strict_nccl, char *er
     char err[200] = "", why[200] = "";
     struct backend *b = NULL;
     int rc = backend_open(name, &b, err, sizeof err, why, sizeof why);
-    if (rc != CV_OK && strict_nccl && backend_kind_of(name) == BACKEND_NCCL) {
+    if (rc != CV_OK && strict_nccl && (backend_caps_of(name) & BACKEND_CAP_GPU)) {
         snprintf(errbuf, errlen, "%s", err);
         return rc;
     }
@@ -179,6 +185,7 @@ int app_set_scene(struct app *a, const struct scene *next, char *err, size_t err
     if (changed & ~(SF_STEP | SF_HL | SF_MEAS)) {
         /* A new scene: play stops, or starts when the scene asks for it. */
         a->playing = a->sc.autoplay > 0 && a->sc.step < n;
+        a->play_stop = 0;
         a->next_tick = now_s() + app_play_period(a);
     }
     return CV_OK;
@@ -441,6 +448,8 @@ bool app_tick(struct app *a, double now)
     char err[200];
     app_set_scene(a, &next, err, sizeof err);
     if (app_step(a) >= app_nsteps(a)) a->playing = false;
+    if (a->play_stop > 0 && (long)app_step(a) >= a->play_stop) a->playing = false;
+    if (!a->playing) a->play_stop = 0;
     a->next_tick = now + app_play_period(a);
     return true;
 }

@@ -32,6 +32,8 @@ struct rec_log;
 #define APP_XFER_TEXT 64
 #define APP_ZOOM_MAX 3 /* struct app.zoom */
 
+#define APP_PLAY_PERIOD_S 1.0 /* seconds a step while playing, unless the scene says */
+
 struct app {
     struct scene sc;
     bool have_scene; /* sc has been through app_set_scene once */
@@ -80,7 +82,9 @@ struct app {
 
     /* view */
     bool playing;
-    double next_tick; /* now_s() of the next auto-advance */
+    double next_tick;   /* now_s() of the next auto-advance */
+    long play_stop;     /* > 0: playing ends at this step (the presenter's next stop) */
+    double play_period; /* > 0: seconds a step while playing to play_stop */
     bool help;
     int help_page, help_npages; /* the help's page (PgDn / PgUp) and how many it has */
     bool hw_open;               /* the backends and hardware overlay (b) */
@@ -92,6 +96,9 @@ struct app {
                    as wide and tall (each the largest that fits) */
     int big_sx; /* the block digits' width factor the last layout chose (colldraw.c) */
     bool no_key_hints; /* an audience's screen (the presenter): no text names a key */
+    bool room;         /* the audience's screen (the presenter): no text for the speaker or a
+                          developer either (a key's complaint, why a backend cannot run, a command
+                          to type); the presenter sends those to the notes terminal */
     bool bar_row_free; /* embedded (the presenter): the screen's layout counts the undrawn
                           key bar's row, so a scene fits one row under LAYOUT_MIN_ROWS */
     /* Predict first (set by the lesson player around drawing a slide's scene): rank r's
@@ -184,6 +191,8 @@ int app_timeout_ms(const struct app *a, double now);
 
 /* The number of steps of the current screen and the current one. */
 size_t app_nsteps(const struct app *a);
+/* The shown screen's phase ends (screen_ops.phase_ends; 0 when it has none). */
+size_t app_phase_ends(const struct app *a, long *out, size_t max);
 size_t app_step(const struct app *a);
 
 #endif

@@ -1,4 +1,5 @@
-/* ui.c - the interactive program: options, the terminal's lifetime, and the event loop.
+/* ui.c - the interactive program: the terminal's lifetime and the event loop (its options
+ * are read by cli/visualizer.c into struct ui_opts).
  *
  * Only this thread calls curses. It sleeps in ppoll() on the keyboard and the worker's wake
  * pipe, with a timeout only while something is timed (play, a running measurement's clock),
@@ -24,7 +25,6 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
-#include "cli/opt.h"
 #include "worker/launch.h"
 #include "worker/serve.h"
 #include "core/util.h"
@@ -36,188 +36,19 @@
 #include "ui/screens/topology/topotext.h"
 #include "ui/kit/term.h"
 
-struct ui_opts {
-    const char *backend;
-    bool no_color, ascii, no_measure;
-    const char *mpi;     /* --mpi "LAUNCH": start `LAUNCH collviz serve` and use it */
-    const char *connect; /* --connect ADDRESS: a job started elsewhere */
-    const char *token;   /* --token: what a TCP job printed */
-    bool backend_set;
-#define UI_MAX_LOGS 64
-    const char *logs[UI_MAX_LOGS]; /* --nccl-log FILE...: the topology screen's record */
-    int nlogs;
-    char words[2048]; /* the scene options' words, applied once the parse is done */
-};
-
 /* The job the UI started (--mpi), ended with the UI. */
 static struct launch *ui_launch;
 #define UI_CONNECT_TIMEOUT_S 10.0
 #define UI_LAUNCH_TIMEOUT_S 120.0
-/* --mpi's backend unless --backend says: MPI where this build has it. */
-#define UI_MPI_BACKEND (backend_kind_of("mpi") >= 0 ? "mpi" : "cpu")
-
-/* A scene option: "--ranks 8" is the word "ranks=8", --scene's value is words itself.
- * Words that do not parse are reported against their option right away. */
-static int ui_scene_word(void *ctx, const struct opt *self, const char *v)
+/* The backend of the job --mpi starts, unless --backend says: the one whose ranks are a
+ * launcher's processes (MPI's; built or not: a build without it says so), else the CPU
+ * ranks. */
+static const char *ui_job_backend(void)
 {
-    struct ui_opts *u = ctx;
-    const char *key = self->name;
-    char one[600], err[240];
-    if (strcmp(key, "scene") == 0) {
-        snprintf(one, sizeof one, "%s", v);
-    } else if (strchr(v, ' ') || strchr(v, '=')) {
-        cv_eprintf("collviz: --%s: bad value '%s'\n", key, v);
-        return 2;
-    } else {
-        snprintf(one, sizeof one, "%s=%s", key, v);
-    }
-    struct scene scratch;
-    scene_default(&scratch);
-    if (scene_parse(&scratch, one, err, sizeof err) != CV_OK &&
-        strncmp(err, "scene: ", 7) == 0) {
-        cv_eprintf("collviz: --%s: %s\n", key, err + 7);
-        return 2;
-    }
-    if (strlen(u->words) + strlen(one) + 2 >= sizeof u->words) {
-        cv_eprintf("collviz: --%s: too many scene words\n", key);
-        return 2;
-    }
-    strcat(u->words, " ");
-    strcat(u->words, one);
-    return OPT_GO;
-}
-
-static int ui_set_log(void *ctx, const struct opt *self, const char *v)
-{
-    struct ui_opts *o = ctx;
-    if (o->nlogs == UI_MAX_LOGS) {
-        cv_eprintf("collviz: --nccl-log: at most %d files\n", UI_MAX_LOGS);
-        return 2;
-    }
-    o->logs[o->nlogs++] = v;
-    return OPT_GO;
-}
-
-static int ui_set_backend(void *ctx, const struct opt *self, const char *v)
-{
-    struct ui_opts *o = ctx;
-    if (strcmp(v, "auto") != 0 && backend_kind_of(v) < 0) {
-        cv_eprintf("collviz: --backend: unknown backend '%s' (auto, cpu, nccl)\n", v);
-        return 2;
-    }
-    o->backend = v;
-    o->backend_set = true;
-    return OPT_GO;
-}
-
-static int ui_set_mpi(void *ctx, const struct opt *self, const char *v)
-{
-    if (!v[0]) {
-        cv_eprintf("collviz: --mpi: empty launch command (e.g. \"mpirun -np 4\")\n");
-        return 2;
-    }
-    ((struct ui_opts *)ctx)->mpi = v;
-    return OPT_GO;
-}
-
-#define UI_FIELD(f) offsetof(struct ui_opts, f)
-static const struct opt ui_table[] = {
-    {"ranks", 0, "N", "world size shown, 1.." OPT_STR(CV_MAX_RANKS) " (default 4)",
-     ui_scene_word, 0},
-    {"backend", 0, "NAME", "auto, cpu or nccl (default auto)", ui_set_backend, 0},
-    {"size", 0, "BYTES", "measurement size, 4K..16G, K/M/G suffixes (default 64M)",
-     ui_scene_word, 0},
-    {"collective", 0, "NAME", "start on this collective (default all_reduce)", ui_scene_word,
-     0},
-    {"algo", 0, "ALGO", "ring, tree, direct or owner", ui_scene_word, 0},
-    {"op", 0, "OP", "sum, prod, min, max, avg", ui_scene_word, 0},
-    {"root", 0, "R", "root rank of broadcast, scatter, gather, reduce", ui_scene_word, 0},
-    {"count", 0, "N", "display-scale count (default: the lecture's)", ui_scene_word, 0},
-    {"init", 0, "KIND", "lecture, seq, rank or random", ui_scene_word, 0},
-    {"step", 0, "K", "start at step K (a number or end)", ui_scene_word, 0},
-    {"scene", 0, "TEXT",
-     "a scene, e.g. \"collective=all_to_all step=2\" or \"screen=parallel scheme=tp step=3\" "
-     "(schemes ddp, tp, pp, zero1, zero2, zero3, moe; schedule=gpipe|1f1b, overlap=on|off) or "
-     "\"screen=hierarchy\" (the "
-     "lecture's tiers; step=1: its napkin math)",
-     ui_scene_word, 0},
-    {"no-measure", 0, NULL, "measure only on m / s, not on every scene change", opt_true,
-     UI_FIELD(no_measure)},
-    {"mpi", 0, "\"LAUNCH\"",
-     "run the measurements in a job started as LAUNCH collviz serve (e.g. --mpi \"mpirun -np "
-     "4\", --mpi \"srun -n 8\"); q ends it",
-     ui_set_mpi, 0},
-    {"connect", 0, "ADDRESS",
-     "use a job started elsewhere with collviz serve (unix:PATH, or tcp:HOST:PORT with "
-     "--token)",
-     opt_string, UI_FIELD(connect)},
-    {"token", 0, "TOKEN", "the token a TCP job printed", opt_string, UI_FIELD(token)},
-    {"nccl-log", 0, "FILE...",
-     "the topology screen of a real cluster's records: NCCL INFO logs and nccl-tests output "
-     "(one file or several; no GPU)",
-     ui_set_log, 0},
-    {"no-color", 0, NULL, "monochrome (also when NO_COLOR is set)", opt_true,
-     UI_FIELD(no_color)},
-    {"no-colour", 0, NULL, NULL, opt_true, UI_FIELD(no_color)},
-    {"ascii", 0, NULL, "ASCII drawing characters", opt_true, UI_FIELD(ascii)},
-    {NULL, 0, NULL, NULL, NULL, 0},
-};
-
-static int ui_bad_option(const struct opt_cmd *c, int ch, const char *opt)
-{
-    if (ch == ':')
-        cv_eprintf("collviz: option '%s' needs a value\n", opt);
-    else
-        cv_eprintf("collviz: unknown option '%s' (try --help)\n", opt);
-    return 2;
-}
-
-static const struct opt_cmd ui_cmd = {
-    "collviz",
-    ui_table,
-    "usage: collviz [options]   (the interactive visualizer)\n",
-    "Keys: press ? inside for the list.\n",
-    ui_bad_option,
-    NULL};
-
-/* Parse options into the scene and opts. Returns -1 to go on, else an exit status.
- * Scene options become scene words ("--ranks 8" is "ranks=8"), applied in order with any
- * --scene text, and the combination is checked once at the end, so option order does not
- * matter ("--root 5 --ranks 8" is fine). */
-static int ui_parse(int argc, char **argv, struct scene *sc, struct ui_opts *o)
-{
-    char err[240];
-    int rc = opt_parse(&ui_cmd, argc, argv, o);
-    if (rc != OPT_GO) return rc;
-    for (; o->nlogs && optind < argc && o->nlogs < UI_MAX_LOGS; optind++)
-        o->logs[o->nlogs++] = argv[optind]; /* --nccl-log FILE FILE...: the files after it */
-    if (optind < argc) {
-        cv_eprintf("collviz: unexpected argument '%s' (try --help)\n", argv[optind]);
-        return 2;
-    }
-    if (o->mpi && o->connect) {
-        cv_eprintf("collviz: --mpi and --connect exclude each other\n");
-        return 2;
-    }
-    if (o->backend_set && o->connect) {
-        cv_eprintf("collviz: --backend: the job at --connect has its own backend\n");
-        return 2;
-    }
-    if (o->backend_set && !o->mpi && backend_kind_of(o->backend) == BACKEND_MPI) {
-        cv_eprintf("collviz: --backend mpi: the screens do not run as MPI ranks; start the job "
-                   "with --mpi \"mpirun -np 4\" (or measure with mpirun -np N collviz "
-                   "bench|trace|train ... --backend mpi)\n");
-        return 2;
-    }
-    if (o->token && !o->connect) {
-        cv_eprintf("collviz: --token goes with --connect tcp:HOST:PORT\n");
-        return 2;
-    }
-    if (scene_parse(sc, o->words, err, sizeof err) != CV_OK) {
-        cv_eprintf("collviz: %s\n", strncmp(err, "scene: ", 7) == 0 ? err + 7 : err);
-        return 2;
-    }
-    return -1;
+    for (int k = 0; k < BACKEND_KIND_COUNT; k++)
+        if (backend_kind_caps((enum backend_kind)k) & BACKEND_CAP_PROCESSES)
+            return backend_kind_name((enum backend_kind)k);
+    return "cpu";
 }
 
 /* --mpi / --connect: the worker talks to a job (worker/serve.h). Fails with one line and
@@ -229,7 +60,7 @@ static int ui_open_remote(struct app *a, const struct ui_opts *o)
     int rc;
     bool tcp = false;
     if (o->mpi)
-        rc = launch_start(o->mpi, o->backend_set ? o->backend : UI_MPI_BACKEND,
+        rc = launch_start(o->mpi, o->backend_set ? o->backend : ui_job_backend(),
                           UI_LAUNCH_TIMEOUT_S, &ui_launch, &fd, err, sizeof err);
     else
         rc = serve_dial(o->connect, &fd, &tcp, err, sizeof err);
@@ -259,7 +90,8 @@ static int ui_open_remote(struct app *a, const struct ui_opts *o)
 static int ui_open_backend(struct app *a, const struct ui_opts *o)
 {
     if (o->mpi || o->connect) return ui_open_remote(a, o);
-    term_nccl_log_off_screen();
+    backend_logs_off_screen();
+    term_at_end(backend_logs_off_screen_end);
     char err[200];
     if (app_open_backend(a, o->backend, true, err, sizeof err) != CV_OK) {
         const char *reason = err;
@@ -521,10 +353,9 @@ static int ui_read_logs(struct app *a, const struct ui_opts *o, struct scene *st
     }
     rec_finish(a->rec);
     if (topo_nranks(a->rec) == 0) {
-        fprintf(stderr,
-                "collviz: --nccl-log %s: the record names no rank (no comm, ring or "
-                "tree lines)\n",
-                o->logs[0]);
+        cv_eprintf("collviz: --nccl-log %s: the record names no rank (no comm, ring or "
+                   "tree lines)\n",
+                   o->logs[0]);
         return 2;
     }
     const char *base = strrchr(o->logs[0], '/');
@@ -541,79 +372,30 @@ static int ui_read_logs(struct app *a, const struct ui_opts *o, struct scene *st
     return -1;
 }
 
-int ui_main(int argc, char **argv)
+int ui_start(const struct ui_opts *o, struct scene *start)
 {
     setlocale(LC_ALL, "");
     struct app *a = xcalloc(1, sizeof *a);
     app_init(a);
-    struct ui_opts o = {.backend = "auto"};
-    struct scene start;
-    scene_default(&start);
-    int rc = ui_parse(argc, argv, &start, &o);
+    int rc = ui_read_logs(a, o, start);
     if (rc >= 0) {
         app_free(a);
         free(a);
         return rc;
     }
-    rc = ui_read_logs(a, &o, &start);
-    if (rc >= 0) {
-        app_free(a);
-        free(a);
-        return rc;
-    }
-    if (!screen_ops_of(start.screen)) {
-        cv_eprintf("collviz: screen %s is not in this build\n", screen_kind_name(start.screen));
+    if (!screen_ops_of(start->screen)) {
+        cv_eprintf("collviz: screen %s is not in this build\n",
+                   screen_kind_name(start->screen));
         app_free(a);
         free(a);
         return 2;
     }
-    return ui_run(a, &o, &start);
+    return ui_run(a, o, start);
 }
 
-/* The lesson player's options: a few of the visualizer's, the same setters. */
-static const struct opt ui_lesson_table[] = {
-    {"backend", 0, "NAME", "auto, cpu or nccl (default auto)", ui_set_backend, 0},
-    {"no-measure", 0, NULL, "measure only on m, not on every slide", opt_true,
-     UI_FIELD(no_measure)},
-    {"no-color", 0, NULL, "monochrome (also when NO_COLOR is set)", opt_true,
-     UI_FIELD(no_color)},
-    {"no-colour", 0, NULL, NULL, opt_true, UI_FIELD(no_color)},
-    {"ascii", 0, NULL, "ASCII drawing characters", opt_true, UI_FIELD(ascii)},
-    OPT_END,
-};
-
-static int ui_lesson_bad_option(const struct opt_cmd *c, int ch, const char *opt)
-{
-    if (ch == ':')
-        cv_eprintf("collviz lesson: option '%s' needs a value\n", opt);
-    else
-        cv_eprintf("collviz lesson: unknown option '%s' (try --help)\n", opt);
-    return 2;
-}
-
-static const struct opt_cmd ui_lesson_cmd = {
-    .prog = "lesson",
-    .opts = ui_lesson_table,
-    .usage = "usage: collviz lesson [FILE|ID] [options]   (the lesson player)\n"
-             "  without FILE|ID: the list of lessons ($COLLVIZ_LESSONS, ./lessons or\n"
-             "  " LESSON_UI_SHARE_DIR "); with one: that lesson, at the saved slide\n",
-    .after = "verbs: collviz lesson check|show|variant|list (collviz lesson --help)\n"
-             "Keys: press ? inside for the list.\n",
-    .bad_option = ui_lesson_bad_option,
-};
-
-int ui_lesson_main(int argc, char **argv)
+int ui_lesson_start(const struct ui_opts *o, const char *target)
 {
     setlocale(LC_ALL, "");
-    struct ui_opts o = {.backend = "auto"};
-    int rc = opt_parse(&ui_lesson_cmd, argc, argv, &o);
-    if (rc != OPT_GO) return rc;
-    if (optind + 1 < argc) {
-        cv_eprintf("collviz lesson: unexpected argument '%s' (one lesson at a time)\n",
-                   argv[optind + 1]);
-        return 2;
-    }
-    const char *target = optind < argc ? argv[optind] : NULL;
     struct app *a = xcalloc(1, sizeof *a);
     app_init(a);
     char err[600];
@@ -623,5 +405,5 @@ int ui_lesson_main(int argc, char **argv)
         free(a);
         return 2;
     }
-    return ui_run(a, &o, NULL);
+    return ui_run(a, o, NULL);
 }

@@ -200,6 +200,28 @@ static float rd_f32(struct rd *r, const char *field)
     return f;
 }
 
+/* A number a job computes with (a timeout, a learning rate, a factor): NaN and infinities
+ * would pass every range check after them (NaN compares false), so they end the decode. */
+static double rd_fin64(struct rd *r, const char *field)
+{
+    double d = rd_f64(r, field);
+    if (!r->bad && !isfinite(d)) {
+        rd_fail(r, field, "not a finite number");
+        return 0;
+    }
+    return d;
+}
+
+static float rd_fin32(struct rd *r, const char *field)
+{
+    float f = rd_f32(r, field);
+    if (!r->bad && !isfinite(f)) {
+        rd_fail(r, field, "not a finite number");
+        return 0;
+    }
+    return f;
+}
+
 static bool rd_bool(struct rd *r, const char *field)
 {
     uint64_t v = rd_uint(r, field, 1);
@@ -241,6 +263,7 @@ static void rd_str(struct rd *r, const char *field, char *dst, size_t cap)
  * and read at the same place, in the same order. The kinds, and what a and b mean:
  *   INT  an int in [a, b]      ENUM  an enum of type a with b values
  *   BOOL, SIZE (a size_t), U64, F64, F32
+ *   FIN64, FIN32  an F64 or F32 that must be finite (what a job computes with)
  *   I64  a long of at least a  STR   a char array (its size is the array's)
  * A reader names a bad field PART "." #field in its error. */
 #define PW_INT(f, a, b) wr_i32(w, s->f);
@@ -251,6 +274,8 @@ static void rd_str(struct rd *r, const char *field, char *dst, size_t cap)
 #define PW_I64(f, a, b) wr_i64(w, s->f);
 #define PW_F64(f, a, b) wr_f64(w, s->f);
 #define PW_F32(f, a, b) wr_f32(w, s->f);
+#define PW_FIN64(f, a, b) wr_f64(w, s->f);
+#define PW_FIN32(f, a, b) wr_f32(w, s->f);
 #define PW_STR(f, a, b) WR_STR(w, PART "." #f, s->f);
 #define PR_INT(f, lo, hi) s->f = rd_int(r, PART "." #f, lo, hi);
 #define PR_ENUM(f, type, count) s->f = (type)rd_enum(r, PART "." #f, count);
@@ -260,6 +285,8 @@ static void rd_str(struct rd *r, const char *field, char *dst, size_t cap)
 #define PR_I64(f, lo, b) s->f = rd_i64(r, PART "." #f, lo);
 #define PR_F64(f, a, b) s->f = rd_f64(r, PART "." #f);
 #define PR_F32(f, a, b) s->f = rd_f32(r, PART "." #f);
+#define PR_FIN64(f, a, b) s->f = rd_fin64(r, PART "." #f);
+#define PR_FIN32(f, a, b) s->f = rd_fin32(r, PART "." #f);
 #define PR_STR(f, a, b) RD_STR(r, PART "." #f, s->f);
 #define PW(kind, f, a, b) PW_##kind(f, a, b)
 #define PR(kind, f, a, b) PR_##kind(f, a, b)
@@ -287,7 +314,7 @@ static void rd_str(struct rd *r, const char *field, char *dst, size_t cap)
     X(INT, iters, 0, 1000000)                                                                  \
     X(INT, warmup, 0, 1000000)                                                                 \
     X(BOOL, check, 0, 0)                                                                       \
-    X(F64, timeout_s, 0, 0)                                                                    \
+    X(FIN64, timeout_s, 0, 0)                                                                  \
     X(INT, slices, 0, 1 << 20)                                                                 \
     X(INT, channels, 0, 1024)                                                                  \
     X(BOOL, native, 0, 0)                                                                      \
@@ -326,16 +353,16 @@ PROTO_PART(row, struct bench_result, ROW_FIELDS);
     X(BOOL, overlap, 0, 0)                                                                     \
     X(BOOL, prefetch, 0, 0)                                                                    \
     X(U64, seed, 0, 0)                                                                         \
-    X(F64, timeout_s, 0, 0)                                                                    \
-    X(F32, adamw.lr, 0, 0)                                                                     \
-    X(F32, adamw.beta1, 0, 0)                                                                  \
-    X(F32, adamw.beta2, 0, 0)                                                                  \
-    X(F32, adamw.eps, 0, 0)                                                                    \
-    X(F32, adamw.weight_decay, 0, 0)                                                           \
+    X(FIN64, timeout_s, 0, 0)                                                                  \
+    X(FIN32, adamw.lr, 0, 0)                                                                   \
+    X(FIN32, adamw.beta1, 0, 0)                                                                \
+    X(FIN32, adamw.beta2, 0, 0)                                                                \
+    X(FIN32, adamw.eps, 0, 0)                                                                  \
+    X(FIN32, adamw.weight_decay, 0, 0)                                                         \
     X(ENUM, backend, enum backend_kind, BACKEND_KIND_COUNT)                                    \
     X(INT, experts, 0, 256)                                                                    \
     X(INT, topk, 0, 256)                                                                       \
-    X(F64, capacity, 0, 0)                                                                     \
+    X(FIN64, capacity, 0, 0)                                                                   \
     X(INT, moe_groups, 0, CV_MAX_RANKS)
 #define PART "train"
 PROTO_PART(train_cfg, struct train_config, TRAIN_CFG_FIELDS);
@@ -542,7 +569,7 @@ static void rd_job(struct rd *r, struct job *j)
         rd_params(r, &j->sweep.params);
         j->sweep.min = rd_size(r, "sweep.min");
         j->sweep.max = rd_size(r, "sweep.max");
-        j->sweep.factor = rd_f64(r, "sweep.factor");
+        j->sweep.factor = rd_fin64(r, "sweep.factor");
         break;
     case JOB_CHECK:
         rd_check(r, &j->check);
@@ -773,6 +800,11 @@ int proto_encode(const struct proto_msg *m, unsigned char **out, size_t *len, ch
     *out = w.p;
     *len = w.n;
     return CV_OK;
+}
+
+int proto_header_version(const unsigned char *h)
+{
+    return memcmp(h, PROTO_MAGIC, 4) == 0 ? (int)(h[4] | (unsigned)h[5] << 8) : -1;
 }
 
 int proto_header(const unsigned char *h, uint32_t *payload_len, char *err, size_t errlen)

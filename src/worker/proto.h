@@ -70,6 +70,9 @@ int proto_encode(const struct proto_msg *m, unsigned char **out, size_t *len, ch
 /* The payload length a valid header announces: CV_OK with *payload_len, or CV_EINVAL (bad
  * magic, version, type or length). h has PROTO_HDR bytes. */
 int proto_header(const unsigned char *h, uint32_t *payload_len, char *err, size_t errlen);
+/* The version a header (PROTO_HDR bytes) names, whatever it is, or -1 when it has no
+ * collviz magic: serve tells a client of another version both versions before closing. */
+int proto_header_version(const unsigned char *h);
 /* Decode one whole frame (header and payload, exactly len bytes) into *m. CV_OK, or CV_EINVAL
  * naming what is wrong (*m then owns nothing). */
 int proto_decode(const unsigned char *frame, size_t len, struct proto_msg *m, char *err,

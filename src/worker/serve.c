@@ -8,9 +8,11 @@
  * longest waiting is closed for a new one when they are full) until it says hello within
  * SERVE_HELLO_TIMEOUT_S; only a hello with the right token (any on a Unix socket, whose
  * mode is the check) takes the UI's place, so idle or garbage connections never lock the
- * UI out. A wrong token is answered SERVE_WRONG_DELAY_S later; lines about connections
+ * UI out. A hello with a token, right or wrong, is answered SERVE_TOKEN_DELAY_S later
+ * (the delay tells nothing, and a guesser gets few answers); lines about connections
  * without hello are limited to SERVE_LOG_PER_S a second. Anything that does not decode
- * closes that connection with a logged line. */
+ * closes that connection with a logged line; a client of another protocol version is told
+ * both versions first. */
 #include "worker/serve.h"
 
 #include <errno.h>
@@ -28,9 +30,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#ifdef HAVE_MPI
-#include "backend/mpi/mpi_boot.h"
-#endif
+#include "backend/launcher.h"
 
 #include "backend/backend.h"
 #include "sys/usock.h"
@@ -40,11 +40,11 @@
 
 /* A new connection must say hello within this; until it does it holds only a waiting
  * place (SERVE_WAIT_MAX of them), never the UI's, and its hello may be SERVE_HELLO_MAX
- * bytes. A wrong token is answered SERVE_WRONG_DELAY_S later. */
+ * bytes. A token, right or wrong, is answered SERVE_TOKEN_DELAY_S later. */
 #define SERVE_HELLO_TIMEOUT_S 3.0
 #define SERVE_WAIT_MAX 64
 #define SERVE_HELLO_MAX 1024
-#define SERVE_WRONG_DELAY_S 1.0
+#define SERVE_TOKEN_DELAY_S 1.0
 #define SERVE_LOG_PER_S 5
 #define SERVE_MSG_TIMEOUT_S 10.0 /* a message from the UI that stops half way */
 #define SERVE_STALL_S 60.0       /* at least; twice a job's own timeout_s when longer */
@@ -213,7 +213,6 @@ static inline bool serve_fans_out(const struct job *j)
     return serve_fans_out_kind(j->kind);
 }
 
-#ifdef HAVE_MPI
 /* A broadcast of the job's words failed: the job cannot go on (the other ranks wait in
  * it, or heard half of it). Marked broken, so rank 0's loop tells the UI and ends the job,
  * and closing MPI ends it with MPI_Abort rather than wait for the others. */
@@ -226,7 +225,7 @@ static int serve_bcast_lost(int rank, char *err, size_t errlen, const char *fmt,
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
-    mpi_boot_set_broken(rank, why);
+    launcher_set_broken(rank, why);
     return cv_err(err, errlen, CV_EBACKEND, "%s", why);
 }
 
@@ -247,8 +246,8 @@ static int serve_fanout(void *ctx, const struct job *j, char *err, size_t errlen
     }
     /* its length, then its bytes: the same two broadcasts serve_follow waits in */
     unsigned long long len = n;
-    int rc = mpi_boot_bcast(&len, sizeof len, 0);
-    if (rc == CV_OK) rc = mpi_boot_bcast(f, n, 0);
+    int rc = launcher_bcast(&len, sizeof len, 0);
+    if (rc == CV_OK) rc = launcher_bcast(f, n, 0);
     free(f);
     free(m);
     if (rc != CV_OK)
@@ -267,7 +266,7 @@ static bool serve_agree(void *ctx, bool stop)
 {
     (void)ctx;
     int v = stop;
-    if (mpi_boot_bcast(&v, sizeof v, 0) != CV_OK) {
+    if (launcher_bcast(&v, sizeof v, 0) != CV_OK) {
         serve_bcast_lost(-1, NULL, 0,
                          "serve: the ranks could not agree on a sweep's next size "
                          "(MPI_Bcast failed): the job cannot go on");
@@ -281,7 +280,7 @@ static int serve_follow_next(int me, struct proto_msg *m)
 {
     unsigned long long len = 0;
     char err[240];
-    if (mpi_boot_bcast(&len, sizeof len, 0) != CV_OK) {
+    if (launcher_bcast(&len, sizeof len, 0) != CV_OK) {
         serve_bcast_lost(me, err, sizeof err,
                          "serve: rank %d lost rank 0's jobs (MPI_Bcast of a length failed)",
                          me);
@@ -295,7 +294,7 @@ static int serve_follow_next(int me, struct proto_msg *m)
         return CV_EBACKEND;
     }
     unsigned char *f = xmalloc(len ? len : 1);
-    if (mpi_boot_bcast(f, len, 0) != CV_OK) {
+    if (launcher_bcast(f, len, 0) != CV_OK) {
         free(f);
         serve_bcast_lost(me, err, sizeof err,
                          "serve: rank %d lost rank 0's jobs (MPI_Bcast of a job failed)", me);
@@ -310,6 +309,11 @@ static int serve_follow_next(int me, struct proto_msg *m)
 
 int serve_follow(struct backend *b)
 {
+    if (!launcher_built()) {
+        backend_close(b);
+        cv_eprintf("collviz serve: this build has no MPI\n");
+        return 2;
+    }
     int me = backend_proc_rank(b);
     int status = 0;
     struct proto_msg *m = xmalloc(sizeof *m);
@@ -323,7 +327,7 @@ int serve_follow(struct backend *b)
         /* A broken job is rank 0's to report (it tells the UI and ends the job), unless
          * rank 0 is the one that stalled. */
         int blamed = -1;
-        if (rc != CV_OK && (!mpi_boot_broken(&blamed, NULL, 0) || blamed == 0))
+        if (rc != CV_OK && (!launcher_broken(&blamed, NULL, 0) || blamed == 0))
             cv_eprintf("collviz serve: rank %d: %s\n", me, err);
         proto_msg_free(m);
     }
@@ -331,14 +335,6 @@ int serve_follow(struct backend *b)
     backend_close(b);
     return status;
 }
-#else
-int serve_follow(struct backend *b)
-{
-    backend_close(b);
-    cv_eprintf("collviz serve: this build has no MPI\n");
-    return 2;
-}
-#endif
 
 /* ---- the loop --------------------------------------------------------------------- */
 
@@ -348,7 +344,8 @@ struct serve_conn {
     int fd;          /* -1: free */
     double since;    /* accepted at (the oldest waiting one goes first when full) */
     double deadline; /* waiting: hello by then; the UI: the current frame done by then */
-    double release;  /* > 0: sent a wrong token, refused at this time (rate limit) */
+    double release;  /* > 0: said hello with a token, answered at this time */
+    bool admit;      /* the token was right: admitted (else refused) at release */
     unsigned char *buf;
     size_t have, need; /* bytes read; the whole frame's (0 until the header is in) */
 };
@@ -510,6 +507,8 @@ static void serve_admit(struct serve *s, struct serve_conn *c)
     s->ui = *c;
     *c = (struct serve_conn){.fd = -1};
     conn_next(&s->ui);
+    s->ui.release = 0;
+    s->ui.admit = false;
     s->served_one = true;
     struct proto_msg *f = xcalloc(1, sizeof *f);
     f->type = PROTO_FACTS;
@@ -533,6 +532,15 @@ static void serve_hello(struct serve *s, struct serve_conn *c)
     struct proto_msg *m = xmalloc(sizeof *m);
     if (rc == 1) rc = proto_decode(c->buf, c->have, m, err, sizeof err) == CV_OK ? 1 : -2;
     if (rc == -2) {
+        int v = c->have >= PROTO_HDR ? proto_header_version(c->buf) : -1;
+        if (v >= 0 && v != PROTO_VERSION) { /* a collviz of another version: say so */
+            char why[200];
+            snprintf(why, sizeof why,
+                     "this serve speaks protocol version %d, the UI version %d: run the same "
+                     "collviz version on both ends",
+                     PROTO_VERSION, v);
+            serve_refuse(c->fd, why);
+        }
         snprintf(line, sizeof line, "closed the connection: %s", err);
         serve_log_stranger(s, line);
         conn_close(c);
@@ -543,10 +551,12 @@ static void serve_hello(struct serve *s, struct serve_conn *c)
         serve_log_stranger(s, line);
         proto_msg_free(m);
         conn_close(c);
-    } else if (s->token[0] && !serve_token_equal(s->token, m->hello.token)) {
-        /* Answered only after SERVE_WRONG_DELAY_S: a guesser gets at most SERVE_WAIT_MAX
-         * answers a delay; it still holds a waiting place, never the UI's. */
-        c->release = now_s() + SERVE_WRONG_DELAY_S;
+    } else if (s->token[0]) {
+        /* Right or wrong, answered only after SERVE_TOKEN_DELAY_S: the time of the answer
+         * tells nothing, and a guesser gets at most SERVE_WAIT_MAX answers a delay; it
+         * still holds a waiting place, never the UI's. */
+        c->admit = serve_token_equal(s->token, m->hello.token);
+        c->release = now_s() + SERVE_TOKEN_DELAY_S;
     } else {
         serve_admit(s, c);
     }
@@ -560,7 +570,9 @@ static void serve_wait_deadlines(struct serve *s)
     for (int i = 0; i < SERVE_WAIT_MAX; i++) {
         struct serve_conn *c = &s->wait[i];
         if (c->fd < 0) continue;
-        if (c->release > 0 && now >= c->release) {
+        if (c->release > 0 && now >= c->release && c->admit) {
+            serve_admit(s, c);
+        } else if (c->release > 0 && now >= c->release) {
             serve_refuse(c->fd, "wrong token (serve printed the right one: --token)");
             serve_log_stranger(s, "closed the connection: wrong token");
             conn_close(c);
@@ -654,11 +666,9 @@ static void serve_results(struct serve *s)
 /* Why serve's own watchdog, not a rank, noticed the stall: "" when nothing is known. */
 static const char *serve_unnamed_why(void)
 {
-#ifdef HAVE_MPI
-    if (!mpi_boot_thread_multiple())
+    if (!launcher_thread_multiple())
         return "; no MPI_THREAD_MULTIPLE: a rank that stalls while the others wait in MPI's "
                "own collective is not named";
-#endif
     return "";
 }
 
@@ -806,15 +816,13 @@ int serve_run(struct backend *b, const struct serve_opts *o)
         return 2;
     }
     worker_report_dropped(s.w);
-#ifdef HAVE_MPI
     if (worker_facts(s.w)->multiprocess) {
         worker_set_job_hook(s.w, serve_fanout, NULL);
         worker_set_agree(s.w, serve_agree, NULL);
-        /* The loop below looks at mpi_boot_broken() every second: a watchdog that names a
+        /* The loop below looks at launcher_broken() every second: a watchdog that names a
          * stalled rank while this process's worker is stuck in MPI leaves the telling to it. */
-        mpi_boot_set_watched(1.0);
+        launcher_set_watched(1.0);
     }
-#endif
 
     sigset_t waitmask;
     serve_signals(&waitmask);
@@ -835,13 +843,11 @@ int serve_run(struct backend *b, const struct serve_opts *o)
         int turn = serve_turn(&s, &waitmask);
         if (turn < 0) break;
         go_on = turn > 0;
-#ifdef HAVE_MPI
         /* A rank stalled or the job's communicator was aborted: the job cannot go on. */
-        if (s.processes && mpi_boot_broken(&lost_rank, lost_why, sizeof lost_why)) {
+        if (s.processes && launcher_broken(&lost_rank, lost_why, sizeof lost_why)) {
             stalled = true;
             break;
         }
-#endif
         if (s.processes && s.in_flight > 0 && now_s() - s.progress > s.stall_s) {
             stalled = true;
             break;

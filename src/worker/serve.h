@@ -1,7 +1,7 @@
 /* serve.h - the job side of the UI's link (`collviz serve`): a worker on a backend that
  * obeys the jobs of one connected UI, through the messages of proto.h.
  *
- * It listens on a Unix socket in the private directory (core/usock.h), mode 0600, by
+ * It listens on a Unix socket in the private directory (sys/usock.h), mode 0600, by
  * default; on TCP only when asked (--tcp), bound to 127.0.0.1 unless a host is given, and
  * then only a client that presents the random token printed at start is served (compared
  * in constant time). One UI at a time, and only a connection that said hello (with the

@@ -38,6 +38,7 @@
 #include "core/sweep.h"
 #include "core/trace.h"
 #include "core/util.h"
+#include "records/reclinks.h"
 #include "worker/proto.h"
 
 #define WORKER_DEFAULT_TIMEOUT_S 30.0
@@ -232,7 +233,8 @@ static void worker_do_measure(struct worker *w, const struct job *j)
     worker_fix_params(&p);
     r.status =
         backend_measure(w->b, &p, &r.measure, worker_cancel_flag(w), r.err, sizeof r.err);
-    if (r.status == CV_OK) backend_links(w->b, p.nranks, r.measure.link, sizeof r.measure.link);
+    if (r.status == CV_OK)
+        backend_links(w->b, p.nranks, rec_links_summary, r.measure.link, sizeof r.measure.link);
     worker_post_result(w, &r);
 }
 
@@ -294,7 +296,8 @@ static void worker_do_sweep(struct worker *w, const struct job *j)
             r.status = backend_measure(w->b, &p, &r.sweep.row, worker_cancel_flag(w), r.err,
                                        sizeof r.err);
         if (r.status == CV_OK)
-            backend_links(w->b, p.nranks, r.sweep.row.link, sizeof r.sweep.row.link);
+            backend_links(w->b, p.nranks, rec_links_summary, r.sweep.row.link,
+                          sizeof r.sweep.row.link);
         /* A failed size ends the sweep: the larger ones would fail the same way. */
         r.last = index + 1 == total || r.status != CV_OK;
         worker_post_result(w, &r);

@@ -58,8 +58,8 @@ struct job_check { /* the display-scale scene */
     enum init_kind init;
     uint64_t seed;
 };
-struct job_train { /* runs on CPU ranks of its own (backend/cpu/comm_cpu.h), not on the backend
-                    */
+/* Runs on CPU ranks of its own (backend/cpu/cpu_comm.h), not on the backend. */
+struct job_train {
     struct train_config cfg;
 };
 struct job_memcpy { /* bytes per copy (0 = 64 MiB) and repetitions (0 = 5) */

@@ -184,7 +184,7 @@ grep -q "02-msg.md:16: param a: bad value '1e309' (a plain number)" "$tmp/err" |
 grep -q "02-msg.md:25: answer: '1,2' is more than one value" "$tmp/err" || fail "answer 1,2: $(grep ':25:' "$tmp/err")"
 mkdir -p "$XDG_STATE_HOME/collviz/progress"
 run "corrupt progress" 0 env COLLVIZ_LESSONS="$HERE/../lesson/ok" "$BIN" lesson list
-grep -q "is corrupt (not a regular file)" "$tmp/err" || fail "corrupt progress: $(cat "$tmp/err")"
+grep -q "is corrupt (a directory, not a regular file)" "$tmp/err" || fail "corrupt progress: $(cat "$tmp/err")"
 grep -q "line 0" "$tmp/err" && fail "corrupt progress names line 0"
 rm -rf "$XDG_STATE_HOME/collviz/progress"
 

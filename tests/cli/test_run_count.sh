@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test_run_count.sh - tests/run.sh's closing line counts skips as skips, never as passes: a
 # suite that passes, one that passes but prints "SKIP: <section>" twice, one that exits 77,
-# and one that fails give "2 passed, 1 failed, 3 skipped", list each skip, and exit 1.
+# and one that fails give "2 passed, 1 failed, 3 skipped", list each skip, and exit 1; jobs
+# start slowest first by the recorded seconds, print in list order, and each one's seconds
+# are printed and recorded.
 # Usage: test_run_count.sh [BIN [ASAN_BIN]] (the binaries are not used)
 . "$(dirname "$0")/lib.sh" --no-bin
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,6 +27,38 @@ rm "$tmp/s/d_fail"
 (cd "$ROOT" && RUN_SH_SUITES="$tmp/s" bash tests/run.sh) >"$tmp/out" 2>&1 || fail "no failure, yet exit $?"
 [ "$(tail -n 1 "$tmp/out")" = "2 passed, 0 failed, 3 skipped" ] ||
     fail "closing line without the failure: $(tail -n 1 "$tmp/out")"
+
+mkdir "$tmp/o"
+for n in a b c d; do
+    printf '#!/bin/sh\necho %s >>"%s"\necho "ran %s"\n' "$n" "$tmp/started" "$n" >"$tmp/o/$n"
+done
+chmod +x "$tmp/o"/*
+# The first run (no record yet): every job, in list order, and the record is written.
+rm -f "$tmp/started"
+(cd "$ROOT" && RUN_SH_JOBS=1 RUN_SH_SUITES="$tmp/o" RUN_SH_RECORD="$tmp/none" bash tests/run.sh) \
+    >"$tmp/out" 2>&1 || fail "the run without a record failed: $(tail -n 3 "$tmp/out")"
+[ "$(tr '\n' ' ' <"$tmp/started")" = "a b c d " ] ||
+    fail "start order without a record: $(tr '\n' ' ' <"$tmp/started")(want a b c d)"
+[ "$(wc -l <"$tmp/none")" -eq 4 ] || fail "the first run recorded $(wc -l <"$tmp/none") jobs, not 4"
+rm -f "$tmp/started"
+
+# The order: with a record of the last run's seconds, the slowest job starts first and a job
+# the record lacks before any; the output stays in list order; each job's seconds are
+# printed and written back to the record.
+printf '1.0\tsuite: a\n9.0\tsuite: c\n3.0\tsuite: b\n' >"$tmp/record"
+(cd "$ROOT" && RUN_SH_JOBS=1 RUN_SH_SUITES="$tmp/o" RUN_SH_RECORD="$tmp/record" bash tests/run.sh) \
+    >"$tmp/out" 2>&1 || fail "the ordered run failed: $(tail -n 3 "$tmp/out")"
+[ "$(tr '\n' ' ' <"$tmp/started")" = "d c b a " ] ||
+    fail "start order $(tr '\n' ' ' <"$tmp/started")(want d c b a: unknown first, then slowest)"
+[ "$(grep '^=== ' "$tmp/out" | tr '\n' ' ')" = "=== suite: a === suite: b === suite: c === suite: d " ] ||
+    fail "output order: $(grep '^=== ' "$tmp/out" | tr '\n' ' ')"
+for n in a b c d; do
+    grep -qE "^ +[0-9]+\.[0-9]  suite: $n\$" "$tmp/out" || fail "no seconds line for suite: $n"
+    grep -qE "^[0-9.]+	suite: $n\$" "$tmp/record" || fail "the record lacks suite: $n"
+done
+grep -qE '^total: [0-9.]+ s for tests/run.sh \(4 jobs' "$tmp/out" || fail "no total line"
+[ "$(tail -n 1 "$tmp/out")" = "4 passed, 0 failed, 0 skipped" ] ||
+    fail "closing line of the ordered run: $(tail -n 1 "$tmp/out")"
 
 [ "$fails" -eq 0 ] && echo "test_run_count: ok"
 [ "$fails" -eq 0 ]

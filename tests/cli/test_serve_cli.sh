@@ -76,7 +76,7 @@ fi
 one_line "serve --stall: bad value 'x'" "$BIN" serve --stall x
 one_line "exclude each other" "$BIN" serve --socket "$tmp/priv/x.sock" --tcp 0
 one_line "bad address" "$BIN" --connect "tcp:nowhere"
-one_line "but backend cpu runs in one: use --backend mpi" env OMPI_COMM_WORLD_SIZE=4 "$BIN" serve
+one_line "--backend cpu runs in one process: under Open MPI's mpirun's 4 processes (OMPI_COMM_WORLD_SIZE=4)" env OMPI_COMM_WORLD_SIZE=4 "$BIN" serve --backend cpu
 # --mpi with a launcher that fails at once: its last words, and nothing left running
 mkdir -m 700 "$tmp/xdg"
 one_line "the job ended before it listened" env XDG_RUNTIME_DIR="$tmp/xdg" "$BIN" --mpi "false"

@@ -3,6 +3,7 @@
  * (muParser behind our whitelist), variants, grading and holds answers. Any crash, leak,
  * sanitizer report or hang is a bug. Built and run by `make fuzz` (long) and
  * tests/fuzz/run.sh (short, part of `make test`). */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,6 +14,30 @@
 #include "lesson/lesson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static bool fuzz_utf8(const char *s, size_t n)
+{
+    for (size_t i = 0, k; i < n; i += k)
+        if (!(k = cv_utf8_len((const unsigned char *)s + i, n - i))) return false;
+    return true;
+}
+
+/* Issue 29: a text with its templates filled is whole (never cut at 2,047 bytes), valid
+ * UTF-8 when the lesson's text is, and a cut into a fixed place (ex_text_format) is its
+ * prefix on a character boundary. */
+static void fuzz_text_whole(const struct lesson_exercise *x, const struct ex_variant *v,
+                            const char *text)
+{
+    char *t = ex_text(x, v, text);
+    size_t n = strlen(t);
+    if (text && fuzz_utf8(text, strlen(text)) && !fuzz_utf8(t, n)) __builtin_trap();
+    char small[40];
+    ex_text_format(x, v, text, small, sizeof small);
+    size_t k = strlen(small);
+    if (memcmp(small, t, k) != 0 || (k < n && k + 4 < sizeof small - 1)) __builtin_trap();
+    if (fuzz_utf8(t, n) && !fuzz_utf8(small, k)) __builtin_trap();
+    free(t);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -34,10 +59,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 struct ex_grade g;
                 ex_grade(x, NULL, answer, &g);
                 char buf[512];
-                ex_prompt_format(x, NULL, buf, sizeof buf);
+                fuzz_text_whole(x, NULL, x->prompt);
                 /* templates in every text, the predict-first scan of the slide */
                 for (size_t h = 0; h < x->nhints; h++)
-                    ex_text_format(x, NULL, x->hints[h], buf, sizeof buf);
+                    fuzz_text_whole(x, NULL, x->hints[h]);
                 ex_text_format(x, NULL, x->solution, buf, sizeof buf);
                 ex_answer_in_text(x, L.slides[s].title, buf, sizeof buf);
                 ex_answer_in_text(x, answer, buf, sizeof buf);
@@ -46,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     char err[200];
                     if (ex_variant(x, seed, &v, err, sizeof err) == CV_OK) {
                         ex_grade(x, &v, answer, &g);
-                        ex_prompt_format(x, &v, buf, sizeof buf);
+                        fuzz_text_whole(x, &v, x->prompt);
                         ex_text_format(x, &v, x->solution, buf, sizeof buf);
                         ex_variant_check(x, &v, err, sizeof err);
                     }

@@ -1,7 +1,7 @@
 /* fuzz_records.c - libFuzzer target for the reader of NCCL INFO logs and nccl-tests output
  * (src/records/), what reads a cluster's records handed to `collviz nccl`. The input is read
  * as one file and again as two (split in the middle, as one file per node), then summarised
- * by the backend's link line (nccl_links_parse, the same parser). Any crash, leak, sanitizer
+ * by the backend's link line (rec_links_summary, the same parser). Any crash, leak, sanitizer
  * report or hang is a bug, and so is a result that breaks the record's own rules: a ring that
  * repeats a rank, a rank or channel past its bound, a string that is not printable ASCII.
  * Built and run by `make fuzz` (long) and tests/fuzz/run.sh (short, part of `make test`),
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "backend/nccl/nccl_links.h"
+#include "records/reclinks.h"
 #include "records/records.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -80,6 +81,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rec_free(L);
 
     char sum[256];
-    (void)nccl_links_parse((const char *)data, size, sum, sizeof sum);
+    (void)rec_links_summary((const char *)data, size, sum, sizeof sum);
     return 0;
 }

@@ -123,5 +123,20 @@ tm_settled() {
     printf '%s\n' "$prev"
 }
 
+# tm_stable [SCREEN]: until two captures 0.1 s apart agree (at most about 3 s), before a
+# capture that must hold a whole frame (the golden screens); SCREEN is the function that
+# prints it (default tm_screen). A condition, where a fixed sleep was a guess.
+tm_stable() {
+    local screen=${1:-tm_screen} prev now i
+    prev=$("$screen")
+    for ((i = 0; i < 30; i++)); do
+        sleep 0.1
+        now=$("$screen")
+        [ "$now" = "$prev" ] && return 0
+        prev=$now
+    done
+    return 0
+}
+
 # Count the occurrences of a fixed string in the settled, squeezed screen.
 tm_count() { tm_settled | grep -oF -- "$1" | wc -l; }

@@ -35,7 +35,7 @@ check() { # name cols rows args keys...
     tm_wait "step " || fail "$name: the screen never came up"
     [ $# -gt 0 ] && tm_keys "$@"
     tm_wait "$wait_text" 20 || fail "$name: '$wait_text' never appeared"
-    sleep 0.3
+    tm_stable
     local got
     got=$(tm_screen | mask)
     local file="$GOLDEN_DIR/$name.txt"

@@ -19,7 +19,7 @@ check() { # name cols rows args wait-text [keys after-text]
         for k in $keys; do tm_keys "$k"; done
         tm_wait "$after" 10 || fail "$name: '$after' never appeared after keys $keys"
     fi
-    sleep 0.3
+    tm_stable
     local got file="$GOLDEN_DIR/$name.txt"
     got=$(tm_screen | sed -e 's/[[:space:]]*$//')
     if [ "${UPDATE_GOLDEN:-}" = 1 ]; then

@@ -11,7 +11,7 @@ shot() { # scene words, text to wait for -> $S, the screen with its escape codes
     tm_cleanup
     tm_start 100 32 "--backend cpu --no-measure --scene '$1'"
     tm_wait "$2" 10 || fail "'$1' never came up"
-    sleep 0.3
+    tm_stable tm_screen_ansi
     S=$(tm_screen_ansi)
 }
 line_of() { # ANSI screen, text -> the ANSI line whose plain text contains text

@@ -35,7 +35,7 @@ for y, line in enumerate(lines):
 
 golden() { # name
     local got file="$GOLDEN_DIR/$1.txt"
-    sleep 0.3
+    tm_stable
     got=$(tm_screen | mask)
     if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
         printf '%s\n' "$got" >"$file"

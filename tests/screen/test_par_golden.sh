@@ -12,7 +12,7 @@ check() { # name cols rows args wait-text
     tm_cleanup
     tm_start "$cols" "$rows" "--backend cpu --no-measure $args"
     tm_wait "$wait_text" 20 || fail "$name: '$wait_text' never appeared"
-    sleep 0.3
+    tm_stable
     local got file="$GOLDEN_DIR/$name.txt"
     got=$(tm_screen | sed -e 's/[[:space:]]*$//')
     if [ "${UPDATE_GOLDEN:-}" = 1 ]; then

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # collviz --present on the fixture lesson (tests/lesson/present/01-present.md, 4 slides: text,
 # all-reduce from step 0, reduce-scatter from step 1, text): PageDown/PageUp walk the scene
-# steps and then the slides, Esc and F5 do nothing, '.' blanks and the next key only
+# scene's stops and then the slides (the arrows every step), Esc and F5 show the scene's
+# end and then leave it, '.' blanks and the next key only
 # unblanks, g N Enter / Home / End / n / p jump, --auto advances and a key pauses it, block
 # digits toggle, the speaker notes never reach the presenter's pane, a too-small terminal
 # gets a centred message, q and SIGTERM restore the terminal.
@@ -48,26 +49,36 @@ grep -q "NOTE-" "$xdg"/exp/collviz-present-*.svg && fail "a note in the exported
 tm_keys NPage
 at "slide 2/4 · step 0/6" "All-reduce on four ranks"
 tm_screen | grep -q "collviz · all-reduce" || fail "the slide's scene is not drawn"
-for s in 1 2 3 4 5 6; do
-    tm_keys NPage
-    at "slide 2/4 · step $s/6"
-done
-tm_keys Space
-at "slide 3/4 · step 1/3" "Reduce-scatter alone" # its scene starts at step 1
-tm_keys PPage
-at "slide 3/4 · step 0/3"
-tm_keys PPage
-at "slide 2/4 · step 6/6" # back into the previous slide at its last step
+# PageDown walks the scene's stops (its phases: after the reduce-scatter, the end), the steps
+# between played; a press during the play goes to its stop at once
+tm_keys NPage
+at "slide 2/4 · step 1/6"
+at "slide 2/4 · step 3/6"
+tm_keys NPage
+tm_keys NPage
+at "slide 2/4 · step 6/6"
+sleep 1.2
+at "slide 2/4 · step 6/6" # the second press finished the play; it did not leave
+# the arrows step every frame
 tm_keys Left
 at "slide 2/4 · step 5/6"
 tm_keys Right
 at "slide 2/4 · step 6/6"
+tm_keys Space
+at "slide 3/4 · step 1/3" "Reduce-scatter alone" # its scene starts at step 1
+tm_keys PPage
+at "slide 2/4 · step 6/6" # back into the previous slide at its last stop
+tm_keys PPage
+at "slide 2/4 · step 3/6"
 
-# Clickers send Esc and F5: neither quits nor moves.
+# A clicker's start/stop button sends F5 or Esc: the scene's end, then the next slide;
+# neither quits.
 tm_keys Escape
+at "slide 2/4 · step 6/6"
 tm_keys F5
-sleep 0.5
+at "slide 3/4 · step 1/3"
 tm_screen | grep -q "EXITED" && fail "Esc or F5 quit the presenter"
+tm_keys PPage
 at "slide 2/4 · step 6/6"
 
 # Blank: everything goes; the next key only brings it back (it does not also move).
@@ -179,4 +190,4 @@ restored "SIGTERM"
 [ $? -eq 2 ] && grep -q "auto: bad value '0'" "$xdg/err" || fail "--auto 0 accepted: $(cat "$xdg/err")"
 "$BIN" --present "$FIX" --name ../x >/dev/null 2>"$xdg/err"
 [ $? -eq 2 ] && grep -q "bad name '../x'" "$xdg/err" || fail "--name ../x accepted"
-echo "ok: --present walks steps and slides, Esc/F5 harmless, blank, jumps, --auto, block digits, too small, q and SIGTERM restore"
+echo "ok: --present walks stops and slides, Esc/F5 skip a scene, blank, jumps, --auto, block digits, too small, q and SIGTERM restore"

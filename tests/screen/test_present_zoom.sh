@@ -64,8 +64,8 @@ tm_wait "EXITED:0" 5 || fail "q did not quit"
 grep -qx "zoom 2" "$xdg"/state/collviz/present-*.pos || fail "the zoom is not in the position file"
 tm_cleanup
 
-# The same deck again: zoom 2 is back, with the slide (resumed) and with --start.
-for start in "" "--start 2"; do
+# The same deck again: zoom 2 is back, with the slide (--resume) and with --start.
+for start in "--resume" "--start 2"; do
     tm_start 120 36 "$ARGS $start" "$ENVS"
     tm_wait "slide 2/4" 5 || fail "not back on slide 2 ($start)"
     panel_gone "after a restart $start"

@@ -20,7 +20,7 @@ tm_start 120 36 "--present $LESSONS/11-pipeline-parallel.md --backend cpu --no-m
 tm_wait "slide 2/" 5 || fail "the pipeline slide did not come up"
 for _ in 1 2 3 4 5 6; do
     tm_screen | grep -qF "tick 3/10" && break
-    tm_keys Space
+    tm_keys Right
     sleep 0.3
 done
 has "tick 3/10" "the pipeline's fourth frame"
@@ -55,7 +55,7 @@ tm_start 120 36 "--present $LESSONS/02-hierarchy.md --backend cpu --no-measure -
 tm_wait "slide 1/" 5 || fail "the hierarchy slide did not come up"
 for _ in 1 2 3; do
     tm_screen | grep -qF "the ladder and what if" && break
-    tm_keys Space
+    tm_keys Right
     sleep 0.3
 done
 has "the ladder and what if" "the ladder page"

@@ -1130,7 +1130,7 @@ static void test_registry(void **state)
     assert_string_equal(backend_kind_name(BACKEND_NCCL), "nccl");
     assert_int_equal(backend_caps_of("cpu"), BACKEND_CAP_EXACT_REDUCTION);
     assert_int_equal(backend_caps_of("nccl"),
-                     BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_NCCL_ENV);
+                     BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_LIB_ENV);
     assert_int_equal(backend_caps_of("bogus"), 0);
     /* mpi: ranks are processes; only under a launcher (built or not, the kind is known). */
     assert_int_equal(backend_kind_of("mpi"), BACKEND_MPI);

@@ -159,6 +159,78 @@ static void test_goto_prompt(void **state)
     assert_string_equal(g.digits, "9999999");
 }
 
+/* Stops: PageDown walks 0 -> 3 -> 6 of a six-step scene (phase ends), the arrows every step;
+ * the press from a text page onto the scene's page goes to the first stop after the start;
+ * skip goes to the end, then out. */
+static void test_stops(void **state)
+{
+    (void)state;
+    long stops[DECK_STOPS_MAX];
+    const long phases[] = {3, 6};
+    size_t n = deck_stops(NULL, 0, phases, 2, 0, 6, stops);
+    assert_int_equal(n, 3);
+    assert_int_equal(stops[0], 0);
+    assert_int_equal(stops[1], 3);
+    assert_int_equal(stops[2], 6);
+    struct deck_slide d = {6, 1, stops, n};
+    struct deck_pos p = {1, 0, 0}, q;
+    assert_true(deck_move_in(p, &d, 3, DECK_NEXT, 0, &q));
+    assert_int_equal(q.step, 3);
+    assert_true(deck_move_in(q, &d, 3, DECK_NEXT, 0, &q));
+    assert_int_equal(q.step, 6);
+    assert_true(deck_move_in(q, &d, 3, DECK_NEXT, 0, &q));
+    assert_int_equal(q.slide, 2);
+    /* back: the stops in reverse, then the previous slide */
+    p = (struct deck_pos){1, 5, 0};
+    assert_true(deck_move_in(p, &d, 3, DECK_PREV, 0, &q));
+    assert_int_equal(q.step, 3);
+    assert_true(deck_move_in(q, &d, 3, DECK_PREV, 0, &q));
+    assert_int_equal(q.step, 0);
+    assert_true(deck_move_in(q, &d, 3, DECK_PREV, 0, &q));
+    assert_int_equal(q.slide, 0);
+    /* the arrows: every step */
+    p = (struct deck_pos){1, 3, 0};
+    assert_true(deck_move_in(p, &d, 3, DECK_STEP_NEXT, 0, &q));
+    assert_int_equal(q.step, 4);
+    assert_true(deck_move_in(p, &d, 3, DECK_STEP_PREV, 0, &q));
+    assert_int_equal(q.step, 2);
+    /* two pages: the text page's PageDown shows the scene at its first stop after 0 */
+    struct deck_slide d2 = {6, 2, stops, n};
+    p = (struct deck_pos){1, 0, 0};
+    assert_true(deck_move_in(p, &d2, 3, DECK_NEXT, 0, &q));
+    assert_int_equal(q.page, 1);
+    assert_int_equal(q.step, 3);
+    /* skip: from the text page or mid-scene to the end, then the next slide */
+    assert_true(deck_move_in(p, &d2, 3, DECK_SKIP, 0, &q));
+    assert_int_equal(q.page, 1);
+    assert_int_equal(q.step, 6);
+    assert_true(deck_move_in(q, &d2, 3, DECK_SKIP, 0, &q));
+    assert_int_equal(q.slide, 2);
+    assert_int_equal(q.step, DECK_STEP_START);
+    assert_false(deck_move_in((struct deck_pos){2, 6, 1}, &d2, 3, DECK_SKIP, 0, &q));
+}
+
+/* The author's marks win over the phases; the start is always a stop; a phase that ended
+ * before the start is dropped; out-of-range marks are dropped; no phases: the end. */
+static void test_stops_resolve(void **state)
+{
+    (void)state;
+    long out[DECK_STOPS_MAX];
+    const long marks[] = {0, 3, DECK_STOP_END}, phases[] = {3, 6, 7}, bad[] = {2, 99};
+    assert_int_equal(deck_stops(marks, 3, phases, 3, 0, 7, out), 3);
+    assert_int_equal(out[0], 0);
+    assert_int_equal(out[1], 3);
+    assert_int_equal(out[2], 7);
+    assert_int_equal(deck_stops(NULL, 0, phases, 3, 5, 7, out), 3); /* 5 6 7 */
+    assert_int_equal(out[0], 5);
+    assert_int_equal(out[1], 6);
+    assert_int_equal(deck_stops(bad, 2, NULL, 0, 0, 6, out), 2); /* 0 2 */
+    assert_int_equal(out[1], 2);
+    assert_int_equal(deck_stops(NULL, 0, NULL, 0, 2, 6, out), 2); /* 2 6 */
+    assert_int_equal(out[1], 6);
+    assert_int_equal(deck_stops(NULL, 0, NULL, 0, 0, 0, out), 1); /* no scene: 0 */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -167,6 +239,8 @@ int main(void)
         cmocka_unit_test(test_pages),
         cmocka_unit_test(test_resolve),
         cmocka_unit_test(test_goto_prompt),
+        cmocka_unit_test(test_stops),
+        cmocka_unit_test(test_stops_resolve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

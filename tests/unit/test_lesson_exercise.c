@@ -351,15 +351,16 @@ static void test_variants(void **state)
     }
     assert_true(differs_from_default > 150);
     /* the prompt names the variant's numbers */
-    char p[200];
-    ex_prompt_format(e, NULL, p, sizeof p);
+    char *p = ex_prompt(e, NULL);
     assert_string_equal(p, "209715200 elements, 8 ranks, 3.5 ms");
+    free(p);
     struct ex_variant fixed = v0;
     fixed.param[0] = 1048576;
     fixed.param[1] = 4;
     fixed.param[2] = 0.25;
-    ex_prompt_format(e, &fixed, p, sizeof p);
+    p = ex_prompt(e, &fixed);
     assert_string_equal(p, "1048576 elements, 4 ranks, 0.25 ms");
+    free(p);
     lesson_free(&L);
 
     /* no range, no variants (seed 0 is still the defaults) */
@@ -596,8 +597,21 @@ static void test_templates(void **state)
              "hint: {b}/{w} = {= b / w}; {= answer * 2} is twice; {= 1/3} a third\n"
              "solution: {b} / {w} = {= answer} rows\n```\n");
     char t[200];
-    ex_prompt_format(e, NULL, t, sizeof t);
-    assert_string_equal(t, "128 rows over 4 ranks {x}");
+    char *pr = ex_prompt(e, NULL);
+    assert_string_equal(pr, "128 rows over 4 ranks {x}");
+    free(pr);
+    /* into a small place: cut on a character boundary, never half of one */
+    const char *cjk = "\xe5\xb8\xaf\xe5\x9f\x9f {b}";
+    for (size_t n = 1; n <= 12; n++) {
+        char small[16];
+        ex_text_format(e, NULL, cjk, small, n);
+        const size_t whole[] = {0, 3, 6, 7, 8, 9, 10};
+        size_t want = 0;
+        for (size_t k = 0; k < 7; k++)
+            if (whole[k] <= n - 1) want = whole[k];
+        assert_int_equal(strlen(small), want);
+        assert_memory_equal(small, "\xe5\xb8\xaf\xe5\x9f\x9f 128", want);
+    }
     ex_text_format(e, NULL, e->hints[0], t, sizeof t);
     assert_string_equal(t, "128/4 = 32; 64 is twice; 0.3333 a third");
     struct ex_variant v = {.seed = 1, .param = {96, 3}, .answer = 32};

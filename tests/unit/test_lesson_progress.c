@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,12 +189,108 @@ static void test_corrupt_set_aside(void **state)
     corrupt_case("", "line 1: empty file");
 }
 
+/* The files named progress.corrupt-* in dir: their count, and each one's text in text[]. */
+static int backups(char text[][64], int cap)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL)
+        if (strncmp(de->d_name, "progress.corrupt-", 17) == 0) {
+            char p[512];
+            snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+            if (n < cap) snprintf(text[n], 64, "%s", slurp(p));
+            n++;
+        }
+    closedir(d);
+    return n;
+}
+
+static void write_file(const char *path, const char *content)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(content, f);
+    fclose(f);
+}
+
+/* Issue 29: two corrupt files set aside in one second were both renamed to
+ * progress.corrupt-<time>, the second over the first. Every backup is kept. */
+static void test_backups_kept(void **state)
+{
+    (void)state;
+    char path[256], warn[600], text[8][64];
+    snprintf(path, sizeof path, "%s/progress", dir);
+    const char *content[] = {"first\n", "second\n", "third\n"};
+    for (int i = 0; i < 3; i++) {
+        write_file(path, content[i]);
+        struct progress p;
+        assert_int_equal(progress_load(&p, path, warn, sizeof warn), CV_OK);
+        assert_non_null(strstr(warn, "moved to"));
+        progress_free(&p);
+    }
+    int n = backups(text, 8);
+    assert_int_equal(n, 3);
+    for (int i = 0; i < 3; i++) {
+        bool found = false;
+        for (int k = 0; k < n; k++)
+            found |= strcmp(text[k], content[i]) == 0;
+        if (!found) fail_msg("the backup of '%s' was overwritten", content[i]);
+    }
+}
+
+/* A file written by a newer collviz (a format version above 1) is not corrupt: it is
+ * refused with a line that says so and left exactly where and as it is. */
+static void test_newer_version_refused(void **state)
+{
+    (void)state;
+    char path[256], warn[600], text[8][64];
+    snprintf(path, sizeof path, "%s/progress", dir);
+    const char *newer = "collviz-progress 2\nlesson a current 0 seen 0 stars 3\n";
+    write_file(path, newer);
+    struct progress p;
+    assert_int_equal(progress_load(&p, path, warn, sizeof warn), CV_EINVAL);
+    assert_non_null(strstr(warn, "version 2"));
+    assert_non_null(strstr(warn, "reads version 1"));
+    assert_null(strchr(warn, '\n'));
+    assert_string_equal(slurp(path), newer);
+    assert_int_equal(backups(text, 8), 0);
+    progress_free(&p);
+    /* a version that is no number is a corrupt file, as before */
+    write_file(path, "collviz-progress x\n");
+    assert_int_equal(progress_load(&p, path, warn, sizeof warn), CV_OK);
+    assert_non_null(strstr(warn, "moved to"));
+    progress_free(&p);
+}
+
+/* A file whose lines end in CR LF (copied through an editor or another system) is read. */
+static void test_crlf_read(void **state)
+{
+    (void)state;
+    char path[256], warn[600] = "x";
+    snprintf(path, sizeof path, "%s/progress", dir);
+    write_file(path, "collviz-progress 1\r\nlesson allreduce current 3 seen 0,1,3\r\n"
+                     "exercise e1 lesson allreduce attempts 2 solved 1\r\n");
+    struct progress p;
+    assert_int_equal(progress_load(&p, path, warn, sizeof warn), CV_OK);
+    assert_string_equal(warn, "");
+    assert_int_equal(p.nlessons, 1);
+    assert_int_equal(p.lessons[0].current, 3);
+    assert_int_equal(progress_seen_count(&p.lessons[0]), 3);
+    assert_true(progress_solved(&p, "e1"));
+    progress_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_path),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_set_aside, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_backups_kept, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_newer_version_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_crlf_read, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ui/kit/narr.h"
+#include "ui/present/narr.h"
 
 #define SPAN(t, s)                                                                             \
     {                                                                                          \

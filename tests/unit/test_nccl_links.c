@@ -22,10 +22,11 @@
 #include <unistd.h>
 
 #include "backend/nccl/nccl_links.h"
+#include "records/reclinks.h"
 
 static int parse(const char *log, char *buf, size_t n)
 {
-    return nccl_links_parse(log, strlen(log), buf, n);
+    return rec_links_summary(log, strlen(log), buf, n);
 }
 
 /* Eight H100s on NVSwitch, NCCL 2.21: the graph's path NVL, eight ring channels (each also
@@ -194,13 +195,13 @@ static void test_garbage(void **state)
         assert_int_equal(parse(bad[i], buf, sizeof buf), 0);
         assert_string_equal(buf, "");
     }
-    assert_int_equal(nccl_links_parse(NULL, 0, buf, sizeof buf), 0);
+    assert_int_equal(rec_links_summary(NULL, 0, buf, sizeof buf), 0);
     assert_string_equal(buf, "");
     /* A connection line cut at the end of the text (no newline) still counts; a NUL inside
      * the given length is just a byte. */
     const char cut[] =
         "junk\0more\nh:1:1 [0] NCCL INFO Channel 03/0 : 0[0] -> 1[1] via SHM/direct";
-    assert_int_equal(nccl_links_parse(cut, sizeof cut - 1, buf, sizeof buf), 1);
+    assert_int_equal(rec_links_summary(cut, sizeof cut - 1, buf, sizeof buf), 1);
     assert_string_equal(buf, "SHM/direct (through host shared memory), 1 channel");
     /* A small buffer is cut, never overrun. */
     char small[12];
@@ -247,7 +248,7 @@ static bool log_user(void)
     unsetenv("NCCL_DEBUG_FILE");
     nccl_links_log_begin();
     char buf[200];
-    nccl_links_log_text(2, buf, sizeof buf);
+    nccl_links_log_text(2, rec_links_summary, buf, sizeof buf);
     char *text = (char *)"x", src[200];
     size_t len = 1;
     bool ok = strcmp(buf, "not read (NCCL_DEBUG is set by you)") == 0 &&
@@ -279,7 +280,7 @@ static void test_log_private(void **state)
     unsetenv("NCCL_DEBUG_FILE");
     unsetenv("NCCL_DEBUG_SUBSYS");
     char buf[256];
-    nccl_links_log_text(2, buf, sizeof buf);
+    nccl_links_log_text(2, rec_links_summary, buf, sizeof buf);
     assert_string_equal(buf, ""); /* before any open */
     char *text, src[200];
     size_t len;
@@ -314,9 +315,10 @@ static void test_log_private(void **state)
     *strrchr(dir, '/') = '\0';
     assert_int_equal(stat(dir, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0700);
-    nccl_links_log_text(2, buf, sizeof buf);
+    nccl_links_log_text(2, rec_links_summary, buf, sizeof buf);
     assert_string_equal(buf, "no connections in NCCL's INFO log yet");
-    nccl_links_log_text(1, buf, sizeof buf); /* one rank: none to make, none awaited */
+    nccl_links_log_text(1, rec_links_summary, buf,
+                        sizeof buf); /* one rank: none to make, none awaited */
     assert_string_equal(buf, "none: one rank connects to nobody");
     assert_int_equal(nccl_links_log_read(&text, &len, src, sizeof src), -1); /* empty */
     assert_null(text);
@@ -328,7 +330,7 @@ static void test_log_private(void **state)
     setlinebuf(f);
     fprintf(f, "h:1:2 [0] NCCL INFO NCCL_DEBUG_FILE set\n"
                "h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n");
-    nccl_links_log_text(2, buf, sizeof buf);
+    nccl_links_log_text(2, rec_links_summary, buf, sizeof buf);
     assert_string_equal(buf,
                         "P2P/CUMEM (NVLink or PCIe peer access), 1 channel (NCCL INFO log)");
     /* the whole text, as NCCL wrote it, for the records parser */
@@ -349,12 +351,12 @@ static void test_log_private(void **state)
     assert_null(getenv("NCCL_DEBUG_FILE"));
     /* NCCL keeps its file open; what it writes is still read. */
     fprintf(f, "h:1:2 [0] NCCL INFO Channel 01/0 : 0[0] -> 1[1] via P2P/CUMEM/read\n");
-    nccl_links_log_text(2, buf, sizeof buf);
+    nccl_links_log_text(2, rec_links_summary, buf, sizeof buf);
     assert_string_equal(buf,
                         "P2P/CUMEM (NVLink or PCIe peer access), 2 channels (NCCL INFO log)");
     /* Open again: the same log. */
     nccl_links_log_begin();
-    nccl_links_log_text(2, buf, sizeof buf);
+    nccl_links_log_text(2, rec_links_summary, buf, sizeof buf);
     assert_string_equal(buf,
                         "P2P/CUMEM (NVLink or PCIe peer access), 2 channels (NCCL INFO log)");
     nccl_links_log_end();
@@ -374,7 +376,7 @@ static bool log_inherited(void)
     const char *p = getenv("NCCL_DEBUG_FILE");
     bool ok = p && strncmp(p, "/tmp/collviz-nccl-", 18) == 0 && exists(p);
     char buf[200];
-    nccl_links_log_text(2, buf, sizeof buf);
+    nccl_links_log_text(2, rec_links_summary, buf, sizeof buf);
     ok = ok && strcmp(buf, "no connections in NCCL's INFO log yet") == 0;
     nccl_links_log_end();
     return ok;

@@ -35,6 +35,9 @@ static void sample(struct notes_state *st)
     snprintf(st->answer, sizeof st->answer, "Answer: 60 64 68 72\n\nSolution: add them.");
     snprintf(st->keys, sizeof st->keys, "PgDn next  r reveal");
     st->minutes = 95;
+    snprintf(st->status, sizeof st->status, "go to slide: 7_");
+    snprintf(st->backend, sizeof st->backend, "nccl: unavailable \u2014 no usable GPU");
+    st->demo = true;
 }
 
 static void assert_state_equal(const struct notes_state *a, const struct notes_state *b)
@@ -50,6 +53,9 @@ static void assert_state_equal(const struct notes_state *a, const struct notes_s
     assert_string_equal(a->answer, b->answer);
     assert_string_equal(a->keys, b->keys);
     assert_int_equal(a->minutes, b->minutes);
+    assert_string_equal(a->status, b->status);
+    assert_string_equal(a->backend, b->backend);
+    assert_int_equal(a->demo, b->demo);
 }
 
 static void test_roundtrip_any_split(void **state)
@@ -178,6 +184,8 @@ static void test_malformed_refused(void **state)
                    "'minutes' = -4");
     expect_refused("{\"v\":1,\"slide\":1,\"nslides\":2," GOOD_FIELDS ",\"keys\":[]}",
                    "'keys' missing or not a string");
+    expect_refused("{\"v\":1,\"slide\":1,\"nslides\":2," GOOD_FIELDS ",\"demo\":1}",
+                   "'demo' is not a boolean");
 
     /* A title longer than its field. */
     char *big = xmalloc(NOTES_TEXT_MAX + 200);

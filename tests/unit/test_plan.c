@@ -614,9 +614,39 @@ static void test_chunk_range_balanced(void **state)
     assert_int_equal(e, 10);
 }
 
+/* The presenter's default stops: the ring all-reduce's phases end at steps 3 and 6 of 6;
+ * the tree's reduce then broadcast at 2 and 4 (W=4); a one-phase all-gather at its end. */
+static void test_phase_ends(void **state)
+{
+    (void)state;
+    struct plan p;
+    char err[200];
+    long out[8];
+    assert_int_equal(
+        plan_build(&p, COLL_ALL_REDUCE, ALGO_RING, OP_SUM, 4, 16, 0, err, sizeof err), CV_OK);
+    assert_int_equal(plan_phase_ends(&p, out, 8), 2);
+    assert_int_equal(out[0], 3);
+    assert_int_equal(out[1], 6);
+    plan_free(&p);
+    assert_int_equal(
+        plan_build(&p, COLL_ALL_REDUCE, ALGO_TREE, OP_SUM, 4, 16, 0, err, sizeof err), CV_OK);
+    size_t n = plan_phase_ends(&p, out, 8);
+    assert_true(n >= 2);
+    assert_int_equal(out[n - 1], (long)p.nsteps);
+    for (size_t i = 1; i < n; i++)
+        assert_true(out[i] > out[i - 1]);
+    plan_free(&p);
+    assert_int_equal(
+        plan_build(&p, COLL_ALL_GATHER, ALGO_RING, OP_SUM, 4, 16, 0, err, sizeof err), CV_OK);
+    assert_int_equal(plan_phase_ends(&p, out, 8), 1);
+    assert_int_equal(out[0], 3);
+    plan_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_phase_ends),
         cmocka_unit_test(test_every_plan_obeys_the_rules),
         cmocka_unit_test(test_ring_orders),
         cmocka_unit_test(test_sixteen_ranks),

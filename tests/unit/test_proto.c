@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -563,12 +564,93 @@ static void test_liblog(void **state)
     free(b);
 }
 
+/* Field k of a training job's numbers set to v; its name in the decoder's errors. */
+static const char *train_number(struct train_config *c, int k, double v)
+{
+    switch (k) {
+    case 0:
+        c->timeout_s = v;
+        return "train.timeout_s";
+    case 1:
+        c->adamw.lr = (float)v;
+        return "train.adamw.lr";
+    case 2:
+        c->adamw.beta1 = (float)v;
+        return "train.adamw.beta1";
+    case 3:
+        c->adamw.beta2 = (float)v;
+        return "train.adamw.beta2";
+    case 4:
+        c->adamw.eps = (float)v;
+        return "train.adamw.eps";
+    case 5:
+        c->adamw.weight_decay = (float)v;
+        return "train.adamw.weight_decay";
+    default:
+        c->capacity = v;
+        return "train.capacity";
+    }
+}
+
+/* Issue 29: a NaN learning rate or timeout passed the decoder and every range check after
+ * it (NaN compares false). Every number a job computes with must be finite: NaN and both
+ * infinities are refused naming the field (and by train_config_check, which the CLI and
+ * the worker share); the same jobs with finite values decode. */
+static void test_non_finite_refused(void **state)
+{
+    (void)state;
+    const double bad[] = {NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < 3; i++) {
+        for (int k = 0; k < 7; k++) {
+            struct proto_msg m = {.type = PROTO_JOB};
+            m.job.kind = JOB_TRAIN;
+            train_config_default(&m.job.train.cfg);
+            size_t n;
+            unsigned char *f = enc(&m, &n);
+            struct proto_msg d;
+            assert_int_equal(proto_decode(f, n, &d, NULL, 0), CV_OK);
+            free(f);
+            const char *field = train_number(&m.job.train.cfg, k, bad[i]);
+            f = enc(&m, &n);
+            refused(f, n, field);
+            refused(f, n, "not a finite number");
+            free(f);
+            char err[200];
+            if (k < 6)
+                assert_int_equal(train_config_check(&m.job.train.cfg, err, sizeof err),
+                                 CV_EINVAL);
+        }
+        struct proto_msg m = {.type = PROTO_JOB};
+        m.job.kind = JOB_MEASURE;
+        m.job.measure.params = params();
+        m.job.measure.params.timeout_s = bad[i];
+        size_t n;
+        unsigned char *f = enc(&m, &n);
+        refused(f, n, "params.timeout_s");
+        free(f);
+        m.job.kind = JOB_SWEEP;
+        m.job.sweep.params = params();
+        m.job.sweep.min = 4;
+        m.job.sweep.max = 1024;
+        m.job.sweep.factor = bad[i];
+        f = enc(&m, &n);
+        refused(f, n, "sweep.factor");
+        free(f);
+        m.job.sweep.factor = 2;
+        f = enc(&m, &n);
+        struct proto_msg d;
+        assert_int_equal(proto_decode(f, n, &d, NULL, 0), CV_OK);
+        free(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_roundtrip_jobs),       cmocka_unit_test(test_roundtrip_results),
         cmocka_unit_test(test_roundtrip_control),    cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_events_count_bounded), cmocka_unit_test(test_liblog),
+        cmocka_unit_test(test_non_finite_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

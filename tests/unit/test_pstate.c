@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/util.h"
@@ -66,7 +67,12 @@ static void test_save_load(void **state)
                           .step = 3,
                           .elapsed_s = 754,
                           .zoom = 2};
+    mode_t old_mask = umask(022); /* a umask that would leave the file readable by others */
     assert_int_equal(position_save(file, &in, err, sizeof err), CV_OK);
+    umask(old_mask);
+    struct stat st;
+    assert_int_equal(stat(file, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600); /* sys/files.c's save: private to its owner */
     struct position out;
     assert_int_equal(position_load(file, &out, err, sizeof err), CV_OK);
     assert_string_equal(out.lesson, "ring");
@@ -94,6 +100,11 @@ static void test_save_load(void **state)
     fclose(f);
     assert_int_equal(position_load(file, &out, err, sizeof err), CV_EINVAL);
     assert_non_null(strstr(err, "not a presenter position"));
+    unlink(file);
+    /* a FIFO in its place: refused at once (open does not wait for a writer) */
+    assert_int_equal(mkfifo(file, 0600), 0);
+    assert_int_equal(position_load(file, &out, err, sizeof err), CV_EINVAL);
+    assert_non_null(strstr(err, "not a regular file"));
     unlink(file);
     assert_int_equal(position_load(file, &out, err, sizeof err), CV_EUNAVAIL);
     char cmd[300];

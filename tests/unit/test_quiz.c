@@ -33,7 +33,7 @@ static const char *LESSON =
     "```exercise\n"
     "id: q-steps\n"
     "type: choice\n"
-    "prompt: How many steps?\n"
+    "prompt: How many steps? Type the option's number.\n"
     "option: 2\n"
     "option: 3\n"
     "correct: 2\n"
@@ -66,7 +66,7 @@ static void test_quiz(void **state)
     const struct lesson_slide *s = &L.slides[0];
     assert_int_equal(s->nex, 2);
     struct quiz q;
-    quiz_build(s, false, &q);
+    quiz_build(s, 0, true, &q);
     assert_int_equal(q.nslide, s->nblocks);
     /* The prompt with its numbers, after the slide's own narration; the options as items. */
     int p = find(&q, "104857600 fp32 elements take 1.6 ms. What is the algbw?");
@@ -75,13 +75,20 @@ static void test_quiz(void **state)
     assert_true(find(&q, "Exercise 1 of 2: ") == p);
     int c = find(&q, "How many steps?");
     assert_true(c > p);
+    /* the room does not type: the prompt's typing sentence is not on the projector */
+    assert_int_equal(find(&q, "Type the option"), -1);
     assert_int_equal(q.v[c + 1].kind, LBLOCK_ITEM);
     assert_int_equal(q.v[c + 2].ordinal, 2);
     assert_int_equal(find(&q, "Answer"), -1); /* not before the reveal */
     assert_int_equal(find(&q, "262.1"), -1);
     quiz_free(&q);
-    /* Revealed: 104857600 * 4 B / 1.6 ms = 262.144 GB/s; option 2 "3". */
-    quiz_build(s, true, &q);
+    /* r once: the first exercise's answer alone (104857600 * 4 B / 1.6 ms = 262.144 GB/s) */
+    quiz_build(s, 1, true, &q);
+    assert_true(find(&q, "262.144 GB/s") > p);
+    assert_int_equal(find(&q, "option 2: 3"), -1);
+    quiz_free(&q);
+    /* r twice: the second's too (option 2, "3") */
+    quiz_build(s, 2, true, &q);
     assert_true(find(&q, "262.144 GB/s") > p);
     assert_true(find(&q, "option 2: 3") > c);
     /* its templates filled (the projector showed "{= elements * 4}" raw) */

@@ -573,8 +573,8 @@ static void refused(struct worker *w, const struct job *j, int status, const cha
 /* Issue 29, item 3: every field of a protocol job is judged on the server with the CLI's
  * limits (the shared checks), so no job wedges the server: the issue's sweep (min 4,
  * max 2^62, factor 1.000000000001) is refused at once, as are sizes past 16G, more than
- * 1,000 sizes, a scene past the trace's limit, a copy past 16G and a timeout that is not a
- * number; the job then still answers, and SIGTERM ends it even with a long job running. */
+ * 1,000 sizes, a scene past the trace's limit, a copy past 16G and a timeout past 1e6 s; the
+ * job then still answers, and SIGTERM ends it even with a long job running. */
 static void test_job_limits(void **state)
 {
     (void)state;
@@ -597,7 +597,7 @@ static void test_job_limits(void **state)
     s.sweep.factor = 2;
     refused(w, &s, CV_EINVAL, "at most 16 GiB");
     s.sweep.max = 1 << 20;
-    s.sweep.factor = NAN;
+    s.sweep.factor = 0.5; /* (NaN never reaches a job: the decoder refuses it) */
     refused(w, &s, CV_EINVAL, "factor");
     s.sweep.factor = 2;
     s.sweep.params.iters = 0;
@@ -605,7 +605,7 @@ static void test_job_limits(void **state)
     struct job m = measure((size_t)17 << 30);
     refused(w, &m, CV_EINVAL, "at most 16 GiB");
     m = measure(4096);
-    m.measure.params.timeout_s = NAN;
+    m.measure.params.timeout_s = 1e9;
     refused(w, &m, CV_EINVAL, "timeout");
     m = measure(4096);
     m.measure.params.slices = 1 << 20;
@@ -687,6 +687,84 @@ static void test_job_memory(void **state)
     worker_stop(w);
 }
 
+/* Issue 29: a client of another protocol version got a bare close. It gets a refusal that
+ * names both versions (in a frame of serve's version: a client of any version reads its
+ * header and names both too), and serve goes on serving. */
+static void test_other_version_refused(void **state)
+{
+    (void)state;
+    start_job(NULL);
+    struct proto_msg hello = {.type = PROTO_HELLO};
+    unsigned char *fh;
+    size_t nh;
+    assert_int_equal(proto_encode(&hello, &fh, &nh, NULL, 0), CV_OK);
+    const int other[] = {PROTO_VERSION - 1, PROTO_VERSION + 1, 300};
+    for (size_t i = 0; i < 3; i++) {
+        fh[4] = (unsigned char)(other[i] & 0xff);
+        fh[5] = (unsigned char)(other[i] >> 8);
+        unsigned char back[4096];
+        size_t got = send_raw(fh, nh, back, sizeof back);
+        struct proto_msg ans;
+        char err[200] = "";
+        if (proto_decode(back, got, &ans, err, sizeof err) != CV_OK)
+            fail_msg("version %d: no refusal (%zu bytes back: %s)", other[i], got, err);
+        assert_int_equal(ans.type, PROTO_REFUSED);
+        char mine[32], theirs[32];
+        snprintf(mine, sizeof mine, "version %d", PROTO_VERSION);
+        snprintf(theirs, sizeof theirs, "version %d", other[i]);
+        if (!strstr(ans.refused.why, mine) || !strstr(ans.refused.why, theirs))
+            fail_msg("the refusal does not name both versions: %s", ans.refused.why);
+    }
+    free(fh);
+    measure_once(); /* still serving */
+    stop_job();
+}
+
+/* Seconds from sending a hello with tok on a new TCP connection to serve's first answer
+ * (the facts when it is the right token, a refusal when not); *type: that answer's type. */
+static double hello_answer_s(const char *tok, enum proto_type *type)
+{
+    struct proto_msg hello = {.type = PROTO_HELLO};
+    snprintf(hello.hello.token, sizeof hello.hello.token, "%s", tok);
+    unsigned char *fh;
+    size_t nh;
+    assert_int_equal(proto_encode(&hello, &fh, &nh, NULL, 0), CV_OK);
+    int fd;
+    bool tcp;
+    char err[200];
+    assert_int_equal(serve_dial(tcp_addr, &fd, &tcp, err, sizeof err), CV_OK);
+    double t0 = now_s();
+    assert_int_equal(send(fd, fh, nh, MSG_NOSIGNAL), (ssize_t)nh);
+    struct proto_msg ans;
+    assert_int_equal(proto_recv(fd, &ans, 20, err, sizeof err), CV_OK);
+    double t = now_s() - t0;
+    *type = ans.type;
+    proto_msg_free(&ans);
+    close(fd);
+    free(fh);
+    return t;
+}
+
+/* Issue 29: a wrong token was answered after 1 s, the right one at once - the delay told
+ * which. Both are answered after the same delay. */
+static void test_token_same_delay(void **state)
+{
+    (void)state;
+    start_job("127.0.0.1:0");
+    char wrong[PROTO_TOKEN_MAX];
+    snprintf(wrong, sizeof wrong, "%s", token);
+    wrong[0] = wrong[0] == 'a' ? 'b' : 'a';
+    enum proto_type t_right, t_wrong;
+    double right_s = hello_answer_s(token, &t_right);
+    double wrong_s = hello_answer_s(wrong, &t_wrong);
+    assert_int_equal(t_right, PROTO_FACTS);
+    assert_int_equal(t_wrong, PROTO_REFUSED);
+    if (right_s < 0.9 || wrong_s < 0.9 || fabs(right_s - wrong_s) > 0.3)
+        fail_msg("answered after %.3f s (right token) and %.3f s (wrong): not the same delay",
+                 right_s, wrong_s);
+    stop_job();
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -698,6 +776,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_not_private_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_job_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_job_memory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_other_version_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_token_same_delay, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

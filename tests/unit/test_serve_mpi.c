@@ -209,7 +209,7 @@ static void test_stall_in_native_allreduce_named_to_the_client(void **state)
 }
 
 /* Rank 0's broadcast of the job to the others fails (CV_TEST_BCAST_FAIL=0:1: its first
- * mpi_boot_bcast, the job's length): the job is not run, its result says why, the client
+ * launcher_bcast, the job's length): the job is not run, its result says why, the client
  * is told the job is lost with the same words, and the job ends, the others included
  * (they wait in the broadcast and would wait for ever). */
 static void test_rank0_broadcast_failure_ends_the_job(void **state)

@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,94 @@ static void test_export_no_control_bytes(void **state)
     free(h);
 }
 
+/* An independent UTF-8 check (not cv_utf8_len): Python's rules, written out. */
+static bool valid_utf8(const unsigned char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i], cp, len;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xc2 && c <= 0xdf)
+            len = 2, cp = c & 0x1f;
+        else if (c >= 0xe0 && c <= 0xef)
+            len = 3, cp = c & 0x0f;
+        else if (c >= 0xf0 && c <= 0xf4)
+            len = 4, cp = c & 0x07;
+        else
+            return false;
+        if (i + len > n) return false;
+        for (unsigned k = 1; k < len; k++) {
+            if ((s[i + k] & 0xc0) != 0x80) return false;
+            cp = cp << 6 | (s[i + k] & 0x3f);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+/* Issue 29: cuts landed mid-character and outputs held invalid UTF-8. cv_utf8_cut keeps the
+ * most whole characters that fit, at every limit; cv_fwrite_utf8 writes valid UTF-8 for any
+ * bytes, valid text unchanged, one U+FFFD per would-be character. */
+static void test_utf8_cut_and_write(void **state)
+{
+    (void)state;
+    const char *s = "a\xc3\xa9\xe5\xb8\xaf\xf0\x9f\x98\x80z\xe5\xb8\xaf"; /* a é 帯 😀 z 帯 */
+    const size_t ends[] = {0, 1, 3, 6, 10, 11, 14}; /* the character boundaries */
+    for (size_t max = 0; max <= strlen(s) + 2; max++) {
+        size_t want = 0;
+        for (size_t k = 0; k < sizeof ends / sizeof ends[0]; k++)
+            if (ends[k] <= max) want = ends[k];
+        assert_int_equal(cv_utf8_cut(s, max), want);
+    }
+    struct {
+        const char *in, *want;
+    } cases[] = {
+        {"plain \xe5\xb8\xaf text", "plain \xe5\xb8\xaf text"},
+        {"01-\x9b"
+         "31m.md",
+         "01-\xef\xbf\xbd"
+         "31m.md"},                                                     /* a raw C1 byte */
+        {"x\xed\xa0\x80y", "x\xef\xbf\xbdy"},                           /* a surrogate */
+        {"\xe5\xb8", "\xef\xbf\xbd"},                                   /* half a character */
+        {"\xe5\xb8z\x80\x80", "\xef\xbf\xbdz\xef\xbf\xbd\xef\xbf\xbd"}, /* strays */
+        {"\xf4\x90\x80\x80!", "\xef\xbf\xbd!"},                         /* past U+10FFFF */
+        {"\xc0\xaf", "\xef\xbf\xbd"},                                   /* overlong '/' */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        cv_fwrite_utf8(f, cases[i].in, strlen(cases[i].in));
+        fclose(f);
+        assert_string_equal(buf, cases[i].want);
+        free(buf);
+    }
+    /* any bytes at all: valid out; valid in is unchanged */
+    srand(29);
+    for (int t = 0; t < 20000; t++) {
+        unsigned char in[12];
+        size_t n = (size_t)(rand() % 12);
+        for (size_t k = 0; k < n; k++)
+            in[k] = (unsigned char)(rand() % 3 ? 0x80 + rand() % 0x80 : rand() % 256);
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        cv_fwrite_utf8(f, (const char *)in, n);
+        fclose(f);
+        assert_true(valid_utf8((const unsigned char *)buf, len));
+        if (valid_utf8(in, n)) {
+            assert_int_equal(len, n);
+            assert_memory_equal(buf, in, n);
+        }
+        free(buf);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -233,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_url_allowed),
         cmocka_unit_test(test_export_links),
         cmocka_unit_test(test_export_no_control_bytes),
+        cmocka_unit_test(test_utf8_cut_and_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

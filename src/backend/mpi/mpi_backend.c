@@ -8,7 +8,7 @@
  * ...) for comparison. Every process runs the same calls; results are agreed over MPI, so
  * every process returns the same row. */
 #include "backend/mpi/mpi_backend.h"
-#include "backend/mpi/mpi_boot.h"
+#include "backend/launcher.h"
 
 #include <mpi.h>
 #include <stdio.h>
@@ -31,15 +31,15 @@ struct mpi_state {
 
 bool mpi_launched(void)
 {
-    return mpi_boot_launched();
+    return launcher_launched();
 }
 
 static int mpi_open(struct backend *b, char *err, size_t errlen)
 {
     if (!mpi_launched()) return cv_err(err, errlen, CV_EINVAL, "mpi: %s", MPI_LAUNCH_HINT);
-    struct mpi_where where;
+    struct launcher_where where;
     char why[200];
-    if (mpi_boot_start(&where, why, sizeof why) != CV_OK)
+    if (launcher_start(&where, why, sizeof why) != CV_OK)
         return cv_err(err, errlen, CV_EUNAVAIL, "mpi: %s", why);
     struct mpi_state *st = xcalloc(1, sizeof *st);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -73,7 +73,7 @@ static void mpi_close(struct backend *b)
     if (!st) return;
     free(st->hosts);
     MPI_Comm_free(&st->node);
-    mpi_boot_stop();
+    launcher_stop();
     free(st);
     b->priv = NULL;
 }
@@ -108,7 +108,7 @@ static void mpi_describe(struct backend *b, int nranks, char *buf, size_t n)
     snprintf(buf, n, "mpi: %d process%s on %d host%s (%s%s), %s%s", st->size,
              st->size == 1 ? "" : "es", st->nhosts, st->nhosts == 1 ? "" : "s", st->hosts[0],
              st->nhosts > 1 ? ", ..." : "", st->version,
-             mpi_boot_thread_multiple() ? ""
+             launcher_thread_multiple() ? ""
                                         : " (no MPI_THREAD_MULTIPLE: a rank that stalls in "
                                           "MPI's own collectives is not named)");
 }

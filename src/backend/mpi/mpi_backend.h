@@ -19,7 +19,7 @@ extern const struct backend_ops mpi_backend_ops;
 
 /* True when this process was started by an MPI launcher (Open MPI's, a PMI/PMIx one such as
  * srun or MPICH's hydra): the environment says so before MPI is initialised. The fact is
- * mpi_boot.c's (mpi_boot_launched), below this file. */
+ * mpi_launcher.c's (launcher_launched), below this file. */
 bool mpi_launched(void);
 
 /* The backend's one runtime (mpi_comm.c): this process is rank `self`; what training,

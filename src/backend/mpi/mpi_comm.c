@@ -19,9 +19,9 @@
  * "are you there?" on a communicator of its own (a roll call: each rank whose wait timed out
  * answers); the ranks that do not answer within a grace are the ones that stalled, and
  * last_error() names them: "rank 2 stalled: no answer for 5 s". The communicator is then
- * aborted (every call fails at once) and the MPI job is marked broken (mpi_boot.h), so that
- * closing the backend ends every process instead of waiting in MPI_Finalize for the stalled
- * one.
+ * aborted (every call fails at once) and the MPI job is marked broken (backend/launcher.h), so
+ * that closing the backend ends every process instead of waiting in MPI_Finalize for the
+ * stalled one.
  *
  * MPI's own blocking collectives (run() with no plan: MPI_Allreduce, ...) are the figures
  * being compared, so no wait of ours is in them and they are never swapped for non-blocking
@@ -59,7 +59,7 @@
 #include "core/util.h"
 #include "core/vec.h"
 #include "backend/mpi/mpi_backend.h"
-#include "backend/mpi/mpi_boot.h"
+#include "backend/launcher.h"
 #include "backend/mpi/mpi_comm_priv.h"
 
 struct mpi_plan_entry {
@@ -138,7 +138,7 @@ static void mc_abort(struct comm *c, const char *why)
     if (!mc->err[0]) snprintf(mc->err, sizeof mc->err, "%s", why ? why : "aborted");
     /* The other processes are still in this communicator's collectives, or will be: the
      * job cannot go on, and closing MPI must end it rather than wait for them. */
-    mpi_boot_set_broken(-1, mc->err);
+    launcher_set_broken(-1, mc->err);
 }
 
 /* This communicator's rank r as a rank of MPI_COMM_WORLD (the one the screens show). */
@@ -237,7 +237,7 @@ static int mc_stalled(struct mpi_comm *mc, double waited, const char *what)
                  "on each other)",
                  what, waited);
     mc->aborted = true;
-    mpi_boot_set_broken(first, mc->err);
+    launcher_set_broken(first, mc->err);
     return CV_ETIMEOUT;
 }
 
@@ -698,7 +698,7 @@ static void mc_destroy(struct comm *c)
     struct mpi_comm *mc = to_mc(c);
     mc_wd_stop(mc);
     /* After an abort the peers may never take what is in flight: leave it to the end of
-     * the job (mpi_boot ends it) rather than wait. */
+     * the job (launcher_stop ends it) rather than wait. */
     for (size_t i = 0; i < mc->npend; i++) {
         if (!mc->aborted) mc_waitall(mc, 1, &mc->pend[i].req, "an eager send");
         if (mc->aborted) continue; /* the buffer may still be read */
@@ -963,7 +963,7 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
     char why[256];
     /* After a stall the processes are no longer in step: a new communicator (made by all of
      * them together) would wait for ever for the ones that stalled. */
-    if (mpi_boot_broken(NULL, why, sizeof why))
+    if (launcher_broken(NULL, why, sizeof why))
         return cv_err(err, errlen, CV_EBACKEND, "the MPI job cannot go on: %.200s", why);
     MPI_Comm_rank(MPI_COMM_WORLD, &wme);
     MPI_Comm base = cp->within_node ? mpi_backend_node(b) : MPI_COMM_WORLD;
@@ -992,7 +992,7 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
     MPI_Comm_dup(base, &mc->p2p);
     MPI_Comm_dup(base, &mc->ctl);
     mc->wd = MPI_COMM_NULL;
-    if (mpi_boot_thread_multiple()) { /* every process has the same thread level */
+    if (launcher_thread_multiple()) { /* every process has the same thread level */
         MPI_Comm_dup(base, &mc->wd);
         MPI_Comm_set_errhandler(mc->wd, MPI_ERRORS_RETURN);
     }

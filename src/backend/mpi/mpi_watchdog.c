@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
-#include "backend/mpi/mpi_boot.h"
+#include "backend/launcher.h"
 
 /* ---- the watchdog of MPI's own collectives ----
  *
@@ -155,7 +155,7 @@ static void mc_wd_end_job(struct mc_wd *d, int first, bool zero_ok)
 {
     struct mpi_comm *mc = d->mc;
     atomic_store(&mc->wd_fired, true); /* the main thread reads wd_err only after this */
-    mpi_boot_set_broken(first, mc->wd_err);
+    launcher_set_broken(first, mc->wd_err);
     fprintf(stderr, "collviz: %s\n", mc->wd_err);
     fflush(stderr);
     int wme = 0;
@@ -163,7 +163,7 @@ static void mc_wd_end_job(struct mc_wd *d, int first, bool zero_ok)
     /* Rank 0 says it to the UI when one listens (serve ends the job itself within `watched`
      * seconds); the others leave rank 0 a while to do so when it answered and is not the one
      * named: its word reaches the UI straight, not through the job's output. */
-    double wait_s = wme == 0 ? mpi_boot_watched() : zero_ok ? MC_WD_BACKUP_S : 0;
+    double wait_s = wme == 0 ? launcher_watched() : zero_ok ? MC_WD_BACKUP_S : 0;
     if (wait_s > 0) {
         wait_s += wme == 0 ? 2.0 : 0;
         for (double t0 = now_s(); now_s() - t0 < wait_s;) {
@@ -194,9 +194,9 @@ static void *mc_wd_lone(void *arg)
                      "library does not provide MPI_THREAD_MULTIPLE)",
                      atomic_load(&mc->wd_what), waited);
             atomic_store(&mc->wd_fired, true);
-            mpi_boot_set_broken(-1, mc->wd_err);
+            launcher_set_broken(-1, mc->wd_err);
             fprintf(stderr, "collviz: %s\n", mc->wd_err);
-            double wait_s = mc->world_me == 0 ? mpi_boot_watched() : 0;
+            double wait_s = mc->world_me == 0 ? launcher_watched() : 0;
             if (wait_s > 0) mc_nap_s(wait_s + 2.0);
             fflush(NULL);
             _exit(1);

@@ -30,7 +30,7 @@
 #include "backend/backend.h"
 #include "backend/nccl/nccl_comm.h"
 #ifdef HAVE_MPI
-#include "backend/mpi/mpi_boot.h"
+#include "backend/launcher.h"
 #endif
 
 /* The oldest NCCL this backend builds against: ncclGetLastError is from 2.13 (ncclAvg from
@@ -232,10 +232,10 @@ static int nccl_open(struct backend *b, char *err, size_t errlen)
 #ifdef HAVE_MPI
     /* Under a launcher, one rank per process: the process's rank on its node picks its
      * GPU (as nccl-tests with MPI=1 does). */
-    if (rc == CV_OK && mpi_boot_launched()) {
-        struct mpi_where w;
+    if (rc == CV_OK && launcher_launched()) {
+        struct launcher_where w;
         char why[200];
-        if (mpi_boot_start(&w, why, sizeof why) != CV_OK) {
+        if (launcher_start(&w, why, sizeof why) != CV_OK) {
             rc = cv_err(err, errlen, CV_EUNAVAIL, "under an MPI launcher: %s", why);
             goto out;
         }
@@ -252,15 +252,15 @@ static int nccl_open(struct backend *b, char *err, size_t errlen)
                                                 "own (%d visible)",
                         w.size > CV_MAX_RANKS ? w.size : w.local_rank,
                         w.size > CV_MAX_RANKS ? CV_MAX_RANKS : in->ngpus);
-            mpi_boot_stop();
+            launcher_stop();
             st->mp = false;
             goto out;
         }
         int mine[1] = {st->dev};
-        if (mpi_boot_allgather(st->host, st->hosts, sizeof st->host) != CV_OK ||
-            mpi_boot_allgather(mine, st->devs, sizeof mine) != CV_OK) {
+        if (launcher_allgather(st->host, st->hosts, sizeof st->host) != CV_OK ||
+            launcher_allgather(mine, st->devs, sizeof mine) != CV_OK) {
             rc = cv_err(err, errlen, CV_EUNAVAIL, "MPI_Allgather of the hosts failed");
-            mpi_boot_stop();
+            launcher_stop();
             st->mp = false;
             goto out;
         }
@@ -283,7 +283,7 @@ static void nccl_close(struct backend *b)
     struct nccl_state *st = nccl_st(b);
     if (!st) return;
 #ifdef HAVE_MPI
-    if (st->mp) mpi_boot_stop();
+    if (st->mp) launcher_stop();
 #endif
     nccl_links_log_end();
     free(st);
@@ -414,9 +414,10 @@ static void nccl_lib_env(const struct backend *b, char *algo, size_t algo_n, cha
     snprintf(proto, proto_n, "%s", in->nccl_proto);
 }
 
-static void nccl_links(const struct backend *b, int nranks, char *buf, size_t n)
+static void nccl_links(const struct backend *b, int nranks, backend_log_summary_fn summarise,
+                       char *buf, size_t n)
 {
-    if (nccl_backend_get_info(b)) nccl_links_log_text(nranks, buf, n);
+    if (nccl_backend_get_info(b)) nccl_links_log_text(nranks, summarise, buf, n);
 }
 
 static int nccl_lib_log(const struct backend *b, char **text, size_t *len, char *src, size_t n)
@@ -442,7 +443,7 @@ static void nccl_device_name(const struct backend *b, int dev, char *buf, size_t
 const struct backend_ops nccl_backend_ops = {
     .name = "nccl",
     .kind = BACKEND_NCCL,
-    .caps = BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_NCCL_ENV,
+    .caps = BACKEND_CAP_GPU | BACKEND_CAP_OWN_ALGO | BACKEND_CAP_LIB_ENV,
     .open = nccl_open,
     .close = nccl_close,
     .max_ranks = nccl_max_ranks,

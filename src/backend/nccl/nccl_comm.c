@@ -99,7 +99,7 @@
 #include "backend/nccl/nccl_comm_priv.h"
 #include "backend/nccl/nccl_info.h"
 #ifdef HAVE_MPI
-#include "backend/mpi/mpi_boot.h"
+#include "backend/launcher.h"
 #endif
 
 /* ncclScatter, ncclGather and ncclAlltoAll exist from NCCL 2.28.3; before that (or when
@@ -631,7 +631,7 @@ static int mp_barrier(struct nccl_comm *nc, int rank)
 {
 #ifdef HAVE_MPI
     int bad = is_aborted(nc) ? 1 : 0;
-    if (mpi_boot_max_int(&bad) != CV_OK)
+    if (launcher_max_int(&bad) != CV_OK)
         return fail(nc, rank, CV_EBACKEND, "rank %d: the MPI barrier failed", rank);
     if (bad) {
         if (!is_aborted(nc))
@@ -1132,7 +1132,7 @@ static int nc_sync(struct comm *c, int rank)
 static int nc_proc_sum(struct comm *c, void *buf, size_t n, enum comm_proc_type t)
 {
     (void)c;
-    return mpi_boot_sum(buf, n, t);
+    return launcher_sum(buf, n, t);
 }
 
 static int nc_proc_max(struct comm *c, double *v)
@@ -1140,7 +1140,7 @@ static int nc_proc_max(struct comm *c, double *v)
     /* The largest double through the processes' values side by side. */
     int w = c->nranks;
     double *all = xcalloc((size_t)w, sizeof *all);
-    int rc = mpi_boot_allgather(v, all, sizeof *v);
+    int rc = launcher_allgather(v, all, sizeof *v);
     for (int r = 0; rc == CV_OK && r < w; r++)
         if (all[r] > *v || isnan(all[r])) *v = all[r];
     free(all);
@@ -1150,7 +1150,7 @@ static int nc_proc_max(struct comm *c, double *v)
 static int nc_proc_bcast(struct comm *c, void *buf, size_t bytes, int root)
 {
     (void)c;
-    return mpi_boot_bcast(buf, bytes, root);
+    return launcher_bcast(buf, bytes, root);
 }
 
 static int nc_proc_allgather(struct comm *c, const void *mine, size_t bytes, void **all,
@@ -1159,7 +1159,7 @@ static int nc_proc_allgather(struct comm *c, const void *mine, size_t bytes, voi
     int w = c->nranks;
     *all = NULL;
     unsigned long long my = bytes, sizes[CV_MAX_RANKS];
-    int rc = mpi_boot_allgather(&my, sizes, sizeof my);
+    int rc = launcher_allgather(&my, sizes, sizeof my);
     if (rc != CV_OK) return rc;
     size_t total = 0;
     for (int r = 0; r < w; r++)
@@ -1168,7 +1168,7 @@ static int nc_proc_allgather(struct comm *c, const void *mine, size_t bytes, voi
     size_t at = 0;
     for (int r = 0; rc == CV_OK && r < w; r++) {
         if (r == c->self && bytes) memcpy(out + at, mine, bytes);
-        if (counts[r]) rc = mpi_boot_bcast(out + at, counts[r], r);
+        if (counts[r]) rc = launcher_bcast(out + at, counts[r], r);
         at += counts[r];
     }
     if (rc != CV_OK) {

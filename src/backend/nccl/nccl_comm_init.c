@@ -23,7 +23,7 @@
 #include "backend/nccl/nccl_comm_priv.h"
 #include "backend/nccl/nccl_info.h"
 #ifdef HAVE_MPI
-#include "backend/mpi/mpi_boot.h"
+#include "backend/launcher.h"
 #endif
 
 /* ---- creation (main thread) ---- */
@@ -49,11 +49,11 @@ static int make_clique(struct nccl_comm *nc, enum clique k, const int *gpus, cha
         memset(&id, 0, sizeof id);
         ncclResult_t ir = me == 0 ? ncclGetUniqueId(&id) : ncclSuccess;
         int bad = ir != ncclSuccess;
-        if (mpi_boot_max_int(&bad) != CV_OK || bad)
+        if (launcher_max_int(&bad) != CV_OK || bad)
             return cv_err(err, errlen, CV_EBACKEND, "ncclGetUniqueId failed on rank 0%s%s",
                           ir != ncclSuccess ? ": " : "",
                           ir != ncclSuccess ? ncclGetErrorString(ir) : "");
-        if (mpi_boot_bcast(&id, sizeof id, 0) != CV_OK)
+        if (launcher_bcast(&id, sizeof id, 0) != CV_OK)
             return cv_err(err, errlen, CV_EBACKEND, "MPI_Bcast of the ncclUniqueId failed");
         cudaError_t e = cudaSetDevice(gpus[me]);
         if (e != cudaSuccess)

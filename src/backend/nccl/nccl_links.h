@@ -7,25 +7,19 @@
  * crossNic 0, nChannels 8, bw ..., type NVL/PIX, ...". NCCL connects lazily, at the first
  * collective on a communicator, so the lines are there only after the first measurement.
  *
- * Two halves. nccl_links_parse() is pure: log text in (read by records/records.h, the one
- * parser of NCCL's records), one line of summary out (unit-tested
- * on real-looking logs). The log half points NCCL_DEBUG_FILE at a private file before the
- * first NCCL call (unless the user set NCCL_DEBUG or NCCL_DEBUG_FILE: then their log is
- * theirs and nothing is read), so NCCL's INFO never reaches the terminal, and reads it back.
- * Neither half uses NCCL itself, so this module is built with or without it. */
+ * This is the log half: it points NCCL_DEBUG_FILE at a private file before the first NCCL
+ * call (unless the user set NCCL_DEBUG or NCCL_DEBUG_FILE: then their log is theirs and
+ * nothing is read), so NCCL's INFO never reaches the terminal, and reads it back. The
+ * summary half, pure (log text in, one line out), is records/reclinks.h's
+ * rec_links_summary, above the backends; it is passed in. Uses no NCCL itself, so this
+ * module is built with or without it. */
 #ifndef COLLVIZ_BACKEND_NCCL_NCCL_LINKS_H
 #define COLLVIZ_BACKEND_NCCL_NCCL_LINKS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Summarise the connections in NCCL INFO log text (len bytes, need not end in NUL) into buf:
- * each transport NCCL named, with what it is and on how many channels, transports joined by
- * "; ", e.g. "P2P/CUMEM (GPU peer access over NVLink, path NVL), 8 channels" or
- * "SHM/direct (through host shared memory), 2 channels; NET/IB (InfiniBand verbs, GPUDirect
- * RDMA), 2 channels". Lines that are not NCCL INFO lines are ignored. Returns the number of
- * connection lines recognised; 0 leaves buf empty. */
-int nccl_links_parse(const char *log, size_t len, char *buf, size_t n);
+#include "backend/backend.h"
 
 /* The NCCL backend's open: before its first NCCL call, unless the user set NCCL_DEBUG or
  * NCCL_DEBUG_FILE, set NCCL_DEBUG=INFO, NCCL_DEBUG_SUBSYS=INIT,GRAPH and NCCL_DEBUG_FILE to
@@ -45,10 +39,11 @@ void nccl_links_log_end(void);
 bool nccl_links_user_log_to_file(char *path, size_t n);
 
 /* What NCCL reported so far for a communicator of nranks ranks, as the value of a "link: "
- * line: "<summary> (NCCL INFO log)"; "not read (NCCL_DEBUG is set by you)" (or
- * NCCL_DEBUG_FILE); "no connections in NCCL's INFO log yet"; "none: one rank connects to
- * nobody" (nranks 1); or why there is no log. "" before any begin. */
-void nccl_links_log_text(int nranks, char *buf, size_t n);
+ * line: "<summary> (NCCL INFO log)", the summary made by `summarise` (rec_links_summary); "not
+ * read (NCCL_DEBUG is set by you)" (or NCCL_DEBUG_FILE); "no connections in NCCL's INFO log
+ * yet"; "none: one rank connects to nobody" (nranks 1); or why there is no log. "" before any
+ * begin. */
+void nccl_links_log_text(int nranks, backend_log_summary_fn summarise, char *buf, size_t n);
 
 /* NCCL's INFO log as written so far (its first 8 MiB), for the records parser: the text on
  * the heap in *text (*len bytes, the caller frees) and what it is in src: 0. -1 with why

@@ -228,6 +228,8 @@ const char *keys_name(int ch, bool utf8, char *buf, int n)
         snprintf(buf, (size_t)n, "%s", s);
     else if (ch >= KEY_F(1) && ch <= KEY_F(12))
         snprintf(buf, (size_t)n, "F%d", ch - KEY_F(0));
+    else if (ch >= KEY_F(13) && ch <= KEY_F(24)) /* xterm's Shift+F1..F12 */
+        snprintf(buf, (size_t)n, "Shift+F%d", ch - KEY_F(12));
     else if (ch > 32 && ch < 127)
         snprintf(buf, (size_t)n, "%c", ch);
     else

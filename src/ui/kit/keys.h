@@ -101,10 +101,15 @@
 /* The presenter's own rows (its surface's keys win a clash; the scene action keeps its other
  * keys: algorithm A, op *, schedule G, ranks w / W since + and - zoom there). */
 #define PRESENT_KEY_TABLE(X)                                                                   \
-    X(PRES_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next page, step, then slide", KEY_NPAGE,        \
-      KEY_RIGHT, KEY_DOWN, ' ')                                                                \
-    X(PRES_PREV, KEYS_ON_PRESENT, NULL, NULL, "back", KEY_PPAGE, KEY_LEFT, KEY_UP,             \
+    X(PRES_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next page, the scene's next stop, then slide",  \
+      KEY_NPAGE, KEY_DOWN, ' ')                                                                \
+    X(PRES_PREV, KEYS_ON_PRESENT, NULL, NULL, "back a stop, page, slide", KEY_PPAGE, KEY_UP,   \
       KEY_BACKSPACE)                                                                           \
+    X(PRES_STEP_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next step (every one), then slide",        \
+      KEY_RIGHT)                                                                               \
+    X(PRES_STEP_PREV, KEYS_ON_PRESENT, NULL, NULL, "previous step (every one)", KEY_LEFT)      \
+    X(PRES_SKIP, KEYS_ON_PRESENT, NULL, NULL,                                                  \
+      "the scene's end; there: next slide (a clicker's F5 / Esc)", KEY_F(5), 27, KEY_F(17))    \
     X(PRES_SLIDE_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next slide", 'n')                         \
     X(PRES_SLIDE_PREV, KEYS_ON_PRESENT, NULL, NULL, "previous slide", 'p')                     \
     X(PRES_FIRST, KEYS_ON_PRESENT, NULL, NULL, "first slide", KEY_HOME)                        \
@@ -112,8 +117,8 @@
     X(PRES_GOTO, KEYS_ON_PRESENT, NULL, NULL, "go to slide: g N Enter", 'g')                   \
     X(PRES_OVERVIEW, KEYS_ON_PRESENT, NULL, NULL, "overview of every slide", 'o')              \
     X(PRES_SEARCH, KEYS_ON_PRESENT, NULL, NULL, "jump to a title: / words Enter", '/')         \
-    X(PRES_REVEAL, KEYS_ON_PRESENT, NULL, NULL, "quiz: reveal the answer", 'r')                \
-    X(PRES_RESET, KEYS_ON_PRESENT, NULL, NULL, "back to the slide's scene", '0')               \
+    X(PRES_REVEAL, KEYS_ON_PRESENT, NULL, NULL, "quiz: the next answer, one at a time", 'r')   \
+    X(PRES_RESET, KEYS_ON_PRESENT, NULL, NULL, "the slide's own scene, at its step", '0')      \
     X(PRES_HIGHLIGHT, KEYS_ON_PRESENT, NULL, NULL, "point at a rank, chunk, transfer", 'f')    \
     X(PRES_BLANK, KEYS_ON_PRESENT, NULL, NULL, "blank (any key restores)", '.', 'b')           \
     X(PRES_DIGITS, KEYS_ON_PRESENT, NULL, NULL, "block digits on/off", 'd')                    \

@@ -20,7 +20,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "backend/nccl/nccl_links.h"
 #include "core/util.h"
 
 volatile sig_atomic_t term_signal;
@@ -84,28 +83,12 @@ void term_catch_signals(void)
         sigaction(term_ending_sigs[i], &sa, NULL);
 }
 
-static char nccl_log_path[600]; /* the user's NCCL log, sent off the screen; "" none */
+/* What term_end calls once the screen is gone (term_at_end); NULL none. */
+static void (*term_end_hook)(void);
 
-void term_nccl_log_off_screen(void)
+void term_at_end(void (*fn)(void))
 {
-    /* (without a directory the log stays on stdout, as NCCL would have it) */
-    if (!nccl_log_path[0]) nccl_links_user_log_to_file(nccl_log_path, sizeof nccl_log_path);
-}
-
-/* The user's NCCL log, once the screen is gone: named if NCCL wrote it, else its directory
- * goes. */
-static void term_nccl_log_say(void)
-{
-    if (!nccl_log_path[0]) return;
-    struct stat st;
-    if (stat(nccl_log_path, &st) == 0) {
-        cv_eprintf("collviz: NCCL's log (your NCCL_DEBUG=%s) is in %s\n", getenv("NCCL_DEBUG"),
-                   nccl_log_path);
-    } else {
-        *strrchr(nccl_log_path, '/') = '\0';
-        rmdir(nccl_log_path);
-    }
-    nccl_log_path[0] = '\0';
+    term_end_hook = fn;
 }
 
 bool term_have_tty(const char *who)
@@ -311,7 +294,7 @@ void term_end(SCREEN *scr)
     term_curses_on = false;
     term_sync = false;
     util_set_fatal_hook(NULL);
-    term_nccl_log_say();
+    if (term_end_hook) term_end_hook();
 }
 
 /* Terminal restored: die of the signal as the shell expects. */

@@ -26,11 +26,9 @@ void term_fatal_hook(void);
 void term_block_signals(sigset_t *block, sigset_t *waitmask);
 /* Installs term_on_signal for every signal that ends a screen. */
 void term_catch_signals(void);
-/* NCCL writes its log on stdout unless NCCL_DEBUG_FILE names a file, and under the screen
- * that scribbles over it. Call before any backend opens: when the user set NCCL_DEBUG
- * without NCCL_DEBUG_FILE, NCCL_DEBUG_FILE is set to a file in a new private folder under
- * $TMPDIR (or /tmp), which term_end names on stderr if NCCL wrote it. */
-void term_nccl_log_off_screen(void);
+/* A function term_end calls once the screen is gone, to say on stderr what could not be
+ * said under it (backend_logs_off_screen_end: where a library's log went); NULL: none. */
+void term_at_end(void (*fn)(void));
 /* True when stdin and stdout are terminals; else says on stderr that `who` ("the
  * interactive program", "collviz notes") needs one, and returns false (the caller exits 2). */
 bool term_have_tty(const char *who);
@@ -52,8 +50,8 @@ bool term_sync_reply(const char *s);
  * the frame itself. Use instead of doupdate(); term_refresh() instead of refresh(). */
 void term_update(void);
 void term_refresh(void);
-/* Ends curses mode (and frees scr when not NULL) and removes the fatal hook; the first time,
- * names the file that holds the user's NCCL log (term_nccl_log_off_screen). */
+/* Ends curses mode (and frees scr when not NULL), removes the fatal hook, then calls the
+ * function of term_at_end. */
 void term_end(SCREEN *scr);
 /* After term_end: with a signal caught, die of it as the shell expects (status 128+sig;
  * 128+sig is returned only where raising it did not end the process); else unblock the

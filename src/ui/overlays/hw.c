@@ -176,7 +176,7 @@ static bool hw_why_unavailable(const char *why)
 void hw_panel_note(const struct hw_info *h, bool utf8, char *out, size_t n)
 {
     if (n) out[0] = '\0';
-    if (backend_kind_of(h->in_use) == BACKEND_NCCL || !h->nccl_why[0]) return;
+    if ((backend_caps_of(h->in_use) & BACKEND_CAP_GPU) || !h->nccl_why[0]) return;
     char r[240];
     /* Unavailable: the error's name is the point, its explanation is in the overlay. */
     hw_reason(h->nccl_why, hw_why_unavailable(h->nccl_why), r, sizeof r);
@@ -265,17 +265,18 @@ static void hw_machine_lines(const struct hw_info *h, struct hw_out *o)
 }
 
 /* What this build was compiled against, when the running NCCL cannot be asked. */
-static void hw_nccl_build_line(struct hw_out *o)
+static void hw_nccl_build_line(const char *name, struct hw_out *o)
 {
     char line[200];
-    backend_build_text(BACKEND_NCCL, line, sizeof line);
+    backend_build_text((enum backend_kind)backend_kind_of(name), line, sizeof line);
     if (line[0]) hw_emit(o, HW_DIM, 2, line);
 }
 
-static void hw_nccl_lines(const struct hw_info *h, const char *desc, struct hw_out *o)
+static void hw_nccl_lines(const struct hw_info *h, const char *name, const char *desc,
+                          struct hw_out *o)
 {
     const char *dash = o->utf8 ? "\u2014" : "-";
-    if (backend_kind_of(h->in_use) == BACKEND_NCCL) {
+    if (backend_caps_of(h->in_use) & BACKEND_CAP_GPU) {
         hw_emitf(o, HW_HEAD_OK, 0, "nccl: in use %s NCCL runs the collectives on GPUs", dash);
         if (desc && desc[0]) hw_emit(o, HW_TEXT, 2, desc);
         /* nccl_backend_info's lines: versions, GPUs, the peer-access matrix, NCCL_*. */
@@ -294,11 +295,11 @@ static void hw_nccl_lines(const struct hw_info *h, const char *desc, struct hw_o
     hw_reason(h->nccl_why, false, r, sizeof r);
     if (h->nccl_why[0] && hw_why_unavailable(h->nccl_why)) {
         hw_emitf(o, HW_HEAD_WARN, 0, "nccl: unavailable %s %s", dash, r);
-        hw_nccl_build_line(o);
+        hw_nccl_build_line(name, o);
         hw_emit(o, HW_DIM, 2, "the CPU ranks run every collective instead");
     } else if (h->nccl_why[0]) {
         hw_emitf(o, HW_HEAD, 0, "nccl: built, not in use %s %s", dash, r);
-        hw_nccl_build_line(o);
+        hw_nccl_build_line(name, o);
         hw_emit(o, HW_DIM, 2, "--backend nccl runs it on the GPUs there are");
     } else {
         if (backend_kind_of(h->requested) == BACKEND_CPU)
@@ -308,7 +309,7 @@ static void hw_nccl_lines(const struct hw_info *h, const char *desc, struct hw_o
                      dash);
         else
             hw_emit(o, HW_HEAD, 0, "nccl: built, not opened");
-        hw_nccl_build_line(o);
+        hw_nccl_build_line(name, o);
         hw_emit(o, HW_DIM, 2, "--backend auto or nccl opens it");
     }
     if (h->nccl_algo[0] || h->nccl_proto[0]) {
@@ -326,9 +327,9 @@ int hw_lines(const struct hw_info *h, const char *desc, bool utf8, int width,
     bool nccl_built = false;
     for (const char *const *name = backend_names(); *name; name++) {
         if (name != backend_names()) hw_emit(&o, HW_TEXT, 0, "");
-        if (backend_kind_of(*name) == BACKEND_NCCL) {
+        if (backend_caps_of(*name) & BACKEND_CAP_GPU) {
             nccl_built = true;
-            hw_nccl_lines(h, desc, &o);
+            hw_nccl_lines(h, *name, desc, &o);
             continue;
         }
         bool used = strcmp(*name, h->in_use) == 0;

@@ -18,7 +18,7 @@
 
 struct backend;
 
-#define HW_NCCL_TEXT_MAX 4096
+#define HW_LIB_TEXT_MAX 4096
 
 struct hw_info {
     /* the machine */
@@ -32,7 +32,7 @@ struct hw_info {
     char in_use[16];     /* the opened backend's name; "" = none */
     char nccl_why[240];  /* why NCCL is not in use: backend_open's why_not; "" if it is */
     bool have_nccl_info; /* nccl in use: the fields below come from its open */
-    char nccl_text[HW_NCCL_TEXT_MAX];   /* nccl_backend_info(): GPUs, peers, versions */
+    char nccl_text[HW_LIB_TEXT_MAX];    /* nccl_backend_info(): GPUs, peers, versions */
     char nccl_algo[64], nccl_proto[64]; /* NCCL_ALGO / NCCL_PROTO as NCCL read them (or
                                          * the environment at startup); "" = unset */
 };

@@ -253,13 +253,25 @@ static void nv_draw(struct nv *v)
                                                  : "SCREEN BLANKED (any key on the presenter)");
     }
     nv_put(3, 1, 5, v->th.role[TH_LABEL], "Now:");
-    nv_put(3, 6, cols - 7, A_BOLD, v->st.title);
+    if (v->st.demo) { /* the room sees a live demo, not the slide's own scene */
+        const char *d = "[demo: 0 brings the slide back]";
+        int dw = text_width(d);
+        nv_put(3, 6, cols - dw - 9, A_BOLD, v->st.title);
+        nv_put(3, cols - dw - 1, dw, v->th.role[TH_WARN], d);
+    } else {
+        nv_put(3, 6, cols - 7, A_BOLD, v->st.title);
+    }
     nv_hline(v, 4, cols);
+    /* What the presenter says to the speaker alone: a prompt, a key's answer, an error. */
+    int y0 = 5;
+    if (v->st.status[0]) nv_put(y0++, 1, cols - 2, v->th.role[TH_WARN], v->st.status);
+    if (v->st.backend[0]) nv_put(y0++, 1, cols - 2, v->th.role[TH_DIM], v->st.backend);
+    if (y0 > 5) nv_hline(v, y0++, cols);
     /* The presenter's keys that work now, wrapped above this terminal's own. */
     char keys[5][256];
     int nk = nv_keys(v->st.keys, cols - 2, keys, rows >= 20 ? 4 : rows >= 16 ? 2 : 1);
     int bottom = rows - 1 - nk;
-    nv_note(v, 5, bottom - 2, cols);
+    nv_note(v, y0, bottom - 2, cols);
     nv_hline(v, bottom - 2, cols);
     nv_put(bottom - 1, 1, 6, v->th.role[TH_LABEL], "Next:");
     if (v->st.next[0])
@@ -322,6 +334,8 @@ static bool nv_read(struct nv *v)
             nv_clean(st.next);
             nv_clean(st.answer);
             nv_clean(st.keys);
+            nv_clean(st.status);
+            nv_clean(st.backend);
             nv_reflow(st.note);
             nv_reflow(st.answer);
             v->st = st;

@@ -17,6 +17,7 @@
 #include <curses.h>
 #include <errno.h>
 #include <langinfo.h>
+#include <limits.h>
 #include <locale.h>
 #include <poll.h>
 #include <pthread.h>
@@ -30,10 +31,11 @@
 
 #include "backend/backend.h"
 #include "core/util.h"
+#include "core/vec.h"
 #include "lesson/lesson.h"
 #include "ui/app.h"
 #include "ui/kit/draw.h"
-#include "ui/kit/narr.h"
+#include "ui/present/narr.h"
 #include "ui/kit/svg.h"
 #include "core/text.h"
 #include "ui/screens/lesson/predict.h"
@@ -41,13 +43,14 @@
 #include "present/deck.h"
 #include "present/notes_ipc.h"
 #include "ui/present/present_layout.h"
+#include "ui/present/present_slide.h"
 #include "present/position.h"
 #include "present/quiz.h"
 #include "ui/kit/term.h"
 
 #define PRES_POLL_S 0.25 /* lesson files' mtime: an edit shows within a second */
 #define PRES_STOP_WAIT_S 3.0
-#define PRES_TITLE_MAX 6 /* rows of a wrapped title */
+#define PRES_PLAY_S 3.0 /* the longest PageDown's play to the next stop */
 
 /* A watched file: a lesson, or the folder (files added, removed, renamed). */
 struct pres_watch {
@@ -65,6 +68,8 @@ struct pres_slide {
 struct pres {
     struct app *a;
     const char *path, *name;
+    const char *const *more; /* the deck's further paths (present_opts.more) */
+    int nmore;
     struct lesson_set set;
     struct pres_slide *sl;
     size_t n;
@@ -85,14 +90,9 @@ struct pres {
     bool big; /* block digits for the values (on by default; drawn where they fit) */
     int zoom; /* the saved zoom (app.zoom), kept even when --start picks the slide */
     /* the current slide laid out: narration (with its quiz) and pages */
-    struct quiz quiz;
-    bool revealed; /* the quiz's answers are shown to the room */
-    struct narr narr;
-    bool *blank; /* narr.n entries: an empty line (a page may break there) */
-    char title[PRES_TITLE_MAX][256];
-    int ntitle;
+    size_t revealed; /* the first `revealed` exercises' answers are shown to the room */
+    struct present_slide ps;
     size_t narr_slide;
-    int narr_w;
     bool have_narr;
     struct present_layout lay;
     short black_pair;
@@ -111,6 +111,9 @@ struct pres {
                                       scene: once per slide, not once per frame) */
     size_t answer_slide;
     bool have_answer;
+    long demo_step;        /* the slide's step when a live demo began (`0` returns there) */
+    bool notes_assumed;    /* present_script: a notes terminal is taken to follow */
+    char answer_line[600]; /* the revealed answer beside the scene, for the footer ("" none) */
 };
 
 static const struct lesson *pres_lesson(const struct pres *p)
@@ -162,7 +165,10 @@ static void pres_set_watch(struct pres *p)
 {
     pres_free_watch(p);
     struct stat st;
-    if (stat(p->path, &st) == 0 && S_ISDIR(st.st_mode)) pres_add_watch(p, p->path);
+    for (int i = -1; i < p->nmore; i++) {
+        const char *path = i < 0 ? p->path : p->more[i];
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) pres_add_watch(p, path);
+    }
     for (size_t i = 0; i < p->set.n; i++)
         pres_add_watch(p, p->set.v[i].path);
 }
@@ -182,12 +188,18 @@ static bool pres_watch_changed(struct pres *p)
     return changed;
 }
 
-/* Load path into *set; on failure the first error (and how many more) in err. */
-static int pres_load(const char *path, struct lesson_set *set, char *err, size_t errlen)
+/* Load the deck's paths into *set, in order; on failure the first error (and how many more)
+ * in err. */
+static int pres_load(const struct pres *p, struct lesson_set *set, char *err, size_t errlen)
 {
+    const char *path = p->path;
     struct lesson_errors errs = {0};
     lesson_set_init(set);
     int rc = lesson_set_add(set, path, &errs);
+    for (int i = 0; i < p->nmore; i++) {
+        int r = lesson_set_add(set, p->more[i], &errs);
+        if (rc == CV_OK) rc = r;
+    }
     if (rc == CV_OK && set->n == 0)
         rc = cv_err(err, errlen, CV_EINVAL, "%s: no lessons (NN-name.md files)", path);
     else if (rc != CV_OK || errs.n) {
@@ -223,11 +235,7 @@ static void pres_index(struct pres *p)
 
 static void pres_drop_narr(struct pres *p)
 {
-    if (p->narr.l || p->narr.n) narr_free(&p->narr);
-    memset(&p->narr, 0, sizeof p->narr);
-    quiz_free(&p->quiz);
-    free(p->blank);
-    p->blank = NULL;
+    present_slide_free(&p->ps);
     p->have_narr = false;
 }
 
@@ -239,37 +247,6 @@ static unsigned pres_scene_keys_on(const struct lesson_slide *s)
     return o ? o->keys_on : 0;
 }
 
-/* The slide's narration is written for the player: a key it names in `backticks` that
- * does that here by another key is shown as that key (the presenter's o is its overview;
- * the operation is *). */
-static void pres_retarget_keys(struct pres *p, const struct lesson_slide *s)
-{
-    unsigned on = pres_scene_keys_on(s);
-    if (!on) return;
-    quiz_own_slide(&p->quiz);
-    for (size_t i = 0; i < p->quiz.nslide; i++) {
-        struct lesson_block *b = &p->quiz.v[i];
-        for (size_t j = 0; j < b->nspans; j++) {
-            struct lesson_span *sp = &b->spans[j];
-            if (!(sp->style & LSPAN_CODE) || strlen(sp->text) != 1) continue;
-            char in[8], out[64];
-            snprintf(in, sizeof in, "`%s`", sp->text);
-            keys_retarget_text(in, SURFACE_PLAYER, SURFACE_PRESENTER, on, p->a->utf8, out,
-                               sizeof out);
-            if (strcmp(in, out) == 0) continue;
-            /* "`*`" or "`b` (in the player)": the key stays code, the words do not fit in
-             * one span's style, so they follow as plain text in the key's span */
-            char *end = strchr(out + 1, '`');
-            if (!end) continue;
-            *end = '\0';
-            char key[80];
-            snprintf(key, sizeof key, "%s%s", out + 1, end[1] ? end + 1 : "");
-            free(sp->text);
-            sp->text = xstrdup(key);
-        }
-    }
-}
-
 /* The current slide's title, narration and quiz at the terminal's width, and its pages. */
 static void pres_layout(struct pres *p)
 {
@@ -277,22 +254,13 @@ static void pres_layout(struct pres *p)
     getmaxyx(stdscr, rows, cols);
     const struct lesson_slide *s = pres_slide(p);
     int nw = present_layout_narr_width(cols);
-    if (!p->have_narr || p->narr_w != nw || p->narr_slide != p->pos.slide) {
+    if (!p->have_narr || p->ps.narr_w != nw || p->narr_slide != p->pos.slide) {
         pres_drop_narr(p);
-        quiz_build(s, p->revealed, &p->quiz);
-        pres_retarget_keys(p, s);
-        narr_layout(p->quiz.v, p->quiz.n, nw, true, p->a->utf8, &p->narr);
-        p->blank = xcalloc((size_t)p->narr.n + 1, sizeof *p->blank);
-        for (int i = 0; i < p->narr.n; i++)
-            p->blank[i] = p->narr.l[i].width == 0 && !p->narr.l[i].with_next;
-        p->ntitle =
-            text_wrap(s->title ? s->title : "", nw, p->title, PRES_TITLE_MAX, p->a->utf8);
-        if (p->ntitle < 1) p->title[0][0] = '\0', p->ntitle = 1;
+        present_slide_text(s, 0, cols, p->a->utf8, &p->ps); /* answers: beside the scene */
         p->have_narr = true;
-        p->narr_w = nw;
         p->narr_slide = p->pos.slide;
     }
-    present_layout_compute(rows, cols, s->has_scene, p->ntitle, p->narr.n, p->blank, &p->lay);
+    present_slide_pages(&p->ps, rows, cols, s->has_scene, &p->lay);
     int np = p->lay.npages > 0 ? p->lay.npages : 1;
     if (p->pos.page < 0 || p->pos.page >= np) p->pos.page = np - 1;
 }
@@ -366,11 +334,51 @@ static void pres_set_step(struct pres *p, long step)
         snprintf(p->msg, sizeof p->msg, "%s", err);
 }
 
+/* The current slide's stops (deck.h): the author's, else the shown scene's phase ends. */
+static size_t pres_stops(const struct pres *p, long *out)
+{
+    const struct lesson_slide *s = pres_slide(p);
+    long n = pres_nsteps(p);
+    if (!s->has_scene || !p->scene_ok) return deck_stops(NULL, 0, NULL, 0, 0, 0, out);
+    long ph[DECK_STOPS_MAX];
+    size_t nph = app_phase_ends(p->a, ph, DECK_STOPS_MAX);
+    long start = deck_resolve(DECK_STEP_START, s->scene.step, n);
+    return deck_stops(s->stops, s->nstops, ph, nph, start, n, out);
+}
+
+/* PageDown to a stop several steps on: the steps between play (the room sees each transfer
+ * move), in PRES_PLAY_S at most, quicker than the scene's own pace where there are many. */
+static void pres_play_to(struct pres *p, long to)
+{
+    struct app *a = p->a;
+    long from = p->pos.step;
+    double period = a->sc.autoplay > 0 ? a->sc.autoplay : APP_PLAY_PERIOD_S;
+    if (period * (double)(to - from) > PRES_PLAY_S) period = PRES_PLAY_S / (double)(to - from);
+    pres_set_step(p, from + 1);
+    if (p->pos.step >= to) return;
+    a->playing = true;
+    a->play_stop = to;
+    a->play_period = period;
+    a->next_tick = now_s() + period;
+}
+
 static void pres_move(struct pres *p, enum deck_move m, long goto_n)
 {
+    /* a press while a stop is being played to: that stop at once (PageDown), or from there */
+    if (p->a->playing && p->a->play_stop > 0) {
+        long to = p->a->play_stop;
+        p->a->playing = false;
+        p->a->play_stop = 0;
+        if (m == DECK_NEXT) {
+            pres_set_step(p, to);
+            return;
+        }
+    }
     pres_layout(p);
     struct deck_pos np;
-    if (!deck_move(p->pos, pres_nsteps(p), pres_npages(p), p->n, m, goto_n, &np)) {
+    long stops[DECK_STOPS_MAX];
+    struct deck_slide d = {pres_nsteps(p), pres_npages(p), stops, pres_stops(p, stops)};
+    if (!deck_move_in(p->pos, &d, p->n, m, goto_n, &np)) {
         if (m == DECK_GOTO)
             snprintf(p->msg, sizeof p->msg, "no slide %ld (1..%zu)", goto_n, p->n);
         else if (m == DECK_NEXT || m == DECK_NEXT_SLIDE)
@@ -381,12 +389,15 @@ static void pres_move(struct pres *p, enum deck_move m, long goto_n)
     }
     if (np.slide == p->pos.slide && np.step >= 0 && np.page >= 0) {
         p->pos.page = np.page;
-        if (np.step != p->pos.step) pres_set_step(p, np.step);
+        if (m == DECK_NEXT && np.step > p->pos.step + 1)
+            pres_play_to(p, np.step);
+        else if (np.step != p->pos.step)
+            pres_set_step(p, np.step);
         return;
     }
     p->pos = np;
     p->have_narr = false;
-    p->revealed = false;
+    p->revealed = 0;
     pres_enter(p);
     pres_layout(p); /* resolves DECK_PAGE_END against the new slide's pages */
 }
@@ -411,7 +422,7 @@ static void pres_reload(struct pres *p)
 {
     struct lesson_set fresh;
     char err[400];
-    if (pres_load(p->path, &fresh, err, sizeof err) != CV_OK) {
+    if (pres_load(p, &fresh, err, sizeof err) != CV_OK) {
         snprintf(p->reload_err, sizeof p->reload_err, "%s", err);
         return;
     }
@@ -435,6 +446,62 @@ static void pres_reload(struct pres *p)
     pres_layout(p);
 }
 
+/* ---- what the speaker alone is told -------------------------------------------------- */
+
+/* The speaker reads the notes terminal when one follows the talk; without one the footer is
+ * the only place left. */
+static bool pres_notes_follow(const struct pres *p)
+{
+    return p->notes_assumed || (p->ns && notes_server_nclients(p->ns) > 0);
+}
+
+/* The path of an error "path/to/01-x.md:12: message" without its folders. */
+static const char *pres_short_path(const char *msg)
+{
+    const char *colon = strchr(msg, ':');
+    const char *slash = NULL;
+    for (const char *q = msg; colon && q < colon; q++)
+        if (*q == '/') slash = q;
+    return slash ? slash + 1 : msg;
+}
+
+/* What the presenter says to the speaker now: the g or / prompt, the overview's choice, a
+ * failed reload, or a key's notice; "" when nothing. *bad: an error. Never the room's. */
+static void pres_status(const struct pres *p, char *buf, size_t n, bool *bad)
+{
+    *bad = false;
+    buf[0] = '\0';
+    if (p->go.active) {
+        long k = strtol(p->go.digits, NULL, 10);
+        const struct lesson_slide *s =
+            k >= 1 && (size_t)k <= p->n ? pres_slide_at(p, (size_t)k - 1) : NULL;
+        snprintf(buf, n, "go to slide: %s_%s%.200s", p->go.digits, s ? "  " : "",
+                 s && s->title ? s->title : "");
+    } else if (p->searching) {
+        snprintf(buf, n, "find title: %s_", p->search);
+    } else if (p->overview) {
+        const struct lesson_slide *s = pres_slide_at(p, p->ov_sel);
+        snprintf(buf, n,
+                 "overview: slide %zu/%zu  %.200s  (arrows choose, Enter goes, Esc closes)",
+                 p->ov_sel + 1, p->n, s->title ? s->title : "");
+    } else if (p->reload_err[0]) {
+        snprintf(buf, n, "reload failed (the last good version is shown): %s",
+                 pres_short_path(p->reload_err));
+        *bad = true;
+    } else if (p->msg[0]) {
+        snprintf(buf, n, "%s", p->msg);
+    }
+}
+
+/* The scene shown is a live demo: it differs from the slide's own in more than its step,
+ * its highlight or its pace. */
+static bool pres_demo(const struct pres *p)
+{
+    const struct lesson_slide *s = pres_slide(p);
+    if (!s->has_scene || !p->scene_ok) return false;
+    return (screen_scene_diff(&p->a->sc, &s->scene) & ~(SF_STEP | SF_HL | SF_AUTOPLAY)) != 0;
+}
+
 /* ---- speaker notes ---------------------------------------------------------------- */
 
 /* The keys that work now, for the speaker, in short: the presenter's own, then the scene's
@@ -447,6 +514,8 @@ static void pres_keys_line(const struct pres *p, char *buf, size_t n)
         const char *label;
     } rows[] = {{ACT_PRES_NEXT, "next"},
                 {ACT_PRES_PREV, "back"},
+                {ACT_PRES_STEP_NEXT, "every step"},
+                {ACT_PRES_SKIP, "skip the scene"},
                 {ACT_PRES_SLIDE_NEXT, "slide"},
                 {ACT_PRES_GOTO, "goto"},
                 {ACT_PRES_OVERVIEW, "overview"},
@@ -516,6 +585,14 @@ static void pres_publish(struct pres *p, double now)
     char *note = xmalloc(sizeof st->note);
     keys_retarget_text(s->notes ? s->notes : "", SURFACE_PLAYER, SURFACE_PRESENTER,
                        pres_scene_keys_on(s), p->a->utf8, note, sizeof st->note);
+    /* and the narration's sentences that ask for a key, which the room does not see */
+    char keys_said[1024];
+    present_slide_keys(s, p->a->utf8, keys_said, sizeof keys_said);
+    if (keys_said[0]) {
+        size_t len = strlen(note);
+        snprintf(note + len, sizeof st->note - len, "%sOn the slide, for you: %s",
+                 len ? "\n\n" : "", keys_said);
+    }
     notes_copy(st->note, sizeof st->note, note);
     free(note);
     if (p->pos.slide + 1 < p->n) {
@@ -532,6 +609,10 @@ static void pres_publish(struct pres *p, double now)
     notes_copy(st->answer, sizeof st->answer, p->answer);
     pres_keys_line(p, st->keys, sizeof st->keys);
     st->minutes = p->minutes;
+    bool bad;
+    pres_status(p, st->status, sizeof st->status, &bad);
+    st->demo = pres_demo(p);
+    hw_panel_note(&p->a->hw, p->a->utf8, st->backend, sizeof st->backend);
     notes_server_publish(p->ns, st);
     free(st);
 }
@@ -550,16 +631,6 @@ static void pres_elapsed(char *buf, size_t n, long s)
         snprintf(buf, n, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
     else
         snprintf(buf, n, "%02ld:%02ld", s / 60, s % 60);
-}
-
-/* An error "path/to/01-x.md:12: message" with only the file's name: the footer is short. */
-static const char *pres_short_path(const char *msg)
-{
-    const char *colon = strchr(msg, ':');
-    const char *slash = NULL;
-    for (const char *q = msg; colon && q < colon; q++)
-        if (*q == '/') slash = q;
-    return slash ? slash + 1 : msg;
 }
 
 /* "step 2/6" as the scene's own header counts: the parallelism screen numbers frames from 1
@@ -593,20 +664,15 @@ static void pres_footer(struct pres *p, struct rect r, double now)
     pres_elapsed(el, sizeof el, (long)(now - p->t0));
     snprintf(right, sizeof right, "%s%s ",
              p->auto_s > 0 ? (p->auto_on ? "auto  " : "auto paused  ") : "", el);
-    /* The middle: the g or / prompt, a reload error, or a notice. */
-    char mid[480] = "";
-    attr_t mat = th->role[TH_WARN];
-    if (p->go.active) {
-        snprintf(mid, sizeof mid, "go to slide: %s_", p->go.digits);
-    } else if (p->searching) {
-        snprintf(mid, sizeof mid, "find title: %s_", p->search);
-    } else if (p->reload_err[0]) {
-        snprintf(mid, sizeof mid, "reload failed (last good version shown): %s",
-                 pres_short_path(p->reload_err));
-        mat = th->role[TH_BAD];
-    } else if (p->msg[0]) {
-        snprintf(mid, sizeof mid, "%s", p->msg);
-    }
+    /* The middle: what the speaker is told, where no notes terminal follows the talk. */
+    char mid[NOTES_STATUS_MAX] = "";
+    bool bad = false;
+    bool prompt = p->go.active || p->searching || p->overview || p->reload_err[0];
+    if (p->answer_line[0] && !prompt) /* the revealed answer, for the room, before a notice */
+        snprintf(mid, sizeof mid, "%.500s", p->answer_line);
+    else if (!pres_notes_follow(p))
+        pres_status(p, mid, sizeof mid, &bad);
+    attr_t mat = bad ? th->role[TH_BAD] : th->role[TH_WARN];
     int rw = text_width(right), mw = text_width(mid);
     /* The lesson's title gives way to a message. */
     if (mid[0] && text_width(left) + 2 + mw + rw > r.w) left[short_len] = '\0';
@@ -650,14 +716,41 @@ static void pres_draw_overview(struct pres *p, int rows, int cols)
 }
 
 /* The slide's page: title, narration lines, the scene. */
+/* The last revealed answer in one line ("Answer 2 of 3: 60 64 68 72"), beside the scene: in
+ * the free row above it, else (80x24: the scene fills the rows) the footer says it. */
+static void pres_answer_beside(struct pres *p, const struct present_layout_page *pg)
+{
+    p->answer_line[0] = '\0';
+    const struct lesson_slide *s = pres_slide(p);
+    if (!p->revealed || p->revealed > s->nex) return;
+    char ans[400];
+    quiz_answer(&s->ex[p->revealed - 1], ans, sizeof ans);
+    if (s->nex > 1)
+        snprintf(p->answer_line, sizeof p->answer_line, "Answer %zu of %zu: %s", p->revealed,
+                 s->nex, ans);
+    else
+        snprintf(p->answer_line, sizeof p->answer_line, "Answer: %s", ans);
+    int y = pg->scene.y - 1;
+    bool free_row = pg->with_scene && y >= 0 &&
+                    (pg->narr.h == 0 || y >= pg->narr.y + pg->narr.h) &&
+                    (pg->title.h == 0 || y >= pg->title.y + pg->title.h);
+    if (!free_row) return; /* the footer */
+    char fit[600];
+    text_fit(fit, sizeof fit, p->answer_line, pg->scene.w - 4, p->a->utf8);
+    int w = text_width(fit);
+    draw_put(y, pg->scene.x + (pg->scene.w - w) / 2, pg->scene.w, A_BOLD, fit);
+    p->answer_line[0] = '\0';
+}
+
 static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
 {
     struct app *a = p->a;
     const struct theme *th = &a->th;
-    for (int i = 0; i < pg->title.h && i < p->ntitle; i++) {
-        int tw = text_width(p->title[i]);
+    pres_answer_beside(p, pg);
+    for (int i = 0; i < pg->title.h && i < p->ps.ntitle; i++) {
+        int tw = text_width(p->ps.title[i]);
         draw_put(pg->title.y + i, pg->title.x + (pg->title.w - tw) / 2, pg->title.w,
-                 A_BOLD | A_UNDERLINE, p->title[i]);
+                 A_BOLD | A_UNDERLINE, p->ps.title[i]);
     }
     struct narr_attrs na = {
         .normal = A_NORMAL,
@@ -669,14 +762,14 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
         .rule = th->role[TH_DIM],
     };
     if (pg->narr.h > 0)
-        narr_draw(stdscr, &p->narr, pg->from, pg->narr.y, pg->narr.x, pg->narr.h, &na);
+        narr_draw(stdscr, &p->ps.narr, pg->from, pg->narr.y, pg->narr.x, pg->narr.h, &na);
     if (!pg->with_scene) return;
     if (p->scene_ok) {
         /* a quiz in the room: the scene gives no answer away before r reveals it */
         const struct lesson_slide *s = pres_slide(p);
         struct predict pr = {.s = s, .sc = &a->sc};
         for (size_t k = 0; k < s->nex && k < PREDICT_MAX_EX; k++) {
-            pr.open[k] = !p->revealed;
+            pr.open[k] = k >= p->revealed;
             pr.answer[k] = s->ex[k].answer;
         }
         predict_begin(a, &pr);
@@ -710,7 +803,7 @@ static void pres_draw(struct pres *p)
         term_refresh();
         return;
     }
-    if (p->overview)
+    if (p->overview && !pres_notes_follow(p)) /* else the notes terminal shows the choice */
         pres_draw_overview(p, rows, cols);
     else
         pres_draw_page(p, &p->lay.page[p->pos.page]);
@@ -874,6 +967,12 @@ static void pres_zoom(struct pres *p, int d)
              z > 0 && !zooms ? " (not on this slide)" : "");
 }
 
+/* r: the revealed answer is shown beside the scene (pres_answer_beside): its page. */
+static void pres_show_answer(struct pres *p)
+{
+    if (pres_slide(p)->has_scene) p->pos.page = pres_npages(p) - 1;
+}
+
 static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
 {
     static const struct {
@@ -881,6 +980,9 @@ static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
         enum deck_move m;
     } moves[] = {{ACT_PRES_NEXT, DECK_NEXT},
                  {ACT_PRES_PREV, DECK_PREV},
+                 {ACT_PRES_STEP_NEXT, DECK_STEP_NEXT},
+                 {ACT_PRES_STEP_PREV, DECK_STEP_PREV},
+                 {ACT_PRES_SKIP, DECK_SKIP},
                  {ACT_PRES_SLIDE_NEXT, DECK_NEXT_SLIDE},
                  {ACT_PRES_SLIDE_PREV, DECK_PREV_SLIDE},
                  {ACT_PRES_FIRST, DECK_FIRST},
@@ -910,17 +1012,19 @@ static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
             snprintf(p->msg, sizeof p->msg, "no exercise on this slide");
             break;
         }
-        p->revealed = !p->revealed;
+        /* one exercise at a time; after the last, r hides them all again */
+        p->revealed = p->revealed < pres_slide(p)->nex ? p->revealed + 1 : 0;
         p->have_narr = false;
         pres_layout(p);
-        /* The answer ends the narration: show the page that holds its last line. */
-        for (int k = 0; k < p->lay.npages; k++)
-            if (p->lay.page[k].from < p->narr.n && p->narr.n <= p->lay.page[k].to)
-                p->pos.page = k;
-        snprintf(p->msg, sizeof p->msg, p->revealed ? "answer shown" : "answer hidden");
+        if (p->revealed) pres_show_answer(p);
+        if (pres_slide(p)->nex > 1 && p->revealed)
+            snprintf(p->msg, sizeof p->msg, "answer %zu of %zu shown", p->revealed,
+                     pres_slide(p)->nex);
+        else
+            snprintf(p->msg, sizeof p->msg, p->revealed ? "answer shown" : "answers hidden");
         break;
-    case ACT_PRES_RESET:
-        p->pos.step = DECK_STEP_START;
+    case ACT_PRES_RESET: /* the slide's own scene, at the step the demo left it */
+        p->pos.step = pres_demo(p) ? p->demo_step : p->pos.step;
         pres_enter(p);
         snprintf(p->msg, sizeof p->msg, "the slide's own scene");
         break;
@@ -992,7 +1096,6 @@ static void pres_key(struct pres *p, int ch, bool *quit)
         pres_overview_key(p, ch);
         return;
     }
-    if (ch == 27 || ch == KEY_F(5)) return; /* clickers send them: harmless */
     struct app *a = p->a;
     bool scene_shown = pres_slide(p)->has_scene && p->scene_ok && p->lay.npages > 0 &&
                        p->lay.page[p->pos.page].with_scene;
@@ -1001,7 +1104,10 @@ static void pres_key(struct pres *p, int ch, bool *quit)
     if (pres_action(p, act, quit)) return;
     /* A live demo key: the shared handler changes the shown scene through the door; a
      * failing measurement shows its reason in the scene's panel and the talk goes on. */
+    bool was_demo = pres_demo(p);
+    long before = p->pos.step;
     if (scene_shown && keys_is_scene_action(act) && app_scene_action(a, act, now_s())) {
+        if (!was_demo && pres_demo(p)) p->demo_step = before;
         p->pos.step = (long)app_step(a);
         if (a->msg[0]) snprintf(p->msg, sizeof p->msg, "%.200s", a->msg);
         a->msg[0] = '\0';
@@ -1073,6 +1179,10 @@ static void pres_loop(struct pres *p, const sigset_t *waitmask)
                 app_result(p->a, &r);
                 result_free(&r);
             }
+            if (p->a->msg[0]) { /* a result's notice: for the speaker */
+                snprintf(p->msg, sizeof p->msg, "%.200s", p->a->msg);
+                p->a->msg[0] = '\0';
+            }
         }
     }
 }
@@ -1100,12 +1210,21 @@ static void pres_free(struct pres *p)
 
 /* Where the talk starts: --start N or TITLE, else where this deck was left (its saved
  * lesson and title found again, as a reload does), else the first slide. */
-static int pres_start(struct pres *p, const char *start, struct position *resume, bool *resumed,
-                      char *err, size_t errlen)
+static int pres_start(struct pres *p, const char *start, bool want_resume,
+                      struct position *resume, bool *resumed, char *err, size_t errlen)
 {
     char e2[300];
-    if (position_path(p->path, p->name, p->state_path, sizeof p->state_path, e2, sizeof e2) !=
-        CV_OK)
+    /* a deck of several paths is its own deck: the others are part of its name */
+    struct vec_buf key = {0};
+    vec_buf_puts(&key, p->name);
+    for (int i = 0; i < p->nmore; i++) {
+        char real[PATH_MAX];
+        vec_buf_puts(&key, "\n");
+        vec_buf_puts(&key, realpath(p->more[i], real) ? real : p->more[i]);
+    }
+    int prc = position_path(p->path, key.s, p->state_path, sizeof p->state_path, e2, sizeof e2);
+    free(key.s);
+    if (prc != CV_OK)
         p->state_path[0] = '\0'; /* no HOME: the talk goes on, the position is not kept */
     p->pos = (struct deck_pos){0, DECK_STEP_START, 0};
     struct position_key *k = pres_keys(p);
@@ -1128,7 +1247,7 @@ static int pres_start(struct pres *p, const char *start, struct position *resume
         } else {
             rc = cv_err(err, errlen, CV_EINVAL, "--start: no slide's title has '%s'", start);
         }
-    } else if (have) {
+    } else if (have && want_resume) {
         *resume = saved;
         p->pos.slide =
             position_find(k, p->n, resume->lesson, resume->title, (size_t)resume->slide);
@@ -1150,6 +1269,7 @@ static int pres_run(struct pres *p, const struct present_opts *o, const struct p
     a->auto_measure = !o->no_measure;
     a->embedded = true;
     a->no_key_hints = true; /* the room's screen: keys are listed on the notes terminal */
+    a->room = true;         /* and what is said to the speaker goes there too */
     a->bar_row_free = true;
     a->surface = SURFACE_PRESENTER;
     a->big_digits = p->big;
@@ -1163,7 +1283,8 @@ static int pres_run(struct pres *p, const struct present_opts *o, const struct p
     term_block_signals(&block, &waitmask);
     hw_probe_machine(&a->hw);
     /* A backend that cannot run here: the panel says why and the talk goes on. */
-    term_nccl_log_off_screen();
+    backend_logs_off_screen();
+    term_at_end(backend_logs_off_screen_end);
     app_open_backend(a, o->backend, false, err, sizeof err);
     /* The talk goes on without a notes terminal: a socket that cannot be opened is said in
      * the footer. */
@@ -1214,6 +1335,8 @@ int present_run(const struct present_opts *o)
 {
     setlocale(LC_ALL, "");
     struct pres P = {.path = o->path,
+                     .more = o->more,
+                     .nmore = o->nmore,
                      .name = o->name,
                      .auto_s = o->auto_s,
                      .big = !o->no_big_digits,
@@ -1224,7 +1347,7 @@ int present_run(const struct present_opts *o)
         cv_eprintf("collviz: %s\n", err);
         return 2;
     }
-    if (pres_load(p->path, &p->set, err, sizeof err) != CV_OK) {
+    if (pres_load(p, &p->set, err, sizeof err) != CV_OK) {
         cv_eprintf("%s\n", err);
         return 2;
     }
@@ -1232,9 +1355,10 @@ int present_run(const struct present_opts *o)
     pres_set_watch(p);
     for (size_t i = 0; i < p->set.n; i++)
         p->minutes += p->set.v[i].minutes;
+    if (o->minutes > 0) p->minutes = o->minutes;
     struct position resume = {0};
     bool resumed = false;
-    if (pres_start(p, o->start, &resume, &resumed, err, sizeof err) != CV_OK) {
+    if (pres_start(p, o->start, o->resume, &resume, &resumed, err, sizeof err) != CV_OK) {
         cv_eprintf("collviz: %s\n", err);
         pres_free(p);
         return 2;
@@ -1245,4 +1369,114 @@ int present_run(const struct present_opts *o)
         return 2;
     }
     return pres_run(p, o, &resume, resumed);
+}
+
+/* ---- the presenter without a terminal (present_script, for tests) -------------------- */
+
+struct present_script {
+    struct pres p;
+    struct svg_offscreen off;
+};
+
+/* The plays a PageDown started, run to their stop at once (their steps, not their seconds);
+ * a scene's own autoplay is left alone (it plays in time, in the talk). */
+static void pres_script_settle(struct pres *p)
+{
+    for (int guard = 0; p->a->playing && p->a->play_stop > 0 && guard < 10000; guard++)
+        if (app_tick(p->a, p->a->next_tick) && pres_slide(p)->has_scene)
+            p->pos.step = (long)app_step(p->a);
+    if (p->a->msg[0]) {
+        snprintf(p->msg, sizeof p->msg, "%.200s", p->a->msg);
+        p->a->msg[0] = '\0';
+    }
+}
+
+int present_script_open(struct present_script **out, const struct present_opts *o, int cols,
+                        int rows, char *err, size_t errlen)
+{
+    *out = NULL;
+    struct present_script *s = xcalloc(1, sizeof *s);
+    struct pres *p = &s->p;
+    *p = (struct pres){.path = o->path,
+                       .more = o->more,
+                       .nmore = o->nmore,
+                       .name = o->name ? o->name : "script",
+                       .big = !o->no_big_digits,
+                       .notes_assumed = true};
+    if (pres_load(p, &p->set, err, errlen) != CV_OK) {
+        free(s);
+        return CV_EINVAL;
+    }
+    pres_index(p);
+    p->a = xcalloc(1, sizeof *p->a);
+    struct app *a = p->a;
+    app_init(a);
+    a->auto_measure = !o->no_measure;
+    a->embedded = a->no_key_hints = a->room = a->bar_row_free = true;
+    a->surface = SURFACE_PRESENTER;
+    a->big_digits = p->big;
+    a->utf8 = !o->ascii;
+    a->g = glyphs_get(a->utf8);
+    hw_probe_machine(&a->hw);
+    char e2[300];
+    if (o->backend) app_open_backend(a, o->backend, false, e2, sizeof e2);
+    if (svg_offscreen_open(&s->off, cols, rows, err, errlen) != CV_OK) {
+        app_stop_worker(a, PRES_STOP_WAIT_S);
+        pres_free(p);
+        free(s);
+        return CV_EUNAVAIL;
+    }
+    theme_init(&a->th, !o->no_color);
+    a->color = a->th.color;
+    p->t0 = now_s();
+    p->pos = (struct deck_pos){0, DECK_STEP_START, 0};
+    pres_enter(p);
+    pres_layout(p);
+    *out = s;
+    return CV_OK;
+}
+
+void present_script_key(struct present_script *s, int ch)
+{
+    bool quit = false;
+    pres_key(&s->p, ch, &quit);
+    pres_script_settle(&s->p);
+}
+
+void present_script_draw(struct present_script *s)
+{
+    pres_draw(&s->p);
+}
+
+void present_script_where(const struct present_script *s, size_t *slide, size_t *nslides,
+                          int *page, int *npages, long *step)
+{
+    *slide = s->p.pos.slide;
+    *nslides = s->p.n;
+    *page = s->p.pos.page;
+    *npages = pres_npages(&s->p);
+    *step = s->p.pos.step;
+}
+
+void present_script_notes(struct present_script *s, struct notes_state *st)
+{
+    struct pres *p = &s->p;
+    memset(st, 0, sizeof *st);
+    bool bad;
+    pres_status(p, st->status, sizeof st->status, &bad);
+    st->demo = pres_demo(p);
+    hw_panel_note(&p->a->hw, p->a->utf8, st->backend, sizeof st->backend);
+    const struct lesson_slide *sl = pres_slide(p);
+    char keys_said[1024];
+    present_slide_keys(sl, p->a->utf8, keys_said, sizeof keys_said);
+    notes_copy(st->note, sizeof st->note, keys_said);
+}
+
+void present_script_close(struct present_script *s)
+{
+    if (!s) return;
+    svg_offscreen_close(&s->off);
+    app_stop_worker(s->p.a, PRES_STOP_WAIT_S);
+    pres_free(&s->p);
+    free(s);
 }

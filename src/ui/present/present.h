@@ -1,7 +1,7 @@
 /* present.h - `collviz --present PATH`: a lesson file (or a folder of them, in order) shown
  * full screen for a lecture hall and driven by a presentation clicker.
  *
- * Each slide: its title, its narration in a centred column (kit/narr.h), and its scene
+ * Each slide: its title, its narration in a centred column (narr.h), and its scene
  * drawn by the scene's own screen into the rest of the terminal (through app_set_scene,
  * embedded: no key bar); a one-row footer holds slide x/N, the step, the elapsed time and
  * any message. Speaker notes are never drawn: they go to `collviz notes` over notes_ipc.
@@ -11,14 +11,20 @@
 #define COLLVIZ_UI_PRESENT_PRESENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* What `collviz --present` was asked (its options: cli/present.c). */
 struct present_opts {
-    const char *path;       /* the lesson file or folder */
+    const char *path;        /* the lesson file or folder */
+    const char *const *more; /* further lesson files or folders after it: one deck */
+    int nmore;
     const char *name;       /* what `collviz notes --name` follows ("default") */
     double auto_s;          /* --auto: seconds per slide, 0 = off */
     const char *backend;    /* for the scenes' measurements ("auto") */
-    const char *start;      /* --start N|TITLE, or NULL: where the deck was left */
+    const char *start;      /* --start N|TITLE, or NULL: slide 1 (or --resume) */
+    bool resume;            /* --resume: where the deck was left, with its clock */
+    int minutes;            /* --minutes: the talk's length for the countdown (0: the
+                               lessons' minutes:) */
     const char *export_dir; /* --export-dir, or NULL: the default */
     bool no_measure, no_big_digits, no_color, ascii;
 };
@@ -26,5 +32,22 @@ struct present_opts {
 /* The talk: load the deck, check the name, start the terminal, run until q or a signal.
  * Returns the exit status (2 for a bad name, lessons with errors or no terminal). */
 int present_run(const struct present_opts *o);
+
+/* The presenter without a terminal, for tests: the deck of o loaded, drawn into a private
+ * off-screen curses screen of cols x rows (kit/svg.h; stdscr while it is open) as the room
+ * would see it with a notes terminal following; keys fed one at a time (a play a key starts
+ * is run to its stop at once); the notes terminal's status, demo mark, backend line and the
+ * narration's key sentences read back. CV_OK, or an error in err. */
+struct present_script;
+struct notes_state;
+int present_script_open(struct present_script **out, const struct present_opts *o, int cols,
+                        int rows, char *err, size_t errlen);
+void present_script_key(struct present_script *s, int ch);
+void present_script_draw(struct present_script *s);
+void present_script_where(const struct present_script *s, size_t *slide, size_t *nslides,
+                          int *page, int *npages, long *step);
+/* status, demo, backend, and in note the narration's sentences that ask for a key */
+void present_script_notes(struct present_script *s, struct notes_state *st);
+void present_script_close(struct present_script *s);
 
 #endif

@@ -52,6 +52,10 @@ struct screen_ops {
      * cancel jobs. The step is resolved (step=end, clamping) after this returns. */
     void (*apply)(struct app *a, unsigned changed);
     size_t (*nsteps)(const struct app *a); /* steps 0..nsteps */
+    /* Optional: the last step of each phase of what is shown ("after reduce-scatter",
+     * "end"), ascending, into out[max]; how many. The presenter's clicker stops there when
+     * the slide's author marked no stops (deck.h). NULL or 0: the last step alone. */
+    size_t (*phase_ends)(const struct app *a, long *out, size_t max);
     /* A key action of this screen: change *next (a copy of a->sc; the caller passes it
      * through app_set_scene) and/or set a->msg. false: not this screen's action (the
      * common actions of app.c take it). */

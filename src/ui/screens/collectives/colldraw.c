@@ -85,11 +85,11 @@ static void draw_status(const struct app *a, struct rect r)
     if (a->have_trace && step > 0)
         x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s",
                        a->plan.steps[step - 1].phase);
-    if (a->playing)
+    if (a->playing && !a->room)
         x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
     char fit[512], missing[160];
     coll_hl_missing(a, step, missing, sizeof missing);
-    if (a->msg[0] || missing[0]) {
+    if ((a->msg[0] || missing[0]) && !a->room) {
         text_fit(fit, sizeof fit, a->msg[0] ? a->msg : missing, end - x - 2, a->utf8);
         draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_WARN], fit);
     } else if (a->have_plan && a->lay.what.h <= a->lay.what_lines) {

@@ -422,6 +422,13 @@ static size_t coll_nsteps(const struct app *a)
     return a->have_trace ? a->plan.nsteps : 0;
 }
 
+/* A plan's phases; the slice view's ticks are one phase. */
+static size_t coll_phase_ends(const struct app *a, long *out, size_t max)
+{
+    if (coll_slices(a) || !a->have_trace) return 0;
+    return plan_phase_ends(&a->plan, out, max);
+}
+
 static void coll_apply(struct app *a, unsigned changed)
 {
     if (changed & (SF_SCREEN | SF_COLL | SF_RANKS | SF_INPUT)) coll_rebuild(a);
@@ -590,6 +597,7 @@ const struct screen_ops screen_collectives = {
     .max_ranks = CV_MAX_RANKS,
     .apply = coll_apply,
     .nsteps = coll_nsteps,
+    .phase_ends = coll_phase_ends,
     .action = coll_action,
     .draw = coll_draw,
     .result = coll_result,

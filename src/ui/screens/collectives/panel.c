@@ -155,6 +155,10 @@ static void panel_numbers(const struct app *a, struct styled_lines *p, int width
      * stale and dimmed: never read as the shown scene's. */
     bool stale = meas_measuring(m) || m->row_params.coll != a->sc.coll ||
                  m->row_params.bytes != a->sc.meas_bytes || m->row_params.op != a->sc.op;
+    if (stale && a->room && !meas_measuring(m)) { /* the room: never another scene's figures */
+        styled_add(styled_new(p), th->role[TH_DIM], "not measured for this scene");
+        return;
+    }
     if (stale) {
         num = th->role[TH_DIM];
         char st[120];
@@ -200,7 +204,7 @@ static void panel_numbers(const struct app *a, struct styled_lines *p, int width
     /* NCCL_ALGO / NCCL_PROTO steer what NCCL measured: say so next to the figures. */
     char env[160];
     hw_nccl_env_text(&a->hw, env, sizeof env);
-    if (env[0] && (backend_caps_of(m->row_backend) & BACKEND_CAP_NCCL_ENV))
+    if (env[0] && (backend_caps_of(m->row_backend) & BACKEND_CAP_LIB_ENV))
         styled_wrapped(p, th->role[TH_WARN], width, env);
     if (row->nranks != a->sc.nranks)
         styled_wrapped(
@@ -234,7 +238,7 @@ static void panel_backend(const struct app *a, struct styled_lines *p, int width
         styled_add(l, th->role[TH_DIM], " (%s %s halve/double)", k1, k2);
     char note[300];
     hw_panel_note(&a->hw, a->utf8, note, sizeof note);
-    if (note[0] && note_lines > 0)
+    if (note[0] && note_lines > 0 && !a->room) /* the room: the notes terminal says it */
         styled_wrapped_max(p, th->role[TH_WARN], width, note, note_lines);
 }
 

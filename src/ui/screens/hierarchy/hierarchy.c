@@ -67,7 +67,8 @@ void hier_figures(const struct app *a, struct hier_measured *m)
     m->mpi_node.at = hier_tier_for_mpi(false, NULL);
     m->mpi_net.at = hier_tier_for_mpi(true, NULL);
     hier_record_from(a->rec, &m->rec);
-    hier_fig_na(&m->mpi_node, "mpirun ... bench --within-node");
+    hier_fig_na(&m->mpi_node, a->room ? "MPI within one node: not run here"
+                                      : "mpirun ... bench --within-node");
     hier_fig_na(&m->mpi_net, "needs MPI ranks on 2+ hosts");
     const struct hier_screen *h = HIER(a);
     if (!a->w) {
@@ -262,6 +263,16 @@ static size_t hier_nsteps(const struct app *a)
 {
     (void)a;
     return 1; /* step 0: the ladder, step 1: the napkin math */
+}
+
+/* The ladder is the one stop: the napkin math (step 1) is another page, shown with → where
+ * the talk wants it, not on the clicker's way (its figures answer later lessons). */
+static size_t hier_phase_ends(const struct app *a, long *out, size_t max)
+{
+    (void)a;
+    if (max < 1) return 0;
+    out[0] = 0;
+    return 1;
 }
 
 static bool hier_action(struct app *a, enum ui_action act, struct scene *next)
@@ -512,6 +523,7 @@ const struct screen_ops screen_hierarchy = {
     .max_ranks = CV_MAX_RANKS,
     .apply = hier_apply,
     .nsteps = hier_nsteps,
+    .phase_ends = hier_phase_ends,
     .action = hier_action,
     .draw = hier_draw,
     .result = hier_result,

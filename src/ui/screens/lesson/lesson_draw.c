@@ -51,7 +51,8 @@ static void ll_put(struct styled_line *l, attr_t attr, const char *text, size_t 
         s->text[0] = '\0';
     }
     size_t have = strlen(s->text);
-    if (have + len >= sizeof s->text) len = sizeof s->text - 1 - have;
+    if (have + len >= sizeof s->text) /* never half a character */
+        len = cv_utf8_cut(text, sizeof s->text - 1 - have);
     memcpy(s->text + have, text, len);
     s->text[have + len] = '\0';
 }
@@ -79,13 +80,10 @@ static void flow_line(struct flow *f, const char *lead)
     }
 }
 
+/* A word of any length (w, len bytes; a CJK sentence is one word): never cut short. */
 static void flow_word(struct flow *f, attr_t attr, const char *w, size_t len)
 {
-    char buf[256];
-    if (len >= sizeof buf) len = sizeof buf - 1;
-    memcpy(buf, w, len);
-    buf[len] = '\0';
-    int ww = text_width(buf);
+    int ww = text_ncols(w, len);
     int lead = f->indent ? text_width(f->indent) : 0;
     if (f->col + (f->pending_space ? 1 : 0) + ww > f->width && f->col > lead)
         flow_line(f, NULL);
@@ -94,17 +92,19 @@ static void flow_word(struct flow *f, attr_t attr, const char *w, size_t len)
         f->col++;
     }
     f->pending_space = false;
-    /* a word wider than the line is cut into line-long pieces */
-    const char *p = buf;
-    while (text_width(p) > f->width - f->col && f->width - f->col > 0) {
-        size_t nb = text_prefix_bytes(p, f->width - f->col);
+    /* a word wider than the line is cut into line-long pieces, on character boundaries */
+    const char *p = w;
+    size_t left = len;
+    while (text_ncols(p, left) > f->width - f->col && f->width - f->col > 0) {
+        size_t nb = text_nprefix(p, left, f->width - f->col);
         if (nb == 0) break;
         ll_put(f->cur, attr, p, nb);
         p += nb;
+        left -= nb;
         flow_line(f, NULL);
     }
-    ll_put(f->cur, attr, p, strlen(p));
-    f->col += text_width(p);
+    ll_put(f->cur, attr, p, left);
+    f->col += text_ncols(p, left);
 }
 
 static void flow_text(struct flow *f, attr_t attr, const char *t)
@@ -134,7 +134,8 @@ static attr_t span_attr(const struct app *a, unsigned style, attr_t base)
  * it moves to the next line whole, never leaving its "." or "-reduce" behind. */
 struct glued {
     attr_t attr[8];
-    char text[8][256];
+    const char *text[8]; /* pieces of the spans' own text, of any length */
+    size_t len[8];
     int n;
 };
 
@@ -143,14 +144,14 @@ static void glued_flush(struct flow *f, struct glued *g)
     if (g->n == 0) return;
     int ww = 0;
     for (int i = 0; i < g->n; i++)
-        ww += text_width(g->text[i]);
+        ww += text_ncols(g->text[i], g->len[i]);
     int lead = f->indent ? text_width(f->indent) : 0;
     if (f->col + (f->pending_space ? 1 : 0) + ww > f->width && f->col > lead) {
         flow_line(f, NULL);
         f->pending_space = false;
     }
     for (int i = 0; i < g->n; i++) {
-        flow_word(f, g->attr[i], g->text[i], strlen(g->text[i]));
+        flow_word(f, g->attr[i], g->text[i], g->len[i]);
         f->pending_space = false;
     }
     g->n = 0;
@@ -176,7 +177,8 @@ static void flow_spans(struct flow *f, const struct app *a, const struct lesson_
             }
             size_t n = strcspn(t, " \t\n");
             if (g.n == (int)ARRAY_LEN(g.text)) glued_flush(f, &g);
-            snprintf(g.text[g.n], sizeof g.text[0], "%.*s", (int)n, t);
+            g.text[g.n] = t;
+            g.len[g.n] = n;
             g.attr[g.n++] = at;
             t += n;
         }
@@ -297,8 +299,9 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
             l = ll_new(v);
         ll_put(l, th->role[TH_OK], t + (l->n ? 0 : 2), strlen(t + (l->n ? 0 : 2)));
     }
-    ex_prompt_format(e, st->seed ? &st->var : NULL, t, sizeof t);
-    ll_text(v, A_BOLD, width, "", "", t);
+    char *prompt = ex_prompt(e, st->seed ? &st->var : NULL); /* whole: never cut */
+    ll_text(v, A_BOLD, width, "", "", prompt);
+    free(prompt);
     if (e->type == LEX_CHOICE)
         for (size_t k = 0; k < e->noptions; k++) {
             char lead[32];
@@ -328,8 +331,9 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
     for (int k = 0; k < st->hints_shown && (size_t)k < e->nhints; k++) {
         char lead[24];
         snprintf(lead, sizeof lead, "hint %d: ", k + 1);
-        ex_text_format(e, st->seed ? &st->var : NULL, e->hints[k], t, sizeof t);
-        ll_text(v, th->role[TH_WARN], width, lead, "        ", t);
+        char *hint = ex_text(e, st->seed ? &st->var : NULL, e->hints[k]);
+        ll_text(v, th->role[TH_WARN], width, lead, "        ", hint);
+        free(hint);
     }
     if (!(st->right || st->gave_up) && e->type == LEX_HOLDS && u->hid_box)
         ll_text(v, th->role[TH_WARN], width, "", "",
@@ -372,8 +376,7 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
         ll_text(v, th->role[TH_LABEL] | A_BOLD, width, "", "", t);
         if (e->solution) {
             /* the variant's own numbers in the worked steps */
-            char *sol = xmalloc(4096);
-            ex_text_format(e, st->seed ? &st->var : NULL, e->solution, sol, 4096);
+            char *sol = ex_text(e, st->seed ? &st->var : NULL, e->solution);
             /* the lesson's lines are one paragraph, re-wrapped to the pane; an empty line
              * (two newlines) starts the next */
             bool first = true;

@@ -446,13 +446,11 @@ int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen)
         }
     }
     lesson_errors_free(&errs);
-    char path[4096], why[240] = "its path is too long", warn[300] = "";
-    if (progress_default_path(path, sizeof path, why, sizeof why) == CV_OK &&
-        progress_load(&u->prog, path, warn, sizeof warn) == CV_OK) {
-        u->have_prog = true;
-    } else {
+    char path[4096], why[240] = "its path is too long", warn[600] = "";
+    if (progress_default_path(path, sizeof path, why, sizeof why) != CV_OK)
         snprintf(warn, sizeof warn, "progress is not kept: %s", why);
-    }
+    else if (progress_load(&u->prog, path, warn, sizeof warn) == CV_OK)
+        u->have_prog = true; /* else warn says why (a newer file: left as it is) */
     if (warn[0]) {
         size_t l = strlen(u->warn);
         snprintf(u->warn + l, sizeof u->warn - l, "%s%s", l ? "; " : "", warn);

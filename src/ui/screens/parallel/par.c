@@ -33,7 +33,7 @@ void par_lecture_of(const struct app *a, struct train_config *c)
     c->timeout_s = PAR_TIMEOUT_S;
     /* On the GPUs when the collectives run there (NCCL, 2+ GPUs) and there is one GPU per
      * rank; otherwise on CPU ranks (par_backend_note says why). */
-    if (par_on_gpus(a)) c->backend = BACKEND_NCCL;
+    if (par_on_gpus(a)) c->backend = (enum backend_kind)backend_kind_of(a->backend_name);
 }
 
 bool par_on_gpus(const struct app *a)
@@ -126,6 +126,61 @@ size_t par_nsteps(const struct app *a)
     if (PAR(a) && a->sc.scheme == TRAIN_MOE) return PAR(a)->moe.ok ? PAR_MOE_LAYERS - 1 : 0;
     if (!PAR(a) || !PAR(a)->view.ok) return 0;
     return (size_t)PAR(a)->view.nframes - 1;
+}
+
+/* The phases of a training step, the presenter's stops: before the step, the forward pass
+ * (with the loss and the collectives it waits on: tensor parallel's all-reduces, ZeRO-3's
+ * all-gathers), the backward pass (with its collectives), the gradients' collectives after
+ * the last compute (data parallel's all-reduce), the optimizer; pp: before, the pipeline,
+ * after. */
+enum { PAR_PH_START, PAR_PH_FWD, PAR_PH_BWD, PAR_PH_SYNC, PAR_PH_OPTIM };
+
+static int par_frame_kind(const struct par_view *v, int f, const struct probe_rec **r)
+{
+    const struct par_tick *t = par_frame_tick(v, f);
+    *r = t ? t->rec[0] : NULL;
+    return *r ? (int)(*r)->kind : -1;
+}
+
+size_t par_phase_ends(const struct app *a, long *out, size_t max)
+{
+    if (!PAR(a) || a->sc.scheme == TRAIN_MOE || !PAR(a)->view.ok) return 0;
+    const struct par_view *v = &PAR(a)->view;
+    int n = v->nframes, last_compute = -1;
+    int *ph = xcalloc((size_t)n + 1, sizeof *ph);
+    const struct probe_rec *r;
+    for (int f = 0; f < n; f++)
+        if (par_frame_kind(v, f, &r) == PROBE_COMPUTE) last_compute = f;
+    bool backward = false;
+    for (int f = 0; f < n; f++) {
+        const struct par_tick *t = par_frame_tick(v, f);
+        if (v->cfg.scheme == TRAIN_PP) {
+            ph[f] = !t || t->tick == 0               ? PAR_PH_START
+                    : par_frame_sched_col(v, f) >= 0 ? PAR_PH_FWD
+                                                     : PAR_PH_OPTIM;
+            continue;
+        }
+        switch (par_frame_kind(v, f, &r)) {
+        case PROBE_COMPUTE:
+            if (!r->fwd && r->layer >= 0) backward = true;
+            ph[f] = backward ? PAR_PH_BWD : PAR_PH_FWD;
+            break;
+        case PROBE_COLL:
+            ph[f] = f > last_compute ? PAR_PH_SYNC : backward ? PAR_PH_BWD : PAR_PH_FWD;
+            break;
+        case PROBE_OPTIM:
+            ph[f] = PAR_PH_OPTIM;
+            break;
+        default:
+            ph[f] = f > 0 ? ph[f - 1] : PAR_PH_START;
+            break;
+        }
+    }
+    size_t k = 0;
+    for (int f = 0; f < n && k < max; f++)
+        if (f + 1 == n || ph[f] != ph[f + 1]) out[k++] = f;
+    free(ph);
+    return k;
 }
 
 void par_train(struct app *a)
@@ -284,6 +339,7 @@ const struct screen_ops screen_parallel = {
     .max_ranks = SCENE_PAR_MAX_RANKS,
     .apply = par_apply_scene,
     .nsteps = par_nsteps,
+    .phase_ends = par_phase_ends,
     .action = par_action,
     .draw = par_draw,
     .result = par_result,

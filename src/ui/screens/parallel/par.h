@@ -69,6 +69,8 @@ void par_rebuild(struct app *a);
 void par_free(struct app *a);
 /* Number of frames - 1 (the last step index), 0 before a view exists. */
 size_t par_nsteps(const struct app *a);
+/* The last frame of each phase of the step (screen_ops.phase_ends). */
+size_t par_phase_ends(const struct app *a, long *out, size_t max);
 
 /* Post a JOB_TRAIN for the scene (cancelling what the worker runs); no-op without one.
  * par_train_if_needed posts only when no finished or running run matches the scene (a run

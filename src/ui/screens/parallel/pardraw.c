@@ -681,8 +681,9 @@ static void par_panel_loss(const struct app *a, const struct train_summary *s,
  * (the run's description line says so too). */
 static const char *par_bytes_how(const struct train_summary *s)
 {
-    return s->cfg.backend == BACKEND_NCCL && s->cfg.scheme != TRAIN_PP ? "ring model"
-                                                                       : "measured";
+    return (backend_kind_caps(s->cfg.backend) & BACKEND_CAP_GPU) && s->cfg.scheme != TRAIN_PP
+               ? "ring model"
+               : "measured";
 }
 
 /* Bytes per step, the napkin math, communication time. */

@@ -1,6 +1,7 @@
-/* mpi_boot.c - starting MPI once per process and the few collectives the backends use to
- * bootstrap (see mpi_boot.h). */
-#include "backend/mpi/mpi_boot.h"
+/* mpi_launcher.c - the launcher (backend/launcher.h) of an MPI job: starting MPI once per
+ * process, the job's broken flag and the few collectives the backends use to
+ * bootstrap (see backend/launcher.h). */
+#include "backend/launcher.h"
 
 #include <mpi.h>
 #include <pthread.h>
@@ -15,22 +16,22 @@
 static pthread_mutex_t boot_mu = PTHREAD_MUTEX_INITIALIZER;
 static int boot_users;
 static bool boot_initialised; /* by us, so we finalise */
-static bool boot_broken;      /* mpi_boot_set_broken */
+static bool boot_broken;      /* launcher_set_broken */
 static int boot_broken_rank = -1;
 static char boot_broken_why[256];
 static bool boot_multiple;    /* MPI_THREAD_MULTIPLE provided */
-static double boot_watched_s; /* mpi_boot_set_watched */
+static double boot_watched_s; /* launcher_set_watched */
 
 /* MPI_Finalize waits at process exit, not when the last backend closes: the output that
  * follows the close (rank 0's JSON, its closing line) must be written before any process
  * ends, because mpirun ends the whole job as soon as one process exits with a nonzero
  * status, rank 0 included if it is still writing. */
-static void mpi_boot_at_exit(void)
+static void launcher_at_exit(void)
 {
     pthread_mutex_lock(&boot_mu);
     if (boot_initialised && boot_users == 0) {
         fflush(NULL);
-        if (boot_broken) MPI_Abort(MPI_COMM_WORLD, 1); /* as in mpi_boot_stop */
+        if (boot_broken) MPI_Abort(MPI_COMM_WORLD, 1); /* as in launcher_stop */
         MPI_Finalize();
         boot_initialised = false;
     }
@@ -38,7 +39,12 @@ static void mpi_boot_at_exit(void)
 }
 
 /* A launcher (mpirun, srun, mpiexec) leaves one of these in every process it starts. */
-bool mpi_boot_launched(void)
+bool launcher_built(void)
+{
+    return true;
+}
+
+bool launcher_launched(void)
 {
     static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK",
                                        "PMI_SIZE", "MPI_LOCALNRANKS"};
@@ -47,7 +53,7 @@ bool mpi_boot_launched(void)
     return false;
 }
 
-int mpi_boot_start(struct mpi_where *w, char *err, size_t errlen)
+int launcher_start(struct launcher_where *w, char *err, size_t errlen)
 {
     pthread_mutex_lock(&boot_mu);
     int inited = 0, fin = 0;
@@ -75,7 +81,7 @@ int mpi_boot_start(struct mpi_where *w, char *err, size_t errlen)
             return cv_err(err, errlen, CV_EUNAVAIL, "MPI_Init_thread failed");
         }
         boot_initialised = true;
-        atexit(mpi_boot_at_exit);
+        atexit(launcher_at_exit);
         if (provided < MPI_THREAD_SERIALIZED) {
             pthread_mutex_unlock(&boot_mu);
             return cv_err(err, errlen, CV_EUNAVAIL,
@@ -107,7 +113,7 @@ int mpi_boot_start(struct mpi_where *w, char *err, size_t errlen)
     return CV_OK;
 }
 
-void mpi_boot_stop(void)
+void launcher_stop(void)
 {
     pthread_mutex_lock(&boot_mu);
     if (boot_users > 0 && --boot_users == 0 && boot_initialised && boot_broken) {
@@ -117,7 +123,7 @@ void mpi_boot_stop(void)
 #ifdef CV_TEST_HOOKS
     /* CV_TEST_LINGER=SECONDS (test builds only): rank 0 takes that long after its last
      * backend closes, as a slow writer of its output would; the other ranks, which may
-     * exit with an error status, must not end it meanwhile (mpi_boot_at_exit). */
+     * exit with an error status, must not end it meanwhile (launcher_at_exit). */
     const char *linger = getenv("CV_TEST_LINGER");
     int me = -1;
     if (linger && boot_users == 0 && boot_initialised) MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -126,7 +132,7 @@ void mpi_boot_stop(void)
     pthread_mutex_unlock(&boot_mu);
 }
 
-bool mpi_boot_thread_multiple(void)
+bool launcher_thread_multiple(void)
 {
     pthread_mutex_lock(&boot_mu);
     bool m = boot_multiple;
@@ -134,14 +140,14 @@ bool mpi_boot_thread_multiple(void)
     return m;
 }
 
-void mpi_boot_set_watched(double within_s)
+void launcher_set_watched(double within_s)
 {
     pthread_mutex_lock(&boot_mu);
     boot_watched_s = within_s;
     pthread_mutex_unlock(&boot_mu);
 }
 
-double mpi_boot_watched(void)
+double launcher_watched(void)
 {
     pthread_mutex_lock(&boot_mu);
     double w = boot_watched_s;
@@ -149,7 +155,7 @@ double mpi_boot_watched(void)
     return w;
 }
 
-void mpi_boot_set_broken(int rank, const char *why)
+void launcher_set_broken(int rank, const char *why)
 {
     pthread_mutex_lock(&boot_mu);
     if (!boot_broken) {
@@ -164,7 +170,7 @@ void mpi_boot_set_broken(int rank, const char *why)
     pthread_mutex_unlock(&boot_mu);
 }
 
-bool mpi_boot_broken(int *rank, char *why, size_t n)
+bool launcher_broken(int *rank, char *why, size_t n)
 {
     pthread_mutex_lock(&boot_mu);
     bool b = boot_broken;
@@ -176,9 +182,9 @@ bool mpi_boot_broken(int *rank, char *why, size_t n)
 
 #ifdef CV_TEST_HOOKS
 /* CV_TEST_BCAST_FAIL=RANK:N (test builds only): on rank RANK, the Nth call of
- * mpi_boot_bcast (from 1) fails without calling MPI, as a broadcast whose MPI_Bcast
+ * launcher_bcast (from 1) fails without calling MPI, as a broadcast whose MPI_Bcast
  * returned an error would; the others are left waiting in theirs. */
-static bool mpi_boot_test_bcast_fails(void)
+static bool launcher_test_bcast_fails(void)
 {
     static int calls;
     const char *v = getenv("CV_TEST_BCAST_FAIL");
@@ -189,18 +195,18 @@ static bool mpi_boot_test_bcast_fails(void)
 }
 #endif
 
-int mpi_boot_bcast(void *buf, size_t bytes, int root)
+int launcher_bcast(void *buf, size_t bytes, int root)
 {
     if (bytes > INT32_MAX) return CV_EINVAL;
 #ifdef CV_TEST_HOOKS
-    if (mpi_boot_test_bcast_fails()) return CV_EBACKEND;
+    if (launcher_test_bcast_fails()) return CV_EBACKEND;
 #endif
     return MPI_Bcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD) == MPI_SUCCESS
                ? CV_OK
                : CV_EBACKEND;
 }
 
-int mpi_boot_sum(void *buf, size_t n, enum comm_proc_type t)
+int launcher_sum(void *buf, size_t n, enum comm_proc_type t)
 {
     if (n > INT32_MAX) return CV_EINVAL;
     if (n == 0) return CV_OK;
@@ -213,14 +219,14 @@ int mpi_boot_sum(void *buf, size_t n, enum comm_proc_type t)
                : CV_EBACKEND;
 }
 
-int mpi_boot_max_int(int *v)
+int launcher_max_int(int *v)
 {
     return MPI_Allreduce(MPI_IN_PLACE, v, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD) == MPI_SUCCESS
                ? CV_OK
                : CV_EBACKEND;
 }
 
-int mpi_boot_allgather(const void *mine, void *all, size_t bytes)
+int launcher_allgather(const void *mine, void *all, size_t bytes)
 {
     if (bytes > INT32_MAX) return CV_EINVAL;
     return MPI_Allgather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE,

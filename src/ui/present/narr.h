@@ -3,8 +3,8 @@
  * block-quote bars, code lines, sub-headings and rules. Layout is pure (no curses), so it is
  * unit tested; narr_draw puts lines into a rectangle with a style-to-attribute table. Used by
  * the presenter (and available to the lesson player). */
-#ifndef COLLVIZ_UI_KIT_NARR_H
-#define COLLVIZ_UI_KIT_NARR_H
+#ifndef COLLVIZ_UI_PRESENT_NARR_H
+#define COLLVIZ_UI_PRESENT_NARR_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
 /* scheme.h - which training scheme and which pipeline schedule: the two enums a scene
  * names (scene/scene.h) and the trainer runs (train.h), and their names. A header that
  * includes nothing, so the scene, plain data, does not pull in the trainer and backends. */
-#ifndef COLLVIZ_PARALLEL_SCHEME_H
-#define COLLVIZ_PARALLEL_SCHEME_H
+#ifndef COLLVIZ_CORE_SCHEME_H
+#define COLLVIZ_CORE_SCHEME_H
 
 enum train_scheme {
     TRAIN_SINGLE,
@@ -17,7 +17,7 @@ enum train_scheme {
 };
 enum pp_schedule { PP_GPIPE, PP_1F1B, PP_SCHEDULE_COUNT };
 
-/* Their names (train.c): the parsers return CV_OK or CV_EINVAL. */
+/* Their names (scheme.c): the parsers return CV_OK or CV_EINVAL. */
 const char *
 train_scheme_name(enum train_scheme s); /* "single", "ddp", "tp", "pp", "zero1".., "moe" */
 const char *train_scheme_title(enum train_scheme s);           /* "data parallel (DDP)", ... */

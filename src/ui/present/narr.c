@@ -1,7 +1,7 @@
 /* narr.c - narration layout (see narr.h). A block is first cut into words, each word a list
  * of (style, bytes) pieces, since a word can change style in its middle ("**all**-reduce");
  * words are then placed greedily on lines of the width left after the block's prefix. */
-#include "ui/kit/narr.h"
+#include "ui/present/narr.h"
 
 #include <stdio.h>
 #include <stdlib.h>

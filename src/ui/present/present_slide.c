@@ -1,0 +1,147 @@
+/* present_slide.c - a slide's text laid out for the presenter (see present_slide.h). */
+#include "ui/present/present_slide.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/text.h"
+#include "core/util.h"
+#include "core/vec.h"
+#include "handout/paper_text.h"
+#include "ui/kit/keys.h"
+#include "ui/screens/screens.h"
+
+/* The rows of the screen slide s's scene is on (KEYS_ON_*; 0 without a scene). */
+static unsigned slide_keys_on(const struct lesson_slide *s)
+{
+    if (!s->has_scene) return 0;
+    const struct screen_ops *o = screen_ops_of(s->scene.screen);
+    return o ? o->keys_on : 0;
+}
+
+/* The slide's narration is written for the player: a key it names in `backticks` that
+ * does that here by another key is shown as that key (the presenter's o is its overview;
+ * the operation is *). */
+static void retarget_keys(struct quiz *q, const struct lesson_slide *s, bool utf8)
+{
+    unsigned on = slide_keys_on(s);
+    if (!on) return;
+    quiz_own_slide(q);
+    for (size_t i = 0; i < q->nslide; i++) {
+        struct lesson_block *b = &q->v[i];
+        for (size_t j = 0; j < b->nspans; j++) {
+            struct lesson_span *sp = &b->spans[j];
+            if (!(sp->style & LSPAN_CODE) || strlen(sp->text) != 1) continue;
+            char in[8], out[64];
+            snprintf(in, sizeof in, "`%s`", sp->text);
+            keys_retarget_text(in, SURFACE_PLAYER, SURFACE_PRESENTER, on, utf8, out,
+                               sizeof out);
+            if (strcmp(in, out) == 0) continue;
+            /* "`*`" or "`b` (in the player)": the key stays code, the words do not fit in
+             * one span's style, so they follow as plain text in the key's span */
+            char *end = strchr(out + 1, '`');
+            if (!end) continue;
+            *end = '\0';
+            char key[80];
+            snprintf(key, sizeof key, "%s%s", out + 1, end[1] ? end + 1 : "");
+            free(sp->text);
+            sp->text = xstrdup(key);
+        }
+    }
+}
+
+/* The room does not press keys: a sentence of the narration that asks for one ("Press `m` to
+ * measure now.") is the speaker's (present_slide_keys sends it to the notes terminal), left
+ * out by the handouts' rule (handout/paper_text.h), which reads the text, not a list. */
+static void room_text(struct quiz *q)
+{
+    quiz_own_slide(q);
+    size_t k = 0;
+    for (size_t i = 0; i < q->n; i++) {
+        struct lesson_block b = q->v[i], kept;
+        if (i >= q->nslide) {
+            q->v[k++] = b;
+            continue;
+        }
+        bool any = paper_text_block(&b, &kept);
+        paper_text_block_free(&b);
+        if (any) q->v[k++] = kept;
+    }
+    q->nslide -= q->n - k;
+    q->n = k;
+}
+
+void present_slide_keys(const struct lesson_slide *s, bool utf8, char *buf, size_t n)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < s->nblocks && o + 1 < n; i++) {
+        const struct lesson_block *b = &s->blocks[i];
+        if (b->kind == LBLOCK_CODE || b->kind == LBLOCK_RULE) continue;
+        struct paper_piece *pc = xcalloc(b->nspans + 1, sizeof *pc);
+        size_t total = 0;
+        for (size_t j = 0; j < b->nspans; j++) {
+            pc[j] =
+                (struct paper_piece){b->spans[j].text, strlen(b->spans[j].text),
+                                     b->spans[j].style & LSPAN_CODE ? PAPER_CODE : PAPER_TEXT};
+            total += pc[j].n;
+        }
+        bool *keep = xcalloc(total + 1, 1);
+        paper_text_keep(pc, b->nspans, keep);
+        /* the dropped bytes, code spans in backticks, runs joined by a space */
+        size_t off = 0;
+        bool in = false;
+        for (size_t j = 0; j < b->nspans && o + 8 < n; j++) {
+            bool code = pc[j].kind == PAPER_CODE, open = false;
+            for (size_t c = 0; c < pc[j].n && o + 8 < n; c++, off++) {
+                if (keep[off]) {
+                    in = false;
+                    continue;
+                }
+                if (!in && o) buf[o++] = ' ';
+                in = true;
+                if (code && !open) buf[o++] = '`', open = true;
+                buf[o++] = pc[j].s[c];
+            }
+            if (open) buf[o++] = '`';
+        }
+        buf[o] = '\0';
+        free(keep);
+        free(pc);
+    }
+    /* written for the player: the presenter's keys where they differ */
+    char *t = xstrdup(buf);
+    keys_retarget_text(t, SURFACE_PLAYER, SURFACE_PRESENTER, slide_keys_on(s), utf8, buf, n);
+    free(t);
+}
+
+void present_slide_text(const struct lesson_slide *s, size_t nrevealed, int cols, bool utf8,
+                        struct present_slide *out)
+{
+    memset(out, 0, sizeof *out);
+    int nw = present_layout_narr_width(cols);
+    quiz_build(s, nrevealed, false, &out->quiz);
+    room_text(&out->quiz);
+    retarget_keys(&out->quiz, s, utf8);
+    narr_layout(out->quiz.v, out->quiz.n, nw, true, utf8, &out->narr);
+    out->blank = xcalloc((size_t)out->narr.n + 1, sizeof *out->blank);
+    for (int i = 0; i < out->narr.n; i++)
+        out->blank[i] = out->narr.l[i].width == 0 && !out->narr.l[i].with_next;
+    out->ntitle = text_wrap(s->title ? s->title : "", nw, out->title, PRES_TITLE_MAX, utf8);
+    if (out->ntitle < 1) out->title[0][0] = '\0', out->ntitle = 1;
+    out->narr_w = nw;
+}
+
+void present_slide_free(struct present_slide *ps)
+{
+    if (ps->narr.l || ps->narr.n) narr_free(&ps->narr);
+    quiz_free(&ps->quiz);
+    free(ps->blank);
+    memset(ps, 0, sizeof *ps);
+}
+
+void present_slide_pages(const struct present_slide *ps, int rows, int cols, bool scene,
+                         struct present_layout *out)
+{
+    present_layout_compute(rows, cols, scene, ps->ntitle, ps->narr.n, ps->blank, out);
+}

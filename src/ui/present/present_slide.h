@@ -1,0 +1,40 @@
+/* present_slide.h - a slide as the presenter lays it out, without a terminal: its narration
+ * with the quiz (present/quiz.h) and the presenter's keys in place of the player's, wrapped at
+ * the narration column's width (ui/present/narr.h), its title wrapped, and the pages of
+ * present_layout.h. Pure (no curses screen): the presenter draws it, and the deck's tests
+ * count its pages and stops (tests/unit/test_clicker.c). */
+#ifndef COLLVIZ_UI_PRESENT_PRESENT_SLIDE_H
+#define COLLVIZ_UI_PRESENT_PRESENT_SLIDE_H
+
+#include <stdbool.h>
+
+#include "lesson/lesson.h"
+#include "present/quiz.h"
+#include "ui/present/narr.h"
+#include "ui/present/present_layout.h"
+
+#define PRES_TITLE_MAX 6 /* rows of a wrapped title */
+
+struct present_slide {
+    struct quiz quiz;
+    struct narr narr;
+    bool *blank; /* narr.n entries: an empty line (a page may break there) */
+    char title[PRES_TITLE_MAX][256];
+    int ntitle;
+    int narr_w; /* the width it was wrapped at */
+};
+
+/* The narration and title of slide s for a terminal cols wide (with the answers of its
+ * first nrevealed exercises). Free with present_slide_free. */
+void present_slide_text(const struct lesson_slide *s, size_t nrevealed, int cols, bool utf8,
+                        struct present_slide *out);
+void present_slide_free(struct present_slide *ps);
+/* The sentences of slide s's narration that ask for a key, which the room's screen leaves
+ * out: for the speaker (the notes terminal), with the presenter's keys. "" when none. */
+void present_slide_keys(const struct lesson_slide *s, bool utf8, char *buf, size_t n);
+/* Its pages in a rows x cols terminal (cols as given to present_slide_text); scene: the
+ * slide's scene is shown. */
+void present_slide_pages(const struct present_slide *ps, int rows, int cols, bool scene,
+                         struct present_layout *out);
+
+#endif

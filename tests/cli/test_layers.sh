@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# test_layers.sh - the layers hold: no #include in src/ (or kernels/) goes from a lower room
+# to a higher one, nor between two rooms written side by side, using the order written in
+# docs/architecture.md, on two lines of the room map:
+#   layers: main.c → cli → ui → ... → core / version.h     (top to bottom)
+#   apart: backend/cpu / backend/nccl / backend/mpi
+# Rooms in one step of "layers:" (" / " between them) are at the same height and include
+# none of one another; the "apart:" rooms sit at the height of the room they are in and
+# include none of one another either. A file belongs to the longest room name that holds it;
+# a file in no room fails too. Prints the count; the order read backwards must find
+# includes upward, so the check can fail.
+# Usage: test_layers.sh [BIN [ASAN_BIN]] (runs no collviz)
+. "$(dirname "$0")/lib.sh" --no-bin
+cd "$TOP" || exit 1
+doc=docs/architecture.md
+layers=$(sed -n 's/^layers: //p' "$doc")
+apart=$(sed -n 's/^apart: //p' "$doc")
+[ -n "$layers" ] || {
+    echo "FAIL: $doc has no line \"layers: top → ... → bottom\""
+    exit 1
+}
+
+# Every quoted #include as "file<TAB>included path", the path resolved as the compiler
+# does (-Isrc -I.: rooted at src/, else at the top; relative to the file when it starts
+# with ./ or ../); includes of files that are not ours (md4c.h) are left out.
+includes() {
+    grep -rnH --include='*.[ch]' --include='*.cu' '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' src kernels |
+        sed -E 's/^([^:]+):([0-9]+):[^"]*"([^"]*)".*/\1:\2\t\3/' | sort |
+        while IFS=$'\t' read -r at inc; do
+            case $inc in
+            ./* | ../*) p=$(realpath -m --relative-to=. "$(dirname "${at%%:*}")/$inc") ;;
+            *) if [ -f "src/$inc" ]; then p=src/$inc; elif [ -f "$inc" ]; then p=$inc; else continue; fi ;;
+            esac
+            printf '%s\t%s\n' "$at" "$p"
+        done
+}
+
+# check LAYERS APART: one line per include that breaks the order, on stdout.
+check() {
+    awk -F'\t' -v layers="$1" -v apart="$2" '
+    function room(p,   q, best) { # the longest room name holding path p ("" for none)
+        sub(/^src\//, "", p)
+        best = ""
+        for (q in height)
+            if ((p == q || index(p, q "/") == 1) && length(q) > length(best)) best = q
+        return best
+    }
+    BEGIN {
+        n = split(layers, step, / → /)
+        for (i = 1; i <= n; i++) {
+            m = split(step[i], r, / \/ /)
+            for (j = 1; j <= m; j++) { height[r[j]] = i; group[r[j]] = "step" i }
+        }
+        m = split(apart, r, / \/ /)
+        for (j = 1; j <= m; j++) if (r[j] != "") { height[r[j]] = -1; group[r[j]] = "apart" }
+        for (q in height) if (height[q] < 0) { # the height of the room it is in
+            h = 0
+            for (o in height) if (height[o] > 0 && index(q, o "/") == 1) h = height[o]
+            height[q] = h
+        }
+    }
+    {
+        split($1, fl, ":")
+        a = room(fl[1]); b = room($2)
+        if (a == "") { print $1 " is in no room of the layer order"; next }
+        if (b == "") { print $1 " includes " $2 ", in no room of the layer order"; next }
+        if (a == b) next
+        if (height[b] < height[a])
+            print $1 " includes " $2 ": " a " is below " b
+        else if (height[b] == height[a] && group[a] == group[b])
+            print $1 " includes " $2 ": " a " and " b " are side by side"
+    }'
+}
+
+all=$(includes)
+bad=$(check "$layers" "$apart" <<<"$all")
+count=0
+[ -n "$bad" ] && count=$(wc -l <<<"$bad")
+while read -r l; do
+    [ -n "$l" ] && fail "$l"
+done <<<"$bad"
+echo "$count includes break the layer order of $doc ($(wc -l <<<"$all") includes read)"
+
+# The check can fail: the same order bottom to top must find includes upward.
+backwards=$(awk -F' → ' '{ for (i = NF; i > 0; i--) printf "%s%s", $i, (i > 1 ? " → " : "\n") }' <<<"$layers")
+[ -n "$(check "$backwards" "" <<<"$all")" ] || fail "the order read backwards found no include upward: the check cannot fail"
+cli_finish "test_layers (no include upward: $layers)"

@@ -1,0 +1,311 @@
+/* test_room.c - the room sees only what is meant for the room (issue 31 §3): the presenter
+ * driven without a terminal (present_script: its own drawing into an off-screen curses
+ * screen, as the audience's screen shows it while a notes terminal follows the talk) over
+ * every page and every clicker stop of every slide of the shipped lessons at 80x24, 100x30
+ * and 120x40, with the backends this machine has (NCCL's reason for not running, when it
+ * cannot, is real here). No frame may show text for the speaker or a developer: a key to
+ * press, a prompt (go to, find), the overview, a reload failure, a key's complaint ("this
+ * plan has no chunk 2"), why a backend cannot run, a command to type. Then the keys that
+ * used to put such text on the projector (g, o, f, a demo's A, 0, r) are pressed on
+ * every slide's scene page at 80x24 and 100x30 and their words are found on the notes side
+ * instead; a demo is marked "demo" there and 0 brings the slide back at the step it was at; r
+ * shows one exercise's answer at a time. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <curses.h>
+#include <locale.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "core/util.h"
+#include "present/notes_ipc.h"
+#include "ui/present/present.h"
+
+/* Text for the speaker or a developer, never the room's (extended regular expressions). */
+static const char *const NOT_ROOM[] = {
+    "[Pp]ress(es|ing|ed)? ", /* a key to press: the narration's go to the notes */
+    "unavailable",           /* why a backend cannot run: said once on the notes */
+    "mpirun|bench --",       /* a command to type */
+    "go to slide|find title",
+    "All slides",
+    "reload failed", /* prompts, overview, errors */
+    "this plan has no|this step has [0-9]+ transfers|highlight (rank|chunk|transfer|off)",
+    "no backend to measure on|that key is for|applies to (pp|ddp)|stays within",
+    "playing",
+    "says why\\)",
+    "resumed at slide",
+    "e again writes",
+    "answer (shown|hidden)",
+    "zoom [0-9]/[0-9]",
+    "block digits (on|off)",
+    "this is the (last|first) slide",
+};
+
+static regex_t re[sizeof NOT_ROOM / sizeof NOT_ROOM[0]];
+
+static void screen_text(char *buf, size_t n)
+{
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    size_t o = 0;
+    wchar_t w[512];
+    for (int y = 0; y < rows && o + 1 < n; y++) {
+        int got = mvwinnwstr(stdscr, y, 0, w, cols < 511 ? cols : 511);
+        if (got < 0) got = 0;
+        w[got] = L'\0';
+        size_t k = wcstombs(buf + o, w, n - o - 2);
+        if (k == (size_t)-1) k = 0;
+        o += k;
+        buf[o++] = '\n';
+    }
+    buf[o] = '\0';
+}
+
+/* The first pattern the screen matches, or -1. */
+static int room_bad(const char *text, char *what, size_t n)
+{
+    for (size_t i = 0; i < sizeof re / sizeof re[0]; i++) {
+        regmatch_t m;
+        if (regexec(&re[i], text, 1, &m, 0) == 0) {
+            /* the line it is on, for the message */
+            const char *a = text + m.rm_so, *b = text + m.rm_eo;
+            while (a > text && a[-1] != '\n')
+                a--;
+            while (*b && *b != '\n')
+                b++;
+            snprintf(what, n, "%.*s", (int)(b - a), a);
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+static struct present_script *open_at(int cols, int rows)
+{
+    struct present_opts o = {.path = "lessons", .backend = "auto", .no_measure = true};
+    struct present_script *s;
+    char err[400];
+    if (present_script_open(&s, &o, cols, rows, err, sizeof err) != CV_OK)
+        fail_msg("present_script_open: %s", err);
+    return s;
+}
+
+/* Every page and stop of every slide, PageDown by PageDown. */
+static void walk(int cols, int rows)
+{
+    struct present_script *s = open_at(cols, rows);
+    static char text[64 * 1024];
+    size_t slide, n, bad_slides = 0, last_bad = (size_t)-1;
+    int page, np;
+    long step, frames = 0;
+    for (;;) {
+        present_script_draw(s);
+        present_script_where(s, &slide, &n, &page, &np, &step);
+        screen_text(text, sizeof text);
+        frames++;
+        char what[400];
+        int k = room_bad(text, what, sizeof what);
+        if (k >= 0) {
+            if (slide != last_bad) bad_slides++;
+            last_bad = slide;
+            printf("%dx%d slide %zu page %d step %ld: '%s': %s\n", cols, rows, slide + 1,
+                   page + 1, step, NOT_ROOM[k], what);
+        }
+        if (slide + 1 == n && page + 1 == np) {
+            /* the last slide's last page: its stops, then done */
+            size_t s2;
+            long st2;
+            present_script_key(s, KEY_NPAGE);
+            present_script_where(s, &s2, &n, &page, &np, &st2);
+            if (st2 == step) break;
+            continue;
+        }
+        present_script_key(s, KEY_NPAGE);
+        assert_true(frames < 5000);
+    }
+    printf("%dx%d: %ld frames, %zu slides with text not for the room\n", cols, rows, frames,
+           bad_slides);
+    assert_int_equal(bad_slides, 0);
+    present_script_close(s);
+}
+
+static void test_walk_80x24(void **state)
+{
+    (void)state;
+    walk(80, 24);
+}
+static void test_walk_100x30(void **state)
+{
+    (void)state;
+    walk(100, 30);
+}
+static void test_walk_120x40(void **state)
+{
+    (void)state;
+    walk(120, 40);
+}
+
+static void keys(struct present_script *s, const char *ks)
+{
+    for (const char *k = ks; *k; k++)
+        present_script_key(s, *k == '\n' ? '\r' : *k);
+}
+
+/* The keys that said things to the room: their words go to the notes terminal. */
+static void keys_at(int cols, int rows)
+{
+    struct present_script *s = open_at(cols, rows);
+    static char text[64 * 1024];
+    char what[400];
+    struct notes_state *st = xcalloc(1, sizeof *st);
+    size_t slide, n;
+    int page, np;
+    long step;
+    present_script_where(s, &slide, &n, &page, &np, &step);
+    size_t demos = 0, exercises = 0, beside = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* g 7: the prompt on the notes, not on the projector */
+        keys(s, "g7");
+        present_script_draw(s);
+        screen_text(text, sizeof text);
+        if (room_bad(text, what, sizeof what) >= 0) fail_msg("slide %zu, g 7: %s", i + 1, what);
+        present_script_notes(s, st);
+        assert_non_null(strstr(st->status, "go to slide: 7_"));
+        present_script_key(s, 27); /* Esc cancels the prompt (and only that) */
+        present_script_where(s, &slide, &n, &page, &np, &step);
+        assert_int_equal(slide, i);
+        /* o: the overview's choice on the notes; the room keeps the slide */
+        present_script_key(s, 'o');
+        present_script_draw(s);
+        screen_text(text, sizeof text);
+        if (room_bad(text, what, sizeof what) >= 0) fail_msg("slide %zu, o: %s", i + 1, what);
+        present_script_notes(s, st);
+        assert_non_null(strstr(st->status, "overview: slide"));
+        present_script_key(s, 27);
+        /* the scene's page: f six times, a demo (A: the next algorithm), 0 */
+        present_script_key(s, KEY_F(5)); /* the scene's end */
+        present_script_where(s, &slide, &n, &page, &np, &step);
+        assert_int_equal(slide, i);
+        long at = step;
+        for (int f = 0; f < 6; f++) {
+            present_script_key(s, 'f');
+            present_script_draw(s);
+            screen_text(text, sizeof text);
+            if (room_bad(text, what, sizeof what) >= 0)
+                fail_msg("slide %zu, f x%d: %s", i + 1, f + 1, what);
+        }
+        present_script_key(s, 'A');
+        present_script_draw(s);
+        screen_text(text, sizeof text);
+        if (room_bad(text, what, sizeof what) >= 0) fail_msg("slide %zu, A: %s", i + 1, what);
+        present_script_notes(s, st);
+        if (st->demo) {
+            demos++;
+            present_script_key(s, '0');
+            present_script_notes(s, st);
+            assert_false(st->demo);
+            present_script_where(s, &slide, &n, &page, &np, &step);
+            if (step != at)
+                fail_msg("slide %zu: 0 went to step %ld, the slide was at %ld", i + 1, step,
+                         at);
+        } else {
+            present_script_key(s, '0');
+        }
+        /* r: the first exercise's answer alone, beside the scene where it fits */
+        present_script_where(s, &slide, &n, &page, &np, &step); /* still the scene's page */
+        int scene_page = np - 1;
+        present_script_key(s, 'r');
+        present_script_notes(s, st);
+        if (strstr(st->status, "answer")) {
+            exercises++;
+            present_script_draw(s);
+            screen_text(text, sizeof text);
+            const char *a1 = strstr(text, "Answer");
+            if (!a1)
+                fail_msg("slide %zu: r shows no answer", i + 1);
+            else if (strstr(a1 + 1, "Answer"))
+                fail_msg("slide %zu: r showed two answers", i + 1);
+            else if (strncmp(a1, "Answer 2", 8) == 0)
+                fail_msg("slide %zu: r showed the second first", i + 1);
+            present_script_where(s, &slide, &n, &page, &np, &step);
+            beside += page == scene_page;
+            for (int k = 0; k < 8 && strstr(st->status, "shown"); k++) {
+                present_script_key(s, 'r'); /* to the end: hidden again */
+                present_script_notes(s, st);
+            }
+        }
+        present_script_key(s, 'n');
+    }
+    printf("%dx%d: %zu slides, %zu live demos taken back with 0; %zu exercise slides, the "
+           "first answer beside the scene on %zu\n",
+           cols, rows, n, demos, exercises, beside);
+    assert_int_equal(beside, exercises);
+    assert_true(exercises > 40);
+    assert_true(demos > 10);
+    /* the backend's reason is the notes' (here: whatever this machine lacks, said once) */
+    present_script_notes(s, st);
+    free(st);
+    present_script_close(s);
+}
+
+static void test_keys_80x24(void **state)
+{
+    (void)state;
+    keys_at(80, 24);
+}
+static void test_keys_100x30(void **state)
+{
+    (void)state;
+    keys_at(100, 30);
+}
+
+/* Several lesson paths make one deck, in the order given. */
+static void test_paths_make_one_deck(void **state)
+{
+    (void)state;
+    const char *more[] = {"lessons/01-why-many-gpus.md"};
+    struct present_opts o = {.path = "lessons/03-rooted-collectives.md",
+                             .more = more,
+                             .nmore = 1,
+                             .no_measure = true};
+    struct present_script *s;
+    char err[400];
+    if (present_script_open(&s, &o, 100, 30, err, sizeof err) != CV_OK) fail_msg("%s", err);
+    size_t slide, n;
+    int page, np;
+    long step;
+    present_script_where(s, &slide, &n, &page, &np, &step);
+    assert_int_equal(n, 7 + 5); /* lesson 03's seven slides, then lesson 01's five */
+    present_script_key(s, KEY_END);
+    present_script_draw(s);
+    static char text[64 * 1024];
+    screen_text(text, sizeof text);
+    assert_non_null(strstr(text, "slide 12/12"));
+    present_script_close(s);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    setlocale(LC_ALL, "C.UTF-8");
+    for (size_t i = 0; i < sizeof re / sizeof re[0]; i++)
+        if (regcomp(&re[i], NOT_ROOM[i], REG_EXTENDED | REG_NEWLINE) != 0) return -1;
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_walk_80x24),  cmocka_unit_test(test_walk_100x30),
+        cmocka_unit_test(test_walk_120x40), cmocka_unit_test(test_keys_80x24),
+        cmocka_unit_test(test_keys_100x30), cmocka_unit_test(test_paths_make_one_deck),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
