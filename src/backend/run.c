@@ -807,21 +807,14 @@ static int check_memory(struct backend *b, struct run_state *rs, const struct be
     if (work_len > SIZE_MAX / sizeof(float) / (size_t)(local ? local : 1))
         return cv_err(err, errlen, CV_ENOMEM, "%s on %d ranks: buffer size overflows",
                       coll_name(bp->coll), W);
-    size_t need = (size_t)local * work_len * sizeof(float);
-    size_t held = 0;
+    double need = (double)local * (double)work_len * sizeof(float);
+    double held = 0;
     for (int r = 0; r < CV_MAX_RANKS; r++)
-        held += rs->cap[r] * sizeof(float); /* freed or reused */
-    size_t avail = mem_available_bytes();
-    if (avail && need > avail + held) {
-        char s[32], n[32], a[32];
-        format_size(bp->bytes, s, sizeof s);
-        format_size(need, n, sizeof n);
-        format_size(avail + held, a, sizeof a);
-        return cv_err(err, errlen, CV_ENOMEM,
-                      "%s %s on %d ranks needs %s of buffers; %s available", s,
-                      coll_name(bp->coll), W, n, a);
-    }
-    return CV_OK;
+        held += (double)rs->cap[r] * sizeof(float); /* freed or reused */
+    char s[32];
+    format_size(bp->bytes, s, sizeof s);
+    return mem_check(need > held ? need - held : 0, err, errlen, "%s %s on %d ranks%s", s,
+                     coll_name(bp->coll), W, held > 0 ? " (beyond the buffers it holds)" : "");
 }
 
 /* algo_auto: a short trial of every algorithm the collective has, at the real size; the
@@ -931,6 +924,25 @@ static void fill_result(struct backend *b, const struct comm *c, const struct be
     size_t hl = strlen(how) < sizeof res->how ? strlen(how) : sizeof res->how - 1;
     memcpy(res->how, how, hl);
     res->how[hl] = '\0';
+}
+
+int backend_check_measure(struct backend *b, const struct bench_params *bp, char *err,
+                          size_t errlen)
+{
+    int W = bp->nranks;
+    int maxr = b->ops->max_ranks ? b->ops->max_ranks(b) : CV_MAX_RANKS;
+    if (!(b->ops->caps & BACKEND_CAP_PROCESSES) && (W < 1 || W > maxr))
+        return cv_err(err, errlen, CV_EINVAL, "ranks %d: the %s backend runs 1..%d", W,
+                      b->ops->name, maxr);
+    if (W < 1 || W > CV_MAX_RANKS)
+        return cv_err(err, errlen, CV_EINVAL, "ranks %d: need 1..%d", W, CV_MAX_RANKS);
+    size_t count = coll_count_for_bytes(bp->coll, W, bp->bytes, sizeof(float));
+    if (count == 0)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "%zu B is less than one float per rank for %s on %d ranks", bp->bytes,
+                      coll_name(bp->coll), W);
+    return check_memory(b, run_state_of(b), bp, coll_work_len(bp->coll, W, count), W, err,
+                        errlen);
 }
 
 int backend_measure(struct backend *b, const struct bench_params *bp, struct bench_result *res,

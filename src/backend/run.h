@@ -19,6 +19,11 @@
  * (CV_ENOMEM) before allocating anything. */
 int backend_measure(struct backend *b, const struct bench_params *p, struct bench_result *r,
                     volatile int *cancel, char *err, size_t errlen);
+/* What backend_measure refuses before it runs, without running: ranks the backend cannot
+ * run, a size of less than a float per rank, buffers past the memory (mem_check). For a
+ * sweep, its largest size is judged before the first runs. */
+int backend_check_measure(struct backend *b, const struct bench_params *p, char *err,
+                          size_t errlen);
 /* Display-scale run of plan p on the given send buffers; fills recv[r]
  * (coll_recv_count elements each) for every rank (processes: every rank's, gathered). */
 int backend_run_small(struct backend *b, const struct plan *p, float *const *send, float **recv,

@@ -42,9 +42,6 @@
 #include "cli/opt.h"
 #include "worker/worker.h"
 
-#define BENCH_MAX_SIZES 1000
-#define BENCH_MAX_BYTES ((size_t)16 << 30)
-
 static volatile sig_atomic_t bench_interrupted;
 
 static void bench_on_sigint(int sig)
@@ -299,7 +296,7 @@ static int bench_check_args(int argc, char **argv, struct bench_opts *o, const c
     if (o->maxb < o->minb)
         return cli_usage_error("-e %s: smaller than -b %s", o->maxb_arg ? o->maxb_arg : "64M",
                                o->minb_arg ? o->minb_arg : "64M");
-    if (o->maxb > BENCH_MAX_BYTES) /* the largest size a screen measures too (SCENE_MEAS_MAX) */
+    if (o->maxb > SWEEP_MAX_BYTES) /* the largest size a screen measures too (SCENE_MEAS_MAX) */
         return cli_usage_error("%s %s: at most 16G", o->maxb_set ? "-e" : "-b",
                                o->maxb_set ? o->maxb_arg : o->minb_arg);
     if (o->ring_n) {
@@ -524,18 +521,19 @@ static int bench_colls(const struct bench_opts *o, enum coll *colls, int *ncoll,
     return -1;
 }
 
-/* The sizes of the sweep (sizes, *nsizes): -1, or the usage error's exit status. */
+/* The sizes of the sweep (sizes, *nsizes), judged by sweep_check as a protocol job's are:
+ * -1, or the usage error's exit status. */
 static int bench_sizes(const struct bench_opts *o, size_t *sizes, int *nsizes)
 {
     struct sweep sw = {.min = o->minb, .max = o->maxb, .factor = o->factor, .step = o->step};
-    size_t s;
-    for (bool more = sweep_first(&sw, &s); more; more = sweep_next(&sw, &s)) {
-        if (*nsizes == BENCH_MAX_SIZES)
-            return cli_usage_error("-b %s -e %s: more than %d sizes; use a larger step",
-                                   o->minb_arg ? o->minb_arg : "64M",
-                                   o->maxb_arg ? o->maxb_arg : "64M", BENCH_MAX_SIZES);
+    size_t n, s;
+    char err[200];
+    if (sweep_check(&sw, &n, err, sizeof err) != CV_OK)
+        return cli_usage_error("-b %s -e %s: %s", o->minb_arg ? o->minb_arg : "64M",
+                               o->maxb_arg ? o->maxb_arg : "64M", err);
+    for (bool more = sweep_first(&sw, &s); more && *nsizes < SWEEP_MAX_SIZES;
+         more = sweep_next(&sw, &s))
         sizes[(*nsizes)++] = s;
-    }
     return -1;
 }
 
@@ -660,26 +658,24 @@ static int bench_check_memory(const struct bench_opts *o, struct backend *b,
                               int nsizes)
 {
     if (!(b->ops->caps & BACKEND_CAP_GPU) && nsizes > 0) {
-        size_t avail = mem_available_bytes(), top = sizes[nsizes - 1];
+        size_t top = sizes[nsizes - 1];
         int local = backend_multiprocess(b) ? (b->ops->node_ranks ? b->ops->node_ranks(b) : 1)
                                             : o->ranks;
-        for (int i = 0; i < ncoll && avail; i++) {
+        for (int i = 0; i < ncoll; i++) {
             size_t count = coll_count_for_bytes(colls[i], o->ranks, top, sizeof(float));
             double need = (double)local * (double)coll_work_len(colls[i], o->ranks, count) *
                           sizeof(float);
-            if (need <= (double)avail) continue;
-            char t[32], n[32], a[32];
+            char t[32], err[300];
             format_size(top, t, sizeof t);
-            format_size((size_t)need, n, sizeof n);
-            format_size(avail, a, sizeof a);
+            if (mem_check(need, err, sizeof err, "%s %s on %d ranks", t, coll_name(colls[i]),
+                          o->ranks) == CV_OK)
+                continue;
             return backend_proc_rank(b) /* every rank finds the same: rank 0 says it */
                        ? 2
                        : cli_usage_error(
-                             "%s %s: %s %s on %d ranks needs %s of buffers; %s available "
-                             "(nothing was run)",
-                             o->maxb_set ? "-e" : "-b",
-                             o->maxb_set ? o->maxb_arg : (o->minb_arg ? o->minb_arg : "64M"), t,
-                             coll_name(colls[i]), o->ranks, n, a);
+                             "%s %s: %s (nothing was run)", o->maxb_set ? "-e" : "-b",
+                             o->maxb_set ? o->maxb_arg : (o->minb_arg ? o->minb_arg : "64M"),
+                             err);
         }
     }
     return -1;
@@ -963,7 +959,7 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
     int nnotes = 0;
     rc = bench_colls(&o, colls, &ncoll, notes, &nnotes);
     if (rc >= 0) return rc;
-    size_t sizes[BENCH_MAX_SIZES];
+    size_t sizes[SWEEP_MAX_SIZES];
     int nsizes = 0;
     rc = bench_sizes(&o, sizes, &nsizes);
     if (rc >= 0) return rc;

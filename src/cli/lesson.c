@@ -129,6 +129,12 @@ static void push_msg(struct lesson_errors *e, const char *msg)
     e->msg[e->n++] = xstrdup(msg);
 }
 
+/* The draws `lesson check` spends on one lesson's variants, all exercises together: 200
+ * variants of 125 exercises whose where: takes 2 draws each on average (seconds). A
+ * lesson past it is an error at the exercise where it ran out: its where: rejects most
+ * draws (a student's variant would take as long). */
+#define CHECK_MAX_DRAWS 50000
+
 /* A scene block's `stops:` name steps of its scene: the scene is built as the presenter
  * builds it (no backend) and each stop must be in 0..its last step. */
 static void check_stops(const struct lesson *L, struct lesson_errors *errs)
@@ -166,6 +172,7 @@ static void check_stops(const struct lesson *L, struct lesson_errors *errs)
  * constraints (ex_variant_check). One error per exercise, at its first bad seed. */
 static void check_variants(const struct lesson *L, struct lesson_errors *errs)
 {
+    long draws = 0;
     for (size_t s = 0; s < L->nslides; s++)
         for (size_t e = 0; e < L->slides[s].nex; e++) {
             const struct lesson_exercise *x = &L->slides[s].ex[e];
@@ -173,8 +180,19 @@ static void check_variants(const struct lesson *L, struct lesson_errors *errs)
             for (uint64_t seed = 1; seed <= CHECK_VARIANTS; seed++) {
                 struct ex_variant v;
                 char err[300], msg[800];
-                if (ex_variant(x, seed, &v, err, sizeof err) != CV_OK ||
-                    ex_variant_check(x, &v, err, sizeof err) != CV_OK) {
+                int rc = ex_variant(x, seed, &v, err, sizeof err);
+                draws += v.draws;
+                if (draws > CHECK_MAX_DRAWS) {
+                    snprintf(msg, sizeof msg,
+                             "%s:%d: exercise %s: the variants' where: rejects most draws: "
+                             "the lesson's variants took more than %d draws (at variant "
+                             "--seed %llu); loosen where: or narrow the ranges",
+                             L->path, x->line, x->id, CHECK_MAX_DRAWS,
+                             (unsigned long long)seed);
+                    push_msg(errs, msg);
+                    return;
+                }
+                if (rc != CV_OK || ex_variant_check(x, &v, err, sizeof err) != CV_OK) {
                     snprintf(msg, sizeof msg, "%s:%d: exercise %s, variant --seed %llu: %s",
                              L->path, x->line, x->id, (unsigned long long)seed, err);
                     push_msg(errs, msg);

@@ -78,7 +78,7 @@ int cli_nccl_read(struct rec_log *L, const char *path)
 {
     char err[200];
     int n = rec_read_file(L, path, err, sizeof err);
-    if (n < 0) fprintf(stderr, "%s:0: %s\n", path, err);
+    if (n < 0) cv_eprintf("%s:0: %s\n", path, err);
     return n;
 }
 
@@ -598,17 +598,16 @@ int cli_nccl_main(int argc, char **argv)
         unopened += cli_nccl_read(L, argv[i]) < 0;
     rec_finish(L);
     for (int i = 0; i < L->nerrors; i++)
-        fprintf(stderr, "%s\n", L->errors[i]);
-    if (L->errors_dropped) fprintf(stderr, "(%d more errors not shown)\n", L->errors_dropped);
+        cv_eprintf("%s\n", L->errors[i]);
+    if (L->errors_dropped) cv_eprintf("(%d more errors not shown)\n", L->errors_dropped);
     if (L->too_large[0]) { /* never a partial record shown as if whole */
-        fprintf(stderr, "collviz nccl: %s\n", L->too_large);
+        cv_eprintf("collviz nccl: %s\n", L->too_large);
         rec_free(L);
         return 2;
     }
     if (L->lines == 0) {
         if (unopened < argc - optind)
-            fprintf(stderr,
-                    "collviz nccl: nothing could be read: no NCCL or nccl-tests lines\n");
+            cv_eprintf("collviz nccl: nothing could be read: no NCCL or nccl-tests lines\n");
         rec_free(L);
         return 2;
     }

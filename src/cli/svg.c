@@ -92,12 +92,11 @@ static int svg_check(const struct svg_opts *o)
         return 2;
     }
     if ((o->dark || o->dump) && !o->print) {
-        fprintf(stderr, "collviz svg: %s needs --print\n",
-                o->dark ? "--dark" : "--dump-colours");
+        cv_eprintf("collviz svg: %s needs --print\n", o->dark ? "--dark" : "--dump-colours");
         return 2;
     }
     if (o->print && o->text) {
-        fprintf(stderr, "collviz svg: --print and --text: choose one\n");
+        cv_eprintf("collviz svg: --print and --text: choose one\n");
         return 2;
     }
     return -1;

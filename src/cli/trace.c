@@ -886,7 +886,7 @@ static int trace_main(struct run *RP)
         setlocale(LC_NUMERIC, "C"); /* numbers always with a '.' */
     }
 
-    char err[200];
+    char err[300];
     struct trace_opts *o = &R.o;
     if (o->ncounts) {
         rc = plan_build_a2av(&R.plan, o->nranks, o->counts, err, sizeof err);
@@ -907,6 +907,14 @@ static int trace_main(struct run *RP)
         R.refined = true;
     }
     int W = o->nranks;
+    /* Every size is checked before the first buffer: the trace's snapshots and, beside
+     * them, each rank's send, reference, output and backend buffers. */
+    rc = trace_check(&R.plan, trace_rank_bytes(&R.plan, 3), err, sizeof err);
+    if (rc != CV_OK) {
+        plan_free(&R.plan);
+        plan_free(&R.base);
+        return cli_usage_error("--count %zu: %s", o->count, err);
+    }
     for (int r = 0; r < W; r++) {
         size_t ns = coll_send_count(o->coll, W, o->count, r, o->root);
         size_t nr = coll_recv_count(o->coll, W, o->count, r, o->root);

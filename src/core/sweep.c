@@ -2,6 +2,9 @@
 #include "core/sweep.h"
 
 #include <stdint.h>
+#include <stdio.h>
+
+#include "core/util.h"
 
 bool sweep_valid(const struct sweep *sw)
 {
@@ -35,7 +38,37 @@ bool sweep_next(const struct sweep *sw, size_t *s)
 size_t sweep_count(const struct sweep *sw)
 {
     size_t n = 0, s;
-    for (bool more = sweep_first(sw, &s); more; more = sweep_next(sw, &s))
+    for (bool more = sweep_first(sw, &s); more && n <= SWEEP_MAX_SIZES;
+         more = sweep_next(sw, &s))
         n++;
     return n;
+}
+
+int sweep_check(const struct sweep *sw, size_t *n, char *err, size_t errlen)
+{
+    char lo[32], hi[32], by[48];
+    format_size(sw->min, lo, sizeof lo);
+    format_size(sw->max, hi, sizeof hi);
+    if (sw->step)
+        format_size(sw->step, by, sizeof by);
+    else
+        snprintf(by, sizeof by, "x%.17g", sw->factor);
+    *n = 0;
+    if (sw->min == 0 || sw->max < sw->min)
+        return cv_err(err, errlen, CV_EINVAL, "sizes %s..%s: need 0 < smallest <= largest", lo,
+                      hi);
+    if (sw->max > SWEEP_MAX_BYTES)
+        return cv_err(err, errlen, CV_EINVAL, "sizes %s..%s: at most 16 GiB", lo, hi);
+    if (sw->step == 0 && !(sw->factor > 1.0 && sw->factor <= 1e6))
+        return cv_err(err, errlen, CV_EINVAL,
+                      "sizes %s..%s by %s: need a factor > 1 (at most "
+                      "1e6) or a step",
+                      lo, hi, by);
+    size_t k = sweep_count(sw);
+    if (k > SWEEP_MAX_SIZES)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "sizes %s..%s by %s: more than %d sizes; use a larger step", lo, hi, by,
+                      SWEEP_MAX_SIZES);
+    *n = k;
+    return CV_OK;
 }

@@ -46,16 +46,35 @@ static void trace_masks(const struct trace *t, size_t s)
     }
 }
 
-int trace_run(struct trace *t, const struct plan *p, float *const *send, char *err,
-              size_t errlen)
+double trace_rank_bytes(const struct plan *p, int nrecv)
 {
-    memset(t, 0, sizeof *t);
+    double n = 0;
+    for (int r = 0; r < p->nranks; r++)
+        n += (double)coll_send_count(p->coll, p->nranks, p->count, r, p->root) + 1 +
+             nrecv * ((double)coll_recv_count(p->coll, p->nranks, p->count, r, p->root) + 1);
+    return n * sizeof(float);
+}
+
+int trace_check(const struct plan *p, double extra, char *err, size_t errlen)
+{
     size_t W = (size_t)p->nranks, L = p->work_len, nsnap = p->nsteps + 1;
     if (L && nsnap > TRACE_MAX_ELEMS / W / L)
         return cv_err(err, errlen, CV_ENOMEM,
                       "trace of %zu steps x %zu ranks x %zu elements is over the limit of %zu "
                       "values; use a smaller count",
                       p->nsteps, W, L, (size_t)TRACE_MAX_ELEMS);
+    double need = (double)(nsnap * W * L) * (sizeof(float) + sizeof(uint32_t)) + extra;
+    return mem_check(need, err, errlen, "a trace of %s on %zu ranks, count %zu",
+                     coll_name(p->coll), W, p->count);
+}
+
+int trace_run(struct trace *t, const struct plan *p, float *const *send, char *err,
+              size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    int rc = trace_check(p, 0, err, errlen);
+    if (rc != CV_OK) return rc;
+    size_t W = (size_t)p->nranks, L = p->work_len, nsnap = p->nsteps + 1;
     size_t total = nsnap * W * L;
     t->plan = p;
     t->nsnap = nsnap;

@@ -20,6 +20,14 @@ struct trace {
 /* send[r]: rank r's send buffer (coll_send_count elements). Refuses traces larger than
  * TRACE_MAX_ELEMS values in all with CV_ENOMEM and a message. */
 #define TRACE_MAX_ELEMS ((size_t)1 << 24)
+/* Before anything of plan p's trace is allocated: CV_OK when the trace stays under
+ * TRACE_MAX_ELEMS and its buffers, with `extra` bytes more that the caller will hold beside
+ * them (the ranks' send, reference and output buffers), fit in memory (mem_check); else
+ * CV_ENOMEM and one line naming the size. trace_run checks it too, with extra 0. */
+int trace_check(const struct plan *p, double extra, char *err, size_t errlen);
+/* Bytes of the display-scale buffers beside a trace: every rank's send buffer and `nrecv`
+ * receive-sized ones. */
+double trace_rank_bytes(const struct plan *p, int nrecv);
 int trace_run(struct trace *t, const struct plan *p, float *const *send, char *err,
               size_t errlen);
 void trace_free(struct trace *t);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <time.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -242,7 +243,8 @@ int parse_double(const char *s, double lo, double hi, double *out)
     return CV_OK;
 }
 
-size_t mem_available_bytes(void)
+/* The kernel's MemAvailable, in bytes (0: unknown). */
+static size_t mem_meminfo_available(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
     if (!f) return 0;
@@ -252,6 +254,62 @@ size_t mem_available_bytes(void)
         if (sscanf(line, "MemAvailable: %zu kB", &kib) == 1) break;
     fclose(f);
     return kib * 1024;
+}
+
+/* What this process maps now, total (VmSize) and data (VmData), in bytes. */
+static void mem_self_mapped(size_t *vm, size_t *data)
+{
+    *vm = *data = 0;
+    FILE *f = fopen("/proc/self/status", "r");
+    if (!f) return;
+    char line[256];
+    size_t kib;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "VmSize: %zu kB", &kib) == 1) *vm = kib * 1024;
+        if (sscanf(line, "VmData: %zu kB", &kib) == 1) *data = kib * 1024;
+    }
+    fclose(f);
+}
+
+/* The room a limit leaves: limit less what is used (0 when none is left). */
+static size_t mem_room_under(int resource, size_t used, size_t room)
+{
+    struct rlimit rl;
+    if (getrlimit(resource, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return room;
+    size_t left = (size_t)rl.rlim_cur > used ? (size_t)rl.rlim_cur - used : 0;
+    return left < room ? left : room;
+}
+
+size_t mem_available_bytes(void)
+{
+    size_t room = mem_meminfo_available();
+    if (!room) room = SIZE_MAX; /* unknown: the limits alone */
+    size_t vm, data;
+    mem_self_mapped(&vm, &data);
+    room = mem_room_under(RLIMIT_AS, vm, room);
+    room = mem_room_under(RLIMIT_DATA, data, room);
+    return room == SIZE_MAX ? 0 : room ? room : 1;
+}
+
+int mem_check(double need, char *err, size_t errlen, const char *fmt, ...)
+{
+    size_t avail = mem_available_bytes();
+    if (need == need && need >= 0 && (!avail || need <= (double)avail) && need < 0x1p62)
+        return CV_OK;
+    char what[200], n[32], a[32];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (need == need && need < 0x1p63)
+        format_size((size_t)need, n, sizeof n);
+    else
+        snprintf(n, sizeof n, "more than 8 EiB");
+    if (!avail)
+        return cv_err(err, errlen, CV_ENOMEM, "%s needs %s; that is more than any machine has",
+                      what, n);
+    format_size(avail, a, sizeof a);
+    return cv_err(err, errlen, CV_ENOMEM, "%s needs %s of memory; %s available", what, n, a);
 }
 
 /* ---- text from untrusted sources on a terminal ------------------------------------------ */

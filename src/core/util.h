@@ -98,8 +98,17 @@ size_t cv_utf8_cut(const char *s, size_t max);
  * would-be character. The last guard of every output that promises UTF-8 (JSON, HTML). */
 void cv_fwrite_utf8(FILE *f, const char *s, size_t n);
 
-/* Bytes of memory currently available to this process (MemAvailable), or 0 if unknown. */
+/* ---- the one rule for memory sized by input ------------------------------------------
+ * Bytes of memory this process may still take: the smaller of the machine's MemAvailable
+ * and what its limits leave (RLIMIT_AS less what it maps now, RLIMIT_DATA less its data:
+ * `ulimit -v`); 0 if nothing is known. */
 size_t mem_available_bytes(void);
+/* Before allocating what a user's numbers ask for (an option, a lesson, a protocol job):
+ * CV_OK when `need` bytes fit in mem_available_bytes(), else CV_ENOMEM and one line in err:
+ * "<what> needs 48 GiB of memory; 11.2 GiB available", what made from fmt. A double, so a
+ * product of counts cannot wrap; NaN, negative or 2^62 and more never fit. */
+int mem_check(double need, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

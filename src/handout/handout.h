@@ -98,4 +98,8 @@ void handout_own_number(int lesson_no, size_t i, char *buf, size_t n);
  * ..."), numbers as paper writes them (paper_text.h). */
 void handout_answer_text(const struct lesson_exercise *ex, char *buf, size_t n);
 
+/* The most a handout may be, HTML or PDF (docs: 32 MiB): an export that would pass it
+ * stops at that slide with an error naming it, and leaves no file. */
+#define HANDOUT_MAX_BYTES ((size_t)32 << 20)
+
 #endif

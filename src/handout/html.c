@@ -20,7 +20,7 @@
 #include "lesson/exercise.h"
 
 /* The largest handout written: the 13 lessons of lessons/ make about 9 MB together. */
-#define EXPORT_MAX_BYTES (32 << 20)
+#define EXPORT_MAX_BYTES HANDOUT_MAX_BYTES
 
 static const char *const export_css =
     "body{font-family:system-ui,sans-serif;max-width:1240px;margin:2em auto;padding:0 1em;"
@@ -309,7 +309,7 @@ static int export_html_doc(const struct lesson_set *set, const struct handout_op
                 handout_meas_close(&meas);
                 handout_glyphs_free(glyphs);
                 return cv_err(err, errlen, CV_EINVAL,
-                              "the handout would pass %d MiB (the most a handout may be) at "
+                              "the handout would pass %zu MiB (the most a handout may be) at "
                               "slide %zu of %s (line %d): split the lesson or use fewer scenes",
                               EXPORT_MAX_BYTES >> 20, i + 1, l->path, l->slides[i].line);
             }

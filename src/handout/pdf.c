@@ -5,6 +5,8 @@
  * is left of a page continues on the next one instead of being cut. */
 #include "handout/pdf.h"
 
+#include <errno.h>
+
 #include <cairo-pdf.h>
 #include <glib.h>
 #include <pango/pangocairo.h>
@@ -14,6 +16,7 @@
 
 #include "core/text.h"
 #include "core/util.h"
+#include "handout/handout.h"
 #include "handout/paper_text.h"
 #include "lesson/exercise.h"
 
@@ -31,7 +34,17 @@
  * its own. */
 #define PDF_MIN_PT 6.0
 
+/* Where the drawn pass's bytes go: the file, counted, cut at HANDOUT_MAX_BYTES. */
+struct pdoc_sink {
+    FILE *f;
+    size_t n;
+    bool over;   /* the next write would have passed the bound */
+    bool failed; /* the file could not be written */
+};
+
 struct pdoc {
+    struct pdoc_sink *sink; /* the drawn pass's; NULL while laying out */
+    int over_slide;         /* 1-based: the slide whose page passed the bound; 0 none */
     cairo_surface_t *surf;
     cairo_t *cr;
     bool draw;    /* the second pass */
@@ -751,9 +764,36 @@ static cairo_status_t pdoc_discard(void *closure, const unsigned char *data, uns
     return CAIRO_STATUS_SUCCESS;
 }
 
+/* The bound: HANDOUT_MAX_BYTES; test builds (CV_TEST_HOOKS) only: a smaller one from
+ * COLLVIZ_TEST_HANDOUT_MAX (bytes), so a test reaches it in seconds. */
+static size_t pdoc_max_bytes(void)
+{
+#ifdef CV_TEST_HOOKS
+    const char *e = getenv("COLLVIZ_TEST_HANDOUT_MAX");
+    if (e && *e) return (size_t)strtoull(e, NULL, 10);
+#endif
+    return HANDOUT_MAX_BYTES;
+}
+
+static cairo_status_t pdoc_write(void *closure, const unsigned char *data, unsigned int len)
+{
+    struct pdoc_sink *k = closure;
+    if (k->n + len > pdoc_max_bytes()) {
+        k->over = true;
+        return CAIRO_STATUS_WRITE_ERROR;
+    }
+    k->n += len;
+    if (fwrite(data, 1, len, k->f) != len) {
+        k->failed = true;
+        return CAIRO_STATUS_WRITE_ERROR;
+    }
+    return CAIRO_STATUS_SUCCESS;
+}
+
 static int pdoc_pass(struct pdoc *d, const struct lesson_set *set, const char *path)
 {
-    d->surf = d->draw ? cairo_pdf_surface_create(path, d->pw, d->ph)
+    (void)path;
+    d->surf = d->draw ? cairo_pdf_surface_create_for_stream(pdoc_write, d->sink, d->pw, d->ph)
                       : cairo_pdf_surface_create_for_stream(pdoc_discard, NULL, d->pw, d->ph);
     d->cr = cairo_create(d->surf);
     if (d->draw) {
@@ -774,10 +814,17 @@ static int pdoc_pass(struct pdoc *d, const struct lesson_set *set, const char *p
         for (size_t i = 0; i < set->v[k].nslides; i++) {
             no++;
             d->lesson_no = (int)k + 1;
+            if (d->sink && d->sink->over) break; /* a page before passed the bound */
             pdoc_place(d);
             d->slide_page[no - 1] = d->page;
             pdoc_slide(d, &set->v[k], i, no);
+            if (d->sink && d->sink->over && !d->over_slide) d->over_slide = no;
         }
+    if (d->sink && d->sink->over) {
+        cairo_destroy(d->cr);
+        cairo_surface_destroy(d->surf);
+        return CV_ENOMEM;
+    }
     if (pdoc_solutions_at_end(d)) pdoc_solutions(d, set);
     if (d->draw) pdoc_footer(d);
     cairo_destroy(d->cr);
@@ -820,9 +867,30 @@ int print_pdf_write(const struct lesson_set *set, const struct handout_opts *o,
         }
     int rc = pdoc_pass(&d, set, NULL);
     if (rc == CV_OK) {
-        d.draw = true;
-        rc = pdoc_pass(&d, set, path);
-        if (rc != CV_OK) cv_err(err, errlen, CV_EINVAL, "cannot write %s", path);
+        struct pdoc_sink sink = {.f = fopen(path, "wb")};
+        if (!sink.f) {
+            rc = cv_err(err, errlen, CV_EINVAL, "cannot write %s: %s", path, strerror(errno));
+        } else {
+            d.draw = true;
+            d.sink = &sink;
+            rc = pdoc_pass(&d, set, path);
+            if (fclose(sink.f) != 0) sink.failed = true;
+            if (sink.over) {
+                /* the slide whose page passed it, and its lesson */
+                size_t i = (size_t)(d.over_slide > 0 ? d.over_slide - 1 : 0), k = 0;
+                while (k + 1 < set->n && i >= set->v[k].nslides)
+                    i -= set->v[k++].nslides;
+                const struct lesson *l = &set->v[k];
+                if (i >= l->nslides) i = l->nslides ? l->nslides - 1 : 0;
+                rc = cv_err(err, errlen, CV_EINVAL,
+                            "the handout would pass %zu MiB (the most a handout may be) at "
+                            "slide %zu of %s (line %d): split the lesson or use fewer scenes",
+                            HANDOUT_MAX_BYTES >> 20, i + 1, l->path,
+                            l->nslides ? l->slides[i].line : 0);
+            } else if (rc != CV_OK || sink.failed) {
+                rc = cv_err(err, errlen, CV_EINVAL, "cannot write %s", path);
+            }
+        }
     } else {
         cv_err(err, errlen, CV_EINVAL, "cairo could not lay out the handout");
     }

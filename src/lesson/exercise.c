@@ -391,6 +391,7 @@ int ex_variant(const struct lesson_exercise *ex, uint64_t seed, struct ex_varian
     for (int draw = 0; draw < VARIANT_DRAWS; draw++) {
         for (size_t i = 0; i < ex->nparams; i++)
             if (ex->params[i].ranged) v->param[i] = draw_param(&ex->params[i], &st);
+        v->draws = draw + 1;
         if (variant_eval(ex, v->param, &v->answer, why, sizeof why) == CV_OK) return CV_OK;
     }
     return cv_err(err, errlen, CV_EINVAL, "exercise %s: no variant in %d draws (last: %s)",

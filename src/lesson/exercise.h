@@ -51,6 +51,7 @@ struct ex_variant {
     uint64_t seed;
     double param[LESSON_MAX_PARAMS]; /* in the order of ex->params */
     double answer;                   /* the formula at these params */
+    int draws;                       /* the draws it took (where: rejects the others) */
 };
 bool ex_has_variants(const struct lesson_exercise *ex); /* number with >= 1 ranged param */
 /* CV_OK, or CV_EINVAL (message) when no draw meets the constraints. */

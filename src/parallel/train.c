@@ -350,13 +350,9 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
     double need = (backend_kind_caps(c->backend) & BACKEND_CAP_GPU)
                       ? 2.0 * c->layers * (double)c->dim * c->dim * sizeof(float)
                       : estimate_bytes(c);
-    size_t avail = mem_available_bytes();
-    if (need > 4e12 || (avail && need > 0.8 * (double)avail))
-        return cv_err(err, errlen, CV_ENOMEM,
-                      "--layers %d --dim %d --batch %d needs about %.0f MiB, more than the "
-                      "%.0f MiB available",
-                      c->layers, c->dim, c->batch, need / 1048576.0, (double)avail / 1048576.0);
-    return CV_OK;
+    /* a fifth spare: the ranks' threads, the allocator's slack */
+    return mem_check(need > 4e12 ? 0x1p62 : 1.25 * need, err, errlen,
+                     "--layers %d --dim %d --batch %d", c->layers, c->dim, c->batch);
 }
 
 /* ---- the rank threads ---- */

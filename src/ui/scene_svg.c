@@ -74,7 +74,7 @@ int scene_svg_print(const struct scene *sc, bool dark, bool dump, const char *ou
     struct print_pic p;
     char err[300];
     if (print_pic_build(&p, sc, &o, err, sizeof err) != CV_OK) {
-        fprintf(stderr, "collviz svg: %s\n", err);
+        cv_eprintf("collviz svg: %s\n", err);
         print_release_fonts();
         return 1;
     }
@@ -97,7 +97,7 @@ int scene_svg_print(const struct scene *sc, bool dark, bool dump, const char *ou
     print_pic_free(&p);
     print_release_fonts();
     if (rc != CV_OK) {
-        fprintf(stderr, "collviz svg: %s\n", err);
+        cv_eprintf("collviz svg: %s\n", err);
         return 1;
     }
     return 0;

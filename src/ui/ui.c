@@ -341,13 +341,13 @@ static int ui_read_logs(struct app *a, const struct ui_opts *o, struct scene *st
         int before = a->rec->nerrors;
         int n = rec_read_file(a->rec, o->logs[i], err, sizeof err);
         if (n < 0) {
-            fprintf(stderr, "collviz: --nccl-log %s: %s\n", o->logs[i], err);
+            cv_eprintf("collviz: --nccl-log %s: %s\n", o->logs[i], err);
             return 2;
         }
         if (n == 0) {
-            fprintf(stderr, "collviz: --nccl-log %s: %s\n", o->logs[i],
-                    a->rec->nerrors > before ? a->rec->errors[before]
-                                             : "no NCCL INFO or nccl-tests lines in it");
+            cv_eprintf("collviz: --nccl-log %s: %s\n", o->logs[i],
+                       a->rec->nerrors > before ? a->rec->errors[before]
+                                                : "no NCCL INFO or nccl-tests lines in it");
             return 2;
         }
     }
@@ -357,10 +357,9 @@ static int ui_read_logs(struct app *a, const struct ui_opts *o, struct scene *st
     }
     rec_finish(a->rec);
     if (topo_nranks(a->rec) == 0) {
-        fprintf(stderr,
-                "collviz: --nccl-log %s: the record names no rank (no comm, ring or "
-                "tree lines)\n",
-                o->logs[0]);
+        cv_eprintf("collviz: --nccl-log %s: the record names no rank (no comm, ring or "
+                   "tree lines)\n",
+                   o->logs[0]);
         return 2;
     }
     const char *base = strrchr(o->logs[0], '/');

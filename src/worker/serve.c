@@ -48,6 +48,7 @@
 #define SERVE_LOG_PER_S 5
 #define SERVE_MSG_TIMEOUT_S 10.0 /* a message from the UI that stops half way */
 #define SERVE_STALL_S 60.0       /* at least; twice a job's own timeout_s when longer */
+#define SERVE_STOP_S 3.0         /* after a signal, the running job's time to stop */
 
 static volatile sig_atomic_t serve_signal;
 
@@ -192,7 +193,7 @@ int serve_dial(const char *address, int *fd, bool *is_tcp, char *err, size_t err
 
 static inline void serve_log_line(const char *s)
 {
-    fprintf(stderr, "collviz serve: %s\n", s);
+    cv_eprintf("collviz serve: %s\n", s);
 }
 
 /* ---- the other processes of an MPI job ---------------------------------------------- */
@@ -283,13 +284,13 @@ static int serve_follow_next(int me, struct proto_msg *m)
         serve_bcast_lost(me, err, sizeof err,
                          "serve: rank %d lost rank 0's jobs (MPI_Bcast of a length failed)",
                          me);
-        fprintf(stderr, "collviz %s\n", err);
+        cv_eprintf("collviz %s\n", err);
         return CV_EBACKEND;
     }
     if (len > PROTO_HDR + PROTO_PAYLOAD_MAX) {
         serve_bcast_lost(me, err, sizeof err,
                          "serve: rank %d lost rank 0's jobs (a job of %llu bytes)", me, len);
-        fprintf(stderr, "collviz %s\n", err);
+        cv_eprintf("collviz %s\n", err);
         return CV_EBACKEND;
     }
     unsigned char *f = xmalloc(len ? len : 1);
@@ -297,12 +298,12 @@ static int serve_follow_next(int me, struct proto_msg *m)
         free(f);
         serve_bcast_lost(me, err, sizeof err,
                          "serve: rank %d lost rank 0's jobs (MPI_Bcast of a job failed)", me);
-        fprintf(stderr, "collviz %s\n", err);
+        cv_eprintf("collviz %s\n", err);
         return CV_EBACKEND;
     }
     int rc = proto_decode(f, len, m, err, sizeof err);
     free(f);
-    if (rc != CV_OK) fprintf(stderr, "collviz serve: rank %d: %s\n", me, err);
+    if (rc != CV_OK) cv_eprintf("collviz serve: rank %d: %s\n", me, err);
     return rc;
 }
 
@@ -310,7 +311,7 @@ int serve_follow(struct backend *b)
 {
     if (!launcher_built()) {
         backend_close(b);
-        fprintf(stderr, "collviz serve: this build has no MPI\n");
+        cv_eprintf("collviz serve: this build has no MPI\n");
         return 2;
     }
     int me = backend_proc_rank(b);
@@ -327,7 +328,7 @@ int serve_follow(struct backend *b)
          * rank 0 is the one that stalled. */
         int blamed = -1;
         if (rc != CV_OK && (!launcher_broken(&blamed, NULL, 0) || blamed == 0))
-            fprintf(stderr, "collviz serve: rank %d: %s\n", me, err);
+            cv_eprintf("collviz serve: rank %d: %s\n", me, err);
         proto_msg_free(m);
     }
     free(m);
@@ -380,8 +381,8 @@ static void serve_log(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "collviz serve: ");
-    vfprintf(stderr, fmt, ap);
+    fputs("collviz serve: ", stderr);
+    cv_vfprintf_safe(stderr, false, fmt, ap); /* addresses, peers' words: made visible */
     fputc('\n', stderr);
     va_end(ap);
 }
@@ -802,13 +803,13 @@ int serve_run(struct backend *b, const struct serve_opts *o)
     char shown[300], path[256] = "";
     int rc = serve_listen(&s, o, shown, sizeof shown, path, sizeof path, err, sizeof err);
     if (rc != CV_OK) {
-        fprintf(stderr, "collviz %s\n", err);
+        cv_eprintf("collviz %s\n", err);
         backend_close(b);
         return 2;
     }
     s.w = worker_start(b, err, sizeof err);
     if (!s.w) {
-        fprintf(stderr, "collviz serve: %s\n", err);
+        cv_eprintf("collviz serve: %s\n", err);
         backend_close(b);
         close(s.lfd);
         if (path[0] && !o->tcp) unlink(path);
@@ -827,7 +828,8 @@ int serve_run(struct backend *b, const struct serve_opts *o)
     serve_signals(&waitmask);
 
     snprintf(s.shown, sizeof s.shown, "%s", shown);
-    printf("collviz serve: listening on %s (backend %s)\n", shown, worker_backend_name(s.w));
+    cv_printf_safe("collviz serve: listening on %s (backend %s)\n", shown,
+                   worker_backend_name(s.w));
     if (s.token[0]) printf("collviz serve: token %s\n", s.token);
     fflush(stdout);
 
@@ -859,6 +861,12 @@ int serve_run(struct backend *b, const struct serve_opts *o)
         conn_close(&s.wait[i]);
     close(s.lfd);
     if (path[0] && !o->tcp) unlink(path);
-    worker_stop(s.w); /* cancels what runs; closes the backend */
+    /* cancels what runs; closes the backend. A signal ends the process even when the
+     * running job does not stop (a rank stuck in a library's call). */
+    if (!worker_stop_within(s.w, serve_signal ? SERVE_STOP_S : 0)) {
+        serve_log("the running job did not stop within %.0f s: ended without it", SERVE_STOP_S);
+        fflush(NULL);
+        _exit(1);
+    }
     return 0;
 }

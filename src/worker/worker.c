@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <poll.h>
@@ -136,6 +137,81 @@ void result_free(struct result *r)
 
 /* ---- jobs ------------------------------------------------------------------------- */
 
+/* The CLI's limits on one measurement (bench's options: -n, -w, -T, -r, --slices,
+ * --channels, a size up to 16 GiB), for a job from any side. `sized`: bytes is the job's. */
+static int params_check(const struct bench_params *p, bool sized, char *err, size_t errlen)
+{
+    if ((unsigned)p->coll >= COLL_COUNT || (unsigned)p->algo >= ALGO_COUNT ||
+        (unsigned)p->op >= OP_COUNT)
+        return cv_err(err, errlen, CV_EINVAL, "collective %d / algorithm %d / op %d: unknown",
+                      (int)p->coll, (int)p->algo, (int)p->op);
+    if (p->nranks < 1 || p->nranks > CV_MAX_RANKS)
+        return cv_err(err, errlen, CV_EINVAL, "ranks %d: need 1..%d", p->nranks, CV_MAX_RANKS);
+    if (sized && (p->bytes == 0 || p->bytes > SWEEP_MAX_BYTES))
+        return cv_err(err, errlen, CV_EINVAL, "size %zu B: need 1 B .. at most 16 GiB",
+                      p->bytes);
+    if (p->iters < 1 || p->iters > 1000000 || p->warmup < 0 || p->warmup > 1000000)
+        return cv_err(err, errlen, CV_EINVAL,
+                      "iterations %d / warm-up %d: need 1..1000000 / 0..1000000", p->iters,
+                      p->warmup);
+    if (!(p->timeout_s >= 0 && p->timeout_s <= 1e6)) /* 0: the default; NaN is refused */
+        return cv_err(err, errlen, CV_EINVAL, "timeout %g s: need 0..1e6 (0: the default)",
+                      p->timeout_s);
+    if (p->root < 0 || (coll_is_rooted(p->coll) && p->root >= p->nranks))
+        return cv_err(err, errlen, CV_EINVAL, "root %d: no such rank of %d", p->root,
+                      p->nranks);
+    if (p->slices < 0 || p->slices > PLAN_MAX_SLICES || p->channels < 0 || p->channels > 64)
+        return cv_err(err, errlen, CV_EINVAL, "slices %d / channels %d: need 0..%d / 0..64",
+                      p->slices, p->channels, PLAN_MAX_SLICES);
+    if (p->ring_n < 0 || p->ring_n > CV_MAX_RANKS)
+        return cv_err(err, errlen, CV_EINVAL, "ring order of %d ranks", p->ring_n);
+    return CV_OK;
+}
+
+int job_check(const struct job *j, char *err, size_t errlen)
+{
+    size_t n;
+    switch (j->kind) {
+    case JOB_MEASURE:
+        return params_check(&j->measure.params, true, err, errlen);
+    case JOB_SWEEP: {
+        int rc = params_check(&j->sweep.params, false, err, errlen);
+        if (rc != CV_OK) return rc;
+        struct sweep sw = {.min = j->sweep.min, .max = j->sweep.max, .factor = j->sweep.factor};
+        return sweep_check(&sw, &n, err, errlen);
+    }
+    case JOB_CHECK: { /* trace's --ranks, --count, --root */
+        const struct job_check *c = &j->check;
+        if ((unsigned)c->coll >= COLL_COUNT || (unsigned)c->algo >= ALGO_COUNT ||
+            (unsigned)c->op >= OP_COUNT || (unsigned)c->init > INIT_RANDOM)
+            return cv_err(err, errlen, CV_EINVAL,
+                          "scene: unknown collective, algorithm, op "
+                          "or inputs");
+        if (c->nranks < 1 || c->nranks > CV_MAX_RANKS)
+            return cv_err(err, errlen, CV_EINVAL, "scene: ranks %d: need 1..%d", c->nranks,
+                          CV_MAX_RANKS);
+        if (c->count < 1 || c->count > TRACE_MAX_ELEMS)
+            return cv_err(err, errlen, CV_EINVAL, "scene: count %zu: need 1..%zu", c->count,
+                          (size_t)TRACE_MAX_ELEMS);
+        if (c->root < 0 || (coll_is_rooted(c->coll) && c->root >= c->nranks))
+            return cv_err(err, errlen, CV_EINVAL, "scene: root %d: no such rank of %d", c->root,
+                          c->nranks);
+        return CV_OK;
+    }
+    case JOB_TRAIN:
+        return train_config_check(&j->train.cfg, err, errlen);
+    case JOB_MEMCPY:
+        if (j->copy.bytes > SWEEP_MAX_BYTES || j->copy.reps < 0 || j->copy.reps > 1000)
+            return cv_err(err, errlen, CV_EINVAL,
+                          "memcpy %zu B x %d: need at most 16 GiB, 0..1000 times",
+                          j->copy.bytes, j->copy.reps);
+        return CV_OK;
+    case JOB_LIBLOG:
+        return CV_OK;
+    }
+    return cv_err(err, errlen, CV_EINVAL, "unknown job kind %d", (int)j->kind);
+}
+
 static void worker_fix_params(struct bench_params *p)
 {
     if (p->timeout_s <= 0 || !isfinite(p->timeout_s)) p->timeout_s = WORKER_DEFAULT_TIMEOUT_S;
@@ -189,6 +265,16 @@ static void worker_do_sweep(struct worker *w, const struct job *j)
     int total = (int)sweep_count(&sw);
     struct bench_params p = j->sweep.params;
     worker_fix_params(&p);
+    /* The largest size's buffers are judged before the first size runs (in one process:
+     * the ranks of a job of several could judge their nodes differently, and each size is
+     * still judged as it comes). */
+    p.bytes = j->sweep.max;
+    if (!w->facts.multiprocess &&
+        (r.status = backend_check_measure(w->b, &p, r.err, sizeof r.err)) != CV_OK) {
+        r.last = true;
+        worker_post_result(w, &r);
+        return;
+    }
     int index = 0;
     size_t s;
     for (bool more = sweep_first(&sw, &s); more; more = sweep_next(&sw, &s)) {
@@ -272,6 +358,12 @@ static void worker_do_check(struct worker *w, const struct job *jb)
     }
     int W = j->nranks;
     bool exact = worker_check_exact(w->facts.name, j->coll, j->op);
+    r.status = trace_check(&p, trace_rank_bytes(&p, exact ? 2 : 4), r.err, sizeof r.err);
+    if (r.status != CV_OK) {
+        plan_free(&p);
+        worker_post_result(w, &r);
+        return;
+    }
     float *send[CV_MAX_RANKS], *want[CV_MAX_RANKS], *got[CV_MAX_RANKS];
     float *absin[CV_MAX_RANKS] = {NULL}, *mag[CV_MAX_RANKS] = {NULL};
     for (int k = 0; k < W; k++) {
@@ -333,10 +425,10 @@ int worker_memcpy_measure(size_t bytes, int reps, volatile int *cancel,
     if (bytes == 0 || reps < 1)
         return cv_err(err, errlen, CV_EINVAL, "memcpy: %zu B x %d: need bytes and reps > 0",
                       bytes, reps);
-    size_t avail = mem_available_bytes();
-    if (bytes > SIZE_MAX / 4 || (avail && 2 * bytes > avail / 2))
-        return cv_err(err, errlen, CV_ENOMEM,
-                      "memcpy: 2 x %zu B would not fit in half the memory available", bytes);
+    /* at most half of what is free: the copy is timed, not paged */
+    int rc0 = mem_check(4.0 * (double)bytes, err, errlen,
+                        "memcpy of 2 x %zu B, with as much again spare,", bytes);
+    if (rc0 != CV_OK) return rc0;
     char *src = xmalloc(bytes), *dst = xmalloc(bytes);
     /* First touch on this thread, so page faults are not timed. */
     memset(src, 1, bytes);
@@ -412,7 +504,9 @@ static void *worker_main(void *arg)
             refused.sweep.total = 1;
             refused.sweep.row.wrong = -1;
         }
-        if (w->hook)
+        /* every field judged before the job runs, or goes to the other ranks */
+        refused.status = job_check(&n->job, refused.err, sizeof refused.err);
+        if (w->hook && refused.status == CV_OK)
             refused.status = w->hook(w->hook_ctx, &n->job, refused.err, sizeof refused.err);
         if (refused.status == CV_OK)
             worker_run_job(w, &n->job);
@@ -687,9 +781,9 @@ bool worker_busy(struct worker *w)
     return busy;
 }
 
-void worker_stop(struct worker *w)
+bool worker_stop_within(struct worker *w, double secs)
 {
-    if (!w) return;
+    if (!w) return true;
     pthread_mutex_lock(&w->mu);
     w->stopping = true;
     worker_drop_jobs(w);
@@ -697,9 +791,24 @@ void worker_stop(struct worker *w)
     pthread_cond_signal(&w->cv);
     pthread_mutex_unlock(&w->mu);
     if (w->remote) shutdown(w->sock, SHUT_RDWR); /* wakes the reader */
-    pthread_join(w->th, NULL);
+    if (secs > 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        double end = (double)ts.tv_sec + ts.tv_nsec / 1e9 + secs;
+        ts.tv_sec = (time_t)end;
+        ts.tv_nsec = (long)((end - (double)ts.tv_sec) * 1e9);
+        if (pthread_timedjoin_np(w->th, NULL, &ts) != 0) return false;
+    } else {
+        pthread_join(w->th, NULL);
+    }
     if (w->b) backend_close(w->b);
     worker_free(w);
+    return true;
+}
+
+void worker_stop(struct worker *w)
+{
+    worker_stop_within(w, 0);
 }
 
 const char *worker_backend_name(const struct worker *w)

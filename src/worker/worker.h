@@ -181,6 +181,9 @@ int worker_poll(struct worker *w, struct result *out);
 bool worker_busy(struct worker *w);
 /* Cancel everything, join the thread, close the backend. */
 void worker_stop(struct worker *w);
+/* worker_stop that waits at most secs (> 0) for the running job to end: false when it has
+ * not (the worker is then left as it is: the caller is about to end the process). */
+bool worker_stop_within(struct worker *w, double secs);
 const char *worker_backend_name(const struct worker *w);
 /* The backend's facts (never NULL). */
 const struct worker_facts *worker_facts(const struct worker *w);
@@ -220,6 +223,13 @@ bool worker_check_exact(const char *backend, enum coll c, enum redop op);
  * differ within the tolerance. */
 long worker_compare_outputs(const float *want, const float *got, const float *mag, size_t n,
                             int nranks, bool exact, long *inexact);
+
+/* The one judge of a job's fields, wherever the job comes from (a screen, `bench`, a
+ * protocol job to `serve`): the command line's limits (bench's sizes, sweeps of at most
+ * 1,000 sizes up to 16 GiB, iterations, timeouts; trace's ranks and count; train's
+ * train_config_check). CV_OK, or CV_EINVAL and one line in err. The worker runs it before
+ * each job, before the job goes to the other processes of an MPI job. */
+int job_check(const struct job *j, char *err, size_t errlen);
 
 /* JOB_MEMCPY's measurement, callable directly: copy `bytes` from one buffer to another
  * `reps` times on the calling thread and keep the best. CV_ENOMEM (before allocating) when

@@ -205,7 +205,7 @@ refused "bench -e 64G" "^collviz: -e 64G: at most 16G" "$BIN" bench -b 1K -e 64G
 # the whole range is checked before the first size: 16 ranks of 16G all-reduce is 256 GiB
 avail=$(awk '/MemAvailable/ {printf "%d", $2 * 1024}' /proc/meminfo)
 if [ "${avail:-0}" -gt 0 ] && [ "$avail" -lt $((256 << 30)) ]; then
-    refused "bench range memory" "^collviz: -e 16G: 16 GiB all_reduce on 16 ranks needs 256 GiB of buffers; .* available \(nothing was run\)" \
+    refused "bench range memory" "^collviz: -e 16G: 16 GiB all_reduce on 16 ranks needs 256 GiB of memory; .* available \(nothing was run\)" \
         "$BIN" bench --backend cpu --ranks 16 -b 1K -e 16G -n 1 -w 0 all_reduce
     [ -s "$tmp/out" ] && fail "bench range memory: printed results: $(head -3 "$tmp/out")"
 else

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -39,6 +40,7 @@ static char dir[256], sock[300];
 static pid_t job;
 static char tcp_addr[128], token[PROTO_TOKEN_MAX];
 static double g_hello_timeout; /* serve_opts.hello_timeout_s of the next start_job */
+static size_t g_room; /* > 0: the next start_job's child gets RLIMIT_AS = mapped + this */
 
 /* Start `serve` in a child: Unix socket (tcp NULL) or TCP on an ephemeral port, whose
  * address and token are read from the child's stdout. */
@@ -52,10 +54,20 @@ static void start_job(const char *tcp)
         close(out[0]);
         dup2(out[1], STDOUT_FILENO);
         int nul = open("/dev/null", 1);
-        dup2(nul, STDERR_FILENO);
+        if (!getenv("SERVE_STDERR")) dup2(nul, STDERR_FILENO);
         struct backend *b;
         char err[200];
         if (backend_open("cpu", &b, err, sizeof err, NULL, 0) != CV_OK) _exit(3);
+        if (g_room) { /* `ulimit -v`: what the child maps now, and g_room more */
+            FILE *st = fopen("/proc/self/status", "r");
+            char l[200];
+            size_t kib = 0;
+            while (st && fgets(l, sizeof l, st))
+                if (sscanf(l, "VmSize: %zu kB", &kib) == 1) break;
+            if (st) fclose(st);
+            struct rlimit rl = {kib * 1024 + g_room, kib * 1024 + g_room};
+            if (!kib || setrlimit(RLIMIT_AS, &rl) != 0) _exit(4);
+        }
         struct serve_opts o = {
             .socket = tcp ? NULL : sock, .tcp = tcp, .hello_timeout_s = g_hello_timeout};
         _exit(serve_run(b, &o));
@@ -120,6 +132,11 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
+    if (job > 0 && waitpid(job, NULL, WNOHANG) == 0) { /* a test that failed half way */
+        kill(job, SIGKILL);
+        waitpid(job, NULL, 0);
+    }
+    job = 0;
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     return system(cmd) == 0 ? 0 : -1;
@@ -524,6 +541,152 @@ static void test_not_private_refused(void **state)
     assert_int_equal(chmod(dir, 0700), 0);
 }
 
+/* A job's one result within `secs`: its status, its message in err. */
+static int job_status(struct worker *w, const struct job *j, double secs, char *err, size_t n)
+{
+    uint64_t id = worker_post(w, j);
+    struct result r;
+    for (;;) {
+        if (!next_result(w, &r, secs))
+            fail_msg("no answer in %g s to job kind %d", secs, j->kind);
+        if (r.job_id != id) continue;
+        snprintf(err, n, "%s", r.err);
+        int st = r.status;
+        bool last = r.last || r.kind != JOB_SWEEP;
+        result_free(&r);
+        if (last || st != CV_OK) return st;
+    }
+}
+
+/* refused(): the job is answered at once with CV_EINVAL (or CV_ENOMEM) naming `want`. */
+static void refused(struct worker *w, const struct job *j, int status, const char *want)
+{
+    char err[300];
+    double t0 = now_s();
+    int st = job_status(w, j, 5, err, sizeof err);
+    if (st != status || !strstr(err, want))
+        fail_msg("job kind %d: status %d '%s', want %d '%s'", j->kind, st, err, status, want);
+    if (now_s() - t0 > 2)
+        fail_msg("job kind %d: refused only after %.1f s", j->kind, now_s() - t0);
+}
+
+/* Issue 29, item 3: every field of a protocol job is judged on the server with the CLI's
+ * limits (the shared checks), so no job wedges the server: the issue's sweep (min 4,
+ * max 2^62, factor 1.000000000001) is refused at once, as are sizes past 16G, more than
+ * 1,000 sizes, a scene past the trace's limit, a copy past 16G and a timeout past 1e6 s; the
+ * job then still answers, and SIGTERM ends it even with a long job running. */
+static void test_job_limits(void **state)
+{
+    (void)state;
+    start_job(NULL);
+    char err[300], addr[320];
+    snprintf(addr, sizeof addr, "unix:%s", sock);
+    struct worker *w = client(addr, NULL, err, sizeof err);
+    if (!w) fail_msg("connect: %s", err);
+
+    struct job s = {.kind = JOB_SWEEP};
+    s.sweep.params = measure(0).measure.params;
+    s.sweep.min = 4;
+    s.sweep.max = (size_t)1 << 62;
+    s.sweep.factor = 1.000000000001;
+    refused(w, &s, CV_EINVAL, "sizes 4 B..");
+    s.sweep.max = (size_t)16 << 30; /* within the sizes, but about 16e9 of them */
+    refused(w, &s, CV_EINVAL, "more than 1000 sizes");
+    s.sweep.min = 1024;
+    s.sweep.max = (size_t)32 << 30;
+    s.sweep.factor = 2;
+    refused(w, &s, CV_EINVAL, "at most 16 GiB");
+    s.sweep.max = 1 << 20;
+    s.sweep.factor = 0.5; /* (NaN never reaches a job: the decoder refuses it) */
+    refused(w, &s, CV_EINVAL, "factor");
+    s.sweep.factor = 2;
+    s.sweep.params.iters = 0;
+    refused(w, &s, CV_EINVAL, "iterations");
+    struct job m = measure((size_t)17 << 30);
+    refused(w, &m, CV_EINVAL, "at most 16 GiB");
+    m = measure(4096);
+    m.measure.params.timeout_s = 1e9;
+    refused(w, &m, CV_EINVAL, "timeout");
+    m = measure(4096);
+    m.measure.params.slices = 1 << 20;
+    refused(w, &m, CV_EINVAL, "slices");
+    struct job c = {.kind = JOB_CHECK,
+                    .check = {.coll = COLL_ALL_TO_ALL,
+                              .algo = ALGO_DIRECT,
+                              .nranks = 16,
+                              .count = (size_t)1 << 20}}; /* the protocol's largest */
+    /* 3 GiB of buffers were allocated before the trace's limit was looked at */
+    refused(w, &c, CV_ENOMEM, "over the limit of 16777216 values");
+    struct job cp = {.kind = JOB_MEMCPY, .copy = {.bytes = (size_t)1 << 50, .reps = 1}};
+    refused(w, &cp, CV_EINVAL, "at most 16 GiB");
+
+    /* still serving */
+    m = measure(4096);
+    assert_int_equal(job_status(w, &m, 30, err, sizeof err), CV_OK);
+
+    /* SIGTERM with a long job running: the process ends within seconds */
+    s.sweep.params = measure(0).measure.params;
+    s.sweep.params.iters = 1000000;
+    s.sweep.min = 64 << 20;
+    s.sweep.max = 128 << 20;
+    s.sweep.factor = 2;
+    worker_post(w, &s);
+    usleep(300000);
+    kill(job, SIGTERM);
+    double until = now_s() + 5;
+    int stat;
+    pid_t got = 0;
+    while (now_s() < until && (got = waitpid(job, &stat, WNOHANG)) == 0)
+        usleep(20000);
+    if (got != job) {
+        kill(job, SIGKILL);
+        waitpid(job, &stat, 0);
+        fail_msg("serve still running 5 s after SIGTERM");
+    }
+    worker_stop(w);
+}
+
+/* Issue 29, item 1: under a memory limit (`ulimit -v`: what serve maps, and 200 MiB more)
+ * a job whose buffers would pass it is refused with CV_ENOMEM naming the size, before
+ * anything is allocated - a measurement, a sweep whose largest size would not fit (before
+ * its first size runs), a copy, a training run; the job goes on serving. */
+static void test_job_memory(void **state)
+{
+    (void)state;
+    g_room = (size_t)200 << 20;
+    start_job(NULL);
+    g_room = 0;
+    char err[300], addr[320];
+    snprintf(addr, sizeof addr, "unix:%s", sock);
+    struct worker *w = client(addr, NULL, err, sizeof err);
+    if (!w) fail_msg("connect: %s", err);
+    struct job m = measure((size_t)1 << 30); /* 4 ranks x 1 GiB */
+    refused(w, &m, CV_ENOMEM, "needs 4 GiB of memory");
+    struct job s = {.kind = JOB_SWEEP};
+    s.sweep.params = measure(0).measure.params;
+    s.sweep.min = 1 << 20;
+    s.sweep.max = (size_t)1 << 30;
+    s.sweep.factor = 4;
+    refused(w, &s, CV_ENOMEM, "needs 4 GiB of memory");
+    /* (a scene's trace, at most 16 Mi values, is judged the same way: trace_check, under
+     * `ulimit -v` in tests/cli/test_mem_limit.sh) */
+    struct job cp = {.kind = JOB_MEMCPY, .copy = {.bytes = (size_t)1 << 30, .reps = 1}};
+    refused(w, &cp, CV_ENOMEM, "of memory");
+    struct job t = {.kind = JOB_TRAIN};
+    train_config_default(&t.train.cfg);
+    t.train.cfg.scheme = TRAIN_SINGLE;
+    t.train.cfg.nranks = 1;
+    t.train.cfg.dim = 8192;
+    refused(w, &t, CV_ENOMEM, "of memory");
+    m = measure(4096);
+    assert_int_equal(job_status(w, &m, 30, err, sizeof err), CV_OK);
+    worker_shutdown_job(w);
+    int stat;
+    waitpid(job, &stat, 0);
+    assert_true(WIFEXITED(stat) && WEXITSTATUS(stat) == 0);
+    worker_stop(w);
+}
+
 /* Issue 29: a client of another protocol version got a bare close. It gets a refusal that
  * names both versions (in a frame of serve's version: a client of any version reads its
  * header and names both too), and serve goes on serving. */
@@ -611,6 +774,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_tcp_token, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tcp_lockout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_private_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_job_limits, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_job_memory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_version_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_token_same_delay, setup, teardown),
     };

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <string.h>
 
 #include "core/sweep.h"
 #include "core/util.h"
@@ -72,11 +73,45 @@ static void test_invalid(void **state)
     }
 }
 
+/* sweep_check, the one judge of a sweep (bench's options and protocol jobs): 1,000 sizes
+ * pass, 1,001 do not, sizes past 16 GiB do not, and the issue's sweep (about 10^12 sizes)
+ * is refused at once. */
+static void test_check_limits(void **state)
+{
+    (void)state;
+    char err[200];
+    size_t n = 7;
+    assert_int_equal(
+        sweep_check(&(struct sweep){.min = 1, .max = 1000, .step = 1}, &n, err, sizeof err),
+        CV_OK);
+    assert_int_equal(n, 1000);
+    assert_int_equal(
+        sweep_check(&(struct sweep){.min = 1, .max = 1001, .step = 1}, &n, err, sizeof err),
+        CV_EINVAL);
+    assert_non_null(strstr(err, "more than 1000 sizes"));
+    assert_int_equal(
+        sweep_check(&(struct sweep){.min = 1, .max = ((size_t)16 << 30) + 1, .factor = 2}, &n,
+                    err, sizeof err),
+        CV_EINVAL);
+    assert_non_null(strstr(err, "at most 16 GiB"));
+    double t0 = now_s();
+    struct sweep issue = {.min = 4, .max = (size_t)16 << 30, .factor = 1.000000000001};
+    assert_int_equal(sweep_check(&issue, &n, err, sizeof err), CV_EINVAL);
+    assert_non_null(strstr(err, "more than 1000 sizes"));
+    assert_true(sweep_count(&issue) == SWEEP_MAX_SIZES + 1); /* counting stops there */
+    assert_true(now_s() - t0 < 0.5);
+    const double nan = 0.0 / 0.0;
+    assert_int_equal(
+        sweep_check(&(struct sweep){.min = 1, .max = 9, .factor = nan}, &n, err, sizeof err),
+        CV_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sizes_by_hand),
         cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_check_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

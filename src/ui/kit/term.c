@@ -56,24 +56,31 @@ void term_fatal_hook(void)
     }
 }
 
+/* Every signal whose default action ends the program and that someone may send to a
+ * screen (Ctrl-C, Ctrl-\, kill, a hangup, a closed pipe, a stray alarm or user signal):
+ * each is caught, so the loop restores the terminal before the program dies of it. The
+ * one list for every full-screen program (visualizer, lesson, --present, notes). */
+static const int term_ending_sigs[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
+                                       SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM};
+
 void term_block_signals(sigset_t *block, sigset_t *waitmask)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGWINCH};
     sigemptyset(block);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        sigaddset(block, sigs[i]);
+    for (size_t i = 0; i < ARRAY_LEN(term_ending_sigs); i++)
+        sigaddset(block, term_ending_sigs[i]);
+    sigaddset(block, SIGWINCH);
     pthread_sigmask(SIG_BLOCK, block, waitmask);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        sigdelset(waitmask, sigs[i]);
+    for (size_t i = 0; i < ARRAY_LEN(term_ending_sigs); i++)
+        sigdelset(waitmask, term_ending_sigs[i]);
+    sigdelset(waitmask, SIGWINCH);
 }
 
 void term_catch_signals(void)
 {
     struct sigaction sa = {.sa_handler = term_on_signal};
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    for (size_t i = 0; i < ARRAY_LEN(term_ending_sigs); i++)
+        sigaction(term_ending_sigs[i], &sa, NULL);
 }
 
 /* What term_end calls once the screen is gone (term_at_end); NULL none. */

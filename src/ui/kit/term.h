@@ -14,16 +14,17 @@
 extern volatile sig_atomic_t term_signal; /* the last signal received, 0 = none */
 extern bool term_curses_on;               /* set by term_start / term_end */
 
-/* The handler for SIGINT, SIGTERM, SIGHUP: records the signal, nothing else. */
+/* The handler for the signals that end a screen (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
+ * SIGUSR2, SIGPIPE, SIGALRM): records the signal, nothing else. */
 void term_on_signal(int sig);
 /* For util_set_fatal_hook: endwin() if curses mode is on. */
 void term_fatal_hook(void);
 
-/* Blocks SIGINT, SIGTERM, SIGHUP and SIGWINCH in the calling thread (threads started
- * after inherit it) and sets *block to those four and *waitmask to the mask ppoll waits
- * with (the previous mask less those four). */
+/* Blocks the signals that end a screen (term_on_signal's) and SIGWINCH in the calling
+ * thread (threads started after inherit it) and sets *block to them and *waitmask to the
+ * mask ppoll waits with (the previous mask less them). */
 void term_block_signals(sigset_t *block, sigset_t *waitmask);
-/* Installs term_on_signal for SIGINT, SIGTERM and SIGHUP. */
+/* Installs term_on_signal for every signal that ends a screen. */
 void term_catch_signals(void);
 /* A function term_end calls once the screen is gone, to say on stderr what could not be
  * said under it (backend_logs_off_screen_end: where a library's log went); NULL: none. */
