@@ -554,8 +554,8 @@ static void nccl_text(const struct rec_log *L)
 static void nccl_print_errors(const struct rec_log *L)
 {
     for (int i = 0; i < L->nerrors; i++)
-        fprintf(stderr, "%s\n", L->errors[i]);
-    if (L->errors_dropped) fprintf(stderr, "(%d more errors not shown)\n", L->errors_dropped);
+        cv_eprintf("%s\n", L->errors[i]);
+    if (L->errors_dropped) cv_eprintf("(%d more errors not shown)\n", L->errors_dropped);
 }
 
 /* Two files: each read alone; runs of nccl-tests both (or --compare) are compared. -1 when
