@@ -123,7 +123,7 @@ static int read_dir(struct rec_log *L, const char *path, char *err, size_t errle
         names[n++] = xstrdup(e->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof *names, by_name);
+    if (n) qsort(names, n, sizeof *names, by_name);
     int got = 0, files = 0;
     for (size_t i = 0; i < n; i++) {
         char p[4096];

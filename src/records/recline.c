@@ -85,7 +85,7 @@ void rec_line_clean(const char *b, const char *e, char *out, struct rec_line *ln
 static const char *digits(const char *p, int min, int max)
 {
     int n = 0;
-    while (isdigit((unsigned char)p[n]) && n < max)
+    while (n < max && isdigit((unsigned char)p[n]))
         n++;
     return n >= min && !isdigit((unsigned char)p[n]) ? p + n : NULL;
 }
