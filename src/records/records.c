@@ -1240,8 +1240,9 @@ static void row_line(struct rec_ctx *x, const char *p)
     double size = strtod(w[0], NULL);
     struct rec_test *t = L->cur_test >= 0 ? &L->tests[L->cur_test] : NULL;
     if (t && t->nrows == 0 && !t->type[0] && !t->redop[0]) { /* the header's table */
-        snprintf(t->type, sizeof t->type, "%s", type);
-        snprintf(t->redop, sizeof t->redop, "%s", redop);
+        /* a table's words are short ("float", "sum"); a longer one is cut, on purpose */
+        snprintf(t->type, sizeof t->type, "%.*s", (int)sizeof t->type - 1, type);
+        snprintf(t->redop, sizeof t->redop, "%.*s", (int)sizeof t->redop - 1, redop);
     }
     if (t && t->nrows > 0 && (L->interleaved || size < t->rows[t->nrows - 1].size)) {
         /* sizes go up within a run: a smaller one is another run's row, printed into this

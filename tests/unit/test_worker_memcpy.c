@@ -34,7 +34,7 @@ static void test_direct(void **state)
     assert_int_equal(worker_memcpy_measure(4096, 0, NULL, &m, err, sizeof err), CV_EINVAL);
     assert_int_equal(worker_memcpy_measure(SIZE_MAX / 8, 1, NULL, &m, err, sizeof err),
                      CV_ENOMEM);
-    assert_non_null(strstr(err, "would not fit"));
+    assert_non_null(strstr(err, "needs more than 8 EiB of memory; "));
     volatile int cancel = 1;
     assert_int_equal(worker_memcpy_measure(4096, 3, &cancel, &m, err, sizeof err),
                      CV_ECANCELLED);
