@@ -418,7 +418,9 @@ train_check() { # scheme, W, extra args...
     local scheme=$1 w=$2
     shift 2
     local size=(--layers 4 --dim 64 --batch 16 --steps 3)
-    [ "$w" -eq 3 ] && size=(--layers 4 --dim 48 --batch 12 --steps 3 --microbatches 3)
+    [ "$w" -eq 3 ] && size=(--layers 4 --dim 48 --batch 12 --steps 3)
+    # (--microbatches is pp's alone: any other scheme refuses it)
+    [ "$w" -eq 3 ] && [ "$scheme" = pp ] && size+=(--microbatches 3)
     "$BIN" train "$scheme" --backend nccl --check --ranks "$w" "${size[@]}" "$@" \
         >"$tmp/train.txt" 2>"$tmp/err"
     local rc=$?
