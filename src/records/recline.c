@@ -297,6 +297,47 @@ static bool header_prefix(const char *p)
 
 /* ---- prefixes ------------------------------------------------------------------------- */
 
+/* A line that starts with a time: ISO (or Python logging's "... - INFO - " after it), ctime,
+ * or syslog's "Jul 18 15:41:05 host tag[pid]: ". The end of the prefix, or NULL. */
+static const char *time_prefix(const char *t, struct rec_line *ln)
+{
+    const char *q;
+    if ((q = iso_time(t)) != NULL) {
+        const char *lv = lit(q, " - ");
+        if (lv) { /* Python logging: "... - INFO - " */
+            const char *w = lv;
+            while (isupper((unsigned char)*w))
+                w++;
+            if (w > lv && (w = lit(w, " - ")) != NULL) {
+                ln->prefixes |= REC_PFX_PYLOG;
+                return w;
+            }
+        }
+        ln->prefixes |= REC_PFX_TIME;
+        return *q == ' ' ? q + 1 : q;
+    }
+    if ((q = ctime_time(t)) != NULL) {
+        ln->prefixes |= REC_PFX_TIME;
+        return *q == ' ' ? q + 1 : q;
+    }
+    if ((q = mon_day_time(t)) != NULL) { /* syslog: "Jul 18 15:41:05 host tag[pid]: " */
+        ln->prefixes |= REC_PFX_TIME;
+        q = lit(q, " ");
+        if (!q) return t + 15;
+        const char *h = q;
+        while (host_char(*h))
+            h++;
+        if (*h == ' ' && h > q) {
+            const char *g = h + 1;
+            while (*g && *g != ' ' && *g != ':')
+                g++;
+            if (g[0] == ':' && g[1] == ' ') return g + 2;
+        }
+        return q;
+    }
+    return NULL;
+}
+
 static const char *one_prefix(const char *s, struct rec_line *ln, int *rays)
 {
     const char *t = s, *q;
@@ -362,39 +403,7 @@ static const char *one_prefix(const char *s, struct rec_line *ln, int *rays)
             return it[1] == ' ' ? it + 2 : it + 1;
         }
     }
-    if ((q = iso_time(t)) != NULL) {
-        const char *lv = lit(q, " - ");
-        if (lv) { /* Python logging: "... - INFO - " */
-            const char *w = lv;
-            while (isupper((unsigned char)*w))
-                w++;
-            if (w > lv && (w = lit(w, " - ")) != NULL) {
-                ln->prefixes |= REC_PFX_PYLOG;
-                return w;
-            }
-        }
-        ln->prefixes |= REC_PFX_TIME;
-        return *q == ' ' ? q + 1 : q;
-    }
-    if ((q = ctime_time(t)) != NULL) {
-        ln->prefixes |= REC_PFX_TIME;
-        return *q == ' ' ? q + 1 : q;
-    }
-    if ((q = mon_day_time(t)) != NULL) { /* syslog: "Jul 18 15:41:05 host tag[pid]: " */
-        ln->prefixes |= REC_PFX_TIME;
-        q = lit(q, " ");
-        if (!q) return t + 15;
-        const char *h = q;
-        while (host_char(*h))
-            h++;
-        if (*h == ' ' && h > q) {
-            const char *g = h + 1;
-            while (*g && *g != ' ' && *g != ':')
-                g++;
-            if (g[0] == ':' && g[1] == ' ') return g + 2;
-        }
-        return q;
-    }
+    if ((q = time_prefix(t, ln)) != NULL) return q;
     if ((q = lit(t, "<stdout>:")) != NULL || (q = lit(t, "<stderr>:")) != NULL) {
         ln->prefixes |= REC_PFX_TAG_OUTPUT;
         if (!ln->launcher) ln->launcher = REC_LAUNCH_OPEN_RTE;
