@@ -116,6 +116,16 @@ static bool host_char(char c)
     return isalnum((unsigned char)c) || c == '-' || c == '_' || c == '.';
 }
 
+/* "05:27:45": a time of day as ISO and syslog write it */
+static const char *hms(const char *p)
+{
+    const char *q = digits(p, 2, 2);
+    q = q ? lit(q, ":") : NULL;
+    q = q ? digits(q, 2, 2) : NULL;
+    q = q ? lit(q, ":") : NULL;
+    return q ? digits(q, 2, 2) : NULL;
+}
+
 /* 2024-12-04T05:27:45.084Z, 2025-11-12 20:41:43,851, with an optional zone */
 static const char *iso_time(const char *p)
 {
@@ -125,11 +135,7 @@ static const char *iso_time(const char *p)
     q = q ? lit(q, "-") : NULL;
     q = q ? digits(q, 2, 2) : NULL;
     if (!q || (*q != 'T' && *q != ' ')) return NULL;
-    q = digits(q + 1, 2, 2);
-    q = q ? lit(q, ":") : NULL;
-    q = q ? digits(q, 2, 2) : NULL;
-    q = q ? lit(q, ":") : NULL;
-    q = q ? digits(q, 2, 2) : NULL;
+    q = hms(q + 1);
     if (!q) return NULL;
     if ((*q == '.' || *q == ',') && isdigit((unsigned char)q[1])) q = digits(q + 1, 1, 9);
     if (*q == 'Z')
@@ -156,11 +162,7 @@ static const char *mon_day_time(const char *p)
     if (*q == ' ') q++;
     q = digits(q, 1, 2);
     q = q ? lit(q, " ") : NULL;
-    q = q ? digits(q, 2, 2) : NULL;
-    q = q ? lit(q, ":") : NULL;
-    q = q ? digits(q, 2, 2) : NULL;
-    q = q ? lit(q, ":") : NULL;
-    return q ? digits(q, 2, 2) : NULL;
+    return q ? hms(q) : NULL;
 }
 
 /* "Thu Jul 18 15:41:05 2024" (ctime, Open MPI's --timestamp-output) */
