@@ -618,6 +618,34 @@ int ex_holds_expected(const struct lesson_exercise *ex, float *vals, bool *has, 
     return rc;
 }
 
+int ex_holds_phases(const struct lesson_exercise *ex, long *nsteps, struct ex_phase *ph,
+                    size_t max, size_t *nph, char *err, size_t errlen)
+{
+    const struct scene *s = &ex->scene;
+    if (ex->type != LEX_HOLDS || s->screen != SCREEN_COLLECTIVES)
+        return cv_err(err, errlen, CV_EINVAL, "exercise %s is not a holds exercise", ex->id);
+    int root = coll_is_rooted(s->coll) ? s->root : 0;
+    struct plan p;
+    int rc = scene_plan_build(s, &p, scene_count(s), root, err, errlen);
+    if (rc != CV_OK) return rc;
+    long ends[64];
+    size_t n = plan_phase_ends(&p, ends, ARRAY_LEN(ends));
+    *nsteps = (long)p.nsteps;
+    *nph = 0;
+    for (size_t i = 0; i < n && *nph < max; i++) {
+        struct ex_phase *f = &ph[(*nph)++];
+        f->end = ends[i];
+        /* the label without its "k/n" count: "reduce-scatter 3/3" is "reduce-scatter" */
+        const char *l = p.steps[ends[i] - 1].phase;
+        size_t len = strlen(l);
+        const char *sp = strrchr(l, ' ');
+        if (sp && strchr(sp, '/') && isdigit((unsigned char)sp[1])) len = (size_t)(sp - l);
+        snprintf(f->name, sizeof f->name, "%.*s", (int)len, l);
+    }
+    plan_free(&p);
+    return CV_OK;
+}
+
 /* ---- grading ---------------------------------------------------------------------------- */
 
 const char *ex_verdict_name(enum ex_verdict v)
