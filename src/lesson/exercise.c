@@ -860,6 +860,29 @@ static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_vari
                      f > 1 ? f : 1 / f, f > 1 ? "high" : "low");
         return true;
     }
+    /* a fraction or a ratio written as a percent without its sign ("50" for 0.5, "333"
+     * for 3.33x), or a percent written as a fraction ("0.5" for 50%) */
+    bool fraction = !ex->units[0] && !ex->integer && fabs(want) <= 1;
+    bool ratio = strcmp(ex->units, "x") == 0, pct = strcmp(ex->units, "%") == 0;
+    if ((fraction || ratio) && strcmp(typed_unit, "%") != 0 && near(r, 100, tol)) {
+        snprintf(diag, dn, "percent");
+        if (ratio)
+            snprintf(msg, n,
+                     "100 times too high: that is the ratio written as a percentage; the "
+                     "answer is how many times (x), a plain number");
+        else
+            snprintf(msg, n,
+                     "100 times too high: that is the answer in percent; the answer is a "
+                     "fraction (0.25 for a quarter), or type the %% sign");
+        return true;
+    }
+    if (pct && strcmp(typed_unit, "%") == 0 && near(r, 0.01, tol)) {
+        snprintf(diag, dn, "percent");
+        snprintf(msg, n,
+                 "100 times too low: that is the answer as a fraction; the question asks "
+                 "for a percentage (0.25 is 25%%)");
+        return true;
+    }
     /* a percent for a ratio (an efficiency for a speed-up): none of the slips below */
     if (strcmp(typed_unit, "%") == 0 && strcmp(ex->units, "%") != 0) {
         snprintf(diag, dn, "percent");
@@ -983,6 +1006,16 @@ int ex_grade_number(const struct lesson_exercise *ex, const struct ex_variant *v
         snprintf(g->diagnosis, sizeof g->diagnosis, "not-whole");
         snprintf(g->msg, sizeof g->msg,
                  "not right: %s is not a whole number; the answer is a count", echo);
+        return CV_OK;
+    }
+    if (strcmp(u, "%") == 0 && strcmp(ex->units, "x") == 0) {
+        /* 333% is no way to write 3.33x: a ratio is how many times, not a percentage */
+        g->verdict = EX_WRONG;
+        snprintf(g->diagnosis, sizeof g->diagnosis, "percent");
+        snprintf(g->msg, sizeof g->msg,
+                 "not right: %s is a percentage; the answer is a ratio (how many times, x): "
+                 "write it as a plain number",
+                 echo);
         return CV_OK;
     }
     double rounding = typed_half_digit(in, ex->integer) * scale / want_scale;

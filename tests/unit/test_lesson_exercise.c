@@ -424,8 +424,14 @@ static void test_grade_counts_and_rounding(void **state)
     assert_int_equal(grade(e, NULL, "3.4", msg, sizeof msg), EX_WRONG);
     assert_string_equal(msg, "not right: 3.4 is too high"); /* no KiB for a ratio */
     assert_int_equal(grade(e, NULL, "83%", msg, sizeof msg), EX_WRONG);
-    assert_string_equal(msg, "not right: 83%. As a plain number that is 0.83; the answer is a "
-                             "ratio, not a percentage");
+    assert_string_equal(msg, "not right: 83% is a percentage; the answer is a ratio (how many "
+                             "times, x): write it as a plain number");
+    /* 333% is 3.33 as a number, but a ratio is not written as a percent: named, not right */
+    assert_int_equal(grade(e, NULL, "333.3%", msg, sizeof msg), EX_WRONG);
+    assert_int_equal(grade(e, NULL, "333", msg, sizeof msg), EX_WRONG);
+    assert_string_equal(msg,
+                        "not right: 333. 100 times too high: that is the ratio written as a "
+                        "percentage; the answer is how many times (x), a plain number");
     lesson_free(&L);
 
     /* a measure rounded: 1.875 GB typed as 1.9 (1.85..1.95), not as 2 */

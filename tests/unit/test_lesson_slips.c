@@ -2,7 +2,10 @@
  * answer is made by the trace engine (the asked rank's input, another rank at the asked
  * step, the asked rank at every other step, the scene with another op) and graded; the
  * diagnosis must name a slip whose values are the ones typed (the rank, the step or the
- * op it says), never only "N elements differ". Prints how many slips were graded. */
+ * op it says), never only "N elements differ". Prints how many slips were graded.
+ * And every number exercise whose answer is a fraction or a ratio: the answer written as a
+ * percent without its sign ("50" for 0.5) is named a percent slip, not "too high", and a
+ * ratio written as a percent ("333%" for 3.33x) is named, never accepted. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -111,12 +114,14 @@ static void test_every_slip_named(void **state)
                 char err[200];
                 const struct scene *sc = &ex->scene;
                 assert_int_equal(scene_plan_build(sc, &p, scene_count(sc),
-                                                  coll_is_rooted(sc->coll) ? sc->root : 0, err, sizeof err),
+                                                  coll_is_rooted(sc->coll) ? sc->root : 0, err,
+                                                  sizeof err),
                                  CV_OK);
                 long nsteps = (long)p.nsteps, ends[64];
                 size_t nends = plan_phase_ends(&p, ends, 64);
                 plan_free(&p);
-                long asked = ex->step == SCENE_STEP_END || ex->step > nsteps ? nsteps : ex->step;
+                long asked =
+                    ex->step == SCENE_STEP_END || ex->step > nsteps ? nsteps : ex->step;
                 /* every slip this exercise can have */
                 struct slip sl[256];
                 size_t ns = 0;
@@ -127,7 +132,8 @@ static void test_every_slip_named(void **state)
                 for (int r = 0; r < sc->nranks; r++)
                     if (r != ex->rank) sl[ns++] = (struct slip){"other-rank", r, asked, sc->op};
                 for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
-                    if (ops[k] != sc->op) sl[ns++] = (struct slip){"op", ex->rank, ex->step, ops[k]};
+                    if (ops[k] != sc->op)
+                        sl[ns++] = (struct slip){"op", ex->rank, ex->step, ops[k]};
                 for (long t = 1; t <= nsteps && ns < 256; t++)
                     if (t != asked) sl[ns++] = (struct slip){"other-step", ex->rank, t, sc->op};
                 struct box right, *bx = calloc(ns, sizeof *bx);
@@ -150,8 +156,7 @@ static void test_every_slip_named(void **state)
                         named++;
                     else
                         printf("%s: %s (%s rank %d step %ld op %s) got: %s\n", ex->id, text,
-                               sl[i].code, sl[i].rank, sl[i].step, redop_name(sl[i].op),
-                               g.msg);
+                               sl[i].code, sl[i].rank, sl[i].step, redop_name(sl[i].op), g.msg);
                 }
                 free(bx);
             }
@@ -164,10 +169,57 @@ static void test_every_slip_named(void **state)
     lesson_errors_free(&errs);
 }
 
+static void expect_percent(const struct lesson_exercise *ex, const char *text, size_t *named)
+{
+    struct ex_grade g;
+    memset(&g, 0, sizeof g);
+    assert_int_equal(ex_grade(ex, NULL, text, &g), CV_OK);
+    if (g.verdict == EX_WRONG && strcmp(g.diagnosis, "percent") == 0 &&
+        (strstr(g.msg, "percent") || strstr(g.msg, "percentage")))
+        (*named)++;
+    else
+        printf("%s: '%s' got %s (%s): %s\n", ex->id, text, ex_verdict_name(g.verdict),
+               g.diagnosis, g.msg);
+}
+
+static void test_percent_named(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    size_t asked = 0, named = 0;
+    for (size_t l = 0; l < set.n; l++)
+        for (size_t s = 0; s < set.v[l].nslides; s++)
+            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
+                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
+                if (ex->type != LEX_NUMBER) continue;
+                bool ratio = strcmp(ex->units, "x") == 0;
+                bool fraction = !ex->units[0] && !ex->integer && fabs(ex->answer) <= 1;
+                if (!ratio && !fraction) continue;
+                char text[64];
+                snprintf(text, sizeof text, "%.6g", ex->answer * 100); /* no sign */
+                expect_percent(ex, text, &named);
+                asked++;
+                if (ratio) {
+                    snprintf(text, sizeof text, "%.6g%%", ex->answer * 100);
+                    expect_percent(ex, text, &named);
+                    asked++;
+                }
+            }
+    printf("percent slips: %zu asked, %zu named\n", asked, named);
+    assert_true(asked >= 8);
+    assert_int_equal(named, asked);
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_slip_named),
+        cmocka_unit_test(test_percent_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
