@@ -66,8 +66,8 @@ static void test_scene_slide(void **state)
     assert_true(pg->with_scene);
     assert_int_equal(p.footer.y, 39);
     assert_int_equal(p.footer.w, 120);
-    assert_int_equal(pg->title.w, 112); /* cols - 8: a 120-column projector's text */
-    assert_int_equal(pg->title.x, 4);
+    assert_int_equal(pg->title.w, 88);
+    assert_int_equal(pg->title.x, 16);
     assert_int_equal(pg->narr.y, 2);
     assert_int_equal(pg->narr.h, 4);
     /* rows 2..38 = 37: 4 narration, 1 blank, 32 scene */
@@ -147,7 +147,7 @@ static void test_text_slide(void **state)
     assert_int_equal(p.page[0].scene.h, 0);
     assert_int_equal(p.page[0].narr.h, 9);
     assert_int_equal(p.page[0].narr.y, 2 + (37 - 9) / 3);
-    assert_int_equal(p.page[0].narr.x, (200 - PLAYOUT_TEXT_MAX) / 2);
+    assert_int_equal(p.page[0].narr.x, (200 - 88) / 2);
     no_overlap(&p);
     /* 100 lines at 80x30: pages of 27. */
     present_layout_compute(30, 80, false, 1, 100, NULL, &p);

@@ -21,9 +21,7 @@
 #define PLAYOUT_MIN_ROWS LAYOUT_MIN_ROWS
 /* The scene's screen drawn embedded may use its undrawn key bar's row (app.bar_row_free). */
 #define PLAYOUT_SCENE_MIN (LAYOUT_MIN_ROWS - 1)
-#define PLAYOUT_TEXT_MAX                                                                       \
-    112 /* narration column: a 120-column projector's width less margins                       \
-         */
+#define PLAYOUT_TEXT_MAX 88 /* narration column: readable line length */
 
 struct present_layout_page {
     int from, to;    /* narration lines [from, to) */
