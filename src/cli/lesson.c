@@ -33,7 +33,7 @@
 static void lesson_usage(FILE *f)
 {
     fprintf(f, "usage: collviz lesson VERB [options]   (VERB --help for its options)\n"
-               "       collviz lesson [FILE|ID] [--backend B] [--no-measure] [--no-color] "
+               "       collviz lesson [FILE|ID|NN] [--backend B] [--no-measure] [--no-color] "
                "[--ascii]\n"
                "                          the interactive player: the list of lessons, or one\n"
                "                          lesson at its saved slide (keys: ? inside)\n"
