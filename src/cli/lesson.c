@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "cli/json.h"
@@ -820,6 +822,29 @@ static int lesson_grade(int argc, char **argv)
 
 static const struct opt lesson_list_table[] = {OPT_END};
 
+/* The columns the list must fit in: the terminal's (stdout), else $COLUMNS, else 0 (no
+ * bound: the one-line table a script reads). */
+static int list_width(void)
+{
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    char *end;
+    long v = c ? strtol(c, &end, 10) : 0;
+    return c && *c && !*end && v >= 20 && v <= 10000 ? (int)v : 0;
+}
+
+/* s wrapped at w columns, each line after `indent` spaces (a word longer than a line is
+ * broken, never cut). */
+static void list_wrapped(const char *s, int w, int indent)
+{
+    char lines[32][256];
+    int n = text_wrap(s, w - indent, lines, 32, true);
+    for (int i = 0; i < n; i++)
+        cv_printf_safe("%*s%s\n", indent, "", lines[i]);
+}
+
 static int lesson_list(int argc, char **argv)
 {
     struct verb_opts o;
@@ -864,7 +889,12 @@ static int lesson_list(int argc, char **argv)
         if (text_width(L->title ? L->title : L->id) > wt)
             wt = text_width(L->title ? L->title : L->id);
     }
-    printf("%-*s  %-*s  %-*s  %7s  progress\n", wf, "file", wi, "id", wt, "title", "length");
+    /* a table wider than the terminal: each lesson as a block of lines that fit */
+    int width = list_width();
+    bool table = width == 0 || wf + wi + wt + 2 * 4 + 7 + 42 <= width; /* 42: the progress */
+    if (table)
+        printf("%-*s  %-*s  %-*s  %7s  progress\n", wf, "file", wi, "id", wt, "title",
+               "length");
     for (size_t i = 0; i < set.n; i++) {
         const struct lesson *L = &set.v[i];
         const char *base = strrchr(L->path, '/');
@@ -883,6 +913,17 @@ static int lesson_list(int argc, char **argv)
                 solved += have_progress && progress_solved(&pr, L->slides[s].ex[e].id);
         char minutes[24] = "";
         if (L->minutes) snprintf(minutes, sizeof minutes, "%d min", L->minutes);
+        if (!table) {
+            char line[1024];
+            snprintf(line, sizeof line, "%s  %s%s%s", L->id, base, minutes[0] ? ", " : "",
+                     minutes);
+            list_wrapped(line, width, 0);
+            list_wrapped(title, width, 4);
+            snprintf(line, sizeof line, "seen %zu/%zu slides, solved %zu/%zu exercises", seen,
+                     L->nslides, solved, nex);
+            list_wrapped(line, width, 4);
+            continue;
+        }
         /* %-*s pads bytes, not columns: pad by the title's width in columns */
         cv_printf_safe(
             "%-*s  %-*s  %s%*s  %7s  seen %zu/%zu slides, solved %zu/%zu exercises\n", wf, base,
