@@ -81,13 +81,7 @@ static void draw_status(const struct app *a, struct rect r)
         }
         return;
     }
-    /* predict first: a step count an open exercise asks for is "?" */
-    char total[48], masked[64];
-    snprintf(total, sizeof total, "%zu steps", n);
-    if (draw_mask_text(total, masked, sizeof masked) > 0)
-        x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "step %zu/?", step);
-    else
-        x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "step %zu/%zu", step, n);
+    x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "step %zu/%zu", step, n);
     if (a->have_trace && step > 0)
         x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s",
                        a->plan.steps[step - 1].phase);
@@ -446,14 +440,7 @@ static void draw_xfers(const struct app *a, struct rect r)
     }
     if (show < n) {
         int y = r.y + show / l->xfer_cols, cx = x0 + (show % l->xfer_cols) * colw;
-        /* predict first: the entries shown plus "+N more" would give a count an open
-         * exercise asks for (the messages of a step) */
-        char total[48], masked[64];
-        snprintf(total, sizeof total, "%d messages", n);
-        if (draw_mask_text(total, masked, sizeof masked) > 0)
-            draw_put(y, cx, colw, a->th.role[TH_DIM], "+? more");
-        else
-            draw_putf(y, cx, colw, a->th.role[TH_DIM], "+%d more", n - show);
+        draw_putf(y, cx, colw, a->th.role[TH_DIM], "+%d more", n - show);
     }
 }
 
