@@ -137,10 +137,14 @@ static void lesson_ui_submit(struct app *a)
     snprintf(st->verdict, sizeof st->verdict, "%s", g.msg);
     u->editing = false;
     u->show_ex = true;
-    if (g.verdict == EX_RIGHT || g.verdict == EX_WRONG) {
+    if (g.verdict == EX_RIGHT || g.verdict == EX_WRONG || g.verdict == EX_WRONG_UNIT) {
         if (g.verdict == EX_RIGHT) st->right = true;
         if (u->have_prog) {
-            progress_attempt(&u->prog, u->L->id, e->id, g.verdict == EX_RIGHT);
+            if (g.verdict != EX_WRONG_UNIT)
+                progress_attempt(&u->prog, u->L->id, e->id, g.verdict == EX_RIGHT);
+            if (g.verdict != EX_RIGHT) /* for the lesson's summary and lesson review */
+                progress_mistake(&u->prog, u->L->id, e->id, u->input,
+                                 (unsigned long long)st->seed);
             lesson_ui_save(a);
         }
     }
