@@ -347,6 +347,38 @@ static bool walk_is_input(const struct walk *w, const struct walk_ans *a)
     return false;
 }
 
+/* Holds answer a spread over the boxes of the scene drawn: each asked value (two or more)
+ * in its slot of some box that was not hidden, and not that rank's input there. The values
+ * come from the scene's trace; which boxes were hidden, from the drawing just done. */
+static bool walk_spread(const struct walk *w, const struct walk_ans *a)
+{
+    const struct app *ap = w->app;
+    if (!ap || !ap->have_trace || !ap->trace.plan || ap->trace.nsnap == 0) return false;
+    bool boxes = false; /* the boxes are on this frame: rank 0's box label, or its row */
+    for (int y = 0; y < w->nlines && !boxes; y++) {
+        const char *l = w->line[y] + strspn(w->line[y], " ");
+        boxes = strstr(l, "\u250c rank 0 ") || strncmp(l, "r0  \u2502", 7) == 0;
+    }
+    if (!boxes) return false;
+    const struct trace *t = &ap->trace;
+    size_t st = app_step(ap), data = 0, seen = 0;
+    if (st >= t->nsnap || a->lo + a->nvals > t->plan->work_len) return false;
+    for (size_t i = 0; i < a->nvals; i++) {
+        if (isnan(a->vals[i])) continue;
+        data++;
+        bool any = false;
+        for (int q = 0; q < t->plan->nranks && q < CV_MAX_RANKS && !any; q++) {
+            if (ap->hide_from[q] >= 0 && (long)st >= ap->hide_from[q]) continue;
+            size_t k = a->lo + i;
+            const float *v = trace_buf(t, st, q), *in = trace_buf(t, 0, q);
+            const uint32_t *m = trace_mask(t, st, q), *im = trace_mask(t, 0, q);
+            any = m[k] && v[k] == a->vals[i] && !(im[k] && in[k] == a->vals[i]);
+        }
+        seen += any;
+    }
+    return data >= 2 && seen == data;
+}
+
 /* ---- one frame ----------------------------------------------------------------------- */
 
 static bool walk_is_border(const char *p)
@@ -478,6 +510,12 @@ static void walk_check(struct walk *w, size_t slide)
                        (!a->single || a->slide == slide) && !walk_is_input(w, a)) {
                 if (walk_holds_in(line, a->vals, a->nvals)) {
                     walk_found(w, WALK_EARLY_HOLDS, slide, e->id, line);
+                    break;
+                }
+                if (y == 0 && walk_spread(w, a)) {
+                    char what[300];
+                    snprintf(what, sizeof what, "%s (its values over the boxes)", e->id);
+                    walk_found(w, WALK_EARLY_HOLDS, slide, what, line);
                     break;
                 }
             } else if (e->type == LEX_CHOICE && a->slide > slide && strchr(a->choice, '=') &&

@@ -7,7 +7,8 @@
  *     from the exercises themselves: a number exercise's answer as any figure of the same
  *     kind of unit the screen may print it in, at the rounding the screen printed
  *     (lesson/exercise.h's units); a holds exercise's values as a run of the numbers a box
- *     row shows; a choice exercise's right option as its text.
+ *     row shows, or spread over the boxes (each value in its slot of some box not hidden,
+ *     not that rank's input); a choice exercise's right option as its text.
  *   - (player) a number exercise asked at the lecture's numbers whose answer a frame of an
  *     earlier lesson showed (recall.h: it must start on a variant's numbers);
  *   - a cut line: a row whose text ends in "…" (the screens' text_fit), counted also
