@@ -68,10 +68,17 @@ static bool predict_hit(double v, double half, const char *unit, void *ctx)
      * "8 ranks = 8 CPU threads" stay when an answer happens to be 8 */
     if (!unit[0] || strcmp(unit, "ranks") == 0 || strcmp(unit, "CPU") == 0)
         if (v == p->sc->nranks || v == (double)scene_count(p->sc)) return false;
-    for (size_t k = 0; k < p->s->nex; k++)
-        if (p->s->ex[k].type == LEX_NUMBER && p->open[k] &&
-            predict_same(&p->s->ex[k], p->answer[k], v, half, unit))
+    /* a scene's counters ("6 steps" of its header, "56 messages" of a transfer list):
+     * an answer only where the exercise counts that */
+    bool counter = strcmp(unit, "steps") == 0 || strcmp(unit, "messages") == 0;
+    for (size_t k = 0; k < p->s->nex; k++) {
+        const struct lesson_exercise *e = &p->s->ex[k];
+        if (counter && (e->units[0] || !e->prompt ||
+                        !strcasestr(e->prompt, unit[0] == 's' ? "step" : "message")))
+            continue;
+        if (e->type == LEX_NUMBER && p->open[k] && predict_same(e, p->answer[k], v, half, unit))
             return true;
+    }
     for (size_t k = 0; k < p->nlater; k++)
         if (p->later[k]->type == LEX_NUMBER && predict_figure_is(p->later[k], v, half, unit))
             return true;
