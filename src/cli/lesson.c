@@ -33,7 +33,7 @@
 static void lesson_usage(FILE *f)
 {
     fprintf(f, "usage: collviz lesson VERB [options]   (VERB --help for its options)\n"
-               "       collviz lesson [FILE|ID] [--backend B] [--no-measure] [--no-color] "
+               "       collviz lesson [FILE|ID|NN] [--backend B] [--no-measure] [--no-color] "
                "[--ascii]\n"
                "                          the interactive player: the list of lessons, or one\n"
                "                          lesson at its saved slide (keys: ? inside)\n"
@@ -300,6 +300,26 @@ static void check_answers_shown(const struct lesson *L, struct lesson_errors *wa
     }
 }
 
+/* Every wrong option of a choice says why it is wrong (its text after ` | `): a student who
+ * picks it learns more than "not right". */
+static void check_option_whys(const struct lesson *L, struct lesson_errors *warns)
+{
+    for (size_t s = 0; s < L->nslides; s++)
+        for (size_t i = 0; i < L->slides[s].nex; i++) {
+            const struct lesson_exercise *x = &L->slides[s].ex[i];
+            if (x->type != LEX_CHOICE) continue;
+            for (size_t k = 0; k < x->noptions; k++) {
+                if ((int)k + 1 == x->correct || (x->option_why && x->option_why[k])) continue;
+                char msg[700];
+                snprintf(msg, sizeof msg,
+                         "%s:%d: warning: exercise %s: wrong option %zu has no why (write "
+                         "`option: text | why it is wrong`)",
+                         L->path, x->line, x->id, k + 1);
+                push_msg(warns, msg);
+            }
+        }
+}
+
 static const struct opt lesson_check_table[] = {
     {"strict", 0, NULL, "warnings count as errors", opt_true,
      offsetof(struct verb_opts, strict)},
@@ -320,7 +340,8 @@ static int lesson_check(int argc, char **argv)
         "and 200 variants of every exercise with variants (each within its constraints,\n"
         "with a finite answer, a whole number where the exercise says integer: yes).\n"
         "Warns where a slide's title or narration shows the answer of its own exercise\n"
-        "or of an exercise on a later slide of the lesson.\n"
+        "or of an exercise on a later slide of the lesson, and where a wrong option of a\n"
+        "choice does not say why it is wrong.\n"
         "Prints every error and warning as file:line: message (on stderr) and one ok\n"
         "line per valid lesson (on stdout).\n",
         "Exit status: 0 all valid, 2 any error (or, with --strict, any warning).\n");
@@ -347,6 +368,7 @@ static int lesson_check(int argc, char **argv)
             check_variants(L, &errs);
             check_stops(L, &errs);
             check_answers_shown(L, &warns);
+            check_option_whys(L, &warns);
             for (size_t s = 0; s < L->nslides; s++) /* shown as code by Markdown */
                 if (L->slides[s].indented_note_line) {
                     char msg[700];
