@@ -532,6 +532,10 @@ static cJSON *lesson_json(const struct lesson *L, bool notes)
         cJSON_AddNumberToObject(root, "minutes", L->minutes);
     else
         cJSON_AddNullToObject(root, "minutes");
+    if (L->summary)
+        cJSON_AddStringToObject(root, "summary", L->summary);
+    else
+        cJSON_AddNullToObject(root, "summary");
     cJSON_AddStringToObject(root, "path", L->path);
     cJSON *slides = cJSON_AddArrayToObject(root, "slides");
     for (size_t i = 0; i < L->nslides; i++) {

@@ -46,8 +46,8 @@ static void review_one(const struct lesson_set *set, const struct progress_ex *p
     const struct lesson *L = NULL;
     const struct lesson_exercise *e = lesson_set_find_exercise(set, px->id, &L);
     if (!e) {
-        cv_printf_safe("%s (lesson %s): no longer in the lessons; you answered '%s'\n",
-                       px->id, px->lesson, px->wrong[0] ? px->wrong : "?");
+        cv_printf_safe("%s (lesson %s): no longer in the lessons; you answered '%s'\n", px->id,
+                       px->lesson, px->wrong[0] ? px->wrong : "?");
         return;
     }
     cv_printf_safe("%s, slide %zu: %s (%s)%s\n", L->id, e->slide + 1, e->id,
