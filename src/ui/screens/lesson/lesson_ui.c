@@ -13,6 +13,7 @@
 #include <curses.h>
 
 #include "core/util.h"
+#include "lesson/glossary.h"
 #include "ui/app.h"
 #include "ui/screens/lesson/recall.h"
 #include "core/text.h"
@@ -81,6 +82,7 @@ static void lesson_ui_goto(struct app *a, size_t k)
     }
     u->cur = 0;
     u->at_end = false;
+    u->glossary = false;
     u->editing = false;
     u->input[0] = '\0';
     u->scroll = 0;
@@ -228,6 +230,17 @@ static void lesson_ui_scene_action(struct app *a, enum ui_action act)
     }
 }
 
+/* G: the glossary, scrolled to the first of the slide's terms; G again closes it. */
+static void lesson_ui_glossary(struct lesson_ui *u, const struct lesson_slide *s)
+{
+    u->glossary = !u->glossary;
+    u->scroll = 0;
+    u->editing = false;
+    size_t used[1];
+    u->gloss_jump = u->glossary && s && glossary_slide_terms(s, used, 1) == 1;
+    u->gloss_term = u->gloss_jump ? used[0] : 0;
+}
+
 /* L: the lecture's numbers again (after v, or where an earlier lesson showed them). */
 static void lesson_ui_lecture(struct app *a, struct lesson_ui *u,
                               const struct lesson_exercise *e, struct lesson_ex_state *st)
@@ -333,6 +346,9 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
     case ACT_LECTURE:
         lesson_ui_lecture(a, u, e, st);
         return true;
+    case ACT_GLOSSARY:
+        lesson_ui_glossary(u, s);
+        return true;
     case ACT_SOLUTION:
         if (!e) {
             snprintf(a->msg, sizeof a->msg, "no exercise on this slide");
@@ -349,7 +365,10 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
         return true;
     case ACT_CLOSE:
         if (a->help || a->hw_open) return false;
-        if (u->from_list) {
+        if (u->glossary) {
+            u->glossary = false;
+            u->scroll = 0;
+        } else if (u->from_list) {
             u->sel = (size_t)(u->L - u->set.v); /* the list's cursor on the lesson left */
             u->in_list = true;
             u->L = NULL;
