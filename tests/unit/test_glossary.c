@@ -18,8 +18,9 @@
 #include "lesson/glossary.h"
 #include "lesson/lesson.h"
 
-static const char *const required[] = {"busbw", "algbw", "α-β model", "1F1B", "bubble",
-                                       "ZeRO stages", "seq (init)", "GPipe", "NVLink", "DDP"};
+static const char *const required[] = {"busbw",  "algbw",       "α-β model",  "1F1B",
+                                       "bubble", "ZeRO stages", "seq (init)", "GPipe",
+                                       "NVLink", "DDP"};
 
 static long find(const char *term)
 {

@@ -230,6 +230,31 @@ static void lesson_ui_scene_action(struct app *a, enum ui_action act)
     }
 }
 
+/* n and p: the next or previous slide; n on the last one shows the lesson's end page,
+ * p there goes back to the last slide. */
+static void lesson_ui_move(struct app *a, struct lesson_ui *u, bool next)
+{
+    if (next) {
+        if (u->slide + 1 >= u->L->nslides && u->at_end) {
+            snprintf(a->msg, sizeof a->msg, "the end of the lesson%s",
+                     u->from_list ? " (Esc: the list of lessons)" : "");
+        } else if (u->slide + 1 >= u->L->nslides) {
+            u->at_end = true; /* the summary and the exercises missed */
+            u->scroll = 0;
+            u->editing = false;
+        } else {
+            lesson_ui_goto(a, u->slide + 1);
+        }
+    } else if (u->at_end) {
+        u->at_end = false;
+        u->scroll = 0;
+    } else if (u->slide == 0) {
+        snprintf(a->msg, sizeof a->msg, "the first slide");
+    } else {
+        lesson_ui_goto(a, u->slide - 1);
+    }
+}
+
 /* G: the glossary, scrolled to the first of the slide's terms; G again closes it. */
 static void lesson_ui_glossary(struct lesson_ui *u, const struct lesson_slide *s)
 {
@@ -264,25 +289,8 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
     struct lesson_ex_state *st = e ? &u->ex[u->cur] : NULL;
     switch (act) {
     case ACT_SLIDE_NEXT:
-        if (u->slide + 1 >= u->L->nslides && u->at_end) {
-            snprintf(a->msg, sizeof a->msg, "the end of the lesson%s",
-                     u->from_list ? " (Esc: the list of lessons)" : "");
-        } else if (u->slide + 1 >= u->L->nslides) {
-            u->at_end = true; /* the summary and the exercises missed */
-            u->scroll = 0;
-            u->editing = false;
-        } else {
-            lesson_ui_goto(a, u->slide + 1);
-        }
-        return true;
     case ACT_SLIDE_PREV:
-        if (u->at_end) {
-            u->at_end = false;
-            u->scroll = 0;
-        } else if (u->slide == 0)
-            snprintf(a->msg, sizeof a->msg, "the first slide");
-        else
-            lesson_ui_goto(a, u->slide - 1);
+        lesson_ui_move(a, u, act == ACT_SLIDE_NEXT);
         return true;
     case ACT_ANSWER:
         if (u->at_end) {
@@ -350,12 +358,10 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
         lesson_ui_glossary(u, s);
         return true;
     case ACT_SOLUTION:
-        if (!e) {
+        if (!e)
             snprintf(a->msg, sizeof a->msg, "no exercise on this slide");
-            return true;
-        }
-        st->gave_up = true;
-        u->show_ex = true;
+        else
+            st->gave_up = u->show_ex = true;
         return true;
     case ACT_SCROLL_DOWN:
         u->scroll++;
@@ -366,8 +372,7 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
     case ACT_CLOSE:
         if (a->help || a->hw_open) return false;
         if (u->glossary) {
-            u->glossary = false;
-            u->scroll = 0;
+            lesson_ui_glossary(u, s); /* closes it */
         } else if (u->from_list) {
             u->sel = (size_t)(u->L - u->set.v); /* the list's cursor on the lesson left */
             u->in_list = true;
