@@ -27,6 +27,7 @@
 #include "records/records.h"
 #include "records/recfile.h"
 #include "records/recfit.h"
+#include "records/recsay.h"
 
 static const char nccl_usage[] =
     "usage: collviz nccl FILE... [--format text|json]\n"
@@ -259,6 +260,19 @@ static void json_comms(cJSON *root, const struct rec_log *L)
     }
 }
 
+/* "chose": what NCCL chose, a sentence per collective (records/recsay.h). */
+static void json_chose(cJSON *o, const struct rec_tuning *T)
+{
+    char fn[16][24], say[16][REC_SAY_LEN];
+    int nsay = rec_say_tuning(T, fn, say, 16);
+    cJSON *chose = cli_json_add_array(o, "chose");
+    for (int i = 0; i < nsay; i++) {
+        cJSON *x = cli_json_add_object(chose, NULL);
+        cli_json_str(x, "function", fn[i][0] ? fn[i] : NULL);
+        cli_json_str(x, "sentence", say[i]);
+    }
+}
+
 static void json_tuning(cJSON *root, const struct rec_log *L)
 {
     const struct rec_tuning *T = &L->tuning;
@@ -296,11 +310,14 @@ static void json_tuning(cJSON *root, const struct rec_log *L)
     for (int i = 0; i < T->nchoices; i++) {
         const struct rec_tune_choice *c = &T->choices[i];
         cJSON *x = cli_json_add_object(ch, NULL);
+        cli_json_str(x, "function", c->fn[0] ? c->fn : NULL);
         cli_json_num(x, "bytes", c->bytes);
         cli_json_str(x, "algorithm", rec_tune_algo(c->algo));
         cli_json_str(x, "protocol", rec_tune_proto(c->proto));
-        cli_json_real(x, "time_us", c->time_us, 12);
+        json_num_or_null(x, "time_us", c->time_us, 12);
     }
+    cli_json_num(o, "choices_dropped", T->choices_dropped);
+    json_chose(o, T);
     cJSON *m = cli_json_add_object(o, "enabled_matrix");
     for (int i = 0; i < T->nmrows; i++) {
         cJSON *x = cli_json_add_object(m, T->mrows[i].name);
@@ -310,6 +327,29 @@ static void json_tuning(cJSON *root, const struct rec_log *L)
             if (T->mrows[i].on >> k & 1)
                 cli_json_str(k < T->mproto_cols ? p : a, NULL, T->mcols[k]);
     }
+}
+
+/* "job": what the job's framework says of it and its communicators grouped in words. */
+static void json_job(cJSON *root, const struct rec_log *L)
+{
+    struct rec_jobsay J;
+    rec_say_job(L, &J);
+    cJSON *o = cli_json_add_object(root, "job");
+    json_int_or_null(o, "world_size", J.world);
+    cli_json_str(o, "world_size_from", J.world_from);
+    json_int_or_null(o, "processes", J.procs);
+    cJSON *g = cli_json_add_array(o, "groups");
+    for (int i = 0; i < J.ngroups; i++) {
+        const struct rec_group *r = &J.groups[i];
+        cJSON *x = cli_json_add_object(g, NULL);
+        cli_json_str(x, "role", r->role);
+        json_int_or_null(x, "nranks", r->nranks);
+        cli_json_str(x, "span", rec_span_name(r->span));
+        json_int_or_null(x, "nnodes", r->span == REC_SPAN_ONE ? 1 : r->nnodes);
+        cli_json_num(x, "seen", r->seen);
+        json_int_or_null(x, "expected", r->expected);
+    }
+    cli_json_str(o, "summary", J.sentence[0] ? J.sentence : NULL);
 }
 
 static void json_graph(cJSON *root, const struct rec_log *L)
@@ -346,6 +386,7 @@ static cJSON *nccl_json(const struct rec_log *L)
     cJSON *px = cli_json_add_array(root, "prefixes");
     for (int b = 0; b < REC_PFX_N; b++)
         if (L->prefixes >> b & 1) cli_json_str(px, NULL, rec_prefix_name(b));
+    json_job(root, L);
     json_comms(root, L);
     json_tuning(root, L);
     json_graph(root, L);
@@ -515,6 +556,13 @@ static void nccl_text(const struct rec_log *L)
     if (L->nranks >= 0) printf(", %d rank%s", L->nranks, L->nranks == 1 ? "" : "s");
     if (L->nnodes >= 0) printf(" on %d node%s", L->nnodes, L->nnodes == 1 ? "" : "s");
     printf("\n");
+    struct rec_jobsay J;
+    rec_say_job(L, &J);
+    if (J.sentence[0]) printf("job: %s\n", J.sentence);
+    char fn[16][24], say[16][REC_SAY_LEN];
+    int nsay = rec_say_tuning(&L->tuning, fn, say, 16);
+    for (int i = 0; i < nsay; i++)
+        printf("%s: %s\n", fn[i][0] ? fn[i] : "tuning (collective not named)", say[i]);
     if (nh) {
         printf("hosts:");
         for (int i = 0; i < nh; i++)
@@ -592,6 +640,11 @@ int cli_nccl_main(int argc, char **argv)
         return cli_usage_error("nccl --compare: two files, A and B (got %d)", argc - optind);
     if (argc - optind == 2 && (rc = nccl_two(&o, argv[optind], argv[optind + 1])) >= 0)
         return rc;
+    char why[1200];
+    if (!rec_one_job((const char *const *)argv + optind, argc - optind, why, sizeof why)) {
+        cv_eprintf("collviz nccl: %s\n", why);
+        return 2;
+    }
     struct rec_log *L = rec_new();
     int unopened = 0; /* files refused at open, each already named on its own line */
     for (int i = optind; i < argc; i++)
