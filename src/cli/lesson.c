@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "cli/json.h"
@@ -31,7 +33,7 @@
 static void lesson_usage(FILE *f)
 {
     fprintf(f, "usage: collviz lesson VERB [options]   (VERB --help for its options)\n"
-               "       collviz lesson [FILE|ID] [--backend B] [--no-measure] [--no-color] "
+               "       collviz lesson [FILE|ID|NN] [--backend B] [--no-measure] [--no-color] "
                "[--ascii]\n"
                "                          the interactive player: the list of lessons, or one\n"
                "                          lesson at its saved slide (keys: ? inside)\n"
@@ -298,6 +300,26 @@ static void check_answers_shown(const struct lesson *L, struct lesson_errors *wa
     }
 }
 
+/* Every wrong option of a choice says why it is wrong (its text after ` | `): a student who
+ * picks it learns more than "not right". */
+static void check_option_whys(const struct lesson *L, struct lesson_errors *warns)
+{
+    for (size_t s = 0; s < L->nslides; s++)
+        for (size_t i = 0; i < L->slides[s].nex; i++) {
+            const struct lesson_exercise *x = &L->slides[s].ex[i];
+            if (x->type != LEX_CHOICE) continue;
+            for (size_t k = 0; k < x->noptions; k++) {
+                if ((int)k + 1 == x->correct || (x->option_why && x->option_why[k])) continue;
+                char msg[700];
+                snprintf(msg, sizeof msg,
+                         "%s:%d: warning: exercise %s: wrong option %zu has no why (write "
+                         "`option: text | why it is wrong`)",
+                         L->path, x->line, x->id, k + 1);
+                push_msg(warns, msg);
+            }
+        }
+}
+
 static const struct opt lesson_check_table[] = {
     {"strict", 0, NULL, "warnings count as errors", opt_true,
      offsetof(struct verb_opts, strict)},
@@ -318,7 +340,8 @@ static int lesson_check(int argc, char **argv)
         "and 200 variants of every exercise with variants (each within its constraints,\n"
         "with a finite answer, a whole number where the exercise says integer: yes).\n"
         "Warns where a slide's title or narration shows the answer of its own exercise\n"
-        "or of an exercise on a later slide of the lesson.\n"
+        "or of an exercise on a later slide of the lesson, and where a wrong option of a\n"
+        "choice does not say why it is wrong.\n"
         "Prints every error and warning as file:line: message (on stderr) and one ok\n"
         "line per valid lesson (on stdout).\n",
         "Exit status: 0 all valid, 2 any error (or, with --strict, any warning).\n");
@@ -345,6 +368,7 @@ static int lesson_check(int argc, char **argv)
             check_variants(L, &errs);
             check_stops(L, &errs);
             check_answers_shown(L, &warns);
+            check_option_whys(L, &warns);
             for (size_t s = 0; s < L->nslides; s++) /* shown as code by Markdown */
                 if (L->slides[s].indented_note_line) {
                     char msg[700];
@@ -820,6 +844,29 @@ static int lesson_grade(int argc, char **argv)
 
 static const struct opt lesson_list_table[] = {OPT_END};
 
+/* The columns the list must fit in: the terminal's (stdout), else $COLUMNS, else 0 (no
+ * bound: the one-line table a script reads). */
+static int list_width(void)
+{
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    char *end;
+    long v = c ? strtol(c, &end, 10) : 0;
+    return c && *c && !*end && v >= 20 && v <= 10000 ? (int)v : 0;
+}
+
+/* s wrapped at w columns, each line after `indent` spaces (a word longer than a line is
+ * broken, never cut). */
+static void list_wrapped(const char *s, int w, int indent)
+{
+    char lines[32][256];
+    int n = text_wrap(s, w - indent, lines, 32, true);
+    for (int i = 0; i < n; i++)
+        cv_printf_safe("%*s%s\n", indent, "", lines[i]);
+}
+
 static int lesson_list(int argc, char **argv)
 {
     struct verb_opts o;
@@ -864,7 +911,12 @@ static int lesson_list(int argc, char **argv)
         if (text_width(L->title ? L->title : L->id) > wt)
             wt = text_width(L->title ? L->title : L->id);
     }
-    printf("%-*s  %-*s  %-*s  %7s  progress\n", wf, "file", wi, "id", wt, "title", "length");
+    /* a table wider than the terminal: each lesson as a block of lines that fit */
+    int width = list_width();
+    bool table = width == 0 || wf + wi + wt + 2 * 4 + 7 + 42 <= width; /* 42: the progress */
+    if (table)
+        printf("%-*s  %-*s  %-*s  %7s  progress\n", wf, "file", wi, "id", wt, "title",
+               "length");
     for (size_t i = 0; i < set.n; i++) {
         const struct lesson *L = &set.v[i];
         const char *base = strrchr(L->path, '/');
@@ -883,6 +935,17 @@ static int lesson_list(int argc, char **argv)
                 solved += have_progress && progress_solved(&pr, L->slides[s].ex[e].id);
         char minutes[24] = "";
         if (L->minutes) snprintf(minutes, sizeof minutes, "%d min", L->minutes);
+        if (!table) {
+            char line[1024];
+            snprintf(line, sizeof line, "%s  %s%s%s", L->id, base, minutes[0] ? ", " : "",
+                     minutes);
+            list_wrapped(line, width, 0);
+            list_wrapped(title, width, 4);
+            snprintf(line, sizeof line, "seen %zu/%zu slides, solved %zu/%zu exercises", seen,
+                     L->nslides, solved, nex);
+            list_wrapped(line, width, 4);
+            continue;
+        }
         /* %-*s pads bytes, not columns: pad by the title's width in columns */
         cv_printf_safe(
             "%-*s  %-*s  %s%*s  %7s  seen %zu/%zu slides, solved %zu/%zu exercises\n", wf, base,

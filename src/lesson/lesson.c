@@ -722,6 +722,17 @@ const struct lesson *lesson_set_find(const struct lesson_set *set, const char *l
      * allreduce-decomposed), unless it is another lesson's id */
     for (size_t i = 0; i < set->n; i++)
         if (set->v[i].path && lesson_is_slug_of(set->v[i].path, lesson_id)) return &set->v[i];
+    /* its number: "3" or "03" names 03-rooted-collectives.md */
+    size_t nd = strspn(lesson_id, "0123456789");
+    if (nd == 0 || nd > 2 || lesson_id[nd]) return NULL;
+    int want = atoi(lesson_id);
+    for (size_t i = 0; i < set->n; i++) {
+        const char *path = set->v[i].path, *base = path ? strrchr(path, '/') : NULL;
+        base = base ? base + 1 : path;
+        if (base && lesson_is_lesson_name(base) &&
+            (base[0] - '0') * 10 + (base[1] - '0') == want)
+            return &set->v[i];
+    }
     return NULL;
 }
 

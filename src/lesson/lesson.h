@@ -214,6 +214,8 @@ void lesson_set_init(struct lesson_set *set);
  * the second) go to *errs. CV_OK when nothing was added to *errs. */
 int lesson_set_add(struct lesson_set *set, const char *path, struct lesson_errors *errs);
 void lesson_set_free(struct lesson_set *set);
+/* The lesson named by its id, else its file's slug or name, else its number ("3" or "03"
+ * for 03-*.md). */
 const struct lesson *lesson_set_find(const struct lesson_set *set, const char *lesson_id);
 /* The exercise with this id, and the lesson it is in (lesson_out may be NULL). */
 const struct lesson_exercise *lesson_set_find_exercise(const struct lesson_set *set,

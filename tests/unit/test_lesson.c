@@ -650,6 +650,12 @@ static void test_set_folder(void **state)
     assert_string_equal(set.v[0].id, "first");
     assert_string_equal(set.v[1].id, "second");
     assert_non_null(lesson_set_find(&set, "second"));
+    /* by its number, as `collviz lesson 02` names it */
+    assert_ptr_equal(lesson_set_find(&set, "02"), &set.v[1]);
+    assert_ptr_equal(lesson_set_find(&set, "2"), &set.v[1]);
+    assert_ptr_equal(lesson_set_find(&set, "01"), &set.v[0]);
+    assert_null(lesson_set_find(&set, "03"));
+    assert_null(lesson_set_find(&set, "002"));
     const struct lesson *in = NULL;
     const struct lesson_exercise *x = lesson_set_find_exercise(&set, "shared", &in);
     assert_non_null(x);

@@ -643,6 +643,23 @@ static int pres_step_text(const struct pres *p, char *buf, size_t n)
     return snprintf(buf, n, "%s %ld/%ld", p->a->sc.slice_view ? "tick" : "step", k, m);
 }
 
+/* The room's "end of lesson N/M" where the next PageDown leaves the last slide of a lesson
+ * (the last page, no stop left), "end of the talk" at the deck's end; else "". */
+static void pres_lesson_end(const struct pres *p, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    const struct pres_slide *at = &p->sl[p->pos.slide];
+    if (at->slide + 1 != p->set.v[at->lesson].nslides || p->lay.npages < 1) return;
+    long stops[DECK_STOPS_MAX];
+    struct deck_slide d = {pres_nsteps(p), pres_npages(p), stops, pres_stops(p, stops)};
+    struct deck_pos q;
+    if (deck_move_in(p->pos, &d, p->n, DECK_NEXT, 0, &q) && q.slide == p->pos.slide) return;
+    if (at->lesson + 1 < p->set.n)
+        snprintf(buf, n, "%s end of lesson %zu/%zu", p->a->g->ok, at->lesson + 1, p->set.n);
+    else
+        snprintf(buf, n, "%s end of the talk", p->a->g->ok);
+}
+
 static void pres_footer(struct pres *p, struct rect r, double now)
 {
     const struct theme *th = &p->a->th;
@@ -668,11 +685,16 @@ static void pres_footer(struct pres *p, struct rect r, double now)
     char mid[NOTES_STATUS_MAX] = "";
     bool bad = false;
     bool prompt = p->go.active || p->searching || p->overview || p->reload_err[0];
+    bool done = false;
     if (p->answer_line[0] && !prompt) /* the revealed answer, for the room, before a notice */
         snprintf(mid, sizeof mid, "%.500s", p->answer_line);
     else if (!pres_notes_follow(p))
         pres_status(p, mid, sizeof mid, &bad);
-    attr_t mat = bad ? th->role[TH_BAD] : th->role[TH_WARN];
+    if (!mid[0] && !prompt) { /* a lesson's end, for the room */
+        pres_lesson_end(p, mid, sizeof mid);
+        done = mid[0] != '\0';
+    }
+    attr_t mat = bad ? th->role[TH_BAD] : done ? th->role[TH_OK] : th->role[TH_WARN];
     int rw = text_width(right), mw = text_width(mid);
     /* The lesson's title gives way to a message. */
     if (mid[0] && text_width(left) + 2 + mw + rw > r.w) left[short_len] = '\0';

@@ -263,6 +263,13 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
             snprintf(a->msg, sizeof a->msg, "no exercise on this slide");
             return true;
         }
+        if (st->right || st->gave_up) { /* answered: the answer is on screen */
+            snprintf(a->msg, sizeof a->msg, "%s; the answer is shown%s",
+                     st->right ? "already solved" : "given up",
+                     ex_has_variants(e) ? " (v: new numbers to answer)" : "");
+            u->show_ex = true;
+            return true;
+        }
         u->editing = true;
         u->input[0] = '\0';
         u->show_ex = true;
