@@ -1884,6 +1884,9 @@ static void first_line_hosts(struct rec_log *L)
             if (k == h || m <= n || strcmp(L->hostnames[k] + m - n, a) != 0) continue;
             for (int u = 0; u < L->nunits; u++)
                 if (L->units[u].host == h) rec_unit_rehost(L, u, k);
+            for (int r = 0; r <= L->maxrank; r++) /* the ranks that line placed */
+                if (strcmp(L->ranks[r].host, a) == 0)
+                    snprintf(L->ranks[r].host, sizeof L->ranks[r].host, "%s", L->hostnames[k]);
             L->host_lines[h] = 0;
             rec_warn_c(L, REC_W_CUT, "cut: a file's first line starts inside host %s's name",
                        L->hostnames[k]);

@@ -150,8 +150,8 @@ static void job_sentence(struct rec_jobsay *J)
         }
         const char *what = g->seen == 1 ? " communicator" : " communicators";
         if (g->nranks > 0)
-            say(s, "%d%s of %d rank%s (%s)", g->seen, what, g->nranks, g->nranks == 1 ? "" : "s",
-                where);
+            say(s, "%d%s of %d rank%s (%s)", g->seen, what, g->nranks,
+                g->nranks == 1 ? "" : "s", where);
         else
             say(s, "%d%s of a size not in the record", g->seen, what);
     }
@@ -240,8 +240,7 @@ static void tune_sentence(const struct rec_tune_choice **c, int n, char *s)
     say(s, "%s%d sizes logged)", runs == 1 ? ", " : " (", n);
 }
 
-int rec_say_tuning(const struct rec_tuning *T, char fn[][24], char say_[][REC_SAY_LEN],
-                   int max)
+int rec_say_tuning(const struct rec_tuning *T, char fn[][24], char say_[][REC_SAY_LEN], int max)
 {
     int nf = 0;
     const struct rec_tune_choice **c = malloc((size_t)(T->nchoices + 1) * sizeof *c);
@@ -346,8 +345,10 @@ bool rec_one_job(const char *const *paths, int n, char *msg, size_t len)
         for (int j = 0; ok && j < i; j++) {
             char why[160];
             if (L[j] && not_one_job(L[j], L[i], why, sizeof why)) {
-                snprintf(msg, len, "%s and %s are not one job's record (%s): read them one "
-                         "at a time", paths[j], paths[i], why);
+                snprintf(msg, len,
+                         "%s and %s are not one job's record (%s): read them one "
+                         "at a time",
+                         paths[j], paths[i], why);
                 ok = false;
             }
         }

@@ -46,8 +46,7 @@ void rec_say_job(const struct rec_log *L, struct rec_jobsay *J);
 /* What NCCL chose, a sentence per collective ("AllReduce: NCCL chose Tree/LL up to 64 KiB,
  * then Ring/Simple from 128 KiB"), in the order the collectives first appear; fn[i] is ""
  * for choices whose collective the line does not name. Returns how many. */
-int rec_say_tuning(const struct rec_tuning *T, char fn[][24], char say[][REC_SAY_LEN],
-                   int max);
+int rec_say_tuning(const struct rec_tuning *T, char fn[][24], char say[][REC_SAY_LEN], int max);
 
 /* Files given together are one job's record (one file per node or rank) or refused: read
  * each alone, and two that cannot be of one job (different libraries or versions, NCCL

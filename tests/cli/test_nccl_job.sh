@@ -24,10 +24,20 @@ job() {
     done < <(cli_bins)
 }
 
-# text REC WANT: the text output of REC has the line WANT, whole.
+# text REC WANT: the text output of REC says WANT, whole, from a line's start (line breaks
+# and indents aside: long lines are wrapped at 80 columns); no text line is wider than 80.
 text() {
     "$BIN" nccl "$R/$1" >"$tmp/t.txt" 2>/dev/null
-    grep -qxF -- "$2" "$tmp/t.txt" || fail "$1: no line '$2' in: $(head -4 "$tmp/t.txt")"
+    python3 - "$tmp/t.txt" "$2" <<'PYEOF' || fail "$1: does not say '$2': $(head -4 "$tmp/t.txt")"
+import re, sys
+t = open(sys.argv[1]).read()
+flat = re.sub(r"\s*\n\s*", " ", "\n" + t)
+sys.exit(0 if (" " + sys.argv[2] + " ") in flat + " " else 1)
+PYEOF
+    case $2 in job:* | *"NCCL chose"*)
+        awk 'length > 80 && /^(job|[A-Za-z]+|tuning [^:]*): / { bad = 1 } END { exit bad }' "$tmp/t.txt" ||
+            fail "$1: a sentence line wider than 80 columns" ;;
+    esac
 }
 
 # vLLM TP8 x PP2 over IB: line 240 "rank 0 in world size 16 ... DP rank 0, PP rank 0, TP

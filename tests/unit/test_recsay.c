@@ -76,8 +76,8 @@ static void test_roles(void **state)
     assert_non_null(J.groups[0].role);
     assert_string_equal(J.groups[0].role, "TP");
     assert_int_equal(J.groups[0].expected, 2);
-    assert_string_equal(J.sentence,
-                        "world size 8 (vLLM says so); TP 4 x 2 (one node each; 1 of the 2 seen)");
+    assert_string_equal(
+        J.sentence, "world size 8 (vLLM says so); TP 4 x 2 (one node each; 1 of the 2 seen)");
     rec_free(L);
     static const char open[] =
         "INFO 04-20 16:48:04 [parallel_state.py:957] rank 3 in world size 8 is assigned as DP "
