@@ -47,6 +47,8 @@ static void lesson_usage(FILE *f)
                "  list               the lessons (./lessons or $COLLVIZ_LESSONS) with your "
                "progress\n"
                "  export PATH        a handout: --format html -o OUT.html (self-contained)\n"
+               "  review             your past mistakes, each with what it was\n"
+               "  reset [ID]         forget your progress: of one lesson, or of all\n"
                "\n"
                "The lesson format is described in lessons/README.md.\n"
                "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
@@ -530,6 +532,10 @@ static cJSON *lesson_json(const struct lesson *L, bool notes)
         cJSON_AddNumberToObject(root, "minutes", L->minutes);
     else
         cJSON_AddNullToObject(root, "minutes");
+    if (L->summary)
+        cJSON_AddStringToObject(root, "summary", L->summary);
+    else
+        cJSON_AddNullToObject(root, "summary");
     cJSON_AddStringToObject(root, "path", L->path);
     cJSON *slides = cJSON_AddArrayToObject(root, "slides");
     for (size_t i = 0; i < L->nslides; i++) {
@@ -982,6 +988,8 @@ int cli_lesson_main(int argc, char **argv)
         if (strcmp(argv[1], "grade") == 0) return lesson_grade(argc - 1, argv + 1);
         if (strcmp(argv[1], "list") == 0) return lesson_list(argc - 1, argv + 1);
         if (strcmp(argv[1], "export") == 0) return cli_export_main(argc - 1, argv + 1);
+        if (strcmp(argv[1], "review") == 0) return cli_lesson_review(argc - 1, argv + 1);
+        if (strcmp(argv[1], "reset") == 0) return cli_lesson_reset(argc - 1, argv + 1);
     }
     /* no verb, or a FILE/ID: the interactive player (src/ui/screens/lesson/) */
     return cli_lesson_player_main(argc, argv);

@@ -114,6 +114,7 @@ struct pres {
     long demo_step;        /* the slide's step when a live demo began (`0` returns there) */
     bool notes_assumed;    /* present_script: a notes terminal is taken to follow */
     char answer_line[600]; /* the revealed answer beside the scene, for the footer ("" none) */
+    bool hide_total;       /* the scene's step count is an open exercise's answer: "?" */
 };
 
 static const struct lesson *pres_lesson(const struct pres *p)
@@ -640,6 +641,8 @@ static int pres_step_text(const struct pres *p, char *buf, size_t n)
     long k = p->pos.step, m = pres_nsteps(p);
     if (app_screen(p->a)->kind == SCREEN_PARALLEL)
         return snprintf(buf, n, "frame %ld/%ld", k + 1, m + 1);
+    if (p->hide_total)
+        return snprintf(buf, n, "%s %ld/?", p->a->sc.slice_view ? "tick" : "step", k);
     return snprintf(buf, n, "%s %ld/%ld", p->a->sc.slice_view ? "tick" : "step", k, m);
 }
 
@@ -769,6 +772,7 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
     struct app *a = p->a;
     const struct theme *th = &a->th;
     pres_answer_beside(p, pg);
+    p->hide_total = false;
     for (int i = 0; i < pg->title.h && i < p->ps.ntitle; i++) {
         int tw = text_width(p->ps.title[i]);
         draw_put(pg->title.y + i, pg->title.x + (pg->title.w - tw) / 2, pg->title.w,
@@ -798,6 +802,9 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
         predict_add_later(&pr, pres_lesson(p), p->sl[p->pos.slide].slide, NULL, NULL);
         predict_begin(a, &pr);
         app_screen(a)->draw(a, pg->scene);
+        char total[48], masked[64]; /* the footer's step count, as the scene's header */
+        snprintf(total, sizeof total, "%ld steps", pres_nsteps(p));
+        p->hide_total = draw_mask_text(total, masked, sizeof masked) > 0;
         predict_end(a);
     } else {
         draw_frame(pg->scene, th->role[TH_BORDER], "scene", th->role[TH_LABEL]);

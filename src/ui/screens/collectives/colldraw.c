@@ -81,7 +81,15 @@ static void draw_status(const struct app *a, struct rect r)
         }
         return;
     }
-    x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "step %zu/%zu", step, n);
+    /* predict first: a step count an open exercise asks for is "?" */
+    char total[48], masked[64];
+    snprintf(total, sizeof total, "%zu steps", n);
+    if (draw_mask_text(total, masked, sizeof masked) > 0) {
+        char t[64]; /* the step shown is no answer: drawn as is */
+        snprintf(t, sizeof t, "step %zu/?", step);
+        x += draw_put(r.y, x, end - x, a->th.role[TH_STEP], t);
+    } else
+        x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "step %zu/%zu", step, n);
     if (a->have_trace && step > 0)
         x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s",
                        a->plan.steps[step - 1].phase);
@@ -95,7 +103,7 @@ static void draw_status(const struct app *a, struct rect r)
     } else if (a->have_plan && a->lay.what.h <= a->lay.what_lines &&
                text_width(a->plan.summary) <= end - x - 2) {
         /* the summary beside the step where it fits whole; never cut */
-        draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_DIM], a->plan.summary);
+        draw_put_masked(r.y, x + 2, end - x - 2, a->th.role[TH_DIM], a->plan.summary);
     }
 }
 
@@ -440,7 +448,14 @@ static void draw_xfers(const struct app *a, struct rect r)
     }
     if (show < n) {
         int y = r.y + show / l->xfer_cols, cx = x0 + (show % l->xfer_cols) * colw;
-        draw_putf(y, cx, colw, a->th.role[TH_DIM], "+%d more", n - show);
+        /* predict first: the entries shown plus "+N more" would give a count an open
+         * exercise asks for (the messages of a step) */
+        char total[48], masked[64];
+        snprintf(total, sizeof total, "%d messages", n);
+        if (draw_mask_text(total, masked, sizeof masked) > 0)
+            draw_put(y, cx, colw, a->th.role[TH_DIM], "+? more");
+        else
+            draw_putf(y, cx, colw, a->th.role[TH_DIM], "+%d more", n - show);
     }
 }
 
@@ -576,8 +591,8 @@ static void draw_what(const struct app *a, struct rect r)
     }
     if (sh > 0 && a->have_plan) {
         n = text_wrap(a->plan.summary, r.w - 2, lines, sh < 4 ? sh : 4, a->utf8);
-        for (int i = 0; i < n && i < sh && i < 4; i++)
-            draw_put(r.y + wl + i, r.x + 1, r.w - 2, a->th.role[TH_DIM], lines[i]);
+        for (int i = 0; i < n && i < sh && i < 4; i++) /* "(6 steps)": an answer is "?" */
+            draw_put_masked(r.y + wl + i, r.x + 1, r.w - 2, a->th.role[TH_DIM], lines[i]);
     }
 }
 
