@@ -52,6 +52,7 @@ struct walk {
     char **seen; /* places already counted: "kind|lesson|slide|what" */
     size_t nseen, capseen;
     char frame[160]; /* the frame, for the log: "slide 3 step 2 (scene alone)" */
+    long cuts_seen;  /* draw_cut_count before the frame */
     /* the screen read back */
     char *text;
     char *line[256];
@@ -495,6 +496,14 @@ static void walk_check(struct walk *w, size_t slide)
 {
     w->c->frames++;
     walk_read(w);
+    const char *last;
+    long cuts = draw_cut_count(&last);
+    if (cuts > w->cuts_seen) {
+        char what[200];
+        snprintf(what, sizeof what, "cut without a mark: %s", last);
+        walk_found(w, WALK_CUT, slide, what, last);
+    }
+    w->cuts_seen = cuts;
     for (int y = 0; y < w->nlines; y++)
         if (walk_cut(w->line[y])) {
             char t[300];
@@ -730,8 +739,13 @@ int walk_deck(const char *path, enum walk_view view, int cols, int rows, struct 
               FILE *log, int max_log, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    struct walk w = {
-        .view = view, .cols = cols, .rows = rows, .c = c, .log = log, .max_log = max_log};
+    struct walk w = {.view = view,
+                     .cols = cols,
+                     .rows = rows,
+                     .c = c,
+                     .log = log,
+                     .max_log = max_log,
+                     .cuts_seen = draw_cut_count(NULL)};
     struct svg_offscreen o;
     int rc = svg_offscreen_open(&o, cols, rows, err, errlen);
     if (rc != CV_OK) return rc;

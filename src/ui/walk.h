@@ -15,7 +15,8 @@
  *     earlier lesson showed (recall.h: it must start on a variant's numbers);
  *   - a cut line: a row whose text ends in "…" (the screens' text_fit), counted also
  *     apart where a blank row lies below it on the screen (room it could have wrapped
- *     into).
+ *     into); and a text the frame's drawing cut at its width with words left over and no
+ *     mark (kit/draw.h's draw_cut_count: a legend's "[ ] ou").
  *
  * The frames: each step of the slide's scene, the scene alone (z) where the player shows
  * the text alone, and each page of the narration; in the player, every scene the keys the

@@ -371,14 +371,14 @@ static void draw_ranks(const struct app *a)
     free(hl);
 }
 
-static void draw_legend(const struct app *a, struct rect r)
+/* The colour legend as one line; short: the ranks as a range ("r0…r7"), as for many. */
+static void legend_line(const struct app *a, bool short_ranks, struct styled_line *out)
 {
-    if (r.h < 1) return;
     struct styled_line pl = {.n = 0};
     const struct theme *th = &a->th;
     int W = a->sc.nranks;
     styled_add(&pl, th->role[TH_DIM], "data of ");
-    if (W <= 8) {
+    if (W <= 8 && !short_ranks) {
         for (int k = 0; k < W; k++)
             styled_add(&pl, th->rank[k] | A_BOLD, "r%d ", k);
     } else {
@@ -401,6 +401,17 @@ static void draw_legend(const struct app *a, struct rect r)
     }
     if (!a->lay.marks) styled_add(&pl, th->role[TH_LABEL], "  [ ] output");
     if (a->lay.marks && marks_abbrev) styled_add(&pl, th->role[TH_LABEL], "  = in=out");
+    *out = pl;
+}
+
+/* The legend in r's row: whole, never cut (the ranks as a range where they do not fit one
+ * by one: 8 ranks at 80 columns). */
+static void draw_legend(const struct app *a, struct rect r)
+{
+    if (r.h < 1) return;
+    struct styled_line pl;
+    legend_line(a, false, &pl);
+    if (styled_width(&pl) > r.w) legend_line(a, true, &pl);
     int w = styled_width(&pl);
     styled_draw_line(&pl, r.y, r.x + (w < r.w ? (r.w - w) / 2 : 0), r.w);
 }
