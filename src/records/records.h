@@ -24,10 +24,25 @@
 
 #define REC_MAX_BYTES ((size_t)64 << 20) /* one file */
 #define REC_MAX_LINE 65536               /* one line, in bytes */
-#define REC_MAX_RANKS 4096
-#define REC_LAST_RANK (REC_MAX_RANKS - 1) /* what messages name: "ranks end at 4095" */
-#define REC_MAX_CHANNELS 128              /* NCCL's MAXCHANNELS is 32 or 64; newer builds 128 */
-#define REC_MAX_LINKS 65536
+/* Ranks: NCCL's nRanks is an int; a rank is kept in a few dozen bytes (rec_rank, its ring
+ * and tree entries), so what bounds a record is memory: a communicator larger than the
+ * memory available to hold it (mem_check) is refused, naming its size. REC_MAX_RANKS is
+ * the reader's own ceiling on a rank number (eight digits; 2^24 ranks keep every count
+ * and byte size below an int's range). */
+#define REC_MAX_RANKS (1 << 24)
+#define REC_RANK_DIGITS 8
+#define REC_LAST_RANK (REC_MAX_RANKS - 1) /* what messages name */
+/* Channels: NCCL's MAXCHANNELS (src/include/device.h) is 32 up to 2.11, 64 in 2.12-2.26
+ * (64 in NCCL 2.26.3's device.h); RCCL's device.h says 128. The larger is the bound. */
+#define REC_MAX_CHANNELS 128
+/* Links: a connection a rank, channel and connection index (NCCL_MAX_CONNS is 2, RCCL's 3):
+ * bounded by memory as the ranks are, and by an int's range. */
+#define REC_MAX_LINKS (1 << 30)
+/* What a record may keep: the memory available (mem_check), and at most REC_KEEP_FLOOR +
+ * REC_KEEP_PER_BYTE bytes a byte of its text, so a few lines naming huge ranks are refused
+ * rather than take the machine (a real job's log keeps about 1 byte a byte of text). */
+#define REC_KEEP_FLOOR ((size_t)256 << 20)
+#define REC_KEEP_PER_BYTE 16
 #define REC_MAX_TESTS 64
 #define REC_MAX_ROWS 4096 /* rows of one test */
 #define REC_MAX_MSGS 64   /* errors and warnings kept (the rest are counted) */
@@ -71,7 +86,7 @@ struct rec_tnode {
 
 struct rec_tree { /* one channel's tree, indexed by rank */
     struct rec_tnode *node;
-    int n;
+    int n, cap; /* node[0..n) read; cap allocated */
 };
 
 struct rec_meas {
@@ -195,11 +210,14 @@ struct rec_log {
     int ncomms;
     struct rec_tuning tuning;
     struct rec_graph graph;
-    unsigned char *wcodes; /* per warning */
-    unsigned wseen;        /* a bit per rec_wcode warned */
-    int nranks;            /* -1 unknown */
-    int nnodes;            /* said by a comm line; -1 unknown */
-    struct rec_rank ranks[REC_MAX_RANKS];
+    unsigned char *wcodes;  /* per warning */
+    unsigned wseen;         /* a bit per rec_wcode warned */
+    size_t kept;            /* bytes of ranks, rings, trees and links kept (see room()) */
+    size_t text_bytes;      /* text read, all files */
+    int nranks;             /* -1 unknown */
+    int nnodes;             /* said by a comm line; -1 unknown */
+    struct rec_rank *ranks; /* rank_slots of them: at least maxrank + 1 and nranks */
+    int rank_slots;
     int maxrank; /* the highest rank any line named, -1 none */
     struct rec_ring rings[REC_MAX_CHANNELS];
     struct rec_tree trees[REC_MAX_CHANNELS];
@@ -254,7 +272,8 @@ void rec_finish(struct rec_log *L);
 /* A channel's ring as hosts: how many of its hops cross from one host to another; -1 when a
  * rank's host is unknown. */
 int rec_ring_crossings(const struct rec_log *L, int channel);
-/* The hosts in rank order (first appearance), into out[max]; returns how many. */
+/* The hosts in rank order (first appearance), into out[max]; returns how many (out NULL:
+ * counts them all). */
 int rec_hosts(const struct rec_log *L, const char **out, int max);
 
 #endif

@@ -33,7 +33,7 @@ static bool topo_link_class(const struct rec_log *L, int ch, int from, int to,
 
 static const char *topo_host(const struct rec_log *L, int r)
 {
-    if (r < 0 || r >= REC_MAX_RANKS || !L->ranks[r].host[0]) return NULL;
+    if (r < 0 || r >= L->rank_slots || !L->ranks[r].host[0]) return NULL;
     return L->ranks[r].host;
 }
 
@@ -120,7 +120,7 @@ int topo_groups(const struct rec_log *L, struct topo_group *g, int max)
 
 void topo_gpu_label(const struct rec_log *L, int rank, char *buf, size_t n)
 {
-    int dev = rank >= 0 && rank < REC_MAX_RANKS ? L->ranks[rank].device : -1;
+    int dev = rank >= 0 && rank < L->rank_slots ? L->ranks[rank].device : -1;
     if (dev >= 0)
         snprintf(buf, n, "r%d d%d", rank, dev);
     else
