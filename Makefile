@@ -95,7 +95,10 @@ ifeq ($(HAVE_NCCL),1)
     BACKENDS := cpu nccl (on fakegpu, the host emulation: not a GPU)
   else
     CU_SRC   := $(wildcard kernels/*.cu)
-    LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnccl -lcublas -lcudart -lstdc++
+    # cuBLAS is opened on first use (src/device/dev_cuda.c): loading it cost every command
+    # over a second and 200 MiB of memory
+    CPPFLAGS += -DCV_CUBLAS_DLOPEN
+    LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnccl -lcudart -ldl -lstdc++
     BACKENDS := cpu nccl
   endif
 else

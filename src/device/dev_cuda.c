@@ -27,6 +27,73 @@
 #include "kernels/kernels.h"
 #include "core/util.h"
 
+#ifdef CV_CUBLAS_DLOPEN
+/* cuBLAS is opened on the first GPU device, not when the program starts: loading it (and
+ * cuBLASLt under it) took over a second and 200 MiB of resident memory in every command,
+ * `collviz nccl` on a log as much as a training run. Its six calls go through this table. */
+#include <dlfcn.h>
+#include <pthread.h>
+
+static struct {
+    cublasStatus_t (*create)(cublasHandle_t *);
+    cublasStatus_t (*destroy)(cublasHandle_t);
+    cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t);
+    cublasStatus_t (*set_math_mode)(cublasHandle_t, cublasMath_t);
+    const char *(*status_string)(cublasStatus_t);
+    cublasStatus_t (*sgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                            const float *, const float *, int, const float *, int,
+                            const float *, float *, int);
+    char err[200];
+} blas_lib;
+
+static void blas_open(void)
+{
+    char name[32];
+    snprintf(name, sizeof name, "libcublas.so.%d", CUBLAS_VER_MAJOR);
+    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(blas_lib.err, sizeof blas_lib.err, "cannot open %s: %s", name, dlerror());
+        return;
+    }
+    /* the _v2 names are what cublas_v2.h's macros call */
+    *(void **)&blas_lib.create = dlsym(h, "cublasCreate_v2");
+    *(void **)&blas_lib.destroy = dlsym(h, "cublasDestroy_v2");
+    *(void **)&blas_lib.set_stream = dlsym(h, "cublasSetStream_v2");
+    *(void **)&blas_lib.set_math_mode = dlsym(h, "cublasSetMathMode");
+    *(void **)&blas_lib.status_string = dlsym(h, "cublasGetStatusString");
+    *(void **)&blas_lib.sgemm = dlsym(h, "cublasSgemm_v2");
+    if (!blas_lib.create || !blas_lib.destroy || !blas_lib.set_stream ||
+        !blas_lib.set_math_mode || !blas_lib.status_string || !blas_lib.sgemm) {
+        snprintf(blas_lib.err, sizeof blas_lib.err, "%s lacks a function collviz calls", name);
+        blas_lib.create = NULL;
+    }
+}
+
+/* NULL when cuBLAS is there, else why not. */
+static const char *blas_load(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, blas_open);
+    return blas_lib.create ? NULL : blas_lib.err;
+}
+
+#undef cublasCreate
+#undef cublasDestroy
+#undef cublasSetStream
+#undef cublasSgemm
+#define cublasCreate(h) blas_lib.create(h)
+#define cublasDestroy(h) blas_lib.destroy(h)
+#define cublasSetStream(h, s) blas_lib.set_stream(h, s)
+#define cublasSetMathMode(h, m) blas_lib.set_math_mode(h, m)
+#define cublasGetStatusString(s) blas_lib.status_string(s)
+#define cublasSgemm(...) blas_lib.sgemm(__VA_ARGS__)
+#else
+static const char *blas_load(void)
+{
+    return NULL; /* linked */
+}
+#endif
+
 struct cuda_dev {
     struct dev pub;
     int gpu;
@@ -232,6 +299,11 @@ int dev_cuda_create(struct dev **out, int gpu, char *err, size_t errlen)
                     "cudaStreamCreateWithFlags") ||
         cuda_failed(d, cudaMalloc((void **)&cd->sumsq_dev, sizeof(double)), "cudaMalloc"))
         goto fail;
+    const char *why = blas_load();
+    if (why) {
+        dev_fail(d, CV_EUNAVAIL, "cuBLAS on GPU %d: %s", gpu, why);
+        goto fail;
+    }
     bs = cublasCreate(&cd->blas);
     if (blas_failed(d, bs, "cublasCreate")) {
         cd->blas = NULL;
