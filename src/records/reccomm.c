@@ -348,8 +348,8 @@ int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr, 
      * does not end this one */
     if (moved && !start && cur >= 0 && u != cur && L->units[cur].ptr && !L->units[cur].done)
         return u;
-    rec_map_put(&L->threads, tk, u);
-    rec_map_put(&L->procs, pk, u);
+    if (rec_map_get(&L->threads, tk) != u) rec_map_put(&L->threads, tk, u);
+    if (rec_map_get(&L->procs, pk) != u) rec_map_put(&L->procs, pk, u);
     return u;
 }
 

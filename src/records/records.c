@@ -132,7 +132,9 @@ static bool scan_int(const char **p, int maxd, long *v)
 
 static bool starts(const char *s, const char *lit)
 {
-    return strncmp(s, lit, strlen(lit)) == 0;
+    while (*lit) /* a byte at a time: most lines differ at the first */
+        if (*s++ != *lit++) return false;
+    return true;
 }
 
 /* Copy the word at s (up to a space, or any char in stop) into out[n]. */
@@ -181,6 +183,11 @@ void rec_free(struct rec_log *L)
     free(L->warnings);
     free(L->links);
     free(L->ranks);
+    free(L->nets);
+    for (int i = 0; i < L->nvias; i++)
+        free(L->vias[i]);
+    free(L->vias);
+    rec_map_free(&L->viamap);
     for (int i = 0; i < L->nunits; i++)
         rec_facts_free(&L->units[i].f);
     free(L->units);
@@ -239,15 +246,44 @@ static struct rec_rank *rank_at(struct rec_log *L, long r)
     return &L->ranks[r];
 }
 
+/* What host `host`'s lines said about its network: one entry a host id, every host. */
 static struct rec_host_net *host_net(struct rec_log *L, const char *host)
 {
-    for (int i = 0; i < L->nnets; i++)
-        if (strcmp(L->nets[i].host, host) == 0) return &L->nets[i];
-    if (L->nnets == (int)(sizeof L->nets / sizeof L->nets[0])) return NULL;
-    struct rec_host_net *h = &L->nets[L->nnets++];
-    memset(h, 0, sizeof *h);
-    snprintf(h->host, sizeof h->host, "%s", host);
+    int id = rec_host_id(L, host, true);
+    if (id < 0) return NULL;
+    if (id >= L->nnets) {
+        int n = L->nnets ? L->nnets : 16;
+        while (n <= id)
+            n *= 2;
+        L->nets = xrealloc(L->nets, (size_t)n * sizeof *L->nets);
+        memset(L->nets + L->nnets, 0, (size_t)(n - L->nnets) * sizeof *L->nets);
+        L->nnets = n;
+    }
+    struct rec_host_net *h = &L->nets[id];
+    if (!h->host[0]) snprintf(h->host, sizeof h->host, "%s", host);
     return h;
+}
+
+/* The interned copy of via[0..n): equal transports are one pointer. */
+static const char *via_intern(struct rec_log *L, const char *via, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)via[i]) * 1099511628211ULL;
+    for (uint64_t k = h;; k = k * 6364136223846793005ULL + 1) { /* probes past collisions */
+        int id = rec_map_get(&L->viamap, k);
+        if (id < 0) {
+            if (L->nvias % 16 == 0)
+                L->vias = xrealloc(L->vias, (size_t)(L->nvias + 16) * sizeof *L->vias);
+            char *c = xmalloc(n + 1);
+            memcpy(c, via, n);
+            c[n] = '\0';
+            L->vias[L->nvias] = c;
+            rec_map_put(&L->viamap, k, L->nvias++);
+            return c;
+        }
+        if (strncmp(L->vias[id], via, n) == 0 && L->vias[id][n] == '\0') return L->vias[id];
+    }
 }
 
 /* ---- NCCL INFO lines ------------------------------------------------------------------ */
@@ -257,6 +293,7 @@ struct rec_ctx {
     const char *name;
     long line;
     char host[64];
+    int host_id; /* -1 none */
 };
 
 /* The file being read, between rec_parse_begin and rec_parse_end. */
@@ -522,7 +559,9 @@ static void link_facts(struct rec_log *L, long chan, long from, long to, bool re
     rec_facts_seen(f, from);
     rec_facts_seen(f, to);
     char v[64];
-    snprintf(v, sizeof v, "%.*s", (int)(vn < 63 ? vn : 63), via);
+    size_t n = vn < 63 ? vn : 63;
+    memcpy(v, via, n);
+    v[n] = '\0';
     if (!starts(v, "NET/")) { /* P2P and SHM join GPUs of one host */
         rec_facts_placed(f, from);
         rec_facts_placed(f, to);
@@ -577,9 +616,10 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
                          .conn = (int)conn,
                          .from = (int)from,
                          .to = (int)to,
+                         .via = via_intern(L, via, vn < 47 ? vn : 47),
+                         .host = rec_host_name(L, x->host_id),
+                         .host_id = x->host_id,
                          .cls = REC_UNKNOWN};
-    snprintf(k.via, sizeof k.via, "%.*s", (int)vn, via);
-    snprintf(k.host, sizeof k.host, "%s", x->host);
     /* NCCL sets up a connection's send side on the sender and its receive side on the
      * receiver: the line's host is the sender's, or the receiver's for "[receive]" */
     bool recv = strstr(p, "[receive]") && strstr(p, "[receive]") < via;
@@ -599,7 +639,7 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
         if (i < 0) break;
         const struct rec_link *o = &L->links[i];
         if (o->channel == k.channel && o->conn == k.conn && o->from == k.from &&
-            o->to == k.to && strcmp(o->via, k.via) == 0)
+            o->to == k.to && o->via == k.via)
             return;
         key = probe * 6364136223846793005ULL + 1; /* another link with this hash: next */
     }
@@ -1589,6 +1629,7 @@ static bool one_line(struct rec_ctx *x, char *s)
         L->nccl_lines = true;
         int h = header_host(L, ln);
         snprintf(x->host, sizeof x->host, "%s", rec_host_name(L, h));
+        x->host_id = h;
         if (h >= 0) {
             L->host_lines[h]++;
             if (x->line == 1 && L->nfirst < (int)(sizeof L->first_hosts / sizeof(int)))
@@ -1690,6 +1731,7 @@ void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
             memset(&L->ln, 0, sizeof L->ln);
             rec_line_clean(p, e, F->buf, &L->ln);
             F->x.host[0] = '\0';
+            F->x.host_id = -1;
             F->last_read = one_line(&F->x, F->buf);
             if (F->last_read) F->got++;
         }
@@ -1724,9 +1766,10 @@ int rec_parse(struct rec_log *L, const char *name, const char *text, size_t len)
 static enum rec_class classify(const struct rec_log *L, const struct rec_link *k)
 {
     const char *v = k->via;
-    const struct rec_host_net *h = NULL;
-    for (int i = 0; i < L->nnets; i++)
-        if (strcmp(L->nets[i].host, k->host) == 0) h = &L->nets[i];
+    const struct rec_host_net *h =
+        k->host_id >= 0 && k->host_id < L->nnets && L->nets[k->host_id].host[0]
+            ? &L->nets[k->host_id]
+            : NULL;
     if (starts(v, "SHM/") || starts(v, "direct shared memory") || starts(v, "shared memory"))
         return REC_SHM;
     if (starts(v, "NET/Socket")) return REC_SOCKET;

@@ -72,8 +72,10 @@ struct rec_rank {
 struct rec_link {
     int channel, conn; /* conn: "Channel 00/1"'s connection index, -1 when not printed */
     int from, to;
-    char via[48];  /* as NCCL printed it: "P2P/CUMEM/read", "NET/IB/6/GDRDMA" */
-    char host[64]; /* the host of the line that printed it ("" unknown) */
+    /* interned (kept once in the record, so equal strings are one pointer): */
+    const char *via;  /* as NCCL printed it: "P2P/CUMEM/read", "NET/IB/6/GDRDMA" */
+    const char *host; /* the host of the line that printed it ("" unknown) */
+    int host_id;      /* its id (reccomm.h), -1 unknown */
     enum rec_class cls;
 };
 
@@ -225,8 +227,11 @@ struct rec_log {
     int nlinks, caplinks;
     struct rec_test tests[REC_MAX_TESTS];
     int ntests;
-    struct rec_host_net nets[64];
+    struct rec_host_net *nets; /* by host id: nnets of them */
     int nnets;
+    struct rec_map viamap; /* the links' transports, interned */
+    char **vias;
+    int nvias;
     bool nvls;           /* any host */
     int init_complete;   /* "Init COMPLETE" lines */
     char init_error[64]; /* NCCL's error trace through init: "init.cc:1089 -> 3" */
