@@ -246,11 +246,11 @@ static struct rec_rank *rank_at(struct rec_log *L, long r)
     return &L->ranks[r];
 }
 
-/* What host `host`'s lines said about its network: one entry a host id, every host. */
+/* What host `host`'s lines said about its network: one entry a host id, every host, after
+ * the entry of lines without a host (nets[0]). */
 static struct rec_host_net *host_net(struct rec_log *L, const char *host)
 {
-    int id = rec_host_id(L, host, true);
-    if (id < 0) return NULL;
+    int id = rec_host_id(L, host, true) + 1;
     if (id >= L->nnets) {
         int n = L->nnets ? L->nnets : 16;
         while (n <= id)
@@ -1766,10 +1766,7 @@ int rec_parse(struct rec_log *L, const char *name, const char *text, size_t len)
 static enum rec_class classify(const struct rec_log *L, const struct rec_link *k)
 {
     const char *v = k->via;
-    const struct rec_host_net *h =
-        k->host_id >= 0 && k->host_id < L->nnets && L->nets[k->host_id].host[0]
-            ? &L->nets[k->host_id]
-            : NULL;
+    const struct rec_host_net *h = k->host_id + 1 < L->nnets ? &L->nets[k->host_id + 1] : NULL;
     if (starts(v, "SHM/") || starts(v, "direct shared memory") || starts(v, "shared memory"))
         return REC_SHM;
     if (starts(v, "NET/Socket")) return REC_SOCKET;

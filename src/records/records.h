@@ -227,7 +227,7 @@ struct rec_log {
     int nlinks, caplinks;
     struct rec_test tests[REC_MAX_TESTS];
     int ntests;
-    struct rec_host_net *nets; /* by host id: nnets of them */
+    struct rec_host_net *nets; /* by host id + 1 (0: lines without a host): nnets of them */
     int nnets;
     struct rec_map viamap; /* the links' transports, interned */
     char **vias;
