@@ -181,7 +181,7 @@ static void test_comm_lines(void **state)
     assert_string_equal(L->ranks[0].busid, "1b000");
     assert_int_equal(L->ranks[0].device, 0);
     assert_int_equal(L->init_complete, 1);
-    assert_string_equal(L->nets[0].net, "IB");
+    assert_string_equal(L->nets[rec_host_id(L, "x", false) + 1].net, "IB"); /* 0: no host */
     assert_true(has_msg(L->warnings, L->nwarnings, "lines of ranks 0, 10 only (of 16)"));
     rec_free(L);
 }
