@@ -32,7 +32,7 @@
 #define REC_MAX_RANKS (1 << 24)
 #define REC_RANK_DIGITS 8
 #define REC_LAST_RANK (REC_MAX_RANKS - 1) /* what messages name */
-/* Channels: NCCL's MAXCHANNELS (NVIDIA/nccl's include/device.h) was 32 in older releases and
+/* Channels: NCCL's MAXCHANNELS (in NVIDIA/nccl's device header) was 32 in older releases and
  * is 64 in NCCL 2.26.3; RCCL's device.h says 128. The larger is the bound. */
 #define REC_MAX_CHANNELS 128
 /* Links: a connection a rank, channel and connection index (NCCL_MAX_CONNS is 2, RCCL's 3):
