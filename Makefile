@@ -95,8 +95,8 @@ ifeq ($(HAVE_NCCL),1)
     BACKENDS := cpu nccl (on fakegpu, the host emulation: not a GPU)
   else
     CU_SRC   := $(wildcard kernels/*.cu)
-    # cuBLAS is opened on first use (src/device/dev_cuda.c): loading it cost every command
-    # over a second and 200 MiB of memory
+    # cuBLAS is opened when a GPU device is made (src/device/dev_cuda.c), not linked:
+    # loading it costs every start of the program half a second of CPU.
     CPPFLAGS += -DCV_CUBLAS_DLOPEN
     LDLIBS   += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnccl -lcudart -ldl -lstdc++
     BACKENDS := cpu nccl

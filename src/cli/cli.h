@@ -26,6 +26,11 @@ int cli_notes_main(int argc, char **argv);
  * for it (an argument "--present" or "--present=PATH"). */
 int cli_present_main(int argc, char **argv);
 int cli_present_wanted(int argc, char **argv);
+/* `collviz lesson review` and `collviz lesson reset [ID]` (argv[0] is the verb), called
+ * by cli_lesson_main (lesson_review.c). */
+int cli_lesson_review(int argc, char **argv);
+int cli_lesson_reset(int argc, char **argv);
+
 /* `collviz lesson export` (argv[0] is "export"), called by cli_lesson_main. */
 int cli_export_main(int argc, char **argv);
 

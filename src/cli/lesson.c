@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "cli/json.h"
@@ -31,7 +33,7 @@
 static void lesson_usage(FILE *f)
 {
     fprintf(f, "usage: collviz lesson VERB [options]   (VERB --help for its options)\n"
-               "       collviz lesson [FILE|ID] [--backend B] [--no-measure] [--no-color] "
+               "       collviz lesson [FILE|ID|NN] [--backend B] [--no-measure] [--no-color] "
                "[--ascii]\n"
                "                          the interactive player: the list of lessons, or one\n"
                "                          lesson at its saved slide (keys: ? inside)\n"
@@ -45,6 +47,8 @@ static void lesson_usage(FILE *f)
                "  list               the lessons (./lessons or $COLLVIZ_LESSONS) with your "
                "progress\n"
                "  export PATH        a handout: --format html -o OUT.html (self-contained)\n"
+               "  review             your past mistakes, each with what it was\n"
+               "  reset [ID]         forget your progress: of one lesson, or of all\n"
                "\n"
                "The lesson format is described in lessons/README.md.\n"
                "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
@@ -298,6 +302,26 @@ static void check_answers_shown(const struct lesson *L, struct lesson_errors *wa
     }
 }
 
+/* Every wrong option of a choice says why it is wrong (its text after ` | `): a student who
+ * picks it learns more than "not right". */
+static void check_option_whys(const struct lesson *L, struct lesson_errors *warns)
+{
+    for (size_t s = 0; s < L->nslides; s++)
+        for (size_t i = 0; i < L->slides[s].nex; i++) {
+            const struct lesson_exercise *x = &L->slides[s].ex[i];
+            if (x->type != LEX_CHOICE) continue;
+            for (size_t k = 0; k < x->noptions; k++) {
+                if ((int)k + 1 == x->correct || (x->option_why && x->option_why[k])) continue;
+                char msg[700];
+                snprintf(msg, sizeof msg,
+                         "%s:%d: warning: exercise %s: wrong option %zu has no why (write "
+                         "`option: text | why it is wrong`)",
+                         L->path, x->line, x->id, k + 1);
+                push_msg(warns, msg);
+            }
+        }
+}
+
 static const struct opt lesson_check_table[] = {
     {"strict", 0, NULL, "warnings count as errors", opt_true,
      offsetof(struct verb_opts, strict)},
@@ -318,7 +342,8 @@ static int lesson_check(int argc, char **argv)
         "and 200 variants of every exercise with variants (each within its constraints,\n"
         "with a finite answer, a whole number where the exercise says integer: yes).\n"
         "Warns where a slide's title or narration shows the answer of its own exercise\n"
-        "or of an exercise on a later slide of the lesson.\n"
+        "or of an exercise on a later slide of the lesson, and where a wrong option of a\n"
+        "choice does not say why it is wrong.\n"
         "Prints every error and warning as file:line: message (on stderr) and one ok\n"
         "line per valid lesson (on stdout).\n",
         "Exit status: 0 all valid, 2 any error (or, with --strict, any warning).\n");
@@ -345,6 +370,7 @@ static int lesson_check(int argc, char **argv)
             check_variants(L, &errs);
             check_stops(L, &errs);
             check_answers_shown(L, &warns);
+            check_option_whys(L, &warns);
             for (size_t s = 0; s < L->nslides; s++) /* shown as code by Markdown */
                 if (L->slides[s].indented_note_line) {
                     char msg[700];
@@ -506,6 +532,10 @@ static cJSON *lesson_json(const struct lesson *L, bool notes)
         cJSON_AddNumberToObject(root, "minutes", L->minutes);
     else
         cJSON_AddNullToObject(root, "minutes");
+    if (L->summary)
+        cJSON_AddStringToObject(root, "summary", L->summary);
+    else
+        cJSON_AddNullToObject(root, "summary");
     cJSON_AddStringToObject(root, "path", L->path);
     cJSON *slides = cJSON_AddArrayToObject(root, "slides");
     for (size_t i = 0; i < L->nslides; i++) {
@@ -820,6 +850,29 @@ static int lesson_grade(int argc, char **argv)
 
 static const struct opt lesson_list_table[] = {OPT_END};
 
+/* The columns the list must fit in: the terminal's (stdout), else $COLUMNS, else 0 (no
+ * bound: the one-line table a script reads). */
+static int list_width(void)
+{
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *c = getenv("COLUMNS");
+    char *end;
+    long v = c ? strtol(c, &end, 10) : 0;
+    return c && *c && !*end && v >= 20 && v <= 10000 ? (int)v : 0;
+}
+
+/* s wrapped at w columns, each line after `indent` spaces (a word longer than a line is
+ * broken, never cut). */
+static void list_wrapped(const char *s, int w, int indent)
+{
+    char lines[32][256];
+    int n = text_wrap(s, w - indent, lines, 32, true);
+    for (int i = 0; i < n; i++)
+        cv_printf_safe("%*s%s\n", indent, "", lines[i]);
+}
+
 static int lesson_list(int argc, char **argv)
 {
     struct verb_opts o;
@@ -864,7 +917,12 @@ static int lesson_list(int argc, char **argv)
         if (text_width(L->title ? L->title : L->id) > wt)
             wt = text_width(L->title ? L->title : L->id);
     }
-    printf("%-*s  %-*s  %-*s  %7s  progress\n", wf, "file", wi, "id", wt, "title", "length");
+    /* a table wider than the terminal: each lesson as a block of lines that fit */
+    int width = list_width();
+    bool table = width == 0 || wf + wi + wt + 2 * 4 + 7 + 42 <= width; /* 42: the progress */
+    if (table)
+        printf("%-*s  %-*s  %-*s  %7s  progress\n", wf, "file", wi, "id", wt, "title",
+               "length");
     for (size_t i = 0; i < set.n; i++) {
         const struct lesson *L = &set.v[i];
         const char *base = strrchr(L->path, '/');
@@ -883,6 +941,17 @@ static int lesson_list(int argc, char **argv)
                 solved += have_progress && progress_solved(&pr, L->slides[s].ex[e].id);
         char minutes[24] = "";
         if (L->minutes) snprintf(minutes, sizeof minutes, "%d min", L->minutes);
+        if (!table) {
+            char line[1024];
+            snprintf(line, sizeof line, "%s  %s%s%s", L->id, base, minutes[0] ? ", " : "",
+                     minutes);
+            list_wrapped(line, width, 0);
+            list_wrapped(title, width, 4);
+            snprintf(line, sizeof line, "seen %zu/%zu slides, solved %zu/%zu exercises", seen,
+                     L->nslides, solved, nex);
+            list_wrapped(line, width, 4);
+            continue;
+        }
         /* %-*s pads bytes, not columns: pad by the title's width in columns */
         cv_printf_safe(
             "%-*s  %-*s  %s%*s  %7s  seen %zu/%zu slides, solved %zu/%zu exercises\n", wf, base,
@@ -919,6 +988,8 @@ int cli_lesson_main(int argc, char **argv)
         if (strcmp(argv[1], "grade") == 0) return lesson_grade(argc - 1, argv + 1);
         if (strcmp(argv[1], "list") == 0) return lesson_list(argc - 1, argv + 1);
         if (strcmp(argv[1], "export") == 0) return cli_export_main(argc - 1, argv + 1);
+        if (strcmp(argv[1], "review") == 0) return cli_lesson_review(argc - 1, argv + 1);
+        if (strcmp(argv[1], "reset") == 0) return cli_lesson_reset(argc - 1, argv + 1);
     }
     /* no verb, or a FILE/ID: the interactive player (src/ui/screens/lesson/) */
     return cli_lesson_player_main(argc, argv);

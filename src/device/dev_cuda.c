@@ -13,86 +13,28 @@
  *
  * Everything is queued on the rank's stream; only download, upload, the loss's sum of
  * squares and sync wait for it (cudaStreamSynchronize: the stream holds only this rank's
- * compute here - NCCL calls are waited for, with deadlines, inside nccl_comm.c). */
+ * compute here - NCCL calls are waited for, with deadlines, inside nccl_comm.c).
+ *
+ * cuBLAS is opened on the first device's creation (dlopen), not linked: loading it runs
+ * libcublasLt's initialisers, about half a second of CPU at every start of the program,
+ * whatever the command and whether or not there is a GPU. The emulation build
+ * (tests/fakegpu) links its own cuBLAS instead, and the same table points at it. */
 #include "device/dev_cuda.h"
 
 #ifdef HAVE_NCCL
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cublas_v2.h>
+#ifdef CV_CUBLAS_DLOPEN
+#include <dlfcn.h>
+#endif
 
 #include "kernels/kernels.h"
 #include "core/util.h"
-
-#ifdef CV_CUBLAS_DLOPEN
-/* cuBLAS is opened on the first GPU device, not when the program starts: loading it (and
- * cuBLASLt under it) took over a second and 200 MiB of resident memory in every command,
- * `collviz nccl` on a log as much as a training run. Its six calls go through this table. */
-#include <dlfcn.h>
-#include <pthread.h>
-
-static struct {
-    cublasStatus_t (*create)(cublasHandle_t *);
-    cublasStatus_t (*destroy)(cublasHandle_t);
-    cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t);
-    cublasStatus_t (*set_math_mode)(cublasHandle_t, cublasMath_t);
-    const char *(*status_string)(cublasStatus_t);
-    cublasStatus_t (*sgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
-                            const float *, const float *, int, const float *, int,
-                            const float *, float *, int);
-    char err[200];
-} blas_lib;
-
-static void blas_open(void)
-{
-    char name[32];
-    snprintf(name, sizeof name, "libcublas.so.%d", CUBLAS_VER_MAJOR);
-    void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(blas_lib.err, sizeof blas_lib.err, "cannot open %s: %s", name, dlerror());
-        return;
-    }
-    /* the _v2 names are what cublas_v2.h's macros call */
-    *(void **)&blas_lib.create = dlsym(h, "cublasCreate_v2");
-    *(void **)&blas_lib.destroy = dlsym(h, "cublasDestroy_v2");
-    *(void **)&blas_lib.set_stream = dlsym(h, "cublasSetStream_v2");
-    *(void **)&blas_lib.set_math_mode = dlsym(h, "cublasSetMathMode");
-    *(void **)&blas_lib.status_string = dlsym(h, "cublasGetStatusString");
-    *(void **)&blas_lib.sgemm = dlsym(h, "cublasSgemm_v2");
-    if (!blas_lib.create || !blas_lib.destroy || !blas_lib.set_stream ||
-        !blas_lib.set_math_mode || !blas_lib.status_string || !blas_lib.sgemm) {
-        snprintf(blas_lib.err, sizeof blas_lib.err, "%s lacks a function collviz calls", name);
-        blas_lib.create = NULL;
-    }
-}
-
-/* NULL when cuBLAS is there, else why not. */
-static const char *blas_load(void)
-{
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, blas_open);
-    return blas_lib.create ? NULL : blas_lib.err;
-}
-
-#undef cublasCreate
-#undef cublasDestroy
-#undef cublasSetStream
-#undef cublasSgemm
-#define cublasCreate(h) blas_lib.create(h)
-#define cublasDestroy(h) blas_lib.destroy(h)
-#define cublasSetStream(h, s) blas_lib.set_stream(h, s)
-#define cublasSetMathMode(h, m) blas_lib.set_math_mode(h, m)
-#define cublasGetStatusString(s) blas_lib.status_string(s)
-#define cublasSgemm(...) blas_lib.sgemm(__VA_ARGS__)
-#else
-static const char *blas_load(void)
-{
-    return NULL; /* linked */
-}
-#endif
 
 struct cuda_dev {
     struct dev pub;
@@ -102,6 +44,65 @@ struct cuda_dev {
     double *sumsq_dev; /* one double on the GPU: the loss's sum of squares */
     bool wedged;
 };
+
+/* The cuBLAS calls made here (cublas_v2.h names them cublasCreate_v2 and so on: the names
+ * looked up are those the macros expand to). */
+static struct {
+    cublasStatus_t (*create)(cublasHandle_t *);
+    cublasStatus_t (*destroy)(cublasHandle_t);
+    cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t);
+    cublasStatus_t (*set_math_mode)(cublasHandle_t, cublasMath_t);
+    cublasStatus_t (*sgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
+                            const float *, const float *, int, const float *, int,
+                            const float *, float *, int);
+    const char *(*status_string)(cublasStatus_t);
+    bool ok;
+    char err[256];
+} blas;
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
+
+#define CV_STR_(x) #x
+#define CV_STR(x) CV_STR_(x)
+
+#ifdef CV_CUBLAS_DLOPEN
+#define BLAS_LIB "libcublas.so." CV_STR(CUBLAS_VER_MAJOR)
+/* One entry of the table from the opened library; false (and blas.err) when it lacks it. */
+static bool blas_sym(void *lib, void *field, size_t size, const char *name)
+{
+    void *p = dlsym(lib, name);
+    if (!p) {
+        snprintf(blas.err, sizeof blas.err, "%s has no %s", BLAS_LIB, name);
+        return false;
+    }
+    memcpy(field, &p, size);
+    return true;
+}
+#define BLAS_SET(field, fn) blas_sym(lib, &blas.field, sizeof blas.field, CV_STR(fn))
+#else
+#define BLAS_SET(field, fn) (blas.field = fn, true)
+#endif
+
+static void blas_open(void)
+{
+#ifdef CV_CUBLAS_DLOPEN
+    void *lib = dlopen(BLAS_LIB, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(blas.err, sizeof blas.err, "cannot open %s: %s", BLAS_LIB, dlerror());
+        return;
+    }
+#endif
+    blas.ok = BLAS_SET(create, cublasCreate) && BLAS_SET(destroy, cublasDestroy) &&
+              BLAS_SET(set_stream, cublasSetStream) &&
+              BLAS_SET(set_math_mode, cublasSetMathMode) && BLAS_SET(sgemm, cublasSgemm) &&
+              BLAS_SET(status_string, cublasGetStatusString);
+}
+
+bool dev_cuda_blas_load(char *err, size_t errlen)
+{
+    pthread_once(&blas_once, blas_open);
+    if (!blas.ok && err && errlen) snprintf(err, errlen, "%s", blas.err);
+    return blas.ok;
+}
 
 static struct cuda_dev *to_cd(struct dev *d)
 {
@@ -120,7 +121,7 @@ static bool cuda_failed(struct dev *d, cudaError_t e, const char *what)
 static bool blas_failed(struct dev *d, cublasStatus_t s, const char *what)
 {
     if (s == CUBLAS_STATUS_SUCCESS) return false;
-    dev_fail(d, CV_EBACKEND, "%s on GPU %d: %s", what, to_cd(d)->gpu, cublasGetStatusString(s));
+    dev_fail(d, CV_EBACKEND, "%s on GPU %d: %s", what, to_cd(d)->gpu, blas.status_string(s));
     return true;
 }
 
@@ -191,9 +192,9 @@ static void cuda_gemm(struct dev *d, bool ta, bool tb, int m, int n, int k, cons
     const float one = 1.0f;
     /* Row-major C (m x n) = op(A) op(B)  <=>  column-major C^T = op(B)^T op(A)^T. */
     blas_failed(d,
-                cublasSgemm(to_cd(d)->blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
-                            ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &one, b, ldb, a, lda,
-                            &beta, c, ldc),
+                blas.sgemm(to_cd(d)->blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+                           ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &one, b, ldb, a, lda, &beta,
+                           c, ldc),
                 "cublasSgemm");
 }
 
@@ -261,7 +262,7 @@ static void cuda_destroy(struct dev *d)
     if (!cd) return;
     if (!cd->wedged && cudaSetDevice(cd->gpu) == cudaSuccess) {
         if (cd->sumsq_dev) cudaFree(cd->sumsq_dev);
-        if (cd->blas) cublasDestroy(cd->blas);
+        if (cd->blas) blas.destroy(cd->blas);
         if (cd->stream) cudaStreamDestroy(cd->stream);
     }
     free(cd);
@@ -299,12 +300,12 @@ int dev_cuda_create(struct dev **out, int gpu, char *err, size_t errlen)
                     "cudaStreamCreateWithFlags") ||
         cuda_failed(d, cudaMalloc((void **)&cd->sumsq_dev, sizeof(double)), "cudaMalloc"))
         goto fail;
-    const char *why = blas_load();
-    if (why) {
-        dev_fail(d, CV_EUNAVAIL, "cuBLAS on GPU %d: %s", gpu, why);
+    char why[256];
+    if (!dev_cuda_blas_load(why, sizeof why)) {
+        dev_fail(d, CV_EBACKEND, "cuBLAS for GPU %d: %s", gpu, why);
         goto fail;
     }
-    bs = cublasCreate(&cd->blas);
+    bs = blas.create(&cd->blas);
     if (blas_failed(d, bs, "cublasCreate")) {
         cd->blas = NULL;
         goto fail;
@@ -312,9 +313,9 @@ int dev_cuda_create(struct dev **out, int gpu, char *err, size_t errlen)
     /* fp32 stays fp32: no TF32 tensor cores (CUBLAS_DEFAULT_MATH already avoids them unless
      * NVIDIA_TF32_OVERRIDE says otherwise; pedantic also rules out reduced-precision
      * reductions), so only the summation order differs from the CPU reference. */
-    if (blas_failed(d, cublasSetMathMode(cd->blas, CUBLAS_PEDANTIC_MATH),
+    if (blas_failed(d, blas.set_math_mode(cd->blas, CUBLAS_PEDANTIC_MATH),
                     "cublasSetMathMode") ||
-        blas_failed(d, cublasSetStream(cd->blas, cd->stream), "cublasSetStream"))
+        blas_failed(d, blas.set_stream(cd->blas, cd->stream), "cublasSetStream"))
         goto fail;
     *out = d;
     return CV_OK;

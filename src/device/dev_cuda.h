@@ -9,6 +9,7 @@
 
 #ifdef HAVE_NCCL
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <cuda_runtime_api.h>
@@ -25,6 +26,9 @@ cudaStream_t dev_cuda_stream(const struct dev *d);
 /* After an abort left kernels that will not finish: never free (cudaFree would wait for
  * them) - the memory is left to the process's exit. */
 void dev_cuda_mark_wedged(struct dev *d);
+/* Opens cuBLAS (once; every device's creation calls it): false with the reason in err
+ * when the library or one of its calls is missing. */
+bool dev_cuda_blas_load(char *err, size_t errlen);
 /* Usable GPUs (cudaGetDeviceCount), or a negative value with the CUDA reason in err. */
 int dev_cuda_count(char *err, size_t errlen);
 

@@ -618,6 +618,34 @@ int ex_holds_expected(const struct lesson_exercise *ex, float *vals, bool *has, 
     return rc;
 }
 
+int ex_holds_phases(const struct lesson_exercise *ex, long *nsteps, struct ex_phase *ph,
+                    size_t max, size_t *nph, char *err, size_t errlen)
+{
+    const struct scene *s = &ex->scene;
+    if (ex->type != LEX_HOLDS || s->screen != SCREEN_COLLECTIVES)
+        return cv_err(err, errlen, CV_EINVAL, "exercise %s is not a holds exercise", ex->id);
+    int root = coll_is_rooted(s->coll) ? s->root : 0;
+    struct plan p;
+    int rc = scene_plan_build(s, &p, scene_count(s), root, err, errlen);
+    if (rc != CV_OK) return rc;
+    long ends[64];
+    size_t n = plan_phase_ends(&p, ends, ARRAY_LEN(ends));
+    *nsteps = (long)p.nsteps;
+    *nph = 0;
+    for (size_t i = 0; i < n && *nph < max; i++) {
+        struct ex_phase *f = &ph[(*nph)++];
+        f->end = ends[i];
+        /* the label without its "k/n" count: "reduce-scatter 3/3" is "reduce-scatter" */
+        const char *l = p.steps[ends[i] - 1].phase;
+        size_t len = strlen(l);
+        const char *sp = strrchr(l, ' ');
+        if (sp && strchr(sp, '/') && isdigit((unsigned char)sp[1])) len = (size_t)(sp - l);
+        snprintf(f->name, sizeof f->name, "%.*s", (int)len, l);
+    }
+    plan_free(&p);
+    return CV_OK;
+}
+
 /* ---- grading ---------------------------------------------------------------------------- */
 
 const char *ex_verdict_name(enum ex_verdict v)
@@ -832,6 +860,29 @@ static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_vari
                      f > 1 ? f : 1 / f, f > 1 ? "high" : "low");
         return true;
     }
+    /* a fraction or a ratio written as a percent without its sign ("50" for 0.5, "333"
+     * for 3.33x), or a percent written as a fraction ("0.5" for 50%) */
+    bool fraction = !ex->units[0] && !ex->integer && fabs(want) <= 1;
+    bool ratio = strcmp(ex->units, "x") == 0, pct = strcmp(ex->units, "%") == 0;
+    if ((fraction || ratio) && strcmp(typed_unit, "%") != 0 && near(r, 100, tol)) {
+        snprintf(diag, dn, "percent");
+        if (ratio)
+            snprintf(msg, n,
+                     "100 times too high: that is the ratio written as a percentage; the "
+                     "answer is how many times (x), a plain number");
+        else
+            snprintf(msg, n,
+                     "100 times too high: that is the answer in percent; the answer is a "
+                     "fraction (0.25 for a quarter), or type the %% sign");
+        return true;
+    }
+    if (pct && strcmp(typed_unit, "%") == 0 && near(r, 0.01, tol)) {
+        snprintf(diag, dn, "percent");
+        snprintf(msg, n,
+                 "100 times too low: that is the answer as a fraction; the question asks "
+                 "for a percentage (0.25 is 25%%)");
+        return true;
+    }
     /* a percent for a ratio (an efficiency for a speed-up): none of the slips below */
     if (strcmp(typed_unit, "%") == 0 && strcmp(ex->units, "%") != 0) {
         snprintf(diag, dn, "percent");
@@ -955,6 +1006,16 @@ int ex_grade_number(const struct lesson_exercise *ex, const struct ex_variant *v
         snprintf(g->diagnosis, sizeof g->diagnosis, "not-whole");
         snprintf(g->msg, sizeof g->msg,
                  "not right: %s is not a whole number; the answer is a count", echo);
+        return CV_OK;
+    }
+    if (strcmp(u, "%") == 0 && strcmp(ex->units, "x") == 0) {
+        /* 333% is no way to write 3.33x: a ratio is how many times, not a percentage */
+        g->verdict = EX_WRONG;
+        snprintf(g->diagnosis, sizeof g->diagnosis, "percent");
+        snprintf(g->msg, sizeof g->msg,
+                 "not right: %s is a percentage; the answer is a ratio (how many times, x): "
+                 "write it as a plain number",
+                 echo);
         return CV_OK;
     }
     double rounding = typed_half_digit(in, ex->integer) * scale / want_scale;

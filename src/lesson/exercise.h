@@ -96,6 +96,15 @@ void ex_format_number(double x, char *buf, size_t n);
 int ex_holds_expected(const struct lesson_exercise *ex, float *vals, bool *has, size_t cap,
                       size_t *len, char *err, size_t errlen);
 
+/* The phases of a holds exercise's scene: *nsteps, and for each phase its last step (1..)
+ * and its name without the "k/n" count ("reduce-scatter", then "all-gather"). */
+struct ex_phase {
+    long end;
+    char name[40];
+};
+int ex_holds_phases(const struct lesson_exercise *ex, long *nsteps, struct ex_phase *ph,
+                    size_t max, size_t *nph, char *err, size_t errlen);
+
 /* ---- grading ---------------------------------------------------------------------------- */
 
 enum ex_verdict {
@@ -111,8 +120,9 @@ struct ex_grade {
     char msg[400]; /* one line for the student, e.g. "right: 419.4 GB/s" */
     /* what the mistake looks like, for scripts: "" (right, or nothing known), "listed" (an
      * exercise's own wrong: line), "power-of-ten", "gib-vs-gb", "factor-w",
-     * "ring-factor", "factor-2", "too-high", "too-low", "option" (a wrong choice),
-     * "elements" (holds) */
+     * "ring-factor", "factor-2", "percent", "too-high", "too-low", "option" (a wrong
+     * choice); holds: "input", "phase-short", "other-rank", "op", "other-step" (a slip
+     * computed by the engine), "order", "elements" (none of those) */
     char diagnosis[24];
 };
 

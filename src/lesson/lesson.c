@@ -311,8 +311,8 @@ static size_t parse_front(struct ctx *c, struct lesson *L)
     struct line first = lp_get_line(c, 0);
     if (!line_is(&first, "---")) return 0;
     size_t li = 1;
-    int seen_line[3] = {0, 0, 0};
-    static const char *const keys[3] = {"lesson", "title", "minutes"};
+    int seen_line[4] = {0, 0, 0, 0};
+    static const char *const keys[4] = {"lesson", "title", "minutes", "summary"};
     for (; li < c->nlines; li++) {
         struct line l = lp_get_line(c, li);
         if (line_is(&l, "---")) break;
@@ -323,18 +323,20 @@ static size_t parse_front(struct ctx *c, struct lesson *L)
         size_t vn;
         if (!lp_split_kv(&t, key, sizeof key, &v, &vn)) {
             lp_perr(c, l.no,
-                    "front matter: expected 'key: value' (keys: lesson, title, minutes)");
+                    "front matter: expected 'key: value' (keys: lesson, title, minutes, "
+                    "summary)");
             continue;
         }
         int k = -1;
-        for (int i = 0; i < 3; i++)
+        for (int i = 0; i < 4; i++)
             if (strcmp(key, keys[i]) == 0) k = i;
         if (k < 0) {
-            lp_perr(c, l.no, "front matter: unknown key '%s' (keys: lesson, title, minutes)",
+            lp_perr(c, l.no,
+                    "front matter: unknown key '%s' (keys: lesson, title, minutes, summary)",
                     key);
             continue;
         }
-        if (seen_line[k]) {
+        if (seen_line[k] && k != 3) { /* a summary goes on over several lines */
             lp_perr(c, l.no, "front matter: key '%s' given twice (first at line %d)", key,
                     seen_line[k]);
             continue;
@@ -355,6 +357,15 @@ static size_t parse_front(struct ctx *c, struct lesson *L)
             else {
                 free(L->title);
                 L->title = xstrdup(val);
+            }
+        } else if (k == 3) {
+            size_t have = L->summary ? strlen(L->summary) : 0;
+            if (have + vn + 2 > LESSON_MAX_SUMMARY) {
+                lp_perr(c, l.no, "front matter: summary longer than %d bytes",
+                        LESSON_MAX_SUMMARY);
+            } else if (vn) {
+                L->summary = xrealloc(L->summary, have + vn + 2);
+                snprintf(L->summary + have, vn + 2, "%s%s", have ? " " : "", val);
             }
         } else {
             long m;
@@ -491,6 +502,7 @@ void lesson_free(struct lesson *l)
         slide_free(&l->slides[i]);
     free(l->slides);
     free(l->title);
+    free(l->summary);
     free(l->path);
     lesson_errors_free(&l->warnings);
     memset(l, 0, sizeof *l);
@@ -722,6 +734,17 @@ const struct lesson *lesson_set_find(const struct lesson_set *set, const char *l
      * allreduce-decomposed), unless it is another lesson's id */
     for (size_t i = 0; i < set->n; i++)
         if (set->v[i].path && lesson_is_slug_of(set->v[i].path, lesson_id)) return &set->v[i];
+    /* its number: "3" or "03" names 03-rooted-collectives.md */
+    size_t nd = strspn(lesson_id, "0123456789");
+    if (nd == 0 || nd > 2 || lesson_id[nd]) return NULL;
+    int want = atoi(lesson_id);
+    for (size_t i = 0; i < set->n; i++) {
+        const char *path = set->v[i].path, *base = path ? strrchr(path, '/') : NULL;
+        base = base ? base + 1 : path;
+        if (base && lesson_is_lesson_name(base) &&
+            (base[0] - '0') * 10 + (base[1] - '0') == want)
+            return &set->v[i];
+    }
     return NULL;
 }
 

@@ -34,6 +34,7 @@
 #define LESSON_MAX_WRONG 8    /* wrong: traps of one exercise */
 #define LESSON_ID_MAX 64      /* bytes of a lesson or exercise id, with the NUL */
 #define LESSON_MAX_MINUTES 240
+#define LESSON_MAX_SUMMARY 1200 /* bytes of a front matter summary, its lines joined */
 
 /* Errors: each one line "file:line: message" (or "file: message" without a line). */
 struct lesson_errors {
@@ -186,6 +187,8 @@ struct lesson {
     char id[LESSON_ID_MAX]; /* front matter lesson:, default the file's slug */
     char *title;            /* front matter title:, default the first slide's title */
     int minutes;            /* 0 = not given */
+    char *summary;          /* front matter summary: lines joined with spaces, or NULL: what
+                               the lesson taught, shown after its last slide */
     char *path;             /* the source file as given to the loader */
     struct lesson_slide *slides;
     size_t nslides;
@@ -214,6 +217,8 @@ void lesson_set_init(struct lesson_set *set);
  * the second) go to *errs. CV_OK when nothing was added to *errs. */
 int lesson_set_add(struct lesson_set *set, const char *path, struct lesson_errors *errs);
 void lesson_set_free(struct lesson_set *set);
+/* The lesson named by its id, else its file's slug or name, else its number ("3" or "03"
+ * for 03-*.md). */
 const struct lesson *lesson_set_find(const struct lesson_set *set, const char *lesson_id);
 /* The exercise with this id, and the lesson it is in (lesson_out may be NULL). */
 const struct lesson_exercise *lesson_set_find_exercise(const struct lesson_set *set,

@@ -5,6 +5,12 @@
  *     collviz-progress 1
  *     lesson allreduce current 3 seen 0,1,2,3
  *     exercise effective-bandwidth lesson allreduce attempts 2 solved 1
+ *     mistake effective-bandwidth seed 0 answer 3431392e34
+ *
+ * A `mistake` line (format version 2) keeps an exercise's last wrong answer, its bytes in
+ * hex (printable ones only), after the exercise's own line. A file without one is written
+ * as version 1, so an older collviz keeps reading it; one with mistakes is version 2,
+ * which an older collviz refuses and leaves alone.
  *
  * Lines may end in CR LF. A file of a newer format version ("collviz-progress 2") is no
  * corrupt file: it is refused and left as it is (this collviz keeps no progress then, so it
@@ -28,8 +34,9 @@
 #include "sys/rfile.h"
 
 #define PROGRESS_MAGIC_WORD "collviz-progress"
-#define PROGRESS_VERSION 1
+#define PROGRESS_VERSION 2
 #define PROGRESS_MAGIC "collviz-progress 1"
+#define PROGRESS_MAGIC_2 "collviz-progress 2"
 #define PROGRESS_MAX_BYTES ((size_t)1 << 20)
 #define PROGRESS_MAX_RECORDS 20000
 
@@ -116,6 +123,46 @@ void progress_attempt(struct progress *p, const char *lesson_id, const char *ex_
     if (right) e->solved = true;
 }
 
+void progress_mistake(struct progress *p, const char *lesson_id, const char *ex_id,
+                      const char *answer, unsigned long long seed)
+{
+    struct progress_ex *e = progress_ex_get(p, ex_id, true);
+    if (!e) return;
+    if (lesson_id && strlen(lesson_id) < LESSON_ID_MAX)
+        memcpy(e->lesson, lesson_id, strlen(lesson_id) + 1);
+    size_t k = 0;
+    for (; answer[k] && k + 1 < sizeof e->wrong; k++) {
+        unsigned char ch = (unsigned char)answer[k];
+        e->wrong[k] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+    }
+    while (k > 0 && ((unsigned char)e->wrong[k - 1] & 0xC0) == 0x80) /* whole characters */
+        k--;
+    if (k > 0 && ((unsigned char)e->wrong[k - 1] & 0xC0) == 0xC0) k--;
+    e->wrong[k] = '\0';
+    e->wrong_seed = seed;
+}
+
+void progress_forget(struct progress *p, const char *lesson_id, size_t *lessons,
+                     size_t *exercises)
+{
+    size_t nl = 0, ne = 0, k = 0;
+    for (size_t i = 0; i < p->nlessons; i++)
+        if (!lesson_id || strcmp(p->lessons[i].id, lesson_id) == 0)
+            nl++;
+        else
+            p->lessons[k++] = p->lessons[i];
+    p->nlessons = k;
+    k = 0;
+    for (size_t i = 0; i < p->nex; i++)
+        if (!lesson_id || strcmp(p->ex[i].lesson, lesson_id) == 0)
+            ne++;
+        else
+            p->ex[k++] = p->ex[i];
+    p->nex = k;
+    if (lessons) *lessons = nl;
+    if (exercises) *exercises = ne;
+}
+
 const struct progress_ex *progress_exercise(const struct progress *p, const char *ex_id)
 {
     for (size_t i = 0; i < p->nex; i++)
@@ -144,6 +191,47 @@ static bool id_ok(const char *s)
     if (!*s || strlen(s) >= LESSON_ID_MAX) return false;
     for (; *s; s++)
         if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-')) return false;
+    return true;
+}
+
+/* A mistake line's fields: the exercise (its line came first), the seed, the answer in hex
+ * (printable bytes only). */
+static bool parse_mistake(struct progress *p, const char *id, const char *seed, const char *hex,
+                          char *why, size_t whylen)
+{
+    struct progress_ex *e = id_ok(id) ? progress_ex_get(p, id, false) : NULL;
+    size_t n = strlen(hex);
+    char *end;
+    errno = 0;
+    unsigned long long s = strtoull(seed, &end, 10);
+    if (!e || e->wrong[0]) {
+        snprintf(why, whylen, "a mistake of no exercise line, or repeated");
+        return false;
+    }
+    if (errno || *end || end == seed || seed[0] == '-' || n == 0 || n % 2 ||
+        n / 2 >= sizeof e->wrong) {
+        snprintf(why, whylen, "bad mistake seed or answer");
+        return false;
+    }
+    for (size_t i = 0; i < n; i += 2) {
+        unsigned v = 0;
+        for (size_t j = i; j < i + 2; j++) {
+            char c = hex[j];
+            int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+            if (d < 0) {
+                snprintf(why, whylen, "bad hex in a mistake's answer");
+                return false;
+            }
+            v = v * 16 + (unsigned)d;
+        }
+        if (v < 0x20 || v == 0x7f) {
+            snprintf(why, whylen, "a control byte in a mistake's answer");
+            return false;
+        }
+        e->wrong[i / 2] = (char)v;
+    }
+    e->wrong[n / 2] = '\0';
+    e->wrong_seed = s;
     return true;
 }
 
@@ -202,6 +290,9 @@ static bool parse_record(struct progress *p, char *line, char *why, size_t whyle
         e->solved = s == 1;
         return true;
     }
+    if (n == 6 && strcmp(w[0], "mistake") == 0 && strcmp(w[2], "seed") == 0 &&
+        strcmp(w[4], "answer") == 0)
+        return parse_mistake(p, w[1], w[3], w[5], why, whylen);
     snprintf(why, whylen, "not a progress record");
     return false;
 }
@@ -234,7 +325,7 @@ static bool parse_file(struct progress *p, char *buf, size_t n, int *bad_line, i
                 *newer = (int)v;
                 return false;
             }
-            if (strcmp(line, PROGRESS_MAGIC) != 0) {
+            if (strcmp(line, PROGRESS_MAGIC) != 0 && strcmp(line, PROGRESS_MAGIC_2) != 0) {
                 snprintf(why, whylen, "first line is not '%s'", PROGRESS_MAGIC);
                 return false;
             }
@@ -396,9 +487,12 @@ int progress_save(const struct progress *p, char *err, size_t errlen)
     int rc = mkdir_parents(p->path, err, errlen);
     if (rc != CV_OK) return rc;
     /* the text, built in memory first */
-    size_t cap = 256 + p->nlessons * 1024 + p->nex * 200, n = 0;
+    size_t cap = 256 + p->nlessons * 1024 + p->nex * 400, n = 0;
     char *buf = xmalloc(cap);
-    n += (size_t)snprintf(buf, cap, "%s\n", PROGRESS_MAGIC);
+    bool mistakes = false;
+    for (size_t i = 0; i < p->nex; i++)
+        mistakes |= p->ex[i].wrong[0] != '\0';
+    n += (size_t)snprintf(buf, cap, "%s\n", mistakes ? PROGRESS_MAGIC_2 : PROGRESS_MAGIC);
     for (size_t i = 0; i < p->nlessons; i++) {
         const struct progress_lesson *pl = &p->lessons[i];
         n += (size_t)snprintf(buf + n, cap - n, "lesson %s current %d seen ", pl->id,
@@ -411,10 +505,18 @@ int progress_save(const struct progress *p, char *err, size_t errlen)
             }
         n += (size_t)snprintf(buf + n, cap - n, "%s\n", any ? "" : "-");
     }
-    for (size_t i = 0; i < p->nex; i++)
+    for (size_t i = 0; i < p->nex; i++) {
+        const struct progress_ex *e = &p->ex[i];
         n += (size_t)snprintf(buf + n, cap - n, "exercise %s lesson %s attempts %d solved %d\n",
-                              p->ex[i].id, p->ex[i].lesson[0] ? p->ex[i].lesson : "unknown",
-                              p->ex[i].attempts, p->ex[i].solved ? 1 : 0);
+                              e->id, e->lesson[0] ? e->lesson : "unknown", e->attempts,
+                              e->solved ? 1 : 0);
+        if (!e->wrong[0]) continue;
+        n += (size_t)snprintf(buf + n, cap - n, "mistake %s seed %llu answer ", e->id,
+                              e->wrong_seed);
+        for (const char *c = e->wrong; *c; c++)
+            n += (size_t)snprintf(buf + n, cap - n, "%02x", (unsigned char)*c);
+        n += (size_t)snprintf(buf + n, cap - n, "\n");
+    }
     rc = files_save(p->path, buf, n, err, errlen);
     free(buf);
     return rc;

@@ -21,11 +21,17 @@ struct progress_lesson {
     unsigned char seen[(LESSON_MAX_SLIDES + 7) / 8]; /* bit i = slide i seen */
 };
 
+#define PROGRESS_ANSWER_MAX 64
+
 struct progress_ex {
     char id[LESSON_ID_MAX];
     char lesson[LESSON_ID_MAX];
     int attempts;
     bool solved;
+    /* the last wrong answer (printable bytes only, "" = none) and the seed of the numbers
+     * it answered (0: the lecture's): `lesson review` grades it again to say what it was */
+    char wrong[PROGRESS_ANSWER_MAX];
+    unsigned long long wrong_seed;
 };
 
 struct progress {
@@ -65,6 +71,14 @@ bool progress_seen(const struct progress_lesson *pl, size_t slide);
 
 /* An attempt at an exercise: attempts + 1, solved when right (solved stays solved). */
 void progress_attempt(struct progress *p, const char *lesson_id, const char *ex_id, bool right);
+/* A wrong answer to an exercise (kept: the last one, cut to PROGRESS_ANSWER_MAX - 1 bytes,
+ * control bytes as '?'), at the numbers of seed. */
+void progress_mistake(struct progress *p, const char *lesson_id, const char *ex_id,
+                      const char *answer, unsigned long long seed);
+/* Forget a lesson's progress (lesson_id) or all of it (NULL): its slides and its
+ * exercises. *lessons and *exercises (may be NULL): how many entries went. */
+void progress_forget(struct progress *p, const char *lesson_id, size_t *lessons,
+                     size_t *exercises);
 const struct progress_ex *progress_exercise(const struct progress *p, const char *ex_id);
 bool progress_solved(const struct progress *p, const char *ex_id);
 /* Exercises of lesson_id solved (as recorded). */

@@ -37,14 +37,9 @@ bool deck_move_in(struct deck_pos cur, const struct deck_slide *d, size_t nslide
     switch (m) {
     case DECK_NEXT:
     case DECK_STEP_NEXT:
-        if (!last_page) {
-            p.page = cur.page + 1;
-            /* onto the scene's page: the scene plays from its start to its first stop (a
-             * press shows something move, not the same picture under less text) */
-            if (m == DECK_NEXT && d->stops && p.page == npages - 1 &&
-                (to = next_stop(s, cur.step)) >= 0)
-                p.step = to;
-        } else if ((to = next_stop(s, cur.step)) >= 0)
+        if (!last_page)
+            p.page = cur.page + 1; /* onto the scene's page: at its start, as narrated */
+        else if ((to = next_stop(s, cur.step)) >= 0)
             p.step = to;
         else if (cur.slide + 1 < nslides)
             p = (struct deck_pos){cur.slide + 1, DECK_STEP_START, 0};

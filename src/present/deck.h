@@ -7,8 +7,8 @@
  * scene's phases: "after reduce-scatter", "end"; deck_stops). The clicker's forward
  * (PageDown, Space) walks the pages, then the stops, then enters the next slide at its first
  * page and the step its scene starts at; the press that turns from a text page to the
- * scene's page goes to the first stop after the start too (the presenter plays the steps
- * between: the room sees the start, then the transfers move); backward (PageUp) walks the stops
+ * scene's page shows the scene at that start (the step its narration describes) and stays
+ * there until the next press; backward (PageUp) walks the stops
  * down, then the pages back to the first, then enters the previous slide at its last page and
  * step. The arrows (→ ←) do the same through every step, for the live demo. Skip (F5, Esc: a
  * clicker's "start/stop" button sends one or the other) shows the scene's end, and from there

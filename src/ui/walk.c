@@ -52,6 +52,7 @@ struct walk {
     char **seen; /* places already counted: "kind|lesson|slide|what" */
     size_t nseen, capseen;
     char frame[160]; /* the frame, for the log: "slide 3 step 2 (scene alone)" */
+    long cuts_seen;  /* draw_cut_count before the frame */
     /* the screen read back */
     char *text;
     char *line[256];
@@ -347,6 +348,64 @@ static bool walk_is_input(const struct walk *w, const struct walk_ans *a)
     return false;
 }
 
+/* Holds answer a spread over the boxes of the scene drawn: each asked value (two or more)
+ * in its slot of some box that was not hidden, and not that rank's input there. The values
+ * come from the scene's trace; which boxes were hidden, from the drawing just done. */
+static bool walk_spread(const struct walk *w, const struct walk_ans *a)
+{
+    const struct app *ap = w->app;
+    if (!ap || !ap->have_trace || !ap->trace.plan || ap->trace.nsnap == 0) return false;
+    bool boxes = false; /* the boxes are on this frame: rank 0's box label, or its row */
+    for (int y = 0; y < w->nlines && !boxes; y++) {
+        const char *l = w->line[y] + strspn(w->line[y], " ");
+        boxes = strstr(l, "\u250c rank 0 ") || strncmp(l, "r0  \u2502", 7) == 0;
+    }
+    if (!boxes) return false;
+    const struct trace *t = &ap->trace;
+    size_t st = app_step(ap), data = 0, seen = 0;
+    if (st >= t->nsnap || a->lo + a->nvals > t->plan->work_len) return false;
+    for (size_t i = 0; i < a->nvals; i++) {
+        if (isnan(a->vals[i])) continue;
+        data++;
+        bool any = false;
+        for (int q = 0; q < t->plan->nranks && q < CV_MAX_RANKS && !any; q++) {
+            if (ap->hide_from[q] >= 0 && (long)st >= ap->hide_from[q]) continue;
+            size_t k = a->lo + i;
+            const float *v = trace_buf(t, st, q), *in = trace_buf(t, 0, q);
+            const uint32_t *m = trace_mask(t, st, q), *im = trace_mask(t, 0, q);
+            any = m[k] && v[k] == a->vals[i] && !(im[k] && in[k] == a->vals[i]);
+        }
+        seen += any;
+    }
+    return data >= 2 && seen == data;
+}
+
+/* A count answer the frame gives by its counters: a header's or footer's "step i/N" (N
+ * steps) where the prompt counts steps, and a transfer list's "+N more" beside the entries
+ * shown (the step's transfers, from the scene's trace) where it counts messages. */
+static bool walk_count_hit(const struct walk *w, const struct lesson_exercise *e, double ans,
+                           const char *line)
+{
+    if (e->units[0] || !e->prompt || ans != round(ans) || ans < 1) return false;
+    if (strcasestr(e->prompt, "step"))
+        for (const char *p = strstr(line, "step "); p; p = strstr(p + 1, "step ")) {
+            long i, n;
+            int used = 0;
+            if (sscanf(p, "step %ld/%ld%n", &i, &n, &used) == 2 && used > 0 && n == (long)ans)
+                return true;
+        }
+    const struct app *ap = w->app;
+    if ((strcasestr(e->prompt, "message") || strcasestr(e->prompt, "transfer")) && ap &&
+        ap->have_trace && strstr(line, " more")) {
+        size_t st = app_step(ap);
+        if (st == 0 || st > ap->plan.nsteps) return false;
+        long n = (long)ap->plan.steps[st - 1].n, more;
+        for (const char *p = strchr(line, '+'); p; p = strchr(p + 1, '+'))
+            if (sscanf(p, "+%ld more", &more) == 1 && n == (long)ans) return true;
+    }
+    return false;
+}
+
 /* ---- one frame ----------------------------------------------------------------------- */
 
 static bool walk_is_border(const char *p)
@@ -437,6 +496,14 @@ static void walk_check(struct walk *w, size_t slide)
 {
     w->c->frames++;
     walk_read(w);
+    const char *last;
+    long cuts = draw_cut_count(&last);
+    if (cuts > w->cuts_seen) {
+        char what[200];
+        snprintf(what, sizeof what, "cut without a mark: %s", last);
+        walk_found(w, WALK_CUT, slide, what, last);
+    }
+    w->cuts_seen = cuts;
     for (int y = 0; y < w->nlines; y++)
         if (walk_cut(w->line[y])) {
             char t[300];
@@ -470,6 +537,7 @@ static void walk_check(struct walk *w, size_t slide)
                 double ans = walk_asked(w, a, slide);
                 for (int i = 0; i < f.n && !hit; i++)
                     hit = walk_num_hit(e, ans, f.v[i], f.half[i], f.unit[i]);
+                hit = hit || walk_count_hit(w, e, ans, line);
                 if (hit) {
                     walk_found(w, WALK_EARLY_NUMBER, slide, e->id, line);
                     break;
@@ -478,6 +546,12 @@ static void walk_check(struct walk *w, size_t slide)
                        (!a->single || a->slide == slide) && !walk_is_input(w, a)) {
                 if (walk_holds_in(line, a->vals, a->nvals)) {
                     walk_found(w, WALK_EARLY_HOLDS, slide, e->id, line);
+                    break;
+                }
+                if (y == 0 && walk_spread(w, a)) {
+                    char what[300];
+                    snprintf(what, sizeof what, "%s (its values over the boxes)", e->id);
+                    walk_found(w, WALK_EARLY_HOLDS, slide, what, line);
                     break;
                 }
             } else if (e->type == LEX_CHOICE && a->slide > slide && strchr(a->choice, '=') &&
@@ -546,15 +620,26 @@ static void walk_steps(struct walk *w, struct app *a, struct lesson_ui *u, size_
     }
 }
 
-/* The keys the slide asks the student to press (op, algorithm, ranks ...), one after the
- * other as a student follows the narration, each followed by every frame; then the
- * slide's own scene again. Keys that leave the slide, answer, give up, write files or
- * measure are not pressed. */
+#define WALK_STATES 32
+
+/* Scenes a and b alike but for their step and pace? */
+static bool walk_same_scene(const struct scene *a, const struct scene *b)
+{
+    struct scene x = *a, y = *b;
+    x.step = y.step = 0;
+    x.autoplay = y.autoplay = 0;
+    return memcmp(&x, &y, sizeof x) == 0;
+}
+
+/* The keys the slide asks the student to press (op, algorithm, ranks ...): every scene they
+ * reach, pressed in any order and any number of times (a key that cycles, as `a` through
+ * the algorithms, and its combinations with the others: tree at W=8), each walked frame by
+ * frame; then the slide's own scene again. Keys that leave the slide, answer, give up, write
+ * files or measure are not pressed. */
 static void walk_keys(struct walk *w, struct app *a, struct lesson_ui *u, size_t k)
 {
-    int keys[16];
-    size_t n = lesson_keys_asked(u->L, k, keys, 16), pressed = 0;
-    char how[80] = "";
+    int keys[16], use[16];
+    size_t n = lesson_keys_asked(u->L, k, keys, 16), nuse = 0;
     for (size_t i = 0; i < n; i++) {
         int ch = keys[i];
         if (strchr("npqSHvLz0jkmeb?\t\r\n\033", ch) || ch == KEY_ENTER || ch == KEY_UP ||
@@ -562,13 +647,31 @@ static void walk_keys(struct walk *w, struct app *a, struct lesson_ui *u, size_t
             ch == KEY_PPAGE || ch == KEY_HOME || ch == KEY_END || ch == KEY_BACKSPACE ||
             ch == ' ' || ch > 255)
             continue;
-        walk_key(a, ch);
-        size_t l = strlen(how);
-        snprintf(how + l, sizeof how - l, "%c ", ch);
-        walk_steps(w, a, u, k, how);
-        pressed++;
+        use[nuse++] = ch;
     }
-    if (pressed) walk_key(a, '0');
+    if (!nuse) return;
+    struct scene *seen = xcalloc(WALK_STATES, sizeof *seen);
+    char(*how)[64] = xcalloc(WALK_STATES, sizeof *how);
+    size_t ns = 0;
+    seen[ns++] = a->sc;
+    for (size_t q = 0; q < ns; q++)
+        for (size_t i = 0; i < nuse && ns < WALK_STATES; i++) {
+            struct scene from = seen[q];
+            char err[200];
+            if (app_set_scene(a, &from, err, sizeof err) != CV_OK) continue;
+            walk_key(a, use[i]);
+            bool known = false;
+            for (size_t j = 0; j < ns && !known; j++)
+                known = walk_same_scene(&seen[j], &a->sc);
+            if (known) continue;
+            seen[ns] = a->sc;
+            snprintf(how[ns], sizeof how[ns], "%s%c ", how[q], use[i]);
+            walk_steps(w, a, u, k, how[ns]);
+            ns++;
+        }
+    free(how);
+    free(seen);
+    walk_key(a, '0');
 }
 
 static int walk_player_lesson(struct walk *w, const char *file, char *err, size_t errlen)
@@ -636,8 +739,13 @@ int walk_deck(const char *path, enum walk_view view, int cols, int rows, struct 
               FILE *log, int max_log, char *err, size_t errlen)
 {
     memset(c, 0, sizeof *c);
-    struct walk w = {
-        .view = view, .cols = cols, .rows = rows, .c = c, .log = log, .max_log = max_log};
+    struct walk w = {.view = view,
+                     .cols = cols,
+                     .rows = rows,
+                     .c = c,
+                     .log = log,
+                     .max_log = max_log,
+                     .cuts_seen = draw_cut_count(NULL)};
     struct svg_offscreen o;
     int rc = svg_offscreen_open(&o, cols, rows, err, errlen);
     if (rc != CV_OK) return rc;

@@ -7,15 +7,21 @@
  *     from the exercises themselves: a number exercise's answer as any figure of the same
  *     kind of unit the screen may print it in, at the rounding the screen printed
  *     (lesson/exercise.h's units); a holds exercise's values as a run of the numbers a box
- *     row shows; a choice exercise's right option as its text.
+ *     row shows, or spread over the boxes (each value in its slot of some box not hidden,
+ *     not that rank's input); a choice exercise's right option as its text; a count
+ *     (no unit) as a counter shows it: "step i/N" where the prompt counts steps, a transfer
+ *     list's "+N more" (the step's transfers) where it counts messages.
  *   - (player) a number exercise asked at the lecture's numbers whose answer a frame of an
  *     earlier lesson showed (recall.h: it must start on a variant's numbers);
  *   - a cut line: a row whose text ends in "…" (the screens' text_fit), counted also
  *     apart where a blank row lies below it on the screen (room it could have wrapped
- *     into).
+ *     into); and a text the frame's drawing cut at its width with words left over and no
+ *     mark (kit/draw.h's draw_cut_count: a legend's "[ ] ou").
  *
  * The frames: each step of the slide's scene, the scene alone (z) where the player shows
- * the text alone, and each page of the narration; the presenter's pages and steps. No
+ * the text alone, and each page of the narration; in the player, every scene the keys the
+ * narration asks for reach, in any order and number (`a` through every algorithm, with `+`);
+ * the presenter's pages and steps. No
  * backend runs and nothing is measured: the panel shows what it shows before any
  * measurement. Used by tests/unit/test_deck_walk.c (make test) to keep both at zero. */
 #ifndef COLLVIZ_UI_WALK_H

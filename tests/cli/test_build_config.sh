@@ -5,7 +5,8 @@
 # it again with HAVE_NCCL= after a NCCL (emulated, and real when nvcc exists) build relinks
 # without NCCL (checked with nm and ldd), prints "built backends: cpu" (and mpi when built), and a new CFLAGS
 # recompiles; a binary with the test hooks (CV_TEST_HOOKS) is not installed either; a build
-# with neither NCCL nor MPI succeeds with the CPU ranks alone. Usage: test_build_config.sh [BIN [ASAN_BIN]] (the binaries are not used)
+# with neither NCCL nor MPI succeeds with the CPU ranks alone; a NCCL build does not link
+# cuBLAS (it is opened on use). Usage: test_build_config.sh [BIN [ASAN_BIN]] (the binaries are not used)
 . "$(dirname "$0")/lib.sh" --no-bin
 cd "$(dirname "$0")/../.."
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
@@ -89,6 +90,9 @@ if [ -x "$CUDA_HOME/bin/nvcc" ] && [ -f "$CUDA_HOME/include/nccl.h" ]; then
     G="NVCC_GENCODE=-gencode arch=compute_90,code=sm_90"
     if "${M[@]}" BUILD="$B" HAVE_NCCL=1 "$G" >"$tmp/out" 2>&1; then
         ldd "$B/collviz" | grep -q libnccl || fail "NCCL build: libnccl not in ldd"
+        # cuBLAS is opened when a GPU device is made, never at start (its loading alone
+        # costs each start half a second of CPU)
+        ldd "$B/collviz" | grep -q libcublas && fail "NCCL build: libcublas linked (ldd), not opened on use"
         if "${M[@]}" BUILD="$B" HAVE_NCCL= "$G" >"$tmp/out" 2>&1; then
             ldd "$B/collviz" | grep -q libnccl && fail "HAVE_NCCL= after a NCCL build: libnccl still in ldd"
             [ "$(nccl_syms "$B/collviz")" -eq 0 ] || fail "HAVE_NCCL= after a NCCL build: ncclAllReduce in nm"

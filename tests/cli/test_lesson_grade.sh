@@ -128,6 +128,24 @@ run "check warns" 0 lesson check "$tmp/l"
 same "check warns" "$tmp/err" "$tmp/l/01-leak.md:3: warning: slide 1 shows the answer of its exercise leak before it is asked ('24 MiB')"
 run "check strict fails" 2 lesson check --strict "$tmp/l"
 
+# a choice whose wrong option says nothing of why it is wrong: a warning, an error with --strict
+cat >"$tmp/l/01-leak.md" <<'MD'
+# Pick one
+
+```exercise
+id: pick
+type: choice
+prompt: Which collective leaves every rank with the sum of all inputs?
+option: all-gather | it concatenates the inputs; nothing is added
+option: all-reduce
+option: broadcast
+correct: 2
+```
+MD
+run "check why warns" 0 lesson check "$tmp/l"
+same "check why warns" "$tmp/err" "$tmp/l/01-leak.md:3: warning: exercise pick: wrong option 3 has no why (write \`option: text | why it is wrong\`)"
+run "check why strict fails" 2 lesson check --strict "$tmp/l"
+
 # a slide that states the answer of an exercise asked on a later slide (lesson 05's first
 # slide did: "the full result is 60 64 68 72", asked two slides on); a value in a sentence
 # ("rank 2 gets 14,") is not a count's answer
@@ -196,7 +214,7 @@ solution: 6 steps: exactly what one all-reduce takes.
 id: second
 type: choice
 prompt: Which collective was it?
-option: all-gather
+option: all-gather | it gathers the pieces; nothing is added
 option: all-reduce
 correct: 2
 ```

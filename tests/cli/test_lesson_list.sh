@@ -3,7 +3,8 @@
 # ID` takes) and keeps its columns aligned in terminal columns even for a long title with
 # wide or accented characters (issue 18); a lesson's file slug opens it like its id
 # (lesson 05's file is allreduce-is-rs-plus-ag, its id allreduce-decomposed; the README's
-# example) in the player. Usage: test_lesson_list.sh BIN [ASAN_BIN]
+# example) in the player. At 80 columns (a terminal's, or $COLUMNS) no line is wider:
+# a lesson is then a block of lines with its title wrapped. Usage: test_lesson_list.sh BIN [ASAN_BIN]
 . "$(dirname "$0")/lib.sh" "$@"
 HERE=$TOP
 SOCK="collviz-test_lesson_list-$$"
@@ -33,6 +34,34 @@ for l in lines[1:]:
     assert cols(l[:i]) == want[3], (l, cols(l[:i]), want[3])
     assert cols(l[:l.index("short" if "short" in l else "a-much")]) == want[0]
 PY
+
+# At 80 columns (and 40: the long title) no line is wider than the terminal: a lesson
+# whose table row would not fit is a block of lines, its title wrapped, every word kept.
+for spec in "$HERE/lessons:80" "$tmp/l:40"; do
+    dir=${spec%:*} w=${spec##*:}
+    COLLVIZ_LESSONS=$dir COLUMNS=$w "$BIN" lesson list >"$tmp/narrow" 2>"$tmp/err" ||
+        fail "list at $w columns failed: $(cat "$tmp/err")"
+    python3 - "$tmp/narrow" "$w" "$dir" <<'PY' || fail "list at $w columns: $(cat "$tmp/narrow")"
+import sys, unicodedata, glob, re, os
+def cols(s):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+out = open(sys.argv[1], encoding="utf-8").read()
+w = int(sys.argv[2])
+for l in out.splitlines():
+    assert cols(l) <= w, ("wider than %d" % w, l)
+words = out.split()
+for f in sorted(glob.glob(os.path.join(sys.argv[3], "[0-9]*.md"))):
+    head = open(f, encoding="utf-8").read().split("\n---", 1)[0]
+    lid = re.search(r"^lesson: *(.*)$", head, re.M).group(1).strip()
+    m = re.search(r"^title: *(.*)$", head, re.M)
+    assert any((l + " ").startswith(lid + " ") for l in out.splitlines()), ("no line starts with", lid)
+    if m:  # every word of the title, in order, after the id
+        rest = out[out.index(lid):].split()
+        for t in m.group(1).strip().split():
+            assert t in rest, (lid, t)
+            rest = rest[rest.index(t) + 1:]
+PY
+done
 
 # the slug opens lesson 05 in the player (a terminal: tmux)
 tmux -L "$SOCK" -f /dev/null new-session -d -x 120 -y 40 -s m \

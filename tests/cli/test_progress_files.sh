@@ -2,7 +2,7 @@
 # test_progress_files.sh - `collviz lesson list` and the progress file (issue 29, item 7).
 # list only reads: a progress file it cannot parse is named in one line and left where and
 # as it is (it was renamed to progress.corrupt-<time>); a file from a newer collviz (format
-# version 2) is refused with a line saying both versions and left alone; a file with CR LF
+# version 3) is refused with a line saying both versions and left alone; a file with CR LF
 # line ends is read like its LF twin. The fixtures are tests/lesson/progress/*; the player's
 # backups (never one over another) are tests/unit/test_lesson_progress.c's.
 # Usage: test_progress_files.sh BIN [ASAN_BIN]
@@ -38,7 +38,7 @@ grep -q "left as it is" "$tmp/err" || fail "corrupt: does not say the file is le
 list "newer version" "$FIX/newer"
 untouched "newer version" "$FIX/newer"
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "newer: $(wc -l <"$tmp/err") lines on stderr, want 1: $(cat "$tmp/err")"
-grep -q "version 2.*reads version 1" "$tmp/err" || fail "newer: both versions not said: $(cat "$tmp/err")"
+grep -q "version 3.*reads version 2" "$tmp/err" || fail "newer: both versions not said: $(cat "$tmp/err")"
 grep -q "seen 0/2 slides" "$tmp/out" || fail "newer: progress was shown from a file it cannot read: $(cat "$tmp/out")"
 
 list "CRLF" "$FIX/crlf"

@@ -6,7 +6,9 @@
  * (app_set_scene) as the presenter's does.
  *
  * Asserted over every slide at every size:
- *   - PageDown alone walks slide 1 to the end in at most 2 presses a slide on average;
+ *   - PageDown alone walks slide 1 to the end in at most 2 presses a slide on average where
+ *     the narration and the scene share a page, and onto a scene's page shows the scene at
+ *     the step its narration describes (its start), never past it;
  *   - from every step of every slide (every frame the arrows can reach), the skip key (F5 /
  *     Esc) reaches the next slide in at most two presses;
  *   - PageUp walks back through the same stops PageDown showed, in reverse;
@@ -18,6 +20,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +43,13 @@ static struct lesson_set set;
 static struct wslide *W;
 static size_t N;
 
-static int setup(void **state)
+/* The deck of path (a lesson file or a folder) into set, W and N. */
+static int load(const char *path)
 {
-    (void)state;
     struct lesson_errors errs = {0};
     lesson_set_init(&set);
-    if (lesson_set_add(&set, "lessons", &errs) != CV_OK) return -1;
+    N = 0;
+    if (lesson_set_add(&set, path, &errs) != CV_OK || errs.n) return -1;
     lesson_errors_free(&errs);
     for (size_t i = 0; i < set.n; i++)
         N += set.v[i].nslides;
@@ -81,18 +85,42 @@ static int setup(void **state)
     return 0;
 }
 
-static int teardown(void **state)
+static void unload(void)
 {
-    (void)state;
+    for (size_t i = 0; i < N; i++)
+        present_slide_free(&W[i].text);
     free(W);
+    W = NULL;
+    N = 0;
     lesson_set_free(&set);
-    return 0;
 }
 
+/* The narration's words, every line's text joined by one space, the empty lines left out. */
+static char *narr_words(const struct narr *n)
+{
+    size_t cap = 4096, len = 0;
+    char *out = xcalloc(cap, 1);
+    for (int i = 0; i < n->n; i++) {
+        char t[1024];
+        narr_line_text(&n->l[i], t, sizeof t);
+        if (!t[strspn(t, " ")]) continue;
+        if (len + strlen(t) + 2 >= cap) out = xrealloc(out, cap = 2 * cap + strlen(t));
+        len += (size_t)sprintf(out + len, "%s%s", len ? " " : "", t);
+    }
+    return out;
+}
+
+/* Its pages at rows x cols; a narration laid out tighter for fewer pages keeps every word
+ * and line of the airy one (only the empty lines between blocks go). */
 static int npages_at(struct wslide *w, int rows, int cols)
 {
     struct present_layout lay = {0};
+    char *airy = narr_words(&w->text.narr);
     present_slide_pages(&w->text, rows, cols, w->s->has_scene, &lay);
+    char *now = narr_words(&w->text.narr);
+    assert_string_equal(now, airy);
+    free(airy);
+    free(now);
     int n = lay.npages > 0 ? lay.npages : 1;
     present_layout_free(&lay);
     return n;
@@ -130,13 +158,20 @@ static long walk(enum deck_move m, int *pages, bool every, long *per)
         if (!deck_move_in(p, &d, N, m, 0, &q)) break;
         if (per) per[p.slide]++;
         n++;
+        /* the press onto the scene's page shows it at its start, the step the narration
+         * describes: nothing plays past it before the lecturer steps */
+        if (q.slide == p.slide && p.page < pages[p.slide] - 1 && q.page == pages[q.slide] - 1 &&
+            q.step != p.step)
+            fail_msg("slide %zu: the press onto the scene's page shows step %ld, not the "
+                     "step %ld its narration describes",
+                     p.slide + 1, q.step, p.step);
         p = enter(q, pages);
         assert_true(n < 100000);
     }
     return n;
 }
 
-static void walk_size(int cols, int rows)
+static void walk_size(int cols, int rows, bool shipped)
 {
     texts(cols);
     int *pages = xcalloc(N, sizeof *pages);
@@ -173,18 +208,22 @@ static void walk_size(int cols, int rows)
         for (size_t k = 0; k < W[i].nstops; k++)
             after_start += W[i].stops[k] > W[i].start;
         floor += pages[i];
-        cost += pages[i] + (after_start > 1 ? after_start - 1 : 0) +
-                (pages[i] == 1 && after_start > 0);
+        cost += pages[i] + after_start;
     }
     if (after != cost)
         fail_msg("%dx%d: %ld presses, the stops and pages make %ld", cols, rows, after, cost);
     printf("%dx%d: the pages alone take %ld (%.2f a slide)\n", cols, rows, floor,
            (double)floor / (double)N);
-    /* The goal (issue 31): at most 2 a slide on average, where a slide's narration and
-     * scene share a page (120x40 and up); at 80x24 and 100x30 every slide is a text page
-     * and a scene page, so the pages alone take 2 a slide there, and the scenes whose
-     * phases the lesson walks (`stops:`) add theirs: bounded, not to regress. */
-    long limit = cols >= 120 ? 2 * (long)N : cols >= 100 ? 2 * (long)N + 12 : 2 * (long)N + 24;
+    /* The goal: at most 2 a slide on average. A slide costs its pages and one press for
+     * each stop after its start (checked exactly above): the scene's page opens at the step
+     * the narration describes, so where the narration and the scene share a page (120x40 and
+     * up) that is 2 for a scene with one stop after its start. At 80x24 and 100x30 the
+     * scene needs the whole height (PLAYOUT_SCENE_MIN), so every slide is a text page, the
+     * scene's start and its stops: about 3 a slide, bounded here not to regress. */
+    long limit = !shipped      ? LONG_MAX
+                 : cols >= 120 ? 2 * (long)N
+                 : cols >= 100 ? 2 * (long)N + 65
+                               : 2 * (long)N + 67;
     if (after > limit)
         fail_msg("%dx%d: %ld PageDowns for %zu slides (at most %ld)", cols, rows, after, N,
                  limit);
@@ -259,36 +298,64 @@ static void walk_size(int cols, int rows)
     free(per);
 }
 
+static void on_deck(const char *path, int cols, int rows, bool shipped)
+{
+    if (load(path) != 0) fail_msg("cannot load %s", path);
+    walk_size(cols, rows, shipped);
+    unload();
+}
+
 static void test_deck_80x24(void **state)
 {
     (void)state;
-    walk_size(80, 24);
+    on_deck("lessons", 80, 24, true);
 }
 static void test_deck_100x30(void **state)
 {
     (void)state;
-    walk_size(100, 30);
+    on_deck("lessons", 100, 30, true);
 }
 static void test_deck_120x40(void **state)
 {
     (void)state;
-    walk_size(120, 40);
+    on_deck("lessons", 120, 40, true);
 }
 static void test_deck_160x45(void **state)
 {
     (void)state;
-    walk_size(160, 45);
-    for (size_t i = 0; i < N; i++)
-        present_slide_free(&W[i].text);
+    on_deck("lessons", 160, 45, true);
+}
+
+/* A teacher's lesson nobody shipped (tests/lesson/clicker): a narration two pages long at
+ * 80x24 with its empty lines and one without, scenes that start mid-way with phases and an
+ * author's stops, exercises: the same rules hold at every size, and the long narration
+ * takes one page at 80x24 with every word. */
+static void test_teacher_lesson(void **state)
+{
+    (void)state;
+    static const int sz[][2] = {{80, 24}, {100, 30}, {120, 40}, {160, 45}};
+    for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++)
+        on_deck("tests/lesson/clicker/teacher.md", sz[i][0], sz[i][1], false);
+    assert_int_equal(load("tests/lesson/clicker/teacher.md"), 0);
+    texts(80);
+    struct present_slide *t = &W[0].text;
+    struct present_layout lay = {0};
+    present_layout_compute(24, 80, true, t->ntitle, t->narr.n, t->blank, &lay);
+    assert_int_equal(lay.npages, 3); /* with its empty lines: two pages of text */
+    present_layout_free(&lay);
+    assert_int_equal(npages_at(&W[0], 24, 80), 2); /* without: one, every word kept */
+    assert_true(t->tight);
+    assert_int_equal(npages_at(&W[0], 60, 120), 1); /* room enough: airy again */
+    assert_false(t->tight);
+    unload();
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_deck_80x24),
-        cmocka_unit_test(test_deck_100x30),
-        cmocka_unit_test(test_deck_120x40),
-        cmocka_unit_test(test_deck_160x45),
+        cmocka_unit_test(test_deck_80x24),     cmocka_unit_test(test_deck_100x30),
+        cmocka_unit_test(test_deck_120x40),    cmocka_unit_test(test_deck_160x45),
+        cmocka_unit_test(test_teacher_lesson),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

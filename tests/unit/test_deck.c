@@ -160,7 +160,8 @@ static void test_goto_prompt(void **state)
 }
 
 /* Stops: PageDown walks 0 -> 3 -> 6 of a six-step scene (phase ends), the arrows every step;
- * the press from a text page onto the scene's page goes to the first stop after the start;
+ * the press from a text page onto the scene's page shows the scene at its start (the step
+ * the narration describes) and the next press its first stop;
  * skip goes to the end, then out. */
 static void test_stops(void **state)
 {
@@ -194,11 +195,13 @@ static void test_stops(void **state)
     assert_int_equal(q.step, 4);
     assert_true(deck_move_in(p, &d, 3, DECK_STEP_PREV, 0, &q));
     assert_int_equal(q.step, 2);
-    /* two pages: the text page's PageDown shows the scene at its first stop after 0 */
+    /* two pages: the text page's PageDown shows the scene at its start, no further */
     struct deck_slide d2 = {6, 2, stops, n};
     p = (struct deck_pos){1, 0, 0};
     assert_true(deck_move_in(p, &d2, 3, DECK_NEXT, 0, &q));
     assert_int_equal(q.page, 1);
+    assert_int_equal(q.step, 0);
+    assert_true(deck_move_in(q, &d2, 3, DECK_NEXT, 0, &q));
     assert_int_equal(q.step, 3);
     /* skip: from the text page or mid-scene to the end, then the next slide */
     assert_true(deck_move_in(p, &d2, 3, DECK_SKIP, 0, &q));

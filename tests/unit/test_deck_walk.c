@@ -69,10 +69,10 @@ static void test_presenter(void **state)
 
 /* Lessons nobody shipped keep the invariants by construction: a teacher's two lessons
  * (tests/lesson/walk/ok) where an earlier slide's scene (another collective) shows a later
- * holds exercise's values and the first lesson's napkin page shows the second lesson's
- * answer (419 GB/s) walk clean: the box is hidden, the second lesson asks with a
- * variant's numbers. The same lesson with narration that states the answer (leak) is
- * found: text is never masked, lesson check --strict refuses it. */
+ * holds exercise's values (in one box, or one a box mid-way through an all-reduce) and the
+ * first lesson's napkin page shows the second lesson's answer (419 GB/s) walk clean: the box is
+ * hidden, the second lesson asks with a variant's numbers. The same lesson with narration that
+ * states the answer (leak) is found: text is never masked, lesson check --strict refuses it. */
 static void test_teacher_lessons(void **state)
 {
     (void)state;

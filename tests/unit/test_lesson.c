@@ -355,7 +355,7 @@ static const struct {
     {"", "t.md:1: empty file (a lesson needs at least one slide)"},
     {"\n  \n", "t.md:1: empty file (a lesson needs at least one slide)"},
     {"---\nlesson: a\ncolor: red\n---\n# T\n",
-     "t.md:3: front matter: unknown key 'color' (keys: lesson, title, minutes)"},
+     "t.md:3: front matter: unknown key 'color' (keys: lesson, title, minutes, summary)"},
     {"---\ntitle: a\ntitle: b\n---\n# T\n",
      "t.md:3: front matter: key 'title' given twice (first at line 2)"},
     {"---\nminutes: 0\n---\n# T\n", "t.md:2: front matter: bad minutes '0' (1..240)"},
@@ -511,7 +511,8 @@ static void test_all_errors_collected(void **state)
     assert_int_equal(lesson_parse("t.md", t, strlen(t), &L, &e), CV_EINVAL);
     assert_int_equal(e.n, 3);
     assert_string_equal(
-        e.msg[0], "t.md:2: front matter: unknown key 'foo' (keys: lesson, title, minutes)");
+        e.msg[0],
+        "t.md:2: front matter: unknown key 'foo' (keys: lesson, title, minutes, summary)");
     assert_string_equal(e.msg[1], "t.md:7: scene: unknown key 'bar'");
     assert_string_equal(e.msg[2],
                         "t.md:12: slide 2 has no title (its first heading, e.g. '# Title')");
@@ -650,6 +651,12 @@ static void test_set_folder(void **state)
     assert_string_equal(set.v[0].id, "first");
     assert_string_equal(set.v[1].id, "second");
     assert_non_null(lesson_set_find(&set, "second"));
+    /* by its number, as `collviz lesson 02` names it */
+    assert_ptr_equal(lesson_set_find(&set, "02"), &set.v[1]);
+    assert_ptr_equal(lesson_set_find(&set, "2"), &set.v[1]);
+    assert_ptr_equal(lesson_set_find(&set, "01"), &set.v[0]);
+    assert_null(lesson_set_find(&set, "03"));
+    assert_null(lesson_set_find(&set, "002"));
     const struct lesson *in = NULL;
     const struct lesson_exercise *x = lesson_set_find_exercise(&set, "shared", &in);
     assert_non_null(x);
@@ -723,6 +730,30 @@ static void test_indented_note(void **state)
     lesson_free(&L);
 }
 
+/* summary: its lines joined with single spaces; none is NULL; too long is an error. */
+static void test_summary(void **state)
+{
+    (void)state;
+    struct lesson L;
+    parse_ok("---\nsummary: The ring sends\nsummary: small pieces.   # a comment\n---\n# A\n",
+             &L);
+    assert_string_equal(L.summary, "The ring sends small pieces.");
+    lesson_free(&L);
+    parse_ok("# A\n", &L);
+    assert_null(L.summary);
+    lesson_free(&L);
+    char big[4000] = "---\n";
+    for (int i = 0; i < 20; i++)
+        strcat(
+            big,
+            "summary: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n");
+    strcat(big, "---\n# A\n");
+    struct lesson_errors e = {0};
+    assert_int_equal(lesson_parse("t.md", big, strlen(big), &L, &e), CV_EINVAL);
+    assert_non_null(strstr(e.msg[0], "summary longer than 1200 bytes"));
+    lesson_errors_free(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -738,6 +769,7 @@ int main(void)
         cmocka_unit_test(test_nul_and_limits),
         cmocka_unit_test(test_html_is_text),
         cmocka_unit_test(test_set_folder),
+        cmocka_unit_test(test_summary),
         cmocka_unit_test(test_lesson_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

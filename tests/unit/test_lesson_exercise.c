@@ -281,13 +281,24 @@ static void test_grade_holds(void **state)
     assert_string_equal(msg, "right: rank 1 holds 10 64 46 16");
     assert_int_equal(grade(e, NULL, "[10, 64, 46, 16]", NULL, 0), EX_RIGHT);
     assert_int_equal(grade(e, NULL, "10,64,46,16.0", NULL, 0), EX_RIGHT);
+    /* the end of the all-reduce, asked after step 3 (worked by hand: 0+10+20+30 = 60 ...) */
     assert_int_equal(grade(e, NULL, "60 64 68 72", msg, sizeof msg), EX_WRONG);
-    assert_string_equal(msg, "not right: 3 of 4 elements differ (the first: element 1)");
+    assert_string_equal(msg, "not right: that is rank 1 after step 6 (all-gather), not after "
+                             "step 3 (reduce-scatter)");
+    /* rank 1's input with init seq: 10 11 12 13 */
+    assert_int_equal(grade(e, NULL, "10 11 12 13", msg, sizeof msg), EX_WRONG);
+    assert_string_equal(msg, "not right: that is rank 1's input, its box before step 1; after "
+                             "step 3 it holds what the steps brought");
+    assert_int_equal(grade(e, NULL, "10 64 46 17", msg, sizeof msg), EX_WRONG);
+    assert_string_equal(msg, "not right: element 3 differs (counting from 0, as the screen "
+                             "numbers chunks)");
+    assert_int_equal(grade(e, NULL, "0 64 46 13", msg, sizeof msg), EX_WRONG);
+    assert_string_equal(msg, "not right: 2 of 4 elements differ (the first: element 0, "
+                             "counting from 0)");
     /* the right values, another order (a student's review: only "4 of 4 elements differ") */
     assert_int_equal(grade(e, NULL, "64 10 46 16", msg, sizeof msg), EX_WRONG);
-    assert_string_equal(msg,
-                        "not right: the right values in the wrong order (element 1 first); "
-                        "the box's order is the buffer's");
+    assert_string_equal(msg, "not right: the right values in the wrong order (element 0 first, "
+                             "counting from 0); the box's order is the buffer's");
     assert_int_equal(grade(e, NULL, "10 64 46", msg, sizeof msg), EX_BAD_INPUT);
     assert_string_equal(msg, "rank 1 holds 4 elements; you typed 3");
     assert_int_equal(grade(e, NULL, "10 64 x 16", NULL, 0), EX_BAD_INPUT);
@@ -297,7 +308,8 @@ static void test_grade_holds(void **state)
              "```exercise\nid: h\ntype: holds\nprompt: p\nrank: 0\nstep: end\n```\n");
     assert_int_equal(grade(e, NULL, "6 10 14 18", NULL, 0), EX_RIGHT);
     assert_int_equal(grade(e, NULL, "6 10 14 19", msg, sizeof msg), EX_WRONG);
-    assert_string_equal(msg, "not right: element 4 of 4 differs");
+    assert_string_equal(
+        msg, "not right: element 3 differs (counting from 0, as the screen numbers chunks)");
     lesson_free(&L);
 
     e = load("# H\n\n```scene\ncollective: all_gather\ncount: 1\n```\n\n"
@@ -412,8 +424,14 @@ static void test_grade_counts_and_rounding(void **state)
     assert_int_equal(grade(e, NULL, "3.4", msg, sizeof msg), EX_WRONG);
     assert_string_equal(msg, "not right: 3.4 is too high"); /* no KiB for a ratio */
     assert_int_equal(grade(e, NULL, "83%", msg, sizeof msg), EX_WRONG);
-    assert_string_equal(msg, "not right: 83%. As a plain number that is 0.83; the answer is a "
-                             "ratio, not a percentage");
+    assert_string_equal(msg, "not right: 83% is a percentage; the answer is a ratio (how many "
+                             "times, x): write it as a plain number");
+    /* 333% is 3.33 as a number, but a ratio is not written as a percent: named, not right */
+    assert_int_equal(grade(e, NULL, "333.3%", msg, sizeof msg), EX_WRONG);
+    assert_int_equal(grade(e, NULL, "333", msg, sizeof msg), EX_WRONG);
+    assert_string_equal(msg,
+                        "not right: 333. 100 times too high: that is the ratio written as a "
+                        "percentage; the answer is how many times (x), a plain number");
     lesson_free(&L);
 
     /* a measure rounded: 1.875 GB typed as 1.9 (1.85..1.95), not as 2 */

@@ -247,12 +247,12 @@ static void test_newer_version_refused(void **state)
     (void)state;
     char path[256], warn[600], text[8][64];
     snprintf(path, sizeof path, "%s/progress", dir);
-    const char *newer = "collviz-progress 2\nlesson a current 0 seen 0 stars 3\n";
+    const char *newer = "collviz-progress 3\nlesson a current 0 seen 0 stars 3\n";
     write_file(path, newer);
     struct progress p;
     assert_int_equal(progress_load(&p, path, warn, sizeof warn), CV_EINVAL);
-    assert_non_null(strstr(warn, "version 2"));
-    assert_non_null(strstr(warn, "reads version 1"));
+    assert_non_null(strstr(warn, "version 3"));
+    assert_non_null(strstr(warn, "reads version 2"));
     assert_null(strchr(warn, '\n'));
     assert_string_equal(slurp(path), newer);
     assert_int_equal(backups(text, 8), 0);
@@ -282,11 +282,60 @@ static void test_crlf_read(void **state)
     progress_free(&p);
 }
 
+/* A wrong answer is kept (the last one, control bytes as '?', in hex on disk: version 2)
+ * and read back; forgetting one lesson keeps the others; a bad mistake line is corrupt. */
+static void test_mistakes_and_forget(void **state)
+{
+    (void)state;
+    char path[256], err[200], warn[600];
+    snprintf(path, sizeof path, "%s/state/collviz/progress", dir);
+    struct progress p;
+    assert_int_equal(progress_load(&p, path, warn, sizeof warn), CV_OK);
+    progress_visit(&p, "allreduce", 1);
+    progress_visit(&p, "ring", 0);
+    progress_attempt(&p, "allreduce", "ar-end", false);
+    progress_mistake(&p, "allreduce", "ar-end", "60 64\x1b", 3);
+    progress_attempt(&p, "ring", "ring-steps", false);
+    progress_mistake(&p, "ring", "ring-steps", "7", 0);
+    assert_int_equal(progress_save(&p, err, sizeof err), CV_OK);
+    progress_free(&p);
+    /* "60 64?" is 36 30 20 36 34 3f */
+    assert_string_equal(slurp(path), "collviz-progress 2\n"
+                                     "lesson allreduce current 1 seen 1\n"
+                                     "lesson ring current 0 seen 0\n"
+                                     "exercise ar-end lesson allreduce attempts 1 solved 0\n"
+                                     "mistake ar-end seed 3 answer 36302036343f\n"
+                                     "exercise ring-steps lesson ring attempts 1 solved 0\n"
+                                     "mistake ring-steps seed 0 answer 37\n");
+    assert_int_equal(progress_load(&p, path, warn, sizeof warn), CV_OK);
+    assert_string_equal(progress_exercise(&p, "ar-end")->wrong, "60 64?");
+    assert_true(progress_exercise(&p, "ar-end")->wrong_seed == 3);
+    size_t nl, ne;
+    progress_forget(&p, "allreduce", &nl, &ne);
+    assert_int_equal(nl, 1);
+    assert_int_equal(ne, 1);
+    assert_null(progress_exercise(&p, "ar-end"));
+    assert_string_equal(progress_exercise(&p, "ring-steps")->wrong, "7");
+    progress_forget(&p, NULL, &nl, &ne);
+    assert_int_equal(nl + ne, 2);
+    assert_int_equal(p.nlessons + p.nex, 0);
+    progress_free(&p);
+    corrupt_case("collviz-progress 2\nmistake e seed 0 answer 37\n",
+                 "line 2: a mistake of no exercise line, or repeated");
+    corrupt_case("collviz-progress 2\nexercise e lesson a attempts 1 solved 0\n"
+                 "mistake e seed 0 answer 1b\n",
+                 "line 3: a control byte in a mistake's answer");
+    corrupt_case("collviz-progress 2\nexercise e lesson a attempts 1 solved 0\n"
+                 "mistake e seed 0 answer 3\n",
+                 "line 3: bad mistake seed or answer");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_path),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mistakes_and_forget, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_set_aside, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backups_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_newer_version_refused, setup, teardown),

@@ -9,7 +9,9 @@
  * used to put such text on the projector (g, o, f, a demo's A, 0, r) are pressed on
  * every slide's scene page at 80x24 and 100x30 and their words are found on the notes side
  * instead; a demo is marked "demo" there and 0 brings the slide back at the step it was at; r
- * shows one exercise's answer at a time. */
+ * shows one exercise's answer at a time. The frame a PageDown leaves a lesson from (and the
+ * deck's last) tells the room that the lesson ended ("end of lesson 5/15", "end of the
+ * talk"); no other frame says so. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +27,7 @@
 #include <wchar.h>
 
 #include "core/util.h"
+#include "lesson/lesson.h"
 #include "present/notes_ipc.h"
 #include "ui/present/present.h"
 
@@ -97,18 +100,54 @@ static struct present_script *open_at(int cols, int rows)
     return s;
 }
 
-/* Every page and stop of every slide, PageDown by PageDown. */
+/* Which slides of the deck end a lesson: ends[i] for slide i (0-based), *n of them. */
+static bool *lesson_ends(size_t *n)
+{
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    lesson_errors_free(&errs);
+    *n = 0;
+    for (size_t i = 0; i < set.n; i++)
+        *n += set.v[i].nslides;
+    bool *ends = xcalloc(*n + 1, sizeof *ends);
+    size_t k = 0;
+    for (size_t i = 0; i < set.n; i++) {
+        k += set.v[i].nslides;
+        ends[k - 1] = true;
+    }
+    lesson_set_free(&set);
+    return ends;
+}
+
+static const char END_RE[] = "end of (lesson [0-9]+/[0-9]+|the talk)";
+
+/* Every page and stop of every slide, PageDown by PageDown. The frame that the next PageDown
+ * leaves a lesson from (the deck's end too) tells the room the lesson ended; no other does. */
 static void walk(int cols, int rows)
 {
     struct present_script *s = open_at(cols, rows);
     static char text[64 * 1024];
-    size_t slide, n, bad_slides = 0, last_bad = (size_t)-1;
+    size_t slide, n, bad_slides = 0, last_bad = (size_t)-1, nends = 0, said = 0;
     int page, np;
     long step, frames = 0;
+    bool *ends = lesson_ends(&nends);
+    regex_t end_re;
+    assert_int_equal(regcomp(&end_re, END_RE, REG_EXTENDED | REG_NOSUB), 0);
+    bool prev_end = false;
+    size_t prev_slide = 0;
     for (;;) {
         present_script_draw(s);
         present_script_where(s, &slide, &n, &page, &np, &step);
         screen_text(text, sizeof text);
+        assert_int_equal(n, nends);
+        if (frames > 0 && prev_end != (ends[prev_slide] && slide != prev_slide))
+            fail_msg("%dx%d slide %zu: the frame before slide %zu %s the lesson's end", cols,
+                     rows, prev_slide + 1, slide + 1, prev_end ? "says" : "does not say");
+        said += prev_end && frames > 0;
+        prev_end = regexec(&end_re, text, 0, NULL, 0) == 0;
+        prev_slide = slide;
         frames++;
         char what[400];
         int k = room_bad(text, what, sizeof what);
@@ -124,14 +163,25 @@ static void walk(int cols, int rows)
             long st2;
             present_script_key(s, KEY_NPAGE);
             present_script_where(s, &s2, &n, &page, &np, &st2);
-            if (st2 == step) break;
+            if (st2 == step) {
+                if (!prev_end)
+                    fail_msg("%dx%d: the last frame does not say the talk ended", cols, rows);
+                said++;
+                break;
+            }
             continue;
         }
         present_script_key(s, KEY_NPAGE);
         assert_true(frames < 5000);
     }
-    printf("%dx%d: %ld frames, %zu slides with text not for the room\n", cols, rows, frames,
-           bad_slides);
+    printf("%dx%d: %ld frames, %zu slides with text not for the room, %zu lesson ends said\n",
+           cols, rows, frames, bad_slides, said);
+    size_t lessons = 0;
+    for (size_t i = 0; i < nends; i++)
+        lessons += ends[i];
+    assert_int_equal(said, lessons);
+    regfree(&end_re);
+    free(ends);
     assert_int_equal(bad_slides, 0);
     present_script_close(s);
 }

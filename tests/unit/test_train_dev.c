@@ -227,12 +227,27 @@ static void test_nccl_backend(void **state)
 #endif
 }
 
+/* cuBLAS is opened on first use, not linked (dev_cuda.c): the library opens and every call
+ * the device makes resolves, GPU or not; a second call answers the same. */
+#ifdef HAVE_NCCL
+static void test_cublas_opens(void **state)
+{
+    (void)state;
+    char err[300] = "";
+    if (!dev_cuda_blas_load(err, sizeof err)) fail_msg("cuBLAS: %s", err);
+    assert_true(dev_cuda_blas_load(NULL, 0));
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cpu_ops_bitwise),  cmocka_unit_test(test_init_helpers),
         cmocka_unit_test(test_sticky_error),     cmocka_unit_test(test_tolerance_by_backend),
         cmocka_unit_test(test_backend_refusals), cmocka_unit_test(test_nccl_backend),
+#ifdef HAVE_NCCL
+        cmocka_unit_test(test_cublas_opens),
+#endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,8 @@
 /* holds.c - the holds exercise: what a rank's buffer holds after a step of the slide's
  * scene (`rank:`, `step:`, `slots:`); the answer is never written in the lesson but
- * computed by running the scene (ex_holds_expected, exercise.c). */
+ * computed by running the scene (ex_holds_expected, exercise.c). A wrong answer is named
+ * by running the scene again with one thing changed (another rank, another step, the
+ * input, another op, a phase missing) and finding the values typed among those. */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +14,136 @@
 #include "lesson/types/types.h"
 
 #define HOLDS_MAX (SCENE_MAX_COUNT * CV_MAX_RANKS * 2)
+
+static bool value_eq(double got, bool got_has, double want, bool want_has)
+{
+    if (got_has != want_has) return false;
+    return !want_has || fabs(got - want) <= 1e-3 * fmax(1.0, fabs(want));
+}
+
+/* The box of c (a copy of the exercise with one thing changed): is it the typed values
+ * and not the right answer? */
+static bool slip_is(const struct lesson_exercise *c, const double *typed, const bool *th,
+                    size_t n, const float *want, const bool *has)
+{
+    float v[HOLDS_MAX];
+    bool vh[HOLDS_MAX];
+    size_t len;
+    char err[120];
+    if (ex_holds_expected(c, v, vh, HOLDS_MAX, &len, err, sizeof err) != CV_OK || len != n)
+        return false;
+    bool same_as_answer = true;
+    for (size_t i = 0; i < n; i++) {
+        if (!value_eq(typed[i], th[i], v[i], vh[i])) return false;
+        if (!value_eq(v[i], vh[i], want[i], has[i])) same_as_answer = false;
+    }
+    return !same_as_answer;
+}
+
+/* The name of the phase that step s (1..) is in. */
+static const char *phase_of(const struct ex_phase *ph, size_t nph, long s)
+{
+    for (size_t i = 0; i < nph; i++)
+        if (s <= ph[i].end) return ph[i].name;
+    return "?";
+}
+
+/* The usual slips of a holds answer, each computed by the trace engine, in this order: the
+ * rank's input, the rank one phase short, another rank at the asked step, another op, the
+ * rank at another step. Fills g's diagnosis and message; false when none is the typed. */
+static bool diagnose(const struct lesson_exercise *ex, const double *typed, const bool *th,
+                     size_t n, const float *want, const bool *has, struct ex_grade *g)
+{
+    long nsteps;
+    struct ex_phase ph[32];
+    size_t nph;
+    char err[120];
+    if (ex_holds_phases(ex, &nsteps, ph, ARRAY_LEN(ph), &nph, err, sizeof err) != CV_OK)
+        return false;
+    long asked = ex->step == SCENE_STEP_END || ex->step > nsteps ? nsteps : ex->step;
+    struct lesson_exercise *c = xmalloc(sizeof *c);
+    *c = *ex;
+    c->step = 0;
+    bool found = false;
+    const char *R = "rank";
+    if (asked > 0 && slip_is(c, typed, th, n, want, has)) {
+        found = true;
+        snprintf(g->diagnosis, sizeof g->diagnosis, "input");
+        snprintf(g->msg, sizeof g->msg,
+                 "not right: that is %s %d's input, its box before step 1; after step %ld "
+                 "it holds what the steps brought",
+                 R, ex->rank, asked);
+    }
+    for (size_t i = nph; !found && i-- > 0;) {
+        c->step = ph[i].end;
+        if (ph[i].end >= asked || !slip_is(c, typed, th, n, want, has)) continue;
+        found = true;
+        snprintf(g->diagnosis, sizeof g->diagnosis, "phase-short");
+        snprintf(g->msg, sizeof g->msg,
+                 "not right: one phase short: that is %s %d after the %s only (step %ld); "
+                 "the %s comes after it",
+                 R, ex->rank, ph[i].name, ph[i].end, phase_of(ph, nph, ph[i].end + 1));
+    }
+    c->step = ex->step;
+    for (int r = 0; !found && r < ex->scene.nranks; r++) {
+        c->rank = r;
+        if (r == ex->rank || !slip_is(c, typed, th, n, want, has)) continue;
+        found = true;
+        snprintf(g->diagnosis, sizeof g->diagnosis, "other-rank");
+        snprintf(g->msg, sizeof g->msg,
+                 "not right: that is %s %d's box after step %ld; the question asks for %s %d",
+                 R, r, asked, R, ex->rank);
+    }
+    c->rank = ex->rank;
+    static const enum redop ops[] = {OP_SUM, OP_AVG, OP_MAX, OP_MIN, OP_PROD};
+    for (size_t k = 0; !found && k < ARRAY_LEN(ops); k++) {
+        c->scene.op = ops[k];
+        if (ops[k] == ex->scene.op || !slip_is(c, typed, th, n, want, has)) continue;
+        found = true;
+        snprintf(g->diagnosis, sizeof g->diagnosis, "op");
+        snprintf(g->msg, sizeof g->msg,
+                 "not right: those are the values with op=%s; this scene reduces with op=%s",
+                 redop_name(ops[k]), redop_name(ex->scene.op));
+    }
+    c->scene.op = ex->scene.op;
+    for (long s = 1; !found && s <= nsteps; s++) {
+        c->step = s;
+        if (s == asked || !slip_is(c, typed, th, n, want, has)) continue;
+        found = true;
+        snprintf(g->diagnosis, sizeof g->diagnosis, "other-step");
+        snprintf(g->msg, sizeof g->msg,
+                 "not right: that is %s %d after step %ld (%s), not after step %ld (%s)", R,
+                 ex->rank, s, phase_of(ph, nph, s), asked, phase_of(ph, nph, asked));
+    }
+    free(c);
+    return found;
+}
+
+/* No slip fits: which elements differ, numbered as the screen numbers chunks and slots
+ * (from 0; with slots, the slot's own number). */
+static void wrong_elements(const struct lesson_exercise *ex, size_t n, size_t differ,
+                           size_t first_bad, bool reordered, struct ex_grade *g)
+{
+    size_t el = first_bad + (ex->slots ? (size_t)ex->slot_lo : 0);
+    snprintf(g->diagnosis, sizeof g->diagnosis, "%s", reordered ? "order" : "elements");
+    if (n == 1)
+        snprintf(g->msg, sizeof g->msg, "not right: that is not the value");
+    else if (reordered)
+        snprintf(g->msg, sizeof g->msg,
+                 "not right: the right values in the wrong order (element %zu first, "
+                 "counting from 0); the box's order is the buffer's",
+                 el);
+    else if (differ == 1)
+        snprintf(g->msg, sizeof g->msg,
+                 "not right: element %zu differs (counting from 0, as the screen numbers "
+                 "chunks)",
+                 el);
+    else
+        snprintf(g->msg, sizeof g->msg,
+                 "not right: %zu of %zu elements differ (the first: element %zu, counting "
+                 "from 0)",
+                 differ, n, el);
+}
 
 static int grade(const struct lesson_exercise *ex, const struct ex_variant *v, const char *in,
                  struct ex_grade *g)
@@ -56,8 +188,7 @@ static int grade(const struct lesson_exercise *ex, const struct ex_variant *v, c
             p = end;
         }
         if (k < n) {
-            bool ok = empty ? !has[k]
-                            : has[k] && fabs(x - want[k]) <= 1e-3 * fmax(1.0, fabs(want[k]));
+            bool ok = value_eq(x, !empty, want[k], has[k]);
             if (!ok && differ++ == 0) first_bad = k;
             typed[k] = x;
             typed_has[k] = !empty;
@@ -70,15 +201,14 @@ static int grade(const struct lesson_exercise *ex, const struct ex_variant *v, c
     for (size_t i = 0; reordered && i < n; i++) {
         bool found = false;
         for (size_t j = 0; j < n && !found; j++)
-            if (!used[j] && typed_has[i] == has[j] &&
-                (!has[j] || fabs(typed[i] - want[j]) <= 1e-3 * fmax(1.0, fabs(want[j]))))
+            if (!used[j] && value_eq(typed[i], typed_has[i], want[j], has[j]))
                 used[j] = found = true;
         reordered = found;
     }
     free(used);
-    free(typed);
-    free(typed_has);
     if (k != n) {
+        free(typed);
+        free(typed_has);
         g->verdict = EX_BAD_INPUT;
         if (ex->slots && n == 1)
             snprintf(g->msg, sizeof g->msg,
@@ -109,22 +239,11 @@ static int grade(const struct lesson_exercise *ex, const struct ex_variant *v, c
         }
     } else {
         g->verdict = EX_WRONG;
-        snprintf(g->diagnosis, sizeof g->diagnosis, "%s", reordered ? "order" : "elements");
-        if (n == 1)
-            snprintf(g->msg, sizeof g->msg, "not right: that is not the value");
-        else if (reordered)
-            snprintf(g->msg, sizeof g->msg,
-                     "not right: the right values in the wrong order (element %zu first); "
-                     "the box's order is the buffer's",
-                     first_bad + 1);
-        else if (differ == 1)
-            snprintf(g->msg, sizeof g->msg, "not right: element %zu of %zu differs",
-                     first_bad + 1, n);
-        else
-            snprintf(g->msg, sizeof g->msg,
-                     "not right: %zu of %zu elements differ (the first: element %zu)", differ,
-                     n, first_bad + 1);
+        if (reordered || !diagnose(ex, typed, typed_has, n, want, has, g))
+            wrong_elements(ex, n, differ, first_bad, reordered, g);
     }
+    free(typed);
+    free(typed_has);
     return CV_OK;
 }
 

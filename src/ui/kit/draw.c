@@ -23,10 +23,23 @@ void draw_begin(const struct glyphs *g, bool utf8)
 }
 
 /* Draw UTF-8 text at (y, x), at most maxw columns. Returns the columns drawn. */
+static long draw_cuts;
+static char draw_cut_text[160];
+
+long draw_cut_count(const char **last)
+{
+    if (last) *last = draw_cut_text;
+    return draw_cuts;
+}
+
 int draw_put(int y, int x, int maxw, attr_t attr, const char *s)
 {
     if (maxw <= 0 || y < 0 || x < 0) return 0;
     size_t nb = text_prefix_bytes(s, maxw);
+    if (s[nb + strspn(s + nb, " ")]) { /* words past the width: cut without a mark */
+        draw_cuts++;
+        snprintf(draw_cut_text, sizeof draw_cut_text, "%s", s);
+    }
     attrset(attr);
     mvaddnstr(y, x, s, (int)nb);
     attrset(A_NORMAL);

@@ -84,4 +84,9 @@ int draw_mask_hits(void);
 int draw_mask_text(const char *s, char *out, size_t n);
 int draw_put_masked(int y, int x, int maxw, attr_t attr, const char *s);
 
+/* Texts draw_put cut at their width with words left over (no "…" says so), since the
+ * program started; *last (NULL: not wanted): the last one. The deck walker (ui/walk.h)
+ * counts them per frame. */
+long draw_cut_count(const char **last);
+
 #endif

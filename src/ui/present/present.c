@@ -114,6 +114,7 @@ struct pres {
     long demo_step;        /* the slide's step when a live demo began (`0` returns there) */
     bool notes_assumed;    /* present_script: a notes terminal is taken to follow */
     char answer_line[600]; /* the revealed answer beside the scene, for the footer ("" none) */
+    bool hide_total;       /* the scene's step count is an open exercise's answer: "?" */
 };
 
 static const struct lesson *pres_lesson(const struct pres *p)
@@ -640,7 +641,26 @@ static int pres_step_text(const struct pres *p, char *buf, size_t n)
     long k = p->pos.step, m = pres_nsteps(p);
     if (app_screen(p->a)->kind == SCREEN_PARALLEL)
         return snprintf(buf, n, "frame %ld/%ld", k + 1, m + 1);
+    if (p->hide_total)
+        return snprintf(buf, n, "%s %ld/?", p->a->sc.slice_view ? "tick" : "step", k);
     return snprintf(buf, n, "%s %ld/%ld", p->a->sc.slice_view ? "tick" : "step", k, m);
+}
+
+/* The room's "end of lesson N/M" where the next PageDown leaves the last slide of a lesson
+ * (the last page, no stop left), "end of the talk" at the deck's end; else "". */
+static void pres_lesson_end(const struct pres *p, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    const struct pres_slide *at = &p->sl[p->pos.slide];
+    if (at->slide + 1 != p->set.v[at->lesson].nslides || p->lay.npages < 1) return;
+    long stops[DECK_STOPS_MAX];
+    struct deck_slide d = {pres_nsteps(p), pres_npages(p), stops, pres_stops(p, stops)};
+    struct deck_pos q;
+    if (deck_move_in(p->pos, &d, p->n, DECK_NEXT, 0, &q) && q.slide == p->pos.slide) return;
+    if (at->lesson + 1 < p->set.n)
+        snprintf(buf, n, "%s end of lesson %zu/%zu", p->a->g->ok, at->lesson + 1, p->set.n);
+    else
+        snprintf(buf, n, "%s end of the talk", p->a->g->ok);
 }
 
 static void pres_footer(struct pres *p, struct rect r, double now)
@@ -668,11 +688,16 @@ static void pres_footer(struct pres *p, struct rect r, double now)
     char mid[NOTES_STATUS_MAX] = "";
     bool bad = false;
     bool prompt = p->go.active || p->searching || p->overview || p->reload_err[0];
+    bool done = false;
     if (p->answer_line[0] && !prompt) /* the revealed answer, for the room, before a notice */
         snprintf(mid, sizeof mid, "%.500s", p->answer_line);
     else if (!pres_notes_follow(p))
         pres_status(p, mid, sizeof mid, &bad);
-    attr_t mat = bad ? th->role[TH_BAD] : th->role[TH_WARN];
+    if (!mid[0] && !prompt) { /* a lesson's end, for the room */
+        pres_lesson_end(p, mid, sizeof mid);
+        done = mid[0] != '\0';
+    }
+    attr_t mat = bad ? th->role[TH_BAD] : done ? th->role[TH_OK] : th->role[TH_WARN];
     int rw = text_width(right), mw = text_width(mid);
     /* The lesson's title gives way to a message. */
     if (mid[0] && text_width(left) + 2 + mw + rw > r.w) left[short_len] = '\0';
@@ -747,6 +772,7 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
     struct app *a = p->a;
     const struct theme *th = &a->th;
     pres_answer_beside(p, pg);
+    p->hide_total = false;
     for (int i = 0; i < pg->title.h && i < p->ps.ntitle; i++) {
         int tw = text_width(p->ps.title[i]);
         draw_put(pg->title.y + i, pg->title.x + (pg->title.w - tw) / 2, pg->title.w,
@@ -776,6 +802,9 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
         predict_add_later(&pr, pres_lesson(p), p->sl[p->pos.slide].slide, NULL, NULL);
         predict_begin(a, &pr);
         app_screen(a)->draw(a, pg->scene);
+        char total[48], masked[64]; /* the footer's step count, as the scene's header */
+        snprintf(total, sizeof total, "%ld steps", pres_nsteps(p));
+        p->hide_total = draw_mask_text(total, masked, sizeof masked) > 0;
         predict_end(a);
     } else {
         draw_frame(pg->scene, th->role[TH_BORDER], "scene", th->role[TH_LABEL]);

@@ -115,6 +115,18 @@ void present_slide_keys(const struct lesson_slide *s, bool utf8, char *buf, size
     free(t);
 }
 
+/* ps->narr (and its blank lines) laid out airy (an empty line between blocks) or tight. */
+static void slide_narr(struct present_slide *ps, bool tight)
+{
+    if (ps->narr.l || ps->narr.n) narr_free(&ps->narr);
+    free(ps->blank);
+    narr_layout(ps->quiz.v, ps->quiz.n, ps->narr_w, !tight, ps->utf8, &ps->narr);
+    ps->blank = xcalloc((size_t)ps->narr.n + 1, sizeof *ps->blank);
+    for (int i = 0; i < ps->narr.n; i++)
+        ps->blank[i] = ps->narr.l[i].width == 0 && !ps->narr.l[i].with_next;
+    ps->tight = tight;
+}
+
 void present_slide_text(const struct lesson_slide *s, size_t nrevealed, int cols, bool utf8,
                         struct present_slide *out)
 {
@@ -123,13 +135,11 @@ void present_slide_text(const struct lesson_slide *s, size_t nrevealed, int cols
     quiz_build(s, nrevealed, false, &out->quiz);
     room_text(&out->quiz);
     retarget_keys(&out->quiz, s, utf8);
-    narr_layout(out->quiz.v, out->quiz.n, nw, true, utf8, &out->narr);
-    out->blank = xcalloc((size_t)out->narr.n + 1, sizeof *out->blank);
-    for (int i = 0; i < out->narr.n; i++)
-        out->blank[i] = out->narr.l[i].width == 0 && !out->narr.l[i].with_next;
+    out->utf8 = utf8;
+    out->narr_w = nw;
+    slide_narr(out, false);
     out->ntitle = text_wrap(s->title ? s->title : "", nw, out->title, PRES_TITLE_MAX, utf8);
     if (out->ntitle < 1) out->title[0][0] = '\0', out->ntitle = 1;
-    out->narr_w = nw;
 }
 
 void present_slide_free(struct present_slide *ps)
@@ -140,8 +150,16 @@ void present_slide_free(struct present_slide *ps)
     memset(ps, 0, sizeof *ps);
 }
 
-void present_slide_pages(const struct present_slide *ps, int rows, int cols, bool scene,
+void present_slide_pages(struct present_slide *ps, int rows, int cols, bool scene,
                          struct present_layout *out)
 {
+    if (ps->tight) slide_narr(ps, false);
+    present_layout_compute(rows, cols, scene, ps->ntitle, ps->narr.n, ps->blank, out);
+    if (out->npages < 2) return;
+    int airy = out->npages;
+    slide_narr(ps, true);
+    present_layout_compute(rows, cols, scene, ps->ntitle, ps->narr.n, ps->blank, out);
+    if (out->npages < airy) return;
+    slide_narr(ps, false);
     present_layout_compute(rows, cols, scene, ps->ntitle, ps->narr.n, ps->blank, out);
 }

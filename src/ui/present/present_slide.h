@@ -22,6 +22,8 @@ struct present_slide {
     char title[PRES_TITLE_MAX][256];
     int ntitle;
     int narr_w; /* the width it was wrapped at */
+    bool utf8;
+    bool tight; /* narr has no empty line between blocks (present_slide_pages) */
 };
 
 /* The narration and title of slide s for a terminal cols wide (with the answers of its
@@ -33,8 +35,10 @@ void present_slide_free(struct present_slide *ps);
  * out: for the speaker (the notes terminal), with the presenter's keys. "" when none. */
 void present_slide_keys(const struct lesson_slide *s, bool utf8, char *buf, size_t n);
 /* Its pages in a rows x cols terminal (cols as given to present_slide_text); scene: the
- * slide's scene is shown. */
-void present_slide_pages(const struct present_slide *ps, int rows, int cols, bool scene,
+ * slide's scene is shown. Where the narration without its empty lines between blocks takes
+ * fewer pages (a small terminal), ps->narr is laid out so (ps->tight), else with them:
+ * a page turn saved costs the room only air, never a word. */
+void present_slide_pages(struct present_slide *ps, int rows, int cols, bool scene,
                          struct present_layout *out);
 
 #endif

@@ -81,7 +81,15 @@ static void draw_status(const struct app *a, struct rect r)
         }
         return;
     }
-    x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "step %zu/%zu", step, n);
+    /* predict first: a step count an open exercise asks for is "?" */
+    char total[48], masked[64];
+    snprintf(total, sizeof total, "%zu steps", n);
+    if (draw_mask_text(total, masked, sizeof masked) > 0) {
+        char t[64]; /* the step shown is no answer: drawn as is */
+        snprintf(t, sizeof t, "step %zu/?", step);
+        x += draw_put(r.y, x, end - x, a->th.role[TH_STEP], t);
+    } else
+        x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "step %zu/%zu", step, n);
     if (a->have_trace && step > 0)
         x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s",
                        a->plan.steps[step - 1].phase);
@@ -95,7 +103,7 @@ static void draw_status(const struct app *a, struct rect r)
     } else if (a->have_plan && a->lay.what.h <= a->lay.what_lines &&
                text_width(a->plan.summary) <= end - x - 2) {
         /* the summary beside the step where it fits whole; never cut */
-        draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_DIM], a->plan.summary);
+        draw_put_masked(r.y, x + 2, end - x - 2, a->th.role[TH_DIM], a->plan.summary);
     }
 }
 
@@ -363,14 +371,14 @@ static void draw_ranks(const struct app *a)
     free(hl);
 }
 
-static void draw_legend(const struct app *a, struct rect r)
+/* The colour legend as one line; short: the ranks as a range ("r0…r7"), as for many. */
+static void legend_line(const struct app *a, bool short_ranks, struct styled_line *out)
 {
-    if (r.h < 1) return;
     struct styled_line pl = {.n = 0};
     const struct theme *th = &a->th;
     int W = a->sc.nranks;
     styled_add(&pl, th->role[TH_DIM], "data of ");
-    if (W <= 8) {
+    if (W <= 8 && !short_ranks) {
         for (int k = 0; k < W; k++)
             styled_add(&pl, th->rank[k] | A_BOLD, "r%d ", k);
     } else {
@@ -393,6 +401,17 @@ static void draw_legend(const struct app *a, struct rect r)
     }
     if (!a->lay.marks) styled_add(&pl, th->role[TH_LABEL], "  [ ] output");
     if (a->lay.marks && marks_abbrev) styled_add(&pl, th->role[TH_LABEL], "  = in=out");
+    *out = pl;
+}
+
+/* The legend in r's row: whole, never cut (the ranks as a range where they do not fit one
+ * by one: 8 ranks at 80 columns). */
+static void draw_legend(const struct app *a, struct rect r)
+{
+    if (r.h < 1) return;
+    struct styled_line pl;
+    legend_line(a, false, &pl);
+    if (styled_width(&pl) > r.w) legend_line(a, true, &pl);
     int w = styled_width(&pl);
     styled_draw_line(&pl, r.y, r.x + (w < r.w ? (r.w - w) / 2 : 0), r.w);
 }
@@ -440,7 +459,14 @@ static void draw_xfers(const struct app *a, struct rect r)
     }
     if (show < n) {
         int y = r.y + show / l->xfer_cols, cx = x0 + (show % l->xfer_cols) * colw;
-        draw_putf(y, cx, colw, a->th.role[TH_DIM], "+%d more", n - show);
+        /* predict first: the entries shown plus "+N more" would give a count an open
+         * exercise asks for (the messages of a step) */
+        char total[48], masked[64];
+        snprintf(total, sizeof total, "%d messages", n);
+        if (draw_mask_text(total, masked, sizeof masked) > 0)
+            draw_put(y, cx, colw, a->th.role[TH_DIM], "+? more");
+        else
+            draw_putf(y, cx, colw, a->th.role[TH_DIM], "+%d more", n - show);
     }
 }
 
@@ -576,8 +602,8 @@ static void draw_what(const struct app *a, struct rect r)
     }
     if (sh > 0 && a->have_plan) {
         n = text_wrap(a->plan.summary, r.w - 2, lines, sh < 4 ? sh : 4, a->utf8);
-        for (int i = 0; i < n && i < sh && i < 4; i++)
-            draw_put(r.y + wl + i, r.x + 1, r.w - 2, a->th.role[TH_DIM], lines[i]);
+        for (int i = 0; i < n && i < sh && i < 4; i++) /* "(6 steps)": an answer is "?" */
+            draw_put_masked(r.y + wl + i, r.x + 1, r.w - 2, a->th.role[TH_DIM], lines[i]);
     }
 }
 

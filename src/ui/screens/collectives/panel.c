@@ -117,6 +117,15 @@ static void panel_model(const struct app *a, struct styled_lines *p, int width)
         styled_add(styled_new(p), th->role[TH_DIM], "what if on other links (model): y");
 }
 
+/* Is the last measurement's row of another scene than the one shown (another collective,
+ * size or operation), or being replaced? */
+static bool panel_row_stale(const struct app *a)
+{
+    const struct meas *m = &a->m;
+    return meas_measuring(m) || m->row_params.coll != a->sc.coll ||
+           m->row_params.bytes != a->sc.meas_bytes || m->row_params.op != a->sc.op;
+}
+
 /* The figures of the last measurement, each saying what it is and where it came from. */
 static void panel_numbers(const struct app *a, struct styled_lines *p, int width,
                           bool with_badge)
@@ -153,8 +162,7 @@ static void panel_numbers(const struct app *a, struct styled_lines *p, int width
     format_size(row->bytes, size, sizeof size);
     /* A row of another scene (a new measurement runs, or the scene changed since) is marked
      * stale and dimmed: never read as the shown scene's. */
-    bool stale = meas_measuring(m) || m->row_params.coll != a->sc.coll ||
-                 m->row_params.bytes != a->sc.meas_bytes || m->row_params.op != a->sc.op;
+    bool stale = panel_row_stale(a);
     if (stale && a->room && !meas_measuring(m)) { /* the room: never another scene's figures */
         styled_add(styled_new(p), th->role[TH_DIM], "not measured for this scene");
         return;
@@ -445,7 +453,13 @@ void coll_panel(const struct app *a, struct rect r)
         struct styled_lines p = {.n = 0};
         struct styled_line *ln = styled_new(&p);
         panel_badge(a, ln);
-        if (a->m.have_row) {
+        bool stale = a->m.have_row && panel_row_stale(a);
+        if (stale && (a->room || !meas_measuring(&a->m))) {
+            /* another scene's figures are never read as this one's: the room sees none */
+            styled_add(ln, th->role[TH_DIM], "  %s",
+                       a->room ? "not measured for this scene"
+                               : "stale: measured for another scene");
+        } else if (a->m.have_row) {
             char bus[32], size[32];
             text_gbps(bus, sizeof bus, a->m.row.busbw);
             format_size(a->m.row.bytes, size, sizeof size);

@@ -410,10 +410,74 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
 }
 
 /* Every line of the slide's narration pane; *ex_line: where the exercise starts. */
+/* One exercise of the end page that was missed (not solved, or solved after a wrong
+ * answer): where it is, and the last wrong answer graded again to say what it was. */
+static void end_missed(const struct app *a, const struct lesson_ui *u,
+                       const struct lesson_exercise *e, struct lesson_lines *v, int width)
+{
+    const struct progress_ex *px = u->have_prog ? progress_exercise(&u->prog, e->id) : NULL;
+    bool solved = px && px->solved;
+    char t[700];
+    snprintf(t, sizeof t, "slide %zu, %s: %s", e->slide + 1, e->id,
+             solved ? "solved after a wrong answer"
+             : px   ? "not solved"
+                    : "not answered");
+    ll_text(v, solved ? a->th.role[TH_WARN] : a->th.role[TH_BAD], width, "- ", "  ", t);
+    if (!px || !px->wrong[0]) return;
+    struct ex_variant var;
+    char err[160];
+    bool has_var =
+        px->wrong_seed && ex_variant(e, px->wrong_seed, &var, err, sizeof err) == CV_OK;
+    struct ex_grade g;
+    memset(&g, 0, sizeof g);
+    ex_grade(e, has_var ? &var : NULL, px->wrong, &g);
+    snprintf(t, sizeof t, "you answered %s: %s", px->wrong, g.msg);
+    ll_text(v, A_NORMAL, width, "  ", "  ", t);
+}
+
+/* The lesson's end page (n on its last slide): what it taught (the front matter's
+ * summary) and the exercises missed, each with its diagnosis. */
+static void end_lines(const struct app *a, const struct lesson_ui *u, struct lesson_lines *v,
+                      int width)
+{
+    const struct lesson *L = u->L;
+    char t[600];
+    snprintf(t, sizeof t, "End of the lesson: %s", L->title ? L->title : L->id);
+    ll_text(v, A_BOLD | A_UNDERLINE, width, "", "", t);
+    ll_new(v);
+    ll_text(v, a->th.role[TH_LABEL] | A_BOLD, width, "", "", "What it taught");
+    ll_text(v, A_NORMAL, width, "", "", L->summary ? L->summary : "(no summary in the lesson)");
+    ll_new(v);
+    ll_text(v, a->th.role[TH_LABEL] | A_BOLD, width, "", "", "Exercises missed");
+    size_t missed = 0, nex = 0;
+    for (size_t k = 0; k < L->nslides; k++)
+        for (size_t i = 0; i < L->slides[k].nex; i++) {
+            const struct lesson_exercise *e = &L->slides[k].ex[i];
+            const struct progress_ex *px =
+                u->have_prog ? progress_exercise(&u->prog, e->id) : NULL;
+            nex++;
+            if (px && px->solved && !px->wrong[0]) continue; /* right at the first try */
+            end_missed(a, u, e, v, width);
+            missed++;
+        }
+    if (!missed)
+        ll_text(v, a->th.role[TH_OK], width, "", "",
+                nex ? "none: every exercise solved without a wrong answer"
+                    : "none: this lesson has no exercises");
+    ll_new(v);
+    ll_text(v, a->th.role[TH_DIM], width, "", "",
+            "p: back to the last slide; collviz lesson review lists every lesson's mistakes");
+}
+
 static void narr_lines(const struct app *a, const struct lesson_ui *u, struct lesson_lines *v,
                        int width, int *ex_line)
 {
     const struct lesson_slide *s = &u->L->slides[u->slide];
+    if (u->at_end) {
+        end_lines(a, u, v, width);
+        *ex_line = v->n;
+        return;
+    }
     ll_text(v, A_BOLD | A_UNDERLINE, width, "", "", s->title); /* wrapped, never cut */
     ll_new(v);
     narr_blocks(a, s, v, width);
@@ -622,8 +686,11 @@ static void draw_slide(struct app *a, struct rect r)
                 if (u->have_prog && progress_solved(&u->prog, u->L->slides[k].ex[e].id))
                     solved++;
             }
-        snprintf(t, sizeof t, "slide %zu/%zu%s%zu/%zu solved", u->slide + 1, u->L->nslides,
-                 a->g->sep, solved, nex);
+        if (u->at_end)
+            snprintf(t, sizeof t, "the end%s%zu/%zu solved", a->g->sep, solved, nex);
+        else
+            snprintf(t, sizeof t, "slide %zu/%zu%s%zu/%zu solved", u->slide + 1, u->L->nslides,
+                     a->g->sep, solved, nex);
         /* the lesson's title only where it fits whole (the slide number never goes) */
         char full[700];
         snprintf(full, sizeof full, " %s%s%s", u->L->title ? u->L->title : u->L->id, a->g->sep,

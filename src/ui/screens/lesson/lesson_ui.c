@@ -80,6 +80,7 @@ static void lesson_ui_goto(struct app *a, size_t k)
         }
     }
     u->cur = 0;
+    u->at_end = false;
     u->editing = false;
     u->input[0] = '\0';
     u->scroll = 0;
@@ -137,10 +138,14 @@ static void lesson_ui_submit(struct app *a)
     snprintf(st->verdict, sizeof st->verdict, "%s", g.msg);
     u->editing = false;
     u->show_ex = true;
-    if (g.verdict == EX_RIGHT || g.verdict == EX_WRONG) {
+    if (g.verdict == EX_RIGHT || g.verdict == EX_WRONG || g.verdict == EX_WRONG_UNIT) {
         if (g.verdict == EX_RIGHT) st->right = true;
         if (u->have_prog) {
-            progress_attempt(&u->prog, u->L->id, e->id, g.verdict == EX_RIGHT);
+            if (g.verdict != EX_WRONG_UNIT)
+                progress_attempt(&u->prog, u->L->id, e->id, g.verdict == EX_RIGHT);
+            if (g.verdict != EX_RIGHT) /* for the lesson's summary and lesson review */
+                progress_mistake(&u->prog, u->L->id, e->id, u->input,
+                                 (unsigned long long)st->seed);
             lesson_ui_save(a);
         }
     }
@@ -246,21 +251,40 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
     struct lesson_ex_state *st = e ? &u->ex[u->cur] : NULL;
     switch (act) {
     case ACT_SLIDE_NEXT:
-        if (u->slide + 1 >= u->L->nslides)
-            snprintf(a->msg, sizeof a->msg, "the last slide%s",
+        if (u->slide + 1 >= u->L->nslides && u->at_end) {
+            snprintf(a->msg, sizeof a->msg, "the end of the lesson%s",
                      u->from_list ? " (Esc: the list of lessons)" : "");
-        else
+        } else if (u->slide + 1 >= u->L->nslides) {
+            u->at_end = true; /* the summary and the exercises missed */
+            u->scroll = 0;
+            u->editing = false;
+        } else {
             lesson_ui_goto(a, u->slide + 1);
+        }
         return true;
     case ACT_SLIDE_PREV:
-        if (u->slide == 0)
+        if (u->at_end) {
+            u->at_end = false;
+            u->scroll = 0;
+        } else if (u->slide == 0)
             snprintf(a->msg, sizeof a->msg, "the first slide");
         else
             lesson_ui_goto(a, u->slide - 1);
         return true;
     case ACT_ANSWER:
+        if (u->at_end) {
+            snprintf(a->msg, sizeof a->msg, "the lesson's end: p goes back to its last slide");
+            return true;
+        }
         if (!e) {
             snprintf(a->msg, sizeof a->msg, "no exercise on this slide");
+            return true;
+        }
+        if (st->right || st->gave_up) { /* answered: the answer is on screen */
+            snprintf(a->msg, sizeof a->msg, "%s; the answer is shown%s",
+                     st->right ? "already solved" : "given up",
+                     ex_has_variants(e) ? " (v: new numbers to answer)" : "");
+            u->show_ex = true;
             return true;
         }
         u->editing = true;

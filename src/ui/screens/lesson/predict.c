@@ -68,10 +68,17 @@ static bool predict_hit(double v, double half, const char *unit, void *ctx)
      * "8 ranks = 8 CPU threads" stay when an answer happens to be 8 */
     if (!unit[0] || strcmp(unit, "ranks") == 0 || strcmp(unit, "CPU") == 0)
         if (v == p->sc->nranks || v == (double)scene_count(p->sc)) return false;
-    for (size_t k = 0; k < p->s->nex; k++)
-        if (p->s->ex[k].type == LEX_NUMBER && p->open[k] &&
-            predict_same(&p->s->ex[k], p->answer[k], v, half, unit))
+    /* a scene's counters ("6 steps" of its header, "56 messages" of a transfer list):
+     * an answer only where the exercise counts that */
+    bool counter = strcmp(unit, "steps") == 0 || strcmp(unit, "messages") == 0;
+    for (size_t k = 0; k < p->s->nex; k++) {
+        const struct lesson_exercise *e = &p->s->ex[k];
+        if (counter && (e->units[0] || !e->prompt ||
+                        !strcasestr(e->prompt, unit[0] == 's' ? "step" : "message")))
+            continue;
+        if (e->type == LEX_NUMBER && p->open[k] && predict_same(e, p->answer[k], v, half, unit))
             return true;
+    }
     for (size_t k = 0; k < p->nlater; k++)
         if (p->later[k]->type == LEX_NUMBER && predict_figure_is(p->later[k], v, half, unit))
             return true;
@@ -184,6 +191,57 @@ static void predict_hide(struct app *a, int r, long from)
     a->hide_any = true;
 }
 
+/* Does rank q show asked value i of w at snapshot st: the value in its slot, and not the
+ * rank's input there (a slide gives its inputs)? */
+static bool predict_shows(const struct trace *t, size_t st, int q, const struct predict_want *w,
+                          size_t i)
+{
+    const float *v = trace_buf(t, st, q), *in = trace_buf(t, 0, q);
+    const uint32_t *m = trace_mask(t, st, q), *im = trace_mask(t, 0, q);
+    return w->has[i] && m[i] && v[i] == w->v[i] && !(im[i] && in[i] == w->v[i]);
+}
+
+/* A holds answer spread over the boxes: from the first step at which every asked value
+ * (two or more) stands in its slot of some box not hidden (the finished chunks of an
+ * all-reduce's middle frame, one a rank), the boxes that show one of them are hidden. */
+static void predict_spread(struct app *a, const struct lesson_exercise *e)
+{
+    const struct trace *t = &a->trace;
+    if (!a->have_trace || !t->plan || t->nsnap == 0) return;
+    const struct predict_want *w = predict_want_of(e);
+    size_t L = t->plan->work_len;
+    if (!w->ok || w->len != L || L == 0 || L > PREDICT_BOX) return;
+    size_t lo = e->slots ? (size_t)e->slot_lo : 0, hi = e->slots ? (size_t)e->slot_hi : L - 1;
+    if (hi >= L || lo > hi) return;
+    size_t data = 0;
+    for (size_t i = lo; i <= hi; i++)
+        data += w->has[i];
+    if (data < 2) return;
+    int W = t->plan->nranks < CV_MAX_RANKS ? t->plan->nranks : CV_MAX_RANKS;
+    for (size_t st = 0; st < t->nsnap; st++) {
+        size_t seen = 0;
+        for (size_t i = lo; i <= hi; i++) {
+            bool any = false;
+            for (int q = 0; q < W && !any; q++)
+                any = !(a->hide_any && a->hide_from[q] >= 0 && (long)st >= a->hide_from[q]) &&
+                      predict_shows(t, st, q, w, i);
+            seen += any;
+        }
+        if (seen < data) continue;
+        for (int q = 0; q < W; q++)
+            for (size_t s2 = st; s2 < t->nsnap; s2++) {
+                bool one = false;
+                for (size_t i = lo; i <= hi && !one; i++)
+                    one = predict_shows(t, s2, q, w, i);
+                if (one) {
+                    predict_hide(a, q, (long)s2);
+                    break;
+                }
+            }
+        return;
+    }
+}
+
 void predict_add_later(struct predict *p, const struct lesson *L, size_t slide,
                        bool (*done)(const void *ctx, const char *id), const void *ctx)
 {
@@ -214,6 +272,7 @@ void predict_begin(struct app *a, struct predict *p)
             /* the student's own scene (a key changed it): wherever it shows the values */
             for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++)
                 predict_hide(a, r, predict_values_from(a, e, r, 1));
+            predict_spread(a, e);
             continue;
         }
         long at = e->step == SCENE_STEP_END ? (long)app_nsteps(a) : e->step;
@@ -224,6 +283,7 @@ void predict_begin(struct app *a, struct predict *p)
                 a->hide_from[r] = from;
         }
         a->hide_any = true;
+        predict_spread(a, e);
     }
     for (size_t k = 0; k < p->nlater; k++) {
         const struct lesson_exercise *e = p->later[k];
@@ -231,6 +291,7 @@ void predict_begin(struct app *a, struct predict *p)
         if (e->type != LEX_HOLDS) continue;
         for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++)
             predict_hide(a, r, predict_values_from(a, e, r, 2));
+        predict_spread(a, e);
     }
     draw_set_mask(numbers ? predict_hit : NULL, p);
 }

@@ -98,9 +98,12 @@ static void par_status(const struct app *a, struct rect r)
             char d[32];
             par_dev_text(dev, d, sizeof d);
             bool ok = dev <= PAR_DEV_TOL;
-            x += draw_putf(r.y, x, end - x, a->th.role[ok ? TH_OK : TH_BAD],
-                           "  %s = one device (max |%s| %s)", ok ? a->g->ok : a->g->bad,
-                           par_delta(a), d);
+            char full[96]; /* the deviation where it fits, else the verdict alone */
+            snprintf(full, sizeof full, "  %s = one device (max |%s| %s)",
+                     ok ? a->g->ok : a->g->bad, par_delta(a), d);
+            if (text_width(full) > end - x)
+                snprintf(full, sizeof full, "  %s = one device", ok ? a->g->ok : a->g->bad);
+            x += draw_put_masked(r.y, x, end - x, a->th.role[ok ? TH_OK : TH_BAD], full);
         }
     }
     if (a->playing)

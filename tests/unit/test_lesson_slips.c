@@ -1,0 +1,225 @@
+/* test_lesson_slips.c - every holds exercise of every shipped lesson: each usual slip's
+ * answer is made by the trace engine (the asked rank's input, another rank at the asked
+ * step, the asked rank at every other step, the scene with another op) and graded; the
+ * diagnosis must name a slip whose values are the ones typed (the rank, the step or the
+ * op it says), never only "N elements differ". Prints how many slips were graded.
+ * And every number exercise whose answer is a fraction or a ratio: the answer written as a
+ * percent without its sign ("50" for 0.5) is named a percent slip, not "too high", and a
+ * ratio written as a percent ("333%" for 3.33x) is named, never accepted. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/coll.h"
+#include "core/plan.h"
+#include "core/util.h"
+#include "lesson/exercise.h"
+#include "lesson/lesson.h"
+#include "scene/scene.h"
+
+#define MAXV 1024
+
+struct box {
+    float v[MAXV];
+    bool has[MAXV];
+    size_t len;
+};
+
+/* The box of ex with rank, step (0 = the input) and op changed, from the engine. */
+static bool box_of(const struct lesson_exercise *ex, int rank, long step, enum redop op,
+                   struct box *b)
+{
+    struct lesson_exercise *c = malloc(sizeof *c);
+    assert_non_null(c);
+    *c = *ex;
+    c->rank = rank;
+    c->step = step;
+    c->scene.op = op;
+    char err[200];
+    bool ok = ex_holds_expected(c, b->v, b->has, MAXV, &b->len, err, sizeof err) == CV_OK;
+    free(c);
+    return ok;
+}
+
+static bool box_eq(const struct box *a, const struct box *b)
+{
+    if (a->len != b->len) return false;
+    for (size_t i = 0; i < a->len; i++)
+        if (a->has[i] != b->has[i] ||
+            (a->has[i] && fabs(a->v[i] - b->v[i]) > 1e-3 * fmax(1.0, fabs(b->v[i]))))
+            return false;
+    return true;
+}
+
+static void box_text(const struct box *b, char *buf, size_t n)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < b->len && o + 32 < n; i++) {
+        if (b->has[i])
+            o += (size_t)snprintf(buf + o, n - o, "%s%.9g", i ? " " : "", b->v[i]);
+        else
+            o += (size_t)snprintf(buf + o, n - o, "%s.", i ? " " : "");
+    }
+}
+
+struct slip {
+    const char *code;
+    int rank;
+    long step;
+    enum redop op;
+};
+
+/* Does the diagnosis g name slip s (its code and the rank, step or op that makes it)? */
+static bool names(const struct ex_grade *g, const struct slip *s)
+{
+    char want[80];
+    if (strcmp(g->diagnosis, s->code) != 0) return false;
+    if (strcmp(s->code, "other-rank") == 0)
+        snprintf(want, sizeof want, "rank %d's box", s->rank);
+    else if (strcmp(s->code, "op") == 0)
+        snprintf(want, sizeof want, "op=%s;", redop_name(s->op));
+    else if (strcmp(s->code, "other-step") == 0)
+        snprintf(want, sizeof want, "after step %ld (", s->step);
+    else if (strcmp(s->code, "phase-short") == 0)
+        snprintf(want, sizeof want, "only (step %ld)", s->step);
+    else
+        snprintf(want, sizeof want, "input");
+    return strstr(g->msg, want) != NULL;
+}
+
+static void test_every_slip_named(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    size_t exercises = 0, graded = 0, named = 0;
+    static const enum redop ops[] = {OP_SUM, OP_AVG, OP_MAX, OP_MIN, OP_PROD};
+    for (size_t l = 0; l < set.n; l++)
+        for (size_t s = 0; s < set.v[l].nslides; s++)
+            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
+                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
+                if (ex->type != LEX_HOLDS) continue;
+                exercises++;
+                struct plan p;
+                char err[200];
+                const struct scene *sc = &ex->scene;
+                assert_int_equal(scene_plan_build(sc, &p, scene_count(sc),
+                                                  coll_is_rooted(sc->coll) ? sc->root : 0, err,
+                                                  sizeof err),
+                                 CV_OK);
+                long nsteps = (long)p.nsteps, ends[64];
+                size_t nends = plan_phase_ends(&p, ends, 64);
+                plan_free(&p);
+                long asked =
+                    ex->step == SCENE_STEP_END || ex->step > nsteps ? nsteps : ex->step;
+                /* every slip this exercise can have */
+                struct slip sl[256];
+                size_t ns = 0;
+                sl[ns++] = (struct slip){"input", ex->rank, 0, sc->op};
+                for (size_t i = 0; i < nends; i++)
+                    if (ends[i] < asked)
+                        sl[ns++] = (struct slip){"phase-short", ex->rank, ends[i], sc->op};
+                for (int r = 0; r < sc->nranks; r++)
+                    if (r != ex->rank) sl[ns++] = (struct slip){"other-rank", r, asked, sc->op};
+                for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+                    if (ops[k] != sc->op)
+                        sl[ns++] = (struct slip){"op", ex->rank, ex->step, ops[k]};
+                for (long t = 1; t <= nsteps && ns < 256; t++)
+                    if (t != asked) sl[ns++] = (struct slip){"other-step", ex->rank, t, sc->op};
+                struct box right, *bx = calloc(ns, sizeof *bx);
+                assert_non_null(bx);
+                assert_true(box_of(ex, ex->rank, ex->step, sc->op, &right));
+                for (size_t i = 0; i < ns; i++)
+                    assert_true(box_of(ex, sl[i].rank, sl[i].step, sl[i].op, &bx[i]));
+                for (size_t i = 0; i < ns; i++) {
+                    if (box_eq(&bx[i], &right)) continue; /* not a slip here */
+                    char text[MAXV * 12];
+                    box_text(&bx[i], text, sizeof text);
+                    struct ex_grade g;
+                    memset(&g, 0, sizeof g);
+                    assert_int_equal(ex_grade(ex, NULL, text, &g), CV_OK);
+                    graded++;
+                    bool ok = false; /* any slip with these very values may be the one named */
+                    for (size_t j = 0; j < ns && !ok; j++)
+                        ok = box_eq(&bx[j], &bx[i]) && names(&g, &sl[j]);
+                    if (ok)
+                        named++;
+                    else
+                        printf("%s: %s (%s rank %d step %ld op %s) got: %s\n", ex->id, text,
+                               sl[i].code, sl[i].rank, sl[i].step, redop_name(sl[i].op), g.msg);
+                }
+                free(bx);
+            }
+    printf("holds slips: %zu exercises, %zu slips graded, %zu named\n", exercises, graded,
+           named);
+    assert_true(exercises >= 20);
+    assert_true(graded > exercises);
+    assert_int_equal(named, graded);
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+}
+
+static void expect_percent(const struct lesson_exercise *ex, const char *text, size_t *named)
+{
+    struct ex_grade g;
+    memset(&g, 0, sizeof g);
+    assert_int_equal(ex_grade(ex, NULL, text, &g), CV_OK);
+    if (g.verdict == EX_WRONG && strcmp(g.diagnosis, "percent") == 0 &&
+        (strstr(g.msg, "percent") || strstr(g.msg, "percentage")))
+        (*named)++;
+    else
+        printf("%s: '%s' got %s (%s): %s\n", ex->id, text, ex_verdict_name(g.verdict),
+               g.diagnosis, g.msg);
+}
+
+static void test_percent_named(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    size_t asked = 0, named = 0;
+    for (size_t l = 0; l < set.n; l++)
+        for (size_t s = 0; s < set.v[l].nslides; s++)
+            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
+                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
+                if (ex->type != LEX_NUMBER) continue;
+                bool ratio = strcmp(ex->units, "x") == 0;
+                bool fraction = !ex->units[0] && !ex->integer && fabs(ex->answer) <= 1;
+                if (!ratio && !fraction) continue;
+                char text[64];
+                snprintf(text, sizeof text, "%.6g", ex->answer * 100); /* no sign */
+                expect_percent(ex, text, &named);
+                asked++;
+                if (ratio) {
+                    snprintf(text, sizeof text, "%.6g%%", ex->answer * 100);
+                    expect_percent(ex, text, &named);
+                    asked++;
+                }
+            }
+    printf("percent slips: %zu asked, %zu named\n", asked, named);
+    assert_true(asked >= 8);
+    assert_int_equal(named, asked);
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_slip_named),
+        cmocka_unit_test(test_percent_named),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
