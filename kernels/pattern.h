@@ -41,18 +41,11 @@ static inline KERNEL_HD size_t kernel_recv_count(int coll, int nranks, size_t co
 {
     size_t w = (size_t)nranks;
     switch (coll) {
-    case COLL_BROADCAST:
-    case COLL_SCATTER:
-    case COLL_REDUCE_SCATTER:
-    case COLL_ALL_REDUCE:
-        return count;
-    case COLL_GATHER:
-        return rank == root ? w * count : 0;
-    case COLL_REDUCE:
-        return rank == root ? count : 0;
-    case COLL_ALL_GATHER:
-    case COLL_ALL_TO_ALL:
-        return w * count;
+#define KERNEL_RECV_ITEM(id, rro, rtw, from, slot)                                             \
+    case COLL_##id:                                                                            \
+        return (rro && rank != root) ? 0 : rtw ? w * count : count;
+        COLL_LIST(KERNEL_RECV_ITEM)
+#undef KERNEL_RECV_ITEM
     default:
         return 0;
     }

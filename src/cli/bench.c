@@ -797,7 +797,7 @@ static int bench_measure_one(struct worker *w, const struct bench_opts *o, enum 
         .within_node = o->within_node,
         .ring_n = o->ring_n,
         /* all_to_all's working buffer is send | receive already: out of place as it is */
-        .out_of_place = oop && c != COLL_ALL_TO_ALL,
+        .out_of_place = oop && coll_in_place(c),
     };
     memcpy(j.measure.params.ring_order, o->ring, sizeof o->ring);
     worker_post(w, &j);
@@ -860,7 +860,7 @@ static void bench_print_section(const struct bench_opts *o, enum coll c,
     printf("# %s: out-of-place: the input in a buffer of its own (a plan copies it in first); "
            "in-place: one buffer\n",
            coll_name(c));
-    if (c == COLL_ALL_TO_ALL)
+    if (!coll_in_place(c))
         printf("# %s: in-place: N/A, not run (collviz's all_to_all buffer is send | "
                "receive: out of place, its one form)\n",
                coll_name(c));
@@ -1008,7 +1008,7 @@ int bench_sweep(struct bench_opts *op, struct bench_sweep *out)
     int total = ncoll * nsizes, done = 0, exit_rc = 0;
     for (int ci = 0; ci < ncoll && exit_rc == 0; ci++) {
         enum coll c = colls[ci];
-        bool has_ip = c != COLL_ALL_TO_ALL;
+        bool has_ip = coll_in_place(c);
         size_t first = nrows;
         if (!o.json) {
             printf("#\n");

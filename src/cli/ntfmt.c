@@ -15,26 +15,8 @@ void nt_float_str(double value, int width, char *out)
 
 const char *nt_program(enum coll c)
 {
-    switch (c) {
-    case COLL_BROADCAST:
-        return "broadcast_perf";
-    case COLL_SCATTER:
-        return "scatter_perf";
-    case COLL_GATHER:
-        return "gather_perf";
-    case COLL_REDUCE:
-        return "reduce_perf";
-    case COLL_ALL_GATHER:
-        return "all_gather_perf";
-    case COLL_REDUCE_SCATTER:
-        return "reduce_scatter_perf";
-    case COLL_ALL_REDUCE:
-        return "all_reduce_perf";
-    case COLL_ALL_TO_ALL:
-        return "alltoall_perf";
-    default:
-        return "unknown_perf";
-    }
+    const struct coll_info *ci = coll_info(c);
+    return ci ? ci->perf : "unknown_perf";
 }
 
 void nt_print_start(FILE *f, const char *program, int nthread, int ngpus, size_t minbytes,

@@ -12,62 +12,69 @@
  * B, whatever the algorithm (nccl-tests doc/PERFORMANCE.md); the derivations are the
  * busbw_why lines below. With one rank nothing crosses a link: the (W-1) factors give 0. */
 static const struct coll_info coll_table[COLL_COUNT] = {
-    [COLL_BROADCAST] = {"broadcast", "broadcast", true, false, COLL_COUNT_WHOLE,
-                        "elements of the buffer", 1.0, false, "1",
-                        "with a pipelined chain every link carries the whole S once: t = S/B",
-                        .send = {true, false}, .recv = {false, false}, .work_w = 0,
-                        .in_off = COLL_OFF_ZERO, .out_off = COLL_OFF_ZERO, .layout = "",
-                        .demo_per_rank = true},
+    [COLL_BROADCAST] =
+        {"broadcast", "broadcast", true, false, COLL_COUNT_WHOLE, "elements of the buffer", 1.0,
+         false, "1", "with a pipelined chain every link carries the whole S once: t = S/B",
+         .send = {true, false}, .work_w = 0, .in_off = COLL_OFF_ZERO, .out_off = COLL_OFF_ZERO,
+         .layout = "", .demo_per_rank = true, .perf = "broadcast_perf",
+         .algos = {[ALGO_RING] = true, [ALGO_TREE] = true, [ALGO_DIRECT] = true}},
     [COLL_SCATTER] = {"scatter", "scatter", true, false, COLL_COUNT_PER_RANK,
                       "elements per rank (the root sends W*count)", 1.0, true, "(W-1)/W",
                       "the root sends (W-1)/W of S to the others, its own block stays",
-                      .send = {true, true}, .recv = {false, false}, .work_w = 1,
-                      .in_off = COLL_OFF_ZERO, .out_off = COLL_OFF_SLOT,
+                      .send = {true, true}, .work_w = 1, .in_off = COLL_OFF_ZERO,
+                      .out_off = COLL_OFF_SLOT,
                       .layout = "the root sends all of it, rank r receives slot r",
-                      .demo_per_rank = false},
+                      .demo_per_rank = false, .perf = "scatter_perf",
+                      .algos = {[ALGO_DIRECT] = true}},
     [COLL_GATHER] = {"gather", "gather", true, false, COLL_COUNT_PER_RANK,
                      "elements per rank (the root receives W*count)", 1.0, true, "(W-1)/W",
                      "the root receives (W-1)/W of S from the others, its own block stays",
-                     .send = {false, false}, .recv = {true, true}, .work_w = 1,
-                     .in_off = COLL_OFF_SLOT, .out_off = COLL_OFF_ZERO,
+                     .send = {false, false}, .work_w = 1, .in_off = COLL_OFF_SLOT,
+                     .out_off = COLL_OFF_ZERO,
                      .layout = "rank r sends slot r, the root receives all of it",
-                     .demo_per_rank = false},
+                     .demo_per_rank = false, .perf = "gather_perf",
+                     .algos = {[ALGO_DIRECT] = true}},
     [COLL_REDUCE] = {"reduce", "reduce", true, true, COLL_COUNT_WHOLE, "elements of the buffer",
                      1.0, false, "1",
                      "with a pipelined chain every link carries the whole S once: t = S/B",
-                     .send = {false, false}, .recv = {true, false}, .work_w = 0,
-                     .in_off = COLL_OFF_ZERO, .out_off = COLL_OFF_ZERO, .layout = "",
-                     .demo_per_rank = false},
+                     .send = {false, false}, .work_w = 0, .in_off = COLL_OFF_ZERO,
+                     .out_off = COLL_OFF_ZERO, .layout = "", .demo_per_rank = false,
+                     .perf = "reduce_perf",
+                     .algos = {[ALGO_RING] = true, [ALGO_TREE] = true, [ALGO_DIRECT] = true}},
     [COLL_ALL_GATHER] = {"all_gather", "all-gather", false, false, COLL_COUNT_PER_RANK,
                          "elements each rank sends (it receives W*count)", 1.0, true, "(W-1)/W",
                          "each rank receives the other ranks' (W-1)/W of S",
-                         .send = {false, false}, .recv = {false, true}, .work_w = 1,
-                         .in_off = COLL_OFF_SLOT, .out_off = COLL_OFF_ZERO,
+                         .send = {false, false}, .work_w = 1, .in_off = COLL_OFF_SLOT,
+                         .out_off = COLL_OFF_ZERO,
                          .layout = "rank r sends slot r, every rank receives all of it",
-                         .demo_per_rank = false},
-    [COLL_REDUCE_SCATTER] = {"reduce_scatter", "reduce-scatter", false, true,
-                             COLL_COUNT_PER_RANK,
-                             "elements each rank receives (it sends W*count)", 1.0, true,
-                             "(W-1)/W",
-                             "each rank receives the other ranks' contributions to its block: "
-                             "(W-1)/W of S",
-                             .send = {false, true}, .recv = {false, false}, .work_w = 1,
-                             .in_off = COLL_OFF_ZERO, .out_off = COLL_OFF_SLOT,
-                             .layout = "every rank sends all of it, rank r receives slot r",
-                             .demo_per_rank = false},
+                         .demo_per_rank = false, .perf = "all_gather_perf",
+                         .algos = {[ALGO_RING] = true, [ALGO_DIRECT] = true}},
+    [COLL_REDUCE_SCATTER] =
+        {"reduce_scatter", "reduce-scatter", false, true, COLL_COUNT_PER_RANK,
+         "elements each rank receives (it sends W*count)", 1.0, true, "(W-1)/W",
+         "each rank receives the other ranks' contributions to its block: "
+         "(W-1)/W of S",
+         .send = {false, true}, .work_w = 1, .in_off = COLL_OFF_ZERO, .out_off = COLL_OFF_SLOT,
+         .layout = "every rank sends all of it, rank r receives slot r", .demo_per_rank = false,
+         .perf = "reduce_scatter_perf", .algos = {[ALGO_RING] = true, [ALGO_DIRECT] = true}},
     [COLL_ALL_REDUCE] = {"all_reduce", "all-reduce", false, true, COLL_COUNT_WHOLE,
                          "elements of the buffer", 2.0, true, "2(W-1)/W",
                          "a reduce-scatter then an all-gather: (W-1)/W of S received twice, "
                          "t = 2(W-1)/W * S/B",
-                         .send = {false, false}, .recv = {false, false}, .work_w = 0,
-                         .in_off = COLL_OFF_ZERO, .out_off = COLL_OFF_ZERO, .layout = "",
-                         .demo_per_rank = true},
+                         .send = {false, false}, .work_w = 0, .in_off = COLL_OFF_ZERO,
+                         .out_off = COLL_OFF_ZERO, .layout = "", .demo_per_rank = true,
+                         .perf = "all_reduce_perf",
+                         .algos = {[ALGO_RING] = true,
+                                   [ALGO_TREE] = true,
+                                   [ALGO_DIRECT] = true,
+                                   [ALGO_OWNER] = true}},
     [COLL_ALL_TO_ALL] = {"all_to_all", "all-to-all", false, false, COLL_COUNT_PER_RANK,
                          "elements sent to each peer (W*count in, W*count out)", 1.0, true,
                          "(W-1)/W", "each rank exchanges (W-1)/W of S, its own block stays",
-                         .send = {false, true}, .recv = {false, true}, .work_w = 2,
-                         .in_off = COLL_OFF_ZERO, .out_off = COLL_OFF_HALF,
-                         .layout = "block p goes to rank p", .demo_per_rank = false},
+                         .send = {false, true}, .work_w = 2, .in_off = COLL_OFF_ZERO,
+                         .out_off = COLL_OFF_HALF, .layout = "block p goes to rank p",
+                         .demo_per_rank = false, .perf = "alltoall_perf",
+                         .algos = {[ALGO_DIRECT] = true}},
 };
 
 const struct coll_info *coll_info(enum coll c)
@@ -84,21 +91,6 @@ static const char *const algo_names[ALGO_COUNT] = {
     [ALGO_TREE] = "tree",
     [ALGO_DIRECT] = "direct",
     [ALGO_OWNER] = "owner",
-};
-
-/* Which algorithms each collective has (see plan.c). NCCL itself uses rings (chains) for
- * broadcast and reduce and trees only for all-reduce; tree broadcast/reduce are here
- * because they are the textbook alternative worth showing. */
-static const bool algo_table[COLL_COUNT][ALGO_COUNT] = {
-    [COLL_BROADCAST] = {[ALGO_RING] = true, [ALGO_TREE] = true, [ALGO_DIRECT] = true},
-    [COLL_SCATTER] = {[ALGO_DIRECT] = true},
-    [COLL_GATHER] = {[ALGO_DIRECT] = true},
-    [COLL_REDUCE] = {[ALGO_RING] = true, [ALGO_TREE] = true, [ALGO_DIRECT] = true},
-    [COLL_ALL_GATHER] = {[ALGO_RING] = true, [ALGO_DIRECT] = true},
-    [COLL_REDUCE_SCATTER] = {[ALGO_RING] = true, [ALGO_DIRECT] = true},
-    [COLL_ALL_REDUCE] =
-        {[ALGO_RING] = true, [ALGO_TREE] = true, [ALGO_DIRECT] = true, [ALGO_OWNER] = true},
-    [COLL_ALL_TO_ALL] = {[ALGO_DIRECT] = true},
 };
 
 const char *coll_name(enum coll c)
@@ -198,10 +190,38 @@ size_t coll_send_count(enum coll c, int nranks, size_t count, int rank, int root
     return side_count(coll_table[c].send, nranks, count, rank, root);
 }
 
+/* The receive sides and the sources of the results, from COLL_LIST (coll.h). */
+#define COLL_RECV_ITEM(id, rro, rtw, from, slot) [COLL_##id] = {rro, rtw},
+static const struct coll_side recv_sides[COLL_COUNT] = {COLL_LIST(COLL_RECV_ITEM)};
+#undef COLL_RECV_ITEM
+#define COLL_FROM_ITEM(id, rro, rtw, from, slot) [COLL_##id] = {from, slot},
+static const struct {
+    enum coll_from from;
+    bool slot;
+} froms[COLL_COUNT] = {COLL_LIST(COLL_FROM_ITEM)};
+#undef COLL_FROM_ITEM
+
+struct coll_side coll_recv_side(enum coll c)
+{
+    return (unsigned)c < COLL_COUNT ? recv_sides[c] : (struct coll_side){true, false};
+}
+
+enum coll_from coll_source(enum coll c, bool *slot)
+{
+    bool s = (unsigned)c < COLL_COUNT && froms[c].slot;
+    if (slot) *slot = s;
+    return (unsigned)c < COLL_COUNT ? froms[c].from : COLL_FROM_ROOT;
+}
+
+bool coll_in_place(enum coll c)
+{
+    return (unsigned)c < COLL_COUNT && coll_table[c].work_w < 2;
+}
+
 size_t coll_recv_count(enum coll c, int nranks, size_t count, int rank, int root)
 {
     if ((unsigned)c >= COLL_COUNT) return 0;
-    return side_count(coll_table[c].recv, nranks, count, rank, root);
+    return side_count(recv_sides[c], nranks, count, rank, root);
 }
 
 size_t coll_work_len(enum coll c, int nranks, size_t count)
@@ -278,6 +298,14 @@ double coll_busbw_factor(enum coll c, int nranks)
     return ci->busbw_mult * (ci->busbw_share ? (n - 1.0) / n : 1.0);
 }
 
+size_t coll_wire_bytes(enum coll c, int nranks, size_t count, size_t elsize)
+{
+    if (nranks < 1 || (unsigned)c >= COLL_COUNT) return 0;
+    const struct coll_info *ci = &coll_table[c];
+    size_t b = coll_bytes(c, nranks, count, elsize) * (size_t)ci->busbw_mult;
+    return ci->busbw_share ? b * (size_t)(nranks - 1) / (size_t)nranks : b;
+}
+
 /* The lecture's demo at W=4: broadcast and all-reduce of a 4-element vector, one element
  * per rank (piece) for everything else. */
 size_t coll_default_count(enum coll c, int nranks)
@@ -290,7 +318,7 @@ size_t coll_default_count(enum coll c, int nranks)
 bool algo_supported(enum coll c, enum algo a)
 {
     if ((unsigned)c >= COLL_COUNT || (unsigned)a >= ALGO_COUNT) return false;
-    return algo_table[c][a];
+    return coll_table[c].algos[a];
 }
 
 enum algo coll_default_algo(enum coll c)

@@ -22,17 +22,33 @@
 
 #define CV_MAX_RANKS 16
 
-enum coll {
-    COLL_BROADCAST,
-    COLL_SCATTER,
-    COLL_GATHER,
-    COLL_REDUCE,
-    COLL_ALL_GATHER,
-    COLL_REDUCE_SCATTER,
-    COLL_ALL_REDUCE,
-    COLL_ALL_TO_ALL,
-    COLL_COUNT
-};
+/* Where element j of a rank's receive buffer comes from, when every rank's send buffer holds
+ * a known pattern (core/init.c's reference, core/pattern_formula.h's expected result): the
+ * root's send buffer (COLL_FROM_ROOT), the reduction over every rank's (COLL_FROM_REDUCED)
+ * or rank j/count's, at j % count (COLL_FROM_BLOCK: block q of the result came from rank
+ * q); `slot` adds rank*count to the index read (the rank's own slot of the input). */
+enum coll_from { COLL_FROM_ROOT, COLL_FROM_REDUCED, COLL_FROM_BLOCK };
+
+/* The collectives, one line each, in the order screens and tables list them:
+ *   X(ID, recv_root_only, recv_times_w, from, slot)
+ * ID makes COLL_<ID>; the rest is what device code needs as constants (it reads no
+ * table): the receive buffer's size (struct coll_side) and where its elements come from
+ * (enum coll_from). Everything else about a collective is its row in core/coll.c (its
+ * name, which tests/unit/test_coll.c requires of every ID here) and its plans in
+ * core/plan.c: docs/architecture.md, "Adding a collective". */
+#define COLL_LIST(X)                                                                           \
+    X(BROADCAST, 0, 0, COLL_FROM_ROOT, 0)                                                      \
+    X(SCATTER, 0, 0, COLL_FROM_ROOT, 1)                                                        \
+    X(GATHER, 1, 1, COLL_FROM_BLOCK, 0)                                                        \
+    X(REDUCE, 1, 0, COLL_FROM_REDUCED, 0)                                                      \
+    X(ALL_GATHER, 0, 1, COLL_FROM_BLOCK, 0)                                                    \
+    X(REDUCE_SCATTER, 0, 0, COLL_FROM_REDUCED, 1)                                              \
+    X(ALL_REDUCE, 0, 0, COLL_FROM_REDUCED, 0)                                                  \
+    X(ALL_TO_ALL, 0, 1, COLL_FROM_BLOCK, 1)
+
+#define COLL_ENUM_ITEM(id, rro, rtw, from, slot) COLL_##id,
+enum coll { COLL_LIST(COLL_ENUM_ITEM) COLL_COUNT };
+#undef COLL_ENUM_ITEM
 
 enum redop { OP_SUM, OP_PROD, OP_MIN, OP_MAX, OP_AVG, OP_COUNT };
 
@@ -76,13 +92,18 @@ struct coll_info {
      * the working buffer's length in W*count blocks (0: count elements, used in place;
      * 1: W slots of count; 2: all_to_all's send half | receive half), where the send
      * buffer goes in and the receive buffer comes out. */
-    struct coll_side send, recv;
+    struct coll_side send; /* (the receive side is the COLL_LIST line's) */
     unsigned work_w;
     enum coll_off in_off, out_off;
     /* The layout in words, after its numbers (coll_layout_text): who sends and receives
      * which slots ("the root sends all of it, rank r receives slot r"). */
     const char *layout;
     bool demo_per_rank; /* the lecture's demo count is W (one element per rank), not 1 */
+    const char *perf;   /* nccl-tests' program for it: "all_reduce_perf" */
+    /* The algorithms it has (its builder in core/plan.c's table makes each). NCCL itself
+     * uses rings (chains) for broadcast and reduce and trees only for all-reduce; tree
+     * broadcast/reduce are here because they are the textbook alternative worth showing. */
+    bool algos[ALGO_COUNT];
 };
 
 /* The entry of c; NULL when c is not a collective. */
@@ -99,6 +120,13 @@ int redop_parse(const char *s, enum redop *out);
 const char *algo_name(enum algo a); /* "ring" */
 int algo_parse(const char *s, enum algo *out);
 
+/* The receive side of c (its COLL_LIST line) and where its elements come from. */
+struct coll_side coll_recv_side(enum coll c);
+enum coll_from coll_source(enum coll c, bool *slot);
+/* Whether c can run in place (send and receive buffers overlap in the working buffer):
+ * all but all_to_all, whose working buffer is send half | receive half. */
+bool coll_in_place(enum coll c);
+
 bool coll_is_rooted(enum coll c); /* broadcast, scatter, gather, reduce */
 bool coll_reduces(enum coll c);   /* reduce, reduce_scatter, all_reduce */
 
@@ -114,6 +142,9 @@ size_t coll_bytes(enum coll c, int nranks, size_t count, size_t elsize);
 /* Inverse of coll_bytes: the API count for a measurement of `bytes` (rounded down, >= 0). */
 size_t coll_count_for_bytes(enum coll c, int nranks, size_t bytes, size_t elsize);
 double coll_busbw_factor(enum coll c, int nranks);
+/* The ring model's bytes one rank sends (and receives) in c: S times the busbw factor,
+ * in whole bytes (2(W-1)/W * S for all_reduce, (W-1)/W * S for all_gather). */
+size_t coll_wire_bytes(enum coll c, int nranks, size_t count, size_t elsize);
 
 /* The working buffer's layout as `collviz trace` writes it after "working buffer: L
  * elements per rank": ", used in place (send = receive buffer)", " = 4 slots of 2; the

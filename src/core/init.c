@@ -46,25 +46,17 @@ int init_parse(const char *s, enum init_kind *out)
     return -1;
 }
 
+/* The lecture's inputs, read off the collective's row: a reduction's inputs differ by rank
+ * (i + rank), a root's buffer counts up (i), and every other rank's block follows the
+ * blocks of the ranks before it (rank * its send count + i), so each value names where it
+ * started. */
 static float lecture_value(enum coll c, int nranks, size_t count, int rank, size_t i)
 {
-    switch (c) {
-    case COLL_BROADCAST:
-    case COLL_SCATTER:
-        return (float)i;
-    case COLL_GATHER:
-    case COLL_ALL_GATHER:
-        return (float)((size_t)rank * count + i);
-    case COLL_REDUCE:
-    case COLL_REDUCE_SCATTER:
-    case COLL_ALL_REDUCE:
-        return (float)(i + (size_t)rank);
-    case COLL_ALL_TO_ALL:
-        return (float)((size_t)rank * (size_t)nranks * count + i);
-    case COLL_COUNT:
-        break;
-    }
-    return 0.0f;
+    const struct coll_info *ci = coll_info(c);
+    if (!ci) return 0.0f;
+    if (ci->reduces) return (float)(i + (size_t)rank);
+    if (ci->send.root_only) return (float)i;
+    return (float)((size_t)rank * coll_send_count(c, nranks, count, rank, rank) + i);
 }
 
 void init_fill(enum init_kind k, enum coll c, int nranks, size_t count, int root, uint64_t seed,
@@ -126,43 +118,24 @@ static void ref_reduce_into(enum redop op, int nranks, float *const *send, size_
     }
 }
 
+/* Element j of rank r's result, from the collective's COLL_LIST line (core/coll.h): the
+ * root's input, the reduction of every rank's, or block j/count's rank's. */
 void ref_compute(enum coll c, enum redop op, int nranks, size_t count, int root,
                  float *const *send, float **recv)
 {
+    bool slot;
+    enum coll_from from = coll_source(c, &slot);
     size_t n = count;
     for (int r = 0; r < nranks; r++) {
-        switch (c) {
-        case COLL_BROADCAST:
-            memcpy(recv[r], send[root], n * sizeof(float));
-            break;
-        case COLL_SCATTER:
-            memcpy(recv[r], send[root] + (size_t)r * n, n * sizeof(float));
-            break;
-        case COLL_GATHER:
-            if (r == root)
-                for (int q = 0; q < nranks; q++)
-                    memcpy(recv[r] + (size_t)q * n, send[q], n * sizeof(float));
-            break;
-        case COLL_REDUCE:
-            if (r == root) ref_reduce_into(op, nranks, send, 0, n, recv[r]);
-            break;
-        case COLL_ALL_GATHER:
-            for (int q = 0; q < nranks; q++)
-                memcpy(recv[r] + (size_t)q * n, send[q], n * sizeof(float));
-            break;
-        case COLL_REDUCE_SCATTER:
-            ref_reduce_into(op, nranks, send, (size_t)r * n, n, recv[r]);
-            break;
-        case COLL_ALL_REDUCE:
-            ref_reduce_into(op, nranks, send, 0, n, recv[r]);
-            break;
-        case COLL_ALL_TO_ALL:
-            for (int q = 0; q < nranks; q++)
-                memcpy(recv[r] + (size_t)q * n, send[q] + (size_t)r * n, n * sizeof(float));
-            break;
-        case COLL_COUNT:
-            break;
+        size_t nr = coll_recv_count(c, nranks, count, r, root);
+        size_t at = slot ? (size_t)r * n : 0;
+        if (!nr) continue;
+        if (from == COLL_FROM_REDUCED) {
+            ref_reduce_into(op, nranks, send, at, nr, recv[r]);
+            continue;
         }
+        for (size_t j = 0; j < nr; j++)
+            recv[r][j] = from == COLL_FROM_ROOT ? send[root][at + j] : send[j / n][at + j % n];
     }
 }
 

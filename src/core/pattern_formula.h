@@ -62,27 +62,39 @@ static inline CV_HD float pattern_formula_reduced(int op, int nranks, size_t i)
     return acc;
 }
 
+/* Where element j of a receive buffer comes from (enum coll_from, and whether the rank's
+ * slot is added), from COLL_LIST (core/coll.h) as constants: a switch the list writes. */
+static inline CV_HD int pattern_formula_from(int coll, int *slot)
+{
+    switch (coll) {
+#define PATTERN_FROM_ITEM(id, rro, rtw, from, sl)                                              \
+    case COLL_##id:                                                                            \
+        *slot = sl;                                                                            \
+        return from;
+        COLL_LIST(PATTERN_FROM_ITEM)
+#undef PATTERN_FROM_ITEM
+    default:
+        *slot = 0;
+        return -1;
+    }
+}
+
 /* Element j of rank's receive buffer when every rank's send buffer holds
  * pattern_formula_value(). The caller keeps j below the receive count
  * (coll_recv_count); count is the API count (core/coll.h) and must not be 0. */
 static inline CV_HD float pattern_formula_expected(int coll, int op, int nranks, size_t count,
                                                    int root, int rank, size_t j)
 {
-    switch (coll) {
-    case COLL_BROADCAST:
-        return pattern_formula_value(op, root, j);
-    case COLL_SCATTER:
-        return pattern_formula_value(op, root, (size_t)rank * count + j);
-    case COLL_GATHER:
-    case COLL_ALL_GATHER:
-        return pattern_formula_value(op, (int)(j / count), j % count);
-    case COLL_REDUCE:
-    case COLL_ALL_REDUCE:
-        return pattern_formula_reduced(op, nranks, j);
-    case COLL_REDUCE_SCATTER:
-        return pattern_formula_reduced(op, nranks, (size_t)rank * count + j);
-    case COLL_ALL_TO_ALL:
-        return pattern_formula_value(op, (int)(j / count), (size_t)rank * count + j % count);
+    int slot = 0;
+    int from = pattern_formula_from(coll, &slot);
+    size_t at = slot ? (size_t)rank * count : 0;
+    switch (from) {
+    case COLL_FROM_ROOT:
+        return pattern_formula_value(op, root, at + j);
+    case COLL_FROM_REDUCED:
+        return pattern_formula_reduced(op, nranks, at + j);
+    case COLL_FROM_BLOCK:
+        return pattern_formula_value(op, (int)(j / count), at + j % count);
     default:
         return 0.0f;
     }

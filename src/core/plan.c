@@ -762,6 +762,28 @@ static void build_all_to_all(struct builder *b)
         W, nsteps, plural(nsteps));
 }
 
+/* Each collective's plans: its builder, which makes the plan of p->algo (one of the
+ * algorithms its row in core/coll.c lists), and whether that builder divides for OP_AVG
+ * itself (all-reduce divides in the middle; build_average adds the others' last step). */
+static const struct coll_plans {
+    void (*build)(struct builder *b);
+    bool own_average;
+} coll_plans[COLL_COUNT] = {
+    [COLL_BROADCAST] = {build_broadcast, false},
+    [COLL_SCATTER] = {build_scatter, false},
+    [COLL_GATHER] = {build_gather, false},
+    [COLL_REDUCE] = {build_reduce, false},
+    [COLL_ALL_GATHER] = {build_all_gather, false},
+    [COLL_REDUCE_SCATTER] = {build_reduce_scatter, false},
+    [COLL_ALL_REDUCE] = {build_all_reduce, true},
+    [COLL_ALL_TO_ALL] = {build_all_to_all, false},
+};
+
+bool plan_has_builder(enum coll c)
+{
+    return (unsigned)c < COLL_COUNT && coll_plans[c].build;
+}
+
 /* AVG reduces with SUM and then divides once by W: reduce and reduce-scatter at the end,
  * on every rank that holds a result; all-reduce in the middle (average_own_chunks, and the
  * tree's root), so no rank divides more than it finished. With one rank there is nothing
@@ -771,7 +793,7 @@ static void build_average(struct builder *b)
     struct plan *p = b->p;
     int W = p->nranks;
     if (p->op != OP_AVG || !coll_reduces(p->coll) || W == 1) return;
-    if (p->coll == COLL_ALL_REDUCE) {
+    if (coll_plans[p->coll].own_average) {
         /* built in place, between the reduction and the hand-out (average_own_chunks) */
         size_t s = 0;
         while (s < p->nsteps && strcmp(p->steps[s].phase, "average"))
@@ -780,23 +802,20 @@ static void build_average(struct builder *b)
         return;
     }
     builder_begin(b, "average");
-    switch (p->coll) {
-    case COLL_REDUCE:
-        builder_add(b, p->root, p->root, 0, 0, p->count, XFER_SCALE, -1);
+    /* every rank that holds a result divides its receive buffer */
+    for (int r = 0; r < W; r++) {
+        size_t n = coll_recv_count(p->coll, W, p->count, r, p->root);
+        size_t off = coll_out_off(p->coll, W, p->count, r);
+        if (n) builder_add(b, r, r, off, off, n, XFER_SCALE, coll_is_rooted(p->coll) ? -1 : r);
+    }
+    if (coll_is_rooted(p->coll)) {
         builder_whatf(b, "Rank %d divides its sum by %d, which makes it the average.", p->root,
                       W);
         /* the direct reduce's sum was spread over the ranks: so is its division */
         builder_cur(b)->shared = p->algo == ALGO_DIRECT;
-        break;
-    case COLL_REDUCE_SCATTER:
-        for (int r = 0; r < W; r++)
-            builder_add(b, r, r, (size_t)r * p->count, (size_t)r * p->count, p->count,
-                        XFER_SCALE, r);
+    } else {
         builder_whatf(b, "Every rank r divides its chunk r by %d, which makes it the average.",
                       W);
-        break;
-    default:
-        break;
     }
     builder_end(b);
     builder_summary_add(b, "; avg: the sum, then a last step divides it by %d", W);
@@ -885,6 +904,8 @@ int plan_build_ring(struct plan *p, enum coll c, enum algo a, enum redop op, int
         return cv_err(err, errlen, CV_EINVAL, "count %zu: too large", count);
     if (coll_is_rooted(c) && (root < 0 || root >= nranks))
         return cv_err(err, errlen, CV_EINVAL, "root %d: must be 0..%d", root, nranks - 1);
+    if (!plan_has_builder(c))
+        return cv_err(err, errlen, CV_EUNSUPPORTED, "%s has no plans", coll_name(c));
     if (!algo_supported(c, a)) {
         char list[64];
         algo_list(c, list, sizeof list);
@@ -905,34 +926,7 @@ int plan_build_ring(struct plan *p, enum coll c, enum algo a, enum redop op, int
     p->nslices = p->nchannels = 1;
 
     struct builder b = {.p = p};
-    switch (c) {
-    case COLL_BROADCAST:
-        build_broadcast(&b);
-        break;
-    case COLL_SCATTER:
-        build_scatter(&b);
-        break;
-    case COLL_GATHER:
-        build_gather(&b);
-        break;
-    case COLL_REDUCE:
-        build_reduce(&b);
-        break;
-    case COLL_ALL_GATHER:
-        build_all_gather(&b);
-        break;
-    case COLL_REDUCE_SCATTER:
-        build_reduce_scatter(&b);
-        break;
-    case COLL_ALL_REDUCE:
-        build_all_reduce(&b);
-        break;
-    case COLL_ALL_TO_ALL:
-        build_all_to_all(&b);
-        break;
-    case COLL_COUNT:
-        break;
-    }
+    coll_plans[c].build(&b);
     build_average(&b);
 
     if (nranks == 1 && p->nsteps == 0)

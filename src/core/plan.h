@@ -85,6 +85,9 @@ struct plan {
     size_t *vcounts;
 };
 
+/* Whether core/plan.c's table has a builder for c (every collective must). */
+bool plan_has_builder(enum coll c);
+
 /* Build the plan. nranks in 1..CV_MAX_RANKS, count >= 1, root in 0..nranks-1 (ignored for
  * unrooted collectives). An unsupported (collective, algorithm) pair is CV_EUNSUPPORTED
  * with a message naming the algorithms that do exist. Transfers of count 0 are omitted;

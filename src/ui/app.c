@@ -19,7 +19,6 @@
 #include "ui/kit/svg.h"
 #include "ui/overlays/hw.h"
 #include "ui/screens/screens.h"
-#include "ui/screens/topology/topology.h"
 
 #define APP_REFRESH_MS 250 /* while a job runs: the elapsed-time display */
 
@@ -230,15 +229,14 @@ static bool app_switch_screen(struct app *a, enum ui_action act, struct scene *n
         next->screen = a->sc.screen == SCREEN_HIERARCHY ? SCREEN_COLLECTIVES : SCREEN_HIERARCHY;
         break;
     case ACT_TOPOLOGY: /* t: the record's topology screen (its own action leaves it) */
-        /* No record given: the NCCL backend's own log, read again each time (NCCL connects
-         * at its first collective), or the screen says why there is none. */
-        if (!a->rec || a->rec_from_backend) topo_request_log(a);
         next->screen = SCREEN_TOPOLOGY;
-        next->step = topo_entry_step(a);
         break;
     default:
         return false;
     }
+    /* the screen entered prepares itself (the topology screen asks for its record) */
+    const struct screen_ops *to = screen_ops_of(next->screen);
+    if (next->screen != a->sc.screen && to && to->enter) to->enter(a, next);
     return true;
 }
 

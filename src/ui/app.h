@@ -24,7 +24,7 @@
 #include "ui/kit/theme.h"
 #include "ui/overlays/hw.h"
 #include "ui/screens/collectives/layout.h"
-#include "ui/screens/collectives/meas.h"
+#include "ui/meas.h"
 
 #define APP_BAR_MAX 32
 

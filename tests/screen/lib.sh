@@ -32,11 +32,11 @@ tm_kill() {
     done
     tmux -L "$1" kill-server 2>/dev/null || true
     rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1"
-    end=$(($(date +%s) + 10))
+    end=$((EPOCHSECONDS + 10))
     for p in $pids; do
         # gone, or a zombie (exited; nobody has reaped it yet)
         while [ -n "$(ps -o stat= -p "$p" 2>/dev/null | grep -v Z)" ] &&
-            [ "$(date +%s)" -le "$end" ]; do sleep 0.05; done
+            [ "$EPOCHSECONDS" -le "$end" ]; do sleep 0.05; done
     done
 }
 # Ends the current session's server; the next tm_start uses a fresh server name, so it
@@ -53,13 +53,14 @@ tm_cleanup_all() {
 trap tm_cleanup_all EXIT
 
 # tm_start COLS ROWS "ARGS" [ENV...]: the program runs under sh; when it exits the pane
-# prints EXITED:<status> and the terminal modes that matter (icanon, echo), then idles.
+# prints EXITED:<status> and, on the next line, the terminal modes that matter (icanon,
+# echo), both in one write (a test that saw EXITED sees the modes), then idles.
 tm_start() {
     local cols=$1 rows=$2 args=$3
     shift 3
     local envs="LANG=C.UTF-8 LC_ALL=C.UTF-8 $*"
     tm -f /dev/null new-session -d -x "$cols" -y "$rows" -s main \
-        "env -u NO_COLOR $envs $BIN $args; echo EXITED:\$?; stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo)\$' | tr '\n' ' '; echo; sleep 600"
+        "env -u NO_COLOR $envs $BIN $args; s=\$?; m=\$(stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo)\$' | tr '\n' ' '); printf 'EXITED:%s\n%s\n' \"\$s\" \"\$m\"; sleep 600"
     tm set-option -t main status off >/dev/null
 }
 
@@ -69,25 +70,43 @@ tm_screen_ansi() { tm capture-pane -p -e -t main; }
 # The screen with runs of spaces squeezed to one, for matching rows of numbers.
 tm_squeezed() { tm_screen | tr -s ' '; }
 
+# The pause between two looks at the screen while waiting: short at first (a frame after a
+# key usually lands within a few hundredths of a second), then doubling up to 0.1 s, so a
+# wait ends soon after its condition holds without polling a slow screen hard. $1: the
+# number of looks already taken.
+tm_poll_pause() {
+    case $1 in
+    0) sleep 0.01 ;;
+    1) sleep 0.02 ;;
+    2) sleep 0.04 ;;
+    3) sleep 0.08 ;;
+    *) sleep 0.1 ;;
+    esac
+}
+
 # tm_wait TEXT [SECONDS [SCREEN]]: until the screen contains TEXT (fixed string); SCREEN is
-# the function that prints it (default tm_screen).
+# the function that prints it (default tm_screen). The capture that held TEXT is left in
+# TM_SCREEN, for checks on that same frame without capturing again.
+TM_SCREEN=
 tm_wait() {
-    local text=$1 secs=${2:-10} screen=${3:-tm_screen}
-    local end=$(($(date +%s) + secs))
-    while [ "$(date +%s)" -le "$end" ]; do
-        "$screen" | grep -qF -- "$text" && return 0
-        sleep 0.1
+    local text=$1 secs=${2:-10} screen=${3:-tm_screen} n=0
+    local end=$((EPOCHSECONDS + secs))
+    while [ "$EPOCHSECONDS" -le "$end" ]; do
+        TM_SCREEN=$("$screen")
+        [[ $TM_SCREEN == *"$text"* ]] && return 0
+        tm_poll_pause $((n++))
     done
     return 1
 }
 
 # tm_wait_gone TEXT [SECONDS]: until the screen no longer contains TEXT.
 tm_wait_gone() {
-    local text=$1 secs=${2:-10}
-    local end=$(($(date +%s) + secs))
-    while [ "$(date +%s)" -le "$end" ]; do
-        tm_screen | grep -qF -- "$text" || return 0
-        sleep 0.1
+    local text=$1 secs=${2:-10} n=0
+    local end=$((EPOCHSECONDS + secs))
+    while [ "$EPOCHSECONDS" -le "$end" ]; do
+        TM_SCREEN=$(tm_screen)
+        [[ $TM_SCREEN == *"$text"* ]] || return 0
+        tm_poll_pause $((n++))
     done
     return 1
 }

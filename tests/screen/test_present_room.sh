@@ -57,9 +57,10 @@ NSLIDES=$(wc -l <"$xdg/ref.txt")
 [ "$NSLIDES" -ge 50 ] || fail "only $NSLIDES slides in the lessons"
 
 footer() { tm_screen | tail -n 1; }
-# Walk every slide and every page of it at one size, one capture per page.
+# Walk every slide and every page of it at one size, one capture per page: the capture in
+# which tm_wait saw the page's footer (the bottom row, drawn last) is the one checked.
 walk() { # COLS ROWS
-    local c=$1 r=$2 k page
+    local c=$1 r=$2 k page cap of last rows
     tm_cleanup
     rm -rf "$xdg/state"
     tm_start "$c" "$r" "--present $LESSONS --backend cpu --no-measure --no-big-digits" $ENVS
@@ -71,16 +72,20 @@ walk() { # COLS ROWS
         fi
         page=1
         while :; do
-            tm_screen >"$xdg/caps/$c-$k-$page"
-            grep -qF "too small for this scene" "$xdg/caps/$c-$k-$page" &&
+            cap=$TM_SCREEN
+            printf '%s\n' "$cap" >"$xdg/caps/$c-$k-$page"
+            [[ $cap == *"too small for this scene"* ]] &&
                 fail "${c}x$r slide $k page $page: the scene does not fit"
             grep -qE "$HINTS" "$xdg/caps/$c-$k-$page" &&
                 fail "${c}x$r slide $k: a key hint on the room's screen: $(grep -oE "$HINTS" "$xdg/caps/$c-$k-$page" | head -1)"
-            local of
-            of=$(footer | grep -oE "page [0-9]+/[0-9]+" | head -1)
-            [ -n "$of" ] || break
-            [ "$of" = "page $page/${of#*/}" ] || fail "${c}x$r slide $k: at '$of', wanted page $page"
-            [ "$page" -lt "${of#*/}" ] || break
+            # the footer: the screen's last row (blank rows at the end are not captured)
+            mapfile -t rows <<<"$cap"
+            last=
+            [ "${#rows[@]}" -eq "$r" ] && last=${rows[r - 1]}
+            [[ $last =~ page\ ([0-9]+)/([0-9]+) ]] || break
+            of=${BASH_REMATCH[0]}
+            [ "$of" = "page $page/${BASH_REMATCH[2]}" ] || fail "${c}x$r slide $k: at '$of', wanted page $page"
+            [ "$page" -lt "${BASH_REMATCH[2]}" ] || break
             page=$((page + 1))
             tm_keys NPage
             tm_wait "page $page/" 5 || fail "${c}x$r slide $k: PgDn did not turn to page $page"

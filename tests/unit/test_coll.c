@@ -10,6 +10,7 @@
 
 #include "core/coll.h"
 #include "core/init.h"
+#include "core/plan.h"
 
 static void test_names_and_parse(void **state)
 {
@@ -192,6 +193,31 @@ static void test_table(void **state)
     assert_null(coll_info(COLL_COUNT));
 }
 
+/* Every collective of COLL_LIST (the enum) has its row in core/coll.c and its plans in
+ * core/plan.c: a line added to the list without them fails here, whatever its name. */
+static void test_rows_complete(void **state)
+{
+    (void)state;
+    for (int c = 0; c < COLL_COUNT; c++) {
+        enum coll k = (enum coll)c;
+        const struct coll_info *ci = coll_info(k);
+        assert_non_null(ci);
+        assert_true(ci->name && ci->name[0] && ci->title && ci->title[0]);
+        assert_true(ci->count_text && ci->busbw_text && ci->busbw_why && ci->layout);
+        assert_true(ci->perf && strstr(ci->perf, "_perf"));
+        assert_true(ci->busbw_mult > 0);
+        int nalgo = 0;
+        for (int a = 0; a < ALGO_COUNT; a++)
+            nalgo += algo_supported(k, (enum algo)a);
+        assert_true(nalgo > 0);
+        assert_true(algo_supported(k, coll_default_algo(k)));
+        assert_true(plan_has_builder(k));
+        enum coll back;
+        assert_int_equal(coll_parse(ci->name, &back), 0);
+        assert_int_equal(back, c);
+    }
+}
+
 static void test_algorithms_and_defaults(void **state)
 {
     (void)state;
@@ -263,10 +289,15 @@ static void test_rows_fit(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_table),           cmocka_unit_test(test_names_and_parse),
-        cmocka_unit_test(test_classification),  cmocka_unit_test(test_counts_and_layout),
-        cmocka_unit_test(test_bytes_and_busbw), cmocka_unit_test(test_algorithms_and_defaults),
-        cmocka_unit_test(test_redop_apply),     cmocka_unit_test(test_rows_fit),
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_rows_complete),
+        cmocka_unit_test(test_names_and_parse),
+        cmocka_unit_test(test_classification),
+        cmocka_unit_test(test_counts_and_layout),
+        cmocka_unit_test(test_bytes_and_busbw),
+        cmocka_unit_test(test_algorithms_and_defaults),
+        cmocka_unit_test(test_redop_apply),
+        cmocka_unit_test(test_rows_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

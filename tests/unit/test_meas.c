@@ -14,7 +14,7 @@
 
 #include "core/coll.h"
 #include "core/util.h"
-#include "ui/screens/collectives/meas.h"
+#include "ui/meas.h"
 #include "core/text.h"
 
 static void test_formula_all_reduce(void **state)

@@ -1,7 +1,8 @@
 /* test_panel_stale.c - the collectives screen's measured panel shows only a measurement of
  * the scene on screen: a row measured for another collective (or size, or operation) is
  * never shown as this scene's, in the framed panel or the compact one a small terminal gets;
- * the room (the presenter) sees no figure of it at all, the explorer sees it marked stale. Drawn off-screen (kit/svg.h). */
+ * the room (the presenter) sees no figure of it at all, the explorer sees it marked stale.
+ * Drawn off-screen (kit/svg.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -67,7 +68,8 @@ static void test_stale_row(void **state)
                 fail_msg("the room's %s panel shows the all-reduce's row on a "
                          "reduce-scatter:\n%s",
                          compact ? "compact" : "framed", t);
-            if (!strstr(t, room ? "not measured for this scene" : "stale: measured for another"))
+            if (!strstr(t,
+                        room ? "not measured for this scene" : "stale: measured for another"))
                 fail_msg("%s%s panel does not say its row is another scene's:\n%s",
                          room ? "the room's " : "", compact ? "compact" : "framed", t);
             free(t);

@@ -354,29 +354,102 @@ static MPI_Op mc_op(enum redop op)
     }
 }
 
-static const char *mc_native_name(enum coll c)
+/* One call of MPI's own collective: the job's numbers, the communicator and the buffers
+ * (send: the out-of-place input or NULL; work: the working buffer). */
+struct mc_call {
+    int W, me, root, n;
+    size_t count;
+    MPI_Comm cm;
+    MPI_Op mop;
+    const float *send;
+    float *work;
+};
+
+static int mc_allreduce(const struct mc_call *a)
 {
-    switch (c) {
-    case COLL_ALL_REDUCE:
-        return "MPI_Allreduce";
-    case COLL_ALL_GATHER:
-        return "MPI_Allgather";
-    case COLL_REDUCE_SCATTER:
-        return "MPI_Reduce_scatter_block";
-    case COLL_BROADCAST:
-        return "MPI_Bcast";
-    case COLL_REDUCE:
-        return "MPI_Reduce";
-    case COLL_GATHER:
-        return "MPI_Gather";
-    case COLL_SCATTER:
-        return "MPI_Scatter";
-    case COLL_ALL_TO_ALL:
-        return "MPI_Alltoall";
-    default:
-        return NULL;
-    }
+    return MPI_Allreduce(a->send ? (const void *)a->send : MPI_IN_PLACE, a->work, a->n,
+                         MPI_FLOAT, a->mop, a->cm);
 }
+
+static int mc_allgather(const struct mc_call *a)
+{
+    return a->send ? MPI_Allgather(a->send, a->n, MPI_FLOAT, a->work, a->n, MPI_FLOAT, a->cm)
+                   : MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a->work, a->n, MPI_FLOAT,
+                                   a->cm);
+}
+
+static int mc_reduce_scatter_block(const struct mc_call *a)
+{
+    float *mine = a->work + (size_t)a->me * a->count;
+    if (a->send) return MPI_Reduce_scatter_block(a->send, mine, a->n, MPI_FLOAT, a->mop, a->cm);
+    int mrc = MPI_Reduce_scatter_block(MPI_IN_PLACE, a->work, a->n, MPI_FLOAT, a->mop, a->cm);
+    /* in place, MPI leaves the rank's piece at the front; the layout has it at me*n */
+    if (mrc == MPI_SUCCESS && a->me > 0) memmove(mine, a->work, a->count * sizeof(float));
+    return mrc;
+}
+
+static int mc_bcast(const struct mc_call *a)
+{
+    if (a->send && a->me == a->root) memcpy(a->work, a->send, a->count * sizeof(float));
+    return MPI_Bcast(a->work, a->n, MPI_FLOAT, a->root, a->cm);
+}
+
+static int mc_reduce(const struct mc_call *a)
+{
+    bool at_root = a->me == a->root;
+    if (a->send)
+        return MPI_Reduce(a->send, at_root ? a->work : NULL, a->n, MPI_FLOAT, a->mop, a->root,
+                          a->cm);
+    return at_root ? MPI_Reduce(MPI_IN_PLACE, a->work, a->n, MPI_FLOAT, a->mop, a->root, a->cm)
+                   : MPI_Reduce(a->work, NULL, a->n, MPI_FLOAT, a->mop, a->root, a->cm);
+}
+
+static int mc_gather(const struct mc_call *a)
+{
+    bool at_root = a->me == a->root;
+    if (a->send)
+        return MPI_Gather(a->send, a->n, MPI_FLOAT, at_root ? a->work : NULL, a->n, MPI_FLOAT,
+                          a->root, a->cm);
+    return at_root ? MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, a->work, a->n, MPI_FLOAT,
+                                a->root, a->cm)
+                   : MPI_Gather(a->work + (size_t)a->me * a->count, a->n, MPI_FLOAT, NULL, 0,
+                                MPI_DATATYPE_NULL, a->root, a->cm);
+}
+
+static int mc_scatter(const struct mc_call *a)
+{
+    float *mine = a->work + (size_t)a->me * a->count;
+    bool at_root = a->me == a->root;
+    if (a->send)
+        return MPI_Scatter(at_root ? a->send : NULL, a->n, MPI_FLOAT, mine, a->n, MPI_FLOAT,
+                           a->root, a->cm);
+    return at_root
+               ? MPI_Scatter(a->work, a->n, MPI_FLOAT, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
+                             a->root, a->cm)
+               : MPI_Scatter(NULL, 0, MPI_DATATYPE_NULL, mine, a->n, MPI_FLOAT, a->root, a->cm);
+}
+
+static int mc_alltoall(const struct mc_call *a)
+{
+    return MPI_Alltoall(a->send ? a->send : a->work, a->n, MPI_FLOAT,
+                        a->work + (size_t)a->W * a->count, a->n, MPI_FLOAT, a->cm);
+}
+
+/* MPI's collective for each of ours, by its MPI name (a collective without one runs its
+ * plan as point-to-point messages only: mc_native refuses it). */
+static const struct mc_native_call {
+    const char *what;
+    int (*call)(const struct mc_call *a);
+} mc_natives[COLL_COUNT] = {
+    [COLL_ALL_REDUCE] = {"MPI_Allreduce", mc_allreduce},
+    [COLL_ALL_GATHER] = {"MPI_Allgather", mc_allgather},
+    [COLL_REDUCE_SCATTER] = {"MPI_Reduce_scatter_block", mc_reduce_scatter_block},
+    [COLL_BROADCAST] = {"MPI_Bcast", mc_bcast},
+    [COLL_REDUCE] = {"MPI_Reduce", mc_reduce},
+    [COLL_GATHER] = {"MPI_Gather", mc_gather},
+    [COLL_SCATTER] = {"MPI_Scatter", mc_scatter},
+    [COLL_ALL_TO_ALL] = {"MPI_Alltoall", mc_alltoall},
+};
 
 /* MPI's own collective on the working buffer (core/plan.h's layout): in place where MPI
  * allows it, as nccl-tests' in-place runs; all_to_all from its send half into its receive
@@ -388,11 +461,21 @@ static const char *mc_native_name(enum coll c)
 static int mc_native(struct mpi_comm *mc, const struct comm_job *j, const float *send,
                      float *work)
 {
-    int W = mc->pub.nranks, me = mc->me, root = j->root, n = (int)j->count, mrc;
-    MPI_Comm cm = mc->coll;
-    MPI_Op mop = mc_op(j->op);
-    const char *what = mc_native_name(j->coll);
-    if (!what) return mc_fail(mc, "mpi: no such collective");
+    int W = mc->pub.nranks, me = mc->me, root = j->root;
+    const struct mc_native_call *nat =
+        (unsigned)j->coll < COLL_COUNT && mc_natives[j->coll].call ? &mc_natives[j->coll]
+                                                                   : NULL;
+    if (!nat) return mc_fail(mc, "mpi: no such collective");
+    const char *what = nat->what;
+    struct mc_call call = {.W = W,
+                           .me = me,
+                           .root = root,
+                           .n = (int)j->count,
+                           .count = j->count,
+                           .cm = mc->coll,
+                           .mop = mc_op(j->op),
+                           .send = send,
+                           .work = work};
     mc_wd_enter(mc, what); /* its watchdog was started by mc_prepare */
 #ifdef CV_TEST_HOOKS
     if (mc->stall_s > 0 && mc->stall_rank == -1) {
@@ -401,66 +484,7 @@ static int mc_native(struct mpi_comm *mc, const struct comm_job *j, const float 
         mc_nap_s(s);
     }
 #endif
-    switch (j->coll) {
-    case COLL_ALL_REDUCE:
-        mrc = MPI_Allreduce(send ? (const void *)send : MPI_IN_PLACE, work, n, MPI_FLOAT, mop,
-                            cm);
-        break;
-    case COLL_ALL_GATHER:
-        mrc = send ? MPI_Allgather(send, n, MPI_FLOAT, work, n, MPI_FLOAT, cm)
-                   : MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, work, n, MPI_FLOAT, cm);
-        break;
-    case COLL_REDUCE_SCATTER:
-        if (send) {
-            mrc = MPI_Reduce_scatter_block(send, work + (size_t)me * j->count, n, MPI_FLOAT,
-                                           mop, cm);
-            break;
-        }
-        mrc = MPI_Reduce_scatter_block(MPI_IN_PLACE, work, n, MPI_FLOAT, mop, cm);
-        /* in place, MPI leaves the rank's piece at the front; the layout has it at me*n */
-        if (mrc == MPI_SUCCESS && me > 0)
-            memmove(work + (size_t)me * j->count, work, j->count * sizeof(float));
-        break;
-    case COLL_BROADCAST:
-        if (send && me == root) memcpy(work, send, j->count * sizeof(float));
-        mrc = MPI_Bcast(work, n, MPI_FLOAT, root, cm);
-        break;
-    case COLL_REDUCE:
-        if (send)
-            mrc = MPI_Reduce(send, me == root ? work : NULL, n, MPI_FLOAT, mop, root, cm);
-        else
-            mrc = me == root ? MPI_Reduce(MPI_IN_PLACE, work, n, MPI_FLOAT, mop, root, cm)
-                             : MPI_Reduce(work, NULL, n, MPI_FLOAT, mop, root, cm);
-        break;
-    case COLL_GATHER:
-        if (send) {
-            mrc = MPI_Gather(send, n, MPI_FLOAT, me == root ? work : NULL, n, MPI_FLOAT, root,
-                             cm);
-            break;
-        }
-        mrc = me == root
-                  ? MPI_Gather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, work, n, MPI_FLOAT, root, cm)
-                  : MPI_Gather(work + (size_t)me * j->count, n, MPI_FLOAT, NULL, 0,
-                               MPI_DATATYPE_NULL, root, cm);
-        break;
-    case COLL_SCATTER:
-        if (send) {
-            mrc = MPI_Scatter(me == root ? send : NULL, n, MPI_FLOAT,
-                              work + (size_t)me * j->count, n, MPI_FLOAT, root, cm);
-            break;
-        }
-        mrc = me == root ? MPI_Scatter(work, n, MPI_FLOAT, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
-                                       root, cm)
-                         : MPI_Scatter(NULL, 0, MPI_DATATYPE_NULL, work + (size_t)me * j->count,
-                                       n, MPI_FLOAT, root, cm);
-        break;
-    case COLL_ALL_TO_ALL:
-        mrc = MPI_Alltoall(send ? send : work, n, MPI_FLOAT, work + (size_t)W * j->count, n,
-                           MPI_FLOAT, cm);
-        break;
-    default:
-        mrc = MPI_ERR_OTHER; /* not reached: mc_native_name knows the same ones */
-    }
+    int mrc = nat->call(&call);
     int wrc = mc_wd_leave(mc);
     if (wrc != CV_OK) return wrc;
     if (mrc != MPI_SUCCESS) return mc_broken(mc, mrc, what);

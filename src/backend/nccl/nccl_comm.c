@@ -348,27 +348,11 @@ static int to_nccl_op(enum redop op, ncclRedOp_t *out)
     }
 }
 
-/* The ring model's bytes one rank sends (and receives) in collective c (see the header). */
-static size_t ring_bytes(enum coll c, int w, size_t count)
-{
-    size_t W = (size_t)w, b = count * sizeof(float);
-    switch (c) {
-    case COLL_ALL_REDUCE:
-        return 2 * (W - 1) * b / W;
-    case COLL_ALL_GATHER:
-        return (W - 1) * b; /* count = one rank's piece */
-    case COLL_REDUCE_SCATTER:
-        return (W - 1) * b;
-    default:
-        return 0;
-    }
-}
-
 static void coll_done(struct nccl_comm *nc, int rank, int lane, int step, enum coll c,
                       size_t count, const char *label, double t0, double t1)
 {
     struct comm_stats *st = &nc->rk[rank].stats[lane];
-    size_t wire = ring_bytes(c, nc->pub.nranks, count);
+    size_t wire = coll_wire_bytes(c, nc->pub.nranks, count, sizeof(float));
     st->bytes_sent += wire;
     st->bytes_recv += wire;
     st->coll_bytes[c] += coll_bytes(c, nc->pub.nranks, count, sizeof(float));
@@ -377,6 +361,118 @@ static void coll_done(struct nccl_comm *nc, int rank, int lane, int step, enum c
                                           label ? label : coll_name(c), t0, t1);
         e->bytes = wire;
     }
+}
+
+/* One rank's part of a collective, queued on stream s: its numbers, sb its input and rb
+ * its result (both inside its working buffer, or the caller's buffers). */
+struct nc_call {
+    ncclRedOp_t rop;
+    size_t count;
+    int root, rank, w;
+    const float *sb;
+    float *rb;
+    ncclComm_t cm;
+    cudaStream_t s;
+};
+
+static ncclResult_t nc_bcast(const struct nc_call *a)
+{
+    return ncclBroadcast(a->sb, a->rb, a->count, ncclFloat, a->root, a->cm, a->s);
+}
+
+static ncclResult_t nc_reduce(const struct nc_call *a)
+{
+    return ncclReduce(a->sb, a->rb, a->count, ncclFloat, a->rop, a->root, a->cm, a->s);
+}
+
+static ncclResult_t nc_allgather(const struct nc_call *a)
+{
+    return ncclAllGather(a->sb, a->rb, a->count, ncclFloat, a->cm, a->s);
+}
+
+static ncclResult_t nc_reducescatter(const struct nc_call *a)
+{
+    return ncclReduceScatter(a->sb, a->rb, a->count, ncclFloat, a->rop, a->cm, a->s);
+}
+
+static ncclResult_t nc_allreduce(const struct nc_call *a)
+{
+    return ncclAllReduce(a->sb, a->rb, a->count, ncclFloat, a->rop, a->cm, a->s);
+}
+
+#if NCCL_HAVE_ROOTED_P2P_COLLS
+static ncclResult_t nc_scatter(const struct nc_call *a)
+{
+    return ncclScatter(a->sb, a->rb, a->count, ncclFloat, a->root, a->cm, a->s);
+}
+
+static ncclResult_t nc_gather(const struct nc_call *a)
+{
+    return ncclGather(a->sb, a->rb, a->count, ncclFloat, a->root, a->cm, a->s);
+}
+
+static ncclResult_t nc_alltoall(const struct nc_call *a)
+{
+    return ncclAlltoAll(a->sb, a->rb, a->count, ncclFloat, a->cm, a->s);
+}
+#else
+/* The send/recv forms nccl-tests used before NCCL 2.28.3, in one group: block q of the
+ * root's (scatter) or of every rank's (all-to-all) input goes to rank q, and what comes
+ * from rank q lands at block q of the result. */
+static ncclResult_t nc_group_end(ncclResult_t x)
+{
+    ncclResult_t end = ncclGroupEnd();
+    return x != ncclSuccess ? x : end;
+}
+
+static ncclResult_t nc_scatter(const struct nc_call *a)
+{
+    ncclResult_t x = ncclGroupStart();
+    if (x != ncclSuccess) return x;
+    if (a->rank == a->root)
+        for (int q = 0; q < a->w && x == ncclSuccess; q++)
+            x = ncclSend(a->sb + (size_t)q * a->count, a->count, ncclFloat, q, a->cm, a->s);
+    if (x == ncclSuccess) x = ncclRecv(a->rb, a->count, ncclFloat, a->root, a->cm, a->s);
+    return nc_group_end(x);
+}
+
+static ncclResult_t nc_gather(const struct nc_call *a)
+{
+    ncclResult_t x = ncclGroupStart();
+    if (x != ncclSuccess) return x;
+    x = ncclSend(a->sb, a->count, ncclFloat, a->root, a->cm, a->s);
+    if (a->rank == a->root)
+        for (int q = 0; q < a->w && x == ncclSuccess; q++)
+            x = ncclRecv(a->rb + (size_t)q * a->count, a->count, ncclFloat, q, a->cm, a->s);
+    return nc_group_end(x);
+}
+
+static ncclResult_t nc_alltoall(const struct nc_call *a)
+{
+    ncclResult_t x = ncclGroupStart();
+    if (x != ncclSuccess) return x;
+    for (int q = 0; q < a->w && x == ncclSuccess; q++) {
+        x = ncclSend(a->sb + (size_t)q * a->count, a->count, ncclFloat, q, a->cm, a->s);
+        if (x == ncclSuccess)
+            x = ncclRecv(a->rb + (size_t)q * a->count, a->count, ncclFloat, q, a->cm, a->s);
+    }
+    return nc_group_end(x);
+}
+#endif
+
+/* NCCL's call for each of our collectives (NULL: NCCL has none; nc_run_from refuses it). */
+static ncclResult_t (*const nc_enqueue[COLL_COUNT])(const struct nc_call *a) = {
+    [COLL_BROADCAST] = nc_bcast,      [COLL_REDUCE] = nc_reduce,
+    [COLL_ALL_GATHER] = nc_allgather, [COLL_REDUCE_SCATTER] = nc_reducescatter,
+    [COLL_ALL_REDUCE] = nc_allreduce, [COLL_SCATTER] = nc_scatter,
+    [COLL_GATHER] = nc_gather,        [COLL_ALL_TO_ALL] = nc_alltoall,
+};
+
+/* Queue collective c (a->...) with NCCL's call for it; ncclInvalidArgument when none. */
+static ncclResult_t enqueue_coll(enum coll c, const struct nc_call *a)
+{
+    if ((unsigned)c >= COLL_COUNT || !nc_enqueue[c]) return ncclInvalidArgument;
+    return nc_enqueue[c](a);
 }
 
 /* Run one collective on the coll stream: wait for the compute before it (so its time is
@@ -396,20 +492,15 @@ static int run_coll(struct nccl_comm *nc, int rank, enum coll c, size_t count, e
     double t0 = now_s();
     ncclComm_t cm = rk->comm[CL_COLL];
     cudaStream_t s = coll_stream(rk);
-    ncclResult_t r;
-    switch (c) {
-    case COLL_ALL_REDUCE:
-        r = ncclAllReduce(send, recv, count, ncclFloat, nop, cm, s);
-        break;
-    case COLL_ALL_GATHER:
-        r = ncclAllGather(send, recv, count, ncclFloat, cm, s);
-        break;
-    case COLL_REDUCE_SCATTER:
-        r = ncclReduceScatter(send, recv, count, ncclFloat, nop, cm, s);
-        break;
-    default:
-        return fail(nc, rank, CV_EINVAL, "collective %s is not used by training", coll_name(c));
-    }
+    struct nc_call call = {.rop = nop,
+                           .count = count,
+                           .rank = rank,
+                           .w = nc->pub.nranks,
+                           .sb = send,
+                           .rb = recv,
+                           .cm = cm,
+                           .s = s};
+    ncclResult_t r = enqueue_coll(c, &call);
     if ((rc = nccl_ck(nc, rank, r, cm, coll_name(c))) != CV_OK) return rc;
     if ((rc = wait_stream(nc, rank, s, coll_name(c))) != CV_OK) return rc;
     coll_done(nc, rank, 0, nc->pub.step[rank], c, count, label, t0, now_s());
@@ -720,7 +811,7 @@ static int nc_istart(struct comm *c, int rank, enum coll kind, const float *send
     struct comm_req *q = xcalloc(1, sizeof *q);
     q->rank = rank;
     q->step = c->step[rank];
-    q->bytes = ring_bytes(kind, c->nranks, count);
+    q->bytes = coll_wire_bytes(kind, c->nranks, count, sizeof(float));
     snprintf(q->label, sizeof q->label, "%s", label ? label : coll_name(kind));
     if ((rc = cuda_ck(nc, rank, cudaEventCreate(&q->base), "cudaEventCreate")) != CV_OK ||
         (rc = cuda_ck(nc, rank, cudaEventCreate(&q->start), "cudaEventCreate")) != CV_OK ||
@@ -735,17 +826,20 @@ static int nc_istart(struct comm *c, int rank, enum coll kind, const float *send
         goto out;
     q->t_base = now_s();
     ncclComm_t cm = rk->comm[CL_COLL];
+    struct nc_call call = {.rop = nop,
+                           .count = count,
+                           .rank = rank,
+                           .w = c->nranks,
+                           .sb = send,
+                           .rb = buf,
+                           .cm = cm,
+                           .s = rk->side};
     if ((rc = cuda_ck(nc, rank, cudaStreamWaitEvent(rk->side, q->base, 0),
                       "cudaStreamWaitEvent")) != CV_OK ||
         (rc = cuda_ck(nc, rank, cudaEventRecord(q->start, rk->side), "cudaEventRecord")) !=
             CV_OK ||
-        (rc = nccl_ck(nc, rank,
-                      kind == COLL_ALL_GATHER
-                          ? ncclAllGather(send, buf, count, ncclFloat, cm, rk->side)
-                      : kind == COLL_REDUCE_SCATTER
-                          ? ncclReduceScatter(send, buf, count, ncclFloat, nop, cm, rk->side)
-                          : ncclAllReduce(buf, buf, count, ncclFloat, nop, cm, rk->side),
-                      cm, "NCCL collective (async)")) != CV_OK ||
+        (rc = nccl_ck(nc, rank, enqueue_coll(kind, &call), cm, "NCCL collective (async)")) !=
+            CV_OK ||
         (rc = cuda_ck(nc, rank, cudaEventRecord(q->end, rk->side), "cudaEventRecord")) != CV_OK)
         goto out;
     rk->stats[1].coll_bytes[kind] += coll_bytes(kind, c->nranks, count, sizeof(float));
@@ -997,67 +1091,6 @@ static int nc_get(struct comm *c, int rank, const float *buf, size_t off, float 
     return nc_copy(c, rank, dst, buf + off, count, cudaMemcpyDeviceToHost);
 }
 
-/* One rank's part of collective c, queued on stream s (sb: its input, rb: its result,
- * both inside its working buffer). */
-static ncclResult_t enqueue_coll(enum coll c, ncclRedOp_t rop, size_t count, int root, int rank,
-                                 int w, const float *sb, float *rb, ncclComm_t cm,
-                                 cudaStream_t s)
-{
-    switch (c) {
-    case COLL_BROADCAST:
-        return ncclBroadcast(sb, rb, count, ncclFloat, root, cm, s);
-    case COLL_REDUCE:
-        return ncclReduce(sb, rb, count, ncclFloat, rop, root, cm, s);
-    case COLL_ALL_GATHER:
-        return ncclAllGather(sb, rb, count, ncclFloat, cm, s);
-    case COLL_REDUCE_SCATTER:
-        return ncclReduceScatter(sb, rb, count, ncclFloat, rop, cm, s);
-    case COLL_ALL_REDUCE:
-        return ncclAllReduce(sb, rb, count, ncclFloat, rop, cm, s);
-#if NCCL_HAVE_ROOTED_P2P_COLLS
-    case COLL_SCATTER:
-        (void)rank;
-        (void)w;
-        return ncclScatter(sb, rb, count, ncclFloat, root, cm, s);
-    case COLL_GATHER:
-        return ncclGather(sb, rb, count, ncclFloat, root, cm, s);
-    case COLL_ALL_TO_ALL:
-        return ncclAlltoAll(sb, rb, count, ncclFloat, cm, s);
-#else
-    /* The send/recv forms nccl-tests used before NCCL 2.28.3, in one group: block q of the
-     * root's (scatter) or of every rank's (all-to-all) input goes to rank q, and what comes
-     * from rank q lands at block q of the result. */
-    case COLL_SCATTER:
-    case COLL_GATHER:
-    case COLL_ALL_TO_ALL: {
-        ncclResult_t x = ncclGroupStart();
-        if (x != ncclSuccess) return x;
-        if (c == COLL_SCATTER) {
-            if (rank == root)
-                for (int q = 0; q < w && x == ncclSuccess; q++)
-                    x = ncclSend(sb + (size_t)q * count, count, ncclFloat, q, cm, s);
-            if (x == ncclSuccess) x = ncclRecv(rb, count, ncclFloat, root, cm, s);
-        } else if (c == COLL_GATHER) {
-            x = ncclSend(sb, count, ncclFloat, root, cm, s);
-            if (rank == root)
-                for (int q = 0; q < w && x == ncclSuccess; q++)
-                    x = ncclRecv(rb + (size_t)q * count, count, ncclFloat, q, cm, s);
-        } else {
-            for (int q = 0; q < w && x == ncclSuccess; q++) {
-                x = ncclSend(sb + (size_t)q * count, count, ncclFloat, q, cm, s);
-                if (x == ncclSuccess)
-                    x = ncclRecv(rb + (size_t)q * count, count, ncclFloat, q, cm, s);
-            }
-        }
-        ncclResult_t end = ncclGroupEnd();
-        return x != ncclSuccess ? x : end;
-    }
-#endif
-    default:
-        return ncclInvalidArgument;
-    }
-}
-
 /* All-to-all-v (a plan with per-pair counts, core/plan.h): NCCL has no collective for
  * it, so, as nccl-tests' alltoall and every MoE dispatch on NCCL do, one group of
  * ncclSend/ncclRecv, one pair per peer (blocks of 0 left out), at the plan's packed
@@ -1103,9 +1136,17 @@ static int nc_run_from(struct comm *c, int rank, const struct comm_job *j, const
     const float *sb = send ? send : work + coll_in_off(j->coll, w, j->count, rank);
     float *rb = work + coll_out_off(j->coll, w, j->count, rank);
     bool v = j->plan && j->plan->vcounts && j->coll == COLL_ALL_TO_ALL;
-    ncclResult_t x =
-        v ? enqueue_a2av(j->plan, rank, sb, rb, cm, coll_stream(rk))
-          : enqueue_coll(j->coll, nop, j->count, j->root, rank, w, sb, rb, cm, coll_stream(rk));
+    struct nc_call call = {.rop = nop,
+                           .count = j->count,
+                           .root = j->root,
+                           .rank = rank,
+                           .w = w,
+                           .sb = sb,
+                           .rb = rb,
+                           .cm = cm,
+                           .s = coll_stream(rk)};
+    ncclResult_t x = v ? enqueue_a2av(j->plan, rank, sb, rb, cm, coll_stream(rk))
+                       : enqueue_coll(j->coll, &call);
     if ((rc = nccl_ck(nc, rank, x, cm, coll_name(j->coll))) != CV_OK) return rc;
     /* A progress mark, unless the ring is full (then the next one marks more). */
     if (rk->prog[0] && rk->prog_issued - rk->prog_done < NCCL_PROGRESS_EVENTS) {

@@ -73,6 +73,8 @@
     X(HINT, KEYS_ON_LESSON, NULL, "hint", "next hint", 'H')                                    \
     X(VARIANT, KEYS_ON_LESSON, NULL, "variant", "new numbers (ranged exercises)", 'v')         \
     X(LECTURE, KEYS_ON_LESSON, NULL, NULL, "the lecture's numbers again (after v)", 'L')       \
+    X(GLOSSARY, KEYS_ON_LESSON, NULL, NULL, "glossary, at the slide's first term (G: back)",   \
+      'G')                                                                                     \
     X(SOLUTION, KEYS_ON_LESSON, NULL, "solution", "give up: answer and solution", 'S')         \
     X(SCROLL_DOWN, KEYS_ON_LESSON, NULL, NULL, "scroll text down (list: next)", KEY_DOWN, 'j') \
     X(SCROLL_UP, KEYS_ON_LESSON, NULL, NULL, "scroll text up (list: previous)", KEY_UP, 'k')   \

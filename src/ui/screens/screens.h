@@ -70,6 +70,9 @@ struct screen_ops {
     /* The help's legend lines under the key list, at most `width` columns each. */
     void (*help)(const struct app *a, struct styled_lines *p, int width);
     void (*free_state)(struct app *a);
+    /* Optional: the screen is being entered from another one (its key, through app.c's
+     * common actions): post what it needs first and say where it starts (next->step). */
+    void (*enter)(struct app *a, struct scene *next);
     /* Frames only (a->frame): a raw key (curses code) before it becomes an action, for a
      * line of text input; true = taken. */
     bool (*key)(struct app *a, int ch);

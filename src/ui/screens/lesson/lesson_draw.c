@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "lesson/glossary.h"
 #include "core/vec.h"
 #include "ui/app.h"
 #include "ui/kit/draw.h"
@@ -469,10 +470,48 @@ static void end_lines(const struct app *a, const struct lesson_ui *u, struct les
             "p: back to the last slide; collviz lesson review lists every lesson's mistakes");
 }
 
+/* The glossary page (G): every term and its definition; *at: the line of term `jump`. */
+static void glossary_lines(const struct app *a, const struct lesson_ui *u,
+                           struct lesson_lines *v, int width, int *at)
+{
+    size_t n;
+    const struct glossary_term *t = glossary_terms(&n);
+    ll_text(v, A_BOLD | A_UNDERLINE, width, "", "", "Glossary");
+    ll_text(v, a->th.role[TH_DIM], width, "", "", "G or Esc: back to the slide; j/k scroll");
+    ll_new(v);
+    *at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i == u->gloss_term) *at = v->n;
+        ll_text(v, a->th.role[TH_LABEL] | A_BOLD, width, "", "", t[i].term);
+        ll_text(v, A_NORMAL, width, "  ", "  ", t[i].definition);
+    }
+}
+
+/* The glossary's terms the slide uses, marked, after its narration: G opens the glossary at
+ * the first of them. */
+static void narr_terms(const struct app *a, const struct lesson_slide *s,
+                       struct lesson_lines *v, int width)
+{
+    size_t used[16], n = glossary_slide_terms(s, used, 16), nt;
+    if (!n) return;
+    const struct glossary_term *t = glossary_terms(&nt);
+    char line[1200];
+    size_t o = (size_t)snprintf(line, sizeof line, "terms (G: glossary): ");
+    for (size_t i = 0; i < n && o + 64 < sizeof line; i++)
+        o +=
+            (size_t)snprintf(line + o, sizeof line - o, "%s%s", i ? ", " : "", t[used[i]].term);
+    ll_text(v, a->th.role[TH_LABEL], width, "", "  ", line);
+    ll_new(v);
+}
+
 static void narr_lines(const struct app *a, const struct lesson_ui *u, struct lesson_lines *v,
                        int width, int *ex_line)
 {
     const struct lesson_slide *s = &u->L->slides[u->slide];
+    if (u->glossary) {
+        glossary_lines(a, u, v, width, ex_line);
+        return;
+    }
     if (u->at_end) {
         end_lines(a, u, v, width);
         *ex_line = v->n;
@@ -481,6 +520,7 @@ static void narr_lines(const struct app *a, const struct lesson_ui *u, struct le
     ll_text(v, A_BOLD | A_UNDERLINE, width, "", "", s->title); /* wrapped, never cut */
     ll_new(v);
     narr_blocks(a, s, v, width);
+    narr_terms(a, s, v, width);
     if (u->scene_err[0]) {
         ll_text(v, a->th.role[TH_WARN], width, "", "", u->scene_err);
         ll_new(v);
@@ -639,7 +679,10 @@ static void draw_narration(struct app *a, struct lesson_ui *u, const struct less
     if (v.n > narr.h && narr.h > 1) rows = narr.h - 1; /* the more line */
     int max = v.n - rows;
     if (max < 0) max = 0;
-    if ((u->show_ex || u->editing) && s->nex) {
+    if (u->glossary && u->gloss_jump) { /* the slide's first term at the top */
+        u->scroll = ex_line;
+        u->gloss_jump = false;
+    } else if ((u->show_ex || u->editing) && s->nex && !u->glossary) {
         /* what the student just did (answer, hint, solution) is at the end, and the line
          * being typed stays in view (after a resize too) */
         u->scroll = max;

@@ -13,6 +13,7 @@
 #include <curses.h>
 
 #include "core/util.h"
+#include "lesson/glossary.h"
 #include "ui/app.h"
 #include "ui/screens/lesson/recall.h"
 #include "core/text.h"
@@ -81,6 +82,7 @@ static void lesson_ui_goto(struct app *a, size_t k)
     }
     u->cur = 0;
     u->at_end = false;
+    u->glossary = false;
     u->editing = false;
     u->input[0] = '\0';
     u->scroll = 0;
@@ -228,6 +230,42 @@ static void lesson_ui_scene_action(struct app *a, enum ui_action act)
     }
 }
 
+/* n and p: the next or previous slide; n on the last one shows the lesson's end page,
+ * p there goes back to the last slide. */
+static void lesson_ui_move(struct app *a, struct lesson_ui *u, bool next)
+{
+    if (next) {
+        if (u->slide + 1 >= u->L->nslides && u->at_end) {
+            snprintf(a->msg, sizeof a->msg, "the end of the lesson%s",
+                     u->from_list ? " (Esc: the list of lessons)" : "");
+        } else if (u->slide + 1 >= u->L->nslides) {
+            u->at_end = true; /* the summary and the exercises missed */
+            u->scroll = 0;
+            u->editing = false;
+        } else {
+            lesson_ui_goto(a, u->slide + 1);
+        }
+    } else if (u->at_end) {
+        u->at_end = false;
+        u->scroll = 0;
+    } else if (u->slide == 0) {
+        snprintf(a->msg, sizeof a->msg, "the first slide");
+    } else {
+        lesson_ui_goto(a, u->slide - 1);
+    }
+}
+
+/* G: the glossary, scrolled to the first of the slide's terms; G again closes it. */
+static void lesson_ui_glossary(struct lesson_ui *u, const struct lesson_slide *s)
+{
+    u->glossary = !u->glossary;
+    u->scroll = 0;
+    u->editing = false;
+    size_t used[1];
+    u->gloss_jump = u->glossary && s && glossary_slide_terms(s, used, 1) == 1;
+    u->gloss_term = u->gloss_jump ? used[0] : 0;
+}
+
 /* L: the lecture's numbers again (after v, or where an earlier lesson showed them). */
 static void lesson_ui_lecture(struct app *a, struct lesson_ui *u,
                               const struct lesson_exercise *e, struct lesson_ex_state *st)
@@ -251,25 +289,8 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
     struct lesson_ex_state *st = e ? &u->ex[u->cur] : NULL;
     switch (act) {
     case ACT_SLIDE_NEXT:
-        if (u->slide + 1 >= u->L->nslides && u->at_end) {
-            snprintf(a->msg, sizeof a->msg, "the end of the lesson%s",
-                     u->from_list ? " (Esc: the list of lessons)" : "");
-        } else if (u->slide + 1 >= u->L->nslides) {
-            u->at_end = true; /* the summary and the exercises missed */
-            u->scroll = 0;
-            u->editing = false;
-        } else {
-            lesson_ui_goto(a, u->slide + 1);
-        }
-        return true;
     case ACT_SLIDE_PREV:
-        if (u->at_end) {
-            u->at_end = false;
-            u->scroll = 0;
-        } else if (u->slide == 0)
-            snprintf(a->msg, sizeof a->msg, "the first slide");
-        else
-            lesson_ui_goto(a, u->slide - 1);
+        lesson_ui_move(a, u, act == ACT_SLIDE_NEXT);
         return true;
     case ACT_ANSWER:
         if (u->at_end) {
@@ -333,13 +354,14 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
     case ACT_LECTURE:
         lesson_ui_lecture(a, u, e, st);
         return true;
+    case ACT_GLOSSARY:
+        lesson_ui_glossary(u, s);
+        return true;
     case ACT_SOLUTION:
-        if (!e) {
+        if (!e)
             snprintf(a->msg, sizeof a->msg, "no exercise on this slide");
-            return true;
-        }
-        st->gave_up = true;
-        u->show_ex = true;
+        else
+            st->gave_up = u->show_ex = true;
         return true;
     case ACT_SCROLL_DOWN:
         u->scroll++;
@@ -349,7 +371,9 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
         return true;
     case ACT_CLOSE:
         if (a->help || a->hw_open) return false;
-        if (u->from_list) {
+        if (u->glossary) {
+            lesson_ui_glossary(u, s); /* closes it */
+        } else if (u->from_list) {
             u->sel = (size_t)(u->L - u->set.v); /* the list's cursor on the lesson left */
             u->in_list = true;
             u->L = NULL;

@@ -41,7 +41,8 @@ static struct topo_state *topo_st(struct app *a)
     return t;
 }
 
-long topo_entry_step(const struct app *a)
+/* The step to enter the screen at: the channel it showed last (0 the first time). */
+static long topo_entry_step(const struct app *a)
 {
     const struct topo_state *t = a->screen_state[SCREEN_TOPOLOGY];
     return t ? t->pub.last_step : 0;
@@ -68,7 +69,10 @@ static int topo_cur_chan(const struct app *a, int *k, int *n)
     return ch[*k];
 }
 
-void topo_request_log(struct app *a)
+/* t without --nccl-log: ask the worker for the NCCL backend's INFO log (JOB_LIBLOG), which
+ * becomes a->rec when it comes; or say in a->rec_why why there is none (not a GPU run, a
+ * job elsewhere). */
+static void topo_request_log(struct app *a)
 {
     a->liblog_id = 0;
     a->liblog_post = false;
@@ -83,6 +87,15 @@ void topo_request_log(struct app *a)
                  worker_remote(a->w) ? "reading the job's NCCL INFO log (its rank 0's)..."
                                      : "reading this machine's NCCL INFO log...");
     }
+}
+
+/* Entered with t: no record given, the NCCL backend's own log, read again each time (NCCL
+ * connects at its first collective), or the screen says why there is none; the channel
+ * shown when it was left. */
+static void topo_enter(struct app *a, struct scene *next)
+{
+    if (!a->rec || a->rec_from_backend) topo_request_log(a);
+    next->step = topo_entry_step(a);
 }
 
 /* The NCCL backend's log, read into the record the screen shows (the one before it, also
@@ -533,4 +546,5 @@ const struct screen_ops screen_topology = {
     .free_state = topo_free,
     .result = topo_result,
     .cancelled = topo_cancelled,
+    .enter = topo_enter,
 };

@@ -23,11 +23,4 @@ struct topo_screen {
     long last_step; /* the channel shown when the screen was left (t comes back to it) */
 };
 
-/* The step to enter the screen at: the channel it showed last (0 the first time). */
-long topo_entry_step(const struct app *a);
-/* t without --nccl-log: ask the worker for the NCCL backend's INFO log (JOB_LIBLOG), which
- * becomes a->rec when it comes; or say in a->rec_why why there is none (not a GPU run, a
- * job elsewhere). */
-void topo_request_log(struct app *a);
-
 #endif

@@ -1,5 +1,5 @@
-/* meas.c - the measured panel's state machine and formulas (see meas.h). */
-#include "ui/screens/collectives/meas.h"
+/* meas.c - the measurement state machine and formulas the screens share (see meas.h). */
+#include "ui/meas.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -1,11 +1,12 @@
-/* meas.h - the measured panel's state, fed only by worker results, and the text it shows
- * (times, bandwidths, the lecture's busbw formula with the numbers plugged in). No curses,
+/* meas.h - the measurement state, fed only by worker results, and the text shown of it
+ * (times, bandwidths, the lecture's busbw formula with the numbers plugged in), shared by
+ * the collectives screen's measured panel, the hierarchy screen and app.c. No curses,
  * so the arithmetic of what the panel prints is unit-tested (tests/unit/test_meas.c).
  *
  * Every number here came from a backend: a result whose job id is not the one the UI is
  * waiting for is stale (the scene changed since) and is dropped. */
-#ifndef COLLVIZ_UI_SCREENS_COLLECTIVES_MEAS_H
-#define COLLVIZ_UI_SCREENS_COLLECTIVES_MEAS_H
+#ifndef COLLVIZ_UI_MEAS_H
+#define COLLVIZ_UI_MEAS_H
 
 #include <stdbool.h>
 #include <stddef.h>
