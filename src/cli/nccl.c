@@ -717,7 +717,9 @@ static void text_warnings(const struct rec_log *L)
 
 static void nccl_text(const struct rec_log *L)
 {
-    printf("NCCL %s", L->version[0] ? L->version : "(version not in the records)");
+    /* the library as the record names it (records.h: "NCCL", "RCCL", "" when it does not) */
+    printf("%s %s", L->library[0] ? L->library : "library not named",
+           L->version[0] ? L->version : "(version not in the records)");
     if (L->ncomms > 1)
         printf(", %d communicators", L->ncomms);
     else if (L->nranks >= 0)

@@ -1567,8 +1567,11 @@ static bool version_line(struct rec_ctx *x, const char *s)
     v += 13;
     if (rccl && starts(v, ": ")) v += 2;
     if (!isdigit((unsigned char)*v)) return false;
-    char ver[32];
-    copy_word(v, "", ver, sizeof ver);
+    char ver[sizeof L->version];
+    const char *end = copy_word(v, "", ver, sizeof ver);
+    if ((size_t)(end - v) >= sizeof ver) /* never shown cut without saying so */
+        rec_warn(L, "the %s version is longer than %zu characters: %s... (cut)",
+                 rccl ? "RCCL" : "NCCL", sizeof ver - 1, ver);
     if (rccl) L->rccl = true;
     if (!L->version[0])
         snprintf(L->version, sizeof L->version, "%s", ver);

@@ -203,7 +203,7 @@ struct rec_job {
 };
 
 struct rec_log {
-    char version[32];    /* "2.18.3+cuda12.2", "" unknown */
+    char version[96];    /* "2.18.3+cuda12.2", "2.28.3-amdsmi-bdf-topology:360c5c6+", "" */
     char library[8];     /* "NCCL", "RCCL", "" unknown */
     char too_large[320]; /* "file:line: what: larger than ...": refused, never shown in part */
     unsigned prefixes;   /* REC_PFX_* seen */

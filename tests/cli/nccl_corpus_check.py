@@ -54,6 +54,8 @@ def check_new(e, d, bad):
             bad.append("%s: got %r, want %r" % (key, d.get(key), e[key]))
     if xyz(d.get("version")) != e["version"]:
         bad.append("version: got %r, want %r" % (d.get("version"), e["version"]))
+    if "version_string" in e and d.get("version") != e["version_string"]:
+        bad.append("version (whole): got %r, want %r" % (d.get("version"), e["version_string"]))
     if sorted(d.get("prefixes") or []) != e["prefixes"]:
         bad.append("prefixes: got %r, want %r" % (d.get("prefixes"), e["prefixes"]))
     if sorted(d.get("hosts") or []) != e["hosts"]:
@@ -176,7 +178,7 @@ def check_old(e, d):
 def perfect(e):
     """The JSON a reader that gets everything right would print for this expectation."""
     d = {k: e[k] for k in ("library", "launcher", "prefixes", "hosts", "tuning", "graph")}
-    d["version"] = None if e["version"] is None else e["version"] + "+build"
+    d["version"] = None if e["version"] is None else e.get("version_string", e["version"] + "+build")
     d["communicators"] = [dict(c) for c in e["communicators"]]
     if not e["communicators_complete"]:
         d["communicators"].append({"id": None, "nranks": 2})
@@ -190,7 +192,7 @@ def perfect(e):
     return d
 
 
-def mutations(d):
+def mutations(e, d):
     """Copies of d, each wrong in one place."""
     def copy():
         return json.loads(json.dumps(d))
@@ -200,6 +202,10 @@ def mutations(d):
     m = copy()
     m["library"] = "RCCL" if d["library"] != "RCCL" else "NCCL"
     yield "the library", m
+    if "version_string" in e:
+        m = copy()
+        m["version"] = m["version"][:-1]
+        yield "a version cut short", m
     if d["communicators"]:
         for key, bump in (("nranks", lambda v: (v or 0) + 1), ("rings", lambda v: (v or 0) + 1),
                           ("trees", lambda v: not v), ("ranks_seen", lambda v: v + [9999])):
@@ -226,7 +232,7 @@ def selftest(paths):
         if bad:
             print("selftest %s: a perfect answer fails: %s" % (path, bad))
             fails += 1
-        for what, m in mutations(d):
+        for what, m in mutations(e, d):
             bad = []
             check_new(e, m, bad)
             if not bad:

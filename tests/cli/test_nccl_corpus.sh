@@ -58,6 +58,21 @@ for e in "$DIR"/expect/*.json; do
         fail "$b: differs from expect/$b.json:"
         grep -v '^OLD ' "$tmp/out"
     fi
+    # The text names the library and version the JSON does, whole (both come from the same
+    # banner line; the JSON is checked against the hand-written expectation above), and never
+    # calls a record of an unnamed library "NCCL".
+    "$BIN" nccl "$DIR/$b" >"$tmp/t.txt" 2>/dev/null
+    python3 - "$tmp/d.json" "$tmp/t.txt" >"$tmp/lib" 2>&1 <<'PY' || fail "$b: text: $(cat "$tmp/lib")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+head = open(sys.argv[2]).readline().rstrip("\n")
+lib, ver = d.get("library"), d.get("version")
+want = (lib or "library not named") + " " + (ver or "(version not in the records)")
+if not head.startswith(want):
+    sys.exit("first line %r, want it to start %r" % (head, want))
+if lib is None and ("NCCL" in head or "RCCL" in head):
+    sys.exit("first line %r names a library the record does not" % head)
+PY
     if grep -q '^OLD ok' "$tmp/out"; then
         old_right=$((old_right + 1))
     else

@@ -273,9 +273,10 @@ static void topo_title(const struct app *a, struct rect r)
     attr_t t = a->th.role[TH_TITLE];
     draw_fill(r, t);
     const struct rec_log *L = a->rec;
-    char ver[48] = "no record", size[48] = "";
+    char ver[128] = "no record", size[48] = "";
     if (L) {
-        snprintf(ver, sizeof ver, "NCCL %s", L->version[0] ? L->version : "(version unknown)");
+        snprintf(ver, sizeof ver, "%s %s", L->library[0] ? L->library : "library not named",
+                 L->version[0] ? L->version : "(version unknown)");
         int n = topo_nranks(L);
         if (L->nnodes > 0)
             snprintf(size, sizeof size, "%s%d ranks on %d node%s", a->g->sep, n, L->nnodes,
