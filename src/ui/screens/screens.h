@@ -41,6 +41,12 @@ struct app;
 #define SF_VIEW (1u << 9) /* chunk or slice view, slices, channels */
 #define SF_ALL 0x3ffu
 
+/* A figure one screen measures and another shows (a screen never includes another's header;
+ * tests/cli/test_layers.sh checks it): asked through screen_figure. */
+enum screen_figure {
+    SCREEN_FIG_MEMCPY_GBS, /* this host's memcpy bandwidth, GB/s (the hierarchy screen's) */
+};
+
 struct screen_ops {
     const char *name;
     enum screen_kind kind;
@@ -76,10 +82,15 @@ struct screen_ops {
     /* Frames only (a->frame): a raw key (curses code) before it becomes an action, for a
      * line of text input; true = taken. */
     bool (*key)(struct app *a, int ch);
+    /* Optional: a figure this screen measured (enum screen_figure), 0 when it has none. */
+    double (*figure)(const struct app *a, enum screen_figure f);
 };
 
 /* The entry of a screen kind, or NULL when this build has none. */
 const struct screen_ops *screen_ops_of(enum screen_kind k);
+/* A figure as the screen that measures it knows it (the first screen of the table that has
+ * it), 0 when none has it yet. */
+double screen_figure(const struct app *a, enum screen_figure f);
 
 /* SF_* bits of the fields in which a and b differ. */
 unsigned screen_scene_diff(const struct scene *a, const struct scene *b);
