@@ -248,6 +248,14 @@ static unsigned pres_scene_keys_on(const struct lesson_slide *s)
     return o ? o->keys_on : 0;
 }
 
+/* The rows the current slide's scene needs at cols columns (0: no scene): what its screen
+ * says, where the scene is shown; a scene that failed gets the whole height for its message. */
+static int pres_scene_rows(const struct pres *p, int cols)
+{
+    if (!pres_slide(p)->has_scene) return 0;
+    return p->scene_ok ? app_rows_needed(p->a, cols, PLAYOUT_SCENE_MIN) : PLAYOUT_SCENE_MIN;
+}
+
 /* The current slide's title, narration and quiz at the terminal's width, and its pages. */
 static void pres_layout(struct pres *p)
 {
@@ -261,7 +269,7 @@ static void pres_layout(struct pres *p)
         p->have_narr = true;
         p->narr_slide = p->pos.slide;
     }
-    present_slide_pages(&p->ps, rows, cols, s->has_scene, &p->lay);
+    present_slide_pages(&p->ps, rows, cols, pres_scene_rows(p, cols), &p->lay);
     int np = p->lay.npages > 0 ? p->lay.npages : 1;
     if (p->pos.page < 0 || p->pos.page >= np) p->pos.page = np - 1;
 }
