@@ -95,6 +95,7 @@ struct pres {
     size_t narr_slide;
     bool have_narr;
     struct present_layout lay;
+    size_t lay_slide; /* the slide p->lay is of (when lay.npages > 0) */
     short black_pair;
     /* finding one's place */
     char state_path[4096]; /* "" = the position is not kept */
@@ -269,9 +270,13 @@ static void pres_layout(struct pres *p)
         p->have_narr = true;
         p->narr_slide = p->pos.slide;
     }
+    /* The scene's page stays the scene's page when a demo's scene needs other rows. */
+    bool on_scene = s->has_scene && p->lay.npages > 0 && p->lay_slide == p->pos.slide &&
+                    p->pos.page == p->lay.npages - 1;
     present_slide_pages(&p->ps, rows, cols, pres_scene_rows(p, cols), &p->lay);
+    p->lay_slide = p->pos.slide;
     int np = p->lay.npages > 0 ? p->lay.npages : 1;
-    if (p->pos.page < 0 || p->pos.page >= np) p->pos.page = np - 1;
+    if (on_scene || p->pos.page < 0 || p->pos.page >= np) p->pos.page = np - 1;
 }
 
 static int pres_npages(const struct pres *p)
