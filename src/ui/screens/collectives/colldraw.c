@@ -609,8 +609,8 @@ static void draw_what(const struct app *a, struct rect r)
 
 /* Layout x shows all that layout y shows: every value of every rank, the in/out marks,
  * the legend, every transfer row, the whole sentence and summary, the measured panel at
- * the least height the layout gives it. Block digits may give way to plain ones and the
- * blank rows between regions may go: the room reads the same. */
+ * the least height the layout gives it (bordered where it was). Block digits may give way to
+ * plain ones and the blank rows between regions may go: the room reads the same. */
 static bool shows_all(const struct layout *x, const struct layout *y)
 {
     int panel_min = y->panel.h < LAYOUT_PANEL_H_MIN ? y->panel.h : LAYOUT_PANEL_H_MIN;
@@ -618,7 +618,7 @@ static bool shows_all(const struct layout *x, const struct layout *y)
            x->legend.h >= y->legend.h && x->xfer_cols == y->xfer_cols &&
            x->xfer_rows >= y->xfer_rows && x->what_lines >= y->what_lines &&
            x->what.h >= y->what.h && x->panel_side == y->panel_side &&
-           (x->panel_side || x->panel.h >= panel_min);
+           (x->panel_side || x->panel.h >= panel_min) && x->panel_compact <= y->panel_compact;
 }
 
 /* The layout of the scene at rows x w (rows counting the free key bar row) into *out, with
@@ -650,9 +650,9 @@ static bool coll_layout_at(const struct app *a, int rows, int w, struct layout *
         c.what = c.summary = NULL;
     }
     /* Block digits (the presenter's back row) when every value of every rank still shows
-     * in boxes and nothing the plain layout shows gives way for them; zoom 2 first tries them
-     * twice as wide (square strokes), zoom 3 twice as wide and twice as tall; the largest that
-     * fits, else the plain layout. */
+     * in boxes and (unzoomed) nothing the plain layout shows gives way for them; zoom 2 first
+     * tries them twice as wide (square strokes), zoom 3 twice as wide and twice as tall; the
+     * largest that fits, else the plain layout. */
     static const int sizes[][2] = {{2, 2}, {2, 1}, {1, 1}};
     bool big = false;
     int cw1 = a->big_digits && a->have_trace ? coll_big_cell_w(a) : -1;
@@ -665,7 +665,7 @@ static bool coll_layout_at(const struct app *a, int rows, int w, struct layout *
         bc.cell_h = BIG_H * sizes[k][1];
         *big_sx = sizes[k][0];
         big = layout_compute(rows, w, a->sc.nranks, L, &bc, out) == LAYOUT_BOXES &&
-              out->shown == L && shows_all(out, &plain); /* nothing else gives way */
+              out->shown == L && (a->zoom > 0 || shows_all(out, &plain));
     }
     if (!big) layout_compute(rows, w, a->sc.nranks, L, &c, out);
     return out->mode != LAYOUT_TOO_SMALL;
@@ -684,7 +684,8 @@ int coll_rows_needed(const struct app *a, int cols, int rows)
 {
     int extra = a->bar_row_free ? 1 : 0, sx = 0; /* the block digits' factor: not compared */
     struct layout ref, at;
-    if (coll_slices(a)) return rows; /* the slice grid takes the band's every row */
+    /* The slice grid takes the band's every row; a zoom asks for the largest digits. */
+    if (coll_slices(a) || a->zoom > 0) return rows;
     if (!coll_layout_at(a, rows + extra, cols, &ref, &sx)) return rows;
     int need = rows;
     /* Every height from need up to rows shows all that rows shows: the frame may give any. */
