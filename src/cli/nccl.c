@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "core/coll.h"
+#include "core/text.h"
 #include "core/util.h"
 #include "cli/json.h"
 #include "cli/runcmp.h"
@@ -27,6 +29,7 @@
 #include "records/records.h"
 #include "records/recfile.h"
 #include "records/recfit.h"
+#include "records/recsay.h"
 
 static const char nccl_usage[] =
     "usage: collviz nccl FILE... [--format text|json]\n"
@@ -259,6 +262,19 @@ static void json_comms(cJSON *root, const struct rec_log *L)
     }
 }
 
+/* "chose": what NCCL chose, a sentence per collective (records/recsay.h). */
+static void json_chose(cJSON *o, const struct rec_tuning *T)
+{
+    char fn[16][24], say[16][REC_SAY_LEN];
+    int nsay = rec_say_tuning(T, fn, say, 16);
+    cJSON *chose = cli_json_add_array(o, "chose");
+    for (int i = 0; i < nsay; i++) {
+        cJSON *x = cli_json_add_object(chose, NULL);
+        cli_json_str(x, "function", fn[i][0] ? fn[i] : NULL);
+        cli_json_str(x, "sentence", say[i]);
+    }
+}
+
 static void json_tuning(cJSON *root, const struct rec_log *L)
 {
     const struct rec_tuning *T = &L->tuning;
@@ -296,11 +312,14 @@ static void json_tuning(cJSON *root, const struct rec_log *L)
     for (int i = 0; i < T->nchoices; i++) {
         const struct rec_tune_choice *c = &T->choices[i];
         cJSON *x = cli_json_add_object(ch, NULL);
+        cli_json_str(x, "function", c->fn[0] ? c->fn : NULL);
         cli_json_num(x, "bytes", c->bytes);
         cli_json_str(x, "algorithm", rec_tune_algo(c->algo));
         cli_json_str(x, "protocol", rec_tune_proto(c->proto));
-        cli_json_real(x, "time_us", c->time_us, 12);
+        json_num_or_null(x, "time_us", c->time_us, 12);
     }
+    cli_json_num(o, "choices_dropped", T->choices_dropped);
+    json_chose(o, T);
     cJSON *m = cli_json_add_object(o, "enabled_matrix");
     for (int i = 0; i < T->nmrows; i++) {
         cJSON *x = cli_json_add_object(m, T->mrows[i].name);
@@ -310,6 +329,29 @@ static void json_tuning(cJSON *root, const struct rec_log *L)
             if (T->mrows[i].on >> k & 1)
                 cli_json_str(k < T->mproto_cols ? p : a, NULL, T->mcols[k]);
     }
+}
+
+/* "job": what the job's framework says of it and its communicators grouped in words. */
+static void json_job(cJSON *root, const struct rec_log *L)
+{
+    struct rec_jobsay J;
+    rec_say_job(L, &J);
+    cJSON *o = cli_json_add_object(root, "job");
+    json_int_or_null(o, "world_size", J.world);
+    cli_json_str(o, "world_size_from", J.world_from);
+    json_int_or_null(o, "processes", J.procs);
+    cJSON *g = cli_json_add_array(o, "groups");
+    for (int i = 0; i < J.ngroups; i++) {
+        const struct rec_group *r = &J.groups[i];
+        cJSON *x = cli_json_add_object(g, NULL);
+        cli_json_str(x, "role", r->role);
+        json_int_or_null(x, "nranks", r->nranks);
+        cli_json_str(x, "span", rec_span_name(r->span));
+        json_int_or_null(x, "nnodes", r->span == REC_SPAN_ONE ? 1 : r->nnodes);
+        cli_json_num(x, "seen", r->seen);
+        json_int_or_null(x, "expected", r->expected);
+    }
+    cli_json_str(o, "summary", J.sentence[0] ? J.sentence : NULL);
 }
 
 static void json_graph(cJSON *root, const struct rec_log *L)
@@ -346,6 +388,7 @@ static cJSON *nccl_json(const struct rec_log *L)
     cJSON *px = cli_json_add_array(root, "prefixes");
     for (int b = 0; b < REC_PFX_N; b++)
         if (L->prefixes >> b & 1) cli_json_str(px, NULL, rec_prefix_name(b));
+    json_job(root, L);
     json_comms(root, L);
     json_tuning(root, L);
     json_graph(root, L);
@@ -428,6 +471,19 @@ static void text_ring(const struct rec_log *L, int c, int last)
         printf("] -> back: %d node crossing%s\n", x, x == 1 ? "" : "s");
 }
 
+static bool tree_same(const struct rec_tree *a, const struct rec_tree *b)
+{
+    if (a->n != b->n) return false;
+    for (int r = 0; r < a->n; r++) {
+        const struct rec_tnode *x = &a->node[r], *y = &b->node[r];
+        if (x->set != y->set) return false;
+        if (x->set && (x->up != y->up || x->ndown != y->ndown ||
+                       memcmp(x->down, y->down, (size_t)x->ndown * sizeof x->down[0]) != 0))
+            return false;
+    }
+    return true;
+}
+
 static void text_trees(const struct rec_log *L)
 {
     bool any = false;
@@ -436,7 +492,13 @@ static void text_trees(const struct rec_log *L)
         if (!t->n) continue;
         if (!any) printf("trees (rank -> its children; up -1 is the root):\n");
         any = true;
-        printf("  channel %2d:", c);
+        int last = c; /* channels in a row with the same tree: one entry */
+        while (last + 1 < REC_MAX_CHANNELS && tree_same(&L->trees[last + 1], t))
+            last++;
+        if (last > c)
+            printf("  channels %d..%d:", c, last);
+        else
+            printf("  channel %2d:", c);
         for (int r = 0; r < t->n; r++) {
             const struct rec_tnode *n = &t->node[r];
             if (!n->set) continue;
@@ -446,6 +508,7 @@ static void text_trees(const struct rec_log *L)
             printf("]");
         }
         printf("\n");
+        c = last;
     }
 }
 
@@ -467,7 +530,7 @@ static void text_links(const struct rec_log *L)
 }
 
 /* The α-β fit of the test's out-of-place times, labelled as the model it is. */
-static void text_fit(const struct rec_log *L, const struct rec_test *t)
+static void text_test_fit(const struct rec_log *L, const struct rec_test *t)
 {
     struct rec_fit fit;
     rec_fit_test(L, t, false, &fit);
@@ -495,26 +558,64 @@ static void text_tests(const struct rec_log *L)
         printf("nccl-tests %s, %s %s: %d rows (%s)\n",
                t->collective[0] ? t->collective : "(collective not named)", t->type, t->redop,
                t->nrows, t->old_header ? "old table: error is the largest error" : "#wrong");
-        printf("  %14s %12s %9s %9s %12s %9s %9s\n", "size (B)", "oop us", "algbw", "busbw",
+        printf("  %12s %10s %8s %8s %10s %8s %8s\n", "size (B)", "oop us", "algbw", "busbw",
                "ip us", "algbw", "busbw");
         for (int r = 0; r < t->nrows; r++) {
             const struct rec_row *w = &t->rows[r];
-            printf("  %14.0f %12.2f %9.2f %9.2f %12.2f %9.2f %9.2f\n", w->size, w->oop.time_us,
+            printf("  %12.0f %10.2f %8.2f %8.2f %10.2f %8.2f %8.2f\n", w->size, w->oop.time_us,
                    w->oop.algbw, w->oop.busbw, w->ip.time_us, w->ip.algbw, w->ip.busbw);
         }
         if (!isnan(t->avg_busbw)) printf("  avg busbw %.4g GB/s\n", t->avg_busbw);
-        text_fit(L, t);
+        text_test_fit(L, t);
     }
 }
 
-static void nccl_text(const struct rec_log *L)
+/* A sentence at 80 columns: "head: " then the words, continued two spaces in; with head
+ * NULL, an item of a list: two spaces in, continued four. */
+static void text_said(const char *head, const char *words)
+{
+    char buf[1400], lines[16][256];
+    snprintf(buf, sizeof buf, "%s%s%s", head ? head : "", head ? ": " : "", words);
+    int in = head ? 0 : 2;
+    int n = text_wrap(buf, 78 - in, lines, 16, false);
+    for (int i = 0; i < n; i++)
+        printf("%*s%s\n", in + (i ? 2 : 0), "", lines[i]);
+}
+
+/* Several communicators: each on its line (records/reccomm.h), since their rank numbers
+ * overlap and one list of ranks, rings or trees would mix them. */
+static void text_comms(const struct rec_log *L)
+{
+    printf("communicators (%d; each has its own rank numbers):\n", L->ncomms);
+    for (int c = 0; c < L->ncomms; c++) {
+        const struct rec_facts *f = &L->comms[c];
+        char line[512] = "";
+        size_t n = 0;
+#define ADD(...)                                                                               \
+    n += (size_t)snprintf(line + n, n < sizeof line ? sizeof line - n : 0, __VA_ARGS__)
+        ADD("%s", f->id[0] ? f->id : "(no commId)");
+        if (f->nranks >= 0) ADD(", %d rank%s", f->nranks, f->nranks == 1 ? "" : "s");
+        if (f->nnodes >= 0) ADD(" on %d node%s", f->nnodes, f->nnodes == 1 ? "" : "s");
+        for (int i = 0; i < f->nhosts && n < sizeof line; i++)
+            ADD("%s%s", i ? " " : " (", rec_host_name(L, f->hosts[i]));
+        if (f->nhosts) ADD(")");
+        int nr = rec_facts_nrings(f);
+        if (nr > 0) ADD(", %d ring%s", nr, nr == 1 ? "" : "s");
+        if (f->trees) ADD(", trees");
+        for (int i = 0; i < f->ntransports && n < sizeof line; i++)
+            ADD("%s%s", i ? " " : ", ", f->transports[i]);
+#undef ADD
+        text_said(NULL, line);
+    }
+    text_said(NULL, "(one list of ranks, rings and trees would mix them: --format json gives "
+                    "each communicator's)");
+}
+
+/* The ranks, rings and trees of a record of one communicator. */
+static void text_one_comm(const struct rec_log *L)
 {
     const char *hosts[256];
     int nh = rec_hosts(L, hosts, 256);
-    printf("NCCL %s", L->version[0] ? L->version : "(version not in the records)");
-    if (L->nranks >= 0) printf(", %d rank%s", L->nranks, L->nranks == 1 ? "" : "s");
-    if (L->nnodes >= 0) printf(" on %d node%s", L->nnodes, L->nnodes == 1 ? "" : "s");
-    printf("\n");
     if (nh) {
         printf("hosts:");
         for (int i = 0; i < nh; i++)
@@ -545,10 +646,72 @@ static void nccl_text(const struct rec_log *L)
         c = last;
     }
     text_trees(L);
+}
+
+/* The warnings, one per kind of message: the same message at several lines of a file is
+ * said once with its lines ("... (lines 10, 11, 165 and 20 more)"). */
+static void text_warnings(const struct rec_log *L)
+{
+    bool *done = xcalloc((size_t)L->nwarnings + 1, sizeof *done);
+    for (int i = 0; i < L->nwarnings; i++) {
+        if (done[i]) continue;
+        /* "file:line: message": the message after the ": " that ends the line number */
+        const char *w = L->warnings[i], *c1 = strstr(w, ": ");
+        const char *m = c1 && c1 > w && isdigit((unsigned char)c1[-1]) ? c1 + 2 : NULL;
+        const char *c0 = m ? memrchr(w, ':', (size_t)(c1 - w)) : NULL;
+        if (!m || !c0) {
+            text_said("warning", w);
+            continue;
+        }
+        size_t flen = (size_t)(c0 - w), k = 0;
+        char at[200] = "";
+        int n = 0;
+        for (int j = i; j < L->nwarnings; j++) {
+            const char *v = L->warnings[j], *d1 = strstr(v, ": ");
+            if (done[j] || !d1 || strncmp(v, w, flen + 1) != 0 || strcmp(d1 + 2, m) != 0)
+                continue;
+            done[j] = true;
+            if (n < 6 && k < sizeof at)
+                k += (size_t)snprintf(at + k, sizeof at - k, "%s%.*s", n ? ", " : "",
+                                      (int)(d1 - (v + flen + 1)), v + flen + 1);
+            n++;
+        }
+        char msg[1400];
+        snprintf(msg, sizeof msg, "%.*s: %s (line%s %s%s)", (int)flen, w, m, n > 1 ? "s" : "",
+                 at, n > 6 ? " and more" : "");
+        if (n > 6) {
+            size_t e = strlen(msg) - 1;
+            snprintf(msg + e, sizeof msg - e, ": %d in all)", n);
+        }
+        text_said("warning", msg);
+    }
+    free(done);
+}
+
+static void nccl_text(const struct rec_log *L)
+{
+    printf("NCCL %s", L->version[0] ? L->version : "(version not in the records)");
+    if (L->ncomms > 1)
+        printf(", %d communicators", L->ncomms);
+    else if (L->nranks >= 0)
+        printf(", %d rank%s", L->nranks, L->nranks == 1 ? "" : "s");
+    if (L->ncomms <= 1 && L->nnodes >= 0)
+        printf(" on %d node%s", L->nnodes, L->nnodes == 1 ? "" : "s");
+    printf("\n");
+    struct rec_jobsay J;
+    rec_say_job(L, &J);
+    if (J.sentence[0]) text_said("job", J.sentence);
+    char fn[16][24], say[16][REC_SAY_LEN];
+    int nsay = rec_say_tuning(&L->tuning, fn, say, 16);
+    for (int i = 0; i < nsay; i++)
+        text_said(fn[i][0] ? fn[i] : "tuning (collective not named)", say[i]);
+    if (L->ncomms > 1)
+        text_comms(L);
+    else
+        text_one_comm(L);
     text_links(L);
     text_tests(L);
-    for (int i = 0; i < L->nwarnings; i++)
-        printf("warning: %s\n", L->warnings[i]);
+    text_warnings(L);
 }
 
 static void nccl_print_errors(const struct rec_log *L)
@@ -592,6 +755,11 @@ int cli_nccl_main(int argc, char **argv)
         return cli_usage_error("nccl --compare: two files, A and B (got %d)", argc - optind);
     if (argc - optind == 2 && (rc = nccl_two(&o, argv[optind], argv[optind + 1])) >= 0)
         return rc;
+    char why[1200];
+    if (!rec_one_job((const char *const *)argv + optind, argc - optind, why, sizeof why)) {
+        cv_eprintf("collviz nccl: %s\n", why);
+        return 2;
+    }
     struct rec_log *L = rec_new();
     int unopened = 0; /* files refused at open, each already named on its own line */
     for (int i = optind; i < argc; i++)

@@ -231,16 +231,22 @@ static const char *header(const char *p, struct rec_line *ln)
     t.pid = t.tid = -1;
     t.dev = -1;
     const char *q = hdr_hpt(p, &t);
-    if (!q) { /* hostless (a reporter cut the host names): "[0] NCCL INFO" */
+    if (!q) { /* hostless (a reporter cut the host names): "[0] NCCL INFO", or the whole
+               * header cut: "NCCL INFO" at the start */
         const char *s = p;
         while (*s == ' ')
             s++;
         const char *d = lit(s, "[");
         const char *e = d ? digits(d, 1, 5) : NULL;
         e = e ? lit(e, "] ") : NULL;
-        if (!e) return NULL;
-        t.dev = (int)strtol_dec(d);
-        q = e;
+        if (e) {
+            t.dev = (int)strtol_dec(d);
+            q = e;
+        } else if (strncmp(s, "NCCL ", 5) == 0) {
+            q = s;
+        } else {
+            return NULL;
+        }
     }
     const char *m = hdr_nccl(q, &t);
     if (!m) return NULL;

@@ -161,6 +161,8 @@ struct rec_log *rec_new(void)
     L->tests_unit = -1;
     L->unit = -1;
     L->last_pattern = -1;
+    L->job.world = -1;
+    L->job.procs = -1;
     for (int r = 0; r < REC_MAX_RANKS; r++)
         L->ranks[r].device = -1;
     return L;
@@ -878,24 +880,82 @@ const char *rec_tune_proto(int i)
     return i >= 0 && i < 3 ? n[i] : NULL;
 }
 
+/* An algorithm or protocol as a choice line names it: an index ("Algo 1") or, from 2.23, a
+ * name ("Algo COLLNET_DIRECT", "proto SIMPLE"); -1 for one not known, -2 for no token. */
+static int tune_index(const char **q, const char *(*name)(int))
+{
+    char w[24];
+    size_t n = 0;
+    while (**q && **q != ' ' && n + 1 < sizeof w)
+        w[n++] = *(*q)++;
+    w[n] = '\0';
+    if (n == 0) return -2;
+    char *end;
+    long v = strtol(w, &end, 10);
+    if (*end == '\0') return v >= 0 && name((int)v) ? (int)v : -1;
+    for (int i = 0; name(i); i++) { /* the name without '_', in any case */
+        const char *a = name(i), *b = w;
+        while (*a && *b) {
+            if (*b == '_') {
+                b++;
+                continue;
+            }
+            if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) break;
+            a++, b++;
+        }
+        if (!*a && !*b) return i;
+    }
+    return -1;
+}
+
+/* A per-size choice: "8589934592 Bytes -> Algo 1 proto 2 time 86069.968750" (rank 0's,
+ * 2.19-2.22), "AllGather: 37756928 Bytes -> Algo 1 proto 2 time 2860.208008", and 2.23+'s
+ * "Broadcast:    32768 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..0}". A choice
+ * already kept (a training job repeats its sizes) is kept once. */
+static bool tuning_choice(struct rec_tuning *T, const char *p)
+{
+    struct rec_tune_choice c = {.time_us = NAN};
+    const char *q = p, *colon = strchr(p, ':');
+    if (isupper((unsigned char)*p) && colon && colon - p < (long)sizeof c.fn) {
+        for (const char *k = p; k < colon; k++)
+            if (!isalnum((unsigned char)*k)) return false;
+        snprintf(c.fn, sizeof c.fn, "%.*s", (int)(colon - p), p);
+        q = skip_sp(colon + 1);
+    }
+    if (!isdigit((unsigned char)*q)) return false;
+    char *end;
+    c.bytes = strtod(q, &end);
+    if (!starts(end, " Bytes -> Algo ")) return false;
+    q = end + 15;
+    c.algo = tune_index(&q, rec_tune_algo);
+    if (c.algo == -2 || !starts(q, " proto ")) return true; /* cut: not data */
+    q += 7;
+    c.proto = tune_index(&q, rec_tune_proto);
+    if (c.proto == -2) return true;
+    if (starts(q, " time ")) c.time_us = strtod(q + 6, NULL);
+    T->any = true;
+    for (int i = 0; i < T->nchoices; i++) {
+        const struct rec_tune_choice *o = &T->choices[i];
+        if (o->bytes == c.bytes && o->algo == c.algo && o->proto == c.proto &&
+            strcmp(o->fn, c.fn) == 0)
+            return true;
+    }
+    if (T->nchoices < (int)(sizeof T->choices / sizeof *T->choices))
+        T->choices[T->nchoices++] = c;
+    else
+        T->choices_dropped++;
+    return true;
+}
+
 /* NCCL_DEBUG_SUBSYS=TUNING: the table (2.19+: "Algorithm |", "Protocol |"; before:
  * "Latency/AlgBw | Tree/    LL | ..."), "Max NThreads |", a function's latency/bandwidth
- * row, and "8589934592 Bytes -> Algo 1 proto 2 time 86069.968750". */
+ * row, and the per-size choices (tuning_choice). */
 static bool tuning_line(struct rec_log *L, const char *p)
 {
     struct rec_tuning *T = &L->tuning;
     p = skip_sp(p);
     char w[REC_TUNE_COLS][24];
-    if (isdigit((unsigned char)*p) && strstr(p, " Bytes -> Algo ")) {
-        struct rec_tune_choice c;
-        if (sscanf(p, "%lf Bytes -> Algo %d proto %d time %lf", &c.bytes, &c.algo, &c.proto,
-                   &c.time_us) == 4 &&
-            T->nchoices < (int)(sizeof T->choices / sizeof *T->choices)) {
-            T->choices[T->nchoices++] = c;
-            T->any = true;
-        }
-        return true;
-    }
+    if (tuning_choice(T, p)) return true;
     if (!strchr(p, '|')) return false;
     int n = bar_cells(p, w, REC_TUNE_COLS);
     if (starts(p, "Algorithm ")) { /* each algorithm spans its protocols' columns */
@@ -1405,12 +1465,56 @@ static void tests_version(struct rec_log *L, const char *p)
     snprintf(L->tests_version, sizeof L->tests_version, "%ld.%ld.%ld", x, y, z);
 }
 
+/* The number after a command line's option word (" -np 40"), -1 when none. */
+static long option_number(const char *p, const char *opt)
+{
+    for (const char *o = strstr(p, opt); o; o = strstr(o + 1, opt)) {
+        const char *q = o + strlen(opt);
+        if (*q != ' ' && *q != '=') continue;
+        q = skip_sp(q + 1);
+        long v = scan_uint(&q, 7);
+        if (v > 0 && (*q == ' ' || *q == '\0')) return v;
+    }
+    return -1;
+}
+
+/* What the job's framework says of it: vLLM's "rank 15 in world size 16 is assigned as DP
+ * rank 0, PP rank 1, TP rank 7" (parallel_state.py), anywhere in a line (spliced ones
+ * too). */
+static void job_line(struct rec_log *L, const char *p)
+{
+    const char *w = strstr(p, " in world size ");
+    if (!w) return;
+    const char *q = w + 15;
+    long world = scan_uint(&q, 7);
+    if (world <= 0 || !starts(q, " is assigned as ")) return;
+    struct rec_job *J = &L->job;
+    if (J->world < 0) {
+        J->world = (int)world;
+        snprintf(J->world_from, sizeof J->world_from, "vLLM");
+    }
+    static const char *const role[] = {"DP rank ", "PP rank ", "TP rank "};
+    int *size[] = {&J->dp, &J->pp, &J->tp};
+    for (int i = 0; i < 3; i++) {
+        const char *r = strstr(q, role[i]);
+        if (!r) continue;
+        r += strlen(role[i]);
+        long v = scan_uint(&r, 7);
+        if (v >= 0 && v < world && v + 1 > *size[i]) *size[i] = (int)v + 1;
+    }
+}
+
 /* A command line that names the launcher: "mpirun --mca ...", "srun -l ...". */
 static void command_line(struct rec_log *L, const char *p)
 {
-    if (L->launcher) return;
     const char *m = strstr(p, "mpirun ");
     if (!m) m = strstr(p, "mpiexec ");
+    if (m && (m == p || m[-1] == ' ' || m[-1] == '/') && L->job.procs < 0) {
+        long np = option_number(m, " -np");
+        if (np < 0) np = option_number(m, " -n");
+        if (np > 0) L->job.procs = (int)np;
+    }
+    if (L->launcher) return;
     if (m && (m == p || m[-1] == ' ' || m[-1] == '/')) {
         L->launcher =
             strstr(p, "--mca") || strstr(p, "openmpi") ? REC_LAUNCH_OPEN_RTE : REC_LAUNCH_HYDRA;
@@ -1547,6 +1651,7 @@ static bool one_line(struct rec_ctx *x, char *s)
     }
     if (isdigit((unsigned char)*p) && headless_row(x, p)) return true;
     command_line(L, p);
+    job_line(L, p);
     if (L->ntests > 0 && *p && !ln->nccl && L->cur_test >= 0)
         rec_warn_c(L, REC_W_PROSE,
                    "%s:%ld: text that is no log line between nccl-tests' tables: not read",
@@ -1779,6 +1884,9 @@ static void first_line_hosts(struct rec_log *L)
             if (k == h || m <= n || strcmp(L->hostnames[k] + m - n, a) != 0) continue;
             for (int u = 0; u < L->nunits; u++)
                 if (L->units[u].host == h) rec_unit_rehost(L, u, k);
+            for (int r = 0; r <= L->maxrank; r++) /* the ranks that line placed */
+                if (strcmp(L->ranks[r].host, a) == 0)
+                    snprintf(L->ranks[r].host, sizeof L->ranks[r].host, "%s", L->hostnames[k]);
             L->host_lines[h] = 0;
             rec_warn_c(L, REC_W_CUT, "cut: a file's first line starts inside host %s's name",
                        L->hostnames[k]);

@@ -144,10 +144,12 @@ struct rec_tuning {
     } fns[16];
     int nfns;
     struct rec_tune_choice {
-        double bytes, time_us;
-        int algo, proto;
+        char fn[24]; /* "AllReduce" (2.23+'s "AllReduce: 4 Bytes -> ..."), "" not named */
+        double bytes, time_us; /* time_us NAN when not printed */
+        int algo, proto;       /* -1: a name not known */
     } choices[64];
     int nchoices;
+    int choices_dropped; /* distinct choices past the array (repeats are kept once) */
     /* 2.27's "Enabled NCCL Func/Proto/Algo Matrix" */
     char mcols[REC_TUNE_COLS][16];
     int nmcols, mproto_cols; /* the first mproto_cols columns are protocols */
@@ -173,6 +175,16 @@ struct rec_graph {
     int nvls_heads;
 };
 
+/* What the job's own launcher or framework says about it (not NCCL). */
+struct rec_job {
+    int world;           /* the world size (ranks), -1 unknown */
+    char world_from[16]; /* what said it: "vLLM" ("rank N in world size W ...") */
+    int procs;           /* processes started: mpirun's -np, -1 unknown (nccl-tests' -g
+                            runs several ranks in one) */
+    int tp, pp, dp;      /* vLLM's "assigned as DP rank a, PP rank b, TP rank c": largest + 1,
+                            0 when never said */
+};
+
 struct rec_log {
     char version[32];    /* "2.18.3+cuda12.2", "" unknown */
     char library[8];     /* "NCCL", "RCCL", "" unknown */
@@ -195,6 +207,7 @@ struct rec_log {
     int ncomms;
     struct rec_tuning tuning;
     struct rec_graph graph;
+    struct rec_job job;
     unsigned char *wcodes; /* per warning */
     unsigned wseen;        /* a bit per rec_wcode warned */
     int nranks;            /* -1 unknown */

@@ -29,6 +29,7 @@
 #include "worker/serve.h"
 #include "core/util.h"
 #include "records/recfile.h"
+#include "records/recsay.h"
 #include "ui/app.h"
 #include "ui/frame.h"
 #include "ui/screens/lesson/lesson_ui.h"
@@ -335,6 +336,11 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
 static int ui_read_logs(struct app *a, const struct ui_opts *o, struct scene *start)
 {
     if (!o->nlogs) return -1;
+    char why[1200];
+    if (!rec_one_job(o->logs, o->nlogs, why, sizeof why)) {
+        cv_eprintf("collviz: --nccl-log: %s\n", why);
+        return 2;
+    }
     a->rec = rec_new();
     for (int i = 0; i < o->nlogs; i++) {
         char err[200];

@@ -17,7 +17,7 @@ tm_start 120 40 "--present $dir/talk --backend cpu --no-measure" "XDG_RUNTIME_DI
 tm_wait "slide 1/4" 5 || fail "did not start on the folder"
 tm_keys n n
 tm_wait "slide 3/4 · step 1/3" 5 || fail "not on slide 3"
-tm_keys NPage
+tm_keys Right
 tm_wait "slide 3/4 · step 2/3" 5 || fail "not at step 2"
 
 # An edit: the new title appears within ~2 s, at the same slide and step.
