@@ -422,4 +422,5 @@ format-check:
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj $(BUILD)/p2p/obj -name '*.d' 2>/dev/null)
+# The test programs' too: a change to a header they alone read (tests/oracle/) rebuilds them.
+-include $(shell find $(BUILD)/obj $(BUILD)/p2p/obj $(BUILD)/tests -name '*.d' 2>/dev/null)

@@ -23,6 +23,8 @@
 #  5b. ZeRO stages 1-3 against DDP (bench/zero_bench.sh): stage 3's peak memory and bytes
 #     per step, zero1/2 step time, as ratios against their targets.
 #  5c. The MoE dispatch's busbw beside all_to_all's at the same bytes (bench/moe_bench.sh).
+#  5d. `collviz nccl` on generated INFO logs of 4,096- and 16,384-rank jobs against
+#      `grep -c 'NCCL INFO'`: time ratio and max RSS / file size (bench/nccl_scale.py).
 #  6. Today's CPU runtime beside the build from before the runtime merge
 #     (9b21375, built in a temporary folder), Open MPI and PyTorch: interleaved medians of 5
 #     rounds, ratios against issue 17's targets (bench/premerge.sh).
@@ -353,6 +355,9 @@ fi
 if [ -f "$here/moe_bench.sh" ]; then
     REPEAT=$REPEAT bash "$here/moe_bench.sh" "$BIN" || echo "bench: moe_bench.sh exited with $?"
 fi
+# --- 5d. NCCL logs of jobs as large as labs run (bench/nccl_scale.py) ------------------------
+echo
+REPEAT=$REPEAT python3 "$here/nccl_scale.py" "$BIN" || echo "bench: nccl_scale.py exited with $?"
 # --- 6. against the pre-merge build, MPI and PyTorch (bench/premerge.sh) ---------------------
 # After the training section: PyTorch, if train_bench.sh installed it, is measured here too.
 echo

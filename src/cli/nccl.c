@@ -443,6 +443,22 @@ static cJSON *nccl_json(const struct rec_log *L)
 /* ---- text ----------------------------------------------------------------------------- */
 
 /* "node01[0 3 1 2] -> node02[4 7 5 6] -> back": the ring as runs of one host's ranks. */
+/* Decimal v at b (v >= 0 or -1..); returns the end. A job's trees are a few MB of numbers:
+ * printf's parsing of its format for each one was most of the time spent printing them. */
+static char *put_int(char *b, int v)
+{
+    char t[12];
+    int n = 0;
+    unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+    do
+        t[n++] = (char)('0' + u % 10);
+    while ((u /= 10) != 0);
+    if (v < 0) *b++ = '-';
+    while (n)
+        *b++ = t[--n];
+    return b;
+}
+
 static void text_ring(const struct rec_log *L, int c, int last)
 {
     const struct rec_ring *g = &L->rings[c];
@@ -450,8 +466,11 @@ static void text_ring(const struct rec_log *L, int c, int last)
         printf("  channels %d..%d:", c, last);
     else
         printf("  channel %2d:", c);
-    for (int i = 0; i < g->n; i++)
-        printf(" %d", g->order[i]);
+    char buf[16];
+    for (int i = 0; i < g->n; i++) {
+        buf[0] = ' ';
+        fwrite(buf, 1, (size_t)(put_int(buf + 1, g->order[i]) - buf), stdout);
+    }
     printf("\n             ");
     const char *prev = NULL;
     for (int i = 0; i < g->n; i++) {
@@ -460,8 +479,8 @@ static void text_ring(const struct rec_log *L, int c, int last)
         if (!prev || strcmp(prev, h) != 0)
             printf("%s%s[", prev ? "] -> " : "", h);
         else
-            printf(" ");
-        printf("%d", g->order[i]);
+            fputc(' ', stdout);
+        fwrite(buf, 1, (size_t)(put_int(buf, g->order[i]) - buf), stdout);
         prev = h;
     }
     int x = rec_ring_crossings(L, c);
@@ -487,6 +506,7 @@ static bool tree_same(const struct rec_tree *a, const struct rec_tree *b)
 static void text_trees(const struct rec_log *L)
 {
     bool any = false;
+    char buf[160];
     for (int c = 0; c < REC_MAX_CHANNELS; c++) {
         const struct rec_tree *t = &L->trees[c];
         if (!t->n) continue;
@@ -502,10 +522,17 @@ static void text_trees(const struct rec_log *L)
         for (int r = 0; r < t->n; r++) {
             const struct rec_tnode *n = &t->node[r];
             if (!n->set) continue;
-            printf(" %d%s->[", r, n->up < 0 ? "(root)" : "");
-            for (int i = 0; i < n->ndown; i++)
-                printf("%s%d", i ? "," : "", n->down[i]);
-            printf("]");
+            char *b = buf;
+            *b++ = ' ';
+            b = put_int(b, r);
+            if (n->up < 0) memcpy(b, "(root)", 6), b += 6;
+            memcpy(b, "->[", 3), b += 3;
+            for (int i = 0; i < n->ndown && i < REC_MAX_TREE_DOWN; i++) {
+                if (i) *b++ = ',';
+                b = put_int(b, n->down[i]);
+            }
+            *b++ = ']';
+            fwrite(buf, 1, (size_t)(b - buf), stdout);
         }
         printf("\n");
         c = last;

@@ -91,34 +91,68 @@ const char *rec_host_name(const struct rec_log *L, int id)
 
 /* ---- facts ---------------------------------------------------------------------------- */
 
-static void bit_set(unsigned char **bits, int *cap, long rank)
+/* A window [*lo, *end) of elements (of size el) that holds index i: grown towards i, at least
+ * doubling, so a unit that names ranks near its own keeps a few bytes, not one per rank of
+ * the job, and a communicator's facts grow to its size. */
+static void window_hold(void **a, int *lo, int *end, size_t el, int i)
+{
+    if (*a && i >= *lo && i < *end) return;
+    int nlo, nend;
+    if (!*a) {
+        nlo = i & ~7;
+        nend = nlo + 8;
+    } else {
+        int size = *end - *lo;
+        nlo = i < *lo ? i : *lo;
+        nend = i >= *end ? i + 1 : *end;
+        if (nend - nlo < 2 * size) { /* grow by doubling, towards i */
+            if (i < *lo)
+                nlo = *end - 2 * size > 0 ? *end - 2 * size : 0;
+            else
+                nend = *lo + 2 * size;
+        }
+        if (nlo < 0) nlo = 0;
+    }
+    char *n = xcalloc((size_t)(nend - nlo), el);
+    if (*a) memcpy(n + (size_t)(*lo - nlo) * el, *a, (size_t)(*end - *lo) * el);
+    free(*a);
+    *a = n;
+    *lo = nlo;
+    *end = nend;
+}
+
+static void bit_set(unsigned char **bits, int *lo, int *cap, long rank)
 {
     if (rank < 0 || rank >= REC_MAX_RANKS) return;
     int byte = (int)(rank >> 3);
-    if (byte >= *cap) {
-        int n = *cap ? *cap : 8;
-        while (n <= byte)
-            n *= 2;
-        *bits = xrealloc(*bits, (size_t)n);
-        memset(*bits + *cap, 0, (size_t)(n - *cap));
-        *cap = n;
-    }
-    (*bits)[byte] |= (unsigned char)(1u << (rank & 7));
+    window_hold((void **)bits, lo, cap, 1, byte);
+    (*bits)[byte - *lo] |= (unsigned char)(1u << (rank & 7));
+}
+
+static bool bit_has(const unsigned char *bits, int lo, int cap, long rank)
+{
+    return rank >= 0 && (rank >> 3) >= lo && (rank >> 3) < cap &&
+           (bits[(rank >> 3) - lo] >> (rank & 7)) & 1;
 }
 
 void rec_facts_seen(struct rec_facts *f, long rank)
 {
-    bit_set(&f->seen, &f->seen_cap, rank);
+    bit_set(&f->seen, &f->seen_lo, &f->seen_cap, rank);
 }
 
 void rec_facts_placed(struct rec_facts *f, long rank)
 {
-    bit_set(&f->placed, &f->placed_cap, rank);
+    bit_set(&f->placed, &f->placed_lo, &f->placed_cap, rank);
 }
 
 static bool placed_has(const struct rec_facts *f, int rank)
 {
-    return rank >= 0 && (rank >> 3) < f->placed_cap && (f->placed[rank >> 3] >> (rank & 7)) & 1;
+    return bit_has(f->placed, f->placed_lo, f->placed_cap, rank);
+}
+
+static int next_of(const struct rec_facts *f, int from) /* to + 1, 0 none */
+{
+    return from >= f->next_lo && from < f->nnext ? f->next0[from - f->next_lo] : 0;
 }
 
 void rec_facts_next0(struct rec_facts *f, long from, long to)
@@ -127,16 +161,10 @@ void rec_facts_next0(struct rec_facts *f, long from, long to)
         f->next_bad = true;
         return;
     }
-    if (from >= f->nnext) {
-        int n = f->nnext ? f->nnext : 8;
-        while (n <= from)
-            n *= 2;
-        f->next0 = xrealloc(f->next0, (size_t)n * sizeof *f->next0);
-        memset(f->next0 + f->nnext, 0, (size_t)(n - f->nnext) * sizeof *f->next0);
-        f->nnext = n;
-    }
-    if (f->next0[from] && f->next0[from] != to + 1) f->next_bad = true;
-    f->next0[from] = (int)to + 1;
+    window_hold((void **)&f->next0, &f->next_lo, &f->nnext, sizeof *f->next0, (int)from);
+    int *slot = &f->next0[from - f->next_lo];
+    if (*slot && *slot != to + 1) f->next_bad = true;
+    *slot = (int)to + 1;
 }
 
 /* The length of the one cycle channel 0's links make through every rank seen, or -1. */
@@ -144,27 +172,27 @@ static int ring_from_next(const struct rec_facts *f)
 {
     if (f->next_bad || !f->nnext) return -1;
     int start = -1, members = 0;
-    for (int r = 0; r < f->nnext; r++)
-        if (f->next0[r]) {
+    for (int r = f->next_lo; r < f->nnext; r++)
+        if (next_of(f, r)) {
             members++;
             if (start < 0) start = r;
         }
     if (members < 2) return -1;
     int n = 0, r = start;
     do {
-        if (r >= f->nnext || !f->next0[r]) return -1;
-        r = f->next0[r] - 1;
+        if (!next_of(f, r)) return -1;
+        r = next_of(f, r) - 1;
         n++;
     } while (r != start && n <= members);
     if (r != start || n != members) return -1;
-    for (int k = 0; k < f->seen_cap * 8; k++) /* every rank seen is on it */
-        if (rec_facts_has(f, k) && (k >= f->nnext || !f->next0[k])) return -1;
+    for (int k = f->seen_lo * 8; k < f->seen_cap * 8; k++) /* every rank seen is on it */
+        if (rec_facts_has(f, k) && !next_of(f, k)) return -1;
     return n;
 }
 
 bool rec_facts_has(const struct rec_facts *f, int rank)
 {
-    return rank >= 0 && (rank >> 3) < f->seen_cap && (f->seen[rank >> 3] >> (rank & 7)) & 1;
+    return bit_has(f->seen, f->seen_lo, f->seen_cap, rank);
 }
 
 void rec_facts_host(struct rec_facts *f, int host)
@@ -237,14 +265,14 @@ static void facts_merge(struct rec_facts *b, const struct rec_facts *a)
     if (b->nnodes < 0) b->nnodes = a->nnodes;
     if (b->localranks < 0) b->localranks = a->localranks;
     if (b->channels < 0) b->channels = a->channels;
-    for (int i = 0; i < a->seen_cap; i++)
+    for (int i = a->seen_lo; i < a->seen_cap; i++)
         for (int k = 0; k < 8; k++)
-            if ((a->seen[i] >> k) & 1) rec_facts_seen(b, i * 8 + k);
-    for (int i = 0; i < a->placed_cap; i++)
+            if ((a->seen[i - a->seen_lo] >> k) & 1) rec_facts_seen(b, i * 8 + k);
+    for (int i = a->placed_lo; i < a->placed_cap; i++)
         for (int k = 0; k < 8; k++)
-            if ((a->placed[i] >> k) & 1) rec_facts_placed(b, i * 8 + k);
-    for (int r = 0; r < a->nnext; r++)
-        if (a->next0[r]) rec_facts_next0(b, r, a->next0[r] - 1);
+            if ((a->placed[i - a->placed_lo] >> k) & 1) rec_facts_placed(b, i * 8 + k);
+    for (int r = a->next_lo; r < a->nnext; r++)
+        if (next_of(a, r)) rec_facts_next0(b, r, next_of(a, r) - 1);
     b->next_bad = b->next_bad || a->next_bad;
     for (int i = 0; i < a->nhosts; i++)
         rec_facts_host(b, a->hosts[i]);
@@ -320,8 +348,8 @@ int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr, 
      * does not end this one */
     if (moved && !start && cur >= 0 && u != cur && L->units[cur].ptr && !L->units[cur].done)
         return u;
-    rec_map_put(&L->threads, tk, u);
-    rec_map_put(&L->procs, pk, u);
+    if (rec_map_get(&L->threads, tk) != u) rec_map_put(&L->threads, tk, u);
+    if (rec_map_get(&L->procs, pk) != u) rec_map_put(&L->procs, pk, u);
     return u;
 }
 
@@ -460,7 +488,10 @@ void rec_comm_finish(struct rec_log *L)
     }
     /* 2. the rest: seeds are the claimants of the most-claimed rank */
     int maxclaims = 1, seedrank = -1;
-    int *count = xcalloc(REC_MAX_RANKS, sizeof *count);
+    int top = 0;
+    for (int i = 0; i < L->nunits; i++)
+        top = L->units[i].rank > top ? L->units[i].rank : top;
+    int *count = xcalloc((size_t)top + 1, sizeof *count);
     for (int i = 0; i < L->nunits; i++) {
         struct rec_unit *u = &L->units[i];
         if (u->group >= 0 || u->tests || !unit_counts(u) || u->rank < 0) continue;
@@ -510,11 +541,11 @@ void rec_comm_finish(struct rec_log *L)
             if (u->host >= 0) rec_facts_host(f, u->host);
             if (!placed) continue;
             if (u->tests) {
-                for (int r = 0; r < n; r++)
+                for (int r = u->f.seen_lo * 8; r < n && r < u->f.seen_cap * 8; r++)
                     if (rec_facts_has(&u->f, r)) placed[r] = true;
             } else if (u->host >= 0) {
                 if (u->rank >= 0 && u->rank < n) placed[u->rank] = true;
-                for (int r = 0; r < n; r++)
+                for (int r = u->f.placed_lo * 8; r < n && r < u->f.placed_cap * 8; r++)
                     if (placed_has(&u->f, r)) placed[r] = true;
             }
         }

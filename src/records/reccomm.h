@@ -46,14 +46,16 @@ struct rec_facts {                /* of a unit, or of a communicator (the units'
     char id[24];                  /* commId "0x...", "" none */
     int nranks, nnodes, channels; /* -1 unknown */
     int localranks;               /* "localRanks 1", -1 unknown */
-    unsigned char *seen;          /* ranks seen: one bit each */
-    int seen_cap;                 /* bytes */
-    unsigned char *placed;        /* ranks whose host is known: a printer, its P2P/SHM peer */
-    int placed_cap;
-    int *next0; /* channel 0's links: next0[from] = to + 1 (0 none) */
-    int nnext;
-    bool next_bad; /* a rank with two successors: no ring is read from them */
-    int *hosts;    /* host ids */
+    /* rank sets and maps kept as windows [lo, end) that grow towards what is named: a unit
+     * (one process) names a few ranks, a communicator all of them */
+    unsigned char *seen;   /* ranks seen: one bit each, bytes seen_lo..seen_cap-1 */
+    int seen_lo, seen_cap; /* bytes; ranks below seen_cap * 8 */
+    unsigned char *placed; /* ranks whose host is known: a printer, its P2P/SHM peer */
+    int placed_lo, placed_cap;
+    int *next0;         /* channel 0's links: next0[from - next_lo] = to + 1 (0 none) */
+    int next_lo, nnext; /* nnext: the end of the window */
+    bool next_bad;      /* a rank with two successors: no ring is read from them */
+    int *hosts;         /* host ids */
     int nhosts, caphosts;
     unsigned char rings[32]; /* a bit per channel whose ring order is printed */
     bool trees;

@@ -92,8 +92,10 @@ static const char *digits(const char *p, int min, int max)
 
 static const char *lit(const char *p, const char *s)
 {
-    size_t n = strlen(s);
-    return p && strncmp(p, s, n) == 0 ? p + n : NULL;
+    if (!p) return NULL;
+    while (*s) /* a byte at a time: the literals are short, most lines differ at once */
+        if (*p++ != *s++) return NULL;
+    return p;
 }
 
 static long strtol_dec(const char *p)
@@ -149,6 +151,7 @@ static const char *iso_time(const char *p)
 static bool month(const char *p)
 {
     static const char m[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    if (!isupper((unsigned char)p[0]) || p[3] != ' ') return false;
     for (int i = 0; i < 12; i++)
         if (strncmp(p, m + 3 * i, 3) == 0 && p[3] == ' ') return true;
     return false;
@@ -170,6 +173,7 @@ static const char *ctime_time(const char *p)
 {
     static const char d[] = "MonTueWedThuFriSatSun";
     bool day = false;
+    if (!isupper((unsigned char)p[0]) || p[3] != ' ') return NULL;
     for (int i = 0; i < 7 && !day; i++)
         day = strncmp(p, d + 3 * i, 3) == 0 && p[3] == ' ';
     if (!day) return NULL;
@@ -260,6 +264,7 @@ static const char *header(const char *p, struct rec_line *ln)
 static bool pylog_record(const char *p)
 {
     static const char *const lv[] = {"INFO ", "WARNING ", "ERROR ", "DEBUG "};
+    if (!strchr("IWED", *p) || !*p) return false;
     for (size_t i = 0; i < sizeof lv / sizeof *lv; i++) {
         const char *q = lit(p, lv[i]);
         if (!q) continue;

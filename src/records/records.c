@@ -132,7 +132,9 @@ static bool scan_int(const char **p, int maxd, long *v)
 
 static bool starts(const char *s, const char *lit)
 {
-    return strncmp(s, lit, strlen(lit)) == 0;
+    while (*lit) /* a byte at a time: most lines differ at the first */
+        if (*s++ != *lit++) return false;
+    return true;
 }
 
 /* Copy the word at s (up to a space, or any char in stop) into out[n]. */
@@ -163,8 +165,6 @@ struct rec_log *rec_new(void)
     L->last_pattern = -1;
     L->job.world = -1;
     L->job.procs = -1;
-    for (int r = 0; r < REC_MAX_RANKS; r++)
-        L->ranks[r].device = -1;
     return L;
 }
 
@@ -184,6 +184,12 @@ void rec_free(struct rec_log *L)
     free(L->errors);
     free(L->warnings);
     free(L->links);
+    free(L->ranks);
+    free(L->nets);
+    for (int i = 0; i < L->nvias; i++)
+        free(L->vias[i]);
+    free(L->vias);
+    rec_map_free(&L->viamap);
     for (int i = 0; i < L->nunits; i++)
         rec_facts_free(&L->units[i].f);
     free(L->units);
@@ -231,23 +237,55 @@ static void add_kind(struct rec_log *L, unsigned k)
     if (f) f->kinds |= k;
 }
 
+static bool rank_slots(struct rec_log *L, long n, const char *what, long value);
+
 static struct rec_rank *rank_at(struct rec_log *L, long r)
 {
     if (r < 0 || r >= REC_MAX_RANKS) return NULL;
+    if (r >= L->rank_slots && !rank_slots(L, r + 1, "rank %ld", r)) return NULL;
     if (r > L->maxrank) L->maxrank = (int)r;
     L->ranks[r].known = true;
     return &L->ranks[r];
 }
 
+/* What host `host`'s lines said about its network: one entry a host id, every host, after
+ * the entry of lines without a host (nets[0]). */
 static struct rec_host_net *host_net(struct rec_log *L, const char *host)
 {
-    for (int i = 0; i < L->nnets; i++)
-        if (strcmp(L->nets[i].host, host) == 0) return &L->nets[i];
-    if (L->nnets == (int)(sizeof L->nets / sizeof L->nets[0])) return NULL;
-    struct rec_host_net *h = &L->nets[L->nnets++];
-    memset(h, 0, sizeof *h);
-    snprintf(h->host, sizeof h->host, "%s", host);
+    int id = rec_host_id(L, host, true) + 1;
+    if (id >= L->nnets) {
+        int n = L->nnets ? L->nnets : 16;
+        while (n <= id)
+            n *= 2;
+        L->nets = xrealloc(L->nets, (size_t)n * sizeof *L->nets);
+        memset(L->nets + L->nnets, 0, (size_t)(n - L->nnets) * sizeof *L->nets);
+        L->nnets = n;
+    }
+    struct rec_host_net *h = &L->nets[id];
+    if (!h->host[0]) snprintf(h->host, sizeof h->host, "%s", host);
     return h;
+}
+
+/* The interned copy of via[0..n): equal transports are one pointer. */
+static const char *via_intern(struct rec_log *L, const char *via, size_t n)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)via[i]) * 1099511628211ULL;
+    for (uint64_t k = h;; k = k * 6364136223846793005ULL + 1) { /* probes past collisions */
+        int id = rec_map_get(&L->viamap, k);
+        if (id < 0) {
+            if (L->nvias % 16 == 0)
+                L->vias = xrealloc(L->vias, (size_t)(L->nvias + 16) * sizeof *L->vias);
+            char *c = xmalloc(n + 1);
+            memcpy(c, via, n);
+            c[n] = '\0';
+            L->vias[L->nvias] = c;
+            rec_map_put(&L->viamap, k, L->nvias++);
+            return c;
+        }
+        if (strncmp(L->vias[id], via, n) == 0 && L->vias[id][n] == '\0') return L->vias[id];
+    }
 }
 
 /* ---- NCCL INFO lines ------------------------------------------------------------------ */
@@ -257,6 +295,16 @@ struct rec_ctx {
     const char *name;
     long line;
     char host[64];
+    int host_id; /* -1 none */
+};
+
+/* The file being read, between rec_parse_begin and rec_parse_end. */
+struct rec_file {
+    struct rec_ctx x;
+    char name[1024];
+    char *buf; /* one cleaned line */
+    int got;
+    bool last_read;
 };
 
 /* The line names ranks up to maxr: not of a unit that has fewer (reccomm.h). */
@@ -302,38 +350,104 @@ __attribute__((format(printf, 2, 3))) static void too_large(struct rec_ctx *x, c
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     snprintf(L->too_large, sizeof L->too_large,
-             "%s:%ld: %s: larger than this reader holds (%d ranks, %d channels, %d links, %d "
-             "tables of %d rows)",
-             x->name, x->line, what, REC_MAX_RANKS, REC_MAX_CHANNELS, REC_MAX_LINKS,
-             REC_MAX_TESTS, REC_MAX_ROWS);
+             "%s:%ld: %s: larger than this reader holds (ranks 0..%d and what memory holds, "
+             "%d channels, %d tables of %d rows)",
+             x->name, x->line, what, REC_LAST_RANK, REC_MAX_CHANNELS, REC_MAX_TESTS,
+             REC_MAX_ROWS);
+}
+
+/* Room for `more` bytes more of what the record keeps (ranks, rings, trees, links): within
+ * the memory available (mem_check) and within REC_KEEP_FLOOR + REC_KEEP_PER_BYTE x the text
+ * read so far, so that a few lines naming a huge rank cannot take the machine. Else the
+ * record is refused (too_large), naming `what` and the bytes it needs. */
+static bool room(struct rec_log *L, size_t more, const char *what, long value)
+{
+    size_t want = L->kept + more;
+    size_t budget = REC_KEEP_FLOOR + REC_KEEP_PER_BYTE * L->text_bytes;
+    char w[96], err[200] = "";
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(w, sizeof w, what, value); /* what: a constant with one %ld */
+#pragma GCC diagnostic pop
+    if (want <= budget && mem_check((double)want, err, sizeof err, "%s", w) == 0) {
+        L->kept = want;
+        return true;
+    }
+    char need[32];
+    format_size(want, need, sizeof need);
+    if (err[0])
+        too_large(&L->file->x, "%s", err);
+    else
+        too_large(&L->file->x,
+                  "%s: the record would keep %s (more than %zu MiB + %d x its text)", w, need,
+                  REC_KEEP_FLOOR >> 20, REC_KEEP_PER_BYTE);
+    return false;
+}
+
+/* L->ranks grown to at least n slots (new ones unknown); false when that is too large. */
+static bool rank_slots(struct rec_log *L, long n, const char *what, long value)
+{
+    if (n <= L->rank_slots) return true;
+    if (n > REC_MAX_RANKS) return false;
+    long cap = L->rank_slots ? L->rank_slots : 64;
+    while (cap < n)
+        cap *= 2;
+    if (cap > REC_MAX_RANKS) cap = REC_MAX_RANKS;
+    if (!room(L, (size_t)(cap - L->rank_slots) * sizeof *L->ranks, what, value)) return false;
+    L->ranks = xrealloc(L->ranks, (size_t)cap * sizeof *L->ranks);
+    memset(L->ranks + L->rank_slots, 0, (size_t)(cap - L->rank_slots) * sizeof *L->ranks);
+    for (long r = L->rank_slots; r < cap; r++)
+        L->ranks[r].device = -1;
+    L->rank_slots = (int)cap;
+    return true;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
 }
 
 /* "Channel 00/16 :    0   3   1   2" (or 2.4's "Channel 00 :    0   1"): p after " : ". */
 static void ring_line(struct rec_ctx *x, long chan, const char *p)
 {
     struct rec_log *L = x->L;
-    int order[REC_MAX_RANKS], n = 0;
+    /* a line holds at most REC_MAX_LINE / 2 ranks ("0 1 2 ...") */
+    int *order = xmalloc((REC_MAX_LINE / 2 + 1) * sizeof *order), n = 0;
     p = skip_sp(p);
     while (*p) {
-        long r = scan_uint(&p, 5);
-        if (r < 0 || r >= REC_MAX_RANKS || n == REC_MAX_RANKS) {
-            if (r >= REC_MAX_RANKS || n == REC_MAX_RANKS)
+        long r = scan_uint(&p, REC_RANK_DIGITS);
+        if (r < 0 || r >= REC_MAX_RANKS) {
+            if (r >= REC_MAX_RANKS)
                 too_large(x, "channel %ld's ring: rank %ld", chan, r);
             else
                 rec_error(L, x->name, x->line, "channel %ld's ring: a rank out of 0..%d", chan,
                           REC_LAST_RANK);
+            free(order);
             return;
         }
-        for (int i = 0; i < n; i++)
-            if (order[i] == r) {
-                rec_error(L, x->name, x->line, "channel %ld's ring lists rank %ld twice", chan,
-                          r);
-                return;
-            }
         order[n++] = (int)r;
         p = skip_sp(p);
     }
-    if (n == 0) return; /* "Channel 00 :" and nothing: no ring */
+    int *sorted = xmalloc((size_t)(n + 1) * sizeof *sorted);
+    memcpy(sorted, order, (size_t)n * sizeof *order);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_int);
+    for (int i = 1; i < n; i++)
+        if (sorted[i] == sorted[i - 1]) {
+            rec_error(L, x->name, x->line, "channel %ld's ring lists rank %d twice", chan,
+                      sorted[i]);
+            n = 0;
+            break;
+        }
+    int top = n ? sorted[n - 1] : 0;
+    free(sorted);
+    /* "Channel 00 :" and nothing: no ring; room for its ranks, else refused */
+    if (n == 0 || !rank_at(L, top) ||
+        (!L->rings[chan].order &&
+         !room(L, (size_t)n * sizeof *order, "a ring of %ld ranks", (long)n))) {
+        free(order);
+        return;
+    }
     struct rec_ring *g = &L->rings[chan];
     if (g->order) {
         ring_facts(L, chan, order, n);
@@ -342,10 +456,11 @@ static void ring_line(struct rec_ctx *x, long chan, const char *p)
                      "channel %ld has a second, different ring order (another "
                      "communicator?): the first is kept",
                      chan);
+        free(order);
         return;
     }
-    g->order = xmalloc((size_t)n * sizeof *order);
-    memcpy(g->order, order, (size_t)n * sizeof *order);
+    g->order = xrealloc(order, (size_t)n * sizeof *order);
+    order = g->order;
     g->n = n;
     ring_facts(L, chan, order, n);
     for (int i = 0; i < n; i++)
@@ -356,7 +471,7 @@ static void ring_line(struct rec_ctx *x, long chan, const char *p)
 /* "0[160]" or "0": a rank with an optional bracket. */
 static bool peer(const char **p, long *r)
 {
-    long v = scan_uint(p, 5);
+    long v = scan_uint(p, REC_RANK_DIGITS);
     if (v < 0) return false;
     if (**p == '[') {
         const char *q = strchr(*p, ']');
@@ -446,7 +561,9 @@ static void link_facts(struct rec_log *L, long chan, long from, long to, bool re
     rec_facts_seen(f, from);
     rec_facts_seen(f, to);
     char v[64];
-    snprintf(v, sizeof v, "%.*s", (int)(vn < 63 ? vn : 63), via);
+    size_t n = vn < 63 ? vn : 63;
+    memcpy(v, via, n);
+    v[n] = '\0';
     if (!starts(v, "NET/")) { /* P2P and SHM join GPUs of one host */
         rec_facts_placed(f, from);
         rec_facts_placed(f, to);
@@ -496,18 +613,21 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
         too_large(x, "a link of rank %ld to %ld", from, to);
         return;
     }
+    if (!rank_at(L, from > to ? from : to)) return; /* too large: said */
     struct rec_link k = {.channel = (int)chan,
                          .conn = (int)conn,
                          .from = (int)from,
                          .to = (int)to,
+                         .via = via_intern(L, via, vn < 47 ? vn : 47),
+                         .host = rec_host_name(L, x->host_id),
+                         .host_id = x->host_id,
                          .cls = REC_UNKNOWN};
-    snprintf(k.via, sizeof k.via, "%.*s", (int)vn, via);
-    snprintf(k.host, sizeof k.host, "%s", x->host);
     /* NCCL sets up a connection's send side on the sender and its receive side on the
      * receiver: the line's host is the sender's, or the receiver's for "[receive]" */
     bool recv = strstr(p, "[receive]") && strstr(p, "[receive]") < via;
     link_facts(L, chan, from, to, recv, via, vn);
-    struct rec_rank *rk = rank_at(L, recv ? to : from);
+    struct rec_rank *rk = &L->ranks[recv ? to : from];
+    rk->known = true;
     if (!rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
     /* a connection's send and receive lines: one link (found by a hash of its fields, so a
      * large job's links cost what they are, not their square) */
@@ -521,7 +641,7 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
         if (i < 0) break;
         const struct rec_link *o = &L->links[i];
         if (o->channel == k.channel && o->conn == k.conn && o->from == k.from &&
-            o->to == k.to && strcmp(o->via, k.via) == 0)
+            o->to == k.to && o->via == k.via)
             return;
         key = probe * 6364136223846793005ULL + 1; /* another link with this hash: next */
     }
@@ -530,7 +650,11 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
         return;
     }
     if (L->nlinks == L->caplinks) {
-        L->caplinks = L->caplinks ? 2 * L->caplinks : 64;
+        int more = L->caplinks ? L->caplinks : 64;
+        if (!room(L, (size_t)more * (sizeof *L->links + 4 * sizeof(uint64_t)), "link %ld",
+                  L->nlinks + 1L))
+            return;
+        L->caplinks += more;
         L->links = xrealloc(L->links, (size_t)L->caplinks * sizeof *L->links);
     }
     rec_map_put(&L->linkmap, key, L->nlinks);
@@ -622,13 +746,13 @@ static bool tree_part(const char **pp, int *down, int *ndown, long *me, long *up
     long v;
     *ndown = 0;
     if (up_first) {
-        if (!scan_int(&p, 5, up) || !starts(p, "->")) return false;
+        if (!scan_int(&p, REC_RANK_DIGITS, up) || !starts(p, "->")) return false;
         p += 2;
-        if (!scan_int(&p, 5, me) || !starts(p, "->")) return false;
+        if (!scan_int(&p, REC_RANK_DIGITS, me) || !starts(p, "->")) return false;
         p += 2;
     }
     for (int i = 0; i < REC_MAX_TREE_DOWN; i++) {
-        if (!scan_int(&p, 5, &v)) return false;
+        if (!scan_int(&p, REC_RANK_DIGITS, &v)) return false;
         if (v >= 0) down[(*ndown)++] = (int)v;
         if (*p != '/') break;
         p++;
@@ -636,9 +760,9 @@ static bool tree_part(const char **pp, int *down, int *ndown, long *me, long *up
     if (!up_first) {
         if (!starts(p, "->")) return false;
         p += 2;
-        if (!scan_int(&p, 5, me) || !starts(p, "->")) return false;
+        if (!scan_int(&p, REC_RANK_DIGITS, me) || !starts(p, "->")) return false;
         p += 2;
-        if (!scan_int(&p, 5, up)) return false;
+        if (!scan_int(&p, REC_RANK_DIGITS, up)) return false;
     }
     *pp = p;
     return true;
@@ -673,12 +797,17 @@ static bool trees_line(struct rec_ctx *x, const char *p)
         for (int i = 0; i < nd; i++)
             if (down[i] >= REC_MAX_RANKS) goto bad;
         struct rec_tree *t = &L->trees[chan];
-        if (me >= t->n) {
-            int n = (int)me + 1;
-            t->node = xrealloc(t->node, (size_t)n * sizeof *t->node);
-            memset(t->node + t->n, 0, (size_t)(n - t->n) * sizeof *t->node);
-            t->n = n;
+        if (me >= t->cap) { /* doubling: a job's ranks come in order */
+            int cap = t->cap ? t->cap : 64;
+            while (cap <= me)
+                cap *= 2;
+            if (!room(L, (size_t)(cap - t->cap) * sizeof *t->node, "a tree's rank %ld", me))
+                return true;
+            t->node = xrealloc(t->node, (size_t)cap * sizeof *t->node);
+            memset(t->node + t->cap, 0, (size_t)(cap - t->cap) * sizeof *t->node);
+            t->cap = cap;
         }
+        if (me >= t->n) t->n = (int)me + 1;
         struct rec_tnode *node = &t->node[me];
         if (!node->set) {
             node->set = true;
@@ -742,6 +871,7 @@ static bool comm_line(struct rec_ctx *x, const char *p)
         too_large(x, "a communicator of %ld ranks", nr);
         return true;
     }
+    if (!rank_slots(L, nr, "a communicator of %ld ranks", nr)) return true;
     if (rank >= nr) {
         rec_error(L, x->name, x->line, "comm line: rank %ld of %ld", rank, nr);
         return true;
@@ -1172,7 +1302,7 @@ static bool device_line(struct rec_ctx *x, const char *p)
     p = skip_sp(p);
     if (!starts(p, "Rank ")) return false;
     p = skip_sp(p + 5);
-    long r = scan_uint(&p, 5);
+    long r = scan_uint(&p, REC_RANK_DIGITS);
     const char *on = strstr(p, " on ");
     const char *dv = on ? strstr(on, " device ") : NULL;
     if (r < 0 || !dv) return false;
@@ -1570,7 +1700,7 @@ static bool wrapped_trees(const char *p)
     if (scan_uint(&p, 4) < 0 || !starts(p, "] ")) return false;
     p += 2;
     long v;
-    return scan_int(&p, 5, &v) && (*p == '/' || starts(p, "->"));
+    return scan_int(&p, REC_RANK_DIGITS, &v) && (*p == '/' || starts(p, "->"));
 }
 
 static bool one_line(struct rec_ctx *x, char *s)
@@ -1603,6 +1733,7 @@ static bool one_line(struct rec_ctx *x, char *s)
         L->nccl_lines = true;
         int h = header_host(L, ln);
         snprintf(x->host, sizeof x->host, "%s", rec_host_name(L, h));
+        x->host_id = h;
         if (h >= 0) {
             L->host_lines[h]++;
             if (x->line == 1 && L->nfirst < (int)(sizeof L->first_hosts / sizeof(int)))
@@ -1667,15 +1798,6 @@ static bool one_line(struct rec_ctx *x, char *s)
     return got;
 }
 
-/* The file being read, between rec_parse_begin and rec_parse_end. */
-struct rec_file {
-    struct rec_ctx x;
-    char name[1024];
-    char *buf; /* one cleaned line */
-    int got;
-    bool last_read;
-};
-
 static void file_free(struct rec_file *F)
 {
     if (F) free(F->buf);
@@ -1706,6 +1828,7 @@ void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *e = nl ? nl : end;
         F->x.line++;
+        L->text_bytes += (size_t)(e - p) + 1;
         if ((size_t)(e - p) > REC_MAX_LINE) {
             rec_error(L, F->name, F->x.line, "a line of %zu bytes (the limit is %d): skipped",
                       (size_t)(e - p), REC_MAX_LINE);
@@ -1713,6 +1836,7 @@ void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
             memset(&L->ln, 0, sizeof L->ln);
             rec_line_clean(p, e, F->buf, &L->ln);
             F->x.host[0] = '\0';
+            F->x.host_id = -1;
             F->last_read = one_line(&F->x, F->buf);
             if (F->last_read) F->got++;
         }
@@ -1747,9 +1871,7 @@ int rec_parse(struct rec_log *L, const char *name, const char *text, size_t len)
 static enum rec_class classify(const struct rec_log *L, const struct rec_link *k)
 {
     const char *v = k->via;
-    const struct rec_host_net *h = NULL;
-    for (int i = 0; i < L->nnets; i++)
-        if (strcmp(L->nets[i].host, k->host) == 0) h = &L->nets[i];
+    const struct rec_host_net *h = k->host_id + 1 < L->nnets ? &L->nets[k->host_id + 1] : NULL;
     if (starts(v, "SHM/") || starts(v, "direct shared memory") || starts(v, "shared memory"))
         return REC_SHM;
     if (starts(v, "NET/Socket")) return REC_SOCKET;
@@ -1785,10 +1907,19 @@ static enum rec_class classify(const struct rec_log *L, const struct rec_link *k
     return REC_UNKNOWN;
 }
 
-/* A channel without a ring line: its ring from its link lines, when they form exactly one
- * cycle through every rank that appears in them (each rank one successor, one predecessor),
- * and through all nranks ranks when that is known. Tree connections of the same channel
- * (printed too since 2.7) break that, and then nothing is guessed. */
+/* A channel without a ring line, or whose ring line NCCL cut (its dumpLine prints into 128
+ * bytes, src/graph/rings.cc: about 27 ranks): its ring from its link lines, when they form
+ * exactly one cycle through every rank that appears in them (each rank one successor, one
+ * predecessor), and through all nranks ranks when that is known; a cut line's ranks must be
+ * the cycle's own, in its order, from rank 0. Tree connections of the same channel (printed
+ * too since 2.7) break that, and then nothing is guessed. */
+static bool cut_ring_agrees(const struct rec_ring *g, const int *next, int n)
+{
+    for (int i = 0; i + 1 < g->n; i++)
+        if (g->order[i] >= n || next[g->order[i]] != g->order[i + 1]) return false;
+    return true;
+}
+
 static void ring_from_links(struct rec_log *L, int c)
 {
     int n = L->maxrank + 1;
@@ -1821,10 +1952,21 @@ static void ring_from_links(struct rec_log *L, int c)
             order[k++] = r;
             if (next[r] == start) break;
         }
-        if (k == members && next[order[k - 1]] == start) {
-            L->rings[c].order = order;
-            L->rings[c].n = members;
+        struct rec_ring *g = &L->rings[c];
+        if (k == members && next[order[k - 1]] == start && !g->order) {
+            g->order = order;
+            g->n = members;
             rec_warn(L, "channel %d's ring is read from its link lines (no ring line)", c);
+        } else if (k == members && next[order[k - 1]] == start && cut_ring_agrees(g, next, n)) {
+            for (int i = 0; i < members; i++) /* from the cut line's first rank */
+                order[i] = i == 0 ? g->order[0] : next[order[i - 1]];
+            free(g->order);
+            g->order = order;
+            g->n = members;
+            rec_warn(L,
+                     "channel %d's ring line lists the first ranks only (NCCL prints 128 bytes "
+                     "of it): its ring is read from its link lines",
+                     c);
         } else {
             free(order);
         }
@@ -1953,8 +2095,9 @@ void rec_finish(struct rec_log *L)
     bool ring_lines = false;
     for (int c = 0; c < REC_MAX_CHANNELS; c++)
         ring_lines = ring_lines || L->rings[c].order;
-    for (int c = 0; c < REC_MAX_CHANNELS && !ring_lines; c++)
-        ring_from_links(L, c);
+    for (int c = 0; c < REC_MAX_CHANNELS; c++)
+        if (!ring_lines || (L->rings[c].order && L->nranks > L->rings[c].n))
+            ring_from_links(L, c);
     int ring_n = -1;
     bool rings = false, trees = false;
     for (int c = 0; c < REC_MAX_CHANNELS; c++) {
@@ -1966,12 +2109,21 @@ void rec_finish(struct rec_log *L)
     }
     if (L->nranks < 0 && ring_n > 0) L->nranks = ring_n;
     if (L->nranks < 0 && L->maxrank >= 0 && L->ntests > 0) L->nranks = L->maxrank + 1;
+    /* every rank of the communicator has a slot (comm lines made them; a ring's length
+     * is of ranks named) */
+    if (L->nranks > L->rank_slots && L->nranks <= REC_MAX_RANKS) {
+        int n = L->rank_slots;
+        L->ranks = xrealloc(L->ranks, (size_t)L->nranks * sizeof *L->ranks);
+        memset(L->ranks + n, 0, (size_t)(L->nranks - n) * sizeof *L->ranks);
+        for (int r = n; r < L->nranks; r++)
+            L->ranks[r].device = -1;
+        L->rank_slots = L->nranks;
+    }
     if (L->nranks > 0 && L->nnodes < 0) {
-        const char *h[REC_MAX_RANKS];
         bool all = true;
         for (int r = 0; r < L->nranks; r++)
             if (!L->ranks[r].host[0]) all = false;
-        if (all) L->nnodes = rec_hosts(L, h, REC_MAX_RANKS);
+        if (all) L->nnodes = rec_hosts(L, NULL, 0);
     }
     for (int c = 0; c < REC_MAX_CHANNELS; c++)
         if (L->rings[c].order && L->nranks > 0 && L->rings[c].n != L->nranks)
@@ -2010,14 +2162,27 @@ int rec_ring_crossings(const struct rec_log *L, int channel)
 
 int rec_hosts(const struct rec_log *L, const char **out, int max)
 {
+    /* a host's name is interned (rec_host_id): a mark per id, not a scan of those found */
+    unsigned char *seen = xcalloc((size_t)L->nhostnames + 1, 1);
     int n = 0;
-    for (int r = 0; r <= L->maxrank; r++) {
+    const char *last = NULL;
+    for (int r = 0; r <= L->maxrank && r < L->rank_slots; r++) {
         const char *h = L->ranks[r].host;
-        if (!h[0]) continue;
-        bool seen = false;
-        for (int i = 0; i < n && !seen; i++)
-            seen = strcmp(out[i], h) == 0;
-        if (!seen && n < max) out[n++] = h;
+        if (!h[0] || (last && strcmp(last, h) == 0)) continue;
+        last = h;
+        int id = rec_host_id((struct rec_log *)L, h, false);
+        if (id >= 0 ? seen[id] : false) continue;
+        if (id >= 0)
+            seen[id] = 1;
+        else { /* a host no line printed (nccl-tests' device list): compared by name */
+            bool dup = false;
+            for (int i = 0; i < n && i < max && !dup; i++)
+                dup = strcmp(out[i], h) == 0;
+            if (dup) continue;
+        }
+        if (n < max) out[n] = h;
+        n++;
     }
-    return n;
+    free(seen);
+    return out && n > max ? max : n;
 }

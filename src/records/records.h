@@ -24,10 +24,25 @@
 
 #define REC_MAX_BYTES ((size_t)64 << 20) /* one file */
 #define REC_MAX_LINE 65536               /* one line, in bytes */
-#define REC_MAX_RANKS 4096
-#define REC_LAST_RANK (REC_MAX_RANKS - 1) /* what messages name: "ranks end at 4095" */
-#define REC_MAX_CHANNELS 128              /* NCCL's MAXCHANNELS is 32 or 64; newer builds 128 */
-#define REC_MAX_LINKS 65536
+/* Ranks: NCCL's nRanks is an int; a rank is kept in a few dozen bytes (rec_rank, its ring
+ * and tree entries), so what bounds a record is memory: a communicator larger than the
+ * memory available to hold it (mem_check) is refused, naming its size. REC_MAX_RANKS is
+ * the reader's own ceiling on a rank number (eight digits; 2^24 ranks keep every count
+ * and byte size below an int's range). */
+#define REC_MAX_RANKS (1 << 24)
+#define REC_RANK_DIGITS 8
+#define REC_LAST_RANK (REC_MAX_RANKS - 1) /* what messages name */
+/* Channels: NCCL's MAXCHANNELS (in NVIDIA/nccl's device header) was 32 in older releases and
+ * is 64 in NCCL 2.26.3; RCCL's device.h says 128. The larger is the bound. */
+#define REC_MAX_CHANNELS 128
+/* Links: a connection a rank, channel and connection index (NCCL_MAX_CONNS is 2, RCCL's 3):
+ * bounded by memory as the ranks are, and by an int's range. */
+#define REC_MAX_LINKS (1 << 30)
+/* What a record may keep: the memory available (mem_check), and at most REC_KEEP_FLOOR +
+ * REC_KEEP_PER_BYTE bytes a byte of its text, so a few lines naming huge ranks are refused
+ * rather than take the machine (a real job's log keeps about 1 byte a byte of text). */
+#define REC_KEEP_FLOOR ((size_t)256 << 20)
+#define REC_KEEP_PER_BYTE 16
 #define REC_MAX_TESTS 64
 #define REC_MAX_ROWS 4096 /* rows of one test */
 #define REC_MAX_MSGS 64   /* errors and warnings kept (the rest are counted) */
@@ -57,8 +72,10 @@ struct rec_rank {
 struct rec_link {
     int channel, conn; /* conn: "Channel 00/1"'s connection index, -1 when not printed */
     int from, to;
-    char via[48];  /* as NCCL printed it: "P2P/CUMEM/read", "NET/IB/6/GDRDMA" */
-    char host[64]; /* the host of the line that printed it ("" unknown) */
+    /* interned (kept once in the record, so equal strings are one pointer): */
+    const char *via;  /* as NCCL printed it: "P2P/CUMEM/read", "NET/IB/6/GDRDMA" */
+    const char *host; /* the host of the line that printed it ("" unknown) */
+    int host_id;      /* its id (reccomm.h), -1 unknown */
     enum rec_class cls;
 };
 
@@ -71,7 +88,7 @@ struct rec_tnode {
 
 struct rec_tree { /* one channel's tree, indexed by rank */
     struct rec_tnode *node;
-    int n;
+    int n, cap; /* node[0..n) read; cap allocated */
 };
 
 struct rec_meas {
@@ -208,11 +225,14 @@ struct rec_log {
     struct rec_tuning tuning;
     struct rec_graph graph;
     struct rec_job job;
-    unsigned char *wcodes; /* per warning */
-    unsigned wseen;        /* a bit per rec_wcode warned */
-    int nranks;            /* -1 unknown */
-    int nnodes;            /* said by a comm line; -1 unknown */
-    struct rec_rank ranks[REC_MAX_RANKS];
+    unsigned char *wcodes;  /* per warning */
+    unsigned wseen;         /* a bit per rec_wcode warned */
+    size_t kept;            /* bytes of ranks, rings, trees and links kept (see room()) */
+    size_t text_bytes;      /* text read, all files */
+    int nranks;             /* -1 unknown */
+    int nnodes;             /* said by a comm line; -1 unknown */
+    struct rec_rank *ranks; /* rank_slots of them: at least maxrank + 1 and nranks */
+    int rank_slots;
     int maxrank; /* the highest rank any line named, -1 none */
     struct rec_ring rings[REC_MAX_CHANNELS];
     struct rec_tree trees[REC_MAX_CHANNELS];
@@ -220,8 +240,11 @@ struct rec_log {
     int nlinks, caplinks;
     struct rec_test tests[REC_MAX_TESTS];
     int ntests;
-    struct rec_host_net nets[64];
+    struct rec_host_net *nets; /* by host id + 1 (0: lines without a host): nnets of them */
     int nnets;
+    struct rec_map viamap; /* the links' transports, interned */
+    char **vias;
+    int nvias;
     bool nvls;           /* any host */
     int init_complete;   /* "Init COMPLETE" lines */
     char init_error[64]; /* NCCL's error trace through init: "init.cc:1089 -> 3" */
@@ -267,7 +290,8 @@ void rec_finish(struct rec_log *L);
 /* A channel's ring as hosts: how many of its hops cross from one host to another; -1 when a
  * rank's host is unknown. */
 int rec_ring_crossings(const struct rec_log *L, int channel);
-/* The hosts in rank order (first appearance), into out[max]; returns how many. */
+/* The hosts in rank order (first appearance), into out[max]; returns how many (out NULL:
+ * counts them all). */
 int rec_hosts(const struct rec_log *L, const char **out, int max);
 
 #endif

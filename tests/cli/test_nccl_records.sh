@@ -263,13 +263,17 @@ bad 2 "$tmp/none.log:0: cannot open" "$tmp/none.log"
 bad 0 "$tmp/none.log:0: cannot open" "$tmp/none.log" "$DIR/04-socket-2node-p40-nccl248.log"
 bad 2 "nothing could be read" /etc/hostname
 # Larger than the reader holds: refused whole (exit 2, where and what), never read in part.
-printf 'h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 8192 nNodes 1024 localRanks 8 localRank 0 MNNVL 0\n' >"$tmp/big.log"
-bad 2 "$tmp/big.log:1: a communicator of 8192 ranks: larger than this reader holds" "$tmp/big.log"
+# Ranks past the reader's ceiling (2^24), and a communicator more than memory may keep (a
+# one-line record may keep 256 MiB + 16 bytes a byte of text: 16,000,000 ranks need ~3.4 GiB).
+printf 'h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 16777217 nNodes 1024 localRanks 8 localRank 0 MNNVL 0\n' >"$tmp/big.log"
+bad 2 "$tmp/big.log:1: a communicator of 16777217 ranks: larger than this reader holds" "$tmp/big.log"
+printf 'h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 16000000 nNodes 2000000 localRanks 8 localRank 0 MNNVL 0\n' >"$tmp/big.log"
+bad 2 "$tmp/big.log:1: a communicator of 16000000 ranks: the record would keep" "$tmp/big.log"
 {
     printf 'h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 2 nNodes 1 localRanks 2 localRank 0 MNNVL 0\n'
-    printf 'h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 5000[1] via P2P/IPC\n'
+    printf 'h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 99999999[1] via P2P/IPC\n'
 } >"$tmp/biglink.log"
-bad 2 "$tmp/biglink.log:2: a link of rank 0 to 5000: larger than this reader holds" "$tmp/biglink.log"
+bad 2 "$tmp/biglink.log:2: a link of rank 0 to 99999999: larger than this reader holds" "$tmp/biglink.log"
 mkdir "$tmp/empty"
 bad 2 "a folder with no file that could be read" "$tmp/empty"
 printf 'h:1:1 [0] NCCL INFO Channel 00/02 :    0   1   1\nh:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 - Init COMPLETE\n' >"$tmp/dup.log"

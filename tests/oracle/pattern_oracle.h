@@ -4,15 +4,18 @@
  * one, v = (7*rank + 3*(i mod 11)) mod 11, worked out by stepping round an 11-hour clock
  * instead of by the formula, then v - 5 (prod: 1/2, 1, 2 by v mod 3); the receive buffers
  * are built by moving and reducing real send buffers as each collective is defined (what
- * NCCL's documentation says lands where). Used by tests/unit/test_kernels.c and
- * tests/gpu/test_kernels.c. Header-only, static functions: include it in one file. */
+ * NCCL's documentation says lands where: one entry per collective in coll_answers.h).
+ * Used by tests/unit/test_kernels.c and tests/gpu/test_kernels.c. Header-only, static
+ * functions: include it in one file. */
 #ifndef COLLVIZ_TESTS_PATTERN_ORACLE_H
 #define COLLVIZ_TESTS_PATTERN_ORACLE_H
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "core/coll.h"
+#include "coll_answers.h"
 
 /* Element i of rank's send buffer. */
 static float oracle_value(int op, int rank, size_t i)
@@ -49,59 +52,36 @@ static float oracle_reduce(int op, const float *x, int n)
 /* Every rank's receive buffer (out[r], W*count floats each, caller's) and receive count
  * (nrecv[r]) after collective c, when rank q's send buffer holds oracle_value(op, q, i)
  * for i < W*count (each rank sends a prefix of it: count, or W*count for the root of
- * scatter and for all_to_all/reduce_scatter). count is NCCL's API count. */
+ * scatter and for all_to_all/reduce_scatter). count is NCCL's API count. What lands where
+ * is c's entry in tests/oracle/coll_answers.h; a collective without one stops the test. */
 static void oracle_collective(int c, int op, int W, size_t count, int root, float **out,
                               size_t *nrecv)
 {
+    const struct coll_answer *a = coll_answer(c);
+    if (!a) {
+        fprintf(stderr, "collective %d has no entry in tests/oracle/coll_answers.h\n", c);
+        abort();
+    }
     size_t len = (size_t)W * count;
     float *in[CV_MAX_RANKS], col[CV_MAX_RANKS];
     for (int q = 0; q < W; q++) {
         in[q] = malloc(len * sizeof(float));
         for (size_t i = 0; i < len; i++)
             in[q][i] = oracle_value(op, q, i);
-        nrecv[q] = 0;
     }
     for (int r = 0; r < W; r++) {
-        switch (c) {
-        case COLL_BROADCAST: /* the root's count elements, everywhere */
-            nrecv[r] = count;
-            memcpy(out[r], in[root], count * sizeof(float));
-            break;
-        case COLL_SCATTER: /* block r of the root's W blocks */
-            nrecv[r] = count;
-            memcpy(out[r], in[root] + (size_t)r * count, count * sizeof(float));
-            break;
-        case COLL_GATHER: /* the root gets every rank's block, in rank order */
-        case COLL_ALL_GATHER:
-            if (c == COLL_GATHER && r != root) break;
-            nrecv[r] = len;
+        nrecv[r] = a->recv(W, count, root, r);
+        for (size_t j = 0; j < nrecv[r]; j++) {
+            size_t at = 0;
+            uint32_t mask = a->source(W, count, root, r, j, &at);
+            int n = 0;
             for (int q = 0; q < W; q++)
-                memcpy(out[r] + (size_t)q * count, in[q], count * sizeof(float));
-            break;
-        case COLL_REDUCE: /* element-wise reduction of every rank's buffer */
-        case COLL_ALL_REDUCE:
-            if (c == COLL_REDUCE && r != root) break;
-            nrecv[r] = count;
-            for (size_t j = 0; j < count; j++) {
-                for (int q = 0; q < W; q++)
-                    col[q] = in[q][j];
-                out[r][j] = oracle_reduce(op, col, W);
+                if (mask & (1u << q)) col[n++] = in[q][at];
+            if (n == 0 || at >= len) {
+                fprintf(stderr, "%s: element %zu of rank %d has no source\n", a->name, j, r);
+                abort();
             }
-            break;
-        case COLL_REDUCE_SCATTER: /* block r of the reduction of W-block buffers */
-            nrecv[r] = count;
-            for (size_t j = 0; j < count; j++) {
-                for (int q = 0; q < W; q++)
-                    col[q] = in[q][(size_t)r * count + j];
-                out[r][j] = oracle_reduce(op, col, W);
-            }
-            break;
-        case COLL_ALL_TO_ALL: /* block q of rank r's output: block r of rank q's input */
-            nrecv[r] = len;
-            for (int q = 0; q < W; q++)
-                memcpy(out[r] + (size_t)q * count, in[q] + (size_t)r * count,
-                       count * sizeof(float));
-            break;
+            out[r][j] = oracle_reduce(op, col, n);
         }
     }
     for (int q = 0; q < W; q++)

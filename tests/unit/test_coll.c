@@ -12,23 +12,29 @@
 #include "core/init.h"
 #include "core/plan.h"
 
+#include "../oracle/coll_answers.h"
+
+/* The tests' answers for collective c (tests/oracle/coll_answers.h); a collective without
+ * its entry there fails. */
+static const struct coll_answer *answer(int c)
+{
+    const struct coll_answer *a = coll_answer(c);
+    if (!a) fail_msg("collective %d has no entry in tests/oracle/coll_answers.h", c);
+    return a;
+}
+
 static void test_names_and_parse(void **state)
 {
     (void)state;
-    static const char *names[COLL_COUNT] = {"broadcast",  "scatter",    "gather",
-                                            "reduce",     "all_gather", "reduce_scatter",
-                                            "all_reduce", "all_to_all"};
-    static const char *titles[COLL_COUNT] = {"broadcast",  "scatter",    "gather",
-                                             "reduce",     "all-gather", "reduce-scatter",
-                                             "all-reduce", "all-to-all"};
     for (int c = 0; c < COLL_COUNT; c++) {
-        assert_string_equal(coll_name((enum coll)c), names[c]);
-        assert_string_equal(coll_title((enum coll)c), titles[c]);
+        const struct coll_answer *a = answer(c);
+        assert_string_equal(coll_name((enum coll)c), a->name);
+        assert_string_equal(coll_title((enum coll)c), a->title);
         enum coll got = COLL_COUNT;
-        assert_int_equal(coll_parse(names[c], &got), 0);
+        assert_int_equal(coll_parse(a->name, &got), 0);
         assert_int_equal(got, c);
         got = COLL_COUNT;
-        assert_int_equal(coll_parse(titles[c], &got), 0);
+        assert_int_equal(coll_parse(a->title, &got), 0);
         assert_int_equal(got, c);
     }
     enum coll c = COLL_COUNT;
@@ -82,11 +88,9 @@ static void test_names_and_parse(void **state)
 static void test_classification(void **state)
 {
     (void)state;
-    bool rooted[COLL_COUNT] = {true, true, true, true, false, false, false, false};
-    bool reduces[COLL_COUNT] = {false, false, false, true, false, true, true, false};
     for (int c = 0; c < COLL_COUNT; c++) {
-        assert_int_equal(coll_is_rooted((enum coll)c), rooted[c]);
-        assert_int_equal(coll_reduces((enum coll)c), reduces[c]);
+        assert_int_equal(coll_is_rooted((enum coll)c), answer(c)->rooted);
+        assert_int_equal(coll_reduces((enum coll)c), answer(c)->reduces);
     }
 }
 
@@ -96,21 +100,14 @@ static void test_counts_and_layout(void **state)
     (void)state;
     const int W = 4, root = 1;
     const size_t n = 3;
-    struct {
-        size_t send_root, send_other, recv_root, recv_other, work;
-    } want[COLL_COUNT] = {
-        [COLL_BROADCAST] = {3, 0, 3, 3, 3},     [COLL_SCATTER] = {12, 0, 3, 3, 12},
-        [COLL_GATHER] = {3, 3, 12, 0, 12},      [COLL_REDUCE] = {3, 3, 3, 0, 3},
-        [COLL_ALL_GATHER] = {3, 3, 12, 12, 12}, [COLL_REDUCE_SCATTER] = {12, 12, 3, 3, 12},
-        [COLL_ALL_REDUCE] = {3, 3, 3, 3, 3},    [COLL_ALL_TO_ALL] = {12, 12, 12, 12, 24},
-    };
     for (int c = 0; c < COLL_COUNT; c++) {
         enum coll k = (enum coll)c;
-        assert_int_equal(coll_send_count(k, W, n, root, root), want[c].send_root);
-        assert_int_equal(coll_send_count(k, W, n, 3, root), want[c].send_other);
-        assert_int_equal(coll_recv_count(k, W, n, root, root), want[c].recv_root);
-        assert_int_equal(coll_recv_count(k, W, n, 3, root), want[c].recv_other);
-        assert_int_equal(coll_work_len(k, W, n), want[c].work);
+        const struct coll_answer *want = answer(c);
+        assert_int_equal(coll_send_count(k, W, n, root, root), want->sizes.send_root);
+        assert_int_equal(coll_send_count(k, W, n, 3, root), want->sizes.send_other);
+        assert_int_equal(coll_recv_count(k, W, n, root, root), want->sizes.recv_root);
+        assert_int_equal(coll_recv_count(k, W, n, 3, root), want->sizes.recv_other);
+        assert_int_equal(coll_work_len(k, W, n), want->sizes.work);
         /* Send and receive regions fit in the working buffer for every rank. */
         for (int r = 0; r < W; r++) {
             assert_true(coll_in_off(k, W, n, r) + coll_send_count(k, W, n, r, root) <=
@@ -135,25 +132,15 @@ static void test_bytes_and_busbw(void **state)
 {
     (void)state;
     /* W=4, count 1000 floats. */
-    size_t S[COLL_COUNT] = {
-        [COLL_BROADCAST] = 4000,  [COLL_SCATTER] = 16000,    [COLL_GATHER] = 16000,
-        [COLL_REDUCE] = 4000,     [COLL_ALL_GATHER] = 16000, [COLL_REDUCE_SCATTER] = 16000,
-        [COLL_ALL_REDUCE] = 4000, [COLL_ALL_TO_ALL] = 16000,
-    };
-    double f4[COLL_COUNT] = {
-        [COLL_BROADCAST] = 1.0,  [COLL_SCATTER] = 0.75,    [COLL_GATHER] = 0.75,
-        [COLL_REDUCE] = 1.0,     [COLL_ALL_GATHER] = 0.75, [COLL_REDUCE_SCATTER] = 0.75,
-        [COLL_ALL_REDUCE] = 1.5, [COLL_ALL_TO_ALL] = 0.75,
-    };
-    double f1[COLL_COUNT] = {[COLL_BROADCAST] = 1.0, [COLL_REDUCE] = 1.0};
     for (int c = 0; c < COLL_COUNT; c++) {
         enum coll k = (enum coll)c;
-        assert_int_equal(coll_bytes(k, 4, 1000, 4), S[c]);
-        assert_int_equal(coll_count_for_bytes(k, 4, S[c], 4), 1000);
+        size_t S = answer(c)->bytes;
+        assert_int_equal(coll_bytes(k, 4, 1000, 4), S);
+        assert_int_equal(coll_count_for_bytes(k, 4, S, 4), 1000);
         /* Rounds down: three bytes short of the next element (or piece). */
-        assert_int_equal(coll_count_for_bytes(k, 4, S[c] + (S[c] == 4000 ? 3 : 15), 4), 1000);
-        assert_true(coll_busbw_factor(k, 4) == f4[c]);
-        assert_true(coll_busbw_factor(k, 1) == f1[c]);
+        assert_int_equal(coll_count_for_bytes(k, 4, S + (S == 4000 ? 3 : 15), 4), 1000);
+        assert_true(coll_busbw_factor(k, 4) == answer(c)->busbw_w4);
+        assert_true(coll_busbw_factor(k, 1) == answer(c)->busbw_w1);
         assert_int_equal(coll_bytes(k, 1, 1000, 4), 4000);
     }
     /* The lecture's benchmark: 100*1024^2 floats all-reduced on 4 ranks. */
@@ -167,23 +154,18 @@ static void test_bytes_and_busbw(void **state)
 static void test_table(void **state)
 {
     (void)state;
-    const char *text[COLL_COUNT] = {
-        [COLL_BROADCAST] = "1",         [COLL_SCATTER] = "(W-1)/W",
-        [COLL_GATHER] = "(W-1)/W",      [COLL_REDUCE] = "1",
-        [COLL_ALL_GATHER] = "(W-1)/W",  [COLL_REDUCE_SCATTER] = "(W-1)/W",
-        [COLL_ALL_REDUCE] = "2(W-1)/W", [COLL_ALL_TO_ALL] = "(W-1)/W",
-    };
     const double at4[] = {[0] = 1.0, [1] = 0.75, [2] = 1.5}; /* "1", "(W-1)/W", "2(W-1)/W" */
     for (int c = 0; c < COLL_COUNT; c++) {
         enum coll k = (enum coll)c;
         const struct coll_info *ci = coll_info(k);
+        const char *text = answer(c)->busbw_text;
         assert_non_null(ci);
         assert_string_equal(ci->name, coll_name(k));
         assert_string_equal(ci->title, coll_title(k));
         assert_true(ci->rooted == coll_is_rooted(k));
         assert_true(ci->reduces == coll_reduces(k));
-        assert_string_equal(ci->busbw_text, text[c]);
-        int which = strcmp(text[c], "1") == 0 ? 0 : strcmp(text[c], "(W-1)/W") == 0 ? 1 : 2;
+        assert_string_equal(ci->busbw_text, text);
+        int which = strcmp(text, "1") == 0 ? 0 : strcmp(text, "(W-1)/W") == 0 ? 1 : 2;
         assert_true(coll_busbw_factor(k, 4) == at4[which]);
         assert_true(ci->busbw_why && strlen(ci->busbw_why) > 20);
         assert_true(ci->count_text && ci->count_text[0]);
@@ -221,21 +203,12 @@ static void test_rows_complete(void **state)
 static void test_algorithms_and_defaults(void **state)
 {
     (void)state;
-    bool have[COLL_COUNT][ALGO_COUNT] = {
-        [COLL_BROADCAST] = {true, true, true},
-        [COLL_SCATTER] = {false, false, true},
-        [COLL_GATHER] = {false, false, true},
-        [COLL_REDUCE] = {true, true, true},
-        [COLL_ALL_GATHER] = {true, false, true},
-        [COLL_REDUCE_SCATTER] = {true, false, true},
-        [COLL_ALL_REDUCE] = {true, true, true, true},
-        [COLL_ALL_TO_ALL] = {false, false, true},
-    };
     for (int c = 0; c < COLL_COUNT; c++) {
+        const bool *have = answer(c)->algos;
         for (int a = 0; a < ALGO_COUNT; a++)
-            assert_int_equal(algo_supported((enum coll)c, (enum algo)a), have[c][a]);
+            assert_int_equal(algo_supported((enum coll)c, (enum algo)a), have[a]);
         assert_int_equal(coll_default_algo((enum coll)c),
-                         have[c][ALGO_RING] ? ALGO_RING : ALGO_DIRECT);
+                         have[ALGO_RING] ? ALGO_RING : ALGO_DIRECT);
     }
     assert_int_equal(coll_default_count(COLL_ALL_REDUCE, 4), 4);
     assert_int_equal(coll_default_count(COLL_BROADCAST, 6), 6);

@@ -181,7 +181,7 @@ static void test_comm_lines(void **state)
     assert_string_equal(L->ranks[0].busid, "1b000");
     assert_int_equal(L->ranks[0].device, 0);
     assert_int_equal(L->init_complete, 1);
-    assert_string_equal(L->nets[0].net, "IB");
+    assert_string_equal(L->nets[rec_host_id(L, "x", false) + 1].net, "IB"); /* 0: no host */
     assert_true(has_msg(L->warnings, L->nwarnings, "lines of ranks 0, 10 only (of 16)"));
     rec_free(L);
 }
@@ -302,10 +302,10 @@ static void test_bounds(void **state)
     assert_true(has_msg(L->errors, L->nerrors, "b.log:1: a line of"));
     free(big);
     const char *bad = "h:1:1 [0] NCCL INFO Channel 200/2 :    0   1\n"
-                      "h:1:1 [0] NCCL INFO Channel 01/2 :    0   9999\n"
+                      "h:1:1 [0] NCCL INFO Channel 01/2 :    0   99999999\n"
                       "h:1:1 [0] NCCL INFO Trees [0] 1/-1/-1->0->x\n"
                       "h:1:1 [0] NCCL INFO comm 0x1 rank 5 nranks 2 cudaDev 0\n"
-                      "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 99999[1] via SHM/direct\n";
+                      "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 99999999[1] via SHM/direct\n";
     rec_parse(L, "c.log", bad, strlen(bad));
     rec_finish(L);
     /* past a limit: the record is refused (the first place says where), never cut */

@@ -21,6 +21,8 @@
 #include "core/trace.h"
 #include "core/util.h"
 
+#include "../oracle/coll_answers.h"
+
 /* Buffers for one case: send/recv per rank, sized for the largest case (W*count). */
 struct bufs {
     float *send[CV_MAX_RANKS], *ref[CV_MAX_RANKS], *out[CV_MAX_RANKS];
@@ -44,26 +46,14 @@ static void bufs_free(struct bufs *b)
     }
 }
 
-/* The ranks whose input element j of rank's receive buffer must contain. */
+/* The ranks whose input element j of rank's receive buffer must contain: the collective's
+ * definition in tests/oracle/coll_answers.h (a collective without one fails). */
 static uint32_t expected_mask(enum coll c, int W, size_t count, int root, int rank, size_t j)
 {
-    uint32_t all = (1u << W) - 1;
-    (void)rank;
-    switch (c) {
-    case COLL_BROADCAST:
-    case COLL_SCATTER:
-        return 1u << root;
-    case COLL_GATHER:
-    case COLL_ALL_GATHER:
-    case COLL_ALL_TO_ALL:
-        return 1u << (j / count);
-    case COLL_REDUCE:
-    case COLL_REDUCE_SCATTER:
-    case COLL_ALL_REDUCE:
-        return all;
-    default:
-        return 0;
-    }
+    const struct coll_answer *a = coll_answer(c);
+    if (!a) fail_msg("%s has no entry in tests/oracle/coll_answers.h", coll_name(c));
+    size_t at;
+    return a->source(W, count, root, rank, j, &at);
 }
 
 /* Trace the plan on b->send, compare the output with ref_compute (exactly, or with a

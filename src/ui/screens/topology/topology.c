@@ -19,6 +19,7 @@ struct topo_state {
     struct topo_screen pub;
     struct topo_group *groups; /* the record's ranks by host, made on first use */
     int ngroups;
+    int nhosts; /* the record's hosts: more than groups holds past TOPO_MAX_GROUPS - 1 */
 };
 
 static int topo_chans(const struct app *a, int *out);
@@ -32,6 +33,7 @@ static struct topo_state *topo_st(struct app *a)
     if (a->rec && !t->groups) {
         t->groups = xcalloc(TOPO_MAX_GROUPS, sizeof *t->groups);
         t->ngroups = topo_groups(a->rec, t->groups, TOPO_MAX_GROUPS);
+        t->nhosts = rec_hosts(a->rec, NULL, 0);
         /* nccl-tests output alone (no rings, no trees): open on its rows. */
         int ch[REC_MAX_CHANNELS];
         if (topo_chans(a, ch) == 0 && a->rec->ntests > 0) t->pub.test = 1;
@@ -335,8 +337,10 @@ static int topo_nodes(struct app *a, struct rect r, int keep)
     for (int i = 0; i < t->ngroups && rows < room; i++) {
         const struct topo_group *g = &t->groups[i];
         if (rows == room - 1 && i < t->ngroups - 1) {
-            draw_putf(r.y + rows++, r.x, r.w, a->th.role[TH_DIM], "... %d more hosts",
-                      t->ngroups - i);
+            /* past TOPO_MAX_GROUPS - 1 hosts the groups hold the rest together: count them */
+            int more = t->nhosts > t->ngroups ? t->nhosts - i : t->ngroups - i;
+            draw_putf(r.y + rows++, r.x, r.w, a->th.role[TH_DIM], "... %d more hosts (of %d)",
+                      more, t->nhosts > t->ngroups ? t->nhosts : t->ngroups);
             break;
         }
         int x = r.x + draw_putf(r.y + rows, r.x, r.w, A_BOLD,

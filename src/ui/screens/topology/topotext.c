@@ -3,7 +3,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/util.h"
 
 const char topo_why_few[] =
     "NCCL orders each ring to leave a node as few times as it can: each crossing is a hop "
@@ -33,7 +36,7 @@ static bool topo_link_class(const struct rec_log *L, int ch, int from, int to,
 
 static const char *topo_host(const struct rec_log *L, int r)
 {
-    if (r < 0 || r >= REC_MAX_RANKS || !L->ranks[r].host[0]) return NULL;
+    if (r < 0 || r >= L->rank_slots || !L->ranks[r].host[0]) return NULL;
     return L->ranks[r].host;
 }
 
@@ -100,6 +103,10 @@ int topo_groups(const struct rec_log *L, struct topo_group *g, int max)
     for (int r = 0; r < n; r++) {
         struct topo_group *p = topo_group_of(g, &ng, max, topo_host(L, r), &unknown);
         if (!p) break;
+        if (p->n == TOPO_GROUP_RANKS) {
+            p->more++;
+            continue;
+        }
         p->ranks[p->n++] = r;
         const char *gpu = L->ranks[r].gpu;
         int k = (int)(p - g);
@@ -110,17 +117,19 @@ int topo_groups(const struct rec_log *L, struct topo_group *g, int max)
             p->gpu[0] = '\0';
         }
     }
-    if (unknown >= 0 && unknown != ng - 1) { /* the unknown ranks last */
-        struct topo_group t = g[unknown];
+    if (unknown >= 0 && unknown != ng - 1) {       /* the unknown ranks last */
+        struct topo_group *t = xmalloc(sizeof *t); /* 16 KiB: not on the stack */
+        *t = g[unknown];
         memmove(&g[unknown], &g[unknown + 1], (size_t)(ng - 1 - unknown) * sizeof *g);
-        g[ng - 1] = t;
+        g[ng - 1] = *t;
+        free(t);
     }
     return ng;
 }
 
 void topo_gpu_label(const struct rec_log *L, int rank, char *buf, size_t n)
 {
-    int dev = rank >= 0 && rank < REC_MAX_RANKS ? L->ranks[rank].device : -1;
+    int dev = rank >= 0 && rank < L->rank_slots ? L->ranks[rank].device : -1;
     if (dev >= 0)
         snprintf(buf, n, "r%d d%d", rank, dev);
     else

@@ -35,11 +35,13 @@ int topo_crossings(const struct topo_hop *h, int n);
 
 /* A host and its ranks (in rank order); host "" = ranks whose host the record does not
  * name. gpu: the GPU name when every rank of it that names one names the same. */
+#define TOPO_GROUP_RANKS 4096 /* ranks a group lists; the rest are counted in more */
 struct topo_group {
     char host[64];
     char gpu[64];
-    int ranks[REC_MAX_RANKS];
-    int n;
+    int ranks[TOPO_GROUP_RANKS];
+    int n;    /* ranks[0..n) */
+    int more; /* ranks of this group past ranks[] (not listed) */
 };
 /* The ranks 0..nranks-1 (nranks: the record's, or its highest rank + 1) by host, hosts in
  * the order their first rank comes, the unknown ones last; returns the groups, at most max
