@@ -62,6 +62,10 @@ struct screen_ops {
      * "end"), ascending, into out[max]; how many. The presenter's clicker stops there when
      * the slide's author marked no stops (deck.h). NULL or 0: the last step alone. */
     size_t (*phase_ends)(const struct app *a, long *out, size_t max);
+    /* Optional: the fewest rows (at most rows) in which the scene drawn embedded at width
+     * cols shows all that it shows in rows x cols, at every height from there up to rows:
+     * the presenter puts the narration on the scene's page when both fit. NULL: rows. */
+    int (*rows_needed)(const struct app *a, int cols, int rows);
     /* A key action of this screen: change *next (a copy of a->sc; the caller passes it
      * through app_set_scene) and/or set a->msg. false: not this screen's action (the
      * common actions of app.c take it). */
