@@ -59,6 +59,14 @@ size_t app_phase_ends(const struct app *a, long *out, size_t max)
     return o->phase_ends ? o->phase_ends(a, out, max) : 0;
 }
 
+int app_rows_needed(const struct app *a, int cols, int rows)
+{
+    const struct screen_ops *o = app_screen(a);
+    if (!o->rows_needed) return rows;
+    int n = o->rows_needed(a, cols, rows);
+    return n < 1 || n > rows ? rows : n;
+}
+
 size_t app_step(const struct app *a)
 {
     size_t n = app_nsteps(a);

@@ -194,5 +194,8 @@ size_t app_nsteps(const struct app *a);
 /* The shown screen's phase ends (screen_ops.phase_ends; 0 when it has none). */
 size_t app_phase_ends(const struct app *a, long *out, size_t max);
 size_t app_step(const struct app *a);
+/* The fewest rows (at most rows) the shown scene needs at width cols to show all that it
+ * shows in rows x cols (screen_ops.rows_needed; rows when the screen does not say). */
+int app_rows_needed(const struct app *a, int cols, int rows);
 
 #endif

@@ -9,6 +9,9 @@
 # include none of one another either. A file belongs to the longest room name that holds it;
 # a file in no room fails too. Prints the count; the order read backwards must find
 # includes upward, so the check can fail.
+# Screens apart: a file of one screen (src/ui/screens/X/) includes no header of another
+# (src/ui/screens/Y/), whatever the screens are called: what two screens share lives in ui/
+# or reaches the other screen through its screen_ops.
 # Usage: test_layers.sh [BIN [ASAN_BIN]] (runs no collviz)
 . "$(dirname "$0")/lib.sh" --no-bin
 cd "$TOP" || exit 1
@@ -80,6 +83,29 @@ while read -r l; do
     [ -n "$l" ] && fail "$l"
 done <<<"$bad"
 echo "$count includes break the layer order of $doc ($(wc -l <<<"$all") includes read)"
+
+# screens_apart: one line per include from one screen's folder into another's, on stdout.
+screens_apart() {
+    awk -F'\t' '{
+        split($1, fl, ":")
+        if (match(fl[1], /^src\/ui\/screens\/[^\/]+\//) == 0) next
+        a = substr(fl[1], 1, RLENGTH)
+        if (match($2, /^src\/ui\/screens\/[^\/]+\//) == 0) next
+        b = substr($2, 1, RLENGTH)
+        if (a != b) print $1 " includes " $2 ": one screen includes another screen'"'"'s header"
+    }'
+}
+sbad=$(screens_apart <<<"$all")
+scount=0
+[ -n "$sbad" ] && scount=$(wc -l <<<"$sbad")
+while read -r l; do
+    [ -n "$l" ] && fail "$l"
+done <<<"$sbad"
+echo "$scount includes go from one screen's folder into another's"
+# That check can fail: a screen's include of its own header, read as another screen's, is
+# found.
+probe=$(printf 'src/ui/screens/a/x.c:1\tsrc/ui/screens/b/y.h\n' | screens_apart)
+[ -n "$probe" ] || fail "the screens check found no include between two screens: it cannot fail"
 
 # The check can fail: the same order bottom to top must find includes upward.
 backwards=$(awk -F' → ' '{ for (i = NF; i > 0; i--) printf "%s%s", $i, (i > 1 ? " → " : "\n") }' <<<"$layers")

@@ -25,6 +25,7 @@ struct coll_answer {
     const char *name;  /* nccl-tests' and the CLI's spelling */
     const char *title; /* the lecture's */
     bool rooted, reduces;
+    bool in_place; /* it can run in place (NCCL's recvbuff inside sendbuff) */
     struct {
         size_t send_root, send_other, recv_root, recv_other, work;
     } sizes;
@@ -102,6 +103,7 @@ static inline uint32_t ans_all_to_all(int W, size_t count, int root, int r, size
 static const struct coll_answer coll_answers[COLL_COUNT] = {
     [COLL_BROADCAST] = {.name = "broadcast",
                         .title = "broadcast",
+                        .in_place = true,
                         .rooted = true,
                         .sizes = {3, 0, 3, 3, 3},
                         .bytes = 4000,
@@ -113,6 +115,7 @@ static const struct coll_answer coll_answers[COLL_COUNT] = {
                         .source = ans_broadcast},
     [COLL_SCATTER] = {.name = "scatter",
                       .title = "scatter",
+                      .in_place = true,
                       .rooted = true,
                       .sizes = {12, 0, 3, 3, 12},
                       .bytes = 16000,
@@ -124,6 +127,7 @@ static const struct coll_answer coll_answers[COLL_COUNT] = {
                       .source = ans_scatter},
     [COLL_GATHER] = {.name = "gather",
                      .title = "gather",
+                     .in_place = true,
                      .rooted = true,
                      .sizes = {3, 3, 12, 0, 12},
                      .bytes = 16000,
@@ -135,6 +139,7 @@ static const struct coll_answer coll_answers[COLL_COUNT] = {
                      .source = ans_gather},
     [COLL_REDUCE] = {.name = "reduce",
                      .title = "reduce",
+                     .in_place = true,
                      .rooted = true,
                      .reduces = true,
                      .sizes = {3, 3, 3, 0, 3},
@@ -147,6 +152,7 @@ static const struct coll_answer coll_answers[COLL_COUNT] = {
                      .source = ans_reduce},
     [COLL_ALL_GATHER] = {.name = "all_gather",
                          .title = "all-gather",
+                         .in_place = true,
                          .sizes = {3, 3, 12, 12, 12},
                          .bytes = 16000,
                          .busbw_text = "(W-1)/W",
@@ -157,6 +163,7 @@ static const struct coll_answer coll_answers[COLL_COUNT] = {
                          .source = ans_gather},
     [COLL_REDUCE_SCATTER] = {.name = "reduce_scatter",
                              .title = "reduce-scatter",
+                             .in_place = true,
                              .reduces = true,
                              .sizes = {12, 12, 3, 3, 12},
                              .bytes = 16000,
@@ -168,6 +175,7 @@ static const struct coll_answer coll_answers[COLL_COUNT] = {
                              .source = ans_reduce_scatter},
     [COLL_ALL_REDUCE] = {.name = "all_reduce",
                          .title = "all-reduce",
+                         .in_place = true,
                          .reduces = true,
                          .sizes = {3, 3, 3, 3, 3},
                          .bytes = 4000,
@@ -182,6 +190,7 @@ static const struct coll_answer coll_answers[COLL_COUNT] = {
                          .source = ans_reduce},
     [COLL_ALL_TO_ALL] = {.name = "all_to_all",
                          .title = "all-to-all",
+                         .in_place = false,
                          .sizes = {12, 12, 12, 12, 24},
                          .bytes = 16000,
                          .busbw_text = "(W-1)/W",

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The presenter's + / - zoom on the scenes that are not collectives, at 120x36: on the
-# parallelism screen (lesson 11's pipeline slide) zoom 1 drops the measured panel, 2 keeps
+# The presenter's + / - zoom on the scenes that are not collectives: on the
+# parallelism screen (lesson 11's pipeline slide, at 120x48, where its narration and the
+# whole scene share the page, the panel framed) zoom 1 drops the measured panel, 2 keeps
 # only the key matrices (stage 0 shows x2, not x0), 3 drops the transfer and sentence rows
 # too (the pipeline chart stays); on the hierarchy screen (lesson 2's ladder) zoom 1 drops
 # the tiers' detail lines and the what-if table, 2 the "not measured" lines, and the room
@@ -16,7 +17,7 @@ has() { tm_wait "$1" 5 || fail "'$1' is not shown ($2)"; }
 gone() { tm_wait_gone "$1" 5 || fail "'$1' is still shown ($2)"; }
 
 # ---- the parallelism screen
-tm_start 120 36 "--present $LESSONS/11-pipeline-parallel.md --backend cpu --no-measure --start 2" "$ENVS"
+tm_start 120 48 "--present $LESSONS/11-pipeline-parallel.md --backend cpu --no-measure --start 2" "$ENVS"
 tm_wait "slide 2/" 5 || fail "the pipeline slide did not come up"
 for _ in 1 2 3 4 5 6; do
     tm_screen | grep -qF "tick 3/10" && break

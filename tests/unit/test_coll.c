@@ -164,6 +164,7 @@ static void test_table(void **state)
         assert_string_equal(ci->title, coll_title(k));
         assert_true(ci->rooted == coll_is_rooted(k));
         assert_true(ci->reduces == coll_reduces(k));
+        assert_int_equal(coll_in_place(k), answer(c)->in_place);
         assert_string_equal(ci->busbw_text, text);
         int which = strcmp(text, "1") == 0 ? 0 : strcmp(text, "(W-1)/W") == 0 ? 1 : 2;
         assert_true(coll_busbw_factor(k, 4) == at4[which]);

@@ -1,4 +1,4 @@
-/* test_hiertext.c - the hierarchy screen's text (ui/screens/hierarchy/hiertext.h): the ladder
+/* test_hiertext.c - the hierarchy screen's text (ui/hiertext.h): the ladder
  * carries the lecture's figures and ratios, labelled, and this machine's figures beside their
  * tiers in each state (not yet measured: how to; measured: value, method, ratio to the
  * lecture's tier; cannot: why); the napkin panel reproduces the lecture's worked answers and
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "core/text.h"
-#include "ui/screens/hierarchy/hiertext.h"
+#include "ui/hiertext.h"
 
 /* The index of the first line whose text contains `want`, or fail. */
 static int find(const struct hier_lines *p, const char *want)

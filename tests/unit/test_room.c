@@ -240,8 +240,14 @@ static void keys_at(int cols, int rows)
         assert_non_null(strstr(st->status, "overview: slide"));
         present_script_key(s, 27);
         /* the scene's page: f six times, a demo (A: the next algorithm), 0 */
+        present_script_where(s, &slide, &n, &page, &np, &step);
+        bool on_scene = page == np - 1;  /* one page: narration and scene share it */
         present_script_key(s, KEY_F(5)); /* the scene's end */
         present_script_where(s, &slide, &n, &page, &np, &step);
+        if (on_scene && slide == i + 1) { /* it was there already: F5 went on, p comes back */
+            present_script_key(s, 'p');
+            present_script_where(s, &slide, &n, &page, &np, &step);
+        }
         assert_int_equal(slide, i);
         long at = step;
         for (int f = 0; f < 6; f++) {
@@ -269,6 +275,7 @@ static void keys_at(int cols, int rows)
             present_script_key(s, '0');
         }
         /* r: the first exercise's answer alone, beside the scene where it fits */
+        present_script_draw(s); /* the slide's own scene again: its pages */
         present_script_where(s, &slide, &n, &page, &np, &step); /* still the scene's page */
         int scene_page = np - 1;
         present_script_key(s, 'r');

@@ -95,6 +95,7 @@ struct pres {
     size_t narr_slide;
     bool have_narr;
     struct present_layout lay;
+    size_t lay_slide; /* the slide p->lay is of (when lay.npages > 0) */
     short black_pair;
     /* finding one's place */
     char state_path[4096]; /* "" = the position is not kept */
@@ -248,6 +249,14 @@ static unsigned pres_scene_keys_on(const struct lesson_slide *s)
     return o ? o->keys_on : 0;
 }
 
+/* The rows the current slide's scene needs at cols columns (0: no scene): what its screen
+ * says, where the scene is shown; a scene that failed gets the whole height for its message. */
+static int pres_scene_rows(const struct pres *p, int cols)
+{
+    if (!pres_slide(p)->has_scene) return 0;
+    return p->scene_ok ? app_rows_needed(p->a, cols, PLAYOUT_SCENE_MIN) : PLAYOUT_SCENE_MIN;
+}
+
 /* The current slide's title, narration and quiz at the terminal's width, and its pages. */
 static void pres_layout(struct pres *p)
 {
@@ -261,9 +270,13 @@ static void pres_layout(struct pres *p)
         p->have_narr = true;
         p->narr_slide = p->pos.slide;
     }
-    present_slide_pages(&p->ps, rows, cols, s->has_scene, &p->lay);
+    /* The scene's page stays the scene's page when a demo's scene needs other rows. */
+    bool on_scene = s->has_scene && p->lay.npages > 0 && p->lay_slide == p->pos.slide &&
+                    p->pos.page == p->lay.npages - 1;
+    present_slide_pages(&p->ps, rows, cols, pres_scene_rows(p, cols), &p->lay);
+    p->lay_slide = p->pos.slide;
     int np = p->lay.npages > 0 ? p->lay.npages : 1;
-    if (p->pos.page < 0 || p->pos.page >= np) p->pos.page = np - 1;
+    if (on_scene || p->pos.page < 0 || p->pos.page >= np) p->pos.page = np - 1;
 }
 
 static int pres_npages(const struct pres *p)

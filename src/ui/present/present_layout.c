@@ -62,7 +62,7 @@ static int text_pages(struct present_layout *p, const bool *blank, int n, int to
     }
 }
 
-void present_layout_compute(int rows, int cols, bool has_scene, int title_lines, int narr_lines,
+void present_layout_compute(int rows, int cols, int scene_rows, int title_lines, int narr_lines,
                             const bool *blank, struct present_layout *out)
 {
     present_layout_free(out);
@@ -80,7 +80,7 @@ void present_layout_compute(int rows, int cols, bool has_scene, int title_lines,
     }
     out->footer = (struct rect){rows - 1, 0, 1, cols};
     struct rect title = {0, nx, T, nw};
-    if (!has_scene) {
+    if (scene_rows <= 0) {
         text_pages(out, blank, n, top, cap, 0, title, nx, nw);
         if (out->npages == 0) new_page(out)->title = title;
         if (out->npages == 1) { /* one page: vertically centred, never above its row */
@@ -89,8 +89,9 @@ void present_layout_compute(int rows, int cols, bool has_scene, int title_lines,
         }
         return;
     }
-    bool with_title = top + PLAYOUT_SCENE_MIN <= band;
-    int keep = with_title ? band - top - PLAYOUT_SCENE_MIN - 1 : 0;
+    int need = scene_rows < PLAYOUT_SCENE_MIN ? scene_rows : PLAYOUT_SCENE_MIN;
+    bool with_title = top + need <= band;
+    int keep = with_title ? band - top - need - 1 : 0;
     if (keep < 0) keep = 0;
     int from = text_pages(out, blank, n, top, cap, keep, title, nx, nw);
     if (!with_title && out->npages == 0) new_page(out)->title = title; /* a title page */

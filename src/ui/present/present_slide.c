@@ -150,16 +150,16 @@ void present_slide_free(struct present_slide *ps)
     memset(ps, 0, sizeof *ps);
 }
 
-void present_slide_pages(struct present_slide *ps, int rows, int cols, bool scene,
+void present_slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
                          struct present_layout *out)
 {
     if (ps->tight) slide_narr(ps, false);
-    present_layout_compute(rows, cols, scene, ps->ntitle, ps->narr.n, ps->blank, out);
+    present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank, out);
     if (out->npages < 2) return;
     int airy = out->npages;
     slide_narr(ps, true);
-    present_layout_compute(rows, cols, scene, ps->ntitle, ps->narr.n, ps->blank, out);
+    present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank, out);
     if (out->npages < airy) return;
     slide_narr(ps, false);
-    present_layout_compute(rows, cols, scene, ps->ntitle, ps->narr.n, ps->blank, out);
+    present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank, out);
 }

@@ -34,11 +34,12 @@ void present_slide_free(struct present_slide *ps);
 /* The sentences of slide s's narration that ask for a key, which the room's screen leaves
  * out: for the speaker (the notes terminal), with the presenter's keys. "" when none. */
 void present_slide_keys(const struct lesson_slide *s, bool utf8, char *buf, size_t n);
-/* Its pages in a rows x cols terminal (cols as given to present_slide_text); scene: the
- * slide's scene is shown. Where the narration without its empty lines between blocks takes
- * fewer pages (a small terminal), ps->narr is laid out so (ps->tight), else with them:
- * a page turn saved costs the room only air, never a word. */
-void present_slide_pages(struct present_slide *ps, int rows, int cols, bool scene,
+/* Its pages in a rows x cols terminal (cols as given to present_slide_text); scene_rows:
+ * the rows the slide's scene needs (present_layout_compute; 0: no scene). Where the narration
+ * without its empty lines between blocks takes fewer pages (a small terminal), ps->narr is laid
+ * out so (ps->tight), else with them: a page turn saved costs the room only air, never a word.
+ */
+void present_slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
                          struct present_layout *out);
 
 #endif

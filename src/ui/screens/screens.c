@@ -20,6 +20,15 @@ const struct screen_ops *screen_ops_of(enum screen_kind k)
     return (unsigned)k < SCREEN_KIND_COUNT ? screens[k] : NULL;
 }
 
+double screen_figure(const struct app *a, enum screen_figure f)
+{
+    for (size_t k = 0; k < SCREEN_KIND_COUNT; k++) {
+        double v = screens[k] && screens[k]->figure ? screens[k]->figure(a, f) : 0.0;
+        if (v > 0) return v;
+    }
+    return 0.0;
+}
+
 unsigned screen_scene_diff(const struct scene *a, const struct scene *b)
 {
     unsigned d = 0;

@@ -41,6 +41,12 @@ struct app;
 #define SF_VIEW (1u << 9) /* chunk or slice view, slices, channels */
 #define SF_ALL 0x3ffu
 
+/* A figure one screen measures and another shows (a screen never includes another's header;
+ * tests/cli/test_layers.sh checks it): asked through screen_figure. */
+enum screen_figure {
+    SCREEN_FIG_MEMCPY_GBS, /* this host's memcpy bandwidth, GB/s (the hierarchy screen's) */
+};
+
 struct screen_ops {
     const char *name;
     enum screen_kind kind;
@@ -56,6 +62,10 @@ struct screen_ops {
      * "end"), ascending, into out[max]; how many. The presenter's clicker stops there when
      * the slide's author marked no stops (deck.h). NULL or 0: the last step alone. */
     size_t (*phase_ends)(const struct app *a, long *out, size_t max);
+    /* Optional: the fewest rows (at most rows) in which the scene drawn embedded at width
+     * cols shows all that it shows in rows x cols, at every height from there up to rows:
+     * the presenter puts the narration on the scene's page when both fit. NULL: rows. */
+    int (*rows_needed)(const struct app *a, int cols, int rows);
     /* A key action of this screen: change *next (a copy of a->sc; the caller passes it
      * through app_set_scene) and/or set a->msg. false: not this screen's action (the
      * common actions of app.c take it). */
@@ -76,10 +86,15 @@ struct screen_ops {
     /* Frames only (a->frame): a raw key (curses code) before it becomes an action, for a
      * line of text input; true = taken. */
     bool (*key)(struct app *a, int ch);
+    /* Optional: a figure this screen measured (enum screen_figure), 0 when it has none. */
+    double (*figure)(const struct app *a, enum screen_figure f);
 };
 
 /* The entry of a screen kind, or NULL when this build has none. */
 const struct screen_ops *screen_ops_of(enum screen_kind k);
+/* A figure as the screen that measures it knows it (the first screen of the table that has
+ * it), 0 when none has it yet. */
+double screen_figure(const struct app *a, enum screen_figure f);
 
 /* SF_* bits of the fields in which a and b differ. */
 unsigned screen_scene_diff(const struct scene *a, const struct scene *b);

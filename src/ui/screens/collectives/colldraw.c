@@ -607,7 +607,24 @@ static void draw_what(const struct app *a, struct rect r)
     }
 }
 
-bool coll_layout(struct app *a, struct rect r)
+/* Layout x shows all that layout y shows: every value of every rank, the in/out marks,
+ * the legend, every transfer row, the whole sentence and summary, the measured panel at
+ * the least height the layout gives it (bordered where it was). Block digits may give way to
+ * plain ones and the blank rows between regions may go: the room reads the same. */
+static bool shows_all(const struct layout *x, const struct layout *y)
+{
+    int panel_min = y->panel.h < LAYOUT_PANEL_H_MIN ? y->panel.h : LAYOUT_PANEL_H_MIN;
+    return x->mode == y->mode && x->shown >= y->shown && x->marks >= y->marks &&
+           x->legend.h >= y->legend.h && x->xfer_cols == y->xfer_cols &&
+           x->xfer_rows >= y->xfer_rows && x->what_lines >= y->what_lines &&
+           x->what.h >= y->what.h && x->panel_side == y->panel_side &&
+           (x->panel_side || x->panel.h >= panel_min) && x->panel_compact <= y->panel_compact;
+}
+
+/* The layout of the scene at rows x w (rows counting the free key bar row) into *out, with
+ * the block digits' width factor it chose in *big_sx; false when it does not fit. */
+static bool coll_layout_at(const struct app *a, int rows, int w, struct layout *out,
+                           int *big_sx)
 {
     struct layout_content c = {
         .cell_w = a->cell_w,
@@ -616,14 +633,15 @@ bool coll_layout(struct app *a, struct rect r)
         .xfer_w = a->xfer_w,
         .what = a->longest_what,
         .summary = a->have_plan ? a->plan.summary : NULL,
+        /* Embedded in the presenter, the scene may share the page with the narration:
+         * the frame around says how many rows it gives (coll_rows_needed). */
+        .min_rows = a->bar_row_free ? LAYOUT_EMBED_MIN_ROWS : 0,
     };
     for (int k = 0; k < a->sc.nranks; k++) {
-        int w = text_width(a->rank_label[k]);
-        if (w > c.label_w) c.label_w = w;
+        int lw = text_width(a->rank_label[k]);
+        if (lw > c.label_w) c.label_w = lw;
     }
     size_t L = a->have_trace ? a->plan.work_len : 1;
-    /* Embedded, the key bar's row is not drawn: the layout may use it, just below r. */
-    int rows = r.h + (a->bar_row_free ? 1 : 0);
     /* The presenter's zoom: from 1 no measured panel, at 3 only the rank boxes (no
      * transfer list or sentence: their rows shrink to one each and stay empty). */
     c.no_panel = a->zoom >= 1;
@@ -632,24 +650,50 @@ bool coll_layout(struct app *a, struct rect r)
         c.what = c.summary = NULL;
     }
     /* Block digits (the presenter's back row) when every value of every rank still shows
-     * in boxes; zoom 2 first tries them twice as wide (square strokes), zoom 3 twice as wide
-     * and twice as tall; the largest that fits, else the plain layout. */
+     * in boxes and (unzoomed) nothing the plain layout shows gives way for them; zoom 2 first
+     * tries them twice as wide (square strokes), zoom 3 twice as wide and twice as tall; the
+     * largest that fits, else the plain layout. */
     static const int sizes[][2] = {{2, 2}, {2, 1}, {1, 1}};
     bool big = false;
     int cw1 = a->big_digits && a->have_trace ? coll_big_cell_w(a) : -1;
+    struct layout plain;
+    if (cw1 > 0) layout_compute(rows, w, a->sc.nranks, L, &c, &plain);
     size_t from = a->zoom >= 3 ? 0 : a->zoom == 2 ? 1 : 2;
     for (size_t k = from; cw1 > 0 && k < ARRAY_LEN(sizes) && !big; k++) {
         struct layout_content bc = c;
         bc.cell_w = cw1 * sizes[k][0];
         bc.cell_h = BIG_H * sizes[k][1];
-        a->big_sx = sizes[k][0];
-        big = layout_compute(rows, r.w, a->sc.nranks, L, &bc, &a->lay) == LAYOUT_BOXES &&
-              a->lay.shown == L;
+        *big_sx = sizes[k][0];
+        big = layout_compute(rows, w, a->sc.nranks, L, &bc, out) == LAYOUT_BOXES &&
+              out->shown == L && (a->zoom > 0 || shows_all(out, &plain));
     }
-    if (!big) layout_compute(rows, r.w, a->sc.nranks, L, &c, &a->lay);
-    if (a->lay.mode == LAYOUT_TOO_SMALL) return false;
+    if (!big) layout_compute(rows, w, a->sc.nranks, L, &c, out);
+    return out->mode != LAYOUT_TOO_SMALL;
+}
+
+bool coll_layout(struct app *a, struct rect r)
+{
+    /* Embedded, the key bar's row is not drawn: the layout may use it, just below r. */
+    int rows = r.h + (a->bar_row_free ? 1 : 0);
+    if (!coll_layout_at(a, rows, r.w, &a->lay, &a->big_sx)) return false;
     layout_shift(&a->lay, r.y, r.x);
     return true;
+}
+
+int coll_rows_needed(const struct app *a, int cols, int rows)
+{
+    int extra = a->bar_row_free ? 1 : 0, sx = 0; /* the block digits' factor: not compared */
+    struct layout ref, at;
+    /* The slice grid takes the band's every row; a zoom asks for the largest digits. */
+    if (coll_slices(a) || a->zoom > 0) return rows;
+    if (!coll_layout_at(a, rows + extra, cols, &ref, &sx)) return rows;
+    int need = rows;
+    /* Every height from need up to rows shows all that rows shows: the frame may give any. */
+    for (int h = rows - 1; h + extra >= LAYOUT_EMBED_MIN_ROWS; h--) {
+        if (!coll_layout_at(a, h + extra, cols, &at, &sx) || !shows_all(&at, &ref)) break;
+        need = h;
+    }
+    return need;
 }
 
 /* The collectives screen: rank boxes, transfers, sentence, measured panel. */

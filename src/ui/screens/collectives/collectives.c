@@ -598,6 +598,7 @@ const struct screen_ops screen_collectives = {
     .apply = coll_apply,
     .nsteps = coll_nsteps,
     .phase_ends = coll_phase_ends,
+    .rows_needed = coll_rows_needed,
     .action = coll_action,
     .draw = coll_draw,
     .result = coll_result,

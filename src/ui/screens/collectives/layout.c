@@ -12,7 +12,7 @@
 #define XFER_GAP 2      /* columns between transfer entries */
 #define XFER_MAX_ROWS 4 /* more than this many rows of transfers: "+N more" */
 #define PANEL_H_MAX 10
-#define PANEL_H_MIN 4
+#define PANEL_H_MIN LAYOUT_PANEL_H_MIN
 #define PANEL_COMPACT_BELOW 5 /* shorter panels have no border */
 #define WHAT_MAX_LINES 3
 #define WHAT_GROW_LINES 4 /* each of sentence and summary where rows are free (draw_what) */
@@ -232,8 +232,9 @@ int layout_compute(int rows, int cols, int nranks, size_t work_len,
      * marker row still has room for "out" or "i/o". */
     out->cell_w = c->cell_w < 2 ? 2 : c->cell_w;
     out->cell_h = c->cell_h > 1 ? c->cell_h : 1;
-    if (rows < LAYOUT_MIN_ROWS || cols < LAYOUT_MIN_COLS || nranks < 1 ||
-        nranks > CV_MAX_RANKS) {
+    int min_rows = c->min_rows > 0 ? c->min_rows : LAYOUT_MIN_ROWS;
+    if (min_rows < LAYOUT_EMBED_MIN_ROWS) min_rows = LAYOUT_EMBED_MIN_ROWS;
+    if (rows < min_rows || cols < LAYOUT_MIN_COLS || nranks < 1 || nranks > CV_MAX_RANKS) {
         out->mode = LAYOUT_TOO_SMALL;
         return out->mode;
     }

@@ -17,6 +17,8 @@
 #include "ui/kit/rect.h"
 
 #define LAYOUT_SIDE_COLS 120 /* from this width the measured panel goes beside */
+#define LAYOUT_PANEL_H_MIN 4 /* the measured panel below: its least height before a squeeze */
+#define LAYOUT_EMBED_MIN_ROWS 8 /* the fewest rows an embedded scene is laid out in */
 
 enum layout_mode {
     LAYOUT_TOO_SMALL, /* below 80x24: the screen shows only a message */
@@ -34,6 +36,8 @@ struct layout_content {
     const char *what;    /* the step's sentence (wrapped into the sentence region) */
     const char *summary; /* the plan's summary, shown under the sentence when there is room */
     bool no_panel;       /* no measured panel (the presenter's zoom): its room goes to boxes */
+    int min_rows;        /* fewest rows laid out (0: LAYOUT_MIN_ROWS); embedded, the frame
+                          * around decides what fits (LAYOUT_EMBED_MIN_ROWS at least) */
 };
 
 struct layout {

@@ -10,7 +10,8 @@
 #include "core/util.h"
 #include "ui/app.h"
 #include "core/text.h"
-#include "ui/screens/hierarchy/hierarchy.h"
+#include "ui/hierdraw.h"
+#include "ui/screens/screens.h"
 #include "ui/screens/collectives/measmodel.h"
 
 static void panel_badge(const struct app *a, struct styled_line *l)
@@ -67,7 +68,7 @@ static void panel_model_params(const struct app *a, enum coll c, int W, struct m
     const struct meas *m = &a->m;
     bool fit = panel_fit(a, &f, err, sizeof err) == CV_OK && m->sweep_params.coll == c &&
                m->sweep[0].nranks == W;
-    mm_choose(fit ? &f : NULL, hier_memcpy_gbs(a), W,
+    mm_choose(fit ? &f : NULL, screen_figure(a, SCREEN_FIG_MEMCPY_GBS), W,
               (backend_caps_of(a->backend_name) & BACKEND_CAP_GPU) != 0, a->utf8, mp);
     char *key = a->no_key_hints ? strstr(mp->text, " (sweep with s") : NULL;
     if (key) snprintf(key, sizeof mp->text - (size_t)(key - mp->text), " (no sweep yet)");

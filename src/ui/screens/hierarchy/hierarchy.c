@@ -1,7 +1,8 @@
 /* hierarchy.c - the hierarchy screen (see hierarchy.h): its entry in the table of screens,
  * its state, the measurements it posts to the worker (JOB_MEMCPY and an all-reduce
  * JOB_MEASURE, matched by job id) and its drawing. Every figure on it is the lecture's,
- * measured here (with how), or the model's; hiertext.c words them. */
+ * measured here (with how), or the model's; ui/hiertext.c words them and ui/hierdraw.c
+ * draws those words. */
 #include "ui/screens/hierarchy/hierarchy.h"
 
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "core/util.h"
 #include "ui/app.h"
 #include "ui/frame.h"
+#include "ui/hierdraw.h"
 #include "core/text.h"
 #include "ui/overlays/overlays.h"
 
@@ -30,8 +32,9 @@ static struct hier_screen *hier_state(struct app *a)
     return HIER(a);
 }
 
-double hier_memcpy_gbs(const struct app *a)
+static double hier_screen_figure(const struct app *a, enum screen_figure f)
 {
+    if (f != SCREEN_FIG_MEMCPY_GBS) return 0.0;
     const struct hier_screen *h = HIER(a);
     return h && h->copy.state == HM_DONE ? h->copy.gbs : 0.0;
 }
@@ -323,52 +326,6 @@ static bool hier_action(struct app *a, enum ui_action act, struct scene *next)
 
 /* ---- drawing ----------------------------------------------------------------------------- */
 
-static attr_t hier_attr(const struct app *a, enum hier_style s)
-{
-    const struct theme *th = &a->th;
-    switch (s) {
-    case HS_TITLE:
-        return A_BOLD;
-    case HS_TIER:
-        return th->role[TH_LABEL] | A_BOLD;
-    case HS_LECTURE:
-        return A_BOLD;
-    case HS_MODEL:
-        return th->role[TH_PLOT];
-    case HS_MEASURED:
-        return th->role[TH_MEASURED] | A_BOLD;
-    case HS_DIM:
-        return th->role[TH_DIM];
-    case HS_WARN:
-        return th->role[TH_WARN];
-    case HS_FIELD:
-        return A_UNDERLINE;
-    case HS_FIELD_SEL:
-        return A_REVERSE | A_BOLD;
-    case HS_TEXT:
-        break;
-    }
-    return A_NORMAL;
-}
-
-int hier_lines_draw(const struct app *a, const struct hier_lines *p, struct rect r)
-{
-    int y = 0;
-    for (; y < p->n && y < r.h; y++) {
-        const struct hier_line *l = &p->l[y];
-        int total = 0;
-        for (int k = 0; k < l->n; k++)
-            total += text_width(l->seg[k].text);
-        /* a line wider than the screen ends in an ellipsis: it is cut, and says so */
-        int room = total > r.w && r.w > 1 ? r.w - 1 : r.w, x = 0;
-        for (int k = 0; k < l->n && x < room; k++)
-            x += draw_put_masked(r.y + y, r.x + x, room - x, hier_attr(a, l->seg[k].style),
-                                 l->seg[k].text);
-        if (room < r.w) draw_put(r.y + y, r.x + room, 1, a->th.role[TH_DIM], a->g->ell);
-    }
-    return y;
-}
-
 static void hier_title(const struct app *a, struct rect r)
 {
     attr_t t = a->th.role[TH_TITLE];
@@ -531,4 +488,5 @@ const struct screen_ops screen_hierarchy = {
     .cancelled = hier_cancelled,
     .help = hier_help,
     .free_state = hier_free,
+    .figure = hier_screen_figure,
 };

@@ -5,17 +5,16 @@
  * exists), the what-if table of the scene's collective on every link, and the napkin-math
  * panel with editable inputs. Two pages, stepped like steps (step 0: the ladder, step 1:
  * the napkin math); a wide terminal shows both side by side. The words come from
- * hiertext.h (pure, unit-tested); this file keeps the state, posts the measurements and
- * draws. */
+ * ui/hiertext.h (pure, unit-tested) and are drawn by ui/hierdraw.h; this file keeps the state,
+ * posts the measurements and draws. */
 #ifndef COLLVIZ_UI_SCREENS_HIERARCHY_HIERARCHY_H
 #define COLLVIZ_UI_SCREENS_HIERARCHY_HIERARCHY_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ui/kit/rect.h"
 #include "ui/screens/screens.h"
-#include "ui/screens/hierarchy/hiertext.h"
+#include "ui/hiertext.h"
 
 struct app;
 
@@ -38,14 +37,8 @@ struct hier_screen {
     struct hier_result ar;   /* all-reduce busbw on the backend's ranks */
 };
 
-/* This machine's memcpy bandwidth as measured on the hierarchy screen (GB/s), 0 if not yet:
- * the collectives screen's model takes its default β from it. */
-double hier_memcpy_gbs(const struct app *a);
-
-/* Draw lines into r (clipped at its right edge), each piece in its style (the theme's
- * colours for lecture, measured and model figures); returns the rows used. For the
- * collectives panel's what-if table too. */
-int hier_lines_draw(const struct app *a, const struct hier_lines *p, struct rect r);
+/* Its memcpy bandwidth reaches the collectives screen's model through screen_ops.figure
+ * (SCREEN_FIG_MEMCPY_GBS), never through this header. */
 
 /* The figures as the ladder shows them: the screen's own measurements, the collectives
  * screen's last all-reduce row where this screen has none, and why the others cannot be

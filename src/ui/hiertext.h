@@ -9,8 +9,8 @@
  *   - the what-if table: one collective at one size on every link (model), which the
  *     collectives screen shows too.
  * Every number is either the lecture's, measured here (with its method), or the model's. */
-#ifndef COLLVIZ_UI_SCREENS_HIERARCHY_HIERTEXT_H
-#define COLLVIZ_UI_SCREENS_HIERARCHY_HIERTEXT_H
+#ifndef COLLVIZ_UI_HIERTEXT_H
+#define COLLVIZ_UI_HIERTEXT_H
 
 #include <stdbool.h>
 #include <stddef.h>

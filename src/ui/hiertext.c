@@ -1,6 +1,6 @@
 /* hiertext.c - the hierarchy screen's text (see hiertext.h): the ladder of tiers with this
  * machine's measured figures, the napkin panel and the what-if table, as styled lines. */
-#include "ui/screens/hierarchy/hiertext.h"
+#include "ui/hiertext.h"
 
 #include <math.h>
 #include <stdarg.h>
