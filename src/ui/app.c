@@ -15,7 +15,6 @@
 
 #include "backend/backend.h"
 #include "core/util.h"
-#include "records/records.h"
 #include "ui/kit/svg.h"
 #include "ui/overlays/hw.h"
 #include "ui/screens/screens.h"
@@ -38,8 +37,6 @@ void app_free(struct app *a)
         const struct screen_ops *o = screen_ops_of((enum screen_kind)k);
         if (o && o->free_state) o->free_state(a);
     }
-    rec_free(a->rec);
-    a->rec = NULL;
 }
 
 const struct screen_ops *app_screen(const struct app *a)

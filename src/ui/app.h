@@ -28,7 +28,6 @@
 
 #define APP_BAR_MAX 32
 
-struct rec_log;
 #define APP_XFER_TEXT 64
 #define APP_ZOOM_MAX 3 /* struct app.zoom */
 
@@ -57,17 +56,6 @@ struct app {
      * the scene's screen alone. */
     const struct screen_ops *frame;
     void *frame_state;
-
-    /* a real cluster's NCCL record (--nccl-log), the topology screen's; NULL none. Freed
-     * by app_free. */
-    struct rec_log *rec;
-    char rec_source[200];  /* what the record is: the --nccl-log files, or the NCCL backend's
-                            * log ("this machine's NCCL INFO log (this run)") */
-    bool rec_from_backend; /* a->rec is the NCCL backend's log: t reads it again */
-    uint64_t liblog_id;    /* the JOB_LIBLOG asked for by t, 0 none */
-    bool liblog_post;      /* t asked for it: posted once the screen is entered (entering
-                            * cancels the jobs before) */
-    char rec_why[200];     /* no record: why ("no NCCL log: not a GPU run (backend cpu)") */
 
     /* backend, through the worker only */
     struct worker *w;

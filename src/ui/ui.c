@@ -34,6 +34,7 @@
 #include "ui/frame.h"
 #include "ui/screens/lesson/lesson_ui.h"
 #include "ui/screens/screens.h"
+#include "ui/screens/topology/topology.h"
 #include "ui/screens/topology/topotext.h"
 #include "ui/kit/term.h"
 
@@ -331,8 +332,44 @@ static int ui_run(struct app *a, const struct ui_opts *o, const struct scene *st
     return term_exit(&block);
 }
 
-/* --nccl-log: read the files into a->rec before the terminal is taken; 2 with one line
- * naming the bad file when one cannot be read or holds nothing NCCL wrote, -1 on success. */
+/* --nccl-log: the files read into one record; 2 with one line naming the bad file when one
+ * cannot be read or holds nothing NCCL wrote (*out NULL), else -1 and the record. */
+static int ui_read_log_files(const struct ui_opts *o, struct rec_log **out)
+{
+    struct rec_log *L = rec_new();
+    *out = NULL;
+    for (int i = 0; i < o->nlogs; i++) {
+        char err[200];
+        int before = L->nerrors;
+        int n = rec_read_file(L, o->logs[i], err, sizeof err);
+        if (n <= 0) {
+            cv_eprintf("collviz: --nccl-log %s: %s\n", o->logs[i],
+                       n < 0                 ? err
+                       : L->nerrors > before ? L->errors[before]
+                                             : "no NCCL INFO or nccl-tests lines in it");
+            rec_free(L);
+            return 2;
+        }
+    }
+    if (L->too_large[0]) {
+        fprintf(stderr, "collviz: --nccl-log: %s\n", L->too_large);
+        rec_free(L);
+        return 2;
+    }
+    rec_finish(L);
+    if (topo_nranks(L) == 0) {
+        cv_eprintf("collviz: --nccl-log %s: the record names no rank (no comm, ring or "
+                   "tree lines)\n",
+                   o->logs[0]);
+        rec_free(L);
+        return 2;
+    }
+    *out = L;
+    return -1;
+}
+
+/* --nccl-log: read the files before the terminal is taken and give the record to the
+ * topology screen; 2 with one line naming the bad file, -1 on success. */
 static int ui_read_logs(struct app *a, const struct ui_opts *o, struct scene *start)
 {
     if (!o->nlogs) return -1;
@@ -341,41 +378,19 @@ static int ui_read_logs(struct app *a, const struct ui_opts *o, struct scene *st
         cv_eprintf("collviz: --nccl-log: %s\n", why);
         return 2;
     }
-    a->rec = rec_new();
-    for (int i = 0; i < o->nlogs; i++) {
-        char err[200];
-        int before = a->rec->nerrors;
-        int n = rec_read_file(a->rec, o->logs[i], err, sizeof err);
-        if (n < 0) {
-            cv_eprintf("collviz: --nccl-log %s: %s\n", o->logs[i], err);
-            return 2;
-        }
-        if (n == 0) {
-            cv_eprintf("collviz: --nccl-log %s: %s\n", o->logs[i],
-                       a->rec->nerrors > before ? a->rec->errors[before]
-                                                : "no NCCL INFO or nccl-tests lines in it");
-            return 2;
-        }
-    }
-    if (a->rec->too_large[0]) {
-        fprintf(stderr, "collviz: --nccl-log: %s\n", a->rec->too_large);
-        return 2;
-    }
-    rec_finish(a->rec);
-    if (topo_nranks(a->rec) == 0) {
-        cv_eprintf("collviz: --nccl-log %s: the record names no rank (no comm, ring or "
-                   "tree lines)\n",
-                   o->logs[0]);
-        return 2;
-    }
+    struct rec_log *L;
+    int rc = ui_read_log_files(o, &L);
+    if (rc >= 0) return rc;
+    char source[200];
     const char *base = strrchr(o->logs[0], '/');
     if (o->nlogs > 1)
-        snprintf(a->rec_source, sizeof a->rec_source, "%.120s and %d more",
-                 base ? base + 1 : o->logs[0], o->nlogs - 1);
+        snprintf(source, sizeof source, "%.120s and %d more", base ? base + 1 : o->logs[0],
+                 o->nlogs - 1);
     else
-        snprintf(a->rec_source, sizeof a->rec_source, "%.120s", base ? base + 1 : o->logs[0]);
-    for (char *c = a->rec_source; *c; c++) /* a file name is shown: printable ASCII only */
+        snprintf(source, sizeof source, "%.120s", base ? base + 1 : o->logs[0]);
+    for (char *c = source; *c; c++) /* a file name is shown: printable ASCII only */
         if (*c < 0x20 || *c > 0x7e) *c = '?';
+    topo_adopt_record(a, L, source);
     start->screen = SCREEN_TOPOLOGY;
     start->step = 0;
     start->ring_n = 0;

@@ -29,6 +29,16 @@ double screen_figure(const struct app *a, enum screen_figure f)
     return 0.0;
 }
 
+const struct rec_log *screen_record(const struct app *a)
+{
+    for (size_t k = 0; k < SCREEN_KIND_COUNT; k++) {
+        const struct rec_log *L =
+            screens[k] && screens[k]->record ? screens[k]->record(a) : NULL;
+        if (L) return L;
+    }
+    return NULL;
+}
+
 unsigned screen_scene_diff(const struct scene *a, const struct scene *b)
 {
     unsigned d = 0;

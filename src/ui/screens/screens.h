@@ -27,6 +27,7 @@
 #include "ui/kit/rect.h"
 
 struct app;
+struct rec_log;
 
 /* Groups of scene fields, for "what changed" (screen_scene_diff) and what a screen uses. */
 #define SF_SCREEN (1u << 0)
@@ -88,6 +89,8 @@ struct screen_ops {
     bool (*key)(struct app *a, int ch);
     /* Optional: a figure this screen measured (enum screen_figure), 0 when it has none. */
     double (*figure)(const struct app *a, enum screen_figure f);
+    /* Optional: the real cluster's record this screen holds (--nccl-log), NULL none. */
+    const struct rec_log *(*record)(const struct app *a);
 };
 
 /* The entry of a screen kind, or NULL when this build has none. */
@@ -95,6 +98,8 @@ const struct screen_ops *screen_ops_of(enum screen_kind k);
 /* A figure as the screen that measures it knows it (the first screen of the table that has
  * it), 0 when none has it yet. */
 double screen_figure(const struct app *a, enum screen_figure f);
+/* The real cluster's record a screen holds (the first of the table that has one), NULL. */
+const struct rec_log *screen_record(const struct app *a);
 
 /* SF_* bits of the fields in which a and b differ. */
 unsigned screen_scene_diff(const struct scene *a, const struct scene *b);

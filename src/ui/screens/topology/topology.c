@@ -1,5 +1,6 @@
 /* topology.c - the topology screen (see topology.h): its state, keys and drawing. What it
- * shows comes from the record (a->rec) through topotext.h; nothing here is measured. */
+ * shows comes from the record (its state's, topo_record) through topotext.h; nothing here is
+ * measured. */
 #include "ui/screens/topology/topology.h"
 
 #include <stdio.h>
@@ -17,10 +18,21 @@
 
 struct topo_state {
     struct topo_screen pub;
+    /* a real cluster's NCCL record (--nccl-log, or the NCCL backend's log); NULL none */
+    struct rec_log *rec;
+    char rec_source[200];  /* what the record is: the --nccl-log files, or the NCCL backend's
+                            * log ("this machine's NCCL INFO log (this run)") */
+    bool rec_from_backend; /* rec is the NCCL backend's log: t reads it again */
+    uint64_t liblog_id;    /* the JOB_LIBLOG asked for by t, 0 none */
+    bool liblog_post;      /* t asked for it: posted once the screen is entered (entering
+                            * cancels the jobs before) */
+    char rec_why[200];     /* no record: why ("no NCCL log: not a GPU run (backend cpu)") */
     struct topo_group *groups; /* the record's ranks by host, made on first use */
     int ngroups;
     int nhosts; /* the record's hosts: more than groups holds past TOPO_MAX_GROUPS - 1 */
 };
+
+#define TOPO(a) ((const struct topo_state *)(a)->screen_state[SCREEN_TOPOLOGY])
 
 static int topo_chans(const struct app *a, int *out);
 static void topo_free(struct app *a);
@@ -30,15 +42,32 @@ static struct topo_state *topo_st(struct app *a)
     if (!a->screen_state[SCREEN_TOPOLOGY])
         a->screen_state[SCREEN_TOPOLOGY] = xcalloc(1, sizeof(struct topo_state));
     struct topo_state *t = a->screen_state[SCREEN_TOPOLOGY];
-    if (a->rec && !t->groups) {
+    if (t->rec && !t->groups) {
         t->groups = xcalloc(TOPO_MAX_GROUPS, sizeof *t->groups);
-        t->ngroups = topo_groups(a->rec, t->groups, TOPO_MAX_GROUPS);
-        t->nhosts = rec_hosts(a->rec, NULL, 0);
+        t->ngroups = topo_groups(t->rec, t->groups, TOPO_MAX_GROUPS);
+        t->nhosts = rec_hosts(t->rec, NULL, 0);
         /* nccl-tests output alone (no rings, no trees): open on its rows. */
         int ch[REC_MAX_CHANNELS];
-        if (topo_chans(a, ch) == 0 && a->rec->ntests > 0) t->pub.test = 1;
+        if (topo_chans(a, ch) == 0 && t->rec->ntests > 0) t->pub.test = 1;
     }
     return t;
+}
+
+const struct rec_log *topo_record(const struct app *a)
+{
+    return TOPO(a) ? TOPO(a)->rec : NULL;
+}
+
+void topo_adopt_record(struct app *a, struct rec_log *L, const char *source)
+{
+    struct topo_state *t = topo_st(a);
+    rec_free(t->rec);
+    t->rec = L;
+    t->rec_from_backend = false;
+    snprintf(t->rec_source, sizeof t->rec_source, "%s", source);
+    free(t->groups);
+    t->groups = NULL;
+    topo_st(a); /* its hosts and groups */
 }
 
 /* The step to enter the screen at: the channel it showed last (0 the first time). */
@@ -51,11 +80,11 @@ static long topo_entry_step(const struct app *a)
 /* The channels the screen steps through: those with a ring, else those with a tree. */
 static int topo_chans(const struct app *a, int *out)
 {
-    if (!a->rec) return 0;
-    int n = topo_channels(a->rec, out, REC_MAX_CHANNELS);
+    if (!topo_record(a)) return 0;
+    int n = topo_channels(topo_record(a), out, REC_MAX_CHANNELS);
     if (n > 0) return n;
     for (int c = 0; c < REC_MAX_CHANNELS; c++)
-        if (a->rec->trees[c].n > 0) out[n++] = c;
+        if (topo_record(a)->trees[c].n > 0) out[n++] = c;
     return n;
 }
 
@@ -70,20 +99,21 @@ static int topo_cur_chan(const struct app *a, int *k, int *n)
 }
 
 /* t without --nccl-log: ask the worker for the NCCL backend's INFO log (JOB_LIBLOG), which
- * becomes a->rec when it comes; or say in a->rec_why why there is none (not a GPU run, a
- * job elsewhere). */
+ * becomes topo_record(a) when it comes; or say in topo_st(a)->rec_why why there is none (not a
+ * GPU run, a job elsewhere). */
 static void topo_request_log(struct app *a)
 {
-    a->liblog_id = 0;
-    a->liblog_post = false;
+    topo_st(a)->liblog_id = 0;
+    topo_st(a)->liblog_post = false;
     if (!a->w) {
-        snprintf(a->rec_why, sizeof a->rec_why, "no NCCL log: not a GPU run (no backend)");
+        snprintf(topo_st(a)->rec_why, sizeof topo_st(a)->rec_why,
+                 "no NCCL log: not a GPU run (no backend)");
     } else if (!(worker_facts(a->w)->caps & BACKEND_CAP_GPU)) {
-        snprintf(a->rec_why, sizeof a->rec_why, "no NCCL log: not a GPU run (backend %s)",
-                 worker_backend_name(a->w));
+        snprintf(topo_st(a)->rec_why, sizeof topo_st(a)->rec_why,
+                 "no NCCL log: not a GPU run (backend %s)", worker_backend_name(a->w));
     } else {
-        a->liblog_post = true; /* topo_apply posts it */
-        snprintf(a->rec_why, sizeof a->rec_why, "%s",
+        topo_st(a)->liblog_post = true; /* topo_apply posts it */
+        snprintf(topo_st(a)->rec_why, sizeof topo_st(a)->rec_why, "%s",
                  worker_remote(a->w) ? "reading the job's NCCL INFO log (its rank 0's)..."
                                      : "reading this machine's NCCL INFO log...");
     }
@@ -94,7 +124,7 @@ static void topo_request_log(struct app *a)
  * shown when it was left. */
 static void topo_enter(struct app *a, struct scene *next)
 {
-    if (!a->rec || a->rec_from_backend) topo_request_log(a);
+    if (!topo_record(a) || topo_st(a)->rec_from_backend) topo_request_log(a);
     next->step = topo_entry_step(a);
 }
 
@@ -102,15 +132,16 @@ static void topo_enter(struct app *a, struct scene *next)
  * the backend's, gives way); a log with no NCCL line in it yet says so. */
 static bool topo_result(struct app *a, const struct result *r)
 {
-    if (r->kind != JOB_LIBLOG || !a->liblog_id || r->job_id != a->liblog_id) return false;
-    a->liblog_id = 0;
+    if (r->kind != JOB_LIBLOG || !topo_st(a)->liblog_id || r->job_id != topo_st(a)->liblog_id)
+        return false;
+    topo_st(a)->liblog_id = 0;
     struct rec_log *L = NULL;
     if (r->status == CV_OK && r->liblog.text) {
         L = rec_new();
         rec_parse(L, "NCCL INFO log", r->liblog.text, r->liblog.len);
         rec_finish(L);
         if (topo_nranks(L) == 0) {
-            snprintf(a->rec_why, sizeof a->rec_why,
+            snprintf(topo_st(a)->rec_why, sizeof topo_st(a)->rec_why,
                      "no ranks in %.120s yet: NCCL writes them at its first collective (m "
                      "measures)",
                      r->liblog.src);
@@ -118,38 +149,43 @@ static bool topo_result(struct app *a, const struct result *r)
             L = NULL;
         }
     } else {
-        snprintf(a->rec_why, sizeof a->rec_why, "%s", r->err);
+        snprintf(topo_st(a)->rec_why, sizeof topo_st(a)->rec_why, "%s", r->err);
     }
-    if (!L && !a->rec_from_backend) return true; /* a --nccl-log record stays */
-    rec_free(a->rec);
-    a->rec = L;
-    a->rec_from_backend = L != NULL;
+    if (!L && !topo_st(a)->rec_from_backend) return true; /* a --nccl-log record stays */
+    struct topo_state *t = topo_st(a);
+    rec_free(t->rec);
+    t->rec = L;
+    t->rec_from_backend = L != NULL;
     /* A job's log was read on its host: "this machine" there is not this one. */
     if (L && a->w && worker_remote(a->w))
-        snprintf(a->rec_source, sizeof a->rec_source, "the job's rank 0: %.180s",
+        snprintf(t->rec_source, sizeof t->rec_source, "the job's rank 0: %.180s",
                  strncmp(r->liblog.src, "this machine's ", 15) ? r->liblog.src
                                                                : r->liblog.src + 15);
     else if (L)
-        snprintf(a->rec_source, sizeof a->rec_source, "%s", r->liblog.src);
-    topo_free(a); /* the hosts and groups of the record before */
+        snprintf(t->rec_source, sizeof t->rec_source, "%s", r->liblog.src);
+    free(t->groups); /* the hosts and groups of the record before, and where it stood */
+    t->groups = NULL;
+    t->ngroups = t->nhosts = 0;
+    t->pub = (struct topo_screen){0};
     return true;
 }
 
 static void topo_cancelled(struct app *a)
 {
-    if (!a->liblog_id) return;
-    a->liblog_id = 0;
-    snprintf(a->rec_why, sizeof a->rec_why, "reading NCCL's log was cancelled (t reads it)");
+    if (!topo_st(a)->liblog_id) return;
+    topo_st(a)->liblog_id = 0;
+    snprintf(topo_st(a)->rec_why, sizeof topo_st(a)->rec_why,
+             "reading NCCL's log was cancelled (t reads it)");
 }
 
 static void topo_apply(struct app *a, unsigned changed)
 {
     (void)changed;
-    if (a->liblog_post && a->w) {
+    if (topo_st(a)->liblog_post && a->w) {
         struct job j = {.kind = JOB_LIBLOG};
-        a->liblog_id = worker_post(a->w, &j);
+        topo_st(a)->liblog_id = worker_post(a->w, &j);
     }
-    a->liblog_post = false;
+    topo_st(a)->liblog_post = false;
     topo_st(a);
 }
 
@@ -164,7 +200,7 @@ static size_t topo_nsteps(const struct app *a)
 static bool topo_run(struct app *a, struct scene *next)
 {
     int k, n, ch = topo_cur_chan(a, &k, &n);
-    const struct rec_ring *g = ch >= 0 ? &a->rec->rings[ch] : NULL;
+    const struct rec_ring *g = ch >= 0 ? &topo_record(a)->rings[ch] : NULL;
     if (!g || !g->order) {
         snprintf(a->msg, sizeof a->msg, "no ring line for this channel: nothing to step");
         return true;
@@ -220,13 +256,13 @@ static bool topo_action(struct app *a, enum ui_action act, struct scene *next)
         t->pub.tree = !t->pub.tree;
         return true;
     case ACT_TOPO_TESTS:
-        if (!a->rec || a->rec->ntests == 0) {
+        if (!topo_record(a) || topo_record(a)->ntests == 0) {
             snprintf(a->msg, sizeof a->msg, "the record has no nccl-tests rows");
         } else {
             /* Around the tests and back to the ring; a record with no ring nor tree has
              * only its tests to show. */
             int ch[REC_MAX_CHANNELS];
-            t->pub.test = (t->pub.test + 1) % (a->rec->ntests + 1);
+            t->pub.test = (t->pub.test + 1) % (topo_record(a)->ntests + 1);
             if (t->pub.test == 0 && topo_chans(a, ch) == 0) t->pub.test = 1;
         }
         return true;
@@ -272,7 +308,7 @@ static void topo_title(const struct app *a, struct rect r)
 {
     attr_t t = a->th.role[TH_TITLE];
     draw_fill(r, t);
-    const struct rec_log *L = a->rec;
+    const struct rec_log *L = topo_record(a);
     char ver[128] = "no record", size[48] = "";
     if (L) {
         snprintf(ver, sizeof ver, "%s %s", L->library[0] ? L->library : "library not named",
@@ -285,7 +321,7 @@ static void topo_title(const struct app *a, struct rect r)
             snprintf(size, sizeof size, "%s%d ranks", a->g->sep, n);
     }
     draw_putf(r.y, r.x, r.w, t, " collviz%stopology%s%s%s%s%s", a->g->sep, a->g->sep, ver, size,
-              L && a->rec_source[0] ? a->g->sep : "", L ? a->rec_source : "");
+              L && TOPO(a)->rec_source[0] ? a->g->sep : "", L ? TOPO(a)->rec_source : "");
 }
 
 /* One host's frame with its GPU boxes; returns the rows used (0: it does not fit). */
@@ -304,7 +340,7 @@ static int topo_group_boxes(const struct app *a, const struct topo_group *g, str
     for (int i = 0; i < g->n; i++) {
         struct rect b = {r.y + 1 + 3 * (i / per), r.x + 1 + (box_w + 1) * (i % per), 3, box_w};
         char label[32];
-        topo_gpu_label(a->rec, g->ranks[i], label, sizeof label);
+        topo_gpu_label(topo_record(a), g->ranks[i], label, sizeof label);
         draw_frame(b, a->th.role[TH_BORDER_HOT], NULL, 0);
         draw_put(b.y + 1, b.x + 1, box_w - 2, a->th.rank[g->ranks[i] % CV_MAX_RANKS], label);
     }
@@ -316,10 +352,10 @@ static int topo_group_boxes(const struct app *a, const struct topo_group *g, str
 static int topo_nodes(struct app *a, struct rect r, int keep)
 {
     struct topo_state *t = topo_st(a);
-    int n = topo_nranks(a->rec), box_w = 4;
+    int n = topo_nranks(topo_record(a)), box_w = 4;
     char label[32];
     for (int i = 0; i < n; i++) {
-        topo_gpu_label(a->rec, i, label, sizeof label);
+        topo_gpu_label(topo_record(a), i, label, sizeof label);
         if ((int)strlen(label) + 2 > box_w) box_w = (int)strlen(label) + 2;
     }
     int need = 0;
@@ -376,10 +412,10 @@ static int topo_flow(const struct app *a, struct rect r, const struct topo_hop *
 
 static void topo_ring(const struct app *a, struct rect r, int ch)
 {
-    const struct rec_ring *g = &a->rec->rings[ch];
+    const struct rec_ring *g = &topo_record(a)->rings[ch];
     if (!g->order || r.h < 1) return;
     struct topo_hop *h = xcalloc((size_t)g->n, sizeof *h);
-    int n = topo_ring_hops(a->rec, ch, h, g->n), y = r.y, nolink = 0;
+    int n = topo_ring_hops(topo_record(a), ch, h, g->n), y = r.y, nolink = 0;
     for (int i = 0; i < n; i++)
         nolink += !h[i].have_link;
     draw_putf(y++, r.x, r.w, A_BOLD, "channel %d's ring, NCCL's order (%d ranks%s%s):", ch,
@@ -406,9 +442,9 @@ static void topo_ring(const struct app *a, struct rect r, int ch)
 static void topo_tree(const struct app *a, struct rect r, int ch)
 {
     char(*lines)[80] = xcalloc(2 * 64, sizeof *lines);
-    int other = topo_tree_partner(a->rec, ch);
-    int n0 = topo_tree_lines(a->rec, ch, lines, 64);
-    int n1 = other >= 0 ? topo_tree_lines(a->rec, other, lines + 64, 64) : 0;
+    int other = topo_tree_partner(topo_record(a), ch);
+    int n0 = topo_tree_lines(topo_record(a), ch, lines, 64);
+    int n1 = other >= 0 ? topo_tree_lines(topo_record(a), other, lines + 64, 64) : 0;
     int y = r.y;
     if (n0 == 0) {
         draw_putf(y, r.x, r.w, a->th.role[TH_DIM], "channel %d: the record has no tree", ch);
@@ -441,16 +477,16 @@ static void topo_status(const struct app *a, struct rect r, int ch, int k, int n
         draw_put(r.y, r.x, r.w, a->th.role[TH_WARN], a->msg);
         return;
     }
-    if (!a->rec) return;
+    if (!topo_record(a)) return;
     const struct topo_state *t = a->screen_state[SCREEN_TOPOLOGY];
     if (t && t->pub.test > 0) {
         char ks[16];
         bool hint = app_key_hint(a, ACT_TOPO_TESTS, ks, sizeof ks);
-        const char *then = t->pub.test < a->rec->ntests ? ": next test)"
-                           : ch >= 0                    ? ": back to the ring)"
-                                                        : ": the first test)";
+        const char *then = t->pub.test < topo_record(a)->ntests ? ": next test)"
+                           : ch >= 0                            ? ": back to the ring)"
+                                                                : ": the first test)";
         draw_putf(r.y, r.x, r.w, a->th.role[TH_STEP], "nccl-tests: test %d of %d%s%s%s",
-                  t->pub.test, a->rec->ntests, hint ? " (" : "", hint ? ks : "",
+                  t->pub.test, topo_record(a)->ntests, hint ? " (" : "", hint ? ks : "",
                   hint ? then : "");
         return;
     }
@@ -459,9 +495,9 @@ static void topo_status(const struct app *a, struct rect r, int ch, int k, int n
         return;
     }
     int x = r.x + draw_putf(r.y, r.x, r.w, a->th.role[TH_STEP], "channel %d (%d of %d)%s", ch,
-                            k + 1, n, a->rec->nwarnings ? "   record: " : "");
-    if (a->rec->nwarnings)
-        draw_put(r.y, x, r.x + r.w - x, a->th.role[TH_DIM], a->rec->warnings[0]);
+                            k + 1, n, topo_record(a)->nwarnings ? "   record: " : "");
+    if (topo_record(a)->nwarnings)
+        draw_put(r.y, x, r.x + r.w - x, a->th.role[TH_DIM], topo_record(a)->warnings[0]);
 }
 
 static void topo_draw(struct app *a, struct rect area)
@@ -478,9 +514,10 @@ static void topo_draw(struct app *a, struct rect area)
     int k = 0, n = 0, ch = topo_cur_chan(a, &k, &n);
     topo_status(a, (struct rect){area.y + 1, area.x + 1, 1, area.w - 2}, ch, k, n);
     struct rect body = {area.y + 2, area.x + 1, area.h - 2 - bar, area.w - 2};
-    if (!a->rec) {
-        draw_put(body.y, body.x, body.w, a->liblog_id ? A_BOLD : a->th.role[TH_WARN] | A_BOLD,
-                 a->rec_why[0] ? a->rec_why : "no NCCL record read");
+    if (!topo_record(a)) {
+        draw_put(body.y, body.x, body.w,
+                 topo_st(a)->liblog_id ? A_BOLD : a->th.role[TH_WARN] | A_BOLD,
+                 topo_st(a)->rec_why[0] ? topo_st(a)->rec_why : "no NCCL record read");
         struct styled_lines p = {.n = 0};
         styled_wrapped_max(
             &p, a->th.role[TH_DIM], body.w,
@@ -489,12 +526,12 @@ static void topo_draw(struct app *a, struct rect area)
             "run.",
             3);
         styled_draw(&p, 0, (struct rect){body.y + 2, body.x, body.h - 2, body.w});
-    } else if (t->pub.test > 0 && t->pub.test <= a->rec->ntests) {
+    } else if (t->pub.test > 0 && t->pub.test <= topo_record(a)->ntests) {
         topo_tests_draw(a, body, t->pub.test - 1);
     } else {
         int used = topo_nodes(a, body, 9);
         struct rect rest = {body.y + used, body.x, body.h - used, body.w};
-        bool tree = t->pub.tree || (ch >= 0 && !a->rec->rings[ch].order);
+        bool tree = t->pub.tree || (ch >= 0 && !topo_record(a)->rings[ch].order);
         if (ch >= 0 && tree)
             topo_tree(a, rest, ch);
         else if (ch >= 0)
@@ -528,6 +565,7 @@ static void topo_free(struct app *a)
     struct topo_state *t = a->screen_state[SCREEN_TOPOLOGY];
     if (!t) return;
     free(t->groups);
+    rec_free(t->rec);
     free(t);
     a->screen_state[SCREEN_TOPOLOGY] = NULL;
 }
@@ -545,6 +583,7 @@ const struct screen_ops screen_topology = {
     .draw = topo_draw,
     .help = topo_help,
     .free_state = topo_free,
+    .record = topo_record,
     .result = topo_result,
     .cancelled = topo_cancelled,
     .enter = topo_enter,

@@ -14,7 +14,16 @@
 
 struct app;
 
+struct rec_log;
+
 extern const struct screen_ops screen_topology;
+
+/* The record the screen shows (--nccl-log, or the NCCL backend's log read with t), kept in
+ * its state; NULL none. Other screens ask for it through screen_ops.record. */
+const struct rec_log *topo_record(const struct app *a);
+/* Give the screen a record read before the terminal was taken (--nccl-log), with what it
+ * is (the files' names, shown in its title); the screen owns L from here and frees it. */
+void topo_adopt_record(struct app *a, struct rec_log *L, const char *source);
 
 /* The screen's state, in a->screen_state[SCREEN_TOPOLOGY]. */
 struct topo_screen {

@@ -10,6 +10,7 @@
 #include "core/util.h"
 #include "records/recfit.h"
 #include "ui/app.h"
+#include "ui/screens/topology/topology.h"
 #include "ui/screens/topology/topotext.h"
 
 /* The test's heading: which test of how many, and what it is. */
@@ -18,7 +19,7 @@ static void tests_heading(const struct app *a, struct rect r, const struct rec_t
     draw_putf(r.y, r.x, r.w, A_BOLD,
               "nccl-tests %s%s%s %s (test %d of %d): busbw GB/s vs size (log scale)",
               t->collective[0] ? t->collective : "(collective not named)",
-              t->type[0] ? ", " : "", t->type, t->redop, k + 1, a->rec->ntests);
+              t->type[0] ? ", " : "", t->type, t->redop, k + 1, topo_record(a)->ntests);
 }
 
 /* The fit's line(s): α, β, R² of the model through the out-of-place rows, or why none. */
@@ -131,7 +132,7 @@ static void tests_legend(const struct app *a, struct rect r, bool curve)
 
 void topo_tests_draw(const struct app *a, struct rect r, int k)
 {
-    const struct rec_log *L = a->rec;
+    const struct rec_log *L = topo_record(a);
     if (!L || k < 0 || k >= L->ntests || r.h < 1) return;
     const struct rec_test *t = &L->tests[k];
     struct rec_fit f;

@@ -10,7 +10,7 @@
 
 struct app;
 
-/* Test k (0-based) of a->rec into r. */
+/* Test k (0-based) of the screen's record (topo_record) into r. */
 void topo_tests_draw(const struct app *a, struct rect r, int k);
 
 #endif
