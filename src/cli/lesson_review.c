@@ -40,6 +40,17 @@ static int read_progress(struct progress *p, char *path, size_t n)
     return CV_OK;
 }
 
+/* The shipped lessons (the default folder); its errors are the player's to report. */
+static void load_lessons(struct lesson_set *set)
+{
+    char dir[4096];
+    struct lesson_errors errs = {0};
+    lesson_default_dir(dir, sizeof dir);
+    lesson_set_init(set);
+    lesson_set_add(set, dir, &errs);
+    lesson_errors_free(&errs);
+}
+
 /* One kept mistake: the answer, and what it was, graded again at its own numbers. */
 static void review_one(const struct lesson_set *set, const struct progress_ex *px)
 {
@@ -77,13 +88,9 @@ int cli_lesson_review(int argc, char **argv)
                   "Exit status: 0 success, 2 bad input or an unreadable progress file.\n"))
         return 0;
     if (argc > 1) return cli_usage_error("lesson review: unexpected argument '%s'", argv[1]);
-    char dir[4096], path[4096];
+    char path[4096];
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_default_dir(dir, sizeof dir);
-    lesson_set_init(&set);
-    lesson_set_add(&set, dir, &errs);
-    lesson_errors_free(&errs);
+    load_lessons(&set);
     struct progress p;
     int rc = read_progress(&p, path, sizeof path);
     if (rc != CV_OK) {
@@ -120,13 +127,8 @@ int cli_lesson_reset(int argc, char **argv)
     const char *id = argc == 2 ? argv[1] : NULL;
     char idbuf[LESSON_ID_MAX] = "";
     if (id) {
-        char dir[4096];
         struct lesson_set set;
-        struct lesson_errors errs = {0};
-        lesson_default_dir(dir, sizeof dir);
-        lesson_set_init(&set);
-        lesson_set_add(&set, dir, &errs);
-        lesson_errors_free(&errs);
+        load_lessons(&set);
         const struct lesson *L = lesson_set_find(&set, id);
         if (L)
             snprintf(idbuf, sizeof idbuf, "%s", L->id);
