@@ -665,7 +665,9 @@ static void walk_keys(struct walk *w, struct app *a, struct lesson_ui *u, size_t
                 known = walk_same_scene(&seen[j], &a->sc);
             if (known) continue;
             seen[ns] = a->sc;
-            snprintf(how[ns], sizeof how[ns], "%s%c ", how[q], use[i]);
+            char next[sizeof how[0]]; /* how[q] and how[ns] differ (q < ns): one at a time */
+            snprintf(next, sizeof next, "%s%c ", how[q], use[i]);
+            memcpy(how[ns], next, sizeof next);
             walk_steps(w, a, u, k, how[ns]);
             ns++;
         }
