@@ -304,7 +304,12 @@ if [ -n "$ASAN_BIN" ]; then
             fail "asan: nccl $f: exit $? ($(head -3 "$tmp/asan"))"
         grep -q "runtime error\|AddressSanitizer" "$tmp/asan" && fail "asan: $f: $(head -3 "$tmp/asan")"
     done
-    "$ASAN_BIN" nccl $(for b in $ORIG; do echo "$DIR/$b.log"; done) >/dev/null 2>"$tmp/asan" || fail "asan: all files at once: exit $?"
+    # the files of several jobs at once: refused whole (exit 2, one line), with no finding
+    "$ASAN_BIN" nccl $(for b in $ORIG; do echo "$DIR/$b.log"; done) >/dev/null 2>"$tmp/asan"
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "asan: all files at once: exit $rc, not 2 (files of different jobs)"
+    grep -q "are not one job's record" "$tmp/asan" || fail "asan: all files at once: $(head -3 "$tmp/asan")"
+    [ "$(wc -l <"$tmp/asan")" -eq 1 ] || fail "asan: all files at once: $(head -3 "$tmp/asan")"
 fi
 
 if [ "$fails" -eq 0 ]; then
