@@ -53,14 +53,15 @@ tm_cleanup_all() {
 trap tm_cleanup_all EXIT
 
 # tm_start COLS ROWS "ARGS" [ENV...]: the program runs under sh; when it exits the pane
-# prints EXITED:<status> and, on the next line, the terminal modes that matter (icanon,
+# prints EXITED:<status> on a line of its own (a killed program leaves the cursor mid-line,
+# where the word could wrap) and, on the next line, the terminal modes that matter (icanon,
 # echo), both in one write (a test that saw EXITED sees the modes), then idles.
 tm_start() {
     local cols=$1 rows=$2 args=$3
     shift 3
     local envs="LANG=C.UTF-8 LC_ALL=C.UTF-8 $*"
     tm -f /dev/null new-session -d -x "$cols" -y "$rows" -s main \
-        "env -u NO_COLOR $envs $BIN $args; s=\$?; m=\$(stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo)\$' | tr '\n' ' '); printf 'EXITED:%s\n%s\n' \"\$s\" \"\$m\"; sleep 600"
+        "env -u NO_COLOR $envs $BIN $args; s=\$?; m=\$(stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo)\$' | tr '\n' ' '); printf '\r\nEXITED:%s\r\n%s\r\n' \"\$s\" \"\$m\"; sleep 600"
     tm set-option -t main status off >/dev/null
 }
 
