@@ -390,6 +390,18 @@ static void bench_print_hardware(const char *hw)
 }
 
 /* time and bandwidths to 6 significant digits, as nccl-tests prints them. */
+
+/* One of nccl-tests' groups (out of place, or in place): time, algbw, busbw, #wrong. */
+static void json_group(cJSON *o, const struct bench_result *r)
+{
+    cli_json_real(o, "time_us", r->time_us, 6);
+    cli_json_real(o, "algbw", r->algbw, 6);
+    cli_json_real(o, "busbw", r->busbw, 6);
+    if (r->wrong < 0)
+        cli_json_null(o, "wrong");
+    else
+        cli_json_num(o, "wrong", (double)r->wrong);
+}
 static void bench_print_json(const char *backend, int ranks, const char *hardware,
                              const struct bench_opts *opts, const struct bench_row *rows,
                              size_t n)
@@ -419,24 +431,11 @@ static void bench_print_json(const char *backend, int ranks, const char *hardwar
         cli_json_str(o, "type", "float");
         cli_json_str(o, "redop", coll_reduces(c) ? redop_name(rows[i].op) : "none");
         cli_json_num(o, "root", coll_is_rooted(c) ? rows[i].root : -1);
-        cli_json_real(o, "time_us", r->time_us, 6);
-        cli_json_real(o, "algbw", r->algbw, 6);
-        cli_json_real(o, "busbw", r->busbw, 6);
-        if (r->wrong < 0)
-            cli_json_null(o, "wrong");
-        else
-            cli_json_num(o, "wrong", (double)r->wrong);
+        json_group(o, r);
         /* nccl-tests' second group; the fields above are its first (out of place) */
         if (rows[i].has_ip) {
             const struct bench_result *q = &rows[i].ip;
-            cJSON *ip = cli_json_add_object(o, "in_place");
-            cli_json_real(ip, "time_us", q->time_us, 6);
-            cli_json_real(ip, "algbw", q->algbw, 6);
-            cli_json_real(ip, "busbw", q->busbw, 6);
-            if (q->wrong < 0)
-                cli_json_null(ip, "wrong");
-            else
-                cli_json_num(ip, "wrong", (double)q->wrong);
+            json_group(cli_json_add_object(o, "in_place"), q);
         } else {
             cli_json_null(o, "in_place");
         }
