@@ -799,6 +799,7 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
         .mark = th->role[TH_LABEL] | A_BOLD,
         .heading = A_BOLD | A_UNDERLINE,
         .rule = th->role[TH_DIM],
+        .term = A_UNDERLINE,
     };
     if (pg->narr.h > 0)
         narr_draw(stdscr, &p->ps.narr, pg->from, pg->narr.y, pg->narr.x, pg->narr.h, &na);
