@@ -808,7 +808,7 @@ static void pres_footer(struct pres *p, struct rect r, double now)
     attr_t mat = bad ? th->role[TH_BAD] : done ? th->role[TH_OK] : th->role[TH_WARN];
     int rw = text_width(right), mw = text_width(mid);
     /* The lesson's title gives way to a message. */
-    if (mid[0] && text_width(left) + 2 + mw + rw > r.w) left[short_len] = '\0';
+    if (mid[0] && text_width(left) + 3 + mw + rw > r.w) left[short_len] = '\0';
     char fit[400]; /* a title cut short says so (…) */
     text_fit(fit, sizeof fit, left, r.w - rw - 1, p->a->utf8);
     int lw = draw_put(r.y, r.x, r.w - rw - 1, th->role[TH_DIM], fit);
