@@ -62,7 +62,7 @@ static int text_pages(struct present_layout *p, const bool *blank, int n, int to
     }
 }
 
-/* The layout with gap empty rows (0 or 1) between the narration and the scene. */
+/* The layout with gap empty rows (0 or 1) under the title and above the scene. */
 static void layout_gap(int rows, int cols, int scene_rows, int title_lines, int narr_lines,
                        const bool *blank, int gap, struct present_layout *out)
 {
@@ -74,7 +74,7 @@ static void layout_gap(int rows, int cols, int scene_rows, int title_lines, int 
     int nw = present_layout_narr_width(cols), nx = (cols - nw) / 2;
     int band = rows - 1; /* rows [0, band) hold title, narration and scene */
     int T = title_lines < 1 ? 1 : title_lines, n = narr_lines < 0 ? 0 : narr_lines;
-    int top = T + 1, cap = band - top;
+    int top = T + gap, cap = band - top;
     if (cap < 1) {
         out->too_small = true;
         return;
@@ -116,8 +116,8 @@ void present_layout_compute(int rows, int cols, int scene_rows, int title_lines,
 {
     layout_gap(rows, cols, scene_rows, title_lines, narr_lines, blank, 1, out);
     if (out->too_small || out->npages < 2 || scene_rows <= 0) return;
-    /* The empty row above the scene goes where that saves a page (the scene's title bar
-     * still sets it apart). */
+    /* The empty rows under the title and above the scene go where that saves a page (the
+     * title is bold, the scene's title bar sets it apart). */
     struct present_layout tight = {0};
     layout_gap(rows, cols, scene_rows, title_lines, narr_lines, blank, 0, &tight);
     if (tight.npages < out->npages) {
