@@ -81,7 +81,7 @@ int cli_nccl_read(struct rec_log *L, const char *path)
 {
     char err[200];
     int n = rec_read_file(L, path, err, sizeof err);
-    if (n < 0) cv_eprintf("%s:0: %s\n", path, err);
+    if (n < 0) rec_note_error(L, "%s: %s", path, err); /* said with the others, no line */
     return n;
 }
 
@@ -379,6 +379,36 @@ static void json_graph(cJSON *root, const struct rec_log *L)
     cli_json_num(o, "nvls_heads", g->nvls_heads);
 }
 
+/* The warnings, then what could not be read (the lines said on stderr, "not_read"): the JSON
+ * alone tells all that the text and stderr tell. */
+static void json_warnings(cJSON *root, const struct rec_log *L)
+{
+    cJSON *w = cli_json_add_array(root, "warnings");
+    for (int i = 0; i < L->nwarnings; i++) {
+        cJSON *o = cli_json_add_object(w, NULL);
+        cli_json_str(o, "code", rec_wcode_name(L->wcodes[i]));
+        cli_json_str(o, "message", L->warnings[i]);
+    }
+    for (int i = 0; i < L->nerrors; i++) {
+        cJSON *o = cli_json_add_object(w, NULL);
+        cli_json_str(o, "code", "not_read");
+        cli_json_str(o, "message", L->errors[i]);
+    }
+    char more[64];
+    if (L->errors_dropped) {
+        snprintf(more, sizeof more, "%d more errors not shown", L->errors_dropped);
+        cJSON *o = cli_json_add_object(w, NULL);
+        cli_json_str(o, "code", "not_read");
+        cli_json_str(o, "message", more);
+    }
+    if (L->warnings_dropped) {
+        snprintf(more, sizeof more, "%d more warnings not shown", L->warnings_dropped);
+        cJSON *o = cli_json_add_object(w, NULL);
+        cli_json_str(o, "code", "other");
+        cli_json_str(o, "message", more);
+    }
+}
+
 static cJSON *nccl_json(const struct rec_log *L)
 {
     cJSON *root = cli_json_object();
@@ -431,12 +461,7 @@ static cJSON *nccl_json(const struct rec_log *L)
         cli_json_str(o, "class", rec_class_name(k->cls));
     }
     json_tests(root, L);
-    cJSON *w = cli_json_add_array(root, "warnings");
-    for (int i = 0; i < L->nwarnings; i++) {
-        cJSON *o = cli_json_add_object(w, NULL);
-        cli_json_str(o, "code", rec_wcode_name(L->wcodes[i]));
-        cli_json_str(o, "message", L->warnings[i]);
-    }
+    json_warnings(root, L);
     return root;
 }
 

@@ -93,6 +93,14 @@ rec_warn_c(struct rec_log *L, enum rec_wcode code, const char *fmt, ...)
 
 #define rec_warn(L, ...) rec_warn_c(L, REC_W_OTHER, __VA_ARGS__)
 
+void rec_note_error(struct rec_log *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    rec_msg(&L->errors, &L->nerrors, &L->errors_dropped, fmt, ap);
+    va_end(ap);
+}
+
 /* ---- small scanners (on a NUL-terminated, made-safe line) ----------------------------- */
 
 static const char *skip_sp(const char *p)

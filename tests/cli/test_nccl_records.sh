@@ -259,8 +259,8 @@ bad() { # bad WANT_RC STDERR_SUBSTRING ARGS...
 bad 2 "no FILE given"
 bad 2 "--format xml: must be text or json" "$DIR/04-socket-2node-p40-nccl248.log" --format xml
 bad 2 "unknown option" --bogus "$DIR/04-socket-2node-p40-nccl248.log"
-bad 2 "$tmp/none.log:0: cannot open" "$tmp/none.log"
-bad 0 "$tmp/none.log:0: cannot open" "$tmp/none.log" "$DIR/04-socket-2node-p40-nccl248.log"
+bad 2 "$tmp/none.log: cannot open: No such file or directory" "$tmp/none.log"
+bad 0 "$tmp/none.log: cannot open: No such file or directory" "$tmp/none.log" "$DIR/04-socket-2node-p40-nccl248.log"
 bad 2 "nothing could be read" /etc/hostname
 # Larger than the reader holds: refused whole (exit 2, where and what), never read in part.
 # Ranks past the reader's ceiling (2^24), and a communicator more than memory may keep (a
@@ -286,8 +286,19 @@ bad 0 "$tmp/dup.log:1: channel 0's ring lists rank 1 twice" "$tmp/dup.log"
 } >"$tmp/long.log"
 bad 0 "$tmp/long.log:2: a line of 70000 bytes" "$tmp/long.log"
 bad 0 "$tmp/long.log:4: a row of 9 fields under a header of 13" "$tmp/long.log"
+# Every line said on stderr is in the JSON's warnings too (code not_read): the JSON alone
+# tells what could not be read, a file that could not be opened included.
+"$BIN" nccl "$tmp/long.log" "$tmp/none.log" --format json >"$tmp/lw.json" 2>"$tmp/lw.err"
+python3 - "$tmp/lw.json" "$tmp/lw.err" <<'PY' || fail "stderr lines missing from the JSON warnings"
+import json, sys
+msgs = [w["message"] for w in json.load(open(sys.argv[1]))["warnings"] if w["code"] == "not_read"]
+err = [l.rstrip("\n") for l in open(sys.argv[2]) if l.strip()]
+assert err, "nothing on stderr"
+missing = [l for l in err if l not in msgs]
+assert not missing, ("not in the JSON", missing, msgs)
+PY
 truncate -s $((64 * 1024 * 1024 + 1)) "$tmp/big.log"
-bad 2 "$tmp/big.log:0: larger than 64 MiB" "$tmp/big.log"
+bad 2 "$tmp/big.log: larger than 64 MiB" "$tmp/big.log"
 # A host name with a terminal escape: never printed as it is.
 printf 'ev\033]0;pwn\007il:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 - Init COMPLETE\nev\033[2Jil:1:1 [0] NCCL INFO Channel 00/01 :    0\n' >"$tmp/esc.log"
 "$BIN" nccl "$tmp/esc.log" >"$tmp/esc.txt" 2>&1 || fail "escape log: exit $?"
