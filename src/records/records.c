@@ -776,7 +776,8 @@ static bool tree_part(const char **pp, int *down, int *ndown, long *me, long *up
     return true;
 }
 
-/* "Trees [0] 1/-1/-1->0->-1 [1] ..." and 2.6/2.7's "[0] 1/-1/-1->0->7|7->0->1/-1/-1". */
+/* "Trees [0] 1/-1/-1->0->-1 [1] ...", 2.6/2.7's "[0] 1/-1/-1->0->7|7->0->1/-1/-1" and 2.4's
+ * "[0] -1->0->1/-1/-1" (init.cc: " [%d] %d->%d->%d/%d/%d", up, rank, down[0..2]). */
 static bool trees_line(struct rec_ctx *x, const char *p)
 {
     struct rec_log *L = x->L;
@@ -787,7 +788,11 @@ static bool trees_line(struct rec_ctx *x, const char *p)
         int down[REC_MAX_TREE_DOWN], nd, down2[REC_MAX_TREE_DOWN], nd2;
         if (chan < 0 || *p != ']') goto bad;
         p = skip_sp(p + 1);
-        if (!tree_part(&p, down, &nd, &me, &up, false)) goto bad;
+        const char *e = p; /* 2.5+: down/down/down->rank->up; 2.4: up->rank->down/down/down */
+        if (!(tree_part(&e, down, &nd, &me, &up, false) && (!*e || *e == ' ' || *e == '|')) &&
+            !tree_part((e = p, &e), down, &nd, &me, &up, true))
+            goto bad;
+        p = e;
         if (*p == '|') {
             p++;
             if (!tree_part(&p, down2, &nd2, &me2, &up2, true)) goto bad;
