@@ -954,28 +954,46 @@ static void pattern_line(struct rec_ctx *x, const char *p)
 
 /* ---- GRAPH and TUNING ------------------------------------------------------------------ */
 
-/* "Pattern 5, crossNic 0, nChannels 7, bw 3.000000/3.000000, type NVL/PHB, sameChannels 0" */
-static void graph_pattern(struct rec_log *L, const char *p)
+/* "Pattern 5, crossNic 0, nChannels 7, bw 3.000000/3.000000, type NVL/PHB, sameChannels 0",
+ * 2.6-2.18's "..., speed 12.000000/12.000000, ..." */
+static void graph_pattern(struct rec_ctx *x, const char *p)
 {
+    struct rec_log *L = x->L;
     struct rec_graph *g = &L->graph;
     if (g->npatterns == (int)(sizeof g->patterns / sizeof *g->patterns)) return;
     struct rec_pattern t = {0};
     char ti[8] = "", tx[8] = "";
+    /* 2.6-2.18 say "speed %f/%f" where 2.19+ say "bw %f/%f" (search.cc), same order */
+    char bw[8] = "";
     if (sscanf(p,
-               "Pattern %d, crossNic %d, nChannels %d, bw %lf/%lf, type %7[A-Z0-9]/%7[A-Z0-9], "
+               "Pattern %d, crossNic %d, nChannels %d, %7[a-z] %lf/%lf, type "
+               "%7[A-Z0-9]/%7[A-Z0-9], "
                "sameChannels %d",
-               &t.pattern, &t.crossnic, &t.nchannels, &t.bw_intra, &t.bw_inter, ti, tx,
-               &t.same_channels) != 8)
+               &t.pattern, &t.crossnic, &t.nchannels, bw, &t.bw_intra, &t.bw_inter, ti, tx,
+               &t.same_channels) != 9 ||
+        (strcmp(bw, "bw") != 0 && strcmp(bw, "speed") != 0))
         return;
     snprintf(t.type_intra, sizeof t.type_intra, "%s", ti);
     snprintf(t.type_inter, sizeof t.type_inter, "%s", tx);
+    t.host_id = x->host_id; /* its printer: its channel lines are the same thread's */
+    t.pid = L->ln.pid;
+    t.tid = L->ln.tid;
     g->patterns[g->npatterns] = t;
     L->last_pattern = g->npatterns++;
 }
 
-/* " 0 : NET/1 GPU/0 GPU/0 ... NET/1": a channel of the pattern before */
-static bool graph_channel(struct rec_log *L, const char *p)
+/* " 0 : NET/1 GPU/0 GPU/0 ... NET/1": a channel of the last pattern the same thread printed
+ * (processes print their searches at once, lines interleaved), up to its nChannels. */
+static bool graph_channel(struct rec_ctx *x, const char *p)
 {
+    struct rec_log *L = x->L;
+    struct rec_pattern *pt = NULL;
+    for (int i = L->graph.npatterns - 1; i >= 0 && !pt; i--) {
+        struct rec_pattern *q = &L->graph.patterns[i];
+        if (q->host_id == x->host_id && q->pid == L->ln.pid && q->tid == L->ln.tid)
+            pt = q->channel_lines < q->nchannels ? q : NULL, i = pt ? i : -1;
+    }
+    if (!pt) return false;
     p = skip_sp(p);
     if (scan_uint(&p, 4) < 0 || !starts(p, " : ")) return false;
     p += 3;
@@ -988,7 +1006,7 @@ static bool graph_channel(struct rec_log *L, const char *p)
         n++;
     }
     if (!n) return false;
-    L->graph.patterns[L->last_pattern].channel_lines++;
+    pt->channel_lines++;
     return true;
 }
 
@@ -1240,11 +1258,10 @@ static bool info_line(struct rec_ctx *x, const char *p)
     }
     if (starts(p, "Pattern ")) {
         pattern_line(x, p);
-        graph_pattern(L, p);
+        graph_pattern(x, p);
         return true;
     }
-    if (L->last_pattern >= 0 && graph_channel(L, p)) return true;
-    L->last_pattern = -1;
+    if (L->last_pattern >= 0 && graph_channel(x, p)) return true;
     struct rec_facts *f = cur_facts(L);
     if (strstr(p, "NVLS multicast support is available")) {
         struct rec_host_net *h = host_net(L, x->host);

@@ -187,6 +187,8 @@ struct rec_graph {
         int pattern, crossnic, nchannels, same_channels, channel_lines;
         double bw_intra, bw_inter;
         char type_intra[8], type_inter[8];
+        int host_id; /* the printer (host id, -1 none; pid; tid): its channel lines follow */
+        long pid, tid;
     } patterns[16];
     int npatterns;
     int nvls_heads;
@@ -271,7 +273,7 @@ struct rec_log {
     int unit;              /* its unit, -1 none */
     bool tests_hashless;   /* nccl-tests' lines without '#' seen */
     bool wrap_open;        /* the line before was an opening "(" alone */
-    int last_pattern;      /* GRAPH: the pattern whose channel lines follow, -1 none */
+    int last_pattern;      /* GRAPH: a pattern was read (its index), -1 none */
 };
 
 struct rec_log *rec_new(void);
