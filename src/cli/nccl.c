@@ -768,6 +768,20 @@ static void nccl_text(const struct rec_log *L)
     text_warnings(L);
 }
 
+/* A record of nccl-tests rows only, none of which could be read: not shown as a record of
+ * tables without rows (each refused line is on stderr already). */
+static bool nccl_rows_lost(const struct rec_log *L)
+{
+    int rows = 0;
+    for (int i = 0; i < L->ntests; i++)
+        rows += L->tests[i].nrows;
+    if (rows > 0 || L->rows_refused == 0 || L->nccl_lines) return false;
+    cv_eprintf("collviz nccl: none of the %d lines of nccl-tests rows could be read (the "
+               "lines above say why): no table is shown\n",
+               L->rows_refused);
+    return true;
+}
+
 static void nccl_print_errors(const struct rec_log *L)
 {
     for (int i = 0; i < L->nerrors; i++)
@@ -830,6 +844,10 @@ int cli_nccl_main(int argc, char **argv)
     if (L->lines == 0) {
         if (unopened < argc - optind)
             cv_eprintf("collviz nccl: nothing could be read: no NCCL or nccl-tests lines\n");
+        rec_free(L);
+        return 2;
+    }
+    if (nccl_rows_lost(L)) {
         rec_free(L);
         return 2;
     }

@@ -47,6 +47,7 @@
 #define REC_MAX_ROWS 4096 /* rows of one test */
 #define REC_MAX_MSGS 64   /* errors and warnings kept (the rest are counted) */
 #define REC_MAX_TREE_DOWN 3
+#define REC_HDR_WORDS 64 /* a table header's words: 13 a table, side by side up to 4 */
 
 /* The link classes, from what NCCL says about a connection (never from names alone). */
 enum rec_class {
@@ -135,12 +136,13 @@ enum rec_wcode {
     REC_W_DEDUP,   /* Ray's "[repeated Nx across cluster]" */
     REC_W_INIT_FAILED,
     REC_W_LIB_WARN,
-    REC_W_ESCAPE,      /* terminal escapes in the text */
-    REC_W_MIXED,       /* hosts printing different NCCL versions' forms */
-    REC_W_PROSE,       /* text that is no log between log lines */
-    REC_W_INTERLEAVED, /* rows of several runs mixed */
-    REC_W_NO_HEADER,   /* rows without their column header */
-    REC_W_UNREADABLE,  /* "NCCL INFO" after text that is no known prefix */
+    REC_W_ESCAPE,       /* terminal escapes in the text */
+    REC_W_MIXED,        /* hosts printing different NCCL versions' forms */
+    REC_W_PROSE,        /* text that is no log between log lines */
+    REC_W_INTERLEAVED,  /* rows of several runs mixed */
+    REC_W_NO_HEADER,    /* rows without their column header */
+    REC_W_UNREADABLE,   /* "NCCL INFO" after text that is no known prefix */
+    REC_W_SIDE_BY_SIDE, /* tables pasted side by side, read as several runs */
     REC_W_N
 };
 const char *rec_wcode_name(enum rec_wcode c);
@@ -260,8 +262,12 @@ struct rec_log {
     int hdr_n;        /* the current table header's columns, 0 none */
     int group_first;  /* the first test read under the current header */
     bool interleaved; /* rows of several runs under the current header */
-    char hdr[24][10];
-    bool hdr_ms; /* "(ms)" units line */
+    char hdr[REC_HDR_WORDS][10];
+    bool hdr_ms;      /* "(ms)" units line */
+    bool hdr_made;    /* the header was made from a headerless row's shape */
+    int hdr_copies;   /* tables side by side under one header (1: one table) */
+    int side_first;   /* the first of their tests */
+    int rows_refused; /* lines of a row's shape that no table could take */
     char pending_coll[32];
     int first_warn_line;
     char first_warn[160];

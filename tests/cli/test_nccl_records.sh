@@ -247,6 +247,55 @@ for d in (a, b):
 assert a == b, (a, b)
 " || fail "a folder with a gzipped file reads as the two files"
 
+# ---- tables as they are pasted (fixtures derived from the real records named) -----------
+# Rows whose header was not copied, of every nccl-tests version's shape: 2.x's broadcast (a
+# root, no redop, N/A errors: nccltests82's row), the old table's error column (nccltests-a100's
+# rows: "error" with 4e-07), alltoall's empty redop (nccltests78's): all read, none dropped.
+grep -v '^#' "$DIR/nccltests82-broadcast-oldtable-nccl296.log" | grep -E '^ +[0-9]' >"$tmp/hl1.log"
+grep -v '^#' "$DIR/nccltests-a100-2node16-sharp-oldtable.log" | grep -E '^ +[0-9]' >"$tmp/hl2.log"
+grep -E '^ +[0-9]' "$DIR/nccltests78-oldtable-allreduce-alltoall-prose.log" >"$tmp/hl3.log"
+for f in hl1 hl2 hl3; do
+    want=$(wc -l <"$tmp/$f.log")
+    "$BIN" nccl "$tmp/$f.log" --format json >"$tmp/$f.json" 2>"$tmp/$f.err" || fail "$f: exit $?"
+    [ -s "$tmp/$f.err" ] && fail "$f: $(head -1 "$tmp/$f.err")"
+    python3 - "$tmp/$f.json" "$want" "$f" <<'PY' || fail "$f: rows lost"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = sum(len(t["rows"]) for t in d["tests"])
+assert rows == int(sys.argv[2]), (rows, sys.argv[2])
+assert any(w["code"] == "table_no_header" for w in d["warnings"]), d["warnings"]
+if sys.argv[3] == "hl2":  # the old table's largest error, not a #wrong count
+    assert d["tests"][0]["rows"][0]["oop"]["error"] == 4e-07, d["tests"][0]["rows"][0]
+    assert all(r["oop"]["wrong"] is None for t in d["tests"] for r in t["rows"])
+PY
+done
+# Two runs' tables pasted side by side (nccltests-h100's header and rows, twice on each
+# line: by spaces, by a tab, by '|'), with and without the header: two tables of all rows.
+sed -n '/^#  *size/,$p' "$DIR/nccltests-h100-2node16-allreduce.log" | grep -E '^#  *size|^ +[0-9]' >"$tmp/one.log"
+rows=$(grep -cE '^ +[0-9]' "$tmp/one.log")
+paste -d' ' "$tmp/one.log" "$tmp/one.log" >"$tmp/sbs1.log"
+grep -v '^#' "$tmp/one.log" >"$tmp/rows.log"
+paste "$tmp/rows.log" "$tmp/rows.log" >"$tmp/sbs2.log"
+paste -d'|' "$tmp/rows.log" "$tmp/rows.log" >"$tmp/sbs3.log"
+for f in sbs1 sbs2 sbs3; do
+    "$BIN" nccl "$tmp/$f.log" --format json >"$tmp/$f.json" 2>"$tmp/$f.err" || fail "$f: exit $?"
+    python3 - "$tmp/$f.json" "$rows" <<'PY' || fail "$f: side by side not read as two runs"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [len(t["rows"]) for t in d["tests"]] == [int(sys.argv[2])] * 2, [len(t["rows"]) for t in d["tests"]]
+assert any(w["code"] == "table_side_by_side" for w in d["warnings"]), d["warnings"]
+PY
+done
+# Lines of numbers that no nccl-tests version prints, and nothing else: exit 2, each said.
+printf '   8  2  float  sum  x  1 2 3 4 5 6 7 8 9
+ 32 8 9 10 11 12 13 14 15 16 17 18 19 20
+' >"$tmp/norow.log"
+"$BIN" nccl "$tmp/norow.log" >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "rows no table takes: exit $rc, want 2"
+grep -q "norow.log:2: a line of numbers that is no nccl-tests row" "$tmp/err" || fail "rows no table takes: $(cat "$tmp/err")"
+grep -q "none of the 2 lines of nccl-tests rows could be read" "$tmp/err" || fail "rows no table takes: $(cat "$tmp/err")"
+
 # ---- bad input ------------------------------------------------------------------------
 bad() { # bad WANT_RC STDERR_SUBSTRING ARGS...
     local want=$1 msg=$2
