@@ -44,7 +44,8 @@ const char *rec_wcode_name(enum rec_wcode c)
                                                "table_interleaved",
                                                "table_no_header",
                                                "unreadable_prefix",
-                                               "table_side_by_side"};
+                                               "table_side_by_side",
+                                               "rank_twice"};
     return (unsigned)c < REC_W_N ? names[c] : "other";
 }
 
@@ -219,6 +220,7 @@ void rec_free(struct rec_log *L)
     for (int i = 0; i < L->nunits; i++)
         rec_facts_free(&L->units[i].f);
     free(L->units);
+    free(L->blk_claims);
     for (int i = 0; i < L->ncomms; i++)
         rec_facts_free(&L->comms[i]);
     free(L->comms);
@@ -1388,6 +1390,35 @@ static bool info_line(struct rec_ctx *x, const char *p)
 
 /* "#  Rank  0 Group  0 Pid 422771 on HOST device  0 [0x0f] NVIDIA H800" (and the older form
  * without Group). */
+/* How many device lines before this one, in its list (lines in a row), claimed rank r:
+ * nccl-tests built without MPI and started by a launcher runs one single-rank job a
+ * process, each printing "Rank 0"; two jobs' outputs pasted together do the same. */
+static int device_claims(struct rec_ctx *x, long r, const char *host)
+{
+    struct rec_log *L = x->L;
+    if (x->line != L->blk_line + 1 || L->file != L->blk_file)
+        memset(L->blk_claims, 0, (size_t)L->blk_cap);
+    L->blk_line = x->line;
+    L->blk_file = L->file;
+    if (r >= L->blk_cap) {
+        long cap = L->blk_cap ? L->blk_cap : 64;
+        while (cap <= r)
+            cap *= 2;
+        L->blk_claims = xrealloc(L->blk_claims, (size_t)cap);
+        memset(L->blk_claims + L->blk_cap, 0, (size_t)(cap - L->blk_cap));
+        L->blk_cap = (int)cap;
+    }
+    int k = L->blk_claims[r];
+    if (k < 255) L->blk_claims[r]++;
+    if (k > 0)
+        rec_warn_c(L, REC_W_RANK_TWICE,
+                   "%s:%ld: rank %ld claimed again (on %s) in one list of devices: separate "
+                   "runs, each its own communicator (nccl-tests without MPI under a "
+                   "launcher runs one a process)",
+                   x->name, x->line, r, host);
+    return k;
+}
+
 static bool device_line(struct rec_ctx *x, const char *p)
 {
     p = skip_sp(p);
@@ -1403,10 +1434,10 @@ static bool device_line(struct rec_ctx *x, const char *p)
         return true;
     }
     {
-        int ti = rec_tests_unit(x->L);
         char h[64];
         copy_word(skip_sp(on + 4), "", h, sizeof h);
         int hid = rec_host_id(x->L, h, true);
+        int ti = rec_tests_unit_k(x->L, device_claims(x, r, h));
         struct rec_unit *u = &x->L->units[ti];
         rec_facts_seen(&u->f, r);
         rec_facts_host(&u->f, hid);
@@ -1735,10 +1766,17 @@ static bool row_like(const char *p)
     return n > 0 && num_field(w[0], &v, false) && nums >= 8;
 }
 
+static bool hash_body(struct rec_ctx *x, const char *p);
+
 static bool hash_line(struct rec_ctx *x, const char *p)
 {
+    return hash_body(x, skip_sp(p + 1));
+}
+
+/* A comment line of nccl-tests' after its '#' (or where a viewer stripped it). */
+static bool hash_body(struct rec_ctx *x, const char *p)
+{
     struct rec_log *L = x->L;
-    p = skip_sp(p + 1);
     if (starts(p, "Collective test starting: ")) {
         char c[32];
         copy_word(skip_sp(p + 26), "", c, sizeof c);
@@ -2009,6 +2047,10 @@ static bool one_line(struct rec_ctx *x, char *s)
         L->prefixes |= REC_PFX_HASHLESS;
         return device_line(x, p);
     }
+    if (starts(p, "Avg bus bandwidth") || starts(p, "Out of bounds values")) {
+        L->prefixes |= REC_PFX_HASHLESS;
+        return hash_body(x, p);
+    }
     if (starts(p, "size ") && strstr(p, "busbw") && strstr(p, "count")) {
         L->prefixes |= REC_PFX_HASHLESS;
         header_line(x, p);
@@ -2238,13 +2280,16 @@ static void first_line_hosts(struct rec_log *L)
 
 static void finish_comms(struct rec_log *L)
 {
-    if (L->tests_unit >= 0) {
-        struct rec_facts *f = &L->units[L->tests_unit].f;
+    for (int u = 0; u < L->nunits; u++) {
+        struct rec_facts *f = &L->units[u].f;
         int n = 0;
-        for (int r = 0; r < f->seen_cap * 8; r++)
+        for (int r = 0; L->units[u].tests && r < f->seen_cap * 8; r++)
             n += rec_facts_has(f, r);
-        f->nranks = n;
+        if (L->units[u].tests) f->nranks = n;
     }
+    free(L->blk_claims);
+    L->blk_claims = NULL;
+    L->blk_cap = 0;
     first_line_hosts(L);
     rec_comm_finish(L);
     if (L->rccl)

@@ -146,6 +146,7 @@ enum rec_wcode {
     REC_W_NO_HEADER,    /* rows without their column header */
     REC_W_UNREADABLE,   /* "NCCL INFO" after text that is no known prefix */
     REC_W_SIDE_BY_SIDE, /* tables pasted side by side, read as several runs */
+    REC_W_RANK_TWICE,   /* two processes claim one rank in a list of devices */
     REC_W_N
 };
 const char *rec_wcode_name(enum rec_wcode c);
@@ -221,6 +222,11 @@ struct rec_log {
     /* communicators (reccomm.h) */
     struct rec_unit *units;
     int nunits, capunits, tests_unit;
+    int tunits[63], ntunits;   /* more device-line units: runs whose ranks repeat the first's */
+    unsigned char *blk_claims; /* per rank: device lines claiming it in the current list */
+    int blk_cap;
+    long blk_line;
+    const struct rec_file *blk_file;
     struct rec_map threads, procs, ptrs, hostmap, linkmap;
     char **hostnames;
     int nhostnames;
