@@ -11,7 +11,8 @@
  * instead; a demo is marked "demo" there and 0 brings the slide back at the step it was at; r
  * shows one exercise's answer at a time. The frame a PageDown leaves a lesson from (and the
  * deck's last) tells the room that the lesson ended ("end of lesson 5/15", "end of the
- * talk"); no other frame says so. */
+ * talk"); no other frame says so. --minutes sets the notes' countdown (else the lessons'
+ * minutes: added up); the backends' availability is the notes' own line. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,6 +73,15 @@ static void screen_text(char *buf, size_t n)
 }
 
 /* The first pattern the screen matches, or -1. */
+/* The first revealed answer's label in text ("Answer: ..." or "Answer 2 of 3: ..."), not
+ * the word in a narration ("Answer first, then step"); NULL when none. */
+static const char *answer_label(const char *text)
+{
+    for (const char *a = strstr(text, "Answer"); a; a = strstr(a + 1, "Answer"))
+        if (a[6] == ':' || (a[6] == ' ' && a[7] >= '1' && a[7] <= '9')) return a;
+    return NULL;
+}
+
 static int room_bad(const char *text, char *what, size_t n)
 {
     for (size_t i = 0; i < sizeof re / sizeof re[0]; i++) {
@@ -284,10 +294,10 @@ static void keys_at(int cols, int rows)
             exercises++;
             present_script_draw(s);
             screen_text(text, sizeof text);
-            const char *a1 = strstr(text, "Answer");
+            const char *a1 = answer_label(text);
             if (!a1)
                 fail_msg("slide %zu: r shows no answer", i + 1);
-            else if (strstr(a1 + 1, "Answer"))
+            else if (answer_label(a1 + 1))
                 fail_msg("slide %zu: r showed two answers", i + 1);
             else if (strncmp(a1, "Answer 2", 8) == 0)
                 fail_msg("slide %zu: r showed the second first", i + 1);
@@ -348,6 +358,43 @@ static void test_paths_make_one_deck(void **state)
     present_script_close(s);
 }
 
+/* --minutes N is the countdown's length on the notes terminal; without it, the deck's
+ * lessons' minutes: added up. The backends' availability is the notes' (its own line, said
+ * once: not in the status, not in the note). */
+static void test_minutes_and_backend(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    int sum = 0;
+    for (size_t i = 0; i < set.n; i++)
+        sum += set.v[i].minutes;
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+    assert_true(sum > 0);
+    struct notes_state *st = xcalloc(1, sizeof *st);
+    for (int want = 0; want <= 45; want += 45) {
+        struct present_opts o = {
+            .path = "lessons", .backend = "auto", .no_measure = true, .minutes = want};
+        struct present_script *s;
+        char err[400];
+        if (present_script_open(&s, &o, 100, 30, err, sizeof err) != CV_OK) fail_msg("%s", err);
+        present_script_notes(s, st);
+        assert_int_equal(st->minutes, want ? want : sum);
+        assert_true(st->backend[0] != '\0');
+        for (int k = 0; k < 40; k++) { /* slides on: the line stays the notes' own */
+            present_script_key(s, 'n');
+            present_script_notes(s, st);
+            assert_null(strstr(st->status, st->backend));
+            assert_null(strstr(st->note, st->backend));
+        }
+        present_script_close(s);
+    }
+    free(st);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -360,9 +407,10 @@ static int setup(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_walk_80x24),  cmocka_unit_test(test_walk_100x30),
-        cmocka_unit_test(test_walk_120x40), cmocka_unit_test(test_keys_80x24),
-        cmocka_unit_test(test_keys_100x30), cmocka_unit_test(test_paths_make_one_deck),
+        cmocka_unit_test(test_walk_80x24),          cmocka_unit_test(test_walk_100x30),
+        cmocka_unit_test(test_walk_120x40),         cmocka_unit_test(test_keys_80x24),
+        cmocka_unit_test(test_keys_100x30),         cmocka_unit_test(test_paths_make_one_deck),
+        cmocka_unit_test(test_minutes_and_backend),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

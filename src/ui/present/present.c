@@ -585,10 +585,10 @@ static void pres_keys_line(const struct pres *p, char *buf, size_t n)
     }
 }
 
-static void pres_publish(struct pres *p, double now)
+/* What the notes terminal is told now (pres_publish sends it; present_script reads it). */
+static void pres_notes_state(struct pres *p, double now, struct notes_state *st)
 {
-    if (!p->ns) return;
-    struct notes_state *st = xcalloc(1, sizeof *st);
+    memset(st, 0, sizeof *st);
     const struct lesson_slide *s = pres_slide(p);
     notes_copy(st->lesson, sizeof st->lesson,
                pres_lesson(p)->title ? pres_lesson(p)->title : "");
@@ -626,9 +626,26 @@ static void pres_publish(struct pres *p, double now)
     bool bad;
     pres_status(p, st->status, sizeof st->status, &bad);
     st->demo = pres_demo(p);
+    /* the backends' availability: said here, once, never on the projector */
     hw_panel_note(&p->a->hw, p->a->utf8, st->backend, sizeof st->backend);
+}
+
+static void pres_publish(struct pres *p, double now)
+{
+    if (!p->ns) return;
+    struct notes_state *st = xcalloc(1, sizeof *st);
+    pres_notes_state(p, now, st);
     notes_server_publish(p->ns, st);
     free(st);
+}
+
+/* The countdown's length: --minutes, else the deck's lessons' minutes: added up. */
+static void pres_set_minutes(struct pres *p, int opt_minutes)
+{
+    p->minutes = 0;
+    for (size_t i = 0; i < p->set.n; i++)
+        p->minutes += p->set.v[i].minutes;
+    if (opt_minutes > 0) p->minutes = opt_minutes;
 }
 
 /* ---- drawing ------------------------------------------------------------------------ */
@@ -713,7 +730,7 @@ static void pres_footer(struct pres *p, struct rect r, double now)
     attr_t mat = bad ? th->role[TH_BAD] : done ? th->role[TH_OK] : th->role[TH_WARN];
     int rw = text_width(right), mw = text_width(mid);
     /* The lesson's title gives way to a message. */
-    if (mid[0] && text_width(left) + 2 + mw + rw > r.w) left[short_len] = '\0';
+    if (mid[0] && text_width(left) + 3 + mw + rw > r.w) left[short_len] = '\0';
     char fit[400]; /* a title cut short says so (…) */
     text_fit(fit, sizeof fit, left, r.w - rw - 1, p->a->utf8);
     int lw = draw_put(r.y, r.x, r.w - rw - 1, th->role[TH_DIM], fit);
@@ -799,6 +816,7 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
         .mark = th->role[TH_LABEL] | A_BOLD,
         .heading = A_BOLD | A_UNDERLINE,
         .rule = th->role[TH_DIM],
+        .term = A_UNDERLINE,
     };
     if (pg->narr.h > 0)
         narr_draw(stdscr, &p->ps.narr, pg->from, pg->narr.y, pg->narr.x, pg->narr.h, &na);
@@ -1398,9 +1416,7 @@ int present_run(const struct present_opts *o)
     }
     pres_index(p);
     pres_set_watch(p);
-    for (size_t i = 0; i < p->set.n; i++)
-        p->minutes += p->set.v[i].minutes;
-    if (o->minutes > 0) p->minutes = o->minutes;
+    pres_set_minutes(p, o->minutes);
     struct position resume = {0};
     bool resumed = false;
     if (pres_start(p, o->start, o->resume, &resume, &resumed, err, sizeof err) != CV_OK) {
@@ -1453,6 +1469,7 @@ int present_script_open(struct present_script **out, const struct present_opts *
         return CV_EINVAL;
     }
     pres_index(p);
+    pres_set_minutes(p, o->minutes);
     p->a = xcalloc(1, sizeof *p->a);
     struct app *a = p->a;
     app_init(a);
@@ -1505,16 +1522,7 @@ void present_script_where(const struct present_script *s, size_t *slide, size_t 
 
 void present_script_notes(struct present_script *s, struct notes_state *st)
 {
-    struct pres *p = &s->p;
-    memset(st, 0, sizeof *st);
-    bool bad;
-    pres_status(p, st->status, sizeof st->status, &bad);
-    st->demo = pres_demo(p);
-    hw_panel_note(&p->a->hw, p->a->utf8, st->backend, sizeof st->backend);
-    const struct lesson_slide *sl = pres_slide(p);
-    char keys_said[1024];
-    present_slide_keys(sl, p->a->utf8, keys_said, sizeof keys_said);
-    notes_copy(st->note, sizeof st->note, keys_said);
+    pres_notes_state(&s->p, now_s(), st); /* what the notes terminal would be sent */
 }
 
 void present_script_close(struct present_script *s)

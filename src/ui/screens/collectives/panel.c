@@ -315,11 +315,20 @@ static bool plot_title(const struct app *a, struct rect r, bool pair)
                       m->nwhole + 1 > m->sweep_total ? m->sweep_total : m->nwhole + 1,
                       m->sweep_total, a->g->ell, now_s() - m->sweep_started, cancels);
     } else if (m->nsweep == 0) {
-        char t[300];
-        if (app_key_hint(a, ACT_SWEEP, ks, sizeof ks))
+        /* the longest form that fits its rows whole, never one cut by "…" */
+        char t[300], mid[120], shortest[64];
+        if (app_key_hint(a, ACT_SWEEP, ks, sizeof ks)) {
             snprintf(t, sizeof t, "busbw vs size: press %s to sweep %s..%s", ks, lo, hi);
-        else
+            snprintf(mid, sizeof mid, "busbw vs size: press %s", ks);
+            snprintf(shortest, sizeof shortest, "%s: sweep", ks);
+        } else {
             snprintf(t, sizeof t, "busbw vs size: no sweep yet");
+            snprintf(mid, sizeof mid, "no sweep yet");
+            snprintf(shortest, sizeof shortest, "no sweep");
+        }
+        int rows = r.h < 4 ? r.h : 4;
+        if (text_wrap_count(t, r.w) > rows) snprintf(t, sizeof t, "%s", mid);
+        if (text_wrap_count(t, r.w) > rows) snprintf(t, sizeof t, "%s", shortest);
         int used = plot_wrapped(a, r, th->role[TH_DIM], t);
         if (m->sweep_err[0] && r.h > used) {
             snprintf(t, sizeof t, "sweep: %s", m->sweep_err);

@@ -128,15 +128,16 @@ static attr_t span_attr(const struct app *a, unsigned style, attr_t base)
     if (style & LSPAN_BOLD) at |= A_BOLD;
     if (style & LSPAN_ITALIC) at |= A_ITALIC;
     if (style & LSPAN_CODE) at = a->th.role[TH_LABEL] | (base & A_BOLD);
+    if (style & LSPAN_TERM) at |= A_UNDERLINE; /* a glossary term's first use (G) */
     return at;
 }
 
 /* A word glued from pieces of several spans ("**all**-reduce", "`x`:") is placed as one:
  * it moves to the next line whole, never leaving its "." or "-reduce" behind. */
 struct glued {
-    attr_t attr[8];
-    const char *text[8]; /* pieces of the spans' own text, of any length */
-    size_t len[8];
+    attr_t attr[16];
+    const char *text[16]; /* pieces of the spans' own text, of any length */
+    size_t len[16];
     int n;
 };
 
@@ -197,13 +198,18 @@ static void ll_text(struct lesson_lines *v, attr_t attr, int width, const char *
 
 /* ---- the narration ---- */
 
-static void narr_blocks(const struct app *a, const struct lesson_slide *s,
-                        struct lesson_lines *v, int width)
+/* The slide's narration, each glossary term underlined at its first use (the spans cut at
+ * the term's edges only: the lines break where they would unmarked). */
+static void narr_blocks(const struct app *a, const struct lesson_ui *u,
+                        const struct lesson_slide *s, struct lesson_lines *v, int width)
 {
     const struct theme *th = &a->th;
+    struct lesson_block *marked =
+        u->terms_plain ? NULL : glossary_marked_copy(s->blocks, s->nblocks);
+    const struct lesson_block *blocks = marked ? marked : s->blocks;
     for (size_t i = 0; i < s->nblocks; i++) {
-        const struct lesson_block *b = &s->blocks[i];
-        const struct lesson_block *nb = i + 1 < s->nblocks ? &s->blocks[i + 1] : NULL;
+        const struct lesson_block *b = &blocks[i];
+        const struct lesson_block *nb = i + 1 < s->nblocks ? &blocks[i + 1] : NULL;
         char lead[64], indent[64];
         struct flow f = {.v = v, .width = width, .indent_attr = A_NORMAL};
         switch (b->kind) {
@@ -269,6 +275,7 @@ static void narr_blocks(const struct app *a, const struct lesson_slide *s,
         }
         }
     }
+    glossary_free_blocks(marked, s->nblocks);
 }
 
 static const char *verdict_glyph(const struct app *a, enum ex_verdict k)
@@ -519,7 +526,7 @@ static void narr_lines(const struct app *a, const struct lesson_ui *u, struct le
     }
     ll_text(v, A_BOLD | A_UNDERLINE, width, "", "", s->title); /* wrapped, never cut */
     ll_new(v);
-    narr_blocks(a, s, v, width);
+    narr_blocks(a, u, s, v, width);
     narr_terms(a, s, v, width);
     if (u->scene_err[0]) {
         ll_text(v, a->th.role[TH_WARN], width, "", "", u->scene_err);

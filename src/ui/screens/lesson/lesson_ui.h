@@ -74,6 +74,7 @@ struct lesson_ui {
                          missed) in the narration's place; p goes back */
     int scroll_max;   /* the last draw's largest scroll (the narration's last page) */
     bool hid_figures; /* ... and scene figures equal to a number exercise's answer */
+    bool terms_plain; /* no glossary term underlined (tests compare the lines both ways) */
     bool *recall;     /* L's exercises in order: answer seen in an earlier lesson (recall.h) */
     size_t nrecall;
     struct progress prog;

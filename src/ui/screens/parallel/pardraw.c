@@ -1048,6 +1048,8 @@ bool par_layout(struct app *a, struct rect area)
         .label_w = 2,
         .xfer_rows = 2,
         .what = v->ok ? p->longest_what : v->err,
+        .whats = v->ok ? (const char *const *)p->whats : NULL,
+        .nwhats = v->ok ? p->nwhats : 0,
         .zoom = v->ok || a->zoom < 3 ? a->zoom : 2, /* an error keeps its sentence row */
     };
     if (v->have_sched) {

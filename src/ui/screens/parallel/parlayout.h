@@ -41,14 +41,17 @@ struct par_layout_content {
     int nranks;
     const struct par_shape *shapes; /* every (frame, rank) */
     int nshapes;
-    int label_w;      /* the shortest box title that must fit ("r3") */
-    int gantt_rows;   /* 0, or the rows the Gantt charts need */
-    int gantt_w;      /* their narrowest width */
-    int xfer_rows;    /* rows of transfers/messages wanted (>= 1) */
-    const char *what; /* the longest sentence */
-    int zoom;         /* the presenter's zoom (app.zoom): from 1 no panel, from 2 only the key
-                         matrices, at 3 no transfer or sentence rows either (boxes and the pipeline
-                         chart alone) */
+    int label_w;              /* the shortest box title that must fit ("r3") */
+    int gantt_rows;           /* 0, or the rows the Gantt charts need */
+    int gantt_w;              /* their narrowest width */
+    int xfer_rows;            /* rows of transfers/messages wanted (>= 1) */
+    const char *what;         /* the longest sentence */
+    const char *const *whats; /* every frame's sentence (NULL: what alone): the sentence rows
+                                 are the most any of them wraps to */
+    int nwhats;
+    int zoom; /* the presenter's zoom (app.zoom): from 1 no panel, from 2 only the key
+                 matrices, at 3 no transfer or sentence rows either (boxes and the pipeline
+                 chart alone) */
 };
 
 struct par_layout {
