@@ -30,6 +30,7 @@
 #include "records/recfile.h"
 #include "records/recfit.h"
 #include "records/recsay.h"
+#include "records/recview.h"
 
 static const char nccl_usage[] =
     "usage: collviz nccl FILE... [--format text|json]\n"
@@ -145,10 +146,12 @@ static void json_meas(cJSON *row, const char *key, const struct rec_meas *m)
     json_num_or_null(o, "error", m->error, 8);
 }
 
-static void json_rings_trees(cJSON *root, const struct rec_log *L)
+/* The rings and trees of L (a record, or one communicator's view) under these keys. */
+static void json_rings_trees(cJSON *root, const struct rec_log *L, const char *rings_key,
+                             const char *trees_key)
 {
-    cJSON *rings = cli_json_add_object(root, "rings");
-    cJSON *trees = cli_json_add_object(root, "trees");
+    cJSON *rings = cli_json_add_object(root, rings_key);
+    cJSON *trees = cli_json_add_object(root, trees_key);
     char key[16];
     for (int c = 0; c < REC_MAX_CHANNELS; c++) {
         snprintf(key, sizeof key, "%d", c);
@@ -171,6 +174,20 @@ static void json_rings_trees(cJSON *root, const struct rec_log *L)
             for (int i = 0; i < t->node[r].ndown; i++)
                 cli_json_num(d, NULL, t->node[r].down[i]);
         }
+    }
+}
+
+static void json_links(cJSON *root, const struct rec_log *L)
+{
+    cJSON *links = cli_json_add_array(root, "links");
+    for (int i = 0; i < L->nlinks; i++) {
+        const struct rec_link *k = &L->links[i];
+        cJSON *o = cli_json_add_object(links, NULL);
+        cli_json_num(o, "channel", k->channel);
+        cli_json_num(o, "from", k->from);
+        cli_json_num(o, "to", k->to);
+        cli_json_str(o, "via", k->via);
+        cli_json_str(o, "class", rec_class_name(k->cls));
     }
 }
 
@@ -259,6 +276,14 @@ static void json_comms(cJSON *root, const struct rec_log *L)
         if (f->features & REC_FEAT_GDRDMA) cli_json_str(fe, NULL, "gdrdma");
         if (f->features & REC_FEAT_PXN) cli_json_str(fe, NULL, "pxn");
         if (f->features & REC_FEAT_NVLS) cli_json_str(fe, NULL, "nvls");
+        /* its own rings, trees and links (records/recview.h) */
+        struct rec_view w;
+        rec_view_make(L, c, &w);
+        json_rings_trees(o, &w.v, "ring_orders", "tree_nodes");
+        json_links(o, &w.v);
+        cJSON_AddBoolToObject(o, "rings_from_links",
+                              L->ctopo && !L->ctopo[c].alias && L->ctopo[c].rings_from_links);
+        rec_view_free(&w);
     }
 }
 
@@ -419,17 +444,8 @@ static cJSON *nccl_json(const struct rec_log *L)
         cli_json_str(o, "busid", k->busid[0] ? k->busid : NULL);
         cli_json_str(o, "gpu", k->gpu[0] ? k->gpu : NULL);
     }
-    json_rings_trees(root, L);
-    cJSON *links = cli_json_add_array(root, "links");
-    for (int i = 0; i < L->nlinks; i++) {
-        const struct rec_link *k = &L->links[i];
-        cJSON *o = cli_json_add_object(links, NULL);
-        cli_json_num(o, "channel", k->channel);
-        cli_json_num(o, "from", k->from);
-        cli_json_num(o, "to", k->to);
-        cli_json_str(o, "via", k->via);
-        cli_json_str(o, "class", rec_class_name(k->cls));
-    }
+    json_rings_trees(root, L, "rings", "trees");
+    json_links(root, L);
     json_tests(root, L);
     cJSON *w = cli_json_add_array(root, "warnings");
     for (int i = 0; i < L->nwarnings; i++) {

@@ -305,6 +305,8 @@ static int new_unit(struct rec_log *L, int host, long pid, uint64_t ptr)
     u->ptr = ptr;
     u->rank = -1;
     u->group = -1;
+    u->into = -1;
+    u->device = -1;
     facts_init(&u->f);
     return L->nunits++;
 }
@@ -405,6 +407,8 @@ void rec_unit_rehost(struct rec_log *L, int u, int host)
         if (i == u || b->host != host || b->pid != a->pid || b->tests) continue;
         facts_merge(&b->f, &a->f);
         if (b->rank < 0) b->rank = a->rank;
+        if (b->device < 0) b->device = a->device;
+        a->into = i;
         rec_facts_free(&a->f);
         facts_init(&a->f);
         a->rank = -1;
@@ -471,6 +475,8 @@ void rec_comm_finish(struct rec_log *L)
         struct rec_unit *v = &L->units[pick];
         facts_merge(&v->f, &u->f);
         if (v->rank < 0) v->rank = u->rank;
+        if (v->device < 0) v->device = u->device;
+        u->into = pick;
         rec_facts_free(&u->f);
         facts_init(&u->f);
         u->rank = -1;
@@ -555,6 +561,15 @@ void rec_comm_finish(struct rec_log *L)
         if (all && f->nnodes < 0) f->nnodes = f->nhosts;
         free(placed);
     }
+}
+
+int rec_unit_comm(const struct rec_log *L, int u)
+{
+    for (int hops = 0; u >= 0 && u < L->nunits && hops <= L->nunits; hops++) {
+        if (L->units[u].into < 0) return L->units[u].group;
+        u = L->units[u].into;
+    }
+    return -1;
 }
 
 bool rec_host_in_tests(const struct rec_log *L, int host)

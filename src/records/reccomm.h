@@ -72,6 +72,9 @@ struct rec_unit {
     bool done;    /* its "Init COMPLETE" was read */
     bool tests;   /* nccl-tests' device lines */
     int group;    /* the communicator it is in, after rec_comm_finish */
+    int into;     /* its facts were merged into this unit (rehosted, or an Init START cut),
+                     -1 none: its lines are that unit's */
+    int device;   /* its rank's CUDA device ("cudaDev N"), -1 unknown */
     struct rec_facts f;
 };
 
@@ -119,5 +122,7 @@ bool rec_host_in_tests(const struct rec_log *L, int host);
 
 /* After the last file: L->comms from L->units. */
 void rec_comm_finish(struct rec_log *L);
+/* The communicator of unit u's lines (following merges), -1 none. */
+int rec_unit_comm(const struct rec_log *L, int u);
 
 #endif

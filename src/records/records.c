@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "records/recview.h"
 
 const char *rec_class_name(enum rec_class c)
 {
@@ -165,6 +166,8 @@ struct rec_log *rec_new(void)
     L->last_pattern = -1;
     L->job.world = -1;
     L->job.procs = -1;
+    for (int c = 0; c < REC_MAX_CHANNELS; c++)
+        L->ring_unit[c] = -1;
     return L;
 }
 
@@ -184,6 +187,11 @@ void rec_free(struct rec_log *L)
     free(L->errors);
     free(L->warnings);
     free(L->links);
+    for (int i = 0; i < L->nxrings; i++)
+        free(L->xrings[i].order);
+    free(L->xrings);
+    free(L->xtrees);
+    rec_ctopo_free(L);
     free(L->ranks);
     free(L->nets);
     for (int i = 0; i < L->nvias; i++)
@@ -408,6 +416,31 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A second ring of channel chan: the record's rings keep the first; another unit's (another
+ * communicator's, maybe) is kept for its communicator's picture (recview.h). Owns order. */
+static void other_ring(struct rec_log *L, long chan, int *order, int n)
+{
+    const struct rec_ring *g = &L->rings[chan];
+    if (g->n != n || memcmp(g->order, order, (size_t)n * sizeof *order) != 0)
+        rec_warn(L,
+                 "channel %ld has a second, different ring order (another "
+                 "communicator?): the first is kept",
+                 chan);
+    if (L->unit < 0 || L->unit == L->ring_unit[chan]) {
+        free(order);
+        return;
+    }
+    if (L->nxrings == L->capxrings) {
+        L->capxrings = L->capxrings ? 2 * L->capxrings : 16;
+        L->xrings = xrealloc(L->xrings, (size_t)L->capxrings * sizeof *L->xrings);
+    }
+    L->xrings[L->nxrings++] =
+        (struct rec_xring){.unit = L->unit,
+                           .chan = (int)chan,
+                           .n = n,
+                           .order = xrealloc(order, (size_t)n * sizeof *order)};
+}
+
 /* "Channel 00/16 :    0   3   1   2" (or 2.4's "Channel 00 :    0   1"): p after " : ". */
 static void ring_line(struct rec_ctx *x, long chan, const char *p)
 {
@@ -443,26 +476,20 @@ static void ring_line(struct rec_ctx *x, long chan, const char *p)
     free(sorted);
     /* "Channel 00 :" and nothing: no ring; room for its ranks, else refused */
     if (n == 0 || !rank_at(L, top) ||
-        (!L->rings[chan].order &&
-         !room(L, (size_t)n * sizeof *order, "a ring of %ld ranks", (long)n))) {
+        !room(L, (size_t)n * sizeof *order, "a ring of %ld ranks", (long)n)) {
         free(order);
         return;
     }
+    ring_facts(L, chan, order, n); /* the unit it is of: L->unit from here */
     struct rec_ring *g = &L->rings[chan];
     if (g->order) {
-        ring_facts(L, chan, order, n);
-        if (g->n != n || memcmp(g->order, order, (size_t)n * sizeof *order) != 0)
-            rec_warn(L,
-                     "channel %ld has a second, different ring order (another "
-                     "communicator?): the first is kept",
-                     chan);
-        free(order);
+        other_ring(L, chan, order, n);
         return;
     }
     g->order = xrealloc(order, (size_t)n * sizeof *order);
     order = g->order;
     g->n = n;
-    ring_facts(L, chan, order, n);
+    L->ring_unit[chan] = L->unit;
     for (int i = 0; i < n; i++)
         rank_at(L, order[i]);
     L->ring_printer = true; /* rank 0 prints the rings */
@@ -621,11 +648,13 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
                          .via = via_intern(L, via, vn < 47 ? vn : 47),
                          .host = rec_host_name(L, x->host_id),
                          .host_id = x->host_id,
-                         .cls = REC_UNKNOWN};
+                         .cls = REC_UNKNOWN,
+                         .comm = -1};
     /* NCCL sets up a connection's send side on the sender and its receive side on the
      * receiver: the line's host is the sender's, or the receiver's for "[receive]" */
     bool recv = strstr(p, "[receive]") && strstr(p, "[receive]") < via;
     link_facts(L, chan, from, to, recv, via, vn);
+    k.unit = L->unit; /* its unit as link_facts found it */
     struct rec_rank *rk = &L->ranks[recv ? to : from];
     rk->known = true;
     if (!rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
@@ -636,12 +665,15 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
                    ((uint64_t)(uint32_t)k.from << 32 | (uint32_t)k.to);
     for (const char *c = k.via; *c; c++)
         key = (key ^ (unsigned char)*c) * 1099511628211ULL;
+    /* each unit's own: two communicators may have links alike (their rank numbers are their
+     * own); one communicator's two lines of a connection are one link after rec_finish */
+    key = (key ^ (uint64_t)(uint32_t)k.unit) * 0xff51afd7ed558ccdULL;
     for (uint64_t probe = key;; probe = probe * 6364136223846793005ULL + 1) {
         int i = rec_map_get(&L->linkmap, probe);
         if (i < 0) break;
         const struct rec_link *o = &L->links[i];
         if (o->channel == k.channel && o->conn == k.conn && o->from == k.from &&
-            o->to == k.to && o->via == k.via)
+            o->to == k.to && o->via == k.via && o->unit == k.unit)
             return;
         key = probe * 6364136223846793005ULL + 1; /* another link with this hash: next */
     }
@@ -768,6 +800,21 @@ static bool tree_part(const char **pp, int *down, int *ndown, long *me, long *up
     return true;
 }
 
+/* Another unit's tree entry for a rank the record's trees have: kept for its communicator's
+ * picture (recview.h); false when the record may not keep more. */
+static bool other_tree(struct rec_log *L, long chan, long me, const struct rec_tnode *node)
+{
+    if (L->nxtrees == L->capxtrees) {
+        int more = L->capxtrees ? L->capxtrees : 16;
+        if (!room(L, (size_t)more * sizeof *L->xtrees, "a tree's rank %ld", me)) return false;
+        L->capxtrees += more;
+        L->xtrees = xrealloc(L->xtrees, (size_t)L->capxtrees * sizeof *L->xtrees);
+    }
+    L->xtrees[L->nxtrees++] =
+        (struct rec_xtree){.unit = L->unit, .chan = (int)chan, .me = (int)me, .node = *node};
+    return true;
+}
+
 /* "Trees [0] 1/-1/-1->0->-1 [1] ..." and 2.6/2.7's "[0] 1/-1/-1->0->7|7->0->1/-1/-1". */
 static bool trees_line(struct rec_ctx *x, const char *p)
 {
@@ -808,13 +855,15 @@ static bool trees_line(struct rec_ctx *x, const char *p)
             t->cap = cap;
         }
         if (me >= t->n) t->n = (int)me + 1;
-        struct rec_tnode *node = &t->node[me];
-        if (!node->set) {
-            node->set = true;
-            node->up = up < 0 ? -1 : (int)up;
-            node->ndown = nd;
-            memcpy(node->down, down, sizeof down);
-        }
+        struct rec_tnode *node = &t->node[me], got = {.set = true,
+                                                      .unit = L->unit,
+                                                      .up = up < 0 ? -1 : (int)up,
+                                                      .ndown = nd};
+        memcpy(got.down, down, sizeof down);
+        if (!node->set)
+            *node = got;
+        else if (L->unit >= 0 && node->unit != L->unit && !other_tree(L, chan, me, &got))
+            return true;
         struct rec_rank *rk = rank_at(L, me);
         if (rk && !rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
         struct rec_facts *f = cur_facts(L);
@@ -896,6 +945,8 @@ static bool comm_line(struct rec_ctx *x, const char *p)
     if (!rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
     long dev = comm_field(c, " cudaDev", 10);
     if (dev >= 0 && rk->device < 0) rk->device = (int)dev;
+    if (dev >= 0 && L->unit >= 0 && L->units[L->unit].device < 0)
+        L->units[L->unit].device = (int)dev;
     const char *b = strstr(c, " busId ");
     if (b && !rk->busid[0]) copy_word(b + 7, "", rk->busid, sizeof rk->busid);
     return true;
@@ -1911,71 +1962,27 @@ static enum rec_class classify(const struct rec_log *L, const struct rec_link *k
 }
 
 /* A channel without a ring line, or whose ring line NCCL cut (its dumpLine prints into 128
- * bytes, src/graph/rings.cc: about 27 ranks): its ring from its link lines, when they form
- * exactly one cycle through every rank that appears in them (each rank one successor, one
- * predecessor), and through all nranks ranks when that is known; a cut line's ranks must be
- * the cycle's own, in its order, from rank 0. Tree connections of the same channel (printed
- * too since 2.7) break that, and then nothing is guessed. */
-static bool cut_ring_agrees(const struct rec_ring *g, const int *next, int n)
-{
-    for (int i = 0; i + 1 < g->n; i++)
-        if (g->order[i] >= n || next[g->order[i]] != g->order[i + 1]) return false;
-    return true;
-}
-
+ * bytes, src/graph/rings.cc: about 27 ranks): its ring from its link lines (rec_links_ring,
+ * recview.h); tree connections of the same channel (printed too since 2.7) break that, and
+ * then nothing is guessed. */
 static void ring_from_links(struct rec_log *L, int c)
 {
-    int n = L->maxrank + 1;
-    if (n < 2) return;
-    int *next = xmalloc((size_t)n * sizeof *next), *prev = xmalloc((size_t)n * sizeof *prev);
-    for (int r = 0; r < n; r++)
-        next[r] = prev[r] = -1;
-    bool ok = true, any = false;
-    for (int i = 0; i < L->nlinks && ok; i++) {
-        const struct rec_link *k = &L->links[i];
-        if (k->channel != c) continue;
-        any = true;
-        if (k->from == k->to)
-            ok = false;
-        else if (next[k->from] == k->to && prev[k->to] == k->from)
-            continue; /* the same hop again (another connection index) */
-        else if (next[k->from] >= 0 || prev[k->to] >= 0)
-            ok = false;
-        else
-            next[k->from] = k->to, prev[k->to] = k->from;
-    }
-    int members = 0, start = -1;
-    for (int r = 0; r < n && ok; r++) {
-        if ((next[r] < 0) != (prev[r] < 0)) ok = false;
-        if (next[r] >= 0) members++, start = start < 0 ? r : start;
-    }
-    if (ok && any && members >= 2 && (L->nranks < 0 || members == L->nranks)) {
-        int *order = xmalloc((size_t)members * sizeof *order), k = 0;
-        for (int r = start; k < members; r = next[r]) {
-            order[k++] = r;
-            if (next[r] == start) break;
-        }
-        struct rec_ring *g = &L->rings[c];
-        if (k == members && next[order[k - 1]] == start && !g->order) {
-            g->order = order;
-            g->n = members;
-            rec_warn(L, "channel %d's ring is read from its link lines (no ring line)", c);
-        } else if (k == members && next[order[k - 1]] == start && cut_ring_agrees(g, next, n)) {
-            for (int i = 0; i < members; i++) /* from the cut line's first rank */
-                order[i] = i == 0 ? g->order[0] : next[order[i - 1]];
-            free(g->order);
-            g->order = order;
-            g->n = members;
-            rec_warn(L,
-                     "channel %d's ring line lists the first ranks only (NCCL prints 128 bytes "
-                     "of it): its ring is read from its link lines",
-                     c);
-        } else {
-            free(order);
-        }
-    }
-    free(next);
-    free(prev);
+    struct rec_ring *g = &L->rings[c];
+    int len = 0;
+    int *order = rec_links_ring(L->links, NULL, L->nlinks, c, L->maxrank + 1, L->nranks,
+                                g->order ? g : NULL, &len);
+    if (!order) return;
+    bool cut = g->order != NULL;
+    free(g->order);
+    g->order = order;
+    g->n = len;
+    if (cut)
+        rec_warn(L,
+                 "channel %d's ring line lists the first ranks only (NCCL prints 128 bytes "
+                 "of it): its ring is read from its link lines",
+                 c);
+    else
+        rec_warn(L, "channel %d's ring is read from its link lines (no ring line)", c);
 }
 
 /* "0..7, 9, 12..15" for the ranks in set[0..n). */
@@ -2146,6 +2153,7 @@ void rec_finish(struct rec_log *L)
     if (L->first_warn[0]) rec_warn_c(L, REC_W_LIB_WARN, "NCCL WARN: %s", L->first_warn);
     warn_partial(L);
     finish_comms(L);
+    rec_ctopo_build(L);
 }
 
 int rec_ring_crossings(const struct rec_log *L, int channel)

@@ -77,11 +77,14 @@ struct rec_link {
     const char *host; /* the host of the line that printed it ("" unknown) */
     int host_id;      /* its id (reccomm.h), -1 unknown */
     enum rec_class cls;
+    int unit; /* the unit (reccomm.h) whose line it is, -1 none */
+    int comm; /* after rec_finish: its communicator (L->comms), -1 none */
 };
 
 struct rec_tnode {
     bool set;
-    int up; /* -1: the root */
+    int unit; /* the unit whose line gave it, -1 none */
+    int up;   /* -1: the root */
     int down[REC_MAX_TREE_DOWN];
     int ndown;
 };
@@ -222,6 +225,20 @@ struct rec_log {
     int nfirst;
     struct rec_facts *comms;
     int ncomms;
+    struct rec_ctopo *ctopo; /* per communicator, after rec_finish (recview.h) */
+    /* what the whole-record rings and trees (the first of each channel, rank) leave out:
+     * other units' rings and tree entries, for their communicators' own pictures */
+    int ring_unit[REC_MAX_CHANNELS]; /* the unit of rings[c] */
+    struct rec_xring {
+        int unit, chan, n;
+        int *order;
+    } * xrings;
+    int nxrings, capxrings;
+    struct rec_xtree {
+        int unit, chan, me;
+        struct rec_tnode node;
+    } * xtrees;
+    int nxtrees, capxtrees;
     struct rec_tuning tuning;
     struct rec_graph graph;
     struct rec_job job;

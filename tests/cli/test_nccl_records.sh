@@ -10,81 +10,104 @@
 . "$(dirname "$0")/lib.sh" "$@"
 DIR=tests/records
 
-# The independent reader: prints what it finds in FILE as JSON.
-cat >"$tmp/ref.py" <<'EOF'
-import json, re, sys
-text = open(sys.argv[1], encoding="latin-1").read()
-lines = [re.sub(r"\[\d+,\d+\]<std(out|err)>:", "", l) for l in text.split("\n")]
-out = {"version": None, "rings": {}, "trees": {}, "links": {}, "tests": []}
-for l in lines:
-    m = re.search(r"NCCL version (\d\S*)", l)
-    if m and out["version"] is None:
-        out["version"] = m.group(1)
-    m = re.search(r"nccl-library=(\d+)", l)  # NCCL_VERSION_CODE: x*10000 + y*100 + z
-    if m and out["version"] is None:
-        c = int(m.group(1))
-        out["version"] = "%d.%d.%d" % (c // 10000, c % 10000 // 100, c % 100)
-    m = re.search(r"NCCL INFO Channel (\d+)(?:/\d+)? :((?: +\d+)+) *$", l)
-    if m:
-        out["rings"].setdefault(str(int(m.group(1))), [int(x) for x in m.group(2).split()])
-    if "NCCL INFO Trees" in l:
-        for ch, down, me, up in re.findall(r"\[(\d+)\] ([-\d/]+)->(\d+)->(-?\d+)", l):
-            t = out["trees"].setdefault(str(int(ch)), {})
-            t.setdefault(me, {"up": int(up), "down": [int(d) for d in down.split("/") if int(d) >= 0]})
-    m = re.search(r"NCCL INFO (Channel|Ring) (\d+)(/\d+)? : (\d+)(\[\w+\])? -> (\d+)(\[\w+\])?.* via (.*\S)", l)
-    if m:
-        conn = m.group(3) if m.group(1) == "Channel" else None
-        key = (int(m.group(2)), conn, int(m.group(4)), int(m.group(6)), m.group(8))
-        out["links"][repr(key)] = m.group(8)
-# nccl-tests: a data row has as many fields as the header before it
-hdr = None
-for l in lines:
-    s = l.split()
-    if l.lstrip().startswith("#") and "busbw" in l and "size" in l:
-        hdr = s[1:]
-        out["tests"].append({"rows": [], "avg": None, "old": "error" in hdr})
-    elif hdr and s and s[0].isdigit() and len(s) == len(hdr):
-        t = hdr.index("time")
-        out["tests"][-1]["rows"].append([float(s[0]), float(s[t]), float(s[t + 2]), s[t + 3]])
-    m = re.search(r"# Avg bus bandwidth *: *(\S+)", l)
-    if m and out["tests"]:
-        out["tests"][-1]["avg"] = float(m.group(1))
-vias = {}
-for via in out["links"].values():
-    vias[via] = vias.get(via, 0) + 1
-out["vias"] = vias
-print(json.dumps(out))
-EOF
-
-# The parser's JSON against the reader's, for every corpus file; then the hand-written facts.
+# The independent reader: ref(FILE) is what it finds in FILE. Then the parser's JSON against
+# the reader's, for every file listed in the argument (FILE<TAB>JSON a line), all in one
+# python3 run (python starts slowly): for each file that differs, a line saying where, then
+# "FAIL: nccl FILE: differs".
 cat >"$tmp/cmp.py" <<'EOF'
-import json, math, sys
-d, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-d["warnings"] = [w["message"] for w in d["warnings"]]
-name = sys.argv[3]
-def eq(got, want, what):
-    if got != want:
-        print("  %s: %s: got %r, want %r" % (name, what, got, want))
-        sys.exit(1)
-eq(d["nccl_version"], r["version"], "nccl_version")
-derived = any("read from its link lines" in w for w in d["warnings"])
-if not derived:
-    eq(d["rings"], r["rings"], "rings")
-eq(d["trees"], r["trees"], "trees")
-vias = {}
-for k in d["links"]:
-    vias[k["via"]] = vias.get(k["via"], 0) + 1
-eq(vias, r["vias"], "links per via")
-rows = [t for t in r["tests"] if t["rows"]]
-eq(len(d["tests"]), len(rows), "tests")
-for t, w in zip(d["tests"], rows):
-    eq(len(t["rows"]), len(w["rows"]), "rows")
-    for row, wr in zip(t["rows"], w["rows"]):
-        eq([row["size"], row["oop"]["time_us"], row["oop"]["busbw"]], wr[:3], "row")
-        v = None if wr[3] == "N/A" else float(wr[3])
-        eq(row["oop"]["error" if w["old"] else "wrong"], v, "oop error/#wrong")
-        eq(row["oop"]["wrong" if w["old"] else "error"], None, "the other column")
-    eq(t["avg_busbw"], w["avg"], "avg_busbw")
+import json, math, re, sys
+
+
+def ref(path):
+    text = open(path, encoding="latin-1").read()
+    lines = [re.sub(r"\[\d+,\d+\]<std(out|err)>:", "", l) for l in text.split("\n")]
+    out = {"version": None, "rings": {}, "trees": {}, "links": {}, "tests": []}
+    for l in lines:
+        m = re.search(r"NCCL version (\d\S*)", l)
+        if m and out["version"] is None:
+            out["version"] = m.group(1)
+        m = re.search(r"nccl-library=(\d+)", l)  # NCCL_VERSION_CODE: x*10000 + y*100 + z
+        if m and out["version"] is None:
+            c = int(m.group(1))
+            out["version"] = "%d.%d.%d" % (c // 10000, c % 10000 // 100, c % 100)
+        m = re.search(r"NCCL INFO Channel (\d+)(?:/\d+)? :((?: +\d+)+) *$", l)
+        if m:
+            out["rings"].setdefault(str(int(m.group(1))), [int(x) for x in m.group(2).split()])
+        if "NCCL INFO Trees" in l:
+            for ch, down, me, up in re.findall(r"\[(\d+)\] ([-\d/]+)->(\d+)->(-?\d+)", l):
+                t = out["trees"].setdefault(str(int(ch)), {})
+                t.setdefault(me, {"up": int(up), "down": [int(d) for d in down.split("/") if int(d) >= 0]})
+        m = re.search(r"NCCL INFO (Channel|Ring) (\d+)(/\d+)? : (\d+)(\[\w+\])? -> (\d+)(\[\w+\])?.* via (.*\S)", l)
+        if m:
+            conn = m.group(3) if m.group(1) == "Channel" else None
+            key = (int(m.group(2)), conn, int(m.group(4)), int(m.group(6)), m.group(8))
+            out["links"][repr(key)] = m.group(8)
+    # nccl-tests: a data row has as many fields as the header before it
+    hdr = None
+    for l in lines:
+        s = l.split()
+        if l.lstrip().startswith("#") and "busbw" in l and "size" in l:
+            hdr = s[1:]
+            out["tests"].append({"rows": [], "avg": None, "old": "error" in hdr})
+        elif hdr and s and s[0].isdigit() and len(s) == len(hdr):
+            t = hdr.index("time")
+            out["tests"][-1]["rows"].append([float(s[0]), float(s[t]), float(s[t + 2]), s[t + 3]])
+        m = re.search(r"# Avg bus bandwidth *: *(\S+)", l)
+        if m and out["tests"]:
+            out["tests"][-1]["avg"] = float(m.group(1))
+    vias = {}
+    for via in out["links"].values():
+        vias[via] = vias.get(via, 0) + 1
+    out["vias"] = vias
+    return out
+
+
+class Differs(Exception):
+    pass
+
+
+def compare(d, r, name):
+    d["warnings"] = [w["message"] for w in d["warnings"]]
+
+    def eq(got, want, what):
+        if got != want:
+            raise Differs("  %s: %s: got %r, want %r" % (name, what, got, want))
+
+    eq(d["nccl_version"], r["version"], "nccl_version")
+    derived = any("read from its link lines" in w for w in d["warnings"])
+    if not derived:
+        eq(d["rings"], r["rings"], "rings")
+    eq(d["trees"], r["trees"], "trees")
+    vias = {}
+    for k in d["links"]:
+        vias[k["via"]] = vias.get(k["via"], 0) + 1
+    eq(vias, r["vias"], "links per via")
+    rows = [t for t in r["tests"] if t["rows"]]
+    eq(len(d["tests"]), len(rows), "tests")
+    for t, w in zip(d["tests"], rows):
+        eq(len(t["rows"]), len(w["rows"]), "rows")
+        for row, wr in zip(t["rows"], w["rows"]):
+            eq([row["size"], row["oop"]["time_us"], row["oop"]["busbw"]], wr[:3], "row")
+            v = None if wr[3] == "N/A" else float(wr[3])
+            eq(row["oop"]["error" if w["old"] else "wrong"], v, "oop error/#wrong")
+            eq(row["oop"]["wrong" if w["old"] else "error"], None, "the other column")
+        eq(t["avg_busbw"], w["avg"], "avg_busbw")
+
+
+bad = 0
+for line in open(sys.argv[1]):
+    f, dpath = line.rstrip("\n").split("\t")
+    try:
+        compare(json.load(open(dpath)), ref(f), f.rsplit("/", 1)[-1])
+    except Differs as e:
+        print(e)
+        print("FAIL: nccl %s: differs" % f)
+        bad += 1
+    except Exception as e:
+        print("  %s: %s: %s" % (f, type(e).__name__, e))
+        print("FAIL: nccl %s: differs" % f)
+        bad += 1
+sys.exit(1 if bad else 0)
 EOF
 
 # The records this reader was written for: the first 16 of tests/records/README.md. The corpus
@@ -100,41 +123,62 @@ nccltests252-ibext-plugin-2node8-cumem nccl229-efa-2node16-nccl24-libfabric
 nccltests82-broadcast-oldtable-nccl296 nccltests-a100-2node16-sharp-oldtable
 nccltests307-rtx4090-pcie-shm-1node8"
 n=0
+: >"$tmp/pairs"
 for b in $ORIG; do
     f=$DIR/$b.log
     n=$((n + 1))
-    if ! "$BIN" nccl "$f" --format json >"$tmp/d.json" 2>"$tmp/err"; then
+    if ! "$BIN" nccl "$f" --format json >"$tmp/d_$b.json" 2>"$tmp/err"; then
         fail "nccl $f: exit status $? ($(head -1 "$tmp/err"))"
         continue
     fi
     [ -s "$tmp/err" ] && fail "nccl $f: stderr: $(head -1 "$tmp/err")"
-    python3 "$tmp/ref.py" "$f" >"$tmp/r.json"
-    python3 "$tmp/cmp.py" "$tmp/d.json" "$tmp/r.json" "$(basename "$f")" || fail "nccl $f: differs"
+    printf '%s\t%s\n' "$f" "$tmp/d_$b.json" >>"$tmp/pairs"
 done
+python3 "$tmp/cmp.py" "$tmp/pairs" >"$tmp/cmp.out"
+cli_take_fails $? "$tmp/cmp.out" "the reader's comparison (cmp.py)"
 [ "$n" -ge 15 ] || fail "corpus: $n files, want at least 15"
 
 # facts FILE -- PYTHON (d = the JSON, t = the text output): what needs NCCL knowledge, by hand.
+# Kept, then checked all in one python3 run by facts_now.
+nfacts=0
+: >"$tmp/facts"
 facts() {
     local f=$1
     shift 2
-    "$BIN" nccl "$DIR/$f" --format json >"$tmp/d.json" 2>/dev/null || { fail "$f: exit $?"; return; }
-    "$BIN" nccl "$DIR/$f" >"$tmp/t.txt" 2>/dev/null || { fail "$f: text: exit $?"; return; }
-    python3 - "$tmp/d.json" "$tmp/t.txt" "$1" <<'EOF' || fail "$f: facts (see above)"
+    nfacts=$((nfacts + 1))
+    "$BIN" nccl "$DIR/$f" --format json >"$tmp/facts$nfacts.json" 2>/dev/null || { fail "$f: exit $?"; return; }
+    "$BIN" nccl "$DIR/$f" >"$tmp/facts$nfacts.txt" 2>/dev/null || { fail "$f: text: exit $?"; return; }
+    printf '%s\n' "$1" >"$tmp/facts$nfacts.py"
+    printf '%s\t%s\n' "$f" "$tmp/facts$nfacts" >>"$tmp/facts"
+}
+facts_now() {
+    python3 - "$tmp/facts" >"$tmp/facts.out" <<'EOF'
 import json, sys
-d = json.load(open(sys.argv[1]))
-d["warnings"] = [w["message"] for w in d["warnings"]]  # each {"code", "message"}
-t = open(sys.argv[2]).read()
-def classes():
-    c = {}
-    for k in d["links"]:
-        c.setdefault(k["via"], set()).add(k["class"])
-    return {v: sorted(s) for v, s in c.items()}
-try:
-    exec(sys.argv[3])
-except AssertionError as e:
-    print("  ", e)
-    sys.exit(1)
+bad = 0
+for line in open(sys.argv[1]):
+    f, base = line.rstrip("\n").split("\t")
+
+    def classes():
+        c = {}
+        for k in d["links"]:
+            c.setdefault(k["via"], set()).add(k["class"])
+        return {v: sorted(s) for v, s in c.items()}
+    try:
+        d = json.load(open(base + ".json"))
+        d["warnings"] = [w["message"] for w in d["warnings"]]  # each {"code", "message"}
+        t = open(base + ".txt").read()
+        exec(open(base + ".py").read(), {"d": d, "t": t, "classes": classes, "json": json})
+    except AssertionError as e:
+        print("  ", e)
+        print("FAIL: %s: facts (see above)" % f)
+        bad += 1
+    except Exception as e:
+        print("   %s: %s" % (type(e).__name__, e))
+        print("FAIL: %s: facts (see above)" % f)
+        bad += 1
+sys.exit(1 if bad else 0)
 EOF
+    cli_take_fails $? "$tmp/facts.out" "facts_now"
 }
 
 # 2.4.8, two nodes over TCP: ring 0 1 crosses twice (0->1 and back).
@@ -225,6 +269,7 @@ assert (d["nranks"], d["nnodes"]) == (16, 2), d
 assert "node crossings unknown" in t
 assert "lines of ranks 0..1, 3, 5..7 only (of 16)" in d["warnings"], d["warnings"]
 '
+facts_now
 
 # Two files (one per node) read as one record: 04 is two nodes' captures, split here.
 head -14 "$DIR/04-socket-2node-p40-nccl248.log" >"$tmp/node01.log"

@@ -234,7 +234,7 @@ static void walk_size(int cols, int rows, bool shipped)
      * start and its stops: about 2.6 to 2.7 a slide, bounded here at today's counts. */
     long limit = !shipped      ? LONG_MAX
                  : cols >= 120 ? 2 * (long)N
-                 : cols >= 100 ? 2 * (long)N + 43
+                 : cols >= 100 ? 2 * (long)N + 40
                                : 2 * (long)N + 67;
     if (after > limit)
         fail_msg("%dx%d: %ld PageDowns for %zu slides (at most %ld)", cols, rows, after, N,
