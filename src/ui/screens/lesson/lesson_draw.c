@@ -469,21 +469,21 @@ static void end_lines(const struct app *a, const struct lesson_ui *u, struct les
             "p: back to the last slide; collviz lesson review lists every lesson's mistakes");
 }
 
-/* The glossary page (G): every term and its definition; *at: the line of term `jump`. */
+/* The glossary page (G): the slide's terms first, then every other one, each with its
+ * definition: the blocks the presenter's G shows (glossary_page_blocks). *at: 0, the top. */
 static void glossary_lines(const struct app *a, const struct lesson_ui *u,
                            struct lesson_lines *v, int width, int *at)
 {
-    size_t n;
-    const struct glossary_term *t = glossary_terms(&n);
+    size_t used[GLOSSARY_MAX_TERMS], nb;
+    size_t k = glossary_slide_terms(&u->L->slides[u->slide], used, GLOSSARY_MAX_TERMS);
     ll_text(v, A_BOLD | A_UNDERLINE, width, "", "", "Glossary");
-    ll_text(v, a->th.role[TH_DIM], width, "", "", "G or Esc: back to the slide; j/k scroll");
+    ll_text(v, a->th.role[TH_DIM], width, "", "",
+            "the slide's terms first; G or Esc: back to the slide; j/k scroll");
     ll_new(v);
     *at = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i == u->gloss_term) *at = v->n;
-        ll_text(v, a->th.role[TH_LABEL] | A_BOLD, width, "", "", t[i].term);
-        ll_text(v, A_NORMAL, width, "  ", "  ", t[i].definition);
-    }
+    struct lesson_block *b = glossary_page_blocks(used, k, &nb);
+    flow_blocks(a, b, nb, v, width);
+    glossary_free_blocks(b, nb);
 }
 
 /* The glossary's terms the slide uses, marked, after its narration: G opens the glossary at
@@ -678,10 +678,7 @@ static void draw_narration(struct app *a, struct lesson_ui *u, const struct less
     if (v.n > narr.h && narr.h > 1) rows = narr.h - 1; /* the more line */
     int max = v.n - rows;
     if (max < 0) max = 0;
-    if (u->glossary && u->gloss_jump) { /* the slide's first term at the top */
-        u->scroll = ex_line;
-        u->gloss_jump = false;
-    } else if ((u->show_ex || u->editing) && s->nex && !u->glossary) {
+    if ((u->show_ex || u->editing) && s->nex && !u->glossary) {
         /* what the student just did (answer, hint, solution) is at the end, and the line
          * being typed stays in view (after a resize too) */
         u->scroll = max;
