@@ -685,10 +685,11 @@ static void text_one_comm(const struct rec_log *L)
     const char *hosts[256];
     int nh = rec_hosts(L, hosts, 256);
     if (nh) {
-        printf("hosts:");
+        struct cli_words w;
+        cli_words_start(&w, "hosts:", 0);
         for (int i = 0; i < nh; i++)
-            printf(" %s", hosts[i]);
-        printf("\n");
+            cli_words_add(&w, hosts[i]);
+        cli_words_end(&w);
     }
     for (int r = 0; r <= L->maxrank; r++) {
         const struct rec_rank *k = &L->ranks[r];
