@@ -7,7 +7,8 @@
 # Expected values come from the generator's own ring order (gen_nccl_log.ring_order), not
 # from collviz: the pass through node k in channel c, the strip's window numbers (the cells
 # between them are as many as they say: nothing cut mid-number), the crossings (1 a node).
-# Then a record with several communicators: u cycles them, each named, never two in one
+# d shows the channel's tree from the open node's first rank. Then a record with several
+# communicators: u cycles them, each named, never two in one
 # picture (vLLM's TP 8 x PP 2 over two nodes: its PP group's ring crosses both nodes over
 # IB; its TP group on node 0 draws no host of node 1).
 . "$(dirname "$0")/lib.sh" "$1"
@@ -79,6 +80,11 @@ for size in "80 24" "120 40"; do
         fail "$1x$2: channel 1, node 3's pass '$(drawn_pass 1 3)', want '$(want_pass 1 3)'"
     check_strip "$1x$2 channel 1" 3
     [ "$(tm_count "┌")" = 9 ] || fail "$1x$2: not 9 frames on node 3"
+    tm_keys d
+    tm_wait "channel 1's tree, from r24:" 5 || fail "$1x$2: d: no tree from node 3's first rank"
+    tm_screen | grep -qE "^ r24: (up [0-9]+|root), down" || fail "$1x$2: d: no line of r24"
+    tm_keys d
+    tm_wait "through node 3: 1 pass" 5 || fail "$1x$2: d did not go back to the ring"
     tm_keys '('
     tm_wait "node 2 of 1024" 5 || fail "$1x$2: ( did not open node 2"
     tm_keys q

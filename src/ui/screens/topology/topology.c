@@ -528,9 +528,12 @@ static void topo_ring(const struct app *a, struct rect r, int ch)
 static void topo_tree(const struct app *a, struct rect r, int ch)
 {
     char(*lines)[80] = xcalloc(2 * 64, sizeof *lines);
+    const struct topo_state *t = TOPO(a);
+    /* a large record's: from the open node's first rank */
+    int from = t->strip_on && t->node < t->strip.nnodes ? t->strip.first[t->node] : 0;
     int other = topo_tree_partner(topo_shown(a), ch);
-    int n0 = topo_tree_lines(topo_shown(a), ch, lines, 64);
-    int n1 = other >= 0 ? topo_tree_lines(topo_shown(a), other, lines + 64, 64) : 0;
+    int n0 = topo_tree_lines(topo_shown(a), ch, from, lines, 64);
+    int n1 = other >= 0 ? topo_tree_lines(topo_shown(a), other, from, lines + 64, 64) : 0;
     int y = r.y;
     if (n0 == 0) {
         draw_putf(y, r.x, r.w, a->th.role[TH_DIM], "channel %d: the record has no tree", ch);
@@ -545,7 +548,10 @@ static void topo_tree(const struct app *a, struct rect r, int ch)
     y += styled_draw(&p, 0, (struct rect){y, r.x, 2, r.w});
     int half = r.w / 2, cols = other >= 0 && half >= 30 ? 2 : 1;
     int cw = cols == 2 ? half - 1 : r.w, rows = r.y + r.h - y - 1;
-    draw_putf(y, r.x, cw, A_BOLD, "channel %d's tree:", ch);
+    if (from > 0)
+        draw_putf(y, r.x, cw, A_BOLD, "channel %d's tree, from r%d:", ch, from);
+    else
+        draw_putf(y, r.x, cw, A_BOLD, "channel %d's tree:", ch);
     if (other >= 0)
         draw_putf(cols == 2 ? y : y + 1 + (n0 < rows / 2 ? n0 : rows / 2),
                   r.x + (cols - 1) * half, cw, A_BOLD, "the other half, channel %d:", other);
@@ -597,8 +603,8 @@ static int topo_strip_nodes(struct app *a, struct rect r, int ch)
     bool hint = app_key_hint(a, ACT_NODE_PREV, kp, sizeof kp) &&
                 app_key_hint(a, ACT_NODE_NEXT, kn, sizeof kn);
     draw_putf(y++, r.x, r.w, A_BOLD, "%d nodes%s; a cell a node: hops leaving it%s%s%s%s%s",
-              s->nnodes, s->unplaced ? " and ranks not placed" : "", hint ? " (" : "", kp,
-              hint ? " " : "", kn, hint ? ": open)" : "");
+              s->nnodes, s->unplaced ? " and ranks not placed" : "", hint ? "; " : "", kp,
+              hint ? " and " : "", kn, hint ? " open another" : "");
     /* "  12 |..11[1]11..| 81" : the window's first and last node */
     char lo[16], hi[16];
     int digits = snprintf(lo, sizeof lo, "%d", s->nnodes - 1);
