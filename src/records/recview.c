@@ -215,6 +215,16 @@ static void comm_ranks(const struct rec_log *L, int c, struct rec_ctopo *t)
     }
 }
 
+/* A communicator NCCL says is on one node ("nNodes 1") whose processes name one host: every
+ * rank of it is there. */
+static void one_node(const struct rec_log *L, int c, struct rec_ctopo *t)
+{
+    const struct rec_facts *f = &L->comms[c];
+    if (f->nnodes != 1 || f->nhosts != 1) return;
+    for (int r = 0; r < t->nranks; r++)
+        if (t->host[r] < 0) t->host[r] = f->hosts[0];
+}
+
 static int comm_size(const struct rec_facts *f)
 {
     if (f->nranks > 0) return f->nranks;
@@ -248,6 +258,7 @@ void rec_ctopo_build(struct rec_log *L)
         comm_rings(L, c, t);
         comm_trees(L, c, t);
         comm_ranks(L, c, t);
+        one_node(L, c, t);
     }
 }
 
@@ -276,7 +287,9 @@ static void view_ranks(const struct rec_log *L, int c, const struct rec_ctopo *t
                        struct rec_view *w)
 {
     const struct rec_facts *f = &L->comms[c];
-    bool tests = L->tests_unit >= 0 && L->units[L->tests_unit].group == c;
+    bool tests = false;
+    for (int u = 0; u < L->nunits; u++)
+        tests = tests || (L->units[u].tests && L->units[u].group == c);
     int n = t->nranks > 0 ? t->nranks : 0, top = -1;
     w->ranks = xcalloc((size_t)(n ? n : 1), sizeof *w->ranks);
     for (int r = 0; r < n; r++) {

@@ -49,6 +49,10 @@
       'T')                                                                                     \
     X(TOPO_RUN, KEYS_ON_TOPO, "Enter", "all-reduce", "all-reduce on this ring", '\r', '\n',    \
       KEY_ENTER)                                                                               \
+    X(TOPO_COMM, KEYS_ON_TOPO, NULL, "comm", "next communicator (a record with several)", 'u', \
+      'U')                                                                                     \
+    X(NODE_NEXT, KEYS_ON_TOPO, "(/)", "node", "large records: open the next node", ')')        \
+    X(NODE_PREV, KEYS_ON_TOPO, NULL, NULL, "large records: open the previous node", '(')       \
     X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp, zero1-3, moe", 'n', 'N') \
     X(SLIDE_NEXT, KEYS_ON_LESSON, "n/p", "slide", "next slide", 'n')                           \
     X(SLIDE_PREV, KEYS_ON_LESSON, NULL, NULL, "previous slide", 'p')                           \

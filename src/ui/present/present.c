@@ -1097,15 +1097,16 @@ static void pres_export(struct pres *p)
 static void pres_highlight(struct pres *p)
 {
     struct app *a = p->a;
-    if (!p->scene_ok || app_screen(a)->kind != SCREEN_COLLECTIVES || !a->have_plan) {
+    const struct plan *pl = screen_plan(a);
+    if (!p->scene_ok || app_screen(a)->kind != SCREEN_COLLECTIVES || !pl) {
         snprintf(p->msg, sizeof p->msg, "highlights: only on a collective's scene");
         return;
     }
     int nchunks = 0;
-    for (size_t k = 0; k < a->plan.nx; k++)
-        if (a->plan.x[k].chunk + 1 > nchunks) nchunks = a->plan.x[k].chunk + 1;
+    for (size_t k = 0; k < pl->nx; k++)
+        if (pl->x[k].chunk + 1 > nchunks) nchunks = pl->x[k].chunk + 1;
     size_t step = app_step(a);
-    int nx = step > 0 && step <= a->plan.nsteps ? (int)a->plan.steps[step - 1].n : 0;
+    int nx = step > 0 && step <= pl->nsteps ? (int)pl->steps[step - 1].n : 0;
     struct scene next = a->sc;
     int limit[HL_KIND_COUNT] = {1, a->sc.nranks, nchunks, nx};
     next.hl_index++;
