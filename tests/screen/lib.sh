@@ -57,12 +57,20 @@ tm_cm_open() {
     tm_cm_close
     [ "$BASHPID" = "$$" ] || return 1
     tm has-session -t main 2>/dev/null || return 1
-    local pid
+    local pid line=
     coproc TM_CM_PROC { exec tmux -L "$SOCK" -C attach-session -t main 2>/dev/null; }
     pid=$TM_CM_PROC_PID
     exec {TM_CM_W}>&"${TM_CM_PROC[1]}" {TM_CM_R}<&"${TM_CM_PROC[0]}"
     TM_CM_PID=$pid
     TM_CM_SOCK=$SOCK
+    # attached once the session is announced: a command before that has no client
+    # ("no current client")
+    while [[ $line != "%session-changed "* ]]; do
+        IFS= read -r -t 10 -u "$TM_CM_R" line || {
+            tm_cm_close
+            return 1
+        }
+    done
     tm_cm 'refresh-client -f no-output' || {
         tm_cm_close
         return 1
