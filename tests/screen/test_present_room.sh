@@ -93,6 +93,8 @@ walk() { # COLS ROWS
     cap=$(grep -lE "$HINTS" "$xdg/caps/$c"-* | head -n 1)
     if [ -n "$cap" ]; then
         k=${cap##*/$c-}
+        printf -- '---- that page (slide-page %s) ----\n' "$k"
+        cat "$cap"
         fail "${c}x$r slide ${k%-*}: a key hint on the room's screen: $(grep -oE "$HINTS" "$cap" | head -1)"
     fi
     # Every reference word of slide k is on one of its pages (lines joined; a title or a
