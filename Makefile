@@ -412,11 +412,16 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu')
 
 # Fails naming every C/CUDA file that .clang-format would change (run by tests/run.sh).
+# One clang-format run over every file (a run costs ~0.15 s of CPU to start, 366 of them
+# took a minute); only when it fails, one run a file to name the bad ones.
 format-check:
-	@bad=""; for f in $$(git ls-files '*.c' '*.h' '*.cu'); do \
-	    [ -f "$$f" ] || continue; \
-	    clang-format --dry-run --Werror "$$f" >/dev/null 2>&1 || bad="$$bad $$f"; done; \
-	if [ -n "$$bad" ]; then echo "collviz: not clang-formatted (run make format):$$bad" >&2; exit 1; fi; \
+	@files=""; for f in $$(git ls-files '*.c' '*.h' '*.cu'); do \
+	    [ -f "$$f" ] && files="$$files $$f"; done; \
+	[ -z "$$files" ] || clang-format --dry-run --Werror $$files >/dev/null 2>&1 || { \
+	    bad=""; for f in $$files; do \
+	        clang-format --dry-run --Werror "$$f" >/dev/null 2>&1 || bad="$$bad $$f"; done; \
+	    [ -n "$$bad" ] || bad=" (clang-format failed on the files together, on none alone)"; \
+	    echo "collviz: not clang-formatted (run make format):$$bad" >&2; exit 1; }; \
 	echo "collviz: every C/CUDA file is clang-formatted"
 
 clean:

@@ -35,6 +35,15 @@ times=$(mktemp)
 bgdir=$(mktemp -d)
 trap 'rm -f "$skiplist" "$times"; rm -rf "$bgdir"' EXIT
 
+# The jobs start python3 about a thousand times. When python3 is a launcher script (pyenv's
+# shim: bash and pyenv's own scripts, ~0.6 s of CPU a start, ten times the interpreter's),
+# the interpreter it chooses is put first in PATH under the same name: the same python3,
+# with the same modules, started directly.
+if py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$py" ] &&
+    [ "$(command -v python3)" != "$py" ] && ! cmp -s "$(command -v python3)" "$py"; then
+    mkdir "$bgdir/bin" && ln -s "$py" "$bgdir/bin/python3" && PATH="$bgdir/bin:$PATH"
+fi
+
 count() { # name, exit status, file with the output
     local name=$1 rc=$2 out=$3
     local n

@@ -41,6 +41,12 @@ cJSON *cli_json_object(void)
     return cli_json_must(cJSON_CreateObject());
 }
 
+cJSON *cli_json_array(void)
+{
+    cli_json_hooks();
+    return cli_json_must(cJSON_CreateArray());
+}
+
 cJSON *cli_json_add_object(cJSON *parent, const char *key)
 {
     cJSON *o = cJSON_CreateObject();

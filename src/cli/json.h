@@ -13,6 +13,7 @@
 
 /* A new empty object / array (the root of a document). */
 cJSON *cli_json_object(void);
+cJSON *cli_json_array(void);
 /* Add to `parent`: under `key` when parent is an object, appended when key is NULL
  * (parent an array). The add_object / add_array forms return the new container. */
 cJSON *cli_json_add_object(cJSON *parent, const char *key);

@@ -1,14 +1,17 @@
-/* lesson_review.c - `collviz lesson review` (the mistakes kept in the progress file, each
- * graded again to say what it was) and `collviz lesson reset [ID]` (forget the progress of
- * one lesson, or all of it, saying what went). The progress file is untrusted: review reads
- * it read-only (progress_peek) and prints its answers escaped; reset refuses a file it
- * cannot read rather than write over it. */
+/* lesson_review.c - `collviz lesson review [--json]` (the mistakes kept in the progress file,
+ * each graded again to say what it was; --json: the same as a list for scripts) and `collviz
+ * lesson reset [ID]` (forget the progress of one lesson, or all of it, saying what went). The
+ * progress file is untrusted: review reads it read-only (progress_peek) and prints its answers
+ * escaped; reset refuses a file it cannot read rather than write over it. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/json.h"
+#include "cli/opt.h"
 #include "core/util.h"
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
@@ -51,59 +54,139 @@ static void load_lessons(struct lesson_set *set)
     lesson_errors_free(&errs);
 }
 
-/* One kept mistake: the answer, and what it was, graded again at its own numbers. */
-static void review_one(const struct lesson_set *set, const struct progress_ex *px)
+/* One kept mistake, for the text and the JSON alike: where it is (e NULL: no longer in the
+ * lessons), and its last wrong answer graded again at its own numbers (g, when has_answer). */
+struct review_item {
+    const struct progress_ex *px;
+    const struct lesson *L;
+    const struct lesson_exercise *e;
+    bool has_answer, other_numbers;
+    struct ex_grade g;
+};
+
+static void review_grade(const struct lesson_set *set, const struct progress_ex *px,
+                         struct review_item *it)
 {
-    const struct lesson *L = NULL;
-    const struct lesson_exercise *e = lesson_set_find_exercise(set, px->id, &L);
-    if (!e) {
+    memset(it, 0, sizeof *it);
+    it->px = px;
+    it->e = lesson_set_find_exercise(set, px->id, &it->L);
+    if (!it->e || !px->wrong[0]) return;
+    struct ex_variant v;
+    char err[200];
+    it->other_numbers =
+        px->wrong_seed && ex_variant(it->e, px->wrong_seed, &v, err, sizeof err) == CV_OK;
+    ex_grade(it->e, it->other_numbers ? &v : NULL, px->wrong, &it->g);
+    it->has_answer = true;
+}
+
+static void review_text(const struct review_item *it)
+{
+    const struct progress_ex *px = it->px;
+    if (!it->e) {
         cv_printf_safe("%s (lesson %s): no longer in the lessons; you answered '%s'\n", px->id,
                        px->lesson, px->wrong[0] ? px->wrong : "?");
         return;
     }
-    cv_printf_safe("%s, slide %zu: %s (%s)%s\n", L->id, e->slide + 1, e->id,
-                   lesson_ex_type_name(e->type), px->solved ? " - solved since" : "");
-    if (!px->wrong[0]) {
+    cv_printf_safe("%s, slide %zu: %s (%s)%s\n", it->L->id, it->e->slide + 1, it->e->id,
+                   lesson_ex_type_name(it->e->type), px->solved ? " - solved since" : "");
+    if (!it->has_answer) {
         printf("  %d attempt%s, no answer kept\n", px->attempts, px->attempts == 1 ? "" : "s");
         return;
     }
-    struct ex_variant v;
-    char err[200];
-    bool var = px->wrong_seed && ex_variant(e, px->wrong_seed, &v, err, sizeof err) == CV_OK;
-    struct ex_grade g;
-    memset(&g, 0, sizeof g);
-    ex_grade(e, var ? &v : NULL, px->wrong, &g);
     cv_printf_safe("  you answered: %s%s\n  %s\n", px->wrong,
-                   var ? " (with other numbers than the lecture's)" : "", g.msg);
+                   it->other_numbers ? " (with other numbers than the lecture's)" : "",
+                   it->g.msg);
+}
+
+/* The JSON object of one mistake (docs/teaching.md lists its fields). */
+static void review_json(cJSON *list, const struct review_item *it)
+{
+    const struct progress_ex *px = it->px;
+    cJSON *o = cli_json_add_object(list, NULL);
+    cli_json_str(o, "lesson", it->L ? it->L->id : px->lesson);
+    if (it->e)
+        cli_json_num(o, "slide", (double)(it->e->slide + 1));
+    else
+        cli_json_null(o, "slide");
+    cli_json_str(o, "exercise", px->id);
+    cli_json_str(o, "type", it->e ? lesson_ex_type_name(it->e->type) : NULL);
+    cli_json_bool(o, "in_lessons", it->e != NULL);
+    cli_json_num(o, "attempts", px->attempts);
+    cli_json_bool(o, "solved_since", px->solved);
+    cli_json_str(o, "answer", px->wrong[0] ? px->wrong : NULL);
+    cli_json_num(o, "seed", (double)px->wrong_seed); /* 0: the lecture's numbers */
+    /* as `lesson grade --format json` names them: the sentence, the slip's name */
+    cli_json_str(o, "message", it->has_answer ? it->g.msg : NULL);
+    cli_json_str(o, "diagnosis", it->has_answer && it->g.diagnosis[0] ? it->g.diagnosis : NULL);
+}
+
+struct review_opts {
+    bool json;
+};
+
+static int review_set_format(void *ctx, const struct opt *self, const char *v)
+{
+    (void)self;
+    return cli_parse_format(v, &((struct review_opts *)ctx)->json) ? 2 : OPT_GO;
+}
+
+static const struct opt review_table[] = {
+    {"json", 0, NULL,
+     "a JSON list of the mistakes: lesson, slide, exercise, type, answer, seed, message "
+     "(what it was), diagnosis, attempts, solved_since, in_lessons",
+     opt_true, offsetof(struct review_opts, json)},
+    {"format", 0, "F", "text or json (json: the same as --json)", review_set_format, 0},
+    OPT_END,
+};
+
+static int review_bad_option(const struct opt_cmd *c, int ch, const char *opt)
+{
+    (void)c;
+    return cli_option_error(ch, opt, NULL);
 }
 
 int cli_lesson_review(int argc, char **argv)
 {
-    if (want_help(argc, argv,
-                  "usage: collviz lesson review\n"
-                  "\n"
-                  "The exercises you answered wrong (or have not solved after trying), from\n"
-                  "$XDG_STATE_HOME/collviz/progress: the lesson, the slide, your last wrong\n"
-                  "answer and what it was (graded again, as the player would).\n"
-                  "Exit status: 0 success, 2 bad input or an unreadable progress file.\n"))
-        return 0;
-    if (argc > 1) return cli_usage_error("lesson review: unexpected argument '%s'", argv[1]);
+    struct review_opts o = {0};
+    const struct opt_cmd cmd = {
+        .prog = "lesson review",
+        .opts = review_table,
+        .usage = "usage: collviz lesson review [--json]\n"
+                 "\n"
+                 "The exercises you answered wrong (or have not solved after trying), from\n"
+                 "$XDG_STATE_HOME/collviz/progress: the lesson, the slide, your last wrong\n"
+                 "answer and what it was (graded again, as the player would).\n",
+        .after = "Exit status: 0 success, 2 bad input or an unreadable progress file.\n",
+        .bad_option = review_bad_option};
+    int rc = opt_parse(&cmd, argc, argv, &o);
+    if (rc >= 0) return rc;
+    if (optind < argc)
+        return cli_usage_error("lesson review: unexpected argument '%s'", argv[optind]);
     char path[4096];
     struct lesson_set set;
     load_lessons(&set);
     struct progress p;
-    int rc = read_progress(&p, path, sizeof path);
+    rc = read_progress(&p, path, sizeof path);
     if (rc != CV_OK) {
         lesson_set_free(&set);
         return rc;
     }
+    cJSON *list = o.json ? cli_json_array() : NULL;
     size_t shown = 0;
     for (size_t i = 0; i < p.nex; i++)
         if (p.ex[i].wrong[0] || (!p.ex[i].solved && p.ex[i].attempts > 0)) {
-            review_one(&set, &p.ex[i]);
+            struct review_item it;
+            review_grade(&set, &p.ex[i], &it);
+            if (list)
+                review_json(list, &it);
+            else
+                review_text(&it);
             shown++;
         }
-    if (!shown) printf("no mistakes kept: nothing to review\n");
+    if (list)
+        cli_json_print_pretty(list);
+    else if (!shown)
+        printf("no mistakes kept: nothing to review\n");
     progress_free(&p);
     lesson_set_free(&set);
     return 0;

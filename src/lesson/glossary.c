@@ -154,6 +154,9 @@ static const struct glossary_term terms[] = {
      "Tokens over it are dropped and pass the layer unchanged."},
 };
 
+_Static_assert(sizeof terms / sizeof terms[0] <= GLOSSARY_MAX_TERMS,
+               "glossary_mark_block's seen[] holds every term");
+
 const struct glossary_term *glossary_terms(size_t *n)
 {
     *n = sizeof terms / sizeof terms[0];
@@ -217,4 +220,120 @@ size_t glossary_slide_terms(const struct lesson_slide *s, size_t *out, size_t ca
     size_t k = glossary_used(text, out, cap);
     free(text);
     return k;
+}
+
+/* ---- terms marked in the narration -------------------------------------------------- */
+
+/* The earliest first use in text of a term not yet seen (the longest spelling where two
+ * start together): its term in *term, its length in *len; NULL when none. */
+static const char *first_unseen(const char *text, const bool *seen, size_t *term, size_t *len)
+{
+    const char *best = NULL;
+    size_t n = sizeof terms / sizeof terms[0];
+    for (size_t i = 0; i < n && i < GLOSSARY_MAX_TERMS; i++) {
+        if (seen[i]) continue;
+        for (size_t m = 0; m < 4 && terms[i].match[m]; m++) {
+            const char *p = find_word(text, terms[i].match[m]);
+            size_t l = strlen(terms[i].match[m]);
+            if (p && (!best || p < best || (p == best && l > *len))) {
+                best = p;
+                *term = i;
+                *len = l;
+            }
+        }
+    }
+    return best;
+}
+
+static void push_span(struct lesson_span **v, size_t *n, size_t *cap, const char *t, size_t len,
+                      unsigned style, bool hard_break)
+{
+    if (len == 0 && !hard_break) return;
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 8;
+        *v = xrealloc(*v, *cap * sizeof **v);
+    }
+    char *s = xmalloc(len + 1);
+    memcpy(s, t, len);
+    s[len] = '\0';
+    (*v)[(*n)++] = (struct lesson_span){s, style, hard_break};
+}
+
+void glossary_mark_block(struct lesson_block *b, bool *seen)
+{
+    if (b->kind == LBLOCK_CODE || b->kind == LBLOCK_RULE) return;
+    struct lesson_span *v = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < b->nspans; i++) {
+        const struct lesson_span *sp = &b->spans[i];
+        const char *t = sp->text ? sp->text : "";
+        bool brk = sp->hard_break;
+        size_t term = 0, len = 0;
+        const char *at;
+        while ((at = first_unseen(t, seen, &term, &len)) != NULL) {
+            push_span(&v, &n, &cap, t, (size_t)(at - t), sp->style, brk && at > t);
+            brk = brk && at == t;
+            push_span(&v, &n, &cap, at, len, sp->style | LSPAN_TERM, brk);
+            brk = false;
+            seen[term] = true;
+            t = at + len;
+        }
+        push_span(&v, &n, &cap, t, strlen(t), sp->style, brk);
+    }
+    for (size_t i = 0; i < b->nspans; i++)
+        free(b->spans[i].text);
+    free(b->spans);
+    b->spans = v;
+    b->nspans = n;
+}
+
+struct lesson_block *glossary_marked_copy(const struct lesson_block *blocks, size_t n)
+{
+    struct lesson_block *c = xcalloc(n ? n : 1, sizeof *c);
+    bool seen[GLOSSARY_MAX_TERMS] = {false};
+    for (size_t i = 0; i < n; i++) {
+        c[i] = blocks[i];
+        c[i].spans = xcalloc(blocks[i].nspans ? blocks[i].nspans : 1, sizeof *c[i].spans);
+        for (size_t j = 0; j < blocks[i].nspans; j++) {
+            c[i].spans[j] = blocks[i].spans[j];
+            c[i].spans[j].text =
+                xstrdup(blocks[i].spans[j].text ? blocks[i].spans[j].text : "");
+        }
+        glossary_mark_block(&c[i], seen);
+    }
+    return c;
+}
+
+void glossary_free_blocks(struct lesson_block *b, size_t n)
+{
+    for (size_t i = 0; b && i < n; i++) {
+        for (size_t j = 0; j < b[i].nspans; j++)
+            free(b[i].spans[j].text);
+        free(b[i].spans);
+    }
+    free(b);
+}
+
+struct lesson_block *glossary_page_blocks(const size_t *first, size_t nfirst, size_t *nblocks)
+{
+    size_t n = sizeof terms / sizeof terms[0], k = 0;
+    bool done[GLOSSARY_MAX_TERMS] = {false};
+    struct lesson_block *b = xcalloc(n, sizeof *b);
+    for (size_t pass = 0; pass < 2; pass++)
+        for (size_t j = 0; j < (pass ? n : nfirst); j++) {
+            size_t i = pass ? j : first[j];
+            if (i >= n || done[i]) continue;
+            done[i] = true;
+            struct lesson_block *p = &b[k++];
+            p->kind = LBLOCK_PARAGRAPH;
+            p->spans = xcalloc(2, sizeof *p->spans);
+            p->spans[0] = (struct lesson_span){xstrdup(terms[i].term), LSPAN_BOLD, false};
+            size_t len = strlen(terms[i].definition) + 3;
+            char *d = xmalloc(len);
+            snprintf(d, len, ": %s", terms[i].definition);
+            p->spans[1] = (struct lesson_span){d, 0, false};
+            p->nspans = 2;
+        }
+    *nblocks = k;
+    return b;
 }

@@ -49,6 +49,9 @@ enum {
     LSPAN_BOLD = 1,   /* **strong** */
     LSPAN_ITALIC = 2, /* *emphasis* */
     LSPAN_CODE = 4,   /* `inline code` */
+    LSPAN_TERM = 64,  /* a glossary term's first use on its slide: never set by the parser,
+                         only by glossary_mark_block (the player and the presenter show it
+                         underlined; the handouts never mark) */
 };
 
 /* A run of text in one style. Text is UTF-8, never contains '\n' (soft line breaks become

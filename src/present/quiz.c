@@ -59,6 +59,26 @@ static void quiz_room_prompt(char *t)
     *out = '\0';
 }
 
+/* A question for the room where the prompt only said what to type ("Type all four values
+ * in rank 2's box at the end."): a holds exercise's own rank and step ("Which values does
+ * rank 2 hold at the end?"); other types keep their prompt. */
+static char *quiz_room_question(const struct lesson_exercise *e, const char *prompt)
+{
+    if (e->type != LEX_HOLDS) return xstrdup(prompt);
+    char when[64], what[64] = "";
+    if (e->step == SCENE_STEP_END)
+        snprintf(when, sizeof when, "at the end");
+    else
+        snprintf(when, sizeof when, "after step %ld", e->step);
+    if (e->slots && e->slot_lo == e->slot_hi)
+        snprintf(what, sizeof what, " in element %d", e->slot_lo);
+    else if (e->slots)
+        snprintf(what, sizeof what, " in elements %d to %d", e->slot_lo, e->slot_hi);
+    char t[200];
+    snprintf(t, sizeof t, "Which values does rank %d hold%s %s?", e->rank, what, when);
+    return xstrdup(t);
+}
+
 void quiz_build(const struct lesson_slide *s, size_t nrevealed, bool solutions,
                 struct quiz *out)
 {
@@ -78,7 +98,11 @@ void quiz_build(const struct lesson_slide *s, size_t nrevealed, bool solutions,
         char *prompt = ex_prompt(e, NULL); /* whole: never cut */
         char *room = xstrdup(prompt);
         quiz_room_prompt(room);
-        quiz_span(b, 0, room[0] ? room : prompt);
+        if (!room[0]) { /* the prompt was all typing: the question asked of the room */
+            free(room);
+            room = quiz_room_question(e, prompt);
+        }
+        quiz_span(b, 0, room);
         free(room);
         free(prompt);
         for (size_t i = 0; ex_type((int)e->type)->lists_options && i < e->noptions; i++)

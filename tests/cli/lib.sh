@@ -108,6 +108,24 @@ PYEOF
     rm -f "$tmp/json_later" "$tmp/json_later.out"
 }
 
+# cli_take_fails STATUS FILE WHAT: FILE is the output of one python3 run that made many
+# checks (python starts slowly): each line "FAIL: ..." is one failure, every other line is
+# printed. STATUS, the run's exit status, must be 1 when it printed a FAIL line and 0 when
+# not; anything else (a crash) is one failure more, naming WHAT.
+cli_take_fails() {
+    local rc=$1 out=$2 what=$3 line nfail=0
+    while IFS= read -r line; do
+        case $line in
+        "FAIL: "*)
+            fail "${line#FAIL: }"
+            nfail=$((nfail + 1))
+            ;;
+        *) echo "$line" ;;
+        esac
+    done <"$out"
+    [ "$rc" -eq $((nfail > 0)) ] || fail "$what: exit $rc after $nfail failure(s): $(tail -1 "$out")"
+}
+
 # cli_finish NAME: the closing line and the exit status (0 when nothing failed).
 cli_finish() {
     if [ "$fails" -eq 0 ]; then

@@ -3,10 +3,19 @@
 
 Usage: nccl_corpus_check.py EXPECT.json READER.json
        nccl_corpus_check.py --selftest EXPECT.json...   (the check can pass and can fail)
+       nccl_corpus_check.py --corpus LIST               (every record in one run)
 Prints one line per disagreement (new contract: tests/records/expect/README.md), then a line
 "OLD ok" or "OLD bad: ..." scoring today's fields, for information. Exit status 0 when the new
 contract holds, 1 when it does not. No code is shared with src/: everything here is read from
 the expectation, which was written by reading the record.
+
+--corpus (tests/cli/test_nccl_corpus.sh; python starts slowly, and the corpus has ~50 records):
+LIST has a line per expectation, tab-separated: the record's name, EXPECT.json, then the
+reader's exit status, its JSON and its text output (or "-" alone where the record is missing).
+For each: its "record" is its name; then, where the reader ran, the check above, and the text's
+first line names the JSON's library and version. Prints "FAIL: ..." per failure (details
+indented below it), then "new contract: R of N records right" and today's fields' score; exit
+status 1 when any FAIL line was printed.
 """
 import json
 import math
@@ -241,9 +250,84 @@ def selftest(paths):
     return 1 if fails else 0
 
 
+def text_names_library(d, text_path):
+    """Why the text's first line does not name the JSON's library and version whole (or a
+    library the record does not name), or None."""
+    with open(text_path) as f:
+        head = f.readline().rstrip("\n")
+    lib, ver = d.get("library"), d.get("version")
+    want = (lib or "library not named") + " " + (ver or "(version not in the records)")
+    if not head.startswith(want):
+        return "first line %r, want it to start %r" % (head, want)
+    if lib is None and ("NCCL" in head or "RCCL" in head):
+        return "first line %r names a library the record does not" % head
+    return None
+
+
+def corpus(list_path):
+    """--corpus LIST: every record's checks in one run (see the usage above)."""
+    fails, n, right, old_right, old_bad = 0, 0, 0, 0, []
+
+    def fail(msg, details=()):
+        nonlocal fails
+        fails += 1
+        print("FAIL: " + msg)
+        for x in details:
+            print("  " + x)
+
+    with open(list_path) as f:
+        entries = [line.rstrip("\n").split("\t") for line in f if line.strip()]
+    for name, epath, rc, *outs in entries:
+        e = json.load(open(epath))
+        if e.get("record") != name:
+            fail('expect/%s.json: its "record" is not %s' % (name, name))
+        if rc == "-":
+            continue
+        n += 1
+        jpath, tpath = outs
+        try:
+            d = json.load(open(jpath))
+        except (OSError, ValueError) as err:
+            d = None
+            why = "no JSON from the reader (%s)" % err
+        if rc != "0":
+            old = ["exit %s" % rc]
+        elif d is None:
+            fail("%s: differs from expect/%s.json:" % (name, name), [why])
+            old = ["no JSON"]
+        else:
+            bad = []
+            check_new(e, d, bad)
+            if bad:
+                fail("%s: differs from expect/%s.json:" % (name, name), bad)
+            else:
+                right += 1
+            old = check_old(e, d)
+        try:
+            if d is None:
+                raise ValueError(why)
+            text_bad = text_names_library(d, tpath)
+        except (OSError, ValueError) as err:
+            text_bad = "%s: %s" % (type(err).__name__, err)
+        if text_bad:
+            fail("%s: text: %s" % (name, text_bad))
+        if old:
+            old_bad.append("%s: %s" % (name, "; ".join(old)))
+        else:
+            old_right += 1
+    print("new contract: %d of %d records right" % (right, n))
+    print("today's fields (nccl_version, nranks, nnodes, hosts, rings, trees, tests): %d of %d right"
+          % (old_right, n))
+    for x in old_bad:
+        print("  old: " + x)
+    return 1 if fails else 0
+
+
 def main():
     if sys.argv[1] == "--selftest":
         return selftest(sys.argv[2:])
+    if sys.argv[1] == "--corpus":
+        return corpus(sys.argv[2])
     e = json.load(open(sys.argv[1]))
     try:
         d = json.load(open(sys.argv[2]))

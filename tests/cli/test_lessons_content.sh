@@ -162,6 +162,20 @@ b = lessons.get("08-bandwidth-accounting.md")
 check(b is not None and any(scene_of(s["scene"]).get("size") == str(64 << 20) and
                             "panel" in s["markdown"] for s in b["slides"] if s.get("scene")),
       "08: no slide measuring 64M that points at the panel")
+
+# issue 31 §6's facts: NVL72 said both ways, each attributed; lesson 8's ~393 GB/s ("about
+# 400") named a different problem where lesson 13 asks its own effective bandwidth
+h = lessons.get("02-hierarchy.md")
+hm = " ".join(" ".join(s["markdown"].split()) for s in (h or {}).get("slides", []))
+check(re.search(r"[Tt]he lecture counts them as 9 trays of 8 GPUs", hm) is not None,
+      "02: the lecture's NVL72 simplification (9 trays of 8 GPUs) is not attributed")
+check(re.search(r"NVIDIA's own description of the rack is 18 compute trays of 4 GPUs", hm)
+      is not None and "9 NVLink switch trays" in hm,
+      "02: NVIDIA's NVL72 (18 compute trays of 4 GPUs, 9 NVLink switch trays) not said")
+c = lessons.get("13-check-yourself.md")
+cm = " ".join(" ".join(s["markdown"].split()) for s in (c or {}).get("slides", [])[:2])
+check(re.search(r"not lesson 8's example .*393 GB/s.*different", cm) is not None,
+      "13: lesson 8's 393 GB/s is not named a different problem before problem 1")
 sys.exit(0 if ok else 1)
 EOF
 

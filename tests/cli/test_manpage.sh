@@ -29,7 +29,7 @@ for s in trace bench train model svg notes serve nccl; do
 done
 {
     "$BIN" lesson --help
-    for v in check show variant list export; do "$BIN" lesson "$v" --help; done
+    for v in check show variant list export review; do "$BIN" lesson "$v" --help; done
 } >"$h/lesson" 2>&1
 python3 "$TOP/tests/tools/man_options.py" "$TOP/docs/collviz.1.scd" "$h" >"$tmp/diff" ||
     fail "the man page and --help disagree: $(tr '\n' ';' <"$tmp/diff")"

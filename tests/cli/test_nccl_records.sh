@@ -10,81 +10,104 @@
 . "$(dirname "$0")/lib.sh" "$@"
 DIR=tests/records
 
-# The independent reader: prints what it finds in FILE as JSON.
-cat >"$tmp/ref.py" <<'EOF'
-import json, re, sys
-text = open(sys.argv[1], encoding="latin-1").read()
-lines = [re.sub(r"\[\d+,\d+\]<std(out|err)>:", "", l) for l in text.split("\n")]
-out = {"version": None, "rings": {}, "trees": {}, "links": {}, "tests": []}
-for l in lines:
-    m = re.search(r"NCCL version (\d\S*)", l)
-    if m and out["version"] is None:
-        out["version"] = m.group(1)
-    m = re.search(r"nccl-library=(\d+)", l)  # NCCL_VERSION_CODE: x*10000 + y*100 + z
-    if m and out["version"] is None:
-        c = int(m.group(1))
-        out["version"] = "%d.%d.%d" % (c // 10000, c % 10000 // 100, c % 100)
-    m = re.search(r"NCCL INFO Channel (\d+)(?:/\d+)? :((?: +\d+)+) *$", l)
-    if m:
-        out["rings"].setdefault(str(int(m.group(1))), [int(x) for x in m.group(2).split()])
-    if "NCCL INFO Trees" in l:
-        for ch, down, me, up in re.findall(r"\[(\d+)\] ([-\d/]+)->(\d+)->(-?\d+)", l):
-            t = out["trees"].setdefault(str(int(ch)), {})
-            t.setdefault(me, {"up": int(up), "down": [int(d) for d in down.split("/") if int(d) >= 0]})
-    m = re.search(r"NCCL INFO (Channel|Ring) (\d+)(/\d+)? : (\d+)(\[\w+\])? -> (\d+)(\[\w+\])?.* via (.*\S)", l)
-    if m:
-        conn = m.group(3) if m.group(1) == "Channel" else None
-        key = (int(m.group(2)), conn, int(m.group(4)), int(m.group(6)), m.group(8))
-        out["links"][repr(key)] = m.group(8)
-# nccl-tests: a data row has as many fields as the header before it
-hdr = None
-for l in lines:
-    s = l.split()
-    if l.lstrip().startswith("#") and "busbw" in l and "size" in l:
-        hdr = s[1:]
-        out["tests"].append({"rows": [], "avg": None, "old": "error" in hdr})
-    elif hdr and s and s[0].isdigit() and len(s) == len(hdr):
-        t = hdr.index("time")
-        out["tests"][-1]["rows"].append([float(s[0]), float(s[t]), float(s[t + 2]), s[t + 3]])
-    m = re.search(r"# Avg bus bandwidth *: *(\S+)", l)
-    if m and out["tests"]:
-        out["tests"][-1]["avg"] = float(m.group(1))
-vias = {}
-for via in out["links"].values():
-    vias[via] = vias.get(via, 0) + 1
-out["vias"] = vias
-print(json.dumps(out))
-EOF
-
-# The parser's JSON against the reader's, for every corpus file; then the hand-written facts.
+# The independent reader: ref(FILE) is what it finds in FILE. Then the parser's JSON against
+# the reader's, for every file listed in the argument (FILE<TAB>JSON a line), all in one
+# python3 run (python starts slowly): for each file that differs, a line saying where, then
+# "FAIL: nccl FILE: differs".
 cat >"$tmp/cmp.py" <<'EOF'
-import json, math, sys
-d, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-d["warnings"] = [w["message"] for w in d["warnings"]]
-name = sys.argv[3]
-def eq(got, want, what):
-    if got != want:
-        print("  %s: %s: got %r, want %r" % (name, what, got, want))
-        sys.exit(1)
-eq(d["nccl_version"], r["version"], "nccl_version")
-derived = any("read from its link lines" in w for w in d["warnings"])
-if not derived:
-    eq(d["rings"], r["rings"], "rings")
-eq(d["trees"], r["trees"], "trees")
-vias = {}
-for k in d["links"]:
-    vias[k["via"]] = vias.get(k["via"], 0) + 1
-eq(vias, r["vias"], "links per via")
-rows = [t for t in r["tests"] if t["rows"]]
-eq(len(d["tests"]), len(rows), "tests")
-for t, w in zip(d["tests"], rows):
-    eq(len(t["rows"]), len(w["rows"]), "rows")
-    for row, wr in zip(t["rows"], w["rows"]):
-        eq([row["size"], row["oop"]["time_us"], row["oop"]["busbw"]], wr[:3], "row")
-        v = None if wr[3] == "N/A" else float(wr[3])
-        eq(row["oop"]["error" if w["old"] else "wrong"], v, "oop error/#wrong")
-        eq(row["oop"]["wrong" if w["old"] else "error"], None, "the other column")
-    eq(t["avg_busbw"], w["avg"], "avg_busbw")
+import json, math, re, sys
+
+
+def ref(path):
+    text = open(path, encoding="latin-1").read()
+    lines = [re.sub(r"\[\d+,\d+\]<std(out|err)>:", "", l) for l in text.split("\n")]
+    out = {"version": None, "rings": {}, "trees": {}, "links": {}, "tests": []}
+    for l in lines:
+        m = re.search(r"NCCL version (\d\S*)", l)
+        if m and out["version"] is None:
+            out["version"] = m.group(1)
+        m = re.search(r"nccl-library=(\d+)", l)  # NCCL_VERSION_CODE: x*10000 + y*100 + z
+        if m and out["version"] is None:
+            c = int(m.group(1))
+            out["version"] = "%d.%d.%d" % (c // 10000, c % 10000 // 100, c % 100)
+        m = re.search(r"NCCL INFO Channel (\d+)(?:/\d+)? :((?: +\d+)+) *$", l)
+        if m:
+            out["rings"].setdefault(str(int(m.group(1))), [int(x) for x in m.group(2).split()])
+        if "NCCL INFO Trees" in l:
+            for ch, down, me, up in re.findall(r"\[(\d+)\] ([-\d/]+)->(\d+)->(-?\d+)", l):
+                t = out["trees"].setdefault(str(int(ch)), {})
+                t.setdefault(me, {"up": int(up), "down": [int(d) for d in down.split("/") if int(d) >= 0]})
+        m = re.search(r"NCCL INFO (Channel|Ring) (\d+)(/\d+)? : (\d+)(\[\w+\])? -> (\d+)(\[\w+\])?.* via (.*\S)", l)
+        if m:
+            conn = m.group(3) if m.group(1) == "Channel" else None
+            key = (int(m.group(2)), conn, int(m.group(4)), int(m.group(6)), m.group(8))
+            out["links"][repr(key)] = m.group(8)
+    # nccl-tests: a data row has as many fields as the header before it
+    hdr = None
+    for l in lines:
+        s = l.split()
+        if l.lstrip().startswith("#") and "busbw" in l and "size" in l:
+            hdr = s[1:]
+            out["tests"].append({"rows": [], "avg": None, "old": "error" in hdr})
+        elif hdr and s and s[0].isdigit() and len(s) == len(hdr):
+            t = hdr.index("time")
+            out["tests"][-1]["rows"].append([float(s[0]), float(s[t]), float(s[t + 2]), s[t + 3]])
+        m = re.search(r"# Avg bus bandwidth *: *(\S+)", l)
+        if m and out["tests"]:
+            out["tests"][-1]["avg"] = float(m.group(1))
+    vias = {}
+    for via in out["links"].values():
+        vias[via] = vias.get(via, 0) + 1
+    out["vias"] = vias
+    return out
+
+
+class Differs(Exception):
+    pass
+
+
+def compare(d, r, name):
+    d["warnings"] = [w["message"] for w in d["warnings"]]
+
+    def eq(got, want, what):
+        if got != want:
+            raise Differs("  %s: %s: got %r, want %r" % (name, what, got, want))
+
+    eq(d["nccl_version"], r["version"], "nccl_version")
+    derived = any("read from its link lines" in w for w in d["warnings"])
+    if not derived:
+        eq(d["rings"], r["rings"], "rings")
+    eq(d["trees"], r["trees"], "trees")
+    vias = {}
+    for k in d["links"]:
+        vias[k["via"]] = vias.get(k["via"], 0) + 1
+    eq(vias, r["vias"], "links per via")
+    rows = [t for t in r["tests"] if t["rows"]]
+    eq(len(d["tests"]), len(rows), "tests")
+    for t, w in zip(d["tests"], rows):
+        eq(len(t["rows"]), len(w["rows"]), "rows")
+        for row, wr in zip(t["rows"], w["rows"]):
+            eq([row["size"], row["oop"]["time_us"], row["oop"]["busbw"]], wr[:3], "row")
+            v = None if wr[3] == "N/A" else float(wr[3])
+            eq(row["oop"]["error" if w["old"] else "wrong"], v, "oop error/#wrong")
+            eq(row["oop"]["wrong" if w["old"] else "error"], None, "the other column")
+        eq(t["avg_busbw"], w["avg"], "avg_busbw")
+
+
+bad = 0
+for line in open(sys.argv[1]):
+    f, dpath = line.rstrip("\n").split("\t")
+    try:
+        compare(json.load(open(dpath)), ref(f), f.rsplit("/", 1)[-1])
+    except Differs as e:
+        print(e)
+        print("FAIL: nccl %s: differs" % f)
+        bad += 1
+    except Exception as e:
+        print("  %s: %s: %s" % (f, type(e).__name__, e))
+        print("FAIL: nccl %s: differs" % f)
+        bad += 1
+sys.exit(1 if bad else 0)
 EOF
 
 # The records this reader was written for: the first 16 of tests/records/README.md. The corpus
@@ -100,41 +123,62 @@ nccltests252-ibext-plugin-2node8-cumem nccl229-efa-2node16-nccl24-libfabric
 nccltests82-broadcast-oldtable-nccl296 nccltests-a100-2node16-sharp-oldtable
 nccltests307-rtx4090-pcie-shm-1node8"
 n=0
+: >"$tmp/pairs"
 for b in $ORIG; do
     f=$DIR/$b.log
     n=$((n + 1))
-    if ! "$BIN" nccl "$f" --format json >"$tmp/d.json" 2>"$tmp/err"; then
+    if ! "$BIN" nccl "$f" --format json >"$tmp/d_$b.json" 2>"$tmp/err"; then
         fail "nccl $f: exit status $? ($(head -1 "$tmp/err"))"
         continue
     fi
     [ -s "$tmp/err" ] && fail "nccl $f: stderr: $(head -1 "$tmp/err")"
-    python3 "$tmp/ref.py" "$f" >"$tmp/r.json"
-    python3 "$tmp/cmp.py" "$tmp/d.json" "$tmp/r.json" "$(basename "$f")" || fail "nccl $f: differs"
+    printf '%s\t%s\n' "$f" "$tmp/d_$b.json" >>"$tmp/pairs"
 done
+python3 "$tmp/cmp.py" "$tmp/pairs" >"$tmp/cmp.out"
+cli_take_fails $? "$tmp/cmp.out" "the reader's comparison (cmp.py)"
 [ "$n" -ge 15 ] || fail "corpus: $n files, want at least 15"
 
 # facts FILE -- PYTHON (d = the JSON, t = the text output): what needs NCCL knowledge, by hand.
+# Kept, then checked all in one python3 run by facts_now.
+nfacts=0
+: >"$tmp/facts"
 facts() {
     local f=$1
     shift 2
-    "$BIN" nccl "$DIR/$f" --format json >"$tmp/d.json" 2>/dev/null || { fail "$f: exit $?"; return; }
-    "$BIN" nccl "$DIR/$f" >"$tmp/t.txt" 2>/dev/null || { fail "$f: text: exit $?"; return; }
-    python3 - "$tmp/d.json" "$tmp/t.txt" "$1" <<'EOF' || fail "$f: facts (see above)"
+    nfacts=$((nfacts + 1))
+    "$BIN" nccl "$DIR/$f" --format json >"$tmp/facts$nfacts.json" 2>/dev/null || { fail "$f: exit $?"; return; }
+    "$BIN" nccl "$DIR/$f" >"$tmp/facts$nfacts.txt" 2>/dev/null || { fail "$f: text: exit $?"; return; }
+    printf '%s\n' "$1" >"$tmp/facts$nfacts.py"
+    printf '%s\t%s\n' "$f" "$tmp/facts$nfacts" >>"$tmp/facts"
+}
+facts_now() {
+    python3 - "$tmp/facts" >"$tmp/facts.out" <<'EOF'
 import json, sys
-d = json.load(open(sys.argv[1]))
-d["warnings"] = [w["message"] for w in d["warnings"]]  # each {"code", "message"}
-t = open(sys.argv[2]).read()
-def classes():
-    c = {}
-    for k in d["links"]:
-        c.setdefault(k["via"], set()).add(k["class"])
-    return {v: sorted(s) for v, s in c.items()}
-try:
-    exec(sys.argv[3])
-except AssertionError as e:
-    print("  ", e)
-    sys.exit(1)
+bad = 0
+for line in open(sys.argv[1]):
+    f, base = line.rstrip("\n").split("\t")
+
+    def classes():
+        c = {}
+        for k in d["links"]:
+            c.setdefault(k["via"], set()).add(k["class"])
+        return {v: sorted(s) for v, s in c.items()}
+    try:
+        d = json.load(open(base + ".json"))
+        d["warnings"] = [w["message"] for w in d["warnings"]]  # each {"code", "message"}
+        t = open(base + ".txt").read()
+        exec(open(base + ".py").read(), {"d": d, "t": t, "classes": classes, "json": json})
+    except AssertionError as e:
+        print("  ", e)
+        print("FAIL: %s: facts (see above)" % f)
+        bad += 1
+    except Exception as e:
+        print("   %s: %s" % (type(e).__name__, e))
+        print("FAIL: %s: facts (see above)" % f)
+        bad += 1
+sys.exit(1 if bad else 0)
 EOF
+    cli_take_fails $? "$tmp/facts.out" "facts_now"
 }
 
 # 2.4.8, two nodes over TCP: ring 0 1 crosses twice (0->1 and back).
@@ -225,6 +269,7 @@ assert (d["nranks"], d["nnodes"]) == (16, 2), d
 assert "node crossings unknown" in t
 assert "lines of ranks 0..1, 3, 5..7 only (of 16)" in d["warnings"], d["warnings"]
 '
+facts_now
 
 # Two files (one per node) read as one record: 04 is two nodes' captures, split here.
 head -14 "$DIR/04-socket-2node-p40-nccl248.log" >"$tmp/node01.log"
@@ -247,6 +292,55 @@ for d in (a, b):
 assert a == b, (a, b)
 " || fail "a folder with a gzipped file reads as the two files"
 
+# ---- tables as they are pasted (fixtures derived from the real records named) -----------
+# Rows whose header was not copied, of every nccl-tests version's shape: 2.x's broadcast (a
+# root, no redop, N/A errors: nccltests82's row), the old table's error column (nccltests-a100's
+# rows: "error" with 4e-07), alltoall's empty redop (nccltests78's): all read, none dropped.
+grep -v '^#' "$DIR/nccltests82-broadcast-oldtable-nccl296.log" | grep -E '^ +[0-9]' >"$tmp/hl1.log"
+grep -v '^#' "$DIR/nccltests-a100-2node16-sharp-oldtable.log" | grep -E '^ +[0-9]' >"$tmp/hl2.log"
+grep -E '^ +[0-9]' "$DIR/nccltests78-oldtable-allreduce-alltoall-prose.log" >"$tmp/hl3.log"
+for f in hl1 hl2 hl3; do
+    want=$(wc -l <"$tmp/$f.log")
+    "$BIN" nccl "$tmp/$f.log" --format json >"$tmp/$f.json" 2>"$tmp/$f.err" || fail "$f: exit $?"
+    [ -s "$tmp/$f.err" ] && fail "$f: $(head -1 "$tmp/$f.err")"
+    python3 - "$tmp/$f.json" "$want" "$f" <<'PY' || fail "$f: rows lost"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = sum(len(t["rows"]) for t in d["tests"])
+assert rows == int(sys.argv[2]), (rows, sys.argv[2])
+assert any(w["code"] == "table_no_header" for w in d["warnings"]), d["warnings"]
+if sys.argv[3] == "hl2":  # the old table's largest error, not a #wrong count
+    assert d["tests"][0]["rows"][0]["oop"]["error"] == 4e-07, d["tests"][0]["rows"][0]
+    assert all(r["oop"]["wrong"] is None for t in d["tests"] for r in t["rows"])
+PY
+done
+# Two runs' tables pasted side by side (nccltests-h100's header and rows, twice on each
+# line: by spaces, by a tab, by '|'), with and without the header: two tables of all rows.
+sed -n '/^#  *size/,$p' "$DIR/nccltests-h100-2node16-allreduce.log" | grep -E '^#  *size|^ +[0-9]' >"$tmp/one.log"
+rows=$(grep -cE '^ +[0-9]' "$tmp/one.log")
+paste -d' ' "$tmp/one.log" "$tmp/one.log" >"$tmp/sbs1.log"
+grep -v '^#' "$tmp/one.log" >"$tmp/rows.log"
+paste "$tmp/rows.log" "$tmp/rows.log" >"$tmp/sbs2.log"
+paste -d'|' "$tmp/rows.log" "$tmp/rows.log" >"$tmp/sbs3.log"
+for f in sbs1 sbs2 sbs3; do
+    "$BIN" nccl "$tmp/$f.log" --format json >"$tmp/$f.json" 2>"$tmp/$f.err" || fail "$f: exit $?"
+    python3 - "$tmp/$f.json" "$rows" <<'PY' || fail "$f: side by side not read as two runs"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [len(t["rows"]) for t in d["tests"]] == [int(sys.argv[2])] * 2, [len(t["rows"]) for t in d["tests"]]
+assert any(w["code"] == "table_side_by_side" for w in d["warnings"]), d["warnings"]
+PY
+done
+# Lines of numbers that no nccl-tests version prints, and nothing else: exit 2, each said.
+printf '   8  2  float  sum  x  1 2 3 4 5 6 7 8 9
+ 32 8 9 10 11 12 13 14 15 16 17 18 19 20
+' >"$tmp/norow.log"
+"$BIN" nccl "$tmp/norow.log" >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "rows no table takes: exit $rc, want 2"
+grep -q "norow.log:2: a line of numbers that is no nccl-tests row" "$tmp/err" || fail "rows no table takes: $(cat "$tmp/err")"
+grep -q "none of the 2 lines of nccl-tests rows could be read" "$tmp/err" || fail "rows no table takes: $(cat "$tmp/err")"
+
 # ---- bad input ------------------------------------------------------------------------
 bad() { # bad WANT_RC STDERR_SUBSTRING ARGS...
     local want=$1 msg=$2
@@ -259,8 +353,8 @@ bad() { # bad WANT_RC STDERR_SUBSTRING ARGS...
 bad 2 "no FILE given"
 bad 2 "--format xml: must be text or json" "$DIR/04-socket-2node-p40-nccl248.log" --format xml
 bad 2 "unknown option" --bogus "$DIR/04-socket-2node-p40-nccl248.log"
-bad 2 "$tmp/none.log:0: cannot open" "$tmp/none.log"
-bad 0 "$tmp/none.log:0: cannot open" "$tmp/none.log" "$DIR/04-socket-2node-p40-nccl248.log"
+bad 2 "$tmp/none.log: cannot open: No such file or directory" "$tmp/none.log"
+bad 0 "$tmp/none.log: cannot open: No such file or directory" "$tmp/none.log" "$DIR/04-socket-2node-p40-nccl248.log"
 bad 2 "nothing could be read" /etc/hostname
 # Larger than the reader holds: refused whole (exit 2, where and what), never read in part.
 # Ranks past the reader's ceiling (2^24), and a communicator more than memory may keep (a
@@ -286,8 +380,19 @@ bad 0 "$tmp/dup.log:1: channel 0's ring lists rank 1 twice" "$tmp/dup.log"
 } >"$tmp/long.log"
 bad 0 "$tmp/long.log:2: a line of 70000 bytes" "$tmp/long.log"
 bad 0 "$tmp/long.log:4: a row of 9 fields under a header of 13" "$tmp/long.log"
+# Every line said on stderr is in the JSON's warnings too (code not_read): the JSON alone
+# tells what could not be read, a file that could not be opened included.
+"$BIN" nccl "$tmp/long.log" "$tmp/none.log" --format json >"$tmp/lw.json" 2>"$tmp/lw.err"
+python3 - "$tmp/lw.json" "$tmp/lw.err" <<'PY' || fail "stderr lines missing from the JSON warnings"
+import json, sys
+msgs = [w["message"] for w in json.load(open(sys.argv[1]))["warnings"] if w["code"] == "not_read"]
+err = [l.rstrip("\n") for l in open(sys.argv[2]) if l.strip()]
+assert err, "nothing on stderr"
+missing = [l for l in err if l not in msgs]
+assert not missing, ("not in the JSON", missing, msgs)
+PY
 truncate -s $((64 * 1024 * 1024 + 1)) "$tmp/big.log"
-bad 2 "$tmp/big.log:0: larger than 64 MiB" "$tmp/big.log"
+bad 2 "$tmp/big.log: larger than 64 MiB" "$tmp/big.log"
 # A host name with a terminal escape: never printed as it is.
 printf 'ev\033]0;pwn\007il:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 - Init COMPLETE\nev\033[2Jil:1:1 [0] NCCL INFO Channel 00/01 :    0\n' >"$tmp/esc.log"
 "$BIN" nccl "$tmp/esc.log" >"$tmp/esc.txt" 2>&1 || fail "escape log: exit $?"

@@ -6,6 +6,8 @@
  *     narration pane (so on some page: the pane scrolls through all of its lines, and
  *     says "more" while lines are left), which also means no word is cut mid-word;
  *   - no line is wider than the pane (in terminal columns);
+ *   - the glossary terms underlined at their first use move no line: the lines are those of
+ *     the same slide with the terms plain, character for character;
  *   - the slide's scene, where it has one, has room for every rank's box inside its rect,
  *     beside or above the text, or (the compact sizes) over the whole terminal with z.
  * Run from the repository root (make unit-test does). Prints the counts it walked. */
@@ -24,6 +26,7 @@
 #include "ui/app.h"
 #include "core/text.h"
 #include "ui/screens/collectives/collectives.h"
+#include "ui/screens/collectives/layout.h"
 #include "ui/screens/lesson/lesson_ui.h"
 #include "ui/screens/parallel/par.h"
 #include "ui/screens/parallel/pardraw.h"
@@ -47,6 +50,36 @@ static char *pane_text(const struct lesson_lines *v, int width)
         strcat(t, " ");
     }
     return t;
+}
+
+/* The glossary's terms underlined at their first use move no line break: the same slide
+ * laid out with them plain has the same lines, character for character. Returns how many
+ * pieces the marked lines underline that the plain ones do not. */
+static size_t same_lines_plain(const struct app *a, struct lesson_ui *u,
+                               const struct lesson_lines *v, int width, const char *where)
+{
+    struct lesson_lines p = {0};
+    int exl = 0;
+    u->terms_plain = true;
+    lesson_slide_lines(a, u, width, &p, &exl);
+    u->terms_plain = false;
+    if (p.n != v->n) fail_msg("%s: %d lines plain, %d with terms marked", where, p.n, v->n);
+    size_t under = 0;
+    for (int i = 0; i < v->n; i++) {
+        char x[2048] = "", y[2048] = "";
+        for (int k = 0; k < p.l[i].n; k++) {
+            strncat(x, p.l[i].seg[k].text, sizeof x - strlen(x) - 1);
+            under -= (p.l[i].seg[k].attr & A_UNDERLINE) != 0;
+        }
+        for (int k = 0; k < v->l[i].n; k++) {
+            strncat(y, v->l[i].seg[k].text, sizeof y - strlen(y) - 1);
+            under += (v->l[i].seg[k].attr & A_UNDERLINE) != 0;
+        }
+        if (strcmp(x, y) != 0)
+            fail_msg("%s line %d: '%s' plain, '%s' with terms marked", where, i + 1, x, y);
+    }
+    free(p.l);
+    return under;
 }
 
 /* Every word of s is a whole word of the pane. */
@@ -76,7 +109,7 @@ static void check_scene(struct app *a, const struct lesson_slide *s, struct rect
     if (s->scene.screen == SCREEN_COLLECTIVES) {
         if (!coll_layout(a, r)) fail_msg("%s: the scene does not fit %dx%d", where, r.w, r.h);
         for (int k = 0; k < a->sc.nranks; k++) {
-            struct rect b = a->lay.box[k];
+            struct rect b = coll_laid_out(a)->box[k];
             if (b.w <= 0 || b.y < r.y || b.x < r.x || b.y + b.h > r.y + r.h ||
                 b.x + b.w > r.x + r.w)
                 fail_msg("%s: rank %d's box is not inside the scene", where, k);
@@ -104,7 +137,7 @@ static void test_every_slide_every_size(void **state)
     a->embedded = true;
     a->surface = SURFACE_PLAYER;
     struct lesson_ui u = {0};
-    size_t slides = 0, screens = 0, words = 0, pages = 0, compact = 0;
+    size_t slides = 0, screens = 0, words = 0, pages = 0, compact = 0, marks = 0;
     for (size_t li = 0; li < set.n; li++) {
         const struct lesson *L = &set.v[li];
         for (size_t k = 0; k < L->nslides; k++) {
@@ -126,6 +159,7 @@ static void test_every_slide_every_size(void **state)
                 struct lesson_lines v = {0};
                 int exl = 0;
                 lesson_slide_lines(a, &u, lay.narr.w, &v, &exl);
+                marks += same_lines_plain(a, &u, &v, lay.narr.w, where);
                 char *pane = pane_text(&v, lay.narr.w);
                 words += (size_t)check_words(pane, s->title, where);
                 for (size_t b = 0; b < s->nblocks; b++) {
@@ -167,9 +201,12 @@ static void test_every_slide_every_size(void **state)
         }
     }
     print_message("layout: %zu slides x %zu sizes = %zu screens, %zu words found whole, %zu "
-                  "pages, %zu compact (scene with z)\n",
-                  slides, sizeof sizes / sizeof sizes[0], screens, words, pages, compact);
+                  "pages, %zu compact (scene with z); %zu glossary terms underlined, no "
+                  "line moved\n",
+                  slides, sizeof sizes / sizeof sizes[0], screens, words, pages, compact,
+                  marks);
     assert_true(slides >= 80);
+    assert_true(marks >= 4 * 250); /* the terms' first uses, at each of the four sizes */
     app_free(a);
     free(a);
     lesson_errors_free(&errs);

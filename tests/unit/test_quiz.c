@@ -1,13 +1,17 @@
 /* test_quiz.c - exercises run as a quiz: the prompt with the lecture's numbers (and a
  * choice's options) follows the narration, the answer and the reflowed worked solution only
- * once revealed, and the speaker's copy has them all. Answers are worked out here by hand. */
+ * once revealed, and the speaker's copy has them all. Answers are worked out here by hand.
+ * Every shipped exercise asks the room a question: no sentence of what to type is left
+ * (issue 31 §3), and a prompt that was only typing becomes the exercise's own question. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <regex.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -110,8 +114,55 @@ static void test_quiz(void **state)
     lesson_errors_free(&e);
 }
 
+/* The room's prompt of every exercise of the shipped lessons: a question, never "Type ...". */
+static void test_room_prompts(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    regex_t typing;
+    assert_int_equal(regcomp(&typing, "(^|[.?!] )\\(?(Type|Enter|Write|type|enter) ",
+                             REG_EXTENDED | REG_NOSUB),
+                     0);
+    size_t asked = 0;
+    bool saw_rs = false;
+    for (size_t l = 0; l < set.n; l++)
+        for (size_t k = 0; k < set.v[l].nslides; k++) {
+            const struct lesson_slide *s = &set.v[l].slides[k];
+            struct quiz q;
+            quiz_build(s, 0, false, &q);
+            for (size_t i = q.nslide; i < q.n; i++) {
+                const struct lesson_block *b = &q.v[i];
+                if (b->nspans != 2 || strncmp(b->spans[0].text, "Exercise", 8) != 0) continue;
+                const char *t = b->spans[1].text;
+                asked++;
+                if (regexec(&typing, t, 0, NULL, 0) == 0)
+                    fail_msg("%s slide %zu: the room is told to type: %s", set.v[l].id, k + 1,
+                             t);
+                if (strlen(t) < 10)
+                    fail_msg("%s slide %zu: no question for the room: '%s'", set.v[l].id, k + 1,
+                             t);
+                if (strcmp(t, "Which values does rank 2 hold at the end?") == 0) saw_rs = true;
+            }
+            quiz_free(&q);
+        }
+    size_t nex = 0;
+    for (size_t l = 0; l < set.n; l++)
+        for (size_t k = 0; k < set.v[l].nslides; k++)
+            nex += set.v[l].slides[k].nex;
+    printf("room prompts: %zu of %zu exercises asked as questions\n", asked, nex);
+    assert_int_equal(asked, nex);
+    assert_true(saw_rs); /* lesson 04's "Type all four values in rank 2's box at the end" */
+    regfree(&typing);
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_quiz)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_quiz),
+                                       cmocka_unit_test(test_room_prompts)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,7 +90,7 @@ static int narr_words(const struct lesson_block *b, struct narr_word **out)
             }
             struct narr_word *cw = &w[nw - 1];
             cw->p = xrealloc(cw->p, (size_t)(cw->np + 1) * sizeof *cw->p);
-            cw->p[cw->np++] = (struct narr_piece){sp->style & 7u, p, len};
+            cw->p[cw->np++] = (struct narr_piece){sp->style & (7u | LSPAN_TERM), p, len};
             cw->cols += narr_cols(p, len);
             p += len;
         }
@@ -243,6 +243,7 @@ static attr_t narr_attr(unsigned style, const struct narr_attrs *a)
     if (style & LSPAN_BOLD) r |= a->bold;
     if (style & LSPAN_ITALIC) r |= a->italic;
     if (style & LSPAN_CODE) r |= a->code;
+    if (style & LSPAN_TERM) r |= a->term;
     return r;
 }
 

@@ -50,6 +50,7 @@ void narr_line_text(const struct narr_line *l, char *buf, size_t n);
 /* Attributes for the styles: attr_of(style) = base | the attributes of its bits. */
 struct narr_attrs {
     attr_t normal, bold, italic, code, mark, heading, rule;
+    attr_t term; /* LSPAN_TERM: a glossary term's first use */
 };
 /* Draw lines [from, from + h) at (y, x); returns the lines drawn. */
 int narr_draw(WINDOW *w, const struct narr *n, int from, int y, int x, int h,

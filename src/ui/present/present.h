@@ -46,7 +46,8 @@ void present_script_key(struct present_script *s, int ch);
 void present_script_draw(struct present_script *s);
 void present_script_where(const struct present_script *s, size_t *slide, size_t *nslides,
                           int *page, int *npages, long *step);
-/* status, demo, backend, and in note the narration's sentences that ask for a key */
+/* what the notes terminal is sent (status, demo, backend, minutes, answers, the note with the
+ * narration's sentences that ask for a key) */
 void present_script_notes(struct present_script *s, struct notes_state *st);
 void present_script_close(struct present_script *s);
 

@@ -8,6 +8,7 @@
 #include "core/util.h"
 #include "core/vec.h"
 #include "handout/paper_text.h"
+#include "lesson/glossary.h"
 #include "ui/kit/keys.h"
 #include "ui/screens/screens.h"
 
@@ -127,6 +128,16 @@ static void slide_narr(struct present_slide *ps, bool tight)
     ps->tight = tight;
 }
 
+/* Each glossary term underlined at its first use in the slide's own narration (not in the
+ * quiz's lines): spans cut at the term's edges only, so the lines break where they would. */
+static void terms_marked(struct quiz *q)
+{
+    quiz_own_slide(q);
+    bool seen[GLOSSARY_MAX_TERMS] = {false};
+    for (size_t i = 0; i < q->nslide; i++)
+        glossary_mark_block(&q->v[i], seen);
+}
+
 void present_slide_text(const struct lesson_slide *s, size_t nrevealed, int cols, bool utf8,
                         struct present_slide *out)
 {
@@ -135,6 +146,7 @@ void present_slide_text(const struct lesson_slide *s, size_t nrevealed, int cols
     quiz_build(s, nrevealed, false, &out->quiz);
     room_text(&out->quiz);
     retarget_keys(&out->quiz, s, utf8);
+    terms_marked(&out->quiz);
     out->utf8 = utf8;
     out->narr_w = nw;
     slide_narr(out, false);

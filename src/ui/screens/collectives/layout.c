@@ -154,16 +154,22 @@ static int xfer_per_row(int w, int xfer_w)
 
 enum stage { STAGE_BOXES_MARKS, STAGE_BOXES, STAGE_ROWS, STAGE_SQUEEZE, STAGE_TRUNCATE };
 
-/* Try to place the animation in aw x ah at one stage; on success fill *f and the rows given
- * to the transfer list. */
-static bool fit_anim(enum stage st, int aw, int ah, int n, size_t L,
+static int xfer_rows_wanted(enum stage st, int aw, const struct layout_content *c)
+{
+    int xper = xfer_per_row(aw, c->xfer_w);
+    int xr_need = c->nxfers > 0 ? div_up((size_t)c->nxfers, (size_t)xper) : 1;
+    return st == STAGE_TRUNCATE ? 1 : clampi(xr_need, 1, XFER_MAX_ROWS);
+}
+
+/* Try to place the animation in aw x ah at one stage, with every transfer row it wants
+ * (whole) or as few as one (!whole); on success fill *f and the rows given to the transfer
+ * list. */
+static bool fit_anim(enum stage st, bool whole, int aw, int ah, int n, size_t L,
                      const struct layout_content *c, bool legend, struct fit *f, int *xr_out)
 {
     int ch = c->cell_h > 1 ? c->cell_h : 1;
-    int xper = xfer_per_row(aw, c->xfer_w);
-    int xr_need = c->nxfers > 0 ? div_up((size_t)c->nxfers, (size_t)xper) : 1;
-    int xr_want = st == STAGE_TRUNCATE ? 1 : clampi(xr_need, 1, XFER_MAX_ROWS);
-    for (int xr = xr_want; xr >= 1; xr--) {
+    int xr_want = xfer_rows_wanted(st, aw, c);
+    for (int xr = xr_want; xr >= (whole ? xr_want : 1); xr--) {
         int bh = ah - xr - (legend ? 1 : 0);
         if (bh < 1) continue;
         bool ok = false;
@@ -260,9 +266,11 @@ int layout_compute(int rows, int cols, int nranks, size_t work_len,
     bool legend = true, done = false;
     int wh_full = what_lines(c->what, aw);
     int sum_full = c->summary && *c->summary ? what_lines(c->summary, aw) : 0;
-    if (sum_full > 2) sum_full = 2;
-    for (int st = STAGE_BOXES_MARKS; st <= STAGE_TRUNCATE && !done; st++) {
-        bool squeeze = st >= STAGE_SQUEEZE;
+    /* Each stage: the measured panel shrinks (to its least height) before the transfer list
+     * loses a row to "+N more", and both before the stage gives way to the next. */
+    for (int k = 0; k < 2 * (STAGE_TRUNCATE + 1) && !done; k++) {
+        int st = k / 2;
+        bool squeeze = st >= STAGE_SQUEEZE, whole = k % 2 == 0;
         wh = squeeze ? 1 : wh_full + sum_full;
         out->what_lines = squeeze ? 1 : wh_full;
         legend = !squeeze;
@@ -270,7 +278,8 @@ int layout_compute(int rows, int cols, int nranks, size_t work_len,
         int ph_lo = out->panel_side || c->no_panel ? 0 : squeeze ? 1 : PANEL_H_MIN;
         for (ph = ph_hi; ph >= ph_lo && !done; ph--) {
             int ah = bottom - top - wh - ph;
-            if (ah >= 1 && fit_anim((enum stage)st, aw, ah, nranks, L, &cc, legend, &f, &xr))
+            if (ah >= 1 &&
+                fit_anim((enum stage)st, whole, aw, ah, nranks, L, &cc, legend, &f, &xr))
                 done = true;
         }
         if (done) ph++; /* the loop stepped past the height that fitted */

@@ -58,7 +58,16 @@ static bool par_same_config(const struct train_config *x, const struct train_con
            x->backend == y->backend && x->experts == y->experts;
 }
 
-/* Shapes of every frame of every rank, and the longest sentence, for the layout. */
+static void par_free_whats(struct par_screen *p)
+{
+    for (int i = 0; i < p->nwhats; i++)
+        free(p->whats[i]);
+    free(p->whats);
+    p->whats = NULL;
+    p->nwhats = 0;
+}
+
+/* Shapes of every frame of every rank, and every sentence, for the layout. */
 static void par_metrics(struct app *a)
 {
     struct par_screen *p = PAR(a);
@@ -66,10 +75,12 @@ static void par_metrics(struct app *a)
     int W = v->cfg.nranks;
     free(p->shapes);
     p->shapes = NULL;
+    par_free_whats(p);
     p->longest_what[0] = '\0';
     p->shapes_utf8 = a->utf8;
     if (!v->ok) return;
     p->shapes = xcalloc((size_t)v->nframes * W, sizeof *p->shapes);
+    p->whats = xcalloc((size_t)v->nframes, sizeof *p->whats);
     size_t longest = 0;
     for (int f = 0; f < v->nframes; f++) {
         for (int r = 0; r < W; r++) {
@@ -80,6 +91,7 @@ static void par_metrics(struct app *a)
         }
         char text[sizeof p->longest_what];
         par_frame_text(v, f, text, sizeof text);
+        p->whats[p->nwhats++] = xstrdup(text);
         if (strlen(text) > longest) {
             longest = strlen(text);
             snprintf(p->longest_what, sizeof p->longest_what, "%s", text);
@@ -117,6 +129,7 @@ void par_free(struct app *a)
     if (!PAR(a)) return;
     if (PAR(a)->built) par_view_free(&PAR(a)->view);
     free(PAR(a)->shapes);
+    par_free_whats(PAR(a));
     free(PAR(a));
     a->screen_state[SCREEN_PARALLEL] = NULL;
 }
@@ -340,6 +353,7 @@ const struct screen_ops screen_parallel = {
     .apply = par_apply_scene,
     .nsteps = par_nsteps,
     .phase_ends = par_phase_ends,
+    .rows_needed = par_rows_needed,
     .action = par_action,
     .draw = par_draw,
     .result = par_result,

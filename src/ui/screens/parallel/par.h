@@ -37,6 +37,8 @@ struct par_screen {
     struct par_shape *shapes;      /* [nframes][W], for the layout (glyph mode `shapes_utf8`) */
     bool shapes_utf8;
     char longest_what[600];
+    char **whats; /* every frame's sentence (nwhats), for the rows the layout gives them */
+    int nwhats;
     struct par_layout lay;
 
     /* the lecture-scale runs, through the worker only: the last finished one of each

@@ -9,9 +9,8 @@
 #define PANEL_SIDE_W_MIN 58
 #define PANEL_SIDE_W_MAX 70
 #define PANEL_H_MAX 12
-#define PANEL_H_MIN 6
+#define PANEL_H_MIN PAR_PANEL_H_MIN
 #define PANEL_COMPACT_H 2
-#define WHAT_MAX_LINES 3
 #define WHAT_GROW_LINES 8 /* the sentence's rows where rows are free (par_what draws 8) */
 
 int par_values_width(int cols)
@@ -107,6 +106,7 @@ static int par_tallest(const struct par_layout_content *c, bool key_only)
 struct par_try {
     bool side, key_only, borders, squeeze;
     int row_cap;
+    bool what_cut; /* the sentence squeezed to one line (the last resort) */
 };
 
 /* Place the boxes in aw × ah; fills grid and box size. */
@@ -146,10 +146,13 @@ static bool par_fit_boxes(const struct par_layout_content *c, const struct par_t
     return found;
 }
 
-static int par_what_lines(const char *what, int width, int max)
+static int par_what_lines(const struct par_layout_content *c, int width, int max)
 {
-    if (!what || !*what) return 1;
-    int n = text_wrap_count(what, width - 2);
+    int n = c->what && *c->what ? text_wrap_count(c->what, width - 2) : 1;
+    for (int i = 0; c->whats && i < c->nwhats; i++) {
+        int k = c->whats[i] ? text_wrap_count(c->whats[i], width - 2) : 1;
+        if (k > n) n = k;
+    }
     return n < 1 ? 1 : n > max ? max : n;
 }
 
@@ -161,8 +164,9 @@ bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
     out->cols = cols;
     out->too_small = true;
     int W = c->nranks;
-    if (rows < LAYOUT_MIN_ROWS || cols < LAYOUT_MIN_COLS || W < 1 || W > PAR_MAX_RANKS)
-        return false;
+    int min_rows = c->min_rows > 0 ? c->min_rows : LAYOUT_MIN_ROWS;
+    if (min_rows < PAR_EMBED_MIN_ROWS) min_rows = PAR_EMBED_MIN_ROWS;
+    if (rows < min_rows || cols < LAYOUT_MIN_COLS || W < 1 || W > PAR_MAX_RANKS) return false;
     out->title = (struct rect){0, 0, 1, cols};
     out->status = (struct rect){1, 0, 1, cols};
     out->bar = (struct rect){rows - 1, 0, 1, cols};
@@ -170,15 +174,20 @@ bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
     int xr = c->xfer_rows < 1 ? 1 : c->xfer_rows;
 
     int tallest = par_tallest(c, true);
-    struct par_try tries[8 + 16];
+    struct par_try tries[8 + 2 * 16];
     int nt = 0;
-    tries[nt++] = (struct par_try){true, false, true, false, 0};
-    tries[nt++] = (struct par_try){false, false, true, false, 0};
-    tries[nt++] = (struct par_try){false, true, true, false, 0};
-    tries[nt++] = (struct par_try){false, true, true, true, 0};
-    tries[nt++] = (struct par_try){false, true, false, true, 0};
-    for (int cap = tallest - 1; cap >= 2 && nt < (int)(sizeof tries / sizeof tries[0]); cap--)
-        tries[nt++] = (struct par_try){false, true, false, true, cap};
+    tries[nt++] = (struct par_try){true, false, true, false, 0, false};
+    tries[nt++] = (struct par_try){false, false, true, false, 0, false};
+    tries[nt++] = (struct par_try){false, true, true, false, 0, false};
+    /* The squeezes keep the whole sentence (never a line cut by "…"); only where no
+     * squeeze holds it does it take one line, with the boxes' tall matrices cut last. */
+    for (int cut = 0; cut < 2; cut++) {
+        tries[nt++] = (struct par_try){false, true, true, true, 0, cut};
+        tries[nt++] = (struct par_try){false, true, false, true, 0, cut};
+        for (int cap = tallest - 1; cap >= 2 && nt < (int)(sizeof tries / sizeof tries[0]);
+             cap--)
+            tries[nt++] = (struct par_try){false, true, false, true, cap, cut};
+    }
 
     for (int i = 0; i < nt; i++) {
         const struct par_try *t = &tries[i];
@@ -193,9 +202,7 @@ bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
             aw = cols - pw - 1;
         }
         if (c->gantt_rows > 0 && c->gantt_w > aw) continue;
-        int wl = c->zoom >= 3 ? 0
-                 : t->squeeze ? 1
-                              : par_what_lines(c->what, aw, WHAT_MAX_LINES);
+        int wl = c->zoom >= 3 ? 0 : t->what_cut ? 1 : par_what_lines(c, aw, WHAT_GROW_LINES);
         int xrows = c->zoom >= 3 ? 0 : t->squeeze ? 1 : xr;
         int ph_hi = t->side || c->zoom >= 1 ? 0 : t->squeeze ? PANEL_COMPACT_H : PANEL_H_MAX;
         int ph_lo = t->side || c->zoom >= 1 ? 0 : t->squeeze ? PANEL_COMPACT_H : PANEL_H_MIN;
@@ -217,7 +224,7 @@ bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
              * cut by "…" above free rows); then one above the boxes, one under them, one
              * before the sentence. */
             int spare = ah - gr * bh;
-            int full = c->zoom >= 3 ? 0 : par_what_lines(c->what, aw, WHAT_GROW_LINES);
+            int full = c->zoom >= 3 ? 0 : par_what_lines(c, aw, WHAT_GROW_LINES);
             if (spare > 0 && wl < full) {
                 int grow = full - wl < spare ? full - wl : spare;
                 wl += grow;
