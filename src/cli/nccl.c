@@ -30,6 +30,7 @@
 #include "records/recfile.h"
 #include "records/recfit.h"
 #include "records/recsay.h"
+#include "records/recview.h"
 
 static const char nccl_usage[] =
     "usage: collviz nccl FILE... [--format text|json]\n"
@@ -81,7 +82,7 @@ int cli_nccl_read(struct rec_log *L, const char *path)
 {
     char err[200];
     int n = rec_read_file(L, path, err, sizeof err);
-    if (n < 0) cv_eprintf("%s:0: %s\n", path, err);
+    if (n < 0) rec_note_error(L, "%s: %s", path, err); /* said with the others, no line */
     return n;
 }
 
@@ -145,10 +146,12 @@ static void json_meas(cJSON *row, const char *key, const struct rec_meas *m)
     json_num_or_null(o, "error", m->error, 8);
 }
 
-static void json_rings_trees(cJSON *root, const struct rec_log *L)
+/* The rings and trees of L (a record, or one communicator's view) under these keys. */
+static void json_rings_trees(cJSON *root, const struct rec_log *L, const char *rings_key,
+                             const char *trees_key)
 {
-    cJSON *rings = cli_json_add_object(root, "rings");
-    cJSON *trees = cli_json_add_object(root, "trees");
+    cJSON *rings = cli_json_add_object(root, rings_key);
+    cJSON *trees = cli_json_add_object(root, trees_key);
     char key[16];
     for (int c = 0; c < REC_MAX_CHANNELS; c++) {
         snprintf(key, sizeof key, "%d", c);
@@ -171,6 +174,20 @@ static void json_rings_trees(cJSON *root, const struct rec_log *L)
             for (int i = 0; i < t->node[r].ndown; i++)
                 cli_json_num(d, NULL, t->node[r].down[i]);
         }
+    }
+}
+
+static void json_links(cJSON *root, const struct rec_log *L)
+{
+    cJSON *links = cli_json_add_array(root, "links");
+    for (int i = 0; i < L->nlinks; i++) {
+        const struct rec_link *k = &L->links[i];
+        cJSON *o = cli_json_add_object(links, NULL);
+        cli_json_num(o, "channel", k->channel);
+        cli_json_num(o, "from", k->from);
+        cli_json_num(o, "to", k->to);
+        cli_json_str(o, "via", k->via);
+        cli_json_str(o, "class", rec_class_name(k->cls));
     }
 }
 
@@ -259,6 +276,14 @@ static void json_comms(cJSON *root, const struct rec_log *L)
         if (f->features & REC_FEAT_GDRDMA) cli_json_str(fe, NULL, "gdrdma");
         if (f->features & REC_FEAT_PXN) cli_json_str(fe, NULL, "pxn");
         if (f->features & REC_FEAT_NVLS) cli_json_str(fe, NULL, "nvls");
+        /* its own rings, trees and links (records/recview.h) */
+        struct rec_view w;
+        rec_view_make(L, c, &w);
+        json_rings_trees(o, &w.v, "ring_orders", "tree_nodes");
+        json_links(o, &w.v);
+        cJSON_AddBoolToObject(o, "rings_from_links",
+                              L->ctopo && !L->ctopo[c].alias && L->ctopo[c].rings_from_links);
+        rec_view_free(&w);
     }
 }
 
@@ -379,6 +404,36 @@ static void json_graph(cJSON *root, const struct rec_log *L)
     cli_json_num(o, "nvls_heads", g->nvls_heads);
 }
 
+/* The warnings, then what could not be read (the lines said on stderr, "not_read"): the JSON
+ * alone tells all that the text and stderr tell. */
+static void json_warnings(cJSON *root, const struct rec_log *L)
+{
+    cJSON *w = cli_json_add_array(root, "warnings");
+    for (int i = 0; i < L->nwarnings; i++) {
+        cJSON *o = cli_json_add_object(w, NULL);
+        cli_json_str(o, "code", rec_wcode_name(L->wcodes[i]));
+        cli_json_str(o, "message", L->warnings[i]);
+    }
+    for (int i = 0; i < L->nerrors; i++) {
+        cJSON *o = cli_json_add_object(w, NULL);
+        cli_json_str(o, "code", "not_read");
+        cli_json_str(o, "message", L->errors[i]);
+    }
+    char more[64];
+    if (L->errors_dropped) {
+        snprintf(more, sizeof more, "%d more errors not shown", L->errors_dropped);
+        cJSON *o = cli_json_add_object(w, NULL);
+        cli_json_str(o, "code", "not_read");
+        cli_json_str(o, "message", more);
+    }
+    if (L->warnings_dropped) {
+        snprintf(more, sizeof more, "%d more warnings not shown", L->warnings_dropped);
+        cJSON *o = cli_json_add_object(w, NULL);
+        cli_json_str(o, "code", "other");
+        cli_json_str(o, "message", more);
+    }
+}
+
 static cJSON *nccl_json(const struct rec_log *L)
 {
     cJSON *root = cli_json_object();
@@ -419,24 +474,10 @@ static cJSON *nccl_json(const struct rec_log *L)
         cli_json_str(o, "busid", k->busid[0] ? k->busid : NULL);
         cli_json_str(o, "gpu", k->gpu[0] ? k->gpu : NULL);
     }
-    json_rings_trees(root, L);
-    cJSON *links = cli_json_add_array(root, "links");
-    for (int i = 0; i < L->nlinks; i++) {
-        const struct rec_link *k = &L->links[i];
-        cJSON *o = cli_json_add_object(links, NULL);
-        cli_json_num(o, "channel", k->channel);
-        cli_json_num(o, "from", k->from);
-        cli_json_num(o, "to", k->to);
-        cli_json_str(o, "via", k->via);
-        cli_json_str(o, "class", rec_class_name(k->cls));
-    }
+    json_rings_trees(root, L, "rings", "trees");
+    json_links(root, L);
     json_tests(root, L);
-    cJSON *w = cli_json_add_array(root, "warnings");
-    for (int i = 0; i < L->nwarnings; i++) {
-        cJSON *o = cli_json_add_object(w, NULL);
-        cli_json_str(o, "code", rec_wcode_name(L->wcodes[i]));
-        cli_json_str(o, "message", L->warnings[i]);
-    }
+    json_warnings(root, L);
     return root;
 }
 
@@ -644,10 +685,11 @@ static void text_one_comm(const struct rec_log *L)
     const char *hosts[256];
     int nh = rec_hosts(L, hosts, 256);
     if (nh) {
-        printf("hosts:");
+        struct cli_words w;
+        cli_words_start(&w, "hosts:", 0);
         for (int i = 0; i < nh; i++)
-            printf(" %s", hosts[i]);
-        printf("\n");
+            cli_words_add(&w, hosts[i]);
+        cli_words_end(&w);
     }
     for (int r = 0; r <= L->maxrank; r++) {
         const struct rec_rank *k = &L->ranks[r];
@@ -743,6 +785,20 @@ static void nccl_text(const struct rec_log *L)
     text_warnings(L);
 }
 
+/* A record of nccl-tests rows only, none of which could be read: not shown as a record of
+ * tables without rows (each refused line is on stderr already). */
+static bool nccl_rows_lost(const struct rec_log *L)
+{
+    int rows = 0;
+    for (int i = 0; i < L->ntests; i++)
+        rows += L->tests[i].nrows;
+    if (rows > 0 || L->rows_refused == 0 || L->nccl_lines) return false;
+    cv_eprintf("collviz nccl: none of the %d lines of nccl-tests rows could be read (the "
+               "lines above say why): no table is shown\n",
+               L->rows_refused);
+    return true;
+}
+
 static void nccl_print_errors(const struct rec_log *L)
 {
     for (int i = 0; i < L->nerrors; i++)
@@ -805,6 +861,10 @@ int cli_nccl_main(int argc, char **argv)
     if (L->lines == 0) {
         if (unopened < argc - optind)
             cv_eprintf("collviz nccl: nothing could be read: no NCCL or nccl-tests lines\n");
+        rec_free(L);
+        return 2;
+    }
+    if (nccl_rows_lost(L)) {
         rec_free(L);
         return 2;
     }

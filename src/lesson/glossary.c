@@ -313,3 +313,27 @@ void glossary_free_blocks(struct lesson_block *b, size_t n)
     }
     free(b);
 }
+
+struct lesson_block *glossary_page_blocks(const size_t *first, size_t nfirst, size_t *nblocks)
+{
+    size_t n = sizeof terms / sizeof terms[0], k = 0;
+    bool done[GLOSSARY_MAX_TERMS] = {false};
+    struct lesson_block *b = xcalloc(n, sizeof *b);
+    for (size_t pass = 0; pass < 2; pass++)
+        for (size_t j = 0; j < (pass ? n : nfirst); j++) {
+            size_t i = pass ? j : first[j];
+            if (i >= n || done[i]) continue;
+            done[i] = true;
+            struct lesson_block *p = &b[k++];
+            p->kind = LBLOCK_PARAGRAPH;
+            p->spans = xcalloc(2, sizeof *p->spans);
+            p->spans[0] = (struct lesson_span){xstrdup(terms[i].term), LSPAN_BOLD, false};
+            size_t len = strlen(terms[i].definition) + 3;
+            char *d = xmalloc(len);
+            snprintf(d, len, ": %s", terms[i].definition);
+            p->spans[1] = (struct lesson_span){d, 0, false};
+            p->nspans = 2;
+        }
+    *nblocks = k;
+    return b;
+}

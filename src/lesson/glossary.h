@@ -39,5 +39,9 @@ void glossary_mark_block(struct lesson_block *b, bool *seen);
  * free with glossary_free_blocks. */
 struct lesson_block *glossary_marked_copy(const struct lesson_block *blocks, size_t n);
 void glossary_free_blocks(struct lesson_block *b, size_t n);
+/* The glossary as narration: a paragraph a term, its name in bold then its definition; the
+ * terms of first[0, nfirst) (a slide's, in the order of use) first, then every other one.
+ * *nblocks: how many; free with glossary_free_blocks. */
+struct lesson_block *glossary_page_blocks(const size_t *first, size_t nfirst, size_t *nblocks);
 
 #endif

@@ -305,6 +305,8 @@ static int new_unit(struct rec_log *L, int host, long pid, uint64_t ptr)
     u->ptr = ptr;
     u->rank = -1;
     u->group = -1;
+    u->into = -1;
+    u->device = -1;
     facts_init(&u->f);
     return L->nunits++;
 }
@@ -396,6 +398,20 @@ int rec_tests_unit(struct rec_log *L)
     return L->tests_unit;
 }
 
+int rec_tests_unit_k(struct rec_log *L, int k)
+{
+    int first = rec_tests_unit(L);
+    if (k == 0) return first;
+    int max = (int)(sizeof L->tunits / sizeof *L->tunits);
+    if (k > max) k = max;
+    while (L->ntunits < k) {
+        int u = new_unit(L, -1, -1, 0);
+        L->units[u].tests = true;
+        L->tunits[L->ntunits++] = u;
+    }
+    return L->tunits[k - 1];
+}
+
 void rec_unit_rehost(struct rec_log *L, int u, int host)
 {
     struct rec_unit *a = &L->units[u];
@@ -405,6 +421,8 @@ void rec_unit_rehost(struct rec_log *L, int u, int host)
         if (i == u || b->host != host || b->pid != a->pid || b->tests) continue;
         facts_merge(&b->f, &a->f);
         if (b->rank < 0) b->rank = a->rank;
+        if (b->device < 0) b->device = a->device;
+        a->into = i;
         rec_facts_free(&a->f);
         facts_init(&a->f);
         a->rank = -1;
@@ -471,6 +489,8 @@ void rec_comm_finish(struct rec_log *L)
         struct rec_unit *v = &L->units[pick];
         facts_merge(&v->f, &u->f);
         if (v->rank < 0) v->rank = u->rank;
+        if (v->device < 0) v->device = u->device;
+        u->into = pick;
         rec_facts_free(&u->f);
         facts_init(&u->f);
         u->rank = -1;
@@ -519,7 +539,8 @@ void rec_comm_finish(struct rec_log *L)
         u->group = best;
         facts_merge(&L->comms[best], &u->f);
     }
-    /* 3. nccl-tests' device lines: into the communicator of their size, when one is */
+    /* 3. nccl-tests' device lines: into the communicator of their size, when one is; the
+     * runs of processes that each claimed a rank another had: each its own */
     if (L->tests_unit >= 0) {
         struct rec_unit *t = &L->units[L->tests_unit];
         int c = -1, nmatch = 0;
@@ -528,6 +549,11 @@ void rec_comm_finish(struct rec_log *L)
         if (nmatch != 1) c = new_comm(L);
         t->group = c;
         facts_merge(&L->comms[c], &t->f);
+    }
+    for (int i = 0; i < L->ntunits; i++) {
+        struct rec_unit *t = &L->units[L->tunits[i]];
+        t->group = new_comm(L);
+        facts_merge(&L->comms[t->group], &t->f);
     }
     /* 4. hosts: of the processes that printed; nodes: when every rank is placed */
     for (int c = 0; c < L->ncomms; c++) {
@@ -557,11 +583,21 @@ void rec_comm_finish(struct rec_log *L)
     }
 }
 
+int rec_unit_comm(const struct rec_log *L, int u)
+{
+    for (int hops = 0; u >= 0 && u < L->nunits && hops <= L->nunits; hops++) {
+        if (L->units[u].into < 0) return L->units[u].group;
+        u = L->units[u].into;
+    }
+    return -1;
+}
+
 bool rec_host_in_tests(const struct rec_log *L, int host)
 {
-    if (L->tests_unit < 0) return false;
-    const struct rec_facts *f = &L->units[L->tests_unit].f;
-    for (int i = 0; i < f->nhosts; i++)
-        if (f->hosts[i] == host) return true;
+    for (int u = 0; u < L->nunits; u++) {
+        const struct rec_facts *f = &L->units[u].f;
+        for (int i = 0; L->units[u].tests && i < f->nhosts; i++)
+            if (f->hosts[i] == host) return true;
+    }
     return false;
 }

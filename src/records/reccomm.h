@@ -72,6 +72,9 @@ struct rec_unit {
     bool done;    /* its "Init COMPLETE" was read */
     bool tests;   /* nccl-tests' device lines */
     int group;    /* the communicator it is in, after rec_comm_finish */
+    int into;     /* its facts were merged into this unit (rehosted, or an Init START cut),
+                     -1 none: its lines are that unit's */
+    int device;   /* its rank's CUDA device ("cudaDev N"), -1 unknown */
     struct rec_facts f;
 };
 
@@ -102,6 +105,9 @@ int rec_unit_fitting(struct rec_log *L, int u, long maxrank, int net);
 /* A new unit for the thread: its lines are of a communicator not named yet. */
 int rec_unit_fresh(struct rec_log *L, int host, long pid, long tid);
 int rec_tests_unit(struct rec_log *L);
+/* The k-th of nccl-tests' device-line units: a list of devices where k processes before
+ * this one claimed the same rank is k+1 separate runs (each its own communicator). */
+int rec_tests_unit_k(struct rec_log *L, int k);
 /* Unit u's host is host after all: its facts join that process's other unit, if any. */
 void rec_unit_rehost(struct rec_log *L, int u, int host);
 
@@ -119,5 +125,7 @@ bool rec_host_in_tests(const struct rec_log *L, int host);
 
 /* After the last file: L->comms from L->units. */
 void rec_comm_finish(struct rec_log *L);
+/* The communicator of unit u's lines (following merges), -1 none. */
+int rec_unit_comm(const struct rec_log *L, int u);
 
 #endif

@@ -25,9 +25,7 @@ void app_init(struct app *a)
 {
     memset(a, 0, sizeof *a);
     scene_default(&a->sc);
-    meas_init(&a->m);
     a->auto_measure = true;
-    a->cell_w = 1;
 }
 
 void app_free(struct app *a)

@@ -3,53 +3,42 @@
  * Where each file of src/ui/ stands and what it holds: docs/architecture.md (the one room
  * map of the whole source tree).
  *
- * The state is a scene (scene.h) plus what is derived from it: the plan and trace of the
- * collective, the display metrics, each screen's own state. Only app_set_scene changes the
- * scene: key actions, the command line's --scene and options, play and lessons all build
- * the next scene and pass it through the door, which checks it, works out what changed and
- * lets the screen rebuild and post jobs. Measured figures come only from the worker. Only
- * the main thread touches any of this. */
+ * The state is a scene (scene.h) plus what is derived from it, each screen's own (the
+ * collectives screen's plan, trace, layout and measurements are its own: collstate.h),
+ * the backend every screen measures on and how the scene is viewed. Only app_set_scene
+ * changes the scene: key actions, the command line's --scene and options, play and
+ * lessons all build the next scene and pass it through the door, which checks it, works
+ * out what changed and lets the screen rebuild and post jobs. Measured figures come only
+ * from the worker. Only the main thread touches any of this. */
 #ifndef COLLVIZ_UI_APP_H
 #define COLLVIZ_UI_APP_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/plan.h"
-#include "core/trace.h"
 #include "scene/scene.h"
 #include "worker/worker.h"
 #include "ui/kit/draw.h"
 #include "ui/kit/keys.h"
 #include "ui/kit/theme.h"
 #include "ui/overlays/hw.h"
-#include "ui/screens/collectives/layout.h"
-#include "ui/meas.h"
 
 #define APP_BAR_MAX 32
 
-#define APP_XFER_TEXT 64
 #define APP_ZOOM_MAX 3 /* struct app.zoom */
 
 #define APP_PLAY_PERIOD_S 1.0 /* seconds a step while playing, unless the scene says */
 
 struct app {
+    /* Shared: what is shown (the collective, ranks, sizes, screen...). Every screen reads it,
+     * and the keys, the lesson player and the presenter change it, only through the door. */
     struct scene sc;
     bool have_scene; /* sc has been through app_set_scene once */
 
-    /* the collective's plan and trace (the collectives screen's apply rebuilds them) */
-    bool have_plan, have_trace;
-    struct plan plan;
-    struct trace trace;
-    float *send[CV_MAX_RANKS];
-    char scene_err[200]; /* why there is no plan/trace, shown instead of the boxes */
-    int cell_w;          /* widest value of any snapshot */
-    int max_xfers;       /* most transfers in one step */
-    int xfer_w;          /* widest transfer entry */
-    const char *longest_what;
-    struct layout lay; /* the collectives screen's last layout */
-
-    /* each screen's own derived state (screens.h), NULL until it is first shown */
+    /* Each screen's own derived state (screens.h), NULL until it is first used: the
+     * collectives screen's plan, trace, layout and measurements (collectives/collstate.h),
+     * the topology's record... Other screens, the lesson player and the presenter ask for
+     * what they show of it through screen_ops (screen_trace, screen_meas...). */
     void *screen_state[SCREEN_KIND_COUNT];
     /* A frame around the scene's screen (the lesson player, screens/lesson/): it draws the
      * whole terminal, embedding the screen in a rect, and has the first word on keys. NULL =
@@ -57,7 +46,8 @@ struct app {
     const struct screen_ops *frame;
     void *frame_state;
 
-    /* backend, through the worker only */
+    /* The backend, through the worker only. Shared: one worker runs every screen's jobs,
+     * and the panel, the b overlay and the notes name it. */
     struct worker *w;
     char backend_name[16];
     char backend_desc[200]; /* "4 ranks = 4 CPU threads on 2 cores ..." */
@@ -66,7 +56,6 @@ struct app {
     int max_ranks;          /* of the backend; 0 = none */
     char rank_label[CV_MAX_RANKS][64];
     bool auto_measure; /* measure whenever the scene changes */
-    struct meas m;
 
     /* view */
     bool playing;
@@ -79,10 +68,9 @@ struct app {
     bool embedded; /* the screen is drawn inside a frame (a lesson): no key bar of its own */
     enum keys_surface surface; /* where keys are read (kit/keys.h): hints name its keys */
     bool big_digits; /* per-rank values in block digits where they fit (the presenter) */
-    int zoom;   /* the presenter's zoom, 0..APP_ZOOM_MAX: 1 hides the measured panel, 2 also
-                   draws block digits twice as wide, 3 shows only the rank boxes, digits twice
-                   as wide and tall (each the largest that fits) */
-    int big_sx; /* the block digits' width factor the last layout chose (colldraw.c) */
+    int zoom; /* the presenter's zoom, 0..APP_ZOOM_MAX: 1 hides the measured panel, 2 also
+                 draws block digits twice as wide, 3 shows only the rank boxes, digits twice
+                 as wide and tall (each the largest that fits) */
     bool no_key_hints; /* an audience's screen (the presenter): no text names a key */
     bool room;         /* the audience's screen (the presenter): no text for the speaker or a
                           developer either (a key's complaint, why a backend cannot run, a command

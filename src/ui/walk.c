@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/trace.h"
 #include "core/util.h"
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
@@ -331,9 +332,8 @@ static void walk_blank_boxes(const char *line, char *out, size_t n)
  * inputs: a box showing one is no answer given away (predict.h's rule too). */
 static bool walk_is_input(const struct walk *w, const struct walk_ans *a)
 {
-    const struct app *ap = w->app;
-    if (!ap || !ap->have_trace || !ap->trace.plan || ap->trace.nsnap == 0) return false;
-    const struct trace *t = &ap->trace;
+    const struct trace *t = w->app ? screen_trace(w->app) : NULL;
+    if (!t || !t->plan || t->nsnap == 0) return false;
     if (a->lo + a->nvals > t->plan->work_len) return false;
     for (int q = 0; q < t->plan->nranks; q++) {
         const float *v = trace_buf(t, 0, q);
@@ -354,14 +354,14 @@ static bool walk_is_input(const struct walk *w, const struct walk_ans *a)
 static bool walk_spread(const struct walk *w, const struct walk_ans *a)
 {
     const struct app *ap = w->app;
-    if (!ap || !ap->have_trace || !ap->trace.plan || ap->trace.nsnap == 0) return false;
+    const struct trace *t = ap ? screen_trace(ap) : NULL;
+    if (!t || !t->plan || t->nsnap == 0) return false;
     bool boxes = false; /* the boxes are on this frame: rank 0's box label, or its row */
     for (int y = 0; y < w->nlines && !boxes; y++) {
         const char *l = w->line[y] + strspn(w->line[y], " ");
         boxes = strstr(l, "\u250c rank 0 ") || strncmp(l, "r0  \u2502", 7) == 0;
     }
     if (!boxes) return false;
-    const struct trace *t = &ap->trace;
     size_t st = app_step(ap), data = 0, seen = 0;
     if (st >= t->nsnap || a->lo + a->nvals > t->plan->work_len) return false;
     for (size_t i = 0; i < a->nvals; i++) {
@@ -395,11 +395,13 @@ static bool walk_count_hit(const struct walk *w, const struct lesson_exercise *e
                 return true;
         }
     const struct app *ap = w->app;
-    if ((strcasestr(e->prompt, "message") || strcasestr(e->prompt, "transfer")) && ap &&
-        ap->have_trace && strstr(line, " more")) {
+    const struct trace *t = ap ? screen_trace(ap) : NULL;
+    if ((strcasestr(e->prompt, "message") || strcasestr(e->prompt, "transfer")) && t &&
+        strstr(line, " more")) {
+        const struct plan *pl = t->plan; /* the trace's plan: the screen's plan */
         size_t st = app_step(ap);
-        if (st == 0 || st > ap->plan.nsteps) return false;
-        long n = (long)ap->plan.steps[st - 1].n, more;
+        if (st == 0 || st > pl->nsteps) return false;
+        long n = (long)pl->steps[st - 1].n, more;
         for (const char *p = strchr(line, '+'); p; p = strchr(p + 1, '+'))
             if (sscanf(p, "+%ld more", &more) == 1 && n == (long)ans) return true;
     }

@@ -12,6 +12,8 @@
 # Screens apart: a file of one screen (src/ui/screens/X/) includes no header of another
 # (src/ui/screens/Y/), whatever the screens are called: what two screens share lives in ui/
 # or reaches the other screen through its screen_ops.
+# The collectives screen's state (collstate.h) is its own: struct app holds none of its
+# fields and no file outside the screen (but its unit tests) includes that header.
 # Usage: test_layers.sh [BIN [ASAN_BIN]] (runs no collviz)
 . "$(dirname "$0")/lib.sh" --no-bin
 cd "$TOP" || exit 1
@@ -106,6 +108,40 @@ echo "$scount includes go from one screen's folder into another's"
 # found.
 probe=$(printf 'src/ui/screens/a/x.c:1\tsrc/ui/screens/b/y.h\n' | screens_apart)
 [ -n "$probe" ] || fail "the screens check found no include between two screens: it cannot fail"
+
+# The collectives screen's state is its own: the members of struct coll_screen (its state
+# header) are none of struct app's (ui/app.h), and no file outside the screen's folder
+# includes that header but the screen's own unit tests below; other files ask through
+# screen_ops (screen_plan, screen_trace, screen_meas) or collectives.h.
+coll_state_h=src/ui/screens/collectives/collstate.h
+coll_state_tests="tests/unit/test_panel_stale.c"
+# members STRUCT < file: the member names of "struct STRUCT {" ... "};", one a line.
+members() {
+    perl -0777 -ne 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g;
+        if (/^struct \Q'"$1"'\E \{(.*?)^\};/ms) {
+            for my $d (split /;/, $1) {
+                $d =~ s/\[[^\]]*\]//g;
+                for my $n (split /,/, $d) { print "$1\n" if $n =~ /(\w+)\s*$/ }
+            }
+        }'
+}
+coll_fields=$(members coll_screen 2>/dev/null <"$coll_state_h")
+[ -n "$coll_fields" ] || fail "$coll_state_h declares no struct coll_screen"
+app_fields=$(members app <src/ui/app.h)
+held=0
+for f in $coll_fields; do
+    grep -qxF "$f" <<<"$app_fields" || continue
+    fail "src/ui/app.h: struct app holds $f, the collectives screen's own ($coll_state_h)"
+    held=$((held + 1))
+done
+while read -r f; do
+    [ -n "$f" ] && fail "$f includes $coll_state_h: only the collectives screen's own files do"
+done < <(grep -rlE --include='*.[ch]' '#[[:space:]]*include[[:space:]]*"ui/screens/collectives/collstate\.h"' src tests |
+    grep -v '^src/ui/screens/collectives/' | grep -vxF -f <(tr ' ' '\n' <<<"$coll_state_tests"))
+echo "struct app holds $held of the collectives screen's $(wc -w <<<"$coll_fields") fields"
+# That check can fail: a struct holding a plan and a measurement is read as holding them.
+probe=$(printf 'struct app {\n    bool have_plan, x; /* plan; */\n    struct meas m;\n    float *send[4];\n};\n' | members app | tr '\n' ' ')
+[ "$probe" = "have_plan x m send " ] || fail "the members check reads \"$probe\": it cannot fail"
 
 # The check can fail: the same order bottom to top must find includes upward.
 backwards=$(awk -F' → ' '{ for (i = NF; i > 0; i--) printf "%s%s", $i, (i > 1 ? " → " : "\n") }' <<<"$layers")

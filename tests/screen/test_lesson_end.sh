@@ -30,14 +30,14 @@ page=$(tm_settled)
 flat=$(echo "$page" | sed 's/^ *//' | tr '\n' ' ' | tr -s ' ')
 want=$(echo "$summary" | tr -s ' ' | sed 's/ $//')
 case "$flat" in *"$want"*) ;; *) fail "the summary is not whole on the page: $flat" ;; esac
-echo "$page" | grep -qF -- "- slide 2, broadcast-root-bytes: not solved" || fail "the missed exercise is not listed"
+echo "$page" | grep -qF -- "• slide 2, broadcast-root-bytes: not solved" || fail "the missed exercise is not listed"
 case "$flat" in *"you answered 400: not right: 400 MB. That counts a copy for the root itself, which already holds the buffer."*) ;;
 *) fail "the diagnosis is not shown whole: $flat" ;; esac
 echo "$page" | grep -q '…' && fail "a line of the end page is cut"
 # the rest of the page: the last exercise and the way back
 tm_keys j j j j j j j j j j
 tm_wait "the end ─" 5 || fail "j did not reach the page's end"
-tm_screen | grep -qF -- "- slide $nslides, rooted-which-2: not answered" || fail "the last exercise is not listed"
+tm_screen | grep -qF -- "• slide $nslides, rooted-which-2: not answered" || fail "the last exercise is not listed"
 tm_keys p
 tm_wait "slide $nslides/$nslides" 5 || fail "p did not go back to the last slide"
 tm_keys q

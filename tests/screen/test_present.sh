@@ -97,6 +97,8 @@ tm_keys g 4 Enter
 at "slide 4/4" "Wrap-up"
 tm_screen | grep -qF "Raw <b>markup</b> & friends stay text." || fail "raw HTML not shown as text"
 tm_keys NPage
+at "End of the lesson: " "What it taught" # past the talk's last frame: its end page (E)
+tm_keys n
 at "this is the last slide"
 tm_keys Home
 at "slide 1/4" "Welcome to the ring"

@@ -39,7 +39,7 @@ if tm_wait "no backend" 3; then
 else
     echo "SKIP: measure and sweep without a backend (NCCL opened here)"
 fi
-say "the schedule applies to pp" G
+say "the schedule applies to pp" S
 say "overlap applies to ddp" O
 say "that key is not for the collectives screen" J
 keys=()

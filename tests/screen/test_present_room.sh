@@ -113,7 +113,7 @@ for size in 80x24 100x30 120x36 160x45; do
     walk "${size%x*}" "${size#*x}"
 done
 
-# Quiz: the prompt for the room, the answer only after r (a holds exercise: computed from
+# Quiz: the prompt for the room, the answer only after r, and once (a holds exercise: computed from
 # the scene, 60 52 32 72 is rank 3's box after the ring reduce-scatter on 10r+i inputs).
 tm_cleanup
 rm -rf "$xdg/state"
@@ -138,8 +138,14 @@ tm_keys r
 tm_wait "Answer: 60 52 32 72" 5 || fail "r did not reveal the answer"
 tm_screen | grep -qF "Solution:" && fail "the worked solution is on the room's screen (it is the notes')"
 tm_screen | tail -n 1 | grep -qF "slide " || fail "r left the slide"
+# answered once: r again does not hide it to ask again, nor does leaving and coming back
 tm_keys r
-tm_wait_gone "Answer: 60 52 32 72" 5 || fail "r again did not hide the answer"
+sleep 0.5
+tm_screen | grep -qF "Answer: 60 52 32 72" || fail "r again hid the answer"
+tm_keys p
+tm_wait_gone "Answer: 60 52 32 72" 5 || fail "p did not leave the slide"
+tm_keys n
+tm_wait "Answer: 60 52 32 72" 5 || fail "back on the slide, its answer is not shown"
 # The scene gives no answer away before r either: ZeRO stage 1's panel figure (the answer,
 # 41.9 MB, shown as 40 MiB/rank) is "?" on the scene's page until r
 tm_cleanup

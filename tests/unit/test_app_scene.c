@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/trace.h"
 #include "core/util.h"
 #include "scene/scene.h"
 #include "ui/app.h"
@@ -51,11 +52,11 @@ static void test_door_builds_and_resolves_end(void **state)
 {
     (void)state;
     struct app *a = new_app("collective=all_reduce algo=ring ranks=4 step=end");
-    assert_true(a->have_trace);
+    assert_non_null(screen_trace(a));
     assert_int_equal(app_nsteps(a), 6);
     assert_int_equal(a->sc.step, 6);
     assert_int_equal(app_step(a), 6);
-    const float *v = trace_buf(&a->trace, 6, 2);
+    const float *v = trace_buf(screen_trace(a), 6, 2);
     assert_true(v[0] == 6 && v[1] == 10 && v[2] == 14 && v[3] == 18);
     del_app(a);
 }
@@ -65,13 +66,13 @@ static void test_step_only_keeps_plan(void **state)
 {
     (void)state;
     struct app *a = new_app("step=0");
-    const struct xfer *x0 = a->plan.x;
+    const struct xfer *x0 = screen_plan(a)->x;
     char err[200];
     assert_int_equal(set(a, "step=3", err, sizeof err), CV_OK);
-    assert_ptr_equal(a->plan.x, x0);
+    assert_ptr_equal(screen_plan(a)->x, x0);
     assert_int_equal(app_step(a), 3);
     assert_int_equal(set(a, "collective=all_gather step=0", err, sizeof err), CV_OK);
-    assert_int_equal(a->plan.coll, COLL_ALL_GATHER);
+    assert_int_equal(screen_plan(a)->coll, COLL_ALL_GATHER);
     assert_int_equal(app_nsteps(a), 3);
     del_app(a);
 }
@@ -110,12 +111,12 @@ static void test_actions_through_door(void **state)
     a->msg[0] = '\0';
     app_do(a, ACT_COLL_7, 0); /* all-reduce */
     assert_int_equal(a->sc.coll, COLL_ALL_REDUCE);
-    assert_int_equal(a->plan.coll, COLL_ALL_REDUCE);
+    assert_int_equal(screen_plan(a)->coll, COLL_ALL_REDUCE);
     app_do(a, ACT_LAST, 0);
     assert_int_equal(app_step(a), 6);
     app_do(a, ACT_OP, 0); /* the step stays, the plan is rebuilt for prod */
     assert_int_equal(a->sc.op, OP_PROD);
-    assert_int_equal(a->plan.op, OP_PROD);
+    assert_int_equal(screen_plan(a)->op, OP_PROD);
     assert_int_equal(app_step(a), 6);
     size_t before = a->sc.meas_bytes;
     app_do(a, ACT_SIZE_UP, 0);
@@ -159,7 +160,7 @@ static void test_highlight_cells(void **state)
 {
     (void)state;
     struct app *a = new_app("highlight=chunk:2 step=1");
-    size_t L = a->plan.work_len;
+    size_t L = screen_plan(a)->work_len;
     unsigned char *c = xcalloc(4 * L, 1);
     coll_hl_cells(a, 1, c);
     for (int r = 0; r < 4; r++)
@@ -172,7 +173,7 @@ static void test_highlight_cells(void **state)
     assert_non_null(strstr(coll_hl_missing(a, 1, why, sizeof why), "no chunk 7"));
     assert_int_equal(set(a, "highlight=transfer:1 step=1", err, sizeof err), CV_OK);
     coll_hl_cells(a, 1, c);
-    const struct xfer *x = &a->plan.x[a->plan.steps[0].first + 1];
+    const struct xfer *x = &screen_plan(a)->x[screen_plan(a)->steps[0].first + 1];
     int n = 0;
     for (size_t k = 0; k < 4 * L; k++)
         n += c[k];
@@ -202,16 +203,16 @@ static void test_folded_text(void **state)
     /* The whole entry at W=4, step 3 of the ring with max: the last reduce-scatter step
      * folds the 4th rank in. */
     struct app *a = new_app("op=max step=3");
-    const struct step *st = &a->plan.steps[2];
-    char t[APP_XFER_TEXT];
-    coll_xfer_text(a, &a->plan.x[st->first + 3], 3, t, sizeof t);
+    const struct step *st = &screen_plan(a)->steps[2];
+    char t[COLL_XFER_TEXT];
+    coll_xfer_text(a, &screen_plan(a)->x[st->first + 3], 3, t, sizeof t);
     assert_string_equal(t, "r3 \u2500\u25b6 r0  chunk 0 (max) max of 4");
     assert_null(strstr(t, "\u03a3"));
     del_app(a);
     /* The README's example line is one the program shows (sum, W=4, step 3). */
     a = new_app("step=3");
-    st = &a->plan.steps[2];
-    coll_xfer_text(a, &a->plan.x[st->first + 3], 3, t, sizeof t);
+    st = &screen_plan(a)->steps[2];
+    coll_xfer_text(a, &screen_plan(a)->x[st->first + 3], 3, t, sizeof t);
     assert_string_equal(t, "r3 \u2500\u25b6 r0  chunk 0 (+) \u03a34");
     del_app(a);
 }

@@ -26,6 +26,7 @@
 #include "ui/app.h"
 #include "core/text.h"
 #include "ui/screens/collectives/collectives.h"
+#include "ui/screens/collectives/layout.h"
 #include "ui/screens/lesson/lesson_ui.h"
 #include "ui/screens/parallel/par.h"
 #include "ui/screens/parallel/pardraw.h"
@@ -108,7 +109,7 @@ static void check_scene(struct app *a, const struct lesson_slide *s, struct rect
     if (s->scene.screen == SCREEN_COLLECTIVES) {
         if (!coll_layout(a, r)) fail_msg("%s: the scene does not fit %dx%d", where, r.w, r.h);
         for (int k = 0; k < a->sc.nranks; k++) {
-            struct rect b = a->lay.box[k];
+            struct rect b = coll_laid_out(a)->box[k];
             if (b.w <= 0 || b.y < r.y || b.x < r.x || b.y + b.h > r.y + r.h ||
                 b.x + b.w > r.x + r.w)
                 fail_msg("%s: rank %d's box is not inside the scene", where, k);

@@ -18,11 +18,12 @@
 #include "ui/app.h"
 #include "ui/kit/draw.h"
 #include "ui/kit/svg.h"
+#include "ui/screens/collectives/collstate.h"
 #include "ui/screens/collectives/panel.h"
 
 static char *panel_text(struct app *a, bool compact)
 {
-    a->lay.panel_compact = compact;
+    coll_state(a)->lay.panel_compact = compact;
     draw_begin(a->g, a->utf8);
     erase();
     coll_panel(a, (struct rect){0, 0, compact ? 2 : 12, 100});
@@ -49,16 +50,17 @@ static void test_stale_row(void **state)
     sc.coll = COLL_REDUCE_SCATTER;
     assert_int_equal(app_set_scene(a, &sc, err, sizeof err), CV_OK);
     /* the last row: an all-reduce of the same size, 123.4 GB/s bus bandwidth */
-    a->m.have_row = true;
-    a->m.row_params.coll = COLL_ALL_REDUCE;
-    a->m.row_params.bytes = a->sc.meas_bytes;
-    a->m.row_params.op = a->sc.op;
-    a->m.row.bytes = a->sc.meas_bytes;
-    a->m.row.nranks = 4;
-    a->m.row.time_us = 1000;
-    a->m.row.algbw = 61.7;
-    a->m.row.busbw = 123.4;
-    snprintf(a->m.row_backend, sizeof a->m.row_backend, "cpu");
+    struct meas *m = &coll_state(a)->m; /* the screen's own, as a worker result sets it */
+    m->have_row = true;
+    m->row_params.coll = COLL_ALL_REDUCE;
+    m->row_params.bytes = a->sc.meas_bytes;
+    m->row_params.op = a->sc.op;
+    m->row.bytes = a->sc.meas_bytes;
+    m->row.nranks = 4;
+    m->row.time_us = 1000;
+    m->row.algbw = 61.7;
+    m->row.busbw = 123.4;
+    snprintf(m->row_backend, sizeof m->row_backend, "cpu");
     for (int room = 0; room < 2; room++)
         for (int compact = 0; compact < 2; compact++) {
             a->room = room;
@@ -77,8 +79,8 @@ static void test_stale_row(void **state)
     /* the scene it was measured for: its figures */
     sc.coll = COLL_ALL_REDUCE;
     assert_int_equal(app_set_scene(a, &sc, err, sizeof err), CV_OK);
-    a->m.row_params.bytes = a->sc.meas_bytes;
-    a->m.row_params.op = a->sc.op;
+    m->row_params.bytes = a->sc.meas_bytes;
+    m->row_params.op = a->sc.op;
     for (int compact = 0; compact < 2; compact++) {
         char *t = panel_text(a, compact);
         assert_non_null(strstr(t, "123"));

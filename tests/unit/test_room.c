@@ -12,7 +12,9 @@
  * shows one exercise's answer at a time. The frame a PageDown leaves a lesson from (and the
  * deck's last) tells the room that the lesson ended ("end of lesson 5/15", "end of the
  * talk"); no other frame says so. --minutes sets the notes' countdown (else the lessons'
- * minutes: added up); the backends' availability is the notes' own line. */
+ * minutes: added up); the backends' availability is the notes' own line. An exercise is
+ * answered once: r never hides it to ask again, and coming back shows its answer. G and E
+ * show the glossary and the lesson's end page to the room, as the player's G and end page. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +30,7 @@
 #include <wchar.h>
 
 #include "core/util.h"
+#include "lesson/glossary.h"
 #include "lesson/lesson.h"
 #include "present/notes_ipc.h"
 #include "ui/present/present.h"
@@ -395,6 +398,139 @@ static void test_minutes_and_backend(void **state)
     free(st);
 }
 
+/* One answer each: r shows a slide's exercises one at a time, each once; after the last it
+ * says they are answered (it never hides them to ask again), and coming back to the slide
+ * shows its answers still. */
+static void test_answered_once(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    size_t at = 0, k = 0, nex = 0;
+    for (size_t i = 0; i < set.n && !nex; i++)
+        for (size_t j = 0; j < set.v[i].nslides && !nex; j++, k++)
+            if (set.v[i].slides[j].nex >= 2 && j > 0) {
+                at = k;
+                nex = set.v[i].slides[j].nex;
+            }
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+    assert_true(nex >= 2);
+    struct present_script *s = open_at(100, 30);
+    struct notes_state *st = xcalloc(1, sizeof *st);
+    char go[32];
+    snprintf(go, sizeof go, "g%zu\n", at + 1);
+    keys(s, go);
+    size_t slide, n;
+    int page, np;
+    long step;
+    present_script_where(s, &slide, &n, &page, &np, &step);
+    assert_int_equal(slide, at);
+    static char text[64 * 1024];
+    for (size_t r = 1; r <= nex; r++) {
+        present_script_key(s, 'r');
+        present_script_notes(s, st);
+        char want[64];
+        snprintf(want, sizeof want, "answer %zu of %zu shown", r, nex);
+        assert_string_equal(st->status, want);
+    }
+    for (int again = 0; again < 3; again++) { /* never hidden to be asked again */
+        present_script_key(s, 'r');
+        present_script_notes(s, st);
+        assert_non_null(strstr(st->status, "every exercise of this slide is answered"));
+    }
+    keys(s, "pn"); /* away and back: the answers stay shown */
+    present_script_where(s, &slide, &n, &page, &np, &step);
+    assert_int_equal(slide, at);
+    present_script_key(s, 'r');
+    present_script_notes(s, st);
+    assert_non_null(strstr(st->status, "every exercise of this slide is answered"));
+    present_script_draw(s);
+    screen_text(text, sizeof text);
+    char want[64];
+    snprintf(want, sizeof want, "Answer %zu of %zu", nex, nex);
+    if (!strstr(text, want)) fail_msg("slide %zu, back again: no '%s' on screen", at + 1, want);
+    free(st);
+    present_script_close(s);
+}
+
+/* G and E, as in the player: the glossary (the slide's terms first, with their
+ * definitions) and the lesson's end page (what it taught, the exercises not answered in the
+ * room) in the slide's place for the room, the same key or Esc back; PageDown past the
+ * deck's last frame shows the end page. Neither shows text for the speaker. */
+static void test_glossary_and_end_pages(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    const struct lesson *L = &set.v[0], *last = &set.v[set.n - 1];
+    size_t used[4], nterms;
+    const struct glossary_term *t = glossary_terms(&nterms);
+    assert_true(glossary_slide_terms(&L->slides[1], used, 4) >= 1);
+    char term[200], taught[40], title[300], last_title[300], ex1[200];
+    snprintf(term, sizeof term, "%s:", t[used[0]].term);
+    snprintf(taught, sizeof taught, "%.24s", L->summary);
+    snprintf(title, sizeof title, "End of the lesson: %.30s", L->title);
+    snprintf(last_title, sizeof last_title, "End of the lesson: %.30s", last->title);
+    const struct lesson_exercise *first_ex = NULL;
+    size_t first_ex_slide = 0;
+    for (size_t k = 0; k < L->nslides && !first_ex; k++)
+        if (L->slides[k].nex) first_ex = &L->slides[k].ex[0], first_ex_slide = k;
+    assert_non_null(first_ex);
+    snprintf(ex1, sizeof ex1, "%s: not answered in the room", first_ex->id);
+
+    struct present_script *s = open_at(100, 30);
+    struct notes_state *st = xcalloc(1, sizeof *st);
+    static char text[64 * 1024];
+    char what[400];
+    keys(s, "nG"); /* slide 2's glossary */
+    present_script_draw(s);
+    screen_text(text, sizeof text);
+    assert_non_null(strstr(text, "Glossary"));
+    if (!strstr(text, term))
+        fail_msg("G: the slide's first term '%s' is not on the page", term);
+    if (room_bad(text, what, sizeof what) >= 0) fail_msg("G: %s", what);
+    present_script_notes(s, st);
+    assert_non_null(strstr(st->status, "glossary"));
+    present_script_key(s, 'G');
+    present_script_draw(s);
+    screen_text(text, sizeof text);
+    assert_null(strstr(text, "Glossary"));
+    /* E: lesson 1's end page; its first exercise, not answered, is listed until r shows it */
+    present_script_key(s, 'E');
+    present_script_draw(s);
+    screen_text(text, sizeof text);
+    if (!strstr(text, title) || !strstr(text, "What it taught") || !strstr(text, taught))
+        fail_msg("E: no end page of lesson 1: %s", text);
+    if (!strstr(text, ex1)) fail_msg("E: '%s' is not listed", ex1);
+    if (room_bad(text, what, sizeof what) >= 0) fail_msg("E: %s", what);
+    present_script_key(s, 27);
+    char go[32];
+    snprintf(go, sizeof go, "g%zu\n", first_ex_slide + 1);
+    keys(s, go);
+    keys(s, "rE");
+    present_script_draw(s);
+    screen_text(text, sizeof text);
+    assert_non_null(strstr(text, title));
+    if (strstr(text, ex1)) fail_msg("E: '%s' still listed after r", ex1);
+    present_script_key(s, 'E');
+    /* the deck's end: PageDown past its last frame shows the last lesson's end page */
+    present_script_key(s, KEY_END);
+    for (int k = 0; k < 40; k++)
+        present_script_key(s, KEY_NPAGE);
+    present_script_draw(s);
+    screen_text(text, sizeof text);
+    if (!strstr(text, last_title)) fail_msg("the deck's end shows no end page: %s", text);
+    free(st);
+    present_script_close(s);
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -407,10 +543,15 @@ static int setup(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_walk_80x24),          cmocka_unit_test(test_walk_100x30),
-        cmocka_unit_test(test_walk_120x40),         cmocka_unit_test(test_keys_80x24),
-        cmocka_unit_test(test_keys_100x30),         cmocka_unit_test(test_paths_make_one_deck),
+        cmocka_unit_test(test_walk_80x24),
+        cmocka_unit_test(test_walk_100x30),
+        cmocka_unit_test(test_walk_120x40),
+        cmocka_unit_test(test_keys_80x24),
+        cmocka_unit_test(test_keys_100x30),
+        cmocka_unit_test(test_paths_make_one_deck),
         cmocka_unit_test(test_minutes_and_backend),
+        cmocka_unit_test(test_answered_once),
+        cmocka_unit_test(test_glossary_and_end_pages),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

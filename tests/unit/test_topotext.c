@@ -133,9 +133,9 @@ static void test_trees(void **state)
     struct rec_log *L = parse(two_nodes);
     char lines[8][80];
     /* [0] 1/-1/-1->0->-1: rank 0 the root, child 1; [1] -1/-1/-1->0->2: up 2, a leaf */
-    assert_int_equal(topo_tree_lines(L, 0, lines, 8), 1);
+    assert_int_equal(topo_tree_lines(L, 0, 0, lines, 8), 1);
     assert_string_equal(lines[0], "r0: root, down 1");
-    assert_int_equal(topo_tree_lines(L, 1, lines, 8), 1);
+    assert_int_equal(topo_tree_lines(L, 1, 0, lines, 8), 1);
     assert_string_equal(lines[0], "r0: up 2, down none (a leaf)");
     assert_int_equal(topo_tree_partner(L, 0), 1);
     assert_int_equal(topo_tree_partner(L, 1), 0);

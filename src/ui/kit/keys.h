@@ -49,6 +49,10 @@
       'T')                                                                                     \
     X(TOPO_RUN, KEYS_ON_TOPO, "Enter", "all-reduce", "all-reduce on this ring", '\r', '\n',    \
       KEY_ENTER)                                                                               \
+    X(TOPO_COMM, KEYS_ON_TOPO, NULL, "comm", "next communicator (a record with several)", 'u', \
+      'U')                                                                                     \
+    X(NODE_NEXT, KEYS_ON_TOPO, "(/)", "node", "large records: open the next node", ')')        \
+    X(NODE_PREV, KEYS_ON_TOPO, NULL, NULL, "large records: open the previous node", '(')       \
     X(SCHEME, KEYS_ON_PAR, NULL, "scheme", "next scheme: ddp, tp, pp, zero1-3, moe", 'n', 'N') \
     X(SLIDE_NEXT, KEYS_ON_LESSON, "n/p", "slide", "next slide", 'n')                           \
     X(SLIDE_PREV, KEYS_ON_LESSON, NULL, NULL, "previous slide", 'p')                           \
@@ -73,15 +77,15 @@
     X(HINT, KEYS_ON_LESSON, NULL, "hint", "next hint", 'H')                                    \
     X(VARIANT, KEYS_ON_LESSON, NULL, "variant", "new numbers (ranged exercises)", 'v')         \
     X(LECTURE, KEYS_ON_LESSON, NULL, NULL, "the lecture's numbers again (after v)", 'L')       \
-    X(GLOSSARY, KEYS_ON_LESSON, NULL, NULL, "glossary, at the slide's first term (G: back)",   \
-      'G')                                                                                     \
+    X(GLOSSARY, KEYS_ON_LESSON | KEYS_ON_PRESENT, NULL, NULL,                                  \
+      "glossary: the slide's terms first (G: back)", 'G')                                      \
     X(SOLUTION, KEYS_ON_LESSON, NULL, "solution", "give up: answer and solution", 'S')         \
     X(SCROLL_DOWN, KEYS_ON_LESSON, NULL, NULL, "scroll text down (list: next)", KEY_DOWN, 'j') \
     X(SCROLL_UP, KEYS_ON_LESSON, NULL, NULL, "scroll text up (list: previous)", KEY_UP, 'k')   \
     X(ALGO, KEYS_ON_COLL, NULL, "algo", "next algorithm", 'a', 'A')                            \
     X(RANKS_UP, KEYS_ON_SCENES, "+/-", "ranks", "more ranks", '+', '=', 'w')                   \
     X(RANKS_DOWN, KEYS_ON_SCENES, NULL, NULL, "fewer ranks", '-', '_', 'W')                    \
-    X(SCHEDULE, KEYS_ON_PAR, NULL, "sched", "pp schedule: GPipe / 1F1B", 'g', 'G')             \
+    X(SCHEDULE, KEYS_ON_PAR, NULL, "sched", "pp schedule: GPipe / 1F1B", 'g', 'G', 'S')        \
     X(OVERLAP, KEYS_ON_PAR, NULL, "overlap", "ddp: overlap all-reduce; zero3: prefetch", 'O')  \
     X(OP, KEYS_ON_COLL, NULL, "op", "next reduction op", 'o', '*')                             \
     X(ROOT, KEYS_ON_COLL, NULL, "root", "next root (rooted collectives)", 'r')                 \
@@ -129,6 +133,7 @@
       "zoom in: fewer elements, bigger digits where they fit", '+', '=')                       \
     X(PRES_ZOOM_OUT, KEYS_ON_PRESENT, NULL, NULL, "zoom out", '-', '_')                        \
     X(PRES_AUTO, KEYS_ON_PRESENT, NULL, NULL, "resume --auto", 'a')                            \
+    X(PRES_END, KEYS_ON_PRESENT, NULL, NULL, "the lesson's end page (E: back)", 'E')           \
     X(PRES_EXPORT, KEYS_ON_PRESENT, NULL, NULL, "screen to SVG and text (e twice)", 'e')       \
     X(PRES_QUIT, KEYS_ON_PRESENT, NULL, NULL, "quit", 'q')
 

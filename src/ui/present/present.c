@@ -32,6 +32,8 @@
 #include "backend/backend.h"
 #include "core/util.h"
 #include "core/vec.h"
+#include "lesson/endpage.h"
+#include "lesson/glossary.h"
 #include "lesson/lesson.h"
 #include "ui/app.h"
 #include "ui/kit/draw.h"
@@ -65,6 +67,8 @@ struct pres_slide {
     size_t lesson, slide;
 };
 
+enum pres_extra { PRES_EXTRA_NONE, PRES_EXTRA_GLOSSARY, PRES_EXTRA_END };
+
 struct pres {
     struct app *a;
     const char *path, *name;
@@ -91,6 +95,17 @@ struct pres {
     int zoom; /* the saved zoom (app.zoom), kept even when --start picks the slide */
     /* the current slide laid out: narration (with its quiz) and pages */
     size_t revealed; /* the first `revealed` exercises' answers are shown to the room */
+    /* the exercises answered in the room (r), by id, for the whole talk: an exercise is
+     * answered once (coming back shows its answer, r never asks it again) and later slides
+     * no longer hide its answer (predict.h), as the player does with a solved one */
+    char (*answered)[LESSON_ID_MAX];
+    size_t nanswered;
+    /* G, E: a page in the slide's place, for the room: the glossary (the slide's terms
+     * first) or the lesson's end page (lesson/endpage.h); the clicker scrolls it */
+    enum pres_extra extra;
+    struct present_slide xps; /* the page laid out (have_x) at xps.narr_w */
+    bool have_x;
+    int x_from; /* its first line shown */
     struct present_slide ps;
     size_t narr_slide;
     bool have_narr;
@@ -117,6 +132,8 @@ struct pres {
     char answer_line[600]; /* the revealed answer beside the scene, for the footer ("" none) */
     bool hide_total;       /* the scene's step count is an open exercise's answer: "?" */
 };
+
+static void pres_extra_open(struct pres *p, enum pres_extra which);
 
 static const struct lesson *pres_lesson(const struct pres *p)
 {
@@ -376,6 +393,25 @@ static void pres_play_to(struct pres *p, long to)
     a->next_tick = now_s() + period;
 }
 
+/* ---- exercises answered in the room (one answer each) ----------------------------- */
+
+static bool pres_answered(const void *ctx, const char *id)
+{
+    const struct pres *p = ctx;
+    for (size_t i = 0; i < p->nanswered; i++)
+        if (strcmp(p->answered[i], id) == 0) return true;
+    return false;
+}
+
+/* How many of the slide's exercises, in order, were answered (their answers shown). */
+static size_t pres_answered_on(const struct pres *p, const struct lesson_slide *s)
+{
+    size_t k = 0;
+    while (k < s->nex && pres_answered(p, s->ex[k].id))
+        k++;
+    return k;
+}
+
 static void pres_move(struct pres *p, enum deck_move m, long goto_n)
 {
     /* a press while a stop is being played to: that stop at once (PageDown), or from there */
@@ -395,6 +431,8 @@ static void pres_move(struct pres *p, enum deck_move m, long goto_n)
     if (!deck_move_in(p->pos, &d, p->n, m, goto_n, &np)) {
         if (m == DECK_GOTO)
             snprintf(p->msg, sizeof p->msg, "no slide %ld (1..%zu)", goto_n, p->n);
+        else if (m == DECK_NEXT && p->extra == PRES_EXTRA_NONE)
+            pres_extra_open(p, PRES_EXTRA_END); /* the talk's end: its last lesson's page */
         else if (m == DECK_NEXT || m == DECK_NEXT_SLIDE)
             snprintf(p->msg, sizeof p->msg, "this is the last slide");
         else
@@ -411,9 +449,42 @@ static void pres_move(struct pres *p, enum deck_move m, long goto_n)
     }
     p->pos = np;
     p->have_narr = false;
-    p->revealed = 0;
+    p->revealed = pres_answered_on(p, pres_slide(p)); /* answered once, shown since */
     pres_enter(p);
     pres_layout(p); /* resolves DECK_PAGE_END against the new slide's pages */
+}
+
+/* r: the revealed answer is shown beside the scene (pres_answer_beside): its page. */
+static void pres_show_answer(struct pres *p)
+{
+    if (pres_slide(p)->has_scene) p->pos.page = pres_npages(p) - 1;
+}
+
+/* r: the next exercise of the slide answered in the room, once; none left: said so. */
+static void pres_reveal(struct pres *p)
+{
+    const struct lesson_slide *s = pres_slide(p);
+    if (s->nex == 0) {
+        snprintf(p->msg, sizeof p->msg, "no exercise on this slide");
+        return;
+    }
+    if (p->revealed >= s->nex) {
+        snprintf(p->msg, sizeof p->msg,
+                 "every exercise of this slide is answered: its answer stays shown");
+        return;
+    }
+    if (!pres_answered(p, s->ex[p->revealed].id)) {
+        p->answered = xrealloc(p->answered, (p->nanswered + 1) * sizeof *p->answered);
+        snprintf(p->answered[p->nanswered++], LESSON_ID_MAX, "%s", s->ex[p->revealed].id);
+    }
+    p->revealed++;
+    p->have_narr = false;
+    pres_layout(p);
+    pres_show_answer(p);
+    if (s->nex > 1)
+        snprintf(p->msg, sizeof p->msg, "answer %zu of %zu shown", p->revealed, s->nex);
+    else
+        snprintf(p->msg, sizeof p->msg, "answer shown");
 }
 
 /* Slide k (0-based) at its start. */
@@ -498,6 +569,11 @@ static void pres_status(const struct pres *p, char *buf, size_t n, bool *bad)
         snprintf(buf, n,
                  "overview: slide %zu/%zu  %.200s  (arrows choose, Enter goes, Esc closes)",
                  p->ov_sel + 1, p->n, s->title ? s->title : "");
+    } else if (p->extra != PRES_EXTRA_NONE) {
+        snprintf(buf, n, "%s (%s or Esc: back to the slide; PageDown, PageUp scroll)",
+                 p->extra == PRES_EXTRA_GLOSSARY ? "the glossary is on the screen"
+                                                 : "the lesson's end page is on the screen",
+                 p->extra == PRES_EXTRA_GLOSSARY ? "G" : "E");
     } else if (p->reload_err[0]) {
         snprintf(buf, n, "reload failed (the last good version is shown): %s",
                  pres_short_path(p->reload_err));
@@ -536,6 +612,8 @@ static void pres_keys_line(const struct pres *p, char *buf, size_t n)
                 {ACT_PRES_SEARCH, "find"},
                 {ACT_PRES_BLANK, "blank"},
                 {ACT_PRES_REVEAL, "reveal answer"},
+                {ACT_GLOSSARY, "glossary"},
+                {ACT_PRES_END, "lesson's end page"},
                 {ACT_PRES_RESET, "slide's scene"},
                 {ACT_PRES_HIGHLIGHT, "highlight"},
                 {ACT_PRES_DIGITS, "digits"},
@@ -830,7 +908,7 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
             pr.answer[k] = s->ex[k].answer;
         }
         /* nor the answers of the lesson's later slides */
-        predict_add_later(&pr, pres_lesson(p), p->sl[p->pos.slide].slide, NULL, NULL);
+        predict_add_later(&pr, pres_lesson(p), p->sl[p->pos.slide].slide, pres_answered, p);
         predict_begin(a, &pr);
         app_screen(a)->draw(a, pg->scene);
         char total[48], masked[64]; /* the footer's step count, as the scene's header */
@@ -841,6 +919,114 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
         draw_frame(pg->scene, th->role[TH_BORDER], "scene", th->role[TH_LABEL]);
         draw_put(pg->scene.y + 2, pg->scene.x + 2, pg->scene.w - 4, th->role[TH_BAD],
                  p->scene_err);
+    }
+}
+
+/* ---- the glossary and end pages (G, E) ---------------------------------------------- */
+
+/* The end page's word on an exercise: missed when its answer was not shown in the room. */
+static const char *pres_end_missed(const void *ctx, const struct lesson_exercise *e,
+                                   char *detail, size_t n)
+{
+    (void)detail;
+    (void)n;
+    return pres_answered(ctx, e->id) ? NULL : "not answered in the room";
+}
+
+/* The extra page laid out at cols, as a slide of its own (present_slide.h): the same
+ * narration layout, wrapping and terms as a slide's. */
+static void pres_extra_text(struct pres *p, int cols)
+{
+    if (p->have_x) present_slide_free(&p->xps);
+    const struct lesson *L = pres_lesson(p);
+    struct lesson_slide page = {0};
+    char title[600];
+    if (p->extra == PRES_EXTRA_GLOSSARY) {
+        size_t used[GLOSSARY_MAX_TERMS];
+        size_t k = glossary_slide_terms(pres_slide(p), used, GLOSSARY_MAX_TERMS);
+        page.blocks = glossary_page_blocks(used, k, &page.nblocks);
+        snprintf(title, sizeof title, "Glossary");
+    } else {
+        page.blocks = lesson_end_blocks(L, "Exercises not answered in the room",
+                                        "none: every exercise was answered in the room",
+                                        pres_end_missed, p, &page.nblocks);
+        snprintf(title, sizeof title, "End of the lesson: %s", L->title ? L->title : L->id);
+    }
+    page.title = title;
+    present_slide_text(&page, 0, cols, p->a->utf8, &p->xps);
+    glossary_free_blocks(page.blocks, page.nblocks);
+    p->have_x = true;
+}
+
+/* The extra page in the slide's place: its title, its lines from x_from (the footer stays). */
+static void pres_draw_extra(struct pres *p, int rows, int cols)
+{
+    int nw = present_layout_narr_width(cols);
+    if (!p->have_x || p->xps.narr_w != nw) pres_extra_text(p, cols);
+    const struct present_slide *ps = &p->xps;
+    int y = 1;
+    for (int i = 0; i < ps->ntitle && y < rows - 2; i++, y++)
+        pres_center(y, cols, A_BOLD | A_UNDERLINE, ps->title[i]);
+    y++;
+    int h = rows - 1 - y;
+    if (h < 1) return;
+    if (p->x_from > ps->narr.n - h) p->x_from = ps->narr.n > h ? ps->narr.n - h : 0;
+    if (p->x_from < 0) p->x_from = 0;
+    struct narr_attrs na = {.normal = A_NORMAL,
+                            .bold = A_BOLD,
+                            .italic = A_ITALIC,
+                            .code = p->a->th.role[TH_LABEL],
+                            .mark = p->a->th.role[TH_LABEL] | A_BOLD,
+                            .heading = A_BOLD | A_UNDERLINE,
+                            .rule = p->a->th.role[TH_DIM],
+                            .term = A_UNDERLINE};
+    narr_draw(stdscr, &ps->narr, p->x_from, y, (cols - nw) / 2, h, &na);
+}
+
+static void pres_extra_open(struct pres *p, enum pres_extra which)
+{
+    if (p->extra == which) {
+        p->extra = PRES_EXTRA_NONE;
+        return;
+    }
+    p->extra = which;
+    p->x_from = 0;
+    if (p->have_x) present_slide_free(&p->xps);
+    p->have_x = false;
+}
+
+/* A key while the extra page is up: the clicker scrolls it (PageDown past its end, Esc, 0,
+ * its own key: back to the slide); true when the key was the page's. */
+static bool pres_extra_key(struct pres *p, int ch)
+{
+    if (p->extra == PRES_EXTRA_NONE) return false;
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    int step = rows > 8 ? rows - 8 : 1;
+    if (!p->have_x) pres_extra_text(p, cols);
+    switch (ch) {
+    case KEY_NPAGE:
+    case KEY_DOWN:
+    case ' ':
+        if (p->x_from + rows - 4 >= p->xps.narr.n) {
+            /* back to the slide, but the talk's end page stays: nothing comes after it */
+            if (p->pos.slide + 1 < p->n || p->extra != PRES_EXTRA_END)
+                p->extra = PRES_EXTRA_NONE;
+        } else
+            p->x_from += step;
+        return true;
+    case KEY_PPAGE:
+    case KEY_UP:
+        p->x_from = p->x_from > step ? p->x_from - step : 0;
+        return true;
+    case 27:
+    case '0':
+    case 'G':
+    case 'E':
+        p->extra = PRES_EXTRA_NONE;
+        return true;
+    default:
+        return false; /* q, g, b ...: as on the slide */
     }
 }
 
@@ -867,6 +1053,8 @@ static void pres_draw(struct pres *p)
     }
     if (p->overview && !pres_notes_follow(p)) /* else the notes terminal shows the choice */
         pres_draw_overview(p, rows, cols);
+    else if (p->extra != PRES_EXTRA_NONE)
+        pres_draw_extra(p, rows, cols);
     else
         pres_draw_page(p, &p->lay.page[p->pos.page]);
     pres_footer(p, p->lay.footer, now);
@@ -909,15 +1097,16 @@ static void pres_export(struct pres *p)
 static void pres_highlight(struct pres *p)
 {
     struct app *a = p->a;
-    if (!p->scene_ok || app_screen(a)->kind != SCREEN_COLLECTIVES || !a->have_plan) {
+    const struct plan *pl = screen_plan(a);
+    if (!p->scene_ok || app_screen(a)->kind != SCREEN_COLLECTIVES || !pl) {
         snprintf(p->msg, sizeof p->msg, "highlights: only on a collective's scene");
         return;
     }
     int nchunks = 0;
-    for (size_t k = 0; k < a->plan.nx; k++)
-        if (a->plan.x[k].chunk + 1 > nchunks) nchunks = a->plan.x[k].chunk + 1;
+    for (size_t k = 0; k < pl->nx; k++)
+        if (pl->x[k].chunk + 1 > nchunks) nchunks = pl->x[k].chunk + 1;
     size_t step = app_step(a);
-    int nx = step > 0 && step <= a->plan.nsteps ? (int)a->plan.steps[step - 1].n : 0;
+    int nx = step > 0 && step <= pl->nsteps ? (int)pl->steps[step - 1].n : 0;
     struct scene next = a->sc;
     int limit[HL_KIND_COUNT] = {1, a->sc.nranks, nchunks, nx};
     next.hl_index++;
@@ -1029,12 +1218,6 @@ static void pres_zoom(struct pres *p, int d)
              z > 0 && !zooms ? " (not on this slide)" : "");
 }
 
-/* r: the revealed answer is shown beside the scene (pres_answer_beside): its page. */
-static void pres_show_answer(struct pres *p)
-{
-    if (pres_slide(p)->has_scene) p->pos.page = pres_npages(p) - 1;
-}
-
 static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
 {
     static const struct {
@@ -1069,21 +1252,8 @@ static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
     case ACT_PRES_BLANK:
         p->blanked = true;
         break;
-    case ACT_PRES_REVEAL:
-        if (pres_slide(p)->nex == 0) {
-            snprintf(p->msg, sizeof p->msg, "no exercise on this slide");
-            break;
-        }
-        /* one exercise at a time; after the last, r hides them all again */
-        p->revealed = p->revealed < pres_slide(p)->nex ? p->revealed + 1 : 0;
-        p->have_narr = false;
-        pres_layout(p);
-        if (p->revealed) pres_show_answer(p);
-        if (pres_slide(p)->nex > 1 && p->revealed)
-            snprintf(p->msg, sizeof p->msg, "answer %zu of %zu shown", p->revealed,
-                     pres_slide(p)->nex);
-        else
-            snprintf(p->msg, sizeof p->msg, p->revealed ? "answer shown" : "answers hidden");
+    case ACT_PRES_REVEAL: /* one exercise at a time, each once */
+        pres_reveal(p);
         break;
     case ACT_PRES_RESET: /* the slide's own scene, at the step the demo left it */
         p->pos.step = pres_demo(p) ? p->demo_step : p->pos.step;
@@ -1092,6 +1262,12 @@ static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
         break;
     case ACT_PRES_HIGHLIGHT:
         pres_highlight(p);
+        break;
+    case ACT_GLOSSARY:
+        pres_extra_open(p, PRES_EXTRA_GLOSSARY);
+        break;
+    case ACT_PRES_END:
+        pres_extra_open(p, PRES_EXTRA_END);
         break;
     case ACT_PRES_DIGITS:
         p->big = !p->big;
@@ -1158,6 +1334,8 @@ static void pres_key(struct pres *p, int ch, bool *quit)
         pres_overview_key(p, ch);
         return;
     }
+    if (pres_extra_key(p, ch)) return;
+    if (p->extra != PRES_EXTRA_NONE) p->extra = PRES_EXTRA_NONE; /* any other key: the slide */
     struct app *a = p->a;
     bool scene_shown = pres_slide(p)->has_scene && p->scene_ok && p->lay.npages > 0 &&
                        p->lay.page[p->pos.page].with_scene;
@@ -1258,6 +1436,8 @@ static bool pres_stop_worker(struct app *a)
 
 static void pres_free(struct pres *p)
 {
+    free(p->answered);
+    if (p->have_x) present_slide_free(&p->xps);
     pres_drop_narr(p);
     present_layout_free(&p->lay);
     notes_server_close(p->ns);

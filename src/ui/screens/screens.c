@@ -39,6 +39,33 @@ const struct rec_log *screen_record(const struct app *a)
     return NULL;
 }
 
+const struct plan *screen_plan(const struct app *a)
+{
+    for (size_t k = 0; k < SCREEN_KIND_COUNT; k++) {
+        const struct plan *p = screens[k] && screens[k]->plan ? screens[k]->plan(a) : NULL;
+        if (p) return p;
+    }
+    return NULL;
+}
+
+const struct trace *screen_trace(const struct app *a)
+{
+    for (size_t k = 0; k < SCREEN_KIND_COUNT; k++) {
+        const struct trace *t = screens[k] && screens[k]->trace ? screens[k]->trace(a) : NULL;
+        if (t) return t;
+    }
+    return NULL;
+}
+
+const struct meas *screen_meas(const struct app *a)
+{
+    for (size_t k = 0; k < SCREEN_KIND_COUNT; k++) {
+        const struct meas *m = screens[k] && screens[k]->meas ? screens[k]->meas(a) : NULL;
+        if (m) return m;
+    }
+    return NULL;
+}
+
 unsigned screen_scene_diff(const struct scene *a, const struct scene *b)
 {
     unsigned d = 0;

@@ -27,7 +27,10 @@
 #include "ui/kit/rect.h"
 
 struct app;
+struct meas;
+struct plan;
 struct rec_log;
+struct trace;
 
 /* Groups of scene fields, for "what changed" (screen_scene_diff) and what a screen uses. */
 #define SF_SCREEN (1u << 0)
@@ -91,6 +94,14 @@ struct screen_ops {
     double (*figure)(const struct app *a, enum screen_figure f);
     /* Optional: the real cluster's record this screen holds (--nccl-log), NULL none. */
     const struct rec_log *(*record)(const struct app *a);
+    /* Optional: the plan this screen steps through and its trace (every rank's values at
+     * every step), NULL none: the lesson player checks a prediction against the trace, the
+     * presenter's highlight counts the plan's chunks and transfers, the deck walk both. */
+    const struct plan *(*plan)(const struct app *a);
+    const struct trace *(*trace)(const struct app *a);
+    /* Optional: the measurements this screen holds (check, measured row, sweep), NULL
+     * none: the hierarchy screen shows the collectives screen's last all-reduce. */
+    const struct meas *(*meas)(const struct app *a);
 };
 
 /* The entry of a screen kind, or NULL when this build has none. */
@@ -100,6 +111,12 @@ const struct screen_ops *screen_ops_of(enum screen_kind k);
 double screen_figure(const struct app *a, enum screen_figure f);
 /* The real cluster's record a screen holds (the first of the table that has one), NULL. */
 const struct rec_log *screen_record(const struct app *a);
+
+/* The plan, trace and measurements a screen holds (the first of the table that has one,
+ * shown or not: the collectives screen's last ones), NULL none. */
+const struct plan *screen_plan(const struct app *a);
+const struct trace *screen_trace(const struct app *a);
+const struct meas *screen_meas(const struct app *a);
 
 /* SF_* bits of the fields in which a and b differ. */
 unsigned screen_scene_diff(const struct scene *a, const struct scene *b);

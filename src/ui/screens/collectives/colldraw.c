@@ -27,6 +27,7 @@
 #include "core/text.h"
 #include "ui/overlays/overlays.h"
 #include "ui/screens/collectives/collectives.h"
+#include "ui/screens/collectives/collstate.h"
 #include "ui/screens/collectives/panel.h"
 
 /* ---- title and status --------------------------------------------------------------- */
@@ -58,6 +59,7 @@ static void draw_title(const struct app *a, struct rect r)
 
 static void draw_status(const struct app *a, struct rect r)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     size_t step = app_step(a), n = app_nsteps(a);
     int x = r.x + 1, end = r.x + r.w;
     const struct coll_slices *sl = coll_slices(a);
@@ -90,9 +92,9 @@ static void draw_status(const struct app *a, struct rect r)
         x += draw_put(r.y, x, end - x, a->th.role[TH_STEP], t);
     } else
         x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "step %zu/%zu", step, n);
-    if (a->have_trace && step > 0)
+    if (cs->have_trace && step > 0)
         x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s",
-                       a->plan.steps[step - 1].phase);
+                       cs->plan.steps[step - 1].phase);
     if (a->playing && !a->room)
         x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
     char fit[512], missing[160];
@@ -100,10 +102,10 @@ static void draw_status(const struct app *a, struct rect r)
     if ((a->msg[0] || missing[0]) && !a->room) {
         text_fit(fit, sizeof fit, a->msg[0] ? a->msg : missing, end - x - 2, a->utf8);
         draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_WARN], fit);
-    } else if (a->have_plan && a->lay.what.h <= a->lay.what_lines &&
-               text_width(a->plan.summary) <= end - x - 2) {
+    } else if (cs->have_plan && cs->lay.what.h <= cs->lay.what_lines &&
+               text_width(cs->plan.summary) <= end - x - 2) {
         /* the summary beside the step where it fits whole; never cut */
-        draw_put_masked(r.y, x + 2, end - x - 2, a->th.role[TH_DIM], a->plan.summary);
+        draw_put_masked(r.y, x + 2, end - x - 2, a->th.role[TH_DIM], cs->plan.summary);
     }
 }
 
@@ -114,12 +116,13 @@ enum { HL_SRC = 1, HL_DST = 2, HL_POINTED = 4 };
 /* Which elements the current step reads and writes, per rank. */
 static unsigned char *draw_highlights(const struct app *a, size_t step)
 {
-    size_t L = a->plan.work_len;
-    unsigned char *hl = xcalloc((size_t)a->plan.nranks * (L ? L : 1), 1);
+    const struct coll_screen *cs = coll_cstate(a);
+    size_t L = cs->plan.work_len;
+    unsigned char *hl = xcalloc((size_t)cs->plan.nranks * (L ? L : 1), 1);
     if (step == 0) return hl;
-    const struct step *st = &a->plan.steps[step - 1];
+    const struct step *st = &cs->plan.steps[step - 1];
     for (size_t k = 0; k < st->n; k++) {
-        const struct xfer *x = &a->plan.x[st->first + k];
+        const struct xfer *x = &cs->plan.x[st->first + k];
         for (size_t i = 0; i < x->count; i++) {
             if (x->kind != XFER_SCALE && x->src_off + i < L)
                 hl[(size_t)x->src * L + x->src_off + i] |= HL_SRC;
@@ -151,7 +154,8 @@ static int draw_tag(const struct app *a, int r, size_t i)
 static void draw_big_value(const struct app *a, int y, int x, const char *t, unsigned mask,
                            attr_t at)
 {
-    int cw = a->lay.cell_w, sy = a->lay.cell_h / BIG_H, sx = a->big_sx > 0 ? a->big_sx : 1;
+    const struct coll_screen *cs = coll_cstate(a);
+    int cw = cs->lay.cell_w, sy = cs->lay.cell_h / BIG_H, sx = cs->big_sx > 0 ? cs->big_sx : 1;
     short f = -1, b = -1;
     if (PAIR_NUMBER(at) > 0) pair_content((short)PAIR_NUMBER(at), &f, &b);
     attr_t ink = (at & ~(A_REVERSE | A_UNDERLINE)) ^ (b >= 0 ? A_REVERSE : 0);
@@ -161,7 +165,7 @@ static void draw_big_value(const struct app *a, int y, int x, const char *t, uns
     else if (at & A_UNDERLINE)
         glyph = a->utf8 ? "\u2592" : "+";
     if (mask == 0)
-        draw_put(y + a->lay.cell_h / 2, x + cw - 1, 1, at, t);
+        draw_put(y + cs->lay.cell_h / 2, x + cw - 1, 1, at, t);
     else
         big_draw_scaled(stdscr, y, x + cw - big_width_scaled(t, sx), t, ink, glyph, sx, sy);
 }
@@ -169,8 +173,9 @@ static void draw_big_value(const struct app *a, int y, int x, const char *t, uns
 static void draw_value(const struct app *a, int y, int x, float v, unsigned mask,
                        unsigned char hl)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     char t[32], cell[40];
-    attr_t at = theme_mask_attr(&a->th, mask, a->plan.nranks);
+    attr_t at = theme_mask_attr(&a->th, mask, cs->plan.nranks);
     if (mask == 0)
         snprintf(t, sizeof t, "%s", a->g->dot);
     else
@@ -180,8 +185,8 @@ static void draw_value(const struct app *a, int y, int x, float v, unsigned mask
         at |= a->th.role[TH_DST];
     else if (hl & HL_SRC)
         at |= a->th.role[TH_SRC];
-    int cw = a->lay.cell_w;
-    if (a->lay.cell_h >= BIG_H) {
+    int cw = cs->lay.cell_w;
+    if (cs->lay.cell_h >= BIG_H) {
         draw_big_value(a, y, x, t, mask, at);
         return;
     }
@@ -194,12 +199,13 @@ static void draw_value(const struct app *a, int y, int x, float v, unsigned mask
  * glyphs (an exponent, a NaN): then the screen keeps plain numbers. */
 static int coll_big_cell_w(const struct app *a)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     int w = 1;
-    size_t L = a->plan.work_len;
-    for (size_t s = 0; s < a->trace.nsnap; s++)
-        for (int r = 0; r < a->plan.nranks; r++) {
-            const float *v = trace_buf(&a->trace, s, r);
-            const uint32_t *m = trace_mask(&a->trace, s, r);
+    size_t L = cs->plan.work_len;
+    for (size_t s = 0; s < cs->trace.nsnap; s++)
+        for (int r = 0; r < cs->plan.nranks; r++) {
+            const float *v = trace_buf(&cs->trace, s, r);
+            const uint32_t *m = trace_mask(&cs->trace, s, r);
             for (size_t i = 0; i < L; i++) {
                 if (!m[i]) continue;
                 char t[32];
@@ -221,7 +227,8 @@ static bool marks_abbrev; /* a one-character form was drawn: the legend explains
 
 static void draw_marks(const struct app *a, int r, int y)
 {
-    const struct layout *l = &a->lay;
+    const struct coll_screen *cs = coll_cstate(a);
+    const struct layout *l = &cs->lay;
     static const char *const forms[][3] = {
         {"", "", ""}, {"in", "i", "i"}, {"out", "o", "o"}, {"in=out", "i=o", "="}};
     int gap = l->cell_gap > 0 ? l->cell_gap : 1;
@@ -270,7 +277,8 @@ static void draw_marks(const struct app *a, int r, int y)
 /* Without a marker row: brackets around the receive buffer, "[6 10 14 18]". */
 static void draw_brackets(const struct app *a, int r)
 {
-    const struct layout *l = &a->lay;
+    const struct coll_screen *cs = coll_cstate(a);
+    const struct layout *l = &cs->lay;
     attr_t at = a->th.role[TH_LABEL];
     for (size_t i = 0; i < l->shown; i++) {
         bool out = draw_tag(a, r, i) & 2;
@@ -289,6 +297,7 @@ static void draw_brackets(const struct app *a, int r)
  * "rank 2", "r2"; a truncated buffer adds "(12 of 32)". */
 static void draw_box_label(const struct app *a, int r, int width, char *buf, size_t n)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     char forms[4][96];
     const char *rest = a->rank_label[r];
     char head[24];
@@ -298,10 +307,10 @@ static void draw_box_label(const struct app *a, int r, int width, char *buf, siz
     snprintf(forms[1], sizeof forms[1], "r%d%s", r, rest);
     snprintf(forms[2], sizeof forms[2], "rank %d", r);
     snprintf(forms[3], sizeof forms[3], "r%d", r);
-    size_t L = a->plan.work_len;
+    size_t L = cs->plan.work_len;
     for (int k = 0; k < 4; k++) {
-        if (a->lay.shown < L)
-            snprintf(buf, n, "%s (%zu of %zu)", forms[k], a->lay.shown, L);
+        if (cs->lay.shown < L)
+            snprintf(buf, n, "%s (%zu of %zu)", forms[k], cs->lay.shown, L);
         else
             snprintf(buf, n, "%s", forms[k]);
         if (text_width(buf) <= width) return;
@@ -318,21 +327,22 @@ static bool draw_rank_hot(const unsigned char *hl, int r, size_t L)
 
 static void draw_ranks(const struct app *a)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     marks_abbrev = false;
-    const struct layout *l = &a->lay;
+    const struct layout *l = &cs->lay;
     size_t step = app_step(a);
-    size_t L = a->plan.work_len;
+    size_t L = cs->plan.work_len;
     unsigned char *hl = draw_highlights(a, step);
     /* what the scene points at (highlight=...) */
-    unsigned char *pt = xcalloc((size_t)a->plan.nranks * (L ? L : 1), 1);
+    unsigned char *pt = xcalloc((size_t)cs->plan.nranks * (L ? L : 1), 1);
     coll_hl_cells(a, step, pt);
-    for (size_t k = 0; k < (size_t)a->plan.nranks * L; k++)
+    for (size_t k = 0; k < (size_t)cs->plan.nranks * L; k++)
         if (pt[k]) hl[k] |= HL_POINTED;
     free(pt);
-    for (int r = 0; r < a->plan.nranks; r++) {
+    for (int r = 0; r < cs->plan.nranks; r++) {
         struct rect b = l->box[r];
-        const float *v = trace_buf(&a->trace, step, r);
-        const uint32_t *m = trace_mask(&a->trace, step, r);
+        const float *v = trace_buf(&cs->trace, step, r);
+        const uint32_t *m = trace_mask(&cs->trace, step, r);
         bool hot = draw_rank_hot(hl, r, L);
         bool pointed = a->sc.hl == HL_RANK && a->sc.hl_index == r;
         attr_t fa = pointed ? a->th.role[TH_HL]
@@ -374,6 +384,7 @@ static void draw_ranks(const struct app *a)
 /* The colour legend as one line; short: the ranks as a range ("r0…r7"), as for many. */
 static void legend_line(const struct app *a, bool short_ranks, struct styled_line *out)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     struct styled_line pl = {.n = 0};
     const struct theme *th = &a->th;
     int W = a->sc.nranks;
@@ -391,7 +402,7 @@ static void legend_line(const struct app *a, bool short_ranks, struct styled_lin
         styled_add(&pl, th->role[TH_COMPLETE], " %s all %d ", a->g->sigma, W);
     }
     styled_add(&pl, A_NORMAL, " %s empty  ", a->g->dot);
-    if (a->lay.cell_h >= BIG_H) /* block digits: the digits' ink says it (draw_big_value) */
+    if (cs->lay.cell_h >= BIG_H) /* block digits: the digits' ink says it (draw_big_value) */
         styled_add(&pl, A_NORMAL, "%s written %s sent", a->utf8 ? "\u2593" : "%",
                    a->utf8 ? "\u2592" : "+");
     else {
@@ -399,8 +410,8 @@ static void legend_line(const struct app *a, bool short_ranks, struct styled_lin
         styled_add(&pl, A_NORMAL, " ");
         styled_add(&pl, th->role[TH_SRC], "sent");
     }
-    if (!a->lay.marks) styled_add(&pl, th->role[TH_LABEL], "  [ ] output");
-    if (a->lay.marks && marks_abbrev) styled_add(&pl, th->role[TH_LABEL], "  = in=out");
+    if (!cs->lay.marks) styled_add(&pl, th->role[TH_LABEL], "  [ ] output");
+    if (cs->lay.marks && marks_abbrev) styled_add(&pl, th->role[TH_LABEL], "  = in=out");
     *out = pl;
 }
 
@@ -418,9 +429,10 @@ static void draw_legend(const struct app *a, struct rect r)
 
 static void draw_xfers(const struct app *a, struct rect r)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     size_t step = app_step(a);
-    const struct layout *l = &a->lay;
-    if (step == 0 || !a->have_trace) {
+    const struct layout *l = &cs->lay;
+    if (step == 0 || !cs->have_trace) {
         const char *t = app_nsteps(a) ? "no transfers yet: press \u2192 (or l) to run step 1"
                                       : "no transfers";
         if (!a->utf8 && app_nsteps(a)) t = "no transfers yet: press Right (or l) to run step 1";
@@ -428,25 +440,25 @@ static void draw_xfers(const struct app *a, struct rect r)
         draw_put(r.y, r.x + 1, r.w - 1, a->th.role[TH_DIM], t);
         return;
     }
-    const struct step *st = &a->plan.steps[step - 1];
+    const struct step *st = &cs->plan.steps[step - 1];
     int slots = l->xfer_rows * l->xfer_cols;
     int n = (int)st->n;
     int show = n <= slots ? n : slots - 1;
-    int colw = a->xfer_w + 2;
+    int colw = cs->xfer_w + 2;
     int x0 = r.x + (r.w - (l->xfer_cols * colw - 2)) / 2;
     if (x0 < r.x) x0 = r.x;
     for (int k = 0; k < show; k++) {
-        const struct xfer *x = &a->plan.x[st->first + (size_t)k];
+        const struct xfer *x = &cs->plan.x[st->first + (size_t)k];
         int y = r.y + k / l->xfer_cols, cx = x0 + (k % l->xfer_cols) * colw;
-        char t[APP_XFER_TEXT];
+        char t[COLL_XFER_TEXT];
         coll_xfer_text(a, x, step, t, sizeof t);
         if (a->sc.hl == HL_TRANSFER && a->sc.hl_index == k) {
             /* the entry the scene points at, arrow and all, in one emphasis */
-            draw_put(y, cx, a->xfer_w, a->th.role[TH_HL], t);
+            draw_put(y, cx, cs->xfer_w, a->th.role[TH_HL], t);
             continue;
         }
         if (x->kind == XFER_SCALE) {
-            draw_put(y, cx, a->xfer_w, a->th.rank[x->dst] | A_BOLD, t);
+            draw_put(y, cx, cs->xfer_w, a->th.rank[x->dst] | A_BOLD, t);
             continue;
         }
         char head[32];
@@ -455,7 +467,7 @@ static void draw_xfers(const struct app *a, struct rect r)
         cxx += draw_putf(y, cxx, 4, a->th.rank[x->src] | A_BOLD, "r%d", x->src);
         cxx += draw_putf(y, cxx, 4, a->th.role[TH_DIM], " %s ", a->g->arrow);
         cxx += draw_putf(y, cxx, 4, a->th.rank[x->dst] | A_BOLD, "r%d", x->dst);
-        draw_put(y, cxx, a->xfer_w - (cxx - cx), A_NORMAL, t + strlen(head));
+        draw_put(y, cxx, cs->xfer_w - (cxx - cx), A_NORMAL, t + strlen(head));
     }
     if (show < n) {
         int y = r.y + show / l->xfer_cols, cx = x0 + (show % l->xfer_cols) * colw;
@@ -585,8 +597,9 @@ static void draw_slices_legend(const struct app *a, const struct coll_slices *sl
  * summary says which view is the teaching model and which is how NCCL runs it. */
 static void draw_what(const struct app *a, struct rect r)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     char lines[4][256]; /* 4 rows of the sentence, then 4 of the summary */
-    int wl = a->lay.what_lines < r.h ? a->lay.what_lines : r.h;
+    int wl = cs->lay.what_lines < r.h ? cs->lay.what_lines : r.h;
     int max = wl < 4 ? wl : 4;
     int n = text_wrap(coll_what(a, app_step(a)), r.w - 2, lines, max, a->utf8);
     for (int i = 0; i < n && i < max; i++)
@@ -600,8 +613,8 @@ static void draw_what(const struct app *a, struct rect r)
             draw_put(r.y + wl + i, r.x + 1, r.w - 2, a->th.role[TH_LABEL], lines[i]);
         return;
     }
-    if (sh > 0 && a->have_plan) {
-        n = text_wrap(a->plan.summary, r.w - 2, lines, sh < 4 ? sh : 4, a->utf8);
+    if (sh > 0 && cs->have_plan) {
+        n = text_wrap(cs->plan.summary, r.w - 2, lines, sh < 4 ? sh : 4, a->utf8);
         for (int i = 0; i < n && i < sh && i < 4; i++) /* "(6 steps)": an answer is "?" */
             draw_put_masked(r.y + wl + i, r.x + 1, r.w - 2, a->th.role[TH_DIM], lines[i]);
     }
@@ -626,13 +639,14 @@ static bool shows_all(const struct layout *x, const struct layout *y)
 static bool coll_layout_at(const struct app *a, int rows, int w, struct layout *out,
                            int *big_sx)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     struct layout_content c = {
-        .cell_w = a->cell_w,
+        .cell_w = cs->cell_w,
         .label_w = 0,
-        .nxfers = a->max_xfers,
-        .xfer_w = a->xfer_w,
-        .what = a->longest_what,
-        .summary = a->have_plan ? a->plan.summary : NULL,
+        .nxfers = cs->max_xfers,
+        .xfer_w = cs->xfer_w,
+        .what = cs->longest_what,
+        .summary = cs->have_plan ? cs->plan.summary : NULL,
         /* Embedded in the presenter, the scene may share the page with the narration:
          * the frame around says how many rows it gives (coll_rows_needed). */
         .min_rows = a->bar_row_free ? LAYOUT_EMBED_MIN_ROWS : 0,
@@ -641,7 +655,7 @@ static bool coll_layout_at(const struct app *a, int rows, int w, struct layout *
         int lw = text_width(a->rank_label[k]);
         if (lw > c.label_w) c.label_w = lw;
     }
-    size_t L = a->have_trace ? a->plan.work_len : 1;
+    size_t L = cs->have_trace ? cs->plan.work_len : 1;
     /* The presenter's zoom: from 1 no measured panel, at 3 only the rank boxes (no
      * transfer list or sentence: their rows shrink to one each and stay empty). */
     c.no_panel = a->zoom >= 1;
@@ -655,7 +669,7 @@ static bool coll_layout_at(const struct app *a, int rows, int w, struct layout *
      * largest that fits, else the plain layout. */
     static const int sizes[][2] = {{2, 2}, {2, 1}, {1, 1}};
     bool big = false;
-    int cw1 = a->big_digits && a->have_trace ? coll_big_cell_w(a) : -1;
+    int cw1 = a->big_digits && cs->have_trace ? coll_big_cell_w(a) : -1;
     struct layout plain;
     if (cw1 > 0) layout_compute(rows, w, a->sc.nranks, L, &c, &plain);
     size_t from = a->zoom >= 3 ? 0 : a->zoom == 2 ? 1 : 2;
@@ -673,11 +687,17 @@ static bool coll_layout_at(const struct app *a, int rows, int w, struct layout *
 
 bool coll_layout(struct app *a, struct rect r)
 {
+    struct coll_screen *cs = coll_state(a);
     /* Embedded, the key bar's row is not drawn: the layout may use it, just below r. */
     int rows = r.h + (a->bar_row_free ? 1 : 0);
-    if (!coll_layout_at(a, rows, r.w, &a->lay, &a->big_sx)) return false;
-    layout_shift(&a->lay, r.y, r.x);
+    if (!coll_layout_at(a, rows, r.w, &cs->lay, &cs->big_sx)) return false;
+    layout_shift(&cs->lay, r.y, r.x);
     return true;
+}
+
+const struct layout *coll_laid_out(const struct app *a)
+{
+    return &coll_cstate(a)->lay;
 }
 
 int coll_rows_needed(const struct app *a, int cols, int rows)
@@ -699,19 +719,20 @@ int coll_rows_needed(const struct app *a, int cols, int rows)
 /* The collectives screen: rank boxes, transfers, sentence, measured panel. */
 void coll_draw(struct app *a, struct rect r)
 {
+    struct coll_screen *cs = coll_state(a);
     if (!coll_layout(a, r)) {
         a->nbar = 0;
         overlay_too_small(a, r, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
         return;
     }
-    draw_title(a, a->lay.title);
-    draw_status(a, a->lay.status);
+    draw_title(a, cs->lay.title);
+    draw_status(a, cs->lay.status);
     const struct coll_slices *sl = coll_slices(a);
     if (sl) {
         /* The grid takes the whole band of the rank boxes, legend and transfers, with the
          * legend line and two lines of what moves at its foot. */
-        struct rect band = a->lay.anim;
-        int end = a->lay.what.y > band.y ? a->lay.what.y : band.y + band.h;
+        struct rect band = cs->lay.anim;
+        int end = cs->lay.what.y > band.y ? cs->lay.what.y : band.y + band.h;
         band.h = end - band.y;
         int foot = band.h >= 8 ? 3 : 2;
         struct rect g = {band.y, band.x, band.h - foot, band.w};
@@ -719,19 +740,19 @@ void coll_draw(struct app *a, struct rect r)
         struct rect mv = {lg.y + 1, band.x, foot - 1, band.w};
         draw_slices(a, sl, g);
         draw_slices_legend(a, sl, lg, mv);
-    } else if (a->have_trace) {
+    } else if (cs->have_trace) {
         draw_ranks(a);
         if (a->zoom < 3) {
-            draw_legend(a, a->lay.legend);
-            draw_xfers(a, a->lay.xfers);
+            draw_legend(a, cs->lay.legend);
+            draw_xfers(a, cs->lay.xfers);
         }
     } else {
-        draw_put(a->lay.anim.y + 1, a->lay.anim.x + 2, a->lay.anim.w - 2, a->th.role[TH_BAD],
-                 a->scene_err);
+        draw_put(cs->lay.anim.y + 1, cs->lay.anim.x + 2, cs->lay.anim.w - 2, a->th.role[TH_BAD],
+                 cs->scene_err);
     }
-    if (a->zoom < 3) draw_what(a, a->lay.what);
-    coll_panel(a, a->lay.panel);
-    frame_bar(a, a->lay.bar, KEYS_ON_COLL);
+    if (a->zoom < 3) draw_what(a, cs->lay.what);
+    coll_panel(a, cs->lay.panel);
+    frame_bar(a, cs->lay.bar, KEYS_ON_COLL);
 }
 
 /* The help overlay's legend for this screen: colours, marks, what the panel holds, and

@@ -16,6 +16,7 @@
 #include "core/sweep.h"
 #include "core/util.h"
 #include "ui/app.h"
+#include "ui/screens/collectives/collstate.h"
 #include "core/text.h"
 
 #define COLL_SWEEP_MIN ((size_t)4 << 10)
@@ -32,12 +33,30 @@ const char *coll_model_note(void)
     return "one chunk a step is the teaching model; NCCL pipelines slices (v)";
 }
 
-#define SLICES(a) ((struct coll_slices *)(a)->screen_state[SCREEN_COLLECTIVES])
+/* The state is made on first use and kept until the program ends (app_free): the
+ * measured row stays when another screen is shown (the hierarchy screen shows it). */
+struct coll_screen *coll_state(struct app *a)
+{
+    struct coll_screen *cs = a->screen_state[SCREEN_COLLECTIVES];
+    if (!cs) {
+        cs = xcalloc(1, sizeof *cs);
+        cs->cell_w = 1;
+        meas_init(&cs->m);
+        a->screen_state[SCREEN_COLLECTIVES] = cs;
+    }
+    return cs;
+}
+
+const struct coll_screen *coll_cstate(const struct app *a)
+{
+    static const struct coll_screen none = {.cell_w = 1, .m = {.check = CHECK_NONE}};
+    const struct coll_screen *cs = a->screen_state[SCREEN_COLLECTIVES];
+    return cs ? cs : &none;
+}
 
 static void coll_free_slices(struct app *a)
 {
-    struct coll_slices *st = SLICES(a);
-    if (!st) return;
+    struct coll_slices *st = &coll_state(a)->slices;
     if (st->have) {
         slice_tl_free(&st->tl);
         plan_free(&st->plan);
@@ -47,8 +66,8 @@ static void coll_free_slices(struct app *a)
 
 const struct coll_slices *coll_slices(const struct app *a)
 {
-    const struct coll_slices *st = SLICES(a);
-    return a->sc.slice_view && st && st->have ? st : NULL;
+    const struct coll_slices *st = &coll_cstate(a)->slices;
+    return a->sc.slice_view && st->have ? st : NULL;
 }
 
 /* The slice view's plan: the scene's collective refined into its slices and channels. It
@@ -57,11 +76,10 @@ const struct coll_slices *coll_slices(const struct app *a)
  * per chunk, which cannot be cut). */
 static void coll_rebuild_slices(struct app *a)
 {
+    struct coll_screen *cs = coll_state(a);
     coll_free_slices(a);
-    if (!a->sc.slice_view || !a->have_trace) return;
-    if (!SLICES(a))
-        a->screen_state[SCREEN_COLLECTIVES] = xcalloc(1, sizeof(struct coll_slices));
-    struct coll_slices *st = SLICES(a);
+    if (!a->sc.slice_view || !cs->have_trace) return;
+    struct coll_slices *st = &cs->slices;
     const struct scene *s = &a->sc;
     size_t count = scene_count(s), pieces = (size_t)s->slices * (size_t)s->channels;
     const struct coll_info *ci = coll_info(s->coll);
@@ -70,14 +88,14 @@ static void coll_rebuild_slices(struct app *a)
     if (count < per) count = per;
     st->count = count;
     struct plan base;
-    if (scene_plan_build(s, &base, count, coll_root(a), a->scene_err, sizeof a->scene_err) !=
+    if (scene_plan_build(s, &base, count, coll_root(a), cs->scene_err, sizeof cs->scene_err) !=
         CV_OK)
         return;
-    int rc = plan_refine(&base, s->slices, s->channels, &st->plan, a->scene_err,
-                         sizeof a->scene_err);
+    int rc = plan_refine(&base, s->slices, s->channels, &st->plan, cs->scene_err,
+                         sizeof cs->scene_err);
     plan_free(&base);
     if (rc != CV_OK) return;
-    if (slice_tl_build(&st->tl, &st->plan, a->scene_err, sizeof a->scene_err) != CV_OK) {
+    if (slice_tl_build(&st->tl, &st->plan, cs->scene_err, sizeof cs->scene_err) != CV_OK) {
         plan_free(&st->plan);
         return;
     }
@@ -96,7 +114,8 @@ void coll_slice_summary(const struct app *a, char *buf, size_t n)
 /* The slice view's narration for step k: before the first tick, or tick k of T. */
 static const char *coll_slice_what(const struct app *a, size_t k)
 {
-    struct coll_slices *st = SLICES(a);
+    struct coll_screen *cs = a->screen_state[SCREEN_COLLECTIVES]; /* coll_slices(a): made */
+    struct coll_slices *st = &cs->slices;
     const struct slice_tl *t = &st->tl;
     const struct plan *p = &st->plan;
     char pieces[80];
@@ -129,13 +148,14 @@ static const char *coll_slice_what(const struct app *a, size_t k)
 
 static void coll_free_derived(struct app *a)
 {
-    if (a->have_trace) trace_free(&a->trace);
-    if (a->have_plan) plan_free(&a->plan);
+    struct coll_screen *cs = coll_state(a);
+    if (cs->have_trace) trace_free(&cs->trace);
+    if (cs->have_plan) plan_free(&cs->plan);
     for (int r = 0; r < CV_MAX_RANKS; r++) {
-        free(a->send[r]);
-        a->send[r] = NULL;
+        free(cs->send[r]);
+        cs->send[r] = NULL;
     }
-    a->have_trace = a->have_plan = false;
+    cs->have_trace = cs->have_plan = false;
 }
 
 void coll_folded_text(enum redop op, int n, bool utf8, char *buf, size_t len)
@@ -170,11 +190,12 @@ int coll_root(const struct app *a)
 
 const char *coll_what(const struct app *a, size_t step)
 {
-    if (!a->have_trace) return a->scene_err;
+    const struct coll_screen *cs = coll_cstate(a);
+    if (!cs->have_trace) return cs->scene_err;
     if (coll_slices(a)) return coll_slice_what(a, step);
-    if (a->plan.nsteps == 0) return coll_single_what;
+    if (cs->plan.nsteps == 0) return coll_single_what;
     if (step == 0) return coll_step0_what;
-    return a->plan.steps[step - 1].what;
+    return cs->plan.steps[step - 1].what;
 }
 
 static const char *coll_op_symbol(const struct app *a)
@@ -196,9 +217,10 @@ static const char *coll_op_symbol(const struct app *a)
 
 void coll_xfer_text(const struct app *a, const struct xfer *x, size_t snap, char *buf, size_t n)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     const char *arrow = a->utf8 ? "\u2500\u25b6" : "->";
     if (x->kind == XFER_SCALE) {
-        snprintf(buf, n, "r%d  %s%d (avg)", x->dst, a->utf8 ? "\u00f7" : "/", a->plan.nranks);
+        snprintf(buf, n, "r%d  %s%d (avg)", x->dst, a->utf8 ? "\u00f7" : "/", cs->plan.nranks);
         return;
     }
     char what[32];
@@ -211,8 +233,8 @@ void coll_xfer_text(const struct app *a, const struct xfer *x, size_t snap, char
     if (x->kind == XFER_REDUCE) {
         /* How many ranks the destination now folds in: the trace's mask after this step. */
         unsigned mask = 0;
-        if (a->have_trace && snap < a->trace.nsnap)
-            mask = trace_mask(&a->trace, snap, x->dst)[x->dst_off];
+        if (cs->have_trace && snap < cs->trace.nsnap)
+            mask = trace_mask(&cs->trace, snap, x->dst)[x->dst_off];
         char folded[32];
         coll_folded_text(a->sc.op, __builtin_popcount(mask), a->utf8, folded, sizeof folded);
         snprintf(buf, n, "r%d %s r%d  %s (%s) %s", x->src, arrow, x->dst, what,
@@ -226,63 +248,65 @@ void coll_xfer_text(const struct app *a, const struct xfer *x, size_t snap, char
  * does not move while stepping. */
 static void coll_metrics(struct app *a)
 {
-    a->cell_w = 1;
-    a->max_xfers = 0;
-    a->xfer_w = 10;
-    a->longest_what = coll_what(a, 0);
-    if (!a->have_trace) return;
-    size_t L = a->plan.work_len;
+    struct coll_screen *cs = coll_state(a);
+    cs->cell_w = 1;
+    cs->max_xfers = 0;
+    cs->xfer_w = 10;
+    cs->longest_what = coll_what(a, 0);
+    if (!cs->have_trace) return;
+    size_t L = cs->plan.work_len;
     /* a cell keeps its value from one snapshot to the next unless a step wrote it: only
      * the changed ones are formatted (an export of 16-rank scenes formatted ~10^5 values
      * a picture before) */
-    for (size_t s = 0; s < a->trace.nsnap; s++)
-        for (int r = 0; r < a->plan.nranks; r++) {
-            const float *v = trace_buf(&a->trace, s, r);
-            const uint32_t *m = trace_mask(&a->trace, s, r);
-            const float *pv = s ? trace_buf(&a->trace, s - 1, r) : NULL;
-            const uint32_t *pm = s ? trace_mask(&a->trace, s - 1, r) : NULL;
+    for (size_t s = 0; s < cs->trace.nsnap; s++)
+        for (int r = 0; r < cs->plan.nranks; r++) {
+            const float *v = trace_buf(&cs->trace, s, r);
+            const uint32_t *m = trace_mask(&cs->trace, s, r);
+            const float *pv = s ? trace_buf(&cs->trace, s - 1, r) : NULL;
+            const uint32_t *pm = s ? trace_mask(&cs->trace, s - 1, r) : NULL;
             for (size_t i = 0; i < L; i++) {
                 if (!m[i]) continue;
                 if (pv && pm[i] && memcmp(&pv[i], &v[i], sizeof v[i]) == 0) continue;
                 char t[32];
                 text_value(t, sizeof t, v[i]);
                 int w = text_width(t);
-                if (w > a->cell_w) a->cell_w = w;
+                if (w > cs->cell_w) cs->cell_w = w;
             }
         }
-    for (size_t s = 0; s < a->plan.nsteps; s++) {
-        const struct step *st = &a->plan.steps[s];
-        if ((int)st->n > a->max_xfers) a->max_xfers = (int)st->n;
+    for (size_t s = 0; s < cs->plan.nsteps; s++) {
+        const struct step *st = &cs->plan.steps[s];
+        if ((int)st->n > cs->max_xfers) cs->max_xfers = (int)st->n;
         for (size_t k = 0; k < st->n; k++) {
-            char t[APP_XFER_TEXT];
-            coll_xfer_text(a, &a->plan.x[st->first + k], s + 1, t, sizeof t);
+            char t[COLL_XFER_TEXT];
+            coll_xfer_text(a, &cs->plan.x[st->first + k], s + 1, t, sizeof t);
             int w = text_width(t);
-            if (w > a->xfer_w) a->xfer_w = w;
+            if (w > cs->xfer_w) cs->xfer_w = w;
         }
-        if (strlen(st->what) > strlen(a->longest_what)) a->longest_what = st->what;
+        if (strlen(st->what) > strlen(cs->longest_what)) cs->longest_what = st->what;
     }
 }
 
 static void coll_rebuild(struct app *a)
 {
+    struct coll_screen *cs = coll_state(a);
     coll_free_derived(a);
-    a->scene_err[0] = '\0';
+    cs->scene_err[0] = '\0';
     struct scene *s = &a->sc;
     int root = coll_root(a);
     size_t count = scene_count(s);
-    int rc = scene_plan_build(s, &a->plan, count, root, a->scene_err, sizeof a->scene_err);
+    int rc = scene_plan_build(s, &cs->plan, count, root, cs->scene_err, sizeof cs->scene_err);
     if (rc == CV_OK) {
-        a->have_plan = true;
+        cs->have_plan = true;
         for (int r = 0; r < s->nranks; r++) {
             size_t ns = coll_send_count(s->coll, s->nranks, count, r, root);
-            a->send[r] = xcalloc(ns ? ns : 1, sizeof(float));
-            init_fill(s->init, s->coll, s->nranks, count, root, s->seed, r, a->send[r]);
+            cs->send[r] = xcalloc(ns ? ns : 1, sizeof(float));
+            init_fill(s->init, s->coll, s->nranks, count, root, s->seed, r, cs->send[r]);
         }
-        rc = trace_run(&a->trace, &a->plan, a->send, a->scene_err, sizeof a->scene_err);
-        a->have_trace = rc == CV_OK;
+        rc = trace_run(&cs->trace, &cs->plan, cs->send, cs->scene_err, sizeof cs->scene_err);
+        cs->have_trace = rc == CV_OK;
     }
-    if (!a->have_trace && !a->scene_err[0])
-        snprintf(a->scene_err, sizeof a->scene_err, "%s", cv_status_name(rc));
+    if (!cs->have_trace && !cs->scene_err[0])
+        snprintf(cs->scene_err, sizeof cs->scene_err, "%s", cv_status_name(rc));
     coll_metrics(a);
 }
 
@@ -307,19 +331,20 @@ static struct bench_params coll_params(const struct app *a, int iters, int warmu
 
 static void coll_post_check(struct app *a)
 {
-    if (!a->w || !a->have_plan) return;
+    struct coll_screen *cs = coll_state(a);
+    if (!a->w || !cs->have_plan) return;
     if (a->sc.nranks > a->max_ranks) {
         char why[200];
         snprintf(why, sizeof why, "not checked: W=%d but %s runs %d rank%s", a->sc.nranks,
                  a->backend_name, a->max_ranks, a->max_ranks == 1 ? "" : "s");
-        meas_check_skipped(&a->m, why);
+        meas_check_skipped(&cs->m, why);
         return;
     }
     if (a->sc.ncounts) {
         /* The worker's check runs the uniform collective; the uneven one is checked by
          * `collviz trace all_to_all --counts ... --backend B`. */
-        meas_check_skipped(&a->m, "not checked here: all-to-all-v is checked by collviz trace "
-                                  "--counts --backend");
+        meas_check_skipped(&cs->m, "not checked here: all-to-all-v is checked by collviz trace "
+                                   "--counts --backend");
         return;
     }
     struct job j = {
@@ -333,14 +358,15 @@ static void coll_post_check(struct app *a)
                   .init = a->sc.init,
                   .seed = a->sc.seed},
     };
-    meas_check_posted(&a->m, worker_post(a->w, &j));
+    meas_check_posted(&cs->m, worker_post(a->w, &j));
 }
 
 static void coll_measure(struct app *a)
 {
+    struct coll_screen *cs = coll_state(a);
     if (!a->w) return;
     struct job j = {.kind = JOB_MEASURE, .measure = {.params = coll_params(a, 10, 2)}};
-    meas_measure_posted(&a->m, worker_post(a->w, &j), &j.measure.params, now_s());
+    meas_measure_posted(&cs->m, worker_post(a->w, &j), &j.measure.params, now_s());
 }
 
 /* The sizes a sweep visits: the worker's own count (core/sweep.h). */
@@ -351,6 +377,7 @@ static int coll_sweep_total(size_t lo, size_t hi, double f)
 
 static void coll_sweep(struct app *a)
 {
+    struct coll_screen *cs = coll_state(a);
     if (!a->w) return;
     size_t lo = a->sc.meas_bytes < COLL_SWEEP_MIN ? a->sc.meas_bytes : COLL_SWEEP_MIN;
     struct job j = {.kind = JOB_SWEEP,
@@ -358,27 +385,28 @@ static void coll_sweep(struct app *a)
                               .min = lo,
                               .max = a->sc.meas_bytes,
                               .factor = COLL_SWEEP_FACTOR}};
-    meas_sweep_posted(&a->m, worker_post(a->w, &j), &j.sweep.params,
+    meas_sweep_posted(&cs->m, worker_post(a->w, &j), &j.sweep.params,
                       coll_sweep_total(lo, a->sc.meas_bytes, COLL_SWEEP_FACTOR), now_s());
     /* The CPU ranks run sliced by default; the same sweep in whole chunks goes beside it
      * (latency-bound sizes on the left, bandwidth-bound on the right). NCCL slices by its
      * own protocol: one sweep. */
     if (backend_kind_of(a->backend_name) == BACKEND_CPU) {
         j.sweep.params.slices = 1;
-        meas_whole_posted(&a->m, worker_post(a->w, &j));
+        meas_whole_posted(&cs->m, worker_post(a->w, &j));
     }
 }
 
 void coll_hl_cells(const struct app *a, size_t step, unsigned char *out)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     const struct scene *s = &a->sc;
-    if (!a->have_trace) return;
-    size_t L = a->plan.work_len;
-    int W = a->plan.nranks;
+    if (!cs->have_trace) return;
+    size_t L = cs->plan.work_len;
+    int W = cs->plan.nranks;
     memset(out, 0, (size_t)W * (L ? L : 1));
     if (s->hl == HL_CHUNK) {
-        for (size_t k = 0; k < a->plan.nx; k++) {
-            const struct xfer *x = &a->plan.x[k];
+        for (size_t k = 0; k < cs->plan.nx; k++) {
+            const struct xfer *x = &cs->plan.x[k];
             if (x->chunk != s->hl_index) continue;
             for (size_t i = 0; i < x->count; i++) {
                 if (x->kind != XFER_SCALE && x->src_off + i < L)
@@ -386,10 +414,10 @@ void coll_hl_cells(const struct app *a, size_t step, unsigned char *out)
                 if (x->dst_off + i < L) out[(size_t)x->dst * L + x->dst_off + i] = 1;
             }
         }
-    } else if (s->hl == HL_TRANSFER && step > 0 && step <= a->plan.nsteps) {
-        const struct step *st = &a->plan.steps[step - 1];
+    } else if (s->hl == HL_TRANSFER && step > 0 && step <= cs->plan.nsteps) {
+        const struct step *st = &cs->plan.steps[step - 1];
         if ((size_t)s->hl_index >= st->n) return;
-        const struct xfer *x = &a->plan.x[st->first + (size_t)s->hl_index];
+        const struct xfer *x = &cs->plan.x[st->first + (size_t)s->hl_index];
         for (size_t i = 0; i < x->count; i++) {
             if (x->kind != XFER_SCALE && x->src_off + i < L)
                 out[(size_t)x->src * L + x->src_off + i] = 1;
@@ -400,44 +428,48 @@ void coll_hl_cells(const struct app *a, size_t step, unsigned char *out)
 
 const char *coll_hl_missing(const struct app *a, size_t step, char *buf, size_t n)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     const struct scene *s = &a->sc;
     buf[0] = '\0';
-    if (!a->have_trace) return buf;
+    if (!cs->have_trace) return buf;
     if (s->hl == HL_CHUNK) {
-        for (size_t k = 0; k < a->plan.nx; k++)
-            if (a->plan.x[k].chunk == s->hl_index) return buf;
+        for (size_t k = 0; k < cs->plan.nx; k++)
+            if (cs->plan.x[k].chunk == s->hl_index) return buf;
         snprintf(buf, n, "highlight chunk:%d: this plan has no chunk %d", s->hl_index,
                  s->hl_index);
-    } else if (s->hl == HL_TRANSFER && step > 0 && step <= a->plan.nsteps &&
-               (size_t)s->hl_index >= a->plan.steps[step - 1].n) {
+    } else if (s->hl == HL_TRANSFER && step > 0 && step <= cs->plan.nsteps &&
+               (size_t)s->hl_index >= cs->plan.steps[step - 1].n) {
         snprintf(buf, n, "highlight transfer:%d: this step has %zu transfers", s->hl_index,
-                 a->plan.steps[step - 1].n);
+                 cs->plan.steps[step - 1].n);
     }
     return buf;
 }
 
 static size_t coll_nsteps(const struct app *a)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     if (coll_slices(a)) return (size_t)coll_slices(a)->tl.nticks;
-    return a->have_trace ? a->plan.nsteps : 0;
+    return cs->have_trace ? cs->plan.nsteps : 0;
 }
 
 /* A plan's phases; the slice view's ticks are one phase. */
 static size_t coll_phase_ends(const struct app *a, long *out, size_t max)
 {
-    if (coll_slices(a) || !a->have_trace) return 0;
-    return plan_phase_ends(&a->plan, out, max);
+    const struct coll_screen *cs = coll_cstate(a);
+    if (coll_slices(a) || !cs->have_trace) return 0;
+    return plan_phase_ends(&cs->plan, out, max);
 }
 
 static void coll_apply(struct app *a, unsigned changed)
 {
+    struct coll_screen *cs = coll_state(a);
     if (changed & (SF_SCREEN | SF_COLL | SF_RANKS | SF_INPUT)) coll_rebuild(a);
     if (changed & (SF_SCREEN | SF_COLL | SF_RANKS | SF_INPUT | SF_VIEW)) coll_rebuild_slices(a);
     if (!a->w) return;
     if (changed & (SF_SCREEN | SF_COLL | SF_RANKS | SF_MEAS)) {
         app_cancel(a);
-        a->m.measure_err[0] = '\0';
-        a->m.sweep_err[0] = '\0';
+        cs->m.measure_err[0] = '\0';
+        cs->m.sweep_err[0] = '\0';
         coll_post_check(a);
         if (a->auto_measure) coll_measure(a);
     } else if (changed & SF_INPUT) {
@@ -447,6 +479,7 @@ static void coll_apply(struct app *a, unsigned changed)
 
 static bool coll_action(struct app *a, enum ui_action act, struct scene *next)
 {
+    struct coll_screen *cs = coll_state(a);
     const struct scene *s = &a->sc;
     switch (act) {
     case ACT_SCHEDULE:
@@ -529,7 +562,7 @@ static bool coll_action(struct app *a, enum ui_action act, struct scene *next)
     case ACT_MEASURE:
         if (!a->w)
             snprintf(a->msg, sizeof a->msg, "no backend to measure on");
-        else if (meas_measuring(&a->m))
+        else if (meas_measuring(&cs->m))
             app_busy_msg(a, "already measuring");
         else
             coll_measure(a);
@@ -537,7 +570,7 @@ static bool coll_action(struct app *a, enum ui_action act, struct scene *next)
     case ACT_SWEEP:
         if (!a->w)
             snprintf(a->msg, sizeof a->msg, "no backend to measure on");
-        else if (meas_sweeping(&a->m))
+        else if (meas_sweeping(&cs->m))
             app_busy_msg(a, "already sweeping");
         else
             coll_sweep(a);
@@ -566,21 +599,43 @@ static bool coll_action(struct app *a, enum ui_action act, struct scene *next)
 
 static bool coll_result(struct app *a, const struct result *r)
 {
-    return meas_apply(&a->m, r);
+    struct coll_screen *cs = a->screen_state[SCREEN_COLLECTIVES];
+    return cs && meas_apply(&cs->m, r); /* no state: this screen posted nothing */
 }
 
 static bool coll_busy(const struct app *a)
 {
-    return meas_measuring(&a->m) || meas_sweeping(&a->m) || a->m.check == CHECK_PENDING;
+    const struct coll_screen *cs = coll_cstate(a);
+    return meas_measuring(&cs->m) || meas_sweeping(&cs->m) || cs->m.check == CHECK_PENDING;
 }
 
 static void coll_cancelled(struct app *a)
 {
-    meas_cancelled(&a->m);
+    struct coll_screen *cs = a->screen_state[SCREEN_COLLECTIVES];
+    if (cs) meas_cancelled(&cs->m);
+}
+
+static const struct plan *coll_plan(const struct app *a)
+{
+    const struct coll_screen *cs = coll_cstate(a);
+    return cs->have_plan ? &cs->plan : NULL;
+}
+
+static const struct trace *coll_trace(const struct app *a)
+{
+    const struct coll_screen *cs = coll_cstate(a);
+    return cs->have_trace ? &cs->trace : NULL;
+}
+
+static const struct meas *coll_meas(const struct app *a)
+{
+    const struct coll_screen *cs = a->screen_state[SCREEN_COLLECTIVES];
+    return cs ? &cs->m : NULL;
 }
 
 static void coll_free_state(struct app *a)
 {
+    if (!a->screen_state[SCREEN_COLLECTIVES]) return;
     coll_free_derived(a);
     coll_free_slices(a);
     free(a->screen_state[SCREEN_COLLECTIVES]);
@@ -606,4 +661,7 @@ const struct screen_ops screen_collectives = {
     .cancelled = coll_cancelled,
     .help = coll_help,
     .free_state = coll_free_state,
+    .plan = coll_plan,
+    .trace = coll_trace,
+    .meas = coll_meas,
 };

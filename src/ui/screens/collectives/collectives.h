@@ -15,8 +15,14 @@
 #include "ui/screens/screens.h"
 
 struct app;
+struct layout;
 
+/* The screen's state is its own (collstate.h, included by this folder's files alone): other
+ * files ask through screen_ops (screen_plan, screen_trace, screen_meas) or the functions
+ * below. */
 extern const struct screen_ops screen_collectives;
+
+#define COLL_XFER_TEXT 64 /* bytes of one transfer's text (coll_xfer_text) */
 
 /* Text of transfer x as the list shows it: "r3 ─▶ r0  chunk 0 (+) Σ4". */
 void coll_xfer_text(const struct app *a, const struct xfer *x, size_t snap, char *buf,
@@ -64,6 +70,8 @@ void coll_draw(struct app *a, struct rect r);
 /* Where everything of the collectives screen goes in r (a->lay, shifted to r): what
  * coll_draw draws into; false when r is too small. Pure: the layout test calls it. */
 bool coll_layout(struct app *a, struct rect r);
+/* The layout coll_layout last made (in the rect it was given). */
+const struct layout *coll_laid_out(const struct app *a);
 /* The fewest rows (at most rows) at which the scene at width cols shows all that it shows in
  * rows x cols, nothing less at any height between (screen_ops.rows_needed). */
 int coll_rows_needed(const struct app *a, int cols, int rows);

@@ -12,11 +12,13 @@
 #include "core/text.h"
 #include "ui/hierdraw.h"
 #include "ui/screens/screens.h"
+#include "ui/screens/collectives/collstate.h"
 #include "ui/screens/collectives/measmodel.h"
 
 static void panel_badge(const struct app *a, struct styled_line *l)
 {
-    const struct meas *m = &a->m;
+    const struct coll_screen *cs = coll_cstate(a);
+    const struct meas *m = &cs->m;
     const struct theme *th = &a->th;
     switch (m->check) {
     case CHECK_PASS:
@@ -52,7 +54,8 @@ static void panel_badge(const struct app *a, struct styled_line *l)
  * an error in err (fewer than two sizes, a degenerate fit). */
 static int panel_fit(const struct app *a, struct model_fit *f, char *err, size_t errlen)
 {
-    const struct meas *m = &a->m;
+    const struct coll_screen *cs = coll_cstate(a);
+    const struct meas *m = &cs->m;
     if (meas_sweeping(m) || m->nsweep < 2)
         return cv_err(err, errlen, CV_EINVAL, "no finished sweep of 2 sizes or more");
     return mm_fit_rows(m->sweep_params.coll, m->sweep_params.algo, m->sweep[0].nranks, m->sweep,
@@ -63,9 +66,10 @@ static int panel_fit(const struct app *a, struct model_fit *f, char *err, size_t
  * collective and world size, else the defaults mm_choose states. */
 static void panel_model_params(const struct app *a, enum coll c, int W, struct mm_params *mp)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     struct model_fit f;
     char err[160];
-    const struct meas *m = &a->m;
+    const struct meas *m = &cs->m;
     bool fit = panel_fit(a, &f, err, sizeof err) == CV_OK && m->sweep_params.coll == c &&
                m->sweep[0].nranks == W;
     mm_choose(fit ? &f : NULL, screen_figure(a, SCREEN_FIG_MEMCPY_GBS), W,
@@ -78,7 +82,8 @@ static void panel_model_params(const struct app *a, enum coll c, int W, struct m
  * with where its α and β came from; after a sweep, the fit itself. */
 static void panel_model(const struct app *a, struct styled_lines *p, int width)
 {
-    const struct meas *m = &a->m;
+    const struct coll_screen *cs = coll_cstate(a);
+    const struct meas *m = &cs->m;
     const struct theme *th = &a->th;
     const struct bench_result *row = &m->row;
     if (row->nranks < 2) return;
@@ -122,7 +127,8 @@ static void panel_model(const struct app *a, struct styled_lines *p, int width)
  * size or operation), or being replaced? */
 static bool panel_row_stale(const struct app *a)
 {
-    const struct meas *m = &a->m;
+    const struct coll_screen *cs = coll_cstate(a);
+    const struct meas *m = &cs->m;
     return meas_measuring(m) || m->row_params.coll != a->sc.coll ||
            m->row_params.bytes != a->sc.meas_bytes || m->row_params.op != a->sc.op;
 }
@@ -131,7 +137,8 @@ static bool panel_row_stale(const struct app *a)
 static void panel_numbers(const struct app *a, struct styled_lines *p, int width,
                           bool with_badge)
 {
-    const struct meas *m = &a->m;
+    const struct coll_screen *cs = coll_cstate(a);
+    const struct meas *m = &cs->m;
     const struct theme *th = &a->th;
     attr_t lab = th->role[TH_LABEL], num = th->role[TH_MEASURED];
     if (with_badge) panel_badge(a, styled_new(p));
@@ -232,10 +239,11 @@ static void panel_numbers(const struct app *a, struct styled_lines *p, int width
 static void panel_backend(const struct app *a, struct styled_lines *p, int width,
                           int note_lines)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     const struct theme *th = &a->th;
     char t[320];
     snprintf(t, sizeof t, "backend %s: %s", a->w ? a->backend_name : "none", a->backend_desc);
-    styled_wrapped_max(p, th->role[TH_LABEL], width, t, a->lay.panel_side ? 6 : 3);
+    styled_wrapped_max(p, th->role[TH_LABEL], width, t, cs->lay.panel_side ? 6 : 3);
     char size[32];
     format_size(a->sc.meas_bytes, size, sizeof size);
     struct styled_line *l = styled_new(p);
@@ -255,7 +263,8 @@ static void panel_backend(const struct app *a, struct styled_lines *p, int width
  * into model_bus; false (and no curve) when there is no physical fit. */
 static bool plot_model_curve(const struct app *a, double *model_bus)
 {
-    const struct meas *m = &a->m;
+    const struct coll_screen *cs = coll_cstate(a);
+    const struct meas *m = &cs->m;
     struct model_fit f;
     char err[160];
     if (panel_fit(a, &f, err, sizeof err) != CV_OK || !f.physical) return false;
@@ -286,7 +295,8 @@ static int plot_wrapped(const struct app *a, struct rect r, attr_t attr, const c
  * shows. False when there is no sweep to plot (nothing more to draw). */
 static bool plot_title(const struct app *a, struct rect r, bool pair)
 {
-    const struct meas *m = &a->m;
+    const struct coll_screen *cs = coll_cstate(a);
+    const struct meas *m = &cs->m;
     const struct theme *th = &a->th;
     char lo[16], hi[16];
     meas_size_label(4096, lo, sizeof lo);
@@ -362,7 +372,8 @@ static void plot_bar(const struct app *a, int base, int x, int barw, int rows, i
 static bool plot_bars(const struct app *a, struct rect r, const double *model_bus, bool curve,
                       bool pair, int *base_out)
 {
-    const struct meas *m = &a->m;
+    const struct coll_screen *cs = coll_cstate(a);
+    const struct meas *m = &cs->m;
     const struct theme *th = &a->th;
     double max = 0;
     for (int i = 0; i < m->nsweep; i++) {
@@ -425,7 +436,8 @@ static bool plot_bars(const struct app *a, struct rect r, const double *model_bu
 /* busbw vs size from the last sweep: one bar per size, heights in eighths of a row. */
 static void panel_plot(const struct app *a, struct rect r)
 {
-    const struct meas *m = &a->m;
+    const struct coll_screen *cs = coll_cstate(a);
+    const struct meas *m = &cs->m;
     const struct theme *th = &a->th;
     if (r.h < 1 || r.w < 10) return;
     double model_bus[MEAS_SWEEP_MAX] = {0};
@@ -455,27 +467,28 @@ static void panel_plot(const struct app *a, struct rect r)
 
 void coll_panel(const struct app *a, struct rect r)
 {
+    const struct coll_screen *cs = coll_cstate(a);
     const struct theme *th = &a->th;
-    const struct layout *l = &a->lay;
+    const struct layout *l = &cs->lay;
     if (r.h < 1) return;
     if (l->panel_compact) {
         /* A line or two: the badge and the headline figure. */
         struct styled_lines p = {.n = 0};
         struct styled_line *ln = styled_new(&p);
         panel_badge(a, ln);
-        bool stale = a->m.have_row && panel_row_stale(a);
-        if (stale && (a->room || !meas_measuring(&a->m))) {
+        bool stale = cs->m.have_row && panel_row_stale(a);
+        if (stale && (a->room || !meas_measuring(&cs->m))) {
             /* another scene's figures are never read as this one's: the room sees none */
             styled_add(ln, th->role[TH_DIM], "  %s",
                        a->room ? "not measured for this scene"
                                : "stale: measured for another scene");
-        } else if (a->m.have_row) {
+        } else if (cs->m.have_row) {
             char bus[32], size[32];
-            text_gbps(bus, sizeof bus, a->m.row.busbw);
-            format_size(a->m.row.bytes, size, sizeof size);
-            if (a->m.row.nranks < 2) {
+            text_gbps(bus, sizeof bus, cs->m.row.busbw);
+            format_size(cs->m.row.bytes, size, sizeof size);
+            if (cs->m.row.nranks < 2) {
                 char t[32];
-                text_time_us(t, sizeof t, a->m.row.time_us);
+                text_time_us(t, sizeof t, cs->m.row.time_us);
                 styled_add(ln, th->role[TH_LABEL], "  time ");
                 styled_add(ln, th->role[TH_MEASURED], "%s", t);
                 styled_add(ln, th->role[TH_WARN], " (W=1: no transfer)");
@@ -483,11 +496,11 @@ void coll_panel(const struct app *a, struct rect r)
                 styled_add(ln, th->role[TH_LABEL], "  busbw ");
                 styled_add(ln, th->role[TH_MEASURED], "%s GB/s", bus);
             }
-            styled_add(ln, th->role[TH_DIM], " measured on %s, %s, W=%d", a->m.row_backend,
-                       size, a->m.row.nranks);
+            styled_add(ln, th->role[TH_DIM], " measured on %s, %s, W=%d", cs->m.row_backend,
+                       size, cs->m.row.nranks);
         } else {
             styled_add(ln, th->role[TH_DIM], "  %s",
-                       meas_measuring(&a->m) ? "measuring" : "not measured yet");
+                       meas_measuring(&cs->m) ? "measuring" : "not measured yet");
         }
         char t[320];
         snprintf(t, sizeof t, "backend %s: %s", a->w ? a->backend_name : "none",
@@ -521,11 +534,11 @@ void coll_panel(const struct app *a, struct rect r)
         int below = pr.y + pr.h + 1;
         /* The what-if table of the measured collective on every link (model), where the
          * rows below the plot leave room for it and the note. */
-        if (a->m.have_row && a->m.row.nranks >= 2) {
+        if (cs->m.have_row && cs->m.row.nranks >= 2) {
             static struct hier_lines w;
             enum algo al;
-            if (algo_parse(a->m.row.algo, &al) != 0) al = a->m.row_params.algo;
-            hier_whatif(a->m.row_params.coll, al, a->m.row.nranks, a->m.row.bytes, a->utf8,
+            if (algo_parse(cs->m.row.algo, &al) != 0) al = cs->m.row_params.algo;
+            hier_whatif(cs->m.row_params.coll, al, cs->m.row.nranks, cs->m.row.bytes, a->utf8,
                         true, &w);
             if (in.y + in.h - below - (note.n ? note.n + 1 : 0) >= w.n)
                 below += hier_lines_draw(a, &w, (struct rect){below, in.x, w.n, in.w}) + 1;
@@ -539,11 +552,11 @@ void coll_panel(const struct app *a, struct rect r)
         panel_numbers(a, &left, lw - 1, true);
         styled_draw(&left, 0, (struct rect){in.y, in.x, in.h, lw - 1});
         /* The nccl line gets two lines until a sweep's plot needs the room. */
-        bool plot = a->m.nsweep > 0 || meas_sweeping(&a->m);
+        bool plot = cs->m.nsweep > 0 || meas_sweeping(&cs->m);
         panel_backend(a, &right, in.w - lw - 1, plot ? 1 : 2);
         struct rect rr = {in.y, in.x + lw + 1, in.h, in.w - lw - 1};
         int used = styled_draw(&right, 0, rr);
-        if (a->m.nsweep == 0 && !meas_sweeping(&a->m))
+        if (cs->m.nsweep == 0 && !meas_sweeping(&cs->m))
             used += styled_draw(&note, 0, (struct rect){rr.y + used, rr.x, rr.h - used, rr.w});
         panel_plot(a, (struct rect){rr.y + used, rr.x, rr.h - used, rr.w});
     }

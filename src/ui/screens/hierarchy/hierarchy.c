@@ -13,6 +13,7 @@
 #include "ui/app.h"
 #include "ui/frame.h"
 #include "ui/hierdraw.h"
+#include "ui/meas.h"
 #include "core/text.h"
 #include "ui/overlays/overlays.h"
 
@@ -107,8 +108,9 @@ static void hier_nccl_link(const struct app *a, const struct hier_screen *h,
                            struct hier_figure *f)
 {
     const char *link = "";
+    const struct meas *cm = screen_meas(a); /* the collectives screen's, NULL none yet */
     if (f->state == HM_DONE)
-        link = h && h->ar.state == HM_DONE ? h->ar.link : a->m.row.link;
+        link = h && h->ar.state == HM_DONE ? h->ar.link : cm ? cm->row.link : "";
     else if (f->state != HM_NONE)
         return; /* measuring, failed: that is what the line says */
     size_t len = strlen(f->how);
@@ -120,8 +122,8 @@ static void hier_nccl_link(const struct app *a, const struct hier_screen *h,
 /* The collectives screen's last all-reduce, where this screen measured none. */
 static void hier_collectives_row(const struct app *a, struct hier_figure *ar)
 {
-    const struct meas *cm = &a->m;
-    if (cm->have_row && cm->row_params.coll == COLL_ALL_REDUCE && cm->row.nranks >= 2 &&
+    const struct meas *cm = screen_meas(a);
+    if (cm && cm->have_row && cm->row_params.coll == COLL_ALL_REDUCE && cm->row.nranks >= 2 &&
         cm->row.wrong <= 0 && strcmp(cm->row_backend, a->backend_name) == 0) {
         char sz[32];
         format_size(cm->row.bytes, sz, sizeof sz);

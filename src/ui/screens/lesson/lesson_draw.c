@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "lesson/endpage.h"
 #include "lesson/glossary.h"
 #include "core/vec.h"
 #include "ui/app.h"
@@ -198,18 +199,14 @@ static void ll_text(struct lesson_lines *v, attr_t attr, int width, const char *
 
 /* ---- the narration ---- */
 
-/* The slide's narration, each glossary term underlined at its first use (the spans cut at
- * the term's edges only: the lines break where they would unmarked). */
-static void narr_blocks(const struct app *a, const struct lesson_ui *u,
-                        const struct lesson_slide *s, struct lesson_lines *v, int width)
+/* Narration blocks wrapped at width: the slide's, the end page's. */
+static void flow_blocks(const struct app *a, const struct lesson_block *blocks, size_t nblocks,
+                        struct lesson_lines *v, int width)
 {
     const struct theme *th = &a->th;
-    struct lesson_block *marked =
-        u->terms_plain ? NULL : glossary_marked_copy(s->blocks, s->nblocks);
-    const struct lesson_block *blocks = marked ? marked : s->blocks;
-    for (size_t i = 0; i < s->nblocks; i++) {
+    for (size_t i = 0; i < nblocks; i++) {
         const struct lesson_block *b = &blocks[i];
-        const struct lesson_block *nb = i + 1 < s->nblocks ? &blocks[i + 1] : NULL;
+        const struct lesson_block *nb = i + 1 < nblocks ? &blocks[i + 1] : NULL;
         char lead[64], indent[64];
         struct flow f = {.v = v, .width = width, .indent_attr = A_NORMAL};
         switch (b->kind) {
@@ -275,6 +272,16 @@ static void narr_blocks(const struct app *a, const struct lesson_ui *u,
         }
         }
     }
+}
+
+/* The slide's narration, each glossary term underlined at its first use (the spans cut at
+ * the term's edges only: the lines break where they would unmarked). */
+static void narr_blocks(const struct app *a, const struct lesson_ui *u,
+                        const struct lesson_slide *s, struct lesson_lines *v, int width)
+{
+    struct lesson_block *marked =
+        u->terms_plain ? NULL : glossary_marked_copy(s->blocks, s->nblocks);
+    flow_blocks(a, marked ? marked : s->blocks, s->nblocks, v, width);
     glossary_free_blocks(marked, s->nblocks);
 }
 
@@ -418,20 +425,18 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
 }
 
 /* Every line of the slide's narration pane; *ex_line: where the exercise starts. */
-/* One exercise of the end page that was missed (not solved, or solved after a wrong
- * answer): where it is, and the last wrong answer graded again to say what it was. */
-static void end_missed(const struct app *a, const struct lesson_ui *u,
-                       const struct lesson_exercise *e, struct lesson_lines *v, int width)
+/* The end page's word on exercise e (lesson/endpage.h): missed when not solved, or solved
+ * after a wrong answer; the last wrong answer graded again says what it was. */
+static const char *end_missed(const void *ctx, const struct lesson_exercise *e, char *detail,
+                              size_t n)
 {
+    const struct lesson_ui *u = ctx;
     const struct progress_ex *px = u->have_prog ? progress_exercise(&u->prog, e->id) : NULL;
-    bool solved = px && px->solved;
-    char t[700];
-    snprintf(t, sizeof t, "slide %zu, %s: %s", e->slide + 1, e->id,
-             solved ? "solved after a wrong answer"
-             : px   ? "not solved"
-                    : "not answered");
-    ll_text(v, solved ? a->th.role[TH_WARN] : a->th.role[TH_BAD], width, "- ", "  ", t);
-    if (!px || !px->wrong[0]) return;
+    if (px && px->solved && !px->wrong[0]) return NULL; /* right at the first try */
+    const char *what = px && px->solved ? "solved after a wrong answer"
+                       : px             ? "not solved"
+                                        : "not answered";
+    if (!px || !px->wrong[0]) return what;
     struct ex_variant var;
     char err[160];
     bool has_var =
@@ -439,12 +444,13 @@ static void end_missed(const struct app *a, const struct lesson_ui *u,
     struct ex_grade g;
     memset(&g, 0, sizeof g);
     ex_grade(e, has_var ? &var : NULL, px->wrong, &g);
-    snprintf(t, sizeof t, "you answered %s: %s", px->wrong, g.msg);
-    ll_text(v, A_NORMAL, width, "  ", "  ", t);
+    snprintf(detail, n, "you answered %s: %s", px->wrong, g.msg);
+    return what;
 }
 
 /* The lesson's end page (n on its last slide): what it taught (the front matter's
- * summary) and the exercises missed, each with its diagnosis. */
+ * summary) and the exercises missed, each with its diagnosis; the presenter's E page is the
+ * same blocks (lesson_end_blocks). */
 static void end_lines(const struct app *a, const struct lesson_ui *u, struct lesson_lines *v,
                       int width)
 {
@@ -453,45 +459,31 @@ static void end_lines(const struct app *a, const struct lesson_ui *u, struct les
     snprintf(t, sizeof t, "End of the lesson: %s", L->title ? L->title : L->id);
     ll_text(v, A_BOLD | A_UNDERLINE, width, "", "", t);
     ll_new(v);
-    ll_text(v, a->th.role[TH_LABEL] | A_BOLD, width, "", "", "What it taught");
-    ll_text(v, A_NORMAL, width, "", "", L->summary ? L->summary : "(no summary in the lesson)");
-    ll_new(v);
-    ll_text(v, a->th.role[TH_LABEL] | A_BOLD, width, "", "", "Exercises missed");
-    size_t missed = 0, nex = 0;
-    for (size_t k = 0; k < L->nslides; k++)
-        for (size_t i = 0; i < L->slides[k].nex; i++) {
-            const struct lesson_exercise *e = &L->slides[k].ex[i];
-            const struct progress_ex *px =
-                u->have_prog ? progress_exercise(&u->prog, e->id) : NULL;
-            nex++;
-            if (px && px->solved && !px->wrong[0]) continue; /* right at the first try */
-            end_missed(a, u, e, v, width);
-            missed++;
-        }
-    if (!missed)
-        ll_text(v, a->th.role[TH_OK], width, "", "",
-                nex ? "none: every exercise solved without a wrong answer"
-                    : "none: this lesson has no exercises");
-    ll_new(v);
+    size_t nb;
+    struct lesson_block *b = lesson_end_blocks(
+        L, "Exercises missed", "none: every exercise solved without a wrong answer", end_missed,
+        u, &nb);
+    flow_blocks(a, b, nb, v, width);
+    glossary_free_blocks(b, nb);
     ll_text(v, a->th.role[TH_DIM], width, "", "",
             "p: back to the last slide; collviz lesson review lists every lesson's mistakes");
 }
 
-/* The glossary page (G): every term and its definition; *at: the line of term `jump`. */
+/* The glossary page (G): the slide's terms first, then every other one, each with its
+ * definition: the blocks the presenter's G shows (glossary_page_blocks). *at: 0, the top. */
 static void glossary_lines(const struct app *a, const struct lesson_ui *u,
                            struct lesson_lines *v, int width, int *at)
 {
-    size_t n;
-    const struct glossary_term *t = glossary_terms(&n);
+    size_t used[GLOSSARY_MAX_TERMS], nb;
+    size_t k = glossary_slide_terms(&u->L->slides[u->slide], used, GLOSSARY_MAX_TERMS);
     ll_text(v, A_BOLD | A_UNDERLINE, width, "", "", "Glossary");
-    ll_text(v, a->th.role[TH_DIM], width, "", "", "G or Esc: back to the slide; j/k scroll");
+    ll_text(v, a->th.role[TH_DIM], width, "", "",
+            "the slide's terms first; G or Esc: back to the slide; j/k scroll");
     ll_new(v);
     *at = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i == u->gloss_term) *at = v->n;
-        ll_text(v, a->th.role[TH_LABEL] | A_BOLD, width, "", "", t[i].term);
-        ll_text(v, A_NORMAL, width, "  ", "  ", t[i].definition);
-    }
+    struct lesson_block *b = glossary_page_blocks(used, k, &nb);
+    flow_blocks(a, b, nb, v, width);
+    glossary_free_blocks(b, nb);
 }
 
 /* The glossary's terms the slide uses, marked, after its narration: G opens the glossary at
@@ -686,10 +678,7 @@ static void draw_narration(struct app *a, struct lesson_ui *u, const struct less
     if (v.n > narr.h && narr.h > 1) rows = narr.h - 1; /* the more line */
     int max = v.n - rows;
     if (max < 0) max = 0;
-    if (u->glossary && u->gloss_jump) { /* the slide's first term at the top */
-        u->scroll = ex_line;
-        u->gloss_jump = false;
-    } else if ((u->show_ex || u->editing) && s->nex && !u->glossary) {
+    if ((u->show_ex || u->editing) && s->nex && !u->glossary) {
         /* what the student just did (answer, hint, solution) is at the end, and the line
          * being typed stays in view (after a resize too) */
         u->scroll = max;

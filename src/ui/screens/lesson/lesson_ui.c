@@ -13,7 +13,6 @@
 #include <curses.h>
 
 #include "core/util.h"
-#include "lesson/glossary.h"
 #include "ui/app.h"
 #include "ui/screens/lesson/recall.h"
 #include "core/text.h"
@@ -255,15 +254,12 @@ static void lesson_ui_move(struct app *a, struct lesson_ui *u, bool next)
     }
 }
 
-/* G: the glossary, scrolled to the first of the slide's terms; G again closes it. */
-static void lesson_ui_glossary(struct lesson_ui *u, const struct lesson_slide *s)
+/* G: the glossary, the slide's terms first (at the top); G again closes it. */
+static void lesson_ui_glossary(struct lesson_ui *u)
 {
     u->glossary = !u->glossary;
     u->scroll = 0;
     u->editing = false;
-    size_t used[1];
-    u->gloss_jump = u->glossary && s && glossary_slide_terms(s, used, 1) == 1;
-    u->gloss_term = u->gloss_jump ? used[0] : 0;
 }
 
 /* L: the lecture's numbers again (after v, or where an earlier lesson showed them). */
@@ -355,7 +351,7 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
         lesson_ui_lecture(a, u, e, st);
         return true;
     case ACT_GLOSSARY:
-        lesson_ui_glossary(u, s);
+        lesson_ui_glossary(u);
         return true;
     case ACT_SOLUTION:
         if (!e)
@@ -372,7 +368,7 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
     case ACT_CLOSE:
         if (a->help || a->hw_open) return false;
         if (u->glossary) {
-            lesson_ui_glossary(u, s); /* closes it */
+            lesson_ui_glossary(u); /* closes it */
         } else if (u->from_list) {
             u->sel = (size_t)(u->L - u->set.v); /* the list's cursor on the lesson left */
             u->in_list = true;

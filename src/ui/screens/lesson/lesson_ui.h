@@ -67,9 +67,8 @@ struct lesson_ui {
     bool show_ex;     /* scroll so the exercise section shows (after Enter, H, S, v) */
     bool hid_box;     /* the last draw hid a box an exercise asks about (predict first) */
     bool scene_alone; /* z: the slide's scene over the whole terminal */
-    bool glossary;    /* G: the glossary in the narration's place; G or Esc closes it */
-    bool gloss_jump;  /* the next draw scrolls to the slide's first term (gloss_term) */
-    size_t gloss_term;
+    bool glossary;    /* G: the glossary in the narration's place, the slide's terms first;
+                         G or Esc closes it */
     bool at_end;      /* n on the last slide: the lesson's end page (summary, exercises
                          missed) in the narration's place; p goes back */
     int scroll_max;   /* the last draw's largest scroll (the narration's last page) */

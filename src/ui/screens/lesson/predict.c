@@ -92,8 +92,8 @@ static bool predict_hit(double v, double half, const char *unit, void *ctx)
 static long holds_same_from(const struct app *a, const struct lesson_exercise *e, long at,
                             int r)
 {
-    const struct trace *t = &a->trace;
-    if (!t->plan || at < 0 || (size_t)at >= t->nsnap || e->rank >= t->plan->nranks ||
+    const struct trace *t = screen_trace(a);
+    if (!t || !t->plan || at < 0 || (size_t)at >= t->nsnap || e->rank >= t->plan->nranks ||
         r >= t->plan->nranks)
         return -1;
     size_t L = t->plan->work_len, lo = e->slots ? (size_t)e->slot_lo : 0;
@@ -166,8 +166,8 @@ static bool predict_box_is(const struct trace *t, size_t s, int r, const struct 
 static long predict_values_from(const struct app *a, const struct lesson_exercise *e, int r,
                                 size_t min_data)
 {
-    const struct trace *t = &a->trace;
-    if (!a->have_trace || !t->plan || r >= t->plan->nranks || t->nsnap == 0) return -1;
+    const struct trace *t = screen_trace(a);
+    if (!t || !t->plan || r >= t->plan->nranks || t->nsnap == 0) return -1;
     const struct predict_want *w = predict_want_of(e);
     size_t L = t->plan->work_len;
     if (!w->ok || w->len != L || L == 0 || L > PREDICT_BOX) return -1;
@@ -206,8 +206,8 @@ static bool predict_shows(const struct trace *t, size_t st, int q, const struct 
  * all-reduce's middle frame, one a rank), the boxes that show one of them are hidden. */
 static void predict_spread(struct app *a, const struct lesson_exercise *e)
 {
-    const struct trace *t = &a->trace;
-    if (!a->have_trace || !t->plan || t->nsnap == 0) return;
+    const struct trace *t = screen_trace(a);
+    if (!t || !t->plan || t->nsnap == 0) return;
     const struct predict_want *w = predict_want_of(e);
     size_t L = t->plan->work_len;
     if (!w->ok || w->len != L || L == 0 || L > PREDICT_BOX) return;

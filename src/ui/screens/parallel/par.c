@@ -353,6 +353,7 @@ const struct screen_ops screen_parallel = {
     .apply = par_apply_scene,
     .nsteps = par_nsteps,
     .phase_ends = par_phase_ends,
+    .rows_needed = par_rows_needed,
     .action = par_action,
     .draw = par_draw,
     .result = par_result,

@@ -1035,10 +1035,11 @@ static void par_panel(const struct app *a, struct rect r)
 
 /* ---- the screen ---- */
 
-bool par_layout(struct app *a, struct rect area)
+/* The layout of the scene at rows x cols (rows counting the free key bar row, embedded)
+ * into *out; false when it does not fit. PAR(a) is built. */
+static bool par_layout_at(const struct app *a, int rows, int cols, struct par_layout *out)
 {
-    if (!PAR(a) || PAR(a)->shapes_utf8 != a->utf8) par_rebuild(a);
-    struct par_screen *p = PAR(a);
+    const struct par_screen *p = PAR(a);
     const struct par_view *v = &p->view;
     int W = v->cfg.nranks;
     struct par_layout_content c = {
@@ -1051,16 +1052,55 @@ bool par_layout(struct app *a, struct rect area)
         .whats = v->ok ? (const char *const *)p->whats : NULL,
         .nwhats = v->ok ? p->nwhats : 0,
         .zoom = v->ok || a->zoom < 3 ? a->zoom : 2, /* an error keeps its sentence row */
+        /* embedded (the presenter), the frame around says how many rows it gives */
+        .min_rows = a->bar_row_free ? PAR_EMBED_MIN_ROWS : 0,
     };
     if (v->have_sched) {
         c.gantt_rows = v->sched.stages + 3;
         c.gantt_w = 4 + v->sched.ticks * 2 + 3 + 4 + 24;
     }
+    return par_layout_compute(rows, cols, &c, out);
+}
+
+bool par_layout(struct app *a, struct rect area)
+{
+    if (!PAR(a) || PAR(a)->shapes_utf8 != a->utf8) par_rebuild(a);
+    struct par_screen *p = PAR(a);
     /* Embedded, the key bar's row is not drawn: the layout may use it, just below area. */
-    if (!par_layout_compute(area.h + (a->bar_row_free ? 1 : 0), area.w, &c, &p->lay))
-        return false;
+    if (!par_layout_at(a, area.h + (a->bar_row_free ? 1 : 0), area.w, &p->lay)) return false;
     par_layout_shift(&p->lay, area.y, area.x);
     return true;
+}
+
+/* Layout x shows all that layout y shows: every matrix and value row the boxes show, every
+ * transfer row and sentence line, the charts, the panel at its least bordered height (or as
+ * compact as it was). Box borders and the blank rows between regions may go. */
+static bool par_shows_all(const struct par_layout *x, const struct par_layout *y)
+{
+    int panel_min = y->panel.h < PAR_PANEL_H_MIN ? y->panel.h : PAR_PANEL_H_MIN;
+    return x->key_only <= y->key_only &&
+           (x->row_cap == 0 || (y->row_cap && x->row_cap >= y->row_cap)) &&
+           x->what_lines >= y->what_lines && x->xfers.h >= y->xfers.h &&
+           x->gantt.h == y->gantt.h && x->panel_side == y->panel_side &&
+           (x->panel_side || x->panel.h >= panel_min) && x->panel_compact <= y->panel_compact;
+}
+
+int par_rows_needed(const struct app *a, int cols, int rows)
+{
+    const struct par_screen *p = PAR(a);
+    /* the mixture of experts' view lays itself out; a zoom asks for the largest boxes */
+    if (a->sc.scheme == TRAIN_MOE || !p || p->shapes_utf8 != a->utf8 || a->zoom > 0)
+        return rows;
+    int extra = a->bar_row_free ? 1 : 0;
+    struct par_layout ref, at;
+    if (!par_layout_at(a, rows + extra, cols, &ref)) return rows;
+    int need = rows;
+    /* Every height from need up to rows shows all that rows shows: the frame may give any. */
+    for (int h = rows - 1; h + extra >= PAR_EMBED_MIN_ROWS; h--) {
+        if (!par_layout_at(a, h + extra, cols, &at) || !par_shows_all(&at, &ref)) break;
+        need = h;
+    }
+    return need;
 }
 
 void par_draw(struct app *a, struct rect area)

@@ -9,7 +9,7 @@
 #define PANEL_SIDE_W_MIN 58
 #define PANEL_SIDE_W_MAX 70
 #define PANEL_H_MAX 12
-#define PANEL_H_MIN 6
+#define PANEL_H_MIN PAR_PANEL_H_MIN
 #define PANEL_COMPACT_H 2
 #define WHAT_GROW_LINES 8 /* the sentence's rows where rows are free (par_what draws 8) */
 
@@ -164,8 +164,9 @@ bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
     out->cols = cols;
     out->too_small = true;
     int W = c->nranks;
-    if (rows < LAYOUT_MIN_ROWS || cols < LAYOUT_MIN_COLS || W < 1 || W > PAR_MAX_RANKS)
-        return false;
+    int min_rows = c->min_rows > 0 ? c->min_rows : LAYOUT_MIN_ROWS;
+    if (min_rows < PAR_EMBED_MIN_ROWS) min_rows = PAR_EMBED_MIN_ROWS;
+    if (rows < min_rows || cols < LAYOUT_MIN_COLS || W < 1 || W > PAR_MAX_RANKS) return false;
     out->title = (struct rect){0, 0, 1, cols};
     out->status = (struct rect){1, 0, 1, cols};
     out->bar = (struct rect){rows - 1, 0, 1, cols};

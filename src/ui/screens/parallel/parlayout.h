@@ -19,9 +19,11 @@
 #include "ui/kit/rect.h"
 #include "scene/par_view.h"
 
-#define PAR_CELL_W 3   /* "-83" */
-#define PAR_MAT_GAP 2  /* columns between matrices in a box */
-#define PAR_MAT_HEAD 2 /* name line, shape-and-scale line */
+#define PAR_CELL_W 3          /* "-83" */
+#define PAR_MAT_GAP 2         /* columns between matrices in a box */
+#define PAR_MAT_HEAD 2        /* name line, shape-and-scale line */
+#define PAR_PANEL_H_MIN 6     /* the panel below: its least bordered height */
+#define PAR_EMBED_MIN_ROWS 10 /* the fewest rows an embedded scene is laid out in */
 
 /* The matrices one rank shows in one frame. */
 struct par_shape {
@@ -49,9 +51,11 @@ struct par_layout_content {
     const char *const *whats; /* every frame's sentence (NULL: what alone): the sentence rows
                                  are the most any of them wraps to */
     int nwhats;
-    int zoom; /* the presenter's zoom (app.zoom): from 1 no panel, from 2 only the key
-                 matrices, at 3 no transfer or sentence rows either (boxes and the pipeline
-                 chart alone) */
+    int min_rows; /* fewest rows laid out (0: LAYOUT_MIN_ROWS); embedded, the frame around
+                     decides what fits (PAR_EMBED_MIN_ROWS at least) */
+    int zoom;     /* the presenter's zoom (app.zoom): from 1 no panel, from 2 only the key
+                     matrices, at 3 no transfer or sentence rows either (boxes and the pipeline
+                     chart alone) */
 };
 
 struct par_layout {

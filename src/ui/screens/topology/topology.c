@@ -14,7 +14,10 @@
 #include "core/text.h"
 #include "ui/overlays/overlays.h"
 #include "ui/screens/topology/topotests.h"
+#include "ui/screens/topology/topostrip.h"
 #include "ui/screens/topology/topotext.h"
+#include "records/recsay.h"
+#include "records/recview.h"
 
 struct topo_state {
     struct topo_screen pub;
@@ -27,9 +30,18 @@ struct topo_state {
     bool liblog_post;      /* t asked for it: posted once the screen is entered (entering
                             * cancels the jobs before) */
     char rec_why[200];     /* no record: why ("no NCCL log: not a GPU run (backend cpu)") */
-    struct topo_group *groups; /* the record's ranks by host, made on first use */
+    struct topo_group *groups; /* the shown ranks by host, made on first use */
     int ngroups;
-    int nhosts; /* the record's hosts: more than groups holds past TOPO_MAX_GROUPS - 1 */
+    int nhosts; /* the shown hosts: more than groups holds past TOPO_MAX_GROUPS - 1 */
+    /* a record with several communicators is shown one at a time (c cycles them) */
+    int comm;
+    struct rec_view view; /* the record as communicator comm */
+    bool viewing;         /* view made */
+    /* a large one: its nodes as a strip, one opened (topostrip.h) */
+    bool strip_on;
+    bool strip_made;
+    struct topo_strip strip;
+    int node; /* the open node */
 };
 
 #define TOPO(a) ((const struct topo_state *)(a)->screen_state[SCREEN_TOPOLOGY])
@@ -37,15 +49,48 @@ struct topo_state {
 static int topo_chans(const struct app *a, int *out);
 static void topo_free(struct app *a);
 
+/* What the screen shows of the record: the communicator chosen when it has several (never
+ * two in one picture), else the record. */
+static const struct rec_log *topo_shown(const struct app *a)
+{
+    const struct topo_state *t = TOPO(a);
+    if (!t || !t->rec) return NULL;
+    return t->viewing ? &t->view.v : t->rec;
+}
+
+/* Forget what was made of the shown record (its view, groups, strip). */
+static void topo_unmake(struct topo_state *t)
+{
+    free(t->groups);
+    t->groups = NULL;
+    t->ngroups = t->nhosts = 0;
+    if (t->viewing) rec_view_free(&t->view);
+    t->viewing = false;
+    if (t->strip_made) topo_strip_free(&t->strip);
+    t->strip_made = t->strip_on = false;
+    t->node = 0;
+}
+
 static struct topo_state *topo_st(struct app *a)
 {
     if (!a->screen_state[SCREEN_TOPOLOGY])
         a->screen_state[SCREEN_TOPOLOGY] = xcalloc(1, sizeof(struct topo_state));
     struct topo_state *t = a->screen_state[SCREEN_TOPOLOGY];
     if (t->rec && !t->groups) {
+        if (t->rec->ncomms > 1) {
+            if (t->comm >= t->rec->ncomms) t->comm = 0;
+            rec_view_make(t->rec, t->comm, &t->view);
+            t->viewing = true;
+        }
+        const struct rec_log *L = topo_shown(a);
         t->groups = xcalloc(TOPO_MAX_GROUPS, sizeof *t->groups);
-        t->ngroups = topo_groups(t->rec, t->groups, TOPO_MAX_GROUPS);
-        t->nhosts = rec_hosts(t->rec, NULL, 0);
+        t->ngroups = topo_groups(L, t->groups, TOPO_MAX_GROUPS);
+        t->nhosts = rec_hosts(L, NULL, 0);
+        t->strip_on = topo_strip_wanted(L);
+        if (t->strip_on) {
+            topo_strip_make(L, &t->strip);
+            t->strip_made = true;
+        }
         /* nccl-tests output alone (no rings, no trees): open on its rows. */
         int ch[REC_MAX_CHANNELS];
         if (topo_chans(a, ch) == 0 && t->rec->ntests > 0) t->pub.test = 1;
@@ -61,12 +106,12 @@ const struct rec_log *topo_record(const struct app *a)
 void topo_adopt_record(struct app *a, struct rec_log *L, const char *source)
 {
     struct topo_state *t = topo_st(a);
+    topo_unmake(t);
     rec_free(t->rec);
     t->rec = L;
+    t->comm = 0;
     t->rec_from_backend = false;
     snprintf(t->rec_source, sizeof t->rec_source, "%s", source);
-    free(t->groups);
-    t->groups = NULL;
     topo_st(a); /* its hosts and groups */
 }
 
@@ -80,11 +125,12 @@ static long topo_entry_step(const struct app *a)
 /* The channels the screen steps through: those with a ring, else those with a tree. */
 static int topo_chans(const struct app *a, int *out)
 {
-    if (!topo_record(a)) return 0;
-    int n = topo_channels(topo_record(a), out, REC_MAX_CHANNELS);
+    const struct rec_log *L = topo_shown(a);
+    if (!L) return 0;
+    int n = topo_channels(L, out, REC_MAX_CHANNELS);
     if (n > 0) return n;
     for (int c = 0; c < REC_MAX_CHANNELS; c++)
-        if (topo_record(a)->trees[c].n > 0) out[n++] = c;
+        if (L->trees[c].n > 0) out[n++] = c;
     return n;
 }
 
@@ -153,8 +199,10 @@ static bool topo_result(struct app *a, const struct result *r)
     }
     if (!L && !topo_st(a)->rec_from_backend) return true; /* a --nccl-log record stays */
     struct topo_state *t = topo_st(a);
+    topo_unmake(t);
     rec_free(t->rec);
     t->rec = L;
+    t->comm = 0;
     t->rec_from_backend = L != NULL;
     /* A job's log was read on its host: "this machine" there is not this one. */
     if (L && a->w && worker_remote(a->w))
@@ -163,10 +211,7 @@ static bool topo_result(struct app *a, const struct result *r)
                                                                : r->liblog.src + 15);
     else if (L)
         snprintf(t->rec_source, sizeof t->rec_source, "%s", r->liblog.src);
-    free(t->groups); /* the hosts and groups of the record before, and where it stood */
-    t->groups = NULL;
-    t->ngroups = t->nhosts = 0;
-    t->pub = (struct topo_screen){0};
+    t->pub = (struct topo_screen){0}; /* where the record before stood */
     return true;
 }
 
@@ -200,7 +245,7 @@ static size_t topo_nsteps(const struct app *a)
 static bool topo_run(struct app *a, struct scene *next)
 {
     int k, n, ch = topo_cur_chan(a, &k, &n);
-    const struct rec_ring *g = ch >= 0 ? &topo_record(a)->rings[ch] : NULL;
+    const struct rec_ring *g = ch >= 0 ? &topo_shown(a)->rings[ch] : NULL;
     if (!g || !g->order) {
         snprintf(a->msg, sizeof a->msg, "no ring line for this channel: nothing to step");
         return true;
@@ -238,6 +283,40 @@ static bool topo_run(struct app *a, struct scene *next)
     return true;
 }
 
+/* c: the next communicator of a record with several (its first channel). */
+static void topo_next_comm(struct app *a, struct scene *next)
+{
+    struct topo_state *t = topo_st(a);
+    if (!t->rec || t->rec->ncomms < 2) {
+        snprintf(a->msg, sizeof a->msg, "the record has %s communicator",
+                 t->rec && t->rec->ncomms == 1 ? "one" : "no named");
+        return;
+    }
+    int comm = (t->comm + 1) % t->rec->ncomms;
+    topo_unmake(t);
+    t->comm = comm;
+    t->pub.tree = false;
+    topo_st(a);
+    next->step = 0;
+}
+
+/* ( and ): open the previous or next node of the strip. */
+static void topo_move_node(struct app *a, int by)
+{
+    struct topo_state *t = topo_st(a);
+    if (!t->strip_on) {
+        snprintf(a->msg, sizeof a->msg,
+                 "every node is drawn (the node strip is for more than %d nodes)",
+                 TOPO_STRIP_NODES);
+        return;
+    }
+    int n = t->node + by;
+    if (n < 0 || n >= t->strip.nnodes)
+        snprintf(a->msg, sizeof a->msg, "that was the %s node", n < 0 ? "first" : "last");
+    else
+        t->node = n;
+}
+
 static bool topo_action(struct app *a, enum ui_action act, struct scene *next)
 {
     struct topo_state *t = topo_st(a);
@@ -268,6 +347,13 @@ static bool topo_action(struct app *a, enum ui_action act, struct scene *next)
         return true;
     case ACT_TOPO_RUN:
         return topo_run(a, next);
+    case ACT_TOPO_COMM:
+        topo_next_comm(a, next);
+        return true;
+    case ACT_NODE_NEXT:
+    case ACT_NODE_PREV:
+        topo_move_node(a, act == ACT_NODE_NEXT ? 1 : -1);
+        return true;
     case ACT_TOPOLOGY:
         t->pub.last_step = (long)app_step(a);
         next->screen = SCREEN_COLLECTIVES;
@@ -308,15 +394,15 @@ static void topo_title(const struct app *a, struct rect r)
 {
     attr_t t = a->th.role[TH_TITLE];
     draw_fill(r, t);
-    const struct rec_log *L = topo_record(a);
+    const struct rec_log *L = topo_record(a), *S = topo_shown(a);
     char ver[128] = "no record", size[48] = "";
     if (L) {
         snprintf(ver, sizeof ver, "%s %s", L->library[0] ? L->library : "library not named",
                  L->version[0] ? L->version : "(version unknown)");
-        int n = topo_nranks(L);
-        if (L->nnodes > 0)
-            snprintf(size, sizeof size, "%s%d ranks on %d node%s", a->g->sep, n, L->nnodes,
-                     L->nnodes == 1 ? "" : "s");
+        int n = topo_nranks(S);
+        if (S->nnodes > 0)
+            snprintf(size, sizeof size, "%s%d ranks on %d node%s", a->g->sep, n, S->nnodes,
+                     S->nnodes == 1 ? "" : "s");
         else
             snprintf(size, sizeof size, "%s%d ranks", a->g->sep, n);
     }
@@ -340,7 +426,7 @@ static int topo_group_boxes(const struct app *a, const struct topo_group *g, str
     for (int i = 0; i < g->n; i++) {
         struct rect b = {r.y + 1 + 3 * (i / per), r.x + 1 + (box_w + 1) * (i % per), 3, box_w};
         char label[32];
-        topo_gpu_label(topo_record(a), g->ranks[i], label, sizeof label);
+        topo_gpu_label(topo_shown(a), g->ranks[i], label, sizeof label);
         draw_frame(b, a->th.role[TH_BORDER_HOT], NULL, 0);
         draw_put(b.y + 1, b.x + 1, box_w - 2, a->th.rank[g->ranks[i] % CV_MAX_RANKS], label);
     }
@@ -352,10 +438,10 @@ static int topo_group_boxes(const struct app *a, const struct topo_group *g, str
 static int topo_nodes(struct app *a, struct rect r, int keep)
 {
     struct topo_state *t = topo_st(a);
-    int n = topo_nranks(topo_record(a)), box_w = 4;
+    int n = topo_nranks(topo_shown(a)), box_w = 4;
     char label[32];
     for (int i = 0; i < n; i++) {
-        topo_gpu_label(topo_record(a), i, label, sizeof label);
+        topo_gpu_label(topo_shown(a), i, label, sizeof label);
         if ((int)strlen(label) + 2 > box_w) box_w = (int)strlen(label) + 2;
     }
     int need = 0;
@@ -412,10 +498,10 @@ static int topo_flow(const struct app *a, struct rect r, const struct topo_hop *
 
 static void topo_ring(const struct app *a, struct rect r, int ch)
 {
-    const struct rec_ring *g = &topo_record(a)->rings[ch];
+    const struct rec_ring *g = &topo_shown(a)->rings[ch];
     if (!g->order || r.h < 1) return;
     struct topo_hop *h = xcalloc((size_t)g->n, sizeof *h);
-    int n = topo_ring_hops(topo_record(a), ch, h, g->n), y = r.y, nolink = 0;
+    int n = topo_ring_hops(topo_shown(a), ch, h, g->n), y = r.y, nolink = 0;
     for (int i = 0; i < n; i++)
         nolink += !h[i].have_link;
     draw_putf(y++, r.x, r.w, A_BOLD, "channel %d's ring, NCCL's order (%d ranks%s%s):", ch,
@@ -442,9 +528,12 @@ static void topo_ring(const struct app *a, struct rect r, int ch)
 static void topo_tree(const struct app *a, struct rect r, int ch)
 {
     char(*lines)[80] = xcalloc(2 * 64, sizeof *lines);
-    int other = topo_tree_partner(topo_record(a), ch);
-    int n0 = topo_tree_lines(topo_record(a), ch, lines, 64);
-    int n1 = other >= 0 ? topo_tree_lines(topo_record(a), other, lines + 64, 64) : 0;
+    const struct topo_state *t = TOPO(a);
+    /* a large record's: from the open node's first rank */
+    int from = t->strip_on && t->node < t->strip.nnodes ? t->strip.first[t->node] : 0;
+    int other = topo_tree_partner(topo_shown(a), ch);
+    int n0 = topo_tree_lines(topo_shown(a), ch, from, lines, 64);
+    int n1 = other >= 0 ? topo_tree_lines(topo_shown(a), other, from, lines + 64, 64) : 0;
     int y = r.y;
     if (n0 == 0) {
         draw_putf(y, r.x, r.w, a->th.role[TH_DIM], "channel %d: the record has no tree", ch);
@@ -459,7 +548,10 @@ static void topo_tree(const struct app *a, struct rect r, int ch)
     y += styled_draw(&p, 0, (struct rect){y, r.x, 2, r.w});
     int half = r.w / 2, cols = other >= 0 && half >= 30 ? 2 : 1;
     int cw = cols == 2 ? half - 1 : r.w, rows = r.y + r.h - y - 1;
-    draw_putf(y, r.x, cw, A_BOLD, "channel %d's tree:", ch);
+    if (from > 0)
+        draw_putf(y, r.x, cw, A_BOLD, "channel %d's tree, from r%d:", ch, from);
+    else
+        draw_putf(y, r.x, cw, A_BOLD, "channel %d's tree:", ch);
     if (other >= 0)
         draw_putf(cols == 2 ? y : y + 1 + (n0 < rows / 2 ? n0 : rows / 2),
                   r.x + (cols - 1) * half, cw, A_BOLD, "the other half, channel %d:", other);
@@ -469,6 +561,174 @@ static void topo_tree(const struct app *a, struct rect r, int ch)
     for (int i = 0; i < n1 && y1 + i < r.y + r.h; i++)
         draw_put(y1 + i, r.x + (cols - 1) * half, cw, A_NORMAL, lines[64 + i]);
     free(lines);
+}
+
+/* The strip's channel is ch's (its crossings and links counted once a channel). */
+static struct topo_strip *topo_strip_at(const struct app *a, int ch)
+{
+    struct topo_state *t = a->screen_state[SCREEN_TOPOLOGY];
+    if (t->strip.chan != ch) topo_strip_channel(topo_shown(a), &t->strip, ch);
+    return &t->strip;
+}
+
+/* The open node's ranks as a group (its GPU boxes). */
+static void topo_strip_group(const struct app *a, const struct topo_strip *s, int node,
+                             struct topo_group *g)
+{
+    const struct rec_log *L = topo_shown(a);
+    memset(g, 0, sizeof *g);
+    snprintf(g->host, sizeof g->host, "%s", rec_host_name(L, s->host[node]));
+    for (int r = s->first[node]; r < s->nranks && g->n + g->more < s->size[node]; r++)
+        if (s->node_of[r] == node) {
+            if (g->n < TOPO_MAX_DRAWN)
+                g->ranks[g->n++] = r;
+            else
+                g->more++;
+        }
+}
+
+/* A large record's nodes: a strip of cells (a node each: how many of channel ch's ring hops
+ * leave it), a window of it around the open node, and the open node's GPUs. What it draws
+ * is bounded by the area, whatever the nodes. Returns the rows used. */
+static int topo_strip_nodes(struct app *a, struct rect r, int ch)
+{
+    const struct topo_state *t = TOPO(a);
+    const struct topo_strip *s = topo_strip_at(a, ch);
+    if (s->nnodes == 0 || r.h < 6) {
+        draw_putf(r.y, r.x, r.w, a->th.role[TH_DIM], "%d ranks, no host named", s->nranks);
+        return 1;
+    }
+    int y = r.y, node = t->node < s->nnodes ? t->node : 0;
+    char kp[16] = "", kn[16] = "";
+    bool hint = app_key_hint(a, ACT_NODE_PREV, kp, sizeof kp) &&
+                app_key_hint(a, ACT_NODE_NEXT, kn, sizeof kn);
+    draw_putf(y++, r.x, r.w, A_BOLD, "%d nodes%s; a cell a node: hops leaving it%s%s%s%s%s",
+              s->nnodes, s->unplaced ? " and ranks not placed" : "", hint ? "; " : "", kp,
+              hint ? " and " : "", kn, hint ? " open another" : "");
+    /* "  12 |..11[1]11..| 81" : the window's first and last node */
+    char lo[16], hi[16];
+    int digits = snprintf(lo, sizeof lo, "%d", s->nnodes - 1);
+    int w = r.w - 2 * digits - 4;
+    if (w > s->nnodes) w = s->nnodes;
+    int first = topo_strip_window(s, node, w);
+    snprintf(lo, sizeof lo, "%*d", digits, first);
+    snprintf(hi, sizeof hi, "%d", first + w - 1);
+    int x = r.x + draw_putf(y, r.x, r.w, a->th.role[TH_DIM], "%s |", lo);
+    for (int i = 0; i < w; i++) {
+        char c[2] = {topo_strip_cell(s, first + i), 0};
+        attr_t at = first + i == node ? A_REVERSE | A_BOLD : a->th.role[TH_MEASURED];
+        x += draw_put(y, x, 1, at, c);
+    }
+    draw_putf(y++, x, r.x + r.w - x, a->th.role[TH_DIM], "| %s", hi);
+    struct topo_group *g = xmalloc(sizeof *g); /* 16 KiB: not on the stack */
+    topo_strip_group(a, s, node, g);
+    char label[32];
+    int box_w = 4;
+    for (int i = 0; i < g->n; i++) {
+        topo_gpu_label(topo_shown(a), g->ranks[i], label, sizeof label);
+        if ((int)strlen(label) + 2 > box_w) box_w = (int)strlen(label) + 2;
+    }
+    draw_putf(y++, r.x, r.w, A_NORMAL, "node %d of %d: %d rank%s%s", node, s->nnodes,
+              s->size[node], s->size[node] == 1 ? "" : "s",
+              g->more ? " (the first drawn)" : "");
+    int used = topo_group_boxes(a, g, (struct rect){y, r.x, r.y + r.h - y - 3, r.w}, box_w);
+    if (used == 0) { /* no room for the boxes: the ranks on a line */
+        x = r.x + draw_putf(y, r.x, r.w, A_BOLD, "%s: ", g->host);
+        for (int k = 0; k < g->n && x < r.x + r.w; k++) {
+            char num[16];
+            int l = snprintf(num, sizeof num, "%s%d", k ? " " : "", g->ranks[k]);
+            if (x + l > r.x + r.w) break; /* never half a number */
+            x += draw_put(y, x, l, a->th.rank[g->ranks[k] % CV_MAX_RANKS], num);
+        }
+        used = 1;
+    }
+    free(g);
+    return y + used - r.y;
+}
+
+/* Channel ch's ring through the open node: each pass (the hop in, the hops inside, the hop
+ * out) as a flow, and the ring's node crossings. */
+static void topo_strip_ring(struct app *a, struct rect r, int ch)
+{
+    const struct topo_state *t = TOPO(a);
+    const struct topo_strip *s = topo_strip_at(a, ch);
+    if (r.h < 2 || s->nnodes == 0) return;
+    struct topo_hop h[64];
+    int passes = 0, n = topo_strip_passes(topo_shown(a), s, t->node, h, 64, &passes);
+    int y = r.y, keep = r.h > 6 ? 3 : 1;
+    draw_putf(y++, r.x, r.w, A_BOLD, "channel %d's ring (%d ranks) through node %d: %d pass%s",
+              ch, s->ring_n, t->node, passes, passes == 1 ? "" : "es");
+    for (int i = 0; i < n && y < r.y + r.h - keep;) {
+        int j = i + 1; /* a pass ends with its hop out */
+        while (j < n && !(h[j - 1].cross == 1 && s->node_of[h[j - 1].from] == t->node))
+            j++;
+        y += topo_flow(a, (struct rect){y, r.x, r.y + r.h - keep - y, r.w}, &h[i], j - i);
+        i = j;
+    }
+    if (y < r.y + r.h) {
+        if (s->crossings >= 0)
+            draw_putf(y++, r.x, r.w, a->th.role[TH_MEASURED] | A_BOLD,
+                      "node crossings: %d of %d hops (underlined hops leave a node)",
+                      s->crossings, s->ring_n);
+        else
+            draw_putf(y++, r.x, r.w, a->th.role[TH_DIM],
+                      "node crossings: unknown (a rank's host is not in the record)");
+    }
+    struct styled_lines p = {.n = 0};
+    styled_wrapped_max(&p, a->th.role[TH_DIM], r.w, topo_why_few, 3);
+    styled_draw(&p, 0, (struct rect){y, r.x, r.y + r.h - y, r.w});
+}
+
+/* Communicator c's role in the job as recsay.h groups them: "TP group" when the job's
+ * framework names it, else where its ranks are. */
+static const char *topo_comm_role(const struct rec_log *L, int c)
+{
+    const struct rec_facts *f = &L->comms[c];
+    enum rec_span sp = f->nnodes == 1                            ? REC_SPAN_ONE
+                       : f->nnodes > 1 && f->nnodes == f->nranks ? REC_SPAN_ACROSS
+                       : f->nnodes > 1                           ? REC_SPAN_SEVERAL
+                                                                 : REC_SPAN_UNKNOWN;
+    struct rec_jobsay J;
+    rec_say_job(L, &J);
+    for (int i = 0; i < J.ngroups; i++)
+        if (J.groups[i].role && J.groups[i].nranks == f->nranks && J.groups[i].span == sp)
+            return strcmp(J.groups[i].role, "TP") == 0   ? "TP group"
+                   : strcmp(J.groups[i].role, "PP") == 0 ? "PP group"
+                                                         : "DP group";
+    return sp == REC_SPAN_ONE       ? "one node"
+           : sp == REC_SPAN_ACROSS  ? "one rank a node"
+           : sp == REC_SPAN_SEVERAL ? "several nodes"
+                                    : "nodes not printed";
+}
+
+/* "comm 2/4: 8 ranks on 1 node, TP group (0xc9d8...) (u: next)" above a record with several
+ * communicators; returns the rows used. Parts that do not fit are left out whole. */
+static int topo_comm_line(const struct app *a, struct rect r)
+{
+    const struct topo_state *t = TOPO(a);
+    if (!t->rec || t->rec->ncomms < 2 || r.h < 4) return 0;
+    const struct rec_facts *f = &t->rec->comms[t->comm];
+    char parts[4][96];
+    int np = 0;
+    snprintf(parts[np++], 96, "comm %d/%d", t->comm + 1, t->rec->ncomms);
+    if (f->nranks > 0 && f->nnodes > 0)
+        snprintf(parts[np++], 96, ": %d ranks on %d node%s", f->nranks, f->nnodes,
+                 f->nnodes == 1 ? "" : "s");
+    else if (f->nranks > 0)
+        snprintf(parts[np++], 96, ": %d ranks", f->nranks);
+    else
+        snprintf(parts[np++], 96, ": size not printed");
+    snprintf(parts[np++], 96, ", %s", topo_comm_role(t->rec, t->comm));
+    if (f->id[0]) snprintf(parts[np++], 96, " (%s)", f->id);
+    char line[400] = "", ks[16];
+    size_t o = 0;
+    for (int i = 0; i < np; i++)
+        if (o + strlen(parts[i]) + 12 <= (size_t)r.w)
+            o = cv_cat(line, sizeof line, o, "%s", parts[i]);
+    if (app_key_hint(a, ACT_TOPO_COMM, ks, sizeof ks) && o + strlen(ks) + 9 <= (size_t)r.w)
+        cv_cat(line, sizeof line, o, " (%s: next)", ks);
+    draw_put(r.y, r.x, r.w, a->th.role[TH_STEP] | A_BOLD, line);
+    return 1;
 }
 
 static void topo_status(const struct app *a, struct rect r, int ch, int k, int n)
@@ -529,11 +789,16 @@ static void topo_draw(struct app *a, struct rect area)
     } else if (t->pub.test > 0 && t->pub.test <= topo_record(a)->ntests) {
         topo_tests_draw(a, body, t->pub.test - 1);
     } else {
-        int used = topo_nodes(a, body, 9);
+        int top = topo_comm_line(a, body);
+        body.y += top;
+        body.h -= top;
+        int used = t->strip_on ? topo_strip_nodes(a, body, ch) : topo_nodes(a, body, 9);
         struct rect rest = {body.y + used, body.x, body.h - used, body.w};
-        bool tree = t->pub.tree || (ch >= 0 && !topo_record(a)->rings[ch].order);
+        bool tree = t->pub.tree || (ch >= 0 && !topo_shown(a)->rings[ch].order);
         if (ch >= 0 && tree)
             topo_tree(a, rest, ch);
+        else if (ch >= 0 && t->strip_on)
+            topo_strip_ring(a, rest, ch);
         else if (ch >= 0)
             topo_ring(a, rest, ch);
     }
@@ -564,7 +829,7 @@ static void topo_free(struct app *a)
 {
     struct topo_state *t = a->screen_state[SCREEN_TOPOLOGY];
     if (!t) return;
-    free(t->groups);
+    topo_unmake(t);
     rec_free(t->rec);
     free(t);
     a->screen_state[SCREEN_TOPOLOGY] = NULL;

@@ -4,7 +4,10 @@
  * and the ring's node crossings, the channel's double binary tree (both halves) on d, and
  * Enter: a ring all-reduce in that order, stepped on the collectives screen; T: the record's
  * nccl-tests rows, busbw vs size with the α-β fit (topotests.h). The step is
- * the channel (the k-th channel that has a ring). The words and layout are topotext.h's. */
+ * the channel (the k-th channel that has a ring). The words and layout are topotext.h's.
+ * A record with several communicators is shown one at a time (records/recview.h; u: the
+ * next), never two in one picture; a large one's nodes are a strip with one node opened
+ * (topostrip.h; ( and ) move along it). */
 #ifndef COLLVIZ_UI_SCREENS_TOPOLOGY_TOPOLOGY_H
 #define COLLVIZ_UI_SCREENS_TOPOLOGY_TOPOLOGY_H
 

@@ -147,12 +147,12 @@ int topo_hop_text(const struct topo_hop *h, char *buf, size_t n)
     return snprintf(buf, n, "-%s-> %d", h->have_link ? rec_class_name(h->cls) : "?", h->to);
 }
 
-int topo_tree_lines(const struct rec_log *L, int ch, char (*lines)[80], int max)
+int topo_tree_lines(const struct rec_log *L, int ch, int from, char (*lines)[80], int max)
 {
     if (ch < 0 || ch >= REC_MAX_CHANNELS) return 0;
     const struct rec_tree *t = &L->trees[ch];
     int k = 0;
-    for (int r = 0; r < t->n && k < max; r++) {
+    for (int r = from > 0 ? from : 0; r < t->n && k < max; r++) {
         const struct rec_tnode *d = &t->node[r];
         if (!d->set) continue;
         int l;

@@ -61,8 +61,9 @@ int topo_boxes_per_line(int width, int box_w);
 int topo_hop_text(const struct topo_hop *h, char *buf, size_t n);
 
 /* Channel ch's tree: the rank line "r3: up 2, down 0 7" (root: "r3: root, down 0 7") of
- * each rank the record gives a tree for, into lines[max][80]; returns how many. */
-int topo_tree_lines(const struct rec_log *L, int ch, char (*lines)[80], int max);
+ * each rank the record gives a tree for, from rank `from` on, into lines[max][80]; returns
+ * how many. */
+int topo_tree_lines(const struct rec_log *L, int ch, int from, char (*lines)[80], int max);
 /* The channels with a tree, and the other half of channel ch's double binary tree:
  * NCCL doubles its channels and gives the second half the mirrored tree, so channel ch's
  * partner is (ch + n/2) mod n over the n channels with a tree; -1 when ch has no tree or

@@ -1,0 +1,25 @@
+/* endpage.h - a lesson's end page as narration blocks: what it taught (the front matter's
+ * summary) and its exercises that were missed, each with the words its caller gives. The
+ * player (n after the last slide: the student's progress, each wrong answer's diagnosis) and
+ * the presenter (E: the exercises not answered in the room) lay the same blocks out. Pure C,
+ * no terminal. */
+#ifndef COLLVIZ_LESSON_ENDPAGE_H
+#define COLLVIZ_LESSON_ENDPAGE_H
+
+#include <stddef.h>
+
+#include "lesson/lesson.h"
+
+/* Whether exercise e was missed: NULL when not (it is left off the page), else the words
+ * after "slide N, ID: " ("not answered"); *detail may get one more line ("" for none). */
+typedef const char *(*lesson_end_fn)(const void *ctx, const struct lesson_exercise *e,
+                                     char *detail, size_t n);
+
+/* The page's blocks after its title: "What it taught", the summary, `missed_heading`, an item
+ * per exercise missed (its detail under it), or `none_missed` (or "none: this lesson has no
+ * exercises"). *nblocks: how many; free with glossary_free_blocks (lesson/glossary.h). */
+struct lesson_block *lesson_end_blocks(const struct lesson *L, const char *missed_heading,
+                                       const char *none_missed, lesson_end_fn missed,
+                                       const void *ctx, size_t *nblocks);
+
+#endif
