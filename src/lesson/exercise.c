@@ -946,6 +946,53 @@ static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_vari
     return false;
 }
 
+/* How far the nearest known slip lies from want: the exercise's own `wrong:` traps and the
+ * usual slips diagnose_slip names (a factor W, the ring's (W-1)/W, a factor 2, the binary
+ * twin of the answer's unit: GiB for GB); HUGE_VAL when none differs from want. A tolerance
+ * wider than half of it would grade a slip right (2S for 2S(W-1)/W at W = 256 is 0.4% off), so
+ * the grader keeps the answer strictly nearer want than any slip. */
+static double nearest_slip_gap(const struct lesson_exercise *ex, const struct ex_variant *v,
+                               double want)
+{
+    double f[12];
+    size_t nf = 0;
+    double W = world_size(ex, v);
+    if (W > 2) {
+        f[nf++] = W, f[nf++] = 1 / W;
+        f[nf++] = (W - 1) / W, f[nf++] = W / (W - 1);
+    }
+    f[nf++] = 2, f[nf++] = 0.5;
+    enum ex_dim dim = DIM_NONE;
+    ex_unit_lookup(ex->units, &dim, NULL, NULL);
+    /* the binary twin of the answer's own unit (GiB for GB): the slip its unit invites */
+    double bin = ex->units[0] == 'G'                          ? 1.073741824
+                 : ex->units[0] == 'M'                        ? 1.048576
+                 : ex->units[0] == 'K' || ex->units[0] == 'k' ? 1.024
+                                                              : 0;
+    if ((dim == DIM_BYTES || dim == DIM_BANDWIDTH) && bin > 0) f[nf++] = bin, f[nf++] = 1 / bin;
+    double gap = HUGE_VAL;
+    for (size_t i = 0; i < nf; i++) {
+        double d = fabs(want * f[i] - want);
+        if (d > 0 && d < gap) gap = d;
+    }
+    const char *names[LESSON_MAX_PARAMS];
+    double vals[LESSON_MAX_PARAMS];
+    size_t np = var_names(ex, names);
+    for (size_t i = 0; i < np; i++)
+        vals[i] = v ? v->param[i] : ex->params[i].value;
+    for (size_t w = 0; w < ex->nwrong; w++) {
+        double trap;
+        char err[8];
+        if (ex_formula_eval(ex->wrong[w].formula, names, vals, np, &trap, err, sizeof err) !=
+                CV_OK ||
+            !isfinite(trap))
+            continue;
+        double d = fabs(trap - want);
+        if (d > 1e-9 * fmax(1.0, fabs(want)) && d < gap) gap = d;
+    }
+    return gap;
+}
+
 /* Words only (letters, blanks, '-'): what a count counts, not a unit. */
 static bool noun(const char *s)
 {
@@ -1031,6 +1078,10 @@ int ex_grade_number(const struct lesson_exercise *ex, const struct ex_variant *v
     bool right =
         /* a count typed in another unit (0.067 GB for 67 MB) is whole only to rounding */
         ex->integer ? round(got) == want || rounded : near(got, want, ex->tolerance) || rounded;
+    /* a known slip is never right: the answer must be nearer want than any slip */
+    bool too_close = right && !(fabs(got - want) < nearest_slip_gap(ex, v, want) / 2);
+    right = right && !too_close;
+    too_close = too_close && rounded; /* typed to too few digits to tell the two apart */
     if (right) {
         g->verdict = EX_RIGHT;
         char wnum[40], gnum[40];
@@ -1050,11 +1101,16 @@ int ex_grade_number(const struct lesson_exercise *ex, const struct ex_variant *v
     } else if (!diagnose_slip(ex, v, got, want, unit[0] ? unit : ex->units, g->diagnosis,
                               sizeof g->diagnosis, why, sizeof why)) {
         snprintf(g->diagnosis, sizeof g->diagnosis, "%s", got < want ? "too-low" : "too-high");
-        snprintf(g->msg, sizeof g->msg, "not right: %s is too %s", shown,
-                 got < want ? "low" : "high");
+        snprintf(g->msg, sizeof g->msg, "not right: %s is too %s%s", shown,
+                 got < want ? "low" : "high",
+                 too_close ? " (nearer a usual slip than the answer: type more digits)" : "");
         return CV_OK;
     }
-    snprintf(g->msg, sizeof g->msg, "not right: %s. %s", shown, why);
+    int k = snprintf(g->msg, sizeof g->msg, "not right: %s. %s", shown, why);
+    if (too_close && k > 0 && (size_t)k < sizeof g->msg)
+        snprintf(g->msg + k, sizeof g->msg - (size_t)k, "%s",
+                 " (If you made no slip: type more digits; rounded like this, the answer "
+                 "and the slip look alike.)");
     return CV_OK;
 }
 

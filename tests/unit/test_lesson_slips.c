@@ -5,7 +5,11 @@
  * op it says), never only "N elements differ". Prints how many slips were graded.
  * And every number exercise whose answer is a fraction or a ratio: the answer written as a
  * percent without its sign ("50" for 0.5) is named a percent slip, not "too high", and a
- * ratio written as a percent ("333%" for 3.33x) is named, never accepted. */
+ * ratio written as a percent ("333%" for 3.33x) is named, never accepted.
+ * And every number exercise, at its lecture's numbers and at 40 variants: no usual slip (a
+ * factor W, the ring's (W-1)/W either way, a factor 2, each of its own `wrong:` traps),
+ * typed as a student would, is graded right, however wide the tolerance (lesson 05 took
+ * 6598 MB, 2S, for 6572 MB at W = 256). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -215,11 +219,90 @@ static void test_percent_named(void **state)
     lesson_errors_free(&errs);
 }
 
+/* The exercise's world size at v, from a param named like one (0 when none). */
+static double world_of(const struct lesson_exercise *ex, const struct ex_variant *v)
+{
+    static const char *const names[] = {"w", "W", "ranks", "nranks", "world"};
+    for (size_t i = 0; i < ex->nparams; i++)
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+            if (strcmp(ex->params[i].name, names[k]) == 0) return v->param[i];
+    return 0;
+}
+
+/* Grade text (a slip of ex at v, not its answer): counts it, prints it when right. */
+static void expect_not_right(const struct lesson_exercise *ex, const struct ex_variant *v,
+                             const char *text, size_t *graded, size_t *accepted)
+{
+    struct ex_grade g;
+    memset(&g, 0, sizeof g);
+    assert_int_equal(ex_grade(ex, v, text, &g), CV_OK);
+    (*graded)++;
+    if (g.verdict == EX_RIGHT) {
+        (*accepted)++;
+        printf("%s seed %llu: slip '%s' graded right (answer %.9g): %s\n", ex->id,
+               (unsigned long long)v->seed, text, v->answer, g.msg);
+    }
+}
+
+static void test_no_slip_right(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    size_t exercises = 0, graded = 0, accepted = 0;
+    for (size_t l = 0; l < set.n; l++)
+        for (size_t s = 0; s < set.v[l].nslides; s++)
+            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
+                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
+                if (ex->type != LEX_NUMBER) continue;
+                exercises++;
+                uint64_t seeds = ex_has_variants(ex) ? 40 : 0;
+                for (uint64_t seed = 0; seed <= seeds; seed++) {
+                    struct ex_variant v;
+                    char err[200], text[64];
+                    assert_int_equal(ex_variant(ex, seed, &v, err, sizeof err), CV_OK);
+                    double W = world_of(ex, &v), want = v.answer;
+                    double f[6] = {2, 0.5, 0, 0, 0, 0};
+                    size_t nf = 2;
+                    if (W > 2) {
+                        f[nf++] = W, f[nf++] = 1 / W;
+                        f[nf++] = (W - 1) / W, f[nf++] = W / (W - 1);
+                    }
+                    for (size_t i = 0; i < nf; i++) {
+                        double slip = want * f[i];
+                        if (fabs(slip - want) <= 1e-9 * fabs(want)) continue;
+                        snprintf(text, sizeof text, "%.6g", slip);
+                        expect_not_right(ex, &v, text, &graded, &accepted);
+                    }
+                    for (size_t w = 0; w < ex->nwrong; w++) {
+                        char tmpl[300];
+                        snprintf(tmpl, sizeof tmpl, "{= %s}", ex->wrong[w].formula);
+                        char *t = ex_text(ex, &v, tmpl);
+                        double slip = strtod(t, NULL);
+                        /* a trap equal to the answer at these numbers is no slip here */
+                        if (fabs(slip - want) > 1e-3 * fabs(want))
+                            expect_not_right(ex, &v, t, &graded, &accepted);
+                        free(t);
+                    }
+                }
+            }
+    printf("number slips: %zu exercises, %zu slips graded, %zu graded right\n", exercises,
+           graded, accepted);
+    assert_true(exercises >= 40);
+    assert_true(graded > exercises);
+    assert_int_equal(accepted, 0);
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_slip_named),
         cmocka_unit_test(test_percent_named),
+        cmocka_unit_test(test_no_slip_right),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
