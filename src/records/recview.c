@@ -225,13 +225,14 @@ static void one_node(const struct rec_log *L, int c, struct rec_ctopo *t)
         if (t->host[r] < 0) t->host[r] = f->hosts[0];
 }
 
+/* Its ranks: as printed, and at least every rank its lines name (a record may contradict
+ * itself), so that its view has a slot for each rank its rings, trees and links name. */
 static int comm_size(const struct rec_facts *f)
 {
-    if (f->nranks > 0) return f->nranks;
     int top = -1;
     for (int r = f->seen_lo * 8; r < f->seen_cap * 8; r++)
         if (rec_facts_has(f, r)) top = r;
-    return top + 1;
+    return f->nranks > top + 1 ? f->nranks : top + 1;
 }
 
 void rec_ctopo_build(struct rec_log *L)
