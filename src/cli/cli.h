@@ -38,6 +38,15 @@ struct rec_log;
 /* Read one file of NCCL records into L (cli/nccl.c): the lines recognised, or -1 (with a
  * "FILE:0:" line on stderr) when it cannot be read. */
 int cli_nccl_read(struct rec_log *L, const char *path);
+/* A list of words at 80 columns (hosts, sizes): "head" then each word after a space, a
+ * line that would pass column 80 continued two spaces further in than the head. */
+struct cli_words {
+    int col, indent;
+    bool any;
+};
+void cli_words_start(struct cli_words *w, const char *head, int indent);
+void cli_words_add(struct cli_words *w, const char *word);
+void cli_words_end(struct cli_words *w);
 
 /* --ring-order's value ("0 7 6 5 4 3 2 1") into ring[CV_MAX_RANKS] and *n: 0, else the
  * usage error's 2 (cli/common.c). */

@@ -87,3 +87,28 @@ int cli_backend_for_job(const char **name, const char *dflt)
     *name = b ? b : dflt;
     return -1;
 }
+
+void cli_words_start(struct cli_words *w, const char *head, int indent)
+{
+    w->col = printf("%*s%s", indent, "", head);
+    w->indent = indent + 2;
+    w->any = false;
+}
+
+void cli_words_add(struct cli_words *w, const char *word)
+{
+    int n = (int)strlen(word);
+    if (w->any && w->col + 1 + n > 80) {
+        printf("\n%*s%s", w->indent, "", word);
+        w->col = w->indent + n;
+    } else {
+        w->col += printf(" %s", word);
+    }
+    w->any = true;
+}
+
+void cli_words_end(struct cli_words *w)
+{
+    printf("\n");
+    w->col = 0;
+}

@@ -82,7 +82,7 @@ int cli_nccl_read(struct rec_log *L, const char *path)
 {
     char err[200];
     int n = rec_read_file(L, path, err, sizeof err);
-    if (n < 0) cv_eprintf("%s:0: %s\n", path, err);
+    if (n < 0) rec_note_error(L, "%s: %s", path, err); /* said with the others, no line */
     return n;
 }
 
@@ -404,6 +404,36 @@ static void json_graph(cJSON *root, const struct rec_log *L)
     cli_json_num(o, "nvls_heads", g->nvls_heads);
 }
 
+/* The warnings, then what could not be read (the lines said on stderr, "not_read"): the JSON
+ * alone tells all that the text and stderr tell. */
+static void json_warnings(cJSON *root, const struct rec_log *L)
+{
+    cJSON *w = cli_json_add_array(root, "warnings");
+    for (int i = 0; i < L->nwarnings; i++) {
+        cJSON *o = cli_json_add_object(w, NULL);
+        cli_json_str(o, "code", rec_wcode_name(L->wcodes[i]));
+        cli_json_str(o, "message", L->warnings[i]);
+    }
+    for (int i = 0; i < L->nerrors; i++) {
+        cJSON *o = cli_json_add_object(w, NULL);
+        cli_json_str(o, "code", "not_read");
+        cli_json_str(o, "message", L->errors[i]);
+    }
+    char more[64];
+    if (L->errors_dropped) {
+        snprintf(more, sizeof more, "%d more errors not shown", L->errors_dropped);
+        cJSON *o = cli_json_add_object(w, NULL);
+        cli_json_str(o, "code", "not_read");
+        cli_json_str(o, "message", more);
+    }
+    if (L->warnings_dropped) {
+        snprintf(more, sizeof more, "%d more warnings not shown", L->warnings_dropped);
+        cJSON *o = cli_json_add_object(w, NULL);
+        cli_json_str(o, "code", "other");
+        cli_json_str(o, "message", more);
+    }
+}
+
 static cJSON *nccl_json(const struct rec_log *L)
 {
     cJSON *root = cli_json_object();
@@ -447,12 +477,7 @@ static cJSON *nccl_json(const struct rec_log *L)
     json_rings_trees(root, L, "rings", "trees");
     json_links(root, L);
     json_tests(root, L);
-    cJSON *w = cli_json_add_array(root, "warnings");
-    for (int i = 0; i < L->nwarnings; i++) {
-        cJSON *o = cli_json_add_object(w, NULL);
-        cli_json_str(o, "code", rec_wcode_name(L->wcodes[i]));
-        cli_json_str(o, "message", L->warnings[i]);
-    }
+    json_warnings(root, L);
     return root;
 }
 
@@ -660,10 +685,11 @@ static void text_one_comm(const struct rec_log *L)
     const char *hosts[256];
     int nh = rec_hosts(L, hosts, 256);
     if (nh) {
-        printf("hosts:");
+        struct cli_words w;
+        cli_words_start(&w, "hosts:", 0);
         for (int i = 0; i < nh; i++)
-            printf(" %s", hosts[i]);
-        printf("\n");
+            cli_words_add(&w, hosts[i]);
+        cli_words_end(&w);
     }
     for (int r = 0; r <= L->maxrank; r++) {
         const struct rec_rank *k = &L->ranks[r];
@@ -759,6 +785,20 @@ static void nccl_text(const struct rec_log *L)
     text_warnings(L);
 }
 
+/* A record of nccl-tests rows only, none of which could be read: not shown as a record of
+ * tables without rows (each refused line is on stderr already). */
+static bool nccl_rows_lost(const struct rec_log *L)
+{
+    int rows = 0;
+    for (int i = 0; i < L->ntests; i++)
+        rows += L->tests[i].nrows;
+    if (rows > 0 || L->rows_refused == 0 || L->nccl_lines) return false;
+    cv_eprintf("collviz nccl: none of the %d lines of nccl-tests rows could be read (the "
+               "lines above say why): no table is shown\n",
+               L->rows_refused);
+    return true;
+}
+
 static void nccl_print_errors(const struct rec_log *L)
 {
     for (int i = 0; i < L->nerrors; i++)
@@ -821,6 +861,10 @@ int cli_nccl_main(int argc, char **argv)
     if (L->lines == 0) {
         if (unopened < argc - optind)
             cv_eprintf("collviz nccl: nothing could be read: no NCCL or nccl-tests lines\n");
+        rec_free(L);
+        return 2;
+    }
+    if (nccl_rows_lost(L)) {
         rec_free(L);
         return 2;
     }

@@ -108,10 +108,15 @@ static int cmp_only(const struct rec_test *x, const struct rec_test *y, double *
 static void text_sizes(const char *what, const double *s, int n)
 {
     if (!n) return;
-    printf("  %s:", what);
-    for (int i = 0; i < n; i++)
-        printf(" %.0f", s[i]);
-    printf("\n");
+    struct cli_words w;
+    char head[64], v[32];
+    snprintf(head, sizeof head, "%s:", what);
+    cli_words_start(&w, head, 2);
+    for (int i = 0; i < n; i++) {
+        snprintf(v, sizeof v, "%.0f", s[i]);
+        cli_words_add(&w, v);
+    }
+    cli_words_end(&w);
 }
 
 static void cmp_text_test(const struct rec_test *a, const struct rec_test *b)
@@ -134,11 +139,15 @@ static void cmp_text_test(const struct rec_test *a, const struct rec_test *b)
         nunknown += l[i].slower < 0;
     }
     if (nslow) {
-        printf("  B slower than A beyond the spread at %d size%s:", nslow,
-               nslow == 1 ? "" : "s");
+        char head[80];
+        snprintf(head, sizeof head, "B slower than A beyond the spread at %d size%s", nslow,
+                 nslow == 1 ? "" : "s");
+        double *slow = xcalloc((size_t)n + 1, sizeof *slow);
+        int k = 0;
         for (int i = 0; i < n; i++)
-            if (l[i].slower == 1) printf(" %.0f", l[i].size);
-        printf("\n");
+            if (l[i].slower == 1) slow[k++] = l[i].size;
+        text_sizes(head, slow, k);
+        free(slow);
     } else {
         printf("  B slower than A beyond the spread at no size%s\n",
                nunknown ? " (of those with a spread)" : "");
@@ -239,10 +248,15 @@ int cli_nccl_compare(const char *pa, const struct rec_log *A, const char *pb,
             cmp_json_test(tests, ta[i], tb[i]);
         return cli_json_print(stdout, root) != 0 ? 1 : 0;
     }
-    cv_printf_safe("nccl-tests runs compared: A = %s, B = %s\n", pa, pb); /* paths: any bytes */
+    cv_printf_safe("nccl-tests runs compared:\n  A = %s\n  B = %s\n", pa, pb); /* any bytes */
     if (A->nranks >= 0 && B->nranks >= 0 && A->nranks != B->nranks)
         printf("note: A ran on %d ranks, B on %d\n", A->nranks, B->nranks);
-    printf("out-of-place busbw (GB/s) at each size, B/A; spread: " CMP_SPREAD_TEXT "\n");
+    struct cli_words w; /* at 80 columns, a word at a time */
+    cli_words_start(&w, "out-of-place busbw (GB/s) at each size, B/A; spread:", 0);
+    char spread[] = CMP_SPREAD_TEXT;
+    for (char *t = strtok(spread, " "); t; t = strtok(NULL, " "))
+        cli_words_add(&w, t);
+    cli_words_end(&w);
     for (int i = 0; i < na; i++)
         cmp_text_test(ta[i], tb[i]);
     return 0;

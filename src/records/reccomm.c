@@ -398,6 +398,20 @@ int rec_tests_unit(struct rec_log *L)
     return L->tests_unit;
 }
 
+int rec_tests_unit_k(struct rec_log *L, int k)
+{
+    int first = rec_tests_unit(L);
+    if (k == 0) return first;
+    int max = (int)(sizeof L->tunits / sizeof *L->tunits);
+    if (k > max) k = max;
+    while (L->ntunits < k) {
+        int u = new_unit(L, -1, -1, 0);
+        L->units[u].tests = true;
+        L->tunits[L->ntunits++] = u;
+    }
+    return L->tunits[k - 1];
+}
+
 void rec_unit_rehost(struct rec_log *L, int u, int host)
 {
     struct rec_unit *a = &L->units[u];
@@ -525,7 +539,8 @@ void rec_comm_finish(struct rec_log *L)
         u->group = best;
         facts_merge(&L->comms[best], &u->f);
     }
-    /* 3. nccl-tests' device lines: into the communicator of their size, when one is */
+    /* 3. nccl-tests' device lines: into the communicator of their size, when one is; the
+     * runs of processes that each claimed a rank another had: each its own */
     if (L->tests_unit >= 0) {
         struct rec_unit *t = &L->units[L->tests_unit];
         int c = -1, nmatch = 0;
@@ -534,6 +549,11 @@ void rec_comm_finish(struct rec_log *L)
         if (nmatch != 1) c = new_comm(L);
         t->group = c;
         facts_merge(&L->comms[c], &t->f);
+    }
+    for (int i = 0; i < L->ntunits; i++) {
+        struct rec_unit *t = &L->units[L->tunits[i]];
+        t->group = new_comm(L);
+        facts_merge(&L->comms[t->group], &t->f);
     }
     /* 4. hosts: of the processes that printed; nodes: when every rank is placed */
     for (int c = 0; c < L->ncomms; c++) {
@@ -574,9 +594,10 @@ int rec_unit_comm(const struct rec_log *L, int u)
 
 bool rec_host_in_tests(const struct rec_log *L, int host)
 {
-    if (L->tests_unit < 0) return false;
-    const struct rec_facts *f = &L->units[L->tests_unit].f;
-    for (int i = 0; i < f->nhosts; i++)
-        if (f->hosts[i] == host) return true;
+    for (int u = 0; u < L->nunits; u++) {
+        const struct rec_facts *f = &L->units[u].f;
+        for (int i = 0; L->units[u].tests && i < f->nhosts; i++)
+            if (f->hosts[i] == host) return true;
+    }
     return false;
 }

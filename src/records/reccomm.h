@@ -105,6 +105,9 @@ int rec_unit_fitting(struct rec_log *L, int u, long maxrank, int net);
 /* A new unit for the thread: its lines are of a communicator not named yet. */
 int rec_unit_fresh(struct rec_log *L, int host, long pid, long tid);
 int rec_tests_unit(struct rec_log *L);
+/* The k-th of nccl-tests' device-line units: a list of devices where k processes before
+ * this one claimed the same rank is k+1 separate runs (each its own communicator). */
+int rec_tests_unit_k(struct rec_log *L, int k);
 /* Unit u's host is host after all: its facts join that process's other unit, if any. */
 void rec_unit_rehost(struct rec_log *L, int u, int host);
 

@@ -135,7 +135,7 @@ static int read_dir(struct rec_log *L, const char *path, char *err, size_t errle
             char e2[200];
             int r = read_one(L, p, fd, e2, sizeof e2);
             if (r < 0)
-                cv_eprintf("%s:0: %s\n", p, e2);
+                rec_note_error(L, "%s: %s", p, e2);
             else
                 got += r, files++;
         }

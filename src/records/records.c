@@ -30,11 +30,22 @@ const char *rec_class_name(enum rec_class c)
 
 const char *rec_wcode_name(enum rec_wcode c)
 {
-    static const char *const names[REC_W_N] = {
-        "other",           "cut_line",         "spliced",     "wrapped",
-        "partial",         "deduplicated",     "init_failed", "nccl_warn",
-        "escape",          "mixed_forms",      "prose",       "table_interleaved",
-        "table_no_header", "unreadable_prefix"};
+    static const char *const names[REC_W_N] = {"other",
+                                               "cut_line",
+                                               "spliced",
+                                               "wrapped",
+                                               "partial",
+                                               "deduplicated",
+                                               "init_failed",
+                                               "nccl_warn",
+                                               "escape",
+                                               "mixed_forms",
+                                               "prose",
+                                               "table_interleaved",
+                                               "table_no_header",
+                                               "unreadable_prefix",
+                                               "table_side_by_side",
+                                               "rank_twice"};
     return (unsigned)c < REC_W_N ? names[c] : "other";
 }
 
@@ -93,6 +104,14 @@ rec_warn_c(struct rec_log *L, enum rec_wcode code, const char *fmt, ...)
 }
 
 #define rec_warn(L, ...) rec_warn_c(L, REC_W_OTHER, __VA_ARGS__)
+
+void rec_note_error(struct rec_log *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    rec_msg(&L->errors, &L->nerrors, &L->errors_dropped, fmt, ap);
+    va_end(ap);
+}
 
 /* ---- small scanners (on a NUL-terminated, made-safe line) ----------------------------- */
 
@@ -201,6 +220,7 @@ void rec_free(struct rec_log *L)
     for (int i = 0; i < L->nunits; i++)
         rec_facts_free(&L->units[i].f);
     free(L->units);
+    free(L->blk_claims);
     for (int i = 0; i < L->ncomms; i++)
         rec_facts_free(&L->comms[i]);
     free(L->comms);
@@ -815,7 +835,8 @@ static bool other_tree(struct rec_log *L, long chan, long me, const struct rec_t
     return true;
 }
 
-/* "Trees [0] 1/-1/-1->0->-1 [1] ..." and 2.6/2.7's "[0] 1/-1/-1->0->7|7->0->1/-1/-1". */
+/* "Trees [0] 1/-1/-1->0->-1 [1] ...", 2.6/2.7's "[0] 1/-1/-1->0->7|7->0->1/-1/-1" and 2.4's
+ * "[0] -1->0->1/-1/-1" (init.cc: " [%d] %d->%d->%d/%d/%d", up, rank, down[0..2]). */
 static bool trees_line(struct rec_ctx *x, const char *p)
 {
     struct rec_log *L = x->L;
@@ -826,7 +847,11 @@ static bool trees_line(struct rec_ctx *x, const char *p)
         int down[REC_MAX_TREE_DOWN], nd, down2[REC_MAX_TREE_DOWN], nd2;
         if (chan < 0 || *p != ']') goto bad;
         p = skip_sp(p + 1);
-        if (!tree_part(&p, down, &nd, &me, &up, false)) goto bad;
+        const char *e = p; /* 2.5+: down/down/down->rank->up; 2.4: up->rank->down/down/down */
+        if (!(tree_part(&e, down, &nd, &me, &up, false) && (!*e || *e == ' ' || *e == '|')) &&
+            !tree_part((e = p, &e), down, &nd, &me, &up, true))
+            goto bad;
+        p = e;
         if (*p == '|') {
             p++;
             if (!tree_part(&p, down2, &nd2, &me2, &up2, true)) goto bad;
@@ -992,28 +1017,46 @@ static void pattern_line(struct rec_ctx *x, const char *p)
 
 /* ---- GRAPH and TUNING ------------------------------------------------------------------ */
 
-/* "Pattern 5, crossNic 0, nChannels 7, bw 3.000000/3.000000, type NVL/PHB, sameChannels 0" */
-static void graph_pattern(struct rec_log *L, const char *p)
+/* "Pattern 5, crossNic 0, nChannels 7, bw 3.000000/3.000000, type NVL/PHB, sameChannels 0",
+ * 2.6-2.18's "..., speed 12.000000/12.000000, ..." */
+static void graph_pattern(struct rec_ctx *x, const char *p)
 {
+    struct rec_log *L = x->L;
     struct rec_graph *g = &L->graph;
     if (g->npatterns == (int)(sizeof g->patterns / sizeof *g->patterns)) return;
     struct rec_pattern t = {0};
     char ti[8] = "", tx[8] = "";
+    /* 2.6-2.18 say "speed %f/%f" where 2.19+ say "bw %f/%f" (search.cc), same order */
+    char bw[8] = "";
     if (sscanf(p,
-               "Pattern %d, crossNic %d, nChannels %d, bw %lf/%lf, type %7[A-Z0-9]/%7[A-Z0-9], "
+               "Pattern %d, crossNic %d, nChannels %d, %7[a-z] %lf/%lf, type "
+               "%7[A-Z0-9]/%7[A-Z0-9], "
                "sameChannels %d",
-               &t.pattern, &t.crossnic, &t.nchannels, &t.bw_intra, &t.bw_inter, ti, tx,
-               &t.same_channels) != 8)
+               &t.pattern, &t.crossnic, &t.nchannels, bw, &t.bw_intra, &t.bw_inter, ti, tx,
+               &t.same_channels) != 9 ||
+        (strcmp(bw, "bw") != 0 && strcmp(bw, "speed") != 0))
         return;
     snprintf(t.type_intra, sizeof t.type_intra, "%s", ti);
     snprintf(t.type_inter, sizeof t.type_inter, "%s", tx);
+    t.host_id = x->host_id; /* its printer: its channel lines are the same thread's */
+    t.pid = L->ln.pid;
+    t.tid = L->ln.tid;
     g->patterns[g->npatterns] = t;
     L->last_pattern = g->npatterns++;
 }
 
-/* " 0 : NET/1 GPU/0 GPU/0 ... NET/1": a channel of the pattern before */
-static bool graph_channel(struct rec_log *L, const char *p)
+/* " 0 : NET/1 GPU/0 GPU/0 ... NET/1": a channel of the last pattern the same thread printed
+ * (processes print their searches at once, lines interleaved), up to its nChannels. */
+static bool graph_channel(struct rec_ctx *x, const char *p)
 {
+    struct rec_log *L = x->L;
+    struct rec_pattern *pt = NULL;
+    for (int i = L->graph.npatterns - 1; i >= 0 && !pt; i--) {
+        struct rec_pattern *q = &L->graph.patterns[i];
+        if (q->host_id == x->host_id && q->pid == L->ln.pid && q->tid == L->ln.tid)
+            pt = q->channel_lines < q->nchannels ? q : NULL, i = pt ? i : -1;
+    }
+    if (!pt) return false;
     p = skip_sp(p);
     if (scan_uint(&p, 4) < 0 || !starts(p, " : ")) return false;
     p += 3;
@@ -1026,7 +1069,7 @@ static bool graph_channel(struct rec_log *L, const char *p)
         n++;
     }
     if (!n) return false;
-    L->graph.patterns[L->last_pattern].channel_lines++;
+    pt->channel_lines++;
     return true;
 }
 
@@ -1278,11 +1321,10 @@ static bool info_line(struct rec_ctx *x, const char *p)
     }
     if (starts(p, "Pattern ")) {
         pattern_line(x, p);
-        graph_pattern(L, p);
+        graph_pattern(x, p);
         return true;
     }
-    if (L->last_pattern >= 0 && graph_channel(L, p)) return true;
-    L->last_pattern = -1;
+    if (L->last_pattern >= 0 && graph_channel(x, p)) return true;
     struct rec_facts *f = cur_facts(L);
     if (strstr(p, "NVLS multicast support is available")) {
         struct rec_host_net *h = host_net(L, x->host);
@@ -1348,6 +1390,35 @@ static bool info_line(struct rec_ctx *x, const char *p)
 
 /* "#  Rank  0 Group  0 Pid 422771 on HOST device  0 [0x0f] NVIDIA H800" (and the older form
  * without Group). */
+/* How many device lines before this one, in its list (lines in a row), claimed rank r:
+ * nccl-tests built without MPI and started by a launcher runs one single-rank job a
+ * process, each printing "Rank 0"; two jobs' outputs pasted together do the same. */
+static int device_claims(struct rec_ctx *x, long r, const char *host)
+{
+    struct rec_log *L = x->L;
+    if (x->line != L->blk_line + 1 || L->file != L->blk_file)
+        memset(L->blk_claims, 0, (size_t)L->blk_cap);
+    L->blk_line = x->line;
+    L->blk_file = L->file;
+    if (r >= L->blk_cap) {
+        long cap = L->blk_cap ? L->blk_cap : 64;
+        while (cap <= r)
+            cap *= 2;
+        L->blk_claims = xrealloc(L->blk_claims, (size_t)cap);
+        memset(L->blk_claims + L->blk_cap, 0, (size_t)(cap - L->blk_cap));
+        L->blk_cap = (int)cap;
+    }
+    int k = L->blk_claims[r];
+    if (k < 255) L->blk_claims[r]++;
+    if (k > 0)
+        rec_warn_c(L, REC_W_RANK_TWICE,
+                   "%s:%ld: rank %ld claimed again (on %s) in one list of devices: separate "
+                   "runs, each its own communicator (nccl-tests without MPI under a "
+                   "launcher runs one a process)",
+                   x->name, x->line, r, host);
+    return k;
+}
+
 static bool device_line(struct rec_ctx *x, const char *p)
 {
     p = skip_sp(p);
@@ -1363,10 +1434,10 @@ static bool device_line(struct rec_ctx *x, const char *p)
         return true;
     }
     {
-        int ti = rec_tests_unit(x->L);
         char h[64];
         copy_word(skip_sp(on + 4), "", h, sizeof h);
         int hid = rec_host_id(x->L, h, true);
+        int ti = rec_tests_unit_k(x->L, device_claims(x, r, h));
         struct rec_unit *u = &x->L->units[ti];
         rec_facts_seen(&u->f, r);
         rec_facts_host(&u->f, hid);
@@ -1390,17 +1461,70 @@ static bool device_line(struct rec_ctx *x, const char *p)
 
 static struct rec_test *new_test(struct rec_ctx *x, const char *type, const char *redop);
 
-/* The column names of "#  size  count  type  redop  root  time  algbw  busbw  #wrong ...". */
+/* The words of a table's line, '|' a separator as a space is (tables pasted side by side
+ * with one), into w[max]; a lone '#' (a right-hand table's comment mark) is no word. Returns
+ * how many, max + 1 when there were more. */
+static int table_words(const char *p, char (*w)[32], int max)
+{
+    int n = 0;
+    while (*p) {
+        while (*p == ' ' || *p == '\t' || *p == '|')
+            p++;
+        if (!*p) break;
+        const char *b = p;
+        while (*p && *p != ' ' && *p != '\t' && *p != '|')
+            p++;
+        if (p - b == 1 && *b == '#') continue;
+        if (n == max) return max + 1;
+        snprintf(w[n++], sizeof w[0], "%.*s", (int)(p - b), b);
+    }
+    return n;
+}
+
+/* nccl-tests' column names across its versions: 1.x's "bytes N type op ... res" are 2.x's
+ * "size count type redop ... error". */
+static const char *column_name(const char *w)
+{
+    static const char *const alias[][2] = {
+        {"bytes", "size"}, {"N", "count"}, {"op", "redop"}, {"res", "error"}};
+    for (size_t i = 0; i < sizeof alias / sizeof *alias; i++)
+        if (strcmp(w, alias[i][0]) == 0) return alias[i][1];
+    return w;
+}
+
+/* The column names of "#  size  count  type  redop  root  time  algbw  busbw  #wrong ...";
+ * the same columns again after them are tables pasted side by side (hdr_copies). */
 static void header_line(struct rec_ctx *x, const char *p)
 {
     struct rec_log *L = x->L;
+    char w[REC_HDR_WORDS][32];
+    int n = table_words(p, w, REC_HDR_WORDS);
+    if (n > REC_HDR_WORDS) n = REC_HDR_WORDS;
     L->hdr_n = 0;
     L->hdr_ms = false;
+    L->hdr_made = false;
     L->cur_test = -1;
-    while (*(p = skip_sp(p)) && L->hdr_n < 24)
-        p = copy_word(p, "", L->hdr[L->hdr_n++], sizeof L->hdr[0]);
+    for (int i = 0; i < n; i++)
+        snprintf(L->hdr[L->hdr_n++], sizeof L->hdr[0], "%.9s", column_name(w[i]));
+    L->hdr_copies = 1;
+    for (int j = 1; j < n; j++) { /* the first column again: the next table's */
+        if (strcmp(L->hdr[j], L->hdr[0]) != 0 || n % j) continue;
+        bool same = true;
+        for (int i = j; i < n && same; i++)
+            same = strcmp(L->hdr[i], L->hdr[i % j]) == 0;
+        if (same) L->hdr_copies = n / j, L->hdr_n = j;
+        break;
+    }
     /* a header is a table, rows or not (a run that failed, a header inside NCCL's log) */
-    if (new_test(x, "", "")) L->group_first = L->cur_test;
+    L->side_first = L->ntests;
+    for (int k = 0; k < L->hdr_copies; k++)
+        if (new_test(x, "", "") && k == 0) L->group_first = L->cur_test;
+    if (L->hdr_copies > 1) {
+        L->cur_test = L->side_first;
+        rec_warn_c(L, REC_W_SIDE_BY_SIDE,
+                   "%s:%ld: %d tables side by side: read as %d runs, left to right", x->name,
+                   x->line, L->hdr_copies, L->hdr_copies);
+    }
     L->interleaved = false;
 }
 
@@ -1454,47 +1578,40 @@ static bool meas(const char (*w)[32], int at, bool old, double ms, struct rec_me
     return true;
 }
 
-/* A row under the current header: size count type redop [root] then two groups of time,
- * algbw, busbw and #wrong (or error). */
-static void row_line(struct rec_ctx *x, const char *p)
+/* A row's line that no table takes: said, and counted (a record whose rows are all refused
+ * is not shown as a record without rows). */
+__attribute__((format(printf, 2, 3))) static void row_refused(struct rec_ctx *x,
+                                                              const char *fmt, ...)
+{
+    char m[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    x->L->rows_refused++;
+    rec_error(x->L, x->name, x->line, "%s", m);
+}
+
+/* The table a row of (type, redop, size) goes to: the current one, or, when sizes go down
+ * (two runs writing one terminal), the first run of the header's it continues. */
+static struct rec_test *row_table(struct rec_ctx *x, const char *type, const char *redop,
+                                  double size)
 {
     struct rec_log *L = x->L;
-    char w[24][32];
-    int n = 0;
-    while (*(p = skip_sp(p))) {
-        if (n == 24) break;
-        p = copy_word(p, "", w[n++], sizeof w[0]);
-    }
-    int ty = hdr_col(L, "type"), ro = hdr_col(L, "redop");
-    if (!*p && n == L->hdr_n - 1 && ro >= 0 && ro < n) { /* alltoall's empty redop */
-        memmove(w[ro + 1], w[ro], (size_t)(n - ro) * sizeof w[0]);
-        w[ro][0] = '\0';
-        n++;
-    }
-    int tcol = hdr_col(L, "time");
-    if (*p || n != L->hdr_n || tcol < 2 || tcol + 8 != L->hdr_n) {
-        rec_error(L, x->name, x->line, "a row of %d fields under a header of %d", n, L->hdr_n);
-        return;
-    }
-    const char *type = ty >= 0 && ty < tcol ? w[ty] : "";
-    const char *redop = ro >= 0 && ro < tcol ? w[ro] : "";
-    double size = strtod(w[0], NULL);
     struct rec_test *t = L->cur_test >= 0 ? &L->tests[L->cur_test] : NULL;
     if (t && t->nrows == 0 && !t->type[0] && !t->redop[0]) { /* the header's table */
         /* a table's words are short ("float", "sum"); a longer one is cut, on purpose */
         snprintf(t->type, sizeof t->type, "%.*s", (int)sizeof t->type - 1, type);
         snprintf(t->redop, sizeof t->redop, "%.*s", (int)sizeof t->redop - 1, redop);
     }
-    if (t && t->nrows > 0 && (L->interleaved || size < t->rows[t->nrows - 1].size)) {
-        /* sizes go up within a run: a smaller one is another run's row, printed into this
-         * table (two runs writing one terminal); each row then goes to the first run it
-         * continues */
+    /* (a row of another type or operation is another table: not a run's row out of turn) */
+    if (t && t->nrows > 0 && strcmp(t->type, type) == 0 && strcmp(t->redop, redop) == 0 &&
+        (L->interleaved || size < t->rows[t->nrows - 1].size)) {
         bool down = size < t->rows[t->nrows - 1].size;
         t = NULL;
         for (int k = L->group_first; k < L->ntests && !t; k++) {
             struct rec_test *o = &L->tests[k];
-            if (k != L->cur_test && strcmp(o->type, type) == 0 &&
-                strcmp(o->redop, redop) == 0 &&
+            if (strcmp(o->type, type) == 0 && strcmp(o->redop, redop) == 0 &&
                 (o->nrows == 0 || o->rows[o->nrows - 1].size <= size))
                 t = o, L->cur_test = k;
         }
@@ -1508,13 +1625,35 @@ static void row_line(struct rec_ctx *x, const char *p)
     }
     if (!t || strcmp(t->type, type) != 0 || strcmp(t->redop, redop) != 0)
         t = new_test(x, type, redop);
+    return t;
+}
+
+/* One table's row of the header's hdr_n columns (w[]: alltoall's empty redop filled in). */
+static void row_words(struct rec_ctx *x, char (*w)[32])
+{
+    struct rec_log *L = x->L;
+    int ty = hdr_col(L, "type"), ro = hdr_col(L, "redop"), tcol = hdr_col(L, "time");
+    const char *type = ty >= 0 && ty < tcol ? w[ty] : "";
+    const char *redop = ro >= 0 && ro < tcol ? w[ro] : "";
+    double size = strtod(w[0], NULL);
+    struct rec_test *t;
+    if (L->hdr_copies > 1) { /* side by side: the table of its place */
+        t = &L->tests[L->cur_test];
+        if (t->nrows == 0) {
+            snprintf(t->type, sizeof t->type, "%.*s", (int)sizeof t->type - 1, type);
+            snprintf(t->redop, sizeof t->redop, "%.*s", (int)sizeof t->redop - 1, redop);
+        }
+    } else {
+        t = row_table(x, type, redop, size);
+    }
     if (!t) return;
     struct rec_row r;
     bool old = t->old_header;
     double ms = L->hdr_ms ? 1000.0 : 1.0;
     if (!num_field(w[0], &r.size, false) || !num_field(w[1], &r.count, false) ||
-        !meas(w, tcol, old, ms, &r.oop) || !meas(w, tcol + 4, old, ms, &r.ip)) {
-        rec_error(L, x->name, x->line, "a row with a field that is not a number");
+        !meas((const char(*)[32])w, tcol, old, ms, &r.oop) ||
+        !meas((const char(*)[32])w, tcol + 4, old, ms, &r.ip)) {
+        row_refused(x, "a row with a field that is not a number");
         return;
     }
     if (t->nrows == REC_MAX_ROWS) {
@@ -1526,35 +1665,118 @@ static void row_line(struct rec_ctx *x, const char *p)
     t->rows[t->nrows++] = r;
 }
 
-/* A row with no header before it (the header was not copied): nccl-tests' columns, when
- * the row has their shape: two integers, a type, a redop, [a root,] 8 numbers. */
-static bool headless_row(struct rec_ctx *x, const char *p)
+static bool headless_row(struct rec_ctx *x, const char *p, bool say);
+
+/* A row under the current header: size count type redop [root] then two groups of time,
+ * algbw, busbw and #wrong (or error); hdr_copies of them side by side. */
+static void row_line(struct rec_ctx *x, const char *p)
 {
-    char w[16][32];
-    int n = 0;
-    for (const char *q = p; *(q = skip_sp(q)) && n < 16;)
-        q = copy_word(q, "", w[n++], sizeof w[0]);
-    if (n != 12 && n != 13) return false;
-    double v;
-    for (int i = 0; i < n; i++) {
-        bool word = i == 2 || i == 3;
-        if (word != !num_field(w[i], &v, !word && i >= 8)) return false;
+    struct rec_log *L = x->L;
+    char w[REC_HDR_WORDS + 1][32];
+    int n = table_words(p, w, REC_HDR_WORDS), hn = L->hdr_n, copies = L->hdr_copies;
+    int ro = hdr_col(L, "redop"), tcol = hdr_col(L, "time");
+    if (n == copies * (hn - 1) && ro >= 0 && ro < tcol) { /* alltoall's empty redop */
+        for (int k = copies - 1; k >= 0; k--) {
+            memmove(w[k * hn], w[k * (hn - 1)], (size_t)(hn - 1) * sizeof w[0]);
+            memmove(w[k * hn + ro + 1], w[k * hn + ro], (size_t)(hn - 1 - ro) * sizeof w[0]);
+            w[k * hn + ro][0] = '\0';
+        }
+        n = copies * hn;
     }
-    rec_warn_c(x->L, REC_W_NO_HEADER,
-               "%s:%ld: nccl-tests rows without their header: read as nccl-tests' columns",
-               x->name, x->line);
-    header_line(x, n == 13 ? "size count type redop root time algbw busbw #wrong time algbw "
-                             "busbw #wrong"
-                           : "size count type redop time algbw busbw #wrong time algbw busbw "
-                             "#wrong");
+    if (n != copies * hn || tcol < 2 || tcol + 8 != hn) {
+        /* a header made from another row's shape gives way to this row's own */
+        if (L->hdr_made && headless_row(x, p, false)) return;
+        row_refused(x, "a row of %d fields under a header of %d%s", n > REC_HDR_WORDS ? -1 : n,
+                    copies * hn, copies > 1 ? " (tables side by side)" : "");
+        return;
+    }
+    for (int k = 0; k < copies; k++) {
+        if (copies > 1) L->cur_test = L->side_first + k;
+        row_words(x, w + k * hn);
+    }
+    if (copies > 1) L->cur_test = L->side_first;
+}
+
+/* Does w[0..m) read as one nccl-tests row: size count type, then up to two of redop (a
+ * word) and root (an integer), then 8 numbers (time algbw busbw #wrong-or-error, twice; N/A
+ * may stand for any of them)? Returns the header it implies in hdr (NULL: no). */
+static bool row_shape(char (*w)[32], int m, char *hdr, size_t cap)
+{
+    double v;
+    int lead = m - 8;
+    if (lead < 3 || lead > 5) return false;
+    if (!num_field(w[0], &v, false) || !num_field(w[1], &v, false) || num_field(w[2], &v, true))
+        return false;
+    bool redop = false, root = false, old = false;
+    for (int i = 3; i < lead; i++) {
+        bool num = num_field(w[i], &v, false);
+        if (num && !root && v == (long)v) /* a root, after any redop */
+            root = true;
+        else if (!num && !redop && !root)
+            redop = true;
+        else
+            return false;
+    }
+    for (int i = lead; i < m; i++) {
+        if (!num_field(w[i], &v, true)) return false;
+        if ((i - lead) % 4 == 3 && (strchr(w[i], '.') || strchr(w[i], 'e'))) old = true;
+    }
+    const char *g = old ? "time algbw busbw error" : "time algbw busbw #wrong";
+    snprintf(hdr, cap, "size count type%s%s %s %s", redop ? " redop" : "", root ? " root" : "",
+             g, g);
+    return true;
+}
+
+/* A row with no header before it (the header was not copied): nccl-tests' columns, when
+ * the row has their shape (row_shape), once or side by side. */
+static bool headless_row(struct rec_ctx *x, const char *p, bool say)
+{
+    char w[REC_HDR_WORDS + 1][32], hdr[120], h2[120];
+    int n = table_words(p, w, REC_HDR_WORDS), copies = 0;
+    for (int m = 11; m <= 13 && !copies; m++) {
+        if (n < m || n % m || !row_shape(w, m, hdr, sizeof hdr)) continue;
+        copies = n / m;
+        for (int k = 1; k < copies && copies; k++) /* each table its own shape, the same */
+            if (!row_shape(w + k * m, m, h2, sizeof h2) || strcmp(h2, hdr) != 0) copies = 0;
+    }
+    if (!copies) return false;
+    if (say || !x->L->hdr_made)
+        rec_warn_c(x->L, REC_W_NO_HEADER,
+                   "%s:%ld: nccl-tests rows without their header: read as nccl-tests' columns",
+                   x->name, x->line);
+    char all[REC_HDR_WORDS * 32];
+    size_t k = 0;
+    for (int c = 0; c < copies && k < sizeof all; c++)
+        k += (size_t)snprintf(all + k, sizeof all - k, "%s ", hdr);
+    header_line(x, all);
+    x->L->hdr_made = true;
     row_line(x, p);
     return true;
 }
 
+/* A line that starts like a row (a number, and at least 8 numbers in all) but that no
+ * header or row shape reads: said, never dropped in silence. */
+static bool row_like(const char *p)
+{
+    char w[REC_HDR_WORDS + 1][32];
+    int n = table_words(p, w, REC_HDR_WORDS), nums = 0;
+    double v;
+    for (int i = 0; i < n && i <= REC_HDR_WORDS - 1; i++)
+        nums += num_field(w[i], &v, true);
+    return n > 0 && num_field(w[0], &v, false) && nums >= 8;
+}
+
+static bool hash_body(struct rec_ctx *x, const char *p);
+
 static bool hash_line(struct rec_ctx *x, const char *p)
 {
+    return hash_body(x, skip_sp(p + 1));
+}
+
+/* A comment line of nccl-tests' after its '#' (or where a viewer stripped it). */
+static bool hash_body(struct rec_ctx *x, const char *p)
+{
     struct rec_log *L = x->L;
-    p = skip_sp(p + 1);
     if (starts(p, "Collective test starting: ")) {
         char c[32];
         copy_word(skip_sp(p + 26), "", c, sizeof c);
@@ -1581,7 +1803,7 @@ static bool hash_line(struct rec_ctx *x, const char *p)
         return true;
     }
     if (starts(p, "Rank ")) return device_line(x, p);
-    if (starts(p, "size ") && strstr(p, "busbw")) {
+    if ((starts(p, "size ") || starts(p, "bytes ")) && strstr(p, "busbw")) {
         header_line(x, p);
         return true;
     }
@@ -1825,6 +2047,10 @@ static bool one_line(struct rec_ctx *x, char *s)
         L->prefixes |= REC_PFX_HASHLESS;
         return device_line(x, p);
     }
+    if (starts(p, "Avg bus bandwidth") || starts(p, "Out of bounds values")) {
+        L->prefixes |= REC_PFX_HASHLESS;
+        return hash_body(x, p);
+    }
     if (starts(p, "size ") && strstr(p, "busbw") && strstr(p, "count")) {
         L->prefixes |= REC_PFX_HASHLESS;
         header_line(x, p);
@@ -1834,7 +2060,12 @@ static bool one_line(struct rec_ctx *x, char *s)
         row_line(x, p);
         return true;
     }
-    if (isdigit((unsigned char)*p) && headless_row(x, p)) return true;
+    if (isdigit((unsigned char)*p) && headless_row(x, p, true)) return true;
+    if (isdigit((unsigned char)*p) && row_like(p)) {
+        row_refused(x, "a line of numbers that is no nccl-tests row (no header before it, "
+                       "and not the columns of any nccl-tests version)");
+        return true;
+    }
     command_line(L, p);
     job_line(L, p);
     if (L->ntests > 0 && *p && !ln->nccl && L->cur_test >= 0)
@@ -2049,13 +2280,16 @@ static void first_line_hosts(struct rec_log *L)
 
 static void finish_comms(struct rec_log *L)
 {
-    if (L->tests_unit >= 0) {
-        struct rec_facts *f = &L->units[L->tests_unit].f;
+    for (int u = 0; u < L->nunits; u++) {
+        struct rec_facts *f = &L->units[u].f;
         int n = 0;
-        for (int r = 0; r < f->seen_cap * 8; r++)
+        for (int r = 0; L->units[u].tests && r < f->seen_cap * 8; r++)
             n += rec_facts_has(f, r);
-        f->nranks = n;
+        if (L->units[u].tests) f->nranks = n;
     }
+    free(L->blk_claims);
+    L->blk_claims = NULL;
+    L->blk_cap = 0;
     first_line_hosts(L);
     rec_comm_finish(L);
     if (L->rccl)

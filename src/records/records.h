@@ -47,6 +47,7 @@
 #define REC_MAX_ROWS 4096 /* rows of one test */
 #define REC_MAX_MSGS 64   /* errors and warnings kept (the rest are counted) */
 #define REC_MAX_TREE_DOWN 3
+#define REC_HDR_WORDS 64 /* a table header's words: 13 a table, side by side up to 4 */
 
 /* The link classes, from what NCCL says about a connection (never from names alone). */
 enum rec_class {
@@ -138,12 +139,14 @@ enum rec_wcode {
     REC_W_DEDUP,   /* Ray's "[repeated Nx across cluster]" */
     REC_W_INIT_FAILED,
     REC_W_LIB_WARN,
-    REC_W_ESCAPE,      /* terminal escapes in the text */
-    REC_W_MIXED,       /* hosts printing different NCCL versions' forms */
-    REC_W_PROSE,       /* text that is no log between log lines */
-    REC_W_INTERLEAVED, /* rows of several runs mixed */
-    REC_W_NO_HEADER,   /* rows without their column header */
-    REC_W_UNREADABLE,  /* "NCCL INFO" after text that is no known prefix */
+    REC_W_ESCAPE,       /* terminal escapes in the text */
+    REC_W_MIXED,        /* hosts printing different NCCL versions' forms */
+    REC_W_PROSE,        /* text that is no log between log lines */
+    REC_W_INTERLEAVED,  /* rows of several runs mixed */
+    REC_W_NO_HEADER,    /* rows without their column header */
+    REC_W_UNREADABLE,   /* "NCCL INFO" after text that is no known prefix */
+    REC_W_SIDE_BY_SIDE, /* tables pasted side by side, read as several runs */
+    REC_W_RANK_TWICE,   /* two processes claim one rank in a list of devices */
     REC_W_N
 };
 const char *rec_wcode_name(enum rec_wcode c);
@@ -190,6 +193,8 @@ struct rec_graph {
         int pattern, crossnic, nchannels, same_channels, channel_lines;
         double bw_intra, bw_inter;
         char type_intra[8], type_inter[8];
+        int host_id; /* the printer (host id, -1 none; pid; tid): its channel lines follow */
+        long pid, tid;
     } patterns[16];
     int npatterns;
     int nvls_heads;
@@ -217,6 +222,11 @@ struct rec_log {
     /* communicators (reccomm.h) */
     struct rec_unit *units;
     int nunits, capunits, tests_unit;
+    int tunits[63], ntunits;   /* more device-line units: runs whose ranks repeat the first's */
+    unsigned char *blk_claims; /* per rank: device lines claiming it in the current list */
+    int blk_cap;
+    long blk_line;
+    const struct rec_file *blk_file;
     struct rec_map threads, procs, ptrs, hostmap, linkmap;
     char **hostnames;
     int nhostnames;
@@ -275,8 +285,12 @@ struct rec_log {
     int hdr_n;        /* the current table header's columns, 0 none */
     int group_first;  /* the first test read under the current header */
     bool interleaved; /* rows of several runs under the current header */
-    char hdr[24][10];
-    bool hdr_ms; /* "(ms)" units line */
+    char hdr[REC_HDR_WORDS][10];
+    bool hdr_ms;      /* "(ms)" units line */
+    bool hdr_made;    /* the header was made from a headerless row's shape */
+    int hdr_copies;   /* tables side by side under one header (1: one table) */
+    int side_first;   /* the first of their tests */
+    int rows_refused; /* lines of a row's shape that no table could take */
     char pending_coll[32];
     int first_warn_line;
     char first_warn[160];
@@ -288,7 +302,7 @@ struct rec_log {
     int unit;              /* its unit, -1 none */
     bool tests_hashless;   /* nccl-tests' lines without '#' seen */
     bool wrap_open;        /* the line before was an opening "(" alone */
-    int last_pattern;      /* GRAPH: the pattern whose channel lines follow, -1 none */
+    int last_pattern;      /* GRAPH: a pattern was read (its index), -1 none */
 };
 
 struct rec_log *rec_new(void);
@@ -301,6 +315,10 @@ int rec_parse(struct rec_log *L, const char *name, const char *text, size_t len)
 void rec_parse_begin(struct rec_log *L, const char *name);
 void rec_parse_lines(struct rec_log *L, const char *text, size_t len);
 int rec_parse_end(struct rec_log *L, bool ends_in_newline);
+/* What could not be read, said as it is ("FILE: cannot open: No such file or directory"):
+ * kept with the line errors, so every reader of L (stderr, the JSON's warnings) has it. */
+__attribute__((format(printf, 2, 3))) void rec_note_error(struct rec_log *L, const char *fmt,
+                                                          ...);
 /* After the last file: the warnings about what is missing or odd. */
 void rec_finish(struct rec_log *L);
 

@@ -289,7 +289,9 @@ static void view_ranks(const struct rec_log *L, int c, const struct rec_ctopo *t
                        struct rec_view *w)
 {
     const struct rec_facts *f = &L->comms[c];
-    bool tests = L->tests_unit >= 0 && L->units[L->tests_unit].group == c;
+    bool tests = false;
+    for (int u = 0; u < L->nunits; u++)
+        tests = tests || (L->units[u].tests && L->units[u].group == c);
     int n = t->nranks > 0 ? t->nranks : 0, top = -1;
     w->ranks = xcalloc((size_t)(n ? n : 1), sizeof *w->ranks);
     for (int r = 0; r < n; r++) {

@@ -357,9 +357,12 @@ static int ui_read_log_files(const struct ui_opts *o, struct rec_log **out)
         return 2;
     }
     rec_finish(L);
-    if (topo_nranks(L) == 0) {
-        cv_eprintf("collviz: --nccl-log %s: the record names no rank (no comm, ring or "
-                   "tree lines)\n",
+    int rows = 0; /* nccl-tests' rows alone (no device lines): the screen shows the tests */
+    for (int i = 0; i < L->ntests; i++)
+        rows += L->tests[i].nrows;
+    if (topo_nranks(L) == 0 && rows == 0) {
+        cv_eprintf("collviz: --nccl-log %s: the record names no rank (no comm, ring, tree or "
+                   "nccl-tests device lines) and holds no nccl-tests row\n",
                    o->logs[0]);
         rec_free(L);
         return 2;

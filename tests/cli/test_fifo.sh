@@ -30,7 +30,7 @@ for f in "$tmp/log.fifo" "$tmp/dir.log" /dev/zero; do
     what="not a regular file"
     # a folder is read as one file per rank or node: this one has none
     [ -d "$f" ] && what="a folder with no file that could be read"
-    refused_fast "nccl $f" "$f:0: $what" nccl "$f"
+    refused_fast "nccl $f" "$f: $what" nccl "$f"
     refused_fast "--nccl-log $f" "--nccl-log $f: $what" --nccl-log "$f"
     refused_fast "--ring-order-from $f" "$what" trace all_reduce --ring-order-from "$f"
 done
@@ -46,7 +46,7 @@ timeout 10 "$BIN" nccl "$tmp/log.fifo" "$TOP/tests/records/04-socket-2node-p40-n
     >"$tmp/out" 2>"$tmp/err"
 rc=$?
 [ "$rc" -eq 0 ] || fail "nccl FIFO and a record: exit $rc, want 0"
-grep -qF "$tmp/log.fifo:0: not a regular file" "$tmp/err" || fail "nccl FIFO and a record: $(cat "$tmp/err")"
+grep -qF "$tmp/log.fifo: not a regular file" "$tmp/err" || fail "nccl FIFO and a record: $(cat "$tmp/err")"
 grep -q "ranks" "$tmp/out" || fail "nccl FIFO and a record: the record was not read"
 
 cli_finish "test_fifo (no reader blocks on a FIFO or reads a device)"

@@ -110,7 +110,11 @@ esc=$tmp/$'x\e[31mred'.log
 cp "$tmp/b.log" "$esc"
 "$BIN" nccl "$tmp/a.log" "$esc" >"$tmp/esc.txt" 2>&1 || fail "nccl a <escape name>: exit $?"
 grep -q $'\e' "$tmp/esc.txt" && fail "nccl a <escape name>: an escape byte reached the output"
-grep -q '^nccl-tests runs compared: A = ' "$tmp/esc.txt" || fail "nccl a <escape name>: $(head -2 "$tmp/esc.txt")"
+grep -q '^  B = .*x.*31mred.log$' "$tmp/esc.txt" || fail "nccl a <escape name>: $(head -3 "$tmp/esc.txt")"
+# Every line at 80 columns at most (the paths on lines of their own).
+"$BIN" nccl "$tmp/a.log" "$tmp/b.log" >"$tmp/w.txt" || fail "nccl a b: exit $?"
+awk -v p="$tmp" 'index($0, p) == 0 && length($0) > 80 { print; bad = 1 } END { exit bad }' "$tmp/w.txt" ||
+    fail "nccl a b: lines over 80 columns"
 
 # Refused: different tests; a file without a run (--compare); --compare with 3 files.
 expect_usage_error "a.log is all_reduce (float sum)" nccl "$tmp/a.log" "$tmp/ag.log"

@@ -292,6 +292,55 @@ for d in (a, b):
 assert a == b, (a, b)
 " || fail "a folder with a gzipped file reads as the two files"
 
+# ---- tables as they are pasted (fixtures derived from the real records named) -----------
+# Rows whose header was not copied, of every nccl-tests version's shape: 2.x's broadcast (a
+# root, no redop, N/A errors: nccltests82's row), the old table's error column (nccltests-a100's
+# rows: "error" with 4e-07), alltoall's empty redop (nccltests78's): all read, none dropped.
+grep -v '^#' "$DIR/nccltests82-broadcast-oldtable-nccl296.log" | grep -E '^ +[0-9]' >"$tmp/hl1.log"
+grep -v '^#' "$DIR/nccltests-a100-2node16-sharp-oldtable.log" | grep -E '^ +[0-9]' >"$tmp/hl2.log"
+grep -E '^ +[0-9]' "$DIR/nccltests78-oldtable-allreduce-alltoall-prose.log" >"$tmp/hl3.log"
+for f in hl1 hl2 hl3; do
+    want=$(wc -l <"$tmp/$f.log")
+    "$BIN" nccl "$tmp/$f.log" --format json >"$tmp/$f.json" 2>"$tmp/$f.err" || fail "$f: exit $?"
+    [ -s "$tmp/$f.err" ] && fail "$f: $(head -1 "$tmp/$f.err")"
+    python3 - "$tmp/$f.json" "$want" "$f" <<'PY' || fail "$f: rows lost"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = sum(len(t["rows"]) for t in d["tests"])
+assert rows == int(sys.argv[2]), (rows, sys.argv[2])
+assert any(w["code"] == "table_no_header" for w in d["warnings"]), d["warnings"]
+if sys.argv[3] == "hl2":  # the old table's largest error, not a #wrong count
+    assert d["tests"][0]["rows"][0]["oop"]["error"] == 4e-07, d["tests"][0]["rows"][0]
+    assert all(r["oop"]["wrong"] is None for t in d["tests"] for r in t["rows"])
+PY
+done
+# Two runs' tables pasted side by side (nccltests-h100's header and rows, twice on each
+# line: by spaces, by a tab, by '|'), with and without the header: two tables of all rows.
+sed -n '/^#  *size/,$p' "$DIR/nccltests-h100-2node16-allreduce.log" | grep -E '^#  *size|^ +[0-9]' >"$tmp/one.log"
+rows=$(grep -cE '^ +[0-9]' "$tmp/one.log")
+paste -d' ' "$tmp/one.log" "$tmp/one.log" >"$tmp/sbs1.log"
+grep -v '^#' "$tmp/one.log" >"$tmp/rows.log"
+paste "$tmp/rows.log" "$tmp/rows.log" >"$tmp/sbs2.log"
+paste -d'|' "$tmp/rows.log" "$tmp/rows.log" >"$tmp/sbs3.log"
+for f in sbs1 sbs2 sbs3; do
+    "$BIN" nccl "$tmp/$f.log" --format json >"$tmp/$f.json" 2>"$tmp/$f.err" || fail "$f: exit $?"
+    python3 - "$tmp/$f.json" "$rows" <<'PY' || fail "$f: side by side not read as two runs"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [len(t["rows"]) for t in d["tests"]] == [int(sys.argv[2])] * 2, [len(t["rows"]) for t in d["tests"]]
+assert any(w["code"] == "table_side_by_side" for w in d["warnings"]), d["warnings"]
+PY
+done
+# Lines of numbers that no nccl-tests version prints, and nothing else: exit 2, each said.
+printf '   8  2  float  sum  x  1 2 3 4 5 6 7 8 9
+ 32 8 9 10 11 12 13 14 15 16 17 18 19 20
+' >"$tmp/norow.log"
+"$BIN" nccl "$tmp/norow.log" >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] || fail "rows no table takes: exit $rc, want 2"
+grep -q "norow.log:2: a line of numbers that is no nccl-tests row" "$tmp/err" || fail "rows no table takes: $(cat "$tmp/err")"
+grep -q "none of the 2 lines of nccl-tests rows could be read" "$tmp/err" || fail "rows no table takes: $(cat "$tmp/err")"
+
 # ---- bad input ------------------------------------------------------------------------
 bad() { # bad WANT_RC STDERR_SUBSTRING ARGS...
     local want=$1 msg=$2
@@ -304,8 +353,8 @@ bad() { # bad WANT_RC STDERR_SUBSTRING ARGS...
 bad 2 "no FILE given"
 bad 2 "--format xml: must be text or json" "$DIR/04-socket-2node-p40-nccl248.log" --format xml
 bad 2 "unknown option" --bogus "$DIR/04-socket-2node-p40-nccl248.log"
-bad 2 "$tmp/none.log:0: cannot open" "$tmp/none.log"
-bad 0 "$tmp/none.log:0: cannot open" "$tmp/none.log" "$DIR/04-socket-2node-p40-nccl248.log"
+bad 2 "$tmp/none.log: cannot open: No such file or directory" "$tmp/none.log"
+bad 0 "$tmp/none.log: cannot open: No such file or directory" "$tmp/none.log" "$DIR/04-socket-2node-p40-nccl248.log"
 bad 2 "nothing could be read" /etc/hostname
 # Larger than the reader holds: refused whole (exit 2, where and what), never read in part.
 # Ranks past the reader's ceiling (2^24), and a communicator more than memory may keep (a
@@ -331,8 +380,19 @@ bad 0 "$tmp/dup.log:1: channel 0's ring lists rank 1 twice" "$tmp/dup.log"
 } >"$tmp/long.log"
 bad 0 "$tmp/long.log:2: a line of 70000 bytes" "$tmp/long.log"
 bad 0 "$tmp/long.log:4: a row of 9 fields under a header of 13" "$tmp/long.log"
+# Every line said on stderr is in the JSON's warnings too (code not_read): the JSON alone
+# tells what could not be read, a file that could not be opened included.
+"$BIN" nccl "$tmp/long.log" "$tmp/none.log" --format json >"$tmp/lw.json" 2>"$tmp/lw.err"
+python3 - "$tmp/lw.json" "$tmp/lw.err" <<'PY' || fail "stderr lines missing from the JSON warnings"
+import json, sys
+msgs = [w["message"] for w in json.load(open(sys.argv[1]))["warnings"] if w["code"] == "not_read"]
+err = [l.rstrip("\n") for l in open(sys.argv[2]) if l.strip()]
+assert err, "nothing on stderr"
+missing = [l for l in err if l not in msgs]
+assert not missing, ("not in the JSON", missing, msgs)
+PY
 truncate -s $((64 * 1024 * 1024 + 1)) "$tmp/big.log"
-bad 2 "$tmp/big.log:0: larger than 64 MiB" "$tmp/big.log"
+bad 2 "$tmp/big.log: larger than 64 MiB" "$tmp/big.log"
 # A host name with a terminal escape: never printed as it is.
 printf 'ev\033]0;pwn\007il:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 1 cudaDev 0 - Init COMPLETE\nev\033[2Jil:1:1 [0] NCCL INFO Channel 00/01 :    0\n' >"$tmp/esc.log"
 "$BIN" nccl "$tmp/esc.log" >"$tmp/esc.txt" 2>&1 || fail "escape log: exit $?"

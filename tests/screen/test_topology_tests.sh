@@ -65,4 +65,15 @@ tm_wait "step 0/" 5 || fail "cpu: t did not go back"
 tm_keys q
 tm_wait "EXITED:0" 5 || fail "cpu: q"
 tm_cleanup
+# nccl-tests' table alone, without its device lines (derived from the record above: its
+# "Rank" lines dropped): the screen opens on the tests, not a refusal.
+tables=$(mktemp)
+grep -v 'Rank ' "$LOG" >"$tables"
+tm_start 100 30 "--no-measure --nccl-log $tables"
+tm_wait "nccl-tests all_reduce, float sum (test 1 of 1)" 10 ||
+    fail "a table without device lines: not shown ($(tm_screen | head -3))"
+tm_keys q
+tm_wait "EXITED:0" 5 || fail "tables alone: q"
+tm_cleanup
+rm -f "$tables"
 echo "PASS ($TEST)"

@@ -62,8 +62,9 @@ static int text_pages(struct present_layout *p, const bool *blank, int n, int to
     }
 }
 
-void present_layout_compute(int rows, int cols, int scene_rows, int title_lines, int narr_lines,
-                            const bool *blank, struct present_layout *out)
+/* The layout with gap empty rows (0 or 1) under the title and above the scene. */
+static void layout_gap(int rows, int cols, int scene_rows, int title_lines, int narr_lines,
+                       const bool *blank, int gap, struct present_layout *out)
 {
     present_layout_free(out);
     if (rows < PLAYOUT_MIN_ROWS || cols < PLAYOUT_MIN_COLS) {
@@ -73,7 +74,7 @@ void present_layout_compute(int rows, int cols, int scene_rows, int title_lines,
     int nw = present_layout_narr_width(cols), nx = (cols - nw) / 2;
     int band = rows - 1; /* rows [0, band) hold title, narration and scene */
     int T = title_lines < 1 ? 1 : title_lines, n = narr_lines < 0 ? 0 : narr_lines;
-    int top = T + 1, cap = band - top;
+    int top = T + gap, cap = band - top;
     if (cap < 1) {
         out->too_small = true;
         return;
@@ -91,7 +92,7 @@ void present_layout_compute(int rows, int cols, int scene_rows, int title_lines,
     }
     int need = scene_rows < PLAYOUT_SCENE_MIN ? scene_rows : PLAYOUT_SCENE_MIN;
     bool with_title = top + need <= band;
-    int keep = with_title ? band - top - need - 1 : 0;
+    int keep = with_title ? band - top - need - gap : 0;
     if (keep < 0) keep = 0;
     int from = text_pages(out, blank, n, top, cap, keep, title, nx, nw);
     if (!with_title && out->npages == 0) new_page(out)->title = title; /* a title page */
@@ -106,8 +107,25 @@ void present_layout_compute(int rows, int cols, int scene_rows, int title_lines,
     pg->title = title;
     int h = n - pg->from;
     pg->narr = (struct rect){top, nx, h, nw};
-    int y = top + (h > 0 ? h + 1 : 0);
+    int y = top + (h > 0 ? h + gap : 0);
     pg->scene = (struct rect){y, 0, band - y, cols};
+}
+
+void present_layout_compute(int rows, int cols, int scene_rows, int title_lines, int narr_lines,
+                            const bool *blank, struct present_layout *out)
+{
+    layout_gap(rows, cols, scene_rows, title_lines, narr_lines, blank, 1, out);
+    if (out->too_small || out->npages < 2 || scene_rows <= 0) return;
+    /* The empty rows under the title and above the scene go where that saves a page (the
+     * title is bold, the scene's title bar sets it apart). */
+    struct present_layout tight = {0};
+    layout_gap(rows, cols, scene_rows, title_lines, narr_lines, blank, 0, &tight);
+    if (tight.npages < out->npages) {
+        present_layout_free(out);
+        *out = tight;
+    } else {
+        present_layout_free(&tight);
+    }
 }
 
 void present_layout_free(struct present_layout *p)

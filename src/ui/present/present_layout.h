@@ -8,8 +8,9 @@
  * then drops block digits and uses compact boxes by itself), and only then is the narration
  * split into pages. Pages come BEFORE the scene's steps: each page is one clicker step,
  * text-only pages first, and the last page shows the rest of the narration (what fits) with the
- * scene, whose steps follow. A page breaks at a blank line between blocks where one is near the
- * end of the page. Where the title and the scene do not fit together (80x24) the scene's page
+ * scene, whose steps follow (an empty row under the title and one above the scene, none where
+ * that saves a page). A page breaks at a blank line between blocks where one is near the end
+ * of the page. Where the title and the scene do not fit together (80x24) the scene's page
  * shows no title: the text pages before it do. */
 #ifndef COLLVIZ_UI_PRESENT_PRESENT_LAYOUT_H
 #define COLLVIZ_UI_PRESENT_PRESENT_LAYOUT_H
