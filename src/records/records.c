@@ -1803,6 +1803,20 @@ static bool hash_body(struct rec_ctx *x, const char *p)
         return true;
     }
     if (starts(p, "Rank ")) return device_line(x, p);
+    /* collviz bench under MPI lists its own process's ranks, then "(3 more ranks in the
+     * job's other processes: not listed here)" */
+    if (*p == '(' && strstr(p, " more rank") && strstr(p, "not listed")) {
+        const char *q = p + 1;
+        long more = scan_uint(&q, REC_RANK_DIGITS);
+        if (more > 0 && L->tests_unit >= 0) {
+            L->tests_more += (int)more;
+            rec_warn_c(L, REC_W_PARTIAL,
+                       "%s:%ld: the list of devices names some ranks only (%ld more are in "
+                       "the job, their hosts not in the record)",
+                       x->name, x->line, more);
+        }
+        return true;
+    }
     if ((starts(p, "size ") || starts(p, "bytes ")) && strstr(p, "busbw")) {
         header_line(x, p);
         return true;
@@ -2285,7 +2299,7 @@ static void finish_comms(struct rec_log *L)
         int n = 0;
         for (int r = 0; L->units[u].tests && r < f->seen_cap * 8; r++)
             n += rec_facts_has(f, r);
-        if (L->units[u].tests) f->nranks = n;
+        if (L->units[u].tests) f->nranks = n + (u == L->tests_unit ? L->tests_more : 0);
     }
     free(L->blk_claims);
     L->blk_claims = NULL;
@@ -2352,7 +2366,8 @@ void rec_finish(struct rec_log *L)
         if (L->trees[c].n) trees = true;
     }
     if (L->nranks < 0 && ring_n > 0) L->nranks = ring_n;
-    if (L->nranks < 0 && L->maxrank >= 0 && L->ntests > 0) L->nranks = L->maxrank + 1;
+    if (L->nranks < 0 && L->maxrank >= 0 && L->ntests > 0)
+        L->nranks = L->maxrank + 1 + L->tests_more;
     /* every rank of the communicator has a slot (comm lines made them; a ring's length
      * is of ranks named) */
     if (L->nranks > L->rank_slots && L->nranks <= REC_MAX_RANKS) {

@@ -222,6 +222,7 @@ struct rec_log {
     /* communicators (reccomm.h) */
     struct rec_unit *units;
     int nunits, capunits, tests_unit;
+    int tests_more; /* ranks a list of devices says it does not list (collviz bench, MPI) */
     int tunits[63], ntunits;   /* more device-line units: runs whose ranks repeat the first's */
     unsigned char *blk_claims; /* per rank: device lines claiming it in the current list */
     int blk_cap;

@@ -341,6 +341,47 @@ rc=$?
 grep -q "norow.log:2: a line of numbers that is no nccl-tests row" "$tmp/err" || fail "rows no table takes: $(cat "$tmp/err")"
 grep -q "none of the 2 lines of nccl-tests rows could be read" "$tmp/err" || fail "rows no table takes: $(cat "$tmp/err")"
 
+# collviz's own bench under MPI (`mpirun -np 4 collviz bench all_reduce --backend mpi`, this
+# output as it printed it): its process lists its own rank and says 3 more are in the job:
+# 4 ranks in the text and the JSON, the nodes unknown, the ranks not listed warned about.
+cat >"$tmp/mpibench.log" <<'LOG'
+# collviz bench: nccl-tests 2.19.6's table and lines (one block per collective); GB/s = 1e9 bytes/s,
+#   algbw = size/time, busbw = algbw * factor; each size run out of place, then in place
+# backend: mpi
+# ranks:   mpi: 4 processes on 1 host (vm), Open MPI v4.1.4
+# options: 20 iters, 5 warm-up, check on, op sum, algo each collective's default (ring; direct where it has no ring), timeout 30 s
+#
+# Collective test starting: all_reduce_perf
+# nThread 1 nGpus 1 minBytes 67108864 maxBytes 67108864 step: 2(factor) warmup iters: 5 iters: 20 agg iters: 1 validation: 1 graph: 0 unalign: 0
+#
+# Using devices
+#  Rank  0 Group  0 Pid  13228 on         vm device -1 [none] vm process
+#  (3 more ranks in the job's other processes: not listed here)
+# all_reduce: busbw factor 2(W-1)/W = 1.5; measured: 4 MPI processes, ring plan, 1 slice, 20 iters after 5 warm-up
+# all_reduce: algorithm: ring for every row, out of place and in place
+# all_reduce: out-of-place: the input in a buffer of its own (a plan copies it in first); in-place: one buffer
+#
+#                                                              out-of-place                       in-place          
+#       size         count      type   redop    root     time   algbw   busbw  #wrong     time   algbw   busbw  #wrong 
+#        (B)    (elements)                               (us)  (GB/s)  (GB/s)             (us)  (GB/s)  (GB/s)         
+    67108864      16777216     float     sum      -1   934466    0.07    0.11       0   709586    0.09    0.14       0
+# lecture: size*2(W-1)/(W*duration) = 67108864 B * 2*3 / (4 * 934.5 ms) = 0.108 GB/s (= busbw, out of place)
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : 0.124792 
+#
+# Collective test concluded: all_reduce_perf
+LOG
+"$BIN" nccl "$tmp/mpibench.log" >"$tmp/mb.txt" 2>&1 || fail "collviz bench mpi output: exit $?"
+head -1 "$tmp/mb.txt" | grep -q ', 4 ranks$' || fail "collviz bench mpi output: $(head -1 "$tmp/mb.txt")"
+"$BIN" nccl "$tmp/mpibench.log" --format json >"$tmp/mb.json" || fail "mpi bench json: exit $?"
+python3 - "$tmp/mb.json" <<'PY' || fail "collviz bench mpi output: JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["nranks"] == 4 and [c["nranks"] for c in d["communicators"]] == [4], d["communicators"]
+assert d["communicators"][0]["nnodes"] is None, d["communicators"]
+assert any("3 more are in the job" in w["message"] for w in d["warnings"]), d["warnings"]
+PY
+
 # ---- bad input ------------------------------------------------------------------------
 bad() { # bad WANT_RC STDERR_SUBSTRING ARGS...
     local want=$1 msg=$2

@@ -13,6 +13,9 @@
  *     next measurement re-creates them and is right again; a size that does not fit is
  *     refused (CV_ENOMEM) before allocating, and the next measurement is right.
  *
+ * TEST_NCCL_COLLS=a,b,...: the display and measurement scales for these collectives only
+ * (tests/gpu/run.sh's second build, which differs from the first in three collectives).
+ *
  * Prints one line per failure and a summary; exits non-zero on any failure. */
 #include <math.h>
 #include <stdarg.h>
@@ -140,6 +143,27 @@ static size_t env_bytes(const char *name, size_t dflt)
     return s && *s ? (size_t)strtoull(s, NULL, 10) : dflt;
 }
 
+/* Whether the scales test collective c: all of them, or those TEST_NCCL_COLLS names (a
+ * name it does not know is a failure, so a misspelt list cannot test nothing). */
+static bool coll_wanted(enum coll c)
+{
+    const char *s = getenv("TEST_NCCL_COLLS");
+    if (!s || !*s) return true;
+    char list[256];
+    snprintf(list, sizeof list, "%s", s);
+    bool want = false;
+    char *save = NULL;
+    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        enum coll x;
+        if (coll_parse(t, &x) != 0) {
+            check(false, "TEST_NCCL_COLLS=%s: %s is no collective", s, t);
+            continue;
+        }
+        want = want || x == c;
+    }
+    return want;
+}
+
 int main(int argc, char **argv)
 {
     /* TEST_NCCL_MEASURE_BYTES: the larger measurement size (and the size measured after
@@ -161,10 +185,19 @@ int main(int argc, char **argv)
     printf("test_nccl: %s\n", line);
 
     static const size_t counts[] = {1, 3, 8};
+    bool wanted[COLL_COUNT];
+    char only[256] = "";
+    for (int c = 0; c < COLL_COUNT; c++) {
+        wanted[c] = coll_wanted((enum coll)c);
+        if (wanted[c])
+            snprintf(only + strlen(only), sizeof only - strlen(only), " %s",
+                     coll_name((enum coll)c));
+    }
+    if (getenv("TEST_NCCL_COLLS")) printf("test_nccl: scales of%s only\n", only);
     for (int w = 1; w <= maxw; w++) {
         int before = failures;
         for (int c = 0; c < COLL_COUNT; c++)
-            for (int op = 0; op < OP_COUNT; op++)
+            for (int op = 0; op < OP_COUNT && wanted[c]; op++)
                 for (size_t ci = 0; ci < 3; ci++)
                     for (int root = 0; root < w; root += (w > 1 ? w - 1 : 1)) {
                         if (!coll_is_rooted((enum coll)c) && root > 0) continue;
@@ -179,7 +212,7 @@ int main(int argc, char **argv)
 
         before = failures;
         for (int c = 0; c < COLL_COUNT; c++)
-            for (int op = 0; op < OP_COUNT; op++) {
+            for (int op = 0; op < OP_COUNT && wanted[c]; op++) {
                 const size_t sizes[] = {(size_t)64 << 10, big};
                 for (int si = 0; si < 2; si++) {
                     struct bench_result r;
