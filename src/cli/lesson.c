@@ -256,7 +256,23 @@ static int answer_line(const struct lesson_slide *T, const struct lesson_exercis
         free(t);
         if (hit) return T->blocks[b].line;
     }
-    return 0;
+    /* the values may be spread over the slide's paragraphs: read them as one text */
+    size_t len = strlen(T->title) + 2;
+    char **parts = xcalloc(T->nblocks + 1, sizeof *parts);
+    for (size_t b = 0; b < T->nblocks; b++) {
+        parts[b] = block_text(&T->blocks[b]);
+        len += strlen(parts[b]) + 1;
+    }
+    char *all = xmalloc(len), *o = all;
+    o += sprintf(o, "%s ", T->title);
+    for (size_t b = 0; b < T->nblocks; b++) {
+        o += sprintf(o, "%s ", parts[b]);
+        free(parts[b]);
+    }
+    free(parts);
+    bool hit = ex_answer_in_text(x, all, found, n);
+    free(all);
+    return hit ? (T->nblocks ? T->blocks[0].line : T->title_line) : 0;
 }
 
 /* Predict first: a slide whose title or narration shows the answer of one of its own

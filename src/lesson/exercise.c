@@ -1136,6 +1136,72 @@ static void found_copy(const char *a, const char *b, char *found, size_t n)
 
 #define TEXT_NUMS 256
 
+/* A box value a text may name by chance: a whole number from -9 to 9 (a rank, a slot, a
+ * step, a count of ranks). Anything else (10 and up, a fraction) is a value to compute. */
+static bool trivial_value(double v)
+{
+    return v == round(v) && fabs(v) < 10;
+}
+
+/* Is v one of the values some rank starts with (step 0 of ex's scene)? Those are given to
+ * the student, so naming them gives nothing away. */
+static bool input_value(const struct lesson_exercise *ex, double v)
+{
+    struct lesson_exercise *c = xmalloc(sizeof *c);
+    *c = *ex;
+    c->step = 0;
+    bool seen = false;
+    float in[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    bool has[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    for (int r = 0; r < ex->scene.nranks && !seen; r++) {
+        size_t len = 0;
+        char err[200];
+        c->rank = r;
+        if (ex_holds_expected(c, in, has, ARRAY_LEN(in), &len, err, sizeof err) != CV_OK)
+            continue;
+        for (size_t i = 0; i < len && !seen; i++)
+            seen = has[i] && fabs(in[i] - v) <= 1e-3 * fmax(1.0, fabs(v));
+    }
+    free(c);
+    return seen;
+}
+
+/* The distinct computed values of a holds answer (want[0..m)), at least three of them,
+ * each stated somewhere in text as a bare number (not "slide 3", not "64 GB"), in any
+ * order and wherever they stand: "rank 0 has 60 in slot 0, rank 1 64 in slot 1, rank 2 68,
+ * rank 3 72" gives away the box 60 64 68 72 as surely as the row does. Computed: not a
+ * tiny value (a whole number from -9 to 9 stands in every text) and not one of the inputs
+ * (a text states those; an answer that only moves them is caught as a run). */
+static bool holds_values_scattered(const struct lesson_exercise *ex, const double *want,
+                                   size_t m, const char *text, const struct text_num *t,
+                                   size_t nt, char *found, size_t n)
+{
+    double d[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    size_t nd = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (trivial_value(want[i]) || input_value(ex, want[i])) continue;
+        bool dup = false;
+        for (size_t k = 0; k < nd && !dup; k++)
+            dup = fabs(d[k] - want[i]) <= 1e-3 * fmax(1.0, fabs(want[i]));
+        if (!dup) d[nd++] = want[i];
+    }
+    if (nd < 3) return false;
+    const char *first = NULL, *last = NULL;
+    for (size_t k = 0; k < nd; k++) {
+        bool seen = false;
+        for (size_t i = 0; i < nt && !seen; i++) {
+            if (t[i].unit[0] || text_names_place(text, t[i].start)) continue;
+            if (fabs(t[i].x - d[k]) > 1e-3 * fmax(1.0, fabs(d[k]))) continue;
+            seen = true;
+            if (!first || t[i].start < first) first = t[i].start;
+            if (!last || t[i].end > last) last = t[i].end;
+        }
+        if (!seen) return false;
+    }
+    found_copy(first, last, found, n);
+    return true;
+}
+
 bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char *found,
                        size_t n)
 {
@@ -1195,6 +1261,7 @@ bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char 
                 found_copy(t[i].start, t[i + m - 1].end, found, n);
             }
         }
+        if (!hit) hit = holds_values_scattered(ex, want, m, text, t, nt, found, n);
     }
     free(t);
     return hit;

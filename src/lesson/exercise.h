@@ -143,7 +143,9 @@ int ex_grade(const struct lesson_exercise *ex, const struct ex_variant *v, const
  * exercise's unit; a number followed by a unit of another kind, a bare number in a list of
  * values ("6 10 14 18") and, for an answer with a unit, a number followed by another word
  * ("8 ranks") do not count. holds: the rank's values (at least three with data) as a run
- * of numbers in text. choice: never. When
+ * of numbers in text, or its distinct computed values (not a whole number from -9 to 9,
+ * not a scene input; at least three of them) each stated as a bare number anywhere in
+ * text, in any order. choice: never. When
  * true, *found (size n) is the piece of text that shows it. */
 bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char *found,
                        size_t n);

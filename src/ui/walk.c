@@ -25,6 +25,8 @@
 
 #define WALK_VALS 64
 
+struct walk_fig;
+
 /* One exercise's answer forms. */
 struct walk_ans {
     const struct lesson_exercise *e;
@@ -58,6 +60,10 @@ struct walk {
     char *text;
     char *line[256];
     int nlines;
+    /* each line's figures (walk_figs), found once a frame: every number exercise and
+     * every later lesson's answer is compared with the same figures */
+    struct walk_fig *figs;
+    bool figs_done[256];
 };
 
 const char *walk_kind_name(enum walk_kind k)
@@ -127,6 +133,7 @@ static void walk_read(struct walk *w)
     svg_write_text(stdscr, f);
     fclose(f);
     w->nlines = 0;
+    memset(w->figs_done, 0, sizeof w->figs_done);
     for (char *p = w->text; p && *p && w->nlines < (int)ARRAY_LEN(w->line);) {
         w->line[w->nlines++] = p;
         char *nl = strchr(p, '\n');
@@ -184,6 +191,26 @@ static bool walk_fig_rec(double v, double half, const char *unit, void *ctx)
         f->n++;
     }
     return false;
+}
+
+static void walk_blank_boxes(const char *line, char *out, size_t n);
+
+/* The figures of line y of the frame read back: its box values blanked (walk_blank_boxes),
+ * then each figure with its unit as the screens' masking sees it. */
+static const struct walk_fig *walk_figs(struct walk *w, int y)
+{
+    if (!w->figs) w->figs = xcalloc(ARRAY_LEN(w->line), sizeof *w->figs);
+    struct walk_fig *f = &w->figs[y];
+    if (!w->figs_done[y]) {
+        char out[2048], blank[2048];
+        f->n = 0;
+        walk_blank_boxes(w->line[y], blank, sizeof blank);
+        draw_set_mask(walk_fig_rec, f);
+        draw_mask_text(blank, out, sizeof out);
+        draw_set_mask(NULL, NULL);
+        w->figs_done[y] = true;
+    }
+    return f;
 }
 
 /* Is the figure (v, half, unit) the number exercise e's answer as a screen prints it? A
@@ -449,12 +476,7 @@ static double walk_asked(const struct walk *w, const struct walk_ans *a, size_t 
 static void walk_mark_later(struct walk *w)
 {
     for (int y = 0; y < w->nlines; y++) {
-        struct walk_fig f = {.n = 0};
-        char out[2048], blank[2048];
-        walk_blank_boxes(w->line[y], blank, sizeof blank);
-        draw_set_mask(walk_fig_rec, &f);
-        draw_mask_text(blank, out, sizeof out);
-        draw_set_mask(NULL, NULL);
+        const struct walk_fig *f = walk_figs(w, y);
         size_t flat = 0;
         for (size_t l = 0; l < w->set->n; l++)
             for (size_t s = 0; s < w->set->v[l].nslides; s++)
@@ -465,9 +487,9 @@ static void walk_mark_later(struct walk *w)
                     if (l <= w->lesson || e->type != LEX_NUMBER || !e->units[0] ||
                         w->seen_before[flat])
                         continue;
-                    for (int i = 0; i < f.n && !w->seen_before[flat]; i++)
+                    for (int i = 0; i < f->n && !w->seen_before[flat]; i++)
                         w->seen_before[flat] =
-                            walk_num_hit(e, e->answer, f.v[i], f.half[i], f.unit[i]);
+                            walk_num_hit(e, e->answer, f->v[i], f->half[i], f->unit[i]);
                     if (w->seen_before[flat] && w->log && getenv("WALK_SEEN"))
                         fprintf(w->log, "seen %s (%s) in %s %s: %s\n", e->id, w->set->v[l].id,
                                 w->L->id, w->frame, w->line[y]);
@@ -529,16 +551,11 @@ static void walk_check(struct walk *w, size_t slide)
         for (int y = 0; y < w->nlines; y++) {
             const char *line = w->line[y];
             if (e->type == LEX_NUMBER) {
-                struct walk_fig f = {.n = 0};
-                char out[2048], blank[2048];
-                walk_blank_boxes(line, blank, sizeof blank);
-                draw_set_mask(walk_fig_rec, &f);
-                draw_mask_text(blank, out, sizeof out);
-                draw_set_mask(NULL, NULL);
+                const struct walk_fig *f = walk_figs(w, y);
                 bool hit = false;
                 double ans = walk_asked(w, a, slide);
-                for (int i = 0; i < f.n && !hit; i++)
-                    hit = walk_num_hit(e, ans, f.v[i], f.half[i], f.unit[i]);
+                for (int i = 0; i < f->n && !hit; i++)
+                    hit = walk_num_hit(e, ans, f->v[i], f->half[i], f->unit[i]);
                 hit = hit || walk_count_hit(w, e, ans, line);
                 if (hit) {
                     walk_found(w, WALK_EARLY_NUMBER, slide, e->id, line);
@@ -804,5 +821,6 @@ int walk_deck(const char *path, enum walk_view view, int cols, int rows, struct 
     free(w.seen);
     free(w.ans);
     free(w.text);
+    free(w.figs);
     return rc;
 }

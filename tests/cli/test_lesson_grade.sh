@@ -195,6 +195,66 @@ run "check later warns" 0 lesson check "$tmp/l"
 same "check later warns" "$tmp/err" "$tmp/l/01-leak.md:3: warning: slide 1 shows the answer of exercise later, asked later on slide 3 ('60 64 68 72')"
 run "check later strict fails" 2 lesson check --strict "$tmp/l"
 
+# the same answer stated value by value, out of order and split over two paragraphs (lesson
+# 05 did: "rank 0 has 60 in slot 0, rank 1 64 in slot 1, rank 2 68, rank 3 72"), is found;
+# a slide that names only the inputs, or tiny values, is not
+cat >"$tmp/l/01-leak.md" <<'MD'
+# Inputs
+
+Rank r holds 10r .. 10r+3: rank 1 has 10 11 12 13, rank 3 has 30 31 32 33. Rank 3 finishes
+`72` in slot 3, rank 0 `60` in slot 0.
+
+Rank 2 finishes 68 in slot 2 and rank 1 64 in slot 1.
+
+```scene
+collective: all_reduce
+count: 4
+init: seq
+```
+
+---
+
+# Predict
+
+```scene
+collective: all_reduce
+count: 4
+init: seq
+```
+
+```exercise
+id: later
+type: holds
+prompt: What does rank 2 hold at the end?
+rank: 2
+step: end
+```
+
+---
+
+# Moved, not computed
+
+The blocks are numbered 0 to 15: rank 0 holds 0 1 2 3, rank 1 4 5 6 7, rank 2 8 9 10 11,
+rank 3 12 13 14 15.
+
+```scene
+collective: all_to_all
+ranks: 4
+step: end
+```
+
+```exercise
+id: moved
+type: holds
+prompt: What does rank 2's box hold at the end (send half, then receive half)?
+rank: 2
+step: end
+```
+MD
+run "check scattered warns" 0 lesson check "$tmp/l"
+same "check scattered warns" "$tmp/err" "$tmp/l/01-leak.md:3: warning: slide 1 shows the answer of exercise later, asked later on slide 2 ('72 in slot 3, rank 0 60 in slot 0. Rank 2 finishes 68 in slo')"
+run "check scattered strict fails" 2 lesson check --strict "$tmp/l"
+
 # a solution that answers the next exercise of its slide (lesson 13 did: "exactly what one
 # all-reduce leaves" before "which single collective is it?")
 cat >"$tmp/l/01-leak.md" <<'MD'

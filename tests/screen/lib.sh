@@ -19,6 +19,119 @@ if ! command -v tmux >/dev/null; then
 fi
 
 tm() { tmux -L "$SOCK" "$@"; }
+
+# tm_sleep SECONDS: a pause without starting a process (read's timeout on a pipe nobody
+# writes to); sleep(1) where that pipe cannot be had.
+TM_SLEEP_FD=
+{ exec {TM_SLEEP_FD}<> <(:); } 2>/dev/null || TM_SLEEP_FD=
+tm_sleep() {
+    if [ -n "$TM_SLEEP_FD" ]; then
+        read -r -t "$1" -u "$TM_SLEEP_FD" _ 2>/dev/null
+        return 0
+    fi
+    sleep "$1"
+}
+
+# The control client: one `tmux -C` attached to session main of the current server, kept
+# for the session's life, through which tm_keys and tm_screen send their commands, so a
+# key or a look at the screen starts no process (a tmux client per look was most of a
+# screen test's own CPU time). The screen comes back through a file (capture-pane into a
+# buffer, save-buffer to the file: the bytes capture-pane -p prints), since bash reads a
+# pipe one byte at a time. Where the client cannot be had (a subshell, no session main),
+# the same commands go through a tmux client of their own, as before.
+TM_CM_SOCK= # the server the control client is attached to; empty: none
+TM_CM_W=
+TM_CM_R=
+TM_CM_PID=
+TM_CM_SEQ=0
+TM_CM_DIR="${TMUX_TMPDIR:-/tmp}/tmux-$UID" # tmux's own folder: the screen's file is $SOCK.screen
+tm_cm_close() {
+    [ -n "$TM_CM_SOCK" ] || return 0
+    exec {TM_CM_W}>&- {TM_CM_R}<&-
+    kill "$TM_CM_PID" 2>/dev/null
+    wait "$TM_CM_PID" 2>/dev/null
+    TM_CM_SOCK=
+}
+# Attach the control client to the current server's session main (main shell only).
+tm_cm_open() {
+    tm_cm_close
+    [ "$BASHPID" = "$$" ] || return 1
+    tm has-session -t main 2>/dev/null || return 1
+    local pid line=
+    coproc TM_CM_PROC { exec tmux -L "$SOCK" -C attach-session -t main 2>/dev/null; }
+    pid=$TM_CM_PROC_PID
+    exec {TM_CM_W}>&"${TM_CM_PROC[1]}" {TM_CM_R}<&"${TM_CM_PROC[0]}"
+    TM_CM_PID=$pid
+    TM_CM_SOCK=$SOCK
+    # attached once the session is announced: a command before that has no client
+    # ("no current client")
+    while [[ $line != "%session-changed "* ]]; do
+        IFS= read -r -t 10 -u "$TM_CM_R" line || {
+            tm_cm_close
+            return 1
+        }
+    done
+    tm_cm 'refresh-client -f no-output' || {
+        tm_cm_close
+        return 1
+    }
+}
+# tm_cm COMMANDS: run a line of tmux commands on the control client; 0 when all of them
+# succeeded, 1 when one failed (its message on stderr), 2 when there is no client (or it
+# went away). A marker command closes the line, and replies are read up to the marker's,
+# so a reply a reader left behind (a subshell killed mid-read) is skipped, not taken.
+tm_cm() {
+    [ -n "$TM_CM_SOCK" ] && [ "$TM_CM_SOCK" = "$SOCK" ] || return 2
+    kill -0 "$TM_CM_PID" 2>/dev/null || return 2
+    local mark="tm-cm-$BASHPID-$((++TM_CM_SEQ))" line err=0 in=0 text= last= ok=0
+    # (a client that went away between the check and the write: EPIPE, not SIGPIPE)
+    trap '' PIPE
+    printf '%s\ndisplay-message -p %s\n' "$1" "$mark" >&"$TM_CM_W" 2>/dev/null && ok=1
+    trap - PIPE
+    [ "$ok" = 1 ] || return 2
+    while IFS= read -r -t 30 -u "$TM_CM_R" line; do
+        case $line in
+        "%begin "*) in=1 text= last= ;;
+        "%end "* | "%error "*)
+            in=0
+            [ "$last" = "$mark" ] && return "$err"
+            if [ "${line%% *}" = "%error" ]; then
+                err=1
+                [ -n "$text" ] && printf '%s' "$text" >&2
+            fi
+            ;;
+        *) [ "$in" = 1 ] && text+=$line$'\n' last=$line ;;
+        esac
+    done
+    return 2
+}
+# tm_cm_ok COMMANDS: tm_cm, opening the client first when this shell may.
+tm_cm_ok() {
+    local rc
+    tm_cm "$1"
+    rc=$?
+    if [ "$rc" = 2 ] && [ "$BASHPID" = "$$" ] && tm_cm_open; then
+        tm_cm "$1"
+        rc=$?
+    fi
+    return "$rc"
+}
+# TM_Q: a tmux word for each argument (single quotes, or double quotes where it holds one).
+tm_cm_quote() {
+    local a q= s
+    for a in "$@"; do
+        if [[ $a != *"'"* ]]; then
+            s="'$a'"
+        else
+            s=${a//\\/\\\\}
+            s=${s//\"/\\\"}
+            s=${s//\$/\\\$}
+            s="\"$s\""
+        fi
+        q+=" $s"
+    done
+    TM_Q=${q# }
+}
 # Kill server $1, remove its socket file (kill-server can leave it behind), and wait (up
 # to 10 s) until the programs its panes ran have exited: a program saves its state as it
 # exits on the hangup, and a test that starts the next one at once must not find that
@@ -30,13 +143,14 @@ tm_kill() {
         kids=$(ps -o pid= --ppid "$p" 2>/dev/null)
         pids="$pids $kids"
     done
+    [ "$TM_CM_SOCK" = "$1" ] && tm_cm_close
     tmux -L "$1" kill-server 2>/dev/null || true
-    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1"
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1" "$TM_CM_DIR/$1.screen"
     end=$((EPOCHSECONDS + 10))
     for p in $pids; do
         # gone, or a zombie (exited; nobody has reaped it yet)
         while [ -n "$(ps -o stat= -p "$p" 2>/dev/null | grep -v Z)" ] &&
-            [ "$EPOCHSECONDS" -le "$end" ]; do sleep 0.05; done
+            [ "$EPOCHSECONDS" -le "$end" ]; do tm_sleep 0.05; done
     done
 }
 # Ends the current session's server; the next tm_start uses a fresh server name, so it
@@ -63,10 +177,47 @@ tm_start() {
     tm -f /dev/null new-session -d -x "$cols" -y "$rows" -s main \
         "env -u NO_COLOR $envs $BIN $args; s=\$?; m=\$(stty -a | tr ' ;' '\n\n' | grep -E '^-?(icanon|echo)\$' | tr '\n' ' '); printf '\r\nEXITED:%s\r\n%s\r\n' \"\$s\" \"\$m\"; sleep 600"
     tm set-option -t main status off >/dev/null
+    tm_cm_open
 }
 
-tm_keys() { tm send-keys -t main "$@"; }
-tm_screen() { tm capture-pane -p -t main; }
+tm_keys() {
+    local rc
+    tm_cm_quote "$@"
+    tm_cm_ok "send-keys -t main $TM_Q"
+    rc=$?
+    [ "$rc" = 2 ] || return "$rc"
+    tm send-keys -t main "$@"
+}
+# tm_look: the screen (capture-pane -p's bytes, less the newlines at the end, as $(...)
+# leaves them) into TM_SCREEN, through the control client.
+tm_look() {
+    local f=$TM_CM_DIR/$SOCK.screen rc
+    tm_cm_quote "$f"
+    tm_cm_ok "capture-pane -t main -b tm-screen ; save-buffer -b tm-screen $TM_Q"
+    rc=$?
+    if [ "$rc" = 2 ]; then
+        TM_SCREEN=$(tm capture-pane -p -t main)
+        return
+    fi
+    TM_SCREEN=
+    [ "$rc" = 0 ] && IFS= read -r -d '' TM_SCREEN <"$f"
+    TM_SCREEN=${TM_SCREEN%"${TM_SCREEN##*[!$'\n']}"}
+    return "$rc"
+}
+tm_screen() {
+    local f=$TM_CM_DIR/$SOCK.screen rc
+    tm_cm_quote "$f"
+    tm_cm_ok "capture-pane -t main -b tm-screen ; save-buffer -b tm-screen $TM_Q"
+    rc=$?
+    if [ "$rc" = 2 ]; then
+        tm capture-pane -p -t main
+        return
+    fi
+    [ "$rc" = 0 ] || return "$rc"
+    local s=
+    IFS= read -r -d '' s <"$f"
+    printf '%s' "$s"
+}
 tm_screen_ansi() { tm capture-pane -p -e -t main; }
 # The screen with runs of spaces squeezed to one, for matching rows of numbers.
 tm_squeezed() { tm_screen | tr -s ' '; }
@@ -77,11 +228,11 @@ tm_squeezed() { tm_screen | tr -s ' '; }
 # number of looks already taken.
 tm_poll_pause() {
     case $1 in
-    0) sleep 0.01 ;;
-    1) sleep 0.02 ;;
-    2) sleep 0.04 ;;
-    3) sleep 0.08 ;;
-    *) sleep 0.1 ;;
+    0) tm_sleep 0.01 ;;
+    1) tm_sleep 0.02 ;;
+    2) tm_sleep 0.04 ;;
+    3) tm_sleep 0.08 ;;
+    *) tm_sleep 0.1 ;;
     esac
 }
 
@@ -93,7 +244,11 @@ tm_wait() {
     local text=$1 secs=${2:-10} screen=${3:-tm_screen} n=0
     local end=$((EPOCHSECONDS + secs))
     while [ "$EPOCHSECONDS" -le "$end" ]; do
-        TM_SCREEN=$("$screen")
+        if [ "$screen" = tm_screen ]; then
+            tm_look
+        else
+            TM_SCREEN=$("$screen")
+        fi
         [[ $TM_SCREEN == *"$text"* ]] && return 0
         tm_poll_pause $((n++))
     done
@@ -105,7 +260,7 @@ tm_wait_gone() {
     local text=$1 secs=${2:-10} n=0
     local end=$((EPOCHSECONDS + secs))
     while [ "$EPOCHSECONDS" -le "$end" ]; do
-        TM_SCREEN=$(tm_screen)
+        tm_look
         [[ $TM_SCREEN == *"$text"* ]] || return 0
         tm_poll_pause $((n++))
     done
@@ -135,7 +290,7 @@ tm_settled() {
     local prev now i
     prev=$(tm_squeezed)
     for ((i = 0; i < 30; i++)); do
-        sleep 0.1
+        tm_sleep 0.1
         now=$(tm_squeezed)
         [ "$now" = "$prev" ] && break
         prev=$now
@@ -150,7 +305,7 @@ tm_stable() {
     local screen=${1:-tm_screen} prev now i
     prev=$("$screen")
     for ((i = 0; i < 30; i++)); do
-        sleep 0.1
+        tm_sleep 0.1
         now=$("$screen")
         [ "$now" = "$prev" ] && return 0
         prev=$now

@@ -76,8 +76,6 @@ walk() { # COLS ROWS
             printf '%s\n' "$cap" >"$xdg/caps/$c-$k-$page"
             [[ $cap == *"too small for this scene"* ]] &&
                 fail "${c}x$r slide $k page $page: the scene does not fit"
-            grep -qE "$HINTS" "$xdg/caps/$c-$k-$page" &&
-                fail "${c}x$r slide $k: a key hint on the room's screen: $(grep -oE "$HINTS" "$xdg/caps/$c-$k-$page" | head -1)"
             # the footer: the screen's last row (blank rows at the end are not captured)
             mapfile -t rows <<<"$cap"
             last=
@@ -91,6 +89,14 @@ walk() { # COLS ROWS
             tm_wait "page $page/" 5 || fail "${c}x$r slide $k: PgDn did not turn to page $page"
         done
     done
+    # No page names a key (every capture of this size at once: one grep, not one a page).
+    cap=$(grep -lE "$HINTS" "$xdg/caps/$c"-* | head -n 1)
+    if [ -n "$cap" ]; then
+        k=${cap##*/$c-}
+        printf -- '---- that page (slide-page %s) ----\n' "$k"
+        cat "$cap"
+        fail "${c}x$r slide ${k%-*}: a key hint on the room's screen: $(grep -oE "$HINTS" "$cap" | head -1)"
+    fi
     # Every reference word of slide k is on one of its pages (lines joined; a title or a
     # paragraph may wrap, a word never splits).
     python3 - "$xdg/ref.txt" "$xdg/caps" "$c" <<'EOF' || fail "${c}x$r: words missing (above)"
