@@ -225,19 +225,21 @@ static void one_node(const struct rec_log *L, int c, struct rec_ctopo *t)
         if (t->host[r] < 0) t->host[r] = f->hosts[0];
 }
 
-static int comm_size(const struct rec_facts *f)
+/* Its ranks: as printed, and at least every rank its lines name (a record may contradict
+ * itself), so that its view has a slot for each rank its rings, trees and links name. */
+static int comm_size(const struct rec_log *L, const struct rec_facts *f)
 {
-    if (f->nranks > 0) return f->nranks;
     int top = -1;
-    for (int r = f->seen_lo * 8; r < f->seen_cap * 8; r++)
+    for (int r = f->seen_lo * 8; r < f->seen_cap * 8 && r < L->rank_slots; r++)
         if (rec_facts_has(f, r)) top = r;
-    return top + 1;
+    int n = f->nranks > top + 1 ? f->nranks : top + 1;
+    return n < L->rank_slots ? n : L->rank_slots; /* what the record holds (room()) */
 }
 
 void rec_ctopo_build(struct rec_log *L)
 {
     links_by_comm(L);
-    if (L->ncomms == 0) return;
+    if (L->ncomms == 0 || L->too_large[0]) return; /* a record refused is never shown */
     L->ctopo = xcalloc((size_t)L->ncomms, sizeof *L->ctopo);
     if (L->ncomms == 1) {
         L->ctopo[0].alias = true;
@@ -245,7 +247,7 @@ void rec_ctopo_build(struct rec_log *L)
     }
     for (int c = 0; c < L->ncomms; c++) {
         struct rec_ctopo *t = &L->ctopo[c];
-        t->nranks = comm_size(&L->comms[c]);
+        t->nranks = comm_size(L, &L->comms[c]);
         t->nchan = REC_MAX_CHANNELS;
         t->rings = xcalloc(REC_MAX_CHANNELS, sizeof *t->rings);
         t->trees = xcalloc(REC_MAX_CHANNELS, sizeof *t->trees);

@@ -3,7 +3,8 @@
  * as one file and again as two (split in the middle, as one file per node), then summarised
  * by the backend's link line (rec_links_summary, the same parser). Any crash, leak, sanitizer
  * report or hang is a bug, and so is a result that breaks the record's own rules: a ring that
- * repeats a rank, a rank or channel past its bound, a string that is not printable ASCII.
+ * repeats a rank, a rank or channel past its bound, a string that is not printable ASCII;
+ * each communicator's own picture (recview.h) names no rank it has no slot for.
  * Built and run by `make fuzz` (long) and tests/fuzz/run.sh (short, part of `make test`),
  * seeded with the real records in tests/records. */
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include "backend/nccl/nccl_links.h"
 #include "records/reclinks.h"
 #include "records/records.h"
+#include "records/recview.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -48,8 +50,8 @@ static void check(const struct rec_log *L)
         if (k->from < 0 || k->from >= REC_MAX_RANKS || k->to < 0 || k->to >= REC_MAX_RANKS)
             abort();
         if ((unsigned)k->cls > REC_UNKNOWN) abort();
-        check_str(k->via, sizeof k->via);
-        check_str(k->host, sizeof k->host);
+        check_str(k->via, 48);  /* interned: kept to 47 bytes */
+        check_str(k->host, 64); /* a host's interned name */
     }
     for (int r = 0; r <= L->maxrank; r++) {
         check_str(L->ranks[r].host, sizeof L->ranks[r].host);
@@ -64,6 +66,28 @@ static void check(const struct rec_log *L)
         check_str(L->warnings[i], 4096);
 }
 
+/* Each communicator's view: every rank its rings, trees and links name has a slot in it (what
+ * the topology screen reads), its links are its own, its strings printable. */
+static void check_comms(const struct rec_log *L)
+{
+    for (int c = 0; c < L->ncomms; c++) {
+        struct rec_view w;
+        rec_view_make(L, c, &w);
+        const struct rec_log *v = &w.v;
+        for (int ch = 0; ch < REC_MAX_CHANNELS; ch++) {
+            for (int i = 0; i < v->rings[ch].n; i++)
+                if (v->rings[ch].order[i] < 0 || v->rings[ch].order[i] >= v->rank_slots)
+                    abort();
+            (void)rec_ring_crossings(v, ch);
+        }
+        for (int i = 0; i < v->nlinks; i++)
+            if (L->ncomms > 1 && v->links[i].comm != c) abort();
+        for (int r = 0; r <= v->maxrank; r++)
+            check_str(v->ranks[r].host, sizeof v->ranks[r].host);
+        rec_view_free(&w);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* not NUL-terminated: the parser must not need it */
@@ -71,6 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     rec_parse(L, "fuzz.log", (const char *)data, size);
     rec_finish(L);
     check(L);
+    check_comms(L);
     rec_free(L);
 
     L = rec_new();
