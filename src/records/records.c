@@ -1396,7 +1396,7 @@ static bool info_line(struct rec_ctx *x, const char *p)
 static int device_claims(struct rec_ctx *x, long r, const char *host)
 {
     struct rec_log *L = x->L;
-    if (x->line != L->blk_line + 1 || L->file != L->blk_file)
+    if ((x->line != L->blk_line + 1 || L->file != L->blk_file) && L->blk_cap)
         memset(L->blk_claims, 0, (size_t)L->blk_cap);
     L->blk_line = x->line;
     L->blk_file = L->file;
