@@ -52,7 +52,7 @@ tm_wait "EXITED:0" 5 || fail "q did not quit (parallel)"
 tm_cleanup
 
 # ---- the hierarchy screen (its ladder at step 0)
-tm_start 120 36 "--present $LESSONS/02-hierarchy.md --backend cpu --no-measure --start 1" "$ENVS"
+tm_start 120 48 "--present $LESSONS/02-hierarchy.md --backend cpu --no-measure --start 1" "$ENVS"
 tm_wait "slide 1/" 5 || fail "the hierarchy slide did not come up"
 for _ in 1 2 3; do
     tm_screen | grep -qF "the ladder and what if" && break
