@@ -6,6 +6,8 @@
 #include "records/recline.h"
 
 #include <ctype.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "records/records.h"
@@ -308,6 +310,111 @@ static bool header_prefix(const char *p)
     return !*q;
 }
 
+/* ---- marks ---------------------------------------------------------------------------- */
+
+/* Does s start with the literal w? A byte at a time: s ends at its NUL, which no w holds. */
+static bool begins(const char *s, const char *w)
+{
+    while (*w)
+        if (*s++ != *w++) return false;
+    return true;
+}
+
+/* A log level word ("INFO ") and a digit after it: where a Python logger's record starts. */
+static bool level_digit(const char *s, const char *w, size_t n)
+{
+    return begins(s, w) && isdigit((unsigned char)s[n]);
+}
+
+/* The two bytes each marked text starts with (its first byte, then its second), a bit each
+ * in a table of every pair: one look a byte finds the few places a text may start. */
+static const char mark_pairs[][3] = {"NC", "NV", "RC", "co", "In", "IN", "WA", "ER", "DE",
+                                     "in", "rs", "[r", "->", " n", " v", " s"};
+static uint64_t pair_bits[1 << 10];
+static pthread_once_t pair_once = PTHREAD_ONCE_INIT;
+
+static unsigned pair_of(const char *p)
+{
+    return (unsigned char)p[0] | (unsigned)(unsigned char)p[1] << 8;
+}
+
+static void pairs_init(void)
+{
+    for (size_t i = 0; i < sizeof mark_pairs / sizeof *mark_pairs; i++) {
+        unsigned v = pair_of(mark_pairs[i]);
+        pair_bits[v >> 6] |= 1ULL << (v & 63);
+    }
+}
+
+/* The marks of the texts that may start at p (a marked pair starts there). */
+static unsigned marks_at(const char *p, int *ncclhdr)
+{
+    unsigned m = 0;
+    switch (p[0]) {
+    case 'N':
+        if (begins(p, "NCCL ")) {
+            if (begins(p + 5, "INFO") || begins(p + 5, "WARN")) (*ncclhdr)++;
+            if (begins(p + 5, "version ")) m |= REC_MK_VERSION;
+        } else if (begins(p, "NVLS multicast support is available")) {
+            m |= REC_MK_NVLS_MC;
+        }
+        break;
+    case 'R':
+        if (begins(p, "RCCL version ")) m |= REC_MK_VERSION;
+        break;
+    case 'c':
+        if (begins(p, "comm 0x")) m |= REC_MK_COMM;
+        break;
+    case 'I':
+        if (begins(p, "Init START")) m |= REC_MK_START;
+        if (begins(p, "Init COMPLETE")) m |= REC_MK_COMPLETE;
+        if (level_digit(p, "INFO ", 5)) m |= REC_MK_PYLOG;
+        break;
+    case 'W':
+        if (level_digit(p, "WARNING ", 8)) m |= REC_MK_PYLOG;
+        break;
+    case 'E':
+        if (level_digit(p, "ERROR ", 6)) m |= REC_MK_PYLOG;
+        break;
+    case 'D':
+        if (level_digit(p, "DEBUG ", 6)) m |= REC_MK_PYLOG;
+        break;
+    case 'i':
+        if (begins(p, "init.cc:") || begins(p, "init.cu:")) m |= REC_MK_INITCC;
+        break;
+    case 'r':
+        if (begins(p, "rsmi")) m |= REC_MK_RSMI;
+        break;
+    case '[':
+        if (begins(p, "[rep")) m |= REC_MK_REPEAT;
+        if (begins(p, "[receive]")) m |= REC_MK_RECEIVE;
+        break;
+    case '-':
+        m |= REC_MK_ARROW;
+        break;
+    default: /* ' ' */
+        if (begins(p, " nranks ") || begins(p, " nRanks ")) m |= REC_MK_NRANKS;
+        if (begins(p, " via ")) m |= REC_MK_VIA;
+        if (begins(p, " set by environment to ")) m |= REC_MK_ENV;
+        break;
+    }
+    return m;
+}
+
+unsigned rec_line_marks(const char *line)
+{
+    pthread_once(&pair_once, pairs_init);
+    unsigned m = 0;
+    int ncclhdr = 0;
+    for (const char *p = line; *p; p++) {
+        unsigned v = pair_of(p); /* p[1] is there: p[0] is no NUL */
+        if (pair_bits[v >> 6] >> (v & 63) & 1) m |= marks_at(p, &ncclhdr);
+    }
+    if (ncclhdr) m |= REC_MK_NCCL;
+    if (ncclhdr > 1) m |= REC_MK_NCCL2;
+    return m;
+}
+
 /* ---- prefixes ------------------------------------------------------------------------- */
 
 /* A line that starts with a time: ISO (or Python logging's "... - INFO - " after it), ctime,
@@ -455,6 +562,7 @@ static const char *one_prefix(const char *s, struct rec_line *ln, int *rays)
 /* Ray's " [repeated 15x across cluster]" (and what follows it), or its cut start. */
 static void dedup_suffix(char *s, struct rec_line *ln)
 {
+    if (!(ln->marks & REC_MK_REPEAT)) return; /* both forms hold "[rep" */
     for (char *r = strstr(s, "[repeated "); r; r = strstr(r + 1, "[repeated ")) {
         const char *q = digits(r + 10, 1, 9);
         if (!q) continue;
@@ -488,6 +596,7 @@ void rec_line_split(char *line, struct rec_line *ln)
     ln->pid = ln->tid = -1;
     ln->dev = -1;
     ln->msg = NULL;
+    ln->marks = rec_line_marks(line);
     const char *s = line;
     int rays = 0, n = 0;
     unsigned before = ln->prefixes;
@@ -504,14 +613,16 @@ void rec_line_split(char *line, struct rec_line *ln)
         /* another line run into this one: a second header, or a Python logger's record
          * ("INFO 04-20 16:48:04 [parallel_state.py:957] ...", as vLLM prints) */
         const char *m = ln->msg;
-        for (const char *f = strstr(m, "NCCL "); f; f = strstr(f + 1, "NCCL "))
+        /* the header's own "NCCL INFO" is one: another needs two in the line */
+        const char *f0 = ln->marks & REC_MK_NCCL2 ? strstr(m, "NCCL ") : NULL;
+        for (const char *f = f0; f; f = strstr(f + 1, "NCCL "))
             if (strncmp(f, "NCCL INFO", 9) == 0 || strncmp(f, "NCCL WARN", 9) == 0) {
                 ln->spliced = true;
                 s = m; /* the last header in the rest is the line's data */
                 break;
             }
         if (!ln->spliced) {
-            for (const char *q = m; *q; q++)
+            for (const char *q = ln->marks & REC_MK_PYLOG ? m : ""; *q; q++)
                 if (isupper((unsigned char)*q) && pylog_record(q)) {
                     ln->spliced = true;
                     break;
@@ -522,7 +633,8 @@ void rec_line_split(char *line, struct rec_line *ln)
     /* no header at the start: one later in the line is another process's (spliced) or
      * follows text that is no prefix this reader knows */
     const char *at = NULL;
-    for (const char *f = strstr(s, "NCCL "); f; f = strstr(f + 1, "NCCL "))
+    const char *f0 = ln->marks & REC_MK_NCCL ? strstr(s, "NCCL ") : NULL;
+    for (const char *f = f0; f; f = strstr(f + 1, "NCCL "))
         if (strncmp(f, "NCCL INFO", 9) == 0 || strncmp(f, "NCCL WARN", 9) == 0) at = f;
     if (!at) {
         if (prefixed && header_prefix(s)) ln->cut = true;

@@ -150,11 +150,27 @@ static bool scan_int(const char **p, int maxd, long *v)
     return true;
 }
 
+/* strstr(s, w) in the line being read, asked only where its marks (recline.h: `bit`, the
+ * mark of w) say w may be: most lines hold none of the texts searched for. */
+static const char *find(const struct rec_log *L, unsigned bit, const char *s, const char *w)
+{
+    return L->ln.marks & bit ? strstr(s, w) : NULL;
+}
+
 static bool starts(const char *s, const char *lit)
 {
     while (*lit) /* a byte at a time: most lines differ at the first */
         if (*s++ != *lit++) return false;
     return true;
+}
+
+/* src into out[n], cut to fit, as snprintf's "%s" would (without its cost a line). */
+static void copy_str(char *out, size_t n, const char *src)
+{
+    size_t k = strlen(src);
+    if (k >= n) k = n - 1;
+    memcpy(out, src, k);
+    out[k] = '\0';
 }
 
 /* Copy the word at s (up to a space, or any char in stop) into out[n]. */
@@ -626,7 +642,7 @@ static void link_facts(struct rec_log *L, long chan, long from, long to, bool re
  * (its pointer chose the line's unit already). */
 static size_t rccl_suffix(struct rec_log *L, const char *p, size_t n)
 {
-    const char *c = strstr(p, " comm 0x");
+    const char *c = find(L, REC_MK_COMM, p, " comm 0x");
     if (!c || (size_t)(c - p) >= n) return n;
     const char *q = c + 8;
     while (isxdigit((unsigned char)*q))
@@ -649,7 +665,7 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
     if (!peer(&p, &from) || !starts(p, " -> ")) goto cut;
     p += 4;
     if (!peer(&p, &to)) goto cut;
-    const char *via = strstr(p, " via ");
+    const char *via = find(L, REC_MK_VIA, p, " via ");
     if (!via) goto cut;
     via = skip_sp(via + 5);
     size_t vn = rccl_suffix(L, via, strlen(via));
@@ -672,12 +688,13 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
                          .comm = -1};
     /* NCCL sets up a connection's send side on the sender and its receive side on the
      * receiver: the line's host is the sender's, or the receiver's for "[receive]" */
-    bool recv = strstr(p, "[receive]") && strstr(p, "[receive]") < via;
+    const char *rv = find(L, REC_MK_RECEIVE, p, "[receive]");
+    bool recv = rv && rv < via;
     link_facts(L, chan, from, to, recv, via, vn);
     k.unit = L->unit; /* its unit as link_facts found it */
     struct rec_rank *rk = &L->ranks[recv ? to : from];
     rk->known = true;
-    if (!rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
+    if (!rk->host[0]) copy_str(rk->host, sizeof rk->host, x->host);
     /* a connection's send and receive lines: one link (found by a hash of its fields, so a
      * large job's links cost what they are, not their square) */
     uint64_t key = (uint64_t)(uint32_t)k.channel * 0x9e3779b97f4a7c15ULL ^
@@ -763,7 +780,7 @@ static bool channel_line(struct rec_ctx *x, const char *p, bool ring_kw)
         return false;
     }
     p += 3;
-    bool arrow = strstr(p, "->") != NULL;
+    bool arrow = find(x->L, REC_MK_ARROW, p, "->") != NULL;
     if (!arrow && !ring_kw) {
         const char *q = skip_sp(p);
         for (; *q; q++)
@@ -781,7 +798,7 @@ static bool channel_line(struct rec_ctx *x, const char *p, bool ring_kw)
         ring_line(x, chan, p);
         return true;
     }
-    if (!strstr(p, " via ")) {
+    if (!find(x->L, REC_MK_VIA, p, " via ")) {
         if (ring_kw && neighbours(x, p)) return true;
         cut_warn(x, "a link line");
         return true;
@@ -1292,10 +1309,10 @@ static bool matrix_line(struct rec_log *L, const char *p)
 static bool info_line(struct rec_ctx *x, const char *p)
 {
     struct rec_log *L = x->L;
-    if (strstr(p, "Init COMPLETE")) L->init_complete++;
+    if (find(L, REC_MK_COMPLETE, p, "Init COMPLETE")) L->init_complete++;
     /* NCCL's error trace, "init.cc:1089 -> 3": an error code returned through init */
-    const char *ic = strstr(p, "init.cc:");
-    if (!ic) ic = strstr(p, "init.cu:");
+    const char *ic = find(L, REC_MK_INITCC, p, "init.cc:");
+    if (!ic) ic = find(L, REC_MK_INITCC, p, "init.cu:");
     if (ic && !L->init_error[0]) {
         const char *q = ic + 8;
         long line = scan_uint(&q, 6), code = 0;
@@ -1309,7 +1326,7 @@ static bool info_line(struct rec_ctx *x, const char *p)
     if (starts(p, "Channel ")) return channel_line(x, p + 8, false);
     if (starts(p, "Ring ")) return channel_line(x, p + 5, true);
     if (starts(p, "Trees ")) return trees_line(x, p + 6);
-    if (strstr(p, "comm 0x") && comm_line(x, p)) return true;
+    if (find(L, REC_MK_COMM, p, "comm 0x") && comm_line(x, p)) return true;
     if (starts(p, "Using network ")) {
         struct rec_host_net *h = host_net(L, x->host);
         if (h) copy_word(p + 14, "", h->net, sizeof h->net);
@@ -1326,7 +1343,7 @@ static bool info_line(struct rec_ctx *x, const char *p)
     }
     if (L->last_pattern >= 0 && graph_channel(x, p)) return true;
     struct rec_facts *f = cur_facts(L);
-    if (strstr(p, "NVLS multicast support is available")) {
+    if (find(L, REC_MK_NVLS_MC, p, "NVLS multicast support is available")) {
         struct rec_host_net *h = host_net(L, x->host);
         if (h) h->nvls = true;
         L->nvls = true;
@@ -1375,13 +1392,13 @@ static bool info_line(struct rec_ctx *x, const char *p)
         add_kind(L, REC_KIND_CONNECTED);
     else if (starts(p, "P2P Chunksize"))
         add_kind(L, REC_KIND_CHUNK);
-    else if (strstr(p, " set by environment to "))
+    else if (find(L, REC_MK_ENV, p, " set by environment to "))
         add_kind(L, REC_KIND_ENV);
     else if (starts(p, "Setting affinity"))
         add_kind(L, REC_KIND_AFFINITY);
     else if (starts(p, "threadThresholds"))
         add_kind(L, REC_KIND_THRESH);
-    else if (strstr(p, "rsmi"))
+    else if (find(L, REC_MK_RSMI, p, "rsmi"))
         L->rccl = true;
     return starts(p, "NVLS ") || starts(p, "CollNet") || starts(p, "Connected all");
 }
@@ -1844,10 +1861,10 @@ static void warn_line(struct rec_ctx *x, const char *p)
 static bool version_line(struct rec_ctx *x, const char *s)
 {
     struct rec_log *L = x->L;
-    const char *v = strstr(s, "NCCL version ");
+    const char *v = find(L, REC_MK_VERSION, s, "NCCL version ");
     bool rccl = false;
     if (!v) {
-        v = strstr(s, "RCCL version ");
+        v = find(L, REC_MK_VERSION, s, "RCCL version ");
         rccl = v != NULL;
     }
     if (!v) return false;
@@ -1945,19 +1962,19 @@ static void command_line(struct rec_log *L, const char *p)
 }
 
 /* "nranks 8" / "nRanks 16" in a comm line, -1 when none */
-static long said_nranks(const char *msg)
+static long said_nranks(const struct rec_log *L, const char *msg)
 {
-    const char *k = strstr(msg, " nranks ");
-    if (!k) k = strstr(msg, " nRanks ");
+    const char *k = find(L, REC_MK_NRANKS, msg, " nranks ");
+    if (!k) k = find(L, REC_MK_NRANKS, msg, " nRanks ");
     if (!k) return -1;
     k += 8;
     return scan_uint(&k, 7);
 }
 
 /* "comm 0x7f..." anywhere in the message: the line's communicator pointer. */
-static uint64_t comm_ptr(const char *msg)
+static uint64_t comm_ptr(const struct rec_log *L, const char *msg)
 {
-    const char *c = strstr(msg, "comm 0x");
+    const char *c = find(L, REC_MK_COMM, msg, "comm 0x");
     if (!c || (c > msg && c[-1] != ' ')) return 0;
     c += 7;
     uint64_t v = 0;
@@ -2030,11 +2047,12 @@ static bool one_line(struct rec_ctx *x, char *s)
                 L->first_hosts[L->nfirst++] = h;
         }
         if (ln->pid >= 0 || h >= 0 || ln->dev >= 0)
-            L->unit = rec_unit_for(L, h, ln->pid, ln->tid, comm_ptr(ln->msg), ln->dedup,
-                                   strstr(ln->msg, "Init START") != NULL, said_nranks(ln->msg));
+            L->unit = rec_unit_for(L, h, ln->pid, ln->tid, comm_ptr(L, ln->msg), ln->dedup,
+                                   find(L, REC_MK_START, ln->msg, "Init START") != NULL,
+                                   said_nranks(L, ln->msg));
         if (!ln->warn) {
             bool r = info_line(x, ln->msg);
-            if (strstr(ln->msg, "Init COMPLETE")) rec_unit_done(L, L->unit);
+            if (find(L, REC_MK_COMPLETE, ln->msg, "Init COMPLETE")) rec_unit_done(L, L->unit);
             return r || got;
         }
         warn_line(x, ln->msg);
