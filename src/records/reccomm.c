@@ -21,8 +21,8 @@ int rec_map_get(const struct rec_map *m, uint64_t key)
 {
     if (!m->cap) return -1;
     for (size_t i = mix(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (m->keys[i] == 0) return -1;
-        if (m->keys[i] == key + 1) return m->vals[i];
+        if (m->slots[i].key == 0) return -1;
+        if (m->slots[i].key == key + 1) return m->slots[i].val;
     }
 }
 
@@ -30,25 +30,23 @@ void rec_map_put(struct rec_map *m, uint64_t key, int val)
 {
     if ((m->n + 1) * 2 > m->cap) {
         struct rec_map g = {.cap = m->cap ? m->cap * 2 : 64};
-        g.keys = xcalloc(g.cap, sizeof *g.keys);
-        g.vals = xcalloc(g.cap, sizeof *g.vals);
+        g.slots = xcalloc(g.cap, sizeof *g.slots);
         for (size_t i = 0; i < m->cap; i++)
-            if (m->keys[i]) rec_map_put(&g, m->keys[i] - 1, m->vals[i]);
+            if (m->slots[i].key) rec_map_put(&g, m->slots[i].key - 1, m->slots[i].val);
         rec_map_free(m);
         *m = g;
     }
     size_t i = mix(key) & (m->cap - 1);
-    while (m->keys[i] && m->keys[i] != key + 1)
+    while (m->slots[i].key && m->slots[i].key != key + 1)
         i = (i + 1) & (m->cap - 1);
-    if (!m->keys[i]) m->n++;
-    m->keys[i] = key + 1;
-    m->vals[i] = val;
+    if (!m->slots[i].key) m->n++;
+    m->slots[i].key = key + 1;
+    m->slots[i].val = val;
 }
 
 void rec_map_free(struct rec_map *m)
 {
-    free(m->keys);
-    free(m->vals);
+    free(m->slots);
     memset(m, 0, sizeof *m);
 }
 

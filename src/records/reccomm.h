@@ -78,9 +78,11 @@ struct rec_unit {
     struct rec_facts f;
 };
 
-struct rec_map {    /* uint64 -> int, open addressing */
-    uint64_t *keys; /* key + 1; 0 is empty */
-    int *vals;
+struct rec_map { /* uint64 -> int, open addressing */
+    struct rec_slot {
+        uint64_t key; /* key + 1; 0 is empty */
+        int val;
+    } * slots; /* a key beside its value: a look-up touches one cache line */
     size_t cap, n;
 };
 int rec_map_get(const struct rec_map *m, uint64_t key); /* -1 absent */
