@@ -316,9 +316,31 @@ static uint64_t key3(int host, long pid, uint64_t x)
 
 static bool unit_counts(const struct rec_unit *u);
 
+/* A change to threads, procs or ptrs: rec_unit_for's memo is old. */
+static void unit_map_put(struct rec_log *L, struct rec_map *m, uint64_t key, int u)
+{
+    rec_map_put(m, key, u);
+    L->map_gen++;
+}
+
+/* The memo holds when the line is of the thread (and pointer) of the last answer u and the
+ * maps have not changed since: then the threads, procs (and ptrs) maps hold u for it, so
+ * the look-ups below find u again, and nothing is put. Only a unit that is done is not
+ * found again by a line without a pointer. */
+static int unit_memo(const struct rec_log *L, int host, long pid, long tid, uint64_t ptr)
+{
+    const struct rec_unit_memo *c = &L->unit_memo;
+    if (!c->set || c->gen != L->map_gen || c->host != host || c->pid != pid || c->tid != tid ||
+        c->ptr != ptr)
+        return -1;
+    return ptr || !L->units[c->unit].done ? c->unit : -1;
+}
+
 int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr, bool moved,
                  bool start, long nranks)
 {
+    int memo = unit_memo(L, host, pid, tid, ptr);
+    if (memo >= 0) return memo;
     uint64_t tk = key3(host, pid, (uint64_t)tid), pk = key3(host, pid, ~0ULL);
     int u = -1;
     int cur = rec_map_get(&L->threads, tk);
@@ -337,7 +359,7 @@ int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr, 
             } else {
                 u = new_unit(L, host, pid, ptr);
             }
-            rec_map_put(&L->ptrs, k, u);
+            unit_map_put(L, &L->ptrs, k, u);
         }
     } else {
         u = rec_map_get(&L->threads, tk);
@@ -348,8 +370,10 @@ int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr, 
      * does not end this one */
     if (moved && !start && cur >= 0 && u != cur && L->units[cur].ptr && !L->units[cur].done)
         return u;
-    if (rec_map_get(&L->threads, tk) != u) rec_map_put(&L->threads, tk, u);
-    if (rec_map_get(&L->procs, pk) != u) rec_map_put(&L->procs, pk, u);
+    if (rec_map_get(&L->threads, tk) != u) unit_map_put(L, &L->threads, tk, u);
+    if (rec_map_get(&L->procs, pk) != u) unit_map_put(L, &L->procs, pk, u);
+    L->unit_memo = (struct rec_unit_memo){
+        .set = true, .host = host, .unit = u, .pid = pid, .tid = tid, .ptr = ptr, .gen = L->map_gen};
     return u;
 }
 
@@ -382,8 +406,8 @@ int rec_unit_fitting(struct rec_log *L, int u, long maxrank, int net)
 int rec_unit_fresh(struct rec_log *L, int host, long pid, long tid)
 {
     int u = new_unit(L, host, pid, 0);
-    rec_map_put(&L->threads, key3(host, pid, (uint64_t)tid), u);
-    rec_map_put(&L->procs, key3(host, pid, ~0ULL), u);
+    unit_map_put(L, &L->threads, key3(host, pid, (uint64_t)tid), u);
+    unit_map_put(L, &L->procs, key3(host, pid, ~0ULL), u);
     return u;
 }
 

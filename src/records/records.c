@@ -339,7 +339,9 @@ struct rec_ctx {
     const char *name;
     long line;
     char host[64];
-    int host_id; /* -1 none */
+    int host_id;         /* -1 none */
+    char last_host[64];  /* the last header's host name ("" none) */
+    int last_host_id;    /* its id: a file's lines come from a few hosts, in runs */
 };
 
 /* The file being read, between rec_parse_begin and rec_parse_end. */
@@ -1987,10 +1989,16 @@ static uint64_t comm_ptr(const struct rec_log *L, const char *msg)
 
 /* The host of a header: for a spliced line the name may carry the end of the other line
  * ("166015g183"): a known host that ends it is taken, else none. */
-static int header_host(struct rec_log *L, const struct rec_line *ln)
+static int header_host(struct rec_ctx *x, const struct rec_line *ln)
 {
+    struct rec_log *L = x->L;
     if (!ln->host[0]) return -1;
-    if (!ln->glued) return rec_host_id(L, ln->host, true);
+    if (!ln->glued) {
+        if (x->last_host[0] && strcmp(ln->host, x->last_host) == 0) return x->last_host_id;
+        x->last_host_id = rec_host_id(L, ln->host, true);
+        copy_str(x->last_host, sizeof x->last_host, ln->host);
+        return x->last_host_id;
+    }
     int id = rec_host_id(L, ln->host, false);
     if (id >= 0) return id;
     size_t n = strlen(ln->host);
