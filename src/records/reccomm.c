@@ -210,25 +210,31 @@ void rec_facts_host(struct rec_facts *f, int host)
 void rec_facts_transport(struct rec_facts *f, const char *via)
 {
     char t[24];
+    const char *head = "", *rest = via; /* t: head, then rest[0..n) */
+    size_t n;
     if (strncmp(via, "SHM", 3) == 0 || strstr(via, "shared memory") == via ||
-        strncmp(via, "direct shared memory", 20) == 0)
-        snprintf(t, sizeof t, "SHM");
-    else if (strncmp(via, "NET/", 4) == 0) {
-        size_t n = strcspn(via + 4, "/(");
+        strncmp(via, "direct shared memory", 20) == 0) {
+        rest = "SHM";
+        n = 3;
+    } else if (strncmp(via, "NET/", 4) == 0) {
+        n = strcspn(via + 4, "/(");
         while (n && via[4 + n - 1] == ' ')
             n--;
-        snprintf(t, sizeof t, "NET/%.*s", (int)(n > 18 ? 18 : n), via + 4);
+        head = "NET/", rest = via + 4, n = n > 18 ? 18 : n;
     } else if (strncmp(via, "P2P/", 4) == 0) {
-        size_t n = strcspn(via + 4, "/ ");
-        snprintf(t, sizeof t, "P2P/%.*s", (int)(n > 18 ? 18 : n), via + 4);
+        n = strcspn(via + 4, "/ ");
+        head = "P2P/", rest = via + 4, n = n > 18 ? 18 : n;
     } else {
-        size_t n = strcspn(via, "/ ");
-        snprintf(t, sizeof t, "%.*s", (int)(n > 22 ? 22 : n), via);
+        n = strcspn(via, "/ ");
+        n = n > 22 ? 22 : n;
     }
+    size_t h = strlen(head);
+    memcpy(t, head, h);
+    memcpy(t + h, rest, n);
+    t[h + n] = '\0';
     for (int i = 0; i < f->ntransports; i++)
         if (strcmp(f->transports[i], t) == 0) return;
-    if (f->ntransports < REC_MAX_TRANSPORTS)
-        snprintf(f->transports[f->ntransports++], 24, "%s", t);
+    if (f->ntransports < REC_MAX_TRANSPORTS) memcpy(f->transports[f->ntransports++], t, h + n + 1);
 }
 
 int rec_facts_nrings(const struct rec_facts *f)

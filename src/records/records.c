@@ -2046,8 +2046,8 @@ static bool one_line(struct rec_ctx *x, char *s)
     L->unit = -1;
     if (ln->nccl) {
         L->nccl_lines = true;
-        int h = header_host(L, ln);
-        snprintf(x->host, sizeof x->host, "%s", rec_host_name(L, h));
+        int h = header_host(x, ln);
+        copy_str(x->host, sizeof x->host, rec_host_name(L, h));
         x->host_id = h;
         if (h >= 0) {
             L->host_lines[h]++;
