@@ -73,7 +73,7 @@ enum {
 
 struct rec_line {
     unsigned prefixes; /* REC_PFX_* */
-    unsigned marks;    /* REC_MK_*, of the whole cleaned line (set by rec_line_split) */
+    unsigned marks;    /* REC_MK_*, of the whole cleaned line (set by rec_line_clean) */
     enum rec_launcher launcher;
     bool dedup;      /* Ray's "[repeated Nx across cluster]" was cut off the end */
     bool cut;        /* the line ends inside a form (a header, a dedup suffix) */
@@ -91,12 +91,13 @@ struct rec_line {
 };
 
 /* Copy raw bytes [b, e) into out (REC_MAX_LINE + 1 bytes) as printable ASCII: colour codes
- * and Open MPI tags removed (noted in *ln), tabs as spaces, other bytes '?'. */
+ * and Open MPI tags removed (noted in *ln), tabs as spaces, other bytes '?'; ln->marks are
+ * the copy's (rec_line_marks), found in the same pass. */
 void rec_line_clean(const char *b, const char *e, char *out, struct rec_line *ln);
 /* The REC_MK_* bits of a cleaned line. */
 unsigned rec_line_marks(const char *line);
-/* Then split the cleaned line in place (a dedup suffix is cut off); ln->marks are its
- * marks (rec_line_marks) from before the split. */
+/* Then split the cleaned line in place (a dedup suffix is cut off); ln->marks stay those of
+ * the whole line. */
 void rec_line_split(char *line, struct rec_line *ln);
 
 #endif
