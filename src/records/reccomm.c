@@ -29,7 +29,7 @@ int rec_map_get(const struct rec_map *m, uint64_t key)
 void rec_map_put(struct rec_map *m, uint64_t key, int val)
 {
     if ((m->n + 1) * 2 > m->cap) {
-        struct rec_map g = {.cap = m->cap ? m->cap * 2 : 64};
+        struct rec_map g = {.cap = m->cap ? m->cap * 2 : 16};
         g.slots = xcalloc(g.cap, sizeof *g.slots);
         for (size_t i = 0; i < m->cap; i++)
             if (m->slots[i].key) rec_map_put(&g, m->slots[i].key - 1, m->slots[i].val);

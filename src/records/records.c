@@ -233,8 +233,10 @@ void rec_free(struct rec_log *L)
         free(L->vias[i]);
     free(L->vias);
     rec_map_free(&L->viamap);
-    for (int i = 0; i < L->nunits; i++)
+    for (int i = 0; i < L->nunits; i++) {
         rec_facts_free(&L->units[i].f);
+        rec_map_free(&L->units[i].links);
+    }
     free(L->units);
     free(L->blk_claims);
     for (int i = 0; i < L->ncomms; i++)
@@ -705,10 +707,13 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
     for (const char *c = k.via; *c; c++)
         key = (key ^ (unsigned char)*c) * 1099511628211ULL;
     /* each unit's own: two communicators may have links alike (their rank numbers are their
-     * own); one communicator's two lines of a connection are one link after rec_finish */
+     * own); one communicator's two lines of a connection are one link after rec_finish. In
+     * the unit's own map, small and at hand while its lines are read (the lines of no unit
+     * in the record's) */
     key = (key ^ (uint64_t)(uint32_t)k.unit) * 0xff51afd7ed558ccdULL;
+    struct rec_map *lm = k.unit >= 0 ? &L->units[k.unit].links : &L->linkmap;
     for (uint64_t probe = key;; probe = probe * 6364136223846793005ULL + 1) {
-        int i = rec_map_get(&L->linkmap, probe);
+        int i = rec_map_get(lm, probe);
         if (i < 0) break;
         const struct rec_link *o = &L->links[i];
         if (o->channel == k.channel && o->conn == k.conn && o->from == k.from &&
@@ -728,7 +733,7 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
         L->caplinks += more;
         L->links = xrealloc(L->links, (size_t)L->caplinks * sizeof *L->links);
     }
-    rec_map_put(&L->linkmap, key, L->nlinks);
+    rec_map_put(lm, key, L->nlinks);
     L->links[L->nlinks++] = k;
     rank_at(L, from);
     rank_at(L, to);
