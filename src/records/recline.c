@@ -77,7 +77,8 @@ static unsigned marks_ncclhdr(int ncclhdr)
     return (ncclhdr ? REC_MK_NCCL : 0u) | (ncclhdr > 1 ? REC_MK_NCCL2 : 0u);
 }
 
-/* The marks of the texts that may start at p (a marked pair starts there). */
+/* The marks of the texts that may start at p (a marked pair starts there); where each exact
+ * mark not seen before (not in `had`) is, into ln->first. */
 static unsigned marks_at(const char *p, int *ncclhdr)
 {
     unsigned m = 0;
@@ -132,14 +133,25 @@ static unsigned marks_at(const char *p, int *ncclhdr)
     return m;
 }
 
-unsigned rec_line_marks(const char *line)
+/* The marks at p (line + off), added to *m; the first place of each new exact one noted. */
+static void mark_at(const char *line, unsigned off, unsigned *m, int *ncclhdr,
+                    struct rec_line *ln)
+{
+    unsigned b = marks_at(line + off, ncclhdr), fresh = b & ~*m & REC_MK_EXACT;
+    for (; fresh; fresh &= fresh - 1)
+        ln->first[__builtin_ctz(fresh)] = off;
+    *m |= b;
+}
+
+unsigned rec_line_marks(const char *line, struct rec_line *ln)
 {
     pthread_once(&tables_once, tables_init);
     unsigned m = 0;
     int ncclhdr = 0;
     for (const char *p = line; *p; p++) {
         unsigned v = pair_of(p); /* p[1] is there: p[0] is no NUL */
-        if (pair_bits[v >> 6] >> (v & 63) & 1) m |= marks_at(p, &ncclhdr);
+        if (pair_bits[v >> 6] >> (v & 63) & 1)
+            mark_at(line, (unsigned)(p - line), &m, &ncclhdr, ln);
     }
     return m | marks_ncclhdr(ncclhdr);
 }
@@ -222,14 +234,15 @@ void rec_line_clean(const char *b, const char *e, char *out, struct rec_line *ln
         k++;
     }
     out[k] = '\0';
+    ln->line = out;
     if (many) {
-        ln->marks = rec_line_marks(out);
+        ln->marks = rec_line_marks(out, ln);
         return;
     }
     int ncclhdr = 0;
     unsigned m = 0;
-    for (unsigned i = 0; i < nat; i++)
-        m |= marks_at(out + at[i], &ncclhdr);
+    for (unsigned i = 0; i < nat; i++) /* in order: the first of each is noted first */
+        mark_at(out, at[i], &m, &ncclhdr, ln);
     ln->marks = m | marks_ncclhdr(ncclhdr);
 }
 
@@ -622,6 +635,7 @@ static void dedup_suffix(char *s, struct rec_line *ln)
         while (r > s && r[-1] == ' ')
             r--;
         *r = '\0';
+        ln->marks = rec_line_marks(ln->line, ln); /* of the line as cut */
         return;
     }
     /* "[repeated 14x across clu" cut before the number is complete: "[repe" at the end */
@@ -631,6 +645,7 @@ static void dedup_suffix(char *s, struct rec_line *ln)
         if (strncmp(s + n - k, full, k) == 0 && k >= 5) {
             ln->dedup = ln->cut = true;
             s[n - k] = '\0';
+            ln->marks = rec_line_marks(ln->line, ln);
             return;
         }
 }

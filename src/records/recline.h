@@ -69,11 +69,17 @@ enum {
     REC_MK_NVLS_MC = 1 << 13, /* "NVLS multicast support is available" */
     REC_MK_ENV = 1 << 14,     /* " set by environment to " */
     REC_MK_RSMI = 1 << 15,    /* "rsmi" */
+    REC_MK_N = 16,
+    /* the marks of one text each, matched whole: rec_line.first says where the first is */
+    REC_MK_EXACT = REC_MK_COMM | REC_MK_START | REC_MK_COMPLETE | REC_MK_ARROW | REC_MK_VIA |
+                   REC_MK_RECEIVE | REC_MK_NVLS_MC | REC_MK_ENV | REC_MK_RSMI,
 };
 
 struct rec_line {
     unsigned prefixes; /* REC_PFX_* */
     unsigned marks;    /* REC_MK_*, of the whole cleaned line (set by rec_line_clean) */
+    const char *line;  /* the cleaned line */
+    unsigned first[REC_MK_N]; /* an exact mark's first text: at line + first[bit index] */
     enum rec_launcher launcher;
     bool dedup;      /* Ray's "[repeated Nx across cluster]" was cut off the end */
     bool cut;        /* the line ends inside a form (a header, a dedup suffix) */
@@ -94,8 +100,8 @@ struct rec_line {
  * and Open MPI tags removed (noted in *ln), tabs as spaces, other bytes '?'; ln->marks are
  * the copy's (rec_line_marks), found in the same pass. */
 void rec_line_clean(const char *b, const char *e, char *out, struct rec_line *ln);
-/* The REC_MK_* bits of a cleaned line. */
-unsigned rec_line_marks(const char *line);
+/* The REC_MK_* bits of cleaned line `line`, and where the exact ones are (ln->first). */
+unsigned rec_line_marks(const char *line, struct rec_line *ln);
 /* Then split the cleaned line in place (a dedup suffix is cut off); ln->marks stay those of
  * the whole line. */
 void rec_line_split(char *line, struct rec_line *ln);

@@ -150,11 +150,18 @@ static bool scan_int(const char **p, int maxd, long *v)
     return true;
 }
 
-/* strstr(s, w) in the line being read, asked only where its marks (recline.h: `bit`, the
- * mark of w) say w may be: most lines hold none of the texts searched for. */
+/* strstr(s, w) in the line being read (s in it), asked only where its marks (recline.h:
+ * `bit`, the mark of w) say w may be: most lines hold none of the texts searched for. An
+ * exact mark's first place, when at s or after it, is strstr's answer. */
 static const char *find(const struct rec_log *L, unsigned bit, const char *s, const char *w)
 {
-    return L->ln.marks & bit ? strstr(s, w) : NULL;
+    const struct rec_line *ln = &L->ln;
+    if (!(ln->marks & bit)) return NULL;
+    if (bit & REC_MK_EXACT) {
+        const char *f = ln->line + ln->first[__builtin_ctz(bit)];
+        if (f >= s) return f;
+    }
+    return strstr(s, w);
 }
 
 static bool starts(const char *s, const char *lit)
