@@ -212,7 +212,7 @@ void rec_facts_transport(struct rec_facts *f, const char *via)
     char t[24];
     const char *head = "", *rest = via; /* t: head, then rest[0..n) */
     size_t n;
-    if (strncmp(via, "SHM", 3) == 0 || strstr(via, "shared memory") == via ||
+    if (strncmp(via, "SHM", 3) == 0 || strncmp(via, "shared memory", 13) == 0 ||
         strncmp(via, "direct shared memory", 20) == 0) {
         rest = "SHM";
         n = 3;
@@ -261,6 +261,19 @@ static void facts_init(struct rec_facts *f)
     f->nranks = f->nnodes = f->channels = f->localranks = -1;
 }
 
+/* A set of ranks (bits, bytes lo..cap-1) into another, a byte at a time: the window grows as
+ * it would a rank at a time (window_hold of each byte holding a rank, in order). */
+static void bits_merge(unsigned char **bits, int *lo, int *cap, const unsigned char *from,
+                       int from_lo, int from_cap)
+{
+    for (int i = from_lo; i < from_cap; i++) {
+        unsigned char v = from[i - from_lo];
+        if (!v) continue;
+        window_hold((void **)bits, lo, cap, 1, i);
+        (*bits)[i - *lo] |= v;
+    }
+}
+
 /* a's facts into b */
 static void facts_merge(struct rec_facts *b, const struct rec_facts *a)
 {
@@ -269,12 +282,9 @@ static void facts_merge(struct rec_facts *b, const struct rec_facts *a)
     if (b->nnodes < 0) b->nnodes = a->nnodes;
     if (b->localranks < 0) b->localranks = a->localranks;
     if (b->channels < 0) b->channels = a->channels;
-    for (int i = a->seen_lo; i < a->seen_cap; i++)
-        for (int k = 0; k < 8; k++)
-            if ((a->seen[i - a->seen_lo] >> k) & 1) rec_facts_seen(b, i * 8 + k);
-    for (int i = a->placed_lo; i < a->placed_cap; i++)
-        for (int k = 0; k < 8; k++)
-            if ((a->placed[i - a->placed_lo] >> k) & 1) rec_facts_placed(b, i * 8 + k);
+    bits_merge(&b->seen, &b->seen_lo, &b->seen_cap, a->seen, a->seen_lo, a->seen_cap);
+    bits_merge(&b->placed, &b->placed_lo, &b->placed_cap, a->placed, a->placed_lo,
+               a->placed_cap);
     for (int r = a->next_lo; r < a->nnext; r++)
         if (next_of(a, r)) rec_facts_next0(b, r, next_of(a, r) - 1);
     b->next_bad = b->next_bad || a->next_bad;
