@@ -234,7 +234,8 @@ void rec_facts_transport(struct rec_facts *f, const char *via)
     t[h + n] = '\0';
     for (int i = 0; i < f->ntransports; i++)
         if (strcmp(f->transports[i], t) == 0) return;
-    if (f->ntransports < REC_MAX_TRANSPORTS) memcpy(f->transports[f->ntransports++], t, h + n + 1);
+    if (f->ntransports < REC_MAX_TRANSPORTS)
+        memcpy(f->transports[f->ntransports++], t, h + n + 1);
 }
 
 int rec_facts_nrings(const struct rec_facts *f)
@@ -388,8 +389,13 @@ int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr, 
         return u;
     if (rec_map_get(&L->threads, tk) != u) unit_map_put(L, &L->threads, tk, u);
     if (rec_map_get(&L->procs, pk) != u) unit_map_put(L, &L->procs, pk, u);
-    L->unit_memo = (struct rec_unit_memo){
-        .set = true, .host = host, .unit = u, .pid = pid, .tid = tid, .ptr = ptr, .gen = L->map_gen};
+    L->unit_memo = (struct rec_unit_memo){.set = true,
+                                          .host = host,
+                                          .unit = u,
+                                          .pid = pid,
+                                          .tid = tid,
+                                          .ptr = ptr,
+                                          .gen = L->map_gen};
     return u;
 }
 

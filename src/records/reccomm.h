@@ -90,7 +90,6 @@ struct rec_unit {
     struct rec_map links; /* its links while reading (records.c's link_line) */
 };
 
-
 int rec_host_id(struct rec_log *L, const char *name, bool create); /* -1: none */
 const char *rec_host_name(const struct rec_log *L, int id);
 

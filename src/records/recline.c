@@ -49,8 +49,8 @@ static bool level_digit(const char *s, const char *w, size_t n)
 
 /* The two bytes each marked text starts with (its first byte, then its second), a bit each
  * in a table of every pair: one look a byte finds the few places a text may start. */
-static const char mark_pairs[][3] = {"NC", "NV", "RC", "co", "In", "IN", "WA", "ER", "DE",
-                                     "in", "rs", "[r", "->", " n", " v", " s"};
+static const char mark_pairs[][3] = {"NC", "NV", "RC", "co", "In", "IN", "WA", "ER",
+                                     "DE", "in", "rs", "[r", "->", " n", " v", " s"};
 static uint64_t pair_bits[1 << 10];
 /* The bytes rec_line_clean looks at more closely: ESC, "ESC[" as text, Open MPI's "[1,0]",
  * and those not kept as they are. */

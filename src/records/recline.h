@@ -76,9 +76,9 @@ enum {
 };
 
 struct rec_line {
-    unsigned prefixes; /* REC_PFX_* */
-    unsigned marks;    /* REC_MK_*, of the whole cleaned line (set by rec_line_clean) */
-    const char *line;  /* the cleaned line */
+    unsigned prefixes;        /* REC_PFX_* */
+    unsigned marks;           /* REC_MK_*, of the whole cleaned line (set by rec_line_clean) */
+    const char *line;         /* the cleaned line */
     unsigned first[REC_MK_N]; /* an exact mark's first text: at line + first[bit index] */
     enum rec_launcher launcher;
     bool dedup;      /* Ray's "[repeated Nx across cluster]" was cut off the end */

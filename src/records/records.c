@@ -348,9 +348,9 @@ struct rec_ctx {
     const char *name;
     long line;
     char host[64];
-    int host_id;         /* -1 none */
-    char last_host[64];  /* the last header's host name ("" none) */
-    int last_host_id;    /* its id: a file's lines come from a few hosts, in runs */
+    int host_id;        /* -1 none */
+    char last_host[64]; /* the last header's host name ("" none) */
+    int last_host_id;   /* its id: a file's lines come from a few hosts, in runs */
 };
 
 /* The file being read, between rec_parse_begin and rec_parse_end. */
