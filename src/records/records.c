@@ -1191,14 +1191,21 @@ static bool tuning_line(struct rec_log *L, const char *p)
     }
     if (starts(p, "Protocol ")) {
         T->any = true;
-        int na = T->ncols < 0 ? -T->ncols : 0, per = na ? n / na : 1;
+        /* Every algorithm spans the same number of protocol columns; a row that does not
+         * divide among them (cut, or not NCCL's) names no column's algorithm. */
+        int na = T->ncols < 0 ? -T->ncols : 0;
+        int per = na && n >= na && n % na == 0 ? n / na : 0;
+        if (na && !per)
+            rec_warn_c(L, REC_W_CUT,
+                       "cut: a TUNING Protocol row of %d columns under %d algorithms: the "
+                       "columns' algorithms are not read",
+                       n, na);
         char al[REC_TUNE_COLS][16];
         for (int i = 0; i < na; i++)
             memcpy(al[i], T->algos[i], 16);
         for (int i = 0; i < n; i++) {
             snprintf(T->protos[i], sizeof T->protos[i], "%.7s", w[i]);
-            snprintf(T->algos[i], sizeof T->algos[i], "%.15s",
-                     na ? al[i / per < na ? i / per : 0] : "");
+            snprintf(T->algos[i], sizeof T->algos[i], "%.15s", per ? al[i / per] : "");
         }
         T->ncols = n;
         return true;
