@@ -381,7 +381,9 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
         ll_text(v, th->role[TH_DIM], width, "", "", "Enter submits, Esc cancels");
     } else if (!st->graded && !st->gave_up) {
         ll_text(v, th->role[TH_DIM], width, "", "",
-                "Enter: answer, H: hint, S: give up (shows the answer)");
+                lesson_ui_key_works(u, ACT_HINT, NULL)
+                    ? "Enter: answer, H: hint, S: give up (shows the answer)"
+                    : "Enter: answer, S: give up (shows the answer)");
     }
     if (st->graded) {
         attr_t at = st->verdict_kind == EX_RIGHT   ? th->role[TH_OK]
@@ -392,7 +394,9 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
         ll_text(v, at, width, lead, "  ", st->verdict);
         if (!st->right && !st->gave_up)
             ll_text(v, th->role[TH_DIM], width, "", "",
-                    "Enter: try again, H: hint, S: give up");
+                    lesson_ui_key_works(u, ACT_HINT, NULL)
+                        ? "Enter: try again, H: hint, S: give up"
+                        : "Enter: try again, S: give up");
     }
     if (st->right || st->gave_up) {
         char exp[600];
@@ -421,7 +425,12 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
             free(sol);
         }
     }
-    if (s->nex > 1) ll_text(v, th->role[TH_DIM], width, "", "", "Tab: the next exercise");
+    if (s->nex > 1) { /* Tab goes round: after the last, the first */
+        char tab[64];
+        snprintf(tab, sizeof tab, "Tab: exercise %zu of %zu", (u->cur + 1) % s->nex + 1,
+                 s->nex);
+        ll_text(v, th->role[TH_DIM], width, "", "", tab);
+    }
 }
 
 /* Every line of the slide's narration pane; *ex_line: where the exercise starts. */
@@ -791,7 +800,8 @@ static void draw_slide(struct app *a, struct rect r)
         draw_put(bar.y, bar.x, bar.w, th->role[TH_BAR_LABEL], t);
         return;
     }
-    a->nbar = draw_key_bar(th, a->utf8, bar, KEYS_ON_LESSON, a->bar, APP_BAR_MAX);
+    a->nbar = draw_key_bar_where(th, a->utf8, bar, KEYS_ON_LESSON, lesson_ui_key_works, u,
+                                 a->bar, APP_BAR_MAX);
 }
 
 void lesson_draw(struct app *a, struct rect r)

@@ -275,6 +275,53 @@ static void lesson_ui_lecture(struct app *a, struct lesson_ui *u,
     u->show_ex = true;
 }
 
+/* Leave the lesson for the list (Esc, q), its progress saved, the cursor on it. */
+static void lesson_ui_to_list(struct app *a, struct lesson_ui *u)
+{
+    lesson_ui_save(a);
+    u->sel = (size_t)(u->L - u->set.v);
+    u->in_list = true;
+    u->L = NULL;
+    u->editing = false;
+    a->playing = false;
+}
+
+bool lesson_ui_key_works(const void *ctx, enum ui_action act, const char **label)
+{
+    const struct lesson_ui *u = ctx;
+    if (u->in_list || !u->L) return true;
+    const struct lesson_slide *s = lesson_ui_slide(u);
+    const struct lesson_exercise *e =
+        s && u->cur < s->nex && !u->at_end && !u->glossary ? &s->ex[u->cur] : NULL;
+    const struct lesson_ex_state *st = e ? &u->ex[u->cur] : NULL;
+    bool open = e && !st->right && !st->gave_up;
+    bool scene = u->scene_ok && !u->at_end && !u->glossary;
+    switch (act) {
+    case ACT_NEXT:
+    case ACT_PREV:
+    case ACT_PLAY:
+    case ACT_FIRST:
+    case ACT_LAST:
+        return scene;
+    case ACT_ANSWER:
+    case ACT_SOLUTION:
+        return open;
+    case ACT_HINT:
+        return open && st->hints_shown < (int)e->nhints;
+    case ACT_VARIANT:
+        return e && ex_has_variants(e);
+    case ACT_LECTURE:
+        return e && st->seed;
+    case ACT_EX_NEXT:
+        return s && s->nex > 1 && !u->at_end && !u->glossary;
+    case ACT_QUIT:
+        if (u->from_list && label) *label = "lessons";
+        return true;
+    default:
+        return !keys_is_scene_action(act) || scene;
+    }
+}
+
 static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *next)
 {
     (void)next;
@@ -370,20 +417,20 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
         if (u->glossary) {
             lesson_ui_glossary(u); /* closes it */
         } else if (u->from_list) {
-            u->sel = (size_t)(u->L - u->set.v); /* the list's cursor on the lesson left */
-            u->in_list = true;
-            u->L = NULL;
-            a->playing = false;
+            lesson_ui_to_list(a, u);
         }
         return true;
     case ACT_SCENE_ALONE:
     case ACT_SCENE_RESET:
         lesson_ui_scene_action(a, act);
         return true;
+    case ACT_QUIT: /* a lesson of the list: back to the list; q there quits */
+        if (a->help || a->hw_open || !u->from_list) return false;
+        lesson_ui_to_list(a, u);
+        return true;
     case ACT_HELP:
     case ACT_BACKENDS:
     case ACT_EXPORT:
-    case ACT_QUIT:
         return false;
     default:
         /* Every scene key of the explorer works on the slide's scene (app.c performs it

@@ -87,6 +87,12 @@ struct lesson_ui {
  * CV_EINVAL with one line in err (a bad file: its first error, "file:line: message"). */
 int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen);
 
+/* Whether key act does something in the player u (a struct lesson_ui) now: H where the
+ * exercise has a hint left, Enter and S where it is open, v where it has variants, the step
+ * keys where a scene is shown...; the bar and the hints name only those. q is "lessons"
+ * (*label) in a lesson opened from the list. keys.h's keys_bar_fn. */
+bool lesson_ui_key_works(const void *ctx, enum ui_action act, const char **label);
+
 /* The player's state (a->frame_state). */
 struct lesson_ui *lesson_ui_of(const struct app *a);
 
