@@ -815,6 +815,19 @@ static int walk_player_lesson(struct walk *w, const char *file, char *err, size_
     u->warn[0] = '\0';
     a->frame->apply(a, SF_ALL);
     walk_collect(w, u->L);
+    if (w->set && w->lesson == 0) { /* the list of lessons, each chosen in turn */
+        const struct lesson *L = u->L;
+        for (size_t i = 0; i < u->set.n; i++) {
+            u->in_list = true;
+            u->sel = i;
+            frame_draw(a);
+            snprintf(w->frame, sizeof w->frame, "the list, lesson %zu chosen", i + 1);
+            walk_check(w, 0);
+        }
+        u->in_list = false;
+        u->L = L;
+        frame_draw(a);
+    }
     for (size_t k = 0; k < u->L->nslides; k++) {
         if (k > 0) walk_key(a, 'n');
         if (u->slide != k) {

@@ -34,15 +34,6 @@ static bool is_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* $COLLVIZ_LESSONS, else ./lessons, else the installed folder. */
-static void lesson_ui_dir(char *buf, size_t n)
-{
-    lesson_default_dir(buf, n);
-    const char *env = getenv("COLLVIZ_LESSONS");
-    if ((!env || !env[0]) && !is_dir(buf) && is_dir(LESSON_UI_SHARE_DIR))
-        snprintf(buf, n, "%s", LESSON_UI_SHARE_DIR);
-}
-
 static void lesson_ui_save(struct app *a)
 {
     struct lesson_ui *u = lesson_ui_of(a);
@@ -491,7 +482,7 @@ int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen)
     lesson_set_init(&u->set);
     struct lesson_errors errs = {0};
     int rc = CV_OK;
-    lesson_ui_dir(u->dir, sizeof u->dir);
+    bool found = lesson_default_dir(u->dir, sizeof u->dir);
     if (target && is_file(target)) {
         if (lesson_set_add(&u->set, target, &errs) != CV_OK || u->set.n == 0) {
             rc = cv_err(err, errlen, CV_EINVAL, "%s%s",
@@ -501,9 +492,12 @@ int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen)
         }
         u->L = &u->set.v[0];
     } else {
-        if (!is_dir(u->dir)) {
+        if (!found || !is_dir(u->dir)) {
             rc = cv_err(err, errlen, CV_EINVAL,
-                        "no lessons folder: %s (set COLLVIZ_LESSONS or run where lessons/ is)",
+                        found
+                            ? "no lessons folder: %s (COLLVIZ_LESSONS)"
+                            : "no lessons found: looked in %s (set COLLVIZ_LESSONS to a folder "
+                              "of NN-*.md lessons)",
                         u->dir);
             goto fail;
         }

@@ -28,11 +28,6 @@
 
 struct app;
 
-/* The installed lessons, the last place looked for them. */
-#ifndef LESSON_UI_SHARE_DIR
-#define LESSON_UI_SHARE_DIR "/usr/local/share/collviz/lessons"
-#endif
-
 extern const struct screen_ops screen_lesson;
 
 /* What a student did with one exercise of the current slide (not kept across slides; the
@@ -82,7 +77,7 @@ struct lesson_ui {
 };
 
 /* Load the lessons and make the player a's frame: target NULL = the list of the lessons
- * folder ($COLLVIZ_LESSONS, else ./lessons, else LESSON_UI_SHARE_DIR); a path to a lesson
+ * folder (lesson/lesson.h's lesson_default_dir); a path to a lesson
  * file, or a lesson id in that folder = that lesson, resuming at its saved slide. CV_OK, or
  * CV_EINVAL with one line in err (a bad file: its first error, "file:line: message"). */
 int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen);
