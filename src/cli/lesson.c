@@ -327,6 +327,94 @@ static void check_answers_shown(const struct lesson *L, struct lesson_errors *wa
     }
 }
 
+/* Predict first for a choice: the narration read since the last question (of its slide,
+ * before the exercise, and of the slide before when that asks nothing) must not restate its
+ * right option (ex_choice_told). */
+static void check_choices_told(const struct lesson *L, struct lesson_errors *warns)
+{
+    for (size_t s = 0; s < L->nslides; s++)
+        for (size_t e = 0; e < L->slides[s].nex; e++) {
+            const struct lesson_exercise *x = &L->slides[s].ex[e];
+            if (x->type != LEX_CHOICE) continue;
+            for (size_t t = s > 0 && !L->slides[s - 1].nex ? s - 1 : s; t <= s; t++) {
+                const struct lesson_slide *T = &L->slides[t];
+                char found[80] = "", msg[800];
+                int line = ex_choice_told(x, T->title, found, sizeof found) ? T->title_line : 0;
+                for (size_t b = 0; !line && b < T->nblocks; b++) {
+                    if (t == s && T->blocks[b].line > x->line) break;
+                    char *txt = block_text(&T->blocks[b]);
+                    if (ex_choice_told(x, txt, found, sizeof found)) line = T->blocks[b].line;
+                    free(txt);
+                }
+                if (!line) continue;
+                snprintf(msg, sizeof msg,
+                         "%s:%d: warning: slide %zu tells the right option of exercise %s "
+                         "(asked on slide %zu) before it is asked ('%s'): ask, do not tell",
+                         L->path, line, t + 1, x->id, s + 1, found);
+                push_msg(warns, msg);
+            }
+        }
+}
+
+/* One text the student reads: a doubled full stop in it is a warning at line. */
+static void double_stop_at(const struct lesson *L, int line, const char *what, const char *text,
+                           struct lesson_errors *warns)
+{
+    const char *p = ex_double_stop(text);
+    if (!p) return;
+    const char *b = p - (p - text > 30 ? 30 : p - text);
+    while (b > text && (*b & 0xc0) == 0x80)
+        b--;
+    char msg[800];
+    snprintf(msg, sizeof msg, "%s:%d: warning: %s has a doubled full stop: '%.*s'", L->path,
+             line, what, (int)(p + 2 - b), b);
+    push_msg(warns, msg);
+}
+
+/* Every text an exercise shows, at its defaults, and a wrong choice's verdict as the
+ * grader composes it from the option and its why. */
+static void double_stops_exercise(const struct lesson *L, const struct lesson_exercise *x,
+                                  struct lesson_errors *warns)
+{
+    const char *texts[4 + LESSON_MAX_WRONG] = {x->prompt, x->solution};
+    size_t nt = 2;
+    for (size_t w = 0; w < x->nwrong; w++)
+        texts[nt++] = x->wrong[w].msg;
+    for (size_t i = 0; i < nt; i++) {
+        char *t = ex_text(x, NULL, texts[i]);
+        double_stop_at(L, x->line, "an exercise's text", t, warns);
+        free(t);
+    }
+    for (size_t h = 0; h < x->nhints; h++)
+        double_stop_at(L, x->line, "a hint", x->hints[h], warns);
+    for (size_t k = 0; k < x->noptions; k++) {
+        char in[24];
+        struct ex_grade g;
+        snprintf(in, sizeof in, "%zu", k + 1);
+        if (ex_grade(x, NULL, in, &g) == CV_OK)
+            double_stop_at(L, x->line, "the verdict on an option", g.msg, warns);
+    }
+}
+
+/* No doubled full stop ("..", not "...") in any text a student or the speaker reads. */
+static void check_double_stops(const struct lesson *L, struct lesson_errors *warns)
+{
+    if (L->summary) double_stop_at(L, 1, "the summary", L->summary, warns);
+    for (size_t s = 0; s < L->nslides; s++) {
+        const struct lesson_slide *S = &L->slides[s];
+        double_stop_at(L, S->title_line, "the title", S->title, warns);
+        for (size_t b = 0; b < S->nblocks; b++) {
+            if (S->blocks[b].kind == LBLOCK_CODE) continue;
+            char *t = block_text(&S->blocks[b]);
+            double_stop_at(L, S->blocks[b].line, "the narration", t, warns);
+            free(t);
+        }
+        if (S->notes) double_stop_at(L, S->notes_line, "a speaker note", S->notes, warns);
+        for (size_t e = 0; e < S->nex; e++)
+            double_stops_exercise(L, &S->ex[e], warns);
+    }
+}
+
 /* Every wrong option of a choice says why it is wrong (its text after ` | `): a student who
  * picks it learns more than "not right". */
 static void check_option_whys(const struct lesson *L, struct lesson_errors *warns)
@@ -368,7 +456,8 @@ static int lesson_check(int argc, char **argv)
         "with a finite answer, a whole number where the exercise says integer: yes).\n"
         "Warns where a slide's title or narration shows the answer of its own exercise\n"
         "or of an exercise on a later slide of the lesson, and where a wrong option of a\n"
-        "choice does not say why it is wrong.\n"
+        "choice does not say why it is wrong, where the narration above a choice\n"
+        "restates its right option, and on a doubled full stop in any text.\n"
         "Prints every error and warning as file:line: message (on stderr) and one ok\n"
         "line per valid lesson (on stdout).\n",
         "Exit status: 0 all valid, 2 any error (or, with --strict, any warning).\n");
@@ -396,6 +485,8 @@ static int lesson_check(int argc, char **argv)
             check_stops(L, &errs);
             check_answers_shown(L, &warns);
             check_option_whys(L, &warns);
+            check_choices_told(L, &warns);
+            check_double_stops(L, &warns);
             for (size_t s = 0; s < L->nslides; s++) /* shown as code by Markdown */
                 if (L->slides[s].indented_note_line) {
                     char msg[700];

@@ -1125,31 +1125,52 @@ int ex_grade(const struct lesson_exercise *ex, const struct ex_variant *v, const
 
 /* ---- predict first ---------------------------------------------------------------------- */
 
-/* The numbers of text, each with the unit written right after it (or ""): at most cap. */
+/* The numbers of text, each with the unit written right after it (or ""): at most cap.
+ * With words, numbers written in words count too ("eighty times"). Each knows how it is
+ * hedged ("about 80", "more than eighty") and the unit of its last stated digit. */
 struct text_num {
     double x;
     const char *start, *end; /* the number and its unit in text */
     char unit[16];
+    double ulp;          /* the unit of the last stated digit: 10 for "80" and "eighty" */
+    enum ex_hedge hedge; /* "about", "more than"... just before it */
+    bool worded;         /* written in words */
 };
 
-static size_t text_numbers(const char *text, struct text_num *out, size_t cap)
+/* The number at p (a word's start), digits or (with words) words: CV_OK with *x, *end. */
+static bool text_number_at(const char *text, const char *p, bool words, struct text_num *t,
+                           const char **end)
+{
+    bool boundary = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '.' ||
+                                   p[-1] == '_' || p[-1] == '^');
+    if (!boundary) return false;
+    t->worded = false;
+    if (isdigit((unsigned char)*p)) {
+        /* "524,288" is one number; "60, 64" two */
+        if (!read_answer_number(p, &t->x, end) && !read_number(p, &t->x, end)) return false;
+        if ((*end)[-1] == '.') (*end)--; /* "... 72." ends a sentence, not the number */
+        t->ulp = ex_number_ulp(p, *end);
+        return true;
+    }
+    if (!words || !isalpha((unsigned char)*p) || !ex_number_words(p, &t->x, &t->ulp, end))
+        return false;
+    t->worded = true;
+    return true;
+}
+
+static size_t text_numbers(const char *text, bool words, struct text_num *out, size_t cap)
 {
     size_t k = 0;
     for (const char *p = text; *p && k < cap;) {
-        bool starts = isdigit((unsigned char)*p) &&
-                      (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '.' ||
-                                      p[-1] == '_' || p[-1] == '^'));
         const char *end;
-        double x;
-        /* "524,288" is one number; "60, 64" two */
-        if (!starts || (!read_answer_number(p, &x, &end) && !read_number(p, &x, &end))) {
+        struct text_num *t = &out[k];
+        if (!text_number_at(text, p, words, t, &end)) {
             p++;
             continue;
         }
-        if (end[-1] == '.') end--; /* "... 72." ends a sentence, not the number */
-        struct text_num *t = &out[k++];
-        t->x = x;
+        k++;
         t->start = p;
+        t->hedge = ex_hedge_before(text, p);
         t->unit[0] = '\0';
         const char *u = end;
         if (*u == ' ') u++;
@@ -1263,7 +1284,7 @@ bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char 
 {
     if (!text || ex->type == LEX_CHOICE) return false;
     struct text_num *t = xcalloc(TEXT_NUMS, sizeof *t);
-    size_t nt = text_numbers(text, t, TEXT_NUMS);
+    size_t nt = text_numbers(text, ex->type == LEX_NUMBER, t, TEXT_NUMS);
     bool hit = false;
     if (ex->type == LEX_NUMBER) {
         enum ex_dim want_dim = DIM_NONE;
@@ -1293,7 +1314,12 @@ bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char 
             if (!t[i].unit[0] && !ex->units[0] && ex->answer == round(ex->answer) &&
                 !isalpha((unsigned char)*w))
                 continue;
-            if (near(t[i].x * sc / want_scale, ex->answer, ex->tolerance)) {
+            /* stated approximately: "more than eighty times", "about 400 GB/s", "eighty
+             * times" (a round number in words; "one" or "two" alone is exact) */
+            bool approx = (t[i].hedge != EX_HEDGE_NONE || (t[i].worded && t[i].ulp >= 10)) &&
+                          ex_hedged_match(t[i].hedge, t[i].x * sc / want_scale,
+                                          t[i].ulp * sc / want_scale, ex->answer);
+            if (approx || near(t[i].x * sc / want_scale, ex->answer, ex->tolerance)) {
                 hit = true;
                 found_copy(t[i].start, t[i].end, found, n);
             }
