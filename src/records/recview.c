@@ -313,6 +313,15 @@ void rec_view_make(const struct rec_log *L, int comm, struct rec_view *out)
 {
     memset(out, 0, sizeof *out);
     out->v = *L;
+    if (L->too_large[0]) { /* a record refused is never shown: nothing of any communicator */
+        struct rec_log *v = &out->v;
+        memset(v->rings, 0, sizeof v->rings);
+        memset(v->trees, 0, sizeof v->trees);
+        v->links = NULL;
+        v->nlinks = v->caplinks = 0;
+        v->maxrank = -1;
+        return;
+    }
     if (comm < 0 || comm >= L->ncomms || !L->ctopo || L->ctopo[comm].alias) return;
     const struct rec_ctopo *t = &L->ctopo[comm];
     const struct rec_facts *f = &L->comms[comm];
