@@ -253,9 +253,9 @@ unset COLLVIZ_LESSONS
 # ---- the player, help, bad input ----------------------------------------------------------
 # The interactive player (tests/screen/test_lesson.sh drives it in a terminal): without a
 # terminal it says so after finding the lesson; a folder or id that is not there comes first.
-run "player: no folder" 2 lesson
+COLLVIZ_LESSONS=$tmp/nosuch run "player: no folder" 2 lesson
 same "player: no folder" "$tmp/err" \
-    "collviz lesson: no lessons folder: lessons (set COLLVIZ_LESSONS or run where lessons/ is)"
+    "collviz lesson: no lessons folder: $tmp/nosuch (COLLVIZ_LESSONS)"
 COLLVIZ_LESSONS=ok run "player: bad id" 2 lesson nosuch
 same "player: bad id" "$tmp/err" \
     "collviz lesson: no lesson file or id 'nosuch' in ok (collviz lesson list shows them)"
