@@ -838,7 +838,7 @@ static bool nccl_rows_lost(const struct rec_log *L)
     for (int i = 0; i < L->ntests; i++)
         rows += L->tests[i].nrows;
     if (rows > 0 || L->rows_refused == 0 || L->nccl_lines) return false;
-    cv_eprintf("collviz nccl: none of the %d lines of nccl-tests rows could be read (the "
+    cv_eprintf("collviz: nccl: none of the %d lines of nccl-tests rows could be read (the "
                "lines above say why): no table is shown\n",
                L->rows_refused);
     return true;
@@ -887,7 +887,7 @@ int cli_nccl_main(int argc, char **argv)
         return rc;
     char why[1200];
     if (!rec_one_job((const char *const *)argv + optind, argc - optind, why, sizeof why)) {
-        cv_eprintf("collviz nccl: %s\n", why);
+        cv_eprintf("collviz: nccl: %s\n", why);
         return 2;
     }
     struct rec_log *L = rec_new();
@@ -897,13 +897,13 @@ int cli_nccl_main(int argc, char **argv)
     rec_finish(L);
     nccl_print_errors(L);
     if (L->too_large[0]) { /* never a partial record shown as if whole */
-        cv_eprintf("collviz nccl: %s\n", L->too_large);
+        cv_eprintf("collviz: nccl: %s\n", L->too_large);
         rec_free(L);
         return 2;
     }
     if (L->lines == 0) {
         if (unopened < argc - optind)
-            cv_eprintf("collviz nccl: nothing could be read: no NCCL or nccl-tests lines\n");
+            cv_eprintf("collviz: nccl: nothing could be read: no NCCL or nccl-tests lines\n");
         rec_free(L);
         return 2;
     }
