@@ -808,8 +808,13 @@ static void nccl_text(const struct rec_log *L)
         printf(", %d communicators", L->ncomms);
     else if (L->nranks >= 0)
         printf(", %d rank%s", L->nranks, L->nranks == 1 ? "" : "s");
+    int placed = 0; /* hosts that printed (each ran a process of the job) */
+    for (int i = 0; L->ncomms <= 1 && i < L->nhostnames; i++)
+        placed += L->host_lines[i] > 0 || rec_host_in_tests(L, i);
     if (L->ncomms <= 1 && L->nnodes >= 0)
         printf(" on %d node%s", L->nnodes, L->nnodes == 1 ? "" : "s");
+    else if (placed > 0) /* not every rank's host is known: the nodes seen are a floor */
+        printf(" on at least %d node%s", placed, placed == 1 ? "" : "s");
     printf("\n");
     struct rec_jobsay J;
     rec_say_job(L, &J);
