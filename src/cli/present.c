@@ -112,7 +112,9 @@ static const struct opt_cmd present_cmd = {
     .usage = "usage: collviz --present PATH [PATH...] [options]\n"
              "  Present lesson files or folders of lessons, in order, as one deck, full "
              "screen.\n",
-    .after = "Keys: PgDn Space next page, the scene's next stop, then next slide; PgUp back;\n"
+    .after = "Keys: PgDn Space the scene's next stop, then the next slide (a slide opens on\n"
+             "its scene; a small terminal shows the narration's lead there); PgUp back, and\n"
+             "through the narration's pages;\n"
              "→ ← every step; F5 or Esc the scene's end, then the next slide; n / p next /\n"
              "previous slide; Home / End; g N Enter go to slide N; o overview; / TITLE Enter\n"
              "find a slide; r reveal a quiz's answer; f point at a rank, chunk or transfer;\n"

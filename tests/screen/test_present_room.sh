@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The presenter in the room (issue 19): at 80x24, 100x30, 120x36 and 160x45 every word of
 # every slide's title, narration and exercise prompt of the shipped lessons is shown on one
-# of the slide's pages, and no screen names a key; an exercise's answer appears only after
+# of the slide's pages (a slide opens on its scene's page; PgUp shows the text pages before
+# it), and no screen names a key; an exercise's answer appears only after
 # r on the room's screen, and from the start on the notes terminal; o and / jump; a reload after a slide is inserted before the current one keeps
 # the slide (its title), not its number; after kill -9 the presenter resumes at its slide
 # with its clock (--resume; without it, slide 1).
@@ -70,6 +71,16 @@ walk() { # COLS ROWS
             tm_keys n
             tm_wait "slide $k/$NSLIDES " 5 || fail "${c}x$r: n did not reach slide $k"
         fi
+        # a slide opens on its scene's page (with the narration's lead); the whole narration
+        # is on the text pages PageUp shows before it (past any stop before the scene's start)
+        for _ in 1 2 3 4 5 6 7 8; do
+            [[ $(footer) =~ page\ ([0-9]+)/ ]] && [ "${BASH_REMATCH[1]}" -gt 1 ] || break
+            tm_keys PPage
+            sleep 0.2
+        done
+        tm_wait "slide $k/$NSLIDES " 5 || fail "${c}x$r: PgUp left slide $k"
+        [[ $(footer) =~ page\ ([0-9]+)/ ]] && [ "${BASH_REMATCH[1]}" -gt 1 ] &&
+            fail "${c}x$r slide $k: PgUp did not reach its first page"
         page=1
         while :; do
             cap=$TM_SCREEN
