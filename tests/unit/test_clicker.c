@@ -20,6 +20,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "core/util.h"
 #include "lesson/lesson.h"
 #include "present/deck.h"
+#include "present/notes_ipc.h"
 #include "ui/app.h"
 #include "ui/present/present_slide.h"
 
@@ -114,6 +116,19 @@ static char *range_words(const struct narr *n, int from, int to)
     return out;
 }
 
+/* s with every run of white space (line breaks, a list's hanging indent) one space. */
+static char *squeeze(char *s)
+{
+    char *o = s;
+    for (const char *c = s; *c; c++)
+        if (!isspace((unsigned char)*c) || (o > s && o[-1] != ' '))
+            *o++ = isspace((unsigned char)*c) ? ' ' : *c;
+    while (o > s && o[-1] == ' ')
+        o--;
+    *o = '\0';
+    return s;
+}
+
 static char *narr_words(const struct narr *n)
 {
     return range_words(n, 0, n->n);
@@ -143,6 +158,14 @@ static void check_reachable(const struct wslide *w, const struct present_layout 
         free(asked);
         free(quiz);
     }
+    /* the speaker's notes get the words the page leaves out, in order */
+    char *unshown = xcalloc(NOTES_NARR_MAX, 1);
+    present_slide_unshown(&w->text, e, unshown, NOTES_NARR_MAX);
+    int gap_to = e->ask_to > e->ask_from ? e->ask_from : n->n;
+    char *left_out = range_words(n, e->to, gap_to);
+    assert_string_equal(squeeze(unshown), squeeze(left_out));
+    free(unshown);
+    free(left_out);
     bool asked =
         w->s->nex > 0 && (e->ask_to > e->ask_from || (w->text.ask > 0 && e->to == n->n));
     room_asked += asked;

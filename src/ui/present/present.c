@@ -707,6 +707,10 @@ static void pres_notes_state(struct pres *p, double now, struct notes_state *st)
     bool bad;
     pres_status(p, st->status, sizeof st->status, &bad);
     st->demo = pres_demo(p);
+    /* the narration the page the slide opens on leaves out: the speaker says it */
+    if (p->have_narr && p->narr_slide == p->pos.slide && p->lay_slide == p->pos.slide &&
+        p->lay.npages > 0)
+        present_slide_unshown(&p->ps, &p->lay.page[p->lay.entry], st->narr, sizeof st->narr);
     /* the backends' availability: said here, once, never on the projector */
     hw_panel_note(&p->a->hw, p->a->utf8, st->backend, sizeof st->backend);
 }

@@ -199,3 +199,26 @@ void present_slide_pages(struct present_slide *ps, int rows, int cols, int scene
     present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank,
                            ps->starts, ps->ask, out);
 }
+
+void present_slide_unshown(const struct present_slide *ps, const struct present_layout_page *pg,
+                           char *buf, size_t n)
+{
+    size_t o = 0;
+    int block = -1;
+    if (n) buf[0] = '\0';
+    for (int i = 0; i < ps->narr.n && o + 1 < n; i++) {
+        if ((i >= pg->from && i < pg->to) || (i >= pg->ask_from && i < pg->ask_to)) continue;
+        char t[1024];
+        narr_line_text(&ps->narr.l[i], t, sizeof t);
+        const char *w = t + strspn(t, " ");
+        if (!*w) continue;
+        const char *sep = o == 0 ? "" : ps->narr.l[i].block != block ? "\n\n" : " ";
+        block = ps->narr.l[i].block;
+        int k = snprintf(buf + o, n - o, "%s%s", sep, w);
+        if (k < 0 || (size_t)k >= n - o) {
+            buf[o + cv_utf8_cut(buf + o, n - o - 1)] = '\0'; /* never half a character */
+            break;
+        }
+        o += (size_t)k;
+    }
+}

@@ -44,4 +44,10 @@ void present_slide_keys(const struct lesson_slide *s, bool utf8, char *buf, size
 void present_slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
                          struct present_layout *out);
 
+/* The narration's words that page pg (of present_slide_pages' layout) does not show, for the
+ * speaker: a block's lines joined by a space, blocks apart by an empty line; "" when the page
+ * shows it all. */
+void present_slide_unshown(const struct present_slide *ps, const struct present_layout_page *pg,
+                           char *buf, size_t n);
+
 #endif
