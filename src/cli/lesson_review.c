@@ -13,6 +13,7 @@
 #include "cli/json.h"
 #include "cli/opt.h"
 #include "core/util.h"
+#include "lesson/endpage.h"
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
 #include "lesson/progress.h"
@@ -87,8 +88,10 @@ static void review_text(const struct review_item *it)
                        px->lesson, px->wrong[0] ? px->wrong : "?");
         return;
     }
-    cv_printf_safe("%s, slide %zu: %s (%s)%s\n", it->L->id, it->e->slide + 1, it->e->id,
-                   lesson_ex_type_name(it->e->type), px->solved ? " - solved since" : "");
+    char q[600];
+    lesson_ex_question(it->e, q, sizeof q); /* the question's words, not its id (JSON's) */
+    cv_printf_safe("%s (slide %zu): %s%s\n", it->L->title ? it->L->title : it->L->id,
+                   it->e->slide + 1, q, px->solved ? " (solved since)" : "");
     if (!it->has_answer) {
         printf("  %d attempt%s, no answer kept\n", px->attempts, px->attempts == 1 ? "" : "s");
         return;

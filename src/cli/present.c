@@ -10,6 +10,7 @@
 #include "backend/backend.h"
 #include "core/util.h"
 #include "cli/opt.h"
+#include "ui/kit/keydoc.h"
 #include "ui/present/present.h"
 
 int cli_present_wanted(int argc, char **argv)
@@ -106,30 +107,34 @@ static int present_bad_option(const struct opt_cmd *c, int ch, const char *opt)
     return 2;
 }
 
+/* The keys, from the one key table (ui/kit/keys.h), as the presenter reads them. */
+static void present_key_notes(FILE *f)
+{
+    fputc('\n', f);
+    keys_doc_surface(f, SURFACE_PRESENTER);
+}
+
 static const struct opt_cmd present_cmd = {
     .prog = "--present",
     .opts = present_table,
     .usage = "usage: collviz --present PATH [PATH...] [options]\n"
              "  Present lesson files or folders of lessons, in order, as one deck, full "
              "screen.\n",
-    .after = "Keys: PgDn Space the scene's next stop, then the next slide (a slide opens on\n"
-             "its scene; a small terminal shows the narration's lead there); PgUp back, and\n"
-             "through the narration's pages;\n"
-             "→ ← every step; F5 or Esc the scene's end, then the next slide; n / p next /\n"
-             "previous slide; Home / End; g N Enter go to slide N; o overview; / TITLE Enter\n"
-             "find a slide; r reveal a quiz's answer; f point at a rank, chunk or transfer;\n"
-             "0 the slide's own scene; . or b blank (any key restores); d block digits; + / -\n"
-             "zoom (no panel, bigger digits, boxes only; kept per deck); e (twice)\n"
-             "write the screen as SVG and text; q quit. The scene's keys\n"
-             "(m measure, s sweep, [ ] size, A algorithm, w W ranks, * op, G schedule, O\n"
-             "overlap...) work as in the player. Speaker notes, answers, the keys and a\n"
-             "countdown: `collviz notes` in another terminal.\n",
+    .after = "Speaker notes, answers, the keys and a countdown: `collviz notes` in another\n"
+             "terminal.\n",
+    .notes = present_key_notes,
     .bad_option = present_bad_option,
 };
 
 int cli_present_main(int argc, char **argv)
 {
     struct present_opts o = {.name = "default", .backend = "auto"};
+    /* --present --help: the help, not a lesson named --help */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            opt_print_help(stdout, &present_cmd);
+            return 0;
+        }
     int rc = opt_parse(&present_cmd, argc, argv, &o);
     if (rc != OPT_GO) return rc;
     /* more lesson files or folders after the first: one deck, in the order given */

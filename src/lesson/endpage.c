@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "lesson/exercise.h"
 
 struct end_blocks {
     struct lesson_block *v;
@@ -33,6 +34,38 @@ static void end_span(struct lesson_block *k, unsigned style, const char *text)
     k->spans[k->nspans++] = (struct lesson_span){xstrdup(text), style, false};
 }
 
+/* The start of the sentence that ends at end (after the previous ". ", "? " or "! "). */
+static const char *end_sentence_start(const char *text, const char *end)
+{
+    const char *p = end;
+    while (p > text && !((p[-1] == ' ') && p - 1 > text && strchr(".?!", p[-2])))
+        p--;
+    return p;
+}
+
+void lesson_ex_question(const struct lesson_exercise *e, char *buf, size_t n)
+{
+    char *pr = ex_prompt(e, NULL);
+    /* backticks and runs of spaces out: the words as read */
+    size_t o = 0;
+    for (const char *q = pr; *q; q++)
+        if (*q != '`' && !(*q == ' ' && (o == 0 || pr[o - 1] == ' '))) pr[o++] = *q;
+    pr[o] = '\0';
+    const char *end = strrchr(pr, '?');
+    const char *from = pr;
+    if (end) {
+        end++;
+        from = end_sentence_start(pr, end - 1);
+        /* a short question ("Which is right?") with the sentence before it */
+        if (end - from < 40 && from > pr) from = end_sentence_start(pr, from - 2);
+    } else {
+        end = pr + strcspn(pr, ".");
+        if (*end) end++;
+    }
+    snprintf(buf, n, "%.*s", (int)(end - from), from);
+    free(pr);
+}
+
 struct lesson_block *lesson_end_blocks(const struct lesson *L, const char *missed_heading,
                                        const char *none_missed, lesson_end_fn missed,
                                        const void *ctx, size_t *nblocks)
@@ -46,12 +79,13 @@ struct lesson_block *lesson_end_blocks(const struct lesson *L, const char *misse
     for (size_t k = 0; k < L->nslides; k++)
         for (size_t i = 0; i < L->slides[k].nex; i++) {
             const struct lesson_exercise *e = &L->slides[k].ex[i];
-            char detail[700] = "", t[900];
+            char detail[700] = "", t[900], q[600];
             nex++;
             const char *what = missed(ctx, e, detail, sizeof detail);
             if (!what) continue;
             nmissed++;
-            snprintf(t, sizeof t, "slide %zu, %s: %s", e->slide + 1, e->id, what);
+            lesson_ex_question(e, q, sizeof q);
+            snprintf(t, sizeof t, "slide %zu, %s: %s", e->slide + 1, what, q);
             end_span(end_add(&b, LBLOCK_ITEM, true), 0, t);
             if (detail[0]) end_span(end_add(&b, LBLOCK_ITEM, false), 0, detail);
         }

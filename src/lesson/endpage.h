@@ -11,7 +11,8 @@
 #include "lesson/lesson.h"
 
 /* Whether exercise e was missed: NULL when not (it is left off the page), else the words
- * after "slide N, ID: " ("not answered"); *detail may get one more line ("" for none). */
+ * after 'slide N, "QUESTION" ' ("not answered"); *detail may get one more line ("" for none).
+ */
 typedef const char *(*lesson_end_fn)(const void *ctx, const struct lesson_exercise *e,
                                      char *detail, size_t n);
 
@@ -21,5 +22,10 @@ typedef const char *(*lesson_end_fn)(const void *ctx, const struct lesson_exerci
 struct lesson_block *lesson_end_blocks(const struct lesson *L, const char *missed_heading,
                                        const char *none_missed, lesson_end_fn missed,
                                        const void *ctx, size_t *nblocks);
+
+/* The words a student or the room knows exercise e by (its id is for files and notes): the
+ * prompt's question at the lecture's numbers (its last sentence ending in "?", with the
+ * sentence before it when short), or its first sentence; backticks dropped. Into buf. */
+void lesson_ex_question(const struct lesson_exercise *e, char *buf, size_t n);
 
 #endif

@@ -460,6 +460,15 @@ static bool walk_cut(const char *line)
     return false;
 }
 
+/* A row of the screen's own status: the top row (the player's lesson, slide and score; the
+ * presenter's title) and the bottom rows (the presenter's footer; the player's message or
+ * hint row and key bar). Any "…" there is a cut, whatever follows it (" 00:02"). */
+static bool walk_status_row(const struct walk *w, int y)
+{
+    int bottom = w->view == WALK_PLAYER ? 2 : 1;
+    return y == 0 || y >= w->nlines - bottom;
+}
+
 /* The answer number exercise a is asked with: in the player, on its own slide, the
  * variant the student is given; else the lecture's. */
 static double walk_asked(const struct walk *w, const struct walk_ans *a, size_t slide)
@@ -529,9 +538,12 @@ static void walk_check(struct walk *w, size_t slide)
     }
     w->cuts_seen = cuts;
     for (int y = 0; y < w->nlines; y++)
-        if (walk_cut(w->line[y])) {
+        if (walk_cut(w->line[y]) || (walk_status_row(w, y) && strstr(w->line[y], "\u2026"))) {
             char t[300];
-            snprintf(t, sizeof t, "%s", w->line[y]);
+            /* a status row: one place a slide (its step and clock change by the frame) */
+            snprintf(t, sizeof t, "%s",
+                     walk_status_row(w, y) ? (y ? "the bottom status row" : "the top row")
+                                           : w->line[y]);
             /* the place: the row's text without the spaces around it */
             char *s = t;
             while (*s == ' ')

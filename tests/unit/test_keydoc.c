@@ -4,6 +4,7 @@
  * instead of comparing. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,7 +13,10 @@
 
 #include <cmocka.h>
 
+#include <curses.h>
+
 #include "ui/kit/keydoc.h"
+#include "ui/kit/keys.h"
 
 #define GUIDE "docs/guide.md"
 #define START "<!-- keys:start (generated from src/ui/kit/keys.h by make docs) -->\n"
@@ -79,11 +83,100 @@ static void test_guide_has_the_table(void **state)
     free(doc);
 }
 
+/* A key's help name back to its code: keys_parse_name's names, and "Shift+F5". */
+static int key_code(const char *name, size_t len)
+{
+    if (len > 7 && strncmp(name, "Shift+F", 7) == 0) {
+        int n = atoi(name + 7);
+        return n >= 1 && n <= 12 ? KEY_F(12 + n) : 0;
+    }
+    return keys_parse_name(name, len);
+}
+
+/* The lines of a surface's --help key list ("Keys:", "On a X scene:", "  KEYS  help")
+ * whose keys do not do what the line says: each key must reach, on that surface (on that
+ * scene), the table row whose help text the line gives. Each bad line is printed. */
+static int bad_key_lines(const char *text, enum keys_surface s)
+{
+    static const struct {
+        const char *head;
+        unsigned on;
+    } heads[] = {{"Keys:", 0},
+                 {"On a collectives scene:", KEYS_ON_COLL},
+                 {"On a parallelism scene:", KEYS_ON_PAR},
+                 {"On a hierarchy scene:", KEYS_ON_HIER}};
+    const struct key_row *rows = keys_table();
+    unsigned on = 0;
+    int bad = 0, lines = 0;
+    char *copy = strdup(text), *save = NULL;
+    for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        bool head = false;
+        for (size_t i = 0; i < sizeof heads / sizeof heads[0]; i++)
+            if (strcmp(l, heads[i].head) == 0) on = heads[i].on, head = true;
+        if (head || strncmp(l, "  ", 2) != 0) continue;
+        lines++;
+        char *help = strstr(l + 2, "  ");
+        if (!help) {
+            printf("no help text: %s\n", l);
+            bad++;
+            continue;
+        }
+        *help = '\0';
+        help += strspn(help + 1, " ") + 1;
+        for (char *k = l + 2; *k;) {
+            size_t n = strcspn(k, " ");
+            int ch = key_code(k, n);
+            enum ui_action a = ch ? keys_action_surface(ch, s, on) : ACT_NONE;
+            if (a == ACT_NONE || strcmp(rows[a].help, help) != 0) {
+                printf("key %.*s does not do \"%s\" there (it does: %s)\n", (int)n, k, help,
+                       a == ACT_NONE ? "nothing" : rows[a].help);
+                bad++;
+            }
+            k += n;
+            k += strspn(k, " ");
+        }
+    }
+    free(copy);
+    return lines ? bad : -1;
+}
+
+static char *surface_help(enum keys_surface s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    keys_doc_surface(m, s);
+    fclose(m);
+    return buf;
+}
+
+/* Every key `collviz --present --help` lists does what the line says there: the presenter's
+ * G is its glossary (the schedule is S on a parallelism scene), its + zooms. The checker
+ * itself refuses the help's old line "G schedule" and a line naming a key that does
+ * nothing. */
+static void test_present_help_keys(void **state)
+{
+    (void)state;
+    char *t = surface_help(SURFACE_PRESENTER);
+    assert_int_equal(bad_key_lines(t, SURFACE_PRESENTER), 0);
+    /* read off keys.h by hand */
+    assert_non_null(strstr(t, "\n  G                   glossary: the slide's terms first"));
+    assert_non_null(strstr(t, "\n  S                   pp schedule: GPipe / 1F1B\n"));
+    assert_non_null(strstr(t, "\n  PgDn Down Space     next page,"));
+    assert_null(strstr(t, "  G                   pp schedule"));
+    free(t);
+    assert_int_equal(bad_key_lines("On a parallelism scene:\n  G  pp schedule: GPipe / 1F1B\n",
+                                   SURFACE_PRESENTER),
+                     1);
+    assert_int_equal(bad_key_lines("Keys:\n  Z  quit\n", SURFACE_PRESENTER), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table_rows),
         cmocka_unit_test(test_guide_has_the_table),
+        cmocka_unit_test(test_present_help_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

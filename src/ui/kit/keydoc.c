@@ -69,3 +69,39 @@ void keys_doc_markdown(FILE *out)
         fprintf(out, "| %s | %s | %s |\n", keys, r->help, where);
     }
 }
+
+/* One row's line of keys_doc_surface: the keys that do it there, then its help. */
+static void keydoc_surface_row(FILE *out, const struct key_row *r, enum keys_surface s,
+                               unsigned on)
+{
+    char names[64];
+    keys_row_names_on(r, s, on, false, names, sizeof names);
+    if (names[0]) fprintf(out, "  %-*s  %s\n", KEYDOC_KEYS_W, names, r->help);
+}
+
+void keys_doc_surface(FILE *out, enum keys_surface s)
+{
+    static const struct {
+        unsigned on;
+        const char *name;
+    } screens[] = {{KEYS_ON_COLL, "collectives"},
+                   {KEYS_ON_PAR, "parallelism"},
+                   {KEYS_ON_HIER, "hierarchy"}};
+    const struct key_row *rows = keys_table();
+    unsigned own = keys_surface_bit(s);
+    fprintf(out, "Keys:\n");
+    for (int a = 0; a < ACT_COUNT; a++)
+        if (rows[a].screens & own) keydoc_surface_row(out, &rows[a], s, 0);
+    /* the scene's keys, under the first screen that has the row */
+    for (size_t i = 0; i < sizeof screens / sizeof screens[0]; i++) {
+        fprintf(out, "On a %s scene:\n", screens[i].name);
+        for (int a = 0; a < ACT_COUNT; a++) {
+            const struct key_row *r = &rows[a];
+            unsigned scr = r->screens & (KEYS_ON_COLL | KEYS_ON_PAR | KEYS_ON_HIER);
+            if (!keys_is_scene_action(r->action) || (r->screens & own) ||
+                (scr & -scr) != screens[i].on)
+                continue;
+            keydoc_surface_row(out, r, s, screens[i].on);
+        }
+    }
+}

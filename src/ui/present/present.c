@@ -778,24 +778,38 @@ static void pres_lesson_end(const struct pres *p, char *buf, size_t n)
         snprintf(buf, n, "%s end of the talk", p->a->g->ok);
 }
 
+/* The footer's left part, whole, in at most width columns: the slide number, the page, the
+ * step and the lesson's title, the less important parts dropped first (the page, the word
+ * "slide", the title) rather than any cut. with_title false: never the title. */
+static void pres_footer_left(const struct pres *p, char *buf, size_t n, int width,
+                             bool with_title)
+{
+    const char *sep = p->a->g->sep;
+    char st[64] = "";
+    const struct present_layout_page *pg = &p->lay.page[p->pos.page];
+    if (pg->with_scene && p->scene_ok && pres_nsteps(p) > 0) pres_step_text(p, st, sizeof st);
+    const char *title = pres_lesson(p)->title ? pres_lesson(p)->title : "";
+    bool pages = pres_npages(p) > 1;
+    /* each try: the word "slide", the page, the title */
+    static const bool tries[][3] = {{1, 1, 1}, {1, 0, 1}, {0, 0, 1},
+                                    {1, 1, 0}, {1, 0, 0}, {0, 0, 0}};
+    for (size_t i = 0; i < ARRAY_LEN(tries); i++) {
+        if (tries[i][2] && (!with_title || !title[0])) continue;
+        int k =
+            snprintf(buf, n, " %s%zu/%zu", tries[i][0] ? "slide " : "", p->pos.slide + 1, p->n);
+        if (pages && tries[i][1])
+            k += snprintf(buf + k, n - (size_t)k, "%spage %d/%d", sep, p->pos.page + 1,
+                          pres_npages(p));
+        if (st[0]) k += snprintf(buf + k, n - (size_t)k, "%s%s", sep, st);
+        if (tries[i][2]) snprintf(buf + k, n - (size_t)k, "%s%s", sep, title);
+        if (text_width(buf) <= width) return;
+    }
+}
+
 static void pres_footer(struct pres *p, struct rect r, double now)
 {
     const struct theme *th = &p->a->th;
-    const char *sep = p->a->g->sep;
     char left[400], right[64], el[32];
-    int n = snprintf(left, sizeof left, " slide %zu/%zu", p->pos.slide + 1, p->n);
-    if (pres_npages(p) > 1)
-        n += snprintf(left + n, sizeof left - (size_t)n, "%spage %d/%d", sep, p->pos.page + 1,
-                      pres_npages(p));
-    const struct present_layout_page *pg = &p->lay.page[p->pos.page];
-    if (pg->with_scene && p->scene_ok && pres_nsteps(p) > 0) {
-        char st[64];
-        pres_step_text(p, st, sizeof st);
-        n += snprintf(left + n, sizeof left - (size_t)n, "%s%s", sep, st);
-    }
-    size_t short_len = (size_t)n;
-    snprintf(left + n, sizeof left - (size_t)n, "%s%s", sep,
-             pres_lesson(p)->title ? pres_lesson(p)->title : "");
     pres_elapsed(el, sizeof el, (long)(now - p->t0));
     snprintf(right, sizeof right, "%s%s ",
              p->auto_s > 0 ? (p->auto_on ? "auto  " : "auto paused  ") : "", el);
@@ -815,10 +829,10 @@ static void pres_footer(struct pres *p, struct rect r, double now)
     attr_t mat = bad ? th->role[TH_BAD] : done ? th->role[TH_OK] : th->role[TH_WARN];
     int rw = text_width(right), mw = text_width(mid);
     /* The lesson's title gives way to a message. */
-    if (mid[0] && text_width(left) + 3 + mw + rw > r.w) left[short_len] = '\0';
-    char fit[400]; /* a title cut short says so (…) */
-    text_fit(fit, sizeof fit, left, r.w - rw - 1, p->a->utf8);
-    int lw = draw_put(r.y, r.x, r.w - rw - 1, th->role[TH_DIM], fit);
+    pres_footer_left(p, left, sizeof left, mid[0] ? r.w - rw - mw - 4 : r.w - rw - 1, true);
+    if (mid[0] && text_width(left) + 3 + mw + rw > r.w)
+        pres_footer_left(p, left, sizeof left, r.w - rw - 1, false);
+    int lw = draw_put(r.y, r.x, r.w - rw - 1, th->role[TH_DIM], left);
     draw_put(r.y, r.x + r.w - rw, rw, th->role[TH_STEP], right);
     int mx = r.x + lw + 2, room = r.w - lw - rw - 3;
     if (mid[0] && room > 4) draw_put(r.y, mx, room, mat, mid);
