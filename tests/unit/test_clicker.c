@@ -135,7 +135,7 @@ static char *narr_words(const struct narr *n)
 }
 
 /* What the room sees of the narration on the page each slide opens on, at the size walked:
- * all of it, a lead, nothing (the scene fills the screen). */
+ * all of it, part (its lead, its questions), nothing (the scene fills the screen). */
 static long room_whole, room_lead, room_none;
 /* Slides with exercises whose questions are on that page, and those whose are not. */
 static long room_asked, room_unasked;
@@ -198,7 +198,7 @@ static void check_reachable(const struct wslide *w, const struct present_layout 
     } else if (strcmp(lead, all) == 0) {
         room_whole++;
     } else {
-        *(lead[0] ? &room_lead : &room_none) += 1;
+        *(lead[0] || e->ask_to > e->ask_from ? &room_lead : &room_none) += 1;
     }
     free(lead);
     free(all);
@@ -284,10 +284,11 @@ static void walk_size(int cols, int rows, bool shipped)
     room_whole = room_lead = room_none = room_asked = room_unasked = 0;
     for (size_t i = 0; i < N; i++)
         pages[i] = npages_at(&W[i], rows, cols, &W[i].entry);
-    printf("%dx%d: the room sees the whole narration beside the scene on %ld slides, its lead "
-           "on %ld, the scene alone on %ld; the questions of %ld slides (of %ld with "
-           "exercises)\n",
-           cols, rows, room_whole, room_lead, room_none, room_asked, room_asked + room_unasked);
+    printf(
+        "%dx%d: the room sees the whole narration beside the scene on %ld slides, its lead "
+        "or questions on %ld, the scene alone on %ld; the questions of %ld slides (of %ld with "
+        "exercises)\n",
+        cols, rows, room_whole, room_lead, room_none, room_asked, room_asked + room_unasked);
     long before = walk(DECK_STEP_NEXT, pages, true, NULL);
     long after = walk(DECK_NEXT, pages, false, per);
     if (getenv("CLICKER_DEBUG"))
