@@ -32,26 +32,29 @@
 
 static void lesson_usage(FILE *f)
 {
-    fprintf(f, "usage: collviz lesson VERB [options]   (VERB --help for its options)\n"
-               "       collviz lesson [FILE|ID|NN] [--backend B] [--no-measure] [--no-color] "
-               "[--ascii]\n"
-               "                          the interactive player: the list of lessons, or one\n"
-               "                          lesson at its saved slide (keys: ? inside)\n"
-               "\n"
-               "Verbs:\n"
-               "  check PATH...      check lesson files or folders; every error as "
-               "file:line: message\n"
-               "  show FILE          the parsed lesson (--format json for scripts)\n"
-               "  variant ID         an exercise's numbers for a seed (--seed S)\n"
-               "  grade ID ANSWER    grade one answer as the player would (--seed S)\n"
-               "  list               the lessons (./lessons or $COLLVIZ_LESSONS) with your "
-               "progress\n"
-               "  export PATH        a handout: --format html -o OUT.html (self-contained)\n"
-               "  review             your past mistakes, each with what it was\n"
-               "  reset [ID]         forget your progress: of one lesson, or of all\n"
-               "\n"
-               "The lesson format is described in lessons/README.md.\n"
-               "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
+    fprintf(f,
+            "usage: collviz lesson VERB [options]   (VERB --help for its options)\n"
+            "       collviz lesson [FILE|ID|NN] [--backend B] [--no-measure] [--no-color] "
+            "[--ascii]\n"
+            "                          the interactive player: the list of lessons, or one\n"
+            "                          lesson at its saved slide (keys: ? inside)\n"
+            "\n"
+            "Verbs:\n"
+            "  check PATH...      check lesson files or folders; every error as "
+            "file:line: message\n"
+            "  show FILE          the parsed lesson (--format json for scripts)\n"
+            "  variant ID         an exercise's numbers for a seed (--seed S)\n"
+            "  grade ID ANSWER    grade one answer as the player would (--seed S)\n"
+            "  list               the lessons with your progress\n"
+            "  export PATH        a handout: --format html -o OUT.html (self-contained)\n"
+            "  review             your past mistakes, each with what it was\n"
+            "  reset [ID]         forget your progress: of one lesson, or of all\n"
+            "\n"
+            "The lessons: $COLLVIZ_LESSONS, else the first of ./lessons, lessons/ next to the\n"
+            "program, ../share/collviz/lessons from its folder, the source tree's lessons/\n"
+            "and the installed share/collviz/lessons that holds NN-*.md files.\n"
+            "The lesson format is described in lessons/README.md.\n"
+            "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
 }
 
 /* Messages quote file names and lesson text: control characters are shown, never sent. */
@@ -113,14 +116,20 @@ static int verb_parse(int argc, char **argv, struct verb_opts *o, const char *ve
     return opt_parse(&cmd, argc, argv, o);
 }
 
-/* The lessons of ./lessons or $COLLVIZ_LESSONS (its path in dir) into *set, problems in *errs.
- */
-static void load_default_set(char *dir, size_t n, struct lesson_set *set,
-                             struct lesson_errors *errs)
+/* The lessons of the lessons folder (lesson_default_dir: $COLLVIZ_LESSONS, ./lessons, next to
+ * the program...; its path in dir) into *set, problems in *errs. 0, or 2 after the one line
+ * saying where it looked when no folder holds a lesson (*set empty). */
+static int load_default_set(char *dir, size_t n, struct lesson_set *set,
+                            struct lesson_errors *errs)
 {
-    lesson_default_dir(dir, n);
     lesson_set_init(set);
+    if (!lesson_default_dir(dir, n))
+        return cli_usage_error(
+            "no lessons found: looked in %s (set COLLVIZ_LESSONS to a folder "
+            "of NN-*.md lessons)",
+            dir);
     lesson_set_add(set, dir, errs);
+    return 0;
 }
 
 /* ---- check ------------------------------------------------------------------------------ */
@@ -318,6 +327,94 @@ static void check_answers_shown(const struct lesson *L, struct lesson_errors *wa
     }
 }
 
+/* Predict first for a choice: the narration read since the last question (of its slide,
+ * before the exercise, and of the slide before when that asks nothing) must not restate its
+ * right option (ex_choice_told). */
+static void check_choices_told(const struct lesson *L, struct lesson_errors *warns)
+{
+    for (size_t s = 0; s < L->nslides; s++)
+        for (size_t e = 0; e < L->slides[s].nex; e++) {
+            const struct lesson_exercise *x = &L->slides[s].ex[e];
+            if (x->type != LEX_CHOICE) continue;
+            for (size_t t = s > 0 && !L->slides[s - 1].nex ? s - 1 : s; t <= s; t++) {
+                const struct lesson_slide *T = &L->slides[t];
+                char found[80] = "", msg[800];
+                int line = ex_choice_told(x, T->title, found, sizeof found) ? T->title_line : 0;
+                for (size_t b = 0; !line && b < T->nblocks; b++) {
+                    if (t == s && T->blocks[b].line > x->line) break;
+                    char *txt = block_text(&T->blocks[b]);
+                    if (ex_choice_told(x, txt, found, sizeof found)) line = T->blocks[b].line;
+                    free(txt);
+                }
+                if (!line) continue;
+                snprintf(msg, sizeof msg,
+                         "%s:%d: warning: slide %zu tells the right option of exercise %s "
+                         "(asked on slide %zu) before it is asked ('%s'): ask, do not tell",
+                         L->path, line, t + 1, x->id, s + 1, found);
+                push_msg(warns, msg);
+            }
+        }
+}
+
+/* One text the student reads: a doubled full stop in it is a warning at line. */
+static void double_stop_at(const struct lesson *L, int line, const char *what, const char *text,
+                           struct lesson_errors *warns)
+{
+    const char *p = ex_double_stop(text);
+    if (!p) return;
+    const char *b = p - (p - text > 30 ? 30 : p - text);
+    while (b > text && (*b & 0xc0) == 0x80)
+        b--;
+    char msg[800];
+    snprintf(msg, sizeof msg, "%s:%d: warning: %s has a doubled full stop: '%.*s'", L->path,
+             line, what, (int)(p + 2 - b), b);
+    push_msg(warns, msg);
+}
+
+/* Every text an exercise shows, at its defaults, and a wrong choice's verdict as the
+ * grader composes it from the option and its why. */
+static void double_stops_exercise(const struct lesson *L, const struct lesson_exercise *x,
+                                  struct lesson_errors *warns)
+{
+    const char *texts[4 + LESSON_MAX_WRONG] = {x->prompt, x->solution};
+    size_t nt = 2;
+    for (size_t w = 0; w < x->nwrong; w++)
+        texts[nt++] = x->wrong[w].msg;
+    for (size_t i = 0; i < nt; i++) {
+        char *t = ex_text(x, NULL, texts[i]);
+        double_stop_at(L, x->line, "an exercise's text", t, warns);
+        free(t);
+    }
+    for (size_t h = 0; h < x->nhints; h++)
+        double_stop_at(L, x->line, "a hint", x->hints[h], warns);
+    for (size_t k = 0; k < x->noptions; k++) {
+        char in[24];
+        struct ex_grade g;
+        snprintf(in, sizeof in, "%zu", k + 1);
+        if (ex_grade(x, NULL, in, &g) == CV_OK)
+            double_stop_at(L, x->line, "the verdict on an option", g.msg, warns);
+    }
+}
+
+/* No doubled full stop ("..", not "...") in any text a student or the speaker reads. */
+static void check_double_stops(const struct lesson *L, struct lesson_errors *warns)
+{
+    if (L->summary) double_stop_at(L, 1, "the summary", L->summary, warns);
+    for (size_t s = 0; s < L->nslides; s++) {
+        const struct lesson_slide *S = &L->slides[s];
+        double_stop_at(L, S->title_line, "the title", S->title, warns);
+        for (size_t b = 0; b < S->nblocks; b++) {
+            if (S->blocks[b].kind == LBLOCK_CODE) continue;
+            char *t = block_text(&S->blocks[b]);
+            double_stop_at(L, S->blocks[b].line, "the narration", t, warns);
+            free(t);
+        }
+        if (S->notes) double_stop_at(L, S->notes_line, "a speaker note", S->notes, warns);
+        for (size_t e = 0; e < S->nex; e++)
+            double_stops_exercise(L, &S->ex[e], warns);
+    }
+}
+
 /* Every wrong option of a choice says why it is wrong (its text after ` | `): a student who
  * picks it learns more than "not right". */
 static void check_option_whys(const struct lesson *L, struct lesson_errors *warns)
@@ -359,7 +456,8 @@ static int lesson_check(int argc, char **argv)
         "with a finite answer, a whole number where the exercise says integer: yes).\n"
         "Warns where a slide's title or narration shows the answer of its own exercise\n"
         "or of an exercise on a later slide of the lesson, and where a wrong option of a\n"
-        "choice does not say why it is wrong.\n"
+        "choice does not say why it is wrong, where the narration above a choice\n"
+        "restates its right option, and on a doubled full stop in any text.\n"
         "Prints every error and warning as file:line: message (on stderr) and one ok\n"
         "line per valid lesson (on stdout).\n",
         "Exit status: 0 all valid, 2 any error (or, with --strict, any warning).\n");
@@ -387,6 +485,8 @@ static int lesson_check(int argc, char **argv)
             check_stops(L, &errs);
             check_answers_shown(L, &warns);
             check_option_whys(L, &warns);
+            check_choices_told(L, &warns);
+            check_double_stops(L, &warns);
             for (size_t s = 0; s < L->nslides; s++) /* shown as code by Markdown */
                 if (L->slides[s].indented_note_line) {
                     char msg[700];
@@ -708,7 +808,9 @@ static int lesson_variant(int argc, char **argv)
         "\n"
         "The numbers of exercise ID for seed S: S = 0 (the default) gives the\n"
         "lecture's own numbers; another seed draws every param that has a range.\n"
-        "Lessons are read from ./lessons or $COLLVIZ_LESSONS.\n"
+        "Lessons are read from $COLLVIZ_LESSONS, else the first of ./lessons, lessons/ next\n"
+        "to the program, ../share/collviz/lessons from its folder, the source tree's\n"
+        "lessons/ and the installed share/collviz/lessons that holds NN-*.md files.\n"
         "Prints the variant's prompt, numbers, answer, hints and solution (all with the\n"
         "variant's own numbers).\n"
         "JSON: {\"id\", \"lesson\", \"seed\", \"prompt\", \"params\": {name: value}, "
@@ -722,7 +824,7 @@ static int lesson_variant(int argc, char **argv)
     char dir[4096];
     struct lesson_set set;
     struct lesson_errors errs = {0};
-    load_default_set(dir, sizeof dir, &set, &errs);
+    if (load_default_set(dir, sizeof dir, &set, &errs)) return 2;
     const struct lesson *L = NULL;
     const struct lesson_exercise *e = lesson_set_find_exercise(&set, id, &L);
     rc = 0;
@@ -802,7 +904,9 @@ static int lesson_grade(int argc, char **argv)
         "(0, the default: the lecture's numbers), the same diagnosis of a wrong answer.\n"
         "The words of ANSWER are joined by spaces (60 64 68 72 for a holds exercise);\n"
         "put -- before an answer that starts with '-'.\n"
-        "Lessons are read from ./lessons or $COLLVIZ_LESSONS.\n"
+        "Lessons are read from $COLLVIZ_LESSONS, else the first of ./lessons, lessons/ next\n"
+        "to the program, ../share/collviz/lessons from its folder, the source tree's\n"
+        "lessons/ and the installed share/collviz/lessons that holds NN-*.md files.\n"
         "JSON: {\"id\", \"seed\", \"correct\", \"verdict\", \"message\", \"diagnosis\"}\n"
         "(diagnosis: \"\" when right, else what the mistake looks like: listed,\n"
         "power-of-ten, gib-vs-gb, factor-w, ring-factor, factor-2, too-high, too-low,\n"
@@ -825,7 +929,7 @@ static int lesson_grade(int argc, char **argv)
     char dir[4096];
     struct lesson_set set;
     struct lesson_errors errs = {0};
-    load_default_set(dir, sizeof dir, &set, &errs);
+    if (load_default_set(dir, sizeof dir, &set, &errs)) return 2;
     const struct lesson_exercise *e = lesson_set_find_exercise(&set, id, NULL);
     struct ex_variant v;
     char err[300];
@@ -896,8 +1000,9 @@ static int lesson_list(int argc, char **argv)
         argc, argv, &o, "lesson list", lesson_list_table,
         "usage: collviz lesson list\n"
         "\n"
-        "The lessons of ./lessons (or $COLLVIZ_LESSONS) in order: file, id (collviz\n"
-        "lesson ID opens it; the file's slug works too), title, length, and your\n"
+        "The lessons (collviz lesson --help says where they are read from) in order:\n"
+        "file, id (collviz lesson ID opens it; the file's slug works too), title, length,\n"
+        "and your\n"
         "progress from $XDG_STATE_HOME/collviz/progress (default ~/.local/state/collviz/).\n",
         "Exit status: 0 success, 2 bad input or no lessons.\n");
     if (rc >= 0) return rc;
@@ -905,7 +1010,7 @@ static int lesson_list(int argc, char **argv)
     char dir[4096];
     struct lesson_set set;
     struct lesson_errors errs = {0};
-    load_default_set(dir, sizeof dir, &set, &errs);
+    if (load_default_set(dir, sizeof dir, &set, &errs)) return 2;
     if (set.n == 0) {
         print_errors(&errs);
         lesson_errors_free(&errs);

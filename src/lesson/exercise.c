@@ -559,6 +559,55 @@ char *ex_prompt(const struct lesson_exercise *ex, const struct ex_variant *v)
 
 /* ---- holds ------------------------------------------------------------------------------ */
 
+/* Run ex's scene at display scale: its plan in *p, every step's buffers in *t (the caller
+ * frees both when CV_OK comes back). */
+static int holds_trace(const struct lesson_exercise *ex, struct plan *p, struct trace *t,
+                       char *err, size_t errlen)
+{
+    const struct scene *s = &ex->scene;
+    size_t count = scene_count(s);
+    int root = coll_is_rooted(s->coll) ? s->root : 0;
+    int rc = scene_plan_build(s, p, count, root, err, errlen);
+    if (rc != CV_OK) return rc;
+    float *send[CV_MAX_RANKS] = {0};
+    for (int r = 0; r < s->nranks; r++) {
+        size_t ns = coll_send_count(s->coll, s->nranks, count, r, root);
+        send[r] = xcalloc(ns ? ns : 1, sizeof(float));
+        init_fill(s->init, s->coll, s->nranks, count, root, s->seed, r, send[r]);
+    }
+    rc = trace_run(t, p, send, err, errlen); /* copies the send buffers */
+    for (int r = 0; r < s->nranks; r++)
+        free(send[r]);
+    if (rc != CV_OK) plan_free(p);
+    return rc;
+}
+
+/* What `rank` holds in ex's asked slots (all of them without slots) at snapshot `step` of
+ * trace t of plan p: values in vals, whether each holds anything in has. */
+static int holds_read(const struct lesson_exercise *ex, const struct plan *p,
+                      const struct trace *t, size_t step, int rank, float *vals, bool *has,
+                      size_t cap, size_t *len, char *err, size_t errlen)
+{
+    size_t L = p->work_len;
+    if (L > cap)
+        return cv_err(err, errlen, CV_ENOMEM, "rank %d holds %zu elements (more than %zu)",
+                      rank, L, cap);
+    const float *b = trace_buf(t, step, rank);
+    const uint32_t *m = trace_mask(t, step, rank);
+    /* slots: only the asked output, as the lecture grades it */
+    size_t lo = ex->slots ? (size_t)ex->slot_lo : 0;
+    size_t hi = ex->slots ? (size_t)ex->slot_hi : L - 1;
+    if (hi >= L || lo > hi)
+        return cv_err(err, errlen, CV_EINVAL, "slots %zu..%zu but rank %d holds %zu elements",
+                      lo, hi, rank, L);
+    for (size_t i = lo; i <= hi; i++) {
+        vals[i - lo] = b[i];
+        has[i - lo] = m[i] != 0;
+    }
+    *len = hi - lo + 1;
+    return CV_OK;
+}
+
 int ex_holds_expected(const struct lesson_exercise *ex, float *vals, bool *has, size_t cap,
                       size_t *len, char *err, size_t errlen)
 {
@@ -571,51 +620,41 @@ int ex_holds_expected(const struct lesson_exercise *ex, float *vals, bool *has, 
     if (ex->rank < 0 || ex->rank >= s->nranks)
         return cv_err(err, errlen, CV_EINVAL, "rank %d out of range (0..%d)", ex->rank,
                       s->nranks - 1);
-    size_t count = scene_count(s);
-    int root = coll_is_rooted(s->coll) ? s->root : 0;
     struct plan p;
-    int rc = scene_plan_build(s, &p, count, root, err, errlen);
-    if (rc != CV_OK) return rc;
-    float *send[CV_MAX_RANKS] = {0};
-    for (int r = 0; r < s->nranks; r++) {
-        size_t ns = coll_send_count(s->coll, s->nranks, count, r, root);
-        send[r] = xcalloc(ns ? ns : 1, sizeof(float));
-        init_fill(s->init, s->coll, s->nranks, count, root, s->seed, r, send[r]);
-    }
     struct trace t;
-    rc = trace_run(&t, &p, send, err, errlen);
-    if (rc == CV_OK) {
-        size_t step = ex->step == SCENE_STEP_END || (size_t)ex->step > p.nsteps
-                          ? p.nsteps
-                          : (size_t)ex->step;
-        size_t L = p.work_len;
-        if (L > cap) {
-            rc = cv_err(err, errlen, CV_ENOMEM, "rank %d holds %zu elements (more than %zu)",
-                        ex->rank, L, cap);
-        } else {
-            const float *b = trace_buf(&t, step, ex->rank);
-            const uint32_t *m = trace_mask(&t, step, ex->rank);
-            /* slots: only the asked output, as the lecture grades it */
-            size_t lo = ex->slots ? (size_t)ex->slot_lo : 0;
-            size_t hi = ex->slots ? (size_t)ex->slot_hi : L - 1;
-            if (hi >= L || lo > hi) {
-                rc = cv_err(err, errlen, CV_EINVAL,
-                            "slots %zu..%zu but rank %d holds %zu elements", lo, hi, ex->rank,
-                            L);
-            } else {
-                for (size_t i = lo; i <= hi; i++) {
-                    vals[i - lo] = b[i];
-                    has[i - lo] = m[i] != 0;
-                }
-                *len = hi - lo + 1;
-            }
-        }
-        trace_free(&t);
-    }
-    for (int r = 0; r < s->nranks; r++)
-        free(send[r]);
+    int rc = holds_trace(ex, &p, &t, err, errlen);
+    if (rc != CV_OK) return rc;
+    size_t step =
+        ex->step == SCENE_STEP_END || (size_t)ex->step > p.nsteps ? p.nsteps : (size_t)ex->step;
+    rc = holds_read(ex, &p, &t, step, ex->rank, vals, has, cap, len, err, errlen);
+    trace_free(&t);
     plan_free(&p);
     return rc;
+}
+
+/* The values the ranks start with (step 0 of ex's scene, in ex's asked slots), from one run
+ * of the scene for all ranks: those are given to the student, so naming them gives nothing
+ * away. Returns how many, at most cap; 0 when the scene does not run. */
+static size_t holds_inputs(const struct lesson_exercise *ex, double *in, size_t cap)
+{
+    if (ex->type != LEX_HOLDS || ex->scene.screen != SCREEN_COLLECTIVES) return 0;
+    struct plan p;
+    struct trace t;
+    char err[200];
+    if (holds_trace(ex, &p, &t, err, sizeof err) != CV_OK) return 0;
+    float v[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    bool has[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    size_t n = 0;
+    for (int r = 0; r < ex->scene.nranks; r++) {
+        size_t len = 0;
+        if (holds_read(ex, &p, &t, 0, r, v, has, ARRAY_LEN(v), &len, err, sizeof err) != CV_OK)
+            continue;
+        for (size_t i = 0; i < len && n < cap; i++)
+            if (has[i]) in[n++] = v[i];
+    }
+    trace_free(&t);
+    plan_free(&p);
+    return n;
 }
 
 int ex_holds_phases(const struct lesson_exercise *ex, long *nsteps, struct ex_phase *ph,
@@ -1125,31 +1164,52 @@ int ex_grade(const struct lesson_exercise *ex, const struct ex_variant *v, const
 
 /* ---- predict first ---------------------------------------------------------------------- */
 
-/* The numbers of text, each with the unit written right after it (or ""): at most cap. */
+/* The numbers of text, each with the unit written right after it (or ""): at most cap.
+ * With words, numbers written in words count too ("eighty times"). Each knows how it is
+ * hedged ("about 80", "more than eighty") and the unit of its last stated digit. */
 struct text_num {
     double x;
     const char *start, *end; /* the number and its unit in text */
     char unit[16];
+    double ulp;          /* the unit of the last stated digit: 10 for "80" and "eighty" */
+    enum ex_hedge hedge; /* "about", "more than"... just before it */
+    bool worded;         /* written in words */
 };
 
-static size_t text_numbers(const char *text, struct text_num *out, size_t cap)
+/* The number at p (a word's start), digits or (with words) words: CV_OK with *x, *end. */
+static bool text_number_at(const char *text, const char *p, bool words, struct text_num *t,
+                           const char **end)
+{
+    bool boundary = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '.' ||
+                                   p[-1] == '_' || p[-1] == '^');
+    if (!boundary) return false;
+    t->worded = false;
+    if (isdigit((unsigned char)*p)) {
+        /* "524,288" is one number; "60, 64" two */
+        if (!read_answer_number(p, &t->x, end) && !read_number(p, &t->x, end)) return false;
+        if ((*end)[-1] == '.') (*end)--; /* "... 72." ends a sentence, not the number */
+        t->ulp = ex_number_ulp(p, *end);
+        return true;
+    }
+    if (!words || !isalpha((unsigned char)*p) || !ex_number_words(p, &t->x, &t->ulp, end))
+        return false;
+    t->worded = true;
+    return true;
+}
+
+static size_t text_numbers(const char *text, bool words, struct text_num *out, size_t cap)
 {
     size_t k = 0;
     for (const char *p = text; *p && k < cap;) {
-        bool starts = isdigit((unsigned char)*p) &&
-                      (p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '.' ||
-                                      p[-1] == '_' || p[-1] == '^'));
         const char *end;
-        double x;
-        /* "524,288" is one number; "60, 64" two */
-        if (!starts || (!read_answer_number(p, &x, &end) && !read_number(p, &x, &end))) {
+        struct text_num *t = &out[k];
+        if (!text_number_at(text, p, words, t, &end)) {
             p++;
             continue;
         }
-        if (end[-1] == '.') end--; /* "... 72." ends a sentence, not the number */
-        struct text_num *t = &out[k++];
-        t->x = x;
+        k++;
         t->start = p;
+        t->hedge = ex_hedge_before(text, p);
         t->unit[0] = '\0';
         const char *u = end;
         if (*u == ' ') u++;
@@ -1199,27 +1259,12 @@ static bool trivial_value(double v)
     return v == round(v) && fabs(v) < 10;
 }
 
-/* Is v one of the values some rank starts with (step 0 of ex's scene)? Those are given to
- * the student, so naming them gives nothing away. */
-static bool input_value(const struct lesson_exercise *ex, double v)
+/* Is v one of in[0..n) (holds_inputs: the values some rank starts with)? */
+static bool input_value(const double *in, size_t n, double v)
 {
-    struct lesson_exercise *c = xmalloc(sizeof *c);
-    *c = *ex;
-    c->step = 0;
-    bool seen = false;
-    float in[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
-    bool has[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
-    for (int r = 0; r < ex->scene.nranks && !seen; r++) {
-        size_t len = 0;
-        char err[200];
-        c->rank = r;
-        if (ex_holds_expected(c, in, has, ARRAY_LEN(in), &len, err, sizeof err) != CV_OK)
-            continue;
-        for (size_t i = 0; i < len && !seen; i++)
-            seen = has[i] && fabs(in[i] - v) <= 1e-3 * fmax(1.0, fabs(v));
-    }
-    free(c);
-    return seen;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(in[i] - v) <= 1e-3 * fmax(1.0, fabs(v))) return true;
+    return false;
 }
 
 /* The distinct computed values of a holds answer (want[0..m)), at least three of them,
@@ -1233,14 +1278,22 @@ static bool holds_values_scattered(const struct lesson_exercise *ex, const doubl
                                    size_t nt, char *found, size_t n)
 {
     double d[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
-    size_t nd = 0;
+    size_t nd = 0, nin = 0;
+    const size_t capin = SCENE_MAX_COUNT * CV_MAX_RANKS * 2 * CV_MAX_RANKS;
+    double *in = NULL; /* the inputs, read once at the first value that needs them */
     for (size_t i = 0; i < m; i++) {
-        if (trivial_value(want[i]) || input_value(ex, want[i])) continue;
+        if (trivial_value(want[i])) continue;
+        if (!in) {
+            in = xmalloc(capin * sizeof *in);
+            nin = holds_inputs(ex, in, capin);
+        }
+        if (input_value(in, nin, want[i])) continue;
         bool dup = false;
         for (size_t k = 0; k < nd && !dup; k++)
             dup = fabs(d[k] - want[i]) <= 1e-3 * fmax(1.0, fabs(want[i]));
         if (!dup) d[nd++] = want[i];
     }
+    free(in);
     if (nd < 3) return false;
     const char *first = NULL, *last = NULL;
     for (size_t k = 0; k < nd; k++) {
@@ -1263,7 +1316,7 @@ bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char 
 {
     if (!text || ex->type == LEX_CHOICE) return false;
     struct text_num *t = xcalloc(TEXT_NUMS, sizeof *t);
-    size_t nt = text_numbers(text, t, TEXT_NUMS);
+    size_t nt = text_numbers(text, ex->type == LEX_NUMBER, t, TEXT_NUMS);
     bool hit = false;
     if (ex->type == LEX_NUMBER) {
         enum ex_dim want_dim = DIM_NONE;
@@ -1293,7 +1346,12 @@ bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char 
             if (!t[i].unit[0] && !ex->units[0] && ex->answer == round(ex->answer) &&
                 !isalpha((unsigned char)*w))
                 continue;
-            if (near(t[i].x * sc / want_scale, ex->answer, ex->tolerance)) {
+            /* stated approximately: "more than eighty times", "about 400 GB/s", "eighty
+             * times" (a round number in words; "one" or "two" alone is exact) */
+            bool approx = (t[i].hedge != EX_HEDGE_NONE || (t[i].worded && t[i].ulp >= 10)) &&
+                          ex_hedged_match(t[i].hedge, t[i].x * sc / want_scale,
+                                          t[i].ulp * sc / want_scale, ex->answer);
+            if (approx || near(t[i].x * sc / want_scale, ex->answer, ex->tolerance)) {
                 hit = true;
                 found_copy(t[i].start, t[i].end, found, n);
             }

@@ -150,4 +150,31 @@ int ex_grade(const struct lesson_exercise *ex, const struct ex_variant *v, const
 bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char *found,
                        size_t n);
 
+/* Does text restate a choice exercise's right option (told.c)? True when one sentence of
+ * text holds at least two of the option's words (not stopwords; stemmed: "ranks" is
+ * "rank"), half of them or more, one of them a word no wrong option has, and restates the
+ * right option more than any wrong one (the share of its words there plus the share of
+ * its own words). *found (size n): the sentence's start. Not a choice: false. */
+bool ex_choice_told(const struct lesson_exercise *ex, const char *text, char *found, size_t n);
+/* The first ".." of text that ends a word and a sentence (after a word, before a blank, a
+ * quote, a bracket or the end): a doubled full stop; NULL when there is none. An ellipsis
+ * ("...") and a range ("1..64", "10r .. 10r+3") are none. */
+const char *ex_double_stop(const char *text);
+
+/* A number written in words at s ("eighty", "eighty-three", "two hundred", "a thousand",
+ * "a dozen"): *out, *ulp (the unit of its last stated digit: 10 for "eighty", 100 for "two
+ * hundred") and *end after it; false when s starts no such number. */
+bool ex_number_words(const char *s, double *out, double *ulp, const char **end);
+/* How a number is hedged by the words just before p in text: "about 80", "≈ 400" (about),
+ * "more than eighty", "over 100" (above), "less than", "nearly", "almost" (below), or none. */
+enum ex_hedge { EX_HEDGE_NONE, EX_HEDGE_ABOUT, EX_HEDGE_ABOVE, EX_HEDGE_BELOW };
+enum ex_hedge ex_hedge_before(const char *text, const char *p);
+/* The unit of the last significant digit of the number written from s to end: 10 for "80",
+ * 1 for "83", 0.1 for "1.6", 1000 for "2,000". */
+double ex_number_ulp(const char *s, const char *end);
+/* Does a number stated as `stated` to `ulp`, hedged by h, state answer? about (or none):
+ * within half a ulp; above: answer in [stated, stated + ulp); below: (stated - ulp,
+ * stated]. "more than eighty" states 83.3; "about 400" states 393. */
+bool ex_hedged_match(enum ex_hedge h, double stated, double ulp, double answer);
+
 #endif

@@ -195,6 +195,18 @@ bool rec_facts_has(const struct rec_facts *f, int rank)
     return bit_has(f->seen, f->seen_lo, f->seen_cap, rank);
 }
 
+int rec_facts_next(const struct rec_facts *f, int rank)
+{
+    if (!f->seen) return -1;
+    if (rank < f->seen_lo * 8) rank = f->seen_lo * 8;
+    for (int b = rank >> 3; b < f->seen_cap; b++) { /* a byte at a time: empty ones skipped */
+        unsigned v = f->seen[b - f->seen_lo];
+        if (b == rank >> 3) v &= 0xffu << (rank & 7);
+        if (v) return b * 8 + __builtin_ctz(v);
+    }
+    return -1;
+}
+
 void rec_facts_host(struct rec_facts *f, int host)
 {
     if (host < 0) return;

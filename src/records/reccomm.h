@@ -115,6 +115,9 @@ void rec_facts_seen(struct rec_facts *f, long rank);
 void rec_facts_placed(struct rec_facts *f, long rank);
 void rec_facts_next0(struct rec_facts *f, long from, long to);
 bool rec_facts_has(const struct rec_facts *f, int rank);
+/* The first rank seen at or above rank, -1 none: a loop over the ranks seen costs what they
+ * span in bytes, not a test per rank. */
+int rec_facts_next(const struct rec_facts *f, int rank);
 void rec_facts_host(struct rec_facts *f, int host);
 void rec_facts_transport(struct rec_facts *f, const char *via);
 void rec_facts_free(struct rec_facts *f);

@@ -200,6 +200,10 @@ static const char *hdr_hpt(const char *p, struct rec_line *ln)
     if (!q) return NULL;
     memcpy(ln->host, p, (size_t)(h - p));
     ln->host[h - p] = '\0';
+    if (ln->host[0] == '<' && h[-1] == '>') { /* a name put in for the host: no host's */
+        ln->placeholder = true;
+        ln->host[0] = '\0';
+    }
     ln->pid = strtol_dec(h + 1);
     ln->tid = strtol_dec(t);
     ln->dev = (int)strtol_dec(d);
@@ -483,7 +487,7 @@ static void dedup_suffix(char *s, struct rec_line *ln)
 
 void rec_line_split(char *line, struct rec_line *ln)
 {
-    ln->nccl = ln->warn = false;
+    ln->nccl = ln->warn = ln->placeholder = false;
     ln->host[0] = '\0';
     ln->pid = ln->tid = -1;
     ln->dev = -1;

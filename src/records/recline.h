@@ -52,11 +52,12 @@ const char *rec_launcher_name(enum rec_launcher l); /* NULL for NONE */
 struct rec_line {
     unsigned prefixes; /* REC_PFX_* */
     enum rec_launcher launcher;
-    bool dedup;      /* Ray's "[repeated Nx across cluster]" was cut off the end */
-    bool cut;        /* the line ends inside a form (a header, a dedup suffix) */
-    bool spliced;    /* another process's line runs into this one */
-    bool unreadable; /* "NCCL INFO" after text that is no known prefix */
-    bool glued;      /* the header's host runs on from that text ("166015g183") */
+    bool dedup;       /* Ray's "[repeated Nx across cluster]" was cut off the end */
+    bool cut;         /* the line ends inside a form (a header, a dedup suffix) */
+    bool spliced;     /* another process's line runs into this one */
+    bool unreadable;  /* "NCCL INFO" after text that is no known prefix */
+    bool glued;       /* the header's host runs on from that text ("166015g183") */
+    bool placeholder; /* the header's host is a placeholder ("<cluster_name>"): no host */
     /* the header, when whole: */
     bool nccl; /* "... NCCL INFO " or "NCCL WARN " */
     bool warn;

@@ -45,7 +45,8 @@ const char *rec_wcode_name(enum rec_wcode c)
                                                "table_no_header",
                                                "unreadable_prefix",
                                                "table_side_by_side",
-                                               "rank_twice"};
+                                               "rank_twice",
+                                               "host_placeholder"};
     return (unsigned)c < REC_W_N ? names[c] : "other";
 }
 
@@ -932,11 +933,31 @@ static long comm_field(const char *p, const char *key, int base)
 
 /* "comm 0x... rank 10 nRanks 16 nNodes 2 localRanks 8 ..." and "comm 0x... rank 0 nranks 2
  * cudaDev 0 nvmlDev 0 busId 48000 ... - Init COMPLETE". */
+static bool comm_fields(struct rec_ctx *x, const char *c);
+
 static bool comm_line(struct rec_ctx *x, const char *p)
 {
-    struct rec_log *L = x->L;
     const char *c = strstr(p, "comm 0x");
-    if (!c) return false;
+    return c && comm_fields(x, c);
+}
+
+/* NCCL 2.3's "rank 0 nranks 3" (no comm pointer before it), whole. */
+static bool old_rank_line(struct rec_ctx *x, const char *p)
+{
+    long r, n;
+    int end = 0;
+    if (sscanf(p, "rank %ld nranks %ld%n", &r, &n, &end) != 2 || *skip_sp(p + end))
+        return false;
+    char buf[64];
+    snprintf(buf, sizeof buf, " rank %ld nranks %ld", r, n);
+    return comm_fields(x, buf);
+}
+
+/* The fields after "comm 0x..." (or a line's own " rank N nranks M"): the rank, its
+ * communicator's size and what else the line says of them. */
+static bool comm_fields(struct rec_ctx *x, const char *c)
+{
+    struct rec_log *L = x->L;
     long rank = comm_field(c, " rank", 10);
     long nr = comm_field(c, " nranks", 10);
     if (nr < 0) nr = comm_field(c, " nRanks", 10);
@@ -1191,14 +1212,21 @@ static bool tuning_line(struct rec_log *L, const char *p)
     }
     if (starts(p, "Protocol ")) {
         T->any = true;
-        int na = T->ncols < 0 ? -T->ncols : 0, per = na ? n / na : 1;
+        /* Every algorithm spans the same number of protocol columns; a row that does not
+         * divide among them (cut, or not NCCL's) names no column's algorithm. */
+        int na = T->ncols < 0 ? -T->ncols : 0;
+        int per = na && n >= na && n % na == 0 ? n / na : 0;
+        if (na && !per)
+            rec_warn_c(L, REC_W_CUT,
+                       "cut: a TUNING Protocol row of %d columns under %d algorithms: the "
+                       "columns' algorithms are not read",
+                       n, na);
         char al[REC_TUNE_COLS][16];
         for (int i = 0; i < na; i++)
             memcpy(al[i], T->algos[i], 16);
         for (int i = 0; i < n; i++) {
             snprintf(T->protos[i], sizeof T->protos[i], "%.7s", w[i]);
-            snprintf(T->algos[i], sizeof T->algos[i], "%.15s",
-                     na ? al[i / per < na ? i / per : 0] : "");
+            snprintf(T->algos[i], sizeof T->algos[i], "%.15s", per ? al[i / per] : "");
         }
         T->ncols = n;
         return true;
@@ -1310,6 +1338,7 @@ static bool info_line(struct rec_ctx *x, const char *p)
     if (starts(p, "Ring ")) return channel_line(x, p + 5, true);
     if (starts(p, "Trees ")) return trees_line(x, p + 6);
     if (strstr(p, "comm 0x") && comm_line(x, p)) return true;
+    if (starts(p, "rank ") && old_rank_line(x, p)) return true;
     if (starts(p, "Using network ")) {
         struct rec_host_net *h = host_net(L, x->host);
         if (h) copy_word(p + 14, "", h->net, sizeof h->net);
@@ -1667,6 +1696,21 @@ static void row_words(struct rec_ctx *x, char (*w)[32])
 
 static bool headless_row(struct rec_ctx *x, const char *p, bool say);
 
+/* Do the n fields w[] begin a row of the current header (a number in every column but
+ * type and redop), side by side as many times as the header is? A row cut short does. */
+static bool row_prefix(const struct rec_log *L, char (*w)[32], int n)
+{
+    int hn = L->hdr_n, ty = hdr_col(L, "type"), ro = hdr_col(L, "redop");
+    double v;
+    if (n < 1 || hn < 1) return false;
+    for (int i = 0; i < n; i++) {
+        int c = i % hn;
+        if (c == ty || c == ro) continue;
+        if (!num_field(w[i], &v, c > 1)) return false;
+    }
+    return true;
+}
+
 /* A row under the current header: size count type redop [root] then two groups of time,
  * algbw, busbw and #wrong (or error); hdr_copies of them side by side. */
 static void row_line(struct rec_ctx *x, const char *p)
@@ -1686,6 +1730,19 @@ static void row_line(struct rec_ctx *x, const char *p)
     if (n != copies * hn || tcol < 2 || tcol + 8 != hn) {
         /* a header made from another row's shape gives way to this row's own */
         if (L->hdr_made && headless_row(x, p, false)) return;
+        if (n < copies * hn && tcol >= 2 && tcol + 8 == hn && row_prefix(L, w, n)) {
+            /* a row cut short: not data; the tables side by side it holds whole are read */
+            for (int k = 0; k < n / hn; k++) {
+                if (copies > 1) L->cur_test = L->side_first + k;
+                row_words(x, w + k * hn);
+            }
+            if (copies > 1) L->cur_test = L->side_first;
+            rec_warn_c(L, REC_W_CUT, "%s:%ld: cut: a row of %d fields under a header of %d: %s",
+                       x->name, x->line, n, copies * hn,
+                       n >= hn ? "the tables it holds whole are read, the rest is not"
+                               : "it is not read");
+            return;
+        }
         row_refused(x, "a row of %d fields under a header of %d%s", n > REC_HDR_WORDS ? -1 : n,
                     copies * hn, copies > 1 ? " (tables side by side)" : "");
         return;
@@ -2017,6 +2074,13 @@ static bool one_line(struct rec_ctx *x, char *s)
                    "%s:%ld: an NCCL line after text that is no known prefix: the text is "
                    "not read",
                    x->name, x->line);
+    if (ln->placeholder && !L->placeholder_said) {
+        L->placeholder_said = true;
+        rec_warn_c(L, REC_W_PLACEHOLDER,
+                   "%s:%ld: the host name is a placeholder put in by hand: the lines' hosts "
+                   "are not known",
+                   x->name, x->line);
+    }
     bool got = version_line(x, ln->body);
     L->unit = -1;
     if (ln->nccl) {
@@ -2297,8 +2361,9 @@ static void finish_comms(struct rec_log *L)
     for (int u = 0; u < L->nunits; u++) {
         struct rec_facts *f = &L->units[u].f;
         int n = 0;
-        for (int r = 0; L->units[u].tests && r < f->seen_cap * 8; r++)
-            n += rec_facts_has(f, r);
+        for (int r = rec_facts_next(f, 0); L->units[u].tests && r >= 0;
+             r = rec_facts_next(f, r + 1))
+            n++;
         if (L->units[u].tests) f->nranks = n + (u == L->tests_unit ? L->tests_more : 0);
     }
     free(L->blk_claims);
@@ -2320,29 +2385,31 @@ static void finish_comms(struct rec_log *L)
                    "\"Channel 00 :\"): hosts run different NCCL versions?");
     for (int c = 0; c < L->ncomms; c++) {
         const struct rec_facts *f = &L->comms[c];
-        int printing = 0, unseen = 0;
+        int printing = 0, unseen = 0, top = -1;
         bool *pr = xcalloc((size_t)f->seen_cap * 8 + 1, sizeof *pr);
         for (int i = 0; i < L->nunits; i++) {
             const struct rec_unit *u = &L->units[i];
             if (u->group != c) continue;
+            /* ranks are numbered from 0: a communicator that names rank R has at least
+             * R + 1 */
             if (u->tests) {
-                for (int r = 0; r < f->seen_cap * 8; r++)
-                    if (rec_facts_has(&u->f, r)) pr[r] = true;
-            } else if (u->rank >= 0 && u->rank < f->seen_cap * 8) {
-                pr[u->rank] = true;
+                for (int r = rec_facts_next(&u->f, 0); r >= 0 && r < f->seen_cap * 8;
+                     r = rec_facts_next(&u->f, r + 1))
+                    if (!pr[r]) pr[r] = true, printing++, top = r > top ? r : top;
+            } else if (u->rank >= 0 && u->rank < f->seen_cap * 8 && !pr[u->rank]) {
+                pr[u->rank] = true, printing++, top = u->rank > top ? u->rank : top;
             }
         }
-        for (int r = 0; r < f->seen_cap * 8; r++) {
-            printing += pr[r];
-            if (rec_facts_has(f, r) && !pr[r]) unseen++;
+        for (int r = rec_facts_next(f, 0); r >= 0; r = rec_facts_next(f, r + 1)) {
+            unseen += !pr[r];
+            top = r > top ? r : top;
         }
         free(pr);
         if ((f->nranks > 0 && printing < f->nranks) || unseen)
             rec_warn_c(L, REC_W_PARTIAL,
                        "communicator %d%s%s: the lines of %d rank%s only (of %s%d)", c + 1,
                        f->id[0] ? " " : "", f->id, printing, printing == 1 ? "" : "s",
-                       f->nranks > 0 ? "" : "at least ",
-                       f->nranks > 0 ? f->nranks : printing + unseen);
+                       f->nranks > 0 ? "" : "at least ", f->nranks > 0 ? f->nranks : top + 1);
     }
 }
 
@@ -2390,7 +2457,11 @@ void rec_finish(struct rec_log *L)
                      L->nranks);
     bool nccl =
         L->version[0] || L->nlinks || trees || rings || L->init_complete || L->first_warn[0];
-    if (nccl && !ring_lines)
+    /* (what is absent, said only where it is: link lines are no ring order) */
+    if (nccl && !ring_lines && L->nccl_lines && L->nlinks)
+        rec_warn(L, "no ring-order line (rank 0's \"Channel 00/.. :  0 1 ...\"): %s",
+                 rings ? "rings are pieced from the link lines" : "no ring is read");
+    else if (nccl && !ring_lines && L->nccl_lines)
         rec_warn(L, "no ring lines (rank 0 prints \"Channel 00/.. :  0 1 ...\" with "
                     "NCCL_DEBUG=INFO)");
     if (L->commsizes_differ)

@@ -147,6 +147,7 @@ enum rec_wcode {
     REC_W_UNREADABLE,   /* "NCCL INFO" after text that is no known prefix */
     REC_W_SIDE_BY_SIDE, /* tables pasted side by side, read as several runs */
     REC_W_RANK_TWICE,   /* two processes claim one rank in a list of devices */
+    REC_W_PLACEHOLDER,  /* a host name put in by hand ("<cluster_name>") */
     REC_W_N
 };
 const char *rec_wcode_name(enum rec_wcode c);
@@ -217,6 +218,7 @@ struct rec_log {
     unsigned prefixes;   /* REC_PFX_* seen */
     enum rec_launcher launcher;
     bool rccl;              /* a line form only RCCL prints */
+    bool placeholder_said;  /* a placeholder host was warned about */
     bool nccl_lines;        /* NCCL INFO/WARN lines were read */
     char tests_version[32]; /* nccl-tests' "nccl-library=22902" as "2.29.2" */
     /* communicators (reccomm.h) */

@@ -1,6 +1,8 @@
 /* choice.c - the choice exercise: options, one of them right (`option:`, `correct:`);
  * answered with the option's number. */
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/util.h"
 #include "lesson/exercise.h"
@@ -29,7 +31,10 @@ static int grade(const struct lesson_exercise *ex, const struct ex_variant *v, c
     if (why) {
         char w[250];
         ex_text_format(ex, NULL, why, w, sizeof w);
-        snprintf(g->msg, sizeof g->msg, "not right: %ld) %.*s. %s", n, tn, text, w);
+        /* an option that ends its own sentence gets no second full stop */
+        bool ends = tn > 0 && strchr(".?!", text[tn - 1]);
+        snprintf(g->msg, sizeof g->msg, "not right: %ld) %.*s%s %s", n, tn, text,
+                 ends ? "" : ".", w);
     } else {
         snprintf(g->msg, sizeof g->msg, "not right: %ld) %.*s", n, tn, text);
     }
