@@ -862,7 +862,7 @@ static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_vari
     }
     /* a fraction or a ratio written as a percent without its sign ("50" for 0.5, "333"
      * for 3.33x), or a percent written as a fraction ("0.5" for 50%) */
-    bool fraction = !ex->units[0] && !ex->integer && fabs(want) <= 1;
+    bool fraction = ex_is_fraction(ex, want);
     bool ratio = strcmp(ex->units, "x") == 0, pct = strcmp(ex->units, "%") == 0;
     if ((fraction || ratio) && strcmp(typed_unit, "%") != 0 && near(r, 100, tol)) {
         snprintf(diag, dn, "percent");
@@ -872,8 +872,8 @@ static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_vari
                      "answer is how many times (x), a plain number");
         else
             snprintf(msg, n,
-                     "100 times too high: that is the answer in percent; the answer is a "
-                     "fraction (0.25 for a quarter), or type the %% sign");
+                     "100 times too high: that is the answer in percent; the question asks "
+                     "for a fraction (a quarter is 0.25, not 25)");
         return true;
     }
     if (pct && strcmp(typed_unit, "%") == 0 && near(r, 0.01, tol)) {
@@ -993,6 +993,11 @@ static double nearest_slip_gap(const struct lesson_exercise *ex, const struct ex
     return gap;
 }
 
+bool ex_is_fraction(const struct lesson_exercise *ex, double want)
+{
+    return !ex->units[0] && !ex->integer && fabs(want) <= 1;
+}
+
 /* Words only (letters, blanks, '-'): what a count counts, not a unit. */
 static bool noun(const char *s)
 {
@@ -1055,14 +1060,21 @@ int ex_grade_number(const struct lesson_exercise *ex, const struct ex_variant *v
                  "not right: %s is not a whole number; the answer is a count", echo);
         return CV_OK;
     }
-    if (strcmp(u, "%") == 0 && strcmp(ex->units, "x") == 0) {
-        /* 333% is no way to write 3.33x: a ratio is how many times, not a percentage */
+    if (strcmp(u, "%") == 0 && (strcmp(ex->units, "x") == 0 || ex_is_fraction(ex, want))) {
+        /* 333% is no way to write 3.33x: a ratio is how many times, not a percentage; and
+         * 43% is no way to write the fraction 0.43 the question asks for */
         g->verdict = EX_WRONG;
         snprintf(g->diagnosis, sizeof g->diagnosis, "percent");
-        snprintf(g->msg, sizeof g->msg,
-                 "not right: %s is a percentage; the answer is a ratio (how many times, x): "
-                 "write it as a plain number",
-                 echo);
+        if (strcmp(ex->units, "x") == 0)
+            snprintf(g->msg, sizeof g->msg,
+                     "not right: %s is a percentage; the answer is a ratio (how many times, "
+                     "x): write it as a plain number",
+                     echo);
+        else
+            snprintf(g->msg, sizeof g->msg,
+                     "not right: %s is a percentage; the question asks for a fraction (a "
+                     "quarter is 0.25, not 25%%): write it as a plain number",
+                     echo);
         return CV_OK;
     }
     double rounding = typed_half_digit(in, ex->integer) * scale / want_scale;

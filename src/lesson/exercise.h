@@ -135,6 +135,11 @@ struct ex_grade {
 int ex_grade(const struct lesson_exercise *ex, const struct ex_variant *v, const char *input,
              struct ex_grade *g);
 
+/* Is a number exercise's answer (want) a fraction: no unit, no count, at most 1 in size?
+ * A fraction is answered as a plain number ("0.43", "3/7"): "43%" is named a percent slip,
+ * never accepted, as is "43" (the percent without its sign). */
+bool ex_is_fraction(const struct lesson_exercise *ex, double want);
+
 /* ---- predict first ---------------------------------------------------------------------- */
 
 /* Does text (a slide's narration or title, as the student reads it) give away ex's answer
