@@ -179,6 +179,10 @@ $(CONFIG):
 	@mkdir -p $(dir $@)
 	$(file >$(CONFIG),$(CONFIG_TEXT))
 
+# Where the program looks for the lessons (lesson_default_dir): the source tree, PREFIX.
+$(BUILD)/obj/src/lesson/lesson.o: CPPFLAGS += -DCOLLVIZ_SOURCE_DIR='"$(CURDIR)"' \
+    -DCOLLVIZ_SHARE_DIR='"$(PREFIX)/share/collviz"'
+
 $(BUILD)/obj/%.o: %.c $(CONFIG)
 	@mkdir -p $(dir $@)
 	$(say) CC "$(BTAG)$<"

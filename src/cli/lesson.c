@@ -32,26 +32,29 @@
 
 static void lesson_usage(FILE *f)
 {
-    fprintf(f, "usage: collviz lesson VERB [options]   (VERB --help for its options)\n"
-               "       collviz lesson [FILE|ID|NN] [--backend B] [--no-measure] [--no-color] "
-               "[--ascii]\n"
-               "                          the interactive player: the list of lessons, or one\n"
-               "                          lesson at its saved slide (keys: ? inside)\n"
-               "\n"
-               "Verbs:\n"
-               "  check PATH...      check lesson files or folders; every error as "
-               "file:line: message\n"
-               "  show FILE          the parsed lesson (--format json for scripts)\n"
-               "  variant ID         an exercise's numbers for a seed (--seed S)\n"
-               "  grade ID ANSWER    grade one answer as the player would (--seed S)\n"
-               "  list               the lessons (./lessons or $COLLVIZ_LESSONS) with your "
-               "progress\n"
-               "  export PATH        a handout: --format html -o OUT.html (self-contained)\n"
-               "  review             your past mistakes, each with what it was\n"
-               "  reset [ID]         forget your progress: of one lesson, or of all\n"
-               "\n"
-               "The lesson format is described in lessons/README.md.\n"
-               "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
+    fprintf(f,
+            "usage: collviz lesson VERB [options]   (VERB --help for its options)\n"
+            "       collviz lesson [FILE|ID|NN] [--backend B] [--no-measure] [--no-color] "
+            "[--ascii]\n"
+            "                          the interactive player: the list of lessons, or one\n"
+            "                          lesson at its saved slide (keys: ? inside)\n"
+            "\n"
+            "Verbs:\n"
+            "  check PATH...      check lesson files or folders; every error as "
+            "file:line: message\n"
+            "  show FILE          the parsed lesson (--format json for scripts)\n"
+            "  variant ID         an exercise's numbers for a seed (--seed S)\n"
+            "  grade ID ANSWER    grade one answer as the player would (--seed S)\n"
+            "  list               the lessons with your progress\n"
+            "  export PATH        a handout: --format html -o OUT.html (self-contained)\n"
+            "  review             your past mistakes, each with what it was\n"
+            "  reset [ID]         forget your progress: of one lesson, or of all\n"
+            "\n"
+            "The lessons: $COLLVIZ_LESSONS, else the first of ./lessons, lessons/ next to the\n"
+            "program, ../share/collviz/lessons from its folder, the source tree's lessons/\n"
+            "and the installed share/collviz/lessons that holds NN-*.md files.\n"
+            "The lesson format is described in lessons/README.md.\n"
+            "Exit status: 0 success, 2 bad input or a lesson with errors.\n");
 }
 
 /* Messages quote file names and lesson text: control characters are shown, never sent. */
@@ -113,14 +116,20 @@ static int verb_parse(int argc, char **argv, struct verb_opts *o, const char *ve
     return opt_parse(&cmd, argc, argv, o);
 }
 
-/* The lessons of ./lessons or $COLLVIZ_LESSONS (its path in dir) into *set, problems in *errs.
- */
-static void load_default_set(char *dir, size_t n, struct lesson_set *set,
-                             struct lesson_errors *errs)
+/* The lessons of the lessons folder (lesson_default_dir: $COLLVIZ_LESSONS, ./lessons, next to
+ * the program...; its path in dir) into *set, problems in *errs. 0, or 2 after the one line
+ * saying where it looked when no folder holds a lesson (*set empty). */
+static int load_default_set(char *dir, size_t n, struct lesson_set *set,
+                            struct lesson_errors *errs)
 {
-    lesson_default_dir(dir, n);
     lesson_set_init(set);
+    if (!lesson_default_dir(dir, n))
+        return cli_usage_error(
+            "no lessons found: looked in %s (set COLLVIZ_LESSONS to a folder "
+            "of NN-*.md lessons)",
+            dir);
     lesson_set_add(set, dir, errs);
+    return 0;
 }
 
 /* ---- check ------------------------------------------------------------------------------ */
@@ -799,7 +808,9 @@ static int lesson_variant(int argc, char **argv)
         "\n"
         "The numbers of exercise ID for seed S: S = 0 (the default) gives the\n"
         "lecture's own numbers; another seed draws every param that has a range.\n"
-        "Lessons are read from ./lessons or $COLLVIZ_LESSONS.\n"
+        "Lessons are read from $COLLVIZ_LESSONS, else the first of ./lessons, lessons/ next\n"
+        "to the program, ../share/collviz/lessons from its folder, the source tree's\n"
+        "lessons/ and the installed share/collviz/lessons that holds NN-*.md files.\n"
         "Prints the variant's prompt, numbers, answer, hints and solution (all with the\n"
         "variant's own numbers).\n"
         "JSON: {\"id\", \"lesson\", \"seed\", \"prompt\", \"params\": {name: value}, "
@@ -813,7 +824,7 @@ static int lesson_variant(int argc, char **argv)
     char dir[4096];
     struct lesson_set set;
     struct lesson_errors errs = {0};
-    load_default_set(dir, sizeof dir, &set, &errs);
+    if (load_default_set(dir, sizeof dir, &set, &errs)) return 2;
     const struct lesson *L = NULL;
     const struct lesson_exercise *e = lesson_set_find_exercise(&set, id, &L);
     rc = 0;
@@ -893,7 +904,9 @@ static int lesson_grade(int argc, char **argv)
         "(0, the default: the lecture's numbers), the same diagnosis of a wrong answer.\n"
         "The words of ANSWER are joined by spaces (60 64 68 72 for a holds exercise);\n"
         "put -- before an answer that starts with '-'.\n"
-        "Lessons are read from ./lessons or $COLLVIZ_LESSONS.\n"
+        "Lessons are read from $COLLVIZ_LESSONS, else the first of ./lessons, lessons/ next\n"
+        "to the program, ../share/collviz/lessons from its folder, the source tree's\n"
+        "lessons/ and the installed share/collviz/lessons that holds NN-*.md files.\n"
         "JSON: {\"id\", \"seed\", \"correct\", \"verdict\", \"message\", \"diagnosis\"}\n"
         "(diagnosis: \"\" when right, else what the mistake looks like: listed,\n"
         "power-of-ten, gib-vs-gb, percent, factor-w, ring-factor, left-out-term,\n"
@@ -918,7 +931,7 @@ static int lesson_grade(int argc, char **argv)
     char dir[4096];
     struct lesson_set set;
     struct lesson_errors errs = {0};
-    load_default_set(dir, sizeof dir, &set, &errs);
+    if (load_default_set(dir, sizeof dir, &set, &errs)) return 2;
     const struct lesson_exercise *e = lesson_set_find_exercise(&set, id, NULL);
     struct ex_variant v;
     char err[300];
@@ -989,8 +1002,9 @@ static int lesson_list(int argc, char **argv)
         argc, argv, &o, "lesson list", lesson_list_table,
         "usage: collviz lesson list\n"
         "\n"
-        "The lessons of ./lessons (or $COLLVIZ_LESSONS) in order: file, id (collviz\n"
-        "lesson ID opens it; the file's slug works too), title, length, and your\n"
+        "The lessons (collviz lesson --help says where they are read from) in order:\n"
+        "file, id (collviz lesson ID opens it; the file's slug works too), title, length,\n"
+        "and your\n"
         "progress from $XDG_STATE_HOME/collviz/progress (default ~/.local/state/collviz/).\n",
         "Exit status: 0 success, 2 bad input or no lessons.\n");
     if (rc >= 0) return rc;
@@ -998,7 +1012,7 @@ static int lesson_list(int argc, char **argv)
     char dir[4096];
     struct lesson_set set;
     struct lesson_errors errs = {0};
-    load_default_set(dir, sizeof dir, &set, &errs);
+    if (load_default_set(dir, sizeof dir, &set, &errs)) return 2;
     if (set.n == 0) {
         print_errors(&errs);
         lesson_errors_free(&errs);

@@ -500,35 +500,66 @@ static char *put_int(char *b, int v)
     return b;
 }
 
+static void text_said(const char *head, const char *words);
+
+/* A channel's head ("  channel  5:" or "  channels 0..15:"), its words to follow at 80
+ * columns, continued under the first. */
+static void text_channel_head(struct cli_words *w, int c, int last)
+{
+    char head[40];
+    if (last > c)
+        snprintf(head, sizeof head, "  channels %d..%d:", c, last);
+    else
+        snprintf(head, sizeof head, "  channel %2d:", c);
+    cli_words_start(w, head, 0);
+    w->indent = 13;
+}
+
 static void text_ring(const struct rec_log *L, int c, int last)
 {
     const struct rec_ring *g = &L->rings[c];
-    if (last > c)
-        printf("  channels %d..%d:", c, last);
-    else
-        printf("  channel %2d:", c);
-    char buf[16];
+    struct cli_words w;
+    char buf[96];
+    text_channel_head(&w, c, last);
     for (int i = 0; i < g->n; i++) {
-        buf[0] = ' ';
-        fwrite(buf, 1, (size_t)(put_int(buf + 1, g->order[i]) - buf), stdout);
+        *put_int(buf, g->order[i]) = '\0';
+        cli_words_add(&w, buf);
     }
-    printf("\n             ");
+    cli_words_end(&w);
+    /* host[ranks] -> host[ranks] ...: a word per rank, the host before its first */
+    cli_words_start(&w, "            ", 0);
+    w.indent = 13;
+    buf[0] = '\0';
     const char *prev = NULL;
     for (int i = 0; i < g->n; i++) {
         const char *h = L->ranks[g->order[i]].host;
         if (!h[0]) h = "?";
-        if (!prev || strcmp(prev, h) != 0)
-            printf("%s%s[", prev ? "] -> " : "", h);
-        else
-            fputc(' ', stdout);
-        fwrite(buf, 1, (size_t)(put_int(buf, g->order[i]) - buf), stdout);
+        bool new_host = !prev || strcmp(prev, h) != 0;
+        if (buf[0]) {
+            if (new_host) strcat(buf, "]");
+            cli_words_add(&w, buf);
+            if (new_host) cli_words_add(&w, "->");
+        }
+        char *b = buf;
+        if (new_host) b += snprintf(buf, sizeof buf, "%.64s[", h);
+        *put_int(b, g->order[i]) = '\0';
         prev = h;
     }
+    strcat(buf, "]");
+    cli_words_add(&w, buf);
     int x = rec_ring_crossings(L, c);
-    if (x < 0)
-        printf("]  (node crossings unknown: a rank's host is not in the log)\n");
-    else
-        printf("] -> back: %d node crossing%s\n", x, x == 1 ? "" : "s");
+    const char *tail[] = {" (node", "crossings", "unknown:", "a",   "rank's", "host",
+                          "is",     "not",       "in",       "the", "log)"};
+    if (x < 0) {
+        for (size_t i = 0; i < sizeof tail / sizeof *tail; i++)
+            cli_words_add(&w, tail[i]);
+    } else {
+        snprintf(buf, sizeof buf, "%d node crossing%s", x, x == 1 ? "" : "s");
+        const char *back[] = {"->", "back:", buf};
+        for (size_t i = 0; i < sizeof back / sizeof *back; i++)
+            cli_words_add(&w, back[i]);
+    }
+    cli_words_end(&w);
 }
 
 static bool tree_same(const struct rec_tree *a, const struct rec_tree *b)
@@ -556,15 +587,12 @@ static void text_trees(const struct rec_log *L)
         int last = c; /* channels in a row with the same tree: one entry */
         while (last + 1 < REC_MAX_CHANNELS && tree_same(&L->trees[last + 1], t))
             last++;
-        if (last > c)
-            printf("  channels %d..%d:", c, last);
-        else
-            printf("  channel %2d:", c);
+        struct cli_words w;
+        text_channel_head(&w, c, last);
         for (int r = 0; r < t->n; r++) {
             const struct rec_tnode *n = &t->node[r];
             if (!n->set) continue;
             char *b = buf;
-            *b++ = ' ';
             b = put_int(b, r);
             if (n->up < 0) memcpy(b, "(root)", 6), b += 6;
             memcpy(b, "->[", 3), b += 3;
@@ -573,9 +601,10 @@ static void text_trees(const struct rec_log *L)
                 b = put_int(b, n->down[i]);
             }
             *b++ = ']';
-            fwrite(buf, 1, (size_t)(b - buf), stdout);
+            *b = '\0';
+            cli_words_add(&w, buf);
         }
-        printf("\n");
+        cli_words_end(&w);
         c = last;
     }
 }
@@ -602,15 +631,18 @@ static void text_test_fit(const struct rec_log *L, const struct rec_test *t)
 {
     struct rec_fit fit;
     rec_fit_test(L, t, false, &fit);
+    char said[400];
     if (!fit.ok) {
-        printf("  fit: none (%s)\n", fit.why);
+        snprintf(said, sizeof said, "fit: none (%s)", fit.why);
+        text_said(NULL, said);
         return;
     }
-    printf(
-        "  fit (model: t = steps*alpha + port bytes/beta, %s plan on %d ranks, least squares "
-        "over %d measured out-of-place rows%s):\n",
-        algo_name(fit.algo), fit.nranks, fit.nrows,
-        fit.skipped ? ", smaller ones left out" : "");
+    snprintf(said, sizeof said,
+             "fit (model: t = steps*alpha + port bytes/beta, %s plan on %d ranks, least "
+             "squares over %d measured out-of-place rows%s):",
+             algo_name(fit.algo), fit.nranks, fit.nrows,
+             fit.skipped ? ", smaller ones left out" : "");
+    text_said(NULL, said);
     printf("    alpha %.4g us per step, ", fit.f.alpha_s * 1e6);
     if (fit.f.inv_beta > 0)
         printf("beta %.4g GB/s", fit.f.beta_Bps / 1e9);
@@ -623,9 +655,13 @@ static void text_tests(const struct rec_log *L)
 {
     for (int i = 0; i < L->ntests; i++) {
         const struct rec_test *t = &L->tests[i];
-        printf("nccl-tests %s, %s %s: %d rows (%s)\n",
-               t->collective[0] ? t->collective : "(collective not named)", t->type, t->redop,
-               t->nrows, t->old_header ? "old table: error is the largest error" : "#wrong");
+        char head[120], rows[80];
+        snprintf(head, sizeof head, "nccl-tests %s, %s %s",
+                 t->collective[0] ? t->collective : "(collective not named)", t->type,
+                 t->redop);
+        snprintf(rows, sizeof rows, "%d rows (%s)", t->nrows,
+                 t->old_header ? "old table: error is the largest error" : "#wrong");
+        text_said(head, rows);
         printf("  %12s %10s %8s %8s %10s %8s %8s\n", "size (B)", "oop us", "algbw", "busbw",
                "ip us", "algbw", "busbw");
         for (int r = 0; r < t->nrows; r++) {
@@ -679,18 +715,24 @@ static void text_comms(const struct rec_log *L)
                     "each communicator's)");
 }
 
+/* Every host that printed a line or that nccl-tests' device list names, whether or not a
+ * rank on it is known (the JSON's "hosts"). */
+static void text_hosts(const struct rec_log *L)
+{
+    struct cli_words w;
+    bool any = false;
+    for (int i = 0; i < L->nhostnames; i++) {
+        if (L->host_lines[i] <= 0 && !rec_host_in_tests(L, i)) continue;
+        if (!any) cli_words_start(&w, "hosts:", 0);
+        any = true;
+        cli_words_add(&w, L->hostnames[i]);
+    }
+    if (any) cli_words_end(&w);
+}
+
 /* The ranks, rings and trees of a record of one communicator. */
 static void text_one_comm(const struct rec_log *L)
 {
-    const char *hosts[256];
-    int nh = rec_hosts(L, hosts, 256);
-    if (nh) {
-        struct cli_words w;
-        cli_words_start(&w, "hosts:", 0);
-        for (int i = 0; i < nh; i++)
-            cli_words_add(&w, hosts[i]);
-        cli_words_end(&w);
-    }
     for (int r = 0; r <= L->maxrank; r++) {
         const struct rec_rank *k = &L->ranks[r];
         if (!k->known || (!k->host[0] && k->device < 0 && !k->busid[0])) continue;
@@ -762,16 +804,28 @@ static void nccl_text(const struct rec_log *L)
     /* the library as the record names it (records.h: "NCCL", "RCCL", "" when it does not) */
     printf("%s %s", L->library[0] ? L->library : "library not named",
            L->version[0] ? L->version : "(version not in the records)");
+    /* one communicator: its size and nodes where the record's own are not set */
+    int nranks = L->nranks, nnodes = L->nnodes;
+    if (L->ncomms == 1 && nranks < 0) nranks = L->comms[0].nranks;
+    if (L->ncomms == 1 && nnodes < 0) nnodes = L->comms[0].nnodes;
     if (L->ncomms > 1)
         printf(", %d communicators", L->ncomms);
-    else if (L->nranks >= 0)
-        printf(", %d rank%s", L->nranks, L->nranks == 1 ? "" : "s");
-    if (L->ncomms <= 1 && L->nnodes >= 0)
-        printf(" on %d node%s", L->nnodes, L->nnodes == 1 ? "" : "s");
+    else if (nranks >= 0)
+        printf(", %d rank%s", nranks, nranks == 1 ? "" : "s");
+    int placed = 0; /* hosts that printed (each ran a process of the job) */
+    for (int i = 0; L->ncomms <= 1 && i < L->nhostnames; i++)
+        placed += L->host_lines[i] > 0 || rec_host_in_tests(L, i);
+    if (L->ncomms <= 1 && nnodes >= 0)
+        printf(" on %d node%s", nnodes, nnodes == 1 ? "" : "s");
+    else if (placed > 0) /* not every rank's host is known: the nodes seen are a floor */
+        printf(" on at least %d node%s", placed, placed == 1 ? "" : "s");
     printf("\n");
     struct rec_jobsay J;
     rec_say_job(L, &J);
     if (J.sentence[0]) text_said("job", J.sentence);
+    const char *launcher = rec_launcher_name(L->launcher);
+    if (launcher) printf("launcher: %s\n", launcher);
+    text_hosts(L);
     char fn[16][24], say[16][REC_SAY_LEN];
     int nsay = rec_say_tuning(&L->tuning, fn, say, 16);
     for (int i = 0; i < nsay; i++)
@@ -793,7 +847,7 @@ static bool nccl_rows_lost(const struct rec_log *L)
     for (int i = 0; i < L->ntests; i++)
         rows += L->tests[i].nrows;
     if (rows > 0 || L->rows_refused == 0 || L->nccl_lines) return false;
-    cv_eprintf("collviz nccl: none of the %d lines of nccl-tests rows could be read (the "
+    cv_eprintf("collviz: nccl: none of the %d lines of nccl-tests rows could be read (the "
                "lines above say why): no table is shown\n",
                L->rows_refused);
     return true;
@@ -842,7 +896,7 @@ int cli_nccl_main(int argc, char **argv)
         return rc;
     char why[1200];
     if (!rec_one_job((const char *const *)argv + optind, argc - optind, why, sizeof why)) {
-        cv_eprintf("collviz nccl: %s\n", why);
+        cv_eprintf("collviz: nccl: %s\n", why);
         return 2;
     }
     struct rec_log *L = rec_new();
@@ -850,17 +904,15 @@ int cli_nccl_main(int argc, char **argv)
     for (int i = optind; i < argc; i++)
         unopened += cli_nccl_read(L, argv[i]) < 0;
     rec_finish(L);
-    for (int i = 0; i < L->nerrors; i++)
-        cv_eprintf("%s\n", L->errors[i]);
-    if (L->errors_dropped) cv_eprintf("(%d more errors not shown)\n", L->errors_dropped);
+    nccl_print_errors(L);
     if (L->too_large[0]) { /* never a partial record shown as if whole */
-        cv_eprintf("collviz nccl: %s\n", L->too_large);
+        cv_eprintf("collviz: nccl: %s\n", L->too_large);
         rec_free(L);
         return 2;
     }
     if (L->lines == 0) {
         if (unopened < argc - optind)
-            cv_eprintf("collviz nccl: nothing could be read: no NCCL or nccl-tests lines\n");
+            cv_eprintf("collviz: nccl: nothing could be read: no NCCL or nccl-tests lines\n");
         rec_free(L);
         return 2;
     }

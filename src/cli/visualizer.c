@@ -217,10 +217,14 @@ static const struct opt_cmd ui_lesson_cmd = {
     .prog = "lesson",
     .opts = ui_lesson_table,
     .usage = "usage: collviz lesson [FILE|ID] [options]   (the lesson player)\n"
-             "  without FILE|ID: the list of lessons ($COLLVIZ_LESSONS, ./lessons or\n"
-             "  " LESSON_UI_SHARE_DIR "); with one: that lesson, at the saved slide\n",
-    .after = "verbs: collviz lesson check|show|variant|list (collviz lesson --help)\n"
-             "Keys: press ? inside for the list.\n",
+             "  without FILE|ID: the list of lessons; with one: that lesson, at the saved\n"
+             "  slide\n",
+    .after = "The lessons: $COLLVIZ_LESSONS, else the first of ./lessons, lessons/ next to\n"
+             "the program, ../share/collviz/lessons from its folder, the source tree's\n"
+             "lessons/ and the installed share/collviz/lessons that holds NN-*.md files.\n"
+             "verbs: collviz lesson check|show|variant|list (collviz lesson --help)\n"
+             "Keys: press ? inside for the list; q leaves a lesson for the list, q there\n"
+             "quits.\n",
     .bad_option = ui_lesson_bad_option,
 };
 

@@ -851,8 +851,55 @@ int lesson_set_add(struct lesson_set *set, const char *path, struct lesson_error
     return rc;
 }
 
-void lesson_default_dir(char *buf, size_t n)
+/* Whether dir holds a lesson (an NN-*.md file). */
+static bool dir_has_lessons(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return false;
+    bool any = false;
+    for (struct dirent *e; !any && (e = readdir(d));)
+        any = lesson_is_lesson_name(e->d_name);
+    closedir(d);
+    return any;
+}
+
+#ifndef COLLVIZ_SOURCE_DIR
+#define COLLVIZ_SOURCE_DIR ""
+#endif
+#ifndef COLLVIZ_SHARE_DIR
+#define COLLVIZ_SHARE_DIR "/usr/local/share/collviz"
+#endif
+
+bool lesson_default_dir(char *buf, size_t n)
 {
     const char *env = getenv("COLLVIZ_LESSONS");
-    snprintf(buf, n, "%s", env && *env ? env : "lessons");
+    if (env && *env) { /* asked for: that one, whatever it holds (its errors say why) */
+        snprintf(buf, n, "%s", env);
+        return true;
+    }
+    char exe[4096] = "", places[LESSON_DIR_PLACES][4200];
+    ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[k > 0 ? k : 0] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = '\0';
+    int np = 0;
+    snprintf(places[np++], sizeof places[0], "lessons");
+    if (exe[0]) {
+        snprintf(places[np++], sizeof places[0], "%s/lessons", exe);
+        snprintf(places[np++], sizeof places[0], "%s/../share/collviz/lessons", exe);
+    }
+    if (COLLVIZ_SOURCE_DIR[0])
+        snprintf(places[np++], sizeof places[0], "%s/lessons", COLLVIZ_SOURCE_DIR);
+    snprintf(places[np++], sizeof places[0], "%s/lessons", COLLVIZ_SHARE_DIR);
+    for (int i = 0; i < np; i++)
+        if (dir_has_lessons(places[i])) {
+            snprintf(buf, n, "%s", places[i]);
+            return true;
+        }
+    /* none: where it looked, for the one line that says so */
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < np && o < n; i++)
+        o += (size_t)snprintf(buf + o, n - o, "%s%s", i ? ", " : "", places[i]);
+    return false;
 }

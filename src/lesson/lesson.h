@@ -228,8 +228,12 @@ const struct lesson_exercise *lesson_set_find_exercise(const struct lesson_set *
                                                        const char *ex_id,
                                                        const struct lesson **lesson_out);
 
-/* The lessons folder: $COLLVIZ_LESSONS, else ./lessons. */
-void lesson_default_dir(char *buf, size_t n);
+/* The lessons folder: $COLLVIZ_LESSONS when set; else the first of ./lessons, lessons/ next
+ * to the program, ../share/collviz/lessons from the program's folder, the source tree's
+ * lessons/ (built in) and the installed PREFIX/share/collviz/lessons that holds a lesson
+ * (NN-*.md). false when none does: buf then lists where it looked, ", " between. */
+#define LESSON_DIR_PLACES 6
+bool lesson_default_dir(char *buf, size_t n);
 
 /* True for a file name of the form NN-*.md (a lesson in a folder). */
 bool lesson_is_lesson_name(const char *name);

@@ -45,7 +45,8 @@ const char *rec_wcode_name(enum rec_wcode c)
                                                "table_no_header",
                                                "unreadable_prefix",
                                                "table_side_by_side",
-                                               "rank_twice"};
+                                               "rank_twice",
+                                               "host_placeholder"};
     return (unsigned)c < REC_W_N ? names[c] : "other";
 }
 
@@ -150,11 +151,34 @@ static bool scan_int(const char **p, int maxd, long *v)
     return true;
 }
 
+/* strstr(s, w) in the line being read (s in it), asked only where its marks (recline.h:
+ * `bit`, the mark of w) say w may be: most lines hold none of the texts searched for. An
+ * exact mark's first place, when at s or after it, is strstr's answer. */
+static const char *find(const struct rec_log *L, unsigned bit, const char *s, const char *w)
+{
+    const struct rec_line *ln = &L->ln;
+    if (!(ln->marks & bit)) return NULL;
+    if (bit & REC_MK_EXACT) {
+        const char *f = ln->line + ln->first[__builtin_ctz(bit)];
+        if (f >= s) return f;
+    }
+    return strstr(s, w);
+}
+
 static bool starts(const char *s, const char *lit)
 {
     while (*lit) /* a byte at a time: most lines differ at the first */
         if (*s++ != *lit++) return false;
     return true;
+}
+
+/* src into out[n], cut to fit, as snprintf's "%s" would (without its cost a line). */
+static void copy_str(char *out, size_t n, const char *src)
+{
+    size_t k = strlen(src);
+    if (k >= n) k = n - 1;
+    memcpy(out, src, k);
+    out[k] = '\0';
 }
 
 /* Copy the word at s (up to a space, or any char in stop) into out[n]. */
@@ -217,8 +241,10 @@ void rec_free(struct rec_log *L)
         free(L->vias[i]);
     free(L->vias);
     rec_map_free(&L->viamap);
-    for (int i = 0; i < L->nunits; i++)
+    for (int i = 0; i < L->nunits; i++) {
         rec_facts_free(&L->units[i].f);
+        rec_map_free(&L->units[i].links);
+    }
     free(L->units);
     free(L->blk_claims);
     for (int i = 0; i < L->ncomms; i++)
@@ -323,7 +349,9 @@ struct rec_ctx {
     const char *name;
     long line;
     char host[64];
-    int host_id; /* -1 none */
+    int host_id;        /* -1 none */
+    char last_host[64]; /* the last header's host name ("" none) */
+    int last_host_id;   /* its id: a file's lines come from a few hosts, in runs */
 };
 
 /* The file being read, between rec_parse_begin and rec_parse_end. */
@@ -601,6 +629,9 @@ static bool whole_via(const char *v, size_t n)
 static void link_facts(struct rec_log *L, long chan, long from, long to, bool recv,
                        const char *via, size_t vn)
 {
+    if (L->unit >= 0)
+        L->unit =
+            rec_unit_connecting(L, L->unit, L->ln.dev, recv ? to : from, from > to ? from : to);
     fit_unit(L, from > to ? from : to, strncmp(via, "NET/", 4) == 0);
     struct rec_facts *f = cur_facts(L);
     if (!f) return;
@@ -626,7 +657,7 @@ static void link_facts(struct rec_log *L, long chan, long from, long to, bool re
  * (its pointer chose the line's unit already). */
 static size_t rccl_suffix(struct rec_log *L, const char *p, size_t n)
 {
-    const char *c = strstr(p, " comm 0x");
+    const char *c = find(L, REC_MK_COMM, p, " comm 0x");
     if (!c || (size_t)(c - p) >= n) return n;
     const char *q = c + 8;
     while (isxdigit((unsigned char)*q))
@@ -649,7 +680,7 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
     if (!peer(&p, &from) || !starts(p, " -> ")) goto cut;
     p += 4;
     if (!peer(&p, &to)) goto cut;
-    const char *via = strstr(p, " via ");
+    const char *via = find(L, REC_MK_VIA, p, " via ");
     if (!via) goto cut;
     via = skip_sp(via + 5);
     size_t vn = rccl_suffix(L, via, strlen(via));
@@ -672,12 +703,13 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
                          .comm = -1};
     /* NCCL sets up a connection's send side on the sender and its receive side on the
      * receiver: the line's host is the sender's, or the receiver's for "[receive]" */
-    bool recv = strstr(p, "[receive]") && strstr(p, "[receive]") < via;
+    const char *rv = find(L, REC_MK_RECEIVE, p, "[receive]");
+    bool recv = rv && rv < via;
     link_facts(L, chan, from, to, recv, via, vn);
     k.unit = L->unit; /* its unit as link_facts found it */
     struct rec_rank *rk = &L->ranks[recv ? to : from];
     rk->known = true;
-    if (!rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
+    if (!rk->host[0]) copy_str(rk->host, sizeof rk->host, x->host);
     /* a connection's send and receive lines: one link (found by a hash of its fields, so a
      * large job's links cost what they are, not their square) */
     uint64_t key = (uint64_t)(uint32_t)k.channel * 0x9e3779b97f4a7c15ULL ^
@@ -686,10 +718,13 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
     for (const char *c = k.via; *c; c++)
         key = (key ^ (unsigned char)*c) * 1099511628211ULL;
     /* each unit's own: two communicators may have links alike (their rank numbers are their
-     * own); one communicator's two lines of a connection are one link after rec_finish */
+     * own); one communicator's two lines of a connection are one link after rec_finish. In
+     * the unit's own map, small and at hand while its lines are read (the lines of no unit
+     * in the record's) */
     key = (key ^ (uint64_t)(uint32_t)k.unit) * 0xff51afd7ed558ccdULL;
+    struct rec_map *lm = k.unit >= 0 ? &L->units[k.unit].links : &L->linkmap;
     for (uint64_t probe = key;; probe = probe * 6364136223846793005ULL + 1) {
-        int i = rec_map_get(&L->linkmap, probe);
+        int i = rec_map_get(lm, probe);
         if (i < 0) break;
         const struct rec_link *o = &L->links[i];
         if (o->channel == k.channel && o->conn == k.conn && o->from == k.from &&
@@ -709,7 +744,7 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
         L->caplinks += more;
         L->links = xrealloc(L->links, (size_t)L->caplinks * sizeof *L->links);
     }
-    rec_map_put(&L->linkmap, key, L->nlinks);
+    rec_map_put(lm, key, L->nlinks);
     L->links[L->nlinks++] = k;
     rank_at(L, from);
     rank_at(L, to);
@@ -763,7 +798,7 @@ static bool channel_line(struct rec_ctx *x, const char *p, bool ring_kw)
         return false;
     }
     p += 3;
-    bool arrow = strstr(p, "->") != NULL;
+    bool arrow = find(x->L, REC_MK_ARROW, p, "->") != NULL;
     if (!arrow && !ring_kw) {
         const char *q = skip_sp(p);
         for (; *q; q++)
@@ -781,7 +816,7 @@ static bool channel_line(struct rec_ctx *x, const char *p, bool ring_kw)
         ring_line(x, chan, p);
         return true;
     }
-    if (!strstr(p, " via ")) {
+    if (!find(x->L, REC_MK_VIA, p, " via ")) {
         if (ring_kw && neighbours(x, p)) return true;
         cut_warn(x, "a link line");
         return true;
@@ -932,11 +967,31 @@ static long comm_field(const char *p, const char *key, int base)
 
 /* "comm 0x... rank 10 nRanks 16 nNodes 2 localRanks 8 ..." and "comm 0x... rank 0 nranks 2
  * cudaDev 0 nvmlDev 0 busId 48000 ... - Init COMPLETE". */
+static bool comm_fields(struct rec_ctx *x, const char *c);
+
 static bool comm_line(struct rec_ctx *x, const char *p)
 {
-    struct rec_log *L = x->L;
     const char *c = strstr(p, "comm 0x");
-    if (!c) return false;
+    return c && comm_fields(x, c);
+}
+
+/* NCCL 2.3's "rank 0 nranks 3" (no comm pointer before it), whole. */
+static bool old_rank_line(struct rec_ctx *x, const char *p)
+{
+    long r, n;
+    int end = 0;
+    if (sscanf(p, "rank %ld nranks %ld%n", &r, &n, &end) != 2 || *skip_sp(p + end))
+        return false;
+    char buf[64];
+    snprintf(buf, sizeof buf, " rank %ld nranks %ld", r, n);
+    return comm_fields(x, buf);
+}
+
+/* The fields after "comm 0x..." (or a line's own " rank N nranks M"): the rank, its
+ * communicator's size and what else the line says of them. */
+static bool comm_fields(struct rec_ctx *x, const char *c)
+{
+    struct rec_log *L = x->L;
     long rank = comm_field(c, " rank", 10);
     long nr = comm_field(c, " nranks", 10);
     if (nr < 0) nr = comm_field(c, " nRanks", 10);
@@ -1191,14 +1246,21 @@ static bool tuning_line(struct rec_log *L, const char *p)
     }
     if (starts(p, "Protocol ")) {
         T->any = true;
-        int na = T->ncols < 0 ? -T->ncols : 0, per = na ? n / na : 1;
+        /* Every algorithm spans the same number of protocol columns; a row that does not
+         * divide among them (cut, or not NCCL's) names no column's algorithm. */
+        int na = T->ncols < 0 ? -T->ncols : 0;
+        int per = na && n >= na && n % na == 0 ? n / na : 0;
+        if (na && !per)
+            rec_warn_c(L, REC_W_CUT,
+                       "cut: a TUNING Protocol row of %d columns under %d algorithms: the "
+                       "columns' algorithms are not read",
+                       n, na);
         char al[REC_TUNE_COLS][16];
         for (int i = 0; i < na; i++)
             memcpy(al[i], T->algos[i], 16);
         for (int i = 0; i < n; i++) {
             snprintf(T->protos[i], sizeof T->protos[i], "%.7s", w[i]);
-            snprintf(T->algos[i], sizeof T->algos[i], "%.15s",
-                     na ? al[i / per < na ? i / per : 0] : "");
+            snprintf(T->algos[i], sizeof T->algos[i], "%.15s", per ? al[i / per] : "");
         }
         T->ncols = n;
         return true;
@@ -1292,10 +1354,10 @@ static bool matrix_line(struct rec_log *L, const char *p)
 static bool info_line(struct rec_ctx *x, const char *p)
 {
     struct rec_log *L = x->L;
-    if (strstr(p, "Init COMPLETE")) L->init_complete++;
+    if (find(L, REC_MK_COMPLETE, p, "Init COMPLETE")) L->init_complete++;
     /* NCCL's error trace, "init.cc:1089 -> 3": an error code returned through init */
-    const char *ic = strstr(p, "init.cc:");
-    if (!ic) ic = strstr(p, "init.cu:");
+    const char *ic = find(L, REC_MK_INITCC, p, "init.cc:");
+    if (!ic) ic = find(L, REC_MK_INITCC, p, "init.cu:");
     if (ic && !L->init_error[0]) {
         const char *q = ic + 8;
         long line = scan_uint(&q, 6), code = 0;
@@ -1309,7 +1371,8 @@ static bool info_line(struct rec_ctx *x, const char *p)
     if (starts(p, "Channel ")) return channel_line(x, p + 8, false);
     if (starts(p, "Ring ")) return channel_line(x, p + 5, true);
     if (starts(p, "Trees ")) return trees_line(x, p + 6);
-    if (strstr(p, "comm 0x") && comm_line(x, p)) return true;
+    if (find(L, REC_MK_COMM, p, "comm 0x") && comm_line(x, p)) return true;
+    if (starts(p, "rank ") && old_rank_line(x, p)) return true;
     if (starts(p, "Using network ")) {
         struct rec_host_net *h = host_net(L, x->host);
         if (h) copy_word(p + 14, "", h->net, sizeof h->net);
@@ -1326,7 +1389,7 @@ static bool info_line(struct rec_ctx *x, const char *p)
     }
     if (L->last_pattern >= 0 && graph_channel(x, p)) return true;
     struct rec_facts *f = cur_facts(L);
-    if (strstr(p, "NVLS multicast support is available")) {
+    if (find(L, REC_MK_NVLS_MC, p, "NVLS multicast support is available")) {
         struct rec_host_net *h = host_net(L, x->host);
         if (h) h->nvls = true;
         L->nvls = true;
@@ -1375,13 +1438,13 @@ static bool info_line(struct rec_ctx *x, const char *p)
         add_kind(L, REC_KIND_CONNECTED);
     else if (starts(p, "P2P Chunksize"))
         add_kind(L, REC_KIND_CHUNK);
-    else if (strstr(p, " set by environment to "))
+    else if (find(L, REC_MK_ENV, p, " set by environment to "))
         add_kind(L, REC_KIND_ENV);
     else if (starts(p, "Setting affinity"))
         add_kind(L, REC_KIND_AFFINITY);
     else if (starts(p, "threadThresholds"))
         add_kind(L, REC_KIND_THRESH);
-    else if (strstr(p, "rsmi"))
+    else if (find(L, REC_MK_RSMI, p, "rsmi"))
         L->rccl = true;
     return starts(p, "NVLS ") || starts(p, "CollNet") || starts(p, "Connected all");
 }
@@ -1667,6 +1730,21 @@ static void row_words(struct rec_ctx *x, char (*w)[32])
 
 static bool headless_row(struct rec_ctx *x, const char *p, bool say);
 
+/* Do the n fields w[] begin a row of the current header (a number in every column but
+ * type and redop), side by side as many times as the header is? A row cut short does. */
+static bool row_prefix(const struct rec_log *L, char (*w)[32], int n)
+{
+    int hn = L->hdr_n, ty = hdr_col(L, "type"), ro = hdr_col(L, "redop");
+    double v;
+    if (n < 1 || hn < 1) return false;
+    for (int i = 0; i < n; i++) {
+        int c = i % hn;
+        if (c == ty || c == ro) continue;
+        if (!num_field(w[i], &v, c > 1)) return false;
+    }
+    return true;
+}
+
 /* A row under the current header: size count type redop [root] then two groups of time,
  * algbw, busbw and #wrong (or error); hdr_copies of them side by side. */
 static void row_line(struct rec_ctx *x, const char *p)
@@ -1686,6 +1764,19 @@ static void row_line(struct rec_ctx *x, const char *p)
     if (n != copies * hn || tcol < 2 || tcol + 8 != hn) {
         /* a header made from another row's shape gives way to this row's own */
         if (L->hdr_made && headless_row(x, p, false)) return;
+        if (n < copies * hn && tcol >= 2 && tcol + 8 == hn && row_prefix(L, w, n)) {
+            /* a row cut short: not data; the tables side by side it holds whole are read */
+            for (int k = 0; k < n / hn; k++) {
+                if (copies > 1) L->cur_test = L->side_first + k;
+                row_words(x, w + k * hn);
+            }
+            if (copies > 1) L->cur_test = L->side_first;
+            rec_warn_c(L, REC_W_CUT, "%s:%ld: cut: a row of %d fields under a header of %d: %s",
+                       x->name, x->line, n, copies * hn,
+                       n >= hn ? "the tables it holds whole are read, the rest is not"
+                               : "it is not read");
+            return;
+        }
         row_refused(x, "a row of %d fields under a header of %d%s", n > REC_HDR_WORDS ? -1 : n,
                     copies * hn, copies > 1 ? " (tables side by side)" : "");
         return;
@@ -1844,10 +1935,10 @@ static void warn_line(struct rec_ctx *x, const char *p)
 static bool version_line(struct rec_ctx *x, const char *s)
 {
     struct rec_log *L = x->L;
-    const char *v = strstr(s, "NCCL version ");
+    const char *v = find(L, REC_MK_VERSION, s, "NCCL version ");
     bool rccl = false;
     if (!v) {
-        v = strstr(s, "RCCL version ");
+        v = find(L, REC_MK_VERSION, s, "RCCL version ");
         rccl = v != NULL;
     }
     if (!v) return false;
@@ -1945,19 +2036,19 @@ static void command_line(struct rec_log *L, const char *p)
 }
 
 /* "nranks 8" / "nRanks 16" in a comm line, -1 when none */
-static long said_nranks(const char *msg)
+static long said_nranks(const struct rec_log *L, const char *msg)
 {
-    const char *k = strstr(msg, " nranks ");
-    if (!k) k = strstr(msg, " nRanks ");
+    const char *k = find(L, REC_MK_NRANKS, msg, " nranks ");
+    if (!k) k = find(L, REC_MK_NRANKS, msg, " nRanks ");
     if (!k) return -1;
     k += 8;
     return scan_uint(&k, 7);
 }
 
 /* "comm 0x7f..." anywhere in the message: the line's communicator pointer. */
-static uint64_t comm_ptr(const char *msg)
+static uint64_t comm_ptr(const struct rec_log *L, const char *msg)
 {
-    const char *c = strstr(msg, "comm 0x");
+    const char *c = find(L, REC_MK_COMM, msg, "comm 0x");
     if (!c || (c > msg && c[-1] != ' ')) return 0;
     c += 7;
     uint64_t v = 0;
@@ -1970,10 +2061,16 @@ static uint64_t comm_ptr(const char *msg)
 
 /* The host of a header: for a spliced line the name may carry the end of the other line
  * ("166015g183"): a known host that ends it is taken, else none. */
-static int header_host(struct rec_log *L, const struct rec_line *ln)
+static int header_host(struct rec_ctx *x, const struct rec_line *ln)
 {
+    struct rec_log *L = x->L;
     if (!ln->host[0]) return -1;
-    if (!ln->glued) return rec_host_id(L, ln->host, true);
+    if (!ln->glued) {
+        if (x->last_host[0] && strcmp(ln->host, x->last_host) == 0) return x->last_host_id;
+        x->last_host_id = rec_host_id(L, ln->host, true);
+        copy_str(x->last_host, sizeof x->last_host, ln->host);
+        return x->last_host_id;
+    }
     int id = rec_host_id(L, ln->host, false);
     if (id >= 0) return id;
     size_t n = strlen(ln->host);
@@ -2017,12 +2114,19 @@ static bool one_line(struct rec_ctx *x, char *s)
                    "%s:%ld: an NCCL line after text that is no known prefix: the text is "
                    "not read",
                    x->name, x->line);
+    if (ln->placeholder && !L->placeholder_said) {
+        L->placeholder_said = true;
+        rec_warn_c(L, REC_W_PLACEHOLDER,
+                   "%s:%ld: the host name is a placeholder put in by hand: the lines' hosts "
+                   "are not known",
+                   x->name, x->line);
+    }
     bool got = version_line(x, ln->body);
     L->unit = -1;
     if (ln->nccl) {
         L->nccl_lines = true;
-        int h = header_host(L, ln);
-        snprintf(x->host, sizeof x->host, "%s", rec_host_name(L, h));
+        int h = header_host(x, ln);
+        copy_str(x->host, sizeof x->host, rec_host_name(L, h));
         x->host_id = h;
         if (h >= 0) {
             L->host_lines[h]++;
@@ -2030,11 +2134,12 @@ static bool one_line(struct rec_ctx *x, char *s)
                 L->first_hosts[L->nfirst++] = h;
         }
         if (ln->pid >= 0 || h >= 0 || ln->dev >= 0)
-            L->unit = rec_unit_for(L, h, ln->pid, ln->tid, comm_ptr(ln->msg), ln->dedup,
-                                   strstr(ln->msg, "Init START") != NULL, said_nranks(ln->msg));
+            L->unit = rec_unit_for(L, h, ln->pid, ln->tid, comm_ptr(L, ln->msg), ln->dedup,
+                                   find(L, REC_MK_START, ln->msg, "Init START") != NULL,
+                                   said_nranks(L, ln->msg));
         if (!ln->warn) {
             bool r = info_line(x, ln->msg);
-            if (strstr(ln->msg, "Init COMPLETE")) rec_unit_done(L, L->unit);
+            if (find(L, REC_MK_COMPLETE, ln->msg, "Init COMPLETE")) rec_unit_done(L, L->unit);
             return r || got;
         }
         warn_line(x, ln->msg);
@@ -2297,8 +2402,9 @@ static void finish_comms(struct rec_log *L)
     for (int u = 0; u < L->nunits; u++) {
         struct rec_facts *f = &L->units[u].f;
         int n = 0;
-        for (int r = 0; L->units[u].tests && r < f->seen_cap * 8; r++)
-            n += rec_facts_has(f, r);
+        for (int r = rec_facts_next(f, 0); L->units[u].tests && r >= 0;
+             r = rec_facts_next(f, r + 1))
+            n++;
         if (L->units[u].tests) f->nranks = n + (u == L->tests_unit ? L->tests_more : 0);
     }
     free(L->blk_claims);
@@ -2320,29 +2426,31 @@ static void finish_comms(struct rec_log *L)
                    "\"Channel 00 :\"): hosts run different NCCL versions?");
     for (int c = 0; c < L->ncomms; c++) {
         const struct rec_facts *f = &L->comms[c];
-        int printing = 0, unseen = 0;
+        int printing = 0, unseen = 0, top = -1;
         bool *pr = xcalloc((size_t)f->seen_cap * 8 + 1, sizeof *pr);
         for (int i = 0; i < L->nunits; i++) {
             const struct rec_unit *u = &L->units[i];
             if (u->group != c) continue;
+            /* ranks are numbered from 0: a communicator that names rank R has at least
+             * R + 1 */
             if (u->tests) {
-                for (int r = 0; r < f->seen_cap * 8; r++)
-                    if (rec_facts_has(&u->f, r)) pr[r] = true;
-            } else if (u->rank >= 0 && u->rank < f->seen_cap * 8) {
-                pr[u->rank] = true;
+                for (int r = rec_facts_next(&u->f, 0); r >= 0 && r < f->seen_cap * 8;
+                     r = rec_facts_next(&u->f, r + 1))
+                    if (!pr[r]) pr[r] = true, printing++, top = r > top ? r : top;
+            } else if (u->rank >= 0 && u->rank < f->seen_cap * 8 && !pr[u->rank]) {
+                pr[u->rank] = true, printing++, top = u->rank > top ? u->rank : top;
             }
         }
-        for (int r = 0; r < f->seen_cap * 8; r++) {
-            printing += pr[r];
-            if (rec_facts_has(f, r) && !pr[r]) unseen++;
+        for (int r = rec_facts_next(f, 0); r >= 0; r = rec_facts_next(f, r + 1)) {
+            unseen += !pr[r];
+            top = r > top ? r : top;
         }
         free(pr);
         if ((f->nranks > 0 && printing < f->nranks) || unseen)
             rec_warn_c(L, REC_W_PARTIAL,
                        "communicator %d%s%s: the lines of %d rank%s only (of %s%d)", c + 1,
                        f->id[0] ? " " : "", f->id, printing, printing == 1 ? "" : "s",
-                       f->nranks > 0 ? "" : "at least ",
-                       f->nranks > 0 ? f->nranks : printing + unseen);
+                       f->nranks > 0 ? "" : "at least ", f->nranks > 0 ? f->nranks : top + 1);
     }
 }
 
@@ -2390,7 +2498,11 @@ void rec_finish(struct rec_log *L)
                      L->nranks);
     bool nccl =
         L->version[0] || L->nlinks || trees || rings || L->init_complete || L->first_warn[0];
-    if (nccl && !ring_lines)
+    /* (what is absent, said only where it is: link lines are no ring order) */
+    if (nccl && !ring_lines && L->nccl_lines && L->nlinks)
+        rec_warn(L, "no ring-order line (rank 0's \"Channel 00/.. :  0 1 ...\"): %s",
+                 rings ? "rings are pieced from the link lines" : "no ring is read");
+    else if (nccl && !ring_lines && L->nccl_lines)
         rec_warn(L, "no ring lines (rank 0 prints \"Channel 00/.. :  0 1 ...\" with "
                     "NCCL_DEBUG=INFO)");
     if (L->commsizes_differ)

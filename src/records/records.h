@@ -40,8 +40,11 @@
 #define REC_MAX_LINKS (1 << 30)
 /* What a record may keep: the memory available (mem_check), and at most REC_KEEP_FLOOR +
  * REC_KEEP_PER_BYTE bytes a byte of its text, so a few lines naming huge ranks are refused
- * rather than take the machine (a real job's log keeps about 1 byte a byte of text). */
-#define REC_KEEP_FLOOR ((size_t)256 << 20)
+ * rather than take the machine or its time: what a record costs follows what it holds, not
+ * what it claims (a real job's log keeps about 1 byte a byte of text). The floor holds one
+ * process's log of a job of up to ~200,000 ranks (a slot each, rec_rank); a line claiming
+ * a million ranks is refused at once. */
+#define REC_KEEP_FLOOR ((size_t)32 << 20)
 #define REC_KEEP_PER_BYTE 16
 #define REC_MAX_TESTS 64
 #define REC_MAX_ROWS 4096 /* rows of one test */
@@ -147,6 +150,7 @@ enum rec_wcode {
     REC_W_UNREADABLE,   /* "NCCL INFO" after text that is no known prefix */
     REC_W_SIDE_BY_SIDE, /* tables pasted side by side, read as several runs */
     REC_W_RANK_TWICE,   /* two processes claim one rank in a list of devices */
+    REC_W_PLACEHOLDER,  /* a host name put in by hand ("<cluster_name>") */
     REC_W_N
 };
 const char *rec_wcode_name(enum rec_wcode c);
@@ -217,6 +221,7 @@ struct rec_log {
     unsigned prefixes;   /* REC_PFX_* seen */
     enum rec_launcher launcher;
     bool rccl;              /* a line form only RCCL prints */
+    bool placeholder_said;  /* a placeholder host was warned about */
     bool nccl_lines;        /* NCCL INFO/WARN lines were read */
     char tests_version[32]; /* nccl-tests' "nccl-library=22902" as "2.29.2" */
     /* communicators (reccomm.h) */
@@ -229,6 +234,16 @@ struct rec_log {
     long blk_line;
     const struct rec_file *blk_file;
     struct rec_map threads, procs, ptrs, hostmap, linkmap;
+    /* rec_unit_for's last answer, good while threads, procs and ptrs are as they were
+     * (map_gen: a count of their changes): a thread's lines come in runs */
+    struct rec_unit_memo {
+        bool set;
+        int host, unit;
+        long pid, tid;
+        uint64_t ptr;
+        unsigned gen;
+    } unit_memo;
+    unsigned map_gen;
     char **hostnames;
     int nhostnames;
     int *host_lines;     /* per host id: lines read with it */

@@ -285,6 +285,33 @@ static bool comm_has_size(const struct rec_log *L, int n)
     return false;
 }
 
+/* The kind of a launcher, 0 unknown: "mpi" (a rank tag or an mpirun of unknown kind) may
+ * be Open MPI's. */
+static int launcher_kind(enum rec_launcher l)
+{
+    return l == REC_LAUNCH_HYDRA ? REC_LAUNCH_OPEN_RTE : (int)l;
+}
+
+/* One communicator's rank runs on one host: a rank that A places on one host and B on
+ * another says two jobs. Only where each record is of one communicator whose rank numbers
+ * are its own (several communicators reuse rank numbers, one per group, on other hosts). */
+static bool rank_on_two_hosts(const struct rec_log *A, const struct rec_log *B, char *why,
+                              size_t n)
+{
+    if (A->ncomms > 1 || B->ncomms > 1) return false;
+    if (A->ncomms == 1 && B->ncomms == 1 && strcmp(A->comms[0].id, B->comms[0].id) != 0)
+        return false;
+    int top = A->maxrank < B->maxrank ? A->maxrank : B->maxrank;
+    for (int r = 0; r <= top; r++) {
+        const char *ha = A->ranks[r].host, *hb = B->ranks[r].host;
+        if (ha[0] && hb[0] && strcmp(ha, hb) != 0) {
+            snprintf(why, n, "rank %d on host %.60s vs %.60s", r, ha, hb);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* Why A and B cannot be one job's, into why; false when nothing says so. */
 static bool not_one_job(const struct rec_log *A, const struct rec_log *B, char *why, size_t n)
 {
@@ -325,7 +352,13 @@ static bool not_one_job(const struct rec_log *A, const struct rec_log *B, char *
         snprintf(why, n, "no communicator size in common: %d vs %d ranks", sa, sb);
         return true;
     }
-    return false;
+    if (launcher_kind(A->launcher) && launcher_kind(B->launcher) &&
+        launcher_kind(A->launcher) != launcher_kind(B->launcher)) {
+        snprintf(why, n, "launched by %s vs %s", rec_launcher_name(A->launcher),
+                 rec_launcher_name(B->launcher));
+        return true;
+    }
+    return rank_on_two_hosts(A, B, why, n);
 }
 
 bool rec_one_job(const char *const *paths, int n, char *msg, size_t len)

@@ -368,7 +368,11 @@ static void app_perform(struct app *a, enum ui_action act, double now)
 
 bool app_do(struct app *a, enum ui_action act, double now)
 {
-    if (act == ACT_QUIT) return false;
+    if (act == ACT_QUIT) { /* the frame may take q (the player: a lesson back to its list) */
+        struct scene next = a->sc;
+        return a->frame && a->frame->action && !a->help && !a->hw_open &&
+               a->frame->action(a, act, &next);
+    }
     if (act == ACT_NONE || act == ACT_COUNT) return true;
     if (a->frame && a->frame->action) {
         const struct scene before = a->sc;

@@ -73,7 +73,8 @@ const char *walk_kind_name(enum walk_kind k)
                                                "choice answer early",
                                                "cut line",
                                                "answer shown in an earlier lesson",
-                                               "cut line above a blank row"};
+                                               "cut line above a blank row",
+                                               "key hint that does nothing"};
     return k < WALK_NKINDS ? n[k] : "?";
 }
 
@@ -707,6 +708,95 @@ static void walk_keys(struct walk *w, struct app *a, struct lesson_ui *u, size_t
     walk_key(a, '0');
 }
 
+/* Press act in the player as it stands and put everything back: whether it did its thing
+ * (no refusal said, and for Tab: the exercise it went to, in *went). */
+static bool walk_press(struct app *a, struct lesson_ui *u, enum ui_action act, size_t *went)
+{
+    const struct lesson_slide *s = &u->L->slides[u->slide];
+    switch (act) {
+    case ACT_NEXT:
+    case ACT_PREV:
+    case ACT_PLAY:
+    case ACT_FIRST:
+    case ACT_LAST:
+        return u->scene_ok && app_nsteps(a) > 0; /* the scene's own keys: a scene to step */
+    case ACT_ANSWER:
+    case ACT_HINT:
+    case ACT_VARIANT:
+    case ACT_SOLUTION:
+    case ACT_EX_NEXT:
+    case ACT_LECTURE:
+        break;
+    default:
+        return true; /* the slide, help, quit...: always something */
+    }
+    struct lesson_ex_state keep = s->nex ? u->ex[u->cur] : (struct lesson_ex_state){0};
+    size_t cur = u->cur;
+    bool show = u->show_ex, editing = u->editing, alone = u->scene_alone;
+    int scroll = u->scroll;
+    a->msg[0] = '\0';
+    struct scene next = a->sc;
+    a->frame->action(a, act, &next);
+    bool ok = a->msg[0] == '\0';
+    if (went) *went = u->cur;
+    a->msg[0] = '\0';
+    u->cur = cur;
+    if (s->nex) u->ex[cur] = keep;
+    u->show_ex = show;
+    u->editing = editing;
+    u->input[0] = '\0';
+    u->scene_alone = alone;
+    u->scroll = scroll;
+    return ok;
+}
+
+/* The key hints of the frame drawn (the bar's items, the text's "H: hint" and "Tab: ..."):
+ * each pressed. */
+static void walk_key_hints(struct walk *w, struct app *a, struct lesson_ui *u, size_t k)
+{
+    walk_read(w);
+    const struct lesson_slide *s = &u->L->slides[k];
+    char what[160];
+    for (int i = 0; i < a->nbar; i++)
+        if (!walk_press(a, u, a->bar[i].action, NULL)) {
+            snprintf(what, sizeof what, "the bar's \"%s %s\"", a->bar[i].keys, a->bar[i].label);
+            walk_found(w, WALK_DEAD_KEY, k, what, w->nlines ? w->line[w->nlines - 1] : "");
+        }
+    for (int y = 0; y < w->nlines; y++) {
+        const char *l = w->line[y];
+        if (strstr(l, "H: hint") && !walk_press(a, u, ACT_HINT, NULL))
+            walk_found(w, WALK_DEAD_KEY, k, "the text's \"H: hint\"", l);
+        if (strstr(l, "Tab: the next exercise") && u->cur + 1 >= s->nex)
+            walk_found(w, WALK_DEAD_KEY, k, "\"Tab: the next exercise\" after the last", l);
+        const char *t = strstr(l, "Tab: exercise ");
+        size_t said = t ? strtoul(t + 14, NULL, 10) : 0, went = 0;
+        if (t && (!walk_press(a, u, ACT_EX_NEXT, &went) || went + 1 != said))
+            walk_found(w, WALK_DEAD_KEY, k, "the text's \"Tab: exercise K\"", l);
+    }
+}
+
+/* Slide k's key hints with each exercise current and each number of its hints shown. */
+static void walk_slide_hints(struct walk *w, struct app *a, struct lesson_ui *u, size_t k)
+{
+    const struct lesson_slide *s = &u->L->slides[k];
+    size_t cur = u->cur;
+    for (size_t e = 0; e < (s->nex ? s->nex : 1); e++) {
+        u->cur = e;
+        size_t nh = s->nex ? s->ex[e].nhints : 0;
+        for (size_t h = 0; h <= nh; h++) {
+            if (s->nex) u->ex[e].hints_shown = (int)h;
+            u->show_ex = s->nex > 0; /* the exercise's lines on screen */
+            u->scroll = 0;
+            frame_draw(a);
+            walk_key_hints(w, a, u, k);
+        }
+        if (s->nex) u->ex[e].hints_shown = 0;
+    }
+    u->cur = cur;
+    u->scroll = 0;
+    u->show_ex = false;
+}
+
 static int walk_player_lesson(struct walk *w, const char *file, char *err, size_t errlen)
 {
     struct app *a = walk_app();
@@ -725,6 +815,19 @@ static int walk_player_lesson(struct walk *w, const char *file, char *err, size_
     u->warn[0] = '\0';
     a->frame->apply(a, SF_ALL);
     walk_collect(w, u->L);
+    if (w->set && w->lesson == 0) { /* the list of lessons, each chosen in turn */
+        const struct lesson *L = u->L;
+        for (size_t i = 0; i < u->set.n; i++) {
+            u->in_list = true;
+            u->sel = i;
+            frame_draw(a);
+            snprintf(w->frame, sizeof w->frame, "the list, lesson %zu chosen", i + 1);
+            walk_check(w, 0);
+        }
+        u->in_list = false;
+        u->L = L;
+        frame_draw(a);
+    }
     for (size_t k = 0; k < u->L->nslides; k++) {
         if (k > 0) walk_key(a, 'n');
         if (u->slide != k) {
@@ -734,6 +837,7 @@ static int walk_player_lesson(struct walk *w, const char *file, char *err, size_
         }
         if (w->set) walk_recall(w, u, k);
         walk_steps(w, a, u, k, "");
+        walk_slide_hints(w, a, u, k);
         walk_keys(w, a, u, k);
         /* the narration's later pages */
         int page = w->rows > 8 ? w->rows - 6 : 1;

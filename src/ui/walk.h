@@ -18,6 +18,11 @@
  *     into); and a text the frame's drawing cut at its width with words left over and no
  *     mark (kit/draw.h's draw_cut_count: a legend's "[ ] ou").
  *
+ *   - (player) a key hint that names a key doing nothing there: every item of the key bar and
+ *     every "H: hint" and "Tab: exercise K of N" of the text, on every slide, with each of its
+ *     exercises current and each number of hints shown, is pressed (its state put back
+ *     after): a refusal ("this exercise has no hints") or another exercise than said counts.
+ *
  * The frames: each step of the slide's scene, the scene alone (z) where the player shows
  * the text alone, and each page of the narration; in the player, every scene the keys the
  * narration asks for reach, in any order and number (`a` through every algorithm, with `+`);
@@ -39,6 +44,9 @@ enum walk_kind {
     WALK_CUT,
     WALK_RECALL,   /* the player asks at the lecture's numbers what an earlier lesson showed */
     WALK_CUT_FREE, /* a cut line with a blank row below it on the screen (room to wrap) */
+    WALK_DEAD_KEY, /* (player) a key hint, in the bar or the text, naming a key that does not
+                      do what it says there (H where no hint is left, Tab "next" after the
+                      last exercise) */
     WALK_NKINDS
 };
 

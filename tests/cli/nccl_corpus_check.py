@@ -17,8 +17,10 @@ first line names the JSON's library and version. Prints "FAIL: ..." per failure 
 indented below it), then "new contract: R of N records right" and today's fields' score; exit
 status 1 when any FAIL line was printed.
 """
+import gzip
 import json
 import math
+import os
 import re
 import sys
 
@@ -215,7 +217,7 @@ def mutations(e, d):
         m = copy()
         m["version"] = m["version"][:-1]
         yield "a version cut short", m
-    if d["communicators"]:
+    if e["communicators"]:  # (an extra one a partial list allows is no mutation)
         for key, bump in (("nranks", lambda v: (v or 0) + 1), ("rings", lambda v: (v or 0) + 1),
                           ("trees", lambda v: not v), ("ranks_seen", lambda v: v + [9999])):
             m = copy()
@@ -262,6 +264,57 @@ def text_names_library(d, text_path):
     if lib is None and ("NCCL" in head or "RCCL" in head):
         return "first line %r names a library the record does not" % head
     return None
+
+
+def record_text(path):
+    """The record's text: a file, a gzipped file, or a folder's files in name order."""
+    if os.path.isdir(path):
+        return "".join(record_text(os.path.join(path, f)) for f in sorted(os.listdir(path)))
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        return f.read().decode("utf-8", "replace")
+
+
+RING_LINE = re.compile(r"NCCL INFO +(Ring|Channel) \d+(/\d+)? ?:")
+RING_ORDER = re.compile(r"NCCL INFO +(Ring|Channel) \d+(/\d+)? ?: *\d+( +\d+)+ *$", re.M)
+AT_LEAST = re.compile(r"communicator (\d+)[^:]*: the lines of \d+ ranks? only \(of at least (\d+)\)")
+
+
+def text_promises(e, d, text_path, rec_path):
+    """What the text owes whatever the record (the invariants over every record): why not,
+    as a list."""
+    bad = []
+    with open(text_path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    for i, line in enumerate(text.split("\n")):
+        if len(line) > 80:
+            bad.append("text line %d is %d columns wide (80 at most): %r" % (i + 1, len(line), line))
+    words = set(re.split(r"[\s,()]+", text))
+    for h in e["hosts"]:
+        if h not in words:
+            bad.append("text does not name host %r" % h)
+    if e["launcher"] and not re.search(r"\b%s\b" % re.escape(e["launcher"]), text):
+        bad.append("text does not name the launcher %r" % e["launcher"])
+    # "of at least N": a communicator's ranks are numbered from 0, so N is its largest rank
+    # seen + 1 (the hand-written ranks_seen of the communicator the reader reported)
+    msgs = [w.get("message", "") for w in d.get("warnings") or [] if isinstance(w, dict)]
+    comms = d.get("communicators") or []
+    for m in msgs:
+        for k, n in AT_LEAST.findall(m):
+            k, n = int(k), int(n)
+            got = comms[k - 1] if 0 < k <= len(comms) else {}
+            want = [w for w in e["communicators"]
+                    if sorted(w["ranks_seen"]) == sorted(got.get("ranks_seen") or [])]
+            if want and want[0]["ranks_seen"] and n != max(want[0]["ranks_seen"]) + 1:
+                bad.append("%r: at least %d, want %d (the largest rank seen + 1)"
+                           % (m, n, max(want[0]["ranks_seen"]) + 1))
+    # a warning that no ring lines are in the record holds
+    for m in msgs:
+        if m.startswith("no ring lines") and RING_LINE.search(record_text(rec_path)):
+            bad.append("warns %r, but the record has 'Ring NN :' / 'Channel NN :' lines" % m)
+        if m.startswith("no ring-order line") and RING_ORDER.search(record_text(rec_path)):
+            bad.append("warns %r, but the record has a ring-order line" % m)
+    return bad
 
 
 def corpus(list_path):
@@ -311,6 +364,11 @@ def corpus(list_path):
             text_bad = "%s: %s" % (type(err).__name__, err)
         if text_bad:
             fail("%s: text: %s" % (name, text_bad))
+        if d is not None and rc == "0":
+            rec = os.path.join(os.path.dirname(os.path.dirname(epath)), name)
+            promises = text_promises(e, d, tpath, rec)
+            if promises:
+                fail("%s: what every record's output owes:" % name, promises)
         if old:
             old_bad.append("%s: %s" % (name, "; ".join(old)))
         else:

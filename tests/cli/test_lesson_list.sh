@@ -86,7 +86,7 @@ for _ in $(seq 1 100); do
     sleep 0.1
 done
 [ $ok = 1 ] || fail "the list did not come up"
-tmux -L "$SOCK" capture-pane -p -t m | grep -qF "▶ All-reduce = reduce-scatter + all-gather" ||
+tmux -L "$SOCK" capture-pane -p -t m | grep -qE "▶ +5\. All-reduce = reduce-scatter \+ all-gather" ||
     fail "the list's cursor is not on the last lesson: $(tmux -L "$SOCK" capture-pane -p -t m | grep -F '▶')"
 tmux -L "$SOCK" send-keys -t m q
 out=$("$BIN" lesson no-such-slug 2>&1 >/dev/null)

@@ -359,7 +359,13 @@ int styled_rows(const struct styled_lines *p, int w)
 int draw_key_bar(const struct theme *th, bool utf8, struct rect r, unsigned keys_on,
                  struct bar_item *bar, int max)
 {
-    int n = keys_bar_for(r.w - 1, utf8, keys_on, bar, max);
+    return draw_key_bar_where(th, utf8, r, keys_on, NULL, NULL, bar, max);
+}
+
+int draw_key_bar_where(const struct theme *th, bool utf8, struct rect r, unsigned keys_on,
+                       keys_bar_fn works, const void *ctx, struct bar_item *bar, int max)
+{
+    int n = keys_bar_where(r.w - 1, utf8, keys_on, works, ctx, bar, max);
     for (int i = 0; i < n; i++) {
         const struct bar_item *b = &bar[i];
         int kw = draw_put(r.y, r.x + b->x, b->w, th->role[TH_BAR_KEY], b->keys);

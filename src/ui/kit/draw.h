@@ -28,6 +28,9 @@ void draw_frame(struct rect r, attr_t attr, const char *title, attr_t title_attr
  * r; the items (for mouse clicks) go to bar[0..max). Returns the number of items. */
 int draw_key_bar(const struct theme *th, bool utf8, struct rect r, unsigned keys_on,
                  struct bar_item *bar, int max);
+/* The same with only the keys works lets through (keys.h's keys_bar_where). */
+int draw_key_bar_where(const struct theme *th, bool utf8, struct rect r, unsigned keys_on,
+                       keys_bar_fn works, const void *ctx, struct bar_item *bar, int max);
 
 /* A line of differently styled pieces (panels, legends). */
 struct seg {

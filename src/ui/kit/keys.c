@@ -302,7 +302,14 @@ int keys_bar(int width, bool utf8, struct bar_item *items, int max)
 
 int keys_bar_for(int width, bool utf8, unsigned screen, struct bar_item *items, int max)
 {
+    return keys_bar_where(width, utf8, screen, NULL, NULL, items, max);
+}
+
+int keys_bar_where(int width, bool utf8, unsigned screen, keys_bar_fn works, const void *ctx,
+                   struct bar_item *items, int max)
+{
     bool take[ACT_COUNT] = {false};
+    const char *label[ACT_COUNT] = {NULL};
     int used = -2;
     for (int pass = 0; pass < 2; pass++)
         for (int a = 0; a < ACT_COUNT; a++) {
@@ -310,8 +317,12 @@ int keys_bar_for(int width, bool utf8, unsigned screen, struct bar_item *items, 
             if (!row->bar_label || !(row->screens & screen) || take[a] ||
                 keys_bar_essential(row->action) != (pass == 0))
                 continue;
+            label[a] = row->bar_label;
+            if (works && !works(ctx, row->action, &label[a])) continue;
             struct bar_item it;
             keys_bar_item(row, utf8, &it);
+            it.label = label[a];
+            it.w = text_width(it.keys) + 1 + text_width(it.label);
             if (used + 2 + it.w > width) continue;
             take[a] = true;
             used += 2 + it.w;
@@ -320,6 +331,8 @@ int keys_bar_for(int width, bool utf8, unsigned screen, struct bar_item *items, 
     for (int a = 0; a < ACT_COUNT && n < max; a++) {
         if (!take[a]) continue;
         keys_bar_item(&key_rows[a], utf8, &items[n]);
+        items[n].label = label[a];
+        items[n].w = text_width(items[n].keys) + 1 + text_width(label[a]);
         items[n].x = x;
         x += items[n].w + 2;
         n++;

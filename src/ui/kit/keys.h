@@ -102,16 +102,16 @@
     X(EXPORT, KEYS_ON_EVERY, NULL, NULL, "screen to SVG and text", 'e')                        \
     X(HELP, KEYS_ON_EVERY, NULL, "help", "help on/off", '?', KEY_F(1))                         \
     X(CLOSE, KEYS_ON_EVERY, NULL, NULL, "close help / backends / a lesson", 27)                \
-    X(QUIT, KEYS_ON_EVERY, NULL, "quit", "quit", 'q')                                          \
+    X(QUIT, KEYS_ON_EVERY, NULL, "quit", "quit (a lesson of the list: back to the list)", 'q') \
     PRESENT_KEY_TABLE(X)
 
 /* The presenter's own rows (its surface's keys win a clash; the scene action keeps its other
  * keys: algorithm A, op *, schedule G, ranks w / W since + and - zoom there). */
 #define PRESENT_KEY_TABLE(X)                                                                   \
-    X(PRES_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next page, the scene's next stop, then slide",  \
+    X(PRES_NEXT, KEYS_ON_PRESENT, NULL, NULL, "the scene's next stop, then the next slide",    \
       KEY_NPAGE, KEY_DOWN, ' ')                                                                \
-    X(PRES_PREV, KEYS_ON_PRESENT, NULL, NULL, "back a stop, page, slide", KEY_PPAGE, KEY_UP,   \
-      KEY_BACKSPACE)                                                                           \
+    X(PRES_PREV, KEYS_ON_PRESENT, NULL, NULL, "back a stop, the text pages, the slide before", \
+      KEY_PPAGE, KEY_UP, KEY_BACKSPACE)                                                        \
     X(PRES_STEP_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next step (every one), then slide",        \
       KEY_RIGHT)                                                                               \
     X(PRES_STEP_PREV, KEYS_ON_PRESENT, NULL, NULL, "previous step (every one)", KEY_LEFT)      \
@@ -225,6 +225,13 @@ int keys_bar(int width, bool utf8, struct bar_item *items, int max);
 /* The same for one screen: only rows whose screens include `screen` (KEYS_ON_*);
  * keys_bar is keys_bar_for(..., KEYS_ON_COLL, ...). */
 int keys_bar_for(int width, bool utf8, unsigned screen, struct bar_item *items, int max);
+
+/* Whether act's bar item is shown where ctx is (a key that does nothing there is not); it may
+ * set *label to another label ("lessons" for q in a lesson of the list). */
+typedef bool (*keys_bar_fn)(const void *ctx, enum ui_action act, const char **label);
+/* keys_bar_for with only the rows works (NULL: every row) lets through. */
+int keys_bar_where(int width, bool utf8, unsigned screen, keys_bar_fn works, const void *ctx,
+                   struct bar_item *items, int max);
 
 /* The action under column x of the bar (a mouse click), or ACT_NONE. */
 enum ui_action keys_bar_hit(const struct bar_item *items, int n, int x);

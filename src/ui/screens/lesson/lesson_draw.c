@@ -381,7 +381,9 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
         ll_text(v, th->role[TH_DIM], width, "", "", "Enter submits, Esc cancels");
     } else if (!st->graded && !st->gave_up) {
         ll_text(v, th->role[TH_DIM], width, "", "",
-                "Enter: answer, H: hint, S: give up (shows the answer)");
+                lesson_ui_key_works(u, ACT_HINT, NULL)
+                    ? "Enter: answer, H: hint, S: give up (shows the answer)"
+                    : "Enter: answer, S: give up (shows the answer)");
     }
     if (st->graded) {
         attr_t at = st->verdict_kind == EX_RIGHT   ? th->role[TH_OK]
@@ -392,7 +394,9 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
         ll_text(v, at, width, lead, "  ", st->verdict);
         if (!st->right && !st->gave_up)
             ll_text(v, th->role[TH_DIM], width, "", "",
-                    "Enter: try again, H: hint, S: give up");
+                    lesson_ui_key_works(u, ACT_HINT, NULL)
+                        ? "Enter: try again, H: hint, S: give up"
+                        : "Enter: try again, S: give up");
     }
     if (st->right || st->gave_up) {
         char exp[600];
@@ -421,7 +425,12 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
             free(sol);
         }
     }
-    if (s->nex > 1) ll_text(v, th->role[TH_DIM], width, "", "", "Tab: the next exercise");
+    if (s->nex > 1) { /* Tab goes round: after the last, the first */
+        char tab[64];
+        snprintf(tab, sizeof tab, "Tab: exercise %zu of %zu", (u->cur + 1) % s->nex + 1,
+                 s->nex);
+        ll_text(v, th->role[TH_DIM], width, "", "", tab);
+    }
 }
 
 /* Every line of the slide's narration pane; *ex_line: where the exercise starts. */
@@ -562,6 +571,44 @@ static void player_predict(const struct lesson_ui *u, const struct lesson_slide 
 
 /* ---- the list ---- */
 
+/* One lesson of the list: its number, its title wrapped into title_w columns (every word
+ * kept), its length and progress on the right of the first row. Returns its rows. */
+#define LIST_TITLE_ROWS 4
+struct list_item {
+    char num[24], right[96];
+    char lines[LIST_TITLE_ROWS][256];
+    int n;
+};
+
+static void list_item(struct lesson_ui *u, size_t i, int w, bool utf8, struct list_item *it)
+{
+    const struct lesson *L = &u->set.v[i];
+    size_t nex = 0, solved = 0, seen = 0;
+    for (size_t s = 0; s < L->nslides; s++)
+        for (size_t e = 0; e < L->slides[s].nex; e++) {
+            nex++;
+            if (u->have_prog && progress_solved(&u->prog, L->slides[s].ex[e].id)) solved++;
+        }
+    const struct progress_lesson *pl =
+        u->have_prog ? progress_lesson(&u->prog, L->id, false) : NULL;
+    if (pl) seen = progress_seen_count(pl);
+    char mins[16] = "";
+    if (L->minutes) snprintf(mins, sizeof mins, "%d min", L->minutes);
+    snprintf(it->num, sizeof it->num, "%2zu.", i + 1);
+    snprintf(it->right, sizeof it->right, "%6s  %2zu/%zu seen  %zu/%zu solved", mins, seen,
+             L->nslides, solved, nex);
+    /* marker, number and a space before the title; two spaces before the right part */
+    int title_w = w - text_width(it->right) - 2 - 2 - 4 - 2;
+    if (title_w < 16) { /* narrow: the progress in short */
+        snprintf(it->right, sizeof it->right, "%zu/%zu %zu/%zu", seen, L->nslides, solved, nex);
+        title_w = w - text_width(it->right) - 2 - 2 - 4 - 2;
+    }
+    const char *title = L->title ? L->title : L->id;
+    it->n = text_wrap(title, title_w > 4 ? title_w : 4, it->lines, LIST_TITLE_ROWS, utf8);
+    if (it->n < 1) it->n = 1, it->lines[0][0] = '\0';
+}
+
+/* The list of lessons: each numbered, its title whole (wrapped), the chosen one in view. */
 static void draw_list(struct app *a, struct rect r)
 {
     struct lesson_ui *u = lesson_ui_of(a);
@@ -569,6 +616,8 @@ static void draw_list(struct app *a, struct rect r)
     draw_fill((struct rect){r.y, r.x, 1, r.w}, th->role[TH_TITLE]);
     char t[1200];
     snprintf(t, sizeof t, " collviz lessons%s%s", a->g->sep, u->dir);
+    if (text_width(t) > r.w)
+        snprintf(t, sizeof t, " collviz lessons"); /* the folder gives way */
     draw_put(r.y, r.x, r.w, th->role[TH_TITLE], t);
     int y = r.y + 2;
     if (u->warn[0]) {
@@ -578,42 +627,35 @@ static void draw_list(struct app *a, struct rect r)
             draw_put(y++, r.x + 1, r.w - 2, th->role[TH_WARN], lines[i]);
         y++;
     }
-    int rows = r.y + r.h - 2 - y;
-    if (rows < 1) return;
-    size_t top = u->sel >= (size_t)rows ? u->sel - (size_t)rows + 1 : 0;
-    for (size_t i = top; i < u->set.n && (int)(i - top) < rows; i++) {
-        const struct lesson *L = &u->set.v[i];
-        size_t nex = 0, solved = 0, seen = 0;
-        for (size_t s = 0; s < L->nslides; s++)
-            for (size_t e = 0; e < L->slides[s].nex; e++) {
-                nex++;
-                if (u->have_prog && progress_solved(&u->prog, L->slides[s].ex[e].id)) solved++;
-            }
-        const struct progress_lesson *pl =
-            u->have_prog ? progress_lesson(&u->prog, L->id, false) : NULL;
-        if (pl) seen = progress_seen_count(pl);
-        char mins[16] = "";
-        if (L->minutes) snprintf(mins, sizeof mins, "%d min", L->minutes);
-        char right[96];
-        snprintf(right, sizeof right, "%7s  %2zu/%zu slides seen  %zu/%zu solved", mins, seen,
-                 L->nslides, solved, nex);
+    int rows = r.y + r.h - 2 - y, w = r.w - 2;
+    if (rows < 1 || u->set.n == 0) return;
+    struct list_item *it = xcalloc(u->set.n, sizeof *it);
+    for (size_t i = 0; i < u->set.n; i++)
+        list_item(u, i, w, a->utf8, &it[i]);
+    /* the first lesson shown: the chosen one's last row in view */
+    size_t top = 0;
+    for (int used = 0;; top++) {
+        used = 0;
+        for (size_t i = top; i <= u->sel && i < u->set.n; i++)
+            used += it[i].n;
+        if (used <= rows || top >= u->sel) break;
+    }
+    for (size_t i = top; i < u->set.n && y - (r.y + 2) < rows; i++) {
         bool sel = i == u->sel;
         attr_t at = sel ? A_REVERSE | A_BOLD : A_NORMAL;
-        int yy = y + (int)(i - top);
-        if (sel) draw_fill((struct rect){yy, r.x + 1, 1, r.w - 2}, A_REVERSE);
-        int rw = text_width(right);
-        if (r.w - rw - 5 < 16) { /* narrow: the progress in short */
-            snprintf(right, sizeof right, "%zu/%zu %zu/%zu", seen, L->nslides, solved, nex);
-            rw = text_width(right);
-        }
-        char title[400];
-        snprintf(title, sizeof title, "%s %s", sel ? a->g->play : " ",
-                 L->title ? L->title : L->id);
-        char fit[400];
-        text_fit(fit, sizeof fit, title, r.w - rw - 5, a->utf8);
-        draw_put(yy, r.x + 1, r.w - rw - 4, at, fit);
-        draw_put(yy, r.x + r.w - rw - 2, rw, sel ? at : th->role[TH_DIM], right);
+        int h = it[i].n;
+        if (y + h > r.y + r.h - 2) break; /* a lesson is shown whole or not at all */
+        if (sel) draw_fill((struct rect){y, r.x + 1, h, r.w - 2}, A_REVERSE);
+        int rw = text_width(it[i].right);
+        char lead[32];
+        snprintf(lead, sizeof lead, "%s %s ", sel ? a->g->play : " ", it[i].num);
+        int lw = draw_put(y, r.x + 1, w, at, lead);
+        for (int k = 0; k < h; k++)
+            draw_put(y + k, r.x + 1 + lw, w - lw - rw - 2, at, it[i].lines[k]);
+        draw_put(y, r.x + r.w - rw - 1, rw, sel ? at : th->role[TH_DIM], it[i].right);
+        y += h;
     }
+    free(it);
     if (a->msg[0]) draw_put(r.y + r.h - 2, r.x + 1, r.w - 2, th->role[TH_WARN], a->msg);
     const char *keys = a->utf8 ? "\u2191\u2193 choose   Enter open   ? help   q quit"
                                : "Up/Down choose   Enter open   ? help   q quit";
@@ -791,7 +833,8 @@ static void draw_slide(struct app *a, struct rect r)
         draw_put(bar.y, bar.x, bar.w, th->role[TH_BAR_LABEL], t);
         return;
     }
-    a->nbar = draw_key_bar(th, a->utf8, bar, KEYS_ON_LESSON, a->bar, APP_BAR_MAX);
+    a->nbar = draw_key_bar_where(th, a->utf8, bar, KEYS_ON_LESSON, lesson_ui_key_works, u,
+                                 a->bar, APP_BAR_MAX);
 }
 
 void lesson_draw(struct app *a, struct rect r)

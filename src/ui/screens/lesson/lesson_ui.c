@@ -34,15 +34,6 @@ static bool is_file(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* $COLLVIZ_LESSONS, else ./lessons, else the installed folder. */
-static void lesson_ui_dir(char *buf, size_t n)
-{
-    lesson_default_dir(buf, n);
-    const char *env = getenv("COLLVIZ_LESSONS");
-    if ((!env || !env[0]) && !is_dir(buf) && is_dir(LESSON_UI_SHARE_DIR))
-        snprintf(buf, n, "%s", LESSON_UI_SHARE_DIR);
-}
-
 static void lesson_ui_save(struct app *a)
 {
     struct lesson_ui *u = lesson_ui_of(a);
@@ -275,6 +266,53 @@ static void lesson_ui_lecture(struct app *a, struct lesson_ui *u,
     u->show_ex = true;
 }
 
+/* Leave the lesson for the list (Esc, q), its progress saved, the cursor on it. */
+static void lesson_ui_to_list(struct app *a, struct lesson_ui *u)
+{
+    lesson_ui_save(a);
+    u->sel = (size_t)(u->L - u->set.v);
+    u->in_list = true;
+    u->L = NULL;
+    u->editing = false;
+    a->playing = false;
+}
+
+bool lesson_ui_key_works(const void *ctx, enum ui_action act, const char **label)
+{
+    const struct lesson_ui *u = ctx;
+    if (u->in_list || !u->L) return true;
+    const struct lesson_slide *s = lesson_ui_slide(u);
+    const struct lesson_exercise *e =
+        s && u->cur < s->nex && !u->at_end && !u->glossary ? &s->ex[u->cur] : NULL;
+    const struct lesson_ex_state *st = e ? &u->ex[u->cur] : NULL;
+    bool open = e && !st->right && !st->gave_up;
+    bool scene = u->scene_ok && !u->at_end && !u->glossary;
+    switch (act) {
+    case ACT_NEXT:
+    case ACT_PREV:
+    case ACT_PLAY:
+    case ACT_FIRST:
+    case ACT_LAST:
+        return scene;
+    case ACT_ANSWER:
+    case ACT_SOLUTION:
+        return open;
+    case ACT_HINT:
+        return open && st->hints_shown < (int)e->nhints;
+    case ACT_VARIANT:
+        return e && ex_has_variants(e);
+    case ACT_LECTURE:
+        return e && st->seed;
+    case ACT_EX_NEXT:
+        return s && s->nex > 1 && !u->at_end && !u->glossary;
+    case ACT_QUIT:
+        if (u->from_list && label) *label = "lessons";
+        return true;
+    default:
+        return !keys_is_scene_action(act) || scene;
+    }
+}
+
 static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *next)
 {
     (void)next;
@@ -370,20 +408,20 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
         if (u->glossary) {
             lesson_ui_glossary(u); /* closes it */
         } else if (u->from_list) {
-            u->sel = (size_t)(u->L - u->set.v); /* the list's cursor on the lesson left */
-            u->in_list = true;
-            u->L = NULL;
-            a->playing = false;
+            lesson_ui_to_list(a, u);
         }
         return true;
     case ACT_SCENE_ALONE:
     case ACT_SCENE_RESET:
         lesson_ui_scene_action(a, act);
         return true;
+    case ACT_QUIT: /* a lesson of the list: back to the list; q there quits */
+        if (a->help || a->hw_open || !u->from_list) return false;
+        lesson_ui_to_list(a, u);
+        return true;
     case ACT_HELP:
     case ACT_BACKENDS:
     case ACT_EXPORT:
-    case ACT_QUIT:
         return false;
     default:
         /* Every scene key of the explorer works on the slide's scene (app.c performs it
@@ -444,7 +482,7 @@ int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen)
     lesson_set_init(&u->set);
     struct lesson_errors errs = {0};
     int rc = CV_OK;
-    lesson_ui_dir(u->dir, sizeof u->dir);
+    bool found = lesson_default_dir(u->dir, sizeof u->dir);
     if (target && is_file(target)) {
         if (lesson_set_add(&u->set, target, &errs) != CV_OK || u->set.n == 0) {
             rc = cv_err(err, errlen, CV_EINVAL, "%s%s",
@@ -454,9 +492,12 @@ int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen)
         }
         u->L = &u->set.v[0];
     } else {
-        if (!is_dir(u->dir)) {
+        if (!found || !is_dir(u->dir)) {
             rc = cv_err(err, errlen, CV_EINVAL,
-                        "no lessons folder: %s (set COLLVIZ_LESSONS or run where lessons/ is)",
+                        found
+                            ? "no lessons folder: %s (COLLVIZ_LESSONS)"
+                            : "no lessons found: looked in %s (set COLLVIZ_LESSONS to a folder "
+                              "of NN-*.md lessons)",
                         u->dir);
             goto fail;
         }

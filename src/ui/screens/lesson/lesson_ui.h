@@ -28,11 +28,6 @@
 
 struct app;
 
-/* The installed lessons, the last place looked for them. */
-#ifndef LESSON_UI_SHARE_DIR
-#define LESSON_UI_SHARE_DIR "/usr/local/share/collviz/lessons"
-#endif
-
 extern const struct screen_ops screen_lesson;
 
 /* What a student did with one exercise of the current slide (not kept across slides; the
@@ -82,10 +77,16 @@ struct lesson_ui {
 };
 
 /* Load the lessons and make the player a's frame: target NULL = the list of the lessons
- * folder ($COLLVIZ_LESSONS, else ./lessons, else LESSON_UI_SHARE_DIR); a path to a lesson
+ * folder (lesson/lesson.h's lesson_default_dir); a path to a lesson
  * file, or a lesson id in that folder = that lesson, resuming at its saved slide. CV_OK, or
  * CV_EINVAL with one line in err (a bad file: its first error, "file:line: message"). */
 int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen);
+
+/* Whether key act does something in the player u (a struct lesson_ui) now: H where the
+ * exercise has a hint left, Enter and S where it is open, v where it has variants, the step
+ * keys where a scene is shown...; the bar and the hints name only those. q is "lessons"
+ * (*label) in a lesson opened from the list. keys.h's keys_bar_fn. */
+bool lesson_ui_key_works(const void *ctx, enum ui_action act, const char **label);
 
 /* The player's state (a->frame_state). */
 struct lesson_ui *lesson_ui_of(const struct app *a);
