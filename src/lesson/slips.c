@@ -21,10 +21,10 @@ enum fnode_kind { FN_NUM, FN_VAR, FN_FUNC, FN_NEG, FN_SUM, FN_PROD, FN_POW, FN_M
 
 struct fnode {
     enum fnode_kind kind;
-    double num;    /* FN_NUM */
-    int var;       /* FN_VAR: the param's index */
-    char name[8];  /* FN_FUNC */
-    size_t nk;     /* children */
+    double num;   /* FN_NUM */
+    int var;      /* FN_VAR: the param's index */
+    char name[8]; /* FN_FUNC */
+    size_t nk;    /* children */
     struct fnode *k[FN_KIDS];
     bool inv[FN_KIDS]; /* FN_SUM: subtracted; FN_PROD: divided by */
 };
@@ -87,12 +87,15 @@ static struct fnode *parse_name(struct fparse *f)
             add_kid(f, n, parse_sum(f), false);
             skip_blank(f);
         } while (*f->p == ',' && !f->bad);
-        if (*f->p == ')') f->p++;
-        else f->bad = true;
+        if (*f->p == ')')
+            f->p++;
+        else
+            f->bad = true;
         return n;
     }
     for (size_t i = 0; i < f->ex->nparams; i++)
-        if (strlen(f->ex->params[i].name) == len && strncmp(f->ex->params[i].name, b, len) == 0) {
+        if (strlen(f->ex->params[i].name) == len &&
+            strncmp(f->ex->params[i].name, b, len) == 0) {
             struct fnode *n = fnode_new(FN_VAR);
             n->var = (int)i;
             return n;
@@ -108,8 +111,10 @@ static struct fnode *parse_primary(struct fparse *f)
         f->p++;
         struct fnode *n = parse_sum(f);
         skip_blank(f);
-        if (*f->p == ')') f->p++;
-        else f->bad = true;
+        if (*f->p == ')')
+            f->p++;
+        else
+            f->bad = true;
         return n;
     }
     if (isdigit((unsigned char)*f->p) || *f->p == '.') {
@@ -224,8 +229,8 @@ static double eval_func(const struct fnode *n, const double *vals, const struct 
     static const struct {
         const char *name;
         double (*f)(double);
-    } fns[] = {{"sqrt", sqrt},   {"log2", log2}, {"ln", log},       {"exp", exp},
-               {"abs", fabs},    {"floor", floor}, {"ceil", ceil}, {"round", round}};
+    } fns[] = {{"sqrt", sqrt}, {"log2", log2},   {"ln", log},    {"exp", exp},
+               {"abs", fabs},  {"floor", floor}, {"ceil", ceil}, {"round", round}};
     for (size_t i = 0; i < ARRAY_LEN(fns); i++)
         if (strcmp(n->name, fns[i].name) == 0) return fns[i].f(a);
     return NAN;
@@ -330,8 +335,9 @@ static void render(const struct fnode *n, const double *vals, struct vec_buf *b)
     }
     bool sum = n->kind == FN_SUM;
     for (size_t i = 0; i < n->nk; i++) {
-        if (i) vec_buf_puts(b, sum ? (n->inv[i] ? " \xe2\x88\x92 " : " + ")
-                                   : (n->inv[i] ? " / " : " \xc3\x97 "));
+        if (i)
+            vec_buf_puts(b, sum ? (n->inv[i] ? " \xe2\x88\x92 " : " + ")
+                                : (n->inv[i] ? " / " : " \xc3\x97 "));
         else if (!sum && n->inv[i])
             vec_buf_puts(b, "1 / ");
         /* a divisor that is itself a product keeps its parentheses: a / (b × c) */
@@ -437,9 +443,10 @@ static void slips_here(struct fslip_list *L, const struct fnode *n)
         char m[300];
         /* inside the formula, say where: "the factor 8 of 8 × 3.5 / 1000"; a bare number
          * of the whole formula, with its neighbour: "the factor 2 of 2 × (8 − 1)" */
-        char *whole = n != L->root                                     ? render_str(n, L->vals)
-                      : n->kind == FN_PROD && n->k[i]->kind == FN_NUM ? render_pair(n, i, L->vals)
-                                                                      : NULL;
+        char *whole = n != L->root ? render_str(n, L->vals)
+                      : n->kind == FN_PROD && n->k[i]->kind == FN_NUM
+                          ? render_pair(n, i, L->vals)
+                          : NULL;
         if (n->kind == FN_SUM)
             snprintf(m, sizeof m, "That leaves out the term %s%s%s%s", k, whole ? " of " : "",
                      whole ? whole : "",
