@@ -559,6 +559,55 @@ char *ex_prompt(const struct lesson_exercise *ex, const struct ex_variant *v)
 
 /* ---- holds ------------------------------------------------------------------------------ */
 
+/* Run ex's scene at display scale: its plan in *p, every step's buffers in *t (the caller
+ * frees both when CV_OK comes back). */
+static int holds_trace(const struct lesson_exercise *ex, struct plan *p, struct trace *t,
+                       char *err, size_t errlen)
+{
+    const struct scene *s = &ex->scene;
+    size_t count = scene_count(s);
+    int root = coll_is_rooted(s->coll) ? s->root : 0;
+    int rc = scene_plan_build(s, p, count, root, err, errlen);
+    if (rc != CV_OK) return rc;
+    float *send[CV_MAX_RANKS] = {0};
+    for (int r = 0; r < s->nranks; r++) {
+        size_t ns = coll_send_count(s->coll, s->nranks, count, r, root);
+        send[r] = xcalloc(ns ? ns : 1, sizeof(float));
+        init_fill(s->init, s->coll, s->nranks, count, root, s->seed, r, send[r]);
+    }
+    rc = trace_run(t, p, send, err, errlen); /* copies the send buffers */
+    for (int r = 0; r < s->nranks; r++)
+        free(send[r]);
+    if (rc != CV_OK) plan_free(p);
+    return rc;
+}
+
+/* What `rank` holds in ex's asked slots (all of them without slots) at snapshot `step` of
+ * trace t of plan p: values in vals, whether each holds anything in has. */
+static int holds_read(const struct lesson_exercise *ex, const struct plan *p,
+                      const struct trace *t, size_t step, int rank, float *vals, bool *has,
+                      size_t cap, size_t *len, char *err, size_t errlen)
+{
+    size_t L = p->work_len;
+    if (L > cap)
+        return cv_err(err, errlen, CV_ENOMEM, "rank %d holds %zu elements (more than %zu)",
+                      rank, L, cap);
+    const float *b = trace_buf(t, step, rank);
+    const uint32_t *m = trace_mask(t, step, rank);
+    /* slots: only the asked output, as the lecture grades it */
+    size_t lo = ex->slots ? (size_t)ex->slot_lo : 0;
+    size_t hi = ex->slots ? (size_t)ex->slot_hi : L - 1;
+    if (hi >= L || lo > hi)
+        return cv_err(err, errlen, CV_EINVAL, "slots %zu..%zu but rank %d holds %zu elements",
+                      lo, hi, rank, L);
+    for (size_t i = lo; i <= hi; i++) {
+        vals[i - lo] = b[i];
+        has[i - lo] = m[i] != 0;
+    }
+    *len = hi - lo + 1;
+    return CV_OK;
+}
+
 int ex_holds_expected(const struct lesson_exercise *ex, float *vals, bool *has, size_t cap,
                       size_t *len, char *err, size_t errlen)
 {
@@ -571,51 +620,41 @@ int ex_holds_expected(const struct lesson_exercise *ex, float *vals, bool *has, 
     if (ex->rank < 0 || ex->rank >= s->nranks)
         return cv_err(err, errlen, CV_EINVAL, "rank %d out of range (0..%d)", ex->rank,
                       s->nranks - 1);
-    size_t count = scene_count(s);
-    int root = coll_is_rooted(s->coll) ? s->root : 0;
     struct plan p;
-    int rc = scene_plan_build(s, &p, count, root, err, errlen);
-    if (rc != CV_OK) return rc;
-    float *send[CV_MAX_RANKS] = {0};
-    for (int r = 0; r < s->nranks; r++) {
-        size_t ns = coll_send_count(s->coll, s->nranks, count, r, root);
-        send[r] = xcalloc(ns ? ns : 1, sizeof(float));
-        init_fill(s->init, s->coll, s->nranks, count, root, s->seed, r, send[r]);
-    }
     struct trace t;
-    rc = trace_run(&t, &p, send, err, errlen);
-    if (rc == CV_OK) {
-        size_t step = ex->step == SCENE_STEP_END || (size_t)ex->step > p.nsteps
-                          ? p.nsteps
-                          : (size_t)ex->step;
-        size_t L = p.work_len;
-        if (L > cap) {
-            rc = cv_err(err, errlen, CV_ENOMEM, "rank %d holds %zu elements (more than %zu)",
-                        ex->rank, L, cap);
-        } else {
-            const float *b = trace_buf(&t, step, ex->rank);
-            const uint32_t *m = trace_mask(&t, step, ex->rank);
-            /* slots: only the asked output, as the lecture grades it */
-            size_t lo = ex->slots ? (size_t)ex->slot_lo : 0;
-            size_t hi = ex->slots ? (size_t)ex->slot_hi : L - 1;
-            if (hi >= L || lo > hi) {
-                rc = cv_err(err, errlen, CV_EINVAL,
-                            "slots %zu..%zu but rank %d holds %zu elements", lo, hi, ex->rank,
-                            L);
-            } else {
-                for (size_t i = lo; i <= hi; i++) {
-                    vals[i - lo] = b[i];
-                    has[i - lo] = m[i] != 0;
-                }
-                *len = hi - lo + 1;
-            }
-        }
-        trace_free(&t);
-    }
-    for (int r = 0; r < s->nranks; r++)
-        free(send[r]);
+    int rc = holds_trace(ex, &p, &t, err, errlen);
+    if (rc != CV_OK) return rc;
+    size_t step =
+        ex->step == SCENE_STEP_END || (size_t)ex->step > p.nsteps ? p.nsteps : (size_t)ex->step;
+    rc = holds_read(ex, &p, &t, step, ex->rank, vals, has, cap, len, err, errlen);
+    trace_free(&t);
     plan_free(&p);
     return rc;
+}
+
+/* The values the ranks start with (step 0 of ex's scene, in ex's asked slots), from one run
+ * of the scene for all ranks: those are given to the student, so naming them gives nothing
+ * away. Returns how many, at most cap; 0 when the scene does not run. */
+static size_t holds_inputs(const struct lesson_exercise *ex, double *in, size_t cap)
+{
+    if (ex->type != LEX_HOLDS || ex->scene.screen != SCREEN_COLLECTIVES) return 0;
+    struct plan p;
+    struct trace t;
+    char err[200];
+    if (holds_trace(ex, &p, &t, err, sizeof err) != CV_OK) return 0;
+    float v[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    bool has[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    size_t n = 0;
+    for (int r = 0; r < ex->scene.nranks; r++) {
+        size_t len = 0;
+        if (holds_read(ex, &p, &t, 0, r, v, has, ARRAY_LEN(v), &len, err, sizeof err) != CV_OK)
+            continue;
+        for (size_t i = 0; i < len && n < cap; i++)
+            if (has[i]) in[n++] = v[i];
+    }
+    trace_free(&t);
+    plan_free(&p);
+    return n;
 }
 
 int ex_holds_phases(const struct lesson_exercise *ex, long *nsteps, struct ex_phase *ph,
@@ -1220,27 +1259,12 @@ static bool trivial_value(double v)
     return v == round(v) && fabs(v) < 10;
 }
 
-/* Is v one of the values some rank starts with (step 0 of ex's scene)? Those are given to
- * the student, so naming them gives nothing away. */
-static bool input_value(const struct lesson_exercise *ex, double v)
+/* Is v one of in[0..n) (holds_inputs: the values some rank starts with)? */
+static bool input_value(const double *in, size_t n, double v)
 {
-    struct lesson_exercise *c = xmalloc(sizeof *c);
-    *c = *ex;
-    c->step = 0;
-    bool seen = false;
-    float in[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
-    bool has[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
-    for (int r = 0; r < ex->scene.nranks && !seen; r++) {
-        size_t len = 0;
-        char err[200];
-        c->rank = r;
-        if (ex_holds_expected(c, in, has, ARRAY_LEN(in), &len, err, sizeof err) != CV_OK)
-            continue;
-        for (size_t i = 0; i < len && !seen; i++)
-            seen = has[i] && fabs(in[i] - v) <= 1e-3 * fmax(1.0, fabs(v));
-    }
-    free(c);
-    return seen;
+    for (size_t i = 0; i < n; i++)
+        if (fabs(in[i] - v) <= 1e-3 * fmax(1.0, fabs(v))) return true;
+    return false;
 }
 
 /* The distinct computed values of a holds answer (want[0..m)), at least three of them,
@@ -1254,14 +1278,22 @@ static bool holds_values_scattered(const struct lesson_exercise *ex, const doubl
                                    size_t nt, char *found, size_t n)
 {
     double d[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
-    size_t nd = 0;
+    size_t nd = 0, nin = 0;
+    const size_t capin = SCENE_MAX_COUNT * CV_MAX_RANKS * 2 * CV_MAX_RANKS;
+    double *in = NULL; /* the inputs, read once at the first value that needs them */
     for (size_t i = 0; i < m; i++) {
-        if (trivial_value(want[i]) || input_value(ex, want[i])) continue;
+        if (trivial_value(want[i])) continue;
+        if (!in) {
+            in = xmalloc(capin * sizeof *in);
+            nin = holds_inputs(ex, in, capin);
+        }
+        if (input_value(in, nin, want[i])) continue;
         bool dup = false;
         for (size_t k = 0; k < nd && !dup; k++)
             dup = fabs(d[k] - want[i]) <= 1e-3 * fmax(1.0, fabs(want[i]));
         if (!dup) d[nd++] = want[i];
     }
+    free(in);
     if (nd < 3) return false;
     const char *first = NULL, *last = NULL;
     for (size_t k = 0; k < nd; k++) {

@@ -64,6 +64,17 @@ struct rec_facts {                /* of a unit, or of a communicator (the units'
     unsigned features, kinds;
 };
 
+struct rec_map { /* uint64 -> int, open addressing */
+    struct rec_slot {
+        uint64_t key; /* key + 1; 0 is empty */
+        int val;
+    } * slots; /* a key beside its value: a look-up touches one cache line */
+    size_t cap, n;
+};
+int rec_map_get(const struct rec_map *m, uint64_t key); /* -1 absent */
+void rec_map_put(struct rec_map *m, uint64_t key, int val);
+void rec_map_free(struct rec_map *m);
+
 struct rec_unit {
     int host; /* host id, -1 none */
     long pid;
@@ -76,16 +87,8 @@ struct rec_unit {
                      -1 none: its lines are that unit's */
     int device;   /* its rank's CUDA device ("cudaDev N"), -1 unknown */
     struct rec_facts f;
+    struct rec_map links; /* its links while reading (records.c's link_line) */
 };
-
-struct rec_map {    /* uint64 -> int, open addressing */
-    uint64_t *keys; /* key + 1; 0 is empty */
-    int *vals;
-    size_t cap, n;
-};
-int rec_map_get(const struct rec_map *m, uint64_t key); /* -1 absent */
-void rec_map_put(struct rec_map *m, uint64_t key, int val);
-void rec_map_free(struct rec_map *m);
 
 int rec_host_id(struct rec_log *L, const char *name, bool create); /* -1: none */
 const char *rec_host_name(const struct rec_log *L, int id);

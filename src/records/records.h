@@ -231,6 +231,16 @@ struct rec_log {
     long blk_line;
     const struct rec_file *blk_file;
     struct rec_map threads, procs, ptrs, hostmap, linkmap;
+    /* rec_unit_for's last answer, good while threads, procs and ptrs are as they were
+     * (map_gen: a count of their changes): a thread's lines come in runs */
+    struct rec_unit_memo {
+        bool set;
+        int host, unit;
+        long pid, tid;
+        uint64_t ptr;
+        unsigned gen;
+    } unit_memo;
+    unsigned map_gen;
     char **hostnames;
     int nhostnames;
     int *host_lines;     /* per host id: lines read with it */

@@ -47,6 +47,16 @@ static bool cut_ring_agrees(const struct rec_ring *g, const int *next, int n)
 int *rec_links_ring(const struct rec_link *links, const int *idx, int n, int c, int slots,
                     int nranks, const struct rec_ring *cut, int *len)
 {
+    /* the ranks this channel's links name bound the work, not the record's slots */
+    int top = -1;
+    for (int i = 0; i < n; i++) {
+        const struct rec_link *k = nth_link(links, idx, i);
+        if (k->channel != c) continue;
+        if (k->from < 0 || k->to < 0 || k->from >= slots || k->to >= slots) return NULL;
+        top = k->from > top ? k->from : top;
+        top = k->to > top ? k->to : top;
+    }
+    slots = top + 1;
     if (slots < 2) return NULL;
     int *next = xmalloc((size_t)slots * sizeof *next),
         *prev = xmalloc((size_t)slots * sizeof *prev);
@@ -100,6 +110,8 @@ static bool same_link(const struct rec_link *a, const struct rec_link *b)
 static void links_by_comm(struct rec_log *L)
 {
     rec_map_free(&L->linkmap);
+    for (int u = 0; u < L->nunits; u++)
+        rec_map_free(&L->units[u].links);
     struct rec_map m = {0};
     int w = 0;
     for (int i = 0; i < L->nlinks; i++) {

@@ -293,6 +293,15 @@ same "unknown option" "$tmp/err" "collviz: --frobnicate: unknown option (try --h
 run "notes on variant" 2 lesson variant effective-bandwidth --notes
 same "notes on variant" "$tmp/err" "collviz: --notes: unknown option (try --help)"
 
+# ---- check's cost: a holds exercise's scene runs once per check ------------------------------
+# Whether a slide names the computed values of a holds answer skips the values some rank
+# starts with; those are read from one run of the scene, not one run per value and rank (a
+# 16-rank scene of 64 random values, tests/fuzz/corpus/holds.md, took 50 s of CPU that way,
+# 80 s under ASan). CPU seconds, not wall: the bound holds on a busy machine.
+cpu=$( { TIMEFORMAT='%3U %3S'; time "$BIN" lesson check "$HERE/fuzz/corpus/holds.md" >/dev/null 2>&1; } 2>&1 | tail -1)
+awk -v t="$cpu" 'BEGIN { split(t, a, " "); exit !(a[1] + a[2] < 5) }' ||
+    fail "lesson check of a 16-rank holds scene took $cpu s of CPU (user, system); want < 5"
+
 # ---- the sanitizer build on nasty input ----------------------------------------------------
 if [ -n "$ASAN_BIN" ] && [ -x "$ASAN_BIN" ]; then
     for f in "$HERE"/fuzz/corpus/*.md ok/*.md bad/*.md; do

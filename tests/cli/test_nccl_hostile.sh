@@ -21,7 +21,7 @@ for f in "$TOP"/tests/hostile-records/* "$TOP"/tests/fuzz/corpus_records/*; do
             2)
                 [ -s "$tmp/out" ] && fail "$b ($fmt): refused (exit 2) but wrote to stdout"
                 # (the lines it could not read may come first; the refusal is said last)
-                tail -1 "$tmp/err" | grep -q "^collviz nccl: " ||
+                tail -1 "$tmp/err" | grep -q "^collviz: nccl: " ||
                     fail "$b ($fmt): refused (exit 2), but stderr does not end saying why: $(tail -1 "$tmp/err")"
                 ;;
             *) fail "$(basename "$bin") nccl $b ($fmt): exit $rc, want 0 or 2 ($(grep -m1 . "$tmp/err"))" ;;
