@@ -786,8 +786,8 @@ static void pres_lesson_end(const struct pres *p, char *buf, size_t n)
 }
 
 /* The footer's left part, whole, in at most width columns: the slide number, the page, the
- * step and the lesson's title, the less important parts dropped first (the page, the word
- * "slide", the title) rather than any cut. with_title false: never the title. */
+ * step and the lesson's title, the less important parts dropped first (the lesson's title,
+ * the word "slide", the page) rather than any cut. with_title false: never the title. */
 static void pres_footer_left(const struct pres *p, char *buf, size_t n, int width,
                              bool with_title)
 {
@@ -797,9 +797,8 @@ static void pres_footer_left(const struct pres *p, char *buf, size_t n, int widt
     if (pg->with_scene && p->scene_ok && pres_nsteps(p) > 0) pres_step_text(p, st, sizeof st);
     const char *title = pres_lesson(p)->title ? pres_lesson(p)->title : "";
     bool pages = pres_npages(p) > 1;
-    /* each try: the word "slide", the page, the title */
-    static const bool tries[][3] = {{1, 1, 1}, {1, 0, 1}, {0, 0, 1},
-                                    {1, 1, 0}, {1, 0, 0}, {0, 0, 0}};
+    /* each try: the word "slide", the page, the lesson's title (the slide's own is on top) */
+    static const bool tries[][3] = {{1, 1, 1}, {1, 1, 0}, {0, 1, 0}, {0, 0, 0}};
     for (size_t i = 0; i < ARRAY_LEN(tries); i++) {
         if (tries[i][2] && (!with_title || !title[0])) continue;
         int k =
