@@ -420,6 +420,19 @@ bad 0 "$tmp/dup.log:1: channel 0's ring lists rank 1 twice" "$tmp/dup.log"
     printf '   8 2 float sum -1 1.0 0.1 0.1 0\n'
 } >"$tmp/long.log"
 bad 0 "$tmp/long.log:2: a line of 70000 bytes" "$tmp/long.log"
+# Tables side by side whose last row's right half is cut: the left table keeps that row
+# (its half is whole), the cut half is warned about. Lines of rocmsys3272's table, pasted
+# twice across as a terminal of two panes shows them.
+R3272=$DIR/rocmsys3272-rccltests-version-banner-cut-row.log
+hdr=$(grep -m1 '^#       size' "$R3272" | sed 's/ *$//')
+r1=$(grep -m1 '^        1024 ' "$R3272")
+r2=$(grep -m1 '^        2048 ' "$R3272")
+r3=$(grep -m1 '^       32768 ' "$R3272")
+printf '%s    %s\n%s    %s\n%s    %s\n' "$hdr" "$hdr" "$r1" "$r1" "$r2" "$r3" >"$tmp/side.log"
+"$BIN" nccl "$tmp/side.log" --format json >"$tmp/side.json" 2>/dev/null || fail "side.log: exit $?"
+json_expect side.log "$tmp/side.json" '[len(t["rows"]) for t in d["tests"]] == [2, 1] and any(
+    w["code"] == "cut_line" and "a row of 20 fields under a header of 26" in w["message"]
+    for w in d["warnings"])'
 # a row cut short (its fields begin a row of the header) is a cut line, warned about, not data
 "$BIN" nccl "$tmp/long.log" --format json >"$tmp/out" 2>/dev/null
 grep -qF "$tmp/long.log:4: cut: a row of 9 fields under a header of 13" "$tmp/out" ||
