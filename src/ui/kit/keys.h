@@ -134,6 +134,8 @@
       "zoom in: fewer elements, bigger digits where they fit", '+', '=')                       \
     X(PRES_ZOOM_OUT, KEYS_ON_PRESENT, NULL, NULL, "zoom out", '-', '_')                        \
     X(PRES_AUTO, KEYS_ON_PRESENT, NULL, NULL, "resume --auto", 'a')                            \
+    X(PRES_RESUME, KEYS_ON_PRESENT, NULL, NULL,                                                \
+      "go where this deck was left last time (slide, step, clock)", 'R')                       \
     X(PRES_END, KEYS_ON_PRESENT, NULL, NULL, "the lesson's end page (E: back)", 'E')           \
     X(PRES_EXPORT, KEYS_ON_PRESENT, NULL, NULL, "screen to SVG and text (e twice)", 'e')       \
     X(PRES_QUIT, KEYS_ON_PRESENT, NULL, NULL, "quit", 'q')

@@ -99,6 +99,9 @@ struct pres {
      * those a later slide asks included (the room compares every box); hid_later: the
      * last frame hid something for a later slide */
     bool reveal_scene, hid_later;
+    /* started at slide 1 though this deck was left elsewhere: R resumes there */
+    bool offer;
+    struct position offered;
     /* the exercises answered in the room (r), by id, for the whole talk: an exercise is
      * answered once (coming back shows its answer, r never asks it again) and later slides
      * no longer hide its answer (predict.h), as the player does with a solved one */
@@ -1261,6 +1264,26 @@ static void pres_zoom(struct pres *p, int d)
              z > 0 && !zooms ? " (not on this slide)" : "");
 }
 
+/* R: where this deck was left last time (the slide found by its lesson and title, its step,
+ * page and clock), once; --resume does it at the start. */
+static void pres_resume(struct pres *p)
+{
+    if (!p->offer) {
+        snprintf(p->msg, sizeof p->msg, "nothing to resume: this talk started where it was");
+        return;
+    }
+    struct position_key *k = pres_keys(p);
+    size_t at =
+        position_find(k, p->n, p->offered.lesson, p->offered.title, (size_t)p->offered.slide);
+    free(k);
+    pres_move(p, DECK_GOTO, (long)at + 1);
+    if (pres_slide(p)->has_scene && p->scene_ok) pres_set_step(p, p->offered.step);
+    if (p->offered.page >= 0 && p->offered.page < pres_npages(p)) p->pos.page = p->offered.page;
+    p->t0 = now_s() - (double)p->offered.elapsed_s;
+    p->offer = false;
+    snprintf(p->msg, sizeof p->msg, "resumed at slide %zu", p->pos.slide + 1);
+}
+
 static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
 {
     static const struct {
@@ -1321,6 +1344,9 @@ static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
     case ACT_PRES_ZOOM_IN:
     case ACT_PRES_ZOOM_OUT:
         pres_zoom(p, act == ACT_PRES_ZOOM_IN ? 1 : -1);
+        break;
+    case ACT_PRES_RESUME:
+        pres_resume(p);
         break;
     case ACT_PRES_AUTO:
         if (p->auto_s > 0) {
@@ -1532,6 +1558,9 @@ static int pres_start(struct pres *p, const char *start, bool want_resume,
         } else {
             rc = cv_err(err, errlen, CV_EINVAL, "--start: no slide's title has '%s'", start);
         }
+    } else if (have && !want_resume && (saved.slide > 0 || saved.step > 0)) {
+        p->offer = true; /* the notes say so; R resumes */
+        p->offered = saved;
     } else if (have && want_resume) {
         *resume = saved;
         p->pos.slide =
@@ -1603,6 +1632,12 @@ static int pres_run(struct pres *p, const struct present_opts *o, const struct p
         p->pos.page = resume->page;
         if (!p->msg[0]) /* a notes socket's trouble says more */
             snprintf(p->msg, sizeof p->msg, "resumed at slide %zu", p->pos.slide + 1);
+    } else if (p->offer && !p->msg[0]) {
+        char el[32];
+        pres_elapsed(el, sizeof el, p->offered.elapsed_s);
+        snprintf(p->msg, sizeof p->msg,
+                 "this deck was left at slide %ld, %s in: R resumes there (or --resume)",
+                 p->offered.slide + 1, el);
     }
     pres_enter(p);
     pres_layout(p);
