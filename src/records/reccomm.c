@@ -445,6 +445,23 @@ int rec_unit_fresh(struct rec_log *L, int host, long pid, long tid)
     return u;
 }
 
+int rec_unit_connecting(struct rec_log *L, int u, int dev, long rank, long maxrank)
+{
+    const struct rec_unit *a = &L->units[u];
+    if (dev < 0 || a->done || a->ptr || unit_counts(a)) return u;
+    int found = -1;
+    for (int i = 0; i < L->nunits; i++) {
+        const struct rec_unit *b = &L->units[i];
+        if (i == u || !b->done || b->tests || b->into >= 0 || b->host != a->host ||
+            b->pid != a->pid || b->device != dev || b->rank != rank ||
+            (b->f.nranks > 0 && maxrank >= b->f.nranks))
+            continue;
+        if (found >= 0) return u; /* two communicators fit: not guessed */
+        found = i;
+    }
+    return found >= 0 ? found : u;
+}
+
 int rec_tests_unit(struct rec_log *L)
 {
     if (L->tests_unit < 0) {

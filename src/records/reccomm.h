@@ -107,6 +107,12 @@ void rec_unit_done(struct rec_log *L, int u);
 int rec_unit_fitting(struct rec_log *L, int u, long maxrank, int net);
 /* A new unit for the thread: its lines are of a communicator not named yet. */
 int rec_unit_fresh(struct rec_log *L, int host, long pid, long tid);
+/* A connection line of rank `rank` on device `dev` that came to the empty unit u after its
+ * process's communicators were complete: NCCL 2.22+ connects at a communicator's first
+ * collective (NCCL_RUNTIME_CONNECT), after its "Init COMPLETE". The line is the complete
+ * unit's of that process whose rank and device are these and whose size holds maxrank,
+ * when exactly one is; else u. */
+int rec_unit_connecting(struct rec_log *L, int u, int dev, long rank, long maxrank);
 int rec_tests_unit(struct rec_log *L);
 /* The k-th of nccl-tests' device-line units: a list of devices where k processes before
  * this one claimed the same rank is k+1 separate runs (each its own communicator). */

@@ -629,6 +629,9 @@ static bool whole_via(const char *v, size_t n)
 static void link_facts(struct rec_log *L, long chan, long from, long to, bool recv,
                        const char *via, size_t vn)
 {
+    if (L->unit >= 0)
+        L->unit =
+            rec_unit_connecting(L, L->unit, L->ln.dev, recv ? to : from, from > to ? from : to);
     fit_unit(L, from > to ? from : to, strncmp(via, "NET/", 4) == 0);
     struct rec_facts *f = cur_facts(L);
     if (!f) return;
