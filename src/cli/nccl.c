@@ -804,12 +804,21 @@ static void nccl_text(const struct rec_log *L)
     /* the library as the record names it (records.h: "NCCL", "RCCL", "" when it does not) */
     printf("%s %s", L->library[0] ? L->library : "library not named",
            L->version[0] ? L->version : "(version not in the records)");
+    /* one communicator: its size and nodes where the record's own are not set */
+    int nranks = L->nranks, nnodes = L->nnodes;
+    if (L->ncomms == 1 && nranks < 0) nranks = L->comms[0].nranks;
+    if (L->ncomms == 1 && nnodes < 0) nnodes = L->comms[0].nnodes;
     if (L->ncomms > 1)
         printf(", %d communicators", L->ncomms);
-    else if (L->nranks >= 0)
-        printf(", %d rank%s", L->nranks, L->nranks == 1 ? "" : "s");
-    if (L->ncomms <= 1 && L->nnodes >= 0)
-        printf(" on %d node%s", L->nnodes, L->nnodes == 1 ? "" : "s");
+    else if (nranks >= 0)
+        printf(", %d rank%s", nranks, nranks == 1 ? "" : "s");
+    int placed = 0; /* hosts that printed (each ran a process of the job) */
+    for (int i = 0; L->ncomms <= 1 && i < L->nhostnames; i++)
+        placed += L->host_lines[i] > 0 || rec_host_in_tests(L, i);
+    if (L->ncomms <= 1 && nnodes >= 0)
+        printf(" on %d node%s", nnodes, nnodes == 1 ? "" : "s");
+    else if (placed > 0) /* not every rank's host is known: the nodes seen are a floor */
+        printf(" on at least %d node%s", placed, placed == 1 ? "" : "s");
     printf("\n");
     struct rec_jobsay J;
     rec_say_job(L, &J);

@@ -38,11 +38,11 @@ bool deck_move_in(struct deck_pos cur, const struct deck_slide *d, size_t nslide
     case DECK_NEXT:
     case DECK_STEP_NEXT:
         if (!last_page)
-            p.page = cur.page + 1; /* onto the scene's page: at its start, as narrated */
+            p.page = cur.page + 1; /* back onto the scene's page: at the step it was at */
         else if ((to = next_stop(s, cur.step)) >= 0)
             p.step = to;
         else if (cur.slide + 1 < nslides)
-            p = (struct deck_pos){cur.slide + 1, DECK_STEP_START, 0};
+            p = (struct deck_pos){cur.slide + 1, DECK_STEP_START, DECK_PAGE_ENTRY};
         else
             return false;
         break;
@@ -61,27 +61,27 @@ bool deck_move_in(struct deck_pos cur, const struct deck_slide *d, size_t nslide
         if (!last_page || cur.step < d->nsteps)
             p = (struct deck_pos){cur.slide, d->nsteps, npages - 1};
         else if (cur.slide + 1 < nslides)
-            p = (struct deck_pos){cur.slide + 1, DECK_STEP_START, 0};
+            p = (struct deck_pos){cur.slide + 1, DECK_STEP_START, DECK_PAGE_ENTRY};
         else
             return false;
         break;
     case DECK_NEXT_SLIDE:
         if (cur.slide + 1 >= nslides) return false;
-        p = (struct deck_pos){cur.slide + 1, DECK_STEP_START, 0};
+        p = (struct deck_pos){cur.slide + 1, DECK_STEP_START, DECK_PAGE_ENTRY};
         break;
     case DECK_PREV_SLIDE:
         if (cur.slide == 0) return false;
-        p = (struct deck_pos){cur.slide - 1, DECK_STEP_START, 0};
+        p = (struct deck_pos){cur.slide - 1, DECK_STEP_START, DECK_PAGE_ENTRY};
         break;
     case DECK_FIRST:
-        p = (struct deck_pos){0, DECK_STEP_START, 0};
+        p = (struct deck_pos){0, DECK_STEP_START, DECK_PAGE_ENTRY};
         break;
     case DECK_LAST:
-        p = (struct deck_pos){nslides - 1, DECK_STEP_START, 0};
+        p = (struct deck_pos){nslides - 1, DECK_STEP_START, DECK_PAGE_ENTRY};
         break;
     case DECK_GOTO:
         if (goto_n < 1 || (size_t)goto_n > nslides) return false;
-        p = (struct deck_pos){(size_t)goto_n - 1, DECK_STEP_START, 0};
+        p = (struct deck_pos){(size_t)goto_n - 1, DECK_STEP_START, DECK_PAGE_ENTRY};
         break;
     }
     *out = p;

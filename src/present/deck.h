@@ -1,19 +1,22 @@
 /* deck.h - where the presenter is in a talk, and how the clicker moves it: pure functions
  * over (slide, step) with no curses and no lessons, so every key's effect is unit tested.
  *
- * A slide is pages of narration (present_layout.h: they come before the scene's steps; most
- * slides have one) and then its scene's steps, all shown on the last page. The scene has
- * stops: the frames worth showing to a room (the author's `stops:`, else the ends of the
- * scene's phases: "after reduce-scatter", "end"; deck_stops). The clicker's forward
- * (PageDown, Space) walks the pages, then the stops, then enters the next slide at its first
- * page and the step its scene starts at; the press that turns from a text page to the
- * scene's page shows the scene at that start (the step its narration describes) and stays
- * there until the next press; backward (PageUp) walks the stops
- * down, then the pages back to the first, then enters the previous slide at its last page and
- * step. The arrows (→ ←) do the same through every step, for the live demo. Skip (F5, Esc: a
- * clicker's "start/stop" button sends one or the other) shows the scene's end, and from there
- * goes to the next slide: any slide is left in at most two presses. Whole-slide moves (n, p,
- * Home, End, g N Enter) enter a slide at its start. A slide without a scene has 0 steps. */
+ * A slide is pages of narration (present_layout.h: where the narration does not fit beside
+ * the scene, its text pages come before the scene's; most slides have one page) and then its
+ * scene's steps, all shown on the last page. The scene has stops: the frames worth showing
+ * to a room (the author's `stops:`, else the ends of the scene's phases: "after
+ * reduce-scatter", "end"; deck_stops). The clicker's forward (PageDown, Space) walks the
+ * stops, then enters the next slide on its entry page (DECK_PAGE_ENTRY: the scene's page,
+ * with the narration's lead; a slide without a scene, its first page) at the step its scene
+ * starts at, the step its narration describes: a slide costs one press and one for each
+ * stop after its start, however small the terminal. Backward (PageUp) walks the stops down,
+ * then the text pages (the whole narration, for the room to read) back to the first, then
+ * enters the previous slide at its last page and step; forward from a text page turns the
+ * pages, then shows the scene's page again at the step it was at. The arrows (→ ←) do the
+ * same through every step, for the live demo. Skip (F5, Esc: a clicker's "start/stop"
+ * button sends one or the other) shows the scene's end, and from there goes to the next
+ * slide: any slide is left in at most two presses. Whole-slide moves (n, p, Home, End, g N
+ * Enter) enter a slide on its entry page at its start. A slide without a scene has 0 steps. */
 #ifndef COLLVIZ_PRESENT_DECK_H
 #define COLLVIZ_PRESENT_DECK_H
 
@@ -23,9 +26,10 @@
 #define DECK_STEP_START (-2) /* entering forward: the step the slide's scene gives */
 #define DECK_STEP_END (-1)   /* entering backward: the scene's last step */
 #define DECK_PAGE_END (-1)   /* entering backward: the slide's last page */
+#define DECK_PAGE_ENTRY (-2) /* entering forward: the slide's entry page (present_layout.h) */
 
 enum deck_move {
-    DECK_NEXT,       /* next page, next stop, else next slide */
+    DECK_NEXT,       /* next page, next stop, else next slide (on its entry page) */
     DECK_PREV,       /* previous stop, previous page, else previous slide at its end */
     DECK_STEP_NEXT,  /* next page, next step, else next slide */
     DECK_STEP_PREV,  /* previous step, previous page, else previous slide at its end */
@@ -40,7 +44,7 @@ enum deck_move {
 struct deck_pos {
     size_t slide; /* 0-based */
     long step;    /* 0..nsteps, or DECK_STEP_START / DECK_STEP_END when entering a slide */
-    int page;     /* 0..npages-1, or DECK_PAGE_END when entering a slide backward */
+    int page;     /* 0..npages-1, or DECK_PAGE_END / DECK_PAGE_ENTRY when entering a slide */
 };
 
 /* The slide being moved through: its scene's steps (0..nsteps, 0 without a scene), its

@@ -53,6 +53,7 @@ int notes_encode(const struct notes_state *st, char **out, size_t *len, char *er
     if (st->status[0]) cJSON_AddStringToObject(o, "status", st->status);
     if (st->backend[0]) cJSON_AddStringToObject(o, "backend", st->backend);
     if (st->demo) cJSON_AddBoolToObject(o, "demo", true);
+    if (st->narr[0]) cJSON_AddStringToObject(o, "narration", st->narr);
     char *json = cJSON_PrintUnformatted(o);
     cJSON_Delete(o);
     if (!json) util_fatal("out of memory (notes message)");
@@ -157,7 +158,9 @@ int notes_decode(const char *payload, size_t len, struct notes_state *st, char *
         (cJSON_HasObjectItem(o, "status") &&
          (rc = notes_get_str(o, "status", t->status, sizeof t->status, err, errlen))) ||
         (cJSON_HasObjectItem(o, "backend") &&
-         (rc = notes_get_str(o, "backend", t->backend, sizeof t->backend, err, errlen))))
+         (rc = notes_get_str(o, "backend", t->backend, sizeof t->backend, err, errlen))) ||
+        (cJSON_HasObjectItem(o, "narration") &&
+         (rc = notes_get_str(o, "narration", t->narr, sizeof t->narr, err, errlen))))
         goto out;
     const cJSON *demo = cJSON_GetObjectItemCaseSensitive(o, "demo");
     if (demo && !cJSON_IsBool(demo)) {

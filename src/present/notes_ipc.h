@@ -25,6 +25,7 @@
 #define NOTES_NOTE_MAX (16 * 1024)  /* the speaker note, bytes with the NUL */
 #define NOTES_ANSWER_MAX (8 * 1024) /* the slide's answers and solutions, with the NUL */
 #define NOTES_KEYS_MAX 1024         /* the keys line, with the NUL */
+#define NOTES_NARR_MAX (8 * 1024)   /* the narration the room's page leaves out, with the NUL */
 #define NOTES_STATUS_MAX 512        /* the presenter's message or prompt, with the NUL */
 #define NOTES_MINUTES_MAX 100000
 #define NOTES_NAME_MAX 32 /* --name: [A-Za-z0-9._-], not starting with '.' */
@@ -54,6 +55,10 @@ struct notes_state {
     char status[NOTES_STATUS_MAX];
     char backend[NOTES_TEXT_MAX];
     bool demo;
+    /* Optional too: the slide's narration that the page it opens on does not show the room (a
+     * small terminal shows the scene with the narration's lead: the speaker says the rest, or
+     * PageUp shows it), blocks apart by an empty line. */
+    char narr[NOTES_NARR_MAX];
 };
 
 /* Copy src into dst (size n), cut at a UTF-8 character boundary when it is too long. */

@@ -21,34 +21,32 @@ int rec_map_get(const struct rec_map *m, uint64_t key)
 {
     if (!m->cap) return -1;
     for (size_t i = mix(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (m->keys[i] == 0) return -1;
-        if (m->keys[i] == key + 1) return m->vals[i];
+        if (m->slots[i].key == 0) return -1;
+        if (m->slots[i].key == key + 1) return m->slots[i].val;
     }
 }
 
 void rec_map_put(struct rec_map *m, uint64_t key, int val)
 {
     if ((m->n + 1) * 2 > m->cap) {
-        struct rec_map g = {.cap = m->cap ? m->cap * 2 : 64};
-        g.keys = xcalloc(g.cap, sizeof *g.keys);
-        g.vals = xcalloc(g.cap, sizeof *g.vals);
+        struct rec_map g = {.cap = m->cap ? m->cap * 2 : 16};
+        g.slots = xcalloc(g.cap, sizeof *g.slots);
         for (size_t i = 0; i < m->cap; i++)
-            if (m->keys[i]) rec_map_put(&g, m->keys[i] - 1, m->vals[i]);
+            if (m->slots[i].key) rec_map_put(&g, m->slots[i].key - 1, m->slots[i].val);
         rec_map_free(m);
         *m = g;
     }
     size_t i = mix(key) & (m->cap - 1);
-    while (m->keys[i] && m->keys[i] != key + 1)
+    while (m->slots[i].key && m->slots[i].key != key + 1)
         i = (i + 1) & (m->cap - 1);
-    if (!m->keys[i]) m->n++;
-    m->keys[i] = key + 1;
-    m->vals[i] = val;
+    if (!m->slots[i].key) m->n++;
+    m->slots[i].key = key + 1;
+    m->slots[i].val = val;
 }
 
 void rec_map_free(struct rec_map *m)
 {
-    free(m->keys);
-    free(m->vals);
+    free(m->slots);
     memset(m, 0, sizeof *m);
 }
 
@@ -224,25 +222,32 @@ void rec_facts_host(struct rec_facts *f, int host)
 void rec_facts_transport(struct rec_facts *f, const char *via)
 {
     char t[24];
-    if (strncmp(via, "SHM", 3) == 0 || strstr(via, "shared memory") == via ||
-        strncmp(via, "direct shared memory", 20) == 0)
-        snprintf(t, sizeof t, "SHM");
-    else if (strncmp(via, "NET/", 4) == 0) {
-        size_t n = strcspn(via + 4, "/(");
+    const char *head = "", *rest = via; /* t: head, then rest[0..n) */
+    size_t n;
+    if (strncmp(via, "SHM", 3) == 0 || strncmp(via, "shared memory", 13) == 0 ||
+        strncmp(via, "direct shared memory", 20) == 0) {
+        rest = "SHM";
+        n = 3;
+    } else if (strncmp(via, "NET/", 4) == 0) {
+        n = strcspn(via + 4, "/(");
         while (n && via[4 + n - 1] == ' ')
             n--;
-        snprintf(t, sizeof t, "NET/%.*s", (int)(n > 18 ? 18 : n), via + 4);
+        head = "NET/", rest = via + 4, n = n > 18 ? 18 : n;
     } else if (strncmp(via, "P2P/", 4) == 0) {
-        size_t n = strcspn(via + 4, "/ ");
-        snprintf(t, sizeof t, "P2P/%.*s", (int)(n > 18 ? 18 : n), via + 4);
+        n = strcspn(via + 4, "/ ");
+        head = "P2P/", rest = via + 4, n = n > 18 ? 18 : n;
     } else {
-        size_t n = strcspn(via, "/ ");
-        snprintf(t, sizeof t, "%.*s", (int)(n > 22 ? 22 : n), via);
+        n = strcspn(via, "/ ");
+        n = n > 22 ? 22 : n;
     }
+    size_t h = strlen(head);
+    memcpy(t, head, h);
+    memcpy(t + h, rest, n);
+    t[h + n] = '\0';
     for (int i = 0; i < f->ntransports; i++)
         if (strcmp(f->transports[i], t) == 0) return;
     if (f->ntransports < REC_MAX_TRANSPORTS)
-        snprintf(f->transports[f->ntransports++], 24, "%s", t);
+        memcpy(f->transports[f->ntransports++], t, h + n + 1);
 }
 
 int rec_facts_nrings(const struct rec_facts *f)
@@ -269,6 +274,19 @@ static void facts_init(struct rec_facts *f)
     f->nranks = f->nnodes = f->channels = f->localranks = -1;
 }
 
+/* A set of ranks (bits, bytes lo..cap-1) into another, a byte at a time: the window grows as
+ * it would a rank at a time (window_hold of each byte holding a rank, in order). */
+static void bits_merge(unsigned char **bits, int *lo, int *cap, const unsigned char *from,
+                       int from_lo, int from_cap)
+{
+    for (int i = from_lo; i < from_cap; i++) {
+        unsigned char v = from[i - from_lo];
+        if (!v) continue;
+        window_hold((void **)bits, lo, cap, 1, i);
+        (*bits)[i - *lo] |= v;
+    }
+}
+
 /* a's facts into b */
 static void facts_merge(struct rec_facts *b, const struct rec_facts *a)
 {
@@ -277,12 +295,9 @@ static void facts_merge(struct rec_facts *b, const struct rec_facts *a)
     if (b->nnodes < 0) b->nnodes = a->nnodes;
     if (b->localranks < 0) b->localranks = a->localranks;
     if (b->channels < 0) b->channels = a->channels;
-    for (int i = a->seen_lo; i < a->seen_cap; i++)
-        for (int k = 0; k < 8; k++)
-            if ((a->seen[i - a->seen_lo] >> k) & 1) rec_facts_seen(b, i * 8 + k);
-    for (int i = a->placed_lo; i < a->placed_cap; i++)
-        for (int k = 0; k < 8; k++)
-            if ((a->placed[i - a->placed_lo] >> k) & 1) rec_facts_placed(b, i * 8 + k);
+    bits_merge(&b->seen, &b->seen_lo, &b->seen_cap, a->seen, a->seen_lo, a->seen_cap);
+    bits_merge(&b->placed, &b->placed_lo, &b->placed_cap, a->placed, a->placed_lo,
+               a->placed_cap);
     for (int r = a->next_lo; r < a->nnext; r++)
         if (next_of(a, r)) rec_facts_next0(b, r, next_of(a, r) - 1);
     b->next_bad = b->next_bad || a->next_bad;
@@ -330,9 +345,31 @@ static uint64_t key3(int host, long pid, uint64_t x)
 
 static bool unit_counts(const struct rec_unit *u);
 
+/* A change to threads, procs or ptrs: rec_unit_for's memo is old. */
+static void unit_map_put(struct rec_log *L, struct rec_map *m, uint64_t key, int u)
+{
+    rec_map_put(m, key, u);
+    L->map_gen++;
+}
+
+/* The memo holds when the line is of the thread (and pointer) of the last answer u and the
+ * maps have not changed since: then the threads, procs (and ptrs) maps hold u for it, so
+ * the look-ups below find u again, and nothing is put. Only a unit that is done is not
+ * found again by a line without a pointer. */
+static int unit_memo(const struct rec_log *L, int host, long pid, long tid, uint64_t ptr)
+{
+    const struct rec_unit_memo *c = &L->unit_memo;
+    if (!c->set || c->gen != L->map_gen || c->host != host || c->pid != pid || c->tid != tid ||
+        c->ptr != ptr)
+        return -1;
+    return ptr || !L->units[c->unit].done ? c->unit : -1;
+}
+
 int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr, bool moved,
                  bool start, long nranks)
 {
+    int memo = unit_memo(L, host, pid, tid, ptr);
+    if (memo >= 0) return memo;
     uint64_t tk = key3(host, pid, (uint64_t)tid), pk = key3(host, pid, ~0ULL);
     int u = -1;
     int cur = rec_map_get(&L->threads, tk);
@@ -351,7 +388,7 @@ int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr, 
             } else {
                 u = new_unit(L, host, pid, ptr);
             }
-            rec_map_put(&L->ptrs, k, u);
+            unit_map_put(L, &L->ptrs, k, u);
         }
     } else {
         u = rec_map_get(&L->threads, tk);
@@ -362,8 +399,15 @@ int rec_unit_for(struct rec_log *L, int host, long pid, long tid, uint64_t ptr, 
      * does not end this one */
     if (moved && !start && cur >= 0 && u != cur && L->units[cur].ptr && !L->units[cur].done)
         return u;
-    if (rec_map_get(&L->threads, tk) != u) rec_map_put(&L->threads, tk, u);
-    if (rec_map_get(&L->procs, pk) != u) rec_map_put(&L->procs, pk, u);
+    if (rec_map_get(&L->threads, tk) != u) unit_map_put(L, &L->threads, tk, u);
+    if (rec_map_get(&L->procs, pk) != u) unit_map_put(L, &L->procs, pk, u);
+    L->unit_memo = (struct rec_unit_memo){.set = true,
+                                          .host = host,
+                                          .unit = u,
+                                          .pid = pid,
+                                          .tid = tid,
+                                          .ptr = ptr,
+                                          .gen = L->map_gen};
     return u;
 }
 
@@ -396,9 +440,26 @@ int rec_unit_fitting(struct rec_log *L, int u, long maxrank, int net)
 int rec_unit_fresh(struct rec_log *L, int host, long pid, long tid)
 {
     int u = new_unit(L, host, pid, 0);
-    rec_map_put(&L->threads, key3(host, pid, (uint64_t)tid), u);
-    rec_map_put(&L->procs, key3(host, pid, ~0ULL), u);
+    unit_map_put(L, &L->threads, key3(host, pid, (uint64_t)tid), u);
+    unit_map_put(L, &L->procs, key3(host, pid, ~0ULL), u);
     return u;
+}
+
+int rec_unit_connecting(struct rec_log *L, int u, int dev, long rank, long maxrank)
+{
+    const struct rec_unit *a = &L->units[u];
+    if (dev < 0 || a->done || a->ptr || unit_counts(a)) return u;
+    int found = -1;
+    for (int i = 0; i < L->nunits; i++) {
+        const struct rec_unit *b = &L->units[i];
+        if (i == u || !b->done || b->tests || b->into >= 0 || b->host != a->host ||
+            b->pid != a->pid || b->device != dev || b->rank != rank ||
+            (b->f.nranks > 0 && maxrank >= b->f.nranks))
+            continue;
+        if (found >= 0) return u; /* two communicators fit: not guessed */
+        found = i;
+    }
+    return found >= 0 ? found : u;
 }
 
 int rec_tests_unit(struct rec_log *L)

@@ -64,6 +64,17 @@ struct rec_facts {                /* of a unit, or of a communicator (the units'
     unsigned features, kinds;
 };
 
+struct rec_map { /* uint64 -> int, open addressing */
+    struct rec_slot {
+        uint64_t key; /* key + 1; 0 is empty */
+        int val;
+    } * slots; /* a key beside its value: a look-up touches one cache line */
+    size_t cap, n;
+};
+int rec_map_get(const struct rec_map *m, uint64_t key); /* -1 absent */
+void rec_map_put(struct rec_map *m, uint64_t key, int val);
+void rec_map_free(struct rec_map *m);
+
 struct rec_unit {
     int host; /* host id, -1 none */
     long pid;
@@ -76,16 +87,8 @@ struct rec_unit {
                      -1 none: its lines are that unit's */
     int device;   /* its rank's CUDA device ("cudaDev N"), -1 unknown */
     struct rec_facts f;
+    struct rec_map links; /* its links while reading (records.c's link_line) */
 };
-
-struct rec_map {    /* uint64 -> int, open addressing */
-    uint64_t *keys; /* key + 1; 0 is empty */
-    int *vals;
-    size_t cap, n;
-};
-int rec_map_get(const struct rec_map *m, uint64_t key); /* -1 absent */
-void rec_map_put(struct rec_map *m, uint64_t key, int val);
-void rec_map_free(struct rec_map *m);
 
 int rec_host_id(struct rec_log *L, const char *name, bool create); /* -1: none */
 const char *rec_host_name(const struct rec_log *L, int id);
@@ -104,6 +107,12 @@ void rec_unit_done(struct rec_log *L, int u);
 int rec_unit_fitting(struct rec_log *L, int u, long maxrank, int net);
 /* A new unit for the thread: its lines are of a communicator not named yet. */
 int rec_unit_fresh(struct rec_log *L, int host, long pid, long tid);
+/* A connection line of rank `rank` on device `dev` that came to the empty unit u after its
+ * process's communicators were complete: NCCL 2.22+ connects at a communicator's first
+ * collective (NCCL_RUNTIME_CONNECT), after its "Init COMPLETE". The line is the complete
+ * unit's of that process whose rank and device are these and whose size holds maxrank,
+ * when exactly one is; else u. */
+int rec_unit_connecting(struct rec_log *L, int u, int dev, long rank, long maxrank);
 int rec_tests_unit(struct rec_log *L);
 /* The k-th of nccl-tests' device-line units: a list of devices where k processes before
  * this one claimed the same rank is k+1 separate runs (each its own communicator). */

@@ -6,6 +6,8 @@
 #include "records/recline.h"
 
 #include <ctype.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "records/records.h"
@@ -29,55 +31,219 @@ const char *rec_launcher_name(enum rec_launcher l)
     return (unsigned)l <= REC_LAUNCH_DOCKER ? names[l] : NULL;
 }
 
+/* ---- marks ---------------------------------------------------------------------------- */
+
+/* Does s start with the literal w? A byte at a time: s ends at its NUL, which no w holds. */
+static bool begins(const char *s, const char *w)
+{
+    while (*w)
+        if (*s++ != *w++) return false;
+    return true;
+}
+
+/* A log level word ("INFO ") and a digit after it: where a Python logger's record starts. */
+static bool level_digit(const char *s, const char *w, size_t n)
+{
+    return begins(s, w) && isdigit((unsigned char)s[n]);
+}
+
+/* The two bytes each marked text starts with (its first byte, then its second), a bit each
+ * in a table of every pair: one look a byte finds the few places a text may start. */
+static const char mark_pairs[][3] = {"NC", "NV", "RC", "co", "In", "IN", "WA", "ER",
+                                     "DE", "in", "rs", "[r", "->", " n", " v", " s"};
+static uint64_t pair_bits[1 << 10];
+/* The bytes rec_line_clean looks at more closely: ESC, "ESC[" as text, Open MPI's "[1,0]",
+ * and those not kept as they are. */
+static unsigned char clean_special[256];
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+static unsigned pair_of(const char *p)
+{
+    return (unsigned char)p[0] | (unsigned)(unsigned char)p[1] << 8;
+}
+
+static void tables_init(void)
+{
+    for (size_t i = 0; i < sizeof mark_pairs / sizeof *mark_pairs; i++) {
+        unsigned v = pair_of(mark_pairs[i]);
+        pair_bits[v >> 6] |= 1ULL << (v & 63);
+    }
+    for (unsigned c = 0; c < 256; c++)
+        clean_special[c] = c < 0x20 || c >= 0x7f || c == 0x1b || c == 'E' || c == '[';
+}
+
+static unsigned marks_ncclhdr(int ncclhdr)
+{
+    return (ncclhdr ? REC_MK_NCCL : 0u) | (ncclhdr > 1 ? REC_MK_NCCL2 : 0u);
+}
+
+/* The marks of the texts that may start at p (a marked pair starts there); where each exact
+ * mark not seen before (not in `had`) is, into ln->first. */
+static unsigned marks_at(const char *p, int *ncclhdr)
+{
+    unsigned m = 0;
+    switch (p[0]) {
+    case 'N':
+        if (begins(p, "NCCL ")) {
+            if (begins(p + 5, "INFO") || begins(p + 5, "WARN")) (*ncclhdr)++;
+            if (begins(p + 5, "version ")) m |= REC_MK_VERSION;
+        } else if (begins(p, "NVLS multicast support is available")) {
+            m |= REC_MK_NVLS_MC;
+        }
+        break;
+    case 'R':
+        if (begins(p, "RCCL version ")) m |= REC_MK_VERSION;
+        break;
+    case 'c':
+        if (begins(p, "comm 0x")) m |= REC_MK_COMM;
+        break;
+    case 'I':
+        if (begins(p, "Init START")) m |= REC_MK_START;
+        if (begins(p, "Init COMPLETE")) m |= REC_MK_COMPLETE;
+        if (level_digit(p, "INFO ", 5)) m |= REC_MK_PYLOG;
+        break;
+    case 'W':
+        if (level_digit(p, "WARNING ", 8)) m |= REC_MK_PYLOG;
+        break;
+    case 'E':
+        if (level_digit(p, "ERROR ", 6)) m |= REC_MK_PYLOG;
+        break;
+    case 'D':
+        if (level_digit(p, "DEBUG ", 6)) m |= REC_MK_PYLOG;
+        break;
+    case 'i':
+        if (begins(p, "init.cc:") || begins(p, "init.cu:")) m |= REC_MK_INITCC;
+        break;
+    case 'r':
+        if (begins(p, "rsmi")) m |= REC_MK_RSMI;
+        break;
+    case '[':
+        if (begins(p, "[rep")) m |= REC_MK_REPEAT;
+        if (begins(p, "[receive]")) m |= REC_MK_RECEIVE;
+        break;
+    case '-':
+        m |= REC_MK_ARROW;
+        break;
+    default: /* ' ' */
+        if (begins(p, " nranks ") || begins(p, " nRanks ")) m |= REC_MK_NRANKS;
+        if (begins(p, " via ")) m |= REC_MK_VIA;
+        if (begins(p, " set by environment to ")) m |= REC_MK_ENV;
+        break;
+    }
+    return m;
+}
+
+/* The marks at p (line + off), added to *m; the first place of each new exact one noted. */
+static void mark_at(const char *line, unsigned off, unsigned *m, int *ncclhdr,
+                    struct rec_line *ln)
+{
+    unsigned b = marks_at(line + off, ncclhdr), fresh = b & ~*m & REC_MK_EXACT;
+    for (; fresh; fresh &= fresh - 1)
+        ln->first[__builtin_ctz(fresh)] = off;
+    *m |= b;
+}
+
+unsigned rec_line_marks(const char *line, struct rec_line *ln)
+{
+    pthread_once(&tables_once, tables_init);
+    unsigned m = 0;
+    int ncclhdr = 0;
+    for (const char *p = line; *p; p++) {
+        unsigned v = pair_of(p); /* p[1] is there: p[0] is no NUL */
+        if (pair_bits[v >> 6] >> (v & 63) & 1)
+            mark_at(line, (unsigned)(p - line), &m, &ncclhdr, ln);
+    }
+    return m | marks_ncclhdr(ncclhdr);
+}
+
 /* ---- cleaning ------------------------------------------------------------------------- */
 
+/* The special byte at p (clean_special): the last byte of what it starts and is cut (a
+ * colour code, an Open MPI tag), or NULL: the byte is kept. */
+static const char *clean_cut(const char *p, const char *e, struct rec_line *ln)
+{
+    if (*p == 0x1b) { /* ESC [ params letter */
+        ln->prefixes |= REC_PFX_ANSI;
+        if (p + 1 < e && p[1] == '[') {
+            const char *q = p + 2;
+            while (q < e && (isdigit((unsigned char)*q) || *q == ';' || *q == '?'))
+                q++;
+            if (q < e && isalpha((unsigned char)*q)) return q;
+        }
+        return p;
+    }
+    if (*p == 'E' && e - p >= 5 && memcmp(p, "ESC[", 4) == 0) { /* "ESC[36m" as text */
+        const char *q = p + 4;
+        while (q < e && (isdigit((unsigned char)*q) || *q == ';'))
+            q++;
+        if (q < e && *q == 'm') {
+            ln->prefixes |= REC_PFX_ANSI_TEXT;
+            return q;
+        }
+    }
+    if (*p == '[') { /* Open MPI's [job,rank]<stdout>: or <stderr>:, wherever it is */
+        const char *q = p + 1;
+        while (q < e && isdigit((unsigned char)*q))
+            q++;
+        if (q > p + 1 && q < e && *q == ',') {
+            const char *r = q + 1;
+            while (r < e && isdigit((unsigned char)*r))
+                r++;
+            if (r > q + 1 && e - r >= 10 &&
+                (memcmp(r, "]<stdout>:", 10) == 0 || memcmp(r, "]<stderr>:", 10) == 0)) {
+                ln->prefixes |= REC_PFX_TAG_OUTPUT;
+                if (!ln->launcher) ln->launcher = REC_LAUNCH_OPEN_RTE;
+                return r + 9;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* One pass: each byte copied (most as they are; a special one looked at by clean_cut), and
+ * each place a marked text may start noted (its first two bytes, as kept, are a marked
+ * pair); the marks are read at those places once the line is whole. */
 void rec_line_clean(const char *b, const char *e, char *out, struct rec_line *ln)
 {
+    pthread_once(&tables_once, tables_init);
     size_t k = 0;
+    unsigned prev = 0; /* the byte kept before, 0 none: no pair starts with it */
+    unsigned at[48], nat = 0;
+    bool many = false; /* more places than at[] holds: the marks from a scan of the line */
     for (const char *p = b; p < e; p++) {
-        if (*p == 0x1b) { /* ESC [ params letter */
-            ln->prefixes |= REC_PFX_ANSI;
-            if (p + 1 < e && p[1] == '[') {
-                const char *q = p + 2;
-                while (q < e && (isdigit((unsigned char)*q) || *q == ';' || *q == '?'))
-                    q++;
-                if (q < e && isalpha((unsigned char)*q)) p = q;
-            }
-            continue;
-        }
-        if (*p == 'E' && e - p >= 5 && memcmp(p, "ESC[", 4) == 0) { /* "ESC[36m" as text */
-            const char *q = p + 4;
-            while (q < e && (isdigit((unsigned char)*q) || *q == ';'))
-                q++;
-            if (q < e && *q == 'm') {
-                ln->prefixes |= REC_PFX_ANSI_TEXT;
-                p = q;
+        unsigned c = (unsigned char)*p;
+        if (clean_special[c]) {
+            const char *cut = clean_cut(p, e, ln);
+            if (cut) {
+                p = cut;
                 continue;
             }
+            if (c == '\r' && p + 1 == e) break;
+            c = c == '\t' ? ' ' : (c < 0x20 || c >= 0x7f) ? '?' : c;
         }
-        if (*p == '[') { /* Open MPI's [job,rank]<stdout>: or <stderr>:, wherever it is */
-            const char *q = p + 1;
-            while (q < e && isdigit((unsigned char)*q))
-                q++;
-            if (q > p + 1 && q < e && *q == ',') {
-                const char *r = q + 1;
-                while (r < e && isdigit((unsigned char)*r))
-                    r++;
-                if (r > q + 1 && e - r >= 10 &&
-                    (memcmp(r, "]<stdout>:", 10) == 0 || memcmp(r, "]<stderr>:", 10) == 0)) {
-                    ln->prefixes |= REC_PFX_TAG_OUTPUT;
-                    if (!ln->launcher) ln->launcher = REC_LAUNCH_OPEN_RTE;
-                    p = r + 9;
-                    continue;
-                }
-            }
-        }
-        unsigned char c = (unsigned char)*p;
-        if (c == '\r' && p + 1 == e) break;
         if (k >= REC_MAX_LINE) break;
-        out[k++] = c == '\t' ? ' ' : (c < 0x20 || c >= 0x7f) ? '?' : (char)c;
+        out[k] = (char)c;
+        unsigned v = prev | c << 8;
+        if (pair_bits[v >> 6] >> (v & 63) & 1) {
+            if (nat < sizeof at / sizeof *at)
+                at[nat++] = (unsigned)k - 1;
+            else
+                many = true;
+        }
+        prev = c;
+        k++;
     }
     out[k] = '\0';
+    ln->line = out;
+    if (many) {
+        ln->marks = rec_line_marks(out, ln);
+        return;
+    }
+    int ncclhdr = 0;
+    unsigned m = 0;
+    for (unsigned i = 0; i < nat; i++) /* in order: the first of each is noted first */
+        mark_at(out, at[i], &m, &ncclhdr, ln);
+    ln->marks = m | marks_ncclhdr(ncclhdr);
 }
 
 /* ---- small matchers: each returns the end of its form, or NULL ------------------------ */
@@ -459,6 +625,7 @@ static const char *one_prefix(const char *s, struct rec_line *ln, int *rays)
 /* Ray's " [repeated 15x across cluster]" (and what follows it), or its cut start. */
 static void dedup_suffix(char *s, struct rec_line *ln)
 {
+    if (!(ln->marks & REC_MK_REPEAT)) return; /* both forms hold "[rep" */
     for (char *r = strstr(s, "[repeated "); r; r = strstr(r + 1, "[repeated ")) {
         const char *q = digits(r + 10, 1, 9);
         if (!q) continue;
@@ -472,6 +639,7 @@ static void dedup_suffix(char *s, struct rec_line *ln)
         while (r > s && r[-1] == ' ')
             r--;
         *r = '\0';
+        ln->marks = rec_line_marks(ln->line, ln); /* of the line as cut */
         return;
     }
     /* "[repeated 14x across clu" cut before the number is complete: "[repe" at the end */
@@ -481,6 +649,7 @@ static void dedup_suffix(char *s, struct rec_line *ln)
         if (strncmp(s + n - k, full, k) == 0 && k >= 5) {
             ln->dedup = ln->cut = true;
             s[n - k] = '\0';
+            ln->marks = rec_line_marks(ln->line, ln);
             return;
         }
 }
@@ -508,14 +677,16 @@ void rec_line_split(char *line, struct rec_line *ln)
         /* another line run into this one: a second header, or a Python logger's record
          * ("INFO 04-20 16:48:04 [parallel_state.py:957] ...", as vLLM prints) */
         const char *m = ln->msg;
-        for (const char *f = strstr(m, "NCCL "); f; f = strstr(f + 1, "NCCL "))
+        /* the header's own "NCCL INFO" is one: another needs two in the line */
+        const char *f0 = ln->marks & REC_MK_NCCL2 ? strstr(m, "NCCL ") : NULL;
+        for (const char *f = f0; f; f = strstr(f + 1, "NCCL "))
             if (strncmp(f, "NCCL INFO", 9) == 0 || strncmp(f, "NCCL WARN", 9) == 0) {
                 ln->spliced = true;
                 s = m; /* the last header in the rest is the line's data */
                 break;
             }
         if (!ln->spliced) {
-            for (const char *q = m; *q; q++)
+            for (const char *q = ln->marks & REC_MK_PYLOG ? m : ""; *q; q++)
                 if (isupper((unsigned char)*q) && pylog_record(q)) {
                     ln->spliced = true;
                     break;
@@ -526,7 +697,8 @@ void rec_line_split(char *line, struct rec_line *ln)
     /* no header at the start: one later in the line is another process's (spliced) or
      * follows text that is no prefix this reader knows */
     const char *at = NULL;
-    for (const char *f = strstr(s, "NCCL "); f; f = strstr(f + 1, "NCCL "))
+    const char *f0 = ln->marks & REC_MK_NCCL ? strstr(s, "NCCL ") : NULL;
+    for (const char *f = f0; f; f = strstr(f + 1, "NCCL "))
         if (strncmp(f, "NCCL INFO", 9) == 0 || strncmp(f, "NCCL WARN", 9) == 0) at = f;
     if (!at) {
         if (prefixed && header_prefix(s)) ln->cut = true;

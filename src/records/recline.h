@@ -49,8 +49,37 @@ enum rec_launcher {
 };
 const char *rec_launcher_name(enum rec_launcher l); /* NULL for NONE */
 
+/* What a line may hold (rec_line.marks), found in one pass over it: a bit is clear only when
+ * its text is nowhere in the line, so a reader searches for that text (strstr) only in lines
+ * that may hold it, and most lines are read without searching at all. */
+enum {
+    REC_MK_NCCL = 1 << 0,     /* "NCCL INFO" or "NCCL WARN" */
+    REC_MK_NCCL2 = 1 << 1,    /* two of them or more */
+    REC_MK_VERSION = 1 << 2,  /* "NCCL version " or "RCCL version " */
+    REC_MK_COMM = 1 << 3,     /* "comm 0x" */
+    REC_MK_START = 1 << 4,    /* "Init START" */
+    REC_MK_COMPLETE = 1 << 5, /* "Init COMPLETE" */
+    REC_MK_NRANKS = 1 << 6,   /* " nranks " or " nRanks " */
+    REC_MK_INITCC = 1 << 7,   /* "init.cc:" or "init.cu:" */
+    REC_MK_REPEAT = 1 << 8,   /* "[rep" (Ray's "[repeated Nx ...]", or its cut start) */
+    REC_MK_ARROW = 1 << 9,    /* "->" */
+    REC_MK_VIA = 1 << 10,     /* " via " */
+    REC_MK_RECEIVE = 1 << 11, /* "[receive]" */
+    REC_MK_PYLOG = 1 << 12,   /* "INFO ", "WARNING ", "ERROR " or "DEBUG " before a digit */
+    REC_MK_NVLS_MC = 1 << 13, /* "NVLS multicast support is available" */
+    REC_MK_ENV = 1 << 14,     /* " set by environment to " */
+    REC_MK_RSMI = 1 << 15,    /* "rsmi" */
+    REC_MK_N = 16,
+    /* the marks of one text each, matched whole: rec_line.first says where the first is */
+    REC_MK_EXACT = REC_MK_COMM | REC_MK_START | REC_MK_COMPLETE | REC_MK_ARROW | REC_MK_VIA |
+                   REC_MK_RECEIVE | REC_MK_NVLS_MC | REC_MK_ENV | REC_MK_RSMI,
+};
+
 struct rec_line {
-    unsigned prefixes; /* REC_PFX_* */
+    unsigned prefixes;        /* REC_PFX_* */
+    unsigned marks;           /* REC_MK_*, of the whole cleaned line (set by rec_line_clean) */
+    const char *line;         /* the cleaned line */
+    unsigned first[REC_MK_N]; /* an exact mark's first text: at line + first[bit index] */
     enum rec_launcher launcher;
     bool dedup;       /* Ray's "[repeated Nx across cluster]" was cut off the end */
     bool cut;         /* the line ends inside a form (a header, a dedup suffix) */
@@ -69,9 +98,13 @@ struct rec_line {
 };
 
 /* Copy raw bytes [b, e) into out (REC_MAX_LINE + 1 bytes) as printable ASCII: colour codes
- * and Open MPI tags removed (noted in *ln), tabs as spaces, other bytes '?'. */
+ * and Open MPI tags removed (noted in *ln), tabs as spaces, other bytes '?'; ln->marks are
+ * the copy's (rec_line_marks), found in the same pass. */
 void rec_line_clean(const char *b, const char *e, char *out, struct rec_line *ln);
-/* Then split the cleaned line in place (a dedup suffix is cut off). */
+/* The REC_MK_* bits of cleaned line `line`, and where the exact ones are (ln->first). */
+unsigned rec_line_marks(const char *line, struct rec_line *ln);
+/* Then split the cleaned line in place (a dedup suffix is cut off); ln->marks stay those of
+ * the whole line. */
 void rec_line_split(char *line, struct rec_line *ln);
 
 #endif

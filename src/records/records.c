@@ -151,11 +151,34 @@ static bool scan_int(const char **p, int maxd, long *v)
     return true;
 }
 
+/* strstr(s, w) in the line being read (s in it), asked only where its marks (recline.h:
+ * `bit`, the mark of w) say w may be: most lines hold none of the texts searched for. An
+ * exact mark's first place, when at s or after it, is strstr's answer. */
+static const char *find(const struct rec_log *L, unsigned bit, const char *s, const char *w)
+{
+    const struct rec_line *ln = &L->ln;
+    if (!(ln->marks & bit)) return NULL;
+    if (bit & REC_MK_EXACT) {
+        const char *f = ln->line + ln->first[__builtin_ctz(bit)];
+        if (f >= s) return f;
+    }
+    return strstr(s, w);
+}
+
 static bool starts(const char *s, const char *lit)
 {
     while (*lit) /* a byte at a time: most lines differ at the first */
         if (*s++ != *lit++) return false;
     return true;
+}
+
+/* src into out[n], cut to fit, as snprintf's "%s" would (without its cost a line). */
+static void copy_str(char *out, size_t n, const char *src)
+{
+    size_t k = strlen(src);
+    if (k >= n) k = n - 1;
+    memcpy(out, src, k);
+    out[k] = '\0';
 }
 
 /* Copy the word at s (up to a space, or any char in stop) into out[n]. */
@@ -218,8 +241,10 @@ void rec_free(struct rec_log *L)
         free(L->vias[i]);
     free(L->vias);
     rec_map_free(&L->viamap);
-    for (int i = 0; i < L->nunits; i++)
+    for (int i = 0; i < L->nunits; i++) {
         rec_facts_free(&L->units[i].f);
+        rec_map_free(&L->units[i].links);
+    }
     free(L->units);
     free(L->blk_claims);
     for (int i = 0; i < L->ncomms; i++)
@@ -324,7 +349,9 @@ struct rec_ctx {
     const char *name;
     long line;
     char host[64];
-    int host_id; /* -1 none */
+    int host_id;        /* -1 none */
+    char last_host[64]; /* the last header's host name ("" none) */
+    int last_host_id;   /* its id: a file's lines come from a few hosts, in runs */
 };
 
 /* The file being read, between rec_parse_begin and rec_parse_end. */
@@ -602,6 +629,9 @@ static bool whole_via(const char *v, size_t n)
 static void link_facts(struct rec_log *L, long chan, long from, long to, bool recv,
                        const char *via, size_t vn)
 {
+    if (L->unit >= 0)
+        L->unit =
+            rec_unit_connecting(L, L->unit, L->ln.dev, recv ? to : from, from > to ? from : to);
     fit_unit(L, from > to ? from : to, strncmp(via, "NET/", 4) == 0);
     struct rec_facts *f = cur_facts(L);
     if (!f) return;
@@ -627,7 +657,7 @@ static void link_facts(struct rec_log *L, long chan, long from, long to, bool re
  * (its pointer chose the line's unit already). */
 static size_t rccl_suffix(struct rec_log *L, const char *p, size_t n)
 {
-    const char *c = strstr(p, " comm 0x");
+    const char *c = find(L, REC_MK_COMM, p, " comm 0x");
     if (!c || (size_t)(c - p) >= n) return n;
     const char *q = c + 8;
     while (isxdigit((unsigned char)*q))
@@ -650,7 +680,7 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
     if (!peer(&p, &from) || !starts(p, " -> ")) goto cut;
     p += 4;
     if (!peer(&p, &to)) goto cut;
-    const char *via = strstr(p, " via ");
+    const char *via = find(L, REC_MK_VIA, p, " via ");
     if (!via) goto cut;
     via = skip_sp(via + 5);
     size_t vn = rccl_suffix(L, via, strlen(via));
@@ -673,12 +703,13 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
                          .comm = -1};
     /* NCCL sets up a connection's send side on the sender and its receive side on the
      * receiver: the line's host is the sender's, or the receiver's for "[receive]" */
-    bool recv = strstr(p, "[receive]") && strstr(p, "[receive]") < via;
+    const char *rv = find(L, REC_MK_RECEIVE, p, "[receive]");
+    bool recv = rv && rv < via;
     link_facts(L, chan, from, to, recv, via, vn);
     k.unit = L->unit; /* its unit as link_facts found it */
     struct rec_rank *rk = &L->ranks[recv ? to : from];
     rk->known = true;
-    if (!rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
+    if (!rk->host[0]) copy_str(rk->host, sizeof rk->host, x->host);
     /* a connection's send and receive lines: one link (found by a hash of its fields, so a
      * large job's links cost what they are, not their square) */
     uint64_t key = (uint64_t)(uint32_t)k.channel * 0x9e3779b97f4a7c15ULL ^
@@ -687,10 +718,13 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
     for (const char *c = k.via; *c; c++)
         key = (key ^ (unsigned char)*c) * 1099511628211ULL;
     /* each unit's own: two communicators may have links alike (their rank numbers are their
-     * own); one communicator's two lines of a connection are one link after rec_finish */
+     * own); one communicator's two lines of a connection are one link after rec_finish. In
+     * the unit's own map, small and at hand while its lines are read (the lines of no unit
+     * in the record's) */
     key = (key ^ (uint64_t)(uint32_t)k.unit) * 0xff51afd7ed558ccdULL;
+    struct rec_map *lm = k.unit >= 0 ? &L->units[k.unit].links : &L->linkmap;
     for (uint64_t probe = key;; probe = probe * 6364136223846793005ULL + 1) {
-        int i = rec_map_get(&L->linkmap, probe);
+        int i = rec_map_get(lm, probe);
         if (i < 0) break;
         const struct rec_link *o = &L->links[i];
         if (o->channel == k.channel && o->conn == k.conn && o->from == k.from &&
@@ -710,7 +744,7 @@ static void link_line(struct rec_ctx *x, long chan, long conn, const char *p)
         L->caplinks += more;
         L->links = xrealloc(L->links, (size_t)L->caplinks * sizeof *L->links);
     }
-    rec_map_put(&L->linkmap, key, L->nlinks);
+    rec_map_put(lm, key, L->nlinks);
     L->links[L->nlinks++] = k;
     rank_at(L, from);
     rank_at(L, to);
@@ -764,7 +798,7 @@ static bool channel_line(struct rec_ctx *x, const char *p, bool ring_kw)
         return false;
     }
     p += 3;
-    bool arrow = strstr(p, "->") != NULL;
+    bool arrow = find(x->L, REC_MK_ARROW, p, "->") != NULL;
     if (!arrow && !ring_kw) {
         const char *q = skip_sp(p);
         for (; *q; q++)
@@ -782,7 +816,7 @@ static bool channel_line(struct rec_ctx *x, const char *p, bool ring_kw)
         ring_line(x, chan, p);
         return true;
     }
-    if (!strstr(p, " via ")) {
+    if (!find(x->L, REC_MK_VIA, p, " via ")) {
         if (ring_kw && neighbours(x, p)) return true;
         cut_warn(x, "a link line");
         return true;
@@ -1320,10 +1354,10 @@ static bool matrix_line(struct rec_log *L, const char *p)
 static bool info_line(struct rec_ctx *x, const char *p)
 {
     struct rec_log *L = x->L;
-    if (strstr(p, "Init COMPLETE")) L->init_complete++;
+    if (find(L, REC_MK_COMPLETE, p, "Init COMPLETE")) L->init_complete++;
     /* NCCL's error trace, "init.cc:1089 -> 3": an error code returned through init */
-    const char *ic = strstr(p, "init.cc:");
-    if (!ic) ic = strstr(p, "init.cu:");
+    const char *ic = find(L, REC_MK_INITCC, p, "init.cc:");
+    if (!ic) ic = find(L, REC_MK_INITCC, p, "init.cu:");
     if (ic && !L->init_error[0]) {
         const char *q = ic + 8;
         long line = scan_uint(&q, 6), code = 0;
@@ -1337,7 +1371,7 @@ static bool info_line(struct rec_ctx *x, const char *p)
     if (starts(p, "Channel ")) return channel_line(x, p + 8, false);
     if (starts(p, "Ring ")) return channel_line(x, p + 5, true);
     if (starts(p, "Trees ")) return trees_line(x, p + 6);
-    if (strstr(p, "comm 0x") && comm_line(x, p)) return true;
+    if (find(L, REC_MK_COMM, p, "comm 0x") && comm_line(x, p)) return true;
     if (starts(p, "rank ") && old_rank_line(x, p)) return true;
     if (starts(p, "Using network ")) {
         struct rec_host_net *h = host_net(L, x->host);
@@ -1355,7 +1389,7 @@ static bool info_line(struct rec_ctx *x, const char *p)
     }
     if (L->last_pattern >= 0 && graph_channel(x, p)) return true;
     struct rec_facts *f = cur_facts(L);
-    if (strstr(p, "NVLS multicast support is available")) {
+    if (find(L, REC_MK_NVLS_MC, p, "NVLS multicast support is available")) {
         struct rec_host_net *h = host_net(L, x->host);
         if (h) h->nvls = true;
         L->nvls = true;
@@ -1404,13 +1438,13 @@ static bool info_line(struct rec_ctx *x, const char *p)
         add_kind(L, REC_KIND_CONNECTED);
     else if (starts(p, "P2P Chunksize"))
         add_kind(L, REC_KIND_CHUNK);
-    else if (strstr(p, " set by environment to "))
+    else if (find(L, REC_MK_ENV, p, " set by environment to "))
         add_kind(L, REC_KIND_ENV);
     else if (starts(p, "Setting affinity"))
         add_kind(L, REC_KIND_AFFINITY);
     else if (starts(p, "threadThresholds"))
         add_kind(L, REC_KIND_THRESH);
-    else if (strstr(p, "rsmi"))
+    else if (find(L, REC_MK_RSMI, p, "rsmi"))
         L->rccl = true;
     return starts(p, "NVLS ") || starts(p, "CollNet") || starts(p, "Connected all");
 }
@@ -1901,10 +1935,10 @@ static void warn_line(struct rec_ctx *x, const char *p)
 static bool version_line(struct rec_ctx *x, const char *s)
 {
     struct rec_log *L = x->L;
-    const char *v = strstr(s, "NCCL version ");
+    const char *v = find(L, REC_MK_VERSION, s, "NCCL version ");
     bool rccl = false;
     if (!v) {
-        v = strstr(s, "RCCL version ");
+        v = find(L, REC_MK_VERSION, s, "RCCL version ");
         rccl = v != NULL;
     }
     if (!v) return false;
@@ -2002,19 +2036,19 @@ static void command_line(struct rec_log *L, const char *p)
 }
 
 /* "nranks 8" / "nRanks 16" in a comm line, -1 when none */
-static long said_nranks(const char *msg)
+static long said_nranks(const struct rec_log *L, const char *msg)
 {
-    const char *k = strstr(msg, " nranks ");
-    if (!k) k = strstr(msg, " nRanks ");
+    const char *k = find(L, REC_MK_NRANKS, msg, " nranks ");
+    if (!k) k = find(L, REC_MK_NRANKS, msg, " nRanks ");
     if (!k) return -1;
     k += 8;
     return scan_uint(&k, 7);
 }
 
 /* "comm 0x7f..." anywhere in the message: the line's communicator pointer. */
-static uint64_t comm_ptr(const char *msg)
+static uint64_t comm_ptr(const struct rec_log *L, const char *msg)
 {
-    const char *c = strstr(msg, "comm 0x");
+    const char *c = find(L, REC_MK_COMM, msg, "comm 0x");
     if (!c || (c > msg && c[-1] != ' ')) return 0;
     c += 7;
     uint64_t v = 0;
@@ -2027,10 +2061,16 @@ static uint64_t comm_ptr(const char *msg)
 
 /* The host of a header: for a spliced line the name may carry the end of the other line
  * ("166015g183"): a known host that ends it is taken, else none. */
-static int header_host(struct rec_log *L, const struct rec_line *ln)
+static int header_host(struct rec_ctx *x, const struct rec_line *ln)
 {
+    struct rec_log *L = x->L;
     if (!ln->host[0]) return -1;
-    if (!ln->glued) return rec_host_id(L, ln->host, true);
+    if (!ln->glued) {
+        if (x->last_host[0] && strcmp(ln->host, x->last_host) == 0) return x->last_host_id;
+        x->last_host_id = rec_host_id(L, ln->host, true);
+        copy_str(x->last_host, sizeof x->last_host, ln->host);
+        return x->last_host_id;
+    }
     int id = rec_host_id(L, ln->host, false);
     if (id >= 0) return id;
     size_t n = strlen(ln->host);
@@ -2085,8 +2125,8 @@ static bool one_line(struct rec_ctx *x, char *s)
     L->unit = -1;
     if (ln->nccl) {
         L->nccl_lines = true;
-        int h = header_host(L, ln);
-        snprintf(x->host, sizeof x->host, "%s", rec_host_name(L, h));
+        int h = header_host(x, ln);
+        copy_str(x->host, sizeof x->host, rec_host_name(L, h));
         x->host_id = h;
         if (h >= 0) {
             L->host_lines[h]++;
@@ -2094,11 +2134,12 @@ static bool one_line(struct rec_ctx *x, char *s)
                 L->first_hosts[L->nfirst++] = h;
         }
         if (ln->pid >= 0 || h >= 0 || ln->dev >= 0)
-            L->unit = rec_unit_for(L, h, ln->pid, ln->tid, comm_ptr(ln->msg), ln->dedup,
-                                   strstr(ln->msg, "Init START") != NULL, said_nranks(ln->msg));
+            L->unit = rec_unit_for(L, h, ln->pid, ln->tid, comm_ptr(L, ln->msg), ln->dedup,
+                                   find(L, REC_MK_START, ln->msg, "Init START") != NULL,
+                                   said_nranks(L, ln->msg));
         if (!ln->warn) {
             bool r = info_line(x, ln->msg);
-            if (strstr(ln->msg, "Init COMPLETE")) rec_unit_done(L, L->unit);
+            if (find(L, REC_MK_COMPLETE, ln->msg, "Init COMPLETE")) rec_unit_done(L, L->unit);
             return r || got;
         }
         warn_line(x, ln->msg);

@@ -110,6 +110,8 @@ static bool same_link(const struct rec_link *a, const struct rec_link *b)
 static void links_by_comm(struct rec_log *L)
 {
     rec_map_free(&L->linkmap);
+    for (int u = 0; u < L->nunits; u++)
+        rec_map_free(&L->units[u].links);
     struct rec_map m = {0};
     int w = 0;
     for (int i = 0; i < L->nlinks; i++) {

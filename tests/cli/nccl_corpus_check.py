@@ -217,7 +217,7 @@ def mutations(e, d):
         m = copy()
         m["version"] = m["version"][:-1]
         yield "a version cut short", m
-    if d["communicators"]:
+    if e["communicators"]:  # (an extra one a partial list allows is no mutation)
         for key, bump in (("nranks", lambda v: (v or 0) + 1), ("rings", lambda v: (v or 0) + 1),
                           ("trees", lambda v: not v), ("ranks_seen", lambda v: v + [9999])):
             m = copy()

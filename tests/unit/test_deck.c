@@ -21,7 +21,7 @@ static struct deck_pos walk(struct deck_pos p, enum deck_move m, bool *moved)
     struct deck_pos q;
     *moved = deck_move(p, nsteps_of[p.slide], 1, 3, m, 0, &q);
     q.step = deck_resolve(q.step, start_of[q.slide], nsteps_of[q.slide]);
-    if (q.page == DECK_PAGE_END) q.page = 0; /* one page each */
+    if (q.page == DECK_PAGE_END || q.page == DECK_PAGE_ENTRY) q.page = 0; /* one page each */
     return q;
 }
 
@@ -82,25 +82,30 @@ static void test_whole_slides(void **state)
     assert_false(deck_move((struct deck_pos){0, 0, 0}, 0, 1, 0, DECK_NEXT, 0, &q));
 }
 
-/* A slide of 3 narration pages then a 2-step scene (starting at step 0), between two
- * one-page slides without scenes: forward walks pages 0 1 2, then steps 1 2 on the last page;
- * backward walks the steps down to 0, then the pages, then enters the previous slide at its
- * last page. */
+/* A slide of 3 pages (two text pages, then the scene's page with the narration's lead) and
+ * a 2-step scene (starting at step 0), between two one-page slides without scenes: forward
+ * enters it on the scene's page (DECK_PAGE_ENTRY, which the caller resolves to the page it
+ * opens on) and walks steps 1 2; backward walks the steps down to 0, then the text pages, then
+ * enters the previous slide at its last page; forward from a text page turns the pages and
+ * shows the scene's page at the step it was at. */
 static void test_pages(void **state)
 {
     (void)state;
-    const int pages_of[3] = {1, 3, 1};
+    const int pages_of[3] = {1, 3, 1}, entry_of[3] = {0, 2, 0};
     const long steps_of[3] = {0, 2, 0};
     struct {
         size_t slide;
         int page;
         long step;
-    } fwd[] = {{1, 0, 0}, {1, 1, 0}, {1, 2, 0}, {1, 2, 1}, {1, 2, 2}, {2, 0, 0}},
-      back[] = {{1, 2, 2}, {1, 2, 1}, {1, 2, 0}, {1, 1, 0}, {1, 0, 0}, {0, 0, 0}};
+    } fwd[] = {{1, 2, 0}, {1, 2, 1}, {1, 2, 2}, {2, 0, 0}},
+      back[] = {{1, 2, 2}, {1, 2, 1}, {1, 2, 0}, {1, 1, 0}, {1, 0, 0}, {0, 0, 0}},
+      again[] = {{1, 1, 0}, {1, 2, 0}, {1, 2, 1}};
     struct deck_pos p = {0, 0, 0}, q;
     for (size_t i = 0; i < sizeof fwd / sizeof fwd[0]; i++) {
         assert_true(deck_move(p, steps_of[p.slide], pages_of[p.slide], 3, DECK_NEXT, 0, &q));
         if (q.step == DECK_STEP_START) q.step = 0;
+        assert_int_equal(q.page, q.slide == p.slide ? q.page : DECK_PAGE_ENTRY);
+        if (q.page == DECK_PAGE_ENTRY) q.page = entry_of[q.slide];
         assert_int_equal(q.slide, fwd[i].slide);
         assert_int_equal(q.page, fwd[i].page);
         assert_int_equal(q.step, fwd[i].step);
@@ -115,9 +120,17 @@ static void test_pages(void **state)
         assert_int_equal(q.step, back[i].step);
         p = q;
     }
-    /* Whole-slide moves enter at the first page. */
+    p = (struct deck_pos){1, 0, 0};
+    for (size_t i = 0; i < sizeof again / sizeof again[0]; i++) {
+        assert_true(deck_move(p, steps_of[1], pages_of[1], 3, DECK_NEXT, 0, &q));
+        assert_int_equal(q.slide, again[i].slide);
+        assert_int_equal(q.page, again[i].page);
+        assert_int_equal(q.step, again[i].step);
+        p = q;
+    }
+    /* Whole-slide moves enter on the page the slide opens on. */
     assert_true(deck_move((struct deck_pos){2, 0, 0}, 0, 1, 3, DECK_PREV_SLIDE, 0, &q));
-    assert_int_equal(q.page, 0);
+    assert_int_equal(q.page, DECK_PAGE_ENTRY);
     assert_int_equal(q.slide, 1);
 }
 

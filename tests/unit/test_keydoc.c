@@ -162,7 +162,8 @@ static void test_present_help_keys(void **state)
     /* read off keys.h by hand */
     assert_non_null(strstr(t, "\n  G                   glossary: the slide's terms first"));
     assert_non_null(strstr(t, "\n  S                   pp schedule: GPipe / 1F1B\n"));
-    assert_non_null(strstr(t, "\n  PgDn Down Space     next page,"));
+    assert_non_null(
+        strstr(t, "\n  PgDn Down Space     the scene's next stop, then the next slide"));
     assert_null(strstr(t, "  G                   pp schedule"));
     free(t);
     assert_int_equal(bad_key_lines("On a parallelism scene:\n  G  pp schedule: GPipe / 1F1B\n",

@@ -120,6 +120,23 @@ static void test_lists_quotes_code(void **state)
     assert_true(n.l[1].with_next);
     assert_false(n.l[3].with_next);
     assert_false(n.l[5].with_next);
+    /* A slide's lead may end before a block that stands alone (lines 4 and 6), never between
+     * a question and its options (line 2); each line knows its block, a blank one the next. */
+    const bool starts[] = {false, false, false, false, true, false, true};
+    const int block[] = {0, 1, 1, 2, 2, 3, 3};
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(n.l[i].starts, starts[i]);
+        assert_int_equal(n.l[i].block, block[i]);
+    }
+    narr_free(&n);
+    /* Without the empty lines (the tight layout) the same blocks start alike. */
+    narr_layout(qz, 4, 40, false, true, &n);
+    expect_lines(
+        &n, (const char *[]){"bandwidth is what matters here", "1. second", "Cost", "second"},
+        4);
+    assert_false(n.l[1].starts);
+    assert_true(n.l[2].starts && n.l[3].starts);
+    assert_int_equal(n.l[3].block, 3);
     narr_free(&n);
 
     /* ASCII marks. */

@@ -38,6 +38,7 @@ static void sample(struct notes_state *st)
     snprintf(st->status, sizeof st->status, "go to slide: 7_");
     snprintf(st->backend, sizeof st->backend, "nccl: unavailable \u2014 no usable GPU");
     st->demo = true;
+    snprintf(st->narr, sizeof st->narr, "Where is it used?\n\nRarely: \"at the start\".");
 }
 
 static void assert_state_equal(const struct notes_state *a, const struct notes_state *b)
@@ -56,6 +57,7 @@ static void assert_state_equal(const struct notes_state *a, const struct notes_s
     assert_string_equal(a->status, b->status);
     assert_string_equal(a->backend, b->backend);
     assert_int_equal(a->demo, b->demo);
+    assert_string_equal(a->narr, b->narr);
 }
 
 static void test_roundtrip_any_split(void **state)
@@ -186,6 +188,8 @@ static void test_malformed_refused(void **state)
                    "'keys' missing or not a string");
     expect_refused("{\"v\":1,\"slide\":1,\"nslides\":2," GOOD_FIELDS ",\"demo\":1}",
                    "'demo' is not a boolean");
+    expect_refused("{\"v\":1,\"slide\":1,\"nslides\":2," GOOD_FIELDS ",\"narration\":0}",
+                   "'narration' missing or not a string");
 
     /* A title longer than its field. */
     char *big = xmalloc(NOTES_TEXT_MAX + 200);

@@ -285,7 +285,7 @@ static void test_ring_from_links(void **state)
               "h:1:1 [1] NCCL INFO Channel 00 : 1[1] -> 0[0] via SHM/direct/direct\n"
               "h:1:1 [0] NCCL INFO Channel 00 : 0[0] -> 2[2] via SHM/direct/direct\n");
     assert_null(L->rings[0].order);
-    assert_true(has_msg(L->warnings, L->nwarnings, "no ring lines"));
+    assert_true(has_msg(L->warnings, L->nwarnings, "no ring-order line"));
     rec_free(L);
 }
 

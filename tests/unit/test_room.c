@@ -137,8 +137,43 @@ static bool *lesson_ends(size_t *n)
 
 static const char END_RE[] = "end of (lesson [0-9]+/[0-9]+|the talk)";
 
-/* Every page and stop of every slide, PageDown by PageDown. The frame that the next PageDown
- * leaves a lesson from (the deck's end too) tells the room the lesson ended; no other does. */
+/* A slide opened on its scene's page with text pages before it (a small terminal): PageUp
+ * shows them, each checked like any frame, down to the first; PageDown comes back to the
+ * scene's page. Returns the frames with text not for the room. */
+static int text_pages(struct present_script *s, int cols, int rows, char *text, size_t n)
+{
+    size_t slide, ns, slide0;
+    int page, np, bad = 0;
+    long step;
+    present_script_where(s, &slide0, &ns, &page, &np, &step);
+    int entry = page;
+    for (int k = 0; k < 200 && page > 0; k++) {
+        present_script_key(s, KEY_PPAGE);
+        present_script_draw(s);
+        present_script_where(s, &slide, &ns, &page, &np, &step);
+        assert_int_equal(slide, slide0);
+        if (page == np - 1) continue; /* a stop before the scene's start */
+        screen_text(text, n);
+        char what[400];
+        int k2 = room_bad(text, what, sizeof what);
+        if (k2 >= 0) {
+            bad++;
+            printf("%dx%d slide %zu text page %d: '%s': %s\n", cols, rows, slide + 1, page + 1,
+                   NOT_ROOM[k2], what);
+        }
+    }
+    assert_int_equal(page, 0);
+    while (page < entry) {
+        present_script_key(s, KEY_NPAGE);
+        present_script_where(s, &slide, &ns, &page, &np, &step);
+        assert_int_equal(slide, slide0);
+    }
+    return bad;
+}
+
+/* Every page and stop of every slide, PageDown by PageDown, and the text pages before the
+ * page a slide opens on by PageUp. The frame that the next PageDown leaves a lesson from (the
+ * deck's end too) tells the room the lesson ended; no other does. */
 static void walk(int cols, int rows)
 {
     struct present_script *s = open_at(cols, rows);
@@ -150,7 +185,7 @@ static void walk(int cols, int rows)
     regex_t end_re;
     assert_int_equal(regcomp(&end_re, END_RE, REG_EXTENDED | REG_NOSUB), 0);
     bool prev_end = false;
-    size_t prev_slide = 0;
+    size_t prev_slide = 0, text_seen = (size_t)-1, ntext = 0;
     for (;;) {
         present_script_draw(s);
         present_script_where(s, &slide, &n, &page, &np, &step);
@@ -171,6 +206,14 @@ static void walk(int cols, int rows)
             printf("%dx%d slide %zu page %d step %ld: '%s': %s\n", cols, rows, slide + 1,
                    page + 1, step, NOT_ROOM[k], what);
         }
+        if (page > 0 && slide != text_seen) { /* opened on its scene's page: the text before */
+            text_seen = slide;
+            ntext++;
+            if (text_pages(s, cols, rows, text, sizeof text) > 0 && slide != last_bad) {
+                bad_slides++;
+                last_bad = slide;
+            }
+        }
         if (slide + 1 == n && page + 1 == np) {
             /* the last slide's last page: its stops, then done */
             size_t s2;
@@ -188,8 +231,9 @@ static void walk(int cols, int rows)
         present_script_key(s, KEY_NPAGE);
         assert_true(frames < 5000);
     }
-    printf("%dx%d: %ld frames, %zu slides with text not for the room, %zu lesson ends said\n",
-           cols, rows, frames, bad_slides, said);
+    printf("%dx%d: %ld frames and the text pages of %zu slides, %zu slides with text not for "
+           "the room, %zu lesson ends said\n",
+           cols, rows, frames, ntext, bad_slides, said);
     size_t lessons = 0;
     for (size_t i = 0; i < nends; i++)
         lessons += ends[i];

@@ -108,10 +108,10 @@
 /* The presenter's own rows (its surface's keys win a clash; the scene action keeps its other
  * keys: algorithm A, op *, schedule G, ranks w / W since + and - zoom there). */
 #define PRESENT_KEY_TABLE(X)                                                                   \
-    X(PRES_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next page, the scene's next stop, then slide",  \
+    X(PRES_NEXT, KEYS_ON_PRESENT, NULL, NULL, "the scene's next stop, then the next slide",    \
       KEY_NPAGE, KEY_DOWN, ' ')                                                                \
-    X(PRES_PREV, KEYS_ON_PRESENT, NULL, NULL, "back a stop, page, slide", KEY_PPAGE, KEY_UP,   \
-      KEY_BACKSPACE)                                                                           \
+    X(PRES_PREV, KEYS_ON_PRESENT, NULL, NULL, "back a stop, the text pages, the slide before", \
+      KEY_PPAGE, KEY_UP, KEY_BACKSPACE)                                                        \
     X(PRES_STEP_NEXT, KEYS_ON_PRESENT, NULL, NULL, "next step (every one), then slide",        \
       KEY_RIGHT)                                                                               \
     X(PRES_STEP_PREV, KEYS_ON_PRESENT, NULL, NULL, "previous step (every one)", KEY_LEFT)      \

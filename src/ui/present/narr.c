@@ -208,10 +208,14 @@ void narr_layout(const struct lesson_block *b, size_t nb, int width, bool blank_
         /* List items of one list and the lines of one quote stay together. */
         bool tight = i > 0 && b[i].kind == b[i - 1].kind &&
                      (b[i].kind == LBLOCK_ITEM || b[i].kind == LBLOCK_CODE);
-        if (i > 0 && blank_between && !tight)
-            narr_new_line(out)->with_next =
-                b[i].kind == LBLOCK_ITEM && b[i - 1].kind == LBLOCK_PARAGRAPH;
+        bool intro = i > 0 && b[i].kind == LBLOCK_ITEM && b[i - 1].kind == LBLOCK_PARAGRAPH;
+        int sep = out->n;
+        if (i > 0 && blank_between && !tight) narr_new_line(out)->with_next = intro;
+        int first = out->n;
         narr_block(&b[i], width, utf8, out);
+        if (i > 0 && !tight && !intro && first < out->n) out->l[first].starts = true;
+        for (int k = sep; k < out->n; k++)
+            out->l[k].block = (int)i;
     }
 }
 

@@ -31,6 +31,10 @@ struct narr_line {
     int width;      /* columns */
     bool with_next; /* a blank line between a paragraph and the list it introduces (a
                        quiz's question and its options): no place to break a page */
+    int block;      /* the index of the block the line is of (a blank line: of the next) */
+    bool starts;    /* the first line of a block that stands alone (not a list's next item,
+                       not the list a paragraph introduces): what comes before it is whole
+                       (a slide's lead ends there: present_layout.h) */
 };
 
 struct narr {

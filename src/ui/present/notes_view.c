@@ -117,7 +117,8 @@ static void nv_text(const struct nv *v, int *y, int y1, int cols, attr_t at, con
     free(lines);
 }
 
-/* The note, then the slide's answers and solutions. */
+/* The note, then the slide's answers and solutions, then the narration the room's page leaves
+ * out. */
 static void nv_note(const struct nv *v, int y0, int y1, int cols)
 {
     int y = y0;
@@ -128,6 +129,12 @@ static void nv_note(const struct nv *v, int y0, int y1, int cols)
     if (v->st.answer[0] && y + 1 < y1) {
         y++;
         nv_text(v, &y, y1, cols, v->th.role[TH_OK], v->st.answer);
+    }
+    if (v->st.narr[0] && y + 2 < y1) { /* what the room's screen leaves out: to be said */
+        y++;
+        nv_put(y++, 2, cols - 4, v->th.role[TH_LABEL],
+               "Not on the room's screen (PgUp shows it):");
+        nv_text(v, &y, y1, cols, A_NORMAL, v->st.narr);
     }
 }
 
@@ -336,6 +343,7 @@ static bool nv_read(struct nv *v)
             nv_clean(st.keys);
             nv_clean(st.status);
             nv_clean(st.backend);
+            nv_clean(st.narr);
             nv_reflow(st.note);
             nv_reflow(st.answer);
             v->st = st;

@@ -293,7 +293,10 @@ static void pres_layout(struct pres *p)
     present_slide_pages(&p->ps, rows, cols, pres_scene_rows(p, cols), &p->lay);
     p->lay_slide = p->pos.slide;
     int np = p->lay.npages > 0 ? p->lay.npages : 1;
-    if (on_scene || p->pos.page < 0 || p->pos.page >= np) p->pos.page = np - 1;
+    if (p->pos.page == DECK_PAGE_ENTRY) /* entered forward: the scene's page, with the lead */
+        p->pos.page = p->lay.entry < np ? p->lay.entry : np - 1;
+    else if (on_scene || p->pos.page < 0 || p->pos.page >= np)
+        p->pos.page = np - 1;
 }
 
 static int pres_npages(const struct pres *p)
@@ -490,7 +493,7 @@ static void pres_reveal(struct pres *p)
 /* Slide k (0-based) at its start. */
 static void pres_jump(struct pres *p, size_t k)
 {
-    if (k != p->pos.slide || p->pos.page != 0) pres_move(p, DECK_GOTO, (long)k + 1);
+    if (k != p->pos.slide || p->pos.page != p->lay.entry) pres_move(p, DECK_GOTO, (long)k + 1);
 }
 
 static struct position_key *pres_keys(const struct pres *p)
@@ -704,6 +707,10 @@ static void pres_notes_state(struct pres *p, double now, struct notes_state *st)
     bool bad;
     pres_status(p, st->status, sizeof st->status, &bad);
     st->demo = pres_demo(p);
+    /* the narration the page the slide opens on leaves out: the speaker says it */
+    if (p->have_narr && p->narr_slide == p->pos.slide && p->lay_slide == p->pos.slide &&
+        p->lay.npages > 0)
+        present_slide_unshown(&p->ps, &p->lay.page[p->lay.entry], st->narr, sizeof st->narr);
     /* the backends' availability: said here, once, never on the projector */
     hw_panel_note(&p->a->hw, p->a->utf8, st->backend, sizeof st->backend);
 }
@@ -910,8 +917,11 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
         .rule = th->role[TH_DIM],
         .term = A_UNDERLINE,
     };
-    if (pg->narr.h > 0)
-        narr_draw(stdscr, &p->ps.narr, pg->from, pg->narr.y, pg->narr.x, pg->narr.h, &na);
+    int lead = pg->to - pg->from; /* the lead, then the slide's questions under it */
+    if (lead > 0) narr_draw(stdscr, &p->ps.narr, pg->from, pg->narr.y, pg->narr.x, lead, &na);
+    if (pg->ask_to > pg->ask_from)
+        narr_draw(stdscr, &p->ps.narr, pg->ask_from, pg->narr.y + lead, pg->narr.x,
+                  pg->ask_to - pg->ask_from, &na);
     if (!pg->with_scene) return;
     if (p->scene_ok) {
         /* a quiz in the room: the scene gives no answer away before r reveals it */
@@ -1482,7 +1492,7 @@ static int pres_start(struct pres *p, const char *start, bool want_resume,
     free(key.s);
     if (prc != CV_OK)
         p->state_path[0] = '\0'; /* no HOME: the talk goes on, the position is not kept */
-    p->pos = (struct deck_pos){0, DECK_STEP_START, 0};
+    p->pos = (struct deck_pos){0, DECK_STEP_START, DECK_PAGE_ENTRY};
     struct position_key *k = pres_keys(p);
     int rc = CV_OK;
     struct position saved;
@@ -1568,7 +1578,7 @@ static int pres_run(struct pres *p, const struct present_opts *o, const struct p
     p->next_poll = p->t0 + PRES_POLL_S;
     p->auto_on = p->auto_s > 0;
     p->next_auto = p->t0 + p->auto_s;
-    p->pos = (struct deck_pos){p->pos.slide, DECK_STEP_START, 0};
+    p->pos = (struct deck_pos){p->pos.slide, DECK_STEP_START, DECK_PAGE_ENTRY};
     if (resumed) {
         p->pos.step = resume->step;
         p->pos.page = resume->page;
@@ -1684,7 +1694,7 @@ int present_script_open(struct present_script **out, const struct present_opts *
     theme_init(&a->th, !o->no_color);
     a->color = a->th.color;
     p->t0 = now_s();
-    p->pos = (struct deck_pos){0, DECK_STEP_START, 0};
+    p->pos = (struct deck_pos){0, DECK_STEP_START, DECK_PAGE_ENTRY};
     pres_enter(p);
     pres_layout(p);
     *out = s;

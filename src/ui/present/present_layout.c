@@ -44,6 +44,19 @@ static struct present_layout_page *new_page(struct present_layout *p)
     return pg;
 }
 
+/* The lead: the narration's first lines that fit in keep rows and end where a block does
+ * (before a blank line, or before a line that starts a block standing alone). */
+static int lead_end(const bool *blank, const bool *starts, int n, int keep)
+{
+    for (int k = keep < n ? keep : n; k > 0; k--) {
+        if (k < n && !is_blank(blank, k) && !(starts && starts[k])) continue;
+        while (k > 0 && is_blank(blank, k - 1))
+            k--;
+        return k;
+    }
+    return 0;
+}
+
 /* Text pages (capacity cap rows from row top) until what is left fits in keep rows. */
 static int text_pages(struct present_layout *p, const bool *blank, int n, int top, int cap,
                       int keep, struct rect title, int nx, int nw)
@@ -64,7 +77,8 @@ static int text_pages(struct present_layout *p, const bool *blank, int n, int to
 
 /* The layout with gap empty rows (0 or 1) under the title and above the scene. */
 static void layout_gap(int rows, int cols, int scene_rows, int title_lines, int narr_lines,
-                       const bool *blank, int gap, struct present_layout *out)
+                       const bool *blank, const bool *starts, int ask, int gap,
+                       struct present_layout *out)
 {
     present_layout_free(out);
     if (rows < PLAYOUT_MIN_ROWS || cols < PLAYOUT_MIN_COLS) {
@@ -94,33 +108,50 @@ static void layout_gap(int rows, int cols, int scene_rows, int title_lines, int 
     bool with_title = top + need <= band;
     int keep = with_title ? band - top - need - gap : 0;
     if (keep < 0) keep = 0;
-    int from = text_pages(out, blank, n, top, cap, keep, title, nx, nw);
-    if (!with_title && out->npages == 0) new_page(out)->title = title; /* a title page */
+    int first = skip_blank(blank, 0, n);
+    bool shared = with_title && n - first <= keep; /* all of it beside the scene: one page */
+    if (!shared) { /* the whole narration on text pages, for reading back (PageUp) */
+        text_pages(out, blank, n, top, cap, 0, title, nx, nw);
+        if (!with_title && out->npages == 0) new_page(out)->title = title; /* a title page */
+    }
     struct present_layout_page *pg = new_page(out);
     pg->with_scene = true;
-    pg->from = pg->to = n;
+    out->entry = out->npages - 1;
     if (!with_title) { /* the scene alone: the text pages before it had the title */
         pg->scene = (struct rect){0, 0, band, cols};
         return;
     }
-    pg->from = from < n ? from : n;
+    pg->from = shared ? first : 0;
+    pg->to = shared ? n : lead_end(blank, starts, n, keep);
+    if (!shared && ask > 0 && ask < n && pg->to < ask && n - ask <= keep) {
+        /* the slide's questions, whole, under as much of the lead as still fits: the room
+         * sees what it is asked before the scene answers it */
+        int sep = is_blank(blank, ask - 1) ? 1 : 0;
+        pg->to = lead_end(blank, starts, ask, keep - (n - ask) - sep);
+        pg->ask_from = pg->to > 0 ? ask - sep : ask;
+        pg->ask_to = n;
+    }
     pg->title = title;
-    int h = n - pg->from;
+    int h = pg->to - pg->from + pg->ask_to - pg->ask_from;
     pg->narr = (struct rect){top, nx, h, nw};
     int y = top + (h > 0 ? h + gap : 0);
     pg->scene = (struct rect){y, 0, band - y, cols};
 }
 
 void present_layout_compute(int rows, int cols, int scene_rows, int title_lines, int narr_lines,
-                            const bool *blank, struct present_layout *out)
+                            const bool *blank, const bool *starts, int ask,
+                            struct present_layout *out)
 {
-    layout_gap(rows, cols, scene_rows, title_lines, narr_lines, blank, 1, out);
+    layout_gap(rows, cols, scene_rows, title_lines, narr_lines, blank, starts, ask, 1, out);
     if (out->too_small || out->npages < 2 || scene_rows <= 0) return;
-    /* The empty rows under the title and above the scene go where that saves a page (the
-     * title is bold, the scene's title bar sets it apart). */
+    /* The empty rows under the title and above the scene go where that saves a page or
+     * shows more of the narration beside the scene (the title is bold, the scene's title bar
+     * sets it apart). */
     struct present_layout tight = {0};
-    layout_gap(rows, cols, scene_rows, title_lines, narr_lines, blank, 0, &tight);
-    if (tight.npages < out->npages) {
+    layout_gap(rows, cols, scene_rows, title_lines, narr_lines, blank, starts, ask, 0, &tight);
+    if (tight.npages < out->npages ||
+        (tight.npages == out->npages &&
+         tight.page[tight.entry].narr.h > out->page[out->entry].narr.h)) {
         present_layout_free(out);
         *out = tight;
     } else {

@@ -2,16 +2,21 @@
  * slide's title (wrapped, never cut), its narration in a centred column of readable width, the
  * slide's scene below it, and a one-row footer, for any terminal from 80x24 up.
  *
- * Nothing is cut: when the narration and the scene do not fit together, the scene first
- * shrinks to the rows its screen says it needs for all it shows (app_rows_needed: four
- * ranks' boxes need far fewer than a whole screen), at most its screen's minimum (that screen
- * then drops block digits and uses compact boxes by itself), and only then is the narration
- * split into pages. Pages come BEFORE the scene's steps: each page is one clicker step,
- * text-only pages first, and the last page shows the rest of the narration (what fits) with the
- * scene, whose steps follow (an empty row under the title and one above the scene, none where
- * that saves a page). A page breaks at a blank line between blocks where one is near the end
- * of the page. Where the title and the scene do not fit together (80x24) the scene's page
- * shows no title: the text pages before it do. */
+ * Nothing is cut: the scene first shrinks to the rows its screen says it needs for all it
+ * shows (app_rows_needed: four ranks' boxes need far fewer than a whole screen), at most its
+ * screen's minimum (that screen then drops block digits and uses compact boxes by itself).
+ * Where the whole narration fits above it, the slide is one page. Where it does not (a small
+ * terminal), the scene's page shows the narration's lead: its first lines that fit, ending
+ * where a block ends (never a paragraph's half, nor a question without its options), with the
+ * slide's questions under it where they fit whole (the room is asked before the scene
+ * answers), and the
+ * whole narration is on text pages BEFORE the scene's page, every line on exactly one of them
+ * (a page breaks at a blank line between blocks where one is near its end). The slide opens
+ * on the scene's page (`entry`: the clicker walks the scene, not the prose, and the speaker
+ * reads the rest from the notes terminal); one PageUp shows the text pages to the room.
+ * Where the title and the scene do not fit together (80x24) the scene's page shows no title:
+ * the text pages before it do. An empty row under the title and one above the scene, none
+ * where that saves a page. */
 #ifndef COLLVIZ_UI_PRESENT_PRESENT_LAYOUT_H
 #define COLLVIZ_UI_PRESENT_PRESENT_LAYOUT_H
 
@@ -26,8 +31,11 @@
 #define PLAYOUT_TEXT_MAX 88 /* narration column: readable line length */
 
 struct present_layout_page {
-    int from, to;    /* narration lines [from, to) */
-    bool with_scene; /* the scene is on this page (the last page of a scene slide) */
+    int from, to;         /* narration lines [from, to); on a scene's page after text pages, the
+                             lead [0, to) */
+    int ask_from, ask_to; /* and below it the slide's questions [ask_from, ask_to) (empty:
+                             none, or in [from, to)) */
+    bool with_scene;      /* the scene is on this page (the last page of a scene slide) */
     struct rect title, narr, scene; /* h = 0: not on this page */
 };
 
@@ -35,6 +43,7 @@ struct present_layout {
     bool too_small;
     struct rect footer;
     int npages; /* at least 1 */
+    int entry;  /* the page the slide opens on going forward: the scene's, else the first */
     struct present_layout_page *page;
 };
 
@@ -42,9 +51,14 @@ struct present_layout {
  * scene; at most PLAYOUT_SCENE_MIN are asked: the screen's app_rows_needed of that height),
  * title_lines rows of wrapped title (at
  * present_layout_narr_width), narr_lines of narration, blank[i] true where line i is blank (a
- * good place to break a page; NULL = none). out->page is allocated: present_layout_free. */
+ * good place to break a page; NULL = none), starts[i] true where line i starts a block that
+ * stands alone (narr.h's starts: the lead may end before it; NULL = only at blank lines),
+ * ask the first line of the slide's questions (the quiz's prompts and options, which end the
+ * narration; 0: none): where the lead leaves them out and they fit whole, they are shown under
+ * it, the lead shortened to what still fits. out->page is allocated: present_layout_free. */
 void present_layout_compute(int rows, int cols, int scene_rows, int title_lines, int narr_lines,
-                            const bool *blank, struct present_layout *out);
+                            const bool *blank, const bool *starts, int ask,
+                            struct present_layout *out);
 void present_layout_free(struct present_layout *p);
 
 /* The narration column's width for a terminal of cols columns. */

@@ -121,10 +121,17 @@ static void slide_narr(struct present_slide *ps, bool tight)
 {
     if (ps->narr.l || ps->narr.n) narr_free(&ps->narr);
     free(ps->blank);
+    free(ps->starts);
     narr_layout(ps->quiz.v, ps->quiz.n, ps->narr_w, !tight, ps->utf8, &ps->narr);
     ps->blank = xcalloc((size_t)ps->narr.n + 1, sizeof *ps->blank);
-    for (int i = 0; i < ps->narr.n; i++)
+    ps->starts = xcalloc((size_t)ps->narr.n + 1, sizeof *ps->starts);
+    ps->ask = 0;
+    for (int i = 0; i < ps->narr.n; i++) {
         ps->blank[i] = ps->narr.l[i].width == 0 && !ps->narr.l[i].with_next;
+        ps->starts[i] = ps->narr.l[i].starts;
+        if (!ps->ask && ps->narr.l[i].block >= (int)ps->quiz.nslide && ps->narr.l[i].width > 0)
+            ps->ask = i; /* the first line of the quiz's questions (none at line 0) */
+    }
     ps->tight = tight;
 }
 
@@ -159,19 +166,59 @@ void present_slide_free(struct present_slide *ps)
     if (ps->narr.l || ps->narr.n) narr_free(&ps->narr);
     quiz_free(&ps->quiz);
     free(ps->blank);
+    free(ps->starts);
     memset(ps, 0, sizeof *ps);
+}
+
+/* The lines of text (blank lines aside) on the page the slide opens on. */
+static int entry_lines(const struct present_slide *ps, const struct present_layout *lay)
+{
+    if (lay->npages < 1) return 0;
+    const struct present_layout_page *pg = &lay->page[lay->entry];
+    int k = 0;
+    for (int i = pg->from; i < pg->to; i++)
+        k += !ps->blank[i];
+    for (int i = pg->ask_from; i < pg->ask_to; i++)
+        k += !ps->blank[i];
+    return k;
 }
 
 void present_slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
                          struct present_layout *out)
 {
     if (ps->tight) slide_narr(ps, false);
-    present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank, out);
+    present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank,
+                           ps->starts, ps->ask, out);
     if (out->npages < 2) return;
-    int airy = out->npages;
+    int airy = out->npages, airy_lead = entry_lines(ps, out);
     slide_narr(ps, true);
-    present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank, out);
-    if (out->npages < airy) return;
+    present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank,
+                           ps->starts, ps->ask, out);
+    if (out->npages < airy || (out->npages == airy && entry_lines(ps, out) > airy_lead)) return;
     slide_narr(ps, false);
-    present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank, out);
+    present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank,
+                           ps->starts, ps->ask, out);
+}
+
+void present_slide_unshown(const struct present_slide *ps, const struct present_layout_page *pg,
+                           char *buf, size_t n)
+{
+    size_t o = 0;
+    int block = -1;
+    if (n) buf[0] = '\0';
+    for (int i = 0; i < ps->narr.n && o + 1 < n; i++) {
+        if ((i >= pg->from && i < pg->to) || (i >= pg->ask_from && i < pg->ask_to)) continue;
+        char t[1024];
+        narr_line_text(&ps->narr.l[i], t, sizeof t);
+        const char *w = t + strspn(t, " ");
+        if (!*w) continue;
+        const char *sep = o == 0 ? "" : ps->narr.l[i].block != block ? "\n\n" : " ";
+        block = ps->narr.l[i].block;
+        int k = snprintf(buf + o, n - o, "%s%s", sep, w);
+        if (k < 0 || (size_t)k >= n - o) {
+            buf[o + cv_utf8_cut(buf + o, n - o - 1)] = '\0'; /* never half a character */
+            break;
+        }
+        o += (size_t)k;
+    }
 }

@@ -18,7 +18,9 @@
 struct present_slide {
     struct quiz quiz;
     struct narr narr;
-    bool *blank; /* narr.n entries: an empty line (a page may break there) */
+    bool *blank;  /* narr.n entries: an empty line (a page may break there) */
+    bool *starts; /* narr.n entries: a block standing alone starts (narr_line.starts) */
+    int ask;      /* the first line of the quiz's questions in narr (0: none) */
     char title[PRES_TITLE_MAX][256];
     int ntitle;
     int narr_w; /* the width it was wrapped at */
@@ -36,10 +38,16 @@ void present_slide_free(struct present_slide *ps);
 void present_slide_keys(const struct lesson_slide *s, bool utf8, char *buf, size_t n);
 /* Its pages in a rows x cols terminal (cols as given to present_slide_text); scene_rows:
  * the rows the slide's scene needs (present_layout_compute; 0: no scene). Where the narration
- * without its empty lines between blocks takes fewer pages (a small terminal), ps->narr is laid
- * out so (ps->tight), else with them: a page turn saved costs the room only air, never a word.
- */
+ * without its empty lines between blocks takes fewer pages (a small terminal), or shows more
+ * of itself beside the scene on the page the slide opens on, ps->narr is laid out so
+ * (ps->tight), else with them: that costs the room only air, never a word. */
 void present_slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
                          struct present_layout *out);
+
+/* The narration's words that page pg (of present_slide_pages' layout) does not show, for the
+ * speaker: a block's lines joined by a space, blocks apart by an empty line; "" when the page
+ * shows it all. */
+void present_slide_unshown(const struct present_slide *ps, const struct present_layout_page *pg,
+                           char *buf, size_t n);
 
 #endif
