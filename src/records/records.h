@@ -40,8 +40,11 @@
 #define REC_MAX_LINKS (1 << 30)
 /* What a record may keep: the memory available (mem_check), and at most REC_KEEP_FLOOR +
  * REC_KEEP_PER_BYTE bytes a byte of its text, so a few lines naming huge ranks are refused
- * rather than take the machine (a real job's log keeps about 1 byte a byte of text). */
-#define REC_KEEP_FLOOR ((size_t)256 << 20)
+ * rather than take the machine or its time: what a record costs follows what it holds, not
+ * what it claims (a real job's log keeps about 1 byte a byte of text). The floor holds one
+ * process's log of a job of up to ~200,000 ranks (a slot each, rec_rank); a line claiming
+ * a million ranks is refused at once. */
+#define REC_KEEP_FLOOR ((size_t)32 << 20)
 #define REC_KEEP_PER_BYTE 16
 #define REC_MAX_TESTS 64
 #define REC_MAX_ROWS 4096 /* rows of one test */

@@ -399,7 +399,7 @@ bad 0 "$tmp/none.log: cannot open: No such file or directory" "$tmp/none.log" "$
 bad 2 "nothing could be read" /etc/hostname
 # Larger than the reader holds: refused whole (exit 2, where and what), never read in part.
 # Ranks past the reader's ceiling (2^24), and a communicator more than memory may keep (a
-# one-line record may keep 256 MiB + 16 bytes a byte of text: 16,000,000 ranks need ~3.4 GiB).
+# one-line record may keep 32 MiB + 16 bytes a byte of text: 16,000,000 ranks need ~3.4 GiB).
 printf 'h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 16777217 nNodes 1024 localRanks 8 localRank 0 MNNVL 0\n' >"$tmp/big.log"
 bad 2 "$tmp/big.log:1: a communicator of 16777217 ranks: larger than this reader holds" "$tmp/big.log"
 printf 'h:1:1 [0] NCCL INFO comm 0x1 rank 0 nRanks 16000000 nNodes 2000000 localRanks 8 localRank 0 MNNVL 0\n' >"$tmp/big.log"

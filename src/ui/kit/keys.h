@@ -124,7 +124,8 @@
     X(PRES_GOTO, KEYS_ON_PRESENT, NULL, NULL, "go to slide: g N Enter", 'g')                   \
     X(PRES_OVERVIEW, KEYS_ON_PRESENT, NULL, NULL, "overview of every slide", 'o')              \
     X(PRES_SEARCH, KEYS_ON_PRESENT, NULL, NULL, "jump to a title: / words Enter", '/')         \
-    X(PRES_REVEAL, KEYS_ON_PRESENT, NULL, NULL, "quiz: the next answer, one at a time", 'r')   \
+    X(PRES_REVEAL, KEYS_ON_PRESENT, NULL, NULL,                                                \
+      "quiz: the next answer, one at a time; then the whole scene", 'r')                       \
     X(PRES_RESET, KEYS_ON_PRESENT, NULL, NULL, "the slide's own scene, at its step", '0')      \
     X(PRES_HIGHLIGHT, KEYS_ON_PRESENT, NULL, NULL, "point at a rank, chunk, transfer", 'f')    \
     X(PRES_BLANK, KEYS_ON_PRESENT, NULL, NULL, "blank (any key restores)", '.', 'b')           \
