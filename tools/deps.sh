@@ -17,11 +17,12 @@ set -u
 # and `man -l`; pmccabe: the function-length check (tests/cli/test_function_length.sh);
 # libcairo2-dev libpango1.0-dev: the handouts' pictures and PDF; poppler-utils: the PDF
 # tests (pdfinfo, pdftotext, pdftoppm); strace: counting a frame's write()s
-# (tests/screen/test_present_frames.sh); cppcheck: `make lint`.
+# (tests/screen/test_present_frames.sh); cppcheck: `make lint`; ccache: nvcc in
+# tests/cli/test_build_config.sh (its kernels are the same every run).
 REQUIRED="build-essential pkg-config libncurses-dev libcmocka-dev libopenblas-dev tmux python3
 locales libmd4c-dev libmd4c-html0-dev libmuparser-dev libcjson-dev clang libclang-rt-14-dev
 clang-format libopenmpi-dev openmpi-bin scdoc man-db pmccabe libcairo2-dev libpango1.0-dev
-poppler-utils strace cppcheck"
+poppler-utils strace cppcheck ccache"
 # Optional, for `make bench` only (never installed by this step, never needed to build or
 # test): python3-torch, PyTorch's gloo DDP as the yardstick of `collviz train ddp`
 # (bench/train_bench.sh installs it when it runs as root; bench/premerge.sh uses it when

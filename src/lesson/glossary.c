@@ -176,7 +176,12 @@ static const char *find_word(const char *text, const char *w)
     bool exact = true;
     for (const char *p = w; *p; p++)
         if (islower((unsigned char)*p)) exact = false;
+    /* the first letter first: a call per position of every text looked at for every
+     * spelling was most of the time the glossary took (a deck walk draws it every frame) */
+    int first = exact ? (unsigned char)w[0] : tolower((unsigned char)w[0]);
     for (const char *p = text; *p; p++) {
+        int c = exact ? (unsigned char)*p : tolower((unsigned char)*p);
+        if (n && c != first) continue;
         if (exact ? strncmp(p, w, n) != 0 : strncasecmp(p, w, n) != 0) continue;
         bool before = p == text || !word_char((unsigned char)p[-1]);
         bool after = !word_char((unsigned char)p[n]);

@@ -795,6 +795,20 @@ static void walk_slide_hints(struct walk *w, struct app *a, struct lesson_ui *u,
     u->cur = cur;
     u->scroll = 0;
     u->show_ex = false;
+    /* the player's longest notices, shown whole at every size (never "…") */
+    static const char *const notes[] = {
+        "already training (x cancels)",
+        "overlap applies to ddp, prefetch to zero3 (N switches scheme)",
+        "only number exercises with ranged parameters have variants",
+        "progress not saved: cannot write /home/someone/.local/state/collviz/progress: "
+        "No space left on device"};
+    for (size_t i = 0; i < ARRAY_LEN(notes); i++) {
+        snprintf(a->msg, sizeof a->msg, "%s", notes[i]);
+        frame_draw(a);
+        snprintf(w->frame, sizeof w->frame, "notice %zu", i + 1);
+        walk_check(w, k);
+    }
+    a->msg[0] = '\0';
 }
 
 static int walk_player_lesson(struct walk *w, const char *file, char *err, size_t errlen)

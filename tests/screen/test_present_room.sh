@@ -5,7 +5,7 @@
 # it), and no screen names a key; an exercise's answer appears only after
 # r on the room's screen, and from the start on the notes terminal; o and / jump; a reload after a slide is inserted before the current one keeps
 # the slide (its title), not its number; after kill -9 the presenter resumes at its slide
-# with its clock (--resume; without it, slide 1).
+# with its clock (--resume; without it, slide 1, saying where it was left: R goes there).
 #
 # The words a slide must show come from `collviz lesson show --format json` (the parser's
 # view of the lesson, not the presenter's layout, which is what is under test).
@@ -230,6 +230,11 @@ clock=$(footer | grep -oE "[0-9]{2}:[0-9]{2} *$" | tr -d ' ')
 tm_cleanup
 tm_start 120 36 "--present $xdg/talk --backend cpu --no-measure" $ENVS
 tm_wait "slide 1/5" 5 || fail "without --resume the talk did not start at slide 1"
+# ... and says where it was left (the notes, or the footer without them): R goes there
+tm_wait "left at slide 5" 3 || fail "the talk does not say where it was left: $(footer)"
+tm_keys R
+tm_wait "slide 5/5" 5 || fail "R did not resume at slide 5"
+tm_wait "resumed at slide 5" 3 || fail "R: the resume is not said"
 # --start chooses, and starts a fresh clock.
 tm_cleanup
 tm_start 120 36 "--present $xdg/talk --backend cpu --no-measure --start 2" $ENVS

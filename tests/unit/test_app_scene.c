@@ -3,6 +3,7 @@
  * play go through it, autoplay, the highlight's cells, and the transfer text that names
  * the reduction op (issue 12: "Σ3" was shown for max too). */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
@@ -137,6 +138,43 @@ static void test_actions_through_door(void **state)
     del_app(a);
 }
 
+/* A key that changes how the same training step is shown (ddp's overlap, zero3's prefetch,
+ * pp's schedule: issue 31's O and g in the player) keeps the step the scene is at, clamped to
+ * the new timeline's frames; it never goes back to frame 1. Every step of each. */
+static void test_par_keys_keep_step(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *words;
+        enum ui_action act;
+    } cases[] = {{"screen=parallel scheme=ddp", ACT_OVERLAP},
+                 {"screen=parallel scheme=zero3", ACT_OVERLAP},
+                 {"screen=parallel scheme=pp", ACT_SCHEDULE}};
+    long checked = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        struct app *a = new_app(cases[c].words);
+        long n = (long)app_nsteps(a);
+        assert_true(n > 2);
+        for (long k = 0; k <= n; k++) {
+            char err[200], w[32];
+            snprintf(w, sizeof w, "step=%ld", k);
+            assert_int_equal(set(a, w, err, sizeof err), CV_OK);
+            bool before = a->sc.overlap;
+            int sched = (int)a->sc.schedule;
+            app_do(a, cases[c].act, 0);
+            assert_true(a->sc.overlap != before || (int)a->sc.schedule != sched);
+            long n2 = (long)app_nsteps(a);
+            if ((long)app_step(a) != (k < n2 ? k : n2))
+                fail_msg("%s: step %ld became %ld after the key (%ld frames now)",
+                         cases[c].words, k, (long)app_step(a), n2);
+            app_do(a, cases[c].act, 0); /* and back */
+            checked++;
+        }
+        del_app(a);
+    }
+    assert_true(checked > 20);
+}
+
 /* autoplay: a scene with autoplay > 0 plays on entry at its own pace, through the door. */
 static void test_autoplay(void **state)
 {
@@ -224,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_step_only_keeps_plan),
         cmocka_unit_test(test_refusals_leave_state),
         cmocka_unit_test(test_actions_through_door),
+        cmocka_unit_test(test_par_keys_keep_step),
         cmocka_unit_test(test_autoplay),
         cmocka_unit_test(test_highlight_cells),
         cmocka_unit_test(test_folded_text),

@@ -501,6 +501,62 @@ static void test_answered_once(void **state)
     present_script_close(s);
 }
 
+/* Rows of a rank's box drawn hidden ("│   ?   ?   ? │": only "?" and spaces between the
+ * borders) on the screen text. */
+static int hidden_box_rows(const char *text)
+{
+    regex_t rx;
+    assert_int_equal(regcomp(&rx, "\u2502[ ?]*\\?[ ?]*\u2502", REG_EXTENDED | REG_NEWLINE), 0);
+    int n = 0;
+    regmatch_t m;
+    for (const char *p = text; regexec(&rx, p, 1, &m, 0) == 0; p += m.rm_eo)
+        n++;
+    regfree(&rx);
+    return n;
+}
+
+/* r shows the whole slide to the room (issue 31: slide 29 asks to compare every box, yet
+ * ranks 0 and 3 stayed "?" after r, hidden for slide 30's exercise): on every exercise slide
+ * of the deck, r once for each exercise, then once more, and no box is hidden on any of the
+ * slide's pages. */
+static void test_reveal_whole_slide(void **state)
+{
+    (void)state;
+    struct present_script *s = open_at(100, 30);
+    static char text[64 * 1024];
+    size_t slide, n;
+    int page, np;
+    long step;
+    present_script_where(s, &slide, &n, &page, &np, &step);
+    long hidden = 0, slides = 0;
+    for (size_t i = 0; i < n; i++) {
+        char go[32];
+        snprintf(go, sizeof go, "g%zu\n", i + 1);
+        keys(s, go);
+        struct notes_state *st = xcalloc(1, sizeof *st);
+        for (int k = 0; k < 12; k++) { /* r until the slide says everything is shown */
+            present_script_key(s, 'r');
+            present_script_notes(s, st);
+            if (strstr(st->status, "no exercise") || strstr(st->status, "answers stay") ||
+                strstr(st->status, "every exercise of this slide is answered"))
+                break;
+        }
+        free(st);
+        present_script_draw(s);
+        screen_text(text, sizeof text);
+        int h = hidden_box_rows(text);
+        if (h) {
+            printf("slide %zu: %d box rows still hidden after r\n", i + 1, h);
+            hidden++;
+        }
+        slides++;
+    }
+    printf("r on every slide: %ld of %ld slides keep a box hidden\n", hidden, slides);
+    assert_true(slides > 80);
+    assert_int_equal(hidden, 0);
+    present_script_close(s);
+}
+
 /* The room and the student know an exercise by its question, never its id (ids are for the
  * notes and JSON): every shipped lesson's end page, every exercise missed, lists each by
  * the words of its prompt's question and shows no exercise id of the set. */
@@ -656,6 +712,7 @@ int main(void)
         cmocka_unit_test(test_answered_once),
         cmocka_unit_test(test_glossary_and_end_pages),
         cmocka_unit_test(test_end_pages_show_no_ids),
+        cmocka_unit_test(test_reveal_whole_slide),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

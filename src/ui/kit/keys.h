@@ -124,7 +124,8 @@
     X(PRES_GOTO, KEYS_ON_PRESENT, NULL, NULL, "go to slide: g N Enter", 'g')                   \
     X(PRES_OVERVIEW, KEYS_ON_PRESENT, NULL, NULL, "overview of every slide", 'o')              \
     X(PRES_SEARCH, KEYS_ON_PRESENT, NULL, NULL, "jump to a title: / words Enter", '/')         \
-    X(PRES_REVEAL, KEYS_ON_PRESENT, NULL, NULL, "quiz: the next answer, one at a time", 'r')   \
+    X(PRES_REVEAL, KEYS_ON_PRESENT, NULL, NULL,                                                \
+      "quiz: the next answer, one at a time; then the whole scene", 'r')                       \
     X(PRES_RESET, KEYS_ON_PRESENT, NULL, NULL, "the slide's own scene, at its step", '0')      \
     X(PRES_HIGHLIGHT, KEYS_ON_PRESENT, NULL, NULL, "point at a rank, chunk, transfer", 'f')    \
     X(PRES_BLANK, KEYS_ON_PRESENT, NULL, NULL, "blank (any key restores)", '.', 'b')           \
@@ -133,6 +134,8 @@
       "zoom in: fewer elements, bigger digits where they fit", '+', '=')                       \
     X(PRES_ZOOM_OUT, KEYS_ON_PRESENT, NULL, NULL, "zoom out", '-', '_')                        \
     X(PRES_AUTO, KEYS_ON_PRESENT, NULL, NULL, "resume --auto", 'a')                            \
+    X(PRES_RESUME, KEYS_ON_PRESENT, NULL, NULL,                                                \
+      "go where this deck was left last time (slide, step, clock)", 'R')                       \
     X(PRES_END, KEYS_ON_PRESENT, NULL, NULL, "the lesson's end page (E: back)", 'E')           \
     X(PRES_EXPORT, KEYS_ON_PRESENT, NULL, NULL, "screen to SVG and text (e twice)", 'e')       \
     X(PRES_QUIT, KEYS_ON_PRESENT, NULL, NULL, "quit", 'q')

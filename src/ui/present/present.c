@@ -95,6 +95,13 @@ struct pres {
     int zoom; /* the saved zoom (app.zoom), kept even when --start picks the slide */
     /* the current slide laid out: narration (with its quiz) and pages */
     size_t revealed; /* the first `revealed` exercises' answers are shown to the room */
+    /* r once more after the slide's last answer: every box and figure of the scene shown,
+     * those a later slide asks included (the room compares every box); hid_later: the
+     * last frame hid something for a later slide */
+    bool reveal_scene, hid_later;
+    /* started at slide 1 though this deck was left elsewhere: R resumes there */
+    bool offer;
+    struct position offered;
     /* the exercises answered in the room (r), by id, for the whole talk: an exercise is
      * answered once (coming back shows its answer, r never asks it again) and later slides
      * no longer hide its answer (predict.h), as the player does with a solved one */
@@ -453,6 +460,7 @@ static void pres_move(struct pres *p, enum deck_move m, long goto_n)
     p->pos = np;
     p->have_narr = false;
     p->revealed = pres_answered_on(p, pres_slide(p)); /* answered once, shown since */
+    p->reveal_scene = false;
     pres_enter(p);
     pres_layout(p); /* resolves DECK_PAGE_END against the new slide's pages */
 }
@@ -471,9 +479,18 @@ static void pres_reveal(struct pres *p)
         snprintf(p->msg, sizeof p->msg, "no exercise on this slide");
         return;
     }
+    if (p->revealed >= s->nex && !p->reveal_scene) {
+        p->reveal_scene = true; /* the whole scene: what a later slide asks shown too */
+        snprintf(p->msg, sizeof p->msg, "%s",
+                 p->hid_later ? "every box shown, also what a later slide asks"
+                              : "every exercise of this slide is answered: its answer stays "
+                                "shown");
+        return;
+    }
     if (p->revealed >= s->nex) {
         snprintf(p->msg, sizeof p->msg,
-                 "every exercise of this slide is answered: its answer stays shown");
+                 "every exercise of this slide is answered: its answer stays shown%s",
+                 p->hid_later ? "" : "; nothing else is hidden");
         return;
     }
     if (!pres_answered(p, s->ex[p->revealed].id)) {
@@ -779,8 +796,8 @@ static void pres_lesson_end(const struct pres *p, char *buf, size_t n)
 }
 
 /* The footer's left part, whole, in at most width columns: the slide number, the page, the
- * step and the lesson's title, the less important parts dropped first (the page, the word
- * "slide", the title) rather than any cut. with_title false: never the title. */
+ * step and the lesson's title, the less important parts dropped first (the lesson's title,
+ * the word "slide", the page) rather than any cut. with_title false: never the title. */
 static void pres_footer_left(const struct pres *p, char *buf, size_t n, int width,
                              bool with_title)
 {
@@ -790,9 +807,8 @@ static void pres_footer_left(const struct pres *p, char *buf, size_t n, int widt
     if (pg->with_scene && p->scene_ok && pres_nsteps(p) > 0) pres_step_text(p, st, sizeof st);
     const char *title = pres_lesson(p)->title ? pres_lesson(p)->title : "";
     bool pages = pres_npages(p) > 1;
-    /* each try: the word "slide", the page, the title */
-    static const bool tries[][3] = {{1, 1, 1}, {1, 0, 1}, {0, 0, 1},
-                                    {1, 1, 0}, {1, 0, 0}, {0, 0, 0}};
+    /* each try: the word "slide", the page, the lesson's title (the slide's own is on top) */
+    static const bool tries[][3] = {{1, 1, 1}, {1, 1, 0}, {0, 1, 0}, {0, 0, 0}};
     for (size_t i = 0; i < ARRAY_LEN(tries); i++) {
         if (tries[i][2] && (!with_title || !title[0])) continue;
         int k =
@@ -931,14 +947,20 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
             pr.open[k] = k >= p->revealed;
             pr.answer[k] = s->ex[k].answer;
         }
-        /* nor the answers of the lesson's later slides */
-        predict_add_later(&pr, pres_lesson(p), p->sl[p->pos.slide].slide, pres_answered, p);
+        /* nor the answers of the lesson's later slides (until r shows the whole scene) */
+        if (!p->reveal_scene)
+            predict_add_later(&pr, pres_lesson(p), p->sl[p->pos.slide].slide, pres_answered, p);
         predict_begin(a, &pr);
         app_screen(a)->draw(a, pg->scene);
+        /* what is still hidden once the slide's own answers are shown is a later slide's */
+        bool boxes = false;
+        for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS && a->hide_any; r++)
+            boxes = boxes || a->hide_from[r] <= (long)app_step(a);
         char total[48], masked[64]; /* the footer's step count, as the scene's header */
         snprintf(total, sizeof total, "%ld steps", pres_nsteps(p));
         p->hide_total = draw_mask_text(total, masked, sizeof masked) > 0;
-        predict_end(a);
+        int figures = predict_end(a);
+        p->hid_later = p->revealed >= s->nex && !p->reveal_scene && (boxes || figures > 0);
     } else {
         draw_frame(pg->scene, th->role[TH_BORDER], "scene", th->role[TH_LABEL]);
         draw_put(pg->scene.y + 2, pg->scene.x + 2, pg->scene.w - 4, th->role[TH_BAD],
@@ -1242,6 +1264,26 @@ static void pres_zoom(struct pres *p, int d)
              z > 0 && !zooms ? " (not on this slide)" : "");
 }
 
+/* R: where this deck was left last time (the slide found by its lesson and title, its step,
+ * page and clock), once; --resume does it at the start. */
+static void pres_resume(struct pres *p)
+{
+    if (!p->offer) {
+        snprintf(p->msg, sizeof p->msg, "nothing to resume: this talk started where it was");
+        return;
+    }
+    struct position_key *k = pres_keys(p);
+    size_t at =
+        position_find(k, p->n, p->offered.lesson, p->offered.title, (size_t)p->offered.slide);
+    free(k);
+    pres_move(p, DECK_GOTO, (long)at + 1);
+    if (pres_slide(p)->has_scene && p->scene_ok) pres_set_step(p, p->offered.step);
+    if (p->offered.page >= 0 && p->offered.page < pres_npages(p)) p->pos.page = p->offered.page;
+    p->t0 = now_s() - (double)p->offered.elapsed_s;
+    p->offer = false;
+    snprintf(p->msg, sizeof p->msg, "resumed at slide %zu", p->pos.slide + 1);
+}
+
 static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
 {
     static const struct {
@@ -1302,6 +1344,9 @@ static bool pres_action(struct pres *p, enum ui_action act, bool *quit)
     case ACT_PRES_ZOOM_IN:
     case ACT_PRES_ZOOM_OUT:
         pres_zoom(p, act == ACT_PRES_ZOOM_IN ? 1 : -1);
+        break;
+    case ACT_PRES_RESUME:
+        pres_resume(p);
         break;
     case ACT_PRES_AUTO:
         if (p->auto_s > 0) {
@@ -1513,6 +1558,9 @@ static int pres_start(struct pres *p, const char *start, bool want_resume,
         } else {
             rc = cv_err(err, errlen, CV_EINVAL, "--start: no slide's title has '%s'", start);
         }
+    } else if (have && !want_resume && (saved.slide > 0 || saved.step > 0)) {
+        p->offer = true; /* the notes say so; R resumes */
+        p->offered = saved;
     } else if (have && want_resume) {
         *resume = saved;
         p->pos.slide =
@@ -1584,6 +1632,12 @@ static int pres_run(struct pres *p, const struct present_opts *o, const struct p
         p->pos.page = resume->page;
         if (!p->msg[0]) /* a notes socket's trouble says more */
             snprintf(p->msg, sizeof p->msg, "resumed at slide %zu", p->pos.slide + 1);
+    } else if (p->offer && !p->msg[0]) {
+        char el[32];
+        pres_elapsed(el, sizeof el, p->offered.elapsed_s);
+        snprintf(p->msg, sizeof p->msg,
+                 "this deck was left at slide %ld, %s in: R resumes there (or --resume)",
+                 p->offered.slide + 1, el);
     }
     pres_enter(p);
     pres_layout(p);

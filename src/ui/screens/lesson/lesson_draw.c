@@ -756,6 +756,7 @@ static void draw_slide(struct app *a, struct rect r)
     const struct lesson_slide *s = &u->L->slides[u->slide];
     struct lesson_layout lay;
     lesson_layout(r, u->scene_ok, u->scene_alone, &lay);
+    char low[600] = ""; /* a message too long for the title row */
     if (!lay.scene_alone) {
         /* title row: lesson, slide, progress; the status message at its right */
         draw_fill((struct rect){r.y, r.x, 1, r.w}, th->role[TH_TITLE]);
@@ -790,11 +791,10 @@ static void draw_slide(struct app *a, struct rect r)
         if (text_width(full) + (note[0] ? 2 + text_width(note) : 0) > r.w)
             snprintf(full, sizeof full, " %s", t);
         int used = draw_put(r.y, r.x, r.w, th->role[TH_TITLE], full);
-        if (note[0] && used + 4 < r.w) {
-            char fit[400];
-            text_fit(fit, sizeof fit, note, r.w - used - 3, a->utf8);
-            draw_put(r.y, r.x + used + 2, r.w - used - 3, th->role[TH_TITLE] | A_BOLD, fit);
-        }
+        if (note[0] && used + 3 + text_width(note) <= r.w)
+            draw_put(r.y, r.x + used + 2, r.w - used - 3, th->role[TH_TITLE] | A_BOLD, note);
+        else if (note[0]) /* whole, above the key bar (never cut) */
+            snprintf(low, sizeof low, "%s", note);
     }
     if (lay.rule_x > 0)
         for (int y = r.y + 1; y < r.y + r.h - 1; y++)
@@ -812,7 +812,13 @@ static void draw_slide(struct app *a, struct rect r)
         player_predict(u, s, &a->sc, &pr);
         predict_begin(a, &pr);
         bool boxes = a->hide_any;
+        /* the notice is the player's to show (whole: its title row or above the bar), not
+         * the scene header's, where it would be cut */
+        char keep[sizeof a->msg];
+        memcpy(keep, a->msg, sizeof keep);
+        a->msg[0] = '\0';
         app_screen(a)->draw(a, lay.scene);
+        memcpy(a->msg, keep, sizeof keep);
         u->hid_figures = predict_end(a) > 0;
         u->hid_box = boxes;
     } else if (!lay.scene_alone) {
@@ -829,12 +835,26 @@ static void draw_slide(struct app *a, struct rect r)
         a->nbar = 0;
         char t[300];
         snprintf(t, sizeof t, " slide %zu/%zu  z: back to the text  %s", u->slide + 1,
-                 u->L->nslides, a->msg[0] ? a->msg : "");
+                 u->L->nslides, a->msg);
+        if (text_width(t) > bar.w) { /* the notice above the bar, whole */
+            snprintf(low, sizeof low, "%s", a->msg);
+            snprintf(t, sizeof t, " slide %zu/%zu  z: back to the text", u->slide + 1,
+                     u->L->nslides);
+        }
         draw_put(bar.y, bar.x, bar.w, th->role[TH_BAR_LABEL], t);
-        return;
+    } else {
+        a->nbar = draw_key_bar_where(th, a->utf8, bar, KEYS_ON_LESSON, lesson_ui_key_works, u,
+                                     a->bar, APP_BAR_MAX);
     }
-    a->nbar = draw_key_bar_where(th, a->utf8, bar, KEYS_ON_LESSON, lesson_ui_key_works, u,
-                                 a->bar, APP_BAR_MAX);
+    if (low[0]) { /* the message wrapped into the rows above the bar, over the text */
+        char lines[3][256];
+        int n = text_wrap(low, r.w - 2, lines, 3, a->utf8);
+        for (int i = 0; i < n; i++) {
+            int y = bar.y - n + i;
+            draw_fill((struct rect){y, r.x, 1, r.w}, th->role[TH_TITLE]);
+            draw_put(y, r.x + 1, r.w - 2, th->role[TH_TITLE] | A_BOLD, lines[i]);
+        }
+    }
 }
 
 void lesson_draw(struct app *a, struct rect r)

@@ -287,8 +287,8 @@ static bool par_action(struct app *a, enum ui_action act, struct scene *next)
             app_msg_keyed(a, "the schedule applies to pp", ACT_SCHEME, "switches scheme");
             return true;
         }
+        /* the step kept (clamped to the new timeline): the same moment, compared */
         next->schedule = (enum pp_schedule)((s->schedule + 1) % PP_SCHEDULE_COUNT);
-        next->step = 0;
         return true;
     case ACT_OVERLAP:
         if (s->scheme != TRAIN_DDP && s->scheme != TRAIN_ZERO3) {
@@ -296,8 +296,7 @@ static bool par_action(struct app *a, enum ui_action act, struct scene *next)
                           "switches scheme");
             return true;
         }
-        next->overlap = !s->overlap;
-        next->step = 0;
+        next->overlap = !s->overlap; /* the step kept, as the schedule's */
         return true;
     case ACT_MEASURE:
         if (s->scheme == TRAIN_MOE) { /* its display-scale step is measured again too */
