@@ -561,8 +561,9 @@ static void test_reveal_whole_slide(void **state)
  * notes and JSON): every shipped lesson's end page, every exercise missed, lists each by
  * the words of its prompt's question and shows no exercise id of the set. */
 static const char *all_missed(const void *ctx, const struct lesson_exercise *e, char *detail,
-                              size_t n)
+                              size_t n, unsigned *tone)
 {
+    (void)tone;
     (void)ctx;
     (void)e;
     (void)detail;
@@ -583,6 +584,10 @@ static void test_end_pages_show_no_ids(void **state)
         struct lesson_block *b =
             lesson_end_blocks(&set.v[l], "missed", "none", all_missed, NULL, &nb);
         char page[32 * 1024] = "";
+        for (size_t i = 0; i < nb; i++) /* each missed item in its tone (the player's red) */
+            if (b[i].kind == LBLOCK_ITEM && b[i].first && b[i].nspans &&
+                !(b[i].spans[0].style & LSPAN_BAD))
+                fail_msg("%s: item '%s' has no tone", set.v[l].id, b[i].spans[0].text);
         for (size_t i = 0; i < nb; i++)
             for (size_t k = 0; k < b[i].nspans; k++) {
                 size_t o = strlen(page);

@@ -972,10 +972,11 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
 
 /* The end page's word on an exercise: missed when its answer was not shown in the room. */
 static const char *pres_end_missed(const void *ctx, const struct lesson_exercise *e,
-                                   char *detail, size_t n)
+                                   char *detail, size_t n, unsigned *tone)
 {
     (void)detail;
     (void)n;
+    (void)tone;
     return pres_answered(ctx, e->id) ? NULL : "not answered in the room";
 }
 
