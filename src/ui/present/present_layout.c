@@ -123,7 +123,7 @@ static void layout_gap(int rows, int cols, int scene_rows, int title_lines, int 
     }
     pg->from = shared ? first : 0;
     pg->to = shared ? n : lead_end(blank, starts, n, keep);
-    if (!shared && ask > 0 && ask < n && pg->to < ask && n - ask <= keep) {
+    if (!shared && ask > 0 && ask < n && n - ask <= keep) {
         /* the slide's questions, whole, under as much of the lead as still fits: the room
          * sees what it is asked before the scene answers it */
         int sep = is_blank(blank, ask - 1) ? 1 : 0;
@@ -144,19 +144,30 @@ void present_layout_compute(int rows, int cols, int scene_rows, int title_lines,
 {
     layout_gap(rows, cols, scene_rows, title_lines, narr_lines, blank, starts, ask, 1, out);
     if (out->too_small || out->npages < 2 || scene_rows <= 0) return;
-    /* The empty rows under the title and above the scene go where that saves a page or
-     * shows more of the narration beside the scene (the title is bold, the scene's title bar
-     * sets it apart). */
+    /* The empty rows under the title and above the scene go where that shows the slide's
+     * questions beside the scene, saves a page or shows more of the narration there (the
+     * title is bold, the scene's title bar sets it apart). */
     struct present_layout tight = {0};
     layout_gap(rows, cols, scene_rows, title_lines, narr_lines, blank, starts, ask, 0, &tight);
-    if (tight.npages < out->npages ||
-        (tight.npages == out->npages &&
-         tight.page[tight.entry].narr.h > out->page[out->entry].narr.h)) {
+    int asks = present_layout_asks(out, ask, narr_lines),
+        tight_asks = present_layout_asks(&tight, ask, narr_lines);
+    if (tight_asks != asks ? tight_asks > asks
+        : tight.npages != out->npages
+            ? tight.npages < out->npages
+            : tight.page[tight.entry].narr.h > out->page[out->entry].narr.h) {
         present_layout_free(out);
         *out = tight;
     } else {
         present_layout_free(&tight);
     }
+}
+
+bool present_layout_asks(const struct present_layout *p, int ask, int narr_lines)
+{
+    if (ask <= 0 || ask >= narr_lines || p->too_small || p->npages < 1) return false;
+    const struct present_layout_page *e = &p->page[p->entry];
+    return (e->ask_to > e->ask_from && e->ask_to == narr_lines) ||
+           (e->from <= ask && e->to == narr_lines);
 }
 
 void present_layout_free(struct present_layout *p)

@@ -61,6 +61,10 @@ void present_layout_compute(int rows, int cols, int scene_rows, int title_lines,
                             struct present_layout *out);
 void present_layout_free(struct present_layout *p);
 
+/* The page the slide opens on shows its questions (lines [ask, narr_lines) of the
+ * narration) whole: beside the lead, or in the whole narration. false without questions. */
+bool present_layout_asks(const struct present_layout *p, int ask, int narr_lines);
+
 /* The narration column's width for a terminal of cols columns. */
 int present_layout_narr_width(int cols);
 

@@ -191,10 +191,16 @@ void present_slide_pages(struct present_slide *ps, int rows, int cols, int scene
                            ps->starts, ps->ask, out);
     if (out->npages < 2) return;
     int airy = out->npages, airy_lead = entry_lines(ps, out);
+    bool airy_asks = present_layout_asks(out, ps->ask, ps->narr.n);
     slide_narr(ps, true);
     present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank,
                            ps->starts, ps->ask, out);
-    if (out->npages < airy || (out->npages == airy && entry_lines(ps, out) > airy_lead)) return;
+    /* tight where that shows the questions beside the scene, saves a page or shows more */
+    bool asks = present_layout_asks(out, ps->ask, ps->narr.n);
+    if (asks != airy_asks ? asks
+        : out->npages != airy ? out->npages < airy
+                              : entry_lines(ps, out) > airy_lead)
+        return;
     slide_narr(ps, false);
     present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank,
                            ps->starts, ps->ask, out);
