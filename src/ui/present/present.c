@@ -297,6 +297,7 @@ static void pres_layout(struct pres *p)
     /* The scene's page stays the scene's page when a demo's scene needs other rows. */
     bool on_scene = s->has_scene && p->lay.npages > 0 && p->lay_slide == p->pos.slide &&
                     p->pos.page == p->lay.npages - 1;
+    p->ps.asking = p->revealed; /* one question at a time: the first not yet revealed */
     present_slide_pages(&p->ps, rows, cols, pres_scene_rows(p, cols), &p->lay);
     p->lay_slide = p->pos.slide;
     int np = p->lay.npages > 0 ? p->lay.npages : 1;
