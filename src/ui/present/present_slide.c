@@ -215,8 +215,9 @@ static void slide_pages(struct present_slide *ps, int rows, int cols, int scene_
                            ps->starts, &q, out);
 }
 
-void present_slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
-                         struct present_layout *out)
+/* Its pages for a scene of scene_rows (present_slide_pages without the short panel). */
+static void slide_pages_at(struct present_slide *ps, int rows, int cols, int scene_rows,
+                           struct present_layout *out)
 {
     if (ps->tight) slide_narr(ps, false);
     slide_pages(ps, rows, cols, scene_rows, out);
@@ -235,6 +236,22 @@ void present_slide_pages(struct present_slide *ps, int rows, int cols, int scene
         return;
     slide_narr(ps, false);
     slide_pages(ps, rows, cols, scene_rows, out);
+}
+
+bool present_slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
+                         int scene_short, struct present_layout *out)
+{
+    slide_pages_at(ps, rows, cols, scene_rows, out);
+    struct present_layout_ask q = present_slide_ask(ps);
+    if (scene_short <= 0 || scene_short >= scene_rows || !q.narr_end ||
+        present_layout_asks(out, &q, ps->narr.n))
+        return false;
+    /* the question does not fit beside the scene: the measured panel gives way to it */
+    slide_pages_at(ps, rows, cols, scene_short, out);
+    q = present_slide_ask(ps);
+    if (present_layout_asks(out, &q, ps->narr.n)) return true;
+    slide_pages_at(ps, rows, cols, scene_rows, out);
+    return false;
 }
 
 void present_slide_unshown(const struct present_slide *ps, const struct present_layout_page *pg,

@@ -41,14 +41,17 @@ void present_slide_free(struct present_slide *ps);
  * out: for the speaker (the notes terminal), with the presenter's keys. "" when none. */
 void present_slide_keys(const struct lesson_slide *s, bool utf8, char *buf, size_t n);
 /* Its pages in a rows x cols terminal (cols as given to present_slide_text); scene_rows:
- * the rows the slide's scene needs (present_layout_compute; 0: no scene). The question asked
+ * the rows the slide's scene needs (present_layout_compute; 0: no scene), scene_short the
+ * rows it needs with its measured panel at one line (app_rows_needed_short): used where
+ * scene_rows leaves no room beside the scene for the question (true: laid out so, the scene
+ * to be drawn with app.panel_short). The question asked
  * beside the scene is exercise ps->asking's alone (one at a time, as `r` reveals them), its
  * prompt and options. Where the narration
  * without its empty lines between blocks takes fewer pages (a small terminal), or shows more
  * of itself beside the scene on the page the slide opens on, ps->narr is laid out so
  * (ps->tight), else with them: that costs the room only air, never a word. */
-void present_slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
-                         struct present_layout *out);
+bool present_slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
+                         int scene_short, struct present_layout *out);
 
 /* The narration's words that page pg (of present_slide_pages' layout) does not show, for the
  * speaker: a block's lines joined by a space, blocks apart by an empty line; "" when the page

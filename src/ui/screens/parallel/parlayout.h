@@ -56,6 +56,8 @@ struct par_layout_content {
     int zoom;     /* the presenter's zoom (app.zoom): from 1 no panel, from 2 only the key
                      matrices, at 3 no transfer or sentence rows either (boxes and the pipeline
                      chart alone) */
+    bool panel_short; /* the panel gives way to one line before anything else does (the
+                         presenter, for a slide's question: app.panel_short) */
 };
 
 struct par_layout {
