@@ -170,6 +170,36 @@ static void test_pages(void **state)
     present_layout_free(&p);
 }
 
+/* One question at a time: a 20-line narration whose own text is [0, 10) and whose two
+ * exercises' questions are [10, 15) and [15, 20), beside a scene of 20 rows at 100x30
+ * (8 rows or fewer beside it): the question asked now is shown whole, the other is not, and
+ * a question longer than the room is not shown at all (never half of it). */
+static void test_one_question(void **state)
+{
+    (void)state;
+    struct present_layout p = {0};
+    struct present_layout_ask first = {10, 10, 15}, second = {10, 15, 20}, both = {10, 10, 0};
+    present_layout_compute(30, 100, 20, 1, 20, NULL, NULL, &first, &p);
+    const struct present_layout_page *e = &p.page[p.entry];
+    assert_true(e->with_scene);
+    assert_int_equal(e->ask_from, 10);
+    assert_int_equal(e->ask_to, 15);
+    assert_true(present_layout_asks(&p, &first, 20));
+    assert_false(present_layout_asks(&p, &second, 20));
+    assert_int_equal(e->narr.h, e->to - e->from + 5);
+    no_overlap(&p);
+    present_layout_compute(30, 100, 20, 1, 20, NULL, NULL, &second, &p);
+    e = &p.page[p.entry];
+    assert_int_equal(e->ask_from, 15);
+    assert_int_equal(e->ask_to, 20);
+    assert_true(present_layout_asks(&p, &second, 20));
+    present_layout_compute(30, 100, 20, 1, 20, NULL, NULL, &both, &p);
+    e = &p.page[p.entry];
+    assert_int_equal(e->ask_to - e->ask_from, 0);
+    assert_false(present_layout_asks(&p, &both, 20));
+    present_layout_free(&p);
+}
+
 static void test_text_slide(void **state)
 {
     (void)state;
@@ -198,6 +228,7 @@ int main(void)
         cmocka_unit_test(test_too_small),
         cmocka_unit_test(test_scene_slide),
         cmocka_unit_test(test_pages),
+        cmocka_unit_test(test_one_question),
         cmocka_unit_test(test_text_slide),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
