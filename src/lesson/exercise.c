@@ -819,6 +819,8 @@ static double typed_half_digit(const char *s, bool exponent_only)
     return 0.5 * pow(10.0, (double)(ex - decimals));
 }
 
+#define FORMULA_SLIPS 64
+
 /* The world size of a variant, when the exercise has a param for it. */
 static double world_size(const struct lesson_exercise *ex, const struct ex_variant *v)
 {
@@ -865,10 +867,26 @@ static bool diagnose_listed(const struct lesson_exercise *ex, const struct ex_va
     return false;
 }
 
-/* The usual slips, as a ratio r = got / want: a power of ten (a unit slip), GiB for GB, a
- * factor W (per rank vs all ranks), (W-1)/W (the ring factor), 2 (both directions, both
- * phases). Fills diag (a code) and msg; false when none fits. */
-static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_variant *v,
+/* The question's numbers, as its prompt shows them: "192, 8" (the params its prompt names,
+ * at most four), or "" when it names none. */
+static void question_numbers(const struct lesson_exercise *ex, const struct ex_variant *v,
+                             char *buf, size_t n)
+{
+    size_t o = 0, k = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < ex->nparams && k < 4 && o + 40 < n; i++) {
+        char tag[40], num[40];
+        snprintf(tag, sizeof tag, "{%s}", ex->params[i].name);
+        if (!ex->prompt || !strstr(ex->prompt, tag)) continue;
+        ex_format_number(v ? v->param[i] : ex->params[i].value, num, sizeof num);
+        o += (size_t)snprintf(buf + o, n - o, "%s%s", k++ ? ", " : "", num);
+    }
+}
+
+/* The unit slips, as a ratio r = got / want: a power of ten, a percent for a fraction or
+ * the reverse, GiB for GB, bits for bytes. Fills diag (a code) and msg; false when none
+ * fits. */
+static bool diagnose_unit(const struct lesson_exercise *ex, const struct ex_variant *v,
                           double got, double want, const char *typed_unit, char *diag,
                           size_t dn, char *msg, size_t n)
 {
@@ -892,16 +910,20 @@ static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_vari
                      "%g times too %s: that number is the answer in %s, but it was read in "
                      "%s; mind the unit",
                      f > 1 ? f : 1 / f, f > 1 ? "high" : "low", other, mine);
-        else
+        else {
+            char q[96];
+            question_numbers(ex, v, q, sizeof q);
             snprintf(msg, n,
                      "%g times too %s: a power of ten slipped (thousand, million, "
-                     "billion); check each unit's size",
-                     f > 1 ? f : 1 / f, f > 1 ? "high" : "low");
+                     "billion); check the size of each number%s%s",
+                     f > 1 ? f : 1 / f, f > 1 ? "high" : "low",
+                     q[0] ? " from the question's " : "", q);
+        }
         return true;
     }
     /* a fraction or a ratio written as a percent without its sign ("50" for 0.5, "333"
      * for 3.33x), or a percent written as a fraction ("0.5" for 50%) */
-    bool fraction = !ex->units[0] && !ex->integer && fabs(want) <= 1;
+    bool fraction = ex_is_fraction(ex, want);
     bool ratio = strcmp(ex->units, "x") == 0, pct = strcmp(ex->units, "%") == 0;
     if ((fraction || ratio) && strcmp(typed_unit, "%") != 0 && near(r, 100, tol)) {
         snprintf(diag, dn, "percent");
@@ -911,8 +933,8 @@ static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_vari
                      "answer is how many times (x), a plain number");
         else
             snprintf(msg, n,
-                     "100 times too high: that is the answer in percent; the answer is a "
-                     "fraction (0.25 for a quarter), or type the %% sign");
+                     "100 times too high: that is the answer in percent; the question asks "
+                     "for a fraction (a quarter is 0.25, not 25)");
         return true;
     }
     if (pct && strcmp(typed_unit, "%") == 0 && near(r, 0.01, tol)) {
@@ -945,18 +967,28 @@ static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_vari
                          bin[i].f, bin[i].a, bin[i].b, bin[i].a, bin[i].f, bin[i].b);
                 return true;
             }
+    return false;
+}
+
+/* The factors every collective exercise invites, as a ratio r = got / want: a factor W (per
+ * rank vs all ranks), (W-1)/W (the ring factor). Fills diag (a code) and msg; false when
+ * none fits. */
+static bool diagnose_world(const struct lesson_exercise *ex, const struct ex_variant *v,
+                           double r, char *diag, size_t dn, char *msg, size_t n)
+{
+    double tol = fmin(fmax(ex->tolerance, 0.005), 0.02);
     double W = world_size(ex, v);
     if (W > 2 && (near(r, W, tol) || near(r, 1 / W, tol))) {
         snprintf(diag, dn, "factor-w");
         if (r > 1)
             snprintf(msg, n,
-                     "%g times too high, a factor W = %g: that is all ranks together; the "
-                     "question asks for one rank",
+                     "%g times too high, a factor W = %g: all ranks together where one rank "
+                     "is meant, or W multiplied in once too often?",
                      W, W);
         else
             snprintf(msg, n,
-                     "%g times too low, a factor W = %g: that is one rank's share; the "
-                     "question asks for all ranks together (or W was divided once too often)",
+                     "%g times too low, a factor W = %g: one rank's share where all ranks "
+                     "together are meant, or W divided out once too often?",
                      W, W);
         return true;
     }
@@ -968,21 +1000,76 @@ static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_vari
                  W - 1, W, r < 1 ? "in there once too often" : "missing");
         return true;
     }
+    return false;
+}
+
+/* A factor 2 (said where the question has an all-reduce or a link, and in the question's
+ * numbers), or 8 (bits for bytes): after the formula's own slips, which name a 2 or an 8
+ * the formula has. */
+static bool diagnose_factor(const struct lesson_exercise *ex, const struct ex_variant *v,
+                            double r, char *diag, size_t dn, char *msg, size_t n)
+{
+    double tol = fmin(fmax(ex->tolerance, 0.005), 0.02);
     if (near(r, 2, tol) || near(r, 0.5, tol)) {
         snprintf(diag, dn, "factor-2");
-        if (r > 1)
-            snprintf(msg, n,
-                     "Exactly twice the answer: a factor 2 too many. Both directions "
-                     "of a link where one is asked, or both halves of an all-reduce "
-                     "where one is?");
-        else
-            snprintf(msg, n,
-                     "Exactly half the answer: a factor 2 missing. One direction of a "
-                     "link where both are asked, or one half of an all-reduce (a "
-                     "ring all-reduce is a reduce-scatter plus an all-gather)?");
+        /* say where a 2 can come from only where the question has that: an all-reduce's
+         * two halves, a link's two directions */
+        const char *p = ex->prompt ? ex->prompt : "";
+        bool ar = strstr(p, "all-reduce") || strstr(p, "allreduce");
+        bool link = strstr(p, "link") || strstr(p, "direction");
+        char q[96];
+        question_numbers(ex, v, q, sizeof q);
+        const char *why_ar = r > 1
+                                 ? " Both halves of the all-reduce counted where one is asked?"
+                                 : " A ring all-reduce is a reduce-scatter plus an all-gather: "
+                                   "one half left out?";
+        const char *why_link = r > 1 ? " Both directions of a link where one is asked?"
+                                     : " One direction of a link where both are asked?";
+        snprintf(msg, n,
+                 "Exactly %s the answer: a factor 2 %s.%s%s Go through your working%s%s again",
+                 r > 1 ? "twice" : "half", r > 1 ? "too many" : "missing", ar ? why_ar : "",
+                 link ? why_link : "", q[0] ? " from the question's " : "", q);
+        return true;
+    }
+    enum ex_dim dim = DIM_NONE;
+    ex_unit_lookup(ex->units, &dim, NULL, NULL);
+    bool bytes = dim == DIM_BYTES || dim == DIM_BANDWIDTH;
+    /* bits for bytes: a bandwidth or size read in bits (Gb/s for GB/s) */
+    if (bytes && (near(r, 8, tol) || near(r, 0.125, tol))) {
+        snprintf(diag, dn, "bits-vs-bytes");
+        snprintf(msg, n,
+                 "8 times too %s: a byte is 8 bits, and the answer is in %s (bytes): %s",
+                 r > 1 ? "high" : "low", ex->units,
+                 r > 1 ? "that number counts bits" : "that number divides by 8 once too often");
         return true;
     }
     return false;
+}
+
+/* The slips a wrong number may be, in this order: a unit slip (a power of ten, a percent,
+ * GiB for GB), a factor W or (W-1)/W, a slip of the exercise's own formula (a term or a
+ * factor left out, said in the question's numbers: slips.c), a factor 2, bits for bytes. */
+static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_variant *v,
+                          double got, double want, const char *typed_unit, char *diag,
+                          size_t dn, char *msg, size_t n)
+{
+    double r = got / want;
+    bool ratio = want != 0 && isfinite(r) && r > 0;
+    if (diagnose_unit(ex, v, got, want, typed_unit, diag, dn, msg, n) ||
+        (ratio && diagnose_world(ex, v, r, diag, dn, msg, n)))
+        return true;
+    double tol = fmin(fmax(ex->tolerance, 0.005), 0.02);
+    struct ex_formula_slip *fs = xcalloc(FORMULA_SLIPS, sizeof *fs);
+    size_t nfs = ex_formula_slips(ex, v, fs, FORMULA_SLIPS);
+    bool found = false;
+    for (size_t i = 0; i < nfs && !found; i++) {
+        if (!near(got, fs[i].value, tol)) continue;
+        found = true;
+        snprintf(diag, dn, "%s", fs[i].code);
+        snprintf(msg, n, "%s", fs[i].msg);
+    }
+    free(fs);
+    return found || (ratio && diagnose_factor(ex, v, r, diag, dn, msg, n));
 }
 
 /* How far the nearest known slip lies from want: the exercise's own `wrong:` traps and the
@@ -1030,6 +1117,11 @@ static double nearest_slip_gap(const struct lesson_exercise *ex, const struct ex
         if (d > 1e-9 * fmax(1.0, fabs(want)) && d < gap) gap = d;
     }
     return gap;
+}
+
+bool ex_is_fraction(const struct lesson_exercise *ex, double want)
+{
+    return !ex->units[0] && !ex->integer && fabs(want) <= 1;
 }
 
 /* Words only (letters, blanks, '-'): what a count counts, not a unit. */
@@ -1094,14 +1186,21 @@ int ex_grade_number(const struct lesson_exercise *ex, const struct ex_variant *v
                  "not right: %s is not a whole number; the answer is a count", echo);
         return CV_OK;
     }
-    if (strcmp(u, "%") == 0 && strcmp(ex->units, "x") == 0) {
-        /* 333% is no way to write 3.33x: a ratio is how many times, not a percentage */
+    if (strcmp(u, "%") == 0 && (strcmp(ex->units, "x") == 0 || ex_is_fraction(ex, want))) {
+        /* 333% is no way to write 3.33x: a ratio is how many times, not a percentage; and
+         * 43% is no way to write the fraction 0.43 the question asks for */
         g->verdict = EX_WRONG;
         snprintf(g->diagnosis, sizeof g->diagnosis, "percent");
-        snprintf(g->msg, sizeof g->msg,
-                 "not right: %s is a percentage; the answer is a ratio (how many times, x): "
-                 "write it as a plain number",
-                 echo);
+        if (strcmp(ex->units, "x") == 0)
+            snprintf(g->msg, sizeof g->msg,
+                     "not right: %s is a percentage; the answer is a ratio (how many times, "
+                     "x): write it as a plain number",
+                     echo);
+        else
+            snprintf(g->msg, sizeof g->msg,
+                     "not right: %s is a percentage; the question asks for a fraction (a "
+                     "quarter is 0.25, not 25%%): write it as a plain number",
+                     echo);
         return CV_OK;
     }
     double rounding = typed_half_digit(in, ex->integer) * scale / want_scale;
@@ -1134,7 +1233,7 @@ int ex_grade_number(const struct lesson_exercise *ex, const struct ex_variant *v
         return CV_OK;
     }
     g->verdict = EX_WRONG;
-    char why[256];
+    char why[320];
     if (diagnose_listed(ex, v, got, why, sizeof why)) {
         snprintf(g->diagnosis, sizeof g->diagnosis, "listed");
     } else if (!diagnose_slip(ex, v, got, want, unit[0] ? unit : ex->units, g->diagnosis,

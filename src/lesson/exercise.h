@@ -135,6 +135,27 @@ struct ex_grade {
 int ex_grade(const struct lesson_exercise *ex, const struct ex_variant *v, const char *input,
              struct ex_grade *g);
 
+/* A slip the exercise's own formula invites (slips.c), at the numbers of v (NULL: the
+ * defaults): a term of a sum left out ("left-out-term"), a factor or a division of a
+ * product left out ("left-out-factor"), every term of a sum divided by a param only some of
+ * them are ("all-divided"), X where the formula has X - 1 ("minus-one"). value: what the
+ * formula gives with the slip; msg: the slip in the question's numbers ("That leaves out
+ * the term 4 × 1900 × 1900: the answer adds it to the rest"). */
+struct ex_formula_slip {
+    double value;
+    char code[24];
+    char msg[300];
+};
+/* The distinct formula slips of ex at v whose value differs from the answer: at most cap,
+ * outermost first. 0 for an exercise that is no number or a formula this cannot read. */
+size_t ex_formula_slips(const struct lesson_exercise *ex, const struct ex_variant *v,
+                        struct ex_formula_slip *out, size_t cap);
+
+/* Is a number exercise's answer (want) a fraction: no unit, no count, at most 1 in size?
+ * A fraction is answered as a plain number ("0.43", "3/7"): "43%" is named a percent slip,
+ * never accepted, as is "43" (the percent without its sign). */
+bool ex_is_fraction(const struct lesson_exercise *ex, double want);
+
 /* ---- predict first ---------------------------------------------------------------------- */
 
 /* Does text (a slide's narration or title, as the student reads it) give away ex's answer

@@ -476,7 +476,9 @@ static void test_grade_input_forms(void **state)
     assert_string_equal(msg, "right: 3/7");
     assert_int_equal(grade(e, NULL, "0.43", msg, sizeof msg), EX_RIGHT); /* 0.33% high */
     assert_string_equal(msg, "right: 0.43 (exactly 0.4286)");
-    assert_int_equal(grade(e, NULL, "43%", NULL, 0), EX_RIGHT);
+    /* a fraction in percent is named, not accepted: the question asks for a fraction */
+    assert_int_equal(grade(e, NULL, "43%", msg, sizeof msg), EX_WRONG);
+    assert_non_null(strstr(msg, "43% is a percentage; the question asks for a fraction"));
     assert_int_equal(grade(e, NULL, "1/2", msg, sizeof msg), EX_WRONG);
     assert_int_equal(grade(e, NULL, "3/0", NULL, 0), EX_BAD_INPUT);
     lesson_free(&L);
@@ -540,8 +542,9 @@ static void test_grade_diagnosis(void **state)
     /* both directions / both halves: 838.86 and 209.72 */
     assert_string_equal(diag(e, "838.9", msg, sizeof msg), "factor-2");
     assert_non_null(strstr(msg, "twice the answer"));
-    assert_string_equal(diag(e, "209.7", msg, sizeof msg), "factor-2");
-    assert_non_null(strstr(msg, "half the answer"));
+    /* half: the formula's own factor 2 left out, said as that factor */
+    assert_string_equal(diag(e, "209.7", msg, sizeof msg), "left-out-factor");
+    assert_non_null(strstr(msg, "leaves out the factor 2"));
     /* nothing known: too high / too low, with the typed number */
     assert_string_equal(diag(e, "41.94", msg, sizeof msg), "too-low");
     assert_string_equal(msg, "not right: 41.94 GB/s is too low");

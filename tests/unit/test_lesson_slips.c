@@ -4,8 +4,9 @@
  * diagnosis must name a slip whose values are the ones typed (the rank, the step or the
  * op it says), never only "N elements differ". Prints how many slips were graded.
  * And every number exercise whose answer is a fraction or a ratio: the answer written as a
- * percent without its sign ("50" for 0.5) is named a percent slip, not "too high", and a
- * ratio written as a percent ("333%" for 3.33x) is named, never accepted.
+ * percent without its sign ("50" for 0.5) is named a percent slip, not "too high", and the
+ * answer written as a percent with its sign ("333%" for 3.33x, "43%" for the fraction 0.43)
+ * is named, never accepted.
  * And every number exercise, at its lecture's numbers and at 40 variants: no usual slip (a
  * factor W, the ring's (W-1)/W either way, a factor 2, each of its own `wrong:` traps),
  * typed as a student would, is graded right, however wide the tolerance (lesson 05 took
@@ -206,11 +207,10 @@ static void test_percent_named(void **state)
                 snprintf(text, sizeof text, "%.6g", ex->answer * 100); /* no sign */
                 expect_percent(ex, text, &named);
                 asked++;
-                if (ratio) {
-                    snprintf(text, sizeof text, "%.6g%%", ex->answer * 100);
-                    expect_percent(ex, text, &named);
-                    asked++;
-                }
+                /* with its sign, a percent is named too: "43%" is not the fraction 0.43 */
+                snprintf(text, sizeof text, "%.6g%%", ex->answer * 100);
+                expect_percent(ex, text, &named);
+                asked++;
             }
     printf("percent slips: %zu asked, %zu named\n", asked, named);
     assert_true(asked >= 8);
@@ -297,12 +297,151 @@ static void test_no_slip_right(void **state)
     lesson_errors_free(&errs);
 }
 
+/* Does msg say something of ex at v: one of its numbers as the question writes it, its
+ * unit, or the form of its answer (a fraction, a ratio)? A message that fits every
+ * exercise alike ("a link's two directions" on a question about reading memory) does not. */
+static bool about_exercise(const struct lesson_exercise *ex, const struct ex_variant *v,
+                           const struct ex_grade *g)
+{
+    if (strcmp(g->diagnosis, "listed") == 0) return true; /* the lesson's own words */
+    for (size_t i = 0; i < ex->nparams; i++) {
+        char num[48];
+        ex_format_number(v->param[i], num, sizeof num);
+        if (strstr(g->msg, num)) return true;
+    }
+    if (ex->units[0] && strstr(g->msg, ex->units)) return true;
+    return strcmp(g->diagnosis, "percent") == 0 &&
+           (strstr(g->msg, "fraction") || strstr(g->msg, "ratio"));
+}
+
+/* The values a student's slip on ex at v gives: the formula's own (a term or a factor left
+ * out, every term divided, W for W - 1) and the usual factors (2, W, (W-1)/W, 8 for a size
+ * or a bandwidth, 1000^k, 100 for a fraction or a ratio). At most cap. */
+static size_t slip_values(const struct lesson_exercise *ex, const struct ex_variant *v,
+                          double *out, size_t cap)
+{
+    struct ex_formula_slip fs[64];
+    size_t n = 0, nf = ex_formula_slips(ex, v, fs, 64);
+    for (size_t i = 0; i < nf && n < cap; i++)
+        out[n++] = fs[i].value;
+    double W = world_of(ex, v), want = v->answer;
+    double f[24] = {2, 0.5, 1000, 0.001, 1e6, 1e-6};
+    size_t k = 6;
+    if (W > 2) f[k++] = W, f[k++] = 1 / W, f[k++] = (W - 1) / W, f[k++] = W / (W - 1);
+    enum ex_dim dim = DIM_NONE;
+    ex_unit_lookup(ex->units, &dim, NULL, NULL);
+    if (dim == DIM_BYTES || dim == DIM_BANDWIDTH) f[k++] = 8, f[k++] = 0.125;
+    if (strcmp(ex->units, "x") == 0 || ex_is_fraction(ex, want)) f[k++] = 100;
+    for (size_t i = 0; i < k && n < cap; i++)
+        out[n++] = want * f[i];
+    return n;
+}
+
+static void test_slips_said_of_exercise(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    size_t exercises = 0, graded = 0, named = 0, about = 0;
+    for (size_t l = 0; l < set.n; l++)
+        for (size_t s = 0; s < set.v[l].nslides; s++)
+            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
+                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
+                if (ex->type != LEX_NUMBER) continue;
+                exercises++;
+                uint64_t seeds = ex_has_variants(ex) ? 10 : 0;
+                for (uint64_t seed = 0; seed <= seeds; seed++) {
+                    struct ex_variant v;
+                    char err[200], text[64];
+                    assert_int_equal(ex_variant(ex, seed, &v, err, sizeof err), CV_OK);
+                    double sv[96];
+                    size_t ns = slip_values(ex, &v, sv, 96);
+                    for (size_t i = 0; i < ns; i++) {
+                        /* a slip the tolerance cannot tell from the answer is no slip here */
+                        if (!isfinite(sv[i]) ||
+                            fabs(sv[i] - v.answer) <=
+                                2.5 * fmax(ex->tolerance, 0.005) * fabs(v.answer) ||
+                            (ex->integer && sv[i] != round(sv[i])))
+                            continue;
+                        snprintf(text, sizeof text, "%.6g", sv[i]);
+                        struct ex_grade g;
+                        memset(&g, 0, sizeof g);
+                        assert_int_equal(ex_grade(ex, &v, text, &g), CV_OK);
+                        if (g.verdict != EX_WRONG) continue; /* bad input: "1e-06" etc. */
+                        graded++;
+                        bool nm = strcmp(g.diagnosis, "too-high") != 0 &&
+                                  strcmp(g.diagnosis, "too-low") != 0;
+                        bool ab = nm && about_exercise(ex, &v, &g);
+                        named += nm;
+                        about += ab;
+                        if (!ab)
+                            printf("%s seed %llu: '%s' (answer %.6g): %s: %s\n", ex->id,
+                                   (unsigned long long)seed, text, v.answer, g.diagnosis,
+                                   g.msg);
+                    }
+                }
+            }
+    printf("number slips said of their exercise: %zu exercises, %zu slips graded, %zu named, "
+           "%zu in the exercise's own terms\n",
+           exercises, graded, named, about);
+    assert_true(exercises >= 40);
+    assert_true(graded > 10 * exercises);
+    assert_int_equal(named, graded);
+    assert_int_equal(about, graded);
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+}
+
+/* The walks' instances, each a slip of its formula named as such. */
+static void test_formula_slips_named(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *id;
+        uint64_t seed;
+        const char *typed, *code, *says;
+    } cases[] = {
+        /* M = (P-1)(1-f)/f; (P-1)/f = 70 is M + P - 1, the factor (1 - f) left out */
+        {"pp-microbatches-needed", 0, "70", "left-out-factor", "(1 \xe2\x88\x92 0.1)"},
+        /* 4ψ + 4ψ + 8ψ/W at ψ = 518, W = 15: 16ψ/W = 552.5 divides the whole by W */
+        {"zero-stage1-mem", 1, "552.5", "all-divided", "every term by 15"},
+        /* (16·L·d²/W + 4·d²)/2^20 at L = 47, d = 1900, W = 22: without 4·d², 117.7 MiB */
+        {"zero-stage3-mem", 1, "117.7", "left-out-term", "4 \xc3\x97 1900 \xc3\x97 1900"},
+        /* 2b + 14b/n at b = 72.2, n = 508: 16b/n = 2.274 divides the fp16 weights too */
+        {"zero-paper-stage2", 1, "2.27", "all-divided", "every term by 508"},
+    };
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct lesson_exercise *ex = lesson_set_find_exercise(&set, cases[i].id, NULL);
+        assert_non_null(ex);
+        struct ex_variant v;
+        char err[200];
+        assert_int_equal(ex_variant(ex, cases[i].seed, &v, err, sizeof err), CV_OK);
+        struct ex_grade g;
+        memset(&g, 0, sizeof g);
+        assert_int_equal(ex_grade(ex, &v, cases[i].typed, &g), CV_OK);
+        if (strcmp(g.diagnosis, cases[i].code) != 0 || !strstr(g.msg, cases[i].says))
+            printf("%s '%s': %s: %s\n", cases[i].id, cases[i].typed, g.diagnosis, g.msg);
+        assert_string_equal(g.diagnosis, cases[i].code);
+        assert_non_null(strstr(g.msg, cases[i].says));
+    }
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_slip_named),
         cmocka_unit_test(test_percent_named),
         cmocka_unit_test(test_no_slip_right),
+        cmocka_unit_test(test_slips_said_of_exercise),
+        cmocka_unit_test(test_formula_slips_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,9 +48,44 @@ static const char *phase_of(const struct ex_phase *ph, size_t nph, long s)
     return "?";
 }
 
+/* The rank's own piece left out: the answer with every element the rank started with (and
+ * still holds unchanged) empty, as a student who counts only what arrives would type it
+ * (the gather's root without its own slot). True, with the first such element in *first,
+ * when that is the typed. */
+static bool own_piece_dropped(const struct lesson_exercise *ex, const double *typed,
+                              const bool *th, size_t n, const float *want, const bool *has,
+                              size_t *first)
+{
+    float in[HOLDS_MAX];
+    bool ih[HOLDS_MAX];
+    size_t len;
+    char err[120];
+    struct lesson_exercise *c = xmalloc(sizeof *c);
+    *c = *ex;
+    c->step = 0;
+    bool ok =
+        ex_holds_expected(c, in, ih, HOLDS_MAX, &len, err, sizeof err) == CV_OK && len == n;
+    free(c);
+    bool dropped = false;
+    for (size_t i = 0; ok && i < n; i++) {
+        bool own = ih[i] && has[i] && value_eq(in[i], true, want[i], true);
+        if (own && !dropped) *first = i;
+        dropped = dropped || own;
+        ok = own ? !th[i] : value_eq(typed[i], th[i], want[i], has[i]);
+    }
+    return ok && dropped;
+}
+
+/* "after step 2 (the end)" where the question asks about the end, as its prompt says. */
+static void step_words(const struct lesson_exercise *ex, long step, char *buf, size_t n)
+{
+    snprintf(buf, n, "after step %ld%s", step, ex->step == SCENE_STEP_END ? " (the end)" : "");
+}
+
 /* The usual slips of a holds answer, each computed by the trace engine, in this order: the
- * rank's input, the rank one phase short, another rank at the asked step, another op, the
- * rank at another step. Fills g's diagnosis and message; false when none is the typed. */
+ * rank's input, the rank's own piece left out, the rank one phase short, another rank at
+ * the asked step, another op, the rank at another step, another rank's input. Fills g's
+ * diagnosis and message; false when none is the typed. */
 static bool diagnose(const struct lesson_exercise *ex, const double *typed, const bool *th,
                      size_t n, const float *want, const bool *has, struct ex_grade *g)
 {
@@ -66,13 +101,23 @@ static bool diagnose(const struct lesson_exercise *ex, const double *typed, cons
     c->step = 0;
     bool found = false;
     const char *R = "rank";
+    char when[40];
+    step_words(ex, asked, when, sizeof when);
+    size_t own = 0;
     if (asked > 0 && slip_is(c, typed, th, n, want, has)) {
         found = true;
         snprintf(g->diagnosis, sizeof g->diagnosis, "input");
         snprintf(g->msg, sizeof g->msg,
-                 "not right: that is %s %d's input, its box before step 1; after step %ld "
-                 "it holds what the steps brought",
-                 R, ex->rank, asked);
+                 "not right: that is %s %d's input, its box before step 1; %s it holds "
+                 "what the steps brought",
+                 R, ex->rank, when);
+    } else if (own_piece_dropped(ex, typed, th, n, want, has, &own)) {
+        found = true;
+        snprintf(g->diagnosis, sizeof g->diagnosis, "own-piece");
+        snprintf(g->msg, sizeof g->msg,
+                 "not right: that leaves out %s %d's own piece (element %zu, counting from "
+                 "0): a rank keeps what it started with; only the other pieces travel",
+                 R, ex->rank, own + (ex->slots ? (size_t)ex->slot_lo : 0));
     }
     for (size_t i = nph; !found && i-- > 0;) {
         c->step = ph[i].end;
@@ -84,16 +129,30 @@ static bool diagnose(const struct lesson_exercise *ex, const double *typed, cons
                  "the %s comes after it",
                  R, ex->rank, ph[i].name, ph[i].end, phase_of(ph, nph, ph[i].end + 1));
     }
-    c->step = ex->step;
     for (int r = 0; !found && r < ex->scene.nranks; r++) {
         c->rank = r;
+        c->step = ex->step;
         if (r == ex->rank || !slip_is(c, typed, th, n, want, has)) continue;
         found = true;
+        /* a box the steps never changed is that rank's input, whatever the step */
+        c->step = 0;
+        bool unchanged = asked > 0 && slip_is(c, typed, th, n, want, has);
         snprintf(g->diagnosis, sizeof g->diagnosis, "other-rank");
-        snprintf(g->msg, sizeof g->msg,
-                 "not right: that is %s %d's box after step %ld; the question asks for %s %d",
-                 R, r, asked, R, ex->rank);
+        if (unchanged)
+            snprintf(g->msg, sizeof g->msg,
+                     "not right: that is %s %d's box, its own input, which no step changes; "
+                     "the question asks for %s %d, which the steps %s",
+                     R, r, R, ex->rank,
+                     ex->scene.coll == COLL_REDUCE || ex->scene.coll == COLL_ALL_REDUCE ||
+                             ex->scene.coll == COLL_REDUCE_SCATTER
+                         ? "combine into"
+                         : "bring data to");
+        else
+            snprintf(g->msg, sizeof g->msg,
+                     "not right: that is %s %d's box %s; the question asks for %s %d", R, r,
+                     when, R, ex->rank);
     }
+    c->step = ex->step;
     c->rank = ex->rank;
     static const enum redop ops[] = {OP_SUM, OP_AVG, OP_MAX, OP_MIN, OP_PROD};
     for (size_t k = 0; !found && k < ARRAY_LEN(ops); k++) {
@@ -114,6 +173,17 @@ static bool diagnose(const struct lesson_exercise *ex, const double *typed, cons
         snprintf(g->msg, sizeof g->msg,
                  "not right: that is %s %d after step %ld (%s), not after step %ld (%s)", R,
                  ex->rank, s, phase_of(ph, nph, s), asked, phase_of(ph, nph, asked));
+    }
+    for (int r = 0; !found && asked > 0 && r < ex->scene.nranks; r++) {
+        c->rank = r;
+        c->step = 0;
+        if (r == ex->rank || !slip_is(c, typed, th, n, want, has)) continue;
+        found = true;
+        snprintf(g->diagnosis, sizeof g->diagnosis, "other-rank");
+        snprintf(g->msg, sizeof g->msg,
+                 "not right: that is rank %d's box before step 1, its input; the question "
+                 "asks for rank %d %s",
+                 r, ex->rank, when);
     }
     free(c);
     return found;
