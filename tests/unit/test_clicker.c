@@ -323,7 +323,8 @@ static void walk_size(int cols, int rows, bool shipped, long asked)
                  cols, rows, room_asked, asked);
     if (shipped && rows >= 30 && room_unasked > 0)
         fail_msg("%dx%d: %ld exercise slides open without their question", cols, rows,
-                 room_unasked);    long before = walk(DECK_STEP_NEXT, pages, true, NULL);
+                 room_unasked);
+    long before = walk(DECK_STEP_NEXT, pages, true, NULL);
     long after = walk(DECK_NEXT, pages, false, per);
     if (getenv("CLICKER_DEBUG"))
         for (size_t i = 0; i < N; i++) {
@@ -483,8 +484,8 @@ static void test_teacher_lesson(void **state)
     texts(80);
     struct present_slide *t = &W[0].text;
     struct present_layout lay = {0};
-    present_layout_compute(24, 80, PLAYOUT_SCENE_MIN, t->ntitle, t->narr.n, t->blank, NULL, NULL,
-                           &lay);
+    present_layout_compute(24, 80, PLAYOUT_SCENE_MIN, t->ntitle, t->narr.n, t->blank, NULL,
+                           NULL, &lay);
     assert_int_equal(lay.npages, 3); /* with its empty lines: two pages of text */
     present_slide_pages(t, 24, 80, PLAYOUT_SCENE_MIN, 0, &lay);
     assert_int_equal(lay.npages, 2); /* without: one */

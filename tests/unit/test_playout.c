@@ -225,10 +225,8 @@ static void test_text_slide(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_too_small),
-        cmocka_unit_test(test_scene_slide),
-        cmocka_unit_test(test_pages),
-        cmocka_unit_test(test_one_question),
+        cmocka_unit_test(test_too_small),  cmocka_unit_test(test_scene_slide),
+        cmocka_unit_test(test_pages),      cmocka_unit_test(test_one_question),
         cmocka_unit_test(test_text_slide),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

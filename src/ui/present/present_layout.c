@@ -78,7 +78,8 @@ static int text_pages(struct present_layout *p, const bool *blank, int n, int to
 /* The layout with gap empty rows (0 or 1) under the title and above the scene. */
 static void layout_gap(int rows, int cols, int scene_rows, int title_lines, int narr_lines,
                        const bool *blank, const bool *starts,
-                       const struct present_layout_ask *ask, int gap, struct present_layout *out)
+                       const struct present_layout_ask *ask, int gap,
+                       struct present_layout *out)
 {
     present_layout_free(out);
     if (rows < PLAYOUT_MIN_ROWS || cols < PLAYOUT_MIN_COLS) {

@@ -230,7 +230,7 @@ static void slide_pages_at(struct present_slide *ps, int rows, int cols, int sce
     /* tight where that shows the question beside the scene, saves a page or shows more */
     q = present_slide_ask(ps);
     bool asks = present_layout_asks(out, &q, ps->narr.n);
-    if (asks != airy_asks ? asks
+    if (asks != airy_asks     ? asks
         : out->npages != airy ? out->npages < airy
                               : entry_lines(ps, out) > airy_lead)
         return;

@@ -18,11 +18,11 @@
 struct present_slide {
     struct quiz quiz;
     struct narr narr;
-    bool *blank;  /* narr.n entries: an empty line (a page may break there) */
-    bool *starts; /* narr.n entries: a block standing alone starts (narr_line.starts) */
-    int ask;      /* the first line of the quiz's questions in narr (0: none) */
-    int *ex_ask;  /* quiz.nex + 1 entries: the first line of each exercise's question, then
-                     narr.n */
+    bool *blank;   /* narr.n entries: an empty line (a page may break there) */
+    bool *starts;  /* narr.n entries: a block standing alone starts (narr_line.starts) */
+    int ask;       /* the first line of the quiz's questions in narr (0: none) */
+    int *ex_ask;   /* quiz.nex + 1 entries: the first line of each exercise's question, then
+                      narr.n */
     size_t asking; /* the exercise whose question the room is asked now (the presenter's
                       first unrevealed, the last when all are): present_slide_pages */
     char title[PRES_TITLE_MAX][256];

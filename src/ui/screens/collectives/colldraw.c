@@ -714,7 +714,9 @@ int coll_rows_needed(const struct app *a, int cols, int rows)
     int need = rows;
     /* Every height from need up to rows shows all that rows shows: the frame may give any. */
     for (int h = rows - 1; h + extra >= LAYOUT_EMBED_MIN_ROWS; h--) {
-        if (!coll_layout_at(a, h + extra, cols, &at, &sx) || !shows_all(&at, &ref, a->panel_short)) break;
+        if (!coll_layout_at(a, h + extra, cols, &at, &sx) ||
+            !shows_all(&at, &ref, a->panel_short))
+            break;
         need = h;
     }
     return need;

@@ -21,7 +21,7 @@
 #define HIER_TIMEOUT_S 60.0
 #define HIER_COPY_BYTES ((size_t)64 << 20)
 #define HIER_COPY_REPS 5
-#define HIER_WIDE 176 /* at least this many columns: both pages side by side */
+#define HIER_WIDE 176         /* at least this many columns: both pages side by side */
 #define HIER_EMBED_MIN_ROWS 8 /* the fewest rows an embedded scene is drawn in */
 #define HIER_SHOWS_DETAIL 1u  /* the ladder's detail lines */
 #define HIER_SHOWS_WHATIF 2u  /* the what-if table under the ladder */

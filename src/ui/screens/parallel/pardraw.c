@@ -1102,7 +1102,9 @@ int par_rows_needed(const struct app *a, int cols, int rows)
     int need = rows;
     /* Every height from need up to rows shows all that rows shows: the frame may give any. */
     for (int h = rows - 1; h + extra >= PAR_EMBED_MIN_ROWS; h--) {
-        if (!par_layout_at(a, h + extra, cols, &at) || !par_shows_all(&at, &ref, a->panel_short)) break;
+        if (!par_layout_at(a, h + extra, cols, &at) ||
+            !par_shows_all(&at, &ref, a->panel_short))
+            break;
         need = h;
     }
     return need;
