@@ -97,12 +97,18 @@ void cli_words_start(struct cli_words *w, const char *head, int indent)
 
 void cli_words_add(struct cli_words *w, const char *word)
 {
+    /* stdio's own puts, not printf: a ring of 16,384 ranks is that many words */
     int n = (int)strlen(word);
     if (w->any && w->col + 1 + n > 80) {
-        printf("\n%*s%s", w->indent, "", word);
+        putchar('\n');
+        for (int i = 0; i < w->indent; i++)
+            putchar(' ');
+        fputs(word, stdout);
         w->col = w->indent + n;
     } else {
-        w->col += printf(" %s", word);
+        putchar(' ');
+        fputs(word, stdout);
+        w->col += 1 + n;
     }
     w->any = true;
 }

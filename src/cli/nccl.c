@@ -108,7 +108,10 @@ int cli_ring_order_from(const char *arg, int *ring, int *n)
     int got = rec_read_file(L, path, err, sizeof err);
     rec_finish(L);
     int rc = 0;
-    const struct rec_ring *g = &L->rings[chan];
+    /* the ring of one communicator, the largest (recview.h), not the first of any */
+    struct rec_view mv;
+    rec_view_make(L, rec_main_comm(L), &mv);
+    const struct rec_ring *g = &mv.v.rings[chan];
     if (got < 0)
         rc = cli_usage_error("--ring-order-from %s: %s", arg, err);
     else if (!g->order)
@@ -122,6 +125,7 @@ int cli_ring_order_from(const char *arg, int *ring, int *n)
         memcpy(ring, g->order, (size_t)g->n * sizeof *ring);
         *n = g->n;
     }
+    rec_view_free(&mv);
     rec_free(L);
     return rc;
 }
@@ -474,7 +478,13 @@ static cJSON *nccl_json(const struct rec_log *L)
         cli_json_str(o, "busid", k->busid[0] ? k->busid : NULL);
         cli_json_str(o, "gpu", k->gpu[0] ? k->gpu : NULL);
     }
-    json_rings_trees(root, L, "rings", "trees");
+    /* one communicator's rings and trees (recview.h: the largest), never a mix */
+    int main_comm = rec_main_comm(L);
+    struct rec_view mv;
+    rec_view_make(L, main_comm, &mv);
+    json_rings_trees(root, &mv.v, "rings", "trees");
+    rec_view_free(&mv);
+    json_int_or_null(root, "rings_of", main_comm);
     json_links(root, L);
     json_tests(root, L);
     json_warnings(root, L);

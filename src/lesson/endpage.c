@@ -81,16 +81,17 @@ struct lesson_block *lesson_end_blocks(const struct lesson *L, const char *misse
             const struct lesson_exercise *e = &L->slides[k].ex[i];
             char detail[700] = "", t[900], q[600];
             nex++;
-            const char *what = missed(ctx, e, detail, sizeof detail);
+            unsigned tone = LSPAN_BAD;
+            const char *what = missed(ctx, e, detail, sizeof detail, &tone);
             if (!what) continue;
             nmissed++;
             lesson_ex_question(e, q, sizeof q);
             snprintf(t, sizeof t, "slide %zu, %s: %s", e->slide + 1, what, q);
-            end_span(end_add(&b, LBLOCK_ITEM, true), 0, t);
+            end_span(end_add(&b, LBLOCK_ITEM, true), tone, t);
             if (detail[0]) end_span(end_add(&b, LBLOCK_ITEM, false), 0, detail);
         }
     if (!nmissed)
-        end_span(end_add(&b, LBLOCK_PARAGRAPH, false), 0,
+        end_span(end_add(&b, LBLOCK_PARAGRAPH, false), nex ? LSPAN_OK : 0,
                  nex ? none_missed : "none: this lesson has no exercises");
     *nblocks = b.n;
     return b.v;

@@ -11,10 +11,11 @@
 #include "lesson/lesson.h"
 
 /* Whether exercise e was missed: NULL when not (it is left off the page), else the words
- * after 'slide N, "QUESTION" ' ("not answered"); *detail may get one more line ("" for none).
+ * after "slide N, " ("not answered"); *tone (LSPAN_BAD when not set) colours its item; *detail
+ * may get one more line ("" for none).
  */
 typedef const char *(*lesson_end_fn)(const void *ctx, const struct lesson_exercise *e,
-                                     char *detail, size_t n);
+                                     char *detail, size_t n, unsigned *tone);
 
 /* The page's blocks after its title: "What it taught", the summary, `missed_heading`, an item
  * per exercise missed (its detail under it), or `none_missed` (or "none: this lesson has no

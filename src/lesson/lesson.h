@@ -52,6 +52,11 @@ enum {
     LSPAN_TERM = 64,  /* a glossary term's first use on its slide: never set by the parser,
                          only by glossary_mark_block (the player and the presenter show it
                          underlined; the handouts never mark) */
+    /* a generated page's tone (the end page: missed, solved after a slip, none missed):
+     * never set by the parser; the player colours it */
+    LSPAN_BAD = 128,
+    LSPAN_WARN = 256,
+    LSPAN_OK = 512,
 };
 
 /* A run of text in one style. Text is UTF-8, never contains '\n' (soft line breaks become

@@ -321,6 +321,23 @@ static void view_ranks(const struct rec_log *L, int c, const struct rec_ctopo *t
     w->v.maxrank = top;
 }
 
+int rec_main_comm(const struct rec_log *L)
+{
+    int best = -1;
+    long best_n = -1;
+    for (int c = 0; c < L->ncomms; c++) {
+        const struct rec_facts *f = &L->comms[c];
+        long n = f->nranks;
+        if (n < 0) {
+            n = 0;
+            for (int r = rec_facts_next(f, 0); r >= 0; r = rec_facts_next(f, r + 1))
+                n++;
+        }
+        if (n > best_n) best = c, best_n = n;
+    }
+    return best;
+}
+
 void rec_view_make(const struct rec_log *L, int comm, struct rec_view *out)
 {
     memset(out, 0, sizeof *out);

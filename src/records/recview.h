@@ -42,6 +42,10 @@ struct rec_view {
     struct rec_link *links; /* owned (NULL: the record's) */
 };
 void rec_view_make(const struct rec_log *L, int comm, struct rec_view *out);
+/* The communicator the record's own rings and trees are taken from when one picture is
+ * wanted (the JSON's top-level rings and trees, --ring-order-from): the largest (most ranks:
+ * its nranks, else the ranks its lines name; the first of equal ones); -1 when it has none. */
+int rec_main_comm(const struct rec_log *L);
 void rec_view_free(struct rec_view *w);
 
 /* Channel c's links (links[idx[i]], or links[i] when idx is NULL, i < n) as one ring: the

@@ -11,6 +11,7 @@
 #include "core/napkin.h"
 #include "core/util.h"
 #include "core/text.h"
+#include "records/recview.h"
 
 /* ---- lines ------------------------------------------------------------------------------ */
 
@@ -276,14 +277,18 @@ void hier_record_from(const struct rec_log *L, struct hier_record *out)
     out->slowest = TIER_COUNT;
     if (!L) return;
     out->loaded = true;
-    for (int i = 0; i < L->nlinks; i++) {
-        enum rec_class c = L->links[i].cls;
+    /* one communicator's links (records/recview.h: the largest), never several mixed */
+    struct rec_view w;
+    rec_view_make(L, rec_main_comm(L), &w);
+    for (int i = 0; i < w.v.nlinks; i++) {
+        enum rec_class c = w.v.links[i].cls;
         if ((unsigned)c > REC_UNKNOWN) continue;
         out->cls[c]++;
         int t = hier_tier_for_class(c);
         if (t >= 0 && (out->slowest == TIER_COUNT || t > (int)out->slowest))
             out->slowest = (enum tier_id)t;
     }
+    rec_view_free(&w);
     /* The busbw: the all-reduce's when the record has one (the ring's figure), else the
      * first test's. */
     int k = -1;

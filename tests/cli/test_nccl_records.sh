@@ -382,6 +382,45 @@ assert d["communicators"][0]["nnodes"] is None, d["communicators"]
 assert any("3 more are in the job" in w["message"] for w in d["warnings"]), d["warnings"]
 PY
 
+# ---- the record's rings and trees: one communicator's, never a mix ----------------------
+# With several communicators the top-level rings and trees are those of one of them, the
+# largest (most ranks: nranks, else the ranks seen; the first of equal ones), named by
+# rings_of (its index in communicators); so they equal its ring_orders and tree_nodes.
+# Checked on every record of the corpus that holds several (vLLM's TP x PP, two runs, ...).
+: >"$tmp/multi.txt"
+for f in "$DIR"/*.log; do
+    "$BIN" nccl --format json "$f" >"$tmp/mc.json" 2>/dev/null || continue
+    python3 - "$tmp/mc.json" "$tmp/multi.txt" <<'PY' || fail "nccl $(basename "$f"): top-level rings/trees are not one communicator's"
+import json, sys
+d = json.load(open(sys.argv[1]))
+cs = d["communicators"]
+if len(cs) < 2:
+    sys.exit(0)
+size = lambda c: c["nranks"] if c["nranks"] is not None else len(c["ranks_seen"])
+big = max(range(len(cs)), key=lambda i: (size(cs[i]), -i))
+assert d.get("rings_of") == big, ("rings_of", d.get("rings_of"), "want", big)
+assert d["rings"] == cs[big]["ring_orders"], (d["rings"], cs[big]["ring_orders"])
+assert d["trees"] == cs[big]["tree_nodes"], "trees differ from communicators[%d]'s" % big
+open(sys.argv[2], "a").write("multi\n")
+PY
+done
+[ "$(grep -c multi "$tmp/multi.txt")" -ge 3 ] || fail "fewer than 3 corpus records with several communicators checked"
+# --ring-order-from reads the same communicator's ring: here a 2-rank one prints its ring of
+# channel 0 first, a 4-rank one after it; the ring taken is the 4-rank one's.
+{
+    printf 'h:1:1 [0] NCCL INFO comm 0x10 rank 0 nranks 2 cudaDev 0 busId 1000 commId 0xa - Init START\n'
+    printf 'h:1:1 [0] NCCL INFO Channel 00/02 :    0   1\n'
+    printf 'h:1:1 [0] NCCL INFO comm 0x10 rank 0 nranks 2 cudaDev 0 busId 1000 commId 0xa - Init COMPLETE\n'
+    printf 'h:1:1 [0] NCCL INFO comm 0x20 rank 0 nranks 4 cudaDev 0 busId 1000 commId 0xb - Init START\n'
+    printf 'h:1:1 [0] NCCL INFO Channel 00/02 :    0   2   1   3\n'
+    printf 'h:1:1 [0] NCCL INFO comm 0x20 rank 0 nranks 4 cudaDev 0 busId 1000 commId 0xb - Init COMPLETE\n'
+} >"$tmp/two.log"
+"$BIN" trace all_reduce --ranks 4 --ring-order-from "$tmp/two.log" --format json >"$tmp/rof.json" 2>"$tmp/rof.err" ||
+    fail "--ring-order-from two.log: exit $? ($(head -1 "$tmp/rof.err"))"
+json_expect "--ring-order-from two.log" "$tmp/rof.json" 'd["ring_order"] == [0, 2, 1, 3]'
+"$BIN" nccl --format json "$tmp/two.log" >"$tmp/two.json"
+json_expect "nccl two.log" "$tmp/two.json" 'd["rings_of"] == 1 and d["rings"] == {"0": [0, 2, 1, 3]}'
+
 # ---- bad input ------------------------------------------------------------------------
 bad() { # bad WANT_RC STDERR_SUBSTRING ARGS...
     local want=$1 msg=$2

@@ -355,6 +355,35 @@ static void test_tier_for_class(void **state)
     assert_int_equal(hier_tier_for_class(REC_UNKNOWN), -1);
 }
 
+/* A record of two communicators: the ladder counts one's links, the largest's (a 4-rank one
+ * with two SHM links), never the 2-rank one's NVLink link beside them. */
+static void test_ladder_record_one_comm(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "h:1:1 [0] NCCL INFO comm 0x10 rank 0 nranks 2 cudaDev 0 busId 1000 commId 0xa - Init "
+        "START\n"
+        "h:1:1 [0] NCCL INFO Channel 00/0 : 0[1000] -> 1[2000] via P2P/IPC/read\n"
+        "h:1:1 [0] NCCL INFO comm 0x10 rank 0 nranks 2 cudaDev 0 busId 1000 commId 0xa - Init "
+        "COMPLETE\n"
+        "h:1:1 [0] NCCL INFO comm 0x20 rank 0 nranks 4 cudaDev 0 busId 1000 commId 0xb - Init "
+        "START\n"
+        "h:1:1 [0] NCCL INFO Channel 00/0 : 0[1000] -> 1[2000] via SHM/direct/direct\n"
+        "h:1:1 [0] NCCL INFO Channel 01/0 : 0[1000] -> 2[3000] via SHM/direct/direct\n"
+        "h:1:1 [0] NCCL INFO comm 0x20 rank 0 nranks 4 cudaDev 0 busId 1000 commId 0xb - Init "
+        "COMPLETE\n";
+    struct rec_log *L = rec_new();
+    rec_parse(L, "t.log", text, strlen(text));
+    rec_finish(L);
+    assert_int_equal(L->ncomms, 2);
+    struct hier_measured m;
+    measured_init(&m);
+    hier_record_from(L, &m.rec);
+    assert_int_equal(m.rec.cls[REC_SHM], 2);
+    assert_int_equal(m.rec.cls[REC_NVLINK], 0);
+    rec_free(L);
+}
+
 /* A record on the ladder: its links by class under their tiers, its largest busbw (the
  * in-place 40.5 at 1 MiB of the table below) beside the slowest tier (ethernet: the
  * socket link), labelled measured (from the file); no record, no such lines. */
@@ -411,9 +440,13 @@ static void test_ladder_record(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ladder),         cmocka_unit_test(test_zoom_lines),
-        cmocka_unit_test(test_napkin),         cmocka_unit_test(test_whatif),
-        cmocka_unit_test(test_tier_for_class), cmocka_unit_test(test_ladder_record),
+        cmocka_unit_test(test_ladder),
+        cmocka_unit_test(test_zoom_lines),
+        cmocka_unit_test(test_napkin),
+        cmocka_unit_test(test_whatif),
+        cmocka_unit_test(test_tier_for_class),
+        cmocka_unit_test(test_ladder_record),
+        cmocka_unit_test(test_ladder_record_one_comm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -173,7 +173,8 @@ static int text_pages(struct present_script *s, int cols, int rows, char *text, 
 
 /* Every page and stop of every slide, PageDown by PageDown, and the text pages before the
  * page a slide opens on by PageUp. The frame that the next PageDown leaves a lesson from (the
- * deck's end too) tells the room the lesson ended; no other does. */
+ * deck's end too) tells the room the lesson ended; no other does; that PageDown shows the
+ * lesson's end page (what it taught, what was not answered), the next goes on. */
 static void walk(int cols, int rows)
 {
     struct present_script *s = open_at(cols, rows);
@@ -186,11 +187,26 @@ static void walk(int cols, int rows)
     assert_int_equal(regcomp(&end_re, END_RE, REG_EXTENDED | REG_NOSUB), 0);
     bool prev_end = false;
     size_t prev_slide = 0, text_seen = (size_t)-1, ntext = 0;
+    size_t end_pages = 0, end_page_seen = (size_t)-1;
     for (;;) {
         present_script_draw(s);
         present_script_where(s, &slide, &n, &page, &np, &step);
         screen_text(text, sizeof text);
         assert_int_equal(n, nends);
+        if (frames > 0 && strstr(text, "End of the lesson: ")) {
+            /* PageDown from a lesson's end: its end page, for the room, then the next lesson */
+            if (!prev_end || !ends[slide])
+                fail_msg("%dx%d slide %zu: an end page not at a lesson's end", cols, rows,
+                         slide + 1);
+            char what[400];
+            if (room_bad(text, what, sizeof what) >= 0)
+                fail_msg("%dx%d slide %zu's end page: %s", cols, rows, slide + 1, what);
+            if (slide != end_page_seen) end_pages++;
+            end_page_seen = slide;
+            present_script_key(s, KEY_NPAGE);
+            assert_true(++frames < 5000);
+            continue;
+        }
         if (frames > 0 && prev_end != (ends[prev_slide] && slide != prev_slide))
             fail_msg("%dx%d slide %zu: the frame before slide %zu %s the lesson's end", cols,
                      rows, prev_slide + 1, slide + 1, prev_end ? "says" : "does not say");
@@ -238,6 +254,7 @@ static void walk(int cols, int rows)
     for (size_t i = 0; i < nends; i++)
         lessons += ends[i];
     assert_int_equal(said, lessons);
+    assert_int_equal(end_pages, lessons - 1); /* between lessons: each one's end page */
     regfree(&end_re);
     free(ends);
     assert_int_equal(bad_slides, 0);
@@ -561,8 +578,9 @@ static void test_reveal_whole_slide(void **state)
  * notes and JSON): every shipped lesson's end page, every exercise missed, lists each by
  * the words of its prompt's question and shows no exercise id of the set. */
 static const char *all_missed(const void *ctx, const struct lesson_exercise *e, char *detail,
-                              size_t n)
+                              size_t n, unsigned *tone)
 {
+    (void)tone;
     (void)ctx;
     (void)e;
     (void)detail;
@@ -583,6 +601,10 @@ static void test_end_pages_show_no_ids(void **state)
         struct lesson_block *b =
             lesson_end_blocks(&set.v[l], "missed", "none", all_missed, NULL, &nb);
         char page[32 * 1024] = "";
+        for (size_t i = 0; i < nb; i++) /* each missed item in its tone (the player's red) */
+            if (b[i].kind == LBLOCK_ITEM && b[i].first && b[i].nspans &&
+                !(b[i].spans[0].style & LSPAN_BAD))
+                fail_msg("%s: item '%s' has no tone", set.v[l].id, b[i].spans[0].text);
         for (size_t i = 0; i < nb; i++)
             for (size_t k = 0; k < b[i].nspans; k++) {
                 size_t o = strlen(page);

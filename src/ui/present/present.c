@@ -102,6 +102,11 @@ struct pres {
     /* started at slide 1 though this deck was left elsewhere: R resumes there */
     bool offer;
     struct position offered;
+    /* PageDown from a lesson's last frame opens its end page before the next lesson, once a
+     * slide (ended: that slide + 1); auto_end: the page so opened, whose last PageDown goes on
+     * to the next lesson */
+    size_t ended;
+    bool auto_end;
     /* the exercises answered in the room (r), by id, for the whole talk: an exercise is
      * answered once (coming back shows its answer, r never asks it again) and later slides
      * no longer hide its answer (predict.h), as the player does with a solved one */
@@ -297,7 +302,15 @@ static void pres_layout(struct pres *p)
     /* The scene's page stays the scene's page when a demo's scene needs other rows. */
     bool on_scene = s->has_scene && p->lay.npages > 0 && p->lay_slide == p->pos.slide &&
                     p->pos.page == p->lay.npages - 1;
-    present_slide_pages(&p->ps, rows, cols, pres_scene_rows(p, cols), &p->lay);
+    p->ps.asking = p->revealed; /* one question at a time: the first not yet revealed */
+    p->a->panel_short = false;
+    int full = pres_scene_rows(p, cols);
+    /* the measured panel at one line where that leaves the question room beside the scene,
+     * until r has revealed the slide's answers: then the scene shows all of it again */
+    int brief = full && p->scene_ok && p->revealed < s->nex
+                    ? app_rows_needed_short(p->a, cols, PLAYOUT_SCENE_MIN)
+                    : 0;
+    p->a->panel_short = present_slide_pages(&p->ps, rows, cols, full, brief, &p->lay);
     p->lay_slide = p->pos.slide;
     int np = p->lay.npages > 0 ? p->lay.npages : 1;
     if (p->pos.page == DECK_PAGE_ENTRY) /* entered forward: the scene's page, with the lead */
@@ -447,6 +460,14 @@ static void pres_move(struct pres *p, enum deck_move m, long goto_n)
             snprintf(p->msg, sizeof p->msg, "this is the last slide");
         else
             snprintf(p->msg, sizeof p->msg, "this is the first slide");
+        return;
+    }
+    if (m == DECK_NEXT && np.slide != p->pos.slide &&
+        p->sl[np.slide].lesson != p->sl[p->pos.slide].lesson && p->ended != p->pos.slide + 1 &&
+        p->extra == PRES_EXTRA_NONE) {
+        p->ended = p->pos.slide + 1; /* a lesson's end: its page for the room, then on */
+        pres_extra_open(p, PRES_EXTRA_END);
+        p->auto_end = true;
         return;
     }
     if (np.slide == p->pos.slide && np.step >= 0 && np.page >= 0) {
@@ -972,10 +993,11 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
 
 /* The end page's word on an exercise: missed when its answer was not shown in the room. */
 static const char *pres_end_missed(const void *ctx, const struct lesson_exercise *e,
-                                   char *detail, size_t n)
+                                   char *detail, size_t n, unsigned *tone)
 {
     (void)detail;
     (void)n;
+    (void)tone;
     return pres_answered(ctx, e->id) ? NULL : "not answered in the room";
 }
 
@@ -1031,6 +1053,7 @@ static void pres_draw_extra(struct pres *p, int rows, int cols)
 
 static void pres_extra_open(struct pres *p, enum pres_extra which)
 {
+    p->auto_end = false; /* E, G, the talk's end: not a lesson's end reached by PageDown */
     if (p->extra == which) {
         p->extra = PRES_EXTRA_NONE;
         return;
@@ -1055,9 +1078,14 @@ static bool pres_extra_key(struct pres *p, int ch)
     case KEY_DOWN:
     case ' ':
         if (p->x_from + rows - 4 >= p->xps.narr.n) {
-            /* back to the slide, but the talk's end page stays: nothing comes after it */
+            /* back to the slide, but the talk's end page stays: nothing comes after it; a
+             * lesson's end page reached by PageDown goes on to the next lesson */
             if (p->pos.slide + 1 < p->n || p->extra != PRES_EXTRA_END)
                 p->extra = PRES_EXTRA_NONE;
+            if (p->auto_end && p->extra == PRES_EXTRA_NONE) {
+                p->auto_end = false;
+                pres_move(p, DECK_NEXT, 0);
+            }
         } else
             p->x_from += step;
         return true;

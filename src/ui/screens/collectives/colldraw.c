@@ -645,16 +645,19 @@ static void draw_what(const struct app *a, struct rect r)
 
 /* Layout x shows all that layout y shows: every value of every rank, the in/out marks,
  * the legend, every transfer row, the whole sentence and summary, the measured panel at
- * the least height the layout gives it (bordered where it was). Block digits may give way to
- * plain ones and the blank rows between regions may go: the room reads the same. */
-static bool shows_all(const struct layout *x, const struct layout *y)
+ * the least height the layout gives it (bordered where it was; one plain line where the
+ * presenter asks with a short panel: app.panel_short). Block digits may give way to plain
+ * ones and the blank rows between regions may go: the room reads the same. */
+static bool shows_all(const struct layout *x, const struct layout *y, bool panel_short)
 {
     int panel_min = y->panel.h < LAYOUT_PANEL_H_MIN ? y->panel.h : LAYOUT_PANEL_H_MIN;
+    if (panel_short && panel_min > 1) panel_min = 1;
     return x->mode == y->mode && x->shown >= y->shown && x->marks >= y->marks &&
            x->legend.h >= y->legend.h && x->xfer_cols == y->xfer_cols &&
            x->xfer_rows >= y->xfer_rows && x->what_lines >= y->what_lines &&
            x->what.h >= y->what.h && x->panel_side == y->panel_side &&
-           (x->panel_side || x->panel.h >= panel_min) && x->panel_compact <= y->panel_compact;
+           (x->panel_side || x->panel.h >= panel_min) &&
+           (panel_short || x->panel_compact <= y->panel_compact);
 }
 
 /* The layout of the scene at rows x w (rows counting the free key bar row) into *out, with
@@ -673,6 +676,7 @@ static bool coll_layout_at(const struct app *a, int rows, int w, struct layout *
         /* Embedded in the presenter, the scene may share the page with the narration:
          * the frame around says how many rows it gives (coll_rows_needed). */
         .min_rows = a->bar_row_free ? LAYOUT_EMBED_MIN_ROWS : 0,
+        .panel_short = a->panel_short,
     };
     for (int k = 0; k < a->sc.nranks; k++) {
         int lw = text_width(a->rank_label[k]);
@@ -702,7 +706,7 @@ static bool coll_layout_at(const struct app *a, int rows, int w, struct layout *
         bc.cell_h = BIG_H * sizes[k][1];
         *big_sx = sizes[k][0];
         big = layout_compute(rows, w, a->sc.nranks, L, &bc, out) == LAYOUT_BOXES &&
-              out->shown == L && (a->zoom > 0 || shows_all(out, &plain));
+              out->shown == L && (a->zoom > 0 || shows_all(out, &plain, false));
     }
     if (!big) layout_compute(rows, w, a->sc.nranks, L, &c, out);
     return out->mode != LAYOUT_TOO_SMALL;
@@ -733,7 +737,9 @@ int coll_rows_needed(const struct app *a, int cols, int rows)
     int need = rows;
     /* Every height from need up to rows shows all that rows shows: the frame may give any. */
     for (int h = rows - 1; h + extra >= LAYOUT_EMBED_MIN_ROWS; h--) {
-        if (!coll_layout_at(a, h + extra, cols, &at, &sx) || !shows_all(&at, &ref)) break;
+        if (!coll_layout_at(a, h + extra, cols, &at, &sx) ||
+            !shows_all(&at, &ref, a->panel_short))
+            break;
         need = h;
     }
     return need;

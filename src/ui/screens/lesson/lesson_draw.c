@@ -130,6 +130,10 @@ static attr_t span_attr(const struct app *a, unsigned style, attr_t base)
     if (style & LSPAN_ITALIC) at |= A_ITALIC;
     if (style & LSPAN_CODE) at = a->th.role[TH_LABEL] | (base & A_BOLD);
     if (style & LSPAN_TERM) at |= A_UNDERLINE; /* a glossary term's first use (G) */
+    /* the end page's tones: missed, solved after a slip, none missed */
+    if (style & LSPAN_BAD) at = a->th.role[TH_BAD] | (at & A_BOLD);
+    if (style & LSPAN_WARN) at = a->th.role[TH_WARN] | (at & A_BOLD);
+    if (style & LSPAN_OK) at = a->th.role[TH_OK] | (at & A_BOLD);
     return at;
 }
 
@@ -437,7 +441,7 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
 /* The end page's word on exercise e (lesson/endpage.h): missed when not solved, or solved
  * after a wrong answer; the last wrong answer graded again says what it was. */
 static const char *end_missed(const void *ctx, const struct lesson_exercise *e, char *detail,
-                              size_t n)
+                              size_t n, unsigned *tone)
 {
     const struct lesson_ui *u = ctx;
     const struct progress_ex *px = u->have_prog ? progress_exercise(&u->prog, e->id) : NULL;
@@ -445,6 +449,7 @@ static const char *end_missed(const void *ctx, const struct lesson_exercise *e, 
     const char *what = px && px->solved ? "solved after a wrong answer"
                        : px             ? "not solved"
                                         : "not answered";
+    if (px && px->solved) *tone = LSPAN_WARN; /* solved, after a slip */
     if (!px || !px->wrong[0]) return what;
     struct ex_variant var;
     char err[160];
