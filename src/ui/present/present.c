@@ -305,8 +305,11 @@ static void pres_layout(struct pres *p)
     p->ps.asking = p->revealed; /* one question at a time: the first not yet revealed */
     p->a->panel_short = false;
     int full = pres_scene_rows(p, cols);
-    int brief = full && p->scene_ok ? app_rows_needed_short(p->a, cols, PLAYOUT_SCENE_MIN) : 0;
-    /* the measured panel at one line where that leaves the question room beside the scene */
+    /* the measured panel at one line where that leaves the question room beside the scene,
+     * until r has revealed the slide's answers: then the scene shows all of it again */
+    int brief = full && p->scene_ok && p->revealed < s->nex
+                    ? app_rows_needed_short(p->a, cols, PLAYOUT_SCENE_MIN)
+                    : 0;
     p->a->panel_short = present_slide_pages(&p->ps, rows, cols, full, brief, &p->lay);
     p->lay_slide = p->pos.slide;
     int np = p->lay.npages > 0 ? p->lay.npages : 1;
