@@ -86,9 +86,12 @@ void quiz_build(const struct lesson_slide *s, size_t nrevealed, bool solutions,
     out->nslide = out->n = s->nblocks;
     out->v = xcalloc(s->nblocks + 1, sizeof *out->v);
     if (s->nblocks) memcpy(out->v, s->blocks, s->nblocks * sizeof *s->blocks);
+    out->ex_block = xcalloc(s->nex + 1, sizeof *out->ex_block);
+    out->nex = s->nex;
     for (size_t k = 0; k < s->nex; k++) {
         const struct lesson_exercise *e = &s->ex[k];
         char t[2048];
+        out->ex_block[k] = out->n;
         struct lesson_block *b = quiz_add(out, LBLOCK_PARAGRAPH, 0);
         if (s->nex > 1)
             snprintf(t, sizeof t, "Exercise %zu of %zu: ", k + 1, s->nex);
@@ -156,6 +159,7 @@ void quiz_free(struct quiz *q)
         free(q->v[i].spans);
     }
     free(q->v);
+    free(q->ex_block);
     memset(q, 0, sizeof *q);
 }
 

@@ -15,7 +15,9 @@
 struct quiz {
     struct lesson_block *v;
     size_t n, nslide;
-    bool own_slide; /* quiz_own_slide: v[0, nslide) are deep copies too */
+    bool own_slide;   /* quiz_own_slide: v[0, nslide) are deep copies too */
+    size_t *ex_block; /* nex entries: the first block of each exercise (its prompt) */
+    size_t nex;
 };
 
 /* Build the blocks of slide s: each exercise's prompt as the room reads it (a sentence that

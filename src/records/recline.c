@@ -74,7 +74,7 @@ static void tables_init(void)
 
 static unsigned marks_ncclhdr(int ncclhdr)
 {
-    return (ncclhdr ? REC_MK_NCCL : 0u) | (ncclhdr > 1 ? REC_MK_NCCL2 : 0u);
+    return (ncclhdr ? REC_MK_HDR : 0u) | (ncclhdr > 1 ? REC_MK_HDR2 : 0u);
 }
 
 /* The marks of the texts that may start at p (a marked pair starts there); where each exact
@@ -678,7 +678,7 @@ void rec_line_split(char *line, struct rec_line *ln)
          * ("INFO 04-20 16:48:04 [parallel_state.py:957] ...", as vLLM prints) */
         const char *m = ln->msg;
         /* the header's own "NCCL INFO" is one: another needs two in the line */
-        const char *f0 = ln->marks & REC_MK_NCCL2 ? strstr(m, "NCCL ") : NULL;
+        const char *f0 = ln->marks & REC_MK_HDR2 ? strstr(m, "NCCL ") : NULL;
         for (const char *f = f0; f; f = strstr(f + 1, "NCCL "))
             if (strncmp(f, "NCCL INFO", 9) == 0 || strncmp(f, "NCCL WARN", 9) == 0) {
                 ln->spliced = true;
@@ -697,7 +697,7 @@ void rec_line_split(char *line, struct rec_line *ln)
     /* no header at the start: one later in the line is another process's (spliced) or
      * follows text that is no prefix this reader knows */
     const char *at = NULL;
-    const char *f0 = ln->marks & REC_MK_NCCL ? strstr(s, "NCCL ") : NULL;
+    const char *f0 = ln->marks & REC_MK_HDR ? strstr(s, "NCCL ") : NULL;
     for (const char *f = f0; f; f = strstr(f + 1, "NCCL "))
         if (strncmp(f, "NCCL INFO", 9) == 0 || strncmp(f, "NCCL WARN", 9) == 0) at = f;
     if (!at) {

@@ -53,8 +53,8 @@ const char *rec_launcher_name(enum rec_launcher l); /* NULL for NONE */
  * its text is nowhere in the line, so a reader searches for that text (strstr) only in lines
  * that may hold it, and most lines are read without searching at all. */
 enum {
-    REC_MK_NCCL = 1 << 0,     /* "NCCL INFO" or "NCCL WARN" */
-    REC_MK_NCCL2 = 1 << 1,    /* two of them or more */
+    REC_MK_HDR = 1 << 0,      /* "NCCL INFO" or "NCCL WARN" */
+    REC_MK_HDR2 = 1 << 1,     /* two of them or more */
     REC_MK_VERSION = 1 << 2,  /* "NCCL version " or "RCCL version " */
     REC_MK_COMM = 1 << 3,     /* "comm 0x" */
     REC_MK_START = 1 << 4,    /* "Init START" */

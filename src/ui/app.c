@@ -62,6 +62,15 @@ int app_rows_needed(const struct app *a, int cols, int rows)
     return n < 1 || n > rows ? rows : n;
 }
 
+int app_rows_needed_short(struct app *a, int cols, int rows)
+{
+    bool was = a->panel_short;
+    a->panel_short = true;
+    int n = app_rows_needed(a, cols, rows);
+    a->panel_short = was;
+    return n;
+}
+
 size_t app_step(const struct app *a)
 {
     size_t n = app_nsteps(a);

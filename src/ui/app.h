@@ -77,6 +77,9 @@ struct app {
                           to type); the presenter sends those to the notes terminal */
     bool bar_row_free; /* embedded (the presenter): the screen's layout counts the undrawn
                           key bar's row, so a scene fits one row under LAYOUT_MIN_ROWS */
+    bool panel_short;  /* rows_needed may count the measured panel at one line: the presenter
+                          asks so when a slide's question does not fit beside the scene (the
+                          backend's figures are on the notes terminal) */
     /* Predict first (set by the lesson player around drawing a slide's scene): rank r's
      * values are drawn as "?" from step hide_from[r] on, while hide_any. */
     bool hide_any;
@@ -173,5 +176,7 @@ size_t app_step(const struct app *a);
 /* The fewest rows (at most rows) the shown scene needs at width cols to show all that it
  * shows in rows x cols (screen_ops.rows_needed; rows when the screen does not say). */
 int app_rows_needed(const struct app *a, int cols, int rows);
+/* The same with the measured panel at one line (app.panel_short): at most app_rows_needed. */
+int app_rows_needed_short(struct app *a, int cols, int rows);
 
 #endif

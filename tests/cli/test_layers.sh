@@ -114,7 +114,7 @@ probe=$(printf 'src/ui/screens/a/x.c:1\tsrc/ui/screens/b/y.h\n' | screens_apart)
 # includes that header but the screen's own unit tests below; other files ask through
 # screen_ops (screen_plan, screen_trace, screen_meas) or collectives.h.
 coll_state_h=src/ui/screens/collectives/collstate.h
-coll_state_tests="tests/unit/test_panel_stale.c"
+coll_state_tests="tests/unit/test_panel_stale.c tests/unit/test_panel_fit.c"
 # members STRUCT < file: the member names of "struct STRUCT {" ... "};", one a line.
 members() {
     perl -0777 -ne 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g;

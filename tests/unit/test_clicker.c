@@ -12,7 +12,10 @@
  *   - from every step of every slide (every frame the arrows can reach), the skip key (F5 /
  *     Esc) reaches the next slide in at most two presses;
  *   - PageUp walks back through the same stops PageDown showed, in reverse;
- *   - the arrows still step every frame: stepping forward visits every step of every scene.
+ *   - the arrows still step every frame: stepping forward visits every step of every scene;
+ *   - predict first: the page each slide opens on shows its first exercise's question whole
+ *     (its prompt and options, beside the lead) on every exercise slide from 100x30 up, and
+ *     on an exact count at 80x24; and the notes get every word that page leaves out.
  * It prints the presses per size, with every step a stop (the deck before stops) beside. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -150,26 +153,43 @@ static void check_reachable(const struct wslide *w, const struct present_layout 
     const struct present_layout_page *e = &lay->page[lay->entry];
     char *lead = range_words(n, e->from, e->to);
     assert_true(strncmp(all, lead, strlen(lead)) == 0);
-    if (e->ask_to > e->ask_from) { /* under the lead: the slide's questions, whole */
-        char *asked = range_words(n, e->ask_from, e->ask_to),
-             *quiz = range_words(n, w->text.ask, n->n);
-        assert_true(w->text.ask > 0 && e->ask_to == n->n && e->ask_from >= e->to);
-        assert_string_equal(asked, quiz);
-        free(asked);
-        free(quiz);
+    /* The first exercise's question as the room reads it: the quiz's words up to the next
+     * exercise's ("Exercise 2 of N: ..."), its prompt and its options. */
+    char *quiz = range_words(n, w->text.ask, n->n), *first = xstrdup(quiz), *next;
+    if (w->s->nex > 1 && (next = strstr(first, " Exercise 2 of "))) *next = '\0';
+    bool asked = false;
+    if (e->ask_to > e->ask_from) { /* under the lead: the first exercise's question, whole */
+        char *shown = range_words(n, e->ask_from, e->ask_to);
+        assert_true(w->text.ask > 0 && e->ask_from >= e->to && e->to <= w->text.ask);
+        assert_string_equal(shown, first);
+        asked = true;
+        free(shown);
+    } else if (w->s->nex > 0 && w->text.ask > 0) { /* or in the narration shown whole */
+        char *shown = range_words(n, e->from, e->to);
+        asked = strstr(shown, first) != NULL;
+        free(shown);
     }
+    free(quiz);
+    free(first);
     /* the speaker's notes get the words the page leaves out, in order */
     char *unshown = xcalloc(NOTES_NARR_MAX, 1);
     present_slide_unshown(&w->text, e, unshown, NOTES_NARR_MAX);
-    int gap_to = e->ask_to > e->ask_from ? e->ask_from : n->n;
-    char *left_out = range_words(n, e->to, gap_to);
+    char *left_out = range_words(n, e->to, e->ask_to > e->ask_from ? e->ask_from : n->n);
+    if (e->ask_to > e->ask_from && e->ask_to < n->n) { /* the later exercises */
+        char *rest = range_words(n, e->ask_to, n->n);
+        left_out = xrealloc(left_out, strlen(left_out) + strlen(rest) + 2);
+        if (left_out[0] && rest[0]) strcat(left_out, " ");
+        strcat(left_out, rest);
+        free(rest);
+    }
     assert_string_equal(squeeze(unshown), squeeze(left_out));
     free(unshown);
     free(left_out);
-    bool asked =
-        w->s->nex > 0 && (e->ask_to > e->ask_from || (w->text.ask > 0 && e->to == n->n));
     room_asked += asked;
     room_unasked += w->s->nex > 0 && !asked;
+    if (getenv("CLICKER_DEBUG") && w->s->nex > 0 && !asked)
+        printf("  not asked on its opening page: %s (question %d lines, the page's text %d)\n",
+               w->s->title, w->text.ex_ask[1] - w->text.ex_ask[0], e->narr.h);
     if (lay->entry == 0) {
         for (int k = 1; k < lay->npages; k++) { /* a slide without a scene: its pages */
             char *more = range_words(n, lay->page[k].from, lay->page[k].to), *j;
@@ -211,14 +231,15 @@ static int npages_at(struct wslide *w, int rows, int cols, int *entry)
 {
     struct present_layout lay = {0};
     char *airy = narr_words(&w->text.narr);
-    int scene_rows = 0;
+    int scene_rows = 0, scene_short = 0;
     if (w->s->has_scene) { /* what the presenter asks: the scene's rows at the slide's start */
         char err[240];
         struct scene sc = w->s->scene;
         assert_int_equal(app_set_scene(A, &sc, err, sizeof err), CV_OK);
         scene_rows = app_rows_needed(A, cols, PLAYOUT_SCENE_MIN);
+        scene_short = app_rows_needed_short(A, cols, PLAYOUT_SCENE_MIN);
     }
-    present_slide_pages(&w->text, rows, cols, scene_rows, &lay);
+    present_slide_pages(&w->text, rows, cols, scene_rows, scene_short, &lay);
     char *now = narr_words(&w->text.narr);
     assert_string_equal(now, airy);
     free(airy);
@@ -276,7 +297,9 @@ static long walk(enum deck_move m, int *pages, bool every, long *per)
     return n;
 }
 
-static void walk_size(int cols, int rows, bool shipped)
+/* asked: the exercise slides whose first question the room sees on the page the slide opens
+ * on (-1: not checked). */
+static void walk_size(int cols, int rows, bool shipped, long asked)
 {
     texts(cols);
     int *pages = xcalloc(N, sizeof *pages);
@@ -289,6 +312,18 @@ static void walk_size(int cols, int rows, bool shipped)
         "or questions on %ld, the scene alone on %ld; the questions of %ld slides (of %ld with "
         "exercises)\n",
         cols, rows, room_whole, room_lead, room_none, room_asked, room_asked + room_unasked);
+    /* Predict first (issue 31): the room sees the question it should answer before the scene
+     * answers it, on the page the slide opens on, beside the scene: every exercise slide from
+     * 100x30 up, and the count at 80x24 exact, so that a change that loses one shows. It was
+     * 23, 50 and 69 of 72 at 80x24, 100x30 and 120x40 while a slide's questions came all
+     * together or not at all and the measured panel kept its rows. */
+    if (asked >= 0 && room_asked != asked)
+        fail_msg("%dx%d: the first question of %ld exercise slides on their opening page, "
+                 "not %ld",
+                 cols, rows, room_asked, asked);
+    if (shipped && rows >= 30 && room_unasked > 0)
+        fail_msg("%dx%d: %ld exercise slides open without their question", cols, rows,
+                 room_unasked);
     long before = walk(DECK_STEP_NEXT, pages, true, NULL);
     long after = walk(DECK_NEXT, pages, false, per);
     if (getenv("CLICKER_DEBUG"))
@@ -407,32 +442,32 @@ static void walk_size(int cols, int rows, bool shipped)
     free(per);
 }
 
-static void on_deck(const char *path, int cols, int rows, bool shipped)
+static void on_deck(const char *path, int cols, int rows, bool shipped, long asked)
 {
     if (load(path) != 0) fail_msg("cannot load %s", path);
-    walk_size(cols, rows, shipped);
+    walk_size(cols, rows, shipped, asked);
     unload();
 }
 
 static void test_deck_80x24(void **state)
 {
     (void)state;
-    on_deck("lessons", 80, 24, true);
+    on_deck("lessons", 80, 24, true, 57);
 }
 static void test_deck_100x30(void **state)
 {
     (void)state;
-    on_deck("lessons", 100, 30, true);
+    on_deck("lessons", 100, 30, true, 72);
 }
 static void test_deck_120x40(void **state)
 {
     (void)state;
-    on_deck("lessons", 120, 40, true);
+    on_deck("lessons", 120, 40, true, 72);
 }
 static void test_deck_160x45(void **state)
 {
     (void)state;
-    on_deck("lessons", 160, 45, true);
+    on_deck("lessons", 160, 45, true, 72);
 }
 
 /* A teacher's lesson nobody shipped (tests/lesson/clicker): a narration two pages long at
@@ -444,15 +479,15 @@ static void test_teacher_lesson(void **state)
     (void)state;
     static const int sz[][2] = {{80, 24}, {100, 30}, {120, 40}, {160, 45}};
     for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++)
-        on_deck("tests/lesson/clicker/teacher.md", sz[i][0], sz[i][1], false);
+        on_deck("tests/lesson/clicker/teacher.md", sz[i][0], sz[i][1], false, 2);
     assert_int_equal(load("tests/lesson/clicker/teacher.md"), 0);
     texts(80);
     struct present_slide *t = &W[0].text;
     struct present_layout lay = {0};
-    present_layout_compute(24, 80, PLAYOUT_SCENE_MIN, t->ntitle, t->narr.n, t->blank, NULL, 0,
-                           &lay);
+    present_layout_compute(24, 80, PLAYOUT_SCENE_MIN, t->ntitle, t->narr.n, t->blank, NULL,
+                           NULL, &lay);
     assert_int_equal(lay.npages, 3); /* with its empty lines: two pages of text */
-    present_slide_pages(t, 24, 80, PLAYOUT_SCENE_MIN, &lay);
+    present_slide_pages(t, 24, 80, PLAYOUT_SCENE_MIN, 0, &lay);
     assert_int_equal(lay.npages, 2); /* without: one */
     assert_true(t->tight);
     present_layout_free(&lay);

@@ -60,11 +60,11 @@ static void test_too_small(void **state)
 {
     (void)state;
     struct present_layout p = {0};
-    present_layout_compute(23, 120, PLAYOUT_SCENE_MIN, 1, 3, NULL, NULL, 0, &p);
+    present_layout_compute(23, 120, PLAYOUT_SCENE_MIN, 1, 3, NULL, NULL, NULL, &p);
     assert_true(p.too_small);
-    present_layout_compute(40, 79, 0, 1, 3, NULL, NULL, 0, &p);
+    present_layout_compute(40, 79, 0, 1, 3, NULL, NULL, NULL, &p);
     assert_true(p.too_small);
-    present_layout_compute(24, 80, PLAYOUT_SCENE_MIN, 1, 3, NULL, NULL, 0, &p);
+    present_layout_compute(24, 80, PLAYOUT_SCENE_MIN, 1, 3, NULL, NULL, NULL, &p);
     assert_false(p.too_small);
     present_layout_free(&p);
 }
@@ -73,7 +73,7 @@ static void test_scene_slide(void **state)
 {
     (void)state;
     struct present_layout p = {0};
-    present_layout_compute(40, 120, PLAYOUT_SCENE_MIN, 1, 4, NULL, NULL, 0, &p);
+    present_layout_compute(40, 120, PLAYOUT_SCENE_MIN, 1, 4, NULL, NULL, NULL, &p);
     assert_int_equal(p.npages, 1);
     const struct present_layout_page *pg = &p.page[0];
     assert_true(pg->with_scene);
@@ -89,7 +89,7 @@ static void test_scene_slide(void **state)
     assert_int_equal(pg->scene.w, 120);
     no_overlap(&p);
     /* A two-line title pushes everything down one row. */
-    present_layout_compute(40, 120, PLAYOUT_SCENE_MIN, 2, 4, NULL, NULL, 0, &p);
+    present_layout_compute(40, 120, PLAYOUT_SCENE_MIN, 2, 4, NULL, NULL, NULL, &p);
     assert_int_equal(p.page[0].title.h, 2);
     assert_int_equal(p.page[0].narr.y, 3);
     assert_int_equal(p.page[0].scene.h, 31);
@@ -104,7 +104,7 @@ static void test_pages(void **state)
     /* 100x30, a 20-line narration: title row, a gap, then at most 30-1-2-23-1 = 3 lines fit
      * over the scene; so the whole narration on a text page of 27 lines, and the scene's
      * page, which the slide opens on, with its lead: none here (no block ends in 5 lines). */
-    present_layout_compute(30, 100, PLAYOUT_SCENE_MIN, 1, 20, NULL, NULL, 0, &p);
+    present_layout_compute(30, 100, PLAYOUT_SCENE_MIN, 1, 20, NULL, NULL, NULL, &p);
     assert_int_equal(p.npages, 2);
     assert_false(p.page[0].with_scene);
     assert_int_equal(p.page[0].from, 0);
@@ -116,7 +116,7 @@ static void test_pages(void **state)
     no_overlap(&p);
     covers(&p, 20, NULL, NULL);
     /* 3 lines still fit with the scene. */
-    present_layout_compute(30, 100, PLAYOUT_SCENE_MIN, 1, 3, NULL, NULL, 0, &p);
+    present_layout_compute(30, 100, PLAYOUT_SCENE_MIN, 1, 3, NULL, NULL, NULL, &p);
     assert_int_equal(p.npages, 1);
     assert_int_equal(p.page[0].narr.h, 3);
     assert_int_equal(p.page[0].scene.h, PLAYOUT_SCENE_MIN);
@@ -126,7 +126,7 @@ static void test_pages(void **state)
     bool blank[60];
     for (int i = 0; i < 60; i++)
         blank[i] = i % 5 == 4;
-    present_layout_compute(30, 100, PLAYOUT_SCENE_MIN, 1, 60, blank, NULL, 0, &p);
+    present_layout_compute(30, 100, PLAYOUT_SCENE_MIN, 1, 60, blank, NULL, NULL, &p);
     assert_int_equal(p.npages, 4);
     assert_int_equal(p.page[0].to, 24);
     assert_int_equal(p.page[1].from, 25);
@@ -146,7 +146,7 @@ static void test_pages(void **state)
      * a 12-line narration whose blocks start at lines 3 and 7 leads with [0, 3). */
     bool starts[12] = {false};
     starts[3] = starts[7] = true;
-    present_layout_compute(30, 100, PLAYOUT_SCENE_MIN, 1, 12, NULL, starts, 0, &p);
+    present_layout_compute(30, 100, PLAYOUT_SCENE_MIN, 1, 12, NULL, starts, NULL, &p);
     assert_int_equal(p.npages, 2);
     assert_int_equal(p.entry, 1);
     assert_int_equal(p.page[0].to, 12);
@@ -155,7 +155,7 @@ static void test_pages(void **state)
     no_overlap(&p);
     /* 80x24: the title and the scene do not fit together: the scene's page is the scene
      * alone (23 rows), the narration and the title on the page before. */
-    present_layout_compute(24, 80, PLAYOUT_SCENE_MIN, 1, 2, NULL, NULL, 0, &p);
+    present_layout_compute(24, 80, PLAYOUT_SCENE_MIN, 1, 2, NULL, NULL, NULL, &p);
     assert_int_equal(p.npages, 2);
     assert_int_equal(p.page[0].title.h, 1);
     assert_int_equal(p.page[0].narr.h, 2);
@@ -164,9 +164,39 @@ static void test_pages(void **state)
     assert_int_equal(p.page[1].scene.h, 23);
     no_overlap(&p);
     /* ... and without narration the title still gets a page. */
-    present_layout_compute(24, 80, PLAYOUT_SCENE_MIN, 1, 0, NULL, NULL, 0, &p);
+    present_layout_compute(24, 80, PLAYOUT_SCENE_MIN, 1, 0, NULL, NULL, NULL, &p);
     assert_int_equal(p.npages, 2);
     assert_int_equal(p.page[0].title.h, 1);
+    present_layout_free(&p);
+}
+
+/* One question at a time: a 20-line narration whose own text is [0, 10) and whose two
+ * exercises' questions are [10, 15) and [15, 20), beside a scene of 20 rows at 100x30
+ * (8 rows or fewer beside it): the question asked now is shown whole, the other is not, and
+ * a question longer than the room is not shown at all (never half of it). */
+static void test_one_question(void **state)
+{
+    (void)state;
+    struct present_layout p = {0};
+    struct present_layout_ask first = {10, 10, 15}, second = {10, 15, 20}, both = {10, 10, 0};
+    present_layout_compute(30, 100, 20, 1, 20, NULL, NULL, &first, &p);
+    const struct present_layout_page *e = &p.page[p.entry];
+    assert_true(e->with_scene);
+    assert_int_equal(e->ask_from, 10);
+    assert_int_equal(e->ask_to, 15);
+    assert_true(present_layout_asks(&p, &first, 20));
+    assert_false(present_layout_asks(&p, &second, 20));
+    assert_int_equal(e->narr.h, e->to - e->from + 5);
+    no_overlap(&p);
+    present_layout_compute(30, 100, 20, 1, 20, NULL, NULL, &second, &p);
+    e = &p.page[p.entry];
+    assert_int_equal(e->ask_from, 15);
+    assert_int_equal(e->ask_to, 20);
+    assert_true(present_layout_asks(&p, &second, 20));
+    present_layout_compute(30, 100, 20, 1, 20, NULL, NULL, &both, &p);
+    e = &p.page[p.entry];
+    assert_int_equal(e->ask_to - e->ask_from, 0);
+    assert_false(present_layout_asks(&p, &both, 20));
     present_layout_free(&p);
 }
 
@@ -174,7 +204,7 @@ static void test_text_slide(void **state)
 {
     (void)state;
     struct present_layout p = {0};
-    present_layout_compute(40, 200, 0, 1, 9, NULL, NULL, 0, &p);
+    present_layout_compute(40, 200, 0, 1, 9, NULL, NULL, NULL, &p);
     assert_int_equal(p.npages, 1);
     assert_int_equal(p.page[0].scene.h, 0);
     assert_int_equal(p.page[0].narr.h, 9);
@@ -182,7 +212,7 @@ static void test_text_slide(void **state)
     assert_int_equal(p.page[0].narr.x, (200 - 88) / 2);
     no_overlap(&p);
     /* 100 lines at 80x30: pages of 27. */
-    present_layout_compute(30, 80, 0, 1, 100, NULL, NULL, 0, &p);
+    present_layout_compute(30, 80, 0, 1, 100, NULL, NULL, NULL, &p);
     assert_int_equal(p.npages, 4);
     assert_int_equal(p.page[0].narr.h, 27);
     assert_int_equal(p.page[0].narr.y, 2);
@@ -195,9 +225,8 @@ static void test_text_slide(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_too_small),
-        cmocka_unit_test(test_scene_slide),
-        cmocka_unit_test(test_pages),
+        cmocka_unit_test(test_too_small),  cmocka_unit_test(test_scene_slide),
+        cmocka_unit_test(test_pages),      cmocka_unit_test(test_one_question),
         cmocka_unit_test(test_text_slide),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -302,7 +302,15 @@ static void pres_layout(struct pres *p)
     /* The scene's page stays the scene's page when a demo's scene needs other rows. */
     bool on_scene = s->has_scene && p->lay.npages > 0 && p->lay_slide == p->pos.slide &&
                     p->pos.page == p->lay.npages - 1;
-    present_slide_pages(&p->ps, rows, cols, pres_scene_rows(p, cols), &p->lay);
+    p->ps.asking = p->revealed; /* one question at a time: the first not yet revealed */
+    p->a->panel_short = false;
+    int full = pres_scene_rows(p, cols);
+    /* the measured panel at one line where that leaves the question room beside the scene,
+     * until r has revealed the slide's answers: then the scene shows all of it again */
+    int brief = full && p->scene_ok && p->revealed < s->nex
+                    ? app_rows_needed_short(p->a, cols, PLAYOUT_SCENE_MIN)
+                    : 0;
+    p->a->panel_short = present_slide_pages(&p->ps, rows, cols, full, brief, &p->lay);
     p->lay_slide = p->pos.slide;
     int np = p->lay.npages > 0 ? p->lay.npages : 1;
     if (p->pos.page == DECK_PAGE_ENTRY) /* entered forward: the scene's page, with the lead */

@@ -77,7 +77,8 @@ static int text_pages(struct present_layout *p, const bool *blank, int n, int to
 
 /* The layout with gap empty rows (0 or 1) under the title and above the scene. */
 static void layout_gap(int rows, int cols, int scene_rows, int title_lines, int narr_lines,
-                       const bool *blank, const bool *starts, int ask, int gap,
+                       const bool *blank, const bool *starts,
+                       const struct present_layout_ask *ask, int gap,
                        struct present_layout *out)
 {
     present_layout_free(out);
@@ -123,13 +124,15 @@ static void layout_gap(int rows, int cols, int scene_rows, int title_lines, int 
     }
     pg->from = shared ? first : 0;
     pg->to = shared ? n : lead_end(blank, starts, n, keep);
-    if (!shared && ask > 0 && ask < n && pg->to < ask && n - ask <= keep) {
-        /* the slide's questions, whole, under as much of the lead as still fits: the room
+    int qa = ask ? ask->narr_end : 0, qf = ask ? ask->from : 0,
+        qe = ask && ask->to > 0 ? ask->to : n;
+    if (!shared && qa > 0 && qa < n && qf >= qa && qe > qf && qe <= n && qe - qf <= keep) {
+        /* the question asked now, whole, under as much of the lead as still fits: the room
          * sees what it is asked before the scene answers it */
-        int sep = is_blank(blank, ask - 1) ? 1 : 0;
-        pg->to = lead_end(blank, starts, ask, keep - (n - ask) - sep);
-        pg->ask_from = pg->to > 0 ? ask - sep : ask;
-        pg->ask_to = n;
+        int sep = is_blank(blank, qf - 1) ? 1 : 0;
+        pg->to = lead_end(blank, starts, qa, keep - (qe - qf) - sep);
+        pg->ask_from = pg->to > 0 ? qf - sep : qf;
+        pg->ask_to = qe;
     }
     pg->title = title;
     int h = pg->to - pg->from + pg->ask_to - pg->ask_from;
@@ -139,24 +142,39 @@ static void layout_gap(int rows, int cols, int scene_rows, int title_lines, int 
 }
 
 void present_layout_compute(int rows, int cols, int scene_rows, int title_lines, int narr_lines,
-                            const bool *blank, const bool *starts, int ask,
-                            struct present_layout *out)
+                            const bool *blank, const bool *starts,
+                            const struct present_layout_ask *ask, struct present_layout *out)
 {
     layout_gap(rows, cols, scene_rows, title_lines, narr_lines, blank, starts, ask, 1, out);
     if (out->too_small || out->npages < 2 || scene_rows <= 0) return;
-    /* The empty rows under the title and above the scene go where that saves a page or
-     * shows more of the narration beside the scene (the title is bold, the scene's title bar
-     * sets it apart). */
+    /* The empty rows under the title and above the scene go where that shows the slide's
+     * questions beside the scene, saves a page or shows more of the narration there (the
+     * title is bold, the scene's title bar sets it apart). */
     struct present_layout tight = {0};
     layout_gap(rows, cols, scene_rows, title_lines, narr_lines, blank, starts, ask, 0, &tight);
-    if (tight.npages < out->npages ||
-        (tight.npages == out->npages &&
-         tight.page[tight.entry].narr.h > out->page[out->entry].narr.h)) {
+    bool asks = present_layout_asks(out, ask, narr_lines),
+         tight_asks = present_layout_asks(&tight, ask, narr_lines);
+    if (tight_asks != asks ? tight_asks > asks
+        : tight.npages != out->npages
+            ? tight.npages < out->npages
+            : tight.page[tight.entry].narr.h > out->page[out->entry].narr.h) {
         present_layout_free(out);
         *out = tight;
     } else {
         present_layout_free(&tight);
     }
+}
+
+bool present_layout_asks(const struct present_layout *p, const struct present_layout_ask *ask,
+                         int narr_lines)
+{
+    if (!ask || ask->narr_end <= 0 || ask->narr_end >= narr_lines || p->too_small ||
+        p->npages < 1)
+        return false;
+    int qf = ask->from, qe = ask->to > 0 ? ask->to : narr_lines;
+    const struct present_layout_page *e = &p->page[p->entry];
+    return (e->ask_from <= qf && e->ask_to >= qe && e->ask_to > e->ask_from) ||
+           (e->from <= qf && e->to >= qe);
 }
 
 void present_layout_free(struct present_layout *p)

@@ -30,6 +30,12 @@
 #define PLAYOUT_SCENE_MIN (LAYOUT_MIN_ROWS - 1)
 #define PLAYOUT_TEXT_MAX 88 /* narration column: readable line length */
 
+/* The slide's questions in its narration: the quiz's prompts and options end it. */
+struct present_layout_ask {
+    int narr_end; /* the narration's own lines end here, the questions follow (0: none) */
+    int from, to; /* the question the room is asked now: lines [from, to), to 0: the end */
+};
+
 struct present_layout_page {
     int from, to;         /* narration lines [from, to); on a scene's page after text pages, the
                              lead [0, to) */
@@ -53,13 +59,18 @@ struct present_layout {
  * present_layout_narr_width), narr_lines of narration, blank[i] true where line i is blank (a
  * good place to break a page; NULL = none), starts[i] true where line i starts a block that
  * stands alone (narr.h's starts: the lead may end before it; NULL = only at blank lines),
- * ask the first line of the slide's questions (the quiz's prompts and options, which end the
- * narration; 0: none): where the lead leaves them out and they fit whole, they are shown under
- * it, the lead shortened to what still fits. out->page is allocated: present_layout_free. */
+ * ask the slide's questions (NULL: none): where the lead leaves out the question asked now
+ * and it fits whole, it is shown under the lead, the lead (never a question) shortened to
+ * what still fits. out->page is allocated: present_layout_free. */
 void present_layout_compute(int rows, int cols, int scene_rows, int title_lines, int narr_lines,
-                            const bool *blank, const bool *starts, int ask,
-                            struct present_layout *out);
+                            const bool *blank, const bool *starts,
+                            const struct present_layout_ask *ask, struct present_layout *out);
 void present_layout_free(struct present_layout *p);
+
+/* The page the slide opens on shows the question asked now (ask) whole: beside the lead, or
+ * in the whole narration. false without questions. */
+bool present_layout_asks(const struct present_layout *p, const struct present_layout_ask *ask,
+                         int narr_lines);
 
 /* The narration column's width for a terminal of cols columns. */
 int present_layout_narr_width(int cols);

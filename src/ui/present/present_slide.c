@@ -69,6 +69,8 @@ static void room_text(struct quiz *q)
         if (any) q->v[k++] = kept;
     }
     q->nslide -= q->n - k;
+    for (size_t j = 0; j < q->nex; j++)
+        q->ex_block[j] -= q->n - k;
     q->n = k;
 }
 
@@ -122,6 +124,7 @@ static void slide_narr(struct present_slide *ps, bool tight)
     if (ps->narr.l || ps->narr.n) narr_free(&ps->narr);
     free(ps->blank);
     free(ps->starts);
+    free(ps->ex_ask);
     narr_layout(ps->quiz.v, ps->quiz.n, ps->narr_w, !tight, ps->utf8, &ps->narr);
     ps->blank = xcalloc((size_t)ps->narr.n + 1, sizeof *ps->blank);
     ps->starts = xcalloc((size_t)ps->narr.n + 1, sizeof *ps->starts);
@@ -131,6 +134,14 @@ static void slide_narr(struct present_slide *ps, bool tight)
         ps->starts[i] = ps->narr.l[i].starts;
         if (!ps->ask && ps->narr.l[i].block >= (int)ps->quiz.nslide && ps->narr.l[i].width > 0)
             ps->ask = i; /* the first line of the quiz's questions (none at line 0) */
+    }
+    ps->ex_ask = xcalloc(ps->quiz.nex + 1, sizeof *ps->ex_ask);
+    for (size_t k = 0; k <= ps->quiz.nex; k++) {
+        int i = 0;
+        while (k < ps->quiz.nex && i < ps->narr.n &&
+               (ps->narr.l[i].block < (int)ps->quiz.ex_block[k] || ps->narr.l[i].width == 0))
+            i++;
+        ps->ex_ask[k] = k < ps->quiz.nex ? i : ps->narr.n;
     }
     ps->tight = tight;
 }
@@ -167,6 +178,7 @@ void present_slide_free(struct present_slide *ps)
     quiz_free(&ps->quiz);
     free(ps->blank);
     free(ps->starts);
+    free(ps->ex_ask);
     memset(ps, 0, sizeof *ps);
 }
 
@@ -183,21 +195,63 @@ static int entry_lines(const struct present_slide *ps, const struct present_layo
     return k;
 }
 
-void present_slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
-                         struct present_layout *out)
+struct present_layout_ask present_slide_ask(const struct present_slide *ps)
+{
+    struct present_layout_ask q = {0};
+    if (!ps->ask || !ps->quiz.nex) return q;
+    size_t k = ps->asking < ps->quiz.nex ? ps->asking : ps->quiz.nex - 1;
+    q = (struct present_layout_ask){ps->ask, ps->ex_ask[k], ps->ex_ask[k + 1]};
+    while (q.to > q.from && ps->blank[q.to - 1])
+        q.to--;
+    return q;
+}
+
+/* Its pages with its narration as it is now laid out (airy or tight). */
+static void slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
+                        struct present_layout *out)
+{
+    struct present_layout_ask q = present_slide_ask(ps);
+    present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank,
+                           ps->starts, &q, out);
+}
+
+/* Its pages for a scene of scene_rows (present_slide_pages without the short panel). */
+static void slide_pages_at(struct present_slide *ps, int rows, int cols, int scene_rows,
+                           struct present_layout *out)
 {
     if (ps->tight) slide_narr(ps, false);
-    present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank,
-                           ps->starts, ps->ask, out);
+    slide_pages(ps, rows, cols, scene_rows, out);
     if (out->npages < 2) return;
     int airy = out->npages, airy_lead = entry_lines(ps, out);
+    struct present_layout_ask q = present_slide_ask(ps);
+    bool airy_asks = present_layout_asks(out, &q, ps->narr.n);
     slide_narr(ps, true);
-    present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank,
-                           ps->starts, ps->ask, out);
-    if (out->npages < airy || (out->npages == airy && entry_lines(ps, out) > airy_lead)) return;
+    slide_pages(ps, rows, cols, scene_rows, out);
+    /* tight where that shows the question beside the scene, saves a page or shows more */
+    q = present_slide_ask(ps);
+    bool asks = present_layout_asks(out, &q, ps->narr.n);
+    if (asks != airy_asks     ? asks
+        : out->npages != airy ? out->npages < airy
+                              : entry_lines(ps, out) > airy_lead)
+        return;
     slide_narr(ps, false);
-    present_layout_compute(rows, cols, scene_rows, ps->ntitle, ps->narr.n, ps->blank,
-                           ps->starts, ps->ask, out);
+    slide_pages(ps, rows, cols, scene_rows, out);
+}
+
+bool present_slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
+                         int scene_short, struct present_layout *out)
+{
+    slide_pages_at(ps, rows, cols, scene_rows, out);
+    struct present_layout_ask q = present_slide_ask(ps);
+    if (scene_short <= 0 || scene_short >= scene_rows || !q.narr_end ||
+        present_layout_asks(out, &q, ps->narr.n))
+        return false;
+    /* the question does not fit beside the scene: the measured panel gives way to it */
+    slide_pages_at(ps, rows, cols, scene_short, out);
+    q = present_slide_ask(ps);
+    if (present_layout_asks(out, &q, ps->narr.n)) return true;
+    slide_pages_at(ps, rows, cols, scene_rows, out);
+    return false;
 }
 
 void present_slide_unshown(const struct present_slide *ps, const struct present_layout_page *pg,

@@ -18,9 +18,13 @@
 struct present_slide {
     struct quiz quiz;
     struct narr narr;
-    bool *blank;  /* narr.n entries: an empty line (a page may break there) */
-    bool *starts; /* narr.n entries: a block standing alone starts (narr_line.starts) */
-    int ask;      /* the first line of the quiz's questions in narr (0: none) */
+    bool *blank;   /* narr.n entries: an empty line (a page may break there) */
+    bool *starts;  /* narr.n entries: a block standing alone starts (narr_line.starts) */
+    int ask;       /* the first line of the quiz's questions in narr (0: none) */
+    int *ex_ask;   /* quiz.nex + 1 entries: the first line of each exercise's question, then
+                      narr.n */
+    size_t asking; /* the exercise whose question the room is asked now (the presenter's
+                      first unrevealed, the last when all are): present_slide_pages */
     char title[PRES_TITLE_MAX][256];
     int ntitle;
     int narr_w; /* the width it was wrapped at */
@@ -37,16 +41,25 @@ void present_slide_free(struct present_slide *ps);
  * out: for the speaker (the notes terminal), with the presenter's keys. "" when none. */
 void present_slide_keys(const struct lesson_slide *s, bool utf8, char *buf, size_t n);
 /* Its pages in a rows x cols terminal (cols as given to present_slide_text); scene_rows:
- * the rows the slide's scene needs (present_layout_compute; 0: no scene). Where the narration
+ * the rows the slide's scene needs (present_layout_compute; 0: no scene), scene_short the
+ * rows it needs with its measured panel at one line (app_rows_needed_short): used where
+ * scene_rows leaves no room beside the scene for the question (true: laid out so, the scene
+ * to be drawn with app.panel_short). The question asked
+ * beside the scene is exercise ps->asking's alone (one at a time, as `r` reveals them), its
+ * prompt and options. Where the narration
  * without its empty lines between blocks takes fewer pages (a small terminal), or shows more
  * of itself beside the scene on the page the slide opens on, ps->narr is laid out so
  * (ps->tight), else with them: that costs the room only air, never a word. */
-void present_slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
-                         struct present_layout *out);
+bool present_slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
+                         int scene_short, struct present_layout *out);
 
 /* The narration's words that page pg (of present_slide_pages' layout) does not show, for the
  * speaker: a block's lines joined by a space, blocks apart by an empty line; "" when the page
  * shows it all. */
+/* The question of exercise ps->asking in ps->narr (its lines, trailing empty ones left out;
+ * narr_end 0 when the slide has none). */
+struct present_layout_ask present_slide_ask(const struct present_slide *ps);
+
 void present_slide_unshown(const struct present_slide *ps, const struct present_layout_page *pg,
                            char *buf, size_t n);
 

@@ -427,6 +427,18 @@ static void draw_legend(const struct app *a, struct rect r)
     styled_draw_line(&pl, r.y, r.x + (w < r.w ? (r.w - w) / 2 : 0), r.w);
 }
 
+/* Does transfer x of step `step` touch a box predict first hides at that step? */
+static bool xfer_hidden(const struct app *a, const struct xfer *x, size_t step)
+{
+    if (!a->hide_any) return false;
+    const int ends[2] = {x->src, x->dst};
+    for (int i = 0; i < 2; i++)
+        if (ends[i] >= 0 && ends[i] < CV_MAX_RANKS && a->hide_from[ends[i]] >= 0 &&
+            (long)step >= a->hide_from[ends[i]])
+            return true;
+    return false;
+}
+
 static void draw_xfers(const struct app *a, struct rect r)
 {
     const struct coll_screen *cs = coll_cstate(a);
@@ -452,6 +464,17 @@ static void draw_xfers(const struct app *a, struct rect r)
         int y = r.y + k / l->xfer_cols, cx = x0 + (k % l->xfer_cols) * colw;
         char t[COLL_XFER_TEXT];
         coll_xfer_text(a, x, step, t, sizeof t);
+        /* predict first: a transfer into or out of a box shown as "?" would say what it
+         * holds (which chunk lands where, how many ranks it folds in): only who sends to
+         * whom stays */
+        if (xfer_hidden(a, x, step)) {
+            char head[48];
+            if (x->kind == XFER_SCALE)
+                snprintf(head, sizeof head, "r%d  ?", x->dst);
+            else
+                snprintf(head, sizeof head, "r%d %s r%d  ?", x->src, a->g->arrow, x->dst);
+            snprintf(t, sizeof t, "%s", head);
+        }
         if (a->sc.hl == HL_TRANSFER && a->sc.hl_index == k) {
             /* the entry the scene points at, arrow and all, in one emphasis */
             draw_put(y, cx, cs->xfer_w, a->th.role[TH_HL], t);
@@ -622,16 +645,19 @@ static void draw_what(const struct app *a, struct rect r)
 
 /* Layout x shows all that layout y shows: every value of every rank, the in/out marks,
  * the legend, every transfer row, the whole sentence and summary, the measured panel at
- * the least height the layout gives it (bordered where it was). Block digits may give way to
- * plain ones and the blank rows between regions may go: the room reads the same. */
-static bool shows_all(const struct layout *x, const struct layout *y)
+ * the least height the layout gives it (bordered where it was; one plain line where the
+ * presenter asks with a short panel: app.panel_short). Block digits may give way to plain
+ * ones and the blank rows between regions may go: the room reads the same. */
+static bool shows_all(const struct layout *x, const struct layout *y, bool panel_short)
 {
     int panel_min = y->panel.h < LAYOUT_PANEL_H_MIN ? y->panel.h : LAYOUT_PANEL_H_MIN;
+    if (panel_short && panel_min > 1) panel_min = 1;
     return x->mode == y->mode && x->shown >= y->shown && x->marks >= y->marks &&
            x->legend.h >= y->legend.h && x->xfer_cols == y->xfer_cols &&
            x->xfer_rows >= y->xfer_rows && x->what_lines >= y->what_lines &&
            x->what.h >= y->what.h && x->panel_side == y->panel_side &&
-           (x->panel_side || x->panel.h >= panel_min) && x->panel_compact <= y->panel_compact;
+           (x->panel_side || x->panel.h >= panel_min) &&
+           (panel_short || x->panel_compact <= y->panel_compact);
 }
 
 /* The layout of the scene at rows x w (rows counting the free key bar row) into *out, with
@@ -650,6 +676,7 @@ static bool coll_layout_at(const struct app *a, int rows, int w, struct layout *
         /* Embedded in the presenter, the scene may share the page with the narration:
          * the frame around says how many rows it gives (coll_rows_needed). */
         .min_rows = a->bar_row_free ? LAYOUT_EMBED_MIN_ROWS : 0,
+        .panel_short = a->panel_short,
     };
     for (int k = 0; k < a->sc.nranks; k++) {
         int lw = text_width(a->rank_label[k]);
@@ -679,7 +706,7 @@ static bool coll_layout_at(const struct app *a, int rows, int w, struct layout *
         bc.cell_h = BIG_H * sizes[k][1];
         *big_sx = sizes[k][0];
         big = layout_compute(rows, w, a->sc.nranks, L, &bc, out) == LAYOUT_BOXES &&
-              out->shown == L && (a->zoom > 0 || shows_all(out, &plain));
+              out->shown == L && (a->zoom > 0 || shows_all(out, &plain, false));
     }
     if (!big) layout_compute(rows, w, a->sc.nranks, L, &c, out);
     return out->mode != LAYOUT_TOO_SMALL;
@@ -710,7 +737,9 @@ int coll_rows_needed(const struct app *a, int cols, int rows)
     int need = rows;
     /* Every height from need up to rows shows all that rows shows: the frame may give any. */
     for (int h = rows - 1; h + extra >= LAYOUT_EMBED_MIN_ROWS; h--) {
-        if (!coll_layout_at(a, h + extra, cols, &at, &sx) || !shows_all(&at, &ref)) break;
+        if (!coll_layout_at(a, h + extra, cols, &at, &sx) ||
+            !shows_all(&at, &ref, a->panel_short))
+            break;
         need = h;
     }
     return need;

@@ -275,7 +275,9 @@ int layout_compute(int rows, int cols, int nranks, size_t work_len,
         out->what_lines = squeeze ? 1 : wh_full;
         legend = !squeeze;
         int ph_hi = out->panel_side || c->no_panel ? 0 : squeeze ? 1 : PANEL_H_MAX;
-        int ph_lo = out->panel_side || c->no_panel ? 0 : squeeze ? 1 : PANEL_H_MIN;
+        int ph_lo = out->panel_side || c->no_panel ? 0
+                    : squeeze || c->panel_short    ? 1
+                                                   : PANEL_H_MIN;
         for (ph = ph_hi; ph >= ph_lo && !done; ph--) {
             int ah = bottom - top - wh - ph;
             if (ah >= 1 &&

@@ -36,6 +36,8 @@ struct layout_content {
     const char *what;    /* the step's sentence (wrapped into the sentence region) */
     const char *summary; /* the plan's summary, shown under the sentence when there is room */
     bool no_panel;       /* no measured panel (the presenter's zoom): its room goes to boxes */
+    bool panel_short;    /* the panel gives way to one line before anything else does (the
+                          * presenter, for a slide's question: app.panel_short) */
     int min_rows;        /* fewest rows laid out (0: LAYOUT_MIN_ROWS); embedded, the frame
                           * around decides what fits (LAYOUT_EMBED_MIN_ROWS at least) */
 };

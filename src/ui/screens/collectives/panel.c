@@ -134,8 +134,20 @@ static bool panel_row_stale(const struct app *a)
 }
 
 /* The figures of the last measurement, each saying what it is and where it came from. */
+/* How the row was measured (the backend's words) and the model beside it: the panel's
+ * details, drawn under the figures or, in two columns, where they fit whole. */
+static void panel_details(const struct app *a, struct styled_lines *p, int width)
+{
+    const struct meas *m = &coll_cstate(a)->m;
+    if (!m->have_row || (panel_row_stale(a) && a->room)) return;
+    /* one line, wrapped where it is drawn: a paragraph is kept or left out whole */
+    if (m->row.how[0]) styled_add(styled_new(p), a->th.role[TH_DIM], "%s", m->row.how);
+    panel_model(a, p, width);
+}
+
+/* The measured row's figures; its details too when `details`. */
 static void panel_numbers(const struct app *a, struct styled_lines *p, int width,
-                          bool with_badge)
+                          bool with_badge, bool details)
 {
     const struct coll_screen *cs = coll_cstate(a);
     const struct meas *m = &cs->m;
@@ -229,8 +241,37 @@ static void panel_numbers(const struct app *a, struct styled_lines *p, int width
                 ? "measured on fewer ranks than the animation shows (the backend has "
                   "no more)"
                 : "measured at a different world size than the animation shows");
-    if (row->how[0]) styled_wrapped(p, th->role[TH_DIM], width, row->how);
-    panel_model(a, p, width);
+    if (details) panel_details(a, p, width);
+}
+
+/* Moves the last whole lines of p that do not fit in `rows` rows of width w to `out`. */
+static void panel_spill(struct styled_lines *p, int w, int rows, struct styled_lines *out)
+{
+    int n = p->n;
+    while (p->n > 1 && styled_rows(p, w) > rows)
+        p->n--;
+    for (int i = p->n; i < n; i++)
+        out->l[out->n++] = p->l[i];
+}
+
+/* Draws p's whole lines in r; when they need more rows than r has, the last row says how
+ * many lines are left out instead of a line cut off. Returns the rows used. */
+static int panel_draw_told(const struct app *a, struct styled_lines *p, struct rect r)
+{
+    if (r.h <= 0) return 0;
+    if (styled_rows(p, r.w) <= r.h) return styled_draw(p, 0, r);
+    int n = p->n, keep = n;
+    while (keep > 0) {
+        p->n = keep;
+        if (styled_rows(p, r.w) <= r.h - 1) break;
+        keep--;
+    }
+    int used = keep ? styled_draw(p, 0, (struct rect){r.y, r.x, r.h - 1, r.w}) : 0;
+    p->n = n;
+    struct styled_lines more = {.n = 0};
+    styled_add(styled_new(&more), a->th.role[TH_DIM], "+%d more line%s: a taller terminal",
+               n - keep, n - keep == 1 ? "" : "s");
+    return used + styled_draw(&more, 0, (struct rect){r.y + used, r.x, 1, r.w});
 }
 
 /* What the backend's ranks are, and the measurement size; then, in at most note_lines
@@ -524,8 +565,8 @@ void coll_panel(const struct app *a, struct rect r)
         panel_backend(a, &p, in.w, 3);
         panel_badge(a, styled_new(&p));
         styled_new(&p);
-        panel_numbers(a, &p, in.w, false);
-        int used = styled_draw(&p, 0, in);
+        panel_numbers(a, &p, in.w, false, true);
+        int used = panel_draw_told(a, &p, in);
         struct rect pr = {in.y + used + 1, in.x, in.h - used - 1 - (note.n ? note.n + 1 : 0),
                           in.w};
         if (pr.h > 8) pr.h = 8 + (pr.h - 8) / 3; /* a taller plot reads no better */
@@ -549,13 +590,37 @@ void coll_panel(const struct app *a, struct rect r)
          * there is no sweep) on the right. */
         int lw = in.w / 2 + 2;
         struct styled_lines left = {.n = 0}, right = {.n = 0};
-        panel_numbers(a, &left, lw - 1, true);
-        styled_draw(&left, 0, (struct rect){in.y, in.x, in.h, lw - 1});
+        panel_numbers(a, &left, lw - 1, true, false);
+        /* Figures that do not fit under each other go on at the right column's top, after
+         * the backend; the details (how it was measured, the model) go under the figures
+         * when they fit whole there, else on the right; where rows run out, the last row
+         * says how many lines are left out (never a line silently cut off). */
+        struct styled_lines spill = {.n = 0}, dl = {.n = 0}, dr = {.n = 0};
+        panel_spill(&left, lw - 1, in.h, &spill);
+        panel_details(a, &dl, lw - 1);
+        panel_details(a, &dr, in.w - lw - 1);
+        bool under = !spill.n && styled_rows(&left, lw - 1) + styled_rows(&dl, lw - 1) <= in.h;
+        if (under)
+            for (int i = 0; i < dl.n && left.n < (int)(sizeof left.l / sizeof left.l[0]); i++)
+                left.l[left.n++] = dl.l[i];
+        panel_draw_told(a, &left, (struct rect){in.y, in.x, in.h, lw - 1});
         /* The nccl line gets two lines until a sweep's plot needs the room. */
         bool plot = cs->m.nsweep > 0 || meas_sweeping(&cs->m);
         panel_backend(a, &right, in.w - lw - 1, plot ? 1 : 2);
+        for (int i = 0; i < spill.n && right.n < (int)(sizeof right.l / sizeof right.l[0]); i++)
+            right.l[right.n++] = spill.l[i];
         struct rect rr = {in.y, in.x + lw + 1, in.h, in.w - lw - 1};
-        int used = styled_draw(&right, 0, rr);
+        if (!under && dr.n) {
+            if (styled_rows(&right, rr.w) + styled_rows(&dr, rr.w) <= rr.h)
+                for (int i = 0; i < dr.n && right.n < (int)(sizeof right.l / sizeof right.l[0]);
+                     i++)
+                    right.l[right.n++] = dr.l[i];
+            else
+                styled_wrapped_max(&right, th->role[TH_DIM], rr.w,
+                                   "how it was measured and the model: on a taller terminal",
+                                   2);
+        }
+        int used = panel_draw_told(a, &right, rr);
         if (cs->m.nsweep == 0 && !meas_sweeping(&cs->m))
             used += styled_draw(&note, 0, (struct rect){rr.y + used, rr.x, rr.h - used, rr.w});
         panel_plot(a, (struct rect){rr.y + used, rr.x, rr.h - used, rr.w});

@@ -21,7 +21,10 @@
 #define HIER_TIMEOUT_S 60.0
 #define HIER_COPY_BYTES ((size_t)64 << 20)
 #define HIER_COPY_REPS 5
-#define HIER_WIDE 176 /* at least this many columns: both pages side by side */
+#define HIER_WIDE 176         /* at least this many columns: both pages side by side */
+#define HIER_EMBED_MIN_ROWS 8 /* the fewest rows an embedded scene is drawn in */
+#define HIER_SHOWS_DETAIL 1u  /* the ladder's detail lines */
+#define HIER_SHOWS_WHATIF 2u  /* the what-if table under the ladder */
 
 static struct hier_screen *hier_state(struct app *a)
 {
@@ -384,30 +387,82 @@ static void hier_spread(const struct app *a, struct hier_lines *p, int rows)
     p->n = 2 * n - 1;
 }
 
-/* The ladder page: the ladder (with detail lines when they fit), then the what-if table
- * of the scene's collective when there is room. The presenter's zoom drops the details
- * and the what-if table from 1, and more (hier_zoom_lines). */
-static void hier_page_ladder(const struct app *a, struct rect r)
+/* The ladder page in w x h: the ladder into *p (with detail lines when they fit), then the
+ * what-if table of the scene's collective into *wl when there is room (wl->n 0: none). The
+ * presenter's zoom drops the details and the what-if table from 1, and more
+ * (hier_zoom_lines). The rows it takes; *shows: HIER_SHOWS_* of what it holds. */
+static int hier_ladder_lay(const struct app *a, int w, int h, struct hier_lines *p,
+                           struct hier_lines *wl, unsigned *shows)
 {
-    static struct hier_lines raw, p, w;
+    static struct hier_lines raw;
     struct hier_measured m;
     hier_figures(a, &m);
+    *shows = a->zoom < 1 ? HIER_SHOWS_DETAIL : 0;
     hier_ladder(&m, a->utf8, a->zoom < 1, &raw);
     hier_zoom_lines(&raw, a->zoom);
-    hier_wrap(&raw, r.w, a->utf8, &p);
-    if (p.n > r.h) {
+    hier_wrap(&raw, w, a->utf8, p);
+    if (p->n > h) {
+        *shows = 0;
         hier_ladder(&m, a->utf8, false, &raw);
         hier_zoom_lines(&raw, a->zoom);
-        hier_wrap(&raw, r.w, a->utf8, &p);
+        hier_wrap(&raw, w, a->utf8, p);
     }
+    wl->n = 0;
+    int used = p->n;
+    if (a->zoom >= 1) return used;
+    hier_whatif(a->sc.coll, a->sc.algo, a->sc.nranks, a->sc.meas_bytes, a->utf8, false, wl);
+    if (used + 1 + wl->n > h) {
+        wl->n = 0;
+        return used;
+    }
+    *shows |= HIER_SHOWS_WHATIF;
+    return used + 1 + wl->n;
+}
+
+static void hier_page_ladder(const struct app *a, struct rect r)
+{
+    static struct hier_lines p, w;
+    unsigned shows;
+    hier_ladder_lay(a, r.w, r.h, &p, &w, &shows);
     hier_spread(a, &p, r.h);
     int used = hier_lines_draw(a, &p, r);
-    if (a->zoom >= 1) return;
-    hier_whatif(a->sc.coll, a->sc.algo, a->sc.nranks, a->sc.meas_bytes, a->utf8, false, &w);
-    if (used + 1 + w.n <= r.h) {
+    if (w.n > 0) {
         struct rect wr = {r.y + used + 1, r.x, r.h - used - 1, r.w};
         hier_lines_draw(a, &w, wr);
     }
+}
+
+/* The rows the body of a screen rows x cols takes for the page shown (both side by side
+ * where they are); *shows: what the ladder page holds. The presenter lays out its page again
+ * at each step: the napkin page may take other rows than the ladder's. */
+static int hier_body_rows(const struct app *a, int cols, int rows, unsigned *shows)
+{
+    static struct hier_lines p, w, nap;
+    int bw = cols - 2, bh = rows - 3 - (a->embedded ? 0 : 1);
+    bool both = cols >= HIER_WIDE;
+    if (both) bw = bw / 2 - 1;
+    int used = 0;
+    *shows = 0;
+    if (both || app_step(a) == 0) used = hier_ladder_lay(a, bw, bh, &p, &w, shows);
+    if (!both && app_step(a) == 0) return used;
+    hier_napkin(&HIER(a)->napkin, a->utf8, &nap);
+    hier_zoom_lines(&nap, a->zoom);
+    return used > nap.n ? used : nap.n;
+}
+
+/* The fewest rows that show all that rows x cols shows (screen_ops.rows_needed): the title
+ * and status rows and the taller of the two pages. */
+static int hier_rows_needed(const struct app *a, int cols, int rows)
+{
+    if (a->zoom > 0 || !HIER(a) || !a->embedded) return rows;
+    unsigned ref, at;
+    int used = hier_body_rows(a, cols, rows, &ref), need = rows;
+    if (used > rows - 3) return rows;
+    for (int h = rows - 1; h + (a->bar_row_free ? 1 : 0) >= HIER_EMBED_MIN_ROWS; h--) {
+        if (hier_body_rows(a, cols, h, &at) > h - 3 || at != ref) break;
+        need = h;
+    }
+    return need;
 }
 
 static void hier_page_napkin(const struct app *a, struct rect r)
@@ -423,9 +478,11 @@ static void hier_draw(struct app *a, struct rect area)
 {
     hier_state(a);
     int bar = a->embedded ? 0 : 1;
-    if (area.h + (a->bar_row_free ? 1 : 0) < LAYOUT_MIN_ROWS || area.w < LAYOUT_MIN_COLS) {
+    /* embedded (the presenter) the frame gives the rows hier_rows_needed asked for */
+    int min_rows = a->embedded && a->bar_row_free ? HIER_EMBED_MIN_ROWS : LAYOUT_MIN_ROWS;
+    if (area.h + (a->bar_row_free ? 1 : 0) < min_rows || area.w < LAYOUT_MIN_COLS) {
         a->nbar = 0;
-        overlay_too_small(a, area, LAYOUT_MIN_ROWS, LAYOUT_MIN_COLS);
+        overlay_too_small(a, area, min_rows, LAYOUT_MIN_COLS);
         return;
     }
     struct rect title = {area.y, area.x, 1, area.w};
@@ -485,6 +542,7 @@ const struct screen_ops screen_hierarchy = {
     .phase_ends = hier_phase_ends,
     .action = hier_action,
     .draw = hier_draw,
+    .rows_needed = hier_rows_needed,
     .result = hier_result,
     .busy = hier_busy,
     .cancelled = hier_cancelled,

@@ -1054,6 +1054,7 @@ static bool par_layout_at(const struct app *a, int rows, int cols, struct par_la
         .zoom = v->ok || a->zoom < 3 ? a->zoom : 2, /* an error keeps its sentence row */
         /* embedded (the presenter), the frame around says how many rows it gives */
         .min_rows = a->bar_row_free ? PAR_EMBED_MIN_ROWS : 0,
+        .panel_short = a->panel_short,
     };
     if (v->have_sched) {
         c.gantt_rows = v->sched.stages + 3;
@@ -1074,15 +1075,19 @@ bool par_layout(struct app *a, struct rect area)
 
 /* Layout x shows all that layout y shows: every matrix and value row the boxes show, every
  * transfer row and sentence line, the charts, the panel at its least bordered height (or as
- * compact as it was). Box borders and the blank rows between regions may go. */
-static bool par_shows_all(const struct par_layout *x, const struct par_layout *y)
+ * compact as it was; one plain line where the presenter asks with a short panel:
+ * app.panel_short). Box borders and the blank rows between regions may go. */
+static bool par_shows_all(const struct par_layout *x, const struct par_layout *y,
+                          bool panel_short)
 {
     int panel_min = y->panel.h < PAR_PANEL_H_MIN ? y->panel.h : PAR_PANEL_H_MIN;
+    if (panel_short && panel_min > 1) panel_min = 1;
     return x->key_only <= y->key_only &&
            (x->row_cap == 0 || (y->row_cap && x->row_cap >= y->row_cap)) &&
            x->what_lines >= y->what_lines && x->xfers.h >= y->xfers.h &&
            x->gantt.h == y->gantt.h && x->panel_side == y->panel_side &&
-           (x->panel_side || x->panel.h >= panel_min) && x->panel_compact <= y->panel_compact;
+           (x->panel_side || x->panel.h >= panel_min) &&
+           (panel_short || x->panel_compact <= y->panel_compact);
 }
 
 int par_rows_needed(const struct app *a, int cols, int rows)
@@ -1097,7 +1102,9 @@ int par_rows_needed(const struct app *a, int cols, int rows)
     int need = rows;
     /* Every height from need up to rows shows all that rows shows: the frame may give any. */
     for (int h = rows - 1; h + extra >= PAR_EMBED_MIN_ROWS; h--) {
-        if (!par_layout_at(a, h + extra, cols, &at) || !par_shows_all(&at, &ref)) break;
+        if (!par_layout_at(a, h + extra, cols, &at) ||
+            !par_shows_all(&at, &ref, a->panel_short))
+            break;
         need = h;
     }
     return need;

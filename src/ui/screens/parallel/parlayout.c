@@ -204,8 +204,11 @@ bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
         if (c->gantt_rows > 0 && c->gantt_w > aw) continue;
         int wl = c->zoom >= 3 ? 0 : t->what_cut ? 1 : par_what_lines(c, aw, WHAT_GROW_LINES);
         int xrows = c->zoom >= 3 ? 0 : t->squeeze ? 1 : xr;
-        int ph_hi = t->side || c->zoom >= 1 ? 0 : t->squeeze ? PANEL_COMPACT_H : PANEL_H_MAX;
-        int ph_lo = t->side || c->zoom >= 1 ? 0 : t->squeeze ? PANEL_COMPACT_H : PANEL_H_MIN;
+        int compact = c->panel_short ? 1 : PANEL_COMPACT_H;
+        int ph_hi = t->side || c->zoom >= 1 ? 0 : t->squeeze ? compact : PANEL_H_MAX;
+        int ph_lo = t->side || c->zoom >= 1        ? 0
+                    : t->squeeze || c->panel_short ? compact
+                                                   : PANEL_H_MIN;
         for (int ph = ph_hi; ph >= ph_lo; ph--) {
             int ah = bottom - top - ph - c->gantt_rows - xrows - wl;
             int gc = 1, bw = 0, bh = 0, inner = 0;

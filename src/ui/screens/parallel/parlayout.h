@@ -51,11 +51,13 @@ struct par_layout_content {
     const char *const *whats; /* every frame's sentence (NULL: what alone): the sentence rows
                                  are the most any of them wraps to */
     int nwhats;
-    int min_rows; /* fewest rows laid out (0: LAYOUT_MIN_ROWS); embedded, the frame around
-                     decides what fits (PAR_EMBED_MIN_ROWS at least) */
-    int zoom;     /* the presenter's zoom (app.zoom): from 1 no panel, from 2 only the key
-                     matrices, at 3 no transfer or sentence rows either (boxes and the pipeline
-                     chart alone) */
+    int min_rows;     /* fewest rows laid out (0: LAYOUT_MIN_ROWS); embedded, the frame around
+                         decides what fits (PAR_EMBED_MIN_ROWS at least) */
+    int zoom;         /* the presenter's zoom (app.zoom): from 1 no panel, from 2 only the key
+                         matrices, at 3 no transfer or sentence rows either (boxes and the pipeline
+                         chart alone) */
+    bool panel_short; /* the panel gives way to one line before anything else does (the
+                         presenter, for a slide's question: app.panel_short) */
 };
 
 struct par_layout {
