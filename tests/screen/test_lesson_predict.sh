@@ -83,14 +83,14 @@ slide 2 "Stage 1: each rank updates only its shard"
 tm_wait "the lecture's answer was on screen" 5 tm_squeezed ||
     fail "the exercise does not start on a variant: $(tm_screen | grep -F 'variant')"
 tm_keys L
-tm_wait "w+g+AdamW ? MiB/rank" 5 || fail "40 MiB/rank (the answer, 41.9 MB) is shown: $(tm_screen | grep -F 'AdamW')"
+tm_wait "w+g+AdamW ?/rank" 5 || fail "40 MiB/rank (the answer, 41.9 MB) is shown: $(tm_screen | grep -F 'AdamW')"
 tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit"
 tm_cleanup
 start sharding-zero
 slide 6 "The paper's accounting"
 tm_keys L Tab L
-tm_wait "stage 2 ? GB stage 3 ? GB" 5 tm_squeezed ||
+tm_wait "stage 2 ? stage 3 ?" 5 tm_squeezed ||
     fail "a stage's figure answers an open exercise: $(tm_squeezed | grep -F 'DDP 120')"
 tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit"

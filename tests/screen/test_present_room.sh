@@ -178,7 +178,7 @@ for _ in 1 2 3; do
     tm_keys NPage
     sleep 0.5
 done
-tm_wait "w+g+AdamW ? MiB/rank" 5 || fail "the room sees the answer before r: $(tm_screen | grep -F 'AdamW')"
+tm_wait "w+g+AdamW ?/rank" 5 || fail "the room sees the answer before r: $(tm_screen | grep -F 'AdamW')"
 tm_keys r
 tm_wait "Answer: 41.943 MB" 5 || fail "r did not reveal the ZeRO answer"
 # o: the overview of every slide; Home then Enter jumps to the first.

@@ -1,6 +1,7 @@
 /* test_draw_mask.c - predict first's figure mask (kit/draw.h): which figures of a panel line
  * are compared with an answer (not names like r0 or dW1, not settings like W=4), with what
- * unit, and that a hit becomes "?" while its unit stays. */
+ * unit, and that a hit becomes "?", its unit of measure with it (the magnitude is part of
+ * the answer) and a word of what it counts kept. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -54,9 +55,10 @@ static void test_mask(void **state)
     assert_string_equal(s.unit[0], "per");
     masked("524,288 elements", "? elements", 1, &s);
     masked("bubble (P-1)/(M+P-1) = 3/7 = 0.43", "bubble (P-1)/(M+P-1) = ? = ?", 2, &s);
-    masked("sent/step 24 MiB, 24 MB", "sent/step ? MiB, 24 MB", 1, &s);
+    masked("sent/step 24 MiB, 24 MB", "sent/step ?, 24 MB", 1, &s);
     assert_int_equal(s.n, 2);
     assert_string_equal(s.unit[1], "MB");
+    masked("524288 KiB/rank, 524288GB/s, 524288 steps", "?/rank, ?, ? steps", 3, &s);
     /* names and settings are not figures: nothing compared */
     masked("r524288 dW1 W=524288 x0", "r524288 dW1 W=524288 x0", 0, &s);
     assert_int_equal(s.n, 0);

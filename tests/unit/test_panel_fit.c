@@ -46,7 +46,8 @@ static bool has_words(const char *text, const char *want)
 {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", want);
-    for (char *save = NULL, *wd = strtok_r(buf, " ", &save); wd; wd = strtok_r(NULL, " ", &save))
+    for (char *save = NULL, *wd = strtok_r(buf, " ", &save); wd;
+         wd = strtok_r(NULL, " ", &save))
         if (!strstr(text, wd)) return false;
     return true;
 }

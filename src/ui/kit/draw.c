@@ -237,6 +237,28 @@ static bool mask_counter(const char *s, size_t i)
     return false;
 }
 
+/* The bytes of u that are a unit of measure whose prefix tells a magnitude: bytes or bits
+ * (B, KiB, MB, Gb...), seconds (s, ms, us, µs, ns), either per second (GB/s), or a factor
+ * (x); "MiB" of "MiB/rank". 0 when u is none. */
+static size_t mask_measure_unit(const char *u)
+{
+    char t[24];
+    snprintf(t, sizeof t, "%s", u);
+    size_t l = strlen(t);
+    if (l > 2 && strcmp(t + l - 2, "/s") == 0) t[l -= 2] = '\0';
+    char *slash = strchr(t, '/');
+    if (slash) *slash = '\0'; /* "MiB/rank": the unit, per something */
+    size_t keep = slash ? (size_t)(slash - t) : strlen(u);
+    if (strcmp(t, "x") == 0) return keep;
+    const char *p = t;
+    if (strncmp(p, "\xc2\xb5", 2) == 0 || strncmp(p, "\xce\xbc", 2) == 0)
+        p += 2; /* µ */
+    else if (*p && strchr("KMGTPkmun", *p) && p[1])
+        p++;
+    if (*p == 'i' && p != t) p++;
+    return (p[0] == 'B' || p[0] == 'b' || p[0] == 's') && !p[1] ? keep : 0;
+}
+
 int draw_mask_text(const char *s, char *out, size_t n)
 {
     size_t o = 0;
@@ -275,6 +297,10 @@ int draw_mask_text(const char *s, char *out, size_t n)
         if (draw_mask(v, half, unit, draw_mask_ctx)) {
             out[o++] = '?';
             hits++;
+            /* "? KiB" would still give the answer's magnitude: a unit of measure goes with
+             * its figure ("? steps" keeps what it counts) */
+            size_t mu = mask_measure_unit(unit);
+            if (mu) len = (size_t)(u + mu - (s + i));
         } else {
             size_t c = len < n - 1 - o ? len : n - 1 - o;
             memcpy(out + o, s + i, c);

@@ -69,11 +69,12 @@ int styled_rows(const struct styled_lines *p, int w);
 /* ---- predict first: figures hidden until the student answers --------------------------
  * While a mask is set (the lesson player, around drawing a slide's scene), styled_draw_line
  * and draw_put_masked show every figure for which hit(value, unit, ctx) is true as "?"
- * (its unit stays), draw_putf too: a panel never shows an exercise's answer before the student
- * gives it. A figure is a number not glued to a name (r0, dW1 are names) nor to "=" (W=4 is a
- * setting the slide gives), with "," thousands
- * groups, a decimal fraction and an exponent, or "3/7" (the figure 3/7), and the unit word
- * right after it ("24 MiB", "0.43", "420GB/s", "8x"). */
+ * (a unit of measure goes with it: "? KiB" would tell the magnitude; a word that says what
+ * is counted stays: "? steps"), draw_putf too: a panel never shows an exercise's answer before
+ * the student gives it. A figure is a number not glued to a name (r0, dW1 are names) nor to "="
+ * (W=4 is a setting the slide gives), with "," thousands groups, a decimal fraction and an
+ * exponent, or "3/7" (the figure 3/7), and the unit word right after it ("24 MiB", "0.43",
+ * "420GB/s", "8x"). */
 /* half: half a unit of the figure's last digit when it has two significant digits or more
  * ("1.9": 0.05, "40": 0.5), else 0: a panel's rounded figure stands for any value it rounds
  * from. */

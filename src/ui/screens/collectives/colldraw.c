@@ -427,6 +427,18 @@ static void draw_legend(const struct app *a, struct rect r)
     styled_draw_line(&pl, r.y, r.x + (w < r.w ? (r.w - w) / 2 : 0), r.w);
 }
 
+/* Does transfer x of step `step` touch a box predict first hides at that step? */
+static bool xfer_hidden(const struct app *a, const struct xfer *x, size_t step)
+{
+    if (!a->hide_any) return false;
+    const int ends[2] = {x->src, x->dst};
+    for (int i = 0; i < 2; i++)
+        if (ends[i] >= 0 && ends[i] < CV_MAX_RANKS && a->hide_from[ends[i]] >= 0 &&
+            (long)step >= a->hide_from[ends[i]])
+            return true;
+    return false;
+}
+
 static void draw_xfers(const struct app *a, struct rect r)
 {
     const struct coll_screen *cs = coll_cstate(a);
@@ -452,6 +464,17 @@ static void draw_xfers(const struct app *a, struct rect r)
         int y = r.y + k / l->xfer_cols, cx = x0 + (k % l->xfer_cols) * colw;
         char t[COLL_XFER_TEXT];
         coll_xfer_text(a, x, step, t, sizeof t);
+        /* predict first: a transfer into or out of a box shown as "?" would say what it
+         * holds (which chunk lands where, how many ranks it folds in): only who sends to
+         * whom stays */
+        if (xfer_hidden(a, x, step)) {
+            char head[48];
+            if (x->kind == XFER_SCALE)
+                snprintf(head, sizeof head, "r%d  ?", x->dst);
+            else
+                snprintf(head, sizeof head, "r%d %s r%d  ?", x->src, a->g->arrow, x->dst);
+            snprintf(t, sizeof t, "%s", head);
+        }
         if (a->sc.hl == HL_TRANSFER && a->sc.hl_index == k) {
             /* the entry the scene points at, arrow and all, in one emphasis */
             draw_put(y, cx, cs->xfer_w, a->th.role[TH_HL], t);

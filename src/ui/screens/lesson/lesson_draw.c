@@ -278,15 +278,62 @@ static void flow_blocks(const struct app *a, const struct lesson_block *blocks, 
     }
 }
 
+struct lesson_terms {
+    const struct lesson *L; /* NULL: nothing kept yet */
+    size_t slide;
+    struct lesson_block *marked; /* the slide's blocks, the terms marked (glossary.h) */
+    size_t nblocks;
+    size_t used[GLOSSARY_MAX_TERMS]; /* glossary_slide_terms, in the order of first use */
+    size_t nused;
+};
+
+struct lesson_terms *lesson_terms_new(void)
+{
+    return xcalloc(1, sizeof(struct lesson_terms));
+}
+
+static void lesson_terms_drop(struct lesson_terms *t)
+{
+    glossary_free_blocks(t->marked, t->nblocks);
+    *t = (struct lesson_terms){0};
+}
+
+void lesson_terms_free(struct lesson_terms *t)
+{
+    if (!t) return;
+    lesson_terms_drop(t);
+    free(t);
+}
+
+/* Slide k of L's terms in t, made when t holds another slide's. */
+static const struct lesson_terms *lesson_terms_at(struct lesson_terms *t,
+                                                  const struct lesson *L, size_t k)
+{
+    if (t->L == L && t->slide == k) return t;
+    lesson_terms_drop(t);
+    const struct lesson_slide *s = &L->slides[k];
+    t->marked = glossary_marked_copy(s->blocks, s->nblocks);
+    t->nblocks = s->nblocks;
+    t->nused = glossary_slide_terms(s, t->used, GLOSSARY_MAX_TERMS);
+    t->L = L;
+    t->slide = k;
+    return t;
+}
+
 /* The slide's narration, each glossary term underlined at its first use (the spans cut at
  * the term's edges only: the lines break where they would unmarked). */
 static void narr_blocks(const struct app *a, const struct lesson_ui *u,
                         const struct lesson_slide *s, struct lesson_lines *v, int width)
 {
-    struct lesson_block *marked =
-        u->terms_plain ? NULL : glossary_marked_copy(s->blocks, s->nblocks);
-    flow_blocks(a, marked ? marked : s->blocks, s->nblocks, v, width);
-    glossary_free_blocks(marked, s->nblocks);
+    if (u->terms_plain) {
+        flow_blocks(a, s->blocks, s->nblocks, v, width);
+    } else if (u->terms) {
+        flow_blocks(a, lesson_terms_at(u->terms, u->L, u->slide)->marked, s->nblocks, v, width);
+    } else {
+        struct lesson_block *marked = glossary_marked_copy(s->blocks, s->nblocks);
+        flow_blocks(a, marked, s->nblocks, v, width);
+        glossary_free_blocks(marked, s->nblocks);
+    }
 }
 
 static const char *verdict_glyph(const struct app *a, enum ex_verdict k)
@@ -502,10 +549,18 @@ static void glossary_lines(const struct app *a, const struct lesson_ui *u,
 
 /* The glossary's terms the slide uses, marked, after its narration: G opens the glossary at
  * the first of them. */
-static void narr_terms(const struct app *a, const struct lesson_slide *s,
-                       struct lesson_lines *v, int width)
+static void narr_terms(const struct app *a, const struct lesson_ui *u,
+                       const struct lesson_slide *s, struct lesson_lines *v, int width)
 {
-    size_t used[16], n = glossary_slide_terms(s, used, 16), nt;
+    size_t mine[16], n, nt;
+    const size_t *used = mine;
+    if (u->terms) {
+        const struct lesson_terms *kept = lesson_terms_at(u->terms, u->L, u->slide);
+        used = kept->used;
+        n = kept->nused < 16 ? kept->nused : 16; /* the line names the first 16 */
+    } else {
+        n = glossary_slide_terms(s, mine, 16);
+    }
     if (!n) return;
     const struct glossary_term *t = glossary_terms(&nt);
     char line[1200];
@@ -533,7 +588,7 @@ static void narr_lines(const struct app *a, const struct lesson_ui *u, struct le
     ll_text(v, A_BOLD | A_UNDERLINE, width, "", "", s->title); /* wrapped, never cut */
     ll_new(v);
     narr_blocks(a, u, s, v, width);
-    narr_terms(a, s, v, width);
+    narr_terms(a, u, s, v, width);
     if (u->scene_err[0]) {
         ll_text(v, a->th.role[TH_WARN], width, "", "", u->scene_err);
         ll_new(v);

@@ -450,6 +450,7 @@ static void lesson_ui_free(struct app *a)
     if (!u) return;
     free(u->ex);
     free(u->recall);
+    lesson_terms_free(u->terms);
     if (u->have_prog) progress_free(&u->prog);
     lesson_set_free(&u->set);
     free(u);
@@ -540,6 +541,7 @@ int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen)
         const struct lesson *last = lesson_set_find(&u->set, progress_last_lesson(&u->prog));
         if (last) u->sel = (size_t)(last - u->set.v);
     }
+    u->terms = lesson_terms_new();
     a->frame = &screen_lesson;
     a->frame_state = u;
     a->surface = SURFACE_PLAYER;

@@ -70,6 +70,9 @@ struct lesson_ui {
     bool hid_figures; /* ... and scene figures equal to a number exercise's answer */
     bool terms_plain; /* no glossary term underlined (tests compare the lines both ways) */
     bool *recall;     /* L's exercises in order: answer seen in an earlier lesson (recall.h) */
+    struct lesson_terms *terms; /* the slide's glossary terms and marked narration, made once
+                                   a slide rather than once a frame (lesson_draw.c); NULL:
+                                   made at each draw */
     size_t nrecall;
     struct progress prog;
     bool have_prog;
@@ -111,6 +114,12 @@ struct lesson_lines {
 };
 void lesson_slide_lines(const struct app *a, const struct lesson_ui *u, int width,
                         struct lesson_lines *v, int *ex_line);
+
+/* The glossary terms of one slide of one lesson, kept between frames (lesson_draw.c): the
+ * lessons of a player never change while it is open, so a lesson and a slide index name them.
+ * lesson_terms_free(NULL) does nothing. */
+struct lesson_terms *lesson_terms_new(void);
+void lesson_terms_free(struct lesson_terms *t);
 
 /* Draw the frame into r (lesson_draw.c). */
 void lesson_draw(struct app *a, struct rect r);
