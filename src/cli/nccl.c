@@ -902,9 +902,14 @@ int cli_nccl_main(int argc, char **argv)
     if (optind >= argc) return cli_usage_error("nccl: no FILE given (try collviz nccl --help)");
     if (o.compare && argc - optind != 2)
         return cli_usage_error("nccl --compare: two files, A and B (got %d)", argc - optind);
+    char why[1200];
+    if (!rec_distinct_files((const char *const *)argv + optind, argc - optind, why,
+                            sizeof why)) {
+        cv_eprintf("collviz: nccl: %s\n", why);
+        return 2;
+    }
     if (argc - optind == 2 && (rc = nccl_two(&o, argv[optind], argv[optind + 1])) >= 0)
         return rc;
-    char why[1200];
     if (!rec_one_job((const char *const *)argv + optind, argc - optind, why, sizeof why)) {
         cv_eprintf("collviz: nccl: %s\n", why);
         return 2;

@@ -87,6 +87,7 @@ void quiz_build(const struct lesson_slide *s, size_t nrevealed, bool solutions,
     out->v = xcalloc(s->nblocks + 1, sizeof *out->v);
     if (s->nblocks) memcpy(out->v, s->blocks, s->nblocks * sizeof *s->blocks);
     out->ex_block = xcalloc(s->nex + 1, sizeof *out->ex_block);
+    out->ans_block = xcalloc(s->nex + 1, sizeof *out->ans_block);
     out->nex = s->nex;
     for (size_t k = 0; k < s->nex; k++) {
         const struct lesson_exercise *e = &s->ex[k];
@@ -111,8 +112,13 @@ void quiz_build(const struct lesson_slide *s, size_t nrevealed, bool solutions,
         for (size_t i = 0; ex_type((int)e->type)->lists_options && i < e->noptions; i++)
             quiz_span(quiz_add(out, LBLOCK_ITEM, (int)i + 1), 0, e->options[i]);
         if (k >= nrevealed) continue;
+        out->ans_block[k] = out->n;
         b = quiz_add(out, LBLOCK_PARAGRAPH, 0);
-        quiz_span(b, LSPAN_BOLD, "Answer: ");
+        if (s->nex > 1)
+            snprintf(t, sizeof t, "Answer %zu of %zu: ", k + 1, s->nex);
+        else
+            snprintf(t, sizeof t, "Answer: ");
+        quiz_span(b, LSPAN_BOLD, t);
         ex_answer_text(e, NULL, NULL, t, sizeof t);
         quiz_span(b, LSPAN_BOLD, t);
         if (!e->solution || !solutions) continue;
@@ -160,6 +166,7 @@ void quiz_free(struct quiz *q)
     }
     free(q->v);
     free(q->ex_block);
+    free(q->ans_block);
     memset(q, 0, sizeof *q);
 }
 

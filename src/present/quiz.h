@@ -15,14 +15,16 @@
 struct quiz {
     struct lesson_block *v;
     size_t n, nslide;
-    bool own_slide;   /* quiz_own_slide: v[0, nslide) are deep copies too */
-    size_t *ex_block; /* nex entries: the first block of each exercise (its prompt) */
+    bool own_slide;    /* quiz_own_slide: v[0, nslide) are deep copies too */
+    size_t *ex_block;  /* nex entries: the first block of each exercise (its prompt) */
+    size_t *ans_block; /* nex entries: the block of each exercise's answer (0: not revealed) */
     size_t nex;
 };
 
 /* Build the blocks of slide s: each exercise's prompt as the room reads it (a sentence that
  * says what to type goes: the room does not type), a choice's options, and for the first
- * nrevealed exercises the answer, and with `solutions` the worked solution under it (the
+ * nrevealed exercises the answer ("Answer: ...", "Answer 2 of 3: ..." where the slide has
+ * several), and with `solutions` the worked solution under it (the
  * presenter leaves it to the speaker's notes: the answer stays one line, beside the scene). */
 void quiz_build(const struct lesson_slide *s, size_t nrevealed, bool solutions,
                 struct quiz *out);

@@ -489,10 +489,78 @@ static void other_ring(struct rec_log *L, long chan, int *order, int n)
                            .order = xrealloc(order, (size_t)n * sizeof *order)};
 }
 
-/* "Channel 00/16 :    0   3   1   2" (or 2.4's "Channel 00 :    0   1"): p after " : ". */
-static void ring_line(struct rec_ctx *x, long chan, const char *p)
+static void cut_warn(struct rec_ctx *x, const char *what)
+{
+    rec_warn_c(x->L, REC_W_CUT, "%s:%ld: cut: %s that is not whole is not read", x->name,
+               x->line, what);
+}
+
+/* NCCL's rings.cc prints a ring order with dumpLine: up to 2.18 at most RING_PRINT_MAX ranks,
+ * each " %3d" (a line of exactly that many is cut there, or whole by chance); from 2.19 in
+ * 128 bytes, ending in "..." when cut. Either way what is printed is not the ring. */
+#define RING_PRINT_MAX 20
+
+/* The ranks of p (" %Nd" each) as printed widths; true when the last is narrower than all
+ * the others, which share one width: the paste cut the line inside its last rank. */
+static bool ring_last_cut(const char *p)
+{
+    int w = -1, n = 0, last = 0;
+    while (*p) {
+        const char *s = p;
+        while (*p == ' ')
+            p++;
+        while (isdigit((unsigned char)*p))
+            p++;
+        if (p == s) return false;
+        if (n >= 1 && w < 0) w = last;
+        if (n >= 2 && last != w) return false;
+        last = (int)(p - s);
+        n++;
+    }
+    return n >= 3 && last < w;
+}
+
+/* A ring order cut at NCCL's print limit: its ranks are seen, the communicator has at least
+ * n of them, but no ring is drawn from it. */
+static void ring_at_limit(struct rec_ctx *x, long chan, int *order, int n, bool dots)
 {
     struct rec_log *L = x->L;
+    int maxr = 0;
+    for (int i = 0; i < n; i++)
+        maxr = order[i] > maxr ? order[i] : maxr;
+    if (rank_at(L, maxr)) {
+        fit_unit(L, maxr, -1);
+        struct rec_facts *f = cur_facts(L);
+        if (f) {
+            claim_rank(L, order[0]);
+            for (int i = 0; i < n; i++)
+                rec_facts_seen(f, order[i]);
+            f->kinds |= REC_KIND_RING;
+        }
+    }
+    free(order);
+    if (L->ring_cut_said) return;
+    L->ring_cut_said = true;
+    if (dots)
+        rec_warn_c(L, REC_W_PARTIAL,
+                   "%s:%ld: channel %ld's ring order ends in \"...\": NCCL prints a ring in "
+                   "128 bytes, so its rings are cut and not drawn",
+                   x->name, x->line, chan);
+    else
+        rec_warn_c(L, REC_W_PARTIAL,
+                   "%s:%ld: channel %ld's ring order lists %d ranks: NCCL prints at most %d "
+                   "ranks of a ring, so its rings may be cut and are not drawn",
+                   x->name, x->line, chan, n, RING_PRINT_MAX);
+}
+
+/* "Channel 00/16 :    0   3   1   2" (or 2.4's "Channel 00 :    0   1"): p after " : ". */
+static void ring_line(struct rec_ctx *x, long chan, const char *p, bool dots)
+{
+    struct rec_log *L = x->L;
+    if (ring_last_cut(p)) {
+        cut_warn(x, "a channel line");
+        return;
+    }
     /* a line holds at most REC_MAX_LINE / 2 ranks ("0 1 2 ...") */
     int *order = xmalloc((REC_MAX_LINE / 2 + 1) * sizeof *order), n = 0;
     p = skip_sp(p);
@@ -522,6 +590,11 @@ static void ring_line(struct rec_ctx *x, long chan, const char *p)
         }
     int top = n ? sorted[n - 1] : 0;
     free(sorted);
+    struct rec_facts *uf = cur_facts(L);
+    if (n > 0 && (dots || (n == RING_PRINT_MAX && !(uf && uf->nranks == n)))) {
+        ring_at_limit(x, chan, order, n, dots);
+        return;
+    }
     /* "Channel 00 :" and nothing: no ring; room for its ranks, else refused */
     if (n == 0 || !rank_at(L, top) ||
         !room(L, (size_t)n * sizeof *order, "a ring of %ld ranks", (long)n)) {
@@ -754,12 +827,6 @@ cut:
                x->line);
 }
 
-static void cut_warn(struct rec_ctx *x, const char *what)
-{
-    rec_warn_c(x->L, REC_W_CUT, "%s:%ld: cut: %s that is not whole is not read", x->name,
-               x->line, what);
-}
-
 /* 2.7's "Ring 00 : 7 -> 0 -> 1": the printing rank (the middle) and its neighbours. */
 static bool neighbours(struct rec_ctx *x, const char *p)
 {
@@ -801,7 +868,9 @@ static bool channel_line(struct rec_ctx *x, const char *p, bool ring_kw)
     bool arrow = find(x->L, REC_MK_ARROW, p, "->") != NULL;
     if (!arrow && !ring_kw) {
         const char *q = skip_sp(p);
-        for (; *q; q++)
+        size_t len = strlen(q);
+        bool dots = len >= 3 && strcmp(q + len - 3, "...") == 0;
+        for (const char *e = q + len - (dots ? 3 : 0); q < e; q++)
             if (!isdigit((unsigned char)*q) && *q != ' ') {
                 cut_warn(x, "a channel line");
                 return true;
@@ -813,7 +882,14 @@ static bool channel_line(struct rec_ctx *x, const char *p, bool ring_kw)
         /* a ring order line's "/16" is the channel count */
         struct rec_facts *f = cur_facts(x->L);
         if (f && conn > 0) f->channels = (int)conn;
-        ring_line(x, chan, p);
+        if (dots) {
+            char *t = xmalloc(len + 1);
+            memcpy(t, skip_sp(p), len - 3);
+            t[len - 3] = '\0';
+            ring_line(x, chan, t, true);
+            free(t);
+        } else
+            ring_line(x, chan, p, false);
         return true;
     }
     if (!find(x->L, REC_MK_VIA, p, " via ")) {

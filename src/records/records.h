@@ -312,6 +312,7 @@ struct rec_log {
     char first_warn[160];
     bool commsizes_differ;
     bool ring_printer;     /* a ring line was read: rank 0's */
+    bool ring_cut_said;    /* a ring order at NCCL's print limit was warned about */
     int forms;             /* link lines: 1 "Channel 00/0 :", 2 "Channel 00 :" (both: 3) */
     struct rec_line ln;    /* the line being read */
     struct rec_file *file; /* the file being read */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "records/recfile.h"
 #include "records/records.h"
@@ -361,9 +362,27 @@ static bool not_one_job(const struct rec_log *A, const struct rec_log *B, char *
     return rank_on_two_hosts(A, B, why, n);
 }
 
+bool rec_distinct_files(const char *const *paths, int n, char *msg, size_t len)
+{
+    for (int i = 1; i < n; i++) {
+        struct stat si;
+        if (stat(paths[i], &si) != 0) continue;
+        for (int j = 0; j < i; j++) {
+            struct stat sj;
+            if (stat(paths[j], &sj) == 0 && sj.st_dev == si.st_dev && sj.st_ino == si.st_ino) {
+                snprintf(msg, len, "%s and %s are the same file: give each file once", paths[j],
+                         paths[i]);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 bool rec_one_job(const char *const *paths, int n, char *msg, size_t len)
 {
     if (n < 2) return true;
+    if (!rec_distinct_files(paths, n, msg, len)) return false;
     struct rec_log **L = calloc((size_t)n, sizeof *L);
     bool ok = L != NULL;
     for (int i = 0; ok && i < n; i++) {

@@ -55,5 +55,8 @@ int rec_say_tuning(const struct rec_tuning *T, char fn[][24], char say[][REC_SAY
  * that cannot be opened are left to the reader's own message. Hosts are not compared: one
  * job's per-node files name different hosts. */
 bool rec_one_job(const char *const *paths, int n, char *msg, size_t len);
+/* No file given twice (one file under two names included: compared by device and inode): a
+ * file given twice would be counted twice. Else a one-line message naming both, and false. */
+bool rec_distinct_files(const char *const *paths, int n, char *msg, size_t len);
 
 #endif

@@ -30,7 +30,7 @@ struct walk_fig;
 /* One exercise's answer forms. */
 struct walk_ans {
     const struct lesson_exercise *e;
-    size_t slide;
+    size_t slide, k;        /* its slide, and its place among the slide's exercises */
     double vals[WALK_VALS]; /* holds: the asked values with data, in box order */
     size_t nvals, lo;       /* lo: the first asked slot */
     bool single;            /* holds: one value with data (its own slide only) */
@@ -55,6 +55,7 @@ struct walk {
     char **seen; /* places already counted: "kind|lesson|slide|what" */
     size_t nseen, capseen;
     char frame[160]; /* the frame, for the log: "slide 3 step 2 (scene alone)" */
+    size_t revealed; /* (presenter) the slide's exercises r has revealed to the room */
     long cuts_seen;  /* draw_cut_count before the frame */
     /* the screen read back */
     char *text;
@@ -95,6 +96,7 @@ static void walk_collect(struct walk *w, const struct lesson *L)
             struct walk_ans *a = &w->ans[w->nans++];
             a->e = e;
             a->slide = s;
+            a->k = k;
             if (e->type == LEX_HOLDS) {
                 float v[WALK_VALS * 4];
                 bool has[WALK_VALS * 4];
@@ -560,6 +562,7 @@ static void walk_check(struct walk *w, size_t slide)
     for (size_t k = 0; k < w->nans; k++) {
         const struct walk_ans *a = &w->ans[k];
         if (a->slide < slide) continue; /* asked before: answered or not, it was asked */
+        if (a->slide == slide && a->k < w->revealed) continue; /* r showed it to the room */
         const struct lesson_exercise *e = a->e;
         for (int y = 0; y < w->nlines; y++) {
             const char *line = w->line[y];
@@ -873,15 +876,17 @@ static int walk_player_lesson(struct walk *w, const char *file, char *err, size_
 /* ---- the presenter ----------------------------------------------------------------- */
 
 static void walk_pres_frame(void *ctx, const struct lesson *L, size_t slide, int page,
-                            long step)
+                            long step, size_t revealed)
 {
     struct walk *w = ctx;
     if (w->L != L) walk_collect(w, L);
-    if (step >= 0)
-        snprintf(w->frame, sizeof w->frame, "page %d step %ld", page + 1, step);
-    else
-        snprintf(w->frame, sizeof w->frame, "page %d", page + 1);
+    int n = snprintf(w->frame, sizeof w->frame, "page %d", page + 1);
+    if (step >= 0) n += snprintf(w->frame + n, sizeof w->frame - (size_t)n, " step %ld", step);
+    if (revealed)
+        snprintf(w->frame + n, sizeof w->frame - (size_t)n, " (r: %zu revealed)", revealed);
+    w->revealed = revealed;
     walk_check(w, slide);
+    w->revealed = 0;
 }
 
 /* ---- the deck ------------------------------------------------------------------------ */

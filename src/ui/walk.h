@@ -26,7 +26,8 @@
  * The frames: each step of the slide's scene, the scene alone (z) where the player shows
  * the text alone, and each page of the narration; in the player, every scene the keys the
  * narration asks for reach, in any order and number (`a` through every algorithm, with `+`);
- * the presenter's pages and steps. No
+ * the presenter's pages and steps, before and after each press of `r` (each exercise's
+ * answer revealed to the room: a revealed answer is no early answer, and is never cut). No
  * backend runs and nothing is measured: the panel shows what it shows before any
  * measurement. Used by tests/unit/test_deck_walk.c (make test) to keep both at zero. */
 #ifndef COLLVIZ_UI_WALK_H

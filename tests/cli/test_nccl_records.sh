@@ -513,6 +513,18 @@ if [ -n "$ASAN_BIN" ]; then
     [ "$(wc -l <"$tmp/asan")" -eq 1 ] || fail "asan: all files at once: $(head -3 "$tmp/asan")"
 fi
 
+# One file given twice (under one name or two) is refused, never counted twice: for every
+# record, both ways, JSON and text, and as the two files of a compare.
+for p in "$TOP"/tests/records/*.log; do
+    for second in "$p" "$(dirname "$p")/./$(basename "$p")"; do
+        "$BIN" nccl "$p" "$second" >"$tmp/out" 2>"$tmp/err"
+        rc=$?
+        [ "$rc" -eq 2 ] || fail "$(basename "$p") twice: exit $rc, not 2"
+        grep -q "are the same file" "$tmp/err" || fail "$(basename "$p") twice: $(head -1 "$tmp/err")"
+        [ -s "$tmp/out" ] && fail "$(basename "$p") twice: a finding on stdout"
+    done
+done
+
 if [ "$fails" -eq 0 ]; then
     echo "PASS: test_nccl_records.sh ($n corpus files)"
     exit 0

@@ -21,7 +21,9 @@ static const int sizes[][2] = {{80, 24}, {100, 30}, {120, 40}};
 /* Cut lines (distinct rows), per view and size: none (issue 31 part 4). It was 153, 2, 84
  * and 447, 36, 21 before the sentences and the ladder wrapped into free rows, then 22, 2, 0
  * and 21, 2, 1 before the panel shrank ahead of the transfers and the sentences, and the
- * pipeline's step sentence got every row it wraps to. */
+ * pipeline's step sentence got every row it wraps to. The presenter's frames after each r
+ * (the revealed answers) had 27, 18 and 8 more (the answer cut to one row above the scene, or
+ * in the footer) before the answers went into the narration. */
 static const long cut_ceiling[2][3] = {{0, 0, 0}, {0, 0, 0}};
 
 static void walk_all(enum walk_view view, const char *name)

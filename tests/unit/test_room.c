@@ -349,7 +349,8 @@ static void keys_at(int cols, int rows)
         } else {
             present_script_key(s, '0');
         }
-        /* r: the first exercise's answer alone, beside the scene where it fits */
+        /* r: the first exercise's answer alone, beside the scene where it fits (in its text,
+         * or the footer), else whole on the text page it wraps on */
         present_script_draw(s); /* the slide's own scene again: its pages */
         present_script_where(s, &slide, &n, &page, &np, &step); /* still the scene's page */
         int scene_page = np - 1;
@@ -367,7 +368,20 @@ static void keys_at(int cols, int rows)
             else if (strncmp(a1, "Answer 2", 8) == 0)
                 fail_msg("slide %zu: r showed the second first", i + 1);
             present_script_where(s, &slide, &n, &page, &np, &step);
+            scene_page = np - 1; /* the answer in the narration may add a text page */
             beside += page == scene_page;
+            /* on a text page only when it could not stand whole beside the scene: longer
+             * than a footer holds beside the slide's number, step and clock (half the
+             * width at 80 columns) */
+            const char *eol = a1 ? strchr(a1, '\n') : NULL;
+            if (a1 && eol && page != scene_page) {
+                int w = (int)mbstowcs(NULL, a1, 0) - (int)mbstowcs(NULL, eol, 0);
+                const char *next = eol + 1 + strspn(eol + 1, " ");
+                if (*next && *next != '\n') w += 40; /* it wraps on: a second line */
+                if (w <= cols - 40)
+                    fail_msg("slide %zu: a short answer (%d columns) left the scene's page",
+                             i + 1, w);
+            }
             for (int k = 0; k < 8 && strstr(st->status, "shown"); k++) {
                 present_script_key(s, 'r'); /* to the end: hidden again */
                 present_script_notes(s, st);
@@ -378,7 +392,7 @@ static void keys_at(int cols, int rows)
     printf("%dx%d: %zu slides, %zu live demos taken back with 0; %zu exercise slides, the "
            "first answer beside the scene on %zu\n",
            cols, rows, n, demos, exercises, beside);
-    assert_int_equal(beside, exercises);
+    assert_true(beside * 10 >= exercises * 9); /* a long answer wraps on its text page */
     assert_true(exercises > 40);
     assert_true(demos > 10);
     /* the backend's reason is the notes' (here: whatever this machine lacks, said once) */

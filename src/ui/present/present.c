@@ -139,10 +139,9 @@ struct pres {
                                       scene: once per slide, not once per frame) */
     size_t answer_slide;
     bool have_answer;
-    long demo_step;        /* the slide's step when a live demo began (`0` returns there) */
-    bool notes_assumed;    /* present_script: a notes terminal is taken to follow */
-    char answer_line[600]; /* the revealed answer beside the scene, for the footer ("" none) */
-    bool hide_total;       /* the scene's step count is an open exercise's answer: "?" */
+    long demo_step;     /* the slide's step when a live demo began (`0` returns there) */
+    bool notes_assumed; /* present_script: a notes terminal is taken to follow */
+    bool hide_total;    /* the scene's step count is an open exercise's answer: "?" */
 };
 
 static void pres_extra_open(struct pres *p, enum pres_extra which);
@@ -295,7 +294,8 @@ static void pres_layout(struct pres *p)
     int nw = present_layout_narr_width(cols);
     if (!p->have_narr || p->ps.narr_w != nw || p->narr_slide != p->pos.slide) {
         pres_drop_narr(p);
-        present_slide_text(s, 0, cols, p->a->utf8, &p->ps); /* answers: beside the scene */
+        /* the answers r revealed: in the narration, beside the scene where they fit */
+        present_slide_text(s, p->revealed, cols, p->a->utf8, &p->ps);
         p->have_narr = true;
         p->narr_slide = p->pos.slide;
     }
@@ -486,10 +486,29 @@ static void pres_move(struct pres *p, enum deck_move m, long goto_n)
     pres_layout(p); /* resolves DECK_PAGE_END against the new slide's pages */
 }
 
-/* r: the revealed answer is shown beside the scene (pres_answer_beside): its page. */
+static bool pres_answer_foot(const struct pres *p, int page, char *buf, size_t n);
+
+/* r: the page that shows the answer revealed last: the scene's, where it stands beside the
+ * scene (with the next question) or whole in the footer under it, else the text page it is
+ * on. */
 static void pres_show_answer(struct pres *p)
 {
-    if (pres_slide(p)->has_scene) p->pos.page = pres_npages(p) - 1;
+    if (!p->revealed || p->revealed > p->ps.quiz.nex) return;
+    int line = p->ps.ex_ans[p->revealed - 1];
+    char foot[600];
+    if (pres_slide(p)->has_scene &&
+        pres_answer_foot(p, pres_npages(p) - 1, foot, sizeof foot)) {
+        p->pos.page = pres_npages(p) - 1;
+        return;
+    }
+    for (int i = pres_npages(p) - 1; i >= 0 && p->lay.npages > 0; i--) {
+        const struct present_layout_page *pg = &p->lay.page[i];
+        if ((line >= pg->from && line < pg->to) ||
+            (line >= pg->ask_from && line < pg->ask_to)) {
+            p->pos.page = i;
+            return;
+        }
+    }
 }
 
 /* r: the next exercise of the slide answered in the room, once; none left: said so. */
@@ -843,6 +862,35 @@ static void pres_footer_left(const struct pres *p, char *buf, size_t n, int widt
     }
 }
 
+/* The answer r revealed last, in one line for the footer of page `page` ("Answer: ...",
+ * "Answer 2 of 3: ..."): where the page is the scene's, does not show it in its text, and the
+ * footer holds it whole beside the slide's number, its step and the clock. */
+static bool pres_answer_foot(const struct pres *p, int page, char *buf, size_t n)
+{
+    const struct lesson_slide *s = pres_slide(p);
+    if (!p->revealed || p->revealed > s->nex || p->revealed > p->ps.quiz.nex ||
+        p->lay.npages < 1 || page < 0 || page >= p->lay.npages)
+        return false;
+    const struct present_layout_page *pg = &p->lay.page[page];
+    int line = p->ps.ex_ans[p->revealed - 1];
+    if (!pg->with_scene || (line >= pg->from && line < pg->to) ||
+        (line >= pg->ask_from && line < pg->ask_to))
+        return false;
+    char ans[500];
+    ex_answer_text(&s->ex[p->revealed - 1], NULL, NULL, ans, sizeof ans);
+    if (s->nex > 1)
+        snprintf(buf, n, "Answer %zu of %zu: %s", p->revealed, s->nex, ans);
+    else
+        snprintf(buf, n, "Answer: %s", ans);
+    char left[400];
+    pres_footer_left(p, left, sizeof left, 0, false); /* its shortest form */
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    (void)rows;
+    /* the clock (up to "auto paused  1:00:00 ") and the gaps around the answer */
+    return text_width(left) + text_width(buf) + 26 <= cols;
+}
+
 static void pres_footer(struct pres *p, struct rect r, double now)
 {
     const struct theme *th = &p->a->th;
@@ -855,10 +903,8 @@ static void pres_footer(struct pres *p, struct rect r, double now)
     bool bad = false;
     bool prompt = p->go.active || p->searching || p->overview || p->reload_err[0];
     bool done = false;
-    if (p->answer_line[0] && !prompt) /* the revealed answer, for the room, before a notice */
-        snprintf(mid, sizeof mid, "%.500s", p->answer_line);
-    else if (!pres_notes_follow(p))
-        pres_status(p, mid, sizeof mid, &bad);
+    bool answer = !prompt && pres_answer_foot(p, p->pos.page, mid, sizeof mid);
+    if (!answer && !pres_notes_follow(p)) pres_status(p, mid, sizeof mid, &bad);
     if (!mid[0] && !prompt) { /* a lesson's end, for the room */
         pres_lesson_end(p, mid, sizeof mid);
         done = mid[0] != '\0';
@@ -868,7 +914,7 @@ static void pres_footer(struct pres *p, struct rect r, double now)
     /* The lesson's title gives way to a message. */
     pres_footer_left(p, left, sizeof left, mid[0] ? r.w - rw - mw - 4 : r.w - rw - 1, true);
     if (mid[0] && text_width(left) + 3 + mw + rw > r.w)
-        pres_footer_left(p, left, sizeof left, r.w - rw - 1, false);
+        pres_footer_left(p, left, sizeof left, answer ? 0 : r.w - rw - 1, false);
     int lw = draw_put(r.y, r.x, r.w - rw - 1, th->role[TH_DIM], left);
     draw_put(r.y, r.x + r.w - rw, rw, th->role[TH_STEP], right);
     int mx = r.x + lw + 2, room = r.w - lw - rw - 3;
@@ -907,37 +953,10 @@ static void pres_draw_overview(struct pres *p, int rows, int cols)
 }
 
 /* The slide's page: title, narration lines, the scene. */
-/* The last revealed answer in one line ("Answer 2 of 3: 60 64 68 72"), beside the scene: in
- * the free row above it, else (80x24: the scene fills the rows) the footer says it. */
-static void pres_answer_beside(struct pres *p, const struct present_layout_page *pg)
-{
-    p->answer_line[0] = '\0';
-    const struct lesson_slide *s = pres_slide(p);
-    if (!p->revealed || p->revealed > s->nex) return;
-    char ans[400];
-    ex_answer_text(&s->ex[p->revealed - 1], NULL, NULL, ans, sizeof ans);
-    if (s->nex > 1)
-        snprintf(p->answer_line, sizeof p->answer_line, "Answer %zu of %zu: %s", p->revealed,
-                 s->nex, ans);
-    else
-        snprintf(p->answer_line, sizeof p->answer_line, "Answer: %s", ans);
-    int y = pg->scene.y - 1;
-    bool free_row = pg->with_scene && y >= 0 &&
-                    (pg->narr.h == 0 || y >= pg->narr.y + pg->narr.h) &&
-                    (pg->title.h == 0 || y >= pg->title.y + pg->title.h);
-    if (!free_row) return; /* the footer */
-    char fit[600];
-    text_fit(fit, sizeof fit, p->answer_line, pg->scene.w - 4, p->a->utf8);
-    int w = text_width(fit);
-    draw_put(y, pg->scene.x + (pg->scene.w - w) / 2, pg->scene.w, A_BOLD, fit);
-    p->answer_line[0] = '\0';
-}
-
 static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
 {
     struct app *a = p->a;
     const struct theme *th = &a->th;
-    pres_answer_beside(p, pg);
     p->hide_total = false;
     for (int i = 0; i < pg->title.h && i < p->ps.ntitle; i++) {
         int tw = text_width(p->ps.title[i]);
@@ -1821,6 +1840,25 @@ void present_script_close(struct present_script *s)
 
 /* ---- the deck walker's presenter (ui/walk.h) ----------------------------------------- */
 
+/* Every page of the current slide and, on the scene's page, every step, each drawn and
+ * handed to fn with the number of the slide's exercises r has revealed. */
+static void pres_walk_pages(struct pres *p, size_t i, present_walk_fn fn, void *ctx)
+{
+    for (int page = 0; page < pres_npages(p); page++) {
+        p->pos.page = page;
+        bool scene = p->lay.page[page].with_scene && p->scene_ok;
+        long n = scene ? pres_nsteps(p) : 0;
+        for (long st = 0; st <= n; st++) {
+            if (scene) pres_set_step(p, st);
+            p->msg[0] = '\0';
+            p->t0 = now_s(); /* the footer's clock reads 00:00: the same on every run */
+            pres_draw(p);
+            fn(ctx, &p->set.v[p->sl[i].lesson], p->sl[i].slide, page, scene ? st : -1,
+               p->revealed);
+        }
+    }
+}
+
 int present_walk(const char *path, struct app *a, present_walk_fn fn, void *ctx, char *err,
                  size_t errlen)
 {
@@ -1833,19 +1871,14 @@ int present_walk(const char *path, struct app *a, present_walk_fn fn, void *ctx,
         p->pos = (struct deck_pos){i, DECK_STEP_START, 0};
         p->have_narr = false;
         p->revealed = 0;
+        p->reveal_scene = false;
         pres_enter(p);
         pres_layout(p);
-        for (int page = 0; page < pres_npages(p); page++) {
-            p->pos.page = page;
-            bool scene = p->lay.page[page].with_scene && p->scene_ok;
-            long n = scene ? pres_nsteps(p) : 0;
-            for (long st = 0; st <= n; st++) {
-                if (scene) pres_set_step(p, st);
-                p->msg[0] = '\0';
-                p->t0 = now_s(); /* the footer's clock reads 00:00: the same on every run */
-                pres_draw(p);
-                fn(ctx, &p->set.v[p->sl[i].lesson], p->sl[i].slide, page, scene ? st : -1);
-            }
+        pres_walk_pages(p, i, fn, ctx);
+        /* r, once for each exercise: the room's screen with each answer revealed */
+        for (size_t k = 0; k < pres_slide(p)->nex; k++) {
+            pres_reveal(p);
+            pres_walk_pages(p, i, fn, ctx);
         }
     }
     p->a = NULL; /* the caller's */

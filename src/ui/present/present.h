@@ -53,13 +53,15 @@ void present_script_close(struct present_script *s);
 
 /* The deck walker (ui/walk.h): every slide of path shown by the presenter on the current
  * curses screen through a (set up by the caller: theme, glyphs, surface), each page and,
- * on the scene's page, each step drawn in turn; fn is called after each frame with the
- * slide's lesson, its index there, the page and the step (-1: a page without the scene).
+ * on the scene's page, each step drawn in turn, then all of it again after each press of r
+ * (one exercise's answer revealed to the room); fn is called after each frame with the
+ * slide's lesson, its index there, the page, the step (-1: a page without the scene) and
+ * how many of the slide's exercises are revealed.
  * CV_OK, or CV_EINVAL with the deck's first error in err. */
 struct app;
 struct lesson;
 typedef void (*present_walk_fn)(void *ctx, const struct lesson *L, size_t slide, int page,
-                                long step);
+                                long step, size_t revealed);
 int present_walk(const char *path, struct app *a, present_walk_fn fn, void *ctx, char *err,
                  size_t errlen);
 

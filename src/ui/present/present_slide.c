@@ -69,8 +69,10 @@ static void room_text(struct quiz *q)
         if (any) q->v[k++] = kept;
     }
     q->nslide -= q->n - k;
-    for (size_t j = 0; j < q->nex; j++)
+    for (size_t j = 0; j < q->nex; j++) {
         q->ex_block[j] -= q->n - k;
+        if (q->ans_block[j]) q->ans_block[j] -= q->n - k;
+    }
     q->n = k;
 }
 
@@ -125,6 +127,7 @@ static void slide_narr(struct present_slide *ps, bool tight)
     free(ps->blank);
     free(ps->starts);
     free(ps->ex_ask);
+    free(ps->ex_ans);
     narr_layout(ps->quiz.v, ps->quiz.n, ps->narr_w, !tight, ps->utf8, &ps->narr);
     ps->blank = xcalloc((size_t)ps->narr.n + 1, sizeof *ps->blank);
     ps->starts = xcalloc((size_t)ps->narr.n + 1, sizeof *ps->starts);
@@ -142,6 +145,14 @@ static void slide_narr(struct present_slide *ps, bool tight)
                (ps->narr.l[i].block < (int)ps->quiz.ex_block[k] || ps->narr.l[i].width == 0))
             i++;
         ps->ex_ask[k] = k < ps->quiz.nex ? i : ps->narr.n;
+    }
+    ps->ex_ans = xcalloc(ps->quiz.nex + 1, sizeof *ps->ex_ans);
+    for (size_t k = 0; k < ps->quiz.nex; k++) {
+        int i = ps->ex_ask[k], end = ps->ex_ask[k + 1];
+        size_t b = ps->quiz.ans_block[k];
+        while (b && i < end && (ps->narr.l[i].block < (int)b || ps->narr.l[i].width == 0))
+            i++;
+        ps->ex_ans[k] = b ? i : end;
     }
     ps->tight = tight;
 }
@@ -179,6 +190,7 @@ void present_slide_free(struct present_slide *ps)
     free(ps->blank);
     free(ps->starts);
     free(ps->ex_ask);
+    free(ps->ex_ans);
     memset(ps, 0, sizeof *ps);
 }
 
@@ -201,6 +213,12 @@ struct present_layout_ask present_slide_ask(const struct present_slide *ps)
     if (!ps->ask || !ps->quiz.nex) return q;
     size_t k = ps->asking < ps->quiz.nex ? ps->asking : ps->quiz.nex - 1;
     q = (struct present_layout_ask){ps->ask, ps->ex_ask[k], ps->ex_ask[k + 1]};
+    if (k == ps->asking && k > 0 && ps->ex_ans[k - 1] < ps->ex_ask[k]) {
+        q.from = ps->ex_ans[k - 1]; /* the answer r revealed last, then the next question */
+        if (ps->answer_only) q.to = ps->ex_ask[k];
+    } else if (k != ps->asking && ps->answer_only) {
+        q.from = ps->ex_ans[k]; /* all revealed: the last one's answer */
+    }
     while (q.to > q.from && ps->blank[q.to - 1])
         q.to--;
     return q;
@@ -238,8 +256,9 @@ static void slide_pages_at(struct present_slide *ps, int rows, int cols, int sce
     slide_pages(ps, rows, cols, scene_rows, out);
 }
 
-bool present_slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
-                         int scene_short, struct present_layout *out)
+/* present_slide_pages with the ask as it is (whole, or the answer alone). */
+static bool slide_pages_ask(struct present_slide *ps, int rows, int cols, int scene_rows,
+                            int scene_short, struct present_layout *out)
 {
     slide_pages_at(ps, rows, cols, scene_rows, out);
     struct present_layout_ask q = present_slide_ask(ps);
@@ -252,6 +271,33 @@ bool present_slide_pages(struct present_slide *ps, int rows, int cols, int scene
     if (present_layout_asks(out, &q, ps->narr.n)) return true;
     slide_pages_at(ps, rows, cols, scene_rows, out);
     return false;
+}
+
+/* Is an answer revealed that present_slide_ask shows before (or as) the question asked? */
+static bool slide_answer_shown(const struct present_slide *ps)
+{
+    if (!ps->quiz.nex || !ps->ask) return false;
+    size_t k = ps->asking < ps->quiz.nex ? ps->asking : ps->quiz.nex - 1;
+    if (k != ps->asking) return ps->ex_ans[k] < ps->ex_ask[k + 1];
+    return k > 0 && ps->ex_ans[k - 1] < ps->ex_ask[k];
+}
+
+bool present_slide_pages(struct present_slide *ps, int rows, int cols, int scene_rows,
+                         int scene_short, struct present_layout *out)
+{
+    ps->answer_only = false;
+    bool brief = slide_pages_ask(ps, rows, cols, scene_rows, scene_short, out);
+    struct present_layout_ask q = present_slide_ask(ps);
+    if (!slide_answer_shown(ps) || present_layout_asks(out, &q, ps->narr.n)) return brief;
+    /* the answer and the next question do not fit beside the scene: the answer alone */
+    ps->answer_only = true;
+    present_layout_free(out);
+    brief = slide_pages_ask(ps, rows, cols, scene_rows, scene_short, out);
+    q = present_slide_ask(ps);
+    if (present_layout_asks(out, &q, ps->narr.n)) return brief;
+    ps->answer_only = false; /* on a text page either way: the question with it */
+    present_layout_free(out);
+    return slide_pages_ask(ps, rows, cols, scene_rows, scene_short, out);
 }
 
 void present_slide_unshown(const struct present_slide *ps, const struct present_layout_page *pg,

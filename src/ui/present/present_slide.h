@@ -18,13 +18,17 @@
 struct present_slide {
     struct quiz quiz;
     struct narr narr;
-    bool *blank;   /* narr.n entries: an empty line (a page may break there) */
-    bool *starts;  /* narr.n entries: a block standing alone starts (narr_line.starts) */
-    int ask;       /* the first line of the quiz's questions in narr (0: none) */
-    int *ex_ask;   /* quiz.nex + 1 entries: the first line of each exercise's question, then
-                      narr.n */
-    size_t asking; /* the exercise whose question the room is asked now (the presenter's
-                      first unrevealed, the last when all are): present_slide_pages */
+    bool *blank;  /* narr.n entries: an empty line (a page may break there) */
+    bool *starts; /* narr.n entries: a block standing alone starts (narr_line.starts) */
+    int ask;      /* the first line of the quiz's questions in narr (0: none) */
+    int *ex_ask;  /* quiz.nex + 1 entries: the first line of each exercise's question, then
+                     narr.n */
+    int *ex_ans;  /* quiz.nex entries: the first line of each exercise's revealed answer (its
+                     question's end where it is not revealed) */
+    bool answer_only; /* beside the scene: the answer r revealed last alone (the question
+                         after it does not fit there with it): present_slide_pages */
+    size_t asking;    /* the exercise whose question the room is asked now (the presenter's
+                         first unrevealed, the last when all are): present_slide_pages */
     char title[PRES_TITLE_MAX][256];
     int ntitle;
     int narr_w; /* the width it was wrapped at */
@@ -57,7 +61,8 @@ bool present_slide_pages(struct present_slide *ps, int rows, int cols, int scene
  * speaker: a block's lines joined by a space, blocks apart by an empty line; "" when the page
  * shows it all. */
 /* The question of exercise ps->asking in ps->narr (its lines, trailing empty ones left out;
- * narr_end 0 when the slide has none). */
+ * narr_end 0 when the slide has none), after the answer of the exercise before it where that
+ * is revealed: what r revealed last stays beside the scene, wrapped as the narration is. */
 struct present_layout_ask present_slide_ask(const struct present_slide *ps);
 
 void present_slide_unshown(const struct present_slide *ps, const struct present_layout_page *pg,
