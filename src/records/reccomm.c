@@ -542,6 +542,44 @@ static bool fits(const struct rec_log *L, int c, const struct rec_unit *u)
     return true;
 }
 
+/* The one identified communicator (commId, of the ids in first..end) that unit u, which has
+ * no commId, can be of, else -1. NCCL 2.19+ prints a commId for every communicator ("Init
+ * COMPLETE"); a thread whose lines stop before that line is of a communicator whose id the
+ * text does not show: of an identified one when it has a process on u's host, holds every
+ * rank u names, and has no other process with u's rank; of none when two could hold it. */
+static int id_comm_for(const struct rec_log *L, const struct rec_unit *u, int end)
+{
+    int top = -1;
+    for (int r = rec_facts_next(&u->f, 0); r >= 0; r = rec_facts_next(&u->f, r + 1))
+        top = r;
+    bool net = false, local = false;
+    for (int t = 0; t < u->f.ntransports; t++) {
+        bool n = strncmp(u->f.transports[t], "NET/", 4) == 0;
+        net = net || n;
+        local = local || !n;
+    }
+    int pick = -1;
+    for (int c = 0; c < end; c++) {
+        const struct rec_facts *f = &L->comms[c];
+        if (!f->id[0] || f->nranks <= 0 || top >= f->nranks || u->rank >= f->nranks ||
+            (u->f.nranks > 0 && u->f.nranks != f->nranks) || (net && !can_hold(f, top, 1)) ||
+            (local && !can_hold(f, top, 0)))
+            continue;
+        bool host = false, taken = false;
+        for (int i = 0; i < L->nunits; i++) {
+            const struct rec_unit *v = &L->units[i];
+            if (v->group != c) continue;
+            host = host || v->host == u->host;
+            taken = taken || (u->rank >= 0 && v->rank == u->rank &&
+                              (v->host != u->host || v->pid != u->pid));
+        }
+        if (!host || taken) continue;
+        if (pick >= 0) return -1;
+        pick = c;
+    }
+    return pick;
+}
+
 void rec_comm_finish(struct rec_log *L)
 {
     /* 0. a process's lines that no pointer named (its "Init START" cut or deduplicated) are
@@ -576,6 +614,17 @@ void rec_comm_finish(struct rec_log *L)
         for (int k = 0; k < L->ncomms && c < 0; k++)
             if (strcmp(L->comms[k].id, u->f.id) == 0) c = k;
         if (c < 0) c = new_comm(L);
+        u->group = c;
+        facts_merge(&L->comms[c], &u->f);
+    }
+    /* 1b. a thread whose "Init COMPLETE" the text leaves out: of the identified
+     * communicator that alone can hold it */
+    int nid = L->ncomms;
+    for (int i = 0; i < L->nunits; i++) {
+        struct rec_unit *u = &L->units[i];
+        if (u->group >= 0 || u->tests || !unit_counts(u) || u->host < 0 || u->f.id[0]) continue;
+        int c = id_comm_for(L, u, nid);
+        if (c < 0) continue;
         u->group = c;
         facts_merge(&L->comms[c], &u->f);
     }

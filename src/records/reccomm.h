@@ -6,9 +6,11 @@
  * initialising it. So a line goes to a "unit" (one process's share of one communicator):
  * the unit of its pointer when it has one, else the unit its thread (or process) is
  * initialising; "Init COMPLETE" ends that. After the last file units are grouped into
- * communicators: by commId; units without one together, unless two of them claim the same
- * rank (then as many groups as the most-claimed rank has claimants, each unit joining the
- * group whose lines are most like its own).
+ * communicators: by commId; a unit without one (its "Init COMPLETE" not in the text) into
+ * the one identified communicator that can hold it (a process on its host, its ranks within
+ * the size, its rank not another process's), when exactly one can; the rest together, unless
+ * two of them claim the same rank (then as many groups as the most-claimed rank has claimants,
+ * each unit joining the group whose lines are most like its own).
  *
  * Hosts are interned (an id per name), so a unit, a rank or a communicator keeps ints. */
 #ifndef COLLVIZ_RECORDS_RECCOMM_H

@@ -117,7 +117,13 @@ static long holds_same_from(const struct app *a, const struct lesson_exercise *e
 #define PREDICT_BOX 512
 struct predict_want {
     const struct lesson_exercise *e;
-    struct scene sc; /* e's scene when computed (a reloaded lesson may reuse the address) */
+    /* what the values were computed from (ex_holds_expected reads the scene, the rank, the
+     * step and the slots): a lesson freed and another parsed may put another exercise at
+     * e's address, with the same scene but another rank or step */
+    struct scene sc;
+    int rank, slot_lo, slot_hi;
+    long step;
+    bool slots;
     bool ok;
     size_t len;
     float v[PREDICT_BOX];
@@ -126,14 +132,20 @@ struct predict_want {
 static struct predict_want predict_cache[PREDICT_MAX_LATER];
 static size_t predict_ncache, predict_next;
 
+/* Is w computed for e as it is now? */
+static bool predict_want_is(const struct predict_want *w, const struct lesson_exercise *e)
+{
+    return w->e == e && w->rank == e->rank && w->step == e->step && w->slots == e->slots &&
+           w->slot_lo == e->slot_lo && w->slot_hi == e->slot_hi &&
+           memcmp(&w->sc, &e->scene, sizeof e->scene) == 0;
+}
+
 /* What holds exercise e asks (its rank's box at its step of its own scene), computed once
- * per exercise and scene. */
+ * per exercise, scene, rank, step and slots. */
 static const struct predict_want *predict_want_of(const struct lesson_exercise *e)
 {
     for (size_t i = 0; i < predict_ncache; i++)
-        if (predict_cache[i].e == e &&
-            memcmp(&predict_cache[i].sc, &e->scene, sizeof e->scene) == 0)
-            return &predict_cache[i];
+        if (predict_want_is(&predict_cache[i], e)) return &predict_cache[i];
     struct predict_want *w;
     if (predict_ncache < PREDICT_MAX_LATER)
         w = &predict_cache[predict_ncache++];
@@ -141,6 +153,11 @@ static const struct predict_want *predict_want_of(const struct lesson_exercise *
         w = &predict_cache[predict_next++ % PREDICT_MAX_LATER];
     w->e = e;
     w->sc = e->scene;
+    w->rank = e->rank;
+    w->step = e->step;
+    w->slots = e->slots;
+    w->slot_lo = e->slot_lo;
+    w->slot_hi = e->slot_hi;
     char err[200];
     w->ok = ex_holds_expected(e, w->v, w->has, PREDICT_BOX, &w->len, err, sizeof err) == CV_OK;
     return w;
