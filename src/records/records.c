@@ -892,13 +892,16 @@ static bool channel_line(struct rec_ctx *x, const char *p, bool ring_kw)
             ring_line(x, chan, p, false);
         return true;
     }
-    if (!find(x->L, REC_MK_VIA, p, " via ")) {
+    const char *via = find(x->L, REC_MK_VIA, p, " via ");
+    if (!via) {
         if (ring_kw && neighbours(x, p)) return true;
         cut_warn(x, "a link line");
         return true;
     }
-    /* the link lines' "/0" is a connection index; a ring line's "/16" the channel count */
-    if (!ring_kw) x->L->forms |= conn >= 0 ? 1 : 2;
+    /* the link lines' "/0" is a connection index; a ring line's "/16" the channel count.
+     * Forms are compared per transport family: NCCL 2.12-2.18 print P2P/SHM links as
+     * "Channel 00 :" and network links as "Channel 00/0 :" in one run. */
+    if (!ring_kw) x->L->forms[starts(via + 5, "NET/")] |= conn >= 0 ? 1 : 2;
     link_line(x, chan, ring_kw ? -1 : conn, p);
     return true;
 }
@@ -2496,7 +2499,7 @@ static void finish_comms(struct rec_log *L)
         snprintf(L->version, sizeof L->version, "%s", L->tests_version);
     if (L->prefixes & REC_PFX_ANSI)
         rec_warn_c(L, REC_W_ESCAPE, "terminal colour codes in the text (removed)");
-    if (L->forms == 3)
+    if (L->forms[0] == 3 || L->forms[1] == 3)
         rec_warn_c(L, REC_W_MIXED,
                    "link lines in two NCCL versions' forms (\"Channel 00/0 :\" and "
                    "\"Channel 00 :\"): hosts run different NCCL versions?");

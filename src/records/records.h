@@ -311,9 +311,9 @@ struct rec_log {
     int first_warn_line;
     char first_warn[160];
     bool commsizes_differ;
-    bool ring_printer;     /* a ring line was read: rank 0's */
-    bool ring_cut_said;    /* a ring order at NCCL's print limit was warned about */
-    int forms;             /* link lines: 1 "Channel 00/0 :", 2 "Channel 00 :" (both: 3) */
+    bool ring_printer;  /* a ring line was read: rank 0's */
+    bool ring_cut_said; /* a ring order at NCCL's print limit was warned about */
+    int forms[2]; /* link lines, [0] P2P/SHM, [1] NET: 1 "Channel 00/0 :", 2 "Channel 00 :" */
     struct rec_line ln;    /* the line being read */
     struct rec_file *file; /* the file being read */
     int unit;              /* its unit, -1 none */

@@ -276,6 +276,7 @@ def record_text(path):
 
 
 RING_LINE = re.compile(r"NCCL INFO +(Ring|Channel) \d+(/\d+)? ?:")
+LINK_FORM = re.compile(r"\bChannel \d+(/\d+)? : .*? via (\S+)")
 RING_ORDER = re.compile(r"NCCL INFO +(Ring|Channel) \d+(/\d+)? ?: *\d+( +\d+)+ *$", re.M)
 AT_LEAST = re.compile(r"communicator (\d+)[^:]*: the lines of \d+ ranks? only \(of at least (\d+)\)")
 
@@ -314,6 +315,15 @@ def text_promises(e, d, text_path, rec_path):
             bad.append("warns %r, but the record has 'Ring NN :' / 'Channel NN :' lines" % m)
         if m.startswith("no ring-order line") and RING_ORDER.search(record_text(rec_path)):
             bad.append("warns %r, but the record has a ring-order line" % m)
+    # mixed_forms holds only where one transport family's links come in both forms
+    # ("Channel 00 :" and "Channel 00/0 :"): one NCCL prints P2P/SHM and NET links unlike
+    codes = [w.get("code") for w in d.get("warnings") or [] if isinstance(w, dict)]
+    if "mixed_forms" in codes and "mixed_forms" not in e["warnings_expected"]:
+        forms = {}
+        for slash, via in LINK_FORM.findall(record_text(rec_path)):
+            forms.setdefault(via.startswith("NET/"), set()).add(bool(slash))
+        if not any(len(v) == 2 for v in forms.values()):
+            bad.append("warns mixed_forms, but no transport family's links come in two forms")
     return bad
 
 
