@@ -366,6 +366,7 @@ static const char *figure_label(int which)
 static void ladder_figure(const struct hier_figure *f, int which, const struct hier_measured *m,
                           bool utf8, struct hier_lines *out)
 {
+    if (m->measured_only && f->state != HM_DONE) return; /* the room: measured figures only */
     struct hier_line *l = hier_line_new(out);
     hier_add(l, HS_DIM, "    this machine, %s: ", figure_label(which));
     char v[32];

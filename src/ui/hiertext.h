@@ -98,6 +98,10 @@ struct hier_measured {
     struct hier_figure mpi_net;
     char measure_key[8];    /* the key that measures: "m" ("" where none is named) */
     struct hier_record rec; /* a record read with --nccl-log (rec.loaded) */
+    /* the room's screen (the presenter): a figure measured here is shown, one that is not
+     * (not yet, measuring, failed, not available) is not: which backend can run is the
+     * speaker's to know, said on the notes terminal */
+    bool measured_only;
 };
 
 /* The tier a link NCCL reports stands at: "NET/Socket" -> TIER_ETHERNET, other "NET/" ->

@@ -909,6 +909,7 @@ int walk_deck(const char *path, enum walk_view view, int cols, int rows, struct 
         struct app *a = walk_app();
         a->embedded = true;
         a->no_key_hints = true;
+        a->room = true; /* the room's screen, as the presenter draws it */
         a->bar_row_free = true;
         a->surface = SURFACE_PRESENTER;
         a->big_digits = true;

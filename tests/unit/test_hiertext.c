@@ -200,6 +200,41 @@ static bool has_line(const struct hier_lines *p, const char *want)
 
 /* The presenter's zoom: 1 drops the lines that are only notes, 2 also those that say a
  * figure is not measured; a measured figure, the tiers and the napkin's results stay. */
+/* The room's ladder (measured_only): of the five figures, in every state, only one measured
+ * here has a line; a figure not measured (yet, under way, failed, not available) says
+ * nothing to the room: the notes say which backend runs. */
+static void test_ladder_room(void **state)
+{
+    (void)state;
+    static struct hier_lines p;
+    struct hier_measured m;
+    const enum hier_state states[] = {HM_NONE, HM_RUNNING, HM_DONE, HM_FAILED, HM_NA};
+    for (size_t k = 0; k < sizeof states / sizeof states[0]; k++) {
+        measured_init(&m);
+        m.measured_only = true;
+        struct hier_figure *f[5] = {&m.copy, &m.cpu_ar, &m.nccl, &m.mpi_node, &m.mpi_net};
+        for (int i = 0; i < 5; i++) {
+            f[i]->state = states[k];
+            f[i]->gbs = 16;
+            snprintf(f[i]->how, sizeof f[i]->how, "%s",
+                     states[k] == HM_DONE ? "memcpy of 64 MiB" : "no GPU in use here");
+        }
+        for (int detail = 0; detail < 2; detail++) {
+            hier_ladder(&m, true, detail, &p);
+            int lines = 0;
+            for (int i = 0; i < p.n; i++) {
+                char buf[1024];
+                hier_line_text(&p.l[i], buf, sizeof buf);
+                lines += strstr(buf, "this machine, ") != NULL;
+                if (strstr(buf, "not measured") || strstr(buf, "measuring") ||
+                    strstr(buf, "no GPU") || strstr(buf, "failed"))
+                    fail_msg("state %zu: the room is told '%s'", k, buf);
+            }
+            assert_int_equal(lines, states[k] == HM_DONE ? 5 : 0);
+        }
+    }
+}
+
 static void test_zoom_lines(void **state)
 {
     (void)state;
@@ -440,13 +475,10 @@ static void test_ladder_record(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ladder),
-        cmocka_unit_test(test_zoom_lines),
-        cmocka_unit_test(test_napkin),
-        cmocka_unit_test(test_whatif),
-        cmocka_unit_test(test_tier_for_class),
-        cmocka_unit_test(test_ladder_record),
-        cmocka_unit_test(test_ladder_record_one_comm),
+        cmocka_unit_test(test_ladder),        cmocka_unit_test(test_ladder_room),
+        cmocka_unit_test(test_zoom_lines),    cmocka_unit_test(test_napkin),
+        cmocka_unit_test(test_whatif),        cmocka_unit_test(test_tier_for_class),
+        cmocka_unit_test(test_ladder_record), cmocka_unit_test(test_ladder_record_one_comm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,6 +74,7 @@ void hier_figures(const struct app *a, struct hier_measured *m)
     m->mpi_node.at = hier_tier_for_mpi(false, NULL);
     m->mpi_net.at = hier_tier_for_mpi(true, NULL);
     hier_record_from(screen_record(a), &m->rec);
+    m->measured_only = a->room;
     hier_fig_na(&m->mpi_node, a->room ? "MPI within one node: not run here"
                                       : "mpirun ... bench --within-node");
     hier_fig_na(&m->mpi_net, "needs MPI ranks on 2+ hosts");
