@@ -363,6 +363,16 @@ struct rec_file {
     bool last_read;
 };
 
+/* Rank r printed the line being read: it is on the line's host. NCCL's rank 0 prints the
+ * ring orders; the middle rank of "Ring 00 : 7 -> 0 -> 1" prints that line. */
+static void printer_host(struct rec_log *L, long r)
+{
+    const struct rec_ctx *x = &L->file->x;
+    if (!x->host[0]) return;
+    struct rec_rank *rk = rank_at(L, r);
+    if (rk && !rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
+}
+
 /* The line names ranks up to maxr: not of a unit that has fewer (reccomm.h). */
 static void fit_unit(struct rec_log *L, long maxr, int net)
 {
@@ -383,6 +393,7 @@ static void ring_facts(struct rec_log *L, long chan, const int *order, int n)
         maxr = order[i] > maxr ? order[i] : maxr;
     fit_unit(L, maxr, -1);
     struct rec_facts *f = cur_facts(L);
+    printer_host(L, order[0]);
     if (!f) return;
     claim_rank(L, order[0]);
     for (int i = 0; i < n; i++)
@@ -530,6 +541,7 @@ static void ring_at_limit(struct rec_ctx *x, long chan, int *order, int n, bool 
         maxr = order[i] > maxr ? order[i] : maxr;
     if (rank_at(L, maxr)) {
         fit_unit(L, maxr, -1);
+        printer_host(L, order[0]);
         struct rec_facts *f = cur_facts(L);
         if (f) {
             claim_rank(L, order[0]);
@@ -840,6 +852,9 @@ static bool neighbours(struct rec_ctx *x, const char *p)
         }
     }
     if (*skip_sp(p)) return false;
+    if (!rank_at(x->L, r[0] > r[2] ? (r[0] > r[1] ? r[0] : r[1]) : (r[2] > r[1] ? r[2] : r[1])))
+        return true; /* too large: said */
+    printer_host(x->L, r[1]);
     claim_rank(x->L, r[1]);
     for (int i = 0; i < 3; i++)
         seen_rank(x->L, r[i]);
