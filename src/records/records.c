@@ -277,6 +277,7 @@ static void claim_rank(struct rec_log *L, long r)
     if (u->tests) return;
     if (u->rank < 0) u->rank = (int)r;
     rec_facts_seen(&u->f, r);
+    rec_facts_printed(&u->f, r);
 }
 
 static void seen_rank(struct rec_log *L, long r)
@@ -2532,9 +2533,14 @@ static void finish_comms(struct rec_log *L)
                      r = rec_facts_next(&u->f, r + 1))
                     if (!pr[r]) pr[r] = true, printing++, top = r > top ? r : top;
             } else if (u->rank >= 0 && u->rank < f->seen_cap * 8 && !pr[u->rank]) {
-                pr[u->rank] = true, printing++, top = u->rank > top ? u->rank : top;
+                pr[u->rank] = true, top = u->rank > top ? u->rank : top;
             }
         }
+        /* the ranks that printed (a process may print for several: one thread a GPU) */
+        for (int r = f->printed_lo * 8; r < f->printed_cap * 8 && r < f->seen_cap * 8; r++)
+            if (rec_facts_printed_has(f, r)) pr[r] = true;
+        for (int r = 0; r < f->seen_cap * 8; r++)
+            printing += pr[r];
         for (int r = rec_facts_next(f, 0); r >= 0; r = rec_facts_next(f, r + 1)) {
             unseen += !pr[r];
             top = r > top ? r : top;

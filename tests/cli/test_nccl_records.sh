@@ -513,6 +513,12 @@ if [ -n "$ASAN_BIN" ]; then
     [ "$(wc -l <"$tmp/asan")" -eq 1 ] || fail "asan: all files at once: $(head -3 "$tmp/asan")"
 fi
 
+# "the lines of N ranks only" counts ranks that printed, not processes: one process whose
+# five threads print for ranks 1, 3, 4, 5 and 7 (read from the record by hand).
+"$BIN" nccl "$TOP/tests/records/nccltests213-one-process-8gpu-threads-p2pdirect-cut.log" >"$tmp/out" 2>&1
+grep -q "the lines of 5 ranks only (of at least 8)" "$tmp/out" ||
+    fail "nccltests213: $(grep 'lines of' "$tmp/out")"
+
 # One file given twice (under one name or two) is refused, never counted twice: for every
 # record, both ways, JSON and text, and as the two files of a compare.
 for p in "$TOP"/tests/records/*.log; do
