@@ -519,6 +519,13 @@ fi
 grep -q "the lines of 5 ranks only (of at least 8)" "$tmp/out" ||
     fail "nccltests213: $(grep 'lines of' "$tmp/out")"
 
+# A connection's send and receive lines are one link though each names its own NIC: 12 whole
+# link lines of 7 connections (counted by hand in the record's notes).
+"$BIN" nccl "$TOP/tests/records/nccl707-one-process-4gpu-net-send-recv-nics-differ.log" \
+    --format json >"$tmp/out" 2>/dev/null
+python3 -c 'import json,sys; n=len(json.load(open(sys.argv[1]))["links"]); sys.exit(0 if n == 7 else "%d links, not 7" % n)' "$tmp/out" ||
+    fail "nccl707 send/receive NICs: not 7 links"
+
 # One file given twice (under one name or two) is refused, never counted twice: for every
 # record, both ways, JSON and text, and as the two files of a compare.
 for p in "$TOP"/tests/records/*.log; do
