@@ -72,7 +72,10 @@ static const struct opt_cmd nccl_cmd = {
     "nccl",
     nccl_table,
     nccl_usage,
-    "Exit status: 0 read (with FILE:LINE: lines on stderr for what could not be),\n"
+    "What is missing or odd (a line cut or spliced, ranks that printed nothing) is a\n"
+    "\"warning:\" line of the finding, on stdout (JSON: \"warnings\"); a file that could\n"
+    "not be opened or a line that could not be read is a FILE[:LINE]: line on stderr.\n"
+    "Exit status: 0 read (some lines perhaps not: said as above),\n"
     "2 nothing could be read, the record is larger than the reader holds (said with\n"
     "where), or bad options.\n",
     NULL,

@@ -138,7 +138,9 @@ static void cmp_text_test(const struct rec_test *a, const struct rec_test *b)
         nslow += l[i].slower == 1;
         nunknown += l[i].slower < 0;
     }
-    if (nslow) {
+    if (!n) {
+        printf("  no size in both: nothing compared\n");
+    } else if (nslow) {
         char head[80];
         snprintf(head, sizeof head, "B slower than A beyond the spread at %d size%s", nslow,
                  nslow == 1 ? "" : "s");
@@ -229,6 +231,16 @@ int cli_nccl_compare(const char *pa, const struct rec_log *A, const char *pb,
                                pa, cmp_coll(ta[i]), ta[i]->type, ta[i]->redop, pb,
                                cmp_coll(tb[i]), tb[i]->type, tb[i]->redop);
     }
+    int common = 0; /* sizes in both, all tests: none is nothing compared, never "no slower" */
+    for (int i = 0; i < na; i++) {
+        struct cmp_line *l = xcalloc((size_t)ta[i]->nrows + 1, sizeof *l);
+        common += cmp_lines(ta[i], tb[i], l);
+        free(l);
+    }
+    if (!common)
+        return cli_usage_error("nccl: %s and %s have no message size in common: nothing to "
+                               "compare",
+                               pa, pb);
     if (json) {
         cJSON *root = cli_json_object();
         cli_json_str(root, "a", pa);

@@ -484,6 +484,21 @@ static bool ex_key_hint(struct exparse *p, int line, char *val, size_t vn)
         lp_perr(p->c, line, "exercise: too many hints (at most %d)", LESSON_MAX_HINTS);
         return false;
     }
+    /* each hint: line is one hint, shown alone; a line that goes on with the previous
+     * hint's sentence (it ended without a stop, this one starts in lower case) would show
+     * the student half a sentence */
+    if (e->nhints > 0 && islower((unsigned char)val[0])) {
+        const char *h = e->hints[e->nhints - 1];
+        size_t n = strlen(h);
+        while (n && h[n - 1] == ' ')
+            n--;
+        if (n && !strchr(".!?:)", h[n - 1])) {
+            lp_perr(p->c, line,
+                    "hint: this line goes on with the previous hint's sentence: each hint: "
+                    "line is one hint, shown alone (write the hint on one line)");
+            return false;
+        }
+    }
     VEC_GROW(e->hints, p->hcap, e->nhints + 1);
     e->hints[e->nhints++] = xstrdup(val);
     return true;

@@ -143,6 +143,16 @@ void rec_facts_placed(struct rec_facts *f, long rank)
     bit_set(&f->placed, &f->placed_lo, &f->placed_cap, rank);
 }
 
+void rec_facts_printed(struct rec_facts *f, long rank)
+{
+    bit_set(&f->printed, &f->printed_lo, &f->printed_cap, rank);
+}
+
+bool rec_facts_printed_has(const struct rec_facts *f, int rank)
+{
+    return bit_has(f->printed, f->printed_lo, f->printed_cap, rank);
+}
+
 static bool placed_has(const struct rec_facts *f, int rank)
 {
     return bit_has(f->placed, f->placed_lo, f->placed_cap, rank);
@@ -263,6 +273,7 @@ void rec_facts_free(struct rec_facts *f)
 {
     free(f->seen);
     free(f->placed);
+    free(f->printed);
     free(f->next0);
     free(f->hosts);
     memset(f, 0, sizeof *f);
@@ -298,6 +309,8 @@ static void facts_merge(struct rec_facts *b, const struct rec_facts *a)
     bits_merge(&b->seen, &b->seen_lo, &b->seen_cap, a->seen, a->seen_lo, a->seen_cap);
     bits_merge(&b->placed, &b->placed_lo, &b->placed_cap, a->placed, a->placed_lo,
                a->placed_cap);
+    bits_merge(&b->printed, &b->printed_lo, &b->printed_cap, a->printed, a->printed_lo,
+               a->printed_cap);
     for (int r = a->next_lo; r < a->nnext; r++)
         if (next_of(a, r)) rec_facts_next0(b, r, next_of(a, r) - 1);
     b->next_bad = b->next_bad || a->next_bad;

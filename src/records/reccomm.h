@@ -54,6 +54,8 @@ struct rec_facts {                /* of a unit, or of a communicator (the units'
     int seen_lo, seen_cap; /* bytes; ranks below seen_cap * 8 */
     unsigned char *placed; /* ranks whose host is known: a printer, its P2P/SHM peer */
     int placed_lo, placed_cap;
+    unsigned char *printed; /* ranks that printed a line (a link's, a ring's printer) */
+    int printed_lo, printed_cap;
     int *next0;         /* channel 0's links: next0[from - next_lo] = to + 1 (0 none) */
     int next_lo, nnext; /* nnext: the end of the window */
     bool next_bad;      /* a rank with two successors: no ring is read from them */
@@ -124,6 +126,8 @@ void rec_unit_rehost(struct rec_log *L, int u, int host);
 
 void rec_facts_seen(struct rec_facts *f, long rank);
 void rec_facts_placed(struct rec_facts *f, long rank);
+void rec_facts_printed(struct rec_facts *f, long rank);
+bool rec_facts_printed_has(const struct rec_facts *f, int rank);
 void rec_facts_next0(struct rec_facts *f, long from, long to);
 bool rec_facts_has(const struct rec_facts *f, int rank);
 /* The first rank seen at or above rank, -1 none: a loop over the ranks seen costs what they

@@ -277,6 +277,7 @@ static void claim_rank(struct rec_log *L, long r)
     if (u->tests) return;
     if (u->rank < 0) u->rank = (int)r;
     rec_facts_seen(&u->f, r);
+    rec_facts_printed(&u->f, r);
 }
 
 static void seen_rank(struct rec_log *L, long r)
@@ -363,6 +364,16 @@ struct rec_file {
     bool last_read;
 };
 
+/* Rank r printed the line being read: it is on the line's host. NCCL's rank 0 prints the
+ * ring orders; the middle rank of "Ring 00 : 7 -> 0 -> 1" prints that line. */
+static void printer_host(struct rec_log *L, long r)
+{
+    const struct rec_ctx *x = &L->file->x;
+    if (!x->host[0]) return;
+    struct rec_rank *rk = rank_at(L, r);
+    if (rk && !rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
+}
+
 /* The line names ranks up to maxr: not of a unit that has fewer (reccomm.h). */
 static void fit_unit(struct rec_log *L, long maxr, int net)
 {
@@ -383,6 +394,7 @@ static void ring_facts(struct rec_log *L, long chan, const int *order, int n)
         maxr = order[i] > maxr ? order[i] : maxr;
     fit_unit(L, maxr, -1);
     struct rec_facts *f = cur_facts(L);
+    printer_host(L, order[0]);
     if (!f) return;
     claim_rank(L, order[0]);
     for (int i = 0; i < n; i++)
@@ -530,6 +542,7 @@ static void ring_at_limit(struct rec_ctx *x, long chan, int *order, int n, bool 
         maxr = order[i] > maxr ? order[i] : maxr;
     if (rank_at(L, maxr)) {
         fit_unit(L, maxr, -1);
+        printer_host(L, order[0]);
         struct rec_facts *f = cur_facts(L);
         if (f) {
             claim_rank(L, order[0]);
@@ -840,6 +853,9 @@ static bool neighbours(struct rec_ctx *x, const char *p)
         }
     }
     if (*skip_sp(p)) return false;
+    if (!rank_at(x->L, r[0] > r[2] ? (r[0] > r[1] ? r[0] : r[1]) : (r[2] > r[1] ? r[2] : r[1])))
+        return true; /* too large: said */
+    printer_host(x->L, r[1]);
     claim_rank(x->L, r[1]);
     for (int i = 0; i < 3; i++)
         seen_rank(x->L, r[i]);
@@ -2517,9 +2533,14 @@ static void finish_comms(struct rec_log *L)
                      r = rec_facts_next(&u->f, r + 1))
                     if (!pr[r]) pr[r] = true, printing++, top = r > top ? r : top;
             } else if (u->rank >= 0 && u->rank < f->seen_cap * 8 && !pr[u->rank]) {
-                pr[u->rank] = true, printing++, top = u->rank > top ? u->rank : top;
+                pr[u->rank] = true, top = u->rank > top ? u->rank : top;
             }
         }
+        /* the ranks that printed (a process may print for several: one thread a GPU) */
+        for (int r = f->printed_lo * 8; r < f->printed_cap * 8 && r < f->seen_cap * 8; r++)
+            if (rec_facts_printed_has(f, r)) pr[r] = true;
+        for (int r = 0; r < f->seen_cap * 8; r++)
+            printing += pr[r];
         for (int r = rec_facts_next(f, 0); r >= 0; r = rec_facts_next(f, r + 1)) {
             unseen += !pr[r];
             top = r > top ? r : top;

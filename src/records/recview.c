@@ -90,19 +90,33 @@ int *rec_links_ring(const struct rec_link *links, const int *idx, int n, int c, 
 
 /* ---- links: a communicator's two lines of a connection one link ----------------------- */
 
+/* What both ends of a connection print alike: a network link's sender and receiver each
+ * name their own NIC ("NET/IB/2/GDRDMA" and "NET/IB/5/GDRDMA"), so of NET/<name>/... only
+ * "NET/<name>"; of P2P and SHM links the whole transport. */
+static size_t via_same_len(const char *via)
+{
+    size_t n = strlen(via);
+    if (strncmp(via, "NET/", 4) != 0) return n;
+    const char *sl = strchr(via + 4, '/');
+    return sl ? (size_t)(sl - via) : n;
+}
+
 static uint64_t link_key(const struct rec_link *k)
 {
     uint64_t key = (uint64_t)(uint32_t)k->channel * 0x9e3779b97f4a7c15ULL ^
                    (uint64_t)(uint32_t)k->conn * 0xc2b2ae3d27d4eb4fULL ^
                    ((uint64_t)(uint32_t)k->from << 32 | (uint32_t)k->to);
-    key = (key ^ (uint64_t)(uintptr_t)k->via) * 1099511628211ULL; /* interned: one pointer */
+    for (size_t i = 0, n = via_same_len(k->via); i < n; i++)
+        key = (key ^ (unsigned char)k->via[i]) * 1099511628211ULL;
     return (key ^ (uint64_t)(uint32_t)k->comm) * 0xff51afd7ed558ccdULL;
 }
 
 static bool same_link(const struct rec_link *a, const struct rec_link *b)
 {
+    size_t n = via_same_len(a->via);
     return a->channel == b->channel && a->conn == b->conn && a->from == b->from &&
-           a->to == b->to && a->via == b->via && a->comm == b->comm;
+           a->to == b->to && a->comm == b->comm &&
+           (a->via == b->via || (n == via_same_len(b->via) && strncmp(a->via, b->via, n) == 0));
 }
 
 /* Each link's communicator; the links of one communicator alike kept once (the first). The

@@ -277,6 +277,7 @@ def record_text(path):
 
 RING_LINE = re.compile(r"NCCL INFO +(Ring|Channel) \d+(/\d+)? ?:")
 LINK_FORM = re.compile(r"\bChannel \d+(/\d+)? : .*? via (\S+)")
+PRINTER = re.compile(r"([\w.-]+):\d+:\d+ \[\d+\] NCCL INFO (?:Channel \d+(?:/\d+)? : +(0)(?: +\d+)+ *$|Ring \d+ : \d+ -> (\d+) -> \d+ *$)", re.M)
 RING_ORDER = re.compile(r"NCCL INFO +(Ring|Channel) \d+(/\d+)? ?: *\d+( +\d+)+ *$", re.M)
 AT_LEAST = re.compile(r"communicator (\d+)[^:]*: the lines of \d+ ranks? only \(of at least (\d+)\)")
 
@@ -317,6 +318,17 @@ def text_promises(e, d, text_path, rec_path):
             bad.append("warns %r, but the record has a ring-order line" % m)
     # mixed_forms holds only where one transport family's links come in both forms
     # ("Channel 00 :" and "Channel 00/0 :"): one NCCL prints P2P/SHM and NET links unlike
+    # the printer of a ring order (rank 0, the first of its line) or of a neighbour line
+    # (the middle rank of "Ring 00 : 7 -> 0 -> 1") is on its line's host (one communicator)
+    if len(e["communicators"]) == 1:
+        hosts = {r.get("rank"): r.get("host") for r in d.get("ranks") or []
+                 if isinstance(r, dict)}
+        for m in PRINTER.finditer(record_text(rec_path)):
+            h, r = m.group(1), m.group(2) or m.group(3)
+            if h in e["hosts"] and hosts.get(int(r)) != h:
+                bad.append("rank %s printed a ring line on %s, but is placed on %r"
+                           % (r, h, hosts.get(int(r))))
+                break
     codes = [w.get("code") for w in d.get("warnings") or [] if isinstance(w, dict)]
     if "mixed_forms" in codes and "mixed_forms" not in e["warnings_expected"]:
         forms = {}

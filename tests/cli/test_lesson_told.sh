@@ -3,7 +3,8 @@
 # where the narration read since the last question restates a choice's right option, where a
 # number answer is stated approximately before it is asked ("more than eighty times", "about
 # 400 GB/s", "eighty times"), and on a doubled full stop in any text a student reads,
-# including a wrong choice's verdict as the grader composes it. Lessons written here, not the
+# including a wrong choice's verdict as the grader composes it; and a hint: line that goes on
+# with the previous hint's sentence (a student would see half a sentence) is an error. Lessons written here, not the
 # shipped ones, so the checks hold for lessons teachers write. Also on the ASan+UBSan binary.
 # Usage: test_lesson_told.sh BIN [ASAN_BIN]
 . "$(dirname "$0")/lib.sh" "$@"
@@ -164,6 +165,30 @@ MD
     has "double stop" "01-told.md:3: warning: the narration has a doubled full stop: '16 ranks... and so on. The end..'"
     lines "double stop" 1
     check "double stop strict" 2 --strict
+
+    # ---- one hint's sentence written over two hint: lines (each line is a hint) -------------
+    mkdir -p "$tmp/s"
+    cat >"$tmp/s/01-split.md" <<'MD'
+# Split
+
+A ring of four ranks.
+
+```exercise
+id: split-hint
+type: number
+prompt: How many steps?
+answer: 6
+units: x
+hint: Each rank sends to the next; rank 0 receives from
+hint: rank 3.
+```
+MD
+    "$B" lesson check "$tmp/s" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "split hint: exit status $rc, wanted 2 ($(head -2 "$tmp/err"))"
+    has "split hint" "01-split.md:12: hint: this line goes on with the previous hint's sentence"
+    sed -i 's/^hint: Each rank sends to the next; rank 0 receives from$/hint: Each rank sends to the next./' "$tmp/s/01-split.md"
+    "$B" lesson check "$tmp/s" >"$tmp/out" 2>"$tmp/err" || fail "two hints: refused: $(cat "$tmp/err")"
 done
 # the verdict on option 1 joins the option and its why with one full stop, not two
 COLLVIZ_LESSONS=$tmp/l "$BIN" lesson grade told-stop 1 >"$tmp/out" 2>&1

@@ -144,5 +144,11 @@ assert [r["size"] for r in t[0]["rows"]] == [4096, 8192, 16384], t
 assert all((r["ratio"] is None or r["ratio"] >= 0) and r["spread"] >= 0 and r["b_slower"] in (True, False) for r in t[0]["rows"]), t
 ' "$tmp/runs.json" || fail "nccl run1 run2: content"
 expect_usage_error "not the same test" nccl "$tmp/run1.txt" "$tmp/runag.txt"
+# Two runs of one test with no size in common: nothing compared, said so (exit 2), never
+# "B slower than A at no size"; text and JSON.
+"$BIN" bench all_reduce -b 64K -e 128K -n 1 -w 0 --ranks 2 --backend cpu >"$tmp/run3.txt" 2>"$tmp/err" ||
+    fail "bench run 3: exit $?"
+expect_usage_error "no message size in common" nccl "$tmp/run1.txt" "$tmp/run3.txt"
+expect_usage_error "no message size in common" nccl "$tmp/run1.txt" "$tmp/run3.txt" --format json
 
 cli_finish test_nccl_compare

@@ -513,6 +513,19 @@ if [ -n "$ASAN_BIN" ]; then
     [ "$(wc -l <"$tmp/asan")" -eq 1 ] || fail "asan: all files at once: $(head -3 "$tmp/asan")"
 fi
 
+# "the lines of N ranks only" counts ranks that printed, not processes: one process whose
+# five threads print for ranks 1, 3, 4, 5 and 7 (read from the record by hand).
+"$BIN" nccl "$TOP/tests/records/nccltests213-one-process-8gpu-threads-p2pdirect-cut.log" >"$tmp/out" 2>&1
+grep -q "the lines of 5 ranks only (of at least 8)" "$tmp/out" ||
+    fail "nccltests213: $(grep 'lines of' "$tmp/out")"
+
+# A connection's send and receive lines are one link though each names its own NIC: 12 whole
+# link lines of 7 connections (counted by hand in the record's notes).
+"$BIN" nccl "$TOP/tests/records/nccl707-one-process-4gpu-net-send-recv-nics-differ.log" \
+    --format json >"$tmp/out" 2>/dev/null
+python3 -c 'import json,sys; n=len(json.load(open(sys.argv[1]))["links"]); sys.exit(0 if n == 7 else "%d links, not 7" % n)' "$tmp/out" ||
+    fail "nccl707 send/receive NICs: not 7 links"
+
 # One file given twice (under one name or two) is refused, never counted twice: for every
 # record, both ways, JSON and text, and as the two files of a compare.
 for p in "$TOP"/tests/records/*.log; do
