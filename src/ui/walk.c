@@ -48,7 +48,8 @@ struct walk {
     /* the player: the whole set, and which number exercises (flat, in set order) a frame
      * of an earlier lesson showed the lecture answer of */
     const struct lesson_set *set;
-    size_t lesson; /* set index of the lesson walked */
+    const struct lesson_set *deck; /* the presenter: the deck's lessons, in its order */
+    size_t lesson;                 /* set index of the lesson walked */
     bool *seen_before;
     struct walk_ans *ans;
     size_t nans;
@@ -75,53 +76,72 @@ const char *walk_kind_name(enum walk_kind k)
                                                "cut line",
                                                "answer shown in an earlier lesson",
                                                "cut line above a blank row",
+                                               "a later lesson's answer early",
                                                "key hint that does nothing"};
     return k < WALK_NKINDS ? n[k] : "?";
 }
 
 /* ---- the answers ---------------------------------------------------------------------- */
 
+#define WALK_LATER ((size_t)1 << 30) /* a later lesson's slide: after every slide here */
+
+/* Exercise e's answer forms, asked on slide `slide`. */
+static void walk_collect_one(struct walk_ans *a, const struct lesson_exercise *e, size_t slide,
+                             size_t k)
+{
+    a->e = e;
+    a->slide = slide;
+    a->k = k;
+    if (e->type == LEX_HOLDS) {
+        float v[WALK_VALS * 4];
+        bool has[WALK_VALS * 4];
+        size_t len = 0;
+        char err[200];
+        if (ex_holds_expected(e, v, has, ARRAY_LEN(v), &len, err, sizeof err) != CV_OK) return;
+        size_t lo = e->slots ? (size_t)e->slot_lo : 0;
+        size_t hi = e->slots ? (size_t)e->slot_hi : len - 1;
+        size_t data = 0;
+        a->lo = lo;
+        for (size_t i = lo; i <= hi && i < len && a->nvals < WALK_VALS; i++) {
+            a->vals[a->nvals++] = has[i] ? v[i] : NAN;
+            data += has[i];
+        }
+        a->single = data < 2; /* one value: only on its own slide, a box of one */
+    } else if (e->type == LEX_CHOICE && e->correct >= 1 && (size_t)e->correct <= e->noptions) {
+        size_t o = 0;
+        for (const char *p = e->options[e->correct - 1]; *p && o + 1 < sizeof a->choice; p++)
+            if (*p != '`' && *p != '*') a->choice[o++] = *p;
+        a->choice[o] = '\0';
+    }
+}
+
+/* The answers of L's exercises; in the presenter, of the deck's later lessons' too (the deck
+ * is one talk: lesson 9's panel may not show lesson 10's answer). */
 static void walk_collect(struct walk *w, const struct lesson *L)
 {
     free(w->ans);
     w->nans = 0;
     w->L = L;
+    size_t li = 0, nl = 1;
+    const struct lesson *v = L;
+    if (w->deck) {
+        while (li < w->deck->n && strcmp(w->deck->v[li].id, L->id) != 0)
+            li++;
+        if (li < w->deck->n)
+            v = w->deck->v, nl = w->deck->n;
+        else
+            li = 0;
+    }
     size_t n = 0;
-    for (size_t s = 0; s < L->nslides; s++)
-        n += L->slides[s].nex;
+    for (size_t l = li; l < nl; l++)
+        for (size_t s = 0; s < v[l].nslides; s++)
+            n += v[l].slides[s].nex;
     w->ans = xcalloc(n ? n : 1, sizeof *w->ans);
-    for (size_t s = 0; s < L->nslides; s++)
-        for (size_t k = 0; k < L->slides[s].nex; k++) {
-            const struct lesson_exercise *e = &L->slides[s].ex[k];
-            struct walk_ans *a = &w->ans[w->nans++];
-            a->e = e;
-            a->slide = s;
-            a->k = k;
-            if (e->type == LEX_HOLDS) {
-                float v[WALK_VALS * 4];
-                bool has[WALK_VALS * 4];
-                size_t len = 0;
-                char err[200];
-                if (ex_holds_expected(e, v, has, ARRAY_LEN(v), &len, err, sizeof err) != CV_OK)
-                    continue;
-                size_t lo = e->slots ? (size_t)e->slot_lo : 0;
-                size_t hi = e->slots ? (size_t)e->slot_hi : len - 1;
-                size_t data = 0;
-                a->lo = lo;
-                for (size_t i = lo; i <= hi && i < len && a->nvals < WALK_VALS; i++) {
-                    a->vals[a->nvals++] = has[i] ? v[i] : NAN;
-                    data += has[i];
-                }
-                a->single = data < 2; /* one value: only on its own slide, a box of one */
-            } else if (e->type == LEX_CHOICE && e->correct >= 1 &&
-                       (size_t)e->correct <= e->noptions) {
-                size_t o = 0;
-                for (const char *p = e->options[e->correct - 1]; *p && o + 1 < sizeof a->choice;
-                     p++)
-                    if (*p != '`' && *p != '*') a->choice[o++] = *p;
-                a->choice[o] = '\0';
-            }
-        }
+    for (size_t l = li; l < nl; l++)
+        for (size_t s = 0; s < v[l].nslides; s++)
+            for (size_t k = 0; k < v[l].slides[s].nex; k++)
+                walk_collect_one(&w->ans[w->nans++], &v[l].slides[s].ex[k],
+                                 l == li ? s : WALK_LATER, k);
 }
 
 /* ---- reading the screen back ---------------------------------------------------------- */
@@ -247,14 +267,27 @@ static bool walk_num_hit(const struct lesson_exercise *e, double ans, double v, 
     } else {
         if (fd == DIM_BANDWIDTH || fd == DIM_TIME || fd == DIM_BYTES) return false;
         bool whole = ans == round(ans), small = fabs(ans) < 10 && whole;
-        /* a count ("14"): only as a count of what the prompt counts ("14 steps") */
-        if (whole && !e->units[0] && !(unit[0] && e->prompt && strcasestr(e->prompt, unit)))
+        /* a count ("14"): only as a count of what the prompt counts ("14 steps"), or where
+         * it has four digits or more ("524288": no rank, step or box value is that) */
+        if (whole && !e->units[0] && fabs(ans) < 1000 &&
+            !(unit[0] && e->prompt && strcasestr(e->prompt, unit)))
             return false;
         if (small && e->units[0] && !(fcanon && canon && strcmp(fcanon, canon) == 0))
             return false;
     }
     double tol = e->tolerance > 0.01 ? e->tolerance : 0.01;
     return fabs(cv - ans) <= fmax(tol * fabs(ans), ch * (1 + 1e-9));
+}
+
+/* Is number exercise e's answer recognisable on another lesson's screen: a figure with a
+ * unit (not a small whole one: "4 GPUs"), or a count of four digits or more? A small count
+ * or a fraction ("7 steps", "3/7") is on other lessons' screens as something else. */
+static bool walk_distinct(const struct lesson_exercise *e)
+{
+    double ans = e->answer;
+    bool whole = ans == round(ans);
+    if (e->units[0]) return !(whole && fabs(ans) < 10);
+    return whole && fabs(ans) >= 1000;
 }
 
 /* The runs of box values in a line: numbers separated only by spaces and the no-data
@@ -494,9 +527,9 @@ static void walk_mark_later(struct walk *w)
             for (size_t s = 0; s < w->set->v[l].nslides; s++)
                 for (size_t k = 0; k < w->set->v[l].slides[s].nex; k++, flat++) {
                     const struct lesson_exercise *e = &w->set->v[l].slides[s].ex[k];
-                    /* a count or a fraction ("7 steps", "1/2") is on every other
-                     * lesson's screens as something else: answers with a unit only */
-                    if (l <= w->lesson || e->type != LEX_NUMBER || !e->units[0] ||
+                    /* a small count or a fraction ("7 steps", "1/2") is on every other
+                     * lesson's screens as something else: walk_distinct answers only */
+                    if (l <= w->lesson || e->type != LEX_NUMBER || !walk_distinct(e) ||
                         w->seen_before[flat])
                         continue;
                     for (int i = 0; i < f->n && !w->seen_before[flat]; i++)
@@ -567,26 +600,30 @@ static void walk_check(struct walk *w, size_t slide)
         for (int y = 0; y < w->nlines; y++) {
             const char *line = w->line[y];
             if (e->type == LEX_NUMBER) {
+                if (a->slide == WALK_LATER && !walk_distinct(e)) break;
                 const struct walk_fig *f = walk_figs(w, y);
                 bool hit = false;
                 double ans = walk_asked(w, a, slide);
                 for (int i = 0; i < f->n && !hit; i++)
                     hit = walk_num_hit(e, ans, f->v[i], f->half[i], f->unit[i]);
-                hit = hit || walk_count_hit(w, e, ans, line);
+                if (a->slide != WALK_LATER) hit = hit || walk_count_hit(w, e, ans, line);
                 if (hit) {
-                    walk_found(w, WALK_EARLY_NUMBER, slide, e->id, line);
+                    walk_found(w, a->slide == WALK_LATER ? WALK_EARLY_DECK : WALK_EARLY_NUMBER,
+                               slide, e->id, line);
                     break;
                 }
             } else if (e->type == LEX_HOLDS && a->nvals >= 1 &&
                        (!a->single || a->slide == slide) && !walk_is_input(w, a)) {
                 if (walk_holds_in(line, a->vals, a->nvals)) {
-                    walk_found(w, WALK_EARLY_HOLDS, slide, e->id, line);
+                    walk_found(w, a->slide == WALK_LATER ? WALK_EARLY_DECK : WALK_EARLY_HOLDS,
+                               slide, e->id, line);
                     break;
                 }
                 if (y == 0 && walk_spread(w, a)) {
                     char what[300];
                     snprintf(what, sizeof what, "%s (its values over the boxes)", e->id);
-                    walk_found(w, WALK_EARLY_HOLDS, slide, what, line);
+                    walk_found(w, a->slide == WALK_LATER ? WALK_EARLY_DECK : WALK_EARLY_HOLDS,
+                               slide, what, line);
                     break;
                 }
             } else if (e->type == LEX_CHOICE && a->slide > slide && strchr(a->choice, '=') &&
@@ -914,7 +951,13 @@ int walk_deck(const char *path, enum walk_view view, int cols, int rows, struct 
         a->surface = SURFACE_PRESENTER;
         a->big_digits = true;
         w.app = a;
+        struct lesson_set deck;
+        struct lesson_errors errs = {0};
+        lesson_set_init(&deck);
+        if (lesson_set_add(&deck, path, &errs) == CV_OK && !errs.n) w.deck = &deck;
         rc = present_walk(path, a, walk_pres_frame, &w, err, errlen);
+        lesson_errors_free(&errs);
+        lesson_set_free(&deck);
         app_free(a);
         free(a);
     } else {

@@ -45,9 +45,11 @@ enum walk_kind {
     WALK_CUT,
     WALK_RECALL,   /* the player asks at the lecture's numbers what an earlier lesson showed */
     WALK_CUT_FREE, /* a cut line with a blank row below it on the screen (room to wrap) */
-    WALK_DEAD_KEY, /* (player) a key hint, in the bar or the text, naming a key that does not
-                      do what it says there (H where no hint is left, Tab "next" after the
-                      last exercise) */
+    WALK_EARLY_DECK, /* (presenter) a later lesson's answer on a frame of the deck before it
+                        (holds values, a number with a unit, a count of four digits up) */
+    WALK_DEAD_KEY,   /* (player) a key hint, in the bar or the text, naming a key that does not
+                        do what it says there (H where no hint is left, Tab "next" after the
+                        last exercise) */
     WALK_NKINDS
 };
 

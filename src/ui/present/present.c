@@ -515,8 +515,12 @@ static void pres_show_answer(struct pres *p)
 static void pres_reveal(struct pres *p)
 {
     const struct lesson_slide *s = pres_slide(p);
-    if (s->nex == 0) {
-        snprintf(p->msg, sizeof p->msg, "no exercise on this slide");
+    if (s->nex == 0) { /* what a later slide (or lesson) asks may still be hidden: shown */
+        bool show = p->hid_later && !p->reveal_scene;
+        p->reveal_scene = true;
+        snprintf(p->msg, sizeof p->msg, "%s",
+                 show ? "every box shown, also what a later slide asks"
+                      : "no exercise on this slide");
         return;
     }
     if (p->revealed >= s->nex && !p->reveal_scene) {
@@ -988,8 +992,12 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
             pr.answer[k] = s->ex[k].answer;
         }
         /* nor the answers of the lesson's later slides (until r shows the whole scene) */
-        if (!p->reveal_scene)
+        if (!p->reveal_scene) {
             predict_add_later(&pr, pres_lesson(p), p->sl[p->pos.slide].slide, pres_answered, p);
+            /* and the deck's later lessons': one talk */
+            for (size_t l = p->sl[p->pos.slide].lesson + 1; l < p->set.n; l++)
+                predict_add_lesson(&pr, &p->set.v[l], pres_answered, p);
+        }
         predict_begin(a, &pr);
         app_screen(a)->draw(a, pg->scene);
         /* what is still hidden once the slide's own answers are shown is a later slide's */

@@ -45,8 +45,9 @@ bool predict_figure_is(const struct lesson_exercise *e, double v, double half, c
 {
     double ans = e->answer;
     bool whole = ans == round(ans);
-    if (whole && !e->units[0] && !(unit[0] && e->prompt && strcasestr(e->prompt, unit)))
-        return false;
+    if (whole && !e->units[0] && fabs(ans) < 1000 &&
+        !(unit[0] && e->prompt && strcasestr(e->prompt, unit)))
+        return false; /* four digits or more ("524288"): no rank, step or box value */
     if (whole && fabs(ans) < 10 && e->units[0]) {
         enum ex_dim d1, d2;
         double sc;
@@ -129,7 +130,8 @@ struct predict_want {
     float v[PREDICT_BOX];
     bool has[PREDICT_BOX];
 };
-static struct predict_want predict_cache[PREDICT_MAX_LATER];
+#define PREDICT_CACHE 96
+static struct predict_want predict_cache[PREDICT_CACHE];
 static size_t predict_ncache, predict_next;
 
 /* Is w computed for e as it is now? */
@@ -147,10 +149,10 @@ static const struct predict_want *predict_want_of(const struct lesson_exercise *
     for (size_t i = 0; i < predict_ncache; i++)
         if (predict_want_is(&predict_cache[i], e)) return &predict_cache[i];
     struct predict_want *w;
-    if (predict_ncache < PREDICT_MAX_LATER)
+    if (predict_ncache < PREDICT_CACHE)
         w = &predict_cache[predict_ncache++];
     else
-        w = &predict_cache[predict_next++ % PREDICT_MAX_LATER];
+        w = &predict_cache[predict_next++ % PREDICT_CACHE];
     w->e = e;
     w->sc = e->scene;
     w->rank = e->rank;
@@ -267,6 +269,22 @@ void predict_add_later(struct predict *p, const struct lesson *L, size_t slide,
             const struct lesson_exercise *e = &L->slides[s].ex[k];
             if (done && done(ctx, e->id)) continue;
             if (p->nlater < PREDICT_MAX_LATER) p->later[p->nlater++] = e;
+        }
+}
+
+void predict_add_lesson(struct predict *p, const struct lesson *L,
+                        bool (*done)(const void *ctx, const char *id), const void *ctx)
+{
+    for (size_t s = 0; L && s < L->nslides; s++)
+        for (size_t k = 0; k < L->slides[s].nex; k++) {
+            const struct lesson_exercise *e = &L->slides[s].ex[k];
+            if (done && done(ctx, e->id)) continue;
+            bool whole = e->answer == round(e->answer);
+            bool distinct =
+                e->type == LEX_HOLDS ||
+                (e->type == LEX_NUMBER && (e->units[0] ? !(whole && fabs(e->answer) < 10)
+                                                       : whole && fabs(e->answer) >= 1000));
+            if (distinct && p->nlater < PREDICT_MAX_LATER) p->later[p->nlater++] = e;
         }
 }
 

@@ -19,7 +19,7 @@
 #include "lesson/lesson.h"
 
 #define PREDICT_MAX_EX LESSON_MAX_EXERCISES
-#define PREDICT_MAX_LATER 96
+#define PREDICT_MAX_LATER 512 /* a whole deck's exercises (the presenter's later lessons) */
 
 struct app;
 struct predict {
@@ -38,6 +38,11 @@ struct predict {
  * (done NULL: none is done). */
 void predict_add_later(struct predict *p, const struct lesson *L, size_t slide,
                        bool (*done)(const void *ctx, const char *id), const void *ctx);
+/* Add to p every exercise of L (a later lesson of the presenter's deck) that is recognisable
+ * on another lesson's screen and not done: a holds exercise's values, a number exercise's
+ * answer with a unit (not a small whole one) or a count of four digits or more. */
+void predict_add_lesson(struct predict *p, const struct lesson *L,
+                        bool (*done)(const void *ctx, const char *id), const void *ctx);
 
 /* Is the figure (v, half: its rounding, unit: the word after it) number exercise e's
  * answer at the lecture's numbers, as a screen shows it? A count without a unit only as a

@@ -3,6 +3,7 @@
 #include "ui/screens/lesson/recall.h"
 
 #include <curses.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,16 @@ struct recall {
     bool here; /* a curses screen is current: draw on it */
 };
 
+/* A number exercise with variants whose answer another lesson's screen may show as such: with a
+ * unit (predict_figure_is: a small whole one only with it), or a count of four digits or more
+ * ("524288"); a small count or a fraction is on other screens as something else. */
+static bool recall_can(const struct lesson_exercise *e)
+{
+    double ans = e->answer;
+    return e->type == LEX_NUMBER && ex_has_variants(e) &&
+           (e->units[0] || (ans == round(ans) && fabs(ans) >= 1000));
+}
+
 static bool recall_fig(double v, double half, const char *unit, void *ctx)
 {
     struct recall *r = ctx;
@@ -27,8 +38,7 @@ static bool recall_fig(double v, double half, const char *unit, void *ctx)
     for (size_t s = 0; s < r->L->nslides; s++)
         for (size_t k = 0; k < r->L->slides[s].nex && i < r->n; k++, i++) {
             const struct lesson_exercise *e = &r->L->slides[s].ex[k];
-            if (!r->seen[i] && e->type == LEX_NUMBER && e->units[0] && ex_has_variants(e) &&
-                predict_figure_is(e, v, half, unit))
+            if (!r->seen[i] && recall_can(e) && predict_figure_is(e, v, half, unit))
                 r->seen[i] = true;
         }
     return false;
@@ -86,8 +96,7 @@ void recall_mark(const struct lesson_set *set, const struct lesson *L, bool *see
     bool any = false;
     for (size_t s = 0; s < L->nslides; s++)
         for (size_t k = 0; k < L->slides[s].nex; k++)
-            any = any || (L->slides[s].ex[k].type == LEX_NUMBER &&
-                          L->slides[s].ex[k].units[0] && ex_has_variants(&L->slides[s].ex[k]));
+            any = any || recall_can(&L->slides[s].ex[k]);
     if (!any) return;
     for (size_t i = 0; i < set->n && &set->v[i] != L; i++)
         for (size_t s = 0; s < set->v[i].nslides; s++)

@@ -4,9 +4,9 @@
  * scene's end, hierarchy's napkin page included; or a figure of its narration) is asked
  * with its own variant's numbers by default, so the student computes rather than
  * remembers; the lecture's numbers stay one key away (L). Only answers with a unit ("419
- * GB/s", "20 ms", "8x"): a count or a fraction ("7 steps", "1/2") is on other lessons'
- * screens as something else. Exercises without ranged parameters have no other numbers
- * and keep the lecture's. */
+ * GB/s", "20 ms", "8x") or counts of four digits or more ("524288" elements): a small count or
+ * a fraction ("7 steps", "1/2") is on other lessons' screens as something else. Exercises
+ * without ranged parameters have no other numbers and keep the lecture's. */
 #ifndef COLLVIZ_UI_SCREENS_LESSON_RECALL_H
 #define COLLVIZ_UI_SCREENS_LESSON_RECALL_H
 
