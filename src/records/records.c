@@ -2496,11 +2496,14 @@ static void finish_comms(struct rec_log *L)
 {
     for (int u = 0; u < L->nunits; u++) {
         struct rec_facts *f = &L->units[u].f;
-        int n = 0;
+        int n = 0, top = -1;
         for (int r = rec_facts_next(f, 0); L->units[u].tests && r >= 0;
              r = rec_facts_next(f, r + 1))
-            n++;
-        if (L->units[u].tests) f->nranks = n + (u == L->tests_unit ? L->tests_more : 0);
+            n++, top = r;
+        /* a list of devices is the job's size only when it lists ranks 0..n-1: one that
+         * names a rank beyond its length was cut (its size is unknown, at least top + 1) */
+        if (L->units[u].tests)
+            f->nranks = top >= n ? -1 : n + (u == L->tests_unit ? L->tests_more : 0);
     }
     free(L->blk_claims);
     L->blk_claims = NULL;
