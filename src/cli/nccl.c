@@ -669,9 +669,11 @@ static void text_tests(const struct rec_log *L)
     for (int i = 0; i < L->ntests; i++) {
         const struct rec_test *t = &L->tests[i];
         char head[120], rows[80];
-        snprintf(head, sizeof head, "nccl-tests %s, %s %s",
-                 t->collective[0] ? t->collective : "(collective not named)", t->type,
-                 t->redop);
+        /* ", float sum", ", float" or nothing: a type or redop the table lacks is not said */
+        snprintf(head, sizeof head, "nccl-tests %s%s%s%s%s",
+                 t->collective[0] ? t->collective : "(collective not named)",
+                 t->type[0] || t->redop[0] ? ", " : "", t->type,
+                 t->type[0] && t->redop[0] ? " " : "", t->redop);
         snprintf(rows, sizeof rows, "%d rows (%s)", t->nrows,
                  t->old_header ? "old table: error is the largest error" : "#wrong");
         text_said(head, rows);
@@ -749,11 +751,23 @@ static void text_one_comm(const struct rec_log *L)
     for (int r = 0; r <= L->maxrank; r++) {
         const struct rec_rank *k = &L->ranks[r];
         if (!k->known || (!k->host[0] && k->device < 0 && !k->busid[0])) continue;
-        printf("  rank %4d  %-20s", r, k->host[0] ? k->host : "?");
-        if (k->device >= 0) printf(" device %d", k->device);
-        if (k->busid[0]) printf(" bus %s", k->busid);
-        if (k->gpu[0]) printf(" %s", k->gpu);
-        printf("\n");
+        /* within 80 columns: what follows a long host name goes on to the next line */
+        char head[96], word[96];
+        snprintf(head, sizeof head, "rank %4d  %-20s", r, k->host[0] ? k->host : "?");
+        struct cli_words w;
+        cli_words_start(&w, head, 2);
+        w.any = true;  /* the first word may wrap too */
+        w.indent = 13; /* under the host */
+        if (k->device >= 0) {
+            snprintf(word, sizeof word, "device %d", k->device);
+            cli_words_add(&w, word);
+        }
+        if (k->busid[0]) {
+            snprintf(word, sizeof word, "bus %s", k->busid);
+            cli_words_add(&w, word);
+        }
+        if (k->gpu[0]) cli_words_add(&w, k->gpu);
+        cli_words_end(&w);
     }
     bool any = false;
     for (int c = 0; c < REC_MAX_CHANNELS; c++) {

@@ -125,8 +125,9 @@ static void cmp_text_test(const struct rec_test *a, const struct rec_test *b)
     double *only =
         xcalloc((size_t)(a->nrows > b->nrows ? a->nrows : b->nrows) + 1, sizeof *only);
     int n = cmp_lines(a, b, l);
-    printf("%s, %s %s: %d size%s in both\n", cmp_coll(a), a->type, a->redop, n,
-           n == 1 ? "" : "s");
+    printf("%s%s%s%s%s: %d size%s in both\n", cmp_coll(a),
+           a->type[0] || a->redop[0] ? ", " : "", a->type, a->type[0] && a->redop[0] ? " " : "",
+           a->redop, n, n == 1 ? "" : "s");
     printf("  %14s %10s %10s %7s %9s\n", "size (B)", "A busbw", "B busbw", "B/A", "spread");
     int nslow = 0, nunknown = 0;
     for (int i = 0; i < n; i++) {

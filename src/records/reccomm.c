@@ -593,6 +593,20 @@ static int id_comm_for(const struct rec_log *L, const struct rec_unit *u, int en
     return pick;
 }
 
+/* Each unit without a commId into the identified communicator that alone can hold it. */
+static void join_id_comms(struct rec_log *L)
+{
+    int nid = L->ncomms;
+    for (int i = 0; i < L->nunits; i++) {
+        struct rec_unit *u = &L->units[i];
+        if (u->group >= 0 || u->tests || !unit_counts(u) || u->host < 0 || u->f.id[0]) continue;
+        int c = id_comm_for(L, u, nid);
+        if (c < 0) continue;
+        u->group = c;
+        facts_merge(&L->comms[c], &u->f);
+    }
+}
+
 void rec_comm_finish(struct rec_log *L)
 {
     /* 0. a process's lines that no pointer named (its "Init START" cut or deduplicated) are
@@ -630,17 +644,8 @@ void rec_comm_finish(struct rec_log *L)
         u->group = c;
         facts_merge(&L->comms[c], &u->f);
     }
-    /* 1b. a thread whose "Init COMPLETE" the text leaves out: of the identified
-     * communicator that alone can hold it */
-    int nid = L->ncomms;
-    for (int i = 0; i < L->nunits; i++) {
-        struct rec_unit *u = &L->units[i];
-        if (u->group >= 0 || u->tests || !unit_counts(u) || u->host < 0 || u->f.id[0]) continue;
-        int c = id_comm_for(L, u, nid);
-        if (c < 0) continue;
-        u->group = c;
-        facts_merge(&L->comms[c], &u->f);
-    }
+    /* 1b. a thread whose "Init COMPLETE" the text leaves out */
+    join_id_comms(L);
     /* 2. the rest: seeds are the claimants of the most-claimed rank */
     int maxclaims = 1, seedrank = -1;
     int top = 0;
