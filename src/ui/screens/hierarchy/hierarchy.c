@@ -452,7 +452,8 @@ static int hier_body_rows(const struct app *a, int cols, int rows, unsigned *sho
 }
 
 /* The fewest rows that show all that rows x cols shows (screen_ops.rows_needed): the title
- * and status rows and the taller of the two pages. */
+ * and status rows and the taller of the two pages; with app.panel_short, the fewest that show
+ * the ladder without its detail lines. */
 static int hier_rows_needed(const struct app *a, int cols, int rows)
 {
     if (a->zoom > 0 || !HIER(a) || !a->embedded) return rows;
@@ -460,7 +461,9 @@ static int hier_rows_needed(const struct app *a, int cols, int rows)
     int used = hier_body_rows(a, cols, rows, &ref), need = rows;
     if (used > rows - 3) return rows;
     for (int h = rows - 1; h + (a->bar_row_free ? 1 : 0) >= HIER_EMBED_MIN_ROWS; h--) {
-        if (hier_body_rows(a, cols, h, &at) > h - 3 || at != ref) break;
+        /* short (app_rows_needed_short: a slide's question needs the rows): the tiers'
+         * detail lines may go, the ladder and its figures stay */
+        if (hier_body_rows(a, cols, h, &at) > h - 3 || (at != ref && !a->panel_short)) break;
         need = h;
     }
     return need;
