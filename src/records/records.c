@@ -374,6 +374,17 @@ static void printer_host(struct rec_log *L, long r)
     if (rk && !rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
 }
 
+/* A ring-order line is printed by rank 0 alone (NCCL prints it where rank == 0, the ring
+ * starting at itself): rank 0, when the line names it, is on the line's host. */
+static void ring_printer_host(struct rec_log *L, const int *order, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (order[i] == 0) {
+            printer_host(L, 0);
+            return;
+        }
+}
+
 /* The line names ranks up to maxr: not of a unit that has fewer (reccomm.h). */
 static void fit_unit(struct rec_log *L, long maxr, int net)
 {
@@ -394,7 +405,7 @@ static void ring_facts(struct rec_log *L, long chan, const int *order, int n)
         maxr = order[i] > maxr ? order[i] : maxr;
     fit_unit(L, maxr, -1);
     struct rec_facts *f = cur_facts(L);
-    printer_host(L, order[0]);
+    ring_printer_host(L, order, n);
     if (!f) return;
     claim_rank(L, order[0]);
     for (int i = 0; i < n; i++)
@@ -542,7 +553,7 @@ static void ring_at_limit(struct rec_ctx *x, long chan, int *order, int n, bool 
         maxr = order[i] > maxr ? order[i] : maxr;
     if (rank_at(L, maxr)) {
         fit_unit(L, maxr, -1);
-        printer_host(L, order[0]);
+        ring_printer_host(L, order, n);
         struct rec_facts *f = cur_facts(L);
         if (f) {
             claim_rank(L, order[0]);
