@@ -492,7 +492,9 @@ static bool ex_key_hint(struct exparse *p, int line, char *val, size_t vn)
         size_t n = strlen(h);
         while (n && h[n - 1] == ' ')
             n--;
-        if (n && !strchr(".!?:)", h[n - 1])) {
+        /* a line the author wrapped: long, or ending in a comma or semicolon ("bytes
+         * first" then "then the factor" are two short hints) */
+        if (n && !strchr(".!?:)", h[n - 1]) && (n >= 60 || strchr(",;", h[n - 1]))) {
             lp_perr(p->c, line,
                     "hint: this line goes on with the previous hint's sentence: each hint: "
                     "line is one hint, shown alone (write the hint on one line)");

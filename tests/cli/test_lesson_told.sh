@@ -179,15 +179,17 @@ type: number
 prompt: How many steps?
 answer: 6
 units: x
-hint: Each rank sends to the next; rank 0 receives from
+hint: In step 4 each rank r sends its finished chunk r to rank r+1. Rank 0 receives from
 hint: rank 3.
+hint: bytes first
+hint: then the factor
 ```
 MD
     "$B" lesson check "$tmp/s" >"$tmp/out" 2>"$tmp/err"
     rc=$?
     [ "$rc" -eq 2 ] || fail "split hint: exit status $rc, wanted 2 ($(head -2 "$tmp/err"))"
     has "split hint" "01-split.md:12: hint: this line goes on with the previous hint's sentence"
-    sed -i 's/^hint: Each rank sends to the next; rank 0 receives from$/hint: Each rank sends to the next./' "$tmp/s/01-split.md"
+    sed -i 's/ Rank 0 receives from$/ Rank 0 receives from rank 3./; /^hint: rank 3\.$/d' "$tmp/s/01-split.md"
     "$B" lesson check "$tmp/s" >"$tmp/out" 2>"$tmp/err" || fail "two hints: refused: $(cat "$tmp/err")"
 done
 # the verdict on option 1 joins the option and its why with one full stop, not two
