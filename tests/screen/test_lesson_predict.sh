@@ -43,6 +43,10 @@ tm_cleanup
 
 start tensor-parallel
 slide 3 "All-gather before the next layer"
+# the lecture's L·B·D = 524288 was on earlier slides' panel: the exercise asks with its own
+# variant's numbers, so the student computes rather than recalls
+tm_wait "variant 1" 5 || fail "the exercise is not asked with other numbers than the lecture's"
+tm_keys L
 tm_wait "L·B·D = ? per step" 5 || fail "the panel shows the answer L·B·D before the student"
 tm_screen | grep -qF "answer first: the scene shows ? for figures" || fail "no 'answer first' line"
 tm_screen | grep -qF "524288" && fail "524288 is on screen before the answer"
