@@ -21,10 +21,11 @@ for size in "80 24" "100 30" "120 40"; do
     tm_start "$1" "$2" "--no-measure --nccl-log $LOG"
     tm_wait "nccl-tests all_reduce, float sum (test 1 of 1)" 10 ||
         fail "$1x$2: a record of nccl-tests alone did not open on its plot"
-    tm_screen | grep -qF "$want" || fail "$1x$2: no '$want': $(tm_screen | grep model)"
-    tm_screen | grep -qF "fit of the 31 measured out-of-place rows" ||
+    # the fit is drawn once it is made (a frame after the plot): waited for, not looked at once
+    tm_wait "$want" 5 || fail "$1x$2: no '$want': $(tm_screen | grep model)"
+    tm_wait "fit of the 31 measured out-of-place rows" 5 ||
         fail "$1x$2: the fit is not said to be of the measured rows"
-    tm_screen | grep -qF "measured (from the file)" || fail "$1x$2: the points are not labelled"
+    tm_wait "measured (from the file)" 5 || fail "$1x$2: the points are not labelled"
     # the scale: the table's largest busbw at the top, and the top row's last point at the
     # plot's right end, over the 8 GiB label
     top=$(tm_screen | grep -m1 -E "^ *[0-9.]+│")
