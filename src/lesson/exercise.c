@@ -843,6 +843,16 @@ static const char *unit_with_scale(enum ex_dim dim, double scale)
     return NULL;
 }
 
+/* The value of the exercise's wrong: line w at these parameters, when it has a finite one. */
+static bool wrong_value(const struct lesson_exercise *ex, size_t w, const char *const *names,
+                        const double *vals, size_t np, double *trap)
+{
+    char err[8];
+    return ex_formula_eval(ex->wrong[w].formula, names, vals, np, trap, err, sizeof err) ==
+               CV_OK &&
+           isfinite(*trap);
+}
+
 /* The exercise's own traps: a wrong: line whose formula matches got. */
 static bool diagnose_listed(const struct lesson_exercise *ex, const struct ex_variant *v,
                             double got, char *msg, size_t n)
@@ -854,11 +864,7 @@ static bool diagnose_listed(const struct lesson_exercise *ex, const struct ex_va
         vals[i] = v ? v->param[i] : ex->params[i].value;
     for (size_t w = 0; w < ex->nwrong; w++) {
         double trap;
-        char err[8];
-        if (ex_formula_eval(ex->wrong[w].formula, names, vals, np, &trap, err, sizeof err) !=
-                CV_OK ||
-            !isfinite(trap))
-            continue;
+        if (!wrong_value(ex, w, names, vals, np, &trap)) continue;
         if (near(got, trap, ex->tolerance)) {
             ex_text_format(ex, v, ex->wrong[w].msg, msg, n);
             return true;
@@ -1108,11 +1114,7 @@ static double nearest_slip_gap(const struct lesson_exercise *ex, const struct ex
         vals[i] = v ? v->param[i] : ex->params[i].value;
     for (size_t w = 0; w < ex->nwrong; w++) {
         double trap;
-        char err[8];
-        if (ex_formula_eval(ex->wrong[w].formula, names, vals, np, &trap, err, sizeof err) !=
-                CV_OK ||
-            !isfinite(trap))
-            continue;
+        if (!wrong_value(ex, w, names, vals, np, &trap)) continue;
         double d = fabs(trap - want);
         if (d > 1e-9 * fmax(1.0, fabs(want)) && d < gap) gap = d;
     }
