@@ -14,7 +14,7 @@
 # and the one rebuilt after the real NCCL build has the test hooks (not installed).
 # Usage: test_build_config.sh [BIN [ASAN_BIN]] (BIN's folder is copied, never changed)
 . "$(dirname "$0")/lib.sh" --no-bin
-MAIN_BUILD=$(dirname "${1:-/nonexistent/collviz}")
+MAIN_BUILD=$(cd "$(dirname "${1:-/nonexistent/collviz}")" 2>/dev/null && pwd)
 cd "$(dirname "$0")/../.."
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
 # Fast builds: no optimisation; the library and the program only (no tests).
