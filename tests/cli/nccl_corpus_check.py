@@ -279,6 +279,9 @@ RING_LINE = re.compile(r"NCCL INFO +(Ring|Channel) \d+(/\d+)? ?:")
 LINK_FORM = re.compile(r"\bChannel \d+(/\d+)? : .*? via (\S+)")
 PRINTER = re.compile(r"([\w.-]+):\d+:\d+ \[\d+\] NCCL INFO (?:Channel \d+(?:/\d+)? : +(0)(?: +\d+)+ *$|Ring \d+ : \d+ -> (\d+) -> \d+ *$)", re.M)
 RING_ORDER = re.compile(r"NCCL INFO +(Ring|Channel) \d+(/\d+)? ?: *\d+( +\d+)+ *$", re.M)
+# a size stated: the title's "N ranks", a communicator's ", N ranks on", the job's "N
+# communicators of N ranks", the fit's "plan on N ranks", a warning's "(of N)"
+SIZE_SAID = re.compile(r"(at least )?\b(\d+) ranks?\b(?! only)|\(of (at least )?(\d+)\)")
 AT_LEAST = re.compile(r"communicator (\d+)[^:]*: the lines of \d+ ranks? only \(of at least (\d+)\)")
 
 
@@ -310,6 +313,27 @@ def text_promises(e, d, text_path, rec_path):
             if want and want[0]["ranks_seen"] and n != max(want[0]["ranks_seen"]) + 1:
                 bad.append("%r: at least %d, want %d (the largest rank seen + 1)"
                            % (m, n, max(want[0]["ranks_seen"]) + 1))
+    # a size is stated exactly only where the record proves it (a communicator's nranks
+    # written by hand, or "ranks_exact": a size the launcher's command and the rows prove);
+    # else "at least" the largest rank seen + 1; never 0 ranks
+    sizes = {c["nranks"] for c in e["communicators"] if c["nranks"] is not None}
+    if e.get("ranks_exact") is not None:
+        sizes.add(e["ranks_exact"])
+    tops = {max(c["ranks_seen"]) + 1 for c in e["communicators"] if c["ranks_seen"]}
+    for line in text.split("\n"):
+        if "ring order lists" in line or "channel " in line and " ring has " in line:
+            continue  # a ring's length, not a size
+        for m in SIZE_SAID.finditer(line):
+            least = m.group(1) or m.group(3)
+            n = int(m.group(2) or m.group(4))
+            if n == 0:
+                bad.append("%r: 0 ranks" % line)
+            elif not least and n not in sizes:
+                bad.append("%r: %d ranks stated exactly, but the record proves %s"
+                           % (line, n, sorted(sizes) or "no size"))
+            elif least and len(tops) == 1 and n != max(tops):
+                bad.append("%r: at least %d, want %d (the largest rank seen + 1)"
+                           % (line, n, max(tops)))
     # a warning that no ring lines are in the record holds
     for m in msgs:
         if m.startswith("no ring lines") and RING_LINE.search(record_text(rec_path)):
