@@ -979,13 +979,31 @@ static bool other_tree(struct rec_log *L, long chan, long me, const struct rec_t
 
 /* "Trees [0] 1/-1/-1->0->-1 [1] ...", 2.6/2.7's "[0] 1/-1/-1->0->7|7->0->1/-1/-1" and 2.4's
  * "[0] -1->0->1/-1/-1" (init.cc: " [%d] %d->%d->%d/%d/%d", up, rank, down[0..2]). */
+/* A Trees line cut: the whole entries before the cut are read (any), the cut one (of
+ * channel chan, -1 not known) is not; the warning says which. */
+static void trees_cut(struct rec_ctx *x, bool any, long chan)
+{
+    if (!any) {
+        cut_warn(x, "a Trees line");
+        return;
+    }
+    char which[40] = "the last entry";
+    if (chan >= 0) snprintf(which, sizeof which, "channel %ld's entry", chan);
+    rec_warn_c(x->L, REC_W_CUT,
+               "%s:%ld: cut: a Trees line ends inside %s: the entries before it are read, "
+               "that one is not",
+               x->name, x->line, which);
+}
+
 static bool trees_line(struct rec_ctx *x, const char *p)
 {
     struct rec_log *L = x->L;
     bool any = false;
+    long last_chan = -1;
     for (p = skip_sp(p); *p == '['; p = skip_sp(p)) {
         p++;
         long chan = scan_uint(&p, 4), me, up, me2, up2;
+        last_chan = chan;
         int down[REC_MAX_TREE_DOWN], nd, down2[REC_MAX_TREE_DOWN], nd2;
         if (chan < 0 || *p != ']') goto bad;
         p = skip_sp(p + 1);
@@ -1044,11 +1062,11 @@ static bool trees_line(struct rec_ctx *x, const char *p)
         }
         any = true;
     }
-    if (*p && !starts(p, "comm 0x")) cut_warn(x, "a Trees line");
+    if (*p && !starts(p, "comm 0x")) trees_cut(x, any, -1);
     return any;
 bad:
     if (!*p || strlen(p) < 12) { /* the line ends inside an entry: cut, not wrong */
-        cut_warn(x, "a Trees line");
+        trees_cut(x, any, last_chan);
         if (any) {
             struct rec_facts *f = cur_facts(L);
             if (f) f->trees = true;
@@ -2229,6 +2247,18 @@ static bool wrapped_trees(const char *p)
     return scan_int(&p, REC_RANK_DIGITS, &v) && (*p == '/' || starts(p, "->"));
 }
 
+/* nccl-tests' table title and units lines without their '#' ("out-of-place   in-place",
+ * "(B)    (elements)   ...  (us)  (GB/s)"): read as with it, never prose. */
+static bool hashless_title(struct rec_log *L, const char *p)
+{
+    bool title = starts(p, "out-of-place") && strstr(p, "in-place");
+    bool units = starts(p, "(B)") && strstr(p, "(elements)");
+    if (!title && !units) return false;
+    L->prefixes |= REC_PFX_HASHLESS;
+    if (units && L->hdr_n > 0) L->hdr_ms = strstr(p, "(ms)") != NULL;
+    return true;
+}
+
 static bool one_line(struct rec_ctx *x, char *s)
 {
     struct rec_log *L = x->L;
@@ -2315,6 +2345,7 @@ static bool one_line(struct rec_ctx *x, char *s)
         header_line(x, p);
         return true;
     }
+    if (hashless_title(L, p)) return true;
     if (L->hdr_n > 0 && isdigit((unsigned char)*p)) {
         row_line(x, p);
         return true;
