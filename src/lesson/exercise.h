@@ -119,11 +119,15 @@ struct ex_grade {
     enum ex_verdict verdict;
     char msg[400]; /* one line for the student, e.g. "right: 419.4 GB/s" */
     /* what the mistake looks like, for scripts: "" (right, or nothing known), "listed" (an
-     * exercise's own wrong: line), "power-of-ten", "gib-vs-gb", "factor-w",
-     * "ring-factor", "factor-2", "percent", "too-high", "too-low", "option" (a wrong
-     * choice); holds: "input", "phase-short", "other-rank", "op", "other-step" (a slip
-     * computed by the engine), "order", "elements" (none of those) */
+     * exercise's own wrong: line), "power-of-ten", "gib-vs-gb", "param-unit" (one of the
+     * question's numbers in a confused unit), "factor-w", "ring-factor", a formula's slip
+     * (ex_formula_slip's codes), "factor-2", "bits-vs-bytes", "percent", "too-high",
+     * "too-low", "option" (a wrong choice); holds: "input", "own-piece", "phase-short",
+     * "ring-reversed", "other-rank", "op", "other-step" (a slip computed by the engine),
+     * "order", "elements" (none of those) */
     char diagnosis[24];
+    /* number: the value the named slip gives at the question's numbers (NAN: none named) */
+    double slip;
 };
 
 /* Grade a student's answer. number: "419", "419.4 GB/s", "390 GiB/s", "0.02 s", "524,288",
@@ -137,8 +141,9 @@ int ex_grade(const struct lesson_exercise *ex, const struct ex_variant *v, const
 
 /* A slip the exercise's own formula invites (slips.c), at the numbers of v (NULL: the
  * defaults): a term of a sum left out ("left-out-term"), a factor or a division of a
- * product left out ("left-out-factor"), every term of a sum divided by a param only some of
- * them are ("all-divided"), X where the formula has X - 1 ("minus-one"). value: what the
+ * product left out ("left-out-factor"), a product term of a sum counted twice
+ * ("twice-term"), every term of a sum divided by a param only some of them are
+ * ("all-divided"), X where the formula has X - 1 ("minus-one"). value: what the
  * formula gives with the slip; msg: the slip in the question's numbers ("That leaves out
  * the term 4 × 1900 × 1900: the answer adds it to the rest"). */
 struct ex_formula_slip {
@@ -146,8 +151,9 @@ struct ex_formula_slip {
     char code[24];
     char msg[300];
 };
-/* The distinct formula slips of ex at v whose value differs from the answer: at most cap,
- * outermost first. 0 for an exercise that is no number or a formula this cannot read. */
+/* The formula slips of ex at v whose value differs from the answer, each said once (two may
+ * give one value): at most cap, outermost first. 0 for an exercise that is no number or a
+ * formula this cannot read. */
 size_t ex_formula_slips(const struct lesson_exercise *ex, const struct ex_variant *v,
                         struct ex_formula_slip *out, size_t cap);
 
