@@ -1643,3 +1643,47 @@ bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char 
     free(t);
     return hit;
 }
+
+bool ex_answer_distinct(const struct lesson_exercise *ex)
+{
+    if (ex->type == LEX_HOLDS) return true;
+    if (ex->type != LEX_NUMBER) return false;
+    bool whole = ex->answer == round(ex->answer);
+    return ex->units[0] ? !(whole && fabs(ex->answer) < 10) : whole && fabs(ex->answer) >= 1000;
+}
+
+/* The values with data of what ex asks (at most cap), or 0. */
+static size_t holds_data(const struct lesson_exercise *ex, double *out, size_t cap)
+{
+    float v[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    bool has[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    size_t len = 0, n = 0;
+    char err[200];
+    if (ex_holds_expected(ex, v, has, ARRAY_LEN(v), &len, err, sizeof err) != CV_OK) return 0;
+    for (size_t i = 0; i < len && n < cap; i++)
+        if (has[i]) out[n++] = v[i];
+    return n;
+}
+
+bool ex_holds_is_input_of(const struct lesson_exercise *ex, const struct scene *sc)
+{
+    if (ex->type != LEX_HOLDS || sc->screen != SCREEN_COLLECTIVES) return false;
+    double want[SCENE_MAX_COUNT * CV_MAX_RANKS * 2], got[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    size_t nw = holds_data(ex, want, ARRAY_LEN(want));
+    if (nw == 0) return false;
+    for (int r = 0; r < sc->nranks; r++) {
+        struct lesson_exercise in = *ex;
+        in.scene = *sc;
+        in.rank = r;
+        in.step = 0;
+        in.slots = false;
+        size_t ng = holds_data(&in, got, ARRAY_LEN(got));
+        for (size_t a = 0; a + nw <= ng; a++) {
+            size_t i = 0;
+            while (i < nw && got[a + i] == want[i])
+                i++;
+            if (i == nw) return true;
+        }
+    }
+    return false;
+}

@@ -177,6 +177,17 @@ bool ex_is_fraction(const struct lesson_exercise *ex, double want);
 bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char *found,
                        size_t n);
 
+/* Is ex's answer recognisable on another lesson's screen or in its text: a holds exercise's
+ * values; a number exercise's answer with a unit (not a small whole one: "4 GPUs"), or a
+ * count of four digits or more ("524288")? A small count or a fraction ("7 steps", "3/7")
+ * is elsewhere something else. */
+bool ex_answer_distinct(const struct lesson_exercise *ex);
+
+/* Are holds exercise ex's asked values (those with data, in order) some rank's input in
+ * scene sc (its boxes before step 1)? A slide gives its scene's inputs: a narration that
+ * states them states no answer. */
+bool ex_holds_is_input_of(const struct lesson_exercise *ex, const struct scene *sc);
+
 /* Does text restate a choice exercise's right option (told.c)? True when one sentence of
  * text holds at least two of the option's words (not stopwords; stemmed: "ranks" is
  * "rank"), half of them or more, one of them a word no wrong option has, and restates the
