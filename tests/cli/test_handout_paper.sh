@@ -99,9 +99,7 @@ PY
 # slides 29 (of the collectives), 64 (the pipeline lesson's first) and the deck's last have
 # one heading in the PDF, the speaker's copy and the HTML: the title `lesson show` gives
 # (the presenter's), with the lesson's own number.
-pdftotext -q -layout "$tmp/one.pdf" "$tmp/one.layout"
-pdftotext -q -layout "$tmp/notes.pdf" "$tmp/notes.layout"
-python3 - "$tmp/one.layout" "$tmp/notes.layout" "$tmp/h.html" "$tmp/shows" <<'PY' || fail "slide numbers across the handouts (above)"
+python3 - "$tmp/one.txt" "$tmp/notes.txt" "$tmp/h.html" "$tmp/shows" <<'PY' || fail "slide numbers across the handouts (above)"
 import glob, html, json, re, sys
 
 
