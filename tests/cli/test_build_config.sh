@@ -36,6 +36,8 @@ from_test_build() {
     done <<<"$want"
     mkdir -p "$dest" && cp -pr "$dir/config.mk" "$dir/obj" "$dir/libcollviz.a" "$dir/collviz" "$dest/" ||
         return 1
+    # each object's header dependencies (-MMD) name it under DIR: under DEST now
+    find "$dest/obj" -name '*.d' -exec sed -i -E "s|^[^ :]*/obj/([^ :]*\.o):|$dest/obj/\1:|" {} +
     made=(CC="$(sed -n 's/^CC = //p' "$dir/config.mk")" CFLAGS="$(sed -n 's/^CFLAGS = //p' "$dir/config.mk")")
     grep -q '^WARN = .*-Werror' "$dir/config.mk" && made+=(WERROR=1)
     return 0
