@@ -492,20 +492,20 @@ static const char *end_missed(const void *ctx, const struct lesson_exercise *e, 
 {
     const struct lesson_ui *u = ctx;
     const struct progress_ex *px = u->have_prog ? progress_exercise(&u->prog, e->id) : NULL;
-    if (px && px->solved && !px->wrong[0]) return NULL; /* right at the first try */
+    const struct progress_try *t = progress_last_try(px);
+    if (px && px->solved && !t) return NULL; /* right at the first try */
     const char *what = px && px->solved ? "solved after a wrong answer"
                        : px             ? "not solved"
                                         : "not answered";
     if (px && px->solved) *tone = LSPAN_WARN; /* solved, after a slip */
-    if (!px || !px->wrong[0]) return what;
+    if (!t) return what;
     struct ex_variant var;
     char err[160];
-    bool has_var =
-        px->wrong_seed && ex_variant(e, px->wrong_seed, &var, err, sizeof err) == CV_OK;
+    bool has_var = t->seed && ex_variant(e, t->seed, &var, err, sizeof err) == CV_OK;
     struct ex_grade g;
     memset(&g, 0, sizeof g);
-    ex_grade(e, has_var ? &var : NULL, px->wrong, &g);
-    snprintf(detail, n, "you answered %s: %s", px->wrong, g.msg);
+    ex_grade(e, has_var ? &var : NULL, t->answer, &g);
+    snprintf(detail, n, "you answered %s: %s", t->answer, g.msg);
     return what;
 }
 
