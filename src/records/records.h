@@ -212,6 +212,8 @@ struct rec_job {
                             runs several ranks in one) */
     int tp, pp, dp;      /* vLLM's "assigned as DP rank a, PP rank b, TP rank c": largest + 1,
                             0 when never said */
+    int per_proc;        /* ranks a process of nccl-tests runs (its -g times its -t), 0 when
+                            no command line names an nccl-tests program */
 };
 
 struct rec_log {
@@ -273,6 +275,7 @@ struct rec_log {
     size_t kept;            /* bytes of ranks, rings, trees and links kept (see room()) */
     size_t text_bytes;      /* text read, all files */
     int nranks;             /* -1 unknown */
+    bool nranks_floor;      /* nranks is only the largest rank named + 1: "at least" */
     int nnodes;             /* said by a comm line; -1 unknown */
     struct rec_rank *ranks; /* rank_slots of them: at least maxrank + 1 and nranks */
     int rank_slots;
@@ -318,6 +321,8 @@ struct rec_log {
     struct rec_file *file; /* the file being read */
     int unit;              /* its unit, -1 none */
     bool tests_hashless;   /* nccl-tests' lines without '#' seen */
+    int dev_unit;          /* the unit of the list of devices being read, -1 none */
+    long dev_line;         /* the line of its latest device line */
     bool wrap_open;        /* the line before was an opening "(" alone */
     int last_pattern;      /* GRAPH: a pattern was read (its index), -1 none */
 };

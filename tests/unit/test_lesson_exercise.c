@@ -521,8 +521,11 @@ static void test_grade_diagnosis(void **state)
     const struct lesson_exercise *e = load(bw);
     /* 0.4194 read in GB/s is 1000 times too low: it is the answer in TB/s */
     assert_string_equal(diag(e, "0.4194", msg, sizeof msg), "power-of-ten");
+    /* ... or the question's 3.5 ms read as 3.5 s, which gives the very same number */
     assert_string_equal(msg, "not right: 0.4194 GB/s. 1000 times too low: that number is the "
-                             "answer in TB/s, but it was read in GB/s; mind the unit");
+                             "answer in TB/s, but it was read in GB/s; mind the unit; or that "
+                             "reads the question's 3.5 ms as 3.5 s: a factor 1000 in the time; "
+                             "mind the unit");
     /* 419430 GB/s: the answer in MB/s */
     assert_string_equal(diag(e, "419430", msg, sizeof msg), "power-of-ten");
     assert_non_null(strstr(msg, "the answer in MB/s"));
