@@ -30,16 +30,17 @@ static void walk(const char *path, long min_long)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         struct notes_walk_counts c;
         char err[400];
-        int rc = notes_walk(path, sizes[i][0], sizes[i][1], &c, stdout,
-                            getenv("WALK_LOG") ? atoi(getenv("WALK_LOG")) : 12, err,
-                            sizeof err);
+        int rc =
+            notes_walk(path, sizes[i][0], sizes[i][1], &c, stdout,
+                       getenv("WALK_LOG") ? atoi(getenv("WALK_LOG")) : 12, err, sizeof err);
         if (rc != 0) fprintf(stderr, "%s\n", err);
         assert_int_equal(rc, 0);
-        printf("notes %s %dx%d: %ld slides, %ld longer than a screen; words not reachable on "
-               "%ld, no mark %ld, false mark %ld, keys %ld, not reset %ld, jumped %ld, cut rows "
-               "%ld\n",
-               path, sizes[i][0], sizes[i][1], c.slides, c.long_notes, c.lost, c.unmarked,
-               c.false_mark, c.keys_bad, c.not_reset, c.jumped, c.cut_rows);
+        printf(
+            "notes %s %dx%d: %ld slides, %ld longer than a screen; words not reachable on "
+            "%ld, no mark %ld, false mark %ld, keys %ld, not reset %ld, jumped %ld, cut rows "
+            "%ld\n",
+            path, sizes[i][0], sizes[i][1], c.slides, c.long_notes, c.lost, c.unmarked,
+            c.false_mark, c.keys_bad, c.not_reset, c.jumped, c.cut_rows);
         assert_true(c.slides >= 4);
         if (i == 0) longest = c.long_notes;
         bad += c.lost + c.unmarked + c.false_mark + c.keys_bad + c.not_reset + c.jumped +

@@ -40,9 +40,9 @@ struct nw {
 
 static void nw_log(struct nw *w, enum nw_kind k, const char *fmt, ...)
 {
-    static const char *const names[NW_N] = {"words not reachable", "no mark",   "false mark",
-                                            "key",                 "not reset", "jumped",
-                                            "cut row"};
+    static const char *const names[NW_N] = {
+        "words not reachable", "no mark", "false mark", "key",
+        "not reset",           "jumped",  "cut row"};
     w->found[k] = true;
     if (!w->log || w->logged >= w->max_log) return;
     w->logged++;
@@ -153,7 +153,7 @@ static int nw_press(struct notes_view *v, int ch, struct nw_page *pages, int n)
 /* PgDn (or PgUp) pressed until the last (first) page: every press moves by at most a page
  * less a line, never skipping a line, and gets there. */
 static void nw_paging(struct nw *w, struct notes_view *v, struct nw_page *pages, int n, int ch,
-                     const char *name)
+                      const char *name)
 {
     bool down = ch != KEY_PPAGE;
     int at = down ? 0 : n - 1, goal = down ? n - 1 : 0, h = pages[0].h;
@@ -185,8 +185,9 @@ static void nw_keys(struct nw *w, struct notes_view *v, struct nw_page *pages, i
         if (from < 0 || to < 0 || from >= n || to >= n) continue;
         if (from != at) continue;
         int i = nw_press(v, moves[m].key, pages, n);
-        if (i != to) nw_log(w, NW_KEYS, "%s on line %d went to %d, not %d", moves[m].name,
-                            from + 1, i + 1, to + 1);
+        if (i != to)
+            nw_log(w, NW_KEYS, "%s on line %d went to %d, not %d", moves[m].name, from + 1,
+                   i + 1, to + 1);
         at = i < 0 ? -1 : i;
     }
     /* from the top: PgDn and Space page down to the end; PgUp back */
@@ -231,8 +232,8 @@ static int nw_slide(struct nw *w, struct notes_view *v, const struct notes_state
         }
         const char *after1 = strchr(prev, '\n'), *last = strrchr(cur, '\n');
         size_t keep = last ? (size_t)(last - cur) : 0;
-        bool one = after1 && last && strlen(after1 + 1) == keep &&
-                   strncmp(after1 + 1, cur, keep) == 0;
+        bool one =
+            after1 && last && strlen(after1 + 1) == keep && strncmp(after1 + 1, cur, keep) == 0;
         const char *add = one ? last + 1 : cur;
         if (!one) nw_log(w, NW_KEYS, "↓ on line %d did not move the text one line", n);
         size_t need = len + strlen(add) + 2;
@@ -294,8 +295,10 @@ static int nw_states(const char *path, int cols, int rows, struct notes_state **
             present_script_where(s, &slide, &ns, &page, &np, &step);
         }
         if (slide != i) {
-            rc = cv_err(err, errlen, CV_EINVAL, "notes walk: the presenter is on slide %zu, "
-                                                "not %zu", slide + 1, i + 1);
+            rc = cv_err(err, errlen, CV_EINVAL,
+                        "notes walk: the presenter is on slide %zu, "
+                        "not %zu",
+                        slide + 1, i + 1);
             break;
         }
         present_script_draw(s);
