@@ -21,8 +21,8 @@
 
 const char *rec_class_name(enum rec_class c)
 {
-    static const char *const names[] = {"nvlink", "pcie",   "shm",        "ib",
-                                        "roce",   "socket", "net-plugin", "unknown"};
+    static const char *const names[] = {"nvlink", "pcie",       "shm",     "ib",     "roce",
+                                        "socket", "net-plugin", "network", "unknown"};
     return (unsigned)c <= REC_UNKNOWN ? names[c] : "unknown";
 }
 
@@ -2469,7 +2469,9 @@ static enum rec_class classify(const struct rec_log *L, const struct rec_link *k
             if (h->ib_ll[d] == 'R') return REC_ROCE;
             if (h->ib_ll[d] == 'I') return REC_IB;
         }
-        return REC_UNKNOWN; /* the verbs transport runs on both: the NIC list says which */
+        /* the verbs transport runs on both: the NIC list says which; without it the
+         * connection line still says the hop is the network's */
+        return REC_NET;
     }
     if (starts(v, "NET/")) return REC_NET_PLUGIN;
     if (starts(v, "NVLS")) return REC_NVLINK;

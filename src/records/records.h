@@ -61,6 +61,8 @@ enum rec_class {
     REC_ROCE,
     REC_SOCKET,
     REC_NET_PLUGIN,
+    REC_NET, /* NCCL's network transport, what runs under it not said ("NET/IB" without the
+                NIC list: InfiniBand or RoCE) */
     REC_UNKNOWN,
 };
 const char *rec_class_name(enum rec_class c);

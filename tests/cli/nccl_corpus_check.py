@@ -404,6 +404,13 @@ def text_promises(e, d, text_path, rec_path):
                 bad.append("%r: at least %d, want %d (the largest rank seen + 1)"
                            % (line, n, max(tops)))
     bad += warnings_agree(d, rec_path, msgs)
+    # a connection through NCCL's network transport ("via NET/...") is never of an unknown
+    # class: the line itself says the hop is the network's
+    for k in d.get("links") or []:
+        if isinstance(k, dict) and str(k.get("via", "")).startswith("NET/") and k.get("class") == "unknown":
+            bad.append("link %s %s -> %s via %s: class unknown" % (k.get("channel"), k.get("from"),
+                                                                     k.get("to"), k.get("via")))
+            break
     # a warning that no ring lines are in the record holds
     for m in msgs:
         if m.startswith("no ring lines") and RING_LINE.search(record_text(rec_path)):
