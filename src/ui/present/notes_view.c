@@ -272,6 +272,7 @@ static void nv_draw(struct nv *v)
     /* What the presenter says to the speaker alone: a prompt, a key's answer, an error. */
     int y0 = 5;
     if (v->st.status[0]) nv_put(y0++, 1, cols - 2, v->th.role[TH_WARN], v->st.status);
+    if (v->st.work[0]) nv_put(y0++, 1, cols - 2, v->th.role[TH_WARN], v->st.work);
     if (v->st.backend[0]) nv_put(y0++, 1, cols - 2, v->th.role[TH_DIM], v->st.backend);
     if (y0 > 5) nv_hline(v, y0++, cols);
     /* The presenter's keys that work now, wrapped above this terminal's own. */
@@ -343,6 +344,7 @@ static bool nv_read(struct nv *v)
             nv_clean(st.keys);
             nv_clean(st.status);
             nv_clean(st.backend);
+            nv_clean(st.work);
             nv_clean(st.narr);
             nv_reflow(st.note);
             nv_reflow(st.answer);
