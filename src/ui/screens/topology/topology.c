@@ -103,6 +103,13 @@ const struct rec_log *topo_record(const struct app *a)
     return TOPO(a) ? TOPO(a)->rec : NULL;
 }
 
+/* The communicator shown (the hierarchy ladder counts its links), -1 none. */
+static int topo_record_comm(const struct app *a)
+{
+    const struct topo_state *t = TOPO(a);
+    return t && t->rec && t->comm < t->rec->ncomms ? t->comm : -1;
+}
+
 void topo_adopt_record(struct app *a, struct rec_log *L, const char *source)
 {
     struct topo_state *t = topo_st(a);
@@ -851,6 +858,7 @@ const struct screen_ops screen_topology = {
     .help = topo_help,
     .free_state = topo_free,
     .record = topo_record,
+    .record_comm = topo_record_comm,
     .result = topo_result,
     .cancelled = topo_cancelled,
     .enter = topo_enter,
