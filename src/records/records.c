@@ -21,8 +21,8 @@
 
 const char *rec_class_name(enum rec_class c)
 {
-    static const char *const names[] = {"nvlink", "pcie",   "shm",        "ib",
-                                        "roce",   "socket", "net-plugin", "unknown"};
+    static const char *const names[] = {"nvlink", "pcie",       "shm",     "ib",     "roce",
+                                        "socket", "net-plugin", "network", "unknown"};
     return (unsigned)c <= REC_UNKNOWN ? names[c] : "unknown";
 }
 
@@ -205,6 +205,7 @@ struct rec_log *rec_new(void)
     L->maxrank = -1;
     L->cur_test = -1;
     L->tests_unit = -1;
+    L->dev_unit = -1;
     L->unit = -1;
     L->last_pattern = -1;
     L->job.world = -1;
@@ -978,13 +979,31 @@ static bool other_tree(struct rec_log *L, long chan, long me, const struct rec_t
 
 /* "Trees [0] 1/-1/-1->0->-1 [1] ...", 2.6/2.7's "[0] 1/-1/-1->0->7|7->0->1/-1/-1" and 2.4's
  * "[0] -1->0->1/-1/-1" (init.cc: " [%d] %d->%d->%d/%d/%d", up, rank, down[0..2]). */
+/* A Trees line cut: the whole entries before the cut are read (any), the cut one (of
+ * channel chan, -1 not known) is not; the warning says which. */
+static void trees_cut(struct rec_ctx *x, bool any, long chan)
+{
+    if (!any) {
+        cut_warn(x, "a Trees line");
+        return;
+    }
+    char which[40] = "the last entry";
+    if (chan >= 0) snprintf(which, sizeof which, "channel %ld's entry", chan);
+    rec_warn_c(x->L, REC_W_CUT,
+               "%s:%ld: cut: a Trees line ends inside %s: the entries before it are read, "
+               "that one is not",
+               x->name, x->line, which);
+}
+
 static bool trees_line(struct rec_ctx *x, const char *p)
 {
     struct rec_log *L = x->L;
     bool any = false;
+    long last_chan = -1;
     for (p = skip_sp(p); *p == '['; p = skip_sp(p)) {
         p++;
         long chan = scan_uint(&p, 4), me, up, me2, up2;
+        last_chan = chan;
         int down[REC_MAX_TREE_DOWN], nd, down2[REC_MAX_TREE_DOWN], nd2;
         if (chan < 0 || *p != ']') goto bad;
         p = skip_sp(p + 1);
@@ -1043,11 +1062,11 @@ static bool trees_line(struct rec_ctx *x, const char *p)
         }
         any = true;
     }
-    if (*p && !starts(p, "comm 0x")) cut_warn(x, "a Trees line");
+    if (*p && !starts(p, "comm 0x")) trees_cut(x, any, -1);
     return any;
 bad:
     if (!*p || strlen(p) < 12) { /* the line ends inside an entry: cut, not wrong */
-        cut_warn(x, "a Trees line");
+        trees_cut(x, any, last_chan);
         if (any) {
             struct rec_facts *f = cur_facts(L);
             if (f) f->trees = true;
@@ -1588,6 +1607,25 @@ static int device_claims(struct rec_ctx *x, long r, const char *host)
     return k;
 }
 
+/* A device line cut before its host ("#  Rank 12 Group  0 Pid   1889 on   worke"), right
+ * after the list's other lines: its rank is named, its host is not, and the list does not
+ * end here (its length is not the job's). */
+static bool device_line_cut(struct rec_ctx *x, long r)
+{
+    struct rec_log *L = x->L;
+    if (!rank_at(L, r)) {
+        too_large(x, "nccl-tests' rank %ld", r);
+        return true;
+    }
+    rec_facts_seen(&L->units[L->dev_unit].f, r);
+    L->dev_line = x->line;
+    rec_warn_c(L, REC_W_CUT,
+               "%s:%ld: cut: rank %ld's device line ends before its host: the rank is read, "
+               "its host is not",
+               x->name, x->line, r);
+    return true;
+}
+
 static bool device_line(struct rec_ctx *x, const char *p)
 {
     p = skip_sp(p);
@@ -1596,6 +1634,7 @@ static bool device_line(struct rec_ctx *x, const char *p)
     long r = scan_uint(&p, REC_RANK_DIGITS);
     const char *on = strstr(p, " on ");
     const char *dv = on ? strstr(on, " device ") : NULL;
+    if (r >= 0 && !dv && x->L->dev_unit >= 0 && *p == ' ') return device_line_cut(x, r);
     if (r < 0 || !dv) return false;
     struct rec_rank *rk = rank_at(x->L, r);
     if (!rk) {
@@ -1603,13 +1642,20 @@ static bool device_line(struct rec_ctx *x, const char *p)
         return true;
     }
     {
+        struct rec_log *L = x->L;
         char h[64];
         copy_word(skip_sp(on + 4), "", h, sizeof h);
-        int hid = rec_host_id(x->L, h, true);
-        int ti = rec_tests_unit_k(x->L, device_claims(x, r, h));
-        struct rec_unit *u = &x->L->units[ti];
+        int hid = rec_host_id(L, h, true);
+        int ti = rec_tests_unit_k(L, device_claims(x, r, h));
+        struct rec_unit *u = &L->units[ti];
         rec_facts_seen(&u->f, r);
         rec_facts_host(&u->f, hid);
+        /* a list goes on while device lines follow one another (another run's list
+         * starting ends this one) */
+        if (L->dev_unit >= 0 && L->dev_unit != ti) L->units[L->dev_unit].list_open = false;
+        L->dev_unit = ti;
+        L->dev_line = x->line;
+        u->list_open = true;
     }
     if (!rk->host[0]) copy_word(skip_sp(on + 4), "", rk->host, sizeof rk->host);
     const char *q = skip_sp(dv + 8);
@@ -2130,6 +2176,11 @@ static void command_line(struct rec_log *L, const char *p)
         long np = option_number(m, " -np");
         if (np < 0) np = option_number(m, " -n");
         if (np > 0) L->job.procs = (int)np;
+        /* nccl-tests runs -g GPUs in each of -t threads of a process */
+        if (np > 0 && strstr(m, "_perf ")) {
+            long g = option_number(m, " -g"), t = option_number(m, " -t");
+            L->job.per_proc = (int)((g > 0 ? g : 1) * (t > 0 ? t : 1));
+        }
     }
     if (L->launcher) return;
     if (m && (m == p || m[-1] == ' ' || m[-1] == '/')) {
@@ -2194,6 +2245,18 @@ static bool wrapped_trees(const char *p)
     p += 2;
     long v;
     return scan_int(&p, REC_RANK_DIGITS, &v) && (*p == '/' || starts(p, "->"));
+}
+
+/* nccl-tests' table title and units lines without their '#' ("out-of-place   in-place",
+ * "(B)    (elements)   ...  (us)  (GB/s)"): read as with it, never prose. */
+static bool hashless_title(struct rec_log *L, const char *p)
+{
+    bool title = starts(p, "out-of-place") && strstr(p, "in-place");
+    bool units = starts(p, "(B)") && strstr(p, "(elements)");
+    if (!title && !units) return false;
+    L->prefixes |= REC_PFX_HASHLESS;
+    if (units && L->hdr_n > 0) L->hdr_ms = strstr(p, "(ms)") != NULL;
+    return true;
 }
 
 static bool one_line(struct rec_ctx *x, char *s)
@@ -2268,7 +2331,8 @@ static bool one_line(struct rec_ctx *x, char *s)
         return true;
     }
     /* nccl-tests' comment lines with their '#' stripped (as some log viewers show them) */
-    if (starts(p, "Rank ") && strstr(p, " Pid ") && strstr(p, " device ")) {
+    if (starts(p, "Rank ") &&
+        (L->dev_unit >= 0 || (strstr(p, " Pid ") && strstr(p, " device ")))) {
         L->prefixes |= REC_PFX_HASHLESS;
         return device_line(x, p);
     }
@@ -2281,6 +2345,7 @@ static bool one_line(struct rec_ctx *x, char *s)
         header_line(x, p);
         return true;
     }
+    if (hashless_title(L, p)) return true;
     if (L->hdr_n > 0 && isdigit((unsigned char)*p)) {
         row_line(x, p);
         return true;
@@ -2323,11 +2388,22 @@ void rec_parse_begin(struct rec_log *L, const char *name)
     if (!F->buf) F->buf = xmalloc(REC_MAX_LINE + 1);
     F->got = 0;
     F->last_read = true;
+    L->dev_unit = -1; /* a list that ended with the last file stays open */
     /* a new file starts outside any table */
     L->hdr_n = 0;
     L->cur_test = -1;
     L->pending_coll[0] = '\0';
     L->tuning.matrix_state = 0;
+}
+
+/* A list of devices ends at the first line after it that is not blank and no device
+ * line: the list is then whole (nccl-tests prints "#" after it). One that runs to the end
+ * of its file may have been cut there. */
+static void list_goes_on(struct rec_log *L, const struct rec_file *F)
+{
+    if (L->dev_unit < 0 || L->dev_line == F->x.line || !*skip_sp(F->buf)) return;
+    L->units[L->dev_unit].list_open = false;
+    L->dev_unit = -1;
 }
 
 void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
@@ -2349,6 +2425,7 @@ void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
             F->x.host_id = -1;
             F->last_read = one_line(&F->x, F->buf);
             if (F->last_read) F->got++;
+            list_goes_on(L, F);
         }
         p = nl ? nl + 1 : end;
     }
@@ -2392,7 +2469,9 @@ static enum rec_class classify(const struct rec_log *L, const struct rec_link *k
             if (h->ib_ll[d] == 'R') return REC_ROCE;
             if (h->ib_ll[d] == 'I') return REC_IB;
         }
-        return REC_UNKNOWN; /* the verbs transport runs on both: the NIC list says which */
+        /* the verbs transport runs on both: the NIC list says which; without it the
+         * connection line still says the hop is the network's */
+        return REC_NET;
     }
     if (starts(v, "NET/")) return REC_NET_PLUGIN;
     if (starts(v, "NVLS")) return REC_NVLINK;
@@ -2472,7 +2551,8 @@ static void warn_partial(struct rec_log *L)
     if (np > 0 && np < L->nranks) {
         char b[160];
         rank_ranges(printed, L->nranks, b, sizeof b);
-        rec_warn_c(L, REC_W_PARTIAL, "lines of ranks %s only (of %d)", b, L->nranks);
+        rec_warn_c(L, REC_W_PARTIAL, "lines of ranks %s only (of %s%d)", b,
+                   L->nranks_floor ? "at least " : "", L->nranks);
     }
     free(printed);
 }
@@ -2503,19 +2583,24 @@ static void first_line_hosts(struct rec_log *L)
     }
 }
 
+/* The size a list of devices (unit u's) proves: the job's only when it lists ranks 0..n-1
+ * and ends before its file does (one that names a rank beyond its length, or runs to the
+ * end of the text or into a cut line, may have been cut: its size is at least its largest
+ * rank + 1, not known); -1 when it proves none. */
+static int list_size(const struct rec_log *L, int u)
+{
+    const struct rec_facts *f = &L->units[u].f;
+    int n = 0, top = -1;
+    for (int r = rec_facts_next(f, 0); r >= 0; r = rec_facts_next(f, r + 1))
+        n++, top = r;
+    if (n == 0 || top >= n || L->units[u].list_open) return -1;
+    return n + (u == L->tests_unit ? L->tests_more : 0);
+}
+
 static void finish_comms(struct rec_log *L)
 {
-    for (int u = 0; u < L->nunits; u++) {
-        struct rec_facts *f = &L->units[u].f;
-        int n = 0, top = -1;
-        for (int r = rec_facts_next(f, 0); L->units[u].tests && r >= 0;
-             r = rec_facts_next(f, r + 1))
-            n++, top = r;
-        /* a list of devices is the job's size only when it lists ranks 0..n-1: one that
-         * names a rank beyond its length was cut (its size is unknown, at least top + 1) */
-        if (L->units[u].tests)
-            f->nranks = top >= n ? -1 : n + (u == L->tests_unit ? L->tests_more : 0);
-    }
+    for (int u = 0; u < L->nunits; u++)
+        if (L->units[u].tests) L->units[u].f.nranks = list_size(L, u);
     free(L->blk_claims);
     L->blk_claims = NULL;
     L->blk_cap = 0;
@@ -2575,21 +2660,26 @@ void rec_finish(struct rec_log *L)
     bool ring_lines = false;
     for (int c = 0; c < REC_MAX_CHANNELS; c++)
         ring_lines = ring_lines || L->rings[c].order;
+    /* a ring-order line (rank 0's, whole) says the communicator's size; a ring pieced from
+     * link lines says only the ranks its links name */
+    int ring_n = -1;
+    for (int c = 0; c < REC_MAX_CHANNELS && ring_n < 0; c++)
+        if (L->rings[c].order) ring_n = L->rings[c].n;
     for (int c = 0; c < REC_MAX_CHANNELS; c++)
         if (!ring_lines || (L->rings[c].order && L->nranks > L->rings[c].n))
             ring_from_links(L, c);
-    int ring_n = -1;
     bool rings = false, trees = false;
     for (int c = 0; c < REC_MAX_CHANNELS; c++) {
-        if (L->rings[c].order) {
-            rings = true;
-            if (ring_n < 0) ring_n = L->rings[c].n;
-        }
+        if (L->rings[c].order) rings = true;
         if (L->trees[c].n) trees = true;
     }
     if (L->nranks < 0 && ring_n > 0) L->nranks = ring_n;
-    if (L->nranks < 0 && L->maxrank >= 0 && L->ntests > 0)
+    if (L->nranks < 0 && L->maxrank >= 0 && L->ntests > 0) {
+        /* nccl-tests' ranks: a whole list of devices says how many; else only that the job
+         * has at least the largest rank named + 1 */
         L->nranks = L->maxrank + 1 + L->tests_more;
+        L->nranks_floor = L->tests_unit < 0 || list_size(L, L->tests_unit) != L->nranks;
+    }
     /* every rank of the communicator has a slot (comm lines made them; a ring's length
      * is of ranks named) */
     if (L->nranks > L->rank_slots && L->nranks <= REC_MAX_RANKS) {

@@ -245,6 +245,7 @@ int hier_tier_for_class(enum rec_class c)
         return TIER_PCIE;
     case REC_IB:
     case REC_ROCE:
+    case REC_NET: /* NET/IB: InfiniBand or RoCE, both the InfiniBand tier's */
         return TIER_IB;
     case REC_SOCKET:
         return TIER_ETHERNET;

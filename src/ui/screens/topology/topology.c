@@ -382,6 +382,7 @@ static attr_t topo_class_attr(const struct app *a, enum rec_class c)
     case REC_IB:
     case REC_ROCE:
     case REC_NET_PLUGIN:
+    case REC_NET:
         return th->role[TH_WARN] | A_BOLD;
     case REC_SOCKET:
         return th->role[TH_BAD] | A_BOLD;
@@ -807,8 +808,9 @@ static void topo_draw(struct app *a, struct rect area)
 
 static void topo_help(const struct app *a, struct styled_lines *p, int width)
 {
-    static const enum rec_class cls[] = {REC_NVLINK, REC_PCIE,       REC_SHM,    REC_IB,
-                                         REC_ROCE,   REC_NET_PLUGIN, REC_SOCKET, REC_UNKNOWN};
+    static const enum rec_class cls[] = {REC_NVLINK,     REC_PCIE,   REC_SHM,
+                                         REC_IB,         REC_ROCE,   REC_NET,
+                                         REC_NET_PLUGIN, REC_SOCKET, REC_UNKNOWN};
     struct styled_line *l = styled_new(p);
     styled_add(l, A_BOLD, "links    ");
     for (size_t i = 0; i < ARRAY_LEN(cls); i++)
