@@ -189,7 +189,8 @@ bool ex_answer_distinct(const struct lesson_exercise *ex);
 bool ex_holds_is_input_of(const struct lesson_exercise *ex, const struct scene *sc);
 
 /* Does text (a narration, or a slide's title) tell a choice exercise's right option
- * (told.c)? True when one sentence of it restates the option: in words (at least two of
+ * (told.c)? True when one sentence of it (a short tail after ':' or ';' kept with its
+ * clause) restates the option: in words (at least two of
  * its words, not stopwords, stemmed: "ranks" is "rank", "plugged" "plug"; half of them or
  * more, one of them a word no wrong option has, more than any wrong option), or as a
  * phrase (three of its words or more, half of them, in its order: "one more layer of peak

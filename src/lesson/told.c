@@ -315,6 +315,21 @@ static bool case_tells(const struct told_ex *T, const struct told_set *s, bool t
     return true;
 }
 
+/* Is e a ':' or ';' whose clause runs on for fewer than four words to the sentence's end
+ * ("the tree wins: fewer steps.")? Such a tail belongs to the clause before it. */
+static bool short_tail(const char *e)
+{
+    if (*e != ':' && *e != ';') return false;
+    int words = 0;
+    bool in = false;
+    for (const char *p = e + 1; *p && !strchr(".!?:;", *p); p++) {
+        bool w = isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80;
+        if (w && !in) words++;
+        in = w;
+    }
+    return words < 4;
+}
+
 bool ex_choice_told(const struct lesson_exercise *ex, const char *text, bool title, char *found,
                     size_t n)
 {
@@ -329,7 +344,8 @@ bool ex_choice_told(const struct lesson_exercise *ex, const char *text, bool tit
      * one ("Backward: the all-gather turns into a reduce-scatter") */
     for (const char *p = text; *p && !hit;) {
         const char *e = p;
-        while (*e && !(!title && strchr(".!?:;", *e) && (e[1] == ' ' || e[1] == '\n' || !e[1])))
+        while (*e && !(!title && strchr(".!?:;", *e) &&
+                       (e[1] == ' ' || e[1] == '\n' || !e[1]) && !short_tail(e)))
             e++;
         size_t len = (size_t)(e - p) + (*e ? 1 : 0);
         char *sent = xmalloc(len + 1);

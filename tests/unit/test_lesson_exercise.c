@@ -776,6 +776,10 @@ static void test_choice_told_walk(void **state)
          "right under busbw, the lecture's formula with this run's numbers plugged in: S, W "
          "and t of the run you just made, giving the same busbw;",
          false},
+        /* lesson 07 slide 5, for slide 6's "tree, because it needs far fewer steps ...": a
+         * short tail after a colon stays with its clause */
+        {"small-message-algo",
+         "For tiny messages the \xce\xb1 terms decide and the tree wins: fewer steps.", false},
         /* lesson 03 slide 2, for slide 7's "broadcast" */
         {"rooted-which",
          "Where is it used? Rarely, but at a crucial moment: at the start of training, one "

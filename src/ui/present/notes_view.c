@@ -398,6 +398,12 @@ void notes_view_draw(struct notes_view *v)
         room -= y - y0;
         y0 = y;
     }
+    if (v->st.work[0] && room > 0) { /* what the scene's screen is doing */
+        int y = y0;
+        nv_lines(v, &y, cols, room < 2 ? room : 2, v->th.role[TH_WARN], v->st.work);
+        room -= y - y0;
+        y0 = y;
+    }
     if (v->st.backend[0] && room > 0) {
         int y = y0;
         nv_lines(v, &y, cols, room < 2 ? room : 2, v->th.role[TH_DIM], v->st.backend);
@@ -514,6 +520,7 @@ void notes_view_show(struct notes_view *v, const struct notes_state *in)
     nv_clean(st->keys);
     nv_clean(st->status);
     nv_clean(st->backend);
+    nv_clean(st->work);
     nv_clean(st->narr);
     nv_reflow(st->note);
     nv_reflow(st->answer);
