@@ -471,14 +471,19 @@ static bool walk_count_hit(const struct walk *w, const struct lesson_exercise *e
                            const char *line)
 {
     if (e->units[0] || !e->prompt || ans != round(ans) || ans < 1) return false;
+    const struct app *ap = w->app;
+    /* the last step's index is the count too: "step 6/?" at the end of a 6-step scene */
+    bool at_end = ap && app_nsteps(ap) == (size_t)ans && app_step(ap) == app_nsteps(ap);
     if (strcasestr(e->prompt, "step"))
         for (const char *p = strstr(line, "step "); p; p = strstr(p + 1, "step ")) {
             long i, n;
             int used = 0;
             if (sscanf(p, "step %ld/%ld%n", &i, &n, &used) == 2 && used > 0 && n == (long)ans)
                 return true;
+            if (sscanf(p, "step %ld/%n", &i, &used) == 1 && used > 0 && at_end &&
+                i == (long)ans)
+                return true;
         }
-    const struct app *ap = w->app;
     const struct trace *t = ap ? screen_trace(ap) : NULL;
     if ((strcasestr(e->prompt, "message") || strcasestr(e->prompt, "transfer")) && t &&
         strstr(line, " more")) {
