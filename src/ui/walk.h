@@ -14,7 +14,10 @@
  *     is no answer: its scene's settings (ranks, count, measurement size), a piece of the
  *     question of one of its exercises (its prompt, at the numbers asked), and, for an
  *     answer asked later, a ratio's number without its unit ("32 rows" is not 32x). A
- *     holds answer's run may wrap from one row of text onto the next.
+ *     holds answer's run may wrap from one row of text onto the next. Part of a holds
+ *     answer counts too: a box left shown with one of its values in its slot, where the
+ *     rest stand in hidden boxes (the values spread over the boxes, or the exercise's own
+ *     scene at or after the asked step).
  *   - (player) a number exercise asked at the lecture's numbers whose answer a frame of an
  *     earlier lesson showed (recall.h: it must start on a variant's numbers);
  *   - a cut line: a row whose text ends in "…" (the screens' text_fit), counted also
