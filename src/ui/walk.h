@@ -32,7 +32,9 @@
  *
  * The frames: each step of the slide's scene, the scene alone (z) where the player shows
  * the text alone, and each page of the narration; in the player, every scene the keys the
- * narration asks for reach, in any order and number (`a` through every algorithm, with `+`);
+ * narration asks for reach, in any order and number (`a` through every algorithm, with `+`),
+ * and, where a holds exercise of the slide or a later one is open, the end of every scene one
+ * stray key away (another collective, algorithm, count, op, root, input, ranks);
  * the presenter's pages and steps, before and after each press of `r` (each exercise's
  * answer revealed to the room: a revealed answer is no early answer, and is never cut). No
  * backend runs and nothing is measured: the panel shows what it shows before any
