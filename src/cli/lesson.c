@@ -421,23 +421,26 @@ static void check_later_lessons(const struct lesson_set *set, struct lesson_erro
     }
 }
 
-/* Predict first for a choice: the narration read since the last question (of its slide,
- * before the exercise, and of the slide before when that asks nothing) must not restate its
- * right option (ex_choice_told). */
+/* Predict first for a choice: no title or narration the student reads before it (every
+ * slide of the lesson up to it, and its own slide above it) tells its right option
+ * (ex_choice_told). Lesson 03 told on slide 2 what its slide 7 asks. */
 static void check_choices_told(const struct lesson *L, struct lesson_errors *warns)
 {
     for (size_t s = 0; s < L->nslides; s++)
         for (size_t e = 0; e < L->slides[s].nex; e++) {
             const struct lesson_exercise *x = &L->slides[s].ex[e];
             if (x->type != LEX_CHOICE) continue;
-            for (size_t t = s > 0 && !L->slides[s - 1].nex ? s - 1 : s; t <= s; t++) {
+            for (size_t t = 0; t <= s; t++) {
                 const struct lesson_slide *T = &L->slides[t];
                 char found[80] = "", msg[800];
-                int line = ex_choice_told(x, T->title, found, sizeof found) ? T->title_line : 0;
+                int line =
+                    ex_choice_told(x, T->title, true, found, sizeof found) ? T->title_line : 0;
                 for (size_t b = 0; !line && b < T->nblocks; b++) {
                     if (t == s && T->blocks[b].line > x->line) break;
+                    if (T->blocks[b].kind == LBLOCK_CODE) continue;
                     char *txt = block_text(&T->blocks[b]);
-                    if (ex_choice_told(x, txt, found, sizeof found)) line = T->blocks[b].line;
+                    if (ex_choice_told(x, txt, false, found, sizeof found))
+                        line = T->blocks[b].line;
                     free(txt);
                 }
                 if (!line) continue;

@@ -188,12 +188,19 @@ bool ex_answer_distinct(const struct lesson_exercise *ex);
  * states them states no answer. */
 bool ex_holds_is_input_of(const struct lesson_exercise *ex, const struct scene *sc);
 
-/* Does text restate a choice exercise's right option (told.c)? True when one sentence of
- * text holds at least two of the option's words (not stopwords; stemmed: "ranks" is
- * "rank"), half of them or more, one of them a word no wrong option has, and restates the
- * right option more than any wrong one (the share of its words there plus the share of
- * its own words). *found (size n): the sentence's start. Not a choice: false. */
-bool ex_choice_told(const struct lesson_exercise *ex, const char *text, char *found, size_t n);
+/* Does text (a narration, or a slide's title) tell a choice exercise's right option
+ * (told.c)? True when one sentence of it (a short tail after ':' or ';' kept with its
+ * clause) restates the option: in words (at least two of
+ * its words, not stopwords, stemmed: "ranks" is "rank", "plugged" "plug"; half of them or
+ * more, one of them a word no wrong option has, more than any wrong option), or as a
+ * phrase (three of its words or more, half of them, in its order: "one more layer of peak
+ * memory"); or states the question's case with its answer (two of the prompt's words and
+ * words only the right option has, four or more in all, more of its words than of any
+ * wrong one's; a title: one of the prompt's words and half of the option's own, and it may
+ * name a wrong one too). *found (size n): the sentence's start.
+ * Not a choice: false. */
+bool ex_choice_told(const struct lesson_exercise *ex, const char *text, bool title, char *found,
+                    size_t n);
 /* The first ".." of text that ends a word and a sentence (after a word, before a blank, a
  * quote, a bracket or the end): a doubled full stop; NULL when there is none. An ellipsis
  * ("...") and a range ("1..64", "10r .. 10r+3") are none. */

@@ -21,8 +21,8 @@
 
 const char *rec_class_name(enum rec_class c)
 {
-    static const char *const names[] = {"nvlink", "pcie",   "shm",        "ib",
-                                        "roce",   "socket", "net-plugin", "unknown"};
+    static const char *const names[] = {"nvlink", "pcie",       "shm",     "ib",     "roce",
+                                        "socket", "net-plugin", "network", "unknown"};
     return (unsigned)c <= REC_UNKNOWN ? names[c] : "unknown";
 }
 
@@ -46,7 +46,8 @@ const char *rec_wcode_name(enum rec_wcode c)
                                                "unreadable_prefix",
                                                "table_side_by_side",
                                                "rank_twice",
-                                               "host_placeholder"};
+                                               "host_placeholder",
+                                               "joined"};
     return (unsigned)c < REC_W_N ? names[c] : "other";
 }
 
@@ -360,7 +361,10 @@ struct rec_ctx {
 struct rec_file {
     struct rec_ctx x;
     char name[1024];
-    char *buf; /* one cleaned line */
+    char *buf;   /* one cleaned line */
+    char *piece; /* one of its joined lines (rec_parse_lines), NULL until one is */
+    char *carry; /* a joined line's last piece, cut: the next line's start may end it */
+    size_t ncarry;
     int got;
     bool last_read;
 };
@@ -2375,7 +2379,11 @@ static bool one_line(struct rec_ctx *x, char *s)
 
 static void file_free(struct rec_file *F)
 {
-    if (F) free(F->buf);
+    if (F) {
+        free(F->buf);
+        free(F->piece);
+        free(F->carry);
+    }
     free(F);
 }
 
@@ -2406,6 +2414,137 @@ static void list_goes_on(struct rec_log *L, const struct rec_file *F)
     L->dev_unit = -1;
 }
 
+/* Read one cleaned line (in buf, which it may change). */
+static void read_one(struct rec_log *L, struct rec_file *F, char *buf)
+{
+    F->x.host[0] = '\0';
+    F->x.host_id = -1;
+    F->last_read = one_line(&F->x, buf);
+    if (F->last_read) F->got++;
+    list_goes_on(L, F);
+}
+
+/* Where NCCL's header "host:pid:tid [dev] NCCL INFO" starts, given its "] NCCL " at q in
+ * line (after its first character); NULL when what is before q is not that header after a
+ * blank. */
+static const char *header_back(const char *line, const char *q)
+{
+    const char *b = q;
+    while (b > line && isdigit((unsigned char)b[-1]))
+        b--;
+    if (b == q || b - line < 2 || b[-1] != '[' || b[-2] != ' ') return NULL;
+    b -= 2;
+    for (int k = 0; k < 2; k++) { /* ":tid", ":pid" */
+        const char *d = b;
+        while (b > line && isdigit((unsigned char)b[-1]))
+            b--;
+        if (b == d || b == line || b[-1] != ':') return NULL;
+        b--;
+    }
+    const char *h = b; /* a host name's characters, a blank before it */
+    while (h > line &&
+           (isalnum((unsigned char)h[-1]) || h[-1] == '-' || h[-1] == '.' || h[-1] == '_'))
+        h--;
+    return h > line && h < b && isspace((unsigned char)h[-1]) ? h : NULL;
+}
+
+/* A web page's copy joins lines: NCCL lines one after another on one line, blanks
+ * between. The places where another line starts (a whole header after two blanks or more,
+ * with an NCCL line before it on the line, or, the first, a piece of a line without a
+ * header of its own), into at[max]; returns how many. Spliced lines (a header run into the
+ * text before it, or after one blank) are not joined lines: one_line warns about those. */
+static int joined_at(const char *line, const char **at, int max)
+{
+    int n = 0;
+    const char *from = line, *seen = strstr(line, "NCCL ");
+    for (const char *q = strstr(line + 1, "] NCCL "); q && n < max;
+         q = strstr(q + 1, "] NCCL ")) {
+        size_t rest = strlen(q + 2); /* the last header may be cut ("NCCL I") */
+        size_t k = rest < 9 ? rest : 9;
+        if (strncmp(q + 2, "NCCL INFO", k) != 0 && strncmp(q + 2, "NCCL WARN", k) != 0)
+            continue;
+        const char *h = header_back(line, q);
+        /* a copy pads the lines it joins: two blanks at least (processes' output spliced
+         * into one line has one, or none) */
+        if (!h || h - from < 3 || h[-2] != ' ') continue;
+        /* before it: a line of NCCL's, or (the first) a piece of one wrapped: blanks before
+         * the header, and no header of its own */
+        bool nccl_before = seen && seen < h;
+        bool piece = n == 0 && (!seen || seen > h);
+        if (!nccl_before && !piece) continue;
+        at[n++] = h;
+        from = h;
+    }
+    return n;
+}
+
+/* Read a piece [b, b + len) of a cleaned line as a line of its own. */
+static void read_piece(struct rec_log *L, struct rec_file *F, const char *b, size_t len)
+{
+    unsigned prefixes = L->ln.prefixes; /* what cleaning the whole line removed */
+    memcpy(F->piece, b, len);
+    F->piece[len] = '\0';
+    memset(&L->ln, 0, sizeof L->ln);
+    L->ln.prefixes = prefixes;
+    L->ln.line = F->piece;
+    L->ln.marks = rec_line_marks(F->piece, &L->ln);
+    read_one(L, F, F->piece);
+    L->ln.prefixes = prefixes;
+}
+
+/* The piece carried from the line before, read: ended by [b, b + len) (a line the copy
+ * wrapped inside one of its words) when len > 0, else as it is. */
+static void read_carry(struct rec_log *L, struct rec_file *F, const char *b, size_t len)
+{
+    char *c = F->carry;
+    size_t n = F->ncarry;
+    F->carry = NULL;
+    if (n + len > REC_MAX_LINE) len = 0;
+    char *t = xmalloc(n + len + 1);
+    memcpy(t, c, n);
+    memcpy(t + n, b, len);
+    free(c);
+    read_piece(L, F, t, n + len);
+    free(t);
+}
+
+/* Read the joined lines of F->buf, split at at[0..n). A first piece that is no line of
+ * its own (text with no NCCL header) ends the piece carried from the line before (the copy
+ * wrapped there: "... NCCL I" then "NFO Channel ..."); the last piece is carried to the
+ * next line, which may end it. */
+static void read_joined(struct rec_log *L, struct rec_file *F, const char **at, int n)
+{
+    if (!F->piece) F->piece = xmalloc(REC_MAX_LINE + 1);
+    if (n > 0 && !(L->wseen >> REC_W_JOINED & 1))
+        rec_warn_c(L, REC_W_JOINED,
+                   "%s:%ld: joined: several log lines on one line (a web page's copy?): each "
+                   "is read from its NCCL header on",
+                   F->name, F->x.line);
+    const char *b = F->buf;
+    for (int i = 0; i <= n; i++) {
+        const char *e = i < n ? at[i] : b + strlen(b);
+        size_t len = (size_t)(e - b);
+        while (len && b[len - 1] == ' ')
+            len--;
+        if (i == 0 && F->carry) {
+            bool ends = len && !memmem(b, len, "NCCL ", 5);
+            read_carry(L, F, b, ends ? len : 0);
+            if (ends) {
+                b = e;
+                continue;
+            }
+        }
+        if (i == n && n > 0 && len) { /* perhaps wrapped: the next line may end it */
+            F->carry = xmalloc(len);
+            memcpy(F->carry, b, len);
+            F->ncarry = len;
+        } else if (len || n == 0) {
+            read_piece(L, F, b, len);
+        }
+        b = e;
+    }
+}
+
 void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
 {
     struct rec_file *F = L->file;
@@ -2421,11 +2560,14 @@ void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
         } else {
             memset(&L->ln, 0, sizeof L->ln);
             rec_line_clean(p, e, F->buf, &L->ln);
-            F->x.host[0] = '\0';
-            F->x.host_id = -1;
-            F->last_read = one_line(&F->x, F->buf);
-            if (F->last_read) F->got++;
-            list_goes_on(L, F);
+            const char *at[REC_MAX_JOINED];
+            /* (after a joined line, a line that starts with the end of its last) */
+            bool may = L->ln.marks & (F->carry ? REC_MK_HDR : REC_MK_HDR2);
+            int n = may ? joined_at(F->buf, at, REC_MAX_JOINED) : 0;
+            if (n > 0 || F->carry)
+                read_joined(L, F, at, n);
+            else
+                read_one(L, F, F->buf);
         }
         p = nl ? nl + 1 : end;
     }
@@ -2434,6 +2576,7 @@ void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
 int rec_parse_end(struct rec_log *L, bool ends_in_newline)
 {
     struct rec_file *F = L->file;
+    if (F->carry) read_carry(L, F, "", 0);
     if (!ends_in_newline && !F->last_read && F->x.line > 0)
         rec_warn_c(L, REC_W_CUT, "%s:%ld: cut: the last line is incomplete (no newline)",
                    F->name, F->x.line);
@@ -2469,7 +2612,9 @@ static enum rec_class classify(const struct rec_log *L, const struct rec_link *k
             if (h->ib_ll[d] == 'R') return REC_ROCE;
             if (h->ib_ll[d] == 'I') return REC_IB;
         }
-        return REC_UNKNOWN; /* the verbs transport runs on both: the NIC list says which */
+        /* the verbs transport runs on both: the NIC list says which; without it the
+         * connection line still says the hop is the network's */
+        return REC_NET;
     }
     if (starts(v, "NET/")) return REC_NET_PLUGIN;
     if (starts(v, "NVLS")) return REC_NVLINK;

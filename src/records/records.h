@@ -50,7 +50,8 @@
 #define REC_MAX_ROWS 4096 /* rows of one test */
 #define REC_MAX_MSGS 64   /* errors and warnings kept (the rest are counted) */
 #define REC_MAX_TREE_DOWN 3
-#define REC_HDR_WORDS 64 /* a table header's words: 13 a table, side by side up to 4 */
+#define REC_HDR_WORDS 64   /* a table header's words: 13 a table, side by side up to 4 */
+#define REC_MAX_JOINED 256 /* lines joined on one that are read apart */
 
 /* The link classes, from what NCCL says about a connection (never from names alone). */
 enum rec_class {
@@ -61,6 +62,8 @@ enum rec_class {
     REC_ROCE,
     REC_SOCKET,
     REC_NET_PLUGIN,
+    REC_NET, /* NCCL's network transport, what runs under it not said ("NET/IB" without the
+                NIC list: InfiniBand or RoCE) */
     REC_UNKNOWN,
 };
 const char *rec_class_name(enum rec_class c);
@@ -151,6 +154,7 @@ enum rec_wcode {
     REC_W_SIDE_BY_SIDE, /* tables pasted side by side, read as several runs */
     REC_W_RANK_TWICE,   /* two processes claim one rank in a list of devices */
     REC_W_PLACEHOLDER,  /* a host name put in by hand ("<cluster_name>") */
+    REC_W_JOINED,       /* several lines on one (a web page's copy): split and read */
     REC_W_N
 };
 const char *rec_wcode_name(enum rec_wcode c);

@@ -354,6 +354,39 @@ def warnings_agree(d, rec_path, msgs):
     return bad
 
 
+JOINED = re.compile(r"NCCL (?:INFO|WARN) .*?\S {2,}[\w.-]+:\d+:\d+ \[\d+\] NCCL")
+LINK_SIDE = re.compile(r"Channel (\d+)/\d+ : (\d+)\[\d+\] -> (\d+)\[\d+\] \[(?:send|receive)\] via \S")
+
+
+def codes_of(d):
+    return [w.get("code") for w in d.get("warnings") or [] if isinstance(w, dict)]
+
+
+def joined_read(d, rec_path, codes):
+    """Lines a copy joined (NCCL lines on one line, padded apart): warned about once as
+    joined, never as spliced, and every link they hold is read, a link wrapped onto the
+    next line too."""
+    text = record_text(rec_path)
+    joined = [line for line in text.split("\n") if JOINED.search(line)]
+    bad = []
+    if codes.count("joined") != (1 if joined else 0):
+        bad.append("%d joined lines, %d joined warnings (want one when any)"
+                   % (len(joined), codes.count("joined")))
+    if not joined:
+        return bad
+    if "spliced" in codes:
+        bad.append("joined lines warned as spliced")
+    links = {(k.get("channel"), k.get("from"), k.get("to")) for k in d.get("links") or []
+             if isinstance(k, dict)}
+    flat = text.replace("\n", "")
+    want = {tuple(int(v) for v in m.groups()) for m in LINK_SIDE.finditer(flat)}
+    # a connection's two sides are one link: either direction's key is read
+    lost = [k for k in want if k not in links]
+    if lost:
+        bad.append("%d of %d links of joined lines not read: %s" % (len(lost), len(want), sorted(lost)[:4]))
+    return bad
+
+
 def text_promises(e, d, text_path, rec_path):
     """What the text owes whatever the record (the invariants over every record): why not,
     as a list."""
@@ -404,6 +437,14 @@ def text_promises(e, d, text_path, rec_path):
                 bad.append("%r: at least %d, want %d (the largest rank seen + 1)"
                            % (line, n, max(tops)))
     bad += warnings_agree(d, rec_path, msgs)
+    bad += joined_read(d, rec_path, codes_of(d))
+    # a connection through NCCL's network transport ("via NET/...") is never of an unknown
+    # class: the line itself says the hop is the network's
+    for k in d.get("links") or []:
+        if isinstance(k, dict) and str(k.get("via", "")).startswith("NET/") and k.get("class") == "unknown":
+            bad.append("link %s %s -> %s via %s: class unknown" % (k.get("channel"), k.get("from"),
+                                                                     k.get("to"), k.get("via")))
+            break
     # a warning that no ring lines are in the record holds
     for m in msgs:
         if m.startswith("no ring lines") and RING_LINE.search(record_text(rec_path)):

@@ -142,6 +142,8 @@ struct pres {
     long demo_step;     /* the slide's step when a live demo began (`0` returns there) */
     bool notes_assumed; /* present_script: a notes terminal is taken to follow */
     bool hide_total;    /* the scene's step count is an open exercise's answer: "?" */
+    char work[NOTES_STATUS_MAX]; /* the status the last frame's screens said (kit/draw.h),
+                                    never drawn for the room: the notes terminal's */
 };
 
 static void pres_extra_open(struct pres *p, enum pres_extra which);
@@ -801,6 +803,7 @@ static void pres_notes_state(struct pres *p, double now, struct notes_state *st)
     bool bad;
     pres_status(p, st->status, sizeof st->status, &bad);
     st->demo = pres_demo(p);
+    notes_copy(st->work, sizeof st->work, p->work);
     /* the narration the page the slide opens on leaves out: the speaker says it */
     if (p->have_narr && p->narr_slide == p->pos.slide && p->lay_slide == p->pos.slide &&
         p->lay.npages > 0)
@@ -1175,6 +1178,7 @@ static void pres_draw(struct pres *p)
     }
     double now = now_s();
     draw_begin(a->g, a->utf8);
+    draw_set_room(a->room);
     erase();
     pres_layout(p);
     if (p->lay.too_small) {
@@ -1193,6 +1197,17 @@ static void pres_draw(struct pres *p)
         pres_draw_page(p, &p->lay.page[p->pos.page]);
     pres_footer(p, p->lay.footer, now);
     term_refresh();
+    /* what the screens said of their work goes to the notes terminal */
+    int n;
+    const char *const *said = draw_status_said(&n);
+    size_t o = 0;
+    p->work[0] = '\0';
+    for (int i = 0; i < n && o + 1 < sizeof p->work; i++) {
+        int w = snprintf(p->work + o, sizeof p->work - o, "%s%s", o ? a->g->sep : "", said[i]);
+        if (w < 0) break;
+        o += (size_t)w;
+    }
+    if (o >= sizeof p->work) notes_copy(p->work, sizeof p->work, p->work);
 }
 
 /* ---- keys --------------------------------------------------------------------------- */
@@ -1846,6 +1861,28 @@ int present_script_open(struct present_script **out, const struct present_opts *
     pres_layout(p);
     *out = s;
     return CV_OK;
+}
+
+int present_script_results(struct present_script *s, double wait_s)
+{
+    struct app *a = s->p.a;
+    if (!a->w) return 0;
+    int got = 0;
+    double until = now_s() + wait_s;
+    for (;;) {
+        struct result r;
+        while (worker_poll(a->w, &r)) {
+            app_result(a, &r);
+            result_free(&r);
+            got++;
+        }
+        if (got || now_s() >= until) break;
+        struct pollfd fd = {.fd = worker_fd(a->w), .events = POLLIN};
+        int ms = (int)((until - now_s()) * 1000) + 1;
+        poll(&fd, 1, ms > 0 ? ms : 0);
+    }
+    pres_script_settle(&s->p); /* a result's notice: the speaker's, as in the talk */
+    return got;
 }
 
 void present_script_key(struct present_script *s, int ch)
