@@ -1,7 +1,7 @@
 /* offscreen_app.h - the unit tests' app drawn off-screen (kit/svg.h): app_init's app, in
  * UTF-8 with the colour theme, on a private curses screen of cols x rows, and what a
  * drawing left on that screen read back as text. Shared by the tests that draw parts of a
- * screen without a terminal (test_panel_fit, test_panel_stale). Include
+ * screen without a terminal (test_panel_fit, test_panel_stale, test_coll_keys). Include
  * after <cmocka.h>. */
 #ifndef COLLVIZ_TEST_OFFSCREEN_APP_H
 #define COLLVIZ_TEST_OFFSCREEN_APP_H
