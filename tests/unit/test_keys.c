@@ -134,6 +134,17 @@ static void test_surfaces(void **state)
     assert_false(keys_is_scene_action(ACT_HELP));
     assert_false(keys_is_scene_action(ACT_SLIDE_NEXT));
     assert_false(keys_is_scene_action(ACT_NONE));
+    /* the keys that step a scene: exactly these five, each a scene action everywhere */
+    static const enum ui_action steps[] = {ACT_NEXT, ACT_PREV, ACT_FIRST, ACT_LAST, ACT_PLAY};
+    int nstep = 0;
+    for (int a = 0; a < ACT_COUNT; a++)
+        nstep += keys_is_step_action((enum ui_action)a);
+    assert_int_equal(nstep, 5);
+    for (size_t i = 0; i < 5; i++) {
+        assert_true(keys_is_step_action(steps[i]));
+        assert_true(keys_is_scene_action(steps[i]));
+    }
+    assert_false(keys_is_step_action(ACT_NONE));
 }
 
 /* The number keys come from the collectives' table: '1' + i selects the i-th collective of

@@ -167,6 +167,12 @@ bool keys_is_scene_action(enum ui_action act)
     }
 }
 
+bool keys_is_step_action(enum ui_action act)
+{
+    return act == ACT_NEXT || act == ACT_PREV || act == ACT_FIRST || act == ACT_LAST ||
+           act == ACT_PLAY;
+}
+
 int keys_parse_name(const char *name, size_t len)
 {
     static const struct {

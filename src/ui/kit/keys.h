@@ -209,6 +209,9 @@ void keys_row_names_on(const struct key_row *row, enum keys_surface s, unsigned 
  * screen, app.c's common actions and app_set_scene) rather than a program key (help, the
  * backends overlay, export, close, quit) or a surface's own key. */
 bool keys_is_scene_action(enum ui_action act);
+/* Whether act moves through the scene's steps: next, previous, first and last step, play. A
+ * surface lets them through only where a scene with steps is shown. */
+bool keys_is_step_action(enum ui_action act);
 
 /* The key code a person's name of a key means, as a lesson's narration writes it: one
  * printable character ("o", "[", "O"), or Enter, Return, Esc, Escape, Tab, Space,
