@@ -26,6 +26,7 @@
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
 #include "lesson/progress.h"
+#include "lesson/types/types.h"
 #include "core/text.h"
 #include "ui/screens/lesson/lesson_keys.h"
 #include "ui/app.h"
@@ -327,23 +328,119 @@ static void check_answers_shown(const struct lesson *L, struct lesson_errors *wa
     }
 }
 
-/* Predict first for a choice: the narration read since the last question (of its slide,
- * before the exercise, and of the slide before when that asks nothing) must not restate its
- * right option (ex_choice_told). */
+/* Does found (a figure ex_answer_in_text found) carry a unit: a word or sign after its
+ * number ("64 MiB", "32x"), not a bare number ("32", "2")? */
+static bool found_has_unit(const char *found)
+{
+    for (const char *p = found; *p; p++)
+        if (!isdigit((unsigned char)*p) && !strchr(" .,-+", *p)) return true;
+    return false;
+}
+
+/* Is found (a figure with a unit) slide T's own measurement size (its scene's `size`)? */
+static bool found_is_size(const struct lesson_slide *T, const char *found)
+{
+    char *end;
+    double v = strtod(found, &end), b;
+    char err[80];
+    while (*end == ' ')
+        end++;
+    return T->has_scene && ex_unit_convert(v, end, "B", &b, err, sizeof err) == CV_OK &&
+           fabs(b - (double)T->scene.meas_bytes) < 0.5;
+}
+
+/* Are holds exercises x and y asking the same box: the same values, empty slots alike? */
+static bool same_holds(const struct lesson_exercise *x, const struct lesson_exercise *y)
+{
+    float a[SCENE_MAX_COUNT * CV_MAX_RANKS * 2], b[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    bool ha[ARRAY_LEN(a)], hb[ARRAY_LEN(b)];
+    size_t na = 0, nb = 0;
+    char err[200];
+    if (ex_holds_expected(x, a, ha, ARRAY_LEN(a), &na, err, sizeof err) != CV_OK ||
+        ex_holds_expected(y, b, hb, ARRAY_LEN(b), &nb, err, sizeof err) != CV_OK)
+        return false;
+    size_t lx = x->slots ? (size_t)x->slot_lo : 0, hx = x->slots ? (size_t)x->slot_hi + 1 : na;
+    size_t ly = y->slots ? (size_t)y->slot_lo : 0, hy = y->slots ? (size_t)y->slot_hi + 1 : nb;
+    if (hx > na || hy > nb || hx - lx != hy - ly) return false;
+    for (size_t i = 0; i < hx - lx; i++)
+        if (ha[lx + i] != hb[ly + i] || (ha[lx + i] && a[lx + i] != b[ly + i])) return false;
+    return true;
+}
+
+/* Predict first across lessons: the set is one course (the presenter's deck, the player's
+ * list). A later lesson's exercise whose answer is recognisable elsewhere (ex_answer_distinct)
+ * must not be stated by an earlier lesson's title or narration, nor be the answer of an
+ * earlier lesson's exercise (asked again, it is recalled, not predicted): each is a
+ * warning. What a slide gives is no answer: its scene's inputs and measurement size. A
+ * number answer with a unit counts only stated with one ("64 MiB", "32x": a bare 32 is
+ * another count). */
+static void check_later_lessons(const struct lesson_set *set, struct lesson_errors *warns)
+{
+    for (size_t i = 0; i < set->n; i++) {
+        const struct lesson *L = &set->v[i];
+        for (size_t j = i + 1; j < set->n; j++)
+            for (size_t s = 0; s < set->v[j].nslides; s++)
+                for (size_t k = 0; k < set->v[j].slides[s].nex; k++) {
+                    const struct lesson_exercise *y = &set->v[j].slides[s].ex[k];
+                    if (!ex_answer_distinct(y)) continue;
+                    bool num = y->type == LEX_NUMBER;
+                    char found[80], msg[800];
+                    for (size_t t = 0; t < L->nslides; t++) {
+                        const struct lesson_slide *T = &L->slides[t];
+                        int line = answer_line(T, y, found, sizeof found);
+                        if (!line ||
+                            (num && (!found_has_unit(found) || found_is_size(T, found))))
+                            continue;
+                        if (!num && T->has_scene && ex_holds_is_input_of(y, &T->scene))
+                            continue;
+                        snprintf(msg, sizeof msg,
+                                 "%s:%d: warning: slide %zu states the answer of exercise %s "
+                                 "of the later lesson %s ('%s'): say it in other numbers",
+                                 L->path, line, t + 1, y->id, set->v[j].id, found);
+                        push_msg(warns, msg);
+                    }
+                    for (size_t t = 0; t < L->nslides; t++)
+                        for (size_t e = 0; e < L->slides[t].nex; e++) {
+                            const struct lesson_exercise *x = &L->slides[t].ex[e];
+                            char ans[400];
+                            if (x->type != y->type) continue;
+                            ex_answer_text(x, NULL, NULL, ans, sizeof ans);
+                            if (num ? !ex_answer_in_text(y, ans, found, sizeof found) ||
+                                          !found_has_unit(found)
+                                    : !same_holds(x, y))
+                                continue;
+                            snprintf(msg, sizeof msg,
+                                     "%s:%d: warning: exercise %s of the later lesson %s asks "
+                                     "again what exercise %s answered ('%s'): ask it with "
+                                     "other numbers",
+                                     L->path, x->line, y->id, set->v[j].id, x->id,
+                                     num ? found : ans);
+                            push_msg(warns, msg);
+                        }
+                }
+    }
+}
+
+/* Predict first for a choice: no title or narration the student reads before it (every
+ * slide of the lesson up to it, and its own slide above it) tells its right option
+ * (ex_choice_told). Lesson 03 told on slide 2 what its slide 7 asks. */
 static void check_choices_told(const struct lesson *L, struct lesson_errors *warns)
 {
     for (size_t s = 0; s < L->nslides; s++)
         for (size_t e = 0; e < L->slides[s].nex; e++) {
             const struct lesson_exercise *x = &L->slides[s].ex[e];
             if (x->type != LEX_CHOICE) continue;
-            for (size_t t = s > 0 && !L->slides[s - 1].nex ? s - 1 : s; t <= s; t++) {
+            for (size_t t = 0; t <= s; t++) {
                 const struct lesson_slide *T = &L->slides[t];
                 char found[80] = "", msg[800];
-                int line = ex_choice_told(x, T->title, found, sizeof found) ? T->title_line : 0;
+                int line =
+                    ex_choice_told(x, T->title, true, found, sizeof found) ? T->title_line : 0;
                 for (size_t b = 0; !line && b < T->nblocks; b++) {
                     if (t == s && T->blocks[b].line > x->line) break;
+                    if (T->blocks[b].kind == LBLOCK_CODE) continue;
                     char *txt = block_text(&T->blocks[b]);
-                    if (ex_choice_told(x, txt, found, sizeof found)) line = T->blocks[b].line;
+                    if (ex_choice_told(x, txt, false, found, sizeof found))
+                        line = T->blocks[b].line;
                     free(txt);
                 }
                 if (!line) continue;
@@ -455,9 +552,11 @@ static int lesson_check(int argc, char **argv)
         "and 200 variants of every exercise with variants (each within its constraints,\n"
         "with a finite answer, a whole number where the exercise says integer: yes).\n"
         "Warns where a slide's title or narration shows the answer of its own exercise\n"
-        "or of an exercise on a later slide of the lesson, and where a wrong option of a\n"
-        "choice does not say why it is wrong, where the narration above a choice\n"
-        "restates its right option, and on a doubled full stop in any text.\n"
+        "or of an exercise on a later slide of the lesson or of a later lesson named\n"
+        "with it, where a later lesson asks again what an exercise answered, where a\n"
+        "wrong option of a choice does not say why it is wrong, where the narration\n"
+        "above a choice restates its right option, and on a doubled full stop in any\n"
+        "text.\n"
         "Prints every error and warning as file:line: message (on stderr) and one ok\n"
         "line per valid lesson (on stdout).\n",
         "Exit status: 0 all valid, 2 any error (or, with --strict, any warning).\n");
@@ -503,6 +602,7 @@ static int lesson_check(int argc, char **argv)
                                nex == 1 ? "" : "s");
         }
     }
+    check_later_lessons(&set, &warns);
     fflush(stdout);
     size_t link_warns = 0; /* links a handout shows as text (lesson/narration.c) */
     for (size_t k = 0; k < set.n; k++) {

@@ -55,14 +55,23 @@ static void load_lessons(struct lesson_set *set)
     lesson_errors_free(&errs);
 }
 
+/* One wrong try graded again at its own numbers: what it was, and the prompt as it was
+ * asked (its variant's numbers, not the lecture's). */
+struct review_try {
+    const struct progress_try *t;
+    bool other_numbers;
+    struct ex_grade g;
+    char question[600];
+};
+
 /* One kept mistake, for the text and the JSON alike: where it is (e NULL: no longer in the
- * lessons), and its last wrong answer graded again at its own numbers (g, when has_answer). */
+ * lessons), and every distinct wrong try graded again (tries, ntries). */
 struct review_item {
     const struct progress_ex *px;
     const struct lesson *L;
     const struct lesson_exercise *e;
-    bool has_answer, other_numbers;
-    struct ex_grade g;
+    struct review_try tries[PROGRESS_TRIES];
+    size_t ntries;
 };
 
 static void review_grade(const struct lesson_set *set, const struct progress_ex *px,
@@ -71,40 +80,63 @@ static void review_grade(const struct lesson_set *set, const struct progress_ex 
     memset(it, 0, sizeof *it);
     it->px = px;
     it->e = lesson_set_find_exercise(set, px->id, &it->L);
-    if (!it->e || !px->wrong[0]) return;
-    struct ex_variant v;
-    char err[200];
-    it->other_numbers =
-        px->wrong_seed && ex_variant(it->e, px->wrong_seed, &v, err, sizeof err) == CV_OK;
-    ex_grade(it->e, it->other_numbers ? &v : NULL, px->wrong, &it->g);
-    it->has_answer = true;
+    for (size_t i = 0; it->e && i < px->ntries; i++) {
+        struct review_try *r = &it->tries[it->ntries++];
+        struct ex_variant v;
+        char err[200];
+        r->t = &px->tries[i];
+        r->other_numbers =
+            r->t->seed && ex_variant(it->e, r->t->seed, &v, err, sizeof err) == CV_OK;
+        ex_grade(it->e, r->other_numbers ? &v : NULL, r->t->answer, &r->g);
+        /* the whole prompt, not its id (JSON's), with every number it was asked with */
+        char *pr = ex_prompt(it->e, r->other_numbers ? &v : NULL);
+        size_t o = 0;
+        for (const char *c = pr; *c && o + 1 < sizeof r->question; c++)
+            if (*c != '`') r->question[o++] = *c;
+        r->question[o] = '\0';
+        free(pr);
+    }
 }
 
 static void review_text(const struct review_item *it)
 {
     const struct progress_ex *px = it->px;
+    const struct progress_try *last = progress_last_try(px);
     if (!it->e) {
         cv_printf_safe("%s (lesson %s): no longer in the lessons; you answered '%s'\n", px->id,
-                       px->lesson, px->wrong[0] ? px->wrong : "?");
+                       px->lesson, last ? last->answer : "?");
         return;
     }
+    /* the heading asks the question as the first try had it; a try at other numbers says
+     * its own (every number of it: the answer is about those) */
     char q[600];
-    lesson_ex_question(it->e, q, sizeof q); /* the question's words, not its id (JSON's) */
+    if (it->ntries)
+        snprintf(q, sizeof q, "%s", it->tries[0].question);
+    else
+        lesson_ex_question(it->e, q, sizeof q);
     cv_printf_safe("%s (slide %zu): %s%s\n", it->L->title ? it->L->title : it->L->id,
                    it->e->slide + 1, q, px->solved ? " (solved since)" : "");
-    if (!it->has_answer) {
+    if (!it->ntries) {
         printf("  %d attempt%s, no answer kept\n", px->attempts, px->attempts == 1 ? "" : "s");
         return;
     }
-    cv_printf_safe("  you answered: %s%s\n  %s\n", px->wrong,
-                   it->other_numbers ? " (with other numbers than the lecture's)" : "",
-                   it->g.msg);
+    for (size_t i = 0; i < it->ntries; i++) {
+        const struct review_try *r = &it->tries[i];
+        if (i && strcmp(r->question, it->tries[i - 1].question) != 0)
+            cv_printf_safe("  asked then: %s\n", r->question);
+        cv_printf_safe("  you answered: %s%s\n  %s\n", r->t->answer,
+                       r->other_numbers ? " (with other numbers than the lecture's)" : "",
+                       r->g.msg);
+    }
 }
 
-/* The JSON object of one mistake (docs/teaching.md lists its fields). */
+/* The JSON object of one mistake (docs/teaching.md lists its fields): the latest try as
+ * answer, seed, message and diagnosis; every try in tries. */
 static void review_json(cJSON *list, const struct review_item *it)
 {
     const struct progress_ex *px = it->px;
+    const struct progress_try *last = progress_last_try(px);
+    const struct review_try *rl = it->ntries ? &it->tries[it->ntries - 1] : NULL;
     cJSON *o = cli_json_add_object(list, NULL);
     cli_json_str(o, "lesson", it->L ? it->L->id : px->lesson);
     if (it->e)
@@ -116,11 +148,21 @@ static void review_json(cJSON *list, const struct review_item *it)
     cli_json_bool(o, "in_lessons", it->e != NULL);
     cli_json_num(o, "attempts", px->attempts);
     cli_json_bool(o, "solved_since", px->solved);
-    cli_json_str(o, "answer", px->wrong[0] ? px->wrong : NULL);
-    cli_json_num(o, "seed", (double)px->wrong_seed); /* 0: the lecture's numbers */
+    cli_json_str(o, "answer", last ? last->answer : NULL);
+    cli_json_num(o, "seed", last ? (double)last->seed : 0); /* 0: the lecture's numbers */
     /* as `lesson grade --format json` names them: the sentence, the slip's name */
-    cli_json_str(o, "message", it->has_answer ? it->g.msg : NULL);
-    cli_json_str(o, "diagnosis", it->has_answer && it->g.diagnosis[0] ? it->g.diagnosis : NULL);
+    cli_json_str(o, "message", rl ? rl->g.msg : NULL);
+    cli_json_str(o, "diagnosis", rl && rl->g.diagnosis[0] ? rl->g.diagnosis : NULL);
+    cJSON *tries = cli_json_add_array(o, "tries");
+    for (size_t i = 0; i < px->ntries; i++) {
+        const struct review_try *r = i < it->ntries ? &it->tries[i] : NULL;
+        cJSON *t = cli_json_add_object(tries, NULL);
+        cli_json_str(t, "answer", px->tries[i].answer);
+        cli_json_num(t, "seed", (double)px->tries[i].seed);
+        cli_json_str(t, "question", r ? r->question : NULL);
+        cli_json_str(t, "message", r ? r->g.msg : NULL);
+        cli_json_str(t, "diagnosis", r && r->g.diagnosis[0] ? r->g.diagnosis : NULL);
+    }
 }
 
 struct review_opts {
@@ -136,7 +178,9 @@ static int review_set_format(void *ctx, const struct opt *self, const char *v)
 static const struct opt review_table[] = {
     {"json", 0, NULL,
      "a JSON list of the mistakes: lesson, slide, exercise, type, answer, seed, message "
-     "(what it was), diagnosis, attempts, solved_since, in_lessons",
+     "(what it was), diagnosis (the latest wrong answer's), tries (every distinct wrong "
+     "answer: answer, seed, question, message, diagnosis), attempts, solved_since, "
+     "in_lessons",
      opt_true, offsetof(struct review_opts, json)},
     {"format", 0, "F", "text or json (json: the same as --json)", review_set_format, 0},
     OPT_END,
@@ -157,8 +201,9 @@ int cli_lesson_review(int argc, char **argv)
         .usage = "usage: collviz lesson review [--json]\n"
                  "\n"
                  "The exercises you answered wrong (or have not solved after trying), from\n"
-                 "$XDG_STATE_HOME/collviz/progress: the lesson, the slide, your last wrong\n"
-                 "answer and what it was (graded again, as the player would).\n",
+                 "$XDG_STATE_HOME/collviz/progress: the lesson, the slide, the question as\n"
+                 "it was asked (its numbers), and each distinct wrong answer with what it\n"
+                 "was (graded again, as the player would).\n",
         .after = "Exit status: 0 success, 2 bad input or an unreadable progress file.\n",
         .bad_option = review_bad_option};
     int rc = opt_parse(&cmd, argc, argv, &o);
@@ -177,7 +222,7 @@ int cli_lesson_review(int argc, char **argv)
     cJSON *list = o.json ? cli_json_array() : NULL;
     size_t shown = 0;
     for (size_t i = 0; i < p.nex; i++)
-        if (p.ex[i].wrong[0] || (!p.ex[i].solved && p.ex[i].attempts > 0)) {
+        if (p.ex[i].ntries || (!p.ex[i].solved && p.ex[i].attempts > 0)) {
             struct review_item it;
             review_grade(&set, &p.ex[i], &it);
             if (list)

@@ -40,9 +40,9 @@ static const char nccl_usage[] =
     "output, one file or several (one per node), in any mix, and prints what they\n"
     "say: the NCCL version, ranks and hosts, each channel's ring in NCCL's order with\n"
     "its node crossings, the trees, each link with its class (nvlink, pcie, shm, ib,\n"
-    "roce, socket, net-plugin, unknown: from what NCCL says), and nccl-tests' rows\n"
-    "with the alpha-beta model fitted to each test's out-of-place times (as\n"
-    "collviz model --fit fits).\n"
+    "roce, socket, net-plugin, network, unknown: from what NCCL says), and\n"
+    "nccl-tests' rows with the alpha-beta model fitted to each test's out-of-place\n"
+    "times (as collviz model --fit fits).\n"
     "\n"
     "Two files that each hold a run of nccl-tests (its table, or collviz bench's) are\n"
     "compared instead: the out-of-place busbw at each size, B/A, and the sizes where B is\n"
@@ -455,10 +455,12 @@ static cJSON *nccl_json(const struct rec_log *L)
     json_tuning(root, L);
     json_graph(root, L);
     cli_json_str(root, "nccl_version", L->version[0] ? L->version : NULL);
-    if (L->nranks >= 0)
+    /* a count the record proves, else null and the floor it shows */
+    if (L->nranks >= 0 && !L->nranks_floor)
         cli_json_num(root, "nranks", L->nranks);
     else
         cli_json_null(root, "nranks");
+    if (L->nranks >= 0 && L->nranks_floor) cli_json_num(root, "nranks_at_least", L->nranks);
     if (L->nnodes >= 0)
         cli_json_num(root, "nnodes", L->nnodes);
     else
@@ -829,24 +831,42 @@ static void text_warnings(const struct rec_log *L)
 static void nccl_text(const struct rec_log *L)
 {
     /* the library as the record names it (records.h: "NCCL", "RCCL", "" when it does not) */
-    printf("%s %s", L->library[0] ? L->library : "library not named",
-           L->version[0] ? L->version : "(version not in the records)");
-    /* one communicator: its size and nodes where the record's own are not set */
+    char head[400];
+    size_t k = (size_t)snprintf(head, sizeof head, "%s %s",
+                                L->library[0] ? L->library : "library not named",
+                                L->version[0] ? L->version : "(version not in the records)");
+    /* one communicator: its size and nodes where the record's own are not set; a size
+     * stated exactly only where the record proves it (records.h: nranks_floor) */
     int nranks = L->nranks, nnodes = L->nnodes;
-    if (L->ncomms == 1 && nranks < 0) nranks = L->comms[0].nranks;
+    bool floor = L->nranks_floor;
+    if (L->ncomms == 1 && (nranks < 0 || floor) && L->comms[0].nranks >= 0)
+        nranks = L->comms[0].nranks, floor = false;
+    int launched = nranks < 0 || floor ? rec_launch_ranks(L) : -1;
+    if (launched > 0) /* the launcher's, proven by the rows (recfit.h) */
+        nranks = launched, floor = false;
+    if (nranks < 0 && L->ncomms <= 1 && L->maxrank >= 0) { /* ranks named, their count not */
+        nranks = L->maxrank + 1, floor = true;
+        for (int r = L->ncomms ? rec_facts_next(&L->comms[0], 0) : -1; r >= 0;
+             r = rec_facts_next(&L->comms[0], r + 1))
+            nranks = r + 1 > nranks ? r + 1 : nranks;
+    }
     if (L->ncomms == 1 && nnodes < 0) nnodes = L->comms[0].nnodes;
     if (L->ncomms > 1)
-        printf(", %d communicators", L->ncomms);
-    else if (nranks >= 0)
-        printf(", %d rank%s", nranks, nranks == 1 ? "" : "s");
+        k = cv_cat(head, sizeof head, k, ", %d communicators", L->ncomms);
+    else if (nranks > 0)
+        k = cv_cat(head, sizeof head, k, ", %s%d rank%s", floor ? "at least " : "", nranks,
+                   nranks == 1 ? "" : "s");
     int placed = 0; /* hosts that printed (each ran a process of the job) */
     for (int i = 0; L->ncomms <= 1 && i < L->nhostnames; i++)
         placed += L->host_lines[i] > 0 || rec_host_in_tests(L, i);
     if (L->ncomms <= 1 && nnodes >= 0)
-        printf(" on %d node%s", nnodes, nnodes == 1 ? "" : "s");
+        k = cv_cat(head, sizeof head, k, " on %d node%s", nnodes, nnodes == 1 ? "" : "s");
     else if (placed > 0) /* not every rank's host is known: the nodes seen are a floor */
-        printf(" on at least %d node%s", placed, placed == 1 ? "" : "s");
-    printf("\n");
+        cv_cat(head, sizeof head, k, " on at least %d node%s", placed, placed == 1 ? "" : "s");
+    char lines[8][256];
+    int nl = text_wrap(head, 78, lines, 8, false);
+    for (int i = 0; i < nl; i++)
+        printf("%*s%s\n", i ? 2 : 0, "", lines[i]);
     struct rec_jobsay J;
     rec_say_job(L, &J);
     if (J.sentence[0]) text_said("job", J.sentence);

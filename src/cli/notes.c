@@ -7,6 +7,7 @@
 
 #include "core/util.h"
 #include "cli/opt.h"
+#include "ui/kit/keydoc.h"
 #include "ui/present/notes_view.h"
 
 struct notes_opts {
@@ -24,15 +25,25 @@ static const struct opt notes_table[] = {
     OPT_END,
 };
 
+/* This terminal's keys, from the one key table (ui/kit/keys.h). */
+static void notes_key_notes(FILE *f)
+{
+    fputc('\n', f);
+    keys_doc_rows(f, KEYS_ON_NOTES);
+}
+
 static const struct opt_cmd notes_cmd = {
     .prog = "notes",
     .opts = notes_table,
     .usage = "usage: collviz notes [--name NAME] [--no-color] [--ascii]\n"
              "  Follows `collviz --present` on this machine: the current slide's speaker\n"
              "  note, the next slide, the slide number, the elapsed time and a clock.\n",
-    .after = "  Also: the slide's exercise answers and solutions, the presenter's keys that\n"
-             "  work now, and a countdown from the lessons' minutes:.\n"
-             "  Keys: p pauses / resumes the countdown, r resets it, q quits.\n",
+    .after =
+        "  Also: the slide's exercise answers and solutions, the presenter's keys that\n"
+        "  work now, and a countdown from the lessons' minutes:. A note longer than the\n"
+        "  terminal scrolls: \"more\" marks where it goes on, and a new slide opens at the\n"
+        "  top of its note. The presenter's keys (and a clicker's) stay the presenter's.\n",
+    .notes = notes_key_notes,
     .bad_option = cli_quoted_bad_option,
 };
 

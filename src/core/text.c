@@ -143,7 +143,8 @@ static int wrap(const char *src, int width, char lines[][256], int max_lines, bo
             while (*end && *end != ' ')
                 end++;
             ww = text_ncols(word, (size_t)(end - word));
-            int need = w + (w ? 1 : 0) + ww;
+            /* the spaces before it as they are: a run of two is two columns on the line */
+            int need = w + (best ? (int)(word - best) : 0) + ww;
             if (need > width) {
                 end = word;
                 break;

@@ -854,26 +854,6 @@ static bool wrong_value(const struct lesson_exercise *ex, size_t w, const char *
            isfinite(*trap);
 }
 
-/* The exercise's own traps: a wrong: line whose formula matches got. */
-static bool diagnose_listed(const struct lesson_exercise *ex, const struct ex_variant *v,
-                            double got, char *msg, size_t n)
-{
-    const char *names[LESSON_MAX_PARAMS];
-    double vals[LESSON_MAX_PARAMS];
-    size_t np = var_names(ex, names);
-    for (size_t i = 0; i < np; i++)
-        vals[i] = v ? v->param[i] : ex->params[i].value;
-    for (size_t w = 0; w < ex->nwrong; w++) {
-        double trap;
-        if (!wrong_value(ex, w, names, vals, np, &trap)) continue;
-        if (near(got, trap, ex->tolerance)) {
-            ex_text_format(ex, v, ex->wrong[w].msg, msg, n);
-            return true;
-        }
-    }
-    return false;
-}
-
 /* The question's numbers, as its prompt shows them: "192, 8" (the params its prompt names,
  * at most four), or "" when it names none. */
 static void question_numbers(const struct lesson_exercise *ex, const struct ex_variant *v,
@@ -888,195 +868,6 @@ static void question_numbers(const struct lesson_exercise *ex, const struct ex_v
         ex_format_number(v ? v->param[i] : ex->params[i].value, num, sizeof num);
         o += (size_t)snprintf(buf + o, n - o, "%s%s", k++ ? ", " : "", num);
     }
-}
-
-/* The unit slips, as a ratio r = got / want: a power of ten, a percent for a fraction or
- * the reverse, GiB for GB, bits for bytes. Fills diag (a code) and msg; false when none
- * fits. */
-static bool diagnose_unit(const struct lesson_exercise *ex, const struct ex_variant *v,
-                          double got, double want, const char *typed_unit, char *diag,
-                          size_t dn, char *msg, size_t n)
-{
-    double tol = fmin(fmax(ex->tolerance, 0.005), 0.02), r = got / want;
-    if (!(want != 0 && isfinite(r) && r > 0)) return false;
-    enum ex_dim dim = DIM_NONE;
-    double want_scale = 1, typed_scale = 1;
-    ex_unit_lookup(ex->units, &dim, &want_scale, NULL);
-    if (ex_unit_lookup(typed_unit, NULL, &typed_scale, NULL) != CV_OK) typed_scale = want_scale;
-    for (int e = -4; e <= 4; e++) {
-        if (e == 0) continue;
-        double f = pow(1000.0, e);
-        if (!near(r, f, tol)) continue;
-        snprintf(diag, dn, "power-of-ten");
-        /* got*want_scale = want*want_scale*f: the typed number is the answer in the unit
-         * whose scale is typed_scale / f */
-        const char *other = unit_with_scale(dim, typed_scale / f);
-        const char *mine = unit_with_scale(dim, typed_scale);
-        if (other && mine)
-            snprintf(msg, n,
-                     "%g times too %s: that number is the answer in %s, but it was read in "
-                     "%s; mind the unit",
-                     f > 1 ? f : 1 / f, f > 1 ? "high" : "low", other, mine);
-        else {
-            char q[96];
-            question_numbers(ex, v, q, sizeof q);
-            snprintf(msg, n,
-                     "%g times too %s: a power of ten slipped (thousand, million, "
-                     "billion); check the size of each number%s%s",
-                     f > 1 ? f : 1 / f, f > 1 ? "high" : "low",
-                     q[0] ? " from the question's " : "", q);
-        }
-        return true;
-    }
-    /* a fraction or a ratio written as a percent without its sign ("50" for 0.5, "333"
-     * for 3.33x), or a percent written as a fraction ("0.5" for 50%) */
-    bool fraction = ex_is_fraction(ex, want);
-    bool ratio = strcmp(ex->units, "x") == 0, pct = strcmp(ex->units, "%") == 0;
-    if ((fraction || ratio) && strcmp(typed_unit, "%") != 0 && near(r, 100, tol)) {
-        snprintf(diag, dn, "percent");
-        if (ratio)
-            snprintf(msg, n,
-                     "100 times too high: that is the ratio written as a percentage; the "
-                     "answer is how many times (x), a plain number");
-        else
-            snprintf(msg, n,
-                     "100 times too high: that is the answer in percent; the question asks "
-                     "for a fraction (a quarter is 0.25, not 25)");
-        return true;
-    }
-    if (pct && strcmp(typed_unit, "%") == 0 && near(r, 0.01, tol)) {
-        snprintf(diag, dn, "percent");
-        snprintf(msg, n,
-                 "100 times too low: that is the answer as a fraction; the question asks "
-                 "for a percentage (0.25 is 25%%)");
-        return true;
-    }
-    /* a percent for a ratio (an efficiency for a speed-up): none of the slips below */
-    if (strcmp(typed_unit, "%") == 0 && strcmp(ex->units, "%") != 0) {
-        snprintf(diag, dn, "percent");
-        snprintf(msg, n, "As a plain number that is %g; the answer is %s", got * want_scale,
-                 ex->units[0] ? "a ratio, not a percentage" : "a number, not a percentage");
-        return true;
-    }
-    static const struct {
-        double f;
-        const char *a, *b;
-    } bin[] = {{1.073741824, "GiB", "GB"}, {1.048576, "MiB", "MB"}, {1.024, "KiB", "KB"}};
-    /* binary against decimal units: only where there are bytes */
-    bool bytes = dim == DIM_BYTES || dim == DIM_BANDWIDTH;
-    for (size_t i = 0; bytes && i < ARRAY_LEN(bin); i++)
-        for (int inv = 0; inv < 2; inv++)
-            if (fabs(r - (inv ? 1 / bin[i].f : bin[i].f)) <= 0.25 * (bin[i].f - 1) / bin[i].f) {
-                snprintf(diag, dn, "gib-vs-gb");
-                snprintf(msg, n,
-                         "Off by %.4g, the ratio of a %s to a %s (1 %s = %.6g %s): a binary "
-                         "unit where a decimal one is meant, or the reverse",
-                         bin[i].f, bin[i].a, bin[i].b, bin[i].a, bin[i].f, bin[i].b);
-                return true;
-            }
-    return false;
-}
-
-/* The factors every collective exercise invites, as a ratio r = got / want: a factor W (per
- * rank vs all ranks), (W-1)/W (the ring factor). Fills diag (a code) and msg; false when
- * none fits. */
-static bool diagnose_world(const struct lesson_exercise *ex, const struct ex_variant *v,
-                           double r, char *diag, size_t dn, char *msg, size_t n)
-{
-    double tol = fmin(fmax(ex->tolerance, 0.005), 0.02);
-    double W = world_size(ex, v);
-    if (W > 2 && (near(r, W, tol) || near(r, 1 / W, tol))) {
-        snprintf(diag, dn, "factor-w");
-        if (r > 1)
-            snprintf(msg, n,
-                     "%g times too high, a factor W = %g: all ranks together where one rank "
-                     "is meant, or W multiplied in once too often?",
-                     W, W);
-        else
-            snprintf(msg, n,
-                     "%g times too low, a factor W = %g: one rank's share where all ranks "
-                     "together are meant, or W divided out once too often?",
-                     W, W);
-        return true;
-    }
-    if (W > 2 && (near(r, (W - 1) / W, tol) || near(r, W / (W - 1), tol))) {
-        snprintf(diag, dn, "ring-factor");
-        snprintf(msg, n,
-                 "Off by (W-1)/W = %g/%g: the ring's factor (W-1)/W is %s; each rank sends "
-                 "W-1 of its W pieces",
-                 W - 1, W, r < 1 ? "in there once too often" : "missing");
-        return true;
-    }
-    return false;
-}
-
-/* A factor 2 (said where the question has an all-reduce or a link, and in the question's
- * numbers), or 8 (bits for bytes): after the formula's own slips, which name a 2 or an 8
- * the formula has. */
-static bool diagnose_factor(const struct lesson_exercise *ex, const struct ex_variant *v,
-                            double r, char *diag, size_t dn, char *msg, size_t n)
-{
-    double tol = fmin(fmax(ex->tolerance, 0.005), 0.02);
-    if (near(r, 2, tol) || near(r, 0.5, tol)) {
-        snprintf(diag, dn, "factor-2");
-        /* say where a 2 can come from only where the question has that: an all-reduce's
-         * two halves, a link's two directions */
-        const char *p = ex->prompt ? ex->prompt : "";
-        bool ar = strstr(p, "all-reduce") || strstr(p, "allreduce");
-        bool link = strstr(p, "link") || strstr(p, "direction");
-        char q[96];
-        question_numbers(ex, v, q, sizeof q);
-        const char *why_ar = r > 1
-                                 ? " Both halves of the all-reduce counted where one is asked?"
-                                 : " A ring all-reduce is a reduce-scatter plus an all-gather: "
-                                   "one half left out?";
-        const char *why_link = r > 1 ? " Both directions of a link where one is asked?"
-                                     : " One direction of a link where both are asked?";
-        snprintf(msg, n,
-                 "Exactly %s the answer: a factor 2 %s.%s%s Go through your working%s%s again",
-                 r > 1 ? "twice" : "half", r > 1 ? "too many" : "missing", ar ? why_ar : "",
-                 link ? why_link : "", q[0] ? " from the question's " : "", q);
-        return true;
-    }
-    enum ex_dim dim = DIM_NONE;
-    ex_unit_lookup(ex->units, &dim, NULL, NULL);
-    bool bytes = dim == DIM_BYTES || dim == DIM_BANDWIDTH;
-    /* bits for bytes: a bandwidth or size read in bits (Gb/s for GB/s) */
-    if (bytes && (near(r, 8, tol) || near(r, 0.125, tol))) {
-        snprintf(diag, dn, "bits-vs-bytes");
-        snprintf(msg, n,
-                 "8 times too %s: a byte is 8 bits, and the answer is in %s (bytes): %s",
-                 r > 1 ? "high" : "low", ex->units,
-                 r > 1 ? "that number counts bits" : "that number divides by 8 once too often");
-        return true;
-    }
-    return false;
-}
-
-/* The slips a wrong number may be, in this order: a unit slip (a power of ten, a percent,
- * GiB for GB), a factor W or (W-1)/W, a slip of the exercise's own formula (a term or a
- * factor left out, said in the question's numbers: slips.c), a factor 2, bits for bytes. */
-static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_variant *v,
-                          double got, double want, const char *typed_unit, char *diag,
-                          size_t dn, char *msg, size_t n)
-{
-    double r = got / want;
-    bool ratio = want != 0 && isfinite(r) && r > 0;
-    if (diagnose_unit(ex, v, got, want, typed_unit, diag, dn, msg, n) ||
-        (ratio && diagnose_world(ex, v, r, diag, dn, msg, n)))
-        return true;
-    double tol = fmin(fmax(ex->tolerance, 0.005), 0.02);
-    struct ex_formula_slip *fs = xcalloc(FORMULA_SLIPS, sizeof *fs);
-    size_t nfs = ex_formula_slips(ex, v, fs, FORMULA_SLIPS);
-    bool found = false;
-    for (size_t i = 0; i < nfs && !found; i++) {
-        if (!near(got, fs[i].value, tol)) continue;
-        found = true;
-        snprintf(diag, dn, "%s", fs[i].code);
-        snprintf(msg, n, "%s", fs[i].msg);
-    }
-    free(fs);
-    return found || (ratio && diagnose_factor(ex, v, r, diag, dn, msg, n));
 }
 
 /* How far the nearest known slip lies from want: the exercise's own `wrong:` traps and the
@@ -1120,6 +911,375 @@ static double nearest_slip_gap(const struct lesson_exercise *ex, const struct ex
         if (d > 1e-9 * fmax(1.0, fabs(want)) && d < gap) gap = d;
     }
     return gap;
+}
+
+/* ---- a wrong number's slips ------------------------------------------------------------- */
+
+/* Which slip is said first where two give the typed number alike (lower first). */
+enum slip_spec {
+    SPEC_LISTED,  /* the exercise's own wrong: line */
+    SPEC_UNIT,    /* the answer in a confused unit: a power of ten, a percent, GiB for GB */
+    SPEC_PARAM,   /* one of the question's numbers read in a confused unit */
+    SPEC_WORLD,   /* a factor W or (W-1)/W */
+    SPEC_FORMULA, /* a term or a factor of the exercise's own formula (slips.c) */
+    SPEC_FACTOR,  /* a factor 2, bits for bytes */
+};
+
+/* A slip that may explain a wrong number: the value it gives at the question's numbers. */
+struct num_slip {
+    double value;
+    enum slip_spec spec;
+    char code[24];
+    char msg[320];
+};
+
+struct num_slips {
+    struct num_slip *v;
+    size_t n, cap;
+};
+
+static void slip_add(struct num_slips *S, double value, enum slip_spec spec, const char *code,
+                     const char *msg)
+{
+    if (!isfinite(value) || S->n == S->cap) return;
+    struct num_slip *s = &S->v[S->n++];
+    s->value = value;
+    s->spec = spec;
+    snprintf(s->code, sizeof s->code, "%s", code);
+    snprintf(s->msg, sizeof s->msg, "%s", msg);
+}
+
+/* The exercise's own traps: each wrong: line's value, with its message. */
+static void slips_listed(const struct lesson_exercise *ex, const struct ex_variant *v,
+                         struct num_slips *S)
+{
+    const char *names[LESSON_MAX_PARAMS];
+    double vals[LESSON_MAX_PARAMS];
+    size_t np = var_names(ex, names);
+    for (size_t i = 0; i < np; i++)
+        vals[i] = v ? v->param[i] : ex->params[i].value;
+    for (size_t w = 0; w < ex->nwrong; w++) {
+        double trap;
+        char msg[320];
+        if (!wrong_value(ex, w, names, vals, np, &trap)) continue;
+        ex_text_format(ex, v, ex->wrong[w].msg, msg, sizeof msg);
+        slip_add(S, trap, SPEC_LISTED, "listed", msg);
+    }
+}
+
+/* The binary twin of a decimal unit of bytes or bandwidth ("MiB" for "MB", "GB/s" for
+ * "GiB/s") and the ratio of the larger to the smaller (1.048576); NULL when it has none. */
+static const char *binary_twin(const char *unit, double *f)
+{
+    static const struct {
+        const char *a, *b;
+        double f;
+    } twins[] = {{"KB", "KiB", 1.024},
+                 {"MB", "MiB", 1.048576},
+                 {"GB", "GiB", 1.073741824},
+                 {"TB", "TiB", 1.099511627776},
+                 {"MB/s", "MiB/s", 1.048576},
+                 {"GB/s", "GiB/s", 1.073741824},
+                 {"TB/s", "TiB/s", 1.099511627776}};
+    for (size_t i = 0; i < ARRAY_LEN(twins); i++) {
+        *f = twins[i].f;
+        if (strcmp(unit, twins[i].a) == 0) return twins[i].b;
+        if (strcmp(unit, twins[i].b) == 0) return twins[i].a;
+    }
+    return NULL;
+}
+
+/* A time unit 1000 times larger (up) or smaller than unit: "ms" for "us"; NULL at an end. */
+static const char *time_step(const char *unit, bool up)
+{
+    static const char *const t[] = {"ns", "\xc2\xb5s", "ms", "s"};
+    const char *canon = NULL;
+    if (ex_unit_lookup(unit, NULL, NULL, &canon) != CV_OK) return NULL;
+    for (int i = 0; i < 4; i++)
+        if (strcmp(canon, i == 1 ? "us" : t[i]) == 0) {
+            int k = up ? i + 1 : i - 1;
+            return k >= 0 && k < 4 ? t[k] : NULL;
+        }
+    return NULL;
+}
+
+/* The unit a prompt writes right after param i's "{name}" ("{mb} MB", "{a} µs"): one of
+ * bytes, bandwidth or time, into unit; false when none. */
+static bool prompt_unit(const struct lesson_exercise *ex, size_t i, char *unit, size_t n)
+{
+    char tag[40];
+    snprintf(tag, sizeof tag, "{%s}", ex->params[i].name);
+    const char *p = ex->prompt ? strstr(ex->prompt, tag) : NULL;
+    if (!p) return false;
+    for (p += strlen(tag); *p == ' ';)
+        p++;
+    size_t k = strcspn(p, " ,.;:)?!");
+    if (k == 0 || k >= n) return false;
+    snprintf(unit, n, "%.*s", (int)k, p);
+    enum ex_dim dim = DIM_NONE;
+    return ex_unit_lookup(unit, &dim, NULL, NULL) == CV_OK && dim != DIM_NONE;
+}
+
+/* The formula's value with param i at x instead (the others at v's numbers). */
+static bool value_with(const struct lesson_exercise *ex, const struct ex_variant *v, size_t i,
+                       double x, double *out)
+{
+    const char *names[LESSON_MAX_PARAMS];
+    double vals[LESSON_MAX_PARAMS];
+    size_t np = var_names(ex, names);
+    for (size_t k = 0; k < np; k++)
+        vals[k] = v ? v->param[k] : ex->params[k].value;
+    vals[i] = x;
+    char err[8];
+    return ex_formula_eval(ex->formula, names, vals, np, out, err, sizeof err) == CV_OK &&
+           isfinite(*out);
+}
+
+/* One of the question's numbers read in a confused unit: a size or a rate in the binary
+ * twin of its unit (1 MB as 1 MiB) or converted to it and used unconverted, a time in the
+ * unit 1000 times larger or smaller (5 µs as 5 ms). Both ways, each said with the number. */
+static void slips_param_units(const struct lesson_exercise *ex, const struct ex_variant *v,
+                              struct num_slips *S)
+{
+    for (size_t i = 0; i < ex->nparams; i++) {
+        char unit[24], num[40], other[40], msg[320];
+        if (!prompt_unit(ex, i, unit, sizeof unit)) continue;
+        double p = v ? v->param[i] : ex->params[i].value, f = 0, x;
+        ex_format_number(p, num, sizeof num);
+        const char *twin = binary_twin(unit, &f);
+        bool binary = twin && strchr(unit, 'i');
+        for (int up = 0; up < 2; up++) {
+            if (twin) {
+                /* up: the number read as the larger unit's count, or its count in the
+                 * smaller unit used as it stands */
+                if (!value_with(ex, v, i, up ? p * f : p / f, &x)) continue;
+                ex_format_number(up ? p * f : p / f, other, sizeof other);
+                if (up != binary)
+                    snprintf(msg, sizeof msg,
+                             "That reads the question's %s %s as %s %s: 1 %s is %.10g %s, not "
+                             "1; mind which of the two the question gives",
+                             num, unit, num, twin, binary ? unit : twin, f,
+                             binary ? twin : unit);
+                else
+                    snprintf(msg, sizeof msg,
+                             "That uses %s, the question's %s %s counted in %s, where the "
+                             "answer takes the number in %s as the question gives it",
+                             other, num, unit, twin, unit);
+                slip_add(S, x, SPEC_PARAM, "param-unit", msg);
+                continue;
+            }
+            const char *t = time_step(unit, up);
+            if (!t || !value_with(ex, v, i, up ? p * 1000 : p / 1000, &x)) continue;
+            snprintf(msg, sizeof msg,
+                     "That reads the question's %s %s as %s %s: a factor 1000 in the time; "
+                     "mind the unit",
+                     num, unit, num, t);
+            slip_add(S, x, SPEC_PARAM, "param-unit", msg);
+        }
+    }
+}
+
+/* The answer in a confused unit: off by a power of 1000 (said in the unit the number would
+ * be right in), a percent for a fraction or a ratio or the reverse, a binary unit for a
+ * decimal one (MiB for MB: with bytes, said as such; with a time, a size or a rate of the
+ * question read so). */
+static void slips_answer_units(const struct lesson_exercise *ex, const struct ex_variant *v,
+                               double want, const char *typed_unit, struct num_slips *S)
+{
+    enum ex_dim dim = DIM_NONE;
+    double want_scale = 1, typed_scale = 1;
+    char msg[320];
+    ex_unit_lookup(ex->units, &dim, &want_scale, NULL);
+    if (ex_unit_lookup(typed_unit, NULL, &typed_scale, NULL) != CV_OK) typed_scale = want_scale;
+    for (int e = -4; e <= 4; e++) {
+        if (e == 0) continue;
+        double f = pow(1000.0, e);
+        const char *other = unit_with_scale(dim, typed_scale / f);
+        const char *mine = unit_with_scale(dim, typed_scale);
+        if (other && mine)
+            snprintf(msg, sizeof msg,
+                     "%g times too %s: that number is the answer in %s, but it was read in "
+                     "%s; mind the unit",
+                     f > 1 ? f : 1 / f, f > 1 ? "high" : "low", other, mine);
+        else {
+            char q[96];
+            question_numbers(ex, v, q, sizeof q);
+            snprintf(msg, sizeof msg,
+                     "%g times too %s: a power of ten slipped (thousand, million, "
+                     "billion); check the size of each number%s%s",
+                     f > 1 ? f : 1 / f, f > 1 ? "high" : "low",
+                     q[0] ? " from the question's " : "", q);
+        }
+        slip_add(S, want * f, SPEC_UNIT, "power-of-ten", msg);
+    }
+    /* a fraction or a ratio written as a percent without its sign ("50" for 0.5, "333"
+     * for 3.33x), or a percent written as a fraction ("0.5" for 50%) */
+    bool ratio = strcmp(ex->units, "x") == 0, pct = strcmp(ex->units, "%") == 0;
+    if ((ex_is_fraction(ex, want) || ratio) && strcmp(typed_unit, "%") != 0)
+        slip_add(S, want * 100, SPEC_UNIT, "percent",
+                 ratio ? "100 times too high: that is the ratio written as a percentage; the "
+                         "answer is how many times (x), a plain number"
+                       : "100 times too high: that is the answer in percent; the question "
+                         "asks for a fraction (a quarter is 0.25, not 25)");
+    if (pct && strcmp(typed_unit, "%") == 0)
+        slip_add(S, want / 100, SPEC_UNIT, "percent",
+                 "100 times too low: that is the answer as a fraction; the question asks "
+                 "for a percentage (0.25 is 25%)");
+    static const struct {
+        double f;
+        const char *a, *b;
+    } bin[] = {{1.073741824, "GiB", "GB"}, {1.048576, "MiB", "MB"}, {1.024, "KiB", "KB"}};
+    for (size_t i = 0; dim != DIM_NONE && i < ARRAY_LEN(bin); i++) {
+        if (dim == DIM_BYTES || dim == DIM_BANDWIDTH)
+            snprintf(msg, sizeof msg,
+                     "Off by %.4g, the ratio of a %s to a %s (1 %s = %.6g %s): a binary unit "
+                     "where a decimal one is meant, or the reverse",
+                     bin[i].f, bin[i].a, bin[i].b, bin[i].a, bin[i].f, bin[i].b);
+        else
+            snprintf(msg, sizeof msg,
+                     "Off by %.4g, the ratio of a %s to a %s (1 %s = %.6g %s): a size or a "
+                     "rate read in binary units where the question's are decimal, or the "
+                     "reverse",
+                     bin[i].f, bin[i].a, bin[i].b, bin[i].a, bin[i].f, bin[i].b);
+        slip_add(S, want * bin[i].f, SPEC_UNIT, "gib-vs-gb", msg);
+        slip_add(S, want / bin[i].f, SPEC_UNIT, "gib-vs-gb", msg);
+    }
+}
+
+/* The factors every collective exercise invites: W (one rank against all ranks) and the
+ * ring's (W-1)/W, each way. */
+static void slips_world(const struct lesson_exercise *ex, const struct ex_variant *v,
+                        double want, struct num_slips *S)
+{
+    double W = world_size(ex, v);
+    char msg[320];
+    if (!(W > 2)) return;
+    snprintf(msg, sizeof msg,
+             "%g times too high, a factor W = %g: all ranks together where one rank is meant, "
+             "or W multiplied in once too often?",
+             W, W);
+    slip_add(S, want * W, SPEC_WORLD, "factor-w", msg);
+    snprintf(msg, sizeof msg,
+             "%g times too low, a factor W = %g: one rank's share where all ranks together "
+             "are meant, or W divided out once too often?",
+             W, W);
+    slip_add(S, want / W, SPEC_WORLD, "factor-w", msg);
+    for (int missing = 0; missing < 2; missing++) {
+        snprintf(msg, sizeof msg,
+                 "Off by (W-1)/W = %g/%g: the ring's factor (W-1)/W is %s; each rank sends "
+                 "W-1 of its W pieces",
+                 W - 1, W, missing ? "missing" : "in there once too often");
+        slip_add(S, missing ? want * W / (W - 1) : want * (W - 1) / W, SPEC_WORLD,
+                 "ring-factor", msg);
+    }
+}
+
+/* A factor 2 (said where the question has an all-reduce or a link, and in the question's
+ * numbers; "exactly" only when it is), or 8 for a size or a bandwidth (bits for bytes). */
+static void slips_factor(const struct lesson_exercise *ex, const struct ex_variant *v,
+                         double want, double got, struct num_slips *S)
+{
+    const char *p = ex->prompt ? ex->prompt : "";
+    bool ar = strstr(p, "all-reduce") || strstr(p, "allreduce");
+    bool link = strstr(p, "link") || strstr(p, "direction");
+    char q[96], msg[320];
+    question_numbers(ex, v, q, sizeof q);
+    for (int hi = 0; hi < 2; hi++) {
+        double x = hi ? 2 * want : want / 2;
+        bool exact = fabs(got - x) <= 1e-9 * fabs(x);
+        const char *why_ar = hi ? " Both halves of the all-reduce counted where one is asked?"
+                                : " A ring all-reduce is a reduce-scatter plus an all-gather: "
+                                  "one half left out?";
+        const char *why_link = hi ? " Both directions of a link where one is asked?"
+                                  : " One direction of a link where both are asked?";
+        snprintf(msg, sizeof msg,
+                 "%s %s the answer: a factor 2 %s.%s%s Go through your working%s%s again",
+                 exact ? "Exactly" : "About", hi ? "twice" : "half",
+                 hi ? "too many" : "missing", ar ? why_ar : "", link ? why_link : "",
+                 q[0] ? " from the question's " : "", q);
+        slip_add(S, x, SPEC_FACTOR, "factor-2", msg);
+    }
+    enum ex_dim dim = DIM_NONE;
+    ex_unit_lookup(ex->units, &dim, NULL, NULL);
+    for (int hi = 0; (dim == DIM_BYTES || dim == DIM_BANDWIDTH) && hi < 2; hi++) {
+        snprintf(msg, sizeof msg,
+                 "8 times too %s: a byte is 8 bits, and the answer is in %s (bytes): %s",
+                 hi ? "high" : "low", ex->units,
+                 hi ? "that number counts bits" : "that number divides by 8 once too often");
+        slip_add(S, hi ? want * 8 : want / 8, SPEC_FACTOR, "bits-vs-bytes", msg);
+    }
+}
+
+/* Every slip of ex at v that gives a value other than want. */
+static void slips_all(const struct lesson_exercise *ex, const struct ex_variant *v, double want,
+                      double got, const char *typed_unit, struct num_slips *S)
+{
+    slips_listed(ex, v, S);
+    slips_param_units(ex, v, S);
+    struct ex_formula_slip *fs = xcalloc(FORMULA_SLIPS, sizeof *fs);
+    size_t nfs = ex_formula_slips(ex, v, fs, FORMULA_SLIPS);
+    for (size_t i = 0; i < nfs; i++)
+        slip_add(S, fs[i].value, SPEC_FORMULA, fs[i].code, fs[i].msg);
+    free(fs);
+    slips_answer_units(ex, v, want, typed_unit, S);
+    slips_world(ex, v, want, S);
+    slips_factor(ex, v, want, got, S);
+}
+
+/* The slip a wrong number got is: among the slips whose value lies within tol (relative)
+ * of got, the nearest; of slips equally near, the most specific; a second slip with the
+ * same value is said too ("...; or that leaves out ..."). False when none lies within
+ * tol. */
+static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_variant *v,
+                          double got, double want, const char *typed_unit, double tol,
+                          double rounding, struct ex_grade *g, char *msg, size_t n)
+{
+    /* a percent for a ratio (an efficiency for a speed-up): no value to compare */
+    if (strcmp(typed_unit, "%") == 0 && strcmp(ex->units, "%") != 0) {
+        double want_scale = 1;
+        ex_unit_lookup(ex->units, NULL, &want_scale, NULL);
+        snprintf(g->diagnosis, sizeof g->diagnosis, "percent");
+        snprintf(msg, n, "As a plain number that is %g; the answer is %s", got * want_scale,
+                 ex->units[0] ? "a ratio, not a percentage" : "a number, not a percentage");
+        return true;
+    }
+    struct num_slips S = {xcalloc(FORMULA_SLIPS * 2, sizeof *S.v), 0, FORMULA_SLIPS * 2};
+    slips_all(ex, v, want, got, typed_unit, &S);
+    /* the nearest; of those equally near, the most specific; of two of one kind that the
+     * digits typed cannot tell apart (117.7 for 117.73 and 117.74), the first (slips.c
+     * gives the outer slip first) */
+    const struct num_slip *best = NULL, *also = NULL;
+    double dbest = HUGE_VAL;
+    for (size_t i = 0; i < S.n; i++) {
+        const struct num_slip *s = &S.v[i];
+        double a = fabs(got - s->value), d = a / fmax(fabs(s->value), 1e-300);
+        if (fabs(s->value - want) <= 1e-9 * fmax(fabs(want), 1e-300) || d > tol) continue;
+        /* two slips of one kind that the digits typed cannot tell apart: the first */
+        if (best && s->spec == best->spec && a <= rounding * (1 + 1e-9) &&
+            fabs(got - best->value) <= rounding * (1 + 1e-9))
+            continue;
+        if (!best || d < dbest - 1e-12 || (fabs(d - dbest) <= 1e-12 && s->spec < best->spec)) {
+            best = s;
+            dbest = d;
+        }
+    }
+    /* another slip that gives the very same value in other words is said too (not beside
+     * the lesson's own words) */
+    for (size_t i = 0; best && best->spec != SPEC_LISTED && i < S.n && !also; i++)
+        if (&S.v[i] != best && strcmp(S.v[i].msg, best->msg) != 0 &&
+            fabs(S.v[i].value - best->value) <= 1e-9 * fabs(best->value))
+            also = &S.v[i];
+    if (best) {
+        snprintf(g->diagnosis, sizeof g->diagnosis, "%s", best->code);
+        g->slip = best->value;
+        if (also && strcmp(also->msg, best->msg) != 0)
+            snprintf(msg, n, "%s; or %c%s", best->msg,
+                     strncmp(also->msg, "That ", 5) == 0 ? 't' : also->msg[0], also->msg + 1);
+        else
+            snprintf(msg, n, "%s", best->msg);
+    }
+    free(S.v);
+    return best != NULL;
 }
 
 bool ex_is_fraction(const struct lesson_exercise *ex, double want)
@@ -1232,11 +1392,12 @@ int ex_grade_number(const struct lesson_exercise *ex, const struct ex_variant *v
         return CV_OK;
     }
     g->verdict = EX_WRONG;
-    char why[320];
-    if (diagnose_listed(ex, v, got, why, sizeof why)) {
-        snprintf(g->diagnosis, sizeof g->diagnosis, "listed");
-    } else if (!diagnose_slip(ex, v, got, want, unit[0] ? unit : ex->units, g->diagnosis,
-                              sizeof g->diagnosis, why, sizeof why)) {
+    char why[360];
+    /* a slip is named when its value lies within the exercise's tolerance of the typed (or
+     * of the digits typed) */
+    double tol = fmax(ex->tolerance, got != 0 ? rounding / fabs(got) : 0);
+    if (!diagnose_slip(ex, v, got, want, unit[0] ? unit : ex->units, tol, rounding, g, why,
+                       sizeof why)) {
         ex_grade_wrong(g, got < want ? "too-low" : "too-high", "not right: %s is too %s%s",
                        shown, got < want ? "low" : "high",
                        too_close ? " (nearer a usual slip than the answer: type more digits)"
@@ -1267,6 +1428,7 @@ int ex_grade(const struct lesson_exercise *ex, const struct ex_variant *v, const
     char in[256];
     trim(input ? input : "", in, sizeof in);
     memset(g, 0, sizeof *g);
+    g->slip = NAN;
     return ex_type((int)ex->type)->grade(ex, v, in, g);
 }
 
@@ -1487,4 +1649,48 @@ bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char 
     }
     free(t);
     return hit;
+}
+
+bool ex_answer_distinct(const struct lesson_exercise *ex)
+{
+    if (ex->type == LEX_HOLDS) return true;
+    if (ex->type != LEX_NUMBER) return false;
+    bool whole = ex->answer == round(ex->answer);
+    return ex->units[0] ? !(whole && fabs(ex->answer) < 10) : whole && fabs(ex->answer) >= 1000;
+}
+
+/* The values with data of what ex asks (at most cap), or 0. */
+static size_t holds_data(const struct lesson_exercise *ex, double *out, size_t cap)
+{
+    float v[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    bool has[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    size_t len = 0, n = 0;
+    char err[200];
+    if (ex_holds_expected(ex, v, has, ARRAY_LEN(v), &len, err, sizeof err) != CV_OK) return 0;
+    for (size_t i = 0; i < len && n < cap; i++)
+        if (has[i]) out[n++] = v[i];
+    return n;
+}
+
+bool ex_holds_is_input_of(const struct lesson_exercise *ex, const struct scene *sc)
+{
+    if (ex->type != LEX_HOLDS || sc->screen != SCREEN_COLLECTIVES) return false;
+    double want[SCENE_MAX_COUNT * CV_MAX_RANKS * 2], got[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    size_t nw = holds_data(ex, want, ARRAY_LEN(want));
+    if (nw == 0) return false;
+    for (int r = 0; r < sc->nranks; r++) {
+        struct lesson_exercise in = *ex;
+        in.scene = *sc;
+        in.rank = r;
+        in.step = 0;
+        in.slots = false;
+        size_t ng = holds_data(&in, got, ARRAY_LEN(got));
+        for (size_t a = 0; a + nw <= ng; a++) {
+            size_t i = 0;
+            while (i < nw && got[a + i] == want[i])
+                i++;
+            if (i == nw) return true;
+        }
+    }
+    return false;
 }

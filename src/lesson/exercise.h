@@ -119,11 +119,15 @@ struct ex_grade {
     enum ex_verdict verdict;
     char msg[400]; /* one line for the student, e.g. "right: 419.4 GB/s" */
     /* what the mistake looks like, for scripts: "" (right, or nothing known), "listed" (an
-     * exercise's own wrong: line), "power-of-ten", "gib-vs-gb", "factor-w",
-     * "ring-factor", "factor-2", "percent", "too-high", "too-low", "option" (a wrong
-     * choice); holds: "input", "phase-short", "other-rank", "op", "other-step" (a slip
-     * computed by the engine), "order", "elements" (none of those) */
+     * exercise's own wrong: line), "power-of-ten", "gib-vs-gb", "param-unit" (one of the
+     * question's numbers in a confused unit), "factor-w", "ring-factor", a formula's slip
+     * (ex_formula_slip's codes), "factor-2", "bits-vs-bytes", "percent", "too-high",
+     * "too-low", "option" (a wrong choice); holds: "input", "own-piece", "phase-short",
+     * "ring-reversed", "other-rank", "op", "other-step" (a slip computed by the engine),
+     * "order", "elements" (none of those) */
     char diagnosis[24];
+    /* number: the value the named slip gives at the question's numbers (NAN: none named) */
+    double slip;
 };
 
 /* Grade a student's answer. number: "419", "419.4 GB/s", "390 GiB/s", "0.02 s", "524,288",
@@ -141,8 +145,9 @@ void ex_grade_wrong(struct ex_grade *g, const char *diagnosis, const char *fmt, 
 
 /* A slip the exercise's own formula invites (slips.c), at the numbers of v (NULL: the
  * defaults): a term of a sum left out ("left-out-term"), a factor or a division of a
- * product left out ("left-out-factor"), every term of a sum divided by a param only some of
- * them are ("all-divided"), X where the formula has X - 1 ("minus-one"). value: what the
+ * product left out ("left-out-factor"), a product term of a sum counted twice
+ * ("twice-term"), every term of a sum divided by a param only some of them are
+ * ("all-divided"), X where the formula has X - 1 ("minus-one"). value: what the
  * formula gives with the slip; msg: the slip in the question's numbers ("That leaves out
  * the term 4 × 1900 × 1900: the answer adds it to the rest"). */
 struct ex_formula_slip {
@@ -150,8 +155,9 @@ struct ex_formula_slip {
     char code[24];
     char msg[300];
 };
-/* The distinct formula slips of ex at v whose value differs from the answer: at most cap,
- * outermost first. 0 for an exercise that is no number or a formula this cannot read. */
+/* The formula slips of ex at v whose value differs from the answer, each said once (two may
+ * give one value): at most cap, outermost first. 0 for an exercise that is no number or a
+ * formula this cannot read. */
 size_t ex_formula_slips(const struct lesson_exercise *ex, const struct ex_variant *v,
                         struct ex_formula_slip *out, size_t cap);
 
@@ -175,12 +181,30 @@ bool ex_is_fraction(const struct lesson_exercise *ex, double want);
 bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char *found,
                        size_t n);
 
-/* Does text restate a choice exercise's right option (told.c)? True when one sentence of
- * text holds at least two of the option's words (not stopwords; stemmed: "ranks" is
- * "rank"), half of them or more, one of them a word no wrong option has, and restates the
- * right option more than any wrong one (the share of its words there plus the share of
- * its own words). *found (size n): the sentence's start. Not a choice: false. */
-bool ex_choice_told(const struct lesson_exercise *ex, const char *text, char *found, size_t n);
+/* Is ex's answer recognisable on another lesson's screen or in its text: a holds exercise's
+ * values; a number exercise's answer with a unit (not a small whole one: "4 GPUs"), or a
+ * count of four digits or more ("524288")? A small count or a fraction ("7 steps", "3/7")
+ * is elsewhere something else. */
+bool ex_answer_distinct(const struct lesson_exercise *ex);
+
+/* Are holds exercise ex's asked values (those with data, in order) some rank's input in
+ * scene sc (its boxes before step 1)? A slide gives its scene's inputs: a narration that
+ * states them states no answer. */
+bool ex_holds_is_input_of(const struct lesson_exercise *ex, const struct scene *sc);
+
+/* Does text (a narration, or a slide's title) tell a choice exercise's right option
+ * (told.c)? True when one sentence of it (a short tail after ':' or ';' kept with its
+ * clause) restates the option: in words (at least two of
+ * its words, not stopwords, stemmed: "ranks" is "rank", "plugged" "plug"; half of them or
+ * more, one of them a word no wrong option has, more than any wrong option), or as a
+ * phrase (three of its words or more, half of them, in its order: "one more layer of peak
+ * memory"); or states the question's case with its answer (two of the prompt's words and
+ * words only the right option has, four or more in all, more of its words than of any
+ * wrong one's; a title: one of the prompt's words and half of the option's own, and it may
+ * name a wrong one too). *found (size n): the sentence's start.
+ * Not a choice: false. */
+bool ex_choice_told(const struct lesson_exercise *ex, const char *text, bool title, char *found,
+                    size_t n);
 /* The first ".." of text that ends a word and a sentence (after a word, before a blank, a
  * quote, a bracket or the end): a doubled full stop; NULL when there is none. An ellipsis
  * ("...") and a range ("1..64", "10r .. 10r+3") are none. */

@@ -714,6 +714,26 @@ bool lesson_is_lesson_name(const char *name)
            name[2] == '-' && strcmp(name + n - 3, ".md") == 0;
 }
 
+/* A lesson file is named NN-name.md or opens with its front matter (a "---" line); anything
+ * else a shell glob brings along (a README, notes) is not one. A file that cannot be read
+ * counts as a lesson: loading it then says why it cannot be read. */
+bool lesson_file_is_lesson(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (lesson_is_lesson_name(base)) return true;
+    char why[120];
+    int fd = rfile_open(path, why, sizeof why);
+    if (fd < 0) return true;
+    char head[8];
+    ssize_t k;
+    do
+        k = read(fd, head, sizeof head);
+    while (k < 0 && errno == EINTR);
+    close(fd);
+    return k >= 3 && memcmp(head, "---", 3) == 0 && (k == 3 || strchr("\r\n \t", head[3]));
+}
+
 /* Whether name is the slug of path's file name (NN-slug.md), or that whole file name. */
 static bool lesson_is_slug_of(const char *path, const char *name)
 {

@@ -243,6 +243,10 @@ bool lesson_default_dir(char *buf, size_t n);
 /* True for a file name of the form NN-*.md (a lesson in a folder). */
 bool lesson_is_lesson_name(const char *name);
 
+/* True for a file that is a lesson: named NN-*.md, or opening with a front matter line "---"
+ * (or one that cannot be read: loading it says why). A README a shell glob names is not. */
+bool lesson_file_is_lesson(const char *path);
+
 const char *lesson_ex_type_name(enum lesson_ex_type t); /* "number", "choice", "holds" */
 
 /* True when a link to url (n bytes, entities already decoded) may stay a link in a handout:

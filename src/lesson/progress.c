@@ -7,10 +7,11 @@
  *     exercise effective-bandwidth lesson allreduce attempts 2 solved 1
  *     mistake effective-bandwidth seed 0 answer 3431392e34
  *
- * A `mistake` line (format version 2) keeps an exercise's last wrong answer, its bytes in
- * hex (printable ones only), after the exercise's own line. A file without one is written
- * as version 1, so an older collviz keeps reading it; one with mistakes is version 2,
- * which an older collviz refuses and leaves alone.
+ * A `mistake` line (format version 2) keeps a wrong answer, its bytes in hex (printable
+ * ones only), after the exercise's own line; an exercise's distinct wrong answers are one
+ * line each, oldest first (version 3 where one has several). A file is written in the
+ * oldest version that holds it (no mistake: 1, one an exercise: 2), so an older collviz
+ * keeps reading what it can; a newer version it refuses and leaves alone.
  *
  * Lines may end in CR LF. A file of a newer format version ("collviz-progress 2") is no
  * corrupt file: it is refused and left as it is (this collviz keeps no progress then, so it
@@ -34,9 +35,8 @@
 #include "sys/rfile.h"
 
 #define PROGRESS_MAGIC_WORD "collviz-progress"
-#define PROGRESS_VERSION 2
+#define PROGRESS_VERSION 3
 #define PROGRESS_MAGIC "collviz-progress 1"
-#define PROGRESS_MAGIC_2 "collviz-progress 2"
 #define PROGRESS_MAX_BYTES ((size_t)1 << 20)
 #define PROGRESS_MAX_RECORDS 20000
 
@@ -130,16 +130,32 @@ void progress_mistake(struct progress *p, const char *lesson_id, const char *ex_
     if (!e) return;
     if (lesson_id && strlen(lesson_id) < LESSON_ID_MAX)
         memcpy(e->lesson, lesson_id, strlen(lesson_id) + 1);
+    struct progress_try t = {.seed = seed};
     size_t k = 0;
-    for (; answer[k] && k + 1 < sizeof e->wrong; k++) {
+    for (; answer[k] && k + 1 < sizeof t.answer; k++) {
         unsigned char ch = (unsigned char)answer[k];
-        e->wrong[k] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
+        t.answer[k] = ch < 0x20 || ch == 0x7f ? '?' : (char)ch;
     }
-    while (k > 0 && ((unsigned char)e->wrong[k - 1] & 0xC0) == 0x80) /* whole characters */
+    while (k > 0 && ((unsigned char)t.answer[k - 1] & 0xC0) == 0x80) /* whole characters */
         k--;
-    if (k > 0 && ((unsigned char)e->wrong[k - 1] & 0xC0) == 0xC0) k--;
-    e->wrong[k] = '\0';
-    e->wrong_seed = seed;
+    if (k > 0 && ((unsigned char)t.answer[k - 1] & 0xC0) == 0xC0) k--;
+    t.answer[k] = '\0';
+    /* the same answer at the same numbers again: one try, now the latest */
+    size_t i = 0;
+    while (i < e->ntries &&
+           !(e->tries[i].seed == seed && strcmp(e->tries[i].answer, t.answer) == 0))
+        i++;
+    if (i == e->ntries && e->ntries == PROGRESS_TRIES) i = 0; /* full: the oldest goes */
+    if (i < e->ntries) {
+        memmove(&e->tries[i], &e->tries[i + 1], (e->ntries - i - 1) * sizeof t);
+        e->ntries--;
+    }
+    e->tries[e->ntries++] = t;
+}
+
+const struct progress_try *progress_last_try(const struct progress_ex *e)
+{
+    return e && e->ntries ? &e->tries[e->ntries - 1] : NULL;
 }
 
 void progress_forget(struct progress *p, const char *lesson_id, size_t *lessons,
@@ -204,12 +220,13 @@ static bool parse_mistake(struct progress *p, const char *id, const char *seed, 
     char *end;
     errno = 0;
     unsigned long long s = strtoull(seed, &end, 10);
-    if (!e || e->wrong[0]) {
-        snprintf(why, whylen, "a mistake of no exercise line, or repeated");
+    if (!e || e->ntries == PROGRESS_TRIES) {
+        snprintf(why, whylen, "a mistake of no exercise line, or one too many");
         return false;
     }
+    struct progress_try *t = &e->tries[e->ntries];
     if (errno || *end || end == seed || seed[0] == '-' || n == 0 || n % 2 ||
-        n / 2 >= sizeof e->wrong) {
+        n / 2 >= sizeof t->answer) {
         snprintf(why, whylen, "bad mistake seed or answer");
         return false;
     }
@@ -228,10 +245,11 @@ static bool parse_mistake(struct progress *p, const char *id, const char *seed, 
             snprintf(why, whylen, "a control byte in a mistake's answer");
             return false;
         }
-        e->wrong[i / 2] = (char)v;
+        t->answer[i / 2] = (char)v;
     }
-    e->wrong[n / 2] = '\0';
-    e->wrong_seed = s;
+    t->answer[n / 2] = '\0';
+    t->seed = s;
+    e->ntries++;
     return true;
 }
 
@@ -325,7 +343,8 @@ static bool parse_file(struct progress *p, char *buf, size_t n, int *bad_line, i
                 *newer = (int)v;
                 return false;
             }
-            if (strcmp(line, PROGRESS_MAGIC) != 0 && strcmp(line, PROGRESS_MAGIC_2) != 0) {
+            if (strncmp(line, w, strlen(w)) != 0 ||
+                parse_long(line + strlen(w), 1, PROGRESS_VERSION, &v) != CV_OK) {
                 snprintf(why, whylen, "first line is not '%s'", PROGRESS_MAGIC);
                 return false;
             }
@@ -487,12 +506,12 @@ int progress_save(const struct progress *p, char *err, size_t errlen)
     int rc = mkdir_parents(p->path, err, errlen);
     if (rc != CV_OK) return rc;
     /* the text, built in memory first */
-    size_t cap = 256 + p->nlessons * 1024 + p->nex * 400, n = 0;
+    size_t cap = 256 + p->nlessons * 1024 + p->nex * (200 + PROGRESS_TRIES * 200), n = 0;
     char *buf = xmalloc(cap);
-    bool mistakes = false;
+    int version = 1; /* the oldest that holds it */
     for (size_t i = 0; i < p->nex; i++)
-        mistakes |= p->ex[i].wrong[0] != '\0';
-    n += (size_t)snprintf(buf, cap, "%s\n", mistakes ? PROGRESS_MAGIC_2 : PROGRESS_MAGIC);
+        if (p->ex[i].ntries) version = p->ex[i].ntries > 1 || version == 3 ? 3 : 2;
+    n += (size_t)snprintf(buf, cap, "%s %d\n", PROGRESS_MAGIC_WORD, version);
     for (size_t i = 0; i < p->nlessons; i++) {
         const struct progress_lesson *pl = &p->lessons[i];
         n += (size_t)snprintf(buf + n, cap - n, "lesson %s current %d seen ", pl->id,
@@ -510,12 +529,13 @@ int progress_save(const struct progress *p, char *err, size_t errlen)
         n += (size_t)snprintf(buf + n, cap - n, "exercise %s lesson %s attempts %d solved %d\n",
                               e->id, e->lesson[0] ? e->lesson : "unknown", e->attempts,
                               e->solved ? 1 : 0);
-        if (!e->wrong[0]) continue;
-        n += (size_t)snprintf(buf + n, cap - n, "mistake %s seed %llu answer ", e->id,
-                              e->wrong_seed);
-        for (const char *c = e->wrong; *c; c++)
-            n += (size_t)snprintf(buf + n, cap - n, "%02x", (unsigned char)*c);
-        n += (size_t)snprintf(buf + n, cap - n, "\n");
+        for (size_t t = 0; t < e->ntries; t++) {
+            n += (size_t)snprintf(buf + n, cap - n, "mistake %s seed %llu answer ", e->id,
+                                  e->tries[t].seed);
+            for (const char *c = e->tries[t].answer; *c; c++)
+                n += (size_t)snprintf(buf + n, cap - n, "%02x", (unsigned char)*c);
+            n += (size_t)snprintf(buf + n, cap - n, "\n");
+        }
     }
     rc = files_save(p->path, buf, n, err, errlen);
     free(buf);

@@ -22,16 +22,24 @@ struct progress_lesson {
 };
 
 #define PROGRESS_ANSWER_MAX 64
+#define PROGRESS_TRIES 8
+
+/* A wrong answer (printable bytes only) and the seed of the numbers it answered (0: the
+ * lecture's): `lesson review` grades it again to say what it was. */
+struct progress_try {
+    char answer[PROGRESS_ANSWER_MAX];
+    unsigned long long seed;
+};
 
 struct progress_ex {
     char id[LESSON_ID_MAX];
     char lesson[LESSON_ID_MAX];
     int attempts;
     bool solved;
-    /* the last wrong answer (printable bytes only, "" = none) and the seed of the numbers
-     * it answered (0: the lecture's): `lesson review` grades it again to say what it was */
-    char wrong[PROGRESS_ANSWER_MAX];
-    unsigned long long wrong_seed;
+    /* the distinct wrong answers, oldest first (the last is the latest), at most
+     * PROGRESS_TRIES: the oldest goes when one more comes */
+    struct progress_try tries[PROGRESS_TRIES];
+    size_t ntries;
 };
 
 struct progress {
@@ -71,8 +79,9 @@ bool progress_seen(const struct progress_lesson *pl, size_t slide);
 
 /* An attempt at an exercise: attempts + 1, solved when right (solved stays solved). */
 void progress_attempt(struct progress *p, const char *lesson_id, const char *ex_id, bool right);
-/* A wrong answer to an exercise (kept: the last one, cut to PROGRESS_ANSWER_MAX - 1 bytes,
- * control bytes as '?'), at the numbers of seed. */
+/* A wrong answer to an exercise at the numbers of seed (cut to PROGRESS_ANSWER_MAX - 1
+ * bytes, control bytes as '?'): kept after the earlier ones, or, when it was given before at
+ * those numbers, moved to the end as the latest. */
 void progress_mistake(struct progress *p, const char *lesson_id, const char *ex_id,
                       const char *answer, unsigned long long seed);
 /* Forget a lesson's progress (lesson_id) or all of it (NULL): its slides and its
@@ -80,6 +89,8 @@ void progress_mistake(struct progress *p, const char *lesson_id, const char *ex_
 void progress_forget(struct progress *p, const char *lesson_id, size_t *lessons,
                      size_t *exercises);
 const struct progress_ex *progress_exercise(const struct progress *p, const char *ex_id);
+/* The latest wrong answer of e, or NULL when none is kept. */
+const struct progress_try *progress_last_try(const struct progress_ex *e);
 bool progress_solved(const struct progress *p, const char *ex_id);
 /* Exercises of lesson_id solved (as recorded). */
 size_t progress_solved_count(const struct progress *p, const char *lesson_id);

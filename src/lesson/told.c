@@ -59,10 +59,14 @@ static void stem(char *w, size_t len)
         w[len -= 2] = '\0';
     else if (len > 3 && w[len - 1] == 's' && w[len - 2] != 's')
         w[--len] = '\0';
+    bool cut = false;
     if (len > 5 && strcmp(w + len - 3, "ing") == 0)
-        w[len -= 3] = '\0';
+        w[len -= 3] = '\0', cut = true;
     else if (len > 4 && strcmp(w + len - 2, "ed") == 0)
-        w[len -= 2] = '\0';
+        w[len -= 2] = '\0', cut = true;
+    /* "plugged" and "plugs", "running" and "runs" meet: a doubled consonant is one */
+    if (cut && len > 3 && w[len - 1] == w[len - 2] && !strchr("aeioulsz", w[len - 1]))
+        w[--len] = '\0';
     if (len > 3 && w[len - 1] == 'e') w[--len] = '\0';
 }
 
@@ -76,7 +80,11 @@ static size_t told_words(const char *text, char (*out)[TOLD_WORD], size_t cap)
             continue;
         }
         const char *b = p;
-        while (*p && word_byte((unsigned char)*p, false))
+        /* a number's thousands stay one word: "419,430,400" is not "400" */
+        while (*p && (word_byte((unsigned char)*p, false) ||
+                      (*p == ',' && isdigit((unsigned char)p[-1]) &&
+                       isdigit((unsigned char)p[1]) && isdigit((unsigned char)p[2]) &&
+                       isdigit((unsigned char)p[3]) && !isdigit((unsigned char)p[4]))))
             p++;
         size_t len = (size_t)(p - b);
         while (len && strchr("/-'", b[len - 1]))
@@ -192,27 +200,163 @@ static void told_options(const struct lesson_exercise *ex, struct told_opt *opts
     free(all);
 }
 
-bool ex_choice_told(const struct lesson_exercise *ex, const char *text, char *found, size_t n)
+/* Words that only join others (articles, "of", "is"): a phrase is matched without them.
+ * Words of quantity ("one", "more", "same", "not") stay: they carry an option's meaning. */
+static const char *const joiners[] = {
+    "a",  "an",   "the",  "and",   "or",    "but",  "of",    "to",   "in",    "on",
+    "at", "by",   "for",  "with",  "from",  "as",   "is",    "are",  "was",   "were",
+    "be", "been", "it",   "its",   "this",  "that", "so",    "do",   "does",  "then",
+    "if", "into", "onto", "there", "their", "they", "which", "what", "where", "why",
+};
+
+/* The words of text in order, stemmed, without joiners, numbers and letters alone (a
+ * formula's "2(W−1)/(W·duration)" is no phrase): at most cap. */
+static size_t phrase_of(const char *text, char (*w)[TOLD_WORD], size_t cap)
+{
+    size_t n = told_words(text, w, cap), k = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool j = strlen(w[i]) < 3 || isdigit((unsigned char)w[i][0]);
+        for (size_t q = 0; q < ARRAY_LEN(joiners) && !j; q++)
+            j = strcmp(w[i], joiners[q]) == 0;
+        if (!j) memmove(w[k++], w[i], TOLD_WORD);
+    }
+    return k;
+}
+
+/* The longest run of a's words that b has in the same order, gaps allowed. */
+static size_t in_order(char (*a)[TOLD_WORD], size_t na, char (*b)[TOLD_WORD], size_t nb)
+{
+    size_t *row = xcalloc((nb + 1) * 2, sizeof *row), best;
+    size_t *prev = row, *cur = row + nb + 1;
+    for (size_t i = 1; i <= na; i++) {
+        for (size_t j = 1; j <= nb; j++)
+            cur[j] = strcmp(a[i - 1], b[j - 1]) == 0 ? prev[j - 1] + 1
+                     : prev[j] > cur[j - 1]          ? prev[j]
+                                                     : cur[j - 1];
+        size_t *t = prev;
+        prev = cur;
+        cur = t;
+    }
+    best = prev[nb];
+    free(row);
+    return best;
+}
+
+/* A choice's words for the told-check: the right option's and every option's (for a
+ * phrase, in order), the prompt's. */
+struct told_ex {
+    struct told_opt *opts;
+    size_t nopts, r;
+    char (*ph)[TOLD_WORD]; /* option k's phrase: ph + k * TOLD_WORDS */
+    size_t *nph;
+    struct told_set prompt;
+};
+
+static void told_ex_init(const struct lesson_exercise *ex, struct told_ex *T)
+{
+    T->nopts = ex->noptions;
+    T->r = (size_t)ex->correct - 1;
+    T->opts = xcalloc(ex->noptions, sizeof *T->opts);
+    told_options(ex, T->opts);
+    T->ph = xcalloc(ex->noptions * TOLD_WORDS, TOLD_WORD);
+    T->nph = xcalloc(ex->noptions, sizeof *T->nph);
+    for (size_t k = 0; k < ex->noptions; k++)
+        T->nph[k] = phrase_of(ex->options[k], T->ph + k * TOLD_WORDS, TOLD_WORDS);
+    set_of(ex->prompt ? ex->prompt : "", true, &T->prompt);
+}
+
+static void told_ex_free(struct told_ex *T)
+{
+    free(T->opts);
+    free(T->ph);
+    free(T->nph);
+}
+
+/* The right option as a phrase: at least three of its words, half of them or more,
+ * in its order ("one more layer of peak memory" for "One more gathered layer of memory"),
+ * more of them than any wrong option's. */
+static bool phrase_tells(const struct told_ex *T, const char *sent)
+{
+    char(*w)[TOLD_WORD] = xcalloc(TOLD_WORDS * 4, TOLD_WORD);
+    size_t nw = phrase_of(sent, w, TOLD_WORDS * 4), r = T->r;
+    size_t mine = in_order(T->ph + r * TOLD_WORDS, T->nph[r], w, nw);
+    bool tells = mine >= 3 && 2 * mine >= T->nph[r];
+    for (size_t k = 0; tells && k < T->nopts; k++)
+        if (k != r) tells = in_order(T->ph + k * TOLD_WORDS, T->nph[k], w, nw) < mine;
+    free(w);
+    return tells;
+}
+
+/* The question's case with its answer: a sentence that shares words with the prompt (two;
+ * a title one) and holds words of the right option no wrong option has (a title half of
+ * them; narration, with the prompt's, four words or more) ("Training
+ * starts ... rank 0 loaded ... Which collective?" told by "one rank loads the initial
+ * weights and broadcasts them"); in narration, it holds more of the right option's own
+ * words than of any wrong one's (a title may name both: "Backward: the all-gather turns
+ * into a reduce-scatter" is the slide's claim). */
+static bool case_tells(const struct told_ex *T, const struct told_set *s, bool title)
+{
+    size_t asked = common(&T->prompt, s);
+    if (asked < (title ? 1u : 2u)) return false;
+    /* an option's own words, the prompt's left out ("the lecture's notes" says nothing
+     * of its own by "lecture" where the prompt asks about the lecture's formula) */
+    struct told_set d;
+    set_minus(&T->opts[T->r].d, &T->prompt, &d);
+    size_t named = common(&d, s);
+    /* a title names half the option's own words; narration four words of the case and the
+     * option together */
+    if (!d.n || !named || (title ? 2 * named < d.n : asked + named < 4)) return false;
+    double mine = share(&d, s);
+    for (size_t k = 0; !title && k < T->nopts; k++) {
+        if (k == T->r) continue;
+        set_minus(&T->opts[k].d, &T->prompt, &d);
+        if (share(&d, s) >= mine) return false;
+    }
+    return true;
+}
+
+/* Is e a ':' or ';' whose clause runs on for fewer than four words to the sentence's end
+ * ("the tree wins: fewer steps.")? Such a tail belongs to the clause before it. */
+static bool short_tail(const char *e)
+{
+    if (*e != ':' && *e != ';') return false;
+    int words = 0;
+    bool in = false;
+    for (const char *p = e + 1; *p && !strchr(".!?:;", *p); p++) {
+        bool w = isalnum((unsigned char)*p) || (unsigned char)*p >= 0x80;
+        if (w && !in) words++;
+        in = w;
+    }
+    return words < 4;
+}
+
+bool ex_choice_told(const struct lesson_exercise *ex, const char *text, bool title, char *found,
+                    size_t n)
 {
     if (!text || ex->type != LEX_CHOICE || ex->correct < 1 ||
         (size_t)ex->correct > ex->noptions)
         return false;
-    struct told_opt *opts = xcalloc(ex->noptions, sizeof *opts);
-    told_options(ex, opts);
-    size_t r = (size_t)ex->correct - 1;
+    struct told_ex T;
+    told_ex_init(ex, &T);
     bool hit = false;
     struct told_set *s = xmalloc(sizeof *s);
-    /* sentence by sentence: a '.', '!', '?', ':' or ';' and a blank end one */
+    /* sentence by sentence: a '.', '!', '?', ':' or ';' and a blank end one; a title is
+     * one ("Backward: the all-gather turns into a reduce-scatter") */
     for (const char *p = text; *p && !hit;) {
         const char *e = p;
-        while (*e && !(strchr(".!?:;", *e) && (e[1] == ' ' || e[1] == '\n' || !e[1])))
+        while (*e && !(!title && strchr(".!?:;", *e) &&
+                       (e[1] == ' ' || e[1] == '\n' || !e[1]) && !short_tail(e)))
             e++;
         size_t len = (size_t)(e - p) + (*e ? 1 : 0);
         char *sent = xmalloc(len + 1);
         memcpy(sent, p, len);
         sent[len] = '\0';
         set_of(sent, false, s);
-        hit = opts[r].d.n && sentence_tells(opts, ex->noptions, r, s);
+        /* a question asks the case; it does not tell its answer ("What becomes of a
+         * dropped token's output?") */
+        bool asks = *e == '?';
+        hit = (T.opts[T.r].d.n && sentence_tells(T.opts, T.nopts, T.r, s)) ||
+              phrase_tells(&T, sent) || (!asks && case_tells(&T, s, title));
         if (hit && found && n) {
             while (*p == ' ' || *p == '\n')
                 p++;
@@ -222,7 +366,7 @@ bool ex_choice_told(const struct lesson_exercise *ex, const char *text, char *fo
         p = *e ? e + 1 : e;
     }
     free(s);
-    free(opts);
+    told_ex_free(&T);
     return hit;
 }
 

@@ -52,6 +52,7 @@ int notes_encode(const struct notes_state *st, char **out, size_t *len, char *er
     if (st->minutes) cJSON_AddNumberToObject(o, "minutes", st->minutes);
     if (st->status[0]) cJSON_AddStringToObject(o, "status", st->status);
     if (st->backend[0]) cJSON_AddStringToObject(o, "backend", st->backend);
+    if (st->work[0]) cJSON_AddStringToObject(o, "work", st->work);
     if (st->demo) cJSON_AddBoolToObject(o, "demo", true);
     if (st->narr[0]) cJSON_AddStringToObject(o, "narration", st->narr);
     char *json = cJSON_PrintUnformatted(o);
@@ -159,6 +160,8 @@ int notes_decode(const char *payload, size_t len, struct notes_state *st, char *
          (rc = notes_get_str(o, "status", t->status, sizeof t->status, err, errlen))) ||
         (cJSON_HasObjectItem(o, "backend") &&
          (rc = notes_get_str(o, "backend", t->backend, sizeof t->backend, err, errlen))) ||
+        (cJSON_HasObjectItem(o, "work") &&
+         (rc = notes_get_str(o, "work", t->work, sizeof t->work, err, errlen))) ||
         (cJSON_HasObjectItem(o, "narration") &&
          (rc = notes_get_str(o, "narration", t->narr, sizeof t->narr, err, errlen))))
         goto out;

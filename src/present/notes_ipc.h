@@ -55,6 +55,10 @@ struct notes_state {
     char status[NOTES_STATUS_MAX];
     char backend[NOTES_TEXT_MAX];
     bool demo;
+    /* Optional: what the scene's screen says of its own work, which the room does not see
+     * (a measurement or training under way, a result being replaced, a check pending, what
+     * its panel could not fit), the pieces apart by " · ". */
+    char work[NOTES_STATUS_MAX];
     /* Optional too: the slide's narration that the page it opens on does not show the room (a
      * small terminal shows the scene with the narration's lead: the speaker says the rest, or
      * PageUp shows it), blocks apart by an empty line. */

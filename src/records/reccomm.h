@@ -82,14 +82,16 @@ void rec_map_free(struct rec_map *m);
 struct rec_unit {
     int host; /* host id, -1 none */
     long pid;
-    uint64_t ptr; /* "comm 0x...", 0 none */
-    int rank;     /* the rank this process is in it, -1 unknown */
-    bool done;    /* its "Init COMPLETE" was read */
-    bool tests;   /* nccl-tests' device lines */
-    int group;    /* the communicator it is in, after rec_comm_finish */
-    int into;     /* its facts were merged into this unit (rehosted, or an Init START cut),
-                     -1 none: its lines are that unit's */
-    int device;   /* its rank's CUDA device ("cudaDev N"), -1 unknown */
+    uint64_t ptr;   /* "comm 0x...", 0 none */
+    int rank;       /* the rank this process is in it, -1 unknown */
+    bool done;      /* its "Init COMPLETE" was read */
+    bool tests;     /* nccl-tests' device lines */
+    bool list_open; /* its list of devices runs to the end of its file or into a cut line:
+                       it does not prove its own length */
+    int group;      /* the communicator it is in, after rec_comm_finish */
+    int into;       /* its facts were merged into this unit (rehosted, or an Init START cut),
+                       -1 none: its lines are that unit's */
+    int device;     /* its rank's CUDA device ("cudaDev N"), -1 unknown */
     struct rec_facts f;
     struct rec_map links; /* its links while reading (records.c's link_line) */
 };

@@ -8,9 +8,48 @@
 
 #include "core/util.h"
 
+/* Do test t's rows (those with an algbw to divide by) say busbw = algbw * factor(W)? */
+static bool rows_say(const struct rec_test *t, enum coll c, int W, int *checked)
+{
+    double f = coll_busbw_factor(c, W);
+    for (int i = 0; i < t->nrows; i++) {
+        const struct rec_meas *m[2] = {&t->rows[i].oop, &t->rows[i].ip};
+        for (int k = 0; k < 2; k++) {
+            /* algbw and busbw are printed with 2 decimals (each within 0.005): the ratio is
+             * within 0.005 (1 + f) / algbw of the factor, a little more for safety */
+            double a = m[k]->algbw;
+            if (!(a >= 1) || !isfinite(m[k]->busbw)) continue;
+            if (fabs(m[k]->busbw / a - f) > 0.006 * (1 + f) / a) return false;
+            (*checked)++;
+        }
+    }
+    return true;
+}
+
+int rec_launch_ranks(const struct rec_log *L)
+{
+    long W = (long)L->job.procs * L->job.per_proc;
+    if (L->job.procs <= 0 || L->job.per_proc <= 0 || W > REC_MAX_RANKS) return -1;
+    int checked = 0;
+    for (int i = 0; i < L->ntests; i++) {
+        const struct rec_test *t = &L->tests[i];
+        enum coll c;
+        if (coll_parse(t->collective, &c) != 0) continue;
+        /* a factor that does not change with the size of the job proves none */
+        int before = checked;
+        if (!rows_say(t, c, (int)W, &checked)) return -1;
+        if (checked > before && ((W > 1 && rows_say(t, c, (int)W - 1, &(int){0})) ||
+                                 rows_say(t, c, (int)W + 1, &(int){0})))
+            return -1;
+    }
+    return checked > 0 ? (int)W : -1;
+}
+
 int rec_test_ranks(const struct rec_log *L)
 {
-    if (L->nranks > 0) return L->nranks;
+    if (L->nranks > 0 && !L->nranks_floor) return L->nranks;
+    int w = rec_launch_ranks(L);
+    if (w > 0) return w;
     return L->maxrank >= 0 ? L->maxrank + 1 : 0;
 }
 
@@ -25,9 +64,16 @@ void rec_fit_test(const struct rec_log *L, const struct rec_test *t, bool inplac
         return;
     }
     if (W < 2 || W > CV_MAX_RANKS) {
-        if (W < 2)
-            snprintf(out->why, sizeof out->why, "the record names %d rank%s: nothing to fit", W,
-                     W == 1 ? "" : "s");
+        if (W == 0 && L->job.procs > 0)
+            snprintf(out->why, sizeof out->why,
+                     "mpirun -np %d, but the rows do not tell the job's ranks: nothing to fit",
+                     L->job.procs);
+        else if (W == 0)
+            snprintf(out->why, sizeof out->why,
+                     "no rank and no size of the job in the "
+                     "record: nothing to fit");
+        else if (W < 2)
+            snprintf(out->why, sizeof out->why, "the record names 1 rank: nothing to fit");
         else
             snprintf(out->why, sizeof out->why, "%d ranks: the model plans at most %d", W,
                      CV_MAX_RANKS);

@@ -24,7 +24,13 @@ struct rec_fit {
     struct model_fit f;
 };
 
-/* The record's world size for its tests: nranks, else the highest rank named + 1; 0 none. */
+/* The ranks of an nccl-tests job its launcher started ("mpirun -np 2 ./all_reduce_perf -g
+ * 1": -np times -g times -t), when the rows prove it: every row's busbw/algbw is the
+ * collective's busbw factor at that size of job and at no size next to it (nccl-tests
+ * built without MPI runs one single-rank job a process instead). -1 otherwise. */
+int rec_launch_ranks(const struct rec_log *L);
+/* The record's world size for its tests: nranks, else the launcher's proven by the rows,
+ * else the highest rank named + 1; 0 none. */
 int rec_test_ranks(const struct rec_log *L);
 
 /* Fit test t's rows (in-place times when inplace, else out-of-place) on the record's ranks. */

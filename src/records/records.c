@@ -21,8 +21,8 @@
 
 const char *rec_class_name(enum rec_class c)
 {
-    static const char *const names[] = {"nvlink", "pcie",   "shm",        "ib",
-                                        "roce",   "socket", "net-plugin", "unknown"};
+    static const char *const names[] = {"nvlink", "pcie",       "shm",     "ib",     "roce",
+                                        "socket", "net-plugin", "network", "unknown"};
     return (unsigned)c <= REC_UNKNOWN ? names[c] : "unknown";
 }
 
@@ -46,7 +46,8 @@ const char *rec_wcode_name(enum rec_wcode c)
                                                "unreadable_prefix",
                                                "table_side_by_side",
                                                "rank_twice",
-                                               "host_placeholder"};
+                                               "host_placeholder",
+                                               "joined"};
     return (unsigned)c < REC_W_N ? names[c] : "other";
 }
 
@@ -205,6 +206,7 @@ struct rec_log *rec_new(void)
     L->maxrank = -1;
     L->cur_test = -1;
     L->tests_unit = -1;
+    L->dev_unit = -1;
     L->unit = -1;
     L->last_pattern = -1;
     L->job.world = -1;
@@ -359,7 +361,10 @@ struct rec_ctx {
 struct rec_file {
     struct rec_ctx x;
     char name[1024];
-    char *buf; /* one cleaned line */
+    char *buf;   /* one cleaned line */
+    char *piece; /* one of its joined lines (rec_parse_lines), NULL until one is */
+    char *carry; /* a joined line's last piece, cut: the next line's start may end it */
+    size_t ncarry;
     int got;
     bool last_read;
 };
@@ -978,13 +983,31 @@ static bool other_tree(struct rec_log *L, long chan, long me, const struct rec_t
 
 /* "Trees [0] 1/-1/-1->0->-1 [1] ...", 2.6/2.7's "[0] 1/-1/-1->0->7|7->0->1/-1/-1" and 2.4's
  * "[0] -1->0->1/-1/-1" (init.cc: " [%d] %d->%d->%d/%d/%d", up, rank, down[0..2]). */
+/* A Trees line cut: the whole entries before the cut are read (any), the cut one (of
+ * channel chan, -1 not known) is not; the warning says which. */
+static void trees_cut(struct rec_ctx *x, bool any, long chan)
+{
+    if (!any) {
+        cut_warn(x, "a Trees line");
+        return;
+    }
+    char which[40] = "the last entry";
+    if (chan >= 0) snprintf(which, sizeof which, "channel %ld's entry", chan);
+    rec_warn_c(x->L, REC_W_CUT,
+               "%s:%ld: cut: a Trees line ends inside %s: the entries before it are read, "
+               "that one is not",
+               x->name, x->line, which);
+}
+
 static bool trees_line(struct rec_ctx *x, const char *p)
 {
     struct rec_log *L = x->L;
     bool any = false;
+    long last_chan = -1;
     for (p = skip_sp(p); *p == '['; p = skip_sp(p)) {
         p++;
         long chan = scan_uint(&p, 4), me, up, me2, up2;
+        last_chan = chan;
         int down[REC_MAX_TREE_DOWN], nd, down2[REC_MAX_TREE_DOWN], nd2;
         if (chan < 0 || *p != ']') goto bad;
         p = skip_sp(p + 1);
@@ -1043,11 +1066,11 @@ static bool trees_line(struct rec_ctx *x, const char *p)
         }
         any = true;
     }
-    if (*p && !starts(p, "comm 0x")) cut_warn(x, "a Trees line");
+    if (*p && !starts(p, "comm 0x")) trees_cut(x, any, -1);
     return any;
 bad:
     if (!*p || strlen(p) < 12) { /* the line ends inside an entry: cut, not wrong */
-        cut_warn(x, "a Trees line");
+        trees_cut(x, any, last_chan);
         if (any) {
             struct rec_facts *f = cur_facts(L);
             if (f) f->trees = true;
@@ -1588,6 +1611,25 @@ static int device_claims(struct rec_ctx *x, long r, const char *host)
     return k;
 }
 
+/* A device line cut before its host ("#  Rank 12 Group  0 Pid   1889 on   worke"), right
+ * after the list's other lines: its rank is named, its host is not, and the list does not
+ * end here (its length is not the job's). */
+static bool device_line_cut(struct rec_ctx *x, long r)
+{
+    struct rec_log *L = x->L;
+    if (!rank_at(L, r)) {
+        too_large(x, "nccl-tests' rank %ld", r);
+        return true;
+    }
+    rec_facts_seen(&L->units[L->dev_unit].f, r);
+    L->dev_line = x->line;
+    rec_warn_c(L, REC_W_CUT,
+               "%s:%ld: cut: rank %ld's device line ends before its host: the rank is read, "
+               "its host is not",
+               x->name, x->line, r);
+    return true;
+}
+
 static bool device_line(struct rec_ctx *x, const char *p)
 {
     p = skip_sp(p);
@@ -1596,6 +1638,7 @@ static bool device_line(struct rec_ctx *x, const char *p)
     long r = scan_uint(&p, REC_RANK_DIGITS);
     const char *on = strstr(p, " on ");
     const char *dv = on ? strstr(on, " device ") : NULL;
+    if (r >= 0 && !dv && x->L->dev_unit >= 0 && *p == ' ') return device_line_cut(x, r);
     if (r < 0 || !dv) return false;
     struct rec_rank *rk = rank_at(x->L, r);
     if (!rk) {
@@ -1603,13 +1646,20 @@ static bool device_line(struct rec_ctx *x, const char *p)
         return true;
     }
     {
+        struct rec_log *L = x->L;
         char h[64];
         copy_word(skip_sp(on + 4), "", h, sizeof h);
-        int hid = rec_host_id(x->L, h, true);
-        int ti = rec_tests_unit_k(x->L, device_claims(x, r, h));
-        struct rec_unit *u = &x->L->units[ti];
+        int hid = rec_host_id(L, h, true);
+        int ti = rec_tests_unit_k(L, device_claims(x, r, h));
+        struct rec_unit *u = &L->units[ti];
         rec_facts_seen(&u->f, r);
         rec_facts_host(&u->f, hid);
+        /* a list goes on while device lines follow one another (another run's list
+         * starting ends this one) */
+        if (L->dev_unit >= 0 && L->dev_unit != ti) L->units[L->dev_unit].list_open = false;
+        L->dev_unit = ti;
+        L->dev_line = x->line;
+        u->list_open = true;
     }
     if (!rk->host[0]) copy_word(skip_sp(on + 4), "", rk->host, sizeof rk->host);
     const char *q = skip_sp(dv + 8);
@@ -2130,6 +2180,11 @@ static void command_line(struct rec_log *L, const char *p)
         long np = option_number(m, " -np");
         if (np < 0) np = option_number(m, " -n");
         if (np > 0) L->job.procs = (int)np;
+        /* nccl-tests runs -g GPUs in each of -t threads of a process */
+        if (np > 0 && strstr(m, "_perf ")) {
+            long g = option_number(m, " -g"), t = option_number(m, " -t");
+            L->job.per_proc = (int)((g > 0 ? g : 1) * (t > 0 ? t : 1));
+        }
     }
     if (L->launcher) return;
     if (m && (m == p || m[-1] == ' ' || m[-1] == '/')) {
@@ -2194,6 +2249,18 @@ static bool wrapped_trees(const char *p)
     p += 2;
     long v;
     return scan_int(&p, REC_RANK_DIGITS, &v) && (*p == '/' || starts(p, "->"));
+}
+
+/* nccl-tests' table title and units lines without their '#' ("out-of-place   in-place",
+ * "(B)    (elements)   ...  (us)  (GB/s)"): read as with it, never prose. */
+static bool hashless_title(struct rec_log *L, const char *p)
+{
+    bool title = starts(p, "out-of-place") && strstr(p, "in-place");
+    bool units = starts(p, "(B)") && strstr(p, "(elements)");
+    if (!title && !units) return false;
+    L->prefixes |= REC_PFX_HASHLESS;
+    if (units && L->hdr_n > 0) L->hdr_ms = strstr(p, "(ms)") != NULL;
+    return true;
 }
 
 static bool one_line(struct rec_ctx *x, char *s)
@@ -2268,7 +2335,8 @@ static bool one_line(struct rec_ctx *x, char *s)
         return true;
     }
     /* nccl-tests' comment lines with their '#' stripped (as some log viewers show them) */
-    if (starts(p, "Rank ") && strstr(p, " Pid ") && strstr(p, " device ")) {
+    if (starts(p, "Rank ") &&
+        (L->dev_unit >= 0 || (strstr(p, " Pid ") && strstr(p, " device ")))) {
         L->prefixes |= REC_PFX_HASHLESS;
         return device_line(x, p);
     }
@@ -2281,6 +2349,7 @@ static bool one_line(struct rec_ctx *x, char *s)
         header_line(x, p);
         return true;
     }
+    if (hashless_title(L, p)) return true;
     if (L->hdr_n > 0 && isdigit((unsigned char)*p)) {
         row_line(x, p);
         return true;
@@ -2310,7 +2379,11 @@ static bool one_line(struct rec_ctx *x, char *s)
 
 static void file_free(struct rec_file *F)
 {
-    if (F) free(F->buf);
+    if (F) {
+        free(F->buf);
+        free(F->piece);
+        free(F->carry);
+    }
     free(F);
 }
 
@@ -2323,11 +2396,153 @@ void rec_parse_begin(struct rec_log *L, const char *name)
     if (!F->buf) F->buf = xmalloc(REC_MAX_LINE + 1);
     F->got = 0;
     F->last_read = true;
+    L->dev_unit = -1; /* a list that ended with the last file stays open */
     /* a new file starts outside any table */
     L->hdr_n = 0;
     L->cur_test = -1;
     L->pending_coll[0] = '\0';
     L->tuning.matrix_state = 0;
+}
+
+/* A list of devices ends at the first line after it that is not blank and no device
+ * line: the list is then whole (nccl-tests prints "#" after it). One that runs to the end
+ * of its file may have been cut there. */
+static void list_goes_on(struct rec_log *L, const struct rec_file *F)
+{
+    if (L->dev_unit < 0 || L->dev_line == F->x.line || !*skip_sp(F->buf)) return;
+    L->units[L->dev_unit].list_open = false;
+    L->dev_unit = -1;
+}
+
+/* Read one cleaned line (in buf, which it may change). */
+static void read_one(struct rec_log *L, struct rec_file *F, char *buf)
+{
+    F->x.host[0] = '\0';
+    F->x.host_id = -1;
+    F->last_read = one_line(&F->x, buf);
+    if (F->last_read) F->got++;
+    list_goes_on(L, F);
+}
+
+/* Where NCCL's header "host:pid:tid [dev] NCCL INFO" starts, given its "] NCCL " at q in
+ * line (after its first character); NULL when what is before q is not that header after a
+ * blank. */
+static const char *header_back(const char *line, const char *q)
+{
+    const char *b = q;
+    while (b > line && isdigit((unsigned char)b[-1]))
+        b--;
+    if (b == q || b - line < 2 || b[-1] != '[' || b[-2] != ' ') return NULL;
+    b -= 2;
+    for (int k = 0; k < 2; k++) { /* ":tid", ":pid" */
+        const char *d = b;
+        while (b > line && isdigit((unsigned char)b[-1]))
+            b--;
+        if (b == d || b == line || b[-1] != ':') return NULL;
+        b--;
+    }
+    const char *h = b; /* a host name's characters, a blank before it */
+    while (h > line &&
+           (isalnum((unsigned char)h[-1]) || h[-1] == '-' || h[-1] == '.' || h[-1] == '_'))
+        h--;
+    return h > line && h < b && isspace((unsigned char)h[-1]) ? h : NULL;
+}
+
+/* A web page's copy joins lines: NCCL lines one after another on one line, blanks
+ * between. The places where another line starts (a whole header after two blanks or more,
+ * with an NCCL line before it on the line, or, the first, a piece of a line without a
+ * header of its own), into at[max]; returns how many. Spliced lines (a header run into the
+ * text before it, or after one blank) are not joined lines: one_line warns about those. */
+static int joined_at(const char *line, const char **at, int max)
+{
+    int n = 0;
+    const char *from = line, *seen = strstr(line, "NCCL ");
+    for (const char *q = strstr(line + 1, "] NCCL "); q && n < max;
+         q = strstr(q + 1, "] NCCL ")) {
+        size_t rest = strlen(q + 2); /* the last header may be cut ("NCCL I") */
+        size_t k = rest < 9 ? rest : 9;
+        if (strncmp(q + 2, "NCCL INFO", k) != 0 && strncmp(q + 2, "NCCL WARN", k) != 0)
+            continue;
+        const char *h = header_back(line, q);
+        /* a copy pads the lines it joins: two blanks at least (processes' output spliced
+         * into one line has one, or none) */
+        if (!h || h - from < 3 || h[-2] != ' ') continue;
+        /* before it: a line of NCCL's, or (the first) a piece of one wrapped: blanks before
+         * the header, and no header of its own */
+        bool nccl_before = seen && seen < h;
+        bool piece = n == 0 && (!seen || seen > h);
+        if (!nccl_before && !piece) continue;
+        at[n++] = h;
+        from = h;
+    }
+    return n;
+}
+
+/* Read a piece [b, b + len) of a cleaned line as a line of its own. */
+static void read_piece(struct rec_log *L, struct rec_file *F, const char *b, size_t len)
+{
+    unsigned prefixes = L->ln.prefixes; /* what cleaning the whole line removed */
+    memcpy(F->piece, b, len);
+    F->piece[len] = '\0';
+    memset(&L->ln, 0, sizeof L->ln);
+    L->ln.prefixes = prefixes;
+    L->ln.line = F->piece;
+    L->ln.marks = rec_line_marks(F->piece, &L->ln);
+    read_one(L, F, F->piece);
+    L->ln.prefixes = prefixes;
+}
+
+/* The piece carried from the line before, read: ended by [b, b + len) (a line the copy
+ * wrapped inside one of its words) when len > 0, else as it is. */
+static void read_carry(struct rec_log *L, struct rec_file *F, const char *b, size_t len)
+{
+    char *c = F->carry;
+    size_t n = F->ncarry;
+    F->carry = NULL;
+    if (n + len > REC_MAX_LINE) len = 0;
+    char *t = xmalloc(n + len + 1);
+    memcpy(t, c, n);
+    memcpy(t + n, b, len);
+    free(c);
+    read_piece(L, F, t, n + len);
+    free(t);
+}
+
+/* Read the joined lines of F->buf, split at at[0..n). A first piece that is no line of
+ * its own (text with no NCCL header) ends the piece carried from the line before (the copy
+ * wrapped there: "... NCCL I" then "NFO Channel ..."); the last piece is carried to the
+ * next line, which may end it. */
+static void read_joined(struct rec_log *L, struct rec_file *F, const char **at, int n)
+{
+    if (!F->piece) F->piece = xmalloc(REC_MAX_LINE + 1);
+    if (n > 0 && !(L->wseen >> REC_W_JOINED & 1))
+        rec_warn_c(L, REC_W_JOINED,
+                   "%s:%ld: joined: several log lines on one line (a web page's copy?): each "
+                   "is read from its NCCL header on",
+                   F->name, F->x.line);
+    const char *b = F->buf;
+    for (int i = 0; i <= n; i++) {
+        const char *e = i < n ? at[i] : b + strlen(b);
+        size_t len = (size_t)(e - b);
+        while (len && b[len - 1] == ' ')
+            len--;
+        if (i == 0 && F->carry) {
+            bool ends = len && !memmem(b, len, "NCCL ", 5);
+            read_carry(L, F, b, ends ? len : 0);
+            if (ends) {
+                b = e;
+                continue;
+            }
+        }
+        if (i == n && n > 0 && len) { /* perhaps wrapped: the next line may end it */
+            F->carry = xmalloc(len);
+            memcpy(F->carry, b, len);
+            F->ncarry = len;
+        } else if (len || n == 0) {
+            read_piece(L, F, b, len);
+        }
+        b = e;
+    }
 }
 
 void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
@@ -2345,10 +2560,14 @@ void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
         } else {
             memset(&L->ln, 0, sizeof L->ln);
             rec_line_clean(p, e, F->buf, &L->ln);
-            F->x.host[0] = '\0';
-            F->x.host_id = -1;
-            F->last_read = one_line(&F->x, F->buf);
-            if (F->last_read) F->got++;
+            const char *at[REC_MAX_JOINED];
+            /* (after a joined line, a line that starts with the end of its last) */
+            bool may = L->ln.marks & (F->carry ? REC_MK_HDR : REC_MK_HDR2);
+            int n = may ? joined_at(F->buf, at, REC_MAX_JOINED) : 0;
+            if (n > 0 || F->carry)
+                read_joined(L, F, at, n);
+            else
+                read_one(L, F, F->buf);
         }
         p = nl ? nl + 1 : end;
     }
@@ -2357,6 +2576,7 @@ void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
 int rec_parse_end(struct rec_log *L, bool ends_in_newline)
 {
     struct rec_file *F = L->file;
+    if (F->carry) read_carry(L, F, "", 0);
     if (!ends_in_newline && !F->last_read && F->x.line > 0)
         rec_warn_c(L, REC_W_CUT, "%s:%ld: cut: the last line is incomplete (no newline)",
                    F->name, F->x.line);
@@ -2392,7 +2612,9 @@ static enum rec_class classify(const struct rec_log *L, const struct rec_link *k
             if (h->ib_ll[d] == 'R') return REC_ROCE;
             if (h->ib_ll[d] == 'I') return REC_IB;
         }
-        return REC_UNKNOWN; /* the verbs transport runs on both: the NIC list says which */
+        /* the verbs transport runs on both: the NIC list says which; without it the
+         * connection line still says the hop is the network's */
+        return REC_NET;
     }
     if (starts(v, "NET/")) return REC_NET_PLUGIN;
     if (starts(v, "NVLS")) return REC_NVLINK;
@@ -2472,7 +2694,8 @@ static void warn_partial(struct rec_log *L)
     if (np > 0 && np < L->nranks) {
         char b[160];
         rank_ranges(printed, L->nranks, b, sizeof b);
-        rec_warn_c(L, REC_W_PARTIAL, "lines of ranks %s only (of %d)", b, L->nranks);
+        rec_warn_c(L, REC_W_PARTIAL, "lines of ranks %s only (of %s%d)", b,
+                   L->nranks_floor ? "at least " : "", L->nranks);
     }
     free(printed);
 }
@@ -2503,19 +2726,24 @@ static void first_line_hosts(struct rec_log *L)
     }
 }
 
+/* The size a list of devices (unit u's) proves: the job's only when it lists ranks 0..n-1
+ * and ends before its file does (one that names a rank beyond its length, or runs to the
+ * end of the text or into a cut line, may have been cut: its size is at least its largest
+ * rank + 1, not known); -1 when it proves none. */
+static int list_size(const struct rec_log *L, int u)
+{
+    const struct rec_facts *f = &L->units[u].f;
+    int n = 0, top = -1;
+    for (int r = rec_facts_next(f, 0); r >= 0; r = rec_facts_next(f, r + 1))
+        n++, top = r;
+    if (n == 0 || top >= n || L->units[u].list_open) return -1;
+    return n + (u == L->tests_unit ? L->tests_more : 0);
+}
+
 static void finish_comms(struct rec_log *L)
 {
-    for (int u = 0; u < L->nunits; u++) {
-        struct rec_facts *f = &L->units[u].f;
-        int n = 0, top = -1;
-        for (int r = rec_facts_next(f, 0); L->units[u].tests && r >= 0;
-             r = rec_facts_next(f, r + 1))
-            n++, top = r;
-        /* a list of devices is the job's size only when it lists ranks 0..n-1: one that
-         * names a rank beyond its length was cut (its size is unknown, at least top + 1) */
-        if (L->units[u].tests)
-            f->nranks = top >= n ? -1 : n + (u == L->tests_unit ? L->tests_more : 0);
-    }
+    for (int u = 0; u < L->nunits; u++)
+        if (L->units[u].tests) L->units[u].f.nranks = list_size(L, u);
     free(L->blk_claims);
     L->blk_claims = NULL;
     L->blk_cap = 0;
@@ -2575,21 +2803,26 @@ void rec_finish(struct rec_log *L)
     bool ring_lines = false;
     for (int c = 0; c < REC_MAX_CHANNELS; c++)
         ring_lines = ring_lines || L->rings[c].order;
+    /* a ring-order line (rank 0's, whole) says the communicator's size; a ring pieced from
+     * link lines says only the ranks its links name */
+    int ring_n = -1;
+    for (int c = 0; c < REC_MAX_CHANNELS && ring_n < 0; c++)
+        if (L->rings[c].order) ring_n = L->rings[c].n;
     for (int c = 0; c < REC_MAX_CHANNELS; c++)
         if (!ring_lines || (L->rings[c].order && L->nranks > L->rings[c].n))
             ring_from_links(L, c);
-    int ring_n = -1;
     bool rings = false, trees = false;
     for (int c = 0; c < REC_MAX_CHANNELS; c++) {
-        if (L->rings[c].order) {
-            rings = true;
-            if (ring_n < 0) ring_n = L->rings[c].n;
-        }
+        if (L->rings[c].order) rings = true;
         if (L->trees[c].n) trees = true;
     }
     if (L->nranks < 0 && ring_n > 0) L->nranks = ring_n;
-    if (L->nranks < 0 && L->maxrank >= 0 && L->ntests > 0)
+    if (L->nranks < 0 && L->maxrank >= 0 && L->ntests > 0) {
+        /* nccl-tests' ranks: a whole list of devices says how many; else only that the job
+         * has at least the largest rank named + 1 */
         L->nranks = L->maxrank + 1 + L->tests_more;
+        L->nranks_floor = L->tests_unit < 0 || list_size(L, L->tests_unit) != L->nranks;
+    }
     /* every rank of the communicator has a slot (comm lines made them; a ring's length
      * is of ranks named) */
     if (L->nranks > L->rank_slots && L->nranks <= REC_MAX_RANKS) {

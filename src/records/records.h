@@ -50,7 +50,8 @@
 #define REC_MAX_ROWS 4096 /* rows of one test */
 #define REC_MAX_MSGS 64   /* errors and warnings kept (the rest are counted) */
 #define REC_MAX_TREE_DOWN 3
-#define REC_HDR_WORDS 64 /* a table header's words: 13 a table, side by side up to 4 */
+#define REC_HDR_WORDS 64   /* a table header's words: 13 a table, side by side up to 4 */
+#define REC_MAX_JOINED 256 /* lines joined on one that are read apart */
 
 /* The link classes, from what NCCL says about a connection (never from names alone). */
 enum rec_class {
@@ -61,6 +62,8 @@ enum rec_class {
     REC_ROCE,
     REC_SOCKET,
     REC_NET_PLUGIN,
+    REC_NET, /* NCCL's network transport, what runs under it not said ("NET/IB" without the
+                NIC list: InfiniBand or RoCE) */
     REC_UNKNOWN,
 };
 const char *rec_class_name(enum rec_class c);
@@ -151,6 +154,7 @@ enum rec_wcode {
     REC_W_SIDE_BY_SIDE, /* tables pasted side by side, read as several runs */
     REC_W_RANK_TWICE,   /* two processes claim one rank in a list of devices */
     REC_W_PLACEHOLDER,  /* a host name put in by hand ("<cluster_name>") */
+    REC_W_JOINED,       /* several lines on one (a web page's copy): split and read */
     REC_W_N
 };
 const char *rec_wcode_name(enum rec_wcode c);
@@ -212,6 +216,8 @@ struct rec_job {
                             runs several ranks in one) */
     int tp, pp, dp;      /* vLLM's "assigned as DP rank a, PP rank b, TP rank c": largest + 1,
                             0 when never said */
+    int per_proc;        /* ranks a process of nccl-tests runs (its -g times its -t), 0 when
+                            no command line names an nccl-tests program */
 };
 
 struct rec_log {
@@ -273,6 +279,7 @@ struct rec_log {
     size_t kept;            /* bytes of ranks, rings, trees and links kept (see room()) */
     size_t text_bytes;      /* text read, all files */
     int nranks;             /* -1 unknown */
+    bool nranks_floor;      /* nranks is only the largest rank named + 1: "at least" */
     int nnodes;             /* said by a comm line; -1 unknown */
     struct rec_rank *ranks; /* rank_slots of them: at least maxrank + 1 and nranks */
     int rank_slots;
@@ -318,6 +325,8 @@ struct rec_log {
     struct rec_file *file; /* the file being read */
     int unit;              /* its unit, -1 none */
     bool tests_hashless;   /* nccl-tests' lines without '#' seen */
+    int dev_unit;          /* the unit of the list of devices being read, -1 none */
+    long dev_line;         /* the line of its latest device line */
     bool wrap_open;        /* the line before was an opening "(" alone */
     int last_pattern;      /* GRAPH: a pattern was read (its index), -1 none */
 };

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "records/recfile.h"
+#include "records/recfit.h"
 #include "records/records.h"
 
 const char *rec_span_name(enum rec_span s)
@@ -163,6 +164,8 @@ void rec_say_job(const struct rec_log *L, struct rec_jobsay *J)
     memset(J, 0, sizeof *J);
     J->world = L->job.world;
     J->world_from = L->job.world > 0 ? L->job.world_from : NULL;
+    if (J->world <= 0 && (J->world = rec_launch_ranks(L)) > 0)
+        J->world_from = "mpirun -np"; /* with the rows' busbw */
     J->procs = L->job.procs;
     for (int c = 0; c < L->ncomms; c++) {
         const struct rec_facts *f = &L->comms[c];

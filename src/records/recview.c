@@ -131,6 +131,11 @@ static void links_by_comm(struct rec_log *L)
     for (int i = 0; i < L->nlinks; i++) {
         struct rec_link k = L->links[i];
         k.comm = rec_unit_comm(L, k.unit);
+        if (k.unit < 0 && L->ncomms == 1) { /* a line without a header: the one there is */
+            k.comm = 0;
+            rec_facts_seen(&L->comms[0], k.from);
+            rec_facts_seen(&L->comms[0], k.to);
+        }
         uint64_t probe = link_key(&k);
         bool dup = false;
         for (;; probe = probe * 6364136223846793005ULL + 1) {

@@ -245,6 +245,7 @@ int hier_tier_for_class(enum rec_class c)
         return TIER_PCIE;
     case REC_IB:
     case REC_ROCE:
+    case REC_NET: /* NET/IB: InfiniBand or RoCE, both the InfiniBand tier's */
         return TIER_IB;
     case REC_SOCKET:
         return TIER_ETHERNET;
@@ -271,15 +272,16 @@ static void record_peak(const struct rec_test *t, double *bus, char *how, size_t
     }
 }
 
-void hier_record_from(const struct rec_log *L, struct hier_record *out)
+void hier_record_from(const struct rec_log *L, int comm, struct hier_record *out)
 {
     memset(out, 0, sizeof *out);
     out->slowest = TIER_COUNT;
     if (!L) return;
     out->loaded = true;
-    /* one communicator's links (records/recview.h: the largest), never several mixed */
+    /* one communicator's links (the one chosen, else records/recview.h's largest), never
+     * several mixed */
     struct rec_view w;
-    rec_view_make(L, rec_main_comm(L), &w);
+    rec_view_make(L, comm >= 0 && comm < L->ncomms ? comm : rec_main_comm(L), &w);
     for (int i = 0; i < w.v.nlinks; i++) {
         enum rec_class c = w.v.links[i].cls;
         if ((unsigned)c > REC_UNKNOWN) continue;

@@ -79,12 +79,13 @@ struct hier_record {
 };
 
 /* The tier a link class stands at: nvlink -> NVLink; pcie and shm (through host memory
- * over PCIe) -> PCIe; ib and roce (RDMA over Ethernet, in InfiniBand's place between the
- * nodes of a pod) -> InfiniBand; socket (TCP) -> Ethernet; -1 for net-plugin and unknown,
- * which do not say what is under them. */
+ * over PCIe) -> PCIe; ib, roce (RDMA over Ethernet, in InfiniBand's place between the
+ * nodes of a pod) and network (NET/IB: one of the two) -> InfiniBand; socket (TCP) -> Ethernet;
+ * -1 for net-plugin and unknown, which do not say what is under them. */
 int hier_tier_for_class(enum rec_class c);
-/* What the record says for the ladder. */
-void hier_record_from(const struct rec_log *L, struct hier_record *out);
+/* What the record says for the ladder: the links of communicator comm (the one the
+ * topology screen shows; -1 or past the record's: its largest, recview.h). */
+void hier_record_from(const struct rec_log *L, int comm, struct hier_record *out);
 
 /* This machine's figures, as the screen knows them (from worker results only). */
 struct hier_measured {

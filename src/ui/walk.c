@@ -21,6 +21,7 @@
 #include "ui/present/present.h"
 #include "ui/screens/lesson/lesson_keys.h"
 #include "ui/screens/lesson/lesson_ui.h"
+#include "ui/screens/lesson/predict.h"
 #include "ui/screens/screens.h"
 
 #define WALK_VALS 64
@@ -240,9 +241,10 @@ static const struct walk_fig *walk_figs(struct walk *w, int y)
  * figure of a unit of a measured kind (bandwidth, time, bytes) is converted to the
  * exercise's unit; a count or ratio is compared as printed. A small whole answer (below
  * 10) is everywhere on a screen (ranks, steps): only counted with the exercise's own unit
- * word after it ("8x"). */
+ * word after it ("8x"); so is a ratio of any size asked later (not on the slide shown): a
+ * bare "32" there is a box value, a row count, another exercise's count. */
 static bool walk_num_hit(const struct lesson_exercise *e, double ans, double v, double half,
-                         const char *unit)
+                         const char *unit, bool later)
 {
     if (ans == 0 || !isfinite(ans)) return false;
     enum ex_dim ed = DIM_NONE, fd = DIM_NONE;
@@ -272,7 +274,10 @@ static bool walk_num_hit(const struct lesson_exercise *e, double ans, double v, 
         if (whole && !e->units[0] && fabs(ans) < 1000 &&
             !(unit[0] && e->prompt && strcasestr(e->prompt, unit)))
             return false;
-        if (small && e->units[0] && !(fcanon && canon && strcmp(fcanon, canon) == 0))
+        bool same_unit = fcanon && canon && strcmp(fcanon, canon) == 0;
+        if (small && e->units[0] && !same_unit) return false;
+        if (later && canon && (strcmp(canon, "x") == 0 || strcmp(canon, "%") == 0) &&
+            !same_unit)
             return false;
     }
     double tol = e->tolerance > 0.01 ? e->tolerance : 0.01;
@@ -339,6 +344,22 @@ static bool walk_holds_in(const char *s, const double *want, size_t nw)
         if (!ch) return false;
         i++;
     }
+}
+
+/* The asked values as a run wrapped from row y onto row y + 1 (a narration's "every box
+ * reads 60 64 / 68 72"): the two rows joined, each run's values counted once. */
+static bool walk_holds_wrapped(const struct walk *w, int y, const double *want, size_t nw)
+{
+    if (nw < 2 || y + 1 >= w->nlines) return false;
+    const char *a = w->line[y], *b = w->line[y + 1];
+    size_t la = strlen(a);
+    while (la > 0 && a[la - 1] == ' ')
+        la--;
+    b += strspn(b, " ");
+    if (la == 0 || !*b || !isdigit((unsigned char)a[la - 1])) return false;
+    char joined[1024];
+    snprintf(joined, sizeof joined, "%.*s %s", (int)la, a, b);
+    return walk_holds_in(joined, want, nw);
 }
 
 /* line with its box values blanked (a segment between borders holding only numbers and
@@ -473,6 +494,26 @@ static bool walk_count_hit(const struct walk *w, const struct lesson_exercise *e
 
 /* ---- one frame ----------------------------------------------------------------------- */
 
+/* s with its runs of spaces made one, a box border ("\u2502") dropped, and no space at its ends
+ */
+static void walk_squeeze(const char *s, char *out, size_t n)
+{
+    const char *bar = "\u2502";
+    size_t o = 0;
+    for (; *s && o + 1 < n; s++) {
+        bool space = *s == ' ' || *s == '\n';
+        if (strncmp(s, bar, strlen(bar)) == 0) {
+            s += strlen(bar) - 1;
+            space = true;
+        }
+        if (space && (o == 0 || out[o - 1] == ' ')) continue;
+        out[o++] = space ? ' ' : *s;
+    }
+    while (o > 0 && out[o - 1] == ' ')
+        o--;
+    out[o] = '\0';
+}
+
 static bool walk_is_border(const char *p)
 {
     static const char *const b[] = {"\u2502", "\u2503", "\u2510", "\u2518", "\u2551", "|"};
@@ -517,6 +558,36 @@ static double walk_asked(const struct walk *w, const struct walk_ans *a, size_t 
     return a->e->answer;
 }
 
+/* Is the figure (v, half, unit) on row y given, not answered: one of the scene's own
+ * settings (its ranks, count, measurement size: predict.h), or part of the question of one
+ * of the slide's exercises (the row is a piece of its prompt, at the numbers asked: "each
+ * step also spends 20 ms communicating" is that exercise's data)? */
+static bool walk_given(const struct walk *w, size_t slide, int y, double v, double half,
+                       const char *unit)
+{
+    if (w->app && predict_is_setting(&w->app->sc, v, half, unit)) return true;
+    char row[1024];
+    walk_squeeze(w->line[y], row, sizeof row);
+    if (strlen(row) < 12 || slide >= w->L->nslides) return false;
+    const struct lesson_slide *S = &w->L->slides[slide];
+    bool given = false;
+    for (size_t k = 0; k < S->nex && !given; k++) {
+        const struct ex_variant *var = NULL;
+        if (w->view == WALK_PLAYER && w->app) {
+            const struct lesson_ui *u = lesson_ui_of(w->app);
+            if (u->L == w->L && u->ex[k].seed) var = &u->ex[k].var;
+        }
+        char *p = ex_prompt(&S->ex[k], var);
+        size_t n = strlen(p) + 1;
+        char *q = xmalloc(n);
+        walk_squeeze(p, q, n);
+        given = strstr(q, row) != NULL;
+        free(q);
+        free(p);
+    }
+    return given;
+}
+
 /* The frame's figures against the lecture answers of the later lessons' number exercises. */
 static void walk_mark_later(struct walk *w)
 {
@@ -534,7 +605,7 @@ static void walk_mark_later(struct walk *w)
                         continue;
                     for (int i = 0; i < f->n && !w->seen_before[flat]; i++)
                         w->seen_before[flat] =
-                            walk_num_hit(e, e->answer, f->v[i], f->half[i], f->unit[i]);
+                            walk_num_hit(e, e->answer, f->v[i], f->half[i], f->unit[i], true);
                     if (w->seen_before[flat] && w->log && getenv("WALK_SEEN"))
                         fprintf(w->log, "seen %s (%s) in %s %s: %s\n", e->id, w->set->v[l].id,
                                 w->L->id, w->frame, w->line[y]);
@@ -605,7 +676,9 @@ static void walk_check(struct walk *w, size_t slide)
                 bool hit = false;
                 double ans = walk_asked(w, a, slide);
                 for (int i = 0; i < f->n && !hit; i++)
-                    hit = walk_num_hit(e, ans, f->v[i], f->half[i], f->unit[i]);
+                    hit = walk_num_hit(e, ans, f->v[i], f->half[i], f->unit[i],
+                                       a->slide != slide) &&
+                          !walk_given(w, slide, y, f->v[i], f->half[i], f->unit[i]);
                 if (a->slide != WALK_LATER) hit = hit || walk_count_hit(w, e, ans, line);
                 if (hit) {
                     walk_found(w, a->slide == WALK_LATER ? WALK_EARLY_DECK : WALK_EARLY_NUMBER,
@@ -614,7 +687,8 @@ static void walk_check(struct walk *w, size_t slide)
                 }
             } else if (e->type == LEX_HOLDS && a->nvals >= 1 &&
                        (!a->single || a->slide == slide) && !walk_is_input(w, a)) {
-                if (walk_holds_in(line, a->vals, a->nvals)) {
+                if (walk_holds_in(line, a->vals, a->nvals) ||
+                    walk_holds_wrapped(w, y, a->vals, a->nvals)) {
                     walk_found(w, a->slide == WALK_LATER ? WALK_EARLY_DECK : WALK_EARLY_HOLDS,
                                slide, e->id, line);
                     break;

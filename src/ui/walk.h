@@ -10,7 +10,11 @@
  *     row shows, or spread over the boxes (each value in its slot of some box not hidden,
  *     not that rank's input); a choice exercise's right option as its text; a count
  *     (no unit) as a counter shows it: "step i/N" where the prompt counts steps, a transfer
- *     list's "+N more" (the step's transfers) where it counts messages.
+ *     list's "+N more" (the step's transfers) where it counts messages. What a slide gives
+ *     is no answer: its scene's settings (ranks, count, measurement size), a piece of the
+ *     question of one of its exercises (its prompt, at the numbers asked), and, for an
+ *     answer asked later, a ratio's number without its unit ("32 rows" is not 32x). A
+ *     holds answer's run may wrap from one row of text onto the next.
  *   - (player) a number exercise asked at the lecture's numbers whose answer a frame of an
  *     earlier lesson showed (recall.h: it must start on a variant's numbers);
  *   - a cut line: a row whose text ends in "…" (the screens' text_fit), counted also

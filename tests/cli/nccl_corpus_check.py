@@ -279,7 +279,112 @@ RING_LINE = re.compile(r"NCCL INFO +(Ring|Channel) \d+(/\d+)? ?:")
 LINK_FORM = re.compile(r"\bChannel \d+(/\d+)? : .*? via (\S+)")
 PRINTER = re.compile(r"([\w.-]+):\d+:\d+ \[\d+\] NCCL INFO (?:Channel \d+(?:/\d+)? : +(0)(?: +\d+)+ *$|Ring \d+ : \d+ -> (\d+) -> \d+ *$)", re.M)
 RING_ORDER = re.compile(r"NCCL INFO +(Ring|Channel) \d+(/\d+)? ?: *\d+( +\d+)+ *$", re.M)
+# a size stated: the title's "N ranks", a communicator's ", N ranks on", the job's "N
+# communicators of N ranks", the fit's "plan on N ranks", a warning's "(of N)"
+SIZE_SAID = re.compile(r"(at least )?\b(\d+) ranks?\b(?! only)|\(of (at least )?(\d+)\)")
 AT_LEAST = re.compile(r"communicator (\d+)[^:]*: the lines of \d+ ranks? only \(of at least (\d+)\)")
+
+
+AT_LINE = re.compile(r"^(.*?):(\d+): (.*)$")
+TREE_ENTRY = re.compile(r"\[(\d+)\] (-?\d+(?:/-?\d+)*)->(\d+)->(-?\d+)(?= |$)")
+LINK = re.compile(r"Channel (\d+)(?:/\d+)? : (\d+)\[[^]]*\] -> (\d+)\[[^]]*\].* via ")
+TESTS_LINE = re.compile(r"^\s*#?\s*(out-of-place\b.*in-place|\(B\)\s+\(elements\)|size\s+count\s+type"
+                        r"|Rank\s+\d+\s.*\bdevice\b|Avg bus bandwidth|nThread \d)")
+
+
+def tree_entries(line):
+    """(channel, rank) of each whole entry of a Trees line."""
+    if "Trees" not in line:
+        return []
+    return [(int(c), int(me)) for c, _down, me, _up in TREE_ENTRY.findall(line.split("Trees", 1)[1])]
+
+
+def warnings_agree(d, rec_path, msgs):
+    """A warning about line N says what the reader did with it: a line it says is not read
+    gives nothing the reader reports (unless another line gives the same), the entries it
+    says are read are there, and nccl-tests' own lines (with or without '#') are never
+    "no log line"."""
+    if os.path.isdir(rec_path):
+        return []
+    lines = record_text(rec_path).split("\n")
+    trees = d.get("trees") or {}
+    links = {(k.get("channel"), k.get("from"), k.get("to")) for k in d.get("links") or []
+             if isinstance(k, dict)}
+    sizes = {r.get("size") for t in d.get("tests") or [] for r in t.get("rows") or []}
+    bad = []
+
+    def used_tree(c, me):
+        return str(me) in (trees.get(str(c)) or {})
+
+    def elsewhere(n, pred):
+        return any(pred(x) for i, x in enumerate(lines) if i != n - 1)
+
+    for m in msgs:
+        at = AT_LINE.match(m)
+        if not at or not 0 < int(at.group(2)) <= len(lines):
+            continue
+        n, what, line = int(at.group(2)), at.group(3), lines[int(at.group(2)) - 1]
+        # (a prefix that is "not read" is the text before NCCL's line, not the line)
+        notread = "not read" in what and "the text is not read" not in what
+        if "no log line" in what and TESTS_LINE.match(re.sub(r"^.*?<stdout>:", "", line)):
+            bad.append("%r: line %d is nccl-tests' own: %r" % (m, n, line.strip()[:60]))
+        whole = tree_entries(line)
+        if notread and "Trees" in line:
+            for c, me in whole:
+                if used_tree(c, me) and not elsewhere(n, lambda x: (c, me) in tree_entries(x)):
+                    bad.append("%r: says not read, but channel %d's rank %d is from it" % (m, c, me))
+                    break
+        if "entries before it are read" in what:
+            for c, me in whole:
+                if not used_tree(c, me):
+                    bad.append("%r: says read, but channel %d's rank %d is not" % (m, c, me))
+                    break
+        k = LINK.search(line)
+        if notread and k:
+            key = tuple(int(v) for v in k.groups())
+            def same(x):
+                o = LINK.search(x)
+                return o is not None and tuple(int(v) for v in o.groups()) == key
+            if key in links and not elsewhere(n, same):
+                bad.append("%r: says not read, but its link %s is used" % (m, key))
+        row = re.match(r"^\s*(\d+)\s", line)
+        if "row" in what and notread and row and float(row.group(1)) in sizes:
+            if not elsewhere(n, lambda x: re.match(r"^\s*%s\s" % row.group(1), x)):
+                bad.append("%r: says not read, but a row of size %s is used" % (m, row.group(1)))
+    return bad
+
+
+JOINED = re.compile(r"NCCL (?:INFO|WARN) .*?\S {2,}[\w.-]+:\d+:\d+ \[\d+\] NCCL")
+LINK_SIDE = re.compile(r"Channel (\d+)/\d+ : (\d+)\[\d+\] -> (\d+)\[\d+\] \[(?:send|receive)\] via \S")
+
+
+def codes_of(d):
+    return [w.get("code") for w in d.get("warnings") or [] if isinstance(w, dict)]
+
+
+def joined_read(d, rec_path, codes):
+    """Lines a copy joined (NCCL lines on one line, padded apart): warned about once as
+    joined, never as spliced, and every link they hold is read, a link wrapped onto the
+    next line too."""
+    text = record_text(rec_path)
+    joined = [line for line in text.split("\n") if JOINED.search(line)]
+    bad = []
+    if codes.count("joined") != (1 if joined else 0):
+        bad.append("%d joined lines, %d joined warnings (want one when any)"
+                   % (len(joined), codes.count("joined")))
+    if not joined:
+        return bad
+    if "spliced" in codes:
+        bad.append("joined lines warned as spliced")
+    links = {(k.get("channel"), k.get("from"), k.get("to")) for k in d.get("links") or []
+             if isinstance(k, dict)}
+    flat = text.replace("\n", "")
+    want = {tuple(int(v) for v in m.groups()) for m in LINK_SIDE.finditer(flat)}
+    # a connection's two sides are one link: either direction's key is read
+    lost = [k for k in want if k not in links]
+    if lost:
+        bad.append("%d of %d links of joined lines not read: %s" % (len(lost), len(want), sorted(lost)[:4]))
+    return bad
 
 
 def text_promises(e, d, text_path, rec_path):
@@ -310,6 +415,36 @@ def text_promises(e, d, text_path, rec_path):
             if want and want[0]["ranks_seen"] and n != max(want[0]["ranks_seen"]) + 1:
                 bad.append("%r: at least %d, want %d (the largest rank seen + 1)"
                            % (m, n, max(want[0]["ranks_seen"]) + 1))
+    # a size is stated exactly only where the record proves it (a communicator's nranks
+    # written by hand, or "ranks_exact": a size the launcher's command and the rows prove);
+    # else "at least" the largest rank seen + 1; never 0 ranks
+    sizes = {c["nranks"] for c in e["communicators"] if c["nranks"] is not None}
+    if e.get("ranks_exact") is not None:
+        sizes.add(e["ranks_exact"])
+    tops = {max(c["ranks_seen"]) + 1 for c in e["communicators"] if c["ranks_seen"]}
+    for line in text.split("\n"):
+        if "ring order lists" in line or "channel " in line and " ring has " in line:
+            continue  # a ring's length, not a size
+        for m in SIZE_SAID.finditer(line):
+            least = m.group(1) or m.group(3)
+            n = int(m.group(2) or m.group(4))
+            if n == 0:
+                bad.append("%r: 0 ranks" % line)
+            elif not least and n not in sizes:
+                bad.append("%r: %d ranks stated exactly, but the record proves %s"
+                           % (line, n, sorted(sizes) or "no size"))
+            elif least and len(tops) == 1 and n != max(tops):
+                bad.append("%r: at least %d, want %d (the largest rank seen + 1)"
+                           % (line, n, max(tops)))
+    bad += warnings_agree(d, rec_path, msgs)
+    bad += joined_read(d, rec_path, codes_of(d))
+    # a connection through NCCL's network transport ("via NET/...") is never of an unknown
+    # class: the line itself says the hop is the network's
+    for k in d.get("links") or []:
+        if isinstance(k, dict) and str(k.get("via", "")).startswith("NET/") and k.get("class") == "unknown":
+            bad.append("link %s %s -> %s via %s: class unknown" % (k.get("channel"), k.get("from"),
+                                                                     k.get("to"), k.get("via")))
+            break
     # a warning that no ring lines are in the record holds
     for m in msgs:
         if m.startswith("no ring lines") and RING_LINE.search(record_text(rec_path)):

@@ -276,6 +276,17 @@ run "presenter: two paths, one missing" 2 --present ok/01-ring.md ok/09-nosuch.m
 grep -qF "ok/09-nosuch.md" "$tmp/err" || fail "presenter: the missing second path is not named: $(cat "$tmp/err")"
 run "presenter: two paths" 2 --present ok/01-ring.md ok/02-bandwidth.md </dev/null
 grep -qF "needs a terminal" "$tmp/err" || fail "presenter: two good paths refused: $(cat "$tmp/err")"
+# a shell's glob of a lesson folder brings its README along: left out, named in one notice,
+# the lessons presented; a file that is not a lesson, named alone (or with no lesson beside
+# it), is refused with the reason
+run "presenter: a glob with a README" 2 --present ok/*.md </dev/null
+same "presenter: a glob with a README" "$tmp/err" "collviz: skipped, not lessons: ok/README.md
+collviz: the presenter needs a terminal on stdin and stdout (collviz trace, bench, train and lesson show|list work without one)"
+for args in "ok/README.md" "ok/README.md ok/README.md"; do
+    # shellcheck disable=SC2086
+    run "presenter: $args" 2 --present $args </dev/null
+    same "presenter: $args" "$tmp/err" "ok/README.md: not a lesson (a lesson opens with front matter, a '---' line, or is named NN-name.md; see lessons/README.md)"
+done
 run "presenter: bad --minutes" 2 --present ok/01-ring.md --minutes 0 </dev/null
 same "presenter: bad --minutes" "$tmp/err" "collviz: --minutes: '0' is not a talk length in minutes (1..10000)"
 XDG_RUNTIME_DIR=$tmp timeout 20 "$BIN" notes </dev/null >"$tmp/out" 2>"$tmp/err"

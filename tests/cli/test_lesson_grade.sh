@@ -67,11 +67,12 @@ for B in "$BIN" ${ASAN_BIN:+"$ASAN_BIN"}; do
     same "grade choice why" "$tmp/out" "not right: 1) scatter. A scatter gives each rank a different piece; every rank needs all the weights."
     run "grade choice right" 0 lesson grade rooted-which 3
     same "grade choice right" "$tmp/out" "right: 3) broadcast"
-    # holds: the words of the answer are joined; rank 0 ends with 60+4j (seq inputs)
-    run "grade holds" 0 lesson grade rs-then-ag 60 64 68 72
-    # lesson 13 problem 2: rank 2's output after the reduce-scatter, 2+12+22+32 = 68
-    run "grade holds output" 0 lesson grade rs-then-ag-middle 68
-    same "grade holds output" "$tmp/out" "right: rank 2 holds 68"
+    # holds: the words of the answer are joined; rank 0 ends with the four components'
+    # sums of lesson 13's own inputs (init: random, seed 8), a negative one after --
+    run "grade holds" 0 lesson grade rs-then-ag -- 10 13 9 -4
+    # lesson 13 problem 2: rank 2's output after the reduce-scatter, 6-4+2+5 = 9
+    run "grade holds output" 0 lesson grade rs-then-ag-middle 9
+    same "grade holds output" "$tmp/out" "right: rank 2 holds 9"
     # counts: no unit, the thousands separator, what is counted after the number
     run "grade count" 0 lesson grade tp-allgather-elements 524,288
     same "grade count" "$tmp/out" "right: 524,288"
@@ -281,6 +282,82 @@ correct: 2
 MD
 run "check solution leak" 0 lesson check "$tmp/l"
 same "check solution leak" "$tmp/err" "$tmp/l/01-leak.md:3: warning: the solution of exercise first answers exercise second, asked after it ('all-reduce')"
+
+# across lessons (one course, the presenter's deck): an earlier lesson that states a later
+# lesson's answer in its narration, or asks the very question a later lesson asks again
+# (lesson 05 and lesson 13 did: the all-reduce of 10r+i, 60 64 68 72), is found; what a slide
+# gives is not: its scene's inputs ("0 10 20 30" here), its scene's size ("64 MiB"), and a
+# later ratio's number without its unit ("32 rows" for 32x)
+cat >"$tmp/l/01-leak.md" <<'MD'
+# First
+
+Rank r starts with 10r, 10r+1, 10r+2, 10r+3 (rank 0 holds 0 1 2 3, rank 3 holds 30 31 32 33);
+the size is 64 MiB, the batch 32 rows, and at the end every box reads 60 64 68 72.
+
+```scene
+collective: all_reduce
+count: 4
+init: seq
+size: 64M
+```
+
+```exercise
+id: first-end
+type: holds
+prompt: What does rank 1 hold at the end?
+rank: 1
+step: end
+```
+MD
+cat >"$tmp/l/02-later.md" <<'MD'
+# Later
+
+```scene
+collective: all_reduce
+count: 4
+init: seq
+```
+
+```exercise
+id: again
+type: holds
+prompt: What does rank 0 hold at the end?
+rank: 0
+step: end
+```
+
+```exercise
+id: ratio
+type: number
+prompt: How many times more?
+param: l = 4
+answer: l * 8
+units: x
+```
+
+```exercise
+id: bytes
+type: number
+prompt: How many MiB?
+param: m = 64
+answer: m
+units: MiB
+```
+
+```exercise
+id: first-input
+type: holds
+prompt: What does rank 0 hold before step 1?
+rank: 0
+step: 0
+```
+MD
+run "check later lesson warns" 0 lesson check "$tmp/l"
+same "check later lesson warns" "$tmp/err" "$tmp/l/01-leak.md:3: warning: slide 1 shows the answer of its exercise first-end before it is asked ('60 64 68 72')
+$tmp/l/01-leak.md:3: warning: slide 1 states the answer of exercise again of the later lesson later ('60 64 68 72'): say it in other numbers
+$tmp/l/01-leak.md:13: warning: exercise again of the later lesson later asks again what exercise first-end answered ('60 64 68 72'): ask it with other numbers"
+run "check later lesson strict fails" 2 lesson check --strict "$tmp/l"
+rm "$tmp/l/02-later.md"
 
 cat >"$tmp/l/01-leak.md" <<'MD'
 # Never

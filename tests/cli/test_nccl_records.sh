@@ -223,9 +223,10 @@ assert d["trees"]["0"] == {"0": {"up": 7, "down": [1]}}, d["trees"]
 assert d["nranks"] == 16 and d["nnodes"] is None
 assert "lines of ranks 0 only (of 16)" in d["warnings"], d["warnings"]
 '
-# A NIC list without one for this link: NET/IB stays unknown; P2P read is NVLink.
+# A NIC list without one for this link: NET/IB is the network, which one not said; P2P
+# read is NVLink.
 facts nccl687-ib-gdrdma-2node8-ipcread.log -- '
-assert classes() == {"NET/IB/0/GDRDMA": ["unknown"], "P2P/IPC/read": ["nvlink"]}, classes()
+assert classes() == {"NET/IB/0/GDRDMA": ["network"], "P2P/IPC/read": ["nvlink"]}, classes()
 assert any(w.startswith("no ring-order line") for w in d["warnings"]), d["warnings"]
 '
 # A failed init: NCCL's own error trace through init.cc, with the first WARN as the reason.

@@ -38,7 +38,7 @@ grep -q "left as it is" "$tmp/err" || fail "corrupt: does not say the file is le
 list "newer version" "$FIX/newer"
 untouched "newer version" "$FIX/newer"
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "newer: $(wc -l <"$tmp/err") lines on stderr, want 1: $(cat "$tmp/err")"
-grep -q "version 3.*reads version 2" "$tmp/err" || fail "newer: both versions not said: $(cat "$tmp/err")"
+grep -q "version 4.*reads version 3" "$tmp/err" || fail "newer: both versions not said: $(cat "$tmp/err")"
 grep -q "seen 0/2 slides" "$tmp/out" || fail "newer: progress was shown from a file it cannot read: $(cat "$tmp/out")"
 
 list "CRLF" "$FIX/crlf"

@@ -204,19 +204,36 @@ tm_look() {
     TM_SCREEN=${TM_SCREEN%"${TM_SCREEN##*[!$'\n']}"}
     return "$rc"
 }
-tm_screen() {
+# tm_capture: the screen's bytes as capture-pane saves them, into TM_CAPTURE.
+tm_capture() {
     local f=$TM_CM_DIR/$SOCK.screen rc
     tm_cm_quote "$f"
     tm_cm_ok "capture-pane -t main -b tm-screen ; save-buffer -b tm-screen $TM_Q"
     rc=$?
     if [ "$rc" = 2 ]; then
-        tm capture-pane -p -t main
-        return
+        TM_CAPTURE=$(tm capture-pane -p -t main)$'\n'
+        return 0
     fi
+    TM_CAPTURE=
     [ "$rc" = 0 ] || return "$rc"
-    local s=
-    IFS= read -r -d '' s <"$f"
-    printf '%s' "$s"
+    IFS= read -r -d '' TM_CAPTURE <"$f"
+    return 0
+}
+# tm_screen: the screen once two captures 0.03 s apart agree (at most ten tries, then the
+# last). tmux parses a large frame in pieces, so one capture taken just after a wait saw a
+# frame's first line can hold the frame half drawn; a check on the screen is a check on a
+# whole frame.
+tm_screen() {
+    local prev i
+    tm_capture || return
+    prev=$TM_CAPTURE
+    for ((i = 0; i < 10; i++)); do
+        tm_sleep 0.03
+        tm_capture || return
+        [ "$TM_CAPTURE" = "$prev" ] && break
+        prev=$TM_CAPTURE
+    done
+    printf '%s' "$prev"
 }
 tm_screen_ansi() { tm capture-pane -p -e -t main; }
 # The screen with runs of spaces squeezed to one, for matching rows of numbers.

@@ -46,7 +46,7 @@ P="$STATE/collviz/progress"
 [ "$(stat -c %a "$P")" = 600 ] || fail "progress file mode $(stat -c %a "$P")"
 grep -q "^mistake broadcast-root-bytes seed 0 answer 343030$" "$P" || fail "no mistake kept: $(cat "$P")"
 out=$("$BIN" lesson review) || fail "lesson review failed"
-echo "$out" | grep -qF "Broadcast, scatter, gather, reduce (slide 2): With 4 ranks, how many MB leave the root? (solved since)" ||
+echo "$out" | grep -qF "Broadcast, scatter, gather, reduce (slide 2): In the direct broadcast, the root sends its whole 100 MB buffer to each of the other ranks. With 4 ranks, how many MB leave the root? (solved since)" ||
     fail "review: $out"
 echo "$out" | grep -qF "you answered: 400" || fail "review lacks the answer: $out"
 echo "$out" | grep -qF "That counts a copy for the root itself" || fail "review lacks what it was: $out"

@@ -109,7 +109,7 @@ tm_cleanup
 # 10's backward slide: the reduce-scatter's boxes show the whole 4x4 working buffer, named
 # by the tensor, not by the one column each rank keeps (issue 18)
 start tensor-parallel
-slide 5 "Backward: the all-gather turns"
+slide 5 "Backward: the input gradient needs"
 tm_wait "│ dx1 partials" 5 || fail "the reduce-scatter's box is not named by its tensor"
 tm_screen | grep -qE "│ dx1\[:,[0-9]:[0-9]\] " && fail "a 4x4 box is named as one column"
 tm_keys q

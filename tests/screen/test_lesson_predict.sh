@@ -67,12 +67,13 @@ tm_wait "EXITED:0" 10 || fail "q did not quit"
 tm_cleanup
 
 # 13's ring slide asks what rank 0 holds at the end, where every rank holds the same: no
-# box may show it (found by a student's review: ranks 1 and 3 read 60 64 68 72)
+# box may show it (found by a student's review: ranks 1 and 3 read 60 64 68 72, the answer
+# on the inputs it had then; now its own, 10 13 9 -4)
 start check-yourself
 slide 3 "Problem 2: reduce-scatter, then all-gather"
 tm_keys End
 tm_wait "step 6/6" 5 || fail "End did not reach step 6"
-boxes | grep -qF "60 64 68 72" && fail "a box shows the answer beside the hidden one: $(boxes)"
+boxes | grep -qE "10 +13 +9 +-4" && fail "a box shows the answer beside the hidden one: $(boxes)"
 [ "$(boxes | grep -o '? ? ? ?' | wc -l)" -eq 4 ] || fail "not all four boxes hidden: $(boxes)"
 tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit"

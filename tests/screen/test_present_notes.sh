@@ -122,4 +122,35 @@ chmod 755 "$xdg/collviz"
 XDG_RUNTIME_DIR=$xdg "$BIN" notes >/dev/null 2>"$xdg/err"
 [ $? -eq 2 ] && grep -q "is not private" "$xdg/err" || fail "a 0755 socket dir was accepted: $(cat "$xdg/err")"
 chmod 700 "$xdg/collviz"
-echo "ok: notes follow within 1 s, never on the presenter, 0600 socket, two names, reconnect, q restores"
+
+# A note longer than the terminal, at 80x24: marked, scrolled by the notes terminal's own keys
+# through a real terminal, and a new slide (the presenter's n) opens at the top of its note.
+LONG=$HERE/../lesson/notes/01-long-notes.md
+tm new-session -d -x 80 -y 24 -s plong \
+    "env $ENVS LANG=C.UTF-8 LC_ALL=C.UTF-8 $BIN --present $LONG --name long --backend cpu --no-measure; sleep 600"
+tm new-session -d -x 80 -y 24 -s nlong "env $ENVS LANG=C.UTF-8 LC_ALL=C.UTF-8 $BIN notes --name long; sleep 600"
+long_screen() { tm capture-pane -p -t nlong; }
+long_wait() { # TEXT: until the long notes pane shows TEXT, at most 3 s
+    local end=$(($(date +%s) + 3))
+    until long_screen | grep -qF -- "$1"; do
+        [ "$(date +%s)" -le $end ] || { long_screen; fail "long notes: no '$1'"; }
+        sleep 0.05
+    done
+}
+long_wait "LONGNOTE-P1 begins"
+long_wait "↓ more (PgDn Space), lines 1-"
+long_screen | grep -qF "↑ more" && fail "long notes: an up mark at the top"
+long_screen | grep -qF "LONGNOTE-END" && fail "long notes: the end shown with the start"
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12; do tm send-keys -t nlong NPage; done
+long_wait "LONGNOTE-END the very last words of the note"
+long_wait "↑ more (PgUp)"
+tm send-keys -t nlong Home
+long_wait "LONGNOTE-P1 begins"
+tm send-keys -t nlong j
+long_wait "↑ more (PgUp)"
+tm send-keys -t plong n # the presenter's next slide: its note from the top
+long_wait "SHORTNOTE-TWO ask for the count"
+long_screen | grep -qF "↑ more" && fail "long notes: a new slide did not open at its top"
+tm kill-session -t plong
+tm kill-session -t nlong
+echo "ok: notes follow within 1 s, never on the presenter, 0600 socket, two names, reconnect, q restores, a long note scrolls"

@@ -390,8 +390,8 @@ static void test_tier_for_class(void **state)
     assert_int_equal(hier_tier_for_class(REC_UNKNOWN), -1);
 }
 
-/* A record of two communicators: the ladder counts one's links, the largest's (a 4-rank one
- * with two SHM links), never the 2-rank one's NVLink link beside them. */
+/* A record of two communicators: the ladder counts one's links, the one the topology screen
+ * shows, else the largest's (a 4-rank one with two SHM links), never both mixed. */
 static void test_ladder_record_one_comm(void **state)
 {
     (void)state;
@@ -413,9 +413,21 @@ static void test_ladder_record_one_comm(void **state)
     assert_int_equal(L->ncomms, 2);
     struct hier_measured m;
     measured_init(&m);
-    hier_record_from(L, &m.rec);
+    hier_record_from(L, -1, &m.rec);
     assert_int_equal(m.rec.cls[REC_SHM], 2);
     assert_int_equal(m.rec.cls[REC_NVLINK], 0);
+    /* the one chosen on the topology screen: the 2-rank one (commId 0xa, read first), its
+     * one NVLink link and no SHM; one past the record's: the largest again */
+    int a = strcmp(L->comms[0].id, "0xa") == 0 ? 0 : 1;
+    assert_string_equal(L->comms[a].id, "0xa");
+    hier_record_from(L, a, &m.rec);
+    assert_int_equal(m.rec.cls[REC_NVLINK], 1);
+    assert_int_equal(m.rec.cls[REC_SHM], 0);
+    hier_record_from(L, 1 - a, &m.rec);
+    assert_int_equal(m.rec.cls[REC_SHM], 2);
+    assert_int_equal(m.rec.cls[REC_NVLINK], 0);
+    hier_record_from(L, 2, &m.rec);
+    assert_int_equal(m.rec.cls[REC_SHM], 2);
     rec_free(L);
 }
 
@@ -442,7 +454,7 @@ static void test_ladder_record(void **state)
     rec_finish(L);
     struct hier_measured m;
     measured_init(&m);
-    hier_record_from(L, &m.rec);
+    hier_record_from(L, -1, &m.rec);
     assert_true(m.rec.loaded);
     assert_int_equal(m.rec.cls[REC_NVLINK], 2);
     assert_int_equal(m.rec.cls[REC_SHM], 1);

@@ -26,7 +26,7 @@ static void test_every_action_has_keys_and_help(void **state)
         assert_true(strlen(t[a].help) > 3);
         /* On every screen the row is shown, its keys lead to it: so also no key is bound
          * twice on one screen. */
-        for (unsigned on = 1; on <= KEYS_ON_TOPO; on <<= 1)
+        for (unsigned on = 1; on <= KEYS_ON_NOTES; on <<= 1)
             if (t[a].screens & on)
                 for (const int *k = t[a].keys; *k; k++)
                     assert_int_equal(keys_action_on(*k, on), a);

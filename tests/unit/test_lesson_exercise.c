@@ -521,8 +521,11 @@ static void test_grade_diagnosis(void **state)
     const struct lesson_exercise *e = load(bw);
     /* 0.4194 read in GB/s is 1000 times too low: it is the answer in TB/s */
     assert_string_equal(diag(e, "0.4194", msg, sizeof msg), "power-of-ten");
+    /* ... or the question's 3.5 ms read as 3.5 s, which gives the very same number */
     assert_string_equal(msg, "not right: 0.4194 GB/s. 1000 times too low: that number is the "
-                             "answer in TB/s, but it was read in GB/s; mind the unit");
+                             "answer in TB/s, but it was read in GB/s; mind the unit; or that "
+                             "reads the question's 3.5 ms as 3.5 s: a factor 1000 in the time; "
+                             "mind the unit");
     /* 419430 GB/s: the answer in MB/s */
     assert_string_equal(diag(e, "419430", msg, sizeof msg), "power-of-ten");
     assert_non_null(strstr(msg, "the answer in MB/s"));
@@ -744,6 +747,86 @@ static void test_grade_holds_slots(void **state)
 }
 
 /* Predict first: the answer in a slide's text, in its own unit or another of its kind. */
+/* The student walk's told choices, in the shipped lessons' words before they were
+ * rewritten: each is caught (a paraphrase, a title, a phrase, the question's case with its
+ * answer, five slides early), against the shipped exercise. And the rewritten words of
+ * today's lessons are not (lesson check --strict over lessons/ checks every slide). */
+static void test_choice_told_walk(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *id, *text;
+        bool title;
+    } told[] = {
+        /* lesson 14 slide 7: "One more gathered layer of memory; the bytes stay the same" */
+        {"zero-prefetch-cost",
+         "That takes a second layer-sized buffer (one more layer of peak memory) and a helper "
+         "that runs the collectives beside the computation.",
+         false},
+        /* lesson 10 slide 2: "GELU works element by element, so it does not need ..." */
+        {"tp-why-gelu-ok",
+         "So each rank computes its own B x D/W block of the layer's output with no help at "
+         "all, and applies GELU to it. GELU acts on each element separately, so applying it "
+         "to a block is the same as applying it to the whole and then cutting.",
+         false},
+        /* lesson 10 slide 5's title: "reduce-scatter" */
+        {"tp-backward-coll", "Backward: the all-gather turns into a reduce-scatter", true},
+        /* lesson 08 slide 5: "The line under busbw plugs this run's S, W and t into ..." */
+        {"panel-formula",
+         "right under busbw, the lecture's formula with this run's numbers plugged in: S, W "
+         "and t of the run you just made, giving the same busbw;",
+         false},
+        /* lesson 07 slide 5, for slide 6's "tree, because it needs far fewer steps ...": a
+         * short tail after a colon stays with its clause */
+        {"small-message-algo",
+         "For tiny messages the \xce\xb1 terms decide and the tree wins: fewer steps.", false},
+        /* lesson 03 slide 2, for slide 7's "broadcast" */
+        {"rooted-which",
+         "Where is it used? Rarely, but at a crucial moment: at the start of training, one "
+         "rank loads the initial weights (or a checkpoint) and broadcasts them, so every "
+         "replica starts from the same numbers.",
+         false},
+    };
+    static const struct {
+        const char *id, *text;
+        bool title;
+    } untold[] = {
+        /* a question asks; "419,430,400" is no "400"; a title naming the slide's topic */
+        {"moe-drop",
+         "What becomes of a dropped token's output, given that the expert layer sits on a "
+         "residual connection?",
+         false},
+        {"gib-smaller", "an all-reduce of 100 fp32 numbers, 419,430,400 bytes (about 419 MB)",
+         false},
+        {"rooted-which", "Broadcast: one copy becomes W copies", true},
+    };
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    size_t caught = 0;
+    for (size_t i = 0; i < sizeof told / sizeof told[0]; i++) {
+        const struct lesson_exercise *ex = lesson_set_find_exercise(&set, told[i].id, NULL);
+        assert_non_null(ex);
+        char found[80] = "";
+        bool hit = ex_choice_told(ex, told[i].text, told[i].title, found, sizeof found);
+        if (!hit) printf("%s: not caught: %s\n", told[i].id, told[i].text);
+        caught += hit;
+    }
+    printf("told choices of the walk: %zu of %zu caught\n", caught,
+           sizeof told / sizeof told[0]);
+    assert_int_equal(caught, sizeof told / sizeof told[0]);
+    for (size_t i = 0; i < sizeof untold / sizeof untold[0]; i++) {
+        const struct lesson_exercise *ex = lesson_set_find_exercise(&set, untold[i].id, NULL);
+        assert_non_null(ex);
+        char found[80] = "";
+        if (ex_choice_told(ex, untold[i].text, untold[i].title, found, sizeof found))
+            fail_msg("%s: '%s' taken for telling ('%s')", untold[i].id, untold[i].text, found);
+    }
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+}
+
 static void test_answer_in_text(void **state)
 {
     (void)state;
@@ -867,6 +950,7 @@ int main(void)
         cmocka_unit_test(test_variant_constraints),
         cmocka_unit_test(test_grade_holds_slots),
         cmocka_unit_test(test_answer_in_text),
+        cmocka_unit_test(test_choice_told_walk),
         cmocka_unit_test(test_type_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

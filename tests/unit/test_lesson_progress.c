@@ -247,12 +247,12 @@ static void test_newer_version_refused(void **state)
     (void)state;
     char path[256], warn[600], text[8][64];
     snprintf(path, sizeof path, "%s/progress", dir);
-    const char *newer = "collviz-progress 3\nlesson a current 0 seen 0 stars 3\n";
+    const char *newer = "collviz-progress 4\nlesson a current 0 seen 0 stars 3\n";
     write_file(path, newer);
     struct progress p;
     assert_int_equal(progress_load(&p, path, warn, sizeof warn), CV_EINVAL);
-    assert_non_null(strstr(warn, "version 3"));
-    assert_non_null(strstr(warn, "reads version 2"));
+    assert_non_null(strstr(warn, "version 4"));
+    assert_non_null(strstr(warn, "reads version 3"));
     assert_null(strchr(warn, '\n'));
     assert_string_equal(slurp(path), newer);
     assert_int_equal(backups(text, 8), 0);
@@ -308,20 +308,20 @@ static void test_mistakes_and_forget(void **state)
                                      "exercise ring-steps lesson ring attempts 1 solved 0\n"
                                      "mistake ring-steps seed 0 answer 37\n");
     assert_int_equal(progress_load(&p, path, warn, sizeof warn), CV_OK);
-    assert_string_equal(progress_exercise(&p, "ar-end")->wrong, "60 64?");
-    assert_true(progress_exercise(&p, "ar-end")->wrong_seed == 3);
+    assert_string_equal(progress_last_try(progress_exercise(&p, "ar-end"))->answer, "60 64?");
+    assert_true(progress_last_try(progress_exercise(&p, "ar-end"))->seed == 3);
     size_t nl, ne;
     progress_forget(&p, "allreduce", &nl, &ne);
     assert_int_equal(nl, 1);
     assert_int_equal(ne, 1);
     assert_null(progress_exercise(&p, "ar-end"));
-    assert_string_equal(progress_exercise(&p, "ring-steps")->wrong, "7");
+    assert_string_equal(progress_last_try(progress_exercise(&p, "ring-steps"))->answer, "7");
     progress_forget(&p, NULL, &nl, &ne);
     assert_int_equal(nl + ne, 2);
     assert_int_equal(p.nlessons + p.nex, 0);
     progress_free(&p);
     corrupt_case("collviz-progress 2\nmistake e seed 0 answer 37\n",
-                 "line 2: a mistake of no exercise line, or repeated");
+                 "line 2: a mistake of no exercise line, or one too many");
     corrupt_case("collviz-progress 2\nexercise e lesson a attempts 1 solved 0\n"
                  "mistake e seed 0 answer 1b\n",
                  "line 3: a control byte in a mistake's answer");
@@ -330,12 +330,60 @@ static void test_mistakes_and_forget(void **state)
                  "line 3: bad mistake seed or answer");
 }
 
+/* Every distinct wrong try is kept (issue 31: review kept only the last), oldest first, at
+ * its own numbers: the same answer at the same numbers again is one try, moved last; the
+ * ninth distinct one drops the oldest. On disk one mistake line each: version 3 where an
+ * exercise has several (an older collviz refuses it and leaves it alone), 2 with one. */
+static void test_every_try_kept(void **state)
+{
+    (void)state;
+    char path[256], err[200], warn[600];
+    snprintf(path, sizeof path, "%s/state/collviz/progress", dir);
+    unlink(path);
+    struct progress p;
+    assert_int_equal(progress_load(&p, path, warn, sizeof warn), CV_OK);
+    progress_attempt(&p, "ring", "ring-steps", false);
+    progress_mistake(&p, "ring", "ring-steps", "7", 0);
+    progress_mistake(&p, "ring", "ring-steps", "8", 5);
+    progress_mistake(&p, "ring", "ring-steps", "7", 0); /* again: one try, now the latest */
+    const struct progress_ex *e = progress_exercise(&p, "ring-steps");
+    assert_int_equal(e->ntries, 2);
+    assert_string_equal(e->tries[0].answer, "8");
+    assert_true(e->tries[0].seed == 5);
+    assert_string_equal(e->tries[1].answer, "7");
+    progress_mistake(&p, "ring", "ring-steps", "7", 9); /* other numbers: another try */
+    assert_int_equal(e->ntries, 3);
+    assert_int_equal(progress_save(&p, err, sizeof err), CV_OK);
+    progress_free(&p);
+    assert_string_equal(slurp(path), "collviz-progress 3\n"
+                                     "exercise ring-steps lesson ring attempts 1 solved 0\n"
+                                     "mistake ring-steps seed 5 answer 38\n"
+                                     "mistake ring-steps seed 0 answer 37\n"
+                                     "mistake ring-steps seed 9 answer 37\n");
+    assert_int_equal(progress_load(&p, path, warn, sizeof warn), CV_OK);
+    e = progress_exercise(&p, "ring-steps");
+    assert_int_equal(e->ntries, 3);
+    assert_string_equal(e->tries[2].answer, "7");
+    assert_true(e->tries[2].seed == 9);
+    for (int i = 0; i < PROGRESS_TRIES; i++) {
+        char a[8];
+        snprintf(a, sizeof a, "%d", 100 + i);
+        progress_mistake(&p, "ring", "ring-steps", a, 0);
+    }
+    e = progress_exercise(&p, "ring-steps");
+    assert_int_equal(e->ntries, PROGRESS_TRIES);
+    assert_string_equal(e->tries[0].answer, "100");
+    assert_string_equal(progress_last_try(e)->answer, "107");
+    progress_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_path),
         cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mistakes_and_forget, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_every_try_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_corrupt_set_aside, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backups_kept, setup, teardown),
         cmocka_unit_test_setup_teardown(test_newer_version_refused, setup, teardown),

@@ -1,6 +1,7 @@
 /* test_lesson_slips.c - every holds exercise of every shipped lesson: each usual slip's
  * answer is made by the trace engine (the asked rank's input, another rank at the asked
- * step, the asked rank at every other step, the scene with another op) and graded; the
+ * step, the asked rank at every other step, the scene with another op, a ring run the other
+ * way) and graded; the
  * diagnosis must name a slip whose values are the ones typed (the rank, the step or the
  * op it says), never only "N elements differ". Prints how many slips were graded.
  * And every number exercise whose answer is a fraction or a ratio: the answer written as a
@@ -10,7 +11,10 @@
  * And every number exercise, at its lecture's numbers and at 40 variants: no usual slip (a
  * factor W, the ring's (W-1)/W either way, a factor 2, each of its own `wrong:` traps),
  * typed as a student would, is graded right, however wide the tolerance (lesson 05 took
- * 6598 MB, 2S, for 6572 MB at W = 256). */
+ * 6598 MB, 2S, for 6572 MB at W = 256).
+ * And every number exercise with a unit: its answer, and each of its question's numbers,
+ * read in a confused unit (MiB for MB, GiB for GB, ms for µs), is named (no "too high").
+ * And every slip named is the nearest one, within the exercise's tolerance. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,9 +41,10 @@ struct box {
     size_t len;
 };
 
-/* The box of ex with rank, step (0 = the input) and op changed, from the engine. */
+/* The box of ex with rank, step (0 = the input) and op changed, from the engine; with rev,
+ * its ring run the other way (0, W-1, ..., 1). */
 static bool box_of(const struct lesson_exercise *ex, int rank, long step, enum redop op,
-                   struct box *b)
+                   bool rev, struct box *b)
 {
     struct lesson_exercise *c = malloc(sizeof *c);
     assert_non_null(c);
@@ -47,6 +52,12 @@ static bool box_of(const struct lesson_exercise *ex, int rank, long step, enum r
     c->rank = rank;
     c->step = step;
     c->scene.op = op;
+    if (rev) {
+        assert_int_equal(ex->scene.ring_n, 0); /* the shipped scenes' rings are 0..W-1 */
+        c->scene.ring_n = ex->scene.nranks;
+        for (int i = 0; i < ex->scene.nranks; i++)
+            c->scene.ring[i] = (ex->scene.nranks - i) % ex->scene.nranks;
+    }
     char err[200];
     bool ok = ex_holds_expected(c, b->v, b->has, MAXV, &b->len, err, sizeof err) == CV_OK;
     free(c);
@@ -80,6 +91,7 @@ struct slip {
     int rank;
     long step;
     enum redop op;
+    bool rev; /* the ring run the other way */
 };
 
 /* Does the diagnosis g name slip s (its code and the rank, step or op that makes it)? */
@@ -95,6 +107,8 @@ static bool names(const struct ex_grade *g, const struct slip *s)
         snprintf(want, sizeof want, "after step %ld (", s->step);
     else if (strcmp(s->code, "phase-short") == 0)
         snprintf(want, sizeof want, "only (step %ld)", s->step);
+    else if (strcmp(s->code, "ring-reversed") == 0)
+        snprintf(want, sizeof want, "the ring run the other way, rank %d receiving", s->rank);
     else
         snprintf(want, sizeof want, "input");
     return strstr(g->msg, want) != NULL;
@@ -107,7 +121,7 @@ static void test_every_slip_named(void **state)
     struct lesson_errors errs = {0};
     lesson_set_init(&set);
     assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
-    size_t exercises = 0, graded = 0, named = 0;
+    size_t exercises = 0, graded = 0, named = 0, reversed = 0;
     static const enum redop ops[] = {OP_SUM, OP_AVG, OP_MAX, OP_MIN, OP_PROD};
     for (size_t l = 0; l < set.n; l++)
         for (size_t s = 0; s < set.v[l].nslides; s++)
@@ -130,22 +144,28 @@ static void test_every_slip_named(void **state)
                 /* every slip this exercise can have */
                 struct slip sl[256];
                 size_t ns = 0;
-                sl[ns++] = (struct slip){"input", ex->rank, 0, sc->op};
+                sl[ns++] = (struct slip){"input", ex->rank, 0, sc->op, false};
                 for (size_t i = 0; i < nends; i++)
                     if (ends[i] < asked)
-                        sl[ns++] = (struct slip){"phase-short", ex->rank, ends[i], sc->op};
+                        sl[ns++] =
+                            (struct slip){"phase-short", ex->rank, ends[i], sc->op, false};
                 for (int r = 0; r < sc->nranks; r++)
-                    if (r != ex->rank) sl[ns++] = (struct slip){"other-rank", r, asked, sc->op};
+                    if (r != ex->rank)
+                        sl[ns++] = (struct slip){"other-rank", r, asked, sc->op, false};
                 for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
                     if (ops[k] != sc->op)
-                        sl[ns++] = (struct slip){"op", ex->rank, ex->step, ops[k]};
-                for (long t = 1; t <= nsteps && ns < 256; t++)
-                    if (t != asked) sl[ns++] = (struct slip){"other-step", ex->rank, t, sc->op};
+                        sl[ns++] = (struct slip){"op", ex->rank, ex->step, ops[k], false};
+                for (long t = 1; t <= nsteps && ns < 255; t++)
+                    if (t != asked)
+                        sl[ns++] = (struct slip){"other-step", ex->rank, t, sc->op, false};
+                if (sc->algo == ALGO_RING && sc->nranks > 2)
+                    sl[ns++] = (struct slip){"ring-reversed", ex->rank, ex->step, sc->op, true};
                 struct box right, *bx = calloc(ns, sizeof *bx);
                 assert_non_null(bx);
-                assert_true(box_of(ex, ex->rank, ex->step, sc->op, &right));
+                assert_true(box_of(ex, ex->rank, ex->step, sc->op, false, &right));
                 for (size_t i = 0; i < ns; i++)
-                    assert_true(box_of(ex, sl[i].rank, sl[i].step, sl[i].op, &bx[i]));
+                    assert_true(
+                        box_of(ex, sl[i].rank, sl[i].step, sl[i].op, sl[i].rev, &bx[i]));
                 for (size_t i = 0; i < ns; i++) {
                     if (box_eq(&bx[i], &right)) continue; /* not a slip here */
                     char text[MAXV * 12];
@@ -154,6 +174,7 @@ static void test_every_slip_named(void **state)
                     memset(&g, 0, sizeof g);
                     assert_int_equal(ex_grade(ex, NULL, text, &g), CV_OK);
                     graded++;
+                    reversed += sl[i].rev;
                     bool ok = false; /* any slip with these very values may be the one named */
                     for (size_t j = 0; j < ns && !ok; j++)
                         ok = box_eq(&bx[j], &bx[i]) && names(&g, &sl[j]);
@@ -165,8 +186,9 @@ static void test_every_slip_named(void **state)
                 }
                 free(bx);
             }
-    printf("holds slips: %zu exercises, %zu slips graded, %zu named\n", exercises, graded,
-           named);
+    printf("holds slips: %zu exercises, %zu slips graded (%zu rings run the other way), %zu "
+           "named\n",
+           exercises, graded, reversed, named);
     assert_true(exercises >= 20);
     assert_true(graded > exercises);
     assert_int_equal(named, graded);
@@ -434,6 +456,271 @@ static void test_formula_slips_named(void **state)
     lesson_errors_free(&errs);
 }
 
+/* The unit of a param as its prompt writes it: the unit word right after "{name}" ("{mb}
+ * MB", "{alpha_us} µs"), or "" when the prompt gives none. */
+static void param_unit(const struct lesson_exercise *ex, size_t i, char *unit, size_t n)
+{
+    char tag[40];
+    unit[0] = '\0';
+    snprintf(tag, sizeof tag, "{%s}", ex->params[i].name);
+    const char *p = ex->prompt ? strstr(ex->prompt, tag) : NULL;
+    if (!p) return;
+    p += strlen(tag);
+    while (*p == ' ')
+        p++;
+    size_t k = 0;
+    while (p[k] && p[k] != ' ' && p[k] != ',' && p[k] != '.' && p[k] != ')' && p[k] != ';' &&
+           p[k] != '?' && k + 1 < n)
+        k++;
+    snprintf(unit, n, "%.*s", (int)k, p);
+    if (ex_unit_lookup(unit, NULL, NULL, NULL) != CV_OK || !strcmp(unit, "x") || !unit[0] ||
+        !strcmp(unit, "%"))
+        unit[0] = '\0';
+}
+
+/* The unit-confusion factor of a unit: a binary prefix read for a decimal one (MiB for MB:
+ * 1.048576, GiB for GB: 1.073741824, KiB for KB, TiB for TB) or a time read in the next
+ * unit (ms for µs: 1000); 0 for none. */
+static double confusion_factor(const char *unit)
+{
+    enum ex_dim dim = DIM_NONE;
+    if (ex_unit_lookup(unit, &dim, NULL, NULL) != CV_OK) return 0;
+    if (dim == DIM_TIME) return 1000;
+    if (dim != DIM_BYTES && dim != DIM_BANDWIDTH) return 0;
+    switch (unit[0]) {
+    case 'K':
+        return 1.024;
+    case 'M':
+        return 1.048576;
+    case 'G':
+        return unit[1] == 'b' ? 0 : 1.073741824;
+    case 'T':
+        return 1.099511627776;
+    }
+    return 0;
+}
+
+/* Grade text on ex at v: counts a slip graded "too high"/"too low" or right, printing it. */
+static void expect_named(const struct lesson_exercise *ex, const struct ex_variant *v,
+                         const char *text, const char *what, size_t *graded, size_t *plain)
+{
+    struct ex_grade g;
+    memset(&g, 0, sizeof g);
+    assert_int_equal(ex_grade(ex, v, text, &g), CV_OK);
+    if (g.verdict == EX_BAD_INPUT) return;
+    (*graded)++;
+    if (g.verdict == EX_RIGHT || !strcmp(g.diagnosis, "too-high") ||
+        !strcmp(g.diagnosis, "too-low")) {
+        (*plain)++;
+        printf("%s seed %llu: %s '%s' (answer %.6g): %s\n", ex->id, (unsigned long long)v->seed,
+               what, text, v->answer, g.msg);
+    }
+}
+
+/* Every number exercise with a unit, at its numbers and 10 variants: its answer read in the
+ * binary twin of a decimal unit (MiB for MB, GiB for GB) or a power of 1000 off, either way,
+ * and each of its params given with a unit read in the confused unit (1 MB as 1 MiB, 5 µs
+ * as 5 ms), either way: each is named, never "too high"/"too low". Lesson 07's 106.7 µs
+ * (1 MB read as 1 MiB in the ring's time) was "too high". */
+static void test_unit_confusions_named(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    size_t exercises = 0, graded = 0, plain = 0, params = 0;
+    static const double answer_f[] = {1.048576, 1.073741824, 1000};
+    for (size_t l = 0; l < set.n; l++)
+        for (size_t s = 0; s < set.v[l].nslides; s++)
+            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
+                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
+                enum ex_dim dim = DIM_NONE;
+                if (ex->type != LEX_NUMBER ||
+                    ex_unit_lookup(ex->units, &dim, NULL, NULL) != CV_OK || dim == DIM_NONE)
+                    continue;
+                exercises++;
+                uint64_t seeds = ex_has_variants(ex) ? 10 : 0;
+                for (uint64_t seed = 0; seed <= seeds; seed++) {
+                    struct ex_variant v;
+                    char err[200], text[64], what[80];
+                    assert_int_equal(ex_variant(ex, seed, &v, err, sizeof err), CV_OK);
+                    for (size_t i = 0; i < 3; i++)
+                        for (int inv = 0; inv < 2; inv++) {
+                            double x = inv ? v.answer / answer_f[i] : v.answer * answer_f[i];
+                            if (ex->integer && x != round(x)) continue;
+                            snprintf(text, sizeof text, "%.6g", x);
+                            snprintf(what, sizeof what, "answer %s %g", inv ? "/" : "x",
+                                     answer_f[i]);
+                            expect_named(ex, &v, text, what, &graded, &plain);
+                        }
+                    const char *names[LESSON_MAX_PARAMS];
+                    double vals[LESSON_MAX_PARAMS];
+                    for (size_t i = 0; i < ex->nparams; i++)
+                        names[i] = ex->params[i].name, vals[i] = v.param[i];
+                    for (size_t i = 0; i < ex->nparams; i++) {
+                        char unit[24];
+                        param_unit(ex, i, unit, sizeof unit);
+                        double f = confusion_factor(unit);
+                        for (int inv = 0; f > 0 && inv < 2; inv++) {
+                            double keep = vals[i], x;
+                            vals[i] = inv ? keep / f : keep * f;
+                            int rc = ex_formula_eval(ex->formula, names, vals, ex->nparams, &x,
+                                                     err, sizeof err);
+                            vals[i] = keep;
+                            /* a slip the tolerance cannot tell from the answer is none */
+                            if (rc != CV_OK || !isfinite(x) ||
+                                fabs(x - v.answer) <=
+                                    2.5 * fmax(ex->tolerance, 0.005) * fabs(v.answer) ||
+                                (ex->integer && x != round(x)))
+                                continue;
+                            params++;
+                            snprintf(text, sizeof text, "%.6g", x);
+                            snprintf(what, sizeof what, "%s %s %s %g", ex->params[i].name, unit,
+                                     inv ? "/" : "x", f);
+                            expect_named(ex, &v, text, what, &graded, &plain);
+                        }
+                    }
+                }
+            }
+    printf("unit confusions: %zu exercises with a unit, %zu slips graded (%zu of a param), "
+           "%zu graded plainly too high/low or right\n",
+           exercises, graded, params, plain);
+    assert_true(exercises >= 20);
+    assert_true(params >= exercises);
+    assert_int_equal(plain, 0);
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+}
+
+/* The walk's instances of a wrong slip blamed: each now names the slip that gives the typed
+ * value, the nearest one. */
+static void test_nearest_slip_named(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *id;
+        uint64_t seed;
+        const char *typed, *code, *says;
+    } cases[] = {
+        /* 2b + 14b/n at b = 72.2, n = 508 is 146.4; 290.5 is 4b + 14b/n = 290.8 (the term
+         * 2b counted twice, 0.1% off), not 2 x 146.4 = 292.8 (0.8% off), "exactly twice" */
+        {"zero-paper-stage2", 1, "290.5", "twice-term", "2 \xc3\x97 72.2 twice"},
+        /* tree: 2 log2(8) 5 + 2 S/beta = 30 + 40; 50 leaves out the 2 of the bandwidth term
+         * (one direction of the tree), and, by the same number, log2(8) of the latency term:
+         * both are said */
+        {"alpha-beta-tree", 0, "50", "left-out-factor",
+         "log2(8) of 2 \xc3\x97 log2(8) \xc3\x97 5"},
+        {"alpha-beta-tree", 0, "50", "left-out-factor",
+         "the factor 2 of 2 \xc3\x97 1 \xc3\x97"},
+        /* lesson 07's ring at 1 MB read as 1 MiB: 70 + 35 x 1.048576 = 106.7 us */
+        {"alpha-beta-ring", 0, "106.7", "param-unit", "1 MiB"},
+        /* a ring all-gather run the other way: rank 0 gets rank 1's block, then rank 2's */
+        {"tp-ag-rank0-step2", 0, "0 1 10 11 20 21 . .", "ring-reversed", "the other way"},
+    };
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    size_t bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const struct lesson_exercise *ex = lesson_set_find_exercise(&set, cases[i].id, NULL);
+        assert_non_null(ex);
+        struct ex_variant v;
+        char err[200];
+        bool number = ex->type == LEX_NUMBER;
+        if (number) assert_int_equal(ex_variant(ex, cases[i].seed, &v, err, sizeof err), CV_OK);
+        struct ex_grade g;
+        memset(&g, 0, sizeof g);
+        assert_int_equal(ex_grade(ex, number ? &v : NULL, cases[i].typed, &g), CV_OK);
+        if (strcmp(g.diagnosis, cases[i].code) != 0 || !strstr(g.msg, cases[i].says) ||
+            strstr(g.msg, "Exactly")) {
+            printf("%s '%s': %s: %s\n", cases[i].id, cases[i].typed, g.diagnosis, g.msg);
+            bad++;
+        }
+    }
+    assert_int_equal(bad, 0);
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+}
+
+/* Half a unit of the last significant digit of text ("35": 0.5, "160.05": 0.005, "1.5e+06":
+ * 5e4), as the grader reads a typed number's precision. */
+static double half_digit(const char *text)
+{
+    const char *e = strpbrk(text, "eE");
+    size_t len = e ? (size_t)(e - text) : strlen(text);
+    const char *dot = memchr(text, '.', len);
+    int exp10 = e ? atoi(e + 1) : 0;
+    if (dot) return 0.5 * pow(10, exp10 - (int)(len - (size_t)(dot - text) - 1));
+    size_t zeros = 0;
+    while (zeros < len && text[len - 1 - zeros] == '0')
+        zeros++;
+    return 0.5 * pow(10, exp10 + (int)zeros);
+}
+
+/* Every number exercise at its numbers and 10 variants, every slip value it invites typed:
+ * the slip named gives a value within the exercise's tolerance of the typed (g.slip), and no
+ * slip the test knows gives a value nearer the typed by more than the digits typed can
+ * tell. */
+static void test_named_slip_is_nearest(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    size_t graded = 0, far = 0, nearer = 0;
+    for (size_t l = 0; l < set.n; l++)
+        for (size_t s = 0; s < set.v[l].nslides; s++)
+            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
+                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
+                if (ex->type != LEX_NUMBER) continue;
+                uint64_t seeds = ex_has_variants(ex) ? 10 : 0;
+                for (uint64_t seed = 0; seed <= seeds; seed++) {
+                    struct ex_variant v;
+                    char err[200], text[64];
+                    assert_int_equal(ex_variant(ex, seed, &v, err, sizeof err), CV_OK);
+                    double sv[96];
+                    size_t ns = slip_values(ex, &v, sv, 96);
+                    for (size_t i = 0; i < ns; i++) {
+                        if (!isfinite(sv[i]) || sv[i] == 0) continue;
+                        snprintf(text, sizeof text, "%.6g", sv[i]);
+                        double typed = strtod(text, NULL);
+                        struct ex_grade g;
+                        memset(&g, 0, sizeof g);
+                        assert_int_equal(ex_grade(ex, &v, text, &g), CV_OK);
+                        if (g.verdict != EX_WRONG || !isfinite(g.slip)) continue;
+                        graded++;
+                        double d = fabs(typed - g.slip);
+                        if (d > fmax(ex->tolerance, 1e-6) * fabs(g.slip) * (1 + 1e-9)) {
+                            far++;
+                            printf("%s seed %llu: '%s' named %s, whose value %.6g is not "
+                                   "within the tolerance: %s\n",
+                                   ex->id, (unsigned long long)seed, text, g.diagnosis, g.slip,
+                                   g.msg);
+                        }
+                        for (size_t k = 0; k < ns; k++)
+                            if (isfinite(sv[k]) && fabs(typed - sv[k]) < d - half_digit(text)) {
+                                nearer++;
+                                printf("%s seed %llu: '%s' named %s (%.6g) where a slip gives "
+                                       "%.6g: %s\n",
+                                       ex->id, (unsigned long long)seed, text, g.diagnosis,
+                                       g.slip, sv[k], g.msg);
+                                break;
+                            }
+                    }
+                }
+            }
+    printf("named slips: %zu graded, %zu named beyond the tolerance, %zu with a nearer slip\n",
+           graded, far, nearer);
+    assert_true(graded > 100);
+    assert_int_equal(far, 0);
+    assert_int_equal(nearer, 0);
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -442,6 +729,9 @@ int main(void)
         cmocka_unit_test(test_no_slip_right),
         cmocka_unit_test(test_slips_said_of_exercise),
         cmocka_unit_test(test_formula_slips_named),
+        cmocka_unit_test(test_unit_confusions_named),
+        cmocka_unit_test(test_nearest_slip_named),
+        cmocka_unit_test(test_named_slip_is_nearest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

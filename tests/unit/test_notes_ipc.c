@@ -38,6 +38,8 @@ static void sample(struct notes_state *st)
     snprintf(st->status, sizeof st->status, "go to slide: 7_");
     snprintf(st->backend, sizeof st->backend, "nccl: unavailable \u2014 no usable GPU");
     st->demo = true;
+    snprintf(st->work, sizeof st->work,
+             "measuring 64 MiB\u2026 2.2 s \u00b7 stale: the previous result");
     snprintf(st->narr, sizeof st->narr, "Where is it used?\n\nRarely: \"at the start\".");
 }
 
@@ -57,6 +59,7 @@ static void assert_state_equal(const struct notes_state *a, const struct notes_s
     assert_string_equal(a->status, b->status);
     assert_string_equal(a->backend, b->backend);
     assert_int_equal(a->demo, b->demo);
+    assert_string_equal(a->work, b->work);
     assert_string_equal(a->narr, b->narr);
 }
 

@@ -116,9 +116,10 @@ static void test_link_classes(void **state)
     assert_int_equal(link_of(L, 2, 4, 5)->cls, REC_SHM);
     assert_int_equal(link_of(L, 3, 9, 8)->cls, REC_ROCE);
     assert_int_equal(link_of(L, 4, 9, 8)->cls, REC_IB);
-    assert_int_equal(link_of(L, 4, 10, 11)->cls, REC_UNKNOWN); /* host d has no NIC list */
-    assert_string_equal(L->ranks[8].host, "c");                /* the receiver printed it */
+    assert_int_equal(link_of(L, 4, 10, 11)->cls, REC_NET); /* host d has no NIC list */
+    assert_string_equal(L->ranks[8].host, "c");            /* the receiver printed it */
     assert_string_equal(rec_class_name(REC_NET_PLUGIN), "net-plugin");
+    assert_string_equal(rec_class_name(REC_NET), "network");
     rec_free(L);
 }
 

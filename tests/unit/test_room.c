@@ -14,7 +14,10 @@
  * talk"); no other frame says so. --minutes sets the notes' countdown (else the lessons'
  * minutes: added up); the backends' availability is the notes' own line. An exercise is
  * answered once: r never hides it to ask again, and coming back shows its answer. G and E
- * show the glossary and the lesson's end page to the room, as the player's G and end page. */
+ * show the glossary and the lesson's end page to the room, as the player's G and end page.
+ * With the CPU ranks measuring and training on every scene, no frame shows the screens'
+ * status (what kit/draw.h's status calls said: "measuring 64 MiB… 2.2 s", "training ddp at
+ * lecture scale…", "+2 more lines"), and the notes terminal gets it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +37,7 @@
 #include "lesson/glossary.h"
 #include "lesson/lesson.h"
 #include "present/notes_ipc.h"
+#include "ui/kit/draw.h"
 #include "ui/present/present.h"
 
 /* Text for the speaker or a developer, never the room's (extended regular expressions). */
@@ -778,6 +782,107 @@ static void test_glossary_and_end_pages(void **state)
     lesson_errors_free(&errs);
 }
 
+/* The first bytes of a status text (at most 24, whole characters, no trailing blank): what a
+ * screen showing it would show on one row. */
+static void status_head(const char *t, char *out, size_t n)
+{
+    size_t k = strlen(t) < 24 ? strlen(t) : 24;
+    while (k > 0 && ((unsigned char)t[k] & 0xc0) == 0x80)
+        k--;
+    while (k > 0 && t[k - 1] == ' ')
+        k--;
+    snprintf(out, n, "%.*s", (int)k, t);
+    (void)n;
+}
+
+/* The screens' status (kit/draw.h: the texts said through the status calls, whatever they
+ * say: a measurement or training under way, a result being replaced, a check pending, a
+ * sweep, a run's error, what a panel could not fit) is the speaker's: with the backend
+ * measuring and training on every scene as in a talk, no frame of the whole deck, PageDown by
+ * PageDown at cols x rows, shows a status text its drawing said, and the notes terminal gets
+ * it. Once a size, the first measurement (made small) is waited for, so that the later scenes
+ * show a result being replaced and the figures' panel fills up. Returns the frames that said
+ * some. */
+static long status_walk(int cols, int rows)
+{
+    struct present_opts o = {.path = "lessons", .backend = "cpu"};
+    struct present_script *s;
+    char err[400];
+    if (present_script_open(&s, &o, cols, rows, err, sizeof err) != CV_OK)
+        fail_msg("present_script_open: %s", err);
+    static char text[64 * 1024];
+    struct notes_state *st = xcalloc(1, sizeof *st);
+    size_t slide, n;
+    int page, np, still = 0;
+    long step, frames = 0, said_frames = 0, shown = 0, waited = 0, last = -1;
+    for (int k = 0; k < 600; k++) {
+        present_script_results(s, 0);
+        present_script_draw(s);
+        int ns;
+        const char *const *said = draw_status_said(&ns);
+        if (ns > 0 && !waited && strncmp(said[0], "measuring ", 10) == 0) {
+            /* the first measurement, made small ([ halves the size) to be quick: its result
+             * in, and the walk goes on */
+            waited = 1;
+            for (int h = 0; h < 10; h++)
+                present_script_key(s, '[');
+            for (int w = 0; w < 30; w++) {
+                present_script_results(s, 2);
+                present_script_draw(s);
+                said = draw_status_said(&ns);
+                bool busy = false;
+                for (int i = 0; i < ns; i++)
+                    busy = busy || strstr(said[i], "measuring") || strstr(said[i], "checking");
+                if (!busy) break;
+            }
+            continue;
+        }
+        present_script_where(s, &slide, &n, &page, &np, &step);
+        screen_text(text, sizeof text);
+        frames++;
+        said_frames += ns > 0;
+        for (int i = 0; i < ns; i++) {
+            char head[64];
+            status_head(said[i], head, sizeof head);
+            if (strlen(head) >= 6 && strstr(text, head)) {
+                shown++;
+                printf("%dx%d slide %zu page %d step %ld: status on the projector: '%s'\n",
+                       cols, rows, slide + 1, page + 1, step, said[i]);
+            }
+        }
+        present_script_notes(s, st);
+        if (ns > 0) { /* the speaker reads it */
+            char head[64];
+            status_head(said[0], head, sizeof head);
+            if (!strstr(st->work, head))
+                fail_msg("%dx%d slide %zu: '%s' is not on the notes ('%s')", cols, rows,
+                         slide + 1, said[0], st->work);
+        }
+        /* the deck's end: PageDown leaves the frame as it is */
+        long at = (long)slide * 100000 + page * 1000 + step;
+        if (at == last && slide + 1 == n && ++still >= 3) break;
+        last = at;
+        present_script_key(s, KEY_NPAGE);
+    }
+    printf("%dx%d: %ld frames measuring and training, %ld with status said, %ld status texts "
+           "on the projector\n",
+           cols, rows, frames, said_frames, shown);
+    assert_int_equal(shown, 0);
+    free(st);
+    present_script_close(s);
+    return said_frames;
+}
+
+static void test_status_off_projector(void **state)
+{
+    (void)state;
+    long said = 0;
+    said += status_walk(80, 24);
+    said += status_walk(100, 30);
+    said += status_walk(120, 40);
+    assert_true(said > 30); /* the walk met the screens at work */
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -803,6 +908,7 @@ int main(void)
         cmocka_unit_test(test_glossary_and_end_pages),
         cmocka_unit_test(test_end_pages_show_no_ids),
         cmocka_unit_test(test_reveal_whole_slide),
+        cmocka_unit_test(test_status_off_projector),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -43,6 +43,17 @@ static void test_fit_and_wrap(void **state)
     assert_string_equal(lines[1], "\u6f22\u5b57");
     n = text_wrap("\u6f22\u5b57\u6f22\u5b57 \u6f22\u5b57", 13, lines, 4, true);
     assert_int_equal(n, 1);
+    /* a run of spaces between words is kept, and counted: "ab  cd" is 6 columns, wider
+     * than 5 (a sentence's two spaces after its full stop once made a line too wide, which
+     * the notes terminal then cut) */
+    n = text_wrap("ab  cd ef", 5, lines, 4, true);
+    assert_int_equal(n, 2);
+    assert_string_equal(lines[0], "ab");
+    assert_string_equal(lines[1], "cd ef");
+    assert_int_equal(text_wrap_count("ab  cd ef", 5), 2);
+    n = text_wrap("ab  cd ef", 6, lines, 4, true);
+    assert_int_equal(n, 2);
+    assert_string_equal(lines[0], "ab  cd");
 }
 
 int main(void)

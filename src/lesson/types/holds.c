@@ -76,6 +76,34 @@ static bool own_piece_dropped(const struct lesson_exercise *ex, const double *ty
     return ok && dropped;
 }
 
+/* The ring run the other way (its order reversed): is the rank's box then the typed? A
+ * ring all-gather's rank r in reverse holds what rank r + s holds forward, so this comes
+ * before another rank. On true, from[0] and from[1] are the ranks that send to it in the
+ * reversed ring and in the real one. c is a copy of ex; it is left as ex. */
+static bool ring_reversed(const struct lesson_exercise *ex, struct lesson_exercise *c,
+                          const double *typed, const bool *th, size_t n, const float *want,
+                          const bool *has, int *from)
+{
+    int W = ex->scene.nranks, fwd[CV_MAX_RANKS];
+    if (ex->scene.algo != ALGO_RING || W < 3) return false;
+    for (int i = 0; i < W; i++)
+        fwd[i] = ex->scene.ring_n == W ? ex->scene.ring[i] : i;
+    c->step = ex->step;
+    c->rank = ex->rank;
+    c->scene.ring_n = W;
+    for (int i = 0; i < W; i++)
+        c->scene.ring[i] = fwd[(W - i) % W];
+    bool is = slip_is(c, typed, th, n, want, has);
+    c->scene = ex->scene;
+    if (!is) return false;
+    int at = 0;
+    while (at < W && fwd[at] != ex->rank)
+        at++;
+    from[0] = fwd[(at + 1) % W]; /* reversed: from the next in the ring */
+    from[1] = fwd[(at + W - 1) % W];
+    return true;
+}
+
 /* "after step 2 (the end)" where the question asks about the end, as its prompt says. */
 static void step_words(const struct lesson_exercise *ex, long step, char *buf, size_t n)
 {
@@ -127,6 +155,14 @@ static bool diagnose(const struct lesson_exercise *ex, const double *typed, cons
             "not right: one phase short: that is %s %d after the %s only (step %ld); "
             "the %s comes after it",
             R, ex->rank, ph[i].name, ph[i].end, phase_of(ph, nph, ph[i].end + 1));
+    }
+    int from[2];
+    if (!found && ring_reversed(ex, c, typed, th, n, want, has, from)) {
+        found = true;
+        ex_grade_wrong(g, "ring-reversed",
+                       "not right: that is the ring run the other way, %s %d receiving from "
+                       "%s %d; in this ring %s %d receives from %s %d",
+                       R, ex->rank, R, from[0], R, ex->rank, R, from[1]);
     }
     for (int r = 0; !found && r < ex->scene.nranks; r++) {
         c->rank = r;

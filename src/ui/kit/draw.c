@@ -16,10 +16,47 @@
 static bool draw_utf8 = true;
 static const struct glyphs *draw_glyphs;
 
+/* The frame is the room's (draw_set_room), and the status said in it (draw_status_said). */
+#define DRAW_STATUS_MAX 16
+static bool draw_is_room;
+static char draw_status_text[DRAW_STATUS_MAX][200];
+static const char *draw_status_ptr[DRAW_STATUS_MAX];
+static int draw_nstatus;
+
 void draw_begin(const struct glyphs *g, bool utf8)
 {
     draw_glyphs = g;
     draw_utf8 = utf8;
+    draw_is_room = false;
+    draw_nstatus = 0;
+}
+
+void draw_set_room(bool room)
+{
+    draw_is_room = room;
+}
+
+bool draw_room(void)
+{
+    return draw_is_room;
+}
+
+/* Keep one text of status (once). */
+static void draw_status_keep(const char *s)
+{
+    if (!s[0]) return;
+    for (int i = 0; i < draw_nstatus; i++)
+        if (strcmp(draw_status_text[i], s) == 0) return;
+    if (draw_nstatus >= DRAW_STATUS_MAX) return;
+    snprintf(draw_status_text[draw_nstatus], sizeof draw_status_text[0], "%s", s);
+    draw_status_ptr[draw_nstatus] = draw_status_text[draw_nstatus];
+    draw_nstatus++;
+}
+
+const char *const *draw_status_said(int *n)
+{
+    *n = draw_nstatus;
+    return draw_status_ptr;
 }
 
 /* Draw UTF-8 text at (y, x), at most maxw columns. Returns the columns drawn. */
@@ -110,6 +147,45 @@ void styled_add(struct styled_line *l, attr_t attr, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(s->text, sizeof s->text, fmt, ap);
     va_end(ap);
+}
+
+struct styled_line *styled_status(struct styled_lines *p, attr_t attr, const char *fmt, ...)
+{
+    char t[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t, sizeof t, fmt, ap);
+    va_end(ap);
+    draw_status_keep(t);
+    if (draw_is_room) return NULL;
+    struct styled_line *l = styled_new(p);
+    styled_add(l, attr, "%s", t);
+    return l;
+}
+
+void styled_status_add(struct styled_line *l, attr_t attr, const char *fmt, ...)
+{
+    char t[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(t, sizeof t, fmt, ap);
+    va_end(ap);
+    /* a piece after others ("  measuring") is kept without its leading spaces */
+    draw_status_keep(t + strspn(t, " "));
+    if (!draw_is_room) styled_add(l, attr, "%s", t);
+}
+
+void styled_status_wrapped(struct styled_lines *p, attr_t attr, int width, const char *text,
+                           int max)
+{
+    draw_status_keep(text);
+    if (!draw_is_room) styled_wrapped_max(p, attr, width, text, max);
+}
+
+int draw_put_status(int y, int x, int maxw, attr_t attr, const char *s)
+{
+    draw_status_keep(s);
+    return draw_is_room ? 0 : draw_put_masked(y, x, maxw, attr, s);
 }
 
 void styled_wrapped_max(struct styled_lines *p, attr_t attr, int width, const char *text,

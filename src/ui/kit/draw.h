@@ -88,6 +88,29 @@ int draw_mask_hits(void);
 int draw_mask_text(const char *s, char *out, size_t n);
 int draw_put_masked(int y, int x, int maxw, attr_t attr, const char *s);
 
+/* ---- status: the speaker's, never the room's ---------------------------------------------
+ * What a screen says about its own work (a measurement or training under way and its
+ * seconds, a result being replaced, a check pending, a sweep's progress, an error of a run,
+ * what did not fit) is status. It is said through these calls and nowhere else: on the
+ * audience's screen (draw_set_room; the presenter) it is not drawn, and it is kept, for the
+ * presenter to send to the notes terminal (draw_status_said). draw_begin clears both. */
+void draw_set_room(bool room);
+bool draw_room(void);
+/* A line of status in p (NULL on the room's screen: then nothing is added; more pieces go on
+ * the line returned with styled_add). */
+struct styled_line *styled_status(struct styled_lines *p, attr_t attr, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A piece of status at the end of l (nothing on the room's screen). */
+void styled_status_add(struct styled_line *l, attr_t attr, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Word-wrapped status, at most max lines (none on the room's screen). */
+void styled_status_wrapped(struct styled_lines *p, attr_t attr, int width, const char *text,
+                           int max);
+/* Status at (y, x) (nothing drawn on the room's screen: returns 0). */
+int draw_put_status(int y, int x, int maxw, attr_t attr, const char *s);
+/* The status said since draw_begin, each text once, in order: *n of them. */
+const char *const *draw_status_said(int *n);
+
 /* Texts draw_put cut at their width with words left over (no "…" says so), since the
  * program started; *last (NULL: not wanted): the last one. The deck walker (ui/walk.h)
  * counts them per frame. */

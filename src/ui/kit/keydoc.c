@@ -16,7 +16,8 @@ static void keydoc_where(unsigned on, char *buf, size_t n)
         const char *name;
     } screens[] = {{KEYS_ON_COLL, "collectives"},     {KEYS_ON_PAR, "parallelism"},
                    {KEYS_ON_HIER, "hierarchy"},       {KEYS_ON_TOPO, "topology"},
-                   {KEYS_ON_LESSON, "lesson player"}, {KEYS_ON_PRESENT, "presenter"}};
+                   {KEYS_ON_LESSON, "lesson player"}, {KEYS_ON_PRESENT, "presenter"},
+                   {KEYS_ON_NOTES, "notes terminal"}};
     buf[0] = '\0';
     for (size_t i = 0; i < sizeof screens / sizeof screens[0]; i++) {
         if (!(on & screens[i].bit)) continue;
@@ -103,5 +104,17 @@ void keys_doc_surface(FILE *out, enum keys_surface s)
                 continue;
             keydoc_surface_row(out, r, s, screens[i].on);
         }
+    }
+}
+
+void keys_doc_rows(FILE *out, unsigned on)
+{
+    const struct key_row *rows = keys_table();
+    fprintf(out, "Keys:\n");
+    for (int a = 0; a < ACT_COUNT; a++) {
+        if (!(rows[a].screens & on)) continue;
+        char names[64];
+        keys_row_names(&rows[a], false, names, sizeof names);
+        fprintf(out, "  %-*s  %s\n", KEYDOC_KEYS_W, names, rows[a].help);
     }
 }

@@ -20,4 +20,9 @@ void keys_doc_markdown(FILE *out);
  * (ASCII names: "Right", "PgDn", "Shift+F5"). A row no key reaches there is left out. */
 void keys_doc_surface(FILE *out, enum keys_surface s);
 
+/* The rows shown where `on` (a KEYS_ON_* bit with rows of its own: the notes terminal's) as
+ * --help's plain text: "Keys:", then one line a row as keys_doc_surface writes them, every
+ * key of the row named. */
+void keys_doc_rows(FILE *out, unsigned on);
+
 #endif

@@ -334,7 +334,7 @@ static void keys_bar_item(const struct key_row *row, bool utf8, struct bar_item 
  * table order while they fit. Items are then laid out in table order. */
 static bool keys_bar_essential(enum ui_action a)
 {
-    return a == ACT_HELP || a == ACT_QUIT;
+    return a == ACT_HELP || a == ACT_QUIT || a == ACT_NOTES_QUIT;
 }
 
 int keys_bar(int width, bool utf8, struct bar_item *items, int max)

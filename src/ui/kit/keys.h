@@ -26,6 +26,7 @@
 #define KEYS_ON_HIER 8u     /* the hierarchy screen */
 #define KEYS_ON_PRESENT 16u /* the presenter's own keys (slides, blank, goto...) */
 #define KEYS_ON_TOPO 32u    /* the topology screen (collviz --nccl-log) */
+#define KEYS_ON_NOTES 64u   /* the speaker's notes terminal (collviz notes): its own keys */
 #define KEYS_ON_ALL (KEYS_ON_COLL | KEYS_ON_PAR)
 #define KEYS_ON_SCENES                                                                         \
     (KEYS_ON_COLL | KEYS_ON_PAR | KEYS_ON_HIER | KEYS_ON_TOPO) /* every screen a scene names   \
@@ -132,7 +133,23 @@
       "go where this deck was left last time (slide, step, clock)", 'R')                       \
     X(PRES_END, KEYS_ON_PRESENT, NULL, NULL, "the lesson's end page (E: back)", 'E')           \
     X(PRES_EXPORT, KEYS_ON_PRESENT, NULL, NULL, "screen to SVG and text (e twice)", 'e')       \
-    X(PRES_QUIT, KEYS_ON_PRESENT, NULL, NULL, "quit", 'q')
+    X(PRES_QUIT, KEYS_ON_PRESENT, NULL, NULL, "quit", 'q')                                     \
+    NOTES_KEY_TABLE(X)
+
+/* The notes terminal's rows (`collviz notes`, ui/present/notes_view.c): read on that terminal
+ * alone, never on the presenter's, whose keys (and a clicker's) they leave as they are. Its
+ * bottom line is their bar items (keys_bar_where on KEYS_ON_NOTES). */
+#define NOTES_KEY_TABLE(X)                                                                     \
+    X(NOTES_PAGE_DOWN, KEYS_ON_NOTES, "PgDn/Spc", "more",                                      \
+      "the next page of a long note (marked \"more\")", KEY_NPAGE, ' ')                        \
+    X(NOTES_PAGE_UP, KEYS_ON_NOTES, "PgUp", "back", "the page before", KEY_PPAGE)              \
+    X(NOTES_LINE_DOWN, KEYS_ON_NOTES, "j/k", "line", "one line down", KEY_DOWN, 'j')           \
+    X(NOTES_LINE_UP, KEYS_ON_NOTES, NULL, NULL, "one line up", KEY_UP, 'k')                    \
+    X(NOTES_TOP, KEYS_ON_NOTES, NULL, NULL, "the note's start", KEY_HOME, 'g')                 \
+    X(NOTES_END, KEYS_ON_NOTES, NULL, NULL, "the note's end", KEY_END, 'G')                    \
+    X(NOTES_PAUSE, KEYS_ON_NOTES, NULL, "pause", "pause / resume the countdown", 'p')          \
+    X(NOTES_RESET, KEYS_ON_NOTES, NULL, "reset", "reset the countdown", 'r')                   \
+    X(NOTES_QUIT, KEYS_ON_NOTES, NULL, "quit", "quit", 'q', 'Q')
 
 /* The number keys come from the collectives' table, not from rows written here: 1..9 select
  * the first nine collectives of COLL_LIST (core/coll.h) in its order, the lecture's, each

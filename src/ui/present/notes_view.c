@@ -23,6 +23,7 @@
 
 #include "core/util.h"
 #include "core/text.h"
+#include "ui/kit/keys.h"
 #include "ui/kit/theme.h"
 #include "present/notes_ipc.h"
 #include "ui/kit/term.h"
@@ -31,7 +32,7 @@
 #define NOTES_MIN_ROWS 10
 #define NOTES_RETRY_MS 500
 
-struct nv {
+struct notes_view {
     const char *name;
     bool utf8;
     struct theme th;
@@ -44,6 +45,22 @@ struct nv {
      * clock so it survives this terminal's restart only as far as the reset */
     long cd_base, cd_paused_total, cd_pause_at;
     bool cd_paused;
+    /* The body (the note, the answers, the narration the room's page leaves out) is wrapped
+     * to the width and scrolled: scroll is its first row shown; a new slide opens at 0, the
+     * same slide sent again (every second, for the clock) keeps it. body_*: the last draw's
+     * rows (notes_view_body) and how many rows the body has. */
+    int scroll;
+    int body_y0, body_h, body_n;
+};
+
+/* One row of the body: a wrapped line and its attributes. */
+struct nv_row {
+    char s[256];
+    attr_t at;
+};
+struct nv_rows {
+    struct nv_row *v;
+    int n, cap;
 };
 
 /* Control characters (other than newlines) are never sent to the terminal. */
@@ -63,7 +80,7 @@ static void nv_put(int y, int x, int maxw, attr_t a, const char *s)
     attrset(A_NORMAL);
 }
 
-static void nv_hline(const struct nv *v, int y, int cols)
+static void nv_hline(const struct notes_view *v, int y, int cols)
 {
     const char *h = glyphs_get(v->utf8)->h;
     attrset(v->th.role[TH_DIM]);
@@ -94,48 +111,92 @@ static void nv_reflow(char *s)
     }
 }
 
-/* Text word-wrapped into rows [*y, y1), paragraph by paragraph (its own newlines); the first
- * line after `lead` (a label in lead_at). */
-static void nv_text(const struct nv *v, int *y, int y1, int cols, attr_t at, const char *text)
+static void nv_row_add(struct nv_rows *r, const char *text, attr_t at)
 {
-    int w = cols - 4;
-    char(*lines)[256] = xcalloc((size_t)(y1 - *y + 1 > 0 ? y1 - *y + 1 : 1), sizeof *lines);
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 64;
+        r->v = xrealloc(r->v, (size_t)r->cap * sizeof *r->v);
+    }
+    snprintf(r->v[r->n].s, sizeof r->v[r->n].s, "%s", text);
+    r->v[r->n++].at = at;
+}
+
+/* Text word-wrapped to w columns, paragraph by paragraph (its own newlines), every line of
+ * it: an empty paragraph is a blank row. */
+static void nv_wrap(const struct notes_view *v, struct nv_rows *r, int w, attr_t at,
+                    const char *text)
+{
     const char *p = text;
-    while (*p && *y < y1) {
+    while (*p) {
         const char *e = strchr(p, '\n');
         size_t len = e ? (size_t)(e - p) : strlen(p);
         char *para = xmalloc(len + 1);
         memcpy(para, p, len);
         para[len] = '\0';
-        int n = text_wrap(para, w, lines, y1 - *y, v->utf8);
-        if (n == 0) n = 1, lines[0][0] = '\0'; /* an empty line stays a blank row */
-        for (int i = 0; i < n && *y < y1; i++)
-            nv_put((*y)++, 2, w, at, lines[i]);
+        int max = text_wrap_count(para, w) + 2;
+        char(*lines)[256] = xcalloc((size_t)max, sizeof *lines);
+        int n = text_wrap(para, w, lines, max, v->utf8);
+        if (n == 0) nv_row_add(r, "", at);
+        for (int i = 0; i < n; i++)
+            nv_row_add(r, lines[i], at);
+        free(lines);
         free(para);
         p += len + (e ? 1 : 0);
     }
-    free(lines);
 }
 
-/* The note, then the slide's answers and solutions, then the narration the room's page leaves
- * out. */
-static void nv_note(const struct nv *v, int y0, int y1, int cols)
+/* The body's rows at width w: the note, then the slide's answers and solutions, then the
+ * narration the room's page leaves out. */
+static void nv_body(const struct notes_view *v, int w, struct nv_rows *r)
 {
-    int y = y0;
     if (!v->st.note[0])
-        nv_put(y++, 2, cols - 4, v->th.role[TH_DIM], "(no speaker note on this slide)");
+        nv_row_add(r, "(no speaker note on this slide)", v->th.role[TH_DIM]);
     else
-        nv_text(v, &y, y1, cols, A_BOLD, v->st.note);
-    if (v->st.answer[0] && y + 1 < y1) {
-        y++;
-        nv_text(v, &y, y1, cols, v->th.role[TH_OK], v->st.answer);
+        nv_wrap(v, r, w, A_BOLD, v->st.note);
+    if (v->st.answer[0]) {
+        nv_row_add(r, "", A_NORMAL);
+        nv_wrap(v, r, w, v->th.role[TH_OK], v->st.answer);
     }
-    if (v->st.narr[0] && y + 2 < y1) { /* what the room's screen leaves out: to be said */
-        y++;
-        nv_put(y++, 2, cols - 4, v->th.role[TH_LABEL],
-               "Not on the room's screen (PgUp shows it):");
-        nv_text(v, &y, y1, cols, A_NORMAL, v->st.narr);
+    if (v->st.narr[0]) { /* what the room's screen leaves out: to be said */
+        nv_row_add(r, "", A_NORMAL);
+        nv_wrap(v, r, w, v->th.role[TH_LABEL],
+                "Not on the room's screen (the presenter's PgUp shows it):");
+        nv_wrap(v, r, w, A_NORMAL, v->st.narr);
     }
+}
+
+/* A mark laid on the separator row y, from column 2: " ↓ more (PgDn Space) ". */
+static void nv_mark(const struct notes_view *v, int y, int cols, const char *arrow,
+                    enum ui_action act, const char *after)
+{
+    char keys[64], m[160];
+    keys_row_names(&keys_table()[act], v->utf8, keys, sizeof keys);
+    snprintf(m, sizeof m, " %s more (%s)%s ", arrow, keys, after);
+    nv_put(y, 2, cols - 4, v->th.role[TH_WARN] | A_BOLD, m);
+}
+
+/* The body in rows [y0, y0 + h), from its row v->scroll (clamped here), and the marks on the
+ * separators above (row y0 - 1) and below (row y0 + h) where it goes on. */
+static void nv_note(struct notes_view *v, int y0, int h, int cols)
+{
+    struct nv_rows r = {0};
+    nv_body(v, cols - 4, &r);
+    int max = r.n > h ? r.n - h : 0;
+    if (v->scroll > max) v->scroll = max;
+    if (v->scroll < 0) v->scroll = 0;
+    v->body_y0 = y0;
+    v->body_h = h;
+    v->body_n = r.n;
+    for (int i = 0; i < h && v->scroll + i < r.n; i++)
+        nv_put(y0 + i, 2, cols - 4, r.v[v->scroll + i].at, r.v[v->scroll + i].s);
+    if (v->scroll > 0)
+        nv_mark(v, y0 - 1, cols, v->utf8 ? "\u2191" : "^", ACT_NOTES_PAGE_UP, "");
+    if (v->scroll < max) {
+        char where[64];
+        snprintf(where, sizeof where, ", lines %d-%d of %d", v->scroll + 1, v->scroll + h, r.n);
+        nv_mark(v, y0 + h, cols, v->utf8 ? "\u2193" : "v", ACT_NOTES_PAGE_DOWN, where);
+    }
+    free(r.v);
 }
 
 /* The keys line ("PgDn next  PgUp back  ...", items two spaces apart) laid out in lines of
@@ -168,7 +229,7 @@ static int nv_keys(const char *keys, int width, char lines[][256], int max)
 }
 
 /* "left 42:10 of 95:00", "over by 03:12", paused or not; "" without minutes:. */
-static attr_t nv_countdown(const struct nv *v, char *buf, size_t n)
+static attr_t nv_countdown(const struct notes_view *v, char *buf, size_t n)
 {
     buf[0] = '\0';
     if (v->st.minutes <= 0) return A_NORMAL;
@@ -184,23 +245,78 @@ static attr_t nv_countdown(const struct nv *v, char *buf, size_t n)
     return left < 0 ? v->th.role[TH_BAD] : left < 300 ? v->th.role[TH_WARN] : v->th.role[TH_OK];
 }
 
-static void nv_countdown_key(struct nv *v, int ch)
+static void nv_countdown_key(struct notes_view *v, enum ui_action act)
 {
     long now = v->st.elapsed_s;
-    if (ch == 'p' || ch == ' ') {
+    if (act == ACT_NOTES_PAUSE) {
         if (v->cd_paused)
             v->cd_paused_total += now - v->cd_pause_at;
         else
             v->cd_pause_at = now;
         v->cd_paused = !v->cd_paused;
-    } else if (ch == 'r') {
+    } else if (act == ACT_NOTES_RESET) {
         v->cd_base = now;
         v->cd_paused_total = 0;
         v->cd_pause_at = now;
     }
 }
 
-static void nv_draw(struct nv *v)
+/* Which of this terminal's keys do something now (the bottom line names only those): the
+ * scrolling keys where the body is longer than its rows, the countdown's where there is one. */
+static bool nv_key_works(const void *ctx, enum ui_action act, const char **label)
+{
+    (void)label;
+    const struct notes_view *v = ctx;
+    switch (act) {
+    case ACT_NOTES_PAGE_DOWN:
+    case ACT_NOTES_PAGE_UP:
+    case ACT_NOTES_LINE_DOWN:
+    case ACT_NOTES_LINE_UP:
+    case ACT_NOTES_TOP:
+    case ACT_NOTES_END:
+        return v->body_n > v->body_h;
+    case ACT_NOTES_PAUSE:
+    case ACT_NOTES_RESET:
+        return v->st.minutes > 0;
+    default:
+        return true;
+    }
+}
+
+/* The bottom line: "here:" and this terminal's keys that work now, from the key table. */
+static void nv_here(const struct notes_view *v, int y, int cols)
+{
+    struct bar_item it[ACT_COUNT];
+    int n = keys_bar_where(cols - 8, v->utf8, KEYS_ON_NOTES, nv_key_works, v, it, ACT_COUNT);
+    char line[512] = "here:";
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(line);
+        snprintf(line + l, sizeof line - l, "%s%s %s", i ? "  " : " ", it[i].keys, it[i].label);
+    }
+    nv_put(y, 1, cols - 2, v->th.role[TH_DIM], line);
+}
+
+/* Up to max rows of text wrapped to cols - 2 from row *y, at column 1 (the presenter's
+ * status and the backends' line: short, said above the note). */
+static void nv_lines(const struct notes_view *v, int *y, int cols, int max, attr_t at,
+                     const char *text)
+{
+    struct nv_rows r = {0};
+    nv_wrap(v, &r, cols - 2, at, text);
+    int n = r.n < max ? r.n : max;
+    for (int i = 0; i < n; i++) {
+        if (i == n - 1 && n < r.n) { /* no room: the last row says the rest is cut */
+            char last[300];
+            snprintf(last, sizeof last, "%s %s", r.v[i].s, r.v[n].s);
+            nv_put((*y)++, 1, cols - 2, at, last);
+        } else {
+            nv_put((*y)++, 1, cols - 2, at, r.v[i].s);
+        }
+    }
+    free(r.v);
+}
+
+void notes_view_draw(struct notes_view *v)
 {
     int rows, cols;
     getmaxyx(stdscr, rows, cols);
@@ -225,7 +341,7 @@ static void nv_draw(struct nv *v)
     nv_put(0, 0, cols - 10, v->th.role[TH_TITLE], top);
     nv_put(0, cols - 9, 9, v->th.role[TH_TITLE], clock);
 
-    if (v->fd < 0 || !v->have) {
+    if (!v->have) { /* (disconnecting clears have) */
         char m[160];
         snprintf(m, sizeof m, "waiting for presenter %s%s", v->name,
                  v->utf8 ? "\u2026" : "...");
@@ -269,17 +385,33 @@ static void nv_draw(struct nv *v)
         nv_put(3, 6, cols - 7, A_BOLD, v->st.title);
     }
     nv_hline(v, 4, cols);
-    /* What the presenter says to the speaker alone: a prompt, a key's answer, an error. */
-    int y0 = 5;
-    if (v->st.status[0]) nv_put(y0++, 1, cols - 2, v->th.role[TH_WARN], v->st.status);
-    if (v->st.backend[0]) nv_put(y0++, 1, cols - 2, v->th.role[TH_DIM], v->st.backend);
-    if (y0 > 5) nv_hline(v, y0++, cols);
     /* The presenter's keys that work now, wrapped above this terminal's own. */
     char keys[5][256];
     int nk = nv_keys(v->st.keys, cols - 2, keys, rows >= 20 ? 4 : rows >= 16 ? 2 : 1);
     int bottom = rows - 1 - nk;
-    nv_note(v, y0, bottom - 2, cols);
+    /* What the presenter says to the speaker alone (a prompt, a key's answer, an error) and
+     * the backends' line, wrapped, as long as the note keeps three rows. */
+    int y0 = 5, room = bottom - 2 - y0 - 3 - 1;
+    if (v->st.status[0] && room > 0) {
+        int y = y0;
+        nv_lines(v, &y, cols, room < 3 ? room : 3, v->th.role[TH_WARN], v->st.status);
+        room -= y - y0;
+        y0 = y;
+    }
+    if (v->st.work[0] && room > 0) { /* what the scene's screen is doing */
+        int y = y0;
+        nv_lines(v, &y, cols, room < 2 ? room : 2, v->th.role[TH_WARN], v->st.work);
+        room -= y - y0;
+        y0 = y;
+    }
+    if (v->st.backend[0] && room > 0) {
+        int y = y0;
+        nv_lines(v, &y, cols, room < 2 ? room : 2, v->th.role[TH_DIM], v->st.backend);
+        y0 = y;
+    }
+    if (y0 > 5) nv_hline(v, y0++, cols);
     nv_hline(v, bottom - 2, cols);
+    nv_note(v, y0, bottom - 2 - y0, cols);
     nv_put(bottom - 1, 1, 6, v->th.role[TH_LABEL], "Next:");
     if (v->st.next[0])
         nv_put(bottom - 1, 7, cols - 8, A_BOLD, v->st.next);
@@ -287,13 +419,68 @@ static void nv_draw(struct nv *v)
         nv_put(bottom - 1, 7, cols - 8, v->th.role[TH_DIM], "(this is the last slide)");
     for (int i = 0; i < nk; i++)
         nv_put(bottom + i, 1, cols - 2, v->th.role[TH_LABEL], keys[i]);
-    nv_put(rows - 1, 1, cols - 2, v->th.role[TH_DIM],
-           v->st.minutes > 0 ? "here: p pause / resume the countdown  r reset it  q quit"
-                             : "here: q quit");
+    nv_here(v, rows - 1, cols);
     term_refresh();
 }
 
-static void nv_disconnect(struct nv *v, const char *why)
+bool notes_view_key(struct notes_view *v, int ch)
+{
+    enum ui_action act = keys_action_on(ch, KEYS_ON_NOTES);
+    int page = v->body_h > 1 ? v->body_h - 1 : 1; /* a page keeps one line of the last */
+    switch (act) {
+    case ACT_NOTES_QUIT:
+        return true;
+    case ACT_NOTES_PAGE_DOWN:
+        v->scroll += page;
+        break;
+    case ACT_NOTES_PAGE_UP:
+        v->scroll -= page;
+        break;
+    case ACT_NOTES_LINE_DOWN:
+        v->scroll++;
+        break;
+    case ACT_NOTES_LINE_UP:
+        v->scroll--;
+        break;
+    case ACT_NOTES_TOP:
+        v->scroll = 0;
+        break;
+    case ACT_NOTES_END:
+        v->scroll = v->body_n;
+        break;
+    default:
+        nv_countdown_key(v, act);
+        break;
+    }
+    /* as the last draw laid the body out (the next draw clamps again, to its own) */
+    int max = v->body_n > v->body_h ? v->body_n - v->body_h : 0;
+    if (v->scroll > max) v->scroll = max;
+    if (v->scroll < 0) v->scroll = 0;
+    return false;
+}
+
+void notes_view_body(const struct notes_view *v, int *y0, int *h)
+{
+    *y0 = v->body_y0;
+    *h = v->body_h;
+}
+
+struct notes_view *notes_view_new(const char *name, bool utf8, bool color)
+{
+    struct notes_view *v = xcalloc(1, sizeof *v);
+    v->name = name;
+    v->fd = -1;
+    v->utf8 = utf8;
+    theme_init(&v->th, color);
+    return v;
+}
+
+void notes_view_free(struct notes_view *v)
+{
+    free(v);
+}
+
+static void nv_disconnect(struct notes_view *v, const char *why)
 {
     if (v->fd >= 0) close(v->fd);
     v->fd = -1;
@@ -302,7 +489,7 @@ static void nv_disconnect(struct nv *v, const char *why)
     snprintf(v->why, sizeof v->why, "%s", why);
 }
 
-static void nv_try_connect(struct nv *v)
+static void nv_try_connect(struct notes_view *v)
 {
     char err[300];
     if (notes_client_connect(v->name, &v->fd, err, sizeof err) != CV_OK) {
@@ -314,8 +501,37 @@ static void nv_try_connect(struct nv *v)
     notes_reader_reset(&v->rd);
 }
 
+void notes_view_show(struct notes_view *v, const struct notes_state *in)
+{
+    /* the slide it was on, to tell a new slide (its notes open at the top) from the same
+     * one sent again (the clock's tick, a step: the place stays) */
+    bool had = v->have;
+    int slide = v->st.slide, nslides = v->st.nslides;
+    char lesson[NOTES_TEXT_MAX], title[NOTES_TEXT_MAX];
+    memcpy(lesson, v->st.lesson, sizeof lesson);
+    memcpy(title, v->st.title, sizeof title);
+    v->st = *in;
+    struct notes_state *st = &v->st;
+    nv_clean(st->lesson);
+    nv_clean(st->title);
+    nv_clean(st->note);
+    nv_clean(st->next);
+    nv_clean(st->answer);
+    nv_clean(st->keys);
+    nv_clean(st->status);
+    nv_clean(st->backend);
+    nv_clean(st->work);
+    nv_clean(st->narr);
+    nv_reflow(st->note);
+    nv_reflow(st->answer);
+    if (!had || slide != st->slide || nslides != st->nslides || strcmp(lesson, st->lesson) ||
+        strcmp(title, st->title))
+        v->scroll = 0;
+    v->have = true;
+}
+
 /* Read what the presenter sent; false when the screen need not change. */
-static bool nv_read(struct nv *v)
+static bool nv_read(struct notes_view *v)
 {
     char buf[8192];
     bool changed = false;
@@ -335,19 +551,7 @@ static bool nv_read(struct nv *v)
             return true;
         }
         if (got) {
-            nv_clean(st.lesson);
-            nv_clean(st.title);
-            nv_clean(st.note);
-            nv_clean(st.next);
-            nv_clean(st.answer);
-            nv_clean(st.keys);
-            nv_clean(st.status);
-            nv_clean(st.backend);
-            nv_clean(st.narr);
-            nv_reflow(st.note);
-            nv_reflow(st.answer);
-            v->st = st;
-            v->have = true;
+            notes_view_show(v, &st);
             changed = true;
         }
     }
@@ -362,7 +566,7 @@ static int nv_ms_to_second(void)
     return ms < 1 ? 1 : ms;
 }
 
-static void nv_loop(struct nv *v, const sigset_t *waitmask)
+static void nv_loop(struct notes_view *v, const sigset_t *waitmask)
 {
     bool quit = false;
     double next_try = 0;
@@ -372,7 +576,7 @@ static void nv_loop(struct nv *v, const sigset_t *waitmask)
             next_try = now_s() + NOTES_RETRY_MS / 1000.0;
             if (v->fd >= 0) nv_read(v);
         }
-        nv_draw(v);
+        notes_view_draw(v);
         int timeout = nv_ms_to_second();
         if (v->fd < 0 && timeout > NOTES_RETRY_MS) timeout = NOTES_RETRY_MS;
         struct pollfd fds[2] = {{.fd = STDIN_FILENO, .events = POLLIN},
@@ -383,10 +587,8 @@ static void nv_loop(struct nv *v, const sigset_t *waitmask)
         if (rc < 0 && errno != EINTR) break;
         if (rc > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             int ch;
-            while ((ch = getch()) != ERR) {
-                if (ch == 'q' || ch == 'Q') quit = true;
-                nv_countdown_key(v, ch);
-            }
+            while ((ch = getch()) != ERR)
+                if (notes_view_key(v, ch)) quit = true;
             if ((fds[0].revents & (POLLHUP | POLLERR)) && !(fds[0].revents & POLLIN)) break;
         }
         if (rc > 0 && v->fd >= 0 && fds[1].revents) nv_read(v);
@@ -396,7 +598,7 @@ static void nv_loop(struct nv *v, const sigset_t *waitmask)
 int notes_view_run(const char *name, bool no_color, bool ascii)
 {
     setlocale(LC_ALL, "");
-    struct nv v = {.name = name, .fd = -1};
+    struct notes_view v = {.name = name, .fd = -1};
     char err[300], path[200];
     if (notes_name_check(v.name, err, sizeof err) != CV_OK) {
         cv_eprintf("collviz notes: %s\n", strncmp(err, "notes: ", 7) == 0 ? err + 7 : err);

@@ -142,6 +142,8 @@ struct pres {
     long demo_step;     /* the slide's step when a live demo began (`0` returns there) */
     bool notes_assumed; /* present_script: a notes terminal is taken to follow */
     bool hide_total;    /* the scene's step count is an open exercise's answer: "?" */
+    char work[NOTES_STATUS_MAX]; /* the status the last frame's screens said (kit/draw.h),
+                                    never drawn for the room: the notes terminal's */
 };
 
 static void pres_extra_open(struct pres *p, enum pres_extra which);
@@ -218,18 +220,51 @@ static bool pres_watch_changed(struct pres *p)
     return changed;
 }
 
+/* Path i of the deck (0: --present's, then the further ones). */
+static const char *pres_path(const struct pres *p, int i)
+{
+    return i == 0 ? p->path : p->more[i - 1];
+}
+
+/* Of several paths (a shell's glob of a lesson folder's .md files), the files that are not
+ * lessons (no front matter, no NN- name: a README) are left out, named in skipped ("" when
+ * none), while one lesson is left; a path named alone is the deck and must be a lesson. */
+static bool pres_skip_path(const struct pres *p, int i, char *skipped, size_t n)
+{
+    if (p->nmore == 0 || lesson_file_is_lesson(pres_path(p, i))) return false;
+    for (int k = 0; k <= p->nmore; k++)
+        if (k != i && lesson_file_is_lesson(pres_path(p, k))) {
+            size_t o = strlen(skipped);
+            snprintf(skipped + o, n - o, "%s%s", o ? ", " : "", pres_path(p, i));
+            return true;
+        }
+    return false;
+}
+
 /* Load the deck's paths into *set, in order; on failure the first error (and how many more)
- * in err. */
-static int pres_load(const struct pres *p, struct lesson_set *set, char *err, size_t errlen)
+ * in err. The files left out as not lessons go to skipped (NULL: not wanted). */
+static int pres_load(const struct pres *p, struct lesson_set *set, char *err, size_t errlen,
+                     char *skipped, size_t skn)
 {
     const char *path = p->path;
     struct lesson_errors errs = {0};
+    char skip[1024] = "";
     lesson_set_init(set);
-    int rc = lesson_set_add(set, path, &errs);
-    for (int i = 0; i < p->nmore; i++) {
-        int r = lesson_set_add(set, p->more[i], &errs);
+    int rc = CV_OK;
+    for (int i = 0; i <= p->nmore; i++) {
+        if (pres_skip_path(p, i, skip, sizeof skip)) continue;
+        if (!lesson_file_is_lesson(pres_path(p, i))) { /* no lesson among the paths */
+            rc = cv_err(err, errlen, CV_EINVAL,
+                        "%s: not a lesson (a lesson opens with front matter, a '---' line, "
+                        "or is named NN-name.md; see lessons/README.md)",
+                        pres_path(p, i));
+            lesson_set_free(set);
+            return rc;
+        }
+        int r = lesson_set_add(set, pres_path(p, i), &errs);
         if (rc == CV_OK) rc = r;
     }
+    if (skipped) snprintf(skipped, skn, "%s", skip);
     if (rc == CV_OK && set->n == 0)
         rc = cv_err(err, errlen, CV_EINVAL, "%s: no lessons (NN-name.md files)", path);
     else if (rc != CV_OK || errs.n) {
@@ -571,7 +606,7 @@ static void pres_reload(struct pres *p)
 {
     struct lesson_set fresh;
     char err[400];
-    if (pres_load(p, &fresh, err, sizeof err) != CV_OK) {
+    if (pres_load(p, &fresh, err, sizeof err, NULL, 0) != CV_OK) {
         snprintf(p->reload_err, sizeof p->reload_err, "%s", err);
         return;
     }
@@ -768,6 +803,7 @@ static void pres_notes_state(struct pres *p, double now, struct notes_state *st)
     bool bad;
     pres_status(p, st->status, sizeof st->status, &bad);
     st->demo = pres_demo(p);
+    notes_copy(st->work, sizeof st->work, p->work);
     /* the narration the page the slide opens on leaves out: the speaker says it */
     if (p->have_narr && p->narr_slide == p->pos.slide && p->lay_slide == p->pos.slide &&
         p->lay.npages > 0)
@@ -1142,6 +1178,7 @@ static void pres_draw(struct pres *p)
     }
     double now = now_s();
     draw_begin(a->g, a->utf8);
+    draw_set_room(a->room);
     erase();
     pres_layout(p);
     if (p->lay.too_small) {
@@ -1160,6 +1197,17 @@ static void pres_draw(struct pres *p)
         pres_draw_page(p, &p->lay.page[p->pos.page]);
     pres_footer(p, p->lay.footer, now);
     term_refresh();
+    /* what the screens said of their work goes to the notes terminal */
+    int n;
+    const char *const *said = draw_status_said(&n);
+    size_t o = 0;
+    p->work[0] = '\0';
+    for (int i = 0; i < n && o + 1 < sizeof p->work; i++) {
+        int w = snprintf(p->work + o, sizeof p->work - o, "%s%s", o ? a->g->sep : "", said[i]);
+        if (w < 0) break;
+        o += (size_t)w;
+    }
+    if (o >= sizeof p->work) notes_copy(p->work, sizeof p->work, p->work);
 }
 
 /* ---- keys --------------------------------------------------------------------------- */
@@ -1722,9 +1770,14 @@ int present_run(const struct present_opts *o)
         cv_eprintf("collviz: %s\n", err);
         return 2;
     }
-    if (pres_load(p, &p->set, err, sizeof err) != CV_OK) {
+    char skipped[1024];
+    if (pres_load(p, &p->set, err, sizeof err, skipped, sizeof skipped) != CV_OK) {
         cv_eprintf("%s\n", err);
         return 2;
+    }
+    if (skipped[0]) { /* once, before the talk; and on the notes when it starts */
+        cv_eprintf("collviz: skipped, not lessons: %s\n", skipped);
+        snprintf(p->msg, sizeof p->msg, "skipped, not lessons: %.150s", skipped);
     }
     pres_index(p);
     pres_set_watch(p);
@@ -1776,7 +1829,7 @@ int present_script_open(struct present_script **out, const struct present_opts *
                        .name = o->name ? o->name : "script",
                        .big = !o->no_big_digits,
                        .notes_assumed = true};
-    if (pres_load(p, &p->set, err, errlen) != CV_OK) {
+    if (pres_load(p, &p->set, err, errlen, NULL, 0) != CV_OK) {
         free(s);
         return CV_EINVAL;
     }
@@ -1808,6 +1861,28 @@ int present_script_open(struct present_script **out, const struct present_opts *
     pres_layout(p);
     *out = s;
     return CV_OK;
+}
+
+int present_script_results(struct present_script *s, double wait_s)
+{
+    struct app *a = s->p.a;
+    if (!a->w) return 0;
+    int got = 0;
+    double until = now_s() + wait_s;
+    for (;;) {
+        struct result r;
+        while (worker_poll(a->w, &r)) {
+            app_result(a, &r);
+            result_free(&r);
+            got++;
+        }
+        if (got || now_s() >= until) break;
+        struct pollfd fd = {.fd = worker_fd(a->w), .events = POLLIN};
+        int ms = (int)((until - now_s()) * 1000) + 1;
+        poll(&fd, 1, ms > 0 ? ms : 0);
+    }
+    pres_script_settle(&s->p); /* a result's notice: the speaker's, as in the talk */
+    return got;
 }
 
 void present_script_key(struct present_script *s, int ch)
@@ -1872,7 +1947,7 @@ int present_walk(const char *path, struct app *a, present_walk_fn fn, void *ctx,
 {
     struct pres P = {.path = path, .name = "walk", .big = a->big_digits};
     struct pres *p = &P;
-    if (pres_load(p, &p->set, err, errlen) != CV_OK) return CV_EINVAL;
+    if (pres_load(p, &p->set, err, errlen, NULL, 0) != CV_OK) return CV_EINVAL;
     pres_index(p);
     p->a = a;
     for (size_t i = 0; i < p->n; i++) {

@@ -43,6 +43,9 @@ struct notes_state;
 int present_script_open(struct present_script **out, const struct present_opts *o, int cols,
                         int rows, char *err, size_t errlen);
 void present_script_key(struct present_script *s, int ch);
+/* The worker's results taken in, as the talk's loop takes them, waiting up to wait_s
+ * seconds for the first; how many there were. */
+int present_script_results(struct present_script *s, double wait_s);
 void present_script_draw(struct present_script *s);
 void present_script_where(const struct present_script *s, size_t *slide, size_t *nslides,
                           int *page, int *npages, long *step);

@@ -39,6 +39,14 @@ const struct rec_log *screen_record(const struct app *a)
     return NULL;
 }
 
+int screen_record_comm(const struct app *a)
+{
+    for (size_t k = 0; k < SCREEN_KIND_COUNT; k++)
+        if (screens[k] && screens[k]->record && screens[k]->record(a))
+            return screens[k]->record_comm ? screens[k]->record_comm(a) : -1;
+    return -1;
+}
+
 const struct plan *screen_plan(const struct app *a)
 {
     for (size_t k = 0; k < SCREEN_KIND_COUNT; k++) {

@@ -94,6 +94,9 @@ struct screen_ops {
     double (*figure)(const struct app *a, enum screen_figure f);
     /* Optional: the real cluster's record this screen holds (--nccl-log), NULL none. */
     const struct rec_log *(*record)(const struct app *a);
+    /* Optional, with record: the communicator of it the screen shows (an index into its
+     * comms), -1 when it shows none in particular. */
+    int (*record_comm)(const struct app *a);
     /* Optional: the plan this screen steps through and its trace (every rank's values at
      * every step), NULL none: the lesson player checks a prediction against the trace, the
      * presenter's highlight counts the plan's chunks and transfers, the deck walk both. */
@@ -111,6 +114,8 @@ const struct screen_ops *screen_ops_of(enum screen_kind k);
 double screen_figure(const struct app *a, enum screen_figure f);
 /* The real cluster's record a screen holds (the first of the table that has one), NULL. */
 const struct rec_log *screen_record(const struct app *a);
+/* The communicator of that record its screen shows, -1 none chosen. */
+int screen_record_comm(const struct app *a);
 
 /* The plan, trace and measurements a screen holds (the first of the table that has one,
  * shown or not: the collectives screen's last ones), NULL none. */

@@ -69,8 +69,9 @@ static void draw_status(const struct app *a, struct rect r)
             r.y, x, end - x, a->th.role[TH_LABEL], "  slice view: %d slice%s x %d channel%s%s",
             sl->plan.nslices, sl->plan.nslices == 1 ? "" : "s", sl->plan.nchannels,
             sl->plan.nchannels == 1 ? "" : "s", a->no_key_hints ? "" : " (v: chunk view)");
-        if (a->playing)
-            x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
+        char play[32];
+        snprintf(play, sizeof play, "  %s playing", a->g->play);
+        if (a->playing) x += draw_put_status(r.y, x, end - x, a->th.role[TH_WARN], play);
         /* What forces NCCL's algorithm or protocol, since the picture stands for NCCL. */
         char env[160];
         hw_nccl_env_text(&a->hw, env, sizeof env);
@@ -79,7 +80,7 @@ static void draw_status(const struct app *a, struct rect r)
         if (a->msg[0]) {
             char fit[512];
             text_fit(fit, sizeof fit, a->msg, end - x - 2, a->utf8);
-            draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_WARN], fit);
+            draw_put_status(r.y, x + 2, end - x - 2, a->th.role[TH_WARN], fit);
         }
         return;
     }
@@ -95,13 +96,14 @@ static void draw_status(const struct app *a, struct rect r)
     if (cs->have_trace && step > 0)
         x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s",
                        cs->plan.steps[step - 1].phase);
-    if (a->playing && !a->room)
-        x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
+    char play[32];
+    snprintf(play, sizeof play, "  %s playing", a->g->play);
+    if (a->playing) x += draw_put_status(r.y, x, end - x, a->th.role[TH_WARN], play);
     char fit[512], missing[160];
     coll_hl_missing(a, step, missing, sizeof missing);
     if ((a->msg[0] || missing[0]) && !a->room) {
         text_fit(fit, sizeof fit, a->msg[0] ? a->msg : missing, end - x - 2, a->utf8);
-        draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_WARN], fit);
+        draw_put_status(r.y, x + 2, end - x - 2, a->th.role[TH_WARN], fit);
     } else if (cs->have_plan && cs->lay.what.h <= cs->lay.what_lines &&
                text_width(cs->plan.summary) <= end - x - 2) {
         /* the summary beside the step where it fits whole; never cut */

@@ -35,8 +35,8 @@ static void panel_badge(const struct app *a, struct styled_line *l)
         styled_add(l, th->role[TH_DIM], " (animation vs %s)", a->backend_name);
         break;
     case CHECK_PENDING:
-        styled_add(l, th->role[TH_WARN], "%s checking animation vs %s", a->g->busy,
-                   a->backend_name);
+        styled_status_add(l, th->role[TH_WARN], "%s checking animation vs %s", a->g->busy,
+                          a->backend_name);
         break;
     case CHECK_ERROR:
         styled_add(l, th->role[TH_BAD], "%s check failed: %s", a->g->bad, m->check_msg);
@@ -157,18 +157,17 @@ static void panel_numbers(const struct app *a, struct styled_lines *p, int width
     char size[32];
     if (meas_measuring(m)) {
         format_size(m->measure_params.bytes, size, sizeof size);
-        struct styled_line *l = styled_new(p);
-        styled_add(l, th->role[TH_WARN], "measuring %s%s %.1f s", size, a->g->ell,
-                   now_s() - m->measure_started);
+        struct styled_line *l = styled_status(p, th->role[TH_WARN], "measuring %s%s %.1f s",
+                                              size, a->g->ell, now_s() - m->measure_started);
         char k[16];
-        if (app_key_hint(a, ACT_CANCEL, k, sizeof k))
+        if (l && app_key_hint(a, ACT_CANCEL, k, sizeof k))
             styled_add(l, th->role[TH_DIM], " (%s cancels)", k);
     } else if (m->measure_err[0]) {
         /* wrapped, not cut: a refusal's reason ("needs 256 GiB of buffers; 22 GiB
          * available") is at its end */
         char t[sizeof m->measure_err + 16];
         snprintf(t, sizeof t, "measurement: %s", m->measure_err);
-        styled_wrapped_max(p, th->role[TH_BAD], width, t, 4);
+        styled_status_wrapped(p, th->role[TH_BAD], width, t, 4);
     }
     if (!m->have_row) {
         char k[16];
@@ -183,7 +182,7 @@ static void panel_numbers(const struct app *a, struct styled_lines *p, int width
     /* A row of another scene (a new measurement runs, or the scene changed since) is marked
      * stale and dimmed: never read as the shown scene's. */
     bool stale = panel_row_stale(a);
-    if (stale && a->room && !meas_measuring(m)) { /* the room: never another scene's figures */
+    if (stale && a->room) { /* the room: never another scene's figures, even while measuring */
         styled_add(styled_new(p), th->role[TH_DIM], "not measured for this scene");
         return;
     }
@@ -192,7 +191,7 @@ static void panel_numbers(const struct app *a, struct styled_lines *p, int width
         char st[120];
         app_keyed(a, st, sizeof st, "stale: measured for another scene", ACT_MEASURE,
                   "measures this one");
-        styled_wrapped_max(
+        styled_status_wrapped(
             p, th->role[TH_WARN], width,
             meas_measuring(m) ? "stale: the previous result, until this one is in" : st, 2);
     }
@@ -255,7 +254,8 @@ static void panel_spill(struct styled_lines *p, int w, int rows, struct styled_l
 }
 
 /* Draws p's whole lines in r; when they need more rows than r has, the last row says how
- * many lines are left out instead of a line cut off. Returns the rows used. */
+ * many lines are left out instead of a line cut off: in words to the speaker (status), as a
+ * "more" mark, ⋯, to the room. Returns the rows used. */
 static int panel_draw_told(const struct app *a, struct styled_lines *p, struct rect r)
 {
     if (r.h <= 0) return 0;
@@ -269,8 +269,9 @@ static int panel_draw_told(const struct app *a, struct styled_lines *p, struct r
     int used = keep ? styled_draw(p, 0, (struct rect){r.y, r.x, r.h - 1, r.w}) : 0;
     p->n = n;
     struct styled_lines more = {.n = 0};
-    styled_add(styled_new(&more), a->th.role[TH_DIM], "+%d more line%s: a taller terminal",
-               n - keep, n - keep == 1 ? "" : "s");
+    if (!styled_status(&more, a->th.role[TH_DIM], "+%d more line%s: a taller terminal",
+                       n - keep, n - keep == 1 ? "" : "s"))
+        styled_add(styled_new(&more), a->th.role[TH_DIM], "%s", a->utf8 ? "\u22ef" : "+");
     return used + styled_draw(&more, 0, (struct rect){r.y + used, r.x, 1, r.w});
 }
 
@@ -346,15 +347,16 @@ static bool plot_title(const struct app *a, struct rect r, bool pair)
     if (app_key_hint(a, ACT_CANCEL, kx, sizeof kx))
         snprintf(cancels, sizeof cancels, "  (%s cancels)", kx);
     if (meas_sweeping(m)) {
+        char t[200];
         if (m->sweep_id || !pair)
-            draw_putf(r.y, r.x, r.w, th->role[TH_WARN], "sweeping %d/%d %s %.1f s%s",
-                      m->nsweep + 1 > m->sweep_total ? m->sweep_total : m->nsweep + 1,
-                      m->sweep_total, a->g->ell, now_s() - m->sweep_started, cancels);
+            snprintf(t, sizeof t, "sweeping %d/%d %s %.1f s%s",
+                     m->nsweep + 1 > m->sweep_total ? m->sweep_total : m->nsweep + 1,
+                     m->sweep_total, a->g->ell, now_s() - m->sweep_started, cancels);
         else
-            draw_putf(r.y, r.x, r.w, th->role[TH_WARN],
-                      "sweeping whole chunks %d/%d %s %.1f s%s",
-                      m->nwhole + 1 > m->sweep_total ? m->sweep_total : m->nwhole + 1,
-                      m->sweep_total, a->g->ell, now_s() - m->sweep_started, cancels);
+            snprintf(t, sizeof t, "sweeping whole chunks %d/%d %s %.1f s%s",
+                     m->nwhole + 1 > m->sweep_total ? m->sweep_total : m->nwhole + 1,
+                     m->sweep_total, a->g->ell, now_s() - m->sweep_started, cancels);
+        draw_put_status(r.y, r.x, r.w, th->role[TH_WARN], t);
     } else if (m->nsweep == 0) {
         /* the longest form that fits its rows whole, never one cut by "…" */
         char t[300], mid[120], shortest[64];
@@ -539,9 +541,10 @@ void coll_panel(const struct app *a, struct rect r)
             }
             styled_add(ln, th->role[TH_DIM], " measured on %s, %s, W=%d", cs->m.row_backend,
                        size, cs->m.row.nranks);
+        } else if (meas_measuring(&cs->m)) {
+            styled_status_add(ln, th->role[TH_DIM], "  measuring");
         } else {
-            styled_add(ln, th->role[TH_DIM], "  %s",
-                       meas_measuring(&cs->m) ? "measuring" : "not measured yet");
+            styled_add(ln, th->role[TH_DIM], "  not measured yet");
         }
         char t[320];
         snprintf(t, sizeof t, "backend %s: %s", a->w ? a->backend_name : "none",

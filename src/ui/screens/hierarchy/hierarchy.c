@@ -73,7 +73,7 @@ void hier_figures(const struct app *a, struct hier_measured *m)
     m->nccl.at = TIER_NVLINK;
     m->mpi_node.at = hier_tier_for_mpi(false, NULL);
     m->mpi_net.at = hier_tier_for_mpi(true, NULL);
-    hier_record_from(screen_record(a), &m->rec);
+    hier_record_from(screen_record(a), screen_record_comm(a), &m->rec);
     m->measured_only = a->room;
     hier_fig_na(&m->mpi_node, a->room ? "MPI within one node: not run here"
                                       : "mpirun ... bench --within-node");

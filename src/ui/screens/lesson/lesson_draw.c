@@ -492,20 +492,20 @@ static const char *end_missed(const void *ctx, const struct lesson_exercise *e, 
 {
     const struct lesson_ui *u = ctx;
     const struct progress_ex *px = u->have_prog ? progress_exercise(&u->prog, e->id) : NULL;
-    if (px && px->solved && !px->wrong[0]) return NULL; /* right at the first try */
+    const struct progress_try *t = progress_last_try(px);
+    if (px && px->solved && !t) return NULL; /* right at the first try */
     const char *what = px && px->solved ? "solved after a wrong answer"
                        : px             ? "not solved"
                                         : "not answered";
     if (px && px->solved) *tone = LSPAN_WARN; /* solved, after a slip */
-    if (!px || !px->wrong[0]) return what;
+    if (!t) return what;
     struct ex_variant var;
     char err[160];
-    bool has_var =
-        px->wrong_seed && ex_variant(e, px->wrong_seed, &var, err, sizeof err) == CV_OK;
+    bool has_var = t->seed && ex_variant(e, t->seed, &var, err, sizeof err) == CV_OK;
     struct ex_grade g;
     memset(&g, 0, sizeof g);
-    ex_grade(e, has_var ? &var : NULL, px->wrong, &g);
-    snprintf(detail, n, "you answered %s: %s", px->wrong, g.msg);
+    ex_grade(e, has_var ? &var : NULL, t->answer, &g);
+    snprintf(detail, n, "you answered %s: %s", t->answer, g.msg);
     return what;
 }
 
@@ -690,8 +690,14 @@ static void draw_list(struct app *a, struct rect r)
     int rows = r.y + r.h - 2 - y, w = r.w - 2;
     if (rows < 1 || u->set.n == 0) return;
     struct list_item *it = xcalloc(u->set.n, sizeof *it);
-    for (size_t i = 0; i < u->set.n; i++)
+    int all = 0;
+    for (size_t i = 0; i < u->set.n; i++) {
         list_item(u, i, w, a->utf8, &it[i]);
+        all += it[i].n;
+    }
+    /* more lessons than rows: the last row says how many are below ("↓ 2 more") */
+    int end_y = r.y + r.h - 2;
+    if (all > rows && rows > 1) rows--, end_y--;
     /* the first lesson shown: the chosen one's last row in view */
     size_t top = 0;
     for (int used = 0;; top++) {
@@ -700,11 +706,14 @@ static void draw_list(struct app *a, struct rect r)
             used += it[i].n;
         if (used <= rows || top >= u->sel) break;
     }
-    for (size_t i = top; i < u->set.n && y - (r.y + 2) < rows; i++) {
+    int y0 = y;
+    size_t shown_end = top;
+    for (size_t i = top; i < u->set.n && y - y0 < rows; i++) {
         bool sel = i == u->sel;
         attr_t at = sel ? A_REVERSE | A_BOLD : A_NORMAL;
         int h = it[i].n;
-        if (y + h > r.y + r.h - 2) break; /* a lesson is shown whole or not at all */
+        if (y + h > end_y) break; /* a lesson is shown whole or not at all */
+        shown_end = i + 1;
         if (sel) draw_fill((struct rect){y, r.x + 1, h, r.w - 2}, A_REVERSE);
         int rw = text_width(it[i].right);
         char lead[32];
@@ -716,6 +725,18 @@ static void draw_list(struct app *a, struct rect r)
         y += h;
     }
     free(it);
+    /* what is out of view, above and below, with the key that brings it */
+    char mark[96];
+    if (top > 0) {
+        snprintf(mark, sizeof mark, "%s %zu more above (%s)", a->utf8 ? "\u2191" : "^", top,
+                 a->utf8 ? "\u2191" : "Up");
+        draw_put(y0 - 1, r.x + 1, r.w - 2, th->role[TH_STEP] | A_BOLD, mark);
+    }
+    if (shown_end < u->set.n) {
+        snprintf(mark, sizeof mark, "%s %zu more below (%s)", a->utf8 ? "\u2193" : "v",
+                 u->set.n - shown_end, a->utf8 ? "\u2193" : "Down");
+        draw_put(end_y, r.x + 1, r.w - 2, th->role[TH_STEP] | A_BOLD, mark);
+    }
     if (a->msg[0]) draw_put(r.y + r.h - 2, r.x + 1, r.w - 2, th->role[TH_WARN], a->msg);
     const char *keys = a->utf8 ? "\u2191\u2193 choose   Enter open   ? help   q quit"
                                : "Up/Down choose   Enter open   ? help   q quit";
@@ -846,10 +867,10 @@ static void draw_slide(struct app *a, struct rect r)
                 snprintf(back, sizeof back, "your own scene (%s: the slide's)", k);
             note = back;
         }
-        /* A message the user just caused goes before the lesson's title: the title gives
-         * way when the two do not fit (the slide number stays). */
-        if (text_width(full) + (note[0] ? 2 + text_width(note) : 0) > r.w)
-            snprintf(full, sizeof full, " %s", t);
+        /* The lesson's title stays whenever it fits with the slide number (a student who
+         * presses a key must still see where they are); a message that does not fit beside
+         * it goes whole above the key bar. Only a row too narrow for the title drops it. */
+        if (text_width(full) > r.w) snprintf(full, sizeof full, " %s", t);
         int used = draw_put(r.y, r.x, r.w, th->role[TH_TITLE], full);
         if (note[0] && used + 3 + text_width(note) <= r.w)
             draw_put(r.y, r.x + used + 2, r.w - used - 3, th->role[TH_TITLE] | A_BOLD, note);

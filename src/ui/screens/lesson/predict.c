@@ -38,9 +38,43 @@ static bool predict_same(const struct lesson_exercise *e, double ans, double v, 
     return fabs(cv - ans) <= fmax(tol * fabs(ans), ch * (1 + 1e-9));
 }
 
+/* Does unit (a word after a figure) spell the same unit as the exercise's, canonically? */
+static bool predict_unit_is(const struct lesson_exercise *e, const char *unit)
+{
+    enum ex_dim d1, d2;
+    double sc;
+    const char *c1, *c2;
+    return unit[0] && ex_unit_lookup(e->units, &d1, &sc, &c1) == CV_OK &&
+           ex_unit_lookup(unit, &d2, &sc, &c2) == CV_OK && strcmp(c1, c2) == 0;
+}
+
+bool predict_is_ratio(const struct lesson_exercise *e)
+{
+    enum ex_dim d;
+    double sc;
+    const char *c;
+    return e->units[0] && ex_unit_lookup(e->units, &d, &sc, &c) == CV_OK &&
+           (strcmp(c, "x") == 0 || strcmp(c, "%") == 0);
+}
+
+bool predict_is_setting(const struct scene *sc, double v, double half, const char *unit)
+{
+    if (!sc) return false;
+    if (!unit[0] || strcmp(unit, "ranks") == 0 || strcmp(unit, "CPU") == 0)
+        if (v == sc->nranks || v == (double)scene_count(sc)) return true;
+    enum ex_dim d;
+    double scale, b, hb;
+    char err[80];
+    return unit[0] && sc->meas_bytes && ex_unit_lookup(unit, &d, &scale, NULL) == CV_OK &&
+           d == DIM_BYTES && ex_unit_convert(v, unit, "B", &b, err, sizeof err) == CV_OK &&
+           ex_unit_convert(half, unit, "B", &hb, err, sizeof err) == CV_OK &&
+           fabs(b - (double)sc->meas_bytes) <= fmax(hb, 0.5);
+}
+
 /* A later slide's answer: a count without a unit ("14") is on screens as other things (a
  * value in a box): it is hidden only as a count of what its prompt counts ("14 steps"); a
- * small whole answer with a unit only with that unit ("8x"). */
+ * small whole answer with a unit only with that unit ("8x"), and so is a ratio of any size:
+ * a bare "32" is a box value, a row count or another exercise's count, "32x" the ratio. */
 bool predict_figure_is(const struct lesson_exercise *e, double v, double half, const char *unit)
 {
     double ans = e->answer;
@@ -48,14 +82,8 @@ bool predict_figure_is(const struct lesson_exercise *e, double v, double half, c
     if (whole && !e->units[0] && fabs(ans) < 1000 &&
         !(unit[0] && e->prompt && strcasestr(e->prompt, unit)))
         return false; /* four digits or more ("524288"): no rank, step or box value */
-    if (whole && fabs(ans) < 10 && e->units[0]) {
-        enum ex_dim d1, d2;
-        double sc;
-        const char *c1, *c2;
-        if (!unit[0] || ex_unit_lookup(e->units, &d1, &sc, &c1) != CV_OK ||
-            ex_unit_lookup(unit, &d2, &sc, &c2) != CV_OK || strcmp(c1, c2) != 0)
-            return false;
-    }
+    if (predict_is_ratio(e) && !predict_unit_is(e, unit)) return false;
+    if (whole && fabs(ans) < 10 && e->units[0] && !predict_unit_is(e, unit)) return false;
     return predict_same(e, ans, v, half, unit);
 }
 
@@ -65,10 +93,9 @@ bool predict_figure_is(const struct lesson_exercise *e, double v, double half, c
 static bool predict_hit(double v, double half, const char *unit, void *ctx)
 {
     const struct predict *p = ctx;
-    /* W and the count are the scene's settings (in its header anyway): "Σ all 8" and
-     * "8 ranks = 8 CPU threads" stay when an answer happens to be 8 */
-    if (!unit[0] || strcmp(unit, "ranks") == 0 || strcmp(unit, "CPU") == 0)
-        if (v == p->sc->nranks || v == (double)scene_count(p->sc)) return false;
+    /* the scene's settings (in its header anyway): "Σ all 8" and "8 ranks = 8 CPU threads"
+     * stay when an answer happens to be 8, the panel's "size 64 MiB" when it is 64 MiB */
+    if (predict_is_setting(p->sc, v, half, unit)) return false;
     /* a scene's counters ("6 steps" of its header, "56 messages" of a transfer list):
      * an answer only where the exercise counts that */
     bool counter = strcmp(unit, "steps") == 0 || strcmp(unit, "messages") == 0;
@@ -279,12 +306,8 @@ void predict_add_lesson(struct predict *p, const struct lesson *L,
         for (size_t k = 0; k < L->slides[s].nex; k++) {
             const struct lesson_exercise *e = &L->slides[s].ex[k];
             if (done && done(ctx, e->id)) continue;
-            bool whole = e->answer == round(e->answer);
-            bool distinct =
-                e->type == LEX_HOLDS ||
-                (e->type == LEX_NUMBER && (e->units[0] ? !(whole && fabs(e->answer) < 10)
-                                                       : whole && fabs(e->answer) >= 1000));
-            if (distinct && p->nlater < PREDICT_MAX_LATER) p->later[p->nlater++] = e;
+            if (ex_answer_distinct(e) && p->nlater < PREDICT_MAX_LATER)
+                p->later[p->nlater++] = e;
         }
 }
 

@@ -46,10 +46,18 @@ void predict_add_lesson(struct predict *p, const struct lesson *L,
 
 /* Is the figure (v, half: its rounding, unit: the word after it) number exercise e's
  * answer at the lecture's numbers, as a screen shows it? A count without a unit only as a
- * count of what the prompt counts ("14 steps"); a small whole answer with a unit only with
- * that unit ("8x"). The rule for later slides' answers, and recall.h's. */
+ * count of what the prompt counts ("14 steps"); a small whole answer with a unit, and a
+ * ratio of any size, only with that unit ("8x", "32x"). The rule for later slides' answers, and
+ * recall.h's. */
 bool predict_figure_is(const struct lesson_exercise *e, double v, double half,
                        const char *unit);
+
+/* Is the figure (v, half, unit) one of scene sc's own settings: its ranks or count (no
+ * unit, or "ranks"), its measurement size (a figure in bytes)? A setting is given, never an
+ * answer: the header and the panel show it, and a narration may say it. */
+bool predict_is_setting(const struct scene *sc, double v, double half, const char *unit);
+/* Is e's answer a ratio (units x or %), recognisable on another slide only with its unit? */
+bool predict_is_ratio(const struct lesson_exercise *e);
 
 /* Before the scene is drawn: what the open exercises ask is hidden (app.hide_from and the
  * figure mask); p must outlive the drawing. */

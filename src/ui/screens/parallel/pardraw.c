@@ -106,12 +106,13 @@ static void par_status(const struct app *a, struct rect r)
             x += draw_put_masked(r.y, x, end - x, a->th.role[ok ? TH_OK : TH_BAD], full);
         }
     }
-    if (a->playing)
-        x += draw_putf(r.y, x, end - x, a->th.role[TH_WARN], "  %s playing", a->g->play);
+    char play[32];
+    snprintf(play, sizeof play, "  %s playing", a->g->play);
+    if (a->playing) x += draw_put_status(r.y, x, end - x, a->th.role[TH_WARN], play);
     if (a->msg[0]) {
         char fit[512];
         text_fit(fit, sizeof fit, a->msg, end - x - 2, a->utf8);
-        draw_put(r.y, x + 2, end - x - 2, a->th.role[TH_WARN], fit);
+        draw_put_status(r.y, x + 2, end - x - 2, a->th.role[TH_WARN], fit);
     }
 }
 
@@ -409,10 +410,12 @@ static void par_gantt_measured(const struct app *a, struct rect r)
     int P = a->sc.nranks;
     if (!sum) {
         draw_put(r.y, r.x, r.w, th->role[TH_LABEL] | A_BOLD, "measured timeline");
-        draw_put(r.y + 1, r.x, r.w, th->role[TH_DIM],
-                 par_training(a)   ? "training at lecture scale..."
-                 : a->no_key_hints ? "not trained yet"
-                                   : "not trained yet (m trains)");
+        if (par_training(a))
+            draw_put_status(r.y + 1, r.x, r.w, th->role[TH_DIM],
+                            "training at lecture scale...");
+        else
+            draw_put(r.y + 1, r.x, r.w, th->role[TH_DIM],
+                     a->no_key_hints ? "not trained yet" : "not trained yet (m trains)");
         return;
     }
     double span = 0;
@@ -576,18 +579,17 @@ static void par_panel_state(const struct app *a, struct styled_lines *p, int wid
         return;
     }
     if (par_training(a)) {
-        struct styled_line *l = styled_new(p);
-        styled_add(l, th->role[TH_WARN], "%s training %s at lecture scale%s %.1f s", a->g->busy,
-                   train_scheme_name(ps->train_cfg.scheme), a->g->ell,
-                   now_s() - ps->train_started);
+        struct styled_line *l = styled_status(
+            p, th->role[TH_WARN], "%s training %s at lecture scale%s %.1f s", a->g->busy,
+            train_scheme_name(ps->train_cfg.scheme), a->g->ell, now_s() - ps->train_started);
         char k[16];
-        if (app_key_hint(a, ACT_CANCEL, k, sizeof k))
+        if (l && app_key_hint(a, ACT_CANCEL, k, sizeof k))
             styled_add(l, th->role[TH_DIM], " (%s cancels)", k);
     } else if (ps->train_err[0] && ps->train_cfg.scheme == want.scheme &&
                ps->train_cfg.nranks == want.nranks) {
         char t[260];
         snprintf(t, sizeof t, "training: %s", ps->train_err);
-        styled_wrapped_max(p, th->role[TH_BAD], width, t, 3);
+        styled_status_wrapped(p, th->role[TH_BAD], width, t, 3);
     } else if (!par_summary(a)) {
         styled_add(styled_new(p), th->role[TH_DIM],
                    a->no_key_hints ? "not trained yet" : "not trained yet (m trains)");

@@ -120,9 +120,9 @@ static void moe_lecture(const struct app *a, struct styled_lines *p)
     if (!s) {
         const char *err = PAR(a) ? PAR(a)->train_err : "";
         if (par_training(a))
-            styled_add(l, th->role[TH_WARN], "training on the worker...");
+            styled_status_add(l, th->role[TH_WARN], "training on the worker...");
         else if (err[0])
-            styled_add(l, th->role[TH_BAD], "%.150s", err);
+            styled_status_add(l, th->role[TH_BAD], "%.150s", err);
         else {
             char k[16]; /* only a key that trains it here (the presenter's m may not) */
             if (!a->no_key_hints && app_key_hint(a, ACT_MEASURE, k, sizeof k))

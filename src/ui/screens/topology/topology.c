@@ -103,6 +103,13 @@ const struct rec_log *topo_record(const struct app *a)
     return TOPO(a) ? TOPO(a)->rec : NULL;
 }
 
+/* The communicator shown (the hierarchy ladder counts its links), -1 none. */
+static int topo_record_comm(const struct app *a)
+{
+    const struct topo_state *t = TOPO(a);
+    return t && t->rec && t->comm < t->rec->ncomms ? t->comm : -1;
+}
+
 void topo_adopt_record(struct app *a, struct rec_log *L, const char *source)
 {
     struct topo_state *t = topo_st(a);
@@ -382,6 +389,7 @@ static attr_t topo_class_attr(const struct app *a, enum rec_class c)
     case REC_IB:
     case REC_ROCE:
     case REC_NET_PLUGIN:
+    case REC_NET:
         return th->role[TH_WARN] | A_BOLD;
     case REC_SOCKET:
         return th->role[TH_BAD] | A_BOLD;
@@ -807,8 +815,9 @@ static void topo_draw(struct app *a, struct rect area)
 
 static void topo_help(const struct app *a, struct styled_lines *p, int width)
 {
-    static const enum rec_class cls[] = {REC_NVLINK, REC_PCIE,       REC_SHM,    REC_IB,
-                                         REC_ROCE,   REC_NET_PLUGIN, REC_SOCKET, REC_UNKNOWN};
+    static const enum rec_class cls[] = {REC_NVLINK,     REC_PCIE,   REC_SHM,
+                                         REC_IB,         REC_ROCE,   REC_NET,
+                                         REC_NET_PLUGIN, REC_SOCKET, REC_UNKNOWN};
     struct styled_line *l = styled_new(p);
     styled_add(l, A_BOLD, "links    ");
     for (size_t i = 0; i < ARRAY_LEN(cls); i++)
@@ -849,6 +858,7 @@ const struct screen_ops screen_topology = {
     .help = topo_help,
     .free_state = topo_free,
     .record = topo_record,
+    .record_comm = topo_record_comm,
     .result = topo_result,
     .cancelled = topo_cancelled,
     .enter = topo_enter,
