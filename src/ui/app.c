@@ -54,7 +54,7 @@ size_t app_phase_ends(const struct app *a, long *out, size_t max)
     return o->phase_ends ? o->phase_ends(a, out, max) : 0;
 }
 
-int app_rows_needed(const struct app *a, int cols, int rows)
+int app_rows_needed(struct app *a, int cols, int rows)
 {
     const struct screen_ops *o = app_screen(a);
     if (!o->rows_needed) return rows;

@@ -397,6 +397,17 @@ int draw_put_masked(int y, int x, int maxw, attr_t attr, const char *s)
     return draw_put(y, x, maxw, attr, t);
 }
 
+int draw_words(int y, int x, int w, int rows, attr_t attr, const char *s)
+{
+    char lines[8][256];
+    if (rows > 8) rows = 8;
+    if (rows < 1 || w < 1) return 0;
+    int n = text_wrap(s, w, lines, rows, draw_utf8);
+    for (int i = 0; i < n; i++)
+        draw_put_masked(y + i, x, w, attr, lines[i]);
+    return n;
+}
+
 void styled_draw_line(const struct styled_line *l, int y, int x, int w)
 {
     int used = 0;

@@ -87,6 +87,10 @@ int draw_mask_hits(void);
  * number replaced. */
 int draw_mask_text(const char *s, char *out, size_t n);
 int draw_put_masked(int y, int x, int maxw, attr_t attr, const char *s);
+/* A sentence at (y, x) in at most `rows` rows of w columns, wrapped at its spaces; one that
+ * needs more ends its last row with an ellipsis after a whole word (core/text.h's
+ * text_wrap). Returns the rows drawn. */
+int draw_words(int y, int x, int w, int rows, attr_t attr, const char *s);
 
 /* ---- status: the speaker's, never the room's ---------------------------------------------
  * What a screen says about its own work (a measurement or training under way and its

@@ -52,7 +52,8 @@
 
 #define PRES_POLL_S 0.25 /* lesson files' mtime: an edit shows within a second */
 #define PRES_STOP_WAIT_S 3.0
-#define PRES_PLAY_S 3.0 /* the longest PageDown's play to the next stop */
+#define PRES_PLAY_S 3.0     /* the longest PageDown's play to the next stop */
+#define PRES_EXTRA_PAGES 64 /* pages of a glossary or end page */
 
 /* A watched file: a lesson, or the folder (files added, removed, renamed). */
 struct pres_watch {
@@ -1064,6 +1065,13 @@ static const char *pres_end_missed(const void *ctx, const struct lesson_exercise
     return pres_answered(ctx, e->id) ? NULL : "not answered in the room";
 }
 
+/* The rows the extra page's text has at `rows`: under its title and an empty line, above
+ * the page mark's row and the footer. */
+static int pres_extra_rows(const struct pres *p, int rows)
+{
+    return rows - 4 - (p->have_x ? p->xps.ntitle : 1);
+}
+
 /* The extra page laid out at cols, as a slide of its own (present_slide.h): the same
  * narration layout, wrapping and terms as a slide's. */
 static void pres_extra_text(struct pres *p, int cols)
@@ -1087,9 +1095,35 @@ static void pres_extra_text(struct pres *p, int cols)
     present_slide_text(&page, 0, cols, p->a->utf8, &p->xps);
     glossary_free_blocks(page.blocks, page.nblocks);
     p->have_x = true;
+    int rows, c2;
+    getmaxyx(stdscr, rows, c2);
+    (void)c2;
+    if (p->xps.narr.n > pres_extra_rows(p, rows)) present_slide_tighten(&p->xps); /* to fit */
 }
 
-/* The extra page in the slide's place: its title, its lines from x_from (the footer stays). */
+/* The extra page's pages in h rows: each starts where a block starts (a bullet, a paragraph:
+ * never one cut mid-sentence), with as many whole blocks as fit (a block taller than h alone
+ * is cut at h). starts[i]: page i's first line; returns how many (at least 1). */
+static int pres_extra_pages(const struct pres *p, int h, int *starts, int max)
+{
+    const struct narr *n = &p->xps.narr;
+    int np = 0, from = 0;
+    while (np < max) {
+        while (from < n->n && n->l[from].width == 0) /* no page opens on an empty line */
+            from++;
+        starts[np++] = from;
+        if (from + h >= n->n || h < 1) break;
+        int end = from + h; /* the first line not on the page: a block's start, if any */
+        while (end > from + 1 &&
+               (n->l[end].block == n->l[end - 1].block || n->l[end - 1].with_next))
+            end--;
+        from = end > from + 1 ? end : from + h;
+    }
+    return np ? np : 1;
+}
+
+/* The extra page in the slide's place: its title, its page from x_from (the footer stays),
+ * and where it has several, "1/2" under it. */
 static void pres_draw_extra(struct pres *p, int rows, int cols)
 {
     int nw = present_layout_narr_width(cols);
@@ -1099,10 +1133,19 @@ static void pres_draw_extra(struct pres *p, int rows, int cols)
     for (int i = 0; i < ps->ntitle && y < rows - 2; i++, y++)
         pres_center(y, cols, A_BOLD | A_UNDERLINE, ps->title[i]);
     y++;
-    int h = rows - 1 - y;
+    int h = pres_extra_rows(p, rows);
     if (h < 1) return;
-    if (p->x_from > ps->narr.n - h) p->x_from = ps->narr.n > h ? ps->narr.n - h : 0;
-    if (p->x_from < 0) p->x_from = 0;
+    int starts[PRES_EXTRA_PAGES], np = pres_extra_pages(p, h, starts, PRES_EXTRA_PAGES), pg = 0;
+    while (pg + 1 < np && starts[pg + 1] <= p->x_from)
+        pg++;
+    p->x_from = starts[pg];
+    int to = pg + 1 < np ? starts[pg + 1] : ps->narr.n;
+    if (to - p->x_from < h) h = to - p->x_from;
+    if (np > 1) {
+        char mark[32];
+        snprintf(mark, sizeof mark, "%d/%d", pg + 1, np);
+        pres_center(rows - 2, cols, p->a->th.role[TH_DIM], mark);
+    }
     struct narr_attrs na = {.normal = A_NORMAL,
                             .bold = A_BOLD,
                             .italic = A_ITALIC,
@@ -1134,13 +1177,16 @@ static bool pres_extra_key(struct pres *p, int ch)
     if (p->extra == PRES_EXTRA_NONE) return false;
     int rows, cols;
     getmaxyx(stdscr, rows, cols);
-    int step = rows > 8 ? rows - 8 : 1;
     if (!p->have_x) pres_extra_text(p, cols);
+    int starts[PRES_EXTRA_PAGES];
+    int np = pres_extra_pages(p, pres_extra_rows(p, rows), starts, PRES_EXTRA_PAGES), pg = 0;
+    while (pg + 1 < np && starts[pg + 1] <= p->x_from)
+        pg++;
     switch (ch) {
     case KEY_NPAGE:
     case KEY_DOWN:
     case ' ':
-        if (p->x_from + rows - 4 >= p->xps.narr.n) {
+        if (pg + 1 >= np) {
             /* back to the slide, but the talk's end page stays: nothing comes after it; a
              * lesson's end page reached by PageDown goes on to the next lesson */
             if (p->pos.slide + 1 < p->n || p->extra != PRES_EXTRA_END)
@@ -1150,11 +1196,11 @@ static bool pres_extra_key(struct pres *p, int ch)
                 pres_move(p, DECK_NEXT, 0);
             }
         } else
-            p->x_from += step;
+            p->x_from = starts[pg + 1];
         return true;
     case KEY_PPAGE:
     case KEY_UP:
-        p->x_from = p->x_from > step ? p->x_from - step : 0;
+        p->x_from = pg > 0 ? starts[pg - 1] : 0;
         return true;
     case 27:
     case '0':

@@ -183,6 +183,11 @@ void present_slide_text(const struct lesson_slide *s, size_t nrevealed, int cols
     if (out->ntitle < 1) out->title[0][0] = '\0', out->ntitle = 1;
 }
 
+void present_slide_tighten(struct present_slide *ps)
+{
+    if (!ps->tight) slide_narr(ps, true);
+}
+
 void present_slide_free(struct present_slide *ps)
 {
     if (ps->narr.l || ps->narr.n) narr_free(&ps->narr);

@@ -16,6 +16,7 @@
 #include "ui/screens/topology/topotests.h"
 #include "ui/screens/topology/topostrip.h"
 #include "ui/screens/topology/topotext.h"
+#include "records/recfit.h"
 #include "records/recsay.h"
 #include "records/recview.h"
 
@@ -407,15 +408,26 @@ static void topo_title(const struct app *a, struct rect r)
     if (L) {
         snprintf(ver, sizeof ver, "%s %s", L->library[0] ? L->library : "library not named",
                  L->version[0] ? L->version : "(version unknown)");
-        int n = topo_nranks(S);
+        /* a size stated only where the record proves it (records.h: nranks_floor) */
+        int n = topo_nranks(S), launched = rec_launch_ranks(L);
+        bool exact = S->nranks > 0 && !S->nranks_floor;
+        if (!exact && launched > 0 && S->maxrank < launched) n = launched, exact = true;
+        size_t k = 0;
+        if (n > 0)
+            k = cv_cat(size, sizeof size, k, "%s%s%d rank%s", a->g->sep,
+                       exact ? "" : "at least ", n, n == 1 ? "" : "s");
         if (S->nnodes > 0)
-            snprintf(size, sizeof size, "%s%d ranks on %d node%s", a->g->sep, n, S->nnodes,
-                     S->nnodes == 1 ? "" : "s");
-        else
-            snprintf(size, sizeof size, "%s%d ranks", a->g->sep, n);
+            cv_cat(size, sizeof size, k, " on %d node%s", S->nnodes, S->nnodes == 1 ? "" : "s");
     }
-    draw_putf(r.y, r.x, r.w, t, " collviz%stopology%s%s%s%s%s", a->g->sep, a->g->sep, ver, size,
-              L && TOPO(a)->rec_source[0] ? a->g->sep : "", L ? TOPO(a)->rec_source : "");
+    /* the file's name only where it fits: never a word cut at the edge */
+    char line[400];
+    for (int full = 1; full >= 0; full--) {
+        snprintf(line, sizeof line, " collviz%stopology%s%s%s%s%s", a->g->sep, a->g->sep, ver,
+                 size, full && L && TOPO(a)->rec_source[0] ? a->g->sep : "",
+                 full && L ? TOPO(a)->rec_source : "");
+        if (text_width(line) <= r.w) break;
+    }
+    draw_words(r.y, r.x, r.w, 1, t, line);
 }
 
 /* One host's frame with its GPU boxes; returns the rows used (0: it does not fit). */
@@ -477,9 +489,19 @@ static int topo_nodes(struct app *a, struct rect r, int keep)
         int x = r.x + draw_putf(r.y + rows, r.x, r.w, A_BOLD,
                                 "%s%s%s%s: ", g->host[0] ? g->host : "host not in the record",
                                 g->gpu[0] ? " (" : "", g->gpu, g->gpu[0] ? ")" : "");
-        for (int k = 0; k < g->n && x < r.x + r.w; k++)
-            x += draw_putf(r.y + rows, x, r.x + r.w - x, a->th.rank[g->ranks[k] % CV_MAX_RANKS],
-                           "%s%d", k ? " " : "", g->ranks[k]);
+        for (int k = 0; k < g->n && x < r.x + r.w; k++) {
+            /* a rank whole or not at all: "+N" says how many more the row had no room for */
+            char num[24], more[24];
+            int nw = snprintf(num, sizeof num, "%s%d", k ? " " : "", g->ranks[k]);
+            int mw = k + 1 < g->n ? snprintf(more, sizeof more, " +%d", g->n - k - 1) : 0;
+            if (x + nw + mw > r.x + r.w) {
+                snprintf(more, sizeof more, " +%d", g->n - k);
+                draw_put(r.y + rows, x, r.x + r.w - x, a->th.role[TH_DIM], more);
+                break;
+            }
+            x += draw_put(r.y + rows, x, r.x + r.w - x, a->th.rank[g->ranks[k] % CV_MAX_RANKS],
+                          num);
+        }
         rows++;
     }
     return rows;
@@ -610,9 +632,11 @@ static int topo_strip_nodes(struct app *a, struct rect r, int ch)
     char kp[16] = "", kn[16] = "";
     bool hint = app_key_hint(a, ACT_NODE_PREV, kp, sizeof kp) &&
                 app_key_hint(a, ACT_NODE_NEXT, kn, sizeof kn);
-    draw_putf(y++, r.x, r.w, A_BOLD, "%d nodes%s; a cell a node: hops leaving it%s%s%s%s%s",
-              s->nnodes, s->unplaced ? " and ranks not placed" : "", hint ? "; " : "", kp,
-              hint ? " and " : "", kn, hint ? " open another" : "");
+    char head[200];
+    snprintf(head, sizeof head, "%d nodes%s; a cell a node: hops leaving it%s%s%s%s%s",
+             s->nnodes, s->unplaced ? " and ranks not placed" : "", hint ? "; " : "", kp,
+             hint ? " and " : "", kn, hint ? " open another" : "");
+    y += draw_words(y, r.x, r.w, 1, A_BOLD, head);
     /* "  12 |..11[1]11..| 81" : the window's first and last node */
     char lo[16], hi[16];
     int digits = snprintf(lo, sizeof lo, "%d", s->nnodes - 1);
@@ -742,7 +766,7 @@ static int topo_comm_line(const struct app *a, struct rect r)
 static void topo_status(const struct app *a, struct rect r, int ch, int k, int n)
 {
     if (a->msg[0]) {
-        draw_put(r.y, r.x, r.w, a->th.role[TH_WARN], a->msg);
+        draw_words(r.y, r.x, r.w, 1, a->th.role[TH_WARN], a->msg);
         return;
     }
     if (!topo_record(a)) return;
@@ -753,9 +777,10 @@ static void topo_status(const struct app *a, struct rect r, int ch, int k, int n
         const char *then = t->pub.test < topo_record(a)->ntests ? ": next test)"
                            : ch >= 0                            ? ": back to the ring)"
                                                                 : ": the first test)";
-        draw_putf(r.y, r.x, r.w, a->th.role[TH_STEP], "nccl-tests: test %d of %d%s%s%s",
-                  t->pub.test, topo_record(a)->ntests, hint ? " (" : "", hint ? ks : "",
-                  hint ? then : "");
+        char s[160];
+        snprintf(s, sizeof s, "nccl-tests: test %d of %d%s%s%s", t->pub.test,
+                 topo_record(a)->ntests, hint ? " (" : "", hint ? ks : "", hint ? then : "");
+        draw_words(r.y, r.x, r.w, 1, a->th.role[TH_STEP], s);
         return;
     }
     if (ch < 0) {
@@ -764,8 +789,8 @@ static void topo_status(const struct app *a, struct rect r, int ch, int k, int n
     }
     int x = r.x + draw_putf(r.y, r.x, r.w, a->th.role[TH_STEP], "channel %d (%d of %d)%s", ch,
                             k + 1, n, topo_record(a)->nwarnings ? "   record: " : "");
-    if (topo_record(a)->nwarnings)
-        draw_put(r.y, x, r.x + r.w - x, a->th.role[TH_DIM], topo_record(a)->warnings[0]);
+    if (topo_record(a)->nwarnings) /* as much as fits, ending at a word */
+        draw_words(r.y, x, r.x + r.w - x, 1, a->th.role[TH_DIM], topo_record(a)->warnings[0]);
 }
 
 static void topo_draw(struct app *a, struct rect area)

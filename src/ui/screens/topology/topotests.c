@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/text.h"
 #include "core/util.h"
 #include "records/recfit.h"
 #include "ui/app.h"
@@ -16,10 +17,15 @@
 /* The test's heading: which test of how many, and what it is. */
 static void tests_heading(const struct app *a, struct rect r, const struct rec_test *t, int k)
 {
-    draw_putf(r.y, r.x, r.w, A_BOLD,
-              "nccl-tests %s%s%s %s (test %d of %d): busbw GB/s vs size (log scale)",
-              t->collective[0] ? t->collective : "(collective not named)",
-              t->type[0] ? ", " : "", t->type, t->redop, k + 1, topo_record(a)->ntests);
+    char s[200];
+    for (int scale = 1; scale >= 0; scale--) { /* "(log scale)" only where it fits */
+        snprintf(s, sizeof s, "nccl-tests %s%s%s %s (test %d of %d): busbw GB/s vs size%s",
+                 t->collective[0] ? t->collective : "(collective not named)",
+                 t->type[0] ? ", " : "", t->type, t->redop, k + 1, topo_record(a)->ntests,
+                 scale ? " (log scale)" : "");
+        if (text_width(s) <= r.w) break;
+    }
+    draw_words(r.y, r.x, r.w, 1, A_BOLD, s);
 }
 
 /* The fit's line(s): α, β, R² of the model through the out-of-place rows, or why none. */
@@ -29,8 +35,9 @@ static int tests_fit_line(const struct app *a, struct rect r, const struct rec_f
     const char *al = a->utf8 ? "\u03b1" : "alpha", *be = a->utf8 ? "\u03b2" : "beta";
     const char *r2 = a->utf8 ? "R\u00b2" : "R^2";
     if (!f->ok) {
-        draw_putf(r.y, r.x, r.w, a->th.role[TH_WARN], "no fit: %s", f->why);
-        return 1;
+        char s[300];
+        snprintf(s, sizeof s, "no fit: %s", f->why);
+        return draw_words(r.y, r.x, r.w, r.h, a->th.role[TH_WARN], s);
     }
     char beta[48];
     if (f->f.inv_beta > 0)
