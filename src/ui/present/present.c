@@ -854,8 +854,8 @@ static int pres_step_text(const struct pres *p, char *buf, size_t n)
     long k = p->pos.step, m = pres_nsteps(p);
     if (app_screen(p->a)->kind == SCREEN_PARALLEL)
         return snprintf(buf, n, "frame %ld/%ld", k + 1, m + 1);
-    if (p->hide_total)
-        return snprintf(buf, n, "%s %ld/?", p->a->sc.slice_view ? "tick" : "step", k);
+    if (p->hide_total) /* the last step's number is the count: no number at all */
+        return snprintf(buf, n, "%s ?/?", p->a->sc.slice_view ? "tick" : "step");
     return snprintf(buf, n, "%s %ld/%ld", p->a->sc.slice_view ? "tick" : "step", k, m);
 }
 
