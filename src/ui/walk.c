@@ -972,13 +972,8 @@ static void walk_stray_keys(struct walk *w, struct app *a, struct lesson_ui *u, 
 static bool walk_press(struct app *a, struct lesson_ui *u, enum ui_action act, size_t *went)
 {
     const struct lesson_slide *s = &u->L->slides[u->slide];
+    if (keys_is_step_action(act)) return u->scene_ok && app_nsteps(a) > 0; /* a scene to step */
     switch (act) {
-    case ACT_NEXT:
-    case ACT_PREV:
-    case ACT_PLAY:
-    case ACT_FIRST:
-    case ACT_LAST:
-        return u->scene_ok && app_nsteps(a) > 0; /* the scene's own keys: a scene to step */
     case ACT_ANSWER:
     case ACT_HINT:
     case ACT_VARIANT:
