@@ -247,7 +247,7 @@ static void walk(int cols, int rows)
     bool prev_end = false;
     size_t prev_slide = 0, text_seen = (size_t)-1, ntext = 0;
     size_t end_pages = 0, end_page_seen = (size_t)-1;
-    long end_frames = 0, end_cuts = 0;
+    long end_frames = 0, end_cuts = 0, two_asked = 0;
     struct lesson_set set;
     struct lesson_errors errs = {0};
     lesson_set_init(&set);
@@ -285,6 +285,15 @@ static void walk(int cols, int rows)
         prev_slide = slide;
         frames++;
         char what[400];
+        /* one exercise's question at a time: the next is asked once r has answered this one */
+        int asked = 0;
+        for (const char *q = strstr(text, "Exercise "); q; q = strstr(q + 1, "Exercise "))
+            asked += q[9] >= '1' && q[9] <= '9' && strstr(q, " of ") == q + 10;
+        if (asked > 1) {
+            two_asked++;
+            printf("%dx%d slide %zu page %d: %d questions at once\n", cols, rows, slide + 1,
+                   page + 1, asked);
+        }
         int k = room_bad(text, what, sizeof what);
         if (k >= 0) {
             if (slide != last_bad) bad_slides++;
@@ -327,6 +336,8 @@ static void walk(int cols, int rows)
            "(%.2f a slide)\n",
            cols, rows, end_frames, end_cuts, presses, n, (double)presses / (double)n);
     assert_int_equal(end_cuts, 0);
+    printf("%dx%d: %ld frames ask two questions at once\n", cols, rows, two_asked);
+    assert_int_equal(two_asked, 0);
     assert_true(presses <= 2 * (long)n);
     lesson_set_free(&set);
     size_t lessons = 0;
