@@ -15,6 +15,8 @@
 #include "core/util.h"
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
+#include "scene/par_sched.h"
+#include "scene/par_view.h"
 #include "ui/app.h"
 #include "ui/frame.h"
 #include "ui/kit/svg.h"
@@ -571,6 +573,22 @@ static bool walk_count_hit(const struct walk *w, const struct lesson_exercise *e
     return false;
 }
 
+/* A number exercise's answer the scene draws rather than prints: the pipeline schedule's
+ * grid of the parallelism screen, whose idle cells over all cells are the bubble fraction
+ * (count them and the answer is there, whatever figure the panel hides). */
+static bool walk_drawn_hit(const struct walk *w, double ans, double tol)
+{
+    const struct app *ap = w->app;
+    if (!ap || ap->sc.screen != SCREEN_PARALLEL || ap->sc.scheme != TRAIN_PP) return false;
+    struct train_config cfg;
+    par_display_config(TRAIN_PP, ap->sc.nranks, ap->sc.schedule, ap->sc.overlap, &cfg);
+    struct psched *ps = xcalloc(1, sizeof *ps);
+    bool hit = psched_build(ps, cfg.schedule, ap->sc.nranks, cfg.microbatches) == CV_OK &&
+               fabs(psched_bubble(ps) - ans) <= fmax(tol, 0.01) * fabs(ans);
+    free(ps);
+    return hit;
+}
+
 /* ---- one frame ----------------------------------------------------------------------- */
 
 /* s with its runs of spaces made one, a box border ("\u2502") dropped, and no space at its ends
@@ -759,6 +777,13 @@ static void walk_check(struct walk *w, size_t slide)
                                        a->slide != slide) &&
                           !walk_given(w, slide, y, f->v[i], f->half[i], f->unit[i]);
                 if (a->slide != WALK_LATER) hit = hit || walk_count_hit(w, e, ans, line);
+                if (!hit && y == 0 && a->slide != WALK_LATER && !e->units[0] &&
+                    walk_drawn_hit(w, ans, e->tolerance)) {
+                    char what[300];
+                    snprintf(what, sizeof what, "%s (the schedule's idle cells)", e->id);
+                    walk_found(w, WALK_EARLY_NUMBER, slide, what, line);
+                    break;
+                }
                 if (hit) {
                     walk_found(w, a->slide == WALK_LATER ? WALK_EARLY_DECK : WALK_EARLY_NUMBER,
                                slide, e->id, line);

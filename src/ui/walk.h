@@ -17,7 +17,8 @@
  *     holds answer's run may wrap from one row of text onto the next. Part of a holds
  *     answer counts too: a box left shown with one of its values in its slot, where the
  *     rest stand in hidden boxes (the values spread over the boxes, or the exercise's own
- *     scene at or after the asked step).
+ *     scene at or after the asked step). So does a number answer the scene draws: the
+ *     pipeline schedule's idle cells over all cells (the bubble fraction, countable).
  *   - (player) a number exercise asked at the lecture's numbers whose answer a frame of an
  *     earlier lesson showed (recall.h: it must start on a variant's numbers);
  *   - a cut line: a row whose text ends in "…" (the screens' text_fit), counted also
