@@ -175,7 +175,7 @@ size_t app_phase_ends(const struct app *a, long *out, size_t max);
 size_t app_step(const struct app *a);
 /* The fewest rows (at most rows) the shown scene needs at width cols to show all that it
  * shows in rows x cols (screen_ops.rows_needed; rows when the screen does not say). */
-int app_rows_needed(const struct app *a, int cols, int rows);
+int app_rows_needed(struct app *a, int cols, int rows);
 /* The same with the measured panel at one line (app.panel_short): at most app_rows_needed. */
 int app_rows_needed_short(struct app *a, int cols, int rows);
 

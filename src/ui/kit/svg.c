@@ -14,6 +14,7 @@
 
 #include "core/text.h"
 #include "core/util.h"
+#include "ui/kit/term.h"
 
 /* The first 16 match tests/screen/render_png.py, so an SVG and a PNG screenshot of the same
  * screen have the same colours. */
@@ -104,28 +105,37 @@ static uint32_t svg_acs(uint32_t c)
     }
 }
 
-static void svg_cell_at(WINDOW *w, int y, int x, struct svg_cell *c)
+/* The cell's character as UTF-8 in ch (struct svg_cell's), its attributes and pair. */
+static void svg_cell_text(WINDOW *w, int y, int x, char *ch, size_t n, attr_t *attrs,
+                          short *pair)
 {
     cchar_t cc;
     wchar_t wch[CCHARW_MAX + 1] = {0};
-    attr_t attrs = 0;
-    short pair = 0;
-    memset(c, 0, sizeof *c);
-    if (mvwin_wch(w, y, x, &cc) == ERR || getcchar(&cc, wch, &attrs, &pair, NULL) == ERR) {
+    *attrs = 0;
+    *pair = 0;
+    if (mvwin_wch(w, y, x, &cc) == ERR || getcchar(&cc, wch, attrs, pair, NULL) == ERR) {
         wch[0] = L' ';
-        attrs = 0;
-        pair = 0;
+        *attrs = 0;
+        *pair = 0;
     }
-    if (pair == 0) pair = (short)PAIR_NUMBER(attrs);
     size_t o = 0;
-    for (int i = 0; i < CCHARW_MAX && wch[i] && o + 4 < sizeof c->ch; i++) {
+    for (int i = 0; i < CCHARW_MAX && wch[i] && o + 4 < n; i++) {
         uint32_t cp = (uint32_t)wch[i];
-        if (attrs & A_ALTCHARSET) cp = svg_acs(cp);
+        if (*attrs & A_ALTCHARSET) cp = svg_acs(cp);
         if (cp < 0x20 || cp == 0x7f) cp = ' ';
-        o += svg_utf8(cp, c->ch + o);
+        o += svg_utf8(cp, ch + o);
     }
-    if (o == 0) c->ch[o++] = ' ';
-    c->ch[o] = '\0';
+    if (o == 0) ch[o++] = ' ';
+    ch[o] = '\0';
+}
+
+static void svg_cell_at(WINDOW *w, int y, int x, struct svg_cell *c)
+{
+    attr_t attrs;
+    short pair;
+    memset(c, 0, sizeof *c);
+    svg_cell_text(w, y, x, c->ch, sizeof c->ch, &attrs, &pair);
+    if (pair == 0) pair = (short)PAIR_NUMBER(attrs);
 
     short f = -1, b = -1;
     if (pair > 0 && pair_content(pair, &f, &b) == ERR) f = b = -1;
@@ -304,19 +314,21 @@ void svg_write_text(WINDOW *w, FILE *f)
 {
     int rows, cols;
     getmaxyx(w, rows, cols);
-    struct svg_cell c;
-    char *line = xmalloc((size_t)cols * 8 + 1);
+    char ch[sizeof(struct svg_cell){0}.ch];
+    char *line = xmalloc((size_t)cols * sizeof ch + 2);
     for (int y = 0; y < rows; y++) {
         size_t len = 0, keep = 0;
         for (int x = 0; x < cols; x++) {
-            svg_cell_at(w, y, x, &c);
-            size_t k = strlen(c.ch);
-            memcpy(line + len, c.ch, k);
+            attr_t attrs;
+            short pair;
+            svg_cell_text(w, y, x, ch, sizeof ch, &attrs, &pair);
+            size_t k = strlen(ch);
+            memcpy(line + len, ch, k);
             len += k;
-            if (strcmp(c.ch, " ") != 0) keep = len;
+            if (strcmp(ch, " ") != 0) keep = len;
         }
-        line[keep] = '\0';
-        fprintf(f, "%s\n", line);
+        line[keep++] = '\n';
+        fwrite(line, 1, keep, f);
     }
     free(line);
 }
@@ -406,12 +418,14 @@ int svg_offscreen_open(struct svg_offscreen *o, int cols, int rows, char *err, s
     }
     set_term(o->scr);
     resizeterm(rows, cols);
+    o->unseen_prev = term_set_unseen(o->scr);
     return CV_OK;
 }
 
 void svg_offscreen_close(struct svg_offscreen *o)
 {
     if (!o->scr) return;
+    term_set_unseen(o->unseen_prev);
     endwin();
     delscreen(o->scr);
     if (o->prev) set_term(o->prev);

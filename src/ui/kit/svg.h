@@ -4,7 +4,9 @@
  * plain-text copy. Used by the `e` key (any screen), the lesson HTML export and screenshots.
  *
  * Off-screen rendering: svg_offscreen_open starts a private curses screen of a fixed size
- * that writes to /dev/null, so a scene can be drawn and exported with no terminal at all. */
+ * that writes to /dev/null, so a scene can be drawn and exported with no terminal at all; while
+ * it is current, term_refresh sends nothing (term_set_unseen): drawing fills stdscr, which
+ * is what is read back. */
 #ifndef COLLVIZ_UI_KIT_SVG_H
 #define COLLVIZ_UI_KIT_SVG_H
 
@@ -48,6 +50,7 @@ int svg_export_files(WINDOW *w, const char *screen, char *name, size_t n, char *
  * made current; close switches back to the screen that was current before. */
 struct svg_offscreen {
     SCREEN *scr, *prev;
+    SCREEN *unseen_prev; /* term_set_unseen's before this one */
     FILE *out, *in;
 };
 int svg_offscreen_open(struct svg_offscreen *o, int cols, int rows, char *err, size_t errlen);

@@ -265,8 +265,27 @@ static ssize_t term_frame_bytes(void)
     return (ssize_t)at;
 }
 
+static SCREEN *term_unseen;
+
+SCREEN *term_set_unseen(SCREEN *s)
+{
+    SCREEN *was = term_unseen;
+    term_unseen = s;
+    return was;
+}
+
+/* Is the current screen the one nobody sees? */
+static bool term_on_unseen(void)
+{
+    if (!term_unseen) return false;
+    SCREEN *cur = set_term(NULL);
+    if (cur) set_term(cur);
+    return cur == term_unseen;
+}
+
 void term_update(void)
 {
+    if (term_on_unseen()) return;
     if (term_mem < 0 || term_tty < 0 || term_resized() || ftruncate(term_mem, 0) != 0 ||
         lseek(term_mem, 0, SEEK_SET) != 0 || dup2(term_mem, term_fd) < 0) {
         doupdate(); /* as curses writes it */
@@ -281,6 +300,7 @@ void term_update(void)
 
 void term_refresh(void)
 {
+    if (term_on_unseen()) return;
     wnoutrefresh(stdscr);
     term_update();
 }

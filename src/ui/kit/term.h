@@ -50,6 +50,10 @@ bool term_sync_reply(const char *s);
  * the frame itself. Use instead of doupdate(); term_refresh() instead of refresh(). */
 void term_update(void);
 void term_refresh(void);
+/* s is a screen nobody sees (svg_offscreen_open's): while it is the current one,
+ * term_update and term_refresh send nothing (what is drawn stays in stdscr, where it is read
+ * back). Returns the screen set before, to be set again after (NULL: none). */
+SCREEN *term_set_unseen(SCREEN *s);
 /* Ends curses mode (and frees scr when not NULL), removes the fatal hook, then calls the
  * function of term_at_end. */
 void term_end(SCREEN *scr);

@@ -52,7 +52,8 @@
 
 #define PRES_POLL_S 0.25 /* lesson files' mtime: an edit shows within a second */
 #define PRES_STOP_WAIT_S 3.0
-#define PRES_PLAY_S 3.0 /* the longest PageDown's play to the next stop */
+#define PRES_PLAY_S 3.0     /* the longest PageDown's play to the next stop */
+#define PRES_EXTRA_PAGES 64 /* pages of a glossary or end page */
 
 /* A watched file: a lesson, or the folder (files added, removed, renamed). */
 struct pres_watch {
@@ -384,6 +385,8 @@ static void pres_save(struct pres *p, double now)
     }
 }
 
+static long pres_open_step(const struct pres *p);
+
 /* Show the slide of p->pos (its step possibly DECK_STEP_START / END): the scene goes
  * through the door; the step the screen settles on becomes the position's. */
 static void pres_enter(struct pres *p)
@@ -409,6 +412,12 @@ static void pres_enter(struct pres *p)
     }
     p->scene_ok = true;
     p->pos.step = (long)app_step(p->a);
+    if (next.step == s->scene.step &&
+        p->pos.step > pres_open_step(p)) { /* not onto a wall of ? */
+        next.step = pres_open_step(p);
+        if (app_set_scene(p->a, &next, p->scene_err, sizeof p->scene_err) == CV_OK)
+            p->pos.step = (long)app_step(p->a);
+    }
 }
 
 static void pres_set_step(struct pres *p, long step)
@@ -423,7 +432,62 @@ static void pres_set_step(struct pres *p, long step)
         snprintf(p->msg, sizeof p->msg, "%s", err);
 }
 
-/* The current slide's stops (deck.h): the author's, else the shown scene's phase ends. */
+static bool pres_answered(const void *ctx, const char *id);
+
+/* What the room may not see yet on the current slide's scene: its exercises r has not
+ * revealed, and (until r shows the whole scene) the lesson's later slides' and the deck's
+ * later lessons' answers (predict.h). */
+static void pres_predict(const struct pres *p, struct predict *pr)
+{
+    const struct lesson_slide *s = pres_slide(p);
+    memset(pr, 0, sizeof *pr);
+    pr->s = s;
+    pr->sc = &p->a->sc;
+    for (size_t k = 0; k < s->nex && k < PREDICT_MAX_EX; k++) {
+        pr->open[k] = k >= p->revealed;
+        pr->answer[k] = s->ex[k].answer;
+    }
+    if (p->reveal_scene) return;
+    predict_add_later(pr, pres_lesson(p), p->sl[p->pos.slide].slide, pres_answered, p);
+    for (size_t l = p->sl[p->pos.slide].lesson + 1; l < p->set.n; l++) /* one talk */
+        predict_add_lesson(pr, &p->set.v[l], pres_answered, p);
+}
+
+/* The first step at which predict first would hide more than half the scene's rank boxes
+ * (the room would see a wall of "?": an answer not asked yet would be most of the scene);
+ * the scene's steps + 1 when none. The clicker stops before it. */
+static long pres_mostly_hidden(const struct pres *p)
+{
+    long n = pres_nsteps(p);
+    if (!pres_slide(p)->has_scene || !p->scene_ok) return n + 1;
+    static struct predict pr;
+    pres_predict(p, &pr);
+    struct app *a = p->a;
+    predict_begin(a, &pr);
+    long from = n + 1;
+    int W = a->sc.nranks < CV_MAX_RANKS ? a->sc.nranks : CV_MAX_RANKS;
+    for (long st = 0; st <= n && from > n && a->hide_any; st++) {
+        int hid = 0;
+        for (int r = 0; r < W; r++)
+            hid += a->hide_from[r] >= 0 && a->hide_from[r] <= st;
+        if (2 * hid > W) from = st;
+    }
+    predict_end(a);
+    return from;
+}
+
+/* The step the slide opens on: its scene's, or the last before a wall of "?". */
+static long pres_open_step(const struct pres *p)
+{
+    const struct lesson_slide *s = pres_slide(p);
+    long n = pres_nsteps(p), start = deck_resolve(DECK_STEP_START, s->scene.step, n);
+    long wall = pres_mostly_hidden(p);
+    if (start >= wall) start = wall > 0 ? wall - 1 : 0;
+    return start;
+}
+
+/* The current slide's stops (deck.h): the author's, else the shown scene's phase ends; none
+ * where predict first would hide most of the scene (the arrows still step there). */
 static size_t pres_stops(const struct pres *p, long *out)
 {
     const struct lesson_slide *s = pres_slide(p);
@@ -431,8 +495,11 @@ static size_t pres_stops(const struct pres *p, long *out)
     if (!s->has_scene || !p->scene_ok) return deck_stops(NULL, 0, NULL, 0, 0, 0, out);
     long ph[DECK_STOPS_MAX];
     size_t nph = app_phase_ends(p->a, ph, DECK_STOPS_MAX);
-    long start = deck_resolve(DECK_STEP_START, s->scene.step, n);
-    return deck_stops(s->stops, s->nstops, ph, nph, start, n, out);
+    long start = pres_open_step(p), wall = pres_mostly_hidden(p);
+    size_t k = deck_stops(s->stops, s->nstops, ph, nph, start, n, out), m = 0;
+    for (size_t i = 0; i < k; i++)
+        if (out[i] < wall || out[i] == start) out[m++] = out[i];
+    return m;
 }
 
 /* PageDown to a stop several steps on: the steps between play (the room sees each transfer
@@ -853,8 +920,8 @@ static int pres_step_text(const struct pres *p, char *buf, size_t n)
     long k = p->pos.step, m = pres_nsteps(p);
     if (app_screen(p->a)->kind == SCREEN_PARALLEL)
         return snprintf(buf, n, "frame %ld/%ld", k + 1, m + 1);
-    if (p->hide_total)
-        return snprintf(buf, n, "%s %ld/?", p->a->sc.slice_view ? "tick" : "step", k);
+    if (p->hide_total) /* the last step's number is the count: no number at all */
+        return snprintf(buf, n, "%s ?/?", p->a->sc.slice_view ? "tick" : "step");
     return snprintf(buf, n, "%s %ld/%ld", p->a->sc.slice_view ? "tick" : "step", k, m);
 }
 
@@ -1022,18 +1089,8 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
     if (p->scene_ok) {
         /* a quiz in the room: the scene gives no answer away before r reveals it */
         const struct lesson_slide *s = pres_slide(p);
-        struct predict pr = {.s = s, .sc = &a->sc};
-        for (size_t k = 0; k < s->nex && k < PREDICT_MAX_EX; k++) {
-            pr.open[k] = k >= p->revealed;
-            pr.answer[k] = s->ex[k].answer;
-        }
-        /* nor the answers of the lesson's later slides (until r shows the whole scene) */
-        if (!p->reveal_scene) {
-            predict_add_later(&pr, pres_lesson(p), p->sl[p->pos.slide].slide, pres_answered, p);
-            /* and the deck's later lessons': one talk */
-            for (size_t l = p->sl[p->pos.slide].lesson + 1; l < p->set.n; l++)
-                predict_add_lesson(&pr, &p->set.v[l], pres_answered, p);
-        }
+        static struct predict pr;
+        pres_predict(p, &pr);
         predict_begin(a, &pr);
         app_screen(a)->draw(a, pg->scene);
         /* what is still hidden once the slide's own answers are shown is a later slide's */
@@ -1064,6 +1121,13 @@ static const char *pres_end_missed(const void *ctx, const struct lesson_exercise
     return pres_answered(ctx, e->id) ? NULL : "not answered in the room";
 }
 
+/* The rows the extra page's text has at `rows`: under its title and an empty line, above
+ * the page mark's row and the footer. */
+static int pres_extra_rows(const struct pres *p, int rows)
+{
+    return rows - 4 - (p->have_x ? p->xps.ntitle : 1);
+}
+
 /* The extra page laid out at cols, as a slide of its own (present_slide.h): the same
  * narration layout, wrapping and terms as a slide's. */
 static void pres_extra_text(struct pres *p, int cols)
@@ -1087,9 +1151,35 @@ static void pres_extra_text(struct pres *p, int cols)
     present_slide_text(&page, 0, cols, p->a->utf8, &p->xps);
     glossary_free_blocks(page.blocks, page.nblocks);
     p->have_x = true;
+    int rows, c2;
+    getmaxyx(stdscr, rows, c2);
+    (void)c2;
+    if (p->xps.narr.n > pres_extra_rows(p, rows)) present_slide_tighten(&p->xps); /* to fit */
 }
 
-/* The extra page in the slide's place: its title, its lines from x_from (the footer stays). */
+/* The extra page's pages in h rows: each starts where a block starts (a bullet, a paragraph:
+ * never one cut mid-sentence), with as many whole blocks as fit (a block taller than h alone
+ * is cut at h). starts[i]: page i's first line; returns how many (at least 1). */
+static int pres_extra_pages(const struct pres *p, int h, int *starts, int max)
+{
+    const struct narr *n = &p->xps.narr;
+    int np = 0, from = 0;
+    while (np < max) {
+        while (from < n->n && n->l[from].width == 0) /* no page opens on an empty line */
+            from++;
+        starts[np++] = from;
+        if (from + h >= n->n || h < 1) break;
+        int end = from + h; /* the first line not on the page: a block's start, if any */
+        while (end > from + 1 &&
+               (n->l[end].block == n->l[end - 1].block || n->l[end - 1].with_next))
+            end--;
+        from = end > from + 1 ? end : from + h;
+    }
+    return np ? np : 1;
+}
+
+/* The extra page in the slide's place: its title, its page from x_from (the footer stays),
+ * and where it has several, "1/2" under it. */
 static void pres_draw_extra(struct pres *p, int rows, int cols)
 {
     int nw = present_layout_narr_width(cols);
@@ -1099,10 +1189,19 @@ static void pres_draw_extra(struct pres *p, int rows, int cols)
     for (int i = 0; i < ps->ntitle && y < rows - 2; i++, y++)
         pres_center(y, cols, A_BOLD | A_UNDERLINE, ps->title[i]);
     y++;
-    int h = rows - 1 - y;
+    int h = pres_extra_rows(p, rows);
     if (h < 1) return;
-    if (p->x_from > ps->narr.n - h) p->x_from = ps->narr.n > h ? ps->narr.n - h : 0;
-    if (p->x_from < 0) p->x_from = 0;
+    int starts[PRES_EXTRA_PAGES], np = pres_extra_pages(p, h, starts, PRES_EXTRA_PAGES), pg = 0;
+    while (pg + 1 < np && starts[pg + 1] <= p->x_from)
+        pg++;
+    p->x_from = starts[pg];
+    int to = pg + 1 < np ? starts[pg + 1] : ps->narr.n;
+    if (to - p->x_from < h) h = to - p->x_from;
+    if (np > 1) {
+        char mark[32];
+        snprintf(mark, sizeof mark, "%d/%d", pg + 1, np);
+        pres_center(rows - 2, cols, p->a->th.role[TH_DIM], mark);
+    }
     struct narr_attrs na = {.normal = A_NORMAL,
                             .bold = A_BOLD,
                             .italic = A_ITALIC,
@@ -1134,13 +1233,16 @@ static bool pres_extra_key(struct pres *p, int ch)
     if (p->extra == PRES_EXTRA_NONE) return false;
     int rows, cols;
     getmaxyx(stdscr, rows, cols);
-    int step = rows > 8 ? rows - 8 : 1;
     if (!p->have_x) pres_extra_text(p, cols);
+    int starts[PRES_EXTRA_PAGES];
+    int np = pres_extra_pages(p, pres_extra_rows(p, rows), starts, PRES_EXTRA_PAGES), pg = 0;
+    while (pg + 1 < np && starts[pg + 1] <= p->x_from)
+        pg++;
     switch (ch) {
     case KEY_NPAGE:
     case KEY_DOWN:
     case ' ':
-        if (p->x_from + rows - 4 >= p->xps.narr.n) {
+        if (pg + 1 >= np) {
             /* back to the slide, but the talk's end page stays: nothing comes after it; a
              * lesson's end page reached by PageDown goes on to the next lesson */
             if (p->pos.slide + 1 < p->n || p->extra != PRES_EXTRA_END)
@@ -1150,11 +1252,11 @@ static bool pres_extra_key(struct pres *p, int ch)
                 pres_move(p, DECK_NEXT, 0);
             }
         } else
-            p->x_from += step;
+            p->x_from = starts[pg + 1];
         return true;
     case KEY_PPAGE:
     case KEY_UP:
-        p->x_from = p->x_from > step ? p->x_from - step : 0;
+        p->x_from = pg > 0 ? starts[pg - 1] : 0;
         return true;
     case 27:
     case '0':

@@ -172,7 +172,7 @@ void present_slide_text(const struct lesson_slide *s, size_t nrevealed, int cols
 {
     memset(out, 0, sizeof *out);
     int nw = present_layout_narr_width(cols);
-    quiz_build(s, nrevealed, false, &out->quiz);
+    quiz_build_room(s, nrevealed, &out->quiz);
     room_text(&out->quiz);
     retarget_keys(&out->quiz, s, utf8);
     terms_marked(&out->quiz);
@@ -181,6 +181,11 @@ void present_slide_text(const struct lesson_slide *s, size_t nrevealed, int cols
     slide_narr(out, false);
     out->ntitle = text_wrap(s->title ? s->title : "", nw, out->title, PRES_TITLE_MAX, utf8);
     if (out->ntitle < 1) out->title[0][0] = '\0', out->ntitle = 1;
+}
+
+void present_slide_tighten(struct present_slide *ps)
+{
+    if (!ps->tight) slide_narr(ps, true);
 }
 
 void present_slide_free(struct present_slide *ps)

@@ -41,6 +41,8 @@ struct present_slide {
 void present_slide_text(const struct lesson_slide *s, size_t nrevealed, int cols, bool utf8,
                         struct present_slide *out);
 void present_slide_free(struct present_slide *ps);
+/* Its narration laid out without the empty lines between blocks (a page that must fit). */
+void present_slide_tighten(struct present_slide *ps);
 /* The sentences of slide s's narration that ask for a key, which the room's screen leaves
  * out: for the speaker (the notes terminal), with the presenter's keys. "" when none. */
 void present_slide_keys(const struct lesson_slide *s, bool utf8, char *buf, size_t n);

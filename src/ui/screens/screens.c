@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "ui/app.h"
+
 #include "ui/screens/collectives/collectives.h"
 #include "ui/screens/hierarchy/hierarchy.h"
 #include "ui/screens/parallel/par.h"
@@ -93,4 +95,38 @@ unsigned screen_scene_diff(const struct scene *a, const struct scene *b)
     if (a->slice_view != b->slice_view || a->slices != b->slices || a->channels != b->channels)
         d |= SF_VIEW;
     return d;
+}
+
+static unsigned rows_memo_flags(const struct app *a)
+{
+    return (a->panel_short ? 1u : 0) | (a->bar_row_free ? 2u : 0) | (a->big_digits ? 4u : 0) |
+           (a->utf8 ? 8u : 0) | (a->embedded ? 16u : 0);
+}
+
+bool rows_memo_get(const struct rows_memo *m, const struct app *a, int cols, int rows,
+                   int extra, int *need)
+{
+    unsigned f = rows_memo_flags(a);
+    for (int i = 0; i < m->n; i++) {
+        const struct rows_memo_entry *e = &m->e[i];
+        if (e->cols == cols && e->rows == rows && e->extra == extra && e->zoom == a->zoom &&
+            e->flags == f) {
+            *need = e->need;
+            return true;
+        }
+    }
+    return false;
+}
+
+void rows_memo_put(struct rows_memo *m, const struct app *a, int cols, int rows, int extra,
+                   int need)
+{
+    int n = (int)(sizeof m->e / sizeof m->e[0]);
+    int i = m->n < n ? m->n++ : m->next++ % n; /* full: the oldest goes */
+    m->e[i] = (struct rows_memo_entry){cols, rows, extra, a->zoom, rows_memo_flags(a), need};
+}
+
+void rows_memo_clear(struct rows_memo *m)
+{
+    m->n = m->next = 0;
 }

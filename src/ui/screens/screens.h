@@ -68,8 +68,9 @@ struct screen_ops {
     size_t (*phase_ends)(const struct app *a, long *out, size_t max);
     /* Optional: the fewest rows (at most rows) in which the scene drawn embedded at width
      * cols shows all that it shows in rows x cols, at every height from there up to rows:
-     * the presenter puts the narration on the scene's page when both fit. NULL: rows. */
-    int (*rows_needed)(const struct app *a, int cols, int rows);
+     * the presenter puts the narration on the scene's page when both fit. NULL: rows. A
+     * screen may remember its answers (struct rows_memo): the presenter asks every frame. */
+    int (*rows_needed)(struct app *a, int cols, int rows);
     /* A key action of this screen: change *next (a copy of a->sc; the caller passes it
      * through app_set_scene) and/or set a->msg. false: not this screen's action (the
      * common actions of app.c take it). */
@@ -122,6 +123,25 @@ int screen_record_comm(const struct app *a);
 const struct plan *screen_plan(const struct app *a);
 const struct trace *screen_trace(const struct app *a);
 const struct meas *screen_meas(const struct app *a);
+
+/* A screen's last answers to rows_needed, kept until what they were found from changes:
+ * each is keyed by the size asked, the app's flags every layout reads (zoom, the short
+ * panel, the free bar row, block digits, UTF-8) and one number of the screen's own
+ * (`extra`: what it reads from the app besides them, e.g. the rank labels' width); the
+ * screen clears the memo wherever it rebuilds what its layout is computed from. */
+struct rows_memo {
+    int n, next;
+    struct rows_memo_entry {
+        int cols, rows, extra, zoom;
+        unsigned flags;
+        int need;
+    } e[4];
+};
+bool rows_memo_get(const struct rows_memo *m, const struct app *a, int cols, int rows,
+                   int extra, int *need);
+void rows_memo_put(struct rows_memo *m, const struct app *a, int cols, int rows, int extra,
+                   int need);
+void rows_memo_clear(struct rows_memo *m);
 
 /* SF_* bits of the fields in which a and b differ. */
 unsigned screen_scene_diff(const struct scene *a, const struct scene *b);

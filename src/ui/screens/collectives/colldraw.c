@@ -84,18 +84,22 @@ static void draw_status(const struct app *a, struct rect r)
         }
         return;
     }
-    /* predict first: a step count an open exercise asks for is "?" */
+    /* predict first: a step count an open exercise asks for is "?", and so are the
+     * counters that give it: the step's own number (the last one is the count) and the
+     * phase's "3/3" (levels up and down: the tree's count) */
     char total[48], masked[64];
     snprintf(total, sizeof total, "%zu steps", n);
-    if (draw_mask_text(total, masked, sizeof masked) > 0) {
-        char t[64]; /* the step shown is no answer: drawn as is */
-        snprintf(t, sizeof t, "step %zu/?", step);
-        x += draw_put(r.y, x, end - x, a->th.role[TH_STEP], t);
-    } else
+    bool hide = draw_mask_text(total, masked, sizeof masked) > 0;
+    if (hide)
+        x += draw_put(r.y, x, end - x, a->th.role[TH_STEP], "step ?/?");
+    else
         x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "step %zu/%zu", step, n);
-    if (cs->have_trace && step > 0)
-        x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s",
-                       cs->plan.steps[step - 1].phase);
+    if (cs->have_trace && step > 0) {
+        char phase[sizeof cs->plan.steps[0].phase];
+        snprintf(phase, sizeof phase, "%s", cs->plan.steps[step - 1].phase);
+        if (hide) text_drop_counter(phase);
+        x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s", phase);
+    }
     char play[32];
     snprintf(play, sizeof play, "  %s playing", a->g->play);
     if (a->playing) x += draw_put_status(r.y, x, end - x, a->th.role[TH_WARN], play);
@@ -195,29 +199,6 @@ static void draw_value(const struct app *a, int y, int x, float v, unsigned mask
     int pad = cw - text_width(t);
     snprintf(cell, sizeof cell, "%*s%s", pad > 0 ? pad : 0, "", t);
     draw_put(y, x, cw, at, cell);
-}
-
-/* Columns of the widest value of any snapshot in block digits, or -1 when one has no block
- * glyphs (an exponent, a NaN): then the screen keeps plain numbers. */
-static int coll_big_cell_w(const struct app *a)
-{
-    const struct coll_screen *cs = coll_cstate(a);
-    int w = 1;
-    size_t L = cs->plan.work_len;
-    for (size_t s = 0; s < cs->trace.nsnap; s++)
-        for (int r = 0; r < cs->plan.nranks; r++) {
-            const float *v = trace_buf(&cs->trace, s, r);
-            const uint32_t *m = trace_mask(&cs->trace, s, r);
-            for (size_t i = 0; i < L; i++) {
-                if (!m[i]) continue;
-                char t[32];
-                text_value(t, sizeof t, v[i]);
-                int bw = big_width(t);
-                if (bw < 0) return -1;
-                if (bw > w) w = bw;
-            }
-        }
-    return w;
 }
 
 /* The marker row: runs of cells with the same in/out tag drawn as "╰─in─╯". A run owns its
@@ -662,6 +643,17 @@ static bool shows_all(const struct layout *x, const struct layout *y, bool panel
            (panel_short || x->panel_compact <= y->panel_compact);
 }
 
+/* The widest rank label. */
+static int coll_label_w(const struct app *a)
+{
+    int w = 0;
+    for (int k = 0; k < a->sc.nranks; k++) {
+        int lw = text_width(a->rank_label[k]);
+        if (lw > w) w = lw;
+    }
+    return w;
+}
+
 /* The layout of the scene at rows x w (rows counting the free key bar row) into *out, with
  * the block digits' width factor it chose in *big_sx; false when it does not fit. */
 static bool coll_layout_at(const struct app *a, int rows, int w, struct layout *out,
@@ -680,10 +672,7 @@ static bool coll_layout_at(const struct app *a, int rows, int w, struct layout *
         .min_rows = a->bar_row_free ? LAYOUT_EMBED_MIN_ROWS : 0,
         .panel_short = a->panel_short,
     };
-    for (int k = 0; k < a->sc.nranks; k++) {
-        int lw = text_width(a->rank_label[k]);
-        if (lw > c.label_w) c.label_w = lw;
-    }
+    c.label_w = coll_label_w(a);
     size_t L = cs->have_trace ? cs->plan.work_len : 1;
     /* The presenter's zoom: from 1 no measured panel, at 3 only the rank boxes (no
      * transfer list or sentence: their rows shrink to one each and stay empty). */
@@ -698,7 +687,7 @@ static bool coll_layout_at(const struct app *a, int rows, int w, struct layout *
      * largest that fits, else the plain layout. */
     static const int sizes[][2] = {{2, 2}, {2, 1}, {1, 1}};
     bool big = false;
-    int cw1 = a->big_digits && cs->have_trace ? coll_big_cell_w(a) : -1;
+    int cw1 = a->big_digits && cs->have_trace ? cs->big_cell_w : -1;
     struct layout plain;
     if (cw1 > 0) layout_compute(rows, w, a->sc.nranks, L, &c, &plain);
     size_t from = a->zoom >= 3 ? 0 : a->zoom == 2 ? 1 : 2;
@@ -729,12 +718,12 @@ const struct layout *coll_laid_out(const struct app *a)
     return &coll_cstate(a)->lay;
 }
 
-int coll_rows_needed(const struct app *a, int cols, int rows)
+/* The fewest rows that show all that rows x cols shows: every height from there up to rows
+ * shows all that rows shows (the frame may give any). */
+static int coll_rows_search(const struct app *a, int cols, int rows)
 {
     int extra = a->bar_row_free ? 1 : 0, sx = 0; /* the block digits' factor: not compared */
     struct layout ref, at;
-    /* The slice grid takes the band's every row; a zoom asks for the largest digits. */
-    if (coll_slices(a) || a->zoom > 0) return rows;
     if (!coll_layout_at(a, rows + extra, cols, &ref, &sx)) return rows;
     int need = rows;
     /* Every height from need up to rows shows all that rows shows: the frame may give any. */
@@ -744,6 +733,20 @@ int coll_rows_needed(const struct app *a, int cols, int rows)
             break;
         need = h;
     }
+    return need;
+}
+
+int coll_rows_needed(struct app *a, int cols, int rows)
+{
+    /* The slice grid takes the band's every row; a zoom asks for the largest digits. */
+    if (coll_slices(a) || a->zoom > 0) return rows;
+    /* what the layouts read: the plan, trace and metrics (coll_metrics clears the memo), the
+     * rank labels' width and the app's flags (the memo's key) */
+    struct coll_screen *cs = coll_state(a);
+    int need, lw = coll_label_w(a);
+    if (rows_memo_get(&cs->rows_memo, a, cols, rows, lw, &need)) return need;
+    need = coll_rows_search(a, cols, rows);
+    rows_memo_put(&cs->rows_memo, a, cols, rows, lw, need);
     return need;
 }
 

@@ -18,6 +18,7 @@
 #include "ui/app.h"
 #include "ui/screens/collectives/collstate.h"
 #include "core/text.h"
+#include "ui/kit/bigdigits.h"
 
 #define COLL_SWEEP_MIN ((size_t)4 << 10)
 #define COLL_SWEEP_FACTOR 4.0
@@ -249,7 +250,9 @@ void coll_xfer_text(const struct app *a, const struct xfer *x, size_t snap, char
 static void coll_metrics(struct app *a)
 {
     struct coll_screen *cs = coll_state(a);
+    rows_memo_clear(&cs->rows_memo);
     cs->cell_w = 1;
+    cs->big_cell_w = 1;
     cs->max_xfers = 0;
     cs->xfer_w = 10;
     cs->longest_what = coll_what(a, 0);
@@ -269,8 +272,12 @@ static void coll_metrics(struct app *a)
                 if (pv && pm[i] && memcmp(&pv[i], &v[i], sizeof v[i]) == 0) continue;
                 char t[32];
                 text_value(t, sizeof t, v[i]);
-                int w = text_width(t);
+                int w = text_width(t), bw = big_width(t);
                 if (w > cs->cell_w) cs->cell_w = w;
+                if (bw < 0 || cs->big_cell_w < 0)
+                    cs->big_cell_w = -1;
+                else if (bw > cs->big_cell_w)
+                    cs->big_cell_w = bw;
             }
         }
     for (size_t s = 0; s < cs->plan.nsteps; s++) {

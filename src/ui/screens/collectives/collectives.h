@@ -74,7 +74,7 @@ bool coll_layout(struct app *a, struct rect r);
 const struct layout *coll_laid_out(const struct app *a);
 /* The fewest rows (at most rows) at which the scene at width cols shows all that it shows in
  * rows x cols, nothing less at any height between (screen_ops.rows_needed). */
-int coll_rows_needed(const struct app *a, int cols, int rows);
+int coll_rows_needed(struct app *a, int cols, int rows);
 /* The help overlay's legend lines for this screen (colldraw.c). */
 void coll_help(const struct app *a, struct styled_lines *p, int width);
 

@@ -26,13 +26,16 @@ struct coll_screen {
     float *send[CV_MAX_RANKS];
     char scene_err[200]; /* why there is no plan/trace, shown instead of the boxes */
     int cell_w;          /* widest value of any snapshot */
+    int big_cell_w;      /* the same in block digits, -1 when one has no block glyphs (an
+                            exponent, a NaN): then the screen keeps plain numbers */
     int max_xfers;       /* most transfers in one step */
     int xfer_w;          /* widest transfer entry */
     const char *longest_what;
-    struct layout lay;         /* the last layout (coll_layout) */
-    int big_sx;                /* the block digits' width factor the last layout chose */
-    struct coll_slices slices; /* the slice view (v) */
-    struct meas m;             /* fed only by the worker's results for this screen's jobs */
+    struct layout lay;          /* the last layout (coll_layout) */
+    int big_sx;                 /* the block digits' width factor the last layout chose */
+    struct coll_slices slices;  /* the slice view (v) */
+    struct meas m;              /* fed only by the worker's results for this screen's jobs */
+    struct rows_memo rows_memo; /* coll_rows_needed's answers for this plan (coll_metrics) */
 };
 
 /* The state, made on first use (the screen's apply, draw, actions). */

@@ -454,7 +454,7 @@ static int hier_body_rows(const struct app *a, int cols, int rows, unsigned *sho
 /* The fewest rows that show all that rows x cols shows (screen_ops.rows_needed): the title
  * and status rows and the taller of the two pages; with app.panel_short, the fewest that show
  * the ladder without its detail lines. */
-static int hier_rows_needed(const struct app *a, int cols, int rows)
+static int hier_rows_needed(struct app *a, int cols, int rows)
 {
     if (a->zoom > 0 || !HIER(a) || !a->embedded) return rows;
     unsigned ref, at;

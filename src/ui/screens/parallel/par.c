@@ -73,6 +73,7 @@ static void par_metrics(struct app *a)
     struct par_screen *p = PAR(a);
     const struct par_view *v = &p->view;
     int W = v->cfg.nranks;
+    rows_memo_clear(&p->rows_memo);
     free(p->shapes);
     p->shapes = NULL;
     par_free_whats(p);

@@ -40,6 +40,7 @@ struct par_screen {
     char **whats; /* every frame's sentence (nwhats), for the rows the layout gives them */
     int nwhats;
     struct par_layout lay;
+    struct rows_memo rows_memo; /* par_rows_needed's answers for this view (par_metrics) */
 
     /* the lecture-scale runs, through the worker only: the last finished one of each
      * scheme is kept, so switching back and forth does not train again */

@@ -1092,23 +1092,35 @@ static bool par_shows_all(const struct par_layout *x, const struct par_layout *y
            (panel_short || x->panel_compact <= y->panel_compact);
 }
 
-int par_rows_needed(const struct app *a, int cols, int rows)
+/* The fewest rows that show all that rows x cols shows: every height from there up to rows
+ * shows all that rows shows (the frame may give any). */
+static int par_rows_search(const struct app *a, int cols, int rows)
 {
-    const struct par_screen *p = PAR(a);
-    /* the mixture of experts' view lays itself out; a zoom asks for the largest boxes */
-    if (a->sc.scheme == TRAIN_MOE || !p || p->shapes_utf8 != a->utf8 || a->zoom > 0)
-        return rows;
     int extra = a->bar_row_free ? 1 : 0;
     struct par_layout ref, at;
     if (!par_layout_at(a, rows + extra, cols, &ref)) return rows;
     int need = rows;
-    /* Every height from need up to rows shows all that rows shows: the frame may give any. */
     for (int h = rows - 1; h + extra >= PAR_EMBED_MIN_ROWS; h--) {
         if (!par_layout_at(a, h + extra, cols, &at) ||
             !par_shows_all(&at, &ref, a->panel_short))
             break;
         need = h;
     }
+    return need;
+}
+
+int par_rows_needed(struct app *a, int cols, int rows)
+{
+    struct par_screen *p = PAR(a);
+    /* the mixture of experts' view lays itself out; a zoom asks for the largest boxes */
+    if (a->sc.scheme == TRAIN_MOE || !p || p->shapes_utf8 != a->utf8 || a->zoom > 0)
+        return rows;
+    int need = rows;
+    /* what the layouts below read: the view and its metrics (par_metrics clears the memo)
+     * and the app's flags (the memo's key) */
+    if (rows_memo_get(&p->rows_memo, a, cols, rows, 0, &need)) return need;
+    need = par_rows_search(a, cols, rows);
+    rows_memo_put(&p->rows_memo, a, cols, rows, 0, need);
     return need;
 }
 

@@ -14,7 +14,7 @@ void par_draw(struct app *a, struct rect r);
 bool par_layout(struct app *a, struct rect r);
 /* The fewest rows (at most rows) at which the scene at width cols shows all that it shows in
  * rows x cols, nothing less at any height between (screen_ops.rows_needed). */
-int par_rows_needed(const struct app *a, int cols, int rows);
+int par_rows_needed(struct app *a, int cols, int rows);
 /* The help overlay's legend lines for this screen. */
 void par_help(const struct app *a, struct styled_lines *p, int width);
 

@@ -109,19 +109,44 @@ struct par_try {
     bool what_cut; /* the sentence squeezed to one line (the last resort) */
 };
 
-/* Place the boxes in aw × ah; fills grid and box size. */
-static bool par_fit_boxes(const struct par_layout_content *c, const struct par_try *t, int aw,
-                          int ah, int *gc_out, int *bw_out, int *bh_out, int *inner_out)
+/* One grid of boxes a try can have: gr rows of gc boxes, each bw x bh, inner_w inside. */
+struct par_grid {
+    int gr, gc, bw, bh, inner;
+};
+
+/* What no height changes, found once a layout: the sentence's lines at each width the
+ * tries have (the whole width, or beside the side panel), the matrices' widths with every
+ * matrix and with the key ones only. */
+struct par_once {
+    int what_w[2], what_n[2]; /* [side]: the width (-1: not found yet), its lines */
+    int widest[2], natural[2];
+    bool have_widths[2]; /* [key_only] */
+};
+
+static int par_what_lines(const struct par_layout_content *c, int width, int max);
+
+static int par_once_what(struct par_once *o, const struct par_layout_content *c, bool side,
+                         int aw)
 {
-    int W = c->nranks;
-    int widest, natural;
-    par_widths(c, t->key_only, &widest, &natural);
+    if (o->what_w[side] != aw) {
+        o->what_w[side] = aw;
+        o->what_n[side] = par_what_lines(c, aw, WHAT_GROW_LINES);
+    }
+    return o->what_n[side];
+}
+
+/* The grids a try allows in aw columns, whatever the height (grids[W], how many): for a
+ * number of rows of boxes, the fewest columns that hold every rank (2x2 rather than 3+1). */
+static int par_grids(const struct par_layout_content *c, const struct par_try *t, int aw,
+                     struct par_once *o, struct par_grid *grids)
+{
+    int W = c->nranks, n = 0, prev_gc = 0, k = t->key_only;
+    if (!o->have_widths[k]) {
+        par_widths(c, t->key_only, &o->widest[k], &o->natural[k]);
+        o->have_widths[k] = true;
+    }
+    int widest = o->widest[k], natural = o->natural[k];
     int pad = t->borders ? 4 : 1; /* "│ " and " │", or one column apart */
-    /* The grid that takes the fewest rows in all (wide boxes wrap their matrices less);
-     * on a tie the one with fewer rows of boxes. For a number of rows of boxes, the fewest
-     * columns that hold every rank (2x2 rather than 3+1). */
-    bool found = false;
-    int best_h = 0, prev_gc = 0;
     for (int gr = 1; gr <= W; gr++) {
         int gc = (W + gr - 1) / gr;
         if (gc == prev_gc) continue;
@@ -134,16 +159,22 @@ static bool par_fit_boxes(const struct par_layout_content *c, const struct par_t
         int lw = c->label_w + (t->borders ? 4 : 0);
         if (bw < lw) bw = lw;
         int h = par_flow_height(c, inner, t->key_only, t->row_cap);
-        int bh = h + (t->borders ? 2 : 1);
-        if (gr * bh > ah || (found && gr * bh >= best_h)) continue;
-        found = true;
-        best_h = gr * bh;
-        *gc_out = gc;
-        *bw_out = bw;
-        *bh_out = bh;
-        *inner_out = inner;
+        grids[n++] = (struct par_grid){gr, gc, bw, h + (t->borders ? 2 : 1), inner};
     }
-    return found;
+    return n;
+}
+
+/* Place the boxes in ah rows: of the grids (par_grids), the one that takes the fewest rows
+ * in all (wide boxes wrap their matrices less); on a tie the one with fewer rows of boxes. */
+static const struct par_grid *par_fit_boxes(const struct par_grid *grids, int n, int ah)
+{
+    const struct par_grid *best = NULL;
+    for (int i = 0; i < n; i++) {
+        int h = grids[i].gr * grids[i].bh;
+        if (h > ah || (best && h >= best->gr * best->bh)) continue;
+        best = &grids[i];
+    }
+    return best;
 }
 
 static int par_what_lines(const struct par_layout_content *c, int width, int max)
@@ -189,6 +220,7 @@ bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
             tries[nt++] = (struct par_try){false, true, false, true, cap, cut};
     }
 
+    struct par_once once = {.what_w = {-1, -1}};
     for (int i = 0; i < nt; i++) {
         const struct par_try *t = &tries[i];
         if (t->side && (cols < PANEL_SIDE_MIN_COLS || c->zoom >= 1)) continue;
@@ -202,17 +234,23 @@ bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
             aw = cols - pw - 1;
         }
         if (c->gantt_rows > 0 && c->gantt_w > aw) continue;
-        int wl = c->zoom >= 3 ? 0 : t->what_cut ? 1 : par_what_lines(c, aw, WHAT_GROW_LINES);
+        int full = c->zoom >= 3 ? 0 : par_once_what(&once, c, t->side, aw);
+        int wl = c->zoom >= 3 ? 0 : t->what_cut ? 1 : full;
         int xrows = c->zoom >= 3 ? 0 : t->squeeze ? 1 : xr;
         int compact = c->panel_short ? 1 : PANEL_COMPACT_H;
         int ph_hi = t->side || c->zoom >= 1 ? 0 : t->squeeze ? compact : PANEL_H_MAX;
         int ph_lo = t->side || c->zoom >= 1        ? 0
                     : t->squeeze || c->panel_short ? compact
                                                    : PANEL_H_MIN;
+        struct par_grid grids[PAR_MAX_RANKS];
+        int ngrids = -1; /* not found yet */
         for (int ph = ph_hi; ph >= ph_lo; ph--) {
             int ah = bottom - top - ph - c->gantt_rows - xrows - wl;
-            int gc = 1, bw = 0, bh = 0, inner = 0;
-            if (ah < 1 || !par_fit_boxes(c, t, aw, ah, &gc, &bw, &bh, &inner)) continue;
+            if (ah < 1) continue;
+            if (ngrids < 0) ngrids = par_grids(c, t, aw, &once, grids);
+            const struct par_grid *g = par_fit_boxes(grids, ngrids, ah);
+            if (!g) continue;
+            int gc = g->gc, bw = g->bw, bh = g->bh, inner = g->inner;
             int gr = (W + gc - 1) / gc;
             out->too_small = false;
             out->grid_cols = gc;
@@ -227,7 +265,6 @@ bool par_layout_compute(int rows, int cols, const struct par_layout_content *c,
              * cut by "…" above free rows); then one above the boxes, one under them, one
              * before the sentence. */
             int spare = ah - gr * bh;
-            int full = c->zoom >= 3 ? 0 : par_what_lines(c, aw, WHAT_GROW_LINES);
             if (spare > 0 && wl < full) {
                 int grow = full - wl < spare ? full - wl : spare;
                 wl += grow;
