@@ -3,6 +3,7 @@
  * wide characters, and every other module measures through text_width / text_ncols. */
 #include "core/text.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -256,4 +257,17 @@ void text_xml_escape(FILE *f, const char *s)
             fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, f);
         }
     }
+}
+
+void text_drop_counter(char *s)
+{
+    size_t n = strlen(s), i = n;
+    while (i > 0 && isdigit((unsigned char)s[i - 1]))
+        i--;
+    if (i == n || i == 0 || s[i - 1] != '/') return;
+    size_t j = --i;
+    while (i > 0 && isdigit((unsigned char)s[i - 1]))
+        i--;
+    if (i == j || i == 0 || s[i - 1] != ' ') return;
+    s[i - 1] = '\0';
 }

@@ -33,6 +33,10 @@ int text_wrap(const char *src, int width, char lines[][256], int max_lines, bool
  * limit). */
 int text_wrap_count(const char *src, int width);
 
+/* s with a trailing counter " k/N" dropped, in place: "broadcast 3/3" is "broadcast" (where
+ * the counts are an answer not given yet). */
+void text_drop_counter(char *s);
+
 /* A value as a student reads it: integers without decimals ("14", "-3"), others "%.3g". */
 void text_value(char *buf, size_t n, float v);
 

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <muParserDLL.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1342,27 +1343,23 @@ int ex_grade_number(const struct lesson_exercise *ex, const struct ex_variant *v
     }
     double got = x * scale / want_scale;
     if (ex->integer && !is_whole(got)) {
-        g->verdict = EX_WRONG;
-        snprintf(g->diagnosis, sizeof g->diagnosis, "not-whole");
-        snprintf(g->msg, sizeof g->msg,
-                 "not right: %s is not a whole number; the answer is a count", echo);
+        ex_grade_wrong(g, "not-whole",
+                       "not right: %s is not a whole number; the answer is a count", echo);
         return CV_OK;
     }
     if (strcmp(u, "%") == 0 && (strcmp(ex->units, "x") == 0 || ex_is_fraction(ex, want))) {
         /* 333% is no way to write 3.33x: a ratio is how many times, not a percentage; and
          * 43% is no way to write the fraction 0.43 the question asks for */
-        g->verdict = EX_WRONG;
-        snprintf(g->diagnosis, sizeof g->diagnosis, "percent");
         if (strcmp(ex->units, "x") == 0)
-            snprintf(g->msg, sizeof g->msg,
-                     "not right: %s is a percentage; the answer is a ratio (how many times, "
-                     "x): write it as a plain number",
-                     echo);
+            ex_grade_wrong(g, "percent",
+                           "not right: %s is a percentage; the answer is a ratio (how many "
+                           "times, x): write it as a plain number",
+                           echo);
         else
-            snprintf(g->msg, sizeof g->msg,
-                     "not right: %s is a percentage; the question asks for a fraction (a "
-                     "quarter is 0.25, not 25%%): write it as a plain number",
-                     echo);
+            ex_grade_wrong(g, "percent",
+                           "not right: %s is a percentage; the question asks for a fraction (a "
+                           "quarter is 0.25, not 25%%): write it as a plain number",
+                           echo);
         return CV_OK;
     }
     double rounding = typed_half_digit(in, ex->integer) * scale / want_scale;
@@ -1401,10 +1398,10 @@ int ex_grade_number(const struct lesson_exercise *ex, const struct ex_variant *v
     double tol = fmax(ex->tolerance, got != 0 ? rounding / fabs(got) : 0);
     if (!diagnose_slip(ex, v, got, want, unit[0] ? unit : ex->units, tol, rounding, g, why,
                        sizeof why)) {
-        snprintf(g->diagnosis, sizeof g->diagnosis, "%s", got < want ? "too-low" : "too-high");
-        snprintf(g->msg, sizeof g->msg, "not right: %s is too %s%s", shown,
-                 got < want ? "low" : "high",
-                 too_close ? " (nearer a usual slip than the answer: type more digits)" : "");
+        ex_grade_wrong(g, got < want ? "too-low" : "too-high", "not right: %s is too %s%s",
+                       shown, got < want ? "low" : "high",
+                       too_close ? " (nearer a usual slip than the answer: type more digits)"
+                                 : "");
         return CV_OK;
     }
     int k = snprintf(g->msg, sizeof g->msg, "not right: %s. %s", shown, why);
@@ -1413,6 +1410,16 @@ int ex_grade_number(const struct lesson_exercise *ex, const struct ex_variant *v
                  " (If you made no slip: type more digits; rounded like this, the answer "
                  "and the slip look alike.)");
     return CV_OK;
+}
+
+void ex_grade_wrong(struct ex_grade *g, const char *diagnosis, const char *fmt, ...)
+{
+    g->verdict = EX_WRONG;
+    snprintf(g->diagnosis, sizeof g->diagnosis, "%s", diagnosis);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g->msg, sizeof g->msg, fmt, ap);
+    va_end(ap);
 }
 
 int ex_grade(const struct lesson_exercise *ex, const struct ex_variant *v, const char *input,

@@ -138,6 +138,10 @@ struct ex_grade {
  * high/low". The message echoes what the student typed (control bytes as '?'). */
 int ex_grade(const struct lesson_exercise *ex, const struct ex_variant *v, const char *input,
              struct ex_grade *g);
+/* A wrong answer said: g's verdict EX_WRONG, its diagnosis (struct ex_grade's words) and
+ * the student's line, printf-style. Every grader's named mistakes are written with it. */
+void ex_grade_wrong(struct ex_grade *g, const char *diagnosis, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* A slip the exercise's own formula invites (slips.c), at the numbers of v (NULL: the
  * defaults): a term of a sum left out ("left-out-term"), a factor or a division of a

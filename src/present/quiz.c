@@ -79,8 +79,9 @@ static char *quiz_room_question(const struct lesson_exercise *e, const char *pro
     return xstrdup(t);
 }
 
-void quiz_build(const struct lesson_slide *s, size_t nrevealed, bool solutions,
-                struct quiz *out)
+/* quiz_build with the questions of exercises 0..upto (the later ones not asked yet). */
+static void quiz_build_upto(const struct lesson_slide *s, size_t nrevealed, bool solutions,
+                            size_t upto, struct quiz *out)
 {
     memset(out, 0, sizeof *out);
     out->nslide = out->n = s->nblocks;
@@ -93,6 +94,7 @@ void quiz_build(const struct lesson_slide *s, size_t nrevealed, bool solutions,
         const struct lesson_exercise *e = &s->ex[k];
         char t[2048];
         out->ex_block[k] = out->n;
+        if (k > upto) continue; /* not asked yet: nothing of it */
         struct lesson_block *b = quiz_add(out, LBLOCK_PARAGRAPH, 0);
         if (s->nex > 1)
             snprintf(t, sizeof t, "Exercise %zu of %zu: ", k + 1, s->nex);
@@ -140,6 +142,17 @@ void quiz_build(const struct lesson_slide *s, size_t nrevealed, bool solutions,
         }
         free(sol);
     }
+}
+
+void quiz_build(const struct lesson_slide *s, size_t nrevealed, bool solutions,
+                struct quiz *out)
+{
+    quiz_build_upto(s, nrevealed, solutions, (size_t)-1, out);
+}
+
+void quiz_build_room(const struct lesson_slide *s, size_t nrevealed, struct quiz *out)
+{
+    quiz_build_upto(s, nrevealed, false, nrevealed, out);
 }
 
 void quiz_own_slide(struct quiz *q)

@@ -28,6 +28,11 @@ struct quiz {
  * presenter leaves it to the speaker's notes: the answer stays one line, beside the scene). */
 void quiz_build(const struct lesson_slide *s, size_t nrevealed, bool solutions,
                 struct quiz *out);
+/* The room's quiz: as quiz_build without solutions, but one question at a time: the answers
+ * of the first nrevealed exercises and the question of the next one, none after it (a
+ * question the room is not asked yet is not on the screen: revealing one answer never
+ * leaves another exercise's question beside it). ex_block of the later ones: n. */
+void quiz_build_room(const struct lesson_slide *s, size_t nrevealed, struct quiz *out);
 void quiz_free(struct quiz *q);
 /* Make the slide's own blocks deep copies, so that their spans' text may be changed. */
 void quiz_own_slide(struct quiz *q);

@@ -41,17 +41,46 @@ static bool begins(const char *s, const char *w)
     return true;
 }
 
-/* A log level word ("INFO ") and a digit after it: where a Python logger's record starts. */
-static bool level_digit(const char *s, const char *w, size_t n)
-{
-    return begins(s, w) && isdigit((unsigned char)s[n]);
-}
+/* The texts a line is marked for (recline.h's REC_MK_*), one row each. `digit`: a Python
+ * logger's level word, a mark only with a digit after it. REC_MK_HDR's texts are counted
+ * instead (two of them: REC_MK_HDR2). Everything else is derived from this table: the pairs
+ * of first bytes rec_line_marks looks for and the rows marks_at reads at a place. */
+static const struct mark_text {
+    const char *text;
+    unsigned mark;
+    bool digit;
+} mark_texts[] = {
+    {"NCCL INFO", REC_MK_HDR, false},
+    {"NCCL WARN", REC_MK_HDR, false},
+    {"NCCL version ", REC_MK_VERSION, false},
+    {"RCCL version ", REC_MK_VERSION, false},
+    {"NVLS multicast support is available", REC_MK_NVLS_MC, false},
+    {"comm 0x", REC_MK_COMM, false},
+    {"Init START", REC_MK_START, false},
+    {"Init COMPLETE", REC_MK_COMPLETE, false},
+    {"INFO ", REC_MK_PYLOG, true},
+    {"WARNING ", REC_MK_PYLOG, true},
+    {"ERROR ", REC_MK_PYLOG, true},
+    {"DEBUG ", REC_MK_PYLOG, true},
+    {"init.cc:", REC_MK_INITCC, false},
+    {"init.cu:", REC_MK_INITCC, false},
+    {"rsmi", REC_MK_RSMI, false},
+    {"[rep", REC_MK_REPEAT, false},
+    {"[receive]", REC_MK_RECEIVE, false},
+    {"->", REC_MK_ARROW, false},
+    {" nranks ", REC_MK_NRANKS, false},
+    {" nRanks ", REC_MK_NRANKS, false},
+    {" via ", REC_MK_VIA, false},
+    {" set by environment to ", REC_MK_ENV, false},
+};
+#define MARK_TEXTS (sizeof mark_texts / sizeof *mark_texts)
 
-/* The two bytes each marked text starts with (its first byte, then its second), a bit each
- * in a table of every pair: one look a byte finds the few places a text may start. */
-static const char mark_pairs[][3] = {"NC", "NV", "RC", "co", "In", "IN", "WA", "ER",
-                                     "DE", "in", "rs", "[r", "->", " n", " v", " s"};
+/* Each text's first two bytes, a bit each in a table of every pair: one look a byte finds
+ * the few places a text may start. The rows by their first byte: those of byte b are
+ * mark_texts[mark_order[k]] for k from mark_start[b] to mark_start[b + 1]. */
 static uint64_t pair_bits[1 << 10];
+static unsigned char mark_order[MARK_TEXTS];
+static unsigned char mark_start[257];
 /* The bytes rec_line_clean looks at more closely: ESC, "ESC[" as text, Open MPI's "[1,0]",
  * and those not kept as they are. */
 static unsigned char clean_special[256];
@@ -64,10 +93,18 @@ static unsigned pair_of(const char *p)
 
 static void tables_init(void)
 {
-    for (size_t i = 0; i < sizeof mark_pairs / sizeof *mark_pairs; i++) {
-        unsigned v = pair_of(mark_pairs[i]);
+    unsigned char count[256] = {0};
+    for (size_t i = 0; i < MARK_TEXTS; i++) {
+        unsigned v = pair_of(mark_texts[i].text);
         pair_bits[v >> 6] |= 1ULL << (v & 63);
+        count[(unsigned char)mark_texts[i].text[0]]++;
     }
+    for (unsigned b = 0; b < 256; b++)
+        mark_start[b + 1] = (unsigned char)(mark_start[b] + count[b]);
+    unsigned char at[256];
+    memcpy(at, mark_start, sizeof at);
+    for (size_t i = 0; i < MARK_TEXTS; i++)
+        mark_order[at[(unsigned char)mark_texts[i].text[0]]++] = (unsigned char)i;
     for (unsigned c = 0; c < 256; c++)
         clean_special[c] = c < 0x20 || c >= 0x7f || c == 0x1b || c == 'E' || c == '[';
 }
@@ -77,58 +114,19 @@ static unsigned marks_ncclhdr(int ncclhdr)
     return (ncclhdr ? REC_MK_HDR : 0u) | (ncclhdr > 1 ? REC_MK_HDR2 : 0u);
 }
 
-/* The marks of the texts that may start at p (a marked pair starts there); where each exact
- * mark not seen before (not in `had`) is, into ln->first. */
+/* The marks of the texts that start at p (a marked pair starts there); a header text
+ * counted in *ncclhdr. */
 static unsigned marks_at(const char *p, int *ncclhdr)
 {
-    unsigned m = 0;
-    switch (p[0]) {
-    case 'N':
-        if (begins(p, "NCCL ")) {
-            if (begins(p + 5, "INFO") || begins(p + 5, "WARN")) (*ncclhdr)++;
-            if (begins(p + 5, "version ")) m |= REC_MK_VERSION;
-        } else if (begins(p, "NVLS multicast support is available")) {
-            m |= REC_MK_NVLS_MC;
-        }
-        break;
-    case 'R':
-        if (begins(p, "RCCL version ")) m |= REC_MK_VERSION;
-        break;
-    case 'c':
-        if (begins(p, "comm 0x")) m |= REC_MK_COMM;
-        break;
-    case 'I':
-        if (begins(p, "Init START")) m |= REC_MK_START;
-        if (begins(p, "Init COMPLETE")) m |= REC_MK_COMPLETE;
-        if (level_digit(p, "INFO ", 5)) m |= REC_MK_PYLOG;
-        break;
-    case 'W':
-        if (level_digit(p, "WARNING ", 8)) m |= REC_MK_PYLOG;
-        break;
-    case 'E':
-        if (level_digit(p, "ERROR ", 6)) m |= REC_MK_PYLOG;
-        break;
-    case 'D':
-        if (level_digit(p, "DEBUG ", 6)) m |= REC_MK_PYLOG;
-        break;
-    case 'i':
-        if (begins(p, "init.cc:") || begins(p, "init.cu:")) m |= REC_MK_INITCC;
-        break;
-    case 'r':
-        if (begins(p, "rsmi")) m |= REC_MK_RSMI;
-        break;
-    case '[':
-        if (begins(p, "[rep")) m |= REC_MK_REPEAT;
-        if (begins(p, "[receive]")) m |= REC_MK_RECEIVE;
-        break;
-    case '-':
-        m |= REC_MK_ARROW;
-        break;
-    default: /* ' ' */
-        if (begins(p, " nranks ") || begins(p, " nRanks ")) m |= REC_MK_NRANKS;
-        if (begins(p, " via ")) m |= REC_MK_VIA;
-        if (begins(p, " set by environment to ")) m |= REC_MK_ENV;
-        break;
+    unsigned m = 0, b = (unsigned char)p[0];
+    for (unsigned k = mark_start[b]; k < mark_start[b + 1]; k++) {
+        const struct mark_text *t = &mark_texts[mark_order[k]];
+        if (!begins(p, t->text)) continue;
+        if (t->digit && !isdigit((unsigned char)p[strlen(t->text)])) continue;
+        if (t->mark == REC_MK_HDR)
+            (*ncclhdr)++;
+        else
+            m |= t->mark;
     }
     return m;
 }

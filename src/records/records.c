@@ -1083,11 +1083,39 @@ bad:
 }
 
 /* " key N" in a comm line; -1 when absent. */
-static long comm_field(const char *p, const char *key, int base)
+/* A comm line's fields, each found where strstr would find it first (" rank" may be the
+ * start of " ranks"), in one pass over the line's blanks: the line is read once, not once a
+ * key (the keys all start with a blank). */
+enum { CK_RANK, CK_NRANKS, CK_NRANKS2, CK_NNODES, CK_LOCAL, CK_COMMID, CK_DEV, CK_BUSID, CK_N };
+static const char *const comm_keys[CK_N] = {" rank",       " nranks",    " nRanks",  " nNodes",
+                                            " localRanks", " commId 0x", " cudaDev", " busId "};
+
+static void comm_scan(const char *c, const char **at)
 {
-    const char *k = strstr(p, key);
+    for (int i = 0; i < CK_N; i++)
+        at[i] = NULL;
+    /* the keys by their first letter: 'r' 0, 'n' 1..3, 'l' 4, 'c' 5..6, 'b' 7 */
+    static const signed char lo[128] = {['r'] = CK_RANK + 1,
+                                        ['n'] = CK_NRANKS + 1,
+                                        ['l'] = CK_LOCAL + 1,
+                                        ['c'] = CK_COMMID + 1,
+                                        ['b'] = CK_BUSID + 1};
+    static const signed char hi[128] = {
+        ['r'] = CK_RANK, ['n'] = CK_NNODES, ['l'] = CK_LOCAL, ['c'] = CK_DEV, ['b'] = CK_BUSID};
+    for (const char *p = strchr(c, ' '); p; p = strchr(p + 1, ' ')) {
+        unsigned char f = (unsigned char)p[1];
+        if (f >= 128 || !lo[f]) continue;
+        for (int i = lo[f] - 1; i <= hi[f]; i++)
+            if (!at[i] && starts(p, comm_keys[i])) at[i] = p;
+    }
+}
+
+/* The number after key i (" rank 5"), -1 when none. */
+static long comm_field(const char *const *at, int i, int base)
+{
+    const char *k = at[i];
     if (!k) return -1;
-    k += strlen(key);
+    k += strlen(comm_keys[i]);
     if (*k != ' ') return -1;
     char *end;
     long v = strtol(k + 1, &end, base);
@@ -1121,9 +1149,11 @@ static bool old_rank_line(struct rec_ctx *x, const char *p)
 static bool comm_fields(struct rec_ctx *x, const char *c)
 {
     struct rec_log *L = x->L;
-    long rank = comm_field(c, " rank", 10);
-    long nr = comm_field(c, " nranks", 10);
-    if (nr < 0) nr = comm_field(c, " nRanks", 10);
+    const char *at[CK_N];
+    comm_scan(c, at);
+    long rank = comm_field(at, CK_RANK, 10);
+    long nr = comm_field(at, CK_NRANKS, 10);
+    if (nr < 0) nr = comm_field(at, CK_NRANKS2, 10);
     if (rank < 0 || nr <= 0) return false;
     if (nr > REC_MAX_RANKS) {
         too_large(x, "a communicator of %ld ranks", nr);
@@ -1138,25 +1168,25 @@ static bool comm_fields(struct rec_ctx *x, const char *c)
     if (f) {
         claim_rank(L, rank);
         if (f->nranks < 0) f->nranks = (int)nr;
-        long fnn = comm_field(c, " nNodes", 10);
+        long fnn = comm_field(at, CK_NNODES, 10);
         if (fnn > 0 && fnn <= nr) f->nnodes = (int)fnn;
-        long lr = comm_field(c, " localRanks", 10);
+        long lr = comm_field(at, CK_LOCAL, 10);
         if (lr > 0 && lr <= nr) f->localranks = (int)lr;
-        const char *id = strstr(c, " commId 0x");
+        const char *id = at[CK_COMMID];
         if (id) copy_word(id + 8, "", f->id, sizeof f->id);
         f->kinds |= REC_KIND_COMM;
     }
     if (L->nranks >= 0 && L->nranks != nr) L->commsizes_differ = true;
     if ((int)nr > L->nranks) L->nranks = (int)nr;
-    long nn = comm_field(c, " nNodes", 10);
+    long nn = comm_field(at, CK_NNODES, 10);
     if (nn > 0 && nn <= nr) L->nnodes = (int)nn;
     struct rec_rank *rk = rank_at(L, rank);
     if (!rk->host[0]) snprintf(rk->host, sizeof rk->host, "%s", x->host);
-    long dev = comm_field(c, " cudaDev", 10);
+    long dev = comm_field(at, CK_DEV, 10);
     if (dev >= 0 && rk->device < 0) rk->device = (int)dev;
     if (dev >= 0 && L->unit >= 0 && L->units[L->unit].device < 0)
         L->units[L->unit].device = (int)dev;
-    const char *b = strstr(c, " busId ");
+    const char *b = at[CK_BUSID];
     if (b && !rk->busid[0]) copy_word(b + 7, "", rk->busid, sizeof rk->busid);
     return true;
 }

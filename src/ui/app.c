@@ -252,32 +252,29 @@ static bool app_switch_screen(struct app *a, enum ui_action act, struct scene *n
     return true;
 }
 
+/* A number key's collective (the key table follows enum coll's order, the lecture's), or the
+ * next one: its screen, at step 0, with an algorithm and root it has. */
+static void app_pick_coll(struct scene *next, enum coll c)
+{
+    next->screen = SCREEN_COLLECTIVES;
+    next->coll = c;
+    if (!algo_supported(c, next->algo)) next->algo = coll_default_algo(c);
+    next->count = 0;
+    next->step = 0;
+    if (next->root >= next->nranks) next->root = 0;
+}
+
 /* The actions every screen shares; the screen's own action had the first word. */
 static void app_common(struct app *a, enum ui_action act, struct scene *next, double now)
 {
     const struct screen_ops *o = app_screen(a);
     if (app_switch_screen(a, act, next)) return;
-    switch (act) {
-    case ACT_COLL_1:
-    case ACT_COLL_2:
-    case ACT_COLL_3:
-    case ACT_COLL_4:
-    case ACT_COLL_5:
-    case ACT_COLL_6:
-    case ACT_COLL_7:
-    case ACT_COLL_8:
-    case ACT_COLL_NEXT: {
-        /* The key table lists them in the lecture's order, which is enum coll's order. */
-        enum coll c = act == ACT_COLL_NEXT ? (enum coll)((a->sc.coll + 1) % COLL_COUNT)
-                                           : (enum coll)(act - ACT_COLL_1);
-        next->screen = SCREEN_COLLECTIVES;
-        next->coll = c;
-        if (!algo_supported(c, next->algo)) next->algo = coll_default_algo(c);
-        next->count = 0;
-        next->step = 0;
-        if (next->root >= next->nranks) next->root = 0;
-        break;
+    if (act == ACT_COLL_NEXT || keys_coll_of(act) >= 0) {
+        app_pick_coll(next, act == ACT_COLL_NEXT ? (enum coll)((a->sc.coll + 1) % COLL_COUNT)
+                                                 : (enum coll)keys_coll_of(act));
+        return;
     }
+    switch (act) {
     case ACT_NEXT:
         a->playing = false;
         app_step_to(a, next, (long)app_step(a) + 1);

@@ -15,6 +15,8 @@
 #include "core/util.h"
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
+#include "scene/par_sched.h"
+#include "scene/par_view.h"
 #include "ui/app.h"
 #include "ui/frame.h"
 #include "ui/kit/svg.h"
@@ -321,10 +323,18 @@ static bool walk_holds_in(const char *s, const double *want, size_t nw)
 {
     double run[256];
     int n = 0;
+    bool opened = false; /* the run began at a box's left border (or a bracket) */
     for (size_t i = 0;;) {
         unsigned char ch = (unsigned char)s[i];
         bool num = (isdigit(ch) || (ch == '-' && isdigit((unsigned char)s[i + 1]))) &&
                    (i == 0 || s[i - 1] == ' ');
+        if (num && n == 0) {
+            size_t b = i;
+            while (b > 0 && s[b - 1] == ' ')
+                b--;
+            opened =
+                (b >= 3 && strncmp(s + b - 3, "\u2502", 3) == 0) || (b > 0 && s[b - 1] == '[');
+        }
         if (num) {
             char *end;
             double v = strtod(s + i, &end);
@@ -348,8 +358,10 @@ static bool walk_holds_in(const char *s, const double *want, size_t nw)
             i += ch == '.' ? 1 : 2;
             continue;
         }
-        /* the run ends here: does the asked box appear in it, no-data marks included? */
-        for (int a = 0; a + (int)nw <= n && (nw > 1 || n == 1); a++) {
+        /* the run ends here: does the asked box appear in it, no-data marks included? A
+         * single value only as a box of one, between its borders ("│ 6 │", not "el 6") */
+        bool closed = strncmp(s + i, "\u2502", 3) == 0 || ch == ']';
+        for (int a = 0; a + (int)nw <= n && (nw > 1 || (n == 1 && opened && closed)); a++) {
             size_t j = 0;
             for (; j < nw; j++) {
                 double g = run[a + (int)j], x = want[j];
@@ -450,28 +462,41 @@ static bool walk_is_input(const struct walk *w, const struct walk_ans *a)
     return false;
 }
 
-/* Holds answer a spread over the boxes of the scene drawn: each asked value (two or more)
- * in its slot of some box that was not hidden, and not that rank's input there. The values
+/* Are the boxes on this frame: rank 0's box label, or its row? */
+static bool walk_boxes_shown(const struct walk *w)
+{
+    for (int y = 0; y < w->nlines; y++) {
+        const char *l = w->line[y] + strspn(w->line[y], " ");
+        if (strstr(l, "\u250c rank 0 ") || strncmp(l, "r0  \u2502", 7) == 0) return true;
+    }
+    return false;
+}
+
+/* Holds answer a spread over the boxes of the scene drawn: each asked value (two or more;
+ * one on the exercise's own slide, where a key changed its scene: the reduce's 6 in slot 0
+ * of "6 10" at count 2) in its slot of some box that was not hidden, and not that rank's
+ * input there. The values
  * come from the scene's trace; which boxes were hidden, from the drawing just done. */
-static bool walk_spread(const struct walk *w, const struct walk_ans *a)
+static bool walk_spread(const struct walk *w, const struct walk_ans *a, bool own)
 {
     const struct app *ap = w->app;
     const struct trace *t = ap ? screen_trace(ap) : NULL;
     if (!t || !t->plan || t->nsnap == 0) return false;
-    bool boxes = false; /* the boxes are on this frame: rank 0's box label, or its row */
-    for (int y = 0; y < w->nlines && !boxes; y++) {
-        const char *l = w->line[y] + strspn(w->line[y], " ");
-        boxes = strstr(l, "\u250c rank 0 ") || strncmp(l, "r0  \u2502", 7) == 0;
-    }
-    if (!boxes) return false;
+    if (!walk_boxes_shown(w)) return false;
     size_t st = app_step(ap), data = 0, seen = 0;
     if (st >= t->nsnap || a->lo + a->nvals > t->plan->work_len) return false;
+    size_t n_data = 0;
+    for (size_t i = 0; i < a->nvals; i++)
+        n_data += !isnan(a->vals[i]);
+    if (n_data < 2 && !own) return false;
+    bool data_one = n_data == 1;
     for (size_t i = 0; i < a->nvals; i++) {
         if (isnan(a->vals[i])) continue;
         data++;
         bool any = false;
         for (int q = 0; q < t->plan->nranks && q < CV_MAX_RANKS && !any; q++) {
             if (ap->hide_from[q] >= 0 && (long)st >= ap->hide_from[q]) continue;
+            if (data_one && q != a->e->rank) continue; /* one value: the asked rank's box */
             size_t k = a->lo + i;
             const float *v = trace_buf(t, st, q), *in = trace_buf(t, 0, q);
             const uint32_t *m = trace_mask(t, st, q), *im = trace_mask(t, 0, q);
@@ -479,7 +504,58 @@ static bool walk_spread(const struct walk *w, const struct walk_ans *a)
         }
         seen += any;
     }
-    return data >= 2 && seen == data;
+    return (data >= 2 || (own && data == 1)) && seen == data;
+}
+
+/* Does a box of the frame (rank q, at snapshot st) show asked value i of a in its slot, not
+ * that rank's input there? */
+static bool walk_shows(const struct trace *t, size_t st, int q, const struct walk_ans *a,
+                       size_t i)
+{
+    size_t k = a->lo + i;
+    const float *v = trace_buf(t, st, q), *in = trace_buf(t, 0, q);
+    const uint32_t *m = trace_mask(t, st, q), *im = trace_mask(t, 0, q);
+    return !isnan(a->vals[i]) && m[k] && v[k] == a->vals[i] && !(im[k] && in[k] == a->vals[i]);
+}
+
+/* Part of holds answer a beside hidden boxes: a box not hidden that shows one of the asked
+ * values in its slot (not that rank's input there) where, on the exercise's own scene (the
+ * scene shown differs from it in its step alone), the asked step is reached (rank 3's
+ * finished 72 beside rank 0's hidden box, when rank 0's box at step 4 is asked), or where
+ * every asked value (two or more) stands in its slot of some box, hidden or not (a
+ * reduce-scatter's 68 on rank 2 beside the hidden 60, 64 and 72 of an all-reduce's end). */
+static bool walk_partial(const struct walk *w, const struct walk_ans *a)
+{
+    const struct app *ap = w->app;
+    const struct trace *t = ap ? screen_trace(ap) : NULL;
+    const struct lesson_exercise *e = a->e;
+    if (!t || !t->plan || t->nsnap == 0 || a->lo + a->nvals > t->plan->work_len) return false;
+    size_t st = app_step(ap);
+    if (st >= t->nsnap || !walk_boxes_shown(w)) return false;
+    int W = t->plan->nranks < CV_MAX_RANKS ? t->plan->nranks : CV_MAX_RANKS;
+    bool own =
+        !(screen_scene_diff(&ap->sc, &e->scene) & ~(SF_STEP | SF_HL | SF_AUTOPLAY | SF_MEAS));
+    size_t at = e->step == SCENE_STEP_END ? app_nsteps(ap) : (size_t)e->step;
+    bool part = own && st >= at;
+    if (!part) { /* spread over the boxes, hidden or not */
+        size_t data = 0, seen = 0;
+        for (size_t i = 0; i < a->nvals; i++) {
+            if (isnan(a->vals[i])) continue;
+            data++;
+            bool any = false;
+            for (int q = 0; q < W && !any; q++)
+                any = walk_shows(t, st, q, a, i);
+            seen += any;
+        }
+        part = data >= 2 && seen == data;
+    }
+    if (!part) return false;
+    for (int q = 0; q < W; q++) {
+        if (ap->hide_from[q] >= 0 && (long)st >= ap->hide_from[q]) continue;
+        for (size_t i = 0; i < a->nvals; i++)
+            if (walk_shows(t, st, q, a, i)) return true;
+    }
+    return false;
 }
 
 /* A count answer the frame gives by its counters: a header's or footer's "step i/N" (N
@@ -489,14 +565,19 @@ static bool walk_count_hit(const struct walk *w, const struct lesson_exercise *e
                            const char *line)
 {
     if (e->units[0] || !e->prompt || ans != round(ans) || ans < 1) return false;
+    const struct app *ap = w->app;
+    /* the last step's index is the count too: "step 6/?" at the end of a 6-step scene */
+    bool at_end = ap && app_nsteps(ap) == (size_t)ans && app_step(ap) == app_nsteps(ap);
     if (strcasestr(e->prompt, "step"))
         for (const char *p = strstr(line, "step "); p; p = strstr(p + 1, "step ")) {
             long i, n;
             int used = 0;
             if (sscanf(p, "step %ld/%ld%n", &i, &n, &used) == 2 && used > 0 && n == (long)ans)
                 return true;
+            if (sscanf(p, "step %ld/%n", &i, &used) == 1 && used > 0 && at_end &&
+                i == (long)ans)
+                return true;
         }
-    const struct app *ap = w->app;
     const struct trace *t = ap ? screen_trace(ap) : NULL;
     if ((strcasestr(e->prompt, "message") || strcasestr(e->prompt, "transfer")) && t &&
         strstr(line, " more")) {
@@ -508,6 +589,22 @@ static bool walk_count_hit(const struct walk *w, const struct lesson_exercise *e
             if (sscanf(p, "+%ld more", &more) == 1 && n == (long)ans) return true;
     }
     return false;
+}
+
+/* A number exercise's answer the scene draws rather than prints: the pipeline schedule's
+ * grid of the parallelism screen, whose idle cells over all cells are the bubble fraction
+ * (count them and the answer is there, whatever figure the panel hides). */
+static bool walk_drawn_hit(const struct walk *w, double ans, double tol)
+{
+    const struct app *ap = w->app;
+    if (!ap || ap->sc.screen != SCREEN_PARALLEL || ap->sc.scheme != TRAIN_PP) return false;
+    struct train_config cfg;
+    par_display_config(TRAIN_PP, ap->sc.nranks, ap->sc.schedule, ap->sc.overlap, &cfg);
+    struct psched *ps = xcalloc(1, sizeof *ps);
+    bool hit = psched_build(ps, cfg.schedule, ap->sc.nranks, cfg.microbatches) == CV_OK &&
+               fabs(psched_bubble(ps) - ans) <= fmax(tol, 0.01) * fabs(ans);
+    free(ps);
+    return hit;
 }
 
 /* ---- one frame ----------------------------------------------------------------------- */
@@ -696,6 +793,13 @@ static void walk_check(struct walk *w, size_t slide)
                     hit = walk_num_hit(e, ans, f, i, a->slide != slide) &&
                           !walk_given(w, slide, y, f->v[i], f->half[i], f->unit[i]);
                 if (a->slide != WALK_LATER) hit = hit || walk_count_hit(w, e, ans, line);
+                if (!hit && y == 0 && a->slide != WALK_LATER && !e->units[0] &&
+                    walk_drawn_hit(w, ans, e->tolerance)) {
+                    char what[300];
+                    snprintf(what, sizeof what, "%s (the schedule's idle cells)", e->id);
+                    walk_found(w, WALK_EARLY_NUMBER, slide, what, line);
+                    break;
+                }
                 if (hit) {
                     walk_found(w, a->slide == WALK_LATER ? WALK_EARLY_DECK : WALK_EARLY_NUMBER,
                                slide, e->id, line);
@@ -709,9 +813,17 @@ static void walk_check(struct walk *w, size_t slide)
                                slide, e->id, line);
                     break;
                 }
-                if (y == 0 && walk_spread(w, a)) {
+                if (y == 0 && walk_spread(w, a, a->slide == slide)) {
                     char what[300];
                     snprintf(what, sizeof what, "%s (its values over the boxes)", e->id);
+                    walk_found(w, a->slide == WALK_LATER ? WALK_EARLY_DECK : WALK_EARLY_HOLDS,
+                               slide, what, line);
+                    break;
+                }
+                if (y == 0 && walk_partial(w, a)) {
+                    char what[300];
+                    snprintf(what, sizeof what, "%s (part of it, beside the hidden box)",
+                             e->id);
                     walk_found(w, a->slide == WALK_LATER ? WALK_EARLY_DECK : WALK_EARLY_HOLDS,
                                slide, what, line);
                     break;
@@ -838,18 +950,46 @@ static void walk_keys(struct walk *w, struct app *a, struct lesson_ui *u, size_t
     walk_key(a, '0');
 }
 
+/* The keys a student presses on any slide without being asked (the scene's own: another
+ * collective, algorithm, count, op, root, input, ranks; the parallelism screen's schedule
+ * and overlap), each once from the slide's scene, then End: where a holds exercise of the
+ * slide or a later one is open, the end of every scene one key away shows none of it (the
+ * reduce's 6 in slot 0 of "6 10" after c). One frame a key: the walk stays fast. */
+static void walk_stray_keys(struct walk *w, struct app *a, struct lesson_ui *u, size_t k)
+{
+    bool holds = false;
+    for (size_t s = k; s < u->L->nslides && !holds; s++)
+        for (size_t e = 0; e < u->L->slides[s].nex && !holds; e++)
+            holds = u->L->slides[s].ex[e].type == LEX_HOLDS;
+    if (!holds || !u->scene_ok) return;
+    static const char keys[] = "12345678a+-orcCigO";
+    struct lesson_layout lay;
+    lesson_layout((struct rect){0, 0, w->rows, w->cols}, true, false, &lay);
+    struct scene from = a->sc;
+    for (const char *c = keys; *c; c++) {
+        char err[200];
+        if (app_set_scene(a, &from, err, sizeof err) != CV_OK) break;
+        walk_key(a, *c);
+        if (walk_same_scene(&from, &a->sc)) continue;
+        walk_set_step(a, (long)app_nsteps(a));
+        u->scroll = 0;
+        u->scene_alone = lay.compact;
+        frame_draw(a);
+        snprintf(w->frame, sizeof w->frame, "%c End%s", *c,
+                 lay.compact ? " (scene alone)" : "");
+        walk_check(w, k);
+        u->scene_alone = false;
+    }
+    walk_key(a, '0');
+}
+
 /* Press act in the player as it stands and put everything back: whether it did its thing
  * (no refusal said, and for Tab: the exercise it went to, in *went). */
 static bool walk_press(struct app *a, struct lesson_ui *u, enum ui_action act, size_t *went)
 {
     const struct lesson_slide *s = &u->L->slides[u->slide];
+    if (keys_is_step_action(act)) return u->scene_ok && app_nsteps(a) > 0; /* a scene to step */
     switch (act) {
-    case ACT_NEXT:
-    case ACT_PREV:
-    case ACT_PLAY:
-    case ACT_FIRST:
-    case ACT_LAST:
-        return u->scene_ok && app_nsteps(a) > 0; /* the scene's own keys: a scene to step */
     case ACT_ANSWER:
     case ACT_HINT:
     case ACT_VARIANT:
@@ -983,6 +1123,7 @@ static int walk_player_lesson(struct walk *w, const char *file, char *err, size_
         walk_steps(w, a, u, k, "");
         walk_slide_hints(w, a, u, k);
         walk_keys(w, a, u, k);
+        walk_stray_keys(w, a, u, k);
         /* the narration's later pages */
         int page = w->rows > 8 ? w->rows - 6 : 1;
         for (int sc = page; sc <= u->scroll_max && sc > 0; sc += page) {

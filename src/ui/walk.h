@@ -14,7 +14,11 @@
  *     is no answer: its scene's settings (ranks, count, measurement size), a piece of the
  *     question of one of its exercises (its prompt, at the numbers asked), and, for an
  *     answer asked later, a ratio's number without its unit ("32 rows" is not 32x). A
- *     holds answer's run may wrap from one row of text onto the next.
+ *     holds answer's run may wrap from one row of text onto the next. Part of a holds
+ *     answer counts too: a box left shown with one of its values in its slot, where the
+ *     rest stand in hidden boxes (the values spread over the boxes, or the exercise's own
+ *     scene at or after the asked step). So does a number answer the scene draws: the
+ *     pipeline schedule's idle cells over all cells (the bubble fraction, countable).
  *   - (player) a number exercise asked at the lecture's numbers whose answer a frame of an
  *     earlier lesson showed (recall.h: it must start on a variant's numbers);
  *   - a cut line: a row whose text ends in "…" (the screens' text_fit), counted also
@@ -29,7 +33,9 @@
  *
  * The frames: each step of the slide's scene, the scene alone (z) where the player shows
  * the text alone, and each page of the narration; in the player, every scene the keys the
- * narration asks for reach, in any order and number (`a` through every algorithm, with `+`);
+ * narration asks for reach, in any order and number (`a` through every algorithm, with `+`),
+ * and, where a holds exercise of the slide or a later one is open, the end of every scene one
+ * stray key away (another collective, algorithm, count, op, root, input, ranks);
  * the presenter's pages and steps, before and after each press of `r` (each exercise's
  * answer revealed to the room: a revealed answer is no early answer, and is never cut). No
  * backend runs and nothing is measured: the panel shows what it shows before any

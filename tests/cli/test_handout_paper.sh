@@ -47,7 +47,7 @@ p1=$(ls "$tmp/one" | wc -l) p2=$(ls "$tmp/two" | wc -l)
 
 # Answers at paper's precision: the bubble's fraction as one, no six-digit decimals.
 pdftotext -q "$tmp/one.pdf" "$tmp/one.txt"
-grep -q "Answer: 3/7 ≈ 0.429" "$tmp/one.txt" || fail "the bubble's answer is not 3/7 ≈ 0.429"
+grep -q "Answer: 3/11 ≈ 0.273" "$tmp/one.txt" || fail "the bubble's answer is not 3/11 ≈ 0.273"
 grep -q "Answer: 83.3 x" "$tmp/one.txt" || fail "the trillion-parameter answer is not 83.3 x"
 grep -nE "Answer: .*[0-9]\.[0-9]{4,}" "$tmp/one.txt" && fail "an answer with more than 3 significant digits"
 # The speaker's copy: the notes and the answers, the presenter's keys in the notes (lesson
@@ -55,7 +55,7 @@ grep -nE "Answer: .*[0-9]\.[0-9]{4,}" "$tmp/one.txt" && fail "an answer with mor
 pdftotext -q "$tmp/notes.pdf" "$tmp/notes.txt"
 grep -q "Speaker notes" "$tmp/notes.txt" || fail "the speaker's copy has no speaker notes"
 grep -q "The replicas would" "$tmp/notes.txt" || fail "lesson 09's note is not in the speaker's copy"
-grep -q "Answer: 3/7 ≈ 0.429" "$tmp/notes.txt" || fail "the speaker's copy lacks the answers"
+grep -q "Answer: 3/11 ≈ 0.273" "$tmp/notes.txt" || fail "the speaker's copy lacks the answers"
 grep -q 'pressing `\*`' "$tmp/notes.txt" || fail "the notes do not show the presenter's key for the operation"
 grep -q "^Solutions$" "$tmp/notes.txt" && fail "the speaker's copy has a solutions section (its answers are inline)"
 

@@ -110,7 +110,7 @@ static void test_actions_through_door(void **state)
     assert_non_null(strstr(a->msg, "does not reduce"));
     assert_int_equal(a->sc.op, OP_SUM);
     a->msg[0] = '\0';
-    app_do(a, ACT_COLL_7, 0); /* all-reduce */
+    app_do(a, ACT_COLL_FIRST + COLL_ALL_REDUCE, 0);
     assert_int_equal(a->sc.coll, COLL_ALL_REDUCE);
     assert_int_equal(screen_plan(a)->coll, COLL_ALL_REDUCE);
     app_do(a, ACT_LAST, 0);

@@ -15,12 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/util.h"
-#include "ui/app.h"
-#include "ui/kit/draw.h"
-#include "ui/kit/svg.h"
+#include "offscreen_app.h"
 #include "ui/screens/collectives/collstate.h"
-#include "ui/screens/collectives/panel.h"
 
 /* The panel's text, its rows joined by spaces with runs of blanks and frame glyphs
  * squeezed, so a wrapped sentence reads as one. */
@@ -28,15 +24,7 @@ static char *panel_words(struct app *a, int h, int w, bool side)
 {
     coll_state(a)->lay.panel_compact = false;
     coll_state(a)->lay.panel_side = side;
-    draw_begin(a->g, a->utf8);
-    erase();
-    coll_panel(a, (struct rect){0, 0, h, w});
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    svg_write_text(stdscr, f);
-    fclose(f);
-    return text;
+    return offscreen_panel(a, (struct rect){0, 0, h, w});
 }
 
 /* Does the text hold the words of `want` in order, each column's row read on its own? In
@@ -56,13 +44,7 @@ static void test_details_whole_or_named(void **state)
 {
     (void)state;
     struct svg_offscreen o;
-    char err[200];
-    assert_int_equal(svg_offscreen_open(&o, 120, 40, err, sizeof err), CV_OK);
-    struct app *a = xcalloc(1, sizeof *a);
-    app_init(a);
-    a->utf8 = true;
-    a->g = glyphs_get(true);
-    theme_init(&a->th, false);
+    struct app *a = offscreen_app(&o, 120, 40);
     struct meas *m = &coll_state(a)->m;
     m->have_row = true;
     m->row_params.coll = a->sc.coll;
@@ -105,9 +87,7 @@ static void test_details_whole_or_named(void **state)
     /* both cases happen: small panels name them, tall ones show them */
     assert_true(whole > 0);
     assert_true(named > 0);
-    app_free(a);
-    free(a);
-    svg_offscreen_close(&o);
+    offscreen_app_free(a, &o);
 }
 
 int main(void)

@@ -14,25 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/util.h"
-#include "ui/app.h"
-#include "ui/kit/draw.h"
-#include "ui/kit/svg.h"
+#include "offscreen_app.h"
 #include "ui/screens/collectives/collstate.h"
-#include "ui/screens/collectives/panel.h"
 
 static char *panel_text(struct app *a, bool compact)
 {
     coll_state(a)->lay.panel_compact = compact;
-    draw_begin(a->g, a->utf8);
-    erase();
-    coll_panel(a, (struct rect){0, 0, compact ? 2 : 12, 100});
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    svg_write_text(stdscr, f);
-    fclose(f);
-    return text;
+    return offscreen_panel(a, (struct rect){0, 0, compact ? 2 : 12, 100});
 }
 
 static void test_stale_row(void **state)
@@ -40,12 +28,7 @@ static void test_stale_row(void **state)
     (void)state;
     struct svg_offscreen o;
     char err[200];
-    assert_int_equal(svg_offscreen_open(&o, 100, 14, err, sizeof err), CV_OK);
-    struct app *a = xcalloc(1, sizeof *a);
-    app_init(a);
-    a->utf8 = true;
-    a->g = glyphs_get(true);
-    theme_init(&a->th, false);
+    struct app *a = offscreen_app(&o, 100, 14);
     struct scene sc = a->sc;
     sc.coll = COLL_REDUCE_SCATTER;
     assert_int_equal(app_set_scene(a, &sc, err, sizeof err), CV_OK);
@@ -86,9 +69,7 @@ static void test_stale_row(void **state)
         assert_non_null(strstr(t, "123"));
         free(t);
     }
-    app_free(a);
-    free(a);
-    svg_offscreen_close(&o);
+    offscreen_app_free(a, &o);
 }
 
 int main(void)

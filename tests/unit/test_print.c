@@ -296,8 +296,8 @@ static void said_figures(void *ctx, const char *t)
 
 /* Every picture of every shipped lesson: it builds, no text under 8.5 pt, every text pair
  * >= 4.5:1 in colour and in grey, and no figure it computes is the answer of a number
- * exercise on its slide (the bubble slide asks for 3/7: its chart counts the idle cells,
- * and leaves the fraction to the reader). */
+ * exercise on its slide (the bubble slide's chart of 4 stages and 4 micro-batches counts
+ * 3/7 idle and leaves the fraction to the reader; its exercise asks for 8 micro-batches). */
 static void test_lesson_pictures(void **state)
 {
     (void)state;

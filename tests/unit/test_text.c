@@ -56,11 +56,31 @@ static void test_fit_and_wrap(void **state)
     assert_string_equal(lines[0], "ab  cd");
 }
 
+/* a phase's counter dropped where the step count is an answer: only a trailing " k/N" */
+static void test_drop_counter(void **state)
+{
+    (void)state;
+    static const char *const in[][2] = {{"broadcast 3/3", "broadcast"},
+                                        {"reduce-scatter 12/15", "reduce-scatter"},
+                                        {"average", "average"},
+                                        {"3/3", "3/3"},
+                                        {"step 1/", "step 1/"},
+                                        {"a /3", "a /3"},
+                                        {"", ""}};
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+        char b[64];
+        snprintf(b, sizeof b, "%s", in[i][0]);
+        text_drop_counter(b);
+        assert_string_equal(b, in[i][1]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_widths),
         cmocka_unit_test(test_fit_and_wrap),
+        cmocka_unit_test(test_drop_counter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

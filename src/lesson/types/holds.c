@@ -134,37 +134,35 @@ static bool diagnose(const struct lesson_exercise *ex, const double *typed, cons
     size_t own = 0;
     if (asked > 0 && slip_is(c, typed, th, n, want, has)) {
         found = true;
-        snprintf(g->diagnosis, sizeof g->diagnosis, "input");
-        snprintf(g->msg, sizeof g->msg,
-                 "not right: that is %s %d's input, its box before step 1; %s it holds "
-                 "what the steps brought",
-                 R, ex->rank, when);
+        ex_grade_wrong(g, "input",
+                       "not right: that is %s %d's input, its box before step 1; %s it holds "
+                       "what the steps brought",
+                       R, ex->rank, when);
     } else if (own_piece_dropped(ex, typed, th, n, want, has, &own)) {
         found = true;
-        snprintf(g->diagnosis, sizeof g->diagnosis, "own-piece");
-        snprintf(g->msg, sizeof g->msg,
-                 "not right: that leaves out %s %d's own piece (element %zu, counting from "
-                 "0): a rank keeps what it started with; only the other pieces travel",
-                 R, ex->rank, own + (ex->slots ? (size_t)ex->slot_lo : 0));
+        ex_grade_wrong(
+            g, "own-piece",
+            "not right: that leaves out %s %d's own piece (element %zu, counting from "
+            "0): a rank keeps what it started with; only the other pieces travel",
+            R, ex->rank, own + (ex->slots ? (size_t)ex->slot_lo : 0));
     }
     for (size_t i = nph; !found && i-- > 0;) {
         c->step = ph[i].end;
         if (ph[i].end >= asked || !slip_is(c, typed, th, n, want, has)) continue;
         found = true;
-        snprintf(g->diagnosis, sizeof g->diagnosis, "phase-short");
-        snprintf(g->msg, sizeof g->msg,
-                 "not right: one phase short: that is %s %d after the %s only (step %ld); "
-                 "the %s comes after it",
-                 R, ex->rank, ph[i].name, ph[i].end, phase_of(ph, nph, ph[i].end + 1));
+        ex_grade_wrong(
+            g, "phase-short",
+            "not right: one phase short: that is %s %d after the %s only (step %ld); "
+            "the %s comes after it",
+            R, ex->rank, ph[i].name, ph[i].end, phase_of(ph, nph, ph[i].end + 1));
     }
     int from[2];
     if (!found && ring_reversed(ex, c, typed, th, n, want, has, from)) {
         found = true;
-        snprintf(g->diagnosis, sizeof g->diagnosis, "ring-reversed");
-        snprintf(g->msg, sizeof g->msg,
-                 "not right: that is the ring run the other way, %s %d receiving from %s %d; "
-                 "in this ring %s %d receives from %s %d",
-                 R, ex->rank, R, from[0], R, ex->rank, R, from[1]);
+        ex_grade_wrong(g, "ring-reversed",
+                       "not right: that is the ring run the other way, %s %d receiving from "
+                       "%s %d; in this ring %s %d receives from %s %d",
+                       R, ex->rank, R, from[0], R, ex->rank, R, from[1]);
     }
     for (int r = 0; !found && r < ex->scene.nranks; r++) {
         c->rank = r;
@@ -174,20 +172,20 @@ static bool diagnose(const struct lesson_exercise *ex, const double *typed, cons
         /* a box the steps never changed is that rank's input, whatever the step */
         c->step = 0;
         bool unchanged = asked > 0 && slip_is(c, typed, th, n, want, has);
-        snprintf(g->diagnosis, sizeof g->diagnosis, "other-rank");
         if (unchanged)
-            snprintf(g->msg, sizeof g->msg,
-                     "not right: that is %s %d's box, its own input, which no step changes; "
-                     "the question asks for %s %d, which the steps %s",
-                     R, r, R, ex->rank,
-                     ex->scene.coll == COLL_REDUCE || ex->scene.coll == COLL_ALL_REDUCE ||
-                             ex->scene.coll == COLL_REDUCE_SCATTER
-                         ? "combine into"
-                         : "bring data to");
+            ex_grade_wrong(
+                g, "other-rank",
+                "not right: that is %s %d's box, its own input, which no step changes; "
+                "the question asks for %s %d, which the steps %s",
+                R, r, R, ex->rank,
+                ex->scene.coll == COLL_REDUCE || ex->scene.coll == COLL_ALL_REDUCE ||
+                        ex->scene.coll == COLL_REDUCE_SCATTER
+                    ? "combine into"
+                    : "bring data to");
         else
-            snprintf(g->msg, sizeof g->msg,
-                     "not right: that is %s %d's box %s; the question asks for %s %d", R, r,
-                     when, R, ex->rank);
+            ex_grade_wrong(g, "other-rank",
+                           "not right: that is %s %d's box %s; the question asks for %s %d", R,
+                           r, when, R, ex->rank);
     }
     c->step = ex->step;
     c->rank = ex->rank;
@@ -196,31 +194,30 @@ static bool diagnose(const struct lesson_exercise *ex, const double *typed, cons
         c->scene.op = ops[k];
         if (ops[k] == ex->scene.op || !slip_is(c, typed, th, n, want, has)) continue;
         found = true;
-        snprintf(g->diagnosis, sizeof g->diagnosis, "op");
-        snprintf(g->msg, sizeof g->msg,
-                 "not right: those are the values with op=%s; this scene reduces with op=%s",
-                 redop_name(ops[k]), redop_name(ex->scene.op));
+        ex_grade_wrong(
+            g, "op",
+            "not right: those are the values with op=%s; this scene reduces with op=%s",
+            redop_name(ops[k]), redop_name(ex->scene.op));
     }
     c->scene.op = ex->scene.op;
     for (long s = 1; !found && s <= nsteps; s++) {
         c->step = s;
         if (s == asked || !slip_is(c, typed, th, n, want, has)) continue;
         found = true;
-        snprintf(g->diagnosis, sizeof g->diagnosis, "other-step");
-        snprintf(g->msg, sizeof g->msg,
-                 "not right: that is %s %d after step %ld (%s), not after step %ld (%s)", R,
-                 ex->rank, s, phase_of(ph, nph, s), asked, phase_of(ph, nph, asked));
+        ex_grade_wrong(g, "other-step",
+                       "not right: that is %s %d after step %ld (%s), not after step %ld (%s)",
+                       R, ex->rank, s, phase_of(ph, nph, s), asked, phase_of(ph, nph, asked));
     }
     for (int r = 0; !found && asked > 0 && r < ex->scene.nranks; r++) {
         c->rank = r;
         c->step = 0;
         if (r == ex->rank || !slip_is(c, typed, th, n, want, has)) continue;
         found = true;
-        snprintf(g->diagnosis, sizeof g->diagnosis, "other-rank");
-        snprintf(g->msg, sizeof g->msg,
-                 "not right: that is rank %d's box before step 1, its input; the question "
-                 "asks for rank %d %s",
-                 r, ex->rank, when);
+        ex_grade_wrong(
+            g, "other-rank",
+            "not right: that is rank %d's box before step 1, its input; the question "
+            "asks for rank %d %s",
+            r, ex->rank, when);
     }
     free(c);
     return found;
@@ -232,24 +229,25 @@ static void wrong_elements(const struct lesson_exercise *ex, size_t n, size_t di
                            size_t first_bad, bool reordered, struct ex_grade *g)
 {
     size_t el = first_bad + (ex->slots ? (size_t)ex->slot_lo : 0);
-    snprintf(g->diagnosis, sizeof g->diagnosis, "%s", reordered ? "order" : "elements");
+    const char *d = reordered ? "order" : "elements";
     if (n == 1)
-        snprintf(g->msg, sizeof g->msg, "not right: that is not the value");
+        ex_grade_wrong(g, d, "not right: that is not the value");
     else if (reordered)
-        snprintf(g->msg, sizeof g->msg,
-                 "not right: the right values in the wrong order (element %zu first, "
-                 "counting from 0); the box's order is the buffer's",
-                 el);
+        ex_grade_wrong(g, d,
+                       "not right: the right values in the wrong order (element %zu first, "
+                       "counting from 0); the box's order is the buffer's",
+                       el);
     else if (differ == 1)
-        snprintf(g->msg, sizeof g->msg,
-                 "not right: element %zu differs (counting from 0, as the screen numbers "
-                 "chunks)",
-                 el);
+        ex_grade_wrong(g, d,
+                       "not right: element %zu differs (counting from 0, as the screen numbers "
+                       "chunks)",
+                       el);
     else
-        snprintf(g->msg, sizeof g->msg,
-                 "not right: %zu of %zu elements differ (the first: element %zu, counting "
-                 "from 0)",
-                 differ, n, el);
+        ex_grade_wrong(
+            g, d,
+            "not right: %zu of %zu elements differ (the first: element %zu, counting "
+            "from 0)",
+            differ, n, el);
 }
 
 static int grade(const struct lesson_exercise *ex, const struct ex_variant *v, const char *in,

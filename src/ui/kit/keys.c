@@ -2,31 +2,67 @@
  * bottom bar are generated from, and names keys for people. */
 #include "ui/kit/keys.h"
 
+#include "core/coll.h"
 #include "core/text.h"
 
 #include <curses.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-static const struct key_row key_rows[ACT_COUNT] = {
-#define KEYS_X_ROW(id, scr, bk, bl, help, ...) {ACT_##id, scr, bk, bl, help, {__VA_ARGS__, 0}},
+static struct key_row key_rows[ACT_COUNT] = {
+#define KEYS_X_ROW(id, scr, bk, bl, help, ...)                                                 \
+    [ACT_##id] = {ACT_##id, scr, bk, bl, help, {__VA_ARGS__, 0}},
     UI_KEY_TABLE(KEYS_X_ROW)
 #undef KEYS_X_ROW
 };
 
+/* The rows the collectives' table makes (keys.h): a number key and the title of each of the
+ * first KEYS_COLL_NUMBERED collectives, and the bar's text for the range, "1-8". Titles are
+ * strings of core/coll.c's table, not constants an initializer may read, so they are
+ * filled once, before any row is read. */
+static void keys_fill_coll(void)
+{
+    static char range[8];
+    for (int c = 0; c < KEYS_COLL_NUMBERED; c++)
+        key_rows[ACT_COLL_FIRST + c] = (struct key_row){.action = ACT_COLL_FIRST + c,
+                                                        .screens = KEYS_ON_COLL,
+                                                        .help = coll_title((enum coll)c),
+                                                        .keys = {'1' + c, 0}};
+    if (KEYS_COLL_NUMBERED > 1)
+        snprintf(range, sizeof range, "1-%d", KEYS_COLL_NUMBERED);
+    else
+        snprintf(range, sizeof range, "1");
+    key_rows[ACT_COLL_NEXT].bar_keys = range;
+}
+
+/* The whole table, its collectives' rows filled. */
+static const struct key_row *rows(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, keys_fill_coll);
+    return key_rows;
+}
+
 const struct key_row *keys_table(void)
 {
-    return key_rows;
+    return rows();
+}
+
+int keys_coll_of(enum ui_action act)
+{
+    return act >= ACT_COLL_FIRST && act <= ACT_COLL_LAST ? (int)(act - ACT_COLL_FIRST) : -1;
 }
 
 static enum ui_action keys_find(int ch, unsigned on)
 {
     if (ch == 0) return ACT_NONE;
+    const struct key_row *t = rows();
     for (int a = 0; a < ACT_COUNT; a++)
-        if (key_rows[a].screens & on)
-            for (const int *k = key_rows[a].keys; *k; k++)
-                if (*k == ch) return key_rows[a].action;
+        if (t[a].screens & on)
+            for (const int *k = t[a].keys; *k; k++)
+                if (*k == ch) return t[a].action;
     return ACT_NONE;
 }
 
@@ -67,7 +103,7 @@ enum ui_action keys_action_surface(int ch, enum keys_surface s, unsigned screen_
 int keys_key_on(enum ui_action act, enum keys_surface s, unsigned screen_on)
 {
     if (act < 0 || act >= ACT_COUNT) return 0;
-    for (const int *k = key_rows[act].keys; *k; k++)
+    for (const int *k = rows()[act].keys; *k; k++)
         if (keys_action_surface(*k, s, screen_on) == act) return *k;
     return 0;
 }
@@ -82,7 +118,7 @@ void keys_retarget_text(const char *in, enum keys_surface from, enum keys_surfac
         enum ui_action act = ACT_NONE;
         if (p[0] == '`' && p[1] > ' ' && p[1] < 0x7f && p[1] != '`' && p[2] == '`')
             act = keys_action_surface((unsigned char)p[1], from, screen_on);
-        if (act == ACT_NONE || !(key_rows[act].screens & KEYS_ON_SCENES) ||
+        if (act == ACT_NONE || !(rows()[act].screens & KEYS_ON_SCENES) ||
             keys_action_surface((unsigned char)p[1], to, screen_on) == act) {
             out[o++] = *p++;
             continue;
@@ -118,7 +154,7 @@ void keys_row_names_on(const struct key_row *row, enum keys_surface s, unsigned 
 
 bool keys_is_scene_action(enum ui_action act)
 {
-    if (act < 0 || act >= ACT_COUNT || !(key_rows[act].screens & KEYS_ON_SCENES)) return false;
+    if (act < 0 || act >= ACT_COUNT || !(rows()[act].screens & KEYS_ON_SCENES)) return false;
     switch (act) {
     case ACT_HELP:
     case ACT_CLOSE:
@@ -129,6 +165,12 @@ bool keys_is_scene_action(enum ui_action act)
     default:
         return true;
     }
+}
+
+bool keys_is_step_action(enum ui_action act)
+{
+    return act == ACT_NEXT || act == ACT_PREV || act == ACT_FIRST || act == ACT_LAST ||
+           act == ACT_PLAY;
 }
 
 int keys_parse_name(const char *name, size_t len)
@@ -308,12 +350,13 @@ int keys_bar_for(int width, bool utf8, unsigned screen, struct bar_item *items, 
 int keys_bar_where(int width, bool utf8, unsigned screen, keys_bar_fn works, const void *ctx,
                    struct bar_item *items, int max)
 {
+    const struct key_row *t = rows();
     bool take[ACT_COUNT] = {false};
     const char *label[ACT_COUNT] = {NULL};
     int used = -2;
     for (int pass = 0; pass < 2; pass++)
         for (int a = 0; a < ACT_COUNT; a++) {
-            const struct key_row *row = &key_rows[a];
+            const struct key_row *row = &t[a];
             if (!row->bar_label || !(row->screens & screen) || take[a] ||
                 keys_bar_essential(row->action) != (pass == 0))
                 continue;
@@ -330,7 +373,7 @@ int keys_bar_where(int width, bool utf8, unsigned screen, keys_bar_fn works, con
     int n = 0, x = 0;
     for (int a = 0; a < ACT_COUNT && n < max; a++) {
         if (!take[a]) continue;
-        keys_bar_item(&key_rows[a], utf8, &items[n]);
+        keys_bar_item(&t[a], utf8, &items[n]);
         items[n].label = label[a];
         items[n].w = text_width(items[n].keys) + 1 + text_width(label[a]);
         items[n].x = x;

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "core/coll.h"
+
 /* X(id, screens, bar keys text or NULL, bar label or NULL, help text, key codes...).
  * "screens" says on which screens the row appears in the bar and the help (KEYS_ON_*).
  * Dispatch (keys_action_surface): on a scene screen every scene key works (an action that
@@ -31,15 +33,7 @@
                                                                 */
 #define KEYS_ON_EVERY (KEYS_ON_SCENES | KEYS_ON_LESSON)
 #define UI_KEY_TABLE(X)                                                                        \
-    X(COLL_1, KEYS_ON_COLL, NULL, NULL, "broadcast", '1')                                      \
-    X(COLL_2, KEYS_ON_COLL, NULL, NULL, "scatter", '2')                                        \
-    X(COLL_3, KEYS_ON_COLL, NULL, NULL, "gather", '3')                                         \
-    X(COLL_4, KEYS_ON_COLL, NULL, NULL, "reduce", '4')                                         \
-    X(COLL_5, KEYS_ON_COLL, NULL, NULL, "all-gather", '5')                                     \
-    X(COLL_6, KEYS_ON_COLL, NULL, NULL, "reduce-scatter", '6')                                 \
-    X(COLL_7, KEYS_ON_COLL, NULL, NULL, "all-reduce", '7')                                     \
-    X(COLL_8, KEYS_ON_COLL, NULL, NULL, "all-to-all", '8')                                     \
-    X(COLL_NEXT, KEYS_ON_COLL, "1-8", "coll", "next collective", '\t')                         \
+    X(COLL_NEXT, KEYS_ON_COLL, NULL, "coll", "next collective", '\t')                          \
     X(PARALLEL, KEYS_ON_SCENES, NULL, "parallel", "parallelism screen on/off", 'p', 'P')       \
     X(HIERARCHY, KEYS_ON_PAR | KEYS_ON_HIER, NULL, NULL, "hierarchy screen on/off", 'y')       \
     X(TOPOLOGY, KEYS_ON_COLL | KEYS_ON_TOPO, NULL, NULL, "topology screen on/off", 't')        \
@@ -157,8 +151,18 @@
     X(NOTES_RESET, KEYS_ON_NOTES, NULL, "reset", "reset the countdown", 'r')                   \
     X(NOTES_QUIT, KEYS_ON_NOTES, NULL, "quit", "quit", 'q', 'Q')
 
+/* The number keys come from the collectives' table, not from rows written here: 1..9 select
+ * the first nine collectives of COLL_LIST (core/coll.h) in its order, the lecture's, each
+ * row's help the collective's title (core/coll.c). They are the table's first rows, filled
+ * in keys.c, so a collective added there has its key, its help line and its row of
+ * docs/guide.md with no line here. One after the ninth has no number key; the
+ * next-collective key (COLL_NEXT, whose bar text names the range: "1-8") reaches every one. */
+#define KEYS_COLL_NUMBERED (COLL_COUNT < 9 ? (int)COLL_COUNT : 9)
+
 enum ui_action {
     ACT_NONE = -1,
+    ACT_COLL_FIRST, /* ACT_COLL_FIRST + c selects collective c (enum coll), key '1' + c */
+    ACT_COLL_LAST = ACT_COLL_FIRST + KEYS_COLL_NUMBERED - 1,
 #define KEYS_X_ENUM(id, ...) ACT_##id,
     UI_KEY_TABLE(KEYS_X_ENUM)
 #undef KEYS_X_ENUM
@@ -176,8 +180,11 @@ struct key_row {
     int keys[KEYS_MAX_PER_ACTION + 1]; /* 0-terminated */
 };
 
-/* The table, in UI_KEY_TABLE order (ACT_COUNT rows). */
+/* The table, indexed by action (ACT_COUNT rows): the collectives' number keys, then
+ * UI_KEY_TABLE's rows in its order. */
 const struct key_row *keys_table(void);
+/* The collective a number key's action selects, or -1 when act is not one. */
+int keys_coll_of(enum ui_action act);
 
 /* The action bound to ncurses key code ch on the scene screens, or ACT_NONE. */
 enum ui_action keys_action(int ch);
@@ -219,6 +226,9 @@ void keys_row_names_on(const struct key_row *row, enum keys_surface s, unsigned 
  * screen, app.c's common actions and app_set_scene) rather than a program key (help, the
  * backends overlay, export, close, quit) or a surface's own key. */
 bool keys_is_scene_action(enum ui_action act);
+/* Whether act moves through the scene's steps: next, previous, first and last step, play. A
+ * surface lets them through only where a scene with steps is shown. */
+bool keys_is_step_action(enum ui_action act);
 
 /* The key code a person's name of a key means, as a lesson's narration writes it: one
  * printable character ("o", "[", "O"), or Enter, Return, Esc, Escape, Tab, Space,

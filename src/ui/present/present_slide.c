@@ -172,7 +172,7 @@ void present_slide_text(const struct lesson_slide *s, size_t nrevealed, int cols
 {
     memset(out, 0, sizeof *out);
     int nw = present_layout_narr_width(cols);
-    quiz_build(s, nrevealed, false, &out->quiz);
+    quiz_build_room(s, nrevealed, &out->quiz);
     room_text(&out->quiz);
     retarget_keys(&out->quiz, s, utf8);
     terms_marked(&out->quiz);

@@ -84,18 +84,22 @@ static void draw_status(const struct app *a, struct rect r)
         }
         return;
     }
-    /* predict first: a step count an open exercise asks for is "?" */
+    /* predict first: a step count an open exercise asks for is "?", and so are the
+     * counters that give it: the step's own number (the last one is the count) and the
+     * phase's "3/3" (levels up and down: the tree's count) */
     char total[48], masked[64];
     snprintf(total, sizeof total, "%zu steps", n);
-    if (draw_mask_text(total, masked, sizeof masked) > 0) {
-        char t[64]; /* the step shown is no answer: drawn as is */
-        snprintf(t, sizeof t, "step %zu/?", step);
-        x += draw_put(r.y, x, end - x, a->th.role[TH_STEP], t);
-    } else
+    bool hide = draw_mask_text(total, masked, sizeof masked) > 0;
+    if (hide)
+        x += draw_put(r.y, x, end - x, a->th.role[TH_STEP], "step ?/?");
+    else
         x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "step %zu/%zu", step, n);
-    if (cs->have_trace && step > 0)
-        x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s",
-                       cs->plan.steps[step - 1].phase);
+    if (cs->have_trace && step > 0) {
+        char phase[sizeof cs->plan.steps[0].phase];
+        snprintf(phase, sizeof phase, "%s", cs->plan.steps[step - 1].phase);
+        if (hide) text_drop_counter(phase);
+        x += draw_putf(r.y, x, end - x, a->th.role[TH_LABEL], "  %s", phase);
+    }
     char play[32];
     snprintf(play, sizeof play, "  %s playing", a->g->play);
     if (a->playing) x += draw_put_status(r.y, x, end - x, a->th.role[TH_WARN], play);

@@ -508,6 +508,48 @@ static void panel_plot(const struct app *a, struct rect r)
                   "(%.10s)", m->sweep_err);
 }
 
+/* The panel in a line or two: the badge and the headline figure, then the backend. */
+static void coll_panel_compact(const struct app *a, struct rect r)
+{
+    const struct coll_screen *cs = coll_cstate(a);
+    const struct theme *th = &a->th;
+    /* A line or two: the badge and the headline figure. */
+    struct styled_lines p = {.n = 0};
+    struct styled_line *ln = styled_new(&p);
+    panel_badge(a, ln);
+    bool stale = cs->m.have_row && panel_row_stale(a);
+    if (stale && (a->room || !meas_measuring(&cs->m))) {
+        /* another scene's figures are never read as this one's: the room sees none */
+        styled_add(ln, th->role[TH_DIM], "  %s",
+                   a->room ? "not measured for this scene"
+                           : "stale: measured for another scene");
+    } else if (cs->m.have_row) {
+        char bus[32], size[32];
+        text_gbps(bus, sizeof bus, cs->m.row.busbw);
+        format_size(cs->m.row.bytes, size, sizeof size);
+        if (cs->m.row.nranks < 2) {
+            char t[32];
+            text_time_us(t, sizeof t, cs->m.row.time_us);
+            styled_add(ln, th->role[TH_LABEL], "  time ");
+            styled_add(ln, th->role[TH_MEASURED], "%s", t);
+            styled_add(ln, th->role[TH_WARN], " (W=1: no transfer)");
+        } else {
+            styled_add(ln, th->role[TH_LABEL], "  busbw ");
+            styled_add(ln, th->role[TH_MEASURED], "%s GB/s", bus);
+        }
+        styled_add(ln, th->role[TH_DIM], " measured on %s, %s, W=%d", cs->m.row_backend, size,
+                   cs->m.row.nranks);
+    } else if (meas_measuring(&cs->m)) {
+        styled_status_add(ln, th->role[TH_DIM], "  measuring");
+    } else {
+        styled_add(ln, th->role[TH_DIM], "  not measured yet");
+    }
+    char t[320];
+    snprintf(t, sizeof t, "backend %s: %s", a->w ? a->backend_name : "none", a->backend_desc);
+    styled_add(styled_new(&p), th->role[TH_DIM], "%s", t);
+    styled_draw(&p, 0, (struct rect){r.y, r.x + 1, r.h, r.w - 2});
+}
+
 void coll_panel(const struct app *a, struct rect r)
 {
     const struct coll_screen *cs = coll_cstate(a);
@@ -515,42 +557,7 @@ void coll_panel(const struct app *a, struct rect r)
     const struct layout *l = &cs->lay;
     if (r.h < 1) return;
     if (l->panel_compact) {
-        /* A line or two: the badge and the headline figure. */
-        struct styled_lines p = {.n = 0};
-        struct styled_line *ln = styled_new(&p);
-        panel_badge(a, ln);
-        bool stale = cs->m.have_row && panel_row_stale(a);
-        if (stale && (a->room || !meas_measuring(&cs->m))) {
-            /* another scene's figures are never read as this one's: the room sees none */
-            styled_add(ln, th->role[TH_DIM], "  %s",
-                       a->room ? "not measured for this scene"
-                               : "stale: measured for another scene");
-        } else if (cs->m.have_row) {
-            char bus[32], size[32];
-            text_gbps(bus, sizeof bus, cs->m.row.busbw);
-            format_size(cs->m.row.bytes, size, sizeof size);
-            if (cs->m.row.nranks < 2) {
-                char t[32];
-                text_time_us(t, sizeof t, cs->m.row.time_us);
-                styled_add(ln, th->role[TH_LABEL], "  time ");
-                styled_add(ln, th->role[TH_MEASURED], "%s", t);
-                styled_add(ln, th->role[TH_WARN], " (W=1: no transfer)");
-            } else {
-                styled_add(ln, th->role[TH_LABEL], "  busbw ");
-                styled_add(ln, th->role[TH_MEASURED], "%s GB/s", bus);
-            }
-            styled_add(ln, th->role[TH_DIM], " measured on %s, %s, W=%d", cs->m.row_backend,
-                       size, cs->m.row.nranks);
-        } else if (meas_measuring(&cs->m)) {
-            styled_status_add(ln, th->role[TH_DIM], "  measuring");
-        } else {
-            styled_add(ln, th->role[TH_DIM], "  not measured yet");
-        }
-        char t[320];
-        snprintf(t, sizeof t, "backend %s: %s", a->w ? a->backend_name : "none",
-                 a->backend_desc);
-        styled_add(styled_new(&p), th->role[TH_DIM], "%s", t);
-        styled_draw(&p, 0, (struct rect){r.y, r.x + 1, r.h, r.w - 2});
+        coll_panel_compact(a, r);
         return;
     }
     char title[64];

@@ -287,13 +287,8 @@ bool lesson_ui_key_works(const void *ctx, enum ui_action act, const char **label
     const struct lesson_ex_state *st = e ? &u->ex[u->cur] : NULL;
     bool open = e && !st->right && !st->gave_up;
     bool scene = u->scene_ok && !u->at_end && !u->glossary;
+    if (keys_is_step_action(act)) return scene;
     switch (act) {
-    case ACT_NEXT:
-    case ACT_PREV:
-    case ACT_PLAY:
-    case ACT_FIRST:
-    case ACT_LAST:
-        return scene;
     case ACT_ANSWER:
     case ACT_SOLUTION:
         return open;

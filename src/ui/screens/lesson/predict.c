@@ -192,14 +192,14 @@ static const struct predict_want *predict_want_of(const struct lesson_exercise *
     return w;
 }
 
-/* Does rank r's box at snapshot s of t hold w's asked slots lo..hi? */
-static bool predict_box_is(const struct trace *t, size_t s, int r, const struct predict_want *w,
-                           size_t lo, size_t hi)
+/* Does rank r's box at snapshot s of t hold w's asked slots lo..hi, o slots further on? */
+static bool predict_box_at(const struct trace *t, size_t s, int r, const struct predict_want *w,
+                           size_t lo, size_t hi, size_t o)
 {
     const float *got = trace_buf(t, s, r);
     const uint32_t *gm = trace_mask(t, s, r);
     for (size_t i = lo; i <= hi; i++)
-        if (!w->has[i] != !gm[i] || (w->has[i] && got[i] != w->v[i])) return false;
+        if (!w->has[i] != !gm[i + o] || (w->has[i] && got[i + o] != w->v[i])) return false;
     return true;
 }
 
@@ -216,17 +216,24 @@ static long predict_values_from(const struct app *a, const struct lesson_exercis
     if (!t || !t->plan || r >= t->plan->nranks || t->nsnap == 0) return -1;
     const struct predict_want *w = predict_want_of(e);
     size_t L = t->plan->work_len;
-    if (!w->ok || w->len != L || L == 0 || L > PREDICT_BOX) return -1;
-    size_t lo = e->slots ? (size_t)e->slot_lo : 0, hi = e->slots ? (size_t)e->slot_hi : L - 1;
-    if (hi >= L || lo > hi) return -1;
+    /* a box as long or longer (another count: the reduce's 6 is slot 0 of "6 10" too) */
+    if (!w->ok || w->len == 0 || L == 0 || L > PREDICT_BOX) return -1;
+    size_t lo = e->slots ? (size_t)e->slot_lo : 0,
+           hi = e->slots ? (size_t)e->slot_hi : w->len - 1;
+    if (hi >= L || hi >= w->len || lo > hi) return -1;
     size_t data = 0;
     for (size_t i = lo; i <= hi; i++)
         data += w->has[i];
     if (data < min_data) return -1;
-    for (int q = 0; q < t->plan->nranks; q++)
-        if (predict_box_is(t, 0, q, w, lo, hi)) return -1;
+    /* two values or more are recognised anywhere in a longer box ("0 10 20 30" in an
+     * all-to-all's "0 1 2 3 0 10 20 30"); one only in its slot */
+    size_t last = data >= 2 ? L - 1 - hi : 0;
+    for (size_t o = 0; o <= last; o++)
+        for (int q = 0; q < t->plan->nranks; q++)
+            if (predict_box_at(t, 0, q, w, lo, hi, o)) return -1;
     for (size_t s = 0; s < t->nsnap; s++)
-        if (predict_box_is(t, s, r, w, lo, hi)) return (long)s;
+        for (size_t o = 0; o <= last; o++)
+            if (predict_box_at(t, s, r, w, lo, hi, o)) return (long)s;
     return -1;
 }
 
@@ -248,17 +255,20 @@ static bool predict_shows(const struct trace *t, size_t st, int q, const struct 
 }
 
 /* A holds answer spread over the boxes: from the first step at which every asked value
- * (two or more) stands in its slot of some box not hidden (the finished chunks of an
- * all-reduce's middle frame, one a rank), the boxes that show one of them are hidden. */
+ * (two or more) stands in its slot of some box (the finished chunks of an all-reduce's middle
+ * frame, one a rank; hidden or not: the one left shown would be part of the answer beside
+ * the hidden ones), the boxes that show one of them are hidden. */
 static void predict_spread(struct app *a, const struct lesson_exercise *e)
 {
     const struct trace *t = screen_trace(a);
     if (!t || !t->plan || t->nsnap == 0) return;
     const struct predict_want *w = predict_want_of(e);
     size_t L = t->plan->work_len;
-    if (!w->ok || w->len != L || L == 0 || L > PREDICT_BOX) return;
-    size_t lo = e->slots ? (size_t)e->slot_lo : 0, hi = e->slots ? (size_t)e->slot_hi : L - 1;
-    if (hi >= L || lo > hi) return;
+    /* a longer box too (more elements: the values stand in the same slots) */
+    if (!w->ok || w->len == 0 || L == 0 || L > PREDICT_BOX) return;
+    size_t lo = e->slots ? (size_t)e->slot_lo : 0,
+           hi = e->slots ? (size_t)e->slot_hi : w->len - 1;
+    if (hi >= L || hi >= w->len || lo > hi) return;
     size_t data = 0;
     for (size_t i = lo; i <= hi; i++)
         data += w->has[i];
@@ -268,9 +278,8 @@ static void predict_spread(struct app *a, const struct lesson_exercise *e)
         size_t seen = 0;
         for (size_t i = lo; i <= hi; i++) {
             bool any = false;
-            for (int q = 0; q < W && !any; q++)
-                any = !(a->hide_any && a->hide_from[q] >= 0 && (long)st >= a->hide_from[q]) &&
-                      predict_shows(t, st, q, w, i);
+            for (int q = 0; q < W && !any; q++) /* hidden or not: the rest would tell */
+                any = predict_shows(t, st, q, w, i);
             seen += any;
         }
         if (seen < data) continue;
@@ -286,6 +295,40 @@ static void predict_spread(struct app *a, const struct lesson_exercise *e)
             }
         return;
     }
+}
+
+/* Part of a holds answer, on its own scene: from the asked step on, a box that shows any of
+ * the asked values in its slot (not the rank's input there) gives that part away beside the
+ * hidden asked box (the ring's finished chunk 72 in rank 3's slot 3 at step 4, when rank 0's
+ * box at step 4 is asked). Each such box is hidden from the first step, at or after the
+ * asked one, at which it shows one; earlier frames stay: they are what the student reasons
+ * from. */
+static void predict_partial(struct app *a, const struct lesson_exercise *e, long at)
+{
+    const struct trace *t = screen_trace(a);
+    if (!t || !t->plan || t->nsnap == 0 || at < 0) return;
+    const struct predict_want *w = predict_want_of(e);
+    size_t L = t->plan->work_len;
+    if (!w->ok || w->len != L || L == 0 || L > PREDICT_BOX) return;
+    size_t lo = e->slots ? (size_t)e->slot_lo : 0, hi = e->slots ? (size_t)e->slot_hi : L - 1;
+    if (hi >= L || lo > hi) return;
+    int W = t->plan->nranks < CV_MAX_RANKS ? t->plan->nranks : CV_MAX_RANKS;
+    for (int q = 0; q < W; q++)
+        for (size_t s2 = (size_t)at; s2 < t->nsnap; s2++) {
+            bool one = false;
+            for (size_t i = lo; i <= hi && !one; i++)
+                one = predict_shows(t, s2, q, w, i);
+            if (one) {
+                predict_hide(a, q, (long)s2);
+                break;
+            }
+        }
+}
+
+/* Does the scene shown differ from e's own only in its step (and pace, highlight, size)? */
+static bool predict_own_scene(const struct app *a, const struct lesson_exercise *e)
+{
+    return !(screen_scene_diff(&a->sc, &e->scene) & ~(SF_STEP | SF_HL | SF_AUTOPLAY | SF_MEAS));
 }
 
 void predict_add_later(struct predict *p, const struct lesson *L, size_t slide,
@@ -326,7 +369,7 @@ void predict_begin(struct app *a, struct predict *p)
         if (!p->open[k]) continue;
         if (e->type == LEX_NUMBER) numbers = true;
         if (e->type != LEX_HOLDS || e->rank < 0 || e->rank >= CV_MAX_RANKS) continue;
-        if (screen_scene_diff(&a->sc, &e->scene) & ~(SF_STEP | SF_HL | SF_AUTOPLAY | SF_MEAS)) {
+        if (!predict_own_scene(a, e)) {
             /* the student's own scene (a key changed it): wherever it shows the values */
             for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++)
                 predict_hide(a, r, predict_values_from(a, e, r, 1));
@@ -342,6 +385,7 @@ void predict_begin(struct app *a, struct predict *p)
         }
         a->hide_any = true;
         predict_spread(a, e);
+        predict_partial(a, e, at);
     }
     for (size_t k = 0; k < p->nlater; k++) {
         const struct lesson_exercise *e = p->later[k];
@@ -350,6 +394,8 @@ void predict_begin(struct app *a, struct predict *p)
         for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++)
             predict_hide(a, r, predict_values_from(a, e, r, 2));
         predict_spread(a, e);
+        if (predict_own_scene(a, e))
+            predict_partial(a, e, e->step == SCENE_STEP_END ? (long)app_nsteps(a) : e->step);
     }
     draw_set_mask(numbers ? predict_hit : NULL, p);
 }

@@ -2,12 +2,15 @@
  * it does not give its answer away; nor does any earlier slide of its lesson (the
  * exercises of later slides not answered yet: predict_add_later), whatever scene that slide
  * shows and whatever keys changed it. A holds exercise's box shows "?" from the asked step on
- * (and so does any other box that holds the same values, from the step it does, and every box
- * holding one of them in its slot from the step at which they stand spread over the boxes,
- * one a rank, as an all-reduce's finished chunks do mid-way); a panel
- * figure equal to an open number exercise's answer (in any unit of its kind, or rounded as
- * panels round) shows "?", and so do a scene's counters where the exercise counts that: the
- * header's step total ("step 0/?"), a transfer list's "+? more", the plan's "(6 steps)". Used
+ * (and so does any other box that holds the same values, from the step it does, in their
+ * slots of a longer box too, or anywhere in it for two values or more; every box holding one
+ * of them in its slot from the step at which they stand spread over the boxes, one a rank, as
+ * an all-reduce's finished chunks do mid-way; and, on the exercise's own scene, every box
+ * showing one of them in its slot from the asked step on: no part of the answer stays beside
+ * the hidden box); a panel figure equal to an open number exercise's answer (in any unit of
+ * its kind, or rounded as panels round) shows "?", and so do a scene's counters where the
+ * exercise counts that: the header's step ("step ?/?": the last step's number is the count,
+ * and the phase's "3/3" is dropped), a transfer list's "+? more", the plan's "(6 steps)". Used
  * by the lesson player (open until the student answers) and the presenter (open until r reveals
  * the answers to the room). */
 #ifndef COLLVIZ_UI_SCREENS_LESSON_PREDICT_H
