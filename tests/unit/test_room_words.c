@@ -181,12 +181,12 @@ static void walk(int cols, int rows)
     lesson_set_init(&set);
     assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
     assert_int_equal(errs.n, 0);
-    struct present_opts o = {
-        .path = "lessons",
-        .backend = "cpu",
-        .no_measure = true,
-        .no_big_digits = true,
-        .script_alone = true /* no notes terminal: the footer is the speaker's too */};
+    struct present_opts o = {.path = "lessons",
+                             .backend = "cpu",
+                             .no_measure = true,
+                             .no_big_digits = true,
+                             .script_alone =
+                                 true /* no notes terminal: the footer is the speaker's too */};
     struct present_script *ps;
     char err[400];
     if (present_script_open(&ps, &o, cols, rows, err, sizeof err) != CV_OK)
@@ -204,7 +204,8 @@ static void walk(int cols, int rows)
                 keys(ps, go);
             }
             present_script_where(ps, &at, &n, &page, &np, &step);
-            if (at != k) fail_msg("%dx%d: g %zu did not reach slide %zu", cols, rows, k + 1, k + 1);
+            if (at != k)
+                fail_msg("%dx%d: g %zu did not reach slide %zu", cols, rows, k + 1, k + 1);
             struct words shown = {0}, want = {0};
             for (int pg = 1;; pg++) {
                 present_script_draw(ps);
@@ -218,8 +219,8 @@ static void walk(int cols, int rows)
                     fail_msg("%dx%d slide %zu: a key hint on the room's screen: %.*s\n%s", cols,
                              rows, k + 1, (int)(m.rm_eo - m.rm_so), text + m.rm_so, text);
                 words_add(&shown, text);
-                if (pg >= 12) fail_msg("%dx%d slide %zu: PageUp never left the slide", cols, rows,
-                                       k + 1);
+                if (pg >= 12)
+                    fail_msg("%dx%d slide %zu: PageUp never left the slide", cols, rows, k + 1);
                 memcpy(prev, text, strlen(text) + 1);
                 present_script_key(ps, KEY_PPAGE);
                 present_script_where(ps, &at, &n, &page, &np, &step);
