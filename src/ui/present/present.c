@@ -385,6 +385,8 @@ static void pres_save(struct pres *p, double now)
     }
 }
 
+static long pres_open_step(const struct pres *p);
+
 /* Show the slide of p->pos (its step possibly DECK_STEP_START / END): the scene goes
  * through the door; the step the screen settles on becomes the position's. */
 static void pres_enter(struct pres *p)
@@ -410,6 +412,12 @@ static void pres_enter(struct pres *p)
     }
     p->scene_ok = true;
     p->pos.step = (long)app_step(p->a);
+    if (next.step == s->scene.step &&
+        p->pos.step > pres_open_step(p)) { /* not onto a wall of ? */
+        next.step = pres_open_step(p);
+        if (app_set_scene(p->a, &next, p->scene_err, sizeof p->scene_err) == CV_OK)
+            p->pos.step = (long)app_step(p->a);
+    }
 }
 
 static void pres_set_step(struct pres *p, long step)
@@ -424,7 +432,62 @@ static void pres_set_step(struct pres *p, long step)
         snprintf(p->msg, sizeof p->msg, "%s", err);
 }
 
-/* The current slide's stops (deck.h): the author's, else the shown scene's phase ends. */
+static bool pres_answered(const void *ctx, const char *id);
+
+/* What the room may not see yet on the current slide's scene: its exercises r has not
+ * revealed, and (until r shows the whole scene) the lesson's later slides' and the deck's
+ * later lessons' answers (predict.h). */
+static void pres_predict(const struct pres *p, struct predict *pr)
+{
+    const struct lesson_slide *s = pres_slide(p);
+    memset(pr, 0, sizeof *pr);
+    pr->s = s;
+    pr->sc = &p->a->sc;
+    for (size_t k = 0; k < s->nex && k < PREDICT_MAX_EX; k++) {
+        pr->open[k] = k >= p->revealed;
+        pr->answer[k] = s->ex[k].answer;
+    }
+    if (p->reveal_scene) return;
+    predict_add_later(pr, pres_lesson(p), p->sl[p->pos.slide].slide, pres_answered, p);
+    for (size_t l = p->sl[p->pos.slide].lesson + 1; l < p->set.n; l++) /* one talk */
+        predict_add_lesson(pr, &p->set.v[l], pres_answered, p);
+}
+
+/* The first step at which predict first would hide more than half the scene's rank boxes
+ * (the room would see a wall of "?": an answer not asked yet would be most of the scene);
+ * the scene's steps + 1 when none. The clicker stops before it. */
+static long pres_mostly_hidden(const struct pres *p)
+{
+    long n = pres_nsteps(p);
+    if (!pres_slide(p)->has_scene || !p->scene_ok) return n + 1;
+    static struct predict pr;
+    pres_predict(p, &pr);
+    struct app *a = p->a;
+    predict_begin(a, &pr);
+    long from = n + 1;
+    int W = a->sc.nranks < CV_MAX_RANKS ? a->sc.nranks : CV_MAX_RANKS;
+    for (long st = 0; st <= n && from > n && a->hide_any; st++) {
+        int hid = 0;
+        for (int r = 0; r < W; r++)
+            hid += a->hide_from[r] >= 0 && a->hide_from[r] <= st;
+        if (2 * hid > W) from = st;
+    }
+    predict_end(a);
+    return from;
+}
+
+/* The step the slide opens on: its scene's, or the last before a wall of "?". */
+static long pres_open_step(const struct pres *p)
+{
+    const struct lesson_slide *s = pres_slide(p);
+    long n = pres_nsteps(p), start = deck_resolve(DECK_STEP_START, s->scene.step, n);
+    long wall = pres_mostly_hidden(p);
+    if (start >= wall) start = wall > 0 ? wall - 1 : 0;
+    return start;
+}
+
+/* The current slide's stops (deck.h): the author's, else the shown scene's phase ends; none
+ * where predict first would hide most of the scene (the arrows still step there). */
 static size_t pres_stops(const struct pres *p, long *out)
 {
     const struct lesson_slide *s = pres_slide(p);
@@ -432,8 +495,11 @@ static size_t pres_stops(const struct pres *p, long *out)
     if (!s->has_scene || !p->scene_ok) return deck_stops(NULL, 0, NULL, 0, 0, 0, out);
     long ph[DECK_STOPS_MAX];
     size_t nph = app_phase_ends(p->a, ph, DECK_STOPS_MAX);
-    long start = deck_resolve(DECK_STEP_START, s->scene.step, n);
-    return deck_stops(s->stops, s->nstops, ph, nph, start, n, out);
+    long start = pres_open_step(p), wall = pres_mostly_hidden(p);
+    size_t k = deck_stops(s->stops, s->nstops, ph, nph, start, n, out), m = 0;
+    for (size_t i = 0; i < k; i++)
+        if (out[i] < wall || out[i] == start) out[m++] = out[i];
+    return m;
 }
 
 /* PageDown to a stop several steps on: the steps between play (the room sees each transfer
@@ -1023,18 +1089,8 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
     if (p->scene_ok) {
         /* a quiz in the room: the scene gives no answer away before r reveals it */
         const struct lesson_slide *s = pres_slide(p);
-        struct predict pr = {.s = s, .sc = &a->sc};
-        for (size_t k = 0; k < s->nex && k < PREDICT_MAX_EX; k++) {
-            pr.open[k] = k >= p->revealed;
-            pr.answer[k] = s->ex[k].answer;
-        }
-        /* nor the answers of the lesson's later slides (until r shows the whole scene) */
-        if (!p->reveal_scene) {
-            predict_add_later(&pr, pres_lesson(p), p->sl[p->pos.slide].slide, pres_answered, p);
-            /* and the deck's later lessons': one talk */
-            for (size_t l = p->sl[p->pos.slide].lesson + 1; l < p->set.n; l++)
-                predict_add_lesson(&pr, &p->set.v[l], pres_answered, p);
-        }
+        static struct predict pr;
+        pres_predict(p, &pr);
         predict_begin(a, &pr);
         app_screen(a)->draw(a, pg->scene);
         /* what is still hidden once the slide's own answers are shown is a later slide's */
