@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The presenter in the room (issue 19): at 80x24, 100x30, 120x36 and 160x45 every word of
-# every slide's title, narration and exercise prompt of the shipped lessons is shown on one
+# every slide's title, narration and first exercise prompt of the shipped lessons is shown on one
 # of the slide's pages (a slide opens on its scene's page; PgUp shows the text pages before
 # it), and no screen names a key; an exercise's answer appears only after
 # r on the room's screen, and from the start on the notes terminal; o and / jump; a reload after a slide is inserted before the current one keeps
@@ -49,9 +49,11 @@ while i < len(text):
                 out.append(sen)
             return " ".join(out)
         t = [s["title"]] + [room(b) for b in s["narration"]]
-        # a prompt'"'"'s sentences that say what to type are not the room'"'"'s either
+        # a prompt'"'"'s sentences that say what to type are not the room'"'"'s either; the room is
+        # asked one exercise at a time (the next once r has answered the one before: this
+        # walk presses no r), so the first exercise'"'"'s question is the slide'"'"'s
         t += [re.split(r"\b(?:Type|Enter|Write) ", e.get("prompt", ""))[0]
-              for e in s.get("exercises", [])]
+              for e in s.get("exercises", [])[:1]]
         print("%d\t%s" % (n, " ".join(" ".join(t).split())))
 ' >"$xdg/ref.txt" || fail "no reference words"
 NSLIDES=$(wc -l <"$xdg/ref.txt")
