@@ -9,7 +9,8 @@
 # grey (>= 3:1 side by side, hatchings apart two ranks apart); the marker where a scene points;
 # no key on paper. Then the HTML handout: the same numbers, captions in words (never the scene
 # string), no sentence that names a key; answers at paper's precision; the speaker's copy
-# with notes, answers, the presenter's keys.
+# with notes, answers, the presenter's keys; three slides' headings the same in the PDF, the
+# speaker's copy and the HTML (the presenter's half: tests/screen/test_handout_numbers.sh).
 # Usage: test_handout_paper.sh BIN [ASAN_BIN]
 . "$(dirname "$0")/lib.sh" "$@"
 LESSONS=$TOP/lessons
@@ -91,6 +92,49 @@ for m in re.finditer(r"\b[Pp]ress(es|ing|ed)?\b|<code>[!-~]</code>", prose):
     bad.append("a key on paper: %r" % prose[max(0, m.start() - 60):m.end() + 20])
 for b in bad[:12]:
     print("  " + b)
+sys.exit(1 if bad else 0)
+PY
+
+# The same slide number everywhere (the presenter's half: tests/screen/test_handout_numbers.sh):
+# slides 29 (of the collectives), 64 (the pipeline lesson's first) and the deck's last have
+# one heading in the PDF, the speaker's copy and the HTML: the title `lesson show` gives
+# (the presenter's), with the lesson's own number.
+python3 - "$tmp/one.txt" "$tmp/notes.txt" "$tmp/h.html" "$tmp/shows" <<'PY' || fail "slide numbers across the handouts (above)"
+import glob, html, json, re, sys
+
+
+def heading(n, f):
+    """slide n's heading in a handout, "TITLE|lesson L, slide S" ("" when none)"""
+    t = open(f, encoding="utf-8").read()
+    if f.endswith(".html"):
+        m = re.search(r'<h2 id="slide-%s"><span class="n">%s</span>(.*?) <span class="own">'
+                      r'(lesson \d+, slide \d+)</span>' % (n, n), t)
+        return "%s|%s" % (html.unescape(m.group(1)), m.group(2)) if m else ""
+    lines = t.splitlines()  # a wrapped heading: its title goes on on the next line
+    for i, l in enumerate(lines):
+        if not re.match(r"^ *%s +\S" % n, l):
+            continue
+        m = re.match(r"^ *%s +(.*?)\s+(lesson \d+, slide \d+)" % n, " ".join(lines[i:i + 3]))
+        if m:
+            return "%s|%s" % (re.sub(r"\s+", " ", m.group(1)), m.group(2))
+    return ""
+
+
+pdf_txt, notes_txt, web_html, shows = sys.argv[1:5]
+want = []
+for k, f in enumerate(sorted(glob.glob(shows + "/*.json"))):
+    for i, s in enumerate(json.load(open(f, encoding="utf-8"))["slides"]):
+        want.append("%s|lesson %d, slide %d" % (s["title"], k + 1, i + 1))
+bad = 0
+for n in (29, 64, len(want)):
+    pdf, notes, web = heading(n, pdf_txt), heading(n, notes_txt), heading(n, web_html)
+    for what, ok in (("no heading in the PDF", pdf),
+                     ("the PDF says %r, the HTML %r" % (pdf, web), pdf == web),
+                     ("the PDF says %r, the speaker's copy %r" % (pdf, notes), pdf == notes),
+                     ("the PDF says %r, lesson show %r" % (pdf, want[n - 1]), pdf == want[n - 1])):
+        if not ok:
+            print("  slide %d: %s" % (n, what))
+            bad += 1
 sys.exit(1 if bad else 0)
 PY
 

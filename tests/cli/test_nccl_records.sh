@@ -387,25 +387,44 @@ PY
 # With several communicators the top-level rings and trees are those of one of them, the
 # largest (most ranks: nranks, else the ranks seen; the first of equal ones), named by
 # rings_of (its index in communicators); so they equal its ring_orders and tree_nodes.
-# Checked on every record of the corpus that holds several (vLLM's TP x PP, two runs, ...).
-: >"$tmp/multi.txt"
+# Checked on every record of the corpus that holds several (vLLM's TP x PP, two runs, ...),
+# all of them in one python3 run.
+: >"$tmp/mc.list"
+k=0
 for f in "$DIR"/*.log; do
-    "$BIN" nccl --format json "$f" >"$tmp/mc.json" 2>/dev/null || continue
-    python3 - "$tmp/mc.json" "$tmp/multi.txt" <<'PY' || fail "nccl $(basename "$f"): top-level rings/trees are not one communicator's"
-import json, sys
-d = json.load(open(sys.argv[1]))
-cs = d["communicators"]
-if len(cs) < 2:
-    sys.exit(0)
-size = lambda c: c["nranks"] if c["nranks"] is not None else len(c["ranks_seen"])
-big = max(range(len(cs)), key=lambda i: (size(cs[i]), -i))
-assert d.get("rings_of") == big, ("rings_of", d.get("rings_of"), "want", big)
-assert d["rings"] == cs[big]["ring_orders"], (d["rings"], cs[big]["ring_orders"])
-assert d["trees"] == cs[big]["tree_nodes"], "trees differ from communicators[%d]'s" % big
-open(sys.argv[2], "a").write("multi\n")
-PY
+    k=$((k + 1))
+    "$BIN" nccl --format json "$f" >"$tmp/mc$k.json" 2>/dev/null || continue
+    printf '%s\t%s\n' "$(basename "$f")" "$tmp/mc$k.json" >>"$tmp/mc.list"
 done
-[ "$(grep -c multi "$tmp/multi.txt")" -ge 3 ] || fail "fewer than 3 corpus records with several communicators checked"
+python3 - "$tmp/mc.list" >"$tmp/mc.out" <<'PY'
+import json, sys
+bad = multi = 0
+for line in open(sys.argv[1]):
+    name, path = line.rstrip("\n").split("\t")
+    d = json.load(open(path))
+    cs = d["communicators"]
+    if len(cs) < 2:
+        continue
+    multi += 1
+    size = lambda c: c["nranks"] if c["nranks"] is not None else len(c["ranks_seen"])
+    big = max(range(len(cs)), key=lambda i: (size(cs[i]), -i))
+    why = None
+    if d.get("rings_of") != big:
+        why = ("rings_of", d.get("rings_of"), "want", big)
+    elif d["rings"] != cs[big]["ring_orders"]:
+        why = (d["rings"], cs[big]["ring_orders"])
+    elif d["trees"] != cs[big]["tree_nodes"]:
+        why = "trees differ from communicators[%d]'s" % big
+    if why is not None:
+        print("  %s: %s" % (name, why))
+        print("FAIL: nccl %s: top-level rings/trees are not one communicator's" % name)
+        bad += 1
+if multi < 3:
+    print("FAIL: fewer than 3 corpus records with several communicators checked (%d)" % multi)
+    bad += 1
+sys.exit(1 if bad else 0)
+PY
+cli_take_fails $? "$tmp/mc.out" "the communicators' check"
 # --ring-order-from reads the same communicator's ring: here a 2-rank one prints its ring of
 # channel 0 first, a 4-rank one after it; the ring taken is the 4-rank one's.
 {

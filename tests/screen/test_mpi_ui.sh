@@ -68,10 +68,12 @@ stops=$(grep -o "rank [1-3]: cancelled after [0-9]* of 9 sizes" "$log" | sort)
 at=$(echo "$stops" | head -1 | sed -n 's/.*after \([0-9]*\) of 9.*/\1/p')
 [ -n "$at" ] && [ "$at" -ge 7 ] && [ "$at" -lt 9 ] || fail "the sweep stopped after ${at:-?} of 9 sizes, want 7 or 8"
 tm_keys '['
-tm_wait "measured on mpi: all-reduce 128 MiB, W=4" 60 || fail "the job did not measure again after the cancel"
+tm_wait "measured on mpi: all-reduce 128 MiB, W=4" 180 || fail "the job did not measure again after the cancel"
 tm_keys q
 tm_wait "EXITED:0" 30 || fail "q did not exit"
-sleep 0.5
+# the job's processes end with the UI; one left behind would wait on its socket for good
+end=$((SECONDS + 10))
+while [ -n "$(all_procs)" ] && [ "$SECONDS" -lt "$end" ]; do tm_sleep 0.05; done
 left=$(all_procs)
 [ -z "$left" ] || fail "processes left behind after q: $left"
 pgrep -f "mpirun --oversubscribe -np 4 .*collviz serve" >/dev/null && fail "mpirun left behind"

@@ -3,8 +3,8 @@
  * channel ({ and }), the trees (d), each communicator (u) and each nccl-tests table (T).
  * No text may be cut at the screen's edge with words left over (kit/draw.h's
  * draw_cut_count: the drawing itself counts a text it cut with words past the width and no
- * mark): a sentence wider than the screen wraps at its spaces. The records are the tests'
- * own files; nothing here knows what they say. */
+ * mark): a sentence wider than the screen wraps at its spaces. Nor may its title say "0
+ * ranks". The records are the tests' own files; nothing here knows what they say. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <curses.h>
 
 #include "core/util.h"
 #include "records/recfile.h"
@@ -76,6 +78,14 @@ static long walk_record(const char *name, int cols, int rows)
             printf("topo walk %s %dx%d after '%c': %ld cut, e.g. \"%s\"\n", name, cols, rows,
                    keys[i] ? keys[i] : '-', n, last);
         cuts += n;
+        /* the title never states a size of 0 ranks (a record that names no rank states
+         * none; records.h: sizes as proven) */
+        char title[512] = "";
+        mvinnstr(0, 0, title, (int)sizeof title - 1);
+        if (strstr(title, " 0 ranks") || strstr(title, " 0 rank ")) {
+            printf("topo walk %s %dx%d: the title says 0 ranks: %s\n", name, cols, rows, title);
+            cuts++;
+        }
     }
     app_free(a);
     free(a);

@@ -305,8 +305,8 @@ static void nv_lines(const struct notes_view *v, int *y, int cols, int max, attr
     nv_wrap(v, &r, cols - 2, at, text);
     int n = r.n < max ? r.n : max;
     for (int i = 0; i < n; i++) {
-        if (i == n - 1 && n < r.n) { /* no room: the last row says the rest is cut */
-            char last[300];
+        if (i == n - 1 && n < r.n) {            /* no room: the last row says the rest is cut */
+            char last[2 * sizeof r.v[0].s + 2]; /* both rows whole: nv_put cuts it */
             snprintf(last, sizeof last, "%s %s", r.v[i].s, r.v[n].s);
             nv_put((*y)++, 1, cols - 2, at, last);
         } else {
