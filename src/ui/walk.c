@@ -206,6 +206,11 @@ static void walk_found(struct walk *w, enum walk_kind k, size_t slide, const cha
 struct walk_fig {
     double v[128], half[128];
     char unit[128][24];
+    /* the unit as ex_unit_lookup knows it (a rate's "/..." dropped where only the rest is a
+     * unit: "GB/s/rank"), its kind and canonical name (DIM_NONE, NULL: no unit known) */
+    char lu[128][24];
+    enum ex_dim dim[128];
+    const char *canon[128];
     int n;
 };
 
@@ -213,10 +218,19 @@ static bool walk_fig_rec(double v, double half, const char *unit, void *ctx)
 {
     struct walk_fig *f = ctx;
     if (f->n < 128) {
-        f->v[f->n] = v;
-        f->half[f->n] = half;
-        snprintf(f->unit[f->n], sizeof f->unit[0], "%s", unit);
-        f->n++;
+        int i = f->n++;
+        f->v[i] = v;
+        f->half[i] = half;
+        snprintf(f->unit[i], sizeof f->unit[0], "%s", unit);
+        char *u = f->lu[i];
+        snprintf(u, sizeof f->lu[0], "%s", unit);
+        double sc;
+        f->dim[i] = DIM_NONE;
+        f->canon[i] = NULL;
+        if (ex_unit_lookup(u, &f->dim[i], &sc, &f->canon[i]) != CV_OK && strchr(u, '/'))
+            *strchr(u, '/') = '\0';
+        if (ex_unit_lookup(u, &f->dim[i], &sc, &f->canon[i]) != CV_OK)
+            f->dim[i] = DIM_NONE, f->canon[i] = NULL;
     }
     return false;
 }
@@ -247,21 +261,25 @@ static const struct walk_fig *walk_figs(struct walk *w, int y)
  * 10) is everywhere on a screen (ranks, steps): only counted with the exercise's own unit
  * word after it ("8x"); so is a ratio of any size asked later (not on the slide shown): a
  * bare "32" there is a box value, a row count, another exercise's count. */
-static bool walk_num_hit(const struct lesson_exercise *e, double ans, double v, double half,
-                         const char *unit, bool later)
+static bool walk_num_hit(const struct lesson_exercise *e, double ans, const struct walk_fig *f,
+                         int fi, bool later)
 {
     if (ans == 0 || !isfinite(ans)) return false;
-    enum ex_dim ed = DIM_NONE, fd = DIM_NONE;
-    double sc;
-    const char *canon = NULL, *fcanon = NULL;
-    if (ex_unit_lookup(e->units, &ed, &sc, &canon) != CV_OK) ed = DIM_NONE;
-    char u[24];
-    snprintf(u, sizeof u, "%s", unit);
-    if (ex_unit_lookup(u, &fd, &sc, &fcanon) != CV_OK && strchr(u, '/')) {
-        *strchr(u, '/') = '\0';
-        if (ex_unit_lookup(u, &fd, &sc, &fcanon) != CV_OK) fd = DIM_NONE, fcanon = NULL;
-    } else if (ex_unit_lookup(u, &fd, &sc, &fcanon) != CV_OK) {
-        fd = DIM_NONE, fcanon = NULL;
+    double v = f->v[fi], half = f->half[fi];
+    const char *unit = f->unit[fi], *u = f->lu[fi], *fcanon = f->canon[fi];
+    enum ex_dim fd = f->dim[fi];
+    /* the exercise's unit, looked up once for as long as the exercises asked have it */
+    static char e_units[sizeof e->units];
+    static enum ex_dim ed;
+    static const char *canon;
+    static bool have_e;
+    if (!have_e || strcmp(e_units, e->units) != 0) {
+        double sc;
+        ed = DIM_NONE;
+        canon = NULL;
+        if (ex_unit_lookup(e->units, &ed, &sc, &canon) != CV_OK) ed = DIM_NONE;
+        snprintf(e_units, sizeof e_units, "%s", e->units);
+        have_e = true;
     }
     bool measured = ed == DIM_BANDWIDTH || ed == DIM_TIME || ed == DIM_BYTES;
     double cv = v, ch = half;
@@ -703,8 +721,7 @@ static void walk_mark_later(struct walk *w)
                         !walk_distinct(e) || w->seen_before[flat])
                         continue;
                     for (int i = 0; i < f->n && !w->seen_before[flat]; i++)
-                        w->seen_before[flat] =
-                            walk_num_hit(e, e->answer, f->v[i], f->half[i], f->unit[i], true);
+                        w->seen_before[flat] = walk_num_hit(e, e->answer, f, i, true);
                     if (w->seen_before[flat] && w->log && getenv("WALK_SEEN"))
                         fprintf(w->log, "seen %s (%s) in %s %s: %s\n", e->id, w->set->v[l].id,
                                 w->L->id, w->frame, w->line[y]);
@@ -775,8 +792,7 @@ static void walk_check(struct walk *w, size_t slide)
                 bool hit = false;
                 double ans = walk_asked(w, a, slide);
                 for (int i = 0; i < f->n && !hit; i++)
-                    hit = walk_num_hit(e, ans, f->v[i], f->half[i], f->unit[i],
-                                       a->slide != slide) &&
+                    hit = walk_num_hit(e, ans, f, i, a->slide != slide) &&
                           !walk_given(w, slide, y, f->v[i], f->half[i], f->unit[i]);
                 if (a->slide != WALK_LATER) hit = hit || walk_count_hit(w, e, ans, line);
                 if (!hit && y == 0 && a->slide != WALK_LATER && !e->units[0] &&

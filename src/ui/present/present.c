@@ -1930,7 +1930,7 @@ int present_script_open(struct present_script **out, const struct present_opts *
                        .nmore = o->nmore,
                        .name = o->name ? o->name : "script",
                        .big = !o->no_big_digits,
-                       .notes_assumed = true};
+                       .notes_assumed = !o->script_alone};
     if (pres_load(p, &p->set, err, errlen, NULL, 0) != CV_OK) {
         free(s);
         return CV_EINVAL;

@@ -27,6 +27,9 @@ struct present_opts {
                                lessons' minutes:) */
     const char *export_dir; /* --export-dir, or NULL: the default */
     bool no_measure, no_big_digits, no_color, ascii;
+    /* present_script only: no notes terminal is taken to follow the talk (the footer tells
+     * the speaker what the notes would), as a talk without `collviz notes` */
+    bool script_alone;
 };
 
 /* The talk: load the deck, check the name, start the terminal, run until q or a signal.

@@ -55,6 +55,52 @@ static void recall_text(struct recall *r, char *text)
     }
 }
 
+/* The scenes drawn, kept for the process (at most RECALL_DRAWN): opening lesson n draws
+ * every slide of lessons 1..n-1 at the terminal's size, the same drawings for each lesson
+ * opened after it. A drawing is a function of the scene and the size alone (a fresh app,
+ * no backend, nothing measured). */
+#define RECALL_DRAWN 1024
+struct recall_drawn {
+    struct scene sc;
+    int cols, rows;
+    bool here;
+    int rc;
+    char *text; /* NULL: nothing drawn */
+};
+static struct recall_drawn *recall_drawn;
+static size_t recall_ndrawn;
+
+/* sc's text as recall_slide draws it (a copy; NULL when it was not drawn): CV_OK or why. */
+static int recall_draw(const struct recall *r, const struct scene *sc, char **text)
+{
+    int rows = SCENE_SVG_ROWS, cols = SCENE_SVG_COLS;
+    if (r->here) getmaxyx(stdscr, rows, cols);
+    for (size_t i = 0; i < recall_ndrawn; i++) {
+        const struct recall_drawn *d = &recall_drawn[i];
+        if (d->here == r->here && d->cols == cols && d->rows == rows &&
+            memcmp(&d->sc, sc, sizeof *sc) == 0) {
+            if (r->here) erase(); /* as scene_text_here leaves the screen */
+            *text = d->text ? xstrdup(d->text) : NULL;
+            return d->rc;
+        }
+    }
+    char *buf = NULL, err[200];
+    size_t blen = 0;
+    FILE *f = open_memstream(&buf, &blen);
+    if (!f) return CV_EINVAL;
+    /* as the student's terminal shows it; off-screen where there is none (a test) */
+    int rc = r->here ? scene_text_here(sc, f, err, sizeof err)
+                     : scene_svg_write(sc, cols, rows, true, false, NULL, f, err, sizeof err);
+    fclose(f);
+    *text = buf;
+    if (recall_ndrawn < RECALL_DRAWN) {
+        if (!recall_drawn) recall_drawn = xcalloc(RECALL_DRAWN, sizeof *recall_drawn);
+        recall_drawn[recall_ndrawn++] =
+            (struct recall_drawn){*sc, cols, rows, r->here, rc, buf ? xstrdup(buf) : NULL};
+    }
+    return rc;
+}
+
 /* Slide s of an earlier lesson: its narration, its scene at its step and at the end. */
 static void recall_slide(struct recall *r, const struct lesson_slide *s)
 {
@@ -73,15 +119,8 @@ static void recall_slide(struct recall *r, const struct lesson_slide *s)
     for (int end = 0; end < 2; end++) {
         struct scene sc = s->scene;
         if (end) sc.step = SCENE_STEP_END;
-        char *buf = NULL, err[200];
-        size_t blen = 0;
-        FILE *f = open_memstream(&buf, &blen);
-        if (!f) return;
-        /* as the student's terminal shows it; off-screen where there is none (a test) */
-        int rc = r->here ? scene_text_here(&sc, f, err, sizeof err)
-                         : scene_svg_write(&sc, SCENE_SVG_COLS, SCENE_SVG_ROWS, true, false,
-                                           NULL, f, err, sizeof err);
-        fclose(f);
+        char *buf = NULL;
+        int rc = recall_draw(r, &sc, &buf);
         if (rc == CV_OK && buf) recall_text(r, buf);
         free(buf);
     }
