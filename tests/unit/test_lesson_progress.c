@@ -366,7 +366,7 @@ static void test_every_try_kept(void **state)
     assert_string_equal(e->tries[2].answer, "7");
     assert_true(e->tries[2].seed == 9);
     for (int i = 0; i < PROGRESS_TRIES; i++) {
-        char a[16]; /* room for any int: -O1 cannot bound i */
+        char a[16];
         snprintf(a, sizeof a, "%d", 100 + i);
         progress_mistake(&p, "ring", "ring-steps", a, 0);
     }
