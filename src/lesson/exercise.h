@@ -91,8 +91,9 @@ void ex_format_number(double x, char *buf, size_t n);
 /* ---- holds ------------------------------------------------------------------------------ */
 
 /* What rank ex->rank holds after step ex->step of ex->scene: the rank's working buffer as
- * the screen shows it. vals[i] and has[i] (false = the element holds no data yet, shown
- * "."); *len elements, at most cap. Built from plan_build + trace_run every time. */
+ * the screen shows it, its asked slots only (vals[0] is slot ex->slot_lo when ex->slots;
+ * the whole buffer without). vals[i] and has[i] (false = the element holds no data yet,
+ * shown "."); *len elements, at most cap. Built from plan_build + trace_run every time. */
 int ex_holds_expected(const struct lesson_exercise *ex, float *vals, bool *has, size_t cap,
                       size_t *len, char *err, size_t errlen);
 

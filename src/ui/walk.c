@@ -102,11 +102,10 @@ static void walk_collect_one(struct walk_ans *a, const struct lesson_exercise *e
         size_t len = 0;
         char err[200];
         if (ex_holds_expected(e, v, has, ARRAY_LEN(v), &len, err, sizeof err) != CV_OK) return;
-        size_t lo = e->slots ? (size_t)e->slot_lo : 0;
-        size_t hi = e->slots ? (size_t)e->slot_hi : len - 1;
+        /* the asked slots only, from v[0] (exercise.h): slot lo is v[0] */
         size_t data = 0;
-        a->lo = lo;
-        for (size_t i = lo; i <= hi && i < len && a->nvals < WALK_VALS; i++) {
+        a->lo = e->slots ? (size_t)e->slot_lo : 0;
+        for (size_t i = 0; i < len && a->nvals < WALK_VALS; i++) {
             a->vals[a->nvals++] = has[i] ? v[i] : NAN;
             data += has[i];
         }

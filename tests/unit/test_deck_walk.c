@@ -34,7 +34,11 @@ static const long cut_ceiling[2][3] = {{0, 0, 0}, {0, 0, 0}};
  * revealed lesson 13's "60 64 68 72" (the same question asked twice: lesson 13's problem 2
  * has inputs of its own now, and lesson check --strict fails the repeat), and four were
  * no answers: a ratio's 32 (32x) read in a bare "32" (a row count, a box value), lesson
- * 08's scene size "64 MiB" (a setting), lesson 01's given "20 ms" (its exercise's data). */
+ * 08's scene size "64 MiB" (a setting), lesson 01's given "20 ms" (its exercise's data).
+ * A holds exercise that asks slots (lesson 15's slots 8..13, lesson 13's slot 2) was read at
+ * the wrong slots by the walk and the mask alike (its values come from slot 0): the walk
+ * found nothing while lesson 15 slide 1 showed slide 2's answer at its end; read right, it
+ * found 4 places in the player at each size and 1 in the presenter, 0 once masked. */
 static void walk_all(enum walk_view view, const char *name)
 {
     long early = 0, cuts = 0, free_cuts = 0, dead = 0;
@@ -92,9 +96,11 @@ static void test_presenter(void **state)
 /* Lessons nobody shipped keep the invariants by construction: a teacher's two lessons
  * (tests/lesson/walk/ok) where an earlier slide's scene (another collective) shows a later
  * holds exercise's values (in one box, or one a box mid-way through an all-reduce) and the
- * first lesson's napkin page shows the second lesson's answer (419 GB/s) walk clean: the box is
- * hidden, the second lesson asks with a variant's numbers. The same lesson with narration that
- * states the answer (leak) is found: text is never masked, lesson check --strict refuses it. */
+ * first lesson's napkin page shows the second lesson's answer (419 GB/s), and the slide before
+ * a holds exercise on asked slots (8..13 of an all-to-all-v) shows its scene, walk clean: the
+ * box is hidden, the second lesson asks with a variant's numbers. The same lesson with
+ * narration that states the answer (leak) is found: text is never masked, lesson check --strict
+ * refuses it. */
 static void test_teacher_lessons(void **state)
 {
     (void)state;

@@ -192,6 +192,19 @@ static const struct predict_want *predict_want_of(const struct lesson_exercise *
     w->slot_hi = e->slot_hi;
     char err[200];
     w->ok = ex_holds_expected(e, w->v, w->has, PREDICT_BOX, &w->len, err, sizeof err) == CV_OK;
+    /* ex_holds_expected gives the asked slots from v[0]: here they stand in their slots
+     * (v[lo..hi], nothing before), as the boxes hold them */
+    size_t lo = e->slots ? (size_t)e->slot_lo : 0;
+    if (w->ok && lo > 0) {
+        if (lo + w->len > PREDICT_BOX) {
+            w->ok = false;
+            return w;
+        }
+        memmove(w->v + lo, w->v, w->len * sizeof w->v[0]);
+        memmove(w->has + lo, w->has, w->len * sizeof w->has[0]);
+        memset(w->has, 0, lo * sizeof w->has[0]);
+        w->len += lo;
+    }
     return w;
 }
 
@@ -204,6 +217,18 @@ static bool predict_box_at(const struct trace *t, size_t s, int r, const struct 
     for (size_t i = lo; i <= hi; i++)
         if (!w->has[i] != !gm[i + o] || (w->has[i] && got[i + o] != w->v[i])) return false;
     return true;
+}
+
+/* One asked value (an asked slot past the end of a box of one: another collective's
+ * output, the reduce-scatter's component): the first step at which rank r's box of one
+ * holds it, or -1 (never, or some rank's input holds it: a slide gives its inputs). */
+static long predict_one_from(const struct trace *t, int r, float v)
+{
+    for (int q = 0; q < t->plan->nranks; q++)
+        if (trace_mask(t, 0, q)[0] && trace_buf(t, 0, q)[0] == v) return -1;
+    for (size_t s = 0; s < t->nsnap; s++)
+        if (trace_mask(t, s, r)[0] && trace_buf(t, s, r)[0] == v) return (long)s;
+    return -1;
 }
 
 /* The first step from which rank r's box in the scene shown holds what holds exercise e
@@ -223,6 +248,8 @@ static long predict_values_from(const struct app *a, const struct lesson_exercis
     if (!w->ok || w->len == 0 || L == 0 || L > PREDICT_BOX) return -1;
     size_t lo = e->slots ? (size_t)e->slot_lo : 0,
            hi = e->slots ? (size_t)e->slot_hi : w->len - 1;
+    if (lo == hi && lo < w->len && w->has[lo] && min_data <= 1 && L == 1)
+        return predict_one_from(t, r, w->v[lo]);
     if (hi >= L || hi >= w->len || lo > hi) return -1;
     size_t data = 0;
     for (size_t i = lo; i <= hi; i++)
@@ -312,7 +339,8 @@ static void predict_partial(struct app *a, const struct lesson_exercise *e, long
     if (!t || !t->plan || t->nsnap == 0 || at < 0) return;
     const struct predict_want *w = predict_want_of(e);
     size_t L = t->plan->work_len;
-    if (!w->ok || w->len != L || L == 0 || L > PREDICT_BOX) return;
+    /* the own scene's box: as long, or (asked slots) reaching at most to its end */
+    if (!w->ok || (e->slots ? w->len > L : w->len != L) || L == 0 || L > PREDICT_BOX) return;
     size_t lo = e->slots ? (size_t)e->slot_lo : 0, hi = e->slots ? (size_t)e->slot_hi : L - 1;
     if (hi >= L || lo > hi) return;
     int W = t->plan->nranks < CV_MAX_RANKS ? t->plan->nranks : CV_MAX_RANKS;
