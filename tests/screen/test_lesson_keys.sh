@@ -116,4 +116,13 @@ tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit"
 tm_cleanup
 
-echo "ok: lesson player: every scene key a slide asks for works; 0/Backspace restore; help"
+# Esc in a lesson opened by its number (not from the list) goes to the list, as the help's
+# "Esc close help / backends / a lesson" says; q there quits
+start 04
+tm_keys Escape
+tm_wait "collviz lessons" 5 || fail "Esc in a lesson opened by name did not go to the list"
+tm_keys q
+tm_wait "EXITED:0" 10 || fail "q in the list did not quit"
+tm_cleanup
+
+echo "ok: lesson player: every scene key a slide asks for works; 0/Backspace restore; help; Esc to the list"

@@ -220,6 +220,13 @@ static void lesson_ui_scene_action(struct app *a, enum ui_action act)
     }
 }
 
+/* Is the lesson shown one of the list's (opened from the list, or by its id or number):
+ * Esc goes back to the list from it. */
+static bool lesson_ui_in_set(const struct lesson_ui *u)
+{
+    return u->L && u->set.n && u->L >= u->set.v && u->L < u->set.v + u->set.n;
+}
+
 /* n and p: the next or previous slide; n on the last one shows the lesson's end page,
  * p there goes back to the last slide. */
 static void lesson_ui_move(struct app *a, struct lesson_ui *u, bool next)
@@ -227,7 +234,7 @@ static void lesson_ui_move(struct app *a, struct lesson_ui *u, bool next)
     if (next) {
         if (u->slide + 1 >= u->L->nslides && u->at_end) {
             snprintf(a->msg, sizeof a->msg, "the end of the lesson%s",
-                     u->from_list ? " (Esc: the list of lessons)" : "");
+                     lesson_ui_in_set(u) ? " (Esc: the list of lessons)" : "");
         } else if (u->slide + 1 >= u->L->nslides) {
             u->at_end = true; /* the summary and the exercises missed */
             u->scroll = 0;
@@ -275,6 +282,18 @@ static void lesson_ui_to_list(struct app *a, struct lesson_ui *u)
     u->L = NULL;
     u->editing = false;
     a->playing = false;
+}
+
+/* Esc: the glossary closed; else the lesson left for the list (opened by its id or
+ * number too: the list is there); a lesson opened as a file has none. */
+static void lesson_ui_close(struct app *a, struct lesson_ui *u)
+{
+    if (u->glossary)
+        lesson_ui_glossary(u); /* closes it */
+    else if (lesson_ui_in_set(u))
+        lesson_ui_to_list(a, u);
+    else
+        snprintf(a->msg, sizeof a->msg, "a lesson opened as a file has no list: q quits");
 }
 
 bool lesson_ui_key_works(const void *ctx, enum ui_action act, const char **label)
@@ -400,11 +419,7 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
         return true;
     case ACT_CLOSE:
         if (a->help || a->hw_open) return false;
-        if (u->glossary) {
-            lesson_ui_glossary(u); /* closes it */
-        } else if (u->from_list) {
-            lesson_ui_to_list(a, u);
-        }
+        lesson_ui_close(a, u);
         return true;
     case ACT_SCENE_ALONE:
     case ACT_SCENE_RESET:
