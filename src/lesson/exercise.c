@@ -1226,6 +1226,18 @@ static void slips_all(const struct lesson_exercise *ex, const struct ex_variant 
     slips_factor(ex, v, want, got, S);
 }
 
+/* Two diagnoses of one value as one sentence: "a; or b", a's closing "?" or "." dropped,
+ * b's first word lowercased ("Exactly half" -> "exactly half"; "W = 4" stays). */
+static void slip_join(char *msg, size_t n, const char *a, const char *b)
+{
+    size_t la = strlen(a);
+    while (la > 0 && (a[la - 1] == '?' || a[la - 1] == '.'))
+        la--;
+    bool lower = isupper((unsigned char)b[0]) && islower((unsigned char)b[1]);
+    snprintf(msg, n, "%.*s; or %c%s", (int)la, a, lower ? tolower((unsigned char)b[0]) : b[0],
+             b[0] ? b + 1 : "");
+}
+
 /* The slip a wrong number got is: among the slips whose value lies within tol (relative)
  * of got, the nearest; of slips equally near, the most specific; a second slip with the
  * same value is said too ("...; or that leaves out ..."). False when none lies within
@@ -1273,8 +1285,7 @@ static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_vari
         snprintf(g->diagnosis, sizeof g->diagnosis, "%s", best->code);
         g->slip = best->value;
         if (also && strcmp(also->msg, best->msg) != 0)
-            snprintf(msg, n, "%s; or %c%s", best->msg,
-                     strncmp(also->msg, "That ", 5) == 0 ? 't' : also->msg[0], also->msg + 1);
+            slip_join(msg, n, best->msg, also->msg);
         else
             snprintf(msg, n, "%s", best->msg);
     }

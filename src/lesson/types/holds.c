@@ -327,8 +327,8 @@ static int grade(const struct lesson_exercise *ex, const struct ex_variant *v, c
                      "you typed %zu",
                      n, ex->slot_lo, ex->slot_hi, k);
         else
-            snprintf(g->msg, sizeof g->msg, "rank %d holds %zu elements; you typed %zu",
-                     ex->rank, n, k);
+            snprintf(g->msg, sizeof g->msg, "rank %d holds %zu element%s; you typed %zu",
+                     ex->rank, n, n == 1 ? "" : "s", k);
         return CV_OK;
     }
     if (differ == 0) {
