@@ -151,10 +151,11 @@ size_t deck_named_steps(const char *text, long nsteps, long *out, size_t max)
         bool word = s == text || !isalnum((unsigned char)s[-1]);
         long x;
         const char *e;
-        const char *q = s + 5;
-        while (*q == '*' || *q == '`')
+        bool step = word && named_word(s, "step ");
+        const char *q = step ? s + 5 : s;
+        while (step && (*q == '*' || *q == '`'))
             q++; /* "step **3**" */
-        if (word && named_word(s, "step ") && named_num(q, &x, &e)) {
+        if (step && named_num(q, &x, &e)) {
             v[n++] = x; /* "step 3", "after step 3" */
             continue;
         }
