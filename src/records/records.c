@@ -2826,6 +2826,21 @@ static void finish_comms(struct rec_log *L)
     }
 }
 
+/* NCCL lines were read, but none of them names a rank, a ring or a link (bootstrap and
+ * plugin lines only): said, with the hosts that printed them, never "no NCCL lines". */
+static void no_topology(struct rec_log *L)
+{
+    int n = L->nhostnames;
+    char names[160] = "";
+    size_t k = 0;
+    for (int i = 0; i < n && i < 8 && k < sizeof names; i++)
+        k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", i ? ", " : "",
+                              L->hostnames[i]);
+    if (k >= sizeof names) names[sizeof names - 1] = '\0';
+    rec_warn(L, "NCCL lines, but none that show ranks, rings or links (hosts: %s%s)",
+             n ? names : "none named", n > 8 ? ", ..." : "");
+}
+
 void rec_finish(struct rec_log *L)
 {
     for (int i = 0; i < L->nlinks; i++)
@@ -2882,6 +2897,7 @@ void rec_finish(struct rec_log *L)
     else if (nccl && !ring_lines && L->nccl_lines)
         rec_warn(L, "no ring lines (rank 0 prints \"Channel 00/.. :  0 1 ...\" with "
                     "NCCL_DEBUG=INFO)");
+    if (L->lines == 0 && L->nccl_lines) no_topology(L);
     if (L->commsizes_differ)
         rec_warn(L, "several communicators of different sizes: the largest (%d ranks) is shown",
                  L->nranks);
