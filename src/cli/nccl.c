@@ -964,7 +964,7 @@ int cli_nccl_main(int argc, char **argv)
         rec_free(L);
         return 2;
     }
-    if (L->lines == 0) {
+    if (L->lines == 0 && !L->nccl_lines) {
         if (unopened < argc - optind)
             cv_eprintf("collviz: nccl: nothing could be read: no NCCL or nccl-tests lines\n");
         rec_free(L);
