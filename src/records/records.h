@@ -116,6 +116,7 @@ struct rec_test {
     char collective[32]; /* "all_reduce" ("" unknown) */
     char type[16], redop[16];
     bool old_header; /* "error" column (largest error), not "#wrong" */
+    bool one_rank;   /* busbw 0 on every row with an algbw: each process ran alone */
     struct rec_row *rows;
     int nrows;
     double avg_busbw; /* "# Avg bus bandwidth", NAN when absent */
@@ -155,6 +156,7 @@ enum rec_wcode {
     REC_W_RANK_TWICE,   /* two processes claim one rank in a list of devices */
     REC_W_PLACEHOLDER,  /* a host name put in by hand ("<cluster_name>") */
     REC_W_JOINED,       /* several lines on one (a web page's copy): split and read */
+    REC_W_COLL_CONTRA,  /* a table's reduction under a collective that reduces nothing */
     REC_W_N
 };
 const char *rec_wcode_name(enum rec_wcode c);
