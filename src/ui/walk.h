@@ -39,7 +39,8 @@
  * the presenter's pages and steps, before and after each press of `r` (each exercise's
  * answer revealed to the room: a revealed answer is no early answer, and is never cut). No
  * backend runs and nothing is measured: the panel shows what it shows before any
- * measurement. Used by tests/unit/test_deck_walk.c (make test) to keep both at zero. */
+ * measurement (the parallelism panel's napkin lines and what a rank holds, model figures
+ * that need no run). Used by tests/unit/test_deck_walk.c (make test) to keep both at zero. */
 #ifndef COLLVIZ_UI_WALK_H
 #define COLLVIZ_UI_WALK_H
 
