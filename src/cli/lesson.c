@@ -237,7 +237,8 @@ static char *block_text(const struct lesson_block *B)
 static bool choice_in_text(const struct lesson_exercise *y, const char *text, char *found,
                            size_t n)
 {
-    if (y->type != LEX_CHOICE || y->correct < 1 || (size_t)y->correct > y->noptions)
+    if (ex_answer_form(y) != EX_ANSWER_OPTION || y->correct < 1 ||
+        (size_t)y->correct > y->noptions)
         return false;
     const char *opt = y->options[y->correct - 1];
     size_t ol = strlen(opt);
@@ -383,7 +384,7 @@ static void check_later_lessons(const struct lesson_set *set, struct lesson_erro
                 for (size_t k = 0; k < set->v[j].slides[s].nex; k++) {
                     const struct lesson_exercise *y = &set->v[j].slides[s].ex[k];
                     if (!ex_answer_distinct(y)) continue;
-                    bool num = y->type == LEX_NUMBER;
+                    bool num = ex_answer_form(y) == EX_ANSWER_NUMBER;
                     char found[80], msg[800];
                     for (size_t t = 0; t < L->nslides; t++) {
                         const struct lesson_slide *T = &L->slides[t];
@@ -429,7 +430,7 @@ static void check_choices_told(const struct lesson *L, struct lesson_errors *war
     for (size_t s = 0; s < L->nslides; s++)
         for (size_t e = 0; e < L->slides[s].nex; e++) {
             const struct lesson_exercise *x = &L->slides[s].ex[e];
-            if (x->type != LEX_CHOICE) continue;
+            if (ex_answer_form(x) != EX_ANSWER_OPTION) continue;
             for (size_t t = 0; t <= s; t++) {
                 const struct lesson_slide *T = &L->slides[t];
                 char found[80] = "", msg[800];
@@ -519,7 +520,7 @@ static void check_option_whys(const struct lesson *L, struct lesson_errors *warn
     for (size_t s = 0; s < L->nslides; s++)
         for (size_t i = 0; i < L->slides[s].nex; i++) {
             const struct lesson_exercise *x = &L->slides[s].ex[i];
-            if (x->type != LEX_CHOICE) continue;
+            if (!ex_type_has_key((int)x->type, "option")) continue; /* a type with options */
             for (size_t k = 0; k < x->noptions; k++) {
                 if ((int)k + 1 == x->correct || (x->option_why && x->option_why[k])) continue;
                 char msg[700];
@@ -666,75 +667,7 @@ static cJSON *exercise_json(const struct lesson_exercise *e)
     char *prompt = ex_prompt(e, NULL); /* whole: never cut */
     cJSON_AddStringToObject(x, "prompt", prompt);
     free(prompt);
-    if (e->type == LEX_NUMBER) {
-        cJSON *ps = cJSON_AddArrayToObject(x, "params");
-        for (size_t i = 0; i < e->nparams; i++) {
-            const struct lesson_param *p = &e->params[i];
-            cJSON *pj = cJSON_CreateObject();
-            cJSON_AddStringToObject(pj, "name", p->name);
-            cJSON_AddNumberToObject(pj, "value", p->value);
-            if (p->ranged) {
-                cJSON_AddNumberToObject(pj, "lo", p->lo);
-                cJSON_AddNumberToObject(pj, "hi", p->hi);
-            }
-            cJSON_AddBoolToObject(pj, "integer", p->integer);
-            if (p->step > 0) cJSON_AddNumberToObject(pj, "step", p->step);
-            if (p->nchoices) {
-                cJSON *cs = cJSON_AddArrayToObject(pj, "choices");
-                for (size_t k = 0; k < p->nchoices; k++)
-                    cJSON_AddItemToArray(cs, cJSON_CreateNumber(p->choices[k]));
-            }
-            cJSON_AddItemToArray(ps, pj);
-        }
-        cJSON *ws = cJSON_AddArrayToObject(x, "where");
-        for (size_t i = 0; i < e->nwhere; i++)
-            cJSON_AddItemToArray(ws, cJSON_CreateString(e->where[i]));
-        cJSON *wr = cJSON_AddArrayToObject(x, "wrong");
-        for (size_t i = 0; i < e->nwrong; i++) {
-            cJSON *wj = cJSON_CreateObject();
-            cJSON_AddStringToObject(wj, "value", e->wrong[i].formula);
-            cJSON_AddStringToObject(wj, "message", e->wrong[i].msg);
-            cJSON_AddItemToArray(wr, wj);
-        }
-        cJSON_AddBoolToObject(x, "integer", e->integer);
-        cJSON_AddStringToObject(x, "formula", e->formula);
-        cJSON_AddNumberToObject(x, "answer", e->answer);
-        cJSON_AddStringToObject(x, "units", e->units);
-        cJSON_AddNumberToObject(x, "tolerance", e->tolerance);
-        cJSON_AddBoolToObject(x, "variants", ex_has_variants(e));
-    } else if (e->type == LEX_CHOICE) {
-        cJSON *os = cJSON_AddArrayToObject(x, "options");
-        cJSON *why = cJSON_AddArrayToObject(x, "why");
-        for (size_t i = 0; i < e->noptions; i++) {
-            cJSON_AddItemToArray(os, cJSON_CreateString(e->options[i]));
-            cJSON_AddItemToArray(why, e->option_why[i] ? cJSON_CreateString(e->option_why[i])
-                                                       : cJSON_CreateNull());
-        }
-        cJSON_AddNumberToObject(x, "correct", e->correct);
-    } else if (e->type == LEX_HOLDS) {
-        cJSON_AddNumberToObject(x, "rank", e->rank);
-        if (e->step == SCENE_STEP_END)
-            cJSON_AddStringToObject(x, "step", "end");
-        else
-            cJSON_AddNumberToObject(x, "step", (double)e->step);
-        if (e->slots) {
-            cJSON *sl = cJSON_AddArrayToObject(x, "slots"); /* [first, last]: the asked part */
-            cJSON_AddItemToArray(sl, cJSON_CreateNumber(e->slot_lo));
-            cJSON_AddItemToArray(sl, cJSON_CreateNumber(e->slot_hi));
-        }
-        float vals[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
-        bool has[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
-        size_t n;
-        char err[200];
-        if (ex_holds_expected(e, vals, has, ARRAY_LEN(vals), &n, err, sizeof err) == CV_OK) {
-            cJSON *a = cJSON_AddArrayToObject(x, "answer");
-            for (size_t i = 0; i < n; i++)
-                cJSON_AddItemToArray(a,
-                                     has[i] ? cJSON_CreateNumber(vals[i]) : cJSON_CreateNull());
-        } else {
-            cJSON_AddStringToObject(x, "answer_error", err);
-        }
-    }
+    ex_type((int)e->type)->json(e, x); /* its own fields */
     add_texts(x, e, NULL);
     return x;
 }

@@ -1584,11 +1584,11 @@ static bool holds_values_scattered(const struct lesson_exercise *ex, const doubl
 bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char *found,
                        size_t n)
 {
-    if (!text || ex->type == LEX_CHOICE) return false;
+    if (!text || ex_answer_form(ex) == EX_ANSWER_OPTION) return false;
     struct text_num *t = xcalloc(TEXT_NUMS, sizeof *t);
-    size_t nt = text_numbers(text, ex->type == LEX_NUMBER, t, TEXT_NUMS);
+    size_t nt = text_numbers(text, ex_answer_form(ex) == EX_ANSWER_NUMBER, t, TEXT_NUMS);
     bool hit = false;
-    if (ex->type == LEX_NUMBER) {
+    if (ex_answer_form(ex) == EX_ANSWER_NUMBER) {
         enum ex_dim want_dim = DIM_NONE;
         double want_scale = 1;
         ex_unit_lookup(ex->units, &want_dim, &want_scale, NULL);
@@ -1626,7 +1626,7 @@ bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char 
                 found_copy(t[i].start, t[i].end, found, n);
             }
         }
-    } else if (ex->type == LEX_HOLDS) {
+    } else if (ex_answer_form(ex) == EX_ANSWER_VALUES) {
         float v[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
         bool has[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
         size_t len = 0, m = 0;
@@ -1653,8 +1653,8 @@ bool ex_answer_in_text(const struct lesson_exercise *ex, const char *text, char 
 
 bool ex_answer_distinct(const struct lesson_exercise *ex)
 {
-    if (ex->type == LEX_HOLDS) return true;
-    if (ex->type != LEX_NUMBER) return false;
+    if (ex_answer_form(ex) == EX_ANSWER_VALUES) return true;
+    if (ex_answer_form(ex) != EX_ANSWER_NUMBER) return false;
     bool whole = ex->answer == round(ex->answer);
     /* a ratio of any size is recognisable with its unit ("D/B = 8x"): the screens' masks
      * and the walk compare a ratio only with that unit */
@@ -1682,7 +1682,8 @@ static size_t holds_data(const struct lesson_exercise *ex, double *out, size_t c
 
 bool ex_holds_is_input_of(const struct lesson_exercise *ex, const struct scene *sc)
 {
-    if (ex->type != LEX_HOLDS || sc->screen != SCREEN_COLLECTIVES) return false;
+    if (ex_answer_form(ex) != EX_ANSWER_VALUES || sc->screen != SCREEN_COLLECTIVES)
+        return false;
     double want[SCENE_MAX_COUNT * CV_MAX_RANKS * 2], got[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
     size_t nw = holds_data(ex, want, ARRAY_LEN(want));
     if (nw == 0) return false;

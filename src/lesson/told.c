@@ -10,6 +10,7 @@
 
 #include "core/util.h"
 #include "lesson/exercise.h"
+#include "lesson/types/types.h"
 
 #define TOLD_WORD 32 /* bytes of one word, stemmed */
 #define TOLD_WORDS 64
@@ -333,7 +334,7 @@ static bool short_tail(const char *e)
 bool ex_choice_told(const struct lesson_exercise *ex, const char *text, bool title, char *found,
                     size_t n)
 {
-    if (!text || ex->type != LEX_CHOICE || ex->correct < 1 ||
+    if (!text || ex_answer_form(ex) != EX_ANSWER_OPTION || ex->correct < 1 ||
         (size_t)ex->correct > ex->noptions)
         return false;
     struct told_ex T;

@@ -47,7 +47,8 @@ const char *rec_wcode_name(enum rec_wcode c)
                                                "table_side_by_side",
                                                "rank_twice",
                                                "host_placeholder",
-                                               "joined"};
+                                               "joined",
+                                               "collective_contradiction"};
     return (unsigned)c < REC_W_N ? names[c] : "other";
 }
 
@@ -2826,6 +2827,74 @@ static void finish_comms(struct rec_log *L)
     }
 }
 
+/* ---- a table's collective against its own evidence ----------------------------------- */
+
+static bool word_in(const char *w, const char *const *set)
+{
+    for (; *set; set++)
+        if (strcmp(w, *set) == 0) return true;
+    return false;
+}
+
+/* busbw/algbw of test t's rows, where every row with an algbw to divide by (>= 1 GB/s) says
+ * the same (printed to 2 decimals: within 0.006 (1 + r) / algbw of the best row's r); -1
+ * where no row says it or rows disagree. */
+static double rows_ratio(const struct rec_test *t)
+{
+    double r = -1, best = 0;
+    for (int i = 0; i < t->nrows; i++)
+        if (t->rows[i].oop.algbw >= 1 && t->rows[i].oop.algbw > best &&
+            isfinite(t->rows[i].oop.busbw)) {
+            best = t->rows[i].oop.algbw;
+            r = t->rows[i].oop.busbw / best;
+        }
+    for (int i = 0; i < t->nrows && r >= 0; i++) {
+        const struct rec_meas *m[2] = {&t->rows[i].oop, &t->rows[i].ip};
+        for (int k = 0; k < 2; k++)
+            if (m[k]->algbw >= 1 && isfinite(m[k]->busbw) &&
+                fabs(m[k]->busbw / m[k]->algbw - r) > 0.006 * (1 + r) / m[k]->algbw)
+                return -1;
+    }
+    return r;
+}
+
+/* A redop column with a reduction (sum, prod, max, min, avg) under a collective that reduces
+ * nothing (a command line's X_perf names a file's first run; a lab's file can hold another
+ * run; sendrecv is not one: nccl-tests' sendrecv_perf prints each reduction it runs) is a
+ * contradiction: the rows' busbw/algbw names the collective where it can (a
+ * reduction's ratio above 1 is all_reduce's 2(n-1)/n, below 1 reduce_scatter's (n-1)/n;
+ * 1 is reduce's, or all_reduce's of 2 ranks), else the table's is not named. Warned either
+ * way. */
+static void tests_named(struct rec_log *L)
+{
+    static const char *const ops[] = {"sum", "prod", "max", "min", "avg", NULL};
+    /* (not sendrecv: nccl-tests' sendrecv_perf runs, and prints, each reduction) */
+    static const char *const plain[] = {"all_gather", "broadcast", "alltoall",
+                                        "gather",     "scatter",   NULL};
+    for (int i = 0; i < L->ntests; i++) {
+        struct rec_test *t = &L->tests[i];
+        if (!word_in(t->redop, ops) || !word_in(t->collective, plain)) continue;
+        double r = rows_ratio(t);
+        const char *c = r > 1.01 && r < 2   ? "all_reduce"
+                        : r > 0 && r < 0.99 ? "reduce_scatter"
+                                            : NULL;
+        double n = !c ? 0 : r > 1 ? 2 / (2 - r) : 1 / (1 - r);
+        char was[sizeof t->collective];
+        snprintf(was, sizeof was, "%s", t->collective);
+        snprintf(t->collective, sizeof t->collective, "%s", c ? c : "");
+        if (c)
+            rec_warn_c(L, REC_W_COLL_CONTRA,
+                       "table %d: redop %s, but %s reduces nothing: busbw/algbw %.3f = %s, "
+                       "n = %.0f: %s",
+                       i + 1, t->redop, was, r, r > 1 ? "2(n-1)/n" : "(n-1)/n", n, c);
+        else
+            rec_warn_c(
+                L, REC_W_COLL_CONTRA,
+                "table %d: redop %s, but %s reduces nothing: the collective is not named",
+                i + 1, t->redop, was);
+    }
+}
+
 void rec_finish(struct rec_log *L)
 {
     for (int i = 0; i < L->nlinks; i++)
@@ -2890,6 +2959,7 @@ void rec_finish(struct rec_log *L)
                    L->first_warn[0] ? L->first_warn : "no NCCL WARN line says why");
     if (L->first_warn[0]) rec_warn_c(L, REC_W_LIB_WARN, "NCCL WARN: %s", L->first_warn);
     warn_partial(L);
+    tests_named(L);
     finish_comms(L);
     rec_ctopo_build(L);
 }

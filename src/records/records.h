@@ -155,6 +155,7 @@ enum rec_wcode {
     REC_W_RANK_TWICE,   /* two processes claim one rank in a list of devices */
     REC_W_PLACEHOLDER,  /* a host name put in by hand ("<cluster_name>") */
     REC_W_JOINED,       /* several lines on one (a web page's copy): split and read */
+    REC_W_COLL_CONTRA,  /* a table's reduction under a collective that reduces nothing */
     REC_W_N
 };
 const char *rec_wcode_name(enum rec_wcode c);

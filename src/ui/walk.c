@@ -15,6 +15,7 @@
 #include "core/util.h"
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
+#include "lesson/types/types.h"
 #include "scene/par_sched.h"
 #include "scene/par_view.h"
 #include "ui/app.h"
@@ -96,7 +97,7 @@ static void walk_collect_one(struct walk_ans *a, const struct lesson_exercise *e
     a->e = e;
     a->slide = slide;
     a->k = k;
-    if (e->type == LEX_HOLDS) {
+    if (ex_answer_form(e) == EX_ANSWER_VALUES) {
         float v[WALK_VALS * 4];
         bool has[WALK_VALS * 4];
         size_t len = 0;
@@ -111,7 +112,8 @@ static void walk_collect_one(struct walk_ans *a, const struct lesson_exercise *e
             data += has[i];
         }
         a->single = data < 2; /* one value: only on its own slide, a box of one */
-    } else if (e->type == LEX_CHOICE && e->correct >= 1 && (size_t)e->correct <= e->noptions) {
+    } else if (ex_answer_form(e) == EX_ANSWER_OPTION && e->correct >= 1 &&
+               (size_t)e->correct <= e->noptions) {
         size_t o = 0;
         for (const char *p = e->options[e->correct - 1]; *p && o + 1 < sizeof a->choice; p++)
             if (*p != '`' && *p != '*') a->choice[o++] = *p;
@@ -736,8 +738,8 @@ static void walk_mark_later(struct walk *w)
                     const struct lesson_exercise *e = &w->set->v[l].slides[s].ex[k];
                     /* a small count or a fraction ("7 steps", "1/2") is on every other
                      * lesson's screens as something else: walk_distinct answers only */
-                    if (l <= w->lesson || e->type != LEX_NUMBER || !walk_distinct(e) ||
-                        w->seen_before[flat])
+                    if (l <= w->lesson || ex_answer_form(e) != EX_ANSWER_NUMBER ||
+                        !walk_distinct(e) || w->seen_before[flat])
                         continue;
                     for (int i = 0; i < f->n && !w->seen_before[flat]; i++)
                         w->seen_before[flat] = walk_num_hit(e, e->answer, f, i, true);
@@ -847,7 +849,7 @@ static void walk_check(struct walk *w, size_t slide)
         const struct lesson_exercise *e = a->e;
         for (int y = 0; y < w->nlines; y++) {
             const char *line = w->line[y];
-            if (e->type == LEX_NUMBER) {
+            if (ex_answer_form(e) == EX_ANSWER_NUMBER) {
                 if (a->slide == WALK_LATER && !walk_distinct(e)) break;
                 const struct walk_fig *f = walk_figs(w, y);
                 bool hit = false;
@@ -868,7 +870,7 @@ static void walk_check(struct walk *w, size_t slide)
                                slide, e->id, line);
                     break;
                 }
-            } else if (e->type == LEX_HOLDS && a->nvals >= 1 &&
+            } else if (ex_answer_form(e) == EX_ANSWER_VALUES && a->nvals >= 1 &&
                        (!a->single || a->slide == slide) && !walk_is_input(w, a)) {
                 if (walk_holds_in(line, a->vals, a->nvals) ||
                     walk_holds_wrapped(w, y, a->vals, a->nvals)) {
@@ -891,8 +893,8 @@ static void walk_check(struct walk *w, size_t slide)
                                slide, what, line);
                     break;
                 }
-            } else if (e->type == LEX_CHOICE && a->slide > slide && strchr(a->choice, '=') &&
-                       strstr(line, a->choice)) {
+            } else if (ex_answer_form(e) == EX_ANSWER_OPTION && a->slide > slide &&
+                       strchr(a->choice, '=') && strstr(line, a->choice)) {
                 walk_found(w, WALK_EARLY_CHOICE, slide, e->id, line);
                 break;
             }
@@ -1025,7 +1027,7 @@ static void walk_stray_keys(struct walk *w, struct app *a, struct lesson_ui *u, 
     bool holds = false;
     for (size_t s = k; s < u->L->nslides && !holds; s++)
         for (size_t e = 0; e < u->L->slides[s].nex && !holds; e++)
-            holds = u->L->slides[s].ex[e].type == LEX_HOLDS;
+            holds = ex_answer_form(&u->L->slides[s].ex[e]) == EX_ANSWER_VALUES;
     if (!holds || !u->scene_ok) return;
     static const char keys[] = "12345678a+-orcCigO";
     struct lesson_layout lay;

@@ -281,6 +281,9 @@ PRINTER = re.compile(r"([\w.-]+):\d+:\d+ \[\d+\] NCCL INFO (?:Channel \d+(?:/\d+
 RING_ORDER = re.compile(r"NCCL INFO +(Ring|Channel) \d+(/\d+)? ?: *\d+( +\d+)+ *$", re.M)
 # a size stated: the title's "N ranks", a communicator's ", N ranks on", the job's "N
 # communicators of N ranks", the fit's "plan on N ranks", a warning's "(of N)"
+REDUCTIONS = ("sum", "prod", "max", "min", "avg")
+# (not sendrecv: nccl-tests' sendrecv_perf runs each reduction and prints its name)
+REDUCE_NOTHING = ("all_gather", "broadcast", "alltoall", "gather", "scatter")
 SIZE_SAID = re.compile(r"(at least )?\b(\d+) ranks?\b(?! only)|\(of (at least )?(\d+)\)")
 AT_LEAST = re.compile(r"communicator (\d+)[^:]*: the lines of \d+ ranks? only \(of at least (\d+)\)")
 
@@ -436,6 +439,13 @@ def text_promises(e, d, text_path, rec_path):
             elif least and len(tops) == 1 and n != max(tops):
                 bad.append("%r: at least %d, want %d (the largest rank seen + 1)"
                            % (line, n, max(tops)))
+    # a table's collective agrees with its redop: a reduction (sum, prod, max, min, avg)
+    # under a collective that reduces nothing is a contradiction the reader must resolve
+    # from the rows' busbw/algbw or leave unnamed, and say so
+    for i, t in enumerate(d.get("tests") or []):
+        if isinstance(t, dict) and t.get("redop") in REDUCTIONS and t.get("collective") in REDUCE_NOTHING:
+            bad.append("table %d: redop %s under %s, a collective that reduces nothing"
+                       % (i + 1, t.get("redop"), t.get("collective")))
     bad += warnings_agree(d, rec_path, msgs)
     bad += joined_read(d, rec_path, codes_of(d))
     # a connection through NCCL's network transport ("via NET/...") is never of an unknown

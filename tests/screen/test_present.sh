@@ -149,15 +149,17 @@ tm_screen | grep -qF "$paused" || fail "--auto went on after a key (was at $paus
 tm_keys a
 tm_wait_gone "$paused" 4 || fail "a did not resume --auto"
 
-# A scene with autoplay steps on its own, and stops at its last step.
-printf '# Auto\n\nIt moves.\n\n```scene\ncollective: all_gather\nautoplay: 0.5\n```\n' >"$xdg/01-auto.md"
+# A scene with autoplay steps on its own, and stops at its last step. Two seconds a step:
+# a loaded machine's look at the screen can take most of half a second, and step 0 must be
+# on screen long enough to be seen.
+printf '# Auto\n\nIt moves.\n\n```scene\ncollective: all_gather\nautoplay: 2\n```\n' >"$xdg/01-auto.md"
 tm_cleanup
 rm -rf "$xdg/state" # each run starts at slide 1, not where the last one was
 tm_start 120 40 "--present $xdg/01-auto.md --backend cpu --no-measure" "XDG_RUNTIME_DIR=$xdg" "XDG_STATE_HOME=$xdg/state"
 at "slide 1/1 · step 0/3"
-tm_wait "step 1/3" 3 || fail "autoplay did not step"
-tm_wait "step 3/3" 4 || fail "autoplay did not reach the last step"
-sleep 1
+tm_wait "step 1/3" 8 || fail "autoplay did not step"
+tm_wait "step 3/3" 12 || fail "autoplay did not reach the last step"
+sleep 2.5
 tm_screen | grep -qF "step 3/3" || fail "autoplay went past the end"
 
 # A backend that cannot run here: the panel gives the reason and the talk goes on (where

@@ -878,8 +878,9 @@ static void test_answer_in_text(void **state)
 }
 
 /* The table of exercise types (lesson/types/) is whole: every type has its name, its
- * operations and its keys; its keys are keys the parser knows and lets that type have; the
- * keys it must have are among them; the names are distinct. */
+ * operations (none left NULL), the form of its answer and its keys; its keys are keys the
+ * parser knows and lets that type have; the keys it must have are among them; the names are
+ * distinct. */
 static void test_type_table(void **state)
 {
     (void)state;
@@ -891,6 +892,8 @@ static void test_type_table(void **state)
         assert_non_null(o->grade);
         assert_non_null(o->answer);
         assert_non_null(o->how);
+        assert_non_null(o->json);
+        assert_int_not_equal(o->form, EX_ANSWER_UNSET); /* the early-answer checks read it */
         assert_non_null(o->keys);
         assert_non_null(o->required);
         for (int u = 0; u < t; u++)

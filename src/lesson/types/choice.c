@@ -1,5 +1,6 @@
 /* choice.c - the choice exercise: options, one of them right (`option:`, `correct:`);
  * answered with the option's number. */
+#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,6 +59,18 @@ static void how(const struct lesson_exercise *e, const struct ex_variant *v, cha
     snprintf(buf, n, "answer with the option's number");
 }
 
+static void json(const struct lesson_exercise *e, struct cJSON *x)
+{
+    cJSON *os = cJSON_AddArrayToObject(x, "options");
+    cJSON *why = cJSON_AddArrayToObject(x, "why");
+    for (size_t i = 0; i < e->noptions; i++) {
+        cJSON_AddItemToArray(os, cJSON_CreateString(e->options[i]));
+        cJSON_AddItemToArray(why, e->option_why[i] ? cJSON_CreateString(e->option_why[i])
+                                                   : cJSON_CreateNull());
+    }
+    cJSON_AddNumberToObject(x, "correct", e->correct);
+}
+
 const struct exercise_type_ops ex_type_choice = {
     .name = "choice",
     .keys = "option correct",
@@ -65,6 +78,8 @@ const struct exercise_type_ops ex_type_choice = {
     .grade = grade,
     .answer = answer,
     .how = how,
+    .json = json,
+    .form = EX_ANSWER_OPTION,
     .lists_options = true,
     .paper_space = 0,
 };

@@ -3,6 +3,7 @@
  * computed by running the scene (ex_holds_expected, exercise.c). A wrong answer is named
  * by running the scene again with one thing changed (another rank, another step, the
  * input, another op, a phase missing) and finding the values typed among those. */
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -387,6 +388,31 @@ static void how(const struct lesson_exercise *e, const struct ex_variant *v, cha
     snprintf(buf, n, "answer with the values, separated by spaces (. for an empty element)");
 }
 
+static void json(const struct lesson_exercise *e, struct cJSON *x)
+{
+    cJSON_AddNumberToObject(x, "rank", e->rank);
+    if (e->step == SCENE_STEP_END)
+        cJSON_AddStringToObject(x, "step", "end");
+    else
+        cJSON_AddNumberToObject(x, "step", (double)e->step);
+    if (e->slots) {
+        cJSON *sl = cJSON_AddArrayToObject(x, "slots"); /* [first, last]: the asked part */
+        cJSON_AddItemToArray(sl, cJSON_CreateNumber(e->slot_lo));
+        cJSON_AddItemToArray(sl, cJSON_CreateNumber(e->slot_hi));
+    }
+    float vals[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    bool has[SCENE_MAX_COUNT * CV_MAX_RANKS * 2];
+    size_t n;
+    char err[200];
+    if (ex_holds_expected(e, vals, has, ARRAY_LEN(vals), &n, err, sizeof err) == CV_OK) {
+        cJSON *a = cJSON_AddArrayToObject(x, "answer");
+        for (size_t i = 0; i < n; i++)
+            cJSON_AddItemToArray(a, has[i] ? cJSON_CreateNumber(vals[i]) : cJSON_CreateNull());
+    } else {
+        cJSON_AddStringToObject(x, "answer_error", err);
+    }
+}
+
 const struct exercise_type_ops ex_type_holds = {
     .name = "holds",
     .keys = "rank step slots",
@@ -394,6 +420,8 @@ const struct exercise_type_ops ex_type_holds = {
     .grade = grade,
     .answer = answer,
     .how = how,
+    .json = json,
+    .form = EX_ANSWER_VALUES,
     .lists_options = false,
     .paper_space = 46,
 };

@@ -34,12 +34,19 @@ static void answer_none(const struct lesson_exercise *ex, const struct ex_varian
     text_none(ex, v, buf, n);
 }
 
+static void json_none(const struct lesson_exercise *ex, struct cJSON *x)
+{
+    (void)ex;
+    (void)x;
+}
+
 static const struct exercise_type_ops ex_type_unknown = {.name = "?",
                                                          .keys = "",
                                                          .required = "",
                                                          .grade = grade_unknown,
                                                          .answer = answer_none,
-                                                         .how = text_none};
+                                                         .how = text_none,
+                                                         .json = json_none};
 
 #define EX_TYPE_ROW(e, nm, ops) [e] = &ops,
 static const struct exercise_type_ops *const table[LEX_TYPE_COUNT] = {EX_TYPES(EX_TYPE_ROW)};
@@ -48,6 +55,11 @@ static const struct exercise_type_ops *const table[LEX_TYPE_COUNT] = {EX_TYPES(E
 const struct exercise_type_ops *ex_type(int t)
 {
     return t >= 0 && t < LEX_TYPE_COUNT ? table[t] : &ex_type_unknown;
+}
+
+enum ex_answer_form ex_answer_form(const struct lesson_exercise *ex)
+{
+    return ex_type((int)ex->type)->form;
 }
 
 const char *lesson_ex_type_name(enum lesson_ex_type t)

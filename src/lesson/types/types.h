@@ -21,6 +21,19 @@
 struct lesson_exercise;
 struct ex_variant;
 struct ex_grade;
+struct cJSON;
+
+/* How a type's answer can show before it is asked, on a screen or in a lesson's text: what
+ * the checks that it does not look for (the deck walk's answers shown early, `lesson
+ * check`'s answers told in narration, titles and solutions, predict first's hiding). Every
+ * type has one (test_type_table: none is EX_ANSWER_UNSET), so a new type is checked as the
+ * type whose answer looks like its own. */
+enum ex_answer_form {
+    EX_ANSWER_UNSET,  /* no type: test_type_table fails */
+    EX_ANSWER_NUMBER, /* a number and its unit: answer, units, tolerance (the number type) */
+    EX_ANSWER_VALUES, /* what a box holds: ex_holds_expected (rank, step, slots: holds) */
+    EX_ANSWER_OPTION, /* the words of the right option: options[correct - 1] (choice) */
+};
 
 /* Writes a number of an answer: ex_format_number on screens, paper_text_number on paper. */
 typedef void ex_number_fmt(double x, char *buf, size_t n);
@@ -43,8 +56,12 @@ struct exercise_type_ops {
     /* The line under the prompt that says how to answer (the player's). */
     void (*how)(const struct lesson_exercise *ex, const struct ex_variant *v, char *buf,
                 size_t n);
-    bool lists_options; /* the prompt's lines: the options, numbered, under it */
-    double paper_space; /* points a PDF handout leaves to write the answer in (0: none) */
+    /* Its own fields in `lesson show --format json` (the type's keys, and its answer), added
+     * to x, which has id, type, line and prompt already. */
+    void (*json)(const struct lesson_exercise *ex, struct cJSON *x);
+    enum ex_answer_form form; /* how its answer looks (never EX_ANSWER_UNSET) */
+    bool lists_options;       /* the prompt's lines: the options, numbered, under it */
+    double paper_space;       /* points a PDF handout leaves to write the answer in (0: none) */
 };
 
 #define EX_TYPE_DECLARE(e, name, ops) extern const struct exercise_type_ops ops;
@@ -53,6 +70,9 @@ EX_TYPES(EX_TYPE_DECLARE)
 
 /* The ops of type t (never NULL: an unknown t gets ops whose grade refuses it). */
 const struct exercise_type_ops *ex_type(int t);
+
+/* How ex's answer looks (ex_type(ex->type)->form; EX_ANSWER_UNSET for an unknown type). */
+enum ex_answer_form ex_answer_form(const struct lesson_exercise *ex);
 
 /* Does type t's block have key (its keys), must it (required)? */
 bool ex_type_has_key(int t, const char *key);

@@ -13,6 +13,7 @@
 #include "core/util.h"
 #include "lesson/endpage.h"
 #include "lesson/glossary.h"
+#include "lesson/types/types.h"
 #include "core/vec.h"
 #include "ui/app.h"
 #include "ui/kit/draw.h"
@@ -412,10 +413,10 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
         ll_text(v, th->role[TH_WARN], width, lead, "        ", hint);
         free(hint);
     }
-    if (!(st->right || st->gave_up) && e->type == LEX_HOLDS && u->hid_box)
+    if (!(st->right || st->gave_up) && ex_answer_form(e) == EX_ANSWER_VALUES && u->hid_box)
         ll_text(v, th->role[TH_WARN], width, "", "",
                 "answer first: the asked box shows ? until you answer or give up");
-    if (!(st->right || st->gave_up) && e->type == LEX_NUMBER && u->hid_figures)
+    if (!(st->right || st->gave_up) && ex_answer_form(e) == EX_ANSWER_NUMBER && u->hid_figures)
         ll_text(v, th->role[TH_WARN], width, "", "",
                 "answer first: the scene shows ? for figures equal to the answer");
     if (u->editing) {

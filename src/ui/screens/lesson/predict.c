@@ -8,6 +8,7 @@
 #include "core/trace.h"
 #include "core/util.h"
 #include "lesson/exercise.h"
+#include "lesson/types/types.h"
 #include "ui/app.h"
 #include "ui/kit/draw.h"
 #include "ui/screens/screens.h"
@@ -109,11 +110,13 @@ static bool predict_hit(double v, double half, const char *unit, void *ctx)
         if (counter && (e->units[0] || !e->prompt ||
                         !strcasestr(e->prompt, unit[0] == 's' ? "step" : "message")))
             continue;
-        if (e->type == LEX_NUMBER && p->open[k] && predict_same(e, p->answer[k], v, half, unit))
+        if (ex_answer_form(e) == EX_ANSWER_NUMBER && p->open[k] &&
+            predict_same(e, p->answer[k], v, half, unit))
             return true;
     }
     for (size_t k = 0; k < p->nlater; k++)
-        if (p->later[k]->type == LEX_NUMBER && predict_figure_is(p->later[k], v, half, unit))
+        if (ex_answer_form(p->later[k]) == EX_ANSWER_NUMBER &&
+            predict_figure_is(p->later[k], v, half, unit))
             return true;
     return false;
 }
@@ -372,8 +375,9 @@ void predict_begin(struct app *a, struct predict *p)
     for (size_t k = 0; k < s->nex; k++) {
         const struct lesson_exercise *e = &s->ex[k];
         if (!p->open[k]) continue;
-        if (e->type == LEX_NUMBER) numbers = true;
-        if (e->type != LEX_HOLDS || e->rank < 0 || e->rank >= CV_MAX_RANKS) continue;
+        if (ex_answer_form(e) == EX_ANSWER_NUMBER) numbers = true;
+        if (ex_answer_form(e) != EX_ANSWER_VALUES || e->rank < 0 || e->rank >= CV_MAX_RANKS)
+            continue;
         if (!predict_own_scene(a, e)) {
             /* the student's own scene (a key changed it): wherever it shows the values */
             for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++)
@@ -394,8 +398,8 @@ void predict_begin(struct app *a, struct predict *p)
     }
     for (size_t k = 0; k < p->nlater; k++) {
         const struct lesson_exercise *e = p->later[k];
-        if (e->type == LEX_NUMBER) numbers = true;
-        if (e->type != LEX_HOLDS) continue;
+        if (ex_answer_form(e) == EX_ANSWER_NUMBER) numbers = true;
+        if (ex_answer_form(e) != EX_ANSWER_VALUES) continue;
         for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++)
             predict_hide(a, r, predict_values_from(a, e, r, 2));
         predict_spread(a, e);

@@ -419,14 +419,11 @@ static void topo_title(const struct app *a, struct rect r)
         if (S->nnodes > 0)
             cv_cat(size, sizeof size, k, " on %d node%s", S->nnodes, S->nnodes == 1 ? "" : "s");
     }
-    /* the file's name only where it fits: never a word cut at the edge */
+    /* whose record it is (this machine's, the emulation's, a job's) is never dropped: a
+     * title too wide ends after a whole word with an ellipsis, the file's name going first */
     char line[400];
-    for (int full = 1; full >= 0; full--) {
-        snprintf(line, sizeof line, " collviz%stopology%s%s%s%s%s", a->g->sep, a->g->sep, ver,
-                 size, full && L && TOPO(a)->rec_source[0] ? a->g->sep : "",
-                 full && L ? TOPO(a)->rec_source : "");
-        if (text_width(line) <= r.w) break;
-    }
+    snprintf(line, sizeof line, " collviz%stopology%s%s%s%s%s", a->g->sep, a->g->sep, ver, size,
+             L && TOPO(a)->rec_source[0] ? a->g->sep : "", L ? TOPO(a)->rec_source : "");
     draw_words(r.y, r.x, r.w, 1, t, line);
 }
 
