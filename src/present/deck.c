@@ -1,9 +1,11 @@
 /* deck.c - the clicker's moves through slides and steps (see deck.h). */
 #include "present/deck.h"
 
+#include <ctype.h>
 #include <curses.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* The next stop after step (-1: none); every step when there are no stops. */
 static long next_stop(const struct deck_slide *d, long step)
@@ -121,6 +123,58 @@ size_t deck_stops(const long *marks, size_t nmarks, const long *phase_ends, size
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (k == 0 || v[i] != out[k - 1]) out[k++] = v[i];
+    return k;
+}
+
+/* A number at *q (digits, not part of a longer number or a "3/3" ratio), into *v. */
+static bool named_num(const char *q, long *v, const char **end)
+{
+    if (*q < '0' || *q > '9') return false;
+    char *e;
+    long x = strtol(q, &e, 10);
+    if (*e == '/' || ((*e == '.' || *e == ',') && e[1] >= '0' && e[1] <= '9')) return false;
+    *v = x;
+    *end = e;
+    return true;
+}
+
+static bool named_word(const char *s, const char *w)
+{
+    return strncasecmp(s, w, strlen(w)) == 0;
+}
+
+size_t deck_named_steps(const char *text, long nsteps, long *out, size_t max)
+{
+    long v[DECK_STOPS_MAX];
+    size_t n = 0;
+    for (const char *s = text; s && *s && n < DECK_STOPS_MAX; s++) {
+        bool word = s == text || !isalnum((unsigned char)s[-1]);
+        long x;
+        const char *e;
+        bool step = word && named_word(s, "step ");
+        const char *q = step ? s + 5 : s;
+        while (step && (*q == '*' || *q == '`'))
+            q++; /* "step **3**" */
+        if (step && named_num(q, &x, &e)) {
+            v[n++] = x; /* "step 3", "after step 3" */
+            continue;
+        }
+        if (!word || !named_num(s, &x, &e)) continue;
+        /* "3 of its 6 steps", "3 of 6 steps" */
+        if (named_word(e, " of its "))
+            e += 8;
+        else if (named_word(e, " of "))
+            e += 4;
+        else
+            continue;
+        long m;
+        const char *f;
+        if (named_num(e, &m, &f) && named_word(f, " steps") && x <= m) v[n++] = x;
+    }
+    qsort(v, n, sizeof v[0], cmp_long);
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < max; i++)
+        if (v[i] >= 0 && v[i] <= nsteps && (k == 0 || v[i] != out[k - 1])) out[k++] = v[i];
     return k;
 }
 

@@ -652,9 +652,22 @@ static void dedup_suffix(char *s, struct rec_line *ln)
         }
 }
 
+/* A spliced line whose first header's text is empty (the second header starts at its
+ * message): that header is kept as the owner of a headerless next line. */
+static void keep_owner(const char *m, struct rec_line *ln)
+{
+    struct rec_line t = *ln;
+    if (ln->warn || ln->pid < 0 || !header(m, &t)) return;
+    ln->owner = true;
+    memcpy(ln->owner_host, ln->host, sizeof ln->owner_host);
+    ln->owner_pid = ln->pid;
+    ln->owner_tid = ln->tid;
+    ln->owner_dev = ln->dev;
+}
+
 void rec_line_split(char *line, struct rec_line *ln)
 {
-    ln->nccl = ln->warn = ln->placeholder = false;
+    ln->nccl = ln->warn = ln->placeholder = ln->owner = false;
     ln->host[0] = '\0';
     ln->pid = ln->tid = -1;
     ln->dev = -1;
@@ -680,6 +693,7 @@ void rec_line_split(char *line, struct rec_line *ln)
         for (const char *f = f0; f; f = strstr(f + 1, "NCCL "))
             if (strncmp(f, "NCCL INFO", 9) == 0 || strncmp(f, "NCCL WARN", 9) == 0) {
                 ln->spliced = true;
+                keep_owner(m, ln);
                 s = m; /* the last header in the rest is the line's data */
                 break;
             }
@@ -723,6 +737,12 @@ void rec_line_split(char *line, struct rec_line *ln)
             hb--;
         if (hb <= s || hb[-1] != ':') goto hostless;
         hb--;
+    }
+    if (hb > s && hb[-1] == '>') { /* a placeholder put in for the host: "<cluster_name>" */
+        const char *lt = hb - 1;
+        while (lt > s && lt[-1] != '<' && lt[-1] != ' ')
+            lt--;
+        if (lt > s && lt[-1] == '<') hb = lt - 1;
     }
     while (hb > s && host_char(hb[-1]))
         hb--;

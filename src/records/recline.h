@@ -87,6 +87,12 @@ struct rec_line {
     bool unreadable;  /* "NCCL INFO" after text that is no known prefix */
     bool glued;       /* the header's host runs on from that text ("166015g183") */
     bool placeholder; /* the header's host is a placeholder ("<cluster_name>"): no host */
+    /* spliced, and the first header had no text before the second: its text may follow on
+     * the next line, without a header ("A [1] NCCL INFO B [2] NCCL INFO ...\nRing 05 : ...") */
+    bool owner;
+    char owner_host[64];
+    long owner_pid, owner_tid;
+    int owner_dev;
     /* the header, when whole: */
     bool nccl; /* "... NCCL INFO " or "NCCL WARN " */
     bool warn;

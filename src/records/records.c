@@ -356,6 +356,14 @@ struct rec_ctx {
     int host_id;        /* -1 none */
     char last_host[64]; /* the last header's host name ("" none) */
     int last_host_id;   /* its id: a file's lines come from a few hosts, in runs */
+    /* headers of spliced lines whose text is still owed (struct rec_line's owner_*): a
+     * headerless line of NCCL's text is theirs */
+    struct rec_owner {
+        char host[64];
+        long pid, tid, line;
+        int dev;
+    } owners[8];
+    int nowners;
 };
 
 /* The file being read, between rec_parse_begin and rec_parse_end. */
@@ -2294,11 +2302,81 @@ static bool hashless_title(struct rec_log *L, const char *p)
     return true;
 }
 
+/* The start of an NCCL INFO message, in a line that has no header: NCCL's text whose
+ * header is elsewhere (a spliced line's) or was cut off. */
+static bool nccl_text(const char *p)
+{
+    static const char *const forms[] = {
+        "Trees [",        "comm 0x",   "Connected all ", "Connected NVLS",   "Bootstrap :",
+        "NET/",           "NCCL_",     "Init COMPLETE",  "Init START",       "Setting affinity",
+        "Using network ", "P2P Chunk", "NVLS multicast", "cudaDriverVersion"};
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+        if (starts(p, forms[i])) return true;
+    const char *q = NULL;
+    if (starts(p, "Ring ")) q = p + 5;
+    if (starts(p, "Channel ")) q = p + 8;
+    if (starts(p, "Tree ")) q = p + 5;
+    return q && isdigit((unsigned char)*q);
+}
+
+/* A spliced line whose first header had no text: that header's text is owed. */
+static void owe(struct rec_ctx *x, const struct rec_line *ln)
+{
+    if (!ln->nccl || !ln->owner) return;
+    int n = (int)(sizeof x->owners / sizeof *x->owners);
+    if (x->nowners == n) { /* the oldest is forgotten */
+        memmove(x->owners, x->owners + 1, (size_t)(n - 1) * sizeof *x->owners);
+        x->nowners--;
+    }
+    struct rec_owner *o = &x->owners[x->nowners++];
+    memcpy(o->host, ln->owner_host, sizeof o->host);
+    o->pid = ln->owner_pid;
+    o->tid = ln->owner_tid;
+    o->dev = ln->owner_dev;
+    o->line = x->line;
+}
+
+/* A line with no header that holds NCCL's text is read as the text a spliced line's first
+ * header owes: right after that line, its header's; else the one header still owing text.
+ * Said either way; with no such header (or several), it is not read, and said. */
+static void headerless(struct rec_ctx *x, struct rec_line *ln)
+{
+    struct rec_log *L = x->L;
+    const char *p = skip_sp(ln->body);
+    if (ln->nccl || !nccl_text(p)) return;
+    int k = -1;
+    if (x->nowners > 0 && x->owners[x->nowners - 1].line == x->line - 1)
+        k = x->nowners - 1;
+    else if (x->nowners == 1)
+        k = 0;
+    if (k < 0) {
+        rec_warn_c(L, REC_W_CUT, "%s:%ld: NCCL's text without its header: not read", x->name,
+                   x->line);
+        return;
+    }
+    struct rec_owner o = x->owners[k];
+    memmove(x->owners + k, x->owners + k + 1, (size_t)(x->nowners - k - 1) * sizeof o);
+    x->nowners--;
+    rec_warn_c(L, REC_W_SPLICED,
+               "%s:%ld: NCCL's text without its header: read as that of line %ld's first "
+               "header (%s%spid %ld), spliced there without its text",
+               x->name, x->line, o.line, o.host, o.host[0] ? " " : "", o.pid);
+    ln->nccl = true;
+    ln->warn = ln->glued = false;
+    memcpy(ln->host, o.host, sizeof ln->host);
+    ln->pid = o.pid;
+    ln->tid = o.tid;
+    ln->dev = o.dev;
+    ln->msg = p;
+}
+
 static bool one_line(struct rec_ctx *x, char *s)
 {
     struct rec_log *L = x->L;
     struct rec_line *ln = &L->ln;
     rec_line_split(s, ln);
+    owe(x, ln);
+    headerless(x, ln);
     if (L->wrap_open && ln->nccl) L->wrap_open = false;
     L->prefixes |= ln->prefixes;
     if (ln->launcher && !L->launcher) L->launcher = ln->launcher;
@@ -2827,6 +2905,21 @@ static void finish_comms(struct rec_log *L)
     }
 }
 
+/* NCCL lines were read, but none of them names a rank, a ring or a link (bootstrap and
+ * plugin lines only): said, with the hosts that printed them, never "no NCCL lines". */
+static void no_topology(struct rec_log *L)
+{
+    int n = L->nhostnames;
+    char names[160] = "";
+    size_t k = 0;
+    for (int i = 0; i < n && i < 8 && k < sizeof names; i++)
+        k += (size_t)snprintf(names + k, sizeof names - k, "%s%s", i ? ", " : "",
+                              L->hostnames[i]);
+    if (k >= sizeof names) names[sizeof names - 1] = '\0';
+    rec_warn(L, "NCCL lines, but none that show ranks, rings or links (hosts: %s%s)",
+             n ? names : "none named", n > 8 ? ", ..." : "");
+}
+
 /* ---- a table's collective against its own evidence ----------------------------------- */
 
 static bool word_in(const char *w, const char *const *set)
@@ -2895,6 +2988,33 @@ static void tests_named(struct rec_log *L)
     }
 }
 
+/* busbw 0 on every row with an algbw (>= 0.02) is a 1-rank run's (every busbw factor is 0 at 1
+ * rank): under a launcher, each process ran alone, and rows of one size repeated are
+ * separate runs, not one table of the launcher's job. */
+static void tests_alone(struct rec_log *L)
+{
+    for (int i = 0; i < L->ntests; i++) {
+        struct rec_test *t = &L->tests[i];
+        int moving = 0;
+        bool zero = true, repeated = false;
+        for (int r = 0; r < t->nrows; r++) {
+            const struct rec_meas *m[2] = {&t->rows[r].oop, &t->rows[r].ip};
+            for (int k = 0; k < 2; k++)
+                if (m[k]->algbw >= 0.02) { /* (a busbw of 2+ ranks prints >= 0.01) */
+                    moving++;
+                    zero = zero && m[k]->busbw == 0;
+                }
+            for (int q = 0; q < r; q++)
+                repeated = repeated || t->rows[q].size == t->rows[r].size;
+        }
+        if (!moving || !zero) continue;
+        t->one_rank = true;
+        rec_warn_c(L, repeated ? REC_W_INTERLEAVED : REC_W_OTHER,
+                   "table %d: each process ran alone: busbw 0 with algbw > 0 means one rank%s",
+                   i + 1, repeated ? "; repeated sizes are separate runs" : "");
+    }
+}
+
 void rec_finish(struct rec_log *L)
 {
     for (int i = 0; i < L->nlinks; i++)
@@ -2951,6 +3071,7 @@ void rec_finish(struct rec_log *L)
     else if (nccl && !ring_lines && L->nccl_lines)
         rec_warn(L, "no ring lines (rank 0 prints \"Channel 00/.. :  0 1 ...\" with "
                     "NCCL_DEBUG=INFO)");
+    if (L->lines == 0 && L->nccl_lines) no_topology(L);
     if (L->commsizes_differ)
         rec_warn(L, "several communicators of different sizes: the largest (%d ranks) is shown",
                  L->nranks);
@@ -2960,6 +3081,7 @@ void rec_finish(struct rec_log *L)
     if (L->first_warn[0]) rec_warn_c(L, REC_W_LIB_WARN, "NCCL WARN: %s", L->first_warn);
     warn_partial(L);
     tests_named(L);
+    tests_alone(L);
     finish_comms(L);
     rec_ctopo_build(L);
 }

@@ -247,6 +247,24 @@ static void test_stops_resolve(void **state)
     assert_int_equal(deck_stops(NULL, 0, NULL, 0, 0, 0, out), 1); /* no scene: 0 */
 }
 
+/* The steps a narration names: words and numbers as a lecturer writes them. */
+static void test_named_steps(void **state)
+{
+    (void)state;
+    long v[DECK_STOPS_MAX];
+    const char *a = "# Inside the ring: stop after step 3\nThis is the ring after **3 of its 6 "
+                    "steps**. The label says `reduce-scatter 3/3`; step 2/6 was before.";
+    assert_int_equal(deck_named_steps(a, 6, v, DECK_STOPS_MAX), 1);
+    assert_int_equal(v[0], 3);
+    /* two steps, ascending, each once; a step past the scene's end is not one of its */
+    assert_int_equal(deck_named_steps("Step 5, then step 1, 1 of 6 steps, step 9.", 6, v, 8),
+                     2);
+    assert_int_equal(v[0], 1);
+    assert_int_equal(v[1], 5);
+    /* no step named: a ratio, a decimal, a word ending in "step" */
+    assert_int_equal(deck_named_steps("3/3 done, 1.5 s a step, a footstep 4", 6, v, 8), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +275,7 @@ int main(void)
         cmocka_unit_test(test_goto_prompt),
         cmocka_unit_test(test_stops),
         cmocka_unit_test(test_stops_resolve),
+        cmocka_unit_test(test_named_steps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -437,7 +437,24 @@ static bool pres_answered(const void *ctx, const char *id);
 /* What the room may not see yet on the current slide's scene: its exercises r has not
  * revealed, and (until r shows the whole scene) the lesson's later slides' and the deck's
  * later lessons' answers (predict.h). */
-static void pres_predict(const struct pres *p, struct predict *pr)
+/* The steps the current slide's narration names (deck_named_steps) into out; how many. */
+static size_t pres_named(const struct pres *p, long *out)
+{
+    const struct lesson_slide *s = pres_slide(p);
+    if (!s->has_scene || !p->scene_ok || !s->markdown) return 0;
+    return deck_named_steps(s->markdown, pres_nsteps(p), out, DECK_STOPS_MAX);
+}
+
+/* The last step the narration names, -1 when none: up to it the scene is the slide's own
+ * teaching, which a later slide's answer does not hide (that is `lesson check`'s to find). */
+static long pres_named_last(const struct pres *p)
+{
+    long v[DECK_STOPS_MAX];
+    size_t k = pres_named(p, v);
+    return k ? v[k - 1] : -1;
+}
+
+static void pres_predict(const struct pres *p, struct predict *pr, long step)
 {
     const struct lesson_slide *s = pres_slide(p);
     memset(pr, 0, sizeof *pr);
@@ -447,7 +464,7 @@ static void pres_predict(const struct pres *p, struct predict *pr)
         pr->open[k] = k >= p->revealed;
         pr->answer[k] = s->ex[k].answer;
     }
-    if (p->reveal_scene) return;
+    if (p->reveal_scene || step <= pres_named_last(p)) return;
     predict_add_later(pr, pres_lesson(p), p->sl[p->pos.slide].slide, pres_answered, p);
     for (size_t l = p->sl[p->pos.slide].lesson + 1; l < p->set.n; l++) /* one talk */
         predict_add_lesson(pr, &p->set.v[l], pres_answered, p);
@@ -461,12 +478,13 @@ static long pres_mostly_hidden(const struct pres *p)
     long n = pres_nsteps(p);
     if (!pres_slide(p)->has_scene || !p->scene_ok) return n + 1;
     static struct predict pr;
-    pres_predict(p, &pr);
+    long named = pres_named_last(p); /* a step the narration names is never a wall */
+    pres_predict(p, &pr, named + 1);
     struct app *a = p->a;
     predict_begin(a, &pr);
     long from = n + 1;
     int W = a->sc.nranks < CV_MAX_RANKS ? a->sc.nranks : CV_MAX_RANKS;
-    for (long st = 0; st <= n && from > n && a->hide_any; st++) {
+    for (long st = named + 1; st <= n && from > n && a->hide_any; st++) {
         int hid = 0;
         for (int r = 0; r < W; r++)
             hid += a->hide_from[r] >= 0 && a->hide_from[r] <= st;
@@ -499,7 +517,11 @@ static size_t pres_stops(const struct pres *p, long *out)
     size_t k = deck_stops(s->stops, s->nstops, ph, nph, start, n, out), m = 0;
     for (size_t i = 0; i < k; i++)
         if (out[i] < wall || out[i] == start) out[m++] = out[i];
-    return m;
+    long named[DECK_STOPS_MAX]; /* and every step the narration names, from the start on */
+    size_t nn = pres_named(p, named);
+    for (size_t i = 0; i < nn && m < DECK_STOPS_MAX; i++)
+        if (named[i] >= start) out[m++] = named[i];
+    return deck_stops(out, m, NULL, 0, start, n, out);
 }
 
 /* PageDown to a stop several steps on: the steps between play (the room sees each transfer
@@ -1090,7 +1112,7 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
         /* a quiz in the room: the scene gives no answer away before r reveals it */
         const struct lesson_slide *s = pres_slide(p);
         static struct predict pr;
-        pres_predict(p, &pr);
+        pres_predict(p, &pr, (long)app_step(a));
         predict_begin(a, &pr);
         app_screen(a)->draw(a, pg->scene);
         /* what is still hidden once the slide's own answers are shown is a later slide's */

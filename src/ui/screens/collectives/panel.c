@@ -41,11 +41,11 @@ static void panel_badge(const struct app *a, struct styled_line *l)
     case CHECK_ERROR:
         styled_add(l, th->role[TH_BAD], "%s check failed: %s", a->g->bad, m->check_msg);
         break;
-    case CHECK_SKIPPED:
-        styled_add(l, th->role[TH_WARN], "%s", m->check_msg);
+    case CHECK_SKIPPED: /* why, and where it is checked instead: the speaker's */
+        styled_status_add(l, th->role[TH_WARN], "%s", m->check_msg);
         break;
     case CHECK_NONE:
-        styled_add(l, th->role[TH_DIM], "animation not checked yet");
+        styled_status_add(l, th->role[TH_DIM], "animation not checked yet");
         break;
     }
 }
@@ -75,7 +75,10 @@ static void panel_model_params(const struct app *a, enum coll c, int W, struct m
     mm_choose(fit ? &f : NULL, screen_figure(a, SCREEN_FIG_MEMCPY_GBS), W,
               (backend_caps_of(a->backend_name) & BACKEND_CAP_GPU) != 0, a->utf8, mp);
     char *key = a->no_key_hints ? strstr(mp->text, " (sweep with s") : NULL;
-    if (key) snprintf(key, sizeof mp->text - (size_t)(key - mp->text), " (no sweep yet)");
+    if (key && draw_room())
+        *key = '\0'; /* "no sweep yet" is the notes' (panel_model) */
+    else if (key)
+        snprintf(key, sizeof mp->text - (size_t)(key - mp->text), " (no sweep yet)");
 }
 
 /* The model's time and busbw for the measured collective, size and W, labelled "model",
@@ -106,6 +109,8 @@ static void panel_model(const struct app *a, struct styled_lines *p, int width)
     text_gbps(bus, sizeof bus, mc.busbw / 1e9);
     styled_add(l, th->role[TH_PLOT], "time %s  busbw %s GB/s", t, bus);
     styled_wrapped_max(p, th->role[TH_DIM], width, mp.text, 2);
+    if (a->no_key_hints && draw_room() && mp.source != MM_FIT)
+        styled_status(p, th->role[TH_DIM], "model: no sweep yet");
     /* A sweep whose fit cannot be used says why (the defaults above stand in). */
     if (m->nsweep >= 2 && !meas_sweeping(m) && mp.source != MM_FIT) {
         struct model_fit f;
@@ -173,8 +178,8 @@ static void panel_numbers(const struct app *a, struct styled_lines *p, int width
         char k[16];
         if (!meas_measuring(m) && app_key_hint(a, ACT_MEASURE, k, sizeof k))
             styled_add(styled_new(p), th->role[TH_DIM], "not measured yet (%s measures)", k);
-        else if (!meas_measuring(m))
-            styled_add(styled_new(p), th->role[TH_DIM], "not measured yet");
+        else if (!meas_measuring(m)) /* a placeholder: the notes' in the room */
+            styled_status(p, th->role[TH_DIM], "not measured yet");
         return;
     }
     const struct bench_result *row = &m->row;
@@ -364,6 +369,13 @@ static bool plot_title(const struct app *a, struct rect r, bool pair)
             snprintf(t, sizeof t, "busbw vs size: press %s to sweep %s..%s", ks, lo, hi);
             snprintf(mid, sizeof mid, "busbw vs size: press %s", ks);
             snprintf(shortest, sizeof shortest, "%s: sweep", ks);
+        } else if (draw_room()) { /* a placeholder, and an error: the notes' */
+            draw_put_status(r.y, r.x, r.w, th->role[TH_DIM], "busbw vs size: no sweep yet");
+            if (m->sweep_err[0]) {
+                snprintf(t, sizeof t, "sweep: %s", m->sweep_err);
+                draw_put_status(r.y, r.x, r.w, th->role[TH_BAD], t);
+            }
+            return false;
         } else {
             snprintf(t, sizeof t, "busbw vs size: no sweep yet");
             snprintf(mid, sizeof mid, "no sweep yet");
@@ -542,7 +554,7 @@ static void coll_panel_compact(const struct app *a, struct rect r)
     } else if (meas_measuring(&cs->m)) {
         styled_status_add(ln, th->role[TH_DIM], "  measuring");
     } else {
-        styled_add(ln, th->role[TH_DIM], "  not measured yet");
+        styled_status_add(ln, th->role[TH_DIM], "  not measured yet");
     }
     char t[320];
     snprintf(t, sizeof t, "backend %s: %s", a->w ? a->backend_name : "none", a->backend_desc);

@@ -413,9 +413,9 @@ static void par_gantt_measured(const struct app *a, struct rect r)
         if (par_training(a))
             draw_put_status(r.y + 1, r.x, r.w, th->role[TH_DIM],
                             "training at lecture scale...");
-        else
-            draw_put(r.y + 1, r.x, r.w, th->role[TH_DIM],
-                     a->no_key_hints ? "not trained yet" : "not trained yet (m trains)");
+        else /* a placeholder: the notes' in the room */
+            draw_put_status(r.y + 1, r.x, r.w, th->role[TH_DIM],
+                            a->no_key_hints ? "not trained yet" : "not trained yet (m trains)");
         return;
     }
     double span = 0;
@@ -590,8 +590,8 @@ static void par_panel_state(const struct app *a, struct styled_lines *p, int wid
         snprintf(t, sizeof t, "training: %s", ps->train_err);
         styled_status_wrapped(p, th->role[TH_BAD], width, t, 3);
     } else if (a->w && !par_summary(a)) {
-        styled_add(styled_new(p), th->role[TH_DIM],
-                   a->no_key_hints ? "not trained yet" : "not trained yet (m trains)");
+        styled_status(p, th->role[TH_DIM],
+                      a->no_key_hints ? "not trained yet" : "not trained yet (m trains)");
     }
     if (par_summary(a)) return;
     /* Before a run: the napkin math, which needs no measurement. */

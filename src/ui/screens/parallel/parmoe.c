@@ -129,7 +129,8 @@ static void moe_lecture(const struct app *a, struct styled_lines *p)
                 styled_add(l, th->role[TH_DIM], "%s trains it (or collviz train moe --check)",
                            k);
             else
-                styled_add(l, th->role[TH_DIM], "not trained yet (collviz train moe --check)");
+                styled_status_add(l, th->role[TH_DIM],
+                                  "not trained yet (collviz train moe --check)");
         }
         return;
     }
