@@ -38,7 +38,14 @@ static const long cut_ceiling[2][3] = {{0, 0, 0}, {0, 0, 0}};
  * A holds exercise that asks slots (lesson 15's slots 8..13, lesson 13's slot 2) was read at
  * the wrong slots by the walk and the mask alike (its values come from slot 0): the walk
  * found nothing while lesson 15 slide 1 showed slide 2's answer at its end; read right, it
- * found 4 places in the player at each size and 1 in the presenter, 0 once masked. */
+ * found 4 places in the player at each size and 1 in the presenter, 0 once masked.
+ * A setting is given only where the frame says it ("size 64 MiB"): the parallelism panel's
+ * "DDP 64 MiB" (lesson 14's 67.1 MB, drawn once the panel showed its napkin lines without a
+ * worker) was 1 own-slide and 7, 7, 11 later-lesson places before predict.h counted the
+ * measurement size as a setting only on the screens that say it. The panel after a finished
+ * training run (walk.h: posted as the worker's result) showed lesson 13's "D/B = 8×" (its
+ * tp-vs-ddp answer), with the hierarchy's napkin page, in 13, 23 and 24 places before a
+ * ratio answer counted as recognisable across lessons with its unit. */
 static void walk_all(enum walk_view view, const char *name)
 {
     long early = 0, cuts = 0, free_cuts = 0, dead = 0;
