@@ -235,6 +235,7 @@ static void json_tests(cJSON *root, const struct rec_log *L)
         cli_json_str(o, "collective", t->collective[0] ? t->collective : NULL);
         cli_json_str(o, "type", t->type[0] ? t->type : NULL);
         cli_json_str(o, "redop", t->redop[0] ? t->redop : NULL);
+        cJSON_AddBoolToObject(o, "one_rank_runs", t->one_rank);
         cJSON *rows = cli_json_add_array(o, "rows");
         for (int r = 0; r < t->nrows; r++) {
             cJSON *row = cli_json_add_object(rows, NULL);
@@ -676,8 +677,9 @@ static void text_tests(const struct rec_log *L)
                  t->collective[0] ? t->collective : "(collective not named)",
                  t->type[0] || t->redop[0] ? ", " : "", t->type,
                  t->type[0] && t->redop[0] ? " " : "", t->redop);
-        snprintf(rows, sizeof rows, "%d rows (%s)", t->nrows,
-                 t->old_header ? "old table: error is the largest error" : "#wrong");
+        snprintf(rows, sizeof rows, "%d rows (%s)%s", t->nrows,
+                 t->old_header ? "old table: error is the largest error" : "#wrong",
+                 t->one_rank ? " of 1-rank runs" : "");
         text_said(head, rows);
         printf("  %12s %10s %8s %8s %10s %8s %8s\n", "size (B)", "oop us", "algbw", "busbw",
                "ip us", "algbw", "busbw");

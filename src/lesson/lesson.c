@@ -364,8 +364,13 @@ static size_t parse_front(struct ctx *c, struct lesson *L)
                 lp_perr(c, l.no, "front matter: summary longer than %d bytes",
                         LESSON_MAX_SUMMARY);
             } else if (vn) {
+                /* a word hyphenated at the line's end ("wider-" / "reaching") goes on
+                 * without a space: "wider-reaching" */
+                bool word = have >= 2 && L->summary[have - 1] == '-' &&
+                            isalpha((unsigned char)L->summary[have - 2]) &&
+                            isalpha((unsigned char)val[0]);
                 L->summary = xrealloc(L->summary, have + vn + 2);
-                snprintf(L->summary + have, vn + 2, "%s%s", have ? " " : "", val);
+                snprintf(L->summary + have, vn + 2, "%s%s", have && !word ? " " : "", val);
             }
         } else {
             long m;

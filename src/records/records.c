@@ -3017,6 +3017,33 @@ static void tests_named(struct rec_log *L)
     }
 }
 
+/* busbw 0 on every row with an algbw (>= 0.02) is a 1-rank run's (every busbw factor is 0 at 1
+ * rank): under a launcher, each process ran alone, and rows of one size repeated are
+ * separate runs, not one table of the launcher's job. */
+static void tests_alone(struct rec_log *L)
+{
+    for (int i = 0; i < L->ntests; i++) {
+        struct rec_test *t = &L->tests[i];
+        int moving = 0;
+        bool zero = true, repeated = false;
+        for (int r = 0; r < t->nrows; r++) {
+            const struct rec_meas *m[2] = {&t->rows[r].oop, &t->rows[r].ip};
+            for (int k = 0; k < 2; k++)
+                if (m[k]->algbw >= 0.02) { /* (a busbw of 2+ ranks prints >= 0.01) */
+                    moving++;
+                    zero = zero && m[k]->busbw == 0;
+                }
+            for (int q = 0; q < r; q++)
+                repeated = repeated || t->rows[q].size == t->rows[r].size;
+        }
+        if (!moving || !zero) continue;
+        t->one_rank = true;
+        rec_warn_c(L, repeated ? REC_W_INTERLEAVED : REC_W_OTHER,
+                   "table %d: each process ran alone: busbw 0 with algbw > 0 means one rank%s",
+                   i + 1, repeated ? "; repeated sizes are separate runs" : "");
+    }
+}
+
 void rec_finish(struct rec_log *L)
 {
     for (int i = 0; i < L->nlinks; i++)
@@ -3088,6 +3115,7 @@ void rec_finish(struct rec_log *L)
     if (L->first_warn[0]) rec_warn_c(L, REC_W_LIB_WARN, "NCCL WARN: %s", L->first_warn);
     warn_partial(L);
     tests_named(L);
+    tests_alone(L);
     finish_comms(L);
     rec_ctopo_build(L);
 }

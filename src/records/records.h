@@ -116,6 +116,7 @@ struct rec_test {
     char collective[32]; /* "all_reduce" ("" unknown) */
     char type[16], redop[16];
     bool old_header; /* "error" column (largest error), not "#wrong" */
+    bool one_rank;   /* busbw 0 on every row with an algbw: each process ran alone */
     struct rec_row *rows;
     int nrows;
     double avg_busbw; /* "# Avg bus bandwidth", NAN when absent */

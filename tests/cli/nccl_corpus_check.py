@@ -446,6 +446,25 @@ def text_promises(e, d, text_path, rec_path):
         if isinstance(t, dict) and t.get("redop") in REDUCTIONS and t.get("collective") in REDUCE_NOTHING:
             bad.append("table %d: redop %s under %s, a collective that reduces nothing"
                        % (i + 1, t.get("redop"), t.get("collective")))
+    # busbw 0 on every row with an algbw (>= 0.02: 2+ ranks' busbw prints >= 0.01) is a
+    # 1-rank run's: said (one_rank_runs, "ran alone"), and rows of one size repeated are
+    # separate runs (table_interleaved); and never said of a table whose busbw moves
+    for i, t in enumerate(d.get("tests") or []):
+        if not isinstance(t, dict):
+            continue
+        rows = [r for r in t.get("rows") or [] if isinstance(r, dict)]
+        ms = [r.get(g) or {} for r in rows for g in ("oop", "ip")]
+        ms = [m for m in ms if (m.get("algbw") or 0) >= 0.02]
+        alone = bool(ms) and all(m.get("busbw") == 0 for m in ms)
+        if bool(t.get("one_rank_runs")) != alone:
+            bad.append("table %d: one_rank_runs %r, but its rows say %r"
+                       % (i + 1, t.get("one_rank_runs"), alone))
+        if alone and not any("ran alone" in m for m in msgs):
+            bad.append("table %d: busbw 0 with algbw > 0, but no warning says each process ran alone"
+                       % (i + 1))
+        sizes = [r.get("size") for r in rows]
+        if alone and len(set(sizes)) < len(sizes) and "table_interleaved" not in codes_of(d):
+            bad.append("table %d: 1-rank runs with repeated sizes, but no table_interleaved" % (i + 1))
     bad += warnings_agree(d, rec_path, msgs)
     bad += joined_read(d, rec_path, codes_of(d))
     # a connection through NCCL's network transport ("via NET/...") is never of an unknown

@@ -730,7 +730,8 @@ static void test_indented_note(void **state)
     lesson_free(&L);
 }
 
-/* summary: its lines joined with single spaces; none is NULL; too long is an error. */
+/* summary: its lines joined with single spaces (none after a word hyphenated at a line's end);
+ * none is NULL; too long is an error. */
 static void test_summary(void **state)
 {
     (void)state;
@@ -738,6 +739,12 @@ static void test_summary(void **state)
     parse_ok("---\nsummary: The ring sends\nsummary: small pieces.   # a comment\n---\n# A\n",
              &L);
     assert_string_equal(L.summary, "The ring sends small pieces.");
+    lesson_free(&L);
+    /* a word hyphenated at a line's end is one word; a dash between words keeps its spaces */
+    parse_ok("---\nsummary: slower and wider-\nsummary: reaching. A ring -\nsummary: or a "
+             "tree -\nsummary: 2\n---\n# A\n",
+             &L);
+    assert_string_equal(L.summary, "slower and wider-reaching. A ring - or a tree - 2");
     lesson_free(&L);
     parse_ok("# A\n", &L);
     assert_null(L.summary);
