@@ -1656,6 +1656,14 @@ bool ex_answer_distinct(const struct lesson_exercise *ex)
     if (ex_answer_form(ex) == EX_ANSWER_VALUES) return true;
     if (ex_answer_form(ex) != EX_ANSWER_NUMBER) return false;
     bool whole = ex->answer == round(ex->answer);
+    /* a ratio of any size is recognisable with its unit ("D/B = 8x"): the screens' masks
+     * and the walk compare a ratio only with that unit */
+    enum ex_dim d;
+    double sc;
+    const char *c;
+    if (ex->units[0] && ex_unit_lookup(ex->units, &d, &sc, &c) == CV_OK &&
+        (strcmp(c, "x") == 0 || strcmp(c, "%") == 0))
+        return true;
     return ex->units[0] ? !(whole && fabs(ex->answer) < 10) : whole && fabs(ex->answer) >= 1000;
 }
 

@@ -25,6 +25,7 @@
 #include "ui/screens/lesson/lesson_keys.h"
 #include "ui/screens/lesson/lesson_ui.h"
 #include "ui/screens/lesson/predict.h"
+#include "ui/screens/parallel/par.h"
 #include "ui/screens/screens.h"
 
 #define WALK_VALS 64
@@ -313,6 +314,7 @@ static bool walk_distinct(const struct lesson_exercise *e)
 {
     double ans = e->answer;
     bool whole = ans == round(ans);
+    if (predict_is_ratio(e)) return true; /* "8x": compared with its unit only */
     if (e->units[0]) return !(whole && fabs(ans) < 10);
     return whole && fabs(ans) >= 1000;
 }
@@ -675,14 +677,33 @@ static double walk_asked(const struct walk *w, const struct walk_ans *a, size_t 
     return a->e->answer;
 }
 
+/* Does the frame show the scene's measurement size as its setting (unmasked)?
+ * Only there is a figure of that size given: a figure that merely equals it where the frame
+ * does not say it (a parallel panel's "DDP 64 MiB", the bytes a rank holds) is an answer. */
+static bool walk_setting_shown(struct walk *w)
+{
+    for (int y = 0; y < w->nlines; y++) {
+        /* the collectives' panel "size 64 MiB", the hierarchy's "64 MiB on each link" */
+        if (!strstr(w->line[y], "size ") && !strstr(w->line[y], " on each link")) continue;
+        const struct walk_fig *f = walk_figs(w, y);
+        for (int i = 0; i < f->n; i++)
+            if (f->dim[i] == DIM_BYTES &&
+                predict_is_setting(&w->app->sc, f->v[i], f->half[i], f->unit[i]))
+                return true;
+    }
+    return false;
+}
+
 /* Is the figure (v, half, unit) on row y given, not answered: one of the scene's own
  * settings (its ranks, count, measurement size: predict.h), or part of the question of one
  * of the slide's exercises (the row is a piece of its prompt, at the numbers asked: "each
  * step also spends 20 ms communicating" is that exercise's data)? */
-static bool walk_given(const struct walk *w, size_t slide, int y, double v, double half,
+static bool walk_given(struct walk *w, size_t slide, int y, double v, double half,
                        const char *unit)
 {
-    if (w->app && predict_is_setting(&w->app->sc, v, half, unit)) return true;
+    if (w->app && predict_is_setting(&w->app->sc, v, half, unit) &&
+        (!unit[0] || walk_setting_shown(w)))
+        return true;
     char row[1024];
     walk_squeeze(w->line[y], row, sizeof row);
     if (strlen(row) < 12 || slide >= w->L->nslides) return false;
@@ -746,6 +767,48 @@ static void walk_recall(struct walk *w, const struct lesson_ui *u, size_t slide)
             walk_found(w, WALK_RECALL, slide, S->ex[k].id,
                        ex_has_variants(&S->ex[k]) ? "has variants" : "has no variants");
         }
+}
+
+/* What a real lecture's panel shows once the worker's training run finishes: the run of the
+ * parallelism scene's lecture configuration (at one step, not the lecture's 5: its model
+ * lines, D/B and the bytes a rank holds, are the same), posted into the screen's state as
+ * the worker's result is (par_apply). Kept for the whole test: one run a configuration. */
+static bool walk_same_cfg(const struct train_config *x, const struct train_config *y)
+{
+    return x->scheme == y->scheme && x->nranks == y->nranks && x->layers == y->layers &&
+           x->dim == y->dim && x->batch == y->batch && x->steps == y->steps &&
+           x->microbatches == y->microbatches && x->schedule == y->schedule &&
+           x->overlap == y->overlap && x->prefetch == y->prefetch && x->seed == y->seed &&
+           x->backend == y->backend && x->experts == y->experts && x->topk == y->topk &&
+           x->capacity == y->capacity;
+}
+
+static void walk_trained(struct app *a)
+{
+    static struct train_summary *done[64];
+    static size_t ndone;
+    if (!a || a->sc.screen != SCREEN_PARALLEL || !PAR(a) || par_summary(a)) return;
+    struct train_config want;
+    par_lecture_of(a, &want);
+    if (want.scheme < 0 || want.scheme >= TRAIN_SCHEME_COUNT) return;
+    struct train_summary *s = NULL;
+    for (size_t i = 0; i < ndone && !s; i++)
+        if (walk_same_cfg(&done[i]->cfg, &want)) s = done[i];
+    if (!s && ndone < ARRAY_LEN(done)) {
+        struct train_config one = want;
+        one.steps = 1;
+        s = xcalloc(1, sizeof *s);
+        char err[200];
+        if (train_summary_run(&one, s, NULL, err, sizeof err) != CV_OK) {
+            free(s);
+            return;
+        }
+        s->cfg = want;
+        done[ndone++] = s;
+    }
+    if (!s) return;
+    PAR(a)->sum[want.scheme] = *s;
+    PAR(a)->have[want.scheme] = true;
 }
 
 static void walk_check(struct walk *w, size_t slide)
@@ -837,6 +900,8 @@ static void walk_check(struct walk *w, size_t slide)
             }
         }
     }
+    /* the next frame: as after the worker's run finished */
+    walk_trained((struct app *)w->app);
 }
 
 /* ---- the player ---------------------------------------------------------------------- */

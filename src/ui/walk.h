@@ -39,7 +39,11 @@
  * the presenter's pages and steps, before and after each press of `r` (each exercise's
  * answer revealed to the room: a revealed answer is no early answer, and is never cut). No
  * backend runs and nothing is measured: the panel shows what it shows before any
- * measurement. Used by tests/unit/test_deck_walk.c (make test) to keep both at zero. */
+ * measurement (the parallelism panel's napkin lines and what a rank holds, model figures
+ * that need no run); from a parallelism scene's second frame on, the panel as it is once the
+ * worker's training run of the scene's lecture configuration has finished (run here, one
+ * step, once a configuration, and posted as the worker's result). Used by
+ * tests/unit/test_deck_walk.c (make test) to keep both at zero. */
 #ifndef COLLVIZ_UI_WALK_H
 #define COLLVIZ_UI_WALK_H
 

@@ -34,7 +34,14 @@ static const long cut_ceiling[2][3] = {{0, 0, 0}, {0, 0, 0}};
  * revealed lesson 13's "60 64 68 72" (the same question asked twice: lesson 13's problem 2
  * has inputs of its own now, and lesson check --strict fails the repeat), and four were
  * no answers: a ratio's 32 (32x) read in a bare "32" (a row count, a box value), lesson
- * 08's scene size "64 MiB" (a setting), lesson 01's given "20 ms" (its exercise's data). */
+ * 08's scene size "64 MiB" (a setting), lesson 01's given "20 ms" (its exercise's data).
+ * A setting is given only where the frame says it ("size 64 MiB"): the parallelism panel's
+ * "DDP 64 MiB" (lesson 14's 67.1 MB, drawn once the panel showed its napkin lines without a
+ * worker) was 1 own-slide and 7, 7, 11 later-lesson places before predict.h counted the
+ * measurement size as a setting only on the screens that say it. The panel after a finished
+ * training run (walk.h: posted as the worker's result) showed lesson 13's "D/B = 8×" (its
+ * tp-vs-ddp answer), with the hierarchy's napkin page, in 13, 23 and 24 places before a
+ * ratio answer counted as recognisable across lessons with its unit. */
 static void walk_all(enum walk_view view, const char *name)
 {
     long early = 0, cuts = 0, free_cuts = 0, dead = 0;

@@ -73,6 +73,15 @@ static void test_mask(void **state)
     for (int i = 0; i < 7; i++)
         assert_true(fabs(s.half[i] - want_half[i]) < 1e-12);
     assert_string_equal(s.unit[2], "MiB/rank");
+    /* a product's "·" ends the unit: "24 MiB·2·3" is 24 MiB (masked, its unit with it),
+     * not a figure of an unknown unit "MiB·" (issue 31: a measurement size masked in a
+     * formula while the panel's "size" above showed it) */
+    masked("= 24 MiB\u00b72\u00b73/(4\u00b766.8 ms)", "= ?\u00b72\u00b73/(4\u00b766.8 ms)", 1,
+           &s);
+    assert_string_equal(s.unit[0], "MiB");
+    /* "8×4" is a shape (a product), no figure with the ratio's unit "×" */
+    masked("8\u00d74 \u00d710", "8\u00d74 \u00d710", 0, &s);
+    assert_string_equal(s.unit[0], "");
     /* no mask: a copy */
     char out[64];
     assert_int_equal(draw_mask_text("L = 524288", out, sizeof out), 0);

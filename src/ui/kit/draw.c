@@ -358,18 +358,23 @@ int draw_mask_text(const char *s, char *out, size_t n)
             i += len;
             continue;
         }
-        /* the unit: right after it or after one space, letters (and / or µ) */
+        /* the unit: right after it or after one space, letters (and / or µ); a product's
+         * "·" ends it ("64 MB·2·3/(4·66.8 ms)": the unit is MB) */
         const char *u = s + i + len;
         if (*u == ' ') u++;
         char unit[24];
         size_t ul = 0;
         while ((isalpha((unsigned char)u[ul]) || (ul > 0 && u[ul] == '/') ||
                 (unsigned char)u[ul] >= 0x80) &&
-               ul + 1 < sizeof unit) {
+               strncmp(u + ul, "\u00b7", 2) != 0 && ul + 1 < sizeof unit) {
             unit[ul] = u[ul];
             ul++;
         }
         unit[ul] = '\0';
+        /* "8×4", "8x4": a shape (a product), not a ratio "8×" */
+        if ((strcmp(unit, "\u00d7") == 0 || strcmp(unit, "x") == 0) &&
+            isdigit((unsigned char)u[ul]))
+            unit[0] = '\0';
         if (draw_mask(v, half, unit, draw_mask_ctx)) {
             out[o++] = '?';
             hits++;

@@ -66,8 +66,13 @@ bool predict_is_setting(const struct scene *sc, double v, double half, const cha
     enum ex_dim d;
     double scale, b, hb;
     char err[80];
-    return unit[0] && sc->meas_bytes && ex_unit_lookup(unit, &d, &scale, NULL) == CV_OK &&
-           d == DIM_BYTES && ex_unit_convert(v, unit, "B", &b, err, sizeof err) == CV_OK &&
+    /* the measurement size is a setting only where the screen says it ("size 64 MiB",
+     * "64 MiB on each link"): on the parallelism screen a figure of that size is something
+     * else (the bytes a rank holds), an answer where an exercise asks it */
+    bool said = sc->screen == SCREEN_COLLECTIVES || sc->screen == SCREEN_HIERARCHY;
+    return said && unit[0] && sc->meas_bytes &&
+           ex_unit_lookup(unit, &d, &scale, NULL) == CV_OK && d == DIM_BYTES &&
+           ex_unit_convert(v, unit, "B", &b, err, sizeof err) == CV_OK &&
            ex_unit_convert(half, unit, "B", &hb, err, sizeof err) == CV_OK &&
            fabs(b - (double)sc->meas_bytes) <= fmax(hb, 0.5);
 }

@@ -56,8 +56,10 @@ bool predict_figure_is(const struct lesson_exercise *e, double v, double half,
                        const char *unit);
 
 /* Is the figure (v, half, unit) one of scene sc's own settings: its ranks or count (no
- * unit, or "ranks"), its measurement size (a figure in bytes)? A setting is given, never an
- * answer: the header and the panel show it, and a narration may say it. */
+ * unit, or "ranks"), its measurement size (a figure in bytes) where the screen says it
+ * (collectives, hierarchy; not the parallelism screen, where that size is a rank's bytes)? A
+ * setting is given, never an answer: the header and the panel show it, and a narration may say
+ * it. */
 bool predict_is_setting(const struct scene *sc, double v, double half, const char *unit);
 /* Is e's answer a ratio (units x or %), recognisable on another slide only with its unit? */
 bool predict_is_ratio(const struct lesson_exercise *e);

@@ -573,12 +573,11 @@ static void par_panel_state(const struct app *a, struct styled_lines *p, int wid
     const struct theme *th = &a->th;
     struct train_config want;
     par_lecture_of(a, &want);
-    if (!a->w) {
+    /* no worker thread: nothing is trained, but the napkin math below needs no run */
+    if (!a->w)
         styled_wrapped_max(p, th->role[TH_WARN], width,
                            "no worker thread: only the display-scale run is shown", 2);
-        return;
-    }
-    if (par_training(a)) {
+    else if (par_training(a)) {
         struct styled_line *l = styled_status(
             p, th->role[TH_WARN], "%s training %s at lecture scale%s %.1f s", a->g->busy,
             train_scheme_name(ps->train_cfg.scheme), a->g->ell, now_s() - ps->train_started);
@@ -590,7 +589,7 @@ static void par_panel_state(const struct app *a, struct styled_lines *p, int wid
         char t[260];
         snprintf(t, sizeof t, "training: %s", ps->train_err);
         styled_status_wrapped(p, th->role[TH_BAD], width, t, 3);
-    } else if (!par_summary(a)) {
+    } else if (a->w && !par_summary(a)) {
         styled_status(p, th->role[TH_DIM],
                       a->no_key_hints ? "not trained yet" : "not trained yet (m trains)");
     }
