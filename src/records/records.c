@@ -885,6 +885,7 @@ static bool neighbours(struct rec_ctx *x, const char *p)
     for (int i = 0; i < 3; i++)
         seen_rank(x->L, r[i]);
     add_kind(x->L, REC_KIND_RING);
+    x->L->neighbour_lines++;
     return true;
 }
 
@@ -1519,6 +1520,33 @@ static bool matrix_line(struct rec_log *L, const char *p)
     return true;
 }
 
+/* NCCL_GRAPH's per-channel "Tree 1 : 1 -> 3 -> 2/-1/-1" (connect.cc: "Tree %d : %d -> %d ->
+ * %d/%d/%d", channel, up, rank, down[0..2]): read as the Trees entry "[1] 1->3->2/-1/-1". */
+static bool tree_line(struct rec_ctx *x, const char *p)
+{
+    char t[96];
+    size_t k = (size_t)snprintf(t, sizeof t, "[");
+    for (; *p && k + 1 < sizeof t; p++) {
+        if (starts(p, " : ")) {
+            t[k++] = ']';
+            t[k++] = ' ';
+            p += 2;
+        } else if (starts(p, " -> ")) {
+            t[k++] = '-';
+            t[k++] = '>';
+            p += 3;
+        } else {
+            t[k++] = *p;
+        }
+    }
+    t[k] = '\0';
+    if (*p || !strchr(t, ']')) {
+        cut_warn(x, "a Tree line");
+        return true;
+    }
+    return trees_line(x, t);
+}
+
 static bool info_line(struct rec_ctx *x, const char *p)
 {
     struct rec_log *L = x->L;
@@ -1539,6 +1567,7 @@ static bool info_line(struct rec_ctx *x, const char *p)
     if (starts(p, "Channel ")) return channel_line(x, p + 8, false);
     if (starts(p, "Ring ")) return channel_line(x, p + 5, true);
     if (starts(p, "Trees ")) return trees_line(x, p + 6);
+    if (starts(p, "Tree ") && isdigit((unsigned char)p[5])) return tree_line(x, p + 5);
     if (find(L, REC_MK_COMM, p, "comm 0x") && comm_line(x, p)) return true;
     if (starts(p, "rank ") && old_rank_line(x, p)) return true;
     if (starts(p, "Using network ")) {
@@ -3068,6 +3097,11 @@ void rec_finish(struct rec_log *L)
     if (nccl && !ring_lines && L->nccl_lines && L->nlinks)
         rec_warn(L, "no ring-order line (rank 0's \"Channel 00/.. :  0 1 ...\"): %s",
                  rings ? "rings are pieced from the link lines" : "no ring is read");
+    else if (nccl && !ring_lines && L->nccl_lines && L->neighbour_lines)
+        rec_warn(L,
+                 "no ring-order line (rank 0's \"Channel 00/.. :  0 1 ...\"): %d \"Ring NN "
+                 ": prev -> me -> next\" lines give their ranks' neighbours, no ring is read",
+                 L->neighbour_lines);
     else if (nccl && !ring_lines && L->nccl_lines)
         rec_warn(L, "no ring lines (rank 0 prints \"Channel 00/.. :  0 1 ...\" with "
                     "NCCL_DEBUG=INFO)");

@@ -231,6 +231,7 @@ struct rec_log {
     bool rccl;              /* a line form only RCCL prints */
     bool placeholder_said;  /* a placeholder host was warned about */
     bool nccl_lines;        /* NCCL INFO/WARN lines were read */
+    int neighbour_lines;    /* "Ring 00 : 7 -> 0 -> 1" lines read (neighbours, no order) */
     char tests_version[32]; /* nccl-tests' "nccl-library=22902" as "2.29.2" */
     /* communicators (reccomm.h) */
     struct rec_unit *units;

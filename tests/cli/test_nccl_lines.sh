@@ -36,4 +36,14 @@ out=$("$BIN" nccl "$rec" 2>&1)
 case $out in *"no NCCL"*) fail "#1232: called a record with no NCCL lines" ;; esac
 echo "$out" | tr '\n' ' ' | grep -q "none that show ranks, rings or links (hosts: node0, *node2)" ||
     fail "#1232: does not say no line shows ranks, rings or links, with its hosts"
+# NVIDIA/nccl#1189: NCCL_GRAPH's "Tree N : up -> me -> d/d/d" lines are rank 3's trees
+# (channels 1 and 3: under 1, child 2; channel 5: root, children 2 and 1)
+rec=$DIR/nccl1189-h20-neighbour-ring-and-tree-lines-2node4.log
+"$BIN" nccl "$rec" --format json >"$tmp/1189.json" 2>/dev/null || fail "#1189: exit $?"
+python3 - "$tmp/1189.json" <<'PY' || fail "#1189: rank 3's Tree lines not read"
+import json, sys
+t = json.load(open(sys.argv[1]))["trees"]
+for c, up, down in (("1", 1, [2]), ("3", 1, [2]), ("5", -1, [2, 1])):
+    assert t[c]["3"] == {"up": up, "down": down}, (c, t.get(c))
+PY
 cli_finish test_nccl_lines.sh
