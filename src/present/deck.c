@@ -145,7 +145,7 @@ static bool named_word(const char *s, const char *w)
 
 size_t deck_named_steps(const char *text, long nsteps, long *out, size_t max)
 {
-    long v[DECK_STOPS_MAX];
+    long v[DECK_STOPS_MAX] = {0};
     size_t n = 0;
     for (const char *s = text; s && *s && n < DECK_STOPS_MAX; s++) {
         bool word = s == text || !isalnum((unsigned char)s[-1]);
