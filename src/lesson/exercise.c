@@ -309,6 +309,16 @@ static size_t var_names(const struct lesson_exercise *ex, const char **names)
     return ex->nparams;
 }
 
+/* The question's names and their values as asked: the variant's (v), or the lecture's. */
+static size_t var_values(const struct lesson_exercise *ex, const struct ex_variant *v,
+                         const char **names, double *vals)
+{
+    size_t n = var_names(ex, names);
+    for (size_t i = 0; i < n; i++)
+        vals[i] = v ? v->param[i] : ex->params[i].value;
+    return n;
+}
+
 static bool is_whole(double x)
 {
     return isfinite(x) && fabs(x - round(x)) <= 1e-9 * fmax(1.0, fabs(x));
@@ -472,9 +482,7 @@ static int template_value(const struct lesson_exercise *ex, const struct ex_vari
         f[len - 1] = '\0';
         const char *names[LESSON_MAX_PARAMS + 1];
         double vals[LESSON_MAX_PARAMS + 1];
-        size_t n = var_names(ex, names);
-        for (size_t i = 0; i < n; i++)
-            vals[i] = v ? v->param[i] : ex->params[i].value;
+        size_t n = var_values(ex, v, names, vals);
         names[n] = "answer";
         vals[n++] = v ? v->answer : ex->answer;
         int rc = formula_run(f, false, names, vals, n, out, err, errlen);
@@ -901,9 +909,7 @@ static double nearest_slip_gap(const struct lesson_exercise *ex, const struct ex
     }
     const char *names[LESSON_MAX_PARAMS];
     double vals[LESSON_MAX_PARAMS];
-    size_t np = var_names(ex, names);
-    for (size_t i = 0; i < np; i++)
-        vals[i] = v ? v->param[i] : ex->params[i].value;
+    size_t np = var_values(ex, v, names, vals);
     for (size_t w = 0; w < ex->nwrong; w++) {
         double trap;
         if (!wrong_value(ex, w, names, vals, np, &trap)) continue;
@@ -955,9 +961,7 @@ static void slips_listed(const struct lesson_exercise *ex, const struct ex_varia
 {
     const char *names[LESSON_MAX_PARAMS];
     double vals[LESSON_MAX_PARAMS];
-    size_t np = var_names(ex, names);
-    for (size_t i = 0; i < np; i++)
-        vals[i] = v ? v->param[i] : ex->params[i].value;
+    size_t np = var_values(ex, v, names, vals);
     for (size_t w = 0; w < ex->nwrong; w++) {
         double trap;
         char msg[320];
@@ -1026,9 +1030,7 @@ static bool value_with(const struct lesson_exercise *ex, const struct ex_variant
 {
     const char *names[LESSON_MAX_PARAMS];
     double vals[LESSON_MAX_PARAMS];
-    size_t np = var_names(ex, names);
-    for (size_t k = 0; k < np; k++)
-        vals[k] = v ? v->param[k] : ex->params[k].value;
+    size_t np = var_values(ex, v, names, vals);
     vals[i] = x;
     char err[8];
     return ex_formula_eval(ex->formula, names, vals, np, out, err, sizeof err) == CV_OK &&
