@@ -12,9 +12,10 @@
 # most screen scripts wait on tmux rather than compute; 1 = one by one); each has its own
 # temporary files, tmux server, socket folder and mpirun job. The longest start first:
 # each run writes every job's seconds to $BUILD/test-seconds, and the next run starts the
-# jobs in that order, slowest first (a job it has no figure for, first of all), so no long
-# one is left to run alone at the end. Output is printed whole, in the order of the list
-# below, as each ends; the summary lists every job's seconds, slowest first, and the total.
+# jobs in that order, slowest first (a fresh checkout by tests/job-seconds; a job with no
+# figure in either, first of all), so no long one is left to run alone at the end. Output
+# is printed whole, in the order of the list below, as each ends; the summary lists every
+# job's seconds, slowest first, and the total.
 set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/collviz
@@ -74,10 +75,14 @@ job() {
 
 # RUN_SH_SUITES=DIR (tests/cli/test_run_count.sh): run the executables in DIR instead, to
 # check this script's own counting and order (seconds read from and written to
-# RUN_SH_RECORD, when set; make test's record is left alone).
+# RUN_SH_RECORD, when set, and read from RUN_SH_SEED; make test's record is left alone).
+# The seed, tests/job-seconds, is a whole run's record kept in the tree: the figures of a
+# fresh checkout (CI's), which has no record of its own, for the jobs its record lacks.
 record=${RUN_SH_RECORD:-$BUILD/test-seconds}
+seed=${RUN_SH_SEED-tests/job-seconds}
 if [ -n "${RUN_SH_SUITES:-}" ]; then
     record=${RUN_SH_RECORD:-}
+    seed=${RUN_SH_SEED:-}
     for t in "$RUN_SH_SUITES"/*; do
         job "suite: ${t##*/}" "$t"
     done
@@ -115,12 +120,18 @@ else
     job "format: make format-check" make --no-print-directory -s format-check
 fi
 
-# The order to start them: by the last run's seconds, slowest first; a job without a figure
-# (new, or no record yet) first of all, in list order.
+# The order to start them: by the last run's seconds (the seed's where the record has none),
+# slowest first; a job without a figure (new) first of all, in list order.
 printf '%s\n' "${names[@]}" >"$bgdir/names"
-order=$(awk -F '\t' 'FILENAME == ARGV[1] { sec[$2] = $1; next }
-                      { printf "%s\t%d\n", ($0 in sec) ? sec[$0] : 1e9, FNR - 1 }' \
-    "$([ -n "$record" ] && [ -r "$record" ] && echo "$record" || echo /dev/null)" "$bgdir/names" | sort -t "$(printf '\t')" -k1,1gr -k2,2n | cut -f2)
+order=$(awk -F '\t' -v seed="$seed" -v rec="$record" '
+    function load(f, l, p) {
+        if (f == "") return
+        while ((getline l <f) > 0) { split(l, p, "\t"); sec[p[2]] = p[1] }
+        close(f)
+    }
+    BEGIN { load(seed); load(rec) }
+    { printf "%s\t%d\n", ($0 in sec) ? sec[$0] : 1e9, NR - 1 }' "$bgdir/names" |
+    sort -t "$(printf '\t')" -k1,1gr -k2,2n | cut -f2)
 
 JOBS=${RUN_SH_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 1))}
 [ "$JOBS" -ge 1 ] 2>/dev/null || JOBS=1

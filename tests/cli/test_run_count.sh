@@ -52,6 +52,16 @@ printf '1.0\tsuite: a\n9.0\tsuite: c\n3.0\tsuite: b\n' >"$tmp/record"
     fail "start order $(tr '\n' ' ' <"$tmp/started")(want d c b a: unknown first, then slowest)"
 [ "$(grep '^=== ' "$tmp/out" | tr '\n' ' ')" = "=== suite: a === suite: b === suite: c === suite: d " ] ||
     fail "output order: $(grep '^=== ' "$tmp/out" | tr '\n' ' ')"
+# The seed (the tree's tests/job-seconds, for a fresh checkout) gives the figures the
+# record lacks, and the record's win: a from the record (1), b and c from the seed.
+rm -f "$tmp/started"
+printf '1.0\tsuite: a\n' >"$tmp/record2"
+printf '50.0\tsuite: a\n3.0\tsuite: b\n9.0\tsuite: c\n' >"$tmp/seed"
+(cd "$ROOT" && RUN_SH_JOBS=1 RUN_SH_SUITES="$tmp/o" RUN_SH_RECORD="$tmp/record2" \
+    RUN_SH_SEED="$tmp/seed" bash tests/run.sh) >"$tmp/out2" 2>&1 ||
+    fail "the seeded run failed: $(tail -n 3 "$tmp/out2")"
+[ "$(tr '\n' ' ' <"$tmp/started")" = "d c b a " ] ||
+    fail "seeded start order $(tr '\n' ' ' <"$tmp/started")(want d c b a: the record's a, the seed's b and c)"
 for n in a b c d; do
     grep -qE "^ +[0-9]+\.[0-9]  suite: $n\$" "$tmp/out" || fail "no seconds line for suite: $n"
     grep -qE "^[0-9.]+	suite: $n\$" "$tmp/record" || fail "the record lacks suite: $n"
