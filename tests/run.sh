@@ -33,8 +33,9 @@ failures=()
 skips=()
 skiplist=$(mktemp)
 times=$(mktemp)
+cpus=$(mktemp)
 bgdir=$(mktemp -d)
-trap 'rm -f "$skiplist" "$times"; rm -rf "$bgdir"' EXIT
+trap 'rm -f "$skiplist" "$times" "$cpus"; rm -rf "$bgdir"' EXIT
 
 # The jobs start python3 about a thousand times. When python3 is a launcher script (pyenv's
 # shim: bash and pyenv's own scripts, ~0.6 s of CPU a start, ten times the interpreter's),
@@ -157,6 +158,10 @@ flush() {
         read -r t0 t1 <"$bgdir/$i.time"
         awk -v n="${names[$i]}" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\t%s\n", b - a, n }' \
             >>"$times"
+        # bash's `times`: the job's processes' user and system CPU ("0m1.250s 0m0.310s")
+        awk -v n="${names[$i]}" 'NR == 2 { for (f = 1; f <= 2; f++) { split($f, p, /[ms]/)
+                                  c += p[1] * 60 + p[2] } } END { printf "%.1f\t%s\n", c, n }' \
+            "$bgdir/$i.cpu" 2>/dev/null >>"$cpus"
         count "${names[$i]}" "$(cat "$bgdir/$i.rc")" "$bgdir/$i.out"
         next_print=$((next_print + 1))
     done
@@ -170,6 +175,7 @@ for i in $order; do
         t0=$EPOCHREALTIME
         eval "${cmds[$i]}" >"$bgdir/$i.out" 2>&1 </dev/null
         rc=$?
+        times >"$bgdir/$i.cpu"
         echo "$t0 $EPOCHREALTIME" >"$bgdir/$i.time"
         echo $rc >"$bgdir/$i.rc"
     ) &
@@ -181,11 +187,17 @@ if [ -n "$record" ] && [ -d "$(dirname "$record")" ]; then
 fi
 
 echo
-echo "Seconds per job, slowest first (wall clock; $JOBS at once):"
-sort -t "$(printf '\t')" -k1,1gr "$times" | awk -F '\t' '{ printf "%8.1f  %s\n", $1, $2 }'
-awk -F '\t' -v a="$suite_start" -v b="$suite_end" -v j="$JOBS" '{ s += $1 }
-    END { printf "total: %.1f s for tests/run.sh (%d jobs, %.1f s of jobs, %s at once)\n",
-          b - a, NR, s, j }' "$times"
+echo "Seconds per job, slowest first (wall clock, then CPU; $JOBS at once):"
+awk -F '\t' 'FILENAME == ARGV[1] { cpu[$2] = $1; next }
+              { printf "%8.1f %7s  %s\n", $1, ($2 in cpu) ? cpu[$2] : "-", $2 }' "$cpus" "$times" |
+    sort -k1,1gr
+# The CPU share says whether more at once would help: well below 100% of the cores, the
+# lanes wait (on tmux, sleeps, timeouts) more than they compute.
+awk -F '\t' -v a="$suite_start" -v b="$suite_end" -v j="$JOBS" -v nc="$(nproc 2>/dev/null || echo 1)" \
+    'FILENAME == ARGV[1] { c += $1; next } { s += $1; n++ }
+    END { printf "total: %.1f s for tests/run.sh (%d jobs, %.1f s of jobs, %s at once; " \
+                 "%.1f s of CPU, %.0f%% of %d cores)\n", b - a, n, s, j, c,
+                 (b > a) ? 100 * c / ((b - a) * nc) : 0, nc }' "$cpus" "$times"
 if [ -n "${TEST_BUILD_START:-}" ]; then
     awk -v a="$TEST_BUILD_START" -v b="$suite_end" -v r="$suite_start" 'BEGIN {
         printf "total: %.1f s for make test after the main build (%.1f s of its test builds)\n",
