@@ -180,10 +180,11 @@ static void squeeze(const char *s, char *out, size_t n)
 
 /* Blocks of lesson L's end page (nothing answered) that a page of it (text, one frame) shows
  * in part: its first words there and not all of it (a bullet cut mid-sentence). */
-static int end_page_cuts(const struct lesson *L, const char *text, int cols, int rows)
+static int end_page_cuts(const struct lesson *L, size_t first, const char *text, int cols,
+                         int rows)
 {
     size_t nb;
-    struct lesson_block *b = lesson_end_blocks(L, "Exercises not answered in the room",
+    struct lesson_block *b = lesson_end_blocks(L, first, "Exercises not answered in the room",
                                                "none: every exercise was answered in the room",
                                                room_missed, NULL, &nb);
     static char page[64 * 1024], blk[8 * 1024], sq[8 * 1024];
@@ -207,6 +208,39 @@ static int end_page_cuts(const struct lesson *L, const char *text, int cols, int
     return cuts;
 }
 
+/* The items of lesson L's end page (the deck's slides first + 1 .. first + its slides) on a
+ * page of it (text): each "slide N, ...: QUESTION" names by N the deck's number of the slide
+ * that asks QUESTION (the number the footer shows and go-to takes), not the lesson's own. */
+static int end_page_numbers(const struct lesson *L, size_t first, const char *text, int cols,
+                            int rows)
+{
+    static char page[64 * 1024];
+    squeeze(text, page, sizeof page);
+    int wrong = 0;
+    const char *mark = ", not answered in the room: ";
+    for (const char *p = strstr(page, "slide "); p; p = strstr(p + 1, "slide ")) {
+        char *end;
+        unsigned long n = strtoul(p + 6, &end, 10);
+        if (end == p + 6 || strncmp(end, mark, strlen(mark)) != 0) continue;
+        const char *q = end + strlen(mark);
+        bool right = false;
+        for (size_t s = 0; s < L->nslides && !right; s++)
+            for (size_t k = 0; k < L->slides[s].nex && !right; k++) {
+                char want[600], sq[600];
+                lesson_ex_question(&L->slides[s].ex[k], want, sizeof want);
+                squeeze(want, sq, sizeof sq);
+                sq[40] = '\0'; /* its start: the page may end mid-item */
+                right = n == first + s + 1 && strncmp(q, sq, strlen(sq)) == 0;
+            }
+        if (!right) {
+            wrong++;
+            printf("%dx%d %s's end page: 'slide %lu' is not the deck's number of '%.50s'\n",
+                   cols, rows, L->id, n, q);
+        }
+    }
+    return wrong;
+}
+
 /* Every page and stop of every slide, PageDown by PageDown, and the text pages before the
  * page a slide opens on by PageUp. The frame that the next PageDown leaves a lesson from (the
  * deck's end too) tells the room the lesson ended; no other does; that PageDown shows the
@@ -224,7 +258,7 @@ static void walk(int cols, int rows)
     bool prev_end = false;
     size_t prev_slide = 0, text_seen = (size_t)-1, ntext = 0;
     size_t end_pages = 0, end_page_seen = (size_t)-1;
-    long end_frames = 0, end_cuts = 0, two_asked = 0;
+    long end_frames = 0, end_cuts = 0, end_wrong = 0, two_asked = 0;
     struct lesson_set set;
     room_lessons(&set);
     for (;;) {
@@ -246,7 +280,8 @@ static void walk(int cols, int rows)
             size_t li = 0, first = 0; /* the lesson the slide ends */
             while (li + 1 < set.n && first + set.v[li].nslides <= slide)
                 first += set.v[li++].nslides;
-            end_cuts += end_page_cuts(&set.v[li], text, cols, rows);
+            end_cuts += end_page_cuts(&set.v[li], first + 1, text, cols, rows);
+            end_wrong += end_page_numbers(&set.v[li], first, text, cols, rows);
             present_script_key(s, KEY_NPAGE);
             assert_true(++frames < 5000);
             continue;
@@ -310,6 +345,9 @@ static void walk(int cols, int rows)
            "(%.2f a slide)\n",
            cols, rows, end_frames, end_cuts, presses, n, (double)presses / (double)n);
     assert_int_equal(end_cuts, 0);
+    printf("%dx%d: %ld end page items name a slide by another number than the deck's\n", cols,
+           rows, end_wrong);
+    assert_int_equal(end_wrong, 0);
     printf("%dx%d: %ld frames ask two questions at once\n", cols, rows, two_asked);
     assert_int_equal(two_asked, 0);
     assert_true(presses <= 2 * (long)n);
@@ -682,7 +720,7 @@ static void test_end_pages_show_no_ids(void **state)
     for (size_t l = 0; l < set.n; l++) {
         size_t nb;
         struct lesson_block *b =
-            lesson_end_blocks(&set.v[l], "missed", "none", all_missed, NULL, &nb);
+            lesson_end_blocks(&set.v[l], 1, "missed", "none", all_missed, NULL, &nb);
         char page[32 * 1024] = "";
         for (size_t i = 0; i < nb; i++) /* each missed item in its tone (the player's red) */
             if (b[i].kind == LBLOCK_ITEM && b[i].first && b[i].nspans &&
