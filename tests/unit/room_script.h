@@ -24,8 +24,7 @@
 
 /* The presenter with options o on an off-screen terminal of cols x rows; fails the test
  * when it cannot open. */
-static inline struct present_script *room_open(const struct present_opts *o, int cols,
-                                               int rows)
+static inline struct present_script *room_open(const struct present_opts *o, int cols, int rows)
 {
     struct present_script *s;
     char err[400];
