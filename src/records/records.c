@@ -1698,6 +1698,23 @@ static bool device_line_cut(struct rec_ctx *x, long r)
     return true;
 }
 
+/* The process a device line puts its rank in ("Pid 422771 on HOST"), the first line's:
+ * what joins the list to the NCCL lines of the same processes (reccomm.c). */
+static void device_process(struct rec_log *L, struct rec_rank *rk, const char *p,
+                           const char *on)
+{
+    const char *pid = strstr(p, " Pid ");
+    if (rk->list_pid || !pid || pid > on) return;
+    pid = skip_sp(pid + 5);
+    long v = scan_uint(&pid, 10);
+    char h[64];
+    copy_word(skip_sp(on + 4), "", h, sizeof h);
+    int hid = rec_host_id(L, h, false);
+    if (v <= 0 || hid < 0) return;
+    rk->list_pid = v;
+    rk->list_host = hid + 1;
+}
+
 static bool device_line(struct rec_ctx *x, const char *p)
 {
     p = skip_sp(p);
@@ -1730,6 +1747,7 @@ static bool device_line(struct rec_ctx *x, const char *p)
         u->list_open = true;
     }
     if (!rk->host[0]) copy_word(skip_sp(on + 4), "", rk->host, sizeof rk->host);
+    device_process(x->L, rk, p, on);
     const char *q = skip_sp(dv + 8);
     if (q[0] == '-' && q[1] == '1' && !isdigit((unsigned char)q[2])) q += 2; /* no device */
     long d = scan_uint(&q, 5);
@@ -2911,7 +2929,7 @@ static void finish_comms(struct rec_log *L)
             if (u->tests) {
                 for (int r = rec_facts_next(&u->f, 0); r >= 0 && r < f->seen_cap * 8;
                      r = rec_facts_next(&u->f, r + 1))
-                    if (!pr[r]) pr[r] = true, printing++, top = r > top ? r : top;
+                    if (!pr[r]) pr[r] = true, top = r > top ? r : top;
             } else if (u->rank >= 0 && u->rank < f->seen_cap * 8 && !pr[u->rank]) {
                 pr[u->rank] = true, top = u->rank > top ? u->rank : top;
             }
