@@ -3062,6 +3062,22 @@ static void tests_alone(struct rec_log *L)
     }
 }
 
+/* A P2P or SHM link joins two GPUs of one host: its line's host is its other end's too (as
+ * each communicator's own picture places them, recview.c), so every view names one host for
+ * a rank. */
+static void place_peers(struct rec_log *L)
+{
+    for (int i = 0; i < L->nlinks; i++) {
+        const struct rec_link *k = &L->links[i];
+        if (k->host_id < 0 || starts(k->via, "NET/")) continue;
+        int ends[2] = {k->from, k->to};
+        for (int e = 0; e < 2; e++) {
+            struct rec_rank *rk = rank_at(L, ends[e]);
+            if (rk && !rk->host[0]) copy_str(rk->host, sizeof rk->host, k->host);
+        }
+    }
+}
+
 void rec_finish(struct rec_log *L)
 {
     for (int i = 0; i < L->nlinks; i++)
@@ -3099,6 +3115,7 @@ void rec_finish(struct rec_log *L)
             L->ranks[r].device = -1;
         L->rank_slots = L->nranks;
     }
+    place_peers(L);
     if (L->nranks > 0 && L->nnodes < 0) {
         bool all = true;
         for (int r = 0; r < L->nranks; r++)
