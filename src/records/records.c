@@ -2896,6 +2896,37 @@ static int list_size(const struct rec_log *L, int u)
     return n + (u == L->tests_unit ? L->tests_more : 0);
 }
 
+/* A communicator that states its channels ("Channel 00/04 :") and prints some of their
+ * ring lines: the channels with none are said ("channels 2 of 0-3 have no ring line"),
+ * as ranges; a record cut or pasted in part loses them. */
+static void warn_missing_channels(struct rec_log *L)
+{
+    for (int c = 0; c < L->ncomms; c++) {
+        const struct rec_facts *f = &L->comms[c];
+        int n = f->channels < REC_MAX_CHANNELS ? f->channels : REC_MAX_CHANNELS;
+        if (n <= 0 || rec_facts_nrings(f) == 0) continue;
+        char list[160] = "";
+        size_t k = 0;
+        int missing = 0;
+        for (int ch = 0; ch < n; ch++) {
+            if (f->rings[ch >> 3] >> (ch & 7) & 1) continue;
+            int end = ch;
+            while (end + 1 < n && !(f->rings[(end + 1) >> 3] >> ((end + 1) & 7) & 1))
+                end++;
+            if (k + 24 < sizeof list)
+                k = cv_cat(list, sizeof list, k, end > ch ? "%s%d..%d" : "%s%d", k ? ", " : "",
+                           ch, end);
+            missing += end - ch + 1;
+            ch = end;
+        }
+        if (!missing) continue;
+        char who[48] = "";
+        if (L->ncomms > 1) snprintf(who, sizeof who, "communicator %d: ", c + 1);
+        rec_warn(L, "%schannel%s %s of 0-%d ha%s no ring line (cut?)", who,
+                 missing == 1 ? "" : "s", list, n - 1, missing == 1 ? "s" : "ve");
+    }
+}
+
 static void finish_comms(struct rec_log *L)
 {
     for (int u = 0; u < L->nunits; u++)
@@ -2905,6 +2936,7 @@ static void finish_comms(struct rec_log *L)
     L->blk_cap = 0;
     first_line_hosts(L);
     rec_comm_finish(L);
+    warn_missing_channels(L);
     if (L->rccl)
         snprintf(L->library, sizeof L->library, "RCCL");
     else if (L->nccl_lines || L->version[0] || L->tests_version[0])
