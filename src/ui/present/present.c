@@ -1164,7 +1164,9 @@ static void pres_extra_text(struct pres *p, int cols)
         page.blocks = glossary_page_blocks(used, k, &page.nblocks);
         snprintf(title, sizeof title, "Glossary");
     } else {
-        page.blocks = lesson_end_blocks(L, "Exercises not answered in the room",
+        /* the deck's numbers: the footer's, and go-to's */
+        size_t first = p->pos.slide + 1 - p->sl[p->pos.slide].slide;
+        page.blocks = lesson_end_blocks(L, first, "Exercises not answered in the room",
                                         "none: every exercise was answered in the room",
                                         pres_end_missed, p, &page.nblocks);
         snprintf(title, sizeof title, "End of the lesson: %s", L->title ? L->title : L->id);
