@@ -101,7 +101,11 @@ int topo_groups(const struct rec_log *L, struct topo_group *g, int max)
     bool gpu_differs[TOPO_MAX_GROUPS] = {false};
     if (max > TOPO_MAX_GROUPS) max = TOPO_MAX_GROUPS;
     for (int r = 0; r < n; r++) {
-        struct topo_group *p = topo_group_of(g, &ng, max, topo_host(L, r), &unknown);
+        /* a node is its host, or one machine of a host name several share (records.h) */
+        char node[96];
+        const char *h =
+            L->machines_more ? rec_node_name(L, r, node, sizeof node) : topo_host(L, r);
+        struct topo_group *p = topo_group_of(g, &ng, max, h && h[0] ? h : NULL, &unknown);
         if (!p) break;
         if (p->n == TOPO_GROUP_RANKS) {
             p->more++;
