@@ -2259,20 +2259,62 @@ static void job_line(struct rec_log *L, const char *p)
     }
 }
 
+/* srun's tasks: -n/--ntasks, else -N/--nodes times --ntasks-per-node (one task a node
+ * when it is not said, as srun starts them); -1 when the line says neither. */
+static long srun_tasks(const char *m)
+{
+    long n = option_number(m, " --ntasks");
+    if (n < 0) n = option_number(m, " -n");
+    if (n > 0) return n;
+    long nodes = option_number(m, " --nodes");
+    if (nodes < 0) nodes = option_number(m, " -N");
+    long per = option_number(m, " --ntasks-per-node");
+    return nodes > 0 ? nodes * (per > 0 ? per : 1) : -1;
+}
+
+/* nccl-tests runs -g GPUs in each of -t threads of a process: the ranks a process runs,
+ * when line p (the launcher's, or the line its '\' continues onto) names an nccl-tests
+ * program. */
+static void command_per_proc(struct rec_log *L, const char *p)
+{
+    if (L->job.procs <= 0 || !strstr(p, "_perf")) return;
+    long g = option_number(p, " -g"), t = option_number(p, " -t");
+    L->job.per_proc = (int)((g > 0 ? g : 1) * (t > 0 ? t : 1));
+}
+
+/* Does line p end in a shell's line continuation ('\')? */
+static bool continues(const char *p)
+{
+    size_t n = strlen(p);
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\r'))
+        n--;
+    return n && p[n - 1] == '\\';
+}
+
 /* A command line that names the launcher: "mpirun --mca ...", "srun -l ...". */
 static void command_line(struct rec_log *L, const char *p)
 {
+    if (L->job.cmd_open) { /* the launcher's line goes on here */
+        L->job.cmd_open = continues(p);
+        if (!L->job.per_proc) command_per_proc(L, p);
+    }
     const char *m = strstr(p, "mpirun ");
     if (!m) m = strstr(p, "mpiexec ");
+    const char *sr = strstr(p, "srun ");
+    if (sr && sr != p && sr[-1] != ' ' && sr[-1] != '/') sr = NULL;
     if (m && (m == p || m[-1] == ' ' || m[-1] == '/') && L->job.procs < 0) {
         long np = option_number(m, " -np");
         if (np < 0) np = option_number(m, " -n");
         if (np > 0) L->job.procs = (int)np;
-        /* nccl-tests runs -g GPUs in each of -t threads of a process */
-        if (np > 0 && strstr(m, "_perf ")) {
-            long g = option_number(m, " -g"), t = option_number(m, " -t");
-            L->job.per_proc = (int)((g > 0 ? g : 1) * (t > 0 ? t : 1));
-        }
+        snprintf(L->job.procs_from, sizeof L->job.procs_from, "mpirun");
+        command_per_proc(L, m);
+        L->job.cmd_open = continues(m);
+    } else if (sr && L->job.procs < 0) {
+        long n = srun_tasks(sr);
+        if (n > 0 && n <= REC_MAX_RANKS) L->job.procs = (int)n;
+        snprintf(L->job.procs_from, sizeof L->job.procs_from, "srun");
+        command_per_proc(L, sr);
+        L->job.cmd_open = continues(sr);
     }
     if (L->launcher) return;
     if (m && (m == p || m[-1] == ' ' || m[-1] == '/')) {

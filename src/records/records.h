@@ -219,8 +219,10 @@ struct rec_graph {
 struct rec_job {
     int world;           /* the world size (ranks), -1 unknown */
     char world_from[16]; /* what said it: "vLLM" ("rank N in world size W ...") */
-    int procs;           /* processes started: mpirun's -np, -1 unknown (nccl-tests' -g
-                            runs several ranks in one) */
+    int procs;           /* processes started: mpirun's -np, srun's tasks, -1 unknown
+                            (nccl-tests' -g runs several ranks in one) */
+    char procs_from[8];  /* the launcher that said procs: "mpirun", "srun" */
+    bool cmd_open;       /* the command line before ended in '\': this one goes on with it */
     int tp, pp, dp;      /* vLLM's "assigned as DP rank a, PP rank b, TP rank c": largest + 1,
                             0 when never said */
     int per_proc;        /* ranks a process of nccl-tests runs (its -g times its -t), 0 when

@@ -15,6 +15,9 @@ list of records:
              machines (NCCL puts one rank on a GPU): as many nodes as the name has machines
              (the text's first line, the JSON's nnodes), a warning "K machines named HOST",
              and the JSON's ranks of those processes in different machines.
+  launcher   a job's processes as its launcher's command line starts them, whichever the
+             launcher: mpirun's -np/-n, srun's -n/--ntasks or -N/--nodes times
+             --ntasks-per-node (one a node when not said): the JSON's job.processes.
   channels   a communicator that states N channels ("Channel 00/04 :") and prints ring-order
              lines for some of them: the others are said, "channels 2 of 0-3 have no ring
              line (cut?)", exactly those.
@@ -142,6 +145,41 @@ def check_machines(lines, j, text, fail):
                 fail("machines", "ranks %s share a GPU of %s: machines %s" % (ranks, host, ms))
 
 
+def opt(words, names):
+    """The number after one of the option names ("-n 8", "--ntasks=8"), None."""
+    for i, w in enumerate(words):
+        k, eq, v = w.partition("=")
+        if k in names:
+            v = v if eq else (words[i + 1] if i + 1 < len(words) else "")
+            if v.isdigit() and int(v) > 0:
+                return int(v)
+    return None
+
+
+def check_launcher(lines, j, fail):
+    want = None
+    for ln in lines:
+        words = ln.split()
+        for i, w in enumerate(words):
+            base = w.rsplit("/", 1)[-1]
+            if base in ("mpirun", "mpiexec"):
+                want = opt(words[i:], ("-np", "-n"))
+            elif base == "srun":
+                rest = words[i:]
+                want = opt(rest, ("-n", "--ntasks"))
+                nodes = opt(rest, ("-N", "--nodes"))
+                if want is None and nodes:
+                    want = nodes * (opt(rest, ("--ntasks-per-node",)) or 1)
+            else:
+                continue
+            break
+        if want is not None:
+            break
+    got = (j.get("job") or {}).get("processes")
+    if want is not None and got != want:
+        fail("launcher", "the launcher starts %d processes; the JSON's job says %s" % (want, got))
+
+
 def comm_ranks(c):
     return {k["rank"]: k for k in c.get("ranks", [])}
 
@@ -154,6 +192,7 @@ def check(name, record, j, text, fails):
     comms = j.get("communicators", [])
     check_channels(name, lines, j, fail)
     check_machines(lines, j, text, fail)
+    check_launcher(lines, j, fail)
     # one-host: the top-level ranks are the main communicator's own
     main = j.get("rings_of")
     top = {k["rank"]: k.get("host") for k in j.get("ranks", [])}
