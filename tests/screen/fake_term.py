@@ -8,7 +8,8 @@ usage: fake_term.py [--reply sync|da1|none] [--size COLSxROWS] [--wait TEXT]
 
 --reply: sync answers DECRQM for mode 2026 with "reset" (supported) and then DA1; da1 answers
 only DA1, as tmux 3.3a does; none answers nothing at all. Keys: a word from KEYS below or a
-single character; after each the terminal waits until the output has been quiet for 0.4 s.
+single character; after each the terminal waits for the frame it draws (output, then 0.15 s
+without more; 5 s at most).
 --end q presses q, TERM sends SIGTERM (to the command under strace, not to strace). Prints one line of key=value facts: asked (the
 DECRQM question was seen), ask_to_text_s (seconds from the question to the --wait text),
 exit (the command's status, or -signal), restored (canonical mode and echo on again
@@ -114,9 +115,13 @@ def main():
             facts["ask_to_text_s"] = round(time.monotonic() - t_ask, 3)
     pump(1.0, quiet=0.4)
     for k in opts["--keys"].split():
+        before = len(out)
         os.write(master, KEYS.get(k, k.encode()))
         facts["keys"] += 1
-        pump(5, quiet=0.4)
+        # the key's frame: its first bytes, then the rest (one write, which the pty may
+        # hand over in pieces) until 0.15 s pass without more
+        pump(5, until=lambda: len(out) > before)
+        pump(1.0, quiet=0.15)
     if opts["--end"] == "TERM":
         os.kill(innermost(proc.pid), signal.SIGTERM)
     else:
