@@ -38,6 +38,7 @@
 #include "lesson/glossary.h"
 #include "lesson/lesson.h"
 #include "present/notes_ipc.h"
+#include "present/quiz.h"
 #include "ui/kit/draw.h"
 #include "room_script.h"
 
@@ -241,6 +242,43 @@ static int end_page_numbers(const struct lesson *L, size_t first, const char *te
     return wrong;
 }
 
+/* Slide i of the deck (its lessons in order), NULL past its end. */
+static const struct lesson_slide *deck_slide(const struct lesson_set *set, size_t i)
+{
+    for (size_t l = 0; l < set->n; l++) {
+        if (i < set->v[l].nslides) return &set->v[l].slides[i];
+        i -= set->v[l].nslides;
+    }
+    return NULL;
+}
+
+/* Does the frame a slide opens on (text) show its title and its first exercise's question as
+ * the room reads it (quiz.h), whole? Else 0, and what it lacks in what. */
+static bool opens_whole(const struct lesson_slide *sl, const char *text, char *what, size_t n)
+{
+    static char page[64 * 1024], want[8 * 1024];
+    squeeze(text, page, sizeof page);
+    squeeze(sl->title ? sl->title : "", want, sizeof want);
+    if (want[0] && !strstr(page, want)) {
+        snprintf(what, n, "its title '%.60s'", want);
+        return false;
+    }
+    if (!sl->nex) return true;
+    struct quiz q;
+    quiz_build_room(sl, 0, &q);
+    char blk[8 * 1024] = "";
+    const struct lesson_block *b = &q.v[q.ex_block[0]];
+    for (size_t k = 0; k < b->nspans; k++) {
+        size_t o = strlen(blk);
+        snprintf(blk + o, sizeof blk - o, "%s", b->spans[k].text);
+    }
+    quiz_free(&q);
+    squeeze(blk, want, sizeof want);
+    if (strstr(page, want)) return true;
+    snprintf(what, n, "its question '%.60s'", want);
+    return false;
+}
+
 /* Every page and stop of every slide, PageDown by PageDown, and the text pages before the
  * page a slide opens on by PageUp. The frame that the next PageDown leaves a lesson from (the
  * deck's end too) tells the room the lesson ended; no other does; that PageDown shows the
@@ -258,7 +296,7 @@ static void walk(int cols, int rows)
     bool prev_end = false;
     size_t prev_slide = 0, text_seen = (size_t)-1, ntext = 0;
     size_t end_pages = 0, end_page_seen = (size_t)-1;
-    long end_frames = 0, end_cuts = 0, end_wrong = 0, two_asked = 0;
+    long end_frames = 0, end_cuts = 0, end_wrong = 0, two_asked = 0, opens_cut = 0;
     struct lesson_set set;
     room_lessons(&set);
     for (;;) {
@@ -291,6 +329,14 @@ static void walk(int cols, int rows)
                      rows, prev_slide + 1, slide + 1, prev_end ? "says" : "does not say");
         said += prev_end && frames > 0;
         prev_end = regexec(&end_re, text, 0, NULL, 0) == 0;
+        if (frames == 0 || slide != prev_slide) { /* the frame the slide opens on */
+            char lacks[200];
+            if (!opens_whole(deck_slide(&set, slide), text, lacks, sizeof lacks)) {
+                opens_cut++;
+                printf("%dx%d slide %zu opens on page %d/%d without %s\n", cols, rows,
+                       slide + 1, page + 1, np, lacks);
+            }
+        }
         prev_slide = slide;
         frames++;
         char what[400];
@@ -348,6 +394,8 @@ static void walk(int cols, int rows)
     printf("%dx%d: %ld end page items name a slide by another number than the deck's\n", cols,
            rows, end_wrong);
     assert_int_equal(end_wrong, 0);
+    printf("%dx%d: %ld slides open without their title or question\n", cols, rows, opens_cut);
+    assert_int_equal(opens_cut, 0);
     printf("%dx%d: %ld frames ask two questions at once\n", cols, rows, two_asked);
     assert_int_equal(two_asked, 0);
     assert_true(presses <= 2 * (long)n);
