@@ -1127,6 +1127,11 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
         char total[48], masked[64]; /* the footer's step count, as the scene's header */
         snprintf(total, sizeof total, "%ld steps", pres_nsteps(p));
         p->hide_total = draw_mask_text(total, masked, sizeof masked) > 0;
+        const struct plan *pl = screen_plan(a); /* the slice view's ticks count its steps */
+        if (pl && !p->hide_total) {
+            snprintf(total, sizeof total, "%zu steps", pl->nsteps);
+            p->hide_total = draw_mask_text(total, masked, sizeof masked) > 0;
+        }
         int figures = predict_end(a);
         p->hid_later = p->revealed >= s->nex && !p->reveal_scene && (boxes || figures > 0);
     } else {
