@@ -442,7 +442,9 @@ static size_t pres_named(const struct pres *p, long *out)
 {
     const struct lesson_slide *s = pres_slide(p);
     if (!s->has_scene || !p->scene_ok || !s->markdown) return 0;
-    return deck_named_steps(s->markdown, pres_nsteps(p), out, DECK_STOPS_MAX);
+    long n = pres_nsteps(p); /* relative steps count from where the scene starts */
+    return deck_named_steps(s->markdown, deck_resolve(DECK_STEP_START, s->scene.step, n), n,
+                            out, DECK_STOPS_MAX);
 }
 
 /* The last step the narration names, -1 when none: up to it the scene is the slide's own
