@@ -1007,9 +1007,7 @@ static const char *time_step(const char *unit, bool up)
     return NULL;
 }
 
-/* The unit a prompt writes right after param i's "{name}" ("{mb} MB", "{a} µs"): one of
- * bytes, bandwidth or time, into unit; false when none. */
-static bool prompt_unit(const struct lesson_exercise *ex, size_t i, char *unit, size_t n)
+bool ex_param_unit(const struct lesson_exercise *ex, size_t i, char *unit, size_t n)
 {
     char tag[40];
     snprintf(tag, sizeof tag, "{%s}", ex->params[i].name);
@@ -1045,7 +1043,7 @@ static void slips_param_units(const struct lesson_exercise *ex, const struct ex_
 {
     for (size_t i = 0; i < ex->nparams; i++) {
         char unit[24], num[40], other[40], msg[320];
-        if (!prompt_unit(ex, i, unit, sizeof unit)) continue;
+        if (!ex_param_unit(ex, i, unit, sizeof unit)) continue;
         double p = v ? v->param[i] : ex->params[i].value, f = 0, x;
         ex_format_number(p, num, sizeof num);
         const char *twin = binary_twin(unit, &f);
@@ -1058,7 +1056,7 @@ static void slips_param_units(const struct lesson_exercise *ex, const struct ex_
                 ex_format_number(up ? p * f : p / f, other, sizeof other);
                 if (up != binary)
                     snprintf(msg, sizeof msg,
-                             "That reads the question's %s %s as %s %s: 1 %s is %.10g %s, not "
+                             "That reads the question's %s %s as %s %s: 1 %s is %.4g %s, not "
                              "1; mind which of the two the question gives",
                              num, unit, num, twin, binary ? unit : twin, f,
                              binary ? twin : unit);

@@ -39,6 +39,10 @@ int ex_unit_lookup(const char *unit, enum ex_dim *dim, double *scale, const char
 int ex_unit_convert(double value, const char *from, const char *to, double *out, char *err,
                     size_t errlen);
 
+/* The unit a prompt writes right after param i's "{name}" ("{mb} MB", "{a} µs"): one of
+ * bytes, bandwidth or time, into unit (n bytes); false when none. */
+bool ex_param_unit(const struct lesson_exercise *ex, size_t i, char *unit, size_t n);
+
 /* ---- variants --------------------------------------------------------------------------- */
 
 /* The numbers of one variant of a number exercise. seed 0 = the defaults (the lecture's

@@ -274,8 +274,59 @@ static double feval(const struct fnode *n, const double *vals, const struct fsli
 
 /* ---- rendering in the question's numbers ------------------------------------------------ */
 
-static int prec(const struct fnode *n)
+/* A formula is rendered as the student reads the question: each param with the unit its
+ * prompt writes after it ("1 MB", "50 GB/s", "7 billion"), and the formula's unit
+ * conversions (a power of 1000, of 1024) left out: "2 × (8 − 1) / 8 × 1 MB / (50 GB/s)",
+ * never "1 × 1000000 / (50 × 1000000000) × 1000000". */
+struct rctx {
+    const double *vals;
+    const struct lesson_exercise *ex;
+};
+
+/* A unit conversion of the formula: a number that is a power of 1000 (1000, 1e6, 1e-9) or
+ * of 1024 (1024, 1048576, 1073741824). */
+static bool unit_const(const struct fnode *n)
 {
+    if (n->kind != FN_NUM || !(n->num > 0)) return false;
+    double l = log10(n->num) / 3, b = log2(n->num) / 10;
+    return (fabs(l - round(l)) < 1e-9 && round(l) != 0) ||
+           (fabs(b - round(b)) < 1e-9 && round(b) >= 1);
+}
+
+/* The node as it reads without its unit conversions: a product with one factor left (not
+ * a divisor) is that factor. */
+static const struct fnode *eff(const struct fnode *n)
+{
+    if (n->kind != FN_PROD) return n;
+    const struct fnode *one = NULL;
+    size_t kept = 0, at = 0;
+    for (size_t i = 0; i < n->nk; i++)
+        if (!unit_const(n->k[i])) kept++, one = n->k[i], at = i;
+    return kept == 1 && !n->inv[at] ? eff(one) : n;
+}
+
+/* Param var's value as the prompt writes it, with its unit or scale word: "1 MB". */
+static void param_label(const struct rctx *c, int var, char *buf, size_t n)
+{
+    char num[48], unit[24] = "";
+    ex_format_number(c->vals[var], num, sizeof num);
+    if (!ex_param_unit(c->ex, (size_t)var, unit, sizeof unit)) {
+        unit[0] = '\0';
+        /* "{b} billion parameters": the scale word the formula's 1e9 stands for */
+        static const char *const words[] = {"thousand", "million", "billion", "trillion"};
+        char tag[40];
+        snprintf(tag, sizeof tag, "{%s} ", c->ex->params[var].name);
+        const char *p = c->ex->prompt ? strstr(c->ex->prompt, tag) : NULL;
+        for (size_t i = 0; p && i < ARRAY_LEN(words); i++)
+            if (strncmp(p + strlen(tag), words[i], strlen(words[i])) == 0)
+                snprintf(unit, sizeof unit, "%s", words[i]);
+    }
+    snprintf(buf, n, "%s%s%s", num, unit[0] ? " " : "", unit);
+}
+
+static int prec(const struct fnode *n, const struct rctx *c)
+{
+    n = eff(n);
     switch (n->kind) {
     case FN_SUM:
         return 1;
@@ -286,29 +337,38 @@ static int prec(const struct fnode *n)
         return 3;
     case FN_POW:
         return 4;
+    case FN_VAR: {
+        char l[80]; /* "50 GB/s" divides as a whole: "/ (50 GB/s)" */
+        param_label(c, n->var, l, sizeof l);
+        return strchr(l, '/') ? 2 : 5;
+    }
     default:
         return 5;
     }
 }
 
-static void render(const struct fnode *n, const double *vals, struct vec_buf *b);
+static void render(const struct fnode *n, const struct rctx *c, struct vec_buf *b);
 
-static void render_kid(const struct fnode *k, int min_prec, const double *vals,
+static void render_kid(const struct fnode *k, int min_prec, const struct rctx *c,
                        struct vec_buf *b)
 {
-    bool par = prec(k) < min_prec;
+    bool par = prec(k, c) < min_prec;
     if (par) vec_buf_puts(b, "(");
-    render(k, vals, b);
+    render(eff(k), c, b);
     if (par) vec_buf_puts(b, ")");
 }
 
-static void render(const struct fnode *n, const double *vals, struct vec_buf *b)
+static void render(const struct fnode *n, const struct rctx *c, struct vec_buf *b)
 {
-    char num[48];
+    char num[80];
+    n = eff(n);
     switch (n->kind) {
     case FN_NUM:
+        ex_format_number(n->num, num, sizeof num);
+        vec_buf_puts(b, num);
+        return;
     case FN_VAR:
-        ex_format_number(n->kind == FN_NUM ? n->num : vals[n->var], num, sizeof num);
+        param_label(c, n->var, num, sizeof num);
         vec_buf_puts(b, num);
         return;
     case FN_FUNC:
@@ -316,54 +376,64 @@ static void render(const struct fnode *n, const double *vals, struct vec_buf *b)
         vec_buf_puts(b, "(");
         for (size_t i = 0; i < n->nk; i++) {
             if (i) vec_buf_puts(b, ", ");
-            render(n->k[i], vals, b);
+            render(n->k[i], c, b);
         }
         vec_buf_puts(b, ")");
         return;
     case FN_NEG:
         vec_buf_puts(b, "\xe2\x88\x92"); /* − */
-        render_kid(n->k[0], 4, vals, b);
+        render_kid(n->k[0], 4, c, b);
         return;
     case FN_POW:
     case FN_MOD:
-        render_kid(n->k[0], 5, vals, b);
+        render_kid(n->k[0], 5, c, b);
         vec_buf_puts(b, n->kind == FN_POW ? "^" : " % ");
-        render_kid(n->k[1], 5, vals, b);
+        render_kid(n->k[1], 5, c, b);
         return;
     case FN_SUM:
     case FN_PROD:
         break;
     }
-    bool sum = n->kind == FN_SUM;
+    bool sum = n->kind == FN_SUM, first = true;
     for (size_t i = 0; i < n->nk; i++) {
-        if (i)
+        if (!sum && unit_const(n->k[i])) continue; /* a unit conversion: not said */
+        if (!first)
             vec_buf_puts(b, sum ? (n->inv[i] ? " \xe2\x88\x92 " : " + ")
                                 : (n->inv[i] ? " / " : " \xc3\x97 "));
         else if (!sum && n->inv[i])
             vec_buf_puts(b, "1 / ");
+        first = false;
         /* a divisor that is itself a product keeps its parentheses: a / (b × c) */
-        render_kid(n->k[i], sum ? (n->inv[i] ? 2 : 1) : (n->inv[i] ? 3 : 2), vals, b);
+        render_kid(n->k[i], sum ? (n->inv[i] ? 2 : 1) : (n->inv[i] ? 3 : 2), c, b);
     }
+    if (first) vec_buf_puts(b, "1"); /* only unit conversions */
 }
 
-static char *render_str(const struct fnode *n, const double *vals)
+static char *render_str(const struct fnode *n, const struct rctx *c)
 {
     struct vec_buf b = {0};
     vec_buf_puts(&b, "");
-    render(n, vals, &b);
+    render(n, c, &b);
     return vec_buf_take(&b);
 }
 
-/* Child i of product n with the factor next to it, as they stand in n: "2 × (8 − 1)". */
-static char *render_pair(const struct fnode *n, size_t i, const double *vals)
+/* Child i of product n with the factor next to it, as they stand in n: "2 × (8 − 1)"
+ * (a unit conversion is no neighbour). */
+static char *render_pair(const struct fnode *n, size_t i, const struct rctx *c)
 {
-    size_t a = i + 1 < n->nk ? i : i - 1;
+    size_t a = i, z = i;
+    for (size_t j = i + 1; j < n->nk && z == i; j++)
+        if (!unit_const(n->k[j])) z = j;
+    for (size_t j = i; z == i && j-- > 0;)
+        if (!unit_const(n->k[j])) a = j;
     struct vec_buf b = {0};
     vec_buf_puts(&b, "");
     if (a > 0 && n->inv[a]) vec_buf_puts(&b, "1 / ");
-    render_kid(n->k[a], 3, vals, &b);
-    vec_buf_puts(&b, n->inv[a + 1] ? " / " : " \xc3\x97 ");
-    render_kid(n->k[a + 1], 3, vals, &b);
+    render_kid(n->k[a], 3, c, &b);
+    if (z != a) {
+        vec_buf_puts(&b, n->inv[z] ? " / " : " \xc3\x97 ");
+        render_kid(n->k[z], 3, c, &b);
+    }
     return vec_buf_take(&b);
 }
 
@@ -375,6 +445,7 @@ struct fslip_list {
     const double *vals;
     double want;
     const struct fnode *root;
+    struct rctx rc; /* how the slips are said */
 };
 
 static void slip_push(struct fslip_list *L, const struct fslip_at *s, const char *code,
@@ -409,7 +480,7 @@ static void slips_all_div(struct fslip_list *L, const struct fnode *n)
                 if (q < i && divides_by(n->k[q], var)) first = false;
             }
             if (all || !first) continue;
-            char *x = render_str(t->k[j], L->vals), *term = render_str(t, L->vals);
+            char *x = render_str(t->k[j], &L->rc), *term = render_str(t, &L->rc);
             struct fslip_at s = {FS_ALL_DIV, n, 0, var};
             char m[300];
             snprintf(m, sizeof m,
@@ -423,11 +494,34 @@ static void slips_all_div(struct fslip_list *L, const struct fnode *n)
     }
 }
 
+/* A unit conversion of product n left out (its child i): a power of 1000 is said by the
+ * grader as the answer in another unit (power-of-ten), so only a power of 1024 is said
+ * here, as the conversion it is. */
+static void slip_unit_const(struct fslip_list *L, const struct fnode *n, size_t i)
+{
+    double c = n->k[i]->num, scale = 0;
+    int bits = (int)round(log2(c));
+    if (fabs(c - ldexp(1.0, bits)) > 0 || bits % 10 != 0) return;
+    const char *canon = NULL;
+    enum ex_dim dim = DIM_NONE;
+    ex_unit_lookup(L->rc.ex->units, &dim, &scale, &canon);
+    struct fslip_at s = {FS_DROP, n, i, 0};
+    char m[300];
+    if (n->inv[i] && scale == c && canon)
+        snprintf(m, sizeof m,
+                 "That leaves out the division by 2^%d that turns %s into %s: mind the unit",
+                 bits, dim == DIM_BANDWIDTH ? "bytes/s" : "bytes", canon);
+    else
+        snprintf(m, sizeof m, "That leaves out a unit conversion, the %s 2^%d: mind the units",
+                 n->inv[i] ? "division by" : "factor", bits);
+    slip_push(L, &s, "left-out-factor", m);
+}
+
 static void slips_here(struct fslip_list *L, const struct fnode *n)
 {
     if (n->kind == FN_SUM && n->nk == 2 && n->inv[1] && n->k[0]->kind == FN_VAR &&
         n->k[1]->kind == FN_NUM && n->k[1]->num == 1) {
-        char *x = render_str(n->k[0], L->vals), *xm = render_str(n, L->vals);
+        char *x = render_str(n->k[0], &L->rc), *xm = render_str(n, &L->rc);
         struct fslip_at s = {FS_NO_MINUS_ONE, n, 0, 0};
         char m[300];
         snprintf(m, sizeof m, "That uses %s where the answer has %s", x, xm);
@@ -437,19 +531,31 @@ static void slips_here(struct fslip_list *L, const struct fnode *n)
     }
     if ((n->kind != FN_SUM && n->kind != FN_PROD) || n->nk < 2) return;
     for (size_t i = 0; i < n->nk; i++) {
+        if (n->kind == FN_PROD && unit_const(n->k[i])) {
+            slip_unit_const(L, n, i);
+            continue;
+        }
+        /* 1 − f without f is the factor (1 − f) left out, said as such */
+        if (n->kind == FN_SUM && n->nk == 2 && n->k[1 - i]->kind == FN_NUM &&
+            n->k[1 - i]->num == 1)
+            continue;
         /* the child as it stands in n: (1 − 0.1) keeps its parentheses in a product */
         struct vec_buf kb = {0};
         vec_buf_puts(&kb, "");
-        render_kid(n->k[i], n->kind == FN_SUM ? 1 : 3, L->vals, &kb);
+        render_kid(n->k[i], n->kind == FN_SUM ? 1 : 3, &L->rc, &kb);
         char *k = vec_buf_take(&kb);
         struct fslip_at s = {FS_DROP, n, i, 0};
         char m[300];
         /* inside the formula, say where: "the factor 8 of 8 × 3.5 / 1000"; a bare number
          * of the whole formula, with its neighbour: "the factor 2 of 2 × (8 − 1)" */
-        char *whole = n != L->root ? render_str(n, L->vals)
+        char *whole = n != L->root ? render_str(n, &L->rc)
                       : n->kind == FN_PROD && n->k[i]->kind == FN_NUM
-                          ? render_pair(n, i, L->vals)
+                          ? render_pair(n, i, &L->rc)
                           : NULL;
+        if (whole && strcmp(whole, k) == 0) { /* the rest was unit conversions */
+            free(whole);
+            whole = NULL;
+        }
         if (n->kind == FN_SUM)
             snprintf(m, sizeof m, "That leaves out the term %s%s%s%s", k, whole ? " of " : "",
                      whole ? whole : "",
@@ -499,7 +605,7 @@ size_t ex_formula_slips(const struct lesson_exercise *ex, const struct ex_varian
     /* the tree must compute what muParser computes, or it names nothing */
     if (root && !f.bad && !*f.p &&
         fabs(feval(root, vals, &none) - want) <= 1e-9 * fmax(1.0, fabs(want))) {
-        struct fslip_list L = {out, 0, cap, vals, want, root};
+        struct fslip_list L = {out, 0, cap, vals, want, root, {vals, ex}};
         slips_walk(&L, root);
         n = L.n;
     }

@@ -605,14 +605,13 @@ static void test_nearest_slip_named(void **state)
     } cases[] = {
         /* 2b + 14b/n at b = 72.2, n = 508 is 146.4; 290.5 is 4b + 14b/n = 290.8 (the term
          * 2b counted twice, 0.1% off), not 2 x 146.4 = 292.8 (0.8% off), "exactly twice" */
-        {"zero-paper-stage2", 1, "290.5", "twice-term", "2 \xc3\x97 72.2 twice"},
+        {"zero-paper-stage2", 1, "290.5", "twice-term", "2 \xc3\x97 72.2 billion twice"},
         /* tree: 2 log2(8) 5 + 2 S/beta = 30 + 40; 50 leaves out the 2 of the bandwidth term
          * (one direction of the tree), and, by the same number, log2(8) of the latency term:
          * both are said */
         {"alpha-beta-tree", 0, "50", "left-out-factor",
          "log2(8) of 2 \xc3\x97 log2(8) \xc3\x97 5"},
-        {"alpha-beta-tree", 0, "50", "left-out-factor",
-         "the factor 2 of 2 \xc3\x97 1 \xc3\x97"},
+        {"alpha-beta-tree", 0, "50", "left-out-factor", "the factor 2 of 2 \xc3\x97 1 MB"},
         /* lesson 07's ring at 1 MB read as 1 MiB: 70 + 35 x 1.048576 = 106.7 us */
         {"alpha-beta-ring", 0, "106.7", "param-unit", "1 MiB"},
         /* a ring all-gather run the other way: rank 0 gets rank 1's block, then rank 2's */
