@@ -126,7 +126,8 @@ struct ex_grade {
     /* what the mistake looks like, for scripts: "" (right, or nothing known), "listed" (an
      * exercise's own wrong: line), "power-of-ten", "gib-vs-gb", "param-unit" (one of the
      * question's numbers in a confused unit), "factor-w", "ring-factor", a formula's slip
-     * (ex_formula_slip's codes), "factor-2", "bits-vs-bytes", "percent", "too-high",
+     * (ex_formula_slip's codes), "scene-ranks", "other-plan-steps", "phase-short" (a
+     * question about steps), "factor-2", "bits-vs-bytes", "percent", "too-high",
      * "too-low", "option" (a wrong choice); holds: "input", "own-piece", "phase-short",
      * "ring-reversed", "other-rank", "op", "other-step" (a slip computed by the engine),
      * "order", "elements" (none of those) */
@@ -150,9 +151,12 @@ void ex_grade_wrong(struct ex_grade *g, const char *diagnosis, const char *fmt, 
 
 /* A slip the exercise's own formula invites (slips.c), at the numbers of v (NULL: the
  * defaults): a term of a sum left out ("left-out-term"), a factor or a division of a
- * product left out ("left-out-factor"), a product term of a sum counted twice
- * ("twice-term"), every term of a sum divided by a param only some of them are
- * ("all-divided"), X where the formula has X - 1 ("minus-one"). value: what the
+ * product left out, or adjacent factors in one param together ("left-out-factor"), a
+ * product term of a sum counted twice ("twice-term"), every term of a sum divided by a
+ * param only some of them are ("all-divided"), X where the formula has X - 1
+ * ("minus-one"), one term of three or more alone ("only-term"), a count of the formula or
+ * an integer param without a unit one more or fewer ("off-by-one"), a first part of the
+ * product read in thousands, millions... ("partial-result"). value: what the
  * formula gives with the slip; msg: the slip in the question's numbers ("That leaves out
  * the term 4 × 1900 × 1900: the answer adds it to the rest"). */
 struct ex_formula_slip {
