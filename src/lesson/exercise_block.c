@@ -844,11 +844,13 @@ void lp_parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, size_t 
     S->ex[S->nex++] = p.e;
 }
 
-/* holds exercises need the slide's scene (which may come after them on the slide) */
+/* holds exercises need the slide's scene (which may come after them on the slide); every
+ * exercise learns how many ranks it has */
 void lp_check_holds(struct ctx *c, struct lesson_slide *S)
 {
     for (size_t i = 0; i < S->nex; i++) {
         struct lesson_exercise *e = &S->ex[i];
+        e->scene_ranks = S->has_scene ? S->scene.nranks : 0;
         if (e->type != LEX_HOLDS) continue;
         if (!S->has_scene) {
             lp_perr(c, e->line, "holds: the slide has no ```scene block to ask about");
