@@ -81,12 +81,14 @@ static bool is_factor(const char *text, const char *s, const char *e)
     const char *p = s;
     while (p > text && (p[-1] == ' ' || p[-1] == '('))
         p--;
-    bool before = (p > text && (p[-1] == '*' || p[-1] == '/')) ||
-                  (p - text >= 2 && (unsigned char)p[-2] == 0xc3 && (unsigned char)p[-1] == 0x97);
+    bool before =
+        (p > text && (p[-1] == '*' || p[-1] == '/')) ||
+        (p - text >= 2 && (unsigned char)p[-2] == 0xc3 && (unsigned char)p[-1] == 0x97);
     const char *q = e;
     while (*q == ' ' || *q == ')')
         q++;
-    bool after = *q == '*' || *q == '/' || ((unsigned char)q[0] == 0xc3 && (unsigned char)q[1] == 0x97);
+    bool after =
+        *q == '*' || *q == '/' || ((unsigned char)q[0] == 0xc3 && (unsigned char)q[1] == 0x97);
     return before || after;
 }
 
@@ -105,7 +107,8 @@ static void check_text(struct tally *t, const char *id, const char *what, const 
         while (isdigit((unsigned char)*e) || (*e == '.' && isdigit((unsigned char)e[1])))
             e++;
         if ((*e == 'e' || *e == 'E') &&
-            (isdigit((unsigned char)e[1]) || ((e[1] == '-' || e[1] == '+') && isdigit((unsigned char)e[2])))) {
+            (isdigit((unsigned char)e[1]) ||
+             ((e[1] == '-' || e[1] == '+') && isdigit((unsigned char)e[2])))) {
             e += 2;
             while (isdigit((unsigned char)*e))
                 e++;
@@ -132,7 +135,7 @@ static void check_text(struct tally *t, const char *id, const char *what, const 
         p = e - 1;
     }
     if (why) {
-        if (t->bad++ < 100000)
+        if (t->bad++ < 40)
             printf("%s %s: %s ('%.*s'): %s\n", id, what, why, (int)(end - at), at, text);
     }
 }
@@ -146,7 +149,8 @@ static void check_grade(struct tally *t, const struct lesson_exercise *ex,
     assert_int_equal(ex_grade(ex, v, typed, &g), CV_OK);
     const char *exempt[] = {typed, prompt, answer, NULL};
     char what[96];
-    snprintf(what, sizeof what, "seed %llu '%s'", v ? (unsigned long long)v->seed : 0ULL, typed);
+    snprintf(what, sizeof what, "seed %llu '%s'", v ? (unsigned long long)v->seed : 0ULL,
+             typed);
     check_text(t, ex->id, what, g.msg, exempt);
 }
 
@@ -183,9 +187,10 @@ static void check_number(struct tally *t, const struct lesson_exercise *ex,
     size_t nf = ex_formula_slips(ex, v, fs, 64);
     for (size_t i = 0; i < nf; i++)
         vals[n++] = fs[i].value;
-    static const double f[] = {1,         2,     0.5,   8,        0.125,       1000, 1e-3,
-                               1e6,       1e-6,  100,   1.048576, 1 / 1.048576, 1.073741824,
-                               1 / 1.073741824, 1.37, 0.63, 4, 0.25, 1.5, 2.0 / 3};
+    static const double f[] = {
+        1,    2,    0.5, 8,        0.125,        1000,        1e-3,
+        1e6,  1e-6, 100, 1.048576, 1 / 1.048576, 1.073741824, 1 / 1.073741824,
+        1.37, 0.63, 4,   0.25,     1.5,          2.0 / 3};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         vals[n++] = v->answer * f[i];
     const char *names[LESSON_MAX_PARAMS];
@@ -207,8 +212,8 @@ static void check_number(struct tally *t, const struct lesson_exercise *ex,
     for (size_t w = 0; w < ex->nwrong && n < 160; w++) {
         double x;
         char err[120];
-        if (ex_formula_eval(ex->wrong[w].formula, names, pv, ex->nparams, &x, err, sizeof err) ==
-                CV_OK &&
+        if (ex_formula_eval(ex->wrong[w].formula, names, pv, ex->nparams, &x, err,
+                            sizeof err) == CV_OK &&
             isfinite(x))
             vals[n++] = x;
     }
