@@ -324,6 +324,27 @@ static bool is_whole(double x)
     return isfinite(x) && fabs(x - round(x)) <= 1e-9 * fmax(1.0, fabs(x));
 }
 
+int ex_where_eval(const struct lesson_exercise *ex, size_t w, const double *vals, bool *holds,
+                  char *err, size_t errlen)
+{
+    const char *names[LESSON_MAX_PARAMS + 1];
+    double v[LESSON_MAX_PARAMS + 1];
+    size_t n = var_names(ex, names);
+    memcpy(v, vals, n * sizeof *v);
+    char e2[8];
+    if (ex_formula_eval(ex->formula, names, vals, n, &v[n], e2, sizeof e2) != CV_OK)
+        v[n] = NAN; /* no answer here: a condition on it does not hold */
+    names[n] = "answer";
+    return ex_condition_eval(ex->where[w], names, v, n + 1, holds, err, errlen);
+}
+
+bool ex_lecture_answer(const struct lesson_exercise *ex, double answer)
+{
+    if (ex->integer) return answer == ex->answer;
+    double tol = fmax(ex->tolerance, 0.001);
+    return fabs(answer - ex->answer) <= 2 * tol * fmax(fabs(answer), fabs(ex->answer));
+}
+
 /* The answer at vals, and whether vals meet the exercise's where: conditions and integer
  * answer. CV_EINVAL (message) when not. */
 static int variant_eval(const struct lesson_exercise *ex, const double *vals, double *out,
@@ -333,7 +354,7 @@ static int variant_eval(const struct lesson_exercise *ex, const double *vals, do
     size_t n = var_names(ex, names);
     for (size_t w = 0; w < ex->nwhere; w++) {
         bool ok = false;
-        int rc = ex_condition_eval(ex->where[w], names, vals, n, &ok, err, errlen);
+        int rc = ex_where_eval(ex, w, vals, &ok, err, errlen);
         if (rc != CV_OK) return rc;
         if (!ok)
             return cv_err(err, errlen, CV_EINVAL, "the condition 'where: %s' does not hold",
@@ -403,7 +424,10 @@ int ex_variant(const struct lesson_exercise *ex, uint64_t seed, struct ex_varian
         for (size_t i = 0; i < ex->nparams; i++)
             if (ex->params[i].ranged) v->param[i] = draw_param(&ex->params[i], &st);
         v->draws = draw + 1;
-        if (variant_eval(ex, v->param, &v->answer, why, sizeof why) == CV_OK) return CV_OK;
+        if (variant_eval(ex, v->param, &v->answer, why, sizeof why) != CV_OK) continue;
+        /* the lecture's own answer again would be recalled, not computed */
+        if (!ex_lecture_answer(ex, v->answer)) return CV_OK;
+        snprintf(why, sizeof why, "the answer %.6g is the lecture's", v->answer);
     }
     return cv_err(err, errlen, CV_EINVAL, "exercise %s: no variant in %d draws (last: %s)",
                   ex->id, VARIANT_DRAWS, why);
@@ -435,6 +459,10 @@ int ex_variant_check(const struct lesson_exercise *ex, const struct ex_variant *
     if (!(fabs(a - v->answer) <= 1e-12 * fmax(1.0, fabs(a))))
         return cv_err(err, errlen, CV_EINVAL, "the answer %.6g is not the formula's %.6g",
                       v->answer, a);
+    if (v->seed && ex_lecture_answer(ex, a))
+        return cv_err(err, errlen, CV_EINVAL,
+                      "the answer %.6g is the lecture's %.6g (within twice the tolerance)", a,
+                      ex->answer);
     return CV_OK;
 }
 

@@ -50,7 +50,8 @@ bool ex_param_unit(const struct lesson_exercise *ex, size_t i, char *unit, size_
  * exercise id: one of its choices, or lo + k*step, or an integer of [lo, hi] (integer
  * params), else a number of [lo, hi] rounded to 3 significant digits; unranged params keep
  * their default. A draw that breaks a `where:` condition, or whose answer is not finite or
- * (for an `integer` answer) not a whole number, is drawn again. */
+ * (for an `integer` answer) not a whole number, or whose answer is the lecture's
+ * (ex_lecture_answer), is drawn again. */
 struct ex_variant {
     uint64_t seed;
     double param[LESSON_MAX_PARAMS]; /* in the order of ex->params */
@@ -58,6 +59,15 @@ struct ex_variant {
     int draws;                       /* the draws it took (where: rejects the others) */
 };
 bool ex_has_variants(const struct lesson_exercise *ex); /* number with >= 1 ranged param */
+/* Does ex's where: condition w hold at vals (one a param)? The condition sees the params and
+ * `answer`, the formula's value there (NaN where it has none): `where: answer <= 900`
+ * keeps a variant's bandwidth within the links the lesson speaks of. CV_OK and *holds, or
+ * CV_EINVAL with muParser's message. */
+int ex_where_eval(const struct lesson_exercise *ex, size_t w, const double *vals, bool *holds,
+                  char *err, size_t errlen);
+/* Is answer the lecture's own (ex->answer): equal for a count, else within twice the
+ * tolerance (at least 0.1%)? A variant never asks it: a student would recall, not compute. */
+bool ex_lecture_answer(const struct lesson_exercise *ex, double answer);
 /* CV_OK, or CV_EINVAL (message) when no draw meets the constraints. */
 int ex_variant(const struct lesson_exercise *ex, uint64_t seed, struct ex_variant *v, char *err,
                size_t errlen);

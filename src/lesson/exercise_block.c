@@ -250,14 +250,10 @@ static bool formula_at(struct ctx *c, struct lesson_exercise *e, const double *v
 /* Do vals meet e's where: conditions? A condition muParser refuses is an error (*bad). */
 static bool where_holds(struct ctx *c, struct lesson_exercise *e, const double *vals, bool *bad)
 {
-    const char *names[LESSON_MAX_PARAMS];
-    for (size_t i = 0; i < e->nparams; i++)
-        names[i] = e->params[i].name;
     for (size_t w = 0; w < e->nwhere; w++) {
         bool ok = false;
         char err[200];
-        if (ex_condition_eval(e->where[w], names, vals, e->nparams, &ok, err, sizeof err) !=
-            CV_OK) {
+        if (ex_where_eval(e, w, vals, &ok, err, sizeof err) != CV_OK) {
             lp_perr(c, e->where_line[w], "where: %s", err);
             *bad = true;
             return false;
