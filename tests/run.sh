@@ -12,9 +12,10 @@
 # most screen scripts wait on tmux rather than compute; 1 = one by one); each has its own
 # temporary files, tmux server, socket folder and mpirun job. The longest start first:
 # each run writes every job's seconds to $BUILD/test-seconds, and the next run starts the
-# jobs in that order, slowest first (a job it has no figure for, first of all), so no long
-# one is left to run alone at the end. Output is printed whole, in the order of the list
-# below, as each ends; the summary lists every job's seconds, slowest first, and the total.
+# jobs in that order, slowest first (a fresh checkout by tests/job-seconds; a job with no
+# figure in either, first of all), so no long one is left to run alone at the end. Output
+# is printed whole, in the order of the list below, as each ends; the summary lists every
+# job's seconds, slowest first, and the total.
 set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/collviz
@@ -32,8 +33,9 @@ failures=()
 skips=()
 skiplist=$(mktemp)
 times=$(mktemp)
+cpus=$(mktemp)
 bgdir=$(mktemp -d)
-trap 'rm -f "$skiplist" "$times"; rm -rf "$bgdir"' EXIT
+trap 'rm -f "$skiplist" "$times" "$cpus"; rm -rf "$bgdir"' EXIT
 
 # The jobs start python3 about a thousand times. When python3 is a launcher script (pyenv's
 # shim: bash and pyenv's own scripts, ~0.6 s of CPU a start, ten times the interpreter's),
@@ -74,10 +76,14 @@ job() {
 
 # RUN_SH_SUITES=DIR (tests/cli/test_run_count.sh): run the executables in DIR instead, to
 # check this script's own counting and order (seconds read from and written to
-# RUN_SH_RECORD, when set; make test's record is left alone).
+# RUN_SH_RECORD, when set, and read from RUN_SH_SEED; make test's record is left alone).
+# The seed, tests/job-seconds, is a whole run's record kept in the tree: the figures of a
+# fresh checkout (CI's), which has no record of its own, for the jobs its record lacks.
 record=${RUN_SH_RECORD:-$BUILD/test-seconds}
+seed=${RUN_SH_SEED-tests/job-seconds}
 if [ -n "${RUN_SH_SUITES:-}" ]; then
     record=${RUN_SH_RECORD:-}
+    seed=${RUN_SH_SEED:-}
     for t in "$RUN_SH_SUITES"/*; do
         job "suite: ${t##*/}" "$t"
     done
@@ -115,12 +121,18 @@ else
     job "format: make format-check" make --no-print-directory -s format-check
 fi
 
-# The order to start them: by the last run's seconds, slowest first; a job without a figure
-# (new, or no record yet) first of all, in list order.
+# The order to start them: by the last run's seconds (the seed's where the record has none),
+# slowest first; a job without a figure (new) first of all, in list order.
 printf '%s\n' "${names[@]}" >"$bgdir/names"
-order=$(awk -F '\t' 'FILENAME == ARGV[1] { sec[$2] = $1; next }
-                      { printf "%s\t%d\n", ($0 in sec) ? sec[$0] : 1e9, FNR - 1 }' \
-    "$([ -n "$record" ] && [ -r "$record" ] && echo "$record" || echo /dev/null)" "$bgdir/names" | sort -t "$(printf '\t')" -k1,1gr -k2,2n | cut -f2)
+order=$(awk -F '\t' -v seed="$seed" -v rec="$record" '
+    function load(f, l, p) {
+        if (f == "") return
+        while ((getline l <f) > 0) { split(l, p, "\t"); sec[p[2]] = p[1] }
+        close(f)
+    }
+    BEGIN { load(seed); load(rec) }
+    { printf "%s\t%d\n", ($0 in sec) ? sec[$0] : 1e9, NR - 1 }' "$bgdir/names" |
+    sort -t "$(printf '\t')" -k1,1gr -k2,2n | cut -f2)
 
 JOBS=${RUN_SH_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 1))}
 [ "$JOBS" -ge 1 ] 2>/dev/null || JOBS=1
@@ -146,6 +158,10 @@ flush() {
         read -r t0 t1 <"$bgdir/$i.time"
         awk -v n="${names[$i]}" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\t%s\n", b - a, n }' \
             >>"$times"
+        # bash's `times`: the job's processes' user and system CPU ("0m1.250s 0m0.310s")
+        awk -v n="${names[$i]}" 'NR == 2 { for (f = 1; f <= 2; f++) { split($f, p, /[ms]/)
+                                  c += p[1] * 60 + p[2] } } END { printf "%.1f\t%s\n", c, n }' \
+            "$bgdir/$i.cpu" 2>/dev/null >>"$cpus"
         count "${names[$i]}" "$(cat "$bgdir/$i.rc")" "$bgdir/$i.out"
         next_print=$((next_print + 1))
     done
@@ -159,6 +175,7 @@ for i in $order; do
         t0=$EPOCHREALTIME
         eval "${cmds[$i]}" >"$bgdir/$i.out" 2>&1 </dev/null
         rc=$?
+        times >"$bgdir/$i.cpu"
         echo "$t0 $EPOCHREALTIME" >"$bgdir/$i.time"
         echo $rc >"$bgdir/$i.rc"
     ) &
@@ -170,11 +187,17 @@ if [ -n "$record" ] && [ -d "$(dirname "$record")" ]; then
 fi
 
 echo
-echo "Seconds per job, slowest first (wall clock; $JOBS at once):"
-sort -t "$(printf '\t')" -k1,1gr "$times" | awk -F '\t' '{ printf "%8.1f  %s\n", $1, $2 }'
-awk -F '\t' -v a="$suite_start" -v b="$suite_end" -v j="$JOBS" '{ s += $1 }
-    END { printf "total: %.1f s for tests/run.sh (%d jobs, %.1f s of jobs, %s at once)\n",
-          b - a, NR, s, j }' "$times"
+echo "Seconds per job, slowest first (wall clock, then CPU; $JOBS at once):"
+awk -F '\t' 'FILENAME == ARGV[1] { cpu[$2] = $1; next }
+              { printf "%8.1f %7s  %s\n", $1, ($2 in cpu) ? cpu[$2] : "-", $2 }' "$cpus" "$times" |
+    sort -k1,1gr
+# The CPU share says whether more at once would help: well below 100% of the cores, the
+# lanes wait (on tmux, sleeps, timeouts) more than they compute.
+awk -F '\t' -v a="$suite_start" -v b="$suite_end" -v j="$JOBS" -v nc="$(nproc 2>/dev/null || echo 1)" \
+    'FILENAME == ARGV[1] { c += $1; next } { s += $1; n++ }
+    END { printf "total: %.1f s for tests/run.sh (%d jobs, %.1f s of jobs, %s at once; " \
+                 "%.1f s of CPU, %.0f%% of %d cores)\n", b - a, n, s, j, c,
+                 (b > a) ? 100 * c / ((b - a) * nc) : 0, nc }' "$cpus" "$times"
 if [ -n "${TEST_BUILD_START:-}" ]; then
     awk -v a="$TEST_BUILD_START" -v b="$suite_end" -v r="$suite_start" 'BEGIN {
         printf "total: %.1f s for make test after the main build (%.1f s of its test builds)\n",

@@ -204,10 +204,11 @@ static int model_parse(int argc, char **argv, struct model_opts *o)
     if (optind >= argc) return cli_usage_error("model: name a collective (e.g. all_reduce)");
     if (optind + 1 < argc)
         return cli_usage_error("model: one collective only, got '%s' too", argv[optind + 1]);
-    if (coll_parse(argv[optind], &o->coll) != CV_OK)
-        return cli_usage_error("model: unknown collective '%s' (broadcast, scatter, gather, "
-                               "reduce, all_gather, reduce_scatter, all_reduce, all_to_all)",
-                               argv[optind]);
+    if (coll_parse(argv[optind], &o->coll) != CV_OK) {
+        char names[400];
+        cli_coll_names(names, sizeof names, ", ");
+        return cli_usage_error("model: unknown collective '%s' (%s)", argv[optind], names);
+    }
     o->coll_given = true;
     if (!o->algo_given) o->algo = coll_default_algo(o->coll);
     return -1;
@@ -250,7 +251,7 @@ static void model_source_for(const struct model_opts *o, enum tier_id t, struct 
     }
     const struct tier *x = tier_get(t);
     s->alpha_s = x->model_alpha_s;
-    s->beta_Bps = x->model_beta_Bps;
+    s->beta_Bps = x->each_way_Bps;
     s->tier_key = x->key;
     snprintf(s->alpha_text, sizeof s->alpha_text, "tier %s, %s", x->key, x->alpha_note);
     snprintf(s->beta_text, sizeof s->beta_text, "tier %s, %s", x->key, x->beta_note);
@@ -415,12 +416,13 @@ static int model_list_tiers(bool json)
                "(not measured here).\n"
                "# alpha, beta: what `collviz model` assumes on each link (model).\n");
         printf("# %-8s %-28s %-11s %10s %10s  %s\n", "tier", "name", "bandwidth", "alpha(us)",
-               "beta(GB/s)", "ratio to the next tier down (links: each way)");
+               "beta(GB/s)", "ratio to the next tier down");
     }
     for (int t = 0; t < TIER_COUNT; t++) {
         const struct tier *x = tier_get((enum tier_id)t);
         enum tier_id next = TIER_COUNT;
-        double ratio = tier_ratio_to_next((enum tier_id)t, &next);
+        enum tier_basis basis = TIER_EACH_WAY;
+        double ratio = tier_ratio_to_next((enum tier_id)t, &next, &basis);
         if (root) {
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "key", x->key);
@@ -436,13 +438,16 @@ static int model_list_tiers(bool json)
             cJSON_AddBoolToObject(o, "link", x->link);
             if (x->link) {
                 cJSON_AddNumberToObject(o, "model_alpha_us", x->model_alpha_s * 1e6);
-                cJSON_AddNumberToObject(o, "model_beta_gbs", x->model_beta_Bps / 1e9);
+                cJSON_AddNumberToObject(o, "model_beta_gbs", x->each_way_Bps / 1e9);
                 cJSON_AddStringToObject(o, "alpha_note", x->alpha_note);
                 cJSON_AddStringToObject(o, "beta_note", x->beta_note);
+                cJSON_AddNumberToObject(o, "each_way_gbs", x->each_way_Bps / 1e9);
+                cJSON_AddStringToObject(o, "vendor", x->vendor);
             }
             if (ratio > 0) {
                 cJSON_AddNumberToObject(o, "ratio_to_next", ratio);
                 cJSON_AddStringToObject(o, "next", tier_get(next)->key);
+                cJSON_AddStringToObject(o, "ratio_basis", tier_basis_words(basis));
             } else {
                 cJSON_AddNullToObject(o, "ratio_to_next");
             }
@@ -452,9 +457,11 @@ static int model_list_tiers(bool json)
         char a[16] = "-", b[16] = "-", r[64] = "";
         if (x->link) {
             snprintf(a, sizeof a, "%.3g", x->model_alpha_s * 1e6);
-            snprintf(b, sizeof b, "%.4g", x->model_beta_Bps / 1e9);
+            snprintf(b, sizeof b, "%.4g", x->each_way_Bps / 1e9);
         }
-        if (ratio > 0) snprintf(r, sizeof r, "%.3gx %s", ratio, tier_get(next)->key);
+        if (ratio > 0)
+            snprintf(r, sizeof r, "%.3gx %s %s", ratio, tier_get(next)->key,
+                     tier_basis_words(basis));
         printf("  %-8s %-28s %-11s %10s %10s  %s\n", x->key, x->name, x->bw_text, a, b, r);
     }
     if (root) {
@@ -467,6 +474,7 @@ static int model_list_tiers(bool json)
         printf("# %-8s connects %s; %s: %s (%s)\n", x->key, x->connects, x->source, x->bw_text,
                x->bw_note);
         if (x->link) printf("# %-8s %s; %s\n", "", x->alpha_note, x->beta_note);
+        if (x->link) printf("# %-8s %s\n", "", x->vendor);
     }
     return 0;
 }

@@ -257,6 +257,27 @@ static void json_int_or_null(cJSON *o, const char *key, int v)
         cli_json_null(o, key);
 }
 
+/* A view's ranks (records/recview.h): each rank some line named, with its host (its own
+ * process's, or a P2P/SHM peer's: one host), device, bus id and GPU as the record says;
+ * the same for the record's one picture and each communicator's, as the screen draws it. */
+static void json_ranks(cJSON *o, const char *key, const struct rec_log *V)
+{
+    cJSON *ranks = cli_json_add_array(o, key);
+    for (int r = 0; r <= V->maxrank && r < V->rank_slots; r++) {
+        const struct rec_rank *k = &V->ranks[r];
+        if (!k->known) continue;
+        cJSON *x = cli_json_add_object(ranks, NULL);
+        cli_json_num(x, "rank", r);
+        cli_json_str(x, "host", k->host[0] ? k->host : NULL);
+        if (k->device >= 0)
+            cli_json_num(x, "device", k->device);
+        else
+            cli_json_null(x, "device");
+        cli_json_str(x, "busid", k->busid[0] ? k->busid : NULL);
+        cli_json_str(x, "gpu", k->gpu[0] ? k->gpu : NULL);
+    }
+}
+
 /* "communicators": each as the text shows it (records/reccomm.h). */
 static void json_comms(cJSON *root, const struct rec_log *L)
 {
@@ -287,6 +308,7 @@ static void json_comms(cJSON *root, const struct rec_log *L)
         /* its own rings, trees and links (records/recview.h) */
         struct rec_view w;
         rec_view_make(L, c, &w);
+        json_ranks(o, "ranks", &w.v);
         json_rings_trees(o, &w.v, "ring_orders", "tree_nodes");
         json_links(o, &w.v);
         cJSON_AddBoolToObject(o, "rings_from_links",
@@ -442,6 +464,31 @@ static void json_warnings(cJSON *root, const struct rec_log *L)
     }
 }
 
+/* The record's size and nodes, as the text's first line and the JSON's nranks and nnodes
+ * both say them: one communicator's where the record's own are not set; a size stated
+ * exactly only where the record proves it (records.h: nranks_floor; *floor: at least). */
+static void record_size(const struct rec_log *L, int *nranks_out, bool *floor_out,
+                        int *nnodes_out)
+{
+    int nranks = L->nranks, nnodes = L->nnodes;
+    bool floor = L->nranks_floor;
+    if (L->ncomms == 1 && (nranks < 0 || floor) && L->comms[0].nranks >= 0)
+        nranks = L->comms[0].nranks, floor = false;
+    int launched = nranks < 0 || floor ? rec_launch_ranks(L) : -1;
+    if (launched > 0) /* the launcher's, proven by the rows (recfit.h) */
+        nranks = launched, floor = false;
+    if (nranks < 0 && L->ncomms <= 1 && L->maxrank >= 0) { /* ranks named, their count not */
+        nranks = L->maxrank + 1, floor = true;
+        for (int r = L->ncomms ? rec_facts_next(&L->comms[0], 0) : -1; r >= 0;
+             r = rec_facts_next(&L->comms[0], r + 1))
+            nranks = r + 1 > nranks ? r + 1 : nranks;
+    }
+    if (L->ncomms == 1 && nnodes < 0) nnodes = L->comms[0].nnodes;
+    *nranks_out = nranks;
+    *floor_out = floor;
+    *nnodes_out = nnodes;
+}
+
 static cJSON *nccl_json(const struct rec_log *L)
 {
     cJSON *root = cli_json_object();
@@ -456,38 +503,28 @@ static cJSON *nccl_json(const struct rec_log *L)
     json_tuning(root, L);
     json_graph(root, L);
     cli_json_str(root, "nccl_version", L->version[0] ? L->version : NULL);
-    /* a count the record proves, else null and the floor it shows */
-    if (L->nranks >= 0 && !L->nranks_floor)
-        cli_json_num(root, "nranks", L->nranks);
+    /* a count the record proves, else null and the floor it shows: as the text says it */
+    int nranks, nnodes;
+    bool floor;
+    record_size(L, &nranks, &floor, &nnodes);
+    if (nranks >= 0 && !floor)
+        cli_json_num(root, "nranks", nranks);
     else
         cli_json_null(root, "nranks");
-    if (L->nranks >= 0 && L->nranks_floor) cli_json_num(root, "nranks_at_least", L->nranks);
-    if (L->nnodes >= 0)
-        cli_json_num(root, "nnodes", L->nnodes);
+    if (nranks >= 0 && floor) cli_json_num(root, "nranks_at_least", nranks);
+    if (nnodes >= 0)
+        cli_json_num(root, "nnodes", nnodes);
     else
         cli_json_null(root, "nnodes");
     cJSON *h = cli_json_add_array(root, "hosts");
     for (int i = 0; i < L->nhostnames; i++)
         if (L->host_lines[i] > 0 || rec_host_in_tests(L, i))
             cli_json_str(h, NULL, L->hostnames[i]);
-    cJSON *ranks = cli_json_add_array(root, "ranks");
-    for (int r = 0; r <= L->maxrank; r++) {
-        const struct rec_rank *k = &L->ranks[r];
-        if (!k->known) continue;
-        cJSON *o = cli_json_add_object(ranks, NULL);
-        cli_json_num(o, "rank", r);
-        cli_json_str(o, "host", k->host[0] ? k->host : NULL);
-        if (k->device >= 0)
-            cli_json_num(o, "device", k->device);
-        else
-            cli_json_null(o, "device");
-        cli_json_str(o, "busid", k->busid[0] ? k->busid : NULL);
-        cli_json_str(o, "gpu", k->gpu[0] ? k->gpu : NULL);
-    }
-    /* one communicator's rings and trees (recview.h: the largest), never a mix */
+    /* one communicator's ranks, rings and trees (recview.h: the largest), never a mix */
     int main_comm = rec_main_comm(L);
     struct rec_view mv;
     rec_view_make(L, main_comm, &mv);
+    json_ranks(root, "ranks", &mv.v);
     json_rings_trees(root, &mv.v, "rings", "trees");
     rec_view_free(&mv);
     json_int_or_null(root, "rings_of", main_comm);
@@ -837,22 +874,9 @@ static void nccl_text(const struct rec_log *L)
     size_t k = (size_t)snprintf(head, sizeof head, "%s %s",
                                 L->library[0] ? L->library : "library not named",
                                 L->version[0] ? L->version : "(version not in the records)");
-    /* one communicator: its size and nodes where the record's own are not set; a size
-     * stated exactly only where the record proves it (records.h: nranks_floor) */
-    int nranks = L->nranks, nnodes = L->nnodes;
-    bool floor = L->nranks_floor;
-    if (L->ncomms == 1 && (nranks < 0 || floor) && L->comms[0].nranks >= 0)
-        nranks = L->comms[0].nranks, floor = false;
-    int launched = nranks < 0 || floor ? rec_launch_ranks(L) : -1;
-    if (launched > 0) /* the launcher's, proven by the rows (recfit.h) */
-        nranks = launched, floor = false;
-    if (nranks < 0 && L->ncomms <= 1 && L->maxrank >= 0) { /* ranks named, their count not */
-        nranks = L->maxrank + 1, floor = true;
-        for (int r = L->ncomms ? rec_facts_next(&L->comms[0], 0) : -1; r >= 0;
-             r = rec_facts_next(&L->comms[0], r + 1))
-            nranks = r + 1 > nranks ? r + 1 : nranks;
-    }
-    if (L->ncomms == 1 && nnodes < 0) nnodes = L->comms[0].nnodes;
+    int nranks, nnodes;
+    bool floor;
+    record_size(L, &nranks, &floor, &nnodes);
     if (L->ncomms > 1)
         k = cv_cat(head, sizeof head, k, ", %d communicators", L->ncomms);
     else if (nranks > 0)

@@ -4,11 +4,12 @@
  *
  * The α values are model assumptions: typical orders of magnitude for one small message on
  * each kind of link (software launch plus the wire's latency), round numbers chosen for the
- * cost model, not measurements and not from the lecture. The β values are the lecture's
- * figures taken per direction, because the model's port sends and receives at β each
- * (model.h); the one figure the lecture gives for both directions together (NVLink 5's
- * 1.8 TB/s, which NVIDIA also states as bidirectional) is halved, and that is said where
- * it is shown. */
+ * cost model, not measurements and not from the lecture. Each link's rate each way
+ * (each_way_Bps, also the model's β, because the model's port sends and receives at β each:
+ * model.h) is the lecture's figure taken per direction, with the vendor's figure it agrees
+ * with named; the one figure the lecture gives for both directions together (NVLink 5's
+ * 1.8 TB/s, which NVIDIA states as the total per GPU) is halved, and that is said where it
+ * is shown. */
 #include "core/tiers.h"
 
 #include <stdio.h>
@@ -49,7 +50,8 @@ static const struct tier tiers[TIER_COUNT] = {
             .source = "lecture",
             .link = true,
             .model_alpha_s = 1e-6,
-            .model_beta_Bps = 0.9e12,
+            .each_way_Bps = 0.9e12,
+            .vendor = "NVIDIA: NVLink 5 is 1.8 TB/s per GPU in total, 900 GB/s each way",
             .alpha_note = "model assumption: ~1 us per step, the order of a GPU-to-GPU "
                           "message through the switch",
             .beta_note = "model: 900 GB/s each way (the lecture's 1.8 TB/s counts both "
@@ -62,11 +64,12 @@ static const struct tier tiers[TIER_COUNT] = {
             .connects = "GPUs on one host's PCIe bus (the home setup)",
             .bw_Bps = 242e9,
             .bw_text = "242 GB/s",
-            .bw_note = "16 lanes of PCIe 7.0",
+            .bw_note = "16 lanes of PCIe 7.0, each way",
             .source = "lecture",
             .link = true,
             .model_alpha_s = 1e-6,
-            .model_beta_Bps = 242e9,
+            .each_way_Bps = 242e9,
+            .vendor = "PCI-SIG: x16 is 512 GB/s both ways, 256 each way, 242 of it data",
             .alpha_note = "model assumption: ~1 us per step, the order of a peer-to-peer PCIe "
                           "transfer's start-up",
             .beta_note = "model: the lecture's 242 GB/s taken as each direction of the x16 "
@@ -79,11 +82,12 @@ static const struct tier tiers[TIER_COUNT] = {
             .connects = "~256 nodes of a pod, through PCIe to a NIC, with RDMA",
             .bw_Bps = 50e9,
             .bw_text = "~50 GB/s",
-            .bw_note = "~0.05 TB/s",
+            .bw_note = "~0.05 TB/s each way",
             .source = "lecture",
             .link = true,
             .model_alpha_s = 2e-6,
-            .model_beta_Bps = 50e9,
+            .each_way_Bps = 50e9,
+            .vendor = "NDR InfiniBand: 400 Gb/s a port each way",
             .alpha_note = "model assumption: ~2 us per step, the order of an RDMA message "
                           "between nodes",
             .beta_note = "model: the lecture's ~50 GB/s taken as each direction",
@@ -95,11 +99,12 @@ static const struct tier tiers[TIER_COUNT] = {
             .connects = "pods, and home machines, through PCIe and the CPU",
             .bw_Bps = 200e6,
             .bw_text = "~200 MB/s",
-            .bw_note = "between home machines",
+            .bw_note = "between home machines, each way",
             .source = "lecture",
             .link = true,
             .model_alpha_s = 50e-6,
-            .model_beta_Bps = 200e6,
+            .each_way_Bps = 200e6,
+            .vendor = "no vendor figure: the lecture's estimate between home machines",
             .alpha_note = "model assumption: ~50 us per step, the order of a TCP message "
                           "through the kernel and the CPU",
             .beta_note = "model: the lecture's ~200 MB/s taken as each direction",
@@ -147,14 +152,19 @@ void tier_keys(char *buf, size_t n)
     }
 }
 
-bool tier_links_each_way(enum tier_id t, enum tier_id u)
+const char *tier_basis_words(enum tier_basis b)
 {
-    if ((unsigned)t >= TIER_COUNT || (unsigned)u >= TIER_COUNT) return false;
-    return tiers[t].link && tiers[u].link && tiers[t].model_beta_Bps > 0 &&
-           tiers[u].model_beta_Bps > 0;
+    return b == TIER_EACH_WAY ? "each way" : "in total";
 }
 
-double tier_ratio_to_next(enum tier_id t, enum tier_id *next)
+double tier_total_Bps(enum tier_id t)
+{
+    if ((unsigned)t >= TIER_COUNT) return 0.0;
+    if (tiers[t].link) return 2 * tiers[t].each_way_Bps; /* full duplex: both directions */
+    return tiers[t].bw_Bps;
+}
+
+double tier_ratio_to_next(enum tier_id t, enum tier_id *next, enum tier_basis *basis)
 {
     if ((unsigned)t >= TIER_COUNT || tiers[t].bw_Bps <= 0) return 0.0;
     for (int u = (int)t + 1; u < TIER_COUNT; u++)
@@ -162,11 +172,22 @@ double tier_ratio_to_next(enum tier_id t, enum tier_id *next)
             if (next) *next = (enum tier_id)u;
             /* two links compare each way: NVLink's 1.8 TB/s counts both directions, PCIe's
              * 242 GB/s one (1.8 TB/s / 242 GB/s = 7.44 compared unlike figures; 3.72) */
-            if (tier_links_each_way((enum tier_id)t, (enum tier_id)u))
-                return tiers[t].model_beta_Bps / tiers[u].model_beta_Bps;
-            return tiers[t].bw_Bps / tiers[u].bw_Bps;
+            bool links = tiers[t].link && tiers[u].link;
+            if (basis) *basis = links ? TIER_EACH_WAY : TIER_IN_TOTAL;
+            if (links) return tiers[t].each_way_Bps / tiers[u].each_way_Bps;
+            return tier_total_Bps(t) / tier_total_Bps((enum tier_id)u);
         }
     return 0.0;
+}
+
+double tier_ratio_measured(enum tier_id t, enum tier_measure k, double Bps)
+{
+    if ((unsigned)t >= TIER_COUNT || !(Bps > 0)) return 0.0;
+    const struct tier *x = &tiers[t];
+    if (k == TIER_MEASURED_BUSBW)
+        return x->link && x->each_way_Bps > 0 ? x->each_way_Bps / Bps : 0.0;
+    /* a copy reads each byte and writes it: the memory carries twice the bytes copied */
+    return !x->link && x->bw_Bps > 0 ? x->bw_Bps / (2 * Bps) : 0.0;
 }
 
 void tier_format_bw(double Bps, char *buf, size_t n)

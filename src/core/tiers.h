@@ -4,8 +4,12 @@
  *
  * Two kinds of number live here and are never mixed up on screen:
  *   - bw_Bps / bw_text / bw_note: the lecture's figure as it states it;
- *   - model_alpha_s / model_beta_Bps: what the α-β model assumes for one message on the link,
- *     labelled "model assumption" with the reason in alpha_note / beta_note. */
+ *   - each_way_Bps (links): the rate one direction of the link carries, with the vendor's
+ *     figure it comes from named in `vendor`; it is what a busbw, or another link's rate, is
+ *     compared with, and the β the α-β model assumes (beta_note), beside model_alpha_s
+ *     (alpha_note: "model assumption").
+ * A ratio shown compares like with like (tier_ratio_to_next, tier_ratio_measured): one
+ * direction with one direction, a total with a total. */
 #ifndef COLLVIZ_CORE_TIERS_H
 #define COLLVIZ_CORE_TIERS_H
 
@@ -32,7 +36,8 @@ struct tier {
     const char *source;     /* "lecture": where bw_text comes from */
     bool link;              /* a link between ranks: the α-β model applies */
     double model_alpha_s;   /* model assumption: per message / step latency (links only) */
-    double model_beta_Bps;  /* model assumption: bytes/s each direction (links only) */
+    double each_way_Bps;    /* bytes/s one direction carries (links only); the model's β */
+    const char *vendor;     /* the vendor's figure each_way_Bps comes from, named (links) */
     const char *alpha_note; /* why that α (an order of magnitude, not a measurement) */
     const char *beta_note;  /* how β follows from the stated figure */
 };
@@ -43,13 +48,34 @@ int tier_parse(const char *s, enum tier_id *out);
 /* "onchip, hbm, nvlink, pcie, ib, ethernet" into buf. */
 void tier_keys(char *buf, size_t n);
 
-/* How many times the stated bandwidth of tier t exceeds that of the next tier below it that
- * states one (the lecture's point: each tier far slower than the one inside it), two links
- * compared each way (their model betas: NVLink's 1.8 TB/s counts both directions); 0 when
- * t or no tier below has a figure. *next (may be NULL) receives that tier. */
-double tier_ratio_to_next(enum tier_id t, enum tier_id *next);
-/* Whether tier_ratio_to_next compares t and u each way (both links with model betas). */
-bool tier_links_each_way(enum tier_id t, enum tier_id u);
+/* What two figures were compared on: one direction each, or all of each (a memory's
+ * bandwidth, a link's both directions added). */
+enum tier_basis { TIER_EACH_WAY, TIER_IN_TOTAL };
+/* "each way", "in total" */
+const char *tier_basis_words(enum tier_basis b);
+
+/* A tier's figure in total: a memory's stated bandwidth, a link's both directions added
+ * (2 x each_way_Bps: NVLink 5's 1.8 TB/s); 0 when none is stated. */
+double tier_total_Bps(enum tier_id t);
+
+/* How many times the bandwidth of tier t exceeds that of the next tier below it that
+ * states one (the lecture's point: each tier far slower than the one inside it), like with
+ * like: two links each way (NVLink 900 GB/s over PCIe 242, not its 1.8 TB/s that adds both
+ * directions), a memory over a link in total (HBM 8 TB/s over NVLink's 1.8); 0 when t or no
+ * tier below has a figure. *next and *basis (each may be NULL) receive that tier and the
+ * basis. */
+double tier_ratio_to_next(enum tier_id t, enum tier_id *next, enum tier_basis *basis);
+
+/* What a figure measured on this machine (or read from a record) is. */
+enum tier_measure {
+    TIER_MEASURED_BUSBW, /* a collective's busbw: bytes each way per second, as a link's */
+    TIER_MEASURED_COPY,  /* a memory copy: bytes copied per second (each read and written) */
+};
+/* How many times tier t's figure exceeds a measured one of Bps, like with like: a busbw
+ * against a link's rate each way; a copy, as the memory traffic it makes (2 x Bps), against a
+ * memory's total. 0 when there is no like figure (a busbw beside a memory, a copy beside a
+ * link, a tier with none stated) or Bps is not positive: then no ratio is shown. */
+double tier_ratio_measured(enum tier_id t, enum tier_measure k, double Bps);
 
 /* Format bytes/s as "8 TB/s", "242 GB/s", "200 MB/s" (decimal units, 3 significant
  * figures). */

@@ -66,9 +66,9 @@ void lesson_ex_question(const struct lesson_exercise *e, char *buf, size_t n)
     free(pr);
 }
 
-struct lesson_block *lesson_end_blocks(const struct lesson *L, const char *missed_heading,
-                                       const char *none_missed, lesson_end_fn missed,
-                                       const void *ctx, size_t *nblocks)
+struct lesson_block *lesson_end_blocks(const struct lesson *L, size_t first_slide,
+                                       const char *missed_heading, const char *none_missed,
+                                       lesson_end_fn missed, const void *ctx, size_t *nblocks)
 {
     struct end_blocks b = {0};
     end_span(end_add(&b, LBLOCK_PARAGRAPH, false), LSPAN_BOLD, "What it taught");
@@ -86,7 +86,7 @@ struct lesson_block *lesson_end_blocks(const struct lesson *L, const char *misse
             if (!what) continue;
             nmissed++;
             lesson_ex_question(e, q, sizeof q);
-            snprintf(t, sizeof t, "slide %zu, %s: %s", e->slide + 1, what, q);
+            snprintf(t, sizeof t, "slide %zu, %s: %s", first_slide + e->slide, what, q);
             end_span(end_add(&b, LBLOCK_ITEM, true), tone, t);
             if (detail[0]) end_span(end_add(&b, LBLOCK_ITEM, false), 0, detail);
         }

@@ -19,10 +19,14 @@ typedef const char *(*lesson_end_fn)(const void *ctx, const struct lesson_exerci
 
 /* The page's blocks after its title: "What it taught", the summary, `missed_heading`, an item
  * per exercise missed (its detail under it), or `none_missed` (or "none: this lesson has no
- * exercises"). *nblocks: how many; free with glossary_free_blocks (lesson/glossary.h). */
-struct lesson_block *lesson_end_blocks(const struct lesson *L, const char *missed_heading,
-                                       const char *none_missed, lesson_end_fn missed,
-                                       const void *ctx, size_t *nblocks);
+ * exercises"). An item names its exercise's slide by the number its reader sees and types:
+ * first_slide is the number of the lesson's first slide (1 in the player, where a lesson
+ * counts its own slides; in the presenter, its place in the deck, whose numbers the footer
+ * shows and go-to takes). *nblocks: how many; free with glossary_free_blocks
+ * (lesson/glossary.h). */
+struct lesson_block *lesson_end_blocks(const struct lesson *L, size_t first_slide,
+                                       const char *missed_heading, const char *none_missed,
+                                       lesson_end_fn missed, const void *ctx, size_t *nblocks);
 
 /* The words a student or the room knows exercise e by (its id is for files and notes): the
  * prompt's question at the lecture's numbers (its last sentence ending in "?", with the

@@ -607,6 +607,49 @@ static void join_id_comms(struct rec_log *L)
     }
 }
 
+/* May the list of devices t be communicator c's: no size, rank or process of one says
+ * otherwise (a rank the list puts in one process that c's lines put in another). *shares:
+ * a process of c is one of the list's. */
+static bool tests_fit(const struct rec_log *L, int c, const struct rec_unit *t, bool *shares)
+{
+    const struct rec_facts *f = &L->comms[c];
+    *shares = false;
+    if (f->nranks > 0 && t->f.nranks > 0 && f->nranks != t->f.nranks) return false;
+    int top = -1;
+    for (int r = rec_facts_next(&t->f, 0); r >= 0; r = rec_facts_next(&t->f, r + 1))
+        top = r;
+    if (f->nranks > 0 && top >= f->nranks) return false;
+    for (int i = 0; i < L->nunits; i++) {
+        const struct rec_unit *u = &L->units[i];
+        if (u->group != c || u->tests || u->host < 0) continue;
+        for (int r = rec_facts_next(&t->f, 0); r >= 0 && r < L->rank_slots;
+             r = rec_facts_next(&t->f, r + 1)) {
+            const struct rec_rank *k = &L->ranks[r];
+            if (!k->list_pid) continue;
+            bool same = k->list_host - 1 == u->host && k->list_pid == u->pid;
+            if (u->rank == r && !same) return false;
+            *shares = *shares || same;
+        }
+    }
+    return true;
+}
+
+/* The communicator nccl-tests' list of devices t describes: the one communicator that
+ * fits it and shares a process with it (nccl-tests' own, whose lines its processes print);
+ * else the one of its size or of a size not known, when exactly one; else -1. */
+static int tests_comm(const struct rec_log *L, const struct rec_unit *t)
+{
+    int shared = -1, nshared = 0, sized = -1, nsized = 0;
+    for (int c = 0; c < L->ncomms; c++) {
+        bool shares;
+        bool fit = tests_fit(L, c, t, &shares);
+        if (fit && shares) shared = c, nshared++;
+        if (L->comms[c].nranks == t->f.nranks || L->comms[c].nranks < 0) sized = c, nsized++;
+    }
+    if (nshared == 1) return shared;
+    return nsized == 1 ? sized : -1;
+}
+
 void rec_comm_finish(struct rec_log *L)
 {
     /* 0. a process's lines that no pointer named (its "Init START" cut or deduplicated) are
@@ -679,14 +722,13 @@ void rec_comm_finish(struct rec_log *L)
         u->group = best;
         facts_merge(&L->comms[best], &u->f);
     }
-    /* 3. nccl-tests' device lines: into the communicator of their size, when one is; the
-     * runs of processes that each claimed a rank another had: each its own */
+    /* 3. nccl-tests' device lines: into the communicator their processes print NCCL's
+     * lines for, else the one of their size, when one is; the runs of processes that each
+     * claimed a rank another had: each its own */
     if (L->tests_unit >= 0) {
         struct rec_unit *t = &L->units[L->tests_unit];
-        int c = -1, nmatch = 0;
-        for (int k = 0; k < L->ncomms; k++)
-            if (L->comms[k].nranks == t->f.nranks || L->comms[k].nranks < 0) c = k, nmatch++;
-        if (nmatch != 1) c = new_comm(L);
+        int c = tests_comm(L, t);
+        if (c < 0) c = new_comm(L);
         t->group = c;
         facts_merge(&L->comms[c], &t->f);
     }

@@ -1698,6 +1698,23 @@ static bool device_line_cut(struct rec_ctx *x, long r)
     return true;
 }
 
+/* The process a device line puts its rank in ("Pid 422771 on HOST"), the first line's:
+ * what joins the list to the NCCL lines of the same processes (reccomm.c). */
+static void device_process(struct rec_log *L, struct rec_rank *rk, const char *p,
+                           const char *on)
+{
+    const char *pid = strstr(p, " Pid ");
+    if (rk->list_pid || !pid || pid > on) return;
+    pid = skip_sp(pid + 5);
+    long v = scan_uint(&pid, 10);
+    char h[64];
+    copy_word(skip_sp(on + 4), "", h, sizeof h);
+    int hid = rec_host_id(L, h, false);
+    if (v <= 0 || hid < 0) return;
+    rk->list_pid = v;
+    rk->list_host = hid + 1;
+}
+
 static bool device_line(struct rec_ctx *x, const char *p)
 {
     p = skip_sp(p);
@@ -1730,6 +1747,7 @@ static bool device_line(struct rec_ctx *x, const char *p)
         u->list_open = true;
     }
     if (!rk->host[0]) copy_word(skip_sp(on + 4), "", rk->host, sizeof rk->host);
+    device_process(x->L, rk, p, on);
     const char *q = skip_sp(dv + 8);
     if (q[0] == '-' && q[1] == '1' && !isdigit((unsigned char)q[2])) q += 2; /* no device */
     long d = scan_uint(&q, 5);
@@ -2878,6 +2896,37 @@ static int list_size(const struct rec_log *L, int u)
     return n + (u == L->tests_unit ? L->tests_more : 0);
 }
 
+/* A communicator that states its channels ("Channel 00/04 :") and prints some of their
+ * ring lines: the channels with none are said ("channels 2 of 0-3 have no ring line"),
+ * as ranges; a record cut or pasted in part loses them. */
+static void warn_missing_channels(struct rec_log *L)
+{
+    for (int c = 0; c < L->ncomms; c++) {
+        const struct rec_facts *f = &L->comms[c];
+        int n = f->channels < REC_MAX_CHANNELS ? f->channels : REC_MAX_CHANNELS;
+        if (n <= 0 || rec_facts_nrings(f) == 0) continue;
+        char list[160] = "";
+        size_t k = 0;
+        int missing = 0;
+        for (int ch = 0; ch < n; ch++) {
+            if (f->rings[ch >> 3] >> (ch & 7) & 1) continue;
+            int end = ch;
+            while (end + 1 < n && !(f->rings[(end + 1) >> 3] >> ((end + 1) & 7) & 1))
+                end++;
+            if (k + 24 < sizeof list)
+                k = cv_cat(list, sizeof list, k, end > ch ? "%s%d..%d" : "%s%d", k ? ", " : "",
+                           ch, end);
+            missing += end - ch + 1;
+            ch = end;
+        }
+        if (!missing) continue;
+        char who[48] = "";
+        if (L->ncomms > 1) snprintf(who, sizeof who, "communicator %d: ", c + 1);
+        rec_warn(L, "%schannel%s %s of 0-%d ha%s no ring line (cut?)", who,
+                 missing == 1 ? "" : "s", list, n - 1, missing == 1 ? "s" : "ve");
+    }
+}
+
 static void finish_comms(struct rec_log *L)
 {
     for (int u = 0; u < L->nunits; u++)
@@ -2887,6 +2936,7 @@ static void finish_comms(struct rec_log *L)
     L->blk_cap = 0;
     first_line_hosts(L);
     rec_comm_finish(L);
+    warn_missing_channels(L);
     if (L->rccl)
         snprintf(L->library, sizeof L->library, "RCCL");
     else if (L->nccl_lines || L->version[0] || L->tests_version[0])
@@ -2911,7 +2961,7 @@ static void finish_comms(struct rec_log *L)
             if (u->tests) {
                 for (int r = rec_facts_next(&u->f, 0); r >= 0 && r < f->seen_cap * 8;
                      r = rec_facts_next(&u->f, r + 1))
-                    if (!pr[r]) pr[r] = true, printing++, top = r > top ? r : top;
+                    if (!pr[r]) pr[r] = true, top = r > top ? r : top;
             } else if (u->rank >= 0 && u->rank < f->seen_cap * 8 && !pr[u->rank]) {
                 pr[u->rank] = true, top = u->rank > top ? u->rank : top;
             }
@@ -3044,6 +3094,22 @@ static void tests_alone(struct rec_log *L)
     }
 }
 
+/* A P2P or SHM link joins two GPUs of one host: its line's host is its other end's too (as
+ * each communicator's own picture places them, recview.c), so every view names one host for
+ * a rank. */
+static void place_peers(struct rec_log *L)
+{
+    for (int i = 0; i < L->nlinks; i++) {
+        const struct rec_link *k = &L->links[i];
+        if (k->host_id < 0 || starts(k->via, "NET/")) continue;
+        int ends[2] = {k->from, k->to};
+        for (int e = 0; e < 2; e++) {
+            struct rec_rank *rk = rank_at(L, ends[e]);
+            if (rk && !rk->host[0]) copy_str(rk->host, sizeof rk->host, k->host);
+        }
+    }
+}
+
 void rec_finish(struct rec_log *L)
 {
     for (int i = 0; i < L->nlinks; i++)
@@ -3081,6 +3147,7 @@ void rec_finish(struct rec_log *L)
             L->ranks[r].device = -1;
         L->rank_slots = L->nranks;
     }
+    place_peers(L);
     if (L->nranks > 0 && L->nnodes < 0) {
         bool all = true;
         for (int r = 0; r < L->nranks; r++)

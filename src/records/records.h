@@ -73,7 +73,9 @@ struct rec_rank {
     char host[64]; /* "" unknown */
     int device;    /* CUDA device, -1 unknown */
     char busid[24];
-    char gpu[64]; /* "NVIDIA H800" (nccl-tests' device lines) */
+    char gpu[64];  /* "NVIDIA H800" (nccl-tests' device lines) */
+    long list_pid; /* the process an nccl-tests device line puts it in, 0 none */
+    int list_host; /* that line's host id + 1, 0 none */
 };
 
 struct rec_link {

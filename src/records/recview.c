@@ -328,7 +328,12 @@ static void view_ranks(const struct rec_log *L, int c, const struct rec_ctopo *t
     for (int r = 0; r < n; r++) {
         struct rec_rank *k = &w->ranks[r];
         k->device = t->device[r];
-        if (t->host[r] >= 0)
+        if (tests && r < L->rank_slots && L->ranks[r].list_host) {
+            /* nccl-tests' device lines: the record's, where its processes print */
+            *k = L->ranks[r];
+            snprintf(k->host, sizeof k->host, "%s",
+                     rec_host_name(L, L->ranks[r].list_host - 1));
+        } else if (t->host[r] >= 0)
             snprintf(k->host, sizeof k->host, "%s", rec_host_name(L, t->host[r]));
         else if (tests && r < L->rank_slots)
             *k = L->ranks[r]; /* nccl-tests' device lines: the record's */

@@ -300,6 +300,30 @@ void hier_record_from(const struct rec_log *L, int comm, struct hier_record *out
     if (k >= 0) record_peak(&L->tests[k], &out->busbw_gbs, out->how, sizeof out->how);
 }
 
+/* A measured figure's ratio to the lecture's tier t, like with like (tiers.h): a busbw
+ * against the link's rate each way; a copy, as the traffic it makes (each byte read and
+ * written), against the memory's total; nothing where there is no like figure. A thousand
+ * and more written out whole. */
+static void ladder_ratio(struct hier_line *l, enum tier_id t, enum tier_measure k, double Bps,
+                         bool utf8)
+{
+    double r = tier_ratio_measured(t, k, Bps);
+    if (!(r > 0)) return;
+    const char *key = tier_get(t)->key, *x = g_times(utf8);
+    const char *basis = k == TIER_MEASURED_COPY ? "" : " each way";
+    if (k == TIER_MEASURED_COPY) {
+        char v[32];
+        fmt_bw(2 * Bps, v, sizeof v);
+        hier_add(l, HS_DIM, "; it reads and writes %s", v);
+    }
+    if (r >= 1000)
+        hier_add(l, HS_DIM, "; the lecture's %s%s is %.0f%s that", key, basis, r, x);
+    else if (r >= 1)
+        hier_add(l, HS_DIM, "; the lecture's %s%s is %.3g%s that", key, basis, r, x);
+    else
+        hier_add(l, HS_DIM, "; %.3g%s the lecture's %s%s", 1 / r, x, key, basis);
+}
+
 /* Under tier t: the record's connections at it, by class, and its busbw beside the slowest
  * tier it uses. */
 static void ladder_record(const struct hier_record *rec, enum tier_id t, bool utf8,
@@ -323,14 +347,7 @@ static void ladder_record(const struct hier_record *rec, enum tier_id t, bool ut
     hier_add(l, HS_DIM, "    the record, busbw: ");
     hier_add(l, HS_MEASURED, "%s", v);
     hier_add(l, HS_DIM, " measured (from the file)");
-    const struct tier *x = tier_get(t);
-    if (x && x->bw_Bps > 0) {
-        double r = x->bw_Bps / (rec->busbw_gbs * 1e9);
-        if (r >= 1)
-            hier_add(l, HS_DIM, "; the lecture's %s is %.3g%s that", x->key, r, g_times(utf8));
-        else
-            hier_add(l, HS_DIM, "; %.3g%s the lecture's %s", 1 / r, g_times(utf8), x->key);
-    }
+    ladder_ratio(l, t, TIER_MEASURED_BUSBW, rec->busbw_gbs * 1e9, utf8);
     struct hier_line *h = hier_line_new(out);
     hier_add(h, HS_DIM, "      how: %s", rec->how);
     if (h) h->wrap = true;
@@ -389,18 +406,8 @@ static void ladder_figure(const struct hier_figure *f, int which, const struct h
         fmt_bw(f->gbs * 1e9, v, sizeof v);
         hier_add(l, HS_MEASURED, "%s", v);
         hier_add(l, HS_DIM, " measured");
-        const struct tier *t = tier_get(f->at);
-        if (t && t->bw_Bps > 0 && f->gbs > 0) {
-            double r = t->bw_Bps / (f->gbs * 1e9);
-            if (r >= 1000)
-                hier_add(l, HS_DIM, "; the lecture's %s is %.0f%s that", t->key, r,
-                         g_times(utf8));
-            else if (r >= 1)
-                hier_add(l, HS_DIM, "; the lecture's %s is %.3g%s that", t->key, r,
-                         g_times(utf8));
-            else
-                hier_add(l, HS_DIM, "; %.3g%s the lecture's %s", 1 / r, g_times(utf8), t->key);
-        }
+        ladder_ratio(l, f->at, which == 0 ? TIER_MEASURED_COPY : TIER_MEASURED_BUSBW,
+                     f->gbs * 1e9, utf8);
         struct hier_line *h = hier_line_new(out);
         hier_add(h, HS_DIM, "      how: %s", f->how);
         if (h) h->wrap = true;
@@ -430,20 +437,17 @@ void hier_ladder(const struct hier_measured *m, bool utf8, bool detail, struct h
     for (int t = 0; t < TIER_COUNT; t++) {
         const struct tier *x = tier_get((enum tier_id)t);
         l = hier_line_new(out);
-        hier_add(l, HS_TIER, "%-27s", x->name);
-        hier_add(l, HS_LECTURE, " %-10s", x->bw_text);
+        hier_add(l, HS_TIER, "%-26s", x->name);
+        hier_add(l, HS_LECTURE, " %-9s", x->bw_text);
         hier_add(l, HS_DIM, " %s", x->source);
         enum tier_id next;
-        double r = tier_ratio_to_next((enum tier_id)t, &next);
+        enum tier_basis basis;
+        double r = tier_ratio_to_next((enum tier_id)t, &next, &basis);
         if (r > 0) {
             hier_add(l, HS_DIM, "  %s ", g_down(utf8));
             hier_add(l, HS_LECTURE, "%.3g%s", r, g_times(utf8));
-            /* "each way" where the ratio is not of the figures shown (NVLink's counts both
-             * directions; tier_ratio_to_next compares links each way) */
-            bool each_way =
-                tier_links_each_way((enum tier_id)t, next) && x->model_beta_Bps != x->bw_Bps;
-            hier_add(l, HS_DIM, " slower%s: %s", each_way ? " each way" : "",
-                     tier_get(next)->key);
+            /* the basis always said: links each way, a memory over a link in total */
+            hier_add(l, HS_DIM, " slower %s: %s", tier_basis_words(basis), tier_get(next)->key);
         } else if (t + 1 < TIER_COUNT) {
             hier_add(l, HS_DIM, "  %s no figure to compare", g_down(utf8));
         }
@@ -452,6 +456,15 @@ void hier_ladder(const struct hier_measured *m, bool utf8, bool detail, struct h
         if (detail) {
             l = hier_line_new(out);
             hier_add(l, HS_DIM, "    %s; %s", x->connects, x->bw_note);
+            /* the rate each way every ratio of a link uses, its source named, where the
+             * stated figure is not already it (NVLink's adds both directions) */
+            if (x->link && x->each_way_Bps != x->bw_Bps) {
+                char e[32];
+                fmt_bw(x->each_way_Bps, e, sizeof e);
+                l = hier_line_new(out);
+                hier_add(l, HS_DIM, "    each way: %s (%s)", e, x->vendor);
+                if (l) l->wrap = true;
+            }
         }
         for (int k = 0; k < 5; k++)
             if (figs[k]->at == (enum tier_id)t) ladder_figure(figs[k], k, m, utf8, out);
@@ -664,7 +677,7 @@ void hier_napkin(const struct hier_napkin_inputs *in, bool utf8, struct hier_lin
         l = hier_line_new(out);
         hier_add(l, HS_TIER, "  %-9s ", t->key);
         if (napkin_schemes((int)v[NF_L], (int)v[NF_B], (int)v[NF_D], W, (int)v[NF_M],
-                           t->model_alpha_s, t->model_beta_Bps, &s, err, sizeof err) != CV_OK) {
+                           t->model_alpha_s, t->each_way_Bps, &s, err, sizeof err) != CV_OK) {
             hier_add(l, HS_WARN, "%s", err);
             continue;
         }
@@ -716,7 +729,7 @@ void hier_whatif(enum coll c, enum algo a, int W, size_t bytes, bool utf8, bool 
         const struct tier *t = tier_get(links[i]);
         struct model_cost m;
         char err[160];
-        if (model_collective(c, a, W, bytes, t->model_alpha_s, t->model_beta_Bps, &m, err,
+        if (model_collective(c, a, W, bytes, t->model_alpha_s, t->each_way_Bps, &m, err,
                              sizeof err) != CV_OK) {
             out->n = 1;
             l = hier_line_new(out);
@@ -725,7 +738,7 @@ void hier_whatif(enum coll c, enum algo a, int W, size_t bytes, bool utf8, bool 
         }
         char al[16], be[16], tm[24], bb[24];
         fmt_time(t->model_alpha_s, al, sizeof al);
-        fmt_bw(t->model_beta_Bps, be, sizeof be);
+        fmt_bw(t->each_way_Bps, be, sizeof be);
         fmt_time(m.time_s, tm, sizeof tm);
         if (m.time_s > 0)
             fmt_bw(m.busbw, bb, sizeof bb);

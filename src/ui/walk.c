@@ -914,7 +914,7 @@ static void walk_key(struct app *a, int ch)
     app_do(a, act, now_s());
 }
 
-static struct app *walk_app(void)
+struct app *walk_app(void)
 {
     struct app *a = xcalloc(1, sizeof *a);
     app_init(a);

@@ -81,4 +81,11 @@ int walk_deck(const char *path, enum walk_view view, int cols, int rows, struct 
 
 const char *walk_kind_name(enum walk_kind k);
 
+struct app;
+
+/* A new app as the walks draw it (app_init's, in UTF-8 with the colour theme, measuring
+ * nothing by itself, its backend's text set), for a caller that draws it off-screen (svg.h);
+ * the caller ends it with app_free and free. */
+struct app *walk_app(void);
+
 #endif

@@ -44,6 +44,8 @@ TM_CM_W=
 TM_CM_R=
 TM_CM_PID=
 TM_CM_SEQ=0
+TM_CM_TIMEOUT=${TM_CM_TIMEOUT:-30} # seconds tm_cm waits for a reply
+TM_CM_OUTPUT=0                     # %output lines the control client has read
 TM_CM_DIR="${TMUX_TMPDIR:-/tmp}/tmux-$UID" # tmux's own folder: the screen's file is $SOCK.screen
 tm_cm_close() {
     [ -n "$TM_CM_SOCK" ] || return 0
@@ -58,7 +60,12 @@ tm_cm_open() {
     [ "$BASHPID" = "$$" ] || return 1
     tm has-session -t main 2>/dev/null || return 1
     local pid line=
-    coproc TM_CM_PROC { exec tmux -L "$SOCK" -C attach-session -t main 2>/dev/null; }
+    # no-output from the attach on, so tmux never queues the pane's output for this client:
+    # tmux 3.3a writes a command's reply after the output queued before it, and a
+    # `refresh-client -f no-output` sent once attached drops the panes it followed but not
+    # their queued output, so every reply after it waited forever (a script's 30 s stall
+    # whenever the program drew while the client attached; tmux pull request 5049).
+    coproc TM_CM_PROC { exec tmux -L "$SOCK" -C attach-session -f no-output -t main 2>/dev/null; }
     pid=$TM_CM_PROC_PID
     exec {TM_CM_W}>&"${TM_CM_PROC[1]}" {TM_CM_R}<&"${TM_CM_PROC[0]}"
     TM_CM_PID=$pid
@@ -71,26 +78,33 @@ tm_cm_open() {
             return 1
         }
     done
-    tm_cm 'refresh-client -f no-output' || {
+    tm_cm 'display-message -p open' || {
         tm_cm_close
         return 1
     }
 }
 # tm_cm COMMANDS: run a line of tmux commands on the control client; 0 when all of them
 # succeeded, 1 when one failed (its message on stderr), 2 when there is no client (or it
-# went away). A marker command closes the line, and replies are read up to the marker's,
-# so a reply a reader left behind (a subshell killed mid-read) is skipped, not taken.
+# went away): the commands did not run; 3 when no reply came in TM_CM_TIMEOUT seconds: they
+# may have run, so they are not sent again (a key would be pressed twice), and the client
+# is closed (its replies are out of step). A marker command closes the line, and replies
+# are read up to the marker's, so a reply a reader left behind (a subshell killed
+# mid-read) is skipped, not taken.
 tm_cm() {
     [ -n "$TM_CM_SOCK" ] && [ "$TM_CM_SOCK" = "$SOCK" ] || return 2
     kill -0 "$TM_CM_PID" 2>/dev/null || return 2
-    local mark="tm-cm-$BASHPID-$((++TM_CM_SEQ))" line err=0 in=0 text= last= ok=0
+    local mark="tm-cm-$BASHPID-$((++TM_CM_SEQ))" line err=0 in=0 text= last= ok=0 st
     # (a client that went away between the check and the write: EPIPE, not SIGPIPE)
     trap '' PIPE
     printf '%s\ndisplay-message -p %s\n' "$1" "$mark" >&"$TM_CM_W" 2>/dev/null && ok=1
     trap - PIPE
     [ "$ok" = 1 ] || return 2
-    while IFS= read -r -t 30 -u "$TM_CM_R" line; do
+    while :; do
+        IFS= read -r -t "$TM_CM_TIMEOUT" -u "$TM_CM_R" line
+        st=$?
+        [ "$st" = 0 ] || break
         case $line in
+        "%output "*) TM_CM_OUTPUT=$((TM_CM_OUTPUT + 1)) ;;
         "%begin "*) in=1 text= last= ;;
         "%end "* | "%error "*)
             in=0
@@ -103,9 +117,13 @@ tm_cm() {
         *) [ "$in" = 1 ] && text+=$line$'\n' last=$line ;;
         esac
     done
-    return 2
+    [ "$st" -gt 128 ] || return 2 # end of file: the client went away
+    echo "tmux control client: no reply in ${TM_CM_TIMEOUT}s to: $1" >&2
+    [ "$BASHPID" = "$$" ] && tm_cm_close
+    return 3
 }
-# tm_cm_ok COMMANDS: tm_cm, opening the client first when this shell may.
+# tm_cm_ok COMMANDS: tm_cm, opening the client first when this shell may (commands that
+# had no reply, 3, are not sent again).
 tm_cm_ok() {
     local rc
     tm_cm "$1"

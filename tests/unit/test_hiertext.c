@@ -67,21 +67,25 @@ static void test_ladder(void **state)
     snprintf(m.mpi_node.how, sizeof m.mpi_node.how, "run it under mpirun");
     hier_ladder(&m, false, true, &p);
 
-    int i = find(&p, "HBM (B200)                  ~8 TB/s    lecture  v 4.44x slower: nvlink");
+    int i = find(
+        &p, "HBM (B200)                 ~8 TB/s   lecture  v 4.44x slower in total: nvlink");
     assert_int_equal(style_of(&p, i, "~8 TB/s"), HS_LECTURE);
     assert_int_equal(style_of(&p, i, "HBM (B200)"), HS_TIER);
     assert_int_equal(style_of(&p, i, "4.44x"), HS_LECTURE);
-    find(&p, "SM: L1 / shared memory, L2  none given lecture  v no figure to compare");
+    find(&p, "SM: L1 / shared memory, L2 none given lecture  v no figure to compare");
     find(&p,
          "    the SMs of one GPU to their on-chip memory; the fastest; the lecture gives no "
          "figure");
     /* two links compare each way: 900 GB/s / 242 GB/s (not the both-ways 1.8 TB/s) */
-    find(&p, "NVLink 5 + NVSwitch         1.8 TB/s   lecture  v 3.72x slower each way: pcie");
+    find(&p, "NVLink 5 + NVSwitch        1.8 TB/s  lecture  v 3.72x slower each way: pcie");
     find(&p, "    8 GPUs in a node, any to any (NVL72: 72 GPUs in one rack); per GPU, both "
              "directions together");
-    find(&p, "PCIe 7.0 x16 (home)         242 GB/s   lecture  v 4.84x slower: ib");
-    find(&p, "InfiniBand                  ~50 GB/s   lecture  v 250x slower: ethernet");
-    find(&p, "Ethernet                    ~200 MB/s  lecture");
+    find(&p, "PCIe 7.0 x16 (home)        242 GB/s  lecture  v 4.84x slower each way: ib");
+    find(&p, "InfiniBand                 ~50 GB/s  lecture  v 250x slower each way: ethernet");
+    /* each link's rate each way, the vendor's figure named */
+    find(&p, "    each way: 900 GB/s (NVIDIA: NVLink 5 is 1.8 TB/s per GPU in total, 900 GB/s "
+             "each way)");
+    find(&p, "Ethernet                   ~200 MB/s lecture");
     /* Not measured yet: says how; cannot: says why; each beside its tier. */
     i = find(&p, "    this machine, memcpy: not measured yet; m measures it");
     assert_int_equal(style_of(&p, i, "not measured yet"), HS_WARN);
@@ -110,7 +114,8 @@ static void test_ladder(void **state)
 
     /* Without detail: one line per tier, the figures still beside their tiers. */
     hier_ladder(&m, false, false, &p);
-    assert_int_equal(p.n, detailed - TIER_COUNT);
+    assert_int_equal(p.n,
+                     detailed - TIER_COUNT - 1); /* the detail and NVLink's each-way line */
     assert_int_equal(find(&p, "this machine, memcpy"), find(&p, "HBM (B200)") + 1);
     /* Without detail every line fits 80 columns. */
     for (int k = 0; k < p.n; k++) {
@@ -125,11 +130,12 @@ static void test_ladder(void **state)
     snprintf(m.copy.how, sizeof m.copy.how, "memcpy of 64 MiB, best of 5");
     m.cpu_ar.state = HM_RUNNING;
     hier_ladder(&m, true, false, &p);
-    i = find(&p, "    this machine, memcpy: 16 GB/s measured; the lecture's hbm is 500× that");
+    i = find(&p, "    this machine, memcpy: 16 GB/s measured; it reads and writes 32 GB/s; the "
+                 "lecture's hbm is 250× that");
     assert_int_equal(style_of(&p, i, "16 GB/s"), HS_MEASURED);
     assert_int_equal(find(&p, "      how: memcpy of 64 MiB, best of 5"), i + 1);
     find(&p, "this machine, CPU ranks' all-reduce busbw: measuring\u2026");
-    find(&p, "  \u2193 4.44\u00d7 slower: nvlink");
+    find(&p, "  \u2193 4.44\u00d7 slower in total: nvlink");
     m.cpu_ar.state = HM_FAILED;
     snprintf(m.cpu_ar.how, sizeof m.cpu_ar.how, "cancelled");
     hier_ladder(&m, false, false, &p);
@@ -153,18 +159,18 @@ static void test_ladder(void **state)
     char buf[256];
     hier_line_text(&w.l[i + 1], buf, sizeof buf);
     assert_string_equal(buf, "        5, bytes copied per second");
-    /* a line of several pieces (70 columns) wraps piece by piece, each keeping its style */
-    i = find(&w, "HBM (B200)                  ~8 TB/s    lecture  v 4.44x");
+    /* a line of several pieces (77 columns) wraps piece by piece, each keeping its style */
+    i = find(&w, "HBM (B200)                 ~8 TB/s   lecture  v 4.44x");
     hier_line_text(&w.l[i + 1], buf, sizeof buf);
-    assert_string_equal(buf, "  slower: nvlink");
+    assert_string_equal(buf, "  in total: nvlink");
     assert_int_equal(style_of(&w, i, "~8 TB/s"),
                      style_of(&p, find(&p, "HBM (B200)"), "~8 TB/s"));
     /* Ratios of a thousand and more are written out whole. */
     m.cpu_ar.state = HM_DONE;
-    m.cpu_ar.gbs = 1.45;
+    m.cpu_ar.gbs = 0.45;
     hier_ladder(&m, false, false, &p);
-    find(&p, "this machine, CPU ranks' all-reduce busbw: 1.45 GB/s measured; the lecture's "
-             "nvlink is 1241x that");
+    find(&p, "this machine, CPU ranks' all-reduce busbw: 450 MB/s measured; the lecture's "
+             "nvlink each way is 2000x that");
 
     /* Not measured yet, with what there will be to see (NCCL's link) under it. */
     m.nccl.state = HM_NONE;
@@ -203,6 +209,110 @@ static bool has_line(const struct hier_lines *p, const char *want)
 /* The room's ladder (measured_only): of the five figures, in every state, only one measured
  * here has a line; a figure not measured (yet, under way, failed, not available) says
  * nothing to the room: the notes say which backend runs. */
+/* Every ratio the ladder prints compares like with like (issue 31): a measured busbw (the
+ * machine's own or a record's) against a link's rate each way, never against NVLink's 1.8
+ * TB/s that adds both directions; a memcpy's bytes copied per second, as the memory traffic
+ * it makes (each byte read and written: twice the figure), against a memory's total; two
+ * links each way; a memory against a link in total (both directions added). The expected
+ * rates are the vendors' figures written here by hand: NVIDIA quotes NVLink 5 at 1.8 TB/s per
+ * GPU in total, 900 GB/s each way; PCIe 7.0 x16 242 GB/s each way; InfiniBand ~50 GB/s each
+ * way; Ethernet ~200 MB/s each way; HBM ~8 TB/s in total. A busbw beside a memory, or a
+ * copy beside a link, has no like figure and gets no ratio. Every figure at every tier, every
+ * ratio read back from the printed text. */
+static const double each_way_oracle[TIER_COUNT] = {
+    [TIER_NVLINK] = 900e9, [TIER_PCIE] = 242e9, [TIER_IB] = 50e9, [TIER_ETHERNET] = 200e6};
+static const double total_oracle[TIER_COUNT] = {[TIER_HBM] = 8e12};
+
+/* The number before "x" in the first "<n>x" of buf after `after`, 0 if none. */
+static double ratio_after(const char *buf, const char *after)
+{
+    const char *p = strstr(buf, after);
+    if (!p) return 0;
+    for (p += strlen(after); *p; p++) {
+        double v;
+        int k = 0;
+        if (*p >= '0' && *p <= '9' && sscanf(p, "%lf%n", &v, &k) == 1 && p[k] == 'x') return v;
+    }
+    return 0;
+}
+
+static void assert_ratio(double got, double want, const char *line)
+{
+    /* printed with 3 significant figures or whole */
+    if (!(got > 0) || got < want * 0.995 - 0.5 || got > want * 1.005 + 0.5)
+        fail_msg("ratio %.4g, want %.4g: %s", got, want, line);
+}
+
+static void test_ladder_ratios_like(void **state)
+{
+    (void)state;
+    static struct hier_lines p;
+    const double measured_gbs[] = {2.84, 16, 120, 700};
+    const char *const twice_text[] = {"5.68 GB/s", "32 GB/s", "240 GB/s", "1.4 TB/s"};
+    for (int t = 0; t < TIER_COUNT; t++)
+        for (size_t g = 0; g < sizeof measured_gbs / sizeof measured_gbs[0]; g++) {
+            struct hier_measured m;
+            measured_init(&m);
+            struct hier_figure *figs[] = {&m.copy, &m.cpu_ar, &m.nccl, &m.mpi_node, &m.mpi_net};
+            for (size_t k = 0; k < sizeof figs / sizeof figs[0]; k++) {
+                figs[k]->state = HM_DONE;
+                figs[k]->gbs = measured_gbs[g];
+                snprintf(figs[k]->how, sizeof figs[k]->how, "by hand");
+                figs[k]->at = (enum tier_id)t;
+            }
+            m.rec.loaded = true;
+            m.rec.slowest = (enum tier_id)t;
+            m.rec.busbw_gbs = measured_gbs[g];
+            snprintf(m.rec.how, sizeof m.rec.how, "all_reduce by hand");
+            hier_ladder(&m, false, false, &p);
+            int seen = 0;
+            for (int i = 0; i < p.n; i++) {
+                char buf[1024];
+                hier_line_text(&p.l[i], buf, sizeof buf);
+                double r = ratio_after(buf, "measured");
+                if (r == 0) continue;
+                bool copy = strstr(buf, "memcpy") != NULL;
+                double mine = measured_gbs[g] * 1e9 * (copy ? 2 : 1);
+                /* the figure compared is the one the line shows */
+                if (copy) {
+                    char twice[64];
+                    snprintf(twice, sizeof twice, "reads and writes %s", twice_text[g]);
+                    if (!strstr(buf, twice)) fail_msg("no '%s': %s", twice, buf);
+                } else if (!strstr(buf, "each way")) {
+                    fail_msg("a busbw's ratio without its basis: %s", buf);
+                }
+                double lect = copy ? total_oracle[t] : each_way_oracle[t];
+                if (lect == 0) fail_msg("a ratio beside a tier with no like figure: %s", buf);
+                bool above = strstr(buf, "that") != NULL;
+                assert_ratio(r, above ? lect / mine : mine / lect, buf);
+                seen++;
+            }
+            /* a link: the four busbw figures and the record's; a memory: the copy */
+            int want = each_way_oracle[t] > 0 ? 5 : total_oracle[t] > 0 ? 1 : 0;
+            if (seen != want)
+                fail_msg("tier %d at %.3g GB/s: %d ratios, want %d", t, measured_gbs[g], seen,
+                         want);
+        }
+    /* The ladder's own ratios, tier to tier, read from its lines. */
+    struct hier_measured m;
+    measured_init(&m);
+    hier_ladder(&m, false, false, &p);
+    const struct {
+        const char *row;
+        double want;
+    } rows[] = {{"HBM (B200)", 8e12 / 1.8e12},
+                {"NVLink 5 + NVSwitch", 900e9 / 242e9},
+                {"PCIe 7.0 x16 (home)", 242e9 / 50e9},
+                {"InfiniBand", 50e9 / 200e6}};
+    for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+        char buf[1024];
+        hier_line_text(&p.l[find(&p, rows[k].row)], buf, sizeof buf);
+        assert_ratio(ratio_after(buf, "lecture"), rows[k].want, buf);
+        /* its basis said: "each way" between links, "in total" from a memory */
+        assert_non_null(strstr(buf, k == 0 ? "in total" : "each way"));
+    }
+}
+
 static void test_ladder_room(void **state)
 {
     (void)state;
@@ -262,7 +372,7 @@ static void test_zoom_lines(void **state)
     assert_true(has_line(&p, "this machine, memcpy: 12.5 GB/s measured"));
     /* the title, six tiers and the one measured figure */
     assert_int_equal(p.n, 1 + 6 + 1);
-    assert_true(has_line(&p, "HBM (B200)                  ~8 TB/s    lecture"));
+    assert_true(has_line(&p, "HBM (B200)                 ~8 TB/s   lecture"));
 
     struct hier_napkin_inputs in;
     hier_napkin_defaults(&in);
@@ -487,10 +597,15 @@ static void test_ladder_record(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ladder),        cmocka_unit_test(test_ladder_room),
-        cmocka_unit_test(test_zoom_lines),    cmocka_unit_test(test_napkin),
-        cmocka_unit_test(test_whatif),        cmocka_unit_test(test_tier_for_class),
-        cmocka_unit_test(test_ladder_record), cmocka_unit_test(test_ladder_record_one_comm),
+        cmocka_unit_test(test_ladder),
+        cmocka_unit_test(test_ladder_room),
+        cmocka_unit_test(test_ladder_ratios_like),
+        cmocka_unit_test(test_zoom_lines),
+        cmocka_unit_test(test_napkin),
+        cmocka_unit_test(test_whatif),
+        cmocka_unit_test(test_tier_for_class),
+        cmocka_unit_test(test_ladder_record),
+        cmocka_unit_test(test_ladder_record_one_comm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

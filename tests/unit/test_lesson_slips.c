@@ -35,6 +35,89 @@
 
 #define MAXV 1024
 
+/* The shipped lessons (lessons/) into set, which the caller frees. */
+static void shipped(struct lesson_set *set)
+{
+    struct lesson_errors errs = {0};
+    lesson_set_init(set);
+    assert_int_equal(lesson_set_add(set, "lessons", &errs), CV_OK);
+    lesson_errors_free(&errs);
+}
+
+/* A walk over the shipped exercises of one type, in the deck's order (exercise_next); for a
+ * number exercise over its numbers too (variant_next): seed 0, the lecture's, then 1 to
+ * seeds where it has variants (every_seed: where it has none too, a seed that gives no
+ * numbers passed over); and over the values of its usual slips at each (slip_next). The
+ * caller sets the first five fields (keep NULL: every exercise of the type). */
+struct walk {
+    const struct lesson_set *set;
+    enum lesson_ex_type type;
+    bool (*keep)(const struct lesson_exercise *ex);
+    uint64_t seeds;
+    bool every_seed;
+    const struct lesson_exercise *ex; /* the exercise */
+    struct ex_variant v;              /* its numbers (variant_next) */
+    double sv[96], x;    /* the slip values at v, and the one at hand (slip_next) */
+    size_t nsv, isv;     /* how many, and the next one's index */
+    size_t exercises;    /* the exercises walked so far */
+    size_t l, s, e;      /* the next exercise's place */
+    uint64_t seed, last; /* the next seed and the exercise's last */
+};
+
+static bool exercise_next(struct walk *w)
+{
+    while (w->l < w->set->n) {
+        const struct lesson *L = &w->set->v[w->l];
+        if (w->s >= L->nslides) {
+            w->l++, w->s = 0, w->e = 0;
+            continue;
+        }
+        if (w->e >= L->slides[w->s].nex) {
+            w->s++, w->e = 0;
+            continue;
+        }
+        const struct lesson_exercise *ex = &L->slides[w->s].ex[w->e++];
+        if (ex->type != w->type || (w->keep && !w->keep(ex))) continue;
+        w->ex = ex;
+        w->exercises++;
+        return true;
+    }
+    return false;
+}
+
+static size_t slip_values(const struct lesson_exercise *ex, const struct ex_variant *v,
+                          double *out, size_t cap);
+
+static bool variant_next(struct walk *w)
+{
+    for (;;) {
+        if (!w->ex || w->seed > w->last) {
+            if (!exercise_next(w)) return false;
+            w->seed = 0;
+            w->last = w->every_seed || ex_has_variants(w->ex) ? w->seeds : 0;
+        }
+        char err[200];
+        int rc = ex_variant(w->ex, w->seed++, &w->v, err, sizeof err);
+        if (w->every_seed) {
+            if (rc != CV_OK) continue;
+        } else {
+            assert_int_equal(rc, CV_OK);
+        }
+        return true;
+    }
+}
+
+static bool slip_next(struct walk *w)
+{
+    while (w->isv >= w->nsv) {
+        if (!variant_next(w)) return false;
+        w->nsv = slip_values(w->ex, &w->v, w->sv, 96);
+        w->isv = 0;
+    }
+    w->x = w->sv[w->isv++];
+    return true;
+}
+
 struct box {
     float v[MAXV];
     bool has[MAXV];
@@ -118,82 +201,71 @@ static void test_every_slip_named(void **state)
 {
     (void)state;
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
-    size_t exercises = 0, graded = 0, named = 0, reversed = 0;
+    shipped(&set);
+    size_t graded = 0, named = 0, reversed = 0;
     static const enum redop ops[] = {OP_SUM, OP_AVG, OP_MAX, OP_MIN, OP_PROD};
-    for (size_t l = 0; l < set.n; l++)
-        for (size_t s = 0; s < set.v[l].nslides; s++)
-            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
-                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
-                if (ex->type != LEX_HOLDS) continue;
-                exercises++;
-                struct plan p;
-                char err[200];
-                const struct scene *sc = &ex->scene;
-                assert_int_equal(scene_plan_build(sc, &p, scene_count(sc),
-                                                  coll_is_rooted(sc->coll) ? sc->root : 0, err,
-                                                  sizeof err),
-                                 CV_OK);
-                long nsteps = (long)p.nsteps, ends[64];
-                size_t nends = plan_phase_ends(&p, ends, 64);
-                plan_free(&p);
-                long asked =
-                    ex->step == SCENE_STEP_END || ex->step > nsteps ? nsteps : ex->step;
-                /* every slip this exercise can have */
-                struct slip sl[256];
-                size_t ns = 0;
-                sl[ns++] = (struct slip){"input", ex->rank, 0, sc->op, false};
-                for (size_t i = 0; i < nends; i++)
-                    if (ends[i] < asked)
-                        sl[ns++] =
-                            (struct slip){"phase-short", ex->rank, ends[i], sc->op, false};
-                for (int r = 0; r < sc->nranks; r++)
-                    if (r != ex->rank)
-                        sl[ns++] = (struct slip){"other-rank", r, asked, sc->op, false};
-                for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
-                    if (ops[k] != sc->op)
-                        sl[ns++] = (struct slip){"op", ex->rank, ex->step, ops[k], false};
-                for (long t = 1; t <= nsteps && ns < 255; t++)
-                    if (t != asked)
-                        sl[ns++] = (struct slip){"other-step", ex->rank, t, sc->op, false};
-                if (sc->algo == ALGO_RING && sc->nranks > 2)
-                    sl[ns++] = (struct slip){"ring-reversed", ex->rank, ex->step, sc->op, true};
-                struct box right, *bx = calloc(ns, sizeof *bx);
-                assert_non_null(bx);
-                assert_true(box_of(ex, ex->rank, ex->step, sc->op, false, &right));
-                for (size_t i = 0; i < ns; i++)
-                    assert_true(
-                        box_of(ex, sl[i].rank, sl[i].step, sl[i].op, sl[i].rev, &bx[i]));
-                for (size_t i = 0; i < ns; i++) {
-                    if (box_eq(&bx[i], &right)) continue; /* not a slip here */
-                    char text[MAXV * 12];
-                    box_text(&bx[i], text, sizeof text);
-                    struct ex_grade g;
-                    memset(&g, 0, sizeof g);
-                    assert_int_equal(ex_grade(ex, NULL, text, &g), CV_OK);
-                    graded++;
-                    reversed += sl[i].rev;
-                    bool ok = false; /* any slip with these very values may be the one named */
-                    for (size_t j = 0; j < ns && !ok; j++)
-                        ok = box_eq(&bx[j], &bx[i]) && names(&g, &sl[j]);
-                    if (ok)
-                        named++;
-                    else
-                        printf("%s: %s (%s rank %d step %ld op %s) got: %s\n", ex->id, text,
-                               sl[i].code, sl[i].rank, sl[i].step, redop_name(sl[i].op), g.msg);
-                }
-                free(bx);
-            }
+    struct walk w = {.set = &set, .type = LEX_HOLDS};
+    while (exercise_next(&w)) {
+        const struct lesson_exercise *ex = w.ex;
+        struct plan p;
+        char err[200];
+        const struct scene *sc = &ex->scene;
+        assert_int_equal(scene_plan_build(sc, &p, scene_count(sc),
+                                          coll_is_rooted(sc->coll) ? sc->root : 0, err,
+                                          sizeof err),
+                         CV_OK);
+        long nsteps = (long)p.nsteps, ends[64];
+        size_t nends = plan_phase_ends(&p, ends, 64);
+        plan_free(&p);
+        long asked = ex->step == SCENE_STEP_END || ex->step > nsteps ? nsteps : ex->step;
+        /* every slip this exercise can have */
+        struct slip sl[256];
+        size_t ns = 0;
+        sl[ns++] = (struct slip){"input", ex->rank, 0, sc->op, false};
+        for (size_t i = 0; i < nends; i++)
+            if (ends[i] < asked)
+                sl[ns++] = (struct slip){"phase-short", ex->rank, ends[i], sc->op, false};
+        for (int r = 0; r < sc->nranks; r++)
+            if (r != ex->rank) sl[ns++] = (struct slip){"other-rank", r, asked, sc->op, false};
+        for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+            if (ops[k] != sc->op)
+                sl[ns++] = (struct slip){"op", ex->rank, ex->step, ops[k], false};
+        for (long t = 1; t <= nsteps && ns < 255; t++)
+            if (t != asked) sl[ns++] = (struct slip){"other-step", ex->rank, t, sc->op, false};
+        if (sc->algo == ALGO_RING && sc->nranks > 2)
+            sl[ns++] = (struct slip){"ring-reversed", ex->rank, ex->step, sc->op, true};
+        struct box right, *bx = calloc(ns, sizeof *bx);
+        assert_non_null(bx);
+        assert_true(box_of(ex, ex->rank, ex->step, sc->op, false, &right));
+        for (size_t i = 0; i < ns; i++)
+            assert_true(box_of(ex, sl[i].rank, sl[i].step, sl[i].op, sl[i].rev, &bx[i]));
+        for (size_t i = 0; i < ns; i++) {
+            if (box_eq(&bx[i], &right)) continue; /* not a slip here */
+            char text[MAXV * 12];
+            box_text(&bx[i], text, sizeof text);
+            struct ex_grade g;
+            memset(&g, 0, sizeof g);
+            assert_int_equal(ex_grade(ex, NULL, text, &g), CV_OK);
+            graded++;
+            reversed += sl[i].rev;
+            bool ok = false; /* any slip with these very values may be the one named */
+            for (size_t j = 0; j < ns && !ok; j++)
+                ok = box_eq(&bx[j], &bx[i]) && names(&g, &sl[j]);
+            if (ok)
+                named++;
+            else
+                printf("%s: %s (%s rank %d step %ld op %s) got: %s\n", ex->id, text, sl[i].code,
+                       sl[i].rank, sl[i].step, redop_name(sl[i].op), g.msg);
+        }
+        free(bx);
+    }
     printf("holds slips: %zu exercises, %zu slips graded (%zu rings run the other way), %zu "
            "named\n",
-           exercises, graded, reversed, named);
-    assert_true(exercises >= 20);
-    assert_true(graded > exercises);
+           w.exercises, graded, reversed, named);
+    assert_true(w.exercises >= 20);
+    assert_true(graded > w.exercises);
     assert_int_equal(named, graded);
     lesson_set_free(&set);
-    lesson_errors_free(&errs);
 }
 
 static void expect_percent(const struct lesson_exercise *ex, const char *text, size_t *named)
@@ -213,32 +285,27 @@ static void test_percent_named(void **state)
 {
     (void)state;
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    shipped(&set);
     size_t asked = 0, named = 0;
-    for (size_t l = 0; l < set.n; l++)
-        for (size_t s = 0; s < set.v[l].nslides; s++)
-            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
-                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
-                if (ex->type != LEX_NUMBER) continue;
-                bool ratio = strcmp(ex->units, "x") == 0;
-                bool fraction = !ex->units[0] && !ex->integer && fabs(ex->answer) <= 1;
-                if (!ratio && !fraction) continue;
-                char text[64];
-                snprintf(text, sizeof text, "%.6g", ex->answer * 100); /* no sign */
-                expect_percent(ex, text, &named);
-                asked++;
-                /* with its sign, a percent is named too: "43%" is not the fraction 0.43 */
-                snprintf(text, sizeof text, "%.6g%%", ex->answer * 100);
-                expect_percent(ex, text, &named);
-                asked++;
-            }
+    struct walk w = {.set = &set, .type = LEX_NUMBER};
+    while (exercise_next(&w)) {
+        const struct lesson_exercise *ex = w.ex;
+        bool ratio = strcmp(ex->units, "x") == 0;
+        bool fraction = !ex->units[0] && !ex->integer && fabs(ex->answer) <= 1;
+        if (!ratio && !fraction) continue;
+        char text[64];
+        snprintf(text, sizeof text, "%.6g", ex->answer * 100); /* no sign */
+        expect_percent(ex, text, &named);
+        asked++;
+        /* with its sign, a percent is named too: "43%" is not the fraction 0.43 */
+        snprintf(text, sizeof text, "%.6g%%", ex->answer * 100);
+        expect_percent(ex, text, &named);
+        asked++;
+    }
     printf("percent slips: %zu asked, %zu named\n", asked, named);
     assert_true(asked >= 8);
     assert_int_equal(named, asked);
     lesson_set_free(&set);
-    lesson_errors_free(&errs);
 }
 
 /* The exercise's world size at v, from a param named like one (0 when none). */
@@ -270,53 +337,43 @@ static void test_no_slip_right(void **state)
 {
     (void)state;
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
-    size_t exercises = 0, graded = 0, accepted = 0;
-    for (size_t l = 0; l < set.n; l++)
-        for (size_t s = 0; s < set.v[l].nslides; s++)
-            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
-                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
-                if (ex->type != LEX_NUMBER) continue;
-                exercises++;
-                uint64_t seeds = ex_has_variants(ex) ? 40 : 0;
-                for (uint64_t seed = 0; seed <= seeds; seed++) {
-                    struct ex_variant v;
-                    char err[200], text[64];
-                    assert_int_equal(ex_variant(ex, seed, &v, err, sizeof err), CV_OK);
-                    double W = world_of(ex, &v), want = v.answer;
-                    double f[6] = {2, 0.5, 0, 0, 0, 0};
-                    size_t nf = 2;
-                    if (W > 2) {
-                        f[nf++] = W, f[nf++] = 1 / W;
-                        f[nf++] = (W - 1) / W, f[nf++] = W / (W - 1);
-                    }
-                    for (size_t i = 0; i < nf; i++) {
-                        double slip = want * f[i];
-                        if (fabs(slip - want) <= 1e-9 * fabs(want)) continue;
-                        snprintf(text, sizeof text, "%.6g", slip);
-                        expect_not_right(ex, &v, text, &graded, &accepted);
-                    }
-                    for (size_t w = 0; w < ex->nwrong; w++) {
-                        char tmpl[300];
-                        snprintf(tmpl, sizeof tmpl, "{= %s}", ex->wrong[w].formula);
-                        char *t = ex_text(ex, &v, tmpl);
-                        double slip = strtod(t, NULL);
-                        /* a trap equal to the answer at these numbers is no slip here */
-                        if (fabs(slip - want) > 1e-3 * fabs(want))
-                            expect_not_right(ex, &v, t, &graded, &accepted);
-                        free(t);
-                    }
-                }
-            }
-    printf("number slips: %zu exercises, %zu slips graded, %zu graded right\n", exercises,
+    shipped(&set);
+    size_t graded = 0, accepted = 0;
+    struct walk w = {.set = &set, .type = LEX_NUMBER, .seeds = 40};
+    while (variant_next(&w)) {
+        const struct lesson_exercise *ex = w.ex;
+        const struct ex_variant v = w.v;
+        char text[64];
+        double W = world_of(ex, &v), want = v.answer;
+        double f[6] = {2, 0.5, 0, 0, 0, 0};
+        size_t nf = 2;
+        if (W > 2) {
+            f[nf++] = W, f[nf++] = 1 / W;
+            f[nf++] = (W - 1) / W, f[nf++] = W / (W - 1);
+        }
+        for (size_t i = 0; i < nf; i++) {
+            double slip = want * f[i];
+            if (fabs(slip - want) <= 1e-9 * fabs(want)) continue;
+            snprintf(text, sizeof text, "%.6g", slip);
+            expect_not_right(ex, &v, text, &graded, &accepted);
+        }
+        for (size_t k = 0; k < ex->nwrong; k++) {
+            char tmpl[300];
+            snprintf(tmpl, sizeof tmpl, "{= %s}", ex->wrong[k].formula);
+            char *t = ex_text(ex, &v, tmpl);
+            double slip = strtod(t, NULL);
+            /* a trap equal to the answer at these numbers is no slip here */
+            if (fabs(slip - want) > 1e-3 * fabs(want))
+                expect_not_right(ex, &v, t, &graded, &accepted);
+            free(t);
+        }
+    }
+    printf("number slips: %zu exercises, %zu slips graded, %zu graded right\n", w.exercises,
            graded, accepted);
-    assert_true(exercises >= 40);
-    assert_true(graded > exercises);
+    assert_true(w.exercises >= 40);
+    assert_true(graded > w.exercises);
     assert_int_equal(accepted, 0);
     lesson_set_free(&set);
-    lesson_errors_free(&errs);
 }
 
 /* Does msg say something of ex at v: one of its numbers as the question writes it, its
@@ -363,68 +420,69 @@ static void test_slips_said_of_exercise(void **state)
 {
     (void)state;
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
-    size_t exercises = 0, graded = 0, named = 0, about = 0;
-    for (size_t l = 0; l < set.n; l++)
-        for (size_t s = 0; s < set.v[l].nslides; s++)
-            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
-                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
-                if (ex->type != LEX_NUMBER) continue;
-                exercises++;
-                uint64_t seeds = ex_has_variants(ex) ? 10 : 0;
-                for (uint64_t seed = 0; seed <= seeds; seed++) {
-                    struct ex_variant v;
-                    char err[200], text[64];
-                    assert_int_equal(ex_variant(ex, seed, &v, err, sizeof err), CV_OK);
-                    double sv[96];
-                    size_t ns = slip_values(ex, &v, sv, 96);
-                    for (size_t i = 0; i < ns; i++) {
-                        /* a slip the tolerance cannot tell from the answer is no slip here */
-                        if (!isfinite(sv[i]) ||
-                            fabs(sv[i] - v.answer) <=
-                                2.5 * fmax(ex->tolerance, 0.005) * fabs(v.answer) ||
-                            (ex->integer && sv[i] != round(sv[i])))
-                            continue;
-                        snprintf(text, sizeof text, "%.6g", sv[i]);
-                        struct ex_grade g;
-                        memset(&g, 0, sizeof g);
-                        assert_int_equal(ex_grade(ex, &v, text, &g), CV_OK);
-                        if (g.verdict != EX_WRONG) continue; /* bad input: "1e-06" etc. */
-                        graded++;
-                        bool nm = strcmp(g.diagnosis, "too-high") != 0 &&
-                                  strcmp(g.diagnosis, "too-low") != 0;
-                        bool ab = nm && about_exercise(ex, &v, &g);
-                        named += nm;
-                        about += ab;
-                        if (!ab)
-                            printf("%s seed %llu: '%s' (answer %.6g): %s: %s\n", ex->id,
-                                   (unsigned long long)seed, text, v.answer, g.diagnosis,
-                                   g.msg);
-                    }
-                }
-            }
+    shipped(&set);
+    size_t graded = 0, named = 0, about = 0;
+    struct walk w = {.set = &set, .type = LEX_NUMBER, .seeds = 10};
+    while (slip_next(&w)) {
+        const struct lesson_exercise *ex = w.ex;
+        const struct ex_variant v = w.v;
+        char text[64];
+        /* a slip the tolerance cannot tell from the answer is no slip here */
+        if (!isfinite(w.x) ||
+            fabs(w.x - v.answer) <= 2.5 * fmax(ex->tolerance, 0.005) * fabs(v.answer) ||
+            (ex->integer && w.x != round(w.x)))
+            continue;
+        snprintf(text, sizeof text, "%.6g", w.x);
+        struct ex_grade g;
+        memset(&g, 0, sizeof g);
+        assert_int_equal(ex_grade(ex, &v, text, &g), CV_OK);
+        if (g.verdict != EX_WRONG) continue; /* bad input: "1e-06" etc. */
+        graded++;
+        bool nm = strcmp(g.diagnosis, "too-high") != 0 && strcmp(g.diagnosis, "too-low") != 0;
+        bool ab = nm && about_exercise(ex, &v, &g);
+        named += nm;
+        about += ab;
+        if (!ab)
+            printf("%s seed %llu: '%s' (answer %.6g): %s: %s\n", ex->id,
+                   (unsigned long long)v.seed, text, v.answer, g.diagnosis, g.msg);
+    }
     printf("number slips said of their exercise: %zu exercises, %zu slips graded, %zu named, "
            "%zu in the exercise's own terms\n",
-           exercises, graded, named, about);
-    assert_true(exercises >= 40);
-    assert_true(graded > 10 * exercises);
+           w.exercises, graded, named, about);
+    assert_true(w.exercises >= 40);
+    assert_true(graded > 10 * w.exercises);
     assert_int_equal(named, graded);
     assert_int_equal(about, graded);
     lesson_set_free(&set);
-    lesson_errors_free(&errs);
+}
+
+/* A slip a walk met: typed on exercise id (at variant seed where it is a number one), the
+ * diagnosis code it must get and what its message must say. */
+struct slip_case {
+    const char *id;
+    uint64_t seed;
+    const char *typed, *code, *says;
+};
+
+/* c's typed answer graded into g. */
+static void grade_case(const struct lesson_set *set, const struct slip_case *c,
+                       struct ex_grade *g)
+{
+    const struct lesson_exercise *ex = lesson_set_find_exercise(set, c->id, NULL);
+    assert_non_null(ex);
+    struct ex_variant v;
+    char err[200];
+    bool number = ex->type == LEX_NUMBER;
+    if (number) assert_int_equal(ex_variant(ex, c->seed, &v, err, sizeof err), CV_OK);
+    memset(g, 0, sizeof *g);
+    assert_int_equal(ex_grade(ex, number ? &v : NULL, c->typed, g), CV_OK);
 }
 
 /* The walks' instances, each a slip of its formula named as such. */
 static void test_formula_slips_named(void **state)
 {
     (void)state;
-    static const struct {
-        const char *id;
-        uint64_t seed;
-        const char *typed, *code, *says;
-    } cases[] = {
+    static const struct slip_case cases[] = {
         /* M = (P-1)/f - (P-1); (P-1)/f = 70 is M + P - 1: the P - 1 not subtracted */
         {"pp-microbatches-needed", 0, "70", "left-out-term", "the term 8 \xe2\x88\x92 1"},
         /* 4ψ + 4ψ + 8ψ/W at ψ = 518, W = 15: 16ψ/W = 552.5 divides the whole by W */
@@ -435,25 +493,16 @@ static void test_formula_slips_named(void **state)
         {"zero-paper-stage2", 1, "2.27", "all-divided", "every term by 508"},
     };
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    shipped(&set);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const struct lesson_exercise *ex = lesson_set_find_exercise(&set, cases[i].id, NULL);
-        assert_non_null(ex);
-        struct ex_variant v;
-        char err[200];
-        assert_int_equal(ex_variant(ex, cases[i].seed, &v, err, sizeof err), CV_OK);
         struct ex_grade g;
-        memset(&g, 0, sizeof g);
-        assert_int_equal(ex_grade(ex, &v, cases[i].typed, &g), CV_OK);
+        grade_case(&set, &cases[i], &g);
         if (strcmp(g.diagnosis, cases[i].code) != 0 || !strstr(g.msg, cases[i].says))
             printf("%s '%s': %s: %s\n", cases[i].id, cases[i].typed, g.diagnosis, g.msg);
         assert_string_equal(g.diagnosis, cases[i].code);
         assert_non_null(strstr(g.msg, cases[i].says));
     }
     lesson_set_free(&set);
-    lesson_errors_free(&errs);
 }
 
 /* The student walk's slips (lesson, slide: typed), each worked out by hand, and named by a
@@ -462,11 +511,7 @@ static void test_formula_slips_named(void **state)
 static void test_walk_slips_named(void **state)
 {
     (void)state;
-    static const struct {
-        const char *id;
-        uint64_t seed;
-        const char *typed, *code, *says;
-    } cases[] = {
+    static const struct slip_case cases[] = {
         /* L07 s1: the tree all-reduce on 8 ranks takes 2 log2 8 = 6 steps; 14 = 2(8 - 1)
          * is the ring's count on the same ranks */
         {"tree-steps", 0, "14", "other-plan-steps", "ring all-reduce on 8 ranks"},
@@ -499,19 +544,11 @@ static void test_walk_slips_named(void **state)
         {"lecture-busbw", 0, "419", "partial-result", "104857600 \xc3\x97 4 = 419.4 million"},
     };
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    shipped(&set);
     size_t bad = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const struct lesson_exercise *ex = lesson_set_find_exercise(&set, cases[i].id, NULL);
-        assert_non_null(ex);
-        struct ex_variant v;
-        char err[200];
-        assert_int_equal(ex_variant(ex, cases[i].seed, &v, err, sizeof err), CV_OK);
         struct ex_grade g;
-        memset(&g, 0, sizeof g);
-        assert_int_equal(ex_grade(ex, &v, cases[i].typed, &g), CV_OK);
+        grade_case(&set, &cases[i], &g);
         if (g.verdict != EX_WRONG || strcmp(g.diagnosis, cases[i].code) != 0 ||
             !strstr(g.msg, cases[i].says) || strstr(g.msg, "bits") ||
             strstr(g.msg, "too high") || strstr(g.msg, "too low")) {
@@ -522,7 +559,6 @@ static void test_walk_slips_named(void **state)
     }
     assert_int_equal(bad, 0);
     lesson_set_free(&set);
-    lesson_errors_free(&errs);
 }
 
 /* The unit of a param as its prompt writes it: the unit word right after "{name}" ("{mb}
@@ -586,6 +622,13 @@ static void expect_named(const struct lesson_exercise *ex, const struct ex_varia
     }
 }
 
+/* Has ex a unit of some kind (a size, a time, a bandwidth)? */
+static bool has_unit(const struct lesson_exercise *ex)
+{
+    enum ex_dim dim = DIM_NONE;
+    return ex_unit_lookup(ex->units, &dim, NULL, NULL) == CV_OK && dim != DIM_NONE;
+}
+
 /* Every number exercise with a unit, at its numbers and 10 variants: its answer read in the
  * binary twin of a decimal unit (MiB for MB, GiB for GB) or a power of 1000 off, either way,
  * and each of its params given with a unit read in the confused unit (1 MB as 1 MiB, 5 µs
@@ -595,71 +638,56 @@ static void test_unit_confusions_named(void **state)
 {
     (void)state;
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
-    size_t exercises = 0, graded = 0, plain = 0, params = 0;
+    shipped(&set);
+    size_t graded = 0, plain = 0, params = 0;
     static const double answer_f[] = {1.048576, 1.073741824, 1000};
-    for (size_t l = 0; l < set.n; l++)
-        for (size_t s = 0; s < set.v[l].nslides; s++)
-            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
-                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
-                enum ex_dim dim = DIM_NONE;
-                if (ex->type != LEX_NUMBER ||
-                    ex_unit_lookup(ex->units, &dim, NULL, NULL) != CV_OK || dim == DIM_NONE)
-                    continue;
-                exercises++;
-                uint64_t seeds = ex_has_variants(ex) ? 10 : 0;
-                for (uint64_t seed = 0; seed <= seeds; seed++) {
-                    struct ex_variant v;
-                    char err[200], text[64], what[80];
-                    assert_int_equal(ex_variant(ex, seed, &v, err, sizeof err), CV_OK);
-                    for (size_t i = 0; i < 3; i++)
-                        for (int inv = 0; inv < 2; inv++) {
-                            double x = inv ? v.answer / answer_f[i] : v.answer * answer_f[i];
-                            if (ex->integer && x != round(x)) continue;
-                            snprintf(text, sizeof text, "%.6g", x);
-                            snprintf(what, sizeof what, "answer %s %g", inv ? "/" : "x",
-                                     answer_f[i]);
-                            expect_named(ex, &v, text, what, &graded, &plain);
-                        }
-                    const char *names[LESSON_MAX_PARAMS];
-                    double vals[LESSON_MAX_PARAMS];
-                    for (size_t i = 0; i < ex->nparams; i++)
-                        names[i] = ex->params[i].name, vals[i] = v.param[i];
-                    for (size_t i = 0; i < ex->nparams; i++) {
-                        char unit[24];
-                        param_unit(ex, i, unit, sizeof unit);
-                        double f = confusion_factor(unit);
-                        for (int inv = 0; f > 0 && inv < 2; inv++) {
-                            double keep = vals[i], x;
-                            vals[i] = inv ? keep / f : keep * f;
-                            int rc = ex_formula_eval(ex->formula, names, vals, ex->nparams, &x,
-                                                     err, sizeof err);
-                            vals[i] = keep;
-                            /* a slip the tolerance cannot tell from the answer is none */
-                            if (rc != CV_OK || !isfinite(x) ||
-                                fabs(x - v.answer) <=
-                                    2.5 * fmax(ex->tolerance, 0.005) * fabs(v.answer) ||
-                                (ex->integer && x != round(x)))
-                                continue;
-                            params++;
-                            snprintf(text, sizeof text, "%.6g", x);
-                            snprintf(what, sizeof what, "%s %s %s %g", ex->params[i].name, unit,
-                                     inv ? "/" : "x", f);
-                            expect_named(ex, &v, text, what, &graded, &plain);
-                        }
-                    }
-                }
+    struct walk w = {.set = &set, .type = LEX_NUMBER, .keep = has_unit, .seeds = 10};
+    while (variant_next(&w)) {
+        const struct lesson_exercise *ex = w.ex;
+        const struct ex_variant v = w.v;
+        char err[200], text[64], what[80];
+        for (size_t i = 0; i < 3; i++)
+            for (int inv = 0; inv < 2; inv++) {
+                double x = inv ? v.answer / answer_f[i] : v.answer * answer_f[i];
+                if (ex->integer && x != round(x)) continue;
+                snprintf(text, sizeof text, "%.6g", x);
+                snprintf(what, sizeof what, "answer %s %g", inv ? "/" : "x", answer_f[i]);
+                expect_named(ex, &v, text, what, &graded, &plain);
             }
+        const char *names[LESSON_MAX_PARAMS];
+        double vals[LESSON_MAX_PARAMS];
+        for (size_t i = 0; i < ex->nparams; i++)
+            names[i] = ex->params[i].name, vals[i] = v.param[i];
+        for (size_t i = 0; i < ex->nparams; i++) {
+            char unit[24];
+            param_unit(ex, i, unit, sizeof unit);
+            double f = confusion_factor(unit);
+            for (int inv = 0; f > 0 && inv < 2; inv++) {
+                double keep = vals[i], x;
+                vals[i] = inv ? keep / f : keep * f;
+                int rc =
+                    ex_formula_eval(ex->formula, names, vals, ex->nparams, &x, err, sizeof err);
+                vals[i] = keep;
+                /* a slip the tolerance cannot tell from the answer is none */
+                if (rc != CV_OK || !isfinite(x) ||
+                    fabs(x - v.answer) <= 2.5 * fmax(ex->tolerance, 0.005) * fabs(v.answer) ||
+                    (ex->integer && x != round(x)))
+                    continue;
+                params++;
+                snprintf(text, sizeof text, "%.6g", x);
+                snprintf(what, sizeof what, "%s %s %s %g", ex->params[i].name, unit,
+                         inv ? "/" : "x", f);
+                expect_named(ex, &v, text, what, &graded, &plain);
+            }
+        }
+    }
     printf("unit confusions: %zu exercises with a unit, %zu slips graded (%zu of a param), "
            "%zu graded plainly too high/low or right\n",
-           exercises, graded, params, plain);
-    assert_true(exercises >= 20);
-    assert_true(params >= exercises);
+           w.exercises, graded, params, plain);
+    assert_true(w.exercises >= 20);
+    assert_true(params >= w.exercises);
     assert_int_equal(plain, 0);
     lesson_set_free(&set);
-    lesson_errors_free(&errs);
 }
 
 /* The walk's instances of a wrong slip blamed: each now names the slip that gives the typed
@@ -667,11 +695,7 @@ static void test_unit_confusions_named(void **state)
 static void test_nearest_slip_named(void **state)
 {
     (void)state;
-    static const struct {
-        const char *id;
-        uint64_t seed;
-        const char *typed, *code, *says;
-    } cases[] = {
+    static const struct slip_case cases[] = {
         /* 2b + 14b/n at b = 72.2, n = 508 is 146.4; 290.5 is 4b + 14b/n = 290.8 (the term
          * 2b counted twice, 0.1% off), not 2 x 146.4 = 292.8 (0.8% off), "exactly twice" */
         {"zero-paper-stage2", 1, "290.5", "twice-term", "2 \xc3\x97 72.2 billion twice"},
@@ -687,20 +711,11 @@ static void test_nearest_slip_named(void **state)
         {"tp-ag-rank0-step2", 0, "0 1 10 11 20 21 . .", "ring-reversed", "the other way"},
     };
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    shipped(&set);
     size_t bad = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const struct lesson_exercise *ex = lesson_set_find_exercise(&set, cases[i].id, NULL);
-        assert_non_null(ex);
-        struct ex_variant v;
-        char err[200];
-        bool number = ex->type == LEX_NUMBER;
-        if (number) assert_int_equal(ex_variant(ex, cases[i].seed, &v, err, sizeof err), CV_OK);
         struct ex_grade g;
-        memset(&g, 0, sizeof g);
-        assert_int_equal(ex_grade(ex, number ? &v : NULL, cases[i].typed, &g), CV_OK);
+        grade_case(&set, &cases[i], &g);
         if (strcmp(g.diagnosis, cases[i].code) != 0 || !strstr(g.msg, cases[i].says) ||
             strstr(g.msg, "Exactly")) {
             printf("%s '%s': %s: %s\n", cases[i].id, cases[i].typed, g.diagnosis, g.msg);
@@ -709,7 +724,6 @@ static void test_nearest_slip_named(void **state)
     }
     assert_int_equal(bad, 0);
     lesson_set_free(&set);
-    lesson_errors_free(&errs);
 }
 
 /* Half a unit of the last significant digit of text ("35": 0.5, "160.05": 0.005, "1.5e+06":
@@ -735,58 +749,45 @@ static void test_named_slip_is_nearest(void **state)
 {
     (void)state;
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    shipped(&set);
     size_t graded = 0, far = 0, nearer = 0;
-    for (size_t l = 0; l < set.n; l++)
-        for (size_t s = 0; s < set.v[l].nslides; s++)
-            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
-                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
-                if (ex->type != LEX_NUMBER) continue;
-                uint64_t seeds = ex_has_variants(ex) ? 10 : 0;
-                for (uint64_t seed = 0; seed <= seeds; seed++) {
-                    struct ex_variant v;
-                    char err[200], text[64];
-                    assert_int_equal(ex_variant(ex, seed, &v, err, sizeof err), CV_OK);
-                    double sv[96];
-                    size_t ns = slip_values(ex, &v, sv, 96);
-                    for (size_t i = 0; i < ns; i++) {
-                        if (!isfinite(sv[i]) || sv[i] == 0) continue;
-                        snprintf(text, sizeof text, "%.6g", sv[i]);
-                        double typed = strtod(text, NULL);
-                        struct ex_grade g;
-                        memset(&g, 0, sizeof g);
-                        assert_int_equal(ex_grade(ex, &v, text, &g), CV_OK);
-                        if (g.verdict != EX_WRONG || !isfinite(g.slip)) continue;
-                        graded++;
-                        double d = fabs(typed - g.slip);
-                        if (d > fmax(ex->tolerance, 1e-6) * fabs(g.slip) * (1 + 1e-9)) {
-                            far++;
-                            printf("%s seed %llu: '%s' named %s, whose value %.6g is not "
-                                   "within the tolerance: %s\n",
-                                   ex->id, (unsigned long long)seed, text, g.diagnosis, g.slip,
-                                   g.msg);
-                        }
-                        for (size_t k = 0; k < ns; k++)
-                            if (isfinite(sv[k]) && fabs(typed - sv[k]) < d - half_digit(text)) {
-                                nearer++;
-                                printf("%s seed %llu: '%s' named %s (%.6g) where a slip gives "
-                                       "%.6g: %s\n",
-                                       ex->id, (unsigned long long)seed, text, g.diagnosis,
-                                       g.slip, sv[k], g.msg);
-                                break;
-                            }
-                    }
-                }
+    struct walk w = {.set = &set, .type = LEX_NUMBER, .seeds = 10};
+    while (slip_next(&w)) {
+        const struct lesson_exercise *ex = w.ex;
+        const struct ex_variant v = w.v;
+        const double *sv = w.sv;
+        char text[64];
+        if (!isfinite(w.x) || w.x == 0) continue;
+        snprintf(text, sizeof text, "%.6g", w.x);
+        double typed = strtod(text, NULL);
+        struct ex_grade g;
+        memset(&g, 0, sizeof g);
+        assert_int_equal(ex_grade(ex, &v, text, &g), CV_OK);
+        if (g.verdict != EX_WRONG || !isfinite(g.slip)) continue;
+        graded++;
+        double d = fabs(typed - g.slip);
+        if (d > fmax(ex->tolerance, 1e-6) * fabs(g.slip) * (1 + 1e-9)) {
+            far++;
+            printf("%s seed %llu: '%s' named %s, whose value %.6g is not "
+                   "within the tolerance: %s\n",
+                   ex->id, (unsigned long long)v.seed, text, g.diagnosis, g.slip, g.msg);
+        }
+        for (size_t k = 0; k < w.nsv; k++)
+            if (isfinite(sv[k]) && fabs(typed - sv[k]) < d - half_digit(text)) {
+                nearer++;
+                printf("%s seed %llu: '%s' named %s (%.6g) where a slip gives "
+                       "%.6g: %s\n",
+                       ex->id, (unsigned long long)v.seed, text, g.diagnosis, g.slip, sv[k],
+                       g.msg);
+                break;
             }
+    }
     printf("named slips: %zu graded, %zu named beyond the tolerance, %zu with a nearer slip\n",
            graded, far, nearer);
     assert_true(graded > 100);
     assert_int_equal(far, 0);
     assert_int_equal(nearer, 0);
     lesson_set_free(&set);
-    lesson_errors_free(&errs);
 }
 
 /* Every formula slip of every shipped number exercise (its numbers and 5 variants), typed:
@@ -805,59 +806,46 @@ static void test_slip_messages_read(void **state)
 {
     (void)state;
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    shipped(&set);
     size_t said = 0, joined = 0, bad = 0;
-    for (size_t l = 0; l < set.n; l++)
-        for (size_t s = 0; s < set.v[l].nslides; s++)
-            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
-                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
-                if (ex->type != LEX_NUMBER) continue;
-                for (uint64_t seed = 0; seed <= 5; seed++) {
-                    struct ex_variant v;
-                    char err[200];
-                    if (ex_variant(ex, seed, &v, err, sizeof err) != CV_OK) continue;
-                    struct ex_formula_slip fs[64];
-                    size_t nf = ex_formula_slips(ex, &v, fs, 64);
-                    for (size_t i = 0; i < nf; i++) {
-                        char typed[64];
-                        snprintf(typed, sizeof typed, "%.6g", fs[i].value);
-                        struct ex_grade g;
-                        memset(&g, 0, sizeof g);
-                        if (ex_grade(ex, &v, typed, &g) != CV_OK || g.verdict == EX_RIGHT)
-                            continue;
-                        said++;
-                        joined += strstr(g.msg, "; or ") != NULL;
-                        if (slip_join_bad(g.msg)) {
-                            if (bad++ < 8) printf("%s '%s': %s\n", ex->id, typed, g.msg);
-                        }
-                    }
-                }
+    struct walk w = {.set = &set, .type = LEX_NUMBER, .seeds = 5, .every_seed = true};
+    while (variant_next(&w)) {
+        const struct lesson_exercise *ex = w.ex;
+        const struct ex_variant v = w.v;
+        struct ex_formula_slip fs[64];
+        size_t nf = ex_formula_slips(ex, &v, fs, 64);
+        for (size_t i = 0; i < nf; i++) {
+            char typed[64];
+            snprintf(typed, sizeof typed, "%.6g", fs[i].value);
+            struct ex_grade g;
+            memset(&g, 0, sizeof g);
+            if (ex_grade(ex, &v, typed, &g) != CV_OK || g.verdict == EX_RIGHT) continue;
+            said++;
+            joined += strstr(g.msg, "; or ") != NULL;
+            if (slip_join_bad(g.msg)) {
+                if (bad++ < 8) printf("%s '%s': %s\n", ex->id, typed, g.msg);
             }
+        }
+    }
     /* a holds answer of the wrong length: the count agrees with its noun ("1 element") */
-    for (size_t l = 0; l < set.n; l++)
-        for (size_t s = 0; s < set.v[l].nslides; s++)
-            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
-                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
-                if (ex->type != LEX_HOLDS) continue;
-                for (const char *typed = "1"; typed;
-                     typed = *typed == '1' && !typed[1] ? "1 2 3 4 5 6 7 8 9 10 11 12 13"
-                                                        : NULL) {
-                    struct ex_grade g;
-                    memset(&g, 0, sizeof g);
-                    assert_int_equal(ex_grade(ex, NULL, typed, &g), CV_OK);
-                    said++;
-                    if (strstr(g.msg, " 1 elements") || strstr(g.msg, " 1 values")) {
-                        if (bad++ < 8) printf("%s '%s': %s\n", ex->id, typed, g.msg);
-                    }
-                }
+    struct walk h = {.set = &set, .type = LEX_HOLDS};
+    while (exercise_next(&h)) {
+        const struct lesson_exercise *ex = h.ex;
+        for (const char *typed = "1"; typed;
+             typed = *typed == '1' && !typed[1] ? "1 2 3 4 5 6 7 8 9 10 11 12 13" : NULL) {
+            struct ex_grade g;
+            memset(&g, 0, sizeof g);
+            assert_int_equal(ex_grade(ex, NULL, typed, &g), CV_OK);
+            said++;
+            if (strstr(g.msg, " 1 elements") || strstr(g.msg, " 1 values")) {
+                if (bad++ < 8) printf("%s '%s': %s\n", ex->id, typed, g.msg);
             }
+        }
+    }
     printf("slip messages: %zu said, %zu joined, %zu not one sentence\n", said, joined, bad);
     assert_true(said > 50);
     assert_int_equal(bad, 0);
     lesson_set_free(&set);
-    lesson_errors_free(&errs);
 }
 
 int main(void)

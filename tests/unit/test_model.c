@@ -461,24 +461,39 @@ static void test_tiers(void **state)
         const struct tier *x = tier_get((enum tier_id)t);
         assert_string_equal(x->source, "lecture");
         if (!x->link) continue;
-        assert_true(x->model_alpha_s > 0 && x->model_beta_Bps > 0);
+        assert_true(x->model_alpha_s > 0 && x->each_way_Bps > 0);
         assert_non_null(strstr(x->alpha_note, "model assumption"));
         /* β is the stated figure per direction: halved only where it counts both. */
         bool both = strstr(x->bw_note, "both directions") != NULL;
-        assert_true(x->model_beta_Bps == (both ? x->bw_Bps / 2 : x->bw_Bps));
+        assert_true(x->each_way_Bps == (both ? x->bw_Bps / 2 : x->bw_Bps));
+        assert_non_null(x->vendor); /* where the rate each way comes from, named */
     }
     assert_false(tier_get(TIER_HBM)->link);
     /* Fastest first, each tier's figure above the next. */
     enum tier_id next = TIER_COUNT;
-    assert_true(tier_ratio_to_next(TIER_ONCHIP, NULL) == 0.0);
-    assert_close(tier_ratio_to_next(TIER_HBM, &next), 8.0 / 1.8, 1e-12, "HBM/NVLink");
+    enum tier_basis basis = TIER_EACH_WAY;
+    assert_true(tier_ratio_to_next(TIER_ONCHIP, NULL, NULL) == 0.0);
+    /* a memory over a link: in total (8 TB/s over NVLink's both directions, 1.8 TB/s) */
+    assert_close(tier_ratio_to_next(TIER_HBM, &next, &basis), 8.0 / 1.8, 1e-12, "HBM/NVLink");
     assert_int_equal(next, TIER_NVLINK);
+    assert_int_equal(basis, TIER_IN_TOTAL);
     /* each way: 900 GB/s against 242 (the lecture's 1.8 TB/s counts both directions) */
-    assert_close(tier_ratio_to_next(TIER_NVLINK, &next), 900.0 / 242, 1e-12, "NVLink/PCIe");
+    assert_close(tier_ratio_to_next(TIER_NVLINK, &next, &basis), 900.0 / 242, 1e-12,
+                 "NVLink/PCIe");
     assert_int_equal(next, TIER_PCIE);
-    assert_close(tier_ratio_to_next(TIER_PCIE, NULL), 242.0 / 50, 1e-12, "PCIe/IB");
-    assert_close(tier_ratio_to_next(TIER_IB, NULL), 250.0, 1e-12, "IB/ethernet");
-    assert_true(tier_ratio_to_next(TIER_ETHERNET, NULL) == 0.0);
+    assert_int_equal(basis, TIER_EACH_WAY);
+    assert_close(tier_ratio_to_next(TIER_PCIE, NULL, NULL), 242.0 / 50, 1e-12, "PCIe/IB");
+    assert_close(tier_ratio_to_next(TIER_IB, NULL, NULL), 250.0, 1e-12, "IB/ethernet");
+    assert_true(tier_ratio_to_next(TIER_ETHERNET, NULL, NULL) == 0.0);
+    /* a measured busbw against a link each way; a copy's traffic (twice) against a memory */
+    assert_close(tier_ratio_measured(TIER_NVLINK, TIER_MEASURED_BUSBW, 2.84e9), 900 / 2.84,
+                 1e-12, "busbw/NVLink");
+    assert_close(tier_ratio_measured(TIER_HBM, TIER_MEASURED_COPY, 16e9), 8000.0 / 32, 1e-12,
+                 "memcpy/HBM");
+    assert_true(tier_ratio_measured(TIER_HBM, TIER_MEASURED_BUSBW, 16e9) == 0.0);
+    assert_true(tier_ratio_measured(TIER_PCIE, TIER_MEASURED_COPY, 16e9) == 0.0);
+    assert_true(tier_ratio_measured(TIER_ONCHIP, TIER_MEASURED_COPY, 16e9) == 0.0);
+    assert_true(tier_ratio_measured(TIER_NVLINK, TIER_MEASURED_BUSBW, 0) == 0.0);
 
     enum tier_id t;
     assert_int_equal(tier_parse("nvlink", &t), 0);

@@ -32,15 +32,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wchar.h>
 
 #include "core/util.h"
 #include "lesson/endpage.h"
 #include "lesson/glossary.h"
 #include "lesson/lesson.h"
 #include "present/notes_ipc.h"
+#include "present/quiz.h"
 #include "ui/kit/draw.h"
-#include "ui/present/present.h"
+#include "room_script.h"
 
 /* Text for the speaker or a developer, never the room's (extended regular expressions). */
 static const char *const NOT_ROOM[] = {
@@ -69,24 +69,6 @@ static const char *const NOT_ROOM[] = {
 };
 
 static regex_t re[sizeof NOT_ROOM / sizeof NOT_ROOM[0]];
-
-static void screen_text(char *buf, size_t n)
-{
-    int rows, cols;
-    getmaxyx(stdscr, rows, cols);
-    size_t o = 0;
-    wchar_t w[512];
-    for (int y = 0; y < rows && o + 1 < n; y++) {
-        int got = mvwinnwstr(stdscr, y, 0, w, cols < 511 ? cols : 511);
-        if (got < 0) got = 0;
-        w[got] = L'\0';
-        size_t k = wcstombs(buf + o, w, n - o - 2);
-        if (k == (size_t)-1) k = 0;
-        o += k;
-        buf[o++] = '\n';
-    }
-    buf[o] = '\0';
-}
 
 /* The first pattern the screen matches, or -1. */
 /* The first revealed answer's label in text ("Answer: ..." or "Answer 2 of 3: ..."), not
@@ -119,21 +101,14 @@ static int room_bad(const char *text, char *what, size_t n)
 static struct present_script *open_at(int cols, int rows)
 {
     struct present_opts o = {.path = "lessons", .backend = "auto", .no_measure = true};
-    struct present_script *s;
-    char err[400];
-    if (present_script_open(&s, &o, cols, rows, err, sizeof err) != CV_OK)
-        fail_msg("present_script_open: %s", err);
-    return s;
+    return room_open(&o, cols, rows);
 }
 
 /* Which slides of the deck end a lesson: ends[i] for slide i (0-based), *n of them. */
 static bool *lesson_ends(size_t *n)
 {
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
-    lesson_errors_free(&errs);
+    room_lessons(&set);
     *n = 0;
     for (size_t i = 0; i < set.n; i++)
         *n += set.v[i].nslides;
@@ -165,7 +140,7 @@ static int text_pages(struct present_script *s, int cols, int rows, char *text, 
         present_script_where(s, &slide, &ns, &page, &np, &step);
         assert_int_equal(slide, slide0);
         if (page == np - 1) continue; /* a stop before the scene's start */
-        screen_text(text, n);
+        room_text(text, n);
         char what[400];
         int k2 = room_bad(text, what, sizeof what);
         if (k2 >= 0) {
@@ -206,10 +181,11 @@ static void squeeze(const char *s, char *out, size_t n)
 
 /* Blocks of lesson L's end page (nothing answered) that a page of it (text, one frame) shows
  * in part: its first words there and not all of it (a bullet cut mid-sentence). */
-static int end_page_cuts(const struct lesson *L, const char *text, int cols, int rows)
+static int end_page_cuts(const struct lesson *L, size_t first, const char *text, int cols,
+                         int rows)
 {
     size_t nb;
-    struct lesson_block *b = lesson_end_blocks(L, "Exercises not answered in the room",
+    struct lesson_block *b = lesson_end_blocks(L, first, "Exercises not answered in the room",
                                                "none: every exercise was answered in the room",
                                                room_missed, NULL, &nb);
     static char page[64 * 1024], blk[8 * 1024], sq[8 * 1024];
@@ -233,6 +209,76 @@ static int end_page_cuts(const struct lesson *L, const char *text, int cols, int
     return cuts;
 }
 
+/* The items of lesson L's end page (the deck's slides first + 1 .. first + its slides) on a
+ * page of it (text): each "slide N, ...: QUESTION" names by N the deck's number of the slide
+ * that asks QUESTION (the number the footer shows and go-to takes), not the lesson's own. */
+static int end_page_numbers(const struct lesson *L, size_t first, const char *text, int cols,
+                            int rows)
+{
+    static char page[64 * 1024];
+    squeeze(text, page, sizeof page);
+    int wrong = 0;
+    const char *mark = ", not answered in the room: ";
+    for (const char *p = strstr(page, "slide "); p; p = strstr(p + 1, "slide ")) {
+        char *end;
+        unsigned long n = strtoul(p + 6, &end, 10);
+        if (end == p + 6 || strncmp(end, mark, strlen(mark)) != 0) continue;
+        const char *q = end + strlen(mark);
+        bool right = false;
+        for (size_t s = 0; s < L->nslides && !right; s++)
+            for (size_t k = 0; k < L->slides[s].nex && !right; k++) {
+                char want[600], sq[600];
+                lesson_ex_question(&L->slides[s].ex[k], want, sizeof want);
+                squeeze(want, sq, sizeof sq);
+                sq[40] = '\0'; /* its start: the page may end mid-item */
+                right = n == first + s + 1 && strncmp(q, sq, strlen(sq)) == 0;
+            }
+        if (!right) {
+            wrong++;
+            printf("%dx%d %s's end page: 'slide %lu' is not the deck's number of '%.50s'\n",
+                   cols, rows, L->id, n, q);
+        }
+    }
+    return wrong;
+}
+
+/* Slide i of the deck (its lessons in order), NULL past its end. */
+static const struct lesson_slide *deck_slide(const struct lesson_set *set, size_t i)
+{
+    for (size_t l = 0; l < set->n; l++) {
+        if (i < set->v[l].nslides) return &set->v[l].slides[i];
+        i -= set->v[l].nslides;
+    }
+    return NULL;
+}
+
+/* Does the frame a slide opens on (text) show its title and its first exercise's question as
+ * the room reads it (quiz.h), whole? Else 0, and what it lacks in what. */
+static bool opens_whole(const struct lesson_slide *sl, const char *text, char *what, size_t n)
+{
+    static char page[64 * 1024], want[8 * 1024];
+    squeeze(text, page, sizeof page);
+    squeeze(sl->title ? sl->title : "", want, sizeof want);
+    if (want[0] && !strstr(page, want)) {
+        snprintf(what, n, "its title '%.60s'", want);
+        return false;
+    }
+    if (!sl->nex) return true;
+    struct quiz q;
+    quiz_build_room(sl, 0, &q);
+    char blk[8 * 1024] = "";
+    const struct lesson_block *b = &q.v[q.ex_block[0]];
+    for (size_t k = 0; k < b->nspans; k++) {
+        size_t o = strlen(blk);
+        snprintf(blk + o, sizeof blk - o, "%s", b->spans[k].text);
+    }
+    quiz_free(&q);
+    squeeze(blk, want, sizeof want);
+    if (strstr(page, want)) return true;
+    snprintf(what, n, "its question '%.60s'", want);
+    return false;
+}
+
 /* Every page and stop of every slide, PageDown by PageDown, and the text pages before the
  * page a slide opens on by PageUp. The frame that the next PageDown leaves a lesson from (the
  * deck's end too) tells the room the lesson ended; no other does; that PageDown shows the
@@ -250,16 +296,13 @@ static void walk(int cols, int rows)
     bool prev_end = false;
     size_t prev_slide = 0, text_seen = (size_t)-1, ntext = 0;
     size_t end_pages = 0, end_page_seen = (size_t)-1;
-    long end_frames = 0, end_cuts = 0, two_asked = 0;
+    long end_frames = 0, end_cuts = 0, end_wrong = 0, two_asked = 0, opens_cut = 0;
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
-    lesson_errors_free(&errs);
+    room_lessons(&set);
     for (;;) {
         present_script_draw(s);
         present_script_where(s, &slide, &n, &page, &np, &step);
-        screen_text(text, sizeof text);
+        room_text(text, sizeof text);
         assert_int_equal(n, nends);
         if (frames > 0 && strstr(text, "End of the lesson: ")) {
             /* PageDown from a lesson's end: its end page, for the room, then the next lesson */
@@ -275,7 +318,8 @@ static void walk(int cols, int rows)
             size_t li = 0, first = 0; /* the lesson the slide ends */
             while (li + 1 < set.n && first + set.v[li].nslides <= slide)
                 first += set.v[li++].nslides;
-            end_cuts += end_page_cuts(&set.v[li], text, cols, rows);
+            end_cuts += end_page_cuts(&set.v[li], first + 1, text, cols, rows);
+            end_wrong += end_page_numbers(&set.v[li], first, text, cols, rows);
             present_script_key(s, KEY_NPAGE);
             assert_true(++frames < 5000);
             continue;
@@ -285,6 +329,14 @@ static void walk(int cols, int rows)
                      rows, prev_slide + 1, slide + 1, prev_end ? "says" : "does not say");
         said += prev_end && frames > 0;
         prev_end = regexec(&end_re, text, 0, NULL, 0) == 0;
+        if (frames == 0 || slide != prev_slide) { /* the frame the slide opens on */
+            char lacks[200];
+            if (!opens_whole(deck_slide(&set, slide), text, lacks, sizeof lacks)) {
+                opens_cut++;
+                printf("%dx%d slide %zu opens on page %d/%d without %s\n", cols, rows,
+                       slide + 1, page + 1, np, lacks);
+            }
+        }
         prev_slide = slide;
         frames++;
         char what[400];
@@ -339,6 +391,11 @@ static void walk(int cols, int rows)
            "(%.2f a slide)\n",
            cols, rows, end_frames, end_cuts, presses, n, (double)presses / (double)n);
     assert_int_equal(end_cuts, 0);
+    printf("%dx%d: %ld end page items name a slide by another number than the deck's\n", cols,
+           rows, end_wrong);
+    assert_int_equal(end_wrong, 0);
+    printf("%dx%d: %ld slides open without their title or question\n", cols, rows, opens_cut);
+    assert_int_equal(opens_cut, 0);
     printf("%dx%d: %ld frames ask two questions at once\n", cols, rows, two_asked);
     assert_int_equal(two_asked, 0);
     assert_true(presses <= 2 * (long)n);
@@ -354,21 +411,9 @@ static void walk(int cols, int rows)
     present_script_close(s);
 }
 
-static void test_walk_80x24(void **state)
-{
-    (void)state;
-    walk(80, 24);
-}
-static void test_walk_100x30(void **state)
-{
-    (void)state;
-    walk(100, 30);
-}
-static void test_walk_120x40(void **state)
-{
-    (void)state;
-    walk(120, 40);
-}
+ROOM_AT(test_walk_80x24, walk, 80, 24)
+ROOM_AT(test_walk_100x30, walk, 100, 30)
+ROOM_AT(test_walk_120x40, walk, 120, 40)
 
 /* Every step of every slide (the arrow keys, not the clicker's stops): no text for the
  * speaker, the ladder's backend lines among it. */
@@ -384,7 +429,7 @@ static void every_step(int cols, int rows)
     for (size_t i = 0; i < n; i++) {
         for (int guard = 0; guard < 400; guard++) {
             present_script_draw(s);
-            screen_text(text, sizeof text);
+            room_text(text, sizeof text);
             frames++;
             int k = room_bad(text, what, sizeof what);
             if (k >= 0) {
@@ -407,23 +452,8 @@ static void every_step(int cols, int rows)
     present_script_close(s);
 }
 
-static void test_every_step_80x24(void **state)
-{
-    (void)state;
-    every_step(80, 24);
-}
-
-static void test_every_step_100x30(void **state)
-{
-    (void)state;
-    every_step(100, 30);
-}
-
-static void keys(struct present_script *s, const char *ks)
-{
-    for (const char *k = ks; *k; k++)
-        present_script_key(s, *k == '\n' ? '\r' : *k);
-}
+ROOM_AT(test_every_step_80x24, every_step, 80, 24)
+ROOM_AT(test_every_step_100x30, every_step, 100, 30)
 
 /* The keys that said things to the room: their words go to the notes terminal. */
 static void keys_at(int cols, int rows)
@@ -439,9 +469,9 @@ static void keys_at(int cols, int rows)
     size_t demos = 0, exercises = 0, beside = 0;
     for (size_t i = 0; i < n; i++) {
         /* g 7: the prompt on the notes, not on the projector */
-        keys(s, "g7");
+        room_keys(s, "g7");
         present_script_draw(s);
-        screen_text(text, sizeof text);
+        room_text(text, sizeof text);
         if (room_bad(text, what, sizeof what) >= 0) fail_msg("slide %zu, g 7: %s", i + 1, what);
         present_script_notes(s, st);
         assert_non_null(strstr(st->status, "go to slide: 7_"));
@@ -451,7 +481,7 @@ static void keys_at(int cols, int rows)
         /* o: the overview's choice on the notes; the room keeps the slide */
         present_script_key(s, 'o');
         present_script_draw(s);
-        screen_text(text, sizeof text);
+        room_text(text, sizeof text);
         if (room_bad(text, what, sizeof what) >= 0) fail_msg("slide %zu, o: %s", i + 1, what);
         present_script_notes(s, st);
         assert_non_null(strstr(st->status, "overview: slide"));
@@ -470,13 +500,13 @@ static void keys_at(int cols, int rows)
         for (int f = 0; f < 6; f++) {
             present_script_key(s, 'f');
             present_script_draw(s);
-            screen_text(text, sizeof text);
+            room_text(text, sizeof text);
             if (room_bad(text, what, sizeof what) >= 0)
                 fail_msg("slide %zu, f x%d: %s", i + 1, f + 1, what);
         }
         present_script_key(s, 'A');
         present_script_draw(s);
-        screen_text(text, sizeof text);
+        room_text(text, sizeof text);
         if (room_bad(text, what, sizeof what) >= 0) fail_msg("slide %zu, A: %s", i + 1, what);
         present_script_notes(s, st);
         if (st->demo) {
@@ -501,7 +531,7 @@ static void keys_at(int cols, int rows)
         if (strstr(st->status, "answer")) {
             exercises++;
             present_script_draw(s);
-            screen_text(text, sizeof text);
+            room_text(text, sizeof text);
             const char *a1 = answer_label(text);
             if (!a1)
                 fail_msg("slide %zu: r shows no answer", i + 1);
@@ -543,16 +573,8 @@ static void keys_at(int cols, int rows)
     present_script_close(s);
 }
 
-static void test_keys_80x24(void **state)
-{
-    (void)state;
-    keys_at(80, 24);
-}
-static void test_keys_100x30(void **state)
-{
-    (void)state;
-    keys_at(100, 30);
-}
+ROOM_AT(test_keys_80x24, keys_at, 80, 24)
+ROOM_AT(test_keys_100x30, keys_at, 100, 30)
 
 /* Several lesson paths make one deck, in the order given. */
 static void test_paths_make_one_deck(void **state)
@@ -563,9 +585,7 @@ static void test_paths_make_one_deck(void **state)
                              .more = more,
                              .nmore = 1,
                              .no_measure = true};
-    struct present_script *s;
-    char err[400];
-    if (present_script_open(&s, &o, 100, 30, err, sizeof err) != CV_OK) fail_msg("%s", err);
+    struct present_script *s = room_open(&o, 100, 30);
     size_t slide, n;
     int page, np;
     long step;
@@ -574,7 +594,7 @@ static void test_paths_make_one_deck(void **state)
     present_script_key(s, KEY_END);
     present_script_draw(s);
     static char text[64 * 1024];
-    screen_text(text, sizeof text);
+    room_text(text, sizeof text);
     assert_non_null(strstr(text, "slide 12/12"));
     present_script_close(s);
 }
@@ -586,22 +606,17 @@ static void test_minutes_and_backend(void **state)
 {
     (void)state;
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    room_lessons(&set);
     int sum = 0;
     for (size_t i = 0; i < set.n; i++)
         sum += set.v[i].minutes;
     lesson_set_free(&set);
-    lesson_errors_free(&errs);
     assert_true(sum > 0);
     struct notes_state *st = xcalloc(1, sizeof *st);
     for (int want = 0; want <= 45; want += 45) {
         struct present_opts o = {
             .path = "lessons", .backend = "auto", .no_measure = true, .minutes = want};
-        struct present_script *s;
-        char err[400];
-        if (present_script_open(&s, &o, 100, 30, err, sizeof err) != CV_OK) fail_msg("%s", err);
+        struct present_script *s = room_open(&o, 100, 30);
         present_script_notes(s, st);
         assert_int_equal(st->minutes, want ? want : sum);
         assert_true(st->backend[0] != '\0');
@@ -623,9 +638,7 @@ static void test_answered_once(void **state)
 {
     (void)state;
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    room_lessons(&set);
     size_t at = 0, k = 0, nex = 0;
     for (size_t i = 0; i < set.n && !nex; i++)
         for (size_t j = 0; j < set.v[i].nslides && !nex; j++, k++)
@@ -634,13 +647,10 @@ static void test_answered_once(void **state)
                 nex = set.v[i].slides[j].nex;
             }
     lesson_set_free(&set);
-    lesson_errors_free(&errs);
     assert_true(nex >= 2);
     struct present_script *s = open_at(100, 30);
     struct notes_state *st = xcalloc(1, sizeof *st);
-    char go[32];
-    snprintf(go, sizeof go, "g%zu\n", at + 1);
-    keys(s, go);
+    room_goto(s, at + 1);
     size_t slide, n;
     int page, np;
     long step;
@@ -659,14 +669,14 @@ static void test_answered_once(void **state)
         present_script_notes(s, st);
         assert_non_null(strstr(st->status, "every exercise of this slide is answered"));
     }
-    keys(s, "pn"); /* away and back: the answers stay shown */
+    room_keys(s, "pn"); /* away and back: the answers stay shown */
     present_script_where(s, &slide, &n, &page, &np, &step);
     assert_int_equal(slide, at);
     present_script_key(s, 'r');
     present_script_notes(s, st);
     assert_non_null(strstr(st->status, "every exercise of this slide is answered"));
     present_script_draw(s);
-    screen_text(text, sizeof text);
+    room_text(text, sizeof text);
     char want[64];
     snprintf(want, sizeof want, "Answer %zu of %zu", nex, nex);
     if (!strstr(text, want)) fail_msg("slide %zu, back again: no '%s' on screen", at + 1, want);
@@ -674,18 +684,25 @@ static void test_answered_once(void **state)
     present_script_close(s);
 }
 
-/* Rows of a rank's box drawn hidden ("│   ?   ?   ? │": only "?" and spaces between the
- * borders) on the screen text. */
-static int hidden_box_rows(const char *text)
+/* How many times the extended regular expression box matches the screen text, each match
+ * within a line (a box's row; boxes side by side count apart). */
+static int box_rows(const char *text, const char *box)
 {
     regex_t rx;
-    assert_int_equal(regcomp(&rx, "\u2502[ ?]*\\?[ ?]*\u2502", REG_EXTENDED | REG_NEWLINE), 0);
+    assert_int_equal(regcomp(&rx, box, REG_EXTENDED | REG_NEWLINE), 0);
     int n = 0;
     regmatch_t m;
     for (const char *p = text; regexec(&rx, p, 1, &m, 0) == 0; p += m.rm_eo)
         n++;
     regfree(&rx);
     return n;
+}
+
+/* Rows of a rank's box drawn hidden ("│   ?   ?   ? │": only "?" and spaces between the
+ * borders) on the screen text. */
+static int hidden_box_rows(const char *text)
+{
+    return box_rows(text, "\u2502[ ?]*\\?[ ?]*\u2502");
 }
 
 /* r shows the whole slide to the room (issue 31: slide 29 asks to compare every box, yet
@@ -703,9 +720,7 @@ static void test_reveal_whole_slide(void **state)
     present_script_where(s, &slide, &n, &page, &np, &step);
     long hidden = 0, slides = 0;
     for (size_t i = 0; i < n; i++) {
-        char go[32];
-        snprintf(go, sizeof go, "g%zu\n", i + 1);
-        keys(s, go);
+        room_goto(s, i + 1);
         struct notes_state *st = xcalloc(1, sizeof *st);
         for (int k = 0; k < 12; k++) { /* r until the slide says everything is shown */
             present_script_key(s, 'r');
@@ -716,7 +731,7 @@ static void test_reveal_whole_slide(void **state)
         }
         free(st);
         present_script_draw(s);
-        screen_text(text, sizeof text);
+        room_text(text, sizeof text);
         int h = hidden_box_rows(text);
         if (h) {
             printf("slide %zu: %d box rows still hidden after r\n", i + 1, h);
@@ -748,14 +763,12 @@ static void test_end_pages_show_no_ids(void **state)
 {
     (void)state;
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    room_lessons(&set);
     size_t items = 0, ids = 0;
     for (size_t l = 0; l < set.n; l++) {
         size_t nb;
         struct lesson_block *b =
-            lesson_end_blocks(&set.v[l], "missed", "none", all_missed, NULL, &nb);
+            lesson_end_blocks(&set.v[l], 1, "missed", "none", all_missed, NULL, &nb);
         char page[32 * 1024] = "";
         for (size_t i = 0; i < nb; i++) /* each missed item in its tone (the player's red) */
             if (b[i].kind == LBLOCK_ITEM && b[i].first && b[i].nspans &&
@@ -787,7 +800,6 @@ static void test_end_pages_show_no_ids(void **state)
     printf("end pages: %zu exercises listed by their question, %zu ids shown\n", items, ids);
     assert_true(items >= 80);
     assert_int_equal(ids, 0);
-    lesson_errors_free(&errs);
     lesson_set_free(&set);
 }
 
@@ -799,9 +811,7 @@ static void test_glossary_and_end_pages(void **state)
 {
     (void)state;
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    room_lessons(&set);
     const struct lesson *L = &set.v[0], *last = &set.v[set.n - 1];
     size_t used[4], nterms;
     const struct glossary_term *t = glossary_terms(&nterms);
@@ -824,9 +834,9 @@ static void test_glossary_and_end_pages(void **state)
     struct notes_state *st = xcalloc(1, sizeof *st);
     static char text[64 * 1024];
     char what[400];
-    keys(s, "nG"); /* slide 2's glossary */
+    room_keys(s, "nG"); /* slide 2's glossary */
     present_script_draw(s);
-    screen_text(text, sizeof text);
+    room_text(text, sizeof text);
     assert_non_null(strstr(text, "Glossary"));
     if (!strstr(text, term))
         fail_msg("G: the slide's first term '%s' is not on the page", term);
@@ -835,23 +845,21 @@ static void test_glossary_and_end_pages(void **state)
     assert_non_null(strstr(st->status, "glossary"));
     present_script_key(s, 'G');
     present_script_draw(s);
-    screen_text(text, sizeof text);
+    room_text(text, sizeof text);
     assert_null(strstr(text, "Glossary"));
     /* E: lesson 1's end page; its first exercise, not answered, is listed until r shows it */
     present_script_key(s, 'E');
     present_script_draw(s);
-    screen_text(text, sizeof text);
+    room_text(text, sizeof text);
     if (!strstr(text, title) || !strstr(text, "What it taught") || !strstr(text, taught))
         fail_msg("E: no end page of lesson 1: %s", text);
     if (!strstr(text, ex1)) fail_msg("E: '%s' is not listed", ex1);
     if (room_bad(text, what, sizeof what) >= 0) fail_msg("E: %s", what);
     present_script_key(s, 27);
-    char go[32];
-    snprintf(go, sizeof go, "g%zu\n", first_ex_slide + 1);
-    keys(s, go);
-    keys(s, "rE");
+    room_goto(s, first_ex_slide + 1);
+    room_keys(s, "rE");
     present_script_draw(s);
-    screen_text(text, sizeof text);
+    room_text(text, sizeof text);
     assert_non_null(strstr(text, title));
     if (strstr(text, ex1)) fail_msg("E: '%s' still listed after r", ex1);
     present_script_key(s, 'E');
@@ -860,12 +868,11 @@ static void test_glossary_and_end_pages(void **state)
     for (int k = 0; k < 40; k++)
         present_script_key(s, KEY_NPAGE);
     present_script_draw(s);
-    screen_text(text, sizeof text);
+    room_text(text, sizeof text);
     if (!strstr(text, last_title)) fail_msg("the deck's end shows no end page: %s", text);
     free(st);
     present_script_close(s);
     lesson_set_free(&set);
-    lesson_errors_free(&errs);
 }
 
 /* The first bytes of a status text (at most 24, whole characters, no trailing blank): what a
@@ -892,10 +899,7 @@ static void status_head(const char *t, char *out, size_t n)
 static long status_walk(int cols, int rows)
 {
     struct present_opts o = {.path = "lessons", .backend = "cpu"};
-    struct present_script *s;
-    char err[400];
-    if (present_script_open(&s, &o, cols, rows, err, sizeof err) != CV_OK)
-        fail_msg("present_script_open: %s", err);
+    struct present_script *s = room_open(&o, cols, rows);
     static char text[64 * 1024];
     struct notes_state *st = xcalloc(1, sizeof *st);
     size_t slide, n;
@@ -924,7 +928,7 @@ static long status_walk(int cols, int rows)
             continue;
         }
         present_script_where(s, &slide, &n, &page, &np, &step);
-        screen_text(text, sizeof text);
+        room_text(text, sizeof text);
         frames++;
         said_frames += ns > 0;
         for (int i = 0; i < ns; i++) {
@@ -972,16 +976,7 @@ static void test_status_off_projector(void **state)
 /* Box rows that show a value (a digit between a box's borders, no word: not a panel). */
 static int shown_box_rows(const char *text)
 {
-    regex_t rx;
-    assert_int_equal(regcomp(&rx, "\u2502[^\u2502?a-zA-Z]*[0-9][^\u2502?a-zA-Z]*\u2502",
-                             REG_EXTENDED | REG_NEWLINE),
-                     0);
-    int n = 0;
-    regmatch_t m;
-    for (const char *p = text; regexec(&rx, p, 1, &m, 0) == 0; p += m.rm_eo)
-        n++;
-    regfree(&rx);
-    return n;
+    return box_rows(text, "\u2502[^\u2502?a-zA-Z]*[0-9][^\u2502?a-zA-Z]*\u2502");
 }
 
 /* Predict first hides what an exercise asks, not the scene: no frame PageDown shows (the
@@ -997,17 +992,14 @@ static void test_not_mostly_hidden(void **state)
     long walls = 0;
     for (size_t z = 0; z < 3; z++) {
         struct present_opts o = {.path = "lessons", .no_measure = true, .no_big_digits = true};
-        struct present_script *s;
-        char err[400];
-        if (present_script_open(&s, &o, sz[z][0], sz[z][1], err, sizeof err) != CV_OK)
-            fail_msg("%s", err);
+        struct present_script *s = room_open(&o, sz[z][0], sz[z][1]);
         size_t slide, n, was = (size_t)-1;
         int page, np, still = 0;
         long step, last = -1, frames = 0, here = 0;
         for (int k = 0; k < 2000 && still < 3; k++) {
             present_script_draw(s);
             present_script_where(s, &slide, &n, &page, &np, &step);
-            screen_text(text, sizeof text);
+            room_text(text, sizeof text);
             frames++;
             int hid = hidden_box_rows(text), shown = shown_box_rows(text);
             if (hid > shown) {
@@ -1035,10 +1027,7 @@ static void test_not_mostly_hidden(void **state)
 /* The deck's slides in order (0-based deck index), from a set the caller frees. */
 static const struct lesson_slide **deck_slides(struct lesson_set *set, size_t *n)
 {
-    struct lesson_errors errs = {0};
-    lesson_set_init(set);
-    assert_int_equal(lesson_set_add(set, "lessons", &errs), CV_OK);
-    lesson_errors_free(&errs);
+    room_lessons(set);
     *n = 0;
     for (size_t i = 0; i < set->n; i++)
         *n += set->v[i].nslides;
@@ -1086,10 +1075,7 @@ static void test_narrated_steps_are_stops(void **state)
     long bad = 0, named = 0;
     for (size_t z = 0; z < 3; z++) {
         struct present_opts o = {.path = "lessons", .no_measure = true, .no_big_digits = true};
-        struct present_script *s;
-        char err[400];
-        if (present_script_open(&s, &o, sz[z][0], sz[z][1], err, sizeof err) != CV_OK)
-            fail_msg("%s", err);
+        struct present_script *s = room_open(&o, sz[z][0], sz[z][1]);
         size_t slide, n, was = (size_t)-1;
         int page, np, still = 0;
         long step, last = -1, want[32];
@@ -1098,7 +1084,7 @@ static void test_narrated_steps_are_stops(void **state)
         for (int k = 0; k < 4000 && still < 3; k++) {
             present_script_draw(s);
             present_script_where(s, &slide, &n, &page, &np, &step);
-            screen_text(text, sizeof text);
+            room_text(text, sizeof text);
             bool leaving = slide != was || (still >= 2);
             if (leaving && was != (size_t)-1 && d[was]->has_scene) {
                 for (size_t i = 0; want[i] >= 0; i++) {

@@ -27,18 +27,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wchar.h>
 
 #include "core/util.h"
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
-#include "ui/present/present.h"
+#include "room_script.h"
 
 /* The screens' texts that name a key (the explorer's and player's hints): never on the room's
- * screen. (A lesson's own narration may say "press O"; that is the author's text.) */
+ * screen (its rows read to their full width: blanks before a line's end). (A lesson's own
+ * narration may say "press O"; that is the author's text.) */
 static const char HINTS[] =
     "press s to sweep|\\(or l\\)|\\(x cancels\\)|halve/double|measures\\)|\\(v: chunk|"
-    "sweep with s|\\(Enter\\)|a resumes|any key|napkin math\\)|: y$|runs step 1|m trains\\)|"
+    "sweep with s|\\(Enter\\)|a resumes|any key|napkin math\\)|: y *$|runs step 1|m trains\\)|"
     "measures again\\)|says why\\)| measures it";
 
 static regex_t hints_re, key_re;
@@ -149,50 +149,18 @@ static void slide_words(const struct lesson_slide *s, struct words *ws)
     }
 }
 
-static void screen_text(char *buf, size_t n)
-{
-    int rows, cols;
-    getmaxyx(stdscr, rows, cols);
-    size_t o = 0;
-    wchar_t w[512];
-    for (int y = 0; y < rows && o + 1 < n; y++) {
-        int got = mvwinnwstr(stdscr, y, 0, w, cols < 511 ? cols : 511);
-        if (got < 0) got = 0;
-        w[got] = L'\0';
-        size_t k = wcstombs(buf + o, w, n - o - 2);
-        if (k == (size_t)-1) k = 0;
-        o += k;
-        while (o > 0 && buf[o - 1] == ' ') /* as a terminal's copy: no trailing blanks */
-            o--;
-        buf[o++] = '\n';
-    }
-    buf[o] = '\0';
-}
-
-static void keys(struct present_script *s, const char *ks)
-{
-    for (const char *k = ks; *k; k++)
-        present_script_key(s, *k == '\n' ? '\r' : *k);
-}
-
 /* Every slide at cols x rows: its pages' words hold the reference's, no page names a key. */
 static void walk(int cols, int rows)
 {
     struct lesson_set set;
-    struct lesson_errors errs = {0};
-    lesson_set_init(&set);
-    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
-    assert_int_equal(errs.n, 0);
+    assert_int_equal(room_lessons(&set), 0);
     struct present_opts o = {.path = "lessons",
                              .backend = "cpu",
                              .no_measure = true,
                              .no_big_digits = true,
                              .script_alone =
                                  true /* no notes terminal: the footer is the speaker's too */};
-    struct present_script *ps;
-    char err[400];
-    if (present_script_open(&ps, &o, cols, rows, err, sizeof err) != CV_OK)
-        fail_msg("present_script_open: %s", err);
+    struct present_script *ps = room_open(&o, cols, rows);
     static char text[64 * 1024], prev[64 * 1024];
     size_t at, n, k = 0, bad = 0, frames = 0;
     int page, np;
@@ -200,18 +168,14 @@ static void walk(int cols, int rows)
     present_script_where(ps, &at, &n, &page, &np, &step);
     for (size_t l = 0; l < set.n; l++)
         for (size_t si = 0; si < set.v[l].nslides; si++, k++) {
-            if (k > 0) {
-                char go[32];
-                snprintf(go, sizeof go, "g%zu\n", k + 1);
-                keys(ps, go);
-            }
+            if (k > 0) room_goto(ps, k + 1);
             present_script_where(ps, &at, &n, &page, &np, &step);
             if (at != k)
                 fail_msg("%dx%d: g %zu did not reach slide %zu", cols, rows, k + 1, k + 1);
             struct words shown = {0}, want = {0};
             for (int pg = 1;; pg++) {
                 present_script_draw(ps);
-                screen_text(text, sizeof text);
+                room_text(text, sizeof text);
                 frames++;
                 if (strstr(text, "too small for this scene"))
                     fail_msg("%dx%d slide %zu page %d: the scene does not fit", cols, rows,
@@ -228,7 +192,7 @@ static void walk(int cols, int rows)
                 present_script_where(ps, &at, &n, &page, &np, &step);
                 if (at != k) break; /* the slide before */
                 present_script_draw(ps);
-                screen_text(text, sizeof text);
+                room_text(text, sizeof text);
                 if (strcmp(text, prev) == 0) break; /* slide 1's first page: nowhere to go */
                 if (strstr(text, "this is the first slide")) break;
             }
@@ -256,26 +220,10 @@ static void walk(int cols, int rows)
     lesson_set_free(&set);
 }
 
-static void test_words_80x24(void **state)
-{
-    (void)state;
-    walk(80, 24);
-}
-static void test_words_100x30(void **state)
-{
-    (void)state;
-    walk(100, 30);
-}
-static void test_words_120x36(void **state)
-{
-    (void)state;
-    walk(120, 36);
-}
-static void test_words_160x45(void **state)
-{
-    (void)state;
-    walk(160, 45);
-}
+ROOM_AT(test_words_80x24, walk, 80, 24)
+ROOM_AT(test_words_100x30, walk, 100, 30)
+ROOM_AT(test_words_120x36, walk, 120, 36)
+ROOM_AT(test_words_160x45, walk, 160, 45)
 
 static int setup(void **state)
 {

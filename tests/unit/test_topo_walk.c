@@ -27,8 +27,8 @@
 #include "ui/kit/draw.h"
 #include "ui/kit/keys.h"
 #include "ui/kit/svg.h"
-#include "ui/kit/theme.h"
 #include "ui/screens/topology/topology.h"
+#include "ui/walk.h"
 
 #define DIR_RECORDS "tests/records"
 
@@ -50,14 +50,7 @@ static long walk_record(const char *name, int cols, int rows)
     struct rec_log *L = rec_new();
     rec_read_file(L, path, err, sizeof err);
     rec_finish(L);
-    struct app *a = xcalloc(1, sizeof *a);
-    app_init(a);
-    a->auto_measure = false;
-    a->utf8 = true;
-    a->g = glyphs_get(true);
-    theme_init(&a->th, true);
-    a->color = a->th.color;
-    app_backend_text(a);
+    struct app *a = walk_app();
     topo_adopt_record(a, L, name);
     struct scene next = a->sc;
     next.screen = SCREEN_TOPOLOGY;

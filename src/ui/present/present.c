@@ -966,7 +966,9 @@ static void pres_lesson_end(const struct pres *p, char *buf, size_t n)
 
 /* The footer's left part, whole, in at most width columns: the slide number, the page, the
  * step and the lesson's title, the less important parts dropped first (the lesson's title,
- * the word "slide", the page) rather than any cut. with_title false: never the title. */
+ * the word "slide", the page) rather than any cut. On a page without the slide's title (the
+ * scene taking every row: 80x24) the slide's title in the lesson's place, dropped last: a
+ * slide opens showing its title. with_title false: never a title. */
 static void pres_footer_left(const struct pres *p, char *buf, size_t n, int width,
                              bool with_title)
 {
@@ -975,18 +977,21 @@ static void pres_footer_left(const struct pres *p, char *buf, size_t n, int widt
     const struct present_layout_page *pg = &p->lay.page[p->pos.page];
     if (pg->with_scene && p->scene_ok && pres_nsteps(p) > 0) pres_step_text(p, st, sizeof st);
     const char *title = pres_lesson(p)->title ? pres_lesson(p)->title : "";
+    bool own = pg->title.h == 0 && pres_slide(p)->title && pres_slide(p)->title[0];
+    if (own) title = pres_slide(p)->title;
     bool pages = pres_npages(p) > 1;
     /* each try: the word "slide", the page, the lesson's title (the slide's own is on top) */
     static const bool tries[][3] = {{1, 1, 1}, {1, 1, 0}, {0, 1, 0}, {0, 0, 0}};
+    static const bool own_tries[][3] = {{1, 1, 1}, {0, 1, 1}, {0, 0, 1}, {0, 0, 0}};
     for (size_t i = 0; i < ARRAY_LEN(tries); i++) {
-        if (tries[i][2] && (!with_title || !title[0])) continue;
-        int k =
-            snprintf(buf, n, " %s%zu/%zu", tries[i][0] ? "slide " : "", p->pos.slide + 1, p->n);
-        if (pages && tries[i][1])
+        const bool *t = own ? own_tries[i] : tries[i];
+        if (t[2] && (!with_title || !title[0])) continue;
+        int k = snprintf(buf, n, " %s%zu/%zu", t[0] ? "slide " : "", p->pos.slide + 1, p->n);
+        if (pages && t[1])
             k += snprintf(buf + k, n - (size_t)k, "%spage %d/%d", sep, p->pos.page + 1,
                           pres_npages(p));
         if (st[0]) k += snprintf(buf + k, n - (size_t)k, "%s%s", sep, st);
-        if (tries[i][2]) snprintf(buf + k, n - (size_t)k, "%s%s", sep, title);
+        if (t[2]) snprintf(buf + k, n - (size_t)k, "%s%s", sep, title);
         if (text_width(buf) <= width) return;
     }
 }
@@ -1164,7 +1169,9 @@ static void pres_extra_text(struct pres *p, int cols)
         page.blocks = glossary_page_blocks(used, k, &page.nblocks);
         snprintf(title, sizeof title, "Glossary");
     } else {
-        page.blocks = lesson_end_blocks(L, "Exercises not answered in the room",
+        /* the deck's numbers: the footer's, and go-to's */
+        size_t first = p->pos.slide + 1 - p->sl[p->pos.slide].slide;
+        page.blocks = lesson_end_blocks(L, first, "Exercises not answered in the room",
                                         "none: every exercise was answered in the room",
                                         pres_end_missed, p, &page.nblocks);
         snprintf(title, sizeof title, "End of the lesson: %s", L->title ? L->title : L->id);
@@ -1703,7 +1710,7 @@ static void pres_loop(struct pres *p, const sigset_t *waitmask)
         if (rc < 0 && errno != EINTR) break;
         if (rc > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             int ch;
-            while (!quit && (ch = getch()) != ERR)
+            while (!quit && (ch = term_getch()) != ERR)
                 pres_key(p, ch, &quit);
             pres_save(p, now_s());
             if ((fds[0].revents & (POLLHUP | POLLERR)) && !(fds[0].revents & POLLIN)) break;

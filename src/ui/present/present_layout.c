@@ -57,15 +57,19 @@ static int lead_end(const bool *blank, const bool *starts, int n, int keep)
     return 0;
 }
 
-/* Text pages (capacity cap rows from row top) until what is left fits in keep rows. */
+/* Text pages (capacity cap rows from row top) until what is left fits in keep rows. The
+ * question asked now, lines [qf, qe) (qe <= qf: none), is never split where it fits a page:
+ * a page that would end inside it ends before it. */
 static int text_pages(struct present_layout *p, const bool *blank, int n, int top, int cap,
-                      int keep, struct rect title, int nx, int nw)
+                      int keep, struct rect title, int nx, int nw, int qf, int qe)
 {
     int from = 0;
     for (;;) {
         from = skip_blank(blank, from, n);
         if (n - from <= keep) return from;
         int to = page_end(blank, from, cap, n);
+        if (qe > qf && qe - qf <= cap && to > qf && to < qe)
+            to = from < qf ? qf : (qe - from <= cap ? qe : to);
         struct present_layout_page *pg = new_page(p);
         pg->from = from;
         pg->to = to;
@@ -73,6 +77,23 @@ static int text_pages(struct present_layout *p, const bool *blank, int n, int to
         pg->narr = (struct rect){top, nx, to - from, nw};
         from = to;
     }
+}
+
+/* The page a slide opens on shows the question asked now, lines [qf, qe) (qe <= qf: none):
+ * the scene's page where it shows it whole, else the text page that does (with the title;
+ * PageDown then shows the scene). A scene's page without a title opens as it is: the footer
+ * names the slide (present.c), or present.c opens it on its last text page. */
+static void layout_entry(struct present_layout *out, int qf, int qe)
+{
+    const struct present_layout_page *pg = &out->page[out->entry];
+    if (qe <= qf || (pg->from <= qf && pg->to >= qe) ||
+        (pg->ask_from <= qf && pg->ask_to >= qe && pg->ask_to > pg->ask_from))
+        return;
+    for (int i = out->entry - 1; i >= 0; i--)
+        if (out->page[i].from <= qf && out->page[i].to >= qe) {
+            out->entry = i;
+            return;
+        }
 }
 
 /* The layout with gap empty rows (0 or 1) under the title and above the scene. */
@@ -97,7 +118,7 @@ static void layout_gap(int rows, int cols, int scene_rows, int title_lines, int 
     out->footer = (struct rect){rows - 1, 0, 1, cols};
     struct rect title = {0, nx, T, nw};
     if (scene_rows <= 0) {
-        text_pages(out, blank, n, top, cap, 0, title, nx, nw);
+        text_pages(out, blank, n, top, cap, 0, title, nx, nw, 0, 0);
         if (out->npages == 0) new_page(out)->title = title;
         if (out->npages == 1) { /* one page: vertically centred, never above its row */
             struct present_layout_page *pg = &out->page[0];
@@ -111,8 +132,11 @@ static void layout_gap(int rows, int cols, int scene_rows, int title_lines, int 
     if (keep < 0) keep = 0;
     int first = skip_blank(blank, 0, n);
     bool shared = with_title && n - first <= keep; /* all of it beside the scene: one page */
+    int qa = ask ? ask->narr_end : 0, qf = ask ? ask->from : 0,
+        qe = ask && ask->to > 0 ? ask->to : n;
+    if (!(qa > 0 && qa < n && qf >= qa && qe > qf && qe <= n)) qa = qf = qe = 0; /* none */
     if (!shared) { /* the whole narration on text pages, for reading back (PageUp) */
-        text_pages(out, blank, n, top, cap, 0, title, nx, nw);
+        text_pages(out, blank, n, top, cap, 0, title, nx, nw, qf, qe);
         if (!with_title && out->npages == 0) new_page(out)->title = title; /* a title page */
     }
     struct present_layout_page *pg = new_page(out);
@@ -120,13 +144,12 @@ static void layout_gap(int rows, int cols, int scene_rows, int title_lines, int 
     out->entry = out->npages - 1;
     if (!with_title) { /* the scene alone: the text pages before it had the title */
         pg->scene = (struct rect){0, 0, band, cols};
+        layout_entry(out, qf, qe);
         return;
     }
     pg->from = shared ? first : 0;
     pg->to = shared ? n : lead_end(blank, starts, n, keep);
-    int qa = ask ? ask->narr_end : 0, qf = ask ? ask->from : 0,
-        qe = ask && ask->to > 0 ? ask->to : n;
-    if (!shared && qa > 0 && qa < n && qf >= qa && qe > qf && qe <= n && qe - qf <= keep) {
+    if (!shared && qe > qf && qe - qf <= keep) {
         /* the question asked now, whole, under as much of the lead as still fits: the room
          * sees what it is asked before the scene answers it */
         int sep = is_blank(blank, qf - 1) ? 1 : 0;
@@ -139,6 +162,7 @@ static void layout_gap(int rows, int cols, int scene_rows, int title_lines, int 
     pg->narr = (struct rect){top, nx, h, nw};
     int y = top + (h > 0 ? h + gap : 0);
     pg->scene = (struct rect){y, 0, band - y, cols};
+    layout_entry(out, qf, qe);
 }
 
 void present_layout_compute(int rows, int cols, int scene_rows, int title_lines, int narr_lines,
@@ -172,7 +196,9 @@ bool present_layout_asks(const struct present_layout *p, const struct present_la
         p->npages < 1)
         return false;
     int qf = ask->from, qe = ask->to > 0 ? ask->to : narr_lines;
-    const struct present_layout_page *e = &p->page[p->entry];
+    /* beside the scene: its page (the last), where the slide has one */
+    const struct present_layout_page *e =
+        p->page[p->npages - 1].with_scene ? &p->page[p->npages - 1] : &p->page[p->entry];
     return (e->ask_from <= qf && e->ask_to >= qe && e->ask_to > e->ask_from) ||
            (e->from <= qf && e->to >= qe);
 }

@@ -11,12 +11,14 @@
  * slide's questions under it where they fit whole (the room is asked before the scene
  * answers), and the
  * whole narration is on text pages BEFORE the scene's page, every line on exactly one of them
- * (a page breaks at a blank line between blocks where one is near its end). The slide opens
- * on the scene's page (`entry`: the clicker walks the scene, not the prose, and the speaker
- * reads the rest from the notes terminal); one PageUp shows the text pages to the room.
- * Where the title and the scene do not fit together (80x24) the scene's page shows no title:
- * the text pages before it do. An empty row under the title and one above the scene, none
- * where that saves a page. */
+ * (a page breaks at a blank line between blocks where one is near its end, and never inside
+ * the question asked now where it fits a page). The slide opens on the scene's page (`entry`:
+ * the clicker walks the scene, not the prose, and the speaker reads the rest from the notes
+ * terminal) where that shows the question asked now, else on the text page that does (a
+ * slide opens showing its question); one PageUp shows the text pages to the room. Where the
+ * title and the scene do not fit together (80x24) the scene's page shows no title: the text
+ * pages before it do, and the presenter's footer names the slide. An empty row under the
+ * title and one above the scene, none where that saves a page. */
 #ifndef COLLVIZ_UI_PRESENT_PRESENT_LAYOUT_H
 #define COLLVIZ_UI_PRESENT_PRESENT_LAYOUT_H
 
@@ -49,7 +51,8 @@ struct present_layout {
     bool too_small;
     struct rect footer;
     int npages; /* at least 1 */
-    int entry;  /* the page the slide opens on going forward: the scene's, else the first */
+    int entry;  /* the page the slide opens on going forward: the scene's, else the one with
+                   the question asked now, else the first */
     struct present_layout_page *page;
 };
 

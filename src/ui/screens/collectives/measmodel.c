@@ -27,12 +27,12 @@ void mm_choose(const struct model_fit *fit, double memcpy_gbs, int W, bool gpu, 
         const struct tier *t = tier_get(TIER_NVLINK);
         out->source = MM_TIER;
         out->alpha_s = t->model_alpha_s;
-        out->beta_Bps = t->model_beta_Bps;
+        out->beta_Bps = t->each_way_Bps;
         snprintf(
             out->text, sizeof out->text,
             "%s, %s of the nvlink tier: %.3g us assumed, %.3g GB/s each way (the lecture's "
             "%s, halved)",
-            a, b, t->model_alpha_s * 1e6, t->model_beta_Bps / 1e9, t->bw_text);
+            a, b, t->model_alpha_s * 1e6, t->each_way_Bps / 1e9, t->bw_text);
         return;
     }
     if (memcpy_gbs > 0 && W > 0) {

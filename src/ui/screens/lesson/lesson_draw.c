@@ -523,8 +523,8 @@ static void end_lines(const struct app *a, const struct lesson_ui *u, struct les
     ll_new(v);
     size_t nb;
     struct lesson_block *b = lesson_end_blocks(
-        L, "Exercises missed", "none: every exercise solved without a wrong answer", end_missed,
-        u, &nb);
+        L, 1, "Exercises missed", "none: every exercise solved without a wrong answer",
+        end_missed, u, &nb);
     flow_blocks(a, b, nb, v, width);
     glossary_free_blocks(b, nb);
     ll_text(v, a->th.role[TH_DIM], width, "", "",

@@ -124,7 +124,9 @@ static bool predict_hit(double v, double half, const char *unit, void *ctx)
 /* The first step from which rank r's box shows what holds exercise e asks of its rank at
  * step `at` (the asked slots, or the whole box), or -1: an all-gather's end, where every
  * rank holds the same, and a rank that holds the asked values earlier (the next rank of a
- * ring) would otherwise give the answer away beside the hidden box. */
+ * ring) would otherwise give the answer away beside the hidden box. A box that holds them
+ * as its own input, unchanged, does not count: the inputs are what the exercise gives (a
+ * tree's max is rank 3's 30, which rank 3 holds from the start). */
 static long holds_same_from(const struct app *a, const struct lesson_exercise *e, long at,
                             int r)
 {
@@ -137,13 +139,17 @@ static long holds_same_from(const struct app *a, const struct lesson_exercise *e
     if (L == 0 || hi >= L || lo > hi) return -1;
     const float *want = trace_buf(t, (size_t)at, e->rank);
     const uint32_t *wm = trace_mask(t, (size_t)at, e->rank);
+    const float *in = trace_buf(t, 0, r);
+    const uint32_t *im = trace_mask(t, 0, r);
     for (size_t s = 0; s < t->nsnap; s++) {
         const float *got = trace_buf(t, s, r);
         const uint32_t *gm = trace_mask(t, s, r);
-        bool same = true;
-        for (size_t i = lo; i <= hi && same; i++)
+        bool same = true, input = true;
+        for (size_t i = lo; i <= hi && same; i++) {
             same = !wm[i] == !gm[i] && (!wm[i] || got[i] == want[i]);
-        if (same) return (long)s;
+            input = input && !gm[i] == !im[i] && (!gm[i] || got[i] == in[i]);
+        }
+        if (same && !input) return (long)s;
     }
     return -1;
 }

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""nccl_views_check.py - invariants of `collviz nccl` over every record of the corpus, each
+derived here from the record's own text (no code shared with the reader), never from a
+list of records:
+
+  one-comm   nccl-tests' list of devices and the NCCL lines of the same processes (a device
+             line's `Pid P on HOST` is a process that prints `HOST:P:tid [d] NCCL ...`) are
+             one communicator: no second one made of the list alone.
+  one-host   every view names one host for a rank: the JSON's top-level ranks are its main
+             communicator's (`rings_of`) own; a device line's host is its rank's host in the
+             communicator holding the list; the text's rank lines say the JSON's hosts; a
+             P2P/SHM link line places both its ranks on its line's host, in the JSON as on
+             the screen.
+  channels   a communicator that states N channels ("Channel 00/04 :") and prints ring-order
+             lines for some of them: the others are said, "channels 2 of 0-3 have no ring
+             line (cut?)", exactly those.
+
+Usage: nccl_views_check.py LIST   (LIST: lines "name<TAB>record<TAB>json<TAB>text")
+Prints one FAIL line per broken invariant and a summary; exits 1 on any failure.
+"""
+import gzip
+import json
+import os
+import re
+import sys
+
+DEV = re.compile(r"Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(-?\d+)")
+HDR = re.compile(r"(?:^|[\s\]>|:])([A-Za-z0-9][A-Za-z0-9_.\-]*):(\d+):(\d+) \[\d+\] NCCL (?:INFO|WARN)")
+LINK = re.compile(
+    r"([A-Za-z0-9][A-Za-z0-9_.\-]*):\d+:\d+ \[\d+\] NCCL INFO (?:Channel|Ring) \d+(?:/\d+)? : "
+    r"(\d+)(?:\[[0-9a-fA-Fx]*\])? -> (\d+)(?:\[[0-9a-fA-Fx]*\])?(?: \[(?:send|receive)\])? "
+    r"via (P2P/\S+|SHM/\S+|direct shared memory)")
+
+
+def record_text(path):
+    """The record's lines: a file (gzip read), or a folder's files in name order."""
+    paths = [path]
+    if os.path.isdir(path):
+        paths = [os.path.join(path, f) for f in sorted(os.listdir(path))]
+    lines, firsts = [], set()
+    for p in paths:
+        raw = open(p, "rb").read()
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+        firsts.add(len(lines))
+        lines += raw.decode("utf-8", "replace").splitlines()
+    return lines, firsts
+
+
+def device_list(lines):
+    """The first list of devices: {rank: (host, pid)}; None when a rank is claimed twice
+    (separate runs, each its own communicator) or there is none."""
+    out = {}
+    for ln in lines:
+        m = DEV.search(ln)
+        if not m:
+            continue
+        r, pid, host = int(m.group(1)), int(m.group(2)), m.group(3)
+        if r in out:
+            return None
+        out[r] = (host, pid)
+    return out or None
+
+
+RING = re.compile(r"NCCL INFO Channel (\d+)/(\d+) :((?:\s+\d+)+)\s*$")
+
+
+def ranges(text):
+    """ "0, 6..15" -> {0, 6, ..., 15}"""
+    out = set()
+    for part in text.split(","):
+        a, _, b = part.strip().partition("..")
+        out |= set(range(int(a), int(b or a) + 1))
+    return out
+
+
+def check_channels(name, lines, j, fail):
+    stated, present = set(), set()
+    for ln in lines:
+        m = RING.search(ln)
+        if m and ln.count(" NCCL ") == 1:
+            stated.add(int(m.group(2)))
+            present.add(int(m.group(1)))
+    said = []
+    for w in j.get("warnings", []):
+        m = re.search(r"channels? ([0-9., ]+) of 0-(\d+) ha(?:s|ve) no ring line \(cut\?\)",
+                      w.get("message", ""))
+        if m:
+            said.append((ranges(m.group(1)), int(m.group(2)) + 1))
+    if len(stated) != 1 or len(j.get("communicators", [])) > 1:
+        return
+    n = stated.pop()
+    missing = set(range(n)) - present
+    want = [(missing, n)] if missing else []
+    if said != want:
+        fail("channels", "channels %s of %d have no ring line; the warnings say %s" %
+             (sorted(missing), n, said))
+
+
+def comm_ranks(c):
+    return {k["rank"]: k for k in c.get("ranks", [])}
+
+
+def check(name, record, j, text, fails):
+    lines, firsts = record
+    def fail(inv, msg):
+        fails.append("%s: %s: %s" % (name, inv, msg))
+
+    comms = j.get("communicators", [])
+    check_channels(name, lines, j, fail)
+    # one-host: the top-level ranks are the main communicator's own
+    main = j.get("rings_of")
+    top = {k["rank"]: k.get("host") for k in j.get("ranks", [])}
+    if main is not None and main < len(comms):
+        mine = {r: k.get("host") for r, k in comm_ranks(comms[main]).items()}
+        if top != mine:
+            diff = sorted(r for r in set(top) | set(mine) if top.get(r) != mine.get(r))[:4]
+            fail("one-host", "top-level ranks differ from communicator %d's at ranks %s" %
+                 (main, diff))
+    # one-host: the text's rank lines ("rank    3  host  ...") say the JSON's hosts
+    for ln in text:
+        m = re.match(r"\s*rank\s+(\d+)\s+(\S+)", ln)
+        if not m or len(comms) > 1:
+            continue
+        r, h = int(m.group(1)), m.group(2)
+        if top.get(r, None) != (None if h == "?" else h):
+            fail("one-host", "text says rank %d on %s, the JSON %s" % (r, h, top.get(r)))
+    dl = device_list(lines)
+    infos = set()
+    for ln in lines:
+        for m in HDR.finditer(ln):
+            infos.add((m.group(1), int(m.group(2))))
+    if dl:
+        holders = [i for i, c in enumerate(comms)
+                   if any(k.get("gpu") for k in c.get("ranks", []))]
+        shared = {hp for hp in dl.values() if hp in infos}
+        for i in holders:
+            cr = comm_ranks(comms[i])
+            for r, (host, _) in dl.items():
+                if r in cr and cr[r].get("host") not in (None, host):
+                    fail("one-host", "rank %d: device line on %s, communicator %d says %s" %
+                         (r, host, i, cr[r].get("host")))
+        # one-comm: a communicator of the list alone while another holds its processes
+        for i, c in enumerate(comms):
+            alone = not (c.get("ring_orders") or c.get("tree_nodes") or c.get("links") or
+                         c.get("transports") or c.get("id") or c.get("trees") or
+                         c.get("rings")) and set(c.get("ranks_seen", [])) <= set(dl)
+            if not alone or not shared:
+                continue
+            hosts = {h for h, _ in shared}
+            top_rank = max(dl)
+            for k, o in enumerate(comms):
+                if k == i or not hosts & set(o.get("hosts", [])):
+                    continue
+                n = o.get("nranks")
+                if n is not None and n <= top_rank:
+                    continue
+                orr = comm_ranks(o)
+                if any(r in orr and orr[r].get("host") not in (None, dl[r][0]) for r in dl):
+                    continue
+                fail("one-comm", "communicator %d is the list of devices alone; its processes "
+                     "%s print communicator %d's lines" % (i, sorted(shared)[:2], k))
+    # one-host: a P2P/SHM link places both ends on its line's host (one communicator: the
+    # record's own ranks; several: some communicator places both there)
+    for i, ln in enumerate(lines):
+        m = LINK.search(ln)
+        if not m or ln.count(" NCCL ") != 1 or "<" in m.group(1):
+            continue
+        host, a, b = m.group(1), int(m.group(2)), int(m.group(3))
+        if i in firsts and m.start(1) == 0:  # a file's first line may start inside its host
+            host = next((h for h in j.get("hosts", []) if h.endswith(host)), host)
+        if len(comms) <= 1:
+            got = (top.get(a), top.get(b))
+            if got != (host, host):
+                fail("one-host", "%s -> %s via %s on %s: the JSON places them on %s" %
+                     (a, b, m.group(4), host, got))
+        elif not any(comm_ranks(c).get(a, {}).get("host") == host and
+                     comm_ranks(c).get(b, {}).get("host") == host for c in comms):
+            fail("one-host", "%s -> %s via %s on %s: no communicator places both there" %
+                 (a, b, m.group(4), host))
+
+
+def main():
+    fails = []
+    n = 0
+    for row in open(sys.argv[1]):
+        name, rec, jpath, tpath = row.rstrip("\n").split("\t")
+        n += 1
+        try:
+            j = json.load(open(jpath))
+        except ValueError as e:
+            fails.append("%s: no JSON (%s)" % (name, e))
+            continue
+        check(name, record_text(rec), j, open(tpath, errors="replace").read().splitlines(),
+              fails)
+    bad = {f.split(":")[0] for f in fails}
+    for f in fails:
+        print("FAIL: " + f)
+    print("views: %d of %d records keep every invariant" % (n - len(bad), n))
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
