@@ -57,10 +57,12 @@ static const char bench_usage[] =
     " prints\n"
     "it: size count type redop root, then time(us) algbw busbw #wrong out of place and\n"
     "again in place, # Out of bounds values and # Avg bus bandwidth; GB/s = 1e9 bytes/s,\n"
-    "algbw = size/time and busbw = algbw * the collective's nccl-tests factor.\n"
-    "\n"
-    "COLLECTIVE: broadcast scatter gather reduce all_gather reduce_scatter all_reduce\n"
-    "            all_to_all, or all (one section each)\n";
+    "algbw = size/time and busbw = algbw * the collective's nccl-tests factor.\n";
+
+static void bench_notes(FILE *f)
+{
+    cli_coll_help(f, "or all (one section each)");
+}
 
 static void bench_algo_list(enum coll c, char *buf, size_t n)
 {
@@ -248,7 +250,7 @@ static const struct opt bench_table[] = {
     {"warmup_iters", 'w', "N", "untimed iterations first (default 5)", set_warmup, 0},
     {"check", 'c', "0|1", "check the result and count #wrong (default 1)", set_check, 0},
     {"op", 'o', "OP", "sum, prod, min, max or avg (default sum)", set_op, 0},
-    {"root", 'r', "R", "root of broadcast/scatter/gather/reduce (default 0)", set_root, 0},
+    {"root", 'r', "R", "root of the rooted collectives (default 0)", set_root, 0},
     {"algo", 0, "A",
      "ring, tree, direct, owner, for the whole table (default: ring, or direct where there is "
      "no ring); auto: the fastest in a trial at each size; mpi: MPI's own collective "
@@ -285,11 +287,11 @@ static int bench_check_args(int argc, char **argv, struct bench_opts *o, const c
     const char *name = argv[optind];
     if (strcmp(name, "all") == 0)
         o->all = true;
-    else if (coll_parse(name, &o->coll) != CV_OK)
-        return cli_usage_error(
-            "%s: unknown collective '%s' (broadcast, scatter, gather, "
-            "reduce, all_gather, reduce_scatter, all_reduce, all_to_all, all)",
-            prog, name);
+    else if (coll_parse(name, &o->coll) != CV_OK) {
+        char names[400];
+        cli_coll_names(names, sizeof names, ", ");
+        return cli_usage_error("%s: unknown collective '%s' (%s, all)", prog, name, names);
+    }
     if (o->step && o->factor_set) return cli_usage_error("-i: give -f or -i, not both");
     if (o->minb_set && !o->maxb_set) o->maxb = o->minb;
     if (o->maxb_set && !o->minb_set && o->minb > o->maxb) o->minb = o->maxb;
@@ -341,7 +343,7 @@ int bench_parse(int argc, char **argv, struct bench_opts *o, const char *prog)
         bench_usage,
         "Exit status: 0 all results right, 1 some #wrong > 0 or a run failed, 2 bad input.\n",
         NULL,
-        NULL};
+        bench_notes};
     int rc = opt_parse(&cmd, argc, argv, o);
     if (rc != OPT_GO) return rc;
     if ((rc = cli_backend_for_job(&o->backend, "auto")) != -1) return rc;

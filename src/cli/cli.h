@@ -5,7 +5,9 @@
 #define COLLVIZ_CLI_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* `collviz [options]`: the interactive visualizer's options (cli/visualizer.c), then
  * ui/ui.h's program. */
@@ -54,6 +56,12 @@ int cli_parse_ring_order(const char *arg, int *ring, int *n);
 /* --ring-order-from LOG[:CHANNEL]: the ring NCCL logged for CHANNEL (default 0) in the
  * records file LOG, into ring and *n: 0, else the usage error's 2 (cli/nccl.c). */
 int cli_ring_order_from(const char *arg, int *ring, int *n);
+
+/* Every collective's name (core/coll.c's table, in its order) joined by sep into buf. */
+void cli_coll_names(char *buf, size_t n, const char *sep);
+/* --help's line of the collectives a COLLECTIVE operand names, from the table, and tail
+ * after them, wrapped at 80 columns: "COLLECTIVE: broadcast scatter ... tail". */
+void cli_coll_help(FILE *f, const char *tail);
 
 /* Parse --format's value into *json: 0 on success, else the usage error's exit status 2. */
 int cli_parse_format(const char *arg, bool *json);

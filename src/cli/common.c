@@ -25,6 +25,30 @@ int cli_usage_error(const char *fmt, ...)
     return 2;
 }
 
+void cli_coll_names(char *buf, size_t n, const char *sep)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int c = 0; c < COLL_COUNT && len < n; c++) {
+        int k = snprintf(buf + len, n - len, "%s%s", c ? sep : "", coll_name((enum coll)c));
+        if (k < 0) break;
+        len += (size_t)k;
+    }
+}
+
+void cli_coll_help(FILE *f, const char *tail)
+{
+    static const char head[] = "COLLECTIVE:";
+    int col = fprintf(f, "\n%s", head) - 1;
+    for (int c = 0; c <= COLL_COUNT; c++) {
+        const char *w = c < COLL_COUNT ? coll_name((enum coll)c) : tail;
+        if (col + 1 + (int)strlen(w) > 80)
+            col = fprintf(f, "\n%*s", (int)sizeof head - 1, "") - 1;
+        col += fprintf(f, " %s", w);
+    }
+    fputc('\n', f);
+}
+
 int cli_parse_format(const char *arg, bool *json)
 {
     if (strcmp(arg, "json") == 0)

@@ -204,10 +204,11 @@ static int model_parse(int argc, char **argv, struct model_opts *o)
     if (optind >= argc) return cli_usage_error("model: name a collective (e.g. all_reduce)");
     if (optind + 1 < argc)
         return cli_usage_error("model: one collective only, got '%s' too", argv[optind + 1]);
-    if (coll_parse(argv[optind], &o->coll) != CV_OK)
-        return cli_usage_error("model: unknown collective '%s' (broadcast, scatter, gather, "
-                               "reduce, all_gather, reduce_scatter, all_reduce, all_to_all)",
-                               argv[optind]);
+    if (coll_parse(argv[optind], &o->coll) != CV_OK) {
+        char names[400];
+        cli_coll_names(names, sizeof names, ", ");
+        return cli_usage_error("model: unknown collective '%s' (%s)", argv[optind], names);
+    }
     o->coll_given = true;
     if (!o->algo_given) o->algo = coll_default_algo(o->coll);
     return -1;

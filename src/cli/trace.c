@@ -59,20 +59,11 @@ static const char trace_usage[] =
     "\n"
     "Print the plan of a collective step by step: which rank sends which chunk to whom,\n"
     "and every rank's buffer after each step (display scale: a few elements per rank).\n"
-    "The result is checked against a plain reference implementation.\n"
-    "\n"
-    "COLLECTIVE: broadcast scatter gather reduce all_gather reduce_scatter all_reduce\n"
-    "            all_to_all (all-gather etc. are accepted too)\n";
+    "The result is checked against a plain reference implementation.\n";
 
-static void coll_list(char *buf, size_t n)
+static void trace_notes(FILE *f)
 {
-    size_t len = 0;
-    buf[0] = '\0';
-    for (int c = 0; c < COLL_COUNT && len < n; c++) {
-        int k = snprintf(buf + len, n - len, "%s%s", c ? ", " : "", coll_name((enum coll)c));
-        if (k < 0) break;
-        len += (size_t)k;
-    }
+    cli_coll_help(f, "(all-gather etc. are accepted too)");
 }
 
 /* --counts "a,b;c,d": 0, or 2 after one line naming the bad value. */
@@ -198,7 +189,7 @@ static const struct opt trace_table[] = {
      0},
     {"count", 0, "C", "the NCCL count argument (default: the lecture's demo size)", set_count,
      0},
-    {"root", 0, "R", "root rank of broadcast/scatter/gather/reduce (default 0)", opt_string,
+    {"root", 0, "R", "root rank of the rooted collectives (default 0)", opt_string,
      offsetof(struct trace_opts, root_arg)},
     {"op", 0, "OP", "sum, prod, min, max or avg (default sum)", set_op, 0},
     {"algo", 0, "ALGO", "ring, tree, direct or owner (default ring where it exists)", set_algo,
@@ -243,6 +234,7 @@ static const struct opt_cmd trace_cmd = {
     .prog = "trace",
     .opts = trace_table,
     .usage = trace_usage,
+    .notes = trace_notes,
     .after =
         "Exit status: 0 the trace matches the reference (and, refined, the unrefined plan\n"
         "bit for bit), 1 it does not, 2 bad input.\n",
@@ -256,8 +248,8 @@ static int trace_parse(int argc, char **argv, struct trace_opts *o)
     *o = (struct trace_opts){.nranks = 4, .op = OP_SUM, .init = INIT_LECTURE, .seed = 1};
     int rc = opt_parse(&trace_cmd, argc, argv, o);
     if (rc != OPT_GO) return rc;
-    char names[160];
-    coll_list(names, sizeof names);
+    char names[400];
+    cli_coll_names(names, sizeof names, ", ");
     if (optind >= argc) return cli_usage_error("trace: which collective? (one of: %s)", names);
     if (optind + 1 < argc) return cli_usage_error("%s: unexpected argument", argv[optind + 1]);
     if (coll_parse(argv[optind], &o->coll) != 0)

@@ -92,7 +92,7 @@ static const struct opt ui_table[] = {
      0},
     {"algo", 0, "ALGO", "ring, tree, direct or owner", ui_scene_word, 0},
     {"op", 0, "OP", "sum, prod, min, max, avg", ui_scene_word, 0},
-    {"root", 0, "R", "root rank of broadcast, scatter, gather, reduce", ui_scene_word, 0},
+    {"root", 0, "R", "root rank of the rooted collectives", ui_scene_word, 0},
     {"count", 0, "N", "display-scale count (default: the lecture's)", ui_scene_word, 0},
     {"init", 0, "KIND", "lecture, seq, rank or random", ui_scene_word, 0},
     {"step", 0, "K", "start at step K (a number or end)", ui_scene_word, 0},

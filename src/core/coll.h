@@ -1,5 +1,5 @@
-/* coll.h - the eight collectives, the reduction ops and the algorithms: names, count
- * semantics, buffer layout and nccl-tests' byte accounting. Pure C, no I/O.
+/* coll.h - the collectives (COLL_LIST, a line each), the reduction ops and the algorithms:
+ * names, count semantics, buffer layout and nccl-tests' byte accounting. Pure C, no I/O.
  *
  * `count` always means what NCCL's API count argument means for that collective:
  *   broadcast, reduce, all_reduce:  elements of the (whole) buffer;

@@ -325,11 +325,18 @@ int serve_follow(struct backend *b)
         char err[240];
         rc = worker_run_here(b, &m->job, serve_agree, NULL, err, sizeof err);
         /* A broken job is rank 0's to report (it tells the UI and ends the job), unless
-         * rank 0 is the one that stalled. */
+         * rank 0 is the one that stalled: then no job of its will come, and the others say
+         * why and end the job (the exit of a broken job aborts it, rank 0 with it), so the
+         * UI hears of it at once instead of when, if ever, rank 0 wakes. */
         int blamed = -1;
-        if (rc != CV_OK && (!launcher_broken(&blamed, NULL, 0) || blamed == 0))
+        bool broken = rc != CV_OK && launcher_broken(&blamed, NULL, 0);
+        if (rc != CV_OK && (!broken || blamed == 0))
             cv_eprintf("collviz serve: rank %d: %s\n", me, err);
         proto_msg_free(m);
+        if (broken && blamed == 0) {
+            status = 1;
+            break;
+        }
     }
     free(m);
     backend_close(b);

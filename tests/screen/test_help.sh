@@ -48,14 +48,14 @@ tm_keys '?'
 every_row parallelism "$(all_pages parallelism)"
 tm_keys Escape
 tm_keys y
-sleep 0.5
+tm_wait "collviz · hierarchy" 5 || fail "y did not open the hierarchy screen"
 tm_keys '?'
 every_row hierarchy "$(all_pages hierarchy)"
 tm_keys Escape
 tm_keys y
-sleep 0.3
+tm_wait "step 0/6" 5 || fail "y did not go back to the collectives screen"
 tm_keys p
-sleep 0.3
+tm_wait "collviz · parallelism" 5 || fail "p did not open the parallelism screen again"
 tm_keys Escape
 tm_wait_gone "or Esc closes" 5 || fail "Esc did not close the help"
 tm_keys '?'

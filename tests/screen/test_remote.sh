@@ -38,7 +38,11 @@ jobs=$(pgrep -f "collviz serve --backend cpu --socket $XDG_RUNTIME_DIR/collviz/"
 [ "$jobs" -ge 1 ] || fail "no serve process under --mpi"
 tm_keys q
 tm_wait "EXITED:0" 15 || fail "q did not exit under --mpi"
-sleep 0.5
+# the job's processes end (5 s at most, as for the job above), not a guessed 0.5 s later
+for _ in $(seq 50); do
+    pgrep -f "serve --backend cpu --socket $XDG_RUNTIME_DIR/collviz/" >/dev/null || break
+    tm_sleep 0.1
+done
 pgrep -f "serve --backend cpu --socket $XDG_RUNTIME_DIR/collviz/" && fail "a job process was left behind"
 ls "$XDG_RUNTIME_DIR/collviz" | grep -q . && fail "socket or log left behind: $(ls "$XDG_RUNTIME_DIR/collviz")"
 tm_cleanup

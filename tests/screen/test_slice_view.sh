@@ -36,7 +36,7 @@ tm_keys Right Right Right
 tm_wait "tick 3/10" || fail "Right did not advance the ticks"
 tm_wait "✓ animation = cpu ranks (bit for bit)" 20 || fail "the check badge never passed"
 tm_wait "Slice view, tick 3 of 10: 3 of 3 links carry a slice" || fail "no tick narration"
-sleep 0.3
+tm_stable
 got=$(tm_screen | mask)
 if [ "${UPDATE_GOLDEN:-}" = 1 ]; then
     printf '%s\n' "$got" >"$GOLDEN"

@@ -137,18 +137,20 @@
     NOTES_KEY_TABLE(X)
 
 /* The notes terminal's rows (`collviz notes`, ui/present/notes_view.c): read on that terminal
- * alone, never on the presenter's, whose keys (and a clicker's) they leave as they are. Its
- * bottom line is their bar items (keys_bar_where on KEYS_ON_NOTES). */
+ * alone, never on the presenter's, whose keys (and a clicker's) they leave as they are. Their
+ * bar items (keys_bar_where on KEYS_ON_NOTES) are on the page its `?` shows. */
 #define NOTES_KEY_TABLE(X)                                                                     \
     X(NOTES_PAGE_DOWN, KEYS_ON_NOTES, "PgDn/Spc", "more",                                      \
       "the next page of a long note (marked \"more\")", KEY_NPAGE, ' ')                        \
     X(NOTES_PAGE_UP, KEYS_ON_NOTES, "PgUp", "back", "the page before", KEY_PPAGE)              \
     X(NOTES_LINE_DOWN, KEYS_ON_NOTES, "j/k", "line", "one line down", KEY_DOWN, 'j')           \
     X(NOTES_LINE_UP, KEYS_ON_NOTES, NULL, NULL, "one line up", KEY_UP, 'k')                    \
-    X(NOTES_TOP, KEYS_ON_NOTES, NULL, NULL, "the note's start", KEY_HOME, 'g')                 \
-    X(NOTES_END, KEYS_ON_NOTES, NULL, NULL, "the note's end", KEY_END, 'G')                    \
+    X(NOTES_TOP, KEYS_ON_NOTES, "Home/g", "start", "the note's start", KEY_HOME, 'g')          \
+    X(NOTES_END, KEYS_ON_NOTES, "End/G", "end", "the note's end", KEY_END, 'G')                \
     X(NOTES_PAUSE, KEYS_ON_NOTES, NULL, "pause", "pause / resume the countdown", 'p')          \
     X(NOTES_RESET, KEYS_ON_NOTES, NULL, "reset", "reset the countdown", 'r')                   \
+    X(NOTES_KEYS, KEYS_ON_NOTES, NULL, "keys",                                                 \
+      "every key of the presenter's and of this terminal (again: the note)", '?')              \
     X(NOTES_QUIT, KEYS_ON_NOTES, NULL, "quit", "quit", 'q', 'Q')
 
 /* The number keys come from the collectives' table, not from rows written here: 1..9 select

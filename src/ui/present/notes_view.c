@@ -51,6 +51,9 @@ struct notes_view {
      * rows (notes_view_body) and how many rows the body has. */
     int scroll;
     int body_y0, body_h, body_n;
+    /* `?`: the body's rows show every key (the presenter's and this terminal's) instead of
+     * the note, until `?` again, another key of this terminal or a new slide */
+    bool keys_page;
 };
 
 /* One row of the body: a wrapped line and its attributes. */
@@ -228,6 +231,71 @@ static int nv_keys(const char *keys, int width, char lines[][256], int max)
     return n;
 }
 
+/* How many items a keys line has (two spaces apart). */
+static int nv_items(const char *s)
+{
+    int n = 0;
+    for (const char *p = s; *p; n++) {
+        const char *e = strstr(p, "  ");
+        p = e ? e + 2 : p + strlen(p);
+        while (*p == ' ')
+            p++;
+    }
+    return n;
+}
+
+/* The keys on one line of width: the presenter's that fit, then `?` for every key (the
+ * presenter's the line leaves out, and this terminal's own): the note keeps the rows. */
+static void nv_keys_line(const char *keys, int width, char *out, size_t n)
+{
+    char line[1][256] = {""};
+    int total = nv_items(keys), shown = 0;
+    char more[48];
+    snprintf(more, sizeof more, "? +%d keys", total);
+    int room = width - 2 - text_width(more);
+    if (total > 0 && room > 0 && nv_keys(keys, room, line, 1) == 1 &&
+        text_width(line[0]) <= room)
+        shown = nv_items(line[0]);
+    if (shown == total)
+        snprintf(more, sizeof more, "? keys");
+    else
+        snprintf(more, sizeof more, "? +%d keys", total - shown);
+    snprintf(out, n, "%s%s%s", shown ? line[0] : "", shown ? "  " : "", more);
+}
+
+/* Items of `keys` (two spaces apart) into the rows [*y, end) at width w. */
+static void nv_items_rows(const struct notes_view *v, int *y, int end, int w, const char *keys)
+{
+    char lines[40][256];
+    int n = nv_keys(keys, w, lines, 40);
+    for (int i = 0; i < n && *y < end; i++)
+        nv_put((*y)++, 2, w, A_NORMAL, lines[i]);
+}
+
+static bool nv_key_works(const void *ctx, enum ui_action act, const char **label);
+
+/* The page `?` shows in the body's rows [y0, y0 + h): every key the presenter sent (those
+ * that work there now), then this terminal's own that work now. */
+static void nv_keys_page(struct notes_view *v, int y0, int h, int cols)
+{
+    int y = y0, end = y0 + h;
+    v->body_y0 = y0;
+    v->body_h = h;
+    nv_put(y++, 2, cols - 4, v->th.role[TH_LABEL],
+           "The presenter's keys (those that work now):");
+    nv_items_rows(v, &y, end, cols - 4, v->st.keys);
+    y++;
+    if (y < end) nv_put(y++, 2, cols - 4, v->th.role[TH_LABEL], "This terminal's keys:");
+    struct bar_item it[ACT_COUNT];
+    int n = keys_bar_where(4096, v->utf8, KEYS_ON_NOTES, nv_key_works, v, it, ACT_COUNT);
+    char own[1024] = "";
+    for (int i = 0; i < n; i++) {
+        size_t l = strlen(own);
+        snprintf(own + l, sizeof own - l, "%s%s %s", i ? "  " : "", it[i].keys, it[i].label);
+    }
+    nv_items_rows(v, &y, end, cols - 4, own);
+}
+
 /* "left 42:10 of 95:00", "over by 03:12", paused or not; "" without minutes:. */
 static attr_t nv_countdown(const struct notes_view *v, char *buf, size_t n)
 {
@@ -261,7 +329,7 @@ static void nv_countdown_key(struct notes_view *v, enum ui_action act)
     }
 }
 
-/* Which of this terminal's keys do something now (the bottom line names only those): the
+/* Which of this terminal's keys do something now (the `?` page names only those): the
  * scrolling keys where the body is longer than its rows, the countdown's where there is one. */
 static bool nv_key_works(const void *ctx, enum ui_action act, const char **label)
 {
@@ -281,19 +349,6 @@ static bool nv_key_works(const void *ctx, enum ui_action act, const char **label
     default:
         return true;
     }
-}
-
-/* The bottom line: "here:" and this terminal's keys that work now, from the key table. */
-static void nv_here(const struct notes_view *v, int y, int cols)
-{
-    struct bar_item it[ACT_COUNT];
-    int n = keys_bar_where(cols - 8, v->utf8, KEYS_ON_NOTES, nv_key_works, v, it, ACT_COUNT);
-    char line[512] = "here:";
-    for (int i = 0; i < n; i++) {
-        size_t l = strlen(line);
-        snprintf(line + l, sizeof line - l, "%s%s %s", i ? "  " : " ", it[i].keys, it[i].label);
-    }
-    nv_put(y, 1, cols - 2, v->th.role[TH_DIM], line);
 }
 
 /* Up to max rows of text wrapped to cols - 2 from row *y, at column 1 (the presenter's
@@ -385,10 +440,10 @@ void notes_view_draw(struct notes_view *v)
         nv_put(3, 6, cols - 7, A_BOLD, v->st.title);
     }
     nv_hline(v, 4, cols);
-    /* The presenter's keys that work now, wrapped above this terminal's own. */
-    char keys[5][256];
-    int nk = nv_keys(v->st.keys, cols - 2, keys, rows >= 20 ? 4 : rows >= 16 ? 2 : 1);
-    int bottom = rows - 1 - nk;
+    /* The presenter's keys that work now on the last line, with `?` for the rest. */
+    char keys[320]; /* a line of 256 and the "? +N keys" */
+    nv_keys_line(v->st.keys, cols - 2, keys, sizeof keys);
+    int bottom = rows - 1;
     /* What the presenter says to the speaker alone (a prompt, a key's answer, an error) and
      * the backends' line, wrapped, as long as the note keeps three rows. */
     int y0 = 5, room = bottom - 2 - y0 - 3 - 1;
@@ -411,15 +466,16 @@ void notes_view_draw(struct notes_view *v)
     }
     if (y0 > 5) nv_hline(v, y0++, cols);
     nv_hline(v, bottom - 2, cols);
-    nv_note(v, y0, bottom - 2 - y0, cols);
+    if (v->keys_page)
+        nv_keys_page(v, y0, bottom - 2 - y0, cols);
+    else
+        nv_note(v, y0, bottom - 2 - y0, cols);
     nv_put(bottom - 1, 1, 6, v->th.role[TH_LABEL], "Next:");
     if (v->st.next[0])
         nv_put(bottom - 1, 7, cols - 8, A_BOLD, v->st.next);
     else
         nv_put(bottom - 1, 7, cols - 8, v->th.role[TH_DIM], "(this is the last slide)");
-    for (int i = 0; i < nk; i++)
-        nv_put(bottom + i, 1, cols - 2, v->th.role[TH_LABEL], keys[i]);
-    nv_here(v, rows - 1, cols);
+    nv_put(bottom, 1, cols - 2, v->th.role[TH_LABEL], keys);
     term_refresh();
 }
 
@@ -427,9 +483,14 @@ bool notes_view_key(struct notes_view *v, int ch)
 {
     enum ui_action act = keys_action_on(ch, KEYS_ON_NOTES);
     int page = v->body_h > 1 ? v->body_h - 1 : 1; /* a page keeps one line of the last */
+    bool was_page = v->keys_page;
+    v->keys_page = false; /* any key of this terminal gives the note back */
     switch (act) {
     case ACT_NOTES_QUIT:
         return true;
+    case ACT_NOTES_KEYS:
+        v->keys_page = !was_page;
+        return false;
     case ACT_NOTES_PAGE_DOWN:
         v->scroll += page;
         break;
@@ -525,8 +586,10 @@ void notes_view_show(struct notes_view *v, const struct notes_state *in)
     nv_reflow(st->note);
     nv_reflow(st->answer);
     if (!had || slide != st->slide || nslides != st->nslides || strcmp(lesson, st->lesson) ||
-        strcmp(title, st->title))
+        strcmp(title, st->title)) {
         v->scroll = 0;
+        v->keys_page = false; /* a new slide: its note */
+    }
     v->have = true;
 }
 
@@ -587,7 +650,7 @@ static void nv_loop(struct notes_view *v, const sigset_t *waitmask)
         if (rc < 0 && errno != EINTR) break;
         if (rc > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             int ch;
-            while ((ch = getch()) != ERR)
+            while ((ch = term_getch()) != ERR)
                 if (notes_view_key(v, ch)) quit = true;
             if ((fds[0].revents & (POLLHUP | POLLERR)) && !(fds[0].revents & POLLIN)) break;
         }

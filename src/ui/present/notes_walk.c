@@ -19,7 +19,18 @@
 
 #define NW_MAX_PAGES 3000
 
-enum nw_kind { NW_LOST, NW_UNMARKED, NW_FALSE_MARK, NW_KEYS, NW_RESET, NW_JUMP, NW_CUT, NW_N };
+enum nw_kind {
+    NW_LOST,
+    NW_UNMARKED,
+    NW_FALSE_MARK,
+    NW_KEYS,
+    NW_RESET,
+    NW_JUMP,
+    NW_CUT,
+    NW_CRAMPED,
+    NW_KEYLIST,
+    NW_N
+};
 
 /* One screen read back: the body's rows joined by '\n', and whether the rows around it
  * mark text below ("↓ more" with PgDn on its row) or above ("↑ more"). */
@@ -42,7 +53,8 @@ static void nw_log(struct nw *w, enum nw_kind k, const char *fmt, ...)
 {
     static const char *const names[NW_N] = {
         "words not reachable", "no mark", "false mark", "key",
-        "not reset",           "jumped",  "cut row"};
+        "not reset",           "jumped",  "cut row",    "cramped",
+        "presenter's keys"};
     w->found[k] = true;
     if (!w->log || w->logged >= w->max_log) return;
     w->logged++;
@@ -198,6 +210,52 @@ static void nw_keys(struct nw *w, struct notes_view *v, struct nw_page *pages, i
     nw_paging(w, v, pages, n, ' ', "Space");
 }
 
+/* Every key the presenter sent (its items, two spaces apart) is on the screen, on its line
+ * or on the page `?` shows; `?` again gives the note back as it was. */
+static void nw_keylist(struct nw *w, struct notes_view *v)
+{
+    struct nw_page before, list, after;
+    nw_draw(v, &before);
+    char *text[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        size_t len = 0;
+        FILE *f = open_memstream(&text[k], &len);
+        if (!f) util_fatal("notes walk: out of memory");
+        if (k == 1) {
+            notes_view_key(v, '?');
+            nw_draw(v, &list);
+        }
+        svg_write_text(stdscr, f);
+        fclose(f);
+    }
+    char *shown = nw_squeeze(text[0]), *paged = nw_squeeze(text[1]);
+    const char *p = w->st->keys;
+    while (*p) {
+        const char *e = strstr(p, "  ");
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char item[256];
+        snprintf(item, sizeof item, "%.*s", (int)(n < 255 ? n : 255), p);
+        char *si = nw_squeeze(item);
+        if (si[0] && !strstr(shown, si) && !strstr(paged, si))
+            nw_log(w, NW_KEYLIST, "\"%s\" neither on the screen nor behind ?", item);
+        free(si);
+        p += n;
+        while (*p == ' ')
+            p++;
+    }
+    notes_view_key(v, '?');
+    nw_draw(v, &after);
+    if (strcmp(before.body, after.body) != 0)
+        nw_log(w, NW_KEYLIST, "? twice did not give the note back as it was");
+    free(shown);
+    free(paged);
+    free(text[0]);
+    free(text[1]);
+    free(before.body);
+    free(list.body);
+    free(after.body);
+}
+
 /* One slide: shown after the previous one (left on its last page), read from the top one
  * line at a time, its marks, its keys, the clock's tick. Returns how many lines down its
  * last page is, plus one (1: the body fits one screen). */
@@ -243,6 +301,10 @@ static int nw_slide(struct nw *w, struct notes_view *v, const struct notes_state
     }
     nw_words(w, all);
     free(all);
+    /* the note has half the rows or more: the keys take one line, not the note's room */
+    if (pages[0].h * 2 < w->rows)
+        nw_log(w, NW_CRAMPED, "the note gets %d of %d rows", pages[0].h, w->rows);
+    nw_keylist(w, v);
     for (int k = 0; k < n; k++) {
         const struct {
             bool marked, more;
@@ -341,6 +403,8 @@ int notes_walk(const char *path, int cols, int rows, struct notes_walk_counts *c
         c->not_reset += w.found[NW_RESET];
         c->jumped += w.found[NW_JUMP];
         c->cut_rows += w.found[NW_CUT];
+        c->cramped += w.found[NW_CRAMPED];
+        c->keylist += w.found[NW_KEYLIST];
     }
     notes_view_free(v);
     svg_offscreen_close(&o);

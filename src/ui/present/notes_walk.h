@@ -13,7 +13,11 @@
  *   - the view follows the presenter: a new slide opens at the top of its notes (as a fresh
  *     view shows it), and the same slide sent again (the clock ticks every second) keeps the
  *     place the speaker scrolled to;
- *   - no row of the screen ends in "…" (a cut title, status or backend line).
+ *   - no row of the screen ends in "…" (a cut title, status or backend line);
+ *   - the note has the screen: its body gets half the rows or more (the keys take one
+ *     line, `?` shows them all);
+ *   - every key the presenter sent is on the screen, or on the page `?` shows, and `?`
+ *     again gives the note back where it was.
  * Used by tests/unit/test_notes_walk.c over the shipped deck and a lesson with long notes. */
 #ifndef COLLVIZ_UI_PRESENT_NOTES_WALK_H
 #define COLLVIZ_UI_PRESENT_NOTES_WALK_H
@@ -32,6 +36,8 @@ struct notes_walk_counts {
     long not_reset;  /* a new slide not opened at the top of its notes */
     long jumped;     /* the same slide sent again moved the view */
     long cut_rows;   /* a row ending in "…" */
+    long cramped;    /* the note's body got fewer than half the rows */
+    long keylist;    /* a presenter's key neither shown nor behind ?, or ? not undone */
 };
 
 /* Walk every slide of path (a lesson file or a folder) with the presenter and the notes
