@@ -275,6 +275,8 @@ static void json_ranks(cJSON *o, const char *key, const struct rec_log *V)
             cli_json_null(x, "device");
         cli_json_str(x, "busid", k->busid[0] ? k->busid : NULL);
         cli_json_str(x, "gpu", k->gpu[0] ? k->gpu : NULL);
+        int m = rec_rank_machine(V, r);
+        if (m > 0) cli_json_num(x, "machine", m);
     }
 }
 
@@ -793,8 +795,9 @@ static void text_one_comm(const struct rec_log *L)
         const struct rec_rank *k = &L->ranks[r];
         if (!k->known || (!k->host[0] && k->device < 0 && !k->busid[0])) continue;
         /* within 80 columns: what follows a long host name goes on to the next line */
-        char head[96], word[96];
-        snprintf(head, sizeof head, "rank %4d  %-20s", r, k->host[0] ? k->host : "?");
+        char head[112], word[96], node[96];
+        const char *host = rec_node_name(L, r, node, sizeof node);
+        snprintf(head, sizeof head, "rank %4d  %-20s", r, host[0] ? host : "?");
         struct cli_words w;
         cli_words_start(&w, head, 2);
         w.any = true;  /* the first word may wrap too */
@@ -885,6 +888,7 @@ static void nccl_text(const struct rec_log *L)
     int placed = 0; /* hosts that printed (each ran a process of the job) */
     for (int i = 0; L->ncomms <= 1 && i < L->nhostnames; i++)
         placed += L->host_lines[i] > 0 || rec_host_in_tests(L, i);
+    if (placed > 0) placed += L->machines_more; /* machines sharing a name (records.h) */
     if (L->ncomms <= 1 && nnodes >= 0)
         k = cv_cat(head, sizeof head, k, " on %d node%s", nnodes, nnodes == 1 ? "" : "s");
     else if (placed > 0) /* not every rank's host is known: the nodes seen are a floor */

@@ -1713,6 +1713,7 @@ static void device_process(struct rec_log *L, struct rec_rank *rk, const char *p
     if (v <= 0 || hid < 0) return;
     rk->list_pid = v;
     rk->list_host = hid + 1;
+    rk->list_no = L->dev_lists;
 }
 
 static bool device_line(struct rec_ctx *x, const char *p)
@@ -1742,6 +1743,7 @@ static bool device_line(struct rec_ctx *x, const char *p)
         /* a list goes on while device lines follow one another (another run's list
          * starting ends this one) */
         if (L->dev_unit >= 0 && L->dev_unit != ti) L->units[L->dev_unit].list_open = false;
+        if (L->dev_unit < 0) L->dev_lists++;
         L->dev_unit = ti;
         L->dev_line = x->line;
         u->list_open = true;
@@ -2257,20 +2259,62 @@ static void job_line(struct rec_log *L, const char *p)
     }
 }
 
+/* srun's tasks: -n/--ntasks, else -N/--nodes times --ntasks-per-node (one task a node
+ * when it is not said, as srun starts them); -1 when the line says neither. */
+static long srun_tasks(const char *m)
+{
+    long n = option_number(m, " --ntasks");
+    if (n < 0) n = option_number(m, " -n");
+    if (n > 0) return n;
+    long nodes = option_number(m, " --nodes");
+    if (nodes < 0) nodes = option_number(m, " -N");
+    long per = option_number(m, " --ntasks-per-node");
+    return nodes > 0 ? nodes * (per > 0 ? per : 1) : -1;
+}
+
+/* nccl-tests runs -g GPUs in each of -t threads of a process: the ranks a process runs,
+ * when line p (the launcher's, or the line its '\' continues onto) names an nccl-tests
+ * program. */
+static void command_per_proc(struct rec_log *L, const char *p)
+{
+    if (L->job.procs <= 0 || !strstr(p, "_perf")) return;
+    long g = option_number(p, " -g"), t = option_number(p, " -t");
+    L->job.per_proc = (int)((g > 0 ? g : 1) * (t > 0 ? t : 1));
+}
+
+/* Does line p end in a shell's line continuation ('\')? */
+static bool continues(const char *p)
+{
+    size_t n = strlen(p);
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\r'))
+        n--;
+    return n && p[n - 1] == '\\';
+}
+
 /* A command line that names the launcher: "mpirun --mca ...", "srun -l ...". */
 static void command_line(struct rec_log *L, const char *p)
 {
+    if (L->job.cmd_open) { /* the launcher's line goes on here */
+        L->job.cmd_open = continues(p);
+        if (!L->job.per_proc) command_per_proc(L, p);
+    }
     const char *m = strstr(p, "mpirun ");
     if (!m) m = strstr(p, "mpiexec ");
+    const char *sr = strstr(p, "srun ");
+    if (sr && sr != p && sr[-1] != ' ' && sr[-1] != '/') sr = NULL;
     if (m && (m == p || m[-1] == ' ' || m[-1] == '/') && L->job.procs < 0) {
         long np = option_number(m, " -np");
         if (np < 0) np = option_number(m, " -n");
         if (np > 0) L->job.procs = (int)np;
-        /* nccl-tests runs -g GPUs in each of -t threads of a process */
-        if (np > 0 && strstr(m, "_perf ")) {
-            long g = option_number(m, " -g"), t = option_number(m, " -t");
-            L->job.per_proc = (int)((g > 0 ? g : 1) * (t > 0 ? t : 1));
-        }
+        snprintf(L->job.procs_from, sizeof L->job.procs_from, "mpirun");
+        command_per_proc(L, m);
+        L->job.cmd_open = continues(m);
+    } else if (sr && L->job.procs < 0) {
+        long n = srun_tasks(sr);
+        if (n > 0 && n <= REC_MAX_RANKS) L->job.procs = (int)n;
+        snprintf(L->job.procs_from, sizeof L->job.procs_from, "srun");
+        command_per_proc(L, sr);
+        L->job.cmd_open = continues(sr);
     }
     if (L->launcher) return;
     if (m && (m == p || m[-1] == ' ' || m[-1] == '/')) {
@@ -2927,6 +2971,31 @@ static void warn_missing_channels(struct rec_log *L)
     }
 }
 
+/* A communicator counted as on its hosts (every rank placed) is on their machines: a host
+ * name several machines share counts each of them that holds a rank of it. */
+static void comm_machines(struct rec_log *L)
+{
+    if (!L->machines_more) return;
+    for (int c = 0; c < L->ncomms; c++) {
+        struct rec_facts *f = &L->comms[c];
+        if (f->nnodes < 0 || f->nnodes != f->nhosts) continue;
+        int more = 0;
+        for (int m = 1; m < 256; m++) {
+            int had = 0;
+            for (int h = 0; h < f->nhosts; h++) {
+                bool on = false;
+                for (int r = rec_facts_next(f, 0); r >= 0 && r < L->rank_slots && !on;
+                     r = rec_facts_next(f, r + 1))
+                    on = L->ranks[r].machine == m && L->ranks[r].list_host - 1 == f->hosts[h];
+                had += on;
+            }
+            if (!had) break;
+            more += had;
+        }
+        f->nnodes += more;
+    }
+}
+
 static void finish_comms(struct rec_log *L)
 {
     for (int u = 0; u < L->nunits; u++)
@@ -2936,6 +3005,7 @@ static void finish_comms(struct rec_log *L)
     L->blk_cap = 0;
     first_line_hosts(L);
     rec_comm_finish(L);
+    comm_machines(L);
     warn_missing_channels(L);
     if (L->rccl)
         snprintf(L->library, sizeof L->library, "RCCL");
@@ -3094,6 +3164,82 @@ static void tests_alone(struct rec_log *L)
     }
 }
 
+static uint64_t text_key(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
+
+/* Do ranks a and b name one GPU of one host name in one list of devices? */
+static bool same_gpu(const struct rec_rank *a, const struct rec_rank *b)
+{
+    return a->list_host == b->list_host && a->list_no == b->list_no && a->device == b->device &&
+           strcmp(a->busid, b->busid) == 0;
+}
+
+/* The process first on rank r's GPU (machine 0), 0 none. */
+static long first_on_bus(const struct rec_log *L, int r)
+{
+    for (int q = 0; q < r; q++)
+        if (L->ranks[q].machine == 0 && same_gpu(&L->ranks[q], &L->ranks[r]))
+            return L->ranks[q].list_pid;
+    return 0;
+}
+
+/* Machines that share a host name: a list of nccl-tests' devices puts each rank of one job
+ * in a process on a GPU (its device and bus id: a host that prints one bus id for several
+ * devices names no GPU by it); one GPU is in one machine, and NCCL refuses two ranks on one
+ * GPU, so two processes of one host name on one GPU are two machines. Each process takes
+ * the first machine of its name where no other process holds one of its GPUs; a host name
+ * with several is said, and each machine is a node. */
+static void split_machines(struct rec_log *L)
+{
+    struct rec_map taken = {0}, proc = {0}; /* (host, bus id, machine) -> pid; pid -> machine */
+    int top[64], tophost[64], ntop = 0;     /* host ids with a machine > 0, their most */
+    long pids[64][2];
+    for (int r = 0; r <= L->maxrank && r < L->rank_slots; r++) {
+        struct rec_rank *k = &L->ranks[r];
+        if (!k->list_pid || !k->busid[0]) continue;
+        uint64_t hb = (text_key(k->busid) ^ (uint64_t)k->list_host * 0x9e3779b97f4a7c15ULL ^
+                       (uint64_t)(k->device + 2) * 0xff51afd7ed558ccdULL) +
+                      (uint64_t)k->list_no * 0x100000000ULL;
+        uint64_t pk = ((uint64_t)k->list_pid * 0xc2b2ae3d27d4eb4fULL ^ (uint64_t)k->list_host) +
+                      (uint64_t)k->list_no * 0x100000000ULL;
+        int pid = (int)(k->list_pid & 0x7fffffff), m = rec_map_get(&proc, pk);
+        if (m < 0) {
+            m = 0;
+            for (int v;
+                 m < 255 && (v = rec_map_get(&taken, hb + (uint64_t)m)) >= 0 && v != pid;)
+                m++;
+            rec_map_put(&proc, pk, m);
+        }
+        if (rec_map_get(&taken, hb + (uint64_t)m) < 0)
+            rec_map_put(&taken, hb + (uint64_t)m, pid);
+        k->machine = m;
+        if (m == 0) continue;
+        int i = 0;
+        while (i < ntop && tophost[i] != k->list_host - 1)
+            i++;
+        if (i == ntop && ntop < 64) tophost[ntop] = k->list_host - 1, top[ntop] = 0, ntop++;
+        if (i < ntop && m > top[i]) {
+            top[i] = m;
+            pids[i][0] = first_on_bus(L, r);
+            pids[i][1] = k->list_pid;
+        }
+    }
+    rec_map_free(&taken);
+    rec_map_free(&proc);
+    for (int i = 0; i < ntop; i++) {
+        L->machines_more += top[i];
+        rec_warn(L,
+                 "%d machines named %s: one bus id in processes %ld and %ld (NCCL puts one "
+                 "rank on a GPU): read as %d nodes",
+                 top[i] + 1, rec_host_name(L, tophost[i]), pids[i][0], pids[i][1], top[i] + 1);
+    }
+}
+
 /* A P2P or SHM link joins two GPUs of one host: its line's host is its other end's too (as
  * each communicator's own picture places them, recview.c), so every view names one host for
  * a rank. */
@@ -3147,12 +3293,13 @@ void rec_finish(struct rec_log *L)
             L->ranks[r].device = -1;
         L->rank_slots = L->nranks;
     }
+    split_machines(L);
     place_peers(L);
     if (L->nranks > 0 && L->nnodes < 0) {
         bool all = true;
         for (int r = 0; r < L->nranks; r++)
             if (!L->ranks[r].host[0]) all = false;
-        if (all) L->nnodes = rec_hosts(L, NULL, 0);
+        if (all) L->nnodes = rec_hosts(L, NULL, 0) + L->machines_more;
     }
     for (int c = 0; c < REC_MAX_CHANNELS; c++)
         if (L->rings[c].order && L->nranks > 0 && L->rings[c].n != L->nranks)
@@ -3200,6 +3347,25 @@ int rec_ring_crossings(const struct rec_log *L, int channel)
         if (strcmp(a, b) != 0) x++;
     }
     return x;
+}
+
+int rec_rank_machine(const struct rec_log *L, int r)
+{
+    if (!L->machines_more || r < 0 || r >= L->rank_slots || !L->ranks[r].list_host) return 0;
+    const struct rec_rank *k = &L->ranks[r];
+    if (k->machine > 0) return k->machine + 1;
+    for (int q = 0; q <= L->maxrank && q < L->rank_slots; q++) /* is its name shared? */
+        if (L->ranks[q].machine > 0 && L->ranks[q].list_host == k->list_host) return 1;
+    return 0;
+}
+
+const char *rec_node_name(const struct rec_log *L, int r, char *buf, size_t n)
+{
+    if (r < 0 || r >= L->rank_slots || !L->ranks[r].host[0]) return "";
+    int m = rec_rank_machine(L, r);
+    if (m == 0) return L->ranks[r].host;
+    snprintf(buf, n, "%s (machine %d)", L->ranks[r].host, m);
+    return buf;
 }
 
 int rec_hosts(const struct rec_log *L, const char **out, int max)

@@ -76,6 +76,9 @@ struct rec_rank {
     char gpu[64];  /* "NVIDIA H800" (nccl-tests' device lines) */
     long list_pid; /* the process an nccl-tests device line puts it in, 0 none */
     int list_host; /* that line's host id + 1, 0 none */
+    int list_no;   /* which list of devices that line is in (1, 2, ...) */
+    int machine;   /* which machine of its host name: 0, or k when the record proves k
+                      others share the name (one bus id in two processes, rec_finish) */
 };
 
 struct rec_link {
@@ -216,8 +219,10 @@ struct rec_graph {
 struct rec_job {
     int world;           /* the world size (ranks), -1 unknown */
     char world_from[16]; /* what said it: "vLLM" ("rank N in world size W ...") */
-    int procs;           /* processes started: mpirun's -np, -1 unknown (nccl-tests' -g
-                            runs several ranks in one) */
+    int procs;           /* processes started: mpirun's -np, srun's tasks, -1 unknown
+                            (nccl-tests' -g runs several ranks in one) */
+    char procs_from[8];  /* the launcher that said procs: "mpirun", "srun" */
+    bool cmd_open;       /* the command line before ended in '\': this one goes on with it */
     int tp, pp, dp;      /* vLLM's "assigned as DP rank a, PP rank b, TP rank c": largest + 1,
                             0 when never said */
     int per_proc;        /* ranks a process of nccl-tests runs (its -g times its -t), 0 when
@@ -286,6 +291,7 @@ struct rec_log {
     int nranks;             /* -1 unknown */
     bool nranks_floor;      /* nranks is only the largest rank named + 1: "at least" */
     int nnodes;             /* said by a comm line; -1 unknown */
+    int machines_more;      /* machines past one a host name (their ranks' machine > 0) */
     struct rec_rank *ranks; /* rank_slots of them: at least maxrank + 1 and nranks */
     int rank_slots;
     int maxrank; /* the highest rank any line named, -1 none */
@@ -331,6 +337,7 @@ struct rec_log {
     int unit;              /* its unit, -1 none */
     bool tests_hashless;   /* nccl-tests' lines without '#' seen */
     int dev_unit;          /* the unit of the list of devices being read, -1 none */
+    int dev_lists;         /* lists of devices begun */
     long dev_line;         /* the line of its latest device line */
     bool wrap_open;        /* the line before was an opening "(" alone */
     int last_pattern;      /* GRAPH: a pattern was read (its index), -1 none */
@@ -356,6 +363,13 @@ void rec_finish(struct rec_log *L);
 /* A channel's ring as hosts: how many of its hops cross from one host to another; -1 when a
  * rank's host is unknown. */
 int rec_ring_crossings(const struct rec_log *L, int channel);
+/* Rank r's node as every view names it: its host, and where the record proves several
+ * machines share that name (records.h: machine), which one ("user (machine 2)"); "" when
+ * its host is unknown. */
+const char *rec_node_name(const struct rec_log *L, int r, char *buf, size_t n);
+/* The machine of rank r among those of its host name, 1-based; 0 when its name is one
+ * machine's (or unknown). */
+int rec_rank_machine(const struct rec_log *L, int r);
 /* The hosts in rank order (first appearance), into out[max]; returns how many (out NULL:
  * counts them all). */
 int rec_hosts(const struct rec_log *L, const char **out, int max);

@@ -139,7 +139,10 @@ static void job_sentence(struct rec_jobsay *J)
     char *s = J->sentence, where[48];
     s[0] = '\0';
     if (J->world > 0) say(s, "world size %d (%s says so)", J->world, J->world_from);
-    if (J->procs > 0) say(s, "%smpirun -np %d", s[0] ? "; " : "", J->procs);
+    if (J->procs > 0 && strcmp(J->procs_from, "srun") == 0)
+        say(s, "%ssrun: %d tasks", s[0] ? "; " : "", J->procs);
+    else if (J->procs > 0)
+        say(s, "%smpirun -np %d", s[0] ? "; " : "", J->procs);
     for (int i = 0; i < J->ngroups; i++) {
         const struct rec_group *g = &J->groups[i];
         say(s, "%s", s[0] ? "; " : "");
@@ -164,9 +167,10 @@ void rec_say_job(const struct rec_log *L, struct rec_jobsay *J)
     memset(J, 0, sizeof *J);
     J->world = L->job.world;
     J->world_from = L->job.world > 0 ? L->job.world_from : NULL;
-    if (J->world <= 0 && (J->world = rec_launch_ranks(L)) > 0)
-        J->world_from = "mpirun -np"; /* with the rows' busbw */
+    if (J->world <= 0 && (J->world = rec_launch_ranks(L)) > 0) /* with the rows' busbw */
+        J->world_from = strcmp(L->job.procs_from, "srun") == 0 ? "srun" : "mpirun -np";
     J->procs = L->job.procs;
+    J->procs_from = L->job.procs_from;
     for (int c = 0; c < L->ncomms; c++) {
         const struct rec_facts *f = &L->comms[c];
         if (f->nranks < 0 && f->nnodes < 0 && !f->id[0]) continue; /* nothing to count */

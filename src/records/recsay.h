@@ -36,7 +36,8 @@ struct rec_group {
 struct rec_jobsay {
     int world;              /* ranks, -1 unknown */
     const char *world_from; /* what says so ("vLLM"), NULL */
-    int procs;              /* mpirun's -np, -1 */
+    int procs;              /* mpirun's -np, srun's tasks, -1 */
+    const char *procs_from; /* "mpirun", "srun" */
     struct rec_group groups[REC_SAY_GROUPS];
     int ngroups;
     char sentence[REC_SAY_LEN]; /* "world size 16 (vLLM says so); TP 8 x 2, ..." */

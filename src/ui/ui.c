@@ -244,7 +244,7 @@ static void ui_loop(struct app *a, const sigset_t *waitmask)
         if (term_signal) break;
         if (rc < 0 || (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             int ch;
-            while (!quit && (ch = getch()) != ERR) {
+            while (!quit && (ch = term_getch()) != ERR) {
                 ui_handle_key(a, ch, &quit);
                 dirty = true;
             }

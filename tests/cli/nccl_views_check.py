@@ -11,6 +11,13 @@ list of records:
              communicator holding the list; the text's rank lines say the JSON's hosts; a
              P2P/SHM link line places both its ranks on its line's host, in the JSON as on
              the screen.
+  machines   two processes of one host name on one GPU (a device line's bus id) are two
+             machines (NCCL puts one rank on a GPU): as many nodes as the name has machines
+             (the text's first line, the JSON's nnodes), a warning "K machines named HOST",
+             and the JSON's ranks of those processes in different machines.
+  launcher   a job's processes as its launcher's command line starts them, whichever the
+             launcher: mpirun's -np/-n, srun's -n/--ntasks or -N/--nodes times
+             --ntasks-per-node (one a node when not said): the JSON's job.processes.
   channels   a communicator that states N channels ("Channel 00/04 :") and prints ring-order
              lines for some of them: the others are said, "channels 2 of 0-3 have no ring
              line (cut?)", exactly those.
@@ -97,6 +104,82 @@ def check_channels(name, lines, j, fail):
              (sorted(missing), n, said))
 
 
+BUS = re.compile(r"Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(-?\d+)\s+\[(0x[0-9a-fA-F]+)\]")
+
+
+def check_machines(lines, j, text, fail):
+    on_bus = {}  # (host, device, bus id) -> {pid: rank}, of the first list of devices
+    seen, started = set(), False
+    for ln in lines:
+        m = BUS.search(ln)
+        if not m:
+            if started and ln.strip():
+                break  # the first list ends at its first other line
+            continue
+        started = True
+        if int(m.group(1)) in seen:
+            return  # a rank claimed twice: separate runs, no job to prove machines by
+        seen.add(int(m.group(1)))
+        on_bus.setdefault((m.group(3), m.group(5), m.group(4)), {}).setdefault(
+            int(m.group(2)), int(m.group(1)))
+    most = {}
+    for (host, _, _), procs in on_bus.items():
+        most[host] = max(most.get(host, 1), len(procs))
+    top = {k["rank"]: k for k in j.get("ranks", [])}
+    for host, k in most.items():
+        if k < 2:
+            continue
+        if not any(re.search(r"\b%d machines named %s\b" % (k, re.escape(host)), w["message"])
+                   for w in j.get("warnings", [])):
+            fail("machines", "%d machines named %s: no warning says so" % (k, host))
+        m = re.search(r"on\s+(?:at\s+least\s+)?(\d+)\s+nodes?", " ".join(text[:2]))
+        if (j.get("nnodes") or 0) < k and (not m or int(m.group(1)) < k):
+            fail("machines", "%d machines named %s: nnodes %s, the text %r" %
+                 (k, host, j.get("nnodes"), text[:2]))
+        for (h, _, _), procs in on_bus.items():
+            ranks = list(procs.values())
+            if h != host or len(ranks) < 2:
+                continue
+            ms = [top.get(r, {}).get("machine") for r in ranks]
+            if None in ms or len(set(ms)) != len(ms):
+                fail("machines", "ranks %s share a GPU of %s: machines %s" % (ranks, host, ms))
+
+
+def opt(words, names):
+    """The number after one of the option names ("-n 8", "--ntasks=8"), None."""
+    for i, w in enumerate(words):
+        k, eq, v = w.partition("=")
+        if k in names:
+            v = v if eq else (words[i + 1] if i + 1 < len(words) else "")
+            if v.isdigit() and int(v) > 0:
+                return int(v)
+    return None
+
+
+def check_launcher(lines, j, fail):
+    want = None
+    for ln in lines:
+        words = ln.split()
+        for i, w in enumerate(words):
+            base = w.rsplit("/", 1)[-1]
+            if base in ("mpirun", "mpiexec"):
+                want = opt(words[i:], ("-np", "-n"))
+            elif base == "srun":
+                rest = words[i:]
+                want = opt(rest, ("-n", "--ntasks"))
+                nodes = opt(rest, ("-N", "--nodes"))
+                if want is None and nodes:
+                    want = nodes * (opt(rest, ("--ntasks-per-node",)) or 1)
+            else:
+                continue
+            break
+        if want is not None:
+            break
+    got = (j.get("job") or {}).get("processes")
+    if want is not None and got != want:
+        fail("launcher", "the launcher starts %d processes; the JSON's job says %s" % (want, got))
+
+
 def comm_ranks(c):
     return {k["rank"]: k for k in c.get("ranks", [])}
 
@@ -108,6 +191,8 @@ def check(name, record, j, text, fails):
 
     comms = j.get("communicators", [])
     check_channels(name, lines, j, fail)
+    check_machines(lines, j, text, fail)
+    check_launcher(lines, j, fail)
     # one-host: the top-level ranks are the main communicator's own
     main = j.get("rings_of")
     top = {k["rank"]: k.get("host") for k in j.get("ranks", [])}

@@ -7,7 +7,9 @@ usage: fake_term.py [--reply sync|da1|none] [--size COLSxROWS] [--wait TEXT]
                     [--keys "K K ..."] [--end q|TERM] [--raw FILE] -- COMMAND...
 
 --reply: sync answers DECRQM for mode 2026 with "reset" (supported) and then DA1; da1 answers
-only DA1, as tmux 3.3a does; none answers nothing at all. Keys: a word from KEYS below or a
+only DA1, as tmux 3.3a does; none answers nothing at all; late answers as sync does, but
+0.8 s after the question (a slow link, or a loaded machine's tmux), once the program has
+stopped waiting for it. Keys: a word from KEYS below or a
 single character; after each the terminal waits for the frame it draws (output, then 0.15 s
 without more; 5 s at most).
 --end q presses q, TERM sends SIGTERM (to the command under strace, not to strace). Prints one line of key=value facts: asked (the
@@ -26,9 +28,11 @@ import termios
 import fcntl
 import time
 
-KEYS = {"SPACE": b" ", "RIGHT": b"\x1bOC", "LEFT": b"\x1bOD", "PGDN": b"\x1b[6~"}
+KEYS = {"SPACE": b" ", "RIGHT": b"\x1bOC", "LEFT": b"\x1bOD", "PGDN": b"\x1b[6~", "ENTER": b"\r"}
 ASK = b"\x1b[?2026$p"
-REPLIES = {"sync": b"\x1b[?2026;2$y\x1b[?62;22c", "da1": b"\x1b[?62;22c", "none": b""}
+REPLIES = {"sync": b"\x1b[?2026;2$y\x1b[?62;22c", "da1": b"\x1b[?62;22c", "none": b"",
+           "late": b"\x1b[?2026;2$y\x1b[?62;22c"}
+LATE_S = 0.8  # --reply late: the answer comes this long after the question
 
 
 def innermost(pid):
@@ -74,17 +78,21 @@ def main():
     facts = {"asked": 0, "ask_to_text_s": -1.0, "keys": 0}
     t_ask = None
     answered = False
+    pending = b""  # an answer not yet given (--reply late)
 
     def pump(seconds, until=None, quiet=None):
         """Reads the output for up to seconds; stops early once until() is true or the
         output has been quiet for `quiet` seconds. Answers the question once."""
-        nonlocal t_ask, answered
+        nonlocal t_ask, answered, pending
         end = time.monotonic() + seconds
         last = time.monotonic()
         while time.monotonic() < end:
+            if pending and time.monotonic() - t_ask >= LATE_S:
+                os.write(master, pending)
+                pending = b""
             if until and until():
                 return True
-            if quiet is not None and time.monotonic() - last >= quiet:
+            if quiet is not None and not pending and time.monotonic() - last >= quiet:
                 return True
             r, _, _ = select.select([master], [], [], 0.05)
             if not r:
@@ -103,7 +111,9 @@ def main():
                 answered = True
                 t_ask = time.monotonic()
                 facts["asked"] = 1
-                if REPLIES[opts["--reply"]]:
+                if opts["--reply"] == "late":
+                    pending = REPLIES["late"]
+                elif REPLIES[opts["--reply"]]:
                     os.write(master, REPLIES[opts["--reply"]])
         return until() if until else False
 

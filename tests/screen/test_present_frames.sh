@@ -7,8 +7,8 @@
 # write holds either mark, and start-up goes on (the question's wait is 0.3 s; a silent
 # terminal must not hold the screen back for seconds). Each key makes at most one write,
 # and so does each second of the clock: writes <= keys + 2 per second + 3 (curses' own
-# line-by-line output made about 40 per step). Quitting with q or SIGTERM restores the
-# terminal's modes.
+# line-by-line output made about 40 per step). An answer that comes after the wait is not
+# read as keys. Quitting with q or SIGTERM restores the terminal's modes.
 set -u
 if [ $# -lt 1 ] || [ ! -x "$1" ]; then
     echo "usage: $0 path/to/collviz [path/to/asan/collviz]" >&2
@@ -37,12 +37,12 @@ fail() {
 fact() { tr ' ' '\n' <<<"$2" | sed -n "s/^$1=//p"; }
 
 # run NAME BIN REPLY WAIT KEYS END -- ARGS...: the terminal's and the log's facts in $term
-# and $log
+# and $log, every byte written in $tmp/NAME.raw
 run() {
     local name=$1 bin=$2 reply=$3 wait=$4 keys=$5 end=$6
     shift 7
     term=$(python3 "$HERE/fake_term.py" --reply "$reply" --wait "$wait" --keys "$keys" \
-        --end "$end" -- strace -f -qq -ttt -y -xx -s 1000000 -e trace=write -e signal=none \
+        --end "$end" --raw "$tmp/$name.raw" -- strace -f -qq -ttt -y -xx -s 1000000 -e trace=write -e signal=none \
         -o "$tmp/$name.log" "$bin" "$@")
     log=$(python3 "$HERE/frame_writes.py" "$tmp/$name.log")
     echo "$name: $term; $log"
@@ -80,6 +80,22 @@ bounds none 2
 [ "$(fact marks "$log")" = 0 ] || fail "none: synchronized output used without an answer"
 awk -v t="$(fact ask_to_text_s "$term")" 'BEGIN { exit !(t >= 0 && t < 3) }' ||
     fail "none: $(fact ask_to_text_s "$term") s from the question to the first slide (the wait is 0.3 s)"
+
+# A terminal that answers after the wait (a slow link, a loaded machine's tmux): its answer,
+# ESC [ ? 2026 ; 2 $ y ESC [ ? 62 ; 22 c, is not taken for keys (its digits chose the
+# scatter on the room's screen; its [ halved the player's 64 MiB), and the keys after it
+# still act (curses writes only what changed: what is looked for in the bytes is new text).
+run late "$1" late "slide 2/4" "g 9 ENTER" q -- $PRES
+[ "$(fact exit "$term")" = 0 ] || fail "late: exit $(fact exit "$term")"
+[ "$(fact marks "$log")" = 0 ] || fail "late: synchronized output used on an answer that came too late"
+grep -aqF "no slide 9 (1..4)" "$tmp/late.raw" || fail "late: g 9 Enter after the late answer did not act"
+other=$(grep -aoE "(^|[^-])(broadcast|scatter|gather|reduce|all-gather|reduce-scatter|all-to-all) · algo=" "$tmp/late.raw")
+[ -z "$other" ] || fail "late: the answer chose another collective: $other"
+run late_player "$1" late "step 0/" "b" q -- --backend cpu --no-measure
+grep -aqF "backends and hardware" "$tmp/late_player.raw" ||
+    fail "late_player: b after the late answer did not open the backends"
+sizes=$(grep -aoE "[0-9]+ MiB" "$tmp/late_player.raw" | sort -u | tr '\n' ' ')
+[ "$sizes" = "64 MiB " ] || fail "late_player: the answer changed the size: $sizes(want 64 MiB alone)"
 
 # SIGTERM: the terminal is restored and the program dies of the signal.
 run term "$1" sync "slide 2/4" "SPACE" TERM -- $PRES

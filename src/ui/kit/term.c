@@ -162,6 +162,46 @@ static bool term_ask_sync(void)
     return term_sync_reply(buf);
 }
 
+int term_reply_len(const int *s, int n)
+{
+    static const int head[] = {27, '[', '?'};
+    for (int i = 0; i < 3; i++) {
+        if (i >= n) return -1;
+        if (s[i] != head[i]) return 0;
+    }
+    int i = 3;
+    while (i < n && ((s[i] >= '0' && s[i] <= '9') || s[i] == ';'))
+        i++;
+    if (i == n) return -1;
+    if (i == 3) return 0; /* no parameter: not an answer */
+    if (s[i] == 'c') return i + 1;
+    if (s[i] != '$') return 0;
+    if (i + 1 == n) return -1;
+    return s[i + 1] == 'y' ? i + 2 : 0;
+}
+
+/* An answer longer than this is not one of the terminal's (and is given back as keys). */
+#define TERM_REPLY_MAX 64
+
+int term_getch(void)
+{
+    for (;;) {
+        int s[TERM_REPLY_MAX], n = 0, r = 0;
+        s[n++] = getch();
+        if (s[0] != 27) return s[0];
+        /* what follows an Esc arrives with it (curses waits ESCDELAY for the rest) */
+        while ((r = term_reply_len(s, n)) < 0 && n < TERM_REPLY_MAX) {
+            int c = getch();
+            if (c == ERR) break;
+            s[n++] = c;
+        }
+        if (r > 0) continue; /* the terminal's answer: not a key */
+        while (n > 1)
+            ungetch(s[--n]); /* the rest, for the next calls, in order */
+        return 27;
+    }
+}
+
 /* curses' output on a descriptor of its own, and the memory file for the frames. */
 static FILE *term_open_out(void)
 {

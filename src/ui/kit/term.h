@@ -39,6 +39,15 @@ bool term_have_tty(const char *who);
  * most 0.3 s where nothing answers) and drops the keys typed meanwhile. NULL when the
  * terminal cannot be driven (the fatal hook stays installed; term_end(NULL) removes it). */
 SCREEN *term_start(void);
+/* The next key, as getch() gives it, with the terminal's answers to term_start's questions
+ * left out: an answer that comes after the wait (a slow link, a loaded machine) reaches
+ * curses as keys, "ESC [ ? 6 2 ; 2 2 c", whose ? opened the help and whose digits chose
+ * collectives. ERR when no key is waiting. Use instead of getch(). */
+int term_getch(void);
+/* The length of the terminal's answer at the start of the n characters s (as getch gives
+ * them): DA1's "CSI ? Ps ; ... c" or DECRPM's "CSI ? Ps ; Ps $ y"; 0 when s does not start
+ * one, -1 when s is the start of one, cut short. */
+int term_reply_len(const int *s, int n);
 /* Whether the terminal answered that it has synchronized output (mode 2026 set or reset). */
 bool term_has_sync(void);
 /* True when s holds a DECRQM reply for mode 2026 that says the terminal has it: "CSI ? 2026

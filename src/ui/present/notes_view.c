@@ -650,7 +650,7 @@ static void nv_loop(struct notes_view *v, const sigset_t *waitmask)
         if (rc < 0 && errno != EINTR) break;
         if (rc > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             int ch;
-            while ((ch = getch()) != ERR)
+            while ((ch = term_getch()) != ERR)
                 if (notes_view_key(v, ch)) quit = true;
             if ((fds[0].revents & (POLLHUP | POLLERR)) && !(fds[0].revents & POLLIN)) break;
         }

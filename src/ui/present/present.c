@@ -1710,7 +1710,7 @@ static void pres_loop(struct pres *p, const sigset_t *waitmask)
         if (rc < 0 && errno != EINTR) break;
         if (rc > 0 && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
             int ch;
-            while (!quit && (ch = getch()) != ERR)
+            while (!quit && (ch = term_getch()) != ERR)
                 pres_key(p, ch, &quit);
             pres_save(p, now_s());
             if ((fds[0].revents & (POLLHUP | POLLERR)) && !(fds[0].revents & POLLIN)) break;

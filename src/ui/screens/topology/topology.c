@@ -568,10 +568,9 @@ static void topo_tree(const struct app *a, struct rect r, int ch)
         return;
     }
     struct styled_lines p = {.n = 0};
+    char caption[200]; /* what is drawn: chains, mirrored halves, ... (topotext.h) */
     styled_wrapped_max(&p, a->th.role[TH_DIM], r.w,
-                       "NCCL's double binary tree: the second half of its channels runs the "
-                       "mirrored tree, so a rank that is a leaf in one is inside the other.",
-                       2);
+                       topo_tree_caption(topo_shown(a), ch, other, caption, sizeof caption), 2);
     y += styled_draw(&p, 0, (struct rect){y, r.x, 2, r.w});
     int half = r.w / 2, cols = other >= 0 && half >= 30 ? 2 : 1;
     int cw = cols == 2 ? half - 1 : r.w, rows = r.y + r.h - y - 1;

@@ -101,7 +101,11 @@ int topo_groups(const struct rec_log *L, struct topo_group *g, int max)
     bool gpu_differs[TOPO_MAX_GROUPS] = {false};
     if (max > TOPO_MAX_GROUPS) max = TOPO_MAX_GROUPS;
     for (int r = 0; r < n; r++) {
-        struct topo_group *p = topo_group_of(g, &ng, max, topo_host(L, r), &unknown);
+        /* a node is its host, or one machine of a host name several share (records.h) */
+        char node[96];
+        const char *h =
+            L->machines_more ? rec_node_name(L, r, node, sizeof node) : topo_host(L, r);
+        struct topo_group *p = topo_group_of(g, &ng, max, h && h[0] ? h : NULL, &unknown);
         if (!p) break;
         if (p->n == TOPO_GROUP_RANKS) {
             p->more++;
@@ -178,6 +182,49 @@ int topo_tree_partner(const struct rec_log *L, int ch)
         }
     if (at < 0 || n < 2) return -1;
     return with[(at + n / 2) % n];
+}
+
+/* Does channel ch's tree give some rank two children or more? */
+static bool tree_branches(const struct rec_log *L, int ch)
+{
+    const struct rec_tree *t = &L->trees[ch];
+    for (int r = 0; r < t->n; r++)
+        if (t->node[r].set && t->node[r].ndown > 1) return true;
+    return false;
+}
+
+/* How many ranks of both trees a and b have another parent in b than in a. */
+static int tree_moved(const struct rec_log *L, int a, int b)
+{
+    const struct rec_tree *x = &L->trees[a], *y = &L->trees[b];
+    int n = 0;
+    for (int r = 0; r < x->n && r < y->n; r++)
+        n += x->node[r].set && y->node[r].set && x->node[r].up != y->node[r].up;
+    return n;
+}
+
+const char *topo_tree_caption(const struct rec_log *L, int ch, int other, char *buf, size_t n)
+{
+    bool br = tree_branches(L, ch) || (other >= 0 && tree_branches(L, other));
+    int moved = other >= 0 ? tree_moved(L, ch, other) : 0;
+    if (!br)
+        snprintf(buf, n,
+                 "%s: no rank has two children (within a node NCCL's tree is a chain; a "
+                 "reduction walks up it, a broadcast down).",
+                 other >= 0 ? "Both trees are chains" : "The tree is a chain");
+    else if (moved > 0)
+        snprintf(buf, n,
+                 "NCCL's double binary tree: channel %d runs the other tree of the pair, "
+                 "where %d rank%s ha%s another parent than in channel %d.",
+                 other, moved, moved == 1 ? "" : "s", moved == 1 ? "s" : "ve", ch);
+    else if (other >= 0)
+        snprintf(buf, n,
+                 "Channels %d and %d carry the same tree: each rank's parent (up) and "
+                 "children (down).",
+                 ch, other);
+    else
+        snprintf(buf, n, "Channel %d's tree: each rank's parent (up) and children (down).", ch);
+    return buf;
 }
 
 int topo_plot_col(double size, double lo, double hi, int w)

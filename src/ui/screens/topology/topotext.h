@@ -69,6 +69,11 @@ int topo_tree_lines(const struct rec_log *L, int ch, int from, char (*lines)[80]
  * partner is (ch + n/2) mod n over the n channels with a tree; -1 when ch has no tree or
  * n < 2. */
 int topo_tree_partner(const struct rec_log *L, int ch);
+/* What the trees drawn for channel ch (and its other half, other; -1 none) are, in a
+ * sentence into buf[n]: chains (no rank with two children: within a node NCCL's tree is
+ * a chain), the two trees of NCCL's double binary tree (ranks with another parent in the
+ * other half, counted), two halves alike, or a tree by its parents and children. */
+const char *topo_tree_caption(const struct rec_log *L, int ch, int other, char *buf, size_t n);
 
 /* The nccl-tests plot's axes: the column (0..w-1) of size S on a log2 axis from lo to hi
  * (lo < hi; a size outside is clamped), and the row from the bottom (0..h-1) of a busbw v
