@@ -182,6 +182,21 @@ static void check_stops(const struct lesson *L, struct lesson_errors *errs)
     }
 }
 
+/* A bandwidth answer's variants must stay within a link: one of its where: conditions
+ * names `answer`. Other answers need no bound. */
+static bool answer_bounded(const struct lesson_exercise *x)
+{
+    enum ex_dim dim = DIM_NONE;
+    if (ex_unit_lookup(x->units, &dim, NULL, NULL) != CV_OK || dim != DIM_BANDWIDTH)
+        return true;
+    for (size_t w = 0; w < x->nwhere; w++)
+        for (const char *p = strstr(x->where[w], "answer"); p; p = strstr(p + 1, "answer"))
+            if ((p == x->where[w] || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+                !(isalnum((unsigned char)p[6]) || p[6] == '_'))
+                return true;
+    return false;
+}
+
 /* Seeds 1..CHECK_VARIANTS of every exercise with variants: each must be drawn and meet its
  * constraints (ex_variant_check). One error per exercise, at its first bad seed. */
 static void check_variants(const struct lesson *L, struct lesson_errors *errs)
@@ -191,6 +206,15 @@ static void check_variants(const struct lesson *L, struct lesson_errors *errs)
         for (size_t e = 0; e < L->slides[s].nex; e++) {
             const struct lesson_exercise *x = &L->slides[s].ex[e];
             if (!ex_has_variants(x)) continue;
+            if (!answer_bounded(x)) {
+                char msg[600];
+                snprintf(msg, sizeof msg,
+                         "%s:%d: exercise %s: its variants' bandwidth is unbounded: add a "
+                         "where: on answer (answer <= 900, NVLink's GB/s each way, or the "
+                         "fastest link the lesson speaks of)",
+                         L->path, x->line, x->id);
+                push_msg(errs, msg);
+            }
             for (uint64_t seed = 1; seed <= CHECK_VARIANTS; seed++) {
                 struct ex_variant v;
                 char err[300], msg[800];
@@ -551,7 +575,8 @@ static int lesson_check(int argc, char **argv)
         "exercises run on their scene), ids unique across all the lessons named, and\n"
         "every key the narration tells the student to press bound by the player there,\n"
         "and 200 variants of every exercise with variants (each within its constraints,\n"
-        "with a finite answer, a whole number where the exercise says integer: yes).\n"
+        "with a finite answer, a whole number where the exercise says integer: yes, not\n"
+        "the lecture's answer; a bandwidth answer bounded by a where: on answer).\n"
         "Warns where a slide's title or narration shows the answer of its own exercise\n"
         "or of an exercise on a later slide of the lesson or of a later lesson named\n"
         "with it, where a later lesson asks again what an exercise answered, where a\n"
@@ -780,7 +805,7 @@ static void show_text(const struct lesson *L, bool notes)
             cv_printf_safe("  exercise %s (%s): %s\n", x->id, lesson_ex_type_name(x->type),
                            prompt);
             free(prompt);
-            if (x->type == LEX_NUMBER) {
+            if (ex_answer_form(x) == EX_ANSWER_NUMBER) {
                 ex_format_number(x->answer, num, sizeof num);
                 cv_printf_safe("    answer: %s %s\n", num, x->units);
             }
@@ -864,7 +889,7 @@ static int lesson_variant(int argc, char **argv)
     if (!e) {
         rc = cli_usage_error("no exercise '%s' in the lessons of %s%s", id, dir,
                              errs.n ? " (some have errors: collviz lesson check)" : "");
-    } else if (e->type != LEX_NUMBER) {
+    } else if (!ex_type((int)e->type)->variants) {
         rc =
             cli_usage_error("exercise %s is a %s exercise: only number exercises have variants",
                             id, lesson_ex_type_name(e->type));
@@ -972,15 +997,16 @@ static int lesson_grade(int argc, char **argv)
     if (!e) {
         rc = cli_usage_error("no exercise '%s' in the lessons of %s%s", id, dir,
                              errs.n ? " (some have errors: collviz lesson check)" : "");
-    } else if (o.seed && e->type != LEX_NUMBER) {
+    } else if (o.seed && !ex_type((int)e->type)->variants) {
         rc = cli_usage_error("exercise %s is a %s exercise: only number exercises have "
                              "variants (--seed)",
                              id, lesson_ex_type_name(e->type));
-    } else if (e->type == LEX_NUMBER && ex_variant(e, o.seed, &v, err, sizeof err) != CV_OK) {
+    } else if (ex_type((int)e->type)->variants &&
+               ex_variant(e, o.seed, &v, err, sizeof err) != CV_OK) {
         rc = cli_usage_error("%s --seed %llu: %s", id, (unsigned long long)o.seed, err);
     } else {
         struct ex_grade g;
-        ex_grade(e, e->type == LEX_NUMBER ? &v : NULL, answer, &g);
+        ex_grade(e, ex_type((int)e->type)->variants ? &v : NULL, answer, &g);
         if (g.verdict == EX_WRONG_UNIT) snprintf(g.diagnosis, sizeof g.diagnosis, "wrong-unit");
         if (o.json) {
             cJSON *j = cJSON_CreateObject();

@@ -324,6 +324,27 @@ static bool is_whole(double x)
     return isfinite(x) && fabs(x - round(x)) <= 1e-9 * fmax(1.0, fabs(x));
 }
 
+int ex_where_eval(const struct lesson_exercise *ex, size_t w, const double *vals, bool *holds,
+                  char *err, size_t errlen)
+{
+    const char *names[LESSON_MAX_PARAMS + 1];
+    double v[LESSON_MAX_PARAMS + 1];
+    size_t n = var_names(ex, names);
+    memcpy(v, vals, n * sizeof *v);
+    char e2[8];
+    if (ex_formula_eval(ex->formula, names, vals, n, &v[n], e2, sizeof e2) != CV_OK)
+        v[n] = NAN; /* no answer here: a condition on it does not hold */
+    names[n] = "answer";
+    return ex_condition_eval(ex->where[w], names, v, n + 1, holds, err, errlen);
+}
+
+bool ex_lecture_answer(const struct lesson_exercise *ex, double answer)
+{
+    if (ex->integer) return answer == ex->answer;
+    double tol = fmax(ex->tolerance, 0.001);
+    return fabs(answer - ex->answer) <= 2 * tol * fmax(fabs(answer), fabs(ex->answer));
+}
+
 /* The answer at vals, and whether vals meet the exercise's where: conditions and integer
  * answer. CV_EINVAL (message) when not. */
 static int variant_eval(const struct lesson_exercise *ex, const double *vals, double *out,
@@ -333,7 +354,7 @@ static int variant_eval(const struct lesson_exercise *ex, const double *vals, do
     size_t n = var_names(ex, names);
     for (size_t w = 0; w < ex->nwhere; w++) {
         bool ok = false;
-        int rc = ex_condition_eval(ex->where[w], names, vals, n, &ok, err, errlen);
+        int rc = ex_where_eval(ex, w, vals, &ok, err, errlen);
         if (rc != CV_OK) return rc;
         if (!ok)
             return cv_err(err, errlen, CV_EINVAL, "the condition 'where: %s' does not hold",
@@ -403,7 +424,10 @@ int ex_variant(const struct lesson_exercise *ex, uint64_t seed, struct ex_varian
         for (size_t i = 0; i < ex->nparams; i++)
             if (ex->params[i].ranged) v->param[i] = draw_param(&ex->params[i], &st);
         v->draws = draw + 1;
-        if (variant_eval(ex, v->param, &v->answer, why, sizeof why) == CV_OK) return CV_OK;
+        if (variant_eval(ex, v->param, &v->answer, why, sizeof why) != CV_OK) continue;
+        /* the lecture's own answer again would be recalled, not computed */
+        if (!ex_lecture_answer(ex, v->answer)) return CV_OK;
+        snprintf(why, sizeof why, "the answer %.6g is the lecture's", v->answer);
     }
     return cv_err(err, errlen, CV_EINVAL, "exercise %s: no variant in %d draws (last: %s)",
                   ex->id, VARIANT_DRAWS, why);
@@ -435,6 +459,10 @@ int ex_variant_check(const struct lesson_exercise *ex, const struct ex_variant *
     if (!(fabs(a - v->answer) <= 1e-12 * fmax(1.0, fabs(a))))
         return cv_err(err, errlen, CV_EINVAL, "the answer %.6g is not the formula's %.6g",
                       v->answer, a);
+    if (v->seed && ex_lecture_answer(ex, a))
+        return cv_err(err, errlen, CV_EINVAL,
+                      "the answer %.6g is the lecture's %.6g (within twice the tolerance)", a,
+                      ex->answer);
     return CV_OK;
 }
 
@@ -929,6 +957,7 @@ enum slip_spec {
     SPEC_WORLD,   /* a factor W or (W-1)/W */
     SPEC_FORMULA, /* a term or a factor of the exercise's own formula (slips.c) */
     SPEC_FACTOR,  /* a factor 2, bits for bytes */
+    SPEC_PARTIAL, /* a step of the working typed as the answer (slips.c's partial-result) */
 };
 
 /* A slip that may explain a wrong number: the value it gives at the question's numbers. */
@@ -1007,9 +1036,7 @@ static const char *time_step(const char *unit, bool up)
     return NULL;
 }
 
-/* The unit a prompt writes right after param i's "{name}" ("{mb} MB", "{a} µs"): one of
- * bytes, bandwidth or time, into unit; false when none. */
-static bool prompt_unit(const struct lesson_exercise *ex, size_t i, char *unit, size_t n)
+bool ex_param_unit(const struct lesson_exercise *ex, size_t i, char *unit, size_t n)
 {
     char tag[40];
     snprintf(tag, sizeof tag, "{%s}", ex->params[i].name);
@@ -1045,7 +1072,7 @@ static void slips_param_units(const struct lesson_exercise *ex, const struct ex_
 {
     for (size_t i = 0; i < ex->nparams; i++) {
         char unit[24], num[40], other[40], msg[320];
-        if (!prompt_unit(ex, i, unit, sizeof unit)) continue;
+        if (!ex_param_unit(ex, i, unit, sizeof unit)) continue;
         double p = v ? v->param[i] : ex->params[i].value, f = 0, x;
         ex_format_number(p, num, sizeof num);
         const char *twin = binary_twin(unit, &f);
@@ -1058,7 +1085,7 @@ static void slips_param_units(const struct lesson_exercise *ex, const struct ex_
                 ex_format_number(up ? p * f : p / f, other, sizeof other);
                 if (up != binary)
                     snprintf(msg, sizeof msg,
-                             "That reads the question's %s %s as %s %s: 1 %s is %.10g %s, not "
+                             "That reads the question's %s %s as %s %s: 1 %s is %.4g %s, not "
                              "1; mind which of the two the question gives",
                              num, unit, num, twin, binary ? unit : twin, f,
                              binary ? twin : unit);
@@ -1212,6 +1239,107 @@ static void slips_factor(const struct lesson_exercise *ex, const struct ex_varia
     }
 }
 
+/* The index of the exercise's world-size param, or -1. */
+static int world_param(const struct lesson_exercise *ex)
+{
+    static const char *const w_names[] = {"w", "W", "ranks", "nranks", "world"};
+    for (size_t i = 0; i < ex->nparams; i++)
+        for (size_t k = 0; k < ARRAY_LEN(w_names); k++)
+            if (strcmp(ex->params[i].name, w_names[k]) == 0) return (int)i;
+    return -1;
+}
+
+/* The screen's W for the question's: the formula with the ranks of the slide's scene where
+ * the question has its own (64 GB over the scene's 4 ranks for the question's 8). */
+static void slips_scene_ranks(const struct lesson_exercise *ex, const struct ex_variant *v,
+                              struct num_slips *S)
+{
+    int wi = world_param(ex);
+    double x;
+    if (wi < 0 || ex->scene_ranks < 2) return;
+    double W = v ? v->param[wi] : ex->params[wi].value;
+    if (W == ex->scene_ranks || !value_with(ex, v, (size_t)wi, ex->scene_ranks, &x)) return;
+    char msg[320];
+    snprintf(msg, sizeof msg,
+             "That takes W = %d, the ranks of the slide's scene, where the question has %g",
+             ex->scene_ranks, W);
+    slip_add(S, x, SPEC_FORMULA, "scene-ranks", msg);
+}
+
+/* The ranks a question names: its world-size param, else "8 ranks" (or GPUs) in its
+ * prompt; 0 when none. */
+static int question_ranks(const struct lesson_exercise *ex, const struct ex_variant *v,
+                          const char *prompt)
+{
+    double W = world_size(ex, v);
+    if (W >= 2 && W <= CV_MAX_RANKS && W == floor(W)) return (int)W;
+    for (const char *p = prompt; *p; p++) {
+        char *e;
+        if (!isdigit((unsigned char)*p) || (p > prompt && isalnum((unsigned char)p[-1])))
+            continue;
+        long n = strtol(p, &e, 10);
+        if ((strncmp(e, " ranks", 6) == 0 || strncmp(e, " GPUs", 5) == 0) && n >= 2 &&
+            n <= CV_MAX_RANKS)
+            return (int)n;
+    }
+    return 0;
+}
+
+/* The collective a prompt names ("tree all-reduce"): the longest of the lecture's
+ * spellings found in it. */
+static bool question_coll(const char *prompt, enum coll *c)
+{
+    size_t best = 0;
+    for (int k = 0; k < COLL_COUNT; k++) {
+        const char *t = coll_title((enum coll)k);
+        size_t len = strlen(t);
+        const char *at = strstr(prompt, t);
+        if (at && len > best && (at == prompt || !isalpha((unsigned char)at[-1])) &&
+            !isalpha((unsigned char)at[len])) {
+            best = len;
+            *c = (enum coll)k;
+        }
+    }
+    return best > 0;
+}
+
+/* A count of steps (an integer answer to a question about steps): another plan's count, or
+ * one phase of a plan only, on the question's ranks, from the plans the engine builds (14
+ * for the tree's 6 on 8 ranks is the ring's). */
+static void slips_steps(const struct lesson_exercise *ex, const struct ex_variant *v,
+                        struct num_slips *S)
+{
+    if (!ex->integer || ex->units[0]) return;
+    char *prompt = ex_prompt(ex, v);
+    enum coll c;
+    int W = question_ranks(ex, v, prompt);
+    bool asks = strstr(prompt, "step") && W >= 2 && question_coll(prompt, &c);
+    free(prompt);
+    for (int a = 0; asks && a < ALGO_COUNT; a++) {
+        struct plan p;
+        char err[200], msg[320];
+        if (plan_build(&p, c, (enum algo)a, OP_SUM, W, (size_t)W * 4, 0, err, sizeof err) !=
+            CV_OK)
+            continue;
+        long ends[64];
+        size_t nph = plan_phase_ends(&p, ends, ARRAY_LEN(ends));
+        snprintf(msg, sizeof msg,
+                 "That is the step count of the %s %s on %d ranks: each plan takes its own",
+                 algo_name((enum algo)a), coll_title(c), W);
+        slip_add(S, (double)p.nsteps, SPEC_FORMULA, "other-plan-steps", msg);
+        if (nph >= 2) {
+            const char *l = p.steps[ends[0] - 1].phase;
+            const char *sp = strrchr(l, ' ');
+            size_t len = sp && strchr(sp, '/') ? (size_t)(sp - l) : strlen(l);
+            snprintf(msg, sizeof msg,
+                     "That is the %s %s's first phase only (%.*s) on %d ranks: it goes on",
+                     algo_name((enum algo)a), coll_title(c), (int)len, l, W);
+            slip_add(S, (double)ends[0], SPEC_FORMULA, "phase-short", msg);
+        }
+        plan_free(&p);
+    }
+}
+
 /* Every slip of ex at v that gives a value other than want. */
 static void slips_all(const struct lesson_exercise *ex, const struct ex_variant *v, double want,
                       double got, const char *typed_unit, struct num_slips *S)
@@ -1221,8 +1349,12 @@ static void slips_all(const struct lesson_exercise *ex, const struct ex_variant 
     struct ex_formula_slip *fs = xcalloc(FORMULA_SLIPS, sizeof *fs);
     size_t nfs = ex_formula_slips(ex, v, fs, FORMULA_SLIPS);
     for (size_t i = 0; i < nfs; i++)
-        slip_add(S, fs[i].value, SPEC_FORMULA, fs[i].code, fs[i].msg);
+        slip_add(S, fs[i].value,
+                 strcmp(fs[i].code, "partial-result") == 0 ? SPEC_PARTIAL : SPEC_FORMULA,
+                 fs[i].code, fs[i].msg);
     free(fs);
+    slips_scene_ranks(ex, v, S);
+    slips_steps(ex, v, S);
     slips_answer_units(ex, v, want, typed_unit, S);
     slips_world(ex, v, want, S);
     slips_factor(ex, v, want, got, S);
@@ -1279,8 +1411,12 @@ static bool diagnose_slip(const struct lesson_exercise *ex, const struct ex_vari
     }
     /* another slip that gives the very same value in other words is said too (not beside
      * the lesson's own words) */
+    bool generic_best = best && (best->spec == SPEC_WORLD || best->spec == SPEC_FACTOR);
     for (size_t i = 0; best && best->spec != SPEC_LISTED && i < S.n && !also; i++)
         if (&S.v[i] != best && strcmp(S.v[i].msg, best->msg) != 0 &&
+            /* a usual factor (8 for bits, W) that only happens to give the value is not
+             * said beside a slip of this question's own terms */
+            (generic_best || (S.v[i].spec != SPEC_WORLD && S.v[i].spec != SPEC_FACTOR)) &&
             fabs(S.v[i].value - best->value) <= 1e-9 * fabs(best->value))
             also = &S.v[i];
     if (best) {

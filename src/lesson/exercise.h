@@ -39,6 +39,10 @@ int ex_unit_lookup(const char *unit, enum ex_dim *dim, double *scale, const char
 int ex_unit_convert(double value, const char *from, const char *to, double *out, char *err,
                     size_t errlen);
 
+/* The unit a prompt writes right after param i's "{name}" ("{mb} MB", "{a} µs"): one of
+ * bytes, bandwidth or time, into unit (n bytes); false when none. */
+bool ex_param_unit(const struct lesson_exercise *ex, size_t i, char *unit, size_t n);
+
 /* ---- variants --------------------------------------------------------------------------- */
 
 /* The numbers of one variant of a number exercise. seed 0 = the defaults (the lecture's
@@ -46,7 +50,8 @@ int ex_unit_convert(double value, const char *from, const char *to, double *out,
  * exercise id: one of its choices, or lo + k*step, or an integer of [lo, hi] (integer
  * params), else a number of [lo, hi] rounded to 3 significant digits; unranged params keep
  * their default. A draw that breaks a `where:` condition, or whose answer is not finite or
- * (for an `integer` answer) not a whole number, is drawn again. */
+ * (for an `integer` answer) not a whole number, or whose answer is the lecture's
+ * (ex_lecture_answer), is drawn again. */
 struct ex_variant {
     uint64_t seed;
     double param[LESSON_MAX_PARAMS]; /* in the order of ex->params */
@@ -54,6 +59,15 @@ struct ex_variant {
     int draws;                       /* the draws it took (where: rejects the others) */
 };
 bool ex_has_variants(const struct lesson_exercise *ex); /* number with >= 1 ranged param */
+/* Does ex's where: condition w hold at vals (one a param)? The condition sees the params and
+ * `answer`, the formula's value there (NaN where it has none): `where: answer <= 900`
+ * keeps a variant's bandwidth within the links the lesson speaks of. CV_OK and *holds, or
+ * CV_EINVAL with muParser's message. */
+int ex_where_eval(const struct lesson_exercise *ex, size_t w, const double *vals, bool *holds,
+                  char *err, size_t errlen);
+/* Is answer the lecture's own (ex->answer): equal for a count, else within twice the
+ * tolerance (at least 0.1%)? A variant never asks it: a student would recall, not compute. */
+bool ex_lecture_answer(const struct lesson_exercise *ex, double answer);
 /* CV_OK, or CV_EINVAL (message) when no draw meets the constraints. */
 int ex_variant(const struct lesson_exercise *ex, uint64_t seed, struct ex_variant *v, char *err,
                size_t errlen);
@@ -122,7 +136,8 @@ struct ex_grade {
     /* what the mistake looks like, for scripts: "" (right, or nothing known), "listed" (an
      * exercise's own wrong: line), "power-of-ten", "gib-vs-gb", "param-unit" (one of the
      * question's numbers in a confused unit), "factor-w", "ring-factor", a formula's slip
-     * (ex_formula_slip's codes), "factor-2", "bits-vs-bytes", "percent", "too-high",
+     * (ex_formula_slip's codes), "scene-ranks", "other-plan-steps", "phase-short" (a
+     * question about steps), "factor-2", "bits-vs-bytes", "percent", "too-high",
      * "too-low", "option" (a wrong choice); holds: "input", "own-piece", "phase-short",
      * "ring-reversed", "other-rank", "op", "other-step" (a slip computed by the engine),
      * "order", "elements" (none of those) */
@@ -146,9 +161,12 @@ void ex_grade_wrong(struct ex_grade *g, const char *diagnosis, const char *fmt, 
 
 /* A slip the exercise's own formula invites (slips.c), at the numbers of v (NULL: the
  * defaults): a term of a sum left out ("left-out-term"), a factor or a division of a
- * product left out ("left-out-factor"), a product term of a sum counted twice
- * ("twice-term"), every term of a sum divided by a param only some of them are
- * ("all-divided"), X where the formula has X - 1 ("minus-one"). value: what the
+ * product left out, or adjacent factors in one param together ("left-out-factor"), a
+ * product term of a sum counted twice ("twice-term"), every term of a sum divided by a
+ * param only some of them are ("all-divided"), X where the formula has X - 1
+ * ("minus-one"), one term of three or more alone ("only-term"), a count of the formula or
+ * an integer param without a unit one more or fewer ("off-by-one"), a first part of the
+ * product read in thousands, millions... ("partial-result"). value: what the
  * formula gives with the slip; msg: the slip in the question's numbers ("That leaves out
  * the term 4 × 1900 × 1900: the answer adds it to the rest"). */
 struct ex_formula_slip {

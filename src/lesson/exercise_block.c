@@ -250,14 +250,10 @@ static bool formula_at(struct ctx *c, struct lesson_exercise *e, const double *v
 /* Do vals meet e's where: conditions? A condition muParser refuses is an error (*bad). */
 static bool where_holds(struct ctx *c, struct lesson_exercise *e, const double *vals, bool *bad)
 {
-    const char *names[LESSON_MAX_PARAMS];
-    for (size_t i = 0; i < e->nparams; i++)
-        names[i] = e->params[i].name;
     for (size_t w = 0; w < e->nwhere; w++) {
         bool ok = false;
         char err[200];
-        if (ex_condition_eval(e->where[w], names, vals, e->nparams, &ok, err, sizeof err) !=
-            CV_OK) {
+        if (ex_where_eval(e, w, vals, &ok, err, sizeof err) != CV_OK) {
             lp_perr(c, e->where_line[w], "where: %s", err);
             *bad = true;
             return false;
@@ -844,11 +840,13 @@ void lp_parse_exercise(struct ctx *c, struct lesson_slide *S, size_t si, size_t 
     S->ex[S->nex++] = p.e;
 }
 
-/* holds exercises need the slide's scene (which may come after them on the slide) */
+/* holds exercises need the slide's scene (which may come after them on the slide); every
+ * exercise learns how many ranks it has */
 void lp_check_holds(struct ctx *c, struct lesson_slide *S)
 {
     for (size_t i = 0; i < S->nex; i++) {
         struct lesson_exercise *e = &S->ex[i];
+        e->scene_ranks = S->has_scene ? S->scene.nranks : 0;
         if (e->type != LEX_HOLDS) continue;
         if (!S->has_scene) {
             lp_perr(c, e->line, "holds: the slide has no ```scene block to ask about");

@@ -157,6 +157,9 @@ struct lesson_exercise {
     bool slots;
     int slot_lo, slot_hi;
     struct scene scene; /* a copy of the slide's scene (holds only) */
+    /* every type: the ranks of the slide's scene (0: the slide has none), for the slip of a
+     * student who takes the screen's W for the question's */
+    int scene_ranks;
 };
 
 /* ---- slides and lessons ----------------------------------------------------------------- */

@@ -196,13 +196,24 @@ static struct fnode *parse_sum(struct fparse *f)
 
 /* ---- evaluation with one slip applied --------------------------------------------------- */
 
-enum fslip_kind { FS_NONE, FS_DROP, FS_TWICE, FS_ALL_DIV, FS_NO_MINUS_ONE };
+enum fslip_kind {
+    FS_NONE,
+    FS_DROP,
+    FS_TWICE,
+    FS_ALL_DIV,
+    FS_NO_MINUS_ONE,
+    FS_DROP_RUN, /* the factors i..j-1 of a product left out together */
+    FS_ONLY,     /* a sum's term i alone */
+    FS_SHIFT,    /* a number (at) or a param (var) off by delta */
+};
 
 struct fslip_at {
     enum fslip_kind kind;
-    const struct fnode *at; /* the sum or product changed */
+    const struct fnode *at; /* the sum or product changed; FS_SHIFT: the number, or NULL */
     size_t i;               /* FS_DROP: the child left out; FS_TWICE: counted twice */
-    int var;                /* FS_ALL_DIV: the param every term is divided by */
+    int var;                /* FS_ALL_DIV: the param every term is divided by; FS_SHIFT */
+    size_t j;               /* FS_DROP_RUN: the run's end */
+    double delta;           /* FS_SHIFT */
 };
 
 static bool divides_by(const struct fnode *term, int var)
@@ -240,9 +251,10 @@ static double feval(const struct fnode *n, const double *vals, const struct fsli
 {
     switch (n->kind) {
     case FN_NUM:
-        return n->num;
+        return s->kind == FS_SHIFT && s->at == n ? n->num + s->delta : n->num;
     case FN_VAR:
-        return vals[n->var];
+        return s->kind == FS_SHIFT && !s->at && s->var == n->var ? vals[n->var] + s->delta
+                                                                 : vals[n->var];
     case FN_FUNC:
         return eval_func(n, vals, s);
     case FN_NEG:
@@ -260,6 +272,8 @@ static double feval(const struct fnode *n, const double *vals, const struct fsli
     double acc = sum ? 0 : 1;
     for (size_t i = 0; i < n->nk; i++) {
         if (s->at == n && s->kind == FS_DROP && s->i == i) continue;
+        if (s->at == n && s->kind == FS_DROP_RUN && i >= s->i && i < s->j) continue;
+        if (s->at == n && s->kind == FS_ONLY && s->i != i) continue;
         double x = feval(n->k[i], vals, s);
         if (s->at == n && s->kind == FS_TWICE && s->i == i) x *= 2;
         if (s->at == n && s->kind == FS_ALL_DIV && !divides_by(n->k[i], s->var))
@@ -274,8 +288,59 @@ static double feval(const struct fnode *n, const double *vals, const struct fsli
 
 /* ---- rendering in the question's numbers ------------------------------------------------ */
 
-static int prec(const struct fnode *n)
+/* A formula is rendered as the student reads the question: each param with the unit its
+ * prompt writes after it ("1 MB", "50 GB/s", "7 billion"), and the formula's unit
+ * conversions (a power of 1000, of 1024) left out: "2 × (8 − 1) / 8 × 1 MB / (50 GB/s)",
+ * never "1 × 1000000 / (50 × 1000000000) × 1000000". */
+struct rctx {
+    const double *vals;
+    const struct lesson_exercise *ex;
+};
+
+/* A unit conversion of the formula: a number that is a power of 1000 (1000, 1e6, 1e-9) or
+ * of 1024 (1024, 1048576, 1073741824). */
+static bool unit_const(const struct fnode *n)
 {
+    if (n->kind != FN_NUM || !(n->num > 0)) return false;
+    double l = log10(n->num) / 3, b = log2(n->num) / 10;
+    return (fabs(l - round(l)) < 1e-9 && round(l) != 0) ||
+           (fabs(b - round(b)) < 1e-9 && round(b) >= 1);
+}
+
+/* The node as it reads without its unit conversions: a product with one factor left (not
+ * a divisor) is that factor. */
+static const struct fnode *eff(const struct fnode *n)
+{
+    if (n->kind != FN_PROD) return n;
+    const struct fnode *one = NULL;
+    size_t kept = 0, at = 0;
+    for (size_t i = 0; i < n->nk; i++)
+        if (!unit_const(n->k[i])) kept++, one = n->k[i], at = i;
+    return kept == 1 && !n->inv[at] ? eff(one) : n;
+}
+
+/* Param var's value as the prompt writes it, with its unit or scale word: "1 MB". */
+static void param_label(const struct rctx *c, int var, char *buf, size_t n)
+{
+    char num[48], unit[24] = "";
+    ex_format_number(c->vals[var], num, sizeof num);
+    if (!ex_param_unit(c->ex, (size_t)var, unit, sizeof unit)) {
+        unit[0] = '\0';
+        /* "{b} billion parameters": the scale word the formula's 1e9 stands for */
+        static const char *const words[] = {"thousand", "million", "billion", "trillion"};
+        char tag[40];
+        snprintf(tag, sizeof tag, "{%s} ", c->ex->params[var].name);
+        const char *p = c->ex->prompt ? strstr(c->ex->prompt, tag) : NULL;
+        for (size_t i = 0; p && i < ARRAY_LEN(words); i++)
+            if (strncmp(p + strlen(tag), words[i], strlen(words[i])) == 0)
+                snprintf(unit, sizeof unit, "%s", words[i]);
+    }
+    snprintf(buf, n, "%s%s%s", num, unit[0] ? " " : "", unit);
+}
+
+static int prec(const struct fnode *n, const struct rctx *c)
+{
+    n = eff(n);
     switch (n->kind) {
     case FN_SUM:
         return 1;
@@ -286,29 +351,38 @@ static int prec(const struct fnode *n)
         return 3;
     case FN_POW:
         return 4;
+    case FN_VAR: {
+        char l[80]; /* "50 GB/s" divides as a whole: "/ (50 GB/s)" */
+        param_label(c, n->var, l, sizeof l);
+        return strchr(l, '/') ? 2 : 5;
+    }
     default:
         return 5;
     }
 }
 
-static void render(const struct fnode *n, const double *vals, struct vec_buf *b);
+static void render(const struct fnode *n, const struct rctx *c, struct vec_buf *b);
 
-static void render_kid(const struct fnode *k, int min_prec, const double *vals,
+static void render_kid(const struct fnode *k, int min_prec, const struct rctx *c,
                        struct vec_buf *b)
 {
-    bool par = prec(k) < min_prec;
+    bool par = prec(k, c) < min_prec;
     if (par) vec_buf_puts(b, "(");
-    render(k, vals, b);
+    render(eff(k), c, b);
     if (par) vec_buf_puts(b, ")");
 }
 
-static void render(const struct fnode *n, const double *vals, struct vec_buf *b)
+static void render(const struct fnode *n, const struct rctx *c, struct vec_buf *b)
 {
-    char num[48];
+    char num[80];
+    n = eff(n);
     switch (n->kind) {
     case FN_NUM:
+        ex_format_number(n->num, num, sizeof num);
+        vec_buf_puts(b, num);
+        return;
     case FN_VAR:
-        ex_format_number(n->kind == FN_NUM ? n->num : vals[n->var], num, sizeof num);
+        param_label(c, n->var, num, sizeof num);
         vec_buf_puts(b, num);
         return;
     case FN_FUNC:
@@ -316,54 +390,64 @@ static void render(const struct fnode *n, const double *vals, struct vec_buf *b)
         vec_buf_puts(b, "(");
         for (size_t i = 0; i < n->nk; i++) {
             if (i) vec_buf_puts(b, ", ");
-            render(n->k[i], vals, b);
+            render(n->k[i], c, b);
         }
         vec_buf_puts(b, ")");
         return;
     case FN_NEG:
         vec_buf_puts(b, "\xe2\x88\x92"); /* − */
-        render_kid(n->k[0], 4, vals, b);
+        render_kid(n->k[0], 4, c, b);
         return;
     case FN_POW:
     case FN_MOD:
-        render_kid(n->k[0], 5, vals, b);
+        render_kid(n->k[0], 5, c, b);
         vec_buf_puts(b, n->kind == FN_POW ? "^" : " % ");
-        render_kid(n->k[1], 5, vals, b);
+        render_kid(n->k[1], 5, c, b);
         return;
     case FN_SUM:
     case FN_PROD:
         break;
     }
-    bool sum = n->kind == FN_SUM;
+    bool sum = n->kind == FN_SUM, first = true;
     for (size_t i = 0; i < n->nk; i++) {
-        if (i)
+        if (!sum && unit_const(n->k[i])) continue; /* a unit conversion: not said */
+        if (!first)
             vec_buf_puts(b, sum ? (n->inv[i] ? " \xe2\x88\x92 " : " + ")
                                 : (n->inv[i] ? " / " : " \xc3\x97 "));
         else if (!sum && n->inv[i])
             vec_buf_puts(b, "1 / ");
+        first = false;
         /* a divisor that is itself a product keeps its parentheses: a / (b × c) */
-        render_kid(n->k[i], sum ? (n->inv[i] ? 2 : 1) : (n->inv[i] ? 3 : 2), vals, b);
+        render_kid(n->k[i], sum ? (n->inv[i] ? 2 : 1) : (n->inv[i] ? 3 : 2), c, b);
     }
+    if (first) vec_buf_puts(b, "1"); /* only unit conversions */
 }
 
-static char *render_str(const struct fnode *n, const double *vals)
+static char *render_str(const struct fnode *n, const struct rctx *c)
 {
     struct vec_buf b = {0};
     vec_buf_puts(&b, "");
-    render(n, vals, &b);
+    render(n, c, &b);
     return vec_buf_take(&b);
 }
 
-/* Child i of product n with the factor next to it, as they stand in n: "2 × (8 − 1)". */
-static char *render_pair(const struct fnode *n, size_t i, const double *vals)
+/* Child i of product n with the factor next to it, as they stand in n: "2 × (8 − 1)"
+ * (a unit conversion is no neighbour). */
+static char *render_pair(const struct fnode *n, size_t i, const struct rctx *c)
 {
-    size_t a = i + 1 < n->nk ? i : i - 1;
+    size_t a = i, z = i;
+    for (size_t j = i + 1; j < n->nk && z == i; j++)
+        if (!unit_const(n->k[j])) z = j;
+    for (size_t j = i; z == i && j-- > 0;)
+        if (!unit_const(n->k[j])) a = j;
     struct vec_buf b = {0};
     vec_buf_puts(&b, "");
     if (a > 0 && n->inv[a]) vec_buf_puts(&b, "1 / ");
-    render_kid(n->k[a], 3, vals, &b);
-    vec_buf_puts(&b, n->inv[a + 1] ? " / " : " \xc3\x97 ");
-    render_kid(n->k[a + 1], 3, vals, &b);
+    render_kid(n->k[a], 3, c, &b);
+    if (z != a) {
+        vec_buf_puts(&b, n->inv[z] ? " / " : " \xc3\x97 ");
+        render_kid(n->k[z], 3, c, &b);
+    }
     return vec_buf_take(&b);
 }
 
@@ -375,6 +459,7 @@ struct fslip_list {
     const double *vals;
     double want;
     const struct fnode *root;
+    struct rctx rc; /* how the slips are said */
 };
 
 static void slip_push(struct fslip_list *L, const struct fslip_at *s, const char *code,
@@ -409,8 +494,8 @@ static void slips_all_div(struct fslip_list *L, const struct fnode *n)
                 if (q < i && divides_by(n->k[q], var)) first = false;
             }
             if (all || !first) continue;
-            char *x = render_str(t->k[j], L->vals), *term = render_str(t, L->vals);
-            struct fslip_at s = {FS_ALL_DIV, n, 0, var};
+            char *x = render_str(t->k[j], &L->rc), *term = render_str(t, &L->rc);
+            struct fslip_at s = {FS_ALL_DIV, n, 0, var, 0, 0};
             char m[300];
             snprintf(m, sizeof m,
                      "That divides every term by %s; the answer divides only some of them (as "
@@ -423,12 +508,212 @@ static void slips_all_div(struct fslip_list *L, const struct fnode *n)
     }
 }
 
+/* A unit conversion of product n left out (its child i): a power of 1000 is said by the
+ * grader as the answer in another unit (power-of-ten), so only a power of 1024 is said
+ * here, as the conversion it is. */
+static void slip_unit_const(struct fslip_list *L, const struct fnode *n, size_t i)
+{
+    double c = n->k[i]->num, scale = 0;
+    int bits = (int)round(log2(c));
+    if (fabs(c - ldexp(1.0, bits)) > 0 || bits % 10 != 0) return;
+    const char *canon = NULL;
+    enum ex_dim dim = DIM_NONE;
+    ex_unit_lookup(L->rc.ex->units, &dim, &scale, &canon);
+    struct fslip_at s = {FS_DROP, n, i, 0, 0, 0};
+    char m[300];
+    if (n->inv[i] && scale == c && canon)
+        snprintf(m, sizeof m,
+                 "That leaves out the division by 2^%d that turns %s into %s: mind the unit",
+                 bits, dim == DIM_BANDWIDTH ? "bytes/s" : "bytes", canon);
+    else
+        snprintf(m, sizeof m, "That leaves out a unit conversion, the %s 2^%d: mind the units",
+                 n->inv[i] ? "division by" : "factor", bits);
+    slip_push(L, &s, "left-out-factor", m);
+}
+
+/* Does n use param var; does it use no param but var? */
+static bool uses_var(const struct fnode *n, int var)
+{
+    if (n->kind == FN_VAR) return n->var == var;
+    for (size_t i = 0; i < n->nk; i++)
+        if (uses_var(n->k[i], var)) return true;
+    return false;
+}
+
+static bool only_var(const struct fnode *n, int var)
+{
+    if (n->kind == FN_VAR) return n->var == var;
+    for (size_t i = 0; i < n->nk; i++)
+        if (!only_var(n->k[i], var)) return false;
+    return true;
+}
+
+/* The factors i..j-1 of product n as they stand there: "2 × (8 − 1) / 8". */
+static char *render_run(const struct fnode *n, size_t i, size_t j, const struct rctx *c)
+{
+    struct vec_buf b = {0};
+    vec_buf_puts(&b, "");
+    bool first = true;
+    for (size_t q = i; q < j; q++) {
+        if (unit_const(n->k[q])) continue; /* a unit conversion: not said */
+        if (!first)
+            vec_buf_puts(&b, n->inv[q] ? " / " : " \xc3\x97 ");
+        else if (n->inv[q])
+            vec_buf_puts(&b, "1 / ");
+        first = false;
+        render_kid(n->k[q], n->inv[q] ? 3 : 2, c, &b);
+    }
+    return vec_buf_take(&b);
+}
+
+/* A product's factors in one param left out together: the ring's 2 × (8 − 1) / 8 of its
+ * bandwidth term, as a student who writes S / β for it. A run of adjacent factors (two or
+ * more) that use one param and numbers only, not the whole product. */
+static void slips_runs(struct fslip_list *L, const struct fnode *n)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n->nk; i++)
+        kept += !unit_const(n->k[i]);
+    for (size_t v = 0; v < L->rc.ex->nparams; v++)
+        for (size_t i = 0; i < n->nk;) {
+            size_t j = i;
+            bool uses = false;
+            while (j < n->nk && !unit_const(n->k[j]) && only_var(n->k[j], (int)v)) {
+                uses = uses || uses_var(n->k[j], (int)v);
+                j++;
+            }
+            if (j - i >= 2 && j - i < kept && uses) {
+                char *run = render_run(n, i, j, &L->rc), *whole = render_str(n, &L->rc);
+                struct fslip_at s = {FS_DROP_RUN, n, i, 0, j, 0};
+                char m[300];
+                snprintf(m, sizeof m, "That leaves out the factor %s of %s", run, whole);
+                slip_push(L, &s, "left-out-factor", m);
+                free(run);
+                free(whole);
+            }
+            i = j > i ? j : i + 1;
+        }
+}
+
+/* One term of a sum of three or more alone, the others left out: the weights' 4 bytes of
+ * 4 + 4 + 8. */
+static void slips_only(struct fslip_list *L, const struct fnode *n)
+{
+    if (n->nk < 3) return;
+    char *whole = render_str(n, &L->rc);
+    for (size_t i = 0; i < n->nk; i++) {
+        if (n->inv[i]) continue;
+        struct vec_buf kb = {0};
+        vec_buf_puts(&kb, "");
+        render_kid(n->k[i], 1, &L->rc, &kb);
+        char *k = vec_buf_take(&kb);
+        struct fslip_at s = {FS_ONLY, n, i, 0, 0, 0};
+        char m[300];
+        snprintf(m, sizeof m, "That counts only the term %s of %s: the answer adds the others",
+                 k, whole);
+        slip_push(L, &s, "only-term", m);
+        free(k);
+    }
+    free(whole);
+}
+
+/* A count of the formula off by one: a whole number from 2 to 16 that multiplies (3
+ * collectives a layer taken as DDP's 2), one more or (from 3) one fewer. */
+static void slips_count_shift(struct fslip_list *L, const struct fnode *n)
+{
+    char *whole = NULL;
+    for (size_t i = 0; i < n->nk; i++) {
+        const struct fnode *k = n->k[i];
+        if (k->kind != FN_NUM || unit_const(k) || k->num != round(k->num) || k->num < 2 ||
+            k->num > 16)
+            continue;
+        if (!whole) whole = render_str(n, &L->rc);
+        for (int d = -1; d <= 1; d += 2) {
+            if (d < 0 && k->num < 3) continue;
+            struct fslip_at s = {FS_SHIFT, k, 0, 0, 0, d};
+            char m[300];
+            snprintf(m, sizeof m,
+                     "That takes %g where the answer has %g (the %s %g of %s): a count one %s",
+                     k->num + d, k->num, n->inv[i] ? "division by" : "factor", k->num, whole,
+                     d < 0 ? "too few" : "too many");
+            slip_push(L, &s, "off-by-one", m);
+        }
+    }
+    free(whole);
+}
+
+/* A count of the question off by one: an integer param without a unit (layers, ranks,
+ * stages) one more or one fewer (the last layer's all-gather left out). */
+static void slips_param_shift(struct fslip_list *L)
+{
+    const struct lesson_exercise *ex = L->rc.ex;
+    for (size_t v = 0; v < ex->nparams; v++) {
+        char unit[24];
+        /* W + 1 ranks is no slip anyone makes (W for W − 1 is minus-one's) */
+        static const char *const world[] = {"w", "W", "ranks", "nranks", "world"};
+        bool is_world = false;
+        for (size_t k = 0; k < ARRAY_LEN(world); k++)
+            is_world = is_world || strcmp(ex->params[v].name, world[k]) == 0;
+        if (is_world || !ex->params[v].integer || L->vals[v] < 2 ||
+            !uses_var(L->root, (int)v) || ex_param_unit(ex, v, unit, sizeof unit))
+            continue;
+        for (int d = -1; d <= 1; d += 2) {
+            struct fslip_at s = {FS_SHIFT, NULL, 0, (int)v, 0, d};
+            char m[300], a[48], b[48];
+            ex_format_number(L->vals[v] + d, a, sizeof a);
+            ex_format_number(L->vals[v], b, sizeof b);
+            snprintf(m, sizeof m, "That uses %s where the question has %s: a count one %s", a,
+                     b, d < 0 ? "too few" : "too many");
+            slip_push(L, &s, "off-by-one", m);
+        }
+    }
+}
+
+/* The working stopped early: a first part of the formula's product, a large number read
+ * in thousands, millions or billions (104857600 × 4 = 419.4 million, the size in MB, typed
+ * as the bandwidth). The value is that part's, so the slip is said as such. */
+static void slips_partial(struct fslip_list *L)
+{
+    static const char *const scale[] = {"thousand", "million", "billion", "trillion"};
+    const struct fnode *n = L->root;
+    if (n->kind != FN_PROD) return;
+    size_t kept = 0;
+    for (size_t i = 0; i < n->nk; i++)
+        kept += !unit_const(n->k[i]);
+    size_t seen = 0;
+    for (size_t j = 0; j + 1 < n->nk; j++) {
+        if (unit_const(n->k[j])) continue;
+        if (++seen < 2 || seen >= kept) continue;
+        struct fslip_at s = {FS_DROP_RUN, n, j + 1, 0, n->nk, 0};
+        double x = feval(n, L->vals, &s);
+        int k = 0;
+        while (k < 4 && fabs(x) >= 1000)
+            x /= 1000, k++;
+        if (k == 0 || fabs(x) < 1) continue;
+        char *part = render_run(n, 0, j + 1, &L->rc), num[48];
+        ex_format_text_number(x, num, sizeof num);
+        char m[300];
+        snprintf(m, sizeof m,
+                 "That is %s = %s %s: a step of the working (in %ss), not its end; the answer "
+                 "goes on from there",
+                 part, num, scale[k - 1], scale[k - 1]);
+        free(part);
+        /* the value typed is the part in its scale, not the formula's */
+        if (L->n < L->cap && isfinite(x) && fabs(x - L->want) > 1e-6 * fabs(L->want)) {
+            struct ex_formula_slip *o = &L->v[L->n++];
+            o->value = x;
+            snprintf(o->code, sizeof o->code, "%s", "partial-result");
+            snprintf(o->msg, sizeof o->msg, "%s", m);
+        }
+    }
+}
+
 static void slips_here(struct fslip_list *L, const struct fnode *n)
 {
     if (n->kind == FN_SUM && n->nk == 2 && n->inv[1] && n->k[0]->kind == FN_VAR &&
         n->k[1]->kind == FN_NUM && n->k[1]->num == 1) {
-        char *x = render_str(n->k[0], L->vals), *xm = render_str(n, L->vals);
-        struct fslip_at s = {FS_NO_MINUS_ONE, n, 0, 0};
+        char *x = render_str(n->k[0], &L->rc), *xm = render_str(n, &L->rc);
+        struct fslip_at s = {FS_NO_MINUS_ONE, n, 0, 0, 0, 0};
         char m[300];
         snprintf(m, sizeof m, "That uses %s where the answer has %s", x, xm);
         slip_push(L, &s, "minus-one", m);
@@ -437,19 +722,31 @@ static void slips_here(struct fslip_list *L, const struct fnode *n)
     }
     if ((n->kind != FN_SUM && n->kind != FN_PROD) || n->nk < 2) return;
     for (size_t i = 0; i < n->nk; i++) {
+        if (n->kind == FN_PROD && unit_const(n->k[i])) {
+            slip_unit_const(L, n, i);
+            continue;
+        }
+        /* 1 − f without f is the factor (1 − f) left out, said as such */
+        if (n->kind == FN_SUM && n->nk == 2 && n->k[1 - i]->kind == FN_NUM &&
+            n->k[1 - i]->num == 1)
+            continue;
         /* the child as it stands in n: (1 − 0.1) keeps its parentheses in a product */
         struct vec_buf kb = {0};
         vec_buf_puts(&kb, "");
-        render_kid(n->k[i], n->kind == FN_SUM ? 1 : 3, L->vals, &kb);
+        render_kid(n->k[i], n->kind == FN_SUM ? 1 : 3, &L->rc, &kb);
         char *k = vec_buf_take(&kb);
-        struct fslip_at s = {FS_DROP, n, i, 0};
+        struct fslip_at s = {FS_DROP, n, i, 0, 0, 0};
         char m[300];
         /* inside the formula, say where: "the factor 8 of 8 × 3.5 / 1000"; a bare number
          * of the whole formula, with its neighbour: "the factor 2 of 2 × (8 − 1)" */
-        char *whole = n != L->root ? render_str(n, L->vals)
+        char *whole = n != L->root ? render_str(n, &L->rc)
                       : n->kind == FN_PROD && n->k[i]->kind == FN_NUM
-                          ? render_pair(n, i, L->vals)
+                          ? render_pair(n, i, &L->rc)
                           : NULL;
+        if (whole && strcmp(whole, k) == 0) { /* the rest was unit conversions */
+            free(whole);
+            whole = NULL;
+        }
         if (n->kind == FN_SUM)
             snprintf(m, sizeof m, "That leaves out the term %s%s%s%s", k, whole ? " of " : "",
                      whole ? whole : "",
@@ -462,7 +759,7 @@ static void slips_here(struct fslip_list *L, const struct fnode *n)
         /* a term counted twice (4 × 72.2 for 2 × 72.2): a product, not a bare number or
          * param (W − 2, 2W − 1 are no slips anyone makes) */
         if (n->kind == FN_SUM && n->k[i]->kind == FN_PROD) {
-            struct fslip_at t = {FS_TWICE, n, i, 0};
+            struct fslip_at t = {FS_TWICE, n, i, 0, 0, 0};
             snprintf(m, sizeof m, "That counts the term %s twice%s%s: the answer %s it once", k,
                      whole ? " in " : "", whole ? whole : "", n->inv[i] ? "subtracts" : "adds");
             slip_push(L, &t, "twice-term", m);
@@ -471,6 +768,11 @@ static void slips_here(struct fslip_list *L, const struct fnode *n)
         free(k);
     }
     if (n->kind == FN_SUM) slips_all_div(L, n);
+    if (n->kind == FN_SUM) slips_only(L, n);
+    if (n->kind == FN_PROD) {
+        slips_runs(L, n);
+        slips_count_shift(L, n);
+    }
 }
 
 /* The slips of n, then of its children: the outer slip first (leaving out the term
@@ -494,13 +796,15 @@ size_t ex_formula_slips(const struct lesson_exercise *ex, const struct ex_varian
     for (size_t i = 0; i < ex->nparams; i++)
         vals[i] = v ? v->param[i] : ex->params[i].value;
     double want = v ? v->answer : ex->answer;
-    struct fslip_at none = {FS_NONE, NULL, 0, 0};
+    struct fslip_at none = {FS_NONE, NULL, 0, 0, 0, 0};
     size_t n = 0;
     /* the tree must compute what muParser computes, or it names nothing */
     if (root && !f.bad && !*f.p &&
         fabs(feval(root, vals, &none) - want) <= 1e-9 * fmax(1.0, fabs(want))) {
-        struct fslip_list L = {out, 0, cap, vals, want, root};
+        struct fslip_list L = {out, 0, cap, vals, want, root, {vals, ex}};
         slips_walk(&L, root);
+        slips_param_shift(&L);
+        slips_partial(&L);
         n = L.n;
     }
     fnode_free(root);

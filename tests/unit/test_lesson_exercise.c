@@ -658,6 +658,65 @@ static void test_templates(void **state)
     lesson_free(&L);
 }
 
+/* The fastest link the lessons speak of: NVLink 5, 900 GB/s each way per GPU (lesson 02).
+ * No collective's algbw or busbw exceeds what its links carry. */
+#define LINK_MAX_GBS 900.0
+
+/* Every number exercise with variants, 200 variants each: the lecture's own answer typed
+ * into a variant is graded wrong (it is to be computed, not recalled: lesson 13's 20 ms
+ * came back in variant 1), and a bandwidth answer is one a link can carry, at most
+ * LINK_MAX_GBS (lesson 08's variant 1 asked for 1329.6 GB/s). */
+static void test_variants_sane(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    size_t exercises = 0, variants = 0, recalled = 0, implausible = 0, bandwidths = 0;
+    for (size_t l = 0; l < set.n; l++)
+        for (size_t s = 0; s < set.v[l].nslides; s++)
+            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
+                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
+                if (!ex_has_variants(ex)) continue;
+                exercises++;
+                enum ex_dim dim = DIM_NONE;
+                double scale = 1;
+                assert_int_equal(ex_unit_lookup(ex->units, &dim, &scale, NULL), CV_OK);
+                bandwidths += dim == DIM_BANDWIDTH;
+                char lecture[48];
+                snprintf(lecture, sizeof lecture, "%.9g", ex->answer);
+                for (uint64_t seed = 1; seed <= 200; seed++) {
+                    struct ex_variant v;
+                    char err[200];
+                    assert_int_equal(ex_variant(ex, seed, &v, err, sizeof err), CV_OK);
+                    variants++;
+                    struct ex_grade g;
+                    assert_int_equal(ex_grade(ex, &v, lecture, &g), CV_OK);
+                    if (g.verdict == EX_RIGHT) {
+                        if (recalled++ < 10)
+                            printf("%s seed %llu: the lecture's %s graded right (%.6g)\n",
+                                   ex->id, (unsigned long long)seed, lecture, v.answer);
+                    }
+                    double gbs = v.answer * scale / 1e9;
+                    if (dim == DIM_BANDWIDTH && !(gbs > 0 && gbs <= LINK_MAX_GBS)) {
+                        if (implausible++ < 10)
+                            printf("%s seed %llu: %.6g GB/s, beyond any link\n", ex->id,
+                                   (unsigned long long)seed, gbs);
+                    }
+                }
+            }
+    printf("variants: %zu exercises (%zu with a bandwidth answer), %zu variants, %zu graded "
+           "right with the lecture's answer, %zu beyond %g GB/s\n",
+           exercises, bandwidths, variants, recalled, implausible, LINK_MAX_GBS);
+    assert_true(exercises >= 30);
+    assert_true(bandwidths >= 4);
+    assert_int_equal(recalled, 0);
+    assert_int_equal(implausible, 0);
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+}
+
 /* Constraints: choices, step, integer, where: and an integer answer hold in every variant
  * (checked here by hand, not by ex_variant_check alone). */
 static void test_variant_constraints(void **state)
@@ -951,6 +1010,7 @@ int main(void)
         cmocka_unit_test(test_grade_wrong_lines_and_whys),
         cmocka_unit_test(test_templates),
         cmocka_unit_test(test_variant_constraints),
+        cmocka_unit_test(test_variants_sane),
         cmocka_unit_test(test_grade_holds_slots),
         cmocka_unit_test(test_answer_in_text),
         cmocka_unit_test(test_choice_told_walk),

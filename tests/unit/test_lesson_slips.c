@@ -483,8 +483,8 @@ static void test_formula_slips_named(void **state)
 {
     (void)state;
     static const struct slip_case cases[] = {
-        /* M = (P-1)(1-f)/f; (P-1)/f = 70 is M + P - 1, the factor (1 - f) left out */
-        {"pp-microbatches-needed", 0, "70", "left-out-factor", "(1 \xe2\x88\x92 0.1)"},
+        /* M = (P-1)/f - (P-1); (P-1)/f = 70 is M + P - 1: the P - 1 not subtracted */
+        {"pp-microbatches-needed", 0, "70", "left-out-term", "the term 8 \xe2\x88\x92 1"},
         /* 4ψ + 4ψ + 8ψ/W at ψ = 518, W = 15: 16ψ/W = 552.5 divides the whole by W */
         {"zero-stage1-mem", 1, "552.5", "all-divided", "every term by 15"},
         /* (16·L·d²/W + 4·d²)/2^20 at L = 47, d = 1900, W = 22: without 4·d², 117.7 MiB */
@@ -502,6 +502,62 @@ static void test_formula_slips_named(void **state)
         assert_string_equal(g.diagnosis, cases[i].code);
         assert_non_null(strstr(g.msg, cases[i].says));
     }
+    lesson_set_free(&set);
+}
+
+/* The student walk's slips (lesson, slide: typed), each worked out by hand, and named by a
+ * rule that knows nothing of the exercise: never "too high"/"too low", never a cause that
+ * only happens to give the number. */
+static void test_walk_slips_named(void **state)
+{
+    (void)state;
+    static const struct slip_case cases[] = {
+        /* L07 s1: the tree all-reduce on 8 ranks takes 2 log2 8 = 6 steps; 14 = 2(8 - 1)
+         * is the ring's count on the same ranks */
+        {"tree-steps", 0, "14", "other-plan-steps", "ring all-reduce on 8 ranks"},
+        /* L07 s5: ring 2(W-1)a + 2(W-1)/W S/b = 70 + 35 us; 90 = 70 + 20 writes the
+         * bandwidth term as S/b = 1 MB / 50 GB/s, the ring's 2(W-1)/W left out */
+        {"alpha-beta-ring", 0, "90", "left-out-factor",
+         "the factor 2 \xc3\x97 (8 \xe2\x88\x92 1) / 8 of"},
+        /* L14 s5 (variant 1: L = 15, D = 3039, W = 59): stage 3 sends 3 collectives a
+         * layer, 1559 MiB; 1039 = 2/3 of it is DDP's two (the solution's own figure) */
+        {"zero-stage3-bytes", 1, "1039", "off-by-one", "takes 2 where the answer has 3"},
+        /* L14 s1 (variant 1: 82.4 million parameters): 4 + 4 + 8 bytes each, 1318.4 MB;
+         * 329.6 = 4 x 82.4 counts the fp32 weights only */
+        {"zero-ddp-bytes", 1, "329.6", "only-term", "only the term 4 \xc3\x97 82.4 million"},
+        /* L10 s3 (variant 1: L = 53, B = 128, D = 2048): 53 x 128 x 2048 = 13893632;
+         * 13631488 = 52 x 128 x 2048, one layer's all-gather fewer */
+        {"tp-allgather-elements", 1, "13631488", "off-by-one",
+         "uses 52 where the question has 53"},
+        /* L10 s6: 64 GB over 8 ranks is 8 GB; 16 = 64 / 4 divides by the slide's scene's
+         * 4 ranks (the narration's "16 MiB instead of 64" at W = 4) */
+        {"tp-memory-share", 0, "16", "scene-ranks", "W = 4, the ranks of the slide's scene"},
+        /* L14 s2 (variant 1: 518 million, W = 15): 4Y + 4Y + 8Y/W = 4420 MB; 552.5 =
+         * 16Y/W divides the weights and gradients too. answer / 8 is the same number at
+         * W = 15 by chance: bits for bytes is not said */
+        {"zero-stage1-mem", 1, "552.5", "all-divided", "every term by 15"},
+        /* L11 s4: M = (P-1)/f - (P-1) = 70 - 7 = 63; 70 is M + P - 1, the slots of the
+         * whole step, P - 1 not subtracted */
+        {"pp-microbatches-needed", 0, "70", "left-out-term", "the term 8 \xe2\x88\x92 1"},
+        /* L08 s4: 104857600 x 4 B x 6 / 6.4 ms = 393.2 GB/s; 419 is the size,
+         * 104857600 x 4 = 419.4 million bytes, typed as the answer */
+        {"lecture-busbw", 0, "419", "partial-result", "104857600 \xc3\x97 4 = 419.4 million"},
+    };
+    struct lesson_set set;
+    shipped(&set);
+    size_t bad = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ex_grade g;
+        grade_case(&set, &cases[i], &g);
+        if (g.verdict != EX_WRONG || strcmp(g.diagnosis, cases[i].code) != 0 ||
+            !strstr(g.msg, cases[i].says) || strstr(g.msg, "bits") ||
+            strstr(g.msg, "too high") || strstr(g.msg, "too low")) {
+            printf("%s seed %llu '%s': %s: %s\n", cases[i].id,
+                   (unsigned long long)cases[i].seed, cases[i].typed, g.diagnosis, g.msg);
+            bad++;
+        }
+    }
+    assert_int_equal(bad, 0);
     lesson_set_free(&set);
 }
 
@@ -642,14 +698,13 @@ static void test_nearest_slip_named(void **state)
     static const struct slip_case cases[] = {
         /* 2b + 14b/n at b = 72.2, n = 508 is 146.4; 290.5 is 4b + 14b/n = 290.8 (the term
          * 2b counted twice, 0.1% off), not 2 x 146.4 = 292.8 (0.8% off), "exactly twice" */
-        {"zero-paper-stage2", 1, "290.5", "twice-term", "2 \xc3\x97 72.2 twice"},
+        {"zero-paper-stage2", 1, "290.5", "twice-term", "2 \xc3\x97 72.2 billion twice"},
         /* tree: 2 log2(8) 5 + 2 S/beta = 30 + 40; 50 leaves out the 2 of the bandwidth term
          * (one direction of the tree), and, by the same number, log2(8) of the latency term:
          * both are said */
         {"alpha-beta-tree", 0, "50", "left-out-factor",
          "log2(8) of 2 \xc3\x97 log2(8) \xc3\x97 5"},
-        {"alpha-beta-tree", 0, "50", "left-out-factor",
-         "the factor 2 of 2 \xc3\x97 1 \xc3\x97"},
+        {"alpha-beta-tree", 0, "50", "left-out-factor", "the factor 2 of 2 \xc3\x97 1 MB"},
         /* lesson 07's ring at 1 MB read as 1 MiB: 70 + 35 x 1.048576 = 106.7 us */
         {"alpha-beta-ring", 0, "106.7", "param-unit", "1 MiB"},
         /* a ring all-gather run the other way: rank 0 gets rank 1's block, then rank 2's */
@@ -801,6 +856,7 @@ int main(void)
         cmocka_unit_test(test_no_slip_right),
         cmocka_unit_test(test_slips_said_of_exercise),
         cmocka_unit_test(test_formula_slips_named),
+        cmocka_unit_test(test_walk_slips_named),
         cmocka_unit_test(test_unit_confusions_named),
         cmocka_unit_test(test_nearest_slip_named),
         cmocka_unit_test(test_named_slip_is_nearest),

@@ -360,12 +360,18 @@ static void par_gantt_ideal(const struct app *a, struct rect r, int tw)
     const struct psched *s = &v->sched;
     const struct theme *th = &a->th;
     int col = par_frame_sched_col(v, par_frame_of(a));
-    char title[96];
-    if (col >= 0)
-        snprintf(title, sizeof title, "ideal schedule (model), tick %d/%d", col + 1, s->ticks);
-    else
-        snprintf(title, sizeof title, "ideal schedule (model), %d ticks", s->ticks);
-    draw_put(r.y, r.x, r.w, th->role[TH_LABEL] | A_BOLD, title);
+    /* the title whole: shorter where the ticks narrowed (par_gantt) */
+    char title[2][96];
+    if (col >= 0) {
+        snprintf(title[0], sizeof title[0], "ideal schedule (model), tick %d/%d", col + 1,
+                 s->ticks);
+        snprintf(title[1], sizeof title[1], "ideal (model), tick %d/%d", col + 1, s->ticks);
+    } else {
+        snprintf(title[0], sizeof title[0], "ideal schedule (model), %d ticks", s->ticks);
+        snprintf(title[1], sizeof title[1], "ideal (model), %d ticks", s->ticks);
+    }
+    const char *titles[] = {title[0], title[1]};
+    draw_put(r.y, r.x, r.w, th->role[TH_LABEL] | A_BOLD, par_fit(titles, 2, r.w));
     for (int st = 0; st < s->stages; st++) {
         int y = r.y + 1 + st;
         draw_putf(y, r.x, 4, a->th.rank[st] | A_BOLD, "s%d", st);
@@ -391,6 +397,37 @@ static void par_gantt_ideal(const struct app *a, struct rect r, int tw)
                          a->utf8 ? "F/B fwd/bwd, \u00b7 idle" : "F/B fwd/bwd, . idle"};
     draw_put(r.y + 1 + s->stages, r.x, r.w, th->role[TH_DIM],
              par_fit(leg, (int)ARRAY_LEN(leg), r.w));
+}
+
+/* The measured timeline's glyphs, each with its words at three lengths: the chart draws
+ * only these and its legend (and the help's) is made from this table, so the legend names
+ * every glyph the chart draws at any width (the send's ">" once went unnamed). */
+enum par_mg { PMG_FB, PMG_MB, PMG_WAIT, PMG_SEND, PMG_ADAMW, PMG_N };
+#define PMG_WORDS 3
+static const struct {
+    const char *utf8, *ascii;
+    const char *words[PMG_WORDS]; /* longest first */
+} par_mg[PMG_N] = {
+    [PMG_FB] = {"F/B", "F/B", {"computing forward/backward", "compute", "fwd/bwd"}},
+    [PMG_MB] = {"0-9", "0-9", {"where micro-batch n's F or B starts", "micro-batch", "mb"}},
+    [PMG_WAIT] = {"\u00b7", ".", {"waiting in recv", "recv wait", "wait"}},
+    [PMG_SEND] = {">", ">", {"sending on", "send", "send"}},
+    [PMG_ADAMW] = {"A", "A", {"the AdamW update", "AdamW", "AdamW"}},
+};
+
+static const char *par_mg_glyph(const struct app *a, enum par_mg g)
+{
+    return a->utf8 ? par_mg[g].utf8 : par_mg[g].ascii;
+}
+
+/* The legend at length k (0 the longest): every glyph with its words. */
+static void par_mg_legend(const struct app *a, int k, char *buf, size_t n)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (int g = 0; g < PMG_N && o < n; g++)
+        o += (size_t)snprintf(buf + o, n - o, "%s%s %s", g ? (k < 2 ? ", " : " ") : "",
+                              par_mg_glyph(a, (enum par_mg)g), par_mg[g].words[k]);
 }
 
 /* What stage `st` did at time t of the measured step: the event covering it on lane 0. */
@@ -437,7 +474,7 @@ static void par_gantt_measured(const struct app *a, struct rect r)
             char txt[8] = " ";
             attr_t at = A_NORMAL;
             if (!e) {
-                snprintf(txt, sizeof txt, "%s", a->utf8 ? "\u00b7" : ".");
+                snprintf(txt, sizeof txt, "%s", par_mg_glyph(a, PMG_WAIT));
                 at = th->role[TH_DIM];
             } else if (e->kind == TL_COMPUTE && e->mb >= 0) {
                 bool fwd = e->label[0] == 'F';
@@ -448,28 +485,26 @@ static void par_gantt_measured(const struct app *a, struct rect r)
                     snprintf(txt, sizeof txt, "%c", fwd ? 'F' : 'B');
                 at = fwd ? A_REVERSE : A_REVERSE | A_BOLD;
             } else if (e->kind == TL_COMPUTE) {
-                snprintf(txt, sizeof txt, "A"); /* AdamW */
+                snprintf(txt, sizeof txt, "%s", par_mg_glyph(a, PMG_ADAMW));
                 at = th->role[TH_LABEL];
             } else if (e->kind == TL_RECV || e->kind == TL_IDLE) {
-                snprintf(txt, sizeof txt, "%s", a->utf8 ? "\u00b7" : ".");
+                snprintf(txt, sizeof txt, "%s", par_mg_glyph(a, PMG_WAIT));
                 at = th->role[TH_WARN];
-            } else {
-                snprintf(txt, sizeof txt, ">");
+            } else { /* a send (or a collective): the activations or gradients leaving */
+                snprintf(txt, sizeof txt, "%s", par_mg_glyph(a, PMG_SEND));
                 at = th->role[TH_DIM];
             }
             draw_put(y, r.x + 4 + k, 1, at, txt);
             prev = e;
         }
     }
-    const char *leg[] = {
-        a->utf8 ? "F/B computing (digit: micro-batch), \u00b7 waiting in recv, A AdamW"
-                : "F/B computing (digit: micro-batch), . waiting in recv, A AdamW",
-        a->utf8 ? "F/B compute, digit: micro-batch, \u00b7 recv wait, A AdamW"
-                : "F/B compute, digit: micro-batch, . recv wait, A AdamW",
-        a->utf8 ? "F/B, digit micro-batch, \u00b7 wait, A AdamW"
-                : "F/B, digit micro-batch, . wait, A AdamW",
-        a->utf8 ? "0-9 micro-batch \u00b7 wait A AdamW" : "0-9 micro-batch . wait A AdamW"};
-    draw_put(r.y + 1 + P, r.x, r.w, th->role[TH_DIM], par_fit(leg, (int)ARRAY_LEN(leg), r.w));
+    char leg[PMG_WORDS][200];
+    const char *legs[PMG_WORDS];
+    for (int k = 0; k < PMG_WORDS; k++) {
+        par_mg_legend(a, k, leg[k], sizeof leg[k]);
+        legs[k] = leg[k];
+    }
+    draw_put(r.y + 1 + P, r.x, r.w, th->role[TH_DIM], par_fit(legs, PMG_WORDS, r.w));
 }
 
 static void par_gantt(const struct app *a, struct rect r)
@@ -477,9 +512,12 @@ static void par_gantt(const struct app *a, struct rect r)
     const struct par_view *v = &PAR(a)->view;
     if (r.h < 3 || !v->have_sched) return;
     const struct psched *s = &v->sched;
+    /* narrower ticks where the measured chart would not hold its shortest legend whole */
+    char least[200];
+    par_mg_legend(a, PMG_WORDS - 1, least, sizeof least);
     int tw = 3;
     int iw = 4 + s->ticks * tw;
-    if (iw + 3 + 28 > r.w) {
+    if (iw + 4 + text_width(least) > r.w) {
         tw = 2;
         iw = 4 + s->ticks * tw;
     }
@@ -1178,10 +1216,11 @@ void par_help(const struct app *a, struct styled_lines *p, int width)
     styled_wrapped_max(p, A_NORMAL, width, t, 2);
     if (a->sc.scheme != TRAIN_PP) return;
     /* The pipeline chart's legend in full (the chart shortens it on small terminals). */
+    char mg[200];
+    par_mg_legend(a, 0, mg, sizeof mg);
     snprintf(t, sizeof t,
              "pipeline  ideal: F/B = forward/backward of micro-batch n, %s idle (the bubble); "
-             "measured: the digit marks where a micro-batch's F or B starts, %s waiting in "
-             "recv, A the AdamW update; bubble measured = idle share of the span, steps 2 on",
-             a->utf8 ? "\u00b7" : ".", a->utf8 ? "\u00b7" : ".");
+             "measured: %s; bubble measured = idle share of the span, steps 2 on",
+             a->utf8 ? "\u00b7" : ".", mg);
     styled_wrapped_max(p, A_NORMAL, width, t, 4);
 }
