@@ -143,7 +143,43 @@ static bool named_word(const char *s, const char *w)
     return strncasecmp(s, w, strlen(w)) == 0;
 }
 
-size_t deck_named_steps(const char *text, long nsteps, long *out, size_t max)
+/* "once", "twice", "N times" at q: how many, and *end after it; 0 when none. */
+static long named_times(const char *q, const char **end)
+{
+    long x;
+    const char *e;
+    if (named_word(q, "once")) return *end = q + 4, 1;
+    if (named_word(q, "twice")) return *end = q + 5, 2;
+    if (named_num(q, &x, &e) && named_word(e, " times") && x > 0) return *end = e + 6, x;
+    return 0;
+}
+
+/* A step instruction relative to where the scene starts at s: "step forward once", "step
+ * twice", "press → 3 times" (→, l or Right, in backticks or not): how many steps on; 0 when
+ * none. */
+static long named_relative(const char *s)
+{
+    const char *q = s, *e;
+    if (named_word(q, "step ")) {
+        q += 5;
+        if (named_word(q, "forward ")) q += 8;
+        return named_times(q, &e);
+    }
+    if (!named_word(q, "press ")) return 0;
+    q += 6;
+    bool tick = *q == '`';
+    q += tick;
+    static const char *const keys[] = {"\u2192", "l", "Right"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (strncmp(q, keys[i], strlen(keys[i])) == 0) {
+            q += strlen(keys[i]);
+            if (tick && *q++ != '`') return 0;
+            return *q == ' ' ? named_times(q + 1, &e) : 0;
+        }
+    return 0;
+}
+
+size_t deck_named_steps(const char *text, long start, long nsteps, long *out, size_t max)
 {
     long v[DECK_STOPS_MAX] = {0};
     size_t n = 0;
@@ -151,6 +187,11 @@ size_t deck_named_steps(const char *text, long nsteps, long *out, size_t max)
         bool word = s == text || !isalnum((unsigned char)s[-1]);
         long x;
         const char *e;
+        long on = word && start >= 0 ? named_relative(s) : 0;
+        if (on > 0) {
+            v[n++] = start + on; /* "step forward once": the frame after the start */
+            continue;
+        }
         bool step = word && named_word(s, "step ");
         const char *q = step ? s + 5 : s;
         while (step && (*q == '*' || *q == '`'))

@@ -74,9 +74,11 @@ size_t deck_stops(const long *marks, size_t nmarks, const long *phase_ends, size
                   long start, long nsteps, long *out);
 
 /* The steps of a scene (0..nsteps) that narration text names ("step 3", "after 3 of its 6
- * steps", "stop after step 3"), into out[max], ascending, each once; returns how many. Each is
- * a clicker stop, shown as the narration says (never left out for a later slide's answer). */
-size_t deck_named_steps(const char *text, long nsteps, long *out, size_t max);
+ * steps", "stop after step 3"; from the step the scene starts at, start (resolved; -1:
+ * none), "step forward once", "step twice", "press → 3 times"), into out[max], ascending,
+ * each once; returns how many. Each is a clicker stop, shown as the narration says (never
+ * left out for a later slide's answer): the clicker stops where the narration says to step. */
+size_t deck_named_steps(const char *text, long start, long nsteps, long *out, size_t max);
 
 /* deck_move_in with every step a stop (nsteps, npages: the slide's). */
 bool deck_move(struct deck_pos cur, long nsteps, int npages, size_t nslides, enum deck_move m,

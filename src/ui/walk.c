@@ -39,6 +39,7 @@ struct walk_ans {
     double vals[WALK_VALS]; /* holds: the asked values with data, in box order */
     size_t nvals, lo;       /* lo: the first asked slot */
     bool single;            /* holds: one value with data (its own slide only) */
+    bool distinct;          /* number: walk_distinct, found once */
     char choice[256];       /* choice: the right option's text, backticks dropped */
 };
 
@@ -60,9 +61,11 @@ struct walk {
     size_t nans;
     char **seen; /* places already counted: "kind|lesson|slide|what" */
     size_t nseen, capseen;
-    char frame[160]; /* the frame, for the log: "slide 3 step 2 (scene alone)" */
-    size_t revealed; /* (presenter) the slide's exercises r has revealed to the room */
-    long cuts_seen;  /* draw_cut_count before the frame */
+    char frame[160];   /* the frame, for the log: "slide 3 step 2 (scene alone)" */
+    size_t revealed;   /* (presenter) the slide's exercises r has revealed to the room */
+    long cuts_seen;    /* draw_cut_count before the frame */
+    bool answers_only; /* the frames of the views a student switches to (walk_views): their
+                          cut lines are not counted (yet) */
     /* the screen read back */
     char *text;
     char *line[256];
@@ -90,6 +93,8 @@ const char *walk_kind_name(enum walk_kind k)
 
 #define WALK_LATER ((size_t)1 << 30) /* a later lesson's slide: after every slide here */
 
+static bool walk_distinct(const struct lesson_exercise *e);
+
 /* Exercise e's answer forms, asked on slide `slide`. */
 static void walk_collect_one(struct walk_ans *a, const struct lesson_exercise *e, size_t slide,
                              size_t k)
@@ -97,6 +102,7 @@ static void walk_collect_one(struct walk_ans *a, const struct lesson_exercise *e
     a->e = e;
     a->slide = slide;
     a->k = k;
+    a->distinct = ex_answer_form(e) == EX_ANSWER_NUMBER && walk_distinct(e);
     if (ex_answer_form(e) == EX_ANSWER_VALUES) {
         float v[WALK_VALS * 4];
         bool has[WALK_VALS * 4];
@@ -294,8 +300,8 @@ static bool walk_num_hit(const struct lesson_exercise *e, double ans, const stru
         /* a count ("14"): only as a count of what the prompt counts ("14 steps"), or where
          * it has four digits or more ("524288": no rank, step or box value is that) */
         if (whole && !e->units[0] && fabs(ans) < 1000 &&
-            !(unit[0] && e->prompt && strcasestr(e->prompt, unit)))
-            return false;
+            !(strlen(unit) > 2 && e->prompt && strcasestr(e->prompt, unit)))
+            return false; /* "7.0 r7>r0", "56 of 56": a short word counts nothing */
         bool same_unit = fcanon && canon && strcmp(fcanon, canon) == 0;
         if (small && e->units[0] && !same_unit) return false;
         if (later && canon && (strcmp(canon, "x") == 0 || strcmp(canon, "%") == 0) &&
@@ -561,25 +567,108 @@ static bool walk_partial(const struct walk *w, const struct walk_ans *a)
     return false;
 }
 
+/* Is n a form of step count ans on the frame: ans itself, or, in the slice view of a plan
+ * of ans steps, its ticks (the frames the view steps through: 2 slices make 14 of 7)? */
+static bool walk_count_form(const struct walk *w, double ans, long n)
+{
+    const struct app *ap = w->app;
+    if (n == (long)ans) return true;
+    const struct plan *pl = ap && ap->sc.slice_view ? screen_plan(ap) : NULL;
+    return pl && pl->nsteps == (size_t)ans && n == (long)app_nsteps(ap);
+}
+
+/* The slice view's grid and sentence as they give a step count (walk_count_form): a row of
+ * tick numbers ending at one ("tick 1 2 ... 14") or with one masked among them
+ * ("6 ? 8": the 7 it hides is there), a link row with as many cells (more than the three
+ * ticks a hidden count leaves: columns to count), "14 ticks", "7 chunk steps", "tick 5 of
+ * 14". */
+static bool walk_count_grid(const struct walk *w, double ans, const char *line)
+{
+    const char *s = line + strspn(line, " ");
+    if (strncmp(s, "tick ", 5) == 0 && isdigit((unsigned char)s[5 + strspn(s + 5, " ")])) {
+        long prev = -1, last = -1;
+        int n = 0;
+        bool gap = false;
+        for (const char *p = s + 5; *p;) {
+            p += strspn(p, " ");
+            if (*p == '?') {
+                gap = prev >= 0;
+                p++;
+                continue;
+            }
+            char *end;
+            long v = strtol(p, &end, 10);
+            if (end == p) break;
+            if (gap && v == prev + 2 && walk_count_form(w, ans, prev + 1)) return true;
+            gap = false;
+            prev = last = v;
+            n++;
+            p = end;
+        }
+        if (n >= 2 && walk_count_form(w, ans, last)) return true;
+    }
+    const struct app *ap = w->app;
+    if (ap && ap->sc.slice_view && strncmp(s, "r0", 2) == 0 && strstr(s, "▶")) {
+        int cells = 0;
+        for (const char *p = strstr(s, "▶"); *p; p++)
+            cells += (isdigit((unsigned char)*p) && p[1] == '.') || strncmp(p, "·", 2) == 0;
+        if (cells > 3 && walk_count_form(w, ans, cells)) return true;
+    }
+    for (const char *p = line; *p; p++) {
+        if (!isdigit((unsigned char)*p) || (p > line && isdigit((unsigned char)p[-1])))
+            continue;
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (strncmp(end, " ticks", 6) == 0 || strncmp(end, " chunk steps", 12) == 0 ||
+            strncmp(end, " steps", 6) == 0)
+            if (walk_count_form(w, ans, v)) return true;
+        if (p >= line + 5 && strncmp(p - 5, "tick ", 5) == 0 && strncmp(end, " of ", 4) == 0 &&
+            walk_count_form(w, ans, strtol(end + 4, NULL, 10)))
+            return true;
+        p = end - 1;
+    }
+    return false;
+}
+
 /* A count answer the frame gives by its counters: a header's or footer's "step i/N" (N
- * steps) where the prompt counts steps, and a transfer list's "+N more" beside the entries
- * shown (the step's transfers, from the scene's trace) where it counts messages. */
+ * steps; "tick i/N" of the slice view) where the prompt counts steps, any form of that
+ * count the slice view shows (walk_count_grid), and a transfer list's "+N more" beside the
+ * entries shown (the step's transfers, from the scene's trace) where it counts messages. */
 static bool walk_count_hit(const struct walk *w, const struct lesson_exercise *e, double ans,
                            const char *line)
 {
     if (e->units[0] || !e->prompt || ans != round(ans) || ans < 1) return false;
     const struct app *ap = w->app;
     /* the last step's index is the count too: "step 6/?" at the end of a 6-step scene */
-    bool at_end = ap && app_nsteps(ap) == (size_t)ans && app_step(ap) == app_nsteps(ap);
-    if (strcasestr(e->prompt, "step"))
-        for (const char *p = strstr(line, "step "); p; p = strstr(p + 1, "step ")) {
-            long i, n;
+    bool at_end =
+        ap && app_step(ap) == app_nsteps(ap) && walk_count_form(w, ans, (long)app_nsteps(ap));
+    if (strcasestr(e->prompt, "steps")) { /* it counts steps (not "in one step, ...") */
+        static const char *const words[] = {"step ", "tick "};
+        for (size_t k = 0; k < ARRAY_LEN(words); k++)
+            for (const char *p = strstr(line, words[k]); p; p = strstr(p + 1, words[k])) {
+                long i, n;
+                int used = 0;
+                if (sscanf(p + 5, "%ld/%ld%n", &i, &n, &used) == 2 && used > 0 &&
+                    walk_count_form(w, ans, n))
+                    return true;
+                if (sscanf(p + 5, "%ld/%n", &i, &used) == 1 && used > 0 && at_end &&
+                    walk_count_form(w, ans, i))
+                    return true;
+            }
+        if (walk_count_grid(w, ans, line)) return true;
+    }
+    if (strcasestr(e->prompt, "message") && ap && ap->sc.slice_view)
+        for (const char *p = line; *p; p++) { /* the slice view's links: "56 of 56 links" */
+            if (!isdigit((unsigned char)*p) || (p > line && isdigit((unsigned char)p[-1])))
+                continue;
+            char *end;
+            long v = strtol(p, &end, 10), of;
             int used = 0;
-            if (sscanf(p, "step %ld/%ld%n", &i, &n, &used) == 2 && used > 0 && n == (long)ans)
+            if ((strncmp(end, " links", 6) == 0 && v == (long)ans) ||
+                (sscanf(end, " of %ld links%n", &of, &used) == 1 && used > 0 &&
+                 of == (long)ans))
                 return true;
-            if (sscanf(p, "step %ld/%n", &i, &used) == 1 && used > 0 && at_end &&
-                i == (long)ans)
-                return true;
+            p = end - 1;
         }
     const struct trace *t = ap ? screen_trace(ap) : NULL;
     if ((strcasestr(e->prompt, "message") || strcasestr(e->prompt, "transfer")) && t &&
@@ -814,15 +903,29 @@ static void walk_check(struct walk *w, size_t slide)
 {
     w->c->frames++;
     walk_read(w);
+    static FILE *dump;
+    if (!dump && getenv("WALK_DUMP")) dump = fopen(getenv("WALK_DUMP"), "a");
+    if (dump) {
+        size_t deckno = slide + 1;
+        if (w->deck)
+            for (size_t l = 0; l < w->deck->n && strcmp(w->deck->v[l].id, w->L->id) != 0; l++)
+                deckno += w->deck->v[l].nslides;
+        fprintf(dump, "=== %s %dx%d %s slide %zu deck %zu %s\n",
+                w->view == WALK_PLAYER ? "player" : "presenter", w->cols, w->rows, w->L->id,
+                slide + 1, deckno, w->frame);
+        for (int y = 0; y < w->nlines; y++)
+            fprintf(dump, "%s\n", w->line[y]);
+        fflush(dump);
+    }
     const char *last;
     long cuts = draw_cut_count(&last);
-    if (cuts > w->cuts_seen) {
+    if (cuts > w->cuts_seen && !w->answers_only) {
         char what[200];
         snprintf(what, sizeof what, "cut without a mark: %s", last);
         walk_found(w, WALK_CUT, slide, what, last);
     }
     w->cuts_seen = cuts;
-    for (int y = 0; y < w->nlines; y++)
+    for (int y = 0; y < w->nlines && !w->answers_only; y++)
         if (walk_cut(w->line[y]) || (walk_status_row(w, y) && strstr(w->line[y], "\u2026"))) {
             char t[300];
             /* a status row: one place a slide (its step and clock change by the frame) */
@@ -849,7 +952,7 @@ static void walk_check(struct walk *w, size_t slide)
         for (int y = 0; y < w->nlines; y++) {
             const char *line = w->line[y];
             if (ex_answer_form(e) == EX_ANSWER_NUMBER) {
-                if (a->slide == WALK_LATER && !walk_distinct(e)) break;
+                if (a->slide == WALK_LATER && !a->distinct) break;
                 const struct walk_fig *f = walk_figs(w, y);
                 bool hit = false;
                 double ans = walk_asked(w, a, slide);
@@ -1049,6 +1152,62 @@ static void walk_stray_keys(struct walk *w, struct app *a, struct lesson_ui *u, 
     walk_key(a, '0');
 }
 
+/* Does an exercise of slide k or a later one of the lesson count steps (a number without a
+ * unit whose prompt says "step")? */
+static bool walk_counts_steps(const struct lesson *L, size_t k)
+{
+    for (size_t s = k; s < L->nslides; s++)
+        for (size_t e = 0; e < L->slides[s].nex; e++) {
+            const struct lesson_exercise *x = &L->slides[s].ex[e];
+            if (ex_answer_form(x) == EX_ANSWER_NUMBER && !x->units[0] && x->prompt &&
+                strcasestr(x->prompt, "step"))
+                return true;
+        }
+    return false;
+}
+
+/* Where a step count is asked on slide k or later: the views a student may switch to (`V`:
+ * slices, channels), at the slide's ranks and up to four more (`+`), each at its start,
+ * its first tick and its end; on slide k's exercises' own numbers, then the lecture's (`L`).
+ * Whatever form the count takes there (tick numbers, ticks, columns) is a count answer. */
+static void walk_views(struct walk *w, struct app *a, struct lesson_ui *u, size_t k)
+{
+    if (!u->scene_ok || a->sc.screen != SCREEN_COLLECTIVES || !walk_counts_steps(u->L, k))
+        return;
+    struct lesson_layout lay;
+    lesson_layout((struct rect){0, 0, w->rows, w->cols}, true, false, &lay);
+    w->answers_only = true;
+    for (int lecture = 0; lecture < 2; lecture++) {
+        if (lecture) walk_key(a, 'L');
+        walk_key(a, '0');
+        for (int more = 0; more <= 4; more++) {
+            for (int i = 0; i < more; i++)
+                walk_key(a, '+');
+            for (int v = 0; v < 6; v++) {
+                walk_key(a, 'V');
+                if (!a->sc.slice_view) break;
+                long n = (long)app_nsteps(a);
+                long at[3] = {0, 1, n};
+                for (int j = 0; j < 3; j++) {
+                    if (at[j] > n) continue;
+                    walk_set_step(a, at[j]);
+                    u->scroll = 0;
+                    u->scene_alone = lay.compact;
+                    frame_draw(a);
+                    snprintf(w->frame, sizeof w->frame, "%s+x%d V x%d step %ld%s",
+                             lecture ? "L " : "", more, v + 1, at[j],
+                             lay.compact ? " (scene alone)" : "");
+                    walk_check(w, k);
+                    u->scene_alone = false;
+                }
+            }
+            walk_key(a, '0');
+        }
+    }
+    walk_key(a, '0');
+    w->answers_only = false;
+}
+
 /* Press act in the player as it stands and put everything back: whether it did its thing
  * (no refusal said, and for Tab: the exercise it went to, in *went). */
 static bool walk_press(struct app *a, struct lesson_ui *u, enum ui_action act, size_t *went)
@@ -1190,6 +1349,7 @@ static int walk_player_lesson(struct walk *w, const char *file, char *err, size_
         walk_slide_hints(w, a, u, k);
         walk_keys(w, a, u, k);
         walk_stray_keys(w, a, u, k);
+        walk_views(w, a, u, k);
         /* the narration's later pages */
         int page = w->rows > 8 ? w->rows - 6 : 1;
         for (int sc = page; sc <= u->scroll_max && sc > 0; sc += page) {

@@ -10,7 +10,11 @@
  *     row shows, or spread over the boxes (each value in its slot of some box not hidden,
  *     not that rank's input); a choice exercise's right option as its text; a count
  *     (no unit) as a counter shows it: "step i/N" where the prompt counts steps, a transfer
- *     list's "+N more" (the step's transfers) where it counts messages. What a slide gives
+ *     list's "+N more" (the step's transfers) where it counts messages, and every form the
+ *     slice view could give a step count in (its ticks, "tick i/N" and "tick i of N" where N
+ *     is the count or the ticks of a plan of that many steps, a row of tick numbers ending
+ *     at it or with it alone masked, "14 ticks", "7 chunk steps", a link row of that many
+ *     cells) or a message count (its links, "56 of 56 links"). What a slide gives
  *     is no answer: its scene's settings (ranks, count, measurement size), a piece of the
  *     question of one of its exercises (its prompt, at the numbers asked), and, for an
  *     answer asked later, a ratio's number without its unit ("32 rows" is not 32x). A
@@ -35,7 +39,11 @@
  * the text alone, and each page of the narration; in the player, every scene the keys the
  * narration asks for reach, in any order and number (`a` through every algorithm, with `+`),
  * and, where a holds exercise of the slide or a later one is open, the end of every scene one
- * stray key away (another collective, algorithm, count, op, root, input, ranks);
+ * stray key away (another collective, algorithm, count, op, root, input, ranks); where a step
+ * or message count is asked on the slide or later, each view `V` reaches (slices, channels)
+ * at the slide's ranks and up to four more (`+`), at its start, first tick and end, on the
+ * student's numbers and the lecture's (`L`) (answers only: those views' cut lines are not
+ * counted yet);
  * the presenter's pages and steps, before and after each press of `r` (each exercise's
  * answer revealed to the room: a revealed answer is no early answer, and is never cut). No
  * backend runs and nothing is measured: the panel shows what it shows before any
@@ -43,7 +51,9 @@
  * that need no run); from a parallelism scene's second frame on, the panel as it is once the
  * worker's training run of the scene's lecture configuration has finished (run here, one
  * step, once a configuration, and posted as the worker's result). Used by
- * tests/unit/test_deck_walk.c (make test) to keep both at zero. */
+ * tests/unit/test_deck_walk.c (make test) to keep both at zero. With WALK_DUMP=FILE in the
+ * environment every frame read back is appended to FILE under a line naming it (view, size,
+ * lesson, slide, its number in the deck, the frame). */
 #ifndef COLLVIZ_UI_WALK_H
 #define COLLVIZ_UI_WALK_H
 

@@ -254,15 +254,25 @@ static void test_named_steps(void **state)
     long v[DECK_STOPS_MAX];
     const char *a = "# Inside the ring: stop after step 3\nThis is the ring after **3 of its 6 "
                     "steps**. The label says `reduce-scatter 3/3`; step 2/6 was before.";
-    assert_int_equal(deck_named_steps(a, 6, v, DECK_STOPS_MAX), 1);
+    assert_int_equal(deck_named_steps(a, 0, 6, v, DECK_STOPS_MAX), 1);
     assert_int_equal(v[0], 3);
     /* two steps, ascending, each once; a step past the scene's end is not one of its */
-    assert_int_equal(deck_named_steps("Step 5, then step 1, 1 of 6 steps, step 9.", 6, v, 8),
+    assert_int_equal(deck_named_steps("Step 5, then step 1, 1 of 6 steps, step 9.", 0, 6, v, 8),
                      2);
     assert_int_equal(v[0], 1);
     assert_int_equal(v[1], 5);
     /* no step named: a ratio, a decimal, a word ending in "step" */
-    assert_int_equal(deck_named_steps("3/3 done, 1.5 s a step, a footstep 4", 6, v, 8), 0);
+    assert_int_equal(deck_named_steps("3/3 done, 1.5 s a step, a footstep 4", 0, 6, v, 8), 0);
+    /* so many steps on from where the scene starts (issue 31): "Step forward once" from 0 */
+    assert_int_equal(deck_named_steps("Step forward once and watch.", 0, 6, v, 8), 1);
+    assert_int_equal(v[0], 1);
+    assert_int_equal(deck_named_steps("Press `\u2192` twice, then step 3 times.", 2, 6, v, 8),
+                     2);
+    assert_int_equal(v[0], 4);
+    assert_int_equal(v[1], 5);
+    /* without a start nothing is relative; past the end is no step of the scene */
+    assert_int_equal(deck_named_steps("Step forward once.", -1, 6, v, 8), 0);
+    assert_int_equal(deck_named_steps("Press l 9 times.", 0, 6, v, 8), 0);
 }
 
 int main(void)

@@ -1041,10 +1041,17 @@ static const struct lesson_slide **deck_slides(struct lesson_set *set, size_t *n
 
 /* The steps and phase labels a slide's narration names, read here with regexes of our own:
  * "step N" / "N of its M steps" into steps (-1 ends), "`reduce-scatter 3/3`" into label. */
-static void narrated(const char *md, long *steps, size_t max, char *label, size_t n)
+static void narrated(const char *md, long start, long *steps, size_t max, char *label, size_t n)
 {
-    regex_t st, of, ph;
-    regmatch_t m[3];
+    regex_t st, of, ph, rel;
+    regmatch_t m[8];
+    /* "Step forward once", "press → twice": so many steps on from where the scene starts */
+    assert_int_equal(
+        regcomp(&rel,
+                "([Ss]tep( forward)?|[Pp]ress `?(→|l|Right)`?) (once|twice|([0-9]+) "
+                "times)",
+                REG_EXTENDED),
+        0);
     assert_int_equal(regcomp(&st, "[Ss]tep \\**([0-9]+)([^/0-9]|$)", REG_EXTENDED), 0);
     assert_int_equal(regcomp(&of, "([0-9]+) of (its )?[0-9]+ steps", REG_EXTENDED), 0);
     assert_int_equal(regcomp(&ph, "`([a-z-]+ [0-9]+/[0-9]+)`", REG_EXTENDED), 0);
@@ -1053,6 +1060,13 @@ static void narrated(const char *md, long *steps, size_t max, char *label, size_
         steps[k++] = atol(s + m[1].rm_so);
     for (const char *s = md; k + 1 < max && regexec(&of, s, 3, m, 0) == 0; s += m[0].rm_eo)
         steps[k++] = atol(s + m[1].rm_so);
+    for (const char *s = md; start >= 0 && k + 1 < max && regexec(&rel, s, 8, m, 0) == 0;
+         s += m[0].rm_eo) {
+        const char *t = s + m[4].rm_so;
+        steps[k++] = start + (strncmp(t, "once", 4) == 0    ? 1
+                              : strncmp(t, "twice", 5) == 0 ? 2
+                                                            : atol(s + m[5].rm_so));
+    }
     steps[k] = -1;
     label[0] = '\0';
     if (regexec(&ph, md, 2, m, 0) == 0)
@@ -1060,6 +1074,7 @@ static void narrated(const char *md, long *steps, size_t max, char *label, size_
     regfree(&st);
     regfree(&of);
     regfree(&ph);
+    regfree(&rel);
 }
 
 /* Every step a slide's narration names is a PageDown stop, and the screen there shows it as
@@ -1099,7 +1114,8 @@ static void test_narrated_steps_are_stops(void **state)
             }
             if (slide != was) {
                 was = slide;
-                narrated(d[slide]->markdown ? d[slide]->markdown : "", want, 32, label,
+                narrated(d[slide]->markdown ? d[slide]->markdown : "",
+                         d[slide]->has_scene ? d[slide]->scene.step : -1, want, 32, label,
                          sizeof label);
                 memset(seen, 0, sizeof seen);
                 memset(seen_label, 0, sizeof seen_label);

@@ -442,7 +442,9 @@ static size_t pres_named(const struct pres *p, long *out)
 {
     const struct lesson_slide *s = pres_slide(p);
     if (!s->has_scene || !p->scene_ok || !s->markdown) return 0;
-    return deck_named_steps(s->markdown, pres_nsteps(p), out, DECK_STOPS_MAX);
+    long n = pres_nsteps(p); /* relative steps count from where the scene starts */
+    return deck_named_steps(s->markdown, deck_resolve(DECK_STEP_START, s->scene.step, n), n,
+                            out, DECK_STOPS_MAX);
 }
 
 /* The last step the narration names, -1 when none: up to it the scene is the slide's own
@@ -1127,6 +1129,11 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
         char total[48], masked[64]; /* the footer's step count, as the scene's header */
         snprintf(total, sizeof total, "%ld steps", pres_nsteps(p));
         p->hide_total = draw_mask_text(total, masked, sizeof masked) > 0;
+        const struct plan *pl = screen_plan(a); /* the slice view's ticks count its steps */
+        if (pl && !p->hide_total) {
+            snprintf(total, sizeof total, "%zu steps", pl->nsteps);
+            p->hide_total = draw_mask_text(total, masked, sizeof masked) > 0;
+        }
         int figures = predict_end(a);
         p->hid_later = p->revealed >= s->nex && !p->reveal_scene && (boxes || figures > 0);
     } else {

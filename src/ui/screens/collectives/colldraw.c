@@ -64,7 +64,10 @@ static void draw_status(const struct app *a, struct rect r)
     int x = r.x + 1, end = r.x + r.w;
     const struct coll_slices *sl = coll_slices(a);
     if (sl) {
-        x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "tick %zu/%zu", step, n);
+        if (coll_count_hidden(a))
+            x += draw_put(r.y, x, end - x, a->th.role[TH_STEP], "tick ?/?");
+        else
+            x += draw_putf(r.y, x, end - x, a->th.role[TH_STEP], "tick %zu/%zu", step, n);
         x += draw_putf(
             r.y, x, end - x, a->th.role[TH_LABEL], "  slice view: %d slice%s x %d channel%s%s",
             sl->plan.nslices, sl->plan.nslices == 1 ? "" : "s", sl->plan.nchannels,
@@ -493,7 +496,10 @@ static void draw_xfers(const struct app *a, struct rect r)
 /* Links x ticks in rect r: a header of tick numbers, one row per link, the current tick's
  * column (step k shows tick k-1 as the one running) in reverse video. Too many ticks for
  * the width: a window of them that keeps the current one in view; too many links: the
- * first rows and "+n more links". */
+ * first rows and "+n more links". Cells are chunk.slice names, never figures (no mask). Where
+ * the step count is an open exercise's answer (coll_count_hidden) the grid would count it:
+ * no tick numbers, and only the last ticks played (End would show them all: columns to
+ * count). */
 static void draw_slices(const struct app *a, const struct coll_slices *sl, struct rect r)
 {
     const struct slice_tl *t = &sl->tl;
@@ -513,11 +519,18 @@ static void draw_slices(const struct app *a, const struct coll_slices *sl, struc
     if (t->nticks > fit && cur >= fit / 2) first = cur - fit / 2;
     if (first > t->nticks - fit) first = t->nticks - fit > 0 ? t->nticks - fit : 0;
     int last = first + fit < t->nticks ? first + fit : t->nticks;
+    bool hide = coll_count_hidden(a);
+    if (hide) {
+        first = cur > 2 ? cur - 2 : 0;
+        last = cur + 1;
+    }
     int x0 = r.x + 1 + labw;
     draw_put(r.y, r.x + 1, labw, a->th.role[TH_DIM], "tick");
-    for (int k = first; k < last; k++) {
+    for (int k = first; k < last && !hide; k++) {
         attr_t at = k == cur ? a->th.role[TH_STEP] | A_REVERSE : a->th.role[TH_DIM];
-        draw_putf(r.y, x0 + (k - first) * (cw + 1), cw + 1, at, "%*d", cw, k + 1);
+        char num[16]; /* right-aligned in cw columns */
+        int nw = snprintf(num, sizeof num, "%d", k + 1), pad = cw > nw ? cw - nw : 0;
+        draw_put(r.y, x0 + (k - first) * (cw + 1) + pad, cw + 1 - pad, at, num);
     }
     int rows = r.h - 1;
     int shown = t->nlinks <= rows ? t->nlinks : rows - 1;
@@ -550,12 +563,16 @@ static void draw_slices(const struct app *a, const struct coll_slices *sl, struc
             }
             int cx = x0 + (k - first) * (cw + 1);
             int pad = cw - text_width(c);
-            draw_putf(y, cx + (pad > 0 ? pad : 0), cw, at, "%s", c);
+            draw_put(y, cx + (pad > 0 ? pad : 0), cw, at, c);
         }
     }
-    if (shown < t->nlinks)
-        draw_putf(r.y + 1 + shown, r.x + 1, r.w - 2, a->th.role[TH_DIM], "+%d more links",
-                  t->nlinks - shown);
+    if (shown < t->nlinks) { /* the links of a direct plan are its messages: a count asked */
+        if (coll_links_hidden(a))
+            draw_put(r.y + 1 + shown, r.x + 1, r.w - 2, a->th.role[TH_DIM], "+? more links");
+        else
+            draw_putf(r.y + 1 + shown, r.x + 1, r.w - 2, a->th.role[TH_DIM], "+%d more links",
+                      t->nlinks - shown);
+    }
 }
 
 /* The legend line of the slice view, and what the current tick moves. */
@@ -577,7 +594,9 @@ static void draw_slices_legend(const struct app *a, const struct coll_slices *sl
         return;
     }
     char line[512];
-    size_t o = (size_t)snprintf(line, sizeof line, "tick %d moves:", cur + 1);
+    size_t o = coll_count_hidden(a) /* the last tick's number is the count */
+                   ? (size_t)snprintf(line, sizeof line, "this tick moves:")
+                   : (size_t)snprintf(line, sizeof line, "tick %d moves:", cur + 1);
     int n = 0;
     for (int l = 0; l < t->nlinks && o + 24 < sizeof line; l++) {
         long x = t->cells[(size_t)l * (size_t)t->nticks + (size_t)cur].x;

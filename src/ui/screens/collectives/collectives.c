@@ -19,6 +19,7 @@
 #include "ui/screens/collectives/collstate.h"
 #include "core/text.h"
 #include "ui/kit/bigdigits.h"
+#include "ui/kit/draw.h"
 
 #define COLL_SWEEP_MIN ((size_t)4 << 10)
 #define COLL_SWEEP_FACTOR 4.0
@@ -112,7 +113,37 @@ void coll_slice_summary(const struct app *a, char *buf, size_t n)
         "slice sizes depend on its protocol (LL, LL128, Simple).");
 }
 
-/* The slice view's narration for step k: before the first tick, or tick k of T. */
+bool coll_count_hidden(const struct app *a)
+{
+    const struct coll_screen *cs = coll_cstate(a);
+    const struct coll_slices *sl = coll_slices(a);
+    char t[48], m[64];
+    snprintf(t, sizeof t, "%zu steps", cs->have_plan ? cs->plan.nsteps : 0);
+    bool hide = cs->have_plan && draw_mask_text(t, m, sizeof m) > 0;
+    if (sl && !hide) { /* the ticks, where an exercise counts them as steps */
+        snprintf(t, sizeof t, "%d steps", sl->tl.nticks);
+        hide = draw_mask_text(t, m, sizeof m) > 0;
+    }
+    return hide;
+}
+
+bool coll_links_hidden(const struct app *a)
+{
+    const struct coll_slices *sl = coll_slices(a);
+    if (!sl) return false;
+    int n = sl->tl.nlinks, c = sl->plan.nchannels > 0 ? sl->plan.nchannels : 1;
+    char t[48], m[64];
+    snprintf(t, sizeof t, "%d messages", n);
+    bool hide = draw_mask_text(t, m, sizeof m) > 0;
+    if (!hide && c > 1 && n % c == 0) { /* one channel's: the links of a step's messages */
+        snprintf(t, sizeof t, "%d messages", n / c);
+        hide = draw_mask_text(t, m, sizeof m) > 0;
+    }
+    return hide;
+}
+
+/* The slice view's narration for step k: before the first tick, or tick k of T; where the
+ * step count is an open exercise's answer (coll_count_hidden), no count at all. */
 static const char *coll_slice_what(const struct app *a, size_t k)
 {
     struct coll_screen *cs = a->screen_state[SCREEN_COLLECTIVES]; /* coll_slices(a): made */
@@ -125,6 +156,14 @@ static const char *coll_slice_what(const struct app *a, size_t k)
                  p->nchannels, p->nslices);
     else
         snprintf(pieces, sizeof pieces, "%d slices", p->nslices);
+    bool hide = coll_count_hidden(a);
+    if ((k == 0 || t->nticks == 0) && hide) {
+        snprintf(st->what, sizeof st->what,
+                 "Slice view (count %zu): every transfer is cut into %s; a slice moves on as "
+                 "soon as the slice it needs has arrived, not after the whole step.",
+                 st->count, pieces);
+        return st->what;
+    }
     if (k == 0 || t->nticks == 0) {
         snprintf(
             st->what, sizeof st->what,
@@ -141,9 +180,20 @@ static const char *coll_slice_what(const struct app *a, size_t k)
         : tick >= t->nticks - t->drain
             ? "the pipeline drains: the last slices are finishing, links go idle"
             : "every link that will carry data is busy";
-    snprintf(st->what, sizeof st->what,
-             "Slice view, tick %d of %d: %d of %d links carry a slice; %s.", tick + 1,
-             t->nticks, busy, t->nlinks, phase);
+    char total[48]; /* a direct plan's links are its messages: a count asked */
+    if (coll_links_hidden(a))
+        snprintf(st->what, sizeof st->what, "Slice view%s: the links that carry a slice: %s.",
+                 hide ? ""
+                      : (snprintf(total, sizeof total, ", tick %d of %d", tick + 1, t->nticks),
+                         total),
+                 phase);
+    else if (hide) /* the last tick's number is the count too: none */
+        snprintf(st->what, sizeof st->what, "Slice view: %d of %d links carry a slice; %s.",
+                 busy, t->nlinks, phase);
+    else
+        snprintf(st->what, sizeof st->what,
+                 "Slice view, tick %d of %d: %d of %d links carry a slice; %s.", tick + 1,
+                 t->nticks, busy, t->nlinks, phase);
     return st->what;
 }
 

@@ -42,6 +42,14 @@ const char *coll_model_note(void);
  * how NCCL runs it, NCCL's chunk and slice sizes depend on its protocol. (NCCL_PROTO /
  * NCCL_ALGO, when set, are shown on the status line.) */
 void coll_slice_summary(const struct app *a, char *buf, size_t n);
+/* Predict first: is the scene's step count an open exercise's answer (the figure mask, while
+ * a lesson draws the scene, hides "N steps" of the plan's steps or of the slice view's
+ * ticks)? Then no form it could be read from is drawn: the header's "step ?/?" or "tick
+ * ?/?", no tick numbers, no tick not played yet, no count in the step's sentence. */
+bool coll_count_hidden(const struct app *a);
+/* Likewise the slice view's links (a direct plan's are its messages, one channel's or all):
+ * "+? more links", no count of them in the sentence. */
+bool coll_links_hidden(const struct app *a);
 /* The rank whose root-ness matters: the scene's root for rooted collectives, else 0. */
 int coll_root(const struct app *a);
 
