@@ -136,6 +136,25 @@ def check_machines(lines, j, text, fail):
         if (j.get("nnodes") or 0) < k and (not m or int(m.group(1)) < k):
             fail("machines", "%d machines named %s: nnodes %s, the text %r" %
                  (k, host, j.get("nnodes"), text[:2]))
+        # a ring through the machines crosses between them: its node crossings count
+        # (host, machine) changes; a process's machine is its place among those on its GPU
+        machine = {}
+        for procs in on_bus.values():
+            for k, r in enumerate(procs.values()):
+                machine[r] = max(machine.get(r, 0), k)
+        node = {r: (h, machine.get(r, 0)) for (h, _, _), procs in on_bus.items()
+                for r in procs.values()}
+        said = [int(x) for x in re.findall(r"(\d+)\s+node\s+crossings?", " ".join(text))]
+        for ln in lines:
+            m = RING.search(ln)
+            ring = [int(x) for x in m.group(3).split()] if m else []
+            if not ring or any(r not in node for r in ring):
+                continue
+            x = sum(node[a] != node[b] for a, b in zip(ring, ring[1:] + ring[:1]))
+            if x not in said:
+                fail("machines", "a ring through %s crosses nodes %d times; the text says %s" %
+                     (host, x, said))
+            break
         for (h, _, _), procs in on_bus.items():
             ranks = list(procs.values())
             if h != host or len(ranks) < 2:
