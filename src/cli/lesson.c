@@ -805,7 +805,7 @@ static void show_text(const struct lesson *L, bool notes)
             cv_printf_safe("  exercise %s (%s): %s\n", x->id, lesson_ex_type_name(x->type),
                            prompt);
             free(prompt);
-            if (x->type == LEX_NUMBER) {
+            if (ex_answer_form(x) == EX_ANSWER_NUMBER) {
                 ex_format_number(x->answer, num, sizeof num);
                 cv_printf_safe("    answer: %s %s\n", num, x->units);
             }
@@ -889,7 +889,7 @@ static int lesson_variant(int argc, char **argv)
     if (!e) {
         rc = cli_usage_error("no exercise '%s' in the lessons of %s%s", id, dir,
                              errs.n ? " (some have errors: collviz lesson check)" : "");
-    } else if (e->type != LEX_NUMBER) {
+    } else if (!ex_type((int)e->type)->variants) {
         rc =
             cli_usage_error("exercise %s is a %s exercise: only number exercises have variants",
                             id, lesson_ex_type_name(e->type));
@@ -997,15 +997,16 @@ static int lesson_grade(int argc, char **argv)
     if (!e) {
         rc = cli_usage_error("no exercise '%s' in the lessons of %s%s", id, dir,
                              errs.n ? " (some have errors: collviz lesson check)" : "");
-    } else if (o.seed && e->type != LEX_NUMBER) {
+    } else if (o.seed && !ex_type((int)e->type)->variants) {
         rc = cli_usage_error("exercise %s is a %s exercise: only number exercises have "
                              "variants (--seed)",
                              id, lesson_ex_type_name(e->type));
-    } else if (e->type == LEX_NUMBER && ex_variant(e, o.seed, &v, err, sizeof err) != CV_OK) {
+    } else if (ex_type((int)e->type)->variants &&
+               ex_variant(e, o.seed, &v, err, sizeof err) != CV_OK) {
         rc = cli_usage_error("%s --seed %llu: %s", id, (unsigned long long)o.seed, err);
     } else {
         struct ex_grade g;
-        ex_grade(e, e->type == LEX_NUMBER ? &v : NULL, answer, &g);
+        ex_grade(e, ex_type((int)e->type)->variants ? &v : NULL, answer, &g);
         if (g.verdict == EX_WRONG_UNIT) snprintf(g.diagnosis, sizeof g.diagnosis, "wrong-unit");
         if (o.json) {
             cJSON *j = cJSON_CreateObject();

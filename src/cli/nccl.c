@@ -585,20 +585,22 @@ static void text_ring(const struct rec_log *L, int c, int last)
     cli_words_start(&w, "            ", 0);
     w.indent = 13;
     buf[0] = '\0';
-    const char *prev = NULL;
+    char node[2][96]; /* this rank's node and the one before (records.h: rec_node_name) */
+    bool any = false;
     for (int i = 0; i < g->n; i++) {
-        const char *h = L->ranks[g->order[i]].host;
-        if (!h[0]) h = "?";
-        bool new_host = !prev || strcmp(prev, h) != 0;
+        const char *h = rec_node_name(L, g->order[i], node[i & 1], sizeof node[i & 1]);
+        if (h != node[i & 1]) snprintf(node[i & 1], sizeof node[i & 1], "%s", h[0] ? h : "?");
+        h = node[i & 1];
+        bool new_host = !any || strcmp(node[(i + 1) & 1], h) != 0;
         if (buf[0]) {
             if (new_host) strcat(buf, "]");
             cli_words_add(&w, buf);
             if (new_host) cli_words_add(&w, "->");
         }
         char *b = buf;
-        if (new_host) b += snprintf(buf, sizeof buf, "%.64s[", h);
+        if (new_host) b += snprintf(buf, sizeof buf, "%.78s[", h);
         *put_int(b, g->order[i]) = '\0';
-        prev = h;
+        any = true;
     }
     strcat(buf, "]");
     cli_words_add(&w, buf);

@@ -56,12 +56,13 @@ void handout_slide_opts(const struct lesson_slide *s, bool dark, struct print_op
     o->dark = dark;
     for (size_t k = 0; k < s->nex; k++) {
         const struct lesson_exercise *ex = &s->ex[k];
-        if (ex->type == LEX_HOLDS && o->nasked < PRINT_MAX_ASKED) {
+        enum ex_answer_form form = ex_answer_form(ex); /* what the picture must not show */
+        if (form == EX_ANSWER_VALUES && o->nasked < PRINT_MAX_ASKED) {
             o->asked[o->nasked].step = ex->step;
             o->asked[o->nasked].rank = ex->rank;
             o->nasked++;
         }
-        if (ex->type == LEX_NUMBER && o->nhide < PRINT_MAX_ASKED)
+        if (form == EX_ANSWER_NUMBER && o->nhide < PRINT_MAX_ASKED)
             o->hide[o->nhide++] = ex->answer;
     }
 }

@@ -177,9 +177,11 @@ static void export_exercise(FILE *f, const struct lesson_exercise *ex)
     fputs("</code>: ", f);
     export_esc(f, prompt);
     free(prompt);
-    if (ex->type == LEX_NUMBER && ex->units[0]) {
-        fputs(" <em>(answer in ", f);
-        export_esc(f, ex->units);
+    char note[200];
+    ex_paper_note(ex, false, note, sizeof note);
+    if (note[0]) {
+        fputs(" <em>(", f);
+        export_esc(f, note);
         fputs(")</em>", f);
     }
     if (ex_type((int)ex->type)->lists_options) {
@@ -190,14 +192,6 @@ static void export_exercise(FILE *f, const struct lesson_exercise *ex)
             fputs("</li>", f);
         }
         fputs("</ol>", f);
-    }
-    if (ex->type == LEX_HOLDS) {
-        char t[120];
-        if (ex->step == SCENE_STEP_END)
-            snprintf(t, sizeof t, " <em>(rank %d, at the end)</em>", ex->rank);
-        else
-            snprintf(t, sizeof t, " <em>(rank %d, after step %ld)</em>", ex->rank, ex->step);
-        fputs(t, f);
     }
     fputs("</div>\n", f);
 }

@@ -418,11 +418,10 @@ static void pdoc_answer_space(struct pdoc *d, const struct lesson_exercise *ex)
     if (pdoc_drawing(d)) {
         pdoc_rgb(d->cr, PDF_RULE);
         cairo_set_line_width(d->cr, 0.7);
-        if (ex->type == LEX_HOLDS) {
-            size_t count = scene_count(&ex->scene);
-            size_t L = coll_work_len(ex->scene.coll, ex->scene.nranks, count);
+        size_t L = ex_paper_boxes(ex);
+        if (L) {
             double cw = 30;
-            if (L * cw > pdoc_w(d) - 20) cw = (pdoc_w(d) - 20) / (double)(L ? L : 1);
+            if (L * cw > pdoc_w(d) - 20) cw = (pdoc_w(d) - 20) / (double)L;
             for (size_t i = 0; i < L; i++)
                 cairo_rectangle(d->cr, 10 + (double)i * cw, d->y + 8, cw - 3, 26);
         } else {
@@ -452,7 +451,7 @@ static void pdoc_solution(struct pdoc *d, const struct lesson_exercise *ex, bool
         pdoc_plain(d, sol, 9.5, 10, 4, PDF_INK, "", "");
         free(sol);
     }
-    if (with_pic && ex->type == LEX_HOLDS) {
+    if (with_pic && ex_answer_form(ex) == EX_ANSWER_VALUES) { /* the asked box, shown */
         struct print_pic p;
         char err[200];
         if (handout_reveal_pic(ex, d->o->dark, &p, err, sizeof err) == CV_OK) {
@@ -485,22 +484,12 @@ static void pdoc_exercise(struct pdoc *d, const struct lesson_exercise *ex, int 
     g_string_truncate(m, 0);
     pdoc_esc(m, prompt);
     free(prompt);
-    if (ex->type == LEX_NUMBER && ex->units[0]) {
-        g_string_append(m, " <i>(answer in ");
-        pdoc_esc(m, ex->units);
+    char note[200];
+    ex_paper_note(ex, true, note, sizeof note);
+    if (note[0]) {
+        g_string_append(m, " <i>(");
+        pdoc_esc(m, note);
         g_string_append(m, ")</i>");
-    }
-    if (ex->type == LEX_HOLDS) {
-        if (ex->step == SCENE_STEP_END)
-            g_string_append_printf(m,
-                                   " <i>(rank %d, at the end; write one value per box, "
-                                   "\u00b7 for an empty one)</i>",
-                                   ex->rank);
-        else
-            g_string_append_printf(m,
-                                   " <i>(rank %d, after step %ld; one value per box, "
-                                   "\u00b7 for an empty one)</i>",
-                                   ex->rank, ex->step);
     }
     pdoc_markup(d, m->str, 10, false, 10, 3, PDF_INK);
     for (size_t i = 0; ex_type((int)ex->type)->lists_options && i < ex->noptions; i++) {

@@ -64,18 +64,10 @@ static void quiz_room_prompt(char *t)
  * rank 2 hold at the end?"); other types keep their prompt. */
 static char *quiz_room_question(const struct lesson_exercise *e, const char *prompt)
 {
-    if (e->type != LEX_HOLDS) return xstrdup(prompt);
-    char when[64], what[64] = "";
-    if (e->step == SCENE_STEP_END)
-        snprintf(when, sizeof when, "at the end");
-    else
-        snprintf(when, sizeof when, "after step %ld", e->step);
-    if (e->slots && e->slot_lo == e->slot_hi)
-        snprintf(what, sizeof what, " in element %d", e->slot_lo);
-    else if (e->slots)
-        snprintf(what, sizeof what, " in elements %d to %d", e->slot_lo, e->slot_hi);
+    const struct exercise_type_ops *o = ex_type((int)e->type);
+    if (!o->room_question) return xstrdup(prompt);
     char t[200];
-    snprintf(t, sizeof t, "Which values does rank %d hold%s %s?", e->rank, what, when);
+    o->room_question(e, t, sizeof t);
     return xstrdup(t);
 }
 

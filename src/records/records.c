@@ -2303,8 +2303,11 @@ static void command_line(struct rec_log *L, const char *p)
     const char *sr = strstr(p, "srun ");
     if (sr && sr != p && sr[-1] != ' ' && sr[-1] != '/') sr = NULL;
     if (m && (m == p || m[-1] == ' ' || m[-1] == '/') && L->job.procs < 0) {
-        long np = option_number(m, " -np");
-        if (np < 0) np = option_number(m, " -n");
+        /* Open MPI takes each of -np, --np, -n and --n */
+        static const char *const npopt[] = {" -np", " --np", " -n", " --n"};
+        long np = -1;
+        for (size_t i = 0; i < sizeof npopt / sizeof *npopt && np < 0; i++)
+            np = option_number(m, npopt[i]);
         if (np > 0) L->job.procs = (int)np;
         snprintf(L->job.procs_from, sizeof L->job.procs_from, "mpirun");
         command_per_proc(L, m);
@@ -3341,10 +3344,9 @@ int rec_ring_crossings(const struct rec_log *L, int channel)
     if (!g->order || g->n == 0) return -1;
     int x = 0;
     for (int i = 0; i < g->n; i++) {
-        const char *a = L->ranks[g->order[i]].host;
-        const char *b = L->ranks[g->order[(i + 1) % g->n]].host;
-        if (!a[0] || !b[0]) return -1;
-        if (strcmp(a, b) != 0) x++;
+        int a = g->order[i], b = g->order[(i + 1) % g->n];
+        if (!L->ranks[a].host[0] || !L->ranks[b].host[0]) return -1;
+        x += !rec_same_node(L, a, b);
     }
     return x;
 }
@@ -3357,6 +3359,12 @@ int rec_rank_machine(const struct rec_log *L, int r)
     for (int q = 0; q <= L->maxrank && q < L->rank_slots; q++) /* is its name shared? */
         if (L->ranks[q].machine > 0 && L->ranks[q].list_host == k->list_host) return 1;
     return 0;
+}
+
+bool rec_same_node(const struct rec_log *L, int a, int b)
+{
+    return strcmp(L->ranks[a].host, L->ranks[b].host) == 0 &&
+           (!L->machines_more || rec_rank_machine(L, a) == rec_rank_machine(L, b));
 }
 
 const char *rec_node_name(const struct rec_log *L, int r, char *buf, size_t n)

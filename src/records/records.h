@@ -370,6 +370,8 @@ const char *rec_node_name(const struct rec_log *L, int r, char *buf, size_t n);
 /* The machine of rank r among those of its host name, 1-based; 0 when its name is one
  * machine's (or unknown). */
 int rec_rank_machine(const struct rec_log *L, int r);
+/* Are ranks a and b (both with a host) on one node: one host, and one machine of it? */
+bool rec_same_node(const struct rec_log *L, int a, int b);
 /* The hosts in rank order (first appearance), into out[max]; returns how many (out NULL:
  * counts them all). */
 int rec_hosts(const struct rec_log *L, const char **out, int max);

@@ -39,6 +39,7 @@ struct walk_ans {
     double vals[WALK_VALS]; /* holds: the asked values with data, in box order */
     size_t nvals, lo;       /* lo: the first asked slot */
     bool single;            /* holds: one value with data (its own slide only) */
+    bool distinct;          /* number: walk_distinct, found once */
     char choice[256];       /* choice: the right option's text, backticks dropped */
 };
 
@@ -93,6 +94,8 @@ const char *walk_kind_name(enum walk_kind k)
 
 #define WALK_LATER ((size_t)1 << 30) /* a later lesson's slide: after every slide here */
 
+static bool walk_distinct(const struct lesson_exercise *e);
+
 /* Exercise e's answer forms, asked on slide `slide`. */
 static void walk_collect_one(struct walk_ans *a, const struct lesson_exercise *e, size_t slide,
                              size_t k)
@@ -100,6 +103,7 @@ static void walk_collect_one(struct walk_ans *a, const struct lesson_exercise *e
     a->e = e;
     a->slide = slide;
     a->k = k;
+    a->distinct = ex_answer_form(e) == EX_ANSWER_NUMBER && walk_distinct(e);
     if (ex_answer_form(e) == EX_ANSWER_VALUES) {
         float v[WALK_VALS * 4];
         bool has[WALK_VALS * 4];
@@ -1000,7 +1004,7 @@ static void walk_check(struct walk *w, size_t slide)
         for (int y = 0; y < w->nlines; y++) {
             const char *line = w->line[y];
             if (ex_answer_form(e) == EX_ANSWER_NUMBER) {
-                if (a->slide == WALK_LATER && !walk_distinct(e)) break;
+                if (a->slide == WALK_LATER && !a->distinct) break;
                 const struct walk_fig *f = walk_figs(w, y);
                 bool hit = false;
                 double ans = walk_asked(w, a, slide);

@@ -16,7 +16,7 @@ list of records:
              (the text's first line, the JSON's nnodes), a warning "K machines named HOST",
              and the JSON's ranks of those processes in different machines.
   launcher   a job's processes as its launcher's command line starts them, whichever the
-             launcher: mpirun's -np/-n, srun's -n/--ntasks or -N/--nodes times
+             launcher: mpirun's -np/--np/-n, srun's -n/--ntasks or -N/--nodes times
              --ntasks-per-node (one a node when not said): the JSON's job.processes.
   channels   a communicator that states N channels ("Channel 00/04 :") and prints ring-order
              lines for some of them: the others are said, "channels 2 of 0-3 have no ring
@@ -136,6 +136,25 @@ def check_machines(lines, j, text, fail):
         if (j.get("nnodes") or 0) < k and (not m or int(m.group(1)) < k):
             fail("machines", "%d machines named %s: nnodes %s, the text %r" %
                  (k, host, j.get("nnodes"), text[:2]))
+        # a ring through the machines crosses between them: its node crossings count
+        # (host, machine) changes; a process's machine is its place among those on its GPU
+        machine = {}
+        for procs in on_bus.values():
+            for k, r in enumerate(procs.values()):
+                machine[r] = max(machine.get(r, 0), k)
+        node = {r: (h, machine.get(r, 0)) for (h, _, _), procs in on_bus.items()
+                for r in procs.values()}
+        said = [int(x) for x in re.findall(r"(\d+)\s+node\s+crossings?", " ".join(text))]
+        for ln in lines:
+            m = RING.search(ln)
+            ring = [int(x) for x in m.group(3).split()] if m else []
+            if not ring or any(r not in node for r in ring):
+                continue
+            x = sum(node[a] != node[b] for a, b in zip(ring, ring[1:] + ring[:1]))
+            if x not in said:
+                fail("machines", "a ring through %s crosses nodes %d times; the text says %s" %
+                     (host, x, said))
+            break
         for (h, _, _), procs in on_bus.items():
             ranks = list(procs.values())
             if h != host or len(ranks) < 2:
@@ -163,7 +182,7 @@ def check_launcher(lines, j, fail):
         for i, w in enumerate(words):
             base = w.rsplit("/", 1)[-1]
             if base in ("mpirun", "mpiexec"):
-                want = opt(words[i:], ("-np", "-n"))
+                want = opt(words[i:], ("-np", "--np", "-n", "--n"))
             elif base == "srun":
                 rest = words[i:]
                 want = opt(rest, ("-n", "--ntasks"))

@@ -53,11 +53,21 @@ static void check(const struct rec_log *L)
         check_str(k->via, 48);  /* interned: kept to 47 bytes */
         check_str(k->host, 64); /* a host's interned name */
     }
+    int more = 0;
     for (int r = 0; r <= L->maxrank; r++) {
         check_str(L->ranks[r].host, sizeof L->ranks[r].host);
         check_str(L->ranks[r].gpu, sizeof L->ranks[r].gpu);
         check_str(L->ranks[r].busid, sizeof L->ranks[r].busid);
+        /* a machine of a shared host name: within its bound, named in print, and only
+         * where the record said several machines share a name */
+        char node[96];
+        if (L->ranks[r].machine < 0 || L->ranks[r].machine > 255) abort();
+        check_str(rec_node_name(L, r, node, sizeof node), sizeof node);
+        more += L->ranks[r].machine > 0;
     }
+    if ((more > 0) != (L->machines_more > 0)) abort();
+    /* a launcher's processes (mpirun -np, srun's tasks) are a count within the bound */
+    if (L->job.procs == 0 || L->job.procs > REC_MAX_RANKS) abort();
     for (int t = 0; t < L->ntests; t++)
         if (L->tests[t].nrows > REC_MAX_ROWS) abort();
     const char *hosts[64];

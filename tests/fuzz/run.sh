@@ -32,8 +32,8 @@ fuzz_one() {
     local t=$1 corpus=$2 maxlen=$3 more
     mkdir -p "$probe/$t"
     # (files only: tests/records has folders)
-    find "$corpus" -maxdepth 1 -type f -exec cp {} "$probe/$t/" +
-    for more in "${@:4}"; do find "$more" -maxdepth 1 -type f -exec cp {} "$probe/$t/" +; done
+    find "$corpus" -maxdepth 1 -type f -exec cp -t "$probe/$t/" {} +
+    for more in "${@:4}"; do find "$more" -maxdepth 1 -type f -exec cp -t "$probe/$t/" {} +; done
     "$BUILD/fuzz/$t" -max_total_time="$SECONDS_TO_RUN" -max_len="$maxlen" -timeout=10 \
         -rss_limit_mb=2048 -print_final_stats=1 "$probe/$t" >"$probe/$t.log" 2>&1
     local rc=$?

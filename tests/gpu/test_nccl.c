@@ -7,7 +7,8 @@
  *     NCCL multiplies by a rounded 1/W before summing, so 1e-4 relative is allowed (and
  *     counted in the summary);
  *   measurement scale: measure() with the GPU-side check, #wrong == 0, for every
- *     collective and op at two sizes and every W;
+ *     collective and op at two sizes and every W (a collective that reduces nothing: every
+ *     op at the largest W, one below it);
  *   robustness: two ranks on one GPU refused; a cancelled measurement returns
  *     CV_ECANCELLED; a deadline of 1 us aborts the communicators (CV_ETIMEOUT) and the
  *     next measurement re-creates them and is right again; a size that does not fit is
@@ -213,6 +214,10 @@ int main(int argc, char **argv)
         before = failures;
         for (int c = 0; c < COLL_COUNT; c++)
             for (int op = 0; op < OP_COUNT && wanted[c]; op++) {
+                /* A collective that reduces nothing is given the op and ignores it: every
+                 * op at the largest W (that it ignores each), the first below it (the
+                 * other ops would measure the same calls again). */
+                if (!coll_reduces((enum coll)c) && op > 0 && w < maxw) continue;
                 const size_t sizes[] = {(size_t)64 << 10, big};
                 for (int si = 0; si < 2; si++) {
                     struct bench_result r;

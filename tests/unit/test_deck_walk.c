@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <locale.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -139,6 +140,12 @@ static void test_teacher_lessons(void **state)
 int main(void)
 {
     setlocale(LC_ALL, "C.UTF-8");
+    /* The panel's training runs (walk.h) allocate and free their buffers, megabytes each,
+     * once a configuration: kept by malloc for the next run rather than returned to the
+     * system and faulted in, zeroed, again (a tenth of this program's time was the kernel
+     * clearing those pages). tests/run.sh asks ASan's allocator the same. */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
     /* a student who has answered nothing: no progress file is read or written */
     setenv("XDG_STATE_HOME", "/nonexistent/collviz-walk", 1);
     setenv("HOME", "/nonexistent/collviz-walk", 1);

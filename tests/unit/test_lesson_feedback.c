@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/coll.h"
 #include "core/util.h"
 #include "lesson/exercise.h"
 #include "lesson/lesson.h"
@@ -344,11 +345,115 @@ static void test_checker(void **state)
     assert_int_equal(t.bad, 0);
 }
 
+/* A value as a solution writes it: whole numbers in full, others to 4 digits. */
+static bool solution_names(const char *text, double x)
+{
+    char num[48];
+    ex_format_text_number(x, num, sizeof num);
+    return token_in(num, num + strlen(num), text);
+}
+
+/* Every holds exercise of a reduction (reduce, reduce-scatter, all-reduce) whose solution
+ * speaks of partial sums: each asked value that is no partial sum, the slot's full
+ * reduction (lesson 05's 60, rank 3's sum of ranks 1 to 3, which rank 0's 0 makes the whole
+ * total) or the rank's own input never added to (lesson 04's 3), is named by its number
+ * after the solution's opening list of the answer; a solution may not lump it in with "the
+ * rest are partial sums". */
+static void test_holds_solutions_say_what(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    struct lesson_errors errs = {0};
+    lesson_set_init(&set);
+    assert_int_equal(lesson_set_add(&set, "lessons", &errs), CV_OK);
+    size_t checked = 0, values = 0, unnamed = 0;
+    for (size_t l = 0; l < set.n; l++)
+        for (size_t s = 0; s < set.v[l].nslides; s++)
+            for (size_t e = 0; e < set.v[l].slides[s].nex; e++) {
+                const struct lesson_exercise *ex = &set.v[l].slides[s].ex[e];
+                enum coll c = ex->scene.coll;
+                if (ex->type != LEX_HOLDS || !ex->solution ||
+                    !strstr(ex->solution, "partial") ||
+                    (c != COLL_REDUCE && c != COLL_REDUCE_SCATTER && c != COLL_ALL_REDUCE))
+                    continue;
+                checked++;
+                float v[MAXV], in[MAXV];
+                bool has[MAXV], ih[MAXV];
+                size_t len, ilen;
+                char err[200];
+                assert_int_equal(ex_holds_expected(ex, v, has, MAXV, &len, err, sizeof err),
+                                 CV_OK);
+                double total[MAXV], own[MAXV];
+                struct lesson_exercise *cp = malloc(sizeof *cp);
+                assert_non_null(cp);
+                for (int r = 0; r < ex->scene.nranks; r++) {
+                    *cp = *ex;
+                    cp->rank = r;
+                    cp->step = 0;
+                    assert_int_equal(
+                        ex_holds_expected(cp, in, ih, MAXV, &ilen, err, sizeof err), CV_OK);
+                    assert_int_equal(ilen, len);
+                    for (size_t i = 0; i < len; i++) {
+                        double x = in[i];
+                        if (r == ex->rank) own[i] = x;
+                        switch (ex->scene.op) {
+                        case OP_PROD:
+                            total[i] = r ? total[i] * x : x;
+                            break;
+                        case OP_MIN:
+                            total[i] = r ? fmin(total[i], x) : x;
+                            break;
+                        case OP_MAX:
+                            total[i] = r ? fmax(total[i], x) : x;
+                            break;
+                        default: /* sum, and avg divided below */
+                            total[i] = r ? total[i] + x : x;
+                        }
+                    }
+                }
+                free(cp);
+                /* the solution after its opening list of the values */
+                char *sol = ex_text(ex, NULL, ex->solution);
+                const char *rest = sol;
+                for (size_t i = 0; i < len; i++) {
+                    char num[48];
+                    ex_format_text_number(v[i], num, sizeof num);
+                    while (*rest == ' ')
+                        rest++;
+                    if (has[i] && strncmp(rest, num, strlen(num)) == 0) rest += strlen(num);
+                }
+                for (size_t i = 0; i < len; i++) {
+                    if (!has[i]) continue;
+                    double t = ex->scene.op == OP_AVG ? total[i] / ex->scene.nranks : total[i];
+                    bool full = fabs(v[i] - t) <= 1e-3 * fmax(1.0, fabs(t));
+                    bool input = fabs(v[i] - own[i]) <= 1e-3 * fmax(1.0, fabs(own[i]));
+                    values++;
+                    if ((full || input) && !solution_names(rest, v[i])) {
+                        unnamed++;
+                        printf("%s: slot %zu holds %g, %s, but the solution says partial sums "
+                               "without naming it: %s\n",
+                               ex->id, i, v[i],
+                               full ? "the slot's full reduction" : "the rank's own input",
+                               sol);
+                    }
+                }
+                free(sol);
+            }
+    printf("holds solutions: %zu speak of partial sums, %zu values, %zu not partial and not "
+           "named\n",
+           checked, values, unnamed);
+    assert_true(checked >= 3);
+    assert_int_equal(unnamed, 0);
+    lesson_set_free(&set);
+    lesson_errors_free(&errs);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_checker),
         cmocka_unit_test(test_feedback_readable),
+        cmocka_unit_test(test_holds_solutions_say_what),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

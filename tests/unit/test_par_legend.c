@@ -213,7 +213,8 @@ static void test_measured_legend(void **state)
     assert_true(slides >= 3 && s.charts > 20);
     assert_int_equal(s.bad, 0);
     for (int k = 0; k < G_N; k++) /* and every glyph a legend names is drawn somewhere */
-        if (s.named[k] && !s.drawn[k]) fail_msg("the legend names \"%s\", never drawn", g_name[k]);
+        if (s.named[k] && !s.drawn[k])
+            fail_msg("the legend names \"%s\", never drawn", g_name[k]);
 }
 
 int main(void)

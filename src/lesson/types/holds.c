@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/coll.h"
 #include "core/util.h"
 #include "lesson/exercise.h"
 #include "lesson/types/types.h"
@@ -413,6 +414,39 @@ static void json(const struct lesson_exercise *e, struct cJSON *x)
     }
 }
 
+/* The asked rank and step, and with boxes how to fill them. */
+static void paper_note(const struct lesson_exercise *e, bool boxes, char *buf, size_t n)
+{
+    if (e->step == SCENE_STEP_END)
+        snprintf(buf, n, "rank %d, at the end%s", e->rank,
+                 boxes ? "; write one value per box, \u00b7 for an empty one" : "");
+    else
+        snprintf(buf, n, "rank %d, after step %ld%s", e->rank, e->step,
+                 boxes ? "; one value per box, \u00b7 for an empty one" : "");
+}
+
+/* A box for each element of the rank's working buffer. */
+static size_t paper_boxes(const struct lesson_exercise *e)
+{
+    return coll_work_len(e->scene.coll, e->scene.nranks, scene_count(&e->scene));
+}
+
+/* "Which values does rank 2 hold at the end?": the exercise's own rank and step, where the
+ * prompt only said what to type ("Type all four values in rank 2's box at the end."). */
+static void room_question(const struct lesson_exercise *e, char *buf, size_t n)
+{
+    char when[64], what[64] = "";
+    if (e->step == SCENE_STEP_END)
+        snprintf(when, sizeof when, "at the end");
+    else
+        snprintf(when, sizeof when, "after step %ld", e->step);
+    if (e->slots && e->slot_lo == e->slot_hi)
+        snprintf(what, sizeof what, " in element %d", e->slot_lo);
+    else if (e->slots)
+        snprintf(what, sizeof what, " in elements %d to %d", e->slot_lo, e->slot_hi);
+    snprintf(buf, n, "Which values does rank %d hold%s %s?", e->rank, what, when);
+}
+
 const struct exercise_type_ops ex_type_holds = {
     .name = "holds",
     .keys = "rank step slots",
@@ -424,4 +458,7 @@ const struct exercise_type_ops ex_type_holds = {
     .form = EX_ANSWER_VALUES,
     .lists_options = false,
     .paper_space = 46,
+    .paper_note = paper_note,
+    .paper_boxes = paper_boxes,
+    .room_question = room_question,
 };

@@ -66,6 +66,16 @@ static void json(const struct lesson_exercise *e, struct cJSON *x)
     cJSON_AddBoolToObject(x, "variants", ex_has_variants(e));
 }
 
+/* "answer in GB/s": the unit the answer is asked in. */
+static void paper_note(const struct lesson_exercise *e, bool boxes, char *buf, size_t n)
+{
+    (void)boxes;
+    if (e->units[0])
+        snprintf(buf, n, "answer in %s", e->units);
+    else if (n)
+        buf[0] = '\0';
+}
+
 const struct exercise_type_ops ex_type_number = {
     .name = "number",
     .keys = "param answer units tolerance where wrong integer",
@@ -76,5 +86,7 @@ const struct exercise_type_ops ex_type_number = {
     .json = json,
     .form = EX_ANSWER_NUMBER,
     .lists_options = false,
+    .variants = true,
     .paper_space = 46,
+    .paper_note = paper_note,
 };

@@ -62,6 +62,21 @@ enum ex_answer_form ex_answer_form(const struct lesson_exercise *ex)
     return ex_type((int)ex->type)->form;
 }
 
+void ex_paper_note(const struct lesson_exercise *ex, bool boxes, char *buf, size_t n)
+{
+    const struct exercise_type_ops *o = ex_type((int)ex->type);
+    if (o->paper_note)
+        o->paper_note(ex, boxes, buf, n);
+    else if (n)
+        buf[0] = '\0';
+}
+
+size_t ex_paper_boxes(const struct lesson_exercise *ex)
+{
+    const struct exercise_type_ops *o = ex_type((int)ex->type);
+    return o->paper_boxes ? o->paper_boxes(ex) : 0;
+}
+
 const char *lesson_ex_type_name(enum lesson_ex_type t)
 {
     return ex_type((int)t)->name;

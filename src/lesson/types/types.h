@@ -1,8 +1,9 @@
 /* types.h - the exercise types: one struct exercise_type_ops per type, one file each
  * (number.c, choice.c, holds.c), and their table (types.c). Every caller that does something
  * different per type (grading, the answer's text, the line that says how to answer, the
- * options under the prompt, the space a handout leaves for the answer) asks the table, so a
- * new type is its file, its line in EX_TYPES below, its docs and its test.
+ * options under the prompt, whether its numbers have variants, what a handout says after
+ * the prompt and the space and boxes it leaves for the answer, the room's question) asks
+ * the table, so a new type is its file, its line in EX_TYPES below, its docs and its test.
  *
  * lesson.h makes `enum lesson_ex_type` from EX_TYPES: LEX_NUMBER, LEX_CHOICE, LEX_HOLDS and
  * LEX_TYPE_COUNT. The parser (exercise_block.c) reads the type's name from here. */
@@ -61,7 +62,18 @@ struct exercise_type_ops {
     void (*json)(const struct lesson_exercise *ex, struct cJSON *x);
     enum ex_answer_form form; /* how its answer looks (never EX_ANSWER_UNSET) */
     bool lists_options;       /* the prompt's lines: the options, numbered, under it */
+    bool variants;            /* its numbers drawn anew for a seed (ex_variant, --seed) */
     double paper_space;       /* points a PDF handout leaves to write the answer in (0: none) */
+    /* NULL, or what a handout says after the prompt, in brackets there ("answer in GB/s",
+     * "rank 2, at the end"); boxes: the PDF's, which leaves a box for each value
+     * (paper_boxes) and says how to fill them. */
+    void (*paper_note)(const struct lesson_exercise *ex, bool boxes, char *buf, size_t n);
+    /* NULL, or how many boxes a PDF handout draws to write the answer in, one a value (else
+     * one box, paper_space high). */
+    size_t (*paper_boxes)(const struct lesson_exercise *ex);
+    /* NULL, or the question the room is asked (the presenter's quiz) where the prompt only
+     * said what to type. */
+    void (*room_question)(const struct lesson_exercise *ex, char *buf, size_t n);
 };
 
 #define EX_TYPE_DECLARE(e, name, ops) extern const struct exercise_type_ops ops;
@@ -77,6 +89,11 @@ enum ex_answer_form ex_answer_form(const struct lesson_exercise *ex);
 /* Does type t's block have key (its keys), must it (required)? */
 bool ex_type_has_key(int t, const char *key);
 bool ex_type_requires(int t, const char *key);
+
+/* What a handout says after ex's prompt (its type's paper_note; "" for none), and how many
+ * boxes a PDF leaves for its answer (paper_boxes; 0: one box). */
+void ex_paper_note(const struct lesson_exercise *ex, bool boxes, char *buf, size_t n);
+size_t ex_paper_boxes(const struct lesson_exercise *ex);
 
 /* The right answer of ex as one line (ex_type(ex->type)->answer), at v (NULL = the
  * lecture's numbers); its numbers written by fmt (NULL = ex_format_number). */

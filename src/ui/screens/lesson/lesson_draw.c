@@ -403,8 +403,7 @@ static void narr_exercise(const struct app *a, const struct lesson_ui *u,
         }
     ex_type((int)e->type)->how(e, st->seed ? &st->var : NULL, t, sizeof t);
     /* a number with variants: which numbers these are, and v for others */
-    if (e->type == LEX_NUMBER && ex_has_variants(e))
-        ex_numbers_note(u, e, st, t + strlen(t), sizeof t - strlen(t));
+    if (ex_has_variants(e)) ex_numbers_note(u, e, st, t + strlen(t), sizeof t - strlen(t));
     ll_text(v, th->role[TH_DIM], width, "", "", t);
     for (int k = 0; k < st->hints_shown && (size_t)k < e->nhints; k++) {
         char lead[24];

@@ -27,8 +27,7 @@ struct recall {
 static bool recall_can(const struct lesson_exercise *e)
 {
     double ans = e->answer;
-    return e->type == LEX_NUMBER && ex_has_variants(e) &&
-           (e->units[0] || (ans == round(ans) && fabs(ans) >= 1000));
+    return ex_has_variants(e) && (e->units[0] || (ans == round(ans) && fabs(ans) >= 1000));
 }
 
 static bool recall_fig(double v, double half, const char *unit, void *ctx)

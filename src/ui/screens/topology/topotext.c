@@ -52,7 +52,7 @@ int topo_ring_hops(const struct rec_log *L, int ch, struct topo_hop *h, int max)
         p->cls = REC_UNKNOWN;
         p->have_link = topo_link_class(L, ch, p->from, p->to, &p->cls);
         const char *a = topo_host(L, p->from), *b = topo_host(L, p->to);
-        p->cross = !a || !b ? -1 : strcmp(a, b) != 0;
+        p->cross = !a || !b ? -1 : !rec_same_node(L, p->from, p->to);
     }
     return n;
 }
