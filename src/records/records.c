@@ -2303,8 +2303,11 @@ static void command_line(struct rec_log *L, const char *p)
     const char *sr = strstr(p, "srun ");
     if (sr && sr != p && sr[-1] != ' ' && sr[-1] != '/') sr = NULL;
     if (m && (m == p || m[-1] == ' ' || m[-1] == '/') && L->job.procs < 0) {
-        long np = option_number(m, " -np");
-        if (np < 0) np = option_number(m, " -n");
+        /* Open MPI takes each of -np, --np, -n and --n */
+        static const char *const npopt[] = {" -np", " --np", " -n", " --n"};
+        long np = -1;
+        for (size_t i = 0; i < sizeof npopt / sizeof *npopt && np < 0; i++)
+            np = option_number(m, npopt[i]);
         if (np > 0) L->job.procs = (int)np;
         snprintf(L->job.procs_from, sizeof L->job.procs_from, "mpirun");
         command_per_proc(L, m);

@@ -480,3 +480,9 @@ int app_timeout_ms(const struct app *a, double now)
     if (busy && (t < 0 || t > APP_REFRESH_MS)) t = APP_REFRESH_MS;
     return t;
 }
+
+bool app_box_hidden(const struct app *a, int r, long step)
+{
+    return r >= 0 && r < CV_MAX_RANKS && a->hide_from[r] >= 0 && step >= a->hide_from[r] &&
+           (a->hide_to[r] < 0 || step < a->hide_to[r]);
+}

@@ -81,9 +81,11 @@ struct app {
                           asks so when a slide's question does not fit beside the scene (the
                           backend's figures are on the notes terminal) */
     /* Predict first (set by the lesson player around drawing a slide's scene): rank r's
-     * values are drawn as "?" from step hide_from[r] on, while hide_any. */
+     * values are drawn as "?" from step hide_from[r] on, until step hide_to[r] (exclusive;
+     * -1: to the end), while hide_any (app_box_hidden). */
     bool hide_any;
     long hide_from[CV_MAX_RANKS];
+    long hide_to[CV_MAX_RANKS];
     bool utf8, color;
     struct theme th;
     const struct glyphs *g;
@@ -178,5 +180,9 @@ size_t app_step(const struct app *a);
 int app_rows_needed(struct app *a, int cols, int rows);
 /* The same with the measured panel at one line (app.panel_short): at most app_rows_needed. */
 int app_rows_needed_short(struct app *a, int cols, int rows);
+
+/* Is rank r's box drawn as "?" at step, while hide_any (predict first: hide_from, hide_to;
+ * after the drawing, what it hid)? */
+bool app_box_hidden(const struct app *a, int r, long step);
 
 #endif

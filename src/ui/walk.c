@@ -85,7 +85,8 @@ const char *walk_kind_name(enum walk_kind k)
                                                "answer shown in an earlier lesson",
                                                "cut line above a blank row",
                                                "a later lesson's answer early",
-                                               "key hint that does nothing"};
+                                               "key hint that does nothing",
+                                               "box hidden beside its values shown"};
     return k < WALK_NKINDS ? n[k] : "?";
 }
 
@@ -504,7 +505,7 @@ static bool walk_spread(const struct walk *w, const struct walk_ans *a, bool own
         data++;
         bool any = false;
         for (int q = 0; q < t->plan->nranks && q < CV_MAX_RANKS && !any; q++) {
-            if (ap->hide_from[q] >= 0 && (long)st >= ap->hide_from[q]) continue;
+            if (app_box_hidden(ap, q, (long)st)) continue;
             if (data_one && q != a->e->rank) continue; /* one value: the asked rank's box */
             size_t k = a->lo + i;
             const float *v = trace_buf(t, st, q), *in = trace_buf(t, 0, q);
@@ -560,7 +561,7 @@ static bool walk_partial(const struct walk *w, const struct walk_ans *a)
     }
     if (!part) return false;
     for (int q = 0; q < W; q++) {
-        if (ap->hide_from[q] >= 0 && (long)st >= ap->hide_from[q]) continue;
+        if (app_box_hidden(ap, q, (long)st)) continue;
         for (size_t i = 0; i < a->nvals; i++)
             if (walk_shows(t, st, q, a, i)) return true;
     }
@@ -697,6 +698,57 @@ static bool walk_drawn_hit(const struct walk *w, double ans, double tol)
                fabs(psched_bubble(ps) - ans) <= fmax(tol, 0.01) * fabs(ans);
     free(ps);
     return hit;
+}
+
+/* A box the frame drew as "?" (two values or more with data) whose values the frame shows
+ * anyway: a box not hidden holding the same in every slot, or a row of its text with them
+ * as a run ("every rank ends with 6 10 14 18" beside three boxes of 6 10 14 18 and a "?"
+ * one). Partly masked: the mask hides nothing, or the rest gives it away. */
+static void walk_part_mask(struct walk *w, size_t slide)
+{
+    const struct app *ap = w->app;
+    const struct trace *t = ap ? screen_trace(ap) : NULL;
+    if (!t || !t->plan || t->nsnap == 0 || !walk_boxes_shown(w)) return;
+    size_t st = app_step(ap), L = t->plan->work_len;
+    if (st >= t->nsnap || L == 0 || L > WALK_VALS) return;
+    int W = t->plan->nranks < CV_MAX_RANKS ? t->plan->nranks : CV_MAX_RANKS;
+    for (int q = 0; q < W; q++) {
+        if (!app_box_hidden(ap, q, (long)st)) continue;
+        const float *v = trace_buf(t, st, q);
+        const uint32_t *m = trace_mask(t, st, q);
+        double want[WALK_VALS];
+        size_t data = 0;
+        for (size_t i = 0; i < L; i++) {
+            want[i] = m[i] ? v[i] : NAN;
+            data += m[i] != 0;
+        }
+        if (data < 2) continue;
+        const char *where = NULL;
+        for (int q2 = 0; q2 < W && !where; q2++) {
+            if (q2 == q || app_box_hidden(ap, q2, (long)st)) continue;
+            const float *v2 = trace_buf(t, st, q2), *in = trace_buf(t, 0, q2);
+            const uint32_t *m2 = trace_mask(t, st, q2), *im = trace_mask(t, 0, q2);
+            size_t i = 0, given = 0;
+            for (; i < L && !m[i] == !m2[i] && (!m[i] || v[i] == v2[i]); i++)
+                given += !m[i] || (im[i] && in[i] == v[i]);
+            /* the same as a box showing its own input: given (a broadcast's root) */
+            if (i == L && given < L) where = "another box";
+        }
+        /* the narration's text, left of any border (the boxes' rows are above; an answer r
+         * revealed is the open exercises' mask's business) */
+        for (int y = 0; y < w->nlines && !where; y++) {
+            char text[1024];
+            snprintf(text, sizeof text, "%s", w->line[y]);
+            char *bar = strstr(text, "\u2502");
+            if (bar) *bar = '\0';
+            if (!strstr(text, "Answer") && walk_holds_in(text, want, L)) where = w->line[y];
+        }
+        if (where) {
+            char what[80];
+            snprintf(what, sizeof what, "rank %d's box", q);
+            walk_found(w, WALK_PART_MASK, slide, what, where);
+        }
+    }
 }
 
 /* ---- one frame ----------------------------------------------------------------------- */
@@ -1002,6 +1054,7 @@ static void walk_check(struct walk *w, size_t slide)
             }
         }
     }
+    walk_part_mask(w, slide);
     /* the next frame: as after the worker's run finished */
     walk_trained((struct app *)w->app);
 }

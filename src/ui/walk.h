@@ -74,6 +74,9 @@ enum walk_kind {
     WALK_DEAD_KEY,   /* (player) a key hint, in the bar or the text, naming a key that does not
                         do what it says there (H where no hint is left, Tab "next" after the
                         last exercise) */
+    WALK_PART_MASK,  /* a box drawn as "?" whose values the frame shows anyway: in a box not
+                        hidden, or as a run in its text (a mask that hides nothing, and
+                        puzzles) */
     WALK_NKINDS
 };
 

@@ -16,7 +16,7 @@ list of records:
              (the text's first line, the JSON's nnodes), a warning "K machines named HOST",
              and the JSON's ranks of those processes in different machines.
   launcher   a job's processes as its launcher's command line starts them, whichever the
-             launcher: mpirun's -np/-n, srun's -n/--ntasks or -N/--nodes times
+             launcher: mpirun's -np/--np/-n, srun's -n/--ntasks or -N/--nodes times
              --ntasks-per-node (one a node when not said): the JSON's job.processes.
   channels   a communicator that states N channels ("Channel 00/04 :") and prints ring-order
              lines for some of them: the others are said, "channels 2 of 0-3 have no ring
@@ -182,7 +182,7 @@ def check_launcher(lines, j, fail):
         for i, w in enumerate(words):
             base = w.rsplit("/", 1)[-1]
             if base in ("mpirun", "mpiexec"):
-                want = opt(words[i:], ("-np", "-n"))
+                want = opt(words[i:], ("-np", "--np", "-n", "--n"))
             elif base == "srun":
                 rest = words[i:]
                 want = opt(rest, ("-n", "--ntasks"))

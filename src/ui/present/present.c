@@ -489,7 +489,7 @@ static long pres_mostly_hidden(const struct pres *p)
     for (long st = named + 1; st <= n && from > n && a->hide_any; st++) {
         int hid = 0;
         for (int r = 0; r < W; r++)
-            hid += a->hide_from[r] >= 0 && a->hide_from[r] <= st;
+            hid += app_box_hidden(a, r, st);
         if (2 * hid > W) from = st;
     }
     predict_end(a);
@@ -1125,7 +1125,7 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
         /* what is still hidden once the slide's own answers are shown is a later slide's */
         bool boxes = false;
         for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS && a->hide_any; r++)
-            boxes = boxes || a->hide_from[r] <= (long)app_step(a);
+            boxes = boxes || app_box_hidden(a, r, (long)app_step(a));
         char total[48], masked[64]; /* the footer's step count, as the scene's header */
         snprintf(total, sizeof total, "%ld steps", pres_nsteps(p));
         p->hide_total = draw_mask_text(total, masked, sizeof masked) > 0;

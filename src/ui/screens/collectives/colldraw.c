@@ -344,7 +344,7 @@ static void draw_ranks(const struct app *a)
             draw_put(b.y, b.x + 4, 1, fa, a->g->v);
         }
         /* predict first: the box an unanswered exercise asks about stays "?" */
-        bool hidden = a->hide_any && a->hide_from[r] >= 0 && (long)step >= a->hide_from[r];
+        bool hidden = a->hide_any && app_box_hidden(a, r, (long)step);
         for (size_t i = 0; i < l->shown; i++) {
             int y, x;
             layout_cell_pos(l, r, i, &y, &x);
@@ -419,9 +419,7 @@ static bool xfer_hidden(const struct app *a, const struct xfer *x, size_t step)
     if (!a->hide_any) return false;
     const int ends[2] = {x->src, x->dst};
     for (int i = 0; i < 2; i++)
-        if (ends[i] >= 0 && ends[i] < CV_MAX_RANKS && a->hide_from[ends[i]] >= 0 &&
-            (long)step >= a->hide_from[ends[i]])
-            return true;
+        if (app_box_hidden(a, ends[i], (long)step)) return true; /* hide_any: above */
     return false;
 }
 

@@ -278,11 +278,53 @@ static long predict_values_from(const struct app *a, const struct lesson_exercis
     return -1;
 }
 
-static void predict_hide(struct app *a, int r, long from)
+/* Hide rank r's box from step `from` until `to` (exclusive; -1: to the end), with what it
+ * hides already (one span from the first step to the last). */
+static void predict_hide_span(struct app *a, int r, long from, long to)
 {
     if (from < 0 || r < 0 || r >= CV_MAX_RANKS) return;
+    if (a->hide_from[r] < 0)
+        a->hide_to[r] = to;
+    else if (a->hide_to[r] >= 0)
+        a->hide_to[r] = to < 0 || to > a->hide_to[r] ? to : a->hide_to[r];
     if (a->hide_from[r] < 0 || from < a->hide_from[r]) a->hide_from[r] = from;
     a->hide_any = true;
+}
+
+static void predict_hide(struct app *a, int r, long from)
+{
+    predict_hide_span(a, r, from, -1);
+}
+
+/* A later exercise's values in rank r's box (predict_values_from, from two values up): hidden
+ * while the box holds them, not after: a box whose values moved on (an all-reduce's rank 2
+ * from the reduce-scatter's "3 3 14 12" to the "6 10 14 18" every box shows) is no answer, and
+ * a "?" beside three boxes showing what it holds would only puzzle. */
+static void predict_hide_while(struct app *a, const struct lesson_exercise *e, int r,
+                               size_t min_data)
+{
+    long from = predict_values_from(a, e, r, min_data);
+    const struct trace *t = screen_trace(a);
+    if (from < 0 || !t) return;
+    const struct predict_want *w = predict_want_of(e);
+    size_t L = t->plan->work_len, lo = e->slots ? (size_t)e->slot_lo : 0,
+           hi = e->slots ? (size_t)e->slot_hi : w->len - 1;
+    size_t data = 0;
+    for (size_t i = lo; i <= hi && i < w->len; i++)
+        data += w->has[i];
+    size_t last = data >= 2 && L > hi ? L - 1 - hi : 0;
+    if (hi >= L || hi >= w->len) { /* a box of one holding an asked slot: as found */
+        predict_hide(a, r, from);
+        return;
+    }
+    long to = -1;
+    for (size_t s = (size_t)from + 1; s < t->nsnap && to < 0; s++) {
+        bool holds = false;
+        for (size_t o = 0; o <= last && !holds; o++)
+            holds = predict_box_at(t, s, r, w, lo, hi, o);
+        if (!holds) to = (long)s;
+    }
+    predict_hide_span(a, r, from, to);
 }
 
 /* Does rank q show asked value i of w at snapshot st: the value in its slot, and not the
@@ -404,7 +446,7 @@ void predict_begin(struct app *a, struct predict *p)
     const struct lesson_slide *s = p->s;
     a->hide_any = false;
     for (int r = 0; r < CV_MAX_RANKS; r++)
-        a->hide_from[r] = -1;
+        a->hide_from[r] = a->hide_to[r] = -1;
     bool numbers = false;
     for (size_t k = 0; k < s->nex; k++) {
         const struct lesson_exercise *e = &s->ex[k];
@@ -415,7 +457,7 @@ void predict_begin(struct app *a, struct predict *p)
         if (!predict_own_scene(a, e)) {
             /* the student's own scene (a key changed it): wherever it shows the values */
             for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++)
-                predict_hide(a, r, predict_values_from(a, e, r, 1));
+                predict_hide_while(a, e, r, 1);
             predict_spread(a, e);
             continue;
         }
@@ -423,8 +465,7 @@ void predict_begin(struct app *a, struct predict *p)
         for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++) {
             long from = holds_same_from(a, e, at, r);
             if (r == e->rank && (from < 0 || from > at)) from = at;
-            if (from >= 0 && (a->hide_from[r] < 0 || from < a->hide_from[r]))
-                a->hide_from[r] = from;
+            if (from >= 0) predict_hide(a, r, from);
         }
         a->hide_any = true;
         predict_spread(a, e);
@@ -435,7 +476,7 @@ void predict_begin(struct app *a, struct predict *p)
         if (ex_answer_form(e) == EX_ANSWER_NUMBER) numbers = true;
         if (ex_answer_form(e) != EX_ANSWER_VALUES) continue;
         for (int r = 0; r < a->sc.nranks && r < CV_MAX_RANKS; r++)
-            predict_hide(a, r, predict_values_from(a, e, r, 2));
+            predict_hide_while(a, e, r, 2);
         predict_spread(a, e);
         if (predict_own_scene(a, e))
             predict_partial(a, e, e->step == SCENE_STEP_END ? (long)app_nsteps(a) : e->step);

@@ -32,7 +32,9 @@ struct predict {
     double answer[PREDICT_MAX_EX]; /* exercise k's answer (number exercises) */
     /* the exercises of the lesson's later slides not answered yet: a number's answer at
      * the numbers it asks with by default; a holds exercise's values, in any rank's box of
-     * any scene (a rank's input excepted: the slide gives it) */
+     * any scene (a rank's input excepted: the slide gives it), hidden while the box holds
+     * them (as the slide's own exercise's values in a scene a key changed): a box whose
+     * values moved on shows them, never a "?" beside boxes and text showing what it holds */
     const struct lesson_exercise *later[PREDICT_MAX_LATER];
     size_t nlater;
 };
