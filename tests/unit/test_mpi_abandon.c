@@ -58,7 +58,8 @@ static int child(void)
     int me = c->self;
     struct comm_job j = {.plan = &p, .coll = COLL_ALL_REDUCE, .op = OP_SUM, .count = COUNT};
     float *work = NULL;
-    if (c->ops->prepare(c, &j) != CV_OK || c->ops->buf_alloc(c, me, p.work_len, &work) != CV_OK) {
+    if (c->ops->prepare(c, &j) != CV_OK ||
+        c->ops->buf_alloc(c, me, p.work_len, &work) != CV_OK) {
         fprintf(stderr, "prepare: %s\n", c->ops->last_error(c));
         return 1;
     }
