@@ -100,7 +100,18 @@ static int read_one(struct rec_log *L, const char *path, int fd, char *err, size
     bool nl_end = lastc == '\n';
     int got = rec_parse_end(L, nl_end);
     free(buf);
-    if (s.gz) gzclose(s.gz);
+    /* zlib hands back what it could inflate of a cut archive, then says Z_BUF_ERROR */
+    bool short_gz = false;
+    if (s.gz) {
+        int e = Z_OK;
+        gzerror(s.gz, &e);
+        short_gz = rc == 0 && e == Z_BUF_ERROR;
+        gzclose(s.gz);
+    }
+    if (short_gz && got == 0)
+        return snprintf(err, errlen, "the gzip data ends early (cut?): nothing could be read"),
+               -1;
+    if (short_gz) rec_note_cut(L, "%s: the gzip data ends early (cut?)", path);
     return rc < 0 ? -1 : got;
 }
 

@@ -108,6 +108,16 @@ rec_warn_c(struct rec_log *L, enum rec_wcode code, const char *fmt, ...)
 
 #define rec_warn(L, ...) rec_warn_c(L, REC_W_OTHER, __VA_ARGS__)
 
+void rec_note_cut(struct rec_log *L, const char *fmt, ...)
+{
+    char m[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    rec_warn_c(L, REC_W_CUT, "%s", m);
+}
+
 void rec_note_error(struct rec_log *L, const char *fmt, ...)
 {
     va_list ap;
@@ -2780,7 +2790,7 @@ int rec_parse_end(struct rec_log *L, bool ends_in_newline)
 {
     struct rec_file *F = L->file;
     if (F->carry) read_carry(L, F, "", 0);
-    if (!ends_in_newline && !F->last_read && F->x.line > 0)
+    if (!ends_in_newline && F->x.line > 0) /* read or not, the line may be cut */
         rec_warn_c(L, REC_W_CUT, "%s:%ld: cut: the last line is incomplete (no newline)",
                    F->name, F->x.line);
     L->lines += F->got;

@@ -355,6 +355,9 @@ void rec_parse_lines(struct rec_log *L, const char *text, size_t len);
 int rec_parse_end(struct rec_log *L, bool ends_in_newline);
 /* What could not be read, said as it is ("FILE: cannot open: No such file or directory"):
  * kept with the line errors, so every reader of L (stderr, the JSON's warnings) has it. */
+/* A warning that the text is cut (a file's data ending early), said with the others. */
+__attribute__((format(printf, 2, 3))) void rec_note_cut(struct rec_log *L, const char *fmt,
+                                                        ...);
 __attribute__((format(printf, 2, 3))) void rec_note_error(struct rec_log *L, const char *fmt,
                                                           ...);
 /* After the last file: the warnings about what is missing or odd. */
