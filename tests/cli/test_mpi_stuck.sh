@@ -153,7 +153,7 @@ else
     kill -CONT "$victim" 2>/dev/null
     [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || fail "a stopped rank: exit $rc, want a failure before the timeout"
     grep -q "rank 2 stalled: no answer for [0-9]* s (MPI_Allreduce)" "$tmp/stop.err" ||
-        fail "a stopped rank 2 was not named: $(grep -v '^ *$' "$tmp/stop.err" | head -5)"
+        fail "a stopped rank 2 was not named: $(grep collviz "$tmp/stop.err" | head -5)"
     grep -q "rank [013] stalled" "$tmp/stop.err" &&
         fail "a stopped rank: a rank that answered was named: $(grep stalled "$tmp/stop.err")"
     grep -q "no rank to name" "$tmp/stop.err" &&

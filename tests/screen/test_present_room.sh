@@ -47,12 +47,18 @@ until tm capture-pane -p -t notes | grep -qF "Answer: 60 52 32 72"; do
     [ "$(date +%s)" -le "$end" ] || fail "the notes terminal lacks the answer"
     sleep 0.1
 done
-tm capture-pane -p -t notes | grep -qF "r reveal answer" || fail "notes do not list r"
-# only keys that act on this slide's screen (the collectives): the algorithm, not the
-# parallelism screen's schedule or overlap
+tm capture-pane -p -t notes | grep -qF "Solution:" || fail "notes lack the worked solution"
+# The keys: the bottom line holds those that fit and "? +N keys"; `?` lists them all in the
+# note's rows. Only keys that act on this slide's screen (the collectives): the algorithm,
+# not the parallelism screen's schedule or overlap.
+tm send-keys -t notes '?'
+end=$(($(date +%s) + 5))
+until tm capture-pane -p -t notes | grep -qF "r reveal answer"; do
+    [ "$(date +%s)" -le "$end" ] || fail "notes do not list r (after ?): $(tm capture-pane -p -t notes | tail -5)"
+    sleep 0.1
+done
 tm capture-pane -p -t notes | grep -qF "A algo" || fail "notes do not list A (algorithm)"
 tm capture-pane -p -t notes | grep -qE "G schedule|O overlap" && fail "notes list a parallelism key on a collectives slide"
-tm capture-pane -p -t notes | grep -qF "Solution:" || fail "notes lack the worked solution"
 tm kill-session -t notes
 tm_keys r
 tm_wait "Answer: 60 52 32 72" 5 || fail "r did not reveal the answer"

@@ -249,10 +249,28 @@ static int mc_broken(struct mpi_comm *mc, int mrc, const char *what)
     return CV_EBACKEND;
 }
 
+/* A run gave up on the point-to-point requests reqs[0..n) (a stall, a failed call): cancel
+ * every one still open (never a collective's: MPI forbids cancelling those) and
+ * wait a moment for each to complete, so that no receive is left that could write into a
+ * buffer its owner is about to free. A request that does not complete (a receive already
+ * matched to a message whose sender stalled half way, a send the stalled peer never takes)
+ * strands the communicator: mc->stranded, and its buffers (the receive scratch, the working
+ * buffers) are kept, not freed, until the job ends (an abandoned communicator is a broken
+ * job's: mpi_comm_create makes no other, and closing the backend ends the process). */
+static void mc_abandon(struct mpi_comm *mc, int n, MPI_Request *reqs)
+{
+    for (int i = 0; i < n; i++)
+        if (reqs[i] != MPI_REQUEST_NULL) MPI_Cancel(&reqs[i]);
+    mc_await(reqs, n, now_s() + MC_CANCEL_S, NULL);
+    for (int i = 0; i < n; i++)
+        if (reqs[i] != MPI_REQUEST_NULL) mc->stranded = true;
+}
+
 /* Wait for n requests until the communicator's deadline (which peer never answered is not
  * asked: in a ring every rank waits on its neighbour; the roll call finds who stalled). Polls
  * hard for a while (shared memory answers in microseconds), then gives the core away between
- * polls: ranks may outnumber cores (--oversubscribe). */
+ * polls: ranks may outnumber cores (--oversubscribe). On failure the requests are still
+ * open: a caller whose requests write into its buffers abandons them (mc_abandon). */
 static int mc_waitall(struct mpi_comm *mc, int n, MPI_Request *reqs, const char *what)
 {
     if (mc->aborted) return mc_dead(mc);
@@ -266,6 +284,16 @@ static int mc_waitall(struct mpi_comm *mc, int n, MPI_Request *reqs, const char 
         if (spins > 64) sched_yield();
         if ((spins & 255) == 0 && now_s() > deadline) return mc_stalled(mc, now_s() - t0, what);
     }
+}
+
+/* Posting the request reqs[n-1] of a step failed (mrc): the ones before it are abandoned. */
+static int mc_post_failed(struct mpi_comm *mc, int mrc, const char *what, int n,
+                          MPI_Request *reqs)
+{
+    reqs[n - 1] = MPI_REQUEST_NULL;
+    int rc = mc_broken(mc, mrc, what);
+    mc_abandon(mc, n, reqs);
+    return rc;
 }
 
 /* Room for n requests in the communicator's own array (runs without a prepared job). */
@@ -311,7 +339,7 @@ static int mc_plan_exec(struct mpi_comm *mc, const struct plan *p, float *buf, f
             if (x->dst != me || x->src == me) continue;
             mrc = MPI_Irecv(tmp + off, (int)x->count, MPI_FLOAT, x->src, tag, mc->coll,
                             &reqs[nreq++]);
-            if (mrc != MPI_SUCCESS) return mc_broken(mc, mrc, "MPI_Irecv");
+            if (mrc != MPI_SUCCESS) return mc_post_failed(mc, mrc, "MPI_Irecv", nreq, reqs);
             off += x->count;
         }
         for (size_t i = st->first; i < st->first + st->n; i++) {
@@ -319,10 +347,13 @@ static int mc_plan_exec(struct mpi_comm *mc, const struct plan *p, float *buf, f
             if (x->src != me || x->dst == me) continue;
             mrc = MPI_Isend(buf + x->src_off, (int)x->count, MPI_FLOAT, x->dst, tag, mc->coll,
                             &reqs[nreq++]);
-            if (mrc != MPI_SUCCESS) return mc_broken(mc, mrc, "MPI_Isend");
+            if (mrc != MPI_SUCCESS) return mc_post_failed(mc, mrc, "MPI_Isend", nreq, reqs);
         }
         int rc = mc_waitall(mc, nreq, reqs, st->phase);
-        if (rc != CV_OK) return rc;
+        if (rc != CV_OK) {
+            mc_abandon(mc, nreq, reqs);
+            return rc;
+        }
         off = 0;
         for (size_t i = st->first; i < st->first + st->n; i++) {
             const struct xfer *x = &p->x[i];
@@ -760,9 +791,11 @@ static void mc_destroy(struct comm *c)
         free(mc->plans[i]);
     }
     free(mc->plans);
-    free(mc->work);
-    free(mc->tmp);
-    free(mc->reqs);
+    if (!mc->stranded) { /* else abandoned requests may still use them (mc_abandon) */
+        free(mc->work);
+        free(mc->tmp);
+        free(mc->reqs);
+    }
     if (!mc->aborted) {
         MPI_Comm_free(&mc->coll);
         MPI_Comm_free(&mc->p2p);
@@ -889,8 +922,8 @@ static int mc_buf_alloc(struct comm *c, int rank, size_t count, float **out)
 
 static void mc_buf_free(struct comm *c, int rank, float *buf)
 {
-    (void)c;
     (void)rank;
+    if (to_mc(c)->stranded) return; /* an abandoned send may still read it (mc_abandon) */
     free(buf);
 }
 
@@ -945,13 +978,15 @@ static int mc_prepare(struct comm *c, struct comm_job *j)
 
 static void mc_unprepare(struct comm *c, struct comm_job *j)
 {
-    (void)c;
     struct mpi_prep *pp = j->prep;
     if (!pp) return;
+    j->prep = NULL;
+    /* A request a run abandoned may still write the scratch (mc_abandon): kept, on purpose,
+     * until the job ends. */
+    if (to_mc(c)->stranded) return;
     free(pp->tmp);
     free(pp->reqs);
     free(pp);
-    j->prep = NULL;
 }
 
 static int mc_run(struct comm *c, int rank, const struct comm_job *j, float *work)

@@ -23,6 +23,7 @@
 #define MC_WD_BACKUP_S 5.0
 #define MC_GRACE_MIN_S 2.0 /* how long a roll call waits for the others' answers */
 #define MC_GRACE_MAX_S 10.0
+#define MC_CANCEL_S 0.5 /* how long abandoned requests get to complete once cancelled */
 
 struct mpi_plan_entry;
 struct mpi_pending;
@@ -46,6 +47,7 @@ struct mpi_comm {
     int tag_ub;   /* MPI_TAG_UB: the largest tag this MPI carries */
     int world_me; /* this process's rank in MPI_COMM_WORLD */
     bool aborted;
+    bool stranded; /* a request given up on did not complete: keep the buffers (mc_abandon) */
     /* The watchdog of MPI's own blocking collectives (mc_wd_*): a thread of its own on a
      * communicator of its own (MPI_THREAD_MULTIPLE only). The main thread publishes where
      * it is; the watchdog reads it, answers the other ranks' watchdogs and, when the main
