@@ -262,6 +262,21 @@ static const struct walk_fig *walk_figs(struct walk *w, int y)
     return f;
 }
 
+int walk_line_figures(const char *line, double *v, int max)
+{
+    struct walk_fig *f = xcalloc(1, sizeof *f);
+    char out[2048], blank[2048];
+    walk_blank_boxes(line, blank, sizeof blank);
+    draw_set_mask(walk_fig_rec, f);
+    draw_mask_text(blank, out, sizeof out);
+    draw_set_mask(NULL, NULL);
+    int n = f->n < max ? f->n : max;
+    for (int i = 0; i < n; i++)
+        v[i] = f->v[i];
+    free(f);
+    return n;
+}
+
 /* Is the figure (v, half, unit) the number exercise e's answer as a screen prints it? A
  * figure of a unit of a measured kind (bandwidth, time, bytes) is converted to the
  * exercise's unit; a count or ratio is compared as printed. A small whole answer (below
@@ -402,8 +417,70 @@ static bool walk_holds_wrapped(const struct walk *w, int y, const double *want, 
     return walk_holds_in(joined, want, nw);
 }
 
+/* The length of the strip glyph at p (pardraw.c's measured timeline: a micro-batch's digit,
+ * F, B, A, the send's ">", the wait's "\u00b7" or "."), 0 where p holds none. */
+static size_t walk_glyph_len(const char *p)
+{
+    if (isdigit((unsigned char)*p) || strchr("FBA>.", *p)) return *p ? 1 : 0;
+    return strncmp(p, "\u00b7", 2) == 0 ? 2 : 0;
+}
+
+/* Does p in s follow a stage's label ("s2" and spaces, the label a word of its own), as a
+ * strip's glyphs do whatever they are? */
+static bool walk_after_stage(const char *s, const char *p)
+{
+    const char *b = p;
+    while (b > s && b[-1] == ' ')
+        b--;
+    if (b == p) return false;
+    const char *d = b;
+    while (d > s && isdigit((unsigned char)d[-1]))
+        d--;
+    if (d == b || d == s || d[-1] != 's') return false;
+    return d - 1 == s || !isalnum((unsigned char)d[-2]);
+}
+
+/* s with the digits of its glyph runs blanked. A glyph strip draws one glyph a cell, a
+ * micro-batch's number (mod 10) where its event starts: two short events side by side read
+ * "32" though each digit is a token of its own. A glyph run is a maximal run of strip glyphs
+ * holding a digit that is not shaped as a figure (digits, a decimal part or a full stop, a
+ * unit "B"): ">>32BB>", "B3F", "\u00b71\u00b7"; or any run after a stage's label ("s1  3232",
+ * a strip of one-cell events). A figure ("32", "1.5", "128B", "32.") is left as it is. */
+static void walk_blank_glyphs(char *s)
+{
+    for (char *p = s; *p;) {
+        size_t g = walk_glyph_len(p);
+        if (!g) {
+            p++;
+            continue;
+        }
+        char *q = p;
+        bool digit = false;
+        while ((g = walk_glyph_len(q)) > 0) {
+            digit = digit || isdigit((unsigned char)*q);
+            q += g;
+        }
+        /* figure-shaped: digits, then "." and digits, then at most one "B" */
+        const char *f = p;
+        while (f < q && isdigit((unsigned char)*f))
+            f++;
+        bool figure = f > p;
+        if (figure && f < q && *f == '.' && f + 1 < q && isdigit((unsigned char)f[1]))
+            for (f++; f < q && isdigit((unsigned char)*f);)
+                f++;
+        if (figure && f < q && *f == '.' && f + 1 == q) f++; /* a sentence's full stop */
+        if (figure && f < q && *f == 'B') f++;
+        figure = figure && f == q && !walk_after_stage(s, p);
+        if (digit && !figure)
+            for (char *r = p; r < q; r++)
+                if (isdigit((unsigned char)*r)) *r = ' ';
+        p = q;
+    }
+}
+
 /* line with its box values blanked (a segment between borders holding only numbers and
- * no-data marks): a value in a rank's box is a holds answer, not a number answer. */
+ * no-data marks) and its glyph runs' digits (walk_blank_glyphs): a value in a rank's box is
+ * a holds answer, not a number answer; a strip's digits are micro-batches. */
 static void walk_blank_boxes(const char *line, char *out, size_t n)
 {
     snprintf(out, n, "%s", line);
@@ -428,6 +505,7 @@ static void walk_blank_boxes(const char *line, char *out, size_t n)
         if (!end) break;
         seg = end + strlen(bar);
     }
+    walk_blank_glyphs(out);
     /* a run of three or more numbers separated by spaces ("giving 6 10 14 18"): values */
     for (char *p = out; *p;) {
         if (!isdigit((unsigned char)*p) || (p > out && p[-1] != ' ')) {

@@ -17,7 +17,8 @@
  *     cells) or a message count (its links, "56 of 56 links"). What a slide gives
  *     is no answer: its scene's settings (ranks, count, measurement size), a piece of the
  *     question of one of its exercises (its prompt, at the numbers asked), and, for an
- *     answer asked later, a ratio's number without its unit ("32 rows" is not 32x). A
+ *     answer asked later, a ratio's number without its unit ("32 rows" is not 32x); nor
+ *     are a glyph strip's digits, each a micro-batch of its own ("3" then "2" is no 32). A
  *     holds answer's run may wrap from one row of text onto the next. Part of a holds
  *     answer counts too: a box left shown with one of its values in its slot, where the
  *     rest stand in hidden boxes (the values spread over the boxes, or the exercise's own
@@ -93,6 +94,11 @@ int walk_deck(const char *path, enum walk_view view, int cols, int rows, struct 
               FILE *log, int max_log, char *err, size_t errlen);
 
 const char *walk_kind_name(enum walk_kind k);
+
+/* The figures the walk reads in one row of text (its box values and the digits of its glyph
+ * strips blanked, each figure as the screens' masking sees it): up to max values into v, their
+ * number returned. */
+int walk_line_figures(const char *line, double *v, int max);
 
 struct app;
 
