@@ -2406,10 +2406,34 @@ static bool hashless_title(struct rec_log *L, const char *p)
     return true;
 }
 
+/* A shell command that sets the environment first: "NAME=VALUE ... PROGRAM ...", one or
+ * more assignments (a value quoted or not), then a word that is none. */
+static bool shell_command(const char *p)
+{
+    int sets = 0;
+    for (;;) {
+        const char *q = p;
+        if (!isalpha((unsigned char)*q) && *q != '_') break;
+        while (isalnum((unsigned char)*q) || *q == '_')
+            q++;
+        if (*q != '=') break;
+        for (q++; *q && *q != ' ' && *q != '\t'; q++) /* the value, quotes kept whole */
+            if (*q == '\'' || *q == '"') {
+                const char *e = strchr(q + 1, *q);
+                if (!e) return false;
+                q = e;
+            }
+        sets++;
+        p = skip_sp(q);
+    }
+    return sets > 0 && *p && *p != '#';
+}
+
 /* The start of an NCCL INFO message, in a line that has no header: NCCL's text whose
- * header is elsewhere (a spliced line's) or was cut off. */
+ * header is elsewhere (a spliced line's) or was cut off. A command line is none. */
 static bool nccl_text(const char *p)
 {
+    if (shell_command(p)) return false;
     static const char *const forms[] = {
         "Trees [",        "comm 0x",   "Connected all ", "Connected NVLS",   "Bootstrap :",
         "NET/",           "NCCL_",     "Init COMPLETE",  "Init START",       "Setting affinity",
