@@ -241,8 +241,8 @@ static void ring_reduce_scatter(struct builder *b, const size_t *start, const si
     }
 }
 
-/* The all-gather half: rank r starts with its finished chunk r; at step t it sends chunk
- * (r-t) mod W to rank r+1, which stores it. */
+/* The all-gather half: rank r starts with its finished chunk r; at step t (from 0 here, from
+ * 1 on screen) it sends chunk (r-t) mod W to rank r+1, which stores it. */
 static void ring_all_gather(struct builder *b, const size_t *start, const size_t *len,
                             const char *own)
 {
@@ -580,7 +580,7 @@ static void build_all_gather(struct builder *b)
         builder_summary(
             b,
             "ring: %d step%s; rank r starts with chunk r and passes each chunk on to rank "
-            "r+1 (at step t it sends chunk (r-t) mod %d)",
+            "r+1 (at step t it sends chunk (r-t+1) mod %d)",
             W - 1, plural(W - 1), W);
         return;
     }

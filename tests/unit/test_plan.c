@@ -381,7 +381,11 @@ static void test_ring_reduce_scatter_and_all_gather(void **state)
             const struct xfer *x = &p.x[p.steps[t].first + (size_t)r];
             assert_int_equal(x->chunk, ((r - (int)t) % 5 + 5) % 5);
             assert_int_equal(x->src_off, (size_t)x->chunk * 3);
+            /* the summary's formula, at the step the screen shows (counted from 1) */
+            int shown = (int)t + 1;
+            assert_int_equal(x->chunk, ((r - shown + 1) % 5 + 5) % 5);
         }
+    assert_non_null(strstr(p.summary, "at step t it sends chunk (r-t+1) mod 5"));
     plan_free(&p);
 }
 
