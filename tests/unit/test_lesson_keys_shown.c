@@ -29,6 +29,7 @@
 #include "ui/kit/theme.h"
 #include "ui/screens/lesson/lesson_keys.h"
 #include "ui/screens/lesson/lesson_ui.h"
+#include "ui/walk.h"
 
 static const int sizes[][2] = {{80, 24}, {100, 30}, {120, 40}};
 
@@ -65,14 +66,7 @@ static void set_step(struct app *a, long st)
  * nothing, each printed; *pressed counts the keys pressed. */
 static long lesson_keys(const char *file, int cols, int rows, long *pressed)
 {
-    struct app *a = xcalloc(1, sizeof *a);
-    app_init(a);
-    a->auto_measure = false;
-    a->utf8 = true;
-    a->g = glyphs_get(true);
-    theme_init(&a->th, true);
-    a->color = a->th.color;
-    app_backend_text(a);
+    struct app *a = walk_app();
     char err[300];
     assert_int_equal(lesson_ui_open(a, file, err, sizeof err), CV_OK);
     struct lesson_ui *u = lesson_ui_of(a);
