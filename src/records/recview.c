@@ -267,6 +267,19 @@ static int comm_size(const struct rec_log *L, const struct rec_facts *f)
     return n < L->rank_slots ? n : L->rank_slots; /* what the record holds (room()) */
 }
 
+/* Its size, widened to every rank its rings and trees name (a ring line of two ranks in a
+ * process whose comm line says one): the view holds a slot for each, within the record's. */
+static int named_size(const struct rec_log *L, const struct rec_ctopo *t)
+{
+    int n = t->nranks;
+    for (int ch = 0; ch < t->nchan; ch++) {
+        for (int i = 0; i < t->rings[ch].n; i++)
+            if (t->rings[ch].order[i] >= n) n = t->rings[ch].order[i] + 1;
+        if (t->trees[ch].n > n) n = t->trees[ch].n;
+    }
+    return n < L->rank_slots ? n : L->rank_slots;
+}
+
 void rec_ctopo_build(struct rec_log *L)
 {
     links_by_comm(L);
@@ -290,6 +303,7 @@ void rec_ctopo_build(struct rec_log *L)
             }
         comm_rings(L, c, t);
         comm_trees(L, c, t);
+        t->nranks = named_size(L, t);
         comm_ranks(L, c, t);
         one_node(L, c, t);
     }
