@@ -1108,38 +1108,72 @@ static void slips_param_units(const struct lesson_exercise *ex, const struct ex_
     }
 }
 
+/* A power of a unit step in words: 1000, "a million", "1024 × 1024". */
+static void factor_words(int k, bool binary, char *buf, size_t n)
+{
+    static const char *const dec[] = {"1000", "a million", "a billion", "a trillion"};
+    static const char *const bin[] = {"1024", "1024 \xc3\x97 1024", "1024\xc2\xb3",
+                                      "1024\xe2\x81\xb4"};
+    snprintf(buf, n, "%s", (binary ? bin : dec)[k - 1]);
+}
+
+/* The answer in a unit 1000^k (or, with bytes, 1024^k) away: said in the unit the number
+ * would be right in ("the answer in TB/s, read in GB/s"), or as a unit slip of the
+ * answer's own unit where no unit has that scale (500 for 0.5 MiB), or, without a unit,
+ * as a power of ten (or of 1024) slipped. */
+static void slip_answer_scale(const struct lesson_exercise *ex, const struct ex_variant *v,
+                              double want, const char *typed_unit, int e, bool binary,
+                              struct num_slips *S)
+{
+    enum ex_dim dim = DIM_NONE;
+    double want_scale = 1, typed_scale = 1, f = pow(binary ? 1024.0 : 1000.0, e);
+    char msg[320], fw[32];
+    ex_unit_lookup(ex->units, &dim, &want_scale, NULL);
+    if (ex_unit_lookup(typed_unit, NULL, &typed_scale, NULL) != CV_OK) typed_scale = want_scale;
+    factor_words(abs(e), binary, fw, sizeof fw);
+    const char *hl = f > 1 ? "high" : "low";
+    const char *other = unit_with_scale(dim, typed_scale / f);
+    const char *mine = unit_with_scale(dim, typed_scale);
+    if (other && mine)
+        snprintf(msg, sizeof msg,
+                 "%s times too %s: that number is the answer in %s, but it was read in %s; "
+                 "mind the unit",
+                 fw, hl, other, mine);
+    else if (dim != DIM_NONE && mine)
+        snprintf(msg, sizeof msg,
+                 "%s times too %s: a unit slip, a power of %s off; the answer is in %s%s", fw,
+                 hl, binary ? "1024" : "1000", mine,
+                 !binary && strchr(mine, 'i') ? ", and a binary unit steps by 1024, not 1000"
+                                              : "");
+    else {
+        char q[96];
+        question_numbers(ex, v, q, sizeof q);
+        snprintf(msg, sizeof msg,
+                 "%s times too %s: a power of %s slipped (%s); check the size of each "
+                 "number%s%s",
+                 fw, hl, binary ? "1024" : "ten",
+                 binary ? "Ki, Mi, Gi" : "thousand, million, billion",
+                 q[0] ? " from the question's " : "", q);
+    }
+    slip_add(S, want * f, SPEC_UNIT, binary ? "power-of-1024" : "power-of-ten", msg);
+}
+
 /* The answer in a confused unit: off by a power of 1000 (said in the unit the number would
- * be right in), a percent for a fraction or a ratio or the reverse, a binary unit for a
- * decimal one (MiB for MB: with bytes, said as such; with a time, a size or a rate of the
- * question read so). */
+ * be right in), with bytes or a bandwidth a power of 1024 (512 for 512 KiB where MiB is
+ * asked), a percent for a fraction or a ratio or the reverse, a binary unit for a decimal
+ * one (MiB for MB: with bytes, said as such; with a time, a size or a rate of the question
+ * read so). */
 static void slips_answer_units(const struct lesson_exercise *ex, const struct ex_variant *v,
                                double want, const char *typed_unit, struct num_slips *S)
 {
     enum ex_dim dim = DIM_NONE;
-    double want_scale = 1, typed_scale = 1;
     char msg[320];
-    ex_unit_lookup(ex->units, &dim, &want_scale, NULL);
-    if (ex_unit_lookup(typed_unit, NULL, &typed_scale, NULL) != CV_OK) typed_scale = want_scale;
+    ex_unit_lookup(ex->units, &dim, NULL, NULL);
     for (int e = -4; e <= 4; e++) {
         if (e == 0) continue;
-        double f = pow(1000.0, e);
-        const char *other = unit_with_scale(dim, typed_scale / f);
-        const char *mine = unit_with_scale(dim, typed_scale);
-        if (other && mine)
-            snprintf(msg, sizeof msg,
-                     "%g times too %s: that number is the answer in %s, but it was read in "
-                     "%s; mind the unit",
-                     f > 1 ? f : 1 / f, f > 1 ? "high" : "low", other, mine);
-        else {
-            char q[96];
-            question_numbers(ex, v, q, sizeof q);
-            snprintf(msg, sizeof msg,
-                     "%g times too %s: a power of ten slipped (thousand, million, "
-                     "billion); check the size of each number%s%s",
-                     f > 1 ? f : 1 / f, f > 1 ? "high" : "low",
-                     q[0] ? " from the question's " : "", q);
-        }
-        slip_add(S, want * f, SPEC_UNIT, "power-of-ten", msg);
+        slip_answer_scale(ex, v, want, typed_unit, e, false, S);
+        if (dim == DIM_BYTES || dim == DIM_BANDWIDTH)
+            slip_answer_scale(ex, v, want, typed_unit, e, true, S);
     }
     /* a fraction or a ratio written as a percent without its sign ("50" for 0.5, "333"
      * for 3.33x), or a percent written as a fraction ("0.5" for 50%) */

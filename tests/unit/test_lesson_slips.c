@@ -848,6 +848,69 @@ static void test_slip_messages_read(void **state)
     lesson_set_free(&set);
 }
 
+/* Is g's diagnosis a unit slip: a code of the answer or a number read in another unit, and
+ * a message that says so ("unit"; without a unit, "power of ten" or "of 1024")? A step of
+ * the working, "too high" or a factor of the formula that only happens to give the number
+ * is not. */
+static bool unit_slip_named(const struct ex_grade *g, bool has_dim)
+{
+    static const char *const codes[] = {"power-of-ten", "power-of-1024", "gib-vs-gb",
+                                        "param-unit"};
+    bool code = false;
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        code = code || strcmp(g->diagnosis, codes[i]) == 0;
+    return g->verdict == EX_WRONG && code &&
+           (strstr(g->msg, "unit") || (!has_dim && strstr(g->msg, "a power of ")));
+}
+
+/* Every number exercise at its numbers and 20 variants: its answer off by 1000 or 1000000
+ * either way (GB/s for TB/s: 0.419 for 419 GB/s), and, with bytes or a bandwidth, by 1024
+ * or 1048576 either way (512 for 512 KiB where MiB is asked), typed to 3 and to 6
+ * significant digits: the diagnosis names a unit slip. Before: 0.419 for 419.4 GB/s was "a
+ * step of the working", 512 for 0.5 MiB "too high". */
+static void test_unit_slips_named(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    shipped(&set);
+    size_t graded = 0, named = 0;
+    static const double f[] = {1000, 1e-3, 1e6, 1e-6, 1024, 1.0 / 1024, 1048576, 1.0 / 1048576};
+    struct walk w = {.set = &set, .type = LEX_NUMBER, .seeds = 20};
+    while (variant_next(&w)) {
+        const struct lesson_exercise *ex = w.ex;
+        const struct ex_variant v = w.v;
+        enum ex_dim dim = DIM_NONE;
+        ex_unit_lookup(ex->units, &dim, NULL, NULL);
+        bool bytes = dim == DIM_BYTES || dim == DIM_BANDWIDTH;
+        for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+            if (i >= 4 && !bytes) continue;
+            double x = v.answer * f[i];
+            if (x == 0 || (ex->integer && x != round(x))) continue;
+            for (int digits = 3; digits <= 6; digits += 3) {
+                char text[64];
+                snprintf(text, sizeof text, "%.*g", digits, x);
+                struct ex_grade g;
+                memset(&g, 0, sizeof g);
+                assert_int_equal(ex_grade(ex, &v, text, &g), CV_OK);
+                if (g.verdict == EX_BAD_INPUT) continue;
+                graded++;
+                if (unit_slip_named(&g, dim != DIM_NONE))
+                    named++;
+                else
+                    printf("%s seed %llu: '%s' (answer %.6g x %g): %s: %s\n", ex->id,
+                           (unsigned long long)v.seed, text, v.answer, f[i], g.diagnosis,
+                           g.msg);
+            }
+        }
+    }
+    printf("unit slips: %zu exercises, %zu graded, %zu named a unit slip\n", w.exercises,
+           graded, named);
+    assert_true(w.exercises >= 40);
+    assert_true(graded > 4 * w.exercises);
+    assert_int_equal(named, graded);
+    lesson_set_free(&set);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -861,6 +924,7 @@ int main(void)
         cmocka_unit_test(test_nearest_slip_named),
         cmocka_unit_test(test_named_slip_is_nearest),
         cmocka_unit_test(test_slip_messages_read),
+        cmocka_unit_test(test_unit_slips_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
