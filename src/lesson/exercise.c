@@ -1209,6 +1209,17 @@ static void slips_answer_units(const struct lesson_exercise *ex, const struct ex
     }
 }
 
+/* Does ex ask how many steps something takes (an integer without a unit, "how many steps"
+ * in its prompt at v)? */
+static bool asks_steps(const struct lesson_exercise *ex, const struct ex_variant *v)
+{
+    if (!ex->integer || ex->units[0]) return false;
+    char *prompt = ex_prompt(ex, v);
+    bool asks = strcasestr(prompt, "how many steps") != NULL;
+    free(prompt);
+    return asks;
+}
+
 /* The factors every collective exercise invites: W (one rank against all ranks) and the
  * ring's (W-1)/W, each way. */
 static void slips_world(const struct lesson_exercise *ex, const struct ex_variant *v,
@@ -1227,7 +1238,8 @@ static void slips_world(const struct lesson_exercise *ex, const struct ex_varian
              "are meant, or W divided out once too often?",
              W, W);
     slip_add(S, want / W, SPEC_WORLD, "factor-w", msg);
-    for (int missing = 0; missing < 2; missing++) {
+    /* the ring's (W-1)/W is a share of the bytes; a count of steps has none */
+    for (int missing = 0; missing < 2 && !asks_steps(ex, v); missing++) {
         snprintf(msg, sizeof msg,
                  "Off by (W-1)/W = %g/%g: the ring's factor (W-1)/W is %s; each rank sends "
                  "W-1 of its W pieces",
@@ -1337,18 +1349,53 @@ static bool question_coll(const char *prompt, enum coll *c)
     return best > 0;
 }
 
+/* A ring's phases counted W steps each where the ring takes W - 1 (16 for the ring
+ * all-reduce's 14 on 8 ranks): each phase moves the W - 1 pieces a rank does not hold
+ * yet. The phases are the engine's ring plan's. */
+static void slip_ring_phase(enum coll c, int W, struct num_slips *S)
+{
+    /* the phases are counted on as many ranks as the engine draws; a ring has as many on
+     * any W */
+    int w = W < CV_MAX_RANKS ? W : CV_MAX_RANKS;
+    struct plan p;
+    char err[200];
+    if (W < 3 ||
+        plan_build(&p, c, ALGO_RING, OP_SUM, w, (size_t)w * 4, 0, err, sizeof err) != CV_OK)
+        return;
+    long ends[64];
+    size_t nph = plan_phase_ends(&p, ends, ARRAY_LEN(ends));
+    plan_free(&p);
+    for (size_t i = 0; i < nph; i++)
+        if (ends[i] - (i ? ends[i - 1] : 0) != w - 1) return; /* not W - 1 a phase */
+    char msg[320], phases[48] = "";
+    if (nph > 1)
+        snprintf(phases, sizeof phases, ", and the %s has %zu phases", coll_title(c), nph);
+    snprintf(msg, sizeof msg,
+             "That counts W = %d steps a phase: the ring takes W\xe2\x88\x92"
+             "1 = %d steps a phase, not W: each rank already holds its own piece, so only "
+             "the W\xe2\x88\x92"
+             "1 others travel, one a step%s",
+             W, W - 1, phases);
+    slip_add(S, (double)nph * W, SPEC_FORMULA, "ring-steps", msg);
+}
+
 /* A count of steps (an integer answer to a question about steps): another plan's count, or
- * one phase of a plan only, on the question's ranks, from the plans the engine builds (14
- * for the tree's 6 on 8 ranks is the ring's). */
+ * one phase of a plan only, or a ring's phase counted W steps, on the question's ranks, from
+ * the plans the engine builds (14 for the tree's 6 on 8 ranks is the ring's). */
 static void slips_steps(const struct lesson_exercise *ex, const struct ex_variant *v,
                         struct num_slips *S)
 {
     if (!ex->integer || ex->units[0]) return;
     char *prompt = ex_prompt(ex, v);
-    enum coll c;
+    enum coll c = COLL_ALL_REDUCE;
     int W = question_ranks(ex, v, prompt);
-    bool asks = strstr(prompt, "step") && W >= 2 && question_coll(prompt, &c);
+    bool named = strstr(prompt, "step") && question_coll(prompt, &c), asks = named && W >= 2;
+    bool ring = asks_steps(ex, v) && (strstr(prompt, "ring") || ex->scene.algo == ALGO_RING);
     free(prompt);
+    /* the question's ranks, more than the engine draws too */
+    double Wq = world_size(ex, v);
+    if (named && ring)
+        slip_ring_phase(c, Wq >= 3 && Wq == floor(Wq) && Wq < 1e6 ? (int)Wq : W, S);
     for (int a = 0; asks && a < ALGO_COUNT; a++) {
         struct plan p;
         char err[200], msg[320];
@@ -1380,6 +1427,9 @@ static void slips_all(const struct lesson_exercise *ex, const struct ex_variant 
 {
     slips_listed(ex, v, S);
     slips_param_units(ex, v, S);
+    /* the engine's plans first: of two slips with one value, "the ring takes W - 1 steps a
+     * phase" says more than the formula's "8 where the answer has 8 - 1" */
+    slips_steps(ex, v, S);
     struct ex_formula_slip *fs = xcalloc(FORMULA_SLIPS, sizeof *fs);
     size_t nfs = ex_formula_slips(ex, v, fs, FORMULA_SLIPS);
     for (size_t i = 0; i < nfs; i++)
@@ -1388,7 +1438,6 @@ static void slips_all(const struct lesson_exercise *ex, const struct ex_variant 
                  fs[i].code, fs[i].msg);
     free(fs);
     slips_scene_ranks(ex, v, S);
-    slips_steps(ex, v, S);
     slips_answer_units(ex, v, want, typed_unit, S);
     slips_world(ex, v, want, S);
     slips_factor(ex, v, want, got, S);

@@ -21,6 +21,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,6 +390,21 @@ static bool about_exercise(const struct lesson_exercise *ex, const struct ex_var
         if (strstr(g->msg, num)) return true;
     }
     if (ex->units[0] && strstr(g->msg, ex->units)) return true;
+    /* a number the prompt writes at v ("on 8 ranks" where the param is k, 8 = 2^k) */
+    char *prompt = ex_prompt(ex, v);
+    bool in_prompt = false;
+    for (const char *p = prompt; *p && !in_prompt; p++) {
+        if (!isdigit((unsigned char)*p) || (p > prompt && isalnum((unsigned char)p[-1])))
+            continue;
+        char num[32], said[40];
+        size_t k = strspn(p, "0123456789.");
+        snprintf(num, sizeof num, "%.*s", (int)(k < 31 ? k : 31), p);
+        snprintf(said, sizeof said, " %s ", num);
+        in_prompt = k > 0 && num[k - 1] != '.' && strstr(g->msg, said);
+        p += k ? k - 1 : 0;
+    }
+    free(prompt);
+    if (in_prompt) return true;
     return strcmp(g->diagnosis, "percent") == 0 &&
            (strstr(g->msg, "fraction") || strstr(g->msg, "ratio"));
 }
@@ -911,6 +927,80 @@ static void test_unit_slips_named(void **state)
     lesson_set_free(&set);
 }
 
+/* Does ex ask how many steps a ring collective takes (a count, "step" and "ring" in its
+ * prompt at v)? Its collective in *c, its ranks in *W. */
+static bool asks_ring_steps(const struct lesson_exercise *ex, const struct ex_variant *v,
+                            enum coll *c, int *W)
+{
+    if (!ex->integer || ex->units[0]) return false;
+    char *p = ex_prompt(ex, v);
+    bool ring = strstr(p, "step") && strstr(p, "ring ");
+    size_t best = 0;
+    for (int k = 0; ring && k < COLL_COUNT; k++) {
+        const char *t = coll_title((enum coll)k), *at = strstr(p, t);
+        if (at && strlen(t) > best) best = strlen(t), *c = (enum coll)k;
+    }
+    *W = (int)world_of(ex, v);
+    free(p);
+    return ring && best > 0 && *W >= 3;
+}
+
+/* Every exercise that asks a ring collective's step count, at its numbers and 20 variants:
+ * W typed for each phase's W - 1 (16 for the ring all-reduce's 14 on 8 ranks: 2 phases of
+ * 8) is named as that (the ring takes W - 1 steps a phase), never as the ring's byte
+ * factor (W-1)/W, which is about what a rank sends, not how many steps. The phases are
+ * counted from the engine's plan. */
+static void test_ring_steps_named(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    shipped(&set);
+    size_t graded = 0, named = 0;
+    struct walk w = {.set = &set, .type = LEX_NUMBER, .seeds = 20};
+    while (variant_next(&w)) {
+        const struct lesson_exercise *ex = w.ex;
+        const struct ex_variant v = w.v;
+        enum coll c = COLL_ALL_REDUCE;
+        int W;
+        if (!asks_ring_steps(ex, &v, &c, &W)) continue;
+        struct plan p;
+        char err[200], text[32], says[64];
+        int wr = W < CV_MAX_RANKS ? W : CV_MAX_RANKS; /* the engine's most; phases alike */
+        assert_int_equal(
+            plan_build(&p, c, ALGO_RING, OP_SUM, wr, (size_t)wr * 4, 0, err, sizeof err),
+            CV_OK);
+        long ends[64];
+        size_t nph = plan_phase_ends(&p, ends, 64);
+        assert_true(nph >= 1);
+        assert_int_equal((long)p.nsteps, (long)nph * (wr - 1)); /* W - 1 a phase */
+        plan_free(&p);
+        snprintf(text, sizeof text, "%d", (int)nph * W);
+        snprintf(says, sizeof says,
+                 "W\xe2\x88\x92"
+                 "1 = %d steps a phase",
+                 W - 1);
+        struct ex_grade g;
+        memset(&g, 0, sizeof g);
+        assert_int_equal(ex_grade(ex, &v, text, &g), CV_OK);
+        graded++;
+        bool ok =
+            g.verdict == EX_WRONG &&
+            (strcmp(g.diagnosis, "ring-steps") == 0 || strcmp(g.diagnosis, "listed") == 0) &&
+            (strstr(g.msg, says) || strcmp(g.diagnosis, "listed") == 0) &&
+            !strstr(g.msg, "(W-1)/W");
+        if (ok)
+            named++;
+        else
+            printf("%s seed %llu: '%s' (answer %.6g): %s: %s\n", ex->id,
+                   (unsigned long long)v.seed, text, v.answer, g.diagnosis, g.msg);
+    }
+    printf("ring steps: %zu exercises, %zu graded, %zu named W-1 a phase\n", w.exercises,
+           graded, named);
+    assert_true(graded >= 20);
+    assert_int_equal(named, graded);
+    lesson_set_free(&set);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -925,6 +1015,7 @@ int main(void)
         cmocka_unit_test(test_named_slip_is_nearest),
         cmocka_unit_test(test_slip_messages_read),
         cmocka_unit_test(test_unit_slips_named),
+        cmocka_unit_test(test_ring_steps_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
