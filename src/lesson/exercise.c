@@ -856,6 +856,51 @@ static double typed_half_digit(const char *s, bool exponent_only)
     return 0.5 * pow(10.0, (double)(ex - decimals));
 }
 
+/* The significant digits of the number typed at s ("131.45": 5, "420": 2, "5.2e5": 2). */
+static int typed_sig(const char *s)
+{
+    const char *p = s + (*s == '+' || *s == '-');
+    int sig = 0, zeros = 0;
+    bool seen = false, frac = false;
+    for (; isdigit((unsigned char)*p) || (*p == '.' && !frac) || (*p == ',' && !frac); p++) {
+        if (*p == '.') frac = true;
+        if (!isdigit((unsigned char)*p)) continue;
+        if (*p != '0') seen = true;
+        if (!seen) continue;
+        sig++;
+        zeros = *p == '0' ? zeros + 1 : 0;
+    }
+    return frac ? sig : sig - zeros;
+}
+
+/* The answer as it is said beside a right one, in at most 6 significant digits (more do not
+ * read): exactly where that many write it exactly (524288, 0.5, 419.43 when it is); else
+ * rounded to one digit more than the typed (at least 4), and "≈" said: 131.454 beside a
+ * typed 131.45, never "exactly 131.5". True when buf is exact. */
+static bool answer_beside(double want, int sig, char *buf, size_t n)
+{
+    int p = sig + 1 < 4 ? 4 : sig + 1 > 6 ? 6 : sig + 1;
+    if (want == floor(want) && fabs(want) < 1e15) {
+        ex_format_text_number(want, buf, n);
+        return true;
+    }
+    for (int q = p; q <= 6; q++) {
+        char t[48];
+        snprintf(t, sizeof t, "%.*g", q, want);
+        if (strtod(t, NULL) == want && !strchr(t, 'e')) {
+            snprintf(buf, n, "%s", t);
+            return true;
+        }
+    }
+    char t[48];
+    snprintf(t, sizeof t, "%#.*g", p, want); /* 19.10: its zero is a digit said */
+    if (strchr(t, 'e'))
+        ex_format_text_number(want, buf, n); /* 3.884e10, the lessons' way */
+    else
+        snprintf(buf, n, "%s", t);
+    return false;
+}
+
 #define FORMULA_SLIPS 64
 
 /* The world size of a variant, when the exercise has a param for it. */
@@ -1613,14 +1658,16 @@ int ex_grade_number(const struct lesson_exercise *ex, const struct ex_variant *v
     too_close = too_close && rounded; /* typed to too few digits to tell the two apart */
     if (right) {
         g->verdict = EX_RIGHT;
-        char wnum[40], gnum[40];
-        ex_format_text_number(want, wnum, sizeof wnum);
-        ex_format_text_number(got, gnum, sizeof gnum);
-        if (strcmp(wnum, gnum) == 0)
+        char wnum[48];
+        bool exact = answer_beside(want, typed_sig(in), wnum, sizeof wnum);
+        /* nothing to add where the typed is the answer (3/7) or what would be said */
+        if (fabs(got - want) <= 1e-12 * fmax(fabs(want), 1e-300) ||
+            fabs(got - strtod(wnum, NULL)) <= 1e-12 * fabs(got))
             snprintf(g->msg, sizeof g->msg, "right: %s", shown);
         else
-            snprintf(g->msg, sizeof g->msg, "right: %s (exactly %s%s%s)", shown, wnum,
-                     real_unit ? " " : "", real_unit ? ex->units : "");
+            snprintf(g->msg, sizeof g->msg, "right: %s (%s %s%s%s)", shown,
+                     exact ? "exactly" : "\xe2\x89\x88", wnum, real_unit ? " " : "",
+                     real_unit ? ex->units : "");
         return CV_OK;
     }
     g->verdict = EX_WRONG;

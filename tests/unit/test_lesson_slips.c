@@ -1001,6 +1001,82 @@ static void test_ring_steps_named(void **state)
     lesson_set_free(&set);
 }
 
+/* half_digit of the number that s starts with (what follows it, " MiB)", left out). */
+static double half_digit_num(const char *s)
+{
+    char num[64];
+    size_t k = strspn(s, "0123456789.e-+");
+    snprintf(num, sizeof num, "%.*s", (int)(k < 63 ? k : 63), s);
+    return half_digit(num);
+}
+
+/* Significant digits of a number as text ("131.45": 5, "420": 2, "0.042": 2). */
+static int sig_of(const char *s)
+{
+    int n = 0, zeros = 0;
+    bool seen = false, frac = false;
+    for (const char *p = s; isdigit((unsigned char)*p) || *p == '.'; p++) {
+        if (*p == '.') {
+            frac = true;
+            continue;
+        }
+        if (*p != '0') seen = true;
+        if (!seen) continue;
+        n++;
+        zeros = *p == '0' ? zeros + 1 : 0;
+    }
+    return frac ? n : n - zeros;
+}
+
+/* Every number exercise at its numbers and 20 variants, its answer typed rounded to 2..7
+ * significant digits: when graded right, the answer the message shows beside it never
+ * contradicts the typed: "exactly X" is the answer (to 1e-9), "≈ X" is the answer rounded
+ * to X's digits, and X has more digits than the typed (or 6, the most a message says). Before:
+ * 131.45 was answered "exactly 131.5 MiB", and 3.3 "exactly 3.333" for 10/3. */
+static void test_right_answer_shown(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    shipped(&set);
+    size_t right = 0, bad = 0;
+    struct walk w = {.set = &set, .type = LEX_NUMBER, .seeds = 20};
+    while (variant_next(&w)) {
+        const struct lesson_exercise *ex = w.ex;
+        const struct ex_variant v = w.v;
+        for (int d = 2; d <= 7; d++) {
+            char text[64];
+            snprintf(text, sizeof text, "%.*g", d, v.answer);
+            if (strchr(text, 'e')) continue;
+            struct ex_grade g;
+            memset(&g, 0, sizeof g);
+            assert_int_equal(ex_grade(ex, &v, text, &g), CV_OK);
+            if (g.verdict != EX_RIGHT) continue;
+            right++;
+            const char *ex_at = strstr(g.msg, "(exactly "),
+                       *ap = strstr(g.msg, "(\xe2\x89\x88 ");
+            bool ok = true;
+            if (ex_at) {
+                double x = strtod(ex_at + 9, NULL);
+                ok = fabs(x - v.answer) <= 1e-9 * fabs(v.answer);
+            } else if (ap) {
+                const char *num = ap + 5;
+                double x = strtod(num, NULL), half = half_digit_num(num);
+                ok = fabs(x - v.answer) <= half * (1 + 1e-9) &&
+                     (sig_of(num) > sig_of(text) || sig_of(num) >= 6);
+            }
+            if (!ok) {
+                bad++;
+                printf("%s seed %llu: '%s' (answer %.10g): %s\n", ex->id,
+                       (unsigned long long)v.seed, text, v.answer, g.msg);
+            }
+        }
+    }
+    printf("right answers: %zu graded right, %zu shown contradicting the typed\n", right, bad);
+    assert_true(right > 100);
+    assert_int_equal(bad, 0);
+    lesson_set_free(&set);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1016,6 +1092,7 @@ int main(void)
         cmocka_unit_test(test_slip_messages_read),
         cmocka_unit_test(test_unit_slips_named),
         cmocka_unit_test(test_ring_steps_named),
+        cmocka_unit_test(test_right_answer_shown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
