@@ -1156,10 +1156,10 @@ static void slips_param_units(const struct lesson_exercise *ex, const struct ex_
 /* A power of a unit step in words: 1000, "a million", "1024 × 1024". */
 static void factor_words(int k, bool binary, char *buf, size_t n)
 {
-    static const char *const dec[] = {"1000", "a million", "a billion", "a trillion"};
-    static const char *const bin[] = {"1024", "1024 \xc3\x97 1024", "1024\xc2\xb3",
-                                      "1024\xe2\x81\xb4"};
-    snprintf(buf, n, "%s", (binary ? bin : dec)[k - 1]);
+    static const char *const w[2][4] = {
+        {"1000", "a million", "a billion", "a trillion"},
+        {"1024", "1024 \xc3\x97 1024", "1024\xc2\xb3", "1024\xe2\x81\xb4"}};
+    snprintf(buf, n, "%s", k >= 1 && k <= 4 ? w[binary][k - 1] : "?");
 }
 
 /* The answer in a unit 1000^k (or, with bytes, 1024^k) away: said in the unit the number

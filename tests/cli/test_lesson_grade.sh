@@ -35,7 +35,7 @@ json() { # name python-expression-over-d: checks the JSON in $tmp/out
 for B in "$BIN" ${ASAN_BIN:+"$ASAN_BIN"}; do
     # ---- grade: the lecture's problem 1, 419.4304 GB/s (209715200*4 B * 2*7/8 / 3.5 ms) ----
     run "grade right" 0 lesson grade effective-bandwidth 419.4
-    same "grade right" "$tmp/out" "right: 419.4 GB/s"
+    same "grade right" "$tmp/out" "right: 419.4 GB/s (≈ 419.43 GB/s)"
     run "grade right TB/s" 0 lesson grade effective-bandwidth "0.42 TB/s"
     same "grade right TB/s" "$tmp/out" "right: 0.42 TB/s (≈ 419.4 GB/s)"
     run "grade json" 0 lesson grade effective-bandwidth 420GB/s --format json
