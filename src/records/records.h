@@ -331,8 +331,8 @@ struct rec_log {
     bool commsizes_differ;
     bool ring_printer;  /* a ring line was read: rank 0's */
     bool ring_cut_said; /* a ring order at NCCL's print limit was warned about */
-    int forms[2]; /* link lines, [0] P2P/SHM, [1] NET: 1 "Channel 00/0 :", 2 "Channel 00 :" */
-    struct rec_line ln;    /* the line being read */
+    int forms[3];       /* link lines, [0] SHM, [1] P2P, [2] NET: 1 "Ch 00/0 :", 2 "Ch 00 :" */
+    struct rec_line ln; /* the line being read */
     struct rec_file *file; /* the file being read */
     int unit;              /* its unit, -1 none */
     bool tests_hashless;   /* nccl-tests' lines without '#' seen */
