@@ -2930,6 +2930,7 @@ static void ring_from_links(struct rec_log *L, int c)
     free(g->order);
     g->order = order;
     g->n = len;
+    L->rings_from_links = true;
     if (cut)
         rec_warn(L,
                  "channel %d's ring line lists the first ranks only (NCCL prints 128 bytes "
