@@ -404,18 +404,18 @@ static void topo_title(const struct app *a, struct rect r)
     attr_t t = a->th.role[TH_TITLE];
     draw_fill(r, t);
     const struct rec_log *L = topo_record(a), *S = topo_shown(a);
-    char ver[128] = "no record", size[REC_SAY_LEN + 8] = "";
+    char ver[128] = "no record", size[96] = "";
     if (L) {
         snprintf(ver, sizeof ver, "%s %s", L->library[0] ? L->library : "library not named",
                  L->version[0] ? L->version : "(version unknown)");
         /* the size and nodes the text and the JSON state (records/recsay.h) */
-        char said[REC_SAY_LEN];
+        char said[80]; /* "at least 16384 ranks on at least 2048 nodes" */
         if (rec_say_size(S, said, sizeof said))
             snprintf(size, sizeof size, "%s%s", a->g->sep, said);
     }
     /* whose record it is (this machine's, the emulation's, a job's) is never dropped: a
      * title too wide ends after a whole word with an ellipsis, the file's name going first */
-    char line[400];
+    char line[512];
     snprintf(line, sizeof line, " collviz%stopology%s%s%s%s%s", a->g->sep, a->g->sep, ver, size,
              L && TOPO(a)->rec_source[0] ? a->g->sep : "", L ? TOPO(a)->rec_source : "");
     draw_words(r.y, r.x, r.w, 1, t, line);
