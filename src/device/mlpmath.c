@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/rng.h"
 #include "core/util.h"
@@ -348,6 +349,38 @@ float *mlp_alloc(size_t n)
     if (!p) p = xmalloc(bytes); /* dies with the out-of-memory message */
     memset(p, 0, bytes);
     return p;
+}
+
+/* OpenBLAS starts its thread pool in its constructor, before main(), sized by the
+ * OPENBLAS_NUM_THREADS it reads there (so neither setenv nor openblas_set_num_threads in
+ * main can stop it); each pool thread maps a 128 MiB buffer as it starts, and one that
+ * cannot (under ulimit -v) retries for ever while exit() waits for it: any command, even
+ * --version, then hangs at exit. collviz runs every sgemm on the calling thread
+ * (mlp_blas_threads(1)), so the pool is only ever a cost: a process that finds the variable
+ * other than 1 sets it and executes itself again before it has done anything. */
+void mlp_blas_no_pool(char **argv)
+{
+#ifdef HAVE_OPENBLAS
+    const char *v = getenv("OPENBLAS_NUM_THREADS");
+    if (v && strcmp(v, "1") == 0) return;
+    if (setenv("OPENBLAS_NUM_THREADS", "1", 1) != 0) return;
+    execv("/proc/self/exe", argv);
+    /* No /proc: carry on with the pool that is running (as OpenBLAS would). */
+#else
+    (void)argv;
+#endif
+}
+
+/* OpenBLAS's BUFFER_SIZE, 32 << 22 in its x86_64 builds (common_x86_64.h): each thread's
+ * first sgemm maps 131072 KiB here (OpenBLAS 0.3.21, measured through VmSize). Builds for
+ * other processors use less, so this errs on the side of refusing. */
+size_t mlp_blas_buffer_bytes(void)
+{
+#ifdef HAVE_OPENBLAS
+    return (size_t)32 << 22;
+#else
+    return 0;
+#endif
 }
 
 void mlp_blas_threads(int n)

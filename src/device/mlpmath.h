@@ -92,6 +92,17 @@ void mlp_adamw(const struct adamw_cfg *c, int t, float *p, const float *g, float
  * caller (a rank's setup, in the rank's own thread) instead of the first timed step. */
 float *mlp_alloc(size_t n);
 
+/* Called first in main(): makes sure OpenBLAS started no thread pool in this process
+ * (OPENBLAS_NUM_THREADS=1, executing the program again with it when it was not so; argv is
+ * main's). No-op without OpenBLAS. */
+void mlp_blas_no_pool(char **argv);
+
+/* The address space one thread's sgemm maps the first time it runs one (OpenBLAS's work
+ * buffer, kept for the process's life; 0 without OpenBLAS). A thread whose buffer does not
+ * fit under ulimit -v retries the mapping for ever, so what a run's threads need is checked
+ * first (train_config_check). */
+size_t mlp_blas_buffer_bytes(void);
+
 /* Tell OpenBLAS how many threads each sgemm may use (1 when several rank threads run);
  * no-op without OpenBLAS. */
 void mlp_blas_threads(int n);
