@@ -1157,14 +1157,15 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
 
 /* ---- the glossary and end pages (G, E) ---------------------------------------------- */
 
-/* The end page's word on an exercise: missed when its answer was not shown in the room. */
+/* The end page's word on an exercise: missed when its answer was not shown in the room;
+ * the heading says so for every item, which names the slide and the question alone. */
 static const char *pres_end_missed(const void *ctx, const struct lesson_exercise *e,
                                    char *detail, size_t n, unsigned *tone)
 {
     (void)detail;
     (void)n;
     (void)tone;
-    return pres_answered(ctx, e->id) ? NULL : "not answered in the room";
+    return pres_answered(ctx, e->id) ? NULL : "";
 }
 
 /* The rows the extra page's text has at `rows`: under its title and an empty line, above
