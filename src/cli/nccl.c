@@ -313,8 +313,7 @@ static void json_comms(cJSON *root, const struct rec_log *L)
         json_ranks(o, "ranks", &w.v);
         json_rings_trees(o, &w.v, "ring_orders", "tree_nodes");
         json_links(o, &w.v);
-        cJSON_AddBoolToObject(o, "rings_from_links",
-                              L->ctopo && !L->ctopo[c].alias && L->ctopo[c].rings_from_links);
+        cJSON_AddBoolToObject(o, "rings_from_links", rec_rings_from_links(L, c));
         rec_view_free(&w);
     }
 }
@@ -466,31 +465,6 @@ static void json_warnings(cJSON *root, const struct rec_log *L)
     }
 }
 
-/* The record's size and nodes, as the text's first line and the JSON's nranks and nnodes
- * both say them: one communicator's where the record's own are not set; a size stated
- * exactly only where the record proves it (records.h: nranks_floor; *floor: at least). */
-static void record_size(const struct rec_log *L, int *nranks_out, bool *floor_out,
-                        int *nnodes_out)
-{
-    int nranks = L->nranks, nnodes = L->nnodes;
-    bool floor = L->nranks_floor;
-    if (L->ncomms == 1 && (nranks < 0 || floor) && L->comms[0].nranks >= 0)
-        nranks = L->comms[0].nranks, floor = false;
-    int launched = nranks < 0 || floor ? rec_launch_ranks(L) : -1;
-    if (launched > 0) /* the launcher's, proven by the rows (recfit.h) */
-        nranks = launched, floor = false;
-    if (nranks < 0 && L->ncomms <= 1 && L->maxrank >= 0) { /* ranks named, their count not */
-        nranks = L->maxrank + 1, floor = true;
-        for (int r = L->ncomms ? rec_facts_next(&L->comms[0], 0) : -1; r >= 0;
-             r = rec_facts_next(&L->comms[0], r + 1))
-            nranks = r + 1 > nranks ? r + 1 : nranks;
-    }
-    if (L->ncomms == 1 && nnodes < 0) nnodes = L->comms[0].nnodes;
-    *nranks_out = nranks;
-    *floor_out = floor;
-    *nnodes_out = nnodes;
-}
-
 static cJSON *nccl_json(const struct rec_log *L)
 {
     cJSON *root = cli_json_object();
@@ -508,7 +482,7 @@ static cJSON *nccl_json(const struct rec_log *L)
     /* a count the record proves, else null and the floor it shows: as the text says it */
     int nranks, nnodes;
     bool floor;
-    record_size(L, &nranks, &floor, &nnodes);
+    rec_size(L, &nranks, &floor, &nnodes);
     if (nranks >= 0 && !floor)
         cli_json_num(root, "nranks", nranks);
     else
@@ -768,6 +742,7 @@ static void text_comms(const struct rec_log *L)
         if (f->trees) ADD(", trees");
         for (int i = 0; i < f->ntransports && n < sizeof line; i++)
             ADD("%s%s", i ? " " : ", ", f->transports[i]);
+        if (rec_rings_from_links(L, c)) ADD(", rings read from its link lines");
 #undef ADD
         text_said(NULL, line);
     }
@@ -879,22 +854,11 @@ static void nccl_text(const struct rec_log *L)
     size_t k = (size_t)snprintf(head, sizeof head, "%s %s",
                                 L->library[0] ? L->library : "library not named",
                                 L->version[0] ? L->version : "(version not in the records)");
-    int nranks, nnodes;
-    bool floor;
-    record_size(L, &nranks, &floor, &nnodes);
+    char size[REC_SAY_LEN];
     if (L->ncomms > 1)
-        k = cv_cat(head, sizeof head, k, ", %d communicators", L->ncomms);
-    else if (nranks > 0)
-        k = cv_cat(head, sizeof head, k, ", %s%d rank%s", floor ? "at least " : "", nranks,
-                   nranks == 1 ? "" : "s");
-    int placed = 0; /* hosts that printed (each ran a process of the job) */
-    for (int i = 0; L->ncomms <= 1 && i < L->nhostnames; i++)
-        placed += L->host_lines[i] > 0 || rec_host_in_tests(L, i);
-    if (placed > 0) placed += L->machines_more; /* machines sharing a name (records.h) */
-    if (L->ncomms <= 1 && nnodes >= 0)
-        k = cv_cat(head, sizeof head, k, " on %d node%s", nnodes, nnodes == 1 ? "" : "s");
-    else if (placed > 0) /* not every rank's host is known: the nodes seen are a floor */
-        cv_cat(head, sizeof head, k, " on at least %d node%s", placed, placed == 1 ? "" : "s");
+        cv_cat(head, sizeof head, k, ", %d communicators", L->ncomms);
+    else if (rec_say_size(L, size, sizeof size)) /* as the topology screen's title says it */
+        cv_cat(head, sizeof head, k, "%s%s", strncmp(size, "on ", 3) ? ", " : " ", size);
     char lines[8][256];
     int nl = text_wrap(head, 78, lines, 8, false);
     for (int i = 0; i < nl; i++)

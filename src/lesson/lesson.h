@@ -29,6 +29,8 @@
 #define LESSON_MIN_OPTIONS 2
 #define LESSON_MAX_OPTIONS 8
 #define LESSON_MAX_HINTS 16
+#define LESSON_MAX_SHOWS 4    /* a choice's `shows:` lines */
+#define LESSON_SHOWS_BYTES 80 /* one `shows:` phrase, its NUL included */
 #define LESSON_MAX_CHOICES 16 /* values of one param's choices: list */
 #define LESSON_MAX_WHERE 8    /* where: conditions of one exercise */
 #define LESSON_MAX_WRONG 8    /* wrong: traps of one exercise */
@@ -149,6 +151,13 @@ struct lesson_exercise {
     char **option_why; /* why it is wrong (after the ` | `), or NULL; noptions entries */
     size_t noptions;   /* 2..8 */
     int correct;       /* 1-based */
+    /* `shows: PHRASE` (repeatable): words the scene says once it tells the right option ("which
+     * stores it"); the player and the presenter hold the scene before the first step that says
+     * one (predict.h) until the choice is answered. `shows: nothing`: the scene never tells
+     * (shows_line set, nshows 0). */
+    char shows[LESSON_MAX_SHOWS][LESSON_SHOWS_BYTES];
+    size_t nshows;
+    int shows_line; /* 0: no shows: line */
 
     /* holds: "what does rank `rank` hold after step `step`?" on the slide's scene */
     int rank;

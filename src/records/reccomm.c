@@ -6,6 +6,7 @@
 
 #include "core/util.h"
 #include "records/records.h"
+#include "records/recview.h"
 
 /* ---- the map -------------------------------------------------------------------------- */
 
@@ -650,6 +651,40 @@ static int tests_comm(const struct rec_log *L, const struct rec_unit *t)
     return nsized == 1 ? sized : -1;
 }
 
+/* The size communicator c's link lines prove: the length of the one cycle some channel's
+ * links make through every rank its lines name. NCCL's ring of a channel holds every rank
+ * of the communicator, so a closed cycle through all the ranks named is all of them, in
+ * whichever channel it is printed whole (rec_links_ring: each rank one successor and one
+ * predecessor); -1 when no channel's links close. */
+static int links_cycle_size(const struct rec_log *L, int c)
+{
+    const struct rec_facts *f = &L->comms[c];
+    int n = 0, seen = 0, size = -1;
+    int *idx = xmalloc((size_t)(L->nlinks ? L->nlinks : 1) * sizeof *idx);
+    bool chans[REC_MAX_CHANNELS] = {false};
+    for (int i = 0; i < L->nlinks; i++) {
+        const struct rec_link *k = &L->links[i];
+        int kc = k->unit < 0 && L->ncomms == 1 ? 0 : rec_unit_comm(L, k->unit);
+        if (kc != c || k->channel < 0 || k->channel >= REC_MAX_CHANNELS) continue;
+        idx[n++] = i;
+        chans[k->channel] = true;
+    }
+    for (int r = f->seen_lo * 8; r < f->seen_cap * 8; r++)
+        seen += rec_facts_has(f, r);
+    for (int ch = 0; ch < REC_MAX_CHANNELS && size < 0 && n > 0; ch++) {
+        int len = 0, on = 0;
+        int *order = chans[ch]
+                         ? rec_links_ring(L->links, idx, n, ch, REC_MAX_RANKS, -1, NULL, &len)
+                         : NULL;
+        for (int i = 0; order && i < len; i++)
+            on += rec_facts_has(f, order[i]);
+        if (order && on == seen && len == seen) size = len;
+        free(order);
+    }
+    free(idx);
+    return size;
+}
+
 void rec_comm_finish(struct rec_log *L)
 {
     /* 0. a process's lines that no pointer named (its "Init START" cut or deduplicated) are
@@ -741,6 +776,7 @@ void rec_comm_finish(struct rec_log *L)
     for (int c = 0; c < L->ncomms; c++) {
         struct rec_facts *f = &L->comms[c];
         if (f->nranks < 0) f->nranks = ring_from_next(f);
+        if (f->nranks < 0) f->nranks = links_cycle_size(L, c);
         int n = f->nranks;
         bool *placed = n > 0 ? xcalloc((size_t)n, sizeof *placed) : NULL;
         for (int i = 0; i < L->nunits; i++) {

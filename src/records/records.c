@@ -899,6 +899,45 @@ static bool neighbours(struct rec_ctx *x, const char *p)
     return true;
 }
 
+/* The NCCL 2.x minor version from which each transport family's link lines carry the
+ * connection index ("Channel 00/0 :" rather than "Channel 00 :"), from NCCL's own format
+ * strings (src/transport/shm.cc, p2p.cc, net.cc, 2.7 to 2.30; RCCL's are the same): SHM
+ * never, P2P from 2.14, NET from 2.12. So 2.14+ print SHM links without the index beside
+ * P2P and NET links with it, and 2.12-2.13 P2P without beside NET with. */
+static const struct {
+    const char *via;
+    int fam;        /* index in rec_log.forms */
+    int slash_from; /* 0: never */
+} link_forms[] = {
+    {"SHM", 0, 0},
+    {"direct shared memory", 0, 0},
+    {"P2P", 1, 14},
+    {"NET/", 2, 12},
+};
+
+/* The transport family of a link's "via" text, -1 none known. */
+static int link_family(const char *via)
+{
+    for (size_t i = 0; i < sizeof link_forms / sizeof *link_forms; i++)
+        if (starts(via, link_forms[i].via)) return link_forms[i].fam;
+    return -1;
+}
+
+/* Whether the link forms seen need two NCCL versions: one family in both forms, or forms
+ * of different families whose versions do not meet. */
+static bool link_forms_clash(const struct rec_log *L)
+{
+    int lo = 7, hi = 1000;
+    for (size_t i = 0; i < sizeof link_forms / sizeof *link_forms; i++) {
+        int f = L->forms[link_forms[i].fam], from = link_forms[i].slash_from;
+        if (f == 3) return true;
+        if (from == 0) continue; /* a form no NCCL prints says no version */
+        if (f & 1) lo = from > lo ? from : lo;
+        if (f & 2) hi = from - 1 < hi ? from - 1 : hi;
+    }
+    return lo > hi;
+}
+
 /* "Channel NN[/MM] : ..." or "Ring NN : ...", p after the keyword. */
 static bool channel_line(struct rec_ctx *x, const char *p, bool ring_kw)
 {
@@ -951,9 +990,9 @@ static bool channel_line(struct rec_ctx *x, const char *p, bool ring_kw)
         return true;
     }
     /* the link lines' "/0" is a connection index; a ring line's "/16" the channel count.
-     * Forms are compared per transport family: NCCL 2.12-2.18 print P2P/SHM links as
-     * "Channel 00 :" and network links as "Channel 00/0 :" in one run. */
-    if (!ring_kw) x->L->forms[starts(via + 5, "NET/")] |= conn >= 0 ? 1 : 2;
+     * Forms are kept per transport family (see link_forms) */
+    int fam = link_family(via + 5);
+    if (!ring_kw && fam >= 0) x->L->forms[fam] |= conn >= 0 ? 1 : 2;
     link_line(x, chan, ring_kw ? -1 : conn, p);
     return true;
 }
@@ -2891,6 +2930,7 @@ static void ring_from_links(struct rec_log *L, int c)
     free(g->order);
     g->order = order;
     g->n = len;
+    L->rings_from_links = true;
     if (cut)
         rec_warn(L,
                  "channel %d's ring line lists the first ranks only (NCCL prints 128 bytes "
@@ -3052,7 +3092,7 @@ static void finish_comms(struct rec_log *L)
         snprintf(L->version, sizeof L->version, "%s", L->tests_version);
     if (L->prefixes & REC_PFX_ANSI)
         rec_warn_c(L, REC_W_ESCAPE, "terminal colour codes in the text (removed)");
-    if (L->forms[0] == 3 || L->forms[1] == 3)
+    if (link_forms_clash(L))
         rec_warn_c(L, REC_W_MIXED,
                    "link lines in two NCCL versions' forms (\"Channel 00/0 :\" and "
                    "\"Channel 00 :\"): hosts run different NCCL versions?");

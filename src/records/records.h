@@ -290,6 +290,8 @@ struct rec_log {
     size_t text_bytes;      /* text read, all files */
     int nranks;             /* -1 unknown */
     bool nranks_floor;      /* nranks is only the largest rank named + 1: "at least" */
+    bool comm_view;         /* a communicator's view (recview.h), not a record */
+    bool rings_from_links;  /* a ring was pieced from link lines (no or a cut ring line) */
     int nnodes;             /* said by a comm line; -1 unknown */
     int machines_more;      /* machines past one a host name (their ranks' machine > 0) */
     struct rec_rank *ranks; /* rank_slots of them: at least maxrank + 1 and nranks */
@@ -331,8 +333,8 @@ struct rec_log {
     bool commsizes_differ;
     bool ring_printer;  /* a ring line was read: rank 0's */
     bool ring_cut_said; /* a ring order at NCCL's print limit was warned about */
-    int forms[2]; /* link lines, [0] P2P/SHM, [1] NET: 1 "Channel 00/0 :", 2 "Channel 00 :" */
-    struct rec_line ln;    /* the line being read */
+    int forms[3];       /* link lines, [0] SHM, [1] P2P, [2] NET: 1 "Ch 00/0 :", 2 "Ch 00 :" */
+    struct rec_line ln; /* the line being read */
     struct rec_file *file; /* the file being read */
     int unit;              /* its unit, -1 none */
     bool tests_hashless;   /* nccl-tests' lines without '#' seen */

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/util.h"
+#include "records/reccomm.h"
 #include "records/recfile.h"
 #include "records/recfit.h"
 #include "records/records.h"
@@ -416,4 +418,51 @@ bool rec_one_job(const char *const *paths, int n, char *msg, size_t len)
         rec_free(L[i]);
     free(L);
     return ok;
+}
+
+void rec_size(const struct rec_log *L, int *nranks_out, bool *floor_out, int *nnodes_out)
+{
+    int nranks = L->nranks, nnodes = L->nnodes;
+    bool floor = L->nranks_floor;
+    if (L->ncomms == 1 && (nranks < 0 || floor) && L->comms[0].nranks >= 0)
+        nranks = L->comms[0].nranks, floor = false;
+    int launched = nranks < 0 || floor ? rec_launch_ranks(L) : -1;
+    if (launched > 0) /* the launcher's, proven by the rows (recfit.h) */
+        nranks = launched, floor = false;
+    if (nranks < 0 && L->ncomms <= 1 && L->maxrank >= 0) { /* ranks named, their count not */
+        nranks = L->maxrank + 1, floor = true;
+        for (int r = L->ncomms ? rec_facts_next(&L->comms[0], 0) : -1; r >= 0;
+             r = rec_facts_next(&L->comms[0], r + 1))
+            nranks = r + 1 > nranks ? r + 1 : nranks;
+    }
+    if (L->ncomms == 1 && nnodes < 0) nnodes = L->comms[0].nnodes;
+    *nranks_out = nranks;
+    *floor_out = floor;
+    *nnodes_out = nnodes;
+}
+
+bool rec_say_size(const struct rec_log *L, char *buf, size_t cap)
+{
+    int nranks, nnodes;
+    bool floor;
+    rec_size(L, &nranks, &floor, &nnodes);
+    size_t k = 0;
+    buf[0] = '\0';
+    if (nranks > 0)
+        k = cv_cat(buf, cap, k, "%s%d rank%s", floor ? "at least " : "", nranks,
+                   nranks == 1 ? "" : "s");
+    int placed = 0; /* hosts that printed (each ran a process of the job): a view's own */
+    for (int i = 0; L->comm_view && i < L->comms[0].nhosts; i++) {
+        int h = L->comms[0].hosts[i];
+        placed += L->host_lines[h] > 0 || rec_host_in_tests(L, h);
+    }
+    for (int h = 0; !L->comm_view && L->ncomms <= 1 && h < L->nhostnames; h++)
+        placed += L->host_lines[h] > 0 || rec_host_in_tests(L, h);
+    if (placed > 0) placed += L->machines_more; /* machines sharing a name (records.h) */
+    const char *sep = k ? " " : "";
+    if (L->ncomms <= 1 && nnodes >= 0)
+        k = cv_cat(buf, cap, k, "%son %d node%s", sep, nnodes, nnodes == 1 ? "" : "s");
+    else if (placed > 0) /* not every rank's host is known: the nodes seen are a floor */
+        k = cv_cat(buf, cap, k, "%son at least %d node%s", sep, placed, placed == 1 ? "" : "s");
+    return k > 0;
 }

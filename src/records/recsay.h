@@ -60,4 +60,14 @@ bool rec_one_job(const char *const *paths, int n, char *msg, size_t len);
  * file given twice would be counted twice. Else a one-line message naming both, and false. */
 bool rec_distinct_files(const char *const *paths, int n, char *msg, size_t len);
 
+/* The size and nodes of a record (or of a communicator's view, recview.h) as every view
+ * states them (the text's first line, the JSON's nranks/nranks_at_least and nnodes, the
+ * topology screen's title): the record's own, else its one communicator's, else the
+ * launcher's where the rows prove it (recfit.h), else the largest rank named + 1 as a floor
+ * (*floor: "at least"); -1 unknown. */
+void rec_size(const struct rec_log *L, int *nranks, bool *floor, int *nnodes);
+/* The same in words: "16 ranks on 2 nodes", "at least 4 ranks on at least 1 node" (the
+ * hosts that printed are a floor of the nodes); false (buf "") when nothing is known. */
+bool rec_say_size(const struct rec_log *L, char *buf, size_t cap);
+
 #endif

@@ -407,7 +407,14 @@ void rec_view_make(const struct rec_log *L, int comm, struct rec_view *out)
     v->nnodes = f->nnodes;
     v->comms = (struct rec_facts *)f; /* read-only: the view is never freed as a record */
     v->ncomms = 1;
+    v->comm_view = true;
     v->ctopo = NULL;
+}
+
+bool rec_rings_from_links(const struct rec_log *L, int comm)
+{
+    if (!L->ctopo || comm < 0 || comm >= L->ncomms) return false;
+    return L->ctopo[comm].alias ? L->rings_from_links : L->ctopo[comm].rings_from_links;
 }
 
 void rec_view_free(struct rec_view *w)

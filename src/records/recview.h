@@ -47,6 +47,9 @@ void rec_view_make(const struct rec_log *L, int comm, struct rec_view *out);
  * its nranks, else the ranks its lines name; the first of equal ones); -1 when it has none. */
 int rec_main_comm(const struct rec_log *L);
 void rec_view_free(struct rec_view *w);
+/* Whether communicator comm's rings (its view's) were pieced from its link lines, no ring
+ * line or a cut one having given them: the JSON's rings_from_links, the text's words. */
+bool rec_rings_from_links(const struct rec_log *L, int comm);
 
 /* Channel c's links (links[idx[i]], or links[i] when idx is NULL, i < n) as one ring: the
  * one cycle they make through every rank in them (each one successor, one predecessor; ranks

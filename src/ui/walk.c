@@ -418,6 +418,53 @@ static bool walk_holds_wrapped(const struct walk *w, int y, const double *want, 
     return walk_holds_in(joined, want, nw);
 }
 
+/* s's panes (the text between the rule glyphs "│" of a row), each with its runs of
+ * blanks made one space: into seg[max] of n bytes each; how many. */
+static int walk_panes(const char *s, char (*seg)[600], int max)
+{
+    int k = 0;
+    size_t o = 0;
+    seg[0][0] = '\0';
+    for (const char *p = s; *p && k < max;) {
+        if (strncmp(p, "\u2502", 3) == 0) {
+            seg[k++][o] = '\0';
+            o = 0;
+            if (k < max) seg[k][0] = '\0';
+            p += 3;
+            continue;
+        }
+        if (*p == ' ' && (o == 0 || seg[k][o - 1] == ' ')) {
+            p++;
+            continue;
+        }
+        if (o + 1 < sizeof seg[0]) seg[k][o++] = *p;
+        p++;
+    }
+    if (k < max) seg[k++][o] = '\0';
+    return k;
+}
+
+/* Does row y (or row y run on into row y + 1, pane by pane: a sentence wraps) say one of
+ * choice e's `shows:` phrases, case ignored? */
+static bool walk_shows_hit(const struct walk *w, int y, const struct lesson_exercise *e)
+{
+    if (!e->nshows) return false;
+    static char a[8][600], b[8][600];
+    int na = walk_panes(w->line[y], a, 8);
+    int nb = y + 1 < w->nlines ? walk_panes(w->line[y + 1], b, 8) : 0;
+    for (int i = 0; i < na; i++) {
+        char joined[1300];
+        size_t la = strlen(a[i]);
+        while (la && a[i][la - 1] == ' ')
+            la--;
+        snprintf(joined, sizeof joined, "%.*s %s", (int)la, a[i],
+                 nb == na ? b[i] + (b[i][0] == ' ') : "");
+        for (size_t k = 0; k < e->nshows; k++)
+            if (strcasestr(joined, e->shows[k])) return true;
+    }
+    return false;
+}
+
 /* The length of the strip glyph at p (pardraw.c's measured timeline: a micro-batch's digit,
  * F, B, A, the send's ">", the wait's "\u00b7" or "."), 0 where p holds none. */
 static size_t walk_glyph_len(const char *p)
@@ -1142,8 +1189,10 @@ static void walk_check(struct walk *w, size_t slide)
                                slide, what, line);
                     break;
                 }
-            } else if (ex_answer_form(e) == EX_ANSWER_OPTION && a->slide > slide &&
-                       strchr(a->choice, '=') && strstr(line, a->choice)) {
+            } else if (ex_answer_form(e) == EX_ANSWER_OPTION &&
+                       ((a->slide == slide && walk_shows_hit(w, y, e)) ||
+                        (a->slide > slide && strchr(a->choice, '=') &&
+                         strstr(line, a->choice)))) {
                 walk_found(w, WALK_EARLY_CHOICE, slide, e->id, line);
                 break;
             }

@@ -19,8 +19,10 @@
  *     question of one of its exercises (its prompt, at the numbers asked), and, for an
  *     answer asked later, a ratio's number without its unit ("32 rows" is not 32x); nor
  *     are a glyph strip's digits, each a micro-batch of its own ("3" then "2" is no 32). A
- *     holds answer's run may wrap from one row of text onto the next. Part of a holds
- *     answer counts too: a box left shown with one of its values in its slot, where the
+ *     holds answer's run may wrap from one row of text onto the next. A choice's `shows:`
+ *     phrases (what its scene says once it tells the right option) count on every frame of
+ *     its own slide, case ignored, run on from one row into the next pane by pane. Part of a
+ *     holds answer counts too: a box left shown with one of its values in its slot, where the
  *     rest stand in hidden boxes (the values spread over the boxes, or the exercise's own
  *     scene at or after the asked step). So does a number answer the scene draws: the
  *     pipeline schedule's idle cells over all cells (the bubble fraction, countable).

@@ -18,11 +18,21 @@ list of records:
   launcher   a job's processes as its launcher's command line starts them, whichever the
              launcher: mpirun's -np/--np/-n, srun's -n/--ntasks or -N/--nodes times
              --ntasks-per-node (one a node when not said): the JSON's job.processes.
+  size       the text's first line states the JSON's size: "N ranks" where nranks is N,
+             "at least N ranks" where nranks_at_least is N (one communicator), "on N nodes"
+             where nnodes is N; and the topology screen's title (a fifth column, where the
+             list has it) states the text's words.
+  pieced     a ring pieced from link lines is said alike: a communicator's JSON
+             rings_from_links is true exactly where the text says its ring was read from
+             link lines (one communicator: a warning "... read from its link lines" or
+             "... pieced from the link lines"; several: its line's "rings read from its link
+             lines").
   channels   a communicator that states N channels ("Channel 00/04 :") and prints ring-order
              lines for some of them: the others are said, "channels 2 of 0-3 have no ring
              line (cut?)", exactly those.
 
-Usage: nccl_views_check.py LIST   (LIST: lines "name<TAB>record<TAB>json<TAB>text")
+Usage: nccl_views_check.py LIST   (LIST: lines "name<TAB>record<TAB>json<TAB>text[<TAB>title]",
+title: the topology screen's first line)
 Prints one FAIL line per broken invariant and a summary; exits 1 on any failure.
 """
 import gzip
@@ -199,16 +209,80 @@ def check_launcher(lines, j, fail):
         fail("launcher", "the launcher starts %d processes; the JSON's job says %s" % (want, got))
 
 
+SIZE_WORDS = re.compile(r"(at least )?(\d+) ranks?(?: on (at least )?(\d+) nodes?)?|"
+                        r"\bon (at least )?(\d+) nodes?")
+
+
+def said_size(line):
+    """(floor, nranks, node_floor, nnodes) a line states, None for each part not said."""
+    m = SIZE_WORDS.search(line)
+    if not m:
+        return None
+    if m.group(2):
+        return (bool(m.group(1)), int(m.group(2)),
+                bool(m.group(3)) if m.group(4) else None, int(m.group(4)) if m.group(4) else None)
+    return (None, None, bool(m.group(5)), int(m.group(6)))
+
+
+def check_size(j, text, title, fail):
+    comms = j.get("communicators", [])
+    if not text or len(comms) > 1:
+        return
+    head = text[0]
+    for ln in text[1:]:  # the first line, wrapped
+        if not ln.startswith("  "):
+            break
+        head += " " + ln.strip()
+    got = said_size(head)
+    n, least, nodes = j.get("nranks"), j.get("nranks_at_least"), j.get("nnodes")
+    want_r = (False, n) if n is not None else (True, least) if least is not None else (None, None)
+    if (got[:2] if got else (None, None)) != want_r:
+        fail("size", "text %r, JSON nranks %s, nranks_at_least %s" % (head, n, least))
+    if nodes is not None and (not got or got[2:] != (False, nodes)):
+        fail("size", "text %r, JSON nnodes %s" % (head, nodes))
+    if title is not None and said_size(title) != got:
+        fail("size", "screen title %r, text %r" % (title.strip(), head))
+
+
+PIECED = re.compile(r"read from its link lines|pieced from the link lines")
+
+
+def check_pieced(j, text, fail):
+    comms = j.get("communicators", [])
+    flags = [bool(c.get("rings_from_links")) for c in comms]
+    if len(comms) <= 1:
+        said = any(PIECED.search(ln) for ln in text)
+        if said != any(flags):
+            fail("pieced", "text %s a ring read from link lines, JSON rings_from_links %s" %
+                 ("says" if said else "does not say", flags))
+        return
+    said, cur = [], None  # a communicator's line, with the lines it wraps onto
+    for ln in text + [""]:
+        if cur is not None and ln.startswith("    "):
+            cur += " " + ln.strip()
+            continue
+        if cur is not None:
+            said.append("rings read from its link lines" in cur)
+            cur = None
+        if ln.startswith("  (no commId)") or re.match(r"  0x[0-9a-f]+", ln):
+            cur = ln
+    if said != flags[:len(said)] or len(said) != len(flags):
+        fail("pieced", "text's communicator lines say %s, JSON rings_from_links %s" %
+             (said, flags))
+
+
 def comm_ranks(c):
     return {k["rank"]: k for k in c.get("ranks", [])}
 
 
-def check(name, record, j, text, fails):
+def check(name, record, j, text, fails, title=None):
     lines, firsts = record
     def fail(inv, msg):
         fails.append("%s: %s: %s" % (name, inv, msg))
 
     comms = j.get("communicators", [])
+    check_size(j, text, title, fail)
+    check_pieced(j, text, fail)
     check_channels(name, lines, j, fail)
     check_machines(lines, j, text, fail)
     check_launcher(lines, j, fail)
@@ -288,7 +362,8 @@ def main():
     fails = []
     n = 0
     for row in open(sys.argv[1]):
-        name, rec, jpath, tpath = row.rstrip("\n").split("\t")
+        name, rec, jpath, tpath, *rest = row.rstrip("\n").split("\t")
+        title = open(rest[0], errors="replace").readline() if rest else None
         n += 1
         try:
             j = json.load(open(jpath))
@@ -296,7 +371,7 @@ def main():
             fails.append("%s: no JSON (%s)" % (name, e))
             continue
         check(name, record_text(rec), j, open(tpath, errors="replace").read().splitlines(),
-              fails)
+              fails, title)
     bad = {f.split(":")[0] for f in fails}
     for f in fails:
         print("FAIL: " + f)

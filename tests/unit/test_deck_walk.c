@@ -19,6 +19,13 @@
 
 static const int sizes[][2] = {{80, 24}, {100, 30}, {120, 40}};
 
+/* A choice's answer on its own slide before it is answered (issue 31 part 1): the right
+ * option's `shows:` phrases (lesson/lesson.h) on any frame of the slide, the scene stepped to
+ * every step. Before the player and the presenter held a choice's scene before the step that
+ * says one (app_hold), 6 places at each size in each view (lesson 05 slide 5's "which stores
+ * it", lesson 10 slide 5's "reduce-scatter dx1", lesson 09 slide 6's "its all-reduce starts
+ * now", lesson 09 slide 3, 10 slide 2 and 14 slide 3). */
+
 /* Cut lines (distinct rows), per view and size: none (issue 31 part 4). It was 153, 2, 84
  * and 447, 36, 21 before the sentences and the ladder wrapped into free rows, then 22, 2, 0
  * and 21, 2, 1 before the panel shrank ahead of the transfers and the sentences, and the
@@ -121,7 +128,9 @@ static void test_presenter(void **state)
  * a holds exercise on asked slots (8..13 of an all-to-all-v) shows its scene, walk clean: the
  * box is hidden, the second lesson asks with a variant's numbers. The same lesson with
  * narration that states the answer (leak) is found: text is never masked, lesson check --strict
- * refuses it. */
+ * refuses it. A choice whose scene the author opens at a step that tells its answer (`shows:`,
+ * the all-gather half's "which stores it") is held before that step, and walks clean; one
+ * whose scene says it at step 0 (leak) cannot be held, and is found. */
 static void test_teacher_lessons(void **state)
 {
     (void)state;
@@ -134,12 +143,13 @@ static void test_teacher_lessons(void **state)
                              0);
             assert_true(c.frames > 10);
             assert_int_equal(c.places[WALK_EARLY_NUMBER] + c.places[WALK_EARLY_HOLDS] +
-                                 c.places[WALK_RECALL],
+                                 c.places[WALK_RECALL] + c.places[WALK_EARLY_CHOICE],
                              0);
             assert_int_equal(walk_deck("tests/lesson/walk/leak", v, sizes[i][0], sizes[i][1],
                                        &c, NULL, 0, err, sizeof err),
                              0);
             assert_true(c.places[WALK_EARLY_HOLDS] >= 1);
+            assert_true(c.places[WALK_EARLY_CHOICE] >= 1); /* its first frame says it */
         }
 }
 

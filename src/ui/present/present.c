@@ -362,9 +362,12 @@ static int pres_npages(const struct pres *p)
 
 /* ---- moving through the talk ------------------------------------------------------ */
 
+/* The scene's steps as the clicker walks them: up to a choice's hold (pres_hold). */
 static long pres_nsteps(const struct pres *p)
 {
-    return pres_slide(p)->has_scene && p->scene_ok ? (long)app_nsteps(p->a) : 0;
+    if (!pres_slide(p)->has_scene || !p->scene_ok) return 0;
+    long n = (long)app_nsteps(p->a);
+    return p->a->hold_step >= 0 && p->a->hold_step < n ? p->a->hold_step : n;
 }
 
 /* The slide's lesson and title: what a reload and a resume find it by. */
@@ -387,6 +390,18 @@ static void pres_save(struct pres *p, double now)
 
 static long pres_open_step(const struct pres *p);
 
+/* Predict first for the slide's choices r has not revealed: its scene stops before the step
+ * that tells one (app_hold), and so does the clicker (pres_nsteps). */
+static void pres_hold(struct pres *p)
+{
+    const struct lesson_slide *s = pres_slide(p);
+    bool open[LESSON_MAX_EXERCISES] = {false};
+    for (size_t k = 0; k < s->nex && k < LESSON_MAX_EXERCISES; k++)
+        open[k] = k >= p->revealed;
+    const char *words[APP_HOLD_MAX];
+    app_hold(p->a, words, predict_hold_words(s, open, words, APP_HOLD_MAX));
+}
+
 /* Show the slide of p->pos (its step possibly DECK_STEP_START / END): the scene goes
  * through the door; the step the screen settles on becomes the position's. */
 static void pres_enter(struct pres *p)
@@ -395,6 +410,7 @@ static void pres_enter(struct pres *p)
     p->have_narr = p->have_narr && p->narr_slide == p->pos.slide;
     p->scene_ok = false;
     p->scene_err[0] = '\0';
+    pres_hold(p);
     if (!s->has_scene) {
         p->pos.step = 0;
         p->a->playing = false;
@@ -668,6 +684,7 @@ static void pres_reveal(struct pres *p)
         snprintf(p->answered[p->nanswered++], LESSON_ID_MAX, "%s", s->ex[p->revealed].id);
     }
     p->revealed++;
+    pres_hold(p);
     p->have_narr = false;
     pres_layout(p);
     pres_show_answer(p);
@@ -2081,7 +2098,8 @@ static void pres_walk_pages(struct pres *p, size_t i, present_walk_fn fn, void *
     for (int page = 0; page < pres_npages(p); page++) {
         p->pos.page = page;
         bool scene = p->lay.page[page].with_scene && p->scene_ok;
-        long n = scene ? pres_nsteps(p) : 0;
+        /* every step the scene has, past a choice's hold too: the hold keeps it unseen */
+        long n = scene ? (long)app_nsteps(p->a) : 0;
         for (long st = 0; st <= n; st++) {
             if (scene) pres_set_step(p, st);
             p->msg[0] = '\0';

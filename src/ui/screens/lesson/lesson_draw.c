@@ -953,6 +953,7 @@ void lesson_draw(struct app *a, struct rect r)
         overlay_too_small(a, r, 10, 40);
         return;
     }
+    lesson_ui_hold(a);
     if (u->in_list || !u->L || u->L->nslides == 0)
         draw_list(a, r);
     else

@@ -404,24 +404,18 @@ static void topo_title(const struct app *a, struct rect r)
     attr_t t = a->th.role[TH_TITLE];
     draw_fill(r, t);
     const struct rec_log *L = topo_record(a), *S = topo_shown(a);
-    char ver[128] = "no record", size[48] = "";
+    char ver[128] = "no record", size[96] = "";
     if (L) {
         snprintf(ver, sizeof ver, "%s %s", L->library[0] ? L->library : "library not named",
                  L->version[0] ? L->version : "(version unknown)");
-        /* a size stated only where the record proves it (records.h: nranks_floor) */
-        int n = topo_nranks(S), launched = rec_launch_ranks(L);
-        bool exact = S->nranks > 0 && !S->nranks_floor;
-        if (!exact && launched > 0 && S->maxrank < launched) n = launched, exact = true;
-        size_t k = 0;
-        if (n > 0)
-            k = cv_cat(size, sizeof size, k, "%s%s%d rank%s", a->g->sep,
-                       exact ? "" : "at least ", n, n == 1 ? "" : "s");
-        if (S->nnodes > 0)
-            cv_cat(size, sizeof size, k, " on %d node%s", S->nnodes, S->nnodes == 1 ? "" : "s");
+        /* the size and nodes the text and the JSON state (records/recsay.h) */
+        char said[80]; /* "at least 16384 ranks on at least 2048 nodes" */
+        if (rec_say_size(S, said, sizeof said))
+            snprintf(size, sizeof size, "%s%s", a->g->sep, said);
     }
     /* whose record it is (this machine's, the emulation's, a job's) is never dropped: a
      * title too wide ends after a whole word with an ellipsis, the file's name going first */
-    char line[400];
+    char line[512];
     snprintf(line, sizeof line, " collviz%stopology%s%s%s%s%s", a->g->sep, a->g->sep, ver, size,
              L && TOPO(a)->rec_source[0] ? a->g->sep : "", L ? TOPO(a)->rec_source : "");
     draw_words(r.y, r.x, r.w, 1, t, line);
