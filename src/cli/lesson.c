@@ -1024,10 +1024,10 @@ static int lesson_grade(int argc, char **argv)
         "lessons/ and the installed share/collviz/lessons that holds NN-*.md files.\n"
         "JSON: {\"id\", \"seed\", \"correct\", \"verdict\", \"message\", \"diagnosis\"}\n"
         "(diagnosis: \"\" when right, else what the mistake looks like: listed,\n"
-        "power-of-ten, gib-vs-gb, percent, factor-w, ring-factor, left-out-term,\n"
-        "left-out-factor, all-divided, minus-one, factor-2, bits-vs-bytes, too-high,\n"
-        "too-low, option, wrong-unit; holds: input, own-piece, phase-short, other-rank,\n"
-        "op, other-step, order, elements).\n",
+        "power-of-ten, power-of-1024, gib-vs-gb, percent, factor-w, ring-factor,\n"
+        "left-out-term, left-out-factor, all-divided, minus-one, ring-steps, factor-2,\n"
+        "bits-vs-bytes, too-high, too-low, option, wrong-unit; holds: input, own-piece,\n"
+        "phase-short, other-rank, op, other-step, order, elements).\n",
         "Exit status: 0 right, 1 wrong (a wrong number, option, unit or values), 2 bad\n"
         "input (no such exercise, a seed without a variant, an answer that is not one).\n");
     if (rc >= 0) return rc;
