@@ -61,11 +61,9 @@ struct walk {
     size_t nans;
     char **seen; /* places already counted: "kind|lesson|slide|what" */
     size_t nseen, capseen;
-    char frame[160];   /* the frame, for the log: "slide 3 step 2 (scene alone)" */
-    size_t revealed;   /* (presenter) the slide's exercises r has revealed to the room */
-    long cuts_seen;    /* draw_cut_count before the frame */
-    bool answers_only; /* the frames of the views a student switches to (walk_views): their
-                          cut lines are not counted (yet) */
+    char frame[160]; /* the frame, for the log: "slide 3 step 2 (scene alone)" */
+    size_t revealed; /* (presenter) the slide's exercises r has revealed to the room */
+    long cuts_seen;  /* draw_cut_count before the frame */
     /* the screen read back */
     char *text;
     char *line[256];
@@ -1112,13 +1110,13 @@ static void walk_check(struct walk *w, size_t slide)
     }
     const char *last;
     long cuts = draw_cut_count(&last);
-    if (cuts > w->cuts_seen && !w->answers_only) {
+    if (cuts > w->cuts_seen) {
         char what[200];
         snprintf(what, sizeof what, "cut without a mark: %s", last);
         walk_found(w, WALK_CUT, slide, what, last);
     }
     w->cuts_seen = cuts;
-    for (int y = 0; y < w->nlines && !w->answers_only; y++)
+    for (int y = 0; y < w->nlines; y++)
         if (walk_cut(w->line[y]) || (walk_status_row(w, y) && strstr(w->line[y], "\u2026"))) {
             char t[300];
             /* a status row: one place a slide (its step and clock change by the frame) */
@@ -1373,7 +1371,6 @@ static void walk_views(struct walk *w, struct app *a, struct lesson_ui *u, size_
         return;
     struct lesson_layout lay;
     lesson_layout((struct rect){0, 0, w->rows, w->cols}, true, false, &lay);
-    w->answers_only = true;
     for (int lecture = 0; lecture < 2; lecture++) {
         if (lecture) walk_key(a, 'L');
         walk_key(a, '0');
@@ -1402,7 +1399,6 @@ static void walk_views(struct walk *w, struct app *a, struct lesson_ui *u, size_
         }
     }
     walk_key(a, '0');
-    w->answers_only = false;
 }
 
 /* Press act in the player as it stands and put everything back: whether it did its thing

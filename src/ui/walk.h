@@ -46,8 +46,7 @@
  * stray key away (another collective, algorithm, count, op, root, input, ranks); where a step
  * or message count is asked on the slide or later, each view `V` reaches (slices, channels)
  * at the slide's ranks and up to four more (`+`), at its start, first tick and end, on the
- * student's numbers and the lecture's (`L`) (answers only: those views' cut lines are not
- * counted yet);
+ * student's numbers and the lecture's (`L`), their cut lines counted as every frame's;
  * the presenter's pages and steps, before and after each press of `r` (each exercise's
  * answer revealed to the room: a revealed answer is no early answer, and is never cut). No
  * backend runs and nothing is measured: the panel shows what it shows before any

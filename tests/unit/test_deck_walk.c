@@ -31,7 +31,11 @@ static const int sizes[][2] = {{80, 24}, {100, 30}, {120, 40}};
  * and 21, 2, 1 before the panel shrank ahead of the transfers and the sentences, and the
  * pipeline's step sentence got every row it wraps to. The presenter's frames after each r
  * (the revealed answers) had 27, 18 and 8 more (the answer cut to one row above the scene, or
- * in the footer) before the answers went into the narration. */
+ * in the footer) before the answers went into the narration. The views a student switches to
+ * (`V`: slices, channels; walk.h) were walked for answers only, their cut lines not counted:
+ * 197, 88 and 202 places in the player (the step's sentence and the tick's moves cut at the
+ * foot of the grid's band) before the slice view laid its grid, legend, moves and sentence
+ * out by width (colldraw.c: the sentence whole, the moves whole entries and "(and more)"). */
 static const long cut_ceiling[2][3] = {{0, 0, 0}, {0, 0, 0}};
 
 /* A later lesson's answer on an earlier frame of the presenter's deck (distinct places): none.
