@@ -1174,6 +1174,121 @@ static void test_variants_keep_slips_apart(void **state)
     lesson_set_free(&set);
 }
 
+/* Grade the box b on ex; counts it and, unless the diagnosis has code and says says,
+ * prints it. */
+static void expect_holds(const struct lesson_exercise *ex, const struct box *b,
+                         const char *code, const char *says, size_t *graded, size_t *named)
+{
+    char text[MAXV * 12];
+    box_text(b, text, sizeof text);
+    struct ex_grade g;
+    memset(&g, 0, sizeof g);
+    assert_int_equal(ex_grade(ex, NULL, text, &g), CV_OK);
+    if (g.verdict == EX_RIGHT) return; /* the slip is the answer here */
+    (*graded)++;
+    /* or a slip the engine computes that gives these very values (0 1 2 3 is rank 0's
+     * input with init: seq) */
+    static const char *const engine[] = {"input", "own-piece",  "phase-short",  "other-rank",
+                                         "op",    "other-step", "ring-reversed"};
+    bool other = false;
+    for (size_t i = 0; i < sizeof engine / sizeof engine[0]; i++)
+        other = other || strcmp(g.diagnosis, engine[i]) == 0;
+    if ((strcmp(g.diagnosis, code) == 0 && strstr(g.msg, says)) || other)
+        (*named)++;
+    else
+        printf("%s: '%s' (%s) got %s: %s\n", ex->id, text, code, g.diagnosis, g.msg);
+}
+
+/* Every holds exercise of the shipped lessons, with the answers a student who misreads the
+ * collective types, each made here from the collective's meaning, not by the grader's
+ * engine: the element numbers 0, 1, 2... (slots' own numbers) for the values; one element's
+ * value in every element (64 64 64 64 for 60 64 68 72); in a reduce-scatter or a reduce,
+ * every element reduced over all the ranks' inputs (6 10 14 18, the all-reduce's box); in
+ * an all-to-all, the rank's own block left out of its receive half ('.'). Each is named by
+ * what it is (or by an engine slip that gives the very values: 0 1 2 3 is rank 0's input
+ * with init: seq), never "N of M elements differ". Before: 7 of 87 named. */
+static void test_holds_misreadings_named(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    shipped(&set);
+    size_t graded = 0, named = 0;
+    struct walk w = {.set = &set, .type = LEX_HOLDS};
+    while (exercise_next(&w)) {
+        const struct lesson_exercise *ex = w.ex;
+        const struct scene *sc = &ex->scene;
+        struct box right, t;
+        assert_true(box_of(ex, ex->rank, ex->step, sc->op, false, &right));
+        size_t lo = ex->slots ? (size_t)ex->slot_lo : 0;
+        if (right.len >= 3) { /* the element numbers */
+            t = right;
+            for (size_t i = 0; i < t.len; i++)
+                t.v[i] = (float)(i + lo), t.has[i] = true;
+            expect_holds(ex, &t, "indices", "element numbers", &graded, &named);
+        }
+        for (size_t k = 0; right.len >= 3 && k < right.len; k++) { /* one repeated */
+            if (!right.has[k]) continue;
+            bool seen = false; /* a value two elements hold: said of the first */
+            for (size_t j = 0; j < k; j++)
+                seen = seen || (right.has[j] && right.v[j] == right.v[k]);
+            if (seen) continue;
+            bool differs = false;
+            for (size_t i = 0; i < right.len; i++)
+                differs = differs || !right.has[i] || right.v[i] != right.v[k];
+            if (!differs) continue;
+            t = right;
+            for (size_t i = 0; i < t.len; i++)
+                t.v[i] = right.v[k], t.has[i] = true;
+            char says[40];
+            snprintf(says, sizeof says, "element %zu's", k + lo);
+            expect_holds(ex, &t, "repeated", says, &graded, &named);
+        }
+        if ((sc->coll == COLL_REDUCE_SCATTER || sc->coll == COLL_REDUCE) && !ex->slots) {
+            /* every element reduced over the ranks' inputs (each rank's box at step 0) */
+            struct box in;
+            t = right;
+            for (int r = 0; r < sc->nranks; r++) {
+                assert_true(box_of(ex, r, 0, sc->op, false, &in));
+                if (in.len != t.len) break;
+                for (size_t i = 0; i < t.len; i++) {
+                    float x = in.v[i];
+                    if (r == 0)
+                        t.v[i] = x;
+                    else if (sc->op == OP_MAX)
+                        t.v[i] = fmaxf(t.v[i], x);
+                    else if (sc->op == OP_MIN)
+                        t.v[i] = fminf(t.v[i], x);
+                    else if (sc->op == OP_PROD)
+                        t.v[i] *= x;
+                    else
+                        t.v[i] += x;
+                    t.has[i] = true;
+                }
+                if (r == sc->nranks - 1 && sc->op == OP_AVG)
+                    for (size_t i = 0; i < t.len; i++)
+                        t.v[i] /= (float)sc->nranks;
+            }
+            if (in.len == t.len)
+                expect_holds(ex, &t, "other-coll", "all-reduce", &graded, &named);
+        }
+        if (sc->coll == COLL_ALL_TO_ALL && !ex->slots && sc->ncounts == 0) {
+            /* the receive half's slot of the rank itself left empty */
+            size_t half = right.len / 2, blk = half / (size_t)sc->nranks;
+            t = right;
+            bool any = false;
+            for (size_t i = half + (size_t)ex->rank * blk;
+                 i < half + (size_t)(ex->rank + 1) * blk; i++)
+                any = any || t.has[i], t.has[i] = false;
+            if (any) expect_holds(ex, &t, "own-piece", "own", &graded, &named);
+        }
+    }
+    printf("holds misreadings: %zu exercises, %zu graded, %zu named\n", w.exercises, graded,
+           named);
+    assert_true(graded >= 2 * w.exercises);
+    assert_int_equal(named, graded);
+    lesson_set_free(&set);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1191,6 +1306,7 @@ int main(void)
         cmocka_unit_test(test_ring_steps_named),
         cmocka_unit_test(test_right_answer_shown),
         cmocka_unit_test(test_variants_keep_slips_apart),
+        cmocka_unit_test(test_holds_misreadings_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,12 +68,19 @@ static bool own_piece_dropped(const struct lesson_exercise *ex, const double *ty
     bool ok =
         ex_holds_expected(c, in, ih, HOLDS_MAX, &len, err, sizeof err) == CV_OK && len == n;
     free(c);
+    /* where data only moves (an all-to-all copies its own block into its receive half),
+     * the rank's own piece is any value it started with */
+    bool moves = ex->scene.coll != COLL_REDUCE && ex->scene.coll != COLL_ALL_REDUCE &&
+                 ex->scene.coll != COLL_REDUCE_SCATTER;
     bool dropped = false;
     for (size_t i = 0; ok && i < n; i++) {
+        if (value_eq(typed[i], th[i], want[i], has[i])) continue;
         bool own = ih[i] && has[i] && value_eq(in[i], true, want[i], true);
+        for (size_t k = 0; moves && has[i] && !own && k < n; k++)
+            own = ih[k] && value_eq(in[k], true, want[i], true);
         if (own && !dropped) *first = i;
         dropped = dropped || own;
-        ok = own ? !th[i] : value_eq(typed[i], th[i], want[i], has[i]);
+        ok = own && (!th[i] || typed[i] == 0); /* left empty, or 0 */
     }
     return ok && dropped;
 }
@@ -112,6 +119,10 @@ static void step_words(const struct lesson_exercise *ex, long step, char *buf, s
     snprintf(buf, n, "after step %ld%s", step, ex->step == SCENE_STEP_END ? " (the end)" : "");
 }
 
+static bool misread(const struct lesson_exercise *ex, struct lesson_exercise *c,
+                    const double *typed, const bool *th, size_t n, const float *want,
+                    const bool *has, struct ex_grade *g);
+
 /* The usual slips of a holds answer, each computed by the trace engine, in this order: the
  * rank's input, the rank's own piece left out, the rank one phase short, another rank at
  * the asked step, another op, the rank at another step, another rank's input. Fills g's
@@ -145,8 +156,11 @@ static bool diagnose(const struct lesson_exercise *ex, const double *typed, cons
         ex_grade_wrong(
             g, "own-piece",
             "not right: that leaves out %s %d's own piece (element %zu, counting from "
-            "0): a rank keeps what it started with; only the other pieces travel",
-            R, ex->rank, own + (ex->slots ? (size_t)ex->slot_lo : 0));
+            "0): %s",
+            R, ex->rank, own + (ex->slots ? (size_t)ex->slot_lo : 0),
+            ex->scene.coll == COLL_ALL_TO_ALL
+                ? "an all-to-all sends a rank's own block to itself too, a local copy"
+                : "a rank keeps what it started with; only the other pieces travel");
     }
     for (size_t i = nph; !found && i-- > 0;) {
         c->step = ph[i].end;
@@ -221,8 +235,80 @@ static bool diagnose(const struct lesson_exercise *ex, const double *typed, cons
             "asks for rank %d %s",
             r, ex->rank, when);
     }
+    if (!found) found = misread(ex, c, typed, th, n, want, has, g);
     free(c);
     return found;
+}
+
+/* The element numbers typed for the values (0 1 2 3; with slots, the slots' own)? */
+static bool typed_indices(const struct lesson_exercise *ex, const double *typed, const bool *th,
+                          size_t n)
+{
+    size_t lo = ex->slots ? (size_t)ex->slot_lo : 0;
+    for (size_t i = 0; i < n; i++)
+        if (!th[i] || typed[i] != (double)(i + lo)) return false;
+    return n >= 3;
+}
+
+/* One value typed in every element, and that value one element's answer: *k, which. */
+static bool typed_repeated(const double *typed, const bool *th, size_t n, const float *want,
+                           const bool *has, size_t *k)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!th[i] || typed[i] != typed[0]) return false;
+    for (*k = 0; *k < n; (*k)++)
+        if (value_eq(typed[0], true, want[*k], has[*k])) return n >= 2;
+    return false;
+}
+
+/* The misreadings of the collective itself, after the engine's slips: the element numbers
+ * for the values, one element's value in every element, and in a reduce-scatter or a
+ * reduce, every element reduced (the all-reduce's box on the same inputs). c is a copy of
+ * ex to change. */
+static bool misread(const struct lesson_exercise *ex, struct lesson_exercise *c,
+                    const double *typed, const bool *th, size_t n, const float *want,
+                    const bool *has, struct ex_grade *g)
+{
+    size_t k, lo = ex->slots ? (size_t)ex->slot_lo : 0;
+    bool reduces = ex->scene.coll == COLL_REDUCE || ex->scene.coll == COLL_ALL_REDUCE ||
+                   ex->scene.coll == COLL_REDUCE_SCATTER;
+    if (typed_indices(ex, typed, th, n)) {
+        ex_grade_wrong(g, "indices",
+                       "not right: those are the element numbers (%zu, %zu, %zu...), not the "
+                       "values the elements hold",
+                       lo, lo + 1, lo + 2);
+        return true;
+    }
+    if (typed_repeated(typed, th, n, want, has, &k)) {
+        ex_grade_wrong(g, "repeated",
+                       "not right: that is element %zu's value in every element; %s", k + lo,
+                       reduces ? "each element is reduced on its own, element i of every "
+                                 "rank into element i"
+                               : "each element holds its own value");
+        return true;
+    }
+    if ((ex->scene.coll == COLL_REDUCE_SCATTER || ex->scene.coll == COLL_REDUCE) &&
+        !ex->slots) {
+        *c = *ex;
+        c->scene.coll = COLL_ALL_REDUCE;
+        c->scene.count =
+            coll_work_len(ex->scene.coll, ex->scene.nranks, scene_count(&ex->scene));
+        c->scene.algo = ALGO_RING;
+        c->step = SCENE_STEP_END;
+        if (slip_is(c, typed, th, n, want, has)) {
+            ex_grade_wrong(
+                g, "other-coll",
+                "not right: that is what an all-reduce leaves rank %d, every element "
+                "reduced over all the ranks; a %s %s",
+                ex->rank, coll_title(ex->scene.coll),
+                ex->scene.coll == COLL_REDUCE
+                    ? "leaves the result on its root only"
+                    : "completes only the rank's own slot: the rest of its box "
+                      "are leftovers");
+            return true;
+        }
+    }
+    return false;
 }
 
 /* No slip fits: which elements differ, numbered as the screen numbers chunks and slots
