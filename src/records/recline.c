@@ -64,7 +64,20 @@ static const struct mark_text {
     {"DEBUG ", REC_MK_PYLOG, true},
     {"init.cc:", REC_MK_INITCC, false},
     {"init.cu:", REC_MK_INITCC, false},
-    {"rsmi", REC_MK_RSMI, false},
+    /* texts only RCCL prints (its format strings, src/ of ROCm/rccl, less NVIDIA/nccl's of
+     * 2.18-2.30): its SMI library, its net plugin's and its own library's file names
+     * ("No plugin found (librccl-net.so)", "Librccl path :"), clique kernels, ROCr,
+     * its RCCL_ variables ("Disabling clique-based kernels (did not find env var
+     * RCCL_ENABLE_CLIQUE)") and its own lines ("RCCL enabled same node P2P") */
+    {"rsmi", REC_MK_RCCL, false},
+    {"rocm_smi", REC_MK_RCCL, false},
+    {"ibrccl", REC_MK_RCCL, false},
+    {"lique kernels", REC_MK_RCCL, false},
+    {"lique-based kernels", REC_MK_RCCL, false},
+    {"ROCr ", REC_MK_RCCL, false},
+    {"RCCL_", REC_MK_RCCL, false},
+    {"RCCL enabled ", REC_MK_RCCL, false},
+    {"RCCL force ", REC_MK_RCCL, false},
     {"[rep", REC_MK_REPEAT, false},
     {"[receive]", REC_MK_RECEIVE, false},
     {"->", REC_MK_ARROW, false},

@@ -1690,8 +1690,6 @@ static bool info_line(struct rec_ctx *x, const char *p)
         add_kind(L, REC_KIND_AFFINITY);
     else if (starts(p, "threadThresholds"))
         add_kind(L, REC_KIND_THRESH);
-    else if (find(L, REC_MK_RSMI, p, "rsmi"))
-        L->rccl = true;
     return starts(p, "NVLS ") || starts(p, "CollNet") || starts(p, "Connected all");
 }
 
@@ -2836,6 +2834,7 @@ void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
         } else {
             memset(&L->ln, 0, sizeof L->ln);
             rec_line_clean(p, e, F->buf, &L->ln);
+            if (L->ln.marks & REC_MK_RCCL) L->rccl = true; /* RCCL's own words (recline.c) */
             const char *at[REC_MAX_JOINED];
             /* (after a joined line, a line that starts with the end of its last) */
             bool may = L->ln.marks & (F->carry ? REC_MK_HDR : REC_MK_HDR2);
