@@ -678,6 +678,14 @@ static void keep_owner(const char *m, struct rec_line *ln)
     ln->owner_dev = ln->dev;
 }
 
+/* Whether [a, e) is blanks only (spaces and tabs): no text left unread. */
+static bool blanks(const char *a, const char *e)
+{
+    for (; a < e; a++)
+        if (*a != ' ' && *a != '\t') return false;
+    return true;
+}
+
 void rec_line_split(char *line, struct rec_line *ln)
 {
     ln->nccl = ln->warn = ln->placeholder = ln->owner = false;
@@ -762,14 +770,16 @@ void rec_line_split(char *line, struct rec_line *ln)
     {
         struct rec_line t = *ln;
         if (!header(hb, &t)) goto none;
-        bool glued = hb > s && hb[-1] != ' ';
+        bool glued = hb > s && hb[-1] != ' ' && hb[-1] != '\t';
         bool other = false; /* does the text before hold another header's pieces? */
         for (const char *c = s; c < hb; c++)
             if ((c[0] == ':' && isdigit((unsigned char)c[1])) || strncmp(c, "NCCL", 4) == 0)
                 other = true;
         *ln = t;
         ln->glued = glued;
-        if (other)
+        if (blanks(s, hb)) /* a known prefix's blank: nothing unread */
+            (void)0;
+        else if (other)
             ln->spliced = true;
         else
             ln->unreadable = true;
@@ -781,7 +791,7 @@ hostless:
         struct rec_line t = *ln;
         if (header(e, &t)) {
             *ln = t;
-            ln->unreadable = true;
+            if (!blanks(s, e)) ln->unreadable = true;
         }
         return;
     }

@@ -2833,7 +2833,21 @@ void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
                       (size_t)(e - p), REC_MAX_LINE);
         } else {
             memset(&L->ln, 0, sizeof L->ln);
-            rec_line_clean(p, e, F->buf, &L->ln);
+            /* blanks at a line's start are a paste's (a quoted or indented log): never data;
+             * but CloudWatch's "  | time | " prefix begins with its own, and a joined line's
+             * piece wrapped onto this one ("via" | " NET/IB/0") keeps its blank */
+            const char *b = p;
+            while (b < e && (*b == ' ' || *b == '\t'))
+                b++;
+            if (F->carry || (b < e && *b == '|')) b = p;
+            rec_line_clean(b, e, F->buf, &L->ln);
+            if (b > p && b < e && (L->ln.marks & REC_MK_HDR) && !L->indent_said) {
+                L->indent_said = true; /* said once: a paste indents every line alike */
+                rec_warn(L,
+                         "%s:%ld: lines indented as pasted: their leading blanks are "
+                         "left out",
+                         F->name, F->x.line);
+            }
             if (L->ln.marks & REC_MK_RCCL) L->rccl = true; /* RCCL's own words (recline.c) */
             const char *at[REC_MAX_JOINED];
             /* (after a joined line, a line that starts with the end of its last) */

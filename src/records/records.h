@@ -291,6 +291,7 @@ struct rec_log {
     int nranks;             /* -1 unknown */
     bool nranks_floor;      /* nranks is only the largest rank named + 1: "at least" */
     bool comm_view;         /* a communicator's view (recview.h), not a record */
+    bool indent_said;       /* lines indented as pasted were warned about */
     bool rings_from_links;  /* a ring was pieced from link lines (no or a cut ring line) */
     int nnodes;             /* said by a comm line; -1 unknown */
     int machines_more;      /* machines past one a host name (their ranks' machine > 0) */
