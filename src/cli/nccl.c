@@ -985,7 +985,14 @@ int cli_nccl_main(int argc, char **argv)
         cv_eprintf("collviz: nccl: %s\n", why);
         return 2;
     }
-    if (argc - optind == 2 && (rc = nccl_two(&o, argv[optind], argv[optind + 1])) >= 0)
+    bool copy = argc - optind == 2 && rec_same_text(argv[optind], argv[optind + 1]);
+    if (copy && o.compare) {
+        cv_eprintf("collviz: nccl: %s is the same record as %s: nothing to compare\n",
+                   argv[optind + 1], argv[optind]);
+        return 2;
+    }
+    /* (a copy is read once, as one record: rec_read_file says so) */
+    if (argc - optind == 2 && !copy && (rc = nccl_two(&o, argv[optind], argv[optind + 1])) >= 0)
         return rc;
     if (!rec_one_job((const char *const *)argv + optind, argc - optind, why, sizeof why)) {
         cv_eprintf("collviz: nccl: %s\n", why);

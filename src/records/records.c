@@ -118,6 +118,21 @@ void rec_note_cut(struct rec_log *L, const char *fmt, ...)
     rec_warn_c(L, REC_W_CUT, "%s", m);
 }
 
+void rec_note(struct rec_log *L, const char *fmt, ...)
+{
+    char m[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    /* kept past REC_MAX_MSGS: one a file given, never lost among a full list's */
+    L->warnings = xrealloc(L->warnings, (size_t)(L->nwarnings + 1) * sizeof *L->warnings);
+    L->warnings[L->nwarnings] = xstrdup(m);
+    L->wcodes = xrealloc(L->wcodes, (size_t)L->nwarnings + 1);
+    L->wcodes[L->nwarnings++] = (unsigned char)REC_W_OTHER;
+    L->wseen |= 1u << REC_W_OTHER;
+}
+
 void rec_note_error(struct rec_log *L, const char *fmt, ...)
 {
     va_list ap;
@@ -230,6 +245,9 @@ struct rec_log *rec_new(void)
 void rec_free(struct rec_log *L)
 {
     if (!L) return;
+    for (int i = 0; i < L->nread; i++)
+        free(L->read[i].path);
+    free(L->read);
     for (int c = 0; c < REC_MAX_CHANNELS; c++) {
         free(L->rings[c].order);
         free(L->trees[c].node);
