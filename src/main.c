@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "core/util.h"
+#include "device/mlpmath.h"
 #include "version.h"
 
 struct subcommand {
@@ -43,6 +44,7 @@ static void usage_subcommands(FILE *f)
 
 int main(int argc, char **argv)
 {
+    mlp_blas_no_pool(argv);
     if (argc > 1 && argv[1][0] != '-') {
         for (size_t i = 0; i < sizeof subcommands / sizeof subcommands[0]; i++)
             if (strcmp(argv[1], subcommands[i].name) == 0)

@@ -557,6 +557,61 @@ static void check_option_whys(const struct lesson *L, struct lesson_errors *warn
         }
 }
 
+/* Does the text a student sees on slide S before answering (its title, narration, every
+ * exercise's prompt, options and hints) say phrase, case ignored? */
+static bool slide_says(const struct lesson_slide *S, const char *phrase)
+{
+    if (S->title && strcasestr(S->title, phrase)) return true;
+    for (size_t b = 0; b < S->nblocks; b++) {
+        char *t = block_text(&S->blocks[b]);
+        bool hit = strcasestr(t, phrase) != NULL;
+        free(t);
+        if (hit) return true;
+    }
+    for (size_t e = 0; e < S->nex; e++) {
+        const struct lesson_exercise *x = &S->ex[e];
+        if (x->prompt && strcasestr(x->prompt, phrase)) return true;
+        for (size_t k = 0; k < x->noptions; k++)
+            if (strcasestr(x->options[k], phrase)) return true;
+        for (size_t h = 0; h < x->nhints; h++)
+            if (strcasestr(x->hints[h], phrase)) return true;
+    }
+    return false;
+}
+
+/* Predict first for a choice: a scene that steps on from where the slide opens it may come
+ * to say the right option; `shows:` names what it then says, and the player and the
+ * presenter hold the scene before it. A choice on such a slide says it (or `shows: nothing`);
+ * a phrase the slide's own text says would hold nothing apart (and tells the answer). */
+static void check_choice_shows(const struct lesson *L, struct lesson_errors *warns)
+{
+    for (size_t s = 0; s < L->nslides; s++) {
+        const struct lesson_slide *S = &L->slides[s];
+        for (size_t i = 0; i < S->nex; i++) {
+            const struct lesson_exercise *x = &S->ex[i];
+            if (!ex_type_has_key((int)x->type, "shows")) continue;
+            char msg[700];
+            for (size_t k = 0; k < x->nshows; k++)
+                if (slide_says(S, x->shows[k])) {
+                    snprintf(msg, sizeof msg,
+                             "%s:%d: warning: exercise %s: shows: \"%s\" is in the slide's own "
+                             "text: name words only the scene says once it tells the answer",
+                             L->path, x->shows_line, x->id, x->shows[k]);
+                    push_msg(warns, msg);
+                }
+            if (x->shows_line || !S->has_scene || S->scene.step == SCENE_STEP_END) continue;
+            snprintf(
+                msg, sizeof msg,
+                "%s:%d: warning: exercise %s: the slide's scene steps on from step %ld and "
+                "may come to tell this choice's answer: write `shows:` with what the "
+                "screen then says (the scene is held before it until the choice is "
+                "answered), or `shows: nothing`",
+                L->path, x->line, x->id, S->scene.step);
+            push_msg(warns, msg);
+        }
+    }
+}
+
 static const struct opt lesson_check_table[] = {
     {"strict", 0, NULL, "warnings count as errors", opt_true,
      offsetof(struct verb_opts, strict)},
@@ -581,8 +636,9 @@ static int lesson_check(int argc, char **argv)
         "or of an exercise on a later slide of the lesson or of a later lesson named\n"
         "with it, where a later lesson asks again what an exercise answered, where a\n"
         "wrong option of a choice does not say why it is wrong, where the narration\n"
-        "above a choice restates its right option, and on a doubled full stop in any\n"
-        "text.\n"
+        "above a choice restates its right option, where a choice on a slide whose\n"
+        "scene steps on has no shows: line (or one the slide's own text says), and on\n"
+        "a doubled full stop in any text.\n"
         "Prints every error and warning as file:line: message (on stderr) and one ok\n"
         "line per valid lesson (on stdout).\n",
         "Exit status: 0 all valid, 2 any error (or, with --strict, any warning).\n");
@@ -610,6 +666,7 @@ static int lesson_check(int argc, char **argv)
             check_stops(L, &errs);
             check_answers_shown(L, &warns);
             check_option_whys(L, &warns);
+            check_choice_shows(L, &warns);
             check_choices_told(L, &warns);
             check_double_stops(L, &warns);
             for (size_t s = 0; s < L->nslides; s++) /* shown as code by Markdown */
@@ -967,10 +1024,10 @@ static int lesson_grade(int argc, char **argv)
         "lessons/ and the installed share/collviz/lessons that holds NN-*.md files.\n"
         "JSON: {\"id\", \"seed\", \"correct\", \"verdict\", \"message\", \"diagnosis\"}\n"
         "(diagnosis: \"\" when right, else what the mistake looks like: listed,\n"
-        "power-of-ten, gib-vs-gb, percent, factor-w, ring-factor, left-out-term,\n"
-        "left-out-factor, all-divided, minus-one, factor-2, bits-vs-bytes, too-high,\n"
-        "too-low, option, wrong-unit; holds: input, own-piece, phase-short, other-rank,\n"
-        "op, other-step, order, elements).\n",
+        "power-of-ten, power-of-1024, gib-vs-gb, percent, factor-w, ring-factor,\n"
+        "left-out-term, left-out-factor, all-divided, minus-one, ring-steps, factor-2,\n"
+        "bits-vs-bytes, too-high, too-low, option, wrong-unit; holds: input, own-piece,\n"
+        "phase-short, other-rank, op, other-step, order, elements).\n",
         "Exit status: 0 right, 1 wrong (a wrong number, option, unit or values), 2 bad\n"
         "input (no such exercise, a seed without a variant, an answer that is not one).\n");
     if (rc >= 0) return rc;

@@ -291,6 +291,13 @@ size_t mem_available_bytes(void)
     return room == SIZE_MAX ? 0 : room ? room : 1;
 }
 
+size_t mem_address_room(void)
+{
+    size_t vm, data;
+    mem_self_mapped(&vm, &data);
+    return mem_room_under(RLIMIT_AS, vm, SIZE_MAX);
+}
+
 int mem_check(double need, char *err, size_t errlen, const char *fmt, ...)
 {
     size_t avail = mem_available_bytes();

@@ -103,6 +103,10 @@ void cv_fwrite_utf8(FILE *f, const char *s, size_t n);
  * and what its limits leave (RLIMIT_AS less what it maps now, RLIMIT_DATA less its data:
  * `ulimit -v`); 0 if nothing is known. */
 size_t mem_available_bytes(void);
+/* Bytes of address space this process may still map: RLIMIT_AS (`ulimit -v`) less what it
+ * maps now; SIZE_MAX when there is no such limit. For mappings reserved whole but touched
+ * only in part (a library's work buffers), which count against the limit, not the RAM. */
+size_t mem_address_room(void);
 /* Before allocating what a user's numbers ask for (an option, a lesson, a protocol job):
  * CV_OK when `need` bytes fit in mem_available_bytes(), else CV_ENOMEM and one line in err:
  * "<what> needs 48 GiB of memory; 11.2 GiB available", what made from fmt. A double, so a

@@ -34,6 +34,19 @@ void mlp_init_weights(uint64_t seed, int layer, int dim, float *w);
 /* Columns [c0, c0+ncols) of layer l's weights, as a D×ncols row-major matrix (a tensor-
  * parallel shard): exactly the same numbers as mlp_init_weights. */
 void mlp_init_weight_cols(uint64_t seed, int layer, int dim, int c0, int ncols, float *w);
+/* Whole matrices of MLP_INIT_KEEP_MIN bytes and more are kept once drawn, up to
+ * MLP_INIT_KEEP_BYTES together (each allocation passing mem_check first; none under ulimit
+ * -v or -d), and copied to
+ * the next rank or run that asks for them: the same numbers, drawn once. Between
+ * mlp_init_keep_hold(true) and (false) (a run and its reference: holds nest, from any
+ * thread) up to MLP_INIT_HOLD_BYTES, a mixture of experts' every expert; the last close
+ * frees down to MLP_INIT_KEEP_BYTES. */
+#define MLP_INIT_KEEP_BYTES ((size_t)16 << 20)  /* 4 layers of the lecture's D = 1024 */
+#define MLP_INIT_HOLD_BYTES ((size_t)256 << 20) /* its 4 blocks of 8 experts and more */
+#define MLP_INIT_KEEP_MIN ((size_t)64 << 10)    /* D = 128: draws below cost little */
+void mlp_init_keep_hold(bool open);
+size_t mlp_init_kept_bytes(void); /* the bytes kept now */
+void mlp_init_kept_drop(void);    /* frees every kept matrix */
 /* The B×D input batch, randn. */
 void mlp_init_data(uint64_t seed, int batch, int dim, float *x);
 
@@ -79,6 +92,17 @@ void mlp_adamw(const struct adamw_cfg *c, int t, float *p, const float *g, float
 /* n floats, zeroed by writing them now: the page faults of a fresh allocation land in the
  * caller (a rank's setup, in the rank's own thread) instead of the first timed step. */
 float *mlp_alloc(size_t n);
+
+/* Called first in main(): makes sure OpenBLAS started no thread pool in this process
+ * (OPENBLAS_NUM_THREADS=1, executing the program again with it when it was not so; argv is
+ * main's). No-op without OpenBLAS. */
+void mlp_blas_no_pool(char **argv);
+
+/* The address space one thread's sgemm maps the first time it runs one (OpenBLAS's work
+ * buffer, kept for the process's life; 0 without OpenBLAS). A thread whose buffer does not
+ * fit under ulimit -v retries the mapping for ever, so what a run's threads need is checked
+ * first (train_config_check). */
+size_t mlp_blas_buffer_bytes(void);
 
 /* Tell OpenBLAS how many threads each sgemm may use (1 when several rank threads run);
  * no-op without OpenBLAS. */

@@ -856,6 +856,51 @@ static double typed_half_digit(const char *s, bool exponent_only)
     return 0.5 * pow(10.0, (double)(ex - decimals));
 }
 
+/* The significant digits of the number typed at s ("131.45": 5, "420": 2, "5.2e5": 2). */
+static int typed_sig(const char *s)
+{
+    const char *p = s + (*s == '+' || *s == '-');
+    int sig = 0, zeros = 0;
+    bool seen = false, frac = false;
+    for (; isdigit((unsigned char)*p) || (*p == '.' && !frac) || (*p == ',' && !frac); p++) {
+        if (*p == '.') frac = true;
+        if (!isdigit((unsigned char)*p)) continue;
+        if (*p != '0') seen = true;
+        if (!seen) continue;
+        sig++;
+        zeros = *p == '0' ? zeros + 1 : 0;
+    }
+    return frac ? sig : sig - zeros;
+}
+
+/* The answer as it is said beside a right one, in at most 6 significant digits (more do not
+ * read): exactly where that many write it exactly (524288, 0.5, 419.43 when it is); else
+ * rounded to one digit more than the typed (at least 4), and "≈" said: 131.454 beside a
+ * typed 131.45, never "exactly 131.5". True when buf is exact. */
+static bool answer_beside(double want, int sig, char *buf, size_t n)
+{
+    int p = sig + 1 < 4 ? 4 : sig + 1 > 6 ? 6 : sig + 1;
+    if (want == floor(want) && fabs(want) < 1e15) {
+        ex_format_text_number(want, buf, n);
+        return true;
+    }
+    for (int q = p; q <= 6; q++) {
+        char t[48];
+        snprintf(t, sizeof t, "%.*g", q, want);
+        if (strtod(t, NULL) == want && !strchr(t, 'e')) {
+            snprintf(buf, n, "%s", t);
+            return true;
+        }
+    }
+    char t[48];
+    snprintf(t, sizeof t, "%#.*g", p, want); /* 19.10: its zero is a digit said */
+    if (strchr(t, 'e'))
+        ex_format_text_number(want, buf, n); /* 3.884e10, the lessons' way */
+    else
+        snprintf(buf, n, "%s", t);
+    return false;
+}
+
 #define FORMULA_SLIPS 64
 
 /* The world size of a variant, when the exercise has a param for it. */
@@ -1108,38 +1153,72 @@ static void slips_param_units(const struct lesson_exercise *ex, const struct ex_
     }
 }
 
+/* A power of a unit step in words: 1000, "a million", "1024 × 1024". */
+static void factor_words(int k, bool binary, char *buf, size_t n)
+{
+    static const char *const w[2][4] = {
+        {"1000", "a million", "a billion", "a trillion"},
+        {"1024", "1024 \xc3\x97 1024", "1024\xc2\xb3", "1024\xe2\x81\xb4"}};
+    snprintf(buf, n, "%s", k >= 1 && k <= 4 ? w[binary][k - 1] : "?");
+}
+
+/* The answer in a unit 1000^k (or, with bytes, 1024^k) away: said in the unit the number
+ * would be right in ("the answer in TB/s, read in GB/s"), or as a unit slip of the
+ * answer's own unit where no unit has that scale (500 for 0.5 MiB), or, without a unit,
+ * as a power of ten (or of 1024) slipped. */
+static void slip_answer_scale(const struct lesson_exercise *ex, const struct ex_variant *v,
+                              double want, const char *typed_unit, int e, bool binary,
+                              struct num_slips *S)
+{
+    enum ex_dim dim = DIM_NONE;
+    double want_scale = 1, typed_scale = 1, f = pow(binary ? 1024.0 : 1000.0, e);
+    char msg[320], fw[32];
+    ex_unit_lookup(ex->units, &dim, &want_scale, NULL);
+    if (ex_unit_lookup(typed_unit, NULL, &typed_scale, NULL) != CV_OK) typed_scale = want_scale;
+    factor_words(abs(e), binary, fw, sizeof fw);
+    const char *hl = f > 1 ? "high" : "low";
+    const char *other = unit_with_scale(dim, typed_scale / f);
+    const char *mine = unit_with_scale(dim, typed_scale);
+    if (other && mine)
+        snprintf(msg, sizeof msg,
+                 "%s times too %s: that number is the answer in %s, but it was read in %s; "
+                 "mind the unit",
+                 fw, hl, other, mine);
+    else if (dim != DIM_NONE && mine)
+        snprintf(msg, sizeof msg,
+                 "%s times too %s: a unit slip, a power of %s off; the answer is in %s%s", fw,
+                 hl, binary ? "1024" : "1000", mine,
+                 !binary && strchr(mine, 'i') ? ", and a binary unit steps by 1024, not 1000"
+                                              : "");
+    else {
+        char q[96];
+        question_numbers(ex, v, q, sizeof q);
+        snprintf(msg, sizeof msg,
+                 "%s times too %s: a power of %s slipped (%s); check the size of each "
+                 "number%s%s",
+                 fw, hl, binary ? "1024" : "ten",
+                 binary ? "Ki, Mi, Gi" : "thousand, million, billion",
+                 q[0] ? " from the question's " : "", q);
+    }
+    slip_add(S, want * f, SPEC_UNIT, binary ? "power-of-1024" : "power-of-ten", msg);
+}
+
 /* The answer in a confused unit: off by a power of 1000 (said in the unit the number would
- * be right in), a percent for a fraction or a ratio or the reverse, a binary unit for a
- * decimal one (MiB for MB: with bytes, said as such; with a time, a size or a rate of the
- * question read so). */
+ * be right in), with bytes or a bandwidth a power of 1024 (512 for 512 KiB where MiB is
+ * asked), a percent for a fraction or a ratio or the reverse, a binary unit for a decimal
+ * one (MiB for MB: with bytes, said as such; with a time, a size or a rate of the question
+ * read so). */
 static void slips_answer_units(const struct lesson_exercise *ex, const struct ex_variant *v,
                                double want, const char *typed_unit, struct num_slips *S)
 {
     enum ex_dim dim = DIM_NONE;
-    double want_scale = 1, typed_scale = 1;
     char msg[320];
-    ex_unit_lookup(ex->units, &dim, &want_scale, NULL);
-    if (ex_unit_lookup(typed_unit, NULL, &typed_scale, NULL) != CV_OK) typed_scale = want_scale;
+    ex_unit_lookup(ex->units, &dim, NULL, NULL);
     for (int e = -4; e <= 4; e++) {
         if (e == 0) continue;
-        double f = pow(1000.0, e);
-        const char *other = unit_with_scale(dim, typed_scale / f);
-        const char *mine = unit_with_scale(dim, typed_scale);
-        if (other && mine)
-            snprintf(msg, sizeof msg,
-                     "%g times too %s: that number is the answer in %s, but it was read in "
-                     "%s; mind the unit",
-                     f > 1 ? f : 1 / f, f > 1 ? "high" : "low", other, mine);
-        else {
-            char q[96];
-            question_numbers(ex, v, q, sizeof q);
-            snprintf(msg, sizeof msg,
-                     "%g times too %s: a power of ten slipped (thousand, million, "
-                     "billion); check the size of each number%s%s",
-                     f > 1 ? f : 1 / f, f > 1 ? "high" : "low",
-                     q[0] ? " from the question's " : "", q);
-        }
-        slip_add(S, want * f, SPEC_UNIT, "power-of-ten", msg);
+        slip_answer_scale(ex, v, want, typed_unit, e, false, S);
+        if (dim == DIM_BYTES || dim == DIM_BANDWIDTH)
+            slip_answer_scale(ex, v, want, typed_unit, e, true, S);
     }
     /* a fraction or a ratio written as a percent without its sign ("50" for 0.5, "333"
      * for 3.33x), or a percent written as a fraction ("0.5" for 50%) */
@@ -1175,6 +1254,17 @@ static void slips_answer_units(const struct lesson_exercise *ex, const struct ex
     }
 }
 
+/* Does ex ask how many steps something takes (an integer without a unit, "how many steps"
+ * in its prompt at v)? */
+static bool asks_steps(const struct lesson_exercise *ex, const struct ex_variant *v)
+{
+    if (!ex->integer || ex->units[0]) return false;
+    char *prompt = ex_prompt(ex, v);
+    bool asks = strcasestr(prompt, "how many steps") != NULL;
+    free(prompt);
+    return asks;
+}
+
 /* The factors every collective exercise invites: W (one rank against all ranks) and the
  * ring's (W-1)/W, each way. */
 static void slips_world(const struct lesson_exercise *ex, const struct ex_variant *v,
@@ -1193,7 +1283,8 @@ static void slips_world(const struct lesson_exercise *ex, const struct ex_varian
              "are meant, or W divided out once too often?",
              W, W);
     slip_add(S, want / W, SPEC_WORLD, "factor-w", msg);
-    for (int missing = 0; missing < 2; missing++) {
+    /* the ring's (W-1)/W is a share of the bytes; a count of steps has none */
+    for (int missing = 0; missing < 2 && !asks_steps(ex, v); missing++) {
         snprintf(msg, sizeof msg,
                  "Off by (W-1)/W = %g/%g: the ring's factor (W-1)/W is %s; each rank sends "
                  "W-1 of its W pieces",
@@ -1303,18 +1394,53 @@ static bool question_coll(const char *prompt, enum coll *c)
     return best > 0;
 }
 
+/* A ring's phases counted W steps each where the ring takes W - 1 (16 for the ring
+ * all-reduce's 14 on 8 ranks): each phase moves the W - 1 pieces a rank does not hold
+ * yet. The phases are the engine's ring plan's. */
+static void slip_ring_phase(enum coll c, int W, struct num_slips *S)
+{
+    /* the phases are counted on as many ranks as the engine draws; a ring has as many on
+     * any W */
+    int w = W < CV_MAX_RANKS ? W : CV_MAX_RANKS;
+    struct plan p;
+    char err[200];
+    if (W < 3 ||
+        plan_build(&p, c, ALGO_RING, OP_SUM, w, (size_t)w * 4, 0, err, sizeof err) != CV_OK)
+        return;
+    long ends[64];
+    size_t nph = plan_phase_ends(&p, ends, ARRAY_LEN(ends));
+    plan_free(&p);
+    for (size_t i = 0; i < nph; i++)
+        if (ends[i] - (i ? ends[i - 1] : 0) != w - 1) return; /* not W - 1 a phase */
+    char msg[320], phases[48] = "";
+    if (nph > 1)
+        snprintf(phases, sizeof phases, ", and the %s has %zu phases", coll_title(c), nph);
+    snprintf(msg, sizeof msg,
+             "That counts W = %d steps a phase: the ring takes W\xe2\x88\x92"
+             "1 = %d steps a phase, not W: each rank already holds its own piece, so only "
+             "the W\xe2\x88\x92"
+             "1 others travel, one a step%s",
+             W, W - 1, phases);
+    slip_add(S, (double)nph * W, SPEC_FORMULA, "ring-steps", msg);
+}
+
 /* A count of steps (an integer answer to a question about steps): another plan's count, or
- * one phase of a plan only, on the question's ranks, from the plans the engine builds (14
- * for the tree's 6 on 8 ranks is the ring's). */
+ * one phase of a plan only, or a ring's phase counted W steps, on the question's ranks, from
+ * the plans the engine builds (14 for the tree's 6 on 8 ranks is the ring's). */
 static void slips_steps(const struct lesson_exercise *ex, const struct ex_variant *v,
                         struct num_slips *S)
 {
     if (!ex->integer || ex->units[0]) return;
     char *prompt = ex_prompt(ex, v);
-    enum coll c;
+    enum coll c = COLL_ALL_REDUCE;
     int W = question_ranks(ex, v, prompt);
-    bool asks = strstr(prompt, "step") && W >= 2 && question_coll(prompt, &c);
+    bool named = strstr(prompt, "step") && question_coll(prompt, &c), asks = named && W >= 2;
+    bool ring = asks_steps(ex, v) && (strstr(prompt, "ring") || ex->scene.algo == ALGO_RING);
     free(prompt);
+    /* the question's ranks, more than the engine draws too */
+    double Wq = world_size(ex, v);
+    if (named && ring)
+        slip_ring_phase(c, Wq >= 3 && Wq == floor(Wq) && Wq < 1e6 ? (int)Wq : W, S);
     for (int a = 0; asks && a < ALGO_COUNT; a++) {
         struct plan p;
         char err[200], msg[320];
@@ -1346,6 +1472,9 @@ static void slips_all(const struct lesson_exercise *ex, const struct ex_variant 
 {
     slips_listed(ex, v, S);
     slips_param_units(ex, v, S);
+    /* the engine's plans first: of two slips with one value, "the ring takes W - 1 steps a
+     * phase" says more than the formula's "8 where the answer has 8 - 1" */
+    slips_steps(ex, v, S);
     struct ex_formula_slip *fs = xcalloc(FORMULA_SLIPS, sizeof *fs);
     size_t nfs = ex_formula_slips(ex, v, fs, FORMULA_SLIPS);
     for (size_t i = 0; i < nfs; i++)
@@ -1354,7 +1483,6 @@ static void slips_all(const struct lesson_exercise *ex, const struct ex_variant 
                  fs[i].code, fs[i].msg);
     free(fs);
     slips_scene_ranks(ex, v, S);
-    slips_steps(ex, v, S);
     slips_answer_units(ex, v, want, typed_unit, S);
     slips_world(ex, v, want, S);
     slips_factor(ex, v, want, got, S);
@@ -1530,14 +1658,16 @@ int ex_grade_number(const struct lesson_exercise *ex, const struct ex_variant *v
     too_close = too_close && rounded; /* typed to too few digits to tell the two apart */
     if (right) {
         g->verdict = EX_RIGHT;
-        char wnum[40], gnum[40];
-        ex_format_text_number(want, wnum, sizeof wnum);
-        ex_format_text_number(got, gnum, sizeof gnum);
-        if (strcmp(wnum, gnum) == 0)
+        char wnum[48];
+        bool exact = answer_beside(want, typed_sig(in), wnum, sizeof wnum);
+        /* nothing to add where the typed is the answer (3/7) or what would be said */
+        if (fabs(got - want) <= 1e-12 * fmax(fabs(want), 1e-300) ||
+            fabs(got - strtod(wnum, NULL)) <= 1e-12 * fabs(got))
             snprintf(g->msg, sizeof g->msg, "right: %s", shown);
         else
-            snprintf(g->msg, sizeof g->msg, "right: %s (exactly %s%s%s)", shown, wnum,
-                     real_unit ? " " : "", real_unit ? ex->units : "");
+            snprintf(g->msg, sizeof g->msg, "right: %s (%s %s%s%s)", shown,
+                     exact ? "exactly" : "\xe2\x89\x88", wnum, real_unit ? " " : "",
+                     real_unit ? ex->units : "");
         return CV_OK;
     }
     g->verdict = EX_WRONG;

@@ -134,10 +134,11 @@ struct ex_grade {
     enum ex_verdict verdict;
     char msg[400]; /* one line for the student, e.g. "right: 419.4 GB/s" */
     /* what the mistake looks like, for scripts: "" (right, or nothing known), "listed" (an
-     * exercise's own wrong: line), "power-of-ten", "gib-vs-gb", "param-unit" (one of the
+     * exercise's own wrong: line), "power-of-ten", "power-of-1024" (the answer in another
+     * unit), "gib-vs-gb", "param-unit" (one of the
      * question's numbers in a confused unit), "factor-w", "ring-factor", a formula's slip
-     * (ex_formula_slip's codes), "scene-ranks", "other-plan-steps", "phase-short" (a
-     * question about steps), "factor-2", "bits-vs-bytes", "percent", "too-high",
+     * (ex_formula_slip's codes), "scene-ranks", "other-plan-steps", "phase-short", "ring-steps"
+     * (a question about steps), "factor-2", "bits-vs-bytes", "percent", "too-high",
      * "too-low", "option" (a wrong choice); holds: "input", "own-piece", "phase-short",
      * "ring-reversed", "other-rank", "op", "other-step" (a slip computed by the engine),
      * "order", "elements" (none of those) */

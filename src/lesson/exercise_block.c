@@ -35,6 +35,7 @@ enum exkey {
     K_WRONG,
     K_INTEGER,
     K_SLOTS,
+    K_SHOWS,
     K_COUNT
 };
 
@@ -607,6 +608,32 @@ static bool ex_key_slots(struct exparse *p, int line, char *val, size_t vn)
     return true;
 }
 
+/* shows: a phrase the scene says once it tells a choice's right option, or `nothing`. */
+static bool ex_key_shows(struct exparse *p, int line, char *val, size_t vn)
+{
+    struct lesson_exercise *e = &p->e;
+    char t[LESSON_MAX_LINE_BYTES + 1];
+    lp_trim_copy(val, vn, t, sizeof t);
+    bool nothing = strcmp(t, "nothing") == 0;
+    if (nothing ? e->nshows > 0 : e->shows_line && !e->nshows) {
+        lp_perr(p->c, line, "shows: `nothing` and a phrase both (the scene tells it or not)");
+        return false;
+    }
+    if (!e->shows_line) e->shows_line = line;
+    if (nothing) return true;
+    if (e->nshows >= LESSON_MAX_SHOWS) {
+        lp_perr(p->c, line, "exercise: too many shows: lines (at most %d)", LESSON_MAX_SHOWS);
+        return false;
+    }
+    if (strlen(t) < 3 || strlen(t) >= LESSON_SHOWS_BYTES) {
+        lp_perr(p->c, line, "shows: a phrase of 3..%d bytes, as the screen writes it",
+                LESSON_SHOWS_BYTES - 1);
+        return false;
+    }
+    memcpy(e->shows[e->nshows++], t, strlen(t) + 1);
+    return true;
+}
+
 /* integer: yes or no, whether the answer is a whole number. */
 static bool ex_key_integer(struct exparse *p, int line, char *val, size_t vn)
 {
@@ -684,6 +711,7 @@ static const struct {
     [K_WRONG] = {"wrong", true, false, ex_key_wrong},
     [K_INTEGER] = {"integer", false, false, ex_key_integer},
     [K_SLOTS] = {"slots", false, false, ex_key_slots},
+    [K_SHOWS] = {"shows", true, false, ex_key_shows},
 };
 
 /* The block's type: its first type: line, LEX_TYPE_COUNT if none or unknown. */

@@ -258,6 +258,30 @@ static int moe_config_check(const struct train_config *c, const char *W, char *e
     return CV_OK;
 }
 
+/* Each thread that runs an sgemm maps OpenBLAS's work buffer, whole, and one that cannot
+ * (ulimit -v) retries for ever: checked against the address space left beside the run's
+ * own `need`, not against the RAM (the buffer is mostly never touched). The threads: every
+ * CPU rank of this process and the reference run's (a GPU rank's products are cuBLAS's). */
+static int blas_room_check(const struct train_config *c, double need, char *err, size_t errlen)
+{
+    size_t buf = mlp_blas_buffer_bytes();
+    if (!buf || (backend_kind_caps(c->backend) & BACKEND_CAP_GPU)) return CV_OK;
+    int threads = (backend_kind_caps(c->backend) & BACKEND_CAP_PROCESSES) ? 1 : ranks_of(c);
+    if (c->scheme != TRAIN_SINGLE) threads++;
+    size_t room = mem_address_room();
+    if (need + (double)threads * (double)buf <= (double)room) return CV_OK;
+    char W[64], blas[32], left[32], per[32];
+    ranks_named(c, W, sizeof W);
+    format_size((size_t)threads * buf, blas, sizeof blas);
+    format_size(room, left, sizeof left);
+    format_size(buf, per, sizeof per);
+    return cv_err(err, errlen, CV_ENOMEM,
+                  "%s on %s: %d thread%s running sgemm need%s %s of address space (OpenBLAS "
+                  "maps %s in each) beside the run's own; ulimit -v leaves %s",
+                  train_scheme_name(c->scheme), W, threads, threads == 1 ? "" : "s",
+                  threads == 1 ? "s" : "", blas, per, left);
+}
+
 int train_config_check(const struct train_config *c, char *err, size_t errlen)
 {
     char W[64];
@@ -351,8 +375,10 @@ int train_config_check(const struct train_config *c, char *err, size_t errlen)
                       ? 2.0 * c->layers * (double)c->dim * c->dim * sizeof(float)
                       : estimate_bytes(c);
     /* a fifth spare: the ranks' threads, the allocator's slack */
-    return mem_check(need > 4e12 ? 0x1p62 : 1.25 * need, err, errlen,
-                     "--layers %d --dim %d --batch %d", c->layers, c->dim, c->batch);
+    need = need > 4e12 ? 0x1p62 : 1.25 * need;
+    int rc = mem_check(need, err, errlen, "--layers %d --dim %d --batch %d", c->layers, c->dim,
+                       c->batch);
+    return rc != CV_OK ? rc : blas_room_check(c, need, err, errlen);
 }
 
 /* ---- the rank threads ---- */

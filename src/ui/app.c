@@ -26,6 +26,7 @@ void app_init(struct app *a)
     memset(a, 0, sizeof *a);
     scene_default(&a->sc);
     a->auto_measure = true;
+    a->hold_step = -1;
 }
 
 void app_free(struct app *a)
@@ -173,6 +174,43 @@ void app_cancel(struct app *a)
     }
 }
 
+/* The last step the scene may show under the hold (app_hold), -1 for no hold. */
+static long app_hold_find(const struct app *a)
+{
+    const struct screen_ops *o = app_screen(a);
+    if (!a->nhold || !o || !o->step_text) return -1;
+    long n = (long)app_nsteps(a);
+    for (long st = 0; st <= n; st++) {
+        char t[1200];
+        if (!o->step_text(a, st, t, sizeof t)) continue;
+        for (size_t i = 0; i < a->nhold; i++)
+            if (strcasestr(t, a->hold_words[i])) return st - 1;
+    }
+    return -1;
+}
+
+/* Keep the step at or before the hold; true when it was past it. */
+static bool app_hold_clamp(struct app *a)
+{
+    a->hold_step = app_hold_find(a);
+    if (a->hold_step < 0 || a->sc.step <= a->hold_step) return false;
+    a->sc.step = a->hold_step;
+    a->playing = false;
+    if (!a->room)
+        snprintf(a->msg, sizeof a->msg,
+                 "answer first: the next step of this scene tells the answer");
+    return true;
+}
+
+void app_hold(struct app *a, const char *const *words, size_t n)
+{
+    a->nhold = 0;
+    for (size_t i = 0; i < n && a->nhold < APP_HOLD_MAX; i++)
+        a->hold_words[a->nhold++] = words[i];
+    a->hold_step = -1;
+    if (a->have_scene) app_hold_clamp(a);
+}
+
 int app_set_scene(struct app *a, const struct scene *next, char *err, size_t errlen)
 {
     int rc = scene_check(next, err, errlen);
@@ -193,6 +231,8 @@ int app_set_scene(struct app *a, const struct scene *next, char *err, size_t err
     o->apply(a, (changed & SF_SCREEN) ? SF_ALL : changed);
     long n = (long)o->nsteps(a);
     if (a->sc.step == SCENE_STEP_END || a->sc.step > n) a->sc.step = n;
+    bool held = app_hold_clamp(a);
+    if (held || a->hold_step >= 0) n = a->hold_step; /* play ends at the hold */
     if (changed & ~(SF_STEP | SF_HL | SF_MEAS)) {
         /* A new scene: play stops, or starts when the scene asks for it. */
         a->playing = a->sc.autoplay > 0 && a->sc.step < n;
@@ -459,6 +499,7 @@ bool app_tick(struct app *a, double now)
     char err[200];
     app_set_scene(a, &next, err, sizeof err);
     if (app_step(a) >= app_nsteps(a)) a->playing = false;
+    if (a->hold_step >= 0 && (long)app_step(a) >= a->hold_step) a->playing = false;
     if (a->play_stop > 0 && (long)app_step(a) >= a->play_stop) a->playing = false;
     if (!a->playing) a->play_stop = 0;
     a->next_tick = now + app_play_period(a);

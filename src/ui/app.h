@@ -27,6 +27,7 @@
 
 #define APP_ZOOM_MAX 3 /* struct app.zoom */
 
+#define APP_HOLD_MAX 32       /* phrases a choice's hold looks for (app_hold) */
 #define APP_PLAY_PERIOD_S 1.0 /* seconds a step while playing, unless the scene says */
 
 struct app {
@@ -86,6 +87,12 @@ struct app {
     bool hide_any;
     long hide_from[CV_MAX_RANKS];
     long hide_to[CV_MAX_RANKS];
+    /* Predict first for a choice (app_hold): while nhold > 0 the scene stays before the first
+     * step whose words (screen_ops.step_text) say one of hold_words; hold_step is the last
+     * step it may show, -1 when none says one (or step 0 does: nothing to stop before). */
+    const char *hold_words[APP_HOLD_MAX];
+    size_t nhold;
+    long hold_step;
     bool utf8, color;
     struct theme th;
     const struct glyphs *g;
@@ -180,6 +187,13 @@ size_t app_step(const struct app *a);
 int app_rows_needed(struct app *a, int cols, int rows);
 /* The same with the measured panel at one line (app.panel_short): at most app_rows_needed. */
 int app_rows_needed_short(struct app *a, int cols, int rows);
+
+/* Hold the scene before the first step whose words say one of words[0..n) (a choice's
+ * `shows:` phrases, case ignored; the screen's step_text), for this scene and every scene
+ * set after it, until app_hold(a, NULL, 0): app_set_scene and play stop there, and a step
+ * asked past it says "answer first" (a->msg, not in the room). The words must outlive the
+ * hold. The current step is brought back to the hold at once. */
+void app_hold(struct app *a, const char *const *words, size_t n);
 
 /* Is rank r's box drawn as "?" at step, while hide_any (predict first: hide_from, hide_to;
  * after the drawing, what it hid)? */

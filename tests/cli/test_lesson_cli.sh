@@ -39,7 +39,7 @@ run "check ok file" 0 lesson check ok/02-bandwidth.md
 same "check ok file" "$tmp/out" "ok/02-bandwidth.md: ok (lesson bandwidth, 1 slide, 1 exercise)"
 
 run "check bad" 2 lesson check bad/01-broken.md
-same "check bad" "$tmp/err" "bad/01-broken.md:3: front matter: unknown key 'colour' (keys: lesson, title, minutes, summary)
+same "check bad" "$tmp/err" "bad/01-broken.md:3: front matter: unknown key 'colour' (keys: lesson, title, short, minutes, summary)
 bad/01-broken.md:9: scene: bad ranks '99' (1..16)
 bad/01-broken.md:10: scene: unknown key 'speed'
 bad/01-broken.md:17: answer: not a finite number (inf) at x=0
@@ -91,6 +91,85 @@ sed "s|$tmp/||" "$tmp/err" >"$tmp/err2"
 same "check stops" "$tmp/err2" "stops/01-stops.md:16: scene: stops: 'two' is not a step (a number from 0, or end)
 stops/01-stops.md:25: scene: stops: '3' after end (stops go up, end last)
 stops/02-range.md:6: scene: stops: 7, but the scene's last step is 3 (0..3, or end)"
+
+# a choice whose scene steps on from where it opens says what the screen then says
+# (`shows:`), and a phrase the slide's own text says holds nothing apart; `nothing` and a
+# phrase both, a phrase of two bytes and a fifth phrase are errors at their line
+mkdir -p "$tmp/shows"
+cat >"$tmp/shows/01-shows.md" <<'EOF'
+# Step on
+
+```scene
+collective: all_reduce
+step: 3
+```
+
+```exercise
+id: shows-none
+type: choice
+prompt: What does a rank do with a finished chunk?
+option: Adds it | It is finished.
+option: Stores it
+correct: 2
+```
+
+---
+
+# Said in the text, "which stores it"
+
+```scene
+collective: all_reduce
+step: 3
+```
+
+```exercise
+id: shows-said
+type: choice
+prompt: What does a rank do with a finished chunk?
+option: Adds it | It is finished.
+option: Stores it
+correct: 2
+shows: which stores it
+```
+
+---
+
+# At the end
+
+```scene
+collective: all_reduce
+step: end
+```
+
+```exercise
+id: shows-end
+type: choice
+prompt: What does a rank do with a finished chunk?
+option: Adds it | It is finished.
+option: Stores it
+correct: 2
+```
+EOF
+run "check shows" 0 lesson check "$tmp/shows"
+sed "s|$tmp/||" "$tmp/err" >"$tmp/err2"
+same "check shows" "$tmp/err2" "shows/01-shows.md:8: warning: exercise shows-none: the slide's scene steps on from step 3 and may come to tell this choice's answer: write \`shows:\` with what the screen then says (the scene is held before it until the choice is answered), or \`shows: nothing\`
+shows/01-shows.md:33: warning: exercise shows-said: shows: \"which stores it\" is in the slide's own text: name words only the scene says once it tells the answer"
+run "check shows strict" 2 lesson check --strict "$tmp/shows"
+run "show shows" 0 lesson show "$tmp/shows/01-shows.md" --format json
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = [s["exercises"][0] for s in d["slides"]]
+assert "shows" not in e[0] and e[1]["shows"] == ["which stores it"], e
+' "$tmp/out" || fail "show shows"
+mkdir -p "$tmp/shows-bad"
+for body in 'shows: nothing\nshows: which stores it' 'shows: ab' \
+    'shows: one\nshows: two\nshows: three\nshows: four\nshows: five'; do
+    printf '# Bad\n\n```exercise\nid: shows-bad\ntype: choice\nprompt: Which?\noption: a | no\noption: b\ncorrect: 2\n%b\n```\n' \
+        "$body" >"$tmp/shows-bad/01-bad.md"
+    run "check shows bad" 2 lesson check "$tmp/shows-bad"
+    grep -q '01-bad.md:[0-9]*: .*shows' "$tmp/err" || fail "check shows bad: $(cat "$tmp/err")"
+done
 
 # both: the good files are ok, the bad one fails the whole run
 run "check mixed" 2 lesson check ok bad

@@ -35,11 +35,11 @@ json() { # name python-expression-over-d: checks the JSON in $tmp/out
 for B in "$BIN" ${ASAN_BIN:+"$ASAN_BIN"}; do
     # ---- grade: the lecture's problem 1, 419.4304 GB/s (209715200*4 B * 2*7/8 / 3.5 ms) ----
     run "grade right" 0 lesson grade effective-bandwidth 419.4
-    same "grade right" "$tmp/out" "right: 419.4 GB/s"
+    same "grade right" "$tmp/out" "right: 419.4 GB/s (≈ 419.43 GB/s)"
     run "grade right TB/s" 0 lesson grade effective-bandwidth "0.42 TB/s"
-    same "grade right TB/s" "$tmp/out" "right: 0.42 TB/s (exactly 419.4 GB/s)"
+    same "grade right TB/s" "$tmp/out" "right: 0.42 TB/s (≈ 419.4 GB/s)"
     run "grade json" 0 lesson grade effective-bandwidth 420GB/s --format json
-    json "grade json" 'd == {"id": "effective-bandwidth", "seed": 0, "correct": True, "verdict": "right", "message": "right: 420GB/s (exactly 419.4 GB/s)", "diagnosis": ""}'
+    json "grade json" 'd == {"id": "effective-bandwidth", "seed": 0, "correct": True, "verdict": "right", "message": "right: 420GB/s (≈ 419.4 GB/s)", "diagnosis": ""}'
     # 419.43/1000: the number in TB/s read as GB/s
     run "grade x1000" 1 lesson grade effective-bandwidth 0.4194 --format json
     json "grade x1000" 'd["correct"] is False and d["diagnosis"] == "power-of-ten" and "answer in TB/s" in d["message"]'

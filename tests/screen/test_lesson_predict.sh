@@ -4,7 +4,8 @@
 # box shows ? from the asked step on (step 0, before the scatter, shows it empty), and S
 # (give up) shows · · 2 ·; 10's all-gather slide asks for L·B·D: the panel's model line
 # reads "L·B·D = ? per step" with an "answer first" line until the student gives up, then
-# 524288. Shipped lessons, --no-measure.
+# 524288; 05's all-gather slide holds its scene before the step that tells its choice's
+# answer until the student gives up. Shipped lessons, --no-measure.
 . "$(dirname "$0")/lib.sh" "$1"
 HERE=$(cd "$(dirname "$0")/../.." && pwd)
 STATE=$(mktemp -d)
@@ -99,4 +100,22 @@ tm_wait "stage 2 ? stage 3 ?" 5 tm_squeezed ||
     fail "a stage's figure answers an open exercise: $(tm_squeezed | grep -F 'DDP 120')"
 tm_keys q
 tm_wait "EXITED:0" 10 || fail "q did not quit"
-echo "ok: lesson player: predict first (hidden box, hidden panel figure, shown after S; equal boxes, per-rank units, rounded figures)"
+tm_cleanup
+# 05's all-gather slide asks what a rank does with a finished chunk; its scene opens at step 3
+# and plays on, and step 4's sentence says it ("which stores it", shows:): the scene stays at
+# step 3 (autoplay stops there, → says "answer first") until the student gives up
+start allreduce-decomposed
+slide 5 "Steps 4 to 6: the all-gather phase"
+tm_wait "step 3/6" 5 || fail "the all-gather slide does not open at step 3"
+sleep 2 # autoplay's 1.5 s a step
+tm_keys Right
+tm_wait "answer first: the next step of this scene tells the answer" 5 ||
+    fail "→ did not say answer first: $(tm_screen | grep -F 'step ')"
+tm_screen | grep -qF "step 3/6" || fail "the scene stepped past its hold"
+tm_screen | grep -qF "which stores it" && fail "the choice's answer is on screen"
+tm_keys S Right
+tm_wait "step 4/6" 5 || fail "→ did not step on after giving up"
+tm_wait "which stores it" 5 tm_squeezed || fail "step 4's sentence is not shown after S"
+tm_keys q
+tm_wait "EXITED:0" 10 || fail "q did not quit"
+echo "ok: lesson player: predict first (hidden box, hidden panel figure, shown after S; equal boxes, per-rank units, rounded figures; a choice's scene held before the step that tells it)"

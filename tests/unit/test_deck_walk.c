@@ -1,9 +1,9 @@
 /* test_deck_walk.c - the whole deck, every frame, every size (ui/walk.h): every slide of
  * every shipped lesson drawn off-screen by the lesson player and by the presenter at
- * 80x24, 100x30 and 120x40 shows no exercise's answer before the exercise is answered, and
- * cuts no line. Prints the counts for each
- * size and view; findings (at most 40 a walk) are printed with the frame and the row that shows
- * them. */
+ * 80x24, 100x30 and 120x40 shows no exercise's answer before the exercise is answered, cuts
+ * no line, and shows its lesson's title (whole or short) on every frame. Prints the counts for
+ * each size and view; findings (at most 40 a walk) are printed with the frame and the row that
+ * shows them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,12 +19,23 @@
 
 static const int sizes[][2] = {{80, 24}, {100, 30}, {120, 40}};
 
+/* A choice's answer on its own slide before it is answered (issue 31 part 1): the right
+ * option's `shows:` phrases (lesson/lesson.h) on any frame of the slide, the scene stepped to
+ * every step. Before the player and the presenter held a choice's scene before the step that
+ * says one (app_hold), 6 places at each size in each view (lesson 05 slide 5's "which stores
+ * it", lesson 10 slide 5's "reduce-scatter dx1", lesson 09 slide 6's "its all-reduce starts
+ * now", lesson 09 slide 3, 10 slide 2 and 14 slide 3). */
+
 /* Cut lines (distinct rows), per view and size: none (issue 31 part 4). It was 153, 2, 84
  * and 447, 36, 21 before the sentences and the ladder wrapped into free rows, then 22, 2, 0
  * and 21, 2, 1 before the panel shrank ahead of the transfers and the sentences, and the
  * pipeline's step sentence got every row it wraps to. The presenter's frames after each r
  * (the revealed answers) had 27, 18 and 8 more (the answer cut to one row above the scene, or
- * in the footer) before the answers went into the narration. */
+ * in the footer) before the answers went into the narration. The views a student switches to
+ * (`V`: slices, channels; walk.h) were walked for answers only, their cut lines not counted:
+ * 197, 88 and 202 places in the player (the step's sentence and the tick's moves cut at the
+ * foot of the grid's band) before the slice view laid its grid, legend, moves and sentence
+ * out by width (colldraw.c: the sentence whole, the moves whole entries and "(and more)"). */
 static const long cut_ceiling[2][3] = {{0, 0, 0}, {0, 0, 0}};
 
 /* A later lesson's answer on an earlier frame of the presenter's deck (distinct places): none.
@@ -49,7 +60,7 @@ static const long cut_ceiling[2][3] = {{0, 0, 0}, {0, 0, 0}};
  * ratio answer counted as recognisable across lessons with its unit. */
 static void walk_all(enum walk_view view, const char *name)
 {
-    long early = 0, cuts = 0, free_cuts = 0, dead = 0, part = 0;
+    long early = 0, cuts = 0, free_cuts = 0, dead = 0, part = 0, untitled = 0;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         struct walk_counts c;
         char err[400];
@@ -80,6 +91,11 @@ static void walk_all(enum walk_view view, const char *name)
         printf("walk %s %dx%d: boxes hidden beside their values shown: %ld (places %ld)\n",
                name, sizes[i][0], sizes[i][1], c.n[WALK_PART_MASK], c.places[WALK_PART_MASK]);
         part += c.places[WALK_PART_MASK];
+        /* issue 31: lesson 08's title (62 columns) was on no frame of its 7 slides at 80x24,
+         * in the player (its title row dropped it) and the presenter (its footer) */
+        printf("walk %s %dx%d: slides without their lesson's title: %ld frames (places %ld)\n",
+               name, sizes[i][0], sizes[i][1], c.n[WALK_NO_TITLE], c.places[WALK_NO_TITLE]);
+        untitled += c.places[WALK_NO_TITLE];
         early += c.places[WALK_EARLY_NUMBER] + c.places[WALK_EARLY_HOLDS] +
                  c.places[WALK_EARLY_CHOICE] + c.places[WALK_RECALL];
         free_cuts += c.places[WALK_CUT_FREE]; /* a cut with a blank row under it: never */
@@ -94,6 +110,7 @@ static void walk_all(enum walk_view view, const char *name)
     assert_int_equal(cuts, 0);
     assert_int_equal(dead, 0);
     assert_int_equal(part, 0);
+    assert_int_equal(untitled, 0);
 }
 
 static void test_player(void **state)
@@ -115,7 +132,9 @@ static void test_presenter(void **state)
  * a holds exercise on asked slots (8..13 of an all-to-all-v) shows its scene, walk clean: the
  * box is hidden, the second lesson asks with a variant's numbers. The same lesson with
  * narration that states the answer (leak) is found: text is never masked, lesson check --strict
- * refuses it. */
+ * refuses it. A choice whose scene the author opens at a step that tells its answer (`shows:`,
+ * the all-gather half's "which stores it") is held before that step, and walks clean; one
+ * whose scene says it at step 0 (leak) cannot be held, and is found. */
 static void test_teacher_lessons(void **state)
 {
     (void)state;
@@ -128,12 +147,13 @@ static void test_teacher_lessons(void **state)
                              0);
             assert_true(c.frames > 10);
             assert_int_equal(c.places[WALK_EARLY_NUMBER] + c.places[WALK_EARLY_HOLDS] +
-                                 c.places[WALK_RECALL],
+                                 c.places[WALK_RECALL] + c.places[WALK_EARLY_CHOICE],
                              0);
             assert_int_equal(walk_deck("tests/lesson/walk/leak", v, sizes[i][0], sizes[i][1],
                                        &c, NULL, 0, err, sizeof err),
                              0);
             assert_true(c.places[WALK_EARLY_HOLDS] >= 1);
+            assert_true(c.places[WALK_EARLY_CHOICE] >= 1); /* its first frame says it */
         }
 }
 

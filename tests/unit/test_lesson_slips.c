@@ -21,6 +21,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -389,6 +390,21 @@ static bool about_exercise(const struct lesson_exercise *ex, const struct ex_var
         if (strstr(g->msg, num)) return true;
     }
     if (ex->units[0] && strstr(g->msg, ex->units)) return true;
+    /* a number the prompt writes at v ("on 8 ranks" where the param is k, 8 = 2^k) */
+    char *prompt = ex_prompt(ex, v);
+    bool in_prompt = false;
+    for (const char *p = prompt; *p && !in_prompt; p++) {
+        if (!isdigit((unsigned char)*p) || (p > prompt && isalnum((unsigned char)p[-1])))
+            continue;
+        char num[32], said[40];
+        size_t k = strspn(p, "0123456789.");
+        snprintf(num, sizeof num, "%.*s", (int)(k < 31 ? k : 31), p);
+        snprintf(said, sizeof said, " %s ", num);
+        in_prompt = k > 0 && num[k - 1] != '.' && strstr(g->msg, said);
+        p += k ? k - 1 : 0;
+    }
+    free(prompt);
+    if (in_prompt) return true;
     return strcmp(g->diagnosis, "percent") == 0 &&
            (strstr(g->msg, "fraction") || strstr(g->msg, "ratio"));
 }
@@ -848,6 +864,219 @@ static void test_slip_messages_read(void **state)
     lesson_set_free(&set);
 }
 
+/* Is g's diagnosis a unit slip: a code of the answer or a number read in another unit, and
+ * a message that says so ("unit"; without a unit, "power of ten" or "of 1024")? A step of
+ * the working, "too high" or a factor of the formula that only happens to give the number
+ * is not. */
+static bool unit_slip_named(const struct ex_grade *g, bool has_dim)
+{
+    static const char *const codes[] = {"power-of-ten", "power-of-1024", "gib-vs-gb",
+                                        "param-unit"};
+    bool code = false;
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        code = code || strcmp(g->diagnosis, codes[i]) == 0;
+    return g->verdict == EX_WRONG && code &&
+           (strstr(g->msg, "unit") || (!has_dim && strstr(g->msg, "a power of ")));
+}
+
+/* Every number exercise at its numbers and 20 variants: its answer off by 1000 or 1000000
+ * either way (GB/s for TB/s: 0.419 for 419 GB/s), and, with bytes or a bandwidth, by 1024
+ * or 1048576 either way (512 for 512 KiB where MiB is asked), typed to 3 and to 6
+ * significant digits: the diagnosis names a unit slip. Before: 0.419 for 419.4 GB/s was "a
+ * step of the working", 512 for 0.5 MiB "too high". */
+static void test_unit_slips_named(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    shipped(&set);
+    size_t graded = 0, named = 0;
+    static const double f[] = {1000, 1e-3, 1e6, 1e-6, 1024, 1.0 / 1024, 1048576, 1.0 / 1048576};
+    struct walk w = {.set = &set, .type = LEX_NUMBER, .seeds = 20};
+    while (variant_next(&w)) {
+        const struct lesson_exercise *ex = w.ex;
+        const struct ex_variant v = w.v;
+        enum ex_dim dim = DIM_NONE;
+        ex_unit_lookup(ex->units, &dim, NULL, NULL);
+        bool bytes = dim == DIM_BYTES || dim == DIM_BANDWIDTH;
+        for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+            if (i >= 4 && !bytes) continue;
+            double x = v.answer * f[i];
+            if (x == 0 || (ex->integer && x != round(x))) continue;
+            for (int digits = 3; digits <= 6; digits += 3) {
+                char text[64];
+                snprintf(text, sizeof text, "%.*g", digits, x);
+                struct ex_grade g;
+                memset(&g, 0, sizeof g);
+                assert_int_equal(ex_grade(ex, &v, text, &g), CV_OK);
+                if (g.verdict == EX_BAD_INPUT) continue;
+                graded++;
+                if (unit_slip_named(&g, dim != DIM_NONE))
+                    named++;
+                else
+                    printf("%s seed %llu: '%s' (answer %.6g x %g): %s: %s\n", ex->id,
+                           (unsigned long long)v.seed, text, v.answer, f[i], g.diagnosis,
+                           g.msg);
+            }
+        }
+    }
+    printf("unit slips: %zu exercises, %zu graded, %zu named a unit slip\n", w.exercises,
+           graded, named);
+    assert_true(w.exercises >= 40);
+    assert_true(graded > 4 * w.exercises);
+    assert_int_equal(named, graded);
+    lesson_set_free(&set);
+}
+
+/* Does ex ask how many steps a ring collective takes (a count, "step" and "ring" in its
+ * prompt at v)? Its collective in *c, its ranks in *W. */
+static bool asks_ring_steps(const struct lesson_exercise *ex, const struct ex_variant *v,
+                            enum coll *c, int *W)
+{
+    if (!ex->integer || ex->units[0]) return false;
+    char *p = ex_prompt(ex, v);
+    bool ring = strstr(p, "step") && strstr(p, "ring ");
+    size_t best = 0;
+    for (int k = 0; ring && k < COLL_COUNT; k++) {
+        const char *t = coll_title((enum coll)k), *at = strstr(p, t);
+        if (at && strlen(t) > best) best = strlen(t), *c = (enum coll)k;
+    }
+    *W = (int)world_of(ex, v);
+    free(p);
+    return ring && best > 0 && *W >= 3;
+}
+
+/* Every exercise that asks a ring collective's step count, at its numbers and 20 variants:
+ * W typed for each phase's W - 1 (16 for the ring all-reduce's 14 on 8 ranks: 2 phases of
+ * 8) is named as that (the ring takes W - 1 steps a phase), never as the ring's byte
+ * factor (W-1)/W, which is about what a rank sends, not how many steps. The phases are
+ * counted from the engine's plan. */
+static void test_ring_steps_named(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    shipped(&set);
+    size_t graded = 0, named = 0;
+    struct walk w = {.set = &set, .type = LEX_NUMBER, .seeds = 20};
+    while (variant_next(&w)) {
+        const struct lesson_exercise *ex = w.ex;
+        const struct ex_variant v = w.v;
+        enum coll c = COLL_ALL_REDUCE;
+        int W;
+        if (!asks_ring_steps(ex, &v, &c, &W)) continue;
+        struct plan p;
+        char err[200], text[32], says[64];
+        int wr = W < CV_MAX_RANKS ? W : CV_MAX_RANKS; /* the engine's most; phases alike */
+        assert_int_equal(
+            plan_build(&p, c, ALGO_RING, OP_SUM, wr, (size_t)wr * 4, 0, err, sizeof err),
+            CV_OK);
+        long ends[64];
+        size_t nph = plan_phase_ends(&p, ends, 64);
+        assert_true(nph >= 1);
+        assert_int_equal((long)p.nsteps, (long)nph * (wr - 1)); /* W - 1 a phase */
+        plan_free(&p);
+        snprintf(text, sizeof text, "%d", (int)nph * W);
+        snprintf(says, sizeof says,
+                 "W\xe2\x88\x92"
+                 "1 = %d steps a phase",
+                 W - 1);
+        struct ex_grade g;
+        memset(&g, 0, sizeof g);
+        assert_int_equal(ex_grade(ex, &v, text, &g), CV_OK);
+        graded++;
+        bool ok =
+            g.verdict == EX_WRONG &&
+            (strcmp(g.diagnosis, "ring-steps") == 0 || strcmp(g.diagnosis, "listed") == 0) &&
+            (strstr(g.msg, says) || strcmp(g.diagnosis, "listed") == 0) &&
+            !strstr(g.msg, "(W-1)/W");
+        if (ok)
+            named++;
+        else
+            printf("%s seed %llu: '%s' (answer %.6g): %s: %s\n", ex->id,
+                   (unsigned long long)v.seed, text, v.answer, g.diagnosis, g.msg);
+    }
+    printf("ring steps: %zu exercises, %zu graded, %zu named W-1 a phase\n", w.exercises,
+           graded, named);
+    assert_true(graded >= 20);
+    assert_int_equal(named, graded);
+    lesson_set_free(&set);
+}
+
+/* half_digit of the number that s starts with (what follows it, " MiB)", left out). */
+static double half_digit_num(const char *s)
+{
+    char num[64];
+    size_t k = strspn(s, "0123456789.e-+");
+    snprintf(num, sizeof num, "%.*s", (int)(k < 63 ? k : 63), s);
+    return half_digit(num);
+}
+
+/* Significant digits of a number as text ("131.45": 5, "420": 2, "0.042": 2). */
+static int sig_of(const char *s)
+{
+    int n = 0, zeros = 0;
+    bool seen = false, frac = false;
+    for (const char *p = s; isdigit((unsigned char)*p) || *p == '.'; p++) {
+        if (*p == '.') {
+            frac = true;
+            continue;
+        }
+        if (*p != '0') seen = true;
+        if (!seen) continue;
+        n++;
+        zeros = *p == '0' ? zeros + 1 : 0;
+    }
+    return frac ? n : n - zeros;
+}
+
+/* Every number exercise at its numbers and 20 variants, its answer typed rounded to 2..7
+ * significant digits: when graded right, the answer the message shows beside it never
+ * contradicts the typed: "exactly X" is the answer (to 1e-9), "≈ X" is the answer rounded
+ * to X's digits, and X has more digits than the typed (or 6, the most a message says). Before:
+ * 131.45 was answered "exactly 131.5 MiB", and 3.3 "exactly 3.333" for 10/3. */
+static void test_right_answer_shown(void **state)
+{
+    (void)state;
+    struct lesson_set set;
+    shipped(&set);
+    size_t right = 0, bad = 0;
+    struct walk w = {.set = &set, .type = LEX_NUMBER, .seeds = 20};
+    while (variant_next(&w)) {
+        const struct lesson_exercise *ex = w.ex;
+        const struct ex_variant v = w.v;
+        for (int d = 2; d <= 7; d++) {
+            char text[64];
+            snprintf(text, sizeof text, "%.*g", d, v.answer);
+            if (strchr(text, 'e')) continue;
+            struct ex_grade g;
+            memset(&g, 0, sizeof g);
+            assert_int_equal(ex_grade(ex, &v, text, &g), CV_OK);
+            if (g.verdict != EX_RIGHT) continue;
+            right++;
+            const char *ex_at = strstr(g.msg, "(exactly "),
+                       *ap = strstr(g.msg, "(\xe2\x89\x88 ");
+            bool ok = true;
+            if (ex_at) {
+                double x = strtod(ex_at + 9, NULL);
+                ok = fabs(x - v.answer) <= 1e-9 * fabs(v.answer);
+            } else if (ap) {
+                const char *num = ap + 5;
+                double x = strtod(num, NULL), half = half_digit_num(num);
+                ok = fabs(x - v.answer) <= half * (1 + 1e-9) &&
+                     (sig_of(num) > sig_of(text) || sig_of(num) >= 6);
+            }
+            if (!ok) {
+                bad++;
+                printf("%s seed %llu: '%s' (answer %.10g): %s\n", ex->id,
+                       (unsigned long long)v.seed, text, v.answer, g.msg);
+            }
+        }
+    }
+    printf("right answers: %zu graded right, %zu shown contradicting the typed\n", right, bad);
+    assert_true(right > 100);
+    assert_int_equal(bad, 0);
+    lesson_set_free(&set);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -861,6 +1090,9 @@ int main(void)
         cmocka_unit_test(test_nearest_slip_named),
         cmocka_unit_test(test_named_slip_is_nearest),
         cmocka_unit_test(test_slip_messages_read),
+        cmocka_unit_test(test_unit_slips_named),
+        cmocka_unit_test(test_ring_steps_named),
+        cmocka_unit_test(test_right_answer_shown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,11 +69,16 @@ static void json(const struct lesson_exercise *e, struct cJSON *x)
                                                    : cJSON_CreateNull());
     }
     cJSON_AddNumberToObject(x, "correct", e->correct);
+    if (e->shows_line) {
+        cJSON *sh = cJSON_AddArrayToObject(x, "shows");
+        for (size_t i = 0; i < e->nshows; i++)
+            cJSON_AddItemToArray(sh, cJSON_CreateString(e->shows[i]));
+    }
 }
 
 const struct exercise_type_ops ex_type_choice = {
     .name = "choice",
-    .keys = "option correct",
+    .keys = "option correct shows",
     .required = "correct",
     .grade = grade,
     .answer = answer,

@@ -103,6 +103,11 @@ struct screen_ops {
      * presenter's highlight counts the plan's chunks and transfers, the deck walk both. */
     const struct plan *(*plan)(const struct app *a);
     const struct trace *(*trace)(const struct app *a);
+    /* Optional: the words the screen says of step `step` of what it shows (its header's
+     * phase or title and the step's sentence: "all-gather 1/3 Every rank r sends its fully
+     * reduced chunk r to rank r+1, which stores it."), into buf; false: none. A choice's hold
+     * reads them (app_hold): the scene stops before the step that tells its answer. */
+    bool (*step_text)(const struct app *a, long step, char *buf, size_t n);
     /* Optional: the measurements this screen holds (check, measured row, sweep), NULL
      * none: the hierarchy screen shows the collectives screen's last all-reduce. */
     const struct meas *(*meas)(const struct app *a);

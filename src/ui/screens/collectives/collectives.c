@@ -684,6 +684,17 @@ static const struct trace *coll_trace(const struct app *a)
     return cs->have_trace ? &cs->trace : NULL;
 }
 
+static bool coll_step_text(const struct app *a, long step, char *buf, size_t n)
+{
+    const struct coll_screen *cs = coll_cstate(a);
+    if (!cs->have_trace || step < 0 || (size_t)step > app_nsteps(a)) return false;
+    const char *phase = !coll_slices(a) && step >= 1 && (size_t)step <= cs->plan.nsteps
+                            ? cs->plan.steps[step - 1].phase
+                            : "";
+    snprintf(buf, n, "%s %s", phase, coll_what(a, (size_t)step));
+    return true;
+}
+
 static const struct meas *coll_meas(const struct app *a)
 {
     const struct coll_screen *cs = a->screen_state[SCREEN_COLLECTIVES];
@@ -720,5 +731,6 @@ const struct screen_ops screen_collectives = {
     .free_state = coll_free_state,
     .plan = coll_plan,
     .trace = coll_trace,
+    .step_text = coll_step_text,
     .meas = coll_meas,
 };

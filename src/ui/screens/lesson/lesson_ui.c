@@ -14,6 +14,7 @@
 
 #include "core/util.h"
 #include "ui/app.h"
+#include "ui/screens/lesson/predict.h"
 #include "ui/screens/lesson/recall.h"
 #include "core/text.h"
 
@@ -48,6 +49,20 @@ static const struct lesson_slide *lesson_ui_slide(const struct lesson_ui *u)
     return u->L && u->slide < u->L->nslides ? &u->L->slides[u->slide] : NULL;
 }
 
+/* Predict first for the slide's open choices: the scene stops before the step that says
+ * one's `shows:` (app_hold); nothing held once each is answered, given up or solved before. */
+void lesson_ui_hold(struct app *a)
+{
+    const struct lesson_ui *u = lesson_ui_of(a);
+    const struct lesson_slide *s = u->in_list ? NULL : lesson_ui_slide(u);
+    bool open[LESSON_MAX_EXERCISES] = {false};
+    for (size_t k = 0; s && k < s->nex && k < LESSON_MAX_EXERCISES; k++)
+        open[k] = !u->ex[k].right && !u->ex[k].gave_up &&
+                  !(u->have_prog && progress_solved(&u->prog, s->ex[k].id));
+    const char *words[APP_HOLD_MAX];
+    app_hold(a, words, predict_hold_words(s, open, words, APP_HOLD_MAX));
+}
+
 /* Go to slide k of the open lesson: its scene through the door, progress saved. */
 static void lesson_ui_goto(struct app *a, size_t k)
 {
@@ -80,6 +95,7 @@ static void lesson_ui_goto(struct app *a, size_t k)
     u->scene_err[0] = '\0';
     u->scene_ok = false;
     a->embedded = true;
+    lesson_ui_hold(a); /* before the scene: it opens before the step that tells a choice */
     if (s->has_scene) {
         char err[200];
         if (app_set_scene(a, &s->scene, err, sizeof err) == CV_OK)
@@ -132,6 +148,7 @@ static void lesson_ui_submit(struct app *a)
     u->show_ex = true;
     if (g.verdict == EX_RIGHT || g.verdict == EX_WRONG || g.verdict == EX_WRONG_UNIT) {
         if (g.verdict == EX_RIGHT) st->right = true;
+        lesson_ui_hold(a);
         if (u->have_prog) {
             if (g.verdict != EX_WRONG_UNIT)
                 progress_attempt(&u->prog, u->L->id, e->id, g.verdict == EX_RIGHT);
@@ -280,6 +297,7 @@ static void lesson_ui_to_list(struct app *a, struct lesson_ui *u)
     u->sel = (size_t)(u->L - u->set.v);
     u->in_list = true;
     u->L = NULL;
+    app_hold(a, NULL, 0);
     u->editing = false;
     a->playing = false;
 }
@@ -410,6 +428,7 @@ static bool lesson_ui_action(struct app *a, enum ui_action act, struct scene *ne
             snprintf(a->msg, sizeof a->msg, "no exercise on this slide");
         else
             st->gave_up = u->show_ex = true;
+        lesson_ui_hold(a);
         return true;
     case ACT_SCROLL_DOWN:
         u->scroll++;

@@ -91,6 +91,10 @@ int lesson_ui_open(struct app *a, const char *target, char *err, size_t errlen);
  * (*label) in a lesson opened from the list. keys.h's keys_bar_fn. */
 bool lesson_ui_key_works(const void *ctx, enum ui_action act, const char **label);
 
+/* Predict first for the current slide's open choices (app_hold with their `shows:`
+ * phrases): set on entering a slide and at every draw, released once each is answered. */
+void lesson_ui_hold(struct app *a);
+
 /* The player's state (a->frame_state). */
 struct lesson_ui *lesson_ui_of(const struct app *a);
 

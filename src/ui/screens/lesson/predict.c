@@ -492,3 +492,13 @@ int predict_end(struct app *a)
     a->hide_any = false;
     return hits;
 }
+
+size_t predict_hold_words(const struct lesson_slide *s, const bool *open, const char **words,
+                          size_t max)
+{
+    size_t n = 0;
+    for (size_t k = 0; s && k < s->nex; k++)
+        for (size_t i = 0; open[k] && i < s->ex[k].nshows && n < max; i++)
+            words[n++] = s->ex[k].shows[i];
+    return n;
+}

@@ -10,7 +10,9 @@
  * the hidden box); a panel figure equal to an open number exercise's answer (in any unit of
  * its kind, or rounded as panels round) shows "?", and so do a scene's counters where the
  * exercise counts that: the header's step ("step ?/?": the last step's number is the count,
- * and the phase's "3/3" is dropped), a transfer list's "+? more", the plan's "(6 steps)". Used
+ * and the phase's "3/3" is dropped), a transfer list's "+? more", the plan's "(6 steps)"; an
+ * open choice's scene stops before the step that says one of its `shows:` phrases
+ * (predict_hold_words, app_hold). Used
  * by the lesson player (open until the student answers) and the presenter (open until r reveals
  * the answers to the room). */
 #ifndef COLLVIZ_UI_SCREENS_LESSON_PREDICT_H
@@ -65,6 +67,12 @@ bool predict_figure_is(const struct lesson_exercise *e, double v, double half,
 bool predict_is_setting(const struct scene *sc, double v, double half, const char *unit);
 /* Is e's answer a ratio (units x or %), recognisable on another slide only with its unit? */
 bool predict_is_ratio(const struct lesson_exercise *e);
+
+/* A choice's hold (app_hold): the `shows:` phrases of slide s's open choice exercises
+ * (open[k]: exercise k not answered yet), into words[max]; how many. The player and the
+ * presenter hold the slide's scene before the first step that says one. */
+size_t predict_hold_words(const struct lesson_slide *s, const bool *open, const char **words,
+                          size_t max);
 
 /* Before the scene is drawn: what the open exercises ask is hidden (app.hide_from and the
  * figure mask); p must outlive the drawing. */

@@ -343,6 +343,18 @@ static bool par_busy(const struct app *a)
     return par_training(a);
 }
 
+/* A frame's title (the status line's "reduce-scatter dx1[:,0:1] 3/3") and sentence. */
+static bool par_step_text(const struct app *a, long step, char *buf, size_t n)
+{
+    const struct par_screen *p = PAR(a);
+    if (!p || a->sc.scheme == TRAIN_MOE || !p->view.ok || step < 0 || step >= p->nwhats)
+        return false;
+    char title[96];
+    par_frame_title(&p->view, (int)step, title, sizeof title);
+    snprintf(buf, n, "%s %s", title, p->whats[step]);
+    return true;
+}
+
 const struct screen_ops screen_parallel = {
     .name = "parallelism",
     .kind = SCREEN_PARALLEL,
@@ -361,4 +373,5 @@ const struct screen_ops screen_parallel = {
     .cancelled = par_cancelled,
     .help = par_help,
     .free_state = par_free,
+    .step_text = par_step_text,
 };
