@@ -849,7 +849,7 @@ static void text_warnings(const struct rec_log *L)
 
 /* NCCL_DEBUG_SUBSYS=GRAPH: each pattern NCCL's search settled on, as the JSON's "graph"
  * gives it; alike lines of several processes once, with their count. Pattern numbers are
- * NCCL's (src/include/graph.h: NCCL_TOPO_PATTERN_*). */
+ * NCCL's (its graph.h: NCCL_TOPO_PATTERN_*). */
 static void text_graph(const struct rec_graph *g)
 {
     static const char *const names[] = {"",     "tree", "split tree",    "tree",
