@@ -774,10 +774,45 @@ static size_t mc_mem_bytes(struct comm *c, int rank)
     return to_mc(c)->peak;
 }
 
+#ifdef CV_TEST_HOOKS
+/* CV_TEST_PROC_STALL=RANK:CALL:SECONDS:TIMEOUT (test builds): rank RANK sleeps SECONDS before
+ * its CALLth proc_* call, and every wait's deadline is TIMEOUT s, so that the others' waits in
+ * that call time out. */
+static void mc_test_proc_stall(struct mpi_comm *mc)
+{
+    if (++mc->proc_calls == mc->proc_stall_call && mc->me == mc->proc_stall_rank)
+        mc_nap_s(mc->proc_stall_s);
+}
+
+/* A failed wait left req open: kept, for mc_test_drain. */
+static void mc_test_keep_open(struct mpi_comm *mc, MPI_Request req)
+{
+    int n = (int)(sizeof mc->test_open / sizeof mc->test_open[0]);
+    if (req != MPI_REQUEST_NULL && mc->test_nopen < n) mc->test_open[mc->test_nopen++] = req;
+}
+
+/* Before the communicator goes: wait (up to the stall and a margin) for the requests that
+ * failed waits left open, so that the late rank's data land while this process lives, where
+ * a buffer its owner freed or a frame that returned would be written (ASan's report). */
+static void mc_test_drain(struct mpi_comm *mc)
+{
+    if (!mc->test_nopen) return;
+    mc_await(mc->test_open, mc->test_nopen, now_s() + mc->proc_drain_s, NULL);
+    int open = 0;
+    for (int i = 0; i < mc->test_nopen; i++)
+        open += mc->test_open[i] != MPI_REQUEST_NULL;
+    fprintf(stderr, "collviz: test hook: %d of %d requests left open completed\n",
+            mc->test_nopen - open, mc->test_nopen);
+}
+#endif
+
 static void mc_destroy(struct comm *c)
 {
     struct mpi_comm *mc = to_mc(c);
     mc_wd_stop(mc);
+#ifdef CV_TEST_HOOKS
+    mc_test_drain(mc);
+#endif
     /* After an abort the peers may never take what is in flight: leave it to the end of
      * the job (launcher_stop ends it) rather than wait. */
     for (size_t i = 0; i < mc->npend; i++) {
@@ -815,33 +850,54 @@ static int mc_proc_sum(struct comm *c, void *buf, size_t n, enum comm_proc_type 
                       : t == COMM_PROC_INT ? MPI_INT
                                            : MPI_UINT64_T;
     if (mc->aborted) return mc_dead(mc);
+#ifdef CV_TEST_HOOKS
+    mc_test_proc_stall(mc);
+#endif
     if (n > INT32_MAX) return mc_fail(mc, "proc_sum: %zu elements", n);
     if (n == 0) return CV_OK;
     MPI_Request req;
     int mrc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, dt, MPI_SUM, mc->coll, &req);
     if (mrc != MPI_SUCCESS) return mc_mpi_fail(mc, mrc, "MPI_Iallreduce of the record");
-    return mc_waitall(mc, 1, &req, "combining the record");
+    int rc = mc_waitall(mc, 1, &req, "combining the record");
+#ifdef CV_TEST_HOOKS
+    if (rc != CV_OK) mc_test_keep_open(mc, req);
+#endif
+    return rc;
 }
 
 static int mc_proc_max(struct comm *c, double *v)
 {
     struct mpi_comm *mc = to_mc(c);
     if (mc->aborted) return mc_dead(mc);
+#ifdef CV_TEST_HOOKS
+    mc_test_proc_stall(mc);
+#endif
     MPI_Request req;
     int mrc = MPI_Iallreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_MAX, mc->coll, &req);
     if (mrc != MPI_SUCCESS) return mc_mpi_fail(mc, mrc, "MPI_Iallreduce");
-    return mc_waitall(mc, 1, &req, "the slowest rank's time");
+    int rc = mc_waitall(mc, 1, &req, "the slowest rank's time");
+#ifdef CV_TEST_HOOKS
+    if (rc != CV_OK) mc_test_keep_open(mc, req);
+#endif
+    return rc;
 }
 
 static int mc_proc_bcast(struct comm *c, void *buf, size_t bytes, int root)
 {
     struct mpi_comm *mc = to_mc(c);
     if (mc->aborted) return mc_dead(mc);
+#ifdef CV_TEST_HOOKS
+    mc_test_proc_stall(mc);
+#endif
     if (bytes > INT32_MAX) return mc_fail(mc, "proc_bcast: %zu bytes", bytes);
     MPI_Request req;
     int mrc = MPI_Ibcast(buf, (int)bytes, MPI_BYTE, root, mc->coll, &req);
     if (mrc != MPI_SUCCESS) return mc_mpi_fail(mc, mrc, "MPI_Ibcast");
-    return mc_waitall(mc, 1, &req, "a broadcast of the record");
+    int rc = mc_waitall(mc, 1, &req, "a broadcast of the record");
+#ifdef CV_TEST_HOOKS
+    if (rc != CV_OK) mc_test_keep_open(mc, req);
+#endif
+    return rc;
 }
 
 static int mc_proc_allgather(struct comm *c, const void *mine, size_t bytes, void **all,
@@ -850,6 +906,9 @@ static int mc_proc_allgather(struct comm *c, const void *mine, size_t bytes, voi
     struct mpi_comm *mc = to_mc(c);
     int W = c->nranks;
     if (mc->aborted) return mc_dead(mc);
+#ifdef CV_TEST_HOOKS
+    mc_test_proc_stall(mc);
+#endif
     if (bytes > INT32_MAX) return mc_fail(mc, "proc_allgather: %zu bytes", bytes);
     int my = (int)bytes, *cnt = xcalloc((size_t)W, sizeof *cnt),
         *disp = xcalloc((size_t)W, sizeof *disp);
@@ -857,6 +916,9 @@ static int mc_proc_allgather(struct comm *c, const void *mine, size_t bytes, voi
     int rc = MPI_Iallgather(&my, 1, MPI_INT, cnt, 1, MPI_INT, mc->coll, &req) == MPI_SUCCESS
                  ? mc_waitall(mc, 1, &req, "gathering the record sizes")
                  : mc_fail(mc, "MPI_Iallgather of the record sizes failed");
+#ifdef CV_TEST_HOOKS
+    if (rc != CV_OK) mc_test_keep_open(mc, req);
+#endif
     size_t total = 0;
     for (int r = 0; rc == CV_OK && r < W; r++) {
         disp[r] = (int)total;
@@ -1115,6 +1177,15 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
     mc->stall_rank = -1;
     if (e && sscanf(e, "%d:%lf:%lf", &mc->stall_rank, &mc->stall_s, &tmo) >= 2 && tmo > 0)
         mc->test_timeout_s = tmo;
+    e = getenv("CV_TEST_PROC_STALL");
+    mc->proc_stall_rank = -1;
+    if (e &&
+        sscanf(e, "%d:%d:%lf:%lf", &mc->proc_stall_rank, &mc->proc_stall_call,
+               &mc->proc_stall_s, &tmo) == 4 &&
+        tmo > 0) {
+        mc->test_timeout_s = tmo;
+        mc->proc_drain_s = 2 * mc->proc_stall_s + 5;
+    }
 #endif
     *out = &mc->pub;
     return CV_OK;
