@@ -4,9 +4,11 @@
 #include "device/mlpmath.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "core/rng.h"
@@ -49,7 +51,8 @@ double mlp_rng_normal(struct mlp_rng *r)
     return rad * cos(th);
 }
 
-void mlp_init_weight_cols(uint64_t seed, int layer, int dim, int c0, int ncols, float *w)
+static void init_weight_cols_drawn(uint64_t seed, int layer, int dim, int c0, int ncols,
+                                   float *w)
 {
     struct mlp_rng r;
     mlp_rng_seed(&r, seed, (uint64_t)layer);
@@ -59,6 +62,121 @@ void mlp_init_weight_cols(uint64_t seed, int layer, int dim, int c0, int ncols, 
             double v = mlp_rng_normal(&r) * scale;
             if (j >= c0 && j < c0 + ncols) w[(size_t)i * ncols + (j - c0)] = (float)v;
         }
+}
+
+/* Starting weights kept for the next draw of the same matrix: every rank of a data-parallel
+ * or ZeRO run and the single-device reference it is compared with start from the same D×D
+ * matrices, and drawing one (D² normals, a log and a sincos a pair) cost more than the step
+ * it starts at the lecture's D = 1024. Whole matrices of MLP_INIT_KEEP_MIN bytes and more,
+ * MLP_INIT_KEEP_BYTES together at most, MLP_INIT_HOLD_BYTES while a hold is open (the least
+ * recently used leave first); each is allocated only when mem_check says it fits and no
+ * ulimit -v or -d is set, so what is kept is counted like any other allocation, and a draw
+ * that cannot keep its matrix draws as before. Under a mutex: ranks are threads, and the ones
+ * asking for a matrix another is drawing wait for it. */
+struct init_kept {
+    uint64_t seed, stream, used;
+    int dim;
+    float *w; /* dim × dim; NULL: a free slot */
+};
+static struct init_kept init_kept[256];
+static size_t init_kept_bytes;
+static int init_kept_holds;
+static uint64_t init_kept_clock;
+static pthread_mutex_t init_kept_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void init_kept_evict(struct init_kept *k)
+{
+    init_kept_bytes -= (size_t)k->dim * k->dim * sizeof(float);
+    free(k->w);
+    k->w = NULL;
+}
+
+/* Under ulimit -v (or -d) nothing is kept: the run has checked its own buffers and the
+ * ones OpenBLAS maps later without asking (train_config_check) against that limit, and a
+ * kept copy must not take their room; drawing again costs only time. */
+static bool init_kept_limited(void)
+{
+    struct rlimit as, data;
+    return getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY ||
+           getrlimit(RLIMIT_DATA, &data) != 0 || data.rlim_cur != RLIM_INFINITY;
+}
+
+static struct init_kept *init_kept_oldest(void)
+{
+    struct init_kept *old = NULL;
+    for (size_t i = 0; i < ARRAY_LEN(init_kept); i++)
+        if (init_kept[i].w && (!old || init_kept[i].used < old->used)) old = &init_kept[i];
+    return old;
+}
+
+/* The kept matrix (seed, layer, dim), drawn and kept if it can be; NULL if it cannot. */
+static const float *init_kept_get(uint64_t seed, int layer, int dim)
+{
+    size_t bytes = (size_t)dim * dim * sizeof(float);
+    size_t cap = init_kept_holds ? MLP_INIT_HOLD_BYTES : MLP_INIT_KEEP_BYTES;
+    if (bytes < MLP_INIT_KEEP_MIN || bytes > cap) return NULL;
+    struct init_kept *free_slot = NULL;
+    for (size_t i = 0; i < ARRAY_LEN(init_kept); i++) {
+        struct init_kept *k = &init_kept[i];
+        if (!k->w) {
+            if (!free_slot) free_slot = k;
+        } else if (k->seed == seed && k->stream == (uint64_t)layer && k->dim == dim) {
+            k->used = ++init_kept_clock;
+            return k->w;
+        }
+    }
+    while (!free_slot || init_kept_bytes + bytes > cap) {
+        struct init_kept *old = init_kept_oldest();
+        if (!old) return NULL; /* not reached: a full cache has a slot in use */
+        init_kept_evict(old);
+        if (!free_slot) free_slot = old;
+    }
+    char err[200];
+    if (init_kept_limited() ||
+        mem_check((double)bytes, err, sizeof err, "starting weights %dx%d", dim, dim) != CV_OK)
+        return NULL;
+    float *w = malloc(bytes);
+    if (!w) return NULL;
+    init_weight_cols_drawn(seed, layer, dim, 0, dim, w);
+    *free_slot = (struct init_kept){seed, (uint64_t)layer, ++init_kept_clock, dim, w};
+    init_kept_bytes += bytes;
+    return w;
+}
+
+size_t mlp_init_kept_bytes(void)
+{
+    pthread_mutex_lock(&init_kept_mu);
+    size_t n = init_kept_bytes;
+    pthread_mutex_unlock(&init_kept_mu);
+    return n;
+}
+
+void mlp_init_keep_hold(bool open)
+{
+    pthread_mutex_lock(&init_kept_mu);
+    init_kept_holds += open ? 1 : -1;
+    while (!init_kept_holds && init_kept_bytes > MLP_INIT_KEEP_BYTES)
+        init_kept_evict(init_kept_oldest());
+    pthread_mutex_unlock(&init_kept_mu);
+}
+
+void mlp_init_kept_drop(void)
+{
+    pthread_mutex_lock(&init_kept_mu);
+    for (size_t i = 0; i < ARRAY_LEN(init_kept); i++)
+        if (init_kept[i].w) init_kept_evict(&init_kept[i]);
+    pthread_mutex_unlock(&init_kept_mu);
+}
+
+void mlp_init_weight_cols(uint64_t seed, int layer, int dim, int c0, int ncols, float *w)
+{
+    pthread_mutex_lock(&init_kept_mu);
+    const float *k = init_kept_get(seed, layer, dim);
+    if (k)
+        for (int i = 0; i < dim; i++)
+            memcpy(w + (size_t)i * ncols, k + (size_t)i * dim + c0, (size_t)ncols * sizeof *w);
+    pthread_mutex_unlock(&init_kept_mu);
+    if (!k) init_weight_cols_drawn(seed, layer, dim, c0, ncols, w);
 }
 
 void mlp_init_weights(uint64_t seed, int layer, int dim, float *w)

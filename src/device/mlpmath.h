@@ -34,6 +34,19 @@ void mlp_init_weights(uint64_t seed, int layer, int dim, float *w);
 /* Columns [c0, c0+ncols) of layer l's weights, as a D×ncols row-major matrix (a tensor-
  * parallel shard): exactly the same numbers as mlp_init_weights. */
 void mlp_init_weight_cols(uint64_t seed, int layer, int dim, int c0, int ncols, float *w);
+/* Whole matrices of MLP_INIT_KEEP_MIN bytes and more are kept once drawn, up to
+ * MLP_INIT_KEEP_BYTES together (each allocation passing mem_check first; none under ulimit
+ * -v or -d), and copied to
+ * the next rank or run that asks for them: the same numbers, drawn once. Between
+ * mlp_init_keep_hold(true) and (false) (a run and its reference: holds nest, from any
+ * thread) up to MLP_INIT_HOLD_BYTES, a mixture of experts' every expert; the last close
+ * frees down to MLP_INIT_KEEP_BYTES. */
+#define MLP_INIT_KEEP_BYTES ((size_t)16 << 20)  /* 4 layers of the lecture's D = 1024 */
+#define MLP_INIT_HOLD_BYTES ((size_t)256 << 20) /* its 4 blocks of 8 experts and more */
+#define MLP_INIT_KEEP_MIN ((size_t)64 << 10)    /* D = 128: draws below cost little */
+void mlp_init_keep_hold(bool open);
+size_t mlp_init_kept_bytes(void); /* the bytes kept now */
+void mlp_init_kept_drop(void);    /* frees every kept matrix */
 /* The B×D input batch, randn. */
 void mlp_init_data(uint64_t seed, int batch, int dim, float *x);
 

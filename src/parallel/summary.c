@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "device/mlpmath.h"
 
 int train_summary_run(const struct train_config *cfg, struct train_summary *out,
                       volatile int *cancel, char *err, size_t errlen)
@@ -24,12 +25,15 @@ int train_summary_run(const struct train_config *cfg, struct train_summary *out,
 
     struct train_config rc_cfg = train_reference_of(cfg);
     struct train_result ref, res;
+    mlp_init_keep_hold(true); /* the run starts from the reference's weights, drawn once */
     rc = train_run(&rc_cfg, &ref, cancel, err, errlen);
     if (rc != CV_OK) {
+        mlp_init_keep_hold(false);
         if (rc == CV_ECANCELLED) train_result_free(&ref);
         return rc;
     }
     rc = train_run(cfg, &res, cancel, err, errlen);
+    mlp_init_keep_hold(false);
     if (rc != CV_OK) {
         if (rc == CV_ECANCELLED) train_result_free(&res);
         train_result_free(&ref);

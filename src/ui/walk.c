@@ -61,11 +61,9 @@ struct walk {
     size_t nans;
     char **seen; /* places already counted: "kind|lesson|slide|what" */
     size_t nseen, capseen;
-    char frame[160];   /* the frame, for the log: "slide 3 step 2 (scene alone)" */
-    size_t revealed;   /* (presenter) the slide's exercises r has revealed to the room */
-    long cuts_seen;    /* draw_cut_count before the frame */
-    bool answers_only; /* the frames of the views a student switches to (walk_views): their
-                          cut lines are not counted (yet) */
+    char frame[160]; /* the frame, for the log: "slide 3 step 2 (scene alone)" */
+    size_t revealed; /* (presenter) the slide's exercises r has revealed to the room */
+    long cuts_seen;  /* draw_cut_count before the frame */
     /* the screen read back */
     char *text;
     char *line[256];
@@ -86,7 +84,8 @@ const char *walk_kind_name(enum walk_kind k)
                                                "cut line above a blank row",
                                                "a later lesson's answer early",
                                                "key hint that does nothing",
-                                               "box hidden beside its values shown"};
+                                               "box hidden beside its values shown",
+                                               "slide without its lesson's title"};
     return k < WALK_NKINDS ? n[k] : "?";
 }
 
@@ -1076,6 +1075,21 @@ static void walk_trained(struct app *a)
     PAR(a)->have[want.scheme] = true;
 }
 
+/* A frame of a slide shows its lesson's title, whole or short (lesson_short_title), on some
+ * row: a student or a room that looks up knows which lesson this is. */
+static void walk_title(struct walk *w, size_t slide)
+{
+    /* the list of lessons is no slide; an answer r revealed to the room takes the footer's
+     * room (present.c) until the next press */
+    if (strncmp(w->frame, "the list", 8) == 0 || w->revealed) return;
+    const char *t = w->L->title ? w->L->title : "", *s = lesson_short_title(w->L);
+    for (int y = 0; y < w->nlines; y++)
+        if ((t[0] && strstr(w->line[y], t)) || strstr(w->line[y], s)) return;
+    char what[300];
+    snprintf(what, sizeof what, "neither \"%s\" nor its short title", t);
+    walk_found(w, WALK_NO_TITLE, slide, what, w->nlines ? w->line[w->nlines - 1] : "");
+}
+
 static void walk_check(struct walk *w, size_t slide)
 {
     w->c->frames++;
@@ -1096,13 +1110,13 @@ static void walk_check(struct walk *w, size_t slide)
     }
     const char *last;
     long cuts = draw_cut_count(&last);
-    if (cuts > w->cuts_seen && !w->answers_only) {
+    if (cuts > w->cuts_seen) {
         char what[200];
         snprintf(what, sizeof what, "cut without a mark: %s", last);
         walk_found(w, WALK_CUT, slide, what, last);
     }
     w->cuts_seen = cuts;
-    for (int y = 0; y < w->nlines && !w->answers_only; y++)
+    for (int y = 0; y < w->nlines; y++)
         if (walk_cut(w->line[y]) || (walk_status_row(w, y) && strstr(w->line[y], "\u2026"))) {
             char t[300];
             /* a status row: one place a slide (its step and clock change by the frame) */
@@ -1120,6 +1134,7 @@ static void walk_check(struct walk *w, size_t slide)
                 blank = w->line[b][strspn(w->line[b], " ")] == '\0';
             if (blank) walk_found(w, WALK_CUT_FREE, slide, s, w->line[y]);
         }
+    walk_title(w, slide);
     if (w->set) walk_mark_later(w);
     for (size_t k = 0; k < w->nans; k++) {
         const struct walk_ans *a = &w->ans[k];
@@ -1356,7 +1371,6 @@ static void walk_views(struct walk *w, struct app *a, struct lesson_ui *u, size_
         return;
     struct lesson_layout lay;
     lesson_layout((struct rect){0, 0, w->rows, w->cols}, true, false, &lay);
-    w->answers_only = true;
     for (int lecture = 0; lecture < 2; lecture++) {
         if (lecture) walk_key(a, 'L');
         walk_key(a, '0');
@@ -1385,7 +1399,6 @@ static void walk_views(struct walk *w, struct app *a, struct lesson_ui *u, size_
         }
     }
     walk_key(a, '0');
-    w->answers_only = false;
 }
 
 /* Press act in the player as it stands and put everything back: whether it did its thing

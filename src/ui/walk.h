@@ -33,6 +33,7 @@
  *     into); and a text the frame's drawing cut at its width with words left over and no
  *     mark (kit/draw.h's draw_cut_count: a legend's "[ ] ou").
  *
+ *   - a frame of a slide without its lesson's title, whole or short, on any row;
  *   - (player) a key hint that names a key doing nothing there: every item of the key bar and
  *     every "H: hint" and "Tab: exercise K of N" of the text, on every slide, with each of its
  *     exercises current and each number of hints shown, is pressed (its state put back
@@ -45,8 +46,7 @@
  * stray key away (another collective, algorithm, count, op, root, input, ranks); where a step
  * or message count is asked on the slide or later, each view `V` reaches (slices, channels)
  * at the slide's ranks and up to four more (`+`), at its start, first tick and end, on the
- * student's numbers and the lecture's (`L`) (answers only: those views' cut lines are not
- * counted yet);
+ * student's numbers and the lecture's (`L`), their cut lines counted as every frame's;
  * the presenter's pages and steps, before and after each press of `r` (each exercise's
  * answer revealed to the room: a revealed answer is no early answer, and is never cut). No
  * backend runs and nothing is measured: the panel shows what it shows before any
@@ -80,6 +80,8 @@ enum walk_kind {
     WALK_PART_MASK,  /* a box drawn as "?" whose values the frame shows anyway: in a box not
                         hidden, or as a run in its text (a mask that hides nothing, and
                         puzzles) */
+    WALK_NO_TITLE,   /* a frame of a slide that shows neither its lesson's title nor its short
+                        title (lesson_short_title) on any row */
     WALK_NKINDS
 };
 

@@ -11,8 +11,13 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "device/mlpmath.h"
@@ -140,6 +145,151 @@ static void test_rng(void **state)
     assert_true(fabs(s / n) < 0.03);
     assert_true(fabs(s2 / n - 1.0) < 0.05);
 }
+
+/* Weight (i, j) of (seed, layer, dim), from the generator's definition (mlpmath.h) written
+ * out here: splitmix64 from seed ^ golden·(layer+1), Box-Muller on draws 2p and 2p+1 for
+ * the pair p = (i·dim + j)/2 (cos the even one, sin the odd), scaled by 1/√dim. */
+static float weight_by_def(uint64_t seed, int layer, int dim, int i, int j)
+{
+    uint64_t k = (uint64_t)i * (uint64_t)dim + (uint64_t)j, g = 0x9E3779B97F4A7C15ull;
+    uint64_t st = seed ^ (g * ((uint64_t)layer + 1)), x[2];
+    for (int d = 0; d < 2; d++) {
+        uint64_t z = st + g * (k / 2 * 2 + (uint64_t)d + 1);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        x[d] = z ^ (z >> 31);
+    }
+    double u1 = 1.0 - (double)(x[0] >> 11) * 0x1.0p-53, u2 = (double)(x[1] >> 11) * 0x1.0p-53;
+    double rad = sqrt(-2.0 * log(u1)), th = 2.0 * M_PI * u2;
+    double v = k % 2 ? rad * sin(th) : rad * cos(th);
+    return (float)(v * (1.0 / sqrt((double)dim)));
+}
+
+/* Columns [c0, c0+n) of (seed, layer, dim) as mlp_init_weight_cols gives them: every
+ * value the definition's, on rows 0, 1, the last and every 37th. */
+static long cols_off_def(uint64_t seed, int layer, int dim, int c0, int n)
+{
+    float *w = xmalloc((size_t)dim * n * sizeof *w);
+    mlp_init_weight_cols(seed, layer, dim, c0, n, w);
+    long bad = 0;
+    for (int i = 0; i < dim; i++)
+        if (i < 2 || i == dim - 1 || i % 37 == 0)
+            for (int j = 0; j < n; j++)
+                bad += w[(size_t)i * n + j] != weight_by_def(seed, layer, dim, i, c0 + j);
+    free(w);
+    return bad;
+}
+
+struct kept_draw {
+    float *w;
+};
+
+static void *kept_draw_thread(void *p)
+{
+    struct kept_draw *d = p;
+    mlp_init_weights(11, 7, 256, d->w);
+    return NULL;
+}
+
+/* Starting weights kept once drawn (mlpmath.h): the first draw of a matrix and every later
+ * one, whole or any slice at the edges and inside, are the generator's numbers; below
+ * MLP_INIT_KEEP_MIN bytes and above MLP_INIT_KEEP_BYTES nothing is kept; the bytes kept never
+ * pass MLP_INIT_KEEP_BYTES but while held; ranks drawing one matrix at once get it whole. */
+static void test_init_kept(void **state)
+{
+    (void)state;
+    mlp_init_kept_drop();
+    assert_int_equal(mlp_init_kept_bytes(), 0);
+    static const int dims[] = {12, 127, 128, 200, 1024};
+    for (size_t d = 0; d < ARRAY_LEN(dims); d++) {
+        int D = dims[d];
+        size_t before = mlp_init_kept_bytes(), bytes = (size_t)D * D * sizeof(float);
+        for (int pass = 0; pass < 2; pass++) { /* drawn, then kept */
+            const int slices[][2] = {{0, D}, {0, 1}, {D - 1, 1}, {D / 3, D / 2}, {1, D - 1}};
+            for (size_t s = 0; s < ARRAY_LEN(slices); s++)
+                assert_int_equal(cols_off_def(5, 3, D, slices[s][0], slices[s][1]), 0);
+        }
+        assert_int_equal(mlp_init_kept_bytes(),
+                         before + (bytes >= MLP_INIT_KEEP_MIN ? bytes : 0));
+    }
+    assert_true(mlp_init_kept_bytes() <= MLP_INIT_KEEP_BYTES);
+    pthread_t t[4];
+    struct kept_draw kd[4];
+    for (int i = 0; i < 4; i++) {
+        kd[i].w = xmalloc(256 * 256 * sizeof(float));
+        assert_int_equal(pthread_create(&t[i], NULL, kept_draw_thread, &kd[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(t[i], NULL);
+        long bad = 0;
+        for (int r = 0; r < 256; r++)
+            for (int c = 0; c < 256; c++)
+                bad += kd[i].w[r * 256 + c] != weight_by_def(11, 7, 256, r, c);
+        assert_int_equal(bad, 0);
+        free(kd[i].w);
+    }
+    /* the cap's own size is kept, alone; one column more is not */
+    assert_int_equal(cols_off_def(6, 0, 2048, 2047, 1), 0);
+    assert_int_equal(mlp_init_kept_bytes(), MLP_INIT_KEEP_BYTES);
+    assert_int_equal(cols_off_def(6, 0, 2049, 0, 2), 0);
+    assert_int_equal(mlp_init_kept_bytes(), MLP_INIT_KEEP_BYTES);
+    assert_int_equal(cols_off_def(6, 1, 1024, 0, 1024), 0);
+    assert_int_equal(mlp_init_kept_bytes(), (size_t)4 << 20); /* the 2048² one left */
+    /* held (nested, as a run inside a compare), six 4 MiB matrices stay; after the last
+     * close the four drawn last, still right */
+    mlp_init_keep_hold(true);
+    mlp_init_keep_hold(true);
+    for (int l = 0; l < 6; l++)
+        assert_int_equal(cols_off_def(9, l, 1024, 0, 1), 0);
+    mlp_init_keep_hold(false);
+    assert_int_equal(mlp_init_kept_bytes(), (size_t)28 << 20); /* and the one before */
+    mlp_init_keep_hold(false);
+    assert_int_equal(mlp_init_kept_bytes(), MLP_INIT_KEEP_BYTES);
+    for (int l = 5; l >= 0; l--)
+        assert_int_equal(cols_off_def(9, l, 1024, 1000, 24), 0);
+    assert_int_equal(mlp_init_kept_bytes(), MLP_INIT_KEEP_BYTES);
+    mlp_init_kept_drop();
+    assert_int_equal(mlp_init_kept_bytes(), 0);
+}
+
+#ifndef __SANITIZE_ADDRESS__
+/* A matrix is kept only when mem_check says it fits and no limit is set: under `ulimit -v`
+ * a megabyte above what the process maps, or a gigabyte above, a 4 MiB matrix is drawn right
+ * and not kept. */
+static void test_init_kept_mem(void **state)
+{
+    (void)state;
+    float *w = xmalloc((size_t)1024 * 1024 * sizeof *w);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        mlp_init_kept_drop();
+        FILE *f = fopen("/proc/self/statm", "r");
+        unsigned long pages = 0;
+        if (!f || fscanf(f, "%lu", &pages) != 1) _exit(3);
+        fclose(f);
+        const unsigned long extra[] = {1ul << 30, 1ul << 20};
+        for (int e = 0; e < 2; e++) {
+            struct rlimit rl;
+            if (getrlimit(RLIMIT_AS, &rl) != 0) _exit(4);
+            rl.rlim_cur = pages * (unsigned long)sysconf(_SC_PAGESIZE) + extra[e];
+            if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(4);
+            mlp_init_weight_cols(8, 2 + e, 1024, 0, 1024, w);
+            for (int i = 0; i < 1024; i += 31)
+                for (int j = 0; j < 1024; j++)
+                    if (w[(size_t)i * 1024 + j] != weight_by_def(8, 2 + e, 1024, i, j))
+                        _exit(5);
+            if (mlp_init_kept_bytes() != 0) _exit(6);
+        }
+        _exit(0);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    free(w);
+}
+#endif
 
 static struct train_config tiny(enum train_scheme s, int w)
 {
@@ -482,6 +632,10 @@ int main(void)
         cmocka_unit_test(test_adamw_by_hand),
         cmocka_unit_test(test_gemm_streamed_zero),
         cmocka_unit_test(test_rng),
+        cmocka_unit_test(test_init_kept),
+#ifndef __SANITIZE_ADDRESS__
+        cmocka_unit_test(test_init_kept_mem),
+#endif
         cmocka_unit_test(test_schemes_match_reference),
         cmocka_unit_test(test_overlap_bitwise),
         cmocka_unit_test(test_uneven_pipeline),

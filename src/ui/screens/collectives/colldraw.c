@@ -573,47 +573,139 @@ static void draw_slices(const struct app *a, const struct coll_slices *sl, struc
     }
 }
 
-/* The legend line of the slice view, and what the current tick moves. */
-static void draw_slices_legend(const struct app *a, const struct coll_slices *sl,
-                               struct rect lg, struct rect xr)
+/* The slice view's legend line. */
+static void coll_slices_legend_text(const struct coll_slices *sl, char *buf, size_t n)
+{
+    snprintf(buf, n, "cell = chunk.slice; model: 1 slice per link per tick; fill %d, drain %d",
+             sl->tl.fill, sl->tl.drain);
+}
+
+/* What the current tick moves, as its lead ("tick 3 moves:") and entries (" r0>r1 0.1(+)")
+ * into e[max]; how many entries (0 before the first tick: the lead says so). */
+#define SLICE_MOVES_MAX 256
+static int coll_slices_moves(const struct app *a, const struct coll_slices *sl, char *lead,
+                             size_t ln, char (*e)[48], int max)
 {
     const struct slice_tl *t = &sl->tl;
-    if (lg.h >= 1)
-        draw_putf(lg.y, lg.x + 1, lg.w - 2, a->th.role[TH_DIM],
-                  "cell = chunk.slice; model: 1 slice per link per tick; fill %d, drain %d",
-                  t->fill, t->drain);
     int cur = (int)app_step(a) - 1;
-    if (xr.h < 1) return;
     if (cur < 0) {
-        draw_put(xr.y, xr.x + 1, xr.w - 1, a->th.role[TH_DIM],
+        snprintf(lead, ln, "%s",
                  a->no_key_hints ? "no slice has moved yet: tick 1 is next"
                  : a->utf8       ? "no slice has moved yet: press \u2192 (or l) for tick 1"
                                  : "no slice has moved yet: press Right (or l) for tick 1");
-        return;
+        return 0;
     }
-    char line[512];
-    size_t o = coll_count_hidden(a) /* the last tick's number is the count */
-                   ? (size_t)snprintf(line, sizeof line, "this tick moves:")
-                   : (size_t)snprintf(line, sizeof line, "tick %d moves:", cur + 1);
+    if (coll_count_hidden(a)) /* the last tick's number is the count */
+        snprintf(lead, ln, "this tick moves:");
+    else
+        snprintf(lead, ln, "tick %d moves:", cur + 1);
     int n = 0;
-    for (int l = 0; l < t->nlinks && o + 24 < sizeof line; l++) {
+    for (int l = 0; l < t->nlinks && n < max; l++) {
         long x = t->cells[(size_t)l * (size_t)t->nticks + (size_t)cur].x;
         if (x < 0) continue;
         const struct xfer *y = &sl->plan.x[x];
         char c[16];
         slice_tl_label(&sl->plan, x, c, sizeof c);
         if (y->kind == XFER_SCALE)
-            o += (size_t)snprintf(line + o, sizeof line - o, " r%d %s", y->dst, c);
+            snprintf(e[n++], sizeof e[0], " r%d %s", y->dst, c);
         else
-            o += (size_t)snprintf(line + o, sizeof line - o, " r%d>r%d %s%s", y->src, y->dst, c,
-                                  y->kind == XFER_REDUCE ? "(+)" : "");
-        n++;
+            snprintf(e[n++], sizeof e[0], " r%d>r%d %s%s", y->src, y->dst, c,
+                     y->kind == XFER_REDUCE ? "(+)" : "");
     }
-    if (n == 0) snprintf(line + o, sizeof line - o, " nothing (every link waits)");
-    char lines[4][256];
-    int k = text_wrap(line, xr.w - 2, lines, xr.h < 4 ? xr.h : 4, a->utf8);
-    for (int i = 0; i < k; i++)
-        draw_put(xr.y + i, xr.x + 1, xr.w - 2, A_NORMAL, lines[i]);
+    if (n == 0) snprintf(lead + strlen(lead), ln - strlen(lead), " nothing (every link waits)");
+    return n;
+}
+
+/* The moves of the tick laid into rows of width w, whole entries only: the lead and the
+ * entries that fit, and where some do not, a last row ending in SLICE_REST (the grid's column
+ * of the tick shows them, where its rows hold their links). Writes at most max rows into out
+ * (NULL: counts them); how many rows it takes. */
+#define SLICE_REST " (and more)"
+static int coll_slices_moves_rows(const char *lead, char (*e)[48], int ne, int w, int max,
+                                  char (*out)[256])
+{
+    int rows = 0, k = 0, restw = text_width(SLICE_REST);
+    while (rows < max) {
+        char row[256];
+        size_t o = (size_t)snprintf(row, sizeof row, "%s", rows == 0 ? lead : "");
+        int used = text_width(row);
+        bool last = rows + 1 == max;
+        int tail = used; /* the last row: do all the entries left fit without the marker? */
+        for (int i = k; last && i < ne; i++)
+            tail += text_width(tail ? e[i] : e[i] + 1);
+        bool mark = last && tail > w;
+        while (k < ne) {
+            int ew = text_width(rows == 0 || used ? e[k] : e[k] + 1); /* no space to open */
+            int need = ew + (mark ? restw : 0); /* room kept for the marker */
+            if (used + need > w && used > 0) break;
+            o += (size_t)snprintf(row + o, sizeof row - o, "%s",
+                                  rows == 0 || used ? e[k] : e[k] + 1);
+            used += ew;
+            k++;
+        }
+        if (last && k < ne) snprintf(row + o, sizeof row - o, "%s", SLICE_REST);
+        if (out) snprintf(out[rows], sizeof out[0], "%s", row);
+        rows++;
+        if (k >= ne) break;
+    }
+    return rows;
+}
+
+/* The slice view in the band of the boxes, legend and transfers and the sentence's rows
+ * below it (band, what), top to bottom: the grid, the legend line, the tick's moves (whole
+ * entries; "(and more)" where some do not fit) and the step's sentence whole, then the
+ * summary where it fits whole; the grid has the rows left (its links past them counted:
+ * "+N more links"). No line is cut. */
+static void draw_slice_view(const struct app *a, const struct coll_slices *sl, struct rect band,
+                            struct rect what)
+{
+    int y0 = band.y, y1 = what.y + what.h > band.y + band.h ? what.y + what.h : band.y + band.h;
+    int w = (what.w < band.w ? what.w : band.w) - 2, h = y1 - y0;
+    if (w < 20 || h < 4) return;
+    char sent[12][256], sum[6][256], leg[4][256], summary[400], legend[160], lead[96];
+    static char e[SLICE_MOVES_MAX][48], mv[16][256];
+    const char *text = coll_what(a, app_step(a));
+    /* the sentence whole (cut only where the band holds nothing else: h rows) */
+    int ns = text_wrap(text, w, sent, h - 1 < 12 ? h - 1 : 12, a->utf8);
+    coll_slice_summary(a, summary, sizeof summary);
+    int nm = text_wrap_count(summary, w) <= 6 ? text_wrap(summary, w, sum, 6, a->utf8) : 0;
+    coll_slices_legend_text(sl, legend, sizeof legend);
+    int nl = text_wrap_count(legend, w) <= 4 ? text_wrap(legend, w, leg, 4, a->utf8) : 0;
+    int ne = coll_slices_moves(a, sl, lead, sizeof lead, e, SLICE_MOVES_MAX);
+    int full = coll_slices_moves_rows(lead, e, ne, w, 16, NULL);
+    int grid_min = 3, grid_all = sl->tl.nlinks + 1;
+    /* what the rows hold, in the order it gives way: the summary, the legend, the moves
+     * beyond their first row, then the grid's links beyond its least */
+    int left = h - ns - grid_min;
+    int nmv = full <= left - 1 ? full : left >= 1 ? left : 0;
+    if (nmv < 1 && left >= 1) nmv = 1;
+    left -= nmv;
+    if (nl > left) nl = 0;
+    left -= nl;
+    int grid = grid_min + (left > grid_all - grid_min ? grid_all - grid_min : left);
+    if (grid > grid_all) grid = grid_all;
+    if (grid > h - ns - nl - nmv) grid = h - ns - nl - nmv; /* a band too low for the least */
+    left -= grid - grid_min;
+    if (nmv < full && left > 0) { /* rows the grid does not need: more of the moves */
+        int more = full - nmv < left ? full - nmv : left;
+        nmv += more;
+        left -= more;
+    }
+    if (nm > left - 1) nm = 0; /* a blank row above it, or none at all */
+    nmv = coll_slices_moves_rows(lead, e, ne, w, nmv, mv);
+    int y = y0;
+    draw_slices(a, sl, (struct rect){y, band.x, grid, band.w});
+    y += grid;
+    for (int i = 0; i < nl; i++)
+        draw_put(y++, band.x + 1, w, a->th.role[TH_DIM], leg[i]);
+    for (int i = 0; i < nmv; i++)
+        draw_put(y++, band.x + 1, w, A_NORMAL, mv[i]);
+    /* the sentence under the moves, a blank row between where one is left */
+    int ys = y + (y1 - y - ns - (nm ? nm + 1 : 0) >= 1 ? 1 : 0);
+    for (int i = 0; i < ns; i++)
+        draw_put(ys + i, what.x + 1, w, A_BOLD, sent[i]);
+    for (int i = 0; i < nm; i++)
+        draw_put(ys + ns + 1 + i, what.x + 1, w, a->th.role[TH_LABEL], sum[i]);
 }
 
 /* The step's sentence, then (room permitting) the plan's summary; in the slice view the
@@ -628,14 +720,6 @@ static void draw_what(const struct app *a, struct rect r)
     for (int i = 0; i < n && i < max; i++)
         draw_put(r.y + i, r.x + 1, r.w - 2, A_BOLD, lines[i]);
     int sh = r.h - wl;
-    char summary[400];
-    if (coll_slices(a)) {
-        coll_slice_summary(a, summary, sizeof summary);
-        n = text_wrap(summary, r.w - 2, lines, sh < 4 ? sh : 4, a->utf8);
-        for (int i = 0; i < n && i < sh && i < 4; i++)
-            draw_put(r.y + wl + i, r.x + 1, r.w - 2, a->th.role[TH_LABEL], lines[i]);
-        return;
-    }
     if (sh > 0 && cs->have_plan) {
         n = text_wrap(cs->plan.summary, r.w - 2, lines, sh < 4 ? sh : 4, a->utf8);
         for (int i = 0; i < n && i < sh && i < 4; i++) /* "(6 steps)": an answer is "?" */
@@ -780,17 +864,9 @@ void coll_draw(struct app *a, struct rect r)
     draw_status(a, cs->lay.status);
     const struct coll_slices *sl = coll_slices(a);
     if (sl) {
-        /* The grid takes the whole band of the rank boxes, legend and transfers, with the
-         * legend line and two lines of what moves at its foot. */
-        struct rect band = cs->lay.anim;
-        int end = cs->lay.what.y > band.y ? cs->lay.what.y : band.y + band.h;
-        band.h = end - band.y;
-        int foot = band.h >= 8 ? 3 : 2;
-        struct rect g = {band.y, band.x, band.h - foot, band.w};
-        struct rect lg = {band.y + band.h - foot, band.x, 1, band.w};
-        struct rect mv = {lg.y + 1, band.x, foot - 1, band.w};
-        draw_slices(a, sl, g);
-        draw_slices_legend(a, sl, lg, mv);
+        /* The grid, legend, moves and sentence take the band of the rank boxes, legend and
+         * transfers and the sentence's rows (draw_slice_view). */
+        draw_slice_view(a, sl, cs->lay.anim, cs->lay.what);
     } else if (cs->have_trace) {
         draw_ranks(a);
         if (a->zoom < 3) {
@@ -801,7 +877,7 @@ void coll_draw(struct app *a, struct rect r)
         draw_put(cs->lay.anim.y + 1, cs->lay.anim.x + 2, cs->lay.anim.w - 2, a->th.role[TH_BAD],
                  cs->scene_err);
     }
-    if (a->zoom < 3) draw_what(a, cs->lay.what);
+    if (a->zoom < 3 && !sl) draw_what(a, cs->lay.what);
     coll_panel(a, cs->lay.panel);
     frame_bar(a, cs->lay.bar, KEYS_ON_COLL);
 }
