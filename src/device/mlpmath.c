@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "core/rng.h"
@@ -68,10 +69,10 @@ static void init_weight_cols_drawn(uint64_t seed, int layer, int dim, int c0, in
  * matrices, and drawing one (D² normals, a log and a sincos a pair) cost more than the step
  * it starts at the lecture's D = 1024. Whole matrices of MLP_INIT_KEEP_MIN bytes and more,
  * MLP_INIT_KEEP_BYTES together at most, MLP_INIT_HOLD_BYTES while a hold is open (the least
- * recently used leave first); each is allocated only when mem_check says it fits, so what is
- * kept is counted like any other allocation, and a draw that cannot keep its matrix draws as
- * before. Under a mutex: ranks are threads, and the ones asking for a matrix another is
- * drawing wait for it. */
+ * recently used leave first); each is allocated only when mem_check says it fits and no
+ * ulimit -v or -d is set, so what is kept is counted like any other allocation, and a draw
+ * that cannot keep its matrix draws as before. Under a mutex: ranks are threads, and the ones
+ * asking for a matrix another is drawing wait for it. */
 struct init_kept {
     uint64_t seed, stream, used;
     int dim;
@@ -88,6 +89,16 @@ static void init_kept_evict(struct init_kept *k)
     init_kept_bytes -= (size_t)k->dim * k->dim * sizeof(float);
     free(k->w);
     k->w = NULL;
+}
+
+/* Under ulimit -v (or -d) nothing is kept: the run has checked its own buffers and the
+ * ones OpenBLAS maps later without asking (train_config_check) against that limit, and a
+ * kept copy must not take their room; drawing again costs only time. */
+static bool init_kept_limited(void)
+{
+    struct rlimit as, data;
+    return getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur != RLIM_INFINITY ||
+           getrlimit(RLIMIT_DATA, &data) != 0 || data.rlim_cur != RLIM_INFINITY;
 }
 
 static struct init_kept *init_kept_oldest(void)
@@ -121,7 +132,8 @@ static const float *init_kept_get(uint64_t seed, int layer, int dim)
         if (!free_slot) free_slot = old;
     }
     char err[200];
-    if (mem_check((double)bytes, err, sizeof err, "starting weights %dx%d", dim, dim) != CV_OK)
+    if (init_kept_limited() ||
+        mem_check((double)bytes, err, sizeof err, "starting weights %dx%d", dim, dim) != CV_OK)
         return NULL;
     float *w = malloc(bytes);
     if (!w) return NULL;

@@ -35,7 +35,8 @@ void mlp_init_weights(uint64_t seed, int layer, int dim, float *w);
  * parallel shard): exactly the same numbers as mlp_init_weights. */
 void mlp_init_weight_cols(uint64_t seed, int layer, int dim, int c0, int ncols, float *w);
 /* Whole matrices of MLP_INIT_KEEP_MIN bytes and more are kept once drawn, up to
- * MLP_INIT_KEEP_BYTES together (each allocation passing mem_check first), and copied to
+ * MLP_INIT_KEEP_BYTES together (each allocation passing mem_check first; none under ulimit
+ * -v or -d), and copied to
  * the next rank or run that asks for them: the same numbers, drawn once. Between
  * mlp_init_keep_hold(true) and (false) (a run and its reference: holds nest, from any
  * thread) up to MLP_INIT_HOLD_BYTES, a mixture of experts' every expert; the last close

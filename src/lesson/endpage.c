@@ -86,7 +86,8 @@ struct lesson_block *lesson_end_blocks(const struct lesson *L, size_t first_slid
             if (!what) continue;
             nmissed++;
             lesson_ex_question(e, q, sizeof q);
-            snprintf(t, sizeof t, "slide %zu, %s: %s", first_slide + e->slide, what, q);
+            snprintf(t, sizeof t, "slide %zu%s%s: %s", first_slide + e->slide,
+                     what[0] ? ", " : "", what, q);
             end_span(end_add(&b, LBLOCK_ITEM, true), tone, t);
             if (detail[0]) end_span(end_add(&b, LBLOCK_ITEM, false), 0, detail);
         }

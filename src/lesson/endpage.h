@@ -11,8 +11,9 @@
 #include "lesson/lesson.h"
 
 /* Whether exercise e was missed: NULL when not (it is left off the page), else the words
- * after "slide N, " ("not answered"); *tone (LSPAN_BAD when not set) colours its item; *detail
- * may get one more line ("" for none).
+ * after "slide N, " ("not answered"), or "" where the heading says them for every item (the
+ * item is "slide N: question", a line shorter: the room's end page fits 80x24); *tone
+ * (LSPAN_BAD when not set) colours its item; *detail may get one more line ("" for none).
  */
 typedef const char *(*lesson_end_fn)(const void *ctx, const struct lesson_exercise *e,
                                      char *detail, size_t n, unsigned *tone);

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "core/plan.h"
+#include "core/text.h"
 #include "core/util.h"
 #include "lesson/exercise.h"
 #include "lesson/parse.h"
@@ -311,8 +312,8 @@ static size_t parse_front(struct ctx *c, struct lesson *L)
     struct line first = lp_get_line(c, 0);
     if (!line_is(&first, "---")) return 0;
     size_t li = 1;
-    int seen_line[4] = {0, 0, 0, 0};
-    static const char *const keys[4] = {"lesson", "title", "minutes", "summary"};
+    int seen_line[5] = {0, 0, 0, 0, 0};
+    static const char *const keys[5] = {"lesson", "title", "minutes", "summary", "short"};
     for (; li < c->nlines; li++) {
         struct line l = lp_get_line(c, li);
         if (line_is(&l, "---")) break;
@@ -323,16 +324,17 @@ static size_t parse_front(struct ctx *c, struct lesson *L)
         size_t vn;
         if (!lp_split_kv(&t, key, sizeof key, &v, &vn)) {
             lp_perr(c, l.no,
-                    "front matter: expected 'key: value' (keys: lesson, title, minutes, "
-                    "summary)");
+                    "front matter: expected 'key: value' (keys: lesson, title, short, "
+                    "minutes, summary)");
             continue;
         }
         int k = -1;
-        for (int i = 0; i < 4; i++)
+        for (int i = 0; i < 5; i++)
             if (strcmp(key, keys[i]) == 0) k = i;
         if (k < 0) {
             lp_perr(c, l.no,
-                    "front matter: unknown key '%s' (keys: lesson, title, minutes, summary)",
+                    "front matter: unknown key '%s' (keys: lesson, title, short, minutes, "
+                    "summary)",
                     key);
             continue;
         }
@@ -357,6 +359,14 @@ static size_t parse_front(struct ctx *c, struct lesson *L)
             else {
                 free(L->title);
                 L->title = xstrdup(val);
+            }
+        } else if (k == 4) {
+            if (!val[0] || text_width(val) > LESSON_SHORT_MAX)
+                lp_perr(c, l.no, "front matter: short title '%s' is %d columns (1..%d)", val,
+                        text_width(val), LESSON_SHORT_MAX);
+            else {
+                free(L->short_title);
+                L->short_title = xstrdup(val);
             }
         } else if (k == 3) {
             size_t have = L->summary ? strlen(L->summary) : 0;
@@ -386,6 +396,13 @@ static size_t parse_front(struct ctx *c, struct lesson *L)
         return c->nlines;
     }
     return li + 1;
+}
+
+const char *lesson_short_title(const struct lesson *L)
+{
+    if (L->short_title) return L->short_title;
+    if (L->title && L->title[0] && text_width(L->title) <= LESSON_SHORT_MAX) return L->title;
+    return L->id;
 }
 
 /* ---- slides ----------------------------------------------------------------------------- */
@@ -507,6 +524,7 @@ void lesson_free(struct lesson *l)
         slide_free(&l->slides[i]);
     free(l->slides);
     free(l->title);
+    free(l->short_title);
     free(l->summary);
     free(l->path);
     lesson_errors_free(&l->warnings);
@@ -649,6 +667,11 @@ int lesson_parse(const char *path, const char *buf, size_t len, struct lesson *o
     }
     if (!out->title && out->nslides && out->slides[0].title)
         out->title = xstrdup(out->slides[0].title);
+    if (text_width(lesson_short_title(out)) > LESSON_SHORT_MAX)
+        lp_perr(&c, 1,
+                "the title is over %d columns and so is the lesson's id: give a short title "
+                "(front matter short:) for the rows that hold no whole title",
+                LESSON_SHORT_MAX);
     if (c.nerr == 0) rc = CV_OK;
     out->warnings = c.warns;
     c.warns = (struct lesson_errors){0};

@@ -37,6 +37,7 @@
 #define LESSON_ID_MAX 64      /* bytes of a lesson or exercise id, with the NUL */
 #define LESSON_MAX_MINUTES 240
 #define LESSON_MAX_SUMMARY 1200 /* bytes of a front matter summary, its lines joined */
+#define LESSON_SHORT_MAX 28     /* columns of a lesson's short title (front matter short:) */
 
 /* Errors: each one line "file:line: message" (or "file: message" without a line). */
 struct lesson_errors {
@@ -206,6 +207,7 @@ struct lesson_slide {
 struct lesson {
     char id[LESSON_ID_MAX]; /* front matter lesson:, default the file's slug */
     char *title;            /* front matter title:, default the first slide's title */
+    char *short_title;      /* front matter short:, or NULL (lesson_short_title) */
     int minutes;            /* 0 = not given */
     char *summary;          /* front matter summary: lines joined with spaces, or NULL: what
                                the lesson taught, shown after its last slide */
@@ -215,6 +217,13 @@ struct lesson {
     struct lesson_errors warnings; /* "file:line: warning: ..." (a link a handout drops) */
 };
 void lesson_errors_free(struct lesson_errors *e);
+
+/* The lesson's title where a row has no room for the whole one (a slide's footer at 80
+ * columns): front matter short:, else the title where it is at most LESSON_SHORT_MAX
+ * columns, else the lesson's id. Never empty, never wider than LESSON_SHORT_MAX (the parser
+ * refuses a lesson whose title and id are both wider and that has no short:): every slide
+ * can show its lesson at any size. */
+const char *lesson_short_title(const struct lesson *L);
 
 /* Parse a lesson from memory; `path` names it in errors and its slug gives the default id.
  * Appends every error found to *errs. CV_OK and a filled *out, or CV_EINVAL (at least one

@@ -84,7 +84,8 @@ const char *walk_kind_name(enum walk_kind k)
                                                "cut line above a blank row",
                                                "a later lesson's answer early",
                                                "key hint that does nothing",
-                                               "box hidden beside its values shown"};
+                                               "box hidden beside its values shown",
+                                               "slide without its lesson's title"};
     return k < WALK_NKINDS ? n[k] : "?";
 }
 
@@ -1087,6 +1088,21 @@ static void walk_trained(struct app *a)
     PAR(a)->have[want.scheme] = true;
 }
 
+/* A frame of a slide shows its lesson's title, whole or short (lesson_short_title), on some
+ * row: a student or a room that looks up knows which lesson this is. */
+static void walk_title(struct walk *w, size_t slide)
+{
+    /* the list of lessons is no slide; an answer r revealed to the room takes the footer's
+     * room (present.c) until the next press */
+    if (strncmp(w->frame, "the list", 8) == 0 || w->revealed) return;
+    const char *t = w->L->title ? w->L->title : "", *s = lesson_short_title(w->L);
+    for (int y = 0; y < w->nlines; y++)
+        if ((t[0] && strstr(w->line[y], t)) || strstr(w->line[y], s)) return;
+    char what[300];
+    snprintf(what, sizeof what, "neither \"%s\" nor its short title", t);
+    walk_found(w, WALK_NO_TITLE, slide, what, w->nlines ? w->line[w->nlines - 1] : "");
+}
+
 static void walk_check(struct walk *w, size_t slide)
 {
     w->c->frames++;
@@ -1131,6 +1147,7 @@ static void walk_check(struct walk *w, size_t slide)
                 blank = w->line[b][strspn(w->line[b], " ")] == '\0';
             if (blank) walk_found(w, WALK_CUT_FREE, slide, s, w->line[y]);
         }
+    walk_title(w, slide);
     if (w->set) walk_mark_later(w);
     for (size_t k = 0; k < w->nans; k++) {
         const struct walk_ans *a = &w->ans[k];

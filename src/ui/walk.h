@@ -33,6 +33,7 @@
  *     into); and a text the frame's drawing cut at its width with words left over and no
  *     mark (kit/draw.h's draw_cut_count: a legend's "[ ] ou").
  *
+ *   - a frame of a slide without its lesson's title, whole or short, on any row;
  *   - (player) a key hint that names a key doing nothing there: every item of the key bar and
  *     every "H: hint" and "Tab: exercise K of N" of the text, on every slide, with each of its
  *     exercises current and each number of hints shown, is pressed (its state put back
@@ -79,6 +80,8 @@ enum walk_kind {
     WALK_PART_MASK,  /* a box drawn as "?" whose values the frame shows anyway: in a box not
                         hidden, or as a run in its text (a mask that hides nothing, and
                         puzzles) */
+    WALK_NO_TITLE,   /* a frame of a slide that shows neither its lesson's title nor its short
+                        title (lesson_short_title) on any row */
     WALK_NKINDS
 };
 

@@ -39,7 +39,7 @@ run "check ok file" 0 lesson check ok/02-bandwidth.md
 same "check ok file" "$tmp/out" "ok/02-bandwidth.md: ok (lesson bandwidth, 1 slide, 1 exercise)"
 
 run "check bad" 2 lesson check bad/01-broken.md
-same "check bad" "$tmp/err" "bad/01-broken.md:3: front matter: unknown key 'colour' (keys: lesson, title, minutes, summary)
+same "check bad" "$tmp/err" "bad/01-broken.md:3: front matter: unknown key 'colour' (keys: lesson, title, short, minutes, summary)
 bad/01-broken.md:9: scene: bad ranks '99' (1..16)
 bad/01-broken.md:10: scene: unknown key 'speed'
 bad/01-broken.md:17: answer: not a finite number (inf) at x=0

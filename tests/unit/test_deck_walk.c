@@ -1,9 +1,9 @@
 /* test_deck_walk.c - the whole deck, every frame, every size (ui/walk.h): every slide of
  * every shipped lesson drawn off-screen by the lesson player and by the presenter at
- * 80x24, 100x30 and 120x40 shows no exercise's answer before the exercise is answered, and
- * cuts no line. Prints the counts for each
- * size and view; findings (at most 40 a walk) are printed with the frame and the row that shows
- * them. */
+ * 80x24, 100x30 and 120x40 shows no exercise's answer before the exercise is answered, cuts
+ * no line, and shows its lesson's title (whole or short) on every frame. Prints the counts for
+ * each size and view; findings (at most 40 a walk) are printed with the frame and the row that
+ * shows them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,7 +63,7 @@ static const long cut_ceiling[2][3] = {{0, 0, 0}, {0, 0, 0}};
  * ratio answer counted as recognisable across lessons with its unit. */
 static void walk_all(enum walk_view view, const char *name)
 {
-    long early = 0, cuts = 0, free_cuts = 0, dead = 0, part = 0;
+    long early = 0, cuts = 0, free_cuts = 0, dead = 0, part = 0, untitled = 0;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         struct walk_counts c;
         char err[400];
@@ -94,6 +94,11 @@ static void walk_all(enum walk_view view, const char *name)
         printf("walk %s %dx%d: boxes hidden beside their values shown: %ld (places %ld)\n",
                name, sizes[i][0], sizes[i][1], c.n[WALK_PART_MASK], c.places[WALK_PART_MASK]);
         part += c.places[WALK_PART_MASK];
+        /* issue 31: lesson 08's title (62 columns) was on no frame of its 7 slides at 80x24,
+         * in the player (its title row dropped it) and the presenter (its footer) */
+        printf("walk %s %dx%d: slides without their lesson's title: %ld frames (places %ld)\n",
+               name, sizes[i][0], sizes[i][1], c.n[WALK_NO_TITLE], c.places[WALK_NO_TITLE]);
+        untitled += c.places[WALK_NO_TITLE];
         early += c.places[WALK_EARLY_NUMBER] + c.places[WALK_EARLY_HOLDS] +
                  c.places[WALK_EARLY_CHOICE] + c.places[WALK_RECALL];
         free_cuts += c.places[WALK_CUT_FREE]; /* a cut with a blank row under it: never */
@@ -108,6 +113,7 @@ static void walk_all(enum walk_view view, const char *name)
     assert_int_equal(cuts, 0);
     assert_int_equal(dead, 0);
     assert_int_equal(part, 0);
+    assert_int_equal(untitled, 0);
 }
 
 static void test_player(void **state)

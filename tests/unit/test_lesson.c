@@ -355,7 +355,8 @@ static const struct {
     {"", "t.md:1: empty file (a lesson needs at least one slide)"},
     {"\n  \n", "t.md:1: empty file (a lesson needs at least one slide)"},
     {"---\nlesson: a\ncolor: red\n---\n# T\n",
-     "t.md:3: front matter: unknown key 'color' (keys: lesson, title, minutes, summary)"},
+     "t.md:3: front matter: unknown key 'color' (keys: lesson, title, short, minutes, "
+     "summary)"},
     {"---\ntitle: a\ntitle: b\n---\n# T\n",
      "t.md:3: front matter: key 'title' given twice (first at line 2)"},
     {"---\nminutes: 0\n---\n# T\n", "t.md:2: front matter: bad minutes '0' (1..240)"},
@@ -510,13 +511,55 @@ static void test_all_errors_collected(void **state)
     struct lesson_errors e = {0};
     assert_int_equal(lesson_parse("t.md", t, strlen(t), &L, &e), CV_EINVAL);
     assert_int_equal(e.n, 3);
-    assert_string_equal(
-        e.msg[0],
-        "t.md:2: front matter: unknown key 'foo' (keys: lesson, title, minutes, summary)");
+    assert_string_equal(e.msg[0], "t.md:2: front matter: unknown key 'foo' (keys: lesson, "
+                                  "title, short, minutes, summary)");
     assert_string_equal(e.msg[1], "t.md:7: scene: unknown key 'bar'");
     assert_string_equal(e.msg[2],
                         "t.md:12: slide 2 has no title (its first heading, e.g. '# Title')");
     lesson_errors_free(&e);
+}
+
+/* The short title (front matter short:): given, or the title where it is at most 28 columns,
+ * or the lesson's id; a short title over 28 columns, or a title and an id both over it
+ * without one, is an error. */
+static void test_short_title(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *front, *want, *err;
+    } c[] = {
+        {"title: Ring\n", "Ring", NULL},
+        {"title: Twenty-eight columns exactly\n", "Twenty-eight columns exactly", NULL},
+        {"title: A title over twenty-eight columns\n", "ring", NULL},
+        {"title: A title much longer than the rows hold\nshort: A short one\n", "A short one",
+         NULL},
+        {"short: twenty-nine columns, one too long\n", NULL,
+         "t.md:3: front matter: short title 'twenty-nine columns, one too long' is 33 columns "
+         "(1..28)"},
+        {"lesson: an-id-that-is-much-longer-than-28\ntitle: And a title longer than 28 "
+         "columns\n",
+         NULL,
+         "t.md:1: the title is over 28 columns and so is the lesson's id: give a short title "
+         "(front matter short:) for the rows that hold no whole title"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char t[600];
+        snprintf(t, sizeof t, "---\n%s%s---\n# A\n\ntext\n",
+                 strncmp(c[i].front, "lesson:", 7) ? "lesson: ring\n" : "", c[i].front);
+        struct lesson L;
+        struct lesson_errors e = {0};
+        int rc = lesson_parse("t.md", t, strlen(t), &L, &e);
+        if (c[i].want) {
+            assert_int_equal(rc, CV_OK);
+            assert_string_equal(lesson_short_title(&L), c[i].want);
+            lesson_free(&L);
+        } else {
+            assert_int_equal(rc, CV_EINVAL);
+            assert_int_equal(e.n, 1);
+            assert_string_equal(e.msg[0], c[i].err);
+        }
+        lesson_errors_free(&e);
+    }
 }
 
 static void test_nul_and_limits(void **state)
@@ -773,6 +816,7 @@ int main(void)
         cmocka_unit_test(test_crlf),
         cmocka_unit_test(test_errors_at_their_lines),
         cmocka_unit_test(test_all_errors_collected),
+        cmocka_unit_test(test_short_title),
         cmocka_unit_test(test_nul_and_limits),
         cmocka_unit_test(test_html_is_text),
         cmocka_unit_test(test_set_folder),

@@ -253,8 +253,9 @@ static void test_init_kept(void **state)
 }
 
 #ifndef __SANITIZE_ADDRESS__
-/* A matrix is kept only when mem_check says it fits: under `ulimit -v` a megabyte above what
- * the process maps, a 4 MiB matrix is drawn right and not kept. */
+/* A matrix is kept only when mem_check says it fits and no limit is set: under `ulimit -v`
+ * a megabyte above what the process maps, or a gigabyte above, a 4 MiB matrix is drawn right
+ * and not kept. */
 static void test_init_kept_mem(void **state)
 {
     (void)state;
@@ -267,15 +268,20 @@ static void test_init_kept_mem(void **state)
         unsigned long pages = 0;
         if (!f || fscanf(f, "%lu", &pages) != 1) _exit(3);
         fclose(f);
-        struct rlimit rl = {.rlim_cur =
-                                pages * (unsigned long)sysconf(_SC_PAGESIZE) + (1 << 20)};
-        rl.rlim_max = rl.rlim_cur;
-        if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(4);
-        mlp_init_weight_cols(8, 2, 1024, 0, 1024, w);
-        for (int i = 0; i < 1024; i += 31)
-            for (int j = 0; j < 1024; j++)
-                if (w[(size_t)i * 1024 + j] != weight_by_def(8, 2, 1024, i, j)) _exit(5);
-        _exit(mlp_init_kept_bytes() == 0 ? 0 : 6);
+        const unsigned long extra[] = {1ul << 30, 1ul << 20};
+        for (int e = 0; e < 2; e++) {
+            struct rlimit rl;
+            if (getrlimit(RLIMIT_AS, &rl) != 0) _exit(4);
+            rl.rlim_cur = pages * (unsigned long)sysconf(_SC_PAGESIZE) + extra[e];
+            if (setrlimit(RLIMIT_AS, &rl) != 0) _exit(4);
+            mlp_init_weight_cols(8, 2 + e, 1024, 0, 1024, w);
+            for (int i = 0; i < 1024; i += 31)
+                for (int j = 0; j < 1024; j++)
+                    if (w[(size_t)i * 1024 + j] != weight_by_def(8, 2 + e, 1024, i, j))
+                        _exit(5);
+            if (mlp_init_kept_bytes() != 0) _exit(6);
+        }
+        _exit(0);
     }
     int st = 0;
     assert_int_equal(waitpid(pid, &st, 0), pid);

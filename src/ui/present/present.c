@@ -984,10 +984,11 @@ static void pres_lesson_end(const struct pres *p, char *buf, size_t n)
 }
 
 /* The footer's left part, whole, in at most width columns: the slide number, the page, the
- * step and the lesson's title, the less important parts dropped first (the lesson's title,
- * the word "slide", the page) rather than any cut. On a page without the slide's title (the
- * scene taking every row: 80x24) the slide's title in the lesson's place, dropped last: a
- * slide opens showing its title. with_title false: never a title. */
+ * step and the lesson's title, the less important parts dropped first (the lesson's whole
+ * title for its short one, the word "slide", the page, the step (the scene's status row says
+ * it), the short title last) rather than any cut. On a page without the slide's title (the
+ * scene taking every row: 80x24) the lesson's short title and the slide's, else the slide's
+ * alone, dropped last: a slide opens showing its title. with_title false: never a title. */
 static void pres_footer_left(const struct pres *p, char *buf, size_t n, int width,
                              bool with_title)
 {
@@ -995,21 +996,32 @@ static void pres_footer_left(const struct pres *p, char *buf, size_t n, int widt
     char st[64] = "";
     const struct present_layout_page *pg = &p->lay.page[p->pos.page];
     if (pg->with_scene && p->scene_ok && pres_nsteps(p) > 0) pres_step_text(p, st, sizeof st);
-    const char *title = pres_lesson(p)->title ? pres_lesson(p)->title : "";
+    const struct lesson *L = pres_lesson(p);
+    char both[600];
+    const char *titles[3] = {"", L->title ? L->title : "", lesson_short_title(L)};
     bool own = pg->title.h == 0 && pres_slide(p)->title && pres_slide(p)->title[0];
-    if (own) title = pres_slide(p)->title;
+    if (own) { /* the lesson's short title and the slide's, else the slide's alone */
+        snprintf(both, sizeof both, "%s%s%s", lesson_short_title(L), sep, pres_slide(p)->title);
+        titles[1] = both;
+    }
     bool pages = pres_npages(p) > 1;
-    /* each try: the word "slide", the page, the lesson's title (the slide's own is on top) */
-    static const bool tries[][3] = {{1, 1, 1}, {1, 1, 0}, {0, 1, 0}, {0, 0, 0}};
-    static const bool own_tries[][3] = {{1, 1, 1}, {0, 1, 1}, {0, 0, 1}, {0, 0, 0}};
-    for (size_t i = 0; i < ARRAY_LEN(tries); i++) {
-        const bool *t = own ? own_tries[i] : tries[i];
+    /* each try: the word "slide", the page, the title (0 none, 1 whole, 2 short), the step
+     * (the scene's own status row says it too: it goes before the lesson's title) */
+    static const int tries[][4] = {{1, 1, 1, 1}, {1, 1, 2, 1}, {0, 1, 2, 1}, {0, 0, 2, 1},
+                                   {0, 0, 2, 0}, {1, 1, 0, 1}, {0, 1, 0, 1}, {0, 0, 0, 1}};
+    static const int own_tries[][4] = {{1, 1, 1, 1}, {0, 1, 1, 1}, {0, 0, 1, 1}, {0, 0, 1, 0},
+                                       {0, 1, 2, 1}, {0, 0, 2, 1}, {0, 0, 2, 0}, {1, 1, 0, 1},
+                                       {0, 1, 0, 1}, {0, 0, 0, 1}};
+    size_t ntries = own ? ARRAY_LEN(own_tries) : ARRAY_LEN(tries);
+    for (size_t i = 0; i < ntries; i++) {
+        const int *t = own ? own_tries[i] : tries[i];
+        const char *title = titles[t[2]];
         if (t[2] && (!with_title || !title[0])) continue;
         int k = snprintf(buf, n, " %s%zu/%zu", t[0] ? "slide " : "", p->pos.slide + 1, p->n);
         if (pages && t[1])
             k += snprintf(buf + k, n - (size_t)k, "%spage %d/%d", sep, p->pos.page + 1,
                           pres_npages(p));
-        if (st[0]) k += snprintf(buf + k, n - (size_t)k, "%s%s", sep, st);
+        if (st[0] && t[3]) k += snprintf(buf + k, n - (size_t)k, "%s%s", sep, st);
         if (t[2]) snprintf(buf + k, n - (size_t)k, "%s%s", sep, title);
         if (text_width(buf) <= width) return;
     }
@@ -1162,14 +1174,15 @@ static void pres_draw_page(struct pres *p, const struct present_layout_page *pg)
 
 /* ---- the glossary and end pages (G, E) ---------------------------------------------- */
 
-/* The end page's word on an exercise: missed when its answer was not shown in the room. */
+/* The end page's word on an exercise: missed when its answer was not shown in the room;
+ * the heading says so for every item, which names the slide and the question alone. */
 static const char *pres_end_missed(const void *ctx, const struct lesson_exercise *e,
                                    char *detail, size_t n, unsigned *tone)
 {
     (void)detail;
     (void)n;
     (void)tone;
-    return pres_answered(ctx, e->id) ? NULL : "not answered in the room";
+    return pres_answered(ctx, e->id) ? NULL : "";
 }
 
 /* The rows the extra page's text has at `rows`: under its title and an empty line, above

@@ -870,6 +870,8 @@ static void draw_slide(struct app *a, struct rect r)
         /* The lesson's title stays whenever it fits with the slide number (a student who
          * presses a key must still see where they are); a message that does not fit beside
          * it goes whole above the key bar. Only a row too narrow for the title drops it. */
+        if (text_width(full) > r.w)
+            snprintf(full, sizeof full, " %s%s%s", lesson_short_title(u->L), a->g->sep, t);
         if (text_width(full) > r.w) snprintf(full, sizeof full, " %s", t);
         int used = draw_put(r.y, r.x, r.w, th->role[TH_TITLE], full);
         if (note[0] && used + 3 + text_width(note) <= r.w)
@@ -915,13 +917,18 @@ static void draw_slide(struct app *a, struct rect r)
     if (lay.scene_alone) {
         a->nbar = 0;
         char t[300];
-        snprintf(t, sizeof t, " slide %zu/%zu  z: back to the text  %s", u->slide + 1,
-                 u->L->nslides, a->msg);
+        /* the lesson's short title too: this page has no title row */
+        const char *lt = lesson_short_title(u->L);
+        snprintf(t, sizeof t, " %s%sslide %zu/%zu  z: back to the text  %s", lt, a->g->sep,
+                 u->slide + 1, u->L->nslides, a->msg);
         if (text_width(t) > bar.w) { /* the notice above the bar, whole */
             snprintf(low, sizeof low, "%s", a->msg);
+            snprintf(t, sizeof t, " %s%sslide %zu/%zu  z: back to the text", lt, a->g->sep,
+                     u->slide + 1, u->L->nslides);
+        }
+        if (text_width(t) > bar.w)
             snprintf(t, sizeof t, " slide %zu/%zu  z: back to the text", u->slide + 1,
                      u->L->nslides);
-        }
         draw_put(bar.y, bar.x, bar.w, th->role[TH_BAR_LABEL], t);
     } else {
         a->nbar = draw_key_bar_where(th, a->utf8, bar, KEYS_ON_LESSON, lesson_ui_key_works, u,
