@@ -400,6 +400,50 @@ static double draw_param(const struct lesson_param *p, uint64_t *st)
 
 #define VARIANT_DRAWS 2000
 
+static double world_size(const struct lesson_exercise *ex, const struct ex_variant *v);
+static bool wrong_value(const struct lesson_exercise *ex, size_t w, const char *const *names,
+                        const double *vals, size_t np, double *trap);
+
+/* Does a slip at v give a value the grader would take for the answer (within twice the
+ * tolerance, at least 0.2%)? The slips: the formula's own (slips.c: a factor left out, W
+ * for W - 1...), and each of the exercise's wrong: lines alone or with the ring's (W-1)/W
+ * or W also left out or put in twice (an all-gather's one rank as S and no (W-1)/W is the
+ * answer at W = 2). Such a variant does not test what its slips would show: it is drawn
+ * again. Its reason in why. */
+static bool variant_slip_is_answer(const struct lesson_exercise *ex, const struct ex_variant *v,
+                                   char *why, size_t n)
+{
+    double near = fmax(ex->tolerance, 0.001);
+    if (ex_formula_slips_near(ex, v, near) > 0) {
+        snprintf(why, n, "a slip of the formula gives the answer %.6g", v->answer);
+        return true;
+    }
+    const char *names[LESSON_MAX_PARAMS];
+    double vals[LESSON_MAX_PARAMS], lvals[LESSON_MAX_PARAMS];
+    size_t np = var_values(ex, v, names, vals);
+    var_values(ex, NULL, names, lvals);
+    double W = world_size(ex, v), LW = world_size(ex, NULL);
+    const double f[] = {1, W > 1 ? W / (W - 1) : 1, W > 1 ? (W - 1) / W : 1, W > 1 ? W : 1,
+                        W > 1 ? 1 / W : 1};
+    const double lf[] = {1, LW > 1 ? LW / (LW - 1) : 1, LW > 1 ? (LW - 1) / LW : 1,
+                         LW > 1 ? LW : 1, LW > 1 ? 1 / LW : 1};
+    for (size_t w = 0; w < ex->nwrong; w++) {
+        double trap, ltrap;
+        if (!wrong_value(ex, w, names, vals, np, &trap)) continue;
+        bool lok = wrong_value(ex, w, names, lvals, np, &ltrap);
+        for (size_t i = 0; i < ARRAY_LEN(f); i++)
+            /* a second slip that undoes the line's own (one rank's S, times W) gives the
+             * answer at the lecture's numbers too: that is the answer's form, no slip */
+            if (fabs(trap * f[i] - v->answer) <= near * fabs(v->answer) &&
+                !(i > 0 && lok &&
+                  fabs(ltrap * lf[i] - ex->answer) <= near * fabs(ex->answer))) {
+                snprintf(why, n, "the wrong: line %zu gives the answer %.6g", w + 1, v->answer);
+                return true;
+            }
+    }
+    return false;
+}
+
 int ex_variant(const struct lesson_exercise *ex, uint64_t seed, struct ex_variant *v, char *err,
                size_t errlen)
 {
@@ -426,8 +470,11 @@ int ex_variant(const struct lesson_exercise *ex, uint64_t seed, struct ex_varian
         v->draws = draw + 1;
         if (variant_eval(ex, v->param, &v->answer, why, sizeof why) != CV_OK) continue;
         /* the lecture's own answer again would be recalled, not computed */
-        if (!ex_lecture_answer(ex, v->answer)) return CV_OK;
-        snprintf(why, sizeof why, "the answer %.6g is the lecture's", v->answer);
+        if (ex_lecture_answer(ex, v->answer)) {
+            snprintf(why, sizeof why, "the answer %.6g is the lecture's", v->answer);
+            continue;
+        }
+        if (!variant_slip_is_answer(ex, v, why, sizeof why)) return CV_OK;
     }
     return cv_err(err, errlen, CV_EINVAL, "exercise %s: no variant in %d draws (last: %s)",
                   ex->id, VARIANT_DRAWS, why);

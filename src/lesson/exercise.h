@@ -180,6 +180,10 @@ struct ex_formula_slip {
  * formula this cannot read. */
 size_t ex_formula_slips(const struct lesson_exercise *ex, const struct ex_variant *v,
                         struct ex_formula_slip *out, size_t cap);
+/* How many of those slips give a value within near (relative, > 0) of v's answer: a slip
+ * the grader would take for the answer. ex_variant draws again where there is one. */
+size_t ex_formula_slips_near(const struct lesson_exercise *ex, const struct ex_variant *v,
+                             double near);
 
 /* Is a number exercise's answer (want) a fraction: no unit, no count, at most 1 in size?
  * A fraction is answered as a plain number ("0.43", "3/7"): "43%" is named a percent slip,

@@ -460,12 +460,26 @@ struct fslip_list {
     double want;
     const struct fnode *root;
     struct rctx rc; /* how the slips are said */
+    double near;    /* > 0: count the slips within near (relative) of want, keep none */
+    size_t nnear;
+    const double *lvals; /* with near: the lecture's numbers */
 };
 
 static void slip_push(struct fslip_list *L, const struct fslip_at *s, const char *code,
                       const char *msg)
 {
     double x = feval(L->root, L->vals, s);
+    if (L->near > 0) {
+        /* a slip that gives the answer at the lecture's numbers too is no slip (L that
+         * cancels, one layer more): only one this variant's numbers make is counted */
+        double lx = feval(L->root, L->lvals, s), lw = L->rc.ex->answer;
+        /* a count one off (8 bytes of state as 9) is a slip only where it is the answer
+         * exactly: within the tolerance it is the tolerance's to allow */
+        double near = s->kind == FS_SHIFT ? 1e-9 : L->near;
+        L->nnear += isfinite(x) && fabs(x - L->want) <= near * fabs(L->want) &&
+                    !(isfinite(lx) && fabs(lx - lw) <= near * fabs(lw));
+        return;
+    }
     bool differs = isfinite(x) && fabs(x - L->want) > 1e-6 * fmax(1e-300, fabs(L->want));
     /* two slips may give one value (2 × 3 × 5 + 20 and 2 × 1 × 5 + 40): both are kept,
      * so that the grader can say both */
@@ -785,8 +799,10 @@ static void slips_walk(struct fslip_list *L, const struct fnode *n)
         slips_walk(L, n->k[i]);
 }
 
-size_t ex_formula_slips(const struct lesson_exercise *ex, const struct ex_variant *v,
-                        struct ex_formula_slip *out, size_t cap)
+/* The slips of ex at v into out (at most cap); with near > 0, none kept: the number of
+ * slips whose value lies within near (relative) of the answer. */
+static size_t formula_slips(const struct lesson_exercise *ex, const struct ex_variant *v,
+                            struct ex_formula_slip *out, size_t cap, double near)
 {
     if (ex->type != LEX_NUMBER || !ex->formula[0]) return 0;
     struct fparse f = {ex->formula, ex, false};
@@ -795,18 +811,36 @@ size_t ex_formula_slips(const struct lesson_exercise *ex, const struct ex_varian
     double vals[LESSON_MAX_PARAMS];
     for (size_t i = 0; i < ex->nparams; i++)
         vals[i] = v ? v->param[i] : ex->params[i].value;
-    double want = v ? v->answer : ex->answer;
+    double want = v ? v->answer : ex->answer, lvals[LESSON_MAX_PARAMS];
+    for (size_t i = 0; i < ex->nparams; i++)
+        lvals[i] = ex->params[i].value;
     struct fslip_at none = {FS_NONE, NULL, 0, 0, 0, 0};
     size_t n = 0;
     /* the tree must compute what muParser computes, or it names nothing */
     if (root && !f.bad && !*f.p &&
         fabs(feval(root, vals, &none) - want) <= 1e-9 * fmax(1.0, fabs(want))) {
-        struct fslip_list L = {out, 0, cap, vals, want, root, {vals, ex}};
+        struct fslip_list L = {out, 0, cap, vals, want, root, {vals, ex}, near, 0, lvals};
         slips_walk(&L, root);
         slips_param_shift(&L);
-        slips_partial(&L);
-        n = L.n;
+        if (near > 0)
+            n = L.nnear;
+        else {
+            slips_partial(&L); /* its value is in thousands, millions...: not the answer's */
+            n = L.n;
+        }
     }
     fnode_free(root);
     return n;
+}
+
+size_t ex_formula_slips(const struct lesson_exercise *ex, const struct ex_variant *v,
+                        struct ex_formula_slip *out, size_t cap)
+{
+    return formula_slips(ex, v, out, cap, 0);
+}
+
+size_t ex_formula_slips_near(const struct lesson_exercise *ex, const struct ex_variant *v,
+                             double near)
+{
+    return near > 0 ? formula_slips(ex, v, NULL, 0, near) : 0;
 }
