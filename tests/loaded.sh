@@ -25,6 +25,7 @@ tests=(
     "$BUILD/tests/test_notes_ipc"
     "$BUILD/asan/tests/test_serve_mpi"
     "tests/cli/test_mpi_stuck.sh"
+    "tests/cli/test_mpi_proc_stall.sh"
     "tests/screen/test_measure.sh"
 )
 

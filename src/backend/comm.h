@@ -148,7 +148,8 @@ struct comm_ops {
      * places, zeros elsewhere, becomes the whole record, exactly). proc_max: the largest
      * *v. proc_bcast: bytes from the process of rank `root`. proc_allgather: every
      * process's `bytes` bytes, concatenated in rank order into *all (caller frees),
-     * counts[r] = rank r's bytes. */
+     * counts[r] = rank r's bytes. Whatever one returns (a timeout too), the buffers passed
+     * are the caller's again when it returns: nothing still in flight refers to them. */
     int (*proc_sum)(struct comm *c, void *buf, size_t n, enum comm_proc_type t);
     int (*proc_max)(struct comm *c, double *v);
     int (*proc_bcast)(struct comm *c, void *buf, size_t bytes, int root);

@@ -847,6 +847,49 @@ static void text_warnings(const struct rec_log *L)
     free(done);
 }
 
+/* NCCL_DEBUG_SUBSYS=GRAPH: each pattern NCCL's search settled on, as the JSON's "graph"
+ * gives it; alike lines of several processes once, with their count. Pattern numbers are
+ * NCCL's (its graph.h: NCCL_TOPO_PATTERN_*). */
+static void text_graph(const struct rec_graph *g)
+{
+    static const char *const names[] = {"",     "tree", "split tree",    "tree",
+                                        "ring", "NVLS", "CollNet direct"};
+    if (!g->npatterns && !g->nvls_heads) return;
+    printf("graph search (NCCL_DEBUG_SUBSYS=GRAPH):\n");
+    for (int i = 0; i < g->npatterns; i++) {
+        const struct rec_pattern *p = &g->patterns[i];
+        int same = 1;
+        bool before = false;
+        for (int k = 0; k < g->npatterns; k++) {
+            const struct rec_pattern *q = &g->patterns[k];
+            bool alike = q->pattern == p->pattern && q->nchannels == p->nchannels &&
+                         q->crossnic == p->crossnic && q->same_channels == p->same_channels &&
+                         q->bw_intra == p->bw_intra && q->bw_inter == p->bw_inter &&
+                         strcmp(q->type_intra, p->type_intra) == 0 &&
+                         strcmp(q->type_inter, p->type_inter) == 0;
+            if (alike && k < i) before = true;
+            if (alike && k > i) same++;
+        }
+        if (before) continue;
+        char line[256], times[32] = "";
+        if (same > 1) snprintf(times, sizeof times, " (%d lines alike)", same);
+        snprintf(line, sizeof line,
+                 "pattern %d%s%s%s: %d channel%s at %g/%g GB/s (intra/inter), paths %s/%s, "
+                 "crossNic %d, sameChannels %d%s",
+                 p->pattern, p->pattern > 0 && p->pattern <= 6 ? " (" : "",
+                 p->pattern > 0 && p->pattern <= 6 ? names[p->pattern] : "",
+                 p->pattern > 0 && p->pattern <= 6 ? ")" : "", p->nchannels,
+                 p->nchannels == 1 ? "" : "s", p->bw_intra, p->bw_inter, p->type_intra,
+                 p->type_inter, p->crossnic, p->same_channels, times);
+        text_said(NULL, line);
+    }
+    if (g->nvls_heads) {
+        char line[64];
+        snprintf(line, sizeof line, "NVLS heads: %d lines", g->nvls_heads);
+        text_said(NULL, line);
+    }
+}
+
 static void nccl_text(const struct rec_log *L)
 {
     /* the library as the record names it (records.h: "NCCL", "RCCL", "" when it does not) */
@@ -873,6 +916,7 @@ static void nccl_text(const struct rec_log *L)
     int nsay = rec_say_tuning(&L->tuning, fn, say, 16);
     for (int i = 0; i < nsay; i++)
         text_said(fn[i][0] ? fn[i] : "tuning (collective not named)", say[i]);
+    text_graph(&L->graph);
     if (L->ncomms > 1)
         text_comms(L);
     else
@@ -941,7 +985,14 @@ int cli_nccl_main(int argc, char **argv)
         cv_eprintf("collviz: nccl: %s\n", why);
         return 2;
     }
-    if (argc - optind == 2 && (rc = nccl_two(&o, argv[optind], argv[optind + 1])) >= 0)
+    bool copy = argc - optind == 2 && rec_same_text(argv[optind], argv[optind + 1]);
+    if (copy && o.compare) {
+        cv_eprintf("collviz: nccl: %s is the same record as %s: nothing to compare\n",
+                   argv[optind + 1], argv[optind]);
+        return 2;
+    }
+    /* (a copy is read once, as one record: rec_read_file says so) */
+    if (argc - optind == 2 && !copy && (rc = nccl_two(&o, argv[optind], argv[optind + 1])) >= 0)
         return rc;
     if (!rec_one_job((const char *const *)argv + optind, argc - optind, why, sizeof why)) {
         cv_eprintf("collviz: nccl: %s\n", why);

@@ -363,18 +363,37 @@ float *mlp_alloc(size_t n)
     return p;
 }
 
+#ifdef HAVE_OPENBLAS
+/* Can a mapping fail here: a limit on the address space or the data (ulimit -v, -d), or
+ * the kernel's strict overcommit (vm.overcommit_memory 2)? */
+static bool maps_can_fail(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) return true;
+    if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) return true;
+    FILE *f = fopen("/proc/sys/vm/overcommit_memory", "r");
+    int mode = 0;
+    if (f) {
+        if (fscanf(f, "%d", &mode) != 1) mode = 0;
+        fclose(f);
+    }
+    return mode == 2;
+}
+#endif
+
 /* OpenBLAS starts its thread pool in its constructor, before main(), sized by the
  * OPENBLAS_NUM_THREADS it reads there (so neither setenv nor openblas_set_num_threads in
  * main can stop it); each pool thread maps a 128 MiB buffer as it starts, and one that
  * cannot (under ulimit -v) retries for ever while exit() waits for it: any command, even
  * --version, then hangs at exit. collviz runs every sgemm on the calling thread
- * (mlp_blas_threads(1)), so the pool is only ever a cost: a process that finds the variable
- * other than 1 sets it and executes itself again before it has done anything. */
+ * (mlp_blas_threads(1)), so the pool is never used: where a mapping can fail, a process that
+ * finds the variable other than 1 sets it and executes itself again before it has done
+ * anything. Elsewhere the idle pool costs nothing worth a second start (~35 ms). */
 void mlp_blas_no_pool(char **argv)
 {
 #ifdef HAVE_OPENBLAS
     const char *v = getenv("OPENBLAS_NUM_THREADS");
-    if (v && strcmp(v, "1") == 0) return;
+    if ((v && strcmp(v, "1") == 0) || !maps_can_fail()) return;
     if (setenv("OPENBLAS_NUM_THREADS", "1", 1) != 0) return;
     execv("/proc/self/exe", argv);
     /* No /proc: carry on with the pool that is running (as OpenBLAS would). */

@@ -93,9 +93,10 @@ void mlp_adamw(const struct adamw_cfg *c, int t, float *p, const float *g, float
  * caller (a rank's setup, in the rank's own thread) instead of the first timed step. */
 float *mlp_alloc(size_t n);
 
-/* Called first in main(): makes sure OpenBLAS started no thread pool in this process
- * (OPENBLAS_NUM_THREADS=1, executing the program again with it when it was not so; argv is
- * main's). No-op without OpenBLAS. */
+/* Called first in main(): where a mapping can fail (ulimit -v or -d, strict overcommit),
+ * makes sure OpenBLAS started no thread pool in this process (OPENBLAS_NUM_THREADS=1,
+ * executing the program again with it when it was not so; argv is main's). No-op without
+ * OpenBLAS. */
 void mlp_blas_no_pool(char **argv);
 
 /* The address space one thread's sgemm maps the first time it runs one (OpenBLAS's work

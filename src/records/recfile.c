@@ -158,12 +158,79 @@ static int read_dir(struct rec_log *L, const char *path, char *err, size_t errle
     return got;
 }
 
+/* A digest of the file's text (gunzipped where it is gzip): its length and two 64-bit
+ * hashes (FNV-1a, and FNV-1a of other bases); false when it cannot be read whole. */
+static bool digest(const char *path, struct rec_read *r)
+{
+    struct stat st;
+    int fd = rfile_open(path, NULL, 0);
+    if (fd < 0) return false;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { /* a pipe is read once, by the reader */
+        close(fd);
+        return false;
+    }
+    struct src s = {.fd = fd};
+    if (is_gzip(fd)) {
+        int d = dup(fd);
+        s.gz = d >= 0 ? gzdopen(d, "rb") : NULL;
+        if (!s.gz) {
+            if (d >= 0) close(d);
+            close(fd);
+            return false;
+        }
+    }
+    unsigned long long a = 0xcbf29ce484222325ULL, b = 0x84222325cbf29ce4ULL, len = 0;
+    char *buf = xmalloc(BLOCK);
+    long n;
+    while ((n = src_read(&s, buf, BLOCK)) > 0 && len <= REC_MAX_BYTES) {
+        for (long i = 0; i < n; i++) {
+            a = (a ^ (unsigned char)buf[i]) * 0x100000001b3ULL;
+            b = (b ^ (unsigned char)buf[i]) * 0x1000193ULL + 0x9e3779b97f4a7c15ULL;
+        }
+        len += (unsigned long long)n;
+    }
+    free(buf);
+    if (s.gz) gzclose(s.gz);
+    close(fd);
+    *r = (struct rec_read){.path = r->path, .digested = n == 0, .len = len, .h = {a, b}};
+    return r->digested;
+}
+
+/* Whether the file at path holds the text of one read before (a copy, or its .gz): its
+ * first such one, else NULL. Files are digested only once a second one is read. */
+static const char *copy_of(struct rec_log *L, const char *path)
+{
+    struct rec_read me = {0};
+    if (!L->nread || !digest(path, &me)) return NULL;
+    for (int i = 0; i < L->nread; i++) {
+        struct rec_read *r = &L->read[i];
+        if (!r->digested && !digest(r->path, r)) continue;
+        if (r->len == me.len && r->h[0] == me.h[0] && r->h[1] == me.h[1]) return r->path;
+    }
+    return NULL;
+}
+
+bool rec_same_text(const char *a, const char *b)
+{
+    struct rec_read x = {0}, y = {0};
+    return digest(a, &x) && digest(b, &y) && x.len == y.len && x.h[0] == y.h[0] &&
+           x.h[1] == y.h[1];
+}
+
 int rec_read_file(struct rec_log *L, const char *path, char *err, size_t errlen)
 {
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return read_dir(L, path, err, errlen);
     int fd = rfile_open(path, err, errlen);
     if (fd < 0) return -1;
+    const char *same = copy_of(L, path);
+    if (same) { /* one text given twice would be counted twice */
+        rec_note(L, "%s is the same record as %s: read once", path, same);
+        close(fd);
+        return 0;
+    }
+    L->read = xrealloc(L->read, (size_t)(L->nread + 1) * sizeof *L->read);
+    L->read[L->nread++] = (struct rec_read){.path = xstrdup(path)};
     int n = read_one(L, path, fd, err, errlen);
     close(fd);
     return n;

@@ -64,7 +64,20 @@ static const struct mark_text {
     {"DEBUG ", REC_MK_PYLOG, true},
     {"init.cc:", REC_MK_INITCC, false},
     {"init.cu:", REC_MK_INITCC, false},
-    {"rsmi", REC_MK_RSMI, false},
+    /* texts only RCCL prints (its format strings, src/ of ROCm/rccl, less NVIDIA/nccl's of
+     * 2.18-2.30): its SMI library, its net plugin's and its own library's file names
+     * ("No plugin found (librccl-net.so)", "Librccl path :"), clique kernels, ROCr,
+     * its RCCL_ variables ("Disabling clique-based kernels (did not find env var
+     * RCCL_ENABLE_CLIQUE)") and its own lines ("RCCL enabled same node P2P") */
+    {"rsmi", REC_MK_RCCL, false},
+    {"rocm_smi", REC_MK_RCCL, false},
+    {"ibrccl", REC_MK_RCCL, false},
+    {"lique kernels", REC_MK_RCCL, false},
+    {"lique-based kernels", REC_MK_RCCL, false},
+    {"ROCr ", REC_MK_RCCL, false},
+    {"RCCL_", REC_MK_RCCL, false},
+    {"RCCL enabled ", REC_MK_RCCL, false},
+    {"RCCL force ", REC_MK_RCCL, false},
     {"[rep", REC_MK_REPEAT, false},
     {"[receive]", REC_MK_RECEIVE, false},
     {"->", REC_MK_ARROW, false},
@@ -665,6 +678,14 @@ static void keep_owner(const char *m, struct rec_line *ln)
     ln->owner_dev = ln->dev;
 }
 
+/* Whether [a, e) is blanks only (spaces and tabs): no text left unread. */
+static bool blanks(const char *a, const char *e)
+{
+    for (; a < e; a++)
+        if (*a != ' ' && *a != '\t') return false;
+    return true;
+}
+
 void rec_line_split(char *line, struct rec_line *ln)
 {
     ln->nccl = ln->warn = ln->placeholder = ln->owner = false;
@@ -749,14 +770,16 @@ void rec_line_split(char *line, struct rec_line *ln)
     {
         struct rec_line t = *ln;
         if (!header(hb, &t)) goto none;
-        bool glued = hb > s && hb[-1] != ' ';
+        bool glued = hb > s && hb[-1] != ' ' && hb[-1] != '\t';
         bool other = false; /* does the text before hold another header's pieces? */
         for (const char *c = s; c < hb; c++)
             if ((c[0] == ':' && isdigit((unsigned char)c[1])) || strncmp(c, "NCCL", 4) == 0)
                 other = true;
         *ln = t;
         ln->glued = glued;
-        if (other)
+        if (blanks(s, hb)) /* a known prefix's blank: nothing unread */
+            (void)0;
+        else if (other)
             ln->spliced = true;
         else
             ln->unreadable = true;
@@ -768,7 +791,7 @@ hostless:
         struct rec_line t = *ln;
         if (header(e, &t)) {
             *ln = t;
-            ln->unreadable = true;
+            if (!blanks(s, e)) ln->unreadable = true;
         }
         return;
     }

@@ -68,11 +68,11 @@ enum {
     REC_MK_PYLOG = 1 << 12,   /* "INFO ", "WARNING ", "ERROR " or "DEBUG " before a digit */
     REC_MK_NVLS_MC = 1 << 13, /* "NVLS multicast support is available" */
     REC_MK_ENV = 1 << 14,     /* " set by environment to " */
-    REC_MK_RSMI = 1 << 15,    /* "rsmi" */
+    REC_MK_RCCL = 1 << 15,    /* a text only RCCL prints ("rsmi", "librccl-net.so", ...) */
     REC_MK_N = 16,
     /* the marks of one text each, matched whole: rec_line.first says where the first is */
     REC_MK_EXACT = REC_MK_COMM | REC_MK_START | REC_MK_COMPLETE | REC_MK_ARROW | REC_MK_VIA |
-                   REC_MK_RECEIVE | REC_MK_NVLS_MC | REC_MK_ENV | REC_MK_RSMI,
+                   REC_MK_RECEIVE | REC_MK_NVLS_MC | REC_MK_ENV,
 };
 
 struct rec_line {

@@ -118,6 +118,21 @@ void rec_note_cut(struct rec_log *L, const char *fmt, ...)
     rec_warn_c(L, REC_W_CUT, "%s", m);
 }
 
+void rec_note(struct rec_log *L, const char *fmt, ...)
+{
+    char m[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m, sizeof m, fmt, ap);
+    va_end(ap);
+    /* kept past REC_MAX_MSGS: one a file given, never lost among a full list's */
+    L->warnings = xrealloc(L->warnings, (size_t)(L->nwarnings + 1) * sizeof *L->warnings);
+    L->warnings[L->nwarnings] = xstrdup(m);
+    L->wcodes = xrealloc(L->wcodes, (size_t)L->nwarnings + 1);
+    L->wcodes[L->nwarnings++] = (unsigned char)REC_W_OTHER;
+    L->wseen |= 1u << REC_W_OTHER;
+}
+
 void rec_note_error(struct rec_log *L, const char *fmt, ...)
 {
     va_list ap;
@@ -230,6 +245,9 @@ struct rec_log *rec_new(void)
 void rec_free(struct rec_log *L)
 {
     if (!L) return;
+    for (int i = 0; i < L->nread; i++)
+        free(L->read[i].path);
+    free(L->read);
     for (int c = 0; c < REC_MAX_CHANNELS; c++) {
         free(L->rings[c].order);
         free(L->trees[c].node);
@@ -1690,8 +1708,6 @@ static bool info_line(struct rec_ctx *x, const char *p)
         add_kind(L, REC_KIND_AFFINITY);
     else if (starts(p, "threadThresholds"))
         add_kind(L, REC_KIND_THRESH);
-    else if (find(L, REC_MK_RSMI, p, "rsmi"))
-        L->rccl = true;
     return starts(p, "NVLS ") || starts(p, "CollNet") || starts(p, "Connected all");
 }
 
@@ -2835,7 +2851,22 @@ void rec_parse_lines(struct rec_log *L, const char *text, size_t len)
                       (size_t)(e - p), REC_MAX_LINE);
         } else {
             memset(&L->ln, 0, sizeof L->ln);
-            rec_line_clean(p, e, F->buf, &L->ln);
+            /* blanks at a line's start are a paste's (a quoted or indented log): never data;
+             * but CloudWatch's "  | time | " prefix begins with its own, and a joined line's
+             * piece wrapped onto this one ("via" | " NET/IB/0") keeps its blank */
+            const char *b = p;
+            while (b < e && (*b == ' ' || *b == '\t'))
+                b++;
+            if (F->carry || (b < e && *b == '|')) b = p;
+            rec_line_clean(b, e, F->buf, &L->ln);
+            if (b > p && b < e && (L->ln.marks & REC_MK_HDR) && !L->indent_said) {
+                L->indent_said = true; /* said once: a paste indents every line alike */
+                rec_warn(L,
+                         "%s:%ld: lines indented as pasted: their leading blanks are "
+                         "left out",
+                         F->name, F->x.line);
+            }
+            if (L->ln.marks & REC_MK_RCCL) L->rccl = true; /* RCCL's own words (recline.c) */
             const char *at[REC_MAX_JOINED];
             /* (after a joined line, a line that starts with the end of its last) */
             bool may = L->ln.marks & (F->carry ? REC_MK_HDR : REC_MK_HDR2);

@@ -229,6 +229,13 @@ struct rec_job {
                             no command line names an nccl-tests program */
 };
 
+/* A file read into a record, and a digest of its text (after gunzip; 0 until asked). */
+struct rec_read {
+    char *path;
+    bool digested;
+    unsigned long long len, h[2];
+};
+
 struct rec_log {
     char version[96];    /* "2.18.3+cuda12.2", "2.28.3-amdsmi-bdf-topology:360c5c6+", "" */
     char library[8];     /* "NCCL", "RCCL", "" unknown */
@@ -284,13 +291,16 @@ struct rec_log {
     struct rec_tuning tuning;
     struct rec_graph graph;
     struct rec_job job;
-    unsigned char *wcodes;  /* per warning */
-    unsigned wseen;         /* a bit per rec_wcode warned */
-    size_t kept;            /* bytes of ranks, rings, trees and links kept (see room()) */
-    size_t text_bytes;      /* text read, all files */
-    int nranks;             /* -1 unknown */
-    bool nranks_floor;      /* nranks is only the largest rank named + 1: "at least" */
-    bool comm_view;         /* a communicator's view (recview.h), not a record */
+    unsigned char *wcodes; /* per warning */
+    unsigned wseen;        /* a bit per rec_wcode warned */
+    size_t kept;           /* bytes of ranks, rings, trees and links kept (see room()) */
+    size_t text_bytes;     /* text read, all files */
+    int nranks;            /* -1 unknown */
+    bool nranks_floor;     /* nranks is only the largest rank named + 1: "at least" */
+    bool comm_view;        /* a communicator's view (recview.h), not a record */
+    bool indent_said;      /* lines indented as pasted were warned about */
+    struct rec_read *read; /* the files read (recfile.c: a copy is read once) */
+    int nread;
     bool rings_from_links;  /* a ring was pieced from link lines (no or a cut ring line) */
     int nnodes;             /* said by a comm line; -1 unknown */
     int machines_more;      /* machines past one a host name (their ranks' machine > 0) */
@@ -362,6 +372,9 @@ __attribute__((format(printf, 2, 3))) void rec_note_cut(struct rec_log *L, const
                                                         ...);
 __attribute__((format(printf, 2, 3))) void rec_note_error(struct rec_log *L, const char *fmt,
                                                           ...);
+/* A warning of no kind of its own ("other"), said with the others and kept however many
+ * there are (one a file given, at most). */
+__attribute__((format(printf, 2, 3))) void rec_note(struct rec_log *L, const char *fmt, ...);
 /* After the last file: the warnings about what is missing or odd. */
 void rec_finish(struct rec_log *L);
 

@@ -929,6 +929,19 @@ static bool walk_status_row(const struct walk *w, int y)
     return y == 0 || y >= w->nlines - bottom;
 }
 
+/* Is line the slice view's row of tick numbers ("tick  13  14  15 ...")? Its run of
+ * consecutive numbers counts ticks: no box's values (a holds answer such as 15 16 17 18
+ * reads in any long enough count), though a step count may (walk_count_hit). */
+static bool walk_tick_row(const struct walk *w, const char *line)
+{
+    if (!w->app || !w->app->sc.slice_view) return false;
+    const char *p = line + strspn(line, " ");
+    if (strncmp(p, "tick ", 5) != 0) return false;
+    p += 5;
+    p += strspn(p, " ");
+    return isdigit((unsigned char)*p);
+}
+
 /* The answer number exercise a is asked with: in the player, on its own slide, the
  * variant the student is given; else the lecture's. */
 static double walk_asked(const struct walk *w, const struct walk_ans *a, size_t slide)
@@ -1165,7 +1178,8 @@ static void walk_check(struct walk *w, size_t slide)
                     break;
                 }
             } else if (ex_answer_form(e) == EX_ANSWER_VALUES && a->nvals >= 1 &&
-                       (!a->single || a->slide == slide) && !walk_is_input(w, a)) {
+                       (!a->single || a->slide == slide) && !walk_is_input(w, a) &&
+                       !walk_tick_row(w, line)) {
                 if (walk_holds_in(line, a->vals, a->nvals) ||
                     walk_holds_wrapped(w, y, a->vals, a->nvals)) {
                     walk_found(w, a->slide == WALK_LATER ? WALK_EARLY_DECK : WALK_EARLY_HOLDS,

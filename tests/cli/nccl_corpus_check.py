@@ -276,6 +276,7 @@ def record_text(path):
 
 
 RING_LINE = re.compile(r"NCCL INFO +(Ring|Channel) \d+(/\d+)? ?:")
+INDENTED = re.compile(r"[ \t]+[A-Za-z0-9][\w.-]*:\d+:\d+ \[\d+\] NCCL (INFO|WARN)")
 LINK_FORM = re.compile(r"\bChannel \d+(/\d+)? : .*? via (\S+)")
 # The NCCL 2.x minor version from which each transport family's link lines carry the
 # connection index ("Channel 00/0 :" rather than "Channel 00 :"), from NCCL's format strings
@@ -518,6 +519,19 @@ def text_promises(e, d, text_path, rec_path):
                            % (r, h, hosts.get(int(r))))
                 break
     codes = [w.get("code") for w in d.get("warnings") or [] if isinstance(w, dict)]
+    # text before a header that is only a paste's indentation (blanks) is no prefix at all
+    rec_lines = None
+    for w in d.get("warnings") or []:
+        m = re.search(r":(\d+): ", str(w.get("message", ""))) if isinstance(w, dict) else None
+        if not m or w.get("code") != "unreadable_prefix":
+            continue
+        if rec_lines is None:
+            rec_lines = record_text(rec_path).split("\n")
+        n = int(m.group(1))
+        if 0 < n <= len(rec_lines) and INDENTED.match(rec_lines[n - 1]):
+            bad.append("line %d: warns unreadable_prefix, but only blanks come before its "
+                       "header" % n)
+            break
     if "mixed_forms" in codes and "mixed_forms" not in e["warnings_expected"]:
         if not forms_clash(LINK_FORM.findall(record_text(rec_path))):
             bad.append("warns mixed_forms, but one NCCL version prints all its link forms")

@@ -27,6 +27,9 @@ list of records:
              link lines (one communicator: a warning "... read from its link lines" or
              "... pieced from the link lines"; several: its line's "rings read from its link
              lines").
+  graph      NCCL_DEBUG_SUBSYS=GRAPH's patterns are in the text as in the JSON: each of the
+             JSON's graph patterns has a text line "pattern P ...: N channels at A/B GB/s
+             ..., paths X/Y", and the text names no pattern the JSON lacks.
   channels   a communicator that states N channels ("Channel 00/04 :") and prints ring-order
              lines for some of them: the others are said, "channels 2 of 0-3 have no ring
              line (cut?)", exactly those.
@@ -271,6 +274,24 @@ def check_pieced(j, text, fail):
              (said, flags))
 
 
+GRAPH_SAID = re.compile(r"pattern (\d+)(?: \([^)]*\))?: (\d+) channels? at ([\d.]+)/([\d.]+) "
+                        r"GB/s \(intra/inter\), paths (\S+)/(\S+),")
+
+
+def check_graph(j, text, fail):
+    said = set()
+    joined = " ".join(ln.strip() for ln in text)
+    for m in GRAPH_SAID.finditer(joined):
+        said.add((int(m.group(1)), int(m.group(2)), float(m.group(3)), float(m.group(4)),
+                  m.group(5), m.group(6)))
+    want = {(p["pattern"], p["nchannels"], round(p["bw_intra"], 6), round(p["bw_inter"], 6),
+             p["type_intra"], p["type_inter"])
+            for p in (j.get("graph") or {}).get("patterns", [])}
+    said = {(a, b, round(c, 6), round(d, 6), e, f) for a, b, c, d, e, f in said}
+    if said != want:
+        fail("graph", "text's patterns %s, JSON's %s" % (sorted(said), sorted(want)))
+
+
 def comm_ranks(c):
     return {k["rank"]: k for k in c.get("ranks", [])}
 
@@ -283,6 +304,7 @@ def check(name, record, j, text, fails, title=None):
     comms = j.get("communicators", [])
     check_size(j, text, title, fail)
     check_pieced(j, text, fail)
+    check_graph(j, text, fail)
     check_channels(name, lines, j, fail)
     check_machines(lines, j, text, fail)
     check_launcher(lines, j, fail)

@@ -13,9 +13,13 @@
 
 # What the program maps once started (KiB): its own libraries (CUDA's among them) map
 # about a GiB before main(). Read off a small trace while it waits to write its output
-# into a pipe nobody reads yet (its buffers are all allocated by then).
+# into a pipe nobody reads yet (its buffers are all allocated by then), under a limit too
+# (64 GiB), as every case below runs: there collviz starts without OpenBLAS's pool.
 mkfifo "$tmp/fifo"
-"$BIN" trace all_reduce --ranks 2 --count 100000 >"$tmp/fifo" 2>/dev/null &
+(
+    ulimit -v $((64 * 1024 * 1024))
+    exec "$BIN" trace all_reduce --ranks 2 --count 100000
+) >"$tmp/fifo" 2>/dev/null &
 tpid=$!
 exec 3<"$tmp/fifo"
 base=
@@ -32,7 +36,7 @@ wait "$tpid" 2>/dev/null
     echo "SKIP: could not read what collviz maps"
     exit 77
 }
-# 100 MiB of room above a small trace (collviz runs no OpenBLAS thread pool: what
+# 100 MiB of room above a small trace (under a limit collviz runs no OpenBLAS pool: what
 # OpenBLAS's buffers need under such a limit is tests/cli/test_exit_under_limit.sh's)
 limit=$((base + 100 * 1024))
 

@@ -35,7 +35,10 @@ static const int sizes[][2] = {{80, 24}, {100, 30}, {120, 40}};
  * (`V`: slices, channels; walk.h) were walked for answers only, their cut lines not counted:
  * 197, 88 and 202 places in the player (the step's sentence and the tick's moves cut at the
  * foot of the grid's band) before the slice view laid its grid, legend, moves and sentence
- * out by width (colldraw.c: the sentence whole, the moves whole entries and "(and more)"). */
+ * out by width (colldraw.c: the sentence whole, the moves whole entries and "(and more)").
+ * The presenter's walk shows a live demo's slice views too (present_walk): with the old layout
+ * they had 185, 89 and 131 cut places; their tick row ("tick 13 14 15 16 ...") is a count, no
+ * box's values (lesson 09's 15 16 17 18 read in it). */
 static const long cut_ceiling[2][3] = {{0, 0, 0}, {0, 0, 0}};
 
 /* A later lesson's answer on an earlier frame of the presenter's deck (distinct places): none.

@@ -26,6 +26,7 @@
 #include "ui/kit/theme.h"
 #include "ui/screens/parallel/par.h"
 #include "ui/screens/screens.h"
+#include "ui/walk.h"
 
 static const int sizes[][2] = {{80, 24}, {100, 30}, {120, 40}};
 
@@ -178,13 +179,7 @@ static void test_measured_legend(void **state)
                 if (!sl->has_scene || sl->scene.screen != SCREEN_PARALLEL ||
                     sl->scene.scheme != TRAIN_PP)
                     continue;
-                struct app *a = xcalloc(1, sizeof *a);
-                app_init(a);
-                a->auto_measure = false;
-                a->utf8 = true;
-                a->g = glyphs_get(true);
-                theme_init(&a->th, true);
-                a->color = a->th.color;
+                struct app *a = walk_app();
                 if (app_set_scene(a, &sl->scene, err, sizeof err) == CV_OK) {
                     trained(a);
                     slides += i == 0;

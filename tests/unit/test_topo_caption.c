@@ -13,7 +13,6 @@
 
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +23,7 @@
 #include "records/recview.h"
 #include "ui/screens/topology/topotext.h"
 
-#define DIR_RECORDS "tests/records"
+#include "record_names.h"
 
 static int branching(const struct rec_tree *t)
 {
@@ -70,24 +69,13 @@ static void check_view(const char *name, const struct rec_log *V)
     }
 }
 
-static int by_name(const void *x, const void *y)
-{
-    return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
 static void test_topo_caption(void **state)
 {
     (void)state;
     DIR *d = opendir(DIR_RECORDS);
     assert_non_null(d);
     char *names[256];
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) && n < 256;)
-        if (e->d_name[0] != '.' && strcmp(e->d_name, "README.md") != 0 &&
-            strcmp(e->d_name, "expect") != 0)
-            names[n++] = xstrdup(e->d_name);
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, by_name);
+    int n = record_names(d, names, 256);
     assert_true(n >= 30);
     for (int i = 0; i < n; i++) {
         char path[600], err[400];

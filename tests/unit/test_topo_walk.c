@@ -12,7 +12,6 @@
 
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +29,7 @@
 #include "ui/screens/topology/topology.h"
 #include "ui/walk.h"
 
-#define DIR_RECORDS "tests/records"
+#include "record_names.h"
 
 static const int sizes[][2] = {{80, 24}, {100, 30}, {120, 40}};
 
@@ -85,24 +84,13 @@ static long walk_record(const char *name, int cols, int rows)
     return cuts;
 }
 
-static int by_name(const void *x, const void *y)
-{
-    return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
 static void test_topo_walk(void **state)
 {
     (void)state;
     DIR *d = opendir(DIR_RECORDS);
     assert_non_null(d);
     char *names[256];
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) && n < 256;)
-        if (e->d_name[0] != '.' && strcmp(e->d_name, "README.md") != 0 &&
-            strcmp(e->d_name, "expect") != 0)
-            names[n++] = xstrdup(e->d_name);
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, by_name);
+    int n = record_names(d, names, 256);
     assert_true(n >= 30);
     long cuts = 0;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {

@@ -46,6 +46,7 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -774,10 +775,46 @@ static size_t mc_mem_bytes(struct comm *c, int rank)
     return to_mc(c)->peak;
 }
 
+#ifdef CV_TEST_HOOKS
+/* CV_TEST_PROC_STALL=RANK:CALL:SECONDS:TIMEOUT (test builds): rank RANK sleeps SECONDS before
+ * its CALLth proc_* call, and every wait's deadline is TIMEOUT s, so that the others' waits in
+ * that call time out. */
+static void mc_test_proc_stall(struct mpi_comm *mc)
+{
+    if (++mc->proc_calls == mc->proc_stall_call && mc->me == mc->proc_stall_rank)
+        mc_nap_s(mc->proc_stall_s);
+}
+
+/* A failed wait left req open: kept, for mc_test_drain (with CV_TEST_PROC_STALL only). */
+static void mc_test_keep_open(struct mpi_comm *mc, MPI_Request req)
+{
+    int n = (int)(sizeof mc->test_open / sizeof mc->test_open[0]);
+    if (mc->proc_stall_call > 0 && req != MPI_REQUEST_NULL && mc->test_nopen < n)
+        mc->test_open[mc->test_nopen++] = req;
+}
+
+/* Before the communicator goes: wait (up to the stall and a margin) for the requests that
+ * failed waits left open, so that the late rank's data land while this process lives, where
+ * a buffer its owner freed or a frame that returned would be written (ASan's report). */
+static void mc_test_drain(struct mpi_comm *mc)
+{
+    if (!mc->test_nopen) return;
+    mc_await(mc->test_open, mc->test_nopen, now_s() + mc->proc_drain_s, NULL);
+    int open = 0;
+    for (int i = 0; i < mc->test_nopen; i++)
+        open += mc->test_open[i] != MPI_REQUEST_NULL;
+    fprintf(stderr, "collviz: test hook: %d of %d requests left open completed\n",
+            mc->test_nopen - open, mc->test_nopen);
+}
+#endif
+
 static void mc_destroy(struct comm *c)
 {
     struct mpi_comm *mc = to_mc(c);
     mc_wd_stop(mc);
+#ifdef CV_TEST_HOOKS
+    mc_test_drain(mc);
+#endif
     /* After an abort the peers may never take what is in flight: leave it to the end of
      * the job (launcher_stop ends it) rather than wait. */
     for (size_t i = 0; i < mc->npend; i++) {
@@ -805,7 +842,68 @@ static void mc_destroy(struct comm *c)
     free(mc);
 }
 
-/* ---- combining the processes' records (non-blocking, with the deadline) ---- */
+/* ---- combining the processes' records (non-blocking, with the deadline) ----
+ *
+ * MPI cannot cancel a collective: one whose wait passed its deadline may still write (or
+ * read) its buffers at any later moment, as soon as the late rank joins, long after the
+ * helper returned. So no proc_* helper ever gives MPI its caller's memory: each copies the
+ * record into a stage of its own, waits on the stage, and copies the result back only when
+ * the wait succeeded. A stage whose wait failed is stranded: kept, reachable from a list,
+ * never freed, until the process ends (a failed wait aborts the communicator and breaks the
+ * job, so few are ever stranded). Whatever a helper returns, its caller may free, reuse or
+ * leave (a frame's locals) every buffer it passed the moment the helper returns. */
+
+struct mc_stage {
+    struct mc_stage *next; /* on mc_stranded once stranded */
+    _Alignas(16) unsigned char data[];
+};
+static struct mc_stage *mc_stranded;
+static pthread_mutex_t mc_stranded_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A stage of `bytes` (a copy of `from` when not NULL). */
+static void *mc_stage_new(const void *from, size_t bytes)
+{
+    struct mc_stage *st = xmalloc(sizeof *st + (bytes ? bytes : 1));
+    st->next = NULL;
+    if (from && bytes) memcpy(st->data, from, bytes);
+    return st->data;
+}
+
+/* The wait on the request that used stage p ended with rc: free the stage when the request
+ * is done with it (rc CV_OK, or req never posted: MPI_REQUEST_NULL), else strand it. */
+static void mc_stage_end(void *p, int rc, MPI_Request req)
+{
+    struct mc_stage *st =
+        (struct mc_stage *)((unsigned char *)p - offsetof(struct mc_stage, data));
+    if (rc == CV_OK || req == MPI_REQUEST_NULL) {
+        free(st);
+        return;
+    }
+    pthread_mutex_lock(&mc_stranded_lock);
+    st->next = mc_stranded;
+    mc_stranded = st;
+    pthread_mutex_unlock(&mc_stranded_lock);
+}
+
+/* Post one collective on a stage (post: an MPI_I* call that fills *req), wait for it. */
+static int mc_stage_wait(struct mpi_comm *mc, int mrc, MPI_Request *req, const char *posting,
+                         const char *what)
+{
+    if (mrc != MPI_SUCCESS) {
+        *req = MPI_REQUEST_NULL;
+        return mc_mpi_fail(mc, mrc, posting);
+    }
+    int rc = mc_waitall(mc, 1, req, what);
+#ifdef CV_TEST_HOOKS
+    if (rc != CV_OK) mc_test_keep_open(mc, *req);
+#endif
+    return rc;
+}
+
+static size_t mc_proc_size(enum comm_proc_type t)
+{
+    return t == COMM_PROC_F32 || t == COMM_PROC_INT ? 4 : 8;
+}
 
 static int mc_proc_sum(struct comm *c, void *buf, size_t n, enum comm_proc_type t)
 {
@@ -815,33 +913,68 @@ static int mc_proc_sum(struct comm *c, void *buf, size_t n, enum comm_proc_type 
                       : t == COMM_PROC_INT ? MPI_INT
                                            : MPI_UINT64_T;
     if (mc->aborted) return mc_dead(mc);
+#ifdef CV_TEST_HOOKS
+    mc_test_proc_stall(mc);
+#endif
     if (n > INT32_MAX) return mc_fail(mc, "proc_sum: %zu elements", n);
     if (n == 0) return CV_OK;
+    size_t bytes = n * mc_proc_size(t);
+    void *st = mc_stage_new(buf, bytes);
     MPI_Request req;
-    int mrc = MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, dt, MPI_SUM, mc->coll, &req);
-    if (mrc != MPI_SUCCESS) return mc_mpi_fail(mc, mrc, "MPI_Iallreduce of the record");
-    return mc_waitall(mc, 1, &req, "combining the record");
+    int rc =
+        mc_stage_wait(mc, MPI_Iallreduce(MPI_IN_PLACE, st, (int)n, dt, MPI_SUM, mc->coll, &req),
+                      &req, "MPI_Iallreduce of the record", "combining the record");
+    if (rc == CV_OK) memcpy(buf, st, bytes);
+    mc_stage_end(st, rc, req);
+    return rc;
 }
 
 static int mc_proc_max(struct comm *c, double *v)
 {
     struct mpi_comm *mc = to_mc(c);
     if (mc->aborted) return mc_dead(mc);
+#ifdef CV_TEST_HOOKS
+    mc_test_proc_stall(mc);
+#endif
+    double *st = mc_stage_new(v, sizeof *v);
     MPI_Request req;
-    int mrc = MPI_Iallreduce(MPI_IN_PLACE, v, 1, MPI_DOUBLE, MPI_MAX, mc->coll, &req);
-    if (mrc != MPI_SUCCESS) return mc_mpi_fail(mc, mrc, "MPI_Iallreduce");
-    return mc_waitall(mc, 1, &req, "the slowest rank's time");
+    int rc = mc_stage_wait(
+        mc, MPI_Iallreduce(MPI_IN_PLACE, st, 1, MPI_DOUBLE, MPI_MAX, mc->coll, &req), &req,
+        "MPI_Iallreduce", "the slowest rank's time");
+    if (rc == CV_OK) *v = *st;
+    mc_stage_end(st, rc, req);
+    return rc;
 }
 
 static int mc_proc_bcast(struct comm *c, void *buf, size_t bytes, int root)
 {
     struct mpi_comm *mc = to_mc(c);
     if (mc->aborted) return mc_dead(mc);
+#ifdef CV_TEST_HOOKS
+    mc_test_proc_stall(mc);
+#endif
     if (bytes > INT32_MAX) return mc_fail(mc, "proc_bcast: %zu bytes", bytes);
+    void *st = mc_stage_new(buf, bytes);
     MPI_Request req;
-    int mrc = MPI_Ibcast(buf, (int)bytes, MPI_BYTE, root, mc->coll, &req);
-    if (mrc != MPI_SUCCESS) return mc_mpi_fail(mc, mrc, "MPI_Ibcast");
-    return mc_waitall(mc, 1, &req, "a broadcast of the record");
+    int rc = mc_stage_wait(mc, MPI_Ibcast(st, (int)bytes, MPI_BYTE, root, mc->coll, &req), &req,
+                           "MPI_Ibcast", "a broadcast of the record");
+    if (rc == CV_OK && bytes) memcpy(buf, st, bytes);
+    mc_stage_end(st, rc, req);
+    return rc;
+}
+
+/* Every process's size (an int each), on one stage: [mine][W counts]. */
+static int mc_proc_sizes(struct mpi_comm *mc, int my, int W, int *cnt)
+{
+    int *st = mc_stage_new(NULL, (size_t)(W + 1) * sizeof *st);
+    st[0] = my;
+    MPI_Request req;
+    int rc =
+        mc_stage_wait(mc, MPI_Iallgather(st, 1, MPI_INT, st + 1, 1, MPI_INT, mc->coll, &req),
+                      &req, "MPI_Iallgather of the record sizes", "gathering the record sizes");
+    if (rc == CV_OK) memcpy(cnt, st + 1, (size_t)W * sizeof *cnt);
+    mc_stage_end(st, rc, req);
+    return rc;
 }
 
 static int mc_proc_allgather(struct comm *c, const void *mine, size_t bytes, void **all,
@@ -849,39 +982,47 @@ static int mc_proc_allgather(struct comm *c, const void *mine, size_t bytes, voi
 {
     struct mpi_comm *mc = to_mc(c);
     int W = c->nranks;
+    *all = NULL;
     if (mc->aborted) return mc_dead(mc);
+#ifdef CV_TEST_HOOKS
+    mc_test_proc_stall(mc);
+#endif
     if (bytes > INT32_MAX) return mc_fail(mc, "proc_allgather: %zu bytes", bytes);
-    int my = (int)bytes, *cnt = xcalloc((size_t)W, sizeof *cnt),
-        *disp = xcalloc((size_t)W, sizeof *disp);
-    MPI_Request req;
-    int rc = MPI_Iallgather(&my, 1, MPI_INT, cnt, 1, MPI_INT, mc->coll, &req) == MPI_SUCCESS
-                 ? mc_waitall(mc, 1, &req, "gathering the record sizes")
-                 : mc_fail(mc, "MPI_Iallgather of the record sizes failed");
+    int *cnt = xcalloc((size_t)W, sizeof *cnt);
+    int rc = mc_proc_sizes(mc, (int)bytes, W, cnt);
     size_t total = 0;
     for (int r = 0; rc == CV_OK && r < W; r++) {
-        disp[r] = (int)total;
         total += (size_t)cnt[r];
         counts[r] = (size_t)cnt[r];
     }
     if (rc == CV_OK && total > INT32_MAX)
         rc = mc_fail(mc, "proc_allgather: %zu bytes in all", total);
-    if (rc == CV_OK) {
-        *all = xmalloc(total ? total : 1);
-        rc = MPI_Iallgatherv(mine, my, MPI_BYTE, *all, cnt, disp, MPI_BYTE, mc->coll, &req) ==
-                     MPI_SUCCESS
-                 ? mc_waitall(mc, 1, &req, "gathering the record")
-                 : mc_fail(mc, "MPI_Iallgatherv of the record failed");
-        if (rc != CV_OK) {
-            if (mc->aborted)
-                *all = NULL; /* may still be written: leave it */
-            else {
-                free(*all);
-                *all = NULL;
-            }
-        }
+    if (rc != CV_OK) {
+        free(cnt);
+        return rc;
+    }
+    /* One stage: the counts and displacements MPI reads, this process's bytes, the whole. */
+    size_t head = 2 * (size_t)W * sizeof(int);
+    unsigned char *st = mc_stage_new(NULL, head + bytes + total);
+    int *scnt = (int *)st, *disp = scnt + W;
+    for (int r = 0, at = 0; r < W; r++) {
+        scnt[r] = cnt[r];
+        disp[r] = at;
+        at += cnt[r];
     }
     free(cnt);
-    free(disp);
+    unsigned char *smine = st + head, *sall = smine + bytes;
+    if (bytes) memcpy(smine, mine, bytes);
+    MPI_Request req;
+    rc = mc_stage_wait(mc,
+                       MPI_Iallgatherv(smine, (int)bytes, MPI_BYTE, sall, scnt, disp, MPI_BYTE,
+                                       mc->coll, &req),
+                       &req, "MPI_Iallgatherv of the record", "gathering the record");
+    if (rc == CV_OK) {
+        *all = xmalloc(total ? total : 1);
+        if (total) memcpy(*all, sall, total);
+    }
+    mc_stage_end(st, rc, req);
     return rc;
 }
 
@@ -1115,6 +1256,15 @@ int mpi_comm_create(struct backend *b, const struct comm_params *cp, struct comm
     mc->stall_rank = -1;
     if (e && sscanf(e, "%d:%lf:%lf", &mc->stall_rank, &mc->stall_s, &tmo) >= 2 && tmo > 0)
         mc->test_timeout_s = tmo;
+    e = getenv("CV_TEST_PROC_STALL");
+    mc->proc_stall_rank = -1;
+    if (e &&
+        sscanf(e, "%d:%d:%lf:%lf", &mc->proc_stall_rank, &mc->proc_stall_call,
+               &mc->proc_stall_s, &tmo) == 4 &&
+        tmo > 0) {
+        mc->test_timeout_s = tmo;
+        mc->proc_drain_s = 2 * mc->proc_stall_s + 5;
+    }
 #endif
     *out = &mc->pub;
     return CV_OK;

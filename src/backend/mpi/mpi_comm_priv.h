@@ -67,6 +67,13 @@ struct mpi_comm {
     double stall_s; /* first run(), and every wait's deadline is TIMEOUT; RANK -1: every */
                     /* rank sleeps inside its first MPI collective, as if MPI were stuck */
     double test_timeout_s;
+    int proc_stall_rank; /* CV_TEST_PROC_STALL=RANK:CALL:SECONDS:TIMEOUT: this rank sleeps */
+    int proc_stall_call; /* before its CALLth proc_* call (from 1); the requests the others' */
+    double proc_stall_s; /* failed waits leave open are kept and, when the communicator is */
+    int proc_calls;      /* destroyed, waited for (mc_test_drain) */
+    double proc_drain_s;
+    MPI_Request test_open[8];
+    int test_nopen;
 #endif
     char err[256];
     char said[256]; /* mc_last_error's copy */

@@ -2111,6 +2111,42 @@ static void pres_walk_pages(struct pres *p, size_t i, present_walk_fn fn, void *
     }
 }
 
+/* A live demo's slice views (v) of the slide's collectives scene, with every answer of the
+ * slide revealed: 2 slices, and 4 slices x 2 channels, each at its start, first tick and end,
+ * on the scene's page; then the slide's own scene again. */
+static void pres_walk_views(struct pres *p, size_t i, present_walk_fn fn, void *ctx)
+{
+    const struct lesson_slide *s = pres_slide(p);
+    if (!s->has_scene || !p->scene_ok || s->scene.screen != SCREEN_COLLECTIVES) return;
+    static const int view[][2] = {{2, 1}, {4, 2}};
+    for (size_t v = 0; v < ARRAY_LEN(view); v++) {
+        struct scene next = s->scene;
+        next.slice_view = true;
+        next.slices = view[v][0];
+        next.channels = view[v][1];
+        long at[3] = {0, 1, SCENE_STEP_END};
+        for (size_t j = 0; j < ARRAY_LEN(at); j++) {
+            next.step = at[j];
+            char err[240];
+            if (app_set_scene(p->a, &next, err, sizeof err) != CV_OK) return;
+            p->pos.step = (long)app_step(p->a);
+            pres_layout(p);
+            for (int page = 0; page < pres_npages(p); page++) {
+                if (!p->lay.page[page].with_scene) continue;
+                p->pos.page = page;
+                p->msg[0] = '\0';
+                p->t0 = now_s();
+                pres_draw(p);
+                fn(ctx, &p->set.v[p->sl[i].lesson], p->sl[i].slide, page, p->pos.step,
+                   p->revealed);
+            }
+        }
+    }
+    p->pos.step = DECK_STEP_START;
+    pres_enter(p);
+    pres_layout(p);
+}
+
 int present_walk(const char *path, struct app *a, present_walk_fn fn, void *ctx, char *err,
                  size_t errlen)
 {
@@ -2132,6 +2168,7 @@ int present_walk(const char *path, struct app *a, present_walk_fn fn, void *ctx,
             pres_reveal(p);
             pres_walk_pages(p, i, fn, ctx);
         }
+        pres_walk_views(p, i, fn, ctx);
     }
     p->a = NULL; /* the caller's */
     pres_free(p);

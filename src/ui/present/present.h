@@ -60,7 +60,9 @@ void present_script_close(struct present_script *s);
 /* The deck walker (ui/walk.h): every slide of path shown by the presenter on the current
  * curses screen through a (set up by the caller: theme, glyphs, surface), each page and,
  * on the scene's page, each step drawn in turn, then all of it again after each press of r
- * (one exercise's answer revealed to the room); fn is called after each frame with the
+ * (one exercise's answer revealed to the room), then, on a collectives scene, a live demo's
+ * slice views (2 slices; 4 x 2 channels) at their start, first tick and end; fn is called
+ * after each frame with the
  * slide's lesson, its index there, the page, the step (-1: a page without the scene) and
  * how many of the slide's exercises are revealed.
  * CV_OK, or CV_EINVAL with the deck's first error in err. */
