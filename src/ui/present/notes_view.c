@@ -652,7 +652,9 @@ static void nv_loop(struct notes_view *v, const sigset_t *waitmask)
             int ch;
             while ((ch = term_getch()) != ERR)
                 if (notes_view_key(v, ch)) quit = true;
-            if ((fds[0].revents & (POLLHUP | POLLERR)) && !(fds[0].revents & POLLIN)) break;
+            /* The terminal went away: a closed pty reports POLLIN with it, so this does not
+             * wait for POLLIN to clear (ppoll would return at once for ever). */
+            if (fds[0].revents & (POLLHUP | POLLERR)) break;
         }
         if (rc > 0 && v->fd >= 0 && fds[1].revents) nv_read(v);
     }

@@ -1750,7 +1750,9 @@ static void pres_loop(struct pres *p, const sigset_t *waitmask)
             while (!quit && (ch = term_getch()) != ERR)
                 pres_key(p, ch, &quit);
             pres_save(p, now_s());
-            if ((fds[0].revents & (POLLHUP | POLLERR)) && !(fds[0].revents & POLLIN)) break;
+            /* The terminal went away: a closed pty reports POLLIN with it, so this does not
+             * wait for POLLIN to clear (ppoll would return at once for ever). */
+            if (fds[0].revents & (POLLHUP | POLLERR)) break;
         }
         if (rc > 0 && (fds[1].revents & POLLIN)) notes_server_accept(p->ns);
         if (p->a->w) {
