@@ -110,6 +110,12 @@ tm_cleanup
 # by the tensor, not by the one column each rank keeps (issue 18)
 start tensor-parallel
 slide 5 "Backward: the input gradient needs"
+# the slide's choice holds its scene before the step that names the collective: give it
+# up, then step on to the reduce-scatter
+tm_wait "answer first" 5 || fail "10's backward slide does not hold its scene for the choice"
+tm_keys S
+tm_wait "gave up" 5 || fail "S did not give the choice up"
+tm_keys l
 tm_wait "│ dx1 partials" 5 || fail "the reduce-scatter's box is not named by its tensor"
 tm_screen | grep -qE "│ dx1\[:,[0-9]:[0-9]\] " && fail "a 4x4 box is named as one column"
 tm_keys q
